@@ -1,0 +1,65 @@
+// Environment configuration, validated once at start-up. Every service declares its variables as a
+// TypeBox object schema (which doubles as documentation) and gets a typed, defaulted config back, or
+// a ConfigError listing every bad variable at once.
+import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const ajv = addFormats(new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true, strict: false }));
+
+/**
+ * Reads the variables named in `schema` from `env`. Empty strings count as unset, so `SERVICE_TOKEN=`
+ * fails closed like an absent variable instead of becoming an empty secret.
+ */
+export function loadConfig<S extends TObject>(schema: S, env: NodeJS.ProcessEnv = process.env): Static<S> {
+  const input: Record<string, unknown> = {};
+  for (const key of Object.keys(schema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value.trim() !== '') input[key] = value.trim();
+  }
+  const validate = ajv.compile(schema);
+  if (!validate(input)) {
+    const problems = (validate.errors ?? []).map((e) => {
+      const name = e.instancePath.replace(/^\//, '') || (e.params as { missingProperty?: string }).missingProperty || '(root)';
+      const got = name in input ? ` (got ${JSON.stringify(input[name])})` : '';
+      return `${name}: ${e.message ?? 'invalid'}${got}`;
+    });
+    throw new ConfigError(problems);
+  }
+  return input as Static<S>;
+}
+
+/** Documentation row per variable, for README tables and `--help` output. */
+export function describeConfig(schema: TObject): Array<{ name: string; default: string; description: string }> {
+  return Object.entries(schema.properties).map(([name, s]: [string, TSchema]) => ({
+    name,
+    default: s.default === undefined ? '(none)' : String(s.default),
+    description: String(s.description ?? ''),
+  }));
+}
+
+/** Helpers for common variable shapes. */
+export const Env = {
+  port: (def: number, description: string) => Type.Integer({ minimum: 0, maximum: 65535, default: def, description }),
+  string: (description: string, def?: string) =>
+    def === undefined ? Type.Optional(Type.String({ description })) : Type.String({ default: def, description }),
+  secret: (description: string) => Type.Optional(Type.String({ minLength: 1, description })),
+  int: (def: number, description: string, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+    Type.Integer({ minimum: min, maximum: max, default: def, description }),
+  bool: (def: boolean, description: string) => Type.Boolean({ default: def, description }),
+  enumOf: <T extends string>(values: readonly T[], def: T, description: string) =>
+    Type.Unsafe<T>({ type: 'string', enum: [...values], default: def, description }),
+  url: (description: string, def?: string) =>
+    def === undefined
+      ? Type.Optional(Type.String({ format: 'uri', description }))
+      : Type.String({ format: 'uri', default: def, description }),
+};

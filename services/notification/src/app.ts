@@ -1,0 +1,129 @@
+// The notification service (spec 3) as a Fastify instance: build it with a config, listen elsewhere.
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
+import { brandsFromConfig } from './brands/brands.ts';
+import type { NotificationConfig } from './config.ts';
+import { ByteBudget } from './http/byte-budget.ts';
+import { errorHandler, sendError } from './http/errors.ts';
+import { parseForeignTokens, TokenRegistry, tokenPrefix } from './http/auth.ts';
+import { requestIdFor } from './http/request-id.ts';
+import { parseTrustProxy } from './http/trust-proxy.ts';
+import { memoryIdempotencyStore } from './idempotency/memory.ts';
+import { redisIdempotencyStore } from './idempotency/redis.ts';
+import type { IdempotencyStore } from './idempotency/store.ts';
+import { sourceIpClass } from './logging/ip-class.ts';
+import { createLogger } from './logging/logger.ts';
+import { providerFromConfig, type EmailProvider } from './providers/index.ts';
+import { Composer } from './rendering/compose.ts';
+import { HEALTH_PATH, healthRoutes } from './routes/health.ts';
+import { openapiRoutes } from './routes/openapi.ts';
+import { sendRoutes } from './routes/send.ts';
+import type { TemplateDefinition } from './templates/kit.ts';
+import { templates as catalog } from './templates/index.ts';
+
+export const SERVICE_VERSION = '1.5.0';
+
+export interface BuildOptions {
+  config: NotificationConfig;
+  /** Where JSON log lines go (stdout by default); tests pass a capturing stream. */
+  logStream?: DestinationStream;
+  /** The catalog; tests may add a template to exercise render_failed. */
+  templates?: Record<string, TemplateDefinition>;
+  /** Clock for calendar DTSTAMP. */
+  now?: () => Date;
+  /** Overrides for tests of the SMTP adapter (self-signed local TLS). */
+  provider?: EmailProvider;
+}
+
+export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
+  const { config } = opts;
+  const logger = createLogger(config.LOG_LEVEL, 'notification', SERVICE_VERSION, opts.logStream);
+  const brands = brandsFromConfig(config);
+  const registry = new TokenRegistry(config.SERVICE_TOKEN, parseForeignTokens(config.FOREIGN_SERVICE_TOKENS, config.SERVICE_TOKEN));
+  const templates = opts.templates ?? (catalog as unknown as Record<string, TemplateDefinition>);
+  const composer = new Composer(Object.values(templates));
+  const provider = opts.provider ?? providerFromConfig(config);
+  const idempotency: IdempotencyStore = config.IDEMPOTENCY_REDIS_URL
+    ? redisIdempotencyStore(config.IDEMPOTENCY_REDIS_URL, config.IDEMPOTENCY_KEY_PREFIX, config.IDEMPOTENCY_TTL_SECONDS)
+    : memoryIdempotencyStore(config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_MAX_ENTRIES);
+  const budget = new ByteBudget(config.INFLIGHT_BODY_BYTES);
+
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    genReqId: (req) => requestIdFor(req.headers['x-request-id']),
+    // Our own request.completed line replaces Fastify's two per-request lines.
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+    bodyLimit: config.MAX_BODY_BYTES,
+    trustProxy: parseTrustProxy(config.TRUST_PROXY),
+    return503OnClosing: true,
+    // Slow-loris bound: a 40 MiB body at 1 MiB/s still fits.
+    requestTimeout: 120_000,
+  });
+
+  app.decorateRequest('budgetHeld', 0);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) => sendError(reply, 404, 'not_found'));
+
+  // Step 1: correlation id on every response, errors included.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  // Fail-closed (spec 3 Authentication rule 2), then bearer auth for everything but health.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!registry.configured) return sendError(reply, 503, 'service_unavailable');
+    const path = request.url.split('?', 1)[0]!;
+    if (path === HEALTH_PATH && (request.method === 'GET' || request.method === 'HEAD')) return;
+    const authorization = request.headers.authorization;
+    const result = registry.check(authorization);
+    if (result.ok) return;
+    request.log.warn(
+      { event: 'auth.unauthorized', path, source_ip_class: sourceIpClass(request.ip), token_prefix: tokenPrefix(authorization), reason: result.reason },
+      'request rejected',
+    );
+    return result.status === 403 ? sendError(reply, 403, 'forbidden') : sendError(reply, 401, 'unauthorized');
+  });
+
+  // Memory bound: a body is read only once its declared size fits the in-flight budget.
+  app.addHook('onRequest', async (request, reply) => {
+    const declared = request.headers['content-length'];
+    const chunked = request.headers['transfer-encoding'] !== undefined;
+    if (declared === undefined && !chunked) return;
+    const size = declared === undefined ? config.MAX_BODY_BYTES : Number(declared);
+    if (!Number.isFinite(size) || size > config.MAX_BODY_BYTES) return sendError(reply, 413, 'payload_too_large');
+    if (size === 0) return;
+    request.budgetHeld = await budget.acquire(size);
+  });
+  const releaseBudget = async (request: { budgetHeld: number }) => {
+    if (request.budgetHeld > 0) {
+      budget.release(request.budgetHeld);
+      request.budgetHeld = 0;
+    }
+  };
+  app.addHook('onResponse', releaseBudget);
+  app.addHook('onRequestAbort', releaseBudget);
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({ event: 'request.completed', method: request.method, path: request.url.split('?', 1)[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');
+  });
+
+  await app.register(healthRoutes, { version: SERVICE_VERSION });
+  await app.register(sendRoutes, { brands, templates, composer, provider, idempotency, now: opts.now ?? (() => new Date()) });
+  await app.register(openapiRoutes, { brands, templates, version: SERVICE_VERSION });
+
+  app.addHook('onClose', async () => {
+    await provider.close?.();
+    await idempotency.close?.();
+  });
+  app.log.info(
+    { event: 'service.configured', provider: provider.name, stub_mode: provider.stub, fail_closed: !registry.configured, brands: brands.domains, idempotency: config.IDEMPOTENCY_REDIS_URL ? 'redis' : 'memory' },
+    'notification service configured',
+  );
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    budgetHeld: number;
+  }
+}

@@ -1,0 +1,44 @@
+// The event-reminder calendar file (spec 3 `event-reminder`): RFC 5545, UTC times only (no TZID, so
+// no VTIMEZONE that Outlook would mishandle), METHOD:PUBLISH so clients add it rather than treat it as
+// a meeting invitation they must answer. ical-generator handles escaping, 75-octet folding and CRLF.
+import ical, { ICalCalendarMethod } from 'ical-generator';
+import type { Brand } from '../brands/brands.ts';
+import type { Attachment } from '../envelope/attachments.ts';
+
+export interface CalendarEvent {
+  uid: string;
+  title: string;
+  start: string;
+  end: string;
+  description: string;
+  location?: string;
+  url?: string;
+  organizer: { name: string; email: string };
+  stamp: Date;
+}
+
+export const ICS_CONTENT_TYPE = 'text/calendar; charset=utf-8';
+
+export function buildIcs(event: CalendarEvent, brand: Brand): string {
+  const calendar = ical({
+    prodId: { company: brand.name, product: 'notification-service', language: 'EN' },
+    method: ICalCalendarMethod.PUBLISH,
+  });
+  calendar.createEvent({
+    id: event.uid,
+    start: new Date(event.start),
+    end: new Date(event.end),
+    stamp: event.stamp,
+    summary: event.title,
+    description: event.description,
+    location: event.location ?? null,
+    url: event.url ?? null,
+    organizer: event.organizer,
+  });
+  // RFC 5545 §3.1: every content line ends with CRLF, the last one included.
+  return `${calendar.toString()}\r\n`;
+}
+
+export function icsAttachment(event: CalendarEvent, brand: Brand): Attachment {
+  return { filename: 'event.ics', content: Buffer.from(buildIcs(event, brand), 'utf8').toString('base64'), contentType: ICS_CONTENT_TYPE };
+}

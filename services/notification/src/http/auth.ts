@@ -1,0 +1,95 @@
+// Bearer authentication (spec 3 "Authentication"): fail-closed without SERVICE_TOKEN, constant-time
+// comparison over fixed-width zero-padded buffers, 401 for absent/malformed/wrong, 403 for a token
+// that belongs to another platform service.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { ConfigError } from '@domdao/config';
+
+/** Every token is compared inside a buffer of this width, so its length never shows in the timing. */
+export const TOKEN_WIDTH = 512;
+export const OWN_SCOPE = 'notification';
+
+interface Registered {
+  scope: string;
+  padded: Buffer;
+  length: number;
+}
+
+export type AuthResult =
+  | { ok: true; scope: string }
+  | { ok: false; status: 401; reason: 'absent' | 'malformed' | 'wrong' }
+  | { ok: false; status: 403; reason: 'foreign_scope'; scope: string };
+
+// RFC 6750 b64token.
+const BEARER = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i;
+
+function pad(token: string): Buffer {
+  const buf = Buffer.alloc(TOKEN_WIDTH);
+  buf.write(token, 'utf8');
+  return buf;
+}
+
+export class TokenRegistry {
+  private readonly tokens: Registered[];
+
+  constructor(own: string | undefined, foreign: Array<{ scope: string; token: string }>) {
+    this.tokens = [];
+    if (own !== undefined) this.tokens.push({ scope: OWN_SCOPE, padded: pad(own), length: Buffer.byteLength(own) });
+    for (const { scope, token } of foreign) this.tokens.push({ scope, padded: pad(token), length: Buffer.byteLength(token) });
+  }
+
+  /** False when SERVICE_TOKEN was unset at boot: the service then answers 503 to everything. */
+  get configured(): boolean {
+    return this.tokens.some((t) => t.scope === OWN_SCOPE);
+  }
+
+  check(authorization: string | undefined): AuthResult {
+    if (authorization === undefined) return { ok: false, status: 401, reason: 'absent' };
+    const m = BEARER.exec(authorization);
+    const token = m?.[1];
+    if (token === undefined || Buffer.byteLength(token) > TOKEN_WIDTH) return { ok: false, status: 401, reason: 'malformed' };
+    const presented = pad(token);
+    const length = Buffer.byteLength(token);
+    let matched: string | undefined;
+    // Compare against every registered token, with no early exit, so timing says nothing about which.
+    for (const t of this.tokens) {
+      const same = timingSafeEqual(presented, t.padded);
+      const sameLength = length === t.length;
+      if (same && sameLength && matched === undefined) matched = t.scope;
+    }
+    if (matched === undefined) return { ok: false, status: 401, reason: 'wrong' };
+    if (matched !== OWN_SCOPE) return { ok: false, status: 403, reason: 'foreign_scope', scope: matched };
+    return { ok: true, scope: matched };
+  }
+}
+
+/** `scope=token,scope=token` (FOREIGN_SERVICE_TOKENS). */
+export function parseForeignTokens(value: string | undefined, own: string | undefined): Array<{ scope: string; token: string }> {
+  if (value === undefined) return [];
+  const problems: string[] = [];
+  const pairs = value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const scope = pair.slice(0, eq).trim();
+      const token = pair.slice(eq + 1).trim();
+      if (eq <= 0 || !/^[a-z0-9-]+$/.test(scope) || !BEARER.test(`Bearer ${token}`)) {
+        problems.push('FOREIGN_SERVICE_TOKENS: each entry must be scope=token (scope lowercase letters, digits, dashes)');
+      } else if (scope === OWN_SCOPE) {
+        problems.push(`FOREIGN_SERVICE_TOKENS: scope "${OWN_SCOPE}" is this service's own; use SERVICE_TOKEN`);
+      } else if (token === own) {
+        problems.push(`FOREIGN_SERVICE_TOKENS: the token of scope "${scope}" equals SERVICE_TOKEN`);
+      }
+      return { scope, token };
+    });
+  if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
+  return pairs;
+}
+
+/** First 8 hex characters of SHA-256 of the presented credentials, or null with no Authorization header. */
+export function tokenPrefix(authorization: string | undefined): string | null {
+  if (authorization === undefined) return null;
+  const presented = BEARER.exec(authorization)?.[1] ?? authorization;
+  return createHash('sha256').update(presented).digest('hex').slice(0, 8);
+}

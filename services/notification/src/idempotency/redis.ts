@@ -1,0 +1,37 @@
+// Redis store: shared by every replica behind the gateway. The claim is one atomic SET NX.
+import { Redis } from 'ioredis';
+import { CLAIM_TTL_MS, storageKey, type BeginResult, type IdempotencyStore, type StoredResult } from './store.ts';
+
+interface Stored {
+  fingerprint: string;
+  result?: StoredResult;
+}
+
+export function redisIdempotencyStore(url: string, prefix: string, ttlSeconds: number): IdempotencyStore {
+  const redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+  const k = (key: string) => `${prefix}${storageKey(key)}`;
+  return {
+    async begin(key, fingerprint): Promise<BeginResult> {
+      // Two rounds at most: the key may expire between a failed claim and the read.
+      for (let round = 0; round < 2; round++) {
+        const claimed = await redis.set(k(key), JSON.stringify({ fingerprint } satisfies Stored), 'PX', CLAIM_TTL_MS, 'NX');
+        if (claimed === 'OK') return { state: 'new' };
+        const raw = await redis.get(k(key));
+        if (raw === null) continue;
+        const stored = JSON.parse(raw) as Stored;
+        if (stored.fingerprint !== fingerprint) return { state: 'mismatch' };
+        return stored.result ? { state: 'replay', result: stored.result } : { state: 'in_progress' };
+      }
+      return { state: 'in_progress' };
+    },
+    async complete(key, fingerprint, result) {
+      await redis.set(k(key), JSON.stringify({ fingerprint, result } satisfies Stored), 'EX', ttlSeconds);
+    },
+    async release(key) {
+      await redis.del(k(key));
+    },
+    async close() {
+      await redis.quit();
+    },
+  };
+}

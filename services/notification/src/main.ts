@@ -1,0 +1,32 @@
+// `npm run notification`: the service alone, configured by the environment (spec 3 variables).
+import { ConfigError } from '@domdao/config';
+import { buildApp } from './app.ts';
+import { loadNotificationConfig } from './config.ts';
+
+export async function startNotificationService(env: NodeJS.ProcessEnv = process.env) {
+  const config = loadNotificationConfig(env);
+  const app = await buildApp({ config });
+  await app.listen({ port: config.PORT, host: config.HOST });
+  if (config.SERVICE_TOKEN === undefined) {
+    app.log.warn({ event: 'service.fail_closed' }, 'SERVICE_TOKEN is unset: every request answers 503 service_unavailable');
+  }
+  return app;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  try {
+    const app = await startNotificationService();
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => {
+        app.log.info({ event: 'service.stopping', signal }, 'shutting down');
+        void app.close().then(() => process.exit(0));
+      });
+    }
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`notification service: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,85 @@
+// Send flow steps 4 and 5 (spec 3): template data validation, rendering, template attachments first.
+// Pure: no I/O, the clock comes in as an argument.
+import type { ValidateFunction } from 'ajv';
+import type { BrandKey } from '../brands/brands.ts';
+import type { Attachment } from '../envelope/attachments.ts';
+import type { Envelope } from '../envelope/envelope.ts';
+import type { Detail } from '../http/errors.ts';
+import { ajv, ajvDetails, type RenderedContent, type TemplateDefinition } from '../templates/kit.ts';
+import { subjectLine } from './escape.ts';
+import { layoutHtml, layoutText } from './layout.ts';
+
+/** Gmail clips HTML bodies past about 102 KB, hiding the footer; stay safely below. */
+export const HTML_BUDGET_BYTES = 100_000;
+
+export interface OutboundMessage {
+  type: string;
+  brand: BrandKey;
+  from: { name: string; address: string };
+  to: string;
+  subject: string;
+  html: string;
+  text: string;
+  /** Extra MIME headers (List-Unsubscribe and friends); values are single-line by construction. */
+  headers: Record<string, string>;
+  attachments: Attachment[];
+}
+
+export type ComposeResult =
+  | { ok: true; message: OutboundMessage }
+  | { ok: false; error: 'invalid_template_data'; details: Detail[] }
+  | { ok: false; error: 'render_failed'; cause: unknown };
+
+export class Composer {
+  private readonly validators = new Map<TemplateDefinition, ValidateFunction>();
+
+  constructor(templates: Iterable<TemplateDefinition>) {
+    // Compiled once at boot: a schema error is a start-up failure, not a per-request one.
+    for (const t of templates) this.validators.set(t, ajv.compile(t.schema));
+  }
+
+  compose(envelope: Envelope, now: Date): ComposeResult {
+    const { template, brand } = envelope;
+    const validate = this.validators.get(template) ?? ajv.compile(template.schema);
+    const data = envelope.data; // owned by this request; Ajv fills in defaults in place
+    if (!validate(data)) return { ok: false, error: 'invalid_template_data', details: ajvDetails(validate.errors, 'data') };
+    const crossField = template.check?.(data) ?? [];
+    if (crossField.length > 0) return { ok: false, error: 'invalid_template_data', details: crossField };
+
+    let content: RenderedContent;
+    let html: string;
+    try {
+      content = template.render(data, { brand, now });
+      html = layoutHtml(content, brand);
+      while (Buffer.byteLength(html) > HTML_BUDGET_BYTES && content.fit) {
+        const smaller = content.fit(Buffer.byteLength(html));
+        if (!smaller) break;
+        content = smaller;
+        html = layoutHtml(content, brand);
+      }
+    } catch (cause) {
+      return { ok: false, error: 'render_failed', cause };
+    }
+
+    const headers: Record<string, string> = {};
+    if (content.unsubscribe) {
+      headers['List-Unsubscribe'] = `<${content.unsubscribe.url}>`;
+      headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click'; // RFC 8058
+      headers['List-Id'] = `<${content.unsubscribe.listId}>`; // RFC 2919
+    }
+    return {
+      ok: true,
+      message: {
+        type: template.type,
+        brand: brand.key,
+        from: { name: brand.name, address: brand.fromAddress },
+        to: envelope.to,
+        subject: subjectLine(content.subject),
+        html,
+        text: layoutText(content, brand),
+        headers,
+        attachments: [...(content.attachments ?? []), ...envelope.attachments],
+      },
+    };
+  }
+}

@@ -1,0 +1,89 @@
+// POST /api/v1/send (spec 3 "Send flow"); auth ran in the onRequest hook (step 2).
+import type { FastifyPluginAsync } from 'fastify';
+import type { BrandBook } from '../brands/brands.ts';
+import { validateEnvelope } from '../envelope/envelope.ts';
+import { sendError } from '../http/errors.ts';
+import { fingerprintOf, IDEMPOTENCY_KEY, type IdempotencyStore, type StoredResult } from '../idempotency/store.ts';
+import type { EmailProvider } from '../providers/index.ts';
+import { ProviderError } from '../providers/index.ts';
+import type { Composer } from '../rendering/compose.ts';
+import type { TemplateDefinition } from '../templates/kit.ts';
+
+export interface SendRouteOptions {
+  brands: BrandBook;
+  templates: Record<string, TemplateDefinition>;
+  composer: Composer;
+  provider: EmailProvider;
+  idempotency: IdempotencyStore;
+  now: () => Date;
+}
+
+export const sendRoutes: FastifyPluginAsync<SendRouteOptions> = async (app, opts) => {
+  const { brands, templates, composer, provider, idempotency, now } = opts;
+  const typeNames = Object.keys(templates);
+  const lookup = (type: string) => (Object.hasOwn(templates, type) ? templates[type] : undefined);
+
+  app.post('/api/v1/send', async (request, reply) => {
+    const key = request.headers['idempotency-key'];
+    if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))) {
+      return sendError(reply, 400, 'invalid_request', [{ field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }]);
+    }
+
+    // Step 3: the envelope.
+    const checked = validateEnvelope(request.body, brands, lookup, typeNames);
+    if (!checked.ok) return sendError(reply, 400, 'invalid_request', checked.details);
+
+    // Steps 4 and 5: template data, rendering, template attachments before caller attachments.
+    const composed = composer.compose(checked.envelope, now());
+    if (!composed.ok) {
+      if (composed.error === 'invalid_template_data') return sendError(reply, 400, 'invalid_template_data', composed.details);
+      request.log.error({ event: 'email.render_failed', template: checked.envelope.template.type, err: composed.cause }, 'template threw while rendering');
+      return sendError(reply, 400, 'render_failed');
+    }
+    const message = composed.message;
+
+    const fingerprint = key === undefined ? '' : fingerprintOf(request.body);
+    if (key !== undefined) {
+      const claim = await idempotency.begin(key, fingerprint);
+      if (claim.state === 'replay') {
+        request.log.info({ event: 'email.idempotent_replay', message_id: claim.result.id, original_request_id: claim.result.request_id }, 'repeat of a completed send; nothing sent');
+        reply.header('idempotent-replayed', 'true');
+        return { ...claim.result, request_id: request.id };
+      }
+      if (claim.state === 'in_progress') {
+        return sendError(reply, 409, 'idempotency_conflict', [{ field: 'Idempotency-Key', message: 'a send with this key is still in progress' }]);
+      }
+      if (claim.state === 'mismatch') {
+        return sendError(reply, 422, 'idempotency_key_reused', [{ field: 'Idempotency-Key', message: 'was already used with a different request body' }]);
+      }
+    }
+
+    // Step 6: the provider.
+    let messageId: string;
+    try {
+      ({ messageId } = await provider.send(message, { requestId: request.id, log: request.log }));
+    } catch (err) {
+      if (key !== undefined) await idempotency.release(key);
+      const e = err instanceof ProviderError ? err : new ProviderError(String(err));
+      request.log.error({ event: 'email.send_failed', provider: provider.name, provider_status: e.status, detail: e.detail, template: message.type }, 'provider rejected the send');
+      return sendError(reply, 500, 'send_failed');
+    }
+
+    request.log.info(
+      {
+        event: 'email.sent',
+        message_id: messageId,
+        template: message.type,
+        brand: message.brand,
+        stubbed: provider.stub,
+        attachment_count: message.attachments.length,
+        attachment_filenames: message.attachments.map((a) => a.filename),
+      },
+      'email sent',
+    );
+    // Step 7.
+    const result: StoredResult = { id: messageId, status: 'sent', stubbed: provider.stub, request_id: request.id };
+    if (key !== undefined) await idempotency.complete(key, fingerprint, result);
+    return result;
+  });
+};

@@ -1,0 +1,44 @@
+// The catalog (spec 3 "Template catalog"): 13 transactional templates and 1 opt-in digest.
+import type { Static } from '@sinclair/typebox';
+import { e2eTestResults } from './e2e-test-results.ts';
+import { eventReminder } from './event-reminder.ts';
+import { invitation } from './invitation.ts';
+import type { TemplateDefinition } from './kit.ts';
+import { membershipConfirm } from './membership-confirm.ts';
+import { notificationDigest } from './notification-digest.ts';
+import { parentalConsent } from './parental-consent.ts';
+import { passwordChanged } from './password-changed.ts';
+import { passwordReset } from './password-reset.ts';
+import { paymentReceipt } from './payment-receipt.ts';
+import { refundConfirmation } from './refund-confirmation.ts';
+import { renewalReceipt } from './renewal-receipt.ts';
+import { treasuryMilestone } from './treasury-milestone.ts';
+import { verification } from './verification.ts';
+import { welcome } from './welcome.ts';
+
+export const templates = {
+  welcome,
+  'password-reset': passwordReset,
+  'password-changed': passwordChanged,
+  verification,
+  invitation,
+  'membership-confirm': membershipConfirm,
+  'renewal-receipt': renewalReceipt,
+  'payment-receipt': paymentReceipt,
+  'refund-confirmation': refundConfirmation,
+  'treasury-milestone': treasuryMilestone,
+  'e2e-test-results': e2eTestResults,
+  'parental-consent': parentalConsent,
+  'event-reminder': eventReminder,
+  'notification-digest': notificationDigest,
+} as const;
+
+export type TemplateType = keyof typeof templates;
+/** What callers put in `data` for each type (optional fields with defaults stay optional). */
+export type TemplateData = { [K in TemplateType]: Static<(typeof templates)[K]['schema']> };
+
+export const templateTypes = Object.keys(templates) as TemplateType[];
+
+export function templateFor(type: string): TemplateDefinition | undefined {
+  return Object.hasOwn(templates, type) ? (templates[type as TemplateType] as unknown as TemplateDefinition) : undefined;
+}

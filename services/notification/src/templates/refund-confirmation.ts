@@ -1,0 +1,55 @@
+import { Type } from '@sinclair/typebox';
+import { formatDate, plural } from '../rendering/format.ts';
+import { currency } from './money.ts';
+import { defineTemplate, F } from './kit.ts';
+
+export const refundConfirmation = defineTemplate({
+  type: 'refund-confirmation',
+  brands: 'both',
+  description: 'Sent by the payment gateway when a refund reaches a terminal state.',
+  schema: Type.Object({
+    refund_id: F.line(128),
+    original_payment_id: F.line(128),
+    amount_display: F.line(64),
+    currency: currency(),
+    reason_label: F.line(200),
+    user_name: F.line(),
+    refund_date: F.date(),
+    processing_days: Type.Integer({ minimum: 0, maximum: 365 }),
+    support_url: F.opt(F.webUrl()),
+  }),
+  example: {
+    refund_id: 're_3Lk9',
+    original_payment_id: 'pay_8J2kQ',
+    amount_display: '$25.00',
+    currency: 'USD',
+    reason_label: 'Campaign cancelled',
+    user_name: 'Ada Lovelace',
+    refund_date: '2026-11-22',
+    processing_days: 7,
+    support_url: 'https://domdao.example/support/payments',
+  },
+  render: (d, { brand }) => ({
+    subject: `Refund of ${d.amount_display} ${d.currency} processed`,
+    preheader: `Expect it within ${plural(d.processing_days, 'business day')}.`,
+    reason: `You received this email about a refund from ${brand.name}.`,
+    blocks: [
+      { kind: 'heading', text: 'Your refund is on its way' },
+      {
+        kind: 'paragraph',
+        text: `Hi ${d.user_name}, we have refunded ${d.amount_display} ${d.currency}. Depending on your bank it can take up to ${plural(d.processing_days, 'business day')} to appear.`,
+      },
+      {
+        kind: 'details',
+        rows: [
+          ['Amount', `${d.amount_display} ${d.currency}`],
+          ['Reason', d.reason_label],
+          ['Refund date', formatDate(d.refund_date)],
+          ['Refund ID', d.refund_id],
+          ['Original payment', d.original_payment_id],
+        ],
+      },
+      ...(d.support_url ? [{ kind: 'link' as const, label: 'Questions about this refund?', url: d.support_url }] : []),
+    ],
+  }),
+});
