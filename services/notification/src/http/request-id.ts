@@ -10,5 +10,5 @@ export function isRfc4122Uuid(value: string): boolean {
 
 /** Keeps a caller's X-Request-Id only when it is a well-formed UUID of versions 1 to 5. */
 export function requestIdFor(header: string | string[] | undefined): string {
-  return typeof header === 'string' && isRfc4122Uuid(header) ? header.toLowerCase() : randomUUID();
+  return typeof header === 'string' && isRfc4122Uuid(header) ? header : randomUUID();
 }

@@ -1,9 +1,7 @@
 // Human-readable dates for email bodies; times are shown in UTC and say so, since the service does
-// not know the recipient's time zone.
+// not know the recipient's time zone. The time part is assembled by hand: ICU's joining words differ
+// between Node versions ("21 November 2026 at 08:15" vs ", 08:15").
 const DATE = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
-const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
-});
 
 export function formatDate(iso: string): string {
   return DATE.format(new Date(iso.length === 10 ? `${iso}T00:00:00Z` : iso));
@@ -11,7 +9,10 @@ export function formatDate(iso: string): string {
 
 export function formatDateTime(iso: string): string {
   if (iso.length === 10) return formatDate(iso);
-  return `${DATE_TIME.format(new Date(iso))} UTC`;
+  const d = new Date(iso);
+  const hh = String(d.getUTCHours()).padStart(2, '0');
+  const mm = String(d.getUTCMinutes()).padStart(2, '0');
+  return `${DATE.format(d)}, ${hh}:${mm} UTC`;
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {

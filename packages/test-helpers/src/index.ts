@@ -1,0 +1,4 @@
+export { captureLogs, type CapturedLogs, type LogLine } from './logs.ts';
+export { startRecorder, type Recorder, type RecordedRequest, type Responder } from './recorder.ts';
+export { startSmtpSink, type SmtpSink, type ReceivedMail } from './smtp-sink.ts';
+export { redisUrlForTests, requireRedis, uniquePrefix } from './redis.ts';

@@ -1,0 +1,62 @@
+// A local HTTP server that records every request and answers as the test says: stands in for an
+// email provider's API, on 127.0.0.1 only.
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  json(): any;
+  at: number;
+}
+
+export type Responder = (req: RecordedRequest, index: number) =>
+  | { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
+  | Promise<{ status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }>;
+
+export interface Recorder {
+  url: string;
+  requests: RecordedRequest[];
+  /** Most requests being handled at the same moment. */
+  maxConcurrent: number;
+  respond(fn: Responder): void;
+  close(): Promise<void>;
+}
+
+export async function startRecorder(initial?: Responder): Promise<Recorder> {
+  let responder: Responder = initial ?? ((_req, i) => ({ status: 200, body: { id: `msg_${i + 1}` } }));
+  const requests: RecordedRequest[] = [];
+  let active = 0;
+  const rec: Recorder = {
+    url: '',
+    requests,
+    maxConcurrent: 0,
+    respond(fn) {
+      responder = fn;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  const server = createServer(async (req, res) => {
+    active++;
+    rec.maxConcurrent = Math.max(rec.maxConcurrent, active);
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json: () => JSON.parse(body), at: Date.now() };
+    const index = requests.push(recorded) - 1;
+    const answer = await responder(recorded, index);
+    if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
+    active--;
+    res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+    res.end(answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  rec.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return rec;
+}

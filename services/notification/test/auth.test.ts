@@ -1,0 +1,153 @@
+// Spec 3 "Authentication" rules 1-5 and the auth.unauthorized log event.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { ConfigError } from '@domdao/config';
+import { makeService, TEST_TOKEN, validBody } from './helpers.ts';
+
+const FOREIGN = 'bridge-admin-token-abcdefghijklmnop';
+
+describe('fail-closed without SERVICE_TOKEN (rule 2)', () => {
+  let svc: Awaited<ReturnType<typeof makeService>>;
+  before(async () => (svc = await makeService({ SERVICE_TOKEN: undefined })));
+  after(() => svc.close());
+
+  for (const [method, url] of [['GET', '/api/v1/health'], ['POST', '/api/v1/send'], ['GET', '/api/v1/openapi.json'], ['GET', '/elsewhere']] as const) {
+    it(`${method} ${url} answers 503 service_unavailable`, async () => {
+      const res = await svc.app.inject({ method, url, headers: { authorization: `Bearer ${TEST_TOKEN}` }, ...(method === 'POST' && { payload: validBody('welcome') }) });
+      assert.equal(res.statusCode, 503);
+      assert.equal(res.json().error, 'service_unavailable');
+      assert.ok(res.json().request_id);
+    });
+  }
+
+  it('an empty SERVICE_TOKEN counts as unset', async () => {
+    const empty = await makeService({ SERVICE_TOKEN: '' });
+    const res = await empty.send(validBody('welcome'), { authorization: 'Bearer ' });
+    assert.equal(res.statusCode, 503);
+    await empty.close();
+  });
+});
+
+describe('bearer token (rules 1, 3, 5)', () => {
+  let svc: Awaited<ReturnType<typeof makeService>>;
+  before(async () => (svc = await makeService({ FOREIGN_SERVICE_TOKENS: `bridge-admin=${FOREIGN}` })));
+  after(() => svc.close());
+
+  it('the right token is accepted', async () => {
+    assert.equal((await svc.send(validBody('welcome'))).statusCode, 200);
+  });
+
+  it('the scheme is case-insensitive (RFC 9110 §11.1)', async () => {
+    assert.equal((await svc.send(validBody('welcome'), { authorization: `bearer ${TEST_TOKEN}` })).statusCode, 200);
+  });
+
+  for (const [why, header] of [
+    ['absent', undefined],
+    ['Basic scheme', `Basic ${Buffer.from(`x:${TEST_TOKEN}`).toString('base64')}`],
+    ['scheme only', 'Bearer'],
+    ['two tokens', `Bearer ${TEST_TOKEN} ${TEST_TOKEN}`],
+    ['wrong token', 'Bearer not-the-token-at-all-000000'],
+    ['a prefix of the token', `Bearer ${TEST_TOKEN.slice(0, -1)}`],
+    ['the token plus one character', `Bearer ${TEST_TOKEN}x`],
+    ['the token zero-padded', `Bearer ${TEST_TOKEN}%00`],
+    ['a token longer than the comparison width', `Bearer ${'a'.repeat(600)}`],
+  ] as const) {
+    it(`401 unauthorized: ${why}`, async () => {
+      const res = await svc.app.inject({
+        method: 'POST',
+        url: '/api/v1/send',
+        headers: { 'content-type': 'application/json', ...(header !== undefined && { authorization: header }) },
+        payload: validBody('welcome'),
+      });
+      assert.equal(res.statusCode, 401);
+      assert.deepEqual(Object.keys(res.json()).sort(), ['error', 'request_id']);
+      assert.equal(res.json().error, 'unauthorized');
+    });
+  }
+
+  it('403 forbidden: a valid token scoped for a different service (rule 5)', async () => {
+    const res = await svc.send(validBody('welcome'), { authorization: `Bearer ${FOREIGN}` });
+    assert.equal(res.statusCode, 403);
+    assert.equal(res.json().error, 'forbidden');
+  });
+
+  it('auth runs before validation: an unauthenticated bad body is 401, not 400 (send flow step 2 before 3)', async () => {
+    const res = await svc.send({ type: 'nope' }, { authorization: 'Bearer wrong-token-000000000000' });
+    assert.equal(res.statusCode, 401);
+  });
+
+  it('auth runs before the body is read: an unauthenticated oversize body is 401, not 413', async () => {
+    const res = await svc.send('x'.repeat(50 * 1024 * 1024), { authorization: 'Bearer wrong-token-000000000000' });
+    assert.equal(res.statusCode, 401);
+  });
+});
+
+describe('auth.unauthorized log event (rule 4, Events)', () => {
+  let svc: Awaited<ReturnType<typeof makeService>>;
+  before(async () => (svc = await makeService({ FOREIGN_SERVICE_TOKENS: `bridge-admin=${FOREIGN}` })));
+  after(() => svc.close());
+
+  const reject = (authorization: string | undefined, remoteAddress = '127.0.0.1', url = '/api/v1/send?secret=1') =>
+    svc.app.inject({ method: 'POST', url, remoteAddress, headers: { ...(authorization !== undefined && { authorization }) }, payload: {} });
+
+  it('is WARN with request_id, path, source_ip_class and token_prefix', async () => {
+    const res = await reject('Bearer wrong-token-value-1234567');
+    const event = svc.logs.events('auth.unauthorized').find((e) => e.request_id === res.json().request_id)!;
+    assert.ok(event, 'event logged');
+    assert.equal(event.level, 'warn');
+    assert.equal(event.path, '/api/v1/send', 'path without the query string');
+    assert.equal(event.source_ip_class, 'loopback');
+    assert.equal(event.token_prefix, createHash('sha256').update('wrong-token-value-1234567').digest('hex').slice(0, 8));
+  });
+
+  it('token_prefix is null when there is no Authorization header', async () => {
+    const res = await reject(undefined);
+    const event = svc.logs.events('auth.unauthorized').find((e) => e.request_id === res.json().request_id)!;
+    assert.equal(event.token_prefix, null);
+  });
+
+  it('is written for 403 too, and the raw tokens never appear in any log line', async () => {
+    const res = await svc.send(validBody('welcome'), { authorization: `Bearer ${FOREIGN}` });
+    assert.ok(svc.logs.events('auth.unauthorized').some((e) => e.request_id === res.json().request_id));
+    await svc.send(validBody('welcome'));
+    await reject('Bearer super-secret-wrong-token-999');
+    assert.ok(!svc.logs.raw.includes(FOREIGN));
+    assert.ok(!svc.logs.raw.includes(TEST_TOKEN));
+    assert.ok(!svc.logs.raw.includes('super-secret-wrong-token-999'));
+  });
+
+  for (const [ip, cls] of [
+    ['127.0.0.1', 'loopback'],
+    ['::1', 'loopback'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['10.1.2.3', 'private'],
+    ['172.16.0.9', 'private'],
+    ['192.168.1.20', 'private'],
+    ['100.64.0.1', 'private'],
+    ['169.254.10.10', 'private'],
+    ['::ffff:10.0.0.1', 'private'],
+    ['fd12:3456:789a::1', 'private'],
+    ['fe80::1', 'private'],
+    ['8.8.8.8', 'public'],
+    ['172.32.0.1', 'public'],
+    ['2606:4700:4700::1111', 'public'],
+  ]) {
+    it(`source_ip_class of ${ip} is ${cls}`, async () => {
+      const res = await reject(undefined, ip);
+      const event = svc.logs.events('auth.unauthorized').find((e) => e.request_id === res.json().request_id)!;
+      assert.equal(event.source_ip_class, cls);
+    });
+  }
+});
+
+describe('token configuration', () => {
+  it('rejects a SERVICE_TOKEN shorter than 16 characters at start-up', async () => {
+    await assert.rejects(makeService({ SERVICE_TOKEN: 'short' }), (e: unknown) => e instanceof ConfigError && /SERVICE_TOKEN/.test(e.message));
+  });
+  it('rejects malformed FOREIGN_SERVICE_TOKENS and one that reuses SERVICE_TOKEN', async () => {
+    await assert.rejects(makeService({ FOREIGN_SERVICE_TOKENS: 'no-equals-sign' }), ConfigError);
+    await assert.rejects(makeService({ FOREIGN_SERVICE_TOKENS: `other=${TEST_TOKEN}` }), /equals SERVICE_TOKEN/);
+    await assert.rejects(makeService({ FOREIGN_SERVICE_TOKENS: `notification=${FOREIGN}` }), /own/);
+  });
+});
