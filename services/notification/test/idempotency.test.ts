@@ -1,0 +1,131 @@
+// Beyond spec 3: Idempotency-Key (decision D9). Same behaviour with the in-process store and Redis.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { redisUrlForTests, requireRedis, uniquePrefix } from '@domdao/test-helpers';
+import type { Redis } from 'ioredis';
+import { makeServiceWithProvider, validBody } from './helpers.ts';
+
+let redis: Redis;
+before(async () => (redis = await requireRedis()));
+after(() => redis.quit());
+
+for (const store of ['memory', 'redis'] as const) {
+  describe(`Idempotency-Key with the ${store} store`, () => {
+    const prefix = uniquePrefix('idem');
+    const env = store === 'redis' ? { IDEMPOTENCY_REDIS_URL: redisUrlForTests, IDEMPOTENCY_KEY_PREFIX: prefix } : {};
+    let p: Awaited<ReturnType<typeof makeServiceWithProvider>>;
+    let calls = 0;
+    before(async () => {
+      p = await makeServiceWithProvider(env, () => ({ status: 200, body: { id: `provider-${++calls}` } }));
+    });
+    after(async () => {
+      await p.close();
+      if (store === 'redis') {
+        const keys = await redis.keys(`${prefix}*`);
+        if (keys.length > 0) await redis.del(...keys);
+      }
+    });
+
+    it('a repeat with the same key and body returns the first result and sends nothing again', async () => {
+      const key = `order-${store}-1`;
+      const first = await p.send(validBody('welcome'), { 'idempotency-key': key });
+      const sentBefore = p.provider.requests.length;
+      const second = await p.send(validBody('welcome'), { 'idempotency-key': key });
+      assert.equal(first.statusCode, 200);
+      assert.equal(second.statusCode, 200);
+      assert.equal(second.json().id, first.json().id);
+      assert.equal(second.json().stubbed, false);
+      assert.equal(second.headers['idempotent-replayed'], 'true');
+      assert.equal(first.headers['idempotent-replayed'], undefined);
+      assert.equal(p.provider.requests.length, sentBefore, 'the provider was not called again');
+      // request_id stays this request's correlation id (spec 3 correlation rule 1).
+      assert.equal(second.json().request_id, second.headers['x-request-id']);
+      assert.notEqual(second.json().request_id, first.json().request_id);
+      assert.ok(p.logs.events('email.idempotent_replay').some((e) => e.original_request_id === first.json().request_id));
+    });
+
+    it('the same key with a different body is 422 idempotency_key_reused and sends nothing', async () => {
+      const key = `order-${store}-2`;
+      await p.send(validBody('welcome'), { 'idempotency-key': key });
+      const n = p.provider.requests.length;
+      const res = await p.send(validBody('welcome', { to: 'eve@example.com' }), { 'idempotency-key': key });
+      assert.equal(res.statusCode, 422);
+      assert.equal(res.json().error, 'idempotency_key_reused');
+      assert.equal(p.provider.requests.length, n);
+    });
+
+    it('a concurrent repeat while the first is in flight is 409 idempotency_conflict; exactly one email goes out', async () => {
+      const slow = await makeServiceWithProvider(env, () => ({ status: 200, body: { id: 'slow-1' }, delayMs: 400 }));
+      const key = `order-${store}-3`;
+      const [a, b] = await Promise.all([
+        slow.send(validBody('welcome'), { 'idempotency-key': key }),
+        new Promise((r) => setTimeout(r, 100)).then(() => slow.send(validBody('welcome'), { 'idempotency-key': key })),
+      ]);
+      assert.equal(a.statusCode, 200);
+      assert.equal(b.statusCode, 409);
+      assert.equal(b.json().error, 'idempotency_conflict');
+      assert.equal(slow.provider.requests.length, 1);
+      await slow.close();
+    });
+
+    it('a failed send releases the key, so the caller can retry under it', async () => {
+      let fail = true;
+      const flaky = await makeServiceWithProvider(env, () => (fail ? { status: 500, body: 'down' } : { status: 200, body: { id: 'second-time' } }));
+      const key = `order-${store}-4`;
+      assert.equal((await flaky.send(validBody('welcome'), { 'idempotency-key': key })).statusCode, 500);
+      fail = false;
+      const retry = await flaky.send(validBody('welcome'), { 'idempotency-key': key });
+      assert.equal(retry.statusCode, 200);
+      assert.equal(retry.json().id, 'second-time');
+      await flaky.close();
+    });
+
+    it('a validation error is not remembered: the corrected request may use the same key', async () => {
+      const key = `order-${store}-5`;
+      assert.equal((await p.send(validBody('welcome', { to: 'bad' }), { 'idempotency-key': key })).statusCode, 400);
+      assert.equal((await p.send(validBody('welcome'), { 'idempotency-key': key })).statusCode, 200);
+    });
+
+    it('keys of other services’ requests do not collide: a different key sends again', async () => {
+      const n = p.provider.requests.length;
+      await p.send(validBody('welcome'), { 'idempotency-key': `order-${store}-6a` });
+      await p.send(validBody('welcome'), { 'idempotency-key': `order-${store}-6b` });
+      assert.equal(p.provider.requests.length, n + 2);
+    });
+  });
+}
+
+describe('Idempotency-Key shared by two replicas through Redis', () => {
+  it('a repeat sent to the other replica is replayed, not sent twice', async () => {
+    const prefix = uniquePrefix('idem-replicas');
+    const env = { IDEMPOTENCY_REDIS_URL: redisUrlForTests, IDEMPOTENCY_KEY_PREFIX: prefix };
+    const a = await makeServiceWithProvider(env, () => ({ status: 200, body: { id: 'from-a' } }));
+    const b = await makeServiceWithProvider(env, () => ({ status: 200, body: { id: 'from-b' } }));
+    const first = await a.send(validBody('welcome'), { 'idempotency-key': 'shared-1' });
+    const second = await b.send(validBody('welcome'), { 'idempotency-key': 'shared-1' });
+    assert.equal(second.json().id, 'from-a');
+    assert.equal(first.json().id, 'from-a');
+    assert.equal(b.provider.requests.length, 0);
+    await a.close();
+    await b.close();
+    const keys = await redis.keys(`${prefix}*`);
+    assert.equal(keys.length, 1, 'the key is stored hashed under the prefix');
+    assert.ok(!keys[0]!.includes('shared-1'));
+    assert.ok((await redis.ttl(keys[0]!)) > 86_000, '24-hour lifetime');
+    await redis.del(...keys);
+  });
+});
+
+describe('Idempotency-Key format', () => {
+  let p: Awaited<ReturnType<typeof makeServiceWithProvider>>;
+  before(async () => (p = await makeServiceWithProvider()));
+  after(() => p.close());
+  for (const [why, key] of [['over 255 characters', 'k'.repeat(256)], ['with a space', 'a b'], ['non-ASCII', 'clé']]) {
+    it(`${why} is 400 invalid_request naming Idempotency-Key, and nothing is sent`, async () => {
+      const res = await p.send(validBody('welcome'), { 'idempotency-key': key });
+      assert.equal(res.statusCode, 400);
+      assert.equal(res.json().details[0].field, 'Idempotency-Key');
+      assert.equal(p.provider.requests.length, 0);
+    });
+  }
+});
