@@ -58,14 +58,14 @@ describe('body', () => {
 });
 
 describe('type', () => {
-  it('missing is invalid_request', () => expectInvalid({ ...validBody('welcome'), type: undefined }, 'type'));
+  it('missing is invalid_request', async () => { await expectInvalid({ ...validBody('welcome'), type: undefined }, 'type'); });
   it('unknown is invalid_request and lists the 14 types', async () => {
     const [d] = await expectInvalid({ ...validBody('welcome'), type: 'newsletter' }, 'type');
     assert.match(d!.message, /welcome/);
     assert.match(d!.message, /notification-digest/);
   });
-  it('inherited property names are not types', () => expectInvalid({ ...validBody('welcome'), type: 'constructor' }, 'type'));
-  it('non-string is invalid_request', () => expectInvalid({ ...validBody('welcome'), type: 7 }, 'type'));
+  it('inherited property names are not types', async () => { await expectInvalid({ ...validBody('welcome'), type: 'constructor' }, 'type'); });
+  it('non-string is invalid_request', async () => { await expectInvalid({ ...validBody('welcome'), type: 7 }, 'type'); });
 });
 
 describe('to: one bare RFC 5322 addr-spec', () => {
@@ -122,9 +122,9 @@ describe('to: one bare RFC 5322 addr-spec', () => {
     ['a huge string', `${'a'.repeat(100_000)}@example.com`],
   ];
   for (const [why, to] of refused) {
-    it(`refuses ${why}`, () => expectInvalid(validBody('welcome', { to: to as string }), 'to'));
+    it(`refuses ${why}`, async () => { await expectInvalid(validBody('welcome', { to: to as string }), 'to'); });
   }
-  it('missing is invalid_request', () => expectInvalid({ ...validBody('welcome'), to: undefined }, 'to'));
+  it('missing is invalid_request', async () => { await expectInvalid({ ...validBody('welcome'), to: undefined }, 'to'); });
 });
 
 describe('domain', () => {
@@ -138,10 +138,11 @@ describe('domain', () => {
     ['missing', undefined],
     ['not a string', 1],
   ]) {
-    it(`${why} is invalid_request (brand never inferred)`, () => expectInvalid({ ...validBody('welcome'), domain }, 'domain'));
+    it(`${why} is invalid_request (brand never inferred)`, async () => { await expectInvalid({ ...validBody('welcome'), domain }, 'domain'); });
   }
-  it('the brand is not inferred from the recipient: a DAO-domain recipient still needs domain', () =>
-    expectInvalid({ ...validBody('welcome', { to: `member@${DAO}` }), domain: undefined }, 'domain'));
+  it('the brand is not inferred from the recipient: a DAO-domain recipient still needs domain', async () => {
+    await expectInvalid({ ...validBody('welcome', { to: `member@${DAO}` }), domain: undefined }, 'domain');
+  });
   for (const type of ['membership-confirm', 'renewal-receipt', 'treasury-milestone'] as const) {
     it(`DAO-only ${type} with the product domain is invalid_request (decision D4)`, async () => {
       const [d] = await expectInvalid(validBody(type, { domain: PRODUCT }), 'domain');
@@ -152,9 +153,9 @@ describe('domain', () => {
 });
 
 describe('data presence (decision D5)', () => {
-  it('missing data is invalid_request', () => expectInvalid({ ...validBody('welcome'), data: undefined }, 'data'));
+  it('missing data is invalid_request', async () => { await expectInvalid({ ...validBody('welcome'), data: undefined }, 'data'); });
   for (const data of [null, [], 'x', 3]) {
-    it(`data ${JSON.stringify(data)} is invalid_request`, () => expectInvalid({ ...validBody('welcome'), data }, 'data'));
+    it(`data ${JSON.stringify(data)} is invalid_request`, async () => { await expectInvalid({ ...validBody('welcome'), data }, 'data'); });
   }
 });
 
@@ -166,9 +167,9 @@ describe('attachments', () => {
     const res = await svc.send(withFiles(Array.from({ length: 10 }, (_, i) => file({ filename: `f${i}.txt` }))));
     assert.equal(res.statusCode, 200, res.body);
   });
-  it('11 are invalid_request', () => expectInvalid(withFiles(Array.from({ length: 11 }, () => file())), 'attachments'));
-  it('not an array is invalid_request', () => expectInvalid(withFiles({ filename: 'a' }), 'attachments'));
-  it('an item that is not an object is invalid_request', () => expectInvalid(withFiles(['x']), 'attachments[0]'));
+  it('11 are invalid_request', async () => { await expectInvalid(withFiles(Array.from({ length: 11 }, () => file())), 'attachments'); });
+  it('not an array is invalid_request', async () => { await expectInvalid(withFiles({ filename: 'a' }), 'attachments'); });
+  it('an item that is not an object is invalid_request', async () => { await expectInvalid(withFiles(['x']), 'attachments[0]'); });
 
   for (const [why, filename] of [
     ['path traversal', '../../etc/passwd'],
@@ -187,7 +188,7 @@ describe('attachments', () => {
     ['not a string', 5],
     ['missing', undefined],
   ]) {
-    it(`filename with ${why} is invalid_request`, () => expectInvalid(withFiles([file({ filename })]), 'attachments[0].filename'));
+    it(`filename with ${why} is invalid_request`, async () => { await expectInvalid(withFiles([file({ filename })]), 'attachments[0].filename'); });
   }
   it('ordinary international filenames are accepted', async () => {
     assert.equal((await svc.send(withFiles([file({ filename: 'Ünïcode – résumé (1).pdf' })]))).statusCode, 200);
@@ -203,7 +204,7 @@ describe('attachments', () => {
     ['empty', ''],
     ['not a string', 12],
   ]) {
-    it(`content that is ${why} is invalid_request`, () => expectInvalid(withFiles([file({ content })]), 'attachments[0].content'));
+    it(`content that is ${why} is invalid_request`, async () => { await expectInvalid(withFiles([file({ content })]), 'attachments[0].content'); });
   }
   it('content_type must be printable ASCII (no CRLF)', async () => {
     await expectInvalid(withFiles([file({ content_type: 'text/plain\r\nBcc: eve@example.com' })]), 'attachments[0].content_type');

@@ -120,7 +120,7 @@ describe('Idempotency-Key format', () => {
   let p: Awaited<ReturnType<typeof makeServiceWithProvider>>;
   before(async () => (p = await makeServiceWithProvider()));
   after(() => p.close());
-  for (const [why, key] of [['over 255 characters', 'k'.repeat(256)], ['with a space', 'a b'], ['non-ASCII', 'clé']]) {
+  for (const [why, key] of [['over 255 characters', 'k'.repeat(256)], ['with a space', 'a b'], ['non-ASCII', 'clé']] as const) {
     it(`${why} is 400 invalid_request naming Idempotency-Key, and nothing is sent`, async () => {
       const res = await p.send(validBody('welcome'), { 'idempotency-key': key });
       assert.equal(res.statusCode, 400);
