@@ -37,7 +37,7 @@ export interface BuildOptions {
 
 export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const { config } = opts;
-  const logger = createLogger(config.LOG_LEVEL, 'notification', SERVICE_VERSION, opts.logStream);
+  const { logger, flush } = createLogger(config.LOG_LEVEL, 'notification', SERVICE_VERSION, opts.logStream);
   const brands = brandsFromConfig(config);
   const registry = new TokenRegistry(config.SERVICE_TOKEN, parseForeignTokens(config.FOREIGN_SERVICE_TOKENS, config.SERVICE_TOKEN));
   const templates = opts.templates ?? (catalog as unknown as Record<string, TemplateDefinition>);
@@ -64,47 +64,55 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request, reply) => sendError(reply, 404, 'not_found'));
 
-  // Step 1: correlation id on every response, errors included.
-  app.addHook('onRequest', async (request, reply) => {
+  // One hook, callback style (no promise per request): correlation id, fail-closed, bearer auth,
+  // then the memory budget, in the order of spec 3's send flow.
+  app.addHook('onRequest', (request, reply, done) => {
+    // Step 1: the correlation id on every response, errors included.
     reply.header('x-request-id', request.id);
-  });
-
-  // Fail-closed (spec 3 Authentication rule 2), then bearer auth for everything but health.
-  app.addHook('onRequest', async (request, reply) => {
-    if (!registry.configured) return sendError(reply, 503, 'service_unavailable');
+    // Authentication rule 2: fail-closed.
+    if (!registry.configured) return void sendError(reply, 503, 'service_unavailable');
+    // Step 2: bearer auth for everything but health.
     const path = request.url.split('?', 1)[0]!;
-    if (path === HEALTH_PATH && (request.method === 'GET' || request.method === 'HEAD')) return;
-    const authorization = request.headers.authorization;
-    const result = registry.check(authorization);
-    if (result.ok) return;
-    request.log.warn(
-      { event: 'auth.unauthorized', path, source_ip_class: sourceIpClass(request.ip), token_prefix: tokenPrefix(authorization), reason: result.reason },
-      'request rejected',
-    );
-    return result.status === 403 ? sendError(reply, 403, 'forbidden') : sendError(reply, 401, 'unauthorized');
-  });
-
-  // Memory bound: a body is read only once its declared size fits the in-flight budget.
-  app.addHook('onRequest', async (request, reply) => {
+    if (!(path === HEALTH_PATH && (request.method === 'GET' || request.method === 'HEAD'))) {
+      const authorization = request.headers.authorization;
+      const result = registry.check(authorization);
+      if (!result.ok) {
+        request.log.warn(
+          { event: 'auth.unauthorized', path, source_ip_class: sourceIpClass(request.ip), token_prefix: tokenPrefix(authorization), reason: result.reason },
+          'request rejected',
+        );
+        return void (result.status === 403 ? sendError(reply, 403, 'forbidden') : sendError(reply, 401, 'unauthorized'));
+      }
+    }
+    // Memory bound: a body is read only once its declared size fits the in-flight budget.
     const declared = request.headers['content-length'];
-    const chunked = request.headers['transfer-encoding'] !== undefined;
-    if (declared === undefined && !chunked) return;
+    if (declared === undefined && request.headers['transfer-encoding'] === undefined) return done();
     const size = declared === undefined ? config.MAX_BODY_BYTES : Number(declared);
-    if (!Number.isFinite(size) || size > config.MAX_BODY_BYTES) return sendError(reply, 413, 'payload_too_large');
-    if (size === 0) return;
-    request.budgetHeld = await budget.acquire(size);
+    if (!Number.isFinite(size) || size > config.MAX_BODY_BYTES) return void sendError(reply, 413, 'payload_too_large');
+    if (size === 0) return done();
+    budget.acquire(size).then((held) => {
+      // The client may have gone while queued; onRequestAbort has then already run.
+      if (request.raw.destroyed) budget.release(held);
+      else request.budgetHeld = held;
+      done();
+    }, done);
   });
-  const releaseBudget = async (request: { budgetHeld: number }) => {
+  const releaseBudget = (request: { budgetHeld: number }) => {
     if (request.budgetHeld > 0) {
       budget.release(request.budgetHeld);
       request.budgetHeld = 0;
     }
   };
-  app.addHook('onResponse', releaseBudget);
-  app.addHook('onRequestAbort', releaseBudget);
-
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info({ event: 'request.completed', method: request.method, path: request.url.split('?', 1)[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');
+  app.addHook('onRequestAbort', (request, done) => {
+    releaseBudget(request);
+    done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    releaseBudget(request);
+    // Successful sends already log email.sent; the access line matters for everything else.
+    const level = reply.statusCode >= 400 ? 'info' : 'debug';
+    request.log[level]({ event: 'request.completed', method: request.method, path: request.url.split('?', 1)[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');
+    done();
   });
 
   await app.register(healthRoutes, { version: SERVICE_VERSION });
@@ -114,6 +122,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     await provider.close?.();
     await idempotency.close?.();
+    flush();
   });
   app.log.info(
     { event: 'service.configured', provider: provider.name, stub_mode: provider.stub, fail_closed: !registry.configured, brands: brands.domains, idempotency: config.IDEMPOTENCY_REDIS_URL ? 'redis' : 'memory' },

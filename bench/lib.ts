@@ -1,0 +1,86 @@
+// Shared pieces of the benchmarks: child processes on free loopback ports, autocannon runs, memory.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import autocannon from 'autocannon';
+
+export const root = new URL('..', import.meta.url).pathname;
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Child {
+  proc: ChildProcess;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a TypeScript entry point in its own process (so load generator and server do not share a core) and waits until healthy. */
+export async function startChild(entry: string, env: Record<string, string>, healthPath: string): Promise<Child> {
+  const port = await freePort();
+  const proc = spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${url}${healthPath}`)).ok) break;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`${entry} did not become healthy`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    proc,
+    url,
+    stop: () =>
+      new Promise((resolve) => {
+        proc.once('exit', () => resolve());
+        proc.kill('SIGTERM');
+      }),
+  };
+}
+
+export interface LoadResult {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+export async function load(name: string, opts: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; connections?: number; seconds?: number }): Promise<LoadResult> {
+  const result = await autocannon({
+    url: opts.url,
+    method: opts.method ?? 'GET',
+    headers: opts.headers ?? {},
+    ...(opts.body !== undefined && { body: opts.body }),
+    connections: opts.connections ?? 50,
+    duration: opts.seconds ?? 10,
+  });
+  return { name, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+/** Peak and current resident set of a process, in MiB (Linux /proc). */
+export function memoryOf(pid: number): { peakMiB: number; rssMiB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { peakMiB: Math.round(kb('VmHWM') / 1024), rssMiB: Math.round(kb('VmRSS') / 1024) };
+}
+
+export function table(rows: Array<Record<string, string | number>>): string {
+  const cols = Object.keys(rows[0] ?? {});
+  const line = (cells: Array<string | number>) => `| ${cells.join(' | ')} |`;
+  return [line(cols), line(cols.map(() => '---')), ...rows.map((r) => line(cols.map((c) => r[c] ?? '')))].join('\n');
+}

@@ -1,0 +1,16 @@
+// `npm run bench [name…]`: runs the benchmarks and prints Markdown for the closing notes.
+import { benchNotification } from './notification.ts';
+
+const benches: Record<string, () => Promise<string>> = { notification: benchNotification };
+const wanted = process.argv.slice(2);
+const names = wanted.length > 0 ? wanted : Object.keys(benches);
+console.log(`# Benchmarks (${new Date().toISOString()}, Node ${process.version}, ${(await import('node:os')).cpus().length} CPUs)\n`);
+for (const name of names) {
+  const run = benches[name];
+  if (!run) {
+    console.error(`unknown benchmark ${name}; known: ${Object.keys(benches).join(', ')}`);
+    process.exit(2);
+  }
+  console.log(await run());
+  console.log();
+}
