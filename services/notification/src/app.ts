@@ -90,10 +90,15 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     const size = declared === undefined ? config.MAX_BODY_BYTES : Number(declared);
     if (!Number.isFinite(size) || size > config.MAX_BODY_BYTES) return void sendError(reply, 413, 'payload_too_large');
     if (size === 0) return done();
-    budget.acquire(size).then((held) => {
+    const held = budget.acquire(size);
+    if (typeof held === 'number') {
+      request.budgetHeld = held;
+      return done();
+    }
+    held.then((n) => {
       // The client may have gone while queued; onRequestAbort has then already run.
-      if (request.raw.destroyed) budget.release(held);
-      else request.budgetHeld = held;
+      if (request.raw.destroyed) budget.release(n);
+      else request.budgetHeld = n;
       done();
     }, done);
   });

@@ -11,8 +11,12 @@ const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 // Unicode controls, separators and format characters (bidi overrides, zero-width) never belong in an address.
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Z}\u2028\u2029]/u;
 
+// The everyday case, checked with one ASCII-only expression; anything else takes the full path below.
+const PLAIN = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
 export function addressProblem(value: unknown): string | undefined {
   if (typeof value !== 'string') return 'must be a string';
+  if (value.length <= ADDRESS_MAX && PLAIN.test(value) && value.indexOf('@') <= LOCAL_MAX) return undefined;
   if (value.length === 0) return 'is required';
   if (Buffer.byteLength(value) > ADDRESS_MAX) return `must be at most ${ADDRESS_MAX} octets`;
   if (INVISIBLE.test(value)) return 'must be a bare address without spaces, line breaks or control characters';

@@ -30,6 +30,7 @@ function pad(token: string): Buffer {
 
 export class TokenRegistry {
   private readonly tokens: Registered[];
+  private readonly scratch = Buffer.alloc(TOKEN_WIDTH);
 
   constructor(own: string | undefined, foreign: Array<{ scope: string; token: string }>) {
     this.tokens = [];
@@ -47,8 +48,9 @@ export class TokenRegistry {
     const m = BEARER.exec(authorization);
     const token = m?.[1];
     if (token === undefined || Buffer.byteLength(token) > TOKEN_WIDTH) return { ok: false, status: 401, reason: 'malformed' };
-    const presented = pad(token);
-    const length = Buffer.byteLength(token);
+    // One scratch buffer, refilled per call: the check is synchronous, so it is never shared.
+    const presented = this.scratch.fill(0);
+    const length = presented.write(token, 'utf8');
     let matched: string | undefined;
     // Compare against every registered token, with no early exit, so timing says nothing about which.
     for (const t of this.tokens) {

@@ -8,15 +8,17 @@ export class ByteBudget {
     this.available = capacity;
   }
 
-  /** Reserves min(bytes, capacity); resolves once reserved. Returns the amount to release. */
-  async acquire(bytes: number): Promise<number> {
+  /**
+   * Reserves min(bytes, capacity) and returns the amount to release: at once when it fits (the common
+   * case, no promise), otherwise as a promise that resolves when earlier requests have released.
+   */
+  acquire(bytes: number): number | Promise<number> {
     const n = Math.min(Math.max(bytes, 0), this.capacity);
     if (this.waiting.length === 0 && n <= this.available) {
       this.available -= n;
       return n;
     }
-    await new Promise<void>((resume) => this.waiting.push({ bytes: n, resume }));
-    return n;
+    return new Promise<number>((resolve) => this.waiting.push({ bytes: n, resume: () => resolve(n) }));
   }
 
   release(bytes: number): void {

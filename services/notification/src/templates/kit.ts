@@ -14,8 +14,13 @@ const UNSAFE_IN_URL = /[\s\p{Cc}\p{Cf}"'<>\\^`{|}]/u;
 
 function urlWith(protocols: string[]) {
   return (value: string) => {
-    if (value.length > URL_MAX || UNSAFE_IN_URL.test(value) || !URL.canParse(value)) return false;
-    const url = new URL(value);
+    if (value.length > URL_MAX || UNSAFE_IN_URL.test(value)) return false;
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      return false;
+    }
     return protocols.includes(url.protocol) && url.hostname !== '' && url.username === '' && url.password === '';
   };
 }
