@@ -51,7 +51,8 @@ export class Composer {
     try {
       content = template.render(data, { brand, now });
       html = layoutHtml(content, brand);
-      while (Buffer.byteLength(html) > HTML_BUDGET_BYTES && content.fit) {
+      // Only templates that can shrink pay for measuring (a UTF-16 length over the budget/3 is the cheap pre-check).
+      while (content.fit && html.length * 3 > HTML_BUDGET_BYTES && Buffer.byteLength(html) > HTML_BUDGET_BYTES) {
         const smaller = content.fit(Buffer.byteLength(html));
         if (!smaller) break;
         content = smaller;

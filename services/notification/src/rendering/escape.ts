@@ -2,17 +2,23 @@
 const HTML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** For text nodes: only & < > need escaping there, which keeps entity-heavy text small. */
+const TEXT_SPECIAL = /[&<>]/;
+const ATTR_SPECIAL = /[&<>"']/;
+
 export function escapeText(value: string): string {
-  return value.replace(/[&<>]/g, (c) => HTML[c]!);
+  // Most values need nothing; testing first avoids a replace() allocation per call.
+  return TEXT_SPECIAL.test(value) ? value.replace(/[&<>]/g, (c) => HTML[c]!) : value;
 }
 
 /** For attribute values (always double-quoted in our markup). */
 export function escapeAttr(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => HTML[c]!);
+  return ATTR_SPECIAL.test(value) ? value.replace(/[&<>"']/g, (c) => HTML[c]!) : value;
 }
 
 /** Subjects come from caller data: one line, no control characters, bounded (RFC 5322 recommends 78 per line; providers fold). */
+const UNTIDY = /[\p{Cc}\p{Zl}\p{Zp}]|\s\s|^\s|\s$/u;
+
 export function subjectLine(value: string, max = 200): string {
-  const flat = value.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').replace(/\s+/g, ' ').trim();
+  const flat = UNTIDY.test(value) ? value.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').replace(/\s+/g, ' ').trim() : value;
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
