@@ -54,6 +54,8 @@ export async function startChild(entry: string, env: Record<string, string>, hea
 export interface LoadResult {
   name: string;
   rps: number;
+  minRps?: number;
+  maxRps?: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -70,6 +72,21 @@ export async function load(name: string, opts: { url: string; method?: 'GET' | '
     duration: opts.seconds ?? 10,
   });
   return { name, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+/** Median of several rounds of one scenario (latencies too), with the req/s range. */
+export function medianOf(name: string, runs: LoadResult[]): LoadResult {
+  const mid = <T>(xs: T[], key: (x: T) => number) => [...xs].map(key).sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  return {
+    name,
+    rps: mid(runs, (r) => r.rps),
+    minRps: Math.min(...runs.map((r) => r.rps)),
+    maxRps: Math.max(...runs.map((r) => r.rps)),
+    p50: mid(runs, (r) => r.p50),
+    p99: mid(runs, (r) => r.p99),
+    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+  };
 }
 
 /** Peak and current resident set of a process, in MiB (Linux /proc). */

@@ -22,12 +22,13 @@ describe('stub mode (EMAIL_PROVIDER_API_KEY unset)', () => {
     assert.equal(body.status, 'sent');
     assert.equal(body.stubbed, true);
   });
-  it('logs email.stub_send for each send, and email.sent with the attachment names but never their content', async () => {
+  it('logs email.stub_send once per send, with the attachment names but never their content; no email.sent (decision D28)', async () => {
     const secret = Buffer.from('TOP-SECRET-ATTACHMENT-BYTES').toString('base64');
     const res = await svc.send({ ...validBody('event-reminder'), attachments: [{ filename: 'notes.txt', content: secret }] });
     const id = res.json().request_id;
     assert.equal(svc.logs.events('email.stub_send').filter((e) => e.request_id === id).length, 1);
-    const sent = svc.logs.events('email.sent').find((e) => e.request_id === id)!;
+    assert.equal(svc.logs.events('email.sent').filter((e) => e.request_id === id).length, 0);
+    const sent = svc.logs.events('email.stub_send').find((e) => e.request_id === id)!;
     assert.equal(sent.level, 'info');
     assert.equal(sent.message_id, res.json().id);
     assert.equal(sent.attachment_count, 2);
@@ -54,6 +55,11 @@ describe('HTTP API provider (Resend-compatible)', () => {
     assert.deepEqual(m.attachments, [{ filename: 'a.csv', content: 'YSxiCg==', content_type: 'text/csv' }]);
     assert.equal(m.headers['List-Unsubscribe-Post'], 'List-Unsubscribe=One-Click');
     assert.equal(p.logs.events('email.stub_send').length, 0);
+    const sent = p.logs.events('email.sent').find((e) => e.request_id === res.json().request_id)!;
+    assert.equal(sent.level, 'info');
+    assert.equal(sent.message_id, 'b8f3c1a0-provider-id');
+    assert.equal(sent.attachment_count, 1);
+    assert.deepEqual(sent.attachment_filenames, ['a.csv']);
     await p.close();
   });
 

@@ -1,4 +1,5 @@
-// Stub mode (spec 3 "Stub mode"): EMAIL_PROVIDER_API_KEY unset. Nothing is delivered.
+// Stub mode (spec 3 "Stub mode"): EMAIL_PROVIDER_API_KEY unset. Nothing is delivered; the send route
+// logs email.stub_send instead of email.sent.
 import { randomUUID } from 'node:crypto';
 import type { EmailProvider } from './provider.ts';
 
@@ -8,10 +9,6 @@ export function stubProvider(): EmailProvider {
     stub: true,
     async send(message, { log }) {
       const messageId = `stub_${randomUUID()}`;
-      log.info(
-        { event: 'email.stub_send', message_id: messageId, template: message.type, brand: message.brand, attachment_count: message.attachments.length },
-        'stub mode: email not delivered',
-      );
       return { messageId };
     },
   };

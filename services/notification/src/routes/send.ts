@@ -23,7 +23,14 @@ export const sendRoutes: FastifyPluginAsync<SendRouteOptions> = async (app, opts
   const typeNames = Object.keys(templates);
   const lookup = (type: string) => (Object.hasOwn(templates, type) ? templates[type] : undefined);
 
-  app.post('/api/v1/send', async (request, reply) => {
+  // A declared 200 shape lets Fastify serialise with a compiled stringifier instead of JSON.stringify.
+  const sent = {
+    type: 'object',
+    required: ['id', 'status', 'stubbed', 'request_id'],
+    properties: { id: { type: 'string' }, status: { type: 'string' }, stubbed: { type: 'boolean' }, request_id: { type: 'string' } },
+  } as const;
+
+  app.post('/api/v1/send', { schema: { response: { 200: sent } } }, async (request, reply) => {
     const key = request.headers['idempotency-key'];
     if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))) {
       return sendError(reply, 400, 'invalid_request', [{ field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }]);
@@ -69,17 +76,17 @@ export const sendRoutes: FastifyPluginAsync<SendRouteOptions> = async (app, opts
       return sendError(reply, 500, 'send_failed');
     }
 
+    // email.sent counts real deliveries only; in stub mode the same fields go to email.stub_send (decision D28).
     request.log.info(
       {
-        event: 'email.sent',
+        event: provider.stub ? 'email.stub_send' : 'email.sent',
         message_id: messageId,
         template: message.type,
         brand: message.brand,
-        stubbed: provider.stub,
         attachment_count: message.attachments.length,
         attachment_filenames: message.attachments.map((a) => a.filename),
       },
-      'email sent',
+      provider.stub ? 'stub mode: email not delivered' : 'email sent',
     );
     // Step 7.
     const result: StoredResult = { id: messageId, status: 'sent', stubbed: provider.stub, request_id: request.id };
