@@ -31,8 +31,6 @@ export interface BuildOptions {
   templates?: Record<string, TemplateDefinition>;
   /** Clock for calendar DTSTAMP. */
   now?: () => Date;
-  /** Overrides for tests of the SMTP adapter (self-signed local TLS). */
-  provider?: EmailProvider;
 }
 
 export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
@@ -42,7 +40,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const registry = new TokenRegistry(config.SERVICE_TOKEN, parseForeignTokens(config.FOREIGN_SERVICE_TOKENS, config.SERVICE_TOKEN));
   const templates = opts.templates ?? (catalog as unknown as Record<string, TemplateDefinition>);
   const composer = new Composer(Object.values(templates));
-  const provider = opts.provider ?? providerFromConfig(config);
+  const provider: EmailProvider = providerFromConfig(config);
   const idempotency: IdempotencyStore = config.IDEMPOTENCY_REDIS_URL
     ? redisIdempotencyStore(config.IDEMPOTENCY_REDIS_URL, config.IDEMPOTENCY_KEY_PREFIX, config.IDEMPOTENCY_TTL_SECONDS)
     : memoryIdempotencyStore(config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_MAX_ENTRIES);

@@ -27,7 +27,7 @@ export async function makeService(env: Record<string, string | undefined> = {}, 
 }
 
 /** The service wired to a local stand-in of the provider's HTTP API, so rendered output is visible. */
-export async function makeServiceWithProvider(env: Record<string, string | undefined> = {}, responder?: Responder) {
+export async function makeServiceWithProvider(env: Record<string, string | undefined> = {}, responder?: Responder, opts: Partial<BuildOptions> = {}) {
   const provider: Recorder = await startRecorder(responder);
   const service = await makeService({
     EMAIL_PROVIDER: 'resend',
@@ -35,7 +35,7 @@ export async function makeServiceWithProvider(env: Record<string, string | undef
     EMAIL_PROVIDER_API_URL: provider.url,
     PROVIDER_TIMEOUT_MS: '2000',
     ...env,
-  });
+  }, opts);
   return {
     ...service,
     provider,

@@ -14,8 +14,6 @@ export interface SmtpOptions {
   password: string;
   timeoutMs: number;
   retry: RetryPolicy;
-  /** Tests only: accept the local test server's self-signed certificate. */
-  tlsRejectUnauthorized?: boolean;
 }
 
 export function smtpProvider(opts: SmtpOptions): EmailProvider {
@@ -31,7 +29,6 @@ export function smtpProvider(opts: SmtpOptions): EmailProvider {
     connectionTimeout: opts.timeoutMs,
     greetingTimeout: opts.timeoutMs,
     socketTimeout: opts.timeoutMs,
-    tls: { rejectUnauthorized: opts.tlsRejectUnauthorized ?? true },
   });
   return {
     name: 'smtp',

@@ -3,7 +3,6 @@ import type { Static } from '@sinclair/typebox';
 import { e2eTestResults } from './e2e-test-results.ts';
 import { eventReminder } from './event-reminder.ts';
 import { invitation } from './invitation.ts';
-import type { TemplateDefinition } from './kit.ts';
 import { membershipConfirm } from './membership-confirm.ts';
 import { notificationDigest } from './notification-digest.ts';
 import { parentalConsent } from './parental-consent.ts';
@@ -36,9 +35,3 @@ export const templates = {
 export type TemplateType = keyof typeof templates;
 /** What callers put in `data` for each type (optional fields with defaults stay optional). */
 export type TemplateData = { [K in TemplateType]: Static<(typeof templates)[K]['schema']> };
-
-export const templateTypes = Object.keys(templates) as TemplateType[];
-
-export function templateFor(type: string): TemplateDefinition | undefined {
-  return Object.hasOwn(templates, type) ? (templates[type as TemplateType] as unknown as TemplateDefinition) : undefined;
-}
