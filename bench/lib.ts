@@ -1,5 +1,6 @@
 // Shared pieces of the benchmarks: child processes on free loopback ports, autocannon runs, memory.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
@@ -22,9 +23,22 @@ export interface Child {
 }
 
 /** Starts a TypeScript entry point in its own process (so load generator and server do not share a core) and waits until healthy. */
+/**
+ * On Linux with taskset (util-linux) and at least two CPUs, servers run on the last CPU and the load
+ * generator on the others, so the two never compete for a core and the figures measure the server.
+ */
+export const pinning = (() => {
+  const cpus = availableParallelism();
+  if (process.platform !== 'linux' || cpus < 2 || spawnSync('taskset', ['-V']).status !== 0) return undefined;
+  return { server: String(cpus - 1), client: cpus === 2 ? '0' : `0-${cpus - 2}` };
+})();
+if (pinning) spawnSync('taskset', ['-pc', pinning.client, String(process.pid)]);
+
 export async function startChild(entry: string, env: Record<string, string>, healthPath: string): Promise<Child> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const node = [process.execPath, '--import', 'tsx', entry];
+  const [cmd, ...args] = pinning ? ['taskset', '-c', pinning.server, ...node] : node;
+  const proc = spawn(cmd!, args, {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],

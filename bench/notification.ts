@@ -1,7 +1,7 @@
 // Issue 2 benchmark: stub-mode throughput and latency per template against a bare node:http ceiling,
 // and peak memory while 25 MiB attachments arrive on 4 connections.
 import { templates } from '../services/notification/src/templates/index.ts';
-import { load, medianOf, memoryOf, startChild, table, type LoadResult } from './lib.ts';
+import { load, medianOf, memoryOf, pinning, startChild, table, type LoadResult } from './lib.ts';
 
 const TOKEN = 'bench-notification-token-0123456789';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -89,7 +89,7 @@ export async function benchNotification(): Promise<string> {
     'non-2xx': r.non2xx + r.errors,
   }));
   return [
-    `### Notification service (stub mode, LOG_LEVEL=info, 50 connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per scenario, medians; server and load generator in separate processes)`,
+    `### Notification service (stub mode, LOG_LEVEL=info, 50 connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per scenario, medians; server and load generator in separate processes${pinning ? `, pinned to CPU ${pinning.server} and CPU ${pinning.client}` : ''})`,
     '',
     table(rows),
     '',
