@@ -20,10 +20,10 @@ describe('brands (spec 3 Brands)', () => {
     assert.equal(m.from, '"DOM DAO" <notifications@domdao.example>');
     assert.match(m.html, /src="https:\/\/domdao\.example\/assets\/email-logo\.png"/);
     assert.match(m.html, /#4338CA/);
-    assert.match(m.html, /DOM DAO &middot; DOM DAO, 100 Example Street/);
+    assert.match(m.html, /DOM DAO &middot; 100 Example Street, Suite 1/);
     assert.match(m.html, /href="https:\/\/domdao\.example\/support"/);
     assert.match(m.text, /Support: https:\/\/domdao\.example\/support/);
-    assert.match(m.text, /DOM DAO, DOM DAO, 100 Example Street, Suite 1/);
+    assert.match(m.text, /DOM DAO, 100 Example Street, Suite 1/);
     assert.ok(!m.html.includes('domapp.example'), 'no trace of the other brand');
   });
   it('the product domain sends from notifications@<product_domain> with the product brand', async () => {
@@ -55,7 +55,7 @@ describe('brands (spec 3 Brands)', () => {
       const m = await rendered(validBody(type));
       assert.ok(m.subject.length > 0 && !/[\r\n]/.test(m.subject));
       assert.match(m.html, /^<!DOCTYPE html>/);
-      assert.match(m.html, /DOM DAO, 100 Example Street/);
+      assert.match(m.html, /DOM DAO &middot; 100 Example Street/);
       assert.match(m.text, /DOM DAO, 100 Example Street/);
       assert.ok(m.text.length > 50);
     });
