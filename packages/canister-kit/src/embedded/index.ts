@@ -1,0 +1,2 @@
+export { EmbeddedHost, ReentrantCallError, type EmbeddedHostOptions } from './host.ts';
+export { CorruptStateError } from './wal.ts';

@@ -1,0 +1,3 @@
+export { compareKeys, type Store, type StoreKey } from './store.ts';
+export { decode, encode } from './codec.ts';
+export { Err, isOk, Ok, type Result } from './result.ts';
