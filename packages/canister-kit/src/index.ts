@@ -1,3 +1,4 @@
 export { compareKeys, type Store, type StoreKey } from './store.ts';
 export { decode, encode } from './codec.ts';
 export { Err, isOk, Ok, type Result } from './result.ts';
+export { isDefaultSubaccount, type Account, type CallContext } from './call.ts';

@@ -1,0 +1,203 @@
+// Spec 2 "Membership token and status" and "States and transitions", through the core's public
+// methods on the embedded host, with a controllable clock.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { isOk, type Result } from '@domdao/canister-kit';
+import { EmbeddedHost } from '@domdao/canister-kit/embedded';
+import { endOfYear } from '../core/expiry.ts';
+import { MAX_QUERY_BATCH, membershipCore } from '../core/membership.ts';
+
+const USER = 'user-canister';
+const GOV = 'governance-canister';
+const ADMIN = 'admin-principal';
+const ALICE = 'alice-principal';
+const BOB = 'bob-principal';
+const at = (iso: string) => BigInt(Date.parse(iso)) * 1_000_000n;
+
+const dirs: string[] = [];
+after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function setup(dir?: string, initialise = true) {
+  const host = EmbeddedHost.open(dir === undefined ? {} : { dir });
+  const core = membershipCore({
+    tokens: host.store('membership', 'tokens'),
+    byOwner: host.store('membership', 'by_owner'),
+    config: host.store('membership', 'config'),
+  });
+  let now = at('2026-03-10T12:00:00Z');
+  const ctx = (caller: string) => ({ caller, now });
+  const update = <T>(fn: () => T) => host.update('membership', fn);
+  const query = <T>(fn: () => T) => host.query('membership', fn);
+  const s = {
+    host,
+    core,
+    ctx,
+    update,
+    query,
+    setNow: (iso: string) => (now = at(iso)),
+    status: (p: string) => query(() => core.get_membership_status(ctx('anyone'), p)),
+    mint: (p: string, caller = USER) => update(() => core.mint_membership_registered(ctx(caller), p, now - 1_000n)),
+    upgrade: (p: string, caller = USER, proof = new Uint8Array([1, 2, 3])) => update(() => core.upgrade_to_active(ctx(caller), p, proof)),
+    active: () => query(() => core.count_active_members(ctx('anyone'))),
+  };
+  return { ...s, ready: initialise ? update(() => core.init({ user_canister: USER, governance_canister: GOV, admins: [ADMIN] })).then(() => s) : Promise.resolve(s) };
+}
+
+const err = (r: Result<unknown, string>) => (isOk(r) ? undefined : r.Err);
+
+describe('mint_membership_registered', () => {
+  it('none → Registered: token id stored, expiration_date 0, is_active false', async () => {
+    const m = await setup().ready;
+    const r = await m.mint(ALICE);
+    assert.deepEqual(r, { Ok: 1n });
+    const t = m.status(ALICE)!;
+    assert.equal(t.status, 'Registered');
+    assert.equal(t.token_id, 1n);
+    assert.equal(t.expiration_date, 0n);
+    assert.equal(t.is_active, false);
+    assert.equal(t.owner, ALICE);
+  });
+  it('only the user canister may call it', async () => {
+    const m = await setup().ready;
+    assert.match(err(await m.mint(ALICE, ALICE))!, /only the user canister/);
+    assert.match(err(await m.mint(ALICE, ADMIN))!, /only the user canister/);
+    assert.equal(m.status(ALICE), undefined);
+  });
+  it('once per principal', async () => {
+    const m = await setup().ready;
+    await m.mint(ALICE);
+    assert.match(err(await m.mint(ALICE))!, /already exists/);
+    assert.deepEqual(await m.mint(BOB), { Ok: 2n });
+  });
+  it('tos_accepted_at must be in the past', async () => {
+    const m = await setup().ready;
+    assert.match(err(await m.update(() => m.core.mint_membership_registered(m.ctx(USER), ALICE, at('2030-01-01T00:00:00Z'))))!, /past/);
+  });
+  it('the canister must be initialised, once', async () => {
+    const m = await setup(undefined, false).ready;
+    await assert.rejects(m.mint(ALICE), /not initialised/);
+    await m.update(() => m.core.init({ user_canister: USER, governance_canister: GOV, admins: [] }));
+    await assert.rejects(m.update(() => m.core.init({ user_canister: USER, governance_canister: GOV, admins: [] })), /already initialised/);
+  });
+});
+
+describe('upgrade_to_active', () => {
+  it('Registered → Active until Dec 31 23:59:59 UTC; voting enabled (is_active)', async () => {
+    const m = await setup().ready;
+    await m.mint(ALICE);
+    assert.deepEqual(await m.upgrade(ALICE), { Ok: null });
+    const t = m.status(ALICE)!;
+    assert.equal(t.status, 'Active');
+    assert.equal(t.is_active, true);
+    assert.equal(t.expiration_date, at('2026-12-31T23:59:59Z'));
+    assert.equal(t.expiration_date, endOfYear(2026));
+  });
+  it('is refused for other callers, empty or huge proofs, unknown principals', async () => {
+    const m = await setup().ready;
+    await m.mint(ALICE);
+    assert.match(err(await m.upgrade(ALICE, ALICE))!, /only the user canister/);
+    assert.match(err(await m.upgrade(ALICE, USER, new Uint8Array()))!, /payment_proof/);
+    assert.match(err(await m.upgrade(ALICE, USER, new Uint8Array(64 * 1024 + 1)))!, /payment_proof/);
+    assert.match(err(await m.upgrade(BOB))!, /no Registered membership/);
+    assert.equal(m.status(ALICE)!.status, 'Registered');
+  });
+  it('Active → Expired when Dec 31 23:59:59 UTC passes', async () => {
+    const m = await setup().ready;
+    await m.mint(ALICE);
+    await m.upgrade(ALICE);
+    m.setNow('2026-12-31T23:59:58Z');
+    assert.equal(m.status(ALICE)!.status, 'Active');
+    m.setNow('2026-12-31T23:59:59Z');
+    assert.equal(m.status(ALICE)!.status, 'Expired');
+    assert.equal(m.status(ALICE)!.is_active, false);
+  });
+  it('decision M2: renewal after expiry runs to the end of the new year; early renewal extends by a year', async () => {
+    const m = await setup().ready;
+    await m.mint(ALICE);
+    await m.upgrade(ALICE);
+    m.setNow('2027-02-01T00:00:00Z');
+    assert.equal(m.status(ALICE)!.status, 'Expired');
+    await m.upgrade(ALICE);
+    assert.equal(m.status(ALICE)!.expiration_date, endOfYear(2027));
+    m.setNow('2027-12-15T00:00:00Z');
+    await m.upgrade(ALICE);
+    assert.equal(m.status(ALICE)!.expiration_date, endOfYear(2028));
+  });
+});
+
+describe('revoke_membership (decision M4)', () => {
+  it('admin or governance revokes; Revoked is final and cannot be upgraded', async () => {
+    const m = await setup().ready;
+    await m.mint(ALICE);
+    await m.mint(BOB);
+    assert.match(err(await m.update(() => m.core.revoke_membership(m.ctx(ALICE), BOB)))!, /admin only/);
+    assert.deepEqual(await m.update(() => m.core.revoke_membership(m.ctx(ADMIN), ALICE)), { Ok: null });
+    assert.deepEqual(await m.update(() => m.core.revoke_membership(m.ctx(GOV), BOB)), { Ok: null });
+    assert.equal(m.status(ALICE)!.status, 'Revoked');
+    assert.match(err(await m.upgrade(ALICE))!, /revoked/);
+    assert.match(err(await m.update(() => m.core.revoke_membership(m.ctx(ADMIN), ALICE)))!, /already revoked/);
+    assert.match(err(await m.update(() => m.core.revoke_membership(m.ctx(ADMIN), 'nobody')))!, /no membership/);
+  });
+});
+
+describe('count_active_members (the quorum snapshot governance takes)', () => {
+  it('counts Active members only: not Registered, Expired or Revoked', async () => {
+    const m = await setup().ready;
+    for (const p of ['a', 'b', 'c', 'd']) await m.mint(p);
+    await m.upgrade('a');
+    await m.upgrade('b');
+    await m.upgrade('c');
+    await m.update(() => m.core.revoke_membership(m.ctx(ADMIN), 'c'));
+    assert.equal(m.active(), 2n);
+    m.setNow('2027-01-01T00:00:00Z');
+    assert.equal(m.active(), 0n);
+  });
+});
+
+describe('ICRC-7 (soul-bound)', () => {
+  it('balance_of, owner_of, tokens_of, total_supply and metadata', async () => {
+    const m = await setup().ready;
+    await m.mint(ALICE);
+    await m.mint(BOB);
+    const c = m.core;
+    assert.deepEqual(m.query(() => c.icrc7_balance_of([{ owner: ALICE }, { owner: 'nobody' }, { owner: ALICE, subaccount: new Uint8Array(32).fill(1) }])), [1n, 0n, 0n]);
+    assert.deepEqual(m.query(() => c.icrc7_balance_of([{ owner: ALICE, subaccount: new Uint8Array(32) }])), [1n], 'the all-zero subaccount is the default');
+    assert.deepEqual(m.query(() => c.icrc7_owner_of([2n, 99n])), [{ owner: BOB }, undefined]);
+    assert.deepEqual(m.query(() => c.icrc7_tokens_of({ owner: BOB })), [2n]);
+    assert.deepEqual(m.query(() => c.icrc7_tokens_of({ owner: BOB }, 2n)), [], 'prev excludes');
+    assert.deepEqual(m.query(() => c.icrc7_tokens_of({ owner: BOB }, undefined, 0n)), []);
+    assert.equal(m.query(() => c.icrc7_total_supply()), 2n);
+    assert.deepEqual(m.query(() => c.icrc7_token_metadata(m.ctx('x'), [1n]))[0]![0], ['status', { Text: 'Registered' }]);
+    assert.deepEqual(m.query(() => c.icrc10_supported_standards()).map((s) => s.name), ['ICRC-7', 'ICRC-10']);
+  });
+  it('every transfer is refused: membership tokens are soul-bound', async () => {
+    const m = await setup().ready;
+    await m.mint(ALICE);
+    const [r] = await m.update(() => m.core.icrc7_transfer([{ token_id: 1n, to: { owner: BOB } }]));
+    assert.match(r!.Err.GenericError.message, /soul-bound/);
+    assert.deepEqual(m.query(() => m.core.icrc7_owner_of([1n])), [{ owner: ALICE }]);
+  });
+  it('batches over the limit are refused', async () => {
+    const m = await setup().ready;
+    assert.throws(() => m.query(() => m.core.icrc7_owner_of(Array.from({ length: MAX_QUERY_BATCH + 1 }, (_, i) => BigInt(i)))), /at most/);
+    assert.throws(() => m.query(() => m.core.icrc7_tokens_of({ owner: ALICE }, undefined, 101n)), /take/);
+  });
+});
+
+describe('durability on the embedded host', () => {
+  it('memberships survive a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'membership-'));
+    dirs.push(dir);
+    const a = await setup(dir).ready;
+    await a.mint(ALICE);
+    await a.upgrade(ALICE);
+    a.host.close();
+    const b = await setup(dir, false).ready;
+    assert.equal(b.status(ALICE)!.status, 'Active');
+    assert.deepEqual(await b.mint(BOB), { Ok: 2n }, 'the token counter survived too');
+    b.host.close();
+  });
+});
