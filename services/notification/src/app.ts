@@ -1,5 +1,5 @@
 // The notification service (spec 3) as a Fastify instance: build it with a config, listen elsewhere.
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { brandsFromConfig } from './brands/brands.ts';
 import type { NotificationConfig } from './config.ts';
@@ -62,27 +62,27 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request, reply) => sendError(reply, 404, 'not_found'));
 
-  // One hook, callback style (no promise per request): correlation id, fail-closed, bearer auth,
-  // then the memory budget, in the order of spec 3's send flow.
-  app.addHook('onRequest', (request, reply, done) => {
-    // Step 1: the correlation id on every response, errors included.
-    reply.header('x-request-id', request.id);
-    // Authentication rule 2: fail-closed.
-    if (!registry.configured) return void sendError(reply, 503, 'service_unavailable');
-    // Step 2: bearer auth for everything but health.
-    const path = request.url.split('?', 1)[0]!;
-    if (!(path === HEALTH_PATH && (request.method === 'GET' || request.method === 'HEAD'))) {
-      const authorization = request.headers.authorization;
-      const result = registry.check(authorization);
-      if (!result.ok) {
-        request.log.warn(
-          { event: 'auth.unauthorized', path, source_ip_class: sourceIpClass(request.ip), token_prefix: tokenPrefix(authorization), reason: result.reason },
-          'request rejected',
-        );
-        return void (result.status === 403 ? sendError(reply, 403, 'forbidden') : sendError(reply, 401, 'unauthorized'));
-      }
+  /** Authentication rules 1-5: answers and returns false when the request may not proceed. */
+  const admitted = (request: FastifyRequest, reply: FastifyReply): boolean => {
+    if (!registry.configured) {
+      void sendError(reply, 503, 'service_unavailable');
+      return false;
     }
-    // Memory bound: a body is read only once its declared size fits the in-flight budget.
+    const path = request.url.split('?', 1)[0]!;
+    if (path === HEALTH_PATH && (request.method === 'GET' || request.method === 'HEAD')) return true;
+    const authorization = request.headers.authorization;
+    const result = registry.check(authorization);
+    if (result.ok) return true;
+    request.log.warn(
+      { event: 'auth.unauthorized', path, source_ip_class: sourceIpClass(request.ip), token_prefix: tokenPrefix(authorization), reason: result.reason },
+      'request rejected',
+    );
+    void (result.status === 403 ? sendError(reply, 403, 'forbidden') : sendError(reply, 401, 'unauthorized'));
+    return false;
+  };
+
+  /** Memory bound (decision D8): the body is read only once its declared size fits the in-flight budget. */
+  const reserveBody = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     const declared = request.headers['content-length'];
     if (declared === undefined && request.headers['transfer-encoding'] === undefined) return done();
     const size = declared === undefined ? config.MAX_BODY_BYTES : Number(declared);
@@ -99,6 +99,13 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
       else request.budgetHeld = n;
       done();
     }, done);
+  };
+
+  // One callback-style hook (no promise per request), in the order of spec 3's send flow:
+  // step 1 the correlation id on every response, step 2 authentication, then the body budget.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    if (admitted(request, reply)) reserveBody(request, reply, done);
   });
   const releaseBudget = (request: { budgetHeld: number }) => {
     if (request.budgetHeld > 0) {
