@@ -36,6 +36,9 @@ export const sendRoutes: FastifyPluginAsync<SendRouteOptions> = async (app, opts
       return sendError(reply, 400, 'invalid_request', [{ field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }]);
     }
 
+    // Fingerprint the body as received, before validation fills in template defaults.
+    const fingerprint = key === undefined ? '' : fingerprintOf(request.body);
+
     // Step 3: the envelope.
     const checked = validateEnvelope(request.body, brands, lookup, typeNames);
     if (!checked.ok) return sendError(reply, 400, 'invalid_request', checked.details);
@@ -49,7 +52,6 @@ export const sendRoutes: FastifyPluginAsync<SendRouteOptions> = async (app, opts
     }
     const message = composed.message;
 
-    const fingerprint = key === undefined ? '' : fingerprintOf(request.body);
     if (key !== undefined) {
       const claim = await idempotency.begin(key, fingerprint);
       if (claim.state === 'replay') {
