@@ -151,3 +151,32 @@ describe('token configuration', () => {
     await assert.rejects(makeService({ FOREIGN_SERVICE_TOKENS: `notification=${FOREIGN}` }), /own/);
   });
 });
+
+describe('behind the gateway (TRUST_PROXY)', () => {
+  const reject = async (env: Record<string, string>) => {
+    const svc = await makeService(env);
+    const res = await svc.app.inject({ method: 'POST', url: '/api/v1/send', remoteAddress: '10.0.0.7', headers: { 'x-forwarded-for': '8.8.8.8' }, payload: {} });
+    const event = svc.logs.events('auth.unauthorized').find((e) => e.request_id === res.json().request_id)!;
+    await svc.close();
+    return event.source_ip_class;
+  };
+  it('by default the peer address is classified, and X-Forwarded-For is ignored', async () => {
+    assert.equal(await reject({}), 'private');
+  });
+  it('with TRUST_PROXY the client address from X-Forwarded-For is classified', async () => {
+    assert.equal(await reject({ TRUST_PROXY: 'true' }), 'public');
+    assert.equal(await reject({ TRUST_PROXY: '10.0.0.0/8' }), 'public');
+    assert.equal(await reject({ TRUST_PROXY: '1' }), 'public');
+    assert.equal(await reject({ TRUST_PROXY: '192.168.0.0/16' }), 'private', 'an untrusted peer’s header is ignored');
+  });
+});
+
+describe('HEAD /api/v1/health', () => {
+  it('needs no token either', async () => {
+    const svc = await makeService();
+    const res = await svc.app.inject({ method: 'HEAD', url: '/api/v1/health' });
+    assert.equal(res.statusCode, 200);
+    assert.ok(res.headers['x-request-id']);
+    await svc.close();
+  });
+});
