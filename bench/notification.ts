@@ -7,8 +7,11 @@ const TOKEN = 'bench-notification-token-0123456789';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
+// The service runs with NODE_ENV=production, which refuses the `.example` default brand domains.
+const BRANDS = { BRAND_DAO_DOMAIN: 'domdao.example.org', BRAND_PRODUCT_DOMAIN: 'domapp.example.org' };
+
 function body(type: keyof typeof templates, data?: Record<string, unknown>) {
-  return JSON.stringify({ type, to: 'ada@example.com', domain: 'domdao.example', data: data ?? templates[type].example });
+  return JSON.stringify({ type, to: 'ada@example.com', domain: BRANDS.BRAND_DAO_DOMAIN, data: data ?? templates[type].example });
 }
 
 function digest50() {
@@ -23,12 +26,8 @@ function digest50() {
 }
 
 export async function benchNotification(): Promise<string> {
-  const env = { SERVICE_TOKEN: TOKEN, NODE_ENV: 'production', BRAND_DAO_DOMAIN: 'domdao.example.org', BRAND_PRODUCT_DOMAIN: 'domapp.example.org', LOG_LEVEL: 'info' };
-  const bodies = {
-    welcome: body('welcome').replace('domdao.example"', 'domdao.example.org"'),
-    'notification-digest (50 items)': digest50().replace('"domain":"domdao.example"', '"domain":"domdao.example.org"'),
-    'event-reminder': body('event-reminder').replace('"domain":"domdao.example"', '"domain":"domdao.example.org"'),
-  };
+  const env = { SERVICE_TOKEN: TOKEN, NODE_ENV: 'production', LOG_LEVEL: 'info', ...BRANDS };
+  const bodies = { welcome: body('welcome'), 'notification-digest (50 items)': digest50(), 'event-reminder': body('event-reminder') };
   const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
   const results: LoadResult[] = [];
 

@@ -129,3 +129,18 @@ describe('Idempotency-Key format', () => {
     });
   }
 });
+
+describe('in-process store bound (IDEMPOTENCY_MAX_ENTRIES)', () => {
+  it('past the bound the oldest key is forgotten (it sends again); recent keys are still replayed', async () => {
+    const p = await makeServiceWithProvider({ IDEMPOTENCY_MAX_ENTRIES: '100' });
+    for (let i = 0; i < 101; i++) assert.equal((await p.send(validBody('welcome'), { 'idempotency-key': `bound-${i}` })).statusCode, 200);
+    assert.equal(p.provider.requests.length, 101);
+    const recent = await p.send(validBody('welcome'), { 'idempotency-key': 'bound-100' });
+    assert.equal(recent.headers['idempotent-replayed'], 'true');
+    assert.equal(p.provider.requests.length, 101);
+    const oldest = await p.send(validBody('welcome'), { 'idempotency-key': 'bound-0' });
+    assert.equal(oldest.headers['idempotent-replayed'], undefined);
+    assert.equal(p.provider.requests.length, 102);
+    await p.close();
+  });
+});

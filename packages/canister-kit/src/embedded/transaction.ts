@@ -18,7 +18,7 @@ export class Transaction {
   }
 
   redo(store: string, key: StoreKey, value: unknown, deleted: boolean): void {
-    // Last write per key wins; Map keeps first-insertion order, which is fine for independent keys.
+    // One op per key, its last write; ops on different keys are independent, so their order is free.
     const id = `${store}\u0000${typeof key}\u0000${String(key)}`;
     this.ops.delete(id);
     this.ops.set(id, deleted ? [store, key] : [store, key, value]);

@@ -12,6 +12,11 @@ import { layoutHtml, layoutText } from './layout.ts';
 /** Gmail clips HTML bodies past about 102 KB, hiding the footer; stay safely below. */
 export const HTML_BUDGET_BYTES = 100_000;
 
+/** UTF-8 takes at most 3 bytes per UTF-16 unit, so short HTML is known to fit without encoding it. */
+function overBudget(html: string): boolean {
+  return html.length * 3 > HTML_BUDGET_BYTES && Buffer.byteLength(html) > HTML_BUDGET_BYTES;
+}
+
 export interface OutboundMessage {
   type: string;
   brand: BrandKey;
@@ -51,9 +56,9 @@ export class Composer {
     try {
       content = template.render(data, { brand, now });
       html = layoutHtml(content, brand);
-      // Only templates that can shrink pay for measuring (a UTF-16 length over the budget/3 is the cheap pre-check).
-      while (content.fit && html.length * 3 > HTML_BUDGET_BYTES && Buffer.byteLength(html) > HTML_BUDGET_BYTES) {
-        const smaller = content.fit(Buffer.byteLength(html));
+      // Only templates that can shrink pay for measuring.
+      while (content.fit && overBudget(html)) {
+        const smaller = content.fit();
         if (!smaller) break;
         content = smaller;
         html = layoutHtml(content, brand);

@@ -1,12 +1,13 @@
 // Every caller value reaches HTML through these; templates never concatenate raw data into markup.
 const HTML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-/** For text nodes: only & < > need escaping there, which keeps entity-heavy text small. */
+// Most values need no escaping; testing first avoids a replace() allocation per call.
 const TEXT_SPECIAL = /[&<>]/;
 const ATTR_SPECIAL = /[&<>"']/;
+const UNTIDY = /[\p{Cc}\p{Zl}\p{Zp}]|\s\s|^\s|\s$/u;
 
+/** For text nodes: only & < > need escaping there, which keeps entity-heavy text small. */
 export function escapeText(value: string): string {
-  // Most values need nothing; testing first avoids a replace() allocation per call.
   return TEXT_SPECIAL.test(value) ? value.replace(/[&<>]/g, (c) => HTML[c]!) : value;
 }
 
@@ -16,8 +17,6 @@ export function escapeAttr(value: string): string {
 }
 
 /** Subjects come from caller data: one line, no control characters, bounded (RFC 5322 recommends 78 per line; providers fold). */
-const UNTIDY = /[\p{Cc}\p{Zl}\p{Zp}]|\s\s|^\s|\s$/u;
-
 export function subjectLine(value: string, max = 200): string {
   const flat = UNTIDY.test(value) ? value.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').replace(/\s+/g, ' ').trim() : value;
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
