@@ -107,6 +107,26 @@ export function membershipCore(stores: MembershipStores) {
       return Ok(null);
     },
 
+    /**
+     * A MembershipPolicy proposal executed by governance (decision G11): admins added and removed,
+     * memberships revoked, all or nothing.
+     */
+    apply_policy(ctx: CallContext, policy: { add_admins: string[]; remove_admins: string[]; revoke: string[] }): Result<null, string> {
+      const c = config();
+      if (ctx.caller !== c.governance_canister) return Err('not authorised: only the governance canister applies membership policy');
+      for (const owner of policy.revoke) {
+        const id = stores.byOwner.get(owner);
+        if (id === undefined) return Err(`no membership exists for ${owner}`);
+      }
+      for (const owner of policy.revoke) {
+        const token = stores.tokens.get(stores.byOwner.get(owner)!)!;
+        if (token.status !== 'Revoked') stores.tokens.set(token.token_id, { ...token, status: 'Revoked' });
+      }
+      const admins = [...c.admins.filter((a) => !policy.remove_admins.includes(a)), ...policy.add_admins.filter((a) => !c.admins.includes(a))];
+      stores.config.set('config', { ...c, admins });
+      return Ok(null);
+    },
+
     get_membership_status(ctx: CallContext, owner: string): MembershipToken | undefined {
       const id = stores.byOwner.get(owner);
       const token = id === undefined ? undefined : stores.tokens.get(id);
@@ -121,29 +141,38 @@ export function membershipCore(stores: MembershipStores) {
     },
 
     // ICRC-7 (read side) and ICRC-10. Tokens are soul-bound: held by the owner's default account.
-    icrc7_name: () => 'DOM DAO membership',
-    icrc7_symbol: () => 'DOMM',
-    icrc7_description: () => 'Soul-bound membership tokens of DOM DAO; status Registered, Active, Expired or Revoked.',
-    icrc7_total_supply: (): bigint => BigInt(stores.tokens.size),
-    icrc7_supply_cap: (): bigint | undefined => undefined,
-    icrc7_max_query_batch_size: (): bigint => BigInt(MAX_QUERY_BATCH),
-    icrc7_max_take_value: (): bigint => BigInt(MAX_TAKE),
-    icrc7_balance_of(accounts: Account[]): bigint[] {
+    icrc7_name: (_ctx: CallContext) => 'DOM DAO membership',
+    icrc7_symbol: (_ctx: CallContext) => 'DOMM',
+    icrc7_description: (_ctx: CallContext) => 'Soul-bound membership tokens of DOM DAO; status Registered, Active, Expired or Revoked.',
+    icrc7_total_supply: (_ctx: CallContext): bigint => BigInt(stores.tokens.size),
+    icrc7_supply_cap: (_ctx: CallContext): bigint | undefined => undefined,
+    icrc7_max_query_batch_size: (_ctx: CallContext): bigint => BigInt(MAX_QUERY_BATCH),
+    icrc7_max_take_value: (_ctx: CallContext): bigint => BigInt(MAX_TAKE),
+    icrc7_collection_metadata(_ctx: CallContext): Array<[string, { Text: string } | { Nat: bigint }]> {
+      return [
+        ['icrc7:name', { Text: 'DOM DAO membership' }],
+        ['icrc7:symbol', { Text: 'DOMM' }],
+        ['icrc7:total_supply', { Nat: BigInt(stores.tokens.size) }],
+        ['icrc7:max_query_batch_size', { Nat: BigInt(MAX_QUERY_BATCH) }],
+        ['icrc7:max_take_value', { Nat: BigInt(MAX_TAKE) }],
+      ];
+    },
+    icrc7_balance_of(_ctx: CallContext, accounts: Account[]): bigint[] {
       batch(accounts.length);
       return accounts.map((a) => (isDefaultSubaccount(a.subaccount) && stores.byOwner.has(a.owner) ? 1n : 0n));
     },
-    icrc7_owner_of(ids: bigint[]): Array<Account | undefined> {
+    icrc7_owner_of(_ctx: CallContext, ids: bigint[]): Array<Account | undefined> {
       batch(ids.length);
       return ids.map((id) => {
         const t = stores.tokens.get(id);
         return t && { owner: t.owner };
       });
     },
-    icrc7_tokens_of(account: Account, prev?: bigint, take?: bigint): bigint[] {
-      if (take !== undefined && take > BigInt(MAX_TAKE)) throw new Error(`take must be at most ${MAX_TAKE}`);
+    icrc7_tokens_of(_ctx: CallContext, account: Account, prev?: bigint, take?: number): bigint[] {
+      if (take !== undefined && take > MAX_TAKE) throw new Error(`take must be at most ${MAX_TAKE}`);
       if (!isDefaultSubaccount(account.subaccount)) return [];
       const id = stores.byOwner.get(account.owner);
-      return id !== undefined && (prev === undefined || id > prev) && take !== 0n ? [id] : [];
+      return id !== undefined && (prev === undefined || id > prev) && take !== 0 ? [id] : [];
     },
     icrc7_token_metadata(ctx: CallContext, ids: bigint[]): Array<Array<[string, { Text: string } | { Nat: bigint }]> | undefined> {
       batch(ids.length);
@@ -159,11 +188,11 @@ export function membershipCore(stores: MembershipStores) {
       });
     },
     /** Soul-bound (decision M5): every transfer is refused. */
-    icrc7_transfer(args: unknown[]): Array<{ Err: TransferError } | undefined> {
+    icrc7_transfer(_ctx: CallContext, args: unknown[]): Array<{ Err: TransferError } | undefined> {
       batch(args.length);
       return args.map(() => ({ Err: { GenericError: { error_code: 1n, message: 'membership tokens are soul-bound and cannot be transferred' } } }));
     },
-    icrc10_supported_standards: () => [
+    icrc10_supported_standards: (_ctx: CallContext) => [
       { name: 'ICRC-7', url: 'https://github.com/dfinity/ICRC/ICRCs/ICRC-7' },
       { name: 'ICRC-10', url: 'https://github.com/dfinity/ICRC/ICRCs/ICRC-10' },
     ],

@@ -2,3 +2,5 @@ export { compareKeys, type Store, type StoreKey } from './store.ts';
 export { decode, encode } from './codec.ts';
 export { Err, isOk, Ok, type Result } from './result.ts';
 export { isDefaultSubaccount, type Account, type CallContext } from './call.ts';
+export { compositeKey, u64Key, withPrefix } from './keys.ts';
+export { CanisterReject, clampLimit } from './reject.ts';

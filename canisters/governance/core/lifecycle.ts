@@ -1,0 +1,38 @@
+// Spec 1 "States and transitions": Created → Open → Tallied → Approved/Rejected → Executed/Expired.
+// Time alone moves a proposal through the first steps, so every read derives the status in force now
+// (a late timer never shows a stale state); the scheduler's tick then records the same transitions and
+// performs their side effects (decision G6).
+import { passes, tally } from './rules/counting.ts';
+import type { ProposalRecord, ProposalStatus, VoteTally } from './types.ts';
+
+export function tallyOf(p: ProposalRecord): VoteTally {
+  return tally(
+    { yes_votes: p.yes_votes, no_votes: p.no_votes, abstentions: p.abstentions, total_eligible: p.total_eligible ?? 0n },
+    p.rules,
+  );
+}
+
+/** The status in force at `now`, whatever the scheduler has recorded so far. */
+export function statusAt(p: ProposalRecord, now: bigint): ProposalStatus {
+  return settleSteps(p, now).at(-1)?.[1] ?? p.status;
+}
+
+/**
+ * The time-driven transitions due at `now`, in order, as [from, to] pairs. A Created proposal
+ * past voting_opens is Open (its snapshot is taken by whoever records the step); a closed vote is
+ * Tallied and then, in the same step, evaluated; an Approved proposal past its execution deadline
+ * is Expired.
+ */
+export function settleSteps(p: ProposalRecord, now: bigint): Array<[ProposalStatus, ProposalStatus]> {
+  const steps: Array<[ProposalStatus, ProposalStatus]> = [];
+  let s = p.status;
+  const step = (to: ProposalStatus) => {
+    steps.push([s, to]);
+    s = to;
+  };
+  if (s === 'Created' && now >= p.voting_opens) step('Open');
+  if (s === 'Open' && now >= p.voting_closes) step('Tallied');
+  if (s === 'Tallied') step(passes(tallyOf(p)) ? 'Approved' : 'Rejected');
+  if (s === 'Approved' && now >= p.execution_deadline) step('Expired');
+  return steps;
+}

@@ -1,0 +1,204 @@
+// The governance canister's public records (spec 1 "Resources"), in the core's TypeScript shape:
+// principals are text, `opt` is an optional property, times are nanoseconds since the Unix epoch (G2).
+// The Candid shape of the same records is in ../candid.ts.
+import type { Account } from '@domdao/canister-kit';
+import type { CategoryRules, ProposalCategory } from './rules/categories.ts';
+import type { VoteTally } from './rules/counting.ts';
+import type { DomPriceTick } from './rules/price.ts';
+
+export type { Account, ProposalCategory, VoteTally, DomPriceTick, CategoryRules };
+
+export const PROPOSAL_STATUSES = ['Created', 'Open', 'Tallied', 'Approved', 'Rejected', 'Executed', 'Expired'] as const;
+export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
+export const TERMINAL: ReadonlySet<ProposalStatus> = new Set(['Rejected', 'Executed', 'Expired']);
+
+export type Vote = 'Yes' | 'No' | 'Abstain';
+
+export interface SetDomPricePayload {
+  price_usd: number;
+  effective_at?: bigint;
+  source_url?: string;
+  expires_at?: bigint;
+}
+
+/** Decision G10: an amount in DOM e8s, or in USD converted by the treasury at the ratified price. */
+export type PayoutAmount = { DomE8s: bigint } | { Usd: number };
+
+export interface PayoutPayload {
+  recipient: string;
+  amount: PayoutAmount;
+  memo?: string;
+}
+
+/** Decision G11: what a MembershipPolicy proposal may change in the membership canister. */
+export interface MembershipPolicyPayload {
+  add_admins: string[];
+  remove_admins: string[];
+  revoke: string[];
+}
+
+/** Decision G12: a ConstitutionalAmendment changes rules for proposals created after it executes. */
+export interface CategoryRulesChange {
+  category: ProposalCategory;
+  quorum_bps?: number;
+  threshold_bps?: number;
+  voting_window?: bigint;
+}
+export interface AmendmentPayload {
+  category_rules: CategoryRulesChange[];
+  voting_delay?: bigint;
+  execution_window?: bigint;
+}
+
+export type ProposalPayload =
+  | { SetDomPrice: SetDomPricePayload }
+  | { TreasuryPayout: PayoutPayload }
+  | { MembershipPolicy: MembershipPolicyPayload }
+  | { ConstitutionalAmendment: AmendmentPayload };
+
+export interface CreateProposalArgs {
+  title: string;
+  body: string;
+  category: ProposalCategory;
+  payload?: ProposalPayload;
+  /** Decision G7: a trusted proposer (the bridge) names the member it submits for. */
+  proposer?: string;
+}
+
+export interface Proposal {
+  id: bigint;
+  title: string;
+  body: string;
+  category: ProposalCategory;
+  proposed_by: string;
+  created_at: bigint;
+  voting_opens: bigint;
+  voting_closes: bigint;
+  status: ProposalStatus;
+  payload?: ProposalPayload;
+  tally?: VoteTally;
+}
+
+export interface ListProposalsArgs {
+  status?: ProposalStatus;
+  category?: ProposalCategory;
+  from_id?: bigint;
+  limit?: number;
+}
+
+/** Decision G9. */
+export interface VoteRecord {
+  voter: string;
+  vote: Vote;
+  voted_at: bigint;
+  receipt_token_id: bigint;
+}
+
+export type GovernanceError =
+  | { NotAuthorized: null }
+  | { NotAMember: null }
+  | { ProposalNotFound: null }
+  | { ProposalNotOpen: null }
+  | { AlreadyVoted: null }
+  | { VotingWindowClosed: null }
+  | { InvalidPayload: null }
+  | { PriceStale: null }
+  | { QuorumNotMet: null }
+  | { ExecutionFailed: string };
+
+/** Decision G9: the GovernanceError variants cast_vote can return, plus an unreachable membership canister. */
+export type VoteError =
+  | { NotAMember: null }
+  | { ProposalNotFound: null }
+  | { ProposalNotOpen: null }
+  | { VotingWindowClosed: null }
+  | { AlreadyVoted: null }
+  | { MembershipUnavailable: string };
+
+export interface UpdateDomPriceArgs {
+  proposal_id: bigint;
+  price_usd: number;
+  effective_at?: bigint;
+  expires_at?: bigint;
+  source_url?: string;
+}
+
+/** Decision G13: the admin event log. */
+export type AdminEventKind =
+  | { ProposalCreated: { proposal_id: bigint; category: ProposalCategory; proposed_by: string } }
+  | { StatusChanged: { proposal_id: bigint; from: ProposalStatus; to: ProposalStatus } }
+  | { PriceUpdated: { proposal_id: bigint; price_usd: number; effective_at: bigint; expires_at?: bigint; source_url?: string } }
+  | { ExecutionFailed: { proposal_id: bigint; attempt: number; message: string } }
+  | { ConfigChanged: { proposal_id: bigint } };
+
+export interface AdminEvent {
+  id: bigint;
+  at: bigint;
+  kind: AdminEventKind;
+}
+
+export interface GovernanceSettings {
+  rules: Record<ProposalCategory, CategoryRules>;
+  voting_delay: bigint;
+  execution_window: bigint;
+}
+
+export interface GovernanceInit {
+  /** This canister's own principal: DomPriceTick.set_by. */
+  self: string;
+  membership_canister: string;
+  treasury_canister: string;
+  admins: string[];
+  /** Decision G7: principals (the bridge) that may submit proposals without holding a membership. */
+  trusted_proposers: string[];
+}
+
+export interface GovernanceConfig extends GovernanceInit, GovernanceSettings {
+  execution_retry_interval: bigint;
+}
+
+/** What the core remembers about a proposal (the public Proposal is derived from it). */
+export interface ProposalRecord {
+  id: bigint;
+  title: string;
+  body: string;
+  category: ProposalCategory;
+  proposed_by: string;
+  created_at: bigint;
+  voting_opens: bigint;
+  voting_closes: bigint;
+  status: ProposalStatus;
+  payload?: ProposalPayload;
+  /** The category's rules in force at creation: fixed for this proposal (spec 1 rule 2). */
+  rules: CategoryRules;
+  /** Active members when the window opened: the quorum base. Absent until it opens. */
+  total_eligible?: bigint;
+  yes_votes: bigint;
+  no_votes: bigint;
+  abstentions: bigint;
+  /** Approved proposals must execute before this (voting_closes + execution window in force at creation). */
+  execution_deadline: bigint;
+  execution_attempts: number;
+  last_attempt_at?: bigint;
+  /** Vote-pass receipts still to burn after finalization. */
+  receipts_pending: boolean;
+}
+
+export interface Receipt {
+  token_id: bigint;
+  owner: string;
+  proposal_id: bigint;
+  minted_at: bigint;
+}
+
+/** The other canisters governance calls; injected by the host (in-process or real inter-canister calls). */
+export interface GovernanceDeps {
+  membership: {
+    get_membership_status(owner: string): Promise<{ is_active: boolean } | undefined>;
+    count_active_members(): Promise<bigint>;
+    apply_policy(policy: MembershipPolicyPayload): Promise<{ Ok: null } | { Err: string }>;
+  };
+  treasury: {
+    execute_payout(proposal_id: bigint, payout: PayoutPayload): Promise<{ Ok: unknown } | { Err: unknown }>;
+  };
+}
