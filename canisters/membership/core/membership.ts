@@ -40,6 +40,8 @@ export interface MembershipStores {
   config: Store<'config', MembershipConfig>;
 }
 
+export const MEMBERSHIP_STORE_NAMES: Record<keyof MembershipStores, string> = { tokens: 'tokens', byOwner: 'by_owner', config: 'config' };
+
 export const MAX_PAYMENT_PROOF_BYTES = 64 * 1024;
 export const MAX_QUERY_BATCH = 100;
 export const MAX_TAKE = 100;
@@ -148,6 +150,8 @@ export function membershipCore(stores: MembershipStores) {
     icrc7_supply_cap: (_ctx: CallContext): bigint | undefined => undefined,
     icrc7_max_query_batch_size: (_ctx: CallContext): bigint => BigInt(MAX_QUERY_BATCH),
     icrc7_max_take_value: (_ctx: CallContext): bigint => BigInt(MAX_TAKE),
+    /** One token per owner: a page of one. */
+    icrc7_default_take_value: (_ctx: CallContext): bigint => BigInt(MAX_TAKE),
     icrc7_collection_metadata(_ctx: CallContext): Array<[string, { Text: string } | { Nat: bigint }]> {
       return [
         ['icrc7:name', { Text: 'DOM DAO membership' }],

@@ -344,7 +344,7 @@ export function userCore(stores: UserStores, deps: UserDeps) {
       return due.length;
     },
 
-    next_retry_at(): bigint | undefined {
+    next_retry_at(_ctx: CallContext): bigint | undefined {
       let next: bigint | undefined;
       for (const [, r] of stores.retries.entries()) if (next === undefined || r.next_attempt < next) next = r.next_attempt;
       return next;

@@ -1,0 +1,141 @@
+// The governance canister's Candid interface (spec 1 "Governance canister operations"), written once
+// for the Azle entry point and the IC agent client. governance.did is generated from it by azle build.
+import { enumVariant, query, result, update, type Idl, type MethodTable } from '@domdao/canister-kit/candid';
+import { icrc7Methods } from '@domdao/canister-kit/candid';
+import { CATEGORIES } from './core/rules/categories.ts';
+import { PROPOSAL_STATUSES } from './core/types.ts';
+
+export function governanceTypes(I: Idl) {
+  const ProposalCategory = enumVariant(I, CATEGORIES);
+  const ProposalStatus = enumVariant(I, PROPOSAL_STATUSES);
+  const Vote = enumVariant(I, ['Yes', 'No', 'Abstain']);
+  const SetDomPricePayload = I.Record({
+    price_usd: I.Float64,
+    effective_at: I.Opt(I.Nat64),
+    source_url: I.Opt(I.Text),
+    expires_at: I.Opt(I.Nat64),
+  });
+  const PayoutPayload = I.Record({
+    recipient: I.Principal,
+    amount: I.Variant({ DomE8s: I.Nat, Usd: I.Float64 }),
+    memo: I.Opt(I.Text),
+  });
+  const MembershipPolicyPayload = I.Record({ add_admins: I.Vec(I.Principal), remove_admins: I.Vec(I.Principal), revoke: I.Vec(I.Principal) });
+  const CategoryRulesChange = I.Record({
+    category: ProposalCategory,
+    quorum_bps: I.Opt(I.Nat16),
+    threshold_bps: I.Opt(I.Nat16),
+    voting_window: I.Opt(I.Nat64),
+  });
+  const AmendmentPayload = I.Record({ category_rules: I.Vec(CategoryRulesChange), voting_delay: I.Opt(I.Nat64), execution_window: I.Opt(I.Nat64) });
+  const ProposalPayload = I.Variant({
+    SetDomPrice: SetDomPricePayload,
+    TreasuryPayout: PayoutPayload,
+    MembershipPolicy: MembershipPolicyPayload,
+    ConstitutionalAmendment: AmendmentPayload,
+  });
+  const VoteTally = I.Record({
+    yes_votes: I.Nat64,
+    no_votes: I.Nat64,
+    abstentions: I.Nat64,
+    total_eligible: I.Nat64,
+    quorum_met: I.Bool,
+    threshold_met: I.Bool,
+  });
+  const Proposal = I.Record({
+    id: I.Nat64,
+    title: I.Text,
+    body: I.Text,
+    category: ProposalCategory,
+    proposed_by: I.Principal,
+    created_at: I.Nat64,
+    voting_opens: I.Nat64,
+    voting_closes: I.Nat64,
+    status: ProposalStatus,
+    payload: I.Opt(ProposalPayload),
+    tally: I.Opt(VoteTally),
+  });
+  const CreateProposalArgs = I.Record({
+    title: I.Text,
+    body: I.Text,
+    category: ProposalCategory,
+    payload: I.Opt(ProposalPayload),
+    proposer: I.Opt(I.Principal),
+  });
+  const ListProposalsArgs = I.Record({
+    status: I.Opt(ProposalStatus),
+    category: I.Opt(ProposalCategory),
+    from_id: I.Opt(I.Nat64),
+    limit: I.Opt(I.Nat32),
+  });
+  const GovernanceError = I.Variant({
+    NotAuthorized: I.Null,
+    NotAMember: I.Null,
+    ProposalNotFound: I.Null,
+    ProposalNotOpen: I.Null,
+    AlreadyVoted: I.Null,
+    VotingWindowClosed: I.Null,
+    InvalidPayload: I.Null,
+    PriceStale: I.Null,
+    QuorumNotMet: I.Null,
+    ExecutionFailed: I.Text,
+  });
+  const VoteError = I.Variant({
+    NotAMember: I.Null,
+    ProposalNotFound: I.Null,
+    ProposalNotOpen: I.Null,
+    VotingWindowClosed: I.Null,
+    AlreadyVoted: I.Null,
+    MembershipUnavailable: I.Text,
+  });
+  const VoteRecord = I.Record({ voter: I.Principal, vote: Vote, voted_at: I.Nat64, receipt_token_id: I.Nat });
+  const DomPriceTick = I.Record({ price_usd: I.Float64, set_by: I.Principal, proposal_id: I.Nat64, timestamp: I.Nat64 });
+  const UpdateDomPriceArgs = I.Record({
+    proposal_id: I.Nat64,
+    price_usd: I.Float64,
+    effective_at: I.Opt(I.Nat64),
+    expires_at: I.Opt(I.Nat64),
+    source_url: I.Opt(I.Text),
+  });
+  const AdminEventKind = I.Variant({
+    ProposalCreated: I.Record({ proposal_id: I.Nat64, category: ProposalCategory, proposed_by: I.Principal }),
+    StatusChanged: I.Record({ proposal_id: I.Nat64, from: ProposalStatus, to: ProposalStatus }),
+    PriceUpdated: I.Record({ proposal_id: I.Nat64, price_usd: I.Float64, effective_at: I.Nat64, expires_at: I.Opt(I.Nat64), source_url: I.Opt(I.Text) }),
+    ExecutionFailed: I.Record({ proposal_id: I.Nat64, attempt: I.Nat32, message: I.Text }),
+    ConfigChanged: I.Record({ proposal_id: I.Nat64 }),
+  });
+  const AdminEvent = I.Record({ id: I.Nat64, at: I.Nat64, kind: AdminEventKind });
+  const GovernanceSettings = I.Record({
+    rules: I.Vec(I.Record({ category: ProposalCategory, quorum_bps: I.Nat16, threshold_bps: I.Nat16, voting_window: I.Nat64 })),
+    voting_delay: I.Nat64,
+    execution_window: I.Nat64,
+  });
+  const InitArgs = I.Record({
+    membership_canister: I.Principal,
+    treasury_canister: I.Principal,
+    admins: I.Vec(I.Principal),
+    trusted_proposers: I.Vec(I.Principal),
+  });
+  return { Proposal, CreateProposalArgs, ListProposalsArgs, GovernanceError, VoteError, Vote, VoteTally, VoteRecord, DomPriceTick, UpdateDomPriceArgs, AdminEvent, GovernanceSettings, InitArgs };
+}
+
+export function governanceMethods(I: Idl) {
+  const t = governanceTypes(I);
+  const unit = (err: typeof t.GovernanceError) => result(I, I.Null, err);
+  return {
+    create_proposal: update([t.CreateProposalArgs], result(I, I.Nat64, t.GovernanceError)),
+    get_proposal: query([I.Nat64], I.Opt(t.Proposal)),
+    list_proposals: query([t.ListProposalsArgs], I.Vec(t.Proposal)),
+    cast_vote: update([I.Nat64, t.Vote], result(I, I.Null, t.VoteError)),
+    get_tally: query([I.Nat64], I.Opt(t.VoteTally)),
+    get_my_vote: query([I.Nat64], I.Opt(t.Vote)),
+    list_votes: query([I.Nat64], I.Vec(t.VoteRecord)),
+    execute_proposal: update([I.Nat64], unit(t.GovernanceError)),
+    update_dom_price: update([t.UpdateDomPriceArgs], unit(t.GovernanceError)),
+    get_dom_price: query([], I.Opt(t.DomPriceTick)),
+    list_price_history: query([I.Opt(I.Nat32)], I.Vec(t.DomPriceTick)),
+    list_admin_events: query([I.Opt(I.Nat64), I.Opt(I.Nat32)], I.Vec(t.AdminEvent)),
+    get_settings: query([], t.GovernanceSettings),
+    ...icrc7Methods(I),
+  } satisfies MethodTable;
+}

@@ -1,0 +1,37 @@
+// The five canisters as the bridge sees them: one typed client per canister, with the same methods,
+// argument and result types whichever implementation is behind it (in-process or IC agent). A client
+// method is the core method without its CallContext (the caller is the client's identity, the time
+// the host's) and always returns a promise, as a call to a canister does.
+import type { CallContext } from '@domdao/canister-kit';
+import type { CampaignCore } from '@domdao/canister-campaign/core/campaign.ts';
+import type { campaignMethods } from '@domdao/canister-campaign/candid.ts';
+import type { GovernanceCore } from '@domdao/canister-governance/core/governance.ts';
+import type { governanceMethods } from '@domdao/canister-governance/candid.ts';
+import type { MembershipCore } from '@domdao/canister-membership/core/membership.ts';
+import type { membershipMethods } from '@domdao/canister-membership/candid.ts';
+import type { TreasuryCore } from '@domdao/canister-treasury/core/treasury.ts';
+import type { treasuryMethods } from '@domdao/canister-treasury/candid.ts';
+import type { UserCore } from '@domdao/canister-user/core/user.ts';
+import type { userMethods } from '@domdao/canister-user/candid.ts';
+
+type Method<F> = F extends (ctx: CallContext, ...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
+export type ClientOf<Core, Table> = { [K in keyof Table & keyof Core]: Method<Core[K]> };
+
+export type GovernanceClient = ClientOf<GovernanceCore, ReturnType<typeof governanceMethods>>;
+export type MembershipClient = ClientOf<MembershipCore, ReturnType<typeof membershipMethods>>;
+export type UserClient = ClientOf<UserCore, ReturnType<typeof userMethods>>;
+export type CampaignClient = ClientOf<CampaignCore, ReturnType<typeof campaignMethods>>;
+export type TreasuryClient = ClientOf<TreasuryCore, ReturnType<typeof treasuryMethods>>;
+
+export const CANISTERS = ['governance', 'membership', 'user', 'campaign', 'treasury'] as const;
+export type CanisterName = (typeof CANISTERS)[number];
+
+export interface CanisterClients {
+  governance: GovernanceClient;
+  membership: MembershipClient;
+  user: UserClient;
+  campaign: CampaignClient;
+  treasury: TreasuryClient;
+}
+
+export type CanisterIds = Record<CanisterName, string>;

@@ -1,0 +1,1 @@
+export { EmbeddedPlatform, type EmbeddedPlatformOptions } from './platform.ts';
