@@ -23,7 +23,7 @@ export function icrc7Types(I: Idl) {
   return { Account, Value, TransferArg, TransferError, TransferResult, Standard };
 }
 
-export function icrc7Methods(I: Idl): MethodTable {
+export function icrc7Methods(I: Idl) {
   const t = icrc7Types(I);
   return {
     icrc7_collection_metadata: query([], I.Vec(I.Tuple(I.Text, t.Value))),
@@ -42,5 +42,5 @@ export function icrc7Methods(I: Idl): MethodTable {
     icrc7_token_metadata: query([I.Vec(I.Nat)], I.Vec(I.Opt(I.Vec(I.Tuple(I.Text, t.Value))))),
     icrc7_transfer: update([I.Vec(t.TransferArg)], I.Vec(I.Opt(t.TransferResult))),
     icrc10_supported_standards: query([], I.Vec(t.Standard)),
-  };
+  } satisfies MethodTable;
 }
