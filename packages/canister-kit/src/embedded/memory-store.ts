@@ -1,12 +1,8 @@
 // The embedded Store: an in-memory B-tree (ordered like StableBTreeMap) whose writes go through the
 // current update's transaction, so a throw undoes them and a commit journals them.
-import sortedBtree from 'sorted-btree';
-import { compareKeys, type Store, type StoreKey } from '../store.ts';
+import { deepFreeze, newBTree, type BTree } from '../btree.ts';
+import type { Store, StoreKey } from '../store.ts';
 import type { Transaction } from './transaction.ts';
-
-// sorted-btree is CommonJS with a default export; under NodeNext its class sits on `.default`.
-type BTree<K, V> = import('sorted-btree').default<K, V>;
-const BTreeClass = sortedBtree.default;
 
 export class MemoryStore<K extends StoreKey, V> implements Store<K, V> {
   readonly tree: BTree<K, V>;
@@ -17,7 +13,7 @@ export class MemoryStore<K extends StoreKey, V> implements Store<K, V> {
     private readonly currentTx: () => Transaction | undefined,
     entries: Array<[K, V]> = [],
   ) {
-    this.tree = new BTreeClass<K, V>(undefined, compareKeys);
+    this.tree = newBTree<K, V>();
     for (const [k, v] of entries) this.tree.set(k, deepFreeze(v));
   }
 
@@ -72,13 +68,4 @@ export class MemoryStore<K extends StoreKey, V> implements Store<K, V> {
     if (tx.canister !== this.canister) throw new Error(`${this.qualifiedName}: ${tx.canister} may not write ${this.canister}'s state`);
     return tx;
   }
-}
-
-/** Records are values: freezing them makes a core that edits one in place fail loudly, as on the IC its edit would be lost. */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !ArrayBuffer.isView(value) && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }

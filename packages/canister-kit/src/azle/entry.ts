@@ -1,0 +1,62 @@
+// What every Azle entry point shares: the CallContext from the IC, Candid ⇄ core value conversion
+// for a method table, inter-canister calls through the callee's method table, and raw_rand.
+import { call, IDL, msgCaller, Principal, time } from 'azle';
+import type { CallContext } from '../call.ts';
+import type { Idl, IdlType, MethodTable } from '../candid/methods.ts';
+import { fromCandid, toCandid, type PrincipalCodec } from '../candid/values.ts';
+
+/** Azle's own copy of the candid library, typed as the one the method tables are written against. */
+export const AzleIdl = IDL as unknown as Idl;
+
+export const principals: PrincipalCodec = {
+  fromText: (t) => Principal.fromText(t),
+  toText: (p) => (p as Principal).toText(),
+};
+
+export function context(): CallContext {
+  return { caller: msgCaller().toText(), now: time() };
+}
+
+/** Decorator arguments typed for Azle. */
+export type AzleMethods<T extends MethodTable> = { [K in keyof T]: { args: IDL.Type[]; ret: IDL.Type } };
+export function azleMethods<T extends MethodTable>(table: T): AzleMethods<T> {
+  return table as unknown as AzleMethods<T>;
+}
+
+type CoreFn = (ctx: CallContext, ...args: unknown[]) => unknown;
+
+/** Runs `core[name]` for a Candid call: converts arguments in and the result out. */
+export function dispatcher(table: MethodTable, core: object) {
+  const fns = core as Record<string, CoreFn>;
+  return {
+    query(name: string, args: unknown[]): unknown {
+      const m = table[name]!;
+      const result = fns[name]!(context(), ...args.map((a, i) => fromCandid(m.args[i]!, a, principals)));
+      return toCandid(m.ret, result, principals);
+    },
+    async update(name: string, args: unknown[]): Promise<unknown> {
+      const m = table[name]!;
+      const result = await fns[name]!(context(), ...args.map((a, i) => fromCandid(m.args[i]!, a, principals)));
+      return toCandid(m.ret, result, principals);
+    },
+  };
+}
+
+/** A typed inter-canister call: core values in, core values out (a rejection throws). */
+export function interCanister(canister: () => string, table: MethodTable) {
+  return async (name: string, ...args: unknown[]): Promise<never> => {
+    const m = table[name]!;
+    const raw = await call(canister(), name, {
+      paramIdlTypes: m.args as unknown as IDL.Type[],
+      returnIdlType: m.ret as unknown as IDL.Type,
+      args: args.map((a, i) => toCandid(m.args[i]!, a, principals)),
+    });
+    return fromCandid(m.ret as IdlType, raw, principals) as never;
+  };
+}
+
+/** 16 bytes from the management canister's raw_rand. */
+export async function rawRandBytes(): Promise<Uint8Array> {
+  const bytes = await call<undefined, Uint8Array>('aaaaa-aa', 'raw_rand', { returnIdlType: IDL.Vec(IDL.Nat8) });
+  return bytes.subarray(0, 16);
+}

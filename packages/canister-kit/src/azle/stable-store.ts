@@ -1,0 +1,81 @@
+// The Store of a canister on the IC: a StableBTreeMap in stable memory (durable across upgrades) with
+// an ordered heap mirror for range reads. Azle's StableBTreeMap pages only by index (a linear skip),
+// so `entries({ from })` is answered by a B-tree rebuilt from stable memory at init and after every
+// upgrade, and every write goes to both (decision K5). A trap undoes both, as it undoes all state.
+import { StableBTreeMap, type Serializable } from 'azle';
+import { deepFreeze, newBTree, type BTree } from '../btree.ts';
+import { decode, encode } from '../codec.ts';
+import type { Store, StoreKey } from '../store.ts';
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder();
+
+/**
+ * Keys as bytes that sort like the keys (StableBTreeMap orders by bytes): a type tag, then a nat64
+ * as 8 big-endian bytes, or a string as UTF-8 (code-point order; our string keys are ASCII).
+ */
+export const sortableKey: Serializable = {
+  toBytes(key: StoreKey): Uint8Array {
+    if (typeof key === 'bigint') {
+      const out = new Uint8Array(9);
+      out[0] = 1;
+      new DataView(out.buffer).setBigUint64(1, key);
+      return out;
+    }
+    if (typeof key === 'string') return new Uint8Array([2, ...utf8.encode(key)]);
+    throw new TypeError('store keys on the IC are nat64 bigints or strings');
+  },
+  fromBytes(bytes: Uint8Array): StoreKey {
+    if (bytes[0] === 1) return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigUint64(1);
+    return fromUtf8.decode(bytes.subarray(1));
+  },
+};
+
+const jsonValue: Serializable = {
+  toBytes: (v: unknown) => utf8.encode(encode(v)),
+  fromBytes: (b: Uint8Array) => decode(fromUtf8.decode(b)),
+};
+
+export class StableStore<K extends StoreKey, V> implements Store<K, V> {
+  private readonly map: StableBTreeMap<K, V>;
+  private readonly tree: BTree<K, V>;
+
+  constructor(memoryId: number) {
+    this.map = new StableBTreeMap<K, V>(memoryId, sortableKey, jsonValue);
+    this.tree = newBTree<K, V>();
+    for (const [k, v] of this.map.items()) this.tree.set(k, deepFreeze(v));
+  }
+
+  get(key: K): V | undefined {
+    return this.tree.get(key);
+  }
+  has(key: K): boolean {
+    return this.tree.has(key);
+  }
+  get size(): number {
+    return this.tree.size;
+  }
+  set(key: K, value: V): void {
+    this.map.insert(key, value);
+    this.tree.set(key, deepFreeze(value));
+  }
+  delete(key: K): boolean {
+    if (!this.tree.has(key)) return false;
+    this.map.remove(key);
+    this.tree.delete(key);
+    return true;
+  }
+  *entries(options: { from?: K; limit?: number; reverse?: boolean } = {}): IterableIterator<[K, V]> {
+    const limit = options.limit ?? Infinity;
+    if (limit <= 0) return;
+    let n = 0;
+    for (const e of options.reverse ? this.tree.entriesReversed(options.from) : this.tree.entries(options.from)) {
+      yield e as [K, V];
+      if (++n >= limit) return;
+    }
+  }
+}
+
+/** One StableBTreeMap per store, memory ids assigned in the order the names are listed. */
+export function stableStores<T>(names: Record<keyof T, string>, firstMemoryId = 0): T {
+  return Object.fromEntries(Object.keys(names).map((k, i) => [k, new StableStore(firstMemoryId + i)])) as T;
+}

@@ -1,0 +1,22 @@
+// sorted-btree is CommonJS with its class on `exports.default`: Node (NodeNext) hands us the module
+// object, a bundler (azle build) may hand us the class itself.
+import sortedBtree from 'sorted-btree';
+import { compareKeys, type StoreKey } from './store.ts';
+
+export type BTree<K, V> = import('sorted-btree').default<K, V>;
+type BTreeCtor = new <K, V>(entries: undefined, compare: (a: K, b: K) => number) => BTree<K, V>;
+const module = sortedBtree as unknown as { default?: BTreeCtor } & BTreeCtor;
+const BTreeClass: BTreeCtor = module.default ?? module;
+
+export function newBTree<K extends StoreKey, V>(): BTree<K, V> {
+  return new BTreeClass<K, V>(undefined, compareKeys);
+}
+
+/** Records are values: freezing them makes a core that edits one in place fail loudly, as on the IC its edit would be lost. */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !ArrayBuffer.isView(value) && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
