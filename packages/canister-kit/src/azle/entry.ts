@@ -60,3 +60,8 @@ export async function rawRandBytes(): Promise<Uint8Array> {
   const bytes = await call<undefined, Uint8Array>('aaaaa-aa', 'raw_rand', { returnIdlType: IDL.Vec(IDL.Nat8) });
   return bytes.subarray(0, 16);
 }
+
+/** Init arguments decoded by Azle, as the core expects them. */
+export function fromCandidArgs<T>(type: unknown, value: unknown): T {
+  return fromCandid(type as IdlType, value, principals) as T;
+}

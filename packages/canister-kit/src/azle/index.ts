@@ -1,2 +1,2 @@
-export { StableStore, sortableKey, stableStores } from './stable-store.ts';
-export { AzleIdl, azleMethods, context, dispatcher, interCanister, principals, rawRandBytes, type AzleMethods } from './entry.ts';
+export { StableStore, sortableKey, stableStores, wiringStore } from './stable-store.ts';
+export { AzleIdl, azleMethods, context, dispatcher, fromCandidArgs, interCanister, principals, rawRandBytes, type AzleMethods } from './entry.ts';

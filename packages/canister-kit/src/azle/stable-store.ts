@@ -37,12 +37,19 @@ const jsonValue: Serializable = {
 
 export class StableStore<K extends StoreKey, V> implements Store<K, V> {
   private readonly map: StableBTreeMap<K, V>;
-  private readonly tree: BTree<K, V>;
+  private index: BTree<K, V> | undefined;
 
   constructor(memoryId: number) {
     this.map = new StableBTreeMap<K, V>(memoryId, sortableKey, jsonValue);
-    this.tree = newBTree<K, V>();
-    for (const [k, v] of this.map.items()) this.tree.set(k, deepFreeze(v));
+  }
+
+  /** Built on first use in each wasm instance (after init or an upgrade), never while azle build extracts the Candid. */
+  private get tree(): BTree<K, V> {
+    if (!this.index) {
+      this.index = newBTree<K, V>();
+      for (const [k, v] of this.map.items()) this.index.set(k, deepFreeze(v));
+    }
+    return this.index;
   }
 
   get(key: K): V | undefined {
@@ -78,4 +85,19 @@ export class StableStore<K extends StoreKey, V> implements Store<K, V> {
 /** One StableBTreeMap per store, memory ids assigned in the order the names are listed. */
 export function stableStores<T>(names: Record<keyof T, string>, firstMemoryId = 0): T {
   return Object.fromEntries(Object.keys(names).map((k, i) => [k, new StableStore(firstMemoryId + i)])) as T;
+}
+
+/** Memory 253 keeps the deployment's wiring (other canisters' ids from the init arguments). */
+export function wiringStore<T>() {
+  const store = new StableStore<string, T>(253);
+  return {
+    get(): T {
+      const v = store.get('wiring');
+      if (v === undefined) throw new Error('canister not initialised');
+      return v;
+    },
+    set(value: T): void {
+      store.set('wiring', value);
+    },
+  };
 }

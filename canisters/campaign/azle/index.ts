@@ -1,0 +1,63 @@
+// The campaign canister on the IC (Azle): Candid in and out through ../candid.ts, state in stable
+// memory, the price read from governance and membership checked on every update, and a timer that
+// refreshes the cached price so get_campaign (a query) is never long behind.
+import { canisterSelf, IDL, init, postUpgrade, query, setTimerInterval, time, update } from 'azle';
+import { AzleIdl, azleMethods, dispatcher, fromCandidArgs, interCanister, stableStores, wiringStore } from '@domdao/canister-kit/azle';
+import { governanceMethods } from '../../governance/candid.ts';
+import { membershipMethods } from '../../membership/candid.ts';
+import { campaignMethods, campaignTypes } from '../candid.ts';
+import { CAMPAIGN_STORE_NAMES, campaignCore, type CampaignStores } from '../core/campaign.ts';
+
+interface InitArgs {
+  governance_canister: string;
+  membership_canister: string;
+  admins: string[];
+  price_max_age?: bigint;
+}
+const table = campaignMethods(AzleIdl);
+const M = azleMethods(table);
+const T = campaignTypes(AzleIdl);
+const wiring = wiringStore<InitArgs>();
+const governance = interCanister(() => wiring.get().governance_canister, governanceMethods(AzleIdl));
+const membership = interCanister(() => wiring.get().membership_canister, membershipMethods(AzleIdl));
+const core = campaignCore(stableStores<CampaignStores>(CAMPAIGN_STORE_NAMES), {
+  governance: { get_dom_price: () => governance('get_dom_price') },
+  membership: { get_membership_status: (owner) => membership('get_membership_status', owner) },
+});
+const d = dispatcher(table, core);
+
+function armTimers(): void {
+  setTimerInterval(600, async () => {
+    await core.refresh_price({ caller: canisterSelf().toText(), now: time() });
+  });
+}
+
+export default class {
+  @init([T.InitArgs as unknown as IDL.Type])
+  init(args: unknown): void {
+    const a = fromCandidArgs<InitArgs>(T.InitArgs, args);
+    wiring.set(a);
+    core.init({ admins: a.admins, ...(a.price_max_age !== undefined && { price_max_age: a.price_max_age }) });
+    armTimers();
+  }
+
+  /** Upgrades take the same arguments; they may re-point the other canisters, nothing else. */
+  @postUpgrade([T.InitArgs as unknown as IDL.Type])
+  postUpgrade(args: unknown): void {
+    wiring.set(fromCandidArgs<InitArgs>(T.InitArgs, args));
+    armTimers();
+  }
+
+  @update(M.create_campaign.args, M.create_campaign.ret)
+  create_campaign(...a: unknown[]) { return d.update('create_campaign', a); }
+  @update(M.contribute.args, M.contribute.ret)
+  contribute(...a: unknown[]) { return d.update('contribute', a); }
+  @update(M.cancel_campaign.args, M.cancel_campaign.ret)
+  cancel_campaign(...a: unknown[]) { return d.update('cancel_campaign', a); }
+  @query(M.get_campaign.args, M.get_campaign.ret)
+  get_campaign(...a: unknown[]) { return d.query('get_campaign', a); }
+  @query(M.list_campaigns.args, M.list_campaigns.ret)
+  list_campaigns(...a: unknown[]) { return d.query('list_campaigns', a); }
+  @query(M.list_contributions.args, M.list_contributions.ret)
+  list_contributions(...a: unknown[]) { return d.query('list_contributions', a); }
+}

@@ -1,0 +1,48 @@
+// The treasury canister on the IC (Azle): Candid in and out through ../candid.ts, state in stable
+// memory, the ratified price read from governance for USD payouts.
+import { IDL, init, postUpgrade, query, update } from 'azle';
+import { AzleIdl, azleMethods, dispatcher, fromCandidArgs, interCanister, stableStores, wiringStore } from '@domdao/canister-kit/azle';
+import { governanceMethods } from '../../governance/candid.ts';
+import { treasuryMethods, treasuryTypes } from '../candid.ts';
+import { TREASURY_STORE_NAMES, treasuryCore, type TreasuryStores } from '../core/treasury.ts';
+
+interface InitArgs {
+  governance_canister: string;
+  admins: string[];
+  price_max_age?: bigint;
+}
+const table = treasuryMethods(AzleIdl);
+const M = azleMethods(table);
+const T = treasuryTypes(AzleIdl);
+const wiring = wiringStore<InitArgs>();
+const governance = interCanister(() => wiring.get().governance_canister, governanceMethods(AzleIdl));
+const core = treasuryCore(stableStores<TreasuryStores>(TREASURY_STORE_NAMES), {
+  governance: { get_dom_price: () => governance('get_dom_price') },
+});
+const d = dispatcher(table, core);
+
+export default class {
+  @init([T.InitArgs as unknown as IDL.Type])
+  init(args: unknown): void {
+    const a = fromCandidArgs<InitArgs>(T.InitArgs, args);
+    wiring.set(a);
+    core.init({ governance_canister: a.governance_canister, admins: a.admins, ...(a.price_max_age !== undefined && { price_max_age: a.price_max_age }) });
+  }
+
+  /** Upgrades take the same arguments; they may re-point governance, nothing else. */
+  @postUpgrade([T.InitArgs as unknown as IDL.Type])
+  postUpgrade(args: unknown): void {
+    wiring.set(fromCandidArgs<InitArgs>(T.InitArgs, args));
+  }
+
+  @update(M.execute_payout.args, M.execute_payout.ret)
+  execute_payout(...a: unknown[]) { return d.update('execute_payout', a); }
+  @update(M.record_deposit.args, M.record_deposit.ret)
+  record_deposit(...a: unknown[]) { return d.update('record_deposit', a); }
+  @query(M.get_balance.args, M.get_balance.ret)
+  get_balance(...a: unknown[]) { return d.query('get_balance', a); }
+  @query(M.get_payout.args, M.get_payout.ret)
+  get_payout(...a: unknown[]) { return d.query('get_payout', a); }
+  @query(M.list_payouts.args, M.list_payouts.ret)
+  list_payouts(...a: unknown[]) { return d.query('list_payouts', a); }
+}
