@@ -1,0 +1,48 @@
+// The canister clients over the IC: configuration, identity and the agent transport.
+import { readFileSync } from 'node:fs';
+import { HttpAgent } from '@icp-sdk/core/agent';
+import { Type, type Static } from '@sinclair/typebox';
+import { Env, loadConfig } from '@domdao/config';
+import type { CanisterClients, CanisterIds } from '../api.ts';
+import { isPrincipalText } from '../principals.ts';
+import { candidClients } from './client.ts';
+import { identityFromPem } from './identity.ts';
+import { agentTransport } from './transport.ts';
+
+export { candidClient, candidClients, decodeReply, encodeArgs, principalCodec } from './client.ts';
+export { identityFromPem } from './identity.ts';
+export { agentTransport, CanisterCallError, type CandidTransport } from './transport.ts';
+
+export const IcEnv = Type.Object({
+  IC_HOST: Env.string('IC API boundary node or local replica URL', 'https://icp-api.io'),
+  IC_IDENTITY_PEM_FILE: Type.String({ minLength: 1, description: 'PEM file of the identity the bridge calls canisters with (Ed25519 or secp256k1, as dfx writes them)' }),
+  IC_FETCH_ROOT_KEY: Env.bool(false, 'fetch the root key from IC_HOST: only for a local replica, never on mainnet'),
+  IC_GOVERNANCE_CANISTER_ID: Type.String({ minLength: 1, description: 'governance canister id' }),
+  IC_MEMBERSHIP_CANISTER_ID: Type.String({ minLength: 1, description: 'membership canister id' }),
+  IC_USER_CANISTER_ID: Type.String({ minLength: 1, description: 'user canister id' }),
+  IC_CAMPAIGN_CANISTER_ID: Type.String({ minLength: 1, description: 'campaign canister id' }),
+  IC_TREASURY_CANISTER_ID: Type.String({ minLength: 1, description: 'treasury canister id' }),
+});
+export type IcConfig = Static<typeof IcEnv>;
+
+export function icCanisterIds(c: IcConfig): CanisterIds {
+  const ids = {
+    governance: c.IC_GOVERNANCE_CANISTER_ID,
+    membership: c.IC_MEMBERSHIP_CANISTER_ID,
+    user: c.IC_USER_CANISTER_ID,
+    campaign: c.IC_CAMPAIGN_CANISTER_ID,
+    treasury: c.IC_TREASURY_CANISTER_ID,
+  };
+  const bad = Object.entries(ids).filter(([, id]) => !isPrincipalText(id));
+  if (bad.length) throw new Error(`not canister ids: ${bad.map(([n, id]) => `${n}=${id}`).join(', ')}`);
+  return ids;
+}
+
+/** Clients for canisters on an IC network, from IC_* variables (validated; a bad value is a start-up error). */
+export async function icClientsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<{ clients: CanisterClients; ids: CanisterIds; principal: string }> {
+  const config = loadConfig(IcEnv, env);
+  const ids = icCanisterIds(config);
+  const identity = identityFromPem(readFileSync(config.IC_IDENTITY_PEM_FILE, 'utf8'));
+  const agent = await HttpAgent.create({ host: config.IC_HOST, identity, shouldFetchRootKey: config.IC_FETCH_ROOT_KEY });
+  return { clients: candidClients(ids, agentTransport(agent)), ids, principal: identity.getPrincipal().toText() };
+}

@@ -1,0 +1,41 @@
+// How Candid bytes reach a canister: a query or an update call with an encoded argument, answered by
+// encoded reply bytes or a rejection. The IC agent implements it over HTTPS; tests implement it
+// in-process to check every encoding against the committed .did files.
+import type { Agent } from '@icp-sdk/core/agent';
+
+export interface CandidTransport {
+  query(canisterId: string, method: string, arg: Uint8Array): Promise<Uint8Array>;
+  update(canisterId: string, method: string, arg: Uint8Array): Promise<Uint8Array>;
+}
+
+/** A call the canister (or the IC) rejected: the reply's code and message, for logs and errors. */
+export class CanisterCallError extends Error {
+  override name = 'CanisterCallError';
+  constructor(
+    readonly canisterId: string,
+    readonly method: string,
+    message: string,
+    readonly rejectCode?: number,
+  ) {
+    super(`${method} on ${canisterId} was rejected: ${message}`);
+  }
+}
+
+/** Over an @icp-sdk/core agent: queries answered by one replica, updates certified by the subnet. */
+export function agentTransport(agent: Agent): CandidTransport {
+  return {
+    async query(canisterId, method, arg) {
+      const r = await agent.query(canisterId, { methodName: method, arg });
+      if (r.status === 'replied') return r.reply.arg;
+      throw new CanisterCallError(canisterId, method, r.reject_message, Number(r.reject_code));
+    },
+    async update(canisterId, method, arg) {
+      try {
+        const r = await agent.update(canisterId, { methodName: method, arg, effectiveCanisterId: canisterId });
+        return r.reply;
+      } catch (e) {
+        throw new CanisterCallError(canisterId, method, e instanceof Error ? e.message : String(e));
+      }
+    },
+  };
+}

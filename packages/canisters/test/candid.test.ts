@@ -1,0 +1,223 @@
+// Issue 3 "Typed clients": the IC agent side down to the Candid encoding of every method. Arguments
+// and replies encoded with the clients' method tables are decoded, re-encoded and decoded again by an
+// independent Candid implementation (didc, the Rust reference compiled to wasm) against the committed
+// .did files; then the IC clients run a real journey over a transport that carries the bytes into the
+// embedded platform, every byte checked against the .did on the way.
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { createRequire } from 'node:module';
+import { IDL } from '@icp-sdk/core/candid';
+import { Principal } from '@icp-sdk/core/principal';
+import type { Agent } from '@icp-sdk/core/agent';
+import { ConfigError } from '@domdao/config';
+import { fromCandid, toCandid, type MethodSpec } from '@domdao/canister-kit/candid';
+import { CANISTERS, type CanisterName } from '../src/api.ts';
+import { METHOD_TABLES } from '../src/tables.ts';
+import { agentTransport, CanisterCallError, candidClients, icClientsFromEnv, identityFromPem, principalCodec, type CandidTransport } from '../src/ic/index.ts';
+import { ADMIN, BRIDGE, DAY, HOUR, harness, PASSWORD_HASH, tempDir } from './harness.ts';
+import { principalFromSeed } from '../src/principals.ts';
+
+const require = createRequire(import.meta.url);
+const didc = require('@dfinity/didc') as typeof import('@dfinity/didc');
+const ROOT = new URL('../../../', import.meta.url).pathname;
+const DID: Record<CanisterName, string> = Object.fromEntries(CANISTERS.map((c) => [c, readFileSync(join(ROOT, 'canisters', c, `${c}.did`), 'utf8')])) as Record<CanisterName, string>;
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+// A copy: IDL.decode reads the whole underlying ArrayBuffer, and Buffer.from(hex) may sit in a shared pool.
+const fromHex = (h: string) => new Uint8Array(Buffer.from(h, 'hex'));
+
+/** Sample values of a Candid type (as the candid library represents them); `seed` rotates variant cases and opt presence. */
+class Sampler extends IDL.Visitor<number, unknown> {
+  override visitBool(_t: IDL.BoolClass, seed: number) { return seed % 2 === 0; }
+  override visitNull() { return null; }
+  override visitText(_t: IDL.TextClass, seed: number) { return ['', 'plain', "quote ' \" and \\ unicode ✓ 𝔻"][seed % 3]; }
+  override visitNat(_t: IDL.NatClass, seed: number) { return [0n, 1n, 2n ** 70n][seed % 3]; }
+  override visitInt(_t: IDL.IntClass, seed: number) { return [0n, -1n, 2n ** 70n][seed % 3]; }
+  override visitFloat(_t: IDL.FloatClass, seed: number) { return [0, 0.25, -1e300][seed % 3]; }
+  override visitFixedNat(t: IDL.FixedNatClass, seed: number) {
+    const max = (1n << BigInt(t._bits)) - 1n;
+    const v = [0n, 1n, max][seed % 3]!;
+    return t._bits <= 32 ? Number(v) : v;
+  }
+  override visitFixedInt(t: IDL.FixedIntClass, seed: number) { return t._bits <= 32 ? -seed : BigInt(-seed); }
+  override visitPrincipal(_t: IDL.PrincipalClass, seed: number) { return Principal.fromText(principalFromSeed(`p${seed}`)); }
+  override visitVec<T>(_t: IDL.VecClass<T>, ty: IDL.Type<T>, seed: number): unknown {
+    if (ty instanceof IDL.FixedNatClass && ty._bits === 8) return new Uint8Array([seed, 255, 0]);
+    return seed % 3 === 0 ? [] : [ty.accept(this, seed + 1), ty.accept(this, seed + 2)];
+  }
+  override visitOpt<T>(_t: IDL.OptClass<T>, ty: IDL.Type<T>, seed: number): unknown { return seed % 2 === 0 ? [] : [ty.accept(this, seed)]; }
+  override visitRecord(_t: IDL.RecordClass, fields: Array<[string, IDL.Type]>, seed: number): unknown {
+    return Object.fromEntries(fields.map(([k, ty], i): [string, unknown] => [k, ty.accept(this, seed + i)]));
+  }
+  override visitTuple<T extends unknown[]>(_t: IDL.TupleClass<T>, components: IDL.Type[], seed: number): unknown { return components.map((ty, i): unknown => ty.accept(this, seed + i)); }
+  override visitVariant(_t: IDL.VariantClass, fields: Array<[string, IDL.Type]>, seed: number): unknown {
+    const [k, ty] = fields[seed % fields.length]!;
+    return { [k]: ty.accept(this, seed) };
+  }
+  override visitRec<T>(_t: IDL.RecClass<T>, ty: IDL.ConstructType<T>, seed: number): unknown { return ty.accept(this, seed); }
+}
+const sampler = new Sampler();
+
+/** didc decodes our bytes against the committed .did, re-encodes its reading, and we decode that: it must be what we sent. */
+function checkAgainstDid(canister: CanisterName, method: string, spec: MethodSpec, bytes: Uint8Array, kind: 'args' | 'ret') {
+  const did = DID[canister];
+  const types = kind === 'args' ? spec.args : [spec.ret];
+  const text = didc.decode({ idl: did, serviceMethod: method, useServiceMethodReturnType: kind === 'ret', input: hex(bytes) });
+  assert.ok(text.startsWith('('), `${canister}.${method} ${kind}: didc read ${text}`);
+  if (kind === 'args') {
+    const again = didc.encode({ idl: did, withType: { kind: 'methodParams', name: method }, input: text, targetFormat: 'hex' });
+    assert.deepEqual(IDL.decode(types, fromHex(again)), IDL.decode(types, bytes), `${canister}.${method}: the .did reads our arguments as we meant them`);
+  }
+}
+
+describe('Candid encoding of every method against the committed .did files (didc)', () => {
+  for (const canister of CANISTERS) {
+    it(`${canister}: the method tables and ${canister}.did name the same methods; every argument list and reply encodes as the .did says`, () => {
+      const table = METHOD_TABLES[canister];
+      assert.deepEqual([...didc.getServiceMethods(DID[canister])].sort(), Object.keys(table).sort());
+      for (const [method, spec] of Object.entries(table)) {
+        for (let seed = 0; seed < 6; seed++) {
+          const args = spec.args.map((t, i) => t.accept(sampler, seed + i));
+          checkAgainstDid(canister, method, spec, new Uint8Array(IDL.encode(spec.args, args)), 'args');
+          const ret = spec.ret.accept(sampler, seed);
+          checkAgainstDid(canister, method, spec, new Uint8Array(IDL.encode([spec.ret], [ret])), 'ret');
+        }
+      }
+    });
+  }
+
+  it('a reply of the wrong type is refused by the .did (the check can fail)', () => {
+    const spec = METHOD_TABLES.governance.get_settings!;
+    assert.throws(() => checkAgainstDid('governance', 'get_settings', spec, new Uint8Array(IDL.encode([IDL.Text], ['not settings'])), 'ret'));
+    assert.throws(() => checkAgainstDid('governance', 'cast_vote', METHOD_TABLES.governance.cast_vote!, new Uint8Array(IDL.encode([IDL.Nat64, IDL.Text], [1n, 'Yes'])), 'args'));
+  });
+
+  it('core values convert to Candid and back unchanged: opt ⇄ absent, principal ⇄ text, enum variant ⇄ string', () => {
+    const spec = METHOD_TABLES.governance.create_proposal!;
+    const core = { title: 't', body: 'b', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: 0.5 } } };
+    const candid = toCandid(spec.args[0]!, core, principalCodec) as Record<string, unknown>;
+    assert.deepEqual(candid.category, { SetDomPrice: null });
+    assert.deepEqual(candid.proposer, []);
+    const back = fromCandid(spec.args[0]!, IDL.decode(spec.args, IDL.encode(spec.args, [candid]))[0], principalCodec);
+    assert.deepEqual(back, core);
+  });
+});
+
+/** Carries each call's bytes into the embedded platform as `caller`, checking them against the .did both ways. */
+function loopback(platform: Awaited<ReturnType<typeof harness>>['platform'], caller: string, seen: Set<string>): CandidTransport {
+  const byId = new Map(CANISTERS.map((c) => [platform.ids[c], c]));
+  const call = async (canisterId: string, method: string, arg: Uint8Array) => {
+    const canister = byId.get(canisterId);
+    if (!canister) throw new CanisterCallError(canisterId, method, 'no such canister', 3);
+    const spec = METHOD_TABLES[canister][method]!;
+    checkAgainstDid(canister, method, spec, arg, 'args');
+    const args = IDL.decode(spec.args, arg).map((v, i) => fromCandid(spec.args[i]!, v, principalCodec));
+    const client = platform.as(caller)[canister] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+    let result: unknown;
+    try {
+      result = await client[method]!(...args);
+    } catch (e) {
+      throw new CanisterCallError(canisterId, method, e instanceof Error ? e.message : String(e), 5);
+    }
+    const reply = new Uint8Array(IDL.encode([spec.ret], [toCandid(spec.ret, result, principalCodec)]));
+    checkAgainstDid(canister, method, spec, reply, 'ret');
+    seen.add(`${canister}.${method}`);
+    return reply;
+  };
+  return { query: call, update: call };
+}
+
+describe('IC clients (Candid over a transport) against the embedded canisters', () => {
+  it('the registration, voting, price, campaign and payout journey works byte for byte', async () => {
+    const h = await harness();
+    const seen = new Set<string>();
+    const as = (p: string) => candidClients(h.platform.ids, loopback(h.platform, p, seen));
+    const bridge = as(BRIDGE);
+    const admin = as(ADMIN);
+    const alice = principalFromSeed('alice');
+    const created = h.ok(
+      await bridge.user.create_account({ principal: alice, email_encrypted: 'e', name_encrypted: 'n', dob_encrypted: 'd', password_hash: PASSWORD_HASH, tos_accepted_at: h.now() - 1n, is_age_verified_18_plus: true }),
+    );
+    assert.deepEqual(h.ok(await bridge.user.verify_email(created.verification_token)), { principal: alice, membership_token_id: 1n });
+    h.ok(await bridge.user.record_kyc(alice, true));
+    h.ok(await bridge.user.upgrade_membership_to_active({ principal: alice, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2, 3]) }));
+    assert.equal((await bridge.membership.get_membership_status(alice))!.status, 'Active');
+    const a = as(alice);
+    const id = h.ok(await bridge.governance.create_proposal({ title: 'Price', body: 'b', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: 0.5, source_url: 'https://x.example.org' } } }));
+    h.advance(HOUR);
+    assert.deepEqual(await a.governance.cast_vote(id, 'Yes'), { Ok: null });
+    assert.equal(await a.governance.get_my_vote(id), 'Yes');
+    assert.deepEqual(await a.governance.icrc7_tokens_of({ owner: alice }, undefined, undefined), [1n]);
+    await assert.rejects(a.governance.list_votes(id), (e: unknown) => e instanceof CanisterCallError && /NotAuthorized/.test(e.message));
+    assert.equal((await admin.governance.list_votes(id)).length, 1);
+    h.advance(3n * DAY);
+    await h.tick();
+    assert.equal((await a.governance.get_dom_price())!.price_usd, 0.5);
+    assert.equal((await a.governance.list_proposals({ status: 'Executed' }))[0]!.id, id);
+    const campaign = h.ok(await a.campaign.create_campaign({ title: 'C', description: '', goal: { UsdValue: 10 }, deadline: h.now() + DAY }));
+    assert.equal(h.ok(await a.campaign.contribute(campaign, { Usd: 5 })).amount_e8s, 1_000_000_000n);
+    assert.equal((await a.campaign.get_campaign(campaign))!.progress.pct_complete, 50);
+    h.ok(await admin.treasury.record_deposit(10n, 'x'));
+    assert.equal(await admin.treasury.get_balance(), 10n);
+    assert.equal(seen.size, 17, 'every call above went through the transport');
+  });
+});
+
+describe('agent transport and identity', () => {
+  it('maps replied and rejected queries and updates of an agent', async () => {
+    const calls: unknown[] = [];
+    const agent = {
+      async query(id: string, o: { methodName: string; arg: Uint8Array }) {
+        calls.push(['query', id, o.methodName, [...o.arg]]);
+        return o.methodName === 'ok'
+          ? { status: 'replied', reply: { arg: new Uint8Array([9]) } }
+          : { status: 'rejected', reject_code: 5, reject_message: 'trapped: NotAuthorized', error_code: 'IC0503' };
+      },
+      async update(id: string, o: { methodName: string; arg: Uint8Array; effectiveCanisterId: string }) {
+        calls.push(['update', id, o.methodName, o.effectiveCanisterId]);
+        if (o.methodName === 'ok') return { reply: new Uint8Array([7]) };
+        throw new Error('canister stopped');
+      },
+    } as unknown as Agent;
+    const t = agentTransport(agent);
+    assert.deepEqual(await t.query('aaaaa-aa', 'ok', new Uint8Array([1])), new Uint8Array([9]));
+    await assert.rejects(t.query('aaaaa-aa', 'no', new Uint8Array()), (e: unknown) => e instanceof CanisterCallError && e.rejectCode === 5 && /NotAuthorized/.test(e.message));
+    assert.deepEqual(await t.update('aaaaa-aa', 'ok', new Uint8Array()), new Uint8Array([7]));
+    await assert.rejects(t.update('aaaaa-aa', 'no', new Uint8Array()), /canister stopped/);
+    assert.deepEqual(calls[0], ['query', 'aaaaa-aa', 'ok', [1]]);
+    assert.deepEqual(calls[2], ['update', 'aaaaa-aa', 'ok', 'aaaaa-aa']);
+  });
+
+  it('loads Ed25519 and secp256k1 PEM identities as dfx writes them; refuses other keys', () => {
+    const ed = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    const ec = generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).privateKey.export({ format: 'pem', type: 'sec1' }).toString();
+    for (const pem of [ed, ec]) {
+      const p = identityFromPem(pem).getPrincipal();
+      assert.equal(p.toUint8Array().at(-1), 0x02, 'self-authenticating principal');
+      assert.equal(identityFromPem(pem).getPrincipal().toText(), p.toText(), 'stable');
+    }
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    assert.throws(() => identityFromPem(rsa), /unsupported key type rsa/);
+    assert.throws(() => identityFromPem('not a key'), /no private key/);
+  });
+
+  it('IC configuration is validated at start-up: every missing variable listed, bad canister ids named', async () => {
+    await assert.rejects(icClientsFromEnv({}), (e: unknown) => e instanceof ConfigError && e.problems.length === 6);
+    const pemFile = join(tempDir(), 'id.pem');
+    writeFileSync(pemFile, generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString());
+    const env = {
+      IC_IDENTITY_PEM_FILE: pemFile,
+      IC_GOVERNANCE_CANISTER_ID: 'rrkah-fqaaa-aaaaa-aaaaq-cai',
+      IC_MEMBERSHIP_CANISTER_ID: 'not-a-principal',
+      IC_USER_CANISTER_ID: 'rrkah-fqaaa-aaaaa-aaaaq-cai',
+      IC_CAMPAIGN_CANISTER_ID: 'rrkah-fqaaa-aaaaa-aaaaq-cai',
+      IC_TREASURY_CANISTER_ID: 'rrkah-fqaaa-aaaaa-aaaaq-cai',
+    };
+    await assert.rejects(icClientsFromEnv(env), /not canister ids: membership=not-a-principal/);
+    const ok = await icClientsFromEnv({ ...env, IC_MEMBERSHIP_CANISTER_ID: 'ryjl3-tyaaa-aaaaa-aaaba-cai', IC_HOST: 'http://127.0.0.1:9' });
+    assert.equal(typeof ok.clients.governance.get_proposal, 'function');
+    assert.equal(ok.principal, identityFromPem(readFileSync(pemFile, 'utf8')).getPrincipal().toText());
+  });
+});
