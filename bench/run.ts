@@ -1,7 +1,8 @@
 // `npm run bench [name…]`: runs the benchmarks and prints Markdown for the closing notes.
+import { benchCanisters } from './canisters.ts';
 import { benchNotification } from './notification.ts';
 
-const benches: Record<string, () => Promise<string>> = { notification: benchNotification };
+const benches: Record<string, () => Promise<string>> = { notification: benchNotification, canisters: benchCanisters };
 const wanted = process.argv.slice(2);
 const names = wanted.length > 0 ? wanted : Object.keys(benches);
 console.log(`# Benchmarks (${new Date().toISOString()}, Node ${process.version}, ${(await import('node:os')).cpus().length} CPUs)\n`);

@@ -27,13 +27,15 @@ export interface EmbeddedPlatformOptions {
   trustedProposers?: string[];
   /** Run the timers (default true). Tests that drive time themselves call tick(). */
   scheduler?: boolean;
+  /** Longest scheduler sleep in ms (default 60 000): it also wakes at the next known due time. */
+  schedulerMaxSleepMs?: number;
   /** Test-only fault injection: throw to make an inter-canister call fail as a rejected call would. */
   interceptCall?: (from: CanisterName, to: CanisterName, method: string) => void;
   /** Scheduler errors (a step that threw); default: written to stderr. */
   onSchedulerError?: (err: unknown) => void;
 }
 
-/** The longest the scheduler sleeps, so it notices work created by calls it did not see. */
+/** The longest the scheduler sleeps by default, so it notices work created by calls it did not see. */
 const MAX_SLEEP_MS = 60_000;
 const CAMPAIGN_PRICE_REFRESH_NS = 600n * 1_000_000_000n;
 
@@ -49,13 +51,20 @@ export class EmbeddedPlatform {
     private readonly clock: () => bigint,
     private readonly cores: ReturnType<typeof wire>,
     private readonly onSchedulerError: (err: unknown) => void,
+    private readonly maxSleepMs: number,
   ) {}
 
   static async open(options: EmbeddedPlatformOptions = {}): Promise<EmbeddedPlatform> {
     const host = EmbeddedHost.open({ ...(options.dir !== undefined && { dir: options.dir }), ...(options.fsync !== undefined && { fsync: options.fsync }) });
     const clock = options.clock ?? (() => BigInt(Date.now()) * 1_000_000n);
     const cores = wire(host, clock, EMBEDDED_CANISTER_IDS, options.interceptCall);
-    const platform = new EmbeddedPlatform(host, clock, cores, options.onSchedulerError ?? ((e) => console.error('embedded scheduler:', e)));
+    const platform = new EmbeddedPlatform(
+      host,
+      clock,
+      cores,
+      options.onSchedulerError ?? ((e) => console.error('embedded scheduler:', e)),
+      options.schedulerMaxSleepMs ?? MAX_SLEEP_MS,
+    );
     await platform.initialise(options);
     if (options.scheduler !== false) platform.schedule(0);
     return platform;
@@ -107,8 +116,8 @@ export class EmbeddedPlatform {
       this.host.query('user', () => this.cores.user.next_retry_at({ caller: this.ids.user, now })),
     ].filter((t): t is bigint => t !== undefined);
     const next = due.length ? due.reduce((a, b) => (a < b ? a : b)) : undefined;
-    if (next === undefined) return MAX_SLEEP_MS;
-    return Math.max(0, Math.min(MAX_SLEEP_MS, Number((next - now) / 1_000_000n) + 1));
+    if (next === undefined) return this.maxSleepMs;
+    return Math.max(0, Math.min(this.maxSleepMs, Number((next - now) / 1_000_000n) + 1));
   }
 
   private schedule(delayMs: number): void {

@@ -1,0 +1,132 @@
+// The canister benchmark's measuring process (started with --expose-gc by bench/canisters.ts):
+// one proposal with 100,000 Active members and 100,000 votes on the embedded host, memory per
+// 10,000 proposals, and restart time from the durable state. Prints one JSON line.
+import { mkdtempSync, rmSync, statSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EmbeddedPlatform } from '../packages/canisters/src/embedded/index.ts';
+import { principalFromSeed } from '../packages/canisters/src/principals.ts';
+
+const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 100_000);
+const PROPOSALS = Number(process.env.BENCH_PROPOSALS ?? 10_000);
+const HOUR = 3_600_000_000_000n;
+const DAY = 24n * HOUR;
+const HASH = '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaGhhc2hoYXNo';
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+const heapMiB = () => {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed / 2 ** 20;
+};
+const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
+const ok = <T>(r: { Ok: T } | { Err: unknown }): T => {
+  if ('Err' in r) throw new Error(JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
+  return r.Ok;
+};
+
+const dir = mkdtempSync(join(tmpdir(), 'domdao-bench-canisters-'));
+let now = BigInt(Date.parse('2026-03-10T12:00:00Z')) * 1_000_000n;
+const admin = principalFromSeed('admin');
+const bridge = principalFromSeed('bridge');
+const open = () => EmbeddedPlatform.open({ dir, clock: () => now, scheduler: false, admins: [admin], registrars: [bridge] });
+let platform = await open();
+const b = platform.as(bridge);
+const members = Array.from({ length: MEMBERS }, (_, i) => principalFromSeed(`member-${i}`));
+
+// Members made the real way: account, verification (mint), KYC, payment (upgrade).
+let t0 = process.hrtime.bigint();
+const CHUNK = 1000;
+for (let i = 0; i < MEMBERS; i += CHUNK) {
+  await Promise.all(
+    members.slice(i, i + CHUNK).map(async (principal) => {
+      const c = ok(
+        await b.user.create_account({ principal, email_encrypted: 'e', name_encrypted: 'n', dob_encrypted: 'd', password_hash: HASH, tos_accepted_at: now - 1n, is_age_verified_18_plus: true }),
+      );
+      ok(await b.user.verify_email(c.verification_token));
+      ok(await b.user.record_kyc(principal, true));
+      ok(await b.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) }));
+    }),
+  );
+}
+const setupMs = ms(t0);
+
+const proposal = ok(await platform.as(admin).governance.create_proposal({ title: 'Bench', body: 'One vote per member', category: 'General' }));
+now += HOUR;
+// Half yes, a quarter no, a quarter abstaining: quorum and threshold met, so the proposal is Approved and executed.
+const votes = ['Yes', 'Yes', 'No', 'Abstain'] as const;
+t0 = process.hrtime.bigint();
+for (let i = 0; i < MEMBERS; i += CHUNK) {
+  await Promise.all(members.slice(i, i + CHUNK).map((m, j) => platform.as(m).governance.cast_vote(proposal, votes[(i + j) % 4]!).then(ok)));
+}
+const voteMs = ms(t0);
+t0 = process.hrtime.bigint();
+const live = (await platform.as(admin).governance.get_tally(proposal))!;
+const liveTallyMs = ms(t0);
+if (live.yes_votes + live.no_votes + live.abstentions !== BigInt(MEMBERS) || live.total_eligible !== BigInt(MEMBERS)) throw new Error('tally mismatch');
+const heapWithVotes = heapMiB();
+
+// Restart with the members and votes on disk (write-ahead log replay), then after compaction (snapshot).
+const walBytes = statSync(join(dir, 'wal.jsonl')).size;
+platform.close();
+t0 = process.hrtime.bigint();
+platform = await open();
+const restartWalMs = ms(t0);
+if ((await platform.as(admin).governance.get_tally(proposal))!.yes_votes !== live.yes_votes) throw new Error('restart lost votes');
+platform.host.compact();
+const snapshotBytes = readdirSync(dir).filter((f) => f.startsWith('snapshot')).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+platform.close();
+t0 = process.hrtime.bigint();
+platform = await open();
+const restartSnapshotMs = ms(t0);
+
+// Closing the vote: Open → Tallied → Approved → Executed, then burning 100,000 receipts in scheduler steps.
+now += 7n * DAY;
+t0 = process.hrtime.bigint();
+await platform.tick();
+const closeMs = ms(t0);
+let ticks = 1;
+t0 = process.hrtime.bigint();
+while ((await platform.as(admin).governance.icrc7_total_supply()) > 0n) {
+  await platform.tick();
+  ticks++;
+}
+const burnMs = ms(t0);
+const status = (await platform.as(admin).governance.get_proposal(proposal))!.status;
+
+// Memory per 10,000 proposals (heap growth, after GC).
+const before = heapMiB();
+const g = platform.as(admin).governance;
+t0 = process.hrtime.bigint();
+for (let i = 0; i < PROPOSALS; i += CHUNK) {
+  await Promise.all(
+    Array.from({ length: Math.min(CHUNK, PROPOSALS - i) }, (_, j) =>
+      g.create_proposal({ title: `Proposal ${i + j}`, body: 'A typical proposal body of a few hundred characters. '.repeat(6), category: 'General' }).then(ok),
+    ),
+  );
+}
+const createMs = ms(t0);
+const perProposals = heapMiB() - before;
+platform.close();
+rmSync(dir, { recursive: true, force: true });
+
+console.log(
+  JSON.stringify({
+    members: MEMBERS,
+    setupMs,
+    votesPerSecond: MEMBERS / (voteMs / 1000),
+    voteMs,
+    liveTallyMs,
+    closeMs,
+    status,
+    burnMs,
+    ticks,
+    heapWithVotesMiB: heapWithVotes,
+    walMiB: walBytes / 2 ** 20,
+    snapshotMiB: snapshotBytes / 2 ** 20,
+    restartWalMs,
+    restartSnapshotMs,
+    proposals: PROPOSALS,
+    proposalsPerSecond: PROPOSALS / (createMs / 1000),
+    heapPer10kProposalsMiB: (perProposals * 10_000) / PROPOSALS,
+  }),
+);

@@ -1,0 +1,62 @@
+// `npm run bench canisters`: the embedded host under governance load (issue 3 benchmark), measured in
+// a child process with --expose-gc so heap figures are after collection, plus the .wasm sizes that
+// `npm run build:canisters` produced (built first when missing).
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { root, table } from './lib.ts';
+
+interface WorkerResult {
+  members: number;
+  setupMs: number;
+  votesPerSecond: number;
+  voteMs: number;
+  liveTallyMs: number;
+  closeMs: number;
+  status: string;
+  burnMs: number;
+  ticks: number;
+  heapWithVotesMiB: number;
+  walMiB: number;
+  snapshotMiB: number;
+  restartWalMs: number;
+  restartSnapshotMs: number;
+  proposals: number;
+  proposalsPerSecond: number;
+  heapPer10kProposalsMiB: number;
+}
+
+export async function benchCanisters(): Promise<string> {
+  const run = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', join(root, 'bench', 'canisters-worker.ts')], {
+    cwd: root,
+    encoding: 'utf8',
+    env: process.env,
+    maxBuffer: 16 * 2 ** 20,
+  });
+  if (run.status !== 0) throw new Error(`canister benchmark failed:\n${run.stderr}`);
+  const r = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as WorkerResult;
+  const f = (n: number, d = 0) => n.toFixed(d);
+  const sizesFile = join(root, '.azle', 'sizes.json');
+  if (!existsSync(sizesFile)) spawnSync('npm', ['run', 'build:canisters'], { cwd: root, stdio: 'inherit' });
+  const sizes = existsSync(sizesFile) ? (JSON.parse(readFileSync(sizesFile, 'utf8')) as Record<string, number>) : {};
+  return [
+    `## Canisters on the embedded host (${r.members.toLocaleString('en')} Active members, one proposal, durable state on disk)`,
+    '',
+    table([
+      { measure: 'setup: members made through the user canister (account, verify + mint, KYC, upgrade)', value: `${f(r.setupMs / 1000, 1)} s` },
+      { measure: `cast_vote throughput (${r.members.toLocaleString('en')} votes, each journaled before it returns)`, value: `${f(r.votesPerSecond)} votes/s (${f(r.voteMs / 1000, 1)} s)` },
+      { measure: 'get_tally with 100 % turnout (kept incrementally)', value: `${f(r.liveTallyMs, 2)} ms` },
+      { measure: `closing step: Open → Tallied → ${r.status}, first ${5000} receipts burned`, value: `${f(r.closeMs)} ms` },
+      { measure: `burning the remaining receipts (${r.ticks - 1} more scheduler steps)`, value: `${f(r.burnMs)} ms` },
+      { measure: 'heap with members, accounts, votes and receipts', value: `${f(r.heapWithVotesMiB)} MiB` },
+      { measure: 'restart from the write-ahead log', value: `${f(r.restartWalMs / 1000, 2)} s (log ${f(r.walMiB)} MiB)` },
+      { measure: 'restart from a compacted snapshot', value: `${f(r.restartSnapshotMs / 1000, 2)} s (snapshot ${f(r.snapshotMiB)} MiB)` },
+      { measure: `create_proposal (${r.proposals.toLocaleString('en')} proposals)`, value: `${f(r.proposalsPerSecond)} proposals/s` },
+      { measure: 'heap per 10,000 proposals (≈700-character bodies)', value: `${f(r.heapPer10kProposalsMiB, 1)} MiB` },
+    ]),
+    '',
+    '### Canister .wasm sizes (`npm run build:canisters`, azle 0.33.0)',
+    '',
+    table(Object.entries(sizes).map(([canister, bytes]) => ({ canister, '.wasm': `${(bytes / 2 ** 20).toFixed(2)} MiB`, bytes }))),
+  ].join('\n');
+}
