@@ -20,3 +20,20 @@ export function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+export interface EntriesOptions<K> {
+  from?: K;
+  limit?: number;
+  reverse?: boolean;
+}
+
+/** The Store.entries contract over a B-tree: ascending (or descending) from `from`, at most `limit`. */
+export function* orderedEntries<K, V>(tree: BTree<K, V>, options: EntriesOptions<K>): IterableIterator<[K, V]> {
+  const limit = options.limit ?? Infinity;
+  if (limit <= 0) return;
+  let n = 0;
+  for (const entry of options.reverse ? tree.entriesReversed(options.from) : tree.entries(options.from)) {
+    yield entry as [K, V];
+    if (++n >= limit) return;
+  }
+}

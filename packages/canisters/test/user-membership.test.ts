@@ -82,6 +82,8 @@ describe('verify_email (spec 2 Email verification token, registration rule 4)', 
     assert.deepEqual(await h.bridge.user.verify_email('00000000-0000-4000-8000-000000000000'), { Err: { TokenInvalid: null } });
     assert.deepEqual(await h.bridge.user.verify_email("' OR 1=1 --"), { Err: { TokenInvalid: null } });
     assert.deepEqual(await h.as(r.principal).user.verify_email(r.verification_token), { Err: { NotAuthorized: null } });
+    assert.deepEqual(await h.as(r.principal).user.reissue_verification_token(r.principal), { Err: { NotAuthorized: null } });
+    assert.deepEqual(await h.admin.user.reissue_verification_token(r.principal), { Err: { NotAuthorized: null } });
     const again = h.ok(await h.bridge.user.reissue_verification_token(r.principal));
     assert.deepEqual(await h.bridge.user.verify_email(r.verification_token), { Err: { TokenInvalid: null } }, 'the reissued token replaced it');
     h.advance(DAY);

@@ -2,3 +2,4 @@ export { captureLogs, type CapturedLogs, type LogLine } from './logs.ts';
 export { startRecorder, type Recorder, type RecordedRequest, type Responder } from './recorder.ts';
 export { startSmtpSink, type SmtpSink, type ReceivedMail } from './smtp-sink.ts';
 export { redisUrlForTests, requireRedis, uniquePrefix } from './redis.ts';
+export { assertReadmeDocuments } from './readme.ts';

@@ -3,7 +3,7 @@
 // so `entries({ from })` is answered by a B-tree rebuilt from stable memory at init and after every
 // upgrade, and every write goes to both (decision K5). A trap undoes both, as it undoes all state.
 import { StableBTreeMap, type Serializable } from 'azle';
-import { deepFreeze, newBTree, type BTree } from '../btree.ts';
+import { deepFreeze, newBTree, orderedEntries, type BTree, type EntriesOptions } from '../btree.ts';
 import { decode, encode } from '../codec.ts';
 import type { Store, StoreKey } from '../store.ts';
 const utf8 = new TextEncoder();
@@ -71,14 +71,8 @@ export class StableStore<K extends StoreKey, V> implements Store<K, V> {
     this.tree.delete(key);
     return true;
   }
-  *entries(options: { from?: K; limit?: number; reverse?: boolean } = {}): IterableIterator<[K, V]> {
-    const limit = options.limit ?? Infinity;
-    if (limit <= 0) return;
-    let n = 0;
-    for (const e of options.reverse ? this.tree.entriesReversed(options.from) : this.tree.entries(options.from)) {
-      yield e as [K, V];
-      if (++n >= limit) return;
-    }
+  entries(options: EntriesOptions<K> = {}): IterableIterator<[K, V]> {
+    return orderedEntries(this.tree, options);
   }
 }
 

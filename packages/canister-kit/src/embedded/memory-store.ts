@@ -1,6 +1,6 @@
 // The embedded Store: an in-memory B-tree (ordered like StableBTreeMap) whose writes go through the
 // current update's transaction, so a throw undoes them and a commit journals them.
-import { deepFreeze, newBTree, type BTree } from '../btree.ts';
+import { deepFreeze, newBTree, orderedEntries, type BTree, type EntriesOptions } from '../btree.ts';
 import type { Store, StoreKey } from '../store.ts';
 import type { Transaction } from './transaction.ts';
 
@@ -44,15 +44,8 @@ export class MemoryStore<K extends StoreKey, V> implements Store<K, V> {
     return true;
   }
 
-  *entries(options: { from?: K; limit?: number; reverse?: boolean } = {}): IterableIterator<[K, V]> {
-    const limit = options.limit ?? Infinity;
-    if (limit <= 0) return;
-    let n = 0;
-    const it = options.reverse ? this.tree.entriesReversed(options.from) : this.tree.entries(options.from);
-    for (const entry of it) {
-      yield entry as [K, V];
-      if (++n >= limit) return;
-    }
+  entries(options: EntriesOptions<K> = {}): IterableIterator<[K, V]> {
+    return orderedEntries(this.tree, options);
   }
 
   /** Undo of one write, used by a rolled-back transaction. */

@@ -1,0 +1,17 @@
+// The repo promise "the README documents every service's configuration", checked per schema.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describeConfig } from '@domdao/config';
+import type { TObject } from '@sinclair/typebox';
+
+const README = new URL('../../../README.md', import.meta.url);
+
+/** Every variable of `schema` has a README table row `| \`NAME\` | …` showing its default. */
+export function assertReadmeDocuments(schema: TObject): void {
+  const lines = readFileSync(README, 'utf8').split('\n');
+  for (const v of describeConfig(schema)) {
+    const row = lines.find((l) => l.startsWith(`| \`${v.name}\` |`));
+    assert.ok(row, `${v.name} is missing from the README configuration table`);
+    if (v.default !== '(none)') assert.ok(row.includes(`\`${v.default}\``), `${v.name}: README default differs from ${v.default}`);
+  }
+}
