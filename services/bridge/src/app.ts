@@ -1,0 +1,125 @@
+// The bridge service (spec 2 part 1): health, single sign-on sessions, roles, registration, the
+// upgrade to Active membership, and the test email. buildApp wires what openBridge opened.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import fastifyCookie from '@fastify/cookie';
+import { Redis } from 'ioredis';
+import type { DestinationStream } from 'pino';
+import pino from 'pino';
+import { createNotificationClient, notificationClientFromEnv, type NotificationClient } from '@domdao/notification-client';
+import { loginThrottle } from './auth/brute-force.ts';
+import { loginPageRoutes } from './auth/login-page.ts';
+import { authRoutes } from './auth/routes.ts';
+import { sealer } from './auth/seal.ts';
+import { databaseSessionStore, redisSessionStore, SessionStoreUnavailable, type SessionStore } from './auth/session-store.ts';
+import { sessionManager } from './auth/sessions.ts';
+import { openCanisters, type OpenedCanisters } from './canisters.ts';
+import { origins, type BridgeConfig } from './config.ts';
+import type { BridgeContext } from './context.ts';
+import { openDatabase, type Db } from './db/index.ts';
+import { HttpError, sendError } from './http/errors.ts';
+import { testEmailRoutes } from './http/test-email.ts';
+import { loadKeys, type BridgeKeys } from './keys.ts';
+import { membershipRoutes } from './membership/routes.ts';
+import { createOpener } from './registration/hpke.ts';
+import { registrationRoutes } from './registration/routes.ts';
+import { rolesRoutes } from './roles/routes.ts';
+
+export interface BridgeParts {
+  config: BridgeConfig;
+  db: Db;
+  sessionStore: SessionStore;
+  canisters: OpenedCanisters;
+  notifier: NotificationClient;
+  keys: BridgeKeys;
+  now?: () => number;
+  logStream?: DestinationStream;
+}
+
+export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
+  const { config } = parts;
+  const logger = pino({ level: config.LOG_LEVEL, base: { service: 'bridge' }, formatters: { level: (l) => ({ level: l }) } }, parts.logStream ?? pino.destination({ sync: false, minLength: 4096 }));
+  const app: FastifyInstance = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    genReqId: () => randomUUID(),
+    trustProxy: trustProxy(config.TRUST_PROXY),
+    bodyLimit: 128 * 1024,
+    disableRequestLogging: true,
+  });
+  await app.register(fastifyCookie);
+  const now = parts.now ?? Date.now;
+  const ctx: BridgeContext = {
+    config,
+    db: parts.db,
+    keys: parts.keys,
+    sessions: sessionManager({ store: parts.sessionStore, sealer: sealer(parts.keys.sessionDataKey), idleMs: config.SESSION_IDLE_MINUTES * 60_000, absoluteMs: config.SESSION_ABSOLUTE_HOURS * 3_600_000, now }),
+    throttle: loginThrottle(parts.db, config.LOGIN_WINDOW_MINUTES * 60_000, now),
+    canisters: parts.canisters.clients,
+    notifier: parts.notifier,
+    opener: await createOpener(parts.keys.hpkePrivateKey),
+    frontendOrigins: new Set(origins(config.FRONTEND_ORIGINS)),
+    now,
+  };
+
+  app.setErrorHandler((err: FastifyError | Error, req, reply) => {
+    if (err instanceof HttpError) return sendError(req, reply, err);
+    if (err instanceof SessionStoreUnavailable) {
+      req.log.error({ event: 'session_store.unavailable', err: err.message }, 'session store unavailable');
+      return sendError(req, reply, new HttpError(503, 'SESSION_STORE_UNAVAILABLE', 'sessions are temporarily unavailable; try again'));
+    }
+    const fe = err as FastifyError;
+    if (fe.validation) return sendError(req, reply, new HttpError(400, 'VALIDATION_ERROR', `${fe.validationContext ?? 'request'}${fe.message.replace(/^(body|params|querystring)/, '')}`));
+    if (fe.statusCode === 413) return sendError(req, reply, new HttpError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large'));
+    if (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) return sendError(req, reply, new HttpError(fe.statusCode, fe.code ?? 'BAD_REQUEST', fe.message));
+    req.log.error({ event: 'request.failed', err: err.message, stack: err.stack }, 'unhandled error');
+    return sendError(req, reply, new HttpError(500, 'INTERNAL', 'internal error'));
+  });
+  app.setNotFoundHandler((req, reply) => sendError(req, reply, new HttpError(404, 'NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`)));
+
+  app.get('/health', async () => ({ status: 'ok' }));
+  authRoutes(app, ctx);
+  loginPageRoutes(app, ctx);
+  registrationRoutes(app, ctx);
+  rolesRoutes(app, ctx);
+  membershipRoutes(app, ctx);
+  testEmailRoutes(app, ctx);
+  return app;
+}
+
+/** TRUST_PROXY as Fastify takes it: true/false, a hop count, or the gateway's addresses. */
+function trustProxy(v: string): boolean | string[] | ((addr: string, hop: number) => boolean) {
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    return (_addr, hop) => hop < hops;
+  }
+  return v.split(',').map((s) => s.trim());
+}
+
+/** Opens every dependency from configuration: database, session store, canisters, notification client, keys. */
+export async function openBridge(config: BridgeConfig, env: NodeJS.ProcessEnv, options: { now?: () => number; logStream?: DestinationStream; notifier?: NotificationClient; canisterClock?: () => bigint; scheduler?: boolean } = {}) {
+  const keys = await loadKeys(config);
+  const database = await openDatabase(config.DATABASE_URL ? { url: config.DATABASE_URL } : { dir: `${config.DATA_DIR}/pglite` });
+  let redis: Redis | undefined;
+  let sessionStore: SessionStore;
+  if (config.SESSION_STORE === 'redis') {
+    // Fail fast while Redis is down (503), instead of queueing requests behind a reconnect.
+    redis = new Redis(config.SESSION_REDIS_URL!, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, lazyConnect: true });
+    redis.on('error', () => undefined);
+    await redis.connect().catch(() => undefined);
+    sessionStore = redisSessionStore(redis, config.SESSION_KEY_PREFIX);
+  } else sessionStore = databaseSessionStore(database.db);
+  const canisters = await openCanisters(env, config.DATA_DIR, { ...(options.canisterClock && { clock: options.canisterClock }), ...(options.scheduler !== undefined && { scheduler: options.scheduler }) });
+  const baseLogger = pino({ level: config.LOG_LEVEL }, options.logStream ?? pino.destination({ sync: false, minLength: 4096 }));
+  const notifier = options.notifier ?? notificationClientFromEnv(baseLogger, env);
+  const app = await buildApp({ config, db: database.db, sessionStore, canisters, notifier, keys, ...(options.now && { now: options.now }), ...(options.logStream && { logStream: options.logStream }) });
+  app.addHook('onClose', async () => {
+    canisters.close();
+    redis?.disconnect();
+    await database.close();
+  });
+  return { app, canisters, db: database.db, dbKind: database.kind, redis };
+}
+
+export { createNotificationClient };

@@ -1,0 +1,100 @@
+// Where sessions live (decision B1): the database (default; PGlite or PostgreSQL) or Redis. Only the
+// SHA-256 of a session id is stored. Any failure of the store surfaces as SessionStoreUnavailable,
+// which the service answers with 503: an outage never becomes a login bypass.
+import type { Redis } from 'ioredis';
+import type { Db } from '../db/index.ts';
+
+export interface SessionRecord {
+  user_id: string;
+  /** Sealed JSON { email, principal }. */
+  data: string;
+  roles: string[];
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+}
+
+export interface SessionStore {
+  create(idHash: Buffer, record: SessionRecord, ttlMs: number): Promise<void>;
+  get(idHash: Buffer): Promise<SessionRecord | undefined>;
+  touch(idHash: Buffer, record: SessionRecord, ttlMs: number): Promise<void>;
+  delete(idHash: Buffer): Promise<void>;
+  /** Every session of a user (after a password change or a ban); returns how many ended. */
+  deleteForUser(userId: string): Promise<number>;
+}
+
+export class SessionStoreUnavailable extends Error {
+  override name = 'SessionStoreUnavailable';
+}
+
+async function guard<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw new SessionStoreUnavailable(e instanceof Error ? e.message : String(e));
+  }
+}
+
+export function databaseSessionStore(db: Db): SessionStore {
+  return {
+    create: (idHash, r) =>
+      guard(async () => {
+        await db
+          .insertInto('sessions')
+          .values({ id_hash: idHash, user_id: r.user_id, data: r.data, roles: r.roles, created_at: new Date(r.created_at), last_seen_at: new Date(r.last_seen_at), expires_at: new Date(r.expires_at) })
+          .execute();
+      }),
+    get: (idHash) =>
+      guard(async () => {
+        const row = await db.selectFrom('sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst();
+        return row && { user_id: row.user_id, data: row.data, roles: row.roles, created_at: row.created_at.getTime(), last_seen_at: row.last_seen_at.getTime(), expires_at: row.expires_at.getTime() };
+      }),
+    touch: (idHash, r) =>
+      guard(async () => {
+        await db.updateTable('sessions').set({ last_seen_at: new Date(r.last_seen_at) }).where('id_hash', '=', idHash).execute();
+      }),
+    delete: (idHash) =>
+      guard(async () => {
+        await db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
+      }),
+    deleteForUser: (userId) =>
+      guard(async () => {
+        const r = await db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
+        return Number(r.numDeletedRows);
+      }),
+  };
+}
+
+/** Redis: one key per session with the remaining lifetime as its TTL, and a set per user for deleteForUser. */
+export function redisSessionStore(redis: Redis, prefix: string): SessionStore {
+  const key = (h: Buffer) => `${prefix}${h.toString('hex')}`;
+  const userKey = (id: string) => `${prefix}user:${id}`;
+  return {
+    create: (idHash, r, ttlMs) =>
+      guard(async () => {
+        await redis.multi().set(key(idHash), JSON.stringify(r), 'PX', ttlMs).sadd(userKey(r.user_id), idHash.toString('hex')).pexpire(userKey(r.user_id), r.expires_at - r.created_at).exec();
+      }),
+    get: (idHash) =>
+      guard(async () => {
+        const v = await redis.get(key(idHash));
+        return v === null ? undefined : (JSON.parse(v) as SessionRecord);
+      }),
+    touch: (idHash, r, ttlMs) =>
+      guard(async () => {
+        // XX: never resurrect a session deleted meanwhile (logout on another suite).
+        await redis.set(key(idHash), JSON.stringify(r), 'PX', ttlMs, 'XX');
+      }),
+    delete: (idHash) =>
+      guard(async () => {
+        await redis.del(key(idHash));
+      }),
+    deleteForUser: (userId) =>
+      guard(async () => {
+        const ids = await redis.smembers(userKey(userId));
+        if (ids.length === 0) return 0;
+        const n = await redis.del(...ids.map((h) => `${prefix}${h}`));
+        await redis.del(userKey(userId));
+        return n;
+      }),
+  };
+}

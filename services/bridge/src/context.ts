@@ -1,0 +1,29 @@
+// What every route of the bridge shares, built once by buildApp.
+import type { CanisterClients } from '@domdao/canisters';
+import type { NotificationClient } from '@domdao/notification-client';
+import type { BridgeConfig } from './config.ts';
+import type { Db } from './db/index.ts';
+import type { Throttle } from './auth/brute-force.ts';
+import type { SessionManager } from './auth/sessions.ts';
+import type { BridgeKeys } from './keys.ts';
+
+export interface Opener {
+  publicKey: string;
+  open(field: 'email' | 'name' | 'dob', wire: string): Promise<string>;
+}
+
+export interface BridgeContext {
+  config: BridgeConfig;
+  db: Db;
+  keys: BridgeKeys;
+  sessions: SessionManager;
+  throttle: Throttle;
+  canisters: CanisterClients;
+  notifier: NotificationClient;
+  opener: Opener;
+  frontendOrigins: ReadonlySet<string>;
+  /** Wall clock, ms (tests move it). */
+  now(): number;
+}
+
+export const COOKIE = 'session';

@@ -1,0 +1,57 @@
+// One schema and one migration set for PostgreSQL (DATABASE_URL) and PGlite (embedded default under
+// the data directory), applied at start-up. Kysely builds the queries for both.
+import { mkdirSync } from 'node:fs';
+import { Kysely, Migrator, PostgresDialect, type Migration } from 'kysely';
+import pg from 'pg';
+import * as initial from './migrations/001-initial.ts';
+import { pgliteDialect } from './pglite-dialect.ts';
+import type { Database } from './schema.ts';
+
+export type { Database } from './schema.ts';
+export type Db = Kysely<Database>;
+
+const MIGRATIONS: Record<string, Migration> = { '001-initial': initial };
+
+export interface OpenDatabaseOptions {
+  /** postgres://… — PostgreSQL; otherwise PGlite. */
+  url?: string;
+  /** PGlite data directory; in memory when absent. */
+  dir?: string;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: Db; kind: 'postgres' | 'pglite'; close(): Promise<void> }> {
+  let db: Db;
+  let kind: 'postgres' | 'pglite';
+  let extra = async () => undefined as void;
+  if (options.url) {
+    kind = 'postgres';
+    const pool = new pg.Pool({ connectionString: options.url, max: 10 });
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  } else {
+    kind = 'pglite';
+    const { PGlite } = await import('@electric-sql/pglite');
+    if (options.dir) mkdirSync(options.dir, { recursive: true });
+    const lite = options.dir ? new PGlite(options.dir) : new PGlite();
+    await lite.waitReady;
+    db = new Kysely<Database>({ dialect: pgliteDialect(lite) });
+    extra = () => lite.close();
+  }
+  await migrate(db);
+  return {
+    db,
+    kind,
+    async close() {
+      await db.destroy();
+      await extra();
+    },
+  };
+}
+
+export async function migrate(db: Kysely<unknown> | Db): Promise<void> {
+  const migrator = new Migrator({ db: db as Kysely<unknown>, provider: { getMigrations: async () => MIGRATIONS } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

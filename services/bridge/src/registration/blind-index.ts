@@ -1,0 +1,11 @@
+// Email lookups without plaintext (ARCHITECTURE "Data"): the full-length HMAC-SHA-256 of the
+// normalised address (trimmed, NFKC, lower-cased) under its own key, stored under a UNIQUE constraint.
+import { createHmac } from 'node:crypto';
+
+export function normaliseEmail(email: string): string {
+  return email.trim().normalize('NFKC').toLowerCase();
+}
+
+export function emailBlindIndex(key: Uint8Array, email: string): Uint8Array {
+  return new Uint8Array(createHmac('sha256', key).update(normaliseEmail(email), 'utf8').digest());
+}

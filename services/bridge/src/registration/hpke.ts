@@ -1,0 +1,54 @@
+// Registration fields encrypted on the client (spec 2 registration rule 2): HPKE (RFC 9180) base mode,
+// DHKEM(P-256, HKDF-SHA256), HKDF-SHA256, AES-256-GCM, single-shot per field. The field name is the
+// AAD, so a ciphertext cannot be moved to another field. Wire form: `hpke1.<enc>.<ct>` (base64url).
+import { createECDH } from 'node:crypto';
+import { Aes256Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
+
+export const SUITE = { kem: 'DHKEM(P-256, HKDF-SHA256)', kdf: 'HKDF-SHA256', aead: 'AES-256-GCM' } as const;
+export const INFO = new TextEncoder().encode('domdao registration v1');
+export const FIELDS = ['email', 'name', 'dob'] as const;
+export type Field = (typeof FIELDS)[number];
+
+export function suite(): CipherSuite {
+  return new CipherSuite({ kem: new DhkemP256HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes256Gcm() });
+}
+
+export async function generateRegistrationKey(): Promise<{ privateKey: Uint8Array; publicKey: Uint8Array }> {
+  const s = suite();
+  const kp = await s.kem.generateKeyPair();
+  return {
+    privateKey: new Uint8Array(await s.kem.serializePrivateKey(kp.privateKey)),
+    publicKey: new Uint8Array(await s.kem.serializePublicKey(kp.publicKey)),
+  };
+}
+
+export class UndecryptableError extends Error {
+  override name = 'UndecryptableError';
+}
+
+/** The bridge's side: unwraps a field or throws UndecryptableError (tampered, wrong key, wrong field). */
+export async function createOpener(privateKey: Uint8Array) {
+  const s = suite();
+  const key = await s.kem.deserializePrivateKey(privateKey);
+  // The public key (uncompressed SEC1 point, as HPKE serialises it) for GET /api/auth/registration-key.
+  const ecdh = createECDH('prime256v1');
+  ecdh.setPrivateKey(privateKey);
+  const publicKey = Buffer.from(ecdh.getPublicKey()).toString('base64url');
+  return {
+    publicKey,
+    async open(field: Field, wire: string): Promise<string> {
+      const m = /^hpke1\.([A-Za-z0-9_-]{80,100})\.([A-Za-z0-9_-]{22,16384})$/.exec(wire);
+      if (!m) throw new UndecryptableError(`${field}: not an hpke1 ciphertext`);
+      try {
+        const pt = await s.open(
+          { recipientKey: key, enc: Buffer.from(m[1]!, 'base64url'), info: INFO },
+          Buffer.from(m[2]!, 'base64url'),
+          new TextEncoder().encode(field),
+        );
+        return new TextDecoder('utf-8', { fatal: true }).decode(pt);
+      } catch {
+        throw new UndecryptableError(`${field}: cannot be decrypted`);
+      }
+    },
+  };
+}

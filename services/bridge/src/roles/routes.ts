@@ -1,0 +1,63 @@
+// Spec 2 Roles, decision B10: admin-only endpoints to grant and revoke `moderator`, `admin` and
+// `developer`. Roles are read at login and cached in the session: a change applies at the next login.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { currentSession } from '../auth/routes.ts';
+import { csrfGuard } from '../auth/csrf.ts';
+import { COOKIE, type BridgeContext } from '../context.ts';
+import { HttpError } from '../http/errors.ts';
+import type { Session } from '../auth/sessions.ts';
+
+export const ROLES = ['admin', 'moderator', 'developer', 'member', 'user'] as const;
+export const ASSIGNABLE = ['admin', 'moderator', 'developer'] as const;
+const UUID = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+
+export async function requireAdmin(ctx: BridgeContext, req: FastifyRequest): Promise<Session> {
+  csrfGuard(ctx.frontendOrigins, COOKIE)(req);
+  const s = await currentSession(ctx, req);
+  if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
+  if (!s.roles.includes('admin')) throw new HttpError(403, 'FORBIDDEN', 'admin role required');
+  return s;
+}
+
+export function rolesRoutes(app: FastifyInstance, ctx: BridgeContext): void {
+  const params = Type.Object({ user_id: Type.String({ pattern: UUID }) });
+
+  app.get('/api/admin/users/:user_id/roles', { schema: { params } }, async (req) => {
+    await requireAdmin(ctx, req);
+    const { user_id } = req.params as { user_id: string };
+    const u = await ctx.db.selectFrom('users').select('roles').where('id', '=', user_id).executeTakeFirst();
+    if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
+    return { user_id, roles: u.roles.length ? u.roles : ['user'] };
+  });
+
+  app.post('/api/admin/users/:user_id/roles', { schema: { params, body: Type.Object({ role: Type.String() }) } }, async (req) => {
+    const admin = await requireAdmin(ctx, req);
+    const { user_id } = req.params as { user_id: string };
+    const { role } = req.body as { role: string };
+    // Case-sensitive and lowercase (spec 2): `Admin` is not a role.
+    if (!(ASSIGNABLE as readonly string[]).includes(role)) throw new HttpError(400, 'VALIDATION_ERROR', `role must be one of ${ASSIGNABLE.join(', ')} (lowercase)`);
+    const roles = await ctx.db.transaction().execute(async (tx) => {
+      const u = await tx.selectFrom('users').select('roles').where('id', '=', user_id).forUpdate().executeTakeFirst();
+      if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
+      const next = [...new Set([...u.roles, role])];
+      await tx.updateTable('users').set({ roles: next }).where('id', '=', user_id).execute();
+      return next;
+    });
+    req.log.info({ event: 'roles.granted', user_id, role, by: admin.user_id }, 'role granted');
+    return { user_id, roles, effective: 'at the next login' };
+  });
+
+  app.delete('/api/admin/users/:user_id/roles/:role', { schema: { params: Type.Object({ user_id: Type.String({ pattern: UUID }), role: Type.String() }) } }, async (req) => {
+    const admin = await requireAdmin(ctx, req);
+    const { user_id, role } = req.params as { user_id: string; role: string };
+    if (!(ASSIGNABLE as readonly string[]).includes(role)) throw new HttpError(400, 'VALIDATION_ERROR', `only ${ASSIGNABLE.join(', ')} can be revoked here`);
+    if (role === 'admin' && user_id === admin.user_id) throw new HttpError(409, 'CONFLICT', 'an admin cannot revoke their own admin role');
+    const u = await ctx.db.selectFrom('users').select('roles').where('id', '=', user_id).executeTakeFirst();
+    if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
+    const roles = u.roles.filter((r) => r !== role);
+    await ctx.db.updateTable('users').set({ roles }).where('id', '=', user_id).execute();
+    req.log.info({ event: 'roles.revoked', user_id, role, by: admin.user_id }, 'role revoked');
+    return { user_id, roles, effective: 'at the next login' };
+  });
+}

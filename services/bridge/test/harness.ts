@@ -1,0 +1,174 @@
+// Bridge test harness: the service built the production way (openBridge) on PGlite or a fresh
+// PostgreSQL database of its own, sessions in the database or under a Redis key prefix of its own,
+// the embedded canisters with the bridge's clock, and email through the real notification service
+// whose provider is a local stand-in that records every rendered message. Plus a cookie jar.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp as buildNotification } from '@domdao/notification-service';
+import { loadNotificationConfig } from '@domdao/notification-service/config';
+import { createNotificationClient } from '@domdao/notification-client';
+import { captureLogs, redisUrlForTests, requireRedis, startRecorder, uniquePrefix, type Recorder } from '@domdao/test-helpers';
+import { openBridge } from '../src/app.ts';
+import { loadBridgeConfig } from '../src/config.ts';
+import { encryptRegistration } from '../src/registration/client-crypto.ts';
+import { signPayload } from '../src/membership/webhook.ts';
+
+export const APP = 'https://app.domdao.example';
+export const GOV = 'https://gov.domdao.example';
+export const ACCESS_TOKEN = 'test-access-token-0123456789';
+export const WEBHOOK_SECRET = 'whsec_test_0123456789abcdef';
+export const ADMIN_EMAIL = 'root@domdao.example';
+export const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export type Backend = { db: 'pglite' | 'postgres'; sessions: 'database' | 'redis' };
+export const BACKENDS: Backend[] = [
+  { db: 'pglite', sessions: 'database' },
+  { db: 'postgres', sessions: 'redis' },
+  { db: 'postgres', sessions: 'database' },
+];
+
+/** A database of its own on the real PostgreSQL server (fails, never skips, when it is down). */
+async function freshPostgres(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `bridge_test_${randomUUID().replace(/-/g, '')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  try {
+    await admin.connect();
+  } catch (e) {
+    throw new Error(`PostgreSQL is required for this test and is not reachable at ${PG_URL} (${(e as Error).message}); see README "Tests"`);
+  }
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    async drop() {
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export interface Jar {
+  cookie?: string;
+  setCookie?: string;
+}
+
+export async function bridge(backend: Backend = BACKENDS[0]!, env: Record<string, string> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'domdao-bridge-'));
+  const provider: Recorder = await startRecorder();
+  const notification = await buildNotification({
+    config: loadNotificationConfig({ NODE_ENV: 'test', SERVICE_TOKEN: 'bridge-test-notification-token', EMAIL_PROVIDER_API_KEY: 're_test', EMAIL_PROVIDER_API_URL: provider.url, LOG_LEVEL: 'warn' }),
+    logStream: captureLogs().stream,
+  });
+  await notification.listen({ port: 0, host: '127.0.0.1' });
+  const notificationUrl = `http://127.0.0.1:${(notification.server.address() as AddressInfo).port}`;
+  const pgdb = backend.db === 'postgres' ? await freshPostgres() : undefined;
+  if (backend.sessions === 'redis') (await requireRedis()).disconnect();
+  let now = Date.parse('2026-03-10T12:00:00Z');
+  const logs = captureLogs();
+  const fullEnv: Record<string, string> = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    DATA_DIR: dir,
+    PUBLIC_URL: 'https://bridge.domdao.example',
+    FRONTEND_ORIGINS: `${APP},${GOV}`,
+    COOKIE_DOMAIN: '.domdao.example',
+    ACCESS_TOKEN,
+    PAYMENT_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    BOOTSTRAP_ADMIN_EMAILS: ADMIN_EMAIL,
+    SESSION_STORE: backend.sessions,
+    ...(backend.sessions === 'redis' && { SESSION_REDIS_URL: redisUrlForTests, SESSION_KEY_PREFIX: uniquePrefix('bridge-session') }),
+    ...(pgdb && { DATABASE_URL: pgdb.url }),
+    ...env,
+  };
+  const config = loadBridgeConfig(fullEnv);
+  const notifier = createNotificationClient({ baseUrl: notificationUrl, token: 'bridge-test-notification-token', logger: { warn: () => undefined } });
+  const opened = await openBridge(config, fullEnv, { now: () => now, canisterClock: () => BigInt(now) * 1_000_000n, scheduler: false, logStream: logs.stream, notifier });
+  const { app } = opened;
+
+  const request = async (opts: InjectOptions & { jar?: Jar; origin?: string | null }): Promise<LightMyRequestResponse> => {
+    const headers: Record<string, string> = { ...(opts.headers as Record<string, string>) };
+    if (opts.jar?.cookie) headers.cookie = `session=${opts.jar.cookie}`;
+    if (opts.origin !== null && opts.method && opts.method !== 'GET') headers.origin ??= opts.origin ?? APP;
+    if (opts.payload !== undefined && typeof opts.payload !== 'string' && !Buffer.isBuffer(opts.payload)) headers['content-type'] ??= 'application/json';
+    const { jar, origin: _o, ...rest } = opts;
+    const res = await app.inject({ ...rest, headers, ...(opts.payload !== undefined && typeof opts.payload === 'object' && !Buffer.isBuffer(opts.payload) && { payload: JSON.stringify(opts.payload) }) } as InjectOptions);
+    const set = res.headers['set-cookie'];
+    const line = (Array.isArray(set) ? set : set ? [set] : []).find((c) => c.startsWith('session='));
+    if (jar && line) {
+      jar.setCookie = line;
+      const value = /^session=([^;]*)/.exec(line)![1]!;
+      jar.cookie = /Max-Age=0/i.test(line) ? undefined : value;
+    }
+    return res;
+  };
+
+  const h = {
+    app,
+    opened,
+    provider,
+    logs,
+    config,
+    now: () => now,
+    advance: (ms: number) => (now += ms),
+    request,
+    /** Every email the provider stand-in received, parsed. */
+    emails: () => provider.requests.map((r) => r.json() as { to: string[]; subject: string; text: string; html: string }),
+    async encrypt(fields: { email: string; name: string; dob: string }) {
+      const key = (await request({ method: 'GET', url: '/api/auth/registration-key' })).json() as { public_key: string };
+      return encryptRegistration(key.public_key, fields);
+    },
+    async register(email: string, opts: { dob?: string; password?: string; name?: string } = {}) {
+      const fields = await h.encrypt({ email, name: opts.name ?? 'Ada Lovelace', dob: opts.dob ?? '1990-05-01' });
+      return request({ method: 'POST', url: '/api/auth/register', payload: { ...fields, password: opts.password ?? 'correct horse battery staple', tos_accepted: true } });
+    },
+    /** The verification link of the last verification email sent to `email`. */
+    verificationPath(email: string): string {
+      const mail = h.emails().filter((m) => m.to.includes(email) && /confirm your email/i.test(m.text)).at(-1);
+      if (!mail) throw new Error(`no verification email to ${email}`);
+      const link = /https:\/\/bridge\.domdao\.example(\/verify-email\?token=[0-9a-f-]+)/.exec(mail.text)?.[1];
+      if (!link) throw new Error('no verification link in the email');
+      return link;
+    },
+    async login(email: string, password = 'correct horse battery staple', jar: Jar = {}) {
+      const res = await request({ method: 'POST', url: '/auth/login', payload: { email, password }, jar });
+      return { res, jar };
+    },
+    /** Registered, verified and signed in. */
+    async member(email: string, opts: { dob?: string } = {}) {
+      const r = await h.register(email, opts);
+      if (r.statusCode !== 201) throw new Error(`register ${email}: ${r.statusCode} ${r.body}`);
+      const v = await request({ method: 'GET', url: h.verificationPath(email) });
+      if (v.statusCode !== 200) throw new Error(`verify ${email}: ${v.statusCode}`);
+      const { jar } = await h.login(email);
+      const s = (await request({ method: 'GET', url: '/auth/session', jar })).json() as { user_id: string };
+      return { jar, user_id: s.user_id };
+    },
+    signedWebhook(body: unknown, t = Math.floor(now / 1000), secret = WEBHOOK_SECRET) {
+      const raw = JSON.stringify(body);
+      return request({ method: 'POST', url: '/api/webhooks/payments', payload: raw, origin: null, headers: { 'content-type': 'application/json', 'payment-signature': signPayload(secret, t, raw) } });
+    },
+    async close() {
+      await app.close();
+      await notification.close();
+      await provider.close();
+      await pgdb?.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return h;
+}
+
+export type Bridge = Awaited<ReturnType<typeof bridge>>;
+
+export function paymentEvent(userId: string, id = `evt_${randomUUID().slice(0, 8)}`, amount = 2500) {
+  return { id, type: 'payment_intent.succeeded', data: { object: { id: `pi_${id}`, amount, currency: 'usd', metadata: { user_id: userId } } } };
+}
