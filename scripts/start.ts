@@ -1,7 +1,9 @@
 // `npm start`: the whole platform on embedded defaults, no external server needed.
-// Today that is the notification service in stub mode; each service joins here as it lands.
+// The notification service in stub mode and the bridge (PGlite and the embedded canisters under
+// .data/bridge, email through that notification service).
 import { ConfigError } from '@domdao/config';
 import { startNotificationService } from '../services/notification/src/main.ts';
+import { startBridge } from '../services/bridge/src/main.ts';
 
 /** Documented in README: only for local development, never for a deployment. */
 export const DEV_NOTIFICATION_TOKEN = 'dev-notification-token-change-me';
@@ -13,26 +15,39 @@ if (!env.SERVICE_TOKEN) {
   generatedToken = true;
 }
 
+// Each service keeps its own default port unless NOTIFICATION_PORT / BRIDGE_PORT say otherwise.
+const { PORT: _port, ...shared } = env;
+
 try {
-  const notification = await startNotificationService(env);
+  const notification = await startNotificationService({ ...shared, ...(env.NOTIFICATION_PORT && { PORT: env.NOTIFICATION_PORT }) });
   const port = (notification.server.address() as { port: number }).port;
   const base = `http://127.0.0.1:${port}`;
+  const bridge = await startBridge({
+    ...shared,
+    ...(env.BRIDGE_PORT && { PORT: env.BRIDGE_PORT }),
+    NOTIFICATION_SERVICE_URL: env.NOTIFICATION_SERVICE_URL ?? base,
+    NOTIFICATION_SERVICE_TOKEN: env.NOTIFICATION_SERVICE_TOKEN ?? env.SERVICE_TOKEN,
+  });
+  const bridgeBase = `http://127.0.0.1:${bridge.config.PORT}`;
   const mode = env.EMAIL_PROVIDER_API_KEY ? `delivering through ${env.EMAIL_PROVIDER ?? 'resend'}` : 'stub mode: nothing is delivered';
   console.error(
     [
       '',
       'DOM DAO platform is up (embedded defaults)',
       `  notification service  ${base}  (${mode})`,
+      `  bridge service        ${bridgeBase}  (${bridge.dbKind} database, ${bridge.config.SESSION_STORE} sessions, ${bridge.canisters.mode} canisters, state in ${bridge.config.DATA_DIR})`,
       `  service token         ${generatedToken ? `${DEV_NOTIFICATION_TOKEN}  (development default; set SERVICE_TOKEN to override)` : 'from SERVICE_TOKEN'}`,
       '',
-      `  try: curl -s ${base}/api/v1/health`,
+      `  sign in at ${bridgeBase}/login   register with the helper in services/bridge/src/registration/client-crypto.ts`,
+      `  try: curl -s ${bridgeBase}/health`,
+      `       curl -s ${base}/api/v1/health`,
       `       curl -s -X POST ${base}/api/v1/send -H 'authorization: Bearer ${generatedToken ? DEV_NOTIFICATION_TOKEN : '$SERVICE_TOKEN'}' \\`,
       `            -H 'content-type: application/json' \\`,
       `            -d '{"type":"welcome","to":"ada@example.com","domain":"domdao.example","data":{"user_name":"Ada"}}'`,
       '',
     ].join('\n'),
   );
-  const stop = () => void notification.close().then(() => process.exit(0));
+  const stop = () => void Promise.all([bridge.app.close(), notification.close()]).then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 } catch (err) {

@@ -1,7 +1,7 @@
 // The bridge service (spec 2 part 1): health, single sign-on sessions, roles, registration, the
 // upgrade to Active membership, and the test email. buildApp wires what openBridge opened.
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
 import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
@@ -44,7 +44,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     trustProxy: trustProxy(config.TRUST_PROXY),
     bodyLimit: 128 * 1024,
-    disableRequestLogging: true,
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
   });
   await app.register(fastifyCookie);
   const now = parts.now ?? Date.now;

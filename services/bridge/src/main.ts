@@ -1,13 +1,29 @@
 // `npm run bridge`: the bridge alone, configured by the environment (README "Bridge service").
-import { loadBridgeConfig } from './config.ts';
+import { pathToFileURL } from 'node:url';
+import { ConfigError } from '@domdao/config';
 import { openBridge } from './app.ts';
+import { loadBridgeConfig } from './config.ts';
 
-const config = loadBridgeConfig();
-const { app, canisters, dbKind } = await openBridge(config, process.env);
-await app.listen({ port: config.PORT, host: config.HOST });
-app.log.info({ event: 'bridge.started', port: config.PORT, database: dbKind, sessions: config.SESSION_STORE, canisters: canisters.mode, canister_principal: canisters.principal }, 'bridge listening');
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    app.close().then(() => process.exit(0), () => process.exit(1));
-  });
+export async function startBridge(env: NodeJS.ProcessEnv) {
+  const config = loadBridgeConfig(env);
+  const opened = await openBridge(config, env);
+  await opened.app.listen({ port: config.PORT, host: config.HOST });
+  opened.app.log.info(
+    { event: 'bridge.started', port: config.PORT, database: opened.dbKind, sessions: config.SESSION_STORE, canisters: opened.canisters.mode, canister_principal: opened.canisters.principal },
+    'bridge listening',
+  );
+  return { ...opened, config };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  try {
+    const { app } = await startBridge(process.env);
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void app.close().then(() => process.exit(0), () => process.exit(1)));
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`bridge: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
 }
