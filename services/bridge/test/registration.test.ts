@@ -102,7 +102,7 @@ describe('registration rules (spec 2 Registration rules, decisions B4, B5)', () 
       [{ ...good, email_encrypted: 'tamper@example.org' }, 'UNDECRYPTABLE'],
       [{ ...good, email_encrypted: "hpke1.'; DROP TABLE users; --.x" }, 'UNDECRYPTABLE'],
       [{ name_encrypted: good.name_encrypted, dob_encrypted: good.dob_encrypted }, 'VALIDATION_ERROR'],
-      [{ ...good, password: 12345678901234 }, 'VALIDATION_ERROR'],
+      [{ ...good, password: { pw: 'x' } }, 'VALIDATION_ERROR'],
     ];
     for (const [fields, code] of cases) {
       const r = await h.request({ method: 'POST', url: '/api/auth/register', payload: { ...fields, ...(!('password' in fields) && { password: PASSWORD }), tos_accepted: true } });
