@@ -61,7 +61,8 @@ export function membershipRoutes(app: FastifyInstance, ctx: BridgeContext): void
     let q = ctx.db.selectFrom('payments').selectAll().orderBy('id', 'desc').limit(100);
     if (status === 'escrow' || status === 'applied') q = q.where('status', '=', status);
     const rows = await q.execute();
-    return { payments: rows.map((p) => ({ ...p, created_at: p.created_at.toISOString() })) };
+    // bigint columns come back as strings from pg and as numbers from PGlite: answer strings either way.
+    return { payments: rows.map((p) => ({ ...p, id: String(p.id), amount_minor: String(p.amount_minor), created_at: new Date(p.created_at).toISOString() })) };
   });
 
   // Raw body for the signature: this scope parses JSON itself, after verifying.
