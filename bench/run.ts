@@ -1,8 +1,9 @@
 // `npm run bench [name…]`: runs the benchmarks and prints Markdown for the closing notes.
+import { benchBridge } from './bridge.ts';
 import { benchCanisters } from './canisters.ts';
 import { benchNotification } from './notification.ts';
 
-const benches: Record<string, () => Promise<string>> = { notification: benchNotification, canisters: benchCanisters };
+const benches: Record<string, () => Promise<string>> = { notification: benchNotification, canisters: benchCanisters, bridge: benchBridge };
 const wanted = process.argv.slice(2);
 const names = wanted.length > 0 ? wanted : Object.keys(benches);
 console.log(`# Benchmarks (${new Date().toISOString()}, Node ${process.version}, ${(await import('node:os')).cpus().length} CPUs)\n`);

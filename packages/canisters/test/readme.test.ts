@@ -3,4 +3,4 @@ import { it } from 'node:test';
 import { assertReadmeDocuments } from '@domdao/test-helpers';
 import { IcEnv } from '../src/ic/index.ts';
 
-it('README.md documents every IC_* variable with its default', () => assertReadmeDocuments(IcEnv));
+it('README.md documents every IC_* variable with its default', () => assertReadmeDocuments(IcEnv, '### Canister clients on an IC network'));

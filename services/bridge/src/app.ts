@@ -98,7 +98,7 @@ function trustProxy(v: string): boolean | string[] | ((addr: string, hop: number
 }
 
 /** Opens every dependency from configuration: database, session store, canisters, notification client, keys. */
-export async function openBridge(config: BridgeConfig, env: NodeJS.ProcessEnv, options: { now?: () => number; logStream?: DestinationStream; notifier?: NotificationClient; canisterClock?: () => bigint; scheduler?: boolean } = {}) {
+export async function openBridge(config: BridgeConfig, env: NodeJS.ProcessEnv, options: { now?: () => number; logStream?: DestinationStream; notifier?: NotificationClient; canisterClock?: () => bigint; scheduler?: boolean; interceptCall?: (from: string, to: string, method: string) => void } = {}) {
   const keys = await loadKeys(config);
   const database = await openDatabase(config.DATABASE_URL ? { url: config.DATABASE_URL } : { dir: `${config.DATA_DIR}/pglite` });
   let redis: Redis | undefined;
@@ -109,8 +109,12 @@ export async function openBridge(config: BridgeConfig, env: NodeJS.ProcessEnv, o
     redis.on('error', () => undefined);
     await redis.connect().catch(() => undefined);
     sessionStore = redisSessionStore(redis, config.SESSION_KEY_PREFIX);
-  } else sessionStore = databaseSessionStore(database.db);
-  const canisters = await openCanisters(env, config.DATA_DIR, { ...(options.canisterClock && { clock: options.canisterClock }), ...(options.scheduler !== undefined && { scheduler: options.scheduler }) });
+  } else sessionStore = databaseSessionStore(database.db, database.pool);
+  const canisters = await openCanisters(env, config.DATA_DIR, {
+    ...(options.canisterClock && { clock: options.canisterClock }),
+    ...(options.scheduler !== undefined && { scheduler: options.scheduler }),
+    ...(options.interceptCall && { interceptCall: options.interceptCall }),
+  });
   const baseLogger = pino({ level: config.LOG_LEVEL }, options.logStream ?? pino.destination({ sync: false, minLength: 4096 }));
   const notifier = options.notifier ?? notificationClientFromEnv(baseLogger, env);
   const app = await buildApp({ config, db: database.db, sessionStore, canisters, notifier, keys, ...(options.now && { now: options.now }), ...(options.logStream && { logStream: options.logStream }) });

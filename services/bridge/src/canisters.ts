@@ -3,7 +3,7 @@
 // the bridge as registrar and trusted proposer.
 import { join } from 'node:path';
 import { principalFromSeed, type CanisterClients } from '@domdao/canisters';
-import { EmbeddedPlatform } from '@domdao/canisters/embedded';
+import { EmbeddedPlatform, type EmbeddedPlatformOptions } from '@domdao/canisters/embedded';
 import { icClientsFromEnv } from '@domdao/canisters/ic';
 
 export const EMBEDDED_BRIDGE_PRINCIPAL = principalFromSeed('domdao-bridge');
@@ -16,7 +16,7 @@ export interface OpenedCanisters {
   close(): void;
 }
 
-export async function openCanisters(env: NodeJS.ProcessEnv, dataDir: string | undefined, options: { clock?: () => bigint; scheduler?: boolean } = {}): Promise<OpenedCanisters> {
+export async function openCanisters(env: NodeJS.ProcessEnv, dataDir: string | undefined, options: { clock?: () => bigint; scheduler?: boolean; interceptCall?: EmbeddedPlatformOptions['interceptCall'] } = {}): Promise<OpenedCanisters> {
   if (env.IC_GOVERNANCE_CANISTER_ID) {
     const ic = await icClientsFromEnv(env);
     return { clients: ic.clients, mode: 'ic', principal: ic.principal, close: () => undefined };
@@ -27,6 +27,7 @@ export async function openCanisters(env: NodeJS.ProcessEnv, dataDir: string | un
     trustedProposers: [EMBEDDED_BRIDGE_PRINCIPAL],
     ...(options.clock && { clock: options.clock }),
     ...(options.scheduler !== undefined && { scheduler: options.scheduler }),
+    ...(options.interceptCall && { interceptCall: options.interceptCall }),
   });
   return { clients: platform.as(EMBEDDED_BRIDGE_PRINCIPAL), mode: 'embedded', principal: EMBEDDED_BRIDGE_PRINCIPAL, platform, close: () => platform.close() };
 }

@@ -61,7 +61,7 @@ export interface Jar {
   setCookie?: string;
 }
 
-export async function bridge(backend: Backend = BACKENDS[0]!, env: Record<string, string> = {}) {
+export async function bridge(backend: Backend = BACKENDS[0]!, env: Record<string, string> = {}, faults: { interceptCall?: (from: string, to: string, method: string) => void } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'domdao-bridge-'));
   const provider: Recorder = await startRecorder();
   const notification = await buildNotification({
@@ -91,7 +91,7 @@ export async function bridge(backend: Backend = BACKENDS[0]!, env: Record<string
   };
   const config = loadBridgeConfig(fullEnv);
   const notifier = createNotificationClient({ baseUrl: notificationUrl, token: 'bridge-test-notification-token', logger: { warn: () => undefined } });
-  const opened = await openBridge(config, fullEnv, { now: () => now, canisterClock: () => BigInt(now) * 1_000_000n, scheduler: false, logStream: logs.stream, notifier });
+  const opened = await openBridge(config, fullEnv, { now: () => now, canisterClock: () => BigInt(now) * 1_000_000n, scheduler: false, logStream: logs.stream, notifier, ...faults });
   const { app } = opened;
 
   const request = async (opts: InjectOptions & { jar?: Jar; origin?: string | null }): Promise<LightMyRequestResponse> => {

@@ -3,4 +3,4 @@ import { it } from 'node:test';
 import { assertReadmeDocuments } from '@domdao/test-helpers';
 import { NotificationEnv } from '../src/config.ts';
 
-it('README.md documents every notification variable with its default', () => assertReadmeDocuments(NotificationEnv));
+it('README.md documents every notification variable with its default', () => assertReadmeDocuments(NotificationEnv, '### Notification service'));

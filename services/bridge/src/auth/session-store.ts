@@ -2,6 +2,8 @@
 // SHA-256 of a session id is stored. Any failure of the store surfaces as SessionStoreUnavailable,
 // which the service answers with 503: an outage never becomes a login bypass.
 import type { Redis } from 'ioredis';
+import { CompiledQuery } from 'kysely';
+import type pg from 'pg';
 import type { Db } from '../db/index.ts';
 
 export interface SessionRecord {
@@ -35,7 +37,16 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export function databaseSessionStore(db: Db): SessionStore {
+const GET_SESSION = 'select user_id, data, roles, created_at, last_seen_at, expires_at from sessions where id_hash = $1';
+type SessionRow = { user_id: string; data: string; roles: string[]; created_at: Date; last_seen_at: Date; expires_at: Date };
+
+/**
+ * `pool`, with PostgreSQL: the lookup runs as a named prepared statement (parsed and planned once per
+ * connection), which the hot path of every request deserves.
+ */
+export function databaseSessionStore(db: Db, pool?: pg.Pool): SessionStore {
+  const fetchRow = async (idHash: Buffer): Promise<SessionRow | undefined> =>
+    pool ? (await pool.query<SessionRow>({ name: 'bridge_get_session', text: GET_SESSION, values: [idHash] })).rows[0] : (await db.executeQuery<SessionRow>(CompiledQuery.raw(GET_SESSION, [idHash]))).rows[0];
   return {
     create: (idHash, r) =>
       guard(async () => {
@@ -44,10 +55,11 @@ export function databaseSessionStore(db: Db): SessionStore {
           .values({ id_hash: idHash, user_id: r.user_id, data: r.data, roles: r.roles, created_at: new Date(r.created_at), last_seen_at: new Date(r.last_seen_at), expires_at: new Date(r.expires_at) })
           .execute();
       }),
+    // The hot path of every request: one fixed statement, compiled once.
     get: (idHash) =>
       guard(async () => {
-        const row = await db.selectFrom('sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst();
-        return row && { user_id: row.user_id, data: row.data, roles: row.roles, created_at: row.created_at.getTime(), last_seen_at: row.last_seen_at.getTime(), expires_at: row.expires_at.getTime() };
+        const row = await fetchRow(idHash);
+        return row && { user_id: row.user_id, data: row.data, roles: row.roles, created_at: +new Date(row.created_at), last_seen_at: +new Date(row.last_seen_at), expires_at: +new Date(row.expires_at) };
       }),
     touch: (idHash, r) =>
       guard(async () => {

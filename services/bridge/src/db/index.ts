@@ -19,13 +19,14 @@ export interface OpenDatabaseOptions {
   dir?: string;
 }
 
-export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: Db; kind: 'postgres' | 'pglite'; close(): Promise<void> }> {
+export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: Db; kind: 'postgres' | 'pglite'; pool?: pg.Pool; close(): Promise<void> }> {
   let db: Db;
   let kind: 'postgres' | 'pglite';
   let extra = async () => undefined as void;
+  let pool: pg.Pool | undefined;
   if (options.url) {
     kind = 'postgres';
-    const pool = new pg.Pool({ connectionString: options.url, max: 10 });
+    pool = new pg.Pool({ connectionString: options.url, max: 10 });
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   } else {
     kind = 'pglite';
@@ -40,6 +41,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: 
   return {
     db,
     kind,
+    ...(pool && { pool }),
     async close() {
       await db.destroy();
       await extra();

@@ -65,6 +65,27 @@ export function membershipRoutes(app: FastifyInstance, ctx: BridgeContext): void
     return { payments: rows.map((p) => ({ ...p, id: String(p.id), amount_minor: String(p.amount_minor), created_at: new Date(p.created_at).toISOString() })) };
   });
 
+  /** Spec 2 admin notifications (`membership_mint_failed`) raised by the user canister after 10 failed mints. */
+  app.get('/api/admin/notifications', async (req) => {
+    await requireAdmin(ctx, req);
+    const after = (req.query as { after_id?: string }).after_id;
+    const afterId = after !== undefined && /^\d{1,19}$/.test(after) ? BigInt(after) : undefined;
+    const list = await ctx.canisters.user.list_admin_notifications(afterId, 100);
+    const users = await Promise.all(list.map((n) => ctx.db.selectFrom('users').select('id').where('principal', '=', n.user_principal).executeTakeFirst()));
+    return {
+      notifications: list.map((n, i) => ({
+        id: String(n.id),
+        type: n.type,
+        user_principal: n.user_principal,
+        user_id: users[i]?.id ?? null,
+        email_encrypted: n.email_encrypted,
+        attempts: n.attempts,
+        last_error: n.last_error,
+        at: new Date(Number(n.at / 1_000_000n)).toISOString(),
+      })),
+    };
+  });
+
   // Raw body for the signature: this scope parses JSON itself, after verifying.
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();

@@ -1,0 +1,99 @@
+// Issue 4 benchmark: GET /auth/session req/s and p99 with sessions in the database (PostgreSQL) and
+// in Redis, against express-session + connect-redis on the same machine in the same run (target:
+// at least 2× its req/s), and login latency at the chosen argon2id cost.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { encryptRegistration } from '../services/bridge/src/registration/client-crypto.ts';
+import { load, medianOf, startChild, table, type Child, type LoadResult } from './lib.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PG = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PASSWORD = 'correct horse battery staple';
+
+async function cookieFrom(res: Response): Promise<string> {
+  const set = res.headers.getSetCookie().find((c) => c.startsWith('session=') || c.startsWith('connect.sid='));
+  if (!res.ok || !set) throw new Error(`login failed: ${res.status} ${await res.text()}`);
+  return set.split(';')[0]!;
+}
+
+async function bridgeSession(url: string, email: string): Promise<string> {
+  const key = (await (await fetch(`${url}/api/auth/registration-key`)).json()) as { public_key: string };
+  const fields = await encryptRegistration(key.public_key, { email, name: 'Bench Member', dob: '1990-05-01' });
+  const r = await fetch(`${url}/api/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...fields, password: PASSWORD, tos_accepted: true }) });
+  if (r.status !== 201) throw new Error(`register failed: ${r.status} ${await r.text()}`);
+  return cookieFrom(await fetch(`${url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) }));
+}
+
+export async function benchBridge(): Promise<string> {
+  const dbName = `bridge_bench_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: PG });
+  await admin.connect();
+  await admin.query(`create database ${dbName}`);
+  const dbUrl = new URL(PG);
+  dbUrl.pathname = `/${dbName}`;
+  const dirs = [mkdtempSync(join(tmpdir(), 'bench-bridge-')), mkdtempSync(join(tmpdir(), 'bench-bridge-'))];
+  const prefix = `bench:${randomUUID()}:`;
+  const common = { NODE_ENV: 'development', LOG_LEVEL: 'info', DATABASE_URL: dbUrl.href };
+  const children: Child[] = [];
+  try {
+    const dbBridge = await startChild('services/bridge/src/main.ts', { ...common, DATA_DIR: dirs[0]!, SESSION_STORE: 'database' }, '/health');
+    children.push(dbBridge);
+    const redisBridge = await startChild('services/bridge/src/main.ts', { ...common, DATA_DIR: dirs[1]!, SESSION_STORE: 'redis', SESSION_REDIS_URL: REDIS, SESSION_KEY_PREFIX: `${prefix}bridge:` }, '/health');
+    children.push(redisBridge);
+    const peer = await startChild('bench/peer-express-session.ts', { REDIS_URL: REDIS, PEER_PREFIX: `${prefix}peer:` }, '/health');
+    children.push(peer);
+
+    const scenarios: Array<[string, string, string]> = [
+      ['bridge, sessions in PostgreSQL', dbBridge.url, await bridgeSession(dbBridge.url, 'bench-db@example.org')],
+      ['bridge, sessions in Redis', redisBridge.url, await bridgeSession(redisBridge.url, 'bench-redis@example.org')],
+      ['express-session + connect-redis (peer)', peer.url, await cookieFrom(await fetch(`${peer.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"peer@example.org"}' }))],
+    ];
+    for (const [, url, cookie] of scenarios) {
+      const check = (await (await fetch(`${url}/auth/session`, { headers: { cookie } })).json()) as { authenticated: boolean };
+      if (!check.authenticated) throw new Error(`${url}: the benchmark cookie is not a session`);
+      await load('warm-up', { url: `${url}/auth/session`, headers: { cookie }, seconds: 2 });
+    }
+    const rounds = new Map<string, LoadResult[]>();
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, url, cookie] of scenarios) rounds.set(name, [...(rounds.get(name) ?? []), await load(name, { url: `${url}/auth/session`, headers: { cookie }, seconds: SECONDS })]);
+    }
+    const results = scenarios.map(([name]) => medianOf(name, rounds.get(name)!));
+    const peerRps = results[2]!.rps;
+
+    // Login latency at the chosen argon2id cost (m=19 MiB, t=2, p=1), one at a time.
+    const times: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const t0 = performance.now();
+      await cookieFrom(await fetch(`${redisBridge.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench-redis@example.org', password: PASSWORD }) }));
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    return [
+      `## Bridge sessions: GET /auth/session (50 connections, ${ROUNDS} interleaved rounds × ${SECONDS} s, medians)`,
+      '',
+      table(
+        results.map((r) => ({
+          scenario: r.name,
+          'req/s (median)': r.rps,
+          'req/s range': `${r.minRps}–${r.maxRps}`,
+          'p50 ms': r.p50,
+          'p99 ms': r.p99,
+          'vs peer': `${(r.rps / peerRps).toFixed(2)}×`,
+          'non-2xx': r.non2xx,
+        })),
+      ),
+      '',
+      `Login (POST /auth/login, argon2id m=19456 KiB, t=2, p=1, sequential, 20 logins): median ${times[10]!.toFixed(0)} ms, p95 ${times[18]!.toFixed(0)} ms.`,
+    ].join('\n');
+  } finally {
+    await Promise.all(children.map((c) => c.stop()));
+    await admin.query(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
+    dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
+  }
+}

@@ -1,0 +1,57 @@
+// Bridge configuration (repo promise: validated at start-up with every problem listed; documented in
+// the README), and the admin view of mint failures raised by the user canister.
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { ConfigError } from '@domdao/config';
+import { assertReadmeDocuments } from '@domdao/test-helpers';
+import { BridgeEnv, loadBridgeConfig } from '../src/config.ts';
+import { ADMIN_EMAIL, bridge } from './harness.ts';
+
+describe('bridge configuration', () => {
+  it('README.md documents every bridge variable with its default', () => assertReadmeDocuments(BridgeEnv, '### Bridge service'));
+
+  it('refuses bad values, all listed at once', () => {
+    assert.throws(() => loadBridgeConfig({ PORT: 'eighty', SESSION_STORE: 'memcached' }), (e: unknown) => e instanceof ConfigError && e.problems.length === 2);
+    assert.throws(
+      () => loadBridgeConfig({ SESSION_STORE: 'redis', COOKIE_DOMAIN: 'domdao.example', FRONTEND_ORIGINS: 'https://app.domdao.example/path,ftp://x', ACCESS_TOKEN: 'short' }),
+      (e: unknown) => e instanceof ConfigError && ['SESSION_REDIS_URL', 'COOKIE_DOMAIN', 'ACCESS_TOKEN', 'FRONTEND_ORIGINS'].every((v) => e.problems.some((p) => p.startsWith(v))),
+    );
+    assert.throws(() => loadBridgeConfig({ COOKIE_DOMAIN: 'domdao.example', FRONTEND_ORIGINS: 'https://app.domdao.example/path', ACCESS_TOKEN: 'short' }), (e: unknown) => e instanceof ConfigError && e.problems.length === 3);
+  });
+
+  it('production requires explicit secrets, the cookie domain and PostgreSQL', () => {
+    assert.throws(
+      () => loadBridgeConfig({ NODE_ENV: 'production' }),
+      (e: unknown) => e instanceof ConfigError && ['HPKE_PRIVATE_KEY', 'BLIND_INDEX_KEY', 'SESSION_DATA_KEY', 'COOKIE_DOMAIN', 'DATABASE_URL'].every((v) => e.problems.some((p) => p.startsWith(v))),
+    );
+    assert.equal(loadBridgeConfig({}).SESSION_STORE, 'database', 'embedded defaults need nothing');
+  });
+});
+
+describe('admin notifications (spec 2 membership_mint_failed)', () => {
+  it('admins read the mint failures the user canister raised after 10 attempts; others are refused', async () => {
+    let down = false;
+    const h = await bridge(undefined, {}, { interceptCall: (_f, _t, method) => { if (down && method === 'mint_membership_registered') throw new Error('membership canister stopped'); } });
+    after(() => h.close());
+    const admin = await h.member(ADMIN_EMAIL);
+    assert.deepEqual((await h.request({ method: 'GET', url: '/api/admin/notifications', jar: admin.jar })).json(), { notifications: [] });
+    down = true;
+    assert.equal((await h.register('unminted@example.org')).statusCode, 201);
+    const verified = await h.request({ method: 'GET', url: h.verificationPath('unminted@example.org') });
+    assert.match(verified.body, /being issued/);
+    for (let attempt = 1; attempt < 10; attempt++) {
+      const [item] = await h.opened.canisters.clients.user.list_retry_queue();
+      h.advance(Number((item!.next_attempt - BigInt(h.now()) * 1_000_000n) / 1_000_000n) + 1);
+      await h.opened.canisters.platform!.tick();
+    }
+    const { jar } = await h.login(ADMIN_EMAIL); // two days have passed: a fresh session
+    const listed = await h.request({ method: 'GET', url: '/api/admin/notifications', jar });
+    assert.equal(listed.statusCode, 200, listed.body);
+    const [n] = listed.json().notifications;
+    assert.deepEqual([n.type, n.attempts, n.last_error], ['membership_mint_failed', 10, 'membership canister unavailable: membership canister stopped']);
+    assert.match(n.email_encrypted, /^hpke1\./);
+    assert.match(n.user_id, /^[0-9a-f-]{36}$/);
+    const member = await h.login('unminted@example.org');
+    assert.equal((await h.request({ method: 'GET', url: '/api/admin/notifications', jar: member.jar })).statusCode, 403);
+  });
+});
