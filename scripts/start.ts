@@ -6,7 +6,7 @@ import { startNotificationService } from '../services/notification/src/main.ts';
 import { startBridge } from '../services/bridge/src/main.ts';
 
 /** Documented in README: only for local development, never for a deployment. */
-export const DEV_NOTIFICATION_TOKEN = 'dev-notification-token-change-me';
+import { DEV_ADMIN_EMAIL, DEV_NOTIFICATION_TOKEN, DEV_WEBHOOK_SECRET } from './dev-defaults.ts';
 
 const env: NodeJS.ProcessEnv = { ...process.env };
 let generatedToken = false;
@@ -22,8 +22,13 @@ try {
   const notification = await startNotificationService({ ...shared, ...(env.NOTIFICATION_PORT && { PORT: env.NOTIFICATION_PORT }) });
   const port = (notification.server.address() as { port: number }).port;
   const base = `http://127.0.0.1:${port}`;
+  // Development conveniences of `npm start` only, printed below; the services alone never default them.
+  const dataDir = env.DATA_DIR ?? '.data/bridge';
   const bridge = await startBridge({
     ...shared,
+    DEV_OUTBOX_FILE: env.DEV_OUTBOX_FILE ?? `${dataDir}/dev-outbox.jsonl`,
+    PAYMENT_WEBHOOK_SECRET: env.PAYMENT_WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET,
+    BOOTSTRAP_ADMIN_EMAILS: env.BOOTSTRAP_ADMIN_EMAILS ?? DEV_ADMIN_EMAIL,
     ...(env.BRIDGE_PORT && { PORT: env.BRIDGE_PORT }),
     NOTIFICATION_SERVICE_URL: env.NOTIFICATION_SERVICE_URL ?? base,
     NOTIFICATION_SERVICE_TOKEN: env.NOTIFICATION_SERVICE_TOKEN ?? env.SERVICE_TOKEN,
@@ -39,6 +44,8 @@ try {
       `  service token         ${generatedToken ? `${DEV_NOTIFICATION_TOKEN}  (development default; set SERVICE_TOKEN to override)` : 'from SERVICE_TOKEN'}`,
       '',
       `  sign in at ${bridgeBase}/login   register with the helper in services/bridge/src/registration/client-crypto.ts`,
+      `  development defaults: verification links in ${dataDir}/dev-outbox.jsonl, payment webhook secret ${DEV_WEBHOOK_SECRET},`,
+      `                        first admin ${DEV_ADMIN_EMAIL}; \`npm run journey\` walks the whole membership journey against this platform`,
       `  try: curl -s ${bridgeBase}/health`,
       `       curl -s ${base}/api/v1/health`,
       `       curl -s -X POST ${base}/api/v1/send -H 'authorization: Bearer ${generatedToken ? DEV_NOTIFICATION_TOKEN : '$SERVICE_TOKEN'}' \\`,

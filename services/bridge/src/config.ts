@@ -28,6 +28,7 @@ export const BridgeEnv = Type.Object({
   PAYMENT_WEBHOOK_SECRET: Env.secret('shared secret of the card processor\'s webhook signatures; unset = the webhook answers 503'),
   PAYMENT_WEBHOOK_TOLERANCE_SECONDS: Env.int(300, 'accepted age of a webhook signature timestamp', 10, 3600),
   BOOTSTRAP_ADMIN_EMAILS: Env.string('comma-separated emails that receive the admin role when verified (the first admins)'),
+  DEV_OUTBOX_FILE: Env.string('development only: append every verification link the bridge emails to this JSON-lines file, so the journey can be followed without a mailbox (refused in production)'),
   EMAIL_BRAND_DOMAIN: Env.string('brand domain the bridge sends email for (a notification service brand)', 'domdao.example'),
 });
 export type BridgeConfig = Static<typeof BridgeEnv>;
@@ -43,6 +44,7 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
     for (const name of ['HPKE_PRIVATE_KEY', 'BLIND_INDEX_KEY', 'SESSION_DATA_KEY', 'COOKIE_DOMAIN', 'DATABASE_URL'] as const) {
       if (c[name] === undefined) problems.push(`${name}: required in production`);
     }
+    if (c.DEV_OUTBOX_FILE !== undefined) problems.push('DEV_OUTBOX_FILE: development only; it writes verification links to a file');
   }
   if (problems.length) throw new ConfigError(problems);
   return c;

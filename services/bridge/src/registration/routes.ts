@@ -3,6 +3,7 @@
 // not registered (EMAIL_EXISTS, by blind index), password strength (WEAK_PASSWORD); then the account
 // in the user canister, a 24-hour token, and the verification email (a send failure never fails it).
 import { randomUUID } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { principalFromSeed } from '@domdao/canisters';
@@ -128,6 +129,8 @@ export function firstOrigin(ctx: BridgeContext): string {
 
 async function sendVerification(ctx: BridgeContext, email: string, name: string, token: string, expiresAt: bigint, requestId: string): Promise<boolean> {
   const link = `${ctx.config.PUBLIC_URL}/verify-email?token=${encodeURIComponent(token)}`;
+  // Development only (refused in production): a local outbox instead of a mailbox.
+  if (ctx.config.DEV_OUTBOX_FILE) appendFileSync(ctx.config.DEV_OUTBOX_FILE, `${JSON.stringify({ to: email, type: 'verification', link })}\n`, { mode: 0o600 });
   const minutes = Math.max(1, Math.round(Number(expiresAt / 1_000_000n - BigInt(ctx.now())) / 60_000));
   const r = await ctx.notifier.send(
     { type: 'verification', to: email, domain: ctx.config.EMAIL_BRAND_DOMAIN, data: { user_name: name, verification_link: link, expires_minutes: minutes } },

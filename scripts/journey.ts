@@ -1,0 +1,64 @@
+// `npm run journey` (with `npm start` running): the membership journey of issue 4 over HTTP against
+// the local platform — register (fields encrypted with the client helper) → verification link (from
+// the development outbox) → Registered → admin KYC → signed payment webhook → Active in the session.
+import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { encryptRegistration } from '../services/bridge/src/registration/client-crypto.ts';
+import { signPayload } from '../services/bridge/src/membership/webhook.ts';
+import { DEV_ADMIN_EMAIL, DEV_WEBHOOK_SECRET } from './dev-defaults.ts';
+
+const BRIDGE = process.env.BRIDGE_URL ?? `http://127.0.0.1:${process.env.BRIDGE_PORT ?? 3200}`;
+const OUTBOX = process.env.DEV_OUTBOX_FILE ?? `${process.env.DATA_DIR ?? '.data/bridge'}/dev-outbox.jsonl`;
+const SECRET = process.env.PAYMENT_WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET;
+const PASSWORD = 'a long journey passphrase';
+const step = (s: string) => console.log(`→ ${s}`);
+
+async function call(path: string, init: RequestInit & { cookie?: string } = {}) {
+  const headers = new Headers(init.headers);
+  if (init.cookie) headers.set('cookie', init.cookie);
+  if (init.body) headers.set('content-type', 'application/json');
+  const res = await fetch(`${BRIDGE}${path}`, { ...init, headers });
+  const text = await res.text();
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('session='))?.split(';')[0];
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // an HTML page
+  }
+  return { status: res.status, body: body as Record<string, any>, cookie };
+}
+
+async function register(email: string, name: string) {
+  const key = (await call('/api/auth/registration-key')).body as { public_key: string };
+  const fields = await encryptRegistration(key.public_key, { email, name, dob: '1990-05-01' });
+  const r = await call('/api/auth/register', { method: 'POST', body: JSON.stringify({ ...fields, password: PASSWORD, tos_accepted: true }) });
+  if (r.status !== 201 && !(r.status === 409 && email === DEV_ADMIN_EMAIL)) throw new Error(`register ${email}: ${r.status} ${JSON.stringify(r.body)}`);
+  if (r.status === 201) {
+    const lines = readFileSync(OUTBOX, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { to: string; link: string });
+    const link = lines.filter((l) => l.to === email).at(-1)!.link;
+    const path = new URL(link).pathname + new URL(link).search;
+    const v = await call(path);
+    if (v.status !== 200) throw new Error(`verify ${email}: ${v.status}`);
+  }
+  const login = await call('/auth/login', { method: 'POST', body: JSON.stringify({ email, password: PASSWORD }) });
+  if (login.status !== 200) throw new Error(`login ${email}: ${login.status} ${JSON.stringify(login.body)}`);
+  return login.cookie!;
+}
+
+const email = `member-${randomUUID().slice(0, 8)}@example.org`;
+step(`registering ${email} (name, email and date of birth sealed with HPKE to the bridge's key)`);
+const cookie = await register(email, 'Journey Member');
+let session = (await call('/api/auth/session', { cookie })).body;
+step(`verified and signed in: roles ${JSON.stringify(session.roles)}, membership ${session.membership_status}`);
+step(`the admin (${DEV_ADMIN_EMAIL}) signs in and approves KYC`);
+const admin = await register(DEV_ADMIN_EMAIL, 'Platform Admin');
+const kyc = await call(`/api/admin/users/${session.user_id}/kyc`, { method: 'POST', cookie: admin, headers: { origin: BRIDGE }, body: JSON.stringify({ approved: true }) });
+if (kyc.status !== 200) throw new Error(`kyc: ${kyc.status} ${JSON.stringify(kyc.body)}`);
+step('the card processor reports the payment (signed webhook)');
+const event = JSON.stringify({ id: `evt_${randomUUID().slice(0, 12)}`, type: 'payment_intent.succeeded', data: { object: { id: `pi_${randomUUID().slice(0, 12)}`, amount: 2500, currency: 'usd', metadata: { user_id: session.user_id } } } });
+const paid = await fetch(`${BRIDGE}/api/webhooks/payments`, { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': signPayload(SECRET, Math.floor(Date.now() / 1000), event) }, body: event });
+step(`webhook answered ${paid.status} ${await paid.text()}`);
+session = (await call('/api/auth/session', { cookie })).body;
+step(`the member's session now shows membership ${session.membership_status}`);
+if (session.membership_status !== 'Active') process.exit(1);
