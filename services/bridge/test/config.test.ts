@@ -24,6 +24,7 @@ describe('bridge configuration', () => {
       () => loadBridgeConfig({ NODE_ENV: 'production' }),
       (e: unknown) => e instanceof ConfigError && ['HPKE_PRIVATE_KEY', 'BLIND_INDEX_KEY', 'SESSION_DATA_KEY', 'COOKIE_DOMAIN', 'DATABASE_URL'].every((v) => e.problems.some((p) => p.startsWith(v))),
     );
+    assert.throws(() => loadBridgeConfig({ NODE_ENV: 'production', DEV_OUTBOX_FILE: '/tmp/outbox' }), (e: unknown) => e instanceof ConfigError && e.problems.some((p) => p.startsWith('DEV_OUTBOX_FILE')));
     assert.equal(loadBridgeConfig({}).SESSION_STORE, 'database', 'embedded defaults need nothing');
   });
 });
