@@ -6,10 +6,9 @@ import type { BridgeContext } from '../context.ts';
 import { HttpError } from '../http/errors.ts';
 import { requireAdmin } from '../roles/routes.ts';
 import { verifySignature } from './webhook.ts';
+import { isUniqueViolation, USER_ID_PATTERN as UUID } from '../db/errors.ts';
 
-const UUID = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 export const HANDLED_EVENT = 'payment_intent.succeeded';
-const isUniqueViolation = (e: unknown) => (e as { code?: string }).code === '23505';
 
 interface PaymentEvent {
   id: string;

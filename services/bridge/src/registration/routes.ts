@@ -14,6 +14,7 @@ import { emailBlindIndex, normaliseEmail } from './blind-index.ts';
 import { SUITE, UndecryptableError } from './hpke.ts';
 import { ageOn, isEmail, passwordProblem } from './rules.ts';
 import { escapeHtml, page } from '../http/page.ts';
+import { isUniqueViolation } from '../db/errors.ts';
 
 const Cipher = Type.String({ minLength: 1, maxLength: 16_500 });
 const RegisterBody = Type.Object(
@@ -27,7 +28,6 @@ const RegisterBody = Type.Object(
   { additionalProperties: false },
 );
 
-const isUniqueViolation = (e: unknown) => (e as { code?: string }).code === '23505';
 
 export function registrationRoutes(app: FastifyInstance, ctx: BridgeContext): void {
   const bootstrapAdmins = new Set((ctx.config.BOOTSTRAP_ADMIN_EMAILS ?? '').split(',').map((s) => normaliseEmail(s)).filter(Boolean));

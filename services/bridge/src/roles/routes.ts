@@ -7,10 +7,10 @@ import { csrfGuard } from '../auth/csrf.ts';
 import { COOKIE, type BridgeContext } from '../context.ts';
 import { HttpError } from '../http/errors.ts';
 import type { Session } from '../auth/sessions.ts';
+import { USER_ID_PATTERN as UUID } from '../db/errors.ts';
 
 export const ROLES = ['admin', 'moderator', 'developer', 'member', 'user'] as const;
 export const ASSIGNABLE = ['admin', 'moderator', 'developer'] as const;
-const UUID = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 
 export async function requireAdmin(ctx: BridgeContext, req: FastifyRequest): Promise<Session> {
   csrfGuard(ctx.frontendOrigins, COOKIE)(req);
