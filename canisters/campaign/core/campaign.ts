@@ -117,10 +117,10 @@ export function campaignCore(stores: CampaignStores, deps: CampaignDeps) {
     if (!c) throw new Error('campaign canister not initialised');
     return c;
   };
-  const usablePrice = (now: bigint): UsablePrice | undefined => {
-    const t = stores.price.get('tick');
-    return t && !isStale(t, now, config().price_max_age) ? { price_usd: t.price_usd, proposal_id: t.proposal_id } : undefined;
-  };
+  /** Spec 1 USD goal rule 3 with decision G16: a tick older than price_max_age is no price. */
+  const usable = (t: DomPriceTick | undefined, now: bigint): UsablePrice | undefined =>
+    t && !isStale(t, now, config().price_max_age) ? { price_usd: t.price_usd, proposal_id: t.proposal_id } : undefined;
+  const usablePrice = (now: bigint) => usable(stores.price.get('tick'), now);
   const view = (c: CampaignRecord, now: bigint): Campaign => {
     const progress = campaignProgress(c.goal, c.raised_dom, usablePrice(now));
     const status: CampaignStatus = c.cancelled ? 'Cancelled' : now < c.deadline ? 'Open' : progress.pct_complete >= 100 ? 'Succeeded' : 'Failed';
@@ -199,7 +199,7 @@ export function campaignCore(stores: CampaignStores, deps: CampaignDeps) {
       const tick = await readPrice();
       const c = stores.campaigns.get(id)!;
       if (view(c, ctx.now).status !== 'Open') return Err({ CampaignClosed: null });
-      const price = tick && !isStale(tick, ctx.now, config().price_max_age) ? { price_usd: tick.price_usd, proposal_id: tick.proposal_id } : undefined;
+      const price = usable(tick, ctx.now);
       let e8s: bigint;
       if ('Dom' in amount) e8s = amount.Dom;
       else {

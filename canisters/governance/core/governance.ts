@@ -110,9 +110,8 @@ export function governanceCore(stores: GovernanceStores, deps: GovernanceDeps) {
     };
   };
 
-  /** Records the time-driven transitions due at `now` (the snapshot, if one is due, is already on `p`). */
-  const settle = (p: ProposalRecord, now: bigint): ProposalRecord => {
-    const steps = settleSteps(p, now);
+  /** Stores the status after `steps` and logs each of them; a terminal status queues the receipts for burning. */
+  const record = (p: ProposalRecord, steps: Array<[ProposalStatus, ProposalStatus]>, now: bigint): ProposalRecord => {
     if (steps.length === 0) return p;
     const to = steps.at(-1)![1];
     const next: ProposalRecord = { ...p, status: to, receipts_pending: p.receipts_pending || TERMINAL.has(to) };
@@ -120,13 +119,9 @@ export function governanceCore(stores: GovernanceStores, deps: GovernanceDeps) {
     for (const [from, step] of steps) emit(now, { StatusChanged: { proposal_id: p.id, from, to: step } });
     return next;
   };
-
-  const transition = (p: ProposalRecord, to: ProposalStatus, now: bigint): ProposalRecord => {
-    const next: ProposalRecord = { ...p, status: to, receipts_pending: p.receipts_pending || TERMINAL.has(to) };
-    stores.proposals.set(p.id, next);
-    emit(now, { StatusChanged: { proposal_id: p.id, from: p.status, to } });
-    return next;
-  };
+  /** Records the time-driven transitions due at `now` (the snapshot, if one is due, is already on `p`). */
+  const settle = (p: ProposalRecord, now: bigint) => record(p, settleSteps(p, now), now);
+  const transition = (p: ProposalRecord, to: ProposalStatus, now: bigint) => record(p, [[p.status, to]], now);
 
   /** Spec 1 SetDomPrice rules 1–3: the tick in stable memory, set_by this canister, PriceUpdated. */
   const applyPrice = (args: UpdateDomPriceArgs, now: bigint): void => {
@@ -170,8 +165,7 @@ export function governanceCore(stores: GovernanceStores, deps: GovernanceDeps) {
    * writes: Executed, or an ExecutionFailed event and the proposal stays Approved for a retry.
    */
   const execute = async (id: bigint, now: bigint): Promise<Result<null, GovernanceError>> => {
-    const before = stores.proposals.get(id)!;
-    const payload = before.payload;
+    const payload = stores.proposals.get(id)!.payload;
     let failure: string | undefined;
     try {
       if (payload && 'TreasuryPayout' in payload) {

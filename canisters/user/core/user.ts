@@ -288,7 +288,7 @@ export function userCore(stores: UserStores, deps: UserDeps) {
       return Ok({ principal: a.principal, ...(tokenId !== undefined && { membership_token_id: tokenId }) });
     },
 
-    /** KYC approval (decision U2): recorded by the registrar or an admin; the proof is kept as evidence. */
+    /** KYC approval (decision U2): recorded by the registrar or an admin; the proof travels with the upgrade request. */
     record_kyc(ctx: CallContext, principal: string, approved: boolean): Result<null, UserError> {
       if (!isStaff(ctx.caller)) return Err({ NotAuthorized: null });
       const a = stores.accounts.get(principal);

@@ -400,6 +400,20 @@ describe('SetDomPrice execution and the price oracle (spec 1 Execution rules)', 
     assert.equal((await h.admin.governance.get_dom_price())!.price_usd, 1, 'expired: the previous price applies again');
   });
 
+  it('update_dom_price applies an Approved SetDomPrice proposal when governance calls it on itself (rule 1)', async () => {
+    const h = await withMembers(1);
+    const id = h.ok(await h.bridge.governance.create_proposal(priceProposal(0.42)));
+    h.advance(HOUR);
+    h.ok(await h.gov(h.members[0]!).cast_vote(id, 'Yes'));
+    h.advance(3n * DAY);
+    assert.equal((await h.admin.governance.get_proposal(id))!.status, 'Approved', 'closed, not executed yet');
+    const self = h.as(h.platform.ids.governance).governance;
+    assert.deepEqual(await self.update_dom_price({ proposal_id: 999n, price_usd: 0.42 }), { Err: { ProposalNotFound: null } });
+    assert.deepEqual(await self.update_dom_price({ proposal_id: id, price_usd: Number.NaN }), { Err: { InvalidPayload: null } });
+    assert.deepEqual(await self.update_dom_price({ proposal_id: id, price_usd: 0.42 }), { Ok: null });
+    assert.deepEqual(await h.admin.governance.get_dom_price(), { price_usd: 0.42, set_by: h.platform.ids.governance, proposal_id: id, timestamp: h.now() });
+  });
+
   it('update_dom_price is callable by the governance canister only', async () => {
     const h = await withMembers(1);
     for (const who of [ADMIN, BRIDGE, h.members[0]!]) {

@@ -5,8 +5,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import fastifyCookie from '@fastify/cookie';
 import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
-import pino from 'pino';
-import { createNotificationClient, notificationClientFromEnv, type NotificationClient } from '@domdao/notification-client';
+import { notificationClientFromEnv, type NotificationClient } from '@domdao/notification-client';
+import { createLogger, parseTrustProxy, type ServiceLogger } from '@domdao/service-kit';
 import { loginThrottle } from './auth/brute-force.ts';
 import { loginPageRoutes } from './auth/login-page.ts';
 import { authRoutes } from './auth/routes.ts';
@@ -33,16 +33,17 @@ export interface BridgeParts {
   notifier: NotificationClient;
   keys: BridgeKeys;
   now?: () => number;
-  logStream?: DestinationStream;
+  log: ServiceLogger;
 }
+
+export const BRIDGE_VERSION = '0.1.0';
 
 export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   const { config } = parts;
-  const logger = pino({ level: config.LOG_LEVEL, base: { service: 'bridge' }, formatters: { level: (l) => ({ level: l }) } }, parts.logStream ?? pino.destination({ sync: false, minLength: 4096 }));
   const app: FastifyInstance = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
+    loggerInstance: parts.log.logger as FastifyBaseLogger,
     genReqId: () => randomUUID(),
-    trustProxy: trustProxy(config.TRUST_PROXY),
+    trustProxy: parseTrustProxy(config.TRUST_PROXY),
     bodyLimit: 128 * 1024,
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
   });
@@ -86,17 +87,6 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   return app;
 }
 
-/** TRUST_PROXY as Fastify takes it: true/false, a hop count, or the gateway's addresses. */
-function trustProxy(v: string): boolean | string[] | ((addr: string, hop: number) => boolean) {
-  if (v === 'true') return true;
-  if (v === 'false') return false;
-  if (/^\d+$/.test(v)) {
-    const hops = Number(v);
-    return (_addr, hop) => hop < hops;
-  }
-  return v.split(',').map((s) => s.trim());
-}
-
 /** Opens every dependency from configuration: database, session store, canisters, notification client, keys. */
 export async function openBridge(config: BridgeConfig, env: NodeJS.ProcessEnv, options: { now?: () => number; logStream?: DestinationStream; notifier?: NotificationClient; canisterClock?: () => bigint; scheduler?: boolean; interceptCall?: (from: string, to: string, method: string) => void } = {}) {
   const keys = await loadKeys(config);
@@ -115,10 +105,11 @@ export async function openBridge(config: BridgeConfig, env: NodeJS.ProcessEnv, o
     ...(options.scheduler !== undefined && { scheduler: options.scheduler }),
     ...(options.interceptCall && { interceptCall: options.interceptCall }),
   });
-  const baseLogger = pino({ level: config.LOG_LEVEL }, options.logStream ?? pino.destination({ sync: false, minLength: 4096 }));
-  const notifier = options.notifier ?? notificationClientFromEnv(baseLogger, env);
-  const app = await buildApp({ config, db: database.db, sessionStore, canisters, notifier, keys, ...(options.now && { now: options.now }), ...(options.logStream && { logStream: options.logStream }) });
+  const log = createLogger(config.LOG_LEVEL, 'bridge', BRIDGE_VERSION, options.logStream);
+  const notifier = options.notifier ?? notificationClientFromEnv(log.logger, env);
+  const app = await buildApp({ config, db: database.db, sessionStore, canisters, notifier, keys, log, ...(options.now && { now: options.now }) });
   app.addHook('onClose', async () => {
+    log.flush();
     canisters.close();
     redis?.disconnect();
     await database.close();
@@ -126,4 +117,3 @@ export async function openBridge(config: BridgeConfig, env: NodeJS.ProcessEnv, o
   return { app, canisters, db: database.db, dbKind: database.kind, redis };
 }
 
-export { createNotificationClient };

@@ -38,7 +38,9 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
   const problems: string[] = [];
   if (c.SESSION_STORE === 'redis' && !c.SESSION_REDIS_URL) problems.push('SESSION_REDIS_URL: required when SESSION_STORE=redis');
   if (c.COOKIE_DOMAIN !== undefined && !/^\.[a-z0-9.-]+$/.test(c.COOKIE_DOMAIN)) problems.push('COOKIE_DOMAIN: must start with a dot, e.g. .domdao.example (spec 2 Session cookie)');
-  if (c.ACCESS_TOKEN !== undefined && c.ACCESS_TOKEN.length < 16) problems.push('ACCESS_TOKEN: at least 16 characters');
+  if (c.ACCESS_TOKEN !== undefined && (c.ACCESS_TOKEN.length < 16 || !/^[A-Za-z0-9._~+/-]+=*$/.test(c.ACCESS_TOKEN))) {
+    problems.push('ACCESS_TOKEN: at least 16 characters of a bearer token (letters, digits, . _ ~ + / -)');
+  }
   for (const origin of origins(c.FRONTEND_ORIGINS)) if (!isOrigin(origin)) problems.push(`FRONTEND_ORIGINS: ${origin} is not an origin (scheme://host[:port])`);
   if (c.NODE_ENV === 'production') {
     for (const name of ['HPKE_PRIVATE_KEY', 'BLIND_INDEX_KEY', 'SESSION_DATA_KEY', 'COOKIE_DOMAIN', 'DATABASE_URL'] as const) {

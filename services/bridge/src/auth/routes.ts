@@ -16,7 +16,7 @@ export function effectiveRoles(roles: string[]): string[] {
   return roles.length > 0 ? [...roles] : ['user'];
 }
 
-export function sessionBody(s: Session) {
+export function sessionBody(s: Pick<Session, 'user_id' | 'email' | 'roles'>) {
   return { authenticated: true as const, user_id: s.user_id, email: s.email, roles: s.roles };
 }
 
@@ -54,7 +54,7 @@ export function authRoutes(app: FastifyInstance, ctx: BridgeContext): void {
     const { id } = await ctx.sessions.create(session);
     setSessionCookie(reply, domain, id, ctx.config.SESSION_ABSOLUTE_HOURS * 3600);
     req.log.info({ event: 'auth.login', user_id: user.id }, 'login');
-    return sessionBody({ ...session, expires_at: 0 });
+    return sessionBody(session);
   });
 
   app.get('/auth/session', async (req) => {

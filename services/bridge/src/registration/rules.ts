@@ -1,9 +1,5 @@
 // Spec 2 registration rules: age from the date of birth (13+ to register, 18+ to become Active) and
 // the password policy (decision B4). Pure functions of their input and today's date.
-export interface Age {
-  years: number;
-}
-
 /** Whole years between a YYYY-MM-DD date of birth and `today` (UTC); undefined for an impossible date. */
 export function ageOn(dob: string, today: Date): number | undefined {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(dob);

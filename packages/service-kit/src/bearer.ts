@@ -1,12 +1,11 @@
-// Bearer authentication (spec 3 "Authentication"): fail-closed without SERVICE_TOKEN, constant-time
-// comparison over fixed-width zero-padded buffers, 401 for absent/malformed/wrong, 403 for a token
-// that belongs to another platform service.
+// Bearer authentication shared by the services (spec 3 "Authentication", spec 2 POST /test-email):
+// constant-time comparison over fixed-width zero-padded buffers, 401 for absent/malformed/wrong, 403
+// for a token that belongs to another platform service.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ConfigError } from '@domdao/config';
 
 /** Every token is compared inside a buffer of this width, so its length never shows in the timing. */
 export const TOKEN_WIDTH = 512;
-export const OWN_SCOPE = 'notification';
 
 interface Registered {
   scope: string;
@@ -32,15 +31,20 @@ export class TokenRegistry {
   private readonly tokens: Registered[];
   private readonly scratch = Buffer.alloc(TOKEN_WIDTH);
 
-  constructor(own: string | undefined, foreign: Array<{ scope: string; token: string }>) {
+  /** `ownScope` names this service; `own` is its token (unset: nothing is accepted). */
+  constructor(
+    private readonly ownScope: string,
+    own: string | undefined,
+    foreign: Array<{ scope: string; token: string }>,
+  ) {
     this.tokens = [];
-    if (own !== undefined) this.tokens.push({ scope: OWN_SCOPE, padded: pad(own), length: Buffer.byteLength(own) });
+    if (own !== undefined) this.tokens.push({ scope: ownScope, padded: pad(own), length: Buffer.byteLength(own) });
     for (const { scope, token } of foreign) this.tokens.push({ scope, padded: pad(token), length: Buffer.byteLength(token) });
   }
 
-  /** False when SERVICE_TOKEN was unset at boot: the service then answers 503 to everything. */
+  /** False when the service's own token was unset at boot: it then answers 503. */
   get configured(): boolean {
-    return this.tokens.some((t) => t.scope === OWN_SCOPE);
+    return this.tokens.some((t) => t.scope === this.ownScope);
   }
 
   check(authorization: string | undefined): AuthResult {
@@ -59,13 +63,13 @@ export class TokenRegistry {
       if (same && sameLength && matched === undefined) matched = t.scope;
     }
     if (matched === undefined) return { ok: false, status: 401, reason: 'wrong' };
-    if (matched !== OWN_SCOPE) return { ok: false, status: 403, reason: 'foreign_scope', scope: matched };
+    if (matched !== this.ownScope) return { ok: false, status: 403, reason: 'foreign_scope', scope: matched };
     return { ok: true, scope: matched };
   }
 }
 
 /** `scope=token,scope=token` (FOREIGN_SERVICE_TOKENS). */
-export function parseForeignTokens(value: string | undefined, own: string | undefined): Array<{ scope: string; token: string }> {
+export function parseForeignTokens(value: string | undefined, own: string | undefined, ownScope: string): Array<{ scope: string; token: string }> {
   if (value === undefined) return [];
   const problems: string[] = [];
   const pairs = value
@@ -78,8 +82,8 @@ export function parseForeignTokens(value: string | undefined, own: string | unde
       const token = pair.slice(eq + 1).trim();
       if (eq <= 0 || !/^[a-z0-9-]+$/.test(scope) || !BEARER.test(`Bearer ${token}`)) {
         problems.push('FOREIGN_SERVICE_TOKENS: each entry must be scope=token (scope lowercase letters, digits, dashes)');
-      } else if (scope === OWN_SCOPE) {
-        problems.push(`FOREIGN_SERVICE_TOKENS: scope "${OWN_SCOPE}" is this service's own; use SERVICE_TOKEN`);
+      } else if (scope === ownScope) {
+        problems.push(`FOREIGN_SERVICE_TOKENS: scope "${ownScope}" is this service's own; use SERVICE_TOKEN`);
       } else if (token === own) {
         problems.push(`FOREIGN_SERVICE_TOKENS: the token of scope "${scope}" equals SERVICE_TOKEN`);
       }
