@@ -9,9 +9,14 @@ const HOUR = 3_600_000;
 
 describe('login and the session cookie (spec 2 Session cookie, decision B1)', () => {
   let h: Bridge;
+  let adaId: string;
   before(async () => {
     h = await bridge();
-    await h.member('ada@example.org');
+    // The id registration answered, compared with the one login reports (not taken from login itself).
+    const reg = await h.register('ada@example.org');
+    assert.equal(reg.statusCode, 201, reg.body);
+    adaId = reg.json().user_id;
+    assert.equal((await h.request({ method: 'GET', url: h.verificationPath('ada@example.org') })).statusCode, 200);
   });
   after(() => h.close());
 
@@ -19,7 +24,8 @@ describe('login and the session cookie (spec 2 Session cookie, decision B1)', ()
     const { res, jar } = await h.login('ada@example.org');
     assert.equal(res.statusCode, 200);
     assert.match(jar.setCookie!, /^session=[A-Za-z0-9_-]{43}; Max-Age=86400; Domain=\.domdao\.example; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
-    assert.deepEqual({ ...(res.json() as object), user_id: "x" }, { authenticated: true, user_id: "x", email: "ada@example.org", roles: ["member"] });
+    assert.match(adaId, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    assert.deepEqual(res.json(), { authenticated: true, user_id: adaId, email: 'ada@example.org', roles: ['member'] });
   });
 
   it('a wrong password and an unknown email get the same answer', async () => {
