@@ -2,3 +2,6 @@
 export const DEV_NOTIFICATION_TOKEN = 'dev-notification-token-change-me';
 export const DEV_WEBHOOK_SECRET = 'dev-webhook-secret-change-me';
 export const DEV_ADMIN_EMAIL = 'admin@domdao.localhost';
+export const DEV_HOST = '127.0.0.1';
+/** The password `npm run journey` gives the accounts it registers (the first admin included, when it registers it). */
+export const JOURNEY_PASSWORD = 'a long journey passphrase';

@@ -5,12 +5,12 @@ import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { encryptRegistration } from '../services/bridge/src/registration/client-crypto.ts';
 import { signPayload } from '../services/bridge/src/membership/webhook.ts';
-import { DEV_ADMIN_EMAIL, DEV_WEBHOOK_SECRET } from './dev-defaults.ts';
+import { DEV_ADMIN_EMAIL, DEV_WEBHOOK_SECRET, JOURNEY_PASSWORD } from './dev-defaults.ts';
 
 const BRIDGE = process.env.BRIDGE_URL ?? `http://127.0.0.1:${process.env.BRIDGE_PORT ?? 3200}`;
 const OUTBOX = process.env.DEV_OUTBOX_FILE ?? `${process.env.DATA_DIR ?? '.data/bridge'}/dev-outbox.jsonl`;
 const SECRET = process.env.PAYMENT_WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET;
-const PASSWORD = 'a long journey passphrase';
+const PASSWORD = JOURNEY_PASSWORD;
 const step = (s: string) => console.log(`→ ${s}`);
 
 async function call(path: string, init: RequestInit & { cookie?: string } = {}) {

@@ -6,9 +6,13 @@ import { startNotificationService } from '../services/notification/src/main.ts';
 import { startBridge } from '../services/bridge/src/main.ts';
 
 /** Documented in README: only for local development, never for a deployment. */
-import { DEV_ADMIN_EMAIL, DEV_NOTIFICATION_TOKEN, DEV_WEBHOOK_SECRET } from './dev-defaults.ts';
+import type { AddressInfo } from 'node:net';
+import { DEV_ADMIN_EMAIL, DEV_HOST, DEV_NOTIFICATION_TOKEN, DEV_WEBHOOK_SECRET, JOURNEY_PASSWORD } from './dev-defaults.ts';
 
-const env: NodeJS.ProcessEnv = { ...process.env };
+// Empty counts as unset, as in the services (a copied .env.example leaves many variables empty).
+const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== ''));
+// Development secrets must not be reachable from the network: loopback unless HOST says otherwise (decision R10).
+env.HOST ??= DEV_HOST;
 let generatedToken = false;
 if (!env.SERVICE_TOKEN) {
   env.SERVICE_TOKEN = DEV_NOTIFICATION_TOKEN;
@@ -20,8 +24,10 @@ const { PORT: _port, ...shared } = env;
 
 try {
   const notification = await startNotificationService({ ...shared, ...(env.NOTIFICATION_PORT && { PORT: env.NOTIFICATION_PORT }) });
-  const port = (notification.server.address() as { port: number }).port;
-  const base = `http://127.0.0.1:${port}`;
+  const url = (a: AddressInfo) => `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
+  const base = url(notification.server.address() as AddressInfo);
+  // Where this process reaches the notification service (a wildcard listener is reachable on loopback).
+  const local = base.replace(/\/\/(0\.0\.0\.0|\[::\])/, '//127.0.0.1');
   // Development conveniences of `npm start` only, printed below; the services alone never default them.
   const dataDir = env.DATA_DIR ?? '.data/bridge';
   const bridge = await startBridge({
@@ -30,10 +36,14 @@ try {
     PAYMENT_WEBHOOK_SECRET: env.PAYMENT_WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET,
     BOOTSTRAP_ADMIN_EMAILS: env.BOOTSTRAP_ADMIN_EMAILS ?? DEV_ADMIN_EMAIL,
     ...(env.BRIDGE_PORT && { PORT: env.BRIDGE_PORT }),
-    NOTIFICATION_SERVICE_URL: env.NOTIFICATION_SERVICE_URL ?? base,
+    // Links and the allowed origin follow BRIDGE_PORT (the bridge's own defaults assume 3200).
+    PUBLIC_URL: env.PUBLIC_URL ?? `http://127.0.0.1:${env.BRIDGE_PORT ?? 3200}`,
+    FRONTEND_ORIGINS: env.FRONTEND_ORIGINS ?? `http://127.0.0.1:${env.BRIDGE_PORT ?? 3200}`,
+    NOTIFICATION_SERVICE_URL: env.NOTIFICATION_SERVICE_URL ?? local,
     NOTIFICATION_SERVICE_TOKEN: env.NOTIFICATION_SERVICE_TOKEN ?? env.SERVICE_TOKEN,
   });
-  const bridgeBase = `http://127.0.0.1:${bridge.config.PORT}`;
+  const bridgeBase = url(bridge.app.server.address() as AddressInfo);
+  const exposed = env.HOST !== DEV_HOST ? `  WARNING: HOST=${env.HOST}: the development secrets below are reachable from the network` : '';
   const mode = env.EMAIL_PROVIDER_API_KEY ? `delivering through ${env.EMAIL_PROVIDER ?? 'resend'}` : 'stub mode: nothing is delivered';
   console.error(
     [
@@ -43,9 +53,13 @@ try {
       `  bridge service        ${bridgeBase}  (${bridge.dbKind} database, ${bridge.config.SESSION_STORE} sessions, ${bridge.canisters.mode} canisters, state in ${bridge.config.DATA_DIR})`,
       `  service token         ${generatedToken ? `${DEV_NOTIFICATION_TOKEN}  (development default; set SERVICE_TOKEN to override)` : 'from SERVICE_TOKEN'}`,
       '',
-      `  sign in at ${bridgeBase}/login   register with the helper in services/bridge/src/registration/client-crypto.ts`,
-      `  development defaults: verification links in ${dataDir}/dev-outbox.jsonl, payment webhook secret ${DEV_WEBHOOK_SECRET},`,
-      `                        first admin ${DEV_ADMIN_EMAIL}; \`npm run journey\` walks the whole membership journey against this platform`,
+      ...(exposed ? [exposed, ''] : []),
+      `  home ${bridgeBase}/   sign in at ${bridgeBase}/login`,
+      `  register: npm run register -- --email ada@example.org --name 'Ada Lovelace' --dob 1990-05-01   (asks for the password)`,
+      `  first admin: ${DEV_ADMIN_EMAIL} (admin once verified). It has no password until it is registered: register it as above`,
+      `               with the password you choose, or let \`npm run journey\` register it with the password '${JOURNEY_PASSWORD}'`,
+      `  development defaults: verification links in ${dataDir}/dev-outbox.jsonl, payment webhook secret ${DEV_WEBHOOK_SECRET};`,
+      `                        \`npm run journey\` walks the whole membership journey against this platform`,
       `  try: curl -s ${bridgeBase}/health`,
       `       curl -s ${base}/api/v1/health`,
       `       curl -s -X POST ${base}/api/v1/send -H 'authorization: Bearer ${generatedToken ? DEV_NOTIFICATION_TOKEN : '$SERVICE_TOKEN'}' \\`,

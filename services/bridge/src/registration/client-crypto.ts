@@ -2,7 +2,9 @@
 // registration rule 2). Browser-safe: WebCrypto through @hpke/core, no Node APIs.
 //   const key = await (await fetch(`${bridge}/api/auth/registration-key`)).json();
 //   const fields = await encryptRegistration(key.public_key, { email, name, dob: '2001-04-09' });
-//   fetch(`${bridge}/api/auth/register`, { method: 'POST', body: JSON.stringify({ ...fields, password, tos_accepted: true }) })
+//   await fetch(`${bridge}/api/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' },
+//     body: JSON.stringify({ ...fields, password, tos_accepted: true }) });   // 201 { user_id, status, … }
+// From a terminal: `npm run register` (scripts/register.ts) does exactly this.
 import { Aes256Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
 
 const INFO = new TextEncoder().encode('domdao registration v1');

@@ -1,0 +1,95 @@
+// `npm run register -- --email … --name … --dob YYYY-MM-DD [--bridge URL]`: registers an account on a
+// running bridge the way a front end does: fetches the bridge's published HPKE key, seals email, name
+// and date of birth with it (client-crypto.ts) and posts them with the password. The password is
+// asked for without echo on a terminal, or read from the first line of stdin (for scripts).
+import { existsSync, readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { encryptRegistration } from '../services/bridge/src/registration/client-crypto.ts';
+
+const USAGE = 'usage: npm run register -- --email ada@example.org --name "Ada Lovelace" --dob 1990-05-01 [--bridge http://127.0.0.1:3200]\n       (the password is asked for, or read from the first line of stdin)';
+
+function fail(message: string): never {
+  console.error(`register: ${message}`);
+  process.exit(1);
+}
+
+/** Reads a line from the terminal without echoing it. */
+async function promptHidden(question: string): Promise<string> {
+  const stdin = process.stdin;
+  process.stderr.write(question);
+  stdin.setRawMode(true);
+  stdin.resume();
+  stdin.setEncoding('utf8');
+  return new Promise((resolve, reject) => {
+    let value = '';
+    const done = (err?: Error) => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off('data', onData);
+      process.stderr.write('\n');
+      if (err) reject(err);
+      else resolve(value);
+    };
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n') return done();
+        if (ch === '\u0003') return done(new Error('cancelled'));
+        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
+        else if (ch >= ' ') value += ch;
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
+
+async function readStdinLine(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) text += chunk;
+  return text.split(/\r?\n/)[0] ?? '';
+}
+
+async function main() {
+  let values;
+  try {
+    ({ values } = parseArgs({ options: { email: { type: 'string' }, name: { type: 'string' }, dob: { type: 'string' }, bridge: { type: 'string' }, help: { type: 'boolean' } }, strict: true }));
+  } catch (e) {
+    fail(`${(e as Error).message}\n${USAGE}`);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const { email, name, dob } = values;
+  if (!email || !name || !dob) fail(`--email, --name and --dob are required\n${USAGE}`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(dob)) fail('--dob must be YYYY-MM-DD');
+  const bridge = (values.bridge ?? process.env.BRIDGE_URL ?? `http://127.0.0.1:${process.env.BRIDGE_PORT || 3200}`).replace(/\/+$/, '');
+
+  const password = process.stdin.isTTY ? await promptHidden('password (12 to 128 characters): ') : await readStdinLine();
+  if (!password) fail('no password given');
+
+  let keyRes: Response;
+  try {
+    keyRes = await fetch(`${bridge}/api/auth/registration-key`);
+  } catch (e) {
+    fail(`the bridge at ${bridge} did not answer (${(e as Error).message}); is \`npm start\` running? (--bridge or BRIDGE_URL)`);
+  }
+  if (!keyRes.ok) fail(`GET /api/auth/registration-key answered ${keyRes.status}`);
+  const key = (await keyRes.json()) as { public_key: string };
+  const fields = await encryptRegistration(key.public_key, { email, name, dob });
+  const res = await fetch(`${bridge}/api/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...fields, password, tos_accepted: true }),
+  });
+  const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+  if (res.status !== 201) fail(`${res.status} ${body.error ?? ''}: ${body.message ?? JSON.stringify(body)}`);
+  console.log(`registered ${email}: user_id ${body.user_id}, ${body.status}; verification email ${body.verification_email_sent ? 'sent' : 'NOT sent'}`);
+  // `npm start` writes verification links to a development outbox: show this one.
+  const outbox = process.env.DEV_OUTBOX_FILE || `${process.env.DATA_DIR || '.data/bridge'}/dev-outbox.jsonl`;
+  if (existsSync(outbox)) {
+    const link = readFileSync(outbox, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { to: string; link: string }).filter((l) => l.to === email).at(-1)?.link;
+    if (link) console.log(`verification link (development outbox ${outbox}):\n  ${link}`);
+  }
+}
+
+await main();

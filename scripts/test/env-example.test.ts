@@ -1,0 +1,39 @@
+// Issue 8 item 20: `.env.example` names every variable of both services (their config schemas), the
+// notification client's, the IC clients' and `npm start`'s, each with a comment; nothing unknown.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { it } from 'node:test';
+import { BridgeEnv } from '../../services/bridge/src/config.ts';
+import { NotificationEnv } from '../../services/notification/src/config.ts';
+
+const root = new URL('../..', import.meta.url);
+const EXTRA = ['NOTIFICATION_PORT', 'BRIDGE_PORT', 'BRIDGE_URL', 'NOTIFICATION_SERVICE_URL', 'NOTIFICATION_SERVICE_TOKEN', 'IC_HOST', 'IC_IDENTITY_PEM_FILE', 'IC_FETCH_ROOT_KEY', 'IC_GOVERNANCE_CANISTER_ID', 'IC_MEMBERSHIP_CANISTER_ID', 'IC_USER_CANISTER_ID', 'IC_CAMPAIGN_CANISTER_ID', 'IC_TREASURY_CANISTER_ID'];
+
+it('issue 8 item 20: .env.example lists every variable of both services, each once and commented', () => {
+  const lines = readFileSync(new URL('.env.example', root), 'utf8').split('\n');
+  const names: string[] = [];
+  lines.forEach((line, i) => {
+    const m = /^([A-Z][A-Z0-9_]*)=/.exec(line);
+    if (!m) return;
+    names.push(m[1]!);
+    assert.match(lines[i - 1] ?? '', /^#\s+\S/, `${m[1]} has a comment line above it`);
+  });
+  const expected = new Set([...Object.keys(BridgeEnv.properties), ...Object.keys(NotificationEnv.properties), ...EXTRA]);
+  assert.equal(new Set(names).size, names.length, 'no variable twice');
+  const missing = [...expected].filter((n) => !names.includes(n));
+  const unknown = names.filter((n) => !expected.has(n));
+  assert.deepEqual({ missing, unknown }, { missing: [], unknown: [] }, 'add a new variable to .env.example (with a comment and a safe placeholder) as well as to the README');
+  // Safe placeholders: no secret is filled in.
+  for (const secret of ['SERVICE_TOKEN', 'EMAIL_PROVIDER_API_KEY', 'HPKE_PRIVATE_KEY', 'BLIND_INDEX_KEY', 'SESSION_DATA_KEY', 'ACCESS_TOKEN', 'PAYMENT_WEBHOOK_SECRET', 'NOTIFICATION_SERVICE_TOKEN']) {
+    assert.ok(lines.includes(`${secret}=`), `${secret} is left empty`);
+  }
+});
+
+it('issue 8 item 20: LICENSE is the Apache-2.0 text package.json names; .nvmrc pins Node 20', () => {
+  const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { license: string };
+  assert.equal(pkg.license, 'Apache-2.0');
+  const license = readFileSync(new URL('LICENSE', root), 'utf8');
+  assert.match(license, /Apache License\s+Version 2\.0, January 2004/);
+  assert.match(license, /END OF TERMS AND CONDITIONS/);
+  assert.equal(readFileSync(new URL('.nvmrc', root), 'utf8'), '20\n');
+});

@@ -1,0 +1,152 @@
+// `npm start` as a new user runs it (issue 8 items 17 and 19): it listens on loopback only (decision
+// R10), its banner says how to register and how the first admin gets a password, and
+// `npm run register` registers an account against it end to end (sealed fields, JSON, the password
+// on stdin), after which the verification link and the login work.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, connect, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+const root = new URL('../..', import.meta.url).pathname;
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/** Whether a TCP connection to host:port is accepted. */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const c = connect({ host, port });
+    c.setTimeout(2000);
+    c.once('connect', () => {
+      c.destroy();
+      resolve(true);
+    });
+    c.once('error', () => resolve(false));
+    c.once('timeout', () => {
+      c.destroy();
+      resolve(false);
+    });
+  });
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv, stdin?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
+    p.once('error', reject);
+    p.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    p.stdin.end(stdin ?? '');
+  });
+}
+
+describe('npm start and npm run register', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'domdao-start-'));
+  const baseEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'development', DATA_DIR: dir, LOG_LEVEL: 'warn' };
+  let child: ChildProcess | undefined;
+  let banner = '';
+  let bridgePort = 0;
+  let notificationPort = 0;
+  let bridge = '';
+
+  before(async () => {
+    bridgePort = await freePort();
+    notificationPort = await freePort();
+    bridge = `http://127.0.0.1:${bridgePort}`;
+    child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+      cwd: root,
+      env: { ...baseEnv, BRIDGE_PORT: String(bridgePort), NOTIFICATION_PORT: String(notificationPort) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.resume();
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`npm start did not come up in 60 s:\n${banner}`)), 60_000);
+      child!.stderr!.on('data', (d) => {
+        banner += d;
+        if (/DOM DAO platform is up[\s\S]*try: curl/.test(banner)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child!.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`npm start exited with ${code}:\n${banner}`));
+      });
+    });
+  });
+
+  after(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child!.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('decision R10: without HOST, both services listen on 127.0.0.1 only, as the banner says', async () => {
+    assert.match(banner, new RegExp(`notification service +http://127\\.0\\.0\\.1:${notificationPort} `));
+    assert.match(banner, new RegExp(`bridge service +http://127\\.0\\.0\\.1:${bridgePort} `));
+    for (const port of [bridgePort, notificationPort]) {
+      assert.equal(await accepts('127.0.0.1', port), true, `127.0.0.1:${port}`);
+      // 127.0.0.2 is loopback too: a 0.0.0.0 listener accepts it, a 127.0.0.1 listener does not.
+      assert.equal(await accepts('127.0.0.2', port), false, `127.0.0.2:${port} must be refused`);
+    }
+  });
+
+  it('issue 8 item 19: the banner tells how to register and how the first admin gets a password', () => {
+    assert.match(banner, /npm run register -- --email \S+ --name .+ --dob \d{4}-\d{2}-\d{2}/);
+    assert.match(banner, /first admin: admin@domdao\.localhost .*no password until it is registered/);
+    assert.match(banner, /npm run journey` register it with the password 'a long journey passphrase'/);
+  });
+
+  it('issue 8 item 19: npm run register seals the fields, posts JSON and the account can verify and sign in', async () => {
+    const env = { ...baseEnv, BRIDGE_URL: bridge };
+    const r = await run(['scripts/register.ts', '--email', 'grace@example.org', '--name', 'Grace Hopper', '--dob', '1990-12-09'], env, 'a very long test passphrase\n');
+    assert.equal(r.code, 0, r.stderr);
+    const id = /^registered grace@example\.org: user_id ([0-9a-f-]{36}), verification_pending; verification email sent$/m.exec(r.stdout)?.[1];
+    assert.ok(id, r.stdout);
+    const link = /^ {2}(http:\/\/127\.0\.0\.1:\d+\/verify-email\?token=[0-9a-f-]+)$/m.exec(r.stdout)?.[1];
+    assert.ok(link, `the development outbox link is printed: ${r.stdout}`);
+    assert.equal((await fetch(link)).status, 200);
+
+    const login = await fetch(`${bridge}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'grace@example.org', password: 'a very long test passphrase' }) });
+    assert.equal(login.status, 200, await login.clone().text());
+    assert.deepEqual(await login.json(), { authenticated: true, user_id: id, email: 'grace@example.org', roles: ['member'] });
+
+    const again = await run(['scripts/register.ts', '--email', 'grace@example.org', '--name', 'Grace Hopper', '--dob', '1990-12-09'], env, 'a very long test passphrase\n');
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /^register: 409 EMAIL_EXISTS: /m);
+  });
+
+  it('issue 8 item 19: npm run register explains bad input and changes nothing', async () => {
+    const env = { ...baseEnv, BRIDGE_URL: bridge };
+    const missing = await run(['scripts/register.ts', '--email', 'x@example.org'], env, 'a very long test passphrase\n');
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /--email, --name and --dob are required\nusage: npm run register/);
+    const weak = await run(['scripts/register.ts', '--email', 'weak@example.org', '--name', 'W', '--dob', '1990-01-01'], env, 'short\n');
+    assert.equal(weak.code, 1);
+    assert.match(weak.stderr, /^register: 400 WEAK_PASSWORD: /m);
+    const child13 = await run(['scripts/register.ts', '--email', 'kid@example.org', '--name', 'K', '--dob', '2020-01-01'], env, 'a very long test passphrase\n');
+    assert.equal(child13.code, 1);
+    assert.match(child13.stderr, /^register: 403 COPPA_BLOCK: /m);
+    const down = await run(['scripts/register.ts', '--email', 'a@example.org', '--name', 'A', '--dob', '1990-01-01', '--bridge', `http://127.0.0.1:${await freePort()}`], env, 'a very long test passphrase\n');
+    assert.equal(down.code, 1);
+    assert.match(down.stderr, /did not answer .*is `npm start` running\?/);
+  });
+});
