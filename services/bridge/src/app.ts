@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
+import fastifyCors from '@fastify/cors';
 import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import { notificationClientFromEnv, type NotificationClient } from '@domdao/notification-client';
@@ -10,6 +11,7 @@ import { createLogger, parseTrustProxy, type ServiceLogger } from '@domdao/servi
 import { loginThrottle } from './auth/brute-force.ts';
 import { loginPageRoutes } from './auth/login-page.ts';
 import { authRoutes } from './auth/routes.ts';
+import { corsOptions } from './auth/cors.ts';
 import { sealer } from './auth/seal.ts';
 import { databaseSessionStore, redisSessionStore, SessionStoreUnavailable, type SessionStore } from './auth/session-store.ts';
 import { sessionManager } from './auth/sessions.ts';
@@ -61,6 +63,8 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     frontendOrigins: new Set(origins(config.FRONTEND_ORIGINS)),
     now,
   };
+
+  await app.register(fastifyCors, corsOptions(ctx.frontendOrigins));
 
   app.setErrorHandler((err: FastifyError | Error, req, reply) => {
     if (err instanceof HttpError) return sendError(req, reply, err);

@@ -9,9 +9,12 @@ import { HttpError } from '../http/errors.ts';
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** The request's origin: the Origin header when present (`null` included, refused by the guard), else Referer's. */
 export function requestOrigin(req: FastifyRequest): string | undefined {
   const origin = req.headers.origin;
-  if (typeof origin === 'string' && origin !== 'null') return origin;
+  // `Origin: null` (sandboxed frames, data: URLs, some redirects) is never trusted: a Referer sent with
+  // it may name a front end while the request's real context is opaque (decision B8).
+  if (typeof origin === 'string') return origin;
   const referer = req.headers.referer;
   if (typeof referer === 'string') {
     try {
@@ -30,6 +33,7 @@ export function csrfGuard(allowed: ReadonlySet<string>, cookieName: string) {
     if (!hasCookie && !force) return;
     const origin = requestOrigin(req);
     if (origin === undefined) throw new HttpError(403, 'CSRF_REJECTED', 'cross-site check failed: the request carries no Origin');
+    if (origin === 'null') throw new HttpError(403, 'CSRF_REJECTED', 'cross-site check failed: an opaque (null) Origin is never trusted');
     if (!allowed.has(origin)) throw new HttpError(403, 'CSRF_REJECTED', 'cross-site check failed: this origin is not a configured front end');
     const type = String(req.headers['content-type'] ?? '');
     const json = /^application\/json\b/i.test(type);
