@@ -10,7 +10,7 @@ import { notificationClientFromEnv, type NotificationClient } from '@domdao/noti
 import { createLogger, parseTrustProxy, type ServiceLogger } from '@domdao/service-kit';
 import { loginThrottle } from './auth/brute-force.ts';
 import { loginPageRoutes } from './auth/login-page.ts';
-import { authRoutes } from './auth/routes.ts';
+import { authRoutes, currentSession } from './auth/routes.ts';
 import { corsOptions } from './auth/cors.ts';
 import { sealer } from './auth/seal.ts';
 import { databaseSessionStore, redisSessionStore, SessionStoreUnavailable, type SessionStore } from './auth/session-store.ts';
@@ -21,6 +21,7 @@ import type { BridgeContext } from './context.ts';
 import { openDatabase, type Db } from './db/index.ts';
 import { HttpError, sendError } from './http/errors.ts';
 import { testEmailRoutes } from './http/test-email.ts';
+import homePage from './home/index.ts';
 import { loadKeys, type BridgeKeys } from './keys.ts';
 import { membershipRoutes } from './membership/routes.ts';
 import { createOpener } from './registration/hpke.ts';
@@ -88,6 +89,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   rolesRoutes(app, ctx);
   membershipRoutes(app, ctx);
   testEmailRoutes(app, ctx);
+  await app.register(homePage, { readSession: (req) => currentSession(ctx, req) });
   return app;
 }
 

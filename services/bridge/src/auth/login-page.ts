@@ -5,7 +5,7 @@
 // receives the already-safe target.
 import type { FastifyInstance } from 'fastify';
 import type { BridgeContext } from '../context.ts';
-import { escapeHtml, page } from '../http/page.ts';
+import { escapeHtml, page, PAGE_CSP } from '../http/page.ts';
 import { firstOrigin } from '../registration/routes.ts';
 
 export function safeReturnUrl(raw: unknown, allowed: ReadonlySet<string>, fallback: string): string {
@@ -42,7 +42,7 @@ document.getElementById('login').addEventListener('submit', async (e) => {
 </script>`;
     return reply
       .type('text/html; charset=utf-8')
-      .header('content-security-policy', "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'")
+      .header('content-security-policy', PAGE_CSP)
       .header('x-frame-options', 'DENY')
       .send(page('Sign in', form, script));
   });
