@@ -22,6 +22,7 @@ import { openDatabase, type Db } from './db/index.ts';
 import { HttpError, sendError } from './http/errors.ts';
 import { testEmailRoutes } from './http/test-email.ts';
 import homePage from './home/index.ts';
+import { openApiRoute, registerOpenApi } from './http/openapi.ts';
 import { loadKeys, type BridgeKeys } from './keys.ts';
 import { membershipRoutes } from './membership/routes.ts';
 import { createOpener } from './registration/hpke.ts';
@@ -65,6 +66,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     now,
   };
 
+  await registerOpenApi(app, BRIDGE_VERSION);
   await app.register(fastifyCors, corsOptions(ctx.frontendOrigins));
 
   app.setErrorHandler((err: FastifyError | Error, req, reply) => {
@@ -83,6 +85,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   app.setNotFoundHandler((req, reply) => sendError(req, reply, new HttpError(404, 'NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`)));
 
   app.get('/health', async () => ({ status: 'ok' }));
+  openApiRoute(app);
   authRoutes(app, ctx);
   loginPageRoutes(app, ctx);
   registrationRoutes(app, ctx);
