@@ -62,7 +62,9 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     canisters: parts.canisters.clients,
     notifier: parts.notifier,
     opener: await createOpener(parts.keys.hpkePrivateKey),
-    frontendOrigins: new Set(origins(config.FRONTEND_ORIGINS)),
+    // The bridge's own pages (login, home) post to it from its own origin: trusted like a front end,
+    // after the configured ones (the first front end stays the default target; decision B48).
+    frontendOrigins: new Set([...origins(config.FRONTEND_ORIGINS), new URL(config.PUBLIC_URL).origin]),
     now,
   };
 

@@ -41,6 +41,7 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
   if (c.ACCESS_TOKEN !== undefined && (c.ACCESS_TOKEN.length < 16 || !/^[A-Za-z0-9._~+/-]+=*$/.test(c.ACCESS_TOKEN))) {
     problems.push('ACCESS_TOKEN: at least 16 characters of a bearer token (letters, digits, . _ ~ + / -)');
   }
+  if (!isOrigin(c.PUBLIC_URL.replace(/\/+$/, '').replace(/^(\w+:\/\/[^/]+).*$/, '$1'))) problems.push(`PUBLIC_URL: ${c.PUBLIC_URL} is not an http(s) URL`);
   for (const origin of origins(c.FRONTEND_ORIGINS)) if (!isOrigin(origin)) problems.push(`FRONTEND_ORIGINS: ${origin} is not an origin (scheme://host[:port])`);
   if (c.NODE_ENV === 'production') {
     for (const name of ['HPKE_PRIVATE_KEY', 'BLIND_INDEX_KEY', 'SESSION_DATA_KEY', 'COOKIE_DOMAIN', 'DATABASE_URL'] as const) {

@@ -78,7 +78,7 @@ describe('CORS with credentials across sibling subdomains in Chromium (decision 
     front = `https://b.dao.test:${frontPort}`;
     foreign = `https://evil.dao.test:${foreignPort}`;
 
-    h = await bridge(undefined, { FRONTEND_ORIGINS: front, COOKIE_DOMAIN: '.dao.test' });
+    h = await bridge(undefined, { FRONTEND_ORIGINS: front, COOKIE_DOMAIN: '.dao.test', PUBLIC_URL: api });
     await h.app.listen({ port: 0, host: '127.0.0.1' });
     const bridgePort = (h.app.server.address() as AddressInfo).port;
     // TLS in front of the bridge, as the platform gateway does.
@@ -103,7 +103,9 @@ describe('CORS with credentials across sibling subdomains in Chromium (decision 
 
     // A verified account (registration through the bridge's own routes).
     assert.equal((await h.register('ada@example.org')).statusCode, 201);
-    assert.equal((await h.request({ method: 'GET', url: h.verificationPath('ada@example.org') })).statusCode, 200);
+    const link = /https:\/\/api\.dao\.test:\d+(\/verify-email\?token=[0-9a-f-]+)/.exec(h.emails().at(-1)!.text)?.[1];
+    assert.ok(link, 'the verification link points at PUBLIC_URL');
+    assert.equal((await h.request({ method: 'GET', url: link })).statusCode, 200);
 
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -178,5 +180,25 @@ describe('CORS with credentials across sibling subdomains in Chromium (decision 
     const res = await h.request({ method: 'POST', url: '/auth/login', origin: null, headers: { origin: 'null', referer: `${front}/sandboxed` }, payload: { email: 'ada@example.org', password: PASSWORD } });
     assert.equal(res.statusCode, 403);
     assert.equal(res.json().error, 'CSRF_REJECTED');
+  });
+
+  it('decision B48: the bridge\'s own login page signs in (its origin is PUBLIC_URL\'s) and returns to the front end; `/` shows the session and signs out', async () => {
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 700, height: 420 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${api}/login?returnUrl=${encodeURIComponent(`${front}/`)}`);
+      await page.fill('#email', 'ada@example.org');
+      await page.fill('#password', PASSWORD);
+      await Promise.all([page.waitForURL(`${front}/`, { timeout: 10_000 }), page.click('button[type=submit]')]);
+      await page.goto(`${api}/`);
+      assert.match(await page.textContent('body') ?? '', /Signed in as ada@example\.org \(member\)\./);
+      mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOT_DIR, 'bridge-home-signed-in.png'), fullPage: true });
+      await Promise.all([page.waitForEvent('load'), page.click('#signout')]);
+      assert.match(await page.textContent('body') ?? '', /You are not signed in\./);
+      assert.equal((await context.cookies(api)).filter((c) => c.name === 'session').length, 0, 'the cookie is cleared');
+    } finally {
+      await context.close();
+    }
   });
 });

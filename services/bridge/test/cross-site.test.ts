@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { APP, GOV, bridge, type Bridge } from './harness.ts';
+import { loadBridgeConfig } from '../src/config.ts';
 
 const FOREIGN = 'https://evil.domdao.example';
 const corsHeaders = (h: Record<string, unknown>) => Object.keys(h).filter((k) => k.startsWith('access-control-'));
@@ -64,5 +65,13 @@ describe('cross-site rules (decisions B8, B45)', () => {
       assert.equal(post.statusCode, 403, `login from ${origin}`);
       assert.deepEqual(corsHeaders(post.headers), [], `POST from ${origin}`);
     }
+  });
+
+  it('decision B48: the bridge\'s own origin (PUBLIC_URL) is trusted for its own pages; the first front end stays the default target', async () => {
+    const own = 'https://bridge.domdao.example';
+    const login = await h.request({ method: 'POST', url: '/auth/login', origin: own, payload: { email: 'ada@example.org', password: 'correct horse battery staple' } });
+    assert.equal(login.statusCode, 200, login.body);
+    assert.match((await h.request({ method: 'GET', url: '/login' })).body, new RegExp(`data-return="${APP}/?"`));
+    assert.throws(() => loadBridgeConfig({ NODE_ENV: 'test', PUBLIC_URL: 'bridge.domdao.example' }), /PUBLIC_URL: bridge\.domdao\.example is not an http\(s\) URL/);
   });
 });

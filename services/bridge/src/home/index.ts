@@ -25,7 +25,7 @@ export default async function homePage(app: FastifyInstance, opts: HomeOptions):
     const links = '<p><a href="/auth/session">Session (JSON)</a> · <a href="/api/auth/session">Session with membership (JSON)</a></p>';
     const body = s
       ? `<p>Signed in as <strong>${escapeHtml(s.email)}</strong> (${escapeHtml(s.roles.join(', '))}).</p>
-<p id="error" role="alert"></p><button id="signout" type="button">Sign out</button>${links}
+<button id="signout" type="button">Sign out</button><p id="error" role="alert"></p>${links}
 <p><a href="/login">Sign in as someone else</a></p>`
       : `<p>You are not signed in.</p><p><a href="/login">Sign in</a></p>${links}`;
     return reply
