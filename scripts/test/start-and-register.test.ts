@@ -149,4 +149,30 @@ describe('npm start and npm run register', () => {
     assert.equal(down.code, 1);
     assert.match(down.stderr, /did not answer .*is `npm start` running\?/);
   });
+
+  it('issue 8 item 19: on a terminal, npm run register asks for the password without echoing it', async () => {
+    // `script` gives the command a pseudo-terminal; the password is typed only once the prompt is shown.
+    const secret = 'terminal typed passphrase 42';
+    const cmd = `${process.execPath} --import tsx scripts/register.ts --email tty@example.org --name 'Tty User' --dob 1991-02-03`;
+    const p = spawn('script', ['-q', '-e', '-c', cmd, '/dev/null'], { cwd: root, env: { ...baseEnv, BRIDGE_URL: bridge, TERM: 'dumb' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    const exited = new Promise<number | null>((resolve) => p.once('exit', resolve));
+    const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
+    await new Promise<void>((resolve, reject) => {
+      p.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('password (12 to 128 characters): ')) resolve();
+      });
+      p.once('exit', () => reject(new Error(`exited before prompting: ${out}`)));
+    });
+    p.stdin.write(`${secret}\r`);
+    const code = await exited;
+    clearTimeout(timer);
+    assert.equal(code, 0, out);
+    assert.match(out, /registered tty@example\.org: user_id [0-9a-f-]{36}/);
+    assert.ok(!out.includes(secret), `the password was echoed: ${out}`);
+    const login = await fetch(`${bridge}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'tty@example.org', password: secret }) });
+    // Not verified yet: whatever the answer (200, or a refusal of unverified accounts), it is not a wrong password.
+    assert.notEqual(login.status, 401, await login.text());
+  });
 });
