@@ -34,6 +34,6 @@ export default async function homePage(app: FastifyInstance, opts: HomeOptions):
       .header('x-frame-options', 'DENY')
       // The page depends on the cookie: never cached, by the browser or anything in between.
       .header('cache-control', 'no-store')
-      .send(page('DOM DAO', body, s ? SIGN_OUT : ''));
+      .send(page('Home', body, s ? SIGN_OUT : ''));
   });
 }
