@@ -57,6 +57,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   });
 
   app.decorateRequest('budgetHeld', 0);
+  // Decision D3: JSON is the only accepted body; Fastify's built-in text/plain parser would turn a
+  // text body into a string and make it a 400 instead of 415.
+  app.removeContentTypeParser('text/plain');
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request, reply) => sendError(reply, 404, 'not_found'));
 

@@ -42,6 +42,14 @@ describe('body', () => {
     assert.equal(res.statusCode, 415);
     assert.equal(res.json().error, 'unsupported_media_type');
   });
+  for (const type of ['text/plain', 'text/plain; charset=utf-8', 'TEXT/PLAIN']) {
+    it(`decision D3: a ${type} body is 415 unsupported_media_type, not 400`, async () => {
+      const res = await svc.send(JSON.stringify(validBody('welcome')), { 'content-type': type });
+      assert.equal(res.statusCode, 415);
+      assert.equal(res.json().error, 'unsupported_media_type');
+      assert.deepEqual(res.json().details, [{ field: 'Content-Type', message: 'must be application/json' }]);
+    });
+  }
   it('prototype-pollution keys are refused', async () => {
     const res = await svc.send('{"__proto__": {"admin": true}, "type": "welcome"}');
     assert.equal(res.statusCode, 400);
