@@ -1,6 +1,7 @@
 // Spec 3 "Send request" envelope fields and send flow step 3: 400 invalid_request with details[].
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { addressProblem, fullAddressProblem } from '../src/envelope/email-address.ts';
 import { DAO, makeService, PRODUCT, validBody } from './helpers.ts';
 
 let svc: Awaited<ReturnType<typeof makeService>>;
@@ -133,6 +134,18 @@ describe('to: one bare RFC 5322 addr-spec', () => {
     it(`refuses ${why}`, async () => { await expectInvalid(validBody('welcome', { to: to as string }), 'to'); });
   }
   it('missing is invalid_request', async () => { await expectInvalid({ ...validBody('welcome'), to: undefined }, 'to'); });
+  for (const to of ['ada@xn--zz.com', 'ada@xn--a.com', 'ada@XN--ZZ.com', 'ada@mail.xn--zz.com', 'ada@example.xn--a', 'ada@xn--.com', 'jörg@xn--zz.com']) {
+    it(`decision D12: broken punycode ${to} is refused (one rule for the ASCII fast path and the full path)`, async () => {
+      const details = await expectInvalid(validBody('welcome', { to }), 'to');
+      assert.deepEqual(details, [{ field: 'to', message: 'domain is not a valid domain name' }]);
+    });
+  }
+  it('decision D12: the ASCII fast path and the full path give the same answer on every address above', () => {
+    for (const to of [...accepted, ...refused.map(([, v]) => v), 'ada@xn--zz.com', 'ada@xn--a.com', 'ada@xn--p1ai.xn--p1ai', 'ada@ab--cd.com']) {
+      if (typeof to !== 'string') continue;
+      assert.equal(addressProblem(to), fullAddressProblem(to), to.slice(0, 80));
+    }
+  });
 });
 
 describe('domain', () => {

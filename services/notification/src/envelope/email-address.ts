@@ -12,11 +12,21 @@ const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Z}\u2028\u2029]/u;
 
 // The everyday case, checked with one ASCII-only expression; anything else takes the full path below.
+// An A-label (`xn--…`) is never taken on the fast path: only the IDNA decoder in the full path knows
+// whether its punycode is valid (`xn--zz` is not), so both paths apply one rule (decision D12).
+const A_LABEL = /[@.]xn--/i;
 const PLAIN = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 
 export function addressProblem(value: unknown): string | undefined {
   if (typeof value !== 'string') return 'must be a string';
-  if (value.length <= ADDRESS_MAX && PLAIN.test(value) && value.indexOf('@') <= LOCAL_MAX) return undefined;
+  if (value.length <= ADDRESS_MAX && PLAIN.test(value) && value.indexOf('@') <= LOCAL_MAX && !A_LABEL.test(value.slice(value.indexOf('@')))) {
+    return undefined;
+  }
+  return fullAddressProblem(value);
+}
+
+/** The full check, without the fast path; exported so tests can prove both paths agree. */
+export function fullAddressProblem(value: string): string | undefined {
   if (value.length === 0) return 'is required';
   if (Buffer.byteLength(value) > ADDRESS_MAX) return `must be at most ${ADDRESS_MAX} octets`;
   if (INVISIBLE.test(value)) return 'must be a bare address without spaces, line breaks or control characters';
