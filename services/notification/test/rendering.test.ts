@@ -167,7 +167,13 @@ describe('notification-digest rendering rules', () => {
       }),
     );
     assert.ok(Buffer.byteLength(m.html) < 102_400, `HTML is ${Buffer.byteLength(m.html)} bytes`);
-    assert.match(m.html, /Item|Proposal/);
+    // Decision D20: realistic maximum-length items fit with all 25 rendered, in order; the other 25 are "+25 more".
+    const title = (i: number) => `${i} ${'Proposal title words '.repeat(10)}`.slice(0, 200);
+    const positions = Array.from({ length: 25 }, (_, i) => m.html.indexOf(`>${title(i)}<`));
+    assert.ok(positions.every((at, i) => at > 0 && (i === 0 || at > positions[i - 1]!)), `items 0-24 rendered in order: ${positions.join(',')}`);
+    for (let i = 25; i < 50; i++) assert.ok(!m.html.includes(title(i)), `item ${i} is not rendered`);
+    assert.match(m.html, />\+25 more</);
+    assert.match(m.text, /\+25 more/);
     assert.match(m.html, /Unsubscribe<\/a>/);
   });
   it('pathological input (entity-heavy text, 2 KB links) still fits: items move into "+N more", the footer stays', async () => {
