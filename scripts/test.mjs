@@ -1,9 +1,18 @@
 #!/usr/bin/env node
 // One runner for the whole repo: node:test, TypeScript through tsx, one process per test file.
 // Node 20 has no glob in `--test`, so the files are listed here.
-import { readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { spawnSync } from 'node:child_process';
+//
+// Each file runs in its own process group under a watchdog (decision R5): a file still running after
+// TEST_FILE_TIMEOUT_MS (default 5 minutes; 0 turns the watchdog off) is killed and reported as failed,
+// so a test that leaves a server open cannot hang CI. Each file's output is printed as one block when
+// it ends, followed by a line with its result and duration; a table of all files (slowest first) and
+// the summed `ℹ pass N` / `ℹ fail N` lines close the run. The exit code is 0 only when every file passed.
+//
+// Arguments select files by substring of their path; an argument naming an existing file runs that
+// file whatever its name (the runner's own test uses this for its fixtures).
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { spawn } from 'node:child_process';
 
 const root = new URL('..', import.meta.url).pathname;
 const skip = new Set(['node_modules', '.git', '.data', 'preview', 'dist']);
@@ -18,15 +27,109 @@ function find(dir, out = []) {
   return out;
 }
 
-const filter = process.argv.slice(2);
-const files = find(root).filter((f) => filter.length === 0 || filter.some((p) => f.includes(p))).sort();
+function envNumber(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) {
+    console.error(`${name} must be a non-negative integer (got ${JSON.stringify(raw)})`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const concurrency = Math.max(1, envNumber('TEST_CONCURRENCY', 2));
+const fileTimeoutMs = envNumber('TEST_FILE_TIMEOUT_MS', 5 * 60 * 1000);
+
+const args = process.argv.slice(2);
+const explicit = args.filter((a) => existsSync(resolve(a)) && statSync(resolve(a)).isFile()).map((a) => relative(root, resolve(a)));
+const filters = args.filter((a) => !explicit.includes(relative(root, resolve(a))));
+const found = filters.length === 0 && explicit.length > 0 ? [] : find(root).filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)));
+const files = [...new Set([...explicit, ...found])].sort();
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, ...files],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
-);
-process.exit(result.status ?? 1);
+
+const KEYS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
+const SUMMARY = /^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) (\d+(?:\.\d+)?)$/;
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+function runFile(file) {
+  return new Promise((done) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', file], {
+      cwd: root,
+      // NODE_TEST_CONTEXT would make a nested run (the runner's own test) skip its files.
+      env: { ...process.env, NODE_ENV: 'test', NODE_TEST_CONTEXT: undefined },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, so the watchdog also ends the file's children (servers, workers).
+      detached: true,
+    });
+    const chunks = [];
+    child.stdout.on('data', (c) => chunks.push(c));
+    child.stderr.on('data', (c) => chunks.push(c));
+    let timedOut = false;
+    const watchdog =
+      fileTimeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            try {
+              process.kill(-child.pid, 'SIGKILL');
+            } catch {
+              child.kill('SIGKILL');
+            }
+          }, fileTimeoutMs)
+        : undefined;
+    child.on('close', (code, signal) => {
+      clearTimeout(watchdog);
+      const ms = Date.now() - started;
+      const counts = Object.fromEntries(KEYS.map((k) => [k, 0]));
+      const kept = [];
+      for (const line of Buffer.concat(chunks).toString('utf8').split('\n')) {
+        const m = SUMMARY.exec(line.replace(ANSI, '').trimEnd());
+        if (m) {
+          if (m[1] !== 'duration_ms') counts[m[1]] = Number(m[2]);
+        } else kept.push(line);
+      }
+      while (kept.length > 0 && kept.at(-1).trim() === '') kept.pop();
+      // A file that died, was killed or exited non-zero without a failing test still fails.
+      let reason;
+      if (timedOut) reason = `timed out: killed after ${fileTimeoutMs} ms (TEST_FILE_TIMEOUT_MS)`;
+      else if (code !== 0 && counts.fail === 0) reason = signal ? `killed by ${signal}` : `exited with code ${code}`;
+      if (reason) counts.fail += 1;
+      done({ file, ms, counts, output: kept.join('\n'), ok: !reason && code === 0 && counts.fail === 0, reason });
+    });
+  });
+}
+
+const results = [];
+const started = Date.now();
+let next = 0;
+async function worker() {
+  while (next < files.length) {
+    const r = await runFile(files[next++]);
+    results.push(r);
+    if (r.output) console.log(r.output);
+    const mark = r.ok ? '✔' : '✖';
+    const detail = r.reason ? ` ${r.reason}` : '';
+    console.log(`${mark} FILE ${r.file}: ${r.counts.pass} passed, ${r.counts.fail} failed (${(r.ms / 1000).toFixed(1)} s)${detail}\n`);
+  }
+}
+await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker));
+
+console.log('Per file (slowest first):');
+for (const r of [...results].sort((a, b) => b.ms - a.ms)) {
+  console.log(`  ${r.ok ? '✔' : '✖'} ${(r.ms / 1000).toFixed(1).padStart(7)} s  ${r.file}${r.reason ? `  (${r.reason})` : ''}`);
+}
+const failed = results.filter((r) => !r.ok);
+if (failed.length > 0) {
+  console.log(`\n✖ ${failed.length} file(s) failed:`);
+  for (const r of failed) console.log(`  ✖ ${r.file}${r.reason ? `: ${r.reason}` : ''}`);
+}
+const total = Object.fromEntries(KEYS.map((k) => [k, results.reduce((n, r) => n + r.counts[k], 0)]));
+console.log('');
+for (const k of KEYS) console.log(`ℹ ${k} ${total[k]}`);
+console.log(`ℹ duration_ms ${Date.now() - started}`);
+process.exit(failed.length > 0 ? 1 : 0);

@@ -106,9 +106,33 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   // step 1 the correlation id on every response, step 2 authentication, then the body budget.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    if (admitted(request, reply)) reserveBody(request, reply, done);
+    if (admitted(request, reply)) {
+      receiving.add(request);
+      reserveBody(request, reply, done);
+    }
   });
-  const releaseBudget = (request: { budgetHeld: number }) => {
+  // Requests whose body has not fully arrived yet: close() ends their connections at once (nothing was
+  // acknowledged), while requests already being handled finish (decision D29).
+  const receiving = new Set<FastifyRequest>();
+  app.addHook('preValidation', (request, _reply, done) => {
+    receiving.delete(request);
+    done();
+  });
+  let closing = false;
+  // A keep-alive connection that was busy when close() began would otherwise hold it open until the
+  // keep-alive timeout (72 s): answers sent while closing end their connection.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
+  app.addHook('preClose', (done) => {
+    closing = true;
+    for (const request of receiving) request.raw.socket?.destroy();
+    receiving.clear();
+    done();
+  });
+  const releaseBudget = (request: FastifyRequest) => {
+    receiving.delete(request);
     if (request.budgetHeld > 0) {
       budget.release(request.budgetHeld);
       request.budgetHeld = 0;

@@ -39,8 +39,9 @@ describe('stub mode (EMAIL_PROVIDER_API_KEY unset)', () => {
 });
 
 describe('HTTP API provider (Resend-compatible)', () => {
-  it('POSTs /emails with the key, an Idempotency-Key, and the rendered message; returns the provider id', async () => {
+  it('POSTs /emails with the key, an Idempotency-Key, and the rendered message; returns the provider id', async (t) => {
     const p = await makeServiceWithProvider({}, () => ({ status: 200, body: { id: 'b8f3c1a0-provider-id' } }));
+    t.after(() => p.close());
     const res = await p.send({ ...validBody('notification-digest'), attachments: [{ filename: 'a.csv', content: 'YSxiCg==', content_type: 'text/csv' }] });
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(res.json(), { id: 'b8f3c1a0-provider-id', status: 'sent', stubbed: false, request_id: res.json().request_id });
@@ -60,18 +61,18 @@ describe('HTTP API provider (Resend-compatible)', () => {
     assert.equal(sent.message_id, 'b8f3c1a0-provider-id');
     assert.equal(sent.attachment_count, 1);
     assert.deepEqual(sent.attachment_filenames, ['a.csv']);
-    await p.close();
   });
 
-  it('omits content_type when the caller did (the provider infers it from the extension)', async () => {
+  it('omits content_type when the caller did (the provider infers it from the extension)', async (t) => {
     const p = await makeServiceWithProvider();
+    t.after(() => p.close());
     await p.send({ ...validBody('welcome'), attachments: [{ filename: 'a.pdf', content: 'JVBERg==' }] });
     assert.deepEqual(p.sent().attachments, [{ filename: 'a.pdf', content: 'JVBERg==' }]);
-    await p.close();
   });
 
-  it('retries a 429, honouring Retry-After, and then succeeds', async () => {
+  it('retries a 429, honouring Retry-After, and then succeeds', async (t) => {
     const p = await makeServiceWithProvider({}, (_r, i) => (i === 0 ? { status: 429, headers: { 'retry-after': '1' }, body: { message: 'slow down' } } : { status: 200, body: { id: 'after-retry' } }));
+    t.after(() => p.close());
     const started = Date.now();
     const res = await p.send(validBody('welcome'));
     assert.equal(res.statusCode, 200, res.body);
@@ -81,29 +82,29 @@ describe('HTTP API provider (Resend-compatible)', () => {
     assert.ok(Date.now() - started < 5000);
     assert.equal(p.provider.requests[0]!.headers['idempotency-key'], p.provider.requests[1]!.headers['idempotency-key'], 'same key on the retry');
     assert.equal(p.logs.events('email.provider_retry').length, 1);
-    await p.close();
   });
 
-  it('gives up on endless 429s within the attempt bound → 500 send_failed', async () => {
+  it('gives up on endless 429s within the attempt bound → 500 send_failed', async (t) => {
     const p = await makeServiceWithProvider({ PROVIDER_MAX_ATTEMPTS: '3' }, () => ({ status: 429, headers: { 'retry-after': '0' } }));
+    t.after(() => p.close());
     const res = await p.send(validBody('welcome'));
     assert.equal(res.statusCode, 500);
     assert.equal(p.provider.requests.length, 3);
-    await p.close();
   });
 
-  it('does not wait for a Retry-After beyond the retry budget → 500 send_failed at once', async () => {
+  it('does not wait for a Retry-After beyond the retry budget → 500 send_failed at once', async (t) => {
     const p = await makeServiceWithProvider({ PROVIDER_RETRY_BUDGET_MS: '2000' }, () => ({ status: 429, headers: { 'retry-after': '120' } }));
+    t.after(() => p.close());
     const started = Date.now();
     const res = await p.send(validBody('welcome'));
     assert.equal(res.statusCode, 500);
     assert.ok(Date.now() - started < 1500);
     assert.equal(p.provider.requests.length, 1);
-    await p.close();
   });
 
-  it('a provider rejection is 500 send_failed with no details; the reason is only in the server log', async () => {
+  it('a provider rejection is 500 send_failed with no details; the reason is only in the server log', async (t) => {
     const p = await makeServiceWithProvider({}, () => ({ status: 422, body: { name: 'validation_error', message: 'The to address is on the suppression list' } }));
+    t.after(() => p.close());
     const res = await p.send(validBody('welcome'));
     assert.equal(res.statusCode, 500);
     assert.deepEqual(Object.keys(res.json()).sort(), ['error', 'request_id']);
@@ -114,7 +115,6 @@ describe('HTTP API provider (Resend-compatible)', () => {
     assert.equal(logged.provider_status, 422);
     assert.match(String(logged.detail), /suppression list/);
     assert.ok(!p.logs.raw.includes('re_test_key'), 'the provider key is never logged');
-    await p.close();
   });
 
   for (const [why, responder] of [
@@ -122,22 +122,22 @@ describe('HTTP API provider (Resend-compatible)', () => {
     ['a 200 without a message id', () => ({ status: 200, body: { ok: true } })],
     ['a 200 with a non-JSON body', () => ({ status: 200, body: '<html>' })],
   ] as const) {
-    it(`${why} from the provider is 500 send_failed`, async () => {
+    it(`${why} from the provider is 500 send_failed`, async (t) => {
       const p = await makeServiceWithProvider({}, responder);
+      t.after(() => p.close());
       assert.equal((await p.send(validBody('welcome'))).statusCode, 500);
-      await p.close();
     });
   }
 
-  it('a provider that does not answer within PROVIDER_TIMEOUT_MS is 500 send_failed', async () => {
+  it('a provider that does not answer within PROVIDER_TIMEOUT_MS is 500 send_failed', async (t) => {
     const p = await makeServiceWithProvider({ PROVIDER_TIMEOUT_MS: '300' }, () => ({ status: 200, body: { id: 'late' }, delayMs: 2000 }));
+    t.after(() => p.close());
     const started = Date.now();
     assert.equal((await p.send(validBody('welcome'))).statusCode, 500);
     assert.ok(Date.now() - started < 1500);
-    await p.close();
   });
 
-  it('an unreachable provider is 500 send_failed', async () => {
+  it('an unreachable provider is 500 send_failed', async (t) => {
     const port = await new Promise<number>((resolve) => {
       const s = createServer().listen(0, '127.0.0.1', () => {
         const { port } = s.address() as { port: number };
@@ -145,8 +145,8 @@ describe('HTTP API provider (Resend-compatible)', () => {
       });
     });
     const svc = await makeService({ EMAIL_PROVIDER_API_KEY: 'k', EMAIL_PROVIDER_API_URL: `http://127.0.0.1:${port}` });
+    t.after(() => svc.close());
     assert.equal((await svc.send(validBody('welcome'))).statusCode, 500);
-    await svc.close();
   });
 });
 
@@ -166,7 +166,6 @@ describe('SMTP provider (a real SMTP server, parsed MIME)', () => {
     });
   });
   after(async () => {
-    await svc.close();
     await sink.close();
   });
 
@@ -219,17 +218,17 @@ describe('SMTP provider (a real SMTP server, parsed MIME)', () => {
     assert.equal(res.json().error, 'send_failed');
   });
 
-  it('wrong SMTP credentials are 500 send_failed', async () => {
+  it('wrong SMTP credentials are 500 send_failed', async (t) => {
     const bad = await makeService({
       EMAIL_PROVIDER: 'smtp', EMAIL_PROVIDER_API_KEY: 'wrong', SMTP_USER: 'relay-user', SMTP_HOST: '127.0.0.1', SMTP_PORT: String(sink.port), SMTP_REQUIRE_TLS: 'false', PROVIDER_MAX_ATTEMPTS: '1',
     });
+    t.after(() => bad.close());
     assert.equal((await bad.send(validBody('welcome'))).statusCode, 500);
-    await bad.close();
   });
 });
 
 describe('render_failed (a template that throws)', () => {
-  it('is 400 render_failed with no message, and the error is logged server-side', async () => {
+  it('is 400 render_failed with no message, and the error is logged server-side', async (t) => {
     const broken = defineTemplate({
       type: 'welcome',
       brands: 'both',
@@ -241,6 +240,7 @@ describe('render_failed (a template that throws)', () => {
       },
     });
     const svc = await makeService({}, { templates: { ...templates, welcome: broken } as never });
+    t.after(() => svc.close());
     const res = await svc.send(validBody('welcome'));
     assert.equal(res.statusCode, 400);
     assert.deepEqual(Object.keys(res.json()).sort(), ['error', 'request_id']);
@@ -248,6 +248,5 @@ describe('render_failed (a template that throws)', () => {
     assert.ok(!res.body.includes('template bug'));
     const logged = svc.logs.events('email.render_failed').find((e) => e.request_id === res.json().request_id)!;
     assert.match(JSON.stringify(logged.err), /template bug/);
-    await svc.close();
   });
 });

@@ -1,63 +1,103 @@
 // Maximum request body size and bounded memory (spec 3 Limits: "not shown"; decision D8).
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
+import { request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { makeService, makeServiceWithProvider, TEST_TOKEN, validBody } from './helpers.ts';
 
 describe('MAX_BODY_BYTES', () => {
-  it('the default admits one 25 MiB attachment (33.4 MiB of base64)', async () => {
+  it('the default admits one 25 MiB attachment (33.4 MiB of base64)', async (t) => {
     const svc = await makeService();
+    t.after(() => svc.close());
     const content = Buffer.alloc(25 * 1024 * 1024).toString('base64');
     const res = await svc.send({ ...validBody('welcome'), attachments: [{ filename: 'big.bin', content }] });
     assert.equal(res.statusCode, 200);
-    await svc.close();
   });
 
-  it('a body over the limit is 413 payload_too_large with a JSON body and request_id', async () => {
+  it('a body over the limit is 413 payload_too_large with a JSON body and request_id', async (t) => {
     const svc = await makeService({ MAX_BODY_BYTES: String(64 * 1024) });
+    t.after(() => svc.close());
     const res = await svc.send({ ...validBody('welcome'), attachments: [{ filename: 'a.bin', content: Buffer.alloc(60 * 1024).toString('base64') }] });
     assert.equal(res.statusCode, 413);
     assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
     assert.equal(res.json().error, 'payload_too_large');
     assert.ok(res.json().request_id);
-    await svc.close();
   });
 
-  it('a declared Content-Length over the limit is refused before the body is read', async () => {
+  it('decision D8: a declared Content-Length over the limit is refused before the body is read, the connection closed at once', async (t) => {
     const svc = await makeService({ MAX_BODY_BYTES: String(64 * 1024) });
+    t.after(() => svc.close());
     await svc.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = svc.app.server.address() as AddressInfo;
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v1/send', headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024 * 1024) } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+    const started = Date.now();
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v1/send', agent: false, headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024 * 1024) } });
+    t.after(() => req.destroy());
+    const closed = new Promise<void>((resolve) => req.on('socket', (s) => s.on('close', () => resolve())));
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      req.on('response', resolve);
       req.on('error', reject);
       req.write('{"type":');
       // The body is never finished: the answer must come anyway.
     });
-    assert.equal(status, 413);
+    res.resume();
+    assert.equal(res.statusCode, 413);
+    assert.equal(res.headers.connection, 'close');
+    // Node's HTTP server ends a connection whose body was left unread rather than draining 10 GiB.
+    await closed;
+    assert.ok(Date.now() - started < 1000, `closed after ${Date.now() - started} ms`);
+  });
+
+  it('decision D29: close() ends at once a connection whose body is still arriving', async (t) => {
+    const svc = await makeService();
+    t.after(() => svc.close());
+    await svc.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = svc.app.server.address() as AddressInfo;
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v1/send', agent: false, headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', 'content-length': '1000' } });
+    t.after(() => req.destroy());
+    req.on('error', () => {});
+    req.write('{"type":');
+    await new Promise((r) => setTimeout(r, 100));
+    const started = Date.now();
     await svc.close();
+    assert.ok(Date.now() - started < 1000, `close took ${Date.now() - started} ms`);
+  });
+});
+
+describe('shutdown (decision D29)', () => {
+  it('decision D29: a send whose body has arrived still completes while close() runs', async (t) => {
+    const p = await makeServiceWithProvider({}, () => ({ status: 200, body: { id: 'during-close' }, delayMs: 400 }));
+    t.after(() => p.close());
+    await p.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = p.app.server.address() as AddressInfo;
+    const pending = fetch(`http://127.0.0.1:${port}/api/v1/send`, { method: 'POST', headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(validBody('welcome')) });
+    while (p.provider.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+    const closeStarted = Date.now();
+    const closing = p.app.close();
+    const res = await pending;
+    assert.equal(res.status, 200);
+    assert.equal((await res.json()).id, 'during-close');
+    await closing;
+    // The keep-alive connection ends with the answer instead of holding close() for its 72 s timeout.
+    assert.ok(Date.now() - closeStarted < 2000, `close took ${Date.now() - closeStarted} ms`);
   });
 });
 
 describe('INFLIGHT_BODY_BYTES', () => {
-  it('requests beyond the in-flight budget wait their turn instead of failing; all complete', async () => {
+  it('requests beyond the in-flight budget wait their turn instead of failing; all complete', async (t) => {
     const body = { ...validBody('welcome'), attachments: [{ filename: 'a.bin', content: Buffer.alloc(300 * 1024).toString('base64') }] };
     const size = Buffer.byteLength(JSON.stringify(body));
     // Room for one such body at a time: the provider must never see two at once.
     const p = await makeServiceWithProvider({ INFLIGHT_BODY_BYTES: String(Math.floor(size * 1.5)) }, () => ({ status: 200, body: { id: 'ok' }, delayMs: 150 }));
+    t.after(() => p.close());
     const results = await Promise.all(Array.from({ length: 4 }, () => p.send(body)));
     assert.deepEqual(results.map((r) => r.statusCode), [200, 200, 200, 200]);
     assert.equal(p.provider.maxConcurrent, 1);
-    await p.close();
   });
 
-  it('small requests still run concurrently under the same budget', async () => {
+  it('small requests still run concurrently under the same budget', async (t) => {
     const p = await makeServiceWithProvider({}, () => ({ status: 200, body: { id: 'ok' }, delayMs: 150 }));
+    t.after(() => p.close());
     await Promise.all(Array.from({ length: 4 }, () => p.send(validBody('welcome'))));
     assert.equal(p.provider.maxConcurrent, 4);
-    await p.close();
   });
 });

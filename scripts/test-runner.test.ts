@@ -1,0 +1,75 @@
+// scripts/test.mjs: per-file results and the per-file watchdog (decision R5).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+
+const root = new URL('..', import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), 'runner-test-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function run(files: string[], env: Record<string, string> = {}) {
+  const started = Date.now();
+  const r = spawnSync(process.execPath, ['scripts/test.mjs', ...files.map((f) => `scripts/fixtures/${f}.fixture.ts`)], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: r.status, out: r.stdout + r.stderr, ms: Date.now() - started };
+}
+
+function summary(out: string) {
+  const lines = out.trimEnd().split('\n');
+  return lines.slice(-8).map((l) => l.replace(/ \d+$/, (m) => (l.startsWith('ℹ duration_ms') ? '' : m)));
+}
+
+/** Running, not a zombie (a killed orphan stays a zombie until PID 1 reaps it, which a container's may not). */
+function alive(pid: number) {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+describe('scripts/test.mjs', () => {
+  it('decision R5: a file that never exits is killed after TEST_FILE_TIMEOUT_MS and fails loudly; the others still report', () => {
+    const pidFile = join(dir, 'pid');
+    const r = run(['hangs', 'passes'], { TEST_FILE_TIMEOUT_MS: '3000', FIXTURE_PID_FILE: pidFile });
+    assert.equal(r.status, 1, r.out);
+    assert.ok(r.ms < 20_000, `took ${r.ms} ms`);
+    assert.match(r.out, /✖ FILE scripts\/fixtures\/hangs\.fixture\.ts: 0 passed, 1 failed \([\d.]+ s\) timed out: killed after 3000 ms \(TEST_FILE_TIMEOUT_MS\)/);
+    assert.match(r.out, /✔ FILE scripts\/fixtures\/passes\.fixture\.ts: 3 passed, 0 failed/);
+    assert.match(r.out, /✖ 1 file\(s\) failed:\n {2}✖ scripts\/fixtures\/hangs\.fixture\.ts: timed out/);
+    assert.deepEqual(summary(r.out), ['ℹ tests 3', 'ℹ suites 0', 'ℹ pass 3', 'ℹ fail 1', 'ℹ cancelled 0', 'ℹ skipped 0', 'ℹ todo 0', 'ℹ duration_ms']);
+    // The whole process group went: the fixture's process holding the server is gone.
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    assert.equal(alive(pid), false, `fixture process ${pid} still running`);
+  });
+
+  it('decision R5: per-file results, a slowest-first table and one summed ℹ pass / ℹ fail summary; exit code 1 on a failure', () => {
+    const r = run(['mixed', 'passes']);
+    assert.equal(r.status, 1, r.out);
+    assert.match(r.out, /✖ FILE scripts\/fixtures\/mixed\.fixture\.ts: 2 passed, 1 failed \([\d.]+ s\)\n/);
+    assert.match(r.out, /✔ FILE scripts\/fixtures\/passes\.fixture\.ts: 3 passed, 0 failed \([\d.]+ s\)\n/);
+    assert.match(r.out, /Per file \(slowest first\):\n( {2}[✔✖] +[\d.]+ s {2}scripts\/fixtures\/(mixed|passes)\.fixture\.ts\n){2}/);
+    assert.deepEqual(summary(r.out), ['ℹ tests 6', 'ℹ suites 0', 'ℹ pass 5', 'ℹ fail 1', 'ℹ cancelled 0', 'ℹ skipped 0', 'ℹ todo 0', 'ℹ duration_ms']);
+    // Exactly one summary: the files' own summary lines are folded into their FILE line.
+    assert.equal(r.out.match(/^ℹ pass /gm)?.length, 1);
+  });
+
+  it('exit code 0 when every file passes', () => {
+    const r = run(['passes']);
+    assert.equal(r.status, 0, r.out);
+    assert.match(r.out, /ℹ pass 3\nℹ fail 0\n/);
+  });
+
+  it('a malformed TEST_FILE_TIMEOUT_MS is refused', () => {
+    const r = run(['passes'], { TEST_FILE_TIMEOUT_MS: '5min' });
+    assert.equal(r.status, 2);
+    assert.match(r.out, /TEST_FILE_TIMEOUT_MS must be a non-negative integer/);
+  });
+});
