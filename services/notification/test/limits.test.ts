@@ -75,7 +75,7 @@ describe('shutdown (decision D29)', () => {
     const closing = p.app.close();
     const res = await pending;
     assert.equal(res.status, 200);
-    assert.equal((await res.json()).id, 'during-close');
+    assert.equal(((await res.json()) as { id: string }).id, 'during-close');
     await closing;
     // The keep-alive connection ends with the answer instead of holding close() for its 72 s timeout.
     assert.ok(Date.now() - closeStarted < 2000, `close took ${Date.now() - closeStarted} ms`);
