@@ -1,0 +1,41 @@
+// The service as `npm run notification` starts it: a real process, its logs read while it runs.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describe('logs of a running service (decision D30)', () => {
+  it('decision D30: the service.fail_closed warning is readable within about a second of listening, while the service keeps running', async (t) => {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'test', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+    delete env.SERVICE_TOKEN;
+    const child = spawn(process.execPath, ['--import', 'tsx', main], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    t.after(() => child.kill('SIGKILL'));
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    // Wait until the service answers (fail-closed: 503), then give the log at most 2 s.
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const status = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.status, () => 0);
+      if (status === 503) break;
+      assert.ok(Date.now() < deadline, 'the service did not start within 15 s');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const listening = Date.now();
+    while (!out.includes('"event":"service.fail_closed"') && Date.now() - listening < 2000) await new Promise((r) => setTimeout(r, 25));
+    assert.match(out, /"event":"service\.fail_closed"/, `stdout after ${Date.now() - listening} ms: ${JSON.stringify(out)}`);
+    assert.equal(child.exitCode, null, 'still running');
+  });
+});
