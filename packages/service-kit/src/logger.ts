@@ -24,7 +24,11 @@ export function createLogger(level: string, service: string, version: string, st
     // At most a second late while the process runs (decision D30); unref'd, so it keeps no process alive.
     const sonic = destination as ReturnType<typeof pino.destination>;
     setInterval(() => {
-      if (!sonic.destroyed) sonic.flush();
+      try {
+        sonic.flush();
+      } catch {
+        // Destroyed (the stream was closed): nothing left to write.
+      }
     }, FLUSH_INTERVAL_MS).unref();
     process.once('exit', flush);
   }
