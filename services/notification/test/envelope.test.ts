@@ -211,6 +211,25 @@ describe('attachments', () => {
   ]) {
     it(`filename with ${why} is invalid_request`, async () => { await expectInvalid(withFiles([file({ filename })]), 'attachments[0].filename'); });
   }
+  const encoded = (charset: string, text: string) => `=?${charset}?B?${Buffer.from(text).toString('base64')}?=`;
+  for (const [why, filename] of [
+    ['../ inside a base64 encoded word', encoded('utf-8', '../../etc/passwd')],
+    ['CR/LF inside a base64 encoded word', encoded('utf-8', 'a.txt\r\nBcc: eve@example.com')],
+    ['U+202E inside a base64 encoded word', encoded('UTF-8', 'invoice\u202Efdp.exe')],
+    ['a Q-encoded word carrying ../', '=?utf-8?Q?=2E=2E=2Fpasswd?='],
+    ['an encoded word inside a longer name', `report ${encoded('utf-8', 'x')}.pdf`],
+    ['a harmless-looking encoded word', encoded('iso-8859-1', 'resume.pdf')],
+  ]) {
+    it(`decision D31: a filename with ${why} (RFC 2047) is invalid_request`, async () => {
+      const details = await expectInvalid(withFiles([file({ filename })]), 'attachments[0].filename');
+      assert.match(details.find((d) => d.field === 'attachments[0].filename')!.message, /RFC 2047 encoded word/);
+    });
+  }
+  it('decision D31: names that only look a little like encoded words are accepted', async () => {
+    for (const filename of ['a=?b.txt', 'why?=.txt', 'x=?y?z.pdf']) {
+      assert.equal((await svc.send(withFiles([file({ filename })]))).statusCode, 200, filename);
+    }
+  });
   it('ordinary international filenames are accepted', async () => {
     assert.equal((await svc.send(withFiles([file({ filename: 'Ünïcode – résumé (1).pdf' })]))).statusCode, 200);
   });
@@ -231,8 +250,18 @@ describe('attachments', () => {
     await expectInvalid(withFiles([file({ content_type: 'text/plain\r\nBcc: eve@example.com' })]), 'attachments[0].content_type');
     await expectInvalid(withFiles([file({ content_type: 'text/plain; name=ü' })]), 'attachments[0].content_type');
     await expectInvalid(withFiles([file({ content_type: '' })]), 'attachments[0].content_type');
-    assert.equal((await svc.send(withFiles([file({ content_type: 'application/pdf; name="r.pdf"' })]))).statusCode, 200);
   });
+  for (const type of ['text/html; name=evil.exe', 'application/pdf; name="r.pdf"', 'text/plain; filename=a.exe', 'multipart/mixed; boundary=x', 'text/plain; charset=utf-8; name=a.exe', 'text/html;', 'texthtml', 'text/', '/html', 'text/html extra']) {
+    it(`decision D31: content_type ${JSON.stringify(type)} is invalid_request (type/subtype, charset the only parameter)`, async () => {
+      const details = await expectInvalid(withFiles([file({ content_type: type })]), 'attachments[0].content_type');
+      assert.deepEqual(details, [{ field: 'attachments[0].content_type', message: 'must be type/subtype, optionally with a charset parameter (no other parameters)' }]);
+    });
+  }
+  for (const type of ['application/pdf', 'text/csv', 'TEXT/Plain', 'text/plain; charset=utf-8', 'text/plain;charset="ISO-8859-1"', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'image/svg+xml']) {
+    it(`decision D31: content_type ${JSON.stringify(type)} is accepted`, async () => {
+      assert.equal((await svc.send(withFiles([file({ content_type: type })]))).statusCode, 200);
+    });
+  }
 
   it('exactly 25 MiB decoded is accepted; 25 MiB + 1 byte is invalid_request', async () => {
     const max = Buffer.alloc(25 * 1024 * 1024, 7).toString('base64');

@@ -25,6 +25,24 @@ export function filenameProblem(name: unknown): string | undefined {
   if (/[/\\]/.test(name)) return 'must be a bare file name without path separators';
   if (/^\.+$/.test(name.trim()) || name.trim() === '') return 'must be a real file name';
   if (name !== name.trim()) return 'must not start or end with white space';
+  // Mail clients decode RFC 2047 encoded words in attachment names, so `=?utf-8?B?Li4v…?=` would
+  // reach the recipient as `../`, CR/LF or U+202E after these checks. JSON already carries Unicode,
+  // so an encoded word is refused rather than decoded (decision D31).
+  if (ENCODED_WORD.test(name)) return 'must be the plain Unicode name, not an RFC 2047 encoded word (=?charset?B|Q?…?=)';
+  return undefined;
+}
+
+const ENCODED_WORD = /=\?[^?]*\?[BbQq]\?[^?]*\?=/;
+
+// type/subtype (RFC 6838 restricted names) with at most a charset parameter: a `name=` or
+// `filename=` parameter would compete with the attachment's filename in some clients (decision D31).
+const CONTENT_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?: *; *charset=(?:[A-Za-z0-9!#$%&'+^_`{}~.-]{1,40}|"[A-Za-z0-9!#$%&'+^_`{}~.-]{1,40}"))?$/i;
+
+export function contentTypeProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_CONTENT_TYPE || !/^[\x20-\x7e]+$/.test(value)) {
+    return `must be 1 to ${MAX_CONTENT_TYPE} printable ASCII characters`;
+  }
+  if (!CONTENT_TYPE.test(value)) return 'must be type/subtype, optionally with a charset parameter (no other parameters)';
   return undefined;
 }
 
@@ -78,11 +96,8 @@ export function validateAttachments(value: unknown, details: Detail[]): Attachme
         details.push({ field: `${at}.content`, message: `must decode to at most ${MAX_ATTACHMENT_BYTES} bytes (got ${size})` });
       }
     }
-    if (contentType !== undefined) {
-      if (typeof contentType !== 'string' || contentType.length === 0 || contentType.length > MAX_CONTENT_TYPE || !/^[\x20-\x7e]+$/.test(contentType)) {
-        details.push({ field: `${at}.content_type`, message: `must be 1 to ${MAX_CONTENT_TYPE} printable ASCII characters` });
-      }
-    }
+    const ctp = contentType === undefined ? undefined : contentTypeProblem(contentType);
+    if (ctp) details.push({ field: `${at}.content_type`, message: ctp });
     if (details.length === before) {
       out.push({ filename: filename as string, content: content as string, ...(contentType !== undefined && { contentType: contentType as string }) });
     }
