@@ -21,6 +21,13 @@ import { templates as catalog } from './templates/index.ts';
 
 export const SERVICE_VERSION = '1.5.0';
 
+/** Bodies declared up to this size take the small lane (a send without attachments is a few KiB). */
+export const SMALL_BODY_BYTES = 1024 * 1024;
+/** Memory of the small lane: 32 such bodies at once, or thousands of ordinary sends. */
+export const SMALL_LANE_BYTES = 32 * 1024 * 1024;
+/** A small body must arrive within this time (at least 200 KiB/s), so slow senders free the small lane quickly. */
+export const SMALL_BODY_READ_TIMEOUT_MS = 5000;
+
 export interface BuildOptions {
   config: NotificationConfig;
   /** Where JSON log lines go (stdout by default); tests pass a capturing stream. */
@@ -42,7 +49,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const idempotency: IdempotencyStore = config.IDEMPOTENCY_REDIS_URL
     ? redisIdempotencyStore(config.IDEMPOTENCY_REDIS_URL, config.IDEMPOTENCY_KEY_PREFIX, config.IDEMPOTENCY_TTL_SECONDS)
     : memoryIdempotencyStore(config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_MAX_ENTRIES);
+  // Two lanes (decision D32): bodies up to SMALL_BODY_BYTES never queue behind large ones.
   const budget = new ByteBudget(config.INFLIGHT_BODY_BYTES);
+  const smallBudget = new ByteBudget(Math.min(SMALL_LANE_BYTES, config.INFLIGHT_BODY_BYTES));
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -57,6 +66,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   });
 
   app.decorateRequest('budgetHeld', 0);
+  app.decorateRequest('budgetLane', null);
+  app.decorateRequest('bodyDeadline', null);
   // Decision D3: JSON is the only accepted body; Fastify's built-in text/plain parser would turn a
   // text body into a string and make it a 400 instead of 415.
   app.removeContentTypeParser('text/plain');
@@ -89,14 +100,16 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     const size = declared === undefined ? config.MAX_BODY_BYTES : Number(declared);
     if (!Number.isFinite(size) || size > config.MAX_BODY_BYTES) return void sendError(reply, 413, 'payload_too_large');
     if (size === 0) return done();
-    const held = budget.acquire(size);
+    const lane = size <= SMALL_BODY_BYTES ? smallBudget : budget;
+    request.budgetLane = lane;
+    const held = lane.acquire(size);
     if (typeof held === 'number') {
       request.budgetHeld = held;
       return done();
     }
     held.then((n) => {
       // The client may have gone while queued; onRequestAbort has then already run.
-      if (request.raw.destroyed) budget.release(n);
+      if (request.raw.destroyed) lane.release(n);
       else request.budgetHeld = n;
       done();
     }, done);
@@ -133,11 +146,32 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   });
   const releaseBudget = (request: FastifyRequest) => {
     receiving.delete(request);
+    if (request.bodyDeadline) {
+      clearTimeout(request.bodyDeadline);
+      request.bodyDeadline = null;
+    }
     if (request.budgetHeld > 0) {
-      budget.release(request.budgetHeld);
+      request.budgetLane!.release(request.budgetHeld);
       request.budgetHeld = 0;
     }
   };
+  // Body read timeout (decision D32): a body that has not fully arrived BODY_READ_TIMEOUT_MS after its
+  // reading began loses its connection, so a slow sender cannot hold its share of the budget for long.
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    if (request.budgetHeld > 0) {
+      const timeoutMs = request.budgetLane === smallBudget ? Math.min(SMALL_BODY_READ_TIMEOUT_MS, config.BODY_READ_TIMEOUT_MS) : config.BODY_READ_TIMEOUT_MS;
+      request.bodyDeadline = setTimeout(() => {
+        request.bodyDeadline = null;
+        request.log.warn({ event: 'request.body_timeout', declared_bytes: Number(request.headers['content-length'] ?? -1), timeout_ms: timeoutMs }, 'request body too slow; connection closed');
+        request.raw.socket?.destroy();
+      }, timeoutMs);
+      payload.once('end', () => {
+        if (request.bodyDeadline) clearTimeout(request.bodyDeadline);
+        request.bodyDeadline = null;
+      });
+    }
+    done(null, payload);
+  });
   app.addHook('onRequestAbort', (request, done) => {
     releaseBudget(request);
     done();
@@ -169,5 +203,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
 declare module 'fastify' {
   interface FastifyRequest {
     budgetHeld: number;
+    budgetLane: ByteBudget | null;
+    bodyDeadline: NodeJS.Timeout | null;
   }
 }

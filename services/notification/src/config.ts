@@ -27,6 +27,7 @@ export const NotificationEnv = Type.Object({
 
   MAX_BODY_BYTES: Env.int(40 * MiB, 'largest accepted request body; larger answers 413 payload_too_large', 1024, 1024 * MiB),
   INFLIGHT_BODY_BYTES: Env.int(128 * MiB, 'request bytes processed at once; further requests wait, bounding memory', 1024, 8192 * MiB),
+  BODY_READ_TIMEOUT_MS: Env.int(60000, 'longest time a request body may take to arrive once reading it began; a slower connection is closed and its budget freed', 100, 600000),
 
   IDEMPOTENCY_REDIS_URL: Env.string('Redis URL for the Idempotency-Key store shared by replicas; unset = in-process store'),
   IDEMPOTENCY_KEY_PREFIX: Env.string('Redis key prefix of the idempotency store', 'notification:idem:'),
