@@ -3,11 +3,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { defaultOpenApiText, OPENAPI_PATH } from '../scripts/openapi.ts';
 import { renderPreviews } from '../scripts/preview.ts';
 import { templates } from '../src/templates/index.ts';
+import { MULTI_LINE, NOT_LINE_BREAK_OR_CONTROL, SINGLE_LINE } from '../src/templates/kit.ts';
 import { makeService, TEST_TOKEN } from './helpers.ts';
 
 describe('OpenAPI document', () => {
@@ -24,13 +27,15 @@ describe('OpenAPI document', () => {
     assert.equal(doc.info.version, '1.5.0');
     const variants = doc.paths['/api/v1/send'].post.requestBody.content['application/json'].schema.oneOf;
     assert.equal(variants.length, 14);
+    assert.deepEqual(variants[0], { $ref: '#/components/schemas/WelcomeRequest' });
     assert.deepEqual(Object.keys(doc.paths['/api/v1/send'].post.responses).sort(), ['200', '400', '401', '403', '409', '413', '415', '422', '500', '503']);
   });
 
   it('every variant’s example validates against its own schema (the examples are real requests)', async () => {
     const doc = JSON.parse(defaultOpenApiText());
     const ajv = new Ajv2020({ strict: false, validateFormats: false });
-    for (const v of doc.paths['/api/v1/send'].post.requestBody.content['application/json'].schema.oneOf) {
+    for (const { $ref } of doc.paths['/api/v1/send'].post.requestBody.content['application/json'].schema.oneOf) {
+      const v = doc.components.schemas[($ref as string).split('/').at(-1)!];
       const schema = { ...v, properties: { ...v.properties, to: { type: 'string' }, attachments: { type: 'array' } } };
       assert.ok(ajv.validate(schema, v.example), `${v.title}: ${JSON.stringify(ajv.errors)}`);
     }
@@ -38,6 +43,65 @@ describe('OpenAPI document', () => {
 
   it('the committed docs/api/notification.openapi.json is current (run `npm run openapi`)', () => {
     assert.equal(readFileSync(OPENAPI_PATH, 'utf8'), defaultOpenApiText());
+  });
+});
+
+describe('OpenAPI linters (decision D33): Redocly (recommended) and Spectral (oas), offline', () => {
+  const here = fileURLToPath(new URL('..', import.meta.url));
+  const bin = (name: string) => fileURLToPath(new URL(`../../../node_modules/.bin/${name}`, import.meta.url));
+  const offline = fileURLToPath(new URL('./fixtures/no-network.cjs', import.meta.url));
+  const lint = (command: string, args: string[]) =>
+    spawnSync(bin(command), args, {
+      cwd: here,
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { ...process.env, NODE_OPTIONS: `--require ${offline}`, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+    });
+
+  it('decision D33: Redocly lints the committed document clean (recommended rules, no warning, no network)', () => {
+    const r = lint('redocly', ['lint', '--config', 'redocly.yaml', '--format', 'stylish', '../../docs/api/notification.openapi.json']);
+    const out = r.stdout + r.stderr;
+    assert.equal(r.status, 0, out);
+    assert.doesNotMatch(out, /NETWORK ATTEMPT/);
+    assert.match(out, /Your API description is valid/);
+    // Node 20's deprecation banner says "warning" too; the lint result is the "You have N warnings" line.
+    assert.doesNotMatch(out, /You have \d+ warnings?|\d+ errors?/i, out);
+  });
+
+  it('decision D33: Spectral lints the committed document clean (oas ruleset, down to hints, no network)', () => {
+    const r = lint('spectral', ['lint', '--ruleset', '.spectral.yaml', '--fail-severity', 'hint', '../../docs/api/notification.openapi.json']);
+    const out = r.stdout + r.stderr;
+    assert.equal(r.status, 0, out);
+    assert.doesNotMatch(out, /NETWORK ATTEMPT/);
+    assert.match(out, /No results with a severity of 'hint' or higher found!/);
+  });
+
+  it('decision D33: the published patterns mean the same with and without the u flag, on every code point', () => {
+    for (const source of [SINGLE_LINE, MULTI_LINE]) {
+      const plain = new RegExp(source);
+      const unicode = new RegExp(source, 'u');
+      const reference = new RegExp(source.replaceAll(NOT_LINE_BREAK_OR_CONTROL, '[^\\p{Cc}\\p{Zl}\\p{Zp}]'), 'u');
+      for (let cp = 0; cp <= 0x10ffff; cp += cp < 0x3000 ? 1 : 97) {
+        if (cp >= 0xd800 && cp <= 0xdfff) continue;
+        for (const text of [`a${String.fromCodePoint(cp)}b`, String.fromCodePoint(cp)]) {
+          const expected = reference.test(text);
+          assert.equal(plain.test(text), expected, `U+${cp.toString(16)} without u`);
+          assert.equal(unicode.test(text), expected, `U+${cp.toString(16)} with u`);
+        }
+      }
+    }
+  });
+
+  it('decision D33: the committed document uses no \\p{…} escape (no pattern needs the u flag)', () => {
+    assert.doesNotMatch(readFileSync(OPENAPI_PATH, 'utf8'), /\\\\p\{/);
+  });
+
+  it('GET /api/v1/openapi.json documents its 200 content and its 401, 403 and 503', () => {
+    const doc = JSON.parse(defaultOpenApiText());
+    const responses = doc.paths['/api/v1/openapi.json'].get.responses;
+    assert.deepEqual(Object.keys(responses).sort(), ['200', '401', '403', '503']);
+    assert.equal(responses['200'].content['application/json'].schema.type, 'object');
+    assert.equal(responses['401'].content['application/json'].schema.$ref, '#/components/schemas/Error');
   });
 });
 

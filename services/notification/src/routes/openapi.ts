@@ -11,6 +11,9 @@ const errorResponse = (description: string, codes: string[]) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: { error: codes[0], request_id: '7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f70' } } },
 });
 
+/** `membership-confirm` → `MembershipConfirmRequest`: one named schema per template, so the discriminator can select it. */
+export const schemaName = (type: string) => `${type.replace(/(^|-)([a-z0-9])/g, (_m, _d, c: string) => c.toUpperCase())}Request`;
+
 export function buildOpenApi(templates: Record<string, TemplateDefinition>, brands: BrandBook, version: string) {
   const dao = brands.brands.find((b) => b.key === 'dao')!.domain;
   const variants = Object.values(templates).map((t) => ({
@@ -34,14 +37,24 @@ export function buildOpenApi(templates: Record<string, TemplateDefinition>, bran
       version,
       description:
         'Transactional and digest email for two brands. Every response carries request_id and the X-Request-Id header. ' +
-        'When SERVICE_TOKEN is unset every request answers 503 service_unavailable.',
+        'When SERVICE_TOKEN is unset every request answers 503 service_unavailable. ' +
+        'String patterns are ECMA-262 regular expressions that mean the same with or without the `u` flag.',
+      contact: { name: 'DOM DAO platform', url: 'https://domdao.example/support' },
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
-    servers: [{ url: 'http://localhost:3100' }],
+    servers: [{ url: '/', description: 'the service that serves this document (port 3100 by default)' }],
+    tags: [
+      { name: 'email', description: 'Render and send transactional email' },
+      { name: 'service', description: 'Health and this document' },
+    ],
     security: [{ bearer: [] }],
     paths: {
       '/api/v1/health': {
         get: {
           summary: 'Liveness',
+          description: 'Answers without a token; 503 while fail-closed (SERVICE_TOKEN unset at boot).',
+          operationId: 'getHealth',
+          tags: ['service'],
           security: [],
           responses: {
             '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } },
@@ -52,6 +65,9 @@ export function buildOpenApi(templates: Record<string, TemplateDefinition>, bran
       '/api/v1/send': {
         post: {
           summary: 'Render a template for a brand and send it',
+          description: 'Validates the envelope and the template data, renders the branded message with its attachments and hands it to the provider (or the stub).',
+          operationId: 'sendEmail',
+          tags: ['email'],
           parameters: [
             { name: 'X-Request-Id', in: 'header', required: false, schema: { type: 'string', format: 'uuid' }, description: 'kept only if an RFC 4122 UUID v1-v5' },
             {
@@ -59,7 +75,17 @@ export function buildOpenApi(templates: Record<string, TemplateDefinition>, bran
               description: 'a repeat within 24 h returns the first result (header Idempotent-Replayed: true) and sends nothing',
             },
           ],
-          requestBody: { required: true, content: { 'application/json': { schema: { oneOf: variants, discriminator: { propertyName: 'type' } } } } },
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  oneOf: variants.map((v) => ({ $ref: `#/components/schemas/${schemaName(v.title)}` })),
+                  discriminator: { propertyName: 'type', mapping: Object.fromEntries(variants.map((v) => [v.title, `#/components/schemas/${schemaName(v.title)}`])) },
+                },
+              },
+            },
+          },
           responses: {
             '200': { description: 'sent (or stubbed)', content: { 'application/json': { schema: { $ref: '#/components/schemas/SendResponse' } } } },
             '400': errorResponse('invalid_request, invalid_template_data (both with details[]) or render_failed', ['invalid_request', 'invalid_template_data', 'render_failed']),
@@ -74,11 +100,25 @@ export function buildOpenApi(templates: Record<string, TemplateDefinition>, bran
           },
         },
       },
-      '/api/v1/openapi.json': { get: { summary: 'This document', responses: { '200': { description: 'OpenAPI 3.1' } } } },
+      '/api/v1/openapi.json': {
+        get: {
+          summary: 'This document',
+          description: 'The OpenAPI 3.1 description of this service, behind the bearer token like every /api/v1 route but health.',
+          operationId: 'getOpenApi',
+          tags: ['service'],
+          responses: {
+            '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } } } } } },
+            '401': errorResponse('bearer token absent, malformed or wrong', ['unauthorized']),
+            '403': errorResponse('token of another platform service', ['forbidden']),
+            '503': errorResponse('SERVICE_TOKEN unset at boot', ['service_unavailable']),
+          },
+        },
+      },
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'SERVICE_TOKEN (callers: NOTIFICATION_SERVICE_TOKEN)' } },
       schemas: {
+        ...Object.fromEntries(variants.map((v) => [schemaName(v.title), v])),
         Address: { type: 'string', maxLength: 254, description: 'one bare RFC 5322 addr-spec; internationalised addresses accepted' },
         Attachments: {
           type: 'array',

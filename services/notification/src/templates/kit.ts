@@ -55,8 +55,12 @@ const FORMATS: Record<string, { check: (v: string) => boolean; text: string }> =
 export const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, verbose: true, coerceTypes: false });
 for (const [name, f] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: f.check });
 
-const SINGLE_LINE = '^(?=[\\s\\S]*\\S)[^\\p{Cc}\\p{Zl}\\p{Zp}]*$';
-const MULTI_LINE = '^(?=[\\s\\S]*\\S)(?:[^\\p{Cc}\\p{Zl}\\p{Zp}]|\\r?\\n|\\t)*$';
+// \p{Cc} (U+0000–U+001F, U+007F–U+009F), \p{Zl} (U+2028) and \p{Zp} (U+2029) spelled as ranges: the
+// published patterns then mean the same to validators that compile them without the `u` flag
+// (decision D33; a test checks the equivalence over every code point).
+export const NOT_LINE_BREAK_OR_CONTROL = '[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029]';
+export const SINGLE_LINE = `^(?=[\\s\\S]*\\S)${NOT_LINE_BREAK_OR_CONTROL}*$`;
+export const MULTI_LINE = `^(?=[\\s\\S]*\\S)(?:${NOT_LINE_BREAK_OR_CONTROL}|\\r?\\n|\\t)*$`;
 
 /** Field types of the catalog. `max` is in characters. */
 export const F = {
