@@ -21,11 +21,11 @@ describe('fail-closed without SERVICE_TOKEN (rule 2)', () => {
     });
   }
 
-  it('an empty SERVICE_TOKEN counts as unset', async () => {
+  it('an empty SERVICE_TOKEN counts as unset', async (t) => {
     const empty = await makeService({ SERVICE_TOKEN: '' });
+    t.after(() => empty.close());
     const res = await empty.send(validBody('welcome'), { authorization: 'Bearer ' });
     assert.equal(res.statusCode, 503);
-    await empty.close();
   });
 });
 
@@ -155,10 +155,13 @@ describe('token configuration', () => {
 describe('behind the gateway (TRUST_PROXY)', () => {
   const reject = async (env: Record<string, string>) => {
     const svc = await makeService(env);
-    const res = await svc.app.inject({ method: 'POST', url: '/api/v1/send', remoteAddress: '10.0.0.7', headers: { 'x-forwarded-for': '8.8.8.8' }, payload: {} });
-    const event = svc.logs.events('auth.unauthorized').find((e) => e.request_id === res.json().request_id)!;
-    await svc.close();
-    return event.source_ip_class;
+    try {
+      const res = await svc.app.inject({ method: 'POST', url: '/api/v1/send', remoteAddress: '10.0.0.7', headers: { 'x-forwarded-for': '8.8.8.8' }, payload: {} });
+      const event = svc.logs.events('auth.unauthorized').find((e) => e.request_id === res.json().request_id)!;
+      return event.source_ip_class;
+    } finally {
+      await svc.close();
+    }
   };
   it('by default the peer address is classified, and X-Forwarded-For is ignored', async () => {
     assert.equal(await reject({}), 'private');
@@ -172,11 +175,11 @@ describe('behind the gateway (TRUST_PROXY)', () => {
 });
 
 describe('HEAD /api/v1/health', () => {
-  it('needs no token either', async () => {
+  it('needs no token either', async (t) => {
     const svc = await makeService();
+    t.after(() => svc.close());
     const res = await svc.app.inject({ method: 'HEAD', url: '/api/v1/health' });
     assert.equal(res.statusCode, 200);
     assert.ok(res.headers['x-request-id']);
-    await svc.close();
   });
 });

@@ -94,11 +94,11 @@ describe('event.ics', () => {
     assert.equal(component.getFirstPropertyValue('method'), 'PUBLISH');
   });
 
-  it('DTSTAMP is the send time, from the service clock', async () => {
+  it('DTSTAMP is the send time, from the service clock', async (t) => {
     const fixed = await makeServiceWithProvider({}, undefined, { now: () => new Date('2026-11-22T08:15:30.250Z') });
+    t.after(() => fixed.close());
     await fixed.send(validBody('event-reminder'));
     const u = unfold(Buffer.from(fixed.sent().attachments![0]!.content, 'base64').toString());
     assert.match(u, /\r\nDTSTAMP:20261122T081530Z\r\n/);
-    await fixed.close();
   });
 });

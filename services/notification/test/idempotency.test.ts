@@ -19,11 +19,11 @@ for (const store of ['memory', 'redis'] as const) {
       p = await makeServiceWithProvider(env, () => ({ status: 200, body: { id: `provider-${++calls}` } }));
     });
     after(async () => {
-      await p.close();
       if (store === 'redis') {
         const keys = await redis.keys(`${prefix}*`);
         if (keys.length > 0) await redis.del(...keys);
       }
+      await p.close();
     });
 
     it('a repeat with the same key and body returns the first result and sends nothing again', async () => {
@@ -54,8 +54,9 @@ for (const store of ['memory', 'redis'] as const) {
       assert.equal(p.provider.requests.length, n);
     });
 
-    it('a concurrent repeat while the first is in flight is 409 idempotency_conflict; exactly one email goes out', async () => {
+    it('a concurrent repeat while the first is in flight is 409 idempotency_conflict; exactly one email goes out', async (t) => {
       const slow = await makeServiceWithProvider(env, () => ({ status: 200, body: { id: 'slow-1' }, delayMs: 400 }));
+      t.after(() => slow.close());
       const key = `order-${store}-3`;
       const [a, b] = await Promise.all([
         slow.send(validBody('welcome'), { 'idempotency-key': key }),
@@ -65,19 +66,18 @@ for (const store of ['memory', 'redis'] as const) {
       assert.equal(b.statusCode, 409);
       assert.equal(b.json().error, 'idempotency_conflict');
       assert.equal(slow.provider.requests.length, 1);
-      await slow.close();
     });
 
-    it('a failed send releases the key, so the caller can retry under it', async () => {
+    it('a failed send releases the key, so the caller can retry under it', async (t) => {
       let fail = true;
       const flaky = await makeServiceWithProvider(env, () => (fail ? { status: 500, body: 'down' } : { status: 200, body: { id: 'second-time' } }));
+      t.after(() => flaky.close());
       const key = `order-${store}-4`;
       assert.equal((await flaky.send(validBody('welcome'), { 'idempotency-key': key })).statusCode, 500);
       fail = false;
       const retry = await flaky.send(validBody('welcome'), { 'idempotency-key': key });
       assert.equal(retry.statusCode, 200);
       assert.equal(retry.json().id, 'second-time');
-      await flaky.close();
     });
 
     it('a validation error is not remembered: the corrected request may use the same key', async () => {
@@ -96,18 +96,18 @@ for (const store of ['memory', 'redis'] as const) {
 }
 
 describe('Idempotency-Key shared by two replicas through Redis', () => {
-  it('a repeat sent to the other replica is replayed, not sent twice', async () => {
+  it('a repeat sent to the other replica is replayed, not sent twice', async (t) => {
     const prefix = uniquePrefix('idem-replicas');
     const env = { IDEMPOTENCY_REDIS_URL: redisUrlForTests, IDEMPOTENCY_KEY_PREFIX: prefix };
     const a = await makeServiceWithProvider(env, () => ({ status: 200, body: { id: 'from-a' } }));
+    t.after(() => a.close());
     const b = await makeServiceWithProvider(env, () => ({ status: 200, body: { id: 'from-b' } }));
+    t.after(() => b.close());
     const first = await a.send(validBody('welcome'), { 'idempotency-key': 'shared-1' });
     const second = await b.send(validBody('welcome'), { 'idempotency-key': 'shared-1' });
     assert.equal(second.json().id, 'from-a');
     assert.equal(first.json().id, 'from-a');
     assert.equal(b.provider.requests.length, 0);
-    await a.close();
-    await b.close();
     const keys = await redis.keys(`${prefix}*`);
     assert.equal(keys.length, 1, 'the key is stored hashed under the prefix');
     assert.ok(!keys[0]!.includes('shared-1'));
@@ -131,8 +131,9 @@ describe('Idempotency-Key format', () => {
 });
 
 describe('in-process store bound (IDEMPOTENCY_MAX_ENTRIES)', () => {
-  it('past the bound the oldest key is forgotten (it sends again); recent keys are still replayed', async () => {
+  it('past the bound the oldest key is forgotten (it sends again); recent keys are still replayed', async (t) => {
     const p = await makeServiceWithProvider({ IDEMPOTENCY_MAX_ENTRIES: '100' });
+    t.after(() => p.close());
     for (let i = 0; i < 101; i++) assert.equal((await p.send(validBody('welcome'), { 'idempotency-key': `bound-${i}` })).statusCode, 200);
     assert.equal(p.provider.requests.length, 101);
     const recent = await p.send(validBody('welcome'), { 'idempotency-key': 'bound-100' });
@@ -141,6 +142,5 @@ describe('in-process store bound (IDEMPOTENCY_MAX_ENTRIES)', () => {
     const oldest = await p.send(validBody('welcome'), { 'idempotency-key': 'bound-0' });
     assert.equal(oldest.headers['idempotent-replayed'], undefined);
     assert.equal(p.provider.requests.length, 102);
-    await p.close();
   });
 });

@@ -36,19 +36,19 @@ describe('brands (spec 3 Brands)', () => {
     assert.ok(!m.html.includes('https://domdao.example/'), 'no DAO brand asset or support link');
     assert.ok(!m.html.includes('DOM DAO'));
   });
-  it('brand values come from configuration', async () => {
+  it('brand values come from configuration', async (t) => {
     const q = await makeServiceWithProvider({
       BRAND_DAO_DOMAIN: 'coop.example.org',
       BRAND_DAO_NAME: 'Garden Co-op',
       BRAND_DAO_POSTAL_ADDRESS: '1 Allotment Lane, Leeds',
       BRAND_DAO_PRIMARY_COLOR: '#112233',
     });
+    t.after(() => q.close());
     await q.send(validBody('welcome', { domain: 'coop.example.org' }));
     const m = q.sent();
     assert.equal(m.from, '"Garden Co-op" <notifications@coop.example.org>');
     assert.match(m.html, /#112233/);
     assert.match(m.text, /Garden Co-op, 1 Allotment Lane, Leeds/);
-    await q.close();
   });
   for (const type of Object.keys(templates) as TemplateType[]) {
     it(`${type} has a subject, an HTML part and a text part with the footer`, async () => {
