@@ -13,7 +13,7 @@ import { sourceIpClass } from './logging/ip-class.ts';
 import { createLogger, parseForeignTokens, parseTrustProxy, TokenRegistry, tokenPrefix } from '@domdao/service-kit';
 import { providerFromConfig, type EmailProvider } from './providers/index.ts';
 import { Composer } from './rendering/compose.ts';
-import { HEALTH_PATH, healthRoutes } from './routes/health.ts';
+import { healthRoutes } from './routes/health.ts';
 import { openapiRoutes } from './routes/openapi.ts';
 import { sendRoutes } from './routes/send.ts';
 import type { TemplateDefinition } from './templates/kit.ts';
@@ -72,21 +72,14 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   // text body into a string and make it a 400 instead of 415.
   app.removeContentTypeParser('text/plain');
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((request, reply) => sendError(reply, 404, 'not_found'));
 
-  /** Authentication rules 1-5: answers and returns false when the request may not proceed. */
-  const admitted = (request: FastifyRequest, reply: FastifyReply): boolean => {
-    if (!registry.configured) {
-      void sendError(reply, 503, 'service_unavailable');
-      return false;
-    }
-    const path = request.url.split('?', 1)[0]!;
-    if (path === HEALTH_PATH && (request.method === 'GET' || request.method === 'HEAD')) return true;
+  /** Authentication rules 2-5 (rule 1, fail-closed, runs in the global hook): answers and returns false when the request may not proceed. */
+  const authenticated = (request: FastifyRequest, reply: FastifyReply): boolean => {
     const authorization = request.headers.authorization;
     const result = registry.check(authorization);
     if (result.ok) return true;
     request.log.warn(
-      { event: 'auth.unauthorized', path, source_ip_class: sourceIpClass(request.ip), token_prefix: tokenPrefix(authorization), reason: result.reason },
+      { event: 'auth.unauthorized', path: request.url.split('?', 1)[0], source_ip_class: sourceIpClass(request.ip), token_prefix: tokenPrefix(authorization), reason: result.reason },
       'request rejected',
     );
     void (result.status === 403 ? sendError(reply, 403, 'forbidden') : sendError(reply, 401, 'unauthorized'));
@@ -115,14 +108,13 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     }, done);
   };
 
-  // One callback-style hook (no promise per request), in the order of spec 3's send flow:
-  // step 1 the correlation id on every response, step 2 authentication, then the body budget.
+  // Callback-style hooks (no promise per request), in the order of spec 3's send flow: step 1 the
+  // correlation id on every response and rule 1 (fail closed, health included) here; step 2
+  // authentication and then the body budget in the scope that holds the routes (decision D34).
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    if (admitted(request, reply)) {
-      receiving.add(request);
-      reserveBody(request, reply, done);
-    }
+    if (registry.configured) return done();
+    void sendError(reply, 503, 'service_unavailable');
   });
   // Requests whose body has not fully arrived yet: close() ends their connections at once (nothing was
   // acknowledged), while requests already being handled finish (decision D29).
@@ -184,9 +176,24 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     done();
   });
 
-  await app.register(healthRoutes, { version: SERVICE_VERSION });
-  await app.register(sendRoutes, { brands, templates, composer, provider, idempotency, now: opts.now ?? (() => new Date()) });
-  await app.register(openapiRoutes, { brands, templates, version: SERVICE_VERSION });
+  const admitBody = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    receiving.add(request);
+    reserveBody(request, reply, done);
+  };
+  // Health is public: its scope has the body budget but no authentication.
+  await app.register(async (pub) => {
+    pub.addHook('onRequest', admitBody);
+    await pub.register(healthRoutes, { version: SERVICE_VERSION });
+  });
+  // Everything else, unknown paths included (decision D3: their 404 comes after auth), is authenticated.
+  await app.register(async (api) => {
+    api.addHook('onRequest', (request, reply, done) => {
+      if (authenticated(request, reply)) admitBody(request, reply, done);
+    });
+    api.setNotFoundHandler((_request, reply) => sendError(reply, 404, 'not_found'));
+    await api.register(sendRoutes, { brands, templates, composer, provider, idempotency, now: opts.now ?? (() => new Date()) });
+    await api.register(openapiRoutes, { brands, templates, version: SERVICE_VERSION });
+  });
 
   app.addHook('onClose', async () => {
     await provider.close?.();

@@ -183,3 +183,44 @@ describe('HEAD /api/v1/health', () => {
     assert.ok(res.headers['x-request-id']);
   });
 });
+
+describe('decision D34: only health is outside the authenticated scope', () => {
+  let svc: Awaited<ReturnType<typeof makeService>>;
+  const routes: Array<{ method: string; url: string }> = [];
+  before(async () => {
+    svc = await makeService();
+    // Every registered route, read from Fastify's own table, so a route added later is covered too.
+    for (const line of svc.app.printRoutes({ commonPrefix: false, includeMeta: false }).split('\n')) {
+      const m = /([^\s─│└├]+) \(([A-Z, ]+)\)/.exec(line);
+      if (m) for (const method of m[2]!.split(', ')) routes.push({ method, url: m[1]! });
+    }
+  });
+  after(() => svc.close());
+
+  it('every route but GET/HEAD health answers 401 without a token', async () => {
+    assert.ok(routes.some((r) => r.url === '/api/v1/send') && routes.some((r) => r.url === '/api/v1/openapi.json'), JSON.stringify(routes));
+    for (const { method, url } of routes) {
+      const res = await svc.app.inject({ method: method as 'GET', url });
+      const expected = url === '/api/v1/health' ? 200 : 401;
+      assert.equal(res.statusCode, expected, `${method} ${url}`);
+      assert.ok(res.headers['x-request-id'], `${method} ${url}`);
+    }
+  });
+
+  for (const [method, url] of [['GET', '/elsewhere'], ['POST', '/api/v1/health'], ['DELETE', '/api/v1/health'], ['GET', '/api/v1/health/x'], ['GET', '/api/v1/healthz']] as const) {
+    it(`unknown ${method} ${url}: 401 without a token, 404 not_found with one (D3)`, async () => {
+      const anonymous = await svc.app.inject({ method, url });
+      assert.equal(anonymous.statusCode, 401);
+      assert.equal(anonymous.json().error, 'unauthorized');
+      const known = await svc.app.inject({ method, url, headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+      assert.equal(known.statusCode, 404);
+      assert.equal(known.json().error, 'not_found');
+      assert.equal(known.json().request_id, known.headers['x-request-id']);
+    });
+  }
+
+  it('an unauthenticated oversize body to an unknown path is 401, not 413', async () => {
+    const res = await svc.app.inject({ method: 'POST', url: '/nowhere', headers: { 'content-type': 'application/json', 'content-length': String(1024 ** 3) }, payload: '{}' });
+    assert.equal(res.statusCode, 401);
+  });
+});
