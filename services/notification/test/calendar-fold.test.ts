@@ -1,0 +1,60 @@
+// Decision D35: event.ics is folded by our adapter (calendar/fold.ts), byte-identical to ical-generator's
+// own output; these properties pin that identity over arbitrary text.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { foldLines as icalGeneratorFold } from 'ical-generator';
+import type { Brand } from '../src/brands/brands.ts';
+import { buildIcs, buildIcsReference } from '../src/calendar/ics.ts';
+import { foldLines } from '../src/calendar/fold.ts';
+
+// Any UTF-16 text: lone and paired surrogates, CRLFs, ASCII, 2- and 3-octet characters, emoji.
+const text = fc
+  .array(
+    fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 120 }),
+      fc.string({ unit: 'grapheme', maxLength: 120 }),
+      fc.string({ unit: fc.constantFrom('a', ' ', 'é', '日', '🎉', '\ud83c', '\udf89', '\r\n', '\n', ',', ';', '\\'), maxLength: 200 }),
+    ),
+    { maxLength: 6 },
+  )
+  .map((parts) => parts.join(''));
+
+const brand = (name: string): Brand => ({
+  key: 'dao', domain: 'domdao.example', name, fromAddress: 'no-reply@domdao.example', supportUrl: 'https://domdao.example/support',
+  postalAddress: 'Somewhere 1', logoUrl: 'https://domdao.example/logo.png', primaryColor: '#112233', backgroundColor: '#ffffff',
+});
+
+describe('decision D35: calendar folding adapter', () => {
+  it('foldLines equals ical-generator foldLines on arbitrary text', () => {
+    fc.assert(fc.property(text, (s) => foldLines(s) === icalGeneratorFold(s)), { numRuns: 3000 });
+  });
+
+  it('folds exactly at the 75-octet boundary, never inside a surrogate pair', () => {
+    const line = `DESCRIPTION:${'🎉'.repeat(40)}`;
+    assert.equal(foldLines(line), icalGeneratorFold(line));
+    for (const l of foldLines(line).split('\r\n')) assert.ok(Buffer.byteLength(l) <= 75);
+    assert.ok(!foldLines(line).includes('\ufffd'));
+  });
+
+  it('buildIcs is byte-identical to ical-generator calendar.toString() for arbitrary events', () => {
+    const event = fc.record({
+      uid: fc.string({ minLength: 1, maxLength: 80 }),
+      title: text,
+      description: text,
+      location: fc.option(text, { nil: undefined }),
+      url: fc.option(fc.webUrl(), { nil: undefined }),
+      organizer: fc.record({ name: fc.string({ minLength: 1, maxLength: 60 }), email: fc.emailAddress() }),
+      start: fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()),
+      end: fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()),
+      stamp: fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }),
+    });
+    fc.assert(
+      fc.property(event, fc.string({ minLength: 1, maxLength: 80 }), (e, name) => {
+        const ev = { ...e, ...(e.location === undefined && { location: undefined }), ...(e.url === undefined && { url: undefined }) };
+        return buildIcs(ev, brand(name)) === buildIcsReference(ev, brand(name));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
