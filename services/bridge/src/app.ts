@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import { notificationClientFromEnv, type NotificationClient } from '@domdao/notification-client';
 import { createLogger, parseTrustProxy, type ServiceLogger } from '@domdao/service-kit';
-import { loginThrottle } from './auth/brute-force.ts';
+import { databaseThrottle, redisThrottle } from './auth/brute-force.ts';
 import { loginPageRoutes } from './auth/login-page.ts';
 import { authRoutes, currentSession } from './auth/routes.ts';
 import { corsOptions } from './auth/cors.ts';
@@ -27,7 +27,8 @@ import { loadKeys, type BridgeKeys } from './keys.ts';
 import { membershipRoutes } from './membership/routes.ts';
 import { createOpener } from './registration/hpke.ts';
 import { registrationRoutes } from './registration/routes.ts';
-import { rolesRoutes } from './roles/routes.ts';
+import { requireAdmin, rolesRoutes } from './roles/routes.ts';
+import adminSessions from './admin-sessions/index.ts';
 
 export interface BridgeParts {
   config: BridgeConfig;
@@ -36,6 +37,8 @@ export interface BridgeParts {
   canisters: OpenedCanisters;
   notifier: NotificationClient;
   keys: BridgeKeys;
+  /** With SESSION_STORE=redis, the attempt counters live there too (decision B30). */
+  redis?: Redis;
   now?: () => number;
   log: ServiceLogger;
 }
@@ -58,7 +61,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     db: parts.db,
     keys: parts.keys,
     sessions: sessionManager({ store: parts.sessionStore, sealer: sealer(parts.keys.sessionDataKey), idleMs: config.SESSION_IDLE_MINUTES * 60_000, absoluteMs: config.SESSION_ABSOLUTE_HOURS * 3_600_000, now }),
-    throttle: loginThrottle(parts.db, config.LOGIN_WINDOW_MINUTES * 60_000, now),
+    throttle: config.SESSION_STORE === 'redis' && parts.redis ? redisThrottle(parts.redis, config.SESSION_KEY_PREFIX, now) : databaseThrottle(parts.db, now),
     canisters: parts.canisters.clients,
     notifier: parts.notifier,
     opener: await createOpener(parts.keys.hpkePrivateKey),
@@ -92,6 +95,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   loginPageRoutes(app, ctx);
   registrationRoutes(app, ctx);
   rolesRoutes(app, ctx);
+  await app.register(adminSessions, { db: ctx.db, sessions: ctx.sessions, requireAdmin: (req) => requireAdmin(ctx, req) });
   membershipRoutes(app, ctx);
   testEmailRoutes(app, ctx);
   await app.register(homePage, { readSession: (req) => currentSession(ctx, req) });
@@ -118,7 +122,7 @@ export async function openBridge(config: BridgeConfig, env: NodeJS.ProcessEnv, o
   });
   const log = createLogger(config.LOG_LEVEL, 'bridge', BRIDGE_VERSION, options.logStream);
   const notifier = options.notifier ?? notificationClientFromEnv(log.logger, env);
-  const app = await buildApp({ config, db: database.db, sessionStore, canisters, notifier, keys, log, ...(options.now && { now: options.now }) });
+  const app = await buildApp({ config, db: database.db, sessionStore, canisters, notifier, keys, log, ...(redis && { redis }), ...(options.now && { now: options.now }) });
   app.addHook('onClose', async () => {
     log.flush();
     canisters.close();

@@ -84,6 +84,8 @@ export async function bridge(backend: Backend = BACKENDS[0]!, env: Record<string
     ACCESS_TOKEN,
     PAYMENT_WEBHOOK_SECRET: WEBHOOK_SECRET,
     BOOTSTRAP_ADMIN_EMAILS: ADMIN_EMAIL,
+    // Suites register many accounts from one injected address; the limit's own test sets it (decision B33).
+    REGISTRATION_LIMIT_PER_CLIENT: '1000',
     SESSION_STORE: backend.sessions,
     ...(backend.sessions === 'redis' && { SESSION_REDIS_URL: redisUrlForTests, SESSION_KEY_PREFIX: uniquePrefix('bridge-session') }),
     ...(pgdb && { DATABASE_URL: pgdb.url }),

@@ -169,6 +169,8 @@ describe('verification email and link (spec 2 rule 3–4, Email verification tok
     const r = await h.register('unlucky@example.org');
     assert.equal(r.statusCode, 201);
     assert.equal(r.json().verification_email_sent, false);
-    assert.equal((await h.login('unlucky@example.org')).res.statusCode, 200, 'the account exists');
+    const login = await h.login('unlucky@example.org');
+    assert.equal(login.res.statusCode, 403, 'the account exists, not verified yet (decision B32)');
+    assert.equal(login.res.json().error, 'EMAIL_NOT_VERIFIED');
   });
 });

@@ -97,7 +97,9 @@ describe('roles (spec 2 Roles, decision B10)', () => {
     const r = await h.register('new@example.org');
     assert.equal(r.statusCode, 201);
     const unverified = await h.login('new@example.org');
-    assert.deepEqual(unverified.res.json().roles, ['user'], 'rule 1: no explicit role → user');
+    assert.equal(unverified.res.statusCode, 403, 'decision B32: no session before verification');
+    assert.equal(unverified.res.json().error, 'EMAIL_NOT_VERIFIED');
+    assert.equal(unverified.jar.cookie, undefined);
     const m = await h.member('carol@example.org');
     const grant = (role: string, jar = admin.jar) => h.request({ method: 'POST', url: `/api/admin/users/${m.user_id}/roles`, payload: { role }, jar });
     assert.equal((await grant('moderator')).statusCode, 200);
@@ -112,7 +114,7 @@ describe('roles (spec 2 Roles, decision B10)', () => {
     assert.equal((await h.request({ method: 'POST', url: "/api/admin/users/1'%20OR%201=1/roles", payload: { role: 'developer' }, jar: admin.jar })).statusCode, 400);
     const revoke = await h.request({ method: 'DELETE', url: `/api/admin/users/${m.user_id}/roles/moderator`, jar: admin.jar });
     assert.deepEqual(revoke.json().roles, ['member']);
-    assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar: again.jar })).json().roles, ['member', 'moderator'], 'still cached until the next login');
+    assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar: again.jar })).json(), { authenticated: false }, 'decision B34: a revocation ends the sessions at once');
   });
 });
 

@@ -1,48 +1,128 @@
-// Brute-force protection on login (decision B6): failures are counted per account (blind index,
-// whether or not the account exists) and per client address in a fixed window, in the database so
-// every bridge instance sees them. Past LOGIN_MAX_FAILURES (×10 per address) login answers 429
-// with Retry-After until the window ends; a success clears the account's count.
+// Attempt limits in the shared store (decisions B6, B30, B31, B33): login guesses, registrations and
+// the emails the bridge sends on request. An attempt is RESERVED before the work it guards (the
+// password check, the email): one atomic statement per key (an upsert in PostgreSQL/PGlite, a Lua
+// script in Redis) increments the key's count in a fixed window and returns it, so parallel requests
+// can never all pass a check-then-act gap. Keys are reserved in order and the first one over its limit
+// stops the rest (its predecessors are given back), so a refused attempt never counts against the
+// wider keys: an attacker blocked on (account, address) cannot push the account's global ceiling.
+import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { Db } from '../db/index.ts';
+import { SessionStoreUnavailable } from './session-store.ts';
+
+export interface Limit {
+  key: string;
+  limit: number;
+  windowMs: number;
+}
 
 export interface Throttle {
-  /** Seconds to wait when any of the keys is over its limit, else 0. */
-  blockedFor(keys: Array<{ key: string; limit: number }>): Promise<number>;
-  fail(keys: string[]): Promise<void>;
+  /** Reserves one attempt on every key, in order; seconds to wait when one is over its limit (nothing then stays reserved but that key's own count), else 0. */
+  reserve(limits: Limit[]): Promise<number>;
+  /** Gives a reserved attempt back (it was not a failure). */
+  release(keys: string[]): Promise<void>;
   clear(key: string): Promise<void>;
 }
 
-export function loginThrottle(db: Db, windowMs: number, now: () => number = Date.now): Throttle {
+interface Counter {
+  /** The count after this increment, and when the window started (ms). */
+  incr(key: string, windowMs: number, now: number): Promise<{ count: number; startedAt: number }>;
+  decr(key: string): Promise<void>;
+  del(key: string): Promise<void>;
+}
+
+// The counters live in the session store's place: its outage answers 503, never an unlimited login.
+async function guard<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw new SessionStoreUnavailable(e instanceof Error ? e.message : String(e));
+  }
+}
+
+function throttleOver(c: Counter, now: () => number): Throttle {
+  const counter: Counter = { incr: (...a) => guard(() => c.incr(...a)), decr: (k) => guard(() => c.decr(k)), del: (k) => guard(() => c.del(k)) };
   return {
-    async blockedFor(keys) {
-      const rows = await db.selectFrom('login_failures').selectAll().where('key', 'in', keys.map((k) => k.key)).execute();
-      let wait = 0;
-      for (const r of rows) {
-        const limit = keys.find((k) => k.key === r.key)!.limit;
-        const ends = r.window_started_at.getTime() + windowMs;
-        if (ends > now() && r.failures >= limit) wait = Math.max(wait, Math.ceil((ends - now()) / 1000));
+    async reserve(limits) {
+      const taken: string[] = [];
+      for (const l of limits) {
+        const t = now();
+        const { count, startedAt } = await counter.incr(l.key, l.windowMs, t);
+        if (count > l.limit) {
+          for (const k of taken) await counter.decr(k);
+          return Math.max(1, Math.ceil((startedAt + l.windowMs - t) / 1000));
+        }
+        taken.push(l.key);
       }
-      return wait;
+      return 0;
     },
-    async fail(keys) {
-      const t = new Date(now());
-      const windowStart = new Date(now() - windowMs);
-      for (const key of keys) {
-        await db
+    async release(keys) {
+      for (const k of keys) await counter.decr(k);
+    },
+    clear: (key) => counter.del(key),
+  };
+}
+
+export function databaseThrottle(db: Db, now: () => number = Date.now): Throttle {
+  return throttleOver(
+    {
+      async incr(key, windowMs, t) {
+        const at = new Date(t);
+        const windowStart = new Date(t - windowMs);
+        // One statement: the row lock of ON CONFLICT serialises concurrent attempts on one key.
+        const row = await db
           .insertInto('login_failures')
-          .values({ key, failures: 1, window_started_at: t })
+          .values({ key, failures: 1, window_started_at: at })
           .onConflict((oc) =>
             oc.column('key').doUpdateSet({
               // A window that has ended starts again at 1.
               failures: sql`case when login_failures.window_started_at <= ${windowStart} then 1 else login_failures.failures + 1 end`,
-              window_started_at: sql`case when login_failures.window_started_at <= ${windowStart} then ${t} else login_failures.window_started_at end`,
+              window_started_at: sql`case when login_failures.window_started_at <= ${windowStart} then ${at} else login_failures.window_started_at end`,
             }),
           )
-          .execute();
-      }
+          .returning(['failures', 'window_started_at'])
+          .executeTakeFirstOrThrow();
+        return { count: row.failures, startedAt: new Date(row.window_started_at).getTime() };
+      },
+      async decr(key) {
+        await db.updateTable('login_failures').set({ failures: sql`greatest(failures - 1, 0)` }).where('key', '=', key).execute();
+      },
+      async del(key) {
+        await db.deleteFrom('login_failures').where('key', '=', key).execute();
+      },
     },
-    async clear(key) {
-      await db.deleteFrom('login_failures').where('key', '=', key).execute();
+    now,
+  );
+}
+
+// KEYS[1] = counter; ARGV = now (ms), window (ms). The window follows the bridge's clock (tests move
+// it); the key's own expiry only collects garbage.
+const INCR = `
+local t = tonumber(ARGV[1]); local w = tonumber(ARGV[2])
+local s = tonumber(redis.call('HGET', KEYS[1], 's'))
+if (not s) or s + w <= t then
+  redis.call('HSET', KEYS[1], 's', ARGV[1], 'n', 1)
+  redis.call('PEXPIRE', KEYS[1], w + 60000)
+  return {1, ARGV[1]}
+end
+return {redis.call('HINCRBY', KEYS[1], 'n', 1), tostring(s)}`;
+const DECR = `if redis.call('HGET', KEYS[1], 'n') and tonumber(redis.call('HGET', KEYS[1], 'n')) > 0 then redis.call('HINCRBY', KEYS[1], 'n', -1) end return 0`;
+
+export function redisThrottle(redis: Redis, prefix: string, now: () => number = Date.now): Throttle {
+  const k = (key: string) => `${prefix}limit:${key}`;
+  return throttleOver(
+    {
+      async incr(key, windowMs, t) {
+        const [count, started] = (await redis.eval(INCR, 1, k(key), String(t), String(windowMs))) as [number, string];
+        return { count: Number(count), startedAt: Number(started) };
+      },
+      async decr(key) {
+        await redis.eval(DECR, 1, k(key));
+      },
+      async del(key) {
+        await redis.del(k(key));
+      },
     },
-  };
+    now,
+  );
 }

@@ -9,6 +9,9 @@ import { csrfGuard } from './csrf.ts';
 import { verifyPassword } from './passwords.ts';
 import type { Session } from './sessions.ts';
 
+/** The account's ceiling over every client address, as a multiple of LOGIN_MAX_FAILURES (decision B30). */
+export const ACCOUNT_CEILING_FACTOR = 20;
+
 const LoginBody = Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 1024 }) }, { additionalProperties: true });
 
 /** Spec 2 Roles rule 1: a user with no explicit roles carries `user`. */
@@ -34,20 +37,27 @@ export function authRoutes(app: FastifyInstance, ctx: BridgeContext): void {
     csrf(req, req.headers.origin !== undefined);
     const { email, password } = req.body as { email: string; password: string };
     const index = emailBlindIndex(ctx.keys.blindIndexKey, email);
-    const accountKey = `account:${Buffer.from(index).toString('hex')}`;
-    const addressKey = `address:${req.ip}`;
-    const wait = await ctx.throttle.blockedFor([
-      { key: accountKey, limit: ctx.config.LOGIN_MAX_FAILURES },
-      { key: addressKey, limit: ctx.config.LOGIN_MAX_FAILURES * 10 },
+    const account = Buffer.from(index).toString('hex');
+    const windowMs = ctx.config.LOGIN_WINDOW_MINUTES * 60_000;
+    const max = ctx.config.LOGIN_MAX_FAILURES;
+    // Decision B30: the guess is reserved before the password is checked, (account, address) first, so
+    // a client blocked there never counts against the account's ceiling, which other clients share.
+    const pairKey = `login:${account}:${req.ip}`;
+    const keys = [pairKey, `login-address:${req.ip}`, `login-account:${account}`];
+    const wait = await ctx.throttle.reserve([
+      { key: pairKey, limit: max, windowMs },
+      { key: keys[1]!, limit: max * 10, windowMs },
+      { key: keys[2]!, limit: max * ACCOUNT_CEILING_FACTOR, windowMs },
     ]);
     if (wait > 0) throw new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many failed logins; try again in ${wait} seconds`, { 'retry-after': String(wait) });
-    const user = await ctx.db.selectFrom('users').select(['id', 'principal', 'password_hash', 'roles']).where('email_index', '=', index).executeTakeFirst();
+    const user = await ctx.db.selectFrom('users').select(['id', 'principal', 'password_hash', 'roles', 'email_verified_at']).where('email_index', '=', index).executeTakeFirst();
     // Same work and the same answer for an unknown email and a wrong password.
-    if (!(await verifyPassword(user?.password_hash, password)) || !user) {
-      await ctx.throttle.fail([accountKey, addressKey]);
-      throw invalid();
-    }
-    await ctx.throttle.clear(accountKey);
+    if (!(await verifyPassword(user?.password_hash, password)) || !user) throw invalid();
+    // The right password: the attempt was not a failure, and the client's own count starts again.
+    await ctx.throttle.release(keys.slice(1));
+    await ctx.throttle.clear(pairKey);
+    // Decision B32: only someone holding the password learns that the address is not verified yet.
+    if (user.email_verified_at === null) throw new HttpError(403, 'EMAIL_NOT_VERIFIED', 'confirm your email address first: follow the link in the email we sent');
     // A new id at every login; the one the browser held (if any) dies now.
     await ctx.sessions.destroy(req.cookies[COOKIE]);
     const session = { user_id: user.id, email: normaliseEmail(email), principal: user.principal, roles: effectiveRoles(user.roles) };

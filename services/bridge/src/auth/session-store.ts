@@ -23,6 +23,8 @@ export interface SessionStore {
   delete(idHash: Buffer): Promise<void>;
   /** Every session of a user (after a password change or a ban); returns how many ended. */
   deleteForUser(userId: string): Promise<number>;
+  /** The live sessions of a user, oldest first (decision B35). */
+  listForUser(userId: string, now: number): Promise<SessionRecord[]>;
 }
 
 export class SessionStoreUnavailable extends Error {
@@ -74,6 +76,11 @@ export function databaseSessionStore(db: Db, pool?: pg.Pool): SessionStore {
         const r = await db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
         return Number(r.numDeletedRows);
       }),
+    listForUser: (userId, now) =>
+      guard(async () => {
+        const rows = await db.selectFrom('sessions').select(['user_id', 'data', 'roles', 'created_at', 'last_seen_at', 'expires_at']).where('user_id', '=', userId).where('expires_at', '>', new Date(now)).orderBy('created_at').execute();
+        return rows.map((r) => ({ user_id: r.user_id, data: r.data, roles: r.roles, created_at: +new Date(r.created_at), last_seen_at: +new Date(r.last_seen_at), expires_at: +new Date(r.expires_at) }));
+      }),
   };
 }
 
@@ -105,8 +112,22 @@ export function redisSessionStore(redis: Redis, prefix: string): SessionStore {
         const ids = await redis.smembers(userKey(userId));
         if (ids.length === 0) return 0;
         const n = await redis.del(...ids.map((h) => `${prefix}${h}`));
-        await redis.del(userKey(userId));
+        // Only the ids ended here leave the index: a login meanwhile keeps its entry.
+        await redis.srem(userKey(userId), ...ids);
         return n;
+      }),
+    listForUser: (userId, now) =>
+      guard(async () => {
+        const ids = await redis.smembers(userKey(userId));
+        if (ids.length === 0) return [];
+        const values = await redis.mget(...ids.map((h) => `${prefix}${h}`));
+        const gone = ids.filter((_, i) => values[i] === null);
+        if (gone.length) await redis.srem(userKey(userId), ...gone);
+        return values
+          .filter((v): v is string => v !== null)
+          .map((v) => JSON.parse(v) as SessionRecord)
+          .filter((r) => r.expires_at > now)
+          .sort((a, b) => a.created_at - b.created_at);
       }),
   };
 }

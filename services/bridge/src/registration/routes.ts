@@ -28,6 +28,12 @@ const RegisterBody = Type.Object(
   { additionalProperties: false },
 );
 
+const HOUR = 3_600_000;
+
+/** The shared per-recipient count of every email a request can trigger (decision B33). */
+export const recipientKey = (index: Uint8Array) => `mail-to:${Buffer.from(index).toString('hex')}`;
+
+export const tooMany = (seconds: number) => new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many requests; try again in ${seconds} seconds`, { 'retry-after': String(seconds) });
 
 export function registrationRoutes(app: FastifyInstance, ctx: BridgeContext): void {
   const bootstrapAdmins = new Set((ctx.config.BOOTSTRAP_ADMIN_EMAILS ?? '').split(',').map((s) => normaliseEmail(s)).filter(Boolean));
@@ -36,6 +42,9 @@ export function registrationRoutes(app: FastifyInstance, ctx: BridgeContext): vo
 
   app.post('/api/auth/register', { schema: { body: RegisterBody } }, async (req, reply) => {
     const body = req.body as { email_encrypted: string; name_encrypted: string; dob_encrypted: string; password: string };
+    // Decision B33: per client address before any work (even decryption)...
+    const byClient = await ctx.throttle.reserve([{ key: `register-client:${req.ip}`, limit: ctx.config.REGISTRATION_LIMIT_PER_CLIENT, windowMs: HOUR }]);
+    if (byClient > 0) throw tooMany(byClient);
     let email: string, name: string, age: number;
     try {
       // The date of birth first (spec 2 rule 1): under 13 nothing else is even decrypted.
@@ -56,6 +65,10 @@ export function registrationRoutes(app: FastifyInstance, ctx: BridgeContext): vo
     if (taken) throw new HttpError(409, 'EMAIL_EXISTS', 'this email address is already registered');
     const weak = passwordProblem(body.password, email);
     if (weak) throw new HttpError(400, 'WEAK_PASSWORD', `${weak} (12 to 128 characters; long passphrases are welcome)`);
+
+    // ...and per recipient (blind index) just before the one step that sends mail to it.
+    const byRecipient = await ctx.throttle.reserve([{ key: recipientKey(index), limit: ctx.config.EMAIL_LIMIT_PER_RECIPIENT, windowMs: HOUR }]);
+    if (byRecipient > 0) throw tooMany(byRecipient);
 
     const id = randomUUID();
     const principal = principalFromSeed(`user:${id}`);

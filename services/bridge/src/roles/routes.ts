@@ -1,5 +1,6 @@
 // Spec 2 Roles, decision B10: admin-only endpoints to grant and revoke `moderator`, `admin` and
-// `developer`. Roles are read at login and cached in the session: a change applies at the next login.
+// `developer`. Roles are read at login and cached in the session: a grant applies at the next login;
+// a revocation ends the user's sessions at once (decision B34).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { currentSession } from '../auth/routes.ts';
@@ -53,11 +54,17 @@ export function rolesRoutes(app: FastifyInstance, ctx: BridgeContext): void {
     const { user_id, role } = req.params as { user_id: string; role: string };
     if (!(ASSIGNABLE as readonly string[]).includes(role)) throw new HttpError(400, 'VALIDATION_ERROR', `only ${ASSIGNABLE.join(', ')} can be revoked here`);
     if (role === 'admin' && user_id === admin.user_id) throw new HttpError(409, 'CONFLICT', 'an admin cannot revoke their own admin role');
-    const u = await ctx.db.selectFrom('users').select('roles').where('id', '=', user_id).executeTakeFirst();
-    if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
-    const roles = u.roles.filter((r) => r !== role);
-    await ctx.db.updateTable('users').set({ roles }).where('id', '=', user_id).execute();
-    req.log.info({ event: 'roles.revoked', user_id, role, by: admin.user_id }, 'role revoked');
-    return { user_id, roles, effective: 'at the next login' };
+    const roles = await ctx.db.transaction().execute(async (tx) => {
+      const u = await tx.selectFrom('users').select('roles').where('id', '=', user_id).forUpdate().executeTakeFirst();
+      if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
+      const next = u.roles.filter((r) => r !== role);
+      await tx.updateTable('users').set({ roles: next }).where('id', '=', user_id).execute();
+      return next;
+    });
+    // Decision B34: a revocation is a security event: the user's sessions (which cache the old roles)
+    // end now, in whichever store holds them; the next login reads the new roles.
+    const ended = await ctx.sessions.destroyAllFor(user_id);
+    req.log.info({ event: 'roles.revoked', user_id, role, by: admin.user_id, sessions_ended: ended }, 'role revoked');
+    return { user_id, roles, effective: 'now: the user\'s sessions ended', sessions_ended: ended };
   });
 }
