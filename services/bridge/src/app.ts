@@ -29,6 +29,14 @@ import { createOpener } from './registration/hpke.ts';
 import { registrationRoutes } from './registration/routes.ts';
 import { requireAdmin, rolesRoutes } from './roles/routes.ts';
 import adminSessions from './admin-sessions/index.ts';
+import priceOracleRoutes, { createPriceOracle, parsePriceSources, type PriceOracle } from './oracle/index.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The price oracle (issue 10): `latest()` for other modules such as the price-proposal job. */
+    priceOracle: PriceOracle;
+  }
+}
 
 export interface BridgeParts {
   config: BridgeConfig;
@@ -98,6 +106,19 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   await app.register(adminSessions, { db: ctx.db, sessions: ctx.sessions, requireAdmin: (req) => requireAdmin(ctx, req) });
   membershipRoutes(app, ctx);
   testEmailRoutes(app, ctx);
+  const priceOracle = createPriceOracle({
+    db: parts.db as never,
+    sources: parsePriceSources(config).sources,
+    pollMs: config.PRICE_POLL_SECONDS * 1000,
+    outlierPct: config.PRICE_OUTLIER_PCT,
+    minSources: config.PRICE_MIN_SOURCES,
+    stalenessMs: config.PRICE_STALENESS_SECONDS * 1000,
+    now,
+    publicUrl: config.PUBLIC_URL,
+    log: app.log,
+  });
+  app.decorate('priceOracle', priceOracle);
+  await app.register(priceOracleRoutes, { oracle: priceOracle, retryAfterSeconds: config.PRICE_POLL_SECONDS, now });
   await app.register(homePage, { readSession: (req) => currentSession(ctx, req) });
   return app;
 }

@@ -2,6 +2,7 @@
 // defaults are generated once and kept in DATA_DIR/keys.json (mode 0600); production refuses that.
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError, Env, loadConfig } from '@domdao/config';
+import { parsePriceSources } from './oracle/sources.ts';
 
 export const BridgeEnv = Type.Object({
   PORT: Env.port(3200, 'listen port'),
@@ -31,6 +32,12 @@ export const BridgeEnv = Type.Object({
   PAYMENT_WEBHOOK_TOLERANCE_SECONDS: Env.int(300, 'accepted age of a webhook signature timestamp', 10, 3600),
   BOOTSTRAP_ADMIN_EMAILS: Env.string('comma-separated emails that receive the admin role when verified (the first admins)'),
   DEV_OUTBOX_FILE: Env.string('development only: append every verification link the bridge emails to this JSON-lines file, so the journey can be followed without a mailbox (refused in production)'),
+  PRICE_SOURCES: Env.string('price oracle sources as a JSON array (README "Price oracle sources"); unset (and no PRICE_SOURCES_FILE) = GET /api/price/dom-usd answers 503'),
+  PRICE_SOURCES_FILE: Env.string('path of a JSON file holding the price sources array, instead of PRICE_SOURCES'),
+  PRICE_POLL_SECONDS: Env.int(30, 'interval between two polls of every price source', 1, 3600),
+  PRICE_OUTLIER_PCT: Type.Number({ exclusiveMinimum: 0, maximum: 100, default: 20, description: 'observations further than this percentage from the weighted median are rejected (decision O3)' }),
+  PRICE_MIN_SOURCES: Env.int(2, 'agreeing fresh sources needed for an aggregate (decision O4)', 1, 100),
+  PRICE_STALENESS_SECONDS: Env.int(300, 'the price is `stale` when no aggregate was computed for this long; at least twice PRICE_POLL_SECONDS (decision O11)', 2, 7 * 86_400),
   EMAIL_BRAND_DOMAIN: Env.string('brand domain the bridge sends email for (a notification service brand)', 'domdao.example'),
 });
 export type BridgeConfig = Static<typeof BridgeEnv>;
@@ -45,6 +52,8 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
   }
   if (!isOrigin(c.PUBLIC_URL.replace(/\/+$/, '').replace(/^(\w+:\/\/[^/]+).*$/, '$1'))) problems.push(`PUBLIC_URL: ${c.PUBLIC_URL} is not an http(s) URL`);
   for (const origin of origins(c.FRONTEND_ORIGINS)) if (!isOrigin(origin)) problems.push(`FRONTEND_ORIGINS: ${origin} is not an origin (scheme://host[:port])`);
+  problems.push(...parsePriceSources(c).problems);
+  if (c.PRICE_STALENESS_SECONDS < 2 * c.PRICE_POLL_SECONDS) problems.push('PRICE_STALENESS_SECONDS: must be at least twice PRICE_POLL_SECONDS, or one slow poll makes the price stale');
   if (c.NODE_ENV === 'production') {
     for (const name of ['HPKE_PRIVATE_KEY', 'BLIND_INDEX_KEY', 'SESSION_DATA_KEY', 'COOKIE_DOMAIN', 'DATABASE_URL'] as const) {
       if (c[name] === undefined) problems.push(`${name}: required in production`);

@@ -4,13 +4,14 @@ import { mkdirSync } from 'node:fs';
 import { Kysely, Migrator, PostgresDialect, type Migration } from 'kysely';
 import pg from 'pg';
 import * as initial from './migrations/001-initial.ts';
+import * as priceOracle from './migrations/002-price-oracle.ts';
 import { pgliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
 export type { Database } from './schema.ts';
 export type Db = Kysely<Database>;
 
-const MIGRATIONS: Record<string, Migration> = { '001-initial': initial };
+const MIGRATIONS: Record<string, Migration> = { '001-initial': initial, '002-price-oracle': priceOracle };
 
 export interface OpenDatabaseOptions {
   /** postgres://… — PostgreSQL; otherwise PGlite. */
