@@ -5,3 +5,5 @@ export const DEV_ADMIN_EMAIL = 'admin@domdao.localhost';
 export const DEV_HOST = '127.0.0.1';
 /** The password `npm run journey` gives the accounts it registers (the first admin included, when it registers it). */
 export const JOURNEY_PASSWORD = 'a long journey passphrase';
+/** The DOM/USD price of `npm start`'s development price sources (decision O14). */
+export const DEV_DOM_PRICE_USD = 0.25;

@@ -7,7 +7,8 @@ import { startBridge } from '../services/bridge/src/main.ts';
 
 /** Documented in README: only for local development, never for a deployment. */
 import type { AddressInfo } from 'node:net';
-import { DEV_ADMIN_EMAIL, DEV_HOST, DEV_NOTIFICATION_TOKEN, DEV_WEBHOOK_SECRET, JOURNEY_PASSWORD } from './dev-defaults.ts';
+import { DEV_ADMIN_EMAIL, DEV_DOM_PRICE_USD, DEV_HOST, DEV_NOTIFICATION_TOKEN, DEV_WEBHOOK_SECRET, JOURNEY_PASSWORD } from './dev-defaults.ts';
+import { devPriceSources, startDevPriceSource } from './dev-price-source.ts';
 
 // Empty counts as unset, as in the services (a copied .env.example leaves many variables empty).
 const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== ''));
@@ -30,6 +31,8 @@ try {
   const local = base.replace(/\/\/(0\.0\.0\.0|\[::\])/, '//127.0.0.1');
   // Development conveniences of `npm start` only, printed below; the services alone never default them.
   const dataDir = env.DATA_DIR ?? '.data/bridge';
+  // Development price sources unless the environment names its own (decision O14).
+  const fakePrice = env.PRICE_SOURCES || env.PRICE_SOURCES_FILE ? undefined : await startDevPriceSource(DEV_DOM_PRICE_USD);
   const bridge = await startBridge({
     ...shared,
     DEV_OUTBOX_FILE: env.DEV_OUTBOX_FILE ?? `${dataDir}/dev-outbox.jsonl`,
@@ -41,6 +44,7 @@ try {
     FRONTEND_ORIGINS: env.FRONTEND_ORIGINS ?? `http://127.0.0.1:${env.BRIDGE_PORT ?? 3200}`,
     NOTIFICATION_SERVICE_URL: env.NOTIFICATION_SERVICE_URL ?? local,
     NOTIFICATION_SERVICE_TOKEN: env.NOTIFICATION_SERVICE_TOKEN ?? env.SERVICE_TOKEN,
+    ...(fakePrice && { PRICE_SOURCES: devPriceSources(DEV_DOM_PRICE_USD, fakePrice.url) }),
   });
   const bridgeBase = url(bridge.app.server.address() as AddressInfo);
   const exposed = env.HOST !== DEV_HOST ? `  WARNING: HOST=${env.HOST}: the development secrets below are reachable from the network` : '';
@@ -60,6 +64,8 @@ try {
       `               with the password you choose, or let \`npm run journey\` register it with the password '${JOURNEY_PASSWORD}'`,
       `  development defaults: verification links in ${dataDir}/dev-outbox.jsonl, payment webhook secret ${DEV_WEBHOOK_SECRET};`,
       `                        \`npm run journey\` walks the whole membership journey against this platform`,
+      `  price: ${bridgeBase}/api/price/dom-usd   history: ${bridgeBase}/api/price/dom-usd/history`,
+      `         ${fakePrice ? `development sources: fixed ${DEV_DOM_PRICE_USD} USD and a local fake JSON source at ${fakePrice.url}` : 'sources from PRICE_SOURCES / PRICE_SOURCES_FILE'}`,
       `  try: curl -s ${bridgeBase}/health`,
       `       curl -s ${base}/api/v1/health`,
       `       curl -s -X POST ${base}/api/v1/send -H 'authorization: Bearer ${generatedToken ? DEV_NOTIFICATION_TOKEN : '$SERVICE_TOKEN'}' \\`,
@@ -68,7 +74,7 @@ try {
       '',
     ].join('\n'),
   );
-  const stop = () => void Promise.all([bridge.app.close(), notification.close()]).then(() => process.exit(0));
+  const stop = () => void Promise.all([bridge.app.close(), notification.close(), fakePrice?.close()]).then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 } catch (err) {

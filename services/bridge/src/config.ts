@@ -32,7 +32,7 @@ export const BridgeEnv = Type.Object({
   PAYMENT_WEBHOOK_TOLERANCE_SECONDS: Env.int(300, 'accepted age of a webhook signature timestamp', 10, 3600),
   BOOTSTRAP_ADMIN_EMAILS: Env.string('comma-separated emails that receive the admin role when verified (the first admins)'),
   DEV_OUTBOX_FILE: Env.string('development only: append every verification link the bridge emails to this JSON-lines file, so the journey can be followed without a mailbox (refused in production)'),
-  PRICE_SOURCES: Env.string('price oracle sources as a JSON array (README "Price oracle sources"); unset (and no PRICE_SOURCES_FILE) = GET /api/price/dom-usd answers 503'),
+  PRICE_SOURCES: Env.string('price oracle sources as a JSON array (format below this table); unset, with no PRICE_SOURCES_FILE = GET /api/price/dom-usd answers 503'),
   PRICE_SOURCES_FILE: Env.string('path of a JSON file holding the price sources array, instead of PRICE_SOURCES'),
   PRICE_POLL_SECONDS: Env.int(30, 'interval between two polls of every price source', 1, 3600),
   PRICE_OUTLIER_PCT: Type.Number({ exclusiveMinimum: 0, maximum: 100, default: 20, description: 'observations further than this percentage from the weighted median are rejected (decision O3)' }),

@@ -3,7 +3,7 @@
 // Registered by app.ts with the oracle it built; starts polling when the app is ready, stops on close.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { HttpError } from '../http/errors.ts';
+import { HttpError, sendError } from '../http/errors.ts';
 import type { PriceOracle, StoredAggregate } from './oracle.ts';
 
 export { createPriceOracle, type LatestPrice, type PriceOracle, type PriceResponse, type StoredAggregate } from './oracle.ts';
@@ -78,10 +78,10 @@ export default async function priceOracleRoutes(app: FastifyInstance, opts: Pric
     async (req, reply) => {
       const latest = oracle.latest();
       if (!latest) {
-        throw new HttpError(503, 'PRICE_UNAVAILABLE', oracle.sourceCount === 0 ? 'no price sources are configured' : 'no price aggregate yet; try again shortly', {
+        return sendError(req, reply, new HttpError(503, 'PRICE_UNAVAILABLE', oracle.sourceCount === 0 ? 'no price sources are configured' : 'no price aggregate yet; try again shortly', {
           'retry-after': String(opts.retryAfterSeconds),
           'cache-control': 'no-store',
-        });
+        }));
       }
       const etag = `W/"${latest.record_id}-${latest.response.stale ? 's' : 'f'}"`;
       if (cached?.etag !== etag) cached = { etag, body: JSON.stringify(latest.response) };
@@ -109,7 +109,7 @@ export default async function priceOracleRoutes(app: FastifyInstance, opts: Pric
       const from = q.from ?? 0;
       const to = q.to ?? Math.floor(opts.now() / 1000) + 1;
       const limit = q.limit ?? HISTORY_DEFAULT_LIMIT;
-      if (to < from) throw new HttpError(400, 'VALIDATION_ERROR', 'querystring/to must not be before from');
+      if (to < from) return sendError(req, reply, new HttpError(400, 'VALIDATION_ERROR', 'querystring/to must not be before from'));
       const rows: StoredAggregate[] = await oracle.history({ from, to, limit: limit + 1, after_id: q.after_id });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
@@ -132,7 +132,7 @@ export default async function priceOracleRoutes(app: FastifyInstance, opts: Pric
     async (req, reply) => {
       const { id } = req.params as { id: number };
       const record = await oracle.record(id);
-      if (!record) throw new HttpError(404, 'PRICE_RECORD_NOT_FOUND', `no price record ${id}`);
+      if (!record) return sendError(req, reply, new HttpError(404, 'PRICE_RECORD_NOT_FOUND', `no price record ${id}`));
       reply.header('cache-control', 'public, max-age=31536000, immutable');
       return record;
     },
