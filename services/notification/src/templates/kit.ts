@@ -26,22 +26,61 @@ function urlWith(protocols: string[]) {
 }
 
 // RFC 3339 profile of ISO 8601: a full date-time must carry Z or an offset, or it is ambiguous.
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+// Accepts exactly /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-](\d{2}):(\d{2}))$/ with
+// a real calendar date from year 0100 on (what `Date.UTC` round-trips), hours < 24, minutes and seconds
+// < 60; read from char codes because the regex, `Number` and a `Date` per value were 8 % of a digest's
+// CPU. A property test proves the same acceptance as that regex-and-Date reference.
 
-function realDate(y: string, m: string, d: string): boolean {
-  const date = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d)));
-  return date.getUTCFullYear() === Number(y) && date.getUTCMonth() === Number(m) - 1 && date.getUTCDate() === Number(d);
+/** The `n` ASCII digits at `i` as a number, or -1. */
+function digitsAt(s: string, i: number, n: number): number {
+  if (i + n > s.length) return -1;
+  let v = 0;
+  for (let k = i; k < i + n; k++) {
+    const c = s.charCodeAt(k) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
 }
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+function realDate(y: number, m: number, d: number): boolean {
+  if (y < 100 || m < 1 || m > 12 || d < 1) return false;
+  const leap = m === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  return d <= DAYS_IN_MONTH[m - 1]! + (leap ? 1 : 0);
+}
+
+/** `YYYY-MM-DD` at the start of `s`, a real date. */
+function dateAtStart(s: string): boolean {
+  if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return false; // '-'
+  return realDate(digitsAt(s, 0, 4), digitsAt(s, 5, 2), digitsAt(s, 8, 2));
+}
+
 export function isIsoDateTime(value: string): boolean {
-  const m = DATE_TIME.exec(value);
-  if (!m) return false;
-  const [, y, mo, d, h, mi, s, oh, om] = m;
-  return realDate(y!, mo!, d!) && Number(h) < 24 && Number(mi) < 60 && Number(s) < 60 && (oh === undefined || (Number(oh) < 24 && Number(om) < 60));
+  const n = value.length;
+  if (n < 20 || !dateAtStart(value)) return false;
+  const t = value.charCodeAt(10);
+  if ((t !== 84 && t !== 116) || value.charCodeAt(13) !== 58 || value.charCodeAt(16) !== 58) return false; // T t :
+  const h = digitsAt(value, 11, 2);
+  const mi = digitsAt(value, 14, 2);
+  const sec = digitsAt(value, 17, 2);
+  if (h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59) return false;
+  let i = 19;
+  if (value.charCodeAt(i) === 46) { // '.'
+    let j = i + 1;
+    while (j < n && digitsAt(value, j, 1) >= 0) j++;
+    if (j - i - 1 < 1 || j - i - 1 > 9) return false;
+    i = j;
+  }
+  const z = value.charCodeAt(i);
+  if (z === 90 || z === 122) return i === n - 1; // Z z
+  if ((z !== 43 && z !== 45) || i !== n - 6 || value.charCodeAt(i + 3) !== 58) return false; // + - :
+  const oh = digitsAt(value, i + 1, 2);
+  const om = digitsAt(value, i + 4, 2);
+  return oh >= 0 && oh < 24 && om >= 0 && om < 60;
 }
-function isIsoDate(value: string): boolean {
-  const m = DATE.exec(value);
-  return m !== null && realDate(m[1]!, m[2]!, m[3]!);
+export function isIsoDate(value: string): boolean {
+  return value.length === 10 && dateAtStart(value);
 }
 
 const FORMATS: Record<string, { check: (v: string) => boolean; text: string }> = {
