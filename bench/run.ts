@@ -2,8 +2,9 @@
 import { benchBridge } from './bridge.ts';
 import { benchCanisters } from './canisters.ts';
 import { benchNotification } from './notification.ts';
+import { benchPrice } from './price.ts';
 
-const benches: Record<string, () => Promise<string>> = { notification: benchNotification, canisters: benchCanisters, bridge: benchBridge };
+const benches: Record<string, () => Promise<string>> = { notification: benchNotification, canisters: benchCanisters, bridge: benchBridge, price: benchPrice };
 const wanted = process.argv.slice(2);
 const names = wanted.length > 0 ? wanted : Object.keys(benches);
 console.log(`# Benchmarks (${new Date().toISOString()}, Node ${process.version}, ${(await import('node:os')).cpus().length} CPUs)\n`);
