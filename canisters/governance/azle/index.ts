@@ -100,6 +100,20 @@ export default class {
   icrc7_tokens_of(...a: unknown[]) { return d.query('icrc7_tokens_of', a); }
   @query(M.icrc7_token_metadata.args, M.icrc7_token_metadata.ret)
   icrc7_token_metadata(...a: unknown[]) { return d.query('icrc7_token_metadata', a); }
+  @query(M.icrc7_logo.args, M.icrc7_logo.ret)
+  icrc7_logo(...a: unknown[]) { return d.query('icrc7_logo', a); }
+  @query(M.icrc7_max_update_batch_size.args, M.icrc7_max_update_batch_size.ret)
+  icrc7_max_update_batch_size(...a: unknown[]) { return d.query('icrc7_max_update_batch_size', a); }
+  @query(M.icrc7_max_memo_size.args, M.icrc7_max_memo_size.ret)
+  icrc7_max_memo_size(...a: unknown[]) { return d.query('icrc7_max_memo_size', a); }
+  @query(M.icrc7_atomic_batch_transfers.args, M.icrc7_atomic_batch_transfers.ret)
+  icrc7_atomic_batch_transfers(...a: unknown[]) { return d.query('icrc7_atomic_batch_transfers', a); }
+  @query(M.icrc7_tx_window.args, M.icrc7_tx_window.ret)
+  icrc7_tx_window(...a: unknown[]) { return d.query('icrc7_tx_window', a); }
+  @query(M.icrc7_permitted_drift.args, M.icrc7_permitted_drift.ret)
+  icrc7_permitted_drift(...a: unknown[]) { return d.query('icrc7_permitted_drift', a); }
+  @query(M.icrc7_tokens.args, M.icrc7_tokens.ret)
+  icrc7_tokens(...a: unknown[]) { return d.query('icrc7_tokens', a); }
   @update(M.icrc7_transfer.args, M.icrc7_transfer.ret)
   icrc7_transfer(...a: unknown[]) { return d.update('icrc7_transfer', a); }
   @query(M.icrc10_supported_standards.args, M.icrc10_supported_standards.ret)

@@ -3,7 +3,7 @@
 //   Active ──Dec 31 23:59:59 UTC passes──▶ Expired ──upgrade_to_active (renewal)──▶ Active
 //   any ──revoke_membership (admin)──▶ Revoked (final)
 // Pure: caller and time come in the CallContext; all state is in the stores.
-import { Err, isDefaultSubaccount, Ok, type Account, type CallContext, type Result, type Store } from '@domdao/canister-kit';
+import { Err, ICRC7_MAX_TAKE as MAX_TAKE, Ok, soulboundIcrc7, type CallContext, type Result, type Store } from '@domdao/canister-kit';
 import { activeUntil } from './expiry.ts';
 
 export type MembershipStatus = 'Registered' | 'Active' | 'Expired' | 'Revoked';
@@ -43,10 +43,7 @@ export interface MembershipStores {
 export const MEMBERSHIP_STORE_NAMES: Record<keyof MembershipStores, string> = { tokens: 'tokens', byOwner: 'by_owner', config: 'config' };
 
 export const MAX_PAYMENT_PROOF_BYTES = 64 * 1024;
-export const MAX_QUERY_BATCH = 100;
-export const MAX_TAKE = 100;
-
-export type TransferError = { GenericError: { error_code: bigint; message: string } };
+export { ICRC7_MAX_QUERY_BATCH as MAX_QUERY_BATCH, ICRC7_MAX_TAKE as MAX_TAKE } from '@domdao/canister-kit';
 
 export function membershipCore(stores: MembershipStores) {
   const config = (): MembershipConfig => {
@@ -142,69 +139,35 @@ export function membershipCore(stores: MembershipStores) {
       return n;
     },
 
-    // ICRC-7 (read side) and ICRC-10. Tokens are soul-bound: held by the owner's default account.
-    icrc7_name: (_ctx: CallContext) => 'DOM DAO membership',
-    icrc7_symbol: (_ctx: CallContext) => 'DOMM',
-    icrc7_description: (_ctx: CallContext) => 'Soul-bound membership tokens of DOM DAO; status Registered, Active, Expired or Revoked.',
-    icrc7_total_supply: (_ctx: CallContext): bigint => BigInt(stores.tokens.size),
-    icrc7_supply_cap: (_ctx: CallContext): bigint | undefined => undefined,
-    icrc7_max_query_batch_size: (_ctx: CallContext): bigint => BigInt(MAX_QUERY_BATCH),
-    icrc7_max_take_value: (_ctx: CallContext): bigint => BigInt(MAX_TAKE),
-    /** One token per owner: a page of one. */
-    icrc7_default_take_value: (_ctx: CallContext): bigint => BigInt(MAX_TAKE),
-    icrc7_collection_metadata(_ctx: CallContext): Array<[string, { Text: string } | { Nat: bigint }]> {
-      return [
-        ['icrc7:name', { Text: 'DOM DAO membership' }],
-        ['icrc7:symbol', { Text: 'DOMM' }],
-        ['icrc7:total_supply', { Nat: BigInt(stores.tokens.size) }],
-        ['icrc7:max_query_batch_size', { Nat: BigInt(MAX_QUERY_BATCH) }],
-        ['icrc7:max_take_value', { Nat: BigInt(MAX_TAKE) }],
-      ];
-    },
-    icrc7_balance_of(_ctx: CallContext, accounts: Account[]): bigint[] {
-      batch(accounts.length);
-      return accounts.map((a) => (isDefaultSubaccount(a.subaccount) && stores.byOwner.has(a.owner) ? 1n : 0n));
-    },
-    icrc7_owner_of(_ctx: CallContext, ids: bigint[]): Array<Account | undefined> {
-      batch(ids.length);
-      return ids.map((id) => {
-        const t = stores.tokens.get(id);
-        return t && { owner: t.owner };
-      });
-    },
-    icrc7_tokens_of(_ctx: CallContext, account: Account, prev?: bigint, take?: number): bigint[] {
-      if (take !== undefined && take > MAX_TAKE) throw new Error(`take must be at most ${MAX_TAKE}`);
-      if (!isDefaultSubaccount(account.subaccount)) return [];
-      const id = stores.byOwner.get(account.owner);
-      return id !== undefined && (prev === undefined || id > prev) && take !== 0 ? [id] : [];
-    },
-    icrc7_token_metadata(ctx: CallContext, ids: bigint[]): Array<Array<[string, { Text: string } | { Nat: bigint }]> | undefined> {
-      batch(ids.length);
-      return ids.map((id) => {
+    // ICRC-7 (read side) and ICRC-10. Tokens are soul-bound (decision M5): held by the owner's default account.
+    ...soulboundIcrc7({
+      name: 'DOM DAO membership',
+      symbol: 'DOMM',
+      description: 'Soul-bound membership tokens of DOM DAO; status Registered, Active, Expired or Revoked.',
+      /** One token per owner: a page of one. */
+      defaultTake: MAX_TAKE,
+      soulBound: 'membership tokens are soul-bound and cannot be transferred',
+      totalSupply: () => BigInt(stores.tokens.size),
+      owner: (id) => stores.tokens.get(id)?.owner,
+      tokensOf(owner, prev) {
+        const id = stores.byOwner.get(owner);
+        return id !== undefined && (prev === undefined || id > prev) ? [id] : [];
+      },
+      *tokens(prev) {
+        for (const [id] of stores.tokens.entries(prev === undefined ? {} : { from: prev })) yield id;
+      },
+      metadata(id, now) {
         const t = stores.tokens.get(id);
         if (!t) return undefined;
-        const v = view(t, ctx.now);
+        const v = view(t, now);
         return [
           ['status', { Text: v.status }],
           ['join_date', { Nat: v.join_date }],
           ['expiration_date', { Nat: v.expiration_date }],
         ];
-      });
-    },
-    /** Soul-bound (decision M5): every transfer is refused. */
-    icrc7_transfer(_ctx: CallContext, args: unknown[]): Array<{ Err: TransferError } | undefined> {
-      batch(args.length);
-      return args.map(() => ({ Err: { GenericError: { error_code: 1n, message: 'membership tokens are soul-bound and cannot be transferred' } } }));
-    },
-    icrc10_supported_standards: (_ctx: CallContext) => [
-      { name: 'ICRC-7', url: 'https://github.com/dfinity/ICRC/ICRCs/ICRC-7' },
-      { name: 'ICRC-10', url: 'https://github.com/dfinity/ICRC/ICRCs/ICRC-10' },
-    ],
+      },
+    }),
   };
-}
-
-function batch(n: number): void {
-  if (n > MAX_QUERY_BATCH) throw new Error(`at most ${MAX_QUERY_BATCH} items per call`);
 }
 
 export type MembershipCore = ReturnType<typeof membershipCore>;

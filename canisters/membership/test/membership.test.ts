@@ -168,7 +168,7 @@ describe('ICRC-7 (soul-bound)', () => {
     assert.deepEqual(m.query(() => c.icrc7_owner_of(m.ctx('x'), [2n, 99n])), [{ owner: BOB }, undefined]);
     assert.deepEqual(m.query(() => c.icrc7_tokens_of(m.ctx('x'), { owner: BOB })), [2n]);
     assert.deepEqual(m.query(() => c.icrc7_tokens_of(m.ctx('x'), { owner: BOB }, 2n)), [], 'prev excludes');
-    assert.deepEqual(m.query(() => c.icrc7_tokens_of(m.ctx('x'), { owner: BOB }, undefined, 0)), []);
+    assert.deepEqual(m.query(() => c.icrc7_tokens_of(m.ctx('x'), { owner: BOB }, undefined, 0n)), []);
     assert.equal(m.query(() => c.icrc7_total_supply(m.ctx('x'))), 2n);
     assert.deepEqual(m.query(() => c.icrc7_token_metadata(m.ctx('x'), [1n]))[0]![0], ['status', { Text: 'Registered' }]);
     assert.deepEqual(m.query(() => c.icrc10_supported_standards(m.ctx('x'))).map((s) => s.name), ['ICRC-7', 'ICRC-10']);
@@ -177,13 +177,13 @@ describe('ICRC-7 (soul-bound)', () => {
     const m = await setup().ready;
     await m.mint(ALICE);
     const [r] = await m.update(() => m.core.icrc7_transfer(m.ctx('x'), [{ token_id: 1n, to: { owner: BOB } }]));
-    assert.match(r!.Err.GenericError.message, /soul-bound/);
+    assert.match((r!.Err as { GenericError: { message: string } }).GenericError.message, /soul-bound/);
     assert.deepEqual(m.query(() => m.core.icrc7_owner_of(m.ctx('x'), [1n])), [{ owner: ALICE }]);
   });
   it('batches over the limit are refused', async () => {
     const m = await setup().ready;
     assert.throws(() => m.query(() => m.core.icrc7_owner_of(m.ctx('x'), Array.from({ length: MAX_QUERY_BATCH + 1 }, (_, i) => BigInt(i)))), /at most/);
-    assert.throws(() => m.query(() => m.core.icrc7_tokens_of(m.ctx('x'), { owner: ALICE }, undefined, 101)), /take/);
+    assert.throws(() => m.query(() => m.core.icrc7_tokens_of(m.ctx('x'), { owner: ALICE }, undefined, 101n)), /take/);
   });
 });
 

@@ -66,10 +66,25 @@ function checkAgainstDid(canister: CanisterName, method: string, spec: MethodSpe
   const types = kind === 'args' ? spec.args : [spec.ret];
   const text = didc.decode({ idl: did, serviceMethod: method, useServiceMethodReturnType: kind === 'ret', input: hex(bytes) });
   assert.ok(text.startsWith('('), `${canister}.${method} ${kind}: didc read ${text}`);
-  if (kind === 'args') {
-    const again = didc.encode({ idl: did, withType: { kind: 'methodParams', name: method }, input: text, targetFormat: 'hex' });
-    assert.deepEqual(IDL.decode(types, fromHex(again)), IDL.decode(types, bytes), `${canister}.${method}: the .did reads our arguments as we meant them`);
+  // Round trip: didc encodes its reading with the .did's own types, and we must decode what we sent.
+  const again = kind === 'args'
+    ? didc.encode({ idl: did, withType: { kind: 'methodParams', name: method }, input: text, targetFormat: 'hex' })
+    : didc.encode({ idl: replyService(did, method), withType: { kind: 'methodParams', name: 'reply' }, input: text, targetFormat: 'hex' });
+  assert.deepEqual(IDL.decode(types, fromHex(again)), IDL.decode(types, bytes), `${canister}.${method}: the .did reads our ${kind === 'args' ? 'arguments' : 'reply'} as we meant them`);
+}
+
+/** The .did's type definitions and a service whose one method `reply` takes `method`'s reply as its arguments. */
+function replyService(did: string, method: string): string {
+  const at = did.search(new RegExp(`^\\s*${method}\\s*:`, 'm'));
+  assert.ok(at >= 0, `${method} is in the .did`);
+  const open = did.indexOf('-> (', at) + 3;
+  let depth = 0;
+  let end = open;
+  for (; end < did.length; end++) {
+    if (did[end] === '(') depth++;
+    if (did[end] === ')' && --depth === 0) break;
   }
+  return `${did.slice(0, did.search(/^service\s*:/m))}\nservice : { reply : ${did.slice(open, end + 1)} -> () }`;
 }
 
 describe('Candid encoding of every method against the committed .did files (didc)', () => {
@@ -92,6 +107,9 @@ describe('Candid encoding of every method against the committed .did files (didc
     const spec = METHOD_TABLES.governance.get_settings!;
     assert.throws(() => checkAgainstDid('governance', 'get_settings', spec, new Uint8Array(IDL.encode([IDL.Text], ['not settings'])), 'ret'));
     assert.throws(() => checkAgainstDid('governance', 'cast_vote', METHOD_TABLES.governance.cast_vote!, new Uint8Array(IDL.encode([IDL.Nat64, IDL.Text], [1n, 'Yes'])), 'args'));
+    // An opt of another type decodes as null (Candid's opt rule): only the round trip sees the loss.
+    const optText = { kind: 'query' as const, args: [], ret: IDL.Opt(IDL.Text) };
+    assert.throws(() => checkAgainstDid('governance', 'get_dom_price', optText, new Uint8Array(IDL.encode([IDL.Opt(IDL.Text)], [['x']])), 'ret'), /as we meant them/);
   });
 
   it('core values convert to Candid and back unchanged: opt ⇄ absent, principal ⇄ text, enum variant ⇄ string', () => {
@@ -102,6 +120,76 @@ describe('Candid encoding of every method against the committed .did files (didc
     assert.deepEqual(candid.proposer, []);
     const back = fromCandid(spec.args[0]!, IDL.decode(spec.args, IDL.encode(spec.args, [candid]))[0], principalCodec);
     assert.deepEqual(back, core);
+  });
+});
+
+const ICRC7_DID = readFileSync(new URL('./fixtures/ICRC-7.did', import.meta.url), 'utf8');
+/** `name → 'query' | 'update'` of a service's methods, read from .did text. */
+function annotations(did: string): Map<string, string> {
+  const text = did.replace(/\/\/.*$/gm, '').replace(/\s+/g, ' ');
+  // The service's '{' is the first one outside the init arguments' parentheses.
+  let open = text.search(/service ?:/);
+  for (let parens = 0; text[open] !== '{' || parens > 0; open++) parens += text[open] === '(' ? 1 : text[open] === ')' ? -1 : 0;
+  const body = text.slice(open + 1, text.lastIndexOf('}'));
+  const out = new Map<string, string>();
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < body.length; i++) {
+    const ch = body[i];
+    if (ch === '{' || ch === '(') depth++;
+    else if (ch === '}' || ch === ')') depth--;
+    else if (ch === ';' && depth === 0) {
+      const entry = body.slice(start, i).trim();
+      start = i + 1;
+      const name = /^(\w+)\s*:/.exec(entry)?.[1];
+      if (name) out.set(name, /\)\s*query$/.test(entry) ? 'query' : 'update');
+    }
+  }
+  return out;
+}
+
+/**
+ * A standard client's view: what the canister sends, read with the official ICRC-7.did, is what the
+ * canister's .did says it sent; and what a client encodes with the official types, the canister reads
+ * unchanged. Together (every variant case and opt presence sampled) that is the subtype relation
+ * Candid applies at the boundary: a value lost by opt's "decode as null" rule shows as a difference.
+ */
+function checkIcrc7(canister: CanisterName, method: string, spec: MethodSpec, seed: number, did = DID[canister]): void {
+  const args = new Uint8Array(IDL.encode(spec.args, spec.args.map((t, i) => t.accept(sampler, seed + i))));
+  const official = didc.decode({ idl: ICRC7_DID, serviceMethod: method, useServiceMethodReturnType: false, input: hex(args) });
+  assert.equal(didc.decode({ idl: did, serviceMethod: method, useServiceMethodReturnType: false, input: hex(args) }), official, `${canister}.${method}: the official interface reads these arguments as the canister does`);
+  const fromClient = didc.encode({ idl: ICRC7_DID, withType: { kind: 'methodParams', name: method }, input: official, targetFormat: 'hex' });
+  assert.equal(didc.decode({ idl: did, serviceMethod: method, useServiceMethodReturnType: false, input: fromClient }), official, `${canister}.${method}: arguments typed by a standard client arrive unchanged`);
+  const ret = hex(new Uint8Array(IDL.encode([spec.ret], [spec.ret.accept(sampler, seed)])));
+  assert.equal(
+    didc.decode({ idl: ICRC7_DID, serviceMethod: method, useServiceMethodReturnType: true, input: ret }),
+    didc.decode({ idl: did, serviceMethod: method, useServiceMethodReturnType: true, input: ret }),
+    `${canister}.${method}: a standard client reads the reply as the canister sent it`,
+  );
+}
+
+describe('issue 8 item 23 / decision G19: ICRC-7 as the official ICRC-7.did declares it (didc)', () => {
+  const standard = annotations(ICRC7_DID);
+  it('the fixture is the official interface: 21 methods', () => {
+    assert.equal(standard.size, 21);
+    assert.deepEqual([...didc.getServiceMethods(ICRC7_DID)].sort(), [...standard.keys()].sort());
+  });
+  for (const canister of ['governance', 'membership'] as const) {
+    it(`${canister}: every ICRC-7 method exists with the standard's annotation, and its arguments and replies are the standard's`, () => {
+      const mine = annotations(DID[canister]);
+      for (const [method, kind] of standard) {
+        assert.equal(mine.get(method), kind, `${canister}.${method} is a ${kind} method`);
+        assert.equal(METHOD_TABLES[canister][method]?.kind, kind);
+        for (let seed = 0; seed < 10; seed++) checkIcrc7(canister, method, METHOD_TABLES[canister][method]!, seed);
+      }
+    });
+  }
+  it('the check fails for spec 1\'s `opt nat32` take and for a missing method (they are not the standard)', () => {
+    const spec1 = DID.governance.replace(/(icrc7_tokens_of: \([^\n]*opt nat, )opt nat\)/, '$1opt nat32)');
+    assert.notEqual(spec1, DID.governance);
+    const narrowTake = { kind: 'query' as const, args: [IDL.Record({ owner: IDL.Principal, subaccount: IDL.Opt(IDL.Vec(IDL.Nat8)) }), IDL.Opt(IDL.Nat), IDL.Opt(IDL.Nat32)], ret: IDL.Vec(IDL.Nat) };
+    assert.throws(() => { for (let seed = 0; seed < 4; seed++) checkIcrc7('governance', 'icrc7_tokens_of', narrowTake, seed, spec1); }, /read[s]? these arguments as the canister does|arrive unchanged/);
+    assert.equal(annotations(DID.governance.replace(/^\s*icrc7_logo:.*$/m, '')).get('icrc7_logo'), undefined);
   });
 });
 

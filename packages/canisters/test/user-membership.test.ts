@@ -197,6 +197,6 @@ describe('membership canister: restricted methods (spec 2 Canister operations)',
     const member = await h.register('m');
     assert.match((await h.as(member).membership.revoke_membership(member) as { Err: string }).Err, /admin only/);
     assert.equal(await h.bridge.membership.icrc7_total_supply(), 1n);
-    assert.equal((await h.bridge.membership.icrc7_collection_metadata()).length, 5);
+    assert.equal((await h.bridge.membership.icrc7_collection_metadata()).length, 7);
   });
 });
