@@ -1,0 +1,73 @@
+// The price oracle's life cycle (decisions O6, O11, O15): the background poller's schedule and its
+// stop on close (aborting a fetch in flight), and a restart serving the last stored aggregate.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import Fastify from 'fastify';
+import { openDatabase } from '../src/db/index.ts';
+import priceOracleRoutes, { createPriceOracle, type SourceConfig } from '../src/oracle/index.ts';
+import { startFakeSources } from './oracle-fakes.ts';
+
+const fixed = (name: string, price: number): SourceConfig => ({ kind: 'fixed', name, weight: 1, price, timeout_ms: 1000, max_age_seconds: 60 });
+
+describe('price oracle life cycle', () => {
+  it('decision O6: polls on its own every interval once ready, never overlapping, and stops on close, aborting a slow fetch', async (t) => {
+    const fake = await startFakeSources();
+    t.after(() => fake.close());
+    const database = await openDatabase({});
+    t.after(() => database.close());
+    fake.set('/p', { body: { p: 1 } });
+    const http = (name: string, timeout_ms = 1000): SourceConfig => ({ kind: 'json-http', name, weight: 1, url: fake.url(`/${name}`), price_pointer: '/p', timeout_ms, max_age_seconds: 60 });
+    const oracle = createPriceOracle({ db: database.db as never, sources: [http('p'), fixed('f', 1)], pollMs: 100, outlierPct: 20, minSources: 2, stalenessMs: 60_000, now: Date.now, publicUrl: 'http://127.0.0.1:1/' });
+    const app = Fastify();
+    t.after(() => app.close());
+    await app.register(priceOracleRoutes, { oracle, retryAfterSeconds: 1, now: Date.now });
+    await app.ready();
+    // Polls follow one another 100 ms after each ends; a source slower than the interval (300 ms) shows
+    // they never overlap: at most one request in flight at a time.
+    fake.set('/p', { body: { p: 1 }, delayMs: 300 });
+    const t1 = performance.now();
+    const h1 = fake.hits('/p');
+    while (fake.hits('/p') < h1 + 3 && performance.now() - t1 < 10_000) await new Promise((r) => setTimeout(r, 20));
+    const elapsed = performance.now() - t1;
+    assert.ok(fake.hits('/p') >= h1 + 3, 'the poller keeps polling on its own');
+    assert.ok(elapsed >= 2 * 400 - 50, `polls did not overlap (3 more hits after ${elapsed.toFixed(0)} ms)`);
+    fake.set('/p', { body: { p: 1 } });
+    const r = await app.inject({ method: 'GET', url: '/api/price/dom-usd' });
+    assert.equal(r.statusCode, 200);
+    assert.equal(oracle.latest()!.record_url, `http://127.0.0.1:1/api/price/dom-usd/records/${oracle.latest()!.record_id}`, 'decision O15: the record URL under PUBLIC_URL');
+
+    // A source that hangs: the poll in flight is aborted by close, which returns long before its timeout.
+    fake.set('/p', { body: { p: 1 }, delayMs: 60_000 });
+    await new Promise((r) => setTimeout(r, 250));
+    const t0 = performance.now();
+    await app.close();
+    assert.ok(performance.now() - t0 < 2_000, 'close does not wait for the source timeout');
+    const after = fake.hits('/p');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(fake.hits('/p'), after, 'no poll after close');
+    assert.deepEqual(await oracle.pollNow().then((o) => !o.ok && o.reason), 'the oracle is stopped');
+  });
+
+  it('decision O11: after a restart the last stored aggregate is served at once, and becomes stale once old', async (t) => {
+    const database = await openDatabase({});
+    t.after(() => database.close());
+    let now = Date.parse('2026-03-10T12:00:00Z');
+    const options = { db: database.db as never, pollMs: 3_600_000, outlierPct: 20, minSources: 2, stalenessMs: 300_000, now: () => now, publicUrl: 'http://127.0.0.1' };
+    const first = createPriceOracle({ ...options, sources: [fixed('a', 2), fixed('b', 2.02)] });
+    assert.equal((await first.pollNow()).ok, true);
+    await first.stop();
+
+    now += 60_000;
+    // The restarted bridge's sources disagree (no aggregate): it still answers the stored one.
+    const second = createPriceOracle({ ...options, sources: [fixed('a', 2), fixed('c', 4)] });
+    const app = Fastify();
+    t.after(() => app.close());
+    await app.register(priceOracleRoutes, { oracle: second, retryAfterSeconds: 1, now: () => now });
+    await app.ready();
+    await second.pollNow();
+    const body = (await app.inject({ method: 'GET', url: '/api/price/dom-usd' })).json();
+    assert.deepEqual(body, { price_usd: 2.01, timestamp: (now - 60_000) / 1000, source: 'aggregate', sources: [{ name: 'a', price: 2, weight: 1 }, { name: 'b', price: 2.02, weight: 1 }], confidence: 'medium', stale: false });
+    now += 240_001;
+    assert.deepEqual((await app.inject({ method: 'GET', url: '/api/price/dom-usd' })).json(), { ...body, confidence: 'low', stale: true });
+  });
+});
