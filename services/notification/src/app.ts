@@ -168,10 +168,13 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     releaseBudget(request);
     done();
   });
+  const debugEnabled = logger.isLevelEnabled('debug');
   app.addHook('onResponse', (request, reply, done) => {
     releaseBudget(request);
     // Successful sends already log email.sent; the access line matters for everything else.
     const level = reply.statusCode >= 400 ? 'info' : 'debug';
+    // At the default level a success writes nothing: skip building the line (it was per-request garbage).
+    if (level === 'debug' && !debugEnabled) return done();
     request.log[level]({ event: 'request.completed', method: request.method, path: request.url.split('?', 1)[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');
     done();
   });

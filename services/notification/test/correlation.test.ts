@@ -99,3 +99,20 @@ describe('X-Request-Id (spec 3 Request correlation)', () => {
     assert.ok(during.every((l) => typeof l.request_id === 'string'));
   });
 });
+
+describe('request.completed: the access line of a successful request is DEBUG, of a failed one INFO', () => {
+  for (const [level, expected] of [['debug', true], ['info', false]] as const) {
+    it(`LOG_LEVEL=${level}: request.completed for a 200 is ${expected ? '' : 'not '}written; a 400 always is`, async (t) => {
+      const svc = await makeService({ LOG_LEVEL: level });
+      t.after(() => svc.close());
+      const ok = await svc.send(validBody('welcome'), { 'x-request-id': '7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f81' });
+      assert.equal(ok.statusCode, 200);
+      const bad = await svc.send({ type: 'nope' }, { 'x-request-id': '7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f82' });
+      assert.equal(bad.statusCode, 400);
+      const completed = (id: string) => svc.logs.lines().filter((l) => l.event === 'request.completed' && l.request_id === id);
+      assert.equal(completed('7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f81').length, expected ? 1 : 0);
+      if (expected) assert.equal(completed('7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f81')[0]!.status, 200);
+      assert.equal(completed('7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f82').length, 1);
+    });
+  }
+});
