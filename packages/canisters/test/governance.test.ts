@@ -74,7 +74,9 @@ describe('create_proposal (decision G7: Active members, admins, trusted proposer
     assert.deepEqual(await h.gov(principalFromSeed('stranger')).create_proposal(general), { Err: { NotAMember: null } });
     assert.deepEqual(await h.gov('2vxsx-fae').create_proposal(general), { Err: { NotAuthorized: null } });
     assert.deepEqual(await h.gov(registered).list_proposals({}), [], 'nothing was created');
-    assert.ok(Array.isArray(await h.gov(registered).list_proposals({})), 'but they can read');
+    const id = h.ok(await h.admin.governance.create_proposal(general));
+    assert.deepEqual((await h.gov(registered).list_proposals({})).map((p) => p.id), [id], 'but they can read');
+    assert.equal((await h.gov(registered).get_proposal(id))!.title, general.title);
   });
 
   it('admins and the trusted bridge may propose; the bridge may name the member it relays for', async () => {
@@ -412,6 +414,28 @@ describe('SetDomPrice execution and the price oracle (spec 1 Execution rules)', 
     assert.deepEqual(await self.update_dom_price({ proposal_id: id, price_usd: Number.NaN }), { Err: { InvalidPayload: null } });
     assert.deepEqual(await self.update_dom_price({ proposal_id: id, price_usd: 0.42 }), { Ok: null });
     assert.deepEqual(await h.admin.governance.get_dom_price(), { price_usd: 0.42, set_by: h.platform.ids.governance, proposal_id: id, timestamp: h.now() });
+  });
+
+  it('update_dom_price is refused for a SetDomPrice proposal that is Open, Rejected or Executed (rule 1: Approved only)', async () => {
+    const h = await withMembers(1);
+    const self = h.as(h.platform.ids.governance).governance;
+    const open = h.ok(await h.bridge.governance.create_proposal(priceProposal(0.1)));
+    const rejected = h.ok(await h.bridge.governance.create_proposal(priceProposal(0.2)));
+    const executed = h.ok(await h.bridge.governance.create_proposal(priceProposal(0.3)));
+    h.advance(HOUR);
+    h.ok(await h.gov(h.members[0]!).cast_vote(rejected, 'No'));
+    h.ok(await h.gov(h.members[0]!).cast_vote(executed, 'Yes'));
+    assert.equal((await h.admin.governance.get_proposal(open))!.status, 'Open');
+    assert.deepEqual(await self.update_dom_price({ proposal_id: open, price_usd: 0.1 }), { Err: { ProposalNotFound: null } }, 'Open');
+    h.advance(3n * DAY);
+    await h.tick();
+    assert.equal((await h.admin.governance.get_proposal(rejected))!.status, 'Rejected');
+    assert.equal((await h.admin.governance.get_proposal(executed))!.status, 'Executed');
+    const history = await h.admin.governance.list_price_history(undefined);
+    assert.deepEqual(history.map((t) => t.price_usd), [0.3]);
+    assert.deepEqual(await self.update_dom_price({ proposal_id: rejected, price_usd: 0.2 }), { Err: { ProposalNotFound: null } }, 'Rejected');
+    assert.deepEqual(await self.update_dom_price({ proposal_id: executed, price_usd: 0.3 }), { Err: { ProposalNotFound: null } }, 'Executed: applied once');
+    assert.deepEqual(await h.admin.governance.list_price_history(undefined), history, 'nothing applied');
   });
 
   it('update_dom_price is callable by the governance canister only', async () => {

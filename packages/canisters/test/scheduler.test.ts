@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EmbeddedPlatform } from '../src/embedded/index.ts';
-import { ADMIN, BRIDGE, DAY, HOUR, at, PASSWORD_HASH } from './harness.ts';
+import { ADMIN, BRIDGE, DAY, HOUR, at, PASSWORD_HASH, tempDir } from './harness.ts';
 import { principalFromSeed } from '../src/principals.ts';
 
 async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
@@ -51,5 +51,28 @@ describe('embedded scheduler (the IC timers, embedded)', () => {
     } finally {
       p.close();
     }
+  });
+
+  it('sleeps until the next due time: a proposal created an hour before its vote opens wakes the scheduler 1 h (+1 ms) later', async (t) => {
+    const now = at('2026-05-01T00:00:00Z');
+    const dir = tempDir();
+    const first = await EmbeddedPlatform.open({ dir, clock: () => now, admins: [ADMIN], registrars: [BRIDGE], scheduler: false });
+    const r = await first.as(ADMIN).governance.create_proposal({ title: 'Wake', body: 'b', category: 'General' });
+    assert.ok('Ok' in r);
+    assert.equal((await first.as(ADMIN).governance.get_proposal(r.Ok))!.voting_opens, now + HOUR);
+    first.close();
+    // The delays the scheduler asks setTimeout for (its only way to sleep).
+    const delays: number[] = [];
+    const real = globalThis.setTimeout;
+    globalThis.setTimeout = ((fn: () => void, ms?: number, ...rest: unknown[]) => {
+      if (new Error().stack?.includes('embedded/platform.ts')) delays.push(ms ?? 0);
+      return (real as (...a: unknown[]) => ReturnType<typeof setTimeout>)(fn, ms, ...rest);
+    }) as typeof setTimeout;
+    t.after(() => (globalThis.setTimeout = real));
+    const p = await EmbeddedPlatform.open({ dir, clock: () => now, schedulerMaxSleepMs: 24 * 3_600_000, onSchedulerError: (e) => assert.fail(String(e)) });
+    t.after(() => p.close());
+    await eventually(async () => delays.length >= 2, 'the first step and the sleep after it');
+    globalThis.setTimeout = real;
+    assert.deepEqual(delays.slice(0, 2), [0, 3_600_001], 'a first step at once, then sleep until voting opens (rounded up to the next ms)');
   });
 });

@@ -173,7 +173,9 @@ describe('upgrade_membership_to_active (spec 2 registration rule 6)', () => {
     const proofs = { kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) };
     assert.deepEqual(await h.bridge.user.upgrade_membership_to_active({ principal: minor, ...proofs }), { Err: { Under18: null } });
     const unverified = h.ok(await h.bridge.user.create_account(request('pending', h.now())));
-    void unverified;
+    h.ok(await h.bridge.user.record_kyc(unverified.principal, true));
+    assert.deepEqual(await h.bridge.user.upgrade_membership_to_active({ principal: unverified.principal, ...proofs }), { Err: { EmailNotVerified: null } });
+    assert.equal(await h.bridge.membership.get_membership_status(unverified.principal), undefined, 'no token was minted or upgraded');
     const adult = await h.register('adult');
     h.ok(await h.admin.user.record_kyc(adult, true));
     h.ok(await h.admin.membership.revoke_membership(adult));

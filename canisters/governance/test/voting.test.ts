@@ -1,0 +1,69 @@
+// Spec 1 voting rule "one vote per member", where the IC can break it: cast_vote awaits the membership
+// canister, and on the IC other messages run during that await. The core is driven directly with
+// interleaved calls (no embedded host, which serialises updates and would hide the interleaving).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { compareKeys, type Store, type StoreKey } from '@domdao/canister-kit';
+import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '../core/governance.ts';
+import { NS_PER_HOUR } from '../core/rules/categories.ts';
+
+/** A plain ordered map as a Store: writes land at once, as on the IC between awaits. */
+function mapStore<K extends StoreKey, V>(): Store<K, V> {
+  const m = new Map<K, V>();
+  const sorted = () => [...m.entries()].sort(([a], [b]) => compareKeys(a, b));
+  return {
+    get: (k) => m.get(k),
+    has: (k) => m.has(k),
+    set: (k, v) => void m.set(k, v),
+    delete: (k) => m.delete(k),
+    get size() { return m.size; },
+    *entries(o = {}) {
+      let all = sorted();
+      if (o.reverse) all = all.reverse();
+      if (o.from !== undefined) all = all.filter(([k]) => (o.reverse ? compareKeys(k, o.from!) <= 0 : compareKeys(k, o.from!) >= 0));
+      yield* all.slice(0, o.limit ?? all.length);
+    },
+  } as Store<K, V>;
+}
+
+function deferred<T>() {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe('cast_vote under interleaving (spec 1: one vote per member)', () => {
+  it('two cast_vote calls of one voter, both past their first await: the second gets AlreadyVoted after the awaits', async () => {
+    const stores = Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, mapStore()])) as unknown as GovernanceStores;
+    const gates: Array<ReturnType<typeof deferred<{ is_active: boolean }>>> = [];
+    const core = governanceCore(stores, {
+      membership: {
+        get_membership_status: () => {
+          const g = deferred<{ is_active: boolean }>();
+          gates.push(g);
+          return g.promise;
+        },
+        count_active_members: async () => 3n,
+        apply_policy: async () => ({ Ok: null }),
+      },
+      treasury: { execute_payout: async () => ({ Ok: null }) },
+    });
+    let now = 1_000n * NS_PER_HOUR;
+    const ctx = (caller: string) => ({ caller, now });
+    core.init({ self: 'gov', membership_canister: 'm', treasury_canister: 't', admins: ['admin'], trusted_proposers: [] });
+    const created = await core.create_proposal(ctx('admin'), { title: 'T', body: 'b', category: 'General' });
+    assert.ok('Ok' in created);
+    now += 2n * NS_PER_HOUR;
+    const first = core.cast_vote(ctx('alice'), created.Ok, 'Yes');
+    const second = core.cast_vote(ctx('alice'), created.Ok, 'No');
+    assert.equal(gates.length, 2, 'both calls passed their first AlreadyVoted check and wait on the membership canister');
+    gates[0]!.resolve({ is_active: true });
+    assert.deepEqual(await first, { Ok: null });
+    gates[1]!.resolve({ is_active: true });
+    assert.deepEqual(await second, { Err: { AlreadyVoted: null } });
+    const tally = core.get_tally(ctx('admin'), created.Ok)!;
+    assert.deepEqual([tally.yes_votes, tally.no_votes], [1n, 0n], 'one vote counted, the first');
+    assert.equal(core.list_votes(ctx('admin'), created.Ok).length, 1);
+    assert.equal(core.icrc7_total_supply(ctx('admin')), 1n, 'one receipt minted');
+  });
+});
