@@ -26,9 +26,12 @@ import { openApiRoute, registerOpenApi } from './http/openapi.ts';
 import { loadKeys, type BridgeKeys } from './keys.ts';
 import { membershipRoutes } from './membership/routes.ts';
 import { createOpener } from './registration/hpke.ts';
-import { registrationRoutes } from './registration/routes.ts';
+import { registrationRoutes, sendVerification } from './registration/routes.ts';
 import { requireAdmin, rolesRoutes } from './roles/routes.ts';
 import adminSessions from './admin-sessions/index.ts';
+import accountRecovery from './account-recovery/index.ts';
+import { emailBlindIndex } from './registration/blind-index.ts';
+import { passwordProblem } from './registration/rules.ts';
 import priceOracleRoutes, { createPriceOracle, parsePriceSources, type PriceOracle } from './oracle/index.ts';
 
 declare module 'fastify' {
@@ -103,6 +106,12 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   loginPageRoutes(app, ctx);
   registrationRoutes(app, ctx);
   rolesRoutes(app, ctx);
+  await app.register(accountRecovery, {
+    ctx,
+    blindIndex: (email) => emailBlindIndex(ctx.keys.blindIndexKey, email),
+    sendVerification: (email, name, token, expiresAt, requestId) => sendVerification(ctx, email, name, token, expiresAt, requestId),
+    passwordProblem,
+  });
   await app.register(adminSessions, { db: ctx.db, sessions: ctx.sessions, requireAdmin: (req) => requireAdmin(ctx, req) });
   membershipRoutes(app, ctx);
   testEmailRoutes(app, ctx);

@@ -57,7 +57,7 @@ export function authRoutes(app: FastifyInstance, ctx: BridgeContext): void {
     await ctx.throttle.release(keys.slice(1));
     await ctx.throttle.clear(pairKey);
     // Decision B32: only someone holding the password learns that the address is not verified yet.
-    if (user.email_verified_at === null) throw new HttpError(403, 'EMAIL_NOT_VERIFIED', 'confirm your email address first: follow the link in the email we sent');
+    if (user.email_verified_at === null) throw new HttpError(403, 'EMAIL_NOT_VERIFIED', 'confirm your email address first: follow the link in the email we sent (POST /api/auth/resend-verification sends a new one)');
     // A new id at every login; the one the browser held (if any) dies now.
     await ctx.sessions.destroy(req.cookies[COOKIE]);
     const session = { user_id: user.id, email: normaliseEmail(email), principal: user.principal, roles: effectiveRoles(user.roles) };

@@ -5,13 +5,14 @@ import { Kysely, Migrator, PostgresDialect, type Migration } from 'kysely';
 import pg from 'pg';
 import * as initial from './migrations/001-initial.ts';
 import * as priceOracle from './migrations/002-price-oracle.ts';
+import * as passwordResets from './migrations/005-password-resets.ts';
 import { pgliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
 export type { Database } from './schema.ts';
 export type Db = Kysely<Database>;
 
-const MIGRATIONS: Record<string, Migration> = { '001-initial': initial, '002-price-oracle': priceOracle };
+const MIGRATIONS: Record<string, Migration> = { '001-initial': initial, '002-price-oracle': priceOracle, '005-password-resets': passwordResets };
 
 export interface OpenDatabaseOptions {
   /** postgres://… — PostgreSQL; otherwise PGlite. */

@@ -58,7 +58,17 @@ export interface PaymentsTable {
   created_at: ColumnType<Date, Date | string | undefined, never>;
 }
 
+export interface PasswordResetsTable {
+  /** SHA-256 of the emailed token: the token itself is never stored. */
+  token_hash: Uint8Array;
+  user_id: string;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
 export interface Database {
+  password_resets: PasswordResetsTable;
   users: UsersTable;
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;

@@ -88,6 +88,39 @@ const ROUTE_DOCS: Record<string, RouteDoc> = {
       503: err('REGISTRATION_UNAVAILABLE: nothing was stored'),
     },
   },
+  'POST /api/auth/resend-verification': {
+    summary: 'A new verification link for an unverified account (decision B38); the same answer whether or not the address exists',
+    tag: 'registration',
+    responses: {
+      202: Json('accepted; an email follows only for an existing, unverified account', Type.Object({ status: Type.Literal('accepted'), message: Type.String() })),
+      400: err('VALIDATION_ERROR'),
+      403: CSRF,
+      429: err('TOO_MANY_ATTEMPTS, with Retry-After: too many requests from this client, or emails to this address, this hour (decision B33)'),
+      ...STORE,
+    },
+  },
+  'POST /api/auth/password-reset/request': {
+    summary: 'Email a single-use password reset link, valid one hour (decision B37); the same answer whether or not the address exists',
+    tag: 'registration',
+    responses: {
+      202: Json('accepted; an email follows only for an existing account', Type.Object({ status: Type.Literal('accepted'), message: Type.String() })),
+      400: err('VALIDATION_ERROR'),
+      403: CSRF,
+      429: err('TOO_MANY_ATTEMPTS, with Retry-After (decision B33)'),
+      ...STORE,
+    },
+  },
+  'POST /api/auth/password-reset/confirm': {
+    summary: "Set a new password with the emailed token; ends every session of the user and sends password-changed (decision B37)",
+    tag: 'registration',
+    responses: {
+      200: Json('changed', Type.Object({ status: Type.Literal('password_changed'), sessions_ended: Type.Integer() })),
+      400: err('RESET_TOKEN_INVALID (unknown, used, replaced or expired), WEAK_PASSWORD (the token stays usable) or VALIDATION_ERROR'),
+      403: CSRF,
+      ...STORE,
+    },
+  },
+  'GET /reset-password': { summary: 'The page of the reset link: a form that posts to /api/auth/password-reset/confirm', tag: 'pages', query: Type.Object({ token: Type.Optional(Type.String({ description: 'the token of the reset email' })) }), responses: { 200: Html('the new-password form') } },
   'GET /verify-email': {
     summary: 'The link of the verification email: verifies the address, grants `member` (HTML page)',
     tag: 'pages',

@@ -8,11 +8,12 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { principalFromSeed } from '@domdao/canisters';
 import { hashPassword } from '../auth/passwords.ts';
+import { HOUR_MS, recipientKey, tooMany } from '../auth/brute-force.ts';
 import type { BridgeContext } from '../context.ts';
 import { HttpError } from '../http/errors.ts';
 import { emailBlindIndex, normaliseEmail } from './blind-index.ts';
 import { SUITE, UndecryptableError } from './hpke.ts';
-import { ageOn, isEmail, passwordProblem } from './rules.ts';
+import { ageOn, displayNameProblem, isEmail, passwordProblem } from './rules.ts';
 import { escapeHtml, page } from '../http/page.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 
@@ -28,13 +29,6 @@ const RegisterBody = Type.Object(
   { additionalProperties: false },
 );
 
-const HOUR = 3_600_000;
-
-/** The shared per-recipient count of every email a request can trigger (decision B33). */
-export const recipientKey = (index: Uint8Array) => `mail-to:${Buffer.from(index).toString('hex')}`;
-
-export const tooMany = (seconds: number) => new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many requests; try again in ${seconds} seconds`, { 'retry-after': String(seconds) });
-
 export function registrationRoutes(app: FastifyInstance, ctx: BridgeContext): void {
   const bootstrapAdmins = new Set((ctx.config.BOOTSTRAP_ADMIN_EMAILS ?? '').split(',').map((s) => normaliseEmail(s)).filter(Boolean));
 
@@ -43,7 +37,7 @@ export function registrationRoutes(app: FastifyInstance, ctx: BridgeContext): vo
   app.post('/api/auth/register', { schema: { body: RegisterBody } }, async (req, reply) => {
     const body = req.body as { email_encrypted: string; name_encrypted: string; dob_encrypted: string; password: string };
     // Decision B33: per client address before any work (even decryption)...
-    const byClient = await ctx.throttle.reserve([{ key: `register-client:${req.ip}`, limit: ctx.config.REGISTRATION_LIMIT_PER_CLIENT, windowMs: HOUR }]);
+    const byClient = await ctx.throttle.reserve([{ key: `register-client:${req.ip}`, limit: ctx.config.REGISTRATION_LIMIT_PER_CLIENT, windowMs: HOUR_MS }]);
     if (byClient > 0) throw tooMany(byClient);
     let email: string, name: string, age: number;
     try {
@@ -58,8 +52,12 @@ export function registrationRoutes(app: FastifyInstance, ctx: BridgeContext): vo
       if (e instanceof UndecryptableError) throw new HttpError(400, 'UNDECRYPTABLE', 'an encrypted field could not be decrypted (tampered, or sealed to another key)');
       throw e;
     }
-    if (!isEmail(email.trim())) throw new HttpError(400, 'VALIDATION_ERROR', 'email is not a valid email address');
-    if (name.trim().length === 0 || name.length > 200) throw new HttpError(400, 'VALIDATION_ERROR', 'name must be 1 to 200 characters');
+    // Decision B36: what the notification service would refuse is normalised (the address trimmed) or
+    // refused here, so an account never exists without its verification email.
+    email = email.trim();
+    if (!isEmail(email)) throw new HttpError(400, 'VALIDATION_ERROR', 'email is not a valid email address');
+    const nameProblem = displayNameProblem(name);
+    if (nameProblem) throw new HttpError(400, 'VALIDATION_ERROR', nameProblem);
     const index = emailBlindIndex(ctx.keys.blindIndexKey, email);
     const taken = await ctx.db.selectFrom('users').select('id').where('email_index', '=', index).executeTakeFirst();
     if (taken) throw new HttpError(409, 'EMAIL_EXISTS', 'this email address is already registered');
@@ -67,7 +65,7 @@ export function registrationRoutes(app: FastifyInstance, ctx: BridgeContext): vo
     if (weak) throw new HttpError(400, 'WEAK_PASSWORD', `${weak} (12 to 128 characters; long passphrases are welcome)`);
 
     // ...and per recipient (blind index) just before the one step that sends mail to it.
-    const byRecipient = await ctx.throttle.reserve([{ key: recipientKey(index), limit: ctx.config.EMAIL_LIMIT_PER_RECIPIENT, windowMs: HOUR }]);
+    const byRecipient = await ctx.throttle.reserve([{ key: recipientKey(index), limit: ctx.config.EMAIL_LIMIT_PER_RECIPIENT, windowMs: HOUR_MS }]);
     if (byRecipient > 0) throw tooMany(byRecipient);
 
     const id = randomUUID();
@@ -140,7 +138,7 @@ export function firstOrigin(ctx: BridgeContext): string {
   return [...ctx.frontendOrigins][0] ?? ctx.config.PUBLIC_URL;
 }
 
-async function sendVerification(ctx: BridgeContext, email: string, name: string, token: string, expiresAt: bigint, requestId: string): Promise<boolean> {
+export async function sendVerification(ctx: BridgeContext, email: string, name: string, token: string, expiresAt: bigint, requestId: string): Promise<boolean> {
   const link = `${ctx.config.PUBLIC_URL}/verify-email?token=${encodeURIComponent(token)}`;
   // Development only (refused in production): a local outbox instead of a mailbox.
   if (ctx.config.DEV_OUTBOX_FILE) appendFileSync(ctx.config.DEV_OUTBOX_FILE, `${JSON.stringify({ to: email, type: 'verification', link })}\n`, { mode: 0o600 });

@@ -39,3 +39,14 @@ export function passwordProblem(password: string, email: string): string | undef
 export function isEmail(s: string): boolean {
   return s.length <= 254 && /^[^\s@\u0000-\u001f]+@[^\s@\u0000-\u001f]+\.[^\s@\u0000-\u001f]+$/u.test(s);
 }
+
+/**
+ * Decision B36: a name the notification service accepts as a one-line field (its `user_name`):
+ * 1 to 200 characters, not blank, no control characters (C0, DEL, C1: CR, LF and NUL included),
+ * no line or paragraph separators. Returns the reason it is refused, or undefined.
+ */
+export function displayNameProblem(name: string): string | undefined {
+  if (name.trim().length === 0 || [...name].length > 200) return 'name must be 1 to 200 characters';
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name)) return 'name must be one line without control characters';
+  return undefined;
+}
