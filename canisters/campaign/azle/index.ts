@@ -3,8 +3,8 @@
 // refreshes the cached price so get_campaign (a query) is never long behind.
 import { canisterSelf, IDL, init, postUpgrade, query, setTimerInterval, time, update } from 'azle';
 import { AzleIdl, azleMethods, dispatcher, fromCandidArgs, interCanister, stableStores, wiringStore } from '@domdao/canister-kit/azle';
-import { governanceMethods } from '../../governance/candid.ts';
-import { membershipMethods } from '../../membership/candid.ts';
+import { governanceMethods } from '@domdao/canister-governance';
+import { membershipMethods } from '@domdao/canister-membership';
 import { campaignMethods, campaignTypes } from '../candid.ts';
 import { CAMPAIGN_STORE_NAMES, campaignCore, type CampaignStores } from '../core/campaign.ts';
 

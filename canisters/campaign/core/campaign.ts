@@ -4,11 +4,10 @@
 // ones and non-members may not. The price is read from governance on every update and cached, so
 // get_campaign (a query, which cannot call other canisters) answers from the tick read last.
 import { clampLimit, Err, Ok, u64Key, withPrefix, compositeKey, type CallContext, type Result, type Store } from '@domdao/canister-kit';
-import { NS_PER_DAY } from '../../governance/core/rules/categories.ts';
-import { isStale, type DomPriceTick } from '../../governance/core/rules/price.ts';
-import { campaignProgress, usdToDomE8s, type CampaignGoal, type CampaignProgress, type UsablePrice } from './progress.ts';
+import { DEFAULT_PRICE_MAX_AGE, isStale, NS_PER_DAY, usdToDomE8s, type DomPriceTick, type UsablePrice } from '@domdao/canister-kit/rules';
+import { campaignProgress, type CampaignGoal, type CampaignProgress } from './progress.ts';
 
-export const DEFAULT_PRICE_MAX_AGE = 10n * NS_PER_DAY;
+export { DEFAULT_PRICE_MAX_AGE };
 export const MAX_TITLE_CHARS = 200;
 export const MAX_DESCRIPTION_CHARS = 20_000;
 export const MAX_CAMPAIGN_LENGTH = 365n * NS_PER_DAY;

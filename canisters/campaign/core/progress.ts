@@ -12,21 +12,8 @@ export interface CampaignProgress {
   price_tick_id?: bigint;
 }
 
-export interface UsablePrice {
-  price_usd: number;
-  proposal_id: bigint;
-}
-
-export const E8S_PER_DOM = 100_000_000;
-
-/** dom_amount = usd_amount / price_usd, in e8s rounded to the nearest unit (decision G3). */
-export function usdToDomE8s(usd: number, price: UsablePrice): bigint {
-  return BigInt(Math.round((usd / price.price_usd) * E8S_PER_DOM));
-}
-
-export function domE8sToUsd(e8s: bigint, price: UsablePrice): number {
-  return (Number(e8s) / E8S_PER_DOM) * price.price_usd;
-}
+export { domE8sToUsd, E8S_PER_DOM, usdToDomE8s, type UsablePrice } from '@domdao/canister-kit/rules';
+import { domE8sToUsd, usdToDomE8s, type UsablePrice } from '@domdao/canister-kit/rules';
 
 export function campaignProgress(goal: CampaignGoal, raisedDom: bigint, price: UsablePrice | undefined): CampaignProgress {
   const usdGoal = 'UsdValue' in goal ? goal.UsdValue : undefined;

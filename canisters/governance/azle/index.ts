@@ -3,8 +3,8 @@
 // membership and treasury canisters, and a timer that does what the embedded scheduler does.
 import { canisterSelf, IDL, init, postUpgrade, query, setTimerInterval, time, update } from 'azle';
 import { AzleIdl, azleMethods, dispatcher, fromCandidArgs, interCanister, stableStores, wiringStore } from '@domdao/canister-kit/azle';
-import { membershipMethods } from '../../membership/candid.ts';
-import { treasuryMethods } from '../../treasury/candid.ts';
+import { membershipMethods } from '@domdao/canister-membership';
+import { treasuryMethods } from '@domdao/canister-treasury';
 import { governanceMethods, governanceTypes } from '../candid.ts';
 import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '../core/governance.ts';
 import type { GovernanceInit } from '../core/types.ts';

@@ -7,7 +7,8 @@ import type { AmendmentPayload, CreateProposalArgs, GovernanceSettings, Membersh
 
 export const MAX_TITLE_CHARS = 200;
 export const MAX_BODY_CHARS = 50_000;
-export const MAX_MEMO_CHARS = 256;
+export { MAX_MEMO_CHARS, payoutProblem } from '@domdao/canister-kit/rules';
+import { payoutProblem } from '@domdao/canister-kit/rules';
 export const MAX_POLICY_PRINCIPALS = 100;
 // Control characters other than tab and newlines have no place in a title or a Markdown body.
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
@@ -54,13 +55,6 @@ function payloadProblem(p: ProposalPayload, now: bigint, settings: GovernanceSet
   return amendmentProblem(p.ConstitutionalAmendment, settings);
 }
 
-export function payoutProblem(p: PayoutPayload): string | undefined {
-  if ('DomE8s' in p.amount) {
-    if (p.amount.DomE8s <= 0n) return 'payout amount must be above 0';
-  } else if (!Number.isFinite(p.amount.Usd) || p.amount.Usd <= 0) return 'payout amount in USD must be a finite number above 0';
-  if (p.memo !== undefined && p.memo.length > MAX_MEMO_CHARS) return `memo must be at most ${MAX_MEMO_CHARS} characters`;
-  return undefined;
-}
 
 function policyProblem(p: MembershipPolicyPayload): string | undefined {
   const all = [...p.add_admins, ...p.remove_admins, ...p.revoke];

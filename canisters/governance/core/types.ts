@@ -22,13 +22,8 @@ export interface SetDomPricePayload {
 }
 
 /** Decision G10: an amount in DOM e8s, or in USD converted by the treasury at the ratified price. */
-export type PayoutAmount = { DomE8s: bigint } | { Usd: number };
-
-export interface PayoutPayload {
-  recipient: string;
-  amount: PayoutAmount;
-  memo?: string;
-}
+export type { PayoutAmount, PayoutPayload } from '@domdao/canister-kit/rules';
+import type { PayoutPayload } from '@domdao/canister-kit/rules';
 
 /** Decision G11: what a MembershipPolicy proposal may change in the membership canister. */
 export interface MembershipPolicyPayload {

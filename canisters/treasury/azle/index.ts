@@ -2,7 +2,7 @@
 // memory, the ratified price read from governance for USD payouts.
 import { IDL, init, postUpgrade, query, update } from 'azle';
 import { AzleIdl, azleMethods, dispatcher, fromCandidArgs, interCanister, stableStores, wiringStore } from '@domdao/canister-kit/azle';
-import { governanceMethods } from '../../governance/candid.ts';
+import { governanceMethods } from '@domdao/canister-governance';
 import { treasuryMethods, treasuryTypes } from '../candid.ts';
 import { TREASURY_STORE_NAMES, treasuryCore, type TreasuryStores } from '../core/treasury.ts';
 

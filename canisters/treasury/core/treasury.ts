@@ -4,13 +4,9 @@
 // this platform yet, so the treasury keeps its own book: deposits recorded by admins, payouts by
 // proposal (decision G17).
 import { clampLimit, Err, Ok, type CallContext, type Result, type Store } from '@domdao/canister-kit';
-import { usdToDomE8s } from '../../campaign/core/progress.ts';
-import { payoutProblem } from '../../governance/core/payloads.ts';
-import { isStale, type DomPriceTick } from '../../governance/core/rules/price.ts';
-import type { PayoutPayload } from '../../governance/core/types.ts';
-import { NS_PER_DAY } from '../../governance/core/rules/categories.ts';
+import { DEFAULT_PRICE_MAX_AGE, isStale, payoutProblem, usdToDomE8s, type DomPriceTick, type PayoutPayload } from '@domdao/canister-kit/rules';
 
-export const DEFAULT_PRICE_MAX_AGE = 10n * NS_PER_DAY;
+export { DEFAULT_PRICE_MAX_AGE };
 
 export interface TreasuryConfig {
   governance_canister: string;

@@ -3,7 +3,7 @@
 // works the mint retry queue (spec 2 Limits "mint retry").
 import { canisterSelf, IDL, init, postUpgrade, query, setTimerInterval, time, update } from 'azle';
 import { AzleIdl, azleMethods, dispatcher, fromCandidArgs, interCanister, rawRandBytes, stableStores, wiringStore } from '@domdao/canister-kit/azle';
-import { membershipMethods } from '../../membership/candid.ts';
+import { membershipMethods } from '@domdao/canister-membership';
 import { userMethods, userTypes } from '../candid.ts';
 import { USER_STORE_NAMES, userCore, type UserConfig, type UserStores } from '../core/user.ts';
 

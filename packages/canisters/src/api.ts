@@ -3,16 +3,16 @@
 // method is the core method without its CallContext (the caller is the client's identity, the time
 // the host's) and always returns a promise, as a call to a canister does.
 import type { CallContext } from '@domdao/canister-kit';
-import type { CampaignCore } from '@domdao/canister-campaign/core/campaign.ts';
-import type { campaignMethods } from '@domdao/canister-campaign/candid.ts';
-import type { GovernanceCore } from '@domdao/canister-governance/core/governance.ts';
-import type { governanceMethods } from '@domdao/canister-governance/candid.ts';
-import type { MembershipCore } from '@domdao/canister-membership/core/membership.ts';
-import type { membershipMethods } from '@domdao/canister-membership/candid.ts';
-import type { TreasuryCore } from '@domdao/canister-treasury/core/treasury.ts';
-import type { treasuryMethods } from '@domdao/canister-treasury/candid.ts';
-import type { UserCore } from '@domdao/canister-user/core/user.ts';
-import type { userMethods } from '@domdao/canister-user/candid.ts';
+import type { CampaignCore } from '@domdao/canister-campaign';
+import type { campaignMethods } from '@domdao/canister-campaign';
+import type { GovernanceCore } from '@domdao/canister-governance';
+import type { governanceMethods } from '@domdao/canister-governance';
+import type { MembershipCore } from '@domdao/canister-membership';
+import type { membershipMethods } from '@domdao/canister-membership';
+import type { TreasuryCore } from '@domdao/canister-treasury';
+import type { treasuryMethods } from '@domdao/canister-treasury';
+import type { UserCore } from '@domdao/canister-user';
+import type { userMethods } from '@domdao/canister-user';
 
 type Method<F> = F extends (ctx: CallContext, ...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
 export type ClientOf<Core, Table> = { [K in keyof Table & keyof Core]: Method<Core[K]> };

@@ -2,11 +2,11 @@
 // what the in-process clients expose.
 import { IDL } from '@icp-sdk/core/candid';
 import type { MethodTable } from '@domdao/canister-kit/candid';
-import { campaignMethods } from '@domdao/canister-campaign/candid.ts';
-import { governanceMethods } from '@domdao/canister-governance/candid.ts';
-import { membershipMethods } from '@domdao/canister-membership/candid.ts';
-import { treasuryMethods } from '@domdao/canister-treasury/candid.ts';
-import { userMethods } from '@domdao/canister-user/candid.ts';
+import { campaignMethods } from '@domdao/canister-campaign';
+import { governanceMethods } from '@domdao/canister-governance';
+import { membershipMethods } from '@domdao/canister-membership';
+import { treasuryMethods } from '@domdao/canister-treasury';
+import { userMethods } from '@domdao/canister-user';
 import type { CanisterName } from './api.ts';
 
 export const METHOD_TABLES: Record<CanisterName, MethodTable> = {

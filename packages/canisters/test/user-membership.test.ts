@@ -3,7 +3,7 @@
 // who may call what.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CreateAccountRequest } from '@domdao/canister-user/core/user.ts';
+import type { CreateAccountRequest } from '@domdao/canister-user';
 import { principalFromSeed } from '../src/principals.ts';
 import { ADMIN, BRIDGE, DAY, harness, PASSWORD_HASH, tempDir } from './harness.ts';
 

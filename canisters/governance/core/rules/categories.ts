@@ -12,9 +12,8 @@ export interface CategoryRules {
   votingWindowNs: bigint;
 }
 
-export const NS_PER_SECOND = 1_000_000_000n;
-export const NS_PER_HOUR = 3600n * NS_PER_SECOND;
-export const NS_PER_DAY = 24n * NS_PER_HOUR;
+export { NS_PER_DAY, NS_PER_HOUR, NS_PER_SECOND } from '@domdao/canister-kit/rules';
+import { NS_PER_DAY, NS_PER_HOUR } from '@domdao/canister-kit/rules';
 
 /** The defaults of spec 1; ConstitutionalAmendment proposals may change them for later proposals. */
 export const DEFAULT_CATEGORY_RULES: Readonly<Record<ProposalCategory, CategoryRules>> = Object.freeze({

@@ -13,13 +13,8 @@ export interface PriceEntry {
   expires_at?: bigint;
 }
 
-/** DomPriceTick of spec 1; `timestamp` is when this price took effect (ns, IC time). */
-export interface DomPriceTick {
-  price_usd: number;
-  set_by: string;
-  proposal_id: bigint;
-  timestamp: bigint;
-}
+export { isStale, type DomPriceTick } from '@domdao/canister-kit/rules';
+import type { DomPriceTick } from '@domdao/canister-kit/rules';
 
 export function toTick(e: PriceEntry): DomPriceTick {
   return { price_usd: e.price_usd, set_by: e.set_by, proposal_id: e.proposal_id, timestamp: e.effective_at };
@@ -39,10 +34,6 @@ export function priceInForce(entries: Iterable<PriceEntry>, now: bigint): PriceE
   return best;
 }
 
-/** Treasury rule 1 (spec 1 Errors): a price older than `maxAgeNs` must not be used for USD conversion. */
-export function isStale(tick: DomPriceTick | undefined, now: bigint, maxAgeNs: bigint): boolean {
-  return tick === undefined || now - tick.timestamp > maxAgeNs;
-}
 
 /** SetDomPricePayload validation at proposal creation (InvalidPayload otherwise). Times are ns. */
 export function setDomPriceProblem(p: { price_usd: number; effective_at?: bigint; expires_at?: bigint; source_url?: string }, now: bigint): string | undefined {

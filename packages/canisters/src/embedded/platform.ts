@@ -5,11 +5,11 @@
 import { randomBytes } from 'node:crypto';
 import type { CallContext, StoreKey } from '@domdao/canister-kit';
 import { EmbeddedHost } from '@domdao/canister-kit/embedded';
-import { CAMPAIGN_STORE_NAMES, campaignCore, type CampaignStores } from '@domdao/canister-campaign/core/campaign.ts';
-import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '@domdao/canister-governance/core/governance.ts';
-import { MEMBERSHIP_STORE_NAMES, membershipCore, type MembershipStores } from '@domdao/canister-membership/core/membership.ts';
-import { TREASURY_STORE_NAMES, treasuryCore, type TreasuryStores } from '@domdao/canister-treasury/core/treasury.ts';
-import { USER_STORE_NAMES, userCore, type UserStores } from '@domdao/canister-user/core/user.ts';
+import { CAMPAIGN_STORE_NAMES, campaignCore, type CampaignStores } from '@domdao/canister-campaign';
+import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '@domdao/canister-governance';
+import { MEMBERSHIP_STORE_NAMES, membershipCore, type MembershipStores } from '@domdao/canister-membership';
+import { TREASURY_STORE_NAMES, treasuryCore, type TreasuryStores } from '@domdao/canister-treasury';
+import { USER_STORE_NAMES, userCore, type UserStores } from '@domdao/canister-user';
 import type { CanisterClients, CanisterIds, CanisterName } from '../api.ts';
 import { EMBEDDED_CANISTER_IDS } from '../principals.ts';
 import { METHOD_TABLES } from '../tables.ts';

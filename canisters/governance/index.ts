@@ -1,0 +1,5 @@
+// The governance canister's front door: its core factory and types, its Candid method table and init types.
+// Other packages import only this (docs/architecture.md "Dependency rules").
+export * from './core/governance.ts';
+export * from './core/types.ts';
+export * from './candid.ts';

@@ -1,0 +1,4 @@
+// The treasury canister's front door: its core factory and types, its Candid method table and init types.
+// Other packages import only this (docs/architecture.md "Dependency rules").
+export * from './core/treasury.ts';
+export * from './candid.ts';

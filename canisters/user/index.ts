@@ -1,0 +1,4 @@
+// The user canister's front door: its core factory and types, its Candid method table and init types.
+// Other packages import only this (docs/architecture.md "Dependency rules").
+export * from './core/user.ts';
+export * from './candid.ts';

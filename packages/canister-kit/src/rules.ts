@@ -1,0 +1,57 @@
+// Time, price and money rules shared by the governance, campaign and treasury cores (spec 1), so no
+// core reaches into another: nanosecond units, the price tick and when it is too old to use, the USD
+// → DOM conversion (decision G3) and the payout check (spec 1 TreasuryPayoutPayload).
+export const NS_PER_SECOND = 1_000_000_000n;
+export const NS_PER_HOUR = 3600n * NS_PER_SECOND;
+export const NS_PER_DAY = 24n * NS_PER_HOUR;
+
+/** A ratified price older than this is stale for USD conversion (decision G16), unless configured otherwise. */
+export const DEFAULT_PRICE_MAX_AGE = 10n * NS_PER_DAY;
+
+/** DomPriceTick of spec 1; `timestamp` is when this price took effect (ns, IC time). */
+export interface DomPriceTick {
+  price_usd: number;
+  set_by: string;
+  proposal_id: bigint;
+  timestamp: bigint;
+}
+
+/** Treasury rule 1 (spec 1 Errors): a price older than `maxAgeNs` must not be used for USD conversion. */
+export function isStale(tick: DomPriceTick | undefined, now: bigint, maxAgeNs: bigint): boolean {
+  return tick === undefined || now - tick.timestamp > maxAgeNs;
+}
+
+export interface UsablePrice {
+  price_usd: number;
+  proposal_id: bigint;
+}
+
+export const E8S_PER_DOM = 100_000_000;
+
+/** dom_amount = usd_amount / price_usd, in e8s rounded to the nearest unit (decision G3). */
+export function usdToDomE8s(usd: number, price: UsablePrice): bigint {
+  return BigInt(Math.round((usd / price.price_usd) * E8S_PER_DOM));
+}
+
+export function domE8sToUsd(e8s: bigint, price: UsablePrice): number {
+  return (Number(e8s) / E8S_PER_DOM) * price.price_usd;
+}
+
+export type PayoutAmount = { DomE8s: bigint } | { Usd: number };
+
+export interface PayoutPayload {
+  recipient: string;
+  amount: PayoutAmount;
+  memo?: string;
+}
+
+export const MAX_MEMO_CHARS = 256;
+
+/** TreasuryPayoutPayload validation: at proposal creation (governance) and again at payout (treasury). */
+export function payoutProblem(p: PayoutPayload): string | undefined {
+  if ('DomE8s' in p.amount) {
+    if (p.amount.DomE8s <= 0n) return 'payout amount must be above 0';
+  } else if (!Number.isFinite(p.amount.Usd) || p.amount.Usd <= 0) return 'payout amount in USD must be a finite number above 0';
+  if (p.memo !== undefined && p.memo.length > MAX_MEMO_CHARS) return `memo must be at most ${MAX_MEMO_CHARS} characters`;
+  return undefined;
+}
