@@ -10,7 +10,8 @@ import Fastify from 'fastify';
 import { loadBridgeConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/index.ts';
 import priceOracleRoutes, { createPriceOracle, parsePriceSources } from '../src/oracle/index.ts';
-import { resolvePointer, timestampValue } from '../src/oracle/sources.ts';
+import { MAX_BODY_BYTES, observe, resolvePointer, timestampValue, type SourceConfig } from '../src/oracle/sources.ts';
+import { startFakeSources } from './oracle-fakes.ts';
 
 const fixed = { kind: 'fixed', name: 'dev', weight: 1, price: 0.1 };
 const http = { kind: 'json-http', name: 'ex', weight: 1, url: 'http://127.0.0.1:1/p', price_pointer: '/price' };
@@ -108,6 +109,27 @@ describe('source readings (decision O9)', () => {
     assert.equal(timestampValue('yesterday'), null);
     assert.equal(timestampValue(-5), null);
     assert.equal(timestampValue(null), null);
+  });
+});
+
+describe('json-http adapter failures (decisions O1, O9)', () => {
+  it('oversized bodies (declared or chunked), redirects, nothing at the pointer and unreadable timestamps are recorded, never thrown', async (t) => {
+    const fake = await startFakeSources();
+    t.after(() => fake.close());
+    const big = JSON.stringify({ p: 1, pad: 'x'.repeat(MAX_BODY_BYTES) });
+    fake.set('/big', { body: big });
+    fake.set('/big-chunked', { body: big, chunked: true });
+    fake.set('/moved', { status: 302, body: '', headers: { location: fake.url('/ok') } });
+    fake.set('/ok', { body: { p: '0.5', t: 'soon' } });
+    const src = (path: string, extra = {}): SourceConfig => ({ kind: 'json-http', name: 'x', weight: 1, url: fake.url(path), price_pointer: '/p', timeout_ms: 2000, max_age_seconds: 60, ...extra });
+    const now = () => 1_000;
+    assert.equal((await observe(src('/big'), now)).error, `body larger than ${MAX_BODY_BYTES} bytes`);
+    assert.equal((await observe(src('/big-chunked'), now)).error, `body larger than ${MAX_BODY_BYTES} bytes`);
+    assert.match((await observe(src('/moved'), now)).error!, /^fetch failed: /);
+    assert.equal((await observe(src('/ok', { price_pointer: '/price' }), now)).error, 'nothing at /price');
+    assert.deepEqual(await observe(src('/ok'), now), { name: 'x', weight: 1, maxAgeMs: 60_000, price: 0.5, observedAt: 1_000 });
+    assert.deepEqual(await observe(src('/ok', { timestamp_pointer: '/t' }), now), { name: 'x', weight: 1, maxAgeMs: 60_000, price: 0.5, observedAt: null });
+    assert.equal((await observe(src('/nothing-here'), now)).error, 'HTTP 404');
   });
 });
 

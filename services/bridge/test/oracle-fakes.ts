@@ -8,6 +8,9 @@ export interface FakeAnswer {
   /** JSON-serialised unless a string. */
   body: unknown;
   delayMs?: number;
+  /** Sent with Transfer-Encoding: chunked (no Content-Length). */
+  chunked?: boolean;
+  headers?: Record<string, string>;
 }
 
 export interface FakeSources {
@@ -28,7 +31,12 @@ export async function startFakeSources(): Promise<FakeSources> {
     const send = () => {
       if (res.destroyed) return;
       if (!a) return void res.writeHead(404).end();
-      res.writeHead(a.status ?? 200, { 'content-type': 'application/json' }).end(typeof a.body === 'string' ? a.body : JSON.stringify(a.body));
+      const body = typeof a.body === 'string' ? a.body : JSON.stringify(a.body);
+      res.writeHead(a.status ?? 200, { 'content-type': 'application/json', ...a.headers });
+      if (a.chunked) {
+        res.write(body);
+        res.end();
+      } else res.end(body);
     };
     if (a?.delayMs) {
       const t = setTimeout(() => {

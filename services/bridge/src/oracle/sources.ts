@@ -88,6 +88,25 @@ export function timestampValue(v: unknown): number | null {
   return null;
 }
 
+/** Reads at most MAX_BODY_BYTES, also when the length is not declared (chunked). */
+async function readBounded(res: Response): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw new SourceError(`body larger than ${MAX_BODY_BYTES} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 async function readJsonHttp(source: SourceConfig, signal: AbortSignal): Promise<Reading> {
   const s = source as JsonHttpSourceConfig;
   const res = await fetch(s.url, { signal, headers: { accept: 'application/json' }, redirect: 'error' });
@@ -100,8 +119,7 @@ async function readJsonHttp(source: SourceConfig, signal: AbortSignal): Promise<
     await res.body?.cancel().catch(() => undefined);
     throw new SourceError(`body larger than ${MAX_BODY_BYTES} bytes`);
   }
-  const text = await res.text();
-  if (text.length > MAX_BODY_BYTES) throw new SourceError(`body larger than ${MAX_BODY_BYTES} bytes`);
+  const text = await readBounded(res);
   let doc: unknown;
   try {
     doc = JSON.parse(text);
