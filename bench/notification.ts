@@ -1,7 +1,14 @@
 // Issue 2 benchmark: stub-mode throughput and latency per template against a bare node:http ceiling,
 // and peak memory while 25 MiB attachments arrive on 4 connections.
 import { templates } from '../services/notification/src/templates/index.ts';
+import { readFileSync } from 'node:fs';
 import { load, medianOf, memoryOf, pinning, startChild, table, type LoadResult } from './lib.ts';
+
+/** User + system CPU seconds a process has used (Linux /proc; clock ticks of 10 ms). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 const TOKEN = 'bench-notification-token-0123456789';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -41,12 +48,19 @@ export async function benchNotification(): Promise<string> {
   ];
   for (const [, url, b] of scenarios) await load('warm-up', { url, method: 'POST', headers, body: b, seconds: 2 });
   const rounds = new Map<string, LoadResult[]>();
+  // Server CPU per request: on a shared machine throughput swings with the neighbours' load, while the
+  // CPU a request costs the server moves much less (requests ≈ average req/s × duration).
+  const cpuPerRequest = new Map<string, number[]>();
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, url, b] of scenarios) {
+      const pid = (url === bare.url ? bare : svc).proc.pid!;
+      const cpuBefore = cpuSeconds(pid);
       const r = await load(name, { url, method: 'POST', headers, body: b, seconds: SECONDS });
       rounds.set(name, [...(rounds.get(name) ?? []), r]);
+      cpuPerRequest.set(name, [...(cpuPerRequest.get(name) ?? []), ((cpuSeconds(pid) - cpuBefore) * 1e6) / Math.max(1, r.rps * SECONDS)]);
     }
   }
+  const cpuMedian = (name: string) => [...cpuPerRequest.get(name)!].sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]!;
   for (const [name] of scenarios) results.push(medianOf(name, rounds.get(name)!));
   const idle = memoryOf(svc.proc.pid!);
   await svc.stop();
@@ -89,6 +103,8 @@ export async function benchNotification(): Promise<string> {
     'p99 ms': r.p99,
     'vs ceiling': `${Math.round((r.rps / ceiling) * 100)} %`,
     'non-2xx': r.non2xx + r.errors,
+    'server CPU µs/req (median)': Math.round(cpuMedian(r.name)),
+    'bare CPU ÷ this CPU': `${Math.round((cpuMedian(results[0]!.name) / cpuMedian(r.name)) * 100)} %`,
   }));
   return [
     `### Notification service (stub mode, LOG_LEVEL=info, 50 connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per scenario, medians; server and load generator in separate processes${pinning ? `, pinned to CPU ${pinning.server} and CPU ${pinning.client}` : ''})`,
