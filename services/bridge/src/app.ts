@@ -29,6 +29,7 @@ import { createOpener } from './registration/hpke.ts';
 import { registrationRoutes, sendVerification } from './registration/routes.ts';
 import { requireAdmin, rolesRoutes } from './roles/routes.ts';
 import adminSessions from './admin-sessions/index.ts';
+import adminUsers from './admin-users/index.ts';
 import accountRecovery from './account-recovery/index.ts';
 import { emailBlindIndex } from './registration/blind-index.ts';
 import { passwordProblem } from './registration/rules.ts';
@@ -112,6 +113,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     sendVerification: (email, name, token, expiresAt, requestId) => sendVerification(ctx, email, name, token, expiresAt, requestId),
     passwordProblem,
   });
+  await app.register(adminUsers, { db: ctx.db, membership: ctx.canisters.membership, blindIndex: (email) => emailBlindIndex(ctx.keys.blindIndexKey, email), requireAdmin: (req) => requireAdmin(ctx, req) });
   await app.register(adminSessions, { db: ctx.db, sessions: ctx.sessions, requireAdmin: (req) => requireAdmin(ctx, req) });
   membershipRoutes(app, ctx);
   testEmailRoutes(app, ctx);

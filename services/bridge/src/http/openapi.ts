@@ -142,6 +142,23 @@ const ROUTE_DOCS: Record<string, RouteDoc> = {
     security: 'admin',
     responses: { 200: Json('revoked; every session of the user ended', Type.Object({ user_id: Type.String(), roles: Type.Array(Type.String()), effective: Type.String(), sessions_ended: Type.Integer() })), 400: err('VALIDATION_ERROR'), ...ADMIN_ERRORS, 404: err('NOT_FOUND'), 409: err('CONFLICT: an admin cannot revoke their own admin role') },
   },
+  'GET /api/admin/users': {
+    summary: 'Find users: exact email (blind index), role, membership status; paged by cursor (decision B39)',
+    tag: 'admin',
+    security: 'admin',
+    responses: {
+      200: Json(
+        'a page in user-id order; with a status filter a page may hold fewer than `limit` (even none) while next_cursor is set: follow it until null',
+        Type.Object({
+          users: Type.Array(Type.Object({ user_id: Type.String({ format: 'uuid' }), principal: Type.String(), roles: Type.Array(Type.String()), email_verified: Type.Boolean(), kyc_status: Type.String(), membership_status: Type.String({ description: 'none, Registered, Active, Expired or Revoked' }), created_at: Type.String({ format: 'date-time' }) })),
+          next_cursor: Type.Union([Type.String(), Type.Null()]),
+        }),
+      ),
+      400: err('VALIDATION_ERROR (limit, role, status or cursor)'),
+      ...ADMIN_ERRORS,
+      503: err('MEMBERSHIP_UNAVAILABLE or SESSION_STORE_UNAVAILABLE'),
+    },
+  },
   'GET /api/admin/users/{user_id}/sessions': {
     summary: "A user's live sessions: times and cached roles, never ids (decision B35)",
     tag: 'admin',

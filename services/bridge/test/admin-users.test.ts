@@ -1,0 +1,68 @@
+// GET /api/admin/users (issue 8 item 22, decision B39): exact email through the blind index, role,
+// membership status from the membership canister, cursor paging that never repeats or skips a user.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ADMIN_EMAIL, BACKENDS, bridge, type Bridge } from './harness.ts';
+
+type Page = { users: Array<{ user_id: string; roles: string[]; membership_status: string; email_verified: boolean }>; next_cursor: string | null };
+
+async function all(h: Bridge, jar: { cookie?: string }, query: string): Promise<{ ids: string[]; pages: Page[] }> {
+  const pages: Page[] = [];
+  let cursor: string | null = null;
+  do {
+    const r = await h.request({ method: 'GET', url: `/api/admin/users?${query}${cursor ? `&cursor=${cursor}` : ''}`, jar });
+    assert.equal(r.statusCode, 200, r.body);
+    const page = r.json() as Page;
+    pages.push(page);
+    cursor = page.next_cursor;
+  } while (cursor !== null && pages.length < 50);
+  return { ids: pages.flatMap((p) => p.users.map((u) => u.user_id)), pages };
+}
+
+for (const backend of [BACKENDS[0]!, BACKENDS[2]!]) {
+  describe(`admin user search on ${backend.db} (decision B39)`, () => {
+    it('decision B39: paged by cursor; filters by exact email, role and membership status', async (t) => {
+      const h = await bridge(backend);
+      t.after(() => h.close());
+      const root = await h.member(ADMIN_EMAIL);
+      const members = [root.user_id];
+      for (const name of ['carol', 'dave', 'erin', 'finn']) members.push((await h.member(`${name}@example.org`)).user_id);
+      const pending = (await h.register('pending@example.org')).json().user_id as string;
+      const everyone = [...members, pending].sort();
+
+      const { ids, pages } = await all(h, root.jar, 'limit=2');
+      assert.deepEqual(ids, everyone, 'every user once, in id order');
+      assert.ok(pages.every((p) => p.users.length <= 2));
+      assert.equal(pages.length, 3);
+
+      const carol = (await h.request({ method: 'GET', url: `/api/admin/users?email=${encodeURIComponent(' Carol@Example.org ')}`, jar: root.jar })).json() as Page;
+      assert.deepEqual(carol.users.map((u) => u.user_id), [members[1]]);
+      assert.deepEqual(carol.users[0]!.roles, ['member']);
+      assert.equal(carol.users[0]!.membership_status, 'Registered');
+      assert.equal(carol.next_cursor, null);
+      assert.deepEqual((await h.request({ method: 'GET', url: '/api/admin/users?email=nobody%40example.org', jar: root.jar })).json(), { users: [], next_cursor: null });
+
+      assert.deepEqual((await all(h, root.jar, 'role=admin')).ids, [root.user_id]);
+      assert.deepEqual((await all(h, root.jar, 'role=user')).ids, [pending], '`user` = no explicit role');
+      assert.deepEqual((await all(h, root.jar, 'role=member&limit=1')).ids, [...members].sort());
+      assert.deepEqual((await all(h, root.jar, 'role=moderator')).ids, []);
+
+      const none = await all(h, root.jar, 'status=none');
+      assert.deepEqual(none.ids, [pending]);
+      assert.equal(none.pages[0]!.users[0]!.email_verified, false);
+      const registered = await all(h, root.jar, 'status=Registered&limit=1');
+      assert.deepEqual(registered.ids, [...members].sort(), 'status pages follow the cursor without repeats');
+      assert.deepEqual((await all(h, root.jar, 'status=Active')).ids, []);
+      assert.deepEqual((await all(h, root.jar, 'status=Registered&role=admin')).ids, [root.user_id]);
+
+      const carolJar = (await h.login('carol@example.org')).jar;
+      assert.equal((await h.request({ method: 'GET', url: '/api/admin/users', jar: carolJar })).statusCode, 403);
+      assert.equal((await h.request({ method: 'GET', url: '/api/admin/users' })).statusCode, 401);
+      for (const bad of ['limit=0', 'limit=101', 'status=active', 'role=Admin', 'cursor=%27%20OR%201%3D1', `cursor=${Buffer.from('not-a-user-id').toString('base64url')}`]) {
+        const r = await h.request({ method: 'GET', url: `/api/admin/users?${bad}`, jar: root.jar });
+        assert.equal(r.statusCode, 400, bad);
+        assert.equal(r.json().error, 'VALIDATION_ERROR', bad);
+      }
+    });
+  });
+}
