@@ -2,7 +2,7 @@
 // of ../candid.ts, state in stable memory, time and caller from the IC, inter-canister calls to the
 // membership and treasury canisters, and a timer that does what the embedded scheduler does.
 import { canisterSelf, IDL, init, postUpgrade, query, setTimerInterval, time, update } from 'azle';
-import { AzleIdl, azleMethods, dispatcher, fromCandidArgs, interCanister, stableStores, wiringStore } from '@domdao/canister-kit/azle';
+import { AzleIdl, azleMethods, dispatcher, icrc7EntryPoints, fromCandidArgs, interCanister, stableStores, wiringStore } from '@domdao/canister-kit/azle';
 import { membershipMethods } from '@domdao/canister-membership';
 import { treasuryMethods } from '@domdao/canister-treasury';
 import { governanceMethods, governanceTypes } from '../candid.ts';
@@ -31,7 +31,7 @@ function armTimers(): void {
   setTimerInterval(60, () => core.tick({ caller: canisterSelf().toText(), now: time() }));
 }
 
-export default class {
+export default class extends icrc7EntryPoints(d) {
   @init([T.InitArgs as unknown as IDL.Type])
   init(args: unknown): void {
     const a = fromCandidArgs<Omit<GovernanceInit, 'self'>>(T.InitArgs, args);
@@ -73,49 +73,4 @@ export default class {
   list_admin_events(...a: unknown[]) { return d.query('list_admin_events', a); }
   @query(M.get_settings.args, M.get_settings.ret)
   get_settings(...a: unknown[]) { return d.query('get_settings', a); }
-
-  @query(M.icrc7_collection_metadata.args, M.icrc7_collection_metadata.ret)
-  icrc7_collection_metadata(...a: unknown[]) { return d.query('icrc7_collection_metadata', a); }
-  @query(M.icrc7_name.args, M.icrc7_name.ret)
-  icrc7_name(...a: unknown[]) { return d.query('icrc7_name', a); }
-  @query(M.icrc7_symbol.args, M.icrc7_symbol.ret)
-  icrc7_symbol(...a: unknown[]) { return d.query('icrc7_symbol', a); }
-  @query(M.icrc7_description.args, M.icrc7_description.ret)
-  icrc7_description(...a: unknown[]) { return d.query('icrc7_description', a); }
-  @query(M.icrc7_total_supply.args, M.icrc7_total_supply.ret)
-  icrc7_total_supply(...a: unknown[]) { return d.query('icrc7_total_supply', a); }
-  @query(M.icrc7_supply_cap.args, M.icrc7_supply_cap.ret)
-  icrc7_supply_cap(...a: unknown[]) { return d.query('icrc7_supply_cap', a); }
-  @query(M.icrc7_max_query_batch_size.args, M.icrc7_max_query_batch_size.ret)
-  icrc7_max_query_batch_size(...a: unknown[]) { return d.query('icrc7_max_query_batch_size', a); }
-  @query(M.icrc7_max_take_value.args, M.icrc7_max_take_value.ret)
-  icrc7_max_take_value(...a: unknown[]) { return d.query('icrc7_max_take_value', a); }
-  @query(M.icrc7_default_take_value.args, M.icrc7_default_take_value.ret)
-  icrc7_default_take_value(...a: unknown[]) { return d.query('icrc7_default_take_value', a); }
-  @query(M.icrc7_balance_of.args, M.icrc7_balance_of.ret)
-  icrc7_balance_of(...a: unknown[]) { return d.query('icrc7_balance_of', a); }
-  @query(M.icrc7_owner_of.args, M.icrc7_owner_of.ret)
-  icrc7_owner_of(...a: unknown[]) { return d.query('icrc7_owner_of', a); }
-  @query(M.icrc7_tokens_of.args, M.icrc7_tokens_of.ret)
-  icrc7_tokens_of(...a: unknown[]) { return d.query('icrc7_tokens_of', a); }
-  @query(M.icrc7_token_metadata.args, M.icrc7_token_metadata.ret)
-  icrc7_token_metadata(...a: unknown[]) { return d.query('icrc7_token_metadata', a); }
-  @query(M.icrc7_logo.args, M.icrc7_logo.ret)
-  icrc7_logo(...a: unknown[]) { return d.query('icrc7_logo', a); }
-  @query(M.icrc7_max_update_batch_size.args, M.icrc7_max_update_batch_size.ret)
-  icrc7_max_update_batch_size(...a: unknown[]) { return d.query('icrc7_max_update_batch_size', a); }
-  @query(M.icrc7_max_memo_size.args, M.icrc7_max_memo_size.ret)
-  icrc7_max_memo_size(...a: unknown[]) { return d.query('icrc7_max_memo_size', a); }
-  @query(M.icrc7_atomic_batch_transfers.args, M.icrc7_atomic_batch_transfers.ret)
-  icrc7_atomic_batch_transfers(...a: unknown[]) { return d.query('icrc7_atomic_batch_transfers', a); }
-  @query(M.icrc7_tx_window.args, M.icrc7_tx_window.ret)
-  icrc7_tx_window(...a: unknown[]) { return d.query('icrc7_tx_window', a); }
-  @query(M.icrc7_permitted_drift.args, M.icrc7_permitted_drift.ret)
-  icrc7_permitted_drift(...a: unknown[]) { return d.query('icrc7_permitted_drift', a); }
-  @query(M.icrc7_tokens.args, M.icrc7_tokens.ret)
-  icrc7_tokens(...a: unknown[]) { return d.query('icrc7_tokens', a); }
-  @update(M.icrc7_transfer.args, M.icrc7_transfer.ret)
-  icrc7_transfer(...a: unknown[]) { return d.update('icrc7_transfer', a); }
-  @query(M.icrc10_supported_standards.args, M.icrc10_supported_standards.ret)
-  icrc10_supported_standards(...a: unknown[]) { return d.query('icrc10_supported_standards', a); }
 }
