@@ -86,6 +86,7 @@ describe('GET /api/price/dom-usd (spec 1 Oracle price response)', () => {
     assert.equal(r.headers['cache-control'], 'no-cache');
     for (let i = 0; i < 25; i++) assert.equal((await get(h, '/api/price/dom-usd')).statusCode, 200);
     assert.equal((await get(h, '/api/price/dom-usd', { 'if-none-match': etag })).statusCode, 304);
+    assert.equal((await get(h, '/api/price/dom-usd', { 'if-none-match': `W/"0-f", ${etag}` })).statusCode, 304, 'a list of ETags');
     assert.equal(fake.hits(), hits, 'no source was fetched by 26 requests');
     await h.app.priceOracle.pollNow();
     assert.equal(fake.hits(), hits + 8, 'one poll fetches every HTTP source once');

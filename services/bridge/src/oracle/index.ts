@@ -86,7 +86,8 @@ export default async function priceOracleRoutes(app: FastifyInstance, opts: Pric
       const etag = `W/"${latest.record_id}-${latest.response.stale ? 's' : 'f'}"`;
       if (cached?.etag !== etag) cached = { etag, body: JSON.stringify(latest.response) };
       reply.header('etag', etag).header('cache-control', 'no-cache');
-      if (req.headers['if-none-match'] === etag) return reply.code(304).send();
+      const inm = req.headers['if-none-match'];
+      if (inm !== undefined && (inm === etag || inm.split(',').some((t) => t.trim() === etag))) return reply.code(304).send();
       return reply.type('application/json; charset=utf-8').send(cached.body);
     },
   );
