@@ -15,8 +15,8 @@ interface InitArgs {
   price_max_age?: bigint;
 }
 const table = campaignMethods(AzleIdl);
-const M = azleMethods(table);
-const T = campaignTypes(AzleIdl);
+const methods = azleMethods(table);
+const types = campaignTypes(AzleIdl);
 const wiring = wiringStore<InitArgs>();
 const governance = interCanister(() => wiring.get().governance_canister, governanceMethods(AzleIdl));
 const membership = interCanister(() => wiring.get().membership_canister, membershipMethods(AzleIdl));
@@ -24,7 +24,7 @@ const core = campaignCore(stableStores<CampaignStores>(CAMPAIGN_STORE_NAMES), {
   governance: { get_dom_price: () => governance('get_dom_price') },
   membership: { get_membership_status: (owner) => membership('get_membership_status', owner) },
 });
-const d = dispatcher(table, core);
+const calls = dispatcher(table, core);
 
 function armTimers(): void {
   setTimerInterval(600, async () => {
@@ -33,31 +33,31 @@ function armTimers(): void {
 }
 
 export default class {
-  @init([T.InitArgs as unknown as IDL.Type])
+  @init([types.InitArgs as unknown as IDL.Type])
   init(args: unknown): void {
-    const a = fromCandidArgs<InitArgs>(T.InitArgs, args);
+    const a = fromCandidArgs<InitArgs>(types.InitArgs, args);
     wiring.set(a);
     core.init({ admins: a.admins, ...(a.price_max_age !== undefined && { price_max_age: a.price_max_age }) });
     armTimers();
   }
 
   /** Upgrades take the same arguments; they may re-point the other canisters, nothing else. */
-  @postUpgrade([T.InitArgs as unknown as IDL.Type])
+  @postUpgrade([types.InitArgs as unknown as IDL.Type])
   postUpgrade(args: unknown): void {
-    wiring.set(fromCandidArgs<InitArgs>(T.InitArgs, args));
+    wiring.set(fromCandidArgs<InitArgs>(types.InitArgs, args));
     armTimers();
   }
 
-  @update(M.create_campaign.args, M.create_campaign.ret)
-  create_campaign(...a: unknown[]) { return d.update('create_campaign', a); }
-  @update(M.contribute.args, M.contribute.ret)
-  contribute(...a: unknown[]) { return d.update('contribute', a); }
-  @update(M.cancel_campaign.args, M.cancel_campaign.ret)
-  cancel_campaign(...a: unknown[]) { return d.update('cancel_campaign', a); }
-  @query(M.get_campaign.args, M.get_campaign.ret)
-  get_campaign(...a: unknown[]) { return d.query('get_campaign', a); }
-  @query(M.list_campaigns.args, M.list_campaigns.ret)
-  list_campaigns(...a: unknown[]) { return d.query('list_campaigns', a); }
-  @query(M.list_contributions.args, M.list_contributions.ret)
-  list_contributions(...a: unknown[]) { return d.query('list_contributions', a); }
+  @update(methods.create_campaign.args, methods.create_campaign.ret)
+  create_campaign(...a: unknown[]) { return calls.update('create_campaign', a); }
+  @update(methods.contribute.args, methods.contribute.ret)
+  contribute(...a: unknown[]) { return calls.update('contribute', a); }
+  @update(methods.cancel_campaign.args, methods.cancel_campaign.ret)
+  cancel_campaign(...a: unknown[]) { return calls.update('cancel_campaign', a); }
+  @query(methods.get_campaign.args, methods.get_campaign.ret)
+  get_campaign(...a: unknown[]) { return calls.query('get_campaign', a); }
+  @query(methods.list_campaigns.args, methods.list_campaigns.ret)
+  list_campaigns(...a: unknown[]) { return calls.query('list_campaigns', a); }
+  @query(methods.list_contributions.args, methods.list_contributions.ret)
+  list_contributions(...a: unknown[]) { return calls.query('list_contributions', a); }
 }

@@ -10,8 +10,8 @@ import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '.
 import type { GovernanceInit } from '../core/types.ts';
 
 const table = governanceMethods(AzleIdl);
-const M = azleMethods(table);
-const T = governanceTypes(AzleIdl);
+const methods = azleMethods(table);
+const types = governanceTypes(AzleIdl);
 const wiring = wiringStore<Omit<GovernanceInit, 'self'>>();
 const membership = interCanister(() => wiring.get().membership_canister, membershipMethods(AzleIdl));
 const treasury = interCanister(() => wiring.get().treasury_canister, treasuryMethods(AzleIdl));
@@ -24,53 +24,53 @@ const core = governanceCore(stableStores<GovernanceStores>(GOVERNANCE_STORE_NAME
   },
   treasury: { execute_payout: (id, payout) => treasury('execute_payout', id, payout) },
 });
-const d = dispatcher(table, core);
+const calls = dispatcher(table, core);
 
 /** The IC's counterpart of the embedded scheduler: transitions, executions and receipt burning. */
 function armTimers(): void {
   setTimerInterval(60, () => core.tick({ caller: canisterSelf().toText(), now: time() }));
 }
 
-export default class extends icrc7EntryPoints(d) {
-  @init([T.InitArgs as unknown as IDL.Type])
+export default class extends icrc7EntryPoints(calls) {
+  @init([types.InitArgs as unknown as IDL.Type])
   init(args: unknown): void {
-    const a = fromCandidArgs<Omit<GovernanceInit, 'self'>>(T.InitArgs, args);
+    const a = fromCandidArgs<Omit<GovernanceInit, 'self'>>(types.InitArgs, args);
     wiring.set(a);
     core.init({ ...a, self: canisterSelf().toText() });
     armTimers();
   }
 
   /** Upgrades take the same arguments; they may re-point the other canisters, nothing else. */
-  @postUpgrade([T.InitArgs as unknown as IDL.Type])
+  @postUpgrade([types.InitArgs as unknown as IDL.Type])
   postUpgrade(args: unknown): void {
-    wiring.set(fromCandidArgs<Omit<GovernanceInit, 'self'>>(T.InitArgs, args));
+    wiring.set(fromCandidArgs<Omit<GovernanceInit, 'self'>>(types.InitArgs, args));
     armTimers();
   }
 
-  @update(M.create_proposal.args, M.create_proposal.ret)
-  create_proposal(...a: unknown[]) { return d.update('create_proposal', a); }
-  @query(M.get_proposal.args, M.get_proposal.ret)
-  get_proposal(...a: unknown[]) { return d.query('get_proposal', a); }
-  @query(M.list_proposals.args, M.list_proposals.ret)
-  list_proposals(...a: unknown[]) { return d.query('list_proposals', a); }
-  @update(M.cast_vote.args, M.cast_vote.ret)
-  cast_vote(...a: unknown[]) { return d.update('cast_vote', a); }
-  @query(M.get_tally.args, M.get_tally.ret)
-  get_tally(...a: unknown[]) { return d.query('get_tally', a); }
-  @query(M.get_my_vote.args, M.get_my_vote.ret)
-  get_my_vote(...a: unknown[]) { return d.query('get_my_vote', a); }
-  @query(M.list_votes.args, M.list_votes.ret)
-  list_votes(...a: unknown[]) { return d.query('list_votes', a); }
-  @update(M.execute_proposal.args, M.execute_proposal.ret)
-  execute_proposal(...a: unknown[]) { return d.update('execute_proposal', a); }
-  @update(M.update_dom_price.args, M.update_dom_price.ret)
-  update_dom_price(...a: unknown[]) { return d.update('update_dom_price', a); }
-  @query(M.get_dom_price.args, M.get_dom_price.ret)
-  get_dom_price(...a: unknown[]) { return d.query('get_dom_price', a); }
-  @query(M.list_price_history.args, M.list_price_history.ret)
-  list_price_history(...a: unknown[]) { return d.query('list_price_history', a); }
-  @query(M.list_admin_events.args, M.list_admin_events.ret)
-  list_admin_events(...a: unknown[]) { return d.query('list_admin_events', a); }
-  @query(M.get_settings.args, M.get_settings.ret)
-  get_settings(...a: unknown[]) { return d.query('get_settings', a); }
+  @update(methods.create_proposal.args, methods.create_proposal.ret)
+  create_proposal(...a: unknown[]) { return calls.update('create_proposal', a); }
+  @query(methods.get_proposal.args, methods.get_proposal.ret)
+  get_proposal(...a: unknown[]) { return calls.query('get_proposal', a); }
+  @query(methods.list_proposals.args, methods.list_proposals.ret)
+  list_proposals(...a: unknown[]) { return calls.query('list_proposals', a); }
+  @update(methods.cast_vote.args, methods.cast_vote.ret)
+  cast_vote(...a: unknown[]) { return calls.update('cast_vote', a); }
+  @query(methods.get_tally.args, methods.get_tally.ret)
+  get_tally(...a: unknown[]) { return calls.query('get_tally', a); }
+  @query(methods.get_my_vote.args, methods.get_my_vote.ret)
+  get_my_vote(...a: unknown[]) { return calls.query('get_my_vote', a); }
+  @query(methods.list_votes.args, methods.list_votes.ret)
+  list_votes(...a: unknown[]) { return calls.query('list_votes', a); }
+  @update(methods.execute_proposal.args, methods.execute_proposal.ret)
+  execute_proposal(...a: unknown[]) { return calls.update('execute_proposal', a); }
+  @update(methods.update_dom_price.args, methods.update_dom_price.ret)
+  update_dom_price(...a: unknown[]) { return calls.update('update_dom_price', a); }
+  @query(methods.get_dom_price.args, methods.get_dom_price.ret)
+  get_dom_price(...a: unknown[]) { return calls.query('get_dom_price', a); }
+  @query(methods.list_price_history.args, methods.list_price_history.ret)
+  list_price_history(...a: unknown[]) { return calls.query('list_price_history', a); }
+  @query(methods.list_admin_events.args, methods.list_admin_events.ret)
+  list_admin_events(...a: unknown[]) { return calls.query('list_admin_events', a); }
+  @query(methods.get_settings.args, methods.get_settings.ret)
+  get_settings(...a: unknown[]) { return calls.query('get_settings', a); }
 }

@@ -12,37 +12,37 @@ interface InitArgs {
   price_max_age?: bigint;
 }
 const table = treasuryMethods(AzleIdl);
-const M = azleMethods(table);
-const T = treasuryTypes(AzleIdl);
+const methods = azleMethods(table);
+const types = treasuryTypes(AzleIdl);
 const wiring = wiringStore<InitArgs>();
 const governance = interCanister(() => wiring.get().governance_canister, governanceMethods(AzleIdl));
 const core = treasuryCore(stableStores<TreasuryStores>(TREASURY_STORE_NAMES), {
   governance: { get_dom_price: () => governance('get_dom_price') },
 });
-const d = dispatcher(table, core);
+const calls = dispatcher(table, core);
 
 export default class {
-  @init([T.InitArgs as unknown as IDL.Type])
+  @init([types.InitArgs as unknown as IDL.Type])
   init(args: unknown): void {
-    const a = fromCandidArgs<InitArgs>(T.InitArgs, args);
+    const a = fromCandidArgs<InitArgs>(types.InitArgs, args);
     wiring.set(a);
     core.init({ governance_canister: a.governance_canister, admins: a.admins, ...(a.price_max_age !== undefined && { price_max_age: a.price_max_age }) });
   }
 
   /** Upgrades take the same arguments; they may re-point governance, nothing else. */
-  @postUpgrade([T.InitArgs as unknown as IDL.Type])
+  @postUpgrade([types.InitArgs as unknown as IDL.Type])
   postUpgrade(args: unknown): void {
-    wiring.set(fromCandidArgs<InitArgs>(T.InitArgs, args));
+    wiring.set(fromCandidArgs<InitArgs>(types.InitArgs, args));
   }
 
-  @update(M.execute_payout.args, M.execute_payout.ret)
-  execute_payout(...a: unknown[]) { return d.update('execute_payout', a); }
-  @update(M.record_deposit.args, M.record_deposit.ret)
-  record_deposit(...a: unknown[]) { return d.update('record_deposit', a); }
-  @query(M.get_balance.args, M.get_balance.ret)
-  get_balance(...a: unknown[]) { return d.query('get_balance', a); }
-  @query(M.get_payout.args, M.get_payout.ret)
-  get_payout(...a: unknown[]) { return d.query('get_payout', a); }
-  @query(M.list_payouts.args, M.list_payouts.ret)
-  list_payouts(...a: unknown[]) { return d.query('list_payouts', a); }
+  @update(methods.execute_payout.args, methods.execute_payout.ret)
+  execute_payout(...a: unknown[]) { return calls.update('execute_payout', a); }
+  @update(methods.record_deposit.args, methods.record_deposit.ret)
+  record_deposit(...a: unknown[]) { return calls.update('record_deposit', a); }
+  @query(methods.get_balance.args, methods.get_balance.ret)
+  get_balance(...a: unknown[]) { return calls.query('get_balance', a); }
+  @query(methods.get_payout.args, methods.get_payout.ret)
+  get_payout(...a: unknown[]) { return calls.query('get_payout', a); }
+  @query(methods.list_payouts.args, methods.list_payouts.ret)
+  list_payouts(...a: unknown[]) { return calls.query('list_payouts', a); }
 }

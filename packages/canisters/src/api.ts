@@ -14,7 +14,7 @@ import type { treasuryMethods } from '@domdao/canister-treasury';
 import type { UserCore } from '@domdao/canister-user';
 import type { userMethods } from '@domdao/canister-user';
 
-type Method<F> = F extends (ctx: CallContext, ...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
+type Method<Fn> = Fn extends (ctx: CallContext, ...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
 export type ClientOf<Core, Table> = { [K in keyof Table & keyof Core]: Method<Core[K]> };
 
 export type GovernanceClient = ClientOf<GovernanceCore, ReturnType<typeof governanceMethods>>;

@@ -193,9 +193,8 @@ function wire(host: EmbeddedHost, clock: () => bigint, ids: CanisterIds, interce
   };
 
   const membership = membershipCore(stores<MembershipStores>(host, 'membership', MEMBERSHIP_STORE_NAMES));
-  let governance!: ReturnType<typeof governanceCore>;
-  const g = () => governance;
-  governance = governanceCore(stores<GovernanceStores>(host, 'governance', GOVERNANCE_STORE_NAMES), {
+  // Calls resolve their callee when made, so a core may name one wired after it (governance → treasury).
+  const governance = governanceCore(stores<GovernanceStores>(host, 'governance', GOVERNANCE_STORE_NAMES), {
     membership: {
       get_membership_status: (owner) => query('governance', 'membership', 'get_membership_status', (c) => membership.get_membership_status(c, owner)),
       count_active_members: () => query('governance', 'membership', 'count_active_members', (c) => membership.count_active_members(c)),
@@ -206,10 +205,10 @@ function wire(host: EmbeddedHost, clock: () => bigint, ids: CanisterIds, interce
     },
   });
   const treasury = treasuryCore(stores<TreasuryStores>(host, 'treasury', TREASURY_STORE_NAMES), {
-    governance: { get_dom_price: () => query('treasury', 'governance', 'get_dom_price', (c) => g().get_dom_price(c)) },
+    governance: { get_dom_price: () => query('treasury', 'governance', 'get_dom_price', (c) => governance.get_dom_price(c)) },
   });
   const campaign = campaignCore(stores<CampaignStores>(host, 'campaign', CAMPAIGN_STORE_NAMES), {
-    governance: { get_dom_price: () => query('campaign', 'governance', 'get_dom_price', (c) => g().get_dom_price(c)) },
+    governance: { get_dom_price: () => query('campaign', 'governance', 'get_dom_price', (c) => governance.get_dom_price(c)) },
     membership: { get_membership_status: (owner) => query('campaign', 'membership', 'get_membership_status', (c) => membership.get_membership_status(c, owner)) },
   });
   const user = userCore(stores<UserStores>(host, 'user', USER_STORE_NAMES), {
