@@ -5,6 +5,7 @@ import { canisterSelf, IDL, init, postUpgrade, query, setTimerInterval, time, up
 import { AzleIdl, azleMethods, dispatcher, fromCandidArgs, interCanister, stableStores, wiringStore } from '@domdao/canister-kit/azle';
 import { governanceMethods } from '@domdao/canister-governance';
 import { membershipMethods } from '@domdao/canister-membership';
+import { CAMPAIGN_PRICE_REFRESH_SECONDS } from '../timers.ts';
 import { campaignMethods, campaignTypes } from '../candid.ts';
 import { CAMPAIGN_STORE_NAMES, campaignCore, type CampaignStores } from '../core/campaign.ts';
 
@@ -27,7 +28,7 @@ const core = campaignCore(stableStores<CampaignStores>(CAMPAIGN_STORE_NAMES), {
 const calls = dispatcher(table, core);
 
 function armTimers(): void {
-  setTimerInterval(600, async () => {
+  setTimerInterval(CAMPAIGN_PRICE_REFRESH_SECONDS, async () => {
     await core.refresh_price({ caller: canisterSelf().toText(), now: time() });
   });
 }
