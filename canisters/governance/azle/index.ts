@@ -5,6 +5,7 @@ import { canisterSelf, IDL, init, postUpgrade, query, setTimerInterval, time, up
 import { AzleIdl, azleMethods, dispatcher, icrc7EntryPoints, fromCandidArgs, interCanister, stableStores, wiringStore } from '@domdao/canister-kit/azle';
 import { membershipMethods } from '@domdao/canister-membership';
 import { treasuryMethods } from '@domdao/canister-treasury';
+import { GOVERNANCE_TICK_SECONDS } from '../timers.ts';
 import { governanceMethods, governanceTypes } from '../candid.ts';
 import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '../core/governance.ts';
 import type { GovernanceInit } from '../core/types.ts';
@@ -28,7 +29,7 @@ const calls = dispatcher(table, core);
 
 /** The IC's counterpart of the embedded scheduler: transitions, executions and receipt burning. */
 function armTimers(): void {
-  setTimerInterval(60, () => core.tick({ caller: canisterSelf().toText(), now: time() }));
+  setTimerInterval(GOVERNANCE_TICK_SECONDS, () => core.tick({ caller: canisterSelf().toText(), now: time() }));
 }
 
 export default class extends icrc7EntryPoints(calls) {

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { CallContext, StoreKey } from '@domdao/canister-kit';
 import { EmbeddedHost } from '@domdao/canister-kit/embedded';
 import { CAMPAIGN_PRICE_REFRESH_SECONDS, CAMPAIGN_STORE_NAMES, campaignCore, type CampaignStores } from '@domdao/canister-campaign';
-import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '@domdao/canister-governance';
+import { GOVERNANCE_STORE_NAMES, GOVERNANCE_TICK_SECONDS, governanceCore, type GovernanceStores } from '@domdao/canister-governance';
 import { MEMBERSHIP_STORE_NAMES, membershipCore, type MembershipStores } from '@domdao/canister-membership';
 import { TREASURY_STORE_NAMES, treasuryCore, type TreasuryStores } from '@domdao/canister-treasury';
 import { USER_STORE_NAMES, userCore, type UserStores } from '@domdao/canister-user';
@@ -36,7 +36,8 @@ export interface EmbeddedPlatformOptions {
 }
 
 /** The longest the scheduler sleeps by default, so it notices work created by calls it did not see. */
-const MAX_SLEEP_MS = 60_000;
+// The governance canister's timer period (canisters/governance/timers.ts), as its Azle entry point arms it.
+const MAX_SLEEP_MS = GOVERNANCE_TICK_SECONDS * 1000;
 // The campaign canister's own timer period (canisters/campaign/timers.ts), as its Azle entry point arms it.
 const CAMPAIGN_PRICE_REFRESH_NS = BigInt(CAMPAIGN_PRICE_REFRESH_SECONDS) * 1_000_000_000n;
 
