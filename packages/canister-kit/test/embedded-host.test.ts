@@ -1,12 +1,14 @@
 // ARCHITECTURE "Canisters: one core, two hosts", embedded host: atomic update calls, durable state,
 // principal-style isolation between canisters (issue 3 "Design that this issue must deliver").
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { appendFileSync, chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { decode, encode } from '../src/index.ts';
-import { CorruptStateError, EmbeddedHost, ReentrantCallError } from '../src/embedded/index.ts';
+import { CorruptStateError, DirectoryLockedError, EmbeddedHost, ReentrantCallError } from '../src/embedded/index.ts';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -230,6 +232,77 @@ describe('durable state', () => {
     const b = EmbeddedHost.open({ dir });
     assert.equal(b.store<string, number>('user', 'n').get('x'), 2);
     b.close();
+  });
+
+  it('decision K21: a log whose sequence numbers go backwards (two writers) is refused, not skipped', async () => {
+    const dir = tempDir();
+    const a = EmbeddedHost.open({ dir });
+    await a.update('user', () => a.store<string, number>('user', 'n').set('x', 1));
+    await a.update('user', () => a.store<string, number>('user', 'n').set('y', 2));
+    a.close();
+    // What a second process on the same directory wrote: its own seq 1 and 2 after ours.
+    appendFileSync(join(dir, 'wal.jsonl'), `${encode({ seq: 1, ops: [['user/n', 'z', 3]] })}\n${encode({ seq: 2, ops: [['user/n', 'w', 4]] })}\n`);
+    assert.throws(() => EmbeddedHost.open({ dir }), (e: Error) => e instanceof CorruptStateError && /backwards/.test(e.message));
+    // The same duplicate in the middle is refused too.
+    writeFileSync(join(dir, 'wal.jsonl'), `${encode({ seq: 1, ops: [['user/n', 'x', 1]] })}\n${encode({ seq: 1, ops: [['user/n', 'z', 3]] })}\n${encode({ seq: 2, ops: [['user/n', 'y', 2]] })}\n`);
+    assert.throws(() => EmbeddedHost.open({ dir }), CorruptStateError);
+  });
+
+  it('decision K22: the state directory is 0700 and the log and snapshot are 0600 (password hashes, tokens)', async () => {
+    const dir = join(tempDir(), 'state');
+    const a = EmbeddedHost.open({ dir });
+    await a.update('user', () => a.store<string, number>('user', 'n').set('x', 1));
+    a.compact();
+    await a.update('user', () => a.store<string, number>('user', 'n').set('y', 1));
+    a.close();
+    assert.equal(statSync(dir).mode & 0o777, 0o700);
+    assert.equal(statSync(join(dir, 'wal.jsonl')).mode & 0o777, 0o600);
+    assert.equal(statSync(join(dir, 'snapshot.json')).mode & 0o777, 0o600);
+    // Files left readable by an older version are tightened at open.
+    chmodSync(join(dir, 'wal.jsonl'), 0o644);
+    chmodSync(join(dir, 'snapshot.json'), 0o644);
+    chmodSync(dir, 0o755);
+    EmbeddedHost.open({ dir }).close();
+    assert.equal(statSync(dir).mode & 0o777, 0o700);
+    assert.equal(statSync(join(dir, 'wal.jsonl')).mode & 0o777, 0o600);
+    assert.equal(statSync(join(dir, 'snapshot.json')).mode & 0o777, 0o600);
+  });
+
+  it('decision K20: a second process on the same directory is refused; a killed holder does not leave it stuck', async (t) => {
+    const dir = tempDir();
+    const script = `import { EmbeddedHost } from ${JSON.stringify(new URL('../src/embedded/index.ts', import.meta.url).href)};
+const h = EmbeddedHost.open({ dir: process.argv[1] });
+await h.update('user', () => h.store('user', 'n').set(String(process.pid), 1));
+console.log('open'); setInterval(() => undefined, 1000);`;
+    const start = () => spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = (c: ChildProcess) => {
+      let out = '';
+      c.stdout!.on('data', (d) => (out += d));
+      c.stderr!.on('data', (d) => (out += d));
+      return () => out;
+    };
+    const holder = start();
+    t.after(() => holder.kill('SIGKILL'));
+    const holderOut = output(holder);
+    await new Promise<void>((resolve, reject) => {
+      holder.stdout!.on('data', () => holderOut().includes('open') && resolve());
+      holder.once('exit', () => reject(new Error(`holder exited: ${holderOut()}`)));
+    });
+    const second = start();
+    t.after(() => second.kill('SIGKILL'));
+    const secondOut = output(second);
+    const [code] = (await once(second, 'exit')) as [number];
+    assert.notEqual(code, 0);
+    assert.match(secondOut(), new RegExp(`in use by another process \\(PID ${holder.pid}\\)`));
+    // In this process too.
+    assert.throws(() => EmbeddedHost.open({ dir }), DirectoryLockedError);
+    holder.kill('SIGKILL');
+    await once(holder, 'exit');
+    const reopened = EmbeddedHost.open({ dir });
+    assert.deepEqual([...reopened.store<string, number>('user', 'n').entries()], [[String(holder.pid), 1]]);
+    assert.throws(() => EmbeddedHost.open({ dir }), DirectoryLockedError, 'one open per process');
+    reopened.close();
+    EmbeddedHost.open({ dir }).close();
   });
 
   it('a closed host refuses calls', async () => {

@@ -3,3 +3,4 @@ export { startRecorder, type Recorder, type RecordedRequest, type Responder } fr
 export { startSmtpSink, type SmtpSink, type ReceivedMail } from './smtp-sink.ts';
 export { redisUrlForTests, requireRedis, uniquePrefix } from './redis.ts';
 export { assertReadmeDocuments } from './readme.ts';
+export { startPrivatePostgres, type PrivatePostgres } from './private-postgres.ts';

@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import { notificationClientFromEnv, type NotificationClient } from '@domdao/notification-client';
 import { createLogger, parseTrustProxy, type ServiceLogger } from '@domdao/service-kit';
+import { lockDirectory } from '@domdao/canister-kit/embedded';
 import { databaseThrottle, redisThrottle } from './auth/brute-force.ts';
 import { loginPageRoutes } from './auth/login-page.ts';
 import { authRoutes, currentSession } from './auth/routes.ts';
@@ -18,6 +19,7 @@ import { sessionManager } from './auth/sessions.ts';
 import { openCanisters, type OpenedCanisters } from './canisters.ts';
 import { origins, type BridgeConfig } from './config.ts';
 import type { BridgeContext } from './context.ts';
+import { isDatabaseUnavailable } from './db/errors.ts';
 import { openDatabase, type Db } from './db/index.ts';
 import { HttpError, sendError } from './http/errors.ts';
 import { testEmailRoutes } from './http/test-email.ts';
@@ -92,6 +94,10 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
       req.log.error({ event: 'session_store.unavailable', err: err.message }, 'session store unavailable');
       return sendError(req, reply, new HttpError(503, 'SESSION_STORE_UNAVAILABLE', 'sessions are temporarily unavailable; try again'));
     }
+    if (isDatabaseUnavailable(err)) {
+      req.log.error({ event: 'database.unavailable', err: err.message }, 'database unavailable');
+      return sendError(req, reply, new HttpError(503, 'DATABASE_UNAVAILABLE', 'the service is temporarily unavailable; try again', { 'retry-after': '5' }));
+    }
     const fe = err as FastifyError;
     if (fe.validation) return sendError(req, reply, new HttpError(400, 'VALIDATION_ERROR', `${fe.validationContext ?? 'request'}${fe.message.replace(/^(body|params|querystring)/, '')}`));
     if (fe.statusCode === 413) return sendError(req, reply, new HttpError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large'));
@@ -134,10 +140,36 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   return app;
 }
 
+export interface OpenBridgeOptions {
+  now?: () => number;
+  logStream?: DestinationStream;
+  notifier?: NotificationClient;
+  canisterClock?: () => bigint;
+  scheduler?: boolean;
+  interceptCall?: (from: string, to: string, method: string) => void;
+}
+
 /** Opens every dependency from configuration: database, session store, canisters, notification client, keys. */
-export async function openBridge(config: BridgeConfig, env: NodeJS.ProcessEnv, options: { now?: () => number; logStream?: DestinationStream; notifier?: NotificationClient; canisterClock?: () => bigint; scheduler?: boolean; interceptCall?: (from: string, to: string, method: string) => void } = {}) {
+export async function openBridge(config: BridgeConfig, env: NodeJS.ProcessEnv, options: OpenBridgeOptions = {}) {
+  const log = createLogger(config.LOG_LEVEL, 'bridge', BRIDGE_VERSION, options.logStream);
+  // The embedded canisters and PGlite are single-process: one bridge per DATA_DIR (decision B18).
+  const embedded = !config.DATABASE_URL || !env.IC_GOVERNANCE_CANISTER_ID;
+  const lock = embedded ? lockDirectory(config.DATA_DIR) : undefined;
+  try {
+    return await openBridgeLocked(config, env, options, log, () => lock?.release());
+  } catch (e) {
+    lock?.release();
+    throw e;
+  }
+}
+
+async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, options: OpenBridgeOptions, log: ServiceLogger, releaseLock: () => void) {
   const keys = await loadKeys(config);
-  const database = await openDatabase(config.DATABASE_URL ? { url: config.DATABASE_URL } : { dir: `${config.DATA_DIR}/pglite` });
+  const database = await openDatabase(
+    config.DATABASE_URL
+      ? { url: config.DATABASE_URL, onPoolError: (err) => log.logger.warn({ event: 'database.connection_lost', err: err.message }, 'an idle database connection was closed; it will be reopened on demand') }
+      : { dir: `${config.DATA_DIR}/pglite` },
+  );
   let redis: Redis | undefined;
   let sessionStore: SessionStore;
   if (config.SESSION_STORE === 'redis') {
@@ -152,7 +184,6 @@ export async function openBridge(config: BridgeConfig, env: NodeJS.ProcessEnv, o
     ...(options.scheduler !== undefined && { scheduler: options.scheduler }),
     ...(options.interceptCall && { interceptCall: options.interceptCall }),
   });
-  const log = createLogger(config.LOG_LEVEL, 'bridge', BRIDGE_VERSION, options.logStream);
   const notifier = options.notifier ?? notificationClientFromEnv(log.logger, env);
   const app = await buildApp({ config, db: database.db, sessionStore, canisters, notifier, keys, log, ...(redis && { redis }), ...(options.now && { now: options.now }) });
   app.addHook('onClose', async () => {
@@ -160,6 +191,7 @@ export async function openBridge(config: BridgeConfig, env: NodeJS.ProcessEnv, o
     canisters.close();
     redis?.disconnect();
     await database.close();
+    releaseLock();
   });
   return { app, canisters, db: database.db, dbKind: database.kind, redis };
 }

@@ -1,6 +1,7 @@
 // `npm run bridge`: the bridge alone, configured by the environment (README "Bridge service").
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '@domdao/config';
+import { DirectoryLockedError } from '@domdao/canister-kit/embedded';
 import { openBridge } from './app.ts';
 import { loadBridgeConfig } from './config.ts';
 
@@ -20,7 +21,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const { app } = await startBridge(process.env);
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void app.close().then(() => process.exit(0), () => process.exit(1)));
   } catch (err) {
-    if (err instanceof ConfigError) {
+    if (err instanceof ConfigError || err instanceof DirectoryLockedError) {
       console.error(`bridge: ${err.message}`);
       process.exit(1);
     }

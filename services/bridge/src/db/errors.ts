@@ -3,3 +3,16 @@ export const isUniqueViolation = (e: unknown): boolean => (e as { code?: string 
 
 /** A bridge user id (UUID) as a JSON-schema pattern for route parameters and bodies. */
 export const USER_ID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300']);
+
+/**
+ * The database cannot be reached (down, restarting, refusing connections): answered 503, retried by
+ * the client; the pool reconnects by itself when the server is back (decision B17).
+ */
+export const isDatabaseUnavailable = (e: unknown): boolean => {
+  const err = e as { code?: string; message?: string } | null;
+  if (!err) return false;
+  if (err.code && (UNAVAILABLE_CODES.has(err.code) || err.code.startsWith('08'))) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i.test(err.message ?? '');
+};

@@ -19,6 +19,11 @@ export interface OpenDatabaseOptions {
   url?: string;
   /** PGlite data directory; in memory when absent. */
   dir?: string;
+  /**
+   * PostgreSQL: told about an idle pooled connection that died (a server restart). Without a
+   * listener the pool's `error` event would end the process (decision B17).
+   */
+  onPoolError?: (err: Error) => void;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: Db; kind: 'postgres' | 'pglite'; pool?: pg.Pool; close(): Promise<void> }> {
@@ -28,7 +33,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: 
   let pool: pg.Pool | undefined;
   if (options.url) {
     kind = 'postgres';
-    pool = new pg.Pool({ connectionString: options.url, max: 10 });
+    // A bounded connect wait: during an outage requests fail fast with 503 instead of queueing.
+    pool = new pg.Pool({ connectionString: options.url, max: 10, connectionTimeoutMillis: 5_000 });
+    const onPoolError = options.onPoolError ?? (() => undefined);
+    pool.on('error', onPoolError);
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   } else {
     kind = 'pglite';

@@ -1,0 +1,104 @@
+// The bridge and its stores (issue 8 items 1 and 8, decisions B17 and B18): a PostgreSQL restart is an
+// outage answered 503, never a crash, and the bridge recovers by itself; one bridge per DATA_DIR.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { startPrivatePostgres } from '@domdao/test-helpers';
+import { BACKENDS, bridge } from './harness.ts';
+
+describe('decision B17: a PostgreSQL restart is an outage, not a crash', () => {
+  it('requests during the outage get 503 with a JSON error; the bridge recovers when PostgreSQL is back', async (t) => {
+    const server = await startPrivatePostgres();
+    t.after(() => server.close());
+    const h = await bridge(BACKENDS[0]!, { DATABASE_URL: server.url, SESSION_STORE: 'database' });
+    t.after(() => h.close());
+    assert.equal(h.opened.dbKind, 'postgres');
+    const { jar } = await h.member('ada@example.org');
+    // Pooled connections are idle now; the restart terminates them ("administrator command").
+    const uncaught: Error[] = [];
+    const onUncaught = (e: Error) => uncaught.push(e);
+    process.on('uncaughtException', onUncaught);
+    t.after(() => process.off('uncaughtException', onUncaught));
+    await server.stop();
+    await new Promise((r) => setTimeout(r, 200));
+
+    const session = await h.request({ method: 'GET', url: '/auth/session', jar });
+    assert.equal(session.statusCode, 503);
+    assert.equal(session.json().error, 'SESSION_STORE_UNAVAILABLE');
+    const login = await h.login('ada@example.org');
+    assert.equal(login.res.statusCode, 503);
+    assert.match(login.res.headers['content-type'] as string, /application\/json/);
+    assert.equal(login.res.json().error, 'DATABASE_UNAVAILABLE');
+    assert.equal(login.jar.cookie, undefined);
+    assert.deepEqual(uncaught, []);
+    assert.ok(h.logs.lines().some((l) => l.event === 'database.connection_lost'), 'the lost connection is logged');
+
+    await server.start();
+    const back = await h.request({ method: 'GET', url: '/auth/session', jar });
+    assert.equal(back.statusCode, 200);
+    assert.equal(back.json().authenticated, true);
+    assert.equal((await h.login('ada@example.org')).res.statusCode, 200);
+  });
+});
+
+describe('decision B18: one bridge per DATA_DIR', () => {
+  const main = new URL('../src/main.ts', import.meta.url).pathname;
+  const freePort = () =>
+    new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as AddressInfo;
+        s.close(() => resolve(port));
+      });
+    });
+  const start = async (dir: string): Promise<{ child: ChildProcess; output: () => string; started: Promise<void> }> => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', main], {
+      env: { PATH: process.env.PATH, NODE_ENV: 'development', DATA_DIR: dir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let exited = false;
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    child.once('exit', () => (exited = true));
+    // Started = answering /health (bounded: 60 s).
+    const started = (async () => {
+      for (let i = 0; i < 600; i++) {
+        if (exited) throw new Error(`exited: ${out}`);
+        const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
+        if (ok) return;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`not started: ${out}`);
+    })();
+    started.catch(() => undefined);
+    return { child, output: () => out, started };
+  };
+
+  it('a second process on the same DATA_DIR refuses to start with a clear message; a killed one leaves no stuck lock', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'bridge-lock-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const first = await start(dir);
+    t.after(() => first.child.kill('SIGKILL'));
+    await first.started;
+
+    const second = await start(dir);
+    t.after(() => second.child.kill('SIGKILL'));
+    const [code] = (await once(second.child, 'exit')) as [number];
+    assert.equal(code, 1);
+    assert.match(second.output(), new RegExp(`bridge: .*in use by another process \\(PID ${first.child.pid}\\)`));
+
+    first.child.kill('SIGKILL');
+    await once(first.child, 'exit');
+    const third = await start(dir);
+    t.after(() => third.child.kill('SIGKILL'));
+    await third.started;
+    third.child.kill('SIGTERM');
+    await once(third.child, 'exit');
+  });
+});
