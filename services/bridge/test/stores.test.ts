@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startPrivatePostgres } from '@domdao/test-helpers';
-import { BACKENDS, bridge } from './harness.ts';
+import { BACKENDS, bridge, paymentEvent } from './harness.ts';
 
 describe('decision B17: a PostgreSQL restart is an outage, not a crash', () => {
   it('requests during the outage get 503 with a JSON error; the bridge recovers when PostgreSQL is back', async (t) => {
@@ -33,8 +33,12 @@ describe('decision B17: a PostgreSQL restart is an outage, not a crash', () => {
     const login = await h.login('ada@example.org');
     assert.equal(login.res.statusCode, 503);
     assert.match(login.res.headers['content-type'] as string, /application\/json/);
-    assert.equal(login.res.json().error, 'DATABASE_UNAVAILABLE');
+    assert.ok(['DATABASE_UNAVAILABLE', 'SESSION_STORE_UNAVAILABLE'].includes(login.res.json().error), login.res.body);
     assert.equal(login.jar.cookie, undefined);
+    const hook = await h.signedWebhook(paymentEvent('00000000-0000-4000-8000-000000000000'));
+    assert.equal(hook.statusCode, 503);
+    assert.equal(hook.json().error, 'DATABASE_UNAVAILABLE');
+    assert.equal(hook.headers['retry-after'], '5');
     assert.deepEqual(uncaught, []);
     assert.ok(h.logs.lines().some((l) => l.event === 'database.connection_lost'), 'the lost connection is logged');
 
