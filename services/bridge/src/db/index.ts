@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { Kysely, Migrator, PostgresDialect, type Migration } from 'kysely';
 import pg from 'pg';
 import * as initial from './migrations/001-initial.ts';
+import * as paymentIntentUnique from './migrations/010-payment-intent-unique.ts';
 import * as priceOracle from './migrations/002-price-oracle.ts';
 import * as passwordResets from './migrations/005-password-resets.ts';
 import { pgliteDialect } from './pglite-dialect.ts';
@@ -12,7 +13,7 @@ import type { Database } from './schema.ts';
 export type { Database } from './schema.ts';
 export type Db = Kysely<Database>;
 
-const MIGRATIONS: Record<string, Migration> = { '001-initial': initial, '002-price-oracle': priceOracle, '005-password-resets': passwordResets };
+const MIGRATIONS: Record<string, Migration> = { '001-initial': initial, '002-price-oracle': priceOracle, '005-password-resets': passwordResets, '010-payment-intent-unique': paymentIntentUnique };
 
 export interface OpenDatabaseOptions {
   /** postgres://… — PostgreSQL; otherwise PGlite. */

@@ -114,7 +114,13 @@ export function membershipRoutes(app: FastifyInstance, ctx: BridgeContext): void
           const user = await tx.selectFrom('users').select(['id', 'principal', 'is_minor', 'email_verified_at', 'kyc_status', 'kyc_reference', 'email_encrypted', 'name_encrypted']).where('id', '=', o.metadata.user_id).executeTakeFirst();
           let status: 'applied' | 'escrow' = 'escrow';
           let reason: string | undefined;
-          if (!user) reason = 'unknown user';
+          // One intent, one upgrade (B19): another event of a recorded intent is a duplicate.
+          if (await tx.selectFrom('payments').select('id').where('payment_id', '=', o.id).executeTakeFirst()) throw Object.assign(new Error('duplicate payment intent'), { code: '23505' });
+          const price = { amount: ctx.config.MEMBERSHIP_PRICE_MINOR, currency: ctx.config.MEMBERSHIP_PRICE_CURRENCY };
+          const active = user ? await ctx.canisters.membership.get_membership_status(user.principal).catch(() => undefined) : undefined;
+          if (o.currency.toUpperCase() !== price.currency || o.amount !== price.amount) reason = `price mismatch: paid ${o.amount} ${o.currency.toUpperCase()}, the membership costs ${price.amount} ${price.currency}`;
+          else if (!user) reason = 'unknown user';
+          else if (active?.status === 'Active') reason = 'already Active: a renewal is reviewed by an admin';
           else if (!user.email_verified_at) reason = 'not Registered: email not verified';
           else if (user.is_minor) reason = 'under 18';
           else if (user.kyc_status !== 'approved') reason = 'KYC not approved';
