@@ -16,8 +16,9 @@ function fail(message: string): never {
 /** Reads a line from the terminal without echoing it. */
 async function promptHidden(question: string): Promise<string> {
   const stdin = process.stdin;
-  process.stderr.write(question);
+  // Echo off before the prompt appears: text typed as soon as it shows must not be echoed.
   stdin.setRawMode(true);
+  process.stderr.write(question);
   stdin.resume();
   stdin.setEncoding('utf8');
   return new Promise((resolve, reject) => {
