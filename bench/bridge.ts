@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { encryptRegistration } from '../services/bridge/src/registration/client-crypto.ts';
-import { load, medianOf, startChild, table, type Child, type LoadResult } from './lib.ts';
+import { load, medianOf, startChild, table, type Child, type LoadResult, loadColumns } from './lib.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -78,11 +78,7 @@ export async function benchBridge(): Promise<string> {
       '',
       table(
         results.map((r) => ({
-          scenario: r.name,
-          'req/s (median)': r.rps,
-          'req/s range': `${r.minRps}–${r.maxRps}`,
-          'p50 ms': r.p50,
-          'p99 ms': r.p99,
+          ...loadColumns(r),
           'vs peer': `${(r.rps / peerRps).toFixed(2)}×`,
           'non-2xx': r.non2xx,
         })),

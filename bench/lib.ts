@@ -110,6 +110,11 @@ export function memoryOf(pid: number): { peakMiB: number; rssMiB: number } {
   return { peakMiB: Math.round(kb('VmHWM') / 1024), rssMiB: Math.round(kb('VmRSS') / 1024) };
 }
 
+/** The columns every load scenario reports; each bench adds its own comparison. */
+export function loadColumns(r: LoadResult): Record<string, string | number> {
+  return { scenario: r.name, 'req/s (median)': r.rps, 'req/s range': `${r.minRps}–${r.maxRps}`, 'p50 ms': r.p50, 'p99 ms': r.p99 };
+}
+
 export function table(rows: Array<Record<string, string | number>>): string {
   const cols = Object.keys(rows[0] ?? {});
   const line = (cells: Array<string | number>) => `| ${cells.join(' | ')} |`;

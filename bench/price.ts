@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { load, medianOf, startChild, table, type Child, type LoadResult } from './lib.ts';
+import { load, medianOf, startChild, table, type Child, type LoadResult, loadColumns } from './lib.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -37,11 +37,7 @@ export async function benchPrice(): Promise<string> {
       '',
       table(
         results.map((r) => ({
-          scenario: r.name,
-          'req/s (median)': r.rps,
-          'req/s range': `${r.minRps}–${r.maxRps}`,
-          'p50 ms': r.p50,
-          'p99 ms': r.p99,
+          ...loadColumns(r),
           'vs bare': `${((r.rps / bareRps) * 100).toFixed(0)} %`,
           'non-2xx': r.non2xx,
           errors: r.errors,
