@@ -61,7 +61,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: 
 }
 
 export async function migrate(db: Kysely<unknown> | Db): Promise<void> {
-  const migrator = new Migrator({ db: db as Kysely<unknown>, provider: { getMigrations: async () => MIGRATIONS } });
+  // Features add migrations in numbered ranges of their own (decision R12), so a database that ran a
+  // later range must still accept an earlier one that arrives afterwards.
+  const migrator = new Migrator({ db: db as Kysely<unknown>, provider: { getMigrations: async () => MIGRATIONS }, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
