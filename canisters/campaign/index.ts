@@ -3,4 +3,4 @@
 export * from './core/campaign.ts';
 export * from './core/progress.ts';
 export * from './candid.ts';
-export * from './timers.ts';
+export * from './wiring.ts';

@@ -3,4 +3,4 @@
 export * from './core/governance.ts';
 export * from './core/types.ts';
 export * from './candid.ts';
-export * from './timers.ts';
+export * from './wiring.ts';

@@ -2,3 +2,4 @@
 // Other packages import only this (docs/architecture.md "Dependency rules").
 export * from './core/membership.ts';
 export * from './candid.ts';
+export * from './wiring.ts';

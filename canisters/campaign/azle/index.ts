@@ -1,13 +1,13 @@
 // The campaign canister on the IC (Azle): Candid in and out through ../candid.ts, state in stable
 // memory, the price read from governance and membership checked on every update, and a timer that
 // refreshes the cached price so get_campaign (a query) is never long behind.
-import { canisterSelf, IDL, init, postUpgrade, query, setTimerInterval, time, update } from 'azle';
-import { AzleIdl, azleMethods, dispatcher, fromCandidArgs, interCanister, stableStores, wiringStore } from '@domdao/canister-kit/azle';
+import { IDL, init, postUpgrade, query, update } from 'azle';
+import { armTimers, AzleIdl, azleMethods, canisterCalls, dispatcher, fromCandidArgs, rawRandBytes, stableStores, wiringStore } from '@domdao/canister-kit/azle';
 import { governanceMethods } from '@domdao/canister-governance';
 import { membershipMethods } from '@domdao/canister-membership';
-import { CAMPAIGN_PRICE_REFRESH_SECONDS } from '../timers.ts';
 import { campaignMethods, campaignTypes } from '../candid.ts';
 import { CAMPAIGN_STORE_NAMES, campaignCore, type CampaignStores } from '../core/campaign.ts';
+import { campaignWiring } from '../wiring.ts';
 
 interface InitArgs {
   governance_canister: string;
@@ -18,35 +18,25 @@ interface InitArgs {
 const table = campaignMethods(AzleIdl);
 const methods = azleMethods(table);
 const types = campaignTypes(AzleIdl);
-const wiring = wiringStore<InitArgs>();
-const governance = interCanister(() => wiring.get().governance_canister, governanceMethods(AzleIdl));
-const membership = interCanister(() => wiring.get().membership_canister, membershipMethods(AzleIdl));
-const core = campaignCore(stableStores<CampaignStores>(CAMPAIGN_STORE_NAMES), {
-  governance: { get_dom_price: () => governance('get_dom_price') },
-  membership: { get_membership_status: (owner) => membership('get_membership_status', owner) },
-});
+const initArgs = wiringStore<InitArgs>();
+const callees = canisterCalls({ governance: governanceMethods(AzleIdl), membership: membershipMethods(AzleIdl) }, (to) => initArgs.get()[`${to}_canister`]);
+const core = campaignCore(stableStores<CampaignStores>(CAMPAIGN_STORE_NAMES), campaignWiring.deps(callees, { randomBytes: rawRandBytes }));
 const calls = dispatcher(table, core);
-
-function armTimers(): void {
-  setTimerInterval(CAMPAIGN_PRICE_REFRESH_SECONDS, async () => {
-    await core.refresh_price({ caller: canisterSelf().toText(), now: time() });
-  });
-}
 
 export default class {
   @init([types.InitArgs as unknown as IDL.Type])
   init(args: unknown): void {
     const a = fromCandidArgs<InitArgs>(types.InitArgs, args);
-    wiring.set(a);
+    initArgs.set(a);
     core.init({ admins: a.admins, ...(a.price_max_age !== undefined && { price_max_age: a.price_max_age }) });
-    armTimers();
+    armTimers(campaignWiring.timers, core);
   }
 
   /** Upgrades take the same arguments; they may re-point the other canisters, nothing else. */
   @postUpgrade([types.InitArgs as unknown as IDL.Type])
   postUpgrade(args: unknown): void {
-    wiring.set(fromCandidArgs<InitArgs>(types.InitArgs, args));
-    armTimers();
+    initArgs.set(fromCandidArgs<InitArgs>(types.InitArgs, args));
+    armTimers(campaignWiring.timers, core);
   }
 
   @update(methods.create_campaign.args, methods.create_campaign.ret)

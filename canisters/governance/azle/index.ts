@@ -1,51 +1,37 @@
 // The governance canister on the IC (Azle). A thin shell: Candid in and out through the method table
 // of ../candid.ts, state in stable memory, time and caller from the IC, inter-canister calls to the
 // membership and treasury canisters, and a timer that does what the embedded scheduler does.
-import { canisterSelf, IDL, init, postUpgrade, query, setTimerInterval, time, update } from 'azle';
-import { AzleIdl, azleMethods, dispatcher, icrc7EntryPoints, fromCandidArgs, interCanister, stableStores, wiringStore } from '@domdao/canister-kit/azle';
+import { canisterSelf, IDL, init, postUpgrade, query, update } from 'azle';
+import { armTimers, AzleIdl, azleMethods, canisterCalls, dispatcher, icrc7EntryPoints, fromCandidArgs, rawRandBytes, stableStores, wiringStore } from '@domdao/canister-kit/azle';
 import { membershipMethods } from '@domdao/canister-membership';
 import { treasuryMethods } from '@domdao/canister-treasury';
-import { GOVERNANCE_TICK_SECONDS } from '../timers.ts';
 import { governanceMethods, governanceTypes } from '../candid.ts';
 import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '../core/governance.ts';
 import type { GovernanceInit } from '../core/types.ts';
+import { governanceWiring } from '../wiring.ts';
 
 const table = governanceMethods(AzleIdl);
 const methods = azleMethods(table);
 const types = governanceTypes(AzleIdl);
-const wiring = wiringStore<Omit<GovernanceInit, 'self'>>();
-const membership = interCanister(() => wiring.get().membership_canister, membershipMethods(AzleIdl));
-const treasury = interCanister(() => wiring.get().treasury_canister, treasuryMethods(AzleIdl));
-
-const core = governanceCore(stableStores<GovernanceStores>(GOVERNANCE_STORE_NAMES), {
-  membership: {
-    get_membership_status: (owner) => membership('get_membership_status', owner),
-    count_active_members: () => membership('count_active_members'),
-    apply_policy: (policy) => membership('apply_policy', policy),
-  },
-  treasury: { execute_payout: (id, payout) => treasury('execute_payout', id, payout) },
-});
+const initArgs = wiringStore<Omit<GovernanceInit, 'self'>>();
+const callees = canisterCalls({ membership: membershipMethods(AzleIdl), treasury: treasuryMethods(AzleIdl) }, (to) => initArgs.get()[`${to}_canister`]);
+const core = governanceCore(stableStores<GovernanceStores>(GOVERNANCE_STORE_NAMES), governanceWiring.deps(callees, { randomBytes: rawRandBytes }));
 const calls = dispatcher(table, core);
-
-/** The IC's counterpart of the embedded scheduler: transitions, executions and receipt burning. */
-function armTimers(): void {
-  setTimerInterval(GOVERNANCE_TICK_SECONDS, () => core.tick({ caller: canisterSelf().toText(), now: time() }));
-}
 
 export default class extends icrc7EntryPoints(calls) {
   @init([types.InitArgs as unknown as IDL.Type])
   init(args: unknown): void {
     const a = fromCandidArgs<Omit<GovernanceInit, 'self'>>(types.InitArgs, args);
-    wiring.set(a);
+    initArgs.set(a);
     core.init({ ...a, self: canisterSelf().toText() });
-    armTimers();
+    armTimers(governanceWiring.timers, core);
   }
 
   /** Upgrades take the same arguments; they may re-point the other canisters, nothing else. */
   @postUpgrade([types.InitArgs as unknown as IDL.Type])
   postUpgrade(args: unknown): void {
-    wiring.set(fromCandidArgs<Omit<GovernanceInit, 'self'>>(types.InitArgs, args));
-    armTimers();
+    initArgs.set(fromCandidArgs<Omit<GovernanceInit, 'self'>>(types.InitArgs, args));
+    armTimers(governanceWiring.timers, core);
   }
 
   @update(methods.create_proposal.args, methods.create_proposal.ret)

@@ -9,7 +9,7 @@ type InitArgs = Omit<MembershipConfig, 'next_token_id'>;
 const table = membershipMethods(AzleIdl);
 const methods = azleMethods(table);
 const types = membershipTypes(AzleIdl);
-const wiring = wiringStore<InitArgs>();
+const initArgs = wiringStore<InitArgs>();
 const core = membershipCore(stableStores<MembershipStores>(MEMBERSHIP_STORE_NAMES));
 const calls = dispatcher(table, core);
 
@@ -17,14 +17,14 @@ export default class extends icrc7EntryPoints(calls) {
   @init([types.InitArgs as unknown as IDL.Type])
   init(args: unknown): void {
     const a = fromCandidArgs<InitArgs>(types.InitArgs, args);
-    wiring.set(a);
+    initArgs.set(a);
     core.init(a);
   }
 
   /** Upgrades take the same arguments and keep the stored configuration (governance changes it). */
   @postUpgrade([types.InitArgs as unknown as IDL.Type])
   postUpgrade(args: unknown): void {
-    wiring.set(fromCandidArgs<InitArgs>(types.InitArgs, args));
+    initArgs.set(fromCandidArgs<InitArgs>(types.InitArgs, args));
   }
 
   @update(methods.mint_membership_registered.args, methods.mint_membership_registered.ret)

@@ -1,10 +1,11 @@
 // The treasury canister on the IC (Azle): Candid in and out through ../candid.ts, state in stable
 // memory, the ratified price read from governance for USD payouts.
 import { IDL, init, postUpgrade, query, update } from 'azle';
-import { AzleIdl, azleMethods, dispatcher, fromCandidArgs, interCanister, stableStores, wiringStore } from '@domdao/canister-kit/azle';
+import { AzleIdl, azleMethods, canisterCalls, dispatcher, fromCandidArgs, rawRandBytes, stableStores, wiringStore } from '@domdao/canister-kit/azle';
 import { governanceMethods } from '@domdao/canister-governance';
 import { treasuryMethods, treasuryTypes } from '../candid.ts';
 import { TREASURY_STORE_NAMES, treasuryCore, type TreasuryStores } from '../core/treasury.ts';
+import { treasuryWiring } from '../wiring.ts';
 
 interface InitArgs {
   governance_canister: string;
@@ -14,25 +15,23 @@ interface InitArgs {
 const table = treasuryMethods(AzleIdl);
 const methods = azleMethods(table);
 const types = treasuryTypes(AzleIdl);
-const wiring = wiringStore<InitArgs>();
-const governance = interCanister(() => wiring.get().governance_canister, governanceMethods(AzleIdl));
-const core = treasuryCore(stableStores<TreasuryStores>(TREASURY_STORE_NAMES), {
-  governance: { get_dom_price: () => governance('get_dom_price') },
-});
+const initArgs = wiringStore<InitArgs>();
+const callees = canisterCalls({ governance: governanceMethods(AzleIdl) }, (to) => initArgs.get()[`${to}_canister`]);
+const core = treasuryCore(stableStores<TreasuryStores>(TREASURY_STORE_NAMES), treasuryWiring.deps(callees, { randomBytes: rawRandBytes }));
 const calls = dispatcher(table, core);
 
 export default class {
   @init([types.InitArgs as unknown as IDL.Type])
   init(args: unknown): void {
     const a = fromCandidArgs<InitArgs>(types.InitArgs, args);
-    wiring.set(a);
+    initArgs.set(a);
     core.init({ governance_canister: a.governance_canister, admins: a.admins, ...(a.price_max_age !== undefined && { price_max_age: a.price_max_age }) });
   }
 
   /** Upgrades take the same arguments; they may re-point governance, nothing else. */
   @postUpgrade([types.InitArgs as unknown as IDL.Type])
   postUpgrade(args: unknown): void {
-    wiring.set(fromCandidArgs<InitArgs>(types.InitArgs, args));
+    initArgs.set(fromCandidArgs<InitArgs>(types.InitArgs, args));
   }
 
   @update(methods.execute_payout.args, methods.execute_payout.ret)

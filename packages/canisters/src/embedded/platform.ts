@@ -3,13 +3,13 @@
 // caller canister's principal), initialised on first open, driven by a scheduler that plays the part
 // of the IC's canister timers, and reached through in-process clients with a chosen caller principal.
 import { randomBytes } from 'node:crypto';
-import type { CallContext, StoreKey } from '@domdao/canister-kit';
+import type { CallContext, CanisterCall, CanisterTimer, HostServices, StoreKey } from '@domdao/canister-kit';
 import { EmbeddedHost } from '@domdao/canister-kit/embedded';
-import { CAMPAIGN_PRICE_REFRESH_SECONDS, CAMPAIGN_STORE_NAMES, campaignCore, type CampaignStores } from '@domdao/canister-campaign';
-import { GOVERNANCE_STORE_NAMES, GOVERNANCE_TICK_SECONDS, governanceCore, type GovernanceStores } from '@domdao/canister-governance';
-import { MEMBERSHIP_STORE_NAMES, membershipCore, type MembershipStores } from '@domdao/canister-membership';
-import { TREASURY_STORE_NAMES, treasuryCore, type TreasuryStores } from '@domdao/canister-treasury';
-import { USER_STORE_NAMES, userCore, type UserStores } from '@domdao/canister-user';
+import { CAMPAIGN_STORE_NAMES, campaignCore, campaignWiring, type CampaignStores } from '@domdao/canister-campaign';
+import { GOVERNANCE_STORE_NAMES, governanceCore, governanceWiring, type GovernanceStores } from '@domdao/canister-governance';
+import { MEMBERSHIP_STORE_NAMES, membershipCore, membershipWiring, type MembershipStores } from '@domdao/canister-membership';
+import { TREASURY_STORE_NAMES, treasuryCore, treasuryWiring, type TreasuryStores } from '@domdao/canister-treasury';
+import { USER_STORE_NAMES, userCore, userWiring, type UserStores } from '@domdao/canister-user';
 import type { CanisterClients, CanisterIds, CanisterName } from '../api.ts';
 import { EMBEDDED_CANISTER_IDS } from '../principals.ts';
 import { METHOD_TABLES } from '../tables.ts';
@@ -35,23 +35,28 @@ export interface EmbeddedPlatformOptions {
   onSchedulerError?: (err: unknown) => void;
 }
 
-/** The longest the scheduler sleeps by default, so it notices work created by calls it did not see. */
-// The governance canister's timer period (canisters/governance/timers.ts), as its Azle entry point arms it.
-const MAX_SLEEP_MS = GOVERNANCE_TICK_SECONDS * 1000;
-// The campaign canister's own timer period (canisters/campaign/timers.ts), as its Azle entry point arms it.
-const CAMPAIGN_PRICE_REFRESH_NS = BigInt(CAMPAIGN_PRICE_REFRESH_SECONDS) * 1_000_000_000n;
+/** Each canister's wiring (canisters/<name>/wiring.ts), as its Azle entry point reads it; step order is this order. */
+const WIRING = { governance: governanceWiring, membership: membershipWiring, user: userWiring, campaign: campaignWiring, treasury: treasuryWiring };
+type Cores = ReturnType<typeof wire>;
+/** Every canister's timers, as the IC would arm them. */
+const TIMERS = (Object.keys(WIRING) as CanisterName[]).flatMap((canister) =>
+  (WIRING[canister].timers as readonly CanisterTimer<unknown>[]).map((timer) => ({ canister, timer, periodNs: BigInt(timer.every_seconds) * 1_000_000_000n })),
+);
+/** The longest the scheduler sleeps by default (the shortest timer period), so it notices work created by calls it did not see. */
+const MAX_SLEEP_MS = Math.min(...TIMERS.map((t) => t.timer.every_seconds)) * 1000;
 
 export class EmbeddedPlatform {
   readonly ids: CanisterIds = EMBEDDED_CANISTER_IDS;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private closed = false;
-  private lastCampaignRefresh = 0n;
+  /** When each period-driven timer last ran. */
+  private readonly lastRun = new Map<string, bigint>();
 
   private constructor(
     readonly host: EmbeddedHost,
     private readonly clock: () => bigint,
-    private readonly cores: ReturnType<typeof wire>,
+    private readonly cores: Cores,
     private readonly onSchedulerError: (err: unknown) => void,
     private readonly maxSleepMs: number,
   ) {}
@@ -98,25 +103,23 @@ export class EmbeddedPlatform {
     this.host.close();
   }
 
+  /** Timers with a due time run at every step (the scheduler wakes when they are due); the others when their period has elapsed. */
   private async step(): Promise<void> {
-    const { ids, cores } = this;
     const now = this.clock();
-    await this.host.update('governance', () => cores.governance.tick({ caller: ids.governance, now }));
-    await this.host.update('user', () => cores.user.process_retry_queue({ caller: ids.user, now }));
-    if (now - this.lastCampaignRefresh >= CAMPAIGN_PRICE_REFRESH_NS) {
-      await this.host.update('campaign', () => cores.campaign.refresh_price({ caller: ids.campaign, now }));
-      this.lastCampaignRefresh = now;
+    for (const { canister, timer, periodNs } of TIMERS) {
+      const key = `${canister}.${timer.name}`;
+      if (!timer.due && now - (this.lastRun.get(key) ?? 0n) < periodNs) continue;
+      await this.host.update(canister, () => timer.run(this.cores[canister], { caller: this.ids[canister], now }));
+      if (!timer.due) this.lastRun.set(key, now);
     }
   }
 
-  /** When the next step is due: the earliest proposal transition or retry, at most a minute away. */
+  /** When the next step is due: the earliest time a timer reports (a proposal transition, a retry), at most maxSleepMs away. */
   private nextDelayMs(): number {
     const now = this.clock();
-    const ctx = { caller: this.ids.governance, now };
-    const due = [
-      this.host.query('governance', () => this.cores.governance.next_wakeup(ctx)),
-      this.host.query('user', () => this.cores.user.next_retry_at({ caller: this.ids.user, now })),
-    ].filter((t): t is bigint => t !== undefined);
+    const due = TIMERS.flatMap(({ canister, timer }) =>
+      timer.due ? [this.host.query(canister, () => timer.due!(this.cores[canister], { caller: this.ids[canister], now }))] : [],
+    ).filter((t): t is bigint => t !== undefined);
     const next = due.length ? due.reduce((a, b) => (a < b ? a : b)) : undefined;
     if (next === undefined) return this.maxSleepMs;
     return Math.max(0, Math.min(this.maxSleepMs, Number((next - now) / 1_000_000n) + 1));
@@ -178,49 +181,26 @@ function stores<T>(host: EmbeddedHost, canister: CanisterName, names: Record<key
   return Object.fromEntries(Object.entries(names).map(([k, name]) => [k, host.store<StoreKey, unknown>(canister, name as string)])) as T;
 }
 
-/** The cores with their inter-canister clients: each call runs as the callee's query or update. */
+/** The cores, each given its dependencies as its wiring declares them: each call runs as the callee's query or update. */
 function wire(host: EmbeddedHost, clock: () => bigint, ids: CanisterIds, intercept?: EmbeddedPlatformOptions['interceptCall']) {
-  const ctx = (from: CanisterName): CallContext => ({ caller: ids[from], now: clock() });
-  const query = <T>(from: CanisterName, to: CanisterName, method: string, fn: (c: CallContext) => T): Promise<T> => {
-    try {
+  const services: HostServices = { randomBytes: async () => new Uint8Array(randomBytes(16)) };
+  // Calls resolve their callee when made, so a core may call one built after it (governance → treasury).
+  const callFrom =
+    (from: CanisterName): CanisterCall<CanisterName> =>
+    async (to, method, ...args) => {
+      const spec = METHOD_TABLES[to][method];
+      const fn = (cores[to] as unknown as Record<string, (ctx: CallContext, ...a: unknown[]) => unknown>)[method];
+      if (!spec || typeof fn !== 'function') throw new Error(`${from} calls ${to}.${method}, which is not in ${to}'s Candid interface`);
       intercept?.(from, to, method);
-      return Promise.resolve(structuredClone(host.query(to, () => fn(ctx(from)))));
-    } catch (e) {
-      return Promise.reject(e);
-    }
+      const ctx: CallContext = { caller: ids[from], now: clock() };
+      return structuredClone(spec.kind === 'query' ? host.query(to, () => fn(ctx, ...args)) : await host.update(to, () => fn(ctx, ...args))) as never;
+    };
+  const cores = {
+    governance: governanceCore(stores<GovernanceStores>(host, 'governance', GOVERNANCE_STORE_NAMES), governanceWiring.deps(callFrom('governance'), services)),
+    membership: membershipCore(stores<MembershipStores>(host, 'membership', MEMBERSHIP_STORE_NAMES)),
+    user: userCore(stores<UserStores>(host, 'user', USER_STORE_NAMES), userWiring.deps(callFrom('user'), services)),
+    campaign: campaignCore(stores<CampaignStores>(host, 'campaign', CAMPAIGN_STORE_NAMES), campaignWiring.deps(callFrom('campaign'), services)),
+    treasury: treasuryCore(stores<TreasuryStores>(host, 'treasury', TREASURY_STORE_NAMES), treasuryWiring.deps(callFrom('treasury'), services)),
   };
-  const update = async <T>(from: CanisterName, to: CanisterName, method: string, fn: (c: CallContext) => T | Promise<T>): Promise<T> => {
-    intercept?.(from, to, method);
-    return structuredClone(await host.update(to, () => fn(ctx(from))));
-  };
-
-  const membership = membershipCore(stores<MembershipStores>(host, 'membership', MEMBERSHIP_STORE_NAMES));
-  // Calls resolve their callee when made, so a core may name one wired after it (governance → treasury).
-  const governance = governanceCore(stores<GovernanceStores>(host, 'governance', GOVERNANCE_STORE_NAMES), {
-    membership: {
-      get_membership_status: (owner) => query('governance', 'membership', 'get_membership_status', (c) => membership.get_membership_status(c, owner)),
-      count_active_members: () => query('governance', 'membership', 'count_active_members', (c) => membership.count_active_members(c)),
-      apply_policy: (policy) => update('governance', 'membership', 'apply_policy', (c) => membership.apply_policy(c, policy)),
-    },
-    treasury: {
-      execute_payout: (id, payout) => update('governance', 'treasury', 'execute_payout', (c) => treasury.execute_payout(c, id, payout)),
-    },
-  });
-  const treasury = treasuryCore(stores<TreasuryStores>(host, 'treasury', TREASURY_STORE_NAMES), {
-    governance: { get_dom_price: () => query('treasury', 'governance', 'get_dom_price', (c) => governance.get_dom_price(c)) },
-  });
-  const campaign = campaignCore(stores<CampaignStores>(host, 'campaign', CAMPAIGN_STORE_NAMES), {
-    governance: { get_dom_price: () => query('campaign', 'governance', 'get_dom_price', (c) => governance.get_dom_price(c)) },
-    membership: { get_membership_status: (owner) => query('campaign', 'membership', 'get_membership_status', (c) => membership.get_membership_status(c, owner)) },
-  });
-  const user = userCore(stores<UserStores>(host, 'user', USER_STORE_NAMES), {
-    membership: {
-      mint_membership_registered: (owner, tos) => update('user', 'membership', 'mint_membership_registered', (c) => membership.mint_membership_registered(c, owner, tos)),
-      upgrade_to_active: (owner, proof) => update('user', 'membership', 'upgrade_to_active', (c) => membership.upgrade_to_active(c, owner, proof)),
-      get_membership_status: (owner) => query('user', 'membership', 'get_membership_status', (c) => membership.get_membership_status(c, owner)),
-    },
-    randomBytes: async () => new Uint8Array(randomBytes(16)),
-  });
-  return { governance, membership, user, campaign, treasury };
+  return cores;
 }
-

@@ -1,0 +1,24 @@
+// The governance canister's wiring, declared once for its Azle entry point and the embedded platform
+// (packages/canister-kit/src/wiring.ts): membership status, counts and policy changes from the
+// membership canister, payouts through the treasury, and a scheduler step (transitions, executions,
+// receipt burning) at least every minute, sooner when a proposal's next transition is due.
+import type { CanisterWiring } from '@domdao/canister-kit';
+import type { GovernanceCore } from './core/governance.ts';
+import type { GovernanceDeps } from './core/types.ts';
+
+export const GOVERNANCE_TICK_SECONDS = 60;
+
+export const governanceWiring: CanisterWiring<'membership' | 'treasury', GovernanceDeps, GovernanceCore> = {
+  calls: ['membership', 'treasury'],
+  deps: (call) => ({
+    membership: {
+      get_membership_status: (owner) => call('membership', 'get_membership_status', owner),
+      count_active_members: () => call('membership', 'count_active_members'),
+      apply_policy: (policy) => call('membership', 'apply_policy', policy),
+    },
+    treasury: { execute_payout: (id, payout) => call('treasury', 'execute_payout', id, payout) },
+  }),
+  timers: [
+    { name: 'tick', every_seconds: GOVERNANCE_TICK_SECONDS, run: (core, ctx) => core.tick(ctx), due: (core, ctx) => core.next_wakeup(ctx) },
+  ],
+};
