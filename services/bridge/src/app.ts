@@ -36,11 +36,18 @@ import accountRecovery from './account-recovery/index.ts';
 import { emailBlindIndex } from './registration/blind-index.ts';
 import { passwordProblem } from './registration/rules.ts';
 import priceOracleRoutes, { createPriceOracle, parsePriceSources, type PriceOracle } from './oracle/index.ts';
+import { EventLog } from './events/index.ts';
+import { GovernanceFollower } from './events/governance-follower.ts';
+
+/** How often each bridge instance reads the governance admin event log (decision V3). */
+const GOVERNANCE_FOLLOW_MS = 1_000;
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** The price oracle (issue 10): `latest()` for other modules such as the price-proposal job. */
     priceOracle: PriceOracle;
+    /** The in-bridge event log (decisions V1–V4): `events.subscribe(name, types, handler)`. */
+    events: EventLog;
   }
 }
 
@@ -136,6 +143,14 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   });
   app.decorate('priceOracle', priceOracle);
   await app.register(priceOracleRoutes, { oracle: priceOracle, retryAfterSeconds: config.PRICE_POLL_SECONDS, now });
+  const events = new EventLog({ db: parts.db, log: app.log });
+  const governanceFollower = new GovernanceFollower({ db: parts.db, events, governance: ctx.canisters.governance, pollMs: GOVERNANCE_FOLLOW_MS, log: app.log });
+  app.decorate('events', events);
+  app.addHook('onReady', async () => governanceFollower.start());
+  app.addHook('onClose', async () => {
+    await governanceFollower.close();
+    await events.close();
+  });
   await app.register(homePage, { readSession: (req) => currentSession(ctx, req) });
   return app;
 }

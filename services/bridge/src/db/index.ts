@@ -7,13 +7,14 @@ import * as initial from './migrations/001-initial.ts';
 import * as paymentIntentUnique from './migrations/010-payment-intent-unique.ts';
 import * as priceOracle from './migrations/002-price-oracle.ts';
 import * as passwordResets from './migrations/005-password-resets.ts';
+import * as bridgeEvents from './migrations/020-bridge-events.ts';
 import { pgliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
 export type { Database } from './schema.ts';
 export type Db = Kysely<Database>;
 
-const MIGRATIONS: Record<string, Migration> = { '001-initial': initial, '002-price-oracle': priceOracle, '005-password-resets': passwordResets, '010-payment-intent-unique': paymentIntentUnique };
+const MIGRATIONS: Record<string, Migration> = { '001-initial': initial, '002-price-oracle': priceOracle, '005-password-resets': passwordResets, '010-payment-intent-unique': paymentIntentUnique, '020-bridge-events': bridgeEvents };
 
 export interface OpenDatabaseOptions {
   /** postgres://… — PostgreSQL; otherwise PGlite. */

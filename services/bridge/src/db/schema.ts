@@ -67,7 +67,29 @@ export interface PasswordResetsTable {
   created_at: ColumnType<Date, Date | string | undefined, never>;
 }
 
+/** The in-bridge event log (decision V1): governance admin events and the bridge's own, one order. */
+export interface BridgeEventsTable {
+  seq: ColumnType<string, never, never>;
+  type: string;
+  data: ColumnType<unknown, string, never>;
+  source: string;
+  source_id: string;
+  occurred_at: Timestamp;
+  recorded_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
+/** Each durable subscriber's position in bridge_events (decision V2). */
+export interface EventCursorsTable {
+  subscriber: string;
+  last_seq: ColumnType<string, string | number | undefined, string | number>;
+  failures: ColumnType<number, number | undefined, number>;
+  last_error: string | null;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
 export interface Database {
+  bridge_events: BridgeEventsTable;
+  event_cursors: EventCursorsTable;
   password_resets: PasswordResetsTable;
   users: UsersTable;
   sessions: SessionsTable;

@@ -1,0 +1,75 @@
+// Follows the governance canister's admin event log (decision V3) into the bridge's event log. The
+// cursor is the log itself: the highest governance event id stored. Two instances following at once
+// both insert, and the unique (source, source_id) keeps one copy, so each canister event becomes
+// exactly one bridge event whichever instance copied it.
+import { sql } from 'kysely';
+import type { CanisterClients } from '@domdao/canisters';
+import type { Db } from '../db/index.ts';
+import { governanceEvent } from './governance-events.ts';
+import type { EventLog } from './index.ts';
+
+const PAGE = 100;
+
+export interface GovernanceFollowerOptions {
+  db: Db;
+  events: EventLog;
+  governance: Pick<CanisterClients['governance'], 'list_admin_events'>;
+  /** Poll period, ms. */
+  pollMs: number;
+  log?: { warn(obj: object, msg: string): void };
+}
+
+export class GovernanceFollower {
+  readonly #o: GovernanceFollowerOptions;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<number> | undefined;
+  #closed = false;
+
+  constructor(o: GovernanceFollowerOptions) {
+    this.#o = o;
+  }
+
+  /** Copies every admin event not yet stored; returns how many were new here. */
+  follow(): Promise<number> {
+    this.#running ??= this.#follow().finally(() => (this.#running = undefined));
+    return this.#running;
+  }
+
+  async #follow(): Promise<number> {
+    const { db, events, governance } = this.#o;
+    let copied = 0;
+    for (;;) {
+      const { rows } = await sql<{ last: string | null }>`select max(source_id::bigint)::text as last from bridge_events where source = 'governance'`.execute(db);
+      const last = rows[0]?.last;
+      const page = await governance.list_admin_events(last == null ? undefined : BigInt(last) + 1n, PAGE);
+      for (const e of page) {
+        const ev = governanceEvent(e);
+        // Unknown kinds are stored as such, so the cursor moves past them and nothing is re-read.
+        const inserted = ev
+          ? await events.publish(ev.type, ev.data as never, { source: 'governance', sourceId: String(e.id), occurredAt: new Date(Number(e.at / 1_000_000n)) })
+          : await events.publish('Unknown' as never, { kind: Object.keys(e.kind)[0] } as never, { source: 'governance', sourceId: String(e.id), occurredAt: new Date(Number(e.at / 1_000_000n)) });
+        if (inserted) copied += 1;
+      }
+      if (page.length < PAGE || this.#closed) return copied;
+    }
+  }
+
+  start(): void {
+    const tick = async () => {
+      try {
+        await this.follow();
+      } catch (err) {
+        this.#o.log?.warn({ event: 'events.governance_follow_failed', err: err instanceof Error ? err.message : String(err) }, 'reading the governance admin event log failed; retrying');
+      }
+      if (!this.#closed) this.#timer = setTimeout(tick, this.#o.pollMs).unref();
+      this.#o.events.kick();
+    };
+    this.#timer = setTimeout(tick, 0).unref();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    await this.#running?.catch(() => undefined);
+  }
+}

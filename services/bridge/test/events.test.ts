@@ -1,0 +1,171 @@
+// The in-bridge event seam and the governance admin-event follower (issue 10, decisions V1–V4):
+// canister events become typed bridge events once, subscribers get them in order under a durable
+// cursor, a failing handler is retried without losing or skipping, and two bridge instances on one
+// PostgreSQL database copy and process each event exactly once.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'node:test';
+import pg from 'pg';
+import { sql } from 'kysely';
+import { principalFromSeed } from '@domdao/canisters';
+import { EmbeddedPlatform } from '@domdao/canisters/embedded';
+import { openDatabase, type Db } from '../src/db/index.ts';
+import { EventLog, type BridgeEvent } from '../src/events/index.ts';
+import { GovernanceFollower } from '../src/events/governance-follower.ts';
+import { PG_URL } from './harness.ts';
+
+const ADMIN = principalFromSeed('events-test-admin');
+const HOUR = 3_600_000_000_000n;
+
+async function platform() {
+  let now = BigInt(Date.parse('2026-05-01T00:00:00Z')) * 1_000_000n;
+  const p = await EmbeddedPlatform.open({ clock: () => now, admins: [ADMIN], schedulerMaxSleepMs: 5 });
+  return { p, gov: p.as(ADMIN).governance, advance: (ns: bigint) => (now += ns) };
+}
+
+async function eventually(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+async function freshPostgres(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `bridge_events_${randomUUID().replace(/-/g, '')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    async drop() {
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+describe('governance admin-event follower (decisions V1, V3)', () => {
+  it('copies ProposalCreated and ProposalOpened once, typed, in order, and resumes from the stored log', async () => {
+    const { p, gov, advance } = await platform();
+    const database = await openDatabase({});
+    const events = new EventLog({ db: database.db });
+    const follower = new GovernanceFollower({ db: database.db, events, governance: gov, pollMs: 60_000 });
+    try {
+      const created = await gov.create_proposal({ title: 'Events', body: 'b', category: 'General' });
+      assert.ok('Ok' in created);
+      advance(HOUR);
+      await eventually(async () => (await gov.list_admin_events(undefined, 10)).length === 2, 'Created → Open by the scheduler');
+      assert.equal(await follower.follow(), 2);
+      assert.equal(await follower.follow(), 0, 'the stored log is the cursor: nothing is copied twice');
+
+      const seen: BridgeEvent[] = [];
+      events.subscribe('test:all', '*', async (e) => void seen.push(e));
+      await events.drain();
+      assert.deepEqual(seen.map((e) => [e.type, e.id]), [['ProposalCreated', 'governance:1'], ['ProposalOpened', 'governance:2']]);
+      assert.deepEqual(seen[0]!.data, { proposal_id: String(created.Ok), category: 'General', proposed_by: ADMIN });
+      assert.deepEqual(seen[1]!.data, { proposal_id: String(created.Ok), from: 'Created', to: 'Open' });
+      assert.equal(seen[0]!.occurredAt.toISOString(), '2026-05-01T00:00:00.000Z');
+
+      // A restarted bridge (a new EventLog on the same database) does not deliver them again.
+      const again = new EventLog({ db: database.db });
+      const seenAgain: BridgeEvent[] = [];
+      again.subscribe('test:all', '*', async (e) => void seenAgain.push(e));
+      const opened: BridgeEvent[] = [];
+      again.subscribe('test:opened', ['ProposalOpened'], async (e) => void opened.push(e));
+      await again.drain();
+      assert.deepEqual(seenAgain, []);
+      assert.deepEqual(opened.map((e) => e.type), ['ProposalOpened'], 'a type filter delivers only its types');
+      const status = await again.status();
+      assert.deepEqual(status.map((s) => [s.subscriber, s.last_seq, s.failures]), [['test:all', '2', 0], ['test:opened', '2', 0]]);
+      await again.close();
+    } finally {
+      await follower.close();
+      await events.close();
+      await database.close();
+      p.close();
+    }
+  });
+});
+
+describe('event delivery (decisions V2, V4)', () => {
+  it('a failing handler keeps its cursor, records the error, and gets the same event again; its transaction rolls back', async () => {
+    const database = await openDatabase({});
+    const db: Db = database.db;
+    await sql`create table handled (event_id text not null)`.execute(db);
+    const events = new EventLog({ db, retryBaseMs: 1 });
+    try {
+      await events.publish('ConfigChanged', { proposal_id: '7' }, { source: 'test', sourceId: 'a' });
+      assert.equal(await events.publish('ConfigChanged', { proposal_id: '7' }, { source: 'test', sourceId: 'a' }), false, 'same source id: ignored');
+      let fail = true;
+      events.subscribe('test:flaky', ['ConfigChanged'], async (e, trx) => {
+        await sql`insert into handled values (${e.id})`.execute(trx);
+        if (fail) throw new Error('downstream is down');
+      });
+      await events.drain();
+      let [s] = await events.status();
+      assert.deepEqual([s!.last_seq, s!.failures, s!.last_error], ['0', 1, 'downstream is down']);
+      assert.equal((await sql<{ n: number }>`select count(*)::int as n from handled`.execute(db)).rows[0]!.n, 0, 'the failed attempt wrote nothing');
+      fail = false;
+      await new Promise((r) => setTimeout(r, 5));
+      await events.drain();
+      [s] = await events.status();
+      assert.deepEqual([s!.last_seq, s!.failures, s!.last_error], ['1', 0, null]);
+      assert.deepEqual((await sql<{ event_id: string }>`select event_id from handled`.execute(db)).rows, [{ event_id: 'test:a' }]);
+
+      // Published inside a transaction that rolls back: the event never existed.
+      await db
+        .transaction()
+        .execute(async (trx) => {
+          await events.publish('ConfigChanged', { proposal_id: '8' }, { trx });
+          throw new Error('caller aborts');
+        })
+        .catch(() => undefined);
+      assert.equal((await sql<{ n: number }>`select count(*)::int as n from bridge_events`.execute(db)).rows[0]!.n, 1);
+    } finally {
+      await events.close();
+      await database.close();
+    }
+  });
+
+  it('two bridge instances on one PostgreSQL database: each canister event copied once and processed once', async () => {
+    const pgdb = await freshPostgres();
+    const { p, gov, advance } = await platform();
+    const a = await openDatabase({ url: pgdb.url });
+    const b = await openDatabase({ url: pgdb.url });
+    await sql`create table handled (event_id text not null, instance text not null)`.execute(a.db);
+    const logs = [new EventLog({ db: a.db }), new EventLog({ db: b.db })];
+    const followers = [new GovernanceFollower({ db: a.db, events: logs[0]!, governance: gov, pollMs: 60_000 }), new GovernanceFollower({ db: b.db, events: logs[1]!, governance: gov, pollMs: 60_000 })];
+    try {
+      for (let i = 0; i < 12; i++) assert.ok('Ok' in (await gov.create_proposal({ title: `P${i}`, body: 'b', category: 'General' })));
+      advance(HOUR);
+      await eventually(async () => (await gov.list_admin_events(undefined, 100)).length === 24, 'every proposal opened');
+      logs.forEach((log, i) =>
+        log.subscribe('test:shared', '*', async (e, trx) => {
+          await sql`insert into handled values (${e.id}, ${String(i)})`.execute(trx);
+        }),
+      );
+      const copied = await Promise.all([followers[0]!.follow(), followers[1]!.follow()]);
+      assert.equal(copied.reduce((x, y) => x + y, 0), 24, 'together they copied each canister event once');
+      await Promise.all([logs[0]!.drain(), logs[1]!.drain(), logs[0]!.drain(), logs[1]!.drain()]);
+      await Promise.all(logs.map((l) => l.drain()));
+      const { rows } = await sql<{ event_id: string; n: number }>`select event_id, count(*)::int as n from handled group by event_id order by min(instance)`.execute(a.db);
+      assert.equal(rows.length, 24);
+      assert.ok(rows.every((r) => r.n === 1), 'no event processed twice');
+      const types = (await sql<{ type: string; n: number }>`select type, count(*)::int as n from bridge_events group by type order by type`.execute(a.db)).rows;
+      assert.deepEqual(types, [{ type: 'ProposalCreated', n: 12 }, { type: 'ProposalOpened', n: 12 }]);
+    } finally {
+      await Promise.all(followers.map((f) => f.close()));
+      await Promise.all(logs.map((l) => l.close()));
+      await a.close();
+      await b.close();
+      p.close();
+      await pgdb.drop();
+    }
+  });
+});
