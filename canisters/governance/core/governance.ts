@@ -5,7 +5,8 @@
 // an update and a throw leaves nothing behind.
 import { CanisterReject, clampLimit, compositeKey, Err, Ok, u64Key, withPrefix, type CallContext, type Result, type Store } from '@domdao/canister-kit';
 import { statusAt, settleSteps, tallyOf } from './lifecycle.ts';
-import { applyRulesChange, createArgsProblem } from './payloads.ts';
+import { actionOf } from './actions/index.ts';
+import { createArgsProblem } from './payloads.ts';
 import { CATEGORIES, DEFAULT_CATEGORY_RULES, NS_PER_DAY, NS_PER_HOUR, NS_PER_SECOND } from './rules/categories.ts';
 import { priceInForce, setDomPriceProblem, toTick, type DomPriceTick, type PriceEntry } from './rules/price.ts';
 import { receiptsApi } from './receipts.ts';
@@ -145,36 +146,16 @@ export function governanceCore(stores: GovernanceStores, deps: GovernanceDeps) {
     });
   };
 
-  const applyAmendment = (p: ProposalRecord, now: bigint): void => {
-    if (p.payload === undefined || !('ConstitutionalAmendment' in p.payload)) return;
-    const a = p.payload.ConstitutionalAmendment;
-    const c = config();
-    const rules = { ...c.rules };
-    for (const change of a.category_rules) rules[change.category] = applyRulesChange(c, change.category, change);
-    stores.config.set('config', {
-      ...c,
-      rules,
-      voting_delay: a.voting_delay ?? c.voting_delay,
-      execution_window: a.execution_window ?? c.execution_window,
-    });
-    emit(now, { ConfigChanged: { proposal_id: p.id } });
-  };
-
   /**
    * Runs an Approved proposal's action (spec 1 Categories, "Execution on approval"). Awaits first, then
    * writes: Executed, or an ExecutionFailed event and the proposal stays Approved for a retry.
    */
   const execute = async (id: bigint, now: bigint): Promise<Result<null, GovernanceError>> => {
     const payload = stores.proposals.get(id)!.payload;
+    const act = payload && actionOf(payload);
     let failure: string | undefined;
     try {
-      if (payload && 'TreasuryPayout' in payload) {
-        const r = await deps.treasury.execute_payout(id, payload.TreasuryPayout);
-        if ('Err' in r) failure = `treasury refused the payout: ${describe(r.Err)}`;
-      } else if (payload && 'MembershipPolicy' in payload) {
-        const r = await deps.membership.apply_policy(payload.MembershipPolicy);
-        if ('Err' in r) failure = `membership canister refused the policy: ${r.Err}`;
-      }
+      failure = act ? await act.action.call?.(id, act.content, deps) : undefined;
     } catch (e) {
       failure = `call failed: ${e instanceof Error ? e.message : String(e)}`;
     }
@@ -187,8 +168,13 @@ export function governanceCore(stores: GovernanceStores, deps: GovernanceDeps) {
       emit(now, { ExecutionFailed: { proposal_id: id, attempt, message: failure } });
       return Err({ ExecutionFailed: failure });
     }
-    if (payload && 'SetDomPrice' in payload) applyPrice({ proposal_id: id, ...payload.SetDomPrice }, now);
-    if (payload && 'ConstitutionalAmendment' in payload) applyAmendment(p, now);
+    act?.action.apply?.(id, act.content, now, {
+      setPrice: (args) => applyPrice(args, now),
+      updateConfig: (change) => {
+        stores.config.set('config', change(config()));
+        emit(now, { ConfigChanged: { proposal_id: id } });
+      },
+    });
     transition(p, 'Executed', now);
     return Ok(null);
   };
@@ -455,14 +441,6 @@ export function governanceCore(stores: GovernanceStores, deps: GovernanceDeps) {
 
     ...receipts.queries,
   };
-}
-
-function describe(e: unknown): string {
-  if (e !== null && typeof e === 'object') {
-    const [k, v] = Object.entries(e)[0] ?? ['error', undefined];
-    return v === null || v === undefined ? k : `${k}: ${typeof v === 'string' ? v : JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))}`;
-  }
-  return String(e);
 }
 
 export interface SettingsView {
