@@ -27,6 +27,7 @@ export const BridgeEnv = Type.Object({
   HPKE_PRIVATE_KEY: Env.secret('registration encryption key: base64url of the 32-byte P-256 private key (HPKE DHKEM(P-256), HKDF-SHA256, AES-256-GCM)'),
   BLIND_INDEX_KEY: Env.secret('key of the email blind index: base64url, at least 32 bytes'),
   SESSION_DATA_KEY: Env.secret('AES-256-GCM key sealing session data at rest: base64url, 32 bytes'),
+  MEMBER_IDENTITY_SECRET: Env.secret("secret every member's IC key is derived from (HKDF with the user id; decision V6): base64url, 32 bytes; losing it loses every member's principal"),
   ACCESS_TOKEN: Env.secret('bearer token of POST /test-email (at least 16 characters); unset = 503'),
   PAYMENT_WEBHOOK_SECRET: Env.secret('shared secret of the card processor\'s webhook signatures; unset = the webhook answers 503'),
   MEMBERSHIP_PRICE_MINOR: Env.int(2500, 'price of the annual membership in minor units of MEMBERSHIP_PRICE_CURRENCY; a payment of any other amount goes to escrow', 1, 100_000_000),
@@ -58,7 +59,7 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
   problems.push(...parsePriceSources(c).problems);
   if (c.PRICE_STALENESS_SECONDS < 2 * c.PRICE_POLL_SECONDS) problems.push('PRICE_STALENESS_SECONDS: must be at least twice PRICE_POLL_SECONDS, or one slow poll makes the price stale');
   if (c.NODE_ENV === 'production') {
-    for (const name of ['HPKE_PRIVATE_KEY', 'BLIND_INDEX_KEY', 'SESSION_DATA_KEY', 'COOKIE_DOMAIN', 'DATABASE_URL'] as const) {
+    for (const name of ['HPKE_PRIVATE_KEY', 'BLIND_INDEX_KEY', 'SESSION_DATA_KEY', 'MEMBER_IDENTITY_SECRET', 'COOKIE_DOMAIN', 'DATABASE_URL'] as const) {
       if (c[name] === undefined) problems.push(`${name}: required in production`);
     }
     if (c.DEV_OUTBOX_FILE !== undefined) problems.push('DEV_OUTBOX_FILE: development only; it writes verification links to a file');

@@ -10,6 +10,8 @@ export interface BridgeKeys {
   hpkePrivateKey: Uint8Array;
   blindIndexKey: Uint8Array;
   sessionDataKey: Uint8Array;
+  /** Every member's IC key is derived from it (identity/member-identity.ts, decision V6). */
+  memberIdentitySecret: Uint8Array;
 }
 
 const b64 = (s: string) => new Uint8Array(Buffer.from(s, 'base64url'));
@@ -32,10 +34,12 @@ export async function loadKeys(config: BridgeConfig): Promise<BridgeKeys> {
     hpkePrivateKey: await get(config.HPKE_PRIVATE_KEY, 'hpke_private_key', async () => (await generateRegistrationKey()).privateKey),
     blindIndexKey: await get(config.BLIND_INDEX_KEY, 'blind_index_key', () => new Uint8Array(randomBytes(32))),
     sessionDataKey: await get(config.SESSION_DATA_KEY, 'session_data_key', () => new Uint8Array(randomBytes(32))),
+    memberIdentitySecret: await get(config.MEMBER_IDENTITY_SECRET, 'member_identity_secret', () => new Uint8Array(randomBytes(32))),
   };
   if (keys.hpkePrivateKey.length !== 32) throw new Error('HPKE_PRIVATE_KEY must be 32 bytes (base64url)');
   if (keys.blindIndexKey.length < 32) throw new Error('BLIND_INDEX_KEY must be at least 32 bytes (base64url)');
   if (keys.sessionDataKey.length !== 32) throw new Error('SESSION_DATA_KEY must be 32 bytes (base64url)');
+  if (keys.memberIdentitySecret.length !== 32) throw new Error('MEMBER_IDENTITY_SECRET must be 32 bytes (base64url)');
   if (changed) {
     mkdirSync(config.DATA_DIR, { recursive: true });
     writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
