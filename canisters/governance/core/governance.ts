@@ -1,36 +1,36 @@
-// The governance canister's core (spec 1): proposals, votes with ICRC-7 vote-pass receipts, execution
-// of approved proposals, the ratified DOM/USD price and the admin event log. Deterministic: caller and
+// The governance canister's core (spec 1), one file per concern in the manner of OpenZeppelin's
+// Governor: proposals, the ratified DOM/USD price, the admin event log and settings here; voting.ts
+// (votes and vote-pass receipts), execution.ts (approved proposals, through actions/<payload>.ts),
+// scheduler.ts (the timer's step), state.ts (what they share). Deterministic: caller and
 // time come in the CallContext, other canisters through GovernanceDeps, all state lives in the stores.
 // Update methods finish every await before their first write, so an interleaved call never sees half
 // an update and a throw leaves nothing behind.
-import { CanisterReject, clampLimit, compositeKey, Err, Ok, u64Key, withPrefix, type CallContext, type Result, type Store } from '@domdao/canister-kit';
-import { statusAt, settleSteps, tallyOf } from './lifecycle.ts';
-import { actionOf } from './actions/index.ts';
+import { CanisterReject, clampLimit, Err, Ok, type CallContext, type Result, type Store } from '@domdao/canister-kit';
+import { proposalExecution } from './execution.ts';
+import { statusAt, tallyOf } from './lifecycle.ts';
 import { createArgsProblem } from './payloads.ts';
 import { CATEGORIES, DEFAULT_CATEGORY_RULES, NS_PER_DAY, NS_PER_HOUR, NS_PER_SECOND } from './rules/categories.ts';
 import { priceInForce, setDomPriceProblem, toTick, type DomPriceTick, type PriceEntry } from './rules/price.ts';
-import { receiptsApi } from './receipts.ts';
-import {
-  TERMINAL,
-  type AdminEvent,
-  type AdminEventKind,
-  type CreateProposalArgs,
-  type GovernanceConfig,
-  type GovernanceDeps,
-  type GovernanceError,
-  type GovernanceInit,
-  type GovernanceSettings,
-  type ListProposalsArgs,
-  type Proposal,
-  type ProposalRecord,
-  type ProposalStatus,
-  type Receipt,
-  type UpdateDomPriceArgs,
-  type Vote,
-  type VoteError,
-  type VoteRecord,
-  type VoteTally,
+import { governanceScheduler } from './scheduler.ts';
+import { governanceState } from './state.ts';
+import { votingMethods } from './voting.ts';
+import type {
+  AdminEvent,
+  CreateProposalArgs,
+  GovernanceConfig,
+  GovernanceDeps,
+  GovernanceError,
+  GovernanceInit,
+  GovernanceSettings,
+  ListProposalsArgs,
+  Proposal,
+  ProposalRecord,
+  Receipt,
+  UpdateDomPriceArgs,
+  VoteRecord,
 } from './types.ts';
+
+export { BURN_BATCH } from './scheduler.ts';
 
 export interface GovernanceStores {
   config: Store<'config', GovernanceConfig>;
@@ -68,32 +68,17 @@ export const DEFAULT_SETTINGS: GovernanceSettings = {
   execution_window: 7n * NS_PER_DAY,
 };
 export const EXECUTION_RETRY_INTERVAL = 300n * NS_PER_SECOND;
-/** Receipts burned per proposal per scheduler step, so one step stays within the IC's instruction limit. */
-export const BURN_BATCH = 5_000;
 export const LIST_DEFAULT = 20;
 export const LIST_MAX = 100;
 const ANONYMOUS = '2vxsx-fae';
 
 export function governanceCore(stores: GovernanceStores, deps: GovernanceDeps) {
-  const config = (): GovernanceConfig => {
-    const c = stores.config.get('config');
-    if (!c) throw new Error('governance canister not initialised');
-    return c;
-  };
-  const nextId = (name: string): bigint => {
-    const id = stores.counters.get(name) ?? 1n;
-    stores.counters.set(name, id + 1n);
-    return id;
-  };
-  const emit = (now: bigint, kind: AdminEventKind) => {
-    const id = nextId('event');
-    stores.events.set(id, { id, at: now, kind });
-  };
-  const voteKey = (proposalId: bigint, voter: string) => compositeKey(u64Key(proposalId), voter);
-  const isAdmin = (p: string) => config().admins.includes(p);
-  const isTrusted = (p: string) => config().trusted_proposers.includes(p);
-  const receipts = receiptsApi(stores);
-
+  const state = governanceState(stores);
+  const { config, emit, isAdmin, isTrusted, nextId, receipts, settle, transition } = state;
+  const execution = proposalExecution(stores, deps, state);
+  const { applyPrice, execute } = execution;
+  const scheduler = governanceScheduler(stores, deps, state, execution);
+  const { tick } = scheduler;
   const view = (p: ProposalRecord, now: bigint): Proposal => {
     const status = statusAt(p, now);
     return {
@@ -109,123 +94,6 @@ export function governanceCore(stores: GovernanceStores, deps: GovernanceDeps) {
       ...(p.payload !== undefined && { payload: p.payload }),
       ...(status !== 'Created' && { tally: tallyOf(p) }),
     };
-  };
-
-  /** Stores the status after `steps` and logs each of them; a terminal status queues the receipts for burning. */
-  const record = (p: ProposalRecord, steps: Array<[ProposalStatus, ProposalStatus]>, now: bigint): ProposalRecord => {
-    if (steps.length === 0) return p;
-    const to = steps.at(-1)![1];
-    const next: ProposalRecord = { ...p, status: to, receipts_pending: p.receipts_pending || TERMINAL.has(to) };
-    stores.proposals.set(p.id, next);
-    for (const [from, step] of steps) emit(now, { StatusChanged: { proposal_id: p.id, from, to: step } });
-    return next;
-  };
-  /** Records the time-driven transitions due at `now` (the snapshot, if one is due, is already on `p`). */
-  const settle = (p: ProposalRecord, now: bigint) => record(p, settleSteps(p, now), now);
-  const transition = (p: ProposalRecord, to: ProposalStatus, now: bigint) => record(p, [[p.status, to]], now);
-
-  /** Spec 1 SetDomPrice rules 1–3: the tick in stable memory, set_by this canister, PriceUpdated. */
-  const applyPrice = (args: UpdateDomPriceArgs, now: bigint): void => {
-    const c = config();
-    const entry: PriceEntry = {
-      price_usd: args.price_usd,
-      proposal_id: args.proposal_id,
-      set_by: c.self,
-      effective_at: args.effective_at ?? now,
-      ...(args.expires_at !== undefined && { expires_at: args.expires_at }),
-    };
-    stores.prices.set(args.proposal_id, entry);
-    emit(now, {
-      PriceUpdated: {
-        proposal_id: args.proposal_id,
-        price_usd: args.price_usd,
-        effective_at: entry.effective_at,
-        ...(args.expires_at !== undefined && { expires_at: args.expires_at }),
-        ...(args.source_url !== undefined && { source_url: args.source_url }),
-      },
-    });
-  };
-
-  /**
-   * Runs an Approved proposal's action (spec 1 Categories, "Execution on approval"). Awaits first, then
-   * writes: Executed, or an ExecutionFailed event and the proposal stays Approved for a retry.
-   */
-  const execute = async (id: bigint, now: bigint): Promise<Result<null, GovernanceError>> => {
-    const payload = stores.proposals.get(id)!.payload;
-    const act = payload && actionOf(payload);
-    let failure: string | undefined;
-    try {
-      failure = act ? await act.action.call?.(id, act.content, deps) : undefined;
-    } catch (e) {
-      failure = `call failed: ${e instanceof Error ? e.message : String(e)}`;
-    }
-    let p = stores.proposals.get(id)!;
-    if (p.status !== 'Approved') return Err({ ExecutionFailed: `proposal is ${p.status}, not Approved` });
-    const attempt = p.execution_attempts + 1;
-    p = { ...p, execution_attempts: attempt, last_attempt_at: now };
-    stores.proposals.set(id, p);
-    if (failure !== undefined) {
-      emit(now, { ExecutionFailed: { proposal_id: id, attempt, message: failure } });
-      return Err({ ExecutionFailed: failure });
-    }
-    act?.action.apply?.(id, act.content, now, {
-      setPrice: (args) => applyPrice(args, now),
-      updateConfig: (change) => {
-        stores.config.set('config', change(config()));
-        emit(now, { ConfigChanged: { proposal_id: id } });
-      },
-    });
-    transition(p, 'Executed', now);
-    return Ok(null);
-  };
-
-  const burnReceipts = (p: ProposalRecord, budget: number): void => {
-    let burned = 0;
-    for (const [, v] of withPrefix((from) => stores.votes.entries({ from }), `${u64Key(p.id)}|`)) {
-      if (!stores.receipts.has(v.receipt_token_id)) continue;
-      if (burned === budget) return;
-      receipts.burn(v.receipt_token_id);
-      burned++;
-    }
-    stores.proposals.set(p.id, { ...p, receipts_pending: false });
-    stores.active.delete(p.id);
-  };
-
-  /** One proposal's due work: snapshot, recorded transitions, execution, receipt burning. */
-  const advance = async (id: bigint, now: bigint): Promise<void> => {
-    let p = stores.proposals.get(id);
-    if (!p) return;
-    if (p.status === 'Created' && now >= p.voting_opens && p.total_eligible === undefined && now < p.voting_closes) {
-      let snapshot: bigint;
-      try {
-        snapshot = await deps.membership.count_active_members();
-      } catch {
-        return; // the membership canister is unreachable: try again at the next tick
-      }
-      p = stores.proposals.get(id)!;
-      if (p.total_eligible === undefined) {
-        p = { ...p, total_eligible: snapshot };
-        stores.proposals.set(id, p);
-      }
-    }
-    p = settle(p, now);
-    if (p.status === 'Approved') {
-      const c = config();
-      const due = p.last_attempt_at === undefined || now - p.last_attempt_at >= c.execution_retry_interval;
-      if (due) await execute(id, now);
-      p = stores.proposals.get(id)!;
-    }
-    if (TERMINAL.has(p.status) && p.receipts_pending) burnReceipts(p, BURN_BATCH);
-    else if (TERMINAL.has(p.status)) stores.active.delete(id);
-  };
-
-  /**
-   * The scheduler's step (IC timer, embedded scheduler): records due transitions, takes snapshots,
-   * executes approved proposals, burns receipts of finalised ones. `only` limits it to some proposals.
-   */
-  const tick = async (ctx: CallContext, only?: bigint[]): Promise<void> => {
-    const ids = only ?? Array.from(stores.active.entries(), ([id]) => id);
-    for (const id of ids) await advance(id, ctx.now);
   };
 
   return {
@@ -303,63 +171,6 @@ export function governanceCore(stores: GovernanceStores, deps: GovernanceDeps) {
       return out;
     },
 
-    /** Spec 1 Authentication rule 1: Active, unexpired membership, checked by an inter-canister call now. */
-    async cast_vote(ctx: CallContext, proposal_id: bigint, vote: Vote): Promise<Result<null, VoteError>> {
-      const key = voteKey(proposal_id, ctx.caller);
-      const windowError = (p: ProposalRecord): VoteError | undefined => {
-        const s = statusAt(p, ctx.now);
-        if (s === 'Open') return undefined;
-        if (s === 'Created') return { ProposalNotOpen: null };
-        return ctx.now >= p.voting_closes ? { VotingWindowClosed: null } : { ProposalNotOpen: null };
-      };
-      const before = stores.proposals.get(proposal_id);
-      if (!before) return Err({ ProposalNotFound: null });
-      const closed = windowError(before);
-      if (closed) return Err(closed);
-      if (stores.votes.has(key)) return Err({ AlreadyVoted: null });
-      let snapshot = before.total_eligible;
-      try {
-        const m = await deps.membership.get_membership_status(ctx.caller);
-        if (!m?.is_active) return Err({ NotAMember: null });
-        // A window whose opening the scheduler has not recorded yet is opened by its first vote.
-        snapshot ??= await deps.membership.count_active_members();
-      } catch (e) {
-        return Err({ MembershipUnavailable: e instanceof Error ? e.message : String(e) });
-      }
-      // Re-check after the awaits: on the IC other messages may have run in between.
-      let p = stores.proposals.get(proposal_id)!;
-      const closedNow = windowError(p);
-      if (closedNow) return Err(closedNow);
-      if (stores.votes.has(key)) return Err({ AlreadyVoted: null });
-      if (p.total_eligible === undefined) p = { ...p, total_eligible: snapshot };
-      if (p.status === 'Created') p = transition(p, 'Open', ctx.now);
-      stores.proposals.set(proposal_id, {
-        ...p,
-        yes_votes: p.yes_votes + (vote === 'Yes' ? 1n : 0n),
-        no_votes: p.no_votes + (vote === 'No' ? 1n : 0n),
-        abstentions: p.abstentions + (vote === 'Abstain' ? 1n : 0n),
-      });
-      const token_id = receipts.mint(nextId('receipt'), ctx.caller, proposal_id, ctx.now);
-      stores.votes.set(key, { voter: ctx.caller, vote, voted_at: ctx.now, receipt_token_id: token_id });
-      return Ok(null);
-    },
-
-    get_tally(ctx: CallContext, proposal_id: bigint): VoteTally | undefined {
-      const p = stores.proposals.get(proposal_id);
-      if (!p || statusAt(p, ctx.now) === 'Created') return undefined;
-      return tallyOf(p);
-    },
-
-    get_my_vote(ctx: CallContext, proposal_id: bigint): Vote | undefined {
-      return stores.votes.get(voteKey(proposal_id, ctx.caller))?.vote;
-    },
-
-    /** Admin only (spec 1 Authentication rule 2); a query has no error variant, so others are rejected. */
-    list_votes(ctx: CallContext, proposal_id: bigint): VoteRecord[] {
-      if (!isAdmin(ctx.caller)) throw new CanisterReject('NotAuthorized: list_votes is admin only');
-      return [...withPrefix((from) => stores.votes.entries({ from }), `${u64Key(proposal_id)}|`)].map(([, v]) => v);
-    },
-
     /** Permissionless retry of an Approved proposal's execution within its window (decision G6). */
     async execute_proposal(ctx: CallContext, proposal_id: bigint): Promise<Result<null, GovernanceError>> {
       const p = stores.proposals.get(proposal_id);
@@ -418,26 +229,9 @@ export function governanceCore(stores: GovernanceStores, deps: GovernanceDeps) {
       };
     },
 
-    tick,
+    ...votingMethods(stores, deps, state),
 
-    /** When the scheduler next has work: the earliest due time among active proposals. */
-    next_wakeup(ctx: CallContext): bigint | undefined {
-      const c = config();
-      let next: bigint | undefined;
-      const consider = (t: bigint) => (next = next === undefined || t < next ? t : next);
-      for (const [id] of stores.active.entries()) {
-        const p = stores.proposals.get(id)!;
-        const s = statusAt(p, ctx.now);
-        if (s !== p.status || p.receipts_pending || TERMINAL.has(s)) consider(ctx.now);
-        else if (s === 'Created') consider(p.voting_opens);
-        else if (s === 'Open') consider(p.voting_closes);
-        else if (s === 'Approved') {
-          consider(p.execution_deadline);
-          consider(p.last_attempt_at === undefined ? ctx.now : p.last_attempt_at + c.execution_retry_interval);
-        }
-      }
-      return next;
-    },
+    ...scheduler,
 
     ...receipts.queries,
   };

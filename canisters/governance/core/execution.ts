@@ -1,0 +1,71 @@
+// Execution of approved proposals (spec 1 "Execution on approval"), as a Governor's execute step: the
+// payload's action (actions/<payload>.ts) calls other canisters, then governance records the outcome.
+import { Err, Ok, type Result } from '@domdao/canister-kit';
+import { actionOf } from './actions/index.ts';
+import type { GovernanceStores } from './governance.ts';
+import type { PriceEntry } from './rules/price.ts';
+import type { GovernanceState } from './state.ts';
+import type { GovernanceDeps, GovernanceError, UpdateDomPriceArgs } from './types.ts';
+
+export function proposalExecution(stores: GovernanceStores, deps: GovernanceDeps, state: GovernanceState) {
+  const { config, emit, transition } = state;
+
+  /** Spec 1 SetDomPrice rules 1–3: the tick in stable memory, set_by this canister, PriceUpdated. */
+  const applyPrice = (args: UpdateDomPriceArgs, now: bigint): void => {
+    const c = config();
+    const entry: PriceEntry = {
+      price_usd: args.price_usd,
+      proposal_id: args.proposal_id,
+      set_by: c.self,
+      effective_at: args.effective_at ?? now,
+      ...(args.expires_at !== undefined && { expires_at: args.expires_at }),
+    };
+    stores.prices.set(args.proposal_id, entry);
+    emit(now, {
+      PriceUpdated: {
+        proposal_id: args.proposal_id,
+        price_usd: args.price_usd,
+        effective_at: entry.effective_at,
+        ...(args.expires_at !== undefined && { expires_at: args.expires_at }),
+        ...(args.source_url !== undefined && { source_url: args.source_url }),
+      },
+    });
+  };
+
+  /**
+   * Runs an Approved proposal's action (spec 1 Categories, "Execution on approval"). Awaits first, then
+   * writes: Executed, or an ExecutionFailed event and the proposal stays Approved for a retry.
+   */
+  const execute = async (id: bigint, now: bigint): Promise<Result<null, GovernanceError>> => {
+    const payload = stores.proposals.get(id)!.payload;
+    const act = payload && actionOf(payload);
+    let failure: string | undefined;
+    try {
+      failure = act ? await act.action.call?.(id, act.content, deps) : undefined;
+    } catch (e) {
+      failure = `call failed: ${e instanceof Error ? e.message : String(e)}`;
+    }
+    let p = stores.proposals.get(id)!;
+    if (p.status !== 'Approved') return Err({ ExecutionFailed: `proposal is ${p.status}, not Approved` });
+    const attempt = p.execution_attempts + 1;
+    p = { ...p, execution_attempts: attempt, last_attempt_at: now };
+    stores.proposals.set(id, p);
+    if (failure !== undefined) {
+      emit(now, { ExecutionFailed: { proposal_id: id, attempt, message: failure } });
+      return Err({ ExecutionFailed: failure });
+    }
+    act?.action.apply?.(id, act.content, now, {
+      setPrice: (args) => applyPrice(args, now),
+      updateConfig: (change) => {
+        stores.config.set('config', change(config()));
+        emit(now, { ConfigChanged: { proposal_id: id } });
+      },
+    });
+    transition(p, 'Executed', now);
+    return Ok(null);
+  };
+
+  return { applyPrice, execute };
+}
+
+export type ProposalExecution = ReturnType<typeof proposalExecution>;

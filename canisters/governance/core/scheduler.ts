@@ -1,0 +1,89 @@
+// The governance scheduler (IC timer, embedded scheduler): snapshots at opening, time-driven transitions,
+// execution of approved proposals and their retries, and burning the vote-pass receipts of finalised
+// proposals in bounded batches; next_wakeup tells the embedded scheduler when it next has work.
+import { u64Key, withPrefix, type CallContext } from '@domdao/canister-kit';
+import type { GovernanceStores } from './governance.ts';
+import { statusAt } from './lifecycle.ts';
+import type { ProposalExecution } from './execution.ts';
+import type { GovernanceState } from './state.ts';
+import { TERMINAL, type GovernanceDeps, type ProposalRecord } from './types.ts';
+
+/** Receipts burned per proposal per scheduler step, so one step stays within the IC's instruction limit. */
+export const BURN_BATCH = 5_000;
+
+export function governanceScheduler(stores: GovernanceStores, deps: GovernanceDeps, state: GovernanceState, execution: ProposalExecution) {
+  const { config, receipts, settle } = state;
+  const { execute } = execution;
+
+  const burnReceipts = (p: ProposalRecord, budget: number): void => {
+    let burned = 0;
+    for (const [, v] of withPrefix((from) => stores.votes.entries({ from }), `${u64Key(p.id)}|`)) {
+      if (!stores.receipts.has(v.receipt_token_id)) continue;
+      if (burned === budget) return;
+      receipts.burn(v.receipt_token_id);
+      burned++;
+    }
+    stores.proposals.set(p.id, { ...p, receipts_pending: false });
+    stores.active.delete(p.id);
+  };
+
+  /** One proposal's due work: snapshot, recorded transitions, execution, receipt burning. */
+  const advance = async (id: bigint, now: bigint): Promise<void> => {
+    let p = stores.proposals.get(id);
+    if (!p) return;
+    if (p.status === 'Created' && now >= p.voting_opens && p.total_eligible === undefined && now < p.voting_closes) {
+      let snapshot: bigint;
+      try {
+        snapshot = await deps.membership.count_active_members();
+      } catch {
+        return; // the membership canister is unreachable: try again at the next tick
+      }
+      p = stores.proposals.get(id)!;
+      if (p.total_eligible === undefined) {
+        p = { ...p, total_eligible: snapshot };
+        stores.proposals.set(id, p);
+      }
+    }
+    p = settle(p, now);
+    if (p.status === 'Approved') {
+      const c = config();
+      const due = p.last_attempt_at === undefined || now - p.last_attempt_at >= c.execution_retry_interval;
+      if (due) await execute(id, now);
+      p = stores.proposals.get(id)!;
+    }
+    if (TERMINAL.has(p.status) && p.receipts_pending) burnReceipts(p, BURN_BATCH);
+    else if (TERMINAL.has(p.status)) stores.active.delete(id);
+  };
+
+  /**
+   * The scheduler's step (IC timer, embedded scheduler): records due transitions, takes snapshots,
+   * executes approved proposals, burns receipts of finalised ones. `only` limits it to some proposals.
+   */
+  const tick = async (ctx: CallContext, only?: bigint[]): Promise<void> => {
+    const ids = only ?? Array.from(stores.active.entries(), ([id]) => id);
+    for (const id of ids) await advance(id, ctx.now);
+  };
+
+  return {
+    tick,
+
+    /** When the scheduler next has work: the earliest due time among active proposals. */
+    next_wakeup(ctx: CallContext): bigint | undefined {
+      const c = config();
+      let next: bigint | undefined;
+      const consider = (t: bigint) => (next = next === undefined || t < next ? t : next);
+      for (const [id] of stores.active.entries()) {
+        const p = stores.proposals.get(id)!;
+        const s = statusAt(p, ctx.now);
+        if (s !== p.status || p.receipts_pending || TERMINAL.has(s)) consider(ctx.now);
+        else if (s === 'Created') consider(p.voting_opens);
+        else if (s === 'Open') consider(p.voting_closes);
+        else if (s === 'Approved') {
+          consider(p.execution_deadline);
+          consider(p.last_attempt_at === undefined ? ctx.now : p.last_attempt_at + c.execution_retry_interval);
+        }
+      }
+      return next;
+    },
+  };
+}

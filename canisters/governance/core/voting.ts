@@ -1,0 +1,69 @@
+// Voting (spec 1 Authentication rule 1, "Votes"): one vote per Active member while the window is open,
+// each with its ICRC-7 vote-pass receipt; the tally, one's own vote, and the admin-only vote list.
+import { CanisterReject, Err, Ok, u64Key, withPrefix, type CallContext, type Result } from '@domdao/canister-kit';
+import type { GovernanceStores } from './governance.ts';
+import { statusAt, tallyOf } from './lifecycle.ts';
+import type { GovernanceState } from './state.ts';
+import type { GovernanceDeps, ProposalRecord, Vote, VoteError, VoteRecord, VoteTally } from './types.ts';
+
+export function votingMethods(stores: GovernanceStores, deps: GovernanceDeps, state: GovernanceState) {
+  const { isAdmin, nextId, receipts, transition, voteKey } = state;
+  return {
+    /** Spec 1 Authentication rule 1: Active, unexpired membership, checked by an inter-canister call now. */
+    async cast_vote(ctx: CallContext, proposal_id: bigint, vote: Vote): Promise<Result<null, VoteError>> {
+      const key = voteKey(proposal_id, ctx.caller);
+      const windowError = (p: ProposalRecord): VoteError | undefined => {
+        const s = statusAt(p, ctx.now);
+        if (s === 'Open') return undefined;
+        if (s === 'Created') return { ProposalNotOpen: null };
+        return ctx.now >= p.voting_closes ? { VotingWindowClosed: null } : { ProposalNotOpen: null };
+      };
+      const before = stores.proposals.get(proposal_id);
+      if (!before) return Err({ ProposalNotFound: null });
+      const closed = windowError(before);
+      if (closed) return Err(closed);
+      if (stores.votes.has(key)) return Err({ AlreadyVoted: null });
+      let snapshot = before.total_eligible;
+      try {
+        const m = await deps.membership.get_membership_status(ctx.caller);
+        if (!m?.is_active) return Err({ NotAMember: null });
+        // A window whose opening the scheduler has not recorded yet is opened by its first vote.
+        snapshot ??= await deps.membership.count_active_members();
+      } catch (e) {
+        return Err({ MembershipUnavailable: e instanceof Error ? e.message : String(e) });
+      }
+      // Re-check after the awaits: on the IC other messages may have run in between.
+      let p = stores.proposals.get(proposal_id)!;
+      const closedNow = windowError(p);
+      if (closedNow) return Err(closedNow);
+      if (stores.votes.has(key)) return Err({ AlreadyVoted: null });
+      if (p.total_eligible === undefined) p = { ...p, total_eligible: snapshot };
+      if (p.status === 'Created') p = transition(p, 'Open', ctx.now);
+      stores.proposals.set(proposal_id, {
+        ...p,
+        yes_votes: p.yes_votes + (vote === 'Yes' ? 1n : 0n),
+        no_votes: p.no_votes + (vote === 'No' ? 1n : 0n),
+        abstentions: p.abstentions + (vote === 'Abstain' ? 1n : 0n),
+      });
+      const token_id = receipts.mint(nextId('receipt'), ctx.caller, proposal_id, ctx.now);
+      stores.votes.set(key, { voter: ctx.caller, vote, voted_at: ctx.now, receipt_token_id: token_id });
+      return Ok(null);
+    },
+
+    get_tally(ctx: CallContext, proposal_id: bigint): VoteTally | undefined {
+      const p = stores.proposals.get(proposal_id);
+      if (!p || statusAt(p, ctx.now) === 'Created') return undefined;
+      return tallyOf(p);
+    },
+
+    get_my_vote(ctx: CallContext, proposal_id: bigint): Vote | undefined {
+      return stores.votes.get(voteKey(proposal_id, ctx.caller))?.vote;
+    },
+
+    /** Admin only (spec 1 Authentication rule 2); a query has no error variant, so others are rejected. */
+    list_votes(ctx: CallContext, proposal_id: bigint): VoteRecord[] {
+      if (!isAdmin(ctx.caller)) throw new CanisterReject('NotAuthorized: list_votes is admin only');
+      return [...withPrefix((from) => stores.votes.entries({ from }), `${u64Key(proposal_id)}|`)].map(([, v]) => v);
+    },
+  };
+}
