@@ -14,6 +14,8 @@ import { CANISTERS, METHOD_TABLES, principalFromSeed, type CanisterName } from '
 import { EmbeddedPlatform } from '@domdao/canisters/embedded';
 import { candidClients, principalCodec, type CandidTransport } from '@domdao/canisters/ic';
 import { memberIdentity, memberPrincipal } from '../src/identity/member-identity.ts';
+import { loadKeys } from '../src/keys.ts';
+import { bridge as startBridge } from './harness.ts';
 
 const BRIDGE = principalFromSeed('member-identity-bridge');
 const ADMIN = principalFromSeed('member-identity-admin');
@@ -109,6 +111,21 @@ describe('member identities (decisions V5, V6)', () => {
       assert.deepEqual(await other.governance.cast_vote(created.Ok, 'No'), { Err: { NotAMember: null } });
     } finally {
       platform.close();
+    }
+  });
+
+  it('registration creates the canister account under the derived principal of the new user id (POST /api/auth/register)', async () => {
+    const h = await startBridge();
+    try {
+      const { user_id } = await h.member('signer@domdao.example');
+      const row = await h.opened.db.selectFrom('users').select('principal').where('id', '=', user_id).executeTakeFirstOrThrow();
+      // The same keys.json the running bridge generated under DATA_DIR.
+      const { memberIdentitySecret } = await loadKeys(h.config);
+      assert.equal(row.principal, memberPrincipal(memberIdentitySecret, user_id));
+      assert.equal(Principal.fromText(row.principal).toUint8Array().at(-1), 0x02, 'self-authenticating');
+      assert.ok(await h.opened.canisters.clients.user.get_account(row.principal), 'the user canister knows the member by it');
+    } finally {
+      await h.close();
     }
   });
 });

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { principalFromSeed } from '@domdao/canisters';
+import { memberPrincipal } from '../identity/member-identity.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { HOUR_MS, recipientKey, tooMany } from '../auth/brute-force.ts';
 import type { BridgeContext } from '../context.ts';
@@ -69,7 +69,8 @@ export function registrationRoutes(app: FastifyInstance, ctx: BridgeContext): vo
     if (byRecipient > 0) throw tooMany(byRecipient);
 
     const id = randomUUID();
-    const principal = principalFromSeed(`user:${id}`);
+    // The self-authenticating principal of the member's derived key (decision V5): the bridge can sign as it on the IC.
+    const principal = memberPrincipal(ctx.keys.memberIdentitySecret, id);
     const password_hash = await hashPassword(body.password);
     let token: { verification_token: string; expires_at: bigint };
     try {
