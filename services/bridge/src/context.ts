@@ -7,7 +7,8 @@ import type { Throttle } from './auth/brute-force.ts';
 import type { SessionManager } from './auth/sessions.ts';
 import type { BridgeKeys } from './keys.ts';
 
-export interface Opener {
+/** Opens the HPKE-sealed registration fields the client encrypted to the bridge's key. */
+export interface SealedFieldOpener {
   publicKey: string;
   open(field: 'email' | 'name' | 'dob', wire: string): Promise<string>;
 }
@@ -20,7 +21,7 @@ export interface BridgeContext {
   throttle: Throttle;
   canisters: CanisterClients;
   notifier: NotificationClient;
-  opener: Opener;
+  opener: SealedFieldOpener;
   frontendOrigins: ReadonlySet<string>;
   /** Wall clock, ms (tests move it). */
   now(): number;

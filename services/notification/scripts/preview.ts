@@ -7,7 +7,7 @@ import { loadNotificationConfig } from '../src/config.ts';
 import { Composer } from '../src/rendering/compose.ts';
 import { escapeText } from '../src/rendering/escape.ts';
 import { templates } from '../src/templates/index.ts';
-import type { TemplateDefinition } from '../src/templates/kit.ts';
+import type { TemplateDefinition } from '../src/templates/template-schema.ts';
 
 export function renderPreviews(outDir: string, env: NodeJS.ProcessEnv = process.env): string[] {
   const config = loadNotificationConfig({ ...env, NODE_ENV: env.NODE_ENV ?? 'development' });

@@ -16,7 +16,7 @@ import { Composer } from './rendering/compose.ts';
 import { healthRoutes } from './routes/health.ts';
 import { openapiRoutes } from './routes/openapi.ts';
 import { sendRoutes } from './routes/send.ts';
-import type { TemplateDefinition } from './templates/kit.ts';
+import type { TemplateDefinition } from './templates/template-schema.ts';
 import { templates as catalog } from './templates/index.ts';
 
 export const SERVICE_VERSION = '1.5.0';

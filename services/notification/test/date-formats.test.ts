@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { formatUtcDate } from '../src/rendering/format.ts';
-import { isIsoDate, isIsoDateTime } from '../src/templates/kit.ts';
+import { isIsoDate, isIsoDateTime } from '../src/templates/template-schema.ts';
 
 // The reference: the checks as they were before D36.
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import { startSmtpSink, type SmtpSink } from '@domdao/test-helpers';
 import { templates } from '../src/templates/index.ts';
-import { defineTemplate } from '../src/templates/kit.ts';
+import { defineTemplate } from '../src/templates/template-schema.ts';
 import { makeService, makeServiceWithProvider, validBody } from './helpers.ts';
 
 describe('stub mode (EMAIL_PROVIDER_API_KEY unset)', () => {

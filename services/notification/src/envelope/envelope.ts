@@ -2,7 +2,7 @@
 // Every problem is reported at once in details[], so a caller fixes a request in one round trip.
 import type { Brand, BrandBook } from '../brands/brands.ts';
 import type { Detail } from '../http/errors.ts';
-import type { TemplateDefinition } from '../templates/kit.ts';
+import type { TemplateDefinition } from '../templates/template-schema.ts';
 import { validateAttachments, type Attachment } from './attachments.ts';
 import { addressProblem } from './email-address.ts';
 

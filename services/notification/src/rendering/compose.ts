@@ -5,7 +5,7 @@ import type { BrandKey } from '../brands/brands.ts';
 import type { Attachment } from '../envelope/attachments.ts';
 import type { Envelope } from '../envelope/envelope.ts';
 import type { Detail } from '../http/errors.ts';
-import { ajv, ajvDetails, type RenderedContent, type TemplateDefinition } from '../templates/kit.ts';
+import { ajv, ajvDetails, type RenderedContent, type TemplateDefinition } from '../templates/template-schema.ts';
 import { subjectLine } from './escape.ts';
 import { layoutHtml, layoutText } from './layout.ts';
 

@@ -1,7 +1,7 @@
 // The branded frame around every message: logo header, content, footer with organisation name,
 // support URL and postal address (CAN-SPAM), and the unsubscribe link for opt-in mail.
 import type { Brand } from '../brands/brands.ts';
-import type { RenderedContent } from '../templates/kit.ts';
+import type { RenderedContent } from '../templates/template-schema.ts';
 import { blockHtml, blockText } from './blocks.ts';
 import { escapeAttr, escapeText } from './escape.ts';
 

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { BrandBook } from '../brands/brands.ts';
 import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS } from '../envelope/attachments.ts';
-import type { TemplateDefinition } from '../templates/kit.ts';
+import type { TemplateDefinition } from '../templates/template-schema.ts';
 
 const errorResponse = (description: string, codes: string[]) => ({
   description,

@@ -7,7 +7,7 @@ import { fingerprintOf, IDEMPOTENCY_KEY, type IdempotencyStore, type StoredResul
 import type { EmailProvider } from '../providers/index.ts';
 import { ProviderError } from '../providers/index.ts';
 import type { Composer } from '../rendering/compose.ts';
-import type { TemplateDefinition } from '../templates/kit.ts';
+import type { TemplateDefinition } from '../templates/template-schema.ts';
 
 export interface SendRouteOptions {
   brands: BrandBook;

@@ -1,18 +1,18 @@
 import { Type } from '@sinclair/typebox';
-import { defineTemplate, F } from './kit.ts';
+import { defineTemplate, field } from './template-schema.ts';
 
 export const e2eTestResults = defineTemplate({
   type: 'e2e-test-results',
   brands: 'both',
   description: 'Summary of an end-to-end test run for the engineering team.',
   schema: Type.Object({
-    run_id: F.line(128),
-    pass_count: F.count(),
-    fail_count: F.count(),
-    total: F.count(),
-    run_url: F.webUrl(),
-    suite_results: F.opt(
-      Type.Array(Type.Object({ suite: F.line(200), pass: F.count(), fail: F.count(), url: F.opt(F.webUrl()) }), { maxItems: 200 }),
+    run_id: field.line(128),
+    pass_count: field.count(),
+    fail_count: field.count(),
+    total: field.count(),
+    run_url: field.webUrl(),
+    suite_results: field.opt(
+      Type.Array(Type.Object({ suite: field.line(200), pass: field.count(), fail: field.count(), url: field.opt(field.webUrl()) }), { maxItems: 200 }),
     ),
   }),
   example: {

@@ -1,25 +1,25 @@
 import { Type } from '@sinclair/typebox';
 import { icsAttachment } from '../calendar/ics.ts';
 import { formatDateTime } from '../rendering/format.ts';
-import { defineTemplate, F } from './kit.ts';
+import { defineTemplate, field } from './template-schema.ts';
 
 export const eventReminder = defineTemplate({
   type: 'event-reminder',
   brands: 'both',
   description: 'Reminds of an event 24 hours or 1 hour ahead, with an event.ics calendar attachment built by the service.',
   schema: Type.Object({
-    recipient_name: F.line(),
-    event_id: F.line(255),
-    event_title: F.line(200),
-    start_time: F.dateTime(),
-    end_time: F.dateTime(),
-    window_label: F.enumOf(['24h', '1h'] as const),
-    event_description: F.opt(F.text(5000)),
-    event_location: F.opt(F.line(500)),
-    event_url: F.opt(F.webUrl()),
-    organizer_name: F.opt(F.line(200)),
-    organizer_email: F.opt(F.email()),
-    preferences_url: F.opt(F.webUrl()),
+    recipient_name: field.line(),
+    event_id: field.line(255),
+    event_title: field.line(200),
+    start_time: field.dateTime(),
+    end_time: field.dateTime(),
+    window_label: field.enumOf(['24h', '1h'] as const),
+    event_description: field.opt(field.text(5000)),
+    event_location: field.opt(field.line(500)),
+    event_url: field.opt(field.webUrl()),
+    organizer_name: field.opt(field.line(200)),
+    organizer_email: field.opt(field.email()),
+    preferences_url: field.opt(field.webUrl()),
   }),
   example: {
     recipient_name: 'Ada Lovelace',

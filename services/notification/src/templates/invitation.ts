@@ -1,16 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import { plural } from '../rendering/format.ts';
-import { defineTemplate, F } from './kit.ts';
+import { defineTemplate, field } from './template-schema.ts';
 
 export const invitation = defineTemplate({
   type: 'invitation',
   brands: 'both',
   description: 'Invites someone to a workspace.',
   schema: Type.Object({
-    inviter_name: F.line(),
-    workspace_name: F.line(),
-    invitation_link: F.httpsUrl(),
-    expires_days: F.opt(F.positive(365)),
+    inviter_name: field.line(),
+    workspace_name: field.line(),
+    invitation_link: field.httpsUrl(),
+    expires_days: field.opt(field.positive(365)),
   }),
   example: { inviter_name: 'Grace Hopper', workspace_name: 'Treasury working group', invitation_link: 'https://app.domdao.example/invite/7d1c', expires_days: 7 },
   render: (d, { brand }) => ({

@@ -1,18 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import { formatDate } from '../rendering/format.ts';
-import { defineTemplate, F } from './kit.ts';
+import { defineTemplate, field } from './template-schema.ts';
 
 export const membershipConfirm = defineTemplate({
   type: 'membership-confirm',
   brands: 'dao',
   description: 'Confirms an activated DAO membership.',
   schema: Type.Object({
-    member_name: F.line(),
-    activated_at: F.date(),
-    expires_at: F.date(),
-    membership_tier: F.opt(F.line(64)),
-    dashboard_url: F.opt(F.webUrl()),
-    sbt_token_id: F.opt(F.line(64)),
+    member_name: field.line(),
+    activated_at: field.date(),
+    expires_at: field.date(),
+    membership_tier: field.opt(field.line(64)),
+    dashboard_url: field.opt(field.webUrl()),
+    sbt_token_id: field.opt(field.line(64)),
   }),
   example: {
     member_name: 'Ada Lovelace',

@@ -1,26 +1,26 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { formatDateTime } from '../rendering/format.ts';
 import type { Block } from '../rendering/blocks.ts';
-import { defineTemplate, F, type RenderContext, type RenderedContent } from './kit.ts';
+import { defineTemplate, field, type RenderContext, type RenderedContent } from './template-schema.ts';
 
 export const DIGEST_RENDERED_ITEMS = 25;
 
 const schema = Type.Object({
-  recipient_name: F.line(),
-  digest_frequency: F.enumOf(['daily', 'weekly'] as const),
+  recipient_name: field.line(),
+  digest_frequency: field.enumOf(['daily', 'weekly'] as const),
   items: Type.Array(
     Type.Object({
-      title: F.line(200),
-      body: F.opt(F.text(500)),
-      deep_link: F.opt(F.httpsUrl()),
-      created_at: F.date(),
-      category: F.opt(F.line(32)),
+      title: field.line(200),
+      body: field.opt(field.text(500)),
+      deep_link: field.opt(field.httpsUrl()),
+      created_at: field.date(),
+      category: field.opt(field.line(32)),
     }),
     { minItems: 1, maxItems: 50 },
   ),
-  total_count: F.count(),
-  unsubscribe_url: F.httpsUrl(),
-  inbox_url: F.opt(F.webUrl()),
+  total_count: field.count(),
+  unsubscribe_url: field.httpsUrl(),
+  inbox_url: field.opt(field.webUrl()),
 });
 
 type Digest = Static<typeof schema>;

@@ -1,18 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import { formatDateTime } from '../rendering/format.ts';
-import { defineTemplate, F } from './kit.ts';
+import { defineTemplate, field } from './template-schema.ts';
 
 export const parentalConsent = defineTemplate({
   type: 'parental-consent',
   brands: 'both',
   description: 'Asks a parent or guardian to consent to a minor’s account.',
   schema: Type.Object({
-    parent_name: F.line(),
-    minor_name: F.line(),
-    minor_email: F.email(),
-    consent_url: F.httpsUrl(),
-    consent_expires_at: F.date(),
-    platform_contact_email: F.email(),
+    parent_name: field.line(),
+    minor_name: field.line(),
+    minor_email: field.email(),
+    consent_url: field.httpsUrl(),
+    consent_expires_at: field.date(),
+    platform_contact_email: field.email(),
   }),
   example: {
     parent_name: 'Charles Babbage',

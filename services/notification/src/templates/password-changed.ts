@@ -1,17 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import { formatDateTime } from '../rendering/format.ts';
-import { defineTemplate, F } from './kit.ts';
+import { defineTemplate, field } from './template-schema.ts';
 
 export const passwordChanged = defineTemplate({
   type: 'password-changed',
   brands: 'both',
   description: 'Confirms a password change and points to the security page.',
   schema: Type.Object({
-    recipient_name: F.line(),
-    changed_at: F.dateTime(),
-    security_url: F.webUrl(),
-    ip_hint: F.opt(F.line(64)),
-    device_hint: F.opt(F.line(200)),
+    recipient_name: field.line(),
+    changed_at: field.dateTime(),
+    security_url: field.webUrl(),
+    ip_hint: field.opt(field.line(64)),
+    device_hint: field.opt(field.line(200)),
   }),
   example: {
     recipient_name: 'Ada Lovelace',

@@ -1,21 +1,21 @@
 import { Type } from '@sinclair/typebox';
 import { formatDate, formatDateTime } from '../rendering/format.ts';
 import { currency } from './money.ts';
-import { defineTemplate, F } from './kit.ts';
+import { defineTemplate, field } from './template-schema.ts';
 
 export const paymentReceipt = defineTemplate({
   type: 'payment-receipt',
   brands: 'both',
   description: 'Sent by the payment gateway on every pending to completed payment transition.',
   schema: Type.Object({
-    payment_id: F.line(128),
-    amount_display: F.line(64),
+    payment_id: field.line(128),
+    amount_display: field.line(64),
     currency: currency(),
-    type_label: F.line(100),
-    user_name: F.line(),
-    payment_date: F.date(),
-    support_url: F.opt(F.webUrl()),
-    completed_at: F.opt(F.date()),
+    type_label: field.line(100),
+    user_name: field.line(),
+    payment_date: field.date(),
+    support_url: field.opt(field.webUrl()),
+    completed_at: field.opt(field.date()),
   }),
   example: {
     payment_id: 'pay_8J2kQ',

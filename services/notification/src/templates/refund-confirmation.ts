@@ -1,22 +1,22 @@
 import { Type } from '@sinclair/typebox';
 import { formatDate, plural } from '../rendering/format.ts';
 import { currency } from './money.ts';
-import { defineTemplate, F } from './kit.ts';
+import { defineTemplate, field } from './template-schema.ts';
 
 export const refundConfirmation = defineTemplate({
   type: 'refund-confirmation',
   brands: 'both',
   description: 'Sent by the payment gateway when a refund reaches a terminal state.',
   schema: Type.Object({
-    refund_id: F.line(128),
-    original_payment_id: F.line(128),
-    amount_display: F.line(64),
+    refund_id: field.line(128),
+    original_payment_id: field.line(128),
+    amount_display: field.line(64),
     currency: currency(),
-    reason_label: F.line(200),
-    user_name: F.line(),
-    refund_date: F.date(),
+    reason_label: field.line(200),
+    user_name: field.line(),
+    refund_date: field.date(),
     processing_days: Type.Integer({ minimum: 0, maximum: 365 }),
-    support_url: F.opt(F.webUrl()),
+    support_url: field.opt(field.webUrl()),
   }),
   example: {
     refund_id: 're_3Lk9',

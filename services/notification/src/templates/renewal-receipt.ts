@@ -1,22 +1,22 @@
 import { Type } from '@sinclair/typebox';
 import { formatDate } from '../rendering/format.ts';
 import { currency } from './money.ts';
-import { defineTemplate, F } from './kit.ts';
+import { defineTemplate, field } from './template-schema.ts';
 
 export const renewalReceipt = defineTemplate({
   type: 'renewal-receipt',
   brands: 'dao',
   description: 'Receipt for a membership renewal.',
   schema: Type.Object({
-    member_name: F.line(),
-    amount: F.line(64),
-    payment_date: F.date(),
-    payment_id: F.line(128),
-    expiration_date: F.date(),
-    receipt_number: F.line(128),
+    member_name: field.line(),
+    amount: field.line(64),
+    payment_date: field.date(),
+    payment_id: field.line(128),
+    expiration_date: field.date(),
+    receipt_number: field.line(128),
     currency: Type.Optional(currency({ default: 'USD' })),
-    payment_last4: F.opt(Type.String({ pattern: '^[0-9]{4}$', 'x-message': 'exactly 4 digits' })),
-    dashboard_url: F.opt(F.webUrl()),
+    payment_last4: field.opt(Type.String({ pattern: '^[0-9]{4}$', 'x-message': 'exactly 4 digits' })),
+    dashboard_url: field.opt(field.webUrl()),
   }),
   example: {
     member_name: 'Ada Lovelace',

@@ -1,18 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import { currency } from './money.ts';
-import { defineTemplate, F } from './kit.ts';
+import { defineTemplate, field } from './template-schema.ts';
 
 export const treasuryMilestone = defineTemplate({
   type: 'treasury-milestone',
   brands: 'dao',
   description: 'Announces a treasury milestone payout with its transaction.',
   schema: Type.Object({
-    recipient_name: F.line(),
-    milestone_title: F.line(200),
-    amount: F.line(64),
+    recipient_name: field.line(),
+    milestone_title: field.line(200),
+    amount: field.line(64),
     currency: currency(),
-    tx_hash: F.line(200),
-    dashboard_url: F.webUrl(),
+    tx_hash: field.line(200),
+    dashboard_url: field.webUrl(),
   }),
   example: {
     recipient_name: 'Ada Lovelace',

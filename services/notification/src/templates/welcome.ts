@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { defineTemplate, F } from './kit.ts';
+import { defineTemplate, field } from './template-schema.ts';
 
 export const welcome = defineTemplate({
   type: 'welcome',
   brands: 'both',
   description: 'Greets a new user after sign-up.',
-  schema: Type.Object({ user_name: F.line(), dashboard_url: F.opt(F.webUrl()) }),
+  schema: Type.Object({ user_name: field.line(), dashboard_url: field.opt(field.webUrl()) }),
   example: { user_name: 'Ada Lovelace', dashboard_url: 'https://app.domdao.example/dashboard' },
   render: (d, { brand }) => ({
     subject: `Welcome to ${brand.name}, ${d.user_name}`,

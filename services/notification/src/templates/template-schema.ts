@@ -102,7 +102,7 @@ export const SINGLE_LINE = `^(?=[\\s\\S]*\\S)${NOT_LINE_BREAK_OR_CONTROL}*$`;
 export const MULTI_LINE = `^(?=[\\s\\S]*\\S)(?:${NOT_LINE_BREAK_OR_CONTROL}|\\r?\\n|\\t)*$`;
 
 /** Field types of the catalog. `max` is in characters. */
-export const F = {
+export const field = {
   /** One line of text: names, titles, labels, ids. */
   line: (max = 200) => Type.String({ minLength: 1, maxLength: max, pattern: SINGLE_LINE, 'x-message': 'a single line of text without control characters' }),
   /** Free text where line breaks are allowed: descriptions, bodies. */
