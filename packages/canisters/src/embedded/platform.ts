@@ -14,6 +14,9 @@ import type { CanisterClients, CanisterIds, CanisterName } from '../api.ts';
 import { EMBEDDED_CANISTER_IDS } from '../principals.ts';
 import { METHOD_TABLES } from '../tables.ts';
 
+/** How many principals' clients `as()` keeps (a bounded cache: members are many). */
+export const AS_CACHE_SIZE = 10_000;
+
 export interface EmbeddedPlatformOptions {
   /** Directory of durable state; in memory when absent. */
   dir?: string;
@@ -78,15 +81,27 @@ export class EmbeddedPlatform {
   }
 
   /** In-process clients whose calls carry `principal` as the caller. */
+  /**
+   * The five clients calling as `principal`, built once per principal (issue 16 item 5: the bridge
+   * asks per request). The clients hold no state beyond the principal, so sharing them is safe; the
+   * cache keeps the most recently added AS_CACHE_SIZE principals.
+   */
   as(principal: string): CanisterClients {
-    return {
+    const cached = this.asCache.get(principal);
+    if (cached) return cached;
+    const clients = {
       governance: this.client('governance', principal),
       membership: this.client('membership', principal),
       user: this.client('user', principal),
       campaign: this.client('campaign', principal),
       treasury: this.client('treasury', principal),
     } as CanisterClients;
+    if (this.asCache.size >= AS_CACHE_SIZE) this.asCache.delete(this.asCache.keys().next().value!);
+    this.asCache.set(principal, clients);
+    return clients;
   }
+
+  private readonly asCache = new Map<string, CanisterClients>();
 
   /** One scheduler step now: what the IC's timers do (governance transitions, mint retries, price refresh). */
   tick(): Promise<void> {
