@@ -2,10 +2,9 @@
 // payload's action (actions/<payload>.ts) calls other canisters, then governance records the outcome.
 import { Err, Ok, type Result } from '@domdao/canister-kit';
 import { actionOf } from './actions/index.ts';
-import type { GovernanceStores } from './governance.ts';
 import type { PriceEntry } from './rules/price.ts';
 import type { GovernanceState } from './state.ts';
-import type { GovernanceDeps, GovernanceError, UpdateDomPriceArgs } from './types.ts';
+import type { GovernanceDeps, GovernanceError, GovernanceStores, UpdateDomPriceArgs } from './types.ts';
 
 export function proposalExecution(stores: GovernanceStores, deps: GovernanceDeps, state: GovernanceState) {
   const { config, emit, transition } = state;

@@ -5,48 +5,32 @@
 // time come in the CallContext, other canisters through GovernanceDeps, all state lives in the stores.
 // Update methods finish every await before their first write, so an interleaved call never sees half
 // an update and a throw leaves nothing behind.
-import { CanisterReject, clampLimit, Err, Ok, type CallContext, type Result, type Store } from '@domdao/canister-kit';
+import { CanisterReject, clampLimit, Err, Ok, type CallContext, type Result } from '@domdao/canister-kit';
 import { proposalExecution } from './execution.ts';
 import { statusAt, tallyOf } from './lifecycle.ts';
 import { createArgsProblem } from './payloads.ts';
 import { CATEGORIES, DEFAULT_CATEGORY_RULES, NS_PER_DAY, NS_PER_HOUR, NS_PER_SECOND } from './rules/categories.ts';
-import { priceInForce, setDomPriceProblem, toTick, type DomPriceTick, type PriceEntry } from './rules/price.ts';
+import { priceInForce, setDomPriceProblem, toTick, type DomPriceTick } from './rules/price.ts';
 import { governanceScheduler } from './scheduler.ts';
 import { governanceState } from './state.ts';
 import { votingMethods } from './voting.ts';
 import type {
   AdminEvent,
   CreateProposalArgs,
-  GovernanceConfig,
   GovernanceDeps,
   GovernanceError,
   GovernanceInit,
   GovernanceSettings,
+  GovernanceStores,
   ListProposalsArgs,
   Proposal,
   ProposalRecord,
-  Receipt,
   UpdateDomPriceArgs,
-  VoteRecord,
 } from './types.ts';
 
 export { BURN_BATCH } from './scheduler.ts';
 
-export interface GovernanceStores {
-  config: Store<'config', GovernanceConfig>;
-  counters: Store<string, bigint>;
-  proposals: Store<bigint, ProposalRecord>;
-  /** Ids of proposals the scheduler still has work on (not terminal, or receipts left to burn). */
-  active: Store<bigint, true>;
-  /** `u64(proposal_id)|voter` → the vote. */
-  votes: Store<string, VoteRecord>;
-  receipts: Store<bigint, Receipt>;
-  /** `owner|u64(token_id)` → token_id: an owner's receipts in token order. */
-  receiptsByOwner: Store<string, bigint>;
-  /** Every ratified price, by the proposal that set it. */
-  prices: Store<bigint, PriceEntry>;
-  events: Store<bigint, AdminEvent>;
-}
+export type { GovernanceStores } from './types.ts';
 
 export const GOVERNANCE_STORE_NAMES: Record<keyof GovernanceStores, string> = {
   config: 'config',

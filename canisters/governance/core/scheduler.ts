@@ -2,11 +2,10 @@
 // execution of approved proposals and their retries, and burning the vote-pass receipts of finalised
 // proposals in bounded batches; next_wakeup tells the embedded scheduler when it next has work.
 import { u64Key, withPrefix, type CallContext } from '@domdao/canister-kit';
-import type { GovernanceStores } from './governance.ts';
 import { statusAt } from './lifecycle.ts';
 import type { ProposalExecution } from './execution.ts';
 import type { GovernanceState } from './state.ts';
-import { TERMINAL, type GovernanceDeps, type ProposalRecord } from './types.ts';
+import { TERMINAL, type GovernanceDeps, type GovernanceStores, type ProposalRecord } from './types.ts';
 
 /** Receipts burned per proposal per scheduler step, so one step stays within the IC's instruction limit. */
 export const BURN_BATCH = 5_000;

@@ -1,10 +1,10 @@
 // The governance canister's public records (spec 1 "Resources"), in the core's TypeScript shape:
 // principals are text, `opt` is an optional property, times are nanoseconds since the Unix epoch (G2).
 // The Candid shape of the same records is in ../candid.ts.
-import type { Account } from '@domdao/canister-kit';
+import type { Account, Store } from '@domdao/canister-kit';
 import type { CategoryRules, ProposalCategory } from './rules/categories.ts';
 import type { VoteTally } from './rules/counting.ts';
-import type { DomPriceTick } from './rules/price.ts';
+import type { DomPriceTick, PriceEntry } from './rules/price.ts';
 
 export type { Account, ProposalCategory, VoteTally, DomPriceTick, CategoryRules };
 
@@ -196,4 +196,21 @@ export interface GovernanceDeps {
   treasury: {
     execute_payout(proposal_id: bigint, payout: PayoutPayload): Promise<{ Ok: unknown } | { Err: unknown }>;
   };
+}
+
+/** The governance canister's stable state (store names in GOVERNANCE_STORE_NAMES). */
+export interface GovernanceStores {
+  config: Store<'config', GovernanceConfig>;
+  counters: Store<string, bigint>;
+  proposals: Store<bigint, ProposalRecord>;
+  /** Ids of proposals the scheduler still has work on (not terminal, or receipts left to burn). */
+  active: Store<bigint, true>;
+  /** `u64(proposal_id)|voter` → the vote. */
+  votes: Store<string, VoteRecord>;
+  receipts: Store<bigint, Receipt>;
+  /** `owner|u64(token_id)` → token_id: an owner's receipts in token order. */
+  receiptsByOwner: Store<string, bigint>;
+  /** Every ratified price, by the proposal that set it. */
+  prices: Store<bigint, PriceEntry>;
+  events: Store<bigint, AdminEvent>;
 }

@@ -1,10 +1,9 @@
 // Voting (spec 1 Authentication rule 1, "Votes"): one vote per Active member while the window is open,
 // each with its ICRC-7 vote-pass receipt; the tally, one's own vote, and the admin-only vote list.
 import { CanisterReject, Err, Ok, u64Key, withPrefix, type CallContext, type Result } from '@domdao/canister-kit';
-import type { GovernanceStores } from './governance.ts';
 import { statusAt, tallyOf } from './lifecycle.ts';
 import type { GovernanceState } from './state.ts';
-import type { GovernanceDeps, ProposalRecord, Vote, VoteError, VoteRecord, VoteTally } from './types.ts';
+import type { GovernanceDeps, GovernanceStores, ProposalRecord, Vote, VoteError, VoteRecord, VoteTally } from './types.ts';
 
 export function votingMethods(stores: GovernanceStores, deps: GovernanceDeps, state: GovernanceState) {
   const { isAdmin, nextId, receipts, transition, voteKey } = state;
