@@ -1,7 +1,8 @@
 // The bridge service (spec 2 part 1): health, single sign-on sessions, roles, registration, the
 // upgrade to Active membership, and the test email. buildApp wires what openBridge opened.
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { CanisterClients } from '@domdao/canisters';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import { Redis } from 'ioredis';
@@ -18,6 +19,7 @@ import { databaseSessionStore, redisSessionStore, SessionStoreUnavailable, type 
 import { sessionManager } from './auth/sessions.ts';
 import { openCanisters, type OpenedCanisters } from './canisters.ts';
 import { origins, type BridgeConfig } from './config.ts';
+import { COOKIE } from './context.ts';
 import type { BridgeContext } from './context.ts';
 import { isDatabaseUnavailable } from './db/errors.ts';
 import { openDatabase, type Db } from './db/index.ts';
@@ -38,6 +40,10 @@ import { passwordProblem } from './registration/rules.ts';
 import priceOracleRoutes, { createPriceOracle, parsePriceSources, type PriceOracle } from './oracle/index.ts';
 import { EventLog } from './events/index.ts';
 import { GovernanceFollower } from './events/governance-follower.ts';
+import governanceGateway from './governance/index.ts';
+import { memberIdentity } from './identity/member-identity.ts';
+import { csrfGuard } from './auth/csrf.ts';
+import type { Session } from './auth/sessions.ts';
 
 /** How often each bridge instance reads the governance admin event log (decision V3). */
 const GOVERNANCE_FOLLOW_MS = 1_000;
@@ -150,6 +156,34 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     await governanceFollower.close();
     await events.close();
+  });
+  // Spec 1 Authentication rule 6 (decision V10): a bearer token without the session cookie is the
+  // known front-end defect; answer 401 telling the client to sign in again, never a half-session.
+  const requireMember = async (req: FastifyRequest): Promise<Session> => {
+    if (/^bearer\s/i.test(String(req.headers.authorization ?? '')) && typeof req.cookies?.[COOKIE] !== 'string') {
+      const origin = typeof req.headers.origin === 'string' && ctx.frontendOrigins.has(req.headers.origin) ? req.headers.origin : config.PUBLIC_URL;
+      const login = `${config.PUBLIC_URL.replace(/\/+$/, '')}/login?returnUrl=${encodeURIComponent(origin)}`;
+      throw new HttpError(401, 'SESSION_REQUIRED', `this endpoint uses the session cookie, not a bearer token: sign in again at ${login}`, { 'x-login-url': login });
+    }
+    csrfGuard(ctx.frontendOrigins, COOKIE)(req);
+    const s = await currentSession(ctx, req);
+    if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
+    return s;
+  };
+  const memberGovernance = new Map<string, Promise<CanisterClients>>();
+  await app.register(governanceGateway, {
+    requireSession: requireMember,
+    governance: ctx.canisters.governance,
+    governanceAs: async (s) => {
+      if (parts.canisters.platform) return parts.canisters.platform.as(s.principal).governance;
+      let c = memberGovernance.get(s.user_id);
+      if (!c) {
+        if (memberGovernance.size >= 10_000) memberGovernance.delete(memberGovernance.keys().next().value!);
+        c = parts.canisters.forIdentity!(memberIdentity(ctx.keys.memberIdentitySecret, s.user_id));
+        memberGovernance.set(s.user_id, c);
+      }
+      return (await c).governance;
+    },
   });
   await app.register(homePage, { readSession: (req) => currentSession(ctx, req) });
   return app;

@@ -4,7 +4,8 @@
 import { join } from 'node:path';
 import { principalFromSeed, type CanisterClients } from '@domdao/canisters';
 import { EmbeddedPlatform, type EmbeddedPlatformOptions } from '@domdao/canisters/embedded';
-import { icClientsFromEnv } from '@domdao/canisters/ic';
+import type { Identity } from '@icp-sdk/core/agent';
+import { icClientsForIdentity, icClientsFromEnv } from '@domdao/canisters/ic';
 
 export const EMBEDDED_BRIDGE_PRINCIPAL = principalFromSeed('domdao-bridge');
 
@@ -13,13 +14,15 @@ export interface OpenedCanisters {
   mode: 'ic' | 'embedded';
   principal: string;
   platform?: EmbeddedPlatform;
+  /** IC mode: clients signing with another identity (a member's derived key, decision V5). */
+  forIdentity?(identity: Identity): Promise<CanisterClients>;
   close(): void;
 }
 
 export async function openCanisters(env: NodeJS.ProcessEnv, dataDir: string | undefined, options: { clock?: () => bigint; scheduler?: boolean; interceptCall?: EmbeddedPlatformOptions['interceptCall'] } = {}): Promise<OpenedCanisters> {
   if (env.IC_GOVERNANCE_CANISTER_ID) {
     const ic = await icClientsFromEnv(env);
-    return { clients: ic.clients, mode: 'ic', principal: ic.principal, close: () => undefined };
+    return { clients: ic.clients, mode: 'ic', principal: ic.principal, forIdentity: (identity) => icClientsForIdentity(env, identity), close: () => undefined };
   }
   const platform = await EmbeddedPlatform.open({
     ...(dataDir !== undefined && { dir: join(dataDir, 'canisters') }),

@@ -1,6 +1,6 @@
 // The canister clients over the IC: configuration, identity and the agent transport.
 import { readFileSync } from 'node:fs';
-import { HttpAgent } from '@icp-sdk/core/agent';
+import { HttpAgent, type Identity } from '@icp-sdk/core/agent';
 import { Type, type Static } from '@sinclair/typebox';
 import { Env, loadConfig } from '@domdao/config';
 import type { CanisterClients, CanisterIds } from '../api.ts';
@@ -45,4 +45,11 @@ export async function icClientsFromEnv(env: NodeJS.ProcessEnv = process.env): Pr
   const identity = identityFromPem(readFileSync(config.IC_IDENTITY_PEM_FILE, 'utf8'));
   const agent = await HttpAgent.create({ host: config.IC_HOST, identity, shouldFetchRootKey: config.IC_FETCH_ROOT_KEY });
   return { clients: candidClients(ids, agentTransport(agent)), ids, principal: identity.getPrincipal().toText() };
+}
+
+/** Clients that sign with `identity` (a member's derived key, bridge decision V5): one agent per identity. */
+export async function icClientsForIdentity(env: NodeJS.ProcessEnv, identity: Identity): Promise<CanisterClients> {
+  const config = loadConfig(IcEnv, env);
+  const agent = await HttpAgent.create({ host: config.IC_HOST, identity, shouldFetchRootKey: config.IC_FETCH_ROOT_KEY });
+  return candidClients(icCanisterIds(config), agentTransport(agent));
 }

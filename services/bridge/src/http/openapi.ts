@@ -31,7 +31,7 @@ const Json = (description: string, schema: TSchema) => ({ description, ...schema
 type Responses = Record<number, unknown>;
 interface RouteDoc {
   summary: string;
-  tag: 'health' | 'sessions' | 'registration' | 'admin' | 'payments' | 'pages' | 'operations';
+  tag: 'health' | 'sessions' | 'registration' | 'admin' | 'payments' | 'pages' | 'operations' | 'governance';
   security?: 'session' | 'admin' | 'bearer' | 'signature';
   body?: TSchema;
   query?: TSchema;
@@ -46,6 +46,40 @@ const ADMIN_ERRORS = { 401: err('UNAUTHORIZED: sign in first'), 403: err('FORBID
 const STORE = { 503: err('SESSION_STORE_UNAVAILABLE: the session store is down; try again') };
 
 const ROUTE_DOCS: Record<string, RouteDoc> = {
+  'POST /api/governance/vote': {
+    summary: 'Cast a vote as the signed-in member (their own principal; decisions V5, V8)',
+    tag: 'governance',
+    security: 'session',
+    responses: {
+      200: Json('vote recorded', Type.Object({ proposal_id: Type.String(), vote: Type.String() })),
+      400: err('VALIDATION_ERROR (per field)'),
+      401: err('UNAUTHORIZED (no session) or SESSION_REQUIRED (bearer token without the session cookie: sign in again at the URL in the message and X-Login-URL; spec 1 Authentication 6)'),
+      403: err('NotAMember or CSRF_REJECTED'),
+      404: err('ProposalNotFound'),
+      409: err('ProposalNotOpen, AlreadyVoted or VotingWindowClosed (decision V9)'),
+      413: err('PAYLOAD_TOO_LARGE (16 KiB)'),
+      503: err('MembershipUnavailable, with Retry-After'),
+    },
+  },
+  'POST /api/governance/execute': {
+    summary: 'Execute an approved proposal (permissionless on the canister; decision V8)',
+    tag: 'governance',
+    security: 'session',
+    responses: {
+      200: Json('executed', Type.Object({ proposal_id: Type.String(), status: Type.String() })),
+      400: err('VALIDATION_ERROR'),
+      401: err('UNAUTHORIZED or SESSION_REQUIRED'),
+      403: err('CSRF_REJECTED'),
+      404: err('ProposalNotFound'),
+      409: err('ExecutionFailed (not Approved, or the action failed), PriceStale, QuorumNotMet'),
+      413: err('PAYLOAD_TOO_LARGE'),
+    },
+  },
+  'GET /api/governance/proposals/{id}': {
+    summary: 'One proposal with its tally (decision V12)',
+    tag: 'governance',
+    responses: { 200: Json('the proposal; Cache-Control: public, max-age=5', Type.Object({ id: Type.String(), status: Type.String() }, { additionalProperties: true })), 400: err('VALIDATION_ERROR'), 404: err('ProposalNotFound') },
+  },
   'GET /health': { summary: 'Liveness', tag: 'health', responses: { 200: Json('up', Type.Object({ status: Type.Literal('ok') })) } },
   'GET /api/openapi.json': { summary: 'This OpenAPI document', tag: 'health', responses: { 200: { description: 'the OpenAPI 3 document', content: { 'application/json': { schema: { type: 'object' } } } } } },
   'POST /auth/login': {
@@ -236,6 +270,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         { name: 'payments' },
         { name: 'pages', description: 'HTML pages the bridge serves itself' },
         { name: 'operations' },
+        { name: 'governance', description: 'spec 1 bridge endpoints: POST /api/governance/* as the member (decisions V8–V12)' },
       ],
       components: {
         securitySchemes: {

@@ -1,0 +1,64 @@
+// Governance gateway (issue 10, decisions V8–V12): members vote and execute through the bridge, which
+// calls the governance canister as the member (their derived principal, decision V5); front ends
+// never call canisters. Every mutation: session cookie, cross-site rule, JSON body of bounded size.
+// Canister errors become HTTP errors with the variant's name as the code (errors.ts).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { CanisterClients } from '@domdao/canisters';
+import type { Session } from '../auth/sessions.ts';
+import { HttpError } from '../http/errors.ts';
+import { governanceHttpError } from './errors.ts';
+import { proposalView } from './views.ts';
+
+type Governance = CanisterClients['governance'];
+
+export interface GovernanceGatewayOptions {
+  /** Cross-site rule, bearer-defect rule and the session (decision V10). */
+  requireSession(req: FastifyRequest): Promise<Session>;
+  /** The governance canister called as this member (embedded: as the principal; IC: signed with the member's key). */
+  governanceAs(session: Session): Governance | Promise<Governance>;
+  /** The bridge's own client, for public reads. */
+  governance: Governance;
+}
+
+/** Decision V11: a mutation body is a few short fields; 16 KiB leaves room for propose's Markdown later. */
+export const MUTATION_BODY_LIMIT = 16 * 1024;
+const ID = Type.String({ pattern: '^[0-9]{1,20}$', description: 'proposal id (decimal nat64)' });
+const voteBody = Type.Object({ proposal_id: ID, vote: Type.Union([Type.Literal('Yes'), Type.Literal('No'), Type.Literal('Abstain')]) }, { additionalProperties: false });
+const executeBody = Type.Object({ proposal_id: ID }, { additionalProperties: false });
+const idParams = Type.Object({ id: ID });
+
+function nat64(id: string): bigint {
+  const n = BigInt(id);
+  if (n > 0xffff_ffff_ffff_ffffn) throw new HttpError(400, 'VALIDATION_ERROR', 'proposal_id: out of range (nat64)');
+  return n;
+}
+
+export default async function governanceGateway(app: FastifyInstance, opts: GovernanceGatewayOptions): Promise<void> {
+  app.post('/api/governance/vote', { bodyLimit: MUTATION_BODY_LIMIT, schema: { body: voteBody, tags: ['governance'] } }, async (req) => {
+    const session = await opts.requireSession(req);
+    const { proposal_id, vote } = req.body as { proposal_id: string; vote: 'Yes' | 'No' | 'Abstain' };
+    const r = await (await opts.governanceAs(session)).cast_vote(nat64(proposal_id), vote);
+    if ('Err' in r) throw governanceHttpError(r.Err);
+    req.log.info({ event: 'governance.voted', proposal_id, user_id: session.user_id }, 'vote cast');
+    return { proposal_id, vote };
+  });
+
+  app.post('/api/governance/execute', { bodyLimit: MUTATION_BODY_LIMIT, schema: { body: executeBody, tags: ['governance'] } }, async (req) => {
+    const session = await opts.requireSession(req);
+    const { proposal_id } = req.body as { proposal_id: string };
+    const r = await (await opts.governanceAs(session)).execute_proposal(nat64(proposal_id));
+    if ('Err' in r) throw governanceHttpError(r.Err);
+    const p = await opts.governance.get_proposal(nat64(proposal_id));
+    return { proposal_id, status: p?.status ?? 'Executed' };
+  });
+
+  app.get('/api/governance/proposals/:id', { schema: { params: idParams, tags: ['governance'] } }, async (req, reply) => {
+    const { id } = req.params as { id: string };
+    const p = await opts.governance.get_proposal(nat64(id));
+    if (!p) throw governanceHttpError({ ProposalNotFound: null });
+    // Status and tally move while voting: short shared caching, revalidated by clients.
+    reply.header('cache-control', 'public, max-age=5');
+    return proposalView(p);
+  });
+}

@@ -1,0 +1,29 @@
+// Proposals as JSON for front ends: nat64 ids and counts as decimal strings, ns times as ISO-8601 (V12).
+import type { CanisterClients } from '@domdao/canisters';
+
+type Proposal = NonNullable<Awaited<ReturnType<CanisterClients['governance']['get_proposal']>>>;
+
+const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
+
+function plain(v: unknown): unknown {
+  if (typeof v === 'bigint') return v.toString();
+  if (Array.isArray(v)) return v.map(plain);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
+  return v;
+}
+
+export function proposalView(p: Proposal) {
+  return {
+    id: p.id.toString(),
+    title: p.title,
+    body: p.body,
+    category: p.category,
+    proposed_by: p.proposed_by,
+    status: p.status,
+    created_at: iso(p.created_at),
+    voting_opens: iso(p.voting_opens),
+    voting_closes: iso(p.voting_closes),
+    payload: p.payload === undefined ? null : plain(p.payload),
+    tally: p.tally === undefined ? null : plain(p.tally),
+  };
+}

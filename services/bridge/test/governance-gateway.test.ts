@@ -1,0 +1,150 @@
+// Governance gateway (issue 10, decisions V8–V12): members vote and execute through POST
+// /api/governance/*, as their own principal; every VoteError through HTTP with its documented status
+// and the variant as the code; the session, cross-site and bearer-defect rules (spec 1
+// Authentication rules 3 and 6) on every mutation; GET a proposal with its tally.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { APP, bridge, type Bridge, type Jar } from './harness.ts';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+let membershipDown = false;
+let h: Bridge;
+let alice: { jar: Jar; user_id: string };
+let bob: { jar: Jar; user_id: string };
+
+async function activate(userId: string) {
+  const bridgeClients = h.opened.canisters.clients;
+  const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', userId).executeTakeFirstOrThrow();
+  assert.ok('Ok' in (await bridgeClients.user.record_kyc(principal, true)));
+  assert.ok('Ok' in (await bridgeClients.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+  return principal;
+}
+
+/** Time moves by days in these tests: sign both in again so idle sessions do not expire. */
+async function signIn() {
+  alice = { jar: (await h.login('alice@domdao.example')).jar, user_id: alice.user_id };
+  bob = { jar: (await h.login('bob@domdao.example')).jar, user_id: bob.user_id };
+}
+
+async function openProposal(): Promise<string> {
+  const r = await h.opened.canisters.clients.governance.create_proposal({ title: 'Fund the garden', body: 'b', category: 'General' });
+  assert.ok('Ok' in r);
+  h.advance(HOUR_MS);
+  await h.opened.canisters.platform!.tick();
+  await signIn();
+  return String(r.Ok);
+}
+
+const vote = (jar: Jar | undefined, payload: unknown, extra: { origin?: string | null; headers?: Record<string, string> } = {}) =>
+  h.request({ method: 'POST', url: '/api/governance/vote', payload: payload as object, ...(jar && { jar }), ...extra });
+
+describe('governance gateway', () => {
+  before(async () => {
+    h = await bridge(undefined, {}, { interceptCall: (_f, to, _m) => { if (membershipDown && to === 'membership') throw new Error('membership canister stopped'); } });
+    alice = await h.member('alice@domdao.example');
+    bob = await h.member('bob@domdao.example');
+    await activate(alice.user_id);
+  });
+  after(() => h.close());
+
+  it('a member votes as their own principal; GET the proposal shows the tally (V8, V12)', async () => {
+    const id = await openProposal();
+    const r = await vote(alice.jar, { proposal_id: id, vote: 'Yes' });
+    assert.equal(r.statusCode, 200, r.body);
+    assert.deepEqual(r.json(), { proposal_id: id, vote: 'Yes' });
+    const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', alice.user_id).executeTakeFirstOrThrow();
+    assert.equal(await h.opened.canisters.platform!.as(principal).governance.get_my_vote(BigInt(id)), 'Yes', 'recorded under the member principal');
+    const g = await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` });
+    assert.equal(g.statusCode, 200);
+    assert.equal(g.headers['cache-control'], 'public, max-age=5');
+    const p = g.json() as { id: string; status: string; tally: null | Record<string, string>; voting_opens: string };
+    assert.equal(p.id, id);
+    assert.equal(p.status, 'Open');
+    assert.match(p.voting_opens, /^\d{4}-\d\d-\d\dT/);
+    assert.equal((await h.request({ method: 'GET', url: '/api/governance/proposals/999999' })).json().error, 'ProposalNotFound');
+  });
+
+  it('every VoteError through HTTP: status and variant name (V9)', async () => {
+    const id = await openProposal();
+    assert.equal((await vote(alice.jar, { proposal_id: id, vote: 'No' })).statusCode, 200);
+    const cases: [string, Jar, unknown, number, string][] = [
+      ['AlreadyVoted', alice.jar, { proposal_id: id, vote: 'Yes' }, 409, 'AlreadyVoted'],
+      ['NotAMember', bob.jar, { proposal_id: id, vote: 'Yes' }, 403, 'NotAMember'],
+      ['ProposalNotFound', alice.jar, { proposal_id: '424242', vote: 'Yes' }, 404, 'ProposalNotFound'],
+    ];
+    for (const [what, jar, body, status, code] of cases) {
+      const r = await vote(jar, body);
+      assert.deepEqual([r.statusCode, r.json().error], [status, code], `${what}: ${r.body}`);
+    }
+    // Created, not yet open.
+    const created = await h.opened.canisters.clients.governance.create_proposal({ title: 'Later', body: 'b', category: 'General' });
+    assert.ok('Ok' in created);
+    let r = await vote(alice.jar, { proposal_id: String(created.Ok), vote: 'Yes' });
+    assert.deepEqual([r.statusCode, r.json().error], [409, 'ProposalNotOpen']);
+    // Membership canister unreachable.
+    const other = await openProposal();
+    membershipDown = true;
+    try {
+      r = await vote(alice.jar, { proposal_id: other, vote: 'Yes' });
+    } finally {
+      membershipDown = false;
+    }
+    assert.deepEqual([r.statusCode, r.json().error], [503, 'MembershipUnavailable']);
+    assert.equal(r.headers['retry-after'], '5');
+    // Window over but not yet tallied (no scheduler step).
+    h.advance(8 * DAY_MS);
+    await signIn();
+    r = await vote(alice.jar, { proposal_id: other, vote: 'Yes' });
+    assert.deepEqual([r.statusCode, r.json().error], [409, 'VotingWindowClosed']);
+  });
+
+  it('bad bodies: per-field 400, nothing changes; oversized body 413 (V11)', async () => {
+    await signIn();
+    for (const body of [{ proposal_id: 'x1', vote: 'Yes' }, { proposal_id: '1', vote: 'Maybe' }, { vote: 'Yes' }]) {
+      const r = await vote(alice.jar, body);
+      assert.equal(r.statusCode, 400, JSON.stringify(body));
+      assert.equal(r.json().error, 'VALIDATION_ERROR');
+    }
+    assert.match((await vote(alice.jar, { proposal_id: '1', vote: 'Maybe' })).json().message, /vote/);
+    assert.equal((await vote(alice.jar, { proposal_id: '99999999999999999999', vote: 'Yes' })).json().message, 'proposal_id: out of range (nat64)');
+    const big = await vote(alice.jar, { proposal_id: '1', vote: 'Yes', pad: 'x'.repeat(20_000) });
+    assert.equal(big.statusCode, 413);
+  });
+
+  it('session, cross-site and bearer-defect rules on every mutation (spec 1 Authentication 3 and 6; V10)', async () => {
+    await signIn();
+    const id = await openProposal();
+    for (const url of ['/api/governance/vote', '/api/governance/execute']) {
+      const payload = url.endsWith('vote') ? { proposal_id: id, vote: 'Yes' } : { proposal_id: id };
+      let r = await h.request({ method: 'POST', url, payload });
+      assert.deepEqual([r.statusCode, r.json().error], [401, 'UNAUTHORIZED'], `${url} without a session`);
+      r = await h.request({ method: 'POST', url, payload, headers: { authorization: 'Bearer abc.def' } });
+      assert.deepEqual([r.statusCode, r.json().error], [401, 'SESSION_REQUIRED'], `${url} bearer only`);
+      assert.match(r.json().message, /sign in again at https:\/\/bridge\.domdao\.example\/login\?returnUrl=https%3A%2F%2Fapp\.domdao\.example/);
+      assert.equal(r.headers['x-login-url'], `https://bridge.domdao.example/login?returnUrl=${encodeURIComponent(APP)}`);
+      r = await h.request({ method: 'POST', url, payload, jar: alice.jar, origin: 'https://evil.example' });
+      assert.deepEqual([r.statusCode, r.json().error], [403, 'CSRF_REJECTED'], `${url} foreign origin`);
+      r = await h.request({ method: 'POST', url, payload, jar: alice.jar, origin: null });
+      assert.deepEqual([r.statusCode, r.json().error], [403, 'CSRF_REJECTED'], `${url} no origin`);
+    }
+    assert.equal(await h.opened.canisters.clients.governance.get_tally(BigInt(id)).then((t) => t?.yes_votes ?? 0n), 0n, 'none of the refused requests voted');
+  });
+
+  it('execute: permissionless for a signed-in member; refused (409 ExecutionFailed) while Open and once Executed', async () => {
+    await signIn();
+    const id = await openProposal();
+    assert.equal((await vote(alice.jar, { proposal_id: id, vote: 'Yes' })).statusCode, 200);
+    let r = await h.request({ method: 'POST', url: '/api/governance/execute', payload: { proposal_id: id }, jar: bob.jar });
+    assert.deepEqual([r.statusCode, r.json().error], [409, 'ExecutionFailed'], r.body);
+    assert.match(r.json().message, /not Approved/);
+    h.advance(8 * DAY_MS);
+    await h.opened.canisters.platform!.tick();
+    await signIn();
+    const status = (await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json().status as string;
+    r = await h.request({ method: 'POST', url: '/api/governance/execute', payload: { proposal_id: id }, jar: bob.jar });
+    assert.equal(status, 'Executed', 'the canister timer executed the approved General proposal');
+    r = await h.request({ method: 'POST', url: '/api/governance/execute', payload: { proposal_id: id }, jar: bob.jar });
+    assert.equal(r.statusCode, 409, r.body);
+  });
+});
