@@ -115,8 +115,8 @@ describe('governance gateway', () => {
   it('session, cross-site and bearer-defect rules on every mutation (spec 1 Authentication 3 and 6; V10)', async () => {
     await signIn();
     const id = await openProposal();
-    for (const url of ['/api/governance/vote', '/api/governance/execute']) {
-      const payload = url.endsWith('vote') ? { proposal_id: id, vote: 'Yes' } : { proposal_id: id };
+    for (const url of ['/api/governance/propose', '/api/governance/vote', '/api/governance/execute']) {
+      const payload = url.endsWith('vote') ? { proposal_id: id, vote: 'Yes' } : url.endsWith('propose') ? { title: 't', body: 'b', category: 'General' } : { proposal_id: id };
       let r = await h.request({ method: 'POST', url, payload });
       assert.deepEqual([r.statusCode, r.json().error], [401, 'UNAUTHORIZED'], `${url} without a session`);
       r = await h.request({ method: 'POST', url, payload, headers: { authorization: 'Bearer abc.def' } });
@@ -129,6 +129,7 @@ describe('governance gateway', () => {
       assert.deepEqual([r.statusCode, r.json().error], [403, 'CSRF_REJECTED'], `${url} no origin`);
     }
     assert.equal(await h.opened.canisters.clients.governance.get_tally(BigInt(id)).then((t) => t?.yes_votes ?? 0n), 0n, 'none of the refused requests voted');
+    assert.equal((await h.opened.canisters.clients.governance.list_proposals({})).filter((p) => p.title === 't').length, 0, 'none of them proposed');
   });
 
   it('execute: permissionless for a signed-in member; refused (409 ExecutionFailed) while Open and once Executed', async () => {
@@ -146,5 +147,44 @@ describe('governance gateway', () => {
     assert.equal(status, 'Executed', 'the canister timer executed the approved General proposal');
     r = await h.request({ method: 'POST', url: '/api/governance/execute', payload: { proposal_id: id }, jar: bob.jar });
     assert.equal(r.statusCode, 409, r.body);
+  });
+
+  it('propose: 201 with id, status and window; payload per category checked field by field (V11, V13)', async () => {
+    await signIn();
+    const propose = (jar: Jar, payload: object) => h.request({ method: 'POST', url: '/api/governance/propose', payload, jar });
+    let r = await propose(alice.jar, { title: 'Plant trees', body: '# Why\nShade.', category: 'General' });
+    assert.equal(r.statusCode, 201, r.body);
+    const created = r.json() as { proposal_id: string; status: string; voting_opens: string; voting_closes: string };
+    assert.equal(created.status, 'Created');
+    assert.equal(Date.parse(created.voting_opens) - h.now(), HOUR_MS, 'opens after the voting delay');
+    const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', alice.user_id).executeTakeFirstOrThrow();
+    assert.equal((await h.opened.canisters.clients.governance.get_proposal(BigInt(created.proposal_id)))!.proposed_by, principal, 'proposed as the member');
+
+    r = await propose(alice.jar, { title: 'Price', body: 'b', category: 'SetDomPrice', payload: { price_usd: 0.5, source_url: 'https://bridge.domdao.example/api/price/dom-usd/records/1', effective_at: Math.floor(h.now() / 1000) + 7 * 86_400 } });
+    assert.equal(r.statusCode, 201, r.body);
+    const view = (await h.request({ method: 'GET', url: `/api/governance/proposals/${r.json().proposal_id}` })).json() as { payload: { SetDomPrice: { price_usd: number; effective_at: string } } };
+    assert.equal(view.payload.SetDomPrice.price_usd, 0.5);
+    assert.equal(BigInt(view.payload.SetDomPrice.effective_at), BigInt(Math.floor(h.now() / 1000) + 7 * 86_400) * 1_000_000_000n, 'Unix seconds in, ns on the canister');
+
+    const bad: [object, RegExp][] = [
+      [{ title: 'x', body: 'b', category: 'SetDomPrice', payload: { price_usd: -1 } }, /payload\.price_usd/],
+      [{ title: 'x', body: 'b', category: 'SetDomPrice', payload: { price_usd: 1, source_url: 'ftp://x' } }, /payload\.source_url/],
+      [{ title: 'x', body: 'b', category: 'General', payload: { price_usd: 1 } }, /payload\.price_usd: unknown field/],
+      [{ title: 'x', body: 'b', category: 'TreasuryPayout', payload: { recipient: principal, amount: { usd: 0 } } }, /payload\.amount/],
+      [{ title: 'x', body: 'b', category: 'MembershipPolicy', payload: { revoke: ['not a principal!'] } }, /payload\.revoke/],
+      [{ title: 'x', body: 'b', category: 'ConstitutionalAmendment', payload: { category_rules: [{ category: 'General', quorum_bps: 20_000 }] } }, /quorum_bps/],
+      [{ title: 'x', body: 'b', category: 'Nope' }, /category/],
+      [{ title: '', body: 'b', category: 'General' }, /title/],
+    ];
+    for (const [body, message] of bad) {
+      r = await propose(alice.jar, body);
+      assert.deepEqual([r.statusCode, r.json().error], [400, 'VALIDATION_ERROR'], JSON.stringify(body));
+      assert.match(r.json().message, message);
+    }
+    r = await propose(alice.jar, { title: 'Pay', body: 'b', category: 'TreasuryPayout', payload: { recipient: principal, amount: { dom_e8s: '100000000' }, memo: 'thanks' } });
+    assert.equal(r.statusCode, 201, r.body);
+    r = await propose(bob.jar, { title: 'From a non-member', body: 'b', category: 'General' });
+    assert.equal(r.statusCode, 403, r.body);
+    assert.equal(r.json().error, 'NotAMember');
   });
 });

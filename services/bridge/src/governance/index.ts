@@ -9,6 +9,7 @@ import type { Session } from '../auth/sessions.ts';
 import { HttpError } from '../http/errors.ts';
 import { governanceHttpError } from './errors.ts';
 import { proposalView } from './views.ts';
+import { CATEGORIES, canisterPayload, type Category } from './payload.ts';
 
 type Governance = CanisterClients['governance'];
 
@@ -27,6 +28,17 @@ const ID = Type.String({ pattern: '^[0-9]{1,20}$', description: 'proposal id (de
 const voteBody = Type.Object({ proposal_id: ID, vote: Type.Union([Type.Literal('Yes'), Type.Literal('No'), Type.Literal('Abstain')]) }, { additionalProperties: false });
 const executeBody = Type.Object({ proposal_id: ID }, { additionalProperties: false });
 const idParams = Type.Object({ id: ID });
+/** Decision V11: propose carries Markdown; 64 KiB bounds it. */
+export const PROPOSE_BODY_LIMIT = 64 * 1024;
+const proposeBody = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: 200 }),
+    body: Type.String({ maxLength: 50_000, description: 'Markdown' }),
+    category: Type.Union(CATEGORIES.map((c) => Type.Literal(c))),
+    payload: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  },
+  { additionalProperties: false },
+);
 
 function nat64(id: string): bigint {
   const n = BigInt(id);
@@ -35,6 +47,18 @@ function nat64(id: string): bigint {
 }
 
 export default async function governanceGateway(app: FastifyInstance, opts: GovernanceGatewayOptions): Promise<void> {
+  app.post('/api/governance/propose', { bodyLimit: PROPOSE_BODY_LIMIT, schema: { body: proposeBody, tags: ['governance'] } }, async (req, reply) => {
+    const session = await opts.requireSession(req);
+    const b = req.body as { title: string; body: string; category: Category; payload?: Record<string, unknown> };
+    const payload = canisterPayload(b.category, b.payload);
+    const r = await (await opts.governanceAs(session)).create_proposal({ title: b.title, body: b.body, category: b.category, ...(payload !== undefined && { payload: payload as never }) });
+    if ('Err' in r) throw governanceHttpError(r.Err);
+    const p = (await opts.governance.get_proposal(r.Ok))!;
+    req.log.info({ event: 'governance.proposed', proposal_id: String(r.Ok), category: b.category, user_id: session.user_id }, 'proposal created');
+    const v = proposalView(p);
+    return reply.code(201).send({ proposal_id: v.id, status: v.status, voting_opens: v.voting_opens, voting_closes: v.voting_closes });
+  });
+
   app.post('/api/governance/vote', { bodyLimit: MUTATION_BODY_LIMIT, schema: { body: voteBody, tags: ['governance'] } }, async (req) => {
     const session = await opts.requireSession(req);
     const { proposal_id, vote } = req.body as { proposal_id: string; vote: 'Yes' | 'No' | 'Abstain' };

@@ -46,6 +46,18 @@ const ADMIN_ERRORS = { 401: err('UNAUTHORIZED: sign in first'), 403: err('FORBID
 const STORE = { 503: err('SESSION_STORE_UNAVAILABLE: the session store is down; try again') };
 
 const ROUTE_DOCS: Record<string, RouteDoc> = {
+  'POST /api/governance/propose': {
+    summary: 'Create a proposal as the signed-in member; payload per category (spec 1 bridge endpoints; decision V13)',
+    tag: 'governance',
+    security: 'session',
+    responses: {
+      201: Json('created', Type.Object({ proposal_id: Type.String(), status: Type.String(), voting_opens: Type.String(), voting_closes: Type.String() })),
+      400: err('VALIDATION_ERROR (payload.<field>: …) or InvalidPayload'),
+      401: err('UNAUTHORIZED or SESSION_REQUIRED (bearer token without the session cookie; spec 1 Authentication 6)'),
+      403: err('NotAMember, NotAuthorized or CSRF_REJECTED'),
+      413: err('PAYLOAD_TOO_LARGE (64 KiB)'),
+    },
+  },
   'POST /api/governance/vote': {
     summary: 'Cast a vote as the signed-in member (their own principal; decisions V5, V8)',
     tag: 'governance',
