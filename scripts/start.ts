@@ -66,6 +66,8 @@ try {
       `                        \`npm run journey\` walks the whole membership journey against this platform`,
       `  price: ${bridgeBase}/api/price/dom-usd   history: ${bridgeBase}/api/price/dom-usd/history`,
       `         ${fakePrice ? `development sources: fixed ${DEV_DOM_PRICE_USD} USD and a local fake JSON source at ${fakePrice.url}` : 'sources from PRICE_SOURCES / PRICE_SOURCES_FILE'}`,
+      `  governance: ${bridgeBase}/api/governance/proposals   ratified price: ${bridgeBase}/api/governance/price   settings: ${bridgeBase}/api/governance/settings`,
+      `              members sign in, then POST /api/governance/propose, /vote, /execute (session cookie, from a front-end origin)`,
       `  try: curl -s ${bridgeBase}/health`,
       `       curl -s ${base}/api/v1/health`,
       `       curl -s -X POST ${base}/api/v1/send -H 'authorization: Bearer ${generatedToken ? DEV_NOTIFICATION_TOKEN : '$SERVICE_TOKEN'}' \\`,

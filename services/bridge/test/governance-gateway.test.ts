@@ -187,4 +187,30 @@ describe('governance gateway', () => {
     assert.equal(r.statusCode, 403, r.body);
     assert.equal(r.json().error, 'NotAMember');
   });
+
+  it('reads: proposals filtered and paged, ratified price (404 before any), history, settings; cacheable (V14)', async () => {
+    await openProposal();
+    await openProposal();
+    await openProposal();
+    let r = await h.request({ method: 'GET', url: '/api/governance/proposals?status=Open&limit=2' });
+    assert.equal(r.statusCode, 200, r.body);
+    assert.equal(r.headers['cache-control'], 'public, max-age=5');
+    const open = (r.json() as { items: { status: string }[] }).items;
+    assert.ok(open.length === 2 && open.every((p) => p.status === 'Open'), JSON.stringify(open));
+    const price = (r = await h.request({ method: 'GET', url: '/api/governance/proposals?category=SetDomPrice' })).json() as { items: { category: string }[] };
+    assert.ok(price.items.length >= 1 && price.items.every((p) => p.category === 'SetDomPrice'));
+    for (const q of ['status=Nope', 'limit=0', 'limit=101', 'from_id=abc', 'category=Other']) {
+      r = await h.request({ method: 'GET', url: `/api/governance/proposals?${q}` });
+      assert.deepEqual([r.statusCode, r.json().error], [400, 'VALIDATION_ERROR'], q);
+    }
+    r = await h.request({ method: 'GET', url: '/api/governance/price' });
+    assert.deepEqual([r.statusCode, r.json().error], [404, 'NO_RATIFIED_PRICE']);
+    r = await h.request({ method: 'GET', url: '/api/governance/price/history' });
+    assert.deepEqual(r.json(), { items: [] });
+    r = await h.request({ method: 'GET', url: '/api/governance/settings' });
+    const settings = r.json() as { rules: { category: string; quorum_bps: number }[]; voting_delay: string };
+    assert.equal(settings.rules.length, 6);
+    assert.equal(settings.voting_delay, String(3_600_000_000_000n));
+    assert.equal(r.headers['cache-control'], 'public, max-age=60');
+  });
 });

@@ -8,7 +8,7 @@ import type { CanisterClients } from '@domdao/canisters';
 import type { Session } from '../auth/sessions.ts';
 import { HttpError } from '../http/errors.ts';
 import { governanceHttpError } from './errors.ts';
-import { proposalView } from './views.ts';
+import { plain, proposalView, tickView } from './views.ts';
 import { CATEGORIES, canisterPayload, type Category } from './payload.ts';
 
 type Governance = CanisterClients['governance'];
@@ -75,6 +75,43 @@ export default async function governanceGateway(app: FastifyInstance, opts: Gove
     if ('Err' in r) throw governanceHttpError(r.Err);
     const p = await opts.governance.get_proposal(nat64(proposal_id));
     return { proposal_id, status: p?.status ?? 'Executed' };
+  });
+
+  const listQuery = Type.Object(
+    {
+      status: Type.Optional(Type.Union(['Created', 'Open', 'Tallied', 'Approved', 'Rejected', 'Executed', 'Expired'].map((x) => Type.Literal(x)))),
+      category: Type.Optional(Type.Union(CATEGORIES.map((c) => Type.Literal(c)))),
+      from_id: Type.Optional(ID),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    },
+    { additionalProperties: false },
+  );
+  app.get('/api/governance/proposals', { schema: { querystring: listQuery, tags: ['governance'] } }, async (req, reply) => {
+    const q = req.query as { status?: string; category?: string; from_id?: string; limit?: number };
+    const limit = q.limit ?? 20;
+    const items = await opts.governance.list_proposals({ ...(q.status && { status: q.status as never }), ...(q.category && { category: q.category as never }), ...(q.from_id !== undefined && { from_id: nat64(q.from_id) }), limit });
+    reply.header('cache-control', 'public, max-age=5');
+    return { items: items.map(proposalView), limit };
+  });
+
+  app.get('/api/governance/price', { schema: { tags: ['governance'] } }, async (_req, reply) => {
+    const tick = await opts.governance.get_dom_price();
+    if (!tick) throw new HttpError(404, 'NO_RATIFIED_PRICE', 'no price has been ratified yet');
+    reply.header('cache-control', 'public, max-age=30');
+    return tickView(tick);
+  });
+
+  const historyQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })) }, { additionalProperties: false });
+  app.get('/api/governance/price/history', { schema: { querystring: historyQuery, tags: ['governance'] } }, async (req, reply) => {
+    const { limit = 50 } = req.query as { limit?: number };
+    reply.header('cache-control', 'public, max-age=30');
+    return { items: (await opts.governance.list_price_history(limit)).map(tickView) };
+  });
+
+  app.get('/api/governance/settings', { schema: { tags: ['governance'] } }, async (_req, reply) => {
+    const s = await opts.governance.get_settings();
+    reply.header('cache-control', 'public, max-age=60');
+    return plain(s);
   });
 
   app.get('/api/governance/proposals/:id', { schema: { params: idParams, tags: ['governance'] } }, async (req, reply) => {

@@ -5,7 +5,7 @@ type Proposal = NonNullable<Awaited<ReturnType<CanisterClients['governance']['ge
 
 const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
 
-function plain(v: unknown): unknown {
+export function plain(v: unknown): unknown {
   if (typeof v === 'bigint') return v.toString();
   if (Array.isArray(v)) return v.map(plain);
   if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
@@ -26,4 +26,11 @@ export function proposalView(p: Proposal) {
     payload: p.payload === undefined ? null : plain(p.payload),
     tally: p.tally === undefined ? null : plain(p.tally),
   };
+}
+
+type Tick = NonNullable<Awaited<ReturnType<CanisterClients['governance']['get_dom_price']>>>;
+
+/** A ratified price: `effective_at` ISO-8601 (the tick's timestamp, when it took effect). */
+export function tickView(t: Tick) {
+  return { price_usd: t.price_usd, proposal_id: t.proposal_id.toString(), set_by: t.set_by, effective_at: iso(t.timestamp) };
 }

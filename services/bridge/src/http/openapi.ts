@@ -87,6 +87,10 @@ const ROUTE_DOCS: Record<string, RouteDoc> = {
       413: err('PAYLOAD_TOO_LARGE'),
     },
   },
+  'GET /api/governance/proposals': { summary: 'Proposals, filtered by status and category, paged by from_id and limit (decision V14)', tag: 'governance', responses: { 200: Json('proposals; Cache-Control: public, max-age=5', Type.Object({ items: Type.Array(Type.Object({}, { additionalProperties: true })), limit: Type.Integer() })), 400: err('VALIDATION_ERROR') } },
+  'GET /api/governance/price': { summary: 'The ratified DOM/USD price in force (get_dom_price; decision V14)', tag: 'governance', responses: { 200: Json('the ratified price; Cache-Control: public, max-age=30', Type.Object({ price_usd: Type.Number(), proposal_id: Type.String(), set_by: Type.String(), effective_at: Type.String() })), 404: err('NO_RATIFIED_PRICE') } },
+  'GET /api/governance/price/history': { summary: 'Ratified prices, newest first (decision V14)', tag: 'governance', responses: { 200: Json('ratified prices', Type.Object({ items: Type.Array(Type.Object({}, { additionalProperties: true })) })), 400: err('VALIDATION_ERROR') } },
+  'GET /api/governance/settings': { summary: 'Category settings: quorum, threshold, voting window; voting delay, execution window (decision V14)', tag: 'governance', responses: { 200: Json('settings; Cache-Control: public, max-age=60', Type.Object({}, { additionalProperties: true })) } },
   'GET /api/governance/proposals/{id}': {
     summary: 'One proposal with its tally (decision V12)',
     tag: 'governance',
