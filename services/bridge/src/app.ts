@@ -173,6 +173,8 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   const memberGovernance = new Map<string, Promise<CanisterClients>>();
   await app.register(governanceGateway, {
     requireSession: requireMember,
+    requireAdmin: (req) => requireAdmin(ctx, req),
+    db: ctx.db,
     governance: ctx.canisters.governance,
     governanceAs: async (s) => {
       if (parts.canisters.platform) return parts.canisters.platform.as(s.principal).governance;

@@ -4,7 +4,7 @@
 // Authentication rules 3 and 6) on every mutation; GET a proposal with its tally.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { APP, bridge, type Bridge, type Jar } from './harness.ts';
+import { ADMIN_EMAIL, APP, bridge, type Bridge, type Jar } from './harness.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -212,5 +212,33 @@ describe('governance gateway', () => {
     assert.equal(settings.rules.length, 6);
     assert.equal(settings.voting_delay, String(3_600_000_000_000n));
     assert.equal(r.headers['cache-control'], 'public, max-age=60');
+  });
+
+  it('my vote (session) and the admin event log (admin; from the follower, decision V3) (V15)', async () => {
+    const id = await openProposal();
+    assert.equal((await vote(alice.jar, { proposal_id: id, vote: 'Abstain' })).statusCode, 200);
+    let r = await h.request({ method: 'GET', url: `/api/governance/proposals/${id}/my-vote`, jar: alice.jar });
+    assert.deepEqual(r.json(), { proposal_id: id, vote: 'Abstain' });
+    assert.equal(r.headers['cache-control'], 'private, no-cache');
+    assert.deepEqual((await h.request({ method: 'GET', url: `/api/governance/proposals/${id}/my-vote`, jar: bob.jar })).json(), { proposal_id: id, vote: null });
+    assert.equal((await h.request({ method: 'GET', url: `/api/governance/proposals/${id}/my-vote` })).statusCode, 401);
+
+    assert.equal((await h.request({ method: 'GET', url: '/api/governance/admin/events', jar: alice.jar })).statusCode, 403);
+    const admin = await h.member(ADMIN_EMAIL);
+    const deadline = Date.now() + 5_000;
+    let items: { seq: string; id: string; type: string; data: { proposal_id: string } }[] = [];
+    while (Date.now() < deadline) {
+      r = await h.request({ method: 'GET', url: '/api/governance/admin/events?limit=500', jar: admin.jar });
+      assert.equal(r.statusCode, 200, r.body);
+      items = r.json().items;
+      if (items.some((e) => e.type === 'ProposalOpened' && e.data.proposal_id === id)) break;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    assert.ok(items.some((e) => e.type === 'ProposalCreated' && e.data.proposal_id === id), 'ProposalCreated copied by the follower');
+    assert.ok(items.some((e) => e.type === 'ProposalOpened' && e.data.proposal_id === id), 'ProposalOpened copied by the follower');
+    const page = (await h.request({ method: 'GET', url: '/api/governance/admin/events?limit=1', jar: admin.jar })).json() as { items: { seq: string }[]; next_after_seq: string };
+    assert.equal(page.items.length, 1);
+    const next = (await h.request({ method: 'GET', url: `/api/governance/admin/events?limit=1&after_seq=${page.next_after_seq}`, jar: admin.jar })).json() as { items: { seq: string }[] };
+    assert.ok(BigInt(next.items[0]!.seq) > BigInt(page.items[0]!.seq));
   });
 });

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { CanisterClients } from '@domdao/canisters';
 import type { Session } from '../auth/sessions.ts';
+import type { Db } from '../db/index.ts';
 import { HttpError } from '../http/errors.ts';
 import { governanceHttpError } from './errors.ts';
 import { plain, proposalView, tickView } from './views.ts';
@@ -20,6 +21,10 @@ export interface GovernanceGatewayOptions {
   governanceAs(session: Session): Governance | Promise<Governance>;
   /** The bridge's own client, for public reads. */
   governance: Governance;
+  /** Cross-site rule, session and admin role (roles/routes.ts). */
+  requireAdmin(req: FastifyRequest): Promise<Session>;
+  /** The in-bridge event log the governance follower fills (decision V3), for the admin event log. */
+  db: Db;
 }
 
 /** Decision V11: a mutation body is a few short fields; 16 KiB leaves room for propose's Markdown later. */
@@ -112,6 +117,23 @@ export default async function governanceGateway(app: FastifyInstance, opts: Gove
     const s = await opts.governance.get_settings();
     reply.header('cache-control', 'public, max-age=60');
     return plain(s);
+  });
+
+  app.get('/api/governance/proposals/:id/my-vote', { schema: { params: idParams, tags: ['governance'] } }, async (req, reply) => {
+    const session = await opts.requireSession(req);
+    const { id } = req.params as { id: string };
+    const vote = await (await opts.governanceAs(session)).get_my_vote(nat64(id));
+    reply.header('cache-control', 'private, no-cache');
+    return { proposal_id: id, vote: vote ?? null };
+  });
+
+  const eventsQuery = Type.Object({ after_seq: Type.Optional(ID), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) }, { additionalProperties: false });
+  app.get('/api/governance/admin/events', { schema: { querystring: eventsQuery, tags: ['governance'] } }, async (req) => {
+    await opts.requireAdmin(req);
+    const { after_seq = '0', limit = 100 } = req.query as { after_seq?: string; limit?: number };
+    const rows = await opts.db.selectFrom('bridge_events').select(['seq', 'type', 'data', 'source', 'source_id', 'occurred_at']).where('source', '=', 'governance').where('seq', '>', after_seq).orderBy('seq').limit(limit).execute();
+    const items = rows.map((r) => ({ seq: String(r.seq), id: `${r.source}:${r.source_id}`, type: r.type, data: r.data, occurred_at: new Date(r.occurred_at).toISOString() }));
+    return { items, next_after_seq: items.length === limit ? items[items.length - 1]!.seq : null };
   });
 
   app.get('/api/governance/proposals/:id', { schema: { params: idParams, tags: ['governance'] } }, async (req, reply) => {
