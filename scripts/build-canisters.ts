@@ -1,4 +1,4 @@
-// `npm run build:canisters`: azle build for all five canisters (offline: Azle ships its canister
+// `npm run build:canisters`: azle build for all six canisters (offline: Azle ships its canister
 // template), then a check that each generated Candid interface equals the committed .did.
 // `-- --update` rewrites the committed .did files instead of failing; names limit the build.
 import { spawn } from 'node:child_process';
@@ -6,19 +6,22 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = new URL('..', import.meta.url).pathname;
-const ALL = ['governance', 'membership', 'user', 'campaign', 'treasury'];
+const ALL = ['governance', 'membership', 'user', 'campaign', 'treasury', 'ledger'];
 const args = process.argv.slice(2);
 const updateDid = args.includes('--update');
 const names = args.filter((a) => !a.startsWith('--'));
 for (const n of names) if (!ALL.includes(n)) throw new Error(`unknown canister ${n}; one of ${ALL.join(', ')}`);
 const targets = names.length ? names : ALL;
 const AZLE = join(ROOT, 'node_modules', '.bin', 'azle');
+/** dfx.json names that differ from the folder: dfx's `ledger` is DFINITY's ICRC-1 ledger wasm (decision L1). */
+const DFX_NAME: Record<string, string> = { ledger: 'ledger_embedded' };
+const dfxName = (name: string) => DFX_NAME[name] ?? name;
 const didDir = join(ROOT, '.azle', 'did');
 mkdirSync(didDir, { recursive: true });
 
 function build(name: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(AZLE, ['build', name], {
+    const child = spawn(AZLE, ['build', dfxName(name)], {
       cwd: ROOT,
       env: { ...process.env, CANISTER_CANDID_PATH: join(didDir, `${name}.did`) },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -68,7 +71,7 @@ for (const name of targets) {
       console.error(`canisters/${name}/${name}.did differs from what azle build generates, ${firstDifference(committed, generated)}`);
     }
   }
-  const wasm = statSync(join(ROOT, '.azle', name, `${name}.wasm`)).size;
+  const wasm = statSync(join(ROOT, '.azle', dfxName(name), `${dfxName(name)}.wasm`)).size;
   sizes[name] = wasm;
   rows.push(`| ${name} | ${(wasm / 1024 / 1024).toFixed(2)} MiB | ${wasm} |`);
 }

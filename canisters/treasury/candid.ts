@@ -1,4 +1,4 @@
-// The treasury canister's Candid interface (spec 1 "TreasuryPayout … calls treasury.execute_payout()"),
+// The treasury canister's Candid interface (spec 1 "TreasuryPayout … calls treasury.execute_payout()"; issue 11),
 // for the Azle entry point and the IC agent client.
 import { query, result, update, type Idl, type MethodTable } from '@domdao/canister-kit/candid';
 
@@ -16,23 +16,36 @@ export function treasuryTypes(I: Idl) {
     price_tick_id: I.Opt(I.Nat64),
     memo: I.Opt(I.Text),
     paid_at: I.Nat64,
+    block_index: I.Nat,
   });
+  const PayoutIntent = I.Record({
+    proposal_id: I.Nat64,
+    recipient: I.Principal,
+    amount_e8s: I.Nat,
+    usd_value: I.Opt(I.Float64),
+    price_tick_id: I.Opt(I.Nat64),
+    memo: I.Opt(I.Text),
+    created_at_time: I.Nat64,
+  });
+  const Account = I.Record({ owner: I.Principal, subaccount: I.Opt(I.Vec(I.Nat8)) });
   const TreasuryError = I.Variant({
     NotAuthorized: I.Null,
     PriceStale: I.Null,
     InsufficientFunds: I.Record({ balance: I.Nat, required: I.Nat }),
     InvalidPayout: I.Text,
+    LedgerError: I.Text,
   });
-  const InitArgs = I.Record({ governance_canister: I.Principal, admins: I.Vec(I.Principal), price_max_age: I.Opt(I.Nat64) });
-  return { PayoutPayload, PayoutRecord, TreasuryError, InitArgs };
+  const InitArgs = I.Record({ governance_canister: I.Principal, ledger_canister: I.Principal, admins: I.Vec(I.Principal), price_max_age: I.Opt(I.Nat64) });
+  return { PayoutPayload, PayoutRecord, PayoutIntent, Account, TreasuryError, InitArgs };
 }
 
 export function treasuryMethods(I: Idl) {
   const t = treasuryTypes(I);
   return {
     execute_payout: update([I.Nat64, t.PayoutPayload], result(I, t.PayoutRecord, t.TreasuryError)),
-    record_deposit: update([I.Nat, I.Opt(I.Text)], result(I, I.Nat64, t.TreasuryError)),
-    get_balance: query([], I.Nat),
+    get_account: query([], t.Account),
+    get_balance: update([], I.Nat),
+    list_pending_payouts: query([], I.Vec(t.PayoutIntent)),
     get_payout: query([I.Nat64], I.Opt(t.PayoutRecord)),
     list_payouts: query([I.Opt(I.Nat64), I.Opt(I.Nat32)], I.Vec(t.PayoutRecord)),
   } satisfies MethodTable;

@@ -56,6 +56,7 @@ export function userTypes(I: Idl) {
     Under18: I.Null,
     KycNotApproved: I.Null,
     MembershipCallFailed: I.Text,
+    InProgress: I.Null,
   });
   const InitArgs = I.Record({ membership_canister: I.Principal, registrars: I.Vec(I.Principal), admins: I.Vec(I.Principal) });
   return { CreateAccountRequest, CreateAccountResponse, UpgradeMembershipRequest, VerifyEmailResponse, Account, RetryQueueItem, AdminNotification, UserError, InitArgs };
@@ -64,11 +65,14 @@ export function userTypes(I: Idl) {
 export function userMethods(I: Idl) {
   const t = userTypes(I);
   return {
-    create_account: update([t.CreateAccountRequest], result(I, t.CreateAccountResponse, t.UserError)),
+    // The trailing `opt text` is the operation id (decision U5): a repeat gets the first answer.
+    create_account: update([t.CreateAccountRequest, I.Opt(I.Text)], result(I, t.CreateAccountResponse, t.UserError)),
     reissue_verification_token: update([I.Principal], result(I, t.CreateAccountResponse, t.UserError)),
-    verify_email: update([I.Text], result(I, t.VerifyEmailResponse, t.UserError)),
-    record_kyc: update([I.Principal, I.Bool], result(I, I.Null, t.UserError)),
-    upgrade_membership_to_active: update([t.UpgradeMembershipRequest], result(I, I.Null, t.UserError)),
+    verify_email: update([I.Text, I.Opt(I.Text)], result(I, t.VerifyEmailResponse, t.UserError)),
+    record_kyc: update([I.Principal, I.Bool, I.Opt(I.Text)], result(I, I.Null, t.UserError)),
+    upgrade_membership_to_active: update([t.UpgradeMembershipRequest, I.Opt(I.Text)], result(I, I.Null, t.UserError)),
+    remove_unverified_account: update([I.Principal, I.Opt(I.Text)], result(I, I.Null, t.UserError)),
+    set_password_hash: update([I.Principal, I.Text, I.Opt(I.Text)], result(I, I.Null, t.UserError)),
     get_account: query([I.Principal], I.Opt(t.Account)),
     list_retry_queue: query([], I.Vec(t.RetryQueueItem)),
     list_admin_notifications: query([I.Opt(I.Nat64), I.Opt(I.Nat32)], I.Vec(t.AdminNotification)),

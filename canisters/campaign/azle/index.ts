@@ -1,9 +1,10 @@
 // The campaign canister on the IC (Azle): Candid in and out through ../candid.ts, state in stable
 // memory, the price read from governance and membership checked on every update, and a timer that
 // refreshes the cached price so get_campaign (a query) is never long behind.
-import { IDL, init, postUpgrade, query, update } from 'azle';
+import { canisterSelf, IDL, init, postUpgrade, query, update } from 'azle';
 import { armTimers, AzleIdl, azleMethods, canisterCalls, dispatcher, fromCandidArgs, rawRandBytes, stableStores, wiringStore } from '@domdao/canister-kit/azle';
 import { governanceMethods } from '@domdao/canister-governance';
+import { ledgerMethods } from '@domdao/canister-ledger';
 import { membershipMethods } from '@domdao/canister-membership';
 import { campaignMethods, campaignTypes } from '../candid.ts';
 import { CAMPAIGN_STORE_NAMES, campaignCore, type CampaignStores } from '../core/campaign.ts';
@@ -12,6 +13,7 @@ import { campaignWiring } from '../wiring.ts';
 interface InitArgs {
   governance_canister: string;
   membership_canister: string;
+  ledger_canister: string;
   admins: string[];
   price_max_age?: bigint;
 }
@@ -19,7 +21,7 @@ const table = campaignMethods(AzleIdl);
 const methods = azleMethods(table);
 const types = campaignTypes(AzleIdl);
 const initArgs = wiringStore<InitArgs>();
-const callees = canisterCalls({ governance: governanceMethods(AzleIdl), membership: membershipMethods(AzleIdl) }, (to) => initArgs.get()[`${to}_canister`]);
+const callees = canisterCalls({ governance: governanceMethods(AzleIdl), membership: membershipMethods(AzleIdl), ledger: ledgerMethods(AzleIdl) }, (to) => initArgs.get()[`${to}_canister`]);
 const core = campaignCore(stableStores<CampaignStores>(CAMPAIGN_STORE_NAMES), campaignWiring.deps(callees, { randomBytes: rawRandBytes }));
 const calls = dispatcher(table, core);
 
@@ -28,7 +30,7 @@ export default class {
   init(args: unknown): void {
     const a = fromCandidArgs<InitArgs>(types.InitArgs, args);
     initArgs.set(a);
-    core.init({ admins: a.admins, ...(a.price_max_age !== undefined && { price_max_age: a.price_max_age }) });
+    core.init({ admins: a.admins, self: canisterSelf().toText(), ...(a.price_max_age !== undefined && { price_max_age: a.price_max_age }) });
     armTimers(campaignWiring.timers, core);
   }
 
@@ -43,6 +45,18 @@ export default class {
   create_campaign(...a: unknown[]) { return calls.update('create_campaign', a); }
   @update(methods.contribute.args, methods.contribute.ret)
   contribute(...a: unknown[]) { return calls.update('contribute', a); }
+  @update(methods.burn_donation.args, methods.burn_donation.ret)
+  burn_donation(...a: unknown[]) { return calls.update('burn_donation', a); }
+  @update(methods.reconcile_movement.args, methods.reconcile_movement.ret)
+  reconcile_movement(...a: unknown[]) { return calls.update('reconcile_movement', a); }
+  @update(methods.settle_campaign.args, methods.settle_campaign.ret)
+  settle_campaign(...a: unknown[]) { return calls.update('settle_campaign', a); }
+  @query(methods.list_contributions_by.args, methods.list_contributions_by.ret)
+  list_contributions_by(...a: unknown[]) { return calls.query('list_contributions_by', a); }
+  @query(methods.list_donations.args, methods.list_donations.ret)
+  list_donations(...a: unknown[]) { return calls.query('list_donations', a); }
+  @query(methods.list_pending_movements.args, methods.list_pending_movements.ret)
+  list_pending_movements(...a: unknown[]) { return calls.query('list_pending_movements', a); }
   @update(methods.cancel_campaign.args, methods.cancel_campaign.ret)
   cancel_campaign(...a: unknown[]) { return calls.update('cancel_campaign', a); }
   @query(methods.get_campaign.args, methods.get_campaign.ret)

@@ -3,28 +3,9 @@
 // interleaved calls (no embedded host, which serialises updates and would hide the interleaving).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compareKeys, type Store, type StoreKey } from '@domdao/canister-kit';
+import { plainStore } from '@domdao/canister-kit/testing';
 import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '../core/governance.ts';
 import { NS_PER_HOUR } from '../core/rules/categories.ts';
-
-/** A plain ordered map as a Store: writes land at once, as on the IC between awaits. */
-function mapStore<K extends StoreKey, V>(): Store<K, V> {
-  const m = new Map<K, V>();
-  const sorted = () => [...m.entries()].sort(([a], [b]) => compareKeys(a, b));
-  return {
-    get: (k) => m.get(k),
-    has: (k) => m.has(k),
-    set: (k, v) => void m.set(k, v),
-    delete: (k) => m.delete(k),
-    get size() { return m.size; },
-    *entries(o = {}) {
-      let all = sorted();
-      if (o.reverse) all = all.reverse();
-      if (o.from !== undefined) all = all.filter(([k]) => (o.reverse ? compareKeys(k, o.from!) <= 0 : compareKeys(k, o.from!) >= 0));
-      yield* all.slice(0, o.limit ?? all.length);
-    },
-  } as Store<K, V>;
-}
 
 function deferred<T>() {
   let resolve!: (v: T) => void;
@@ -34,7 +15,7 @@ function deferred<T>() {
 
 describe('cast_vote under interleaving (spec 1: one vote per member)', () => {
   it('two cast_vote calls of one voter, both past their first await: the second gets AlreadyVoted after the awaits', async () => {
-    const stores = Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, mapStore()])) as unknown as GovernanceStores;
+    const stores = Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()])) as unknown as GovernanceStores;
     const gates: Array<ReturnType<typeof deferred<{ is_active: boolean }>>> = [];
     const core = governanceCore(stores, {
       membership: {

@@ -1,14 +1,16 @@
 // The treasury canister on the IC (Azle): Candid in and out through ../candid.ts, state in stable
 // memory, the ratified price read from governance for USD payouts.
-import { IDL, init, postUpgrade, query, update } from 'azle';
+import { canisterSelf, IDL, init, postUpgrade, query, update } from 'azle';
 import { AzleIdl, azleMethods, canisterCalls, dispatcher, fromCandidArgs, rawRandBytes, stableStores, wiringStore } from '@domdao/canister-kit/azle';
 import { governanceMethods } from '@domdao/canister-governance';
+import { ledgerMethods } from '@domdao/canister-ledger';
 import { treasuryMethods, treasuryTypes } from '../candid.ts';
 import { TREASURY_STORE_NAMES, treasuryCore, type TreasuryStores } from '../core/treasury.ts';
 import { treasuryWiring } from '../wiring.ts';
 
 interface InitArgs {
   governance_canister: string;
+  ledger_canister: string;
   admins: string[];
   price_max_age?: bigint;
 }
@@ -16,7 +18,7 @@ const table = treasuryMethods(AzleIdl);
 const methods = azleMethods(table);
 const types = treasuryTypes(AzleIdl);
 const initArgs = wiringStore<InitArgs>();
-const callees = canisterCalls({ governance: governanceMethods(AzleIdl) }, (to) => initArgs.get()[`${to}_canister`]);
+const callees = canisterCalls({ governance: governanceMethods(AzleIdl), ledger: ledgerMethods(AzleIdl) }, (to) => initArgs.get()[`${to}_canister`]);
 const core = treasuryCore(stableStores<TreasuryStores>(TREASURY_STORE_NAMES), treasuryWiring.deps(callees, { randomBytes: rawRandBytes }));
 const calls = dispatcher(table, core);
 
@@ -25,10 +27,10 @@ export default class {
   init(args: unknown): void {
     const a = fromCandidArgs<InitArgs>(types.InitArgs, args);
     initArgs.set(a);
-    core.init({ governance_canister: a.governance_canister, admins: a.admins, ...(a.price_max_age !== undefined && { price_max_age: a.price_max_age }) });
+    core.init({ governance_canister: a.governance_canister, self: canisterSelf().toText(), admins: a.admins, ...(a.price_max_age !== undefined && { price_max_age: a.price_max_age }) });
   }
 
-  /** Upgrades take the same arguments; they may re-point governance, nothing else. */
+  /** Upgrades take the same arguments; they may re-point governance and the ledger, nothing else. */
   @postUpgrade([types.InitArgs as unknown as IDL.Type])
   postUpgrade(args: unknown): void {
     initArgs.set(fromCandidArgs<InitArgs>(types.InitArgs, args));
@@ -36,10 +38,12 @@ export default class {
 
   @update(methods.execute_payout.args, methods.execute_payout.ret)
   execute_payout(...a: unknown[]) { return calls.update('execute_payout', a); }
-  @update(methods.record_deposit.args, methods.record_deposit.ret)
-  record_deposit(...a: unknown[]) { return calls.update('record_deposit', a); }
-  @query(methods.get_balance.args, methods.get_balance.ret)
-  get_balance(...a: unknown[]) { return calls.query('get_balance', a); }
+  @query(methods.get_account.args, methods.get_account.ret)
+  get_account(...a: unknown[]) { return calls.query('get_account', a); }
+  @update(methods.get_balance.args, methods.get_balance.ret)
+  get_balance(...a: unknown[]) { return calls.update('get_balance', a); }
+  @query(methods.list_pending_payouts.args, methods.list_pending_payouts.ret)
+  list_pending_payouts(...a: unknown[]) { return calls.query('list_pending_payouts', a); }
   @query(methods.get_payout.args, methods.get_payout.ret)
   get_payout(...a: unknown[]) { return calls.query('get_payout', a); }
   @query(methods.list_payouts.args, methods.list_payouts.ret)

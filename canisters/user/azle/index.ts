@@ -43,6 +43,10 @@ export default class {
   record_kyc(...a: unknown[]) { return calls.update('record_kyc', a); }
   @update(methods.upgrade_membership_to_active.args, methods.upgrade_membership_to_active.ret)
   upgrade_membership_to_active(...a: unknown[]) { return calls.update('upgrade_membership_to_active', a); }
+  @update(methods.remove_unverified_account.args, methods.remove_unverified_account.ret)
+  remove_unverified_account(...a: unknown[]) { return calls.update('remove_unverified_account', a); }
+  @update(methods.set_password_hash.args, methods.set_password_hash.ret)
+  set_password_hash(...a: unknown[]) { return calls.update('set_password_hash', a); }
   @query(methods.get_account.args, methods.get_account.ret)
   get_account(...a: unknown[]) { return calls.query('get_account', a); }
   @query(methods.list_retry_queue.args, methods.list_retry_queue.ret)

@@ -95,7 +95,19 @@ export type UserError =
   | { NotRegistered: null }
   | { Under18: null }
   | { KycNotApproved: null }
-  | { MembershipCallFailed: string };
+  | { MembershipCallFailed: string }
+  /** Decision U5: a call with this op id is still running (the IC interleaved a repeat); ask again. */
+  | { InProgress: null };
+
+/** Decision U5: the answer given to an operation id, replayed on a repeat. */
+export interface OperationRecord {
+  op_id: string;
+  method: string;
+  /** Position in opOrder (oldest first, for pruning). */
+  seq: bigint;
+  at: bigint;
+  result: unknown;
+}
 
 export interface UserConfig {
   /** Principals that run registration (the bridge). */
@@ -114,6 +126,10 @@ export interface UserStores {
   retries: Store<string, RetryQueueItem>;
   notifications: Store<bigint, AdminNotification>;
   counters: Store<string, bigint>;
+  /** Decision U5: op id → the answer it got. */
+  ops: Store<string, OperationRecord>;
+  /** Decision U5: seq → op id, oldest first (retention and the MAX_OPS bound). */
+  opOrder: Store<bigint, string>;
 }
 
 export const USER_STORE_NAMES: Record<keyof UserStores, string> = {
@@ -124,6 +140,9 @@ export const USER_STORE_NAMES: Record<keyof UserStores, string> = {
   retries: 'retries',
   notifications: 'notifications',
   counters: 'counters',
+  // New stores go last: on the IC a store's memory id is its position here.
+  ops: 'ops',
+  opOrder: 'op_order',
 };
 
 export interface UserDeps {

@@ -96,6 +96,27 @@ describe('atomic update calls', () => {
     assert.equal(s.size, 0);
   });
 
+  it('decision L10: writes before a commit point (an inter-canister call) survive a later throw and a restart; those after it are undone', async () => {
+    const dir = tempDir();
+    const host = EmbeddedHost.open({ dir });
+    const s = host.store<string, number>('treasury', 'intents');
+    await assert.rejects(
+      host.update('treasury', async () => {
+        s.set('intent', 1);
+        host.commitPoint();
+        await new Promise((r) => setTimeout(r, 5));
+        s.set('record', 2);
+        throw new Error('trap after the call');
+      }),
+    );
+    assert.deepEqual([...s.entries()], [['intent', 1]]);
+    host.close();
+    const again = EmbeddedHost.open({ dir });
+    assert.deepEqual([...again.store<string, number>('treasury', 'intents').entries()], [['intent', 1]], 'journaled at the commit point');
+    host.commitPoint();
+    again.close();
+  });
+
   it('update calls to one canister run one at a time, in arrival order; a failure does not block the next', async () => {
     const host = EmbeddedHost.open();
     const s = host.store<string, string[]>('campaign', 'log');
@@ -210,7 +231,7 @@ describe('durable state', () => {
     const b = EmbeddedHost.open({ dir, compactBytes: 2_000 });
     const s = b.store<bigint, Proposal>('governance', 'proposals');
     for (let i = 1n; i <= 60n; i++) await b.update('governance', () => s.set(i, p(i)));
-    assert.ok(statSync(join(dir, 'snapshot.json')).size > 0, 'snapshot written');
+    assert.ok(statSync(join(dir, 'snapshot.bin')).size > 0, 'snapshot written');
     assert.ok(statSync(join(dir, 'wal.jsonl')).size < 2_000, 'log emptied at compaction');
     b.close();
     const c = EmbeddedHost.open({ dir });
@@ -257,15 +278,15 @@ describe('durable state', () => {
     a.close();
     assert.equal(statSync(dir).mode & 0o777, 0o700);
     assert.equal(statSync(join(dir, 'wal.jsonl')).mode & 0o777, 0o600);
-    assert.equal(statSync(join(dir, 'snapshot.json')).mode & 0o777, 0o600);
+    assert.equal(statSync(join(dir, 'snapshot.bin')).mode & 0o777, 0o600);
     // Files left readable by an older version are tightened at open.
     chmodSync(join(dir, 'wal.jsonl'), 0o644);
-    chmodSync(join(dir, 'snapshot.json'), 0o644);
+    chmodSync(join(dir, 'snapshot.bin'), 0o644);
     chmodSync(dir, 0o755);
     EmbeddedHost.open({ dir }).close();
     assert.equal(statSync(dir).mode & 0o777, 0o700);
     assert.equal(statSync(join(dir, 'wal.jsonl')).mode & 0o777, 0o600);
-    assert.equal(statSync(join(dir, 'snapshot.json')).mode & 0o777, 0o600);
+    assert.equal(statSync(join(dir, 'snapshot.bin')).mode & 0o777, 0o600);
   });
 
   it('decision K20: a second process on the same directory is refused; a killed holder does not leave it stuck', async (t) => {

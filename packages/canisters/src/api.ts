@@ -1,4 +1,4 @@
-// The five canisters as the bridge sees them: one typed client per canister, with the same methods,
+// The six canisters as the bridge sees them: one typed client per canister, with the same methods,
 // argument and result types whichever implementation is behind it (in-process or IC agent). A client
 // method is the core method without its CallContext (the caller is the client's identity, the time
 // the host's) and always returns a promise, as a call to a canister does.
@@ -11,6 +11,8 @@ import type { MembershipCore } from '@domdao/canister-membership';
 import type { membershipMethods } from '@domdao/canister-membership';
 import type { TreasuryCore } from '@domdao/canister-treasury';
 import type { treasuryMethods } from '@domdao/canister-treasury';
+import type { LedgerCore } from '@domdao/canister-ledger';
+import type { ledgerMethods } from '@domdao/canister-ledger';
 import type { UserCore } from '@domdao/canister-user';
 import type { userMethods } from '@domdao/canister-user';
 
@@ -22,8 +24,10 @@ export type MembershipClient = ClientOf<MembershipCore, ReturnType<typeof member
 export type UserClient = ClientOf<UserCore, ReturnType<typeof userMethods>>;
 export type CampaignClient = ClientOf<CampaignCore, ReturnType<typeof campaignMethods>>;
 export type TreasuryClient = ClientOf<TreasuryCore, ReturnType<typeof treasuryMethods>>;
+/** The DOM ledger: the embedded core, or DFINITY's ICRC-1 ledger on an IC network (decision L1). */
+export type LedgerClient = ClientOf<LedgerCore, ReturnType<typeof ledgerMethods>>;
 
-export const CANISTERS = ['governance', 'membership', 'user', 'campaign', 'treasury'] as const;
+export const CANISTERS = ['governance', 'membership', 'user', 'campaign', 'treasury', 'ledger'] as const;
 export type CanisterName = (typeof CANISTERS)[number];
 
 export interface CanisterClients {
@@ -32,6 +36,7 @@ export interface CanisterClients {
   user: UserClient;
   campaign: CampaignClient;
   treasury: TreasuryClient;
+  ledger: LedgerClient;
 }
 
 export type CanisterIds = Record<CanisterName, string>;

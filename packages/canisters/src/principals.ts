@@ -1,4 +1,4 @@
-// Principals of the embedded canisters. They are real canister ids (the first five a local replica
+// Principals of the embedded canisters. They are real canister ids (the first six a local replica
 // assigns), so every principal the platform handles has the IC's textual form.
 import { createHash } from 'node:crypto';
 import { Principal } from '@icp-sdk/core/principal';
@@ -12,6 +12,7 @@ export const EMBEDDED_CANISTER_IDS: CanisterIds = Object.freeze({
   user: canisterId(3),
   campaign: canisterId(4),
   treasury: canisterId(5),
+  ledger: canisterId(6),
 });
 
 /**

@@ -4,6 +4,7 @@ import { IDL } from '@icp-sdk/core/candid';
 import type { MethodTable } from '@domdao/canister-kit/candid';
 import { campaignMethods } from '@domdao/canister-campaign';
 import { governanceMethods } from '@domdao/canister-governance';
+import { ledgerMethods } from '@domdao/canister-ledger';
 import { membershipMethods } from '@domdao/canister-membership';
 import { treasuryMethods } from '@domdao/canister-treasury';
 import { userMethods } from '@domdao/canister-user';
@@ -15,4 +16,5 @@ export const METHOD_TABLES: Record<CanisterName, MethodTable> = {
   user: userMethods(IDL),
   campaign: campaignMethods(IDL),
   treasury: treasuryMethods(IDL),
+  ledger: ledgerMethods(IDL),
 };

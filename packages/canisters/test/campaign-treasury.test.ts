@@ -3,19 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { principalFromSeed } from '../src/principals.ts';
-import { ADMIN, BRIDGE, DAY, HOUR, harness, type Harness } from './harness.ts';
+import { ADMIN, BRIDGE, DAY, HOUR, harness, ratifyPrice, type Harness } from './harness.ts';
 
 const E8S = 100_000_000n;
-
-/** Ratifies `price` through a SetDomPrice proposal voted by `voter`; returns the proposal id. */
-async function ratifyPrice(h: Harness, voter: string, price: number): Promise<bigint> {
-  const id = h.ok(await h.bridge.governance.create_proposal({ title: 'price', body: 'b', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: price } } }));
-  h.advance(HOUR);
-  h.ok(await h.as(voter).governance.cast_vote(id, 'Yes'));
-  h.advance(3n * DAY);
-  await h.tick();
-  return id;
-}
 
 describe('campaigns (spec 1 CampaignGoal, CampaignProgress, decision G18)', () => {
   it('a USD goal converts at the ratified price; contributions record the tick they were valued at', async () => {
@@ -25,8 +15,10 @@ describe('campaigns (spec 1 CampaignGoal, CampaignProgress, decision G18)', () =
     const tickId = await ratifyPrice(h, voter, 0.5);
     const id = h.ok(await h.as(owner).campaign.create_campaign({ title: 'Community garden', description: 'Seeds', goal: { UsdValue: 1000 }, deadline: h.now() + 30n * DAY }));
     assert.equal(id, '1');
+    await h.fund(voter, 1000n * E8S);
+    await h.fund(owner, 1000n * E8S);
     const c = h.ok(await h.as(voter).campaign.contribute(id, { Usd: 250 }));
-    assert.deepEqual({ ...c, at: 0n }, { campaign_id: '1', seq: 1n, contributor: voter, amount_e8s: 500n * E8S, usd_value: 250, price_tick_id: tickId, at: 0n });
+    assert.deepEqual({ ...c, at: 0n, block_index: 0n }, { campaign_id: '1', seq: 1n, contributor: voter, amount_e8s: 500n * E8S, usd_value: 250, price_tick_id: tickId, at: 0n, block_index: 0n });
     const d = h.ok(await h.as(owner).campaign.contribute(id, { Dom: 100n * E8S }));
     assert.equal(d.usd_value, 50);
     const camp = (await h.as(owner).campaign.get_campaign(id))!;
@@ -41,6 +33,7 @@ describe('campaigns (spec 1 CampaignGoal, CampaignProgress, decision G18)', () =
     const h = await harness();
     const owner = await h.register('owner');
     const id = h.ok(await h.as(owner).campaign.create_campaign({ title: 'USD goal', description: '', goal: { UsdValue: 100 }, deadline: h.now() + 10n * DAY }));
+    await h.fund(owner, 10n * E8S);
     h.ok(await h.as(owner).campaign.contribute(id, { Dom: 5n * E8S }));
     assert.deepEqual(await h.as(owner).campaign.contribute(id, { Usd: 5 }), { Err: { PriceUnavailable: null } });
     const p = (await h.as(owner).campaign.get_campaign(id))!.progress;
@@ -67,12 +60,13 @@ describe('campaigns (spec 1 CampaignGoal, CampaignProgress, decision G18)', () =
     const owner = await h.register('owner');
     const rich = h.ok(await h.as(owner).campaign.create_campaign({ title: 'Small', description: '', goal: { DomTokens: E8S }, deadline: h.now() + DAY }));
     const poor = h.ok(await h.as(owner).campaign.create_campaign({ title: 'Big', description: '', goal: { DomTokens: 1000n * E8S }, deadline: h.now() + DAY }));
+    await h.fund(owner, 10n * E8S);
     h.ok(await h.as(owner).campaign.contribute(rich, { Dom: 3n * E8S }));
     assert.equal((await h.as(owner).campaign.get_campaign(rich))!.progress.pct_complete, 100);
     h.advance(DAY);
     assert.equal((await h.as(owner).campaign.get_campaign(rich))!.status, 'Succeeded');
     assert.equal((await h.as(owner).campaign.get_campaign(poor))!.status, 'Failed');
-    assert.deepEqual(await h.as(owner).campaign.contribute(rich, { Dom: 1n }), { Err: { CampaignClosed: null } });
+    assert.deepEqual(await h.as(owner).campaign.contribute(rich, { Dom: E8S }), { Err: { CampaignClosed: null } });
     assert.deepEqual((await h.as(owner).campaign.list_campaigns(undefined, undefined)).map((c) => c.id), ['2', '1']);
   });
 
@@ -94,7 +88,10 @@ describe('campaigns (spec 1 CampaignGoal, CampaignProgress, decision G18)', () =
     for (const a of bad) assert.ok('InvalidArgument' in ((await h.as(owner).campaign.create_campaign(a)) as { Err: object }).Err);
     assert.deepEqual(await h.as(owner).campaign.list_campaigns(undefined, undefined), []);
     const id = h.ok(await h.as(owner).campaign.create_campaign(args));
-    assert.deepEqual(await h.as(stranger).campaign.contribute(id, { Dom: 1n }), { Err: { NotAMember: null } });
+    await h.fund(other, 10n * E8S);
+    assert.deepEqual(await h.as(stranger).campaign.contribute(id, { Dom: E8S }), { Err: { NotAMember: null } });
+    assert.deepEqual(await h.as(other).campaign.contribute(id, { Dom: 10_000n }), { Err: { InvalidArgument: 'amount must be above the ledger fee of 10000 e8s' } });
+    assert.deepEqual(await h.as(other).campaign.contribute(id, { Dom: E8S }, 'bad op id!'), { Err: { InvalidArgument: 'op_id must be 1 to 128 of A-Z a-z 0-9 : . _ -' } });
     for (const amount of [{ Dom: 0n }, { Usd: 0 }, { Usd: Number.POSITIVE_INFINITY }, { Dom: 10n ** 18n }]) {
       assert.ok('InvalidArgument' in ((await h.as(other).campaign.contribute(id, amount)) as { Err: object }).Err);
     }
@@ -106,48 +103,77 @@ describe('campaigns (spec 1 CampaignGoal, CampaignProgress, decision G18)', () =
     assert.deepEqual(await h.as(other).campaign.cancel_campaign(id), { Err: { NotAuthorized: null } });
     h.ok(await h.as(owner).campaign.cancel_campaign(id));
     assert.equal((await h.as(owner).campaign.get_campaign(id))!.status, 'Cancelled');
-    assert.deepEqual(await h.as(owner).campaign.contribute(id, { Dom: 1n }), { Err: { CampaignClosed: null } });
+    assert.deepEqual(await h.as(owner).campaign.contribute(id, { Dom: E8S }), { Err: { CampaignClosed: null } });
     h.ok(await h.admin.membership.revoke_membership(other));
     assert.deepEqual(await h.as(other).campaign.create_campaign(args), { Err: { NotAMember: null } }, 'revoked members lose access');
   });
 });
 
-describe('treasury (spec 1 Errors rule 1, decisions G16–G17)', () => {
-  it('execute_payout is callable by governance only; deposits by admins only', async () => {
+describe('treasury pays from its ledger account (spec 1 Errors rule 1, decisions G16, L11–L14)', () => {
+  const FEE = 10_000n;
+  it('execute_payout is callable by governance only; the treasury\'s balance is its ledger account', async () => {
     const h = await harness();
     const member = await h.activate('m');
     const payout = { recipient: member, amount: { DomE8s: 1n } };
     for (const who of [ADMIN, BRIDGE, member]) {
       assert.deepEqual(await h.as(who).treasury.execute_payout(1n, payout), { Err: { NotAuthorized: null } });
     }
-    assert.deepEqual(await h.as(member).treasury.record_deposit(5n, undefined), { Err: { NotAuthorized: null } });
-    assert.deepEqual(await h.admin.treasury.record_deposit(0n, undefined), { Err: { InvalidPayout: 'deposit amount must be above 0' } });
+    assert.deepEqual(await h.admin.treasury.get_account(), { owner: h.platform.ids.treasury });
     assert.equal(await h.admin.treasury.get_balance(), 0n);
+    await h.mint(member, 5n * E8S);
+    // A deposit is an ordinary ICRC-1 transfer to the treasury's account.
+    h.ok(await h.as(member).ledger.icrc1_transfer({ to: { owner: h.platform.ids.treasury }, amount: 2n * E8S }));
+    assert.equal(await h.admin.treasury.get_balance(), 2n * E8S);
   });
 
-  it('pays once per proposal even when execution is retried; USD amounts convert at a fresh price', async () => {
+  it('pays once per proposal even when execution is retried; USD amounts convert at a fresh price; InsufficientFunds is the real balance', async () => {
     const h = await harness();
     const voter = await h.activate('voter');
     const gov = h.as(h.platform.ids.governance).treasury;
-    h.ok(await h.admin.treasury.record_deposit(1000n * E8S, 'grant'));
+    await h.mint(h.platform.ids.treasury, 1000n * E8S);
     const first = h.ok(await gov.execute_payout(7n, { recipient: voter, amount: { DomE8s: 10n * E8S }, memo: 'thanks' }));
     assert.deepEqual(h.ok(await gov.execute_payout(7n, { recipient: voter, amount: { DomE8s: 10n * E8S } })), first, 'idempotent by proposal');
-    assert.equal(await h.admin.treasury.get_balance(), 990n * E8S);
+    assert.equal(await h.admin.treasury.get_balance(), 990n * E8S - FEE);
+    assert.equal(await h.balance(voter), 10n * E8S, 'the recipient holds the DOM');
     assert.deepEqual(await gov.execute_payout(8n, { recipient: voter, amount: { Usd: 10 } }), { Err: { PriceStale: null } }, 'no price at all');
     const tick = await ratifyPrice(h, voter, 0.25);
     const usd = h.ok(await gov.execute_payout(8n, { recipient: voter, amount: { Usd: 10 } }));
     assert.deepEqual([usd.amount_e8s, usd.usd_value, usd.price_tick_id], [40n * E8S, 10, tick]);
     h.advance(10n * DAY + 1n);
     assert.deepEqual(await gov.execute_payout(9n, { recipient: voter, amount: { Usd: 10 } }), { Err: { PriceStale: null } }, 'outdated tick refused');
-    assert.deepEqual(await gov.execute_payout(10n, { recipient: voter, amount: { DomE8s: 10_000n * E8S } }), { Err: { InsufficientFunds: { balance: 950n * E8S, required: 10_000n * E8S } } });
+    const balance = 950n * E8S - 2n * FEE;
+    assert.deepEqual(await gov.execute_payout(10n, { recipient: voter, amount: { DomE8s: 10_000n * E8S } }), { Err: { InsufficientFunds: { balance, required: 10_000n * E8S + FEE } } });
     assert.deepEqual((await h.admin.treasury.list_payouts(undefined, undefined)).map((p) => p.proposal_id), [8n, 7n]);
     assert.equal((await h.admin.treasury.get_payout(7n))!.memo, 'thanks');
+    // The payout's ledger block carries the proposal in its memo.
+    const { blocks } = await h.admin.ledger.icrc3_get_blocks([{ start: first.block_index, length: 1n }]);
+    const tx = ((blocks[0]!.block as { Map: Array<[string, { Map?: Array<[string, unknown]> }]> }).Map.find(([k]) => k === 'tx')![1].Map)!;
+    assert.deepEqual(tx.find(([k]) => k === 'memo')![1], { Blob: new TextEncoder().encode('dom-payout:7') });
+  });
+
+  it('a reply lost after the ledger transfer, then the retry: paid once (decisions L10, L12)', async () => {
+    let lose = true;
+    const h = await harness({ interceptReply: (from, to, method) => { if (lose && from === 'treasury' && method === 'icrc1_transfer') throw new Error('treasury trapped after the transfer'); } });
+    const voter = await h.activate('voter');
+    const gov = h.as(h.platform.ids.governance).treasury;
+    await h.mint(h.platform.ids.treasury, 100n * E8S);
+    await assert.rejects(gov.execute_payout(3n, { recipient: voter, amount: { DomE8s: 10n * E8S } }), /trapped after the transfer/);
+    assert.equal(await h.balance(voter), 10n * E8S, 'the ledger moved the DOM');
+    assert.equal(await gov.get_payout(3n), undefined, 'the treasury has no record');
+    assert.equal((await gov.list_pending_payouts()).length, 1, 'but it kept its intent');
+    lose = false;
+    h.advance(5n * 60n * 1_000_000_000n);
+    const r = h.ok(await gov.execute_payout(3n, { recipient: voter, amount: { DomE8s: 10n * E8S } }));
+    assert.equal(r.amount_e8s, 10n * E8S);
+    assert.equal(await h.balance(voter), 10n * E8S, 'not paid twice');
+    assert.equal(await h.admin.treasury.get_balance(), 90n * E8S - FEE);
+    assert.deepEqual(await gov.list_pending_payouts(), []);
   });
 
   it('a TreasuryPayout proposal in USD with a stale price fails execution with PriceStale, observably', async () => {
     const h = await harness();
     const voter = await h.activate('voter');
-    h.ok(await h.admin.treasury.record_deposit(100n * E8S, undefined));
+    await h.mint(h.platform.ids.treasury, 100n * E8S);
     const id = h.ok(await h.as(voter).governance.create_proposal({ title: 'Pay', body: 'b', category: 'TreasuryPayout', payload: { TreasuryPayout: { recipient: voter, amount: { Usd: 1 } } } }));
     h.advance(HOUR);
     h.ok(await h.as(voter).governance.cast_vote(id, 'Yes'));

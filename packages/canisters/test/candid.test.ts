@@ -57,6 +57,8 @@ class Sampler extends IDL.Visitor<number, unknown> {
     return { [k]: ty.accept(this, seed) };
   }
   override visitRec<T>(_t: IDL.RecClass<T>, ty: IDL.ConstructType<T>, seed: number): unknown { return ty.accept(this, seed); }
+  // ICRC-3's archive callback: a method reference.
+  override visitFunc(_t: IDL.FuncClass, seed: number): unknown { return [Principal.fromText(principalFromSeed(`f${seed}`)), 'get_blocks']; }
 }
 const sampler = new Sampler();
 
@@ -149,24 +151,26 @@ function annotations(did: string): Map<string, string> {
 }
 
 /**
- * A standard client's view: what the canister sends, read with the official ICRC-7.did, is what the
- * canister's .did says it sent; and what a client encodes with the official types, the canister reads
- * unchanged. Together (every variant case and opt presence sampled) that is the subtype relation
- * Candid applies at the boundary: a value lost by opt's "decode as null" rule shows as a difference.
+ * A standard client's view: what the canister sends, read with the official interface (`standardDid`),
+ * is what the canister's .did says it sent; and what a client encodes with the official types, the
+ * canister reads unchanged. Together (every variant case and opt presence sampled) that is the subtype
+ * relation Candid applies at the boundary: a value lost by opt's "decode as null" rule shows as a
+ * difference. Used for ICRC-7 (governance, membership) and ICRC-1/2/3 (the ledger).
  */
-function checkIcrc7(canister: CanisterName, method: string, spec: MethodSpec, seed: number, did = DID[canister]): void {
+function checkStandard(standardDid: string, canister: CanisterName, method: string, spec: MethodSpec, seed: number, did = DID[canister]): void {
   const args = new Uint8Array(IDL.encode(spec.args, spec.args.map((t, i) => t.accept(sampler, seed + i))));
-  const official = didc.decode({ idl: ICRC7_DID, serviceMethod: method, useServiceMethodReturnType: false, input: hex(args) });
+  const official = didc.decode({ idl: standardDid, serviceMethod: method, useServiceMethodReturnType: false, input: hex(args) });
   assert.equal(didc.decode({ idl: did, serviceMethod: method, useServiceMethodReturnType: false, input: hex(args) }), official, `${canister}.${method}: the official interface reads these arguments as the canister does`);
-  const fromClient = didc.encode({ idl: ICRC7_DID, withType: { kind: 'methodParams', name: method }, input: official, targetFormat: 'hex' });
+  const fromClient = didc.encode({ idl: standardDid, withType: { kind: 'methodParams', name: method }, input: official, targetFormat: 'hex' });
   assert.equal(didc.decode({ idl: did, serviceMethod: method, useServiceMethodReturnType: false, input: fromClient }), official, `${canister}.${method}: arguments typed by a standard client arrive unchanged`);
   const ret = hex(new Uint8Array(IDL.encode([spec.ret], [spec.ret.accept(sampler, seed)])));
   assert.equal(
-    didc.decode({ idl: ICRC7_DID, serviceMethod: method, useServiceMethodReturnType: true, input: ret }),
+    didc.decode({ idl: standardDid, serviceMethod: method, useServiceMethodReturnType: true, input: ret }),
     didc.decode({ idl: did, serviceMethod: method, useServiceMethodReturnType: true, input: ret }),
     `${canister}.${method}: a standard client reads the reply as the canister sent it`,
   );
 }
+const checkIcrc7 = (canister: CanisterName, method: string, spec: MethodSpec, seed: number, did = DID[canister]) => checkStandard(ICRC7_DID, canister, method, spec, seed, did);
 
 describe('issue 8 item 23 / decision G19: ICRC-7 as the official ICRC-7.did declares it (didc)', () => {
   const standard = annotations(ICRC7_DID);
@@ -190,6 +194,36 @@ describe('issue 8 item 23 / decision G19: ICRC-7 as the official ICRC-7.did decl
     const narrowTake = { kind: 'query' as const, args: [IDL.Record({ owner: IDL.Principal, subaccount: IDL.Opt(IDL.Vec(IDL.Nat8)) }), IDL.Opt(IDL.Nat), IDL.Opt(IDL.Nat32)], ret: IDL.Vec(IDL.Nat) };
     assert.throws(() => { for (let seed = 0; seed < 4; seed++) checkIcrc7('governance', 'icrc7_tokens_of', narrowTake, seed, spec1); }, /read[s]? these arguments as the canister does|arrive unchanged/);
     assert.equal(annotations(DID.governance.replace(/^\s*icrc7_logo:.*$/m, '')).get('icrc7_logo'), undefined);
+  });
+});
+
+const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
+const LEDGER_STANDARDS = { 'ICRC-1.did': 10, 'ICRC-2.did': 4, 'ICRC-3.did': 2 } as const;
+
+describe('issue 11 / decisions L1–L5: the DOM ledger is a subtype of the official ICRC-1, ICRC-2 and ICRC-3 interfaces (didc)', () => {
+  for (const [file, count] of Object.entries(LEDGER_STANDARDS)) {
+    it(`${file}: all ${count} methods exist on the ledger with the standard's annotation; arguments and replies are the standard's`, () => {
+      const standardDid = fixture(file);
+      const standard = annotations(standardDid);
+      assert.equal(standard.size, count);
+      assert.deepEqual([...didc.getServiceMethods(standardDid)].sort(), [...standard.keys()].sort());
+      const mine = annotations(DID.ledger);
+      for (const [method, kind] of standard) {
+        assert.equal(mine.get(method), kind, `ledger.${method} is a ${kind} method`);
+        assert.equal(METHOD_TABLES.ledger[method]?.kind, kind);
+        for (let seed = 0; seed < 12; seed++) checkStandard(standardDid, 'ledger', method, METHOD_TABLES.ledger[method]!, seed);
+      }
+    });
+  }
+  it('the check fails for a ledger whose TransferError lacks a case, or whose allowance is a bare nat (the pre-standard draft)', () => {
+    const noTemp = DID.ledger.replace('TemporarilyUnavailable; BadBurn', 'BadBurn');
+    assert.notEqual(noTemp, DID.ledger);
+    // A standard ledger may answer TemporarilyUnavailable: a client typed by the narrow .did cannot read it.
+    const reply = hex(new Uint8Array(IDL.encode([METHOD_TABLES.ledger.icrc1_transfer!.ret], [{ Err: { TemporarilyUnavailable: null } }])));
+    assert.throws(() => didc.decode({ idl: noTemp, serviceMethod: 'icrc1_transfer', useServiceMethodReturnType: true, input: reply }));
+    const draft = DID.ledger.replace('-> (record {allowance:nat; expires_at:opt nat64}) query', '-> (nat) query');
+    assert.notEqual(draft, DID.ledger);
+    assert.throws(() => { for (let seed = 0; seed < 3; seed++) checkStandard(fixture('ICRC-2.did'), 'ledger', 'icrc2_allowance', METHOD_TABLES.ledger.icrc2_allowance!, seed, draft); });
   });
 });
 
@@ -225,12 +259,19 @@ describe('IC clients (Candid over a transport) against the embedded canisters', 
     const bridge = as(BRIDGE);
     const admin = as(ADMIN);
     const alice = principalFromSeed('alice');
-    const created = h.ok(
-      await bridge.user.create_account({ principal: alice, email_encrypted: 'e', name_encrypted: 'n', dob_encrypted: 'd', password_hash: PASSWORD_HASH, tos_accepted_at: h.now() - 1n, is_age_verified_18_plus: true }),
-    );
-    assert.deepEqual(h.ok(await bridge.user.verify_email(created.verification_token)), { principal: alice, membership_token_id: 1n });
-    h.ok(await bridge.user.record_kyc(alice, true));
-    h.ok(await bridge.user.upgrade_membership_to_active({ principal: alice, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2, 3]) }));
+    const request = { principal: alice, email_encrypted: 'e', name_encrypted: 'n', dob_encrypted: 'd', password_hash: PASSWORD_HASH, tos_accepted_at: h.now() - 1n, is_age_verified_18_plus: true };
+    // Operation ids (decision U5) cross as the trailing opt text: a repeat answers the first answer.
+    const created = h.ok(await bridge.user.create_account(request, 'op:create'));
+    assert.deepEqual(h.ok(await bridge.user.create_account(request, 'op:create')), created);
+    // An unverified account can be removed (U6) and created again under a new op id.
+    h.ok(await bridge.user.remove_unverified_account(alice, 'op:remove'));
+    assert.equal(await bridge.user.get_account(alice), undefined);
+    const recreated = h.ok(await bridge.user.create_account(request, 'op:create-again'));
+    h.ok(await bridge.user.set_password_hash(alice, PASSWORD_HASH, 'op:password'));
+    assert.deepEqual(h.ok(await bridge.user.verify_email(recreated.verification_token, 'op:verify')), { principal: alice, membership_token_id: 1n });
+    assert.deepEqual(h.ok(await bridge.user.verify_email(recreated.verification_token, 'op:verify')), { principal: alice, membership_token_id: 1n });
+    h.ok(await bridge.user.record_kyc(alice, true, 'op:kyc'));
+    h.ok(await bridge.user.upgrade_membership_to_active({ principal: alice, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2, 3]) }, 'op:upgrade'));
     assert.equal((await bridge.membership.get_membership_status(alice))!.status, 'Active');
     const a = as(alice);
     const id = h.ok(await bridge.governance.create_proposal({ title: 'Price', body: 'b', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: 0.5, source_url: 'https://x.example.org' } } }));
@@ -245,11 +286,13 @@ describe('IC clients (Candid over a transport) against the embedded canisters', 
     assert.equal((await a.governance.get_dom_price())!.price_usd, 0.5);
     assert.equal((await a.governance.list_proposals({ status: 'Executed' }))[0]!.id, id);
     const campaign = h.ok(await a.campaign.create_campaign({ title: 'C', description: '', goal: { UsdValue: 10 }, deadline: h.now() + DAY }));
+    h.ok(await as(h.platform.ids.governance).ledger.icrc1_transfer({ to: { owner: alice }, amount: 100_000_000_000n }));
+    h.ok(await a.ledger.icrc2_approve({ spender: { owner: h.platform.ids.campaign }, amount: 20_000_000_000n }));
     assert.equal(h.ok(await a.campaign.contribute(campaign, { Usd: 5 })).amount_e8s, 1_000_000_000n);
     assert.equal((await a.campaign.get_campaign(campaign))!.progress.pct_complete, 50);
-    h.ok(await admin.treasury.record_deposit(10n, 'x'));
-    assert.equal(await admin.treasury.get_balance(), 10n);
-    assert.equal(seen.size, 17, 'every call above went through the transport');
+    h.ok(await as(h.platform.ids.governance).ledger.icrc1_transfer({ to: { owner: h.platform.ids.treasury }, amount: 1_000_000_000n }));
+    assert.equal(await admin.treasury.get_balance(), 1_000_000_000n);
+    assert.equal(seen.size, 21, 'every call above went through the transport');
   });
 });
 
@@ -292,7 +335,7 @@ describe('agent transport and identity', () => {
   });
 
   it('IC configuration is validated at start-up: every missing variable listed, bad canister ids named', async () => {
-    await assert.rejects(icClientsFromEnv({}), (e: unknown) => e instanceof ConfigError && e.problems.length === 6);
+    await assert.rejects(icClientsFromEnv({}), (e: unknown) => e instanceof ConfigError && e.problems.length === 7);
     const pemFile = join(tempDir(), 'id.pem');
     writeFileSync(pemFile, generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString());
     const env = {
@@ -302,10 +345,13 @@ describe('agent transport and identity', () => {
       IC_USER_CANISTER_ID: 'rrkah-fqaaa-aaaaa-aaaaq-cai',
       IC_CAMPAIGN_CANISTER_ID: 'rrkah-fqaaa-aaaaa-aaaaq-cai',
       IC_TREASURY_CANISTER_ID: 'rrkah-fqaaa-aaaaa-aaaaq-cai',
+      IC_LEDGER_CANISTER_ID: 'renrk-eyaaa-aaaaa-aaada-cai',
     };
     await assert.rejects(icClientsFromEnv(env), /not canister ids: membership=not-a-principal/);
+    await assert.rejects(icClientsFromEnv({ ...env, IC_LEDGER_CANISTER_ID: undefined }), /IC_LEDGER_CANISTER_ID/);
     const ok = await icClientsFromEnv({ ...env, IC_MEMBERSHIP_CANISTER_ID: 'ryjl3-tyaaa-aaaaa-aaaba-cai', IC_HOST: 'http://127.0.0.1:9' });
     assert.equal(typeof ok.clients.governance.get_proposal, 'function');
+    assert.equal(typeof ok.clients.ledger.icrc2_transfer_from, 'function');
     assert.equal(ok.principal, identityFromPem(readFileSync(pemFile, 'utf8')).getPrincipal().toText());
   });
 });

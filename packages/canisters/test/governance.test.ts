@@ -178,11 +178,11 @@ describe('state machine: Created → Open → Tallied → Approved/Rejected → 
     const failed = (await events(h)).filter((e) => 'ExecutionFailed' in e.kind);
     assert.equal(failed.length, 1);
     assert.match((failed[0]!.kind as { ExecutionFailed: { message: string } }).ExecutionFailed.message, /InsufficientFunds/);
-    assert.deepEqual(await h.gov(m).execute_proposal(id), { Err: { ExecutionFailed: 'treasury refused the payout: InsufficientFunds: {"balance":"0","required":"500"}' } });
-    h.ok(await h.admin.treasury.record_deposit(1_000n, 'seed'));
+    assert.deepEqual(await h.gov(m).execute_proposal(id), { Err: { ExecutionFailed: 'treasury refused the payout: InsufficientFunds: {"balance":"0","required":"10500"}' } });
+    await h.mint(h.platform.ids.treasury, 11_000n);
     assert.deepEqual(await h.gov(m).execute_proposal(id), { Ok: null }, 'retry within the window succeeds');
     assert.equal((await h.gov(m).get_proposal(id))!.status, 'Executed');
-    assert.equal(await h.admin.treasury.get_balance(), 500n);
+    assert.equal(await h.admin.treasury.get_balance(), 500n, '11 000 − 500 − the 10 000 fee');
     assert.deepEqual(await h.gov(m).execute_proposal(id), { Err: { ExecutionFailed: 'proposal is Executed, not Approved' } });
 
     const id2 = h.ok(await h.gov(m).create_proposal({ title: 'Pay more', body: 'b', category: 'TreasuryPayout', payload: { TreasuryPayout: { recipient: m, amount: { DomE8s: 10_000n } } } }));
@@ -206,7 +206,7 @@ describe('state machine: Created → Open → Tallied → Approved/Rejected → 
     await h.tick();
     await h.tick();
     assert.equal((await events(h)).filter((e) => 'ExecutionFailed' in e.kind).length, 1, 'not retried before 5 minutes');
-    h.ok(await h.admin.treasury.record_deposit(5n, undefined));
+    await h.mint(h.platform.ids.treasury, 10_005n);
     h.advance(300n * 1_000_000_000n);
     await h.tick();
     assert.equal((await h.gov(m).get_proposal(id))!.status, 'Executed');

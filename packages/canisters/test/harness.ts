@@ -39,6 +39,12 @@ export interface Harness {
   activate(label: string): Promise<string>;
   activateMany(prefix: string, n: number): Promise<string[]>;
   reopen(): Promise<Harness>;
+  /** DOM minted to `owner`'s account by the minting account (governance, decision L6); the block index. */
+  mint(owner: string, e8s: bigint, subaccount?: Uint8Array): Promise<bigint>;
+  /** Mints `e8s` to `owner` and approves the campaign canister to pull all of it (a member ready to contribute). */
+  fund(owner: string, e8s: bigint): Promise<void>;
+  /** `owner`'s DOM balance on the ledger. */
+  balance(owner: string, subaccount?: Uint8Array): Promise<bigint>;
   ok<T>(r: { Ok: T } | { Err: unknown }): T;
 }
 
@@ -87,6 +93,16 @@ export async function harness(options: EmbeddedPlatformOptions & { start?: strin
         for (let i = 0; i < n; i++) out.push(await h.activate(`${prefix}-${i}`));
         return out;
       },
+      async mint(owner, e8s, subaccount) {
+        return h.ok(await platform.as(platform.ids.governance).ledger.icrc1_transfer({ to: { owner, ...(subaccount && { subaccount }) }, amount: e8s }));
+      },
+      async fund(owner, e8s) {
+        await h.mint(owner, e8s);
+        const spender = { owner: platform.ids.campaign };
+        const { allowance } = await platform.as(owner).ledger.icrc2_allowance({ account: { owner }, spender });
+        h.ok(await platform.as(owner).ledger.icrc2_approve({ spender, amount: allowance + e8s }));
+      },
+      balance: (owner, subaccount) => platform.as(owner).ledger.icrc1_balance_of({ owner, ...(subaccount && { subaccount }) }),
       async reopen() {
         platform.close();
         return build(await open(options));
@@ -95,4 +111,14 @@ export async function harness(options: EmbeddedPlatformOptions & { start?: strin
     return h;
   };
   return build(await open(options));
+}
+
+/** Ratifies `price` through a SetDomPrice proposal voted by `voter`; returns the proposal id. */
+export async function ratifyPrice(h: Harness, voter: string, price: number): Promise<bigint> {
+  const id = h.ok(await h.bridge.governance.create_proposal({ title: 'price', body: 'b', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: price } } }));
+  h.advance(HOUR);
+  h.ok(await h.as(voter).governance.cast_vote(id, 'Yes'));
+  h.advance(3n * DAY);
+  await h.tick();
+  return id;
 }

@@ -6,13 +6,14 @@ import { describe, it } from 'node:test';
 import type { CanisterCall } from '@domdao/canister-kit';
 import { campaignWiring } from '@domdao/canister-campaign';
 import { governanceWiring } from '@domdao/canister-governance';
+import { ledgerWiring } from '@domdao/canister-ledger';
 import { membershipWiring } from '@domdao/canister-membership';
 import { treasuryWiring } from '@domdao/canister-treasury';
 import { userWiring } from '@domdao/canister-user';
 import type { CanisterName } from '../src/api.ts';
 import { METHOD_TABLES } from '../src/tables.ts';
 
-const WIRING = { governance: governanceWiring, membership: membershipWiring, user: userWiring, campaign: campaignWiring, treasury: treasuryWiring };
+const WIRING = { governance: governanceWiring, membership: membershipWiring, user: userWiring, campaign: campaignWiring, treasury: treasuryWiring, ledger: ledgerWiring };
 
 /** Every dependency function, called once with placeholder arguments, as the calls it makes. */
 async function callsMade(canister: CanisterName): Promise<Array<{ to: string; method: string; args: unknown[] }>> {
@@ -43,11 +44,11 @@ describe('canister wiring (decision S11)', () => {
     });
   }
 
-  it('the call graph has no canister calling itself, and only governance, user, campaign have timers', () => {
+  it('the call graph has no canister calling itself, and only governance, user, campaign have timers (the ledger calls no one and has none)', () => {
     for (const [canister, w] of Object.entries(WIRING)) assert.ok(!(w.calls as readonly string[]).includes(canister));
     assert.deepEqual(
       Object.entries(WIRING).flatMap(([c, w]) => w.timers.map((t) => `${c}.${t.name}/${t.every_seconds}s`)),
-      ['governance.tick/60s', 'user.process_retry_queue/300s', 'campaign.refresh_price/600s'],
+      ['governance.tick/60s', 'user.process_retry_queue/300s', 'campaign.refresh_price/600s', 'campaign.settle/60s'],
     );
   });
 });

@@ -1,8 +1,8 @@
 // The embedded host: runs canister cores in-process for the bridge and for tests with the guarantees
 // the IC gives them (ARCHITECTURE "Canisters: one core, two hosts"):
 // - an update call is atomic: if it throws, every write it made is undone, like a trap;
-// - committed state is durable: it is in the write-ahead log before the call returns, and a new host
-//   on the same directory starts from it;
+// - committed state is durable: it is in the write-ahead log, fsynced by default (group commit,
+//   decision P1), before the call answers, and a new host on the same directory starts from it;
 // - update calls to one canister run one at a time, in arrival order; queries never change state;
 // - a canister writes only its own stores.
 // Inter-canister update calls made from inside an update are calls of their own: they commit or roll
@@ -19,6 +19,12 @@ export interface EmbeddedHostOptions extends WalOptions {
   /** Directory of the durable state; without one the host keeps state in memory only (tests). */
   dir?: string;
 }
+
+type Outcome<T> = { ok: true; value: T; seq: number } | { ok: false; error: unknown; seq: number };
+const settle = <T>(o: Outcome<T>): T => {
+  if (o.ok) return o.value;
+  throw o.error;
+};
 
 export class ReentrantCallError extends Error {
   override name = 'ReentrantCallError';
@@ -53,7 +59,12 @@ export class EmbeddedHost {
     return store as unknown as Store<K, V>;
   }
 
-  /** Runs `fn` as an update call of `canister`: serialised, atomic, journaled. */
+  /**
+   * Runs `fn` as an update call of `canister`: serialised, atomic, journaled. The next update of the
+   * canister may start once this one's record is appended; this one answers only when it is durable
+   * (decision P1), so updates waiting for one fsync share it. A call made from inside another update
+   * answers at once: its record precedes the outer call's, whose answer waits for both.
+   */
   update<T>(canister: string, fn: () => T | Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the embedded host is closed'));
     const parent = this.context.getStore();
@@ -61,13 +72,27 @@ export class EmbeddedHost {
       return Promise.reject(new ReentrantCallError(`re-entrant update call into ${canister} while it has one in progress`));
     }
     const previous = this.queues.get(canister) ?? Promise.resolve();
-    const run = previous.then(
-      () => this.runUpdate(canister, parent, fn),
-      () => this.runUpdate(canister, parent, fn),
-    );
-    // The queue only orders calls; one call's failure must not fail the next.
-    this.queues.set(canister, run.catch(() => undefined));
-    return run;
+    // runUpdate never rejects: the queue only orders calls, one call's failure must not fail the next.
+    const run = previous.then(() => this.runUpdate(canister, parent, fn));
+    this.queues.set(canister, run);
+    const wal = this.wal;
+    if (!parent && wal?.syncs) {
+      // A failed call waits too: writes it kept (commit points, inner calls) are durable before its error.
+      return run.then((outcome) => wal.durable(outcome.seq).then(() => settle(outcome)));
+    }
+    return run.then(settle);
+  }
+
+  /**
+   * Inside an update call: journals the writes made so far and keeps them whatever happens later in the
+   * call, as the IC commits a canister's state when it makes an inter-canister call (decision L10). The
+   * embedded platform calls it before every inter-canister call; elsewhere it does nothing.
+   */
+  commitPoint(): void {
+    const tx = this.context.getStore();
+    if (!tx || tx.readOnly) return;
+    const ops = tx.commitPoint();
+    if (ops.length && this.wal && this.wal.append(ops)) this.compact();
   }
 
   /** Runs `fn` as a query of `canister`: it sees committed state and may not write. */
@@ -87,17 +112,28 @@ export class EmbeddedHost {
     this.wal?.close();
   }
 
-  private async runUpdate<T>(canister: string, parent: Transaction | undefined, fn: () => T | Promise<T>): Promise<T> {
+  private async runUpdate<T>(canister: string, parent: Transaction | undefined, fn: () => T | Promise<T>): Promise<Outcome<T>> {
     const tx = new Transaction(canister, false, parent);
-    let result: T;
     try {
-      result = await this.context.run(tx, fn);
-    } catch (err) {
-      tx.rollback();
-      throw err;
+      let value: T;
+      try {
+        value = await this.context.run(tx, fn);
+      } catch (error) {
+        tx.rollback();
+        return { ok: false, error, seq: this.wal?.lastSeq ?? 0 };
+      }
+      let full = false;
+      try {
+        full = this.wal?.append(tx.committedOps()) ?? false;
+      } catch (error) {
+        tx.rollback(); // not in the log (it failed): memory must not hold it either
+        throw error;
+      }
+      if (full) this.compact();
+      return { ok: true, value, seq: this.wal?.lastSeq ?? 0 };
+    } catch (error) {
+      return { ok: false, error, seq: this.wal?.lastSeq ?? 0 };
     }
-    if (this.wal && this.wal.append(tx.committedOps())) this.compact();
-    return result;
   }
 
   private *snapshotEntries(): Iterable<[string, Iterable<[StoreKey, unknown]>]> {

@@ -31,6 +31,14 @@ export class Transaction {
     }
   }
 
+  /** The writes so far, now final: they are no longer undone by a rollback nor journaled again. */
+  commitPoint(): Op[] {
+    const ops = this.committedOps();
+    this.undo.length = 0;
+    this.ops.clear();
+    return ops;
+  }
+
   committedOps(): Op[] {
     return [...this.ops.values()];
   }

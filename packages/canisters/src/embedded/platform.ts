@@ -1,12 +1,13 @@
-// The embedded platform: the five canister cores on one EmbeddedHost, wired to each other the way the
+// The embedded platform: the six canister cores on one EmbeddedHost, wired to each other the way the
 // IC wires them (each inter-canister call is a query or an update call of the callee, made with the
 // caller canister's principal), initialised on first open, driven by a scheduler that plays the part
 // of the IC's canister timers, and reached through in-process clients with a chosen caller principal.
 import { randomBytes } from 'node:crypto';
-import type { CallContext, CanisterCall, CanisterTimer, HostServices, StoreKey } from '@domdao/canister-kit';
+import type { Account, CallContext, CanisterCall, CanisterTimer, HostServices, StoreKey } from '@domdao/canister-kit';
 import { EmbeddedHost } from '@domdao/canister-kit/embedded';
 import { CAMPAIGN_STORE_NAMES, campaignCore, campaignWiring, type CampaignStores } from '@domdao/canister-campaign';
 import { GOVERNANCE_STORE_NAMES, governanceCore, governanceWiring, type GovernanceStores } from '@domdao/canister-governance';
+import { LEDGER_STORE_NAMES, ledgerCore, ledgerWiring, type LedgerStores } from '@domdao/canister-ledger';
 import { MEMBERSHIP_STORE_NAMES, membershipCore, membershipWiring, type MembershipStores } from '@domdao/canister-membership';
 import { TREASURY_STORE_NAMES, treasuryCore, treasuryWiring, type TreasuryStores } from '@domdao/canister-treasury';
 import { USER_STORE_NAMES, userCore, userWiring, type UserStores } from '@domdao/canister-user';
@@ -14,17 +15,23 @@ import type { CanisterClients, CanisterIds, CanisterName } from '../api.ts';
 import { EMBEDDED_CANISTER_IDS } from '../principals.ts';
 import { METHOD_TABLES } from '../tables.ts';
 
+/** The DOM ledger's fee: 10 000 e8s (0.0001 DOM), as DFINITY's ledgers charge for ICP and most SNS tokens. */
+export const DEFAULT_TRANSFER_FEE = 10_000n;
+
 /** How many principals' clients `as()` keeps (a bounded cache: members are many). */
 export const AS_CACHE_SIZE = 10_000;
 
 export interface EmbeddedPlatformOptions {
   /** Directory of durable state; in memory when absent. */
   dir?: string;
+  /** Default true: every acknowledged update is fsynced first, with group commit (decision P1). */
   fsync?: boolean;
   /** IC time in nanoseconds; the wall clock by default. Tests pass a controllable one. */
   clock?: () => bigint;
   /** Used on first open only (later opens keep the stored configuration). */
   admins?: string[];
+  /** Governance admins besides `admins` (first open only): the bridge, so it can read votes for platform admins (decision V22). */
+  governanceAdmins?: string[];
   /** The bridge's principal(s): user canister registrars and trusted governance proposers. */
   registrars?: string[];
   trustedProposers?: string[];
@@ -34,12 +41,19 @@ export interface EmbeddedPlatformOptions {
   schedulerMaxSleepMs?: number;
   /** Test-only fault injection: throw to make an inter-canister call fail as a rejected call would. */
   interceptCall?: (from: CanisterName, to: CanisterName, method: string) => void;
+  /**
+   * Test-only fault injection after the callee has run and committed: throw to lose the reply, as a
+   * caller that traps (or a host that crashes) after the call would (decision L10).
+   */
+  interceptReply?: (from: CanisterName, to: CanisterName, method: string) => void;
+  /** The DOM ledger on first open (decision L9): fee (default 10 000 e8s) and the initial distribution. */
+  ledger?: { transferFee?: bigint; initialBalances?: Array<[Account, bigint]> };
   /** Scheduler errors (a step that threw); default: written to stderr. */
   onSchedulerError?: (err: unknown) => void;
 }
 
 /** Each canister's wiring (canisters/<name>/wiring.ts), as its Azle entry point reads it; step order is this order. */
-const WIRING = { governance: governanceWiring, membership: membershipWiring, user: userWiring, campaign: campaignWiring, treasury: treasuryWiring };
+const WIRING = { governance: governanceWiring, membership: membershipWiring, user: userWiring, campaign: campaignWiring, treasury: treasuryWiring, ledger: ledgerWiring };
 type Cores = ReturnType<typeof wire>;
 /** Every canister's timers, as the IC would arm them. */
 const TIMERS = (Object.keys(WIRING) as CanisterName[]).flatMap((canister) =>
@@ -67,7 +81,7 @@ export class EmbeddedPlatform {
   static async open(options: EmbeddedPlatformOptions = {}): Promise<EmbeddedPlatform> {
     const host = EmbeddedHost.open({ ...(options.dir !== undefined && { dir: options.dir }), ...(options.fsync !== undefined && { fsync: options.fsync }) });
     const clock = options.clock ?? (() => BigInt(Date.now()) * 1_000_000n);
-    const cores = wire(host, clock, EMBEDDED_CANISTER_IDS, options.interceptCall);
+    const cores = wire(host, clock, EMBEDDED_CANISTER_IDS, options.interceptCall, options.interceptReply);
     const platform = new EmbeddedPlatform(
       host,
       clock,
@@ -80,9 +94,8 @@ export class EmbeddedPlatform {
     return platform;
   }
 
-  /** In-process clients whose calls carry `principal` as the caller. */
   /**
-   * The five clients calling as `principal`, built once per principal (issue 16 item 5: the bridge
+   * The six clients calling as `principal`, built once per principal (issue 16 item 5: the bridge
    * asks per request). The clients hold no state beyond the principal, so sharing them is safe; the
    * cache keeps the most recently added AS_CACHE_SIZE principals.
    */
@@ -95,6 +108,7 @@ export class EmbeddedPlatform {
       user: this.client('user', principal),
       campaign: this.client('campaign', principal),
       treasury: this.client('treasury', principal),
+      ledger: this.client('ledger', principal),
     } as CanisterClients;
     if (this.asCache.size >= AS_CACHE_SIZE) this.asCache.delete(this.asCache.keys().next().value!);
     this.asCache.set(principal, clients);
@@ -181,14 +195,35 @@ export class EmbeddedPlatform {
           self: ids.governance,
           membership_canister: ids.membership,
           treasury_canister: ids.treasury,
-          admins,
+          admins: [...admins, ...(options.governanceAdmins ?? [])],
           trusted_proposers: options.trustedProposers ?? registrars,
         }),
       );
     }
     if (!initialised('user')) await host.update('user', () => cores.user.init({ registrars, admins }));
-    if (!initialised('campaign')) await host.update('campaign', () => cores.campaign.init({ admins }));
-    if (!initialised('treasury')) await host.update('treasury', () => cores.treasury.init({ governance_canister: ids.governance, admins }));
+    if (!initialised('campaign')) await host.update('campaign', () => cores.campaign.init({ admins, self: ids.campaign }));
+    if (!initialised('treasury')) await host.update('treasury', () => cores.treasury.init({ governance_canister: ids.governance, self: ids.treasury, admins }));
+    // State written before the ledger existed (issue 11): the treasury and campaign canisters learn their own principal (L23).
+    for (const canister of ['treasury', 'campaign'] as const) {
+      const config = host.store<string, { self?: string }>(canister, 'config');
+      if (config.get('config') && !config.get('config')!.self) await host.update(canister, () => config.set('config', { ...config.get('config')!, self: ids[canister] }));
+    }
+    if (!initialised('ledger')) {
+      // SNS layout: governance is the minting account; the initial distribution is configuration.
+      await host.update('ledger', () =>
+        cores.ledger.init(
+          {
+            minting_account: { owner: ids.governance },
+            transfer_fee: options.ledger?.transferFee ?? DEFAULT_TRANSFER_FEE,
+            token_name: 'DOM',
+            token_symbol: 'DOM',
+            decimals: 8,
+            initial_balances: options.ledger?.initialBalances ?? [],
+          },
+          { caller: ids.governance, now: this.clock() },
+        ),
+      );
+    }
   }
 }
 
@@ -197,7 +232,7 @@ function stores<T>(host: EmbeddedHost, canister: CanisterName, names: Record<key
 }
 
 /** The cores, each given its dependencies as its wiring declares them: each call runs as the callee's query or update. */
-function wire(host: EmbeddedHost, clock: () => bigint, ids: CanisterIds, intercept?: EmbeddedPlatformOptions['interceptCall']) {
+function wire(host: EmbeddedHost, clock: () => bigint, ids: CanisterIds, intercept?: EmbeddedPlatformOptions['interceptCall'], interceptReply?: EmbeddedPlatformOptions['interceptReply']) {
   const services: HostServices = { randomBytes: async () => new Uint8Array(randomBytes(16)) };
   // Calls resolve their callee when made, so a core may call one built after it (governance → treasury).
   const callFrom =
@@ -206,9 +241,14 @@ function wire(host: EmbeddedHost, clock: () => bigint, ids: CanisterIds, interce
       const spec = METHOD_TABLES[to][method];
       const fn = (cores[to] as unknown as Record<string, (ctx: CallContext, ...a: unknown[]) => unknown>)[method];
       if (!spec || typeof fn !== 'function') throw new Error(`${from} calls ${to}.${method}, which is not in ${to}'s Candid interface`);
+      // A call is a commit point, as on the IC: the caller's writes so far are kept whatever happens
+      // after, a rejection of the call included (decision L10).
+      host.commitPoint();
       intercept?.(from, to, method);
       const ctx: CallContext = { caller: ids[from], now: clock() };
-      return structuredClone(spec.kind === 'query' ? host.query(to, () => fn(ctx, ...args)) : await host.update(to, () => fn(ctx, ...args))) as never;
+      const reply = structuredClone(spec.kind === 'query' ? host.query(to, () => fn(ctx, ...args)) : await host.update(to, () => fn(ctx, ...args)));
+      interceptReply?.(from, to, method);
+      return reply as never;
     };
   const cores = {
     governance: governanceCore(stores<GovernanceStores>(host, 'governance', GOVERNANCE_STORE_NAMES), governanceWiring.deps(callFrom('governance'), services)),
@@ -216,6 +256,7 @@ function wire(host: EmbeddedHost, clock: () => bigint, ids: CanisterIds, interce
     user: userCore(stores<UserStores>(host, 'user', USER_STORE_NAMES), userWiring.deps(callFrom('user'), services)),
     campaign: campaignCore(stores<CampaignStores>(host, 'campaign', CAMPAIGN_STORE_NAMES), campaignWiring.deps(callFrom('campaign'), services)),
     treasury: treasuryCore(stores<TreasuryStores>(host, 'treasury', TREASURY_STORE_NAMES), treasuryWiring.deps(callFrom('treasury'), services)),
+    ledger: ledgerCore(stores<LedgerStores>(host, 'ledger', LEDGER_STORE_NAMES)),
   };
   return cores;
 }

@@ -22,6 +22,7 @@ export const IcEnv = Type.Object({
   IC_USER_CANISTER_ID: Type.String({ minLength: 1, description: 'user canister id' }),
   IC_CAMPAIGN_CANISTER_ID: Type.String({ minLength: 1, description: 'campaign canister id' }),
   IC_TREASURY_CANISTER_ID: Type.String({ minLength: 1, description: 'treasury canister id' }),
+  IC_LEDGER_CANISTER_ID: Type.String({ minLength: 1, description: "DOM ledger canister id (DFINITY's ICRC-1 ledger on IC networks)" }),
 });
 export type IcConfig = Static<typeof IcEnv>;
 
@@ -32,6 +33,7 @@ export function icCanisterIds(c: IcConfig): CanisterIds {
     user: c.IC_USER_CANISTER_ID,
     campaign: c.IC_CAMPAIGN_CANISTER_ID,
     treasury: c.IC_TREASURY_CANISTER_ID,
+    ledger: c.IC_LEDGER_CANISTER_ID,
   };
   const bad = Object.entries(ids).filter(([, id]) => !isPrincipalText(id));
   if (bad.length) throw new Error(`not canister ids: ${bad.map(([n, id]) => `${n}=${id}`).join(', ')}`);

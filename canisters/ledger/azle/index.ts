@@ -1,0 +1,56 @@
+// The ledger canister on the IC (Azle): Candid in and out through ../candid.ts, state in stable memory.
+// Production networks run DFINITY's ICRC-1 ledger wasm as the DOM ledger instead (dfx.json "ledger",
+// decision L1); this build keeps the embedded core deployable on a local replica with the same interface.
+import { IDL, init, postUpgrade, query, update } from 'azle';
+import { AzleIdl, azleMethods, context, dispatcher, fromCandidArgs, stableStores } from '@domdao/canister-kit/azle';
+import { ledgerMethods, ledgerTypes } from '../candid.ts';
+import { ledgerCore } from '../core/ledger.ts';
+import { LEDGER_STORE_NAMES, type LedgerInit, type LedgerStores } from '../core/types.ts';
+
+const table = ledgerMethods(AzleIdl);
+const methods = azleMethods(table);
+const types = ledgerTypes(AzleIdl);
+const core = ledgerCore(stableStores<LedgerStores>(LEDGER_STORE_NAMES));
+const calls = dispatcher(table, core);
+
+export default class {
+  @init([types.InitArgs as unknown as IDL.Type])
+  init(args: unknown): void {
+    core.init(fromCandidArgs<LedgerInit>(types.InitArgs, args), context());
+  }
+
+  /** Upgrades keep the ledger's configuration and state; the argument is accepted and ignored. */
+  @postUpgrade([types.InitArgs as unknown as IDL.Type])
+  postUpgrade(_args: unknown): void {}
+
+  @query(methods.icrc1_name.args, methods.icrc1_name.ret)
+  icrc1_name(...a: unknown[]) { return calls.query('icrc1_name', a); }
+  @query(methods.icrc1_symbol.args, methods.icrc1_symbol.ret)
+  icrc1_symbol(...a: unknown[]) { return calls.query('icrc1_symbol', a); }
+  @query(methods.icrc1_decimals.args, methods.icrc1_decimals.ret)
+  icrc1_decimals(...a: unknown[]) { return calls.query('icrc1_decimals', a); }
+  @query(methods.icrc1_fee.args, methods.icrc1_fee.ret)
+  icrc1_fee(...a: unknown[]) { return calls.query('icrc1_fee', a); }
+  @query(methods.icrc1_metadata.args, methods.icrc1_metadata.ret)
+  icrc1_metadata(...a: unknown[]) { return calls.query('icrc1_metadata', a); }
+  @query(methods.icrc1_total_supply.args, methods.icrc1_total_supply.ret)
+  icrc1_total_supply(...a: unknown[]) { return calls.query('icrc1_total_supply', a); }
+  @query(methods.icrc1_minting_account.args, methods.icrc1_minting_account.ret)
+  icrc1_minting_account(...a: unknown[]) { return calls.query('icrc1_minting_account', a); }
+  @query(methods.icrc1_balance_of.args, methods.icrc1_balance_of.ret)
+  icrc1_balance_of(...a: unknown[]) { return calls.query('icrc1_balance_of', a); }
+  @update(methods.icrc1_transfer.args, methods.icrc1_transfer.ret)
+  icrc1_transfer(...a: unknown[]) { return calls.update('icrc1_transfer', a); }
+  @query(methods.icrc1_supported_standards.args, methods.icrc1_supported_standards.ret)
+  icrc1_supported_standards(...a: unknown[]) { return calls.query('icrc1_supported_standards', a); }
+  @update(methods.icrc2_approve.args, methods.icrc2_approve.ret)
+  icrc2_approve(...a: unknown[]) { return calls.update('icrc2_approve', a); }
+  @query(methods.icrc2_allowance.args, methods.icrc2_allowance.ret)
+  icrc2_allowance(...a: unknown[]) { return calls.query('icrc2_allowance', a); }
+  @update(methods.icrc2_transfer_from.args, methods.icrc2_transfer_from.ret)
+  icrc2_transfer_from(...a: unknown[]) { return calls.update('icrc2_transfer_from', a); }
+  @query(methods.icrc3_get_blocks.args, methods.icrc3_get_blocks.ret)
+  icrc3_get_blocks(...a: unknown[]) { return calls.query('icrc3_get_blocks', a); }
+  @query(methods.icrc3_supported_block_types.args, methods.icrc3_supported_block_types.ret)
+  icrc3_supported_block_types(...a: unknown[]) { return calls.query('icrc3_supported_block_types', a); }
+}

@@ -1,0 +1,302 @@
+// The DOM ledger core (issue 11): ICRC-1 transfers, ICRC-2 approvals and transfers from, and an
+// ICRC-3 style block log, over ordered stores like every other core. On an IC network the DOM ledger
+// is DFINITY's ICRC-1 ledger canister (dfx.json); this core implements the same public interface for
+// the embedded platform, with the standard's errors, deduplication window and fee rules (decisions
+// L1–L8). Fees are burned (no fee collector). Mints are transfers from the minting account, burns
+// transfers to it.
+import { CanisterReject, compositeKey, Err, Ok, u64Key, type CallContext, type Result } from '@domdao/canister-kit';
+import { accountKey, accountProblem, bytesKey, normalAccount, sameAccount } from './account.ts';
+import { blockValue, SUPPORTED_BLOCK_TYPES } from './blocks.ts';
+import {
+  ERROR_CODES,
+  type Account,
+  type Allowance,
+  type AllowanceArgs,
+  type ApproveArgs,
+  type ApproveError,
+  type Block,
+  type LedgerConfig,
+  type LedgerInit,
+  type LedgerStores,
+  type MetadataValue,
+  type TransferArgs,
+  type TransferError,
+  type TransferFromArgs,
+  type TransferFromError,
+  type Value,
+} from './types.ts';
+
+export const NS_PER_SECOND = 1_000_000_000n;
+/** DFINITY's ICRC-1 ledger defaults: a 24-hour deduplication window, 60 seconds of permitted drift. */
+export const TX_WINDOW = 24n * 3600n * NS_PER_SECOND;
+export const PERMITTED_DRIFT = 60n * NS_PER_SECOND;
+export const MAX_MEMO_LENGTH = 32;
+/** Dedup entries pruned per update call at most (amortised: each call adds at most one). */
+const PRUNE_BATCH = 100;
+export const MAX_BLOCKS_PER_REQUEST = 2000n;
+
+export interface GetBlocksArgs {
+  start: bigint;
+  length: bigint;
+}
+export interface GetBlocksResult {
+  log_length: bigint;
+  blocks: Array<{ id: bigint; block: Value }>;
+  /** Always empty: the embedded ledger keeps every block (no archives). */
+  archived_blocks: Array<{ args: GetBlocksArgs[]; callback: unknown }>;
+}
+
+const generic = (error_code: bigint, message: string) => ({ GenericError: { error_code, message } });
+
+export function ledgerCore(stores: LedgerStores) {
+  const config = (): LedgerConfig => {
+    const c = stores.config.get('config');
+    if (!c) throw new Error('ledger canister not initialised');
+    return c;
+  };
+  const counter = (name: string) => stores.counters.get(name) ?? 0n;
+  const add = (name: string, n: bigint) => stores.counters.set(name, counter(name) + n);
+  const balanceOf = (a: Account) => stores.balances.get(accountKey(a)) ?? 0n;
+  const setBalance = (a: Account, v: bigint) => {
+    if (v < 0n) throw new Error('negative balance (a ledger bug)');
+    if (v === 0n) stores.balances.delete(accountKey(a));
+    else stores.balances.set(accountKey(a), v);
+  };
+  const allowanceKey = (owner: Account, spender: Account) => compositeKey(accountKey(owner), accountKey(spender));
+  /** The allowance in force at `now`: an expired one is zero. */
+  const allowanceAt = (owner: Account, spender: Account, now: bigint): Allowance => {
+    const a = stores.allowances.get(allowanceKey(owner, spender));
+    return a && (a.expires_at === undefined || a.expires_at > now) ? a : { allowance: 0n };
+  };
+  const append = (block: Block): bigint => {
+    const index = counter('blocks');
+    stores.blocks.set(index, block);
+    stores.counters.set('blocks', index + 1n);
+    return index;
+  };
+  const isMinting = (a: Account) => sameAccount(a, config().minting_account);
+
+  /** ICRC-1 "Transaction deduplication": TooOld, CreatedInFuture, then Duplicate (only with created_at_time). */
+  function timeAndDuplicate(created_at_time: bigint | undefined, key: string, now: bigint) {
+    if (created_at_time === undefined) return undefined;
+    const c = config();
+    if (created_at_time + c.tx_window + c.permitted_drift < now) return { TooOld: null } as const;
+    if (created_at_time > now + c.permitted_drift) return { CreatedInFuture: { ledger_time: now } } as const;
+    const dup = stores.dedup.get(key);
+    if (dup !== undefined) return { Duplicate: { duplicate_of: dup } } as const;
+    return undefined;
+  }
+  function remember(created_at_time: bigint | undefined, key: string, index: bigint): void {
+    if (created_at_time === undefined) return;
+    stores.dedup.set(key, index);
+    stores.dedup_by_time.set(compositeKey(u64Key(created_at_time), key), null);
+  }
+  /** Drops dedup entries that can no longer match (their created_at_time is TooOld now). */
+  function prune(now: bigint): void {
+    const c = config();
+    const horizon = now - c.tx_window - c.permitted_drift;
+    if (horizon <= 0n) return;
+    const stale: string[] = [];
+    for (const [k] of stores.dedup_by_time.entries({ limit: PRUNE_BATCH })) {
+      if (k < u64Key(horizon)) stale.push(k);
+      else break;
+    }
+    for (const k of stale) {
+      stores.dedup_by_time.delete(k);
+      stores.dedup.delete(k.slice(21));
+    }
+  }
+  function argumentProblem(accounts: Array<Account | undefined>, memo: Uint8Array | undefined): string | undefined {
+    for (const a of accounts) {
+      const p = a && accountProblem(a);
+      if (p) return p;
+    }
+    if (memo !== undefined && memo.length > config().max_memo_length) return `the memo is ${memo.length} bytes, above the limit of ${config().max_memo_length}`;
+    return undefined;
+  }
+
+  /**
+   * The movement shared by icrc1_transfer and icrc2_transfer_from once the caller's right to move
+   * from `from` is settled: mint, burn or transfer, with the standard's fee and balance checks.
+   */
+  function move(
+    now: bigint,
+    a: { from: Account; to: Account; amount: bigint; fee?: bigint; memo?: Uint8Array; created_at_time?: bigint },
+    dedupKey: string,
+    spender?: { account: Account; allowance: bigint },
+  ): Result<bigint, TransferFromError> {
+    const c = config();
+    const mint = isMinting(a.from);
+    const burn = isMinting(a.to);
+    if (mint && burn) return Err(generic(ERROR_CODES.NOT_ALLOWED, 'the minting account cannot transfer to itself'));
+    if (mint && spender) return Err(generic(ERROR_CODES.NOT_ALLOWED, 'the minting account cannot be the source of transfer_from'));
+    const expected = mint || burn ? 0n : c.transfer_fee;
+    const timing = timeAndDuplicate(a.created_at_time, dedupKey, now);
+    if (timing) return Err(timing);
+    if (a.fee !== undefined && a.fee !== expected) return Err({ BadFee: { expected_fee: expected } });
+    if (burn && a.amount < c.transfer_fee) return Err({ BadBurn: { min_burn_amount: c.transfer_fee } });
+    const debit = a.amount + expected;
+    if (spender && spender.allowance < debit) return Err({ InsufficientAllowance: { allowance: spender.allowance } });
+    if (!mint) {
+      const have = balanceOf(a.from);
+      if (have < debit) return Err({ InsufficientFunds: { balance: have } });
+      setBalance(a.from, have - debit);
+    }
+    if (!burn) setBalance(a.to, balanceOf(a.to) + a.amount);
+    if (mint) add('minted', a.amount);
+    if (burn) add('burned', a.amount);
+    if (expected > 0n) add('fees_burned', expected);
+    if (spender) {
+      const key = allowanceKey(a.from, spender.account);
+      const left = spender.allowance - debit;
+      const current = stores.allowances.get(key)!;
+      if (left === 0n) stores.allowances.delete(key);
+      else stores.allowances.set(key, { ...current, allowance: left });
+    }
+    const tx: Block['tx'] = {
+      amt: a.amount,
+      ...(!mint && { from: normalAccount(a.from) }),
+      ...(!burn && { to: normalAccount(a.to) }),
+      ...(spender && { spender: normalAccount(spender.account) }),
+      ...(a.memo !== undefined && { memo: a.memo }),
+      ...(a.created_at_time !== undefined && { ts: a.created_at_time }),
+      ...(a.fee !== undefined && { fee: a.fee }),
+    };
+    const btype = mint ? '1mint' : burn ? '1burn' : spender ? '2xfer' : '1xfer';
+    const index = append({ btype, ts: now, ...(a.fee === undefined && expected > 0n && { fee: expected }), tx });
+    remember(a.created_at_time, dedupKey, index);
+    prune(now);
+    return Ok(index);
+  }
+
+  return {
+    init(init: LedgerInit, ctx: CallContext): void {
+      if (stores.config.has('config')) throw new Error('already initialised');
+      if (init.transfer_fee < 0n) throw new Error('transfer_fee must be a nat');
+      const problem = accountProblem(init.minting_account);
+      if (problem) throw new Error(`minting_account: ${problem}`);
+      stores.config.set('config', {
+        minting_account: normalAccount(init.minting_account),
+        transfer_fee: init.transfer_fee,
+        token_name: init.token_name,
+        token_symbol: init.token_symbol,
+        decimals: init.decimals ?? 8,
+        max_memo_length: MAX_MEMO_LENGTH,
+        tx_window: TX_WINDOW,
+        permitted_drift: PERMITTED_DRIFT,
+      });
+      for (const [to, amount] of init.initial_balances) {
+        const r = move(ctx.now, { from: init.minting_account, to, amount }, '');
+        if ('Err' in r) throw new Error(`initial balance for ${accountKey(to)}: ${JSON.stringify(Object.keys(r.Err))}`);
+      }
+    },
+
+    icrc1_name: (_ctx: CallContext): string => config().token_name,
+    icrc1_symbol: (_ctx: CallContext): string => config().token_symbol,
+    icrc1_decimals: (_ctx: CallContext): number => config().decimals,
+    icrc1_fee: (_ctx: CallContext): bigint => config().transfer_fee,
+    icrc1_metadata(_ctx: CallContext): Array<[string, MetadataValue]> {
+      const c = config();
+      return [
+        ['icrc1:name', { Text: c.token_name }],
+        ['icrc1:symbol', { Text: c.token_symbol }],
+        ['icrc1:decimals', { Nat: BigInt(c.decimals) }],
+        ['icrc1:fee', { Nat: c.transfer_fee }],
+        ['icrc1:max_memo_length', { Nat: BigInt(c.max_memo_length) }],
+      ];
+    },
+    /** Minted less burned less fees (fees are burned). */
+    icrc1_total_supply: (_ctx: CallContext): bigint => counter('minted') - counter('burned') - counter('fees_burned'),
+    icrc1_minting_account: (_ctx: CallContext): Account | undefined => config().minting_account,
+    icrc1_balance_of(_ctx: CallContext, account: Account): bigint {
+      const p = accountProblem(account);
+      if (p) throw new CanisterReject(`InvalidAccount: ${p}`);
+      return balanceOf(account);
+    },
+    icrc1_supported_standards: (_ctx: CallContext) => [
+      { name: 'ICRC-1', url: 'https://github.com/dfinity/ICRC-1/tree/main/standards/ICRC-1' },
+      { name: 'ICRC-2', url: 'https://github.com/dfinity/ICRC-1/tree/main/standards/ICRC-2' },
+    ],
+
+    icrc1_transfer(ctx: CallContext, a: TransferArgs): Result<bigint, TransferError> {
+      const from: Account = { owner: ctx.caller, ...(a.from_subaccount !== undefined && { subaccount: a.from_subaccount }) };
+      const problem = argumentProblem([from, a.to], a.memo);
+      if (problem) return Err(generic(ERROR_CODES.INVALID_ARGUMENT, problem));
+      const key = ['1', accountKey(from), accountKey(a.to), a.amount, a.fee ?? '-', bytesKey(a.memo), a.created_at_time ?? '-'].join('|');
+      return move(ctx.now, { ...a, from }, key) as Result<bigint, TransferError>;
+    },
+
+    icrc2_approve(ctx: CallContext, a: ApproveArgs): Result<bigint, ApproveError> {
+      const c = config();
+      const from: Account = { owner: ctx.caller, ...(a.from_subaccount !== undefined && { subaccount: a.from_subaccount }) };
+      const problem = argumentProblem([from, a.spender], a.memo);
+      if (problem) return Err(generic(ERROR_CODES.INVALID_ARGUMENT, problem));
+      if (isMinting(from)) return Err(generic(ERROR_CODES.NOT_ALLOWED, 'the minting account cannot approve'));
+      if (sameAccount(from, a.spender)) return Err(generic(ERROR_CODES.NOT_ALLOWED, 'an account cannot approve itself'));
+      const key = ['2a', accountKey(from), accountKey(a.spender), a.amount, a.expected_allowance ?? '-', a.expires_at ?? '-', a.fee ?? '-', bytesKey(a.memo), a.created_at_time ?? '-'].join('|');
+      const timing = timeAndDuplicate(a.created_at_time, key, ctx.now);
+      if (timing) return Err(timing);
+      if (a.fee !== undefined && a.fee !== c.transfer_fee) return Err({ BadFee: { expected_fee: c.transfer_fee } });
+      if (a.expires_at !== undefined && a.expires_at <= ctx.now) return Err({ Expired: { ledger_time: ctx.now } });
+      const current = allowanceAt(from, a.spender, ctx.now).allowance;
+      if (a.expected_allowance !== undefined && a.expected_allowance !== current) return Err({ AllowanceChanged: { current_allowance: current } });
+      const have = balanceOf(from);
+      if (have < c.transfer_fee) return Err({ InsufficientFunds: { balance: have } });
+      setBalance(from, have - c.transfer_fee);
+      add('fees_burned', c.transfer_fee);
+      const akey = allowanceKey(from, a.spender);
+      if (a.amount === 0n) stores.allowances.delete(akey);
+      else stores.allowances.set(akey, { allowance: a.amount, ...(a.expires_at !== undefined && { expires_at: a.expires_at }) });
+      const index = append({
+        btype: '2approve',
+        ts: ctx.now,
+        ...(a.fee === undefined && { fee: c.transfer_fee }),
+        tx: {
+          amt: a.amount,
+          from: normalAccount(from),
+          spender: normalAccount(a.spender),
+          ...(a.expected_allowance !== undefined && { expected_allowance: a.expected_allowance }),
+          ...(a.expires_at !== undefined && { expires_at: a.expires_at }),
+          ...(a.memo !== undefined && { memo: a.memo }),
+          ...(a.created_at_time !== undefined && { ts: a.created_at_time }),
+          ...(a.fee !== undefined && { fee: a.fee }),
+        },
+      });
+      remember(a.created_at_time, key, index);
+      prune(ctx.now);
+      return Ok(index);
+    },
+
+    icrc2_allowance(ctx: CallContext, a: AllowanceArgs): Allowance {
+      return allowanceAt(a.account, a.spender, ctx.now);
+    },
+
+    /** ICRC-2: the caller (with spender_subaccount) spends from `from` within its allowance; amount + fee come off both. */
+    icrc2_transfer_from(ctx: CallContext, a: TransferFromArgs): Result<bigint, TransferFromError> {
+      const spender: Account = { owner: ctx.caller, ...(a.spender_subaccount !== undefined && { subaccount: a.spender_subaccount }) };
+      const problem = argumentProblem([spender, a.from, a.to], a.memo);
+      if (problem) return Err(generic(ERROR_CODES.INVALID_ARGUMENT, problem));
+      const key = ['2x', accountKey(spender), accountKey(a.from), accountKey(a.to), a.amount, a.fee ?? '-', bytesKey(a.memo), a.created_at_time ?? '-'].join('|');
+      // An account spending its own tokens needs no allowance (as DFINITY's ledger does).
+      const self = sameAccount(spender, a.from);
+      return move(ctx.now, a, key, self ? undefined : { account: spender, allowance: allowanceAt(a.from, spender, ctx.now).allowance });
+    },
+
+    /** ICRC-3's icrc3_get_blocks over the whole log (nothing is archived); at most 2 000 blocks per call. */
+    icrc3_get_blocks(_ctx: CallContext, ranges: GetBlocksArgs[]): GetBlocksResult {
+      const length = counter('blocks');
+      const blocks: GetBlocksResult['blocks'] = [];
+      let budget = MAX_BLOCKS_PER_REQUEST;
+      for (const r of ranges) {
+        if (r.start >= length || budget === 0n) continue;
+        const n = Number([r.length, length - r.start, budget].reduce((x, y) => (x < y ? x : y)));
+        for (const [id, block] of stores.blocks.entries({ from: r.start, limit: n })) blocks.push({ id, block: blockValue(block) });
+        budget -= BigInt(n);
+      }
+      return { log_length: length, blocks, archived_blocks: [] };
+    },
+    icrc3_supported_block_types: (_ctx: CallContext) => SUPPORTED_BLOCK_TYPES,
+  };
+}
+
+export type LedgerCore = ReturnType<typeof ledgerCore>;

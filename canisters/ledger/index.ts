@@ -1,0 +1,7 @@
+// The DOM ledger canister's front door (embedded stand-in for DFINITY's ICRC-1 ledger): its core
+// factory and types, its Candid method table and init types. Other packages import only this.
+export * from './core/types.ts';
+export * from './core/account.ts';
+export * from './core/ledger.ts';
+export * from './candid.ts';
+export * from './wiring.ts';

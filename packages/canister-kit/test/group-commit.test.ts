@@ -1,0 +1,160 @@
+// Decision P1 (issue 16 target 1): every acknowledged update of the embedded host is fsynced before its
+// answer, with group commit. The log writer is instrumented through `fsyncProbe`, which can delay an
+// fsync or observe it but never skip it.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { EmbeddedHost } from '../src/embedded/index.ts';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'group-commit-'));
+  dirs.push(d);
+  return d;
+}
+after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** A gate on each fsync: the test releases them one by one and sees what each made durable. */
+function gatedFsync() {
+  const gates: Array<() => void> = [];
+  const durable: number[] = [];
+  let arrived: () => void = () => undefined;
+  const probe = {
+    before: () =>
+      new Promise<void>((resolve) => {
+        gates.push(resolve);
+        arrived();
+      }),
+    after: (seq: number) => durable.push(seq),
+  };
+  const nextFsync = () => (gates.length > 0 ? Promise.resolve() : new Promise<void>((r) => (arrived = r)));
+  const release = () => gates.shift()!();
+  return { probe, gates, durable, nextFsync, release };
+}
+const settledSoon = async (p: Promise<unknown>) => {
+  let settled = false;
+  void p.then(() => (settled = true), () => (settled = true));
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+  return settled;
+};
+
+describe('durable by default: group commit (decision P1)', () => {
+  it('an update answers only after the fsync that covers its record completed', async () => {
+    const dir = tempDir();
+    const f = gatedFsync();
+    const host = EmbeddedHost.open({ dir, fsyncProbe: f.probe });
+    const s = host.store<string, number>('user', 'n');
+    const answer = host.update('user', () => s.set('a', 1));
+    await f.nextFsync();
+    assert.equal(await settledSoon(answer), false, 'no answer while its fsync is in flight');
+    // The record is already written (a crash now loses only an unacknowledged update).
+    assert.match(readFileSync(join(dir, 'wal.jsonl'), 'utf8'), /"a",1/);
+    f.release();
+    await answer;
+    assert.deepEqual(f.durable, [1]);
+    host.close();
+  });
+
+  it('updates arriving while an fsync is in flight share the next one, across canisters of one host', async () => {
+    const dir = tempDir();
+    const f = gatedFsync();
+    const host = EmbeddedHost.open({ dir, fsyncProbe: f.probe });
+    const a = host.store<number, number>('governance', 'votes');
+    const b = host.store<number, number>('ledger', 'balances');
+    const first = host.update('governance', () => a.set(0, 0));
+    await f.nextFsync(); // fsync #1 (record 1) in flight
+    const group = [
+      ...Array.from({ length: 20 }, (_, i) => host.update('governance', () => a.set(i + 1, i))),
+      ...Array.from({ length: 20 }, (_, i) => host.update('ledger', () => b.set(i, i))),
+    ];
+    // Same-canister updates are not held behind the pending fsync: all 40 are in the log's queue.
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(host.store<number, number>('governance', 'votes').size, 21);
+    assert.equal(await settledSoon(Promise.race(group)), false);
+    f.release();
+    await first;
+    assert.equal(await settledSoon(Promise.race(group)), false, 'the group waits for its own fsync');
+    await f.nextFsync(); // fsync #2 covers all 40
+    f.release();
+    await Promise.all(group);
+    assert.deepEqual(f.durable, [1, 41], 'two fsyncs for 41 updates');
+    host.close();
+  });
+
+  it('a failed update that kept writes (a commit point) answers its error only once they are durable', async () => {
+    const f = gatedFsync();
+    const host = EmbeddedHost.open({ dir: tempDir(), fsyncProbe: f.probe });
+    const s = host.store<string, number>('treasury', 'intents');
+    const call = host.update('treasury', async () => {
+      s.set('intent', 1);
+      host.commitPoint();
+      await Promise.resolve();
+      throw new Error('rejected');
+    });
+    await f.nextFsync();
+    assert.equal(await settledSoon(call), false);
+    f.release();
+    await assert.rejects(call, /rejected/);
+    assert.deepEqual(f.durable, [1]);
+    host.close();
+  });
+
+  it('fsync: false (the documented knob) answers after the write, without syncing', async () => {
+    let fsyncs = 0;
+    const dir = tempDir();
+    const host = EmbeddedHost.open({ dir, fsync: false, fsyncProbe: { after: () => fsyncs++ } });
+    await host.update('user', () => host.store<string, number>('user', 'n').set('a', 1));
+    assert.match(readFileSync(join(dir, 'wal.jsonl'), 'utf8'), /"a",1/);
+    assert.equal(fsyncs, 0);
+    host.close();
+  });
+
+  it('compaction makes pending records durable with the snapshot', async () => {
+    const dir = tempDir();
+    const f = gatedFsync();
+    const host = EmbeddedHost.open({ dir, fsyncProbe: f.probe });
+    const s = host.store<number, number>('governance', 'votes');
+    const first = host.update('governance', () => s.set(0, 0));
+    await f.nextFsync();
+    const second = host.update('governance', () => s.set(1, 1));
+    await new Promise((r) => setImmediate(r));
+    host.compact();
+    await second; // in the fsynced snapshot: answered without waiting for the log
+    f.release();
+    await first;
+    host.close();
+    const again = EmbeddedHost.open({ dir });
+    assert.deepEqual([...again.store<number, number>('governance', 'votes').entries()], [[0, 0], [1, 1]]);
+    again.close();
+  });
+
+  it('a process killed (SIGKILL) right after acknowledged updates loses none of them', async () => {
+    const dir = tempDir();
+    // The child acknowledges each of 200 concurrent updates on stdout as its answer arrives; it is
+    // killed at the 100th acknowledgement, while the rest may still be in flight.
+    const script = `import { EmbeddedHost } from ${JSON.stringify(new URL('../src/embedded/index.ts', import.meta.url).href)};
+const h = EmbeddedHost.open({ dir: process.argv[1] });
+const canister = (i) => (i % 2 ? 'governance' : 'ledger');
+await Promise.all(Array.from({ length: 200 }, (_, i) => h.update(canister(i), () => h.store(canister(i), 'votes').set(i, i)).then(() => process.stdout.write('ack ' + i + '\\n'))));
+setInterval(() => undefined, 1000);`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const acked: number[] = [];
+    let buffer = '';
+    child.stdout.on('data', (d: Buffer) => {
+      buffer += d.toString();
+      const lines = buffer.split('\n');
+      buffer = lines.pop()!;
+      for (const line of lines) if (line.startsWith('ack ')) acked.push(Number(line.slice(4)));
+      if (acked.length >= 100 && child.exitCode === null && !child.killed) child.kill('SIGKILL');
+    });
+    await once(child, 'exit');
+    assert.ok(acked.length >= 100, `the child acknowledged ${acked.length} updates`);
+    const host = EmbeddedHost.open({ dir });
+    for (const i of acked) assert.equal(host.store<number, number>(i % 2 ? 'governance' : 'ledger', 'votes').get(i), i, `acknowledged update ${i} survived`);
+    host.close();
+  });
+});

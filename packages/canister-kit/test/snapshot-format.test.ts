@@ -1,0 +1,70 @@
+// Decision P2 (issue 16 target 3): the snapshot is a versioned binary file (v8.serialize, no reviver);
+// state written by an earlier release as snapshot.json (version 1) is still read.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { encode } from '../src/index.ts';
+import { CorruptStateError, EmbeddedHost } from '../src/embedded/index.ts';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'snapshot-format-'));
+  dirs.push(d);
+  return d;
+}
+after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+const record = { id: 18446744073709551615n, proof: new Uint8Array([0, 1, 255]), nested: [{ n: -5n, s: 'é', none: null }], flag: true };
+
+describe('snapshot format (decision P2)', () => {
+  it('a version 1 JSON snapshot and its log are read; the next compaction replaces it with snapshot.bin', async () => {
+    const dir = tempDir();
+    mkdirSync(dir, { recursive: true });
+    // What the previous release wrote: snapshot.json at seq 2 and one later record in the log.
+    writeFileSync(join(dir, 'snapshot.json'), encode({ version: 1, seq: 2, stores: { 'governance/proposals': [[1n, record]], 'user/n': [['a', 1]] } }), { mode: 0o600 });
+    writeFileSync(join(dir, 'wal.jsonl'), `${encode({ seq: 3, ops: [['user/n', 'b', 2]] })}\n`, { mode: 0o600 });
+    const a = EmbeddedHost.open({ dir });
+    assert.deepEqual(a.store('governance', 'proposals').get(1n), record);
+    assert.deepEqual([...a.store<string, number>('user', 'n').entries()], [['a', 1], ['b', 2]]);
+    a.compact();
+    a.close();
+    assert.equal(existsSync(join(dir, 'snapshot.json')), false, 'the superseded JSON snapshot is removed');
+    assert.equal(readFileSync(join(dir, 'snapshot.bin')).subarray(0, 16).toString('latin1'), 'DOMDAO-SNAPSHOT\n');
+    const b = EmbeddedHost.open({ dir });
+    assert.deepEqual(b.store('governance', 'proposals').get(1n), record, 'bigint, blobs and nesting round-trip in the binary format');
+    assert.deepEqual([...b.store<string, number>('user', 'n').entries()], [['a', 1], ['b', 2]]);
+    assert.throws(() => (b.store<bigint, typeof record>('governance', 'proposals').get(1n)!.nested as unknown[]).push(1), TypeError, 'records from the snapshot are frozen');
+    b.close();
+  });
+
+  it('a binary snapshot is preferred to a leftover JSON one (a crash before the old file was removed)', async () => {
+    const dir = tempDir();
+    const a = EmbeddedHost.open({ dir });
+    await a.update('user', () => a.store<string, number>('user', 'n').set('x', 2));
+    a.compact();
+    a.close();
+    writeFileSync(join(dir, 'snapshot.json'), encode({ version: 1, seq: 1, stores: { 'user/n': [['x', 1]] } }));
+    const b = EmbeddedHost.open({ dir });
+    assert.equal(b.store<string, number>('user', 'n').get('x'), 2);
+    b.close();
+  });
+
+  it('an unknown version or a damaged snapshot stops the host with CorruptStateError', async () => {
+    const dir = tempDir();
+    const a = EmbeddedHost.open({ dir });
+    await a.update('user', () => a.store<string, number>('user', 'n').set('x', 1));
+    a.compact();
+    a.close();
+    const good = readFileSync(join(dir, 'snapshot.bin'));
+    const later = Buffer.from(good);
+    later.writeUInt32BE(3, 16);
+    writeFileSync(join(dir, 'snapshot.bin'), later);
+    assert.throws(() => EmbeddedHost.open({ dir }), (e: Error) => e instanceof CorruptStateError && /unknown snapshot version 3/.test(e.message));
+    writeFileSync(join(dir, 'snapshot.bin'), good.subarray(0, good.length - 5));
+    assert.throws(() => EmbeddedHost.open({ dir }), CorruptStateError);
+    writeFileSync(join(dir, 'snapshot.bin'), Buffer.from('{"version":1}'));
+    assert.throws(() => EmbeddedHost.open({ dir }), /not a snapshot/);
+  });
+});
