@@ -1,7 +1,9 @@
 // The canister benchmark's measuring process (started with --expose-gc by bench/canisters.ts):
 // one proposal with 100,000 Active members and 100,000 votes on the embedded host, memory per
 // 10,000 proposals, and restart time from the durable state. Prints one JSON line.
-import { mkdtempSync, rmSync, statSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, readdirSync, writeFileSync } from 'node:fs';
+import { deserialize } from 'node:v8';
+import { encode } from '../packages/canister-kit/src/codec.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedPlatform } from '../packages/canisters/src/embedded/index.ts';
@@ -78,6 +80,25 @@ platform.close();
 t0 = process.hrtime.bigint();
 platform = await open();
 const restartSnapshotMs = ms(t0);
+platform.close();
+// Yardstick in the same run: reading the state's files from disk, without decoding them.
+t0 = process.hrtime.bigint();
+let readBytes = 0;
+for (const f of readdirSync(dir)) if (f.startsWith('snapshot') || f === 'wal.jsonl') readBytes += readFileSync(join(dir, f)).length;
+const readFilesMs = ms(t0);
+// Before decision P2, the same state as a version 1 JSON snapshot (JSON.parse with a reviver).
+const binary = readFileSync(join(dir, 'snapshot.bin'));
+const state = deserialize(binary.subarray(20)) as { seq: number; stores: Array<[string, unknown[]]> };
+writeFileSync(join(dir, 'snapshot.json'), encode({ version: 1, seq: state.seq, stores: Object.fromEntries(state.stores) }), { mode: 0o600 });
+rmSync(join(dir, 'snapshot.bin'));
+t0 = process.hrtime.bigint();
+platform = await open();
+const restartJsonMs = ms(t0);
+if ((await platform.as(admin).governance.get_tally(proposal))!.yes_votes !== live.yes_votes) throw new Error('restart from JSON lost votes');
+platform.close();
+writeFileSync(join(dir, 'snapshot.bin'), binary, { mode: 0o600 });
+rmSync(join(dir, 'snapshot.json'));
+platform = await open();
 
 // Closing the vote: Open → Tallied → Approved → Executed, then burning 100,000 receipts in scheduler steps.
 now += 7n * DAY;
@@ -125,6 +146,9 @@ console.log(
     snapshotMiB: snapshotBytes / 2 ** 20,
     restartWalMs,
     restartSnapshotMs,
+    readFilesMs,
+    readMiB: readBytes / 2 ** 20,
+    restartJsonMs,
     proposals: PROPOSALS,
     proposalsPerSecond: PROPOSALS / (createMs / 1000),
     heapPer10kProposalsMiB: (perProposals * 10_000) / PROPOSALS,

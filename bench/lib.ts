@@ -34,7 +34,7 @@ export const pinning = (() => {
 })();
 if (pinning) spawnSync('taskset', ['-pc', pinning.client, String(process.pid)]);
 
-export async function startChild(entry: string, env: Record<string, string>, healthPath: string): Promise<Child> {
+export async function startChild(entry: string, env: Record<string, string>, healthPath: string, readyWithinMs = 20_000): Promise<Child> {
   const port = await freePort();
   const node = [process.execPath, '--import', 'tsx', entry];
   const [cmd, ...args] = pinning ? ['taskset', '-c', pinning.server, ...node] : node;
@@ -44,14 +44,21 @@ export async function startChild(entry: string, env: Record<string, string>, hea
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + readyWithinMs;
   for (;;) {
     try {
       if ((await fetch(`${url}${healthPath}`)).ok) break;
     } catch {
       // not up yet
     }
-    if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`${entry} did not become healthy`);
+    if (Date.now() > deadline || proc.exitCode !== null) {
+      // Stop it before the caller removes its data directory under it.
+      if (proc.exitCode === null) {
+        proc.kill('SIGKILL');
+        await new Promise((r) => proc.once('exit', r));
+      }
+      throw new Error(`${entry} did not become healthy within ${readyWithinMs} ms`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {

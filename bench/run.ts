@@ -1,10 +1,15 @@
 // `npm run bench [name…]`: runs the benchmarks and prints Markdown for the closing notes.
+import { benchAi } from './ai.ts';
 import { benchBridge } from './bridge.ts';
 import { benchCanisters } from './canisters.ts';
+import { benchGateway } from './gateway.ts';
+import { benchDurability } from './durability.ts';
+import { benchLedger } from './ledger.ts';
 import { benchNotification } from './notification.ts';
 import { benchPrice } from './price.ts';
+import { benchGovernance } from './governance.ts';
 
-const benches: Record<string, () => Promise<string>> = { notification: benchNotification, canisters: benchCanisters, bridge: benchBridge, price: benchPrice };
+const benches: Record<string, () => Promise<string>> = { notification: benchNotification, canisters: benchCanisters, bridge: benchBridge, price: benchPrice, ledger: benchLedger, governance: benchGovernance, gateway: benchGateway, durability: benchDurability, ai: benchAi };
 const wanted = process.argv.slice(2);
 const names = wanted.length > 0 ? wanted : Object.keys(benches);
 console.log(`# Benchmarks (${new Date().toISOString()}, Node ${process.version}, ${(await import('node:os')).cpus().length} CPUs)\n`);
