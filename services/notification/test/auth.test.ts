@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError } from '@domdao/config';
-import { makeService, TEST_TOKEN, validBody } from './helpers.ts';
+import { makeService, TEST_TOKEN, validBody } from './harness.ts';
 
 const FOREIGN = 'bridge-admin-token-abcdefghijklmnop';
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import ICAL from 'ical.js';
-import { makeServiceWithProvider, validBody, withoutField } from './helpers.ts';
+import { makeServiceWithProvider, validBody, withoutField } from './harness.ts';
 
 let p: Awaited<ReturnType<typeof makeServiceWithProvider>>;
 before(async () => (p = await makeServiceWithProvider()));

@@ -1,7 +1,7 @@
 // Spec 3 "Request correlation" and GET /api/v1/health.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { makeService, TEST_TOKEN, validBody } from './helpers.ts';
+import { makeService, TEST_TOKEN, validBody } from './harness.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { startSmtpSink, type SmtpSink } from '@domdao/test-helpers';
 import { templates } from '../src/templates/index.ts';
 import { defineTemplate } from '../src/templates/template-schema.ts';
-import { makeService, makeServiceWithProvider, validBody } from './helpers.ts';
+import { makeService, makeServiceWithProvider, validBody } from './harness.ts';
 
 describe('stub mode (EMAIL_PROVIDER_API_KEY unset)', () => {
   let svc: Awaited<ReturnType<typeof makeService>>;

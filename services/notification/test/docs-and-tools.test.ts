@@ -11,7 +11,7 @@ import { defaultOpenApiText, OPENAPI_PATH } from '../scripts/openapi.ts';
 import { renderPreviews } from '../scripts/preview.ts';
 import { templates } from '../src/templates/index.ts';
 import { MULTI_LINE, NOT_LINE_BREAK_OR_CONTROL, SINGLE_LINE } from '../src/templates/template-schema.ts';
-import { makeService, TEST_TOKEN } from './helpers.ts';
+import { makeService, TEST_TOKEN } from './harness.ts';
 
 describe('OpenAPI document', () => {
   let svc: Awaited<ReturnType<typeof makeService>>;

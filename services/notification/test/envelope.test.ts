@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { addressProblem, fullAddressProblem } from '../src/envelope/email-address.ts';
-import { DAO, makeService, PRODUCT, validBody } from './helpers.ts';
+import { DAO, makeService, PRODUCT, validBody } from './harness.ts';
 
 let svc: Awaited<ReturnType<typeof makeService>>;
 before(async () => (svc = await makeService()));

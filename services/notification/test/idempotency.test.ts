@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { redisUrlForTests, requireRedis, uniquePrefix } from '@domdao/test-helpers';
 import type { Redis } from 'ioredis';
-import { makeServiceWithProvider, validBody } from './helpers.ts';
+import { makeServiceWithProvider, validBody } from './harness.ts';
 
 let redis: Redis;
 before(async () => (redis = await requireRedis()));

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { makeService, makeServiceWithProvider, TEST_TOKEN, validBody } from './helpers.ts';
+import { makeService, makeServiceWithProvider, TEST_TOKEN, validBody } from './harness.ts';
 
 describe('MAX_BODY_BYTES', () => {
   it('the default admits one 25 MiB attachment (33.4 MiB of base64)', async (t) => {

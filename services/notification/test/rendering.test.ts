@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { templates, type TemplateType } from '../src/templates/index.ts';
-import { DAO, makeServiceWithProvider, PRODUCT, validBody, withoutField } from './helpers.ts';
+import { DAO, makeServiceWithProvider, PRODUCT, validBody, withoutField } from './harness.ts';
 
 let p: Awaited<ReturnType<typeof makeServiceWithProvider>>;
 before(async () => (p = await makeServiceWithProvider()));

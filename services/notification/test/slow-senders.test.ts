@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import { SMALL_BODY_READ_TIMEOUT_MS } from '../src/app.ts';
-import { makeServiceWithProvider, TEST_TOKEN, validBody } from './helpers.ts';
+import { makeServiceWithProvider, TEST_TOKEN, validBody } from './harness.ts';
 
 const MiB = 1024 * 1024;
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { templates } from '../src/templates/index.ts';
-import { DAO, makeService, makeServiceWithProvider, PRODUCT, validBody, withoutField } from './helpers.ts';
+import { DAO, makeService, makeServiceWithProvider, PRODUCT, validBody, withoutField } from './harness.ts';
 
 // Transcribed from the spec's catalog, not from our schemas, so a drift in either shows here.
 const CATALOG: Record<string, { brands: 'both' | 'dao'; required: string[]; optional: string[] }> = {
@@ -188,5 +188,12 @@ describe('defaults (observed in the rendered message)', () => {
   it('payment-receipt completed_at defaults to payment_date', async () => {
     await p.send(validBody('payment-receipt', { data: { payment_date: '2026-11-21T08:15:00Z' } }));
     assert.match(p.sent().text, /Completed: 21 November 2026, 08:15 UTC/);
+  });
+  it('decision N23: refund-confirmation with processing_days 0 says the refund is already credited', async () => {
+    await p.send(validBody('refund-confirmation', { data: { processing_days: 0 } }));
+    assert.match(p.sent().text, /It is already in your account\./);
+    assert.doesNotMatch(p.sent().text, /business day/);
+    await p.send(validBody('refund-confirmation'));
+    assert.match(p.sent().text, /can take up to 7 business days/);
   });
 });

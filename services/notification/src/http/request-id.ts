@@ -1,14 +1,3 @@
-// Request correlation (spec 3 "Request correlation").
-import { randomUUID } from 'node:crypto';
-
-// RFC 4122: version nibble 1-5 and the 10xx variant; case-insensitive.
-const RFC4122 = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
-
-export function isRfc4122Uuid(value: string): boolean {
-  return RFC4122.test(value);
-}
-
-/** Keeps a caller's X-Request-Id only when it is a well-formed UUID of versions 1 to 5. */
-export function requestIdFor(header: string | string[] | undefined): string {
-  return typeof header === 'string' && isRfc4122Uuid(header) ? header : randomUUID();
-}
+// Request correlation (spec 3 "Request correlation"): the rule lives in service-kit, shared with the
+// bridge and the gateway.
+export { isRfc4122Uuid, requestIdFor } from '@domdao/service-kit';

@@ -29,15 +29,19 @@ export const refundConfirmation = defineTemplate({
     processing_days: 7,
     support_url: 'https://domdao.example/support/payments',
   },
+  // processing_days 0: the refund is already credited (an on-chain refund, decision N23).
   render: (d, { brand }) => ({
     subject: `Refund of ${d.amount_display} ${d.currency} processed`,
-    preheader: `Expect it within ${plural(d.processing_days, 'business day')}.`,
+    preheader: d.processing_days === 0 ? 'It is already in your account.' : `Expect it within ${plural(d.processing_days, 'business day')}.`,
     reason: `You received this email about a refund from ${brand.name}.`,
     blocks: [
-      { kind: 'heading', text: 'Your refund is on its way' },
+      { kind: 'heading', text: d.processing_days === 0 ? 'Your refund is complete' : 'Your refund is on its way' },
       {
         kind: 'paragraph',
-        text: `Hi ${d.user_name}, we have refunded ${d.amount_display} ${d.currency}. Depending on your bank it can take up to ${plural(d.processing_days, 'business day')} to appear.`,
+        text:
+          d.processing_days === 0
+            ? `Hi ${d.user_name}, we have refunded ${d.amount_display} ${d.currency}. It is already in your account.`
+            : `Hi ${d.user_name}, we have refunded ${d.amount_display} ${d.currency}. Depending on your bank it can take up to ${plural(d.processing_days, 'business day')} to appear.`,
       },
       {
         kind: 'details',
