@@ -3,10 +3,15 @@
 // front-end origin (decision B9); anything else (another host, //host, javascript:, userinfo tricks,
 // backslashes) falls back to the first front-end origin. The check runs on the server; the page only
 // receives the already-safe target.
-import type { FastifyInstance } from 'fastify';
-import type { BridgeContext } from '../context.ts';
+import { firstOrigin, type BridgeConfig } from '../config.ts';
 import { escapeHtml, page, PAGE_CSP } from '../http/page.ts';
-import { firstOrigin } from '../registration/routes.ts';
+import type { BridgeApp } from '../http/typed.ts';
+
+export interface LoginPageOptions {
+  config: BridgeConfig;
+  /** Where returnUrl may point (decision B9). */
+  frontendOrigins: ReadonlySet<string>;
+}
 
 export function safeReturnUrl(raw: unknown, allowed: ReadonlySet<string>, fallback: string): string {
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > 2048) return fallback;
@@ -21,9 +26,10 @@ export function safeReturnUrl(raw: unknown, allowed: ReadonlySet<string>, fallba
   return allowed.has(url.origin) ? url.href : fallback;
 }
 
-export function loginPageRoutes(app: FastifyInstance, ctx: BridgeContext): void {
+export default async function loginPage(app: BridgeApp, opts: LoginPageOptions): Promise<void> {
+  const fallback = firstOrigin(opts.config);
   app.get('/login', async (req, reply) => {
-    const target = safeReturnUrl((req.query as { returnUrl?: unknown }).returnUrl, ctx.frontendOrigins, firstOrigin(ctx));
+    const target = safeReturnUrl((req.query as { returnUrl?: unknown }).returnUrl, opts.frontendOrigins, fallback);
     const form = `<form id="login" data-return="${escapeHtml(target)}">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>

@@ -1,0 +1,78 @@
+// Builds the member web app (decision F1): esbuild bundles src/ into dist/ with content-hashed file
+// names; dist/index.html names them. `npm start` and `npm test` call buildPortal(), which rebuilds only
+// when a source file changed since the last build (a hash of src/ kept in dist/build.json).
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const ROOT = dirname(fileURLToPath(import.meta.url));
+export const PORTAL_DIST = join(ROOT, 'dist');
+const SOURCES = [join(ROOT, 'src'), join(ROOT, 'build.ts'), join(ROOT, '../../services/bridge/src/registration/client-crypto.ts'), join(ROOT, '../../services/bridge/src/identity/password-policy.ts')];
+
+function files(p: string): string[] {
+  return statSync(p).isDirectory() ? readdirSync(p).sort().flatMap((f) => files(join(p, f))) : [p];
+}
+
+function sourceHash(): string {
+  const h = createHash('sha256');
+  for (const f of SOURCES.flatMap(files)) h.update(relative(ROOT, f)).update('\0').update(readFileSync(f)).update('\0');
+  return h.digest('hex');
+}
+
+/** Builds into dist/ unless it is current; returns whether it built. */
+export async function buildPortal(opts: { force?: boolean; log?: (s: string) => void } = {}): Promise<boolean> {
+  const hash = sourceHash();
+  if (!opts.force) {
+    try {
+      if ((JSON.parse(readFileSync(join(PORTAL_DIST, 'build.json'), 'utf8')) as { source_hash?: string }).source_hash === hash) return false;
+    } catch {
+      // no build yet
+    }
+  }
+  const t0 = Date.now();
+  rmSync(PORTAL_DIST, { recursive: true, force: true });
+  mkdirSync(join(PORTAL_DIST, 'assets'), { recursive: true });
+  const result = await build({
+    entryPoints: { app: join(ROOT, 'src/main.tsx') },
+    bundle: true,
+    format: 'esm',
+    target: ['chrome120', 'firefox120', 'safari17'],
+    minify: true,
+    sourcemap: false,
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    entryNames: 'assets/[name]-[hash]',
+    outdir: PORTAL_DIST,
+    metafile: true,
+    legalComments: 'none',
+    logLevel: 'silent',
+  });
+  const outputs = Object.keys(result.metafile.outputs).map((o) => relative(PORTAL_DIST, o));
+  const js = outputs.find((o) => o.endsWith('.js'))!;
+  const css = outputs.find((o) => o.endsWith('.css'));
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<title>DOM DAO</title>
+${css ? `<link rel="stylesheet" href="/${css}">\n` : ''}<script type="module" src="/${js}"></script>
+</head>
+<body>
+<noscript>The DOM DAO app needs JavaScript. Without it: <a href="/login">sign in</a>, <a href="/activity">activity</a>, <a href="/preferences">email preferences</a>.</noscript>
+<div id="app"></div>
+</body>
+</html>
+`;
+  writeFileSync(join(PORTAL_DIST, 'index.html'), html);
+  writeFileSync(join(PORTAL_DIST, 'build.json'), `${JSON.stringify({ source_hash: hash, files: outputs, built_ms: Date.now() - t0 }, null, 2)}\n`);
+  opts.log?.(`portal built in ${Date.now() - t0} ms: ${outputs.join(', ')}`);
+  return true;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const built = await buildPortal({ force: process.argv.includes('--force'), log: (s) => console.log(s) });
+  if (!built) console.log('portal build is current');
+}

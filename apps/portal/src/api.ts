@@ -1,0 +1,86 @@
+// One way to call the bridge: same-origin JSON with the session cookie; a non-2xx answer becomes an
+// ApiError carrying the bridge's `error` code and message (shown to the member as they are).
+import { useCallback, useEffect, useState } from 'preact/hooks';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function api<T>(path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  let r: Response;
+  try {
+    // no-cache: revalidate (ETag → 304) so a page shows what the member just changed.
+    r = await fetch(path, { method: init.method ?? 'GET', credentials: 'same-origin', cache: 'no-cache', headers, ...(init.body !== undefined && { body: JSON.stringify(init.body) }) });
+  } catch {
+    throw new ApiError(0, 'NETWORK', 'The DOM DAO server could not be reached. Check your connection and try again.');
+  }
+  const text = await r.text();
+  let data: unknown;
+  try {
+    data = text ? JSON.parse(text) : undefined;
+  } catch {
+    data = undefined;
+  }
+  if (!r.ok) {
+    const d = (data ?? {}) as { error?: string; message?: string };
+    throw new ApiError(r.status, d.error ?? `HTTP_${r.status}`, d.message ?? (r.statusText || 'The request failed.'));
+  }
+  return data as T;
+}
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: ApiError | undefined;
+  loading: boolean;
+  reload(): void;
+}
+
+/** GETs `path` (null: nothing yet) and reloads when it changes. */
+export function useApi<T>(path: string | null): Loaded<T> {
+  const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: path !== null });
+  const [n, setN] = useState(0);
+  useEffect(() => {
+    if (path === null) return;
+    let live = true;
+    setState((s) => ({ ...s, loading: true }));
+    api<T>(path).then(
+      (data) => live && setState({ data, loading: false }),
+      (error: unknown) => live && setState({ error: error instanceof ApiError ? error : new ApiError(0, 'ERROR', String(error)), loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [path, n]);
+  const reload = useCallback(() => setN((x) => x + 1), []);
+  return { data: state.data, error: state.error, loading: state.loading, reload };
+}
+
+export const E8S = 100_000_000n;
+
+/** e8s (a decimal string) as DOM: "1250000000" → "12.5". */
+export function dom(e8s: string | bigint): string {
+  const n = BigInt(e8s);
+  const neg = n < 0n;
+  const a = neg ? -n : n;
+  const frac = String(a % E8S).padStart(8, '0').replace(/0+$/, '');
+  return `${neg ? '-' : ''}${(a / E8S).toLocaleString('en-US')}${frac ? `.${frac}` : ''}`;
+}
+
+/** "12.5" DOM → e8s string, or undefined when it is not a positive amount with at most 8 decimals. */
+export function toE8s(text: string): string | undefined {
+  const m = /^\s*(\d{1,12})(?:\.(\d{1,8}))?\s*$/.exec(text);
+  if (!m) return undefined;
+  const v = BigInt(m[1]!) * E8S + BigInt((m[2] ?? '').padEnd(8, '0') || '0');
+  return v > 0n ? String(v) : undefined;
+}
+
+export const usd = (n: number) => n.toLocaleString('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: n < 1 ? 6 : 2 });
+export const when = (iso: string) => new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC';

@@ -1,0 +1,191 @@
+// The admin console (issue 14): users (find by email, roles, sessions, KYC approval), escrowed
+// payments, mint failures, failed emails, scheduled jobs and their runs, the governance event log.
+// The server checks the admin role on every call (403 otherwise); hiding the page is convenience.
+import { useState } from 'preact/hooks';
+import { api, ApiError, useApi, when } from '../api.ts';
+import { isAdmin, useSession } from '../session.tsx';
+
+interface User {
+  user_id: string;
+  principal: string;
+  roles: string[];
+  email_verified: boolean;
+  kyc_status: string;
+  membership_status: string | null;
+  created_at: string;
+}
+
+function Users() {
+  const [email, setEmail] = useState('');
+  const [query, setQuery] = useState('limit=20');
+  const users = useApi<{ users: User[] }>(`/api/admin/users?${query}`);
+  const [msg, setMsg] = useState('');
+  const act = async (what: string, call: () => Promise<unknown>) => {
+    setMsg('');
+    try {
+      await call();
+      setMsg(what);
+      users.reload();
+    } catch (err) {
+      setMsg(err instanceof ApiError ? err.message : String(err));
+    }
+  };
+  return (
+    <section class="card" aria-labelledby="users-h">
+      <h2 id="users-h">Users</h2>
+      <form
+        class="filters"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setQuery(email.trim() ? `email=${encodeURIComponent(email.trim())}` : 'limit=20');
+        }}
+      >
+        <label class="grow">
+          Find by email
+          <input type="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} placeholder="member@example.org" />
+        </label>
+        <button type="submit">Find</button>
+      </form>
+      <p role="status">{msg}</p>
+      <div class="scroll">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">User</th>
+              <th scope="col">Roles</th>
+              <th scope="col">KYC</th>
+              <th scope="col">Membership</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(users.data?.users ?? []).map((u) => (
+              <tr key={u.user_id}>
+                <td>
+                  <code>{u.user_id.slice(0, 8)}</code>
+                  <div class="muted">{when(u.created_at)}</div>
+                </td>
+                <td>{u.roles.join(', ')}</td>
+                <td>{u.kyc_status}</td>
+                <td>{u.membership_status ?? '—'}</td>
+                <td class="actions">
+                  {u.kyc_status !== 'approved' ? (
+                    <button type="button" class="small" onClick={() => void act('KYC approved.', () => api(`/api/admin/users/${u.user_id}/kyc`, { method: 'POST', body: { approved: true } }))}>
+                      Approve KYC
+                    </button>
+                  ) : null}
+                  <button type="button" class="secondary small" onClick={() => void act('Sessions ended.', () => api(`/api/admin/users/${u.user_id}/sessions`, { method: 'DELETE' }))}>
+                    End sessions
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {users.error ? <p class="error">{users.error.message}</p> : null}
+    </section>
+  );
+}
+
+function Listing<T>({ title, path, pick, columns, empty }: { title: string; path: string; pick(d: unknown): T[]; columns: Array<[string, (row: T) => string]>; empty: string }) {
+  const d = useApi<unknown>(path);
+  const rows = d.data ? pick(d.data) : [];
+  const id = `h-${title.toLowerCase().replace(/\W+/g, '-')}`;
+  return (
+    <section class="card" aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      {d.error ? <p class="error">{d.error.message}</p> : null}
+      {d.data && rows.length === 0 ? <p>{empty}</p> : null}
+      {rows.length ? (
+        <div class="scroll">
+          <table>
+            <thead>
+              <tr>
+                {columns.map(([h]) => (
+                  <th key={h} scope="col">
+                    {h}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r, i) => (
+                <tr key={i}>
+                  {columns.map(([h, f]) => (
+                    <td key={h}>{f(r)}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+type Payment = { event_id: string; user_id: string | null; amount_minor: string; currency: string; status: string; reason: string | null; created_at: string };
+type Note = { type: string; user_id: string | null; attempts: number; last_error: string; at: string };
+type Run = { job: string; trigger: string; status: string; started_at: string | null; error: string | null; detail: Record<string, unknown> | null };
+type Email = { template: string; user_id: string | null; status: string; attempts: number; last_error: string | null; updated_at: string };
+type Ev = { seq: string; type: string; data: Record<string, unknown>; occurred_at: string };
+
+export function AdminPage() {
+  const { session, signInUrl } = useSession();
+  if (session === undefined) return <p aria-busy="true">Loading…</p>;
+  if (!session)
+    return (
+      <p>
+        <a href={signInUrl()}>Sign in</a> as an administrator.
+      </p>
+    );
+  if (!isAdmin(session)) return <p class="note">This console is for administrators.</p>;
+  return (
+    <>
+      <h1>Admin console</h1>
+      <Users />
+      <Listing<Payment>
+        title="Payments in escrow"
+        path="/api/admin/payments?status=escrow"
+        pick={(d) => (d as { payments: Payment[] }).payments}
+        columns={[['When', (p) => when(p.created_at)], ['User', (p) => p.user_id?.slice(0, 8) ?? '—'], ['Amount', (p) => `${(Number(p.amount_minor) / 100).toFixed(2)} ${p.currency}`], ['Why', (p) => p.reason ?? '']]}
+        empty="No payment is held in escrow."
+      />
+      <Listing<Note>
+        title="Mint failures"
+        path="/api/admin/notifications"
+        pick={(d) => (d as { notifications: Note[] }).notifications}
+        columns={[['When', (n) => when(n.at)], ['Type', (n) => n.type], ['User', (n) => n.user_id?.slice(0, 8) ?? '—'], ['Attempts', (n) => String(n.attempts)], ['Last error', (n) => n.last_error]]}
+        empty="No membership token failed to mint."
+      />
+      <Listing<Email>
+        title="Failed emails"
+        path="/api/admin/emails?status=failed&limit=20"
+        pick={(d) => (d as { items: Email[] }).items}
+        columns={[['Updated', (e) => when(e.updated_at)], ['Template', (e) => e.template], ['Attempts', (e) => String(e.attempts)], ['Why', (e) => e.last_error ?? '']]}
+        empty="Every email went out."
+      />
+      <Listing<Run>
+        title="Job runs"
+        path="/api/admin/jobs/runs?limit=20"
+        pick={(d) => (d as { items: Run[] }).items}
+        columns={[['Started', (r) => (r.started_at ? when(r.started_at) : '—')], ['Job', (r) => r.job], ['Trigger', (r) => r.trigger], ['Status', (r) => r.status], ['Detail', (r) => r.error ?? String((r.detail as { reason?: string } | null)?.reason ?? '')]]}
+        empty="No job has run yet."
+      />
+      <Listing<Ev>
+        title="Governance event log"
+        path="/api/governance/admin/events?limit=20"
+        pick={(d) => [...(d as { items: Ev[] }).items].reverse()}
+        columns={[['#', (e) => e.seq], ['When', (e) => when(e.occurred_at)], ['Event', (e) => e.type], ['Proposal', (e) => String(e.data.proposal_id ?? '')]]}
+        empty="No governance event yet."
+      />
+      <section class="card">
+        <h2>Operator commands</h2>
+        <p>The price-proposal trigger and the AI reindex take the operators' API token, not a session (decision F7):</p>
+        <pre>curl -X POST -H "X-API-Token: $API_TOKEN" {location.origin}/api/admin/price/submit-proposal{'\n'}curl -X POST -H "X-API-Token: $API_TOKEN" {location.origin}/api/ai/admin/reindex</pre>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,110 @@
+import { useState } from 'preact/hooks';
+import { api, ApiError, dom, toE8s, useApi, usd, when } from '../api.ts';
+import { useSession } from '../session.tsx';
+
+export interface Campaign {
+  id: string;
+  title: string;
+  description: string;
+  owner: string;
+  beneficiary: string;
+  goal: { dom_e8s: string } | { usd: number };
+  deadline: string;
+  status: string;
+  contributions: string;
+  progress: { goal_dom: string; raised_dom: string; raised_usd: number | null; goal_usd: number | null; pct_complete: number };
+}
+
+export function Progress({ c }: { c: Campaign }) {
+  const pct = Math.min(100, c.progress.pct_complete);
+  return (
+    <div>
+      <div class="bar" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(pct)} aria-label={`${c.title}: ${pct.toFixed(0)} % funded`}>
+        <div class="fill" ref={(el) => { el?.style.setProperty('width', `${pct}%`); }} />
+      </div>
+      <p class="muted">
+        {dom(c.progress.raised_dom)} DOM raised
+        {c.progress.raised_usd !== null ? ` (${usd(c.progress.raised_usd)})` : ''} of{' '}
+        {'usd' in c.goal ? usd(c.goal.usd) : `${dom(c.goal.dom_e8s)} DOM`} · {c.progress.pct_complete.toFixed(0)} %
+      </p>
+    </div>
+  );
+}
+
+export function CampaignsPage() {
+  const { session } = useSession();
+  const list = useApi<{ items: Campaign[] }>('/api/campaigns?limit=100');
+  return (
+    <>
+      <h1>Campaigns</h1>
+      {list.error ? <p class="error">{list.error.message}</p> : null}
+      <ul class="list">
+        {(list.data?.items ?? []).map((c) => (
+          <li key={c.id} class="item">
+            <a href={`/campaigns/${c.id}`}>
+              <strong>{c.title}</strong>
+            </a>
+            <span class={`badge s-${c.status.toLowerCase()}`}>{c.status}</span>
+            <span class="muted">until {when(c.deadline)}</span>
+            <Progress c={c} />
+          </li>
+        ))}
+      </ul>
+      {list.data && list.data.items.length === 0 ? <p>No campaign yet.</p> : null}
+      {session ? <CreateCampaign onCreated={(id) => (window.location.href = `/campaigns/${id}`)} /> : null}
+    </>
+  );
+}
+
+function CreateCampaign({ onCreated }: { onCreated(id: string): void }) {
+  const [title, setTitle] = useState('');
+  const [description, setDescription] = useState('');
+  const [unit, setUnit] = useState<'usd' | 'dom'>('usd');
+  const [goal, setGoal] = useState('');
+  const [days, setDays] = useState('30');
+  const [error, setError] = useState('');
+  return (
+    <form
+      class="card"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setError('');
+        const g = unit === 'usd' ? Number(goal) > 0 && { usd: Number(goal) } : toE8s(goal) && { dom_e8s: toE8s(goal)! };
+        if (!g) return setError('Enter a goal above 0.');
+        const deadline = new Date(Date.now() + Number(days) * 86_400_000).toISOString();
+        try {
+          onCreated((await api<Campaign>('/api/campaigns', { method: 'POST', body: { title, description, goal: g, deadline } })).id);
+        } catch (err) {
+          setError(err instanceof ApiError ? err.message : String(err));
+        }
+      }}
+    >
+      <h2>Start a campaign</h2>
+      <label for="c-title">Title</label>
+      <input id="c-title" required maxLength={200} value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
+      <label for="c-desc">Description</label>
+      <textarea id="c-desc" rows={3} maxLength={20000} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+      <div class="filters">
+        <label>
+          Goal
+          <input inputMode="decimal" required value={goal} onInput={(e) => setGoal(e.currentTarget.value)} />
+        </label>
+        <label>
+          In
+          <select value={unit} onChange={(e) => setUnit(e.currentTarget.value as 'usd' | 'dom')}>
+            <option value="usd">USD (at the ratified price)</option>
+            <option value="dom">DOM</option>
+          </select>
+        </label>
+        <label>
+          Days open
+          <input type="number" min={1} max={365} value={days} onInput={(e) => setDays(e.currentTarget.value)} />
+        </label>
+      </div>
+      <p class="error" role="alert">
+        {error}
+      </p>
+      <button type="submit">Create campaign</button>
+    </form>
+  );
+}

@@ -1,0 +1,113 @@
+import { useState } from 'preact/hooks';
+import { api, ApiError, useApi, when } from '../api.ts';
+import { isActive, useSession } from '../session.tsx';
+import { CATEGORIES, ProposeForm } from './propose.tsx';
+
+export interface Proposal {
+  id: string;
+  title: string;
+  body: string;
+  category: string;
+  proposed_by: string;
+  status: string;
+  created_at: string;
+  voting_opens: string;
+  voting_closes: string;
+  tally: { yes_votes: string; no_votes: string; abstentions: string; total_eligible: string; quorum_met: boolean; threshold_met: boolean } | null;
+}
+
+const STATUSES = ['', 'Created', 'Open', 'Tallied', 'Approved', 'Rejected', 'Executed', 'Expired'];
+const CATEGORY_FILTER = ['', ...CATEGORIES];
+
+export function GovernPage() {
+  const { session } = useSession();
+  const [status, setStatus] = useState('');
+  const [category, setCategory] = useState('');
+  const [query, setQuery] = useState('');
+  const [found, setFound] = useState<{ ids: string[]; how: string } | null>(null);
+  const [note, setNote] = useState('');
+  const [proposing, setProposing] = useState(false);
+  const qs = new URLSearchParams({ limit: '100', ...(status && { status }), ...(category && { category }) });
+  const list = useApi<{ items: Proposal[] }>(`/api/governance/proposals?${qs}`);
+  const ai = useApi<{ status: string }>('/api/ai/health');
+  const semantic = !!session && ai.data?.status === 'ok';
+  let items = list.data?.items ?? [];
+  if (found) items = found.ids.map((id) => items.find((p) => p.id === id)).filter((p): p is Proposal => !!p);
+  return (
+    <>
+      <div class="row">
+        <h1>Governance</h1>
+        {isActive(session) && !proposing ? (
+          <button type="button" onClick={() => setProposing(true)}>
+            New proposal
+          </button>
+        ) : null}
+      </div>
+      {proposing ? <ProposeForm onCreated={(id) => (window.location.href = `/proposals/${id}`)} /> : null}
+      {session && !isActive(session) ? <p class="note">You can read every proposal; voting and proposing need an Active membership.</p> : null}
+      <form
+        class="filters"
+        role="search"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setNote('');
+          const q = query.trim();
+          if (!q) return setFound(null);
+          if (semantic) {
+            try {
+              const r = await api<{ results: Array<{ proposal_id: string }> }>('/api/ai/search', { method: 'POST', body: { query: q, limit: 20, threshold: 0.5 } });
+              return setFound({ ids: r.results.map((x) => x.proposal_id), how: 'semantic' });
+            } catch (err) {
+              setNote(`Semantic search is unavailable (${err instanceof ApiError ? err.code : 'error'}); showing title matches.`);
+            }
+          }
+          const words = q.toLowerCase().split(/\s+/);
+          setFound({ ids: (list.data?.items ?? []).filter((p) => words.every((w) => `${p.title} ${p.body}`.toLowerCase().includes(w))).map((p) => p.id), how: 'text' });
+        }}
+      >
+        <label>
+          Status
+          <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s || 'Any'}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Category
+          <select value={category} onChange={(e) => setCategory(e.currentTarget.value)}>
+            {CATEGORY_FILTER.map((s) => (
+              <option key={s} value={s}>
+                {s || 'Any'}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="grow">
+          Search {semantic ? '(by meaning)' : '(titles and text)'}
+          <input type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} placeholder="e.g. garden repairs" />
+        </label>
+        <button type="submit">Search</button>
+      </form>
+      <p role="status">{note}</p>
+      {list.error ? <p class="error">{list.error.message}</p> : null}
+      {list.loading && !list.data ? <p aria-busy="true">Loading proposals…</p> : null}
+      <ul class="list">
+        {items.map((p) => (
+          <li key={p.id} class="item">
+            <a href={`/proposals/${p.id}`}>
+              <strong>{p.title}</strong>
+            </a>
+            <span class={`badge s-${p.status.toLowerCase()}`}>{p.status}</span>
+            <span class="muted">
+              #{p.id} · {p.category} · voting closes {when(p.voting_closes)}
+            </span>
+          </li>
+        ))}
+      </ul>
+      {list.data && items.length === 0 ? <p>No proposal matches.</p> : null}
+    </>
+  );
+}

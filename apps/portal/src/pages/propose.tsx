@@ -1,0 +1,146 @@
+// A proposal form per category (spec 1 payloads as the bridge takes them), with the AI drafting
+// helper when the bridge has an inference server (a draft is a starting point the member edits).
+import { useState } from 'preact/hooks';
+import { api, ApiError, toE8s, useApi } from '../api.ts';
+
+export const CATEGORIES = ['General', 'SetDomPrice', 'TreasuryPayout', 'MembershipPolicy', 'ConstitutionalAmendment', 'EmergencyAction'] as const;
+
+export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
+  const ai = useApi<{ status: string }>('/api/ai/health');
+  const [category, setCategory] = useState<(typeof CATEGORIES)[number]>('General');
+  const [title, setTitle] = useState('');
+  const [body, setBody] = useState('');
+  const [price, setPrice] = useState('');
+  const [sourceUrl, setSourceUrl] = useState('');
+  const [recipient, setRecipient] = useState('');
+  const [amount, setAmount] = useState('');
+  const [unit, setUnit] = useState<'usd' | 'dom'>('usd');
+  const [memo, setMemo] = useState('');
+  const [json, setJson] = useState('{}');
+  const [intent, setIntent] = useState('');
+  const [msg, setMsg] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  const payload = (): unknown => {
+    if (category === 'SetDomPrice') return { price_usd: Number(price), ...(sourceUrl.trim() && { source_url: sourceUrl.trim() }) };
+    if (category === 'TreasuryPayout') {
+      const a = unit === 'usd' ? { usd: Number(amount) } : { dom_e8s: toE8s(amount) ?? '0' };
+      return { recipient: recipient.trim(), amount: a, ...(memo.trim() && { memo: memo.trim() }) };
+    }
+    if (category === 'MembershipPolicy' || category === 'ConstitutionalAmendment') return JSON.parse(json) as unknown;
+    return undefined;
+  };
+
+  return (
+    <form
+      id="propose"
+      class="card"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setMsg('');
+        let p: unknown;
+        try {
+          p = payload();
+        } catch {
+          return setMsg('The payload is not valid JSON.');
+        }
+        setBusy(true);
+        try {
+          const r = await api<{ proposal_id: string }>('/api/governance/propose', { method: 'POST', body: { title, body, category, ...(p !== undefined && { payload: p }) } });
+          onCreated(r.proposal_id);
+        } catch (err) {
+          setMsg(err instanceof ApiError ? err.message : String(err));
+        } finally {
+          setBusy(false);
+        }
+      }}
+    >
+      <h2>New proposal</h2>
+      <label for="p-category">Category</label>
+      <select id="p-category" value={category} onChange={(e) => setCategory(e.currentTarget.value as (typeof CATEGORIES)[number])}>
+        {CATEGORIES.map((c) => (
+          <option key={c} value={c}>
+            {c}
+          </option>
+        ))}
+      </select>
+      {ai.data?.status === 'ok' ? (
+        <div class="note">
+          <label for="p-intent">Describe what you want; AI drafts a title and text for you to edit</label>
+          <input id="p-intent" value={intent} onInput={(e) => setIntent(e.currentTarget.value)} />
+          <button
+            type="button"
+            class="secondary"
+            disabled={busy || !intent.trim()}
+            onClick={async () => {
+              setMsg('');
+              setBusy(true);
+              try {
+                const d = await api<{ draft: { title: string; body: string } }>('/api/ai/draft', { method: 'POST', body: { intent: intent.trim(), category } });
+                setTitle(d.draft.title);
+                setBody(d.draft.body);
+              } catch (err) {
+                setMsg(err instanceof ApiError ? `No draft: ${err.message}` : String(err));
+              } finally {
+                setBusy(false);
+              }
+            }}
+          >
+            Draft with AI
+          </button>
+        </div>
+      ) : null}
+      <label for="p-title">Title</label>
+      <input id="p-title" required maxLength={200} value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
+      <label for="p-body">Text (Markdown)</label>
+      <textarea id="p-body" required rows={8} maxLength={50000} value={body} onInput={(e) => setBody(e.currentTarget.value)} />
+      {category === 'SetDomPrice' ? (
+        <div class="filters">
+          <label>
+            Price (USD per DOM)
+            <input id="p-price" inputMode="decimal" required value={price} onInput={(e) => setPrice(e.currentTarget.value)} />
+          </label>
+          <label class="grow">
+            Source URL (https, optional)
+            <input type="url" value={sourceUrl} onInput={(e) => setSourceUrl(e.currentTarget.value)} />
+          </label>
+        </div>
+      ) : null}
+      {category === 'TreasuryPayout' ? (
+        <div class="filters">
+          <label class="grow">
+            Recipient (principal)
+            <input required value={recipient} onInput={(e) => setRecipient(e.currentTarget.value)} />
+          </label>
+          <label>
+            Amount
+            <input inputMode="decimal" required value={amount} onInput={(e) => setAmount(e.currentTarget.value)} />
+          </label>
+          <label>
+            In
+            <select value={unit} onChange={(e) => setUnit(e.currentTarget.value as 'usd' | 'dom')}>
+              <option value="usd">USD</option>
+              <option value="dom">DOM</option>
+            </select>
+          </label>
+          <label class="grow">
+            Memo (optional)
+            <input value={memo} onInput={(e) => setMemo(e.currentTarget.value)} />
+          </label>
+        </div>
+      ) : null}
+      {category === 'MembershipPolicy' || category === 'ConstitutionalAmendment' ? (
+        <>
+          <label for="p-json">Payload (JSON, as the API documents it)</label>
+          <textarea id="p-json" rows={4} value={json} onInput={(e) => setJson(e.currentTarget.value)} />
+        </>
+      ) : null}
+      <p class="error" role="alert">
+        {msg}
+      </p>
+      <button type="submit" disabled={busy}>
+        Submit proposal
+      </button>
+    </form>
+  );
+}
