@@ -1,0 +1,122 @@
+// The platform gateway (issue 17) as a Fastify instance: build it with a config, listen elsewhere.
+// One origin for people and front ends: POST /register is the identity service's public endpoint
+// (spec 2 Authentication 9), /notify/* is the notification service with the prefix stripped and the
+// token checked at the edge (spec 3), and every other path — the web app at `/` included — is the
+// bridge's. Routing only: no business rule lives here.
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import proxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
+import type { DestinationStream } from 'pino';
+import { createLogger, parseTrustProxy, requestIdFor } from '@domdao/service-kit';
+import type { GatewayConfig } from './config.ts';
+import { notifyEdgeCheck } from './notify/edge-check.ts';
+import { notifyError } from './notify/errors.ts';
+import { BodyTooLarge, forwardHeaders, logFailure, poolOptions, streamedBody, upstreamFailure } from './upstream.ts';
+
+export const GATEWAY_VERSION = '0.1.0';
+
+export interface GatewayOptions {
+  config: GatewayConfig;
+  /** Where JSON log lines go (stdout by default); tests pass a capturing stream. */
+  logStream?: DestinationStream;
+}
+
+type ReplyOptions = NonNullable<FastifyHttpProxyOptions['replyOptions']>;
+type ReplyFromError = { error: { statusCode?: number; code?: string; message?: string; cause?: unknown } };
+/** reply-from's callbacks are typed for HTTP/2 servers too; the gateway is HTTP/1.1 (TLS ends in front of it). */
+const onUpstreamError = (handler: (reply: FastifyReply, e: ReplyFromError) => unknown): ReplyOptions['onError'] => (reply, e) => void handler(reply as unknown as FastifyReply, e as ReplyFromError);
+const onRequestHeaders = (rewrite: typeof forwardHeaders): ReplyOptions['rewriteRequestHeaders'] => (request, headers) => rewrite(request as unknown as FastifyRequest, headers);
+
+function tooLarge(error: ReplyFromError['error']): boolean {
+  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) if (e instanceof BodyTooLarge) return true;
+  return false;
+}
+
+export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstance> {
+  const { config } = opts;
+  const { logger, flush } = createLogger(config.LOG_LEVEL, 'gateway', GATEWAY_VERSION, opts.logStream);
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    genReqId: (req) => requestIdFor(req.headers['x-request-id']),
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+    trustProxy: parseTrustProxy(config.TRUST_PROXY),
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    bodyLimit: config.MAX_BODY_BYTES,
+    return503OnClosing: true,
+  });
+  const undici = poolOptions(config);
+
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  const debugEnabled = logger.isLevelEnabled('debug');
+  app.addHook('onResponse', (request, reply, done) => {
+    const level = reply.statusCode >= 400 ? 'info' : 'debug';
+    if (level === 'debug' && !debugEnabled) return done();
+    request.log[level]({ event: 'request.completed', method: request.method, path: request.url.split('?', 1)[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');
+    done();
+  });
+  app.addHook('onClose', (_app, done) => {
+    flush();
+    done();
+  });
+
+  // The gateway's own liveness (every other path belongs to a service).
+  app.get('/gateway/health', async () => ({ status: 'ok', version: GATEWAY_VERSION }));
+
+  const bridgeError = (reply: FastifyReply, { error }: ReplyFromError) => {
+    if (tooLarge(error)) return reply.code(413).send({ error: 'PAYLOAD_TOO_LARGE', message: 'the request body is too large', request_id: reply.request.id });
+    const failure = upstreamFailure(error);
+    logFailure(reply, 'bridge', error, failure);
+    if (failure.status === 503) reply.header('retry-after', '5');
+    return reply.code(failure.status).send({
+      error: failure.status === 504 ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE',
+      message: failure.status === 504 ? 'the service did not answer in time' : 'the service is temporarily unavailable; try again',
+      request_id: reply.request.id,
+    });
+  };
+  const proxyOptions = (upstream: string, onError: (reply: FastifyReply, e: ReplyFromError) => unknown, rewrite = forwardHeaders) => ({
+    upstream,
+    undici,
+    disableRequestLogging: true,
+    // Our parser below streams the body and enforces MAX_BODY_BYTES.
+    proxyPayloads: false,
+    replyOptions: { rewriteRequestHeaders: onRequestHeaders(rewrite), onError: onUpstreamError(onError) },
+  });
+  const streamed = streamedBody(config.MAX_BODY_BYTES);
+
+  // /notify/* → the notification service, prefix stripped, checked at the edge (spec 3; decisions E3–E5).
+  await app.register(async (notify) => {
+    notify.removeAllContentTypeParsers();
+    notify.addContentTypeParser('*', streamed);
+    notify.addHook('onRequest', notifyEdgeCheck(config));
+    await notify.register(proxy, {
+      ...proxyOptions(
+        config.NOTIFICATION_URL,
+        (reply, { error }) => {
+          if (tooLarge(error)) return notifyError(reply, 413, 'payload_too_large');
+          const failure = upstreamFailure(error);
+          logFailure(reply, 'notification', error, failure);
+          return notifyError(reply, failure.status, 'service_unavailable');
+        },
+        // Services need no cookies; the session cookie was already refused.
+        (request, headers) => {
+          const { cookie: _cookie, ...rest } = headers;
+          return forwardHeaders(request, rest);
+        },
+      ),
+      prefix: '/notify',
+      rewritePrefix: '',
+    });
+  });
+
+  await app.register(async (bridge) => {
+    bridge.removeAllContentTypeParsers();
+    bridge.addContentTypeParser('*', streamed);
+    // POST /register: the identity service's public endpoint, the bridge's registration (decision E9).
+    await bridge.register(proxy, { ...proxyOptions(config.BRIDGE_URL, bridgeError), prefix: '/register', rewritePrefix: '/api/auth/register', routes: ['/'], httpMethods: ['POST', 'OPTIONS'] });
+    // Everything else, the web app at `/` included, is the bridge's (its own 404 answers unknown paths).
+    await bridge.register(proxy, proxyOptions(config.BRIDGE_URL, bridgeError));
+  });
+  return app;
+}

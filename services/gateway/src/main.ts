@@ -1,0 +1,29 @@
+// `npm run gateway`: the gateway alone, configured by the environment (README "Platform gateway").
+import { pathToFileURL } from 'node:url';
+import { ConfigError } from '@domdao/config';
+import { buildGateway } from './app.ts';
+import { loadGatewayConfig } from './config.ts';
+
+export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
+  const config = loadGatewayConfig(env);
+  const app = await buildGateway({ config });
+  await app.listen({ port: config.PORT, host: config.HOST });
+  if (config.NOTIFICATION_SERVICE_TOKEN === undefined) {
+    app.log.warn({ event: 'gateway.notify_fail_closed' }, 'NOTIFICATION_SERVICE_TOKEN is unset: /notify answers 503 service_unavailable');
+  }
+  app.log.info({ event: 'gateway.started', port: config.PORT, bridge: config.BRIDGE_URL, notification: config.NOTIFICATION_URL }, 'gateway listening');
+  return { app, config };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  try {
+    const { app } = await startGateway();
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void app.close().then(() => process.exit(0), () => process.exit(1)));
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`gateway: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,69 @@
+// How the gateway talks to a service (decision E6): @fastify/reply-from over an undici pool per
+// route group, bodies streamed both ways, the request id and the client's address handed on.
+import { Transform, pipeline } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { GatewayConfig } from './config.ts';
+
+/** undici pool settings for every upstream: bounded connections, decided timeouts. */
+export function poolOptions(config: GatewayConfig) {
+  return {
+    connections: 128,
+    pipelining: 1,
+    connect: { timeout: config.UPSTREAM_CONNECT_TIMEOUT_MS },
+    headersTimeout: config.UPSTREAM_TIMEOUT_MS,
+    bodyTimeout: config.UPSTREAM_TIMEOUT_MS,
+    keepAliveTimeout: 30_000,
+  };
+}
+
+/** Headers the service sees: the gateway's request id, and X-Forwarded-* it can trust (decision E7). */
+export function forwardHeaders(request: FastifyRequest, headers: Record<string, string | string[] | undefined>) {
+  const peer = request.socket.remoteAddress ?? '';
+  // A client's own X-Forwarded-For is kept only when it came through a trusted proxy (TRUST_PROXY).
+  const prior = request.ips !== undefined && request.ips.length > 1 ? request.headers['x-forwarded-for'] : undefined;
+  return {
+    ...headers,
+    'x-request-id': request.id,
+    'x-forwarded-for': prior ? `${prior}, ${peer}` : peer,
+    'x-forwarded-proto': request.protocol,
+    'x-forwarded-host': request.host,
+  };
+}
+
+export class BodyTooLarge extends Error {}
+
+/**
+ * Content-type parser that hands the body on as a stream (never buffered: a 25 MiB attachment passes
+ * through in 64 KiB chunks) and cuts it off past MAX_BODY_BYTES, declared or not.
+ */
+export function streamedBody(maxBytes: number) {
+  return (_request: FastifyRequest, payload: NodeJS.ReadableStream, done: (err: Error | null, body?: unknown) => void): void => {
+    let seen = 0;
+    const counted = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        seen += chunk.length;
+        if (seen > maxBytes) cb(new BodyTooLarge(`request body over ${maxBytes} bytes`));
+        else cb(null, chunk);
+      },
+    });
+    pipeline(payload, counted, () => undefined);
+    done(null, counted);
+  };
+}
+
+export type UpstreamFailure = { status: 502 | 503 | 504; reason: 'unreachable' | 'timeout' | 'bad_response' };
+
+/** reply-from's errors as what the caller is told (decision E8). */
+export function upstreamFailure(error: { statusCode?: number; code?: string; cause?: unknown }): UpstreamFailure {
+  // reply-from wraps undici's error; the cause's code says what happened (ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT, …).
+  const codes: string[] = [];
+  for (let e: unknown = error; e && codes.length < 5; e = (e as { cause?: unknown }).cause) codes.push(String((e as { code?: unknown }).code ?? ''));
+  const code = codes.join(' ');
+  if (error.statusCode === 504 || /TIMEOUT/.test(code)) return { status: 504, reason: 'timeout' };
+  if (error.statusCode === 503 || /ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|SOCKET|CONNECT/.test(code)) return { status: 503, reason: 'unreachable' };
+  return { status: 502, reason: 'bad_response' };
+}
+
+export function logFailure(reply: FastifyReply, upstream: string, error: { code?: string; message?: string }, failure: UpstreamFailure): void {
+  reply.request.log.error({ event: 'upstream.failed', upstream, code: error.code, reason: failure.reason, status: failure.status }, `${upstream} ${failure.reason}`);
+}

@@ -1,0 +1,102 @@
+// The real platform for the edge tests: `npm start` (scripts/start.ts) as its own process on free
+// ports, with a temporary DATA_DIR, a known service token, a foreign-scoped token and a shared cookie
+// domain, its JSON log lines kept so a test can tell whether a request reached a service.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const root = new URL('../../..', import.meta.url).pathname;
+export const SERVICE_TOKEN = 'edge-test-service-token-0123456789';
+export const FOREIGN_TOKEN = 'edge-test-payments-token-0123456789';
+export const COOKIE_DOMAIN = '.domdao.test';
+
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+export interface Platform {
+  gatewayPort: number;
+  bridgePort: number;
+  notificationPort: number;
+  pid: number;
+  /** Every JSON log line the platform wrote so far. */
+  logs(): Array<Record<string, unknown>>;
+  /** Verification links from the development outbox, oldest first. */
+  outbox(): Array<{ to: string; link: string }>;
+  stop(): Promise<void>;
+}
+
+export async function startPlatform(env: (ports: { gateway: number; bridge: number; notification: number }) => Record<string, string>): Promise<Platform> {
+  const dir = mkdtempSync(join(tmpdir(), 'domdao-edge-'));
+  const ports = { gateway: await freePort(), bridge: await freePort(), notification: await freePort() };
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: 'development',
+      DATA_DIR: dir,
+      LOG_LEVEL: 'info',
+      GATEWAY_PORT: String(ports.gateway),
+      BRIDGE_PORT: String(ports.bridge),
+      NOTIFICATION_PORT: String(ports.notification),
+      SERVICE_TOKEN,
+      FOREIGN_SERVICE_TOKENS: `payments=${FOREIGN_TOKEN}`,
+      COOKIE_DOMAIN,
+      REGISTRATION_LIMIT_PER_CLIENT: '1000',
+      ...env(ports),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let banner = '';
+  child.stdout!.on('data', (d) => (out += d));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start did not come up in 60 s:\n${banner}`)), 60_000);
+    child.stderr!.on('data', (d) => {
+      banner += d;
+      if (/DOM DAO platform is up[\s\S]*try: curl/.test(banner)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`npm start exited with ${code}:\n${banner}`));
+    });
+  });
+  const outboxFile = join(dir, 'dev-outbox.jsonl');
+  return {
+    gatewayPort: ports.gateway,
+    bridgePort: ports.bridge,
+    notificationPort: ports.notification,
+    pid: child.pid!,
+    logs: () =>
+      out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    outbox: () =>
+      existsSync(outboxFile)
+        ? readFileSync(outboxFile, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as { to: string; link: string })
+        : [],
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,202 @@
+// The production edge (issue 17, decisions E10–E13): deploy/nginx as committed, started by this test
+// as its own process on 127.0.0.1 with a self-signed certificate made in a temporary directory, in
+// front of `npm start`'s bridge and notification service; the gateway's routing cases run through it,
+// then what only the production edge adds: HTTP/2 over TLS, security headers and rate limits.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect as http2Connect } from 'node:http2';
+import { connect as netConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Agent } from 'undici';
+import { chromium } from 'playwright-core';
+import { encryptRegistration } from '@domdao/bridge-service/client-crypto';
+import { call, edgeCases, type EdgeTarget } from './edge-cases.ts';
+import { FOREIGN_TOKEN, freePort, root, SERVICE_TOKEN, startPlatform, type Platform } from './harness.ts';
+
+const NGINX = process.env.NGINX_PATH ?? '/usr/sbin/nginx';
+const NJS = '/usr/lib/nginx/modules/ngx_http_js_module.so';
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOT_DIR = new URL('../../../screenshots/', import.meta.url).pathname;
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const c = netConnect({ host: '127.0.0.1', port });
+    c.once('connect', () => {
+      c.destroy();
+      resolve(true);
+    });
+    c.once('error', () => resolve(false));
+  });
+}
+
+describe('the production edge: deploy/nginx', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'domdao-nginx-'));
+  let platform: Platform;
+  let nginx: ChildProcess | undefined;
+  let port = 0;
+  let ca = '';
+  let target: EdgeTarget;
+  let dispatcher: Agent;
+
+  before(async () => {
+    assert.ok(existsSync(NGINX) && existsSync(NJS), `nginx with its njs module is required: apt-get install nginx-light libnginx-mod-http-js (README "Tests")`);
+    port = await freePort();
+    platform = await startPlatform(() => ({ FRONTEND_ORIGINS: `https://app.domdao.test:${port},https://gov.domdao.test:${port}` }));
+    // A self-signed certificate for the two sibling hostnames and the loopback address.
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-subj', '/CN=domdao.test', '-addext', 'subjectAltName=DNS:app.domdao.test,DNS:gov.domdao.test,IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    ca = readFileSync(join(dir, 'cert.pem'), 'utf8');
+    // nginx's workers (not root) must reach the temporary paths below.
+    chmodSync(dir, 0o755);
+    // The committed configuration, with this test's site/ files (the only part an operator edits).
+    for (const f of ['nginx.conf', 'routes.conf', 'proxy-headers.conf', 'notify-auth.js']) copyFileSync(join(root, 'deploy/nginx', f), join(dir, f));
+    mkdirSync(join(dir, 'site'));
+    writeFileSync(join(dir, 'site/upstreams.conf'), `upstream domdao_bridge { server 127.0.0.1:${platform.bridgePort}; keepalive 8; }\nupstream domdao_notification { server 127.0.0.1:${platform.notificationPort}; keepalive 8; }\n`);
+    writeFileSync(join(dir, 'site/server.conf'), `listen 127.0.0.1:${port} ssl http2;\nserver_name _;\nssl_certificate ${dir}/cert.pem;\nssl_certificate_key ${dir}/key.pem;\nssl_session_cache shared:domdao_tls:1m;\n`);
+    writeFileSync(
+      join(dir, 'site/http.conf'),
+      ['access_log', 'error_log'].map((d) => `${d} ${dir}/${d === 'access_log' ? 'access.log domdao' : 'error.log info'};`).join('\n') +
+        '\n' +
+        ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `${t}_temp_path ${dir}/tmp-${t};`).join('\n') +
+        '\n',
+    );
+    nginx = spawn(NGINX, ['-e', join(dir, 'error.log'), '-p', `${dir}/`, '-c', join(dir, 'nginx.conf'), '-g', `daemon off; pid ${dir}/nginx.pid;`], {
+      env: { PATH: process.env.PATH, NOTIFICATION_SERVICE_TOKEN: SERVICE_TOKEN, FOREIGN_SERVICE_TOKENS: `payments=${FOREIGN_TOKEN}` },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    nginx.stderr!.on('data', (d) => (stderr += d));
+    for (let i = 0; !(await accepts(port)); i++) {
+      if (nginx.exitCode !== null || i > 100) throw new Error(`nginx did not start: ${stderr}\n${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    dispatcher = new Agent({ connect: { ca } });
+    target = { base: `https://127.0.0.1:${port}`, dispatcher, platform, hosts: { app: `app.domdao.test:${port}`, gov: `gov.domdao.test:${port}` }, origin: (host) => `https://${host}` };
+  });
+
+  after(async () => {
+    await dispatcher?.close();
+    // Stopped by its PID (the master; its workers follow it).
+    if (nginx?.pid && nginx.exitCode === null) {
+      const exited = new Promise((r) => nginx!.once('exit', r));
+      process.kill(nginx.pid, 'SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      if (nginx.exitCode === null) process.kill(nginx.pid, 'SIGKILL');
+    }
+    await platform?.stop();
+    if (process.env.KEEP_NGINX_DIR) console.log(`# kept ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
+  });
+
+  edgeCases(() => target);
+
+  it('decision E6: the 25 MiB attachment streamed through nginx, never spooled to a temporary file', () => {
+    // nginx warns "a client request body is buffered to a temporary file" whenever it holds a body.
+    const log = readFileSync(join(dir, 'error.log'), 'utf8');
+    assert.match(log, /js: edge.unauthorized request_id=/, 'the error log is the one nginx writes (it logged the edge refusals)');
+    assert.doesNotMatch(log, /buffered to a temporary file/);
+  });
+
+  it('decision E10: TLS with HTTP/2 (ALPN h2) serves the same routes', async () => {
+    const session = http2Connect(`https://127.0.0.1:${port}`, { ca });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        session.once('connect', () => resolve());
+        session.once('error', reject);
+      });
+      assert.equal(session.alpnProtocol, 'h2');
+      const get = (path: string) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const req = session.request({ ':path': path });
+          let body = '';
+          let status = 0;
+          req.on('response', (h) => (status = Number(h[':status'])));
+          req.on('data', (d) => (body += d));
+          req.on('end', () => resolve({ status, body }));
+          req.on('error', reject);
+          req.end();
+        });
+      assert.deepEqual(await get('/health'), { status: 200, body: '{"status":"ok"}' });
+      const n = await get('/notify/api/v1/health');
+      assert.equal(n.status, 200);
+      assert.equal(JSON.parse(n.body).version, '1.5.0');
+    } finally {
+      session.close();
+    }
+  });
+
+  it('decision E11: security headers on pages, API answers and the edge\'s own refusals', async () => {
+    for (const [path, headers] of [['/', {}], ['/health', {}], ['/notify/api/v1/send', {}], ['/no-such-page', {}]] as const) {
+      const r = await call(target, path.startsWith('/notify') ? 'POST' : 'GET', path, { headers });
+      assert.equal(r.headers['strict-transport-security'], 'max-age=63072000; includeSubDomains', path);
+      assert.equal(r.headers['x-content-type-options'], 'nosniff', path);
+      assert.equal(r.headers['x-frame-options'], 'DENY', path);
+      assert.match(String(r.headers['x-request-id']), /^[0-9a-f-]{36}$/, path);
+      assert.equal(r.headers.server, 'nginx', `${path}: no version disclosed`);
+    }
+  });
+
+  it('issue 17: in Chromium, signing in on app.<parent> through the edge signs the browser in on gov.<parent> (one Secure, HttpOnly cookie); signing out on one signs both out (issue 14)', async () => {
+    const email = `browser-${Date.now()}@example.org`;
+    const password = 'a long browser passphrase';
+    const key = (await call(target, 'GET', '/api/auth/registration-key')).json() as { public_key: string };
+    const fields = await encryptRegistration(key.public_key, { email, name: 'Browser Tester', dob: '1991-01-01' });
+    assert.equal((await call(target, 'POST', '/register', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...fields, password, tos_accepted: true }) })).status, 201);
+    const link = new URL(platform.outbox().filter((m) => m.to === email).at(-1)!.link);
+    assert.equal((await call(target, 'GET', link.pathname + link.search)).status, 200);
+
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--host-resolver-rules=MAP *.domdao.test 127.0.0.1'],
+    });
+    try {
+      const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 900, height: 520 } });
+      const page = await context.newPage();
+      const app = `https://app.domdao.test:${port}`;
+      const gov = `https://gov.domdao.test:${port}`;
+      await page.goto(`${app}/login?returnUrl=${encodeURIComponent(`${gov}/`)}`);
+      await page.fill('#email', email);
+      await page.fill('#password', password);
+      await Promise.all([page.waitForURL(`${gov}/`), page.click('button[type=submit]')]);
+      await page.waitForSelector('text=Signed in as');
+      assert.match(await page.textContent('body') ?? '', new RegExp(`Signed in as ${email.replace('.', '\\.')}`));
+      mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOT_DIR, 'edge-sibling-sign-in.png') });
+      const cookies = await context.cookies();
+      const session = cookies.find((c) => c.name === 'session');
+      assert.ok(session);
+      assert.deepEqual({ domain: session.domain, secure: session.secure, httpOnly: session.httpOnly, sameSite: session.sameSite }, { domain: '.domdao.test', secure: true, httpOnly: true, sameSite: 'Lax' });
+      // The first sibling sees the same session.
+      await page.goto(`${app}/`);
+      await page.waitForSelector('text=Signed in as');
+      assert.match(await page.textContent('body') ?? '', /Signed in as/);
+      // Spec 2 Authentication 5 (issue 14): signing out in one suite signs the other out too.
+      const gov2 = await context.newPage();
+      await gov2.goto(`${gov}/`);
+      await gov2.waitForSelector('text=Signed in as');
+      await Promise.all([page.waitForEvent('load'), page.click('#signout')]);
+      await page.waitForSelector('text=You are not signed in.');
+      await gov2.reload();
+      await gov2.waitForSelector('text=You are not signed in.');
+      assert.equal(await gov2.evaluate(() => localStorage.getItem('user_data')), null, 'the other suite cleared its user_data');
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('decision E12: a client over the sign-in rate limit gets 429 from the edge in the bridge\'s shape', async () => {
+    const answers = [];
+    for (let i = 0; i < 40; i++) answers.push(await call(target, 'POST', '/auth/login', { headers: { 'content-type': 'application/json' }, body: '{}' }));
+    const limited = answers.filter((a) => a.status === 429);
+    assert.ok(limited.length >= 10, `${limited.length} of 40 limited`);
+    assert.equal(limited[0]!.json().error, 'RATE_LIMITED');
+    assert.equal(limited[0]!.json().request_id, limited[0]!.headers['x-request-id']);
+    assert.equal(limited[0]!.headers['retry-after'], '1');
+    // Those within the burst reached the bridge, which judged them itself (earlier tests used part of it).
+    assert.ok(answers.slice(0, 10).every((a) => a.status === 400 && a.json().error === 'VALIDATION_ERROR'), answers.slice(0, 10).map((a) => a.status).join());
+    // Other routes have their own, wider budget.
+    assert.equal((await call(target, 'GET', '/health')).status, 200);
+  });
+});
