@@ -1,52 +1,70 @@
 // The bridge service (spec 2 part 1): health, single sign-on sessions, roles, registration, the
 // upgrade to Active membership, and the test email. buildApp wires what openBridge opened.
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { hostname } from 'node:os';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import type { CanisterClients } from '@domdao/canisters';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import { notificationClientFromEnv, type NotificationClient } from '@domdao/notification-client';
-import { createLogger, parseTrustProxy, type ServiceLogger } from '@domdao/service-kit';
-import { lockDirectory } from '@domdao/canister-kit/embedded';
+import { createLogger, parseTrustProxy, requestIdFor, type ServiceLogger } from '@domdao/service-kit';
+import { lockDirectory } from '@domdao/canisters/embedded';
 import { databaseThrottle, redisThrottle } from './auth/brute-force.ts';
-import { loginPageRoutes } from './auth/login-page.ts';
-import { authRoutes, currentSession } from './auth/routes.ts';
 import { corsOptions } from './auth/cors.ts';
+import { createGuards } from './auth/guards.ts';
+import loginPage from './auth/login-page.ts';
+import authRoutes from './auth/routes.ts';
 import { sealer } from './auth/seal.ts';
 import { databaseSessionStore, redisSessionStore, SessionStoreUnavailable, type SessionStore } from './auth/session-store.ts';
 import { sessionManager } from './auth/sessions.ts';
 import { openCanisters, type OpenedCanisters } from './canisters.ts';
-import { origins, type BridgeConfig } from './config.ts';
-import { COOKIE } from './context.ts';
+import { emailLinkBase, firstOrigin, frontendOrigins, type BridgeConfig } from './config.ts';
 import type { BridgeContext } from './context.ts';
 import { isDatabaseUnavailable } from './db/errors.ts';
 import { openDatabase, type Db } from './db/index.ts';
 import { HttpError, sendError } from './http/errors.ts';
-import { testEmailRoutes } from './http/test-email.ts';
-import homePage from './home/index.ts';
 import { openApiRoute, registerOpenApi } from './http/openapi.ts';
+import { emailBlindIndex } from './identity/email.ts';
+import { memberIdentity } from './identity/member-identity.ts';
+import { passwordProblem } from './identity/password-policy.ts';
 import { loadKeys, type BridgeKeys } from './keys.ts';
-import { membershipRoutes } from './membership/routes.ts';
-import { createOpener } from './registration/hpke.ts';
-import { registrationRoutes, sendVerification } from './registration/routes.ts';
-import { requireAdmin, rolesRoutes } from './roles/routes.ts';
+import { expireUnverifiedRegistrations, registerUserOperations } from './outbox/user-operations.ts';
+import accountRecovery from './account-recovery/index.ts';
+import adminNotifications from './admin-notifications/index.ts';
+import adminOutbox from './admin-outbox/index.ts';
 import adminSessions from './admin-sessions/index.ts';
 import adminUsers from './admin-users/index.ts';
-import accountRecovery from './account-recovery/index.ts';
-import { emailBlindIndex } from './registration/blind-index.ts';
-import { passwordProblem } from './registration/rules.ts';
-import priceOracleRoutes, { createPriceOracle, parsePriceSources, type PriceOracle } from './oracle/index.ts';
 import { EventLog } from './events/index.ts';
+import { Outbox, type FaultHook } from './outbox/index.ts';
+import { FundsFollower } from './events/funds-follower.ts';
+import portal, { DEFAULT_PORTAL_DIR } from './portal/index.ts';
 import { GovernanceFollower } from './events/governance-follower.ts';
+import { ConfigError } from '@domdao/config';
 import governanceGateway from './governance/index.ts';
-import { memberIdentity } from './identity/member-identity.ts';
-import { csrfGuard } from './auth/csrf.ts';
-import type { Session } from './auth/sessions.ts';
+import campaignGateway from './campaigns/index.ts';
+import { JobRunner } from './jobs/index.ts';
+import jobRoutes from './jobs/routes.ts';
+import inbox from './inbox/index.ts';
+import memberEmails from './member-emails/index.ts';
+import aiRoutes from './ai/index.ts';
+import { createAlerts, type Alerts } from './ai/alerts.ts';
+import { createInference, type Inference } from './ai/inference.ts';
+import { CATEGORIES } from './governance/payload.ts';
+import priceOracleRoutes, { createPriceOracle, parsePriceSources, type PriceOracle } from './oracle/index.ts';
+import payments from './payments/index.ts';
+import priceJob from './price-job/index.ts';
+import { createOpener } from './registration/hpke.ts';
+import registration from './registration/index.ts';
+import roles from './roles/index.ts';
+import testEmail from './test-email/index.ts';
+import verification, { sendVerification, verificationRoles } from './verification/index.ts';
 
 /** How often each bridge instance reads the governance admin event log (decision V3). */
 const GOVERNANCE_FOLLOW_MS = 1_000;
+/** The campaign and treasury canisters are compared with what was published (decision N22): less often. */
+const FUNDS_FOLLOW_MS = 5_000;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -54,7 +72,23 @@ declare module 'fastify' {
     priceOracle: PriceOracle;
     /** The in-bridge event log (decisions V1–V4): `events.subscribe(name, types, handler)`. */
     events: EventLog;
+    /** Campaign and treasury state into the event log (decision N22): `follow()` runs one pass. */
+    fundsFollower: FundsFollower;
+    /** Cross-system operations (decisions B20–B23): `outbox.register`, `enqueue(trx, …)`, `run(opId)`. */
+    outbox: Outbox;
+    /** Durable scheduled jobs (decisions V16–V21): `jobs.define({ name, everyMs, run })`, `jobs.runNow(name)`. */
+    jobs: JobRunner;
+    /** The inference server behind its circuit breaker and per-model queue (issue 13). */
+    inference: Inference;
+    aiAlerts: Alerts;
   }
+}
+
+/** Test seams of the AI feature (issue 13): the breaker under NODE_ENV=test, the queue's tuning. */
+export interface AiTestOptions {
+  /** Force the circuit breaker on (it is off under NODE_ENV=test, spec 2). */
+  circuit?: boolean;
+  queue?: { concurrency?: number; quantumMs?: number; maxWaiting?: number };
 }
 
 export interface BridgeParts {
@@ -68,6 +102,9 @@ export interface BridgeParts {
   redis?: Redis;
   now?: () => number;
   log: ServiceLogger;
+  /** Tests only: fault injection at the outbox's step boundaries (no configuration reaches it). */
+  outboxFaults?: FaultHook;
+  ai?: AiTestOptions;
 }
 
 export const BRIDGE_VERSION = '0.1.0';
@@ -76,13 +113,17 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   const { config } = parts;
   const app: FastifyInstance = Fastify({
     loggerInstance: parts.log.logger as FastifyBaseLogger,
-    genReqId: () => randomUUID(),
+    // A caller's (the gateway's) RFC 4122 X-Request-Id is kept, so one id names the request end to end (decision E7).
+    genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     bodyLimit: 128 * 1024,
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
   });
   await app.register(fastifyCookie);
   const now = parts.now ?? Date.now;
+  const outbox = new Outbox({ db: parts.db, now, log: app.log, reconcileMs: config.OUTBOX_RECONCILE_SECONDS * 1000, ...(parts.outboxFaults && { faults: parts.outboxFaults }) });
+  // Before the features: flows publish what happened in their own transactions (an outbox).
+  const events = new EventLog({ db: parts.db, log: app.log });
   const ctx: BridgeContext = {
     config,
     db: parts.db,
@@ -92,11 +133,27 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     canisters: parts.canisters.clients,
     notifier: parts.notifier,
     opener: await createOpener(parts.keys.hpkePrivateKey),
-    // The bridge's own pages (login, home) post to it from its own origin: trusted like a front end,
-    // after the configured ones (the first front end stays the default target; decision B48).
-    frontendOrigins: new Set([...origins(config.FRONTEND_ORIGINS), new URL(config.PUBLIC_URL).origin]),
+    outbox,
+    frontendOrigins: frontendOrigins(config),
+    events,
     now,
   };
+
+  // The user canister's operations (decisions B24–B28), shared by registration, verification, recovery and expiry.
+  registerUserOperations({
+    outbox,
+    user: ctx.canisters.user,
+    sendVerification: async (enc, token, expiresAt) => {
+      const email = (await ctx.opener.open('email', enc.email_encrypted)).trim();
+      const name = await ctx.opener.open('name', enc.name_encrypted);
+      return sendVerification(ctx, { userId: enc.user_id, email, name, token, expiresAt, requestId: randomUUID() });
+    },
+    rolesOnVerification: verificationRoles(ctx),
+    announceVerified: async (trx, userId) => void (await ctx.events.publish('MemberVerified', { user_id: userId }, { trx, sourceId: `verified:${userId}` })),
+    // The welcome email follows MemberVerified: the verified page answers once it went out (5 s at most, decision N13).
+    kickEvents: () => ctx.events.settle(),
+    now,
+  });
 
   await registerOpenApi(app, BRIDGE_VERSION);
   await app.register(fastifyCors, corsOptions(ctx.frontendOrigins));
@@ -120,22 +177,26 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   });
   app.setNotFoundHandler((req, reply) => sendError(req, reply, new HttpError(404, 'NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`)));
 
+  // Decision S2: the session and role checks every feature uses; `req.session` is what a guard accepted.
+  app.decorateRequest('session', null);
+  const guards = createGuards({ sessions: ctx.sessions, frontendOrigins: ctx.frontendOrigins, publicUrl: config.PUBLIC_URL });
+  const blindIndex = (email: string) => emailBlindIndex(ctx.keys.blindIndexKey, email);
+  const sendVerificationEmail = (m: Parameters<typeof sendVerification>[1]) => sendVerification(ctx, m);
+
   app.get('/health', async () => ({ status: 'ok' }));
   openApiRoute(app);
-  authRoutes(app, ctx);
-  loginPageRoutes(app, ctx);
-  registrationRoutes(app, ctx);
-  rolesRoutes(app, ctx);
-  await app.register(accountRecovery, {
-    ctx,
-    blindIndex: (email) => emailBlindIndex(ctx.keys.blindIndexKey, email),
-    sendVerification: (email, name, token, expiresAt, requestId) => sendVerification(ctx, email, name, token, expiresAt, requestId),
-    passwordProblem,
-  });
-  await app.register(adminUsers, { db: ctx.db, membership: ctx.canisters.membership, blindIndex: (email) => emailBlindIndex(ctx.keys.blindIndexKey, email), requireAdmin: (req) => requireAdmin(ctx, req) });
-  await app.register(adminSessions, { db: ctx.db, sessions: ctx.sessions, requireAdmin: (req) => requireAdmin(ctx, req) });
-  membershipRoutes(app, ctx);
-  testEmailRoutes(app, ctx);
+  await app.register(authRoutes, { ctx, guards });
+  await app.register(loginPage, { config, frontendOrigins: ctx.frontendOrigins });
+  await app.register(registration, { ctx });
+  await app.register(verification, { ctx });
+  await app.register(roles, { ctx, guards });
+  await app.register(accountRecovery, { ctx, blindIndex, sendVerification: sendVerificationEmail, passwordProblem });
+  await app.register(adminUsers, { db: ctx.db, membership: ctx.canisters.membership, blindIndex, guards });
+  await app.register(adminSessions, { db: ctx.db, sessions: ctx.sessions, guards });
+  await app.register(payments, { ctx, guards });
+  await app.register(adminNotifications, { ctx, guards });
+  await app.register(adminOutbox, { ctx, guards });
+  await app.register(testEmail, { ctx });
   const priceOracle = createPriceOracle({
     db: parts.db as never,
     sources: parsePriceSources(config).sources,
@@ -149,45 +210,149 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   });
   app.decorate('priceOracle', priceOracle);
   await app.register(priceOracleRoutes, { oracle: priceOracle, retryAfterSeconds: config.PRICE_POLL_SECONDS, now });
-  const events = new EventLog({ db: parts.db, log: app.log });
   const governanceFollower = new GovernanceFollower({ db: parts.db, events, governance: ctx.canisters.governance, pollMs: GOVERNANCE_FOLLOW_MS, log: app.log });
+  const fundsFollower = new FundsFollower({ db: parts.db, events, campaign: ctx.canisters.campaign, treasury: ctx.canisters.treasury, pollMs: FUNDS_FOLLOW_MS, log: app.log });
   app.decorate('events', events);
+  app.decorate('fundsFollower', fundsFollower);
+  // Scheduled jobs (decisions V16–V21): features define theirs while the app is built; the runner
+  // looks for due slots once the app is ready and stops (finishing runs in flight) on close.
+  const jobs = new JobRunner({ db: parts.db, now, instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, log: app.log });
+  app.decorate('jobs', jobs);
+  // Decision B26: expired unverified registrations leave the database and (through the outbox) the canister.
+  jobs.define({ name: 'accounts:expire-unverified', everyMs: 3_600_000, run: async () => ({ detail: { removed: await expireUnverifiedRegistrations(parts.db, outbox, now()) } }) });
+  app.addHook('onReady', async () => jobs.start());
+  await app.register(jobRoutes, { jobs, admin: guards.admin });
+  await app.register(priceJob, {
+    jobs,
+    oracle: priceOracle,
+    governance: ctx.canisters.governance,
+    settings: {
+      intervalMs: config.PRICE_PROPOSAL_INTERVAL_SECONDS * 1000,
+      minChangePct: config.PRICE_PROPOSAL_MIN_CHANGE_PCT,
+      heartbeatMs: config.PRICE_PROPOSAL_HEARTBEAT_HOURS * 3_600_000,
+      tickLifetimeMs: config.PRICE_TICK_LIFETIME_HOURS * 3_600_000,
+    },
+    apiToken: config.API_TOKEN,
+    log: app.log,
+  });
   app.addHook('onReady', async () => governanceFollower.start());
+  app.addHook('onReady', async () => fundsFollower.start());
+  // Features register their operations while the app is built; what a crash left is reconciled once
+  // the app is ready, then every OUTBOX_RECONCILE_SECONDS (decision B22).
+  app.decorate('outbox', outbox);
+  app.addHook('onReady', async () => outbox.start());
   app.addHook('onClose', async () => {
+    await outbox.close();
+    await jobs.close();
     await governanceFollower.close();
+    await fundsFollower.close();
     await events.close();
   });
-  // Spec 1 Authentication rule 6 (decision V10): a bearer token without the session cookie is the
-  // known front-end defect; answer 401 telling the client to sign in again, never a half-session.
-  const requireMember = async (req: FastifyRequest): Promise<Session> => {
-    if (/^bearer\s/i.test(String(req.headers.authorization ?? '')) && typeof req.cookies?.[COOKIE] !== 'string') {
-      const origin = typeof req.headers.origin === 'string' && ctx.frontendOrigins.has(req.headers.origin) ? req.headers.origin : config.PUBLIC_URL;
-      const login = `${config.PUBLIC_URL.replace(/\/+$/, '')}/login?returnUrl=${encodeURIComponent(origin)}`;
-      throw new HttpError(401, 'SESSION_REQUIRED', `this endpoint uses the session cookie, not a bearer token: sign in again at ${login}`, { 'x-login-url': login });
+  const memberClientCache = new Map<string, Promise<CanisterClients>>();
+  /** The canisters called as this member (embedded: the principal; IC: an agent signing with the member's key, V5). */
+  const memberClients = async (s: { user_id: string; principal: string }): Promise<CanisterClients> => {
+    if (parts.canisters.platform) return parts.canisters.platform.as(s.principal);
+    let c = memberClientCache.get(s.user_id);
+    if (!c) {
+      if (memberClientCache.size >= 10_000) memberClientCache.delete(memberClientCache.keys().next().value!);
+      c = parts.canisters.forIdentity!(memberIdentity(ctx.keys.memberIdentitySecret, s.user_id));
+      memberClientCache.set(s.user_id, c);
     }
-    csrfGuard(ctx.frontendOrigins, COOKIE)(req);
-    const s = await currentSession(ctx, req);
-    if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
-    return s;
+    return c;
   };
-  const memberGovernance = new Map<string, Promise<CanisterClients>>();
+  const governanceAs = async (s: { user_id: string; principal: string }) => (await memberClients(s)).governance;
   await app.register(governanceGateway, {
-    requireSession: requireMember,
-    requireAdmin: (req) => requireAdmin(ctx, req),
+    requireSession: guards.requireMember,
+    admin: guards.admin,
     db: ctx.db,
     governance: ctx.canisters.governance,
-    governanceAs: async (s) => {
-      if (parts.canisters.platform) return parts.canisters.platform.as(s.principal).governance;
-      let c = memberGovernance.get(s.user_id);
-      if (!c) {
-        if (memberGovernance.size >= 10_000) memberGovernance.delete(memberGovernance.keys().next().value!);
-        c = parts.canisters.forIdentity!(memberIdentity(ctx.keys.memberIdentitySecret, s.user_id));
-        memberGovernance.set(s.user_id, c);
-      }
-      return (await c).governance;
-    },
+    governanceAs,
   });
-  await app.register(homePage, { readSession: (req) => currentSession(ctx, req) });
+  // Campaigns, balances, donations, the treasury and the development faucet (issue 11).
+  const platform = parts.canisters.platform;
+  await app.register(campaignGateway, {
+    requireSession: guards.requireMember,
+    clientsAs: memberClients,
+    clients: ctx.canisters,
+    campaignCanister: parts.canisters.ids.campaign,
+    now,
+    ...(platform &&
+      config.DEV_FAUCET_DOM > 0 && {
+        faucet: {
+          e8s: BigInt(config.DEV_FAUCET_DOM) * 100_000_000n,
+          async mint(to: string, e8s: bigint) {
+            const r = await platform.as(platform.ids.governance).ledger.icrc1_transfer({ to: { owner: to }, amount: e8s });
+            if ('Err' in r) throw new HttpError(502, 'LedgerError', `the ledger refused the mint: ${Object.keys(r.Err)[0]}`);
+            return r.Ok;
+          },
+        },
+      }),
+  });
+  // What the two member-mail features (issue 12) are both given.
+  const memberMail = {
+    db: ctx.db,
+    notifier: ctx.notifier,
+    events,
+    jobs,
+    membership: ctx.canisters.membership,
+    governance: ctx.canisters.governance,
+    governanceAs,
+    openField: (field: 'email' | 'name', sealed: string) => ctx.opener.open(field, sealed),
+    requireSession: guards.requireSession,
+    brandDomain: config.EMAIL_BRAND_DOMAIN,
+    linkBase: emailLinkBase(config),
+    now,
+  };
+  // The member's inbox (issue 12): activity feed, digest preference and job, unsubscribe.
+  await app.register(inbox, {
+    ...memberMail,
+    currentSession: guards.currentSession,
+    signingSecrets: ctx.keys.signingSecrets,
+    tokenLifetimeMs: config.UNSUBSCRIBE_TOKEN_DAYS * 86_400_000,
+    publicUrl: config.PUBLIC_URL,
+    digestConcurrency: config.DIGEST_CONCURRENCY,
+  });
+  // Every email at its moment (issue 12): welcome, membership and renewal receipts, vote reminders, invitations.
+  await app.register(memberEmails, {
+    ...memberMail,
+    admin: guards.admin,
+    dashboardUrl: firstOrigin(config),
+  });
+  const alerts = createAlerts({ log: app.log, ...(config.SENTRY_DSN && { sentryDsn: config.SENTRY_DSN }), environment: config.NODE_ENV, release: `bridge@${BRIDGE_VERSION}` });
+  const inference = createInference({
+    ...(config.INFERENCE_URL && { url: config.INFERENCE_URL }),
+    ...(config.INFERENCE_API_KEY && { apiKey: config.INFERENCE_API_KEY }),
+    defaultModel: config.INFERENCE_DEFAULT_MODEL,
+    embedModel: config.INFERENCE_EMBED_MODEL,
+    timeoutMs: config.INFERENCE_TIMEOUT_MS,
+    swapAllowanceMs: config.INFERENCE_SWAP_ALLOWANCE_MS,
+    circuit: { enabled: parts.ai?.circuit ?? config.NODE_ENV !== 'test', threshold: config.INFERENCE_CIRCUIT_OPEN_THRESHOLD, resetMs: config.INFERENCE_CIRCUIT_RESET_MS, now },
+    ...(parts.ai?.queue && { queue: parts.ai.queue }),
+    alerts,
+    log: app.log,
+  });
+  app.decorate('inference', inference);
+  app.decorate('aiAlerts', alerts);
+  app.addHook('onClose', async () => alerts.flush());
+  await app.register(aiRoutes, {
+    inference,
+    requireSession: guards.requireMember,
+    throttle: ctx.throttle,
+    ratePerMinute: config.AI_RATE_LIMIT_PER_MINUTE,
+    governance: ctx.canisters.governance,
+    db: ctx.db,
+    cacheTtlMs: config.AI_CACHE_TTL_SECONDS * 1000,
+    now,
+    alerts,
+    apiToken: config.API_TOKEN,
+    jobs,
+    events,
+    categories: CATEGORIES,
+  });
+  await app.register(portal, {
+    dir: config.PORTAL_DIR ?? DEFAULT_PORTAL_DIR,
+    brand: { name: config.BRAND_DAO_NAME, primary_color: config.BRAND_DAO_PRIMARY_COLOR, background_color: config.BRAND_DAO_BACKGROUND_COLOR, logo_url: config.BRAND_DAO_LOGO_URL ?? null },
+  });
   return app;
 }
 
@@ -198,6 +363,9 @@ export interface OpenBridgeOptions {
   canisterClock?: () => bigint;
   scheduler?: boolean;
   interceptCall?: (from: string, to: string, method: string) => void;
+  /** Tests only: see BridgeParts.outboxFaults. */
+  outboxFaults?: FaultHook;
+  ai?: AiTestOptions;
 }
 
 /** Opens every dependency from configuration: database, session store, canisters, notification client, keys. */
@@ -231,12 +399,15 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     sessionStore = redisSessionStore(redis, config.SESSION_KEY_PREFIX);
   } else sessionStore = databaseSessionStore(database.db, database.pool);
   const canisters = await openCanisters(env, config.DATA_DIR, {
+    fsync: config.CANISTERS_FSYNC,
     ...(options.canisterClock && { clock: options.canisterClock }),
     ...(options.scheduler !== undefined && { scheduler: options.scheduler }),
     ...(options.interceptCall && { interceptCall: options.interceptCall }),
+    treasuryDom: config.EMBEDDED_TREASURY_DOM,
   });
+  if (config.DEV_FAUCET_DOM > 0 && !canisters.platform) throw new ConfigError(['DEV_FAUCET_DOM: the faucet mints on the embedded ledger only; on an IC network only governance can mint']);
   const notifier = options.notifier ?? notificationClientFromEnv(log.logger, env);
-  const app = await buildApp({ config, db: database.db, sessionStore, canisters, notifier, keys, log, ...(redis && { redis }), ...(options.now && { now: options.now }) });
+  const app = await buildApp({ config, db: database.db, sessionStore, canisters, notifier, keys, log, ...(redis && { redis }), ...(options.now && { now: options.now }), ...(options.outboxFaults && { outboxFaults: options.outboxFaults }), ...(options.ai && { ai: options.ai }) });
   app.addHook('onClose', async () => {
     log.flush();
     canisters.close();

@@ -2,7 +2,7 @@
 // bridge's identity from IC_IDENTITY_PEM_FILE), otherwise the embedded platform under DATA_DIR with
 // the bridge as registrar and trusted proposer.
 import { join } from 'node:path';
-import { principalFromSeed, type CanisterClients } from '@domdao/canisters';
+import { EMBEDDED_CANISTER_IDS, principalFromSeed, type CanisterClients, type CanisterIds } from '@domdao/canisters';
 import { EmbeddedPlatform, type EmbeddedPlatformOptions } from '@domdao/canisters/embedded';
 import type { Identity } from '@icp-sdk/core/agent';
 import { icClientsForIdentity, icClientsFromEnv } from '@domdao/canisters/ic';
@@ -12,6 +12,8 @@ export const EMBEDDED_BRIDGE_PRINCIPAL = principalFromSeed('domdao-bridge');
 export interface OpenedCanisters {
   clients: CanisterClients;
   mode: 'ic' | 'embedded';
+  /** The canisters' principals (the campaign canister is the spender members approve). */
+  ids: CanisterIds;
   principal: string;
   platform?: EmbeddedPlatform;
   /** IC mode: clients signing with another identity (a member's derived key, decision V5). */
@@ -19,18 +21,23 @@ export interface OpenedCanisters {
   close(): void;
 }
 
-export async function openCanisters(env: NodeJS.ProcessEnv, dataDir: string | undefined, options: { clock?: () => bigint; scheduler?: boolean; interceptCall?: EmbeddedPlatformOptions['interceptCall'] } = {}): Promise<OpenedCanisters> {
+export async function openCanisters(env: NodeJS.ProcessEnv, dataDir: string | undefined, options: { fsync?: boolean; clock?: () => bigint; scheduler?: boolean; interceptCall?: EmbeddedPlatformOptions['interceptCall']; treasuryDom?: number } = {}): Promise<OpenedCanisters> {
   if (env.IC_GOVERNANCE_CANISTER_ID) {
     const ic = await icClientsFromEnv(env);
-    return { clients: ic.clients, mode: 'ic', principal: ic.principal, forIdentity: (identity) => icClientsForIdentity(env, identity), close: () => undefined };
+    return { clients: ic.clients, mode: 'ic', ids: ic.ids, principal: ic.principal, forIdentity: (identity) => icClientsForIdentity(env, identity), close: () => undefined };
   }
   const platform = await EmbeddedPlatform.open({
     ...(dataDir !== undefined && { dir: join(dataDir, 'canisters') }),
+    ...(options.fsync !== undefined && { fsync: options.fsync }),
     registrars: [EMBEDDED_BRIDGE_PRINCIPAL],
     trustedProposers: [EMBEDDED_BRIDGE_PRINCIPAL],
+    // Decision V22: list_votes is governance-admin only; the bridge reads it for platform admins.
+    governanceAdmins: [EMBEDDED_BRIDGE_PRINCIPAL],
     ...(options.clock && { clock: options.clock }),
     ...(options.scheduler !== undefined && { scheduler: options.scheduler }),
     ...(options.interceptCall && { interceptCall: options.interceptCall }),
+    // The ledger's initial distribution, on first open only (decision L6).
+    ...(options.treasuryDom && { ledger: { initialBalances: [[{ owner: EMBEDDED_CANISTER_IDS.treasury }, BigInt(options.treasuryDom) * 100_000_000n]] } }),
   });
-  return { clients: platform.as(EMBEDDED_BRIDGE_PRINCIPAL), mode: 'embedded', principal: EMBEDDED_BRIDGE_PRINCIPAL, platform, close: () => platform.close() };
+  return { clients: platform.as(EMBEDDED_BRIDGE_PRINCIPAL), mode: 'embedded', ids: platform.ids, principal: EMBEDDED_BRIDGE_PRINCIPAL, platform, close: () => platform.close() };
 }

@@ -14,6 +14,7 @@ export const BridgeEnv = Type.Object({
   FRONTEND_ORIGINS: Env.string('comma-separated origins of the front-end suites: allowed Origin of cookie-authenticated mutations and returnUrl targets; the first is the default after login', 'http://127.0.0.1:3200'),
   COOKIE_DOMAIN: Env.string('Domain of the `session` cookie with its leading dot, e.g. `.domdao.example`; unset = host-only cookie (development only)'),
   DATA_DIR: Env.string('embedded state: PGlite database, generated keys, embedded canisters', '.data/bridge'),
+  CANISTERS_FSYNC: Env.bool(true, 'embedded canisters: `true` = every acknowledged update is fsynced before its answer (group commit; survives a power cut); `false` = written, not synced (survives a process crash only, faster on slow disks; decision P1)'),
   DATABASE_URL: Env.string('PostgreSQL URL (postgres://…); unset = PGlite under DATA_DIR'),
   SESSION_STORE: Env.enumOf(['database', 'redis'], 'database', 'where sessions live'),
   SESSION_REDIS_URL: Env.string('Redis URL when SESSION_STORE=redis'),
@@ -32,8 +33,12 @@ export const BridgeEnv = Type.Object({
   PAYMENT_WEBHOOK_SECRET: Env.secret('shared secret of the card processor\'s webhook signatures; unset = the webhook answers 503'),
   MEMBERSHIP_PRICE_MINOR: Env.int(2500, 'price of the annual membership in minor units of MEMBERSHIP_PRICE_CURRENCY; a payment of any other amount goes to escrow', 1, 100_000_000),
   MEMBERSHIP_PRICE_CURRENCY: Env.string('ISO 4217 currency of the membership price; a payment in any other currency goes to escrow', 'USD'),
+  OUTBOX_RECONCILE_SECONDS: Env.int(30, 'how often the outbox reconciler runs pending cross-system operations (canister calls) that a crash or an outage left unfinished; it also runs at start (decision B22)', 1, 3600),
   PAYMENT_WEBHOOK_TOLERANCE_SECONDS: Env.int(300, 'accepted age of a webhook signature timestamp', 10, 3600),
   BOOTSTRAP_ADMIN_EMAILS: Env.string('comma-separated emails that receive the admin role when verified (the first admins)'),
+  DEV_FAUCET_DOM: Env.int(0, 'development only: POST /api/dev/faucet mints this many DOM to the signed-in member (embedded canisters only; 0 = off; refused in production, decision L22)', 0, 1_000_000),
+  EMBEDDED_TREASURY_DOM: Env.int(0, "DOM the embedded ledger mints to the treasury's account when it is created (its initial distribution, decision L6); ignored once the ledger exists and on IC networks", 0, 1_000_000_000),
+  DEV_CHECKOUT: Env.bool(false, 'development only: POST /api/dev/checkout simulates a card payment of the membership for the signed-in member through the signed webhook (needs PAYMENT_WEBHOOK_SECRET; refused in production; decision F8)'),
   DEV_OUTBOX_FILE: Env.string('development only: append every verification link the bridge emails to this JSON-lines file, so the journey can be followed without a mailbox (refused in production)'),
   PRICE_SOURCES: Env.string('price oracle sources as a JSON array (format below this table); unset, with no PRICE_SOURCES_FILE = GET /api/price/dom-usd answers 503'),
   PRICE_SOURCES_FILE: Env.string('path of a JSON file holding the price sources array, instead of PRICE_SOURCES'),
@@ -41,7 +46,33 @@ export const BridgeEnv = Type.Object({
   PRICE_OUTLIER_PCT: Type.Number({ exclusiveMinimum: 0, maximum: 100, default: 20, description: 'observations further than this percentage from the weighted median are rejected (decision O3)' }),
   PRICE_MIN_SOURCES: Env.int(2, 'agreeing fresh sources needed for an aggregate (decision O4)', 1, 100),
   PRICE_STALENESS_SECONDS: Env.int(300, 'the price is `stale` when no aggregate was computed for this long; at least twice PRICE_POLL_SECONDS (decision O11)', 2, 7 * 86_400),
+  PRICE_PROPOSAL_INTERVAL_SECONDS: Env.int(3600, 'the price-proposal job runs once per interval of this length (decision O20)', 10, 7 * 86_400),
+  PRICE_PROPOSAL_MIN_CHANGE_PCT: Type.Number({ exclusiveMinimum: 0, maximum: 100, default: 2, description: 'a SetDomPrice proposal is submitted when the aggregate moved at least this percentage from the ratified price (decision O20)' }),
+  PRICE_PROPOSAL_HEARTBEAT_HOURS: Type.Number({ exclusiveMinimum: 0, maximum: 8760, default: 120, description: 'a SetDomPrice proposal is also submitted, whatever the change, once the ratified price is this old; checked at start-up against PRICE_TICK_LIFETIME_HOURS and the SetDomPrice voting time (decisions O19, O20)' }),
+  PRICE_TICK_LIFETIME_HOURS: Type.Number({ exclusiveMinimum: 0, maximum: 87_600, default: 240, description: "how long a ratified price stays usable: the campaign and treasury canisters' price_max_age (10 days unless they were installed with another)" }),
+  API_TOKEN: Env.secret('X-API-Token of the automation endpoints (POST /api/admin/price/submit-proposal, POST /api/ai/admin/reindex), at least 16 characters; unset = they answer 503'),
+  INFERENCE_URL: Env.string('base URL of an OpenAI-compatible inference server (llama.cpp llama-server, vLLM, Ollama /v1), e.g. `http://127.0.0.1:8080`; unset = every AI endpoint answers 503 CIRCUIT_OPEN and /api/ai/health says `not_configured`'),
+  INFERENCE_API_KEY: Env.secret('bearer token sent to the inference server, if it wants one'),
+  INFERENCE_DEFAULT_MODEL: Env.string('model for summaries and drafts, as the server names it at /v1/models (spec: a quantized 7B drafting model)', 'draft-7b-q4'),
+  INFERENCE_EMBED_MODEL: Env.string('model for embeddings (4096 dimensions), as the server names it at /v1/models (spec: a 3B model)', 'embed-3b'),
+  INFERENCE_TIMEOUT_MS: Env.int(30000, 'one inference call may take this long; a call that makes the server swap models gets INFERENCE_SWAP_ALLOWANCE_MS more (decision A6)', 1000, 600_000),
+  INFERENCE_SWAP_ALLOWANCE_MS: Env.int(30000, 'extra time given to a call that needs a model swap (spec: a swap takes 10–30 s; decision A6)', 0, 600_000),
+  INFERENCE_CIRCUIT_OPEN_THRESHOLD: Env.int(3, 'consecutive inference failures that open the circuit (spec 2 Inference circuit breaker)', 1, 1000),
+  INFERENCE_CIRCUIT_RESET_MS: Env.int(60000, 'an open circuit lets one probe through after this long', 100, 3_600_000),
+  AI_CACHE_TTL_SECONDS: Env.int(3600, 'lifetime of a cached proposal summary', 1, 30 * 86_400),
+  SENTRY_DSN: Env.string('error tracker DSN (Sentry or a Sentry-compatible server): the AI alerts ai.circuit_open, ai.latency_high and ai.cache_miss_rate are sent there too; unset = structured log lines only'),
+  AI_RATE_LIMIT_PER_MINUTE: Env.int(20, 'inference-backed AI requests (summaries not served from cache, drafts, embeddings, searches) per member per minute before 429 RATE_LIMITED (decision A9)', 1, 100_000),
   EMAIL_BRAND_DOMAIN: Env.string('brand domain the bridge sends email for (a notification service brand)', 'domdao.example'),
+  EMAIL_LINK_BASE_URL: Env.string('https base URL the links in members\' email point at (unsubscribe, activity, proposals, invitations): the public edge that serves the member app and routes /unsubscribe to the bridge; unset = https://EMAIL_BRAND_DOMAIN (spec 3 unsubscribe_url shape; decision N3)'),
+  SIGNING_SECRET: Env.secret('HMAC-SHA256 key of unsubscribe tokens (spec 3), at least 32 characters; unset = generated once into DATA_DIR/keys.json (refused in production)'),
+  SIGNING_SECRET_PREVIOUS: Env.secret('the SIGNING_SECRET before a rotation: tokens it signed still verify; remove it one UNSUBSCRIBE_TOKEN_DAYS after the rotation (decision N2)'),
+  UNSUBSCRIBE_TOKEN_DAYS: Env.int(30, 'lifetime of the unsubscribe token in each digest (spec 3: 30 days)', 1, 365),
+  DIGEST_CONCURRENCY: Env.int(8, 'digests the job sends at once (decision N9)', 1, 64),
+  BRAND_DAO_NAME: Env.string('the member web app\'s brand name: the same variable as the notification service\'s DAO brand (decision F4)', 'DOM DAO'),
+  BRAND_DAO_PRIMARY_COLOR: Env.string('the member web app\'s brand colour #RRGGBB (as the emails, decision F4)', '#4338CA'),
+  BRAND_DAO_BACKGROUND_COLOR: Env.string('the member web app\'s page background #RRGGBB (as the emails, decision F4)', '#F4F4F7'),
+  BRAND_DAO_LOGO_URL: Env.string('the member web app\'s logo: an https URL (allowed by its Content-Security-Policy) or a path on the bridge; unset = the brand name only (decision F4)'),
+  PORTAL_DIR: Env.string('the built member web app (apps/portal/dist by default; `npm run build:portal`)'),
 });
 export type BridgeConfig = Static<typeof BridgeEnv>;
 
@@ -50,6 +81,8 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
   const problems: string[] = [];
   if (c.SESSION_STORE === 'redis' && !c.SESSION_REDIS_URL) problems.push('SESSION_REDIS_URL: required when SESSION_STORE=redis');
   if (c.COOKIE_DOMAIN !== undefined && !/^\.[a-z0-9.-]+$/.test(c.COOKIE_DOMAIN)) problems.push('COOKIE_DOMAIN: must start with a dot, e.g. .domdao.example (spec 2 Session cookie)');
+  if (c.API_TOKEN !== undefined && c.API_TOKEN.length < 16) problems.push('API_TOKEN: at least 16 characters');
+  if (c.INFERENCE_URL !== undefined && !/^https?:\/\/[^/]+/.test(c.INFERENCE_URL)) problems.push(`INFERENCE_URL: ${c.INFERENCE_URL} is not an http(s) URL`);
   if (c.ACCESS_TOKEN !== undefined && (c.ACCESS_TOKEN.length < 16 || !/^[A-Za-z0-9._~+/-]+=*$/.test(c.ACCESS_TOKEN))) {
     problems.push('ACCESS_TOKEN: at least 16 characters of a bearer token (letters, digits, . _ ~ + / -)');
   }
@@ -57,19 +90,43 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
   if (!/^[A-Z]{3}$/.test(c.MEMBERSHIP_PRICE_CURRENCY) || c.MEMBERSHIP_PRICE_CURRENCY === 'XXX') problems.push('MEMBERSHIP_PRICE_CURRENCY: an ISO 4217 code in capitals, e.g. USD');
   for (const origin of origins(c.FRONTEND_ORIGINS)) if (!isOrigin(origin)) problems.push(`FRONTEND_ORIGINS: ${origin} is not an origin (scheme://host[:port])`);
   problems.push(...parsePriceSources(c).problems);
+  for (const name of ['SIGNING_SECRET', 'SIGNING_SECRET_PREVIOUS'] as const) if (c[name] !== undefined && c[name].length < 32) problems.push(`${name}: at least 32 characters`);
+  if (c.EMAIL_LINK_BASE_URL !== undefined && !/^https:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(c.EMAIL_LINK_BASE_URL)) problems.push('EMAIL_LINK_BASE_URL: an https URL without query (digest links must be https, spec 3)');
+  for (const name of ['BRAND_DAO_PRIMARY_COLOR', 'BRAND_DAO_BACKGROUND_COLOR'] as const) if (!/^#[0-9A-Fa-f]{6}$/.test(c[name])) problems.push(`${name}: a colour #RRGGBB`);
+  if (c.BRAND_DAO_LOGO_URL !== undefined && !/^(https:\/\/[^\s/?#]+|\/)[^\s]*$/.test(c.BRAND_DAO_LOGO_URL)) problems.push('BRAND_DAO_LOGO_URL: an https URL or a path starting with /');
   if (c.PRICE_STALENESS_SECONDS < 2 * c.PRICE_POLL_SECONDS) problems.push('PRICE_STALENESS_SECONDS: must be at least twice PRICE_POLL_SECONDS, or one slow poll makes the price stale');
   if (c.NODE_ENV === 'production') {
-    for (const name of ['HPKE_PRIVATE_KEY', 'BLIND_INDEX_KEY', 'SESSION_DATA_KEY', 'MEMBER_IDENTITY_SECRET', 'COOKIE_DOMAIN', 'DATABASE_URL'] as const) {
+    for (const name of ['HPKE_PRIVATE_KEY', 'BLIND_INDEX_KEY', 'SESSION_DATA_KEY', 'MEMBER_IDENTITY_SECRET', 'SIGNING_SECRET', 'COOKIE_DOMAIN', 'DATABASE_URL'] as const) {
       if (c[name] === undefined) problems.push(`${name}: required in production`);
     }
     if (c.DEV_OUTBOX_FILE !== undefined) problems.push('DEV_OUTBOX_FILE: development only; it writes verification links to a file');
+    if (c.DEV_CHECKOUT) problems.push('DEV_CHECKOUT: development only; it lets anyone signed in pay with a simulated card');
+    if (c.DEV_FAUCET_DOM > 0) problems.push('DEV_FAUCET_DOM: development only; it mints DOM for anyone signed in');
   }
   if (problems.length) throw new ConfigError(problems);
   return c;
 }
 
+/** Where links in members' email point (decision N3): EMAIL_LINK_BASE_URL, else https://EMAIL_BRAND_DOMAIN; no trailing slash. */
+export function emailLinkBase(c: BridgeConfig): string {
+  return (c.EMAIL_LINK_BASE_URL ?? `https://${c.EMAIL_BRAND_DOMAIN}`).replace(/\/+$/, '');
+}
+
 export function origins(list: string): string[] {
   return list.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+/**
+ * The origins trusted like a front end: the configured ones, then the bridge's own (its login and
+ * home pages post to it; decision B48). The first configured front end stays the default target.
+ */
+export function frontendOrigins(config: Pick<BridgeConfig, 'FRONTEND_ORIGINS' | 'PUBLIC_URL'>): Set<string> {
+  return new Set([...origins(config.FRONTEND_ORIGINS), new URL(config.PUBLIC_URL).origin]);
+}
+
+/** Where a user goes when no other target applies (after login, after verifying): the first front end. */
+export function firstOrigin(config: Pick<BridgeConfig, 'FRONTEND_ORIGINS' | 'PUBLIC_URL'>): string {
+  return [...frontendOrigins(config)][0]!;
 }
 
 function isOrigin(s: string): boolean {

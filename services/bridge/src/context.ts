@@ -6,6 +6,8 @@ import type { Db } from './db/index.ts';
 import type { Throttle } from './auth/brute-force.ts';
 import type { SessionManager } from './auth/sessions.ts';
 import type { BridgeKeys } from './keys.ts';
+import type { Outbox } from './outbox/index.ts';
+import type { EventLog } from './events/index.ts';
 
 /** Opens the HPKE-sealed registration fields the client encrypted to the bridge's key. */
 export interface SealedFieldOpener {
@@ -22,9 +24,11 @@ export interface BridgeContext {
   canisters: CanisterClients;
   notifier: NotificationClient;
   opener: SealedFieldOpener;
+  /** Cross-system operations (decisions B20–B23): enqueue in the DB transaction, run after the commit. */
+  outbox: Outbox;
   frontendOrigins: ReadonlySet<string>;
+  /** The in-bridge event log: flows publish what happened (MemberVerified, MembershipActivated) in their transaction. */
+  events: EventLog;
   /** Wall clock, ms (tests move it). */
   now(): number;
 }
-
-export const COOKIE = 'session';

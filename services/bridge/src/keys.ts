@@ -12,6 +12,8 @@ export interface BridgeKeys {
   sessionDataKey: Uint8Array;
   /** Every member's IC key is derived from it (identity/member-identity.ts, decision V6). */
   memberIdentitySecret: Uint8Array;
+  /** HMAC keys of unsubscribe tokens (spec 3): the current first, then the previous one while rotating (decision N2). */
+  signingSecrets: Uint8Array[];
 }
 
 const b64 = (s: string) => new Uint8Array(Buffer.from(s, 'base64url'));
@@ -35,7 +37,18 @@ export async function loadKeys(config: BridgeConfig): Promise<BridgeKeys> {
     blindIndexKey: await get(config.BLIND_INDEX_KEY, 'blind_index_key', () => new Uint8Array(randomBytes(32))),
     sessionDataKey: await get(config.SESSION_DATA_KEY, 'session_data_key', () => new Uint8Array(randomBytes(32))),
     memberIdentitySecret: await get(config.MEMBER_IDENTITY_SECRET, 'member_identity_secret', () => new Uint8Array(randomBytes(32))),
+    signingSecrets: [],
   };
+  // SIGNING_SECRET is text (any ≥ 32 characters, as operators paste it); generated as base64url text.
+  if (config.SIGNING_SECRET !== undefined) keys.signingSecrets.push(new TextEncoder().encode(config.SIGNING_SECRET));
+  else {
+    if (stored.signing_secret === undefined) {
+      stored.signing_secret = randomBytes(32).toString('base64url');
+      changed = true;
+    }
+    keys.signingSecrets.push(new TextEncoder().encode(stored.signing_secret));
+  }
+  if (config.SIGNING_SECRET_PREVIOUS !== undefined) keys.signingSecrets.push(new TextEncoder().encode(config.SIGNING_SECRET_PREVIOUS));
   if (keys.hpkePrivateKey.length !== 32) throw new Error('HPKE_PRIVATE_KEY must be 32 bytes (base64url)');
   if (keys.blindIndexKey.length < 32) throw new Error('BLIND_INDEX_KEY must be at least 32 bytes (base64url)');
   if (keys.sessionDataKey.length !== 32) throw new Error('SESSION_DATA_KEY must be 32 bytes (base64url)');

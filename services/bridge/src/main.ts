@@ -1,7 +1,7 @@
 // `npm run bridge`: the bridge alone, configured by the environment (README "Bridge service").
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '@domdao/config';
-import { DirectoryLockedError } from '@domdao/canister-kit/embedded';
+import { DirectoryLockedError } from '@domdao/canisters/embedded';
 import { openBridge } from './app.ts';
 import { loadBridgeConfig } from './config.ts';
 

@@ -13,17 +13,20 @@ for (const backend of BACKENDS) {
   const where = `${backend.db}, sessions in ${backend.sessions}`;
 
   describe(`login attempts on ${where}`, () => {
-    it('decision B30: 30 parallel guesses (limit 5) check 5 passwords; the right one at position 7 or 20 is refused', async (t) => {
+    it('decision B30: 30 parallel guesses (limit 5) check exactly 5 passwords; the right one after them is refused', async (t) => {
       const h = await bridge(backend);
       t.after(() => h.close());
       await h.member('ada@example.org');
-      const guesses = Array.from({ length: 30 }, (_, i) => (i === 7 || i === 20 ? PASSWORD : `${WRONG} ${i}`));
+      // All wrong: which 5 of 30 parallel requests reach the counter first depends on the database's
+      // connection scheduling, so a right password inside the burst could be one of the 5 checked.
+      const guesses = Array.from({ length: 30 }, (_, i) => `${WRONG} ${i}`);
       const res = await Promise.all(guesses.map((p) => h.request({ method: 'POST', url: '/auth/login', payload: { email: 'ada@example.org', password: p }, remoteAddress: '203.0.113.9' })));
       const codes = res.map((r) => r.statusCode);
       assert.equal(codes.filter((c) => c !== 429).length, 5, `exactly 5 passwords checked: ${codes.join(',')}`);
-      assert.equal(codes[7], 429, 'position 7');
-      assert.equal(codes[20], 429, 'position 20');
-      assert.ok(res.every((r) => r.headers['set-cookie'] === undefined), 'no session handed out');
+      assert.ok(codes.every((c) => c === 401 || c === 429), codes.join(','));
+      const right = await h.request({ method: 'POST', url: '/auth/login', payload: { email: 'ada@example.org', password: PASSWORD }, remoteAddress: '203.0.113.9' });
+      assert.equal(right.statusCode, 429, 'the right password after the limit is refused, not checked');
+      assert.ok([...res, right].every((r) => r.headers['set-cookie'] === undefined), 'no session handed out');
       const blocked = res.find((r) => r.statusCode === 429)!;
       assert.equal(blocked.json().error, 'TOO_MANY_ATTEMPTS');
       assert.ok(Number(blocked.headers['retry-after']) > 0 && Number(blocked.headers['retry-after']) <= 15 * 60);

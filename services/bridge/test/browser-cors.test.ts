@@ -191,10 +191,13 @@ describe('CORS with credentials across sibling subdomains in Chromium (decision 
       await page.fill('#password', PASSWORD);
       await Promise.all([page.waitForURL(`${front}/`, { timeout: 10_000 }), page.click('button[type=submit]')]);
       await page.goto(`${api}/`);
+      // The web app at `/` (issue 14) reads the session after it loads.
+      await page.waitForSelector('text=Signed in as ada@example.org (member).');
       assert.match(await page.textContent('body') ?? '', /Signed in as ada@example\.org \(member\)\./);
       mkdirSync(SCREENSHOT_DIR, { recursive: true });
       await page.screenshot({ path: join(SCREENSHOT_DIR, 'bridge-home-signed-in.png'), fullPage: true });
       await Promise.all([page.waitForEvent('load'), page.click('#signout')]);
+      await page.waitForSelector('text=You are not signed in.');
       assert.match(await page.textContent('body') ?? '', /You are not signed in\./);
       assert.equal((await context.cookies(api)).filter((c) => c.name === 'session').length, 0, 'the cookie is cleared');
     } finally {

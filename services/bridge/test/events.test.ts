@@ -3,16 +3,14 @@
 // cursor, a failing handler is retried without losing or skipping, and two bridge instances on one
 // PostgreSQL database copy and process each event exactly once.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import pg from 'pg';
 import { sql } from 'kysely';
 import { principalFromSeed } from '@domdao/canisters';
 import { EmbeddedPlatform } from '@domdao/canisters/embedded';
 import { openDatabase, type Db } from '../src/db/index.ts';
 import { EventLog, type BridgeEvent } from '../src/events/index.ts';
 import { GovernanceFollower } from '../src/events/governance-follower.ts';
-import { PG_URL } from './harness.ts';
+import { freshPostgres } from './harness.ts';
 
 const ADMIN = principalFromSeed('events-test-admin');
 const HOUR = 3_600_000_000_000n;
@@ -31,24 +29,6 @@ async function eventually(check: () => Promise<boolean> | boolean, what: string)
   }
 }
 
-async function freshPostgres(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `bridge_events_${randomUUID().replace(/-/g, '')}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(PG_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.href,
-    async drop() {
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
-}
 
 describe('governance admin-event follower (decisions V1, V3)', () => {
   it('copies ProposalCreated and ProposalOpened once, typed, in order, and resumes from the stored log', async () => {
@@ -134,7 +114,7 @@ describe('event delivery (decisions V2, V4)', () => {
   });
 
   it('two bridge instances on one PostgreSQL database: each canister event copied once and processed once', async () => {
-    const pgdb = await freshPostgres();
+    const pgdb = await freshPostgres('bridge_events');
     const { p, gov, advance } = await platform();
     const a = await openDatabase({ url: pgdb.url });
     const b = await openDatabase({ url: pgdb.url });

@@ -242,3 +242,91 @@ describe('governance gateway', () => {
     assert.ok(BigInt(next.items[0]!.seq) > BigInt(page.items[0]!.seq));
   });
 });
+
+describe('governance gateway: receipts, votes, ETags, execute (issue 10 Governance gateway; decisions V22, V23)', () => {
+  let g: Bridge;
+  let carol: { jar: Jar; user_id: string };
+  let dave: { jar: Jar; user_id: string };
+  before(async () => {
+    g = await bridge();
+    carol = await g.member('carol@domdao.example');
+    dave = await g.member('dave@domdao.example');
+    for (const m of [carol, dave]) {
+      const { principal } = await g.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow();
+      assert.ok('Ok' in (await g.opened.canisters.clients.user.record_kyc(principal, true)));
+      assert.ok('Ok' in (await g.opened.canisters.clients.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+    }
+  });
+  after(() => g.close());
+
+  const open = async () => {
+    const r = await g.opened.canisters.clients.governance.create_proposal({ title: 'Plant trees', body: 'b', category: 'General' });
+    assert.ok('Ok' in r);
+    g.advance(HOUR_MS);
+    await g.opened.canisters.platform!.tick();
+    carol = { ...carol, jar: (await g.login('carol@domdao.example')).jar };
+    dave = { ...dave, jar: (await g.login('dave@domdao.example')).jar };
+    return String(r.Ok);
+  };
+
+  it('my vote-pass receipts (spec 1 Events rule 2): one per vote, naming the proposal, only mine; session required', async () => {
+    const a = await open();
+    const b = await open();
+    for (const id of [a, b]) assert.equal((await g.request({ method: 'POST', url: '/api/governance/vote', payload: { proposal_id: id, vote: 'Yes' }, jar: carol.jar })).statusCode, 200);
+    const r = await g.request({ method: 'GET', url: '/api/governance/my-receipts', jar: carol.jar });
+    assert.equal(r.statusCode, 200, r.body);
+    const body = r.json() as { principal: string; items: { token_id: string; proposal_id: string; minted_at: string }[]; next_prev: string | null };
+    assert.deepEqual(body.items.map((x) => x.proposal_id), [a, b]);
+    assert.match(body.items[0]!.minted_at, /^\d{4}-\d\d-\d\dT/);
+    const page = (await g.request({ method: 'GET', url: '/api/governance/my-receipts?take=1', jar: carol.jar })).json() as typeof body;
+    assert.deepEqual([page.items.map((x) => x.proposal_id), page.next_prev], [[a], page.items[0]!.token_id]);
+    const rest = (await g.request({ method: 'GET', url: `/api/governance/my-receipts?take=1&prev=${page.next_prev}`, jar: carol.jar })).json() as typeof body;
+    assert.deepEqual(rest.items.map((x) => x.proposal_id), [b]);
+    assert.deepEqual((await g.request({ method: 'GET', url: '/api/governance/my-receipts', jar: dave.jar })).json().items, []);
+    assert.equal((await g.request({ method: 'GET', url: '/api/governance/my-receipts' })).statusCode, 401);
+  });
+
+  it('votes of a proposal: admins only (spec 1 Authentication 2), read by the bridge as a governance admin (V22)', async () => {
+    const id = await open();
+    assert.equal((await g.request({ method: 'POST', url: '/api/governance/vote', payload: { proposal_id: id, vote: 'No' }, jar: dave.jar })).statusCode, 200);
+    assert.equal((await g.request({ method: 'GET', url: `/api/governance/proposals/${id}/votes` })).statusCode, 401);
+    assert.equal((await g.request({ method: 'GET', url: `/api/governance/proposals/${id}/votes`, jar: dave.jar })).json().error, 'FORBIDDEN');
+    const admin = await g.member(ADMIN_EMAIL);
+    const r = await g.request({ method: 'GET', url: `/api/governance/proposals/${id}/votes`, jar: admin.jar });
+    assert.equal(r.statusCode, 200, r.body);
+    const { principal } = await g.opened.db.selectFrom('users').select('principal').where('id', '=', dave.user_id).executeTakeFirstOrThrow();
+    const items = (r.json() as { items: { voter: string; vote: string; voted_at: string; receipt_token_id: string }[] }).items;
+    assert.deepEqual(items.map((v) => [v.voter, v.vote]), [[principal, 'No']]);
+    assert.equal(r.headers['cache-control'], 'private, no-store');
+    assert.equal((await g.request({ method: 'GET', url: '/api/governance/proposals/987654/votes', jar: admin.jar })).json().error, 'ProposalNotFound');
+  });
+
+  it('ETag on the cacheable reads; If-None-Match → 304 without a body; a change → a new tag (V23)', async () => {
+    for (const url of ['/api/governance/settings', '/api/governance/proposals', '/api/governance/price/history']) {
+      const first = await g.request({ method: 'GET', url });
+      const etag = first.headers.etag as string;
+      assert.match(etag, /^W\/"[A-Za-z0-9_-]{27}"$/, url);
+      const again = await g.request({ method: 'GET', url, headers: { 'if-none-match': etag } });
+      assert.deepEqual([again.statusCode, again.body], [304, ''], url);
+      assert.equal(again.headers.etag, etag);
+      assert.equal((await g.request({ method: 'GET', url, headers: { 'if-none-match': 'W/"other"' } })).statusCode, 200);
+    }
+    const before = (await g.request({ method: 'GET', url: '/api/governance/proposals' })).headers.etag as string;
+    await open();
+    const changed = await g.request({ method: 'GET', url: '/api/governance/proposals', headers: { 'if-none-match': before } });
+    assert.equal(changed.statusCode, 200);
+    assert.notEqual(changed.headers.etag, before);
+  });
+
+  it('execute succeeds through the gateway once the window has closed (Approved), before any timer ran', async () => {
+    const id = await open();
+    for (const m of [carol, dave]) assert.equal((await g.request({ method: 'POST', url: '/api/governance/vote', payload: { proposal_id: id, vote: 'Yes' }, jar: m.jar })).statusCode, 200);
+    g.advance(8 * DAY_MS);
+    const { jar } = await g.login('carol@domdao.example');
+    assert.equal((await g.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json().status, 'Approved');
+    const r = await g.request({ method: 'POST', url: '/api/governance/execute', payload: { proposal_id: id }, jar });
+    assert.equal(r.statusCode, 200, r.body);
+    assert.deepEqual(r.json(), { proposal_id: id, status: 'Executed' });
+    assert.equal((await g.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json().status, 'Executed');
+  });
+});

@@ -13,10 +13,11 @@ import { buildApp as buildNotification } from '@domdao/notification-service';
 import { loadNotificationConfig } from '@domdao/notification-service/config';
 import { createNotificationClient } from '@domdao/notification-client';
 import { captureLogs, redisUrlForTests, requireRedis, startRecorder, uniquePrefix, type Recorder } from '@domdao/test-helpers';
-import { openBridge } from '../src/app.ts';
+import { openBridge, type AiTestOptions } from '../src/app.ts';
+import type { FaultHook } from '../src/outbox/index.ts';
 import { loadBridgeConfig } from '../src/config.ts';
 import { encryptRegistration } from '../src/registration/client-crypto.ts';
-import { signPayload } from '../src/membership/webhook.ts';
+import { signPayload } from '../src/payments/signature.ts';
 
 export const APP = 'https://app.domdao.example';
 export const GOV = 'https://gov.domdao.example';
@@ -32,9 +33,10 @@ export const BACKENDS: Backend[] = [
   { db: 'postgres', sessions: 'database' },
 ];
 
-/** A database of its own on the real PostgreSQL server (fails, never skips, when it is down). */
-async function freshPostgres(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `bridge_test_${randomUUID().replace(/-/g, '')}`;
+/** A database of its own on the real PostgreSQL server (fails, never skips, when it is down);
+ *  `prefix` names it after the test that made it, for whoever looks at the server meanwhile. */
+export async function freshPostgres(prefix = 'bridge_test'): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${randomUUID().replace(/-/g, '')}`;
   const admin = new pg.Client({ connectionString: PG_URL });
   try {
     await admin.connect();
@@ -61,7 +63,7 @@ export interface Jar {
   setCookie?: string;
 }
 
-export async function bridge(backend: Backend = BACKENDS[0]!, env: Record<string, string> = {}, faults: { interceptCall?: (from: string, to: string, method: string) => void } = {}) {
+export async function bridge(backend: Backend = BACKENDS[0]!, env: Record<string, string> = {}, faults: { interceptCall?: (from: string, to: string, method: string) => void; ai?: AiTestOptions; outboxFaults?: FaultHook } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'domdao-bridge-'));
   const provider: Recorder = await startRecorder();
   const notification = await buildNotification({
@@ -93,8 +95,9 @@ export async function bridge(backend: Backend = BACKENDS[0]!, env: Record<string
   };
   const config = loadBridgeConfig(fullEnv);
   const notifier = createNotificationClient({ baseUrl: notificationUrl, token: 'bridge-test-notification-token', logger: { warn: () => undefined } });
-  const opened = await openBridge(config, fullEnv, { now: () => now, canisterClock: () => BigInt(now) * 1_000_000n, scheduler: false, logStream: logs.stream, notifier, ...faults });
-  const { app } = opened;
+  const open = (f: typeof faults) => openBridge(config, fullEnv, { now: () => now, canisterClock: () => BigInt(now) * 1_000_000n, scheduler: false, logStream: logs.stream, notifier, ...f });
+  let opened = await open(faults);
+  let app = opened.app;
 
   const request = async (opts: InjectOptions & { jar?: Jar; origin?: string | null }): Promise<LightMyRequestResponse> => {
     const headers: Record<string, string> = { ...(opts.headers as Record<string, string>) };
@@ -114,11 +117,29 @@ export async function bridge(backend: Backend = BACKENDS[0]!, env: Record<string
   };
 
   const h = {
-    app,
-    opened,
+    get app() {
+      return app;
+    },
+    get opened() {
+      return opened;
+    },
+    /**
+     * A crash and a restart on the same data (database, canister state): the app is closed without
+     * finishing anything (what a crash left stays as it is), then opened again, with other faults.
+     */
+    async restart(f: typeof faults = {}) {
+      await app.close();
+      opened = await open(f);
+      app = opened.app;
+      await app.ready();
+    },
     provider,
+    /** The bridge's client of the real notification service (tests that drive a feature's functions). */
+    notifier,
     logs,
     config,
+    /** The environment the bridge was configured from (a child process can be started on the same data). */
+    env: fullEnv,
     now: () => now,
     advance: (ms: number) => (now += ms),
     request,

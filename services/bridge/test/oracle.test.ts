@@ -32,12 +32,14 @@ describe('GET /api/price/dom-usd (spec 1 Oracle price response)', () => {
     fake.set('/stale', { body: { p: 1.01, t: h0 / 1000 - 3_600 } });
     fake.set('/malformed', { body: '{"p": 1.0' });
     fake.set('/text', { body: { p: 'abc' } });
-    const json = (name: string, path: string, price_pointer: string, extra = {}) => ({ kind: 'json-http', name, weight: 1, url: fake.url(path), price_pointer, timeout_ms: 300, max_age_seconds: 60, ...extra });
+    // A generous timeout for the sources that answer at once (a loaded CI machine can take seconds),
+    // and a short one for the slow source, which answers only after 3 s.
+    const json = (name: string, path: string, price_pointer: string, extra = {}) => ({ kind: 'json-http', name, weight: 1, url: fake.url(path), price_pointer, timeout_ms: 2_500, max_age_seconds: 60, ...extra });
     const h = await oracleBridge([
       { kind: 'fixed', name: 'fixed', weight: 2, price: 1.0 },
       json('a', '/a', '/data/DOM~1USD/price', { timestamp_pointer: '/data/DOM~1USD/at' }),
       json('b', '/b', '/0/last', { timestamp_pointer: '/0/time', weight: 0.5 }),
-      json('slow', '/slow', '/p'),
+      json('slow', '/slow', '/p', { timeout_ms: 300 }),
       json('failing', '/failing', '/p'),
       json('liar', '/liar', '/p'),
       json('stale', '/stale', '/p', { timestamp_pointer: '/t' }),

@@ -3,20 +3,24 @@
 // exists, and their mail goes out after the answer, so neither the body nor the timing tells; both
 // are limited per client address and per recipient (decision B33) before anything else happens.
 import { createHash, randomBytes } from 'node:crypto';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { HOUR_MS, recipientKey, tooMany } from '../auth/brute-force.ts';
 import { csrfGuard } from '../auth/csrf.ts';
 import { hashPassword } from '../auth/passwords.ts';
-import { COOKIE, type BridgeContext } from '../context.ts';
+import { SESSION_COOKIE } from '../auth/cookie.ts';
+import type { BridgeContext } from '../context.ts';
+import { deliver } from '../email/deliveries.ts';
 import { HttpError } from '../http/errors.ts';
 import { escapeHtml, page, PAGE_CSP } from '../http/page.ts';
+import { OP, tokenHash, userAggregate } from '../outbox/user-operations.ts';
+import type { BridgeApp } from '../http/typed.ts';
 
 export interface AccountRecoveryOptions {
   ctx: BridgeContext;
   blindIndex(email: string): Uint8Array;
-  /** Sends the verification email (registration's own sender); true when the notification service accepted it. */
-  sendVerification(email: string, name: string, token: string, expiresAt: bigint, requestId: string): Promise<boolean>;
+  /** Sends the verification email (verification/'s sender); true when the notification service accepted it. */
+  sendVerification(m: { userId: string; email: string; name: string; token: string; expiresAt: bigint; requestId: string }): Promise<boolean>;
   /** The password policy (decision B4): the reason a password is refused, or undefined. */
   passwordProblem(password: string, email: string): string | undefined;
 }
@@ -29,13 +33,13 @@ const ACCEPTED = { status: 'accepted', message: 'if an account uses this address
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
 
-export default async function accountRecovery(app: FastifyInstance, opts: AccountRecoveryOptions): Promise<void> {
+export default async function accountRecovery(app: BridgeApp, opts: AccountRecoveryOptions): Promise<void> {
   const { ctx } = opts;
-  const csrf = csrfGuard(ctx.frontendOrigins, COOKIE);
+  const csrf = csrfGuard(ctx.frontendOrigins, SESSION_COOKIE);
 
   /** Limits, then the account behind the address (or none), then the work in the background. */
-  const handle = async (req: { ip: string; id: string; log: FastifyBaseLogger; headers: Record<string, unknown>; body: unknown }, kind: 'resend' | 'reset', work: (user: { id: string; principal: string; email: string; name: string; verified: boolean }) => Promise<void>) => {
-    const { email } = req.body as { email: string };
+  const handle = async (req: { ip: string; id: string; log: FastifyBaseLogger; headers: Record<string, unknown>; body: { email: string } }, kind: 'resend' | 'reset', work: (user: { id: string; principal: string; email: string; name: string; verified: boolean }) => Promise<void>) => {
+    const { email } = req.body;
     const index = opts.blindIndex(email);
     const wait = await ctx.throttle.reserve([
       { key: `${kind}-client:${req.ip}`, limit: ctx.config.REGISTRATION_LIMIT_PER_CLIENT, windowMs: HOUR_MS },
@@ -63,7 +67,14 @@ export default async function accountRecovery(app: FastifyInstance, opts: Accoun
       if (user.verified) return; // nothing to resend; the same answer anyway
       const r = await ctx.canisters.user.reissue_verification_token(user.principal);
       if ('Err' in r) throw new Error(`reissue_verification_token: ${Object.keys(r.Err)[0]}`);
-      const sent = await opts.sendVerification(user.email, user.name, r.Ok.verification_token, r.Ok.expires_at, req.id);
+      // The new link is the live one: it finds its user, and the registration now expires with it (B25, B26).
+      await ctx.db
+        .updateTable('users')
+        .set({ verification_token_hash: tokenHash(r.Ok.verification_token), verification_expires_at: new Date(Number(r.Ok.expires_at / 1_000_000n)) })
+        .where('id', '=', user.id)
+        .where('email_verified_at', 'is', null)
+        .execute();
+      const sent = await opts.sendVerification({ userId: user.id, email: user.email, name: user.name, token: r.Ok.verification_token, expiresAt: r.Ok.expires_at, requestId: req.id });
       req.log.info({ event: 'verification.resent', user_id: user.id, sent }, 'verification email resent');
     });
     return reply.code(202).send(body);
@@ -80,18 +91,21 @@ export default async function accountRecovery(app: FastifyInstance, opts: Accoun
         await tx.insertInto('password_resets').values({ token_hash: sha256(token), user_id: user.id, expires_at: expires }).execute();
       });
       const link = `${ctx.config.PUBLIC_URL}/reset-password?token=${token}`;
-      const r = await ctx.notifier.send(
-        { type: 'password-reset', to: user.email, domain: ctx.config.EMAIL_BRAND_DOMAIN, data: { user_name: user.name, reset_link: link, expires_minutes: RESET_LIFETIME_MS / 60_000 } },
-        { idempotencyKey: `password-reset:${sha256(token).toString('hex')}`, requestId: req.id },
-      );
-      req.log.info({ event: 'password_reset.requested', user_id: user.id, sent: r.ok }, 'password reset requested');
+      const r = await deliver(ctx, {
+        key: `password-reset:${sha256(token).toString('hex')}`,
+        userId: user.id,
+        request: { type: 'password-reset', to: user.email, domain: ctx.config.EMAIL_BRAND_DOMAIN, data: { user_name: user.name, reset_link: link, expires_minutes: RESET_LIFETIME_MS / 60_000 } },
+        requestId: req.id,
+        retry: false,
+      });
+      req.log.info({ event: 'password_reset.requested', user_id: user.id, sent: r !== 'failed' }, 'password reset requested');
     });
     return reply.code(202).send(body);
   });
 
   app.post('/api/auth/password-reset/confirm', { schema: { body: ConfirmBody } }, async (req) => {
     csrf(req, req.headers.origin !== undefined);
-    const { token, password } = req.body as { token: string; password: string };
+    const { token, password } = req.body;
     const hash = sha256(token);
     const invalid = () => new HttpError(400, 'RESET_TOKEN_INVALID', 'this reset link is not valid, was already used or has expired; ask for a new one');
     const pending = await ctx.db
@@ -119,18 +133,25 @@ export default async function accountRecovery(app: FastifyInstance, opts: Accoun
         .returning('user_id')
         .executeTakeFirst();
       if (!spent) return false;
-      await tx.updateTable('users').set({ password_hash }).where('id', '=', spent.user_id).execute();
+      const u = await tx.updateTable('users').set({ password_hash }).where('id', '=', spent.user_id).returning('principal').executeTakeFirstOrThrow();
+      // Decision B28: the user canister gets the new hash too, through the outbox (after the commit).
+      await ctx.outbox.enqueue(tx, { operation: OP.setPasswordHash, opId: `password:${hash.toString('hex').slice(0, 40)}`, aggregate: userAggregate(spent.user_id), payload: { principal: u.principal, password_hash } });
       return true;
     });
     if (!changed) throw invalid();
+    const canister = await ctx.outbox.run(`password:${hash.toString('hex').slice(0, 40)}`);
+    if (canister.state !== 'done') req.log.warn({ event: 'password_reset.canister_pending', user_id: pending.id, err: canister.error }, 'the canister gets the new password hash when it answers');
     // Decision B37: every session of the user ends; whoever knew the old password is out.
     const ended = await ctx.sessions.destroyAllFor(pending.id);
     const name = await ctx.opener.open('name', pending.name_encrypted);
-    const sent = await ctx.notifier.send(
-      { type: 'password-changed', to: email, domain: ctx.config.EMAIL_BRAND_DOMAIN, data: { recipient_name: name, changed_at: new Date(ctx.now()).toISOString(), security_url: `${ctx.config.PUBLIC_URL}/login` } },
-      { idempotencyKey: `password-changed:${hash.toString('hex')}`, requestId: req.id },
-    );
-    req.log.info({ event: 'password_reset.completed', user_id: pending.id, sessions_ended: ended, notified: sent.ok }, 'password reset');
+    const sent = await deliver(ctx, {
+      key: `password-changed:${hash.toString('hex')}`,
+      userId: pending.id,
+      request: { type: 'password-changed', to: email, domain: ctx.config.EMAIL_BRAND_DOMAIN, data: { recipient_name: name, changed_at: new Date(ctx.now()).toISOString(), security_url: `${ctx.config.PUBLIC_URL}/login` } },
+      requestId: req.id,
+      retry: false,
+    });
+    req.log.info({ event: 'password_reset.completed', user_id: pending.id, sessions_ended: ended, notified: sent !== 'failed' }, 'password reset');
     return { status: 'password_changed', sessions_ended: ended };
   });
 

@@ -3,20 +3,20 @@
 // the membership canister). Ordered by user id, paged with an opaque cursor. A status filter cannot be
 // pushed into the database, so such a page scans at most SCAN_BUDGET users and may hold fewer than
 // `limit` (even none) while `next_cursor` says more remain: follow it until it is null.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { CanisterClients } from '@domdao/canisters';
-import type { Session } from '../auth/sessions.ts';
+import type { Guards } from '../auth/guards.ts';
 import type { Db } from '../db/index.ts';
-import { USER_ID_PATTERN } from '../db/errors.ts';
+import { USER_ID_PATTERN } from '../identity/user-id.ts';
 import { HttpError } from '../http/errors.ts';
+import type { BridgeApp } from '../http/typed.ts';
 
 export interface AdminUsersOptions {
   db: Db;
   membership: Pick<CanisterClients['membership'], 'get_membership_status'>;
   blindIndex(email: string): Uint8Array;
-  requireAdmin(req: FastifyRequest): Promise<Session>;
+  guards: Pick<Guards, 'admin'>;
 }
 
 export const SCAN_BUDGET = 500;
@@ -41,10 +41,10 @@ function decodeCursor(c: string): string {
   return id;
 }
 
-export default async function adminUsers(app: FastifyInstance, opts: AdminUsersOptions): Promise<void> {
+export default async function adminUsers(app: BridgeApp, opts: AdminUsersOptions): Promise<void> {
+  app.addHook('preHandler', opts.guards.admin);
   app.get('/api/admin/users', { schema: { querystring: Query } }, async (req) => {
-    await opts.requireAdmin(req);
-    const q = req.query as { email?: string; role?: (typeof ROLE_FILTERS)[number]; status?: (typeof STATUSES)[number]; limit?: number; cursor?: string };
+    const q = req.query;
     const limit = q.limit ?? 50;
     const after = q.cursor !== undefined ? decodeCursor(q.cursor) : undefined;
     // Without a status filter the database filters everything and a page is exactly `limit` rows.

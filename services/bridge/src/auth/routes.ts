@@ -1,13 +1,19 @@
 // Spec 2 sessions: POST /auth/login, GET /auth/session, POST /auth/logout, GET /api/auth/session.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { COOKIE, type BridgeContext } from '../context.ts';
+import type { BridgeContext } from '../context.ts';
 import { HttpError } from '../http/errors.ts';
-import { emailBlindIndex, normaliseEmail } from '../registration/blind-index.ts';
-import { clearSessionCookie, setSessionCookie } from './cookie.ts';
+import { emailBlindIndex, normaliseEmail } from '../identity/email.ts';
+import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from './cookie.ts';
 import { csrfGuard } from './csrf.ts';
+import type { Guards } from './guards.ts';
 import { verifyPassword } from './passwords.ts';
 import type { Session } from './sessions.ts';
+import type { BridgeApp } from '../http/typed.ts';
+
+export interface AuthOptions {
+  ctx: BridgeContext;
+  guards: Guards;
+}
 
 /** The account's ceiling over every client address, as a multiple of LOGIN_MAX_FAILURES (decision B30). */
 export const ACCOUNT_CEILING_FACTOR = 20;
@@ -23,19 +29,16 @@ export function sessionBody(s: Pick<Session, 'user_id' | 'email' | 'roles'>) {
   return { authenticated: true as const, user_id: s.user_id, email: s.email, roles: s.roles };
 }
 
-export async function currentSession(ctx: BridgeContext, req: FastifyRequest): Promise<Session | undefined> {
-  return ctx.sessions.read(req.cookies[COOKIE]);
-}
-
-export function authRoutes(app: FastifyInstance, ctx: BridgeContext): void {
-  const csrf = csrfGuard(ctx.frontendOrigins, COOKIE);
+export default async function authRoutes(app: BridgeApp, { ctx, guards }: AuthOptions): Promise<void> {
+  const { currentSession } = guards;
+  const csrf = csrfGuard(ctx.frontendOrigins, SESSION_COOKIE);
   const domain = ctx.config.COOKIE_DOMAIN;
   const invalid = () => new HttpError(401, 'INVALID_CREDENTIALS', 'the email address or the password is wrong');
 
   app.post('/auth/login', { schema: { body: LoginBody } }, async (req, reply) => {
     // Login CSRF: only a configured front end may sign someone in.
     csrf(req, req.headers.origin !== undefined);
-    const { email, password } = req.body as { email: string; password: string };
+    const { email, password } = req.body;
     const index = emailBlindIndex(ctx.keys.blindIndexKey, email);
     const account = Buffer.from(index).toString('hex');
     const windowMs = ctx.config.LOGIN_WINDOW_MINUTES * 60_000;
@@ -59,7 +62,7 @@ export function authRoutes(app: FastifyInstance, ctx: BridgeContext): void {
     // Decision B32: only someone holding the password learns that the address is not verified yet.
     if (user.email_verified_at === null) throw new HttpError(403, 'EMAIL_NOT_VERIFIED', 'confirm your email address first: follow the link in the email we sent (POST /api/auth/resend-verification sends a new one)');
     // A new id at every login; the one the browser held (if any) dies now.
-    await ctx.sessions.destroy(req.cookies[COOKIE]);
+    await ctx.sessions.destroy(req.cookies[SESSION_COOKIE]);
     const session = { user_id: user.id, email: normaliseEmail(email), principal: user.principal, roles: effectiveRoles(user.roles) };
     const { id } = await ctx.sessions.create(session);
     setSessionCookie(reply, domain, id, ctx.config.SESSION_ABSOLUTE_HOURS * 3600);
@@ -68,13 +71,13 @@ export function authRoutes(app: FastifyInstance, ctx: BridgeContext): void {
   });
 
   app.get('/auth/session', async (req) => {
-    const s = await currentSession(ctx, req);
+    const s = await currentSession(req);
     return s ? sessionBody(s) : { authenticated: false };
   });
 
   /** Spec 2: the bridge validates the cookie, resolves the principal and asks the membership canister. */
   app.get('/api/auth/session', async (req) => {
-    const s = await currentSession(ctx, req);
+    const s = await currentSession(req);
     if (!s) return { authenticated: false };
     let token;
     try {
@@ -86,11 +89,28 @@ export function authRoutes(app: FastifyInstance, ctx: BridgeContext): void {
     return { ...sessionBody(s), ...(token && { membership_status: token.status }) };
   });
 
+  // Issue 14 "Me: sessions" (decision F9): a member sees their own live sessions and can end them all.
+  app.get('/api/me/sessions', { schema: { tags: ['auth'], summary: "The signed-in member's live sessions, oldest first (decision F9)" } }, async (req, reply) => {
+    const s = await currentSession(req);
+    if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
+    reply.header('cache-control', 'private, no-store');
+    return { sessions: await ctx.sessions.listFor(s.user_id) };
+  });
+
+  app.delete('/api/me/sessions', { schema: { tags: ['auth'], summary: 'Signs the member out everywhere: every session of theirs ends, this one included (decision F9)' } }, async (req, reply) => {
+    csrf(req);
+    const s = await currentSession(req);
+    if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
+    const ended = await ctx.sessions.destroyAllFor(s.user_id);
+    clearSessionCookie(reply, domain);
+    req.log.info({ event: 'auth.logout_everywhere', user_id: s.user_id, sessions_ended: ended }, 'signed out everywhere');
+    return { authenticated: false, sessions_ended: ended };
+  });
+
   app.post('/auth/logout', async (req, reply) => {
     csrf(req);
-    await ctx.sessions.destroy(req.cookies[COOKIE]);
+    await ctx.sessions.destroy(req.cookies[SESSION_COOKIE]);
     clearSessionCookie(reply, domain);
     return { authenticated: false };
   });
-
 }

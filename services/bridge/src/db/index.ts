@@ -4,17 +4,23 @@ import { mkdirSync } from 'node:fs';
 import { Kysely, Migrator, PostgresDialect, type Migration } from 'kysely';
 import pg from 'pg';
 import * as initial from './migrations/001-initial.ts';
+import * as outbox from './migrations/011-outbox.ts';
+import * as registrationOutbox from './migrations/012-registration-outbox.ts';
 import * as paymentIntentUnique from './migrations/010-payment-intent-unique.ts';
 import * as priceOracle from './migrations/002-price-oracle.ts';
 import * as passwordResets from './migrations/005-password-resets.ts';
 import * as bridgeEvents from './migrations/020-bridge-events.ts';
+import * as jobs from './migrations/021-jobs.ts';
+import * as inbox from './migrations/040-inbox.ts';
+import * as memberEmails from './migrations/041-member-emails.ts';
+import * as ai from './migrations/050-ai.ts';
 import { pgliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
 export type { Database } from './schema.ts';
 export type Db = Kysely<Database>;
 
-const MIGRATIONS: Record<string, Migration> = { '001-initial': initial, '002-price-oracle': priceOracle, '005-password-resets': passwordResets, '010-payment-intent-unique': paymentIntentUnique, '020-bridge-events': bridgeEvents };
+const MIGRATIONS: Record<string, Migration> = { '001-initial': initial, '002-price-oracle': priceOracle, '005-password-resets': passwordResets, '010-payment-intent-unique': paymentIntentUnique, '011-outbox': outbox, '012-registration-outbox': registrationOutbox, '020-bridge-events': bridgeEvents, '021-jobs': jobs, '040-inbox': inbox, '041-member-emails': memberEmails, '050-ai': ai };
 
 export interface OpenDatabaseOptions {
   /** postgres://… — PostgreSQL; otherwise PGlite. */
@@ -43,8 +49,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: 
   } else {
     kind = 'pglite';
     const { PGlite } = await import('@electric-sql/pglite');
+    // PGlite bundles pgvector; the AI embeddings need it (migration 050, decision A15).
+    const { vector } = await import('@electric-sql/pglite/vector');
     if (options.dir) mkdirSync(options.dir, { recursive: true });
-    const lite = options.dir ? new PGlite(options.dir) : new PGlite();
+    const lite = options.dir ? new PGlite(options.dir, { extensions: { vector } }) : new PGlite({ extensions: { vector } });
     await lite.waitReady;
     db = new Kysely<Database>({ dialect: pgliteDialect(lite) });
     extra = () => lite.close();

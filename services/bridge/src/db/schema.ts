@@ -18,6 +18,10 @@ export interface UsersTable {
   email_verified_at: Timestamp | null;
   kyc_status: ColumnType<'none' | 'approved' | 'rejected', 'none' | 'approved' | 'rejected' | undefined, 'none' | 'approved' | 'rejected'>;
   kyc_reference: string | null;
+  /** SHA-256 of the live verification token (decision B25); null once verified. */
+  verification_token_hash: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
+  /** When the live verification token expires; an unverified registration expires with it (decision B26). */
+  verification_expires_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   created_at: ColumnType<Date, Date | string | undefined, never>;
 }
 
@@ -53,7 +57,7 @@ export interface PaymentsTable {
   payment_id: string;
   amount_minor: string;
   currency: string;
-  status: 'applied' | 'escrow';
+  status: 'pending' | 'applied' | 'escrow';
   reason: string | null;
   created_at: ColumnType<Date, Date | string | undefined, never>;
 }
@@ -87,7 +91,109 @@ export interface EventCursorsTable {
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
+/** One row per scheduled job: who holds its lease (decision V17). */
+export interface JobsTable {
+  name: string;
+  lease_owner: string | null;
+  lease_until: Timestamp | null;
+}
+
+/** One row per run of a job, unique per (job, slot) (decisions V16, V18). */
+export interface JobRunsTable {
+  id: Generated<string>;
+  job: string;
+  slot: string;
+  trigger: 'schedule' | 'manual';
+  status: 'running' | 'succeeded' | 'skipped' | 'failed';
+  attempt: ColumnType<number, number | undefined, number>;
+  owner: string;
+  scheduled_for: Timestamp;
+  started_at: Timestamp;
+  finished_at: Timestamp | null;
+  retry_at: Timestamp | null;
+  detail: ColumnType<unknown, string | null | undefined, string | null>;
+  error: string | null;
+  recorded_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
+/** Summary cache (spec 2 AI resources): one per proposal, valid while the body hash matches and the TTL lasts. */
+export interface AiSummariesTable {
+  proposal_id: string;
+  body_sha256: string;
+  summary: string;
+  model: string;
+  created_at: Timestamp;
+}
+
+export type DigestFrequency = 'daily' | 'weekly' | 'none';
+
+/** Spec 3 "User digest preference" (decisions N4–N6); a member without a row has `none`. */
+export interface DigestPreferencesTable {
+  user_id: string;
+  digest_frequency: ColumnType<DigestFrequency, DigestFrequency | undefined, DigestFrequency>;
+  /** Opted in to vote-closing reminders (decision N16). */
+  vote_reminders: ColumnType<boolean, boolean | undefined, boolean>;
+  /** When the member last moved from `none` to a frequency: the first digest starts here. */
+  opted_in_at: Timestamp | null;
+  last_digest_sent_at: Timestamp | null;
+  updated_at: Timestamp;
+}
+
+/** The activity feed (decision N7): what members care about, for everyone, Active members or one user. */
+export interface ActivityItemsTable {
+  id: Generated<string>;
+  /** Producer key (e.g. `governance:42`): a repeat insert is ignored. */
+  source_key: string;
+  audience: 'all' | 'active' | 'user';
+  user_id: string | null;
+  category: string;
+  title: string;
+  body: string | null;
+  deep_link: string | null;
+  created_at: Timestamp;
+}
+
+/** The outbox of cross-system operations (decisions B20–B23). */
+export interface OutboxTable {
+  id: Generated<string>;
+  operation: string;
+  op_id: string;
+  aggregate: string;
+  payload: ColumnType<unknown, string, string>;
+  state: ColumnType<'pending' | 'done' | 'compensated', 'pending' | undefined, 'pending' | 'done' | 'compensated'>;
+  attempts: ColumnType<number, number | undefined, number>;
+  last_error: string | null;
+  result: ColumnType<unknown, string | null | undefined, string | null>;
+  lease_token: string | null;
+  lease_until: Timestamp | null;
+  next_attempt_at: Timestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One member email under its idempotency key (decisions N13–N14): sent, or failed and retried. */
+export interface EmailDeliveriesTable {
+  key: string;
+  template: string;
+  user_id: string | null;
+  /** The bridge event it answers (the retry rebuilds the email from it); null for a request's own email. */
+  event_seq: ColumnType<string | null, string | null | undefined, string | null>;
+  status: 'sent' | 'failed';
+  attempts: ColumnType<number, number | undefined, number>;
+  last_error: string | null;
+  next_attempt_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
+  email_deliveries: EmailDeliveriesTable;
+  bridge_outbox: OutboxTable;
+  digest_preferences: DigestPreferencesTable;
+  activity_items: ActivityItemsTable;
+  ai_summaries: AiSummariesTable;
+  jobs: JobsTable;
+  job_runs: JobRunsTable;
   bridge_events: BridgeEventsTable;
   event_cursors: EventCursorsTable;
   password_resets: PasswordResetsTable;

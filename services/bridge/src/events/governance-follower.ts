@@ -7,6 +7,7 @@ import type { CanisterClients } from '@domdao/canisters';
 import type { Db } from '../db/index.ts';
 import { governanceEvent } from './governance-events.ts';
 import type { EventLog } from './index.ts';
+import { Poller } from './poller.ts';
 
 const PAGE = 100;
 
@@ -21,18 +22,16 @@ export interface GovernanceFollowerOptions {
 
 export class GovernanceFollower {
   readonly #o: GovernanceFollowerOptions;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<number> | undefined;
-  #closed = false;
+  readonly #poll: Poller;
 
   constructor(o: GovernanceFollowerOptions) {
     this.#o = o;
+    this.#poll = new Poller({ pass: () => this.#follow(), pollMs: o.pollMs, events: o.events, log: o.log, failure: { event: 'events.governance_follow_failed', message: 'reading the governance admin event log failed; retrying' } });
   }
 
   /** Copies every admin event not yet stored; returns how many were new here. */
   follow(): Promise<number> {
-    this.#running ??= this.#follow().finally(() => (this.#running = undefined));
-    return this.#running;
+    return this.#poll.run();
   }
 
   async #follow(): Promise<number> {
@@ -50,26 +49,15 @@ export class GovernanceFollower {
           : await events.publish('Unknown' as never, { kind: Object.keys(e.kind)[0] } as never, { source: 'governance', sourceId: String(e.id), occurredAt: new Date(Number(e.at / 1_000_000n)) });
         if (inserted) copied += 1;
       }
-      if (page.length < PAGE || this.#closed) return copied;
+      if (page.length < PAGE || this.#poll.closed) return copied;
     }
   }
 
   start(): void {
-    const tick = async () => {
-      try {
-        await this.follow();
-      } catch (err) {
-        this.#o.log?.warn({ event: 'events.governance_follow_failed', err: err instanceof Error ? err.message : String(err) }, 'reading the governance admin event log failed; retrying');
-      }
-      if (!this.#closed) this.#timer = setTimeout(tick, this.#o.pollMs).unref();
-      this.#o.events.kick();
-    };
-    this.#timer = setTimeout(tick, 0).unref();
+    this.#poll.start();
   }
 
-  async close(): Promise<void> {
-    this.#closed = true;
-    clearTimeout(this.#timer);
-    await this.#running?.catch(() => undefined);
+  close(): Promise<void> {
+    return this.#poll.close();
   }
 }

@@ -11,9 +11,13 @@ import type { Database, Db } from '../db/index.ts';
 
 export type { GovernanceEventMap } from './governance-events.ts';
 import type { GovernanceEventMap } from './governance-events.ts';
+import type { MemberEventMap } from './member-events.ts';
+export type { MemberEventMap } from './member-events.ts';
+import type { FundsEventMap } from './funds-events.ts';
+export type { FundsEventMap } from './funds-events.ts';
 
 /** Every event type the bridge publishes, by name, with its payload. Features add theirs here. */
-export type EventMap = GovernanceEventMap;
+export type EventMap = GovernanceEventMap & MemberEventMap & FundsEventMap;
 export type EventType = keyof EventMap;
 
 export interface BridgeEvent<T extends EventType = EventType> {
@@ -125,6 +129,17 @@ export class EventLog {
       }
     })();
     return this.#draining;
+  }
+
+  /**
+   * Delivers what is committed now and waits for it, at most `ms`: a flow that published in its
+   * transaction can answer after its followers (the member's emails) ran, without waiting on an outage.
+   */
+  async settle(ms = 5_000): Promise<void> {
+    if (this.#closed) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.drain().catch(() => undefined), new Promise<void>((r) => (timer = setTimeout(r, ms).unref()))]);
+    clearTimeout(timer);
   }
 
   kick(): void {

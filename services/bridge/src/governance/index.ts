@@ -2,15 +2,17 @@
 // calls the governance canister as the member (their derived principal, decision V5); front ends
 // never call canisters. Every mutation: session cookie, cross-site rule, JSON body of bounded size.
 // Canister errors become HTTP errors with the variant's name as the code (errors.ts).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { CanisterClients } from '@domdao/canisters';
 import type { Session } from '../auth/sessions.ts';
 import type { Db } from '../db/index.ts';
 import { HttpError } from '../http/errors.ts';
+import { addEtags } from '../http/etag.ts';
 import { governanceHttpError } from './errors.ts';
 import { plain, proposalView, tickView } from './views.ts';
-import { CATEGORIES, canisterPayload, type Category } from './payload.ts';
+import { CATEGORIES, canisterPayload } from './payload.ts';
+import type { BridgeApp } from '../http/typed.ts';
 
 type Governance = CanisterClients['governance'];
 
@@ -21,8 +23,8 @@ export interface GovernanceGatewayOptions {
   governanceAs(session: Session): Governance | Promise<Governance>;
   /** The bridge's own client, for public reads. */
   governance: Governance;
-  /** Cross-site rule, session and admin role (roles/routes.ts). */
-  requireAdmin(req: FastifyRequest): Promise<Session>;
+  /** preHandler of the admin routes: cross-site rule, session and admin role (auth/guards.ts `guards.admin`, decision S2). */
+  admin: preHandlerAsyncHookHandler;
   /** The in-bridge event log the governance follower fills (decision V3), for the admin event log. */
   db: Db;
 }
@@ -51,10 +53,15 @@ function nat64(id: string): bigint {
   return n;
 }
 
-export default async function governanceGateway(app: FastifyInstance, opts: GovernanceGatewayOptions): Promise<void> {
+const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
+
+export default async function governanceGateway(app: BridgeApp, opts: GovernanceGatewayOptions): Promise<void> {
+  // Decision V23: every 200 GET here carries an ETag; If-None-Match → 304.
+  addEtags(app);
+
   app.post('/api/governance/propose', { bodyLimit: PROPOSE_BODY_LIMIT, schema: { body: proposeBody, tags: ['governance'] } }, async (req, reply) => {
     const session = await opts.requireSession(req);
-    const b = req.body as { title: string; body: string; category: Category; payload?: Record<string, unknown> };
+    const b = req.body;
     const payload = canisterPayload(b.category, b.payload);
     const r = await (await opts.governanceAs(session)).create_proposal({ title: b.title, body: b.body, category: b.category, ...(payload !== undefined && { payload: payload as never }) });
     if ('Err' in r) throw governanceHttpError(r.Err);
@@ -66,7 +73,7 @@ export default async function governanceGateway(app: FastifyInstance, opts: Gove
 
   app.post('/api/governance/vote', { bodyLimit: MUTATION_BODY_LIMIT, schema: { body: voteBody, tags: ['governance'] } }, async (req) => {
     const session = await opts.requireSession(req);
-    const { proposal_id, vote } = req.body as { proposal_id: string; vote: 'Yes' | 'No' | 'Abstain' };
+    const { proposal_id, vote } = req.body;
     const r = await (await opts.governanceAs(session)).cast_vote(nat64(proposal_id), vote);
     if ('Err' in r) throw governanceHttpError(r.Err);
     req.log.info({ event: 'governance.voted', proposal_id, user_id: session.user_id }, 'vote cast');
@@ -75,7 +82,7 @@ export default async function governanceGateway(app: FastifyInstance, opts: Gove
 
   app.post('/api/governance/execute', { bodyLimit: MUTATION_BODY_LIMIT, schema: { body: executeBody, tags: ['governance'] } }, async (req) => {
     const session = await opts.requireSession(req);
-    const { proposal_id } = req.body as { proposal_id: string };
+    const { proposal_id } = req.body;
     const r = await (await opts.governanceAs(session)).execute_proposal(nat64(proposal_id));
     if ('Err' in r) throw governanceHttpError(r.Err);
     const p = await opts.governance.get_proposal(nat64(proposal_id));
@@ -92,7 +99,7 @@ export default async function governanceGateway(app: FastifyInstance, opts: Gove
     { additionalProperties: false },
   );
   app.get('/api/governance/proposals', { schema: { querystring: listQuery, tags: ['governance'] } }, async (req, reply) => {
-    const q = req.query as { status?: string; category?: string; from_id?: string; limit?: number };
+    const q = req.query;
     const limit = q.limit ?? 20;
     const items = await opts.governance.list_proposals({ ...(q.status && { status: q.status as never }), ...(q.category && { category: q.category as never }), ...(q.from_id !== undefined && { from_id: nat64(q.from_id) }), limit });
     reply.header('cache-control', 'public, max-age=5');
@@ -108,7 +115,7 @@ export default async function governanceGateway(app: FastifyInstance, opts: Gove
 
   const historyQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })) }, { additionalProperties: false });
   app.get('/api/governance/price/history', { schema: { querystring: historyQuery, tags: ['governance'] } }, async (req, reply) => {
-    const { limit = 50 } = req.query as { limit?: number };
+    const { limit = 50 } = req.query;
     reply.header('cache-control', 'public, max-age=30');
     return { items: (await opts.governance.list_price_history(limit)).map(tickView) };
   });
@@ -121,23 +128,60 @@ export default async function governanceGateway(app: FastifyInstance, opts: Gove
 
   app.get('/api/governance/proposals/:id/my-vote', { schema: { params: idParams, tags: ['governance'] } }, async (req, reply) => {
     const session = await opts.requireSession(req);
-    const { id } = req.params as { id: string };
+    const { id } = req.params;
     const vote = await (await opts.governanceAs(session)).get_my_vote(nat64(id));
     reply.header('cache-control', 'private, no-cache');
     return { proposal_id: id, vote: vote ?? null };
   });
 
   const eventsQuery = Type.Object({ after_seq: Type.Optional(ID), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) }, { additionalProperties: false });
-  app.get('/api/governance/admin/events', { schema: { querystring: eventsQuery, tags: ['governance'] } }, async (req) => {
-    await opts.requireAdmin(req);
-    const { after_seq = '0', limit = 100 } = req.query as { after_seq?: string; limit?: number };
+  app.get('/api/governance/admin/events', { preHandler: opts.admin, schema: { querystring: eventsQuery, tags: ['governance'] } }, async (req) => {
+    const { after_seq = '0', limit = 100 } = req.query;
     const rows = await opts.db.selectFrom('bridge_events').select(['seq', 'type', 'data', 'source', 'source_id', 'occurred_at']).where('source', '=', 'governance').where('seq', '>', after_seq).orderBy('seq').limit(limit).execute();
     const items = rows.map((r) => ({ seq: String(r.seq), id: `${r.source}:${r.source_id}`, type: r.type, data: r.data, occurred_at: new Date(r.occurred_at).toISOString() }));
     return { items, next_after_seq: items.length === limit ? items[items.length - 1]!.seq : null };
   });
 
+  // Spec 1 Events rule 2: the member's vote-pass receipts (ICRC-7, public on the canister), newest
+  // token last, paged by the last token id seen.
+  const receiptsQuery = Type.Object({ prev: Type.Optional(ID), take: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })) }, { additionalProperties: false });
+  app.get('/api/governance/my-receipts', { schema: { querystring: receiptsQuery, tags: ['governance'] } }, async (req, reply) => {
+    const session = await opts.requireSession(req);
+    const { prev, take = 20 } = req.query;
+    const ids = await opts.governance.icrc7_tokens_of({ owner: session.principal }, prev === undefined ? undefined : nat64(prev), BigInt(take));
+    const metadata = ids.length ? await opts.governance.icrc7_token_metadata(ids) : [];
+    const items = ids.map((id, i) => {
+      const m = new Map(metadata[i] ?? []);
+      const nat = (k: string) => {
+        const v = m.get(k) as { Nat?: bigint } | undefined;
+        return v?.Nat;
+      };
+      return { token_id: String(id), proposal_id: String(nat('proposal_id') ?? ''), minted_at: nat('minted_at') === undefined ? null : iso(nat('minted_at')!) };
+    });
+    reply.header('cache-control', 'private, no-cache');
+    return { principal: session.principal, items, next_prev: items.length === take ? items[items.length - 1]!.token_id : null };
+  });
+
+  // Spec 1 Authentication rule 2: votes are visible to admins only. The bridge, a governance admin
+  // (decision V22), reads them for a platform admin.
+  app.get('/api/governance/proposals/:id/votes', { preHandler: opts.admin, schema: { params: idParams, tags: ['governance'] } }, async (req, reply) => {
+    const { id } = req.params;
+    if (!(await opts.governance.get_proposal(nat64(id)))) throw governanceHttpError({ ProposalNotFound: null });
+    let votes: Awaited<ReturnType<Governance['list_votes']>>;
+    try {
+      votes = await opts.governance.list_votes(nat64(id));
+    } catch (err) {
+      if (/NotAuthorized/.test(err instanceof Error ? err.message : String(err))) {
+        throw new HttpError(503, 'NOT_CONFIGURED', "the bridge's principal is not a governance admin, so it cannot read votes (install governance with it among the admins)");
+      }
+      throw err;
+    }
+    reply.header('cache-control', 'private, no-store');
+    return { proposal_id: id, items: votes.map((v) => ({ voter: v.voter, vote: v.vote, voted_at: iso(v.voted_at), receipt_token_id: String(v.receipt_token_id) })) };
+  });
+
   app.get('/api/governance/proposals/:id', { schema: { params: idParams, tags: ['governance'] } }, async (req, reply) => {
-    const { id } = req.params as { id: string };
+    const { id } = req.params;
     const p = await opts.governance.get_proposal(nat64(id));
     if (!p) throw governanceHttpError({ ProposalNotFound: null });
     // Status and tally move while voting: short shared caching, revalidated by clients.

@@ -31,8 +31,8 @@ const Json = (description: string, schema: TSchema) => ({ description, ...schema
 type Responses = Record<number, unknown>;
 interface RouteDoc {
   summary: string;
-  tag: 'health' | 'sessions' | 'registration' | 'admin' | 'payments' | 'pages' | 'operations' | 'governance';
-  security?: 'session' | 'admin' | 'bearer' | 'signature';
+  tag: 'health' | 'sessions' | 'registration' | 'admin' | 'payments' | 'pages' | 'operations' | 'governance' | 'ai' | 'campaigns';
+  security?: 'session' | 'admin' | 'bearer' | 'signature' | 'apiToken';
   body?: TSchema;
   query?: TSchema;
   /** Status code → description (errors get the error body) or a full response object. */
@@ -45,7 +45,88 @@ const CSRF = err('CSRF_REJECTED: the Origin (or, without Origin, the Referer) is
 const ADMIN_ERRORS = { 401: err('UNAUTHORIZED: sign in first'), 403: err('FORBIDDEN (admin role required) or CSRF_REJECTED on a mutation') };
 const STORE = { 503: err('SESSION_STORE_UNAVAILABLE: the session store is down; try again') };
 
+const AiError = (codes: string) => ({ description: codes, ...Type.Object({ error: Type.String({ description: 'human-readable' }), code: Type.String() }) });
+const AI_COMMON = {
+  401: AiError('UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie); CSRF_REJECTED is 403'),
+  422: AiError('VALIDATION_ERROR'),
+  429: AiError('RATE_LIMITED, with Retry-After (AI_RATE_LIMIT_PER_MINUTE per member; decision A9)'),
+  502: AiError('INFERENCE_ERROR (an unusable model answer), EMBEDDING_DIMENSIONS (the model returned another size than 4096)'),
+  503: AiError('CIRCUIT_OPEN: `{"error": "AI service temporarily unavailable", "code": "CIRCUIT_OPEN"}` (inference unreachable, circuit open, or INFERENCE_URL unset); AI_BUSY (queue full)'),
+};
+const AI_DOCS: Record<string, RouteDoc> = {
+  'GET /api/ai/health': {
+    summary: 'Inference health: status, circuit, model_available, inference_host, default_model (spec 2)',
+    tag: 'ai',
+    responses: { 200: Json('health', Type.Object({ status: Type.String({ description: 'ok, degraded, unavailable or not_configured' }), circuit: Type.String({ description: 'CLOSED, OPEN or HALF-OPEN' }), model_available: Type.Boolean(), inference_host: Type.String(), default_model: Type.String() })) },
+  },
+  'POST /api/ai/summarize': {
+    summary: 'A 1–3 sentence summary of a proposal, cached by proposal_id (spec 2; decision A2)',
+    tag: 'ai',
+    security: 'session',
+    responses: { 200: Json('the summary', Type.Object({ summary: Type.String(), cached: Type.Boolean(), model: Type.String(), latency_ms: Type.Number({ description: '0 when cached' }) })), ...AI_COMMON },
+  },
+  'POST /api/ai/search': {
+    summary: 'Semantic search of proposals by cosine similarity (spec 2; decisions A13–A16)',
+    tag: 'ai',
+    security: 'session',
+    responses: {
+      200: Json('results best first, score ≥ threshold', Type.Object({ results: Type.Array(Type.Object({ proposal_id: Type.String(), title: Type.String(), score: Type.Number(), excerpt: Type.String() })), query_embedding_ms: Type.Number(), search_ms: Type.Number() })),
+      ...AI_COMMON,
+    },
+  },
+  'POST /api/ai/draft': {
+    summary: 'A proposal draft from an intent: structured output, validated, one retry (spec 2; decision A10)',
+    tag: 'ai',
+    security: 'session',
+    responses: {
+      200: Json('the draft', Type.Object({ draft: Type.Object({ title: Type.String(), body: Type.String({ description: 'Markdown' }), suggested_budget: Type.Union([Type.Number(), Type.Null()], { description: 'USD' }), tags: Type.Array(Type.String()) }), model: Type.String(), latency_ms: Type.Number() })),
+      ...AI_COMMON,
+      502: AiError('DRAFT_MALFORMED (two unusable answers), INFERENCE_ERROR'),
+    },
+  },
+  'POST /api/ai/embed': {
+    summary: 'The 4096-dimension embedding of a text (spec 2)',
+    tag: 'ai',
+    security: 'session',
+    responses: { 200: Json('the embedding', Type.Object({ embedding: Type.Array(Type.Number()), dimensions: Type.Literal(4096), model: Type.String() })), ...AI_COMMON },
+  },
+  'POST /api/ai/admin/reindex': {
+    summary: 'Run the summary reindex job now (spec 2; decision A8)',
+    tag: 'ai',
+    security: 'apiToken',
+    responses: {
+      200: Json('the run finished within a second', Type.Object({ job: Type.String(), run_id: Type.String(), status: Type.String(), detail: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]) })),
+      202: Json('the run goes on; see GET /api/admin/jobs/runs?job=ai:reindex', Type.Object({ job: Type.String(), status: Type.Literal('running') })),
+      401: AiError('UNAUTHORIZED: no or wrong X-API-Token'),
+      409: AiError('REINDEX_RUNNING'),
+      503: AiError('NOT_CONFIGURED (API_TOKEN unset) or CIRCUIT_OPEN'),
+    },
+  },
+};
+
+const ANY = (description: string) => Json(description, Type.Object({}, { additionalProperties: true }));
+const MEMBER = { 401: err('UNAUTHORIZED: sign in first, or SESSION_REQUIRED (a bearer token without the cookie)'), 403: err('CSRF_REJECTED, NotAMember or NotAuthorized') };
+const MONEY = { 400: err('VALIDATION_ERROR or InvalidArgument'), 404: err('CampaignNotFound'), 409: err('CampaignClosed, PriceUnavailable, InsufficientFunds, InsufficientAllowance or CONCURRENT_APPROVAL'), 502: err('LedgerError: the ledger refused or could not be reached') };
+/** Issue 11 (decisions L20–L23): campaigns, balances, donations, the treasury, the development faucet. */
+const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
+  'GET /api/campaigns': { summary: 'Campaigns, newest first, with CampaignProgress in DOM and USD (decision L21)', tag: 'campaigns', responses: { 200: ANY('{items: [campaign]}'), 400: err('VALIDATION_ERROR') } },
+  'GET /api/campaigns/{id}': { summary: 'One campaign: goal, status, progress (spec 1 CampaignProgress), escrow, release and refunds', tag: 'campaigns', responses: { 200: ANY('the campaign'), 400: err('VALIDATION_ERROR'), 404: err('CampaignNotFound') } },
+  'GET /api/campaigns/{id}/contributions': { summary: "A campaign's contributions, oldest first, with the tick each was valued at and its refund", tag: 'campaigns', responses: { 200: ANY('{items: [contribution]}'), 400: err('VALIDATION_ERROR'), 404: err('CampaignNotFound') } },
+  'POST /api/campaigns': { summary: 'Create a campaign as the signed-in member (goal in DOM e8s or USD)', tag: 'campaigns', security: 'session', responses: { 201: ANY('the campaign'), ...MEMBER, 400: err('VALIDATION_ERROR or InvalidArgument') } },
+  'POST /api/campaigns/{id}/contributions': { summary: 'Contribute DOM or USD as the signed-in member: the bridge approves, the campaign canister pulls into escrow (decisions L14, L21); Idempotency-Key makes a retry safe', tag: 'campaigns', security: 'session', responses: { 201: ANY('the contribution'), ...MEMBER, ...MONEY } },
+  'POST /api/campaigns/{id}/cancel': { summary: 'Cancel an open campaign (its owner or an admin); refunds start at once', tag: 'campaigns', security: 'session', responses: { 200: ANY('the campaign'), ...MEMBER, 404: err('CampaignNotFound'), 409: err('CampaignClosed') } },
+  'GET /api/me/balance': { summary: "The signed-in member's DOM balance on the ledger, and the ledger fee", tag: 'campaigns', security: 'session', responses: { 200: ANY('{account, balance_e8s, fee_e8s}'), 401: err('UNAUTHORIZED') } },
+  'GET /api/me/contributions': { summary: "The signed-in member's contributions and refunds", tag: 'campaigns', security: 'session', responses: { 200: ANY('{items, refunds}'), 400: err('VALIDATION_ERROR'), 401: err('UNAUTHORIZED') } },
+  'POST /api/donations': { summary: "Burn the signed-in member's DOM as a recorded donation, valued at the tick (decision L18)", tag: 'campaigns', security: 'session', responses: { 201: ANY('the donation'), ...MEMBER, ...MONEY } },
+  'GET /api/donations': { summary: 'Donation burns, newest first', tag: 'campaigns', responses: { 200: ANY('{items: [donation]}'), 400: err('VALIDATION_ERROR') } },
+  'GET /api/treasury': { summary: "The treasury's ledger account and balance (decision L11)", tag: 'campaigns', responses: { 200: ANY('{account, balance_e8s}') } },
+  'GET /api/treasury/payouts': { summary: 'Treasury payouts, newest first, with their ledger blocks', tag: 'campaigns', responses: { 200: ANY('{items: [payout]}'), 400: err('VALIDATION_ERROR') } },
+  'POST /api/dev/faucet': { summary: 'Development only: mint DEV_FAUCET_DOM test DOM to the signed-in member (production refuses it; decision L22)', tag: 'campaigns', security: 'session', responses: { 200: ANY('{amount_e8s, block_index, balance_e8s}'), 401: err('UNAUTHORIZED'), 403: err('CSRF_REJECTED'), 404: err('NOT_FOUND: the faucet is off') } },
+};
+
 const ROUTE_DOCS: Record<string, RouteDoc> = {
+  ...AI_DOCS,
+  ...CAMPAIGN_DOCS,
   'POST /api/governance/propose': {
     summary: 'Create a proposal as the signed-in member; payload per category (spec 1 bridge endpoints; decision V13)',
     tag: 'governance',
@@ -92,6 +173,8 @@ const ROUTE_DOCS: Record<string, RouteDoc> = {
   'GET /api/governance/price/history': { summary: 'Ratified prices, newest first (decision V14)', tag: 'governance', responses: { 200: Json('ratified prices', Type.Object({ items: Type.Array(Type.Object({}, { additionalProperties: true })) })), 400: err('VALIDATION_ERROR') } },
   'GET /api/governance/settings': { summary: 'Category settings: quorum, threshold, voting window; voting delay, execution window (decision V14)', tag: 'governance', responses: { 200: Json('settings; Cache-Control: public, max-age=60', Type.Object({}, { additionalProperties: true })) } },
   'GET /api/governance/proposals/{id}/my-vote': { summary: "The signed-in member's vote on a proposal (decision V15)", tag: 'governance', security: 'session', responses: { 200: Json('the vote or null', Type.Object({ proposal_id: Type.String(), vote: Type.Union([Type.String(), Type.Null()]) })), 400: err('VALIDATION_ERROR'), 401: err('UNAUTHORIZED or SESSION_REQUIRED') } },
+  'GET /api/governance/my-receipts': { summary: "The signed-in member's vote-pass receipts (ICRC-7; spec 1 Events rule 2)", tag: 'governance', security: 'session', responses: { 200: Json('receipts, oldest token first', Type.Object({ principal: Type.String(), items: Type.Array(Type.Object({ token_id: Type.String(), proposal_id: Type.String(), minted_at: Type.Union([Type.String(), Type.Null()]) })), next_prev: Type.Union([Type.String(), Type.Null()]) })), 400: err('VALIDATION_ERROR'), 401: err('UNAUTHORIZED or SESSION_REQUIRED') } },
+  'GET /api/governance/proposals/{id}/votes': { summary: 'Every vote on a proposal (admin; spec 1 Authentication 2; decision V22)', tag: 'governance', security: 'admin', responses: { 200: Json('the votes', Type.Object({ proposal_id: Type.String(), items: Type.Array(Type.Object({ voter: Type.String(), vote: Type.String(), voted_at: Type.String(), receipt_token_id: Type.String() })) })), 400: err('VALIDATION_ERROR'), 401: err('UNAUTHORIZED'), 403: err('FORBIDDEN'), 404: err('ProposalNotFound'), 503: err('NOT_CONFIGURED: the bridge is not a governance admin') } },
   'GET /api/governance/admin/events': { summary: 'The governance admin event log as the follower stored it (decisions V3, V15)', tag: 'governance', security: 'admin', responses: { 200: Json('events oldest first', Type.Object({ items: Type.Array(Type.Object({}, { additionalProperties: true })), next_after_seq: Type.Union([Type.String(), Type.Null()]) })), 400: err('VALIDATION_ERROR'), 401: err('UNAUTHORIZED'), 403: err('FORBIDDEN') } },
   'GET /api/governance/proposals/{id}': {
     summary: 'One proposal with its tally (decision V12)',
@@ -233,9 +316,26 @@ const ROUTE_DOCS: Record<string, RouteDoc> = {
     summary: 'Record the KYC decision for a user (decision B12)',
     tag: 'admin',
     security: 'admin',
-    responses: { 200: Json('recorded', Type.Object({ user_id: Type.String(), kyc_status: Type.Union([Type.Literal('approved'), Type.Literal('rejected')]) })), 400: err('VALIDATION_ERROR'), ...ADMIN_ERRORS, 404: err('NOT_FOUND'), 409: err('KYC_NOT_RECORDED: the user canister refused') },
+    responses: {
+      200: Json('recorded', Type.Object({ user_id: Type.String(), kyc_status: Type.Union([Type.Literal('approved'), Type.Literal('rejected')]) })),
+      202: Json('saved; the user canister did not answer yet and gets it through the outbox (decision B27)', Type.Object({ user_id: Type.String(), kyc_status: Type.Literal('pending'), message: Type.String() })),
+      400: err('VALIDATION_ERROR'),
+      ...ADMIN_ERRORS,
+      404: err('NOT_FOUND'),
+      409: err('KYC_NOT_RECORDED: the user canister refused'),
+    },
   },
-  'GET /api/admin/payments': { summary: 'Payments, newest first (`?status=escrow|applied`), 100 at most', tag: 'admin', security: 'admin', query: Type.Object({ status: Type.Optional(Type.Union([Type.Literal('escrow'), Type.Literal('applied')])) }), responses: { 200: Json('payments', Type.Object({ payments: Type.Array(Type.Object({}, { additionalProperties: true })) })), ...ADMIN_ERRORS } },
+  'GET /api/admin/payments': { summary: 'Payments, newest first (`?status=pending|escrow|applied`), 100 at most', tag: 'admin', security: 'admin', query: Type.Object({ status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('escrow'), Type.Literal('applied')])) }), responses: { 200: Json('payments', Type.Object({ payments: Type.Array(Type.Object({}, { additionalProperties: true })) })), ...ADMIN_ERRORS } },
+  'GET /api/admin/outbox': {
+    summary: 'Cross-system operations of the outbox, newest first (`?state=pending|done|compensated`, `limit` ≤ 500; decision B29); never their payloads',
+    tag: 'admin',
+    security: 'admin',
+    responses: {
+      200: Json('operations', Type.Object({ operations: Type.Array(Type.Object({ id: Type.String(), operation: Type.String(), op_id: Type.String(), aggregate: Type.String(), state: Type.String(), attempts: Type.Integer(), last_error: Type.Union([Type.String(), Type.Null()]), next_attempt_at: Type.String({ format: 'date-time' }), created_at: Type.String({ format: 'date-time' }), updated_at: Type.String({ format: 'date-time' }) })) })),
+      400: err('VALIDATION_ERROR (state or limit)'),
+      ...ADMIN_ERRORS,
+    },
+  },
   'GET /api/admin/notifications': { summary: 'Admin notifications raised by the user canister (membership_mint_failed), `?after_id=`', tag: 'admin', security: 'admin', query: Type.Object({ after_id: Type.Optional(Type.String({ pattern: '^\\d{1,19}$', description: 'only notifications after this id' })) }), responses: { 200: Json('notifications', Type.Object({ notifications: Type.Array(Type.Object({}, { additionalProperties: true })) })), ...ADMIN_ERRORS } },
   'POST /api/webhooks/payments': {
     summary: "The card processor's signed payment webhook (decision B11)",
@@ -243,7 +343,7 @@ const ROUTE_DOCS: Record<string, RouteDoc> = {
     security: 'signature',
     body: Type.Object({ id: Type.String(), type: Type.String(), data: Type.Object({ object: Type.Object({ id: Type.String(), amount: Type.Integer({ minimum: 1 }), currency: Type.String(), metadata: Type.Object({ user_id: Type.String({ format: 'uuid' }) }) }) }) }, { description: 'signed over the raw body: Payment-Signature: t=<unix s>,v1=<hex HMAC-SHA256(secret, "t.body")>' }),
     responses: {
-      200: Json('acknowledged: applied, escrow (with reason), a duplicate, or an event type the bridge does not handle', Type.Object({ received: Type.Literal(true) }, { additionalProperties: true })),
+      200: Json('acknowledged: applied, escrow (with reason), pending (the upgrade is finished through the outbox, decision B27), a duplicate, or an event type the bridge does not handle', Type.Object({ received: Type.Literal(true) }, { additionalProperties: true })),
       400: err('SIGNATURE_INVALID (missing, malformed, mismatch, stale) or VALIDATION_ERROR'),
       503: err('WEBHOOK_NOT_CONFIGURED: PAYMENT_WEBHOOK_SECRET is not set'),
     },
@@ -267,6 +367,7 @@ const SECURITY: Record<NonNullable<RouteDoc['security']>, Array<Record<string, s
   admin: [{ sessionCookie: [] }],
   bearer: [{ bearerToken: [] }],
   signature: [{ paymentSignature: [] }],
+  apiToken: [{ apiToken: [] }],
 };
 
 /** Registers @fastify/swagger; call before any route so every route is collected. */
@@ -289,12 +390,16 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         { name: 'pages', description: 'HTML pages the bridge serves itself' },
         { name: 'operations' },
         { name: 'governance', description: 'spec 1 bridge endpoints: POST /api/governance/* as the member (decisions V8–V12)' },
+        { name: 'campaigns', description: 'issue 11: campaigns, contributions, balances, donations and the treasury in real DOM (decisions L11–L23)' },
+        { name: 'inbox', description: "the member's inbox (issue 12): activity feed, digest preference, unsubscribe (spec 3; decisions N1–N29)" },
+        { name: 'ai', description: 'spec 2 AI endpoints (issue 13, decisions A1–A17): errors are `{error: <message>, code}`; 503 is exactly `{"error": "AI service temporarily unavailable", "code": "CIRCUIT_OPEN"}`' },
       ],
       components: {
         securitySchemes: {
           sessionCookie: { type: 'apiKey', in: 'cookie', name: 'session', description: 'the single sign-on cookie set by POST /auth/login' },
           bearerToken: { type: 'http', scheme: 'bearer', description: 'ACCESS_TOKEN' },
           paymentSignature: { type: 'apiKey', in: 'header', name: 'Payment-Signature', description: 't=<unix seconds>,v1=<hex HMAC-SHA256>' },
+          apiToken: { type: 'apiKey', in: 'header', name: 'X-API-Token', description: 'API_TOKEN (spec 2 Authentication rule 3)' },
         },
       },
     },

@@ -1,10 +1,10 @@
 // The price oracle's HTTP face (issue 10; spec 1 "Oracle price response"): the current aggregate from
 // memory, the stored history for charts, and one stored aggregate (what a proposal's source_url cites).
 // Registered by app.ts with the oracle it built; starts polling when the app is ready, stops on close.
-import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { HttpError, sendError } from '../http/errors.ts';
 import type { PriceOracle, StoredAggregate } from './oracle.ts';
+import type { BridgeApp } from '../http/typed.ts';
 
 export { createPriceOracle, type LatestPrice, type PriceOracle, type PriceResponse, type StoredAggregate } from './oracle.ts';
 export { parsePriceSources, SOURCE_KINDS, type SourceConfig, type SourceKind } from './sources.ts';
@@ -59,7 +59,7 @@ const HistoryQuery = Type.Object({
 
 const UNAVAILABLE = '503: PRICE_UNAVAILABLE before the first aggregate (no sources configured, or none agreed yet; decision O12), with Retry-After';
 
-export default async function priceOracleRoutes(app: FastifyInstance, opts: PriceOracleRoutesOptions): Promise<void> {
+export default async function priceOracleRoutes(app: BridgeApp, opts: PriceOracleRoutesOptions): Promise<void> {
   const { oracle } = opts;
   app.addHook('onReady', () => oracle.start());
   app.addHook('onClose', () => oracle.stop());
@@ -106,7 +106,7 @@ export default async function priceOracleRoutes(app: FastifyInstance, opts: Pric
       },
     },
     async (req, reply) => {
-      const q = req.query as { from?: number; to?: number; limit?: number; after_id?: number };
+      const q = req.query;
       const from = q.from ?? 0;
       const to = q.to ?? Math.floor(opts.now() / 1000) + 1;
       const limit = q.limit ?? HISTORY_DEFAULT_LIMIT;
@@ -131,7 +131,7 @@ export default async function priceOracleRoutes(app: FastifyInstance, opts: Pric
       },
     },
     async (req, reply) => {
-      const { id } = req.params as { id: number };
+      const { id } = req.params;
       const record = await oracle.record(id);
       if (!record) return sendError(req, reply, new HttpError(404, 'PRICE_RECORD_NOT_FOUND', `no price record ${id}`));
       reply.header('cache-control', 'public, max-age=31536000, immutable');

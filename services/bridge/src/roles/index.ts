@@ -1,41 +1,35 @@
 // Spec 2 Roles, decision B10: admin-only endpoints to grant and revoke `moderator`, `admin` and
 // `developer`. Roles are read at login and cached in the session: a grant applies at the next login;
 // a revocation ends the user's sessions at once (decision B34).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { currentSession } from '../auth/routes.ts';
-import { csrfGuard } from '../auth/csrf.ts';
-import { COOKIE, type BridgeContext } from '../context.ts';
+import { signedIn, type Guards } from '../auth/guards.ts';
+import type { BridgeContext } from '../context.ts';
 import { HttpError } from '../http/errors.ts';
-import type { Session } from '../auth/sessions.ts';
-import { USER_ID_PATTERN as UUID } from '../db/errors.ts';
+import { USER_ID_PATTERN as UUID } from '../identity/user-id.ts';
+import type { BridgeApp } from '../http/typed.ts';
 
-export const ROLES = ['admin', 'moderator', 'developer', 'member', 'user'] as const;
 export const ASSIGNABLE = ['admin', 'moderator', 'developer'] as const;
 
-export async function requireAdmin(ctx: BridgeContext, req: FastifyRequest): Promise<Session> {
-  csrfGuard(ctx.frontendOrigins, COOKIE)(req);
-  const s = await currentSession(ctx, req);
-  if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
-  if (!s.roles.includes('admin')) throw new HttpError(403, 'FORBIDDEN', 'admin role required');
-  return s;
+export interface RolesOptions {
+  ctx: Pick<BridgeContext, 'db' | 'sessions'>;
+  guards: Pick<Guards, 'admin'>;
 }
 
-export function rolesRoutes(app: FastifyInstance, ctx: BridgeContext): void {
+export default async function roles(app: BridgeApp, { ctx, guards }: RolesOptions): Promise<void> {
+  app.addHook('preHandler', guards.admin);
   const params = Type.Object({ user_id: Type.String({ pattern: UUID }) });
 
   app.get('/api/admin/users/:user_id/roles', { schema: { params } }, async (req) => {
-    await requireAdmin(ctx, req);
-    const { user_id } = req.params as { user_id: string };
+    const { user_id } = req.params;
     const u = await ctx.db.selectFrom('users').select('roles').where('id', '=', user_id).executeTakeFirst();
     if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
     return { user_id, roles: u.roles.length ? u.roles : ['user'] };
   });
 
   app.post('/api/admin/users/:user_id/roles', { schema: { params, body: Type.Object({ role: Type.String() }) } }, async (req) => {
-    const admin = await requireAdmin(ctx, req);
-    const { user_id } = req.params as { user_id: string };
-    const { role } = req.body as { role: string };
+    const admin = signedIn(req);
+    const { user_id } = req.params;
+    const { role } = req.body;
     // Case-sensitive and lowercase (spec 2): `Admin` is not a role.
     if (!(ASSIGNABLE as readonly string[]).includes(role)) throw new HttpError(400, 'VALIDATION_ERROR', `role must be one of ${ASSIGNABLE.join(', ')} (lowercase)`);
     const roles = await ctx.db.transaction().execute(async (tx) => {
@@ -50,8 +44,8 @@ export function rolesRoutes(app: FastifyInstance, ctx: BridgeContext): void {
   });
 
   app.delete('/api/admin/users/:user_id/roles/:role', { schema: { params: Type.Object({ user_id: Type.String({ pattern: UUID }), role: Type.String() }) } }, async (req) => {
-    const admin = await requireAdmin(ctx, req);
-    const { user_id, role } = req.params as { user_id: string; role: string };
+    const admin = signedIn(req);
+    const { user_id, role } = req.params;
     if (!(ASSIGNABLE as readonly string[]).includes(role)) throw new HttpError(400, 'VALIDATION_ERROR', `only ${ASSIGNABLE.join(', ')} can be revoked here`);
     if (role === 'admin' && user_id === admin.user_id) throw new HttpError(409, 'CONFLICT', 'an admin cannot revoke their own admin role');
     const roles = await ctx.db.transaction().execute(async (tx) => {

@@ -1,0 +1,52 @@
+// What the canister followers share: one pass at a time (a second caller joins the pass under way),
+// a pass now and every pollMs after the previous one ends, failures logged and retried at the next
+// tick, subscribers kicked after each pass, and close() waiting for the pass in flight.
+import type { EventLog } from './index.ts';
+
+export interface PollerOptions {
+  pass(): Promise<number>;
+  pollMs: number;
+  events: Pick<EventLog, 'kick'>;
+  /** The log event and message of a failed pass. */
+  failure: { event: string; message: string };
+  log?: { warn(obj: object, msg: string): void } | undefined;
+}
+
+export class Poller {
+  readonly #o: PollerOptions;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<number> | undefined;
+  #closed = false;
+
+  constructor(o: PollerOptions) {
+    this.#o = o;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  run(): Promise<number> {
+    this.#running ??= this.#o.pass().finally(() => (this.#running = undefined));
+    return this.#running;
+  }
+
+  start(): void {
+    const tick = async () => {
+      try {
+        await this.run();
+      } catch (err) {
+        this.#o.log?.warn({ event: this.#o.failure.event, err: err instanceof Error ? err.message : String(err) }, this.#o.failure.message);
+      }
+      if (!this.#closed) this.#timer = setTimeout(tick, this.#o.pollMs).unref();
+      this.#o.events.kick();
+    };
+    this.#timer = setTimeout(tick, 0).unref();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    await this.#running?.catch(() => undefined);
+  }
+}

@@ -1,0 +1,453 @@
+// The jobs seam (issue 10, decisions V16–V21): durable scheduled jobs on PostgreSQL and PGlite, safe
+// with any number of bridge instances.
+// - A job's time is cut into slots (slots.ts); a due slot is claimed by inserting its (job, slot) row,
+//   unique, so across instances each slot runs once.
+// - Every run of a job (scheduled or `runNow`) holds the job's lease row, renewed while it runs, so
+//   two runs of one job never overlap; a lease that expires means its holder died, and the next
+//   holder marks that run `failed` ("interrupted") and retries the slot (at-least-once per slot).
+// - Every run is a row: trigger, status, attempt, started/finished, detail JSON, error.
+// The clock is injected (`now`): leases, slots and retries use it, never the database's clock, so
+// tests move time; instances are assumed NTP-synchronised (a lease is a minute by default).
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db } from '../db/index.ts';
+import { scheduleProblem, slotKey, slotStart } from './slots.ts';
+
+export { slotKey, slotStart } from './slots.ts';
+
+export type JobTrigger = 'schedule' | 'manual';
+export type JobStatus = 'running' | 'succeeded' | 'skipped' | 'failed';
+
+export interface JobContext {
+  job: string;
+  /** Id of this run's row (decimal string). */
+  runId: string;
+  /** `2026-11-23T21:00:00.000Z` for a scheduled slot, `manual:<uuid>` for runNow: an idempotency key. */
+  slot: string;
+  trigger: JobTrigger;
+  /** 1 on the first try of the slot; higher on retries after a failure or a crash. */
+  attempt: number;
+  /** Aborted on shutdown or when the lease was lost: stop soon, nothing after it is recorded as success. */
+  signal: AbortSignal;
+  /** What runNow was given (manual runs), else undefined. */
+  input: unknown;
+  now(): number;
+}
+
+/** What a run returns: `skipped` when it decided there was nothing to do; `detail` is kept as JSON. */
+export interface JobOutcome {
+  outcome?: 'succeeded' | 'skipped';
+  detail?: Record<string, unknown>;
+}
+
+export interface JobSpec {
+  /** Stable name, feature-prefixed: `price:proposal`, `inbox:digest`. */
+  name: string;
+  /** Slot length (ms, at least 1 s). */
+  everyMs: number;
+  /** Slot boundaries at epoch + offsetMs + k·everyMs, e.g. daily at 03:00 UTC: everyMs 86_400_000, offsetMs 10_800_000. */
+  offsetMs?: number;
+  /** Tries per scheduled slot (a throw or a crash counts), default 3. Manual runs are tried once. */
+  maxAttempts?: number;
+  /** Delay before retrying a slot whose run threw, doubling per attempt; default 60 s. A crashed run is retried at once. */
+  retryDelayMs?: number;
+  run(ctx: JobContext): Promise<JobOutcome | void>;
+}
+
+export interface JobRun {
+  id: string;
+  job: string;
+  slot: string;
+  trigger: JobTrigger;
+  status: JobStatus;
+  attempt: number;
+  scheduled_for: string;
+  started_at: string;
+  finished_at: string | null;
+  /** When a failed scheduled slot will be tried again; null when it will not. */
+  retry_at: string | null;
+  detail: Record<string, unknown> | null;
+  error: string | null;
+}
+
+export interface JobInfo {
+  name: string;
+  every_seconds: number;
+  offset_seconds: number;
+  next_slot: string;
+  lease_owner: string | null;
+  lease_until: string | null;
+  last_run: JobRun | null;
+}
+
+export class JobBusyError extends Error {
+  constructor(readonly job: string) {
+    super(`job ${job} is running; try again when it has finished`);
+  }
+}
+
+export class UnknownJobError extends Error {
+  constructor(readonly job: string) {
+    super(`no job named ${job}`);
+  }
+}
+
+export interface JobRunnerOptions {
+  db: Db;
+  now?: () => number;
+  /** This instance's name in leases and runs; random by default. */
+  instanceId?: string;
+  /** A held lease lasts this long unless renewed (renewed every third of it while a run goes on). Default 60 s. */
+  leaseMs?: number;
+  /** How often due slots are looked for. Default 1 s. */
+  pollMs?: number;
+  log?: { info(o: object, m: string): void; warn(o: object, m: string): void; error(o: object, m: string): void };
+}
+
+const NAME = /^[a-z0-9][a-z0-9:._-]{0,63}$/;
+
+interface Job {
+  spec: Required<Omit<JobSpec, 'offsetMs'>> & { offsetMs: number };
+  /** In-memory hint: the slot known to be settled and when to look again (no query every poll). */
+  settledSlot?: string;
+  recheckAt: number;
+  inflight?: Promise<void>;
+}
+
+type Row = {
+  id: string | number;
+  job: string;
+  slot: string;
+  trigger: string;
+  status: string;
+  attempt: number;
+  scheduled_for: Date | string;
+  started_at: Date | string;
+  finished_at: Date | string | null;
+  retry_at: Date | string | null;
+  detail: unknown;
+  error: string | null;
+};
+
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+function toRun(r: Row): JobRun {
+  const detail = typeof r.detail === 'string' ? (JSON.parse(r.detail) as Record<string, unknown>) : ((r.detail ?? null) as Record<string, unknown> | null);
+  return {
+    id: String(r.id),
+    job: r.job,
+    slot: r.slot,
+    trigger: r.trigger as JobTrigger,
+    status: r.status as JobStatus,
+    attempt: Number(r.attempt),
+    scheduled_for: iso(r.scheduled_for)!,
+    started_at: iso(r.started_at)!,
+    finished_at: iso(r.finished_at),
+    retry_at: iso(r.retry_at),
+    detail,
+    error: r.error,
+  };
+}
+
+export class JobRunner {
+  readonly instanceId: string;
+  readonly #db: Db;
+  readonly #now: () => number;
+  readonly #leaseMs: number;
+  readonly #pollMs: number;
+  readonly #log: JobRunnerOptions['log'];
+  readonly #jobs = new Map<string, Job>();
+  readonly #running = new Set<Promise<unknown>>();
+  readonly #stop = new AbortController();
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(o: JobRunnerOptions) {
+    this.#db = o.db;
+    this.#now = o.now ?? Date.now;
+    this.instanceId = o.instanceId ?? randomUUID();
+    this.#leaseMs = o.leaseMs ?? 60_000;
+    this.#pollMs = o.pollMs ?? 1_000;
+    this.#log = o.log;
+  }
+
+  /** Registers a job (before or after start). Throws on a bad name or schedule, or a duplicate name. */
+  define(spec: JobSpec): void {
+    if (!NAME.test(spec.name)) throw new Error(`job name ${JSON.stringify(spec.name)}: lowercase letters, digits and : . _ -, at most 64`);
+    const problem = scheduleProblem(spec);
+    if (problem) throw new Error(`job ${spec.name}: ${problem}`);
+    if (this.#jobs.has(spec.name)) throw new Error(`job ${spec.name} is already defined`);
+    const maxAttempts = spec.maxAttempts ?? 3;
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new Error(`job ${spec.name}: maxAttempts must be a positive integer`);
+    this.#jobs.set(spec.name, { spec: { ...spec, offsetMs: spec.offsetMs ?? 0, maxAttempts, retryDelayMs: spec.retryDelayMs ?? 60_000 }, recheckAt: 0 });
+  }
+
+  /** Looks for due slots every pollMs (unref'd timer) until close(). */
+  start(): void {
+    if (this.#closed || this.#timer) return;
+    const loop = () => {
+      if (this.#closed) return;
+      void this.#pass(false);
+      this.#timer = setTimeout(loop, this.#pollMs).unref();
+    };
+    this.#timer = setTimeout(loop, 0).unref();
+  }
+
+  /**
+   * One pass: for each job, runs its current slot if it is due and this instance claims it (after a
+   * run of that job already going on here has finished). Resolves when those runs have finished
+   * (tests drive time with this).
+   */
+  tick(): Promise<void> {
+    return this.#pass(true);
+  }
+
+  #pass(waitForBusy: boolean): Promise<void> {
+    const started: Promise<void>[] = [];
+    for (const job of this.#jobs.values()) {
+      if (this.#closed || (job.inflight && !waitForBusy)) continue;
+      const previous = job.inflight ?? Promise.resolve();
+      const p = previous
+        .then(() => (this.#closed ? undefined : this.#track(this.#scheduled(job))))
+        .catch((err: unknown) => {
+          this.#log?.warn({ event: 'jobs.tick_failed', job: job.spec.name, err: err instanceof Error ? err.message : String(err) }, 'looking for a due job slot failed; retrying');
+          job.recheckAt = this.#now() + this.#pollMs;
+        });
+      const mine: Promise<void> = p.finally(() => {
+        if (job.inflight === mine) job.inflight = undefined;
+      });
+      job.inflight = mine;
+      started.push(mine);
+    }
+    return Promise.all(started).then(() => undefined);
+  }
+
+  /**
+   * Runs a job now, outside its schedule, once (an admin trigger): waits up to `waitMs` (default 10 s)
+   * for a run of the same job to finish, then JobBusyError. Resolves with the finished run's record.
+   */
+  async runNow(name: string, opts: { input?: unknown; waitMs?: number } = {}): Promise<JobRun> {
+    const job = this.#jobs.get(name);
+    if (!job) throw new UnknownJobError(name);
+    if (this.#closed) throw new Error('the job runner is closed');
+    const deadline = Date.now() + (opts.waitMs ?? 10_000);
+    for (;;) {
+      if (await this.#acquire(name)) break;
+      if (Date.now() >= deadline) throw new JobBusyError(name);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const now = this.#now();
+    const run = this.#track(
+      (async () => {
+        try {
+          await this.#recoverOrphans(job);
+          const row = await this.#db
+            .insertInto('job_runs')
+            .values({ job: name, slot: `manual:${randomUUID()}`, trigger: 'manual', status: 'running', attempt: 1, owner: this.instanceId, scheduled_for: new Date(now), started_at: new Date(now) })
+            .returning(['id', 'slot'])
+            .executeTakeFirstOrThrow();
+          return await this.#execute(job, String(row.id), row.slot, 'manual', 1, opts.input);
+        } finally {
+          await this.#release(name);
+        }
+      })(),
+    );
+    return run;
+  }
+
+  /** Run history, newest first, keyset-paged by id. */
+  async runs(q: { job?: string; status?: JobStatus; beforeId?: string; limit?: number } = {}): Promise<JobRun[]> {
+    let query = this.#db.selectFrom('job_runs').selectAll();
+    if (q.job !== undefined) query = query.where('job', '=', q.job);
+    if (q.status !== undefined) query = query.where('status', '=', q.status);
+    if (q.beforeId !== undefined) query = query.where('id', '<', q.beforeId);
+    const rows = await query.orderBy('id', 'desc').limit(q.limit ?? 50).execute();
+    return rows.map((r) => toRun(r as Row));
+  }
+
+  async run(id: string): Promise<JobRun | undefined> {
+    const r = await this.#db.selectFrom('job_runs').selectAll().where('id', '=', id).executeTakeFirst();
+    return r ? toRun(r as Row) : undefined;
+  }
+
+  /** The defined jobs with their next slot, lease and last run. */
+  async list(): Promise<JobInfo[]> {
+    const out: JobInfo[] = [];
+    for (const { spec } of this.#jobs.values()) {
+      const lease = await this.#db.selectFrom('jobs').selectAll().where('name', '=', spec.name).executeTakeFirst();
+      const [last] = await this.runs({ job: spec.name, limit: 1 });
+      const held = lease?.lease_until != null && new Date(lease.lease_until).getTime() > this.#now();
+      out.push({
+        name: spec.name,
+        every_seconds: spec.everyMs / 1000,
+        offset_seconds: spec.offsetMs / 1000,
+        next_slot: slotKey(slotStart(spec, this.#now()) + spec.everyMs),
+        lease_owner: held ? lease!.lease_owner : null,
+        lease_until: held ? iso(lease!.lease_until) : null,
+        last_run: last ?? null,
+      });
+    }
+    return out;
+  }
+
+  has(name: string): boolean {
+    return this.#jobs.has(name);
+  }
+
+  /** Stops looking for slots, aborts runs in flight (their signal), waits for them, releases leases. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#stop.abort();
+    while (this.#running.size) await Promise.allSettled([...this.#running]);
+  }
+
+  #track<T>(p: Promise<T>): Promise<T> {
+    this.#running.add(p);
+    void p.finally(() => this.#running.delete(p)).catch(() => undefined);
+    return p;
+  }
+
+  async #scheduled(job: Job): Promise<void> {
+    const { spec } = job;
+    const now = this.#now();
+    const start = slotStart(spec, now);
+    const slot = slotKey(start);
+    if (job.settledSlot === slot && now < job.recheckAt) return;
+    // Cheap look first: a settled slot needs no lease.
+    const seen = await this.#db.selectFrom('job_runs').select(['status', 'retry_at']).where('job', '=', spec.name).where('slot', '=', slot).executeTakeFirst();
+    if (seen && !(seen.status === 'running' || (seen.status === 'failed' && seen.retry_at !== null))) {
+      job.settledSlot = slot;
+      job.recheckAt = start + spec.everyMs;
+      return;
+    }
+    if (seen?.status === 'failed' && new Date(seen.retry_at!).getTime() > now) {
+      job.settledSlot = slot;
+      job.recheckAt = new Date(seen.retry_at!).getTime();
+      return;
+    }
+    if (!(await this.#acquire(spec.name))) {
+      // Another instance holds the lease: look again once it could have expired.
+      job.settledSlot = slot;
+      job.recheckAt = Math.min(now + this.#leaseMs, start + spec.everyMs);
+      return;
+    }
+    try {
+      await this.#recoverOrphans(job);
+      const t = new Date(this.#now());
+      let claimed = await this.#db
+        .insertInto('job_runs')
+        .values({ job: spec.name, slot, trigger: 'schedule', status: 'running', attempt: 1, owner: this.instanceId, scheduled_for: new Date(start), started_at: t })
+        .onConflict((oc) => oc.columns(['job', 'slot']).doNothing())
+        .returning(['id', 'attempt'])
+        .executeTakeFirst();
+      claimed ??= await this.#db
+        .updateTable('job_runs')
+        .set((eb) => ({ status: 'running', attempt: eb('attempt', '+', 1), owner: this.instanceId, started_at: t, finished_at: null, retry_at: null, error: null, detail: null }))
+        .where('job', '=', spec.name)
+        .where('slot', '=', slot)
+        .where('status', '=', 'failed')
+        .where('retry_at', '<=', t)
+        .returning(['id', 'attempt'])
+        .executeTakeFirst();
+      if (claimed) await this.#execute(job, String(claimed.id), slot, 'schedule', Number(claimed.attempt), undefined);
+      job.settledSlot = slot;
+      job.recheckAt = 0; // look at this slot once more: it may need a retry
+    } finally {
+      await this.#release(spec.name);
+    }
+  }
+
+  /** Runs the handler under the lease (renewed meanwhile) and records how it ended. */
+  async #execute(job: Job, runId: string, slot: string, trigger: JobTrigger, attempt: number, input: unknown): Promise<JobRun> {
+    const { spec } = job;
+    const abort = new AbortController();
+    const onStop = () => abort.abort(new Error('the bridge is shutting down'));
+    this.#stop.signal.addEventListener('abort', onStop, { once: true });
+    if (this.#stop.signal.aborted) onStop();
+    const renew = setInterval(() => {
+      void this.#renew(spec.name).then((held) => {
+        if (!held) abort.abort(new Error('the job lease was lost'));
+      }, () => undefined);
+    }, Math.max(100, Math.floor(this.#leaseMs / 3)));
+    renew.unref();
+    let status: JobStatus;
+    let detail: Record<string, unknown> | null = null;
+    let error: string | null = null;
+    const t0 = Date.now();
+    try {
+      const out = await spec.run({ job: spec.name, runId, slot, trigger, attempt, signal: abort.signal, input, now: this.#now });
+      status = out?.outcome ?? 'succeeded';
+      detail = out?.detail ?? null;
+    } catch (err) {
+      status = 'failed';
+      error = (err instanceof Error ? err.message : String(err)).slice(0, 2000);
+    } finally {
+      clearInterval(renew);
+      this.#stop.signal.removeEventListener('abort', onStop);
+    }
+    const now = this.#now();
+    const retryAt = status === 'failed' && trigger === 'schedule' && attempt < spec.maxAttempts ? new Date(now + spec.retryDelayMs * 2 ** (attempt - 1)) : null;
+    // Only the run's owner finishes it, and only while it is still running (a late finish of a run
+    // another instance already declared interrupted changes nothing).
+    const row = await this.#db
+      .updateTable('job_runs')
+      .set({ status, finished_at: new Date(now), detail: detail === null ? null : JSON.stringify(detail), error, retry_at: retryAt })
+      .where('id', '=', runId)
+      .where('owner', '=', this.instanceId)
+      .where('status', '=', 'running')
+      .where('attempt', '=', attempt)
+      .returningAll()
+      .executeTakeFirst();
+    const log = status === 'failed' ? this.#log?.warn : this.#log?.info;
+    log?.call(this.#log, { event: `jobs.run.${status}`, job: spec.name, run_id: runId, slot, trigger, attempt, ms: Date.now() - t0, ...(error && { err: error }), ...(retryAt && { retry_at: retryAt.toISOString() }) }, `job ${spec.name} ${status}`);
+    if (!row) {
+      this.#log?.warn({ event: 'jobs.run.superseded', job: spec.name, run_id: runId }, 'a job run finished after its lease was taken over; its outcome was not recorded');
+      return (await this.run(runId))!;
+    }
+    return toRun(row as Row);
+  }
+
+  async #acquire(name: string): Promise<boolean> {
+    const now = new Date(this.#now());
+    await this.#db.insertInto('jobs').values({ name, lease_owner: null, lease_until: null }).onConflict((oc) => oc.column('name').doNothing()).execute();
+    const row = await this.#db
+      .updateTable('jobs')
+      .set({ lease_owner: this.instanceId, lease_until: new Date(now.getTime() + this.#leaseMs) })
+      .where('name', '=', name)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .returning('name')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async #renew(name: string): Promise<boolean> {
+    const row = await this.#db.updateTable('jobs').set({ lease_until: new Date(this.#now() + this.#leaseMs) }).where('name', '=', name).where('lease_owner', '=', this.instanceId).returning('name').executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async #release(name: string): Promise<void> {
+    await this.#db.updateTable('jobs').set({ lease_owner: null, lease_until: null }).where('name', '=', name).where('lease_owner', '=', this.instanceId).execute();
+  }
+
+  /**
+   * Holding the lease, any run of this job still `running` belongs to a holder that died (its lease
+   * expired): it is failed as interrupted, and a scheduled slot with tries left is retried at once.
+   */
+  async #recoverOrphans(job: Job): Promise<void> {
+    const now = new Date(this.#now());
+    const rows = await this.#db
+      .updateTable('job_runs')
+      .set((eb) => ({
+        status: 'failed',
+        finished_at: now,
+        error: 'interrupted: the instance running it stopped before it finished',
+        retry_at: sql<Date | null>`case when ${eb.ref('trigger')} = 'schedule' and ${eb.ref('attempt')} < ${job.spec.maxAttempts} then ${now}::timestamptz end`,
+      }))
+      .where('job', '=', job.spec.name)
+      .where('status', '=', 'running')
+      .returning(['id', 'owner', 'slot'])
+      .execute();
+    for (const r of rows) this.#log?.warn({ event: 'jobs.run.interrupted', job: job.spec.name, run_id: String(r.id), slot: r.slot, owner: r.owner }, 'a job run was interrupted (its instance stopped); the slot is retried if tries remain');
+  }
+}

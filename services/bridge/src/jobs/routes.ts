@@ -1,0 +1,100 @@
+// Admin view of the scheduled jobs (decision V20): which jobs exist, when each runs next, who holds
+// its lease, and the run history (newest first, keyset-paged).
+import type { preHandlerAsyncHookHandler } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { HttpError } from '../http/errors.ts';
+import type { JobRunner } from './index.ts';
+import type { BridgeApp } from '../http/typed.ts';
+
+export interface JobRoutesOptions {
+  jobs: JobRunner;
+  /** Cross-site rule, session and admin role, once for the scope (auth/guards.ts `guards.admin`, decision S2). */
+  admin: preHandlerAsyncHookHandler;
+}
+
+const ErrorBody = Type.Object({ error: Type.String(), message: Type.String(), request_id: Type.String() });
+const JobRunBody = Type.Object({
+  id: Type.String(),
+  job: Type.String(),
+  slot: Type.String({ description: 'the slot start (ISO-8601) of a scheduled run, manual:<uuid> for a manual one' }),
+  trigger: Type.Union([Type.Literal('schedule'), Type.Literal('manual')]),
+  status: Type.Union(['running', 'succeeded', 'skipped', 'failed'].map((s) => Type.Literal(s))),
+  attempt: Type.Integer(),
+  scheduled_for: Type.String(),
+  started_at: Type.String(),
+  finished_at: Type.Union([Type.String(), Type.Null()]),
+  retry_at: Type.Union([Type.String(), Type.Null()], { description: 'when a failed scheduled slot is tried again' }),
+  detail: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+});
+export { JobRunBody };
+
+const runsQuery = Type.Object(
+  {
+    job: Type.Optional(Type.String({ maxLength: 64 })),
+    status: Type.Optional(Type.Union((['running', 'succeeded', 'skipped', 'failed'] as const).map((s) => Type.Literal(s)))),
+    before_id: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$', description: 'cursor: runs older than this id (use next_before_id)' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  },
+  { additionalProperties: false },
+);
+
+export default async function jobRoutes(app: BridgeApp, opts: JobRoutesOptions): Promise<void> {
+  app.addHook('preHandler', opts.admin);
+  app.get(
+    '/api/admin/jobs',
+    {
+      schema: {
+        summary: 'Scheduled jobs: interval, next slot, lease holder and last run (admin)',
+        tags: ['jobs'],
+        response: {
+          200: Type.Object({
+            items: Type.Array(
+              Type.Object({
+                name: Type.String(),
+                every_seconds: Type.Number(),
+                offset_seconds: Type.Number(),
+                next_slot: Type.String(),
+                lease_owner: Type.Union([Type.String(), Type.Null()]),
+                lease_until: Type.Union([Type.String(), Type.Null()]),
+                last_run: Type.Union([JobRunBody, Type.Null()]),
+              }),
+            ),
+          }),
+          401: { description: 'UNAUTHORIZED', ...ErrorBody },
+          403: { description: 'FORBIDDEN (not an admin) or CROSS_SITE', ...ErrorBody },
+        },
+      },
+    },
+    async (req, reply) => {
+      reply.header('cache-control', 'private, no-store');
+      return { items: await opts.jobs.list() };
+    },
+  );
+
+  app.get(
+    '/api/admin/jobs/runs',
+    {
+      schema: {
+        summary: 'Run history of the scheduled jobs, newest first (admin)',
+        tags: ['jobs'],
+        querystring: runsQuery,
+        response: {
+          200: Type.Object({ items: Type.Array(JobRunBody), next_before_id: Type.Union([Type.String(), Type.Null()]) }),
+          400: { description: 'VALIDATION_ERROR', ...ErrorBody },
+          401: { description: 'UNAUTHORIZED', ...ErrorBody },
+          403: { description: 'FORBIDDEN (not an admin) or CROSS_SITE', ...ErrorBody },
+          404: { description: 'JOB_NOT_FOUND', ...ErrorBody },
+        },
+      },
+    },
+    async (req, reply) => {
+      const q = req.query;
+      if (q.job !== undefined && !opts.jobs.has(q.job)) throw new HttpError(404, 'JOB_NOT_FOUND', `no job named ${q.job}`);
+      const limit = q.limit ?? 50;
+      const items = await opts.jobs.runs({ ...(q.job !== undefined && { job: q.job }), ...(q.status && { status: q.status }), ...(q.before_id !== undefined && { beforeId: q.before_id }), limit });
+      reply.header('cache-control', 'private, no-store');
+      return { items, next_before_id: items.length === limit ? items[items.length - 1]!.id : null };
+    },
+  );
+}

@@ -1,0 +1,340 @@
+// The outbox (issue 8 item 3, decisions B20–B23): how the bridge changes its database and a canister
+// without a shared transaction. A feature writes an operation row in the same transaction as its own
+// change (`enqueue`); after the commit it runs the call at once (`run`, the fast path, so the HTTP
+// answer can report the outcome) under the row's op_id, which the canister uses to answer a repeat
+// with the first answer (decision U5); the answer is applied to the database in one transaction that
+// also marks the row done. A crash at any point leaves a pending row, which the reconciler (at start
+// and every OUTBOX_RECONCILE_SECONDS) runs again: the repeat is safe because the call is idempotent.
+// What cannot be finished (a refusal, or attempts exhausted) is compensated by the operation's handler.
+//
+// Rows of one aggregate (e.g. `user:<id>`) run in creation order: a row waits while an earlier row of
+// its aggregate is pending, so a later KYC decision or password can never be overtaken by an earlier one.
+import { randomUUID } from 'node:crypto';
+import { sql, type Transaction } from 'kysely';
+import type { Database, Db } from '../db/index.ts';
+
+/**
+ * Where a fault can be injected (tests only): a throw at `before-call` (after the enqueue commit),
+ * `after-call` (the answer received, not applied) or `after-apply` (before the follow-up) is a crash of
+ * the process; a throw at `lost-reply` is a call that did its work but whose reply never arrived.
+ */
+export type FaultPoint = 'before-call' | 'lost-reply' | 'after-call' | 'after-apply';
+/** Test-only hook (never reachable from configuration): throwing leaves the row as a crash would. */
+export type FaultHook = (point: FaultPoint, op: { operation: string; opId: string }) => void | Promise<void>;
+
+export interface OutboxOp<P> {
+  id: string;
+  operation: string;
+  opId: string;
+  aggregate: string;
+  payload: P;
+  attempts: number;
+}
+
+export interface OperationHandler<P, R, A = unknown> {
+  /** The cross-system call, idempotent under `op.opId`. A throw is transient: the row is retried. */
+  call(op: OutboxOp<P>): Promise<R>;
+  /** The bridge's own change for the answer (success or refusal), in the transaction that marks the row done. */
+  apply(trx: Transaction<Database>, op: OutboxOp<P>, result: R): Promise<void>;
+  /** Undoes the bridge's side when the call cannot be finished (cancelled, or attempts exhausted). */
+  compensate?(trx: Transaction<Database>, op: OutboxOp<P>, reason: string): Promise<void>;
+  /** After the commit (emails): at most once per completion, never retried; its value is handed to `run`'s caller. */
+  after?(op: OutboxOp<P>, result: R): Promise<A>;
+}
+
+export type RunOutcome<R, A = unknown> =
+  | { state: 'done'; result: R; after?: A }
+  | { state: 'pending'; error?: string }
+  | { state: 'compensated'; error: string };
+
+export interface OutboxOptions {
+  db: Db;
+  now?: () => number;
+  log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** How often the reconciler looks for pending rows (ms); 0 turns the timer off. */
+  reconcileMs?: number;
+  /** A running row's lease: another runner takes it over after this long (a crashed holder). */
+  leaseMs?: number;
+  /** Attempts before the handler compensates (default 20: about 1.4 hours of backoff). */
+  maxAttempts?: number;
+  faults?: FaultHook;
+}
+
+export const OUTBOX_LEASE_MS = 60_000;
+export const OUTBOX_MAX_ATTEMPTS = 20;
+const BATCH = 50;
+
+/** bigint-safe JSON for payloads and results (canister answers carry nat64). */
+const toJson = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? { $bigint: x.toString() } : x));
+const fromJson = (v: unknown): unknown => {
+  const revive = (x: unknown): unknown => {
+    if (Array.isArray(x)) return x.map(revive);
+    if (x && typeof x === 'object') {
+      const o = x as Record<string, unknown>;
+      if (Object.keys(o).length === 1 && typeof o.$bigint === 'string') return BigInt(o.$bigint);
+      return Object.fromEntries(Object.entries(o).map(([k, y]) => [k, revive(y)]));
+    }
+    return x;
+  };
+  return revive(typeof v === 'string' ? JSON.parse(v) : v);
+};
+
+/** Backoff after the n-th failed attempt: 5 s doubling, at most 5 minutes. */
+export const retryDelayMs = (attempts: number) => Math.min(300_000, 5_000 * 2 ** Math.max(0, attempts - 1));
+
+export class Outbox {
+  readonly #db: Db;
+  readonly #opts: OutboxOptions;
+  readonly #handlers = new Map<string, OperationHandler<never, never, unknown>>();
+  #timer: NodeJS.Timeout | undefined;
+  #reconciling: Promise<number> | undefined;
+  #closed = false;
+
+  constructor(opts: OutboxOptions) {
+    this.#db = opts.db;
+    this.#opts = opts;
+  }
+
+  register<P, R, A = unknown>(operation: string, handler: OperationHandler<P, R, A>): void {
+    if (this.#handlers.has(operation)) throw new Error(`outbox operation ${operation} is already registered`);
+    this.#handlers.set(operation, handler as unknown as OperationHandler<never, never, unknown>);
+  }
+
+  /**
+   * Writes the operation in the caller's transaction: it exists iff the caller commits. An op_id that
+   * already exists is kept as it is (the same operation asked for again); returns whether it is new.
+   */
+  async enqueue<P>(trx: Transaction<Database>, op: { operation: string; opId: string; aggregate: string; payload: P }): Promise<boolean> {
+    if (!this.#handlers.has(op.operation)) throw new Error(`outbox operation ${op.operation} has no handler`);
+    // Rows of one aggregate are numbered in commit order: writers of an aggregate serialise here.
+    await sql`select pg_advisory_xact_lock(hashtext(${op.aggregate}))`.execute(trx);
+    const now = new Date(this.#now());
+    const row = await trx
+      .insertInto('bridge_outbox')
+      .values({ operation: op.operation, op_id: op.opId, aggregate: op.aggregate, payload: toJson(op.payload), next_attempt_at: now, created_at: now, updated_at: now })
+      .onConflict((oc) => oc.column('op_id').doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Whether an operation of the aggregate is still pending (e.g. to refuse a conflicting request). */
+  async pending(aggregate: string, operation?: string): Promise<boolean> {
+    let q = this.#db.selectFrom('bridge_outbox').select('id').where('aggregate', '=', aggregate).where('state', '=', 'pending');
+    if (operation) q = q.where('operation', '=', operation);
+    return (await q.executeTakeFirst()) !== undefined;
+  }
+
+  /**
+   * The fast path: runs the operation now if it can be claimed (not leased by another runner, no earlier
+   * pending row of its aggregate). A done row answers its recorded result; a row that cannot run now
+   * answers pending (the reconciler finishes it).
+   */
+  async run<R, A = unknown>(opId: string): Promise<RunOutcome<R, A>> {
+    const row = await this.#db.selectFrom('bridge_outbox').selectAll().where('op_id', '=', opId).executeTakeFirst();
+    if (!row) throw new Error(`no outbox operation ${opId}`);
+    if (row.state === 'done') return { state: 'done', result: fromJson(row.result) as R };
+    if (row.state === 'compensated') return { state: 'compensated', error: row.last_error ?? 'compensated' };
+    return this.#attempt<R, A>(row.id, false);
+  }
+
+  /**
+   * Gives up on a pending operation that no one is running: its handler compensates, in one transaction
+   * that marks the row compensated. False when the row is running elsewhere or already finished.
+   */
+  async cancel(opId: string, reason: string): Promise<boolean> {
+    return this.#db.transaction().execute(async (trx) => {
+      const now = new Date(this.#now());
+      const row = await trx
+        .updateTable('bridge_outbox')
+        .set({ state: 'compensated', last_error: reason.slice(0, 1000), lease_token: null, lease_until: null, updated_at: now })
+        .where('op_id', '=', opId)
+        .where('state', '=', 'pending')
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) return false;
+      const handler = this.#handler(row.operation);
+      await handler.compensate?.(trx, this.#op(row) as never, reason);
+      return true;
+    });
+  }
+
+  /** Runs every pending row that is due and free; returns how many finished (done or compensated). */
+  reconcile(): Promise<number> {
+    this.#reconciling ??= (async () => {
+      let finished = 0;
+      try {
+        for (;;) {
+          if (this.#closed) break;
+          const now = new Date(this.#now());
+          const due = await this.#db
+            .selectFrom('bridge_outbox')
+            .select('id')
+            .where('state', '=', 'pending')
+            .where('next_attempt_at', '<=', now)
+            .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+            .orderBy('id')
+            .limit(BATCH)
+            .execute();
+          let progressed = 0;
+          for (const { id } of due) {
+            if (this.#closed) break;
+            const out = await this.#attempt(id, true).catch((err: unknown) => {
+              this.#opts.log?.error({ event: 'outbox.reconcile_failed', id, err: err instanceof Error ? err.message : String(err) }, 'an outbox operation could not be reconciled');
+              return { state: 'pending' as const };
+            });
+            if (out.state !== 'pending') progressed++;
+          }
+          finished += progressed;
+          // Another pass only when this one finished something that may have unblocked a later row.
+          if (due.length < BATCH && progressed === 0) break;
+          if (progressed === 0) break;
+        }
+      } finally {
+        this.#reconciling = undefined;
+      }
+      return finished;
+    })();
+    return this.#reconciling;
+  }
+
+  /** Reconciles now (what a crash left) and then every `reconcileMs`. */
+  start(): void {
+    const tick = () => void this.reconcile().catch((err: unknown) => this.#opts.log?.error({ event: 'outbox.reconcile_failed', err: err instanceof Error ? err.message : String(err) }, 'outbox reconciliation failed'));
+    tick();
+    const every = this.#opts.reconcileMs ?? 30_000;
+    if (every > 0) {
+      this.#timer = setInterval(tick, every);
+      this.#timer.unref();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer) clearInterval(this.#timer);
+    await this.#reconciling?.catch(() => undefined);
+  }
+
+  /** Rows (never their payloads: they hold password hashes and tokens), oldest first unless `newestFirst`. */
+  async list(filter: { state?: 'pending' | 'done' | 'compensated'; aggregate?: string; opId?: string; newestFirst?: boolean; limit?: number } = {}) {
+    let q = this.#db
+      .selectFrom('bridge_outbox')
+      .select(['id', 'operation', 'op_id', 'aggregate', 'state', 'attempts', 'last_error', 'next_attempt_at', 'created_at', 'updated_at'])
+      .orderBy('id', filter.newestFirst ? 'desc' : 'asc');
+    if (filter.limit !== undefined) q = q.limit(filter.limit);
+    if (filter.state) q = q.where('state', '=', filter.state);
+    if (filter.aggregate) q = q.where('aggregate', '=', filter.aggregate);
+    if (filter.opId) q = q.where('op_id', '=', filter.opId);
+    return (await q.execute()).map((r) => ({ ...r, id: String(r.id) }));
+  }
+
+  #now(): number {
+    return (this.#opts.now ?? Date.now)();
+  }
+
+  #handler(operation: string): OperationHandler<unknown, unknown, unknown> {
+    const h = this.#handlers.get(operation);
+    if (!h) throw new Error(`outbox operation ${operation} has no handler`);
+    return h as unknown as OperationHandler<unknown, unknown, unknown>;
+  }
+
+  #op(row: { id: string; operation: string; op_id: string; aggregate: string; payload: unknown; attempts: number }): OutboxOp<unknown> {
+    return { id: String(row.id), operation: row.operation, opId: row.op_id, aggregate: row.aggregate, payload: fromJson(row.payload), attempts: row.attempts };
+  }
+
+  async #fault(point: FaultPoint, op: OutboxOp<unknown>): Promise<void> {
+    await this.#opts.faults?.(point, { operation: op.operation, opId: op.opId });
+  }
+
+  async #attempt<R, A>(id: string, reconciling: boolean): Promise<RunOutcome<R, A>> {
+    const now = this.#now();
+    const token = randomUUID();
+    // Claim: pending, not leased by a live runner, due (the fast path ignores the backoff: a person is
+    // waiting), and no earlier pending row of the same aggregate.
+    const claimed = await this.#db
+      .updateTable('bridge_outbox as o')
+      .set((eb) => ({ lease_token: token, lease_until: new Date(now + (this.#opts.leaseMs ?? OUTBOX_LEASE_MS)), attempts: eb('o.attempts', '+', 1), updated_at: new Date(now) }))
+      .where('o.id', '=', id)
+      .where('o.state', '=', 'pending')
+      .where((eb) => eb.or([eb('o.lease_until', 'is', null), eb('o.lease_until', '<', new Date(now))]))
+      .$if(reconciling, (qb) => qb.where('o.next_attempt_at', '<=', new Date(now)))
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('bridge_outbox as e').select('e.id').whereRef('e.aggregate', '=', 'o.aggregate').whereRef('e.id', '<', 'o.id').where('e.state', '=', 'pending'))),
+      )
+      .returningAll()
+      .executeTakeFirst();
+    if (!claimed) {
+      const row = await this.#db.selectFrom('bridge_outbox').select(['state', 'result', 'last_error']).where('id', '=', id).executeTakeFirst();
+      if (row?.state === 'done') return { state: 'done', result: fromJson(row.result) as R };
+      if (row?.state === 'compensated') return { state: 'compensated', error: row.last_error ?? 'compensated' };
+      return { state: 'pending' };
+    }
+    const op = this.#op(claimed);
+    const handler = this.#handler(op.operation);
+    await this.#fault('before-call', op);
+    let result: unknown;
+    try {
+      result = await handler.call(op);
+      await this.#fault('lost-reply', op);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return this.#failed(op, token, message);
+    }
+    await this.#fault('after-call', op);
+    const applied = await this.#db.transaction().execute(async (trx) => {
+      const mine = await trx
+        .updateTable('bridge_outbox')
+        .set({ state: 'done', result: toJson(result), last_error: null, lease_token: null, lease_until: null, updated_at: new Date(this.#now()) })
+        .where('id', '=', op.id)
+        .where('state', '=', 'pending')
+        .where('lease_token', '=', token)
+        .returning('id')
+        .executeTakeFirst();
+      // Our lease ran out and another runner finished it: its apply stands, ours must not repeat it.
+      if (!mine) return false;
+      await handler.apply(trx, op, result);
+      return true;
+    });
+    if (!applied) return this.run<R, A>(op.opId);
+    this.#opts.log?.info({ event: 'outbox.done', operation: op.operation, op_id: op.opId, attempts: op.attempts, reconciled: reconciling }, 'outbox operation done');
+    await this.#fault('after-apply', op);
+    let after: unknown;
+    if (handler.after) {
+      after = await handler.after(op, result).catch((err: unknown) => {
+        this.#opts.log?.warn({ event: 'outbox.after_failed', operation: op.operation, op_id: op.opId, err: err instanceof Error ? err.message : String(err) }, 'a follow-up of an outbox operation failed');
+        return undefined;
+      });
+    }
+    return { state: 'done', result: result as R, ...(after !== undefined && { after: after as A }) };
+  }
+
+  async #failed<R, A>(op: OutboxOp<unknown>, token: string, message: string): Promise<RunOutcome<R, A>> {
+    const max = this.#opts.maxAttempts ?? OUTBOX_MAX_ATTEMPTS;
+    const handler = this.#handler(op.operation);
+    if (op.attempts >= max) {
+      const reason = `gave up after ${op.attempts} attempts: ${message}`;
+      const done = await this.#db.transaction().execute(async (trx) => {
+        const mine = await trx
+          .updateTable('bridge_outbox')
+          .set({ state: 'compensated', last_error: reason.slice(0, 1000), lease_token: null, lease_until: null, updated_at: new Date(this.#now()) })
+          .where('id', '=', op.id)
+          .where('lease_token', '=', token)
+          .returning('id')
+          .executeTakeFirst();
+        if (mine) await handler.compensate?.(trx, op, reason);
+        return mine !== undefined;
+      });
+      this.#opts.log?.error({ event: 'outbox.gave_up', operation: op.operation, op_id: op.opId, attempts: op.attempts, err: message }, 'an outbox operation was compensated after its last attempt');
+      return done ? { state: 'compensated', error: reason } : { state: 'pending', error: message };
+    }
+    await this.#db
+      .updateTable('bridge_outbox')
+      .set({ last_error: message.slice(0, 1000), lease_token: null, lease_until: null, next_attempt_at: new Date(this.#now() + retryDelayMs(op.attempts)), updated_at: new Date(this.#now()) })
+      .where('id', '=', op.id)
+      .where('lease_token', '=', token)
+      .execute();
+    this.#opts.log?.warn({ event: 'outbox.retry', operation: op.operation, op_id: op.opId, attempts: op.attempts, err: message }, 'an outbox operation failed; it is retried');
+    return { state: 'pending', error: message };
+  }
+}
