@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { encryptRegistration } from '../services/bridge/src/registration/client-crypto.ts';
-import { signPayload } from '../services/bridge/src/membership/webhook.ts';
+import { signPayload } from '../services/bridge/src/payments/signature.ts';
 import { DEV_ADMIN_EMAIL, DEV_WEBHOOK_SECRET, JOURNEY_PASSWORD } from './dev-defaults.ts';
 
 const BRIDGE = process.env.BRIDGE_URL ?? `http://127.0.0.1:${process.env.BRIDGE_PORT ?? 3200}`;

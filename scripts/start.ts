@@ -1,13 +1,16 @@
 // `npm start`: the whole platform on embedded defaults, no external server needed.
-// The notification service in stub mode and the bridge (PGlite and the embedded canisters under
-// .data/bridge, email through that notification service).
+// The notification service in stub mode, the bridge (PGlite and the embedded canisters under
+// .data/bridge, email through that notification service) and, in front of both, the platform gateway:
+// the one origin a person opens (issue 17).
 import { ConfigError } from '@domdao/config';
 import { startNotificationService } from '../services/notification/src/main.ts';
 import { startBridge } from '../services/bridge/src/main.ts';
+import { startGateway } from '../services/gateway/src/main.ts';
+import { buildPortal } from '../apps/portal/build.ts';
 
 /** Documented in README: only for local development, never for a deployment. */
 import type { AddressInfo } from 'node:net';
-import { DEV_ADMIN_EMAIL, DEV_DOM_PRICE_USD, DEV_HOST, DEV_NOTIFICATION_TOKEN, DEV_WEBHOOK_SECRET, JOURNEY_PASSWORD } from './dev-defaults.ts';
+import { DEV_ADMIN_EMAIL, DEV_DOM_PRICE_USD, DEV_FAUCET_DOM, DEV_TREASURY_DOM, DEV_HOST, DEV_NOTIFICATION_TOKEN, DEV_WEBHOOK_SECRET, DEV_API_TOKEN, JOURNEY_PASSWORD } from './dev-defaults.ts';
 import { devPriceSources, startDevPriceSource } from './dev-price-source.ts';
 
 // Empty counts as unset, as in the services (a copied .env.example leaves many variables empty).
@@ -20,10 +23,17 @@ if (!env.SERVICE_TOKEN) {
   generatedToken = true;
 }
 
-// Each service keeps its own default port unless NOTIFICATION_PORT / BRIDGE_PORT say otherwise.
+// Each service keeps its own default port unless NOTIFICATION_PORT / BRIDGE_PORT / GATEWAY_PORT say otherwise.
 const { PORT: _port, ...shared } = env;
+const gatewayPort = env.GATEWAY_PORT ?? '3000';
+// Links, the login page and the allowed front-end origin are the gateway's: the one URL a person opens.
+const gatewayOrigin = `http://${env.HOST === DEV_HOST || env.HOST === '0.0.0.0' || env.HOST === '::' ? DEV_HOST : env.HOST}:${gatewayPort}`;
+// The services see the client's address behind the gateway (it runs on loopback here).
+shared.TRUST_PROXY ??= 'loopback';
 
 try {
+  // The member web app the bridge serves at / (decision F1): built when missing or stale (well under a second).
+  if (!env.PORTAL_DIR) await buildPortal({ log: (line) => console.log(line) });
   const notification = await startNotificationService({ ...shared, ...(env.NOTIFICATION_PORT && { PORT: env.NOTIFICATION_PORT }) });
   const url = (a: AddressInfo) => `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
   const base = url(notification.server.address() as AddressInfo);
@@ -37,46 +47,66 @@ try {
     ...shared,
     DEV_OUTBOX_FILE: env.DEV_OUTBOX_FILE ?? `${dataDir}/dev-outbox.jsonl`,
     PAYMENT_WEBHOOK_SECRET: env.PAYMENT_WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET,
+    API_TOKEN: env.API_TOKEN ?? DEV_API_TOKEN,
     BOOTSTRAP_ADMIN_EMAILS: env.BOOTSTRAP_ADMIN_EMAILS ?? DEV_ADMIN_EMAIL,
     ...(env.BRIDGE_PORT && { PORT: env.BRIDGE_PORT }),
-    // Links and the allowed origin follow BRIDGE_PORT (the bridge's own defaults assume 3200).
-    PUBLIC_URL: env.PUBLIC_URL ?? `http://127.0.0.1:${env.BRIDGE_PORT ?? 3200}`,
-    FRONTEND_ORIGINS: env.FRONTEND_ORIGINS ?? `http://127.0.0.1:${env.BRIDGE_PORT ?? 3200}`,
+    // Links go through the gateway; the bridge's own port stays usable directly (its origin is allowed too).
+    PUBLIC_URL: env.PUBLIC_URL ?? gatewayOrigin,
+    FRONTEND_ORIGINS: env.FRONTEND_ORIGINS ?? `${gatewayOrigin},http://127.0.0.1:${env.BRIDGE_PORT ?? 3200}`,
     NOTIFICATION_SERVICE_URL: env.NOTIFICATION_SERVICE_URL ?? local,
     NOTIFICATION_SERVICE_TOKEN: env.NOTIFICATION_SERVICE_TOKEN ?? env.SERVICE_TOKEN,
     ...(fakePrice && { PRICE_SOURCES: devPriceSources(DEV_DOM_PRICE_USD, fakePrice.url) }),
+    // The member web app's simulated card checkout (decision F8), through the signed webhook.
+    DEV_CHECKOUT: env.DEV_CHECKOUT ?? 'true',
+    // Development DOM (issue 11): a faucet for members and a funded treasury, on the embedded ledger only.
+    ...(!env.IC_GOVERNANCE_CANISTER_ID && { DEV_FAUCET_DOM: env.DEV_FAUCET_DOM ?? String(DEV_FAUCET_DOM), EMBEDDED_TREASURY_DOM: env.EMBEDDED_TREASURY_DOM ?? String(DEV_TREASURY_DOM) }),
   });
   const bridgeBase = url(bridge.app.server.address() as AddressInfo);
+  const gateway = await startGateway({
+    ...shared,
+    PORT: gatewayPort,
+    BRIDGE_URL: bridgeBase.replace(/\/\/(0\.0\.0\.0|\[::\])/, '//127.0.0.1'),
+    NOTIFICATION_URL: local,
+    NOTIFICATION_SERVICE_TOKEN: env.SERVICE_TOKEN,
+    // The gateway trusts only what a load balancer in front of it would say; here nothing is in front.
+    TRUST_PROXY: 'false',
+  });
+  const home = url(gateway.app.server.address() as AddressInfo);
   const exposed = env.HOST !== DEV_HOST ? `  WARNING: HOST=${env.HOST}: the development secrets below are reachable from the network` : '';
   const mode = env.EMAIL_PROVIDER_API_KEY ? `delivering through ${env.EMAIL_PROVIDER ?? 'resend'}` : 'stub mode: nothing is delivered';
   console.error(
     [
       '',
       'DOM DAO platform is up (embedded defaults)',
+      `  platform gateway      ${home}  (open this one: the web app at /, the bridge's routes, POST /register, /notify/* → notification)`,
       `  notification service  ${base}  (${mode})`,
       `  bridge service        ${bridgeBase}  (${bridge.dbKind} database, ${bridge.config.SESSION_STORE} sessions, ${bridge.canisters.mode} canisters, state in ${bridge.config.DATA_DIR})`,
       `  service token         ${generatedToken ? `${DEV_NOTIFICATION_TOKEN}  (development default; set SERVICE_TOKEN to override)` : 'from SERVICE_TOKEN'}`,
       '',
       ...(exposed ? [exposed, ''] : []),
-      `  home ${bridgeBase}/   sign in at ${bridgeBase}/login`,
-      `  register: npm run register -- --email ada@example.org --name 'Ada Lovelace' --dob 1990-05-01   (asks for the password)`,
+      `  member web app ${home}/   join at ${home}/join, sign in at ${home}/login, admin console ${home}/admin (simulated checkout on /me: development only)`,
+      `  or register from a terminal: npm run register -- --email ada@example.org --name 'Ada Lovelace' --dob 1990-05-01   (asks for the password)`,
       `  first admin: ${DEV_ADMIN_EMAIL} (admin once verified). It has no password until it is registered: register it as above`,
       `               with the password you choose, or let \`npm run journey\` register it with the password '${JOURNEY_PASSWORD}'`,
       `  development defaults: verification links in ${dataDir}/dev-outbox.jsonl, payment webhook secret ${DEV_WEBHOOK_SECRET};`,
       `                        \`npm run journey\` walks the whole membership journey against this platform`,
-      `  price: ${bridgeBase}/api/price/dom-usd   history: ${bridgeBase}/api/price/dom-usd/history`,
+      `  price: ${home}/api/price/dom-usd   history: ${home}/api/price/dom-usd/history`,
       `         ${fakePrice ? `development sources: fixed ${DEV_DOM_PRICE_USD} USD and a local fake JSON source at ${fakePrice.url}` : 'sources from PRICE_SOURCES / PRICE_SOURCES_FILE'}`,
-      `  governance: ${bridgeBase}/api/governance/proposals   ratified price: ${bridgeBase}/api/governance/price   settings: ${bridgeBase}/api/governance/settings`,
+      `  price proposals: job price:proposal every ${bridge.config.PRICE_PROPOSAL_INTERVAL_SECONDS / 60} min (min change ${bridge.config.PRICE_PROPOSAL_MIN_CHANGE_PCT} %, heartbeat ${bridge.config.PRICE_PROPOSAL_HEARTBEAT_HOURS} h); runs: ${home}/api/admin/jobs/runs?job=price:proposal (admin)`,
+      `                   run now: curl -s -X POST ${home}/api/admin/price/submit-proposal -H 'x-api-token: ${env.API_TOKEN ? '$API_TOKEN' : DEV_API_TOKEN}'`,
+      `  governance: ${home}/api/governance/proposals   ratified price: ${home}/api/governance/price   settings: ${home}/api/governance/settings`,
       `              members sign in, then POST /api/governance/propose, /vote, /execute (session cookie, from a front-end origin)`,
-      `  try: curl -s ${bridgeBase}/health`,
-      `       curl -s ${base}/api/v1/health`,
-      `       curl -s -X POST ${base}/api/v1/send -H 'authorization: Bearer ${generatedToken ? DEV_NOTIFICATION_TOKEN : '$SERVICE_TOKEN'}' \\`,
+      `  DOM:        POST ${home}/api/dev/faucet gives a signed-in member ${DEV_FAUCET_DOM} test DOM (development only); campaigns at ${home}/api/campaigns, treasury ${home}/api/treasury`,
+      `  AI: ${bridge.config.INFERENCE_URL ? `inference at ${bridge.config.INFERENCE_URL} (models ${bridge.config.INFERENCE_DEFAULT_MODEL}, ${bridge.config.INFERENCE_EMBED_MODEL})` : 'no inference server configured (set INFERENCE_URL to an OpenAI-compatible server): /api/ai/* answer 503 CIRCUIT_OPEN'};  health: ${home}/api/ai/health`,
+      `  try: curl -s ${home}/health`,
+      `       curl -s ${home}/notify/api/v1/health`,
+      `       curl -s -X POST ${home}/notify/api/v1/send -H 'authorization: Bearer ${generatedToken ? DEV_NOTIFICATION_TOKEN : '$SERVICE_TOKEN'}' \\`,
       `            -H 'content-type: application/json' \\`,
       `            -d '{"type":"welcome","to":"ada@example.com","domain":"domdao.example","data":{"user_name":"Ada"}}'`,
       '',
     ].join('\n'),
   );
-  const stop = () => void Promise.all([bridge.app.close(), notification.close(), fakePrice?.close()]).then(() => process.exit(0));
+  const stop = () => void Promise.all([gateway.app.close(), bridge.app.close(), notification.close(), fakePrice?.close()]).then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 } catch (err) {

@@ -5,11 +5,12 @@ import { readFileSync } from 'node:fs';
 import { it } from 'node:test';
 import { BridgeEnv } from '../../services/bridge/src/config.ts';
 import { NotificationEnv } from '../../services/notification/src/config.ts';
+import { GatewayEnv } from '../../services/gateway/src/config.ts';
 
 const root = new URL('../..', import.meta.url);
-const EXTRA = ['NOTIFICATION_PORT', 'BRIDGE_PORT', 'BRIDGE_URL', 'NOTIFICATION_SERVICE_URL', 'NOTIFICATION_SERVICE_TOKEN', 'IC_HOST', 'IC_IDENTITY_PEM_FILE', 'IC_FETCH_ROOT_KEY', 'IC_GOVERNANCE_CANISTER_ID', 'IC_MEMBERSHIP_CANISTER_ID', 'IC_USER_CANISTER_ID', 'IC_CAMPAIGN_CANISTER_ID', 'IC_TREASURY_CANISTER_ID'];
+const EXTRA = ['NOTIFICATION_PORT', 'BRIDGE_PORT', 'GATEWAY_PORT', 'BRIDGE_URL', 'NOTIFICATION_SERVICE_URL', 'NOTIFICATION_SERVICE_TOKEN', 'IC_HOST', 'IC_IDENTITY_PEM_FILE', 'IC_FETCH_ROOT_KEY', 'IC_GOVERNANCE_CANISTER_ID', 'IC_MEMBERSHIP_CANISTER_ID', 'IC_USER_CANISTER_ID', 'IC_CAMPAIGN_CANISTER_ID', 'IC_TREASURY_CANISTER_ID', 'IC_LEDGER_CANISTER_ID'];
 
-it('issue 8 item 20: .env.example lists every variable of both services, each once and commented', () => {
+it('issue 8 item 20: .env.example lists every variable of the services and the gateway, each once and commented', () => {
   const lines = readFileSync(new URL('.env.example', root), 'utf8').split('\n');
   const names: string[] = [];
   lines.forEach((line, i) => {
@@ -18,7 +19,7 @@ it('issue 8 item 20: .env.example lists every variable of both services, each on
     names.push(m[1]!);
     assert.match(lines[i - 1] ?? '', /^#\s+\S/, `${m[1]} has a comment line above it`);
   });
-  const expected = new Set([...Object.keys(BridgeEnv.properties), ...Object.keys(NotificationEnv.properties), ...EXTRA]);
+  const expected = new Set([...Object.keys(BridgeEnv.properties), ...Object.keys(NotificationEnv.properties), ...Object.keys(GatewayEnv.properties), ...EXTRA]);
   assert.equal(new Set(names).size, names.length, 'no variable twice');
   const missing = [...expected].filter((n) => !names.includes(n));
   const unknown = names.filter((n) => !expected.has(n));

@@ -61,15 +61,17 @@ describe('npm start and npm run register', () => {
   let banner = '';
   let bridgePort = 0;
   let notificationPort = 0;
+  let gatewayPort = 0;
   let bridge = '';
 
   before(async () => {
     bridgePort = await freePort();
     notificationPort = await freePort();
+    gatewayPort = await freePort();
     bridge = `http://127.0.0.1:${bridgePort}`;
     child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
       cwd: root,
-      env: { ...baseEnv, BRIDGE_PORT: String(bridgePort), NOTIFICATION_PORT: String(notificationPort) },
+      env: { ...baseEnv, BRIDGE_PORT: String(bridgePort), NOTIFICATION_PORT: String(notificationPort), GATEWAY_PORT: String(gatewayPort) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.resume();
@@ -99,10 +101,11 @@ describe('npm start and npm run register', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('decision R10: without HOST, both services listen on 127.0.0.1 only, as the banner says', async () => {
+  it('decision R10: without HOST, the gateway and both services listen on 127.0.0.1 only, as the banner says (the gateway first, issue 17)', async () => {
+    assert.match(banner, new RegExp(`up \\(embedded defaults\\)\\n +platform gateway +http://127\\.0\\.0\\.1:${gatewayPort} `));
     assert.match(banner, new RegExp(`notification service +http://127\\.0\\.0\\.1:${notificationPort} `));
     assert.match(banner, new RegExp(`bridge service +http://127\\.0\\.0\\.1:${bridgePort} `));
-    for (const port of [bridgePort, notificationPort]) {
+    for (const port of [gatewayPort, bridgePort, notificationPort]) {
       assert.equal(await accepts('127.0.0.1', port), true, `127.0.0.1:${port}`);
       // 127.0.0.2 is loopback too: a 0.0.0.0 listener accepts it, a 127.0.0.1 listener does not.
       assert.equal(await accepts('127.0.0.2', port), false, `127.0.0.2:${port} must be refused`);
@@ -113,6 +116,27 @@ describe('npm start and npm run register', () => {
     assert.match(banner, /npm run register -- --email \S+ --name .+ --dob \d{4}-\d{2}-\d{2}/);
     assert.match(banner, /first admin: admin@domdao\.localhost .*no password until it is registered/);
     assert.match(banner, /npm run journey` register it with the password 'a long journey passphrase'/);
+  });
+
+  it('issue 10 (decisions O20, O22): the banner names the price-proposal job; its development X-API-Token runs it', async () => {
+    assert.match(banner, /price proposals: job price:proposal every 60 min \(min change 2 %, heartbeat 120 h\)/);
+    const cmd = /run now: curl -s -X POST (\S+) -H 'x-api-token: (dev-api-token-change-me)'/.exec(banner);
+    assert.ok(cmd, banner);
+    assert.equal((await fetch(cmd[1]!, { method: 'POST' })).status, 401);
+    // Development sources agree within a second of start: the run submits (nothing ratified yet) or,
+    // when the schedule's first run already did, names the pending proposal.
+    let r: Response;
+    for (;;) {
+      r = await fetch(cmd[1]!, { method: 'POST', headers: { 'x-api-token': cmd[2]! } });
+      const body = (await r.clone().json()) as { error?: string };
+      if (body.error !== 'NO_AGGREGATE') break;
+      await new Promise((res) => setTimeout(res, 200));
+    }
+    const body = (await r.json()) as { error?: string; proposal_id?: string; source_url?: string | null };
+    assert.ok(r.status === 201 || (r.status === 409 && body.error === 'PROPOSAL_PENDING'), JSON.stringify(body));
+    if (r.status === 201) assert.equal(body.source_url, null, 'a plain-http development bridge cites the record in the body only (decision O21)');
+    const list = (await (await fetch(`${bridge}/api/governance/proposals?category=SetDomPrice`)).json()) as { items: unknown[] };
+    assert.equal(list.items.length, 1);
   });
 
   it('issue 8 item 19: npm run register seals the fields, posts JSON and the account can verify and sign in', async () => {
