@@ -1,4 +1,4 @@
-// scripts/test.mjs: per-file results and the per-file watchdog (decision R5).
+// scripts/test.mjs: per-file results, the failures repeated at the end, and the per-file watchdog (decision R5).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -62,6 +62,9 @@ describe('scripts/test.mjs', () => {
     assert.deepEqual(summary(r.out), ['ℹ tests 6', 'ℹ suites 0', 'ℹ pass 5', 'ℹ fail 1', 'ℹ cancelled 0', 'ℹ skipped 0', 'ℹ todo 0', 'ℹ duration_ms']);
     // Exactly one summary: the files' own summary lines are folded into their FILE line.
     assert.equal(r.out.match(/^ℹ pass /gm)?.length, 1);
+    // The failure's own words are repeated after the list of failed files, before the summary.
+    const tail = r.out.slice(r.out.indexOf('file(s) failed:'));
+    assert.match(tail, /✖ scripts\/fixtures\/mixed\.fixture\.ts, what failed:\n[\s\S]*✖ three fails[\s\S]*1 !== 2[\s\S]*\nℹ tests 6\n/);
   });
 
   it('exit code 0 when every file passes', () => {

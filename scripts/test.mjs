@@ -40,6 +40,7 @@ function envNumber(name, fallback) {
 
 const concurrency = Math.max(1, envNumber('TEST_CONCURRENCY', 2));
 const fileTimeoutMs = envNumber('TEST_FILE_TIMEOUT_MS', 5 * 60 * 1000);
+const FAILURE_LINES = 80;
 
 const args = process.argv.slice(2);
 const explicit = args.filter((a) => existsSync(resolve(a)) && statSync(resolve(a)).isFile()).map((a) => relative(root, resolve(a)));
@@ -127,6 +128,15 @@ const failed = results.filter((r) => !r.ok);
 if (failed.length > 0) {
   console.log(`\n✖ ${failed.length} file(s) failed:`);
   for (const r of failed) console.log(`  ✖ ${r.file}${r.reason ? `: ${r.reason}` : ''}`);
+  // The failures' own words again, last: a CI log is often read from its end, or only its end is kept.
+  for (const r of failed) {
+    const lines = r.output.split('\n');
+    const at = lines.findIndex((l) => l.replace(ANSI, '').includes('failing tests:'));
+    const block = at >= 0 ? lines.slice(at + 1) : lines.slice(-40);
+    console.log(`\n✖ ${r.file}, what failed:`);
+    console.log(block.slice(0, FAILURE_LINES).join('\n'));
+    if (block.length > FAILURE_LINES) console.log(`  … ${block.length - FAILURE_LINES} more lines above, in the file's own output`);
+  }
 }
 const total = Object.fromEntries(KEYS.map((k) => [k, results.reduce((n, r) => n + r.counts[k], 0)]));
 console.log('');
