@@ -51,7 +51,7 @@ describe('activity feed (decisions N7, N8)', () => {
     const mine = (await feed(active.jar)).items;
     const opened = mine.find((i) => i.title === 'Voting is open: Plant a community garden')!;
     assert.equal(opened.category, 'Vote');
-    assert.equal(opened.deep_link, `https://domdao.example/api/governance/proposals/${id}`);
+    assert.equal(opened.deep_link, `https://domdao.example/proposals/${id}`);
     assert.match(opened.body!, /Voting closes 2026-/);
     assert.ok(mine.some((i) => i.title === 'New proposal: Plant a community garden' && i.category === 'Proposal'));
     const theirs = (await feed(registered.jar)).items;
@@ -96,7 +96,7 @@ describe('activity feed (decisions N7, N8)', () => {
     const page = await h.request({ method: 'GET', url: '/activity', jar: active.jar });
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /Voting is open: Plant a community garden/);
-    assert.match(page.body, /<a href="https:\/\/domdao\.example\/api\/governance\/proposals\/1">/);
+    assert.match(page.body, /<a href="https:\/\/domdao\.example\/proposals\/1">/);
     assert.doesNotMatch(page.body, />Older</, 'fewer than 50 items: one page');
     for (let i = 1; i <= 30; i++) await addActivity(h.opened.db, `test:more:${i}`, { category: 'Test', title: `More ${i}`, audience: { kind: 'all' } }, new Date(h.now()));
     const full = await h.request({ method: 'GET', url: '/activity', jar: active.jar });

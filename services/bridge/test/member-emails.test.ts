@@ -136,7 +136,8 @@ describe('member emails (issue 12; decisions N13–N18)', () => {
     assert.equal(r.json().status, 'sent');
     const mail = sent('friend@example.net', /^Ada Lovelace invited you to DOM DAO$/);
     assert.equal(mail.length, 1);
-    assert.match(mail[0]!.text, /https:\/\/domdao\.example\/register/);
+    // Decision F10: the link opens the member app's join page (GET /register does not exist).
+    assert.match(mail[0]!.text, /https:\/\/domdao\.example\/join\b/);
     assert.equal((await invite('friend@example.net')).statusCode, 202);
     assert.equal(sent('friend@example.net').length, 1, 'the same address the same day: one email');
     assert.equal((await invite('other@example.net', 'https://evil.example')).statusCode, 403);
@@ -183,6 +184,8 @@ describe('member emails (issue 12; decisions N13–N18)', () => {
     for (const who of ['quiet@example.org', 'busy@example.org', 'registered-only@example.org']) assert.equal(reminders(who).length, 0, who);
     const mail = reminders('voter@example.org')[0]!;
     assert.match(mail.subject, /starts tomorrow$/);
+    assert.match(mail.text, new RegExp(`https://domdao\\.example/proposals/${created.Ok}\\b`), 'decision F10: the proposal page of the member app, not the JSON API');
+    assert.doesNotMatch(mail.text, /\/api\/governance\//);
     const ics = Buffer.from(mail.attachments!.find((a) => a.filename === 'event.ics')!.content, 'base64').toString('utf8');
     const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
     assert.match(ics, new RegExp(`DTSTART:${stamp(closes)}`), 'the deadline');

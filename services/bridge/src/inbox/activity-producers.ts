@@ -8,6 +8,7 @@ import type { Database } from '../db/index.ts';
 import type { BridgeEvent, EventType } from '../events/index.ts';
 import type { InboxOptions } from './options.ts';
 import { addActivity, type NewActivity } from './activity.ts';
+import { appLinks } from '../http/app-links.ts';
 
 const TYPES = [
   'ProposalCreated', 'ProposalOpened', 'ProposalApproved', 'ProposalRejected', 'ProposalExecuted', 'ProposalExpired', 'PriceUpdated',
@@ -18,11 +19,9 @@ const TYPES = [
 const day = (iso: string) => new Date(iso).toISOString().slice(0, 10);
 const nsToIso = (ns: string) => new Date(Number(BigInt(ns) / 1_000_000n)).toISOString();
 
-export function proposalLink(o: Pick<InboxOptions, 'linkBase'>, id: string): string {
-  return `${o.linkBase}/api/governance/proposals/${encodeURIComponent(id)}`;
-}
+export const proposalLink = (o: Pick<InboxOptions, 'linkBase'>, id: string): string => appLinks.proposal(o.linkBase, id);
 
-const campaignLink = (o: Pick<InboxOptions, 'linkBase'>, id: string) => `${o.linkBase}/api/campaigns/${encodeURIComponent(id)}`;
+const campaignLink = (o: Pick<InboxOptions, 'linkBase'>, id: string) => appLinks.campaign(o.linkBase, id);
 
 /** e8s as DOM for a feed line: 1250000000 → "12.5 DOM". */
 function dom(e8s: string): string {

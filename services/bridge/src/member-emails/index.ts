@@ -14,6 +14,7 @@ import { deliver, MAX_ATTEMPTS } from '../email/deliveries.ts';
 import { lifecycleEmails, recipient } from './lifecycle.ts';
 import type { MemberEmailsOptions } from './options.ts';
 import { sendVoteReminders } from './vote-reminders.ts';
+import { appLinks } from '../http/app-links.ts';
 
 export type { MemberEmailsOptions } from './options.ts';
 
@@ -98,7 +99,7 @@ export default async function memberEmails(app: BridgeApp, o: MemberEmailsOption
       const r = await deliver(o, {
         key,
         userId: s.user_id,
-        request: { type: 'invitation', to: email, domain: o.brandDomain, data: { inviter_name: me.name, workspace_name: 'DOM DAO', invitation_link: `${o.linkBase}/register`, expires_days: 14 } },
+        request: { type: 'invitation', to: email, domain: o.brandDomain, data: { inviter_name: me.name, workspace_name: 'DOM DAO', invitation_link: appLinks.join(o.linkBase), expires_days: 14 } },
       });
       if (r === 'failed') {
         const row = await o.db.selectFrom('email_deliveries').select('last_error').where('key', '=', key).executeTakeFirst();

@@ -8,6 +8,7 @@ import type { Database } from '../db/index.ts';
 import type { BridgeEvent } from '../events/index.ts';
 import type { Delivery } from '../email/deliveries.ts';
 import type { MemberEmailsOptions } from './options.ts';
+import { appLinks } from '../http/app-links.ts';
 
 const day = (iso: string) => iso.slice(0, 10);
 const noMs = (iso: string) => iso.replace(/\.\d{3}Z$/, 'Z');
@@ -98,7 +99,7 @@ export async function lifecycleEmails(o: MemberEmailsOptions, e: BridgeEvent, db
         user_name: to.name,
         refund_date: noMs(d.at),
         processing_days: 0,
-        support_url: `${o.linkBase}/api/campaigns/${encodeURIComponent(d.campaign_id)}`,
+        support_url: appLinks.campaign(o.linkBase, d.campaign_id),
       },
     };
     return [{ key: `refund-confirmation:${d.campaign_id}:${d.seq}`, userId, eventSeq: e.seq, request }];
@@ -109,11 +110,11 @@ export async function lifecycleEmails(o: MemberEmailsOptions, e: BridgeEvent, db
       e.type === 'CampaignSettled'
         ? (() => {
             const d = e.data as BridgeEvent<'CampaignSettled'>['data'];
-            return d.released && { key: `treasury-milestone:campaign:${d.campaign_id}`, principal: d.beneficiary, title: `Campaign “${d.title}” funded: its escrow was released to you`, e8s: d.released.amount_e8s, block: d.released.block_index, link: `${o.linkBase}/api/campaigns/${encodeURIComponent(d.campaign_id)}` };
+            return d.released && { key: `treasury-milestone:campaign:${d.campaign_id}`, principal: d.beneficiary, title: `Campaign “${d.title}” funded: its escrow was released to you`, e8s: d.released.amount_e8s, block: d.released.block_index, link: appLinks.campaign(o.linkBase, d.campaign_id) };
           })()
         : (() => {
             const d = e.data as BridgeEvent<'TreasuryPayoutPaid'>['data'];
-            return { key: `treasury-milestone:payout:${d.proposal_id}`, principal: d.recipient, title: `Treasury payout of proposal ${d.proposal_id}${d.memo ? `: ${d.memo}` : ''}`, e8s: d.amount_e8s, block: d.block_index, link: `${o.linkBase}/api/governance/proposals/${encodeURIComponent(d.proposal_id)}` };
+            return { key: `treasury-milestone:payout:${d.proposal_id}`, principal: d.recipient, title: `Treasury payout of proposal ${d.proposal_id}${d.memo ? `: ${d.memo}` : ''}`, e8s: d.amount_e8s, block: d.block_index, link: appLinks.proposal(o.linkBase, d.proposal_id) };
           })();
     if (!m) return [];
     const userId = await memberByPrincipal(db, m.principal);

@@ -5,6 +5,7 @@
 import type { Delivery } from '../email/deliveries.ts';
 import { deliver } from '../email/deliveries.ts';
 import type { MemberEmailsOptions } from './options.ts';
+import { appLinks } from '../http/app-links.ts';
 
 export const REMINDER_WINDOWS = [
   { label: '1h' as const, ms: 3_600_000 },
@@ -64,7 +65,7 @@ export async function sendVoteReminders(o: MemberEmailsOptions, log?: { warn(o: 
         continue;
       }
       const [email, name] = await Promise.all([o.openField('email', m.email_encrypted), o.openField('name', m.name_encrypted)]);
-      const link = `${o.linkBase}/api/governance/proposals/${id}`;
+      const link = appLinks.proposal(o.linkBase, String(id));
       const d: Delivery = {
         key,
         userId: m.id,
