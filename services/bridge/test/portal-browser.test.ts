@@ -2,7 +2,8 @@
 // through Playwright against the bridge serving the built app on a test port. The under-13 block and
 // its 24-hour flag; joining with the form sealed in the browser, the verification link, signing in
 // with returnUrl; proposals, a sanitised Markdown body and voting as an Active member; the price;
-// starting a campaign and contributing; my membership, email preferences and activity; signing out
+// search by meaning, the AI summary and drafting helper against a local inference server (plain search
+// when it fails); starting a campaign and contributing; my membership, email preferences and activity; signing out
 // (server session and user_data gone). axe-core finds no serious or critical violation on any page;
 // every page is photographed at 1280 and 375 px into screenshots/portal/ (looked at by a person).
 /// <reference lib="dom" />
@@ -14,6 +15,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { EMBED_SWEEP_JOB } from '../src/ai/index.ts';
+import { startFakeInference, type FakeInference } from './fake-inference.ts';
 import { ADMIN_EMAIL, bridge, type Bridge, type Jar } from './harness.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -32,6 +35,7 @@ async function freePort(): Promise<number> {
 }
 
 let h: Bridge;
+let inference: FakeInference;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
@@ -72,7 +76,9 @@ before(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   // As on `npm start`: one origin, a host-only session cookie.
-  h = await bridge(undefined, { PUBLIC_URL: base, FRONTEND_ORIGINS: base, COOKIE_DOMAIN: '', DEV_CHECKOUT: 'true', DEV_FAUCET_DOM: '1000', EMBEDDED_TREASURY_DOM: '5000' });
+  // With a local OpenAI-compatible server, so the app's AI helpers are shown and used (spec 2 AI).
+  inference = await startFakeInference();
+  h = await bridge(undefined, { PUBLIC_URL: base, FRONTEND_ORIGINS: base, COOKIE_DOMAIN: '', DEV_CHECKOUT: 'true', DEV_FAUCET_DOM: '1000', EMBEDDED_TREASURY_DOM: '5000', INFERENCE_URL: inference.url, AI_RATE_LIMIT_PER_MINUTE: '1000' });
   await h.app.listen({ port, host: '127.0.0.1' });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -84,6 +90,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await h?.close();
+  await inference?.close();
 });
 
 describe('the member web app in Chromium (issue 14; decisions F1–F5)', () => {
@@ -183,6 +190,48 @@ describe('the member web app in Chromium (issue 14; decisions F1–F5)', () => {
     await page.waitForSelector('text=Vote-pass receipt: token #');
     assert.match((await page.locator('[aria-label=Tally]').textContent()) ?? '', /Yes 1 · No 0 · Abstain 0 · 1 of 1 members voted/);
     await shoot('proposal-voted');
+  });
+
+  it('spec 2 AI in the app: search by meaning, the summary and the drafting helper (a local inference server); plain search when it fails', async () => {
+    const { jar } = await apiLogin('grace@example.org');
+    const garden = await h.request({ method: 'POST', url: '/api/governance/propose', jar, origin: base, payload: { title: 'Plant a community garden', body: 'Plant a community garden with vegetable seeds.', category: 'General' } });
+    assert.equal(garden.statusCode, 201, garden.body);
+    const gardenId = (garden.json() as { proposal_id: string }).proposal_id;
+    await h.app.jobs.runNow(EMBED_SWEEP_JOB);
+
+    await page.goto(`${base}/govern`);
+    await page.waitForSelector('text=Search (by meaning)');
+    await page.fill('input[type=search]', 'community garden seeds');
+    await page.click('button:has-text("Search")');
+    await page.waitForFunction(() => document.querySelectorAll('ul.list li').length === 1);
+    assert.deepEqual(await page.locator('ul.list li strong').allTextContents(), ['Plant a community garden'], 'the fence proposal shares no meaning with the query');
+    const searched = inference.embedCalls().at(-1)!.body as { input: string | string[] };
+    assert.deepEqual([searched.input].flat(), ['community garden seeds'], 'the query went to the inference server');
+    await shoot('govern-search');
+
+    await page.click('text=Plant a community garden');
+    await page.waitForURL(`${base}/proposals/${gardenId}`);
+    await page.click('button:has-text("Summarise with AI")');
+    await page.waitForSelector('text=is summarised in one sentence');
+    await shoot('proposal-summary');
+
+    await page.goto(`${base}/govern`);
+    await page.click('button:has-text("New proposal")');
+    await page.fill('#p-intent', 'Plant trees along the river');
+    await page.click('button:has-text("Draft with AI")');
+    await page.waitForFunction(() => (document.querySelector('#p-title') as HTMLInputElement | null)?.value !== '');
+    assert.equal(await page.inputValue('#p-title'), 'Proposal: Plant trees along the river');
+    assert.match(await page.inputValue('#p-body'), /^## Summary\n\nPlant trees along the river/);
+    await shoot('propose-draft');
+
+    // The inference server failing: the member is told, and the titles and text are searched instead.
+    inference.faultsForInput.set('fence repair', 'fail');
+    await page.goto(`${base}/govern`);
+    await page.waitForSelector('text=Search (by meaning)');
+    await page.fill('input[type=search]', 'fence repair');
+    await page.click('button:has-text("Search")');
+    await page.waitForSelector('text=Semantic search is unavailable');
+    assert.deepEqual(await page.locator('ul.list li strong').allTextContents(), ['Repair the fence']);
   });
 
   it('spec 1: the price page shows the ratified price once members ratified one, and its history', async () => {

@@ -35,6 +35,8 @@ export function ProposalPage({ id }: { id: string }) {
   const mine = useApi<{ vote: string | null }>(session ? `/api/governance/proposals/${encodeURIComponent(id)}/my-vote` : null);
   const receipts = useApi<{ items: Array<{ token_id: string; proposal_id: string; minted_at: string | null }> }>(session && mine.data?.vote ? '/api/governance/my-receipts?take=100' : null);
   const receipt = receipts.data?.items.find((r) => r.proposal_id === id);
+  // The summary helper only when the bridge has an inference server (as the drafting helper and search).
+  const ai = useApi<{ status: string }>(session ? '/api/ai/health' : null);
   const [summary, setSummary] = useState<string>('');
   const [msg, setMsg] = useState('');
   if (p.error) return <p class="error">{p.error.status === 404 ? 'No such proposal.' : p.error.message}</p>;
@@ -119,7 +121,7 @@ export function ProposalPage({ id }: { id: string }) {
         ) : null}
         <p role="status">{msg}</p>
       </section>
-      {session ? (
+      {session && ai.data?.status === 'ok' ? (
         <section class="card">
           <h2>Summary</h2>
           {summary ? (
