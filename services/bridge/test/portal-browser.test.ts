@@ -297,7 +297,7 @@ describe('the member web app in Chromium (issue 14; decisions F1–F5)', () => {
     await shoot('campaigns');
   });
 
-  it('issue 14 "Me": membership, balance, email preferences (saved through the API) and activity', async () => {
+  it('issue 14 "Me": membership, balance, email preferences (saved through the API), activity, and the digest\'s unsubscribe link', async () => {
     await page.goto(`${base}/me`);
     await page.waitForSelector('text=Active');
     await page.waitForSelector('text=DOM', { state: 'attached' });
@@ -316,6 +316,30 @@ describe('the member web app in Chromium (issue 14; decisions F1–F5)', () => {
     await page.goto(`${base}/unsubscribe?token=v1.not-a-token`);
     await page.waitForSelector('h1');
     await shoot('bridge-unsubscribe-invalid');
+
+    // Spec 3 unsubscribe: the link of a real weekly digest, opened on this bridge (in production the
+    // edge routes https://<brand domain>/unsubscribe to it, decision N3), turns the digest off.
+    // Something new for the digest after opting in (its window starts there, decision N5).
+    h.advance(1000);
+    const news = await h.request({ method: 'POST', url: '/api/governance/propose', jar, origin: base, payload: { title: 'Paint the gate', body: 'Green.', category: 'General' } });
+    assert.equal(news.statusCode, 201, news.body);
+    for (let i = 0; i < 200; i++) {
+      const items = (await h.request({ method: 'GET', url: '/api/me/activity', jar })).json().items as Array<{ title: string }>;
+      if (items.some((x) => x.title === 'New proposal: Paint the gate')) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    h.advance(8 * DAY_MS);
+    // The runner's own timer may have sent it first at the hour; either way one digest goes out.
+    const run = await h.app.jobs.runNow('inbox:digest');
+    const digest = h.emails().filter((m) => m.to.includes('grace@example.org') && /unsubscribe\?token=/.test(m.text)).at(-1);
+    assert.ok(digest, `a digest was mailed to grace (the manual run: ${JSON.stringify(run)})`);
+    const link = new URL(/https:\/\/\S+\/unsubscribe\?token=[A-Za-z0-9._-]+/.exec(digest.text)![0]);
+    await page.goto(`${base}${link.pathname}${link.search}`);
+    await page.waitForSelector('text=You are unsubscribed');
+    await shoot('bridge-unsubscribed');
+    // (Eight days on, the browser's session has expired: read the preference through the API.)
+    const again = await apiLogin('grace@example.org');
+    assert.equal((await h.request({ method: 'GET', url: '/api/me/notification-preferences', jar: again.jar })).json().digest_frequency, 'none');
   });
 
   it('issue 14 admin console: the admin approves KYC in the browser; after the payment the member is Active', async () => {
