@@ -105,6 +105,12 @@ export interface BridgeParts {
   /** Tests only: fault injection at the outbox's step boundaries (no configuration reaches it). */
   outboxFaults?: FaultHook;
   ai?: AiTestOptions;
+  /**
+   * Tests only: false → scheduled jobs run only when `jobs.tick()` is called. A test that jumps a fake
+   * clock by hours while an instance's own timer has a run in flight would expire that run's lease
+   * (timed by the same clock) mid-run, a jump no real clock makes.
+   */
+  jobTimer?: boolean;
 }
 
 export const BRIDGE_VERSION = '0.1.0';
@@ -220,7 +226,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   app.decorate('jobs', jobs);
   // Decision B26: expired unverified registrations leave the database and (through the outbox) the canister.
   jobs.define({ name: 'accounts:expire-unverified', everyMs: 3_600_000, run: async () => ({ detail: { removed: await expireUnverifiedRegistrations(parts.db, outbox, now()) } }) });
-  app.addHook('onReady', async () => jobs.start());
+  if (parts.jobTimer !== false) app.addHook('onReady', async () => jobs.start());
   await app.register(jobRoutes, { jobs, admin: guards.admin });
   await app.register(priceJob, {
     jobs,
@@ -366,6 +372,8 @@ export interface OpenBridgeOptions {
   /** Tests only: see BridgeParts.outboxFaults. */
   outboxFaults?: FaultHook;
   ai?: AiTestOptions;
+  /** Tests only: see BridgeParts.jobTimer. */
+  jobTimer?: boolean;
 }
 
 /** Opens every dependency from configuration: database, session store, canisters, notification client, keys. */
@@ -407,7 +415,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
   });
   if (config.DEV_FAUCET_DOM > 0 && !canisters.platform) throw new ConfigError(['DEV_FAUCET_DOM: the faucet mints on the embedded ledger only; on an IC network only governance can mint']);
   const notifier = options.notifier ?? notificationClientFromEnv(log.logger, env);
-  const app = await buildApp({ config, db: database.db, sessionStore, canisters, notifier, keys, log, ...(redis && { redis }), ...(options.now && { now: options.now }), ...(options.outboxFaults && { outboxFaults: options.outboxFaults }), ...(options.ai && { ai: options.ai }) });
+  const app = await buildApp({ config, db: database.db, sessionStore, canisters, notifier, keys, log, ...(redis && { redis }), ...(options.now && { now: options.now }), ...(options.outboxFaults && { outboxFaults: options.outboxFaults }), ...(options.ai && { ai: options.ai }), ...(options.jobTimer === false && { jobTimer: false }) });
   app.addHook('onClose', async () => {
     log.flush();
     canisters.close();
