@@ -1,5 +1,7 @@
-// One way to call the bridge: same-origin JSON with the session cookie; a non-2xx answer becomes an
-// ApiError carrying the bridge's `error` code and message (shown to the member as they are).
+// One way to call the bridge: JSON with the session cookie; a non-2xx answer becomes an ApiError
+// carrying the bridge's `error` code and message (shown to the member as they are). Served by the
+// bridge the calls are same-origin; hosted on another subdomain (decision F11) index.html names the
+// bridge and the calls carry credentials across origins (the bridge's CORS, decision B45).
 import { useCallback, useEffect, useState } from 'preact/hooks';
 
 export class ApiError extends Error {
@@ -12,13 +14,19 @@ export class ApiError extends Error {
   }
 }
 
+/** The bridge's origin from index.html's <meta name="domdao-bridge">; '' when the bridge serves the app. */
+export const BRIDGE = (document.querySelector('meta[name="domdao-bridge"]')?.getAttribute('content') ?? '').replace(/\/+$/, '');
+
+/** A URL on the bridge (its API and its own pages: login, activity, preferences). */
+export const bridgeUrl = (path: string): string => `${BRIDGE}${path}`;
+
 export async function api<T>(path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   let r: Response;
   try {
     // no-cache: revalidate (ETag → 304) so a page shows what the member just changed.
-    r = await fetch(path, { method: init.method ?? 'GET', credentials: 'same-origin', cache: 'no-cache', headers, ...(init.body !== undefined && { body: JSON.stringify(init.body) }) });
+    r = await fetch(bridgeUrl(path), { method: init.method ?? 'GET', credentials: BRIDGE ? 'include' : 'same-origin', cache: 'no-cache', headers, ...(init.body !== undefined && { body: JSON.stringify(init.body) }) });
   } catch {
     throw new ApiError(0, 'NETWORK', 'The DOM DAO server could not be reached. Check your connection and try again.');
   }

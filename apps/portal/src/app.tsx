@@ -3,6 +3,7 @@ import { useEffect } from 'preact/hooks';
 import { useBrand } from './brand.ts';
 import { APP_LINK, NAV, ROUTES } from './routes.tsx';
 import { isAdmin, SessionProvider, useSession } from './session.tsx';
+import { bridgeUrl } from './api.ts';
 
 function Header() {
   const brand = useBrand();
@@ -87,7 +88,7 @@ export function App() {
           </ErrorBoundary>
         </main>
         <footer class="foot">
-          <a href="/activity">Activity</a> · <a href="/preferences">Email preferences</a> · <a href="/api/openapi.json">API</a>
+          <a href={bridgeUrl('/activity')}>Activity</a> · <a href={bridgeUrl('/preferences')}>Email preferences</a> · <a href={bridgeUrl('/api/openapi.json')}>API</a>
         </footer>
       </SessionProvider>
     </LocationProvider>

@@ -4,7 +4,7 @@
 // server session, and the next refresh sees it). Role checks in the UI are convenience only.
 import { createContext, type ComponentChildren } from 'preact';
 import { useCallback, useContext, useEffect, useState } from 'preact/hooks';
-import { api } from './api.ts';
+import { api, bridgeUrl } from './api.ts';
 
 export interface Session {
   authenticated: true;
@@ -24,7 +24,7 @@ interface SessionState {
   signInUrl(returnTo?: string): string;
 }
 
-const Ctx = createContext<SessionState>({ session: undefined, refresh: async () => {}, signOut: async () => {}, signInUrl: () => '/login' });
+const Ctx = createContext<SessionState>({ session: undefined, refresh: async () => {}, signOut: async () => {}, signInUrl: () => bridgeUrl('/login') });
 
 export function clearLocalData(): void {
   localStorage.removeItem(USER_DATA_KEY);
@@ -70,7 +70,7 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
       window.location.assign('/');
     }
   }, []);
-  const signInUrl = useCallback((returnTo?: string) => `/login?returnUrl=${encodeURIComponent(returnTo ?? window.location.href)}`, []);
+  const signInUrl = useCallback((returnTo?: string) => bridgeUrl(`/login?returnUrl=${encodeURIComponent(returnTo ?? window.location.href)}`), []);
   return <Ctx.Provider value={{ session, refresh, signOut, signInUrl }}>{children}</Ctx.Provider>;
 }
 
