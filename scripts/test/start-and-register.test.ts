@@ -1,7 +1,8 @@
 // `npm start` as a new user runs it (issue 8 items 17 and 19): it listens on loopback only (decision
 // R10), its banner says how to register and how the first admin gets a password, and
 // `npm run register` registers an account against it end to end (sealed fields, JSON, the password
-// on stdin), after which the verification link and the login work.
+// on stdin), after which the verification link and the login work; the member web app is served
+// through the gateway and renders in Chromium (issue 14).
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { createServer, connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { chromium } from 'playwright-core';
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -137,6 +139,26 @@ describe('npm start and npm run register', () => {
     if (r.status === 201) assert.equal(body.source_url, null, 'a plain-http development bridge cites the record in the body only (decision O21)');
     const list = (await (await fetch(`${bridge}/api/governance/proposals?category=SetDomPrice`)).json()) as { items: unknown[] };
     assert.equal(list.items.length, 1);
+  });
+
+  it('issue 14: through the gateway, the member web app renders in Chromium, lists the price job\'s proposal and shows the price page, with no page or CSP error', async () => {
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+    try {
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      page.on('pageerror', (e) => problems.push(e.message));
+      page.on('console', (m) => m.type() === 'error' && !/^Failed to load resource/.test(m.text()) && problems.push(m.text()));
+      const app = `http://127.0.0.1:${gatewayPort}`;
+      await page.goto(`${app}/`);
+      await page.waitForSelector('text=You are not signed in.');
+      await page.click('header >> text=Govern');
+      await page.waitForSelector('ul.list li >> text=SetDomPrice');
+      await page.click('header >> text=Price');
+      await page.waitForSelector('h1:has-text("DOM price")');
+      assert.deepEqual(problems, []);
+    } finally {
+      await browser.close();
+    }
   });
 
   it('issue 8 item 19: npm run register seals the fields, posts JSON and the account can verify and sign in', async () => {
