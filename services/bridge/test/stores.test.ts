@@ -39,7 +39,16 @@ describe('decision B17: a PostgreSQL restart is an outage, not a crash', () => {
     assert.equal(hook.statusCode, 503);
     assert.equal(hook.json().error, 'DATABASE_UNAVAILABLE');
     assert.equal(hook.headers['retry-after'], '5');
+    // Event delivery during the outage pauses and says so; it never rejects (CI once saw
+    // "Connection terminated unexpectedly" escape from it here).
+    const rejected: unknown[] = [];
+    const onRejected = (e: unknown) => rejected.push(e);
+    process.on('unhandledRejection', onRejected);
+    t.after(() => process.off('unhandledRejection', onRejected));
+    await h.app.events.drain();
+    assert.ok(h.logs.lines().some((l) => l.event === 'events.delivery_unavailable'), 'the paused delivery is logged');
     assert.deepEqual(uncaught, []);
+    assert.deepEqual(rejected, []);
     assert.ok(h.logs.lines().some((l) => l.event === 'database.connection_lost'), 'the lost connection is logged');
 
     await server.start();
@@ -47,6 +56,10 @@ describe('decision B17: a PostgreSQL restart is an outage, not a crash', () => {
     assert.equal(back.statusCode, 200);
     assert.equal(back.json().authenticated, true);
     assert.equal((await h.login('ada@example.org')).res.statusCode, 200);
+    // Delivery resumes by itself: every subscriber's cursor reaches the end of the log.
+    await h.app.events.drain();
+    const last = await h.opened.db.selectFrom('bridge_events').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
+    for (const s of await h.app.events.status()) assert.equal(String(s.last_seq), String(last?.seq ?? 0), s.subscriber);
   });
 });
 

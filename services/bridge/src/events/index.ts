@@ -122,7 +122,16 @@ export class EventLog {
       try {
         do {
           this.#again = false;
-          for (const sub of this.#subs.values()) if (!this.#closed) await this.#run(sub);
+          for (const sub of this.#subs.values()) {
+            if (this.#closed) break;
+            try {
+              await this.#run(sub);
+            } catch (err) {
+              // The database itself failed (an outage: not even the handler's failure could be
+              // recorded). Nothing moved; the next kick (every follower pass) tries again.
+              this.#opts.log?.warn({ event: 'events.delivery_unavailable', subscriber: sub.name, err: err instanceof Error ? err.message : String(err) }, 'event delivery paused: the database is unavailable; retried on the next pass');
+            }
+          }
         } while (this.#again && !this.#closed);
       } finally {
         this.#draining = undefined;
