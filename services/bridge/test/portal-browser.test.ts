@@ -1,7 +1,8 @@
 // The member web app in a real browser (issue 14 "Tests in a real browser"; decisions F1–F5): Chromium
 // through Playwright against the bridge serving the built app on a test port. The under-13 block and
 // its 24-hour flag; joining with the form sealed in the browser, the verification link, signing in
-// with returnUrl; proposals, a sanitised Markdown body and voting as an Active member; the price;
+// with returnUrl; proposals, a sanitised Markdown body and voting as an Active member; executing an
+// approved price proposal and the price;
 // search by meaning, the AI summary and drafting helper against a local inference server (plain search
 // when it fails); starting a campaign and contributing; my membership, email preferences and activity; signing out
 // (server session and user_data gone). axe-core finds no serious or critical violation on any page;
@@ -262,6 +263,20 @@ describe('the member web app in Chromium (issue 14; decisions F1–F5)', () => {
       await platform.tick();
       assert.ok('Ok' in (await platform.as(principal).governance.cast_vote(BigInt(id), 'Yes')));
       h.advance(3 * DAY_MS + 1000);
+      if (price === 0.25) {
+        // Approved once the window closed (derived on read); executed from the app (spec 1: any
+        // member may execute; the canister's scheduler would do it within the execution window).
+        // Three days on, the browser's session has expired: sign in again on the bridge's page.
+        await page.goto(`${base}/login?returnUrl=${encodeURIComponent(`${base}/proposals/${id}`)}`);
+        await page.fill('#email', 'grace@example.org');
+        await page.fill('#password', PASSWORD);
+        await Promise.all([page.waitForURL(`${base}/proposals/${id}`), page.click('button[type=submit]')]);
+        await page.waitForSelector('text=Approved. It is executed automatically');
+        await shoot('proposal-approved');
+        await page.click('button:has-text("Execute now")');
+        await page.waitForSelector('text=Done: the proposal is Executed.');
+        await page.waitForSelector('.badge >> text=Executed');
+      }
       await platform.tick();
     }
     await page.goto(`${base}/price`);

@@ -118,6 +118,27 @@ export function ProposalPage({ id }: { id: string }) {
           <p>
             <a href={signInUrl()}>Sign in</a> to vote.
           </p>
+        ) : pr.status === 'Approved' && session ? (
+          // Execution is permissionless (decision G6): the canister's scheduler does it within the
+          // execution window, and any member may do it at once.
+          <div class="actions">
+            <p>Approved. It is executed automatically; you can execute it now.</p>
+            <button
+              type="button"
+              onClick={async () => {
+                setMsg('');
+                try {
+                  const r = await api<{ status: string }>('/api/governance/execute', { method: 'POST', body: { proposal_id: pr.id } });
+                  setMsg(`Done: the proposal is ${r.status}.`);
+                  p.reload();
+                } catch (err) {
+                  setMsg(err instanceof ApiError ? err.message : String(err));
+                }
+              }}
+            >
+              Execute now
+            </button>
+          </div>
         ) : null}
         <p role="status">{msg}</p>
       </section>
