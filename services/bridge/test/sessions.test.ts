@@ -3,6 +3,7 @@
 // login page's returnUrl, and a session store outage.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { databaseSessionStore } from '../src/auth/session-store.ts';
 import { ADMIN_EMAIL, APP, GOV, bridge, type Bridge } from './harness.ts';
 
 const HOUR = 3_600_000;
@@ -164,6 +165,63 @@ describe('login page and returnUrl (spec 2 Authentication rule 7, decision B9)',
     }
     const noParam = await h.request({ method: 'GET', url: '/login' });
     assert.match(noParam.body, new RegExp(`data-return="${APP}"`));
+  });
+});
+
+describe('an embedded bridge keeps its sessions in memory too (decision B49)', () => {
+  let h: Bridge;
+  before(async () => {
+    h = await bridge();
+    await h.member('kim@example.org');
+  });
+  after(() => h.close());
+
+  it('lookups racing a logout and a logout everywhere never bring an ended session back', async () => {
+    const session = async (jar: Record<string, string>) => (await h.request({ method: 'GET', url: '/auth/session', jar })).json().authenticated as boolean;
+    const endings: Array<[string, (jar: Record<string, string>) => Promise<unknown>]> = [
+      ['logout', (jar) => h.request({ method: 'POST', url: '/auth/logout', jar })],
+      ['logout everywhere', (jar) => h.request({ method: 'DELETE', url: '/api/me/sessions', jar })],
+    ];
+    for (let round = 0; round < 10; round++) {
+      for (const [what, end] of endings) {
+        const { jar } = await h.login('kim@example.org');
+        const other = (await h.login('kim@example.org')).jar;
+        assert.equal(await session(jar), true, 'cached after login');
+        // Lookups of both sessions before, during and after the ending: each sees it or not, never again after.
+        const racing = Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? session(other) : session(jar)));
+        const ended = end(jar);
+        racing.push(...Array.from({ length: 6 }, () => session(jar)));
+        await Promise.all([ended, ...racing]);
+        assert.equal(await session(jar), false, `${what}, round ${round}: this session is over`);
+        assert.equal(await session(other), what === 'logout', `${what}, round ${round}: the other session ${what === 'logout' ? 'lives on' : 'ended too'}`);
+      }
+    }
+  });
+
+  it('the store: a lookup whose read overlapped a delete does not keep the deleted session (PGlite runs the read first)', async () => {
+    // Stores of their own on this bridge's PGlite (each its own memory), for a member who exists: one
+    // writes the session, the other has never seen it, so its lookup reads the table.
+    const writer = databaseSessionStore(h.opened.db);
+    const store = databaseSessionStore(h.opened.db);
+    const { jar } = await h.login('kim@example.org');
+    const { user_id: userId } = (await h.request({ method: 'GET', url: '/auth/session', jar })).json() as { user_id: string };
+    const now = Date.now();
+    for (const [what, end] of [['delete', (id: Buffer) => store.delete(id)], ['deleteForUser', () => store.deleteForUser(userId)]] as const) {
+      const id = Buffer.alloc(32, what.length);
+      await writer.create(id, { user_id: userId, data: 'sealed', roles: ['member'], created_at: now, last_seen_at: now, expires_at: now + 3_600_000 }, 3_600_000);
+      const lookup = store.get(id);
+      const ended = end(id);
+      assert.ok(await lookup, `${what}: the read saw the session`);
+      await ended;
+      assert.equal(await store.get(id), undefined, `${what}: gone, not kept in memory by the overlapping lookup`);
+    }
+  });
+
+  it('memory is only a copy: a session is in the table from its login', async () => {
+    const { jar } = await h.login('kim@example.org');
+    const { user_id } = (await h.request({ method: 'GET', url: '/auth/session', jar })).json() as { user_id: string };
+    const rows = await h.opened.db.selectFrom('sessions').select('user_id').where('user_id', '=', user_id).execute();
+    assert.equal(rows.length, 1, 'the live session is in the table, not only in memory');
   });
 });
 

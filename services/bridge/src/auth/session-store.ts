@@ -43,10 +43,71 @@ const GET_SESSION = 'select user_id, data, roles, created_at, last_seen_at, expi
 type SessionRow = { user_id: string; data: string; roles: string[]; created_at: Date; last_seen_at: Date; expires_at: Date };
 
 /**
+ * The sessions of an embedded (PGlite) bridge, kept in memory as well (decision B49). PGlite is one
+ * process's database (the DATA_DIR lock, B18), so every write to `sessions` passes through this store
+ * and the copy cannot go stale; a PGlite query costs about a millisecond of the one thread the bridge
+ * has, which every signed-in request paid. Bounded: the least recently used entries leave first.
+ */
+class SessionCache {
+  readonly #max: number;
+  readonly #byId = new Map<string, SessionRecord>();
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  get(key: string): SessionRecord | undefined {
+    const r = this.#byId.get(key);
+    if (r) {
+      // Most recently used last: Map keeps insertion order.
+      this.#byId.delete(key);
+      this.#byId.set(key, r);
+    }
+    return r && { ...r, roles: [...r.roles] };
+  }
+
+  set(key: string, r: SessionRecord): void {
+    this.#byId.delete(key);
+    this.#byId.set(key, { ...r, roles: [...r.roles] });
+    if (this.#byId.size > this.#max) this.#byId.delete(this.#byId.keys().next().value!);
+  }
+
+  delete(key: string): void {
+    this.#byId.delete(key);
+  }
+
+  deleteUser(userId: string): void {
+    for (const [k, r] of this.#byId) if (r.user_id === userId) this.#byId.delete(k);
+  }
+}
+
+/** How many sessions an embedded bridge keeps in memory (decision B49): ~0.5 KiB each. */
+export const SESSION_CACHE_ENTRIES = 20_000;
+
+/**
  * `pool`, with PostgreSQL: the lookup runs as a named prepared statement (parsed and planned once per
- * connection), which the hot path of every request deserves.
+ * connection), which the hot path of every request deserves. Without it (PGlite, one process) the
+ * sessions are also kept in memory (decision B49); with PostgreSQL several instances may share the
+ * table, so every lookup reads it (a revocation on one instance holds on all at once).
  */
 export function databaseSessionStore(db: Db, pool?: pg.Pool): SessionStore {
+  const cache = pool ? undefined : new SessionCache(SESSION_CACHE_ENTRIES);
+  const hex = (idHash: Buffer) => idHash.toString('hex');
+  // A lookup that read the table while a delete was under way must not put the deleted session back
+  // in memory: it caches only when no delete started or was running meanwhile.
+  let deletes = 0;
+  let deleting = 0;
+  const deleteThrough = async <T>(forget: () => void, write: () => Promise<T>): Promise<T> => {
+    deletes++;
+    deleting++;
+    forget();
+    try {
+      return await write();
+    } finally {
+      deleting--;
+      deletes++;
+    }
+  };
   const fetchRow = async (idHash: Buffer): Promise<SessionRow | undefined> =>
     pool ? (await pool.query<SessionRow>({ name: 'bridge_get_session', text: GET_SESSION, values: [idHash] })).rows[0] : (await db.executeQuery<SessionRow>(CompiledQuery.raw(GET_SESSION, [idHash]))).rows[0];
   return {
@@ -56,24 +117,39 @@ export function databaseSessionStore(db: Db, pool?: pg.Pool): SessionStore {
           .insertInto('sessions')
           .values({ id_hash: idHash, user_id: r.user_id, data: r.data, roles: r.roles, created_at: new Date(r.created_at), last_seen_at: new Date(r.last_seen_at), expires_at: new Date(r.expires_at) })
           .execute();
+        cache?.set(hex(idHash), r);
       }),
-    // The hot path of every request: one fixed statement, compiled once.
+    // The hot path of every request: one fixed statement, compiled once (or the embedded bridge's copy).
     get: (idHash) =>
       guard(async () => {
+        const cached = cache?.get(hex(idHash));
+        if (cached) return cached;
+        const seen = deletes;
         const row = await fetchRow(idHash);
-        return row && { user_id: row.user_id, data: row.data, roles: row.roles, created_at: +new Date(row.created_at), last_seen_at: +new Date(row.last_seen_at), expires_at: +new Date(row.expires_at) };
+        const r = row && { user_id: row.user_id, data: row.data, roles: row.roles, created_at: +new Date(row.created_at), last_seen_at: +new Date(row.last_seen_at), expires_at: +new Date(row.expires_at) };
+        if (r && seen === deletes && deleting === 0) cache?.set(hex(idHash), r);
+        return r;
       }),
     touch: (idHash, r) =>
       guard(async () => {
         await db.updateTable('sessions').set({ last_seen_at: new Date(r.last_seen_at) }).where('id_hash', '=', idHash).execute();
+        // Only a session still present is refreshed in memory (a delete meanwhile wins).
+        if (cache?.get(hex(idHash))) cache.set(hex(idHash), r);
       }),
+    // Deletes leave memory first: were the database write to fail, the next lookup reads the table.
     delete: (idHash) =>
       guard(async () => {
-        await db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
+        await deleteThrough(
+          () => cache?.delete(hex(idHash)),
+          () => db.deleteFrom('sessions').where('id_hash', '=', idHash).execute(),
+        );
       }),
     deleteForUser: (userId) =>
       guard(async () => {
-        const r = await db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
+        const r = await deleteThrough(
+          () => cache?.deleteUser(userId),
+          () => db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst(),
+        );
         return Number(r.numDeletedRows);
       }),
     listForUser: (userId, now) =>
