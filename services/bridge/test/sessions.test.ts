@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { databaseSessionStore } from '../src/auth/session-store.ts';
-import { ADMIN_EMAIL, APP, GOV, bridge, type Bridge } from './harness.ts';
+import { ADMIN_EMAIL, APP, GOV, bridge, type Bridge, type Jar } from './harness.ts';
 
 const HOUR = 3_600_000;
 
@@ -177,8 +177,8 @@ describe('an embedded bridge keeps its sessions in memory too (decision B49)', (
   after(() => h.close());
 
   it('lookups racing a logout and a logout everywhere never bring an ended session back', async () => {
-    const session = async (jar: Record<string, string>) => (await h.request({ method: 'GET', url: '/auth/session', jar })).json().authenticated as boolean;
-    const endings: Array<[string, (jar: Record<string, string>) => Promise<unknown>]> = [
+    const session = async (jar: Jar) => (await h.request({ method: 'GET', url: '/auth/session', jar })).json().authenticated as boolean;
+    const endings: Array<[string, (jar: Jar) => Promise<unknown>]> = [
       ['logout', (jar) => h.request({ method: 'POST', url: '/auth/logout', jar })],
       ['logout everywhere', (jar) => h.request({ method: 'DELETE', url: '/api/me/sessions', jar })],
     ];
