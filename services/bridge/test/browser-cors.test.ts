@@ -7,31 +7,19 @@
 // certificate generated here (openssl) and --ignore-certificate-errors. The screenshot goes to
 // screenshots/ (gitignored).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer as createHttpsServer, type Server } from 'node:https';
-import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM, closeServers, daoTestServers, launchDaoTestChromium, listen, proxyTo } from './dao-test-tls.ts';
 import { bridge, type Bridge } from './harness.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT_DIR = new URL('../../../screenshots/', import.meta.url).pathname;
 const PASSWORD = 'correct horse battery staple';
-
-function certificate(dir: string): { key: Buffer; cert: Buffer } {
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=dao.test',
-    '-addext', 'subjectAltName=DNS:dao.test,DNS:*.dao.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
-  return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
-}
-
-async function listen(server: Server): Promise<number> {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return (server.address() as AddressInfo).port;
-}
 
 /** The front-end page: runs the cross-origin calls and shows what it got. */
 function frontendPage(api: string): string {
@@ -67,11 +55,8 @@ describe('CORS with credentials across sibling subdomains in Chromium (decision 
 
   before(async () => {
     assert.ok(existsSync(CHROMIUM), `Chromium is required at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`);
-    const tls = certificate(dir);
     // Ports are known before the bridge is configured: the servers exist first, their handlers are set later.
-    const apiServer = createHttpsServer(tls);
-    const frontServer = createHttpsServer(tls);
-    const foreignServer = createHttpsServer(tls);
+    const [apiServer, frontServer, foreignServer] = daoTestServers(dir, 3) as [Server, Server, Server];
     servers.push(apiServer, frontServer, foreignServer);
     const [apiPort, frontPort, foreignPort] = [await listen(apiServer), await listen(frontServer), await listen(foreignServer)];
     api = `https://api.dao.test:${apiPort}`;
@@ -80,16 +65,8 @@ describe('CORS with credentials across sibling subdomains in Chromium (decision 
 
     h = await bridge(undefined, { FRONTEND_ORIGINS: front, COOKIE_DOMAIN: '.dao.test', PUBLIC_URL: api });
     await h.app.listen({ port: 0, host: '127.0.0.1' });
-    const bridgePort = (h.app.server.address() as AddressInfo).port;
     // TLS in front of the bridge, as the platform gateway does.
-    apiServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      const up = httpRequest({ host: '127.0.0.1', port: bridgePort, method: req.method, path: req.url, headers: req.headers }, (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      });
-      up.on('error', () => res.writeHead(502).end());
-      req.pipe(up);
-    });
+    proxyTo(apiServer, (h.app.server.address() as AddressInfo).port);
     const serve = (req: IncomingMessage, res: ServerResponse) => {
       if (req.url === '/sandboxed') {
         // An opaque origin: the browser sends `Origin: null` (and a Referer naming this page).
@@ -107,17 +84,12 @@ describe('CORS with credentials across sibling subdomains in Chromium (decision 
     assert.ok(link, 'the verification link points at PUBLIC_URL');
     assert.equal((await h.request({ method: 'GET', url: link })).statusCode, 200);
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
-        '--host-resolver-rules=MAP *.dao.test 127.0.0.1', '--ignore-certificate-errors'],
-    });
+    browser = await launchDaoTestChromium();
   });
 
   after(async () => {
     await browser?.close();
-    for (const s of servers) s.closeAllConnections?.();
-    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+    await closeServers(servers);
     await h?.close();
     rmSync(dir, { recursive: true, force: true });
   });

@@ -7,28 +7,22 @@
 // out ends the server session. Both hostnames resolve to 127.0.0.1 (--host-resolver-rules); TLS with
 // a certificate generated here (openssl) and --ignore-certificate-errors.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer as createHttpsServer, type Server } from 'node:https';
-import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { bridgeOrigin, buildPortal } from '../../../apps/portal/build.ts';
+import { CHROMIUM, closeServers, daoTestServers, launchDaoTestChromium, listen, proxyTo } from './dao-test-tls.ts';
 import { bridge, type Bridge } from './harness.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = new URL('../../../screenshots/portal/', import.meta.url).pathname;
 const PASSWORD = 'correct horse battery staple';
 const HOUR_MS = 3_600_000;
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json' };
-
-async function listen(server: Server): Promise<number> {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return (server.address() as AddressInfo).port;
-}
 
 describe('the member app hosted on another subdomain than the bridge (issue 14; decision F11)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'domdao-portal-elsewhere-'));
@@ -43,11 +37,7 @@ describe('the member app hosted on another subdomain than the bridge (issue 14; 
   before(async () => {
     assert.ok(existsSync(CHROMIUM), `Chromium is required at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`);
     mkdirSync(SHOTS, { recursive: true });
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=dao.test',
-      '-addext', 'subjectAltName=DNS:dao.test,DNS:*.dao.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
-    const tls = { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
-    const apiServer = createHttpsServer(tls);
-    const appServer = createHttpsServer(tls);
+    const [apiServer, appServer] = daoTestServers(dir, 2) as [Server, Server];
     servers.push(apiServer, appServer);
     api = `https://api.dao.test:${await listen(apiServer)}`;
     app = `https://app.dao.test:${await listen(appServer)}`;
@@ -64,15 +54,7 @@ describe('the member app hosted on another subdomain than the bridge (issue 14; 
 
     h = await bridge(undefined, { FRONTEND_ORIGINS: app, COOKIE_DOMAIN: '.dao.test', PUBLIC_URL: api });
     await h.app.listen({ port: 0, host: '127.0.0.1' });
-    const bridgePort = (h.app.server.address() as AddressInfo).port;
-    apiServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      const up = httpRequest({ host: '127.0.0.1', port: bridgePort, method: req.method, path: req.url, headers: req.headers }, (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      });
-      up.on('error', () => res.writeHead(502).end());
-      req.pipe(up);
-    });
+    proxyTo(apiServer, (h.app.server.address() as AddressInfo).port);
 
     // An Active member (registered and verified through the bridge's routes) and an open proposal.
     assert.equal((await h.register('ada@example.org')).statusCode, 201);
@@ -90,17 +72,12 @@ describe('the member app hosted on another subdomain than the bridge (issue 14; 
     h.advance(HOUR_MS + 1000);
     await h.opened.canisters.platform!.tick();
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
-        '--host-resolver-rules=MAP *.dao.test 127.0.0.1', '--ignore-certificate-errors'],
-    });
+    browser = await launchDaoTestChromium();
   });
 
   after(async () => {
     await browser?.close();
-    for (const s of servers) s.closeAllConnections?.();
-    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+    await closeServers(servers);
     await h?.close();
     rmSync(dir, { recursive: true, force: true });
   });
