@@ -8,6 +8,7 @@ import type { Database } from '../db/index.ts';
 import type { BridgeEvent, EventType } from '../events/index.ts';
 import type { InboxOptions } from './options.ts';
 import { addActivity, type NewActivity } from './activity.ts';
+import { domAmount } from '../email/format.ts';
 import { appLinks } from '../http/app-links.ts';
 
 const TYPES = [
@@ -24,11 +25,7 @@ export const proposalLink = (o: Pick<InboxOptions, 'linkBase'>, id: string): str
 const campaignLink = (o: Pick<InboxOptions, 'linkBase'>, id: string) => appLinks.campaign(o.linkBase, id);
 
 /** e8s as DOM for a feed line: 1250000000 → "12.5 DOM". */
-function dom(e8s: string): string {
-  const n = BigInt(e8s);
-  const frac = String(n % 100_000_000n).padStart(8, '0').replace(/0+$/, '');
-  return `${n / 100_000_000n}${frac ? `.${frac}` : ''} DOM`;
-}
+const dom = (e8s: string): string => `${domAmount(e8s)} DOM`;
 
 /** A principal's verified member, for items addressed to one user. */
 export type MemberOf = (principal: string) => Promise<string | undefined>;

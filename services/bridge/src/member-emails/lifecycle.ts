@@ -8,6 +8,7 @@ import type { Database } from '../db/index.ts';
 import type { BridgeEvent } from '../events/index.ts';
 import type { Delivery } from '../email/deliveries.ts';
 import type { MemberEmailsOptions } from './options.ts';
+import { domAmount } from '../email/format.ts';
 import { appLinks } from '../http/app-links.ts';
 
 const day = (iso: string) => iso.slice(0, 10);
@@ -26,12 +27,6 @@ export async function recipient(o: MemberEmailsOptions, userId: string, db: Kyse
   return { email: email.trim(), name };
 }
 
-/** e8s as the emails show DOM: 1250000000 → "12.5" (up to 8 decimals, no trailing zeros). */
-export function domDisplay(e8s: string): string {
-  const n = BigInt(e8s);
-  const frac = String(n % 100_000_000n).padStart(8, '0').replace(/0+$/, '');
-  return `${n / 100_000_000n}${frac ? `.${frac}` : ''}`;
-}
 
 /** The member behind a principal (a contributor, a beneficiary, a payout's recipient), if any. */
 async function memberByPrincipal(db: Kysely<Database>, principal: string): Promise<string | undefined> {
@@ -93,7 +88,7 @@ export async function lifecycleEmails(o: MemberEmailsOptions, e: BridgeEvent, db
       data: {
         refund_id: `ledger block ${d.block_index}`,
         original_payment_id: `ledger block ${d.contribution_block_index}`,
-        amount_display: domDisplay(d.amount_e8s),
+        amount_display: domAmount(d.amount_e8s),
         currency: 'DOM',
         reason_label: d.status === 'Cancelled' ? `Campaign “${d.title}” was cancelled` : `Campaign “${d.title}” did not reach its goal`,
         user_name: to.name,
@@ -124,7 +119,7 @@ export async function lifecycleEmails(o: MemberEmailsOptions, e: BridgeEvent, db
       type: 'treasury-milestone',
       to: to.email,
       domain,
-      data: { recipient_name: to.name, milestone_title: m.title.slice(0, 200), amount: domDisplay(m.e8s), currency: 'DOM', tx_hash: `ledger block ${m.block}`, dashboard_url: m.link },
+      data: { recipient_name: to.name, milestone_title: m.title.slice(0, 200), amount: domAmount(m.e8s), currency: 'DOM', tx_hash: `ledger block ${m.block}`, dashboard_url: m.link },
     };
     return [{ key: m.key, userId, eventSeq: e.seq, request }];
   }
