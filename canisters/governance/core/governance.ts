@@ -42,7 +42,34 @@ export const GOVERNANCE_STORE_NAMES: Record<keyof GovernanceStores, string> = {
   receiptsByOwner: 'receipts_by_owner',
   prices: 'prices',
   events: 'events',
+  tallies: 'tallies',
 };
+
+/**
+ * The proposals store as the core reads it: each record with its counts from `tallies` when a vote
+ * has written them there (decision P4); writes pass through unchanged.
+ */
+function proposalsWithTallies(proposals: GovernanceStores['proposals'], tallies: GovernanceStores['tallies']): GovernanceStores['proposals'] {
+  const merged = (p: ProposalRecord): ProposalRecord => {
+    const t = tallies.get(p.id);
+    return t ? Object.freeze({ ...p, ...t }) : p;
+  };
+  return {
+    get: (id) => {
+      const p = proposals.get(id);
+      return p && merged(p);
+    },
+    has: (id) => proposals.has(id),
+    set: (id, p) => proposals.set(id, p),
+    delete: (id) => proposals.delete(id),
+    get size() {
+      return proposals.size;
+    },
+    *entries(options) {
+      for (const [id, p] of proposals.entries(options)) yield [id, merged(p)];
+    },
+  };
+}
 
 export const DEFAULT_SETTINGS: GovernanceSettings = {
   rules: { ...DEFAULT_CATEGORY_RULES },
@@ -56,7 +83,8 @@ export const LIST_DEFAULT = 20;
 export const LIST_MAX = 100;
 const ANONYMOUS = '2vxsx-fae';
 
-export function governanceCore(stores: GovernanceStores, deps: GovernanceDeps) {
+export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
+  const stores: GovernanceStores = { ...stored, proposals: proposalsWithTallies(stored.proposals, stored.tallies) };
   const state = governanceState(stores);
   const { config, emit, isAdmin, isTrusted, nextId, receipts, settle, transition } = state;
   const execution = proposalExecution(stores, deps, state);

@@ -213,4 +213,16 @@ export interface GovernanceStores {
   /** Every ratified price, by the proposal that set it. */
   prices: Store<bigint, PriceEntry>;
   events: Store<bigint, AdminEvent>;
+  /**
+   * A proposal's running vote counts under their own key (issue 16 target 2, decision P4): a vote
+   * writes these three numbers, not the whole proposal. Absent for proposals voted on before it
+   * existed, whose counts are still on their record. Last, so its stable memory id is new.
+   */
+  tallies: Store<bigint, TallyCounts>;
+}
+
+export interface TallyCounts {
+  yes_votes: bigint;
+  no_votes: bigint;
+  abstentions: bigint;
 }

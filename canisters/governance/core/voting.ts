@@ -36,10 +36,13 @@ export function votingMethods(stores: GovernanceStores, deps: GovernanceDeps, st
       const closedNow = windowError(p);
       if (closedNow) return Err(closedNow);
       if (stores.votes.has(key)) return Err({ AlreadyVoted: null });
-      if (p.total_eligible === undefined) p = { ...p, total_eligible: snapshot };
+      // The record changes only when this vote opens the window; the counts have their own key (P4).
+      if (p.total_eligible === undefined) {
+        p = { ...p, total_eligible: snapshot };
+        if (p.status !== 'Created') stores.proposals.set(proposal_id, p);
+      }
       if (p.status === 'Created') p = transition(p, 'Open', ctx.now);
-      stores.proposals.set(proposal_id, {
-        ...p,
+      stores.tallies.set(proposal_id, {
         yes_votes: p.yes_votes + (vote === 'Yes' ? 1n : 0n),
         no_votes: p.no_votes + (vote === 'No' ? 1n : 0n),
         abstentions: p.abstentions + (vote === 'Abstain' ? 1n : 0n),

@@ -496,6 +496,38 @@ describe('ConstitutionalAmendment and MembershipPolicy execution (spec 1 rule 2,
 });
 
 describe('durability of the embedded host across a restart', () => {
+  it('decision P4: a vote writes the counts under their own key; a proposal voted on before that keeps its counts and counts on, across a restart', async () => {
+    const { tempDir } = await import('./harness.ts');
+    const h = await harness({ dir: tempDir() });
+    const [a, b, c] = await h.activateMany('p4', 3);
+    const id = h.ok(await h.as(a!).governance.create_proposal(general));
+    h.advance(HOUR);
+    const host = h.platform.host;
+    const proposals = host.store<bigint, { yes_votes: bigint; no_votes: bigint; abstentions: bigint; status: string }>('governance', 'proposals');
+    const tallies = host.store<bigint, { yes_votes: bigint; no_votes: bigint; abstentions: bigint }>('governance', 'tallies');
+    const counts = (t: { yes_votes: bigint; no_votes: bigint; abstentions: bigint } | undefined) => t && [t.yes_votes, t.no_votes, t.abstentions];
+    h.ok(await h.as(a!).governance.cast_vote(id, 'Yes'));
+    assert.deepEqual(counts(tallies.get(id)), [1n, 0n, 0n]);
+    assert.deepEqual(counts(proposals.get(id)), [0n, 0n, 0n], 'the proposal record is not rewritten by the vote');
+    assert.deepEqual(counts(await h.admin.governance.get_tally(id)), [1n, 0n, 0n]);
+    // The state as an earlier release left it: the counts on the proposal record, no tallies entry.
+    await host.update('governance', () => {
+      proposals.set(id, { ...proposals.get(id)!, ...tallies.get(id)! });
+      tallies.delete(id);
+    });
+    assert.deepEqual(counts(await h.admin.governance.get_tally(id)), [1n, 0n, 0n], 'read from the record');
+    h.ok(await h.as(b!).governance.cast_vote(id, 'No'));
+    const h2 = await h.reopen();
+    h.ok(await h2.as(c!).governance.cast_vote(id, 'Abstain'));
+    assert.deepEqual(counts(await h2.admin.governance.get_tally(id)), [1n, 1n, 1n]);
+    assert.deepEqual(counts((await h2.admin.governance.list_proposals({ limit: 10 }))[0]!.tally), [1n, 1n, 1n]);
+    h2.setNow((await h2.admin.governance.get_proposal(id))!.voting_closes + 1n);
+    await h2.tick();
+    assert.equal((await h2.admin.governance.get_proposal(id))!.status, 'Rejected', 'decided on the merged counts: 1 yes of 2 yes and no is below the threshold');
+    h2.platform.close();
+  });
+
+
   it('proposals, votes, tallies, receipts, prices and events survive; timers resume from stored state', async () => {
     const { tempDir } = await import('./harness.ts');
     const h = await harness({ dir: tempDir() });
