@@ -29,6 +29,17 @@ describe('bridge configuration', () => {
   });
 });
 
+describe('the test harness with a refused configuration', () => {
+  it('rejects with the configuration error and leaves no server of its own running', async () => {
+    const servers = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPServerWrap').length;
+    const before = servers();
+    await assert.rejects(bridge(undefined, { SESSION_IDLE_MINUTES: 'soon' }), ConfigError);
+    // A closed server's handle goes at the end of the event loop's turn.
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(servers(), before, 'the notification service and the provider recorder were closed');
+  });
+});
+
 describe('admin notifications (spec 2 membership_mint_failed)', () => {
   it('admins read the mint failures the user canister raised after 10 attempts; others are refused', async () => {
     let down = false;

@@ -93,10 +93,24 @@ export async function bridge(backend: Backend = BACKENDS[0]!, env: Record<string
     ...(pgdb && { DATABASE_URL: pgdb.url }),
     ...env,
   };
-  const config = loadBridgeConfig(fullEnv);
+  // A refused configuration (or a bridge that fails to open) must not leave the servers above running.
+  const release = async () => {
+    await notification.close();
+    await provider.close();
+    await pgdb?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  let config: ReturnType<typeof loadBridgeConfig>;
+  let opened: Awaited<ReturnType<typeof openBridge>>;
   const notifier = createNotificationClient({ baseUrl: notificationUrl, token: 'bridge-test-notification-token', logger: { warn: () => undefined } });
   const open = (f: typeof faults) => openBridge(config, fullEnv, { now: () => now, canisterClock: () => BigInt(now) * 1_000_000n, scheduler: false, logStream: logs.stream, notifier, ...f });
-  let opened = await open(faults);
+  try {
+    config = loadBridgeConfig(fullEnv);
+    opened = await open(faults);
+  } catch (err) {
+    await release();
+    throw err;
+  }
   let app = opened.app;
 
   const request = async (opts: InjectOptions & { jar?: Jar; origin?: string | null }): Promise<LightMyRequestResponse> => {
@@ -181,10 +195,7 @@ export async function bridge(backend: Backend = BACKENDS[0]!, env: Record<string
     },
     async close() {
       await app.close();
-      await notification.close();
-      await provider.close();
-      await pgdb?.drop();
-      rmSync(dir, { recursive: true, force: true });
+      await release();
     },
   };
   return h;
