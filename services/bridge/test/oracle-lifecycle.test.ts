@@ -1,5 +1,6 @@
 // The price oracle's life cycle (decisions O6, O11, O15): the background poller's schedule and its
-// stop on close (aborting a fetch in flight), and a restart serving the last stored aggregate.
+// stop on close (aborting a fetch in flight), pollNow never answering with a poll begun before it,
+// and a restart serving the last stored aggregate.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
@@ -46,6 +47,29 @@ describe('price oracle life cycle', () => {
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(fake.hits('/p'), after, 'no poll after close');
     assert.deepEqual(await oracle.pollNow().then((o) => !o.ok && o.reason), 'the oracle is stopped');
+  });
+
+  it('decision O6: pollNow during a poll under way reads the sources again after it (what changed meanwhile is seen); callers meanwhile share that one poll', async (t) => {
+    const fake = await startFakeSources();
+    t.after(() => fake.close());
+    const database = await openDatabase({});
+    t.after(() => database.close());
+    const http = (name: string): SourceConfig => ({ kind: 'json-http', name, weight: 1, url: fake.url(`/${name}`), price_pointer: '/p', timeout_ms: 2000, max_age_seconds: 60 });
+    const oracle = createPriceOracle({ db: database.db as never, sources: [http('a'), http('b')], pollMs: 3_600_000, outlierPct: 20, minSources: 2, stalenessMs: 60_000, now: Date.now, publicUrl: 'http://127.0.0.1' });
+    t.after(() => oracle.stop());
+    // A poll reads the sources while they are down (slowly)…
+    for (const s of ['a', 'b']) fake.set(`/${s}`, { status: 503, body: { error: 'down' }, delayMs: 200 });
+    const early = oracle.pollNow();
+    await new Promise((r) => setTimeout(r, 50));
+    // …they come back while it is under way: a pollNow now must not answer with that poll's reading.
+    for (const s of ['a', 'b']) fake.set(`/${s}`, { body: { p: 3 } });
+    const hits = fake.hits('/a');
+    const [late1, late2] = await Promise.all([oracle.pollNow(), oracle.pollNow()]);
+    assert.equal((await early).ok, false, 'the first poll read the sources down');
+    assert.equal(late1.ok, true, 'a poll after the call sees them up');
+    assert.equal(late1, late2, 'the two callers share one poll');
+    assert.equal(fake.hits('/a'), hits + 1, 'one more read of each source, not two');
+    assert.equal(oracle.latest()!.response.price_usd, 3);
   });
 
   it('decision O11: after a restart the last stored aggregate is served at once, and becomes stale once old', async (t) => {

@@ -11,7 +11,7 @@ const SLOW_POLLS = { PRICE_POLL_SECONDS: '600', PRICE_STALENESS_SECONDS: '1200' 
 async function oracleBridge(sources: unknown[], env: Record<string, string> = {}, backend = BACKENDS[0]): Promise<Bridge> {
   const h = await bridge(backend, { ...SLOW_POLLS, PRICE_SOURCES: JSON.stringify(sources), ...env });
   await h.app.ready();
-  await h.app.priceOracle.pollNow(); // joins the first poll started when the app became ready
+  await h.app.priceOracle.pollNow(); // after the first poll started when the app became ready, a poll of its own
   return h;
 }
 

@@ -411,8 +411,8 @@ describe('the member web app in Chromium (issue 14; decisions F1–F5)', () => {
       await second.fill('#password', PASSWORD);
       await Promise.all([second.waitForURL(`${base}/me`), second.click('button[type=submit]')]);
       await page.goto(`${base}/me`);
-      await page.waitForSelector('#sessions-h');
-      assert.ok((await page.locator('section[aria-labelledby=sessions-h] li').count()) >= 2, 'this browser and the other one (and the API sign-in of the test before)');
+      // This browser and the other one (and the API sign-in of the test before), once the list has loaded.
+      await page.waitForFunction(() => document.querySelectorAll('section[aria-labelledby=sessions-h] li').length >= 2);
       await Promise.all([page.waitForURL(`${base}/`), page.click('text=Sign out everywhere')]);
       await page.waitForSelector('text=You are not signed in.');
       assert.equal(await second.evaluate(() => fetch('/api/me/sessions').then((r) => r.status)), 401, 'the other browser is signed out too');

@@ -107,6 +107,7 @@ export function createPriceOracle(opts: PriceOracleOptions): PriceOracle {
   const base = opts.publicUrl.replace(/\/+$/, '');
   let current: { stored: StoredAggregate; computedAt: number } | undefined;
   let inflight: Promise<PollOutcome> | undefined;
+  let queued: Promise<PollOutcome> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const stopController = new AbortController();
@@ -131,9 +132,20 @@ export function createPriceOracle(opts: PriceOracleOptions): PriceOracle {
     return { ok: true, record_id: stored.id, aggregate: a };
   }
 
+  /**
+   * A poll that reads the sources after this call. With one under way (it may have read them before),
+   * the next starts when it ends, shared by every caller meanwhile: never two at once, never stale.
+   */
   const pollNow = (): Promise<PollOutcome> => {
     if (stopped) return Promise.resolve({ ok: false, reason: 'the oracle is stopped', observations: [] });
-    inflight ??= poll()
+    if (inflight) {
+      queued ??= inflight.then(() => {
+        queued = undefined;
+        return pollNow();
+      });
+      return queued;
+    }
+    inflight = poll()
       .catch((e: Error): PollOutcome => {
         opts.log?.error({ event: 'price.poll.failed', err: e.message }, 'price poll failed');
         return { ok: false, reason: `poll failed: ${e.message}`, observations: [] };
