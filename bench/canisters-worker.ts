@@ -2,6 +2,7 @@
 // one proposal with 100,000 Active members and 100,000 votes on the embedded host, memory per
 // 10,000 proposals, and restart time from the durable state. Prints one JSON line.
 import { mkdtempSync, readFileSync, rmSync, statSync, readdirSync, writeFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { deserialize } from 'node:v8';
 import { encode } from '../packages/canister-kit/src/codec.ts';
 import { tmpdir } from 'node:os';
@@ -74,7 +75,7 @@ t0 = process.hrtime.bigint();
 platform = await open();
 const restartWalMs = ms(t0);
 if ((await platform.as(admin).governance.get_tally(proposal))!.yes_votes !== live.yes_votes) throw new Error('restart lost votes');
-platform.host.compact();
+await platform.host.compact();
 const snapshotBytes = readdirSync(dir).filter((f) => f.startsWith('snapshot')).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
 platform.close();
 t0 = process.hrtime.bigint();
@@ -88,7 +89,15 @@ for (const f of readdirSync(dir)) if (f.startsWith('snapshot') || f === 'wal.jso
 const readFilesMs = ms(t0);
 // Before decision P2, the same state as a version 1 JSON snapshot (JSON.parse with a reviver).
 const binary = readFileSync(join(dir, 'snapshot.bin'));
-const state = deserialize(binary.subarray(20)) as { seq: number; stores: Array<[string, unknown[]]> };
+// Version 3 frames (uint32 BE length + v8.serialize): {seq}, [store, entries] slices, {end}.
+const state = { seq: 0, stores: new Map<string, unknown[]>() };
+for (let at = 20; at < binary.length; ) {
+  const length = binary.readUInt32BE(at);
+  const value = deserialize(binary.subarray(at + 4, at + 4 + length)) as { seq?: number } | [string, unknown[]];
+  at += 4 + length;
+  if (Array.isArray(value)) state.stores.set(value[0], [...(state.stores.get(value[0]) ?? []), ...value[1]]);
+  else if (value.seq !== undefined) state.seq = value.seq;
+}
 writeFileSync(join(dir, 'snapshot.json'), encode({ version: 1, seq: state.seq, stores: Object.fromEntries(state.stores) }), { mode: 0o600 });
 rmSync(join(dir, 'snapshot.bin'));
 t0 = process.hrtime.bigint();
@@ -127,6 +136,37 @@ for (let i = 0; i < PROPOSALS; i += CHUNK) {
 }
 const createMs = ms(t0);
 const perProposals = heapMiB() - before;
+
+// Decision P5 (issue 16 target 2): a compaction of the whole state, alone and beside incoming votes:
+// its duration and the longest the event loop was blocked meanwhile.
+async function compactionWith(load: (compacting: () => boolean) => Promise<number>) {
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  const start = process.hrtime.bigint();
+  let compacting = true;
+  const done = platform.host.compact().then(() => {
+    compacting = false;
+    return ms(start);
+  });
+  const calls = await load(() => compacting);
+  const durationMs = await done;
+  loop.disable();
+  return { durationMs, calls, maxBlockMs: loop.max / 1e6 };
+}
+const compactionAlone = await compactionWith(async (compacting) => {
+  while (compacting()) await new Promise((r) => setTimeout(r, 1));
+  return 0;
+});
+const extra = await g.create_proposal({ title: 'During compaction', body: 'Votes while the snapshot is written', category: 'General' }).then(ok);
+now += HOUR;
+const compactionWithVotes = await compactionWith(async (compacting) => {
+  let n = 0;
+  for (let i = 0; compacting() && i < MEMBERS; i += 100) {
+    await Promise.all(members.slice(i, i + 100).map((m) => platform.as(m).governance.cast_vote(extra, 'Yes').then(ok)));
+    n += 100;
+  }
+  return n;
+});
 platform.close();
 rmSync(dir, { recursive: true, force: true });
 
@@ -146,6 +186,8 @@ console.log(
     snapshotMiB: snapshotBytes / 2 ** 20,
     restartWalMs,
     restartSnapshotMs,
+    compactionAlone,
+    compactionWithVotes,
     readFilesMs,
     readMiB: readBytes / 2 ** 20,
     restartJsonMs,

@@ -246,7 +246,7 @@ describe('durable state', () => {
     const s = a.store<string, number>('user', 'n');
     await a.update('user', () => s.set('x', 1));
     const before = readFileSync(join(dir, 'wal.jsonl'), 'utf8');
-    a.compact();
+    await a.compact();
     writeFileSync(join(dir, 'wal.jsonl'), before); // the truncation "did not happen"
     await a.update('user', () => s.set('x', 2)); // appended as seq 2 after the stale seq 1
     a.close();
@@ -273,7 +273,7 @@ describe('durable state', () => {
     const dir = join(tempDir(), 'state');
     const a = EmbeddedHost.open({ dir });
     await a.update('user', () => a.store<string, number>('user', 'n').set('x', 1));
-    a.compact();
+    await a.compact();
     await a.update('user', () => a.store<string, number>('user', 'n').set('y', 1));
     a.close();
     assert.equal(statSync(dir).mode & 0o777, 0o700);

@@ -113,7 +113,7 @@ describe('durable by default: group commit (decision P1)', () => {
     host.close();
   });
 
-  it('compaction makes pending records durable with the snapshot', async () => {
+  it('decision P5: a compaction closes the log, whose records (and the directory) are synced before any record of the new log', async () => {
     const dir = tempDir();
     const f = gatedFsync();
     const host = EmbeddedHost.open({ dir, fsyncProbe: f.probe });
@@ -122,13 +122,26 @@ describe('durable by default: group commit (decision P1)', () => {
     await f.nextFsync();
     const second = host.update('governance', () => s.set(1, 1));
     await new Promise((r) => setImmediate(r));
-    host.compact();
-    await second; // in the fsynced snapshot: answered without waiting for the log
-    f.release();
+    const compaction = host.compact(); // closes the log after record 2: its last fsync is the barrier
+    await new Promise((r) => setImmediate(r));
+    const third = host.update('governance', () => s.set(2, 2)); // the new log's first record
+    assert.equal(await settledSoon(third), false);
+    assert.equal(f.gates.length, 2, "record 1's fsync and the closed log's last one");
+    f.release(); // record 1 durable: a second fsync could start, but not for the new log yet
     await first;
+    assert.equal(await settledSoon(third), false);
+    assert.equal(f.gates.length, 1, 'only the closed log is syncing');
+    f.release();
+    await second;
+    await f.nextFsync(); // now the new log's
+    assert.equal(await settledSoon(third), false);
+    f.release();
+    await third;
+    assert.deepEqual(f.durable, [1, 2, 3], 'durable in sequence order: the closed log, then the new one');
+    await compaction;
     host.close();
     const again = EmbeddedHost.open({ dir });
-    assert.deepEqual([...again.store<number, number>('governance', 'votes').entries()], [[0, 0], [1, 1]]);
+    assert.deepEqual([...again.store<number, number>('governance', 'votes').entries()], [[0, 0], [1, 1], [2, 2]]);
     again.close();
   });
 

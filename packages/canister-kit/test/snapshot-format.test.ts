@@ -1,10 +1,12 @@
-// Decision P2 (issue 16 target 3): the snapshot is a versioned binary file (v8.serialize, no reviver);
-// state written by an earlier release as snapshot.json (version 1) is still read.
+// Decisions P2 and P5 (issue 16 targets 3 and 2): the snapshot is a versioned binary file (v8.serialize
+// frames, no reviver); state written by earlier releases (snapshot.json version 1, snapshot.bin version
+// 2) is still read.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { serialize } from 'node:v8';
 import { encode } from '../src/index.ts';
 import { CorruptStateError, EmbeddedHost } from '../src/embedded/index.ts';
 
@@ -15,6 +17,13 @@ function tempDir(): string {
   return d;
 }
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function frame(value: unknown): Buffer {
+  const body = serialize(value);
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(body.length);
+  return Buffer.concat([length, body]);
+}
 
 const record = { id: 18446744073709551615n, proof: new Uint8Array([0, 1, 255]), nested: [{ n: -5n, s: 'é', none: null }], flag: true };
 
@@ -28,7 +37,7 @@ describe('snapshot format (decision P2)', () => {
     const a = EmbeddedHost.open({ dir });
     assert.deepEqual(a.store('governance', 'proposals').get(1n), record);
     assert.deepEqual([...a.store<string, number>('user', 'n').entries()], [['a', 1], ['b', 2]]);
-    a.compact();
+    await a.compact();
     a.close();
     assert.equal(existsSync(join(dir, 'snapshot.json')), false, 'the superseded JSON snapshot is removed');
     assert.equal(readFileSync(join(dir, 'snapshot.bin')).subarray(0, 16).toString('latin1'), 'DOMDAO-SNAPSHOT\n');
@@ -39,11 +48,31 @@ describe('snapshot format (decision P2)', () => {
     b.close();
   });
 
+  it('decision P5: a version 2 snapshot (one v8.serialize body, the release before) is read', async () => {
+    const dir = tempDir();
+    mkdirSync(dir, { recursive: true });
+    const version = Buffer.alloc(4);
+    version.writeUInt32BE(2);
+    const body = serialize({ seq: 4, stores: [['governance/proposals', [[1n, record]]], ['user/n', [['a', 1]]]] });
+    writeFileSync(join(dir, 'snapshot.bin'), Buffer.concat([Buffer.from('DOMDAO-SNAPSHOT\n', 'latin1'), version, body]), { mode: 0o600 });
+    writeFileSync(join(dir, 'wal.jsonl'), `${encode({ seq: 5, ops: [['user/n', 'b', 2]] })}\n`, { mode: 0o600 });
+    const a = EmbeddedHost.open({ dir });
+    assert.deepEqual(a.store('governance', 'proposals').get(1n), record);
+    assert.deepEqual([...a.store<string, number>('user', 'n').entries()], [['a', 1], ['b', 2]]);
+    await a.compact();
+    a.close();
+    assert.equal(readFileSync(join(dir, 'snapshot.bin')).readUInt32BE(16), 3, 'the next compaction writes version 3');
+    const b = EmbeddedHost.open({ dir });
+    assert.deepEqual(b.store('governance', 'proposals').get(1n), record);
+    assert.deepEqual([...b.store<string, number>('user', 'n').entries()], [['a', 1], ['b', 2]]);
+    b.close();
+  });
+
   it('a binary snapshot is preferred to a leftover JSON one (a crash before the old file was removed)', async () => {
     const dir = tempDir();
     const a = EmbeddedHost.open({ dir });
     await a.update('user', () => a.store<string, number>('user', 'n').set('x', 2));
-    a.compact();
+    await a.compact();
     a.close();
     writeFileSync(join(dir, 'snapshot.json'), encode({ version: 1, seq: 1, stores: { 'user/n': [['x', 1]] } }));
     const b = EmbeddedHost.open({ dir });
@@ -55,15 +84,18 @@ describe('snapshot format (decision P2)', () => {
     const dir = tempDir();
     const a = EmbeddedHost.open({ dir });
     await a.update('user', () => a.store<string, number>('user', 'n').set('x', 1));
-    a.compact();
+    await a.compact();
     a.close();
     const good = readFileSync(join(dir, 'snapshot.bin'));
     const later = Buffer.from(good);
-    later.writeUInt32BE(3, 16);
+    later.writeUInt32BE(4, 16);
     writeFileSync(join(dir, 'snapshot.bin'), later);
-    assert.throws(() => EmbeddedHost.open({ dir }), (e: Error) => e instanceof CorruptStateError && /unknown snapshot version 3/.test(e.message));
+    assert.throws(() => EmbeddedHost.open({ dir }), (e: Error) => e instanceof CorruptStateError && /unknown snapshot version 4/.test(e.message));
     writeFileSync(join(dir, 'snapshot.bin'), good.subarray(0, good.length - 5));
-    assert.throws(() => EmbeddedHost.open({ dir }), CorruptStateError);
+    assert.throws(() => EmbeddedHost.open({ dir }), (e: Error) => e instanceof CorruptStateError && /ends early/.test(e.message));
+    // Its end frame counts the entries: a snapshot missing a slice is refused, not read short.
+    writeFileSync(join(dir, 'snapshot.bin'), Buffer.concat([good.subarray(0, 20), frame({ seq: 1, stores: 1 }), frame({ end: 1 })]));
+    assert.throws(() => EmbeddedHost.open({ dir }), (e: Error) => e instanceof CorruptStateError && /unreadable snapshot/.test(e.message));
     writeFileSync(join(dir, 'snapshot.bin'), Buffer.from('{"version":1}'));
     assert.throws(() => EmbeddedHost.open({ dir }), /not a snapshot/);
   });

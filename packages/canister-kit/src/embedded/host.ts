@@ -13,7 +13,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Store, StoreKey } from '../store.ts';
 import { MemoryStore } from './memory-store.ts';
 import { Transaction } from './transaction.ts';
-import { WriteAheadLog, type Snapshot, type WalOptions } from './wal.ts';
+import type { BTree } from '../btree.ts';
+import { WriteAheadLog, type Snapshot, type StoreEntries, type WalOptions } from './wal.ts';
 
 export interface EmbeddedHostOptions extends WalOptions {
   /** Directory of the durable state; without one the host keeps state in memory only (tests). */
@@ -34,6 +35,8 @@ export class EmbeddedHost {
   private readonly context = new AsyncLocalStorage<Transaction>();
   private readonly stores = new Map<string, MemoryStore<StoreKey, unknown>>();
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** Update calls under way: their writes since the last commit point are not in the log yet. */
+  private readonly active = new Set<Transaction>();
   private closed = false;
 
   private constructor(
@@ -92,7 +95,7 @@ export class EmbeddedHost {
     const tx = this.context.getStore();
     if (!tx || tx.readOnly) return;
     const ops = tx.commitPoint();
-    if (ops.length && this.wal && this.wal.append(ops)) this.compact();
+    if (ops.length && this.wal && this.wal.append(ops)) this.wal.compactInBackground(() => this.capture());
   }
 
   /** Runs `fn` as a query of `canister`: it sees committed state and may not write. */
@@ -101,9 +104,12 @@ export class EmbeddedHost {
     return this.context.run(new Transaction(canister, true, this.context.getStore()), fn);
   }
 
-  /** Writes a fresh snapshot and empties the log (also done automatically past `compactBytes`). */
-  compact(): void {
-    this.wal?.compact(this.snapshotEntries());
+  /**
+   * Writes a fresh snapshot of everything committed before the call and drops the log it replaces
+   * (also started automatically past `compactBytes`). Updates and queries go on while it runs.
+   */
+  compact(): Promise<void> {
+    return this.wal?.compact(() => this.capture()) ?? Promise.resolve();
   }
 
   close(): void {
@@ -114,6 +120,7 @@ export class EmbeddedHost {
 
   private async runUpdate<T>(canister: string, parent: Transaction | undefined, fn: () => T | Promise<T>): Promise<Outcome<T>> {
     const tx = new Transaction(canister, false, parent);
+    this.active.add(tx);
     try {
       let value: T;
       try {
@@ -129,17 +136,29 @@ export class EmbeddedHost {
         tx.rollback(); // not in the log (it failed): memory must not hold it either
         throw error;
       }
-      if (full) this.compact();
+      // In the log now: a capture from here on must see these writes (same synchronous step as append).
+      this.active.delete(tx);
+      if (full) this.wal!.compactInBackground(() => this.capture());
       return { ok: true, value, seq: this.wal?.lastSeq ?? 0 };
     } catch (error) {
       return { ok: false, error, seq: this.wal?.lastSeq ?? 0 };
+    } finally {
+      this.active.delete(tx);
     }
   }
 
-  private *snapshotEntries(): Iterable<[string, Iterable<[StoreKey, unknown]>]> {
-    for (const [name, store] of this.stores) yield [name, store.tree.entries()];
+  /**
+   * The committed state, as the log holds it at this moment: an O(1) copy-on-write clone of every
+   * store (later writes copy the nodes they touch), less the writes of updates still under way.
+   */
+  private capture(): StoreEntries {
+    const clones = new Map<string, BTree<StoreKey, unknown>>();
+    for (const [name, store] of this.stores) clones.set(name, store.tree.clone());
+    for (const tx of this.active) tx.undoOn(clones);
+    const entries: StoreEntries = [...clones].map(([name, tree]) => [name, tree.entries()]);
     // Stores not opened in this process keep what was loaded for them.
-    for (const [name, entries] of this.loaded) if (!this.stores.has(name)) yield [name, entries];
+    for (const [name, loaded] of this.loaded) if (!this.stores.has(name)) entries.push([name, loaded]);
+    return entries;
   }
 
   private assertOpen(): void {

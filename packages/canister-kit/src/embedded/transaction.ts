@@ -31,6 +31,17 @@ export class Transaction {
     }
   }
 
+  /** Undoes this call's writes since its last commit point on copies of the stores (a compaction's capture). */
+  undoOn(copies: Map<string, { set(key: StoreKey, value: unknown): unknown; delete(key: StoreKey): unknown }>): void {
+    for (let i = this.undo.length - 1; i >= 0; i--) {
+      const u = this.undo[i]!;
+      const copy = copies.get(u.store.qualifiedName);
+      if (!copy) continue;
+      if (u.existed) copy.set(u.key, u.value);
+      else copy.delete(u.key);
+    }
+  }
+
   /** The writes so far, now final: they are no longer undone by a rollback nor journaled again. */
   commitPoint(): Op[] {
     const ops = this.committedOps();

@@ -1,9 +1,15 @@
 // Durable state of the embedded host: a snapshot plus a write-ahead log of committed updates.
-//   <dir>/snapshot.bin    "DOMDAO-SNAPSHOT\n", uint32 BE format version (2), then v8.serialize of
-//                         {seq, stores: [[name, [[key,value],…]],…]} (decision P2: bigint and Uint8Array
-//                         natively, no reviver); read before the older:
+//   <dir>/snapshot.bin    "DOMDAO-SNAPSHOT\n", uint32 BE format version, then
+//                         version 3 (decision P5): frames of uint32 BE length + v8.serialize(value):
+//                         {seq, stores}, then [store name, [[key,value],…]] slices, then {end: entries};
+//                         version 2 (decision P2): v8.serialize({seq, stores: [[name, entries]]});
+//                         bigint and Uint8Array natively, no reviver; read before the older:
 //   <dir>/snapshot.json   version 1, {"version":1,"seq":N,"stores":{"<canister>/<store>":[[key,value],…]}}
 //   <dir>/wal.jsonl       one line per committed update: {"seq":N,"ops":[[store,key,value]|[store,key]]}
+//   <dir>/wal.<N>.jsonl   a log closed by a compaction under way (its last record is N), deleted once
+//                         the snapshot holding it is in place; replayed before wal.jsonl
+// Compaction runs beside the updates (decision P5): it closes the log, takes a copy-on-write clone of
+// every store, and serializes it a slice at a time between turns of the event loop.
 // A two-element op is a delete. By default (decision P1) an update's answer waits until its record is
 // fsynced, with group commit: records appended while an fsync is in flight are written and synced
 // together by the next one, so the cost of an fsync is shared by every update waiting for it. With
@@ -13,7 +19,9 @@
 // sequence numbers that do not rise by one (a second writer, a spliced file) are refused (K21).
 // The directory is locked for one process (K20); it is 0700 and its files 0600 (they hold password
 // hashes and tokens, K22).
-import { appendFileSync, chmodSync, closeSync, existsSync, rmSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync, ftruncateSync } from 'node:fs';
+import { appendFileSync, chmodSync, closeSync, existsSync, rmSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, statSync, writeSync, ftruncateSync } from 'node:fs';
+import { open as openFile, rename, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { decode, encode } from '../codec.ts';
@@ -22,9 +30,13 @@ import { lockDirectory, type DirectoryLock } from './lock.ts';
 
 export type Op = [store: string, key: StoreKey, value: unknown] | [store: string, key: StoreKey];
 export type Snapshot = Map<string, Array<[StoreKey, unknown]>>;
+/** What a compaction writes: every store's entries as they were at one sequence number. */
+export type StoreEntries = Array<[string, Iterable<[StoreKey, unknown]>]>;
 
 /** Overlapping fsyncs of the log: one syncing while the next group is written and started. */
 const MAX_FSYNCS_IN_FLIGHT = 2;
+/** Entries serialized per turn of the event loop by a compaction (a few milliseconds of work). */
+const SLICE_ENTRIES = 2048;
 
 export class CorruptStateError extends Error {
   override name = 'CorruptStateError';
@@ -38,11 +50,20 @@ export interface WalOptions {
   fsync?: boolean;
   /** Compact into a new snapshot once the log passes this size. */
   compactBytes?: number;
+  /** Entries a compaction serializes before it lets the event loop run (default 2,048). */
+  compactSliceEntries?: number;
+  /** A compaction started by the log's size failed (the log keeps everything; the next one retries). Default: console.error. */
+  onCompactionError?: (error: Error) => void;
   /**
    * Test instrumentation of group commit: `before` may delay an fsync (it cannot skip it: the log
    * syncs after it settles), `after` observes each completed one with the sequence it made durable.
    */
   fsyncProbe?: { before?: () => void | Promise<void>; after?: (durableSeq: number) => void };
+  /**
+   * Test instrumentation of compaction: called after each slice is written and once the new snapshot
+   * is in place (before the closed logs are deleted); a returned promise holds the compaction there.
+   */
+  compactionProbe?: (stage: 'slice' | 'installed') => void | Promise<void>;
 }
 
 /** The log failed to write or fsync: what it acknowledged is safe, nothing after it is (PostgreSQL panics likewise). */
@@ -52,11 +73,56 @@ export class LogWriteError extends Error {
 
 const SNAPSHOT = 'snapshot.bin';
 const LEGACY_SNAPSHOT = 'snapshot.json';
+const LOG = 'wal.jsonl';
+const CLOSED_LOG = /^wal\.(\d+)\.jsonl$/;
+const SNAPSHOT_TMP = /^snapshot\.bin(\..+)?\.tmp$/;
 const SNAPSHOT_MAGIC = Buffer.from('DOMDAO-SNAPSHOT\n', 'latin1');
-const SNAPSHOT_VERSION = 2;
+const SNAPSHOT_VERSION = 3;
 
-/** The newest snapshot in `dir`: the binary format (version 2) or, from before it, the JSON one (version 1). */
-function readSnapshot(dir: string): { seq: number; stores: Array<[string, Array<[StoreKey, unknown]>]> } | undefined {
+const closedLogName = (lastSeq: number) => `wal.${String(lastSeq).padStart(16, '0')}.jsonl`;
+/** Logs closed by compactions that did not finish, oldest first, with the last sequence each holds. */
+function closedLogs(dir: string): Array<{ name: string; lastSeq: number }> {
+  return readdirSync(dir)
+    .flatMap((name) => {
+      const m = CLOSED_LOG.exec(name);
+      return m ? [{ name, lastSeq: Number(m[1]) }] : [];
+    })
+    .sort((a, b) => a.lastSeq - b.lastSeq);
+}
+
+type LoadedSnapshot = { seq: number; stores: Array<[string, Array<[StoreKey, unknown]>]> };
+
+/** Version 3: the frames after the header, each a uint32 BE length and a v8-serialized value. */
+function readFrames(bytes: Buffer, start: number, path: string): LoadedSnapshot {
+  let at = start;
+  const next = (): unknown => {
+    if (at + 4 > bytes.length) throw new CorruptStateError(`snapshot ${path} ends early`);
+    const length = bytes.readUInt32BE(at);
+    if (at + 4 + length > bytes.length) throw new CorruptStateError(`snapshot ${path} ends early`);
+    const value: unknown = deserialize(bytes.subarray(at + 4, at + 4 + length));
+    at += 4 + length;
+    return value;
+  };
+  const head = next() as { seq?: unknown };
+  if (!Number.isSafeInteger(head?.seq)) throw new CorruptStateError(`unreadable snapshot ${path}`);
+  const stores = new Map<string, Array<[StoreKey, unknown]>>();
+  let count = 0;
+  for (;;) {
+    const frame = next();
+    if (Array.isArray(frame) && typeof frame[0] === 'string' && Array.isArray(frame[1])) {
+      const [name, entries] = frame as [string, Array<[StoreKey, unknown]>];
+      const list = stores.get(name);
+      if (list) for (const e of entries) list.push(e);
+      else stores.set(name, entries);
+      count += entries.length;
+    } else if ((frame as { end?: unknown })?.end === count && at === bytes.length) {
+      return { seq: head.seq as number, stores: [...stores] };
+    } else throw new CorruptStateError(`unreadable snapshot ${path}`);
+  }
+}
+
+/** The newest snapshot in `dir`: the binary format (versions 3 and 2) or, from before it, the JSON one (version 1). */
+function readSnapshot(dir: string): LoadedSnapshot | undefined {
   const binPath = join(dir, SNAPSHOT);
   if (existsSync(binPath)) {
     chmodSync(binPath, 0o600);
@@ -64,11 +130,12 @@ function readSnapshot(dir: string): { seq: number; stores: Array<[string, Array<
     const head = SNAPSHOT_MAGIC.length;
     if (bytes.length < head + 4 || !bytes.subarray(0, head).equals(SNAPSHOT_MAGIC)) throw new CorruptStateError(`${binPath} is not a snapshot`);
     const version = bytes.readUInt32BE(head);
-    if (version !== SNAPSHOT_VERSION) throw new CorruptStateError(`unknown snapshot version ${version} in ${binPath}`);
-    let snap: { seq: number; stores: Array<[string, Array<[StoreKey, unknown]>]> };
+    if (version !== 2 && version !== 3) throw new CorruptStateError(`unknown snapshot version ${version} in ${binPath}`);
+    let snap: LoadedSnapshot;
     try {
-      snap = deserialize(bytes.subarray(head + 4)) as typeof snap;
+      snap = version === 3 ? readFrames(bytes, head + 4, binPath) : (deserialize(bytes.subarray(head + 4)) as LoadedSnapshot);
     } catch (e) {
+      if (e instanceof CorruptStateError) throw e;
       throw new CorruptStateError(`unreadable snapshot ${binPath}: ${(e as Error).message}`);
     }
     if (!Number.isSafeInteger(snap?.seq) || !Array.isArray(snap.stores)) throw new CorruptStateError(`unreadable snapshot ${binPath}`);
@@ -92,6 +159,22 @@ function syncDirectory(dir: string): void {
   }
 }
 
+async function syncDirectoryAsync(dir: string): Promise<void> {
+  const handle = await openFile(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function frame(value: unknown): Buffer {
+  const body = serialize(value);
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(body.length);
+  return Buffer.concat([length, body]);
+}
+
 export class WriteAheadLog {
   private fd: number;
   private seq: number;
@@ -105,9 +188,15 @@ export class WriteAheadLog {
   private submitted = 0;
   private inFlight = 0;
   private scheduled = false;
+  /** A closed log's last fsync is running: the new log's records wait for it (durability in order). */
+  private barrier = false;
+  /** Files being synced (fd → syncs running) and closed logs to close once no sync uses them. */
+  private readonly fdUsers = new Map<number, number>();
+  private readonly retired = new Set<number>();
   private failed: Error | undefined;
   private waiters: Array<{ seq: number; resolve: () => void; reject: (e: Error) => void }> = [];
   private closed = false;
+  private compacting: Promise<void> | undefined;
   readonly syncs: boolean;
 
   private constructor(
@@ -116,15 +205,15 @@ export class WriteAheadLog {
     seq: number,
     private readonly lock: DirectoryLock,
   ) {
-    const created = !existsSync(join(dir, 'wal.jsonl'));
-    this.fd = openSync(join(dir, 'wal.jsonl'), 'a', 0o600);
-    chmodSync(join(dir, 'wal.jsonl'), 0o600);
+    const created = !existsSync(join(dir, LOG));
+    this.fd = openSync(join(dir, LOG), 'a', 0o600);
+    chmodSync(join(dir, LOG), 0o600);
     this.syncs = options.fsync ?? true;
     if (created && this.syncs) syncDirectory(dir);
     this.seq = seq;
     this.durableSeq = seq;
     this.submitted = seq;
-    this.bytes = statSync(join(dir, 'wal.jsonl')).size;
+    this.bytes = statSync(join(dir, LOG)).size;
     this.compactBytes = options.compactBytes ?? 64 * 1024 * 1024;
   }
 
@@ -135,6 +224,8 @@ export class WriteAheadLog {
     chmodSync(dir, 0o700);
     const lock = lockDirectory(dir);
     try {
+      // A compaction cut short (crash, close) leaves its unfinished snapshot behind: never read, removed.
+      for (const name of readdirSync(dir)) if (SNAPSHOT_TMP.test(name)) rmSync(join(dir, name), { force: true });
       return { wal: new WriteAheadLog(dir, options, WriteAheadLog.replay(dir, state), lock), state };
     } catch (e) {
       lock.release();
@@ -149,21 +240,25 @@ export class WriteAheadLog {
       seq = loaded.seq;
       for (const [name, entries] of loaded.stores) state.set(name, entries);
     }
-    const walPath = join(dir, 'wal.jsonl');
-    if (existsSync(walPath)) {
+    const live = new Map<string, Map<StoreKey, unknown>>();
+    const table = (name: string) => {
+      let m = live.get(name);
+      if (!m) {
+        m = new Map(state.get(name) ?? []);
+        live.set(name, m);
+      }
+      return m;
+    };
+    let previous = 0;
+    // Logs closed by unfinished compactions first, then the open one; one sequence runs through them.
+    const files = [...closedLogs(dir).map((l) => l.name), ...(existsSync(join(dir, LOG)) ? [LOG] : [])];
+    for (const file of files) {
+      const walPath = join(dir, file);
+      chmodSync(walPath, 0o600);
       const text = readFileSync(walPath, 'utf8');
       const lines = text.split('\n');
+      const open = file === LOG;
       let offset = 0;
-      let previous = 0;
-      const live = new Map<string, Map<StoreKey, unknown>>();
-      const table = (name: string) => {
-        let m = live.get(name);
-        if (!m) {
-          m = new Map(state.get(name) ?? []);
-          live.set(name, m);
-        }
-        return m;
-      };
       for (let i = 0; i < lines.length; i++) {
         const line = lines[i]!;
         const last = i === lines.length - 1;
@@ -175,8 +270,8 @@ export class WriteAheadLog {
         try {
           record = decode(line);
         } catch {
-          // Only the final line may be torn (no newline after it); anything else is damage.
-          if (!last) throw new CorruptStateError(`unreadable record at line ${i + 1} of ${walPath}`);
+          // Only the final line of the open log may be torn (no newline after it); anything else is damage.
+          if (!last || !open) throw new CorruptStateError(`unreadable record at line ${i + 1} of ${walPath}`);
           const fd = openSync(walPath, 'r+');
           ftruncateSync(fd, offset);
           closeSync(fd);
@@ -197,8 +292,8 @@ export class WriteAheadLog {
         }
         seq = record.seq;
       }
-      for (const [name, m] of live) state.set(name, [...m]);
     }
+    for (const [name, m] of live) state.set(name, [...m]);
     return seq;
   }
 
@@ -220,7 +315,7 @@ export class WriteAheadLog {
     if (this.syncs) this.pending.push(buf);
     else this.write(buf);
     this.bytes += buf.length;
-    return this.bytes >= this.compactBytes;
+    return this.bytes >= this.compactBytes && this.compacting === undefined;
   }
 
   /** Resolves once every record up to `seq` (default: all appended so far) is on disk and fsynced. */
@@ -242,9 +337,16 @@ export class WriteAheadLog {
     return done;
   }
 
-  private write(buf: Buffer): void {
+  private write(buf: Buffer, fd = this.fd): void {
     let written = 0;
-    while (written < buf.length) written += writeSync(this.fd, buf, written);
+    while (written < buf.length) written += writeSync(fd, buf, written);
+  }
+
+  private writePending(): void {
+    if (this.pending.length === 0) return;
+    const batch = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
+    this.pending = [];
+    this.write(batch);
   }
 
   /**
@@ -253,34 +355,42 @@ export class WriteAheadLog {
    * still syncing; an fsync covers everything written before it started, whichever finishes first.
    */
   private issue(): void {
-    if (this.failed || this.closed || this.inFlight >= MAX_FSYNCS_IN_FLIGHT || this.wanted <= this.submitted) return;
+    if (this.failed || this.closed || this.barrier || this.inFlight >= MAX_FSYNCS_IN_FLIGHT || this.wanted <= this.submitted) return;
     try {
-      if (this.pending.length > 0) {
-        const batch = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
-        this.pending = [];
-        this.write(batch);
-      }
+      this.writePending();
     } catch (e) {
       this.fail(new LogWriteError(`writing the log in ${this.dir} failed: ${(e as Error).message}`, { cause: e }));
       return;
     }
-    const target = this.seq;
-    this.submitted = target;
-    this.inFlight += 1;
-    void this.syncUpTo(target);
+    this.startSync(this.seq, this.fd);
   }
 
-  private async syncUpTo(target: number): Promise<void> {
+  private startSync(target: number, fd: number, then?: () => Promise<void>): void {
+    this.submitted = target;
+    this.inFlight += 1;
+    this.fdUsers.set(fd, (this.fdUsers.get(fd) ?? 0) + 1);
+    void this.syncUpTo(target, fd, then);
+  }
+
+  private async syncUpTo(target: number, fd: number, then?: () => Promise<void>): Promise<void> {
     try {
       await this.fsyncProbeBefore();
       if (this.closed) return;
-      await new Promise<void>((resolve, reject) => fsync(this.fd, (e) => (e ? reject(e) : resolve())));
+      await new Promise<void>((resolve, reject) => fsync(fd, (e) => (e ? reject(e) : resolve())));
+      if (then) await then();
       this.markDurable(target);
       this.options.fsyncProbe?.after?.(target);
     } catch (e) {
       if (!this.closed) this.fail(new LogWriteError(`syncing the log in ${this.dir} failed: ${(e as Error).message}`, { cause: e }));
     } finally {
       this.inFlight -= 1;
+      const users = this.fdUsers.get(fd)! - 1;
+      if (users > 0) this.fdUsers.set(fd, users);
+      else {
+        this.fdUsers.delete(fd);
+        if (this.retired.delete(fd) && !this.closed) closeSync(fd);
+      }
+      if (then) this.barrier = false;
       this.issue();
     }
   }
@@ -306,43 +416,121 @@ export class WriteAheadLog {
     for (const w of waiting) w.reject(error);
   }
 
-  /** Writes a new snapshot atomically (temp file, fsync, rename), then empties the log. */
-  compact(stores: Iterable<[string, Iterable<[StoreKey, unknown]>]>): void {
-    const entries: Array<[string, Array<[StoreKey, unknown]>]> = [];
-    for (const [name, list] of stores) entries.push([name, [...list]]);
-    const tmp = join(this.dir, `${SNAPSHOT}.tmp`);
-    const fd = openSync(tmp, 'w', 0o600);
+  /**
+   * Closes the current log under the name of its last record and opens an empty one; returns that
+   * sequence number. With fsync, the closed log's last fsync and the directory's run before any record
+   * of the new log is synced, so what is durable is always a prefix of the sequence.
+   */
+  private rotate(): number {
+    if (this.failed) throw this.failed;
+    this.writePending();
+    const last = this.seq;
+    renameSync(join(this.dir, LOG), join(this.dir, closedLogName(last)));
+    const old = this.fd;
+    try {
+      this.fd = openSync(join(this.dir, LOG), 'a', 0o600);
+    } catch (e) {
+      // The closed log is replayed in order, so nothing acknowledged is lost; but nothing more is taken.
+      const error = new LogWriteError(`opening a new log in ${this.dir} failed: ${(e as Error).message}`, { cause: e });
+      this.fail(error);
+      throw error;
+    }
+    this.bytes = 0;
+    if (!this.syncs) {
+      closeSync(old);
+      return last;
+    }
+    this.retired.add(old);
+    this.barrier = true;
+    this.startSync(last, old, () => syncDirectoryAsync(this.dir));
+    return last;
+  }
+
+  /**
+   * Writes a new snapshot and drops the log it replaces, beside the updates: the log is closed and
+   * `capture` takes the state at that sequence (copy-on-write, in the same synchronous step), which is
+   * then serialized a slice at a time (decision P5). Calls made while one runs wait for it and run
+   * once more, so the snapshot covers everything appended before the call.
+   */
+  compact(capture: () => StoreEntries): Promise<void> {
+    const running = this.compacting;
+    const run: Promise<void> = (running ? running.catch(() => undefined) : Promise.resolve()).then(() => this.compactNow(capture));
+    const tracked = run.finally(() => {
+      if (this.compacting === tracked) this.compacting = undefined;
+    });
+    this.compacting = tracked;
+    return tracked;
+  }
+
+  /** The compaction started because the log grew past its size: failures are reported, not thrown. */
+  compactInBackground(capture: () => StoreEntries): void {
+    if (this.compacting) return;
+    this.compact(capture).catch((e: Error) => {
+      if (this.closed) return;
+      (this.options.onCompactionError ?? ((err) => console.error('embedded host: compaction failed (the log keeps every update; retried when it grows):', err)))(e);
+    });
+  }
+
+  private async compactNow(capture: () => StoreEntries): Promise<void> {
+    if (this.closed) return;
+    const seq = this.rotate();
+    const stores = capture();
+    const tmp = join(this.dir, `${SNAPSHOT}.${randomUUID()}.tmp`);
+    const handle = await openFile(tmp, 'w', 0o600);
+    const sliceSize = this.options.compactSliceEntries ?? SLICE_ENTRIES;
+    let installed = false;
     try {
       const version = Buffer.alloc(4);
       version.writeUInt32BE(SNAPSHOT_VERSION);
-      for (const part of [SNAPSHOT_MAGIC, version, serialize({ seq: this.seq, stores: entries })]) {
-        let written = 0;
-        while (written < part.length) written += writeSync(fd, part, written);
+      await handle.write(Buffer.concat([SNAPSHOT_MAGIC, version, frame({ seq, stores: stores.length })]));
+      let count = 0;
+      for (const [name, entries] of stores) {
+        let slice: Array<[StoreKey, unknown]> = [];
+        const flush = async () => {
+          await handle.write(frame([name, slice]));
+          count += slice.length;
+          slice = [];
+          if (this.closed) throw new Error('the log was closed during compaction');
+          await this.options.compactionProbe?.('slice');
+        };
+        for (const entry of entries) {
+          slice.push(entry);
+          if (slice.length >= sliceSize) await flush();
+        }
+        if (slice.length > 0) await flush();
       }
-      fsyncSync(fd);
+      await handle.write(frame({ end: count }));
+      await handle.sync();
+      await handle.close();
+      if (this.closed) throw new Error('the log was closed during compaction');
+      await rename(tmp, join(this.dir, SNAPSHOT));
+      installed = true;
     } finally {
-      closeSync(fd);
+      if (!installed) {
+        await handle.close().catch(() => undefined);
+        await rm(tmp, { force: true });
+      }
     }
-    renameSync(tmp, join(this.dir, SNAPSHOT));
     // The version 1 snapshot is superseded (the binary one is read first, so a crash before this is harmless).
-    rmSync(join(this.dir, LEGACY_SNAPSHOT), { force: true });
-    syncDirectory(this.dir);
-    // The snapshot holds every record appended so far, written or still pending.
-    this.pending = [];
-    ftruncateSync(this.fd, 0);
-    fsyncSync(this.fd);
-    this.bytes = 0;
-    this.submitted = this.seq;
-    this.markDurable(this.seq);
+    await rm(join(this.dir, LEGACY_SNAPSHOT), { force: true });
+    await syncDirectoryAsync(this.dir);
+    await this.options.compactionProbe?.('installed');
+    // Closed logs up to the snapshot are in it; a crash before they go only makes replay skip them.
+    for (const log of closedLogs(this.dir)) if (log.lastSeq <= seq) await rm(join(this.dir, log.name), { force: true });
   }
 
   close(): void {
     if (this.closed) return;
     if (!this.failed && this.pending.length > 0) this.write(Buffer.concat(this.pending));
     this.pending = [];
+    // Closed logs whose last fsync had not run yet, then the open one and the directory (a rename).
+    for (const fd of this.retired) fsyncSync(fd);
     fsyncSync(this.fd);
+    if (this.retired.size > 0) syncDirectory(this.dir);
     this.closed = true;
     this.markDurable(this.seq);
+    for (const fd of this.retired) closeSync(fd);
+    this.retired.clear();
     closeSync(this.fd);
     this.lock.release();
   }

@@ -1,0 +1,214 @@
+// Decision P5 (issue 16 target 2): compaction runs beside the updates. It closes the log, clones the
+// stores copy-on-write and writes the snapshot a slice at a time; whatever moment the process dies
+// at, the directory holds everything committed. `compactionProbe` holds a compaction at a stage, and a
+// copy of the directory taken there is what a crash at that moment leaves.
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { CorruptStateError, EmbeddedHost } from '../src/embedded/index.ts';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'compaction-'));
+  dirs.push(d);
+  return d;
+}
+after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** A copy of `dir` as a crash would leave it (the lock's holder is gone with the process). */
+function crashImage(dir: string): string {
+  const copy = tempDir();
+  cpSync(dir, copy, { recursive: true });
+  rmSync(join(copy, '.lock'), { force: true });
+  return copy;
+}
+
+/** Holds a compaction at its next `stage` until released. */
+function holdAt(stage: 'slice' | 'installed') {
+  let release: () => void = () => undefined;
+  let reached: () => void = () => undefined;
+  const arrived = new Promise<void>((r) => (reached = r));
+  let held = false;
+  const probe = (s: 'slice' | 'installed') => {
+    if (s !== stage || held) return;
+    held = true;
+    reached();
+    return new Promise<void>((r) => (release = r));
+  };
+  return { probe, arrived, release: () => release() };
+}
+
+async function fill(host: EmbeddedHost, n: number, from = 0): Promise<void> {
+  const s = host.store<number, { n: number; text: string }>('governance', 'votes');
+  for (let i = from; i < from + n; i += 50) {
+    await host.update('governance', () => {
+      for (let j = i; j < Math.min(i + 50, from + n); j++) s.set(j, { n: j, text: `vote ${j}` });
+    });
+  }
+}
+
+const numbers = (host: EmbeddedHost) => [...host.store<number, { n: number }>('governance', 'votes').entries()].map(([k]) => k);
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+describe('compaction beside the updates (decision P5)', () => {
+  it('updates and queries are answered while a compaction is under way, and all are kept', async () => {
+    const dir = tempDir();
+    const hold = holdAt('slice');
+    const host = EmbeddedHost.open({ dir, compactSliceEntries: 100, compactionProbe: hold.probe });
+    await fill(host, 1_000);
+    const compaction = host.compact();
+    await hold.arrived;
+    await fill(host, 200, 1_000); // answered (and fsynced) while the snapshot is half written
+    assert.equal(host.query('governance', () => host.store('governance', 'votes').size), 1_200);
+    hold.release();
+    await compaction;
+    host.close();
+    assert.deepEqual(readdirSync(dir).sort(), ['snapshot.bin', 'wal.jsonl'], 'the closed log is gone');
+    const again = EmbeddedHost.open({ dir });
+    assert.deepEqual(numbers(again), range(1_200));
+    again.close();
+  });
+
+  it('a crash in the middle of a compaction: the old snapshot, the closed log and the new log hold everything', async () => {
+    const dir = tempDir();
+    const first = EmbeddedHost.open({ dir });
+    await fill(first, 300);
+    await first.compact(); // an older snapshot to start from
+    first.close();
+    const hold = holdAt('slice');
+    const host = EmbeddedHost.open({ dir, compactSliceEntries: 100, compactionProbe: hold.probe });
+    await fill(host, 300, 300);
+    const compaction = host.compact();
+    await hold.arrived;
+    await fill(host, 100, 600);
+    const image = crashImage(dir);
+    assert.ok(readdirSync(image).some((f) => /^wal\.\d+\.jsonl$/.test(f)), 'a closed log is on disk');
+    assert.ok(readdirSync(image).some((f) => f.endsWith('.tmp')), 'the unfinished snapshot is on disk');
+    hold.release();
+    await compaction;
+    host.close();
+    const restarted = EmbeddedHost.open({ dir: image });
+    assert.deepEqual(numbers(restarted), range(700));
+    assert.ok(!readdirSync(image).some((f) => f.endsWith('.tmp')), 'the unfinished snapshot is removed at open');
+    // The next compaction takes the closed log with it.
+    await restarted.compact();
+    assert.ok(!readdirSync(image).some((f) => /^wal\.\d+\.jsonl$/.test(f)));
+    restarted.close();
+    const again = EmbeddedHost.open({ dir: image });
+    assert.deepEqual(numbers(again), range(700));
+    again.close();
+  });
+
+  it('a crash after the new snapshot is in place but before the closed log is deleted: its records are skipped', async () => {
+    const dir = tempDir();
+    const hold = holdAt('installed');
+    const host = EmbeddedHost.open({ dir, compactionProbe: hold.probe });
+    await fill(host, 400);
+    const compaction = host.compact();
+    await hold.arrived;
+    await fill(host, 50, 400);
+    const image = crashImage(dir);
+    assert.ok(readdirSync(image).some((f) => /^wal\.\d+\.jsonl$/.test(f)));
+    hold.release();
+    await compaction;
+    host.close();
+    const restarted = EmbeddedHost.open({ dir: image });
+    assert.deepEqual(numbers(restarted), range(450));
+    restarted.close();
+  });
+
+  it('the snapshot holds what the log holds: writes of an update still under way are left out (a later throw undoes them)', async () => {
+    const dir = tempDir();
+    const host = EmbeddedHost.open({ dir });
+    const s = host.store<string, number>('user', 'n');
+    await host.update('user', () => s.set('kept', 1));
+    let proceed: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (proceed = r));
+    // An update that writes, awaits (as across an inter-canister call without its commit point), then traps.
+    const trapping = host.update('user', async () => {
+      s.set('phantom', 2);
+      s.set('kept', 99);
+      await gate;
+      throw new Error('trap');
+    });
+    await new Promise((r) => setImmediate(r));
+    const compaction = host.compact();
+    await new Promise((r) => setImmediate(r));
+    proceed();
+    await assert.rejects(trapping, /trap/);
+    await compaction;
+    const image = crashImage(dir);
+    host.close();
+    const restarted = EmbeddedHost.open({ dir: image });
+    assert.deepEqual([...restarted.store<string, number>('user', 'n').entries()], [['kept', 1]]);
+    restarted.close();
+  });
+
+  it('compactions started by the log size keep the directory to one snapshot and one log', async () => {
+    const dir = tempDir();
+    const errors: Error[] = [];
+    const host = EmbeddedHost.open({ dir, compactBytes: 20_000, compactSliceEntries: 64, onCompactionError: (e) => errors.push(e) });
+    await fill(host, 3_000);
+    await host.compact(); // and whatever was started by size has finished
+    host.close();
+    assert.deepEqual(errors, []);
+    assert.deepEqual(readdirSync(dir).sort(), ['snapshot.bin', 'wal.jsonl']);
+    const again = EmbeddedHost.open({ dir });
+    assert.deepEqual(numbers(again), range(3_000));
+    again.close();
+  });
+
+  it('a compaction that fails is reported; the log keeps every update and a later one succeeds', async () => {
+    const dir = tempDir();
+    const errors: Error[] = [];
+    const host = EmbeddedHost.open({ dir, compactBytes: 5_000, onCompactionError: (e) => errors.push(e) });
+    mkdirSync(join(dir, 'snapshot.bin')); // the snapshot cannot be put in place
+    writeFileSync(join(dir, 'snapshot.bin', 'x'), '');
+    await fill(host, 500);
+    await assert.rejects(host.compact());
+    assert.ok(errors.length > 0, 'the size-started compaction reported its failure');
+    rmSync(join(dir, 'snapshot.bin'), { recursive: true });
+    await fill(host, 100, 500);
+    await host.compact();
+    host.close();
+    assert.deepEqual(readdirSync(dir).sort(), ['snapshot.bin', 'wal.jsonl']);
+    const again = EmbeddedHost.open({ dir });
+    assert.deepEqual(numbers(again), range(600));
+    again.close();
+  });
+
+  it('closing the host in the middle of a compaction leaves nothing half written and loses nothing', async () => {
+    const dir = tempDir();
+    const hold = holdAt('slice');
+    const host = EmbeddedHost.open({ dir, compactSliceEntries: 10, compactionProbe: hold.probe });
+    await fill(host, 200);
+    const compaction = host.compact();
+    await hold.arrived;
+    host.close();
+    hold.release();
+    await assert.rejects(compaction, /closed/);
+    assert.ok(!readdirSync(dir).some((f) => f.endsWith('.tmp')));
+    const again = EmbeddedHost.open({ dir });
+    assert.deepEqual(numbers(again), range(200));
+    again.close();
+  });
+
+  it('a damaged line in a closed log is refused (only the open log may end torn)', async () => {
+    const dir = tempDir();
+    const hold = holdAt('slice');
+    const host = EmbeddedHost.open({ dir, compactSliceEntries: 10, compactionProbe: hold.probe });
+    await fill(host, 100);
+    const compaction = host.compact();
+    await hold.arrived;
+    const image = crashImage(dir);
+    hold.release();
+    await compaction;
+    host.close();
+    const closed = readdirSync(image).find((f) => /^wal\.\d+\.jsonl$/.test(f))!;
+    writeFileSync(join(image, closed), '{"seq":1,"ops":[["governance/votes",0');
+    assert.throws(() => EmbeddedHost.open({ dir: image }), (e: Error) => e instanceof CorruptStateError && /unreadable record/.test(e.message));
+    assert.ok(existsSync(join(image, closed)));
+  });
+});
