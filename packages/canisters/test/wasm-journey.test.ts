@@ -1,0 +1,94 @@
+// Issue 15: the canisters as the Internet Computer runs them. The built wasm of all six canisters runs
+// on the test replica (test/wasm-host/), reached by the same Candid clients the bridge uses on an IC
+// network; the same journey runs on the embedded platform, so the two hosts are held to one behaviour.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { IDL } from '@icp-sdk/core/candid';
+import { Principal } from '@icp-sdk/core/principal';
+import { principalFromSeed } from '../src/principals.ts';
+import { CanisterCallError } from '../src/ic/index.ts';
+import { harness, ADMIN, BRIDGE } from './harness.ts';
+import { membershipAndGovernanceJourney } from './scenarios/journey.ts';
+import { deployWasm } from './wasm-host/platform.ts';
+import { WasmReplica } from './wasm-host/host.ts';
+
+const CONTROLLER = principalFromSeed('controller');
+
+describe('the membership and governance journey on both hosts (issue 15)', () => {
+  it('embedded platform, restarted from disk in the middle', async () => {
+    let h = await harness({ dir: (await import('./harness.ts')).tempDir(), trustedProposers: [BRIDGE] });
+    await membershipAndGovernanceJourney({
+      ids: h.platform.ids,
+      admin: ADMIN,
+      bridge: BRIDGE,
+      as: (p) => h.as(p),
+      now: () => h.now(),
+      advance: (ns) => h.advance(ns),
+      tick: () => h.tick(),
+      restart: async () => {
+        h = await h.reopen();
+      },
+    });
+    h.platform.close();
+  });
+
+  it('the built wasm on the test replica, every canister upgraded in the middle', async () => {
+    const replica = new WasmReplica();
+    const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: CONTROLLER }, replica);
+    await membershipAndGovernanceJourney({
+      ids: d.ids,
+      admin: ADMIN,
+      bridge: BRIDGE,
+      as: (p) => d.as(p),
+      now: () => replica.time,
+      advance: (ns) => (replica.time += ns),
+      tick: () => replica.tick(),
+      restart: () => d.upgradeAll(),
+    });
+    for (const c of replica.canisters.values()) assert.equal(c.version, 1n, `${c.id} was upgraded once`);
+  });
+});
+
+describe('IC message semantics on the built wasm (issue 15)', () => {
+  it('a trap (arguments that are not the method’s Candid) leaves no partial state and is rejected as a canister error', async () => {
+    const replica = new WasmReplica();
+    const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: CONTROLLER }, replica);
+    const before = await d.as(BRIDGE).governance.list_proposals({});
+    const stable = Buffer.from(replica.canister(d.ids.governance).stable.subarray(0, replica.canister(d.ids.governance).stablePages * 65_536));
+    const r = await replica.update(BRIDGE, d.ids.governance, 'create_proposal', new Uint8Array(IDL.encode([IDL.Text], ['not a proposal'])));
+    assert.ok('rejectCode' in r && r.rejectCode === 5, JSON.stringify(r));
+    assert.deepEqual(await d.as(BRIDGE).governance.list_proposals({}), before);
+    const after = replica.canister(d.ids.governance);
+    assert.ok(Buffer.from(after.stable.subarray(0, after.stablePages * 65_536)).equals(stable), 'stable memory unchanged');
+    // And the canister still works after the trap.
+    const ok = await d.as(BRIDGE).governance.create_proposal({ title: 'After', body: 'a trap', category: 'General' });
+    assert.ok('Ok' in ok);
+  });
+
+  it('a trap after the writes (at the reply) rolls back heap and stable memory: the proposal is not there', async () => {
+    const replica = new WasmReplica();
+    const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: CONTROLLER }, replica);
+    const g = replica.canister(d.ids.governance);
+    const stable = Buffer.from(g.stable.subarray(0, g.stablePages * 65_536));
+    replica.trapAtReply = (_c, method) => method === 'create_proposal';
+    await assert.rejects(d.as(BRIDGE).governance.create_proposal({ title: 'Lost', body: 'trapped at its reply', category: 'General' }), (e: Error) => e instanceof CanisterCallError && e.rejectCode === 5);
+    replica.trapAtReply = undefined;
+    assert.ok(Buffer.from(g.stable.subarray(0, g.stablePages * 65_536)).equals(stable), 'stable memory as before');
+    assert.deepEqual(await d.as(BRIDGE).governance.list_proposals({}), [], 'the heap index does not hold it either');
+    const id = await d.as(BRIDGE).governance.create_proposal({ title: 'Kept', body: 'after the trap', category: 'General' });
+    assert.deepEqual(id, { Ok: 1n }, 'the id the trapped call took is given again');
+  });
+
+  it('queries never commit; a call to a method that does not exist is rejected, not trapped', async () => {
+    const replica = new WasmReplica();
+    const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: CONTROLLER }, replica);
+    const settings = await d.as(ADMIN).governance.get_settings();
+    assert.equal(settings.rules.length > 0, true);
+    const missing = await replica.query(ADMIN, d.ids.governance, 'no_such_method', new Uint8Array(IDL.encode([], [])));
+    assert.ok('rejectCode' in missing && missing.rejectCode === 3);
+    await assert.rejects(d.as(ADMIN).governance.get_proposal(999n).then(() => replica.update(ADMIN, 'aaaaa-aa', 'install_code', new Uint8Array())).then((r) => {
+      if ('rejectCode' in r) throw new CanisterCallError('aaaaa-aa', 'install_code', r.rejectMessage, r.rejectCode);
+    }), /no management method/);
+    assert.equal(Principal.fromText(d.ids.governance).toText(), d.ids.governance);
+  });
+});
