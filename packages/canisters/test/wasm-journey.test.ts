@@ -46,6 +46,8 @@ describe('the membership and governance journey on both hosts (issue 15)', () =>
       restart: () => d.upgradeAll(),
     });
     for (const c of replica.canisters.values()) assert.equal(c.version, 1n, `${c.id} was upgraded once`);
+    // Decision W4: the host stops a message over its limit; none of the journey's came near one.
+    assert.ok(replica.counts.length > 50 && replica.counts.every((c) => !c.trapped), 'every message counted, none trapped');
   });
 });
 

@@ -16,14 +16,20 @@
 // - replies over 2 MiB trap (the IC's limit); a call to an unknown canister is rejected.
 // Cycles are not accounted (balances report a constant); `raw_rand` on the management canister
 // answers 32 random bytes; no other management method is offered.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { IDL } from '@icp-sdk/core/candid';
 import { Principal } from '@icp-sdk/core/principal';
 import { CanisterCallError, type CandidTransport } from '../../src/ic/transport.ts';
+import { meter } from './meter.ts';
 import { exportTableAndGlobals, type ModuleShape } from './patch.ts';
 
 const PAGE = 65_536;
 const MAX_REPLY = 2 * 1024 * 1024;
+/** The IC's instruction limits per message (decision W4): updates and their callbacks and timers, queries, install and upgrade. */
+export const INSTRUCTION_LIMITS = { update: 40_000_000_000n, query: 5_000_000_000n, install: 300_000_000_000n } as const;
+export type InstructionLimits = { -readonly [K in keyof typeof INSTRUCTION_LIMITS]: bigint };
+const limitOf = (limits: InstructionLimits, kind: MessageState['kind']) =>
+  kind === 'query' ? limits.query : kind === 'init' || kind === 'post_upgrade' || kind === 'pre_upgrade' ? limits.install : limits.update;
 const MANAGEMENT = 'aaaaa-aa';
 /** Reject codes of the IC interface specification. */
 export const REJECT = { SYS_FATAL: 1, SYS_TRANSIENT: 2, DESTINATION_INVALID: 3, CANISTER_REJECT: 4, CANISTER_ERROR: 5 } as const;
@@ -31,6 +37,20 @@ export const REJECT = { SYS_FATAL: 1, SYS_TRANSIENT: 2, DESTINATION_INVALID: 3, 
 /** A trap: ic0.trap, or a wasm runtime error (unreachable, out of bounds) inside a message. */
 export class Trap extends Error {
   override name = 'Trap';
+}
+
+/** Metered, patched and compiled once per distinct wasm (metering takes most of a second). */
+const compiled = new Map<string, { module: WebAssembly.Module; shape: ModuleShape; counterExport: string }>();
+function prepare(wasm: Uint8Array): { module: WebAssembly.Module; shape: ModuleShape; counterExport: string } {
+  const key = createHash('sha256').update(wasm).digest('hex');
+  let entry = compiled.get(key);
+  if (!entry) {
+    const metered = meter(wasm);
+    const patched = exportTableAndGlobals(metered.wasm);
+    entry = { module: new WebAssembly.Module(patched.wasm), shape: patched.shape, counterExport: `__host_global_${metered.counter}` };
+    compiled.set(key, entry);
+  }
+  return entry;
 }
 
 type Result = { reply: Uint8Array } | { rejectCode: number; rejectMessage: string };
@@ -51,7 +71,7 @@ interface PendingCall {
   cleanup?: [fun: number, env: number];
 }
 
-interface MessageState {
+export interface MessageState {
   kind: 'init' | 'post_upgrade' | 'pre_upgrade' | 'update' | 'query' | 'reply' | 'reject' | 'cleanup' | 'timer';
   arg: Uint8Array;
   caller: Uint8Array;
@@ -67,6 +87,17 @@ interface MessageState {
   stableUndo: Array<[offset: number, bytes: Uint8Array]>;
   stablePagesBefore: number;
   replied?: Result;
+  /** The counter's value when the message started (performance_counter counts from it). */
+  counterStart: bigint;
+}
+
+export interface InstructionCount {
+  canister: string;
+  /** The method, or for a callback the method whose answer it handles, or canister_init etc. */
+  method: string;
+  kind: MessageState['kind'];
+  instructions: bigint;
+  trapped: boolean;
 }
 
 export interface CanisterLog {
@@ -77,6 +108,8 @@ export interface CanisterLog {
 export class WasmCanister {
   instance!: WebAssembly.Instance;
   private shape!: ModuleShape;
+  /** The export of the metering counter (decision W4). */
+  private counterExport!: string;
   stable = new Uint8Array(0);
   stablePages = 0;
   timer = 0n;
@@ -91,9 +124,10 @@ export class WasmCanister {
   ) {}
 
   load(wasm: Uint8Array): void {
-    const patched = exportTableAndGlobals(wasm);
-    this.shape = patched.shape;
-    this.module = new WebAssembly.Module(patched.wasm);
+    const prepared = prepare(wasm);
+    this.counterExport = prepared.counterExport;
+    this.shape = prepared.shape;
+    this.module = prepared.module;
     this.instance = new WebAssembly.Instance(this.module, { ic0: this.ic0() });
   }
 
@@ -159,7 +193,8 @@ export class WasmCanister {
         this.timer = at;
         return previous;
       },
-      performance_counter: () => 0n,
+      // Type 0 (this message) and 1 (the call context): both from the message's start here.
+      performance_counter: () => this.counter() - this.current('performance_counter').counterStart,
       cost_call: (_m: bigint, _p: bigint, dst: number) => write128(dst, 0n),
       certified_data_set: () => undefined,
       data_certificate_present: () => 0,
@@ -236,11 +271,15 @@ export class WasmCanister {
    * Runs one message: `run` calls into the module. A trap restores heap, globals and stable memory
    * and drops the calls the message made. Returns what it answered and the calls it made.
    */
-  execute(state: Omit<MessageState, 'reply' | 'replySize' | 'performed' | 'stableUndo' | 'stablePagesBefore'>, run: () => void, commit: boolean): { trap?: Trap; replied?: Result; performed: PendingCall[] } {
+  private counter(): bigint {
+    return (this.instance.exports[this.counterExport] as WebAssembly.Global).value as bigint;
+  }
+
+  execute(state: Omit<MessageState, 'reply' | 'replySize' | 'performed' | 'stableUndo' | 'stablePagesBefore' | 'counterStart'>, run: () => void, commit: boolean): { trap?: Trap; replied?: Result; performed: PendingCall[] } {
     const memoryBefore = new Uint8Array(this.memory.buffer).slice();
     const globals = this.shape.mutableGlobals.map((g) => (this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value as unknown);
     const timerBefore = this.timer;
-    const m: MessageState = { ...state, reply: [], replySize: 0, performed: [], stableUndo: [], stablePagesBefore: this.stablePages };
+    const m: MessageState = { ...state, reply: [], replySize: 0, performed: [], stableUndo: [], stablePagesBefore: this.stablePages, counterStart: this.counter() };
     this.message = m;
     let trap: Trap | undefined;
     try {
@@ -250,6 +289,12 @@ export class WasmCanister {
     } finally {
       this.message = undefined;
     }
+    // Counted before a rollback (a trapped message used its instructions too). The IC stops a message
+    // at its limit; here it is stopped after, with the same outcome: a trap and nothing kept.
+    const instructions = this.counter() - m.counterStart;
+    this.replica.counts.push({ canister: this.id, method: state.method, kind: state.kind, instructions, trapped: trap !== undefined });
+    const limit = limitOf(this.replica.limits, state.kind);
+    if (!trap && instructions > limit) trap = new Trap(`instruction limit exceeded: ${instructions} > ${limit} for ${state.kind} ${state.method}`);
     if (trap || !commit) {
       const memory = new Uint8Array(this.memory.buffer);
       memory.set(memoryBefore);
@@ -288,6 +333,13 @@ export class WasmReplica {
   time = BigInt(Date.parse('2026-03-10T12:00:00Z')) * 1_000_000n;
   readonly canisters = new Map<string, WasmCanister>();
   readonly log: CanisterLog[] = [];
+  /** Every message's instruction count, in the order they ran (decision W4). */
+  readonly counts: InstructionCount[] = [];
+  /** The IC's by default; a test may lower them to see a message stopped at its limit. */
+  readonly limits: InstructionLimits;
+  constructor(options: { limits?: Partial<InstructionLimits> } = {}) {
+    this.limits = { ...INSTRUCTION_LIMITS, ...options.limits };
+  }
   /** Fault injection: a message that answers `method` traps at its reply, after all its writes. */
   trapAtReply: ((canister: string, method: string) => boolean) | undefined;
   private readonly queue: Task[] = [];

@@ -1,0 +1,79 @@
+// Issue 15, decision W4: instruction counting on the test replica and the IC's limits per message
+// (update 40 B, query 5 B, install and upgrade 300 B; replies 2 MiB).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { principalFromSeed } from '../src/principals.ts';
+import { CanisterCallError } from '../src/ic/index.ts';
+import { ADMIN, BRIDGE } from './harness.ts';
+import { meter } from './wasm-host/meter.ts';
+import { exportTableAndGlobals } from './wasm-host/patch.ts';
+import { INSTRUCTION_LIMITS, WasmReplica } from './wasm-host/host.ts';
+import { deployWasm } from './wasm-host/platform.ts';
+
+const CONTROLLER = principalFromSeed('controller');
+
+/**
+ * (func (export "run") (param $n i32) (result i32) (local $i i32)
+ *   block loop
+ *     local.get $i local.get $n i32.ge_u br_if 1
+ *     local.get $i i32.const 1 i32.add local.set $i br 0
+ *   end end
+ *   local.get $i)
+ */
+function countingLoop(): Uint8Array {
+  const body = [0x01, 0x01, 0x7f, 0x02, 0x40, 0x03, 0x40, 0x20, 0x01, 0x20, 0x00, 0x4f, 0x0d, 0x01, 0x20, 0x01, 0x41, 0x01, 0x6a, 0x21, 0x01, 0x0c, 0x00, 0x0b, 0x0b, 0x20, 0x01, 0x0b];
+  const section = (id: number, content: number[]) => [id, content.length, ...content];
+  return Uint8Array.from([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, [0x01, 0x60, 0x01, 0x7f, 0x01, 0x7f]),
+    ...section(3, [0x01, 0x00]),
+    ...section(7, [0x01, 0x03, 0x72, 0x75, 0x6e, 0x00, 0x00]),
+    ...section(10, [0x01, body.length, ...body]),
+  ]);
+}
+
+describe('instruction counting (decision W4)', () => {
+  it('the meter counts each executed run of instructions: a loop of n turns costs 10n + 8 here', () => {
+    const metered = meter(countingLoop());
+    const patched = exportTableAndGlobals(metered.wasm);
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(patched.wasm));
+    const counter = instance.exports[`__host_global_${metered.counter}`] as WebAssembly.Global;
+    const run = instance.exports.run as (n: number) => number;
+    for (const n of [0, 1, 7, 1000]) {
+      const before = counter.value as bigint;
+      assert.equal(run(n), n, 'the metered function computes what it did before');
+      // Entry: block (1), loop (1); each turn: the test and br_if (4) and the body to br and end (6);
+      // the last test (4); after the block: local.get and the function's end (2).
+      assert.equal((counter.value as bigint) - before, BigInt(10 * n + 8));
+    }
+  });
+
+  it('every message of a deployment and a proposal is counted, and stays within its limit', async () => {
+    const replica = new WasmReplica();
+    const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: CONTROLLER }, replica);
+    const id = await d.as(BRIDGE).governance.create_proposal({ title: 'Counted', body: 'every instruction', category: 'General' });
+    assert.deepEqual(id, { Ok: 1n });
+    await d.as(BRIDGE).governance.list_proposals({});
+    const kinds = new Set(replica.counts.map((c) => c.kind));
+    for (const kind of ['init', 'update', 'query']) assert.ok(kinds.has(kind as never), `${kind} messages counted`);
+    for (const c of replica.counts) {
+      assert.ok(c.instructions > 0n, `${c.method} counted`);
+      const limit = c.kind === 'query' ? INSTRUCTION_LIMITS.query : c.kind === 'init' ? INSTRUCTION_LIMITS.install : INSTRUCTION_LIMITS.update;
+      assert.ok(c.instructions < limit, `${c.kind} ${c.method}: ${c.instructions} < ${limit}`);
+    }
+  });
+
+  it('a message over its limit is stopped as the IC stops it: a trap, and nothing kept', async () => {
+    const replica = new WasmReplica();
+    const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: CONTROLLER }, replica);
+    // A limit below what create_proposal needs (about 10^8 here), above what list_proposals needs on an empty store.
+    replica.limits.update = 1_000_000n;
+    await assert.rejects(
+      d.as(BRIDGE).governance.create_proposal({ title: 'Too long', body: 'for the limit', category: 'General' }),
+      (e: Error) => e instanceof CanisterCallError && e.rejectCode === 5 && /instruction limit exceeded/.test(e.message),
+    );
+    replica.limits.update = INSTRUCTION_LIMITS.update;
+    assert.deepEqual(await d.as(BRIDGE).governance.list_proposals({}), []);
+    assert.deepEqual(await d.as(BRIDGE).governance.create_proposal({ title: 'Within', body: 'the limit', category: 'General' }), { Ok: 1n });
+  });
+});

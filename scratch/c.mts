@@ -1,0 +1,13 @@
+import { WasmReplica } from '../packages/canisters/test/wasm-host/host.ts';
+import { deployWasm } from '../packages/canisters/test/wasm-host/platform.ts';
+import { principalFromSeed } from '../packages/canisters/src/principals.ts';
+const A = principalFromSeed('admin'), B = principalFromSeed('bridge');
+const replica = new WasmReplica();
+let t0 = Date.now();
+const d = await deployWasm({ admins: [A], registrars: [B], controller: principalFromSeed('c') }, replica);
+console.log('deploy ms', Date.now() - t0);
+t0 = Date.now();
+console.log(await d.as(B).governance.create_proposal({ title: 'x', body: 'y', category: 'General' }));
+await d.as(B).governance.list_proposals({});
+console.log('2 calls ms', Date.now() - t0);
+for (const c of replica.counts) console.log(c.canister.slice(0,5), c.kind, c.method, c.instructions.toLocaleString('en'), c.trapped);
