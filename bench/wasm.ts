@@ -1,0 +1,146 @@
+// `npm run bench wasm` (issue 15, decision W4): the built canisters on the test replica, every message
+// metered. Members are made the real way (account, verification, KYC, payment), then each votes on one
+// proposal. Prints each method's instructions at that size against the IC's limit, the wasm sizes,
+// and what grows with the stores: the first call after an upgrade (K5 rebuilds each store's heap index
+// from stable memory) and list_votes' reply, measured at two sizes and extrapolated to 100,000.
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { encodeArgs } from '../packages/canisters/src/ic/index.ts';
+import { METHOD_TABLES } from '../packages/canisters/src/tables.ts';
+import { principalFromSeed } from '../packages/canisters/src/principals.ts';
+import { INSTRUCTION_LIMITS, WasmReplica, type InstructionCount } from '../packages/canisters/test/wasm-host/host.ts';
+import { deployWasm } from '../packages/canisters/test/wasm-host/platform.ts';
+import { root, table } from './lib.ts';
+
+const MEMBERS = Number(process.env.BENCH_WASM_MEMBERS ?? 300);
+const HOUR = 3_600_000_000_000n;
+const HASH = '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaGhhc2hoYXNo';
+const ok = <T>(r: { Ok: T } | { Err: unknown }): T => {
+  if ('Err' in r) throw new Error(JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
+  return r.Ok;
+};
+const billions = (n: bigint) => (Number(n) / 1e9).toFixed(3);
+const limitOf = (kind: string) => (kind === 'query' ? INSTRUCTION_LIMITS.query : kind === 'init' || kind === 'post_upgrade' ? INSTRUCTION_LIMITS.install : INSTRUCTION_LIMITS.update);
+
+export async function benchWasm(): Promise<string> {
+  const admin = principalFromSeed('admin');
+  const bridge = principalFromSeed('bridge');
+  const replica = new WasmReplica();
+  const started = Date.now();
+  const d = await deployWasm({ admins: [admin], registrars: [bridge], controller: principalFromSeed('controller') }, replica);
+  const b = d.as(bridge);
+  const members: string[] = [];
+  for (let i = 0; i < MEMBERS; i++) {
+    const principal = principalFromSeed(`wasm-bench-${i}`);
+    const created = ok(await b.user.create_account({ principal, email_encrypted: 'e', name_encrypted: 'n', dob_encrypted: 'd', password_hash: HASH, tos_accepted_at: replica.time - 1n, is_age_verified_18_plus: true }));
+    ok(await b.user.verify_email(created.verification_token));
+    ok(await b.user.record_kyc(principal, true));
+    ok(await b.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) }));
+    members.push(principal);
+  }
+  const proposal = ok(await b.governance.create_proposal({ title: 'Bench', body: 'One vote per member', category: 'General' }));
+  replica.time += HOUR;
+  await replica.tick();
+
+  /**
+   * After an upgrade of governance: list_votes cold (each store it reads rebuilds its heap index from
+   * stable memory, K5, and a query keeps nothing, so every query does so again), then a repeated vote
+   * (an update: it rebuilds the votes index and keeps it), then list_votes warm.
+   */
+  const afterUpgrade = async () => {
+    await replica.upgrade(d.ids.governance, d.initArg('governance'), d.controller);
+    const from = replica.counts.length;
+    const arg = encodeArgs(METHOD_TABLES.governance, 'list_votes', [proposal]);
+    const listed = await replica.query(admin, d.ids.governance, 'list_votes', arg);
+    const again = await d.as(members[0]!).governance.cast_vote(proposal, 'Yes');
+    if (!('Err' in again)) throw new Error('a repeated vote was accepted');
+    await replica.query(admin, d.ids.governance, 'list_votes', arg);
+    const mine = replica.counts.slice(from);
+    const [cold, warm] = mine.filter((c) => c.method === 'list_votes');
+    const repeatedVote = mine.find((c) => c.method === 'cast_vote')!;
+    return { cold: cold!.instructions, rebuild: cold!.instructions - warm!.instructions, list: warm!.instructions, firstUpdate: repeatedVote.instructions, listVotesBytes: 'reply' in listed ? listed.reply.length : 0 };
+  };
+  const third = Math.floor(MEMBERS / 3);
+  for (let i = 0; i < third; i++) ok(await d.as(members[i]!).governance.cast_vote(proposal, i % 2 ? 'No' : 'Yes'));
+  const small = await afterUpgrade();
+  for (let i = third; i < MEMBERS; i++) ok(await d.as(members[i]!).governance.cast_vote(proposal, i % 2 ? 'No' : 'Yes'));
+  const large = await afterUpgrade();
+  await b.governance.list_proposals({});
+  // Closing the vote: the governance timer tallies and burns the vote receipts (ICRC-7) in steps.
+  replica.time += 8n * 24n * HOUR;
+  const closingFrom = replica.counts.length;
+  await replica.tick();
+  const closing = replica.counts.slice(closingFrom).filter((c) => c.canister === d.ids.governance).reduce((m, c) => (c.instructions > m ? c.instructions : m), 0n);
+  const status = (await b.governance.get_proposal(proposal))?.status;
+
+  // Per method (and kind: a callback is named by the call it answers), the median and the largest.
+  const groups = new Map<string, InstructionCount[]>();
+  for (const c of replica.counts) {
+    const canister = Object.entries(d.ids).find(([, id]) => id === c.canister)?.[0] ?? c.canister;
+    const key = `${canister} ${c.kind} ${c.method}`;
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  const rows = [...groups].map(([key, list]) => {
+    const sorted = list.map((c) => c.instructions).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+    const max = sorted.at(-1)!;
+    const limit = limitOf(list[0]!.kind);
+    return { message: key, count: list.length, 'median (10⁹ instructions)': billions(sorted[Math.floor(sorted.length / 2)]!), 'largest (10⁹)': billions(max), 'limit (10⁹)': billions(limit), 'largest ÷ limit': `${((Number(max) / Number(limit)) * 100).toFixed(2)} %` };
+  });
+  const votesSmall = third;
+  const extrapolate = (a: bigint, b: bigint) => {
+    const per = Number(b - a) / (MEMBERS - votesSmall);
+    return { per, at100k: Number(a) + per * (100_000 - votesSmall) };
+  };
+  const rebuild = extrapolate(small.rebuild, large.rebuild);
+  const firstUpdate = extrapolate(small.firstUpdate, large.firstUpdate);
+  const list = extrapolate(small.list, large.list);
+  const bytesPerVote = (large.listVotesBytes - small.listVotesBytes) / (MEMBERS - votesSmall);
+  const sizes = ['governance', 'membership', 'user', 'campaign', 'treasury', 'ledger_embedded'].map((n) => ({ canister: n, '.wasm bytes': statSync(join(root, '.azle', n, `${n}.wasm`)).size }));
+  return [
+    `## The built canisters on the test replica (${MEMBERS} Active members, ${MEMBERS} votes on one proposal; every message metered, decision W4; ${((Date.now() - started) / 1000).toFixed(0)} s)`,
+    '',
+    table(rows),
+    '',
+    'What grows with the stores (measured at two sizes, extrapolated linearly to 100,000 votes):',
+    '',
+    table([
+      {
+        measure: 'a list_votes after an upgrade, less one after an update has rebuilt the index (the rebuild from stable memory, K5; repeated by every query until an update keeps it)',
+        [`at ${votesSmall} votes`]: `${billions(small.rebuild)} × 10⁹`,
+        [`at ${MEMBERS} votes`]: `${billions(large.rebuild)} × 10⁹`,
+        'per vote': `${(rebuild.per / 1e6).toFixed(2)} × 10⁶`,
+        'at 100,000 votes': `${(rebuild.at100k / 1e9).toFixed(1)} × 10⁹ (query limit 5)`,
+      },
+      {
+        measure: 'the first update after an upgrade that reads the votes (a repeated vote, refused): the rebuild kept',
+        [`at ${votesSmall} votes`]: `${billions(small.firstUpdate)} × 10⁹`,
+        [`at ${MEMBERS} votes`]: `${billions(large.firstUpdate)} × 10⁹`,
+        'per vote': `${(firstUpdate.per / 1e6).toFixed(2)} × 10⁶`,
+        'at 100,000 votes': `${(firstUpdate.at100k / 1e9).toFixed(1)} × 10⁹ (update limit 40)`,
+      },
+      {
+        measure: 'list_votes with the index built',
+        [`at ${votesSmall} votes`]: `${billions(small.list)} × 10⁹`,
+        [`at ${MEMBERS} votes`]: `${billions(large.list)} × 10⁹`,
+        'per vote': `${(list.per / 1e6).toFixed(2)} × 10⁶`,
+        'at 100,000 votes': `${(list.at100k / 1e9).toFixed(1)} × 10⁹ (query limit 5)`,
+      },
+      {
+        measure: `closing the vote (the largest governance message when the timer tallied; status ${status})`,
+        [`at ${votesSmall} votes`]: '',
+        [`at ${MEMBERS} votes`]: `${billions(closing)} × 10⁹`,
+        'per vote': `${(Number(closing) / MEMBERS / 1e6).toFixed(2)} × 10⁶ (average)`,
+        'at 100,000 votes': `${((Number(closing) / MEMBERS) * 5_000 / 1e9).toFixed(1)} × 10⁹ per step of 5,000 receipts (update limit 40)`,
+      },
+      {
+        measure: 'list_votes reply',
+        [`at ${votesSmall} votes`]: `${small.listVotesBytes} B`,
+        [`at ${MEMBERS} votes`]: `${large.listVotesBytes} B`,
+        'per vote': `${bytesPerVote.toFixed(0)} B`,
+        'at 100,000 votes': `${((small.listVotesBytes + bytesPerVote * (100_000 - votesSmall)) / 2 ** 20).toFixed(1)} MiB (limit 2 MiB)`,
+      },
+    ]),
+    '',
+    table(sizes),
+  ].join('\n');
+}
