@@ -10,13 +10,14 @@ export const GOVERNANCE_TICK_SECONDS = 60;
 
 export const governanceWiring: CanisterWiring<'membership' | 'treasury', GovernanceDeps, GovernanceCore> = {
   calls: ['membership', 'treasury'],
-  deps: (call) => ({
+  deps: (call, host) => ({
     membership: {
       get_membership_status: (owner) => call('membership', 'get_membership_status', owner),
       count_active_members: () => call('membership', 'count_active_members'),
       apply_policy: (policy) => call('membership', 'apply_policy', policy),
     },
     treasury: { execute_payout: (id, payout) => call('treasury', 'execute_payout', id, payout) },
+    ...(host.instructions && { instructions: host.instructions }),
   }),
   timers: [
     { name: 'tick', every_seconds: GOVERNANCE_TICK_SECONDS, run: (core, ctx) => core.tick(ctx), due: (core, ctx) => core.next_wakeup(ctx) },

@@ -2,7 +2,7 @@
 // of ../candid.ts, state in stable memory, time and caller from the IC, inter-canister calls to the
 // membership and treasury canisters, and a timer that does what the embedded scheduler does.
 import { canisterSelf, IDL, init, postUpgrade, query, update } from 'azle';
-import { armTimers, AzleIdl, azleMethods, canisterCalls, dispatcher, icrc7EntryPoints, fromCandidArgs, rawRandBytes, stableStores, wiringStore } from '@domdao/canister-kit/azle';
+import { armTimers, AzleIdl, azleMethods, canisterCalls, dispatcher, icrc7EntryPoints, fromCandidArgs, hostServices, stableStores, wiringStore } from '@domdao/canister-kit/azle';
 import { membershipMethods } from '@domdao/canister-membership';
 import { treasuryMethods } from '@domdao/canister-treasury';
 import { governanceMethods, governanceTypes } from '../candid.ts';
@@ -15,7 +15,7 @@ const methods = azleMethods(table);
 const types = governanceTypes(AzleIdl);
 const initArgs = wiringStore<Omit<GovernanceInit, 'self'>>();
 const callees = canisterCalls({ membership: membershipMethods(AzleIdl), treasury: treasuryMethods(AzleIdl) }, (to) => initArgs.get()[`${to}_canister`]);
-const core = governanceCore(stableStores<GovernanceStores>(GOVERNANCE_STORE_NAMES), governanceWiring.deps(callees, { randomBytes: rawRandBytes }));
+const core = governanceCore(stableStores<GovernanceStores>(GOVERNANCE_STORE_NAMES), governanceWiring.deps(callees, hostServices));
 const calls = dispatcher(table, core);
 
 export default class extends icrc7EntryPoints(calls) {

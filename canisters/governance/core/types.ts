@@ -196,6 +196,8 @@ export interface GovernanceDeps {
   treasury: {
     execute_payout(proposal_id: bigint, payout: PayoutPayload): Promise<{ Ok: unknown } | { Err: unknown }>;
   };
+  /** Instructions the current message has run (the IC's performance_counter); absent where there is no limit (decision G20). */
+  instructions?(): bigint;
 }
 
 /** The governance canister's stable state (store names in GOVERNANCE_STORE_NAMES). */

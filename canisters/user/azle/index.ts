@@ -2,7 +2,7 @@
 // calls to the membership canister, verification tokens from raw_rand, and a 5-minute timer that
 // works the mint retry queue (spec 2 Limits "mint retry").
 import { IDL, init, postUpgrade, query, update } from 'azle';
-import { armTimers, AzleIdl, azleMethods, canisterCalls, dispatcher, fromCandidArgs, rawRandBytes, stableStores, wiringStore } from '@domdao/canister-kit/azle';
+import { armTimers, AzleIdl, azleMethods, canisterCalls, dispatcher, fromCandidArgs, hostServices, stableStores, wiringStore } from '@domdao/canister-kit/azle';
 import { membershipMethods } from '@domdao/canister-membership';
 import { userMethods, userTypes } from '../candid.ts';
 import { USER_STORE_NAMES, userCore, type UserConfig, type UserStores } from '../core/user.ts';
@@ -14,7 +14,7 @@ const methods = azleMethods(table);
 const types = userTypes(AzleIdl);
 const initArgs = wiringStore<InitArgs>();
 const callees = canisterCalls({ membership: membershipMethods(AzleIdl) }, (to) => initArgs.get()[`${to}_canister`]);
-const core = userCore(stableStores<UserStores>(USER_STORE_NAMES), userWiring.deps(callees, { randomBytes: rawRandBytes }));
+const core = userCore(stableStores<UserStores>(USER_STORE_NAMES), userWiring.deps(callees, hostServices));
 const calls = dispatcher(table, core);
 
 export default class {

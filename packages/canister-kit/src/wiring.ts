@@ -14,6 +14,11 @@ export type CanisterCall<To extends string> = (to: To, method: string, ...args: 
 export interface HostServices {
   /** 16 random bytes: raw_rand on the IC, the OS generator embedded. */
   randomBytes(): Promise<Uint8Array>;
+  /**
+   * Instructions the current message has run so far, where the host counts them (the IC's
+   * performance_counter); absent on the embedded host, which has no per-message limit.
+   */
+  instructions?(): bigint;
 }
 
 /** A canister timer: `run` every `every_seconds` on the IC (setTimerInterval). */

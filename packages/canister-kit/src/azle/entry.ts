@@ -1,6 +1,6 @@
 // What every Azle entry point shares: the CallContext from the IC, Candid ⇄ core value conversion
 // for a method table, inter-canister calls through the callee's method table, and raw_rand.
-import { call, IDL, msgCaller, Principal, time } from 'azle';
+import { call, IDL, msgCaller, performanceCounter, Principal, time } from 'azle';
 import type { CallContext } from '../call.ts';
 import type { Idl, IdlType, MethodTable } from '../candid/methods.ts';
 import { fromCandid, toCandid, type PrincipalCodec } from '../candid/values.ts';
@@ -54,6 +54,9 @@ export function interCanister(canister: () => string, table: MethodTable) {
     return fromCandid(m.ret as IdlType, raw, principals) as never;
   };
 }
+
+/** What the Azle entry points give the cores' wiring: raw_rand and the message's instruction counter. */
+export const hostServices = { randomBytes: rawRandBytes, instructions: (): bigint => performanceCounter(0) };
 
 /** 16 bytes from the management canister's raw_rand. */
 export async function rawRandBytes(): Promise<Uint8Array> {

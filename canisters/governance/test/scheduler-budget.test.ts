@@ -1,0 +1,58 @@
+// Decision G20 (issue 15): where the host counts instructions, a scheduler step stops burning receipts
+// once its message has used STEP_INSTRUCTION_BUDGET, and finishes at later steps; where it does not
+// (the embedded host), BURN_BATCH alone bounds a step. The core is driven directly with a counter the
+// test controls, standing in for the IC's performance_counter.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { plainStore } from '@domdao/canister-kit/testing';
+import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '../core/governance.ts';
+import { STEP_INSTRUCTION_BUDGET } from '../core/scheduler.ts';
+import { NS_PER_HOUR } from '../core/rules/categories.ts';
+import type { GovernanceDeps } from '../core/types.ts';
+
+async function closedProposalWithVotes(voters: number, instructions?: () => bigint) {
+  const stores = Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()])) as unknown as GovernanceStores;
+  const deps: GovernanceDeps = {
+    membership: { get_membership_status: async () => ({ is_active: true }), count_active_members: async () => BigInt(voters), apply_policy: async () => ({ Ok: null }) },
+    treasury: { execute_payout: async () => ({ Ok: null }) },
+    ...(instructions && { instructions }),
+  };
+  const core = governanceCore(stores, deps);
+  let now = 1_000n * NS_PER_HOUR;
+  const ctx = (caller: string) => ({ caller, now });
+  core.init({ self: 'gov', membership_canister: 'm', treasury_canister: 't', admins: ['admin'], trusted_proposers: [] });
+  const created = await core.create_proposal(ctx('admin'), { title: 'T', body: 'b', category: 'General' });
+  assert.ok('Ok' in created);
+  now += 2n * NS_PER_HOUR;
+  await core.tick(ctx('timer'));
+  for (let i = 0; i < voters; i++) assert.deepEqual(await core.cast_vote(ctx(`voter-${i}`), created.Ok, 'Yes'), { Ok: null });
+  now += 8n * 24n * NS_PER_HOUR;
+  return { core, id: created.Ok, tick: () => core.tick(ctx('timer')), supply: () => core.icrc7_total_supply(ctx('admin')), proposal: () => core.get_proposal(ctx('admin'), created.Ok) };
+}
+
+describe('receipt burning within the instruction limit (decision G20)', () => {
+  it('a step stops burning once its message has used the budget, and later steps finish the work', async () => {
+    // Each reading of the counter stands for one receipt burned: a third of the budget apiece.
+    let used = 0n;
+    const perRead = STEP_INSTRUCTION_BUDGET / 3n;
+    const g = await closedProposalWithVotes(10, () => (used += perRead));
+    assert.equal(g.supply(), 10n);
+    used = 0n;
+    await g.tick();
+    assert.equal(g.proposal()?.status, 'Executed');
+    const afterFirst = g.supply();
+    assert.ok(afterFirst > 0n && afterFirst < 10n, `some receipts burned, not all (${afterFirst} left)`);
+    for (let step = 0; step < 10 && g.supply() > 0n; step++) {
+      used = 0n; // a new timer message starts from zero
+      await g.tick();
+    }
+    assert.equal(g.supply(), 0n, 'all burned over later steps');
+  });
+
+  it('without a counter (the embedded host) one step burns up to BURN_BATCH receipts', async () => {
+    const g = await closedProposalWithVotes(10);
+    await g.tick();
+    assert.equal(g.proposal()?.status, 'Executed');
+    assert.equal(g.supply(), 0n);
+  });
+});
