@@ -130,6 +130,8 @@ export function governanceMethods(I: Idl) {
     get_tally: query([I.Nat64], I.Opt(t.VoteTally)),
     get_my_vote: query([I.Nat64], I.Opt(t.Vote)),
     list_votes: query([I.Nat64], I.Vec(t.VoteRecord)),
+    // Decision V25: paged beside the spec's list_votes (proposal, after voter, page size).
+    list_votes_page: query([I.Nat64, I.Opt(I.Principal), I.Opt(I.Nat32)], I.Vec(t.VoteRecord)),
     execute_proposal: update([I.Nat64], unit(t.GovernanceError)),
     update_dom_price: update([t.UpdateDomPriceArgs], unit(t.GovernanceError)),
     get_dom_price: query([], I.Opt(t.DomPriceTick)),

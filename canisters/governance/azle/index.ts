@@ -48,6 +48,8 @@ export default class extends icrc7EntryPoints(calls) {
   get_my_vote(...a: unknown[]) { return calls.query('get_my_vote', a); }
   @query(methods.list_votes.args, methods.list_votes.ret)
   list_votes(...a: unknown[]) { return calls.query('list_votes', a); }
+  @query(methods.list_votes_page.args, methods.list_votes_page.ret)
+  list_votes_page(...a: unknown[]) { return calls.query('list_votes_page', a); }
   @update(methods.execute_proposal.args, methods.execute_proposal.ret)
   execute_proposal(...a: unknown[]) { return calls.update('execute_proposal', a); }
   @update(methods.update_dom_price.args, methods.update_dom_price.ret)

@@ -5,6 +5,10 @@ import { statusAt, tallyOf } from './lifecycle.ts';
 import type { GovernanceState } from './state.ts';
 import type { GovernanceDeps, GovernanceStores, ProposalRecord, Vote, VoteError, VoteRecord, VoteTally } from './types.ts';
 
+/** list_votes_page's page size when none is given, and the largest it answers (decision V25). */
+export const VOTES_PAGE_DEFAULT = 100;
+export const VOTES_PAGE_MAX = 500;
+
 export function votingMethods(stores: GovernanceStores, deps: GovernanceDeps, state: GovernanceState) {
   const { isAdmin, nextId, receipts, transition, voteKey } = state;
   return {
@@ -66,6 +70,25 @@ export function votingMethods(stores: GovernanceStores, deps: GovernanceDeps, st
     list_votes(ctx: CallContext, proposal_id: bigint): VoteRecord[] {
       if (!isAdmin(ctx.caller)) throw new CanisterReject('NotAuthorized: list_votes is admin only');
       return [...withPrefix((from) => stores.votes.entries({ from }), `${u64Key(proposal_id)}|`)].map(([, v]) => v);
+    },
+
+    /**
+     * Decision V25 (issue 15): the votes a page at a time, in voter order, after the voter `after`
+     * (exclusive), at most `limit` (default 100, at most 500), so each answer stays far inside the
+     * IC's reply and query instruction limits whatever the turnout. Admin only, as list_votes.
+     */
+    list_votes_page(ctx: CallContext, proposal_id: bigint, after?: string, limit?: number): VoteRecord[] {
+      if (!isAdmin(ctx.caller)) throw new CanisterReject('NotAuthorized: list_votes_page is admin only');
+      const size = Math.min(Math.max(limit ?? VOTES_PAGE_DEFAULT, 1), VOTES_PAGE_MAX);
+      const prefix = `${u64Key(proposal_id)}|`;
+      const start = after === undefined ? prefix : voteKey(proposal_id, after);
+      const page: VoteRecord[] = [];
+      for (const [key, vote] of stores.votes.entries({ from: start })) {
+        if (!key.startsWith(prefix) || page.length >= size) break;
+        if (after !== undefined && key === start) continue;
+        page.push(vote);
+      }
+      return page;
     },
   };
 }

@@ -364,6 +364,35 @@ describe('queries: list_proposals, get_tally, list_votes (decision G8)', () => {
   });
 });
 
+describe('list_votes_page (decision V25)', () => {
+  it('pages through every vote once, in voter order, after an exclusive cursor; page size defaults to 100 and is capped at 500; admin only', async () => {
+    const h = await withMembers(7);
+    const id = h.ok(await h.gov(h.members[0]!).create_proposal(general));
+    const other = h.ok(await h.gov(h.members[0]!).create_proposal(general));
+    h.advance(HOUR);
+    for (const m of h.members) h.ok(await h.gov(m).cast_vote(id, 'Yes'));
+    h.ok(await h.gov(h.members[0]!).cast_vote(other, 'No'));
+    const g = h.admin.governance;
+    const all = await g.list_votes(id);
+    const seen: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await g.list_votes_page(id, after, 3);
+      assert.ok(page.length <= 3);
+      if (page.length === 0) break;
+      seen.push(...page.map((v) => v.voter));
+      after = page.at(-1)!.voter;
+    }
+    assert.deepEqual(seen, all.map((v) => v.voter), 'the same votes as list_votes, in the same order, each once');
+    assert.deepEqual(seen, [...seen].sort(), 'voter order');
+    assert.equal((await g.list_votes_page(id)).length, 7, 'default page (100) holds them all');
+    assert.deepEqual((await g.list_votes_page(other)).map((v) => v.vote), ['No'], "another proposal's votes stay apart");
+    assert.equal((await g.list_votes_page(id, undefined, 0)).length, 1, 'a page holds at least one');
+    assert.deepEqual(await g.list_votes_page(99n), []);
+    await assert.rejects(h.gov(h.members[0]!).list_votes_page(id), /NotAuthorized/);
+  });
+});
+
 describe('SetDomPrice execution and the price oracle (spec 1 Execution rules)', () => {
   async function ratify(h: Harness & { members: string[]; gov: (p: string) => GovernanceClient }, price: number, extra: Record<string, unknown> = {}) {
     const id = h.ok(await h.bridge.governance.create_proposal(priceProposal(price, extra)));

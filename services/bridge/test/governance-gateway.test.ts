@@ -4,6 +4,7 @@
 // Authentication rules 3 and 6) on every mutation; GET a proposal with its tally.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { principalFromSeed } from '@domdao/canisters';
 import { ADMIN_EMAIL, APP, bridge, type Bridge, type Jar } from './harness.ts';
 
 const HOUR_MS = 3_600_000;
@@ -328,5 +329,42 @@ describe('governance gateway: receipts, votes, ETags, execute (issue 10 Governan
     assert.equal(r.statusCode, 200, r.body);
     assert.deepEqual(r.json(), { proposal_id: id, status: 'Executed' });
     assert.equal((await g.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json().status, 'Executed');
+  });
+});
+
+describe('governance gateway: votes past one page', () => {
+  it('votes of a proposal past one page (decision V25): the bridge reads list_votes_page until a short page, each vote once', async (t) => {
+    const g = await bridge();
+    t.after(() => g.close());
+    const created = await g.opened.canisters.clients.governance.create_proposal({ title: 'Many voters', body: 'b', category: 'General' });
+    assert.ok('Ok' in created);
+    const id = String(created.Ok);
+    g.advance(HOUR_MS);
+    await g.opened.canisters.platform!.tick();
+    const platform = g.opened.canisters.platform!;
+    const registrar = g.opened.canisters.clients;
+    const voters: string[] = [];
+    for (let i = 0; i < 520; i += 40) {
+      voters.push(
+        ...(await Promise.all(
+          Array.from({ length: 40 }, async (_, j) => {
+            const principal = principalFromSeed(`page-voter-${i + j}`);
+            const created = await registrar.user.create_account({ principal, email_encrypted: 'e', name_encrypted: 'n', dob_encrypted: 'd', password_hash: '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaGhhc2hoYXNo', tos_accepted_at: 1n, is_age_verified_18_plus: true });
+            assert.ok('Ok' in created);
+            assert.ok('Ok' in (await registrar.user.verify_email(created.Ok.verification_token)));
+            assert.ok('Ok' in (await registrar.user.record_kyc(principal, true)));
+            assert.ok('Ok' in (await registrar.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+            assert.ok('Ok' in (await platform.as(principal).governance.cast_vote(BigInt(id), 'Yes')));
+            return principal;
+          }),
+        )),
+      );
+    }
+    const admin = await g.member(ADMIN_EMAIL);
+    const r = await g.request({ method: 'GET', url: `/api/governance/proposals/${id}/votes`, jar: admin.jar });
+    assert.equal(r.statusCode, 200, r.body);
+    const items = (r.json() as { items: { voter: string }[] }).items.map((v) => v.voter);
+    assert.equal(items.length, 520);
+    assert.deepEqual([...items].sort(), [...voters].sort(), 'every vote once');
   });
 });

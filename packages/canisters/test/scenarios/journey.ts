@@ -79,6 +79,12 @@ export async function membershipAndGovernanceJourney(host: JourneyHost): Promise
   const tally = await bridge().governance.get_tally(id);
   assert.equal(tally?.yes_votes, 2n, 'votes kept across the restart');
   ok(await host.as(members[2]!).governance.cast_vote(id, 'No'));
+  // Decision V25: the votes a page at a time (admin only).
+  const admin = host.as(host.admin).governance;
+  const first = await admin.list_votes_page(id, undefined, 2);
+  const rest = await admin.list_votes_page(id, first.at(-1)!.voter, 2);
+  assert.deepEqual([...first, ...rest].map((v) => v.voter), (await admin.list_votes(id)).map((v) => v.voter));
+  assert.equal(rest.length, 1);
   host.advance(3n * DAY);
   await host.tick();
   assert.equal((await bridge().governance.get_proposal(id))?.status, 'Executed', 'tallied, approved and executed by the timer re-armed after the restart');

@@ -14,6 +14,9 @@ import { plain, proposalView, tickView } from './views.ts';
 import { CATEGORIES, canisterPayload } from './payload.ts';
 import type { BridgeApp } from '../http/typed.ts';
 
+/** Votes asked per list_votes_page call (the canister answers at most 500). */
+const VOTES_PAGE = 500;
+
 type Governance = CanisterClients['governance'];
 
 export interface GovernanceGatewayOptions {
@@ -167,9 +170,16 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
   app.get('/api/governance/proposals/:id/votes', { preHandler: opts.admin, schema: { params: idParams, tags: ['governance'] } }, async (req, reply) => {
     const { id } = req.params;
     if (!(await opts.governance.get_proposal(nat64(id)))) throw governanceHttpError({ ProposalNotFound: null });
-    let votes: Awaited<ReturnType<Governance['list_votes']>>;
+    // Read a page at a time (decision V25): list_votes' single answer outgrows the IC's reply and
+    // query instruction limits at a few hundred votes on the wasm canister.
+    const votes: Awaited<ReturnType<Governance['list_votes_page']>> = [];
     try {
-      votes = await opts.governance.list_votes(nat64(id));
+      for (let after: string | undefined; ; ) {
+        const page = await opts.governance.list_votes_page(nat64(id), after, VOTES_PAGE);
+        votes.push(...page);
+        if (page.length < VOTES_PAGE) break;
+        after = page.at(-1)!.voter;
+      }
     } catch (err) {
       if (/NotAuthorized/.test(err instanceof Error ? err.message : String(err))) {
         throw new HttpError(503, 'NOT_CONFIGURED', "the bridge's principal is not a governance admin, so it cannot read votes (install governance with it among the admins)");
