@@ -7,7 +7,7 @@ import type { GovernanceDeps, GovernanceStores, ProposalRecord, Vote, VoteError,
 
 /** list_votes_page's page size when none is given, and the largest it answers (decision V25). */
 export const VOTES_PAGE_DEFAULT = 100;
-export const VOTES_PAGE_MAX = 500;
+export const VOTES_PAGE_MAX = 200;
 
 export function votingMethods(stores: GovernanceStores, deps: GovernanceDeps, state: GovernanceState) {
   const { isAdmin, nextId, receipts, transition, voteKey } = state;
@@ -74,7 +74,7 @@ export function votingMethods(stores: GovernanceStores, deps: GovernanceDeps, st
 
     /**
      * Decision V25 (issue 15): the votes a page at a time, in voter order, after the voter `after`
-     * (exclusive), at most `limit` (default 100, at most 500), so each answer stays far inside the
+     * (exclusive), at most `limit` (default 100, at most 200), so each answer stays far inside the
      * IC's reply and query instruction limits whatever the turnout. Admin only, as list_votes.
      */
     list_votes_page(ctx: CallContext, proposal_id: bigint, after?: string, limit?: number): VoteRecord[] {

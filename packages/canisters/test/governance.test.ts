@@ -365,7 +365,7 @@ describe('queries: list_proposals, get_tally, list_votes (decision G8)', () => {
 });
 
 describe('list_votes_page (decision V25)', () => {
-  it('pages through every vote once, in voter order, after an exclusive cursor; page size defaults to 100 and is capped at 500; admin only', async () => {
+  it('pages through every vote once, in voter order, after an exclusive cursor; page size defaults to 100 and is capped at 200; admin only', async () => {
     const h = await withMembers(7);
     const id = h.ok(await h.gov(h.members[0]!).create_proposal(general));
     const other = h.ok(await h.gov(h.members[0]!).create_proposal(general));

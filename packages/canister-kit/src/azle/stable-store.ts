@@ -1,9 +1,10 @@
-// The Store of a canister on the IC: a StableBTreeMap in stable memory (durable across upgrades) with
-// an ordered heap mirror for range reads. Azle's StableBTreeMap pages only by index (a linear skip),
-// so `entries({ from })` is answered by a B-tree rebuilt from stable memory at init and after every
-// upgrade, and every write goes to both (decision K5). A trap undoes both, as it undoes all state.
+// The Store of a canister on the IC: a StableBTreeMap in stable memory, durable across upgrades, and
+// nothing else (decision W5, replacing K5's heap mirror). Point reads and writes are the map's own
+// O(log n) operations; range reads find `from` by position (stable-range.ts), so no message ever
+// rebuilds an index, however large the store. A trap undoes the map's writes, as it undoes all state.
 import { StableBTreeMap, type Serializable } from 'azle';
-import { deepFreeze, newBTree, orderedEntries, type BTree, type EntriesOptions } from '../btree.ts';
+import { deepFreeze, type EntriesOptions } from '../btree.ts';
+import { positionalEntries, type PositionalMap } from './stable-range.ts';
 import { decode, encode } from '../codec.ts';
 import type { Store, StoreKey } from '../store.ts';
 const utf8 = new TextEncoder();
@@ -37,42 +38,31 @@ const jsonValue: Serializable = {
 
 export class StableStore<K extends StoreKey, V> implements Store<K, V> {
   private readonly map: StableBTreeMap<K, V>;
-  private index: BTree<K, V> | undefined;
 
   constructor(memoryId: number) {
     this.map = new StableBTreeMap<K, V>(memoryId, sortableKey, jsonValue);
   }
 
-  /** Built on first use in each wasm instance (after init or an upgrade), never while azle build extracts the Candid. */
-  private get tree(): BTree<K, V> {
-    if (!this.index) {
-      this.index = newBTree<K, V>();
-      for (const [k, v] of this.map.items()) this.index.set(k, deepFreeze(v));
-    }
-    return this.index;
-  }
-
   get(key: K): V | undefined {
-    return this.tree.get(key);
+    const value = this.map.get(key);
+    return value === undefined ? undefined : deepFreeze(value);
   }
   has(key: K): boolean {
-    return this.tree.has(key);
+    return this.map.containsKey(key);
   }
   get size(): number {
-    return this.tree.size;
+    return Number(this.map.len());
   }
   set(key: K, value: V): void {
     this.map.insert(key, value);
-    this.tree.set(key, deepFreeze(value));
   }
   delete(key: K): boolean {
-    if (!this.tree.has(key)) return false;
+    if (!this.map.containsKey(key)) return false;
     this.map.remove(key);
-    this.tree.delete(key);
     return true;
   }
   entries(options: EntriesOptions<K> = {}): IterableIterator<[K, V]> {
-    return orderedEntries(this.tree, options);
+    return positionalEntries(this.map as unknown as PositionalMap<K, V>, options, deepFreeze);
   }
 }
 

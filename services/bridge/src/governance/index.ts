@@ -14,8 +14,8 @@ import { plain, proposalView, tickView } from './views.ts';
 import { CATEGORIES, canisterPayload } from './payload.ts';
 import type { BridgeApp } from '../http/typed.ts';
 
-/** Votes asked per list_votes_page call (the canister answers at most 500). */
-const VOTES_PAGE = 500;
+/** Votes asked per list_votes_page call (the canister answers at most 200, decision V25). */
+const VOTES_PAGE = 200;
 
 type Governance = CanisterClients['governance'];
 
