@@ -76,7 +76,7 @@ describe('IC message semantics on the built wasm (issue 15)', () => {
     await assert.rejects(d.as(BRIDGE).governance.create_proposal({ title: 'Lost', body: 'trapped at its reply', category: 'General' }), (e: Error) => e instanceof CanisterCallError && e.rejectCode === 5);
     replica.trapAtReply = undefined;
     assert.ok(Buffer.from(g.stable.subarray(0, g.stablePages * 65_536)).equals(stable), 'stable memory as before');
-    assert.deepEqual(await d.as(BRIDGE).governance.list_proposals({}), [], 'the heap index does not hold it either');
+    assert.deepEqual(await d.as(BRIDGE).governance.list_proposals({}), [], 'nor does list_proposals see it');
     const id = await d.as(BRIDGE).governance.create_proposal({ title: 'Kept', body: 'after the trap', category: 'General' });
     assert.deepEqual(id, { Ok: 1n }, 'the id the trapped call took is given again');
   });
