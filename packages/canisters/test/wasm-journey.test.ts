@@ -7,49 +7,71 @@ import { IDL } from '@icp-sdk/core/candid';
 import { Principal } from '@icp-sdk/core/principal';
 import { principalFromSeed } from '../src/principals.ts';
 import { CanisterCallError } from '../src/ic/index.ts';
-import { harness, ADMIN, BRIDGE } from './harness.ts';
-import { membershipAndGovernanceJourney } from './scenarios/journey.ts';
+import { harness, tempDir, ADMIN, BRIDGE } from './harness.ts';
+import { membershipAndGovernanceJourney, moneyJourney, type JourneyHost } from './scenarios/journey.ts';
 import { deployWasm } from './wasm-host/platform.ts';
 import { WasmReplica } from './wasm-host/host.ts';
 
 const CONTROLLER = principalFromSeed('controller');
 
-describe('the membership and governance journey on both hosts (issue 15)', () => {
-  it('embedded platform, restarted from disk in the middle', async () => {
-    let h = await harness({ dir: (await import('./harness.ts')).tempDir(), trustedProposers: [BRIDGE] });
-    await membershipAndGovernanceJourney({
-      ids: h.platform.ids,
-      admin: ADMIN,
-      bridge: BRIDGE,
-      as: (p) => h.as(p),
-      now: () => h.now(),
-      advance: (ns) => h.advance(ns),
-      tick: () => h.tick(),
-      restart: async () => {
-        h = await h.reopen();
-      },
-    });
-    h.platform.close();
-  });
+/** The embedded platform on disk, restarted (reopened) in the middle. */
+async function embeddedHost(): Promise<{ host: JourneyHost; close(): void }> {
+  let h = await harness({ dir: tempDir(), trustedProposers: [BRIDGE] });
+  const host: JourneyHost = {
+    ids: h.platform.ids,
+    admin: ADMIN,
+    bridge: BRIDGE,
+    as: (p) => h.as(p),
+    now: () => h.now(),
+    advance: (ns) => h.advance(ns),
+    tick: () => h.tick(),
+    restart: async () => {
+      h = await h.reopen();
+    },
+  };
+  return { host, close: () => h.platform.close() };
+}
 
-  it('the built wasm on the test replica, every canister upgraded in the middle', async () => {
-    const replica = new WasmReplica();
-    const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: CONTROLLER }, replica);
-    await membershipAndGovernanceJourney({
-      ids: d.ids,
-      admin: ADMIN,
-      bridge: BRIDGE,
-      as: (p) => d.as(p),
-      now: () => replica.time,
-      advance: (ns) => (replica.time += ns),
-      tick: () => replica.tick(),
-      restart: () => d.upgradeAll(),
+/** The built wasm on the test replica, every canister upgraded in the middle. */
+async function wasmHost(): Promise<{ host: JourneyHost; replica: WasmReplica }> {
+  const replica = new WasmReplica();
+  const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: CONTROLLER }, replica);
+  const host: JourneyHost = {
+    ids: d.ids,
+    admin: ADMIN,
+    bridge: BRIDGE,
+    as: (p) => d.as(p),
+    now: () => replica.time,
+    advance: (ns) => (replica.time += ns),
+    tick: () => replica.tick(),
+    restart: () => d.upgradeAll(),
+  };
+  return { host, replica };
+}
+
+for (const [name, journey] of [
+  ['the membership and governance journey', membershipAndGovernanceJourney],
+  ['the money journey (price, campaign in USD, treasury payout)', moneyJourney],
+] as const) {
+  describe(`${name} on both hosts (issue 15)`, () => {
+    it('embedded platform, restarted from disk in the middle', async () => {
+      const e = await embeddedHost();
+      try {
+        await journey(e.host);
+      } finally {
+        e.close();
+      }
     });
-    for (const c of replica.canisters.values()) assert.equal(c.version, 1n, `${c.id} was upgraded once`);
-    // Decision W4: the host stops a message over its limit; none of the journey's came near one.
-    assert.ok(replica.counts.length > 50 && replica.counts.every((c) => !c.trapped), 'every message counted, none trapped');
+
+    it('the built wasm on the test replica, every canister upgraded in the middle', async () => {
+      const { host, replica } = await wasmHost();
+      await journey(host);
+      for (const c of replica.canisters.values()) assert.equal(c.version, 1n, `${c.id} was upgraded once`);
+      // Decision W4: the host stops a message over its limit; none of the journey's came near one.
+      assert.ok(replica.counts.length > 50 && replica.counts.every((c) => !c.trapped), `every message counted, none trapped: ${replica.log.map((l) => l.message).join('; ')}`);
+    });
   });
-});
+}
 
 describe('IC message semantics on the built wasm (issue 15)', () => {
   it('a trap (arguments that are not the method’s Candid) leaves no partial state and is rejected as a canister error', async () => {

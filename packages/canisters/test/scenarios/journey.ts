@@ -1,4 +1,4 @@
-// The membership and governance journey as one scenario, run on both hosts (issue 15): the embedded
+// The journeys as scenarios, each run on both hosts (issue 15): the embedded
 // platform (the cores in-process) and the test replica executing the built wasm. Each host supplies
 // the clients, its clock and timers, and a "restart" in the middle: reopening from disk (embedded) or
 // upgrading every canister (wasm). The same assertions hold on both.
@@ -29,6 +29,29 @@ function ok<T>(r: { Ok: T } | { Err: unknown }): T {
   return r.Ok;
 }
 
+/** A member made the real way: account, verification (a Registered membership minted), KYC and payment (Active). */
+export async function activeMember(host: JourneyHost, label: string): Promise<string> {
+  const bridge = host.as(host.bridge);
+  const principal = principalFromSeed(`journey-${label}`);
+  const created = ok(
+    await bridge.user.create_account({
+      principal,
+      email_encrypted: `ct-email-${label}`,
+      name_encrypted: `ct-name-${label}`,
+      dob_encrypted: `ct-dob-${label}`,
+      password_hash: PASSWORD_HASH,
+      tos_accepted_at: host.now() - 1_000n,
+      is_age_verified_18_plus: true,
+    }),
+  );
+  ok(await bridge.user.verify_email(created.verification_token));
+  assert.equal((await bridge.membership.get_membership_status(principal))?.status, 'Registered', 'verification minted a Registered membership');
+  ok(await bridge.user.record_kyc(principal, true));
+  ok(await bridge.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) }));
+  assert.equal((await bridge.membership.get_membership_status(principal))?.status, 'Active');
+  return principal;
+}
+
 /**
  * Accounts → verified (Registered, minted by the membership canister) → KYC and payment (Active);
  * DOM minted by governance; a SetDomPrice proposal created, opened by time, voted, carried across
@@ -37,26 +60,7 @@ function ok<T>(r: { Ok: T } | { Err: unknown }): T {
 export async function membershipAndGovernanceJourney(host: JourneyHost): Promise<void> {
   const bridge = () => host.as(host.bridge);
   const members: string[] = [];
-  for (const label of ['ada', 'grace', 'edsger']) {
-    const principal = principalFromSeed(`journey-${label}`);
-    const created = ok(
-      await bridge().user.create_account({
-        principal,
-        email_encrypted: `ct-email-${label}`,
-        name_encrypted: `ct-name-${label}`,
-        dob_encrypted: `ct-dob-${label}`,
-        password_hash: PASSWORD_HASH,
-        tos_accepted_at: host.now() - 1_000n,
-        is_age_verified_18_plus: true,
-      }),
-    );
-    ok(await bridge().user.verify_email(created.verification_token));
-    assert.equal((await bridge().membership.get_membership_status(principal))?.status, 'Registered', 'verification minted a Registered membership');
-    ok(await bridge().user.record_kyc(principal, true));
-    ok(await bridge().user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) }));
-    assert.equal((await bridge().membership.get_membership_status(principal))?.status, 'Active');
-    members.push(principal);
-  }
+  for (const label of ['ada', 'grace', 'edsger']) members.push(await activeMember(host, label));
   assert.equal(await bridge().membership.count_active_members(), 3n);
 
   // The DOM ledger: governance is the minting account (decision L6).
@@ -92,4 +96,56 @@ export async function membershipAndGovernanceJourney(host: JourneyHost): Promise
   assert.equal(price?.price_usd, 0.05);
   assert.equal(price?.proposal_id, id);
   assert.equal(await host.as(members[0]!).ledger.icrc1_balance_of({ owner: members[0]! }), 250_000_000n, 'ledger balances kept across the restart');
+}
+
+const E8S = 100_000_000n;
+
+/**
+ * The money flows: a price ratified by a SetDomPrice proposal; a campaign with a USD goal; a
+ * contribution in USD pulled from the member's ICRC-2 approval and valued at the ratified tick;
+ * the restart; a TreasuryPayout proposal voted, executed by the timer through the treasury and the
+ * ledger, the recipient paid once.
+ */
+export async function moneyJourney(host: JourneyHost): Promise<void> {
+  const bridge = () => host.as(host.bridge);
+  const voter = await activeMember(host, 'money-voter');
+  const owner = await activeMember(host, 'money-owner');
+  const decide = async (args: Parameters<CanisterClients['governance']['create_proposal']>[0], days: bigint) => {
+    const id = ok(await bridge().governance.create_proposal(args));
+    host.advance(HOUR);
+    await host.tick();
+    ok(await host.as(voter).governance.cast_vote(id, 'Yes'));
+    ok(await host.as(owner).governance.cast_vote(id, 'Yes'));
+    host.advance(days * DAY);
+    await host.tick();
+    assert.equal((await bridge().governance.get_proposal(id))?.status, 'Executed', `${args.category} executed by the timer`);
+    return id;
+  };
+  const priceProposal = await decide({ title: 'Price', body: 'Ratify 0.5 USD', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: 0.5 } } }, 3n);
+  const tick = await bridge().governance.get_dom_price();
+  assert.equal(tick?.proposal_id, priceProposal);
+
+  // The member holds 1,000 DOM and lets the campaign canister pull up to that (ICRC-2).
+  const minter = () => host.as(host.ids.governance).ledger;
+  ok(await minter().icrc1_transfer({ to: { owner: voter }, amount: 1_000n * E8S }));
+  ok(await host.as(voter).ledger.icrc2_approve({ spender: { owner: host.ids.campaign }, amount: 1_000n * E8S }));
+  const campaign = ok(await host.as(owner).campaign.create_campaign({ title: 'Community garden', description: 'Seeds', goal: { UsdValue: 1000 }, deadline: host.now() + 30n * DAY }));
+  const c = ok(await host.as(voter).campaign.contribute(campaign, { Usd: 250 }));
+  assert.equal(c.amount_e8s, 500n * E8S, '250 USD at 0.5 USD per DOM');
+  assert.equal(c.usd_value, 250);
+  const fee = await host.as(voter).ledger.icrc1_fee();
+  assert.equal(await host.as(voter).ledger.icrc1_balance_of({ owner: voter }), 500n * E8S - 2n * fee, 'pulled by transfer_from; the approval and the transfer each paid the fee');
+
+  await host.restart();
+
+  const progress = (await bridge().campaign.get_campaign(campaign))!.progress;
+  assert.equal(progress.raised_dom, 500n * E8S, 'the contribution is kept across the restart');
+  assert.equal(progress.goal_dom, 2_000n * E8S);
+
+  ok(await minter().icrc1_transfer({ to: { owner: host.ids.treasury }, amount: 100n * E8S }));
+  const payout = await decide({ title: 'Pay the gardener', body: 'Ten DOM', category: 'TreasuryPayout', payload: { TreasuryPayout: { recipient: owner, amount: { DomE8s: 10n * E8S }, memo: 'seeds' } } }, 5n);
+  assert.equal(await host.as(owner).ledger.icrc1_balance_of({ owner }), 10n * E8S, 'the recipient was paid');
+  const record = await bridge().treasury.get_payout(payout);
+  assert.equal(record?.amount_e8s, 10n * E8S);
+  assert.equal(await bridge().treasury.get_balance(), 90n * E8S - fee, 'the treasury paid the amount and the fee, once');
 }
