@@ -11,7 +11,7 @@ export const CAMPAIGN_SETTLE_SECONDS = 60;
 
 export const campaignWiring: CanisterWiring<'governance' | 'membership' | 'ledger', CampaignDeps, CampaignCore> = {
   calls: ['governance', 'membership', 'ledger'],
-  deps: (call) => ({
+  deps: (call, host) => ({
     governance: { get_dom_price: () => call('governance', 'get_dom_price') },
     membership: { get_membership_status: (owner) => call('membership', 'get_membership_status', owner) },
     ledger: {
@@ -21,6 +21,7 @@ export const campaignWiring: CanisterWiring<'governance' | 'membership' | 'ledge
       icrc1_minting_account: () => call('ledger', 'icrc1_minting_account'),
       icrc3_get_blocks: (ranges) => call('ledger', 'icrc3_get_blocks', ranges),
     },
+    ...(host.instructions && { instructions: host.instructions }),
   }),
   timers: [
     { name: 'refresh_price', every_seconds: CAMPAIGN_PRICE_REFRESH_SECONDS, run: (core, ctx) => core.refresh_price(ctx) },

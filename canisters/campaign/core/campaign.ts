@@ -8,7 +8,7 @@
 // Registered, Active and Expired members may create campaigns and contribute (spec 2 rule 5); Revoked
 // ones and non-members may not. The price is read from governance on every update and cached, so
 // get_campaign (a query, which cannot call other canisters) answers from the tick read last.
-import { clampLimit, Err, Ok, u64Key, withPrefix, compositeKey, type Account, type CallContext, type Result, type Store } from '@domdao/canister-kit';
+import { ANSWER_STORED_BYTES, clampLimit, Err, Ok, u64Key, withinReplyBudget, withPrefix, compositeKey, type Account, type CallContext, type Result, type Store } from '@domdao/canister-kit';
 import { DEFAULT_PRICE_MAX_AGE, isStale, NS_PER_DAY, usdToDomE8s, type DomPriceTick, type UsablePrice } from '@domdao/canister-kit/rules';
 import { campaignProgress, type CampaignGoal, type CampaignProgress } from './progress.ts';
 import { describe, escrowSubaccount, movementMemo, runMovement, type LedgerDeps, type LedgerError, type Movement, type Outcome } from './escrow.ts';
@@ -170,6 +170,8 @@ export interface CampaignDeps {
   governance: { get_dom_price(): Promise<DomPriceTick | undefined> };
   membership: { get_membership_status(owner: string): Promise<{ status: string } | undefined> };
   ledger: LedgerDeps;
+  /** Instructions the current message has run (the IC's performance_counter); absent where there is no limit (decision W6). */
+  instructions?(): bigint;
 }
 
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
@@ -596,7 +598,12 @@ export function campaignCore(stores: CampaignStores, deps: CampaignDeps) {
       const n = clampLimit(limit, 20, 100);
       const from = from_id === undefined ? undefined : parseId(from_id);
       if (n === 0 || (from_id !== undefined && from === undefined)) return [];
-      return Array.from(stores.campaigns.entries({ reverse: true, limit: n, ...(from !== undefined && { from }) }), ([, c]) => view(c, ctx.now));
+      // Long descriptions end a page early rather than pass the reply limit (decision W6).
+      const metered = deps.instructions !== undefined;
+      const views = (function* () {
+        for (const [, c] of stores.campaigns.entries({ reverse: true, ...(from !== undefined && { from }), ...(metered && { maxStoredBytes: ANSWER_STORED_BYTES }) })) yield view(c, ctx.now);
+      })();
+      return withinReplyBudget(views, n, (c) => c.title + c.description, { metered });
     },
 
     /** A member's contributions (with their refunds), oldest campaign first, at most `limit` (default 20, max 100). */

@@ -5,7 +5,7 @@
 // time come in the CallContext, other canisters through GovernanceDeps, all state lives in the stores.
 // Update methods finish every await before their first write, so an interleaved call never sees half
 // an update and a throw leaves nothing behind.
-import { CanisterReject, clampLimit, Err, Ok, type CallContext, type Result } from '@domdao/canister-kit';
+import { ANSWER_STORED_BYTES, CanisterReject, clampLimit, Err, Ok, withinReplyBudget, type CallContext, type Result } from '@domdao/canister-kit';
 import { proposalExecution } from './execution.ts';
 import { statusAt, tallyOf } from './lifecycle.ts';
 import { createArgsProblem } from './payloads.ts';
@@ -167,20 +167,24 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
       return p && view(p, ctx.now);
     },
 
-    /** Newest first, starting at from_id (inclusive) when given (decision G8). */
+    /**
+     * Newest first, starting at from_id (inclusive) when given (decision G8); a page stops early
+     * rather than pass the reply limit with long bodies (decision W6).
+     */
     list_proposals(ctx: CallContext, args: ListProposalsArgs): Proposal[] {
       const limit = clampLimit(args.limit, LIST_DEFAULT, LIST_MAX);
-      const out: Proposal[] = [];
-      if (limit === 0) return out;
+      if (limit === 0) return [];
       const from = args.from_id;
-      for (const [, p] of stores.proposals.entries({ reverse: true, ...(from !== undefined && { from }) })) {
-        if (args.category !== undefined && p.category !== args.category) continue;
-        const v = view(p, ctx.now);
-        if (args.status !== undefined && v.status !== args.status) continue;
-        out.push(v);
-        if (out.length === limit) break;
+      const metered = deps.instructions !== undefined;
+      function* matching(): Generator<Proposal> {
+        for (const [, p] of stores.proposals.entries({ reverse: true, ...(from !== undefined && { from }), ...(metered && { maxStoredBytes: ANSWER_STORED_BYTES }) })) {
+          if (args.category !== undefined && p.category !== args.category) continue;
+          const v = view(p, ctx.now);
+          if (args.status !== undefined && v.status !== args.status) continue;
+          yield v;
+        }
       }
-      return out;
+      return withinReplyBudget(matching(), limit, (p) => p.title + p.body, { metered });
     },
 
     /** Permissionless retry of an Approved proposal's execution within its window (decision G6). */

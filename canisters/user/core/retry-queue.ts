@@ -5,6 +5,9 @@ import { clampLimit, type CallContext } from '@domdao/canister-kit';
 import type { UserAccess } from './access.ts';
 import { MAX_ATTEMPTS, RETRY_BASE, type AccountRecord, type AdminNotification, type RetryQueueItem, type UserDeps, type UserStores } from './types.ts';
 
+/** list_retry_queue answers at most this many items (decision W6). */
+export const RETRY_QUEUE_LIST_MAX = 1_000;
+
 export type MintOutcome = { Ok: bigint } | { Err: string };
 
 /** Spec 2 "mint retry": the n-th failure waits 5 min × 2^(n−1) before the next attempt. */
@@ -89,7 +92,8 @@ export function mintRetryQueue(stores: UserStores, deps: Pick<UserDeps, 'members
 
       list_retry_queue(ctx: CallContext): RetryQueueItem[] {
         if (!access.isStaff(ctx.caller)) return [];
-        return Array.from(stores.retries.entries(), ([, v]) => v);
+        // The first RETRY_QUEUE_LIST_MAX in principal order: bounded however long an outage (decision W6).
+        return Array.from(stores.retries.entries({ limit: RETRY_QUEUE_LIST_MAX }), ([, v]) => v);
       },
 
       /** Admin notifications (membership_mint_failed) after `after_id`, oldest first; the bridge delivers them. */

@@ -25,6 +25,12 @@ export interface EntriesOptions<K> {
   from?: K;
   limit?: number;
   reverse?: boolean;
+  /**
+   * Where the store keeps encoded values (the IC's StableStore): stop before the entry whose stored
+   * bytes would take the total past this, without decoding it; the first entry always comes. Stores
+   * that keep no encoding (the embedded host's) ignore it (decision W6).
+   */
+  maxStoredBytes?: number;
 }
 
 /** The Store.entries contract over a B-tree: ascending (or descending) from `from`, at most `limit`. */

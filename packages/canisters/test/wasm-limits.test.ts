@@ -114,4 +114,31 @@ describe('instruction counting (decision W4)', () => {
     assert.ok(after.vote < (before.vote * 3n) / 2n, `repeated vote: ${before.vote} before, ${after.vote} after the upgrade`);
     assert.ok(after.page < (before.page * 3n) / 2n, `a page of 5: ${before.page} before, ${after.page} after the upgrade`);
   });
+
+  it('decision W6: list_proposals stops within the query instruction limit, and paging reaches every proposal', async () => {
+    const replica = new WasmReplica();
+    const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: CONTROLLER }, replica);
+    const g = d.as(BRIDGE).governance;
+    const body = 'A proposal of some length. '.repeat(400); // 10,800 characters: ≈ 0.55 billion instructions to answer each
+    const ids: bigint[] = [];
+    for (let i = 0; i < 12; i++) {
+      const r = await g.create_proposal({ title: `Proposal ${i}`, body, category: 'General' });
+      assert.ok('Ok' in r);
+      ids.push(r.Ok);
+    }
+    // All 12 in one answer would take ≈ 6.6 billion instructions, over the 5 billion a query may use.
+    const seen: bigint[] = [];
+    let from: bigint | undefined;
+    for (;;) {
+      const page = await g.list_proposals({ limit: 100, ...(from !== undefined && { from_id: from }) });
+      if (page.length === 0) break;
+      assert.ok(page.length < 12, `a page of ${page.length}`);
+      seen.push(...page.map((p) => p.id));
+      from = page.at(-1)!.id - 1n;
+      if (from === 0n) break;
+    }
+    assert.deepEqual(seen, [...ids].reverse(), 'every proposal once, newest first');
+    const listed = replica.counts.filter((c) => c.method === 'list_proposals');
+    assert.ok(listed.every((c) => c.instructions < 4_000_000_000n), `pages used ${listed.map((c) => c.instructions).join(', ')} instructions`);
+  });
 });
