@@ -1,10 +1,11 @@
 // The bridge and its stores (issue 8 items 1 and 8, decisions B17 and B18): a PostgreSQL restart is an
 // outage answered 503, never a crash, and the bridge recovers by itself; one bridge per DATA_DIR.
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -24,7 +25,14 @@ describe('decision B17: a PostgreSQL restart is an outage, not a crash', () => {
     const onUncaught = (e: Error) => uncaught.push(e);
     process.on('uncaughtException', onUncaught);
     t.after(() => process.off('uncaughtException', onUncaught));
+    // And one connection is checked out, mid-query, when the server goes: it must reject, not end the process.
+    const inFlight = sql`select pg_sleep(30)`.execute(h.opened.db).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await new Promise((r) => setTimeout(r, 100));
     await server.stop();
+    assert.ok((await inFlight) instanceof Error, 'the query in flight is rejected');
     await new Promise((r) => setTimeout(r, 200));
 
     const session = await h.request({ method: 'GET', url: '/auth/session', jar });
@@ -60,6 +68,46 @@ describe('decision B17: a PostgreSQL restart is an outage, not a crash', () => {
     await h.app.events.drain();
     const last = await h.opened.db.selectFrom('bridge_events').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
     for (const s of await h.app.events.status()) assert.equal(String(s.last_seq), String(last?.seq ?? 0), s.subscriber);
+  });
+});
+
+describe('decision B17: a connection cut mid-query (a network failure, no goodbye from the server)', () => {
+  it('rejects the query in flight and does not end the process', async (t) => {
+    const server = await startPrivatePostgres();
+    t.after(() => server.close());
+    const target = new URL(server.url);
+    // A TCP relay on 127.0.0.1 whose sockets the test destroys: the client sees its socket end
+    // without an ErrorResponse, so pg both rejects the query and emits `error` on the client.
+    const sockets = new Set<import('node:net').Socket>();
+    const relay = createServer((inbound) => {
+      const outbound = connect(Number(target.port), target.hostname);
+      sockets.add(inbound).add(outbound);
+      inbound.pipe(outbound).pipe(inbound);
+      inbound.on('error', () => undefined);
+      outbound.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+    t.after(() => new Promise<void>((r) => relay.close(() => r())));
+    const via = new URL(server.url);
+    via.port = String((relay.address() as AddressInfo).port);
+    const h = await bridge(BACKENDS[0]!, { DATABASE_URL: via.toString(), SESSION_STORE: 'database' });
+    t.after(() => h.close());
+    const uncaught: Error[] = [];
+    const onUncaught = (e: Error) => uncaught.push(e);
+    process.on('uncaughtException', onUncaught);
+    t.after(() => process.off('uncaughtException', onUncaught));
+    const inFlight = sql`select pg_sleep(30)`.execute(h.opened.db).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    for (const socket of sockets) socket.destroy();
+    const error = await inFlight;
+    assert.ok(error instanceof Error && /Connection terminated unexpectedly/.test(error.message), String(error));
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(uncaught, [], 'the client error event had a listener');
+    // New connections through the relay work again.
+    assert.equal((await h.request({ method: 'GET', url: '/auth/session' })).statusCode, 200);
   });
 });
 

@@ -45,6 +45,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: 
     pool = new pg.Pool({ connectionString: options.url, max: 10, connectionTimeoutMillis: 5_000 });
     const onPoolError = options.onPoolError ?? (() => undefined);
     pool.on('error', onPoolError);
+    // A connection that dies while checked out rejects its query (the caller handles that) and also
+    // emits `error` on its client, where pg-pool listens only while the client is idle: without this
+    // listener that emission ends the process (CI saw it in the decision B17 outage test).
+    pool.on('connect', (client) => client.on('error', () => undefined));
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   } else {
     kind = 'pglite';
