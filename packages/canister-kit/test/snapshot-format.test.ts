@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { serialize } from 'node:v8';
+import { crc32 } from 'node:zlib';
 import { encode } from '../src/index.ts';
 import { CorruptStateError, EmbeddedHost } from '../src/embedded/index.ts';
 
@@ -20,9 +21,10 @@ after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 function frame(value: unknown): Buffer {
   const body = serialize(value);
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(body.length);
-  return Buffer.concat([length, body]);
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(body.length);
+  head.writeUInt32BE(crc32(body), 4);
+  return Buffer.concat([head, body]);
 }
 
 const record = { id: 18446744073709551615n, proof: new Uint8Array([0, 1, 255]), nested: [{ n: -5n, s: 'é', none: null }], flag: true };
@@ -93,10 +95,36 @@ describe('snapshot format (decision P2)', () => {
     assert.throws(() => EmbeddedHost.open({ dir }), (e: Error) => e instanceof CorruptStateError && /unknown snapshot version 4/.test(e.message));
     writeFileSync(join(dir, 'snapshot.bin'), good.subarray(0, good.length - 5));
     assert.throws(() => EmbeddedHost.open({ dir }), (e: Error) => e instanceof CorruptStateError && /ends early/.test(e.message));
-    // Its end frame counts the entries: a snapshot missing a slice is refused, not read short.
+    // Its end frame counts the slices: a snapshot missing one is refused, not read short.
     writeFileSync(join(dir, 'snapshot.bin'), Buffer.concat([good.subarray(0, 20), frame({ seq: 1, stores: 1 }), frame({ end: 1 })]));
     assert.throws(() => EmbeddedHost.open({ dir }), (e: Error) => e instanceof CorruptStateError && /unreadable snapshot/.test(e.message));
+    // Decision P6: every frame is checksummed, so damage is found at open even in entries decoded later.
+    const flipped = Buffer.from(good);
+    flipped[flipped.length - 1] = flipped[flipped.length - 1]! ^ 0xff; // inside the last frame's body
+    writeFileSync(join(dir, 'snapshot.bin'), flipped);
+    assert.throws(() => EmbeddedHost.open({ dir }), (e: Error) => e instanceof CorruptStateError && /checksum/.test(e.message));
     writeFileSync(join(dir, 'snapshot.bin'), Buffer.from('{"version":1}'));
     assert.throws(() => EmbeddedHost.open({ dir }), /not a snapshot/);
+  });
+
+  it('decision P6: the entries of a store are decoded on its first use; other stores open without them', async () => {
+    const dir = tempDir();
+    mkdirSync(dir, { recursive: true });
+    const version = Buffer.alloc(4);
+    version.writeUInt32BE(3);
+    // A checksummed entries frame whose body is not a v8 value: found only when that store is used.
+    const junk = Buffer.from('not a v8 value');
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(junk.length);
+    head.writeUInt32BE(crc32(junk), 4);
+    writeFileSync(
+      join(dir, 'snapshot.bin'),
+      Buffer.concat([Buffer.from('DOMDAO-SNAPSHOT\n', 'latin1'), version, frame({ seq: 2, stores: 2 }), frame('user/n'), frame([['a', 1]]), frame('governance/proposals'), head, junk, frame({ end: 2 })]),
+      { mode: 0o600 },
+    );
+    const a = EmbeddedHost.open({ dir });
+    assert.equal(a.store<string, number>('user', 'n').get('a'), 1);
+    assert.throws(() => a.store('governance', 'proposals').get(1n), CorruptStateError);
+    a.close();
   });
 });

@@ -55,9 +55,9 @@ export class EmbeddedHost {
     const qualified = `${canister}/${name}`;
     let store = this.stores.get(qualified);
     if (!store) {
-      const entries = (this.loaded.get(qualified) ?? []) as Array<[StoreKey, unknown]>;
-      store = new MemoryStore<StoreKey, unknown>(canister, qualified, () => this.context.getStore(), entries);
+      store = new MemoryStore<StoreKey, unknown>(canister, qualified, () => this.context.getStore(), this.loaded.get(qualified) ?? []);
       this.stores.set(qualified, store);
+      this.loaded.delete(qualified); // the store holds it now (and drops it once indexed)
     }
     return store as unknown as Store<K, V>;
   }

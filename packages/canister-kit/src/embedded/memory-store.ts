@@ -3,22 +3,38 @@
 import { deepFreeze, newBTree, orderedEntries, type BTree, type EntriesOptions } from '../btree.ts';
 import type { Store, StoreKey } from '../store.ts';
 import type { Transaction } from './transaction.ts';
+import { loadedEntries, type StoreLoad } from './wal.ts';
 
 export class MemoryStore<K extends StoreKey, V> implements Store<K, V> {
-  readonly tree: BTree<K, V>;
+  private built: BTree<K, V> | undefined;
+  /** What the host loaded for this store, indexed on first use (a restart does not pay for stores nobody touches yet). */
+  private loaded: StoreLoad | undefined;
 
   constructor(
     readonly canister: string,
     readonly qualifiedName: string,
     private readonly currentTx: () => Transaction | undefined,
-    entries: Array<[K, V]> = [],
+    entries: StoreLoad = [],
   ) {
-    this.tree = newBTree<K, V>();
-    for (const [k, v] of entries) this.tree.set(k, deepFreeze(v));
+    this.loaded = entries;
+  }
+
+  /**
+   * The ordered index, built on first use from what was loaded. Loaded records are frozen as they are
+   * handed out rather than here (decision P6): a restart does not walk every record.
+   */
+  get tree(): BTree<K, V> {
+    if (!this.built) {
+      this.built = newBTree<K, V>();
+      for (const [k, v] of loadedEntries(this.loaded ?? []) as Array<[K, V]>) this.built.set(k, v);
+      this.loaded = undefined;
+    }
+    return this.built;
   }
 
   get(key: K): V | undefined {
-    return this.tree.get(key);
+    const v = this.tree.get(key);
+    return v === undefined ? undefined : deepFreeze(v);
   }
   has(key: K): boolean {
     return this.tree.has(key);
@@ -44,8 +60,8 @@ export class MemoryStore<K extends StoreKey, V> implements Store<K, V> {
     return true;
   }
 
-  entries(options: EntriesOptions<K> = {}): IterableIterator<[K, V]> {
-    return orderedEntries(this.tree, options);
+  *entries(options: EntriesOptions<K> = {}): IterableIterator<[K, V]> {
+    for (const [k, v] of orderedEntries(this.tree, options)) yield [k, deepFreeze(v)];
   }
 
   /** Undo of one write, used by a rolled-back transaction. */

@@ -1,7 +1,9 @@
 // Durable state of the embedded host: a snapshot plus a write-ahead log of committed updates.
 //   <dir>/snapshot.bin    "DOMDAO-SNAPSHOT\n", uint32 BE format version, then
-//                         version 3 (decision P5): frames of uint32 BE length + v8.serialize(value):
-//                         {seq, stores}, then [store name, [[key,value],…]] slices, then {end: entries};
+//                         version 3 (decisions P5, P6): frames of uint32 BE length, uint32 BE CRC-32
+//                         of the body, body = v8.serialize(value): {seq, stores}, then per slice a
+//                         store name and its [[key,value],…], then {end: slices}; checked whole at
+//                         open, each store's slices decoded on its first use;
 //                         version 2 (decision P2): v8.serialize({seq, stores: [[name, entries]]});
 //                         bigint and Uint8Array natively, no reviver; read before the older:
 //   <dir>/snapshot.json   version 1, {"version":1,"seq":N,"stores":{"<canister>/<store>":[[key,value],…]}}
@@ -24,12 +26,13 @@ import { open as openFile, rename, rm } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
+import { crc32 } from 'node:zlib';
 import { decode, encode } from '../codec.ts';
 import type { StoreKey } from '../store.ts';
 import { lockDirectory, type DirectoryLock } from './lock.ts';
 
 export type Op = [store: string, key: StoreKey, value: unknown] | [store: string, key: StoreKey];
-export type Snapshot = Map<string, Array<[StoreKey, unknown]>>;
+export type Snapshot = Map<string, StoreLoad>;
 /** What a compaction writes: every store's entries as they were at one sequence number. */
 export type StoreEntries = Array<[string, Iterable<[StoreKey, unknown]>]>;
 
@@ -90,33 +93,78 @@ function closedLogs(dir: string): Array<{ name: string; lastSeq: number }> {
     .sort((a, b) => a.lastSeq - b.lastSeq);
 }
 
-type LoadedSnapshot = { seq: number; stores: Array<[string, Array<[StoreKey, unknown]>]> };
+/**
+ * A store's entries from a version 3 snapshot, still encoded (decision P6): decoded whole on the
+ * store's first use, or a frame at a time when a compaction copies a store nobody has used.
+ */
+export class LazyEntries implements Iterable<[StoreKey, unknown]> {
+  constructor(
+    private readonly frames: Buffer[],
+    private readonly decode: (frame: Buffer) => Array<[StoreKey, unknown]>,
+  ) {}
+  all(): Array<[StoreKey, unknown]> {
+    const out: Array<[StoreKey, unknown]> = [];
+    for (const f of this.frames) for (const e of this.decode(f)) out.push(e);
+    return out;
+  }
+  *[Symbol.iterator](): Iterator<[StoreKey, unknown]> {
+    for (const f of this.frames) yield* this.decode(f);
+  }
+}
 
-/** Version 3: the frames after the header, each a uint32 BE length and a v8-serialized value. */
+/** A store's entries as loaded: decoded (formats 1 and 2, or replayed from the log), or lazily. */
+export type StoreLoad = Array<[StoreKey, unknown]> | LazyEntries;
+export const loadedEntries = (load: StoreLoad): Array<[StoreKey, unknown]> => (load instanceof LazyEntries ? load.all() : load);
+
+type LoadedSnapshot = { seq: number; stores: Array<[string, StoreLoad]> };
+
+/**
+ * Version 3: the frames after the header. Every frame's checksum is verified and the small frames
+ * (head, store names, end) decoded now; each store's entry frames are copied out and decoded only
+ * when the store is first used, so a restart does not decode what it does not read.
+ */
 function readFrames(bytes: Buffer, start: number, path: string): LoadedSnapshot {
   let at = start;
-  const next = (): unknown => {
-    if (at + 4 > bytes.length) throw new CorruptStateError(`snapshot ${path} ends early`);
+  const next = (): Buffer => {
+    if (at + 8 > bytes.length) throw new CorruptStateError(`snapshot ${path} ends early`);
     const length = bytes.readUInt32BE(at);
-    if (at + 4 + length > bytes.length) throw new CorruptStateError(`snapshot ${path} ends early`);
-    const value: unknown = deserialize(bytes.subarray(at + 4, at + 4 + length));
-    at += 4 + length;
-    return value;
+    const crc = bytes.readUInt32BE(at + 4);
+    if (at + 8 + length > bytes.length) throw new CorruptStateError(`snapshot ${path} ends early`);
+    const body = bytes.subarray(at + 8, at + 8 + length);
+    if (crc32(body) !== crc) throw new CorruptStateError(`snapshot ${path} is damaged (checksum mismatch at byte ${at})`);
+    at += 8 + length;
+    return body;
   };
-  const head = next() as { seq?: unknown };
+  const value = (body: Buffer): unknown => {
+    try {
+      return deserialize(body);
+    } catch (e) {
+      throw new CorruptStateError(`unreadable snapshot ${path}: ${(e as Error).message}`);
+    }
+  };
+  const head = value(next()) as { seq?: unknown };
   if (!Number.isSafeInteger(head?.seq)) throw new CorruptStateError(`unreadable snapshot ${path}`);
-  const stores = new Map<string, Array<[StoreKey, unknown]>>();
+  const slices = new Map<string, Buffer[]>();
   let count = 0;
   for (;;) {
-    const frame = next();
-    if (Array.isArray(frame) && typeof frame[0] === 'string' && Array.isArray(frame[1])) {
-      const [name, entries] = frame as [string, Array<[StoreKey, unknown]>];
-      const list = stores.get(name);
-      if (list) for (const e of entries) list.push(e);
-      else stores.set(name, entries);
-      count += entries.length;
-    } else if ((frame as { end?: unknown })?.end === count && at === bytes.length) {
-      return { seq: head.seq as number, stores: [...stores] };
+    const body = next();
+    const v = value(body) as unknown;
+    if (typeof v === 'string') {
+      const entries = Buffer.from(next()); // a copy: the file's buffer is not kept for it
+      const list = slices.get(v);
+      if (list) list.push(entries);
+      else slices.set(v, [entries]);
+      count += 1;
+    } else if ((v as { end?: unknown })?.end === count && at === bytes.length) {
+      const stores: Array<[string, StoreLoad]> = [...slices].map(([name, frames]) => [
+        name,
+        new LazyEntries(frames, (f) => {
+          const entries = value(f);
+          if (!Array.isArray(entries)) throw new CorruptStateError(`unreadable snapshot ${path}: ${name}`);
+          return entries as Array<[StoreKey, unknown]>;
+        }),
+      ]);
+      return { seq: head.seq as number, stores };
     } else throw new CorruptStateError(`unreadable snapshot ${path}`);
   }
 }
@@ -168,11 +216,13 @@ async function syncDirectoryAsync(dir: string): Promise<void> {
   }
 }
 
+/** One version 3 frame: length, CRC-32 and the v8-serialized value. */
 function frame(value: unknown): Buffer {
   const body = serialize(value);
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(body.length);
-  return Buffer.concat([length, body]);
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(body.length);
+  head.writeUInt32BE(crc32(body), 4);
+  return Buffer.concat([head, body]);
 }
 
 export class WriteAheadLog {
@@ -244,7 +294,8 @@ export class WriteAheadLog {
     const table = (name: string) => {
       let m = live.get(name);
       if (!m) {
-        m = new Map(state.get(name) ?? []);
+        const load = state.get(name);
+        m = new Map(load ? loadedEntries(load) : []);
         live.set(name, m);
       }
       return m;
@@ -487,8 +538,8 @@ export class WriteAheadLog {
       for (const [name, entries] of stores) {
         let slice: Array<[StoreKey, unknown]> = [];
         const flush = async () => {
-          await handle.write(frame([name, slice]));
-          count += slice.length;
+          await handle.write(Buffer.concat([frame(name), frame(slice)]));
+          count += 1;
           slice = [];
           if (this.closed) throw new Error('the log was closed during compaction');
           await this.options.compactionProbe?.('slice');
