@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { encodeArgs } from '../packages/canisters/src/ic/index.ts';
 import { METHOD_TABLES } from '../packages/canisters/src/tables.ts';
 import { principalFromSeed } from '../packages/canisters/src/principals.ts';
-import { INSTRUCTION_LIMITS, WasmReplica, type InstructionCount } from '../packages/canisters/test/wasm-host/host.ts';
+import { limitOf, WasmReplica, type InstructionCount } from '../packages/canisters/test/wasm-host/host.ts';
 import { deployWasm } from '../packages/canisters/test/wasm-host/platform.ts';
 import { root, table } from './lib.ts';
 
@@ -20,7 +20,6 @@ const ok = <T>(r: { Ok: T } | { Err: unknown }): T => {
   return r.Ok;
 };
 const billions = (n: bigint) => (Number(n) / 1e9).toFixed(3);
-const limitOf = (kind: string) => (kind === 'query' ? INSTRUCTION_LIMITS.query : kind === 'init' || kind === 'post_upgrade' ? INSTRUCTION_LIMITS.install : INSTRUCTION_LIMITS.update);
 
 export async function benchWasm(): Promise<string> {
   const admin = principalFromSeed('admin');

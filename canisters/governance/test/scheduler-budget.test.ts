@@ -4,30 +4,17 @@
 // test controls, standing in for the IC's performance_counter.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { plainStore } from '@domdao/canister-kit/testing';
-import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '../core/governance.ts';
 import { STEP_INSTRUCTION_BUDGET } from '../core/scheduler.ts';
 import { NS_PER_HOUR } from '../core/rules/categories.ts';
-import type { GovernanceDeps } from '../core/types.ts';
+import { coreWithProposal } from './core.ts';
 
 async function closedProposalWithVotes(voters: number, instructions?: () => bigint) {
-  const stores = Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()])) as unknown as GovernanceStores;
-  const deps: GovernanceDeps = {
-    membership: { get_membership_status: async () => ({ is_active: true }), count_active_members: async () => BigInt(voters), apply_policy: async () => ({ Ok: null }) },
-    treasury: { execute_payout: async () => ({ Ok: null }) },
-    ...(instructions && { instructions }),
-  };
-  const core = governanceCore(stores, deps);
-  let now = 1_000n * NS_PER_HOUR;
-  const ctx = (caller: string) => ({ caller, now });
-  core.init({ self: 'gov', membership_canister: 'm', treasury_canister: 't', admins: ['admin'], trusted_proposers: [] });
-  const created = await core.create_proposal(ctx('admin'), { title: 'T', body: 'b', category: 'General' });
-  assert.ok('Ok' in created);
-  now += 2n * NS_PER_HOUR;
+  const { core, ctx, clock, id } = await coreWithProposal({ eligible: BigInt(voters), ...(instructions && { instructions }) });
+  clock.now += 2n * NS_PER_HOUR;
   await core.tick(ctx('timer'));
-  for (let i = 0; i < voters; i++) assert.deepEqual(await core.cast_vote(ctx(`voter-${i}`), created.Ok, 'Yes'), { Ok: null });
-  now += 8n * 24n * NS_PER_HOUR;
-  return { core, id: created.Ok, tick: () => core.tick(ctx('timer')), supply: () => core.icrc7_total_supply(ctx('admin')), proposal: () => core.get_proposal(ctx('admin'), created.Ok) };
+  for (let i = 0; i < voters; i++) assert.deepEqual(await core.cast_vote(ctx(`voter-${i}`), id, 'Yes'), { Ok: null });
+  clock.now += 8n * 24n * NS_PER_HOUR;
+  return { core, id, tick: () => core.tick(ctx('timer')), supply: () => core.icrc7_total_supply(ctx('admin')), proposal: () => core.get_proposal(ctx('admin'), id) };
 }
 
 describe('receipt burning within the instruction limit (decision G20)', () => {

@@ -3,8 +3,7 @@
 // interleaved calls (no embedded host, which serialises updates and would hide the interleaving).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { plainStore } from '@domdao/canister-kit/testing';
-import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '../core/governance.ts';
+import { coreWithProposal } from './core.ts';
 import { NS_PER_HOUR } from '../core/rules/categories.ts';
 
 function deferred<T>() {
@@ -15,9 +14,8 @@ function deferred<T>() {
 
 describe('cast_vote under interleaving (spec 1: one vote per member)', () => {
   it('two cast_vote calls of one voter, both past their first await: the second gets AlreadyVoted after the awaits', async () => {
-    const stores = Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()])) as unknown as GovernanceStores;
     const gates: Array<ReturnType<typeof deferred<{ is_active: boolean }>>> = [];
-    const core = governanceCore(stores, {
+    const { core, ctx, clock, id } = await coreWithProposal({
       membership: {
         get_membership_status: () => {
           const g = deferred<{ is_active: boolean }>();
@@ -27,14 +25,9 @@ describe('cast_vote under interleaving (spec 1: one vote per member)', () => {
         count_active_members: async () => 3n,
         apply_policy: async () => ({ Ok: null }),
       },
-      treasury: { execute_payout: async () => ({ Ok: null }) },
     });
-    let now = 1_000n * NS_PER_HOUR;
-    const ctx = (caller: string) => ({ caller, now });
-    core.init({ self: 'gov', membership_canister: 'm', treasury_canister: 't', admins: ['admin'], trusted_proposers: [] });
-    const created = await core.create_proposal(ctx('admin'), { title: 'T', body: 'b', category: 'General' });
-    assert.ok('Ok' in created);
-    now += 2n * NS_PER_HOUR;
+    const created = { Ok: id };
+    clock.now += 2n * NS_PER_HOUR;
     const first = core.cast_vote(ctx('alice'), created.Ok, 'Yes');
     const second = core.cast_vote(ctx('alice'), created.Ok, 'No');
     assert.equal(gates.length, 2, 'both calls passed their first AlreadyVoted check and wait on the membership canister');
@@ -49,17 +42,9 @@ describe('cast_vote under interleaving (spec 1: one vote per member)', () => {
   });
 
   it('decision V25: list_votes_page answers at most 200 votes, whatever limit is asked', async () => {
-    const stores = Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()])) as unknown as GovernanceStores;
-    const core = governanceCore(stores, {
-      membership: { get_membership_status: async () => ({ is_active: true }), count_active_members: async () => 300n, apply_policy: async () => ({ Ok: null }) },
-      treasury: { execute_payout: async () => ({ Ok: null }) },
-    });
-    let now = 1_000n * NS_PER_HOUR;
-    const ctx = (caller: string) => ({ caller, now });
-    core.init({ self: 'gov', membership_canister: 'm', treasury_canister: 't', admins: ['admin'], trusted_proposers: [] });
-    const created = await core.create_proposal(ctx('admin'), { title: 'T', body: 'b', category: 'General' });
-    assert.ok('Ok' in created);
-    now += 2n * NS_PER_HOUR;
+    const { core, ctx, clock, id } = await coreWithProposal({ eligible: 300n });
+    const created = { Ok: id };
+    clock.now += 2n * NS_PER_HOUR;
     for (let i = 0; i < 201; i++) assert.deepEqual(await core.cast_vote(ctx(`voter-${String(i).padStart(3, '0')}`), created.Ok, 'Yes'), { Ok: null });
     assert.equal(core.list_votes_page(ctx('admin'), created.Ok, undefined, 10_000).length, 200);
     assert.equal(core.list_votes_page(ctx('admin'), created.Ok, 'voter-199', 10_000).length, 1);

@@ -7,7 +7,7 @@ import { CanisterCallError } from '../src/ic/index.ts';
 import { ADMIN, BRIDGE } from './harness.ts';
 import { meter } from './wasm-host/meter.ts';
 import { exportTableAndGlobals } from './wasm-host/patch.ts';
-import { INSTRUCTION_LIMITS, WasmReplica } from './wasm-host/host.ts';
+import { INSTRUCTION_LIMITS, limitOf, WasmReplica } from './wasm-host/host.ts';
 import { deployWasm } from './wasm-host/platform.ts';
 
 const CONTROLLER = principalFromSeed('controller');
@@ -58,7 +58,7 @@ describe('instruction counting (decision W4)', () => {
     for (const kind of ['init', 'update', 'query']) assert.ok(kinds.has(kind as never), `${kind} messages counted`);
     for (const c of replica.counts) {
       assert.ok(c.instructions > 0n, `${c.method} counted`);
-      const limit = c.kind === 'query' ? INSTRUCTION_LIMITS.query : c.kind === 'init' ? INSTRUCTION_LIMITS.install : INSTRUCTION_LIMITS.update;
+      const limit = limitOf(c.kind);
       assert.ok(c.instructions < limit, `${c.kind} ${c.method}: ${c.instructions} < ${limit}`);
     }
   });

@@ -28,7 +28,8 @@ const MAX_REPLY = 2 * 1024 * 1024;
 /** The IC's instruction limits per message (decision W4): updates and their callbacks and timers, queries, install and upgrade. */
 export const INSTRUCTION_LIMITS = { update: 40_000_000_000n, query: 5_000_000_000n, install: 300_000_000_000n } as const;
 export type InstructionLimits = { -readonly [K in keyof typeof INSTRUCTION_LIMITS]: bigint };
-const limitOf = (limits: InstructionLimits, kind: MessageState['kind']) =>
+/** The limit that applies to a message of `kind` (the IC's by default). */
+export const limitOf = (kind: MessageState['kind'], limits: InstructionLimits = INSTRUCTION_LIMITS) =>
   kind === 'query' ? limits.query : kind === 'init' || kind === 'post_upgrade' || kind === 'pre_upgrade' ? limits.install : limits.update;
 const MANAGEMENT = 'aaaaa-aa';
 /** Reject codes of the IC interface specification. */
@@ -230,7 +231,6 @@ export class WasmCanister {
       },
       stable64_size: () => BigInt(this.stablePages),
       stable64_grow: (pages: bigint) => {
-        const m = this.current('stable64_grow');
         const before = this.stablePages;
         const after = before + Number(pages);
         if (after > 65_536 * 8) return -1n; // 32 GiB cap, far above what a test needs
@@ -240,7 +240,6 @@ export class WasmCanister {
           this.stable = grown;
         }
         this.stablePages = after;
-        void m;
         return BigInt(before);
       },
       stable64_read: (dst: bigint, offset: bigint, size: bigint) => {
@@ -293,7 +292,7 @@ export class WasmCanister {
     // at its limit; here it is stopped after, with the same outcome: a trap and nothing kept.
     const instructions = this.counter() - m.counterStart;
     this.replica.counts.push({ canister: this.id, method: state.method, kind: state.kind, instructions, trapped: trap !== undefined });
-    const limit = limitOf(this.replica.limits, state.kind);
+    const limit = limitOf(state.kind, this.replica.limits);
     if (!trap && instructions > limit) trap = new Trap(`instruction limit exceeded: ${instructions} > ${limit} for ${state.kind} ${state.method}`);
     if (trap || !commit) {
       const memory = new Uint8Array(this.memory.buffer);
@@ -318,11 +317,6 @@ export class WasmCanister {
   callback(fun: number, env: number): () => void {
     const table = this.instance.exports.__host_table as WebAssembly.Table;
     return () => (table.get(fun) as (env: number) => void)(env);
-  }
-
-  /** An upgrade: a fresh instance of `wasm` over the same stable memory. */
-  reinstantiate(wasm: Uint8Array): void {
-    this.load(wasm);
   }
 }
 
@@ -371,7 +365,7 @@ export class WasmReplica {
       if (pre.trap) throw new Error(`pre_upgrade of ${id} trapped: ${pre.trap.message}`);
     }
     const old = { instance: canister.instance, stable: canister.stable.slice(), pages: canister.stablePages, timer: canister.timer };
-    canister.reinstantiate(wasm);
+    canister.load(wasm); // a fresh instance over the same stable memory
     canister.timer = 0n;
     canister.version += 1n;
     const r = canister.execute({ kind: 'post_upgrade', arg, caller, method: 'canister_post_upgrade', context: undefined }, () => canister.exported('canister_post_upgrade')(), true);
@@ -398,14 +392,13 @@ export class WasmReplica {
   async query(caller: string, id: string, method: string, arg: Uint8Array): Promise<Result> {
     const canister = this.canisters.get(id);
     if (!canister) return { rejectCode: REJECT.DESTINATION_INVALID, rejectMessage: `canister ${id} not found` };
-    let result: Result | undefined;
-    const context = new CallContext((r) => (result = r));
     const name = `canister_query ${method}`;
     if (typeof canister.instance.exports[name] !== 'function') return { rejectCode: REJECT.DESTINATION_INVALID, rejectMessage: `${id} has no query method '${method}'` };
+    // The answer is what the message replied; the context only lets it reply.
+    const context = new CallContext(() => undefined);
     const r = canister.execute({ kind: 'query', arg, caller: Principal.fromText(caller).toUint8Array(), method, context }, () => canister.exported(name)(), false);
     if (r.trap) return { rejectCode: REJECT.CANISTER_ERROR, rejectMessage: `${id} trapped: ${r.trap.message}` };
-    result = r.replied;
-    return result ?? { rejectCode: REJECT.CANISTER_ERROR, rejectMessage: `${id} did not reply to ${method}` };
+    return r.replied ?? { rejectCode: REJECT.CANISTER_ERROR, rejectMessage: `${id} did not reply to ${method}` };
   }
 
   /** An update call from outside (an ingress message): answered once every message it led to has run. */

@@ -4,33 +4,7 @@
 // executes, which is what the IC's metering does (one per wasm instruction; the IC also charges for
 // system API calls and bulk memory bytes, which this does not). DFINITY's `ic-wasm instrument` was
 // tried first: its heap trace buffer breaks Azle's allocator (see decision W4).
-
-function readU32(bytes: Uint8Array, at: number): [value: number, next: number] {
-  let value = 0;
-  let shift = 0;
-  for (;;) {
-    const b = bytes[at++]!;
-    value += (b & 0x7f) * 2 ** shift;
-    if ((b & 0x80) === 0) return [value, at];
-    shift += 7;
-  }
-}
-
-function skipLeb(bytes: Uint8Array, at: number): number {
-  while (bytes[at++]! & 0x80);
-  return at;
-}
-
-function u32(value: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = value & 0x7f;
-    value = Math.floor(value / 128);
-    if (value !== 0) b |= 0x80;
-    out.push(b);
-  } while (value !== 0);
-  return out;
-}
+import { importCounts, readU32, sectionsOf, skipLeb, u32 } from './wasm-binary.ts';
 
 function s64(value: number): number[] {
   const out: number[] = [];
@@ -115,35 +89,8 @@ function meterBody(body: Uint8Array, counter: number): number[] {
 
 /** The module with an instruction counter: a new mutable i64 global, its index returned. */
 export function meter(wasm: Uint8Array): { wasm: Uint8Array<ArrayBuffer>; counter: number } {
-  const sections: Array<{ id: number; start: number; body: number; end: number }> = [];
-  for (let at = 8; at < wasm.length; ) {
-    const id = wasm[at]!;
-    const [size, body] = readU32(wasm, at + 1);
-    sections.push({ id, start: at, body, end: body + size });
-    at = body + size;
-  }
-  let importedGlobals = 0;
-  const imports = sections.find((s) => s.id === 2);
-  if (imports) {
-    let [count, at] = readU32(wasm, imports.body);
-    for (; count > 0; count--) {
-      for (let k = 0; k < 2; k++) {
-        const [len, p] = readU32(wasm, at);
-        at = p + len;
-      }
-      const kind = wasm[at++]!;
-      if (kind === 0) at = skipLeb(wasm, at);
-      else if (kind === 1 || kind === 2) {
-        if (kind === 1) at++;
-        const flags = wasm[at++]!;
-        at = skipLeb(wasm, at);
-        if (flags & 1) at = skipLeb(wasm, at);
-      } else if (kind === 3) {
-        importedGlobals++;
-        at += 2;
-      }
-    }
-  }
+  const sections = sectionsOf(wasm);
+  const importedGlobals = importCounts(wasm, sections).globals;
   const globals = sections.find((s) => s.id === 6);
   const [globalCount, globalEntries] = globals ? readU32(wasm, globals.body) : [0, 0];
   const counter = importedGlobals + globalCount;

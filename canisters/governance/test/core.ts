@@ -1,0 +1,23 @@
+// The governance core driven directly (no host): plain stores, dependencies the test chooses, a clock
+// it moves, and one General proposal created by the admin, an hour before its vote opens.
+import assert from 'node:assert/strict';
+import { plainStore } from '@domdao/canister-kit/testing';
+import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '../core/governance.ts';
+import { NS_PER_HOUR } from '../core/rules/categories.ts';
+import type { GovernanceDeps } from '../core/types.ts';
+
+export async function coreWithProposal(deps: Partial<GovernanceDeps> & { eligible?: bigint } = {}) {
+  const stores = Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()])) as unknown as GovernanceStores;
+  const { eligible = 3n, ...rest } = deps;
+  const core = governanceCore(stores, {
+    membership: { get_membership_status: async () => ({ is_active: true }), count_active_members: async () => eligible, apply_policy: async () => ({ Ok: null }) },
+    treasury: { execute_payout: async () => ({ Ok: null }) },
+    ...rest,
+  });
+  const clock = { now: 1_000n * NS_PER_HOUR };
+  const ctx = (caller: string) => ({ caller, now: clock.now });
+  core.init({ self: 'gov', membership_canister: 'm', treasury_canister: 't', admins: ['admin'], trusted_proposers: [] });
+  const created = await core.create_proposal(ctx('admin'), { title: 'T', body: 'b', category: 'General' });
+  assert.ok('Ok' in created);
+  return { core, ctx, clock, id: created.Ok };
+}
