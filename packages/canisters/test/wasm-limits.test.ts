@@ -77,6 +77,29 @@ describe('instruction counting (decision W4)', () => {
     assert.deepEqual(await d.as(BRIDGE).governance.create_proposal({ title: 'Within', body: 'the limit', category: 'General' }), { Ok: 1n });
   });
 
+  it('decision W4: set-up run unmetered keeps its state when metering resumes; unmetered messages are neither counted nor limited', async () => {
+    const replica = new WasmReplica();
+    const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: CONTROLLER }, replica);
+    const b = d.as(BRIDGE);
+    const counted = replica.counts.length;
+    replica.metering = false;
+    // Metered, this limit stops create_proposal (the test above); unmetered it does not apply.
+    replica.limits.update = 1_000_000n;
+    assert.deepEqual(await b.governance.create_proposal({ title: 'Unmetered', body: 'made while set-up ran unmetered', category: 'General' }), { Ok: 1n });
+    await replica.upgrade(d.ids.governance, d.initArg('governance'), CONTROLLER);
+    assert.deepEqual(await b.governance.create_proposal({ title: 'After the upgrade', body: 'still unmetered', category: 'General' }), { Ok: 2n });
+    assert.equal(replica.counts.length, counted, 'nothing counted while unmetered');
+    replica.metering = true;
+    // The state moved into the metered instance: the limit applies again, and a stopped message keeps nothing.
+    await assert.rejects(b.governance.create_proposal({ title: 'Too long', body: 'for the limit', category: 'General' }), /instruction limit exceeded/);
+    replica.limits.update = INSTRUCTION_LIMITS.update;
+    assert.deepEqual(await b.governance.create_proposal({ title: 'Metered', body: 'counted again', category: 'General' }), { Ok: 3n });
+    assert.deepEqual((await b.governance.list_proposals({})).map((p) => p.title), ['Metered', 'After the upgrade', 'Unmetered'], 'newest first');
+    const mine = replica.counts.slice(counted);
+    assert.deepEqual(mine.map((c) => [c.method, c.trapped]), [['create_proposal', true], ['create_proposal', false], ['list_proposals', false]]);
+    assert.ok(mine.every((c) => c.instructions > 0n));
+  });
+
   it('decision W5: after an upgrade nothing is rebuilt: the first update reading the votes costs what it cost before', async () => {
     const replica = new WasmReplica();
     const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: CONTROLLER }, replica);

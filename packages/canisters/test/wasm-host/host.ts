@@ -40,15 +40,26 @@ export class Trap extends Error {
   override name = 'Trap';
 }
 
-/** Metered, patched and compiled once per distinct wasm (metering takes most of a second). */
-const compiled = new Map<string, { module: WebAssembly.Module; shape: ModuleShape; counterExport: string }>();
-function prepare(wasm: Uint8Array): { module: WebAssembly.Module; shape: ModuleShape; counterExport: string } {
-  const key = createHash('sha256').update(wasm).digest('hex');
+interface Prepared {
+  module: WebAssembly.Module;
+  shape: ModuleShape;
+  /** The export of the metering counter (decision W4); none in an unmetered module. */
+  counterExport: string | undefined;
+}
+
+/**
+ * Patched (and metered, unless `metered` is false) and compiled once per distinct wasm: metering takes
+ * most of a second. Both variants keep the module's own globals at the same indices (the counter is
+ * appended after them), so a canister's state moves between them (decision W4).
+ */
+const compiled = new Map<string, Prepared>();
+function prepare(wasm: Uint8Array, metered: boolean): Prepared {
+  const key = `${createHash('sha256').update(wasm).digest('hex')}:${metered}`;
   let entry = compiled.get(key);
   if (!entry) {
-    const metered = meter(wasm);
-    const patched = exportTableAndGlobals(metered.wasm);
-    entry = { module: new WebAssembly.Module(patched.wasm), shape: patched.shape, counterExport: `__host_global_${metered.counter}` };
+    const counted = metered ? meter(wasm) : undefined;
+    const patched = exportTableAndGlobals(counted?.wasm ?? wasm);
+    entry = { module: new WebAssembly.Module(patched.wasm), shape: patched.shape, counterExport: counted && `__host_global_${counted.counter}` };
     compiled.set(key, entry);
   }
   return entry;
@@ -108,15 +119,15 @@ export interface CanisterLog {
 
 export class WasmCanister {
   instance!: WebAssembly.Instance;
-  private shape!: ModuleShape;
-  /** The export of the metering counter (decision W4). */
-  private counterExport!: string;
+  private prepared!: Prepared;
+  private wasm!: Uint8Array;
   stable = new Uint8Array(0);
   stablePages = 0;
   timer = 0n;
   version = 0n;
   private message: MessageState | undefined;
-  private module!: WebAssembly.Module;
+  /** The heap as it was before the running message (one buffer reused: a copy per message is the replica's main cost after execution). */
+  private heapBefore = new Uint8Array(0);
 
   constructor(
     readonly id: string,
@@ -124,12 +135,37 @@ export class WasmCanister {
     readonly controllers: string[],
   ) {}
 
+  /** A fresh instance of `wasm` (install, upgrade), metered as the replica is. */
   load(wasm: Uint8Array): void {
-    const prepared = prepare(wasm);
-    this.counterExport = prepared.counterExport;
-    this.shape = prepared.shape;
-    this.module = prepared.module;
-    this.instance = new WebAssembly.Instance(this.module, { ic0: this.ic0() });
+    this.wasm = wasm;
+    this.prepared = prepare(wasm, this.replica.metering);
+    this.instance = new WebAssembly.Instance(this.prepared.module, { ic0: this.ic0() });
+  }
+
+  /** What an upgrade that traps puts back. */
+  saved() {
+    return { instance: this.instance, prepared: this.prepared, wasm: this.wasm, stable: this.stable.slice(), stablePages: this.stablePages, timer: this.timer, version: this.version };
+  }
+  restore(s: ReturnType<WasmCanister['saved']>): void {
+    Object.assign(this, s);
+  }
+
+  /**
+   * Moves the running state (heap, globals) into an instance of the other variant, metered or not: the
+   * table is the module's own (its element segments; no code here writes it) and stable memory is the
+   * host's, so heap and globals are the whole state.
+   */
+  remeter(metered: boolean): void {
+    if ((this.prepared.counterExport !== undefined) === metered) return;
+    const from = this.instance;
+    const globals = this.prepared.shape.mutableGlobals.filter((g) => `__host_global_${g.index}` !== this.prepared.counterExport);
+    this.prepared = prepare(this.wasm, metered);
+    this.instance = new WebAssembly.Instance(this.prepared.module, { ic0: this.ic0() });
+    const heap = new Uint8Array((from.exports.memory as WebAssembly.Memory).buffer);
+    const pages = heap.length / PAGE - this.memory.buffer.byteLength / PAGE;
+    if (pages > 0) this.memory.grow(pages);
+    new Uint8Array(this.memory.buffer).set(heap);
+    for (const g of globals) (this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value = (from.exports[`__host_global_${g.index}`] as WebAssembly.Global).value;
   }
 
   private get memory(): WebAssembly.Memory {
@@ -271,12 +307,17 @@ export class WasmCanister {
    * and drops the calls the message made. Returns what it answered and the calls it made.
    */
   private counter(): bigint {
-    return (this.instance.exports[this.counterExport] as WebAssembly.Global).value as bigint;
+    const name = this.prepared.counterExport;
+    return name === undefined ? 0n : ((this.instance.exports[name] as WebAssembly.Global).value as bigint);
   }
 
   execute(state: Omit<MessageState, 'reply' | 'replySize' | 'performed' | 'stableUndo' | 'stablePagesBefore' | 'counterStart'>, run: () => void, commit: boolean): { trap?: Trap; replied?: Result; performed: PendingCall[] } {
-    const memoryBefore = new Uint8Array(this.memory.buffer).slice();
-    const globals = this.shape.mutableGlobals.map((g) => (this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value as unknown);
+    const heap = new Uint8Array(this.memory.buffer);
+    if (this.heapBefore.length < heap.length) this.heapBefore = new Uint8Array(heap.length);
+    this.heapBefore.set(heap);
+    const heapLength = heap.length;
+    const shape = this.prepared.shape;
+    const globals = shape.mutableGlobals.map((g) => (this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value as unknown);
     const timerBefore = this.timer;
     const m: MessageState = { ...state, reply: [], replySize: 0, performed: [], stableUndo: [], stablePagesBefore: this.stablePages, counterStart: this.counter() };
     this.message = m;
@@ -291,15 +332,17 @@ export class WasmCanister {
     // Counted before a rollback (a trapped message used its instructions too). The IC stops a message
     // at its limit; here it is stopped after, with the same outcome: a trap and nothing kept.
     const instructions = this.counter() - m.counterStart;
-    this.replica.counts.push({ canister: this.id, method: state.method, kind: state.kind, instructions, trapped: trap !== undefined });
-    const limit = limitOf(state.kind, this.replica.limits);
-    if (!trap && instructions > limit) trap = new Trap(`instruction limit exceeded: ${instructions} > ${limit} for ${state.kind} ${state.method}`);
+    if (this.prepared.counterExport !== undefined) {
+      const limit = limitOf(state.kind, this.replica.limits);
+      if (!trap && instructions > limit) trap = new Trap(`instruction limit exceeded: ${instructions} > ${limit} for ${state.kind} ${state.method}`);
+      this.replica.counts.push({ canister: this.id, method: state.method, kind: state.kind, instructions, trapped: trap !== undefined });
+    }
     if (trap || !commit) {
       const memory = new Uint8Array(this.memory.buffer);
-      memory.set(memoryBefore);
+      memory.set(this.heapBefore.subarray(0, heapLength));
       // Memory cannot shrink in wasm: pages grown by the rolled-back message stay, zeroed.
-      memory.fill(0, memoryBefore.length);
-      this.shape.mutableGlobals.forEach((g, i) => ((this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value = globals[i]));
+      memory.fill(0, heapLength);
+      shape.mutableGlobals.forEach((g, i) => ((this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value = globals[i]));
       for (let i = m.stableUndo.length - 1; i >= 0; i--) this.stable.set(m.stableUndo[i]![1], m.stableUndo[i]![0]);
       this.stablePages = m.stablePagesBefore;
       this.timer = timerBefore;
@@ -334,6 +377,19 @@ export class WasmReplica {
   constructor(options: { limits?: Partial<InstructionLimits> } = {}) {
     this.limits = { ...INSTRUCTION_LIMITS, ...options.limits };
   }
+  /**
+   * Whether messages are metered (decision W4): on by default. A benchmark turns it off to build large
+   * stores at the unmetered speed (about 1.8 times faster) and on again for the messages it measures;
+   * unmetered messages are neither counted nor held to the limits.
+   */
+  get metering(): boolean {
+    return this.meteringOn;
+  }
+  set metering(on: boolean) {
+    this.meteringOn = on;
+    for (const c of this.canisters.values()) c.remeter(on);
+  }
+  private meteringOn = true;
   /** Fault injection: a message that answers `method` traps at its reply, after all its writes. */
   trapAtReply: ((canister: string, method: string) => boolean) | undefined;
   private readonly queue: Task[] = [];
@@ -364,17 +420,13 @@ export class WasmReplica {
       const pre = canister.execute({ kind: 'pre_upgrade', arg: new Uint8Array(), caller, method: 'canister_pre_upgrade', context: undefined }, () => canister.exported('canister_pre_upgrade')(), true);
       if (pre.trap) throw new Error(`pre_upgrade of ${id} trapped: ${pre.trap.message}`);
     }
-    const old = { instance: canister.instance, stable: canister.stable.slice(), pages: canister.stablePages, timer: canister.timer };
+    const old = canister.saved();
     canister.load(wasm); // a fresh instance over the same stable memory
     canister.timer = 0n;
     canister.version += 1n;
     const r = canister.execute({ kind: 'post_upgrade', arg, caller, method: 'canister_post_upgrade', context: undefined }, () => canister.exported('canister_post_upgrade')(), true);
     if (r.trap) {
-      canister.instance = old.instance;
-      canister.stable = old.stable;
-      canister.stablePages = old.pages;
-      canister.timer = old.timer;
-      canister.version -= 1n;
+      canister.restore(old);
       throw new Error(`post_upgrade of ${id} trapped: ${r.trap.message}`);
     }
     this.modules.set(id, wasm);
