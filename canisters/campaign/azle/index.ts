@@ -2,7 +2,7 @@
 // memory, the price read from governance and membership checked on every update, and a timer that
 // refreshes the cached price so get_campaign (a query) is never long behind.
 import { canisterSelf, IDL, init, postUpgrade, query, update } from 'azle';
-import { armTimers, AzleIdl, azleMethods, canisterCalls, dispatcher, fromCandidArgs, hostServices, stableStores, wiringStore } from '@domdao/canister-kit/azle';
+import { armIndexBuild, armTimers, AzleIdl, azleMethods, canisterCalls, dispatcher, fromCandidArgs, hostServices, stableStores, wiringStore } from '@domdao/canister-kit/azle';
 import { governanceMethods } from '@domdao/canister-governance';
 import { ledgerMethods } from '@domdao/canister-ledger';
 import { membershipMethods } from '@domdao/canister-membership';
@@ -22,7 +22,8 @@ const methods = azleMethods(table);
 const types = campaignTypes(AzleIdl);
 const initArgs = wiringStore<InitArgs>();
 const callees = canisterCalls({ governance: governanceMethods(AzleIdl), membership: membershipMethods(AzleIdl), ledger: ledgerMethods(AzleIdl) }, (to) => initArgs.get()[`${to}_canister`]);
-const core = campaignCore(stableStores<CampaignStores>(CAMPAIGN_STORE_NAMES), campaignWiring.deps(callees, hostServices));
+const stores = stableStores<CampaignStores>(CAMPAIGN_STORE_NAMES);
+const core = campaignCore(stores, campaignWiring.deps(callees, hostServices));
 const calls = dispatcher(table, core);
 
 export default class {
@@ -39,6 +40,7 @@ export default class {
   postUpgrade(args: unknown): void {
     initArgs.set(fromCandidArgs<InitArgs>(types.InitArgs, args));
     armTimers(campaignWiring.timers, core);
+    armIndexBuild(stores);
   }
 
   @update(methods.create_campaign.args, methods.create_campaign.ret)

@@ -2,7 +2,7 @@
 // of ../candid.ts, state in stable memory, time and caller from the IC, inter-canister calls to the
 // membership and treasury canisters, and a timer that does what the embedded scheduler does.
 import { canisterSelf, IDL, init, postUpgrade, query, update } from 'azle';
-import { armTimers, AzleIdl, azleMethods, canisterCalls, dispatcher, icrc7EntryPoints, fromCandidArgs, hostServices, stableStores, wiringStore } from '@domdao/canister-kit/azle';
+import { armIndexBuild, armTimers, AzleIdl, azleMethods, canisterCalls, dispatcher, icrc7EntryPoints, fromCandidArgs, hostServices, stableStores, wiringStore } from '@domdao/canister-kit/azle';
 import { membershipMethods } from '@domdao/canister-membership';
 import { treasuryMethods } from '@domdao/canister-treasury';
 import { governanceMethods, governanceTypes } from '../candid.ts';
@@ -15,7 +15,8 @@ const methods = azleMethods(table);
 const types = governanceTypes(AzleIdl);
 const initArgs = wiringStore<Omit<GovernanceInit, 'self'>>();
 const callees = canisterCalls({ membership: membershipMethods(AzleIdl), treasury: treasuryMethods(AzleIdl) }, (to) => initArgs.get()[`${to}_canister`]);
-const core = governanceCore(stableStores<GovernanceStores>(GOVERNANCE_STORE_NAMES), governanceWiring.deps(callees, hostServices));
+const stores = stableStores<GovernanceStores>(GOVERNANCE_STORE_NAMES);
+const core = governanceCore(stores, governanceWiring.deps(callees, hostServices));
 const calls = dispatcher(table, core);
 
 export default class extends icrc7EntryPoints(calls) {
@@ -32,6 +33,7 @@ export default class extends icrc7EntryPoints(calls) {
   postUpgrade(args: unknown): void {
     initArgs.set(fromCandidArgs<Omit<GovernanceInit, 'self'>>(types.InitArgs, args));
     armTimers(governanceWiring.timers, core);
+    armIndexBuild(stores);
   }
 
   @update(methods.create_proposal.args, methods.create_proposal.ret)

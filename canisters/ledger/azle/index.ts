@@ -2,7 +2,7 @@
 // Production networks run DFINITY's ICRC-1 ledger wasm as the DOM ledger instead (dfx.json "ledger",
 // decision L1); this build keeps the embedded core deployable on a local replica with the same interface.
 import { IDL, init, postUpgrade, query, update } from 'azle';
-import { AzleIdl, azleMethods, context, dispatcher, fromCandidArgs, stableStores } from '@domdao/canister-kit/azle';
+import { armIndexBuild, AzleIdl, azleMethods, context, dispatcher, fromCandidArgs, stableStores } from '@domdao/canister-kit/azle';
 import { ledgerMethods, ledgerTypes } from '../candid.ts';
 import { ledgerCore } from '../core/ledger.ts';
 import { LEDGER_STORE_NAMES, type LedgerInit, type LedgerStores } from '../core/types.ts';
@@ -10,7 +10,8 @@ import { LEDGER_STORE_NAMES, type LedgerInit, type LedgerStores } from '../core/
 const table = ledgerMethods(AzleIdl);
 const methods = azleMethods(table);
 const types = ledgerTypes(AzleIdl);
-const core = ledgerCore(stableStores<LedgerStores>(LEDGER_STORE_NAMES));
+const stores = stableStores<LedgerStores>(LEDGER_STORE_NAMES);
+const core = ledgerCore(stores);
 const calls = dispatcher(table, core);
 
 export default class {
@@ -21,7 +22,9 @@ export default class {
 
   /** Upgrades keep the ledger's configuration and state; the argument is accepted and ignored. */
   @postUpgrade([types.InitArgs as unknown as IDL.Type])
-  postUpgrade(_args: unknown): void {}
+  postUpgrade(_args: unknown): void {
+    armIndexBuild(stores);
+  }
 
   @query(methods.icrc1_name.args, methods.icrc1_name.ret)
   icrc1_name(...a: unknown[]) { return calls.query('icrc1_name', a); }

@@ -1,7 +1,7 @@
 // The membership canister on the IC (Azle): Candid in and out through ../candid.ts, state in stable
 // memory. It calls no other canister; the user canister and governance call it.
 import { IDL, init, postUpgrade, query, update } from 'azle';
-import { AzleIdl, azleMethods, dispatcher, icrc7EntryPoints, fromCandidArgs, stableStores, wiringStore } from '@domdao/canister-kit/azle';
+import { armIndexBuild, AzleIdl, azleMethods, dispatcher, icrc7EntryPoints, fromCandidArgs, stableStores, wiringStore } from '@domdao/canister-kit/azle';
 import { membershipMethods, membershipTypes } from '../candid.ts';
 import { MEMBERSHIP_STORE_NAMES, membershipCore, type MembershipConfig, type MembershipStores } from '../core/membership.ts';
 
@@ -10,7 +10,8 @@ const table = membershipMethods(AzleIdl);
 const methods = azleMethods(table);
 const types = membershipTypes(AzleIdl);
 const initArgs = wiringStore<InitArgs>();
-const core = membershipCore(stableStores<MembershipStores>(MEMBERSHIP_STORE_NAMES));
+const stores = stableStores<MembershipStores>(MEMBERSHIP_STORE_NAMES);
+const core = membershipCore(stores);
 const calls = dispatcher(table, core);
 
 export default class extends icrc7EntryPoints(calls) {
@@ -25,6 +26,7 @@ export default class extends icrc7EntryPoints(calls) {
   @postUpgrade([types.InitArgs as unknown as IDL.Type])
   postUpgrade(args: unknown): void {
     initArgs.set(fromCandidArgs<InitArgs>(types.InitArgs, args));
+    armIndexBuild(stores);
   }
 
   @update(methods.mint_membership_registered.args, methods.mint_membership_registered.ret)

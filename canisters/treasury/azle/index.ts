@@ -1,7 +1,7 @@
 // The treasury canister on the IC (Azle): Candid in and out through ../candid.ts, state in stable
 // memory, the ratified price read from governance for USD payouts.
 import { canisterSelf, IDL, init, postUpgrade, query, update } from 'azle';
-import { AzleIdl, azleMethods, canisterCalls, dispatcher, fromCandidArgs, hostServices, stableStores, wiringStore } from '@domdao/canister-kit/azle';
+import { armIndexBuild, AzleIdl, azleMethods, canisterCalls, dispatcher, fromCandidArgs, hostServices, stableStores, wiringStore } from '@domdao/canister-kit/azle';
 import { governanceMethods } from '@domdao/canister-governance';
 import { ledgerMethods } from '@domdao/canister-ledger';
 import { treasuryMethods, treasuryTypes } from '../candid.ts';
@@ -19,7 +19,8 @@ const methods = azleMethods(table);
 const types = treasuryTypes(AzleIdl);
 const initArgs = wiringStore<InitArgs>();
 const callees = canisterCalls({ governance: governanceMethods(AzleIdl), ledger: ledgerMethods(AzleIdl) }, (to) => initArgs.get()[`${to}_canister`]);
-const core = treasuryCore(stableStores<TreasuryStores>(TREASURY_STORE_NAMES), treasuryWiring.deps(callees, hostServices));
+const stores = stableStores<TreasuryStores>(TREASURY_STORE_NAMES);
+const core = treasuryCore(stores, treasuryWiring.deps(callees, hostServices));
 const calls = dispatcher(table, core);
 
 export default class {
@@ -34,6 +35,7 @@ export default class {
   @postUpgrade([types.InitArgs as unknown as IDL.Type])
   postUpgrade(args: unknown): void {
     initArgs.set(fromCandidArgs<InitArgs>(types.InitArgs, args));
+    armIndexBuild(stores);
   }
 
   @update(methods.execute_payout.args, methods.execute_payout.ret)

@@ -2,7 +2,7 @@
 // calls to the membership canister, verification tokens from raw_rand, and a 5-minute timer that
 // works the mint retry queue (spec 2 Limits "mint retry").
 import { IDL, init, postUpgrade, query, update } from 'azle';
-import { armTimers, AzleIdl, azleMethods, canisterCalls, dispatcher, fromCandidArgs, hostServices, stableStores, wiringStore } from '@domdao/canister-kit/azle';
+import { armIndexBuild, armTimers, AzleIdl, azleMethods, canisterCalls, dispatcher, fromCandidArgs, hostServices, stableStores, wiringStore } from '@domdao/canister-kit/azle';
 import { membershipMethods } from '@domdao/canister-membership';
 import { userMethods, userTypes } from '../candid.ts';
 import { USER_STORE_NAMES, userCore, type UserConfig, type UserStores } from '../core/user.ts';
@@ -14,7 +14,8 @@ const methods = azleMethods(table);
 const types = userTypes(AzleIdl);
 const initArgs = wiringStore<InitArgs>();
 const callees = canisterCalls({ membership: membershipMethods(AzleIdl) }, (to) => initArgs.get()[`${to}_canister`]);
-const core = userCore(stableStores<UserStores>(USER_STORE_NAMES), userWiring.deps(callees, hostServices));
+const stores = stableStores<UserStores>(USER_STORE_NAMES);
+const core = userCore(stores, userWiring.deps(callees, hostServices));
 const calls = dispatcher(table, core);
 
 export default class {
@@ -31,6 +32,7 @@ export default class {
   postUpgrade(args: unknown): void {
     initArgs.set(fromCandidArgs<InitArgs>(types.InitArgs, args));
     armTimers(userWiring.timers, core);
+    armIndexBuild(stores);
   }
 
   @update(methods.create_account.args, methods.create_account.ret)

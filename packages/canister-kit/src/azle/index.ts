@@ -1,4 +1,4 @@
-export { StableStore, sortableKey, stableStores, wiringStore } from './stable-store.ts';
+export { armIndexBuild, StableStore, sortableKey, stableStores, wiringStore } from './stable-store.ts';
 export { AzleIdl, azleMethods, context, dispatcher, fromCandidArgs, interCanister, principals, rawRandBytes, hostServices, type AzleMethods } from './entry.ts';
 export { icrc7EntryPoints } from './icrc7-entry.ts';
 export { armTimers, canisterCalls } from './wiring.ts';

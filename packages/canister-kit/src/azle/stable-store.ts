@@ -1,85 +1,64 @@
 // The Store of a canister on the IC: a StableBTreeMap in stable memory, durable across upgrades, and
-// nothing else (decision W5, replacing K5's heap mirror). Point reads and writes are the map's own
-// O(log n) operations; range reads find `from` by position (stable-range.ts), so no message ever
-// rebuilds an index, however large the store. A trap undoes the map's writes, as it undoes all state.
-import { StableBTreeMap, type Serializable } from 'azle';
-import { deepFreeze, type EntriesOptions } from '../btree.ts';
-import { positionalEntries, type PositionalMap } from './stable-range.ts';
-import { decode, encode } from '../codec.ts';
-import type { Store, StoreKey } from '../store.ts';
-const utf8 = new TextEncoder();
-const fromUtf8 = new TextDecoder();
+// nothing in the heap (decision W5, replacing K5's heap mirror). Point reads and writes are the map's
+// own O(log n) operations; range reads walk an ordered index of the keys kept in a second map
+// (stable-index.ts, decision W7), so finding `from` takes O(log n) point reads whatever the store's
+// size. A store written by a release without the index reads by position (stable-range.ts) until
+// timer steps armed in post_upgrade have built it. A trap undoes the writes of both maps, as it
+// undoes all state.
+import { performanceCounter, setTimer, StableBTreeMap } from 'azle';
+import { IndexedStore, rawBytes, type ByteMap } from './indexed-store.ts';
+import type { StoreKey } from '../store.ts';
+export { sortableKey } from './indexed-store.ts';
 
-/**
- * Keys as bytes that sort like the keys (StableBTreeMap orders by bytes): a type tag, then a nat64
- * as 8 big-endian bytes, or a string as UTF-8 (code-point order; our string keys are ASCII).
- */
-export const sortableKey: Serializable = {
-  toBytes(key: StoreKey): Uint8Array {
-    if (typeof key === 'bigint') {
-      const out = new Uint8Array(9);
-      out[0] = 1;
-      new DataView(out.buffer).setBigUint64(1, key);
-      return out;
-    }
-    if (typeof key === 'string') return new Uint8Array([2, ...utf8.encode(key)]);
-    throw new TypeError('store keys on the IC are nat64 bigints or strings');
-  },
-  fromBytes(bytes: Uint8Array): StoreKey {
-    if (bytes[0] === 1) return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigUint64(1);
-    return fromUtf8.decode(bytes.subarray(1));
-  },
-};
+/** Index maps take the memory id of their store plus this (stores take 0, 1, …; 253 is the wiring). */
+export const INDEX_MEMORY_OFFSET = 100;
+/** Keys appended to an index per build step, and the instructions a timer message spends on steps. */
+export const BUILD_STEP_KEYS = 2_000;
+export const BUILD_INSTRUCTION_BUDGET = 10_000_000_000n;
 
-/**
- * Values cross the map as their stored bytes (the codec's JSON in UTF-8, as always: nothing changes in
- * stable memory) and are decoded by the store when handed out, so entries a range read fetched
- * ahead but nobody asked for cost a copy, not a decode (≈ 40,000 instructions per byte, W5).
- */
-const rawValue: Serializable = {
-  toBytes: (b: Uint8Array) => b,
-  fromBytes: (b: Uint8Array) => b,
-};
-const toValue = <V>(bytes: Uint8Array): V => deepFreeze(decode<V>(fromUtf8.decode(bytes)));
+const byteMap = (memoryId: number) => new StableBTreeMap<Uint8Array, Uint8Array>(memoryId, rawBytes, rawBytes) as unknown as ByteMap;
 
-export class StableStore<K extends StoreKey, V> implements Store<K, V> {
-  private readonly map: StableBTreeMap<K, Uint8Array>;
-
-  constructor(memoryId: number) {
-    this.map = new StableBTreeMap<K, Uint8Array>(memoryId, sortableKey, rawValue);
-  }
-
-  get(key: K): V | undefined {
-    const bytes = this.map.get(key);
-    return bytes === undefined ? undefined : toValue<V>(bytes);
-  }
-  has(key: K): boolean {
-    return this.map.containsKey(key);
-  }
-  get size(): number {
-    return Number(this.map.len());
-  }
-  set(key: K, value: V): void {
-    this.map.insert(key, utf8.encode(encode(value)));
-  }
-  delete(key: K): boolean {
-    if (!this.map.containsKey(key)) return false;
-    this.map.remove(key);
-    return true;
-  }
-  entries(options: EntriesOptions<K> = {}): IterableIterator<[K, V]> {
-    return positionalEntries(this.map as unknown as PositionalMap<K, Uint8Array>, options, toValue<V>, (b) => b.length);
+/** A store in stable memory at `memoryId`, with its ordered index at `indexMemoryId` (none: read by key only). */
+export class StableStore<K extends StoreKey, V> extends IndexedStore<K, V> {
+  constructor(memoryId: number, indexMemoryId?: number) {
+    super(byteMap(memoryId), indexMemoryId === undefined ? undefined : byteMap(indexMemoryId));
   }
 }
 
-/** One StableBTreeMap per store, memory ids assigned in the order the names are listed. */
+/** One StableBTreeMap per store, memory ids assigned in the order the names are listed; each store's index at its id + 100. */
 export function stableStores<T>(names: Record<keyof T, string>, firstMemoryId = 0): T {
-  return Object.fromEntries(Object.keys(names).map((k, i) => [k, new StableStore(firstMemoryId + i)])) as T;
+  const keys = Object.keys(names);
+  if (firstMemoryId + keys.length > INDEX_MEMORY_OFFSET) throw new Error('too many stores for the memory ids of their indexes');
+  return Object.fromEntries(keys.map((k, i) => [k, new StableStore(firstMemoryId + i, firstMemoryId + i + INDEX_MEMORY_OFFSET)])) as T;
+}
+
+/**
+ * Builds the indexes of stores written by a release without them (decision W7), after an upgrade: a
+ * timer message appends keys in steps of `BUILD_STEP_KEYS` until the message has used
+ * `BUILD_INSTRUCTION_BUDGET` (a quarter of the update limit), then sets the next timer. Costs one
+ * read per store when every index is complete.
+ */
+export function armIndexBuild(stores: object): void {
+  const pending = Object.values(stores).filter((s): s is StableStore<StoreKey, unknown> => s instanceof StableStore && s.index !== undefined && !s.index.state().complete);
+  if (pending.length === 0) return;
+  setTimer(0, () => {
+    const left = buildIndexes(pending, () => performanceCounter(0) < BUILD_INSTRUCTION_BUDGET);
+    if (left.length > 0) armIndexBuild(left);
+  });
+}
+
+/** Build steps while `more()` says so; the stores whose index is still incomplete. */
+export function buildIndexes(stores: StableStore<StoreKey, unknown>[], more: () => boolean): StableStore<StoreKey, unknown>[] {
+  const left = [...stores];
+  while (left.length > 0 && more()) {
+    if (left[0]!.index!.buildStep(BUILD_STEP_KEYS)) left.shift();
+  }
+  return left;
 }
 
 /** Memory 253 keeps the deployment's wiring (other canisters' ids from the init arguments). */
 export function wiringStore<T>() {
-  const store = new StableStore<string, T>(253);
+  const store = new StableStore<string, T>(253); // no index: read by key only
   return {
     get(): T {
       const v = store.get('wiring');
