@@ -32,15 +32,26 @@ export interface MembershipConfig {
   governance_canister: string;
   admins: string[];
   next_token_id: bigint;
+  /**
+   * How far `activeByExpiry` covers the tokens (decision M7): absent or true, all of them (a canister
+   * initialised with the count); a token id, those below it (a store from before the count, counted by
+   * `count_active_step`). A config stored by an earlier release has none: nothing counted yet.
+   */
+  active_counted?: true | bigint;
 }
 
 export interface MembershipStores {
   tokens: Store<bigint, TokenRecord>;
   byOwner: Store<string, bigint>;
   config: Store<'config', MembershipConfig>;
+  /** Active memberships by their expiration_date (all end on a Dec 31, so a handful of entries): count_active_members sums them. Listed last, so its stable memory id is new (decision M7). */
+  activeByExpiry: Store<bigint, bigint>;
 }
 
-export const MEMBERSHIP_STORE_NAMES: Record<keyof MembershipStores, string> = { tokens: 'tokens', byOwner: 'by_owner', config: 'config' };
+export const MEMBERSHIP_STORE_NAMES: Record<keyof MembershipStores, string> = { tokens: 'tokens', byOwner: 'by_owner', config: 'config', activeByExpiry: 'active_by_expiry' };
+
+/** Tokens a count_active_step reads (≈ 10 million instructions each on Azle 0.33: within an update's 40 billion with room). */
+export const ACTIVE_COUNT_STEP = 500;
 
 export const MAX_PAYMENT_PROOF_BYTES = 64 * 1024;
 export { ICRC7_MAX_QUERY_BATCH as MAX_QUERY_BATCH, ICRC7_MAX_TAKE as MAX_TAKE } from '@domdao/canister-kit';
@@ -57,11 +68,29 @@ export function membershipCore(stores: MembershipStores) {
     return { ...t, status, is_active: status === 'Active' };
   };
   const isAdmin = (p: string) => config().admins.includes(p);
+  /** Tokens below this id are in `activeByExpiry` (decision M7). */
+  const countedBelow = (c: MembershipConfig): bigint => (c.active_counted === undefined ? 1n : c.active_counted === true ? c.next_token_id : c.active_counted);
+  /** Moves `token`'s contribution to the active count from what it was to what it becomes (decision M7). */
+  const recount = (before: TokenRecord, after: TokenRecord): void => {
+    if (before.token_id >= countedBelow(config())) return;
+    const add = (t: TokenRecord, by: bigint) => {
+      if (t.status !== 'Active') return;
+      const n = (stores.activeByExpiry.get(t.expiration_date) ?? 0n) + by;
+      if (n === 0n) stores.activeByExpiry.delete(t.expiration_date);
+      else stores.activeByExpiry.set(t.expiration_date, n);
+    };
+    add(before, -1n);
+    add(after, 1n);
+  };
+  const write = (before: TokenRecord, after: TokenRecord): void => {
+    stores.tokens.set(after.token_id, after);
+    recount(before, after);
+  };
 
   return {
     init(initial: Omit<MembershipConfig, 'next_token_id'>): void {
       if (stores.config.has('config')) throw new Error('already initialised');
-      stores.config.set('config', { ...initial, admins: [...initial.admins], next_token_id: 1n });
+      stores.config.set('config', { ...initial, admins: [...initial.admins], next_token_id: 1n, active_counted: true });
     },
 
     /** Spec 2: callable only by the user canister, once per principal. */
@@ -73,7 +102,8 @@ export function membershipCore(stores: MembershipStores) {
       const token_id = c.next_token_id;
       stores.tokens.set(token_id, { token_id, owner, join_date: ctx.now, status: 'Registered', tos_accepted_at, expiration_date: 0n });
       stores.byOwner.set(owner, token_id);
-      stores.config.set('config', { ...c, next_token_id: token_id + 1n });
+      // A new token is Registered (not counted); while an earlier store is being counted, the cursor stays put.
+      stores.config.set('config', { ...c, next_token_id: token_id + 1n, active_counted: c.active_counted ?? countedBelow(c) });
       return Ok(token_id);
     },
 
@@ -91,7 +121,7 @@ export function membershipCore(stores: MembershipStores) {
       if (!token) return Err('no Registered membership exists for this principal');
       if (token.status === 'Revoked') return Err('the membership was revoked');
       const current = token.status === 'Active' ? token.expiration_date : undefined;
-      stores.tokens.set(token.token_id, { ...token, status: 'Active', expiration_date: activeUntil(ctx.now, current) });
+      write(token, { ...token, status: 'Active', expiration_date: activeUntil(ctx.now, current) });
       return Ok(null);
     },
 
@@ -102,7 +132,7 @@ export function membershipCore(stores: MembershipStores) {
       const token = id === undefined ? undefined : stores.tokens.get(id);
       if (!token) return Err('no membership exists for this principal');
       if (token.status === 'Revoked') return Err('the membership is already revoked');
-      stores.tokens.set(token.token_id, { ...token, status: 'Revoked' });
+      write(token, { ...token, status: 'Revoked' });
       return Ok(null);
     },
 
@@ -119,7 +149,7 @@ export function membershipCore(stores: MembershipStores) {
       }
       for (const owner of policy.revoke) {
         const token = stores.tokens.get(stores.byOwner.get(owner)!)!;
-        if (token.status !== 'Revoked') stores.tokens.set(token.token_id, { ...token, status: 'Revoked' });
+        if (token.status !== 'Revoked') write(token, { ...token, status: 'Revoked' });
       }
       const admins = [...c.admins.filter((a) => !policy.remove_admins.includes(a)), ...policy.add_admins.filter((a) => !c.admins.includes(a))];
       stores.config.set('config', { ...c, admins });
@@ -132,11 +162,43 @@ export function membershipCore(stores: MembershipStores) {
       return token && view(token, ctx.now);
     },
 
-    /** Members who may vote now: Active and not past expiry. Governance snapshots this when a vote opens. */
+    /**
+     * Members who may vote now: Active and not past expiry. Governance snapshots this when a vote opens.
+     * The sum of the few `activeByExpiry` entries after now (decision M7: a scan of every token cost
+     * ≈ 10.8 million instructions each, beyond the limits at 10,000 members); a store from an earlier
+     * release not yet fully counted adds the tokens at and after the count's cursor.
+     */
     count_active_members(ctx: CallContext): bigint {
       let n = 0n;
-      for (const [, t] of stores.tokens.entries()) if (t.status === 'Active' && t.expiration_date > ctx.now) n++;
+      for (const [expiry, count] of stores.activeByExpiry.entries()) if (expiry > ctx.now) n += count;
+      const below = countedBelow(config());
+      if (below < config().next_token_id) for (const [, t] of stores.tokens.entries({ from: below })) if (t.status === 'Active' && t.expiration_date > ctx.now) n++;
       return n;
+    },
+
+    /** When count_active_step has work (a store from an earlier release): now; otherwise never. */
+    count_active_due(ctx: CallContext): bigint | undefined {
+      return countedBelow(config()) < config().next_token_id ? ctx.now : undefined;
+    },
+
+    /** Counts the next ACTIVE_COUNT_STEP tokens of a store from an earlier release into `activeByExpiry` (the timer's step). */
+    count_active_step(): void {
+      const c = config();
+      const from = countedBelow(c);
+      if (from >= c.next_token_id) {
+        if (c.active_counted !== true) stores.config.set('config', { ...c, active_counted: true });
+        return;
+      }
+      let next = c.next_token_id;
+      let read = 0;
+      for (const [id, t] of stores.tokens.entries({ from })) {
+        if (read++ === ACTIVE_COUNT_STEP) {
+          next = id;
+          break;
+        }
+        if (t.status === 'Active') stores.activeByExpiry.set(t.expiration_date, (stores.activeByExpiry.get(t.expiration_date) ?? 0n) + 1n);
+      }
+      stores.config.set('config', { ...c, active_counted: next >= c.next_token_id ? true : next });
     },
 
     // ICRC-7 (read side) and ICRC-10. Tokens are soul-bound (decision M5): held by the owner's default account.

@@ -8,7 +8,7 @@ import { after, describe, it } from 'node:test';
 import { isOk, type Result } from '@domdao/canister-kit';
 import { EmbeddedHost } from '@domdao/canister-kit/embedded';
 import { endOfYear } from '../core/expiry.ts';
-import { MAX_QUERY_BATCH, membershipCore } from '../core/membership.ts';
+import { ACTIVE_COUNT_STEP, MAX_QUERY_BATCH, membershipCore, type TokenRecord } from '../core/membership.ts';
 
 const USER = 'user-canister';
 const GOV = 'governance-canister';
@@ -26,6 +26,7 @@ function setup(dir?: string, initialise = true) {
     tokens: host.store('membership', 'tokens'),
     byOwner: host.store('membership', 'by_owner'),
     config: host.store('membership', 'config'),
+    activeByExpiry: host.store('membership', 'active_by_expiry'),
   });
   let now = at('2026-03-10T12:00:00Z');
   const ctx = (caller: string) => ({ caller, now });
@@ -154,6 +155,74 @@ describe('count_active_members (the quorum snapshot governance takes)', () => {
     assert.equal(m.active(), 2n);
     m.setNow('2027-01-01T00:00:00Z');
     assert.equal(m.active(), 0n);
+  });
+});
+
+describe('count_active_members from the count by expiry (decision M7)', () => {
+  /** What the count must be: every owner's status in force now, one by one. */
+  const scan = (m: Awaited<ReturnType<typeof setup>['ready']>, owners: string[]) => BigInt(owners.filter((p) => m.status(p)?.is_active).length);
+
+  it('stays equal to a scan of every token through mints, activations, renewals, revocations, policy and the turn of the year', async () => {
+    const m = await setup().ready;
+    const owners = Array.from({ length: 40 }, (_, i) => `member-${i}`);
+    // A fixed pseudo-random sequence of operations (no flakiness), checked after each one.
+    let seed = 7;
+    const next = (n: number) => {
+      // mulberry32
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) % n;
+    };
+    const days = ['2026-03-10', '2026-07-01', '2026-12-31', '2027-01-01', '2027-06-01', '2028-02-01'];
+    const seen = new Set<bigint>();
+    for (let step = 0; step < 400; step++) {
+      const p = owners[next(owners.length)]!;
+      const op = next(6);
+      if (op === 0) await m.mint(p);
+      else if (op <= 2) await m.upgrade(p);
+      else if (op === 3 && next(4) === 0) await m.update(() => m.core.revoke_membership(m.ctx(ADMIN), p));
+      else if (op === 4 && next(8) === 0) await m.update(() => m.core.apply_policy(m.ctx(GOV), { add_admins: [], remove_admins: [], revoke: [p].filter((o) => m.status(o)) }));
+      else if (op === 5 && next(10) === 0) m.setNow(`${days[Math.min(days.length - 1, Math.floor(step / 70))]}T12:00:00Z`);
+      assert.equal(m.active(), scan(m, owners), `after step ${step}`);
+      seen.add(m.active());
+    }
+    assert.ok(seen.size >= 10, `the count went up and down: ${[...seen].join(', ')}`);
+  });
+
+  it('a store from before the count is counted by timer steps, and the answer is right before, during and after', async () => {
+    const m = await setup(undefined, false).ready;
+    const n = ACTIVE_COUNT_STEP * 2 + 37;
+    const owners = Array.from({ length: n }, (_, i) => `old-${i}`);
+    const expiry = endOfYear(2026);
+    // What an earlier release stored: tokens and a config without `active_counted`, no counts.
+    await m.update(() => {
+      owners.forEach((owner, i) => {
+        const token_id = BigInt(i + 1);
+        const record: TokenRecord = { token_id, owner, join_date: 1n, status: i % 3 === 0 ? 'Registered' : i % 7 === 0 ? 'Revoked' : 'Active', tos_accepted_at: 1n, expiration_date: i % 3 === 0 ? 0n : expiry };
+        m.host.store<bigint, TokenRecord>('membership', 'tokens').set(token_id, record);
+        m.host.store<string, bigint>('membership', 'by_owner').set(owner, token_id);
+      });
+      m.host.store('membership', 'config').set('config', { user_canister: USER, governance_canister: GOV, admins: [ADMIN], next_token_id: BigInt(n + 1) });
+    });
+    const expected = () => scan(m, owners);
+    assert.equal(m.active(), expected(), 'before any step: the tokens not yet counted are scanned');
+    assert.equal(m.query(() => m.core.count_active_due(m.ctx('timer'))) !== undefined, true, 'the timer has work');
+    await m.update(() => m.core.count_active_step());
+    // Mid-way: a write below the cursor moves the count, one above it is read by a later step.
+    await m.upgrade(owners[1]!); // a renewal of a counted token
+    await m.update(() => m.core.revoke_membership(m.ctx(ADMIN), owners[2]!));
+    await m.update(() => m.core.revoke_membership(m.ctx(ADMIN), owners[n - 1]!)); // not counted yet
+    assert.deepEqual(await m.mint('newcomer'), { Ok: BigInt(n + 1) });
+    await m.upgrade('newcomer');
+    owners.push('newcomer');
+    assert.equal(m.active(), expected(), 'during the count');
+    for (let i = 0; i < 5 && m.query(() => m.core.count_active_due(m.ctx('timer'))) !== undefined; i++) await m.update(() => m.core.count_active_step());
+    assert.equal(m.query(() => m.core.count_active_due(m.ctx('timer'))), undefined, 'done in a few bounded steps');
+    assert.equal(m.active(), expected(), 'after the count');
+    m.setNow('2027-01-01T00:00:00Z');
+    assert.equal(m.active(), expected(), 'the turn of the year ends the 2026 memberships and keeps the renewed one');
+    assert.equal(m.active(), 1n);
   });
 });
 

@@ -44,11 +44,11 @@ describe('canister wiring (decision S11)', () => {
     });
   }
 
-  it('the call graph has no canister calling itself, and only governance, user, campaign have timers (the ledger calls no one and has none)', () => {
+  it('the call graph has no canister calling itself, and only governance, user, campaign and membership have timers (the ledger calls no one and has none)', () => {
     for (const [canister, w] of Object.entries(WIRING)) assert.ok(!(w.calls as readonly string[]).includes(canister));
     assert.deepEqual(
       Object.entries(WIRING).flatMap(([c, w]) => w.timers.map((t) => `${c}.${t.name}/${t.every_seconds}s`)),
-      ['governance.tick/60s', 'user.process_retry_queue/300s', 'campaign.refresh_price/600s', 'campaign.settle/60s'],
+      ['governance.tick/60s', 'membership.count-active/60s', 'user.process_retry_queue/300s', 'campaign.refresh_price/600s', 'campaign.settle/60s'],
     );
   });
 });
