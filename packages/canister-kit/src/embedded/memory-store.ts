@@ -1,9 +1,24 @@
 // The embedded Store: an in-memory B-tree (ordered like StableBTreeMap) whose writes go through the
 // current update's transaction, so a throw undoes them and a commit journals them.
 import { deepFreeze, newBTree, orderedEntries, type BTree, type EntriesOptions } from '../btree.ts';
-import type { Store, StoreKey } from '../store.ts';
+import { compareKeys, type Store, type StoreKey } from '../store.ts';
 import type { Transaction } from './transaction.ts';
 import { loadedEntries, type StoreLoad } from './wal.ts';
+
+/** What a B-tree lookup answers for an absent key (a stored value may itself be undefined). */
+const MISSING: unknown = Symbol('missing');
+
+/**
+ * The value under `key` or MISSING, in one descent. sorted-btree's get(key, default) answers
+ * undefined instead of the default for a key above every key of the tree (its root's range), so an
+ * undefined answer is told apart by comparing with the largest key.
+ */
+function lookup<K extends StoreKey, V>(tree: BTree<K, V>, key: K): V | typeof MISSING {
+  const v = tree.get(key, MISSING as V);
+  if (v !== undefined) return v;
+  const max = tree.maxKey();
+  return max === undefined || compareKeys(key, max) > 0 ? MISSING : v;
+}
 
 export class MemoryStore<K extends StoreKey, V> implements Store<K, V> {
   private built: BTree<K, V> | undefined;
@@ -37,7 +52,8 @@ export class MemoryStore<K extends StoreKey, V> implements Store<K, V> {
     return v === undefined ? undefined : deepFreeze(v);
   }
   has(key: K): boolean {
-    return this.tree.has(key);
+    // One descent (sorted-btree's own has() walks a range).
+    return lookup(this.tree, key) !== MISSING;
   }
   get size(): number {
     return this.tree.size;
@@ -46,17 +62,25 @@ export class MemoryStore<K extends StoreKey, V> implements Store<K, V> {
   set(key: K, value: V): void {
     const tx = this.writable();
     const frozen = deepFreeze(value);
-    tx.record(this as unknown as MemoryStore<StoreKey, unknown>, key, this.tree.get(key), this.tree.has(key));
-    this.tree.set(key, frozen);
-    tx.redo(this.qualifiedName, key, frozen, false);
+    const tree = this.tree;
+    const self = this as unknown as MemoryStore<StoreKey, unknown>;
+    // A new key (most writes: a vote, a receipt) is inserted in one descent; an existing one is read first for the undo.
+    if (tree.set(key, frozen, false)) {
+      tx.record(self, key, undefined, false, frozen, false);
+      return;
+    }
+    const old = tree.get(key);
+    tree.set(key, frozen);
+    tx.record(self, key, old, true, frozen, false);
   }
 
   delete(key: K): boolean {
-    if (!this.tree.has(key)) return false;
+    const tree = this.tree;
+    const old = lookup(tree, key);
+    if (old === MISSING) return false;
     const tx = this.writable();
-    tx.record(this as unknown as MemoryStore<StoreKey, unknown>, key, this.tree.get(key), true);
-    this.tree.delete(key);
-    tx.redo(this.qualifiedName, key, undefined, true);
+    tx.record(this as unknown as MemoryStore<StoreKey, unknown>, key, old, true, undefined, true);
+    tree.delete(key);
     return true;
   }
 

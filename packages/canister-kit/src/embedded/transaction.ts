@@ -2,10 +2,22 @@ import type { StoreKey } from '../store.ts';
 import type { MemoryStore } from './memory-store.ts';
 import type { Op } from './wal.ts';
 
+/** One write of an update call: the value before (to undo it) and after (to journal it). */
+interface Write {
+  store: MemoryStore<StoreKey, unknown>;
+  key: StoreKey;
+  before: unknown;
+  existed: boolean;
+  after: unknown;
+  deleted: boolean;
+}
+
+/** Writes of one call past which the last write per key is found with a Map rather than a scan. */
+const SCAN_LIMIT = 16;
+
 /** One update call's writes: enough to undo them on a throw and to journal them on commit. */
 export class Transaction {
-  private readonly undo: Array<{ store: MemoryStore<StoreKey, unknown>; key: StoreKey; value: unknown; existed: boolean }> = [];
-  private readonly ops = new Map<string, Op>();
+  private writes: Write[] = [];
 
   constructor(
     readonly canister: string,
@@ -13,31 +25,23 @@ export class Transaction {
     readonly parent: Transaction | undefined,
   ) {}
 
-  record(store: MemoryStore<StoreKey, unknown>, key: StoreKey, value: unknown, existed: boolean): void {
-    this.undo.push({ store, key, value, existed });
-  }
-
-  redo(store: string, key: StoreKey, value: unknown, deleted: boolean): void {
-    // One op per key, its last write; ops on different keys are independent, so their order is free.
-    const id = `${store}\u0000${typeof key}\u0000${String(key)}`;
-    this.ops.delete(id);
-    this.ops.set(id, deleted ? [store, key] : [store, key, value]);
+  /** A write: the key's value before it (`existed` false: absent) and after it (`deleted`: removed). */
+  record(store: MemoryStore<StoreKey, unknown>, key: StoreKey, before: unknown, existed: boolean, after: unknown, deleted: boolean): void {
+    this.writes.push({ store, key, before, existed, after, deleted });
   }
 
   rollback(): void {
-    for (let i = this.undo.length - 1; i >= 0; i--) {
-      const u = this.undo[i]!;
-      u.store.restore(u.key, u.value, u.existed);
-    }
+    const w = this.writes;
+    for (let i = w.length - 1; i >= 0; i--) w[i]!.store.restore(w[i]!.key, w[i]!.before, w[i]!.existed);
   }
 
   /** Undoes this call's writes since its last commit point on copies of the stores (a compaction's capture). */
   undoOn(copies: Map<string, { set(key: StoreKey, value: unknown): unknown; delete(key: StoreKey): unknown }>): void {
-    for (let i = this.undo.length - 1; i >= 0; i--) {
-      const u = this.undo[i]!;
+    for (let i = this.writes.length - 1; i >= 0; i--) {
+      const u = this.writes[i]!;
       const copy = copies.get(u.store.qualifiedName);
       if (!copy) continue;
-      if (u.existed) copy.set(u.key, u.value);
+      if (u.existed) copy.set(u.key, u.before);
       else copy.delete(u.key);
     }
   }
@@ -45,13 +49,24 @@ export class Transaction {
   /** The writes so far, now final: they are no longer undone by a rollback nor journaled again. */
   commitPoint(): Op[] {
     const ops = this.committedOps();
-    this.undo.length = 0;
-    this.ops.clear();
+    this.writes = [];
     return ops;
   }
 
+  /**
+   * One op per key written, its last write; ops on different keys are independent, so their order is
+   * free (they come in the order of each key's last write).
+   */
   committedOps(): Op[] {
-    return [...this.ops.values()];
+    const w = this.writes;
+    const ops: Op[] = [];
+    const last = w.length > SCAN_LIMIT ? lastWrites(w) : undefined;
+    for (let i = 0; i < w.length; i++) {
+      const x = w[i]!;
+      if (last ? last.get(x.store)!.get(x.key) !== i : overwritten(w, i)) continue;
+      ops.push(x.deleted ? [x.store.qualifiedName, x.key] : [x.store.qualifiedName, x.key, x.after]);
+    }
+    return ops;
   }
 
   /** True when `canister` already has an update call in progress further up this call chain. */
@@ -59,4 +74,20 @@ export class Transaction {
     for (let t: Transaction | undefined = this; t; t = t.parent) if (!t.readOnly && t.canister === canister) return true;
     return false;
   }
+}
+
+function overwritten(w: Write[], i: number): boolean {
+  const x = w[i]!;
+  for (let j = i + 1; j < w.length; j++) if (w[j]!.store === x.store && w[j]!.key === x.key) return true;
+  return false;
+}
+
+function lastWrites(w: Write[]): Map<MemoryStore<StoreKey, unknown>, Map<StoreKey, number>> {
+  const last = new Map<MemoryStore<StoreKey, unknown>, Map<StoreKey, number>>();
+  w.forEach((x, i) => {
+    let m = last.get(x.store);
+    if (!m) last.set(x.store, (m = new Map()));
+    m.set(x.key, i);
+  });
+  return last;
 }

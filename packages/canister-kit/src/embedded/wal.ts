@@ -27,9 +27,10 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
-import { decode, encode } from '../codec.ts';
+import { decode } from '../codec.ts';
 import type { StoreKey } from '../store.ts';
 import { lockDirectory, type DirectoryLock } from './lock.ts';
+import { encodeRecord } from './record.ts';
 
 export type Op = [store: string, key: StoreKey, value: unknown] | [store: string, key: StoreKey];
 export type Snapshot = Map<string, StoreLoad>;
@@ -231,7 +232,7 @@ export class WriteAheadLog {
   private bytes: number;
   readonly compactBytes: number;
   /** fsync mode: encoded records not yet written and the last sequence made durable. */
-  private pending: Buffer[] = [];
+  private pending: string[] = [];
   private durableSeq: number;
   /** Highest sequence an answer waits for, highest covered by an fsync already started, fsyncs running. */
   private wanted = 0;
@@ -362,10 +363,10 @@ export class WriteAheadLog {
     if (ops.length === 0) return false;
     if (this.failed) throw this.failed;
     this.seq += 1;
-    const buf = Buffer.from(`${encode({ seq: this.seq, ops })}\n`, 'utf8');
-    if (this.syncs) this.pending.push(buf);
-    else this.write(buf);
-    this.bytes += buf.length;
+    const line = `${encodeRecord(this.seq, ops)}\n`;
+    if (this.syncs) this.pending.push(line);
+    else this.write(Buffer.from(line, 'utf8'));
+    this.bytes += Buffer.byteLength(line, 'utf8');
     return this.bytes >= this.compactBytes && this.compacting === undefined;
   }
 
@@ -395,7 +396,7 @@ export class WriteAheadLog {
 
   private writePending(): void {
     if (this.pending.length === 0) return;
-    const batch = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
+    const batch = Buffer.from(this.pending.length === 1 ? this.pending[0]! : this.pending.join(''), 'utf8');
     this.pending = [];
     this.write(batch);
   }
@@ -572,7 +573,7 @@ export class WriteAheadLog {
 
   close(): void {
     if (this.closed) return;
-    if (!this.failed && this.pending.length > 0) this.write(Buffer.concat(this.pending));
+    if (!this.failed && this.pending.length > 0) this.write(Buffer.from(this.pending.join(''), 'utf8'));
     this.pending = [];
     // Closed logs whose last fsync had not run yet, then the open one and the directory (a rename).
     for (const fd of this.retired) fsyncSync(fd);
