@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { BATCH_CHARS, BatchedDestination } from '../src/logger.ts';
 
 const fixture = fileURLToPath(new URL('./fixtures/log-and-wait.ts', import.meta.url));
 
@@ -31,5 +32,49 @@ describe('logger', () => {
     assert.equal(child.exitCode, null, 'the process is still running');
     // tsx needs about a second to start; the buffer adds at most FLUSH_INTERVAL_MS.
     assert.ok(Date.now() - started < 6000, `line read after ${Date.now() - started} ms`);
+  });
+
+  it('decision D30: every line, the partial last batch included, is on stdout when the process exits', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./fixtures/log-and-exit.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    assert.equal(code, 0);
+    const lines = out.trim().split('\n').map((l) => JSON.parse(l) as { i: number });
+    assert.deepEqual(lines.map((l) => l.i), Array.from({ length: 100 }, (_, i) => i));
+  });
+});
+
+describe('BatchedDestination', () => {
+  const recorder = () => {
+    const calls: string[] = [];
+    const sonic = { write: (s: string) => calls.push(`write:${s}`), flush: () => calls.push('flush'), flushSync: () => calls.push('flushSync') };
+    return { calls, destination: new BatchedDestination(sonic as unknown as ConstructorParameters<typeof BatchedDestination>[0]) };
+  };
+
+  it('decision D30: hands lines over in one write once a batch reaches 4 KiB, in order', () => {
+    const { calls, destination } = recorder();
+    const line = `${'x'.repeat(999)}\n`; // 1,000 characters
+    for (let i = 0; i < 4; i++) destination.write(line.replace('x', String(i)));
+    assert.deepEqual(calls, [], 'under BATCH_CHARS nothing is written');
+    destination.write(line.replace('x', '4'));
+    assert.equal(BATCH_CHARS, 4096);
+    assert.equal(calls.length, 1, 'one write for the whole batch');
+    assert.equal(calls[0], `write:${[0, 1, 2, 3, 4].map((i) => line.replace('x', String(i))).join('')}`);
+    destination.write('late\n');
+    assert.equal(calls.length, 1);
+  });
+
+  it('decision D30: flush and flushSync write out what is pending, and an empty flush writes nothing', () => {
+    const { calls, destination } = recorder();
+    destination.flush();
+    assert.deepEqual(calls, ['flush']);
+    destination.write('a\n');
+    destination.write('b\n');
+    destination.flush();
+    assert.deepEqual(calls, ['flush', 'write:a\nb\n', 'flush']);
+    destination.write('c\n');
+    destination.flushSync();
+    assert.deepEqual(calls, ['flush', 'write:a\nb\n', 'flush', 'write:c\n', 'flushSync']);
   });
 });
