@@ -5,7 +5,7 @@ import type { BrandKey } from '../brands/brands.ts';
 import type { Attachment } from '../envelope/attachments.ts';
 import type { Envelope } from '../envelope/envelope.ts';
 import type { Detail } from '../http/errors.ts';
-import { ajv, ajvDetails, type RenderedContent, type TemplateDefinition } from '../templates/template-schema.ts';
+import { ajv, ajvDetails, fastValidatorFor, type RenderedContent, type TemplateDefinition } from '../templates/template-schema.ts';
 import { subjectLine } from './escape.ts';
 import { layoutHtml, layoutText } from './layout.ts';
 
@@ -36,18 +36,19 @@ export type ComposeResult =
   | { ok: false; error: 'render_failed'; cause: unknown };
 
 export class Composer {
-  private readonly validators = new Map<TemplateDefinition, ValidateFunction>();
+  private readonly validators = new Map<TemplateDefinition, { validate: ValidateFunction; fast: ((data: unknown) => boolean) | undefined }>();
 
   constructor(templates: Iterable<TemplateDefinition>) {
     // Compiled once at boot: a schema error is a start-up failure, not a per-request one.
-    for (const t of templates) this.validators.set(t, ajv.compile(t.schema));
+    for (const t of templates) this.validators.set(t, { validate: ajv.compile(t.schema), fast: fastValidatorFor(t.schema) });
   }
 
   compose(envelope: Envelope, now: Date): ComposeResult {
     const { template, brand } = envelope;
-    const validate = this.validators.get(template) ?? ajv.compile(template.schema);
-    const data = envelope.data; // owned by this request; Ajv fills in defaults in place
-    if (!validate(data)) return { ok: false, error: 'invalid_template_data', details: ajvDetails(validate.errors, 'data') };
+    const { validate, fast } = this.validators.get(template) ?? { validate: ajv.compile(template.schema), fast: undefined };
+    const data = envelope.data; // owned by this request; defaults are filled in place
+    // Valid data passes the fast check (Ajv's acceptance, decision D37); anything else gets Ajv's verdict and details.
+    if (!fast?.(data) && !validate(data)) return { ok: false, error: 'invalid_template_data', details: ajvDetails(validate.errors, 'data') };
     const crossField = template.check?.(data) ?? [];
     if (crossField.length > 0) return { ok: false, error: 'invalid_template_data', details: crossField };
 

@@ -8,11 +8,14 @@ import type { Attachment } from '../envelope/attachments.ts';
 import type { Detail } from '../http/errors.ts';
 import type { Block } from '../rendering/blocks.ts';
 import { addressProblem } from '../envelope/email-address.ts';
+import { patternEngine, PLAIN_HTTPS_URL, PLAIN_WEB_URL } from './fast-checks.ts';
+import { compileFastValidator } from './fast-validator.ts';
 
 const URL_MAX = 2048;
 const UNSAFE_IN_URL = /[\s\p{Cc}\p{Cf}"'<>\\^`{|}]/u;
 
-function urlWith(protocols: string[]) {
+/** The URL formats' full check: no unsafe character, then `new URL` and its parts. */
+export function urlWith(protocols: string[]) {
   return (value: string) => {
     if (value.length > URL_MAX || UNSAFE_IN_URL.test(value)) return false;
     let url: URL;
@@ -83,16 +86,18 @@ export function isIsoDate(value: string): boolean {
   return value.length === 10 && dateAtStart(value);
 }
 
+/** A plain ASCII link is accepted from one regex; others take the full check (decision D37). */
+function fastUrl(plain: RegExp, full: (value: string) => boolean) {
+  return (value: string) => (value.length <= URL_MAX && plain.test(value)) || full(value);
+}
+
 const FORMATS: Record<string, { check: (v: string) => boolean; text: string }> = {
-  'https-url': { check: urlWith(['https:']), text: `an absolute https:// URL of at most ${URL_MAX} characters` },
-  'web-url': { check: urlWith(['https:', 'http:']), text: `an absolute http(s):// URL of at most ${URL_MAX} characters` },
+  'https-url': { check: fastUrl(PLAIN_HTTPS_URL, urlWith(['https:'])), text: `an absolute https:// URL of at most ${URL_MAX} characters` },
+  'web-url': { check: fastUrl(PLAIN_WEB_URL, urlWith(['https:', 'http:'])), text: `an absolute http(s):// URL of at most ${URL_MAX} characters` },
   'iso-date-time': { check: isIsoDateTime, text: 'an ISO-8601 date-time with a time zone, e.g. 2026-11-22T10:00:00Z' },
   'iso-date': { check: (v) => isIsoDate(v) || isIsoDateTime(v), text: 'an ISO-8601 date (2026-11-22) or date-time with a time zone' },
   email: { check: (v) => addressProblem(v) === undefined, text: 'a bare email address' },
 };
-
-export const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, verbose: true, coerceTypes: false });
-for (const [name, f] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: f.check });
 
 // \p{Cc} (U+0000–U+001F, U+007F–U+009F), \p{Zl} (U+2028) and \p{Zp} (U+2029) spelled as ranges: the
 // published patterns then mean the same to validators that compile them without the `u` flag
@@ -100,6 +105,19 @@ for (const [name, f] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'st
 export const NOT_LINE_BREAK_OR_CONTROL = '[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029]';
 export const SINGLE_LINE = `^(?=[\\s\\S]*\\S)${NOT_LINE_BREAK_OR_CONTROL}*$`;
 export const MULTI_LINE = `^(?=[\\s\\S]*\\S)(?:${NOT_LINE_BREAK_OR_CONTROL}|\\r?\\n|\\t)*$`;
+
+// The two patterns are tested by char-code functions with the same acceptance (decision D37).
+const patterns = patternEngine(SINGLE_LINE, MULTI_LINE);
+export const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, verbose: true, coerceTypes: false, code: { regExp: patterns } });
+for (const [name, f] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: f.check });
+
+/** Ajv's acceptance without Ajv for valid data (decision D37); undefined when the schema needs Ajv. */
+export function fastValidatorFor(schema: TSchema): ((data: unknown) => boolean) | undefined {
+  return compileFastValidator(schema, {
+    formats: Object.fromEntries(Object.entries(FORMATS).map(([name, f]) => [name, f.check])),
+    pattern: (source) => patterns(source, 'u'),
+  });
+}
 
 /** Field types of the catalog. `max` is in characters. */
 export const field = {
