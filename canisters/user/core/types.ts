@@ -113,6 +113,8 @@ export interface UserConfig {
   /** Principals that run registration (the bridge). */
   registrars: string[];
   admins: string[];
+  /** Where process_retry_queue's last step stopped reading (decision U8); absent: at the start. */
+  retry_cursor?: string;
 }
 
 export interface UserStores {

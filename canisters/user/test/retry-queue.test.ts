@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EmbeddedHost } from '@domdao/canister-kit/embedded';
 import { MAX_ATTEMPTS, NS_PER_MINUTE, USER_STORE_NAMES, userCore, type UserStores } from '../core/user.ts';
+import { RETRY_STEP_READ } from '../core/retry-queue.ts';
 
 const BRIDGE = 'bridge-principal';
 const ADMIN = 'admin-principal';
@@ -56,6 +57,12 @@ async function setup() {
     nextRetryAt: () => host.query('user', () => core.next_retry_at(ctx('user-canister'))),
     notifications: (caller = ADMIN) => host.query('user', () => core.list_admin_notifications(ctx(caller))),
     account: () => host.query('user', () => core.get_account(ctx(BRIDGE), ALICE)),
+    /** Another account, created and verified (its mint queued while the membership canister fails). */
+    register: async (principal: string) => {
+      const c = await host.update('user', () => core.create_account(ctx(BRIDGE), { principal, email_encrypted: 'e', name_encrypted: 'n', dob_encrypted: 'd', password_hash: PASSWORD_HASH, tos_accepted_at: now - 1_000n, is_age_verified_18_plus: true }));
+      assert.ok('Ok' in c);
+      return host.update('user', () => core.verify_email(ctx(BRIDGE), c.Ok.verification_token));
+    },
   };
 }
 
@@ -96,6 +103,43 @@ describe('mint retry queue (spec 2 Limits "mint retry", decision U4)', () => {
     );
     assert.deepEqual(u.notifications('someone-else'), [], 'notifications are for staff only');
     assert.equal(u.account()!.membership_token_id, undefined);
+  });
+
+  it('decision U8: a step reads at most RETRY_STEP_READ queued items, the next goes on where it stopped, and the queue is worked through', async () => {
+    const u = await setup();
+    const n = RETRY_STEP_READ * 2 + 37;
+    await u.verify();
+    for (let i = 0; i < n - 1; i++) await u.register(`outage-${String(i).padStart(4, '0')}`);
+    assert.equal(u.queue().length, n, 'every verification during the outage queued its mint');
+    u.membership.mint = () => ({ Ok: BigInt(u.membership.mints) });
+    u.setNow(u.now() + 5n * NS_PER_MINUTE);
+    const mintsBefore = u.membership.mints;
+    assert.equal(await u.process(), RETRY_STEP_READ, 'the first step: one read of RETRY_STEP_READ items');
+    assert.equal(u.queue().length, n - RETRY_STEP_READ);
+    assert.equal(await u.process(), RETRY_STEP_READ, 'the next step goes on after the cursor');
+    assert.equal(await u.process(), 37, 'the rest, and the end: the next step starts over');
+    assert.deepEqual(u.queue(), []);
+    assert.equal(u.membership.mints - mintsBefore, n, 'each queued mint tried once');
+    assert.equal(await u.process(), 0);
+    assert.equal(u.account()!.membership_token_id !== undefined, true);
+  });
+
+  it('decision U8: items not yet due are read and left; the cursor wraps so every item is reached', async () => {
+    const u = await setup();
+    await u.verify();
+    for (let i = 0; i < RETRY_STEP_READ + 10; i++) await u.register(`wrap-${String(i).padStart(4, '0')}`);
+    const queued = u.queue();
+    // The first RETRY_STEP_READ in principal order get their next attempt pushed a day away.
+    u.setNow(u.now() + 5n * NS_PER_MINUTE);
+    u.membership.mint = () => ({ Err: 'still down' });
+    assert.equal(await u.process(), RETRY_STEP_READ);
+    u.membership.mint = () => ({ Ok: 1n });
+    assert.equal(await u.process(), queued.length - RETRY_STEP_READ, 'the step after the cursor reaches the rest, and reads on from the start (nothing due there)');
+    assert.equal(u.queue().length, RETRY_STEP_READ, 'the ones that failed again wait for their backoff');
+    assert.equal(await u.process(), 0, 'nothing due yet');
+    u.setNow(u.nextRetryAt()!);
+    assert.equal(await u.process(), RETRY_STEP_READ, 'wrapped: every waiting item reached in one step');
+    assert.deepEqual(u.queue(), []);
   });
 
   it('an unreachable membership canister is queued with its reason, and a later success records the token id', async () => {
