@@ -7,6 +7,7 @@
 // an update and a throw leaves nothing behind.
 import { ANSWER_STORED_BYTES, CanisterReject, clampLimit, Err, Ok, withinReplyBudget, type CallContext, type Result } from '@domdao/canister-kit';
 import { proposalExecution } from './execution.ts';
+import { proposalIndex } from './proposal-index.ts';
 import { statusAt, tallyOf } from './lifecycle.ts';
 import { createArgsProblem } from './payloads.ts';
 import { CATEGORIES, DEFAULT_CATEGORY_RULES, NS_PER_DAY, NS_PER_HOUR, NS_PER_SECOND } from './rules/categories.ts';
@@ -43,6 +44,7 @@ export const GOVERNANCE_STORE_NAMES: Record<keyof GovernanceStores, string> = {
   prices: 'prices',
   events: 'events',
   tallies: 'tallies',
+  proposalIndex: 'proposal_index',
 };
 
 /**
@@ -89,7 +91,8 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
   const { config, emit, isAdmin, isTrusted, nextId, receipts, settle, transition } = state;
   const execution = proposalExecution(stores, deps, state);
   const { applyPrice, execute } = execution;
-  const scheduler = governanceScheduler(stores, deps, state, execution);
+  const index = proposalIndex(stores);
+  const scheduler = governanceScheduler(stores, deps, state, execution, index);
   const { tick } = scheduler;
   const view = (p: ProposalRecord, now: bigint): Proposal => {
     const status = statusAt(p, now);
@@ -112,6 +115,7 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
     init(init: GovernanceInit, settings: GovernanceSettings = DEFAULT_SETTINGS): void {
       if (stores.config.has('config')) throw new Error('already initialised');
       stores.config.set('config', { ...init, ...settings, rules: { ...settings.rules }, execution_retry_interval: EXECUTION_RETRY_INTERVAL });
+      index.markComplete(); // no proposals yet: every one is indexed as it is created (decision W8)
     },
 
     /** Decision G7: Active members, admins and trusted proposers (the bridge, optionally for a member). */
@@ -154,6 +158,7 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
       };
       stores.proposals.set(id, record);
       stores.active.set(id, true);
+      index.created(record);
       emit(ctx.now, { ProposalCreated: { proposal_id: id, category: args.category, proposed_by: proposer } });
       if (snapshot !== undefined) {
         record = { ...record, total_eligible: snapshot };
@@ -176,12 +181,33 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
       if (limit === 0) return [];
       const from = args.from_id;
       const metered = deps.instructions !== undefined;
+      const matches = (p: ProposalRecord): Proposal | undefined => {
+        if (args.category !== undefined && p.category !== args.category) return undefined;
+        const v = view(p, ctx.now);
+        return args.status !== undefined && v.status !== args.status ? undefined : v;
+      };
+      // A filter reads only its candidates (decision W8): an index, the active proposals, or both.
+      const candidates = index.candidates({ ...(args.status !== undefined && { status: args.status }), ...(args.category !== undefined && { category: args.category }) }, from);
       function* matching(): Generator<Proposal> {
-        for (const [, p] of stores.proposals.entries({ reverse: true, ...(from !== undefined && { from }), ...(metered && { maxStoredBytes: ANSWER_STORED_BYTES }) })) {
-          if (args.category !== undefined && p.category !== args.category) continue;
-          const v = view(p, ctx.now);
-          if (args.status !== undefined && v.status !== args.status) continue;
-          yield v;
+        if (candidates === undefined) {
+          for (const [, p] of stores.proposals.entries({ reverse: true, ...(from !== undefined && { from }), ...(metered && { maxStoredBytes: ANSWER_STORED_BYTES }) })) {
+            const v = matches(p);
+            if (v) yield v;
+          }
+          return;
+        }
+        // As maxStoredBytes does for the scan (decision W6): stop before decoding a record whose text would pass the budget.
+        let bytes = 0;
+        let yielded = 0;
+        for (const id of candidates) {
+          bytes += index.size(id) ?? 0;
+          if (metered && yielded > 0 && bytes > ANSWER_STORED_BYTES) return;
+          const p = stores.proposals.get(id);
+          const v = p && matches(p);
+          if (v) {
+            yielded++;
+            yield v;
+          }
         }
       }
       return withinReplyBudget(matching(), limit, (p) => p.title + p.body, { metered });

@@ -4,6 +4,7 @@
 import { u64Key, withPrefix, type CallContext } from '@domdao/canister-kit';
 import { statusAt } from './lifecycle.ts';
 import type { ProposalExecution } from './execution.ts';
+import type { proposalIndex } from './proposal-index.ts';
 import type { GovernanceState } from './state.ts';
 import { TERMINAL, type GovernanceDeps, type GovernanceStores, type ProposalRecord } from './types.ts';
 
@@ -17,7 +18,7 @@ export const BURN_BATCH = 5_000;
  */
 export const STEP_INSTRUCTION_BUDGET = 20_000_000_000n;
 
-export function governanceScheduler(stores: GovernanceStores, deps: GovernanceDeps, state: GovernanceState, execution: ProposalExecution) {
+export function governanceScheduler(stores: GovernanceStores, deps: GovernanceDeps, state: GovernanceState, execution: ProposalExecution, index: ReturnType<typeof proposalIndex>) {
   const { config, receipts, settle } = state;
   const { execute } = execution;
   const overBudget = () => deps.instructions !== undefined && deps.instructions() > STEP_INSTRUCTION_BUDGET;
@@ -32,6 +33,7 @@ export function governanceScheduler(stores: GovernanceStores, deps: GovernanceDe
     }
     stores.proposals.set(p.id, { ...p, receipts_pending: false });
     stores.active.delete(p.id);
+    index.finalised(p);
   };
 
   /** One proposal's due work: snapshot, recorded transitions, execution, receipt burning. */
@@ -59,7 +61,10 @@ export function governanceScheduler(stores: GovernanceStores, deps: GovernanceDe
       p = stores.proposals.get(id)!;
     }
     if (TERMINAL.has(p.status) && p.receipts_pending) burnReceipts(p, BURN_BATCH);
-    else if (TERMINAL.has(p.status)) stores.active.delete(id);
+    else if (TERMINAL.has(p.status)) {
+      stores.active.delete(id);
+      index.finalised(p);
+    }
   };
 
   /**
@@ -72,6 +77,8 @@ export function governanceScheduler(stores: GovernanceStores, deps: GovernanceDe
       if (overBudget()) return; // the rest at the next step
       await advance(id, ctx.now);
     }
+    // A store kept by a release without the proposals' index (decision W8): a bounded part of it per step.
+    if (only === undefined) index.buildStep(stores.counters.get('proposal') ?? 1n, () => !overBudget());
   };
 
   return {
@@ -82,6 +89,7 @@ export function governanceScheduler(stores: GovernanceStores, deps: GovernanceDe
       const c = config();
       let next: bigint | undefined;
       const consider = (t: bigint) => (next = next === undefined || t < next ? t : next);
+      if (!index.complete()) consider(ctx.now); // the index is still being built (decision W8)
       for (const [id] of stores.active.entries()) {
         const p = stores.proposals.get(id)!;
         const s = statusAt(p, ctx.now);

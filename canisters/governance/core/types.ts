@@ -221,6 +221,11 @@ export interface GovernanceStores {
    * existed, whose counts are still on their record. Last, so its stable memory id is new.
    */
   tallies: Store<bigint, TallyCounts>;
+  /**
+   * Filtered lists' index (decision W8, proposal-index.ts): each proposal's text size and category,
+   * and the final status of those no longer active. Last, so its stable memory id is new.
+   */
+  proposalIndex: Store<string, number | true>;
 }
 
 export interface TallyCounts {
