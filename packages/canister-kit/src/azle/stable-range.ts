@@ -1,4 +1,6 @@
-// Range reads straight from a StableBTreeMap (decision W5), for the Store of a canister on the IC.
+// Range reads straight from a StableBTreeMap by position (decision W5). Since W7 only a store whose
+// ordered index is still being built after an upgrade reads this way (stable-index.ts); the cost below
+// grows with the position, which is why the index replaced it.
 // Azle's map reads by position only (`keys(start, n)`, `items(start, n)`: a linear skip inside the
 // map, ≈ 3,700 instructions per entry skipped, against ≈ 10 million per entry to decode and index it
 // in the heap). So `from` is found by a binary search over positions with one-key probes, and
