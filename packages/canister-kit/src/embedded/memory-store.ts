@@ -1,27 +1,16 @@
 // The embedded Store: an in-memory B-tree (ordered like StableBTreeMap) whose writes go through the
-// current update's transaction, so a throw undoes them and a commit journals them.
+// current update's transaction, so a throw undoes them and a commit journals them. Point reads and
+// writes find their key through a hash map beside the tree (decision P7): a B-tree descent compares
+// the key a dozen times or more, which for string keys built per call was most of a vote's reads.
 import { deepFreeze, newBTree, orderedEntries, type BTree, type EntriesOptions } from '../btree.ts';
-import { compareKeys, type Store, type StoreKey } from '../store.ts';
+import type { Store, StoreKey } from '../store.ts';
 import type { Transaction } from './transaction.ts';
 import { loadedEntries, type StoreLoad } from './wal.ts';
 
-/** What a B-tree lookup answers for an absent key (a stored value may itself be undefined). */
-const MISSING: unknown = Symbol('missing');
-
-/**
- * The value under `key` or MISSING, in one descent. sorted-btree's get(key, default) answers
- * undefined instead of the default for a key above every key of the tree (its root's range), so an
- * undefined answer is told apart by comparing with the largest key.
- */
-function lookup<K extends StoreKey, V>(tree: BTree<K, V>, key: K): V | typeof MISSING {
-  const v = tree.get(key, MISSING as V);
-  if (v !== undefined) return v;
-  const max = tree.maxKey();
-  return max === undefined || compareKeys(key, max) > 0 ? MISSING : v;
-}
-
 export class MemoryStore<K extends StoreKey, V> implements Store<K, V> {
   private built: BTree<K, V> | undefined;
+  /** The same entries as the tree, by key: get, has, size and the value a write replaces. */
+  private byKey: Map<K, V> | undefined;
   /** What the host loaded for this store, indexed on first use (a restart does not pay for stores nobody touches yet). */
   private loaded: StoreLoad | undefined;
 
@@ -39,48 +28,55 @@ export class MemoryStore<K extends StoreKey, V> implements Store<K, V> {
    * handed out rather than here (decision P6): a restart does not walk every record.
    */
   get tree(): BTree<K, V> {
-    if (!this.built) {
-      this.built = newBTree<K, V>();
-      for (const [k, v] of loadedEntries(this.loaded ?? []) as Array<[K, V]>) this.built.set(k, v);
-      this.loaded = undefined;
+    if (!this.built) this.build();
+    return this.built!;
+  }
+
+  private get map(): Map<K, V> {
+    if (!this.byKey) this.build();
+    return this.byKey!;
+  }
+
+  private build(): void {
+    const tree = newBTree<K, V>();
+    const map = new Map<K, V>();
+    for (const [k, v] of loadedEntries(this.loaded ?? []) as Array<[K, V]>) {
+      tree.set(k, v);
+      map.set(k, v);
     }
-    return this.built;
+    this.built = tree;
+    this.byKey = map;
+    this.loaded = undefined;
   }
 
   get(key: K): V | undefined {
-    const v = this.tree.get(key);
+    const v = this.map.get(key);
     return v === undefined ? undefined : deepFreeze(v);
   }
   has(key: K): boolean {
-    // One descent (sorted-btree's own has() walks a range).
-    return lookup(this.tree, key) !== MISSING;
+    return this.map.has(key);
   }
   get size(): number {
-    return this.tree.size;
+    return this.map.size;
   }
 
   set(key: K, value: V): void {
     const tx = this.writable();
     const frozen = deepFreeze(value);
-    const tree = this.tree;
-    const self = this as unknown as MemoryStore<StoreKey, unknown>;
-    // A new key (most writes: a vote, a receipt) is inserted in one descent; an existing one is read first for the undo.
-    if (tree.set(key, frozen, false)) {
-      tx.record(self, key, undefined, false, frozen, false);
-      return;
-    }
-    const old = tree.get(key);
-    tree.set(key, frozen);
-    tx.record(self, key, old, true, frozen, false);
+    const map = this.map;
+    const existed = map.has(key);
+    tx.record(this as unknown as MemoryStore<StoreKey, unknown>, key, existed ? map.get(key) : undefined, existed, frozen, false);
+    map.set(key, frozen);
+    this.tree.set(key, frozen);
   }
 
   delete(key: K): boolean {
-    const tree = this.tree;
-    const old = lookup(tree, key);
-    if (old === MISSING) return false;
+    const map = this.map;
+    if (!map.has(key)) return false;
     const tx = this.writable();
-    tx.record(this as unknown as MemoryStore<StoreKey, unknown>, key, old, true, undefined, true);
-    tree.delete(key);
+    tx.record(this as unknown as MemoryStore<StoreKey, unknown>, key, map.get(key), true, undefined, true);
+    map.delete(key);
+    this.tree.delete(key);
     return true;
   }
 
@@ -90,8 +86,13 @@ export class MemoryStore<K extends StoreKey, V> implements Store<K, V> {
 
   /** Undo of one write, used by a rolled-back transaction. */
   restore(key: K, value: V | undefined, existed: boolean): void {
-    if (existed) this.tree.set(key, value as V);
-    else this.tree.delete(key);
+    if (existed) {
+      this.map.set(key, value as V);
+      this.tree.set(key, value as V);
+    } else {
+      this.map.delete(key);
+      this.tree.delete(key);
+    }
   }
 
   private writable(): Transaction {
