@@ -39,6 +39,9 @@ export type StoreEntries = Array<[string, Iterable<[StoreKey, unknown]>]>;
 
 /** Overlapping fsyncs of the log: one syncing while the next group is written and started. */
 const MAX_FSYNCS_IN_FLIGHT = 2;
+/** Default compaction size (decision P8): the log may grow to this share of the snapshot, and at least MIN_COMPACT_BYTES. */
+const COMPACT_FRACTION = 8;
+const MIN_COMPACT_BYTES = 8 * 1024 * 1024;
 /** Entries serialized per turn of the event loop by a compaction (a few milliseconds of work). */
 const SLICE_ENTRIES = 2048;
 
@@ -52,7 +55,10 @@ export interface WalOptions {
    * so it survives a power cut. false: written before the answer, not synced (survives a process crash).
    */
   fsync?: boolean;
-  /** Compact into a new snapshot once the log passes this size. */
+  /**
+   * Compact into a new snapshot once the log passes this size. Default (decision P8): an eighth of the
+   * last snapshot's size, at least 8 MiB, so replaying what a crash leaves stays a small part of a restart.
+   */
   compactBytes?: number;
   /** Entries a compaction serializes before it lets the event loop run (default 2,048). */
   compactSliceEntries?: number;
@@ -113,9 +119,35 @@ export class LazyEntries implements Iterable<[StoreKey, unknown]> {
   }
 }
 
+/** What the log removed from a store the snapshot holds (an overlay's deletion). */
+const DELETED: unknown = Symbol('deleted');
+
+/**
+ * A store the snapshot holds and the log changed (decision P8): the log's last value per key, laid
+ * over the snapshot's entries when the store is first used, so replay does not decode the snapshot's
+ * part of a store at open.
+ */
+export class OverlaidEntries implements Iterable<[StoreKey, unknown]> {
+  constructor(
+    private readonly base: StoreLoad,
+    private readonly overlay: Map<StoreKey, unknown>,
+  ) {}
+  all(): Array<[StoreKey, unknown]> {
+    const merged = new Map(loadedEntries(this.base));
+    for (const [k, v] of this.overlay) {
+      if (v === DELETED) merged.delete(k);
+      else merged.set(k, v);
+    }
+    return [...merged];
+  }
+  [Symbol.iterator](): Iterator<[StoreKey, unknown]> {
+    return this.all()[Symbol.iterator]();
+  }
+}
+
 /** A store's entries as loaded: decoded (formats 1 and 2, or replayed from the log), or lazily. */
-export type StoreLoad = Array<[StoreKey, unknown]> | LazyEntries;
-export const loadedEntries = (load: StoreLoad): Array<[StoreKey, unknown]> => (load instanceof LazyEntries ? load.all() : load);
+export type StoreLoad = Array<[StoreKey, unknown]> | LazyEntries | OverlaidEntries;
+export const loadedEntries = (load: StoreLoad): Array<[StoreKey, unknown]> => (Array.isArray(load) ? load : load.all());
 
 type LoadedSnapshot = { seq: number; stores: Array<[string, StoreLoad]> };
 
@@ -230,7 +262,8 @@ export class WriteAheadLog {
   private fd: number;
   private seq: number;
   private bytes: number;
-  readonly compactBytes: number;
+  /** Size of the snapshot in place, for the default compaction size. */
+  private snapshotBytes: number;
   /** fsync mode: encoded records not yet written and the last sequence made durable. */
   private pending: string[] = [];
   private durableSeq: number;
@@ -265,7 +298,7 @@ export class WriteAheadLog {
     this.durableSeq = seq;
     this.submitted = seq;
     this.bytes = statSync(join(dir, LOG)).size;
-    this.compactBytes = options.compactBytes ?? 64 * 1024 * 1024;
+    this.snapshotBytes = existsSync(join(dir, SNAPSHOT)) ? statSync(join(dir, SNAPSHOT)).size : existsSync(join(dir, LEGACY_SNAPSHOT)) ? statSync(join(dir, LEGACY_SNAPSHOT)).size : 0;
   }
 
   /** Opens (or creates) the state in `dir` and returns it with everything committed so far. */
@@ -291,14 +324,12 @@ export class WriteAheadLog {
       seq = loaded.seq;
       for (const [name, entries] of loaded.stores) state.set(name, entries);
     }
+    // Per store, the log's last write per key (DELETED for a delete), laid over the snapshot's entries
+    // on the store's first use (decision P8).
     const live = new Map<string, Map<StoreKey, unknown>>();
     const table = (name: string) => {
       let m = live.get(name);
-      if (!m) {
-        const load = state.get(name);
-        m = new Map(load ? loadedEntries(load) : []);
-        live.set(name, m);
-      }
+      if (!m) live.set(name, (m = new Map()));
       return m;
     };
     let previous = 0;
@@ -338,15 +369,21 @@ export class WriteAheadLog {
         previous = record.seq;
         if (record.seq <= seq) continue; // already in the snapshot (crash between snapshot and truncation)
         if (record.seq !== seq + 1) throw new CorruptStateError(`gap in ${walPath}: record ${record.seq} after ${seq}`);
-        for (const op of record.ops) {
-          if (op.length === 3) table(op[0]).set(op[1], op[2]);
-          else table(op[0]).delete(op[1]);
-        }
+        for (const op of record.ops) table(op[0]).set(op[1], op.length === 3 ? op[2] : DELETED);
         seq = record.seq;
       }
     }
-    for (const [name, m] of live) state.set(name, [...m]);
+    for (const [name, m] of live) {
+      const base = state.get(name);
+      if (base) state.set(name, new OverlaidEntries(base, m));
+      else state.set(name, [...m].filter(([, v]) => v !== DELETED));
+    }
     return seq;
+  }
+
+  /** The log size past which a compaction starts (decision P8). */
+  get compactBytes(): number {
+    return this.options.compactBytes ?? Math.max(MIN_COMPACT_BYTES, Math.floor(this.snapshotBytes / COMPACT_FRACTION));
   }
 
   /** The sequence number of the last record appended. */
@@ -534,12 +571,17 @@ export class WriteAheadLog {
     try {
       const version = Buffer.alloc(4);
       version.writeUInt32BE(SNAPSHOT_VERSION);
-      await handle.write(Buffer.concat([SNAPSHOT_MAGIC, version, frame({ seq, stores: stores.length })]));
+      let written = 0;
+      const put = async (b: Buffer) => {
+        await handle.write(b);
+        written += b.length;
+      };
+      await put(Buffer.concat([SNAPSHOT_MAGIC, version, frame({ seq, stores: stores.length })]));
       let count = 0;
       for (const [name, entries] of stores) {
         let slice: Array<[StoreKey, unknown]> = [];
         const flush = async () => {
-          await handle.write(Buffer.concat([frame(name), frame(slice)]));
+          await put(Buffer.concat([frame(name), frame(slice)]));
           count += 1;
           slice = [];
           if (this.closed) throw new Error('the log was closed during compaction');
@@ -551,12 +593,13 @@ export class WriteAheadLog {
         }
         if (slice.length > 0) await flush();
       }
-      await handle.write(frame({ end: count }));
+      await put(frame({ end: count }));
       await handle.sync();
       await handle.close();
       if (this.closed) throw new Error('the log was closed during compaction');
       await rename(tmp, join(this.dir, SNAPSHOT));
       installed = true;
+      this.snapshotBytes = written;
     } finally {
       if (!installed) {
         await handle.close().catch(() => undefined);
