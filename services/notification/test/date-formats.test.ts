@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { formatUtcDate } from '../src/rendering/format.ts';
+import { formatDate, formatDateTime, formatUtcDate } from '../src/rendering/format.ts';
 import { isIsoDate, isIsoDateTime } from '../src/templates/template-schema.ts';
 
 // The reference: the checks as they were before D36.
@@ -66,5 +66,50 @@ describe('decision D36: date checks and formatting', () => {
     fc.assert(fc.property(fc.date(), (d) => ours(d) === icu(d)), { numRuns: 20000 });
     fc.assert(fc.property(fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('+010001-01-01T00:00:00Z') }), (d) => ours(d) === icu(d)), { numRuns: 20000 });
     assert.equal(ours(new Date(NaN)), icu(new Date(NaN)));
+  });
+});
+
+// The formatting as it was before D37 read the fields of canonical UTC strings without a Date.
+function refFormatDate(iso: string): string {
+  return formatUtcDate(new Date(iso.length === 10 ? `${iso}T00:00:00Z` : iso));
+}
+function refFormatDateTime(iso: string): string {
+  if (iso.length === 10) return refFormatDate(iso);
+  const d = new Date(iso);
+  const date = formatUtcDate(d);
+  return `${date}, ${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')} UTC`;
+}
+const outcome = (f: (s: string) => string, s: string) => {
+  try {
+    return f(s);
+  } catch (e) {
+    return `throws ${(e as Error).name}`;
+  }
+};
+
+// Canonical shapes with every field anywhere near its limits (day 00, month 13, hour 24, second 60, …).
+const two = (max: number) => fc.integer({ min: 0, max }).map((n) => String(n).padStart(2, '0'));
+const fieldwise = fc
+  .tuple(fc.oneof(fc.integer({ min: 0, max: 9999 }), fc.constantFrom(999, 1000, 1900, 2000, 2024, 2100)).map((y) => String(y).padStart(4, '0')), two(13), two(32), two(25), two(61), two(61), fc.constantFrom('', '.', '.5', '.123', '.123456789', '.1234567890', '.x'), fc.constantFrom('Z', 'z', '', '+00:00', '-05:30', 'ZZ'), fc.boolean())
+  .map(([y, mo, d, h, mi, sec, frac, tail, dateOnly]) => (dateOnly ? `${y}-${mo}-${d}` : `${y}-${mo}-${d}T${h}:${mi}:${sec}${frac}${tail}`));
+
+describe('decision D37: dates printed from the text of canonical UTC values', () => {
+  it('formatDate and formatDateTime print what the Date-based versions printed, for any text', () => {
+    fc.assert(
+      fc.property(fc.oneof(anyText, fieldwise), (s) => outcome(formatDateTime, s) === outcome(refFormatDateTime, s) && outcome(formatDate, s) === outcome(refFormatDate, s)),
+      { numRuns: 50000 },
+    );
+  });
+  it('… and for every valid date and date-time (leap days, fractions, offsets, years 0100-9999)', () => {
+    fc.assert(
+      fc.property(fc.date({ min: new Date('0100-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), fc.constantFrom('Z', 'z', '+05:30', '-23:59', '.1Z', '.123Z', '.123456789Z', '.123456789+00:00'), (d, tail) => {
+        const s = d.toISOString().slice(0, 19) + tail;
+        return formatDateTime(s) === refFormatDateTime(s) && formatDateTime(s.slice(0, 10)) === refFormatDateTime(s.slice(0, 10)) && formatDate(s) === refFormatDate(s);
+      }),
+      { numRuns: 20000 },
+    );
+    for (const s of ['2024-02-29T23:59:59Z', '2023-02-29T00:00:00Z', '2026-11-20T24:00:00Z', '2026-11-20T12:00:60Z', '0999-12-31T00:00:00Z', '1000-01-01', '2026-13-01', '2026-11-20T12:00:00.Z']) {
+      assert.equal(outcome(formatDateTime, s), outcome(refFormatDateTime, s), s);
+    }
   });
 });

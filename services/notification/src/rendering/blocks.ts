@@ -22,7 +22,8 @@ const RULE = '#E5E7EB';
 
 /** Newlines in caller text become <br>; the text itself is escaped first. */
 function multiline(value: string): string {
-  return escapeText(value).replace(/\r?\n/g, '<br>');
+  // Without a line feed there is nothing to replace (the common case: skip the regex pass).
+  return value.includes('\n') ? escapeText(value).replace(/\r?\n/g, '<br>') : escapeText(value);
 }
 
 function row(inner: string, padding = '0 0 16px 0'): string {
@@ -108,10 +109,18 @@ export function blockText(block: Block): string {
       return `${block.label}: ${block.url}`;
     case 'details':
       return block.rows.map(([label, value]) => `${label}: ${value}`).join('\n');
-    case 'items':
-      return block.items
-        .map((i) => [`* ${i.title}`, i.meta && `  ${i.meta}`, i.body && `  ${i.body.replace(/\r?\n/g, '\n  ')}`, i.url && `  ${i.url}`].filter(Boolean).join('\n'))
-        .join('\n\n');
+    case 'items': {
+      // Each item: its title line, then the meta, body and link lines it has (empty ones are left out).
+      let out = '';
+      for (const i of block.items) {
+        if (out !== '') out += '\n\n';
+        out += `* ${i.title}`;
+        if (i.meta) out += `\n  ${i.meta}`;
+        if (i.body) out += `\n  ${i.body.includes('\n') ? i.body.replace(/\r?\n/g, '\n  ') : i.body}`;
+        if (i.url) out += `\n  ${i.url}`;
+      }
+      return out;
+    }
     case 'table':
       return [block.head.join(' | '), ...block.rows.map((r) => r.cells.join(' | ') + (r.url ? ` (${r.url})` : ''))].join('\n');
   }

@@ -1,0 +1,36 @@
+// Decision D37: the block renderer skips work that cannot change its output (no line feed, no regex
+// pass; the items' text part built directly); these properties hold it to the previous code.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import type { Brand } from '../src/brands/brands.ts';
+import { blockHtml, blockText, type Block } from '../src/rendering/blocks.ts';
+import { escapeText } from '../src/rendering/escape.ts';
+
+const brand: Brand = {
+  key: 'dao', domain: 'domdao.example', name: 'DOM DAO', fromAddress: 'no-reply@domdao.example', supportUrl: 'https://domdao.example/support',
+  postalAddress: 'Somewhere 1', logoUrl: 'https://domdao.example/logo.png', primaryColor: '#112233', backgroundColor: '#ffffff',
+};
+const text = fc.string({ unit: fc.constantFrom('a', ' ', '\n', '\r', '\r\n', '&', '<', '>', '"', 'é', '😀'), maxLength: 12 });
+const opt = fc.option(text, { nil: undefined });
+const items = fc.array(fc.record({ title: text, body: opt, url: opt, meta: opt }, { requiredKeys: ['title'] }), { maxLength: 4 });
+
+// The code before D37.
+const refMultiline = (value: string) => escapeText(value).replace(/\r?\n/g, '<br>');
+const refItemsText = (list: Array<{ title: string; body?: string; url?: string; meta?: string }>) =>
+  list.map((i) => [`* ${i.title}`, i.meta && `  ${i.meta}`, i.body && `  ${i.body.replace(/\r?\n/g, '\n  ')}`, i.url && `  ${i.url}`].filter(Boolean).join('\n')).join('\n\n');
+
+describe('decision D37: block rendering', () => {
+  it('items: the text part is what the previous code printed', () => {
+    fc.assert(fc.property(items, (list) => blockText({ kind: 'items', items: list }) === refItemsText(list)), { numRuns: 5000 });
+  });
+  it('paragraphs and notes: line breaks become <br> exactly as before', () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        const html = blockHtml({ kind: 'paragraph', text: t } as Block, brand);
+        assert.ok(html.includes(`>${refMultiline(t)}</td>`), html);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
