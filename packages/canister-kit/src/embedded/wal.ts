@@ -21,7 +21,7 @@
 // sequence numbers that do not rise by one (a second writer, a spliced file) are refused (K21).
 // The directory is locked for one process (K20); it is 0700 and its files 0600 (they hold password
 // hashes and tokens, K22).
-import { appendFileSync, chmodSync, closeSync, existsSync, rmSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, statSync, writeSync, ftruncateSync } from 'node:fs';
+import { chmodSync, closeSync, constants, existsSync, rmSync, fdatasync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, statSync, writeSync, ftruncateSync } from 'node:fs';
 import { open as openFile, rename, rm } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -88,6 +88,15 @@ const CLOSED_LOG = /^wal\.(\d+)\.jsonl$/;
 const SNAPSHOT_TMP = /^snapshot\.bin(\..+)?\.tmp$/;
 const SNAPSHOT_MAGIC = Buffer.from('DOMDAO-SNAPSHOT\n', 'latin1');
 const SNAPSHOT_VERSION = 3;
+
+/** Bytes of zeros the open log is written ahead by, with fsync (decision P9). */
+const PREALLOCATE_BYTES = 4 * 1024 * 1024;
+/** The open log, for positional writes (not O_APPEND: the file is written ahead with zeros). */
+const openLog = (path: string) => openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
+function writeAll(fd: number, buf: Buffer, position: number): void {
+  let written = 0;
+  while (written < buf.length) written += writeSync(fd, buf, written, buf.length - written, position + written);
+}
 
 const closedLogName = (lastSeq: number) => `wal.${String(lastSeq).padStart(16, '0')}.jsonl`;
 /** Logs closed by compactions that did not finish, oldest first, with the last sequence each holds. */
@@ -266,6 +275,9 @@ export class WriteAheadLog {
   private snapshotBytes: number;
   /** fsync mode: encoded records not yet written and the last sequence made durable. */
   private pending: string[] = [];
+  /** Where the next record goes in the open log, and how far the file is written ahead with zeros (decision P9). */
+  private pos = 0;
+  private allocated = 0;
   private durableSeq: number;
   /** Highest sequence an answer waits for, highest covered by an fsync already started, fsyncs running. */
   private wanted = 0;
@@ -290,7 +302,7 @@ export class WriteAheadLog {
     private readonly lock: DirectoryLock,
   ) {
     const created = !existsSync(join(dir, LOG));
-    this.fd = openSync(join(dir, LOG), 'a', 0o600);
+    this.fd = openLog(join(dir, LOG));
     chmodSync(join(dir, LOG), 0o600);
     this.syncs = options.fsync ?? true;
     if (created && this.syncs) syncDirectory(dir);
@@ -298,6 +310,8 @@ export class WriteAheadLog {
     this.durableSeq = seq;
     this.submitted = seq;
     this.bytes = statSync(join(dir, LOG)).size;
+    this.pos = this.bytes;
+    this.allocated = this.bytes;
     this.snapshotBytes = existsSync(join(dir, SNAPSHOT)) ? statSync(join(dir, SNAPSHOT)).size : existsSync(join(dir, LEGACY_SNAPSHOT)) ? statSync(join(dir, LEGACY_SNAPSHOT)).size : 0;
   }
 
@@ -338,10 +352,15 @@ export class WriteAheadLog {
     for (const file of files) {
       const walPath = join(dir, file);
       chmodSync(walPath, 0o600);
-      const text = readFileSync(walPath, 'utf8');
+      const whole = readFileSync(walPath, 'utf8');
+      // A log ends at its first NUL byte (decision P9): the rest is space written ahead as zeros, or
+      // what a crash left of records that were never synced, hence never answered.
+      const nul = whole.indexOf('\0');
+      const text = nul < 0 ? whole : whole.slice(0, nul);
       const lines = text.split('\n');
       const open = file === LOG;
       let offset = 0;
+      let repair: { end: number; newline: boolean } | undefined = nul < 0 ? undefined : { end: Buffer.byteLength(text), newline: false };
       for (let i = 0; i < lines.length; i++) {
         const line = lines[i]!;
         const last = i === lines.length - 1;
@@ -355,13 +374,11 @@ export class WriteAheadLog {
         } catch {
           // Only the final line of the open log may be torn (no newline after it); anything else is damage.
           if (!last || !open) throw new CorruptStateError(`unreadable record at line ${i + 1} of ${walPath}`);
-          const fd = openSync(walPath, 'r+');
-          ftruncateSync(fd, offset);
-          closeSync(fd);
+          repair = { end: offset, newline: false };
           break;
         }
         // A whole last record whose newline was not written yet: finish the line before appending more.
-        if (last) appendFileSync(walPath, '\n');
+        if (last) repair = { end: offset + Buffer.byteLength(line), newline: true };
         offset += Buffer.byteLength(line) + (last ? 0 : 1);
         if (!Number.isSafeInteger(record.seq) || record.seq <= previous) {
           throw new CorruptStateError(`sequence goes backwards in ${walPath}: record ${record.seq} after ${previous} at line ${i + 1} (two writers?)`);
@@ -371,6 +388,18 @@ export class WriteAheadLog {
         if (record.seq !== seq + 1) throw new CorruptStateError(`gap in ${walPath}: record ${record.seq} after ${seq}`);
         for (const op of record.ops) table(op[0]).set(op[1], op.length === 3 ? op[2] : DELETED);
         seq = record.seq;
+      }
+      // The open log is cut where its records end (a torn line, the space ahead, anything a crash left
+      // past a NUL) and synced, so nothing dropped here can reappear after a later crash.
+      if (repair && open) {
+        const fd = openSync(walPath, 'r+');
+        try {
+          ftruncateSync(fd, repair.end);
+          if (repair.newline) writeSync(fd, '\n', repair.end);
+          fsyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
       }
     }
     for (const [name, m] of live) {
@@ -426,9 +455,19 @@ export class WriteAheadLog {
     return done;
   }
 
-  private write(buf: Buffer, fd = this.fd): void {
-    let written = 0;
-    while (written < buf.length) written += writeSync(fd, buf, written);
+  /**
+   * Writes at the log's end. With fsync the file is first written ahead with zeros (PREALLOCATE_BYTES
+   * at a time, decision P9), so the fdatasync of a group flushes data blocks only: no journal commit
+   * for a new file size, the cost PostgreSQL avoids by recycling zeroed WAL segments.
+   */
+  private write(buf: Buffer): void {
+    if (this.syncs && this.pos + buf.length > this.allocated) {
+      const size = Math.max(PREALLOCATE_BYTES, buf.length);
+      writeAll(this.fd, Buffer.alloc(size), this.allocated);
+      this.allocated += size;
+    }
+    writeAll(this.fd, buf, this.pos);
+    this.pos += buf.length;
   }
 
   private writePending(): void {
@@ -465,7 +504,8 @@ export class WriteAheadLog {
     try {
       await this.fsyncProbeBefore();
       if (this.closed) return;
-      await new Promise<void>((resolve, reject) => fsync(fd, (e) => (e ? reject(e) : resolve())));
+      // A group's records: fdatasync (the data, and the size only when it grew). A closed log: fsync.
+      await new Promise<void>((resolve, reject) => (then ? fsync : fdatasync)(fd, (e) => (e ? reject(e) : resolve())));
       if (then) await then();
       this.markDurable(target);
       this.options.fsyncProbe?.after?.(target);
@@ -514,10 +554,12 @@ export class WriteAheadLog {
     if (this.failed) throw this.failed;
     this.writePending();
     const last = this.seq;
+    // A closed log holds its records only (the space written ahead is cut; its fsync below covers it).
+    if (this.allocated > this.pos) ftruncateSync(this.fd, this.pos);
     renameSync(join(this.dir, LOG), join(this.dir, closedLogName(last)));
     const old = this.fd;
     try {
-      this.fd = openSync(join(this.dir, LOG), 'a', 0o600);
+      this.fd = openLog(join(this.dir, LOG));
     } catch (e) {
       // The closed log is replayed in order, so nothing acknowledged is lost; but nothing more is taken.
       const error = new LogWriteError(`opening a new log in ${this.dir} failed: ${(e as Error).message}`, { cause: e });
@@ -525,6 +567,8 @@ export class WriteAheadLog {
       throw error;
     }
     this.bytes = 0;
+    this.pos = 0;
+    this.allocated = 0;
     if (!this.syncs) {
       closeSync(old);
       return last;
@@ -618,6 +662,8 @@ export class WriteAheadLog {
     if (this.closed) return;
     if (!this.failed && this.pending.length > 0) this.write(Buffer.from(this.pending.join(''), 'utf8'));
     this.pending = [];
+    // A clean close leaves the log as plain JSON lines (the space written ahead is cut).
+    if (this.allocated > this.pos) ftruncateSync(this.fd, this.pos);
     // Closed logs whose last fsync had not run yet, then the open one and the directory (a rename).
     for (const fd of this.retired) fsyncSync(fd);
     fsyncSync(this.fd);
