@@ -1,5 +1,5 @@
 // Decision P8 (issue 16 target 3): what a crash leaves to replay is bounded by the compaction size,
-// which by default follows the snapshot (an eighth of it, at least 8 MiB), and replay lays the log's
+// which by default follows the snapshot (an eighth of it, at least 16 MiB), and replay lays the log's
 // writes over a store the snapshot holds without decoding the snapshot's part at open.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -68,36 +68,36 @@ describe('restart after a crash (decision P8)', () => {
     again.close();
   });
 
-  it('by default the log is compacted past an eighth of the snapshot, and never below 8 MiB', async () => {
+  it('by default the log is compacted past an eighth of the snapshot, and never below 16 MiB', async () => {
     const MiB = 2 ** 20;
     const blob = (mib: number) => new Uint8Array(mib * MiB).fill(7);
-    // Without a snapshot the floor (8 MiB) holds: 6 MiB of log is kept, 10 MiB is compacted.
+    // Without a snapshot the floor (16 MiB) holds: 12 MiB of log is kept, 18 MiB is compacted.
     const small = tempDir();
     {
       let installed = 0;
       const host = EmbeddedHost.open({ dir: small, fsync: false, compactionProbe: (stage) => void (stage === 'installed' && installed++) });
       const s = host.store<number, Uint8Array>('user', 'blobs');
-      await host.update('user', () => s.set(1, blob(3)));
+      await host.update('user', () => s.set(1, blob(6)));
       await new Promise((r) => setTimeout(r, 100));
-      assert.equal(installed, 0, '6 MiB of log: below 8 MiB');
-      await host.update('user', () => s.set(2, blob(2)));
+      assert.equal(installed, 0, '12 MiB of log: below 16 MiB');
+      await host.update('user', () => s.set(2, blob(3)));
       for (let i = 0; i < 100 && installed === 0; i++) await new Promise((r) => setTimeout(r, 20));
-      assert.equal(installed, 1, '10 MiB of log: compacted');
+      assert.equal(installed, 1, '18 MiB of log: compacted');
       host.close();
     }
-    // With a 96 MiB snapshot the size is 12 MiB: 10 MiB of log is kept, 14 MiB is compacted.
+    // With a 144 MiB snapshot the size is 18 MiB: 17 MiB of log is kept (above the floor), 21 MiB is compacted.
     const big = tempDir();
-    writeSnapshot(big, 1, [['user/blobs', Array.from({ length: 12 }, (_, i) => [[i, blob(8)]])]]);
+    writeSnapshot(big, 1, [['user/blobs', Array.from({ length: 12 }, (_, i) => [[i, blob(12)]])]]);
     {
       let installed = 0;
       const host = EmbeddedHost.open({ dir: big, fsync: false, compactionProbe: (stage) => void (stage === 'installed' && installed++) });
       const s = host.store<number, Uint8Array>('user', 'blobs');
-      await host.update('user', () => s.set(100, blob(5)));
+      await host.update('user', () => s.set(100, blob(8.5)));
       await new Promise((r) => setTimeout(r, 100));
-      assert.equal(installed, 0, '10 MiB of log beside a 96 MiB snapshot: kept');
+      assert.equal(installed, 0, '17 MiB of log beside a 144 MiB snapshot: kept');
       await host.update('user', () => s.set(101, blob(2)));
       for (let i = 0; i < 300 && installed === 0; i++) await new Promise((r) => setTimeout(r, 20));
-      assert.equal(installed, 1, '14 MiB of log: compacted');
+      assert.equal(installed, 1, '21 MiB of log: compacted');
       host.close();
     }
     assert.ok(readdirSync(big).includes('snapshot.bin'));

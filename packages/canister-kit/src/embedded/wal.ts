@@ -41,7 +41,7 @@ export type StoreEntries = Array<[string, Iterable<[StoreKey, unknown]>]>;
 const MAX_FSYNCS_IN_FLIGHT = 2;
 /** Default compaction size (decision P8): the log may grow to this share of the snapshot, and at least MIN_COMPACT_BYTES. */
 const COMPACT_FRACTION = 8;
-const MIN_COMPACT_BYTES = 8 * 1024 * 1024;
+const MIN_COMPACT_BYTES = 16 * 1024 * 1024;
 /** Entries serialized per turn of the event loop by a compaction (a few milliseconds of work). */
 const SLICE_ENTRIES = 2048;
 
@@ -57,7 +57,7 @@ export interface WalOptions {
   fsync?: boolean;
   /**
    * Compact into a new snapshot once the log passes this size. Default (decision P8): an eighth of the
-   * last snapshot's size, at least 8 MiB, so replaying what a crash leaves stays a small part of a restart.
+   * last snapshot's size, at least 16 MiB, so replaying what a crash leaves stays a small part of a restart.
    */
   compactBytes?: number;
   /** Entries a compaction serializes before it lets the event loop run (default 2,048). */
