@@ -24,15 +24,12 @@ export function statusAt(p: ProposalRecord, now: bigint): ProposalStatus {
  * is Expired.
  */
 export function settleSteps(p: ProposalRecord, now: bigint): Array<[ProposalStatus, ProposalStatus]> {
+  // No inner closure: this runs on every read of a proposal (a vote reads it twice).
   const steps: Array<[ProposalStatus, ProposalStatus]> = [];
-  let s = p.status;
-  const step = (to: ProposalStatus) => {
-    steps.push([s, to]);
-    s = to;
-  };
-  if (s === 'Created' && now >= p.voting_opens) step('Open');
-  if (s === 'Open' && now >= p.voting_closes) step('Tallied');
-  if (s === 'Tallied') step(passes(tallyOf(p)) ? 'Approved' : 'Rejected');
-  if (s === 'Approved' && now >= p.execution_deadline) step('Expired');
+  let s: ProposalStatus = p.status;
+  if (s === 'Created' && now >= p.voting_opens) steps.push([s, (s = 'Open')]);
+  if (s === 'Open' && now >= p.voting_closes) steps.push([s, (s = 'Tallied')]);
+  if (s === 'Tallied') steps.push([s, (s = passes(tallyOf(p)) ? 'Approved' : 'Rejected')]);
+  if (s === 'Approved' && now >= p.execution_deadline) steps.push([s, (s = 'Expired')]);
   return steps;
 }

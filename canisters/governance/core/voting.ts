@@ -9,21 +9,23 @@ import type { GovernanceDeps, GovernanceStores, ProposalRecord, Vote, VoteError,
 export const VOTES_PAGE_DEFAULT = 100;
 export const VOTES_PAGE_MAX = 200;
 
+/** Why a vote cannot be cast on `p` at `now`, if it cannot. */
+function windowError(p: ProposalRecord, now: bigint): VoteError | undefined {
+  const s = statusAt(p, now);
+  if (s === 'Open') return undefined;
+  if (s === 'Created') return { ProposalNotOpen: null };
+  return now >= p.voting_closes ? { VotingWindowClosed: null } : { ProposalNotOpen: null };
+}
+
 export function votingMethods(stores: GovernanceStores, deps: GovernanceDeps, state: GovernanceState) {
   const { isAdmin, nextId, receipts, transition, voteKey } = state;
   return {
     /** Spec 1 Authentication rule 1: Active, unexpired membership, checked by an inter-canister call now. */
     async cast_vote(ctx: CallContext, proposal_id: bigint, vote: Vote): Promise<Result<null, VoteError>> {
       const key = voteKey(proposal_id, ctx.caller);
-      const windowError = (p: ProposalRecord): VoteError | undefined => {
-        const s = statusAt(p, ctx.now);
-        if (s === 'Open') return undefined;
-        if (s === 'Created') return { ProposalNotOpen: null };
-        return ctx.now >= p.voting_closes ? { VotingWindowClosed: null } : { ProposalNotOpen: null };
-      };
       const before = stores.proposals.get(proposal_id);
       if (!before) return Err({ ProposalNotFound: null });
-      const closed = windowError(before);
+      const closed = windowError(before, ctx.now);
       if (closed) return Err(closed);
       if (stores.votes.has(key)) return Err({ AlreadyVoted: null });
       let snapshot = before.total_eligible;
@@ -37,7 +39,7 @@ export function votingMethods(stores: GovernanceStores, deps: GovernanceDeps, st
       }
       // Re-check after the awaits: on the IC other messages may have run in between.
       let p = stores.proposals.get(proposal_id)!;
-      const closedNow = windowError(p);
+      const closedNow = windowError(p, ctx.now);
       if (closedNow) return Err(closedNow);
       if (stores.votes.has(key)) return Err({ AlreadyVoted: null });
       // The record changes only when this vote opens the window; the counts have their own key (P4).
