@@ -270,7 +270,8 @@ function frame(value: unknown): Buffer {
 export class WriteAheadLog {
   private fd: number;
   private seq: number;
-  private bytes: number;
+  /** Characters of the records not yet written (for the compaction size; written bytes are `pos`). */
+  private pendingChars = 0;
   /** Size of the snapshot in place, for the default compaction size. */
   private snapshotBytes: number;
   /** fsync mode: encoded records not yet written and the last sequence made durable. */
@@ -309,9 +310,8 @@ export class WriteAheadLog {
     this.seq = seq;
     this.durableSeq = seq;
     this.submitted = seq;
-    this.bytes = statSync(join(dir, LOG)).size;
-    this.pos = this.bytes;
-    this.allocated = this.bytes;
+    this.pos = statSync(join(dir, LOG)).size;
+    this.allocated = this.pos;
     this.snapshotBytes = existsSync(join(dir, SNAPSHOT)) ? statSync(join(dir, SNAPSHOT)).size : existsSync(join(dir, LEGACY_SNAPSHOT)) ? statSync(join(dir, LEGACY_SNAPSHOT)).size : 0;
   }
 
@@ -430,10 +430,11 @@ export class WriteAheadLog {
     if (this.failed) throw this.failed;
     this.seq += 1;
     const line = `${encodeRecord(this.seq, ops)}\n`;
-    if (this.syncs) this.pending.push(line);
-    else this.write(Buffer.from(line, 'utf8'));
-    this.bytes += Buffer.byteLength(line, 'utf8');
-    return this.bytes >= this.compactBytes && this.compacting === undefined;
+    if (this.syncs) {
+      this.pending.push(line);
+      this.pendingChars += line.length;
+    } else this.write(Buffer.from(line, 'utf8'));
+    return this.pos + this.pendingChars >= this.compactBytes && this.compacting === undefined;
   }
 
   /** Resolves once every record up to `seq` (default: all appended so far) is on disk and fsynced. */
@@ -474,6 +475,7 @@ export class WriteAheadLog {
     if (this.pending.length === 0) return;
     const batch = Buffer.from(this.pending.length === 1 ? this.pending[0]! : this.pending.join(''), 'utf8');
     this.pending = [];
+    this.pendingChars = 0;
     this.write(batch);
   }
 
@@ -566,7 +568,6 @@ export class WriteAheadLog {
       this.fail(error);
       throw error;
     }
-    this.bytes = 0;
     this.pos = 0;
     this.allocated = 0;
     if (!this.syncs) {
@@ -662,6 +663,7 @@ export class WriteAheadLog {
     if (this.closed) return;
     if (!this.failed && this.pending.length > 0) this.write(Buffer.from(this.pending.join(''), 'utf8'));
     this.pending = [];
+    this.pendingChars = 0;
     // A clean close leaves the log as plain JSON lines (the space written ahead is cut).
     if (this.allocated > this.pos) ftruncateSync(this.fd, this.pos);
     // Closed logs whose last fsync had not run yet, then the open one and the directory (a rename).
