@@ -37,24 +37,32 @@ describe('decision D35: calendar folding adapter', () => {
     assert.ok(!foldLines(line).includes('\ufffd'));
   });
 
-  it('buildIcs is byte-identical to ical-generator calendar.toString() for arbitrary events', () => {
+  it('decision D38: buildIcs is byte-identical to ical-generator calendar.toString() for arbitrary events, and refuses what it refuses', () => {
     const event = fc.record({
       uid: fc.string({ minLength: 1, maxLength: 80 }),
       title: text,
       description: text,
       location: fc.option(text, { nil: undefined }),
-      url: fc.option(fc.webUrl(), { nil: undefined }),
-      organizer: fc.record({ name: fc.string({ minLength: 1, maxLength: 60 }), email: fc.emailAddress() }),
+      url: fc.option(fc.oneof(fc.webUrl({ withQueryParameters: true }), text), { nil: undefined }),
+      organizer: fc.record({ name: fc.oneof(fc.string({ minLength: 1, maxLength: 60 }), text), email: fc.oneof(fc.emailAddress(), text) }),
       start: fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()),
       end: fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()),
       stamp: fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }),
     });
     fc.assert(
-      fc.property(event, fc.string({ minLength: 1, maxLength: 80 }), (e, name) => {
+      fc.property(event, fc.oneof(fc.string({ minLength: 1, maxLength: 80 }), text), (e, name) => {
         const ev = { ...e, ...(e.location === undefined && { location: undefined }), ...(e.url === undefined && { url: undefined }) };
-        return buildIcs(ev, brand(name)) === buildIcsReference(ev, brand(name));
+        // Same text, or both refuse (an empty organizer name or email, an empty brand name).
+        const outcome = (f: typeof buildIcs) => {
+          try {
+            return f(ev, brand(name));
+          } catch (err) {
+            return `throws ${(err as Error).message}`;
+          }
+        };
+        assert.equal(outcome(buildIcs), outcome(buildIcsReference));
       }),
-      { numRuns: 500 },
+      { numRuns: 3000 },
     );
   });
 });
