@@ -92,7 +92,17 @@ export async function benchWasm(): Promise<string> {
   replica.time += 8n * 24n * HOUR;
   const closingFrom = replica.counts.length;
   await replica.tick();
-  const closing = replica.counts.slice(closingFrom).filter((c) => c.canister === d.ids.governance).reduce((m, c) => (c.instructions > m ? c.instructions : m), 0n);
+  // The receipts left over are burned by the next steps (G20: each stops past 20 billion); tick a
+  // minute at a time until a step does no more heavy work.
+  let steps = 1;
+  for (let from = replica.counts.length; steps < 60; steps++, from = replica.counts.length) {
+    replica.time += 60n * 1_000_000_000n;
+    await replica.tick();
+    if (!replica.counts.slice(from).some((c) => c.canister === d.ids.governance && c.instructions > 1_000_000_000n)) break;
+  }
+  const closingMessages = replica.counts.slice(closingFrom).filter((c) => c.canister === d.ids.governance);
+  const closing = closingMessages.reduce((m, c) => (c.instructions > m ? c.instructions : m), 0n);
+  const closingTotal = closingMessages.reduce((m, c) => m + c.instructions, 0n);
   const status = (await b.governance.get_proposal(proposal))?.status;
 
   // Per method (and kind: a callback is named by the call it answers), the median and the largest.
@@ -131,7 +141,7 @@ export async function benchWasm(): Promise<string> {
     '',
     table([
       {
-        measure: 'list_votes_page: 40 votes from the middle, the first query after an upgrade (W5: found by position, nothing rebuilt)',
+        measure: 'list_votes_page: 40 votes from the middle, the first query after an upgrade (W7: found through the ordered index in stable memory, nothing rebuilt)',
         [`at ${votesSmall} votes`]: `${billions(small.page)} × 10⁹`,
         [`at ${MEMBERS} votes`]: `${billions(large.page)} × 10⁹`,
         'per vote': `${(page.per / 1e6).toFixed(3)} × 10⁶`,
@@ -152,11 +162,11 @@ export async function benchWasm(): Promise<string> {
         'at 100,000 votes': listPer === undefined ? '' : `${((listPer * 100_000) / 1e9).toFixed(1)} × 10⁹ (query limit 5: use list_votes_page, V25)`,
       },
       {
-        measure: `closing the vote (the largest governance message when the timer tallied; status ${status})`,
+        measure: `closing the vote: the timer's steps until the receipts are burned (status ${status})`,
         [`at ${votesSmall} votes`]: '',
-        [`at ${MEMBERS} votes`]: `${billions(closing)} × 10⁹`,
-        'per vote': `${(Number(closing) / MEMBERS / 1e6).toFixed(2)} × 10⁶ (average)`,
-        'at 100,000 votes': `one step stops past 20 × 10⁹ (G20) and later steps burn the rest (update limit 40)`,
+        [`at ${MEMBERS} votes`]: `${steps} steps, the largest ${billions(closing)} × 10⁹, ${billions(closingTotal)} × 10⁹ in all`,
+        'per vote': `${(Number(closingTotal) / MEMBERS / 1e6).toFixed(2)} × 10⁶`,
+        'at 100,000 votes': `≈ ${Math.ceil((Number(closingTotal) / MEMBERS) * 100_000 / 20e9)} steps of at most ≈ 20 × 10⁹ (G20; update limit 40)`,
       },
       {
         measure: 'list_votes reply',
