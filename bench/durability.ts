@@ -121,7 +121,7 @@ export async function benchDurability(): Promise<string> {
 
 async function measure(): Promise<string> {
   const members = Number(process.env.BENCH_VOTERS ?? 10_000);
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 9);
   const synced = await embedded(true, members, rounds);
   const unsynced = await embedded(false, members, rounds);
   const db = await postgres(members);
