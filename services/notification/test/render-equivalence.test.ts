@@ -6,6 +6,8 @@ import fc from 'fast-check';
 import type { Brand } from '../src/brands/brands.ts';
 import { blockHtml, blockText, type Block } from '../src/rendering/blocks.ts';
 import { escapeText } from '../src/rendering/escape.ts';
+import { formatDateTime } from '../src/rendering/format.ts';
+import { notificationDigest } from '../src/templates/notification-digest.ts';
 
 const brand: Brand = {
   key: 'dao', domain: 'domdao.example', name: 'DOM DAO', fromAddress: 'no-reply@domdao.example', supportUrl: 'https://domdao.example/support',
@@ -31,6 +33,26 @@ describe('decision D37: block rendering', () => {
         assert.ok(html.includes(`>${refMultiline(t)}</td>`), html);
       }),
       { numRuns: 5000 },
+    );
+  });
+  it('digest items: the same block as the previous spread-and-join code', () => {
+    const item = fc.record(
+      { title: text, body: text, deep_link: fc.constant('https://a.example/x'), created_at: fc.constantFrom('2026-11-20T12:00:00Z', '2026-11-20', '2026-11-20T12:00:00+05:30'), category: fc.constantFrom('governance', 'a', '') },
+      { requiredKeys: ['title', 'created_at'] },
+    );
+    fc.assert(
+      fc.property(fc.array(item, { minLength: 1, maxLength: 30 }), (items) => {
+        const data = { recipient_name: 'Ada', digest_frequency: 'daily' as const, items, total_count: items.length, unsubscribe_url: 'https://a.example/u' };
+        const content = notificationDigest.render(data, { brand, now: new Date() });
+        const reference = items.slice(0, 25).map((i) => ({
+          title: i.title,
+          meta: [i.category, formatDateTime(i.created_at)].filter(Boolean).join(' · '),
+          ...(i.body !== undefined && { body: i.body }),
+          ...(i.deep_link !== undefined && { url: i.deep_link }),
+        }));
+        assert.deepEqual(content.blocks[2], { kind: 'items', items: reference });
+      }),
+      { numRuns: 2000 },
     );
   });
 });

@@ -25,6 +25,17 @@ const schema = Type.Object({
 
 type Digest = Static<typeof schema>;
 
+type DigestItem = Digest['items'][number];
+
+/** An item's block: title, "category · date" (or the date alone), and its body and link when given. */
+function digestItem(i: DigestItem): { title: string; meta: string; body?: string; url?: string } {
+  const date = formatDateTime(i.created_at);
+  const item: { title: string; meta: string; body?: string; url?: string } = { title: i.title, meta: i.category ? `${i.category} · ${date}` : date };
+  if (i.body !== undefined) item.body = i.body;
+  if (i.deep_link !== undefined) item.url = i.deep_link;
+  return item;
+}
+
 /**
  * Renders the first `shown` items (25 at most). "+N more" counts every pending update not shown:
  * max(total_count, items.length) − shown, since the inbox link leads to all of them.
@@ -37,15 +48,7 @@ function renderDigest(d: Digest, ctx: RenderContext, shown: number): RenderedCon
   const blocks: Block[] = [
     { kind: 'heading', text: `Your ${period} digest` },
     { kind: 'paragraph', text: `Hi ${d.recipient_name}, here is what happened on ${brand.name}.` },
-    {
-      kind: 'items',
-      items: items.map((i) => ({
-        title: i.title,
-        meta: [i.category, formatDateTime(i.created_at)].filter(Boolean).join(' · '),
-        ...(i.body !== undefined && { body: i.body }),
-        ...(i.deep_link !== undefined && { url: i.deep_link }),
-      })),
-    },
+    { kind: 'items', items: items.map(digestItem) },
   ];
   if (more > 0 && d.inbox_url) blocks.push({ kind: 'link', label: `+${more} more`, url: d.inbox_url });
   const total = Math.max(d.total_count, d.items.length);
