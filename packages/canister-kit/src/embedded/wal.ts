@@ -42,7 +42,9 @@ const MAX_FSYNCS_IN_FLIGHT = 2;
 /** Default compaction size (decision P8): the log may grow to this share of the snapshot, and at least MIN_COMPACT_BYTES. */
 const COMPACT_FRACTION = 8;
 const MIN_COMPACT_BYTES = 16 * 1024 * 1024;
-/** Entries serialized per turn of the event loop by a compaction (a few milliseconds of work). */
+/** How long a compaction serializes slices before it lets the event loop run (decision P8). */
+const COMPACT_TURN_MS = 4;
+/** Entries per slice of a compaction (a few milliseconds of work at most). */
 const SLICE_ENTRIES = 2048;
 
 export class CorruptStateError extends Error {
@@ -621,12 +623,24 @@ export class WriteAheadLog {
         await handle.write(b);
         written += b.length;
       };
+      // Slices are serialized for up to COMPACT_TURN_MS before they are written and the event loop
+      // runs again (decision P8): one slice per turn let a storm of updates starve a compaction.
+      let buffered: Buffer[] = [];
+      let turn = performance.now();
+      const drain = async () => {
+        if (buffered.length === 0) return;
+        const chunk = Buffer.concat(buffered);
+        buffered = [];
+        await put(chunk);
+        turn = performance.now();
+      };
       await put(Buffer.concat([SNAPSHOT_MAGIC, version, frame({ seq, stores: stores.length })]));
       let count = 0;
       for (const [name, entries] of stores) {
         let slice: Array<[StoreKey, unknown]> = [];
         const flush = async () => {
-          await put(Buffer.concat([frame(name), frame(slice)]));
+          buffered.push(frame(name), frame(slice));
+          if (performance.now() - turn >= COMPACT_TURN_MS) await drain();
           count += 1;
           slice = [];
           if (this.closed) throw new Error('the log was closed during compaction');
@@ -638,6 +652,7 @@ export class WriteAheadLog {
         }
         if (slice.length > 0) await flush();
       }
+      await drain();
       await put(frame({ end: count }));
       await handle.sync();
       await handle.close();
