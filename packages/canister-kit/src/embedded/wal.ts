@@ -42,9 +42,7 @@ const MAX_FSYNCS_IN_FLIGHT = 2;
 /** Default compaction size (decision P8): the log may grow to this share of the snapshot, and at least MIN_COMPACT_BYTES. */
 const COMPACT_FRACTION = 8;
 const MIN_COMPACT_BYTES = 16 * 1024 * 1024;
-/** How long a compaction serializes slices before it lets the event loop run (decision P8). */
-const COMPACT_TURN_MS = 4;
-/** Entries per slice of a compaction (a few milliseconds of work at most). */
+/** Entries serialized per turn of the event loop by a compaction (a few milliseconds of work). */
 const SLICE_ENTRIES = 2048;
 
 export class CorruptStateError extends Error {
@@ -623,24 +621,12 @@ export class WriteAheadLog {
         await handle.write(b);
         written += b.length;
       };
-      // Slices are serialized for up to COMPACT_TURN_MS before they are written and the event loop
-      // runs again (decision P8): one slice per turn let a storm of updates starve a compaction.
-      let buffered: Buffer[] = [];
-      let turn = performance.now();
-      const drain = async () => {
-        if (buffered.length === 0) return;
-        const chunk = Buffer.concat(buffered);
-        buffered = [];
-        await put(chunk);
-        turn = performance.now();
-      };
       await put(Buffer.concat([SNAPSHOT_MAGIC, version, frame({ seq, stores: stores.length })]));
       let count = 0;
       for (const [name, entries] of stores) {
         let slice: Array<[StoreKey, unknown]> = [];
         const flush = async () => {
-          buffered.push(frame(name), frame(slice));
-          if (performance.now() - turn >= COMPACT_TURN_MS) await drain();
+          await put(Buffer.concat([frame(name), frame(slice)]));
           count += 1;
           slice = [];
           if (this.closed) throw new Error('the log was closed during compaction');
@@ -652,7 +638,6 @@ export class WriteAheadLog {
         }
         if (slice.length > 0) await flush();
       }
-      await drain();
       await put(frame({ end: count }));
       await handle.sync();
       await handle.close();
