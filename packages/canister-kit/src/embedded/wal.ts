@@ -37,8 +37,12 @@ export type Snapshot = Map<string, StoreLoad>;
 /** What a compaction writes: every store's entries as they were at one sequence number. */
 export type StoreEntries = Array<[string, Iterable<[StoreKey, unknown]>]>;
 
-/** Overlapping fsyncs of the log: one syncing while the next group is written and started. */
-const MAX_FSYNCS_IN_FLIGHT = 2;
+/**
+ * Overlapping syncs of the log (decision P9): while one group syncs, the next ones are written and
+ * started, so under a slow disk an answer waits for about one sync rather than two. Three, so one of
+ * libuv's four threads stays free for other file work (a compaction's writes, argon2 in the bridge).
+ */
+const MAX_FSYNCS_IN_FLIGHT = 3;
 /** Default compaction size (decision P8): the log may grow to this share of the snapshot, and at least MIN_COMPACT_BYTES. */
 const COMPACT_FRACTION = 8;
 const MIN_COMPACT_BYTES = 16 * 1024 * 1024;
