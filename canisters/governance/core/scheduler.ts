@@ -23,15 +23,28 @@ export function governanceScheduler(stores: GovernanceStores, deps: GovernanceDe
   const { execute } = execution;
   const overBudget = () => deps.instructions !== undefined && deps.instructions() > STEP_INSTRUCTION_BUDGET;
 
+  /**
+   * Burns up to `budget` receipts in voter order, going on after the vote key where the last step
+   * stopped (decision G21): starting over, a step re-read every vote already handled, so the steps
+   * of a large vote cost quadratically (10,000 votes: over 60 steps of 20 billion instructions).
+   */
   const burnReceipts = (p: ProposalRecord, budget: number): void => {
     let burned = 0;
-    for (const [, v] of withPrefix((from) => stores.votes.entries({ from }), `${u64Key(p.id)}|`)) {
-      if (!stores.receipts.has(v.receipt_token_id)) continue;
-      if (burned === budget || overBudget()) return;
-      receipts.burn(v.receipt_token_id);
-      burned++;
+    let last = p.receipts_burned_to;
+    for (const [key, v] of withPrefix((from) => stores.votes.entries({ from }), `${u64Key(p.id)}|`, last)) {
+      if (key === p.receipts_burned_to) continue;
+      if (burned === budget || overBudget()) {
+        if (last !== p.receipts_burned_to) stores.proposals.set(p.id, { ...p, receipts_burned_to: last! });
+        return;
+      }
+      if (stores.receipts.has(v.receipt_token_id)) {
+        receipts.burn(v.receipt_token_id);
+        burned++;
+      }
+      last = key;
     }
-    stores.proposals.set(p.id, { ...p, receipts_pending: false });
+    const { receipts_burned_to: _, ...done } = p;
+    stores.proposals.set(p.id, { ...done, receipts_pending: false });
     stores.active.delete(p.id);
     index.finalised(p);
   };

@@ -177,6 +177,8 @@ export interface ProposalRecord {
   last_attempt_at?: bigint;
   /** Vote-pass receipts still to burn after finalization. */
   receipts_pending: boolean;
+  /** The last vote key whose receipt a step handled (decision G21): the next step goes on after it. */
+  receipts_burned_to?: string;
 }
 
 export interface Receipt {

@@ -6,8 +6,9 @@ import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '.
 import { NS_PER_HOUR } from '../core/rules/categories.ts';
 import type { GovernanceDeps } from '../core/types.ts';
 
-export async function coreWithProposal(deps: Partial<GovernanceDeps> & { eligible?: bigint } = {}) {
-  const stores = Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()])) as unknown as GovernanceStores;
+/** `wrap` lets a test watch the stores (e.g. count reads); by default they are plain. */
+export async function coreWithProposal(deps: Partial<GovernanceDeps> & { eligible?: bigint } = {}, wrap: (stores: GovernanceStores) => GovernanceStores = (s) => s) {
+  const stores = wrap(Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()])) as unknown as GovernanceStores);
   const { eligible = 3n, ...rest } = deps;
   const core = governanceCore(stores, {
     membership: { get_membership_status: async () => ({ is_active: true }), count_active_members: async () => eligible, apply_policy: async () => ({ Ok: null }) },

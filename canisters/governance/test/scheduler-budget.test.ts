@@ -8,8 +8,8 @@ import { STEP_INSTRUCTION_BUDGET } from '../core/scheduler.ts';
 import { NS_PER_HOUR } from '../core/rules/categories.ts';
 import { coreWithProposal } from './core.ts';
 
-async function closedProposalWithVotes(voters: number, instructions?: () => bigint) {
-  const { core, ctx, clock, id } = await coreWithProposal({ eligible: BigInt(voters), ...(instructions && { instructions }) });
+async function closedProposalWithVotes(voters: number, instructions?: () => bigint, wrap?: Parameters<typeof coreWithProposal>[1]) {
+  const { core, ctx, clock, id } = await coreWithProposal({ eligible: BigInt(voters), ...(instructions && { instructions }) }, wrap);
   clock.now += 2n * NS_PER_HOUR;
   await core.tick(ctx('timer'));
   for (let i = 0; i < voters; i++) assert.deepEqual(await core.cast_vote(ctx(`voter-${i}`), id, 'Yes'), { Ok: null });
@@ -34,6 +34,32 @@ describe('receipt burning within the instruction limit (decision G20)', () => {
       await g.tick();
     }
     assert.equal(g.supply(), 0n, 'all burned over later steps');
+  });
+
+  it('decision G21: each step goes on after the vote where the last stopped, so over all steps each vote is read about once', async () => {
+    let used = 0n;
+    let votesRead = 0;
+    const g = await closedProposalWithVotes(30, () => (used += STEP_INSTRUCTION_BUDGET / 3n), (stores) => {
+      const entries = stores.votes.entries.bind(stores.votes);
+      stores.votes.entries = function* (options) {
+        for (const entry of entries(options)) {
+          votesRead++;
+          yield entry;
+        }
+      };
+      return stores;
+    });
+    votesRead = 0;
+    let steps = 0;
+    for (; steps < 40 && g.supply() > 0n; steps++) {
+      used = 0n;
+      await g.tick();
+    }
+    assert.equal(g.supply(), 0n, 'all burned');
+    assert.ok(steps >= 8, `a few receipts a step: ${steps} steps`);
+    // Starting over at every step, step k re-read the 3k votes already handled: about 165 reads here.
+    assert.ok(votesRead <= 30 + 2 * steps, `${votesRead} votes read over ${steps} steps`);
+    assert.equal(g.proposal()?.status, 'Executed');
   });
 
   it('without a counter (the embedded host) one step burns up to BURN_BATCH receipts', async () => {
