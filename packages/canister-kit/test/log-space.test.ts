@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { EmbeddedHost } from '../src/embedded/index.ts';
+import { encodeLine } from '../src/embedded/record.ts';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -82,7 +83,7 @@ describe('the log written ahead (decision P9)', () => {
     void host.compact(); // held before the closed log is deleted
     await new Promise((r) => setTimeout(r, 200));
     const closed = readdirSync(dir).find((f) => /^wal\.\d+\.jsonl$/.test(f))!;
-    assert.equal(readFileSync(join(dir, closed), 'utf8'), `${JSON.stringify({ seq: 1, ops: [['user/n', 1, 1]] })}\n`);
+    assert.equal(readFileSync(join(dir, closed), 'utf8'), `${encodeLine(1, [['user/n', 1, 1]])}\n`);
     host.close();
   });
 

@@ -4,6 +4,7 @@
 // through String (JSON's own number form); anything that is not plain data (an object with toJSON, a
 // class instance, a typed array other than Uint8Array) is handed to the codec's encode, so the text is
 // the codec's in every case; property tests hold the two equal.
+import { crc32 } from 'node:zlib';
 import { encode } from '../codec.ts';
 import type { Op } from './wal.ts';
 
@@ -88,4 +89,29 @@ export function encodeRecord(seq: number, ops: Op[]): string {
     out += op.length === 3 ? `,${encodeValue(op[2]) ?? 'null'}]` : ']';
   }
   return `${out}]}`;
+}
+
+/**
+ * One log line of format 2 (decision P10), without its newline:
+ *   `L2 <CRC-32 of the rest, 8 lowercase hex digits> <seq>` then, per store the update wrote,
+ *   a tab, the store's name as a JSON string, a tab, and the store's writes as a JSON array of
+ *   `[key, value]` (a write) and `[key]` (a delete), in the codec's text.
+ * JSON escapes every control character inside strings, so a raw tab only ever separates fields and a
+ * line can be split per store at open without JSON.parse; the checksum finds damage at open.
+ */
+export function encodeLine(seq: number, ops: Op[]): string {
+  const names: string[] = [];
+  const bodies: string[] = [];
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
+    const write = op.length === 3 ? `[${encodeValue(op[1]) ?? 'null'},${encodeValue(op[2]) ?? 'null'}]` : `[${encodeValue(op[1]) ?? 'null'}]`;
+    const at = names.indexOf(op[0]);
+    if (at < 0) {
+      names.push(op[0]);
+      bodies.push(write);
+    } else bodies[at] += `,${write}`;
+  }
+  let rest = String(seq);
+  for (let i = 0; i < names.length; i++) rest += `\t${quote(names[i]!)}\t[${bodies[i]}]`;
+  return `L2 ${(crc32(rest) >>> 0).toString(16).padStart(8, '0')} ${rest}`;
 }

@@ -7,7 +7,10 @@
 //                         version 2 (decision P2): v8.serialize({seq, stores: [[name, entries]]});
 //                         bigint and Uint8Array natively, no reviver; read before the older:
 //   <dir>/snapshot.json   version 1, {"version":1,"seq":N,"stores":{"<canister>/<store>":[[key,value],…]}}
-//   <dir>/wal.jsonl       one line per committed update: {"seq":N,"ops":[[store,key,value]|[store,key]]}
+//   <dir>/wal.jsonl       one line per committed update, format 2 (decision P10, `encodeLine`):
+//                         `L2 <crc32 hex> <seq>` then per store `\t"<store>"\t[[key,value]|[key],…]`,
+//                         checked whole at open, each store's part decoded on its first use; format 1
+//                         lines (before P10) are still read: {"seq":N,"ops":[[store,key,value]|[store,key]]}
 //   <dir>/wal.<N>.jsonl   a log closed by a compaction under way (its last record is N), deleted once
 //                         the snapshot holding it is in place; replayed before wal.jsonl
 // Compaction runs beside the updates (decision P5): it closes the log, takes a copy-on-write clone of
@@ -30,7 +33,7 @@ import { crc32 } from 'node:zlib';
 import { decode } from '../codec.ts';
 import type { StoreKey } from '../store.ts';
 import { lockDirectory, type DirectoryLock } from './lock.ts';
-import { encodeRecord } from './record.ts';
+import { encodeLine } from './record.ts';
 
 export type Op = [store: string, key: StoreKey, value: unknown] | [store: string, key: StoreKey];
 export type Snapshot = Map<string, StoreLoad>;
@@ -132,24 +135,38 @@ export class LazyEntries implements Iterable<[StoreKey, unknown]> {
   }
 }
 
-/** What the log removed from a store the snapshot holds (an overlay's deletion). */
-const DELETED: unknown = Symbol('deleted');
+/**
+ * A store's writes from the log, in sequence order, flat: a decoded list (a format 1 line), or a format 2
+ * part still encoded as three items, the log file's bytes and the part's start and end in them.
+ */
+type LogParts = Array<Array<[StoreKey] | [StoreKey, unknown]> | Buffer | number>;
 
 /**
- * A store the snapshot holds and the log changed (decision P8): the log's last value per key, laid
- * over the snapshot's entries when the store is first used, so replay does not decode the snapshot's
- * part of a store at open.
+ * A store the log wrote (decisions P8, P10): its writes, kept per store in sequence order and laid over
+ * the snapshot's entries (if any) on the store's first use. A format 2 line's part for this store is
+ * decoded only then, so replay neither decodes the snapshot's part of a store at open nor parses the
+ * log's JSON; a part that passed its checksum at open but does not decode raises CorruptStateError here.
  */
-export class OverlaidEntries implements Iterable<[StoreKey, unknown]> {
+export class LoggedEntries implements Iterable<[StoreKey, unknown]> {
   constructor(
-    private readonly base: StoreLoad,
-    private readonly overlay: Map<StoreKey, unknown>,
+    private readonly base: StoreLoad | undefined,
+    private readonly parts: LogParts,
+    private readonly name: string,
   ) {}
   all(): Array<[StoreKey, unknown]> {
-    const merged = new Map(loadedEntries(this.base));
-    for (const [k, v] of this.overlay) {
-      if (v === DELETED) merged.delete(k);
-      else merged.set(k, v);
+    const merged = new Map<StoreKey, unknown>(this.base ? loadedEntries(this.base) : []);
+    const parts = this.parts;
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i]!;
+      let writes: Array<[StoreKey] | [StoreKey, unknown]>;
+      if (Buffer.isBuffer(part)) {
+        writes = decodePart(part.toString('utf8', parts[i + 1] as number, parts[i + 2] as number), this.name);
+        i += 2;
+      } else writes = part as Array<[StoreKey] | [StoreKey, unknown]>;
+      for (const w of writes) {
+        if (w.length === 2) merged.set(w[0], w[1]);
+        else merged.delete(w[0]);
+      }
     }
     return [...merged];
   }
@@ -158,8 +175,21 @@ export class OverlaidEntries implements Iterable<[StoreKey, unknown]> {
   }
 }
 
+function decodePart(text: string, name: string): Array<[StoreKey] | [StoreKey, unknown]> {
+  let writes: unknown;
+  try {
+    writes = decode(text);
+  } catch (e) {
+    throw new CorruptStateError(`unreadable log record for ${name}: ${(e as Error).message}`);
+  }
+  if (!Array.isArray(writes) || !writes.every((w) => Array.isArray(w) && (w.length === 1 || w.length === 2))) {
+    throw new CorruptStateError(`unreadable log record for ${name}`);
+  }
+  return writes as Array<[StoreKey] | [StoreKey, unknown]>;
+}
+
 /** A store's entries as loaded: decoded (formats 1 and 2, or replayed from the log), or lazily. */
-export type StoreLoad = Array<[StoreKey, unknown]> | LazyEntries | OverlaidEntries;
+export type StoreLoad = Array<[StoreKey, unknown]> | LazyEntries | LoggedEntries;
 export const loadedEntries = (load: StoreLoad): Array<[StoreKey, unknown]> => (Array.isArray(load) ? load : load.all());
 
 type LoadedSnapshot = { seq: number; stores: Array<[string, StoreLoad]> };
@@ -241,6 +271,67 @@ function readSnapshot(dir: string): LoadedSnapshot | undefined {
   const snap = decode<{ version: number; seq: number; stores: Record<string, Array<[StoreKey, unknown]>> }>(readFileSync(jsonPath, 'utf8'));
   if (snap.version !== 1) throw new CorruptStateError(`unknown snapshot version ${snap.version} in ${jsonPath}`);
   return { seq: snap.seq, stores: Object.entries(snap.stores) };
+}
+
+/** The value of an ASCII hex digit, or -1. */
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x61 && c <= 0x66) return c - 0x57;
+  return -1;
+}
+
+/**
+ * A format 2 log line (decision P10, written by `encodeLine`) split per store without JSON.parse: its
+ * checksum verified, its sequence and store names read, and each store's part located (its start and
+ * end, pushed to `stores` and `ranges`) to decode on the store's first use. Returns the sequence, or a
+ * string saying why the line is unreadable.
+ */
+function splitLine(bytes: Buffer, start: number, end: number, names: Map<string, string>, stores: string[], ranges: number[]): number | string {
+  // "L2 " + 8 hex digits + " " + rest
+  if (bytes[start] !== 0x4c || end - start < 13 || bytes[start + 2] !== 0x20 || bytes[start + 11] !== 0x20) return 'unreadable record';
+  if (bytes[start + 1] !== 0x32) return `unknown log line version ${bytes.toString('latin1', start + 1, start + 2)}`;
+  let crc = 0;
+  for (let i = start + 3; i < start + 11; i++) {
+    const d = hexValue(bytes[i]!);
+    if (d < 0) return 'unreadable record';
+    crc = crc * 16 + d;
+  }
+  const rest = start + 12;
+  if (crc32(bytes.subarray(rest, end)) !== crc) return 'damaged record (checksum mismatch)';
+  let at = rest;
+  let seq = 0;
+  for (; at < end && bytes[at] !== 0x09; at++) {
+    const d = bytes[at]! - 0x30;
+    if (d < 0 || d > 9 || at - rest > 15) return 'unreadable record (sequence)';
+    seq = seq * 10 + d;
+  }
+  if (at === rest) return 'unreadable record (sequence)';
+  stores.length = 0;
+  ranges.length = 0;
+  while (at < end) {
+    // at is a tab: the store's name, a tab, its writes up to the next tab or the line's end.
+    const nameEnd = bytes.indexOf(0x09, at + 1);
+    if (nameEnd < 0 || nameEnd >= end) return 'unreadable record (store)';
+    const raw = bytes.toString('latin1', at + 1, nameEnd);
+    let name = names.get(raw);
+    if (name === undefined) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(bytes.toString('utf8', at + 1, nameEnd));
+      } catch {
+        return 'unreadable record (store)';
+      }
+      if (typeof parsed !== 'string') return 'unreadable record (store)';
+      name = parsed;
+      names.set(raw, name);
+    }
+    let partEnd = bytes.indexOf(0x09, nameEnd + 1);
+    if (partEnd < 0 || partEnd > end) partEnd = end;
+    stores.push(name);
+    ranges.push(nameEnd + 1, partEnd);
+    at = partEnd;
+  }
+  return seq;
 }
 
 /** Makes a directory entry (a created or renamed file) durable. */
@@ -342,75 +433,88 @@ export class WriteAheadLog {
       seq = loaded.seq;
       for (const [name, entries] of loaded.stores) state.set(name, entries);
     }
-    // Per store, the log's last write per key (DELETED for a delete), laid over the snapshot's entries
-    // on the store's first use (decision P8).
-    const live = new Map<string, Map<StoreKey, unknown>>();
-    const table = (name: string) => {
-      let m = live.get(name);
-      if (!m) live.set(name, (m = new Map()));
-      return m;
+    // Per store, the log's writes in sequence order, laid over the snapshot's entries on the store's
+    // first use (decisions P8, P10): a format 2 line is split per store here, each part decoded then.
+    const logged = new Map<string, LogParts>();
+    const parts = (name: string) => {
+      let list = logged.get(name);
+      if (!list) logged.set(name, (list = []));
+      return list;
     };
+    const names = new Map<string, string>();
+    const lineStores: string[] = [];
+    const lineRanges: number[] = [];
     let previous = 0;
     // Logs closed by unfinished compactions first, then the open one; one sequence runs through them.
     const files = [...closedLogs(dir).map((l) => l.name), ...(existsSync(join(dir, LOG)) ? [LOG] : [])];
     for (const file of files) {
       const walPath = join(dir, file);
       chmodSync(walPath, 0o600);
-      const whole = readFileSync(walPath, 'utf8');
+      const bytes = readFileSync(walPath);
       // A log ends at its first NUL byte (decision P9): the rest is space written ahead as zeros, or
       // what a crash left of records that were never synced, hence never answered.
-      const nul = whole.indexOf('\0');
-      const text = nul < 0 ? whole : whole.slice(0, nul);
-      const lines = text.split('\n');
+      const nul = bytes.indexOf(0);
+      const limit = nul < 0 ? bytes.length : nul;
       const open = file === LOG;
-      let offset = 0;
-      let repair: { end: number; newline: boolean } | undefined = nul < 0 ? undefined : { end: Buffer.byteLength(text), newline: false };
-      for (let i = 0; i < lines.length; i++) {
-        const line = lines[i]!;
-        const last = i === lines.length - 1;
-        if (line === '') {
-          offset += 1;
-          continue;
-        }
-        let record: { seq: number; ops: Op[] };
-        try {
-          record = decode(line);
-        } catch {
-          // Only the final line of the open log may be torn (no newline after it); anything else is damage.
-          if (!last || !open) throw new CorruptStateError(`unreadable record at line ${i + 1} of ${walPath}`);
-          repair = { end: offset, newline: false };
-          break;
+      let repair: { end: number; newline: boolean } | undefined = nul < 0 ? undefined : { end: limit, newline: false };
+      let lineNo = 0;
+      for (let start = 0; start < limit; ) {
+        lineNo += 1;
+        const nl = bytes.indexOf(10, start);
+        const last = nl < 0 || nl >= limit;
+        const end = last ? limit : nl;
+        const lineStart = start;
+        start = end + 1;
+        if (end === lineStart) continue;
+        let recordSeq: number;
+        let record: { seq: number; ops: Op[] } | undefined;
+        if (bytes[lineStart] === 0x7b) {
+          // Format 1 (before P10): a JSON record, decoded now.
+          try {
+            record = decode<{ seq: number; ops: Op[] }>(bytes.toString('utf8', lineStart, end));
+          } catch {
+            // Only the final line of the open log may be torn (no newline after it); anything else is damage.
+            if (!last || !open) throw new CorruptStateError(`unreadable record at line ${lineNo} of ${walPath}`);
+            repair = { end: lineStart, newline: false };
+            break;
+          }
+          recordSeq = record.seq;
+        } else {
+          const line = splitLine(bytes, lineStart, end, names, lineStores, lineRanges);
+          if (typeof line === 'string') {
+            if (!last || !open) throw new CorruptStateError(`${line} at line ${lineNo} of ${walPath}`);
+            repair = { end: lineStart, newline: false };
+            break;
+          }
+          recordSeq = line;
         }
         // A whole last record whose newline was not written yet: finish the line before appending more.
-        if (last) repair = { end: offset + Buffer.byteLength(line), newline: true };
-        offset += Buffer.byteLength(line) + (last ? 0 : 1);
-        if (!Number.isSafeInteger(record.seq) || record.seq <= previous) {
-          throw new CorruptStateError(`sequence goes backwards in ${walPath}: record ${record.seq} after ${previous} at line ${i + 1} (two writers?)`);
+        if (last) repair = { end, newline: true };
+        if (!Number.isSafeInteger(recordSeq) || recordSeq <= previous) {
+          throw new CorruptStateError(`sequence goes backwards in ${walPath}: record ${recordSeq} after ${previous} at line ${lineNo} (two writers?)`);
         }
-        previous = record.seq;
-        if (record.seq <= seq) continue; // already in the snapshot (crash between snapshot and truncation)
-        if (record.seq !== seq + 1) throw new CorruptStateError(`gap in ${walPath}: record ${record.seq} after ${seq}`);
-        for (const op of record.ops) table(op[0]).set(op[1], op.length === 3 ? op[2] : DELETED);
-        seq = record.seq;
+        previous = recordSeq;
+        if (recordSeq <= seq) continue; // already in the snapshot (crash between snapshot and truncation)
+        if (recordSeq !== seq + 1) throw new CorruptStateError(`gap in ${walPath}: record ${recordSeq} after ${seq}`);
+        if (record) for (const op of record.ops) parts(op[0]).push([op.length === 3 ? [op[1], op[2]] : [op[1]]]);
+        else for (let i = 0; i < lineStores.length; i++) parts(lineStores[i]!).push(bytes, lineRanges[2 * i]!, lineRanges[2 * i + 1]!);
+        seq = recordSeq;
       }
       // The open log is cut where its records end (a torn line, the space ahead, anything a crash left
       // past a NUL) and synced, so nothing dropped here can reappear after a later crash.
-      if (repair && open) {
+      const cut = repair;
+      if (cut && open) {
         const fd = openSync(walPath, 'r+');
         try {
-          ftruncateSync(fd, repair.end);
-          if (repair.newline) writeSync(fd, '\n', repair.end);
+          ftruncateSync(fd, cut.end);
+          if (cut.newline) writeSync(fd, '\n', cut.end);
           fsyncSync(fd);
         } finally {
           closeSync(fd);
         }
       }
     }
-    for (const [name, m] of live) {
-      const base = state.get(name);
-      if (base) state.set(name, new OverlaidEntries(base, m));
-      else state.set(name, [...m].filter(([, v]) => v !== DELETED));
-    }
+    for (const [name, list] of logged) state.set(name, new LoggedEntries(state.get(name), list, name));
     return seq;
   }
 
@@ -433,7 +537,7 @@ export class WriteAheadLog {
     if (ops.length === 0) return false;
     if (this.failed) throw this.failed;
     this.seq += 1;
-    const line = `${encodeRecord(this.seq, ops)}\n`;
+    const line = `${encodeLine(this.seq, ops)}\n`;
     if (this.syncs) {
       this.pending.push(line);
       this.pendingChars += line.length;
