@@ -3,27 +3,14 @@
 // at, the directory holds everything committed. `compactionProbe` holds a compaction at a stage, and a
 // copy of the directory taken there is what a crash at that moment leaves.
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { CorruptStateError, EmbeddedHost } from '../src/embedded/index.ts';
+import { scratchDirs } from './harness.ts';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'compaction-'));
-  dirs.push(d);
-  return d;
-}
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const { tempDir, crashImage } = scratchDirs('compaction');
 
-/** A copy of `dir` as a crash would leave it (the lock's holder is gone with the process). */
-function crashImage(dir: string): string {
-  const copy = tempDir();
-  cpSync(dir, copy, { recursive: true });
-  rmSync(join(copy, '.lock'), { force: true });
-  return copy;
-}
 
 /** Holds a compaction at its next `stage` until released. */
 function holdAt(stage: 'slice' | 'installed') {

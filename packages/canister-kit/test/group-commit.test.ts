@@ -4,19 +4,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { EmbeddedHost } from '../src/embedded/index.ts';
+import { scratchDirs } from './harness.ts';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'group-commit-'));
-  dirs.push(d);
-  return d;
-}
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const { tempDir } = scratchDirs('group-commit');
 
 /** A gate on each fsync: the test releases them one by one and sees what each made durable. */
 function gatedFsync() {

@@ -3,10 +3,9 @@
 // decoded on the store's first use. Crash images in the new format, old and mixed logs, and a property:
 // what lazy replay gives equals what the old format's eager replay gives, and the history itself.
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
@@ -14,21 +13,10 @@ import { CorruptStateError, EmbeddedHost } from '../src/embedded/index.ts';
 import { encodeLine, encodeRecord } from '../src/embedded/record.ts';
 import type { Op } from '../src/embedded/wal.ts';
 import type { StoreKey } from '../src/store.ts';
+import { scratchDirs } from './harness.ts';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'log-format-'));
-  dirs.push(d);
-  return d;
-}
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const { tempDir, crashImage } = scratchDirs('log-format');
 
-function crashImage(dir: string): string {
-  const image = tempDir();
-  cpSync(dir, image, { recursive: true });
-  rmSync(join(image, '.lock'), { force: true });
-  return image;
-}
 
 const frame = (value: unknown): Buffer => {
   const body = serialize(value);

@@ -6,27 +6,14 @@
 import assert from 'node:assert/strict';
 import fs, { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { EmbeddedHost } from '../src/embedded/index.ts';
 import { encodeLine } from '../src/embedded/record.ts';
+import { scratchDirs } from './harness.ts';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'log-space-'));
-  dirs.push(d);
-  return d;
-}
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const { tempDir, crashImage } = scratchDirs('log-space');
 
-/** A copy of a running host's directory, as a crash would leave it (the copy's lock names a live process: removed). */
-function crashImage(dir: string): string {
-  const image = tempDir();
-  cpSync(dir, image, { recursive: true });
-  rmSync(join(image, '.lock'), { force: true });
-  return image;
-}
 
 describe('the log written ahead (decision P9)', () => {
   it('the open log is written ahead with zeros; a crash image reopens with every record and is cut to them', async () => {

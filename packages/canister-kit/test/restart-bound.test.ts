@@ -2,21 +2,15 @@
 // which by default follows the snapshot (an eighth of it, at least 16 MiB), and replay lays the log's
 // writes over a store the snapshot holds without decoding the snapshot's part at open.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
 import { CorruptStateError, EmbeddedHost } from '../src/embedded/index.ts';
+import { scratchDirs } from './harness.ts';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'restart-bound-'));
-  dirs.push(d);
-  return d;
-}
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const { tempDir } = scratchDirs('restart-bound');
 
 const frame = (value: unknown, body: Buffer = serialize(value)): Buffer => {
   const head = Buffer.alloc(8);

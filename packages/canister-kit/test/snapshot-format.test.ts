@@ -2,22 +2,16 @@
 // frames, no reviver); state written by earlier releases (snapshot.json version 1, snapshot.bin version
 // 2) is still read.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
 import { encode } from '../src/index.ts';
 import { CorruptStateError, EmbeddedHost } from '../src/embedded/index.ts';
+import { scratchDirs } from './harness.ts';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'snapshot-format-'));
-  dirs.push(d);
-  return d;
-}
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const { tempDir } = scratchDirs('snapshot-format');
 
 function frame(value: unknown): Buffer {
   const body = serialize(value);
