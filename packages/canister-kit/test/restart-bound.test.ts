@@ -65,35 +65,25 @@ describe('restart after a crash (decision P8)', () => {
   it('by default the log is compacted past an eighth of the snapshot, and never below 16 MiB', async () => {
     const MiB = 2 ** 20;
     const blob = (mib: number) => new Uint8Array(mib * MiB).fill(7);
-    // Without a snapshot the floor (16 MiB) holds: 12 MiB of log is kept, 18 MiB is compacted.
-    const small = tempDir();
-    {
+    /** Writes `kept` (a log still below the size: no compaction), then `more` (past it: one compaction). */
+    const compactsAfter = async (dir: string, kept: [key: number, mib: number], more: [key: number, mib: number], labels: [string, string]) => {
       let installed = 0;
-      const host = EmbeddedHost.open({ dir: small, fsync: false, compactionProbe: (stage) => void (stage === 'installed' && installed++) });
+      const host = EmbeddedHost.open({ dir, fsync: false, compactionProbe: (stage) => void (stage === 'installed' && installed++) });
       const s = host.store<number, Uint8Array>('user', 'blobs');
-      await host.update('user', () => s.set(1, blob(6)));
+      await host.update('user', () => s.set(kept[0], blob(kept[1])));
       await new Promise((r) => setTimeout(r, 100));
-      assert.equal(installed, 0, '12 MiB of log: below 16 MiB');
-      await host.update('user', () => s.set(2, blob(3)));
-      for (let i = 0; i < 100 && installed === 0; i++) await new Promise((r) => setTimeout(r, 20));
-      assert.equal(installed, 1, '18 MiB of log: compacted');
+      assert.equal(installed, 0, labels[0]);
+      await host.update('user', () => s.set(more[0], blob(more[1])));
+      for (let i = 0; i < 300 && installed === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(installed, 1, labels[1]);
       host.close();
-    }
+    };
+    // Without a snapshot the floor (16 MiB) holds: 12 MiB of log is kept, 18 MiB is compacted.
+    await compactsAfter(tempDir(), [1, 6], [2, 3], ['12 MiB of log: below 16 MiB', '18 MiB of log: compacted']);
     // With a 144 MiB snapshot the size is 18 MiB: 17 MiB of log is kept (above the floor), 21 MiB is compacted.
     const big = tempDir();
     writeSnapshot(big, 1, [['user/blobs', Array.from({ length: 12 }, (_, i) => [[i, blob(12)]])]]);
-    {
-      let installed = 0;
-      const host = EmbeddedHost.open({ dir: big, fsync: false, compactionProbe: (stage) => void (stage === 'installed' && installed++) });
-      const s = host.store<number, Uint8Array>('user', 'blobs');
-      await host.update('user', () => s.set(100, blob(8.5)));
-      await new Promise((r) => setTimeout(r, 100));
-      assert.equal(installed, 0, '17 MiB of log beside a 144 MiB snapshot: kept');
-      await host.update('user', () => s.set(101, blob(2)));
-      for (let i = 0; i < 300 && installed === 0; i++) await new Promise((r) => setTimeout(r, 20));
-      assert.equal(installed, 1, '21 MiB of log: compacted');
-      host.close();
-    }
+    await compactsAfter(big, [100, 8.5], [101, 2], ['17 MiB of log beside a 144 MiB snapshot: kept', '21 MiB of log: compacted']);
     assert.ok(readdirSync(big).includes('snapshot.bin'));
   });
 });
