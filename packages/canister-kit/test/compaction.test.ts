@@ -18,7 +18,7 @@ function holdAt(stage: 'slice' | 'installed') {
   let reached: () => void = () => undefined;
   const arrived = new Promise<void>((r) => (reached = r));
   let held = false;
-  const probe = (s: 'slice' | 'installed') => {
+  const probe = (s: 'decode' | 'slice' | 'installed') => {
     if (s !== stage || held) return;
     held = true;
     reached();
@@ -179,6 +179,37 @@ describe('compaction beside the updates (decision P5)', () => {
     assert.ok(!readdirSync(dir).some((f) => f.endsWith('.tmp')));
     const again = EmbeddedHost.open({ dir });
     assert.deepEqual(numbers(again), range(200));
+    again.close();
+  });
+
+  it('after a restart, a store nobody has used is copied from its log a part per turn: the event loop runs meanwhile and the store is not built', async () => {
+    const dir = tempDir();
+    const first = EmbeddedHost.open({ dir, compactBytes: 1e9 });
+    for (let i = 0; i < 4_000; i += 100) {
+      await first.update('governance', () => {
+        const s = first.store<number, { n: number; text: string }>('governance', 'votes');
+        for (let j = i; j < i + 100; j++) s.set(j, { n: j, text: 'a ballot of some length '.repeat(20) });
+      });
+    }
+    first.close(); // ≈2 MiB of log, no snapshot
+    const turnsAt: number[] = [];
+    let turns = 0;
+    const host = EmbeddedHost.open({ dir, compactionProbe: (stage) => void (stage === 'decode' && turnsAt.push(turns)) });
+    const votes = host.store<number, { n: number }>('governance', 'votes'); // opened, as a core opens its stores, not read
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await host.compact();
+    ticking = false;
+    assert.ok(turnsAt.length >= 6, `the log was decoded in ${turnsAt.length} bounded steps`);
+    for (let i = 1; i < turnsAt.length; i++) assert.ok(turnsAt[i]! > turnsAt[i - 1]!, 'the event loop ran between two steps');
+    assert.equal(votes.size, 4_000); // its first use, after the compaction
+    host.close();
+    const again = EmbeddedHost.open({ dir });
+    assert.deepEqual(numbers(again), range(4_000));
     again.close();
   });
 

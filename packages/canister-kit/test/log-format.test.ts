@@ -189,7 +189,7 @@ describe('log line format 2 (decision P10)', () => {
         fc.nat(),
         fc.array(fc.boolean(), { minLength: 25, maxLength: 25 }),
         fc.shuffledSubarray(STORES, { minLength: 3, maxLength: 3 }),
-        fc.boolean(),
+        fc.constantFrom('none', 'unopened', 'opened', 'one used'),
         async (base, updates, split, formats, order, compactFirst) => {
           // The history: a snapshot of c1/s at seq 0, then one update per line (each key's last write, as a transaction journals).
           const model = new Map<string, Map<StoreKey, unknown>>(STORES.map((s) => [s, new Map()]));
@@ -227,9 +227,12 @@ describe('log line format 2 (decision P10)', () => {
             }
           };
           const eager = read(eagerDir, STORES);
-          if (compactFirst) {
-            // A compaction of stores nobody used must carry their log parts.
+          if (compactFirst !== 'none') {
+            // A compaction of stores nobody used (never opened, or opened by a core but not read) must
+            // carry their log parts; one used before it is copied from its tree.
             const host = EmbeddedHost.open({ dir: lazyDir });
+            if (compactFirst !== 'unopened') for (const s of STORES) host.store(...(s.split('/') as [string, string]));
+            if (compactFirst === 'one used') entriesOf(host, ...(order[0]!.split('/') as [string, string]));
             await host.compact();
             host.close();
           }

@@ -153,9 +153,17 @@ export class EmbeddedHost {
    */
   private capture(): StoreEntries {
     const clones = new Map<string, BTree<StoreKey, unknown>>();
-    for (const [name, store] of this.stores) clones.set(name, store.tree.clone());
+    const entries: StoreEntries = [];
+    for (const [name, store] of this.stores) {
+      // A store nobody has used since the restart is copied from what was loaded, still encoded: building
+      // its tree here would block the event loop for its whole decode (seconds after a long log).
+      const unused = store.unused;
+      if (unused) entries.push([name, unused]);
+      else clones.set(name, store.tree.clone());
+    }
+    // Only used stores can hold writes of updates under way.
     for (const tx of this.active) tx.undoOn(clones);
-    const entries: StoreEntries = [...clones].map(([name, tree]) => [name, tree.entries()]);
+    for (const [name, tree] of clones) entries.push([name, tree.entries()]);
     // Stores not opened in this process keep what was loaded for them.
     for (const [name, loaded] of this.loaded) if (!this.stores.has(name)) entries.push([name, loaded]);
     return entries;

@@ -32,6 +32,15 @@ export class MemoryStore<K extends StoreKey, V> implements Store<K, V> {
     return this.built!;
   }
 
+  /**
+   * What a compaction copies of this store (decision P5): what was loaded for it while nobody has used
+   * it since the host opened (nothing can have been written), so the copy stays encoded and is decoded
+   * a slice at a time; otherwise undefined, and the compaction clones the tree.
+   */
+  get unused(): StoreLoad | undefined {
+    return this.built ? undefined : this.loaded;
+  }
+
   private get map(): Map<K, V> {
     if (!this.byKey) this.build();
     return this.byKey!;

@@ -80,7 +80,7 @@ export interface WalOptions {
    * Test instrumentation of compaction: called after each slice is written and once the new snapshot
    * is in place (before the closed logs are deleted); a returned promise holds the compaction there.
    */
-  compactionProbe?: (stage: 'slice' | 'installed') => void | Promise<void>;
+  compactionProbe?: (stage: 'decode' | 'slice' | 'installed') => void | Promise<void>;
 }
 
 /** The log failed to write or fsync: what it acknowledged is safe, nothing after it is (PostgreSQL panics likewise). */
@@ -148,32 +148,91 @@ type LogParts = Array<Array<[StoreKey] | [StoreKey, unknown]> | Buffer | number>
  * log's JSON; a part that passed its checksum at open but does not decode raises CorruptStateError here.
  */
 export class LoggedEntries implements Iterable<[StoreKey, unknown]> {
+  /** The log's last write per key (DELETED for a delete), once `prepare` has decoded the parts. */
+  private overlay: Map<StoreKey, unknown> | undefined;
+
   constructor(
     private readonly base: StoreLoad | undefined,
     private readonly parts: LogParts,
     private readonly name: string,
   ) {}
+
   all(): Array<[StoreKey, unknown]> {
+    if (this.overlay) return [...this];
     const merged = new Map<StoreKey, unknown>(this.base ? loadedEntries(this.base) : []);
-    const parts = this.parts;
-    for (let i = 0; i < parts.length; i++) {
-      const part = parts[i]!;
-      let writes: Array<[StoreKey] | [StoreKey, unknown]>;
-      if (Buffer.isBuffer(part)) {
-        writes = decodePart(part.toString('utf8', parts[i + 1] as number, parts[i + 2] as number), this.name);
-        i += 2;
-      } else writes = part as Array<[StoreKey] | [StoreKey, unknown]>;
-      for (const w of writes) {
-        if (w.length === 2) merged.set(w[0], w[1]);
-        else merged.delete(w[0]);
-      }
-    }
+    this.eachWrite((key, value, deleted) => {
+      if (deleted) merged.delete(key);
+      else merged.set(key, value);
+    });
     return [...merged];
   }
-  [Symbol.iterator](): Iterator<[StoreKey, unknown]> {
-    return this.all()[Symbol.iterator]();
+
+  /**
+   * Decodes the log's writes for this store a bounded amount per turn of the event loop, for a
+   * compaction that copies a store nobody has used since the restart (decision P5: it must not block
+   * the loop); the iterator then merges them with the snapshot's part a frame at a time.
+   */
+  async prepare(step?: () => void | Promise<void>): Promise<void> {
+    if (this.overlay) return;
+    const overlay = new Map<StoreKey, unknown>();
+    await this.eachWriteAsync((key, value, deleted) => overlay.set(key, deleted ? DELETED : value), step);
+    this.overlay = overlay;
+  }
+
+  *[Symbol.iterator](): Iterator<[StoreKey, unknown]> {
+    const overlay = this.overlay;
+    if (!overlay) {
+      yield* this.all();
+      return;
+    }
+    const replaced = new Set<StoreKey>();
+    for (const [key, value] of this.base ?? []) {
+      if (!overlay.has(key)) yield [key, value];
+      else {
+        replaced.add(key);
+        const latest = overlay.get(key);
+        if (latest !== DELETED) yield [key, latest];
+      }
+    }
+    for (const [key, latest] of overlay) if (latest !== DELETED && !replaced.has(key)) yield [key, latest];
+  }
+
+  private eachWrite(apply: (key: StoreKey, value: unknown, deleted: boolean) => void): void {
+    for (let i = 0; i < this.parts.length; i = this.applyPart(i, apply));
+  }
+
+  private async eachWriteAsync(apply: (key: StoreKey, value: unknown, deleted: boolean) => void, step?: () => void | Promise<void>): Promise<void> {
+    let decoded = 0;
+    for (let i = 0; i < this.parts.length; ) {
+      const part = this.parts[i]!;
+      decoded += Buffer.isBuffer(part) ? (this.parts[i + 2] as number) - (this.parts[i + 1] as number) : 1;
+      i = this.applyPart(i, apply);
+      if (decoded >= PREPARE_TURN_BYTES) {
+        decoded = 0;
+        await nextTurn();
+        await step?.();
+      }
+    }
+  }
+
+  /** Applies the part at `i` (a decoded list, or a format 2 part as bytes, start and end); returns the next index. */
+  private applyPart(i: number, apply: (key: StoreKey, value: unknown, deleted: boolean) => void): number {
+    const part = this.parts[i]!;
+    let writes: Array<[StoreKey] | [StoreKey, unknown]>;
+    let next = i + 1;
+    if (Buffer.isBuffer(part)) {
+      writes = decodePart(part.toString('utf8', this.parts[i + 1] as number, this.parts[i + 2] as number), this.name);
+      next = i + 3;
+    } else writes = part as Array<[StoreKey] | [StoreKey, unknown]>;
+    for (const w of writes) apply(w[0], w[1], w.length !== 2);
+    return next;
   }
 }
+
+const DELETED = Symbol('deleted');
+/** Log text a compaction decodes per turn of the event loop when it copies a store nobody used (a few milliseconds). */
+const PREPARE_TURN_BYTES = 256 * 1024;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function decodePart(text: string, name: string): Array<[StoreKey] | [StoreKey, unknown]> {
   let writes: unknown;
@@ -732,6 +791,7 @@ export class WriteAheadLog {
       await put(Buffer.concat([SNAPSHOT_MAGIC, version, frame({ seq, stores: stores.length })]));
       let count = 0;
       for (const [name, entries] of stores) {
+        if (entries instanceof LoggedEntries) await entries.prepare(() => this.options.compactionProbe?.('decode'));
         let slice: Array<[StoreKey, unknown]> = [];
         const flush = async () => {
           await put(Buffer.concat([frame(name), frame(slice)]));
