@@ -18,6 +18,8 @@ import { METHOD_TABLES } from '../tables.ts';
 /** The DOM ledger's fee: 10 000 e8s (0.0001 DOM), as DFINITY's ledgers charge for ICP and most SNS tokens. */
 export const DEFAULT_TRANSFER_FEE = 10_000n;
 
+const CALLER = Symbol('caller');
+
 /** How many principals' clients `as()` keeps (a bounded cache: members are many). */
 export const AS_CACHE_SIZE = 10_000;
 
@@ -167,18 +169,45 @@ export class EmbeddedPlatform {
   }
 
   private client(canister: CanisterName, caller: string): Record<string, (...args: unknown[]) => Promise<unknown>> {
+    let Client = this.clientClasses.get(canister);
+    if (!Client) this.clientClasses.set(canister, (Client = this.clientClass(canister)));
+    return new Client(caller);
+  }
+
+  private readonly clientClasses = new Map<CanisterName, new (caller: string) => Record<string, (...args: unknown[]) => Promise<unknown>>>();
+
+  /**
+   * One class per canister whose methods are getters on its prototype: a client is one small object
+   * holding its caller, and reading a method gives a closure over that caller (so destructuring still
+   * works). Closures built for every method per principal had cost ≈26 KB per principal, which the
+   * as() cache kept long enough to be promoted and then dropped: most of the old-space garbage of a
+   * vote storm, and with it the long pauses of the collector (issue 16 target 2).
+   */
+  private clientClass(canister: CanisterName): new (caller: string) => Record<string, (...args: unknown[]) => Promise<unknown>> {
     const core = this.cores[canister] as unknown as Record<string, (ctx: CallContext, ...args: unknown[]) => unknown>;
-    const out: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+    class Client {
+      readonly [CALLER]: string;
+      constructor(caller: string) {
+        this[CALLER] = caller;
+      }
+    }
     for (const [name, spec] of Object.entries(METHOD_TABLES[canister])) {
       const fn = core[name];
       if (typeof fn !== 'function') throw new Error(`${canister}.${name} is in the Candid interface but not in the core`);
       // Arguments and results are copied, as Candid copies them between a caller and a canister.
-      out[name] =
+      const call =
         spec.kind === 'update'
-          ? (...args) => this.host.update(canister, () => fn({ caller, now: this.clock() }, ...copyValue(args))).then(copyValue)
-          : async (...args) => copyValue(this.host.query(canister, () => fn({ caller, now: this.clock() }, ...copyValue(args))));
+          ? (caller: string, args: unknown[]) => this.host.update(canister, () => fn({ caller, now: this.clock() }, ...copyValue(args))).then(copyValue)
+          : async (caller: string, args: unknown[]) => copyValue(this.host.query(canister, () => fn({ caller, now: this.clock() }, ...copyValue(args))));
+      Object.defineProperty(Client.prototype, name, {
+        enumerable: true,
+        get(this: Client) {
+          const caller = this[CALLER];
+          return (...args: unknown[]) => call(caller, args);
+        },
+      });
     }
-    return out;
+    return Client as unknown as new (caller: string) => Record<string, (...args: unknown[]) => Promise<unknown>>;
   }
 
   private async initialise(options: EmbeddedPlatformOptions): Promise<void> {
