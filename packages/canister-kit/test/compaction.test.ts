@@ -213,6 +213,42 @@ describe('compaction beside the updates (decision P5)', () => {
     again.close();
   });
 
+  it('a compaction far behind the log holds new updates until it ends (decision P11); queries go on, nothing is lost', async () => {
+    const dir = tempDir();
+    const hold = holdAt('slice');
+    const compactBytes = 32 * 1024;
+    // Unsynced, an update that is not held answers within the turn it was made in.
+    const host = EmbeddedHost.open({ dir, fsync: false, compactBytes, compactSliceEntries: 100, compactionProbe: hold.probe });
+    await fill(host, 300);
+    let compacted = false;
+    const compaction = host.compact().then(() => (compacted = true));
+    await hold.arrived;
+    const turns = (n: number) => new Promise<void>((r) => { const step = (k: number) => (k === 0 ? r() : setImmediate(() => step(k - 1))); step(n); });
+    // Beside the held compaction the log grows; updates are answered until it reaches the compaction size.
+    let answeredBeside = 0;
+    let stalled: Promise<void> | undefined;
+    for (let i = 0; i < 1_000 && !stalled; i++) {
+      let settled = false;
+      const update = fill(host, 50, 300 + i * 50).then(() => void (settled = true));
+      await turns(20);
+      if (settled) answeredBeside += 50;
+      else stalled = update;
+    }
+    assert.ok(stalled, 'an update is held once the log written beside the compaction reaches its size');
+    assert.ok(answeredBeside * 20 >= compactBytes / 2, `updates were answered beside the compaction first (${answeredBeside})`);
+    assert.equal(host.query('governance', () => host.store('governance', 'votes').size), 300 + answeredBeside, 'queries are answered during the stall');
+    let answeredAfterCompaction = false;
+    const later = stalled.then(() => void (answeredAfterCompaction = compacted));
+    hold.release();
+    await compaction;
+    await later;
+    assert.ok(answeredAfterCompaction, 'the held update ran once the compaction had ended');
+    host.close();
+    const again = EmbeddedHost.open({ dir });
+    assert.deepEqual(numbers(again), range(300 + answeredBeside + 50));
+    again.close();
+  });
+
   it('a damaged line in a closed log is refused (only the open log may end torn)', async () => {
     const dir = tempDir();
     const hold = holdAt('slice');

@@ -74,9 +74,13 @@ export class EmbeddedHost {
     if (parent?.reenters(canister)) {
       return Promise.reject(new ReentrantCallError(`re-entrant update call into ${canister} while it has one in progress`));
     }
-    const previous = this.queues.get(canister) ?? Promise.resolve();
+    let previous = this.queues.get(canister) ?? Promise.resolve();
+    // A compaction far behind the log holds new calls until it ends (decision P11); calls made from
+    // inside an update are part of one already admitted.
+    const stall = parent ? undefined : this.wal?.stall();
+    if (stall) previous = Promise.all([previous, stall]);
     // runUpdate never rejects: the queue only orders calls, one call's failure must not fail the next.
-    const run = previous.then(() => this.runUpdate(canister, parent, fn));
+    const run = previous.then(() => (this.closed ? { ok: false as const, error: new Error('the embedded host is closed'), seq: 0 } : this.runUpdate(canister, parent, fn)));
     this.queues.set(canister, run);
     const wal = this.wal;
     if (!parent && wal?.syncs) {

@@ -604,6 +604,16 @@ export class WriteAheadLog {
     return this.pos + this.pendingChars >= this.compactBytes && this.compacting === undefined;
   }
 
+  /**
+   * Decision P11: while a compaction runs and the log written beside it has reached the compaction size,
+   * new updates wait for the compaction to end (a write stall, as RocksDB stops writes when its
+   * compactions fall behind). Undefined when an update may go ahead.
+   */
+  stall(): Promise<void> | undefined {
+    if (this.compacting === undefined || this.pos + this.pendingChars < this.compactBytes) return undefined;
+    return this.compacting.catch(() => undefined);
+  }
+
   /** Resolves once every record up to `seq` (default: all appended so far) is on disk and fsynced. */
   durable(seq = this.seq): Promise<void> {
     if (!this.syncs || seq <= this.durableSeq) return Promise.resolve();
