@@ -5,6 +5,7 @@ import { brandsFromConfig } from './brands/brands.ts';
 import type { NotificationConfig } from './config.ts';
 import { ByteBudget } from './http/byte-budget.ts';
 import { errorHandler, sendError } from './http/errors.ts';
+import { parseJsonBody } from './http/json-body.ts';
 import { requestIdFor } from './http/request-id.ts';
 import { memoryIdempotencyStore } from './idempotency/memory.ts';
 import { redisIdempotencyStore } from './idempotency/redis.ts';
@@ -71,6 +72,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   // Decision D3: JSON is the only accepted body; Fastify's built-in text/plain parser would turn a
   // text body into a string and make it a 400 instead of 415.
   app.removeContentTypeParser('text/plain');
+  // Fastify's JSON parser's answers at less cost, and it marks bodies without control characters (D39).
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody);
   app.setErrorHandler(errorHandler);
 
   /** Authentication rules 2-5 (rule 1, fail-closed, runs in the global hook): answers and returns false when the request may not proceed. */

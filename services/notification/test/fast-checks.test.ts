@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { Ajv } from 'ajv';
-import { isMultiLine, isSingleLine, PLAIN_HTTPS_URL, PLAIN_WEB_URL } from '../src/templates/fast-checks.ts';
+import { isMultiLine, isNotBlank, isSingleLine, PLAIN_HTTPS_URL, PLAIN_WEB_URL } from '../src/templates/fast-checks.ts';
 import { templates } from '../src/templates/index.ts';
 import { fastValidatorFor, MULTI_LINE, SINGLE_LINE, urlWith, type TemplateDefinition } from '../src/templates/template-schema.ts';
 import { compileFastValidator } from '../src/templates/fast-validator.ts';
@@ -146,4 +146,62 @@ describe('the fast validator (D37)', () => {
     assert.equal(new Ajv({ useDefaults: true }).compile(schema)(ajvData), true);
     assert.deepEqual(data, ajvData);
   });
+});
+
+// Decision D39: data parsed from a JSON text without a backslash, U+007F–U+009F, U+2028 or U+2029 holds
+// no character either pattern refuses, so the clean-text variant only asks "not blank".
+const UNCLEAN = /[\\\x7f-\x9f\u2028\u2029]/;
+const REFUSED = /[\x00-\x1f\x7f-\x9f\u2028\u2029]/;
+
+describe('the clean-text fast validator (D39)', () => {
+  it('isNotBlank agrees with both patterns on every string without a refused character', () => {
+    for (let c = 0; c <= 0xffff; c++) {
+      const ch = String.fromCharCode(c);
+      if (REFUSED.test(ch)) continue;
+      for (const s of [ch, `a${ch}`, `${ch}a`, ` ${ch} `, `${ch}${ch}`]) {
+        assert.equal(isNotBlank(s), SINGLE.test(s), `single-line ${JSON.stringify(s)}`);
+        assert.equal(isNotBlank(s), MULTI.test(s), `multi-line ${JSON.stringify(s)}`);
+      }
+    }
+    fc.assert(fc.property(text, (s) => REFUSED.test(s) || (isNotBlank(s) === SINGLE.test(s) && isNotBlank(s) === MULTI.test(s))), { numRuns: 30000 });
+  });
+
+  it('a JSON text without a backslash or U+007F–U+009F, U+2028, U+2029 parses to strings without a refused character', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const json = JSON.stringify(value);
+        if (json === undefined || UNCLEAN.test(json)) return;
+        const strings: string[] = [];
+        JSON.parse(json, (k, v) => (strings.push(k), typeof v === 'string' && strings.push(v), v));
+        for (const s of strings) assert.ok(!REFUSED.test(s), JSON.stringify(s));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  const catalog = Object.values(templates) as unknown as TemplateDefinition[];
+  for (const t of catalog) {
+    it(`${t.type}: on data from a clean JSON text the clean-text check answers as the full fast check (and so as Ajv), defaults included`, () => {
+      const fast = fastValidatorFor(t.schema)!;
+      const clean = fastValidatorFor(t.schema, true);
+      assert.ok(clean, 'every catalog schema has a clean-text check');
+      let compared = 0;
+      let accepted = 0;
+      fc.assert(
+        fc.property(arbitraryFor(t.schema as unknown as Record<string, unknown>, t.example), (data) => {
+          const json = JSON.stringify(data);
+          if (json === undefined || UNCLEAN.test(json)) return;
+          compared++;
+          const a = JSON.parse(json) as unknown;
+          const b = JSON.parse(json) as unknown;
+          const viaClean = clean(a);
+          assert.equal(viaClean, fast(b), json);
+          if (viaClean) accepted++;
+          assert.deepEqual(a, b);
+        }),
+        { numRuns: 1500 },
+      );
+      assert.ok(compared > 300 && accepted > 20, `compared ${compared}, accepted ${accepted}`);
+    });
+  }
 });

@@ -2,6 +2,7 @@
 // Every problem is reported at once in details[], so a caller fixes a request in one round trip.
 import type { Brand, BrandBook } from '../brands/brands.ts';
 import type { Detail } from '../http/errors.ts';
+import { isCleanBody } from '../http/json-body.ts';
 import type { TemplateDefinition } from '../templates/template-schema.ts';
 import { validateAttachments, type Attachment } from './attachments.ts';
 import { addressProblem } from './email-address.ts';
@@ -12,6 +13,8 @@ export interface Envelope {
   brand: Brand;
   data: Record<string, unknown>;
   attachments: Attachment[];
+  /** The body's JSON text had no escape and no U+007F–U+009F, U+2028 or U+2029 (decision D39). */
+  cleanText?: boolean;
 }
 
 export type EnvelopeResult = { ok: true; envelope: Envelope } | { ok: false; details: Detail[] };
@@ -49,5 +52,5 @@ export function validateEnvelope(
   const files = validateAttachments(attachments, details);
 
   if (details.length > 0 || !template || !brand) return { ok: false, details };
-  return { ok: true, envelope: { template, to: to as string, brand, data: data as Record<string, unknown>, attachments: files } };
+  return { ok: true, envelope: { template, to: to as string, brand, data: data as Record<string, unknown>, attachments: files, cleanText: isCleanBody(body) } };
 }

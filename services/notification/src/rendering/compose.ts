@@ -35,19 +35,33 @@ export type ComposeResult =
   | { ok: false; error: 'invalid_template_data'; details: Detail[] }
   | { ok: false; error: 'render_failed'; cause: unknown };
 
+interface Validators {
+  validate: ValidateFunction;
+  fast: ((data: unknown) => boolean) | undefined;
+  /** For data from a body without control or separator characters (decision D39). */
+  fastClean: ((data: unknown) => boolean) | undefined;
+}
+
+function validatorsOf(t: TemplateDefinition): Validators {
+  return { validate: ajv.compile(t.schema), fast: fastValidatorFor(t.schema), fastClean: fastValidatorFor(t.schema, true) };
+}
+
 export class Composer {
-  private readonly validators = new Map<TemplateDefinition, { validate: ValidateFunction; fast: ((data: unknown) => boolean) | undefined }>();
+  private readonly validators = new Map<TemplateDefinition, Validators>();
 
   constructor(templates: Iterable<TemplateDefinition>) {
     // Compiled once at boot: a schema error is a start-up failure, not a per-request one.
-    for (const t of templates) this.validators.set(t, { validate: ajv.compile(t.schema), fast: fastValidatorFor(t.schema) });
+    for (const t of templates) this.validators.set(t, validatorsOf(t));
   }
 
   compose(envelope: Envelope, now: Date): ComposeResult {
     const { template, brand } = envelope;
-    const { validate, fast } = this.validators.get(template) ?? { validate: ajv.compile(template.schema), fast: undefined };
+    let validators = this.validators.get(template);
+    if (!validators) this.validators.set(template, (validators = validatorsOf(template)));
+    const { validate } = validators;
+    const fast = envelope.cleanText ? validators.fastClean : validators.fast;
     const data = envelope.data; // owned by this request; defaults are filled in place
-    // Valid data passes the fast check (Ajv's acceptance, decision D37); anything else gets Ajv's verdict and details.
+    // Valid data passes the fast check (Ajv's acceptance, decisions D37 and D39); anything else gets Ajv's verdict and details.
     if (!fast?.(data) && !validate(data)) return { ok: false, error: 'invalid_template_data', details: ajvDetails(validate.errors, 'data') };
     const crossField = template.check?.(data) ?? [];
     if (crossField.length > 0) return { ok: false, error: 'invalid_template_data', details: crossField };

@@ -20,13 +20,24 @@ export function isMultiLine(s: string): boolean {
 }
 
 /**
- * Ajv's pattern engine (its `code.regExp` option): the two catalog patterns get the functions above,
- * any other pattern a RegExp as Ajv would have built it.
+ * Both patterns for a string known to hold no character either refuses (one taken from a JSON text
+ * without escapes or such characters, decision D39): then only "not blank" is left to test. A
+ * printable ASCII first character decides without the regex.
  */
-export function patternEngine(singleLine: string, multiLine: string) {
+export function isNotBlank(s: string): boolean {
+  const c = s.charCodeAt(0);
+  return (c > 0x20 && c < 0x7f) || VISIBLE.test(s);
+}
+
+/**
+ * Ajv's pattern engine (its `code.regExp` option): the two catalog patterns get the functions above,
+ * any other pattern a RegExp as Ajv would have built it. `cleanText`: for strings known to hold no
+ * control, line or paragraph separator character (decision D39), never for Ajv itself.
+ */
+export function patternEngine(singleLine: string, multiLine: string, cleanText = false) {
   const fast = new Map<string, (s: string) => boolean>([
-    [singleLine, isSingleLine],
-    [multiLine, isMultiLine],
+    [singleLine, cleanText ? isNotBlank : isSingleLine],
+    [multiLine, cleanText ? isNotBlank : isMultiLine],
   ]);
   const engine = (pattern: string, flags: string): { test: (s: string) => boolean; toString(): string } => {
     const test = flags === 'u' ? fast.get(pattern) : undefined;

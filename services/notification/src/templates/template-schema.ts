@@ -111,11 +111,19 @@ const patterns = patternEngine(SINGLE_LINE, MULTI_LINE);
 export const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, verbose: true, coerceTypes: false, code: { regExp: patterns } });
 for (const [name, f] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: f.check });
 
-/** Ajv's acceptance without Ajv for valid data (decision D37); undefined when the schema needs Ajv. */
-export function fastValidatorFor(schema: TSchema): ((data: unknown) => boolean) | undefined {
+const cleanPatterns = patternEngine(SINGLE_LINE, MULTI_LINE, true);
+
+/**
+ * Ajv's acceptance without Ajv for valid data (decision D37); undefined when the schema needs Ajv.
+ * `cleanText`: the variant for data whose strings hold no control, line or paragraph separator
+ * character (a body from a JSON text without escapes or such characters, decision D39), where the
+ * two catalog patterns only need "not blank".
+ */
+export function fastValidatorFor(schema: TSchema, cleanText = false): ((data: unknown) => boolean) | undefined {
+  const engine = cleanText ? cleanPatterns : patterns;
   return compileFastValidator(schema, {
     formats: Object.fromEntries(Object.entries(FORMATS).map(([name, f]) => [name, f.check])),
-    pattern: (source) => patterns(source, 'u'),
+    pattern: (source) => engine(source, 'u'),
   });
 }
 
