@@ -203,20 +203,22 @@ const compactionWithVotes = await compactionWith(async (compacting) => {
 
 // Decision P8 (issue 16 target 3): a restart after a crash at the bound. A crash in the middle of a
 // compaction leaves the most to replay: the old snapshot, the closed log (the compaction size) and what
-// was logged while the new snapshot was being written. Votes on a new proposal until a compaction
-// starts, then as many as were answered beside the compaction measured above, then the host is closed
-// without letting the compaction finish (what a crash leaves, less the temp file, removed at open).
+// was logged while the new snapshot was being written, at most the compaction size before new updates
+// wait for it (decision P11). Votes on a new proposal until a compaction starts, then beside it until
+// updates would be held, then the host is closed without letting the compaction finish (what a crash
+// leaves, less the temp file, removed at open).
 const boundProposal = await g.create_proposal({ title: 'Crash bound', body: 'Votes up to a compaction', category: 'General' }).then(ok);
 now += HOUR;
 const closedLog = () => readdirSync(dir).some((f) => /^wal\.\d+\.jsonl$/.test(f));
 let voter = 0;
-const vote100 = async () => {
-  await Promise.all(members.slice(voter, voter + 100).map((m) => platform.as(m).governance.cast_vote(boundProposal, 'Yes').then(ok)));
-  voter += 100;
+// 1,000 in flight, as in the burst above: beside a compaction they reach the stall (P11), the bound.
+const vote1000 = async () => {
+  await Promise.all(members.slice(voter, voter + 1000).map((m) => platform.as(m).governance.cast_vote(boundProposal, 'Yes').then(ok)));
+  voter += 1000;
 };
-while (!closedLog() && voter < MEMBERS) await vote100();
+while (!closedLog() && voter < MEMBERS) await vote1000();
 const compactionStartedAt = voter;
-for (let k = 0; k < compactionWithVotes.calls * 0.8 && voter < MEMBERS; k += 100) await vote100();
+while (closedLog() && !platform.host.stalling && voter < MEMBERS) await vote1000();
 const midCompaction = closedLog();
 platform.close();
 const boundLogMiB = logBytes() / 2 ** 20;

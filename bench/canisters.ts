@@ -74,7 +74,7 @@ export async function benchCanisters(): Promise<string> {
       { measure: 'then the first reads of the two largest stores (a vote, a membership: their indexes built on first use, decision P6)', value: `${f(r.firstReadsMs)} ms; restart and first reads ${f((r.restartSnapshotMs + r.firstReadsMs) / 1000, 2)} s` },
       { measure: 'yardstick: reading the state files from disk', value: `${f(r.readFilesMs)} ms (${f(r.readMiB)} MiB)` },
       {
-        measure: `restart after a crash at the bound (decision P8): in the middle of a compaction${r.crashBound.midCompaction ? '' : ' (it had finished: NOT the bound)'}, old snapshot + closed log + ${(r.crashBound.votes - r.crashBound.votesBeforeCompaction).toLocaleString('en')} votes logged beside it; issue 16 target 3: ≤ 1.0 s and ≤ 3× reading the files`,
+        measure: `restart after a crash at the bound (decisions P8, P11): in the middle of a compaction${r.crashBound.midCompaction ? '' : ' (it had finished: NOT the bound)'}, old snapshot + closed log + ${(r.crashBound.votes - r.crashBound.votesBeforeCompaction).toLocaleString('en')} votes logged beside it, until new updates were held; issue 16 target 3: ≤ 1.0 s and ≤ 3× reading the files`,
         value: `${f(r.crashBound.restartMs / 1000, 2)} s (logs ${f(r.crashBound.logMiB, 1)} MiB of ${f(r.crashBound.readMiB)} MiB) = ${f(r.crashBound.restartMs / r.crashBound.readMs, 1)}× reading them (${f(r.crashBound.readMs)} ms) ${r.crashBound.restartMs <= 1000 && r.crashBound.restartMs <= 3 * r.crashBound.readMs ? 'MET' : 'NOT MET'}`,
       },
       { measure: 'restart from the same state as a version 1 JSON snapshot (before P2)', value: `${f(r.restartJsonMs / 1000, 2)} s = ${f(r.restartJsonMs / r.readFilesMs, 1)}× reading the files` },

@@ -235,6 +235,7 @@ describe('compaction beside the updates (decision P5)', () => {
       else stalled = update;
     }
     assert.ok(stalled, 'an update is held once the log written beside the compaction reaches its size');
+    assert.equal(host.stalling, true);
     assert.ok(answeredBeside * 20 >= compactBytes / 2, `updates were answered beside the compaction first (${answeredBeside})`);
     assert.equal(host.query('governance', () => host.store('governance', 'votes').size), 300 + answeredBeside, 'queries are answered during the stall');
     let answeredAfterCompaction = false;
@@ -243,6 +244,7 @@ describe('compaction beside the updates (decision P5)', () => {
     await compaction;
     await later;
     assert.ok(answeredAfterCompaction, 'the held update ran once the compaction had ended');
+    assert.equal(host.stalling, false);
     host.close();
     const again = EmbeddedHost.open({ dir });
     assert.deepEqual(numbers(again), range(300 + answeredBeside + 50));

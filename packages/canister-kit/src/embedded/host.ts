@@ -116,6 +116,11 @@ export class EmbeddedHost {
     return this.wal?.compact(() => this.capture()) ?? Promise.resolve();
   }
 
+  /** True while new update calls wait for a compaction that fell behind the log (decision P11). */
+  get stalling(): boolean {
+    return this.wal?.stalling ?? false;
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;

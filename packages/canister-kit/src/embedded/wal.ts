@@ -610,8 +610,12 @@ export class WriteAheadLog {
    * compactions fall behind). Undefined when an update may go ahead.
    */
   stall(): Promise<void> | undefined {
-    if (this.compacting === undefined || this.pos + this.pendingChars < this.compactBytes) return undefined;
-    return this.compacting.catch(() => undefined);
+    return this.stalling ? this.compacting!.catch(() => undefined) : undefined;
+  }
+
+  /** True while new updates are held by a compaction that fell behind (decision P11). */
+  get stalling(): boolean {
+    return this.compacting !== undefined && this.pos + this.pendingChars >= this.compactBytes;
   }
 
   /** Resolves once every record up to `seq` (default: all appended so far) is on disk and fsynced. */
