@@ -345,7 +345,29 @@ function hexValue(c: number): number {
  * end, pushed to `stores` and `ranges`) to decode on the store's first use. Returns the sequence, or a
  * string saying why the line is unreadable.
  */
-function splitLine(bytes: Buffer, start: number, end: number, names: Map<string, string>, stores: string[], ranges: number[]): number | string {
+/**
+ * Store names met in the log, known by their bytes (the JSON text between two tabs), so splitting a line
+ * makes no string per part: a log names a few dozen stores at most, compared byte by byte.
+ */
+class StoreNames {
+  private readonly known: Array<{ raw: Buffer; name: string }> = [];
+
+  find(bytes: Buffer, from: number, to: number): string | undefined {
+    const length = to - from;
+    next: for (const { raw, name } of this.known) {
+      if (raw.length !== length) continue;
+      for (let i = length - 1; i >= 0; i--) if (raw[i] !== bytes[from + i]) continue next;
+      return name;
+    }
+    return undefined;
+  }
+
+  add(bytes: Buffer, from: number, to: number, name: string): void {
+    this.known.push({ raw: Buffer.from(bytes.subarray(from, to)), name });
+  }
+}
+
+function splitLine(bytes: Buffer, start: number, end: number, names: StoreNames, stores: string[], ranges: number[]): number | string {
   // "L2 " + 8 hex digits + " " + rest
   if (bytes[start] !== 0x4c || end - start < 13 || bytes[start + 2] !== 0x20 || bytes[start + 11] !== 0x20) return 'unreadable record';
   if (bytes[start + 1] !== 0x32) return `unknown log line version ${bytes.toString('latin1', start + 1, start + 2)}`;
@@ -371,8 +393,7 @@ function splitLine(bytes: Buffer, start: number, end: number, names: Map<string,
     // at is a tab: the store's name, a tab, its writes up to the next tab or the line's end.
     const nameEnd = bytes.indexOf(0x09, at + 1);
     if (nameEnd < 0 || nameEnd >= end) return 'unreadable record (store)';
-    const raw = bytes.toString('latin1', at + 1, nameEnd);
-    let name = names.get(raw);
+    let name = names.find(bytes, at + 1, nameEnd);
     if (name === undefined) {
       let parsed: unknown;
       try {
@@ -382,7 +403,7 @@ function splitLine(bytes: Buffer, start: number, end: number, names: Map<string,
       }
       if (typeof parsed !== 'string') return 'unreadable record (store)';
       name = parsed;
-      names.set(raw, name);
+      names.add(bytes, at + 1, nameEnd, name);
     }
     let partEnd = bytes.indexOf(0x09, nameEnd + 1);
     if (partEnd < 0 || partEnd > end) partEnd = end;
@@ -500,7 +521,7 @@ export class WriteAheadLog {
       if (!list) logged.set(name, (list = []));
       return list;
     };
-    const names = new Map<string, string>();
+    const names = new StoreNames();
     const lineStores: string[] = [];
     const lineRanges: number[] = [];
     let previous = 0;
