@@ -26,72 +26,103 @@ function multiline(value: string): string {
   return value.includes('\n') ? escapeText(value).replace(/\r?\n/g, '<br>') : escapeText(value);
 }
 
-function row(inner: string, padding = '0 0 16px 0'): string {
-  return `<tr><td style="${FONT}padding:${padding};color:${TEXT};font-size:16px;line-height:24px;">${inner}</td></tr>`;
+// Every block is one table row; the markup around caller text is written once, per brand where it
+// holds a brand colour (D40), and the pieces are concatenated without intermediate arrays.
+const ROW_OPEN = `<tr><td style="${FONT}padding:0 0 16px 0;color:${TEXT};font-size:16px;line-height:24px;">`;
+const ROW_CLOSE = '</td></tr>';
+const ITEM_OPEN = `<p style="margin:0;padding:10px 0;border-bottom:1px solid ${RULE};font-size:15px;line-height:22px;">`;
+const ITEM_META = `<br><span style="font-size:12px;color:${MUTED};">`;
+const ITEM_BODY = '<br><span style="font-size:14px;">';
+const DETAILS_OPEN = `<table role="presentation" width="100%" border="0" cellpadding="0" cellspacing="0" style="border-top:1px solid ${RULE};">`;
+const DETAILS_LABEL = `<tr><td style="${FONT}padding:8px 12px 8px 0;border-bottom:1px solid ${RULE};font-size:14px;color:${MUTED};width:40%;vertical-align:top;">`;
+const DETAILS_VALUE = `</td><td style="${FONT}padding:8px 0;border-bottom:1px solid ${RULE};font-size:14px;color:${TEXT};vertical-align:top;word-break:break-word;">`;
+const TABLE_OPEN = `<table role="presentation" width="100%" border="0" cellpadding="0" cellspacing="0" style="font-size:14px;">`;
+const TABLE_HEAD = `<th align="left" style="${FONT}padding:6px 8px 6px 0;border-bottom:2px solid ${RULE};color:${MUTED};">`;
+const TABLE_CELL = `<td style="${FONT}padding:6px 8px 6px 0;border-bottom:1px solid ${RULE};">`;
+
+interface BrandPieces {
+  linkOpen: string;
+  linkMid: string;
+  buttonOpen: string;
+  itemLinkMid: string;
+  cellLinkMid: string;
+}
+const pieces = new WeakMap<Brand, BrandPieces>();
+
+function piecesOf(brand: Brand): BrandPieces {
+  let p = pieces.get(brand);
+  if (!p) {
+    const color = brand.primaryColor;
+    p = {
+      linkOpen: '<a href="',
+      linkMid: `" style="color:${color};text-decoration:underline;">`,
+      buttonOpen:
+        `<table role="presentation" border="0" cellpadding="0" cellspacing="0"><tr><td bgcolor="${color}" style="border-radius:6px;background:${color};">` +
+        `<a href="`,
+      itemLinkMid: `" style="color:${color};text-decoration:none;font-weight:600;">`,
+      cellLinkMid: `" style="color:${color};">`,
+    };
+    pieces.set(brand, p);
+  }
+  return p;
 }
 
 export function blockHtml(block: Block, brand: Brand): string {
   switch (block.kind) {
     case 'heading':
-      return row(`<h1 style="margin:0;${FONT}font-size:22px;line-height:30px;font-weight:700;color:${TEXT};">${escapeText(block.text)}</h1>`);
+      return `${ROW_OPEN}<h1 style="margin:0;${FONT}font-size:22px;line-height:30px;font-weight:700;color:${TEXT};">${escapeText(block.text)}</h1>${ROW_CLOSE}`;
     case 'paragraph':
-      return row(multiline(block.text));
+      return ROW_OPEN + multiline(block.text) + ROW_CLOSE;
     case 'note':
-      return row(`<span style="font-size:13px;line-height:20px;color:${MUTED};">${multiline(block.text)}</span>`);
+      return `${ROW_OPEN}<span style="font-size:13px;line-height:20px;color:${MUTED};">${multiline(block.text)}</span>${ROW_CLOSE}`;
     case 'code':
-      return row(
-        `<div style="${FONT}font-size:28px;line-height:36px;font-weight:700;letter-spacing:6px;color:${TEXT};background:#F3F4F6;border-radius:6px;padding:12px 16px;text-align:center;">${escapeText(block.text)}</div>`,
+      return (
+        `${ROW_OPEN}<div style="${FONT}font-size:28px;line-height:36px;font-weight:700;letter-spacing:6px;color:${TEXT};background:#F3F4F6;border-radius:6px;padding:12px 16px;text-align:center;">` +
+        `${escapeText(block.text)}</div>${ROW_CLOSE}`
       );
-    case 'link':
-      return row(`<a href="${escapeAttr(block.url)}" style="color:${brand.primaryColor};text-decoration:underline;">${escapeText(block.label)}</a>`);
+    case 'link': {
+      const p = piecesOf(brand);
+      return `${ROW_OPEN}${p.linkOpen}${escapeAttr(block.url)}${p.linkMid}${escapeText(block.label)}</a>${ROW_CLOSE}`;
+    }
     case 'button':
       // Bulletproof button: the table cell carries the colour so Outlook (no padding on <a>) shows it too.
-      return row(
-        `<table role="presentation" border="0" cellpadding="0" cellspacing="0"><tr><td bgcolor="${brand.primaryColor}" style="border-radius:6px;background:${brand.primaryColor};">` +
-          `<a href="${escapeAttr(block.url)}" target="_blank" style="display:inline-block;${FONT}font-size:16px;font-weight:600;line-height:20px;color:#FFFFFF;text-decoration:none;padding:12px 24px;border-radius:6px;">${escapeText(block.label)}</a>` +
-          `</td></tr></table>` +
-          `<p style="margin:8px 0 0 0;font-size:12px;line-height:18px;color:${MUTED};word-break:break-all;">${escapeText(block.url)}</p>`,
+      return (
+        `${ROW_OPEN}${piecesOf(brand).buttonOpen}${escapeAttr(block.url)}" target="_blank" style="display:inline-block;${FONT}font-size:16px;font-weight:600;line-height:20px;color:#FFFFFF;text-decoration:none;padding:12px 24px;border-radius:6px;">` +
+        `${escapeText(block.label)}</a></td></tr></table>` +
+        `<p style="margin:8px 0 0 0;font-size:12px;line-height:18px;color:${MUTED};word-break:break-all;">${escapeText(block.url)}</p>${ROW_CLOSE}`
       );
-    case 'details':
-      return row(
-        `<table role="presentation" width="100%" border="0" cellpadding="0" cellspacing="0" style="border-top:1px solid ${RULE};">` +
-          block.rows
-            .map(
-              ([label, value]) =>
-                `<tr><td style="${FONT}padding:8px 12px 8px 0;border-bottom:1px solid ${RULE};font-size:14px;color:${MUTED};width:40%;vertical-align:top;">${escapeText(label)}</td>` +
-                `<td style="${FONT}padding:8px 0;border-bottom:1px solid ${RULE};font-size:14px;color:${TEXT};vertical-align:top;word-break:break-word;">${multiline(value)}</td></tr>`,
-            )
-            .join('') +
-          `</table>`,
-      );
-    case 'items':
-      return row(
-        block.items
-          .map((item) => {
-            const title = item.url
-              ? `<a href="${escapeAttr(item.url)}" style="color:${brand.primaryColor};text-decoration:none;font-weight:600;">${escapeText(item.title)}</a>`
-              : `<b>${escapeText(item.title)}</b>`;
-            const meta = item.meta ? `<br><span style="font-size:12px;color:${MUTED};">${escapeText(item.meta)}</span>` : '';
-            const body = item.body ? `<br><span style="font-size:14px;">${multiline(item.body)}</span>` : '';
-            return `<p style="margin:0;padding:10px 0;border-bottom:1px solid ${RULE};font-size:15px;line-height:22px;">${title}${meta}${body}</p>`;
-          })
-          .join(''),
-      );
-    case 'table':
-      return row(
-        `<table role="presentation" width="100%" border="0" cellpadding="0" cellspacing="0" style="font-size:14px;">` +
-          `<tr>${block.head.map((h) => `<th align="left" style="${FONT}padding:6px 8px 6px 0;border-bottom:2px solid ${RULE};color:${MUTED};">${escapeText(h)}</th>`).join('')}</tr>` +
-          block.rows
-            .map((r) => {
-              const cells = r.cells.map((c, i) => {
-                const text = i === 0 && r.url ? `<a href="${escapeAttr(r.url)}" style="color:${brand.primaryColor};">${escapeText(c)}</a>` : escapeText(c);
-                return `<td style="${FONT}padding:6px 8px 6px 0;border-bottom:1px solid ${RULE};">${text}</td>`;
-              });
-              return `<tr>${cells.join('')}</tr>`;
-            })
-            .join('') +
-          `</table>`,
-      );
+    case 'details': {
+      let out = ROW_OPEN + DETAILS_OPEN;
+      for (const [label, value] of block.rows) out += `${DETAILS_LABEL}${escapeText(label)}${DETAILS_VALUE}${multiline(value)}</td></tr>`;
+      return `${out}</table>${ROW_CLOSE}`;
+    }
+    case 'items': {
+      const itemLinkMid = piecesOf(brand).itemLinkMid;
+      let out = ROW_OPEN;
+      for (const item of block.items) {
+        out += ITEM_OPEN;
+        out += item.url ? `<a href="${escapeAttr(item.url)}${itemLinkMid}${escapeText(item.title)}</a>` : `<b>${escapeText(item.title)}</b>`;
+        if (item.meta) out += `${ITEM_META}${escapeText(item.meta)}</span>`;
+        if (item.body) out += `${ITEM_BODY}${multiline(item.body)}</span>`;
+        out += '</p>';
+      }
+      return out + ROW_CLOSE;
+    }
+    case 'table': {
+      const cellLinkMid = piecesOf(brand).cellLinkMid;
+      let out = `${ROW_OPEN}${TABLE_OPEN}<tr>`;
+      for (const h of block.head) out += `${TABLE_HEAD}${escapeText(h)}</th>`;
+      out += '</tr>';
+      for (const r of block.rows) {
+        out += '<tr>';
+        for (let i = 0; i < r.cells.length; i++) {
+          const c = r.cells[i]!;
+          out += TABLE_CELL + (i === 0 && r.url ? `<a href="${escapeAttr(r.url)}${cellLinkMid}${escapeText(c)}</a>` : escapeText(c)) + '</td>';
+        }
+        out += '</tr>';
+      }
+      return `${out}</table>${ROW_CLOSE}`;
+    }
   }
 }
 

@@ -2,13 +2,16 @@
 const HTML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 // Most values need no escaping; testing first avoids a replace() allocation per call.
-const TEXT_SPECIAL = /[&<>]/;
 const ATTR_SPECIAL = /[&<>"']/;
 const UNTIDY = /[\p{Cc}\p{Zl}\p{Zp}]|\s\s|^\s|\s$/u;
 
-/** For text nodes: only & < > need escaping there, which keeps entity-heavy text small. */
+/**
+ * For text nodes: only & < > need escaping there, which keeps entity-heavy text small. Three
+ * single-character searches (memchr) decide in a third of a character-class regex's time (D40).
+ */
 export function escapeText(value: string): string {
-  return TEXT_SPECIAL.test(value) ? value.replace(/[&<>]/g, (c) => HTML[c]!) : value;
+  if (value.indexOf('&') === -1 && value.indexOf('<') === -1 && value.indexOf('>') === -1) return value;
+  return value.replace(/[&<>]/g, (c) => HTML[c]!);
 }
 
 /** For attribute values (always double-quoted in our markup). */

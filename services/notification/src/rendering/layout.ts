@@ -64,12 +64,11 @@ export function layoutHtml(content: RenderedContent, brand: Brand): string {
 }
 
 export function layoutText(content: RenderedContent, brand: Brand): string {
-  const footer = [
-    '--',
-    content.reason,
-    ...(content.unsubscribe ? [`Unsubscribe: ${content.unsubscribe.url}`] : []),
-    `Support: ${brand.supportUrl}`,
-    `${brand.name}, ${brand.postalAddress}`,
-  ];
-  return `${content.blocks.map(blockText).join('\n\n')}\n\n${footer.join('\n')}\n`;
+  // Concatenated piece by piece (D40): joining arrays copied every part of the text once more.
+  let out = '';
+  const blocks = content.blocks;
+  for (let i = 0; i < blocks.length; i++) out += i === 0 ? blockText(blocks[i]!) : `\n\n${blockText(blocks[i]!)}`;
+  out += `\n\n--\n${content.reason}`;
+  if (content.unsubscribe) out += `\nUnsubscribe: ${content.unsubscribe.url}`;
+  return `${out}\nSupport: ${brand.supportUrl}\n${brand.name}, ${brand.postalAddress}\n`;
 }
