@@ -162,6 +162,25 @@ describe('log line format 2 (decision P10)', () => {
     again.close();
   });
 
+  it('a compaction copies the snapshot frames of a store nobody used as they are (decision P5)', async () => {
+    const dir = tempDir();
+    const big = Array.from({ length: 3_000 }, (_, i): [StoreKey, unknown] => [i, { n: i, b: new Uint8Array([i % 256]), at: BigInt(i) * 10n ** 12n }]);
+    writeSnapshot(dir, 1, [['user/n', big]]);
+    const before = readFileSync(join(dir, 'snapshot.bin'));
+    const entriesFrame = frame(big);
+    assert.ok(before.includes(entriesFrame));
+    writeFileSync(join(dir, 'wal.jsonl'), v2(2, [['user/m', 'x', 1]]));
+    const host = EmbeddedHost.open({ dir });
+    host.store('user', 'n'); // opened, as a core opens its stores, never read
+    await host.compact();
+    host.close();
+    assert.ok(readFileSync(join(dir, 'snapshot.bin')).includes(entriesFrame), 'the same frame, byte for byte');
+    const again = EmbeddedHost.open({ dir });
+    assert.deepStrictEqual(entriesOf(again, 'user', 'n'), big);
+    assert.deepEqual(entriesOf(again, 'user', 'm'), [['x', 1]]);
+    again.close();
+  });
+
   it('property: lazy replay of format 2 equals eager replay of format 1 and the history, in any order of first use', async () => {
     const STORES = ['c1/s', 'c1/t', 'c2/u'];
     // One key type per store, as the stores' B-trees expect.
