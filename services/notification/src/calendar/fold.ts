@@ -7,9 +7,17 @@ function unitOctets(c: number): number {
   return c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
 function foldLine(line: string): string {
   // Nothing to fold when even 3 octets per unit stays within 74 (the common case for short lines).
   if (line.length * 3 <= 74) return line;
+  // ASCII: one octet per unit, so the pieces are every 74 units (D41).
+  if (!NON_ASCII.test(line)) {
+    let out = line.slice(0, 74);
+    for (let i = 74; i < line.length; i += 74) out += `\r\n ${line.slice(i, i + 74)}`;
+    return out;
+  }
   let out = '';
   let from = 0;
   let octets = 0;
@@ -33,5 +41,5 @@ function foldLine(line: string): string {
 }
 
 export function foldLines(text: string): string {
-  return text.split('\r\n').map(foldLine).join('\r\n');
+  return text.includes('\r\n') ? text.split('\r\n').map(foldLine).join('\r\n') : foldLine(text);
 }
