@@ -8,6 +8,46 @@ import type { EmailProvider } from '../providers/index.ts';
 import { ProviderError } from '../providers/index.ts';
 import type { Composer } from '../rendering/compose.ts';
 import type { TemplateDefinition } from '../templates/template-schema.ts';
+import { plainJson, writeInfo } from '../logging/line.ts';
+import type { OutboundMessage } from '../rendering/compose.ts';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from 'pino';
+
+/**
+ * The send's log line (D28): email.sent, or email.stub_send in stub mode. Written from its parts when
+ * every value is plain ASCII (decision D42), else by pino from the object; the same bytes either way.
+ */
+export function logSent(log: FastifyBaseLogger, stub: boolean, messageId: string, message: OutboundMessage): void {
+  const event = stub ? 'email.stub_send' : 'email.sent';
+  const msg = stub ? 'stub mode: email not delivered' : 'email sent';
+  const id = plainJson(messageId);
+  const template = plainJson(message.type);
+  const brand = plainJson(message.brand);
+  let names = '';
+  for (const a of message.attachments) {
+    const name = plainJson(a.filename);
+    if (name === undefined) {
+      names = '!';
+      break;
+    }
+    names += names === '' ? name : `,${name}`;
+  }
+  if (id !== undefined && template !== undefined && brand !== undefined && names !== '!') {
+    const props = `,"event":"${event}","message_id":${id},"template":${template},"brand":${brand},"attachment_count":${message.attachments.length},"attachment_filenames":[${names}]`;
+    if (writeInfo(log as unknown as Logger, props, msg)) return;
+  }
+  log.info(
+    {
+      event,
+      message_id: messageId,
+      template: message.type,
+      brand: message.brand,
+      attachment_count: message.attachments.length,
+      attachment_filenames: message.attachments.map((a) => a.filename),
+    },
+    msg,
+  );
+}
 
 export interface SendRouteOptions {
   brands: BrandBook;
@@ -79,17 +119,7 @@ export const sendRoutes: FastifyPluginAsync<SendRouteOptions> = async (app, opts
     }
 
     // email.sent counts real deliveries only; in stub mode the same fields go to email.stub_send (decision D28).
-    request.log.info(
-      {
-        event: provider.stub ? 'email.stub_send' : 'email.sent',
-        message_id: messageId,
-        template: message.type,
-        brand: message.brand,
-        attachment_count: message.attachments.length,
-        attachment_filenames: message.attachments.map((a) => a.filename),
-      },
-      provider.stub ? 'stub mode: email not delivered' : 'email sent',
-    );
+    logSent(request.log, provider.stub, messageId, message);
     // Step 7.
     const result: StoredResult = { id: messageId, status: 'sent', stubbed: provider.stub, request_id: request.id };
     if (key !== undefined) await idempotency.complete(key, fingerprint, result);
