@@ -68,7 +68,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
 
   app.decorateRequest('budgetHeld', 0);
   app.decorateRequest('budgetLane', null);
-  app.decorateRequest('bodyDeadline', null);
+  app.decorateRequest('bodyDeadline', 0);
   // Decision D3: JSON is the only accepted body; Fastify's built-in text/plain parser would turn a
   // text body into a string and make it a 400 instead of 415.
   app.removeContentTypeParser('text/plain');
@@ -89,7 +89,12 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     return false;
   };
 
-  /** Memory bound (decision D8): the body is read only once its declared size fits the in-flight budget. */
+  const smallReadTimeoutMs = Math.min(SMALL_BODY_READ_TIMEOUT_MS, config.BODY_READ_TIMEOUT_MS);
+
+  /**
+   * Memory bound (decision D8): the body is read only once its declared size fits the in-flight
+   * budget; from then on it must arrive within its lane's read timeout (decision D32).
+   */
   const reserveBody = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     const declared = request.headers['content-length'];
     if (declared === undefined && request.headers['transfer-encoding'] === undefined) return done();
@@ -101,12 +106,16 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     const held = lane.acquire(size);
     if (typeof held === 'number') {
       request.budgetHeld = held;
+      request.bodyDeadline = Date.now() + (lane === smallBudget ? smallReadTimeoutMs : config.BODY_READ_TIMEOUT_MS);
       return done();
     }
     held.then((n) => {
       // The client may have gone while queued; onRequestAbort has then already run.
       if (request.raw.destroyed) lane.release(n);
-      else request.budgetHeld = n;
+      else {
+        request.budgetHeld = n;
+        request.bodyDeadline = Date.now() + (lane === smallBudget ? smallReadTimeoutMs : config.BODY_READ_TIMEOUT_MS);
+      }
       done();
     }, done);
   };
@@ -114,59 +123,48 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   // Callback-style hooks (no promise per request), in the order of spec 3's send flow: step 1 the
   // correlation id on every response and rule 1 (fail closed, health included) here; step 2
   // authentication and then the body budget in the scope that holds the routes (decision D34).
+  const configured = registry.configured;
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    if (registry.configured) return done();
+    if (configured) return done();
     void sendError(reply, 503, 'service_unavailable');
   });
-  // Requests whose body has not fully arrived yet: close() ends their connections at once (nothing was
-  // acknowledged), while requests already being handled finish (decision D29).
-  const receiving = new Set<FastifyRequest>();
-  app.addHook('preValidation', (request, _reply, done) => {
-    receiving.delete(request);
-    done();
-  });
-  let closing = false;
-  // A keep-alive connection that was busy when close() began would otherwise hold it open until the
-  // keep-alive timeout (72 s): answers sent while closing end their connection.
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close');
-    done(null, payload);
-  });
+
+  // Every admitted request until it is answered or aborted (decisions D29, D32, D43). Whether its body
+  // has fully arrived is the parser's own flag (`complete`), so no hook runs per request to say so.
+  const admitted = new Map<FastifyRequest, FastifyReply>();
+  // close(): connections whose body has not fully arrived end at once (nothing was acknowledged);
+  // requests already being handled finish, and their answers say `Connection: close`, so a keep-alive
+  // connection does not hold close() until its timeout (72 s). New requests get 503 from Fastify.
   app.addHook('preClose', (done) => {
-    closing = true;
-    for (const request of receiving) request.raw.socket?.destroy();
-    receiving.clear();
+    for (const [request, reply] of admitted) {
+      if (!request.raw.complete) request.raw.socket?.destroy();
+      else if (!reply.sent) reply.header('connection', 'close');
+    }
     done();
   });
-  const releaseBudget = (request: FastifyRequest) => {
-    receiving.delete(request);
-    if (request.bodyDeadline) {
-      clearTimeout(request.bodyDeadline);
-      request.bodyDeadline = null;
+  // Body read timeouts (decision D32) are checked by one unref'd sweep, at most a fifth of the shorter
+  // timeout (and 1 s) late, instead of a timer set and cleared per request.
+  const sweepMs = Math.max(20, Math.min(1000, Math.floor(Math.min(smallReadTimeoutMs, config.BODY_READ_TIMEOUT_MS) / 5)));
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const request of admitted.keys()) {
+      if (request.bodyDeadline === 0 || request.bodyDeadline > now || request.raw.complete) continue;
+      request.bodyDeadline = 0;
+      const timeoutMs = request.budgetLane === smallBudget ? smallReadTimeoutMs : config.BODY_READ_TIMEOUT_MS;
+      request.log.warn({ event: 'request.body_timeout', declared_bytes: Number(request.headers['content-length'] ?? -1), timeout_ms: timeoutMs }, 'request body too slow; connection closed');
+      request.raw.socket?.destroy();
     }
+  }, sweepMs);
+  sweep.unref();
+  const releaseBudget = (request: FastifyRequest) => {
+    admitted.delete(request);
+    request.bodyDeadline = 0;
     if (request.budgetHeld > 0) {
       request.budgetLane!.release(request.budgetHeld);
       request.budgetHeld = 0;
     }
   };
-  // Body read timeout (decision D32): a body that has not fully arrived BODY_READ_TIMEOUT_MS after its
-  // reading began loses its connection, so a slow sender cannot hold its share of the budget for long.
-  app.addHook('preParsing', (request, _reply, payload, done) => {
-    if (request.budgetHeld > 0) {
-      const timeoutMs = request.budgetLane === smallBudget ? Math.min(SMALL_BODY_READ_TIMEOUT_MS, config.BODY_READ_TIMEOUT_MS) : config.BODY_READ_TIMEOUT_MS;
-      request.bodyDeadline = setTimeout(() => {
-        request.bodyDeadline = null;
-        request.log.warn({ event: 'request.body_timeout', declared_bytes: Number(request.headers['content-length'] ?? -1), timeout_ms: timeoutMs }, 'request body too slow; connection closed');
-        request.raw.socket?.destroy();
-      }, timeoutMs);
-      payload.once('end', () => {
-        if (request.bodyDeadline) clearTimeout(request.bodyDeadline);
-        request.bodyDeadline = null;
-      });
-    }
-    done(null, payload);
-  });
   app.addHook('onRequestAbort', (request, done) => {
     releaseBudget(request);
     done();
@@ -183,7 +181,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   });
 
   const admitBody = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    receiving.add(request);
+    admitted.set(request, reply);
     reserveBody(request, reply, done);
   };
   // Health is public: its scope has the body budget but no authentication.
@@ -202,6 +200,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   });
 
   app.addHook('onClose', async () => {
+    clearInterval(sweep);
     await provider.close?.();
     await idempotency.close?.();
     flush();
@@ -217,6 +216,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     budgetHeld: number;
     budgetLane: ByteBudget | null;
-    bodyDeadline: NodeJS.Timeout | null;
+    /** Epoch ms by which the body must have arrived (decision D32); 0 = none. */
+    bodyDeadline: number;
   }
 }
