@@ -1,4 +1,5 @@
 // The notification service (spec 3) as a Fastify instance: build it with a config, listen elsewhere.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { brandsFromConfig } from './brands/brands.ts';
@@ -16,7 +17,8 @@ import { providerFromConfig, type EmailProvider } from './providers/index.ts';
 import { Composer } from './rendering/compose.ts';
 import { healthRoutes } from './routes/health.ts';
 import { openapiRoutes } from './routes/openapi.ts';
-import { sendRoutes } from './routes/send.ts';
+import { createSender, sendRoutes } from './routes/send.ts';
+import { FrontDoor } from './http/front-door.ts';
 import type { TemplateDefinition } from './templates/template-schema.ts';
 import { templates as catalog } from './templates/index.ts';
 
@@ -90,6 +92,18 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   };
 
   const smallReadTimeoutMs = Math.min(SMALL_BODY_READ_TIMEOUT_MS, config.BODY_READ_TIMEOUT_MS);
+  const debugEnabled = logger.isLevelEnabled('debug');
+
+  const sendOptions = { brands, templates, composer, provider, idempotency, now: opts.now ?? (() => new Date()) };
+  const sender = createSender(sendOptions);
+  // Decision D44: authenticated small JSON sends are served on Node's objects; everything else by Fastify.
+  const door = new FrontDoor({ registry, logger, lane: smallBudget, maxBytes: Math.min(SMALL_BODY_BYTES, config.MAX_BODY_BYTES), readTimeoutMs: smallReadTimeoutMs, sender, debugEnabled });
+  const [fastifyHandler] = app.server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+  app.server.removeAllListeners('request');
+  app.decorate('frontDoor', door);
+  app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (!door.take(req, res)) fastifyHandler!(req, res);
+  });
 
   /**
    * Memory bound (decision D8): the body is read only once its declared size fits the in-flight
@@ -137,6 +151,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   // requests already being handled finish, and their answers say `Connection: close`, so a keep-alive
   // connection does not hold close() until its timeout (72 s). New requests get 503 from Fastify.
   app.addHook('preClose', (done) => {
+    door.close();
     for (const [request, reply] of admitted) {
       if (!request.raw.complete) request.raw.socket?.destroy();
       else if (!reply.sent) reply.header('connection', 'close');
@@ -148,6 +163,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const sweepMs = Math.max(20, Math.min(1000, Math.floor(Math.min(smallReadTimeoutMs, config.BODY_READ_TIMEOUT_MS) / 5)));
   const sweep = setInterval(() => {
     const now = Date.now();
+    door.sweep(now);
     for (const request of admitted.keys()) {
       if (request.bodyDeadline === 0 || request.bodyDeadline > now || request.raw.complete) continue;
       request.bodyDeadline = 0;
@@ -169,7 +185,6 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     releaseBudget(request);
     done();
   });
-  const debugEnabled = logger.isLevelEnabled('debug');
   app.addHook('onResponse', (request, reply, done) => {
     releaseBudget(request);
     // Successful sends already log email.sent; the access line matters for everything else.
@@ -195,7 +210,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
       if (authenticated(request, reply)) admitBody(request, reply, done);
     });
     api.setNotFoundHandler((_request, reply) => sendError(reply, 404, 'not_found'));
-    await api.register(sendRoutes, { brands, templates, composer, provider, idempotency, now: opts.now ?? (() => new Date()) });
+    await api.register(sendRoutes, { ...sendOptions, sender });
     await api.register(openapiRoutes, { brands, templates, version: SERVICE_VERSION });
   });
 
@@ -213,6 +228,10 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
 }
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** Decision D44: the door for small authenticated JSON sends. */
+    frontDoor: FrontDoor;
+  }
   interface FastifyRequest {
     budgetHeld: number;
     budgetLane: ByteBudget | null;

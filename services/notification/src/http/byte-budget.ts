@@ -21,6 +21,14 @@ export class ByteBudget {
     return new Promise<number>((resolve) => this.waiting.push({ bytes: n, resume: () => resolve(n) }));
   }
 
+  /** Reserves min(bytes, capacity) only when it fits at once (nobody waiting), else undefined. */
+  tryAcquire(bytes: number): number | undefined {
+    const n = Math.min(Math.max(bytes, 0), this.capacity);
+    if (this.waiting.length > 0 || n > this.available) return undefined;
+    this.available -= n;
+    return n;
+  }
+
   release(bytes: number): void {
     this.available += bytes;
     // FIFO: a large request at the head is not starved by small ones behind it.

@@ -1,8 +1,8 @@
 // POST /api/v1/send (spec 3 "Send flow"); auth ran in the onRequest hook (step 2).
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { BrandBook } from '../brands/brands.ts';
 import { validateEnvelope } from '../envelope/envelope.ts';
-import { sendError } from '../http/errors.ts';
+import type { Detail, ErrorCode } from '../http/errors.ts';
 import { fingerprintOf, IDEMPOTENCY_KEY, type IdempotencyStore, type StoredResult } from '../idempotency/store.ts';
 import type { EmailProvider } from '../providers/index.ts';
 import { ProviderError } from '../providers/index.ts';
@@ -58,22 +58,44 @@ export interface SendRouteOptions {
   now: () => Date;
 }
 
-export const sendRoutes: FastifyPluginAsync<SendRouteOptions> = async (app, opts) => {
+/** What the send flow needs from the request, whichever front door took it (decision D44). */
+export interface SendRequest {
+  id: string;
+  idempotencyKey: string | string[] | undefined;
+  body: unknown;
+  log: FastifyBaseLogger;
+}
+
+/** The answer: status and JSON body (`{error, request_id, details?}` for errors, spec 3). */
+export interface SendAnswer {
+  status: number;
+  body: StoredResult | ErrorBody;
+  /** A repeat of a completed send (D9): answered with `Idempotent-Replayed: true`. */
+  replayed?: true;
+}
+
+export interface ErrorBody {
+  error: ErrorCode;
+  request_id: string;
+  details?: Detail[];
+}
+
+function fail(status: number, error: ErrorCode, requestId: string, details?: Detail[]): SendAnswer {
+  const body: ErrorBody = { error, request_id: requestId };
+  if (details) body.details = details;
+  return { status, body };
+}
+
+/** Spec 3's send flow, steps 3 to 7, for an authenticated request whose body is parsed. */
+export function createSender(opts: SendRouteOptions): (request: SendRequest) => Promise<SendAnswer> {
   const { brands, templates, composer, provider, idempotency, now } = opts;
   const typeNames = Object.keys(templates);
   const lookup = (type: string) => (Object.hasOwn(templates, type) ? templates[type] : undefined);
 
-  // A declared 200 shape lets Fastify serialise with a compiled stringifier instead of JSON.stringify.
-  const sent = {
-    type: 'object',
-    required: ['id', 'status', 'stubbed', 'request_id'],
-    properties: { id: { type: 'string' }, status: { type: 'string' }, stubbed: { type: 'boolean' }, request_id: { type: 'string' } },
-  } as const;
-
-  app.post('/api/v1/send', { schema: { response: { 200: sent } } }, async (request, reply) => {
-    const key = request.headers['idempotency-key'];
+  return async (request) => {
+    const key = request.idempotencyKey;
     if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))) {
-      return sendError(reply, 400, 'invalid_request', [{ field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }]);
+      return fail(400, 'invalid_request', request.id, [{ field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }]);
     }
 
     // Fingerprint the body as received, before validation fills in template defaults.
@@ -81,14 +103,14 @@ export const sendRoutes: FastifyPluginAsync<SendRouteOptions> = async (app, opts
 
     // Step 3: the envelope.
     const checked = validateEnvelope(request.body, brands, lookup, typeNames);
-    if (!checked.ok) return sendError(reply, 400, 'invalid_request', checked.details);
+    if (!checked.ok) return fail(400, 'invalid_request', request.id, checked.details);
 
     // Steps 4 and 5: template data, rendering, template attachments before caller attachments.
     const composed = composer.compose(checked.envelope, now());
     if (!composed.ok) {
-      if (composed.error === 'invalid_template_data') return sendError(reply, 400, 'invalid_template_data', composed.details);
+      if (composed.error === 'invalid_template_data') return fail(400, 'invalid_template_data', request.id, composed.details);
       request.log.error({ event: 'email.render_failed', template: checked.envelope.template.type, err: composed.cause }, 'template threw while rendering');
-      return sendError(reply, 400, 'render_failed');
+      return fail(400, 'render_failed', request.id);
     }
     const message = composed.message;
 
@@ -96,14 +118,13 @@ export const sendRoutes: FastifyPluginAsync<SendRouteOptions> = async (app, opts
       const claim = await idempotency.begin(key, fingerprint);
       if (claim.state === 'replay') {
         request.log.info({ event: 'email.idempotent_replay', message_id: claim.result.id, original_request_id: claim.result.request_id }, 'repeat of a completed send; nothing sent');
-        reply.header('idempotent-replayed', 'true');
-        return { ...claim.result, request_id: request.id };
+        return { status: 200, body: { ...claim.result, request_id: request.id }, replayed: true };
       }
       if (claim.state === 'in_progress') {
-        return sendError(reply, 409, 'idempotency_conflict', [{ field: 'Idempotency-Key', message: 'a send with this key is still in progress' }]);
+        return fail(409, 'idempotency_conflict', request.id, [{ field: 'Idempotency-Key', message: 'a send with this key is still in progress' }]);
       }
       if (claim.state === 'mismatch') {
-        return sendError(reply, 422, 'idempotency_key_reused', [{ field: 'Idempotency-Key', message: 'was already used with a different request body' }]);
+        return fail(422, 'idempotency_key_reused', request.id, [{ field: 'Idempotency-Key', message: 'was already used with a different request body' }]);
       }
     }
 
@@ -115,7 +136,7 @@ export const sendRoutes: FastifyPluginAsync<SendRouteOptions> = async (app, opts
       if (key !== undefined) await idempotency.release(key);
       const e = err instanceof ProviderError ? err : new ProviderError(String(err));
       request.log.error({ event: 'email.send_failed', provider: provider.name, provider_status: e.status, detail: e.detail, template: message.type }, 'provider rejected the send');
-      return sendError(reply, 500, 'send_failed');
+      return fail(500, 'send_failed', request.id);
     }
 
     // email.sent counts real deliveries only; in stub mode the same fields go to email.stub_send (decision D28).
@@ -123,6 +144,23 @@ export const sendRoutes: FastifyPluginAsync<SendRouteOptions> = async (app, opts
     // Step 7.
     const result: StoredResult = { id: messageId, status: 'sent', stubbed: provider.stub, request_id: request.id };
     if (key !== undefined) await idempotency.complete(key, fingerprint, result);
-    return result;
+    return { status: 200, body: result };
+  };
+}
+
+export const sendRoutes: FastifyPluginAsync<SendRouteOptions & { sender: (request: SendRequest) => Promise<SendAnswer> }> = async (app, { sender }) => {
+  // A declared 200 shape lets Fastify serialise with a compiled stringifier instead of JSON.stringify
+  // (the same bytes as JSON.stringify for these fields, which the other front door uses, D44).
+  const sent = {
+    type: 'object',
+    required: ['id', 'status', 'stubbed', 'request_id'],
+    properties: { id: { type: 'string' }, status: { type: 'string' }, stubbed: { type: 'boolean' }, request_id: { type: 'string' } },
+  } as const;
+
+  app.post('/api/v1/send', { schema: { response: { 200: sent } } }, async (request, reply) => {
+    const answer = await sender({ id: request.id, idempotencyKey: request.headers['idempotency-key'], body: request.body, log: request.log });
+    if (answer.replayed) reply.header('idempotent-replayed', 'true');
+    if (answer.status === 200) return answer.body;
+    return (reply as FastifyReply).code(answer.status).send(answer.body);
   });
 };

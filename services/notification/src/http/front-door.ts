@@ -1,0 +1,148 @@
+// The front door for the one request shape that carries nearly all traffic (decision D44): an
+// authenticated `POST /api/v1/send` with a JSON body of known size that fits the small lane at once.
+// Such a request is served on Node's HTTP objects directly: Fastify's request and reply objects,
+// routing, hook runners and child logger were a third of a send's CPU. Every other request, and every
+// such request this door does not take (no or bad token, other content types or paths, a query
+// string, a chunked or empty or large body, a full lane, shutdown under way), goes to Fastify as
+// before. The door runs the same send flow (`createSender`), the same body parser, budget, read
+// deadline and shutdown rules, and writes the same status, headers, body and log lines.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from 'pino';
+import type { TokenRegistry } from '@domdao/service-kit';
+import { requestIdFor } from '@domdao/service-kit';
+import type { ByteBudget } from './byte-budget.ts';
+import { parseJsonBody } from './json-body.ts';
+import type { SendAnswer, SendRequest } from '../routes/send.ts';
+
+export const SEND_PATH = '/api/v1/send';
+
+/** A request this door took, until it is answered or its connection ends. */
+interface Entry {
+  req: IncomingMessage;
+  res: ServerResponse;
+  id: string;
+  log: FastifyBaseLogger;
+  held: number;
+  /** Epoch ms by which the body must have arrived (D32); 0 once it has or the request ended. */
+  deadline: number;
+  started: number;
+}
+
+export interface FrontDoorOptions {
+  registry: TokenRegistry;
+  logger: Logger;
+  lane: ByteBudget;
+  /** Bodies this door takes: declared sizes from 1 to this many bytes (the small lane, D32). */
+  maxBytes: number;
+  readTimeoutMs: number;
+  sender: (request: SendRequest) => Promise<SendAnswer>;
+  debugEnabled: boolean;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const DIGITS = /^[0-9]{1,7}$/;
+
+export class FrontDoor {
+  private readonly entries = new Set<Entry>();
+  private closing = false;
+  /** Requests this door has taken (tests check that it serves what it should). */
+  served = 0;
+
+  constructor(private readonly o: FrontDoorOptions) {}
+
+  /** Serves `req` and returns true, or returns false (having done nothing) for Fastify to serve it. */
+  take(req: IncomingMessage, res: ServerResponse): boolean {
+    if (this.closing || req.method !== 'POST' || req.url !== SEND_PATH) return false;
+    const h = req.headers;
+    if (h['content-type'] !== 'application/json' || h['transfer-encoding'] !== undefined) return false;
+    const declared = h['content-length'];
+    if (declared === undefined || !DIGITS.test(declared)) return false;
+    const size = Number(declared);
+    if (size === 0 || size > this.o.maxBytes) return false;
+    if (!this.o.registry.check(h.authorization).ok) return false;
+    const held = this.o.lane.tryAcquire(size);
+    if (held === undefined) return false;
+
+    this.served++;
+    const id = requestIdFor(h['x-request-id']);
+    const entry: Entry = { req, res, id, log: this.o.logger.child({ request_id: id }) as FastifyBaseLogger, held, deadline: Date.now() + this.o.readTimeoutMs, started: performance.now() };
+    this.entries.add(entry);
+    const chunks: Buffer[] = [];
+    let received = 0;
+    req.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      received += chunk.length;
+    });
+    req.once('end', () => {
+      entry.deadline = 0;
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+      this.handle(entry, body);
+    });
+    // A connection that ends first (client gone, read deadline, shutdown) frees the reservation.
+    res.once('close', () => this.release(entry));
+    return true;
+  }
+
+  private handle(entry: Entry, body: Buffer): void {
+    let parsed: unknown;
+    let parseError = false;
+    parseJsonBody(undefined, body, (err, value) => {
+      parseError = err !== null;
+      parsed = value;
+    });
+    // As Fastify answers its parser's errors (D3, D39): 400 and the connection closed after it.
+    if (parseError) return this.answer(entry, { status: 400, body: { error: 'invalid_request', request_id: entry.id, details: [{ field: 'body', message: 'is not valid JSON' }] } }, true);
+    this.o.sender({ id: entry.id, idempotencyKey: entry.req.headers['idempotency-key'], body: parsed, log: entry.log }).then(
+      (answer) => this.answer(entry, answer, false),
+      (err: unknown) => {
+        // As Fastify's error handler (D3): a bug is logged and answered 500 without details.
+        entry.log.error({ event: 'request.failed', err }, 'unhandled error');
+        this.answer(entry, { status: 500, body: { error: 'internal_error', request_id: entry.id } }, false);
+      },
+    );
+  }
+
+  private answer(entry: Entry, answer: SendAnswer, closeAfter: boolean): void {
+    const { res } = entry;
+    if (res.destroyed || res.headersSent) return;
+    const payload = JSON.stringify(answer.body);
+    const headers: Record<string, string | number> = { 'x-request-id': entry.id };
+    if (answer.replayed) headers['idempotent-replayed'] = 'true';
+    if (closeAfter || this.closing) headers.connection = 'close';
+    headers['content-type'] = JSON_TYPE;
+    headers['content-length'] = Buffer.byteLength(payload);
+    res.writeHead(answer.status, headers);
+    res.end(payload);
+    this.release(entry);
+    // Fastify's onResponse line (D24): info for 4xx/5xx, debug for success.
+    if (answer.status >= 400 || this.o.debugEnabled) {
+      const line = { event: 'request.completed', method: 'POST', path: SEND_PATH, status: answer.status, ms: Math.round(performance.now() - entry.started) };
+      if (answer.status >= 400) entry.log.info(line, 'request completed');
+      else entry.log.debug(line, 'request completed');
+    }
+  }
+
+  private release(entry: Entry): void {
+    if (!this.entries.delete(entry)) return;
+    entry.deadline = 0;
+    this.o.lane.release(entry.held);
+  }
+
+  /** D32: ends the connections whose body is past its read deadline; returns nothing. */
+  sweep(now: number): void {
+    for (const entry of this.entries) {
+      if (entry.deadline === 0 || entry.deadline > now || entry.req.complete) continue;
+      entry.deadline = 0;
+      entry.log.warn({ event: 'request.body_timeout', declared_bytes: Number(entry.req.headers['content-length']), timeout_ms: this.o.readTimeoutMs }, 'request body too slow; connection closed');
+      entry.req.socket.destroy();
+    }
+  }
+
+  /** D29: no new requests; bodies still arriving lose their connection, answers still to come close theirs. */
+  close(): void {
+    this.closing = true;
+    for (const entry of this.entries) if (!entry.req.complete) entry.req.socket.destroy();
+  }
+}

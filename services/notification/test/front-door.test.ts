@@ -1,0 +1,143 @@
+// Decision D44: small authenticated JSON sends are served by the front door on Node's HTTP objects,
+// everything else by Fastify. Every case here is sent both ways, over a real socket (the door) and
+// through Fastify (inject), and must get the same status, body, headers and log lines.
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { describe, it, type TestContext } from 'node:test';
+import { Type } from '@sinclair/typebox';
+import { defineTemplate } from '../src/templates/template-schema.ts';
+import { templates, type TemplateType } from '../src/templates/index.ts';
+import { makeService, makeServiceWithProvider, PRODUCT, TEST_TOKEN, validBody } from './harness.ts';
+
+type Service = Pick<Awaited<ReturnType<typeof makeService>>, 'app' | 'logs'> & { close(): Promise<unknown> };
+
+interface Seen {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string | undefined>;
+  logs: Array<Record<string, unknown>>;
+}
+
+const HEADERS = ['content-type', 'connection', 'idempotent-replayed'];
+
+/** Ids, times and durations differ between two sends; everything else must not. */
+function normal(seen: Seen): Seen {
+  const id = seen.body.request_id;
+  const messageId = seen.body.id;
+  const clean = (v: unknown): unknown => (v === id ? '<request>' : v === messageId && v !== undefined ? '<message>' : v);
+  return {
+    ...seen,
+    body: Object.fromEntries(Object.entries(seen.body).map(([k, v]) => [k, clean(v)])),
+    headers: { ...seen.headers, 'x-request-id': clean(seen.headers['x-request-id']) as string },
+    // The stack of a logged error names the door's frames or Fastify's; the error itself must match.
+    logs: seen.logs.map((l) =>
+      Object.fromEntries(
+        Object.entries(l)
+          .filter(([k]) => k !== 'time' && k !== 'ms')
+          .map(([k, v]) => [k, k === 'original_request_id' ? '<original>' : k === 'err' ? { ...(v as object), stack: undefined } : clean(v)]),
+      ),
+    ),
+  };
+}
+
+async function both(svc: Service, body: string, headers: Record<string, string> = {}, headers2 = headers): Promise<[Seen, Seen]> {
+  const mark = () => svc.logs.lines().length;
+  const before = svc.app.frontDoor.served;
+  const at0 = mark();
+  const { port } = svc.app.server.address() as AddressInfo;
+  const real = await fetch(`http://127.0.0.1:${port}/api/v1/send`, { method: 'POST', headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', ...headers }, body });
+  const realBody = (await real.json()) as Record<string, unknown>;
+  assert.equal(svc.app.frontDoor.served, before + 1, 'the door served the socket request');
+  const at1 = mark();
+  const injected = await svc.app.inject({ method: 'POST', url: '/api/v1/send', headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', ...headers2 }, payload: body });
+  assert.equal(svc.app.frontDoor.served, before + 1, 'inject went through Fastify');
+  const injectedBody = injected.json() as Record<string, unknown>;
+  const logs = svc.logs.lines();
+  const pick = (get: (h: string) => string | undefined) => Object.fromEntries(['x-request-id', ...HEADERS].map((h) => [h, get(h)]));
+  return [
+    normal({ status: real.status, body: realBody, headers: pick((h) => real.headers.get(h) ?? undefined), logs: logs.slice(at0, at1) }),
+    normal({ status: injected.statusCode, body: injectedBody, headers: pick((h) => injected.headers[h] as string | undefined), logs: logs.slice(at1) }),
+  ];
+}
+
+async function listening(t: TestContext, svc: Service) {
+  t.after(() => svc.close());
+  await svc.app.listen({ port: 0, host: '127.0.0.1' });
+  return svc;
+}
+
+const s = (v: unknown) => JSON.stringify(v);
+
+describe('decision D44: the front door answers as Fastify does', () => {
+  it('every template, valid and invalid envelopes and data, bad and poisoned JSON', async (t) => {
+    const svc = await listening(t, await makeService());
+    const cases: string[] = [
+      ...(Object.keys(templates) as TemplateType[]).map((type) => s(validBody(type))),
+      s({ ...validBody('notification-digest'), data: { ...validBody('notification-digest').data, items: Array.from({ length: 50 }, (_, i) => ({ title: `Item ${i}`, created_at: '2026-11-20', deep_link: `https://a.example/${i}` })), total_count: 80 } }),
+      s({ ...validBody('welcome'), to: 'not an address' }),
+      s({ ...validBody('welcome'), type: 'newsletter' }),
+      s(validBody('membership-confirm', { domain: PRODUCT })),
+      s(validBody('welcome', { data: { user_name: '' } })),
+      s(validBody('welcome', { data: { user_name: 'Ada\u0007', dashboard_url: 'javascript:alert(1)' } })),
+      s({ ...validBody('welcome'), attachments: [{ filename: '../x', content: 'QQ==' }] }),
+      s({ ...validBody('welcome'), attachments: [{ filename: 'a.pdf', content: 'JVBERg==', content_type: 'application/pdf' }] }),
+      '{"type": "welcome",',
+      '{"__proto__": {"admin": true}, "type": "welcome"}',
+      '[]',
+      'null',
+      '"text"',
+      `\ufeff${s(validBody('welcome'))}`,
+    ];
+    for (const body of cases) {
+      const [door, fastify] = await both(svc, body);
+      assert.deepEqual(door, fastify, body.slice(0, 120));
+    }
+  });
+
+  it('idempotency keys: first send, replay, reuse with another body, malformed key', async (t) => {
+    const svc = await listening(t, await makeService());
+    const a = s(validBody('welcome'));
+    const b = s(validBody('welcome', { data: { user_name: 'Grace' } }));
+    for (const [body, key] of [[a, 'k1'], [a, 'k1'], [b, 'k1'], [a, 'bad key with spaces']] as const) {
+      const [door, fastify] = await both(svc, body, { 'idempotency-key': `door-${key}` }, { 'idempotency-key': `fastify-${key}` });
+      assert.deepEqual(door, fastify, `${key}`);
+    }
+  });
+
+  it('a caller X-Request-Id is kept, as by Fastify', async (t) => {
+    const svc = await listening(t, await makeService());
+    const id = '6f1c1b7e-2f0a-4c1e-9a55-0c7f1d2f9e11';
+    const [door, fastify] = await both(svc, s(validBody('welcome')), { 'x-request-id': id });
+    assert.deepEqual(door, fastify);
+  });
+
+  it('render_failed and send_failed', async (t) => {
+    const broken = defineTemplate({ type: 'welcome', brands: 'both', description: 'throws', schema: Type.Object({ user_name: Type.String() }), example: { user_name: 'x' }, render: () => { throw new Error('template bug'); } });
+    const svc = await listening(t, await makeService({}, { templates: { ...templates, welcome: broken } as never }));
+    const [door, fastify] = await both(svc, s(validBody('welcome')));
+    assert.equal(door.status, 400);
+    assert.deepEqual(door, fastify);
+    const p = await makeServiceWithProvider({}, () => ({ status: 422, body: { message: 'rejected' } }));
+    await listening(t, p);
+    const [door2, fastify2] = await both(p, s(validBody('welcome')));
+    assert.equal(door2.status, 500);
+    assert.deepEqual(door2, fastify2);
+  });
+
+  it('what the door leaves to Fastify: wrong token, other content types, a query string, an empty or chunked body', async (t) => {
+    const svc = await listening(t, await makeService());
+    const { port } = svc.app.server.address() as AddressInfo;
+    const before = svc.app.frontDoor.served;
+    const url = `http://127.0.0.1:${port}/api/v1/send`;
+    const body = s(validBody('welcome'));
+    const send = (init: RequestInit & { headers: Record<string, string> }, to = url) => fetch(to, { method: 'POST', ...init }).then(async (r) => [r.status, ((await r.json()) as { error?: string }).error]);
+    assert.deepEqual(await send({ headers: { authorization: 'Bearer wrong-token-0123456789', 'content-type': 'application/json' }, body }), [401, 'unauthorized']);
+    assert.deepEqual(await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'text/plain' }, body }), [415, 'unsupported_media_type']);
+    assert.deepEqual(await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json; charset=utf-8' }, body }), [200, undefined]);
+    assert.deepEqual(await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body }, `${url}?x=1`), [200, undefined]);
+    assert.deepEqual(await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body: '' }), [400, 'invalid_request']);
+    const chunked = new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode(body)), c.close()) });
+    assert.deepEqual(await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body: chunked, duplex: 'half' } as never), [200, undefined]);
+    assert.equal(svc.app.frontDoor.served, before);
+  });
+});
