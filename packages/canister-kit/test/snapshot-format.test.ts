@@ -5,10 +5,11 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { serialize } from 'node:v8';
+import { deserialize, serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
 import { encode } from '../src/index.ts';
 import { CorruptStateError, EmbeddedHost } from '../src/embedded/index.ts';
+import { LazyEntries } from '../src/embedded/wal.ts';
 import { scratchDirs } from './harness.ts';
 
 const { tempDir } = scratchDirs('snapshot-format');
@@ -120,5 +121,53 @@ describe('snapshot format (decision P2)', () => {
     assert.equal(a.store<string, number>('user', 'n').get('a'), 1);
     assert.throws(() => a.store('governance', 'proposals').get(1n), CorruptStateError);
     a.close();
+  });
+
+  it('decision P6: snapshot frames are views into the file at open, copied out later unless their store was used', () => {
+    const frames = Buffer.concat([frame([['a', 1]]), frame([['b', 2]]), frame([['c', 3]])]);
+    const file = Buffer.alloc(frames.length); // its own memory, as a file read is (small Buffers share a pool)
+    frames.copy(file);
+    const views = [0, 1, 2].map((i) => {
+      let at = 0;
+      for (let k = 0; k < i; k++) at += 8 + file.readUInt32BE(at);
+      return file.subarray(at + 8, at + 8 + file.readUInt32BE(at));
+    });
+    const decode = (f: Buffer) => deserialize(f) as Array<[string, number]>;
+    const lazy = new LazyEntries([...views], decode);
+    assert.ok(lazy.frames.every((f) => f.buffer === file.buffer), 'at open: views, nothing copied');
+    const first = lazy.detach(1); // at least one frame per call
+    assert.equal(first, views[0]!.length);
+    assert.notEqual(lazy.frames[0]!.buffer, file.buffer);
+    assert.equal(lazy.frames[1]!.buffer, file.buffer);
+    assert.equal(lazy.detach(1e9), views[1]!.length + views[2]!.length);
+    assert.equal(lazy.detach(1e9), 0, 'nothing left');
+    assert.ok(lazy.frames.every((f) => f.buffer !== file.buffer));
+    assert.deepEqual([...lazy], [['a', 1], ['b', 2], ['c', 3]]);
+    const used = new LazyEntries([...views], decode);
+    assert.deepEqual(used.all(), [['a', 1], ['b', 2], ['c', 3]]);
+    assert.equal(used.detach(1e9), 0, 'a store built from its frames drops them: nothing to copy');
+  });
+
+  it('decision P6: after the frames of unused stores are copied out (a second after open), reads and compactions see the same state', async () => {
+    const dir = tempDir();
+    const first = EmbeddedHost.open({ dir });
+    await first.update('user', () => {
+      for (let i = 0; i < 5_000; i++) first.store<number, { i: number; s: string }>('user', 'n').set(i, { i, s: `entry ${i}` });
+      first.store<string, number>('user', 'm').set('x', 1);
+    });
+    await first.compact();
+    first.close();
+    const host = EmbeddedHost.open({ dir });
+    const m = host.store<string, number>('user', 'm');
+    assert.equal(m.get('x'), 1); // used at once; user/n stays unused
+    await new Promise((r) => setTimeout(r, 1_300));
+    await host.update('user', () => m.set('y', 2));
+    await host.compact(); // copies user/n's (now detached) frames
+    assert.equal(host.store<number, { i: number }>('user', 'n').get(4_999)?.i, 4_999);
+    host.close();
+    const again = EmbeddedHost.open({ dir });
+    assert.equal(again.store<number, unknown>('user', 'n').size, 5_000);
+    assert.deepEqual([...again.store<string, number>('user', 'm').entries()], [['x', 1], ['y', 2]]);
+    again.close();
   });
 });

@@ -14,7 +14,11 @@ import type { Store, StoreKey } from '../store.ts';
 import { MemoryStore } from './memory-store.ts';
 import { Transaction } from './transaction.ts';
 import type { BTree } from '../btree.ts';
-import { WriteAheadLog, type Snapshot, type StoreEntries, type WalOptions } from './wal.ts';
+import { LazyEntries, LoggedEntries, WriteAheadLog, type Snapshot, type StoreEntries, type WalOptions } from './wal.ts';
+
+/** When, after open, unused stores' snapshot frames start being copied out of the file's bytes, and how many bytes per turn. */
+const DETACH_AFTER_MS = 1_000;
+const DETACH_TURN_BYTES = 4 * 1024 * 1024;
 
 export interface EmbeddedHostOptions extends WalOptions {
   /** Directory of the durable state; without one the host keeps state in memory only (tests). */
@@ -47,7 +51,29 @@ export class EmbeddedHost {
   static open(options: EmbeddedHostOptions = {}): EmbeddedHost {
     if (options.dir === undefined) return new EmbeddedHost(undefined, new Map());
     const { wal, state } = WriteAheadLog.open(options.dir, options);
-    return new EmbeddedHost(wal, state);
+    const host = new EmbeddedHost(wal, state);
+    host.detachSnapshotLater();
+    return host;
+  }
+
+  /**
+   * The snapshot's frames are views into the file's bytes at open (a restart copies nothing); a second
+   * after it, the frames of stores still unused are copied out a few MiB per turn of the event loop,
+   * so the file's bytes are freed once the used stores have dropped theirs (decision P6).
+   */
+  private detachSnapshotLater(): void {
+    const lazy = [...this.loaded.values()].flatMap((l) => (l instanceof LazyEntries ? [l] : l instanceof LoggedEntries && l.base instanceof LazyEntries ? [l.base] : []));
+    if (lazy.length === 0) return;
+    const step = () => {
+      if (this.closed) return;
+      for (let budget = DETACH_TURN_BYTES; lazy.length > 0 && budget > 0; ) {
+        const copied = lazy[0]!.detach(budget);
+        if (copied === 0) lazy.shift();
+        budget -= copied;
+      }
+      if (lazy.length > 0) setImmediate(step).unref();
+    };
+    setTimeout(step, DETACH_AFTER_MS).unref();
   }
 
   /** The store `name` of `canister`, with whatever state it had when the host was opened. */

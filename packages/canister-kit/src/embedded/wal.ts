@@ -118,21 +118,48 @@ function closedLogs(dir: string): Array<{ name: string; lastSeq: number }> {
 
 /**
  * A store's entries from a version 3 snapshot, still encoded (decision P6): decoded whole on the
- * store's first use, or a frame at a time when a compaction copies a store nobody has used.
+ * store's first use, or copied frame by frame when a compaction copies a store nobody has used. The
+ * frames start as views into the snapshot file's bytes (a restart copies nothing); `detach` copies
+ * them out later, so a store nobody uses does not keep the whole file in memory.
  */
 export class LazyEntries implements Iterable<[StoreKey, unknown]> {
+  private readonly bodies: Buffer[];
+  private detached = 0;
+  private used = false;
+
   constructor(
-    /** Each frame's body (v8.serialize of a slice of entries), checked at open. */
-    readonly frames: readonly Buffer[],
+    frames: Buffer[],
     private readonly decode: (frame: Buffer) => Array<[StoreKey, unknown]>,
-  ) {}
+  ) {
+    this.bodies = frames;
+  }
+
+  /** Each frame's body (v8.serialize of a slice of entries), checked at open. */
+  get frames(): readonly Buffer[] {
+    return this.bodies;
+  }
+
   all(): Array<[StoreKey, unknown]> {
+    this.used = true;
     const out: Array<[StoreKey, unknown]> = [];
-    for (const f of this.frames) for (const e of this.decode(f)) out.push(e);
+    for (const f of this.bodies) for (const e of this.decode(f)) out.push(e);
     return out;
   }
+
   *[Symbol.iterator](): Iterator<[StoreKey, unknown]> {
-    for (const f of this.frames) yield* this.decode(f);
+    for (const f of this.bodies) yield* this.decode(f);
+  }
+
+  /** Copies frames out of the file's bytes, about `budget` bytes of them; returns the bytes copied (0: nothing left to copy). */
+  detach(budget: number): number {
+    if (this.used) return 0;
+    let copied = 0;
+    while (this.detached < this.bodies.length && copied < budget) {
+      const view = this.bodies[this.detached]!;
+      this.bodies[this.detached++] = Buffer.from(view);
+      copied += view.length;
+    }
+    return copied;
   }
 }
 
@@ -153,7 +180,7 @@ export class LoggedEntries implements Iterable<[StoreKey, unknown]> {
   private overlay: Map<StoreKey, unknown> | undefined;
 
   constructor(
-    private readonly base: StoreLoad | undefined,
+    readonly base: StoreLoad | undefined,
     private readonly parts: LogParts,
     private readonly name: string,
   ) {}
@@ -286,7 +313,7 @@ function readFrames(bytes: Buffer, start: number, path: string): LoadedSnapshot 
     const body = next();
     const v = value(body) as unknown;
     if (typeof v === 'string') {
-      const entries = Buffer.from(next()); // a copy: the file's buffer is not kept for it
+      const entries = next(); // a view into the file's bytes, copied out later (LazyEntries.detach)
       const list = slices.get(v);
       if (list) list.push(entries);
       else slices.set(v, [entries]);
