@@ -9,6 +9,11 @@ import { Composer } from '../services/notification/src/rendering/compose.ts';
 import { formatDateTime } from '../services/notification/src/rendering/format.ts';
 import { layoutHtml, layoutText } from '../services/notification/src/rendering/layout.ts';
 import { templates } from '../services/notification/src/templates/index.ts';
+import type { FastifyBaseLogger } from 'fastify';
+import type { DestinationStream } from 'pino';
+import { createLogger } from '@domdao/service-kit';
+import { parseJsonBody } from '../services/notification/src/http/json-body.ts';
+import { logSent } from '../services/notification/src/routes/send.ts';
 import { DIGEST_RENDERED_ITEMS } from '../services/notification/src/templates/notification-digest.ts';
 import type { TemplateDefinition } from '../services/notification/src/templates/template-schema.ts';
 import { load, medianOf, memoryOf, pinning, startChild, table, type LoadResult } from './lib.ts';
@@ -79,6 +84,7 @@ export async function benchNotification(): Promise<string> {
   await fastify.stop();
   await bare.stop();
   const render = await renderYardstick();
+  const stages = stageBreakdown(bodies);
 
   // Memory: 10 sends of a 25 MiB attachment each, 4 at a time, on a fresh process.
   const mem = await startChild('services/notification/src/main.ts', env, '/api/v1/health');
@@ -144,9 +150,71 @@ export async function benchNotification(): Promise<string> {
       `precompiled MJML 4 filled by Handlebars 4 (yardstick) ${mid(render.mjml).toFixed(1)} µs (${range(render.mjml)}, ${render.htmlBytes.mjml} B) → ` +
       `${(mid(render.mjml) / mid(render.ours)).toFixed(2)}× the yardstick's speed, target ≥ 1 ${mid(render.ours) <= mid(render.mjml) ? 'MET' : 'NOT MET'}.`,
     '',
+    // Issue 16 target 4, what is left: the service's own stages of each send measured in this process
+    // (CPU µs per call, medians), against the CPU a request costs the server. JSON.parse of the body and
+    // the bare HTTP exchange are floors no implementation avoids.
+    `Where a send's server CPU goes (this process, CPU µs per call, median of ${ROUNDS} rounds): ` +
+      stages
+        .map((st) => {
+          const total = cpuMedian(st.name);
+          return `${st.name}: ${total.toFixed(0)} µs per request = bare HTTP exchange ${cpuMedian(results[0]!.name).toFixed(0)} + JSON.parse of its ${st.bytes} B body ${st.jsonParse.toFixed(1)} (+${(st.parse - st.jsonParse).toFixed(1)} our parser's walk and checks) + envelope ${st.envelope.toFixed(1)} + data check and message assembly ${st.check.toFixed(1)} + render (HTML, text${st.name === 'event-reminder' ? ', event.ics' : ''}) ${st.render.toFixed(1)} + log line ${st.log.toFixed(1)} + the rest ${(total - cpuMedian(results[0]!.name) - st.parse - st.envelope - st.check - st.render - st.log).toFixed(1)} (authentication, request id, the door's reservation and answer, provider call, garbage collection, kernel time beyond the bare exchange's)`;
+        })
+        .join('; ') +
+      '. ' +
+      (() => {
+        const d = stages.find((st) => st.name.startsWith('notification-digest'))!;
+        const bare = cpuMedian(results[0]!.name);
+        const floor = bare + d.jsonParse + d.check + d.render;
+        return `The digest's 25 % would be ${(bare / 0.25).toFixed(0)} µs a request; the bare exchange, JSON.parse of its body, its data check (50 items) and rendering 25 of them already take ${floor.toFixed(0)} µs here, before reading 14.7 KB per request in the kernel, the log line and everything else.`;
+      })(),
+    '',
     `Memory: idle after the load runs ${idle.rssMiB} MiB RSS. 10 × 25 MiB attachments on 4 concurrent connections: ` +
       `${ok}/10 answered 200 in ${largeSeconds.toFixed(1)} s; RSS before ${before.rssMiB} MiB, peak RSS (VmHWM) ${after.peakMiB} MiB, after ${after.rssMiB} MiB.`,
   ].join('\n');
+}
+
+// ---- The service's own stages of a send, in this process (issue 16 target 4: where the CPU goes).
+function stageBreakdown(bodies: Record<string, string>) {
+  const config = loadNotificationConfig({ SERVICE_TOKEN: TOKEN, NODE_ENV: 'production', LOG_LEVEL: 'info', ...BRANDS });
+  const brandBook = brandsFromConfig(config);
+  const all = templates as unknown as Record<string, TemplateDefinition>;
+  const composer = new Composer(Object.values(all));
+  const typeNames = Object.keys(all);
+  const lookup = (t: string) => (Object.hasOwn(all, t) ? all[t] : undefined);
+  const { logger } = createLogger('info', 'notification', '0', { write: () => true } as unknown as DestinationStream);
+  const log = logger.child({ request_id: '6f1c1b7e-2f0a-4c1e-9a55-0c7f1d2f9e11' }) as unknown as FastifyBaseLogger;
+  const parse = (b: Buffer) => {
+    let value: unknown;
+    parseJsonBody(undefined, b, (_e, v) => (value = v));
+    return value;
+  };
+  const now = new Date();
+  return Object.entries(bodies).map(([name, text]) => {
+    const bytes = Buffer.from(text);
+    const envelope = () => {
+      const checked = validateEnvelope(parse(bytes), brandBook, lookup, typeNames);
+      if (!checked.ok) throw new Error(`bench body ${name} is invalid`);
+      return checked.envelope;
+    };
+    const e = envelope();
+    const composed = composer.compose(envelope(), now);
+    if (!composed.ok) throw new Error(`bench body ${name} does not compose`);
+    const data = e.data as never;
+    const renderOnly = () => {
+      const content = e.template.render(data, { brand: e.brand, now });
+      return [layoutHtml(content, e.brand), layoutText(content, e.brand)];
+    };
+    // Each stage alone on the same input (compose fills defaults in place once; the data stays valid).
+    const mid = (f: () => unknown) => [...Array(ROUNDS)].map(() => cpuMicros(f, 20000)).sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]!;
+    const jsonParse = mid(() => JSON.parse(text));
+    const parsed = mid(() => parse(bytes));
+    const body = parse(bytes);
+    const withEnvelope = mid(() => validateEnvelope(body, brandBook, lookup, typeNames));
+    const withCompose = mid(() => composer.compose(e, now));
+    const render = mid(renderOnly);
+    const logLine = mid(() => logSent(log, true, 'stub_6f1c1b7e-2f0a-4c1e-9a55-0c7f1d2f9e11', composed.message));
+    return { name, bytes: bytes.length, jsonParse, parse: parsed, envelope: withEnvelope, check: withCompose - render, render, log: logLine };
+  });
 }
 
 // ---- Render yardstick (issue 16 target 4): the 50-item digest rendered by this service against the
