@@ -251,6 +251,70 @@ describe('compaction beside the updates (decision P5)', () => {
     again.close();
   });
 
+  it('decision P11: a compaction queued behind another holds nobody before it has rotated the log', async () => {
+    const dir = tempDir();
+    const compactBytes = 32 * 1024;
+    // Holds the first slice of the next compaction once `holdNext` is set.
+    let holdNext: { arrived: () => void; gate: Promise<void> } | undefined;
+    const hold = () => {
+      let release: () => void = () => undefined;
+      let arrived: () => void = () => undefined;
+      const reached = new Promise<void>((r) => (arrived = r));
+      holdNext = { arrived, gate: new Promise<void>((r) => (release = r)) };
+      return { reached, release: () => release() };
+    };
+    const probe = (stage: 'decode' | 'slice' | 'installed') => {
+      if (stage !== 'slice' || !holdNext) return undefined;
+      const h = holdNext;
+      holdNext = undefined;
+      h.arrived();
+      return h.gate;
+    };
+    const host = EmbeddedHost.open({ dir, fsync: false, compactBytes, compactSliceEntries: 100, compactionProbe: probe });
+    await fill(host, 300);
+    const firstHold = hold();
+    const first = host.compact();
+    await firstHold.reached;
+    for (let n = 300; !host.stalling && n < 300 + 50 * 1_000; n += 50) await fill(host, 50, n);
+    assert.equal(host.stalling, true, 'the log beside the held compaction reached its size');
+    const second = host.compact(); // queued behind the first
+    firstHold.release();
+    await first;
+    const secondHold = hold();
+    // The second has not rotated the log yet: the log beside the first is not beside it.
+    assert.equal(host.stalling, false);
+    let answered = false;
+    const update = host.update('governance', () => host.store('governance', 'votes').set(-1, { n: -1, text: 'late' })).then(() => (answered = true));
+    await secondHold.reached; // the second compaction has rotated and is held at its first slice
+    for (let i = 0; i < 20 && !answered; i++) await new Promise((r) => setImmediate(r));
+    assert.ok(answered, 'the update made between the two compactions was not held for the second');
+    secondHold.release();
+    await second;
+    await update;
+    host.close();
+  });
+
+  it('an update that commits after its host closed is refused and written nowhere, also when the directory was reopened meanwhile', async () => {
+    const dir = tempDir();
+    const a = EmbeddedHost.open({ dir, fsync: false });
+    await fill(a, 10);
+    let resume: () => void = () => undefined;
+    const late = a.update('governance', async () => {
+      await new Promise<void>((r) => (resume = r));
+      a.store('governance', 'votes').set(99, { n: 99, text: 'written after close' });
+    });
+    await new Promise((r) => setImmediate(r));
+    a.close();
+    const b = EmbeddedHost.open({ dir, fsync: false }); // may get the closed log's file descriptor number
+    await fill(b, 10, 10);
+    resume();
+    await assert.rejects(late, /closed/);
+    b.close();
+    const c = EmbeddedHost.open({ dir });
+    assert.deepEqual(numbers(c), range(20), 'the late write is in no log');
+    c.close();
+  });
+
   it('a damaged line in a closed log is refused (only the open log may end torn)', async () => {
     const dir = tempDir();
     const hold = holdAt('slice');

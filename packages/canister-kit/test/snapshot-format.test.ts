@@ -148,6 +148,22 @@ describe('snapshot format (decision P2)', () => {
     assert.equal(used.detach(1e9), 0, 'a store built from its frames drops them: nothing to copy');
   });
 
+  it('decision P6: a byte array read from the snapshot holds its own bytes, not the file’s', async () => {
+    const dir = tempDir();
+    const first = EmbeddedHost.open({ dir });
+    await first.update('ledger', () => {
+      const s = first.store<number, { memo: Uint8Array; text: string }>('ledger', 'blocks');
+      for (let i = 0; i < 3_000; i++) s.set(i, { memo: new Uint8Array(32).fill(i % 256), text: 'x'.repeat(400) });
+    });
+    await first.compact();
+    first.close();
+    const host = EmbeddedHost.open({ dir });
+    const memo = host.store<number, { memo: Uint8Array }>('ledger', 'blocks').get(7)!.memo;
+    assert.deepEqual([...memo], new Array(32).fill(7));
+    assert.ok(memo.buffer.byteLength < 64 * 1024, `its memory is ${memo.buffer.byteLength} bytes, the snapshot file is ${readFileSync(join(dir, 'snapshot.bin')).length}`);
+    host.close();
+  });
+
   it('decision P6: after the frames of unused stores are copied out (a second after open), reads and compactions see the same state', async () => {
     const dir = tempDir();
     const first = EmbeddedHost.open({ dir });

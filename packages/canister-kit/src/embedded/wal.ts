@@ -28,7 +28,7 @@ import { chmodSync, closeSync, constants, existsSync, rmSync, fdatasync, fsync, 
 import { open as openFile, rename, rm } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { deserialize, serialize } from 'node:v8';
+import { DefaultDeserializer, serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
 import { decode } from '../codec.ts';
 import type { StoreKey } from '../store.ts';
@@ -117,6 +117,27 @@ function closedLogs(dir: string): Array<{ name: string; lastSeq: number }> {
 }
 
 /**
+ * Decodes a snapshot body. V8 hands back byte arrays as views into the bytes it decodes, and those
+ * bytes are the snapshot file's (P6 keeps frames as views into it): each byte array is copied, so a
+ * value kept in a store does not keep the whole file in memory.
+ */
+const readHostObject = (DefaultDeserializer.prototype as unknown as { _readHostObject(this: DefaultDeserializer): ArrayBufferView })._readHostObject;
+class OwnBytesDeserializer extends DefaultDeserializer {
+  // Node's own hook (not in its type declarations), called for every byte array in the body.
+  _readHostObject(): unknown {
+    const view = readHostObject.call(this);
+    if (view instanceof DataView) return new DataView(view.buffer.slice(view.byteOffset, view.byteOffset + view.byteLength));
+    return Buffer.isBuffer(view) ? Buffer.from(view) : (view as Uint8Array).slice();
+  }
+}
+
+function deserialize(body: Buffer): unknown {
+  const decoder = new OwnBytesDeserializer(body);
+  decoder.readHeader();
+  return decoder.readValue();
+}
+
+/**
  * A store's entries from a version 3 snapshot, still encoded (decision P6): decoded whole on the
  * store's first use, or copied frame by frame when a compaction copies a store nobody has used. The
  * frames start as views into the snapshot file's bytes (a restart copies nothing); `detach` copies
@@ -140,10 +161,15 @@ export class LazyEntries implements Iterable<[StoreKey, unknown]> {
   }
 
   all(): Array<[StoreKey, unknown]> {
-    this.used = true;
     const out: Array<[StoreKey, unknown]> = [];
     for (const f of this.bodies) for (const e of this.decode(f)) out.push(e);
+    this.used = true;
     return out;
+  }
+
+  /** The store was built from these entries: its frames are garbage, nothing to copy out. */
+  markUsed(): void {
+    this.used = true;
   }
 
   *[Symbol.iterator](): Iterator<[StoreKey, unknown]> {
@@ -186,7 +212,11 @@ export class LoggedEntries implements Iterable<[StoreKey, unknown]> {
   ) {}
 
   all(): Array<[StoreKey, unknown]> {
-    if (this.overlay) return [...this];
+    if (this.overlay) {
+      const entries = [...this];
+      if (this.base instanceof LazyEntries) this.base.markUsed();
+      return entries;
+    }
     const merged = new Map<StoreKey, unknown>(this.base ? loadedEntries(this.base) : []);
     this.eachWrite((key, value, deleted) => {
       if (deleted) merged.delete(key);
@@ -500,6 +530,8 @@ export class WriteAheadLog {
   private waiters: Array<{ seq: number; resolve: () => void; reject: (e: Error) => void }> = [];
   private closed = false;
   private compacting: Promise<void> | undefined;
+  /** True from a compaction's log rotation to its end: the open log is the one written beside it (P11). */
+  private besideCompaction = false;
   readonly syncs: boolean;
 
   private constructor(
@@ -647,6 +679,9 @@ export class WriteAheadLog {
   append(ops: Op[]): boolean {
     if (ops.length === 0) return false;
     if (this.failed) throw this.failed;
+    // An update that was under way when the host closed: its file descriptor may already be another
+    // log's (a host reopened in the same process), and nothing after close() may be acknowledged.
+    if (this.closed) throw new LogWriteError(`the log in ${this.dir} is closed`);
     this.seq += 1;
     const line = `${encodeLine(this.seq, ops)}\n`;
     if (this.syncs) {
@@ -667,7 +702,7 @@ export class WriteAheadLog {
 
   /** True while new updates are held by a compaction that fell behind (decision P11). */
   get stalling(): boolean {
-    return this.compacting !== undefined && this.pos + this.pendingChars >= this.compactBytes;
+    return this.besideCompaction && this.pos + this.pendingChars >= this.compactBytes;
   }
 
   /** Resolves once every record up to `seq` (default: all appended so far) is on disk and fsynced. */
@@ -823,6 +858,7 @@ export class WriteAheadLog {
     const running = this.compacting;
     const run: Promise<void> = (running ? running.catch(() => undefined) : Promise.resolve()).then(() => this.compactNow(capture));
     const tracked = run.finally(() => {
+      this.besideCompaction = false;
       if (this.compacting === tracked) this.compacting = undefined;
     });
     this.compacting = tracked;
@@ -841,6 +877,8 @@ export class WriteAheadLog {
   private async compactNow(capture: () => StoreEntries): Promise<void> {
     if (this.closed) return;
     const seq = this.rotate();
+    // From here the open log is the one written beside this compaction (what P11 measures).
+    this.besideCompaction = true;
     const stores = capture();
     const tmp = join(this.dir, `${SNAPSHOT}.${randomUUID()}.tmp`);
     const handle = await openFile(tmp, 'w', 0o600);
@@ -868,7 +906,12 @@ export class WriteAheadLog {
           }
           continue;
         }
-        if (entries instanceof LoggedEntries) await entries.prepare(() => this.options.compactionProbe?.('decode'));
+        if (entries instanceof LoggedEntries) {
+          await entries.prepare(async () => {
+            if (this.closed) throw new Error('the log was closed during compaction');
+            await this.options.compactionProbe?.('decode');
+          });
+        }
         let slice: Array<[StoreKey, unknown]> = [];
         const flush = async () => {
           await put(Buffer.concat([frame(name), frame(slice)]));
