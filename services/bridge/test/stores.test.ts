@@ -2,6 +2,7 @@
 // outage answered 503, never a crash, and the bridge recovers by itself; one bridge per DATA_DIR.
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -87,7 +88,11 @@ describe('decision B17: a connection cut mid-query (a network failure, no goodby
       outbound.on('error', () => undefined);
     });
     await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
-    t.after(() => new Promise<void>((r) => relay.close(() => r())));
+    // Whatever the test's outcome, the relay's connections end so that its close returns.
+    t.after(() => new Promise<void>((r) => {
+      for (const socket of sockets) socket.destroy();
+      relay.close(() => r());
+    }));
     const via = new URL(server.url);
     via.port = String((relay.address() as AddressInfo).port);
     const h = await bridge(BACKENDS[0]!, { DATABASE_URL: via.toString(), SESSION_STORE: 'database' });
@@ -100,7 +105,19 @@ describe('decision B17: a connection cut mid-query (a network failure, no goodby
       () => undefined,
       (e: unknown) => e,
     );
-    await new Promise((r) => setTimeout(r, 200));
+    // Cut only once the query runs on the server: under load the pool may take longer than any fixed
+    // wait to send it, and a query sent after the cut would just sleep its 30 s.
+    const direct = new pg.Client({ connectionString: server.url });
+    await direct.connect();
+    try {
+      for (let i = 0; i < 400; i++) {
+        const { rows } = await direct.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where state = 'active' and query like 'select pg_sleep(30)%'`);
+        if (rows[0]!.n > 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      await direct.end();
+    }
     for (const socket of sockets) socket.destroy();
     const error = await inFlight;
     assert.ok(error instanceof Error && /Connection terminated unexpectedly/.test(error.message), String(error));
