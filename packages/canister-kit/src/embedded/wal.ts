@@ -212,17 +212,9 @@ export class LoggedEntries implements Iterable<[StoreKey, unknown]> {
   ) {}
 
   all(): Array<[StoreKey, unknown]> {
-    if (this.overlay) {
-      const entries = [...this];
-      if (this.base instanceof LazyEntries) this.base.markUsed();
-      return entries;
-    }
-    const merged = new Map<StoreKey, unknown>(this.base ? loadedEntries(this.base) : []);
-    this.eachWrite((key, value, deleted) => {
-      if (deleted) merged.delete(key);
-      else merged.set(key, value);
-    });
-    return [...merged];
+    const entries = [...this];
+    if (this.base instanceof LazyEntries) this.base.markUsed();
+    return entries;
   }
 
   /**
@@ -237,12 +229,14 @@ export class LoggedEntries implements Iterable<[StoreKey, unknown]> {
     this.overlay = overlay;
   }
 
+  /** The snapshot's entries with the log's last write per key laid over them, in the snapshot's order, new keys after. */
   *[Symbol.iterator](): Iterator<[StoreKey, unknown]> {
-    const overlay = this.overlay;
-    if (!overlay) {
-      yield* this.all();
-      return;
+    if (!this.overlay) {
+      const overlay = new Map<StoreKey, unknown>();
+      this.eachWrite((key, value, deleted) => overlay.set(key, deleted ? DELETED : value));
+      this.overlay = overlay;
     }
+    const overlay = this.overlay;
     const replaced = new Set<StoreKey>();
     for (const [key, value] of this.base ?? []) {
       if (!overlay.has(key)) yield [key, value];

@@ -19,6 +19,8 @@ import { METHOD_TABLES } from '../tables.ts';
 export const DEFAULT_TRANSFER_FEE = 10_000n;
 
 const CALLER = Symbol('caller');
+/** A canister's client class: one instance per caller, its methods on the prototype. */
+type ClientClass = new (caller: string) => Record<string, (...args: unknown[]) => Promise<unknown>>;
 
 /** How many principals' clients `as()` keeps (a bounded cache: members are many). */
 export const AS_CACHE_SIZE = 10_000;
@@ -174,7 +176,7 @@ export class EmbeddedPlatform {
     return new Client(caller);
   }
 
-  private readonly clientClasses = new Map<CanisterName, new (caller: string) => Record<string, (...args: unknown[]) => Promise<unknown>>>();
+  private readonly clientClasses = new Map<CanisterName, ClientClass>();
 
   /**
    * One class per canister whose methods are getters on its prototype: a client is one small object
@@ -183,7 +185,7 @@ export class EmbeddedPlatform {
    * as() cache kept long enough to be promoted and then dropped: most of the old-space garbage of a
    * vote storm, and with it the long pauses of the collector (issue 16 target 2).
    */
-  private clientClass(canister: CanisterName): new (caller: string) => Record<string, (...args: unknown[]) => Promise<unknown>> {
+  private clientClass(canister: CanisterName): ClientClass {
     const core = this.cores[canister] as unknown as Record<string, (ctx: CallContext, ...args: unknown[]) => unknown>;
     class Client {
       readonly [CALLER]: string;
@@ -207,7 +209,7 @@ export class EmbeddedPlatform {
         },
       });
     }
-    return Client as unknown as new (caller: string) => Record<string, (...args: unknown[]) => Promise<unknown>>;
+    return Client as unknown as ClientClass;
   }
 
   private async initialise(options: EmbeddedPlatformOptions): Promise<void> {

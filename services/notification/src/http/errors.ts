@@ -24,10 +24,21 @@ export type ErrorCode =
   | 'internal_error'
   | 'service_unavailable';
 
-export function sendError(reply: FastifyReply, status: number, error: ErrorCode, details?: Detail[]): FastifyReply {
-  const body: { error: ErrorCode; request_id: string; details?: Detail[] } = { error, request_id: reply.request.id };
+export interface ErrorBody {
+  error: ErrorCode;
+  request_id: string;
+  details?: Detail[];
+}
+
+/** The error body every path of the service answers with (Fastify's routes, the front door, the send flow). */
+export function errorBody(error: ErrorCode, requestId: string, details?: Detail[]): ErrorBody {
+  const body: ErrorBody = { error, request_id: requestId };
   if (details) body.details = details;
-  return reply.code(status).send(body);
+  return body;
+}
+
+export function sendError(reply: FastifyReply, status: number, error: ErrorCode, details?: Detail[]): FastifyReply {
+  return reply.code(status).send(errorBody(error, reply.request.id, details));
 }
 
 interface FastifyishError {

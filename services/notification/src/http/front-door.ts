@@ -14,7 +14,7 @@ import type { TokenRegistry } from '@domdao/service-kit';
 import { requestIdFor } from '@domdao/service-kit';
 import type { ByteBudget } from './byte-budget.ts';
 import { parseJsonBody } from './json-body.ts';
-import type { SendAnswer, SendRequest } from '../routes/send.ts';
+import { fail, type SendAnswer, type SendRequest } from '../routes/send.ts';
 
 export const SEND_PATH = '/api/v1/send';
 
@@ -93,13 +93,13 @@ export class FrontDoor {
       parsed = value;
     });
     // As Fastify answers its parser's errors (D3, D39): 400 and the connection closed after it.
-    if (parseError) return this.answer(entry, { status: 400, body: { error: 'invalid_request', request_id: entry.id, details: [{ field: 'body', message: 'is not valid JSON' }] } }, true);
+    if (parseError) return this.answer(entry, fail(400, 'invalid_request', entry.id, [{ field: 'body', message: 'is not valid JSON' }]), true);
     this.o.sender({ id: entry.id, idempotencyKey: entry.req.headers['idempotency-key'], body: parsed, log: entry.log }).then(
       (answer) => this.answer(entry, answer, false),
       (err: unknown) => {
         // As Fastify's error handler (D3): a bug is logged and answered 500 without details.
         entry.log.error({ event: 'request.failed', err }, 'unhandled error');
-        this.answer(entry, { status: 500, body: { error: 'internal_error', request_id: entry.id } }, false);
+        this.answer(entry, fail(500, 'internal_error', entry.id), false);
       },
     );
   }

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { BrandBook } from '../brands/brands.ts';
 import { validateEnvelope } from '../envelope/envelope.ts';
-import type { Detail, ErrorCode } from '../http/errors.ts';
+import { errorBody, type Detail, type ErrorBody, type ErrorCode } from '../http/errors.ts';
 import { fingerprintOf, IDEMPOTENCY_KEY, type IdempotencyStore, type StoredResult } from '../idempotency/store.ts';
 import type { EmailProvider } from '../providers/index.ts';
 import { ProviderError } from '../providers/index.ts';
@@ -74,16 +74,8 @@ export interface SendAnswer {
   replayed?: true;
 }
 
-export interface ErrorBody {
-  error: ErrorCode;
-  request_id: string;
-  details?: Detail[];
-}
-
-function fail(status: number, error: ErrorCode, requestId: string, details?: Detail[]): SendAnswer {
-  const body: ErrorBody = { error, request_id: requestId };
-  if (details) body.details = details;
-  return { status, body };
+export function fail(status: number, error: ErrorCode, requestId: string, details?: Detail[]): SendAnswer {
+  return { status, body: errorBody(error, requestId, details) };
 }
 
 /** Spec 3's send flow, steps 3 to 7, for an authenticated request whose body is parsed. */
