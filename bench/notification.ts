@@ -182,7 +182,9 @@ function stageBreakdown(bodies: Record<string, string>) {
   const typeNames = Object.keys(all);
   const lookup = (t: string) => (Object.hasOwn(all, t) ? all[t] : undefined);
   const { logger } = createLogger('info', 'notification', '0', { write: () => true } as unknown as DestinationStream);
-  const log = logger.child({ request_id: '6f1c1b7e-2f0a-4c1e-9a55-0c7f1d2f9e11' }) as unknown as FastifyBaseLogger;
+  // As the front door logs a send (D45): from the service's logger and the request id, no child made.
+  const requestId = '6f1c1b7e-2f0a-4c1e-9a55-0c7f1d2f9e11';
+  const sendLog = { id: requestId, parentLog: logger, get log() { return logger.child({ request_id: requestId }) as unknown as FastifyBaseLogger; } };
   const parse = (b: Buffer) => {
     let value: unknown;
     parseJsonBody(undefined, b, (_e, v) => (value = v));
@@ -212,7 +214,7 @@ function stageBreakdown(bodies: Record<string, string>) {
     const withEnvelope = mid(() => validateEnvelope(body, brandBook, lookup, typeNames));
     const withCompose = mid(() => composer.compose(e, now));
     const render = mid(renderOnly);
-    const logLine = mid(() => logSent(log, true, 'stub_6f1c1b7e-2f0a-4c1e-9a55-0c7f1d2f9e11', composed.message));
+    const logLine = mid(() => logSent(sendLog, true, 'stub_6f1c1b7e-2f0a-4c1e-9a55-0c7f1d2f9e11', composed.message));
     return { name, bytes: bytes.length, jsonParse, parse: parsed, envelope: withEnvelope, check: withCompose - render, render, log: logLine };
   });
 }

@@ -39,6 +39,8 @@ export interface BuildOptions {
   templates?: Record<string, TemplateDefinition>;
   /** Clock for calendar DTSTAMP. */
   now?: () => Date;
+  /** The delivery; by default the one the configuration names. Tests pass one that fails in a chosen way. */
+  provider?: EmailProvider;
 }
 
 export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
@@ -48,7 +50,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const registry = new TokenRegistry('notification', config.SERVICE_TOKEN, parseForeignTokens(config.FOREIGN_SERVICE_TOKENS, config.SERVICE_TOKEN, 'notification'));
   const templates = opts.templates ?? (catalog as unknown as Record<string, TemplateDefinition>);
   const composer = new Composer(Object.values(templates));
-  const provider: EmailProvider = providerFromConfig(config);
+  const provider: EmailProvider = opts.provider ?? providerFromConfig(config);
   const idempotency: IdempotencyStore = config.IDEMPOTENCY_REDIS_URL
     ? redisIdempotencyStore(config.IDEMPOTENCY_REDIS_URL, config.IDEMPOTENCY_KEY_PREFIX, config.IDEMPOTENCY_TTL_SECONDS)
     : memoryIdempotencyStore(config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_MAX_ENTRIES);

@@ -124,6 +124,28 @@ describe('decision D44: the front door answers as Fastify does', () => {
     assert.deepEqual(door2, fastify2);
   });
 
+  it('decision D45: a provider that answers at once, throws at once, or hands back a broken answer', async (t) => {
+    const stub = { name: 'stub', stub: true };
+    // Throwing before any promise: a failed send (500 send_failed), logged, on both paths.
+    const throwing = await listening(t, await makeService({}, { provider: { ...stub, send: () => { throw new Error('socket refused'); } } }));
+    const [door, fastify] = await both(throwing, s(validBody('welcome')));
+    assert.equal(door.status, 500);
+    assert.equal(door.body.error, 'send_failed');
+    assert.equal(door.logs.find((l) => l.event === 'email.send_failed')?.detail, 'Error: socket refused');
+    assert.deepEqual(door, fastify);
+    // A bug after delivery (the answer's message id cannot be read): 500 internal_error, as Fastify's handler answers.
+    const broken = await listening(t, await makeService({}, { provider: { ...stub, send: () => ({ get messageId(): string { throw new Error('bug'); } }) } }));
+    const [door2, fastify2] = await both(broken, s(validBody('welcome')));
+    assert.equal(door2.status, 500);
+    assert.equal(door2.body.error, 'internal_error');
+    assert.deepEqual(door2, fastify2);
+    // The same provider answering later, through a promise: the same answers.
+    const later = await listening(t, await makeService({}, { provider: { ...stub, send: () => Promise.resolve({ messageId: 'stub_later' }) } }));
+    const [door3, fastify3] = await both(later, s(validBody('welcome')), { 'idempotency-key': 'd45-door' }, { 'idempotency-key': 'd45-fastify' });
+    assert.equal(door3.status, 200);
+    assert.deepEqual(door3, fastify3);
+  });
+
   it('what the door leaves to Fastify: wrong token, other content types, a query string, an empty or chunked body', async (t) => {
     const svc = await listening(t, await makeService());
     const { port } = svc.app.server.address() as AddressInfo;

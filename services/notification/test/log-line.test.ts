@@ -37,21 +37,29 @@ describe('decision D42: the send log line', () => {
         const ours = capture();
         const reference = capture();
         const message = { type, brand, attachments: names.map((filename) => ({ filename, content: 'QQ==' })) } as unknown as OutboundMessage;
-        logSent(ours.logger.child({ request_id: requestId }) as FastifyBaseLogger, stub, messageId, message);
-        reference.logger.child({ request_id: requestId }).info(
+        // The request's logger made (Fastify's route) and not made (the front door, decision D45).
+        logSent({ id: requestId, log: ours.logger.child({ request_id: requestId }) as FastifyBaseLogger }, stub, messageId, message);
+        let made = 0;
+        logSent({ id: requestId, parentLog: ours.logger, get log() { made++; return ours.logger.child({ request_id: requestId }) as FastifyBaseLogger; } }, stub, messageId, message);
+        // D45: a plain line is written without making the request's logger.
+        assert.equal(made, [messageId, type, brand, ...names].every((v) => /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/.test(v)) ? 0 : 1);
+        const line = (l: { info(o: object, m: string): void }) => l.info(
           { event: stub ? 'email.stub_send' : 'email.sent', message_id: messageId, template: type, brand, attachment_count: names.length, attachment_filenames: names },
           stub ? 'stub mode: email not delivered' : 'email sent',
         );
+        line(reference.logger.child({ request_id: requestId }));
+        line(reference.logger.child({ request_id: requestId }));
         assert.deepEqual(ours.lines.map(sameTime), reference.lines.map(sameTime));
       }),
       { numRuns: 5000 },
     );
   });
-
   it('a level above info writes nothing', () => {
     const lines: string[] = [];
     const { logger } = createLogger('warn', 'notification', '1.5.0', new Writable({ write: (c: Buffer, _e, done) => (lines.push(c.toString()), done()) }));
-    logSent(logger as FastifyBaseLogger, true, 'stub_x', { type: 'welcome', brand: 'dao', attachments: [] } as unknown as OutboundMessage);
+    const message = { type: 'welcome', brand: 'dao', attachments: [] } as unknown as OutboundMessage;
+    logSent({ id: 'r', log: logger as FastifyBaseLogger }, true, 'stub_x', message);
+    logSent({ id: 'r', parentLog: logger, log: logger as FastifyBaseLogger }, true, 'stub_x', message);
     assert.deepEqual(lines, []);
   });
 

@@ -20,16 +20,18 @@ const INFO = 30;
 
 /**
  * `log.info(obj, msg)` for an object whose properties, serialised, are `props` (`,"key":value…`, each
- * value as pino writes it) and a plain `msg`. Returns false, writing nothing, when the stream wants
- * pino's per-line metadata (then the caller logs the usual way); a disabled level writes nothing.
+ * value as pino writes it) and a plain `msg`; with `bindings` (`,"key":value…`), as
+ * `log.child(those bindings).info(obj, msg)` (decision D45: the child is not made). Returns false,
+ * writing nothing, when the stream wants pino's per-line metadata (then the caller logs the usual
+ * way); a disabled level writes nothing.
  */
-export function writeInfo(log: Logger, props: string, msg: string): boolean {
+export function writeInfo(log: Logger, bindings: string, props: string, msg: string): boolean {
   if (!log.isLevelEnabled('info')) return true;
   const p = log as unknown as Record<symbol, unknown>;
   const stream = p[streamSym] as { write(line: string): void } & Record<symbol, unknown>;
   if (stream[needsMetadataGsym] === true) return false;
   const levels = p[lsCacheSym] as Record<number, string>;
   const time = p[timeSym] as (this: unknown) => string;
-  stream.write(`${levels[INFO]}${time.call(log)}${p[chindingsSym] as string}${props},"msg":"${msg}"${p[endSym] as string}`);
+  stream.write(`${levels[INFO]}${time.call(log)}${p[chindingsSym] as string}${bindings}${props},"msg":"${msg}"${p[endSym] as string}`);
   return true;
 }

@@ -2,15 +2,21 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { OutboundMessage } from '../rendering/compose.ts';
 
+/** The send's request: its id, and its logger (read it only to log: the front door makes it on first use, D45). */
 export interface SendContext {
-  requestId: string;
-  log: FastifyBaseLogger;
+  readonly id: string;
+  readonly log: FastifyBaseLogger;
 }
 
 export interface EmailProvider {
   readonly name: string;
   readonly stub: boolean;
-  send(message: OutboundMessage, ctx: SendContext): Promise<{ messageId: string }>;
+  /**
+   * Delivers `message`. A provider with nothing to wait for (the stub) answers at once, without a
+   * promise, and the send is answered in the same turn (decision D45); a throw or a rejection is a
+   * failed send either way.
+   */
+  send(message: OutboundMessage, ctx: SendContext): { messageId: string } | Promise<{ messageId: string }>;
   close?(): Promise<void>;
 }
 

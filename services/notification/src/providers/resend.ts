@@ -16,7 +16,7 @@ export function resendProvider(opts: ResendOptions): EmailProvider {
   return {
     name: 'resend',
     stub: false,
-    async send(message, { requestId, log }) {
+    async send(message, { id: requestId, log }) {
       const payload = JSON.stringify({
         from: `${JSON.stringify(message.from.name)} <${message.from.address}>`,
         to: [message.to],

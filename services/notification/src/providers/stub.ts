@@ -7,9 +7,8 @@ export function stubProvider(): EmailProvider {
   return {
     name: 'stub',
     stub: true,
-    async send(message, { log }) {
-      const messageId = `stub_${randomUUID()}`;
-      return { messageId };
+    send() {
+      return { messageId: `stub_${randomUUID()}` };
     },
   };
 }

@@ -16,8 +16,10 @@ import type { Logger } from 'pino';
 /**
  * The send's log line (D28): email.sent, or email.stub_send in stub mode. Written from its parts when
  * every value is plain ASCII (decision D42), else by pino from the object; the same bytes either way.
+ * A request whose logger is not made yet (D45) has its line written from its parent's pieces and its
+ * request id, as the child would write it.
  */
-export function logSent(log: FastifyBaseLogger, stub: boolean, messageId: string, message: OutboundMessage): void {
+export function logSent(request: Pick<SendRequest, 'id' | 'log' | 'parentLog'>, stub: boolean, messageId: string, message: OutboundMessage): void {
   const event = stub ? 'email.stub_send' : 'email.sent';
   const msg = stub ? 'stub mode: email not delivered' : 'email sent';
   const id = plainJson(messageId);
@@ -34,9 +36,10 @@ export function logSent(log: FastifyBaseLogger, stub: boolean, messageId: string
   }
   if (id !== undefined && template !== undefined && brand !== undefined && names !== '!') {
     const props = `,"event":"${event}","message_id":${id},"template":${template},"brand":${brand},"attachment_count":${message.attachments.length},"attachment_filenames":[${names}]`;
-    if (writeInfo(log as unknown as Logger, props, msg)) return;
+    const requestId = request.parentLog && plainJson(request.id);
+    if (requestId !== undefined ? writeInfo(request.parentLog!, `,"request_id":${requestId}`, props, msg) : writeInfo(request.log as unknown as Logger, '', props, msg)) return;
   }
-  log.info(
+  request.log.info(
     {
       event,
       message_id: messageId,
@@ -63,7 +66,10 @@ export interface SendRequest {
   id: string;
   idempotencyKey: string | string[] | undefined;
   body: unknown;
-  log: FastifyBaseLogger;
+  /** The request's logger: its lines carry `request_id`. The front door makes it on first use (D45). */
+  readonly log: FastifyBaseLogger;
+  /** Set while `log` is not made yet: the logger `log` is a child of, with `{ request_id: id }`. */
+  readonly parentLog?: Logger;
 }
 
 /** The answer: status and JSON body (`{error, request_id, details?}` for errors, spec 3). */
@@ -79,12 +85,63 @@ export function fail(status: number, error: ErrorCode, requestId: string, detail
 }
 
 /** Spec 3's send flow, steps 3 to 7, for an authenticated request whose body is parsed. */
-export function createSender(opts: SendRouteOptions): (request: SendRequest) => Promise<SendAnswer> {
+export function createSender(opts: SendRouteOptions): (request: SendRequest) => SendAnswer | Promise<SendAnswer> {
   const { brands, templates, composer, provider, idempotency, now } = opts;
   const typeNames = Object.keys(templates);
   const lookup = (type: string) => (Object.hasOwn(templates, type) ? templates[type] : undefined);
 
-  return async (request) => {
+  const sendFailed = (request: SendRequest, message: OutboundMessage, err: unknown): SendAnswer => {
+    const e = err instanceof ProviderError ? err : new ProviderError(String(err));
+    request.log.error({ event: 'email.send_failed', provider: provider.name, provider_status: e.status, detail: e.detail, template: message.type }, 'provider rejected the send');
+    return fail(500, 'send_failed', request.id);
+  };
+  const sent = (request: SendRequest, message: OutboundMessage, messageId: string): SendAnswer => {
+    // email.sent counts real deliveries only; in stub mode the same fields go to email.stub_send (decision D28).
+    logSent(request, provider.stub, messageId, message);
+    // Step 7.
+    return { status: 200, body: { id: messageId, status: 'sent', stubbed: provider.stub, request_id: request.id } };
+  };
+
+  /**
+   * Step 6: the provider. A provider that answers without a promise (the stub) is answered in this
+   * turn: no promise is made for it (decision D45).
+   */
+  const deliver = (request: SendRequest, message: OutboundMessage): SendAnswer | Promise<SendAnswer> => {
+    let delivery: { messageId: string } | Promise<{ messageId: string }>;
+    try {
+      delivery = provider.send(message, request);
+    } catch (err) {
+      return sendFailed(request, message, err);
+    }
+    if (delivery instanceof Promise) {
+      return delivery.then(
+        ({ messageId }) => sent(request, message, messageId),
+        (err: unknown) => sendFailed(request, message, err),
+      );
+    }
+    return sent(request, message, delivery.messageId);
+  };
+
+  /** A send with an Idempotency-Key (D9): claimed before the provider, completed or released after it. */
+  const deliverOnce = async (request: SendRequest, key: string, fingerprint: string, message: OutboundMessage): Promise<SendAnswer> => {
+    const claim = await idempotency.begin(key, fingerprint);
+    if (claim.state === 'replay') {
+      request.log.info({ event: 'email.idempotent_replay', message_id: claim.result.id, original_request_id: claim.result.request_id }, 'repeat of a completed send; nothing sent');
+      return { status: 200, body: { ...claim.result, request_id: request.id }, replayed: true };
+    }
+    if (claim.state === 'in_progress') {
+      return fail(409, 'idempotency_conflict', request.id, [{ field: 'Idempotency-Key', message: 'a send with this key is still in progress' }]);
+    }
+    if (claim.state === 'mismatch') {
+      return fail(422, 'idempotency_key_reused', request.id, [{ field: 'Idempotency-Key', message: 'was already used with a different request body' }]);
+    }
+    const answer = await deliver(request, message);
+    if (answer.status === 200) await idempotency.complete(key, fingerprint, answer.body as StoredResult);
+    else await idempotency.release(key);
+    return answer;
+  };
+
+  return (request) => {
     const key = request.idempotencyKey;
     if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))) {
       return fail(400, 'invalid_request', request.id, [{ field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }]);
@@ -104,43 +161,11 @@ export function createSender(opts: SendRouteOptions): (request: SendRequest) => 
       request.log.error({ event: 'email.render_failed', template: checked.envelope.template.type, err: composed.cause }, 'template threw while rendering');
       return fail(400, 'render_failed', request.id);
     }
-    const message = composed.message;
-
-    if (key !== undefined) {
-      const claim = await idempotency.begin(key, fingerprint);
-      if (claim.state === 'replay') {
-        request.log.info({ event: 'email.idempotent_replay', message_id: claim.result.id, original_request_id: claim.result.request_id }, 'repeat of a completed send; nothing sent');
-        return { status: 200, body: { ...claim.result, request_id: request.id }, replayed: true };
-      }
-      if (claim.state === 'in_progress') {
-        return fail(409, 'idempotency_conflict', request.id, [{ field: 'Idempotency-Key', message: 'a send with this key is still in progress' }]);
-      }
-      if (claim.state === 'mismatch') {
-        return fail(422, 'idempotency_key_reused', request.id, [{ field: 'Idempotency-Key', message: 'was already used with a different request body' }]);
-      }
-    }
-
-    // Step 6: the provider.
-    let messageId: string;
-    try {
-      ({ messageId } = await provider.send(message, { requestId: request.id, log: request.log }));
-    } catch (err) {
-      if (key !== undefined) await idempotency.release(key);
-      const e = err instanceof ProviderError ? err : new ProviderError(String(err));
-      request.log.error({ event: 'email.send_failed', provider: provider.name, provider_status: e.status, detail: e.detail, template: message.type }, 'provider rejected the send');
-      return fail(500, 'send_failed', request.id);
-    }
-
-    // email.sent counts real deliveries only; in stub mode the same fields go to email.stub_send (decision D28).
-    logSent(request.log, provider.stub, messageId, message);
-    // Step 7.
-    const result: StoredResult = { id: messageId, status: 'sent', stubbed: provider.stub, request_id: request.id };
-    if (key !== undefined) await idempotency.complete(key, fingerprint, result);
-    return { status: 200, body: result };
+    return key === undefined ? deliver(request, composed.message) : deliverOnce(request, key, fingerprint, composed.message);
   };
 }
 
-export const sendRoutes: FastifyPluginAsync<SendRouteOptions & { sender: (request: SendRequest) => Promise<SendAnswer> }> = async (app, { sender }) => {
+export const sendRoutes: FastifyPluginAsync<SendRouteOptions & { sender: (request: SendRequest) => SendAnswer | Promise<SendAnswer> }> = async (app, { sender }) => {
   // A declared 200 shape lets Fastify serialise with a compiled stringifier instead of JSON.stringify
   // (the same bytes as JSON.stringify for these fields, which the other front door uses, D44).
   const sent = {
