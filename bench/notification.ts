@@ -184,7 +184,7 @@ function stageBreakdown(bodies: Record<string, string>) {
   const { logger } = createLogger('info', 'notification', '0', { write: () => true } as unknown as DestinationStream);
   // As the front door logs a send (D45): from the service's logger and the request id, no child made.
   const requestId = '6f1c1b7e-2f0a-4c1e-9a55-0c7f1d2f9e11';
-  const sendLog = { id: requestId, parentLog: logger, get log() { return logger.child({ request_id: requestId }) as unknown as FastifyBaseLogger; } };
+  const sendLog = { id: requestId, parentLog: logger, log: logger.child({ request_id: requestId }) as unknown as FastifyBaseLogger };
   const parse = (b: Buffer) => {
     let value: unknown;
     parseJsonBody(undefined, b, (_e, v) => (value = v));

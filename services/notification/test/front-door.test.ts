@@ -144,6 +144,20 @@ describe('decision D44: the front door answers as Fastify does', () => {
     const [door3, fastify3] = await both(later, s(validBody('welcome')), { 'idempotency-key': 'd45-door' }, { 'idempotency-key': 'd45-fastify' });
     assert.equal(door3.status, 200);
     assert.deepEqual(door3, fastify3);
+    // A provider answering through another promise library (a thenable): delivered, its id answered.
+    const thenable = await listening(t, await makeService({}, { provider: { ...stub, send: () => ({ then: (ok: (v: { messageId: string }) => void) => ok({ messageId: 'stub_thenable' }) }) as never } }));
+    const [door4, fastify4] = await both(thenable, s(validBody('welcome')));
+    assert.equal(door4.status, 200);
+    assert.deepEqual(door4, fastify4);
+    // A failure that cannot be answered (the rejection cannot even be turned into text) frees its
+    // Idempotency-Key: the retry is tried again, not refused as in progress (409).
+    const unprintable = await listening(t, await makeService({}, { provider: { ...stub, send: () => Promise.reject(Object.create(null)) } }));
+    for (const attempt of [1, 2]) {
+      const [door5, fastify5] = await both(unprintable, s(validBody('welcome')), { 'idempotency-key': 'd45-unprintable-door' }, { 'idempotency-key': 'd45-unprintable-fastify' });
+      assert.equal(door5.status, 500, `attempt ${attempt}`);
+      assert.equal(door5.body.error, 'internal_error', `attempt ${attempt}`);
+      assert.deepEqual(door5, fastify5);
+    }
   });
 
   it('what the door leaves to Fastify: wrong token, other content types, a query string, an empty or chunked body', async (t) => {

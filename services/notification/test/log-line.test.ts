@@ -58,9 +58,11 @@ describe('decision D42: the send log line', () => {
     const lines: string[] = [];
     const { logger } = createLogger('warn', 'notification', '1.5.0', new Writable({ write: (c: Buffer, _e, done) => (lines.push(c.toString()), done()) }));
     const message = { type: 'welcome', brand: 'dao', attachments: [] } as unknown as OutboundMessage;
-    logSent({ id: 'r', log: logger as FastifyBaseLogger }, true, 'stub_x', message);
-    logSent({ id: 'r', parentLog: logger, log: logger as FastifyBaseLogger }, true, 'stub_x', message);
+    logSent({ id: 'r', log: logger.child({ request_id: 'r' }) as FastifyBaseLogger }, true, 'stub_x', message);
+    let made = 0;
+    logSent({ id: 'r', parentLog: logger, get log() { made++; return logger.child({ request_id: 'r' }) as FastifyBaseLogger; } }, true, 'stub_x', message);
     assert.deepEqual(lines, []);
+    assert.equal(made, 0);
   });
 
   it('over HTTP: one email.stub_send line per send with the request id, template, brand and file names', async () => {

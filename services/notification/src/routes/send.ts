@@ -68,7 +68,10 @@ export interface SendRequest {
   body: unknown;
   /** The request's logger: its lines carry `request_id`. The front door makes it on first use (D45). */
   readonly log: FastifyBaseLogger;
-  /** Set while `log` is not made yet: the logger `log` is a child of, with `{ request_id: id }`. */
+  /**
+   * The logger `log` is (or will be) a child of, with `{ request_id: id }`: when given, the send's line
+   * is written from it and the id without making `log` (D45); the bytes are the child's either way.
+   */
   readonly parentLog?: Logger;
 }
 
@@ -113,13 +116,14 @@ export function createSender(opts: SendRouteOptions): (request: SendRequest) => 
     } catch (err) {
       return sendFailed(request, message, err);
     }
-    if (delivery instanceof Promise) {
-      return delivery.then(
+    // Any thenable is a pending delivery (a provider may use another promise library).
+    if (typeof (delivery as { then?: unknown }).then === 'function') {
+      return Promise.resolve(delivery).then(
         ({ messageId }) => sent(request, message, messageId),
         (err: unknown) => sendFailed(request, message, err),
       );
     }
-    return sent(request, message, delivery.messageId);
+    return sent(request, message, (delivery as { messageId: string }).messageId);
   };
 
   /** A send with an Idempotency-Key (D9): claimed before the provider, completed or released after it. */
@@ -135,7 +139,15 @@ export function createSender(opts: SendRouteOptions): (request: SendRequest) => 
     if (claim.state === 'mismatch') {
       return fail(422, 'idempotency_key_reused', request.id, [{ field: 'Idempotency-Key', message: 'was already used with a different request body' }]);
     }
-    const answer = await deliver(request, message);
+    let answer: SendAnswer;
+    try {
+      answer = await deliver(request, message);
+    } catch (err) {
+      // A failure that could not even be answered (its log line threw, say) frees the key too, so a
+      // retry is not refused as in progress until the claim expires.
+      await idempotency.release(key);
+      throw err;
+    }
     if (answer.status === 200) await idempotency.complete(key, fingerprint, answer.body as StoredResult);
     else await idempotency.release(key);
     return answer;
