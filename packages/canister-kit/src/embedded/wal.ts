@@ -46,6 +46,8 @@ export type StoreEntries = Array<[string, Iterable<[StoreKey, unknown]>]>;
  * libuv's four threads stays free for other file work (a compaction's writes, argon2 in the bridge).
  */
 const MAX_FSYNCS_IN_FLIGHT = 3;
+/** A group split off mid-turn (decision P12) holds at least this many records: each split costs one more write and fdatasync. */
+const MIN_SPLIT_GROUP = 4;
 /** Default compaction size (decision P8): the log may grow to this share of the snapshot, and at least MIN_COMPACT_BYTES. */
 const COMPACT_FRACTION = 8;
 const MIN_COMPACT_BYTES = 16 * 1024 * 1024;
@@ -705,9 +707,11 @@ export class WriteAheadLog {
     if (this.failed) return Promise.reject(this.failed);
     const done = new Promise<void>((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
     if (seq > this.wanted) this.wanted = seq;
-    // The disk is idle: sync now. Otherwise the next fsync starts at the end of this turn of the event
-    // loop (or when one in flight completes), so every update answered meanwhile joins its group.
-    if (this.inFlight === 0) this.issue();
+    // The disk is idle: sync now. A group that has grown as large as the records still syncing ahead of
+    // it is synced now too (decision P12): its fsync runs while this turn goes on instead of after it,
+    // so the disk and the CPU work at once. Otherwise the next fsync starts at the end of this turn of
+    // the event loop (or when one in flight completes), so every update answered meanwhile joins its group.
+    if (this.inFlight === 0 || (this.inFlight < MAX_FSYNCS_IN_FLIGHT && this.pending.length >= Math.max(MIN_SPLIT_GROUP, this.submitted - this.durableSeq))) this.issue();
     else if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => {
