@@ -36,8 +36,10 @@ export function logSent(request: Pick<SendRequest, 'id' | 'log' | 'parentLog'>, 
   }
   if (id !== undefined && template !== undefined && brand !== undefined && names !== '!') {
     const props = `,"event":"${event}","message_id":${id},"template":${template},"brand":${brand},"attachment_count":${message.attachments.length},"attachment_filenames":[${names}]`;
-    const requestId = request.parentLog && plainJson(request.id);
-    if (requestId !== undefined ? writeInfo(request.parentLog!, `,"request_id":${requestId}`, props, msg) : writeInfo(request.log as unknown as Logger, '', props, msg)) return;
+    const requestId = plainJson(request.id);
+    const written =
+      request.parentLog && requestId !== undefined ? writeInfo(request.parentLog, `,"request_id":${requestId}`, props, msg) : writeInfo(request.log as unknown as Logger, '', props, msg);
+    if (written) return;
   }
   request.log.info(
     {
