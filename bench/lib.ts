@@ -34,10 +34,10 @@ export const pinning = (() => {
 })();
 if (pinning) spawnSync('taskset', ['-pc', pinning.client, String(process.pid)]);
 
-export async function startChild(entry: string, env: Record<string, string>, healthPath: string, readyWithinMs = 20_000): Promise<Child> {
+export async function startChild(entry: string, env: Record<string, string>, healthPath: string, readyWithinMs = 20_000, nodeFlags: readonly string[] = []): Promise<Child> {
   const port = await freePort();
   // BENCH_NODE_ARGS: extra Node flags for the measured processes (e.g. --cpu-prof --cpu-prof-dir=prof).
-  const node = [process.execPath, ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []), '--import', 'tsx', entry];
+  const node = [process.execPath, ...nodeFlags, ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []), '--import', 'tsx', entry];
   const [cmd, ...args] = pinning ? ['taskset', '-c', pinning.server, ...node] : node;
   const proc = spawn(cmd!, args, {
     cwd: root,

@@ -1,9 +1,10 @@
-// Issue 16 target 6: `npm start`'s resident memory once idle, against yardsticks measured in the same
-// run: a bare node:http process, the same with tsx loading TypeScript, and PGlite alone opened as the
-// bridge opens it. What PGlite holds cannot shrink from here (decision P3): its shared_buffers are
-// fixed by PGlite's single-user build, whatever postgresql.conf or ALTER SYSTEM say.
+// Issue 16 target 6: `npm start`'s resident memory once idle, on its first start (a new data directory)
+// and when it starts again on that data (what a running DAO sees after any restart), against
+// yardsticks measured in the same run: a bare node:http process with and without tsx loading
+// TypeScript, and PGlite alone opened as the bridge opens it. Every process runs with the Node flags
+// of package.json's start script (decision P13: `--liftoff-only`).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, memoryOf, root, startChild, table } from './lib.ts';
@@ -11,12 +12,19 @@ import { freePort, memoryOf, root, startChild, table } from './lib.ts';
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 5_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function npmStart(): Promise<{ rssMiB: number; peakMiB: number }> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-memory-'));
+/** `npm start` is `node <flags> --import tsx scripts/start.ts`: the flags, read from package.json. */
+const START_FLAGS = (() => {
+  const script = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const words = script.split(/\s+/);
+  if (words[0] !== 'node' || words.at(-1) !== 'scripts/start.ts') throw new Error(`the memory bench expects "node … scripts/start.ts" as the start script, not ${script}`);
+  return words.slice(1, words.indexOf('--import'));
+})();
+
+async function npmStart(dataDir: string): Promise<{ rssMiB: number; peakMiB: number }> {
   const [gateway, bridge, notification] = [await freePort(), await freePort(), await freePort()];
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+  const proc = spawn(process.execPath, [...START_FLAGS, '--import', 'tsx', 'scripts/start.ts'], {
     cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'development', DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn', GATEWAY_PORT: String(gateway), BRIDGE_PORT: String(bridge), NOTIFICATION_PORT: String(notification) },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'development', DATA_DIR: dataDir, LOG_LEVEL: 'warn', GATEWAY_PORT: String(gateway), BRIDGE_PORT: String(bridge), NOTIFICATION_PORT: String(notification) },
     stdio: ['ignore', 'ignore', 'ignore'],
   });
   try {
@@ -34,12 +42,11 @@ async function npmStart(): Promise<{ rssMiB: number; peakMiB: number }> {
   } finally {
     proc.kill('SIGTERM');
     await new Promise((r) => proc.once('exit', r));
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function idle(entry: string, health = '/', env: Record<string, string> = {}): Promise<{ rssMiB: number; peakMiB: number; body: string }> {
-  const child = await startChild(entry, env, health, 60_000);
+async function idle(entry: string, flags: readonly string[], health = '/'): Promise<{ rssMiB: number; peakMiB: number; body: string }> {
+  const child = await startChild(entry, {}, health, 60_000, flags);
   try {
     await sleep(IDLE_MS);
     const body = await (await fetch(`${child.url}${health}`)).text();
@@ -49,21 +56,54 @@ async function idle(entry: string, health = '/', env: Record<string, string> = {
   }
 }
 
+/** The bare server without any loader: what tsx itself costs. */
+async function idlePlain(): Promise<{ rssMiB: number; peakMiB: number }> {
+  const port = await freePort();
+  const code = "require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.env.PORT), '127.0.0.1')";
+  const proc = spawn(process.execPath, [...START_FLAGS, '-e', code], { env: { PATH: process.env.PATH, PORT: String(port) }, stdio: 'ignore' });
+  try {
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`http://127.0.0.1:${port}/`)).ok) break;
+      } catch {
+        // not up yet
+      }
+      if (i > 200 || proc.exitCode !== null) throw new Error('the plain node:http server did not come up');
+      await sleep(50);
+    }
+    await sleep(IDLE_MS);
+    return memoryOf(proc.pid!);
+  } finally {
+    proc.kill('SIGTERM');
+    await new Promise((r) => proc.once('exit', r));
+  }
+}
+
 export async function benchMemory(): Promise<string> {
-  const start = await npmStart();
-  const bare = await idle('bench/bare-server.ts');
-  const pglite = await idle('bench/pglite-idle.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'bench-memory-'));
+  let first, again;
+  try {
+    first = await npmStart(join(dir, 'data'));
+    again = await npmStart(join(dir, 'data'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const plain = await idlePlain();
+  const bare = await idle('bench/bare-server.ts', START_FLAGS);
+  const pglite = await idle('bench/pglite-idle.ts', START_FLAGS);
+  const flags = START_FLAGS.length > 0 ? ` (\`${START_FLAGS.join(' ')}\`)` : '';
   const rows = [
-    { process: '`npm start` (gateway, bridge, notification service, embedded canisters, PGlite), idle', 'RSS MiB': start.rssMiB, 'peak MiB': start.peakMiB, target: '≤ 250' },
+    { process: `\`npm start\`${flags} on a new data directory, idle`, 'RSS MiB': first.rssMiB, 'peak MiB': first.peakMiB, target: '≤ 250' },
+    { process: '`npm start` again on that data (a restart), idle', 'RSS MiB': again.rssMiB, 'peak MiB': again.peakMiB, target: '≤ 250' },
+    { process: 'bare node:http server, plain node (yardstick)', 'RSS MiB': plain.rssMiB, 'peak MiB': plain.peakMiB, target: '' },
     { process: 'bare node:http server through tsx (yardstick)', 'RSS MiB': bare.rssMiB, 'peak MiB': bare.peakMiB, target: '' },
     { process: `PGlite alone, opened as the bridge opens it, through tsx (its settings: ${pglite.body})`, 'RSS MiB': pglite.rssMiB, 'peak MiB': pglite.peakMiB, target: '' },
   ];
-  const rest = start.rssMiB - pglite.rssMiB;
   return [
     `## Memory: resident set once idle (${IDLE_MS / 1000} s after start)`,
     '',
     table(rows),
     '',
-    `PGlite alone is ${pglite.rssMiB - bare.rssMiB} MiB above the bare process; everything else of \`npm start\` is ${rest} MiB above PGlite alone (decision P3).`,
+    `tsx costs ${bare.rssMiB - plain.rssMiB} MiB over plain node; PGlite alone is ${pglite.rssMiB - bare.rssMiB} MiB above the bare process through tsx; everything else of \`npm start\` is ${first.rssMiB - pglite.rssMiB} MiB above PGlite alone on its first start, ${again.rssMiB - pglite.rssMiB} MiB on a restart (decisions P3, P13).`,
   ].join('\n');
 }

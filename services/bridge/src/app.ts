@@ -324,7 +324,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     admin: guards.admin,
     dashboardUrl: firstOrigin(config),
   });
-  const alerts = createAlerts({ log: app.log, ...(config.SENTRY_DSN && { sentryDsn: config.SENTRY_DSN }), environment: config.NODE_ENV, release: `bridge@${BRIDGE_VERSION}` });
+  const alerts = await createAlerts({ log: app.log, ...(config.SENTRY_DSN && { sentryDsn: config.SENTRY_DSN }), environment: config.NODE_ENV, release: `bridge@${BRIDGE_VERSION}` });
   const inference = createInference({
     ...(config.INFERENCE_URL && { url: config.INFERENCE_URL }),
     ...(config.INFERENCE_API_KEY && { apiKey: config.INFERENCE_API_KEY }),
@@ -395,7 +395,10 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
   const database = await openDatabase(
     config.DATABASE_URL
       ? { url: config.DATABASE_URL, onPoolError: (err) => log.logger.warn({ event: 'database.connection_lost', err: err.message }, 'an idle database connection was closed; it will be reopened on demand') }
-      : { dir: `${config.DATA_DIR}/pglite` },
+      : {
+          dir: `${config.DATA_DIR}/pglite`,
+          onEmbeddedUpgrade: (u) => log.logger.warn({ event: 'database.upgraded', from: 17, to: 18, tables: u.tables, rows: u.rows, backup: u.backup }, 'the embedded database was carried over from PostgreSQL 17; the old directory is kept as the backup named here'),
+        },
   );
   let redis: Redis | undefined;
   let sessionStore: SessionStore;

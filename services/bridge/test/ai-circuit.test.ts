@@ -95,9 +95,9 @@ describe('AI alerts (spec 2 Events, decision A12)', () => {
     return { lines, log: { warn: (o: object) => void lines.push(o as Record<string, unknown>) } };
   };
 
-  it('ai.latency_high: an inference answer over 15 s, once per slow spell', () => {
+  it('ai.latency_high: an inference answer over 15 s, once per slow spell', async () => {
     const r = recorder();
-    const a = createAlerts({ log: r.log });
+    const a = await createAlerts({ log: r.log });
     a.inferenceLatency(15_000, { model: 'm', operation: 'summarize' });
     assert.equal(r.lines.length, 0, '15 s is not over 15 s');
     a.inferenceLatency(15_001, { model: 'm', operation: 'summarize' });
@@ -109,9 +109,9 @@ describe('AI alerts (spec 2 Events, decision A12)', () => {
     assert.equal(r.lines.length, 2, 're-armed by a normal answer');
   });
 
-  it('ai.cache_miss_rate: hit rate below 40 % over the last 100 summary requests (from 20 on), once until it recovers', () => {
+  it('ai.cache_miss_rate: hit rate below 40 % over the last 100 summary requests (from 20 on), once until it recovers', async () => {
     const r = recorder();
-    const a = createAlerts({ log: r.log });
+    const a = await createAlerts({ log: r.log });
     for (let i = 0; i < 19; i++) a.summaryLookup(false);
     assert.equal(r.lines.length, 0, 'fewer than 20 requests: not judged');
     a.summaryLookup(false);
@@ -139,7 +139,7 @@ describe('AI alerts (spec 2 Events, decision A12)', () => {
     const port = (server.address() as AddressInfo).port;
     try {
       const r = recorder();
-      const a = createAlerts({ log: r.log, sentryDsn: `http://publickey@127.0.0.1:${port}/42`, environment: 'test', release: 'bridge@test' });
+      const a = await createAlerts({ log: r.log, sentryDsn: `http://publickey@127.0.0.1:${port}/42`, environment: 'test', release: 'bridge@test' });
       a.circuitOpened({ failures: 3, reason: 'consecutive inference failures' });
       await a.flush(5_000);
       assert.equal(envelopes.length, 1);

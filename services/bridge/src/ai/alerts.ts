@@ -2,8 +2,9 @@
 // service and component `ai`. Always a structured log line (`event: "ai.alert"`); also an error-tracker
 // event when SENTRY_DSN is set, through Sentry's SDK with a client of its own (no global init, no
 // automatic instrumentation: the bridge only reports these alerts). Each alert fires once when its
-// condition starts and re-arms when the condition ends (decision A12).
-import { NodeClient, Scope, defaultStackParser, makeNodeTransport } from '@sentry/node';
+// condition starts and re-arms when the condition ends (decision A12). Sentry's SDK is loaded only when
+// SENTRY_DSN is set: loading it costs ≈36 MiB of resident memory (decision P13).
+import type { NodeClient, Scope } from '@sentry/node';
 
 export type AlertTag = 'ai.circuit_open' | 'ai.latency_high' | 'ai.cache_miss_rate';
 
@@ -38,10 +39,11 @@ export interface AlertOptions {
   release?: string;
 }
 
-export function createAlerts(o: AlertOptions): Alerts {
+export async function createAlerts(o: AlertOptions): Promise<Alerts> {
   let scope: Scope | undefined;
   let client: NodeClient | undefined;
   if (o.sentryDsn) {
+    const { NodeClient, Scope, defaultStackParser, makeNodeTransport } = await import('@sentry/node');
     client = new NodeClient({
       dsn: o.sentryDsn,
       transport: makeNodeTransport,

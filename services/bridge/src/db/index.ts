@@ -1,6 +1,5 @@
 // One schema and one migration set for PostgreSQL (DATABASE_URL) and PGlite (embedded default under
 // the data directory), applied at start-up. Kysely builds the queries for both.
-import { mkdirSync } from 'node:fs';
 import { Kysely, Migrator, PostgresDialect, type Migration } from 'kysely';
 import pg from 'pg';
 import * as initial from './migrations/001-initial.ts';
@@ -16,6 +15,7 @@ import * as memberEmails from './migrations/041-member-emails.ts';
 import * as ai from './migrations/050-ai.ts';
 import { pgliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
+import type { EmbeddedUpgrade } from './embedded.ts';
 
 export type { Database } from './schema.ts';
 export type Db = Kysely<Database>;
@@ -32,6 +32,8 @@ export interface OpenDatabaseOptions {
    * listener the pool's `error` event would end the process (decision B17).
    */
   onPoolError?: (err: Error) => void;
+  /** PGlite: told once an earlier release's PostgreSQL 17 directory has been carried over (decision P13). */
+  onEmbeddedUpgrade?: (upgrade: EmbeddedUpgrade) => void;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: Db; kind: 'postgres' | 'pglite'; pool?: pg.Pool; close(): Promise<void> }> {
@@ -52,12 +54,16 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: 
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   } else {
     kind = 'pglite';
-    const { PGlite } = await import('@electric-sql/pglite');
-    // PGlite bundles pgvector; the AI embeddings need it (migration 050, decision A15).
-    const { vector } = await import('@electric-sql/pglite/vector');
-    if (options.dir) mkdirSync(options.dir, { recursive: true });
-    const lite = options.dir ? new PGlite(options.dir, { extensions: { vector } }) : new PGlite({ extensions: { vector } });
-    await lite.waitReady;
+    // Loaded only here, so a deployment on PostgreSQL never loads PGlite (decision P13).
+    const { openEmbedded } = await import('./embedded.ts');
+    const lite = await openEmbedded(options.dir, {
+      migrate: async (l) => {
+        const k = new Kysely<unknown>({ dialect: pgliteDialect(l) });
+        await migrate(k);
+        await k.destroy();
+      },
+      ...(options.onEmbeddedUpgrade && { onUpgrade: options.onEmbeddedUpgrade }),
+    });
     db = new Kysely<Database>({ dialect: pgliteDialect(lite) });
     extra = () => lite.close();
   }

@@ -1,12 +1,18 @@
 // Kysely over PGlite (Postgres compiled to wasm, in-process): the pg-shaped pool Kysely's
 // PostgresDialect expects. PGlite is one connection, so a connection is lent to one user at a time
 // (a transaction's statements must not interleave with another's).
-import type { PGlite } from '@electric-sql/pglite';
 import { PostgresDialect } from 'kysely';
 
 type Release = () => void;
 
-export function pgliteDialect(db: PGlite): PostgresDialect {
+/** What this dialect and the carry-over use of a PGlite instance (PostgreSQL 17's PGlite 0.3 and 18's alike). */
+export interface Lite {
+  query<T>(sql: string, parameters?: unknown[], options?: { blob?: Blob }): Promise<{ rows: T[]; affectedRows?: number; blob?: Blob }>;
+  exec(sql: string): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+export function pgliteDialect(db: Lite): PostgresDialect {
   let tail: Promise<void> = Promise.resolve();
   const client = {
     async query(sql: string, parameters: unknown[]) {

@@ -1,0 +1,150 @@
+// The embedded database: PGlite (PostgreSQL 18 compiled to wasm, in the bridge's process) under the
+// data directory, or in memory. How a directory is created, opened, and carried over from the
+// PostgreSQL 17 of earlier releases (decision P13).
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { carryOverFrom17, type CarriedOver } from './embedded-upgrade.ts';
+import type { Lite } from './pglite-dialect.ts';
+
+/**
+ * PGlite's build reserves 160 MB of shared buffers and touches all of it at start. The embedded
+ * database is a development and small-DAO default whose data is a few megabytes; 16 MB of buffers
+ * (2,048 pages) holds it. A deployment that wants more points DATABASE_URL at PostgreSQL.
+ */
+export const EMBEDDED_SHARED_BUFFERS = '16MB';
+export const EMBEDDED_START_PARAMS: readonly string[] = [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`];
+const MAJOR = '18';
+const UPGRADE_DONE = 'UPGRADED_FROM_POSTGRES_17';
+
+export interface EmbeddedUpgrade extends CarriedOver {
+  /** Where the PostgreSQL 17 directory was kept, untouched. */
+  backup: string;
+}
+
+export interface OpenEmbeddedOptions {
+  /** Brings a database to this release's schema (the one migration set). */
+  migrate(lite: Lite): Promise<void>;
+  /** Told once a PostgreSQL 17 directory has been carried over. */
+  onUpgrade?: (upgrade: EmbeddedUpgrade) => void;
+}
+
+export async function openEmbedded(dir: string | undefined, options: OpenEmbeddedOptions): Promise<PGlite> {
+  if (dir !== undefined) {
+    settleInterrupted(dir);
+    const version = majorVersion(dir);
+    if (version === undefined) await create(dir);
+    else if (version === '17') {
+      const upgraded = await upgrade(dir, options);
+      options.onUpgrade?.(upgraded);
+    }
+    else if (version !== MAJOR) throw new Error(`${dir} holds a PostgreSQL ${version} database; this release's embedded database is PostgreSQL ${MAJOR} and carries over only 17`);
+  }
+  return start(dir);
+}
+
+async function start(dir: string | undefined): Promise<PGlite> {
+  const options = { extensions: { vector }, startParams: [...EMBEDDED_START_PARAMS] };
+  const lite = dir === undefined ? new PGlite(options) : new PGlite(dir, options);
+  await lite.waitReady;
+  return lite;
+}
+
+function majorVersion(dir: string): string | undefined {
+  const file = join(dir, 'PG_VERSION');
+  return existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;
+}
+
+/**
+ * A creation or upgrade cut short by a crash: a directory being created held nothing acknowledged
+ * and is discarded; an upgrade whose copy completed but whose swap did not is finished; one that had
+ * not completed is discarded (the PostgreSQL 17 directory is still in place) and runs again.
+ */
+function settleInterrupted(dir: string): void {
+  rmSync(`${dir}.creating`, { recursive: true, force: true });
+  const upgrading = `${dir}.upgrading`;
+  if (!existsSync(upgrading)) return;
+  if (existsSync(join(upgrading, UPGRADE_DONE)) && majorVersion(dir) === undefined) {
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(upgrading, dir);
+    rmSync(join(dir, UPGRADE_DONE));
+    syncDirectory(dirname(dir));
+  } else rmSync(upgrading, { recursive: true, force: true });
+}
+
+/**
+ * initdb runs in a child process: its one-time memory (a second wasm instance and the code compiled
+ * for it, ~190 MiB) goes back to the system when the child ends instead of staying in the bridge's
+ * resident set. It builds beside the directory and is renamed in, so a crash leaves no half-made one.
+ */
+async function create(dir: string): Promise<void> {
+  if (existsSync(dir)) {
+    if (readdirSync(dir).length > 0) throw new Error(`${dir} is not empty and holds no PostgreSQL database (no PG_VERSION); move it away or set DATA_DIR elsewhere`);
+    rmSync(dir, { recursive: true });
+  }
+  const building = `${dir}.creating`;
+  mkdirSync(dirname(dir), { recursive: true });
+  const script = fileURLToPath(new URL('./pglite-initdb.mjs', import.meta.url));
+  const child = spawn(process.execPath, [script, building, JSON.stringify(EMBEDDED_START_PARAMS)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr = (stderr + s).slice(-4000)));
+  const code = await new Promise<number | null>((resolve, reject) => child.once('error', reject).once('exit', resolve));
+  if (code !== 0 || majorVersion(building) !== MAJOR) {
+    rmSync(building, { recursive: true, force: true });
+    throw new Error(`creating the embedded database in ${dir} failed (exit ${code}): ${stderr.trim() || 'no output'}`);
+  }
+  renameSync(building, dir);
+  syncDirectory(dirname(dir));
+}
+
+/**
+ * PostgreSQL 17 (PGlite 0.3) → 18: a new directory is created beside the old one and every row and
+ * sequence copied in; the old directory is then kept as `<dir>.postgres17` and the new one renamed
+ * into its place. The marker written before the swap lets a restart finish an interrupted swap.
+ */
+async function upgrade(dir: string, options: OpenEmbeddedOptions): Promise<EmbeddedUpgrade> {
+  const target = `${dir}.upgrading`;
+  await create(target);
+  let carried: CarriedOver;
+  try {
+    const fresh = await start(target);
+    try {
+      carried = await carryOverFrom17(dir, fresh, options.migrate);
+    } finally {
+      await fresh.close();
+    }
+  } catch (e) {
+    rmSync(target, { recursive: true, force: true });
+    throw new Error(`carrying the embedded database in ${dir} over from PostgreSQL 17 to ${MAJOR} failed, and it is left as it was: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+  durableWrite(join(target, UPGRADE_DONE), JSON.stringify(carried));
+  let backup = `${dir}.postgres17`;
+  if (existsSync(backup)) backup = `${backup}-${Date.now()}`;
+  renameSync(dir, backup);
+  renameSync(target, dir);
+  rmSync(join(dir, UPGRADE_DONE));
+  syncDirectory(dirname(dir));
+  return { ...carried, backup };
+}
+
+function durableWrite(file: string, text: string): void {
+  writeFileSync(file, text);
+  const fd = openSync(file, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function syncDirectory(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

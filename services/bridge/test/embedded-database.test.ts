@@ -1,0 +1,162 @@
+// Decision P13: the embedded database is PostgreSQL 18 (PGlite 0.5) with 16 MB of shared buffers, a new
+// data directory is created by a child process and renamed into place, and a PostgreSQL 17 directory
+// left by an earlier release (PGlite 0.3) is carried over at start: every row and sequence copied into
+// a new directory, the old one kept as `<dir>.postgres17`. A crash at any step of that leaves either
+// the old directory in place (the upgrade runs again) or a complete new one (the swap is finished).
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { Kysely, sql } from 'kysely';
+import { PGlite as PGlite17 } from 'pglite-pg17';
+import { vector as vector17 } from 'pglite-pg17/vector';
+import { migrate, openDatabase } from '../src/db/index.ts';
+import { EMBEDDED_START_PARAMS } from '../src/db/embedded.ts';
+import { copyDatabase } from '../src/db/embedded-upgrade.ts';
+import { pgliteDialect, type Lite } from '../src/db/pglite-dialect.ts';
+import { bridge, type Bridge } from './harness.ts';
+
+const EMAIL = 'early@example.org';
+const DIM = 4096;
+
+function scratch(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'domdao-embedded-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const version = (dir: string) => readFileSync(join(dir, 'PG_VERSION'), 'utf8').trim();
+
+async function migrateLite(lite: Lite): Promise<void> {
+  const k = new Kysely<unknown>({ dialect: pgliteDialect(lite) });
+  await migrate(k);
+  await k.destroy();
+}
+
+/**
+ * What an earlier release left: the same rows, in a PostgreSQL 17 directory written by PGlite 0.3
+ * (this release's rows copied back into the old engine, at the same schema).
+ */
+async function rewriteAsPostgres17(pgdir: string): Promise<void> {
+  const from = new PGlite(pgdir, { extensions: { vector }, startParams: [...EMBEDDED_START_PARAMS] });
+  const old17 = `${pgdir}-17`;
+  const old = new PGlite17(old17, { extensions: { vector: vector17 } }) as unknown as Lite & { waitReady: Promise<void> };
+  await Promise.all([from.waitReady, old.waitReady]);
+  await migrateLite(old);
+  const copied = await copyDatabase(from, old);
+  assert.ok(copied.rows > 0);
+  await from.close();
+  await old.close();
+  rmSync(pgdir, { recursive: true });
+  renameSync(old17, pgdir);
+  assert.equal(version(pgdir), '17');
+}
+
+async function withEarlyMember(): Promise<{ h: Bridge; pgdir: string }> {
+  const h = await bridge();
+  after(() => h.close());
+  await h.member(EMAIL);
+  const vec = `[${Array.from({ length: DIM }, (_, i) => (i % 7) / 7).join(',')}]`;
+  await sql`insert into ai_embeddings values ('p-1', 'A title', 'An excerpt', ${'0'.repeat(64)}, 'test-model', ${vec}::vector, now())`.execute(h.opened.db);
+  await h.app.close();
+  return { h, pgdir: join(h.env.DATA_DIR!, 'pglite') };
+}
+
+async function assertCarried(h: Bridge, pgdir: string): Promise<void> {
+  assert.equal(version(pgdir), '18');
+  assert.equal(version(`${pgdir}.postgres17`), '17', 'the old directory is kept, untouched');
+  assert.equal(existsSync(`${pgdir}.upgrading`), false);
+  const { res } = await h.login(EMAIL);
+  assert.equal(res.statusCode, 200, `the member registered before the upgrade signs in: ${res.body}`);
+  const e = await sql<{ dims: number; second: number }>`select vector_dims(embedding) as dims, (embedding::real[])[2] as second from ai_embeddings where proposal_id = 'p-1'`.execute(h.opened.db);
+  assert.equal(e.rows.length, 1);
+  assert.equal(e.rows[0]!.dims, DIM);
+  assert.ok(Math.abs(e.rows[0]!.second - 1 / 7) < 1e-6, `the vector's values carried: ${e.rows[0]!.second}`);
+}
+
+describe('decision P13: the embedded database', () => {
+  it('a new directory is PostgreSQL 18 with 16 MB of shared buffers, made by a child process and renamed in', async () => {
+    const pgdir = join(scratch(), 'data', 'pglite');
+    const d = await openDatabase({ dir: pgdir });
+    after(() => d.close());
+    const s = await sql<{ name: string; setting: string }>`select name, setting from pg_settings where name in ('shared_buffers', 'server_version_num')`.execute(d.db);
+    const settings = Object.fromEntries(s.rows.map((r) => [r.name, r.setting]));
+    assert.equal(settings.shared_buffers, String((16 * 1024) / 8), '16 MB in 8 kB pages');
+    assert.match(settings.server_version_num!, /^18/);
+    assert.equal(version(pgdir), '18');
+    assert.deepEqual(readdirSync(join(pgdir, '..')), ['pglite'], 'nothing is left beside it');
+  });
+
+  it('an earlier release\'s PostgreSQL 17 directory is carried over at start: members, vectors, the old directory kept', async () => {
+    const { h, pgdir } = await withEarlyMember();
+    await rewriteAsPostgres17(pgdir);
+    await h.restart();
+    const line = h.logs.events('database.upgraded')[0];
+    assert.ok(line, 'the upgrade is logged');
+    assert.equal(line.backup, `${pgdir}.postgres17`);
+    assert.ok((line.rows as number) >= 3);
+    await assertCarried(h, pgdir);
+    // A second start opens the new directory as it is.
+    await h.restart();
+    assert.equal(h.logs.events('database.upgraded').length, 1);
+    assert.equal((await h.login(EMAIL)).res.statusCode, 200);
+  });
+
+  it('crash before the swap: a half-built new directory is discarded and the upgrade runs again', async () => {
+    const { h, pgdir } = await withEarlyMember();
+    await rewriteAsPostgres17(pgdir);
+    mkdirSync(`${pgdir}.upgrading`);
+    writeFileSync(join(`${pgdir}.upgrading`, 'PG_VERSION'), '18\n');
+    mkdirSync(`${pgdir}.creating`);
+    await h.restart();
+    await assertCarried(h, pgdir);
+    assert.equal(existsSync(`${pgdir}.creating`), false);
+  });
+
+  it('crash between the two renames: the complete new directory is swapped in at the next start', async () => {
+    const { h, pgdir } = await withEarlyMember();
+    await rewriteAsPostgres17(pgdir);
+    await h.restart();
+    await h.app.close();
+    // The state after `rename(dir, backup)`: the marked new directory waits beside no directory.
+    renameSync(pgdir, `${pgdir}.upgrading`);
+    writeFileSync(join(`${pgdir}.upgrading`, 'UPGRADED_FROM_POSTGRES_17'), '{}');
+    await h.restart();
+    await assertCarried(h, pgdir);
+    assert.equal(existsSync(join(pgdir, 'UPGRADED_FROM_POSTGRES_17')), false);
+  });
+
+  it('an upgrade that fails leaves the PostgreSQL 17 directory untouched and says why', async () => {
+    const pgdir = join(scratch(), 'pglite');
+    const old = new PGlite17(pgdir, { extensions: { vector: vector17 } }) as unknown as Lite & { waitReady: Promise<void> };
+    await old.waitReady;
+    await migrateLite(old);
+    // A table this release's schema does not have: its rows have nowhere to go.
+    await old.exec("create table notes (body text); insert into notes values ('kept')");
+    await old.close();
+    const before = readdirSync(pgdir).sort();
+    await assert.rejects(openDatabase({ dir: pgdir }), /notes/);
+    assert.equal(version(pgdir), '17');
+    assert.deepEqual(readdirSync(pgdir).sort(), before);
+    const reopened = new PGlite17(pgdir, { extensions: { vector: vector17 } }) as unknown as Lite;
+    assert.deepEqual((await reopened.query('select body from notes')).rows, [{ body: 'kept' }]);
+    await reopened.close();
+  });
+
+  it('a directory that is not a database, or another major version, is refused with a clear error and left as it is', async () => {
+    const base = scratch();
+    const notDb = join(base, 'notdb');
+    mkdirSync(notDb);
+    writeFileSync(join(notDb, 'mine.txt'), 'x');
+    await assert.rejects(openDatabase({ dir: notDb }), /is not empty and holds no PostgreSQL database/);
+    assert.deepEqual(readdirSync(notDb), ['mine.txt']);
+    const v16 = join(base, 'v16');
+    mkdirSync(v16);
+    writeFileSync(join(v16, 'PG_VERSION'), '16\n');
+    await assert.rejects(openDatabase({ dir: v16 }), /PostgreSQL 16 database; .* carries over only 17/);
+    assert.deepEqual(readdirSync(v16), ['PG_VERSION']);
+  });
+});
