@@ -1,28 +1,24 @@
 // Issue 16 target 6: `npm start`'s resident memory once idle, on its first start (a new data directory)
 // and when it starts again on that data (what a running DAO sees after any restart), against
 // yardsticks measured in the same run: a bare node:http process with and without tsx loading
-// TypeScript, and PGlite alone opened as the bridge opens it. Every process runs with the Node flags
-// of package.json's start script (decision P13: `--liftoff-only`).
+// TypeScript, and PGlite alone opened as the bridge opens it. `npm start` is measured as it runs: the
+// built run path (decision P14) with its Node flags, which the yardsticks share.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildRunPath, RUN_FLAGS } from '../scripts/build-run-path.mjs';
 import { freePort, memoryOf, root, startChild, table } from './lib.ts';
 
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 5_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** `npm start` is `node <flags> --import tsx scripts/start.ts`: the flags, read from package.json. */
-const START_FLAGS = (() => {
-  const script = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const words = script.split(/\s+/);
-  if (words[0] !== 'node' || words.at(-1) !== 'scripts/start.ts') throw new Error(`the memory bench expects "node … scripts/start.ts" as the start script, not ${script}`);
-  return words.slice(1, words.indexOf('--import'));
-})();
+/** `npm start` builds the run path (decision P14) and runs it with these flags. */
+const START_FLAGS = RUN_FLAGS;
 
-async function npmStart(dataDir: string): Promise<{ rssMiB: number; peakMiB: number }> {
+async function npmStart(entry: string, dataDir: string): Promise<{ rssMiB: number; peakMiB: number }> {
   const [gateway, bridge, notification] = [await freePort(), await freePort(), await freePort()];
-  const proc = spawn(process.execPath, [...START_FLAGS, '--import', 'tsx', 'scripts/start.ts'], {
+  const proc = spawn(process.execPath, [...START_FLAGS, entry], {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'development', DATA_DIR: dataDir, LOG_LEVEL: 'warn', GATEWAY_PORT: String(gateway), BRIDGE_PORT: String(bridge), NOTIFICATION_PORT: String(notification) },
     stdio: ['ignore', 'ignore', 'ignore'],
@@ -83,8 +79,9 @@ export async function benchMemory(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-memory-'));
   let first, again;
   try {
-    first = await npmStart(join(dir, 'data'));
-    again = await npmStart(join(dir, 'data'));
+    const entry = await buildRunPath(join(dir, 'run'));
+    first = await npmStart(entry, join(dir, 'data'));
+    again = await npmStart(entry, join(dir, 'data'));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -104,6 +101,6 @@ export async function benchMemory(): Promise<string> {
     '',
     table(rows),
     '',
-    `tsx costs ${bare.rssMiB - plain.rssMiB} MiB over plain node; PGlite alone is ${pglite.rssMiB - bare.rssMiB} MiB above the bare process through tsx; everything else of \`npm start\` is ${first.rssMiB - pglite.rssMiB} MiB above PGlite alone on its first start, ${again.rssMiB - pglite.rssMiB} MiB on a restart (decisions P3, P13).`,
+    `tsx costs ${bare.rssMiB - plain.rssMiB} MiB over plain node, which is why \`npm start\` runs a build without it (decision P14); PGlite alone is ${pglite.rssMiB - bare.rssMiB} MiB above the bare process through tsx; \`npm start\` is ${first.rssMiB - plain.rssMiB} MiB above plain node on its first start and ${again.rssMiB - plain.rssMiB} MiB on a restart (decisions P3, P13, P14).`,
   ].join('\n');
 }

@@ -2,15 +2,17 @@
 // R10), its banner says how to register and how the first admin gets a password, and
 // `npm run register` registers an account against it end to end (sealed fields, JSON, the password
 // on stdin), after which the verification link and the login work; the member web app is served
-// through the gateway and renders in Chromium (issue 14).
+// through the gateway and renders in Chromium (issue 14). The platform runs as `npm start` runs it:
+// built by esbuild, without a TypeScript loader (decision P14).
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium } from 'playwright-core';
+import { buildRunPath, RUN_FLAGS } from '../build-run-path.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -58,6 +60,7 @@ function run(args: string[], env: NodeJS.ProcessEnv, stdin?: string): Promise<{ 
 
 describe('npm start and npm run register', () => {
   const dir = mkdtempSync(join(tmpdir(), 'domdao-start-'));
+  const built = mkdtempSync(join(tmpdir(), 'domdao-start-built-'));
   const baseEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'development', DATA_DIR: dir, LOG_LEVEL: 'warn' };
   let child: ChildProcess | undefined;
   let banner = '';
@@ -71,7 +74,9 @@ describe('npm start and npm run register', () => {
     notificationPort = await freePort();
     gatewayPort = await freePort();
     bridge = `http://127.0.0.1:${bridgePort}`;
-    child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    // What `npm start` runs: the run path built by esbuild, without tsx (decision P14).
+    const entry = await buildRunPath(join(built, 'run'));
+    child = spawn(process.execPath, [...RUN_FLAGS, entry], {
       cwd: root,
       env: { ...baseEnv, BRIDGE_PORT: String(bridgePort), NOTIFICATION_PORT: String(notificationPort), GATEWAY_PORT: String(gatewayPort) },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -101,6 +106,12 @@ describe('npm start and npm run register', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
     rmSync(dir, { recursive: true, force: true });
+    rmSync(built, { recursive: true, force: true });
+  });
+
+  it('decision P14: `npm start` builds the run path and runs it with the flags this test runs it with', () => {
+    const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    assert.equal(scripts.start, `node scripts/build-run-path.mjs && node ${RUN_FLAGS.join(' ')} .build/run/start.js`);
   });
 
   it('decision R10: without HOST, the gateway and both services listen on 127.0.0.1 only, as the banner says (the gateway first, issue 17)', async () => {
