@@ -4,6 +4,7 @@
 // a new directory, the old one kept as `<dir>.postgres17`. A crash at any step of that leaves either
 // the old directory in place (the upgrade runs again) or a complete new one (the swap is finished).
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +30,20 @@ function scratch(): string {
 }
 
 const version = (dir: string) => readFileSync(join(dir, 'PG_VERSION'), 'utf8').trim();
+
+/** Every file's path and bytes under `dir`: equal hashes, an untouched directory. */
+function treeHash(dir: string): string {
+  const h = createHash('sha256');
+  const walk = (d: string, rel: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      h.update(`${rel}/${e.name}\n`);
+      if (e.isDirectory()) walk(join(d, e.name), `${rel}/${e.name}`);
+      else h.update(readFileSync(join(d, e.name)));
+    }
+  };
+  walk(dir, '');
+  return h.digest('hex');
+}
 
 async function migrateLite(lite: Lite): Promise<void> {
   const k = new Kysely<unknown>({ dialect: pgliteDialect(lite) });
@@ -93,7 +108,9 @@ describe('decision P13: the embedded database', () => {
   it('an earlier release\'s PostgreSQL 17 directory is carried over at start: members, vectors, the old directory kept', async () => {
     const { h, pgdir } = await withEarlyMember();
     await rewriteAsPostgres17(pgdir);
+    const before = treeHash(pgdir);
     await h.restart();
+    assert.equal(treeHash(`${pgdir}.postgres17`), before, 'the PostgreSQL 17 directory is kept byte for byte (an earlier release can still open it)');
     const line = h.logs.events('database.upgraded')[0];
     assert.ok(line, 'the upgrade is logged');
     assert.equal(line.backup, `${pgdir}.postgres17`);
@@ -137,13 +154,27 @@ describe('decision P13: the embedded database', () => {
     // A table this release's schema does not have: its rows have nowhere to go.
     await old.exec("create table notes (body text); insert into notes values ('kept')");
     await old.close();
-    const before = readdirSync(pgdir).sort();
-    await assert.rejects(openDatabase({ dir: pgdir }), /notes/);
-    assert.equal(version(pgdir), '17');
-    assert.deepEqual(readdirSync(pgdir).sort(), before);
+    const before = treeHash(pgdir);
+    await assert.rejects(openDatabase({ dir: pgdir }), /over from PostgreSQL 17 to 18 failed, and it is left as it was: .*notes/);
+    assert.equal(treeHash(pgdir), before, 'not a byte of the 17 directory changed');
+    assert.deepEqual(readdirSync(join(pgdir, '..')), ['pglite'], 'nothing is left beside it');
     const reopened = new PGlite17(pgdir, { extensions: { vector: vector17 } }) as unknown as Lite;
     assert.deepEqual((await reopened.query('select body from notes')).rows, [{ body: 'kept' }]);
     await reopened.close();
+  });
+
+  it('a carried-over database whose directory has gone is not replaced by an empty one', async () => {
+    const { h, pgdir } = await withEarlyMember();
+    await rewriteAsPostgres17(pgdir);
+    await h.restart();
+    await h.app.close();
+    rmSync(pgdir, { recursive: true });
+    await assert.rejects(openDatabase({ dir: pgdir }), /pglite is missing but .*pglite\.postgres17 holds the database it was carried over from/);
+    assert.equal(existsSync(pgdir), false);
+    // Moved back, it is carried over again.
+    renameSync(`${pgdir}.postgres17`, pgdir);
+    await h.restart();
+    assert.equal((await h.login(EMAIL)).res.statusCode, 200);
   });
 
   it('a directory that is not a database, or another major version, is refused with a clear error and left as it is', async () => {
@@ -158,5 +189,8 @@ describe('decision P13: the embedded database', () => {
     writeFileSync(join(v16, 'PG_VERSION'), '16\n');
     await assert.rejects(openDatabase({ dir: v16 }), /PostgreSQL 16 database; .* carries over only 17/);
     assert.deepEqual(readdirSync(v16), ['PG_VERSION']);
+    const file = join(base, 'file');
+    writeFileSync(file, 'x');
+    await assert.rejects(openDatabase({ dir: file }), /is not a directory/);
   });
 });

@@ -42,6 +42,8 @@ export async function copyDatabase(from: Lite, to: Lite): Promise<CarriedOver> {
       [MIGRATOR_TABLES],
     )
   ).rows;
+  const elsewhere = (await from.query<{ name: string }>(`select table_schema || '.' || table_name as name from information_schema.tables where table_type = 'BASE TABLE' and table_schema not in ('public', 'pg_catalog', 'information_schema') order by 1`)).rows;
+  if (elsewhere.length > 0) throw new Error(`tables outside the public schema are not carried over: ${elsewhere.map((t) => t.name).join(', ')}`);
   let rows = 0;
   await to.exec('begin');
   try {
@@ -55,13 +57,16 @@ export async function copyDatabase(from: Lite, to: Lite): Promise<CarriedOver> {
       if (before !== after) throw new Error(`copying ${name} moved ${after} of its ${before} rows`);
       rows += after;
     }
-    const sequences = (await from.query<{ name: string; last_value: string | null }>(`select quote_ident(sequencename) as name, last_value::text from pg_sequences where schemaname = 'public'`)).rows;
-    for (const s of sequences) {
-      if (s.last_value !== null) await to.query('select setval($1::regclass, $2::bigint, true)', [s.name, s.last_value]);
+    // Read from each sequence itself: pg_sequences hides the position of one set with is_called false.
+    const sequences = (await from.query<{ name: string }>(`select quote_ident(sequencename) as name from pg_sequences where schemaname = 'public'`)).rows;
+    for (const { name } of sequences) {
+      const at = (await from.query<{ last_value: string; is_called: boolean }>(`select last_value::text, is_called from ${name}`)).rows[0]!;
+      await to.query('select setval($1::regclass, $2::bigint, $3)', [name, at.last_value, at.is_called]);
     }
     await to.exec('commit');
   } catch (e) {
-    await to.exec('rollback');
+    // The copy's own error is the one worth reporting.
+    await to.exec('rollback').catch(() => undefined);
     throw e;
   }
   return { tables: tables.length, rows };

@@ -2,8 +2,8 @@
 // data directory, or in memory. How a directory is created, opened, and carried over from the
 // PostgreSQL 17 of earlier releases (decision P13).
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { closeSync, cpSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
@@ -34,14 +34,18 @@ export interface OpenEmbeddedOptions {
 
 export async function openEmbedded(dir: string | undefined, options: OpenEmbeddedOptions): Promise<PGlite> {
   if (dir !== undefined) {
+    if (existsSync(dir) && !statSync(dir).isDirectory()) throw new Error(`${dir} is not a directory; the embedded database needs it to be one (or absent)`);
     settleInterrupted(dir);
     const version = majorVersion(dir);
-    if (version === undefined) await create(dir);
-    else if (version === '17') {
+    if (version === undefined) {
+      // A carried-over database whose directory has gone: never start empty beside it.
+      const kept = (existsSync(dirname(dir)) ? readdirSync(dirname(dir)) : []).find((n) => n.startsWith(`${basename(dir)}.postgres17`));
+      if (kept && (!existsSync(dir) || readdirSync(dir).length === 0)) throw new Error(`${dir} is missing but ${join(dirname(dir), kept)} holds the database it was carried over from; move that back to ${dir} (it will be carried over again) or remove it to start empty`);
+      await create(dir);
+    } else if (version === '17') {
       const upgraded = await upgrade(dir, options);
       options.onUpgrade?.(upgraded);
-    }
-    else if (version !== MAJOR) throw new Error(`${dir} holds a PostgreSQL ${version} database; this release's embedded database is PostgreSQL ${MAJOR} and carries over only 17`);
+    } else if (version !== MAJOR) throw new Error(`${dir} holds a PostgreSQL ${version} database; this release's embedded database is PostgreSQL ${MAJOR} and carries over only 17`);
   }
   return start(dir);
 }
@@ -64,14 +68,21 @@ function majorVersion(dir: string): string | undefined {
  * not completed is discarded (the PostgreSQL 17 directory is still in place) and runs again.
  */
 function settleInterrupted(dir: string): void {
-  rmSync(`${dir}.creating`, { recursive: true, force: true });
+  const parent = dirname(dir);
+  const name = basename(dir);
+  if (!existsSync(parent)) return;
+  // Directories being built (by this bridge or a killed one's orphaned child) and the scratch copy of
+  // a 17 directory: nothing acknowledged is in them.
+  for (const n of readdirSync(parent)) if (n.startsWith(`${name}.`) && (n.includes('.creating') || n.endsWith('.source17'))) rmSync(join(parent, n), { recursive: true, force: true });
   const upgrading = `${dir}.upgrading`;
   if (!existsSync(upgrading)) return;
-  if (existsSync(join(upgrading, UPGRADE_DONE)) && majorVersion(dir) === undefined) {
+  const empty = !existsSync(dir) || readdirSync(dir).length === 0;
+  if (existsSync(join(upgrading, UPGRADE_DONE)) && empty) {
     rmSync(dir, { recursive: true, force: true });
     renameSync(upgrading, dir);
+    syncDirectory(parent);
     rmSync(join(dir, UPGRADE_DONE));
-    syncDirectory(dirname(dir));
+    syncDirectory(dir);
   } else rmSync(upgrading, { recursive: true, force: true });
 }
 
@@ -85,7 +96,7 @@ async function create(dir: string): Promise<void> {
     if (readdirSync(dir).length > 0) throw new Error(`${dir} is not empty and holds no PostgreSQL database (no PG_VERSION); move it away or set DATA_DIR elsewhere`);
     rmSync(dir, { recursive: true });
   }
-  const building = `${dir}.creating`;
+  const building = `${dir}.creating-${process.pid}`;
   mkdirSync(dirname(dir), { recursive: true });
   const script = fileURLToPath(new URL('./pglite-initdb.mjs', import.meta.url));
   const child = spawn(process.execPath, [script, building, JSON.stringify(EMBEDDED_START_PARAMS)], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -96,6 +107,8 @@ async function create(dir: string): Promise<void> {
     rmSync(building, { recursive: true, force: true });
     throw new Error(`creating the embedded database in ${dir} failed (exit ${code}): ${stderr.trim() || 'no output'}`);
   }
+  // PGlite runs PostgreSQL with fsync off (-F): what initdb wrote reaches the disk here, before the rename.
+  syncTree(building);
   renameSync(building, dir);
   syncDirectory(dirname(dir));
 }
@@ -107,37 +120,62 @@ async function create(dir: string): Promise<void> {
  */
 async function upgrade(dir: string, options: OpenEmbeddedOptions): Promise<EmbeddedUpgrade> {
   const target = `${dir}.upgrading`;
-  await create(target);
+  // The old engine opens and migrates a copy: the 17 directory itself is kept exactly as it was, so
+  // the release that wrote it can still open it.
+  const source = `${dir}.source17`;
+  cpSync(dir, source, { recursive: true });
   let carried: CarriedOver;
   try {
+    await create(target);
     const fresh = await start(target);
     try {
-      carried = await carryOverFrom17(dir, fresh, options.migrate);
+      carried = await carryOverFrom17(source, fresh, options.migrate);
     } finally {
       await fresh.close();
     }
   } catch (e) {
     rmSync(target, { recursive: true, force: true });
     throw new Error(`carrying the embedded database in ${dir} over from PostgreSQL 17 to ${MAJOR} failed, and it is left as it was: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  } finally {
+    rmSync(source, { recursive: true, force: true });
   }
+  // The copied rows are on disk before the marker says they are complete (PGlite runs with fsync off).
+  syncTree(target);
   durableWrite(join(target, UPGRADE_DONE), JSON.stringify(carried));
+  syncDirectory(target);
   let backup = `${dir}.postgres17`;
   if (existsSync(backup)) backup = `${backup}-${Date.now()}`;
   renameSync(dir, backup);
-  renameSync(target, dir);
-  rmSync(join(dir, UPGRADE_DONE));
   syncDirectory(dirname(dir));
+  renameSync(target, dir);
+  syncDirectory(dirname(dir));
+  rmSync(join(dir, UPGRADE_DONE));
+  syncDirectory(dir);
   return { ...carried, backup };
 }
 
-function durableWrite(file: string, text: string): void {
-  writeFileSync(file, text);
+/** Every file and directory under `root` (and `root` itself) flushed to disk. */
+function syncTree(root: string): void {
+  for (const entry of readdirSync(root, { withFileTypes: true })) {
+    const path = join(root, entry.name);
+    if (entry.isDirectory()) syncTree(path);
+    else if (entry.isFile()) durableFlush(path);
+  }
+  syncDirectory(root);
+}
+
+function durableFlush(file: string): void {
   const fd = openSync(file, 'r');
   try {
     fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
+}
+
+function durableWrite(file: string, text: string): void {
+  writeFileSync(file, text);
+  durableFlush(file);
 }
 
 function syncDirectory(dir: string): void {
