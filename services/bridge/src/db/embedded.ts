@@ -80,9 +80,9 @@ function settleInterrupted(dir: string): void {
   if (existsSync(join(upgrading, UPGRADE_DONE)) && empty) {
     rmSync(dir, { recursive: true, force: true });
     renameSync(upgrading, dir);
-    syncDirectory(parent);
+    fsyncPath(parent);
     rmSync(join(dir, UPGRADE_DONE));
-    syncDirectory(dir);
+    fsyncPath(dir);
   } else rmSync(upgrading, { recursive: true, force: true });
 }
 
@@ -110,7 +110,7 @@ async function create(dir: string): Promise<void> {
   // PGlite runs PostgreSQL with fsync off (-F): what initdb wrote reaches the disk here, before the rename.
   syncTree(building);
   renameSync(building, dir);
-  syncDirectory(dirname(dir));
+  fsyncPath(dirname(dir));
 }
 
 /**
@@ -142,15 +142,15 @@ async function upgrade(dir: string, options: OpenEmbeddedOptions): Promise<Embed
   // The copied rows are on disk before the marker says they are complete (PGlite runs with fsync off).
   syncTree(target);
   durableWrite(join(target, UPGRADE_DONE), JSON.stringify(carried));
-  syncDirectory(target);
+  fsyncPath(target);
   let backup = `${dir}.postgres17`;
   if (existsSync(backup)) backup = `${backup}-${Date.now()}`;
   renameSync(dir, backup);
-  syncDirectory(dirname(dir));
+  fsyncPath(dirname(dir));
   renameSync(target, dir);
-  syncDirectory(dirname(dir));
+  fsyncPath(dirname(dir));
   rmSync(join(dir, UPGRADE_DONE));
-  syncDirectory(dir);
+  fsyncPath(dir);
   return { ...carried, backup };
 }
 
@@ -159,27 +159,19 @@ function syncTree(root: string): void {
   for (const entry of readdirSync(root, { withFileTypes: true })) {
     const path = join(root, entry.name);
     if (entry.isDirectory()) syncTree(path);
-    else if (entry.isFile()) durableFlush(path);
+    else if (entry.isFile()) fsyncPath(path);
   }
-  syncDirectory(root);
-}
-
-function durableFlush(file: string): void {
-  const fd = openSync(file, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  fsyncPath(root);
 }
 
 function durableWrite(file: string, text: string): void {
   writeFileSync(file, text);
-  durableFlush(file);
+  fsyncPath(file);
 }
 
-function syncDirectory(dir: string): void {
-  const fd = openSync(dir, 'r');
+/** fsync of a file, or of a directory (its entries: a rename, a new file). */
+function fsyncPath(path: string): void {
+  const fd = openSync(path, 'r');
   try {
     fsyncSync(fd);
   } finally {
