@@ -25,7 +25,7 @@
 // The directory is locked for one process (K20); it is 0700 and its files 0600 (they hold password
 // hashes and tokens, K22).
 import { chmodSync, closeSync, constants, existsSync, rmSync, fdatasync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, statSync, writeSync, ftruncateSync } from 'node:fs';
-import { open as openFile, rename, rm } from 'node:fs/promises';
+import { open as openFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { DefaultDeserializer, serialize } from 'node:v8';
@@ -83,6 +83,21 @@ export interface WalOptions {
    * is in place (before the closed logs are deleted); a returned promise holds the compaction there.
    */
   compactionProbe?: (stage: 'decode' | 'slice' | 'installed') => void | Promise<void>;
+  /** Default true (decision P15): a slice whose entries are those the last compaction wrote is copied from that snapshot, not serialized again. */
+  reuseSnapshotFrames?: boolean;
+  /** Test instrumentation: told how many slices a compaction copied and how many it serialized. */
+  compactionStats?: (stats: { copied: number; serialized: number }) => void;
+}
+
+/**
+ * What an installed compaction wrote of one store it serialized (decision P15): per slice, its entries
+ * flattened (key, value, key, value…, the frozen records themselves) and where its body frame lies in
+ * that snapshot file.
+ */
+interface SliceRecord {
+  flat: unknown[];
+  offset: number;
+  length: number;
 }
 
 /** The log failed to write or fsync: what it acknowledged is safe, nothing after it is (PostgreSQL panics likewise). */
@@ -487,6 +502,14 @@ async function syncDirectoryAsync(dir: string): Promise<void> {
   }
 }
 
+/** A body frame of the snapshot in place, if its bytes still check out (else it is serialized again). */
+async function readFrame(file: FileHandle, at: SliceRecord): Promise<Buffer | undefined> {
+  const bytes = Buffer.alloc(at.length);
+  const { bytesRead } = await file.read(bytes, 0, at.length, at.offset);
+  if (bytesRead !== at.length || at.length < 8 || bytes.readUInt32BE(0) !== at.length - 8 || bytes.readUInt32BE(4) !== crc32(bytes.subarray(8))) return undefined;
+  return bytes;
+}
+
 /** One version 3 frame: length, CRC-32 and the v8-serialized value. */
 function frame(value: unknown): Buffer {
   return framed(serialize(value));
@@ -526,6 +549,8 @@ export class WriteAheadLog {
   private waiters: Array<{ seq: number; resolve: () => void; reject: (e: Error) => void }> = [];
   private closed = false;
   private compacting: Promise<void> | undefined;
+  /** The slices of the snapshot in place, as its compaction wrote them (none after a restart: decision P15). */
+  private lastSlices: Map<string, SliceRecord[]> | undefined;
   /** True from a compaction's log rotation to its end: the open log is the one written beside it (P11). */
   private besideCompaction = false;
   readonly syncs: boolean;
@@ -882,6 +907,12 @@ export class WriteAheadLog {
     const handle = await openFile(tmp, 'w', 0o600);
     const sliceSize = this.options.compactSliceEntries ?? SLICE_ENTRIES;
     let installed = false;
+    // Decision P15: the snapshot in place is still the one whose slices are recorded (only an installed
+    // compaction replaces it); an open handle keeps reading it after the rename below.
+    const previous = this.options.reuseSnapshotFrames === false ? undefined : this.lastSlices;
+    const previousFile = previous ? await openFile(join(this.dir, SNAPSHOT), 'r').catch(() => undefined) : undefined;
+    const recorded = new Map<string, SliceRecord[]>();
+    const stats = { copied: 0, serialized: 0 };
     try {
       const version = Buffer.alloc(4);
       version.writeUInt32BE(SNAPSHOT_VERSION);
@@ -910,16 +941,38 @@ export class WriteAheadLog {
             await this.options.compactionProbe?.('decode');
           });
         }
+        const before = previous?.get(name);
+        const slices: SliceRecord[] = [];
+        recorded.set(name, slices);
+        const nameFrame = frame(name);
         let slice: Array<[StoreKey, unknown]> = [];
+        let flat: unknown[] = [];
+        // The slice so far holds exactly the entries of the last snapshot's slice at this position.
+        let same = before !== undefined;
         const flush = async () => {
-          await put(Buffer.concat([frame(name), frame(slice)]));
+          const was = before?.[slices.length];
+          let body = same && was && was.flat.length === flat.length && previousFile ? await readFrame(previousFile, was) : undefined;
+          if (body) stats.copied += 1;
+          else {
+            body = frame(slice);
+            stats.serialized += 1;
+          }
+          slices.push({ flat, offset: written + nameFrame.length, length: body.length });
+          await put(Buffer.concat([nameFrame, body]));
           count += 1;
           slice = [];
+          flat = [];
+          same = before !== undefined;
           if (this.closed) throw new Error('the log was closed during compaction');
           await this.options.compactionProbe?.('slice');
         };
         for (const entry of entries) {
+          if (same) {
+            const was = before![slices.length];
+            same = was !== undefined && was.flat[flat.length] === entry[0] && was.flat[flat.length + 1] === entry[1];
+          }
           slice.push(entry);
+          flat.push(entry[0], entry[1]);
           if (slice.length >= sliceSize) await flush();
         }
         if (slice.length > 0) await flush();
@@ -931,7 +984,10 @@ export class WriteAheadLog {
       await rename(tmp, join(this.dir, SNAPSHOT));
       installed = true;
       this.snapshotBytes = written;
+      this.lastSlices = recorded;
+      this.options.compactionStats?.(stats);
     } finally {
+      await previousFile?.close().catch(() => undefined);
       if (!installed) {
         await handle.close().catch(() => undefined);
         await rm(tmp, { force: true });
