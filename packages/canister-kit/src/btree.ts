@@ -21,6 +21,20 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/**
+ * deepFreeze for a record being stored: objects a core froze itself are walked too (it may have frozen
+ * only the top), so no part of a stored record can change in place (decision P15 relies on it; byte
+ * arrays cannot be frozen). Reads keep deepFreeze's shortcut: what they see was stored this way or
+ * decoded unfrozen.
+ */
+export function freezeRecord<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !ArrayBuffer.isView(value)) {
+    if (!Object.isFrozen(value)) Object.freeze(value);
+    for (const v of Object.values(value)) freezeRecord(v);
+  }
+  return value;
+}
+
 export interface EntriesOptions<K> {
   from?: K;
   limit?: number;

@@ -2,7 +2,7 @@
 // current update's transaction, so a throw undoes them and a commit journals them. Point reads and
 // writes find their key through a hash map beside the tree (decision P7): a B-tree descent compares
 // the key a dozen times or more, which for string keys built per call was most of a vote's reads.
-import { deepFreeze, newBTree, orderedEntries, type BTree, type EntriesOptions } from '../btree.ts';
+import { deepFreeze, freezeRecord, newBTree, orderedEntries, type BTree, type EntriesOptions } from '../btree.ts';
 import type { Store, StoreKey } from '../store.ts';
 import type { Transaction } from './transaction.ts';
 import { loadedEntries, type StoreLoad } from './wal.ts';
@@ -71,7 +71,7 @@ export class MemoryStore<K extends StoreKey, V> implements Store<K, V> {
 
   set(key: K, value: V): void {
     const tx = this.writable();
-    const frozen = deepFreeze(value);
+    const frozen = freezeRecord(value);
     const map = this.map;
     const existed = map.has(key);
     tx.record(this as unknown as MemoryStore<StoreKey, unknown>, key, existed ? map.get(key) : undefined, existed, frozen, false);

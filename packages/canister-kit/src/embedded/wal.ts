@@ -943,7 +943,9 @@ export class WriteAheadLog {
         }
         const before = previous?.get(name);
         const slices: SliceRecord[] = [];
-        recorded.set(name, slices);
+        // A store nobody used since the restart is decoded afresh each time (P6): its records never
+        // match, and keeping them would hold what P6 frees.
+        if (!(entries instanceof LoggedEntries)) recorded.set(name, slices);
         const nameFrame = frame(name);
         let slice: Array<[StoreKey, unknown]> = [];
         let flat: unknown[] = [];
