@@ -16,6 +16,23 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** `npm start` builds the run path (decision P14) and runs it with these flags. */
 const START_FLAGS = RUN_FLAGS;
 
+/** Waits until every URL answers 2xx (the process must not exit meanwhile), then idles and reads its memory. */
+async function idleOnceUp(proc: ReturnType<typeof spawn>, urls: string[], what: string, tries: number, everyMs: number): Promise<{ rssMiB: number; peakMiB: number }> {
+  for (let i = 0; ; i++) {
+    try {
+      let up = true;
+      for (const u of urls) up &&= (await fetch(u)).ok;
+      if (up) break;
+    } catch {
+      // not up yet
+    }
+    if (i > tries || proc.exitCode !== null) throw new Error(`${what} did not come up within ${(tries * everyMs) / 1000} s`);
+    await sleep(everyMs);
+  }
+  await sleep(IDLE_MS);
+  return memoryOf(proc.pid!);
+}
+
 async function npmStart(entry: string, dataDir: string): Promise<{ rssMiB: number; peakMiB: number }> {
   const [gateway, bridge, notification] = [await freePort(), await freePort(), await freePort()];
   const proc = spawn(process.execPath, [...START_FLAGS, entry], {
@@ -24,17 +41,7 @@ async function npmStart(entry: string, dataDir: string): Promise<{ rssMiB: numbe
     stdio: ['ignore', 'ignore', 'ignore'],
   });
   try {
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`http://127.0.0.1:${gateway}/health`)).ok && (await fetch(`http://127.0.0.1:${bridge}/health`)).ok) break;
-      } catch {
-        // not up yet
-      }
-      if (i > 1200 || proc.exitCode !== null) throw new Error('npm start did not come up within 120 s');
-      await sleep(100);
-    }
-    await sleep(IDLE_MS);
-    return memoryOf(proc.pid!);
+    return await idleOnceUp(proc, [`http://127.0.0.1:${gateway}/health`, `http://127.0.0.1:${bridge}/health`], 'npm start', 1200, 100);
   } finally {
     proc.kill('SIGTERM');
     await new Promise((r) => proc.once('exit', r));
@@ -58,17 +65,7 @@ async function idlePlain(): Promise<{ rssMiB: number; peakMiB: number }> {
   const code = "require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.env.PORT), '127.0.0.1')";
   const proc = spawn(process.execPath, [...START_FLAGS, '-e', code], { env: { PATH: process.env.PATH, PORT: String(port) }, stdio: 'ignore' });
   try {
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/`)).ok) break;
-      } catch {
-        // not up yet
-      }
-      if (i > 200 || proc.exitCode !== null) throw new Error('the plain node:http server did not come up');
-      await sleep(50);
-    }
-    await sleep(IDLE_MS);
-    return memoryOf(proc.pid!);
+    return await idleOnceUp(proc, [`http://127.0.0.1:${port}/`], 'the plain node:http server', 200, 50);
   } finally {
     proc.kill('SIGTERM');
     await new Promise((r) => proc.once('exit', r));
