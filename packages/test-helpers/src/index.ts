@@ -4,3 +4,4 @@ export { startSmtpSink, type SmtpSink, type ReceivedMail } from './smtp-sink.ts'
 export { redisUrlForTests, requireRedis, uniquePrefix } from './redis.ts';
 export { assertReadmeDocuments } from './readme.ts';
 export { startPrivatePostgres, type PrivatePostgres } from './private-postgres.ts';
+export { startPrivateRedis, type PrivateRedis } from './private-redis.ts';

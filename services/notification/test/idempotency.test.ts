@@ -1,7 +1,7 @@
 // Beyond spec 3: Idempotency-Key (decision D9). Same behaviour with the in-process store and Redis.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { redisUrlForTests, requireRedis, uniquePrefix } from '@domdao/test-helpers';
+import { redisUrlForTests, requireRedis, startPrivateRedis, uniquePrefix } from '@domdao/test-helpers';
 import type { Redis } from 'ioredis';
 import { makeServiceWithProvider, validBody } from './harness.ts';
 
@@ -142,5 +142,50 @@ describe('in-process store bound (IDEMPOTENCY_MAX_ENTRIES)', () => {
     const oldest = await p.send(validBody('welcome'), { 'idempotency-key': 'bound-0' });
     assert.equal(oldest.headers['idempotent-replayed'], undefined);
     assert.equal(p.provider.requests.length, 102);
+  });
+});
+
+// Redis lost between the claim and the record of the outcome: a private server, ended by its PID while
+// the provider is handling the send.
+describe('decision D47: the idempotency store failing after the provider has answered', () => {
+  it('a delivered email answers 200 with its id, not 500: the store failure is logged (idempotency.record_failed, step complete)', async (t) => {
+    const lost = await startPrivateRedis();
+    t.after(() => lost.kill());
+    const p = await makeServiceWithProvider({ IDEMPOTENCY_REDIS_URL: lost.url, IDEMPOTENCY_KEY_PREFIX: 'd47:' }, async () => {
+      await lost.kill();
+      return { status: 200, body: { id: 'delivered-once' } };
+    });
+    t.after(() => p.close());
+    const res = await p.send(validBody('welcome'), { 'idempotency-key': 'order-d47-sent' });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.json().id, 'delivered-once');
+    assert.equal(res.json().status, 'sent');
+    assert.equal(p.provider.requests.length, 1);
+    const logged = p.logs.events('idempotency.record_failed');
+    assert.equal(logged.length, 1);
+    assert.equal(logged[0]!.step, 'complete');
+    assert.equal(logged[0]!.request_id, res.json().request_id);
+    assert.equal(p.logs.events('email.sent').length, 1);
+    assert.equal(p.logs.events('request.failed').length, 0);
+    // The outage itself: one warning, however many reconnects fail meanwhile.
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(p.logs.events('idempotency.store_unreachable').length, 1);
+  });
+
+  it('a failed send answers its own error (500 send_failed) when the key cannot be freed; the store failure is logged (step release)', async (t) => {
+    const lost = await startPrivateRedis();
+    t.after(() => lost.kill());
+    const p = await makeServiceWithProvider({ IDEMPOTENCY_REDIS_URL: lost.url, IDEMPOTENCY_KEY_PREFIX: 'd47:' }, async () => {
+      await lost.kill();
+      return { status: 422, body: { name: 'validation_error', message: 'suppressed' } };
+    });
+    t.after(() => p.close());
+    const res = await p.send(validBody('welcome'), { 'idempotency-key': 'order-d47-failed' });
+    assert.equal(res.statusCode, 500);
+    assert.equal(res.json().error, 'send_failed');
+    const logged = p.logs.events('idempotency.record_failed');
+    assert.equal(logged.length, 1);
+    assert.equal(logged[0]!.step, 'release');
+    assert.equal(p.logs.events('email.send_failed').length, 1);
   });
 });

@@ -7,8 +7,16 @@ interface Stored {
   result?: StoredResult;
 }
 
-export function redisIdempotencyStore(url: string, prefix: string, ttlSeconds: number): IdempotencyStore {
+/** `onUnreachable` is told once per outage (the first error after the connection was ready), not per retry. */
+export function redisIdempotencyStore(url: string, prefix: string, ttlSeconds: number, onUnreachable?: (err: Error) => void): IdempotencyStore {
   const redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+  let reported = false;
+  redis.on('error', (err: Error) => {
+    if (reported) return;
+    reported = true;
+    onUnreachable?.(err);
+  });
+  redis.on('ready', () => (reported = false));
   const k = (key: string) => `${prefix}${storageKey(key)}`;
   return {
     async begin(key, fingerprint): Promise<BeginResult> {

@@ -147,12 +147,28 @@ export function createSender(opts: SendRouteOptions): (request: SendRequest) => 
     } catch (err) {
       // A failure that could not even be answered (its log line threw, say) frees the key too, so a
       // retry is not refused as in progress until the claim expires.
-      await idempotency.release(key);
+      await settleKey(request, 'release', () => idempotency.release(key));
       throw err;
     }
-    if (answer.status === 200) await idempotency.complete(key, fingerprint, answer.body as StoredResult);
-    else await idempotency.release(key);
+    // Decision D47: the provider has answered, so the store failing now must not change the answer. A
+    // 500 after a delivered email would invite the very retry that sends it twice.
+    if (answer.status === 200) await settleKey(request, 'complete', () => idempotency.complete(key, fingerprint, answer.body as StoredResult));
+    else await settleKey(request, 'release', () => idempotency.release(key));
     return answer;
+  };
+
+  /** Records the outcome of a claimed send; a store that fails here is logged, not answered (D47). */
+  const settleKey = async (request: SendRequest, step: 'complete' | 'release', record: () => Promise<void>): Promise<void> => {
+    try {
+      await record();
+    } catch (err) {
+      request.log.error(
+        { event: 'idempotency.record_failed', step, err },
+        step === 'complete'
+          ? 'the email was sent but its Idempotency-Key could not be recorded: a repeat after the claim expires would send it again'
+          : 'the send failed and its Idempotency-Key could not be freed: a repeat is refused as in progress until the claim expires',
+      );
+    }
   };
 
   return (request) => {

@@ -1,0 +1,57 @@
+// A Redis server of the test's own (redis-server on a free port, nothing kept on disk), for tests that
+// make Redis fail: the machine's shared server is never stopped. Fails, never skips, when the binary is
+// missing.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
+
+export interface PrivateRedis {
+  /** redis://127.0.0.1:<port> */
+  url: string;
+  /** Ends the server by its PID (SIGKILL, as a crash or a lost host would). */
+  kill(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startPrivateRedis(bin = process.env.REDIS_SERVER_BIN ?? 'redis-server'): Promise<PrivateRedis> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const spawnError = new Promise<never>((_, reject) => child.once('error', (e) => reject(new Error(`redis-server is required for this test and could not be started (${e.message}); see README "Tests"`))));
+  void spawnError.catch(() => undefined); // raced below; an error after the start is not this helper's to report
+  const url = `redis://127.0.0.1:${port}`;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    probe.on('error', () => undefined); // a refused probe rejects connect() below
+    try {
+      await Promise.race([probe.connect().then(() => probe.ping()), spawnError]);
+      break;
+    } catch (e) {
+      if (Date.now() > deadline || child.exitCode !== null) {
+        child.kill('SIGKILL');
+        throw e instanceof Error && e.message.includes('required') ? e : new Error(`a private redis-server did not start on port ${port}`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      probe.disconnect();
+    }
+  }
+  return {
+    url,
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
