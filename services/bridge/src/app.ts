@@ -397,6 +397,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
       ? { url: config.DATABASE_URL, onPoolError: (err) => log.logger.warn({ event: 'database.connection_lost', err: err.message }, 'an idle database connection was closed; it will be reopened on demand') }
       : {
           dir: `${config.DATA_DIR}/pglite`,
+          embeddedFsync: config.EMBEDDED_DATABASE_FSYNC,
           onEmbeddedUpgrade: (u) => log.logger.warn({ event: 'database.upgraded', from: 17, to: 18, tables: u.tables, rows: u.rows, backup: u.backup }, 'the embedded database was carried over from PostgreSQL 17; the old directory is kept as the backup named here'),
         },
   );

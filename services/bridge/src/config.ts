@@ -16,6 +16,7 @@ export const BridgeEnv = Type.Object({
   DATA_DIR: Env.string('embedded state: PGlite database, generated keys, embedded canisters', '.data/bridge'),
   CANISTERS_FSYNC: Env.bool(true, 'embedded canisters: `true` = every acknowledged update is fsynced before its answer (group commit; survives a power cut); `false` = written, not synced (survives a process crash only, faster on slow disks; decision P1)'),
   DATABASE_URL: Env.string('PostgreSQL URL (postgres://…); unset = PGlite under DATA_DIR'),
+  EMBEDDED_DATABASE_FSYNC: Env.bool(true, 'embedded database (PGlite under DATA_DIR): `true` = every commit is fsynced before its answer and checkpoints sync what they write (survives a power cut; each commit blocks the process for one fsync); `false` = PGlite\'s own fsync off (survives a process crash only; decision P16)'),
   SESSION_STORE: Env.enumOf(['database', 'redis'], 'database', 'where sessions live'),
   SESSION_REDIS_URL: Env.string('Redis URL when SESSION_STORE=redis'),
   SESSION_KEY_PREFIX: Env.string('Redis key prefix of sessions', 'bridge:session:'),

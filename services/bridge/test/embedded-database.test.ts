@@ -5,7 +5,7 @@
 // the old directory in place (the upgrade runs again) or a complete new one (the swap is finished).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -15,7 +15,7 @@ import { Kysely, sql } from 'kysely';
 import { PGlite as PGlite17 } from 'pglite-pg17';
 import { vector as vector17 } from 'pglite-pg17/vector';
 import { migrate, openDatabase } from '../src/db/index.ts';
-import { EMBEDDED_START_PARAMS } from '../src/db/embedded.ts';
+import { EMBEDDED_START_PARAMS, openEmbedded } from '../src/db/embedded.ts';
 import { copyDatabase } from '../src/db/embedded-upgrade.ts';
 import { pgliteDialect, type Lite } from '../src/db/pglite-dialect.ts';
 import { bridge, type Bridge } from './harness.ts';
@@ -192,5 +192,70 @@ describe('decision P13: the embedded database', () => {
     const file = join(base, 'file');
     writeFileSync(file, 'x');
     await assert.rejects(openDatabase({ dir: file }), /is not a directory/);
+  });
+});
+
+// Decision P16: PGlite's file layer never reached the disk on a sync (NODEFS streams have no fsync,
+// and PGlite starts PostgreSQL with -F). A power cut is out of reach here, so the syncs are observed
+// where they happen: the mount reports each completed one, and its order against the answer is checked.
+describe('decision P16: the embedded database syncs every commit before its answer', () => {
+  const settingsOf = async (lite: Lite) =>
+    Object.fromEntries((await lite.query<{ name: string; setting: string }>(`select name, setting from pg_settings where name in ('fsync', 'wal_sync_method', 'synchronous_commit')`)).rows.map((r) => [r.name, r.setting]));
+
+  async function opened(fsync?: boolean) {
+    const pgdir = join(scratch(), 'pglite');
+    const events: string[] = [];
+    const lite = await openEmbedded(pgdir, { migrate: migrateLite, onSync: (fd) => events.push(readlinkSync(`/proc/self/fd/${fd}`).slice(pgdir.length + 1)), ...(fsync !== undefined && { fsync }) });
+    after(() => (lite.closed ? undefined : lite.close()));
+    return { lite, events, pgdir };
+  }
+
+  it('a commit answers only after the write-ahead log it wrote is fsynced; a read syncs nothing', async () => {
+    const { lite, events } = await opened();
+    assert.deepEqual(await settingsOf(lite), { fsync: 'on', synchronous_commit: 'on', wal_sync_method: 'fsync' });
+    await lite.exec('create table p16 (id int primary key, note text)');
+    for (let i = 1; i <= 3; i++) {
+      events.length = 0;
+      await lite.query('insert into p16 values ($1, $2)', [i, 'acknowledged']).then(() => events.push('answered'));
+      const answered = events.indexOf('answered');
+      assert.ok(events.slice(0, answered).some((e) => e.startsWith('pg_wal/')), `commit ${i}: a pg_wal sync before the answer, saw ${JSON.stringify(events)}`);
+    }
+    events.length = 0;
+    await lite.query('select count(*) from p16');
+    assert.deepEqual(events, [], 'a read commits nothing');
+  });
+
+  it('a checkpoint syncs the table files it wrote and the control file, so the log before it may be recycled', async () => {
+    const { lite, events } = await opened();
+    await lite.exec('create table p16 (id int primary key)');
+    await lite.query('insert into p16 select generate_series(1, 1000)');
+    const file = (await lite.query<{ path: string }>(`select pg_relation_filepath('p16') as path`)).rows[0]!.path;
+    events.length = 0;
+    await lite.exec('checkpoint');
+    assert.ok(events.includes(file), `the table's file ${file} is synced, saw ${events.length} syncs`);
+    assert.ok(events.includes('pg_control') || events.includes('global/pg_control'), 'the control file is synced');
+  });
+
+  it('EMBEDDED_DATABASE_FSYNC=false (the documented knob): PGlite\'s own fsync off, commits still kept across a reopen', async () => {
+    const { lite, pgdir } = await opened(false);
+    assert.equal((await settingsOf(lite)).fsync, 'off');
+    await lite.exec('create table p16 (id int primary key); insert into p16 values (7)');
+    await lite.close();
+    const again = await openEmbedded(pgdir, { migrate: migrateLite });
+    after(() => again.close());
+    assert.equal((await settingsOf(again)).fsync, 'on', 'the default again');
+    assert.deepEqual((await again.query<{ id: number }>('select id from p16')).rows, [{ id: 7 }]);
+  });
+
+  it('the bridge opens its embedded database with fsync on by default and off when told (configuration)', async () => {
+    for (const [env, want] of [[{}, 'on'], [{ EMBEDDED_DATABASE_FSYNC: 'false' }, 'off']] as const) {
+      const h: Bridge = await bridge(undefined, env);
+      try {
+        const s = await sql<{ setting: string }>`select setting from pg_settings where name = 'fsync'`.execute(h.opened.db);
+        assert.equal(s.rows[0]!.setting, want);
+      } finally {
+        await h.close();
+      }
+    }
   });
 });

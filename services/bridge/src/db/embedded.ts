@@ -7,6 +7,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { DurableNodeFS } from './durable-nodefs.ts';
 import { carryOverFrom17, type CarriedOver } from './embedded-upgrade.ts';
 import type { Lite } from './pglite-dialect.ts';
 
@@ -17,6 +18,12 @@ import type { Lite } from './pglite-dialect.ts';
  */
 export const EMBEDDED_SHARED_BUFFERS = '16MB';
 export const EMBEDDED_START_PARAMS: readonly string[] = [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`];
+/**
+ * Decision P16: PGlite starts PostgreSQL with `-F` (fsync off). A data directory is opened with fsync
+ * on instead, through a mount whose syncs reach the disk, and `wal_sync_method=fsync`: emscripten's
+ * `fdatasync` (PostgreSQL's default on Linux) is a no-op, its `fsync` reaches the mount.
+ */
+const DURABLE_START_PARAMS: readonly string[] = [...EMBEDDED_START_PARAMS.filter((p) => p !== '-F'), '-c', 'wal_sync_method=fsync'];
 const MAJOR = '18';
 const UPGRADE_DONE = 'UPGRADED_FROM_POSTGRES_17';
 
@@ -30,6 +37,13 @@ export interface OpenEmbeddedOptions {
   migrate(lite: Lite): Promise<void>;
   /** Told once a PostgreSQL 17 directory has been carried over. */
   onUpgrade?: (upgrade: EmbeddedUpgrade) => void;
+  /**
+   * Default true: every commit is fsynced before it is answered, and checkpoints sync what they write
+   * (decision P16); false: PGlite's own `-F`, commits survive a crash of the process only.
+   */
+  fsync?: boolean;
+  /** Test instrumentation: told of each sync of the data directory after it completed. */
+  onSync?: (fd: number) => void;
 }
 
 export async function openEmbedded(dir: string | undefined, options: OpenEmbeddedOptions): Promise<PGlite> {
@@ -47,12 +61,16 @@ export async function openEmbedded(dir: string | undefined, options: OpenEmbedde
       options.onUpgrade?.(upgraded);
     } else if (version !== MAJOR) throw new Error(`${dir} holds a PostgreSQL ${version} database; this release's embedded database is PostgreSQL ${MAJOR} and carries over only 17`);
   }
-  return start(dir);
+  return start(dir, options);
 }
 
-async function start(dir: string | undefined): Promise<PGlite> {
-  const options = { extensions: { vector }, startParams: [...EMBEDDED_START_PARAMS] };
-  const lite = dir === undefined ? new PGlite(options) : new PGlite(dir, options);
+async function start(dir: string | undefined, options: OpenEmbeddedOptions): Promise<PGlite> {
+  const durable = dir !== undefined && options.fsync !== false;
+  const lite = durable
+    ? new PGlite({ extensions: { vector }, startParams: [...DURABLE_START_PARAMS], fs: new DurableNodeFS(dir, options.onSync ? { onSync: options.onSync } : {}) })
+    : dir === undefined
+      ? new PGlite({ extensions: { vector }, startParams: [...EMBEDDED_START_PARAMS] })
+      : new PGlite(dir, { extensions: { vector }, startParams: [...EMBEDDED_START_PARAMS] });
   await lite.waitReady;
   return lite;
 }
@@ -128,7 +146,8 @@ async function upgrade(dir: string, options: OpenEmbeddedOptions): Promise<Embed
   let carried: CarriedOver;
   try {
     await create(target);
-    const fresh = await start(target);
+    // Bulk rows with fsync off: the whole tree is synced once below, before the marker.
+    const fresh = await start(target, { ...options, fsync: false });
     try {
       carried = await carryOverFrom17(source, fresh, options.migrate);
     } finally {
@@ -140,7 +159,7 @@ async function upgrade(dir: string, options: OpenEmbeddedOptions): Promise<Embed
   } finally {
     rmSync(source, { recursive: true, force: true });
   }
-  // The copied rows are on disk before the marker says they are complete (PGlite runs with fsync off).
+  // The copied rows are on disk before the marker says they are complete.
   syncTree(target);
   durableWrite(join(target, UPGRADE_DONE), JSON.stringify(carried));
   fsyncPath(target);

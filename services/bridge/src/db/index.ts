@@ -34,6 +34,8 @@ export interface OpenDatabaseOptions {
   onPoolError?: (err: Error) => void;
   /** PGlite: told once an earlier release's PostgreSQL 17 directory has been carried over (decision P13). */
   onEmbeddedUpgrade?: (upgrade: EmbeddedUpgrade) => void;
+  /** PGlite in a directory: every commit fsynced before its answer (default true, decision P16). */
+  embeddedFsync?: boolean;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: Db; kind: 'postgres' | 'pglite'; pool?: pg.Pool; close(): Promise<void> }> {
@@ -63,6 +65,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: 
         await k.destroy();
       },
       ...(options.onEmbeddedUpgrade && { onUpgrade: options.onEmbeddedUpgrade }),
+      ...(options.embeddedFsync !== undefined && { fsync: options.embeddedFsync }),
     });
     db = new Kysely<Database>({ dialect: pgliteDialect(lite) });
     extra = () => lite.close();

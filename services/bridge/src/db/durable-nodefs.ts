@@ -1,0 +1,58 @@
+// PGlite's Node file system with a real fsync (decision P16). PGlite mounts the data directory with
+// emscripten's NODEFS, whose streams have no `fsync`: a sync from PostgreSQL reaches no disk, so
+// commits survive a crash of the process but not a power cut. This mount gives NODEFS streams the sync
+// of the file they stand for, and the embedded database is started with fsync on and
+// `wal_sync_method=fsync` (emscripten's `fdatasync` is a no-op that never reaches the stream).
+import { fdatasyncSync, fsyncSync } from 'node:fs';
+import { NodeFS } from '@electric-sql/pglite/nodefs';
+
+type NodeFsInit = NodeFS['init'];
+type EmscriptenOpts = Awaited<ReturnType<NodeFsInit>>['emscriptenOpts'];
+
+/** What the mount needs of an emscripten module: its NODEFS stream operations and `isDir`. */
+interface EmscriptenModule {
+  FS: {
+    filesystems: { NODEFS: { stream_ops: Record<string, unknown>; tryFSOperation<T>(fn: () => T): T } };
+    isDir(mode: number): boolean;
+  };
+}
+interface NodeStream {
+  nfd: number;
+  node: { mode: number };
+}
+
+export interface DurableNodeFsOptions {
+  /** Test instrumentation: told of each sync, with the file descriptor, after it completed. */
+  onSync?: (fd: number) => void;
+}
+
+export class DurableNodeFS extends NodeFS {
+  constructor(
+    dataDir: string,
+    private readonly options: DurableNodeFsOptions = {},
+  ) {
+    super(dataDir);
+  }
+
+  override async init(...args: Parameters<NodeFsInit>): ReturnType<NodeFsInit> {
+    const result = await super.init(...args);
+    const opts = result.emscriptenOpts as EmscriptenOpts & { preRun?: Array<(mod: EmscriptenModule) => void> };
+    const onSync = this.options.onSync;
+    opts.preRun = [
+      ...(opts.preRun ?? []),
+      (mod) => {
+        // Data and WAL files: fdatasync (their size is data, synced too); directories (a created or
+        // renamed file's entry, as PostgreSQL's fsync_fname asks): fsync.
+        // A failed sync reaches PostgreSQL as its errno (NODEFS's own translation), and PostgreSQL stops
+        // rather than carry on past it, as it does on any disk.
+        const nodefs = mod.FS.filesystems.NODEFS;
+        nodefs.stream_ops.fsync = (stream: NodeStream) => {
+          nodefs.tryFSOperation(() => (mod.FS.isDir(stream.node.mode) ? fsyncSync(stream.nfd) : fdatasyncSync(stream.nfd)));
+          onSync?.(stream.nfd);
+          return 0;
+        };
+      },
+    ];
+    return result;
+  }
+}
