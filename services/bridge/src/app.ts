@@ -398,6 +398,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
       : {
           dir: `${config.DATA_DIR}/pglite`,
           embeddedFsync: config.EMBEDDED_DATABASE_FSYNC,
+          onEmbeddedSyncFailed: (err) => log.logger.fatal({ event: 'database.sync_failed', err: err.message }, 'the embedded database could not sync its files: it refuses every statement (nothing unsynced was acknowledged); restart the bridge, which recovers it from its log, once the disk is sound'),
           onEmbeddedUpgrade: (u) => log.logger.warn({ event: 'database.upgraded', from: 17, to: 18, tables: u.tables, rows: u.rows, backup: u.backup }, 'the embedded database was carried over from PostgreSQL 17; the old directory is kept as the backup named here'),
         },
   );

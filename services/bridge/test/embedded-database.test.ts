@@ -5,7 +5,7 @@
 // the old directory in place (the upgrade runs again) or a complete new one (the swap is finished).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -15,7 +15,7 @@ import { Kysely, sql } from 'kysely';
 import { PGlite as PGlite17 } from 'pglite-pg17';
 import { vector as vector17 } from 'pglite-pg17/vector';
 import { migrate, openDatabase } from '../src/db/index.ts';
-import { EMBEDDED_START_PARAMS, openEmbedded } from '../src/db/embedded.ts';
+import { EMBEDDED_START_PARAMS, EmbeddedDatabaseFailed, openEmbedded, type OpenEmbeddedOptions } from '../src/db/embedded.ts';
 import { copyDatabase } from '../src/db/embedded-upgrade.ts';
 import { pgliteDialect, type Lite } from '../src/db/pglite-dialect.ts';
 import { bridge, type Bridge } from './harness.ts';
@@ -202,10 +202,13 @@ describe('decision P16: the embedded database syncs every commit before its answ
   const settingsOf = async (lite: Lite) =>
     Object.fromEntries((await lite.query<{ name: string; setting: string }>(`select name, setting from pg_settings where name in ('fsync', 'wal_sync_method', 'synchronous_commit')`)).rows.map((r) => [r.name, r.setting]));
 
-  async function opened(fsync?: boolean) {
-    const pgdir = join(scratch(), 'pglite');
+  /** Each completed sync, named by its path in the directory ('' is the directory itself). */
+  const recorder = (pgdir: string, events: string[]) => (fd: number) => events.push(readlinkSync(`/proc/self/fd/${fd}`).slice(pgdir.length + 1));
+
+  async function opened(options: Partial<OpenEmbeddedOptions> = {}) {
+    const pgdir = join(realpathSync(scratch()), 'pglite');
     const events: string[] = [];
-    const lite = await openEmbedded(pgdir, { migrate: migrateLite, onSync: (fd) => events.push(readlinkSync(`/proc/self/fd/${fd}`).slice(pgdir.length + 1)), ...(fsync !== undefined && { fsync }) });
+    const lite = await openEmbedded(pgdir, { migrate: migrateLite, onSync: recorder(pgdir, events), ...options });
     after(() => (lite.closed ? undefined : lite.close()));
     return { lite, events, pgdir };
   }
@@ -222,7 +225,11 @@ describe('decision P16: the embedded database syncs every commit before its answ
     }
     events.length = 0;
     await lite.query('select count(*) from p16');
-    assert.deepEqual(events, [], 'a read commits nothing');
+    assert.equal(events.length, 0, `a read commits nothing, saw ${JSON.stringify(events)}`);
+    // A new log segment is renamed into place: the directory's entry is synced too (fsync of a directory).
+    await lite.query('select pg_switch_wal()');
+    await lite.exec('insert into p16 values (4, null)');
+    assert.ok(events.includes('pg_wal'), `the pg_wal directory is synced, saw ${JSON.stringify(events)}`);
   });
 
   it('a checkpoint syncs the table files it wrote and the control file, so the log before it may be recycled', async () => {
@@ -233,18 +240,56 @@ describe('decision P16: the embedded database syncs every commit before its answ
     events.length = 0;
     await lite.exec('checkpoint');
     assert.ok(events.includes(file), `the table's file ${file} is synced, saw ${events.length} syncs`);
-    assert.ok(events.includes('pg_control') || events.includes('global/pg_control'), 'the control file is synced');
+    assert.ok(events.includes('global/pg_control'), 'the control file is synced');
   });
 
-  it('EMBEDDED_DATABASE_FSYNC=false (the documented knob): PGlite\'s own fsync off, commits still kept across a reopen', async () => {
-    const { lite, pgdir } = await opened(false);
+  it('fsync: false (what EMBEDDED_DATABASE_FSYNC=false sets): PGlite\'s own fsync off; the next durable start syncs the whole directory before its first statement', async () => {
+    const { lite, pgdir, events } = await opened({ fsync: false });
     assert.equal((await settingsOf(lite)).fsync, 'off');
     await lite.exec('create table p16 (id int primary key); insert into p16 values (7)');
+    const file = (await lite.query<{ path: string }>(`select pg_relation_filepath('p16') as path`)).rows[0]!.path;
     await lite.close();
-    const again = await openEmbedded(pgdir, { migrate: migrateLite });
-    after(() => again.close());
+    assert.deepEqual(events, [], 'a run with fsync off syncs nothing');
+    const reopened: string[] = [];
+    const again = await openEmbedded(pgdir, { migrate: migrateLite, onSync: recorder(pgdir, reopened) });
+    after(() => (again.closed ? undefined : again.close()));
+    for (const written of [file, 'global/pg_control', 'pg_wal', '']) assert.ok(reopened.includes(written), `${written || 'the directory'} synced at the durable start`);
     assert.equal((await settingsOf(again)).fsync, 'on', 'the default again');
     assert.deepEqual((await again.query<{ id: number }>('select id from p16')).rows, [{ id: 7 }]);
+    // Synced whole once: the start after a durable run does not do it again.
+    await again.close();
+    const quiet: string[] = [];
+    const third = await openEmbedded(pgdir, { migrate: migrateLite, onSync: recorder(pgdir, quiet) });
+    after(() => third.close());
+    assert.ok(!quiet.includes(file), `no whole-tree sync after a durable run, saw ${quiet.length} syncs`);
+  });
+
+  it('a failed sync: the commit is not acknowledged, every later statement is refused at once (EmbeddedDatabaseFailed), and a restart recovers every acknowledged commit', async () => {
+    let failing = false;
+    const told: Error[] = [];
+    const pgdir = join(realpathSync(scratch()), 'pglite');
+    const lite = await openEmbedded(pgdir, {
+      migrate: migrateLite,
+      onSync: () => {
+        if (failing) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+      },
+      onSyncFailed: (err) => told.push(err),
+    });
+    await lite.exec('create table p16 (id int primary key); insert into p16 values (1)');
+    failing = true;
+    await assert.rejects(lite.query('insert into p16 values (2)'), /could not fsync/, 'PostgreSQL answers the commit with its PANIC');
+    failing = false;
+    // Without the guard this statement would never return and would block the process.
+    await assert.rejects(lite.query('select 1'), (e: Error) => e instanceof EmbeddedDatabaseFailed && /EIO: i\/o error/.test(e.message));
+    await assert.rejects(lite.exec('insert into p16 values (3)'), EmbeddedDatabaseFailed);
+    await assert.rejects(lite.transaction(async (tx) => tx.query('select 1')), EmbeddedDatabaseFailed);
+    assert.equal(told.length, 1, 'told once');
+    await lite.close();
+    const restarted = await openEmbedded(pgdir, { migrate: migrateLite });
+    after(() => restarted.close());
+    const ids = (await restarted.query<{ id: number }>('select id from p16 order by id')).rows.map((r) => r.id);
+    assert.equal(ids[0], 1, 'the acknowledged commit is there');
+    assert.ok(!ids.includes(3), 'nothing after the failure was written');
   });
 
   it('the bridge opens its embedded database with fsync on by default and off when told (configuration)', async () => {

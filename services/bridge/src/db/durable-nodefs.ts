@@ -14,6 +14,7 @@ interface EmscriptenModule {
   FS: {
     filesystems: { NODEFS: { stream_ops: Record<string, unknown>; tryFSOperation<T>(fn: () => T): T } };
     isDir(mode: number): boolean;
+    ErrnoError: new (errno: number) => Error & { errno?: number };
   };
 }
 interface NodeStream {
@@ -22,9 +23,15 @@ interface NodeStream {
 }
 
 export interface DurableNodeFsOptions {
-  /** Test instrumentation: told of each sync, with the file descriptor, after it completed. */
+  /** Test instrumentation: told of each sync, with the file descriptor, after it completed; a throw stands for a failed sync. */
   onSync?: (fd: number) => void;
+  /** Told of a failed sync, before PostgreSQL is (it answers the commit with a PANIC). */
+  onSyncFailed?: (err: unknown) => void;
 }
+
+// WASI errno numbers, as emscripten's file system reports them to PostgreSQL.
+const EBADF = 8;
+const EIO = 29;
 
 export class DurableNodeFS extends NodeFS {
   constructor(
@@ -37,18 +44,38 @@ export class DurableNodeFS extends NodeFS {
   override async init(...args: Parameters<NodeFsInit>): ReturnType<NodeFsInit> {
     const result = await super.init(...args);
     const opts = result.emscriptenOpts as EmscriptenOpts & { preRun?: Array<(mod: EmscriptenModule) => void> };
-    const onSync = this.options.onSync;
+    const { onSync, onSyncFailed } = this.options;
     opts.preRun = [
       ...(opts.preRun ?? []),
       (mod) => {
         // Data and WAL files: fdatasync (their size is data, synced too); directories (a created or
         // renamed file's entry, as PostgreSQL's fsync_fname asks): fsync.
-        // A failed sync reaches PostgreSQL as its errno (NODEFS's own translation), and PostgreSQL stops
-        // rather than carry on past it, as it does on any disk.
-        const nodefs = mod.FS.filesystems.NODEFS;
+        // A failed sync reaches PostgreSQL as its errno, and PostgreSQL answers the commit with a PANIC
+        // rather than carry on past it, as it does on any disk (what follows: EmbeddedDatabaseFailed).
+        const { FS } = mod;
+        const nodefs = FS.filesystems.NODEFS;
+        // NODEFS's own translation of a Node error; a code it does not know must still fail the sync,
+        // never reach PostgreSQL as a success.
+        const errnoOf = (e: unknown): Error => {
+          try {
+            nodefs.tryFSOperation(() => {
+              throw e;
+            });
+          } catch (t) {
+            if (t instanceof FS.ErrnoError && typeof (t as { errno?: unknown }).errno === 'number') return t as Error;
+          }
+          return new FS.ErrnoError(EIO);
+        };
         nodefs.stream_ops.fsync = (stream: NodeStream) => {
-          nodefs.tryFSOperation(() => (mod.FS.isDir(stream.node.mode) ? fsyncSync(stream.nfd) : fdatasyncSync(stream.nfd)));
-          onSync?.(stream.nfd);
+          if (typeof stream.nfd !== 'number') throw new FS.ErrnoError(EBADF);
+          try {
+            if (FS.isDir(stream.node.mode)) fsyncSync(stream.nfd);
+            else fdatasyncSync(stream.nfd);
+            onSync?.(stream.nfd);
+          } catch (e) {
+            onSyncFailed?.(e);
+            throw errnoOf(e);
+          }
           return 0;
         };
       },

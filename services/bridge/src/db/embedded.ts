@@ -26,6 +26,14 @@ export const EMBEDDED_START_PARAMS: readonly string[] = [...PGlite.defaultStartP
 const DURABLE_START_PARAMS: readonly string[] = [...EMBEDDED_START_PARAMS.filter((p) => p !== '-F'), '-c', 'wal_sync_method=fsync'];
 const MAJOR = '18';
 const UPGRADE_DONE = 'UPGRADED_FROM_POSTGRES_17';
+/**
+ * Present while every run since the directory was last synced whole had fsync on. A run with fsync off
+ * (PGlite's `-F` before P16, or EMBEDDED_DATABASE_FSYNC=false) removes it: what that run wrote may sit
+ * in the page cache only, and a checkpoint of a later durable run could recycle the log that would
+ * redo it. So a durable start without it syncs the whole tree first, as PostgreSQL's own documentation
+ * asks when fsync is turned back on.
+ */
+const SYNCED_WHOLE = 'DOMDAO_SYNCED_WHOLE';
 
 export interface EmbeddedUpgrade extends CarriedOver {
   /** Where the PostgreSQL 17 directory was kept, untouched. */
@@ -42,8 +50,23 @@ export interface OpenEmbeddedOptions {
    * (decision P16); false: PGlite's own `-F`, commits survive a crash of the process only.
    */
   fsync?: boolean;
-  /** Test instrumentation: told of each sync of the data directory after it completed. */
+  /**
+   * Test instrumentation: told of each sync of the data directory (a commit's, a checkpoint's, the
+   * whole tree's), with its file descriptor, once it completed. A throw stands for a failed sync.
+   */
   onSync?: (fd: number) => void;
+  /** Told once when a sync failed: the database refuses every later statement (EmbeddedDatabaseFailed). */
+  onSyncFailed?: (err: EmbeddedDatabaseFailed) => void;
+}
+
+/**
+ * A sync of the data directory failed. PostgreSQL answers the commit with a PANIC (what it wrote may
+ * not be on disk, so it must not go on), and PGlite cannot run past a PANIC: its next statement never
+ * returns and blocks the process. So every later statement is refused with this error instead, as the
+ * canisters' log refuses updates after its own failed sync; a restart recovers from the log on disk.
+ */
+export class EmbeddedDatabaseFailed extends Error {
+  override readonly name = 'EmbeddedDatabaseFailed';
 }
 
 export async function openEmbedded(dir: string | undefined, options: OpenEmbeddedOptions): Promise<PGlite> {
@@ -66,12 +89,40 @@ export async function openEmbedded(dir: string | undefined, options: OpenEmbedde
 
 async function start(dir: string | undefined, options: OpenEmbeddedOptions): Promise<PGlite> {
   const durable = dir !== undefined && options.fsync !== false;
+  if (dir !== undefined) {
+    const marker = join(dir, SYNCED_WHOLE);
+    if (durable && !existsSync(marker)) {
+      syncTree(dir, options.onSync);
+      markSyncedWhole(dir);
+    } else if (!durable && existsSync(marker)) {
+      rmSync(marker);
+      fsyncPath(dir);
+    }
+  }
+  let failed: EmbeddedDatabaseFailed | undefined;
+  const onSyncFailed = (err: unknown) => {
+    if (failed) return;
+    failed = new EmbeddedDatabaseFailed(`a sync of the embedded database in ${dir} failed (${err instanceof Error ? err.message : String(err)}); it refuses every statement until the bridge restarts, which recovers it from its log`, { cause: err });
+    options.onSyncFailed?.(failed);
+  };
   const lite = durable
-    ? new PGlite({ extensions: { vector }, startParams: [...DURABLE_START_PARAMS], fs: new DurableNodeFS(dir, options.onSync ? { onSync: options.onSync } : {}) })
+    ? new PGlite({ extensions: { vector }, startParams: [...DURABLE_START_PARAMS], fs: new DurableNodeFS(dir, { onSyncFailed, ...(options.onSync && { onSync: options.onSync }) }) })
     : dir === undefined
       ? new PGlite({ extensions: { vector }, startParams: [...EMBEDDED_START_PARAMS] })
       : new PGlite(dir, { extensions: { vector }, startParams: [...EMBEDDED_START_PARAMS] });
   await lite.waitReady;
+  if (durable) {
+    // The instance's own entry points, guarded: PGlite has no hook before a statement.
+    const query = lite.query.bind(lite);
+    const exec = lite.exec.bind(lite);
+    const transaction = lite.transaction.bind(lite);
+    const close = lite.close.bind(lite);
+    lite.query = ((...args: Parameters<typeof query>) => (failed ? Promise.reject(failed) : query(...args))) as typeof lite.query;
+    lite.exec = ((...args: Parameters<typeof exec>) => (failed ? Promise.reject(failed) : exec(...args))) as typeof lite.exec;
+    lite.transaction = ((...args: Parameters<typeof transaction>) => (failed ? Promise.reject(failed) : transaction(...args))) as typeof lite.transaction;
+    // Closing runs a shutdown checkpoint, which would block as a statement does; the files are released with the process.
+    lite.close = () => (failed ? Promise.resolve() : close());
+  }
   return lite;
 }
 
@@ -128,6 +179,7 @@ async function create(dir: string): Promise<void> {
   }
   // PGlite runs PostgreSQL with fsync off (-F): what initdb wrote reaches the disk here, before the rename.
   syncTree(building);
+  markSyncedWhole(building);
   renameSync(building, dir);
   fsyncPath(dirname(dir));
 }
@@ -161,6 +213,7 @@ async function upgrade(dir: string, options: OpenEmbeddedOptions): Promise<Embed
   }
   // The copied rows are on disk before the marker says they are complete.
   syncTree(target);
+  durableWrite(join(target, SYNCED_WHOLE), '');
   durableWrite(join(target, UPGRADE_DONE), JSON.stringify(carried));
   fsyncPath(target);
   let backup = `${dir}.postgres17`;
@@ -175,13 +228,18 @@ async function upgrade(dir: string, options: OpenEmbeddedOptions): Promise<Embed
 }
 
 /** Every file and directory under `root` (and `root` itself) flushed to disk. */
-function syncTree(root: string): void {
+function syncTree(root: string, onSync?: (fd: number) => void): void {
   for (const entry of readdirSync(root, { withFileTypes: true })) {
     const path = join(root, entry.name);
-    if (entry.isDirectory()) syncTree(path);
-    else if (entry.isFile()) fsyncPath(path);
+    if (entry.isDirectory()) syncTree(path, onSync);
+    else if (entry.isFile()) fsyncPath(path, onSync);
   }
-  fsyncPath(root);
+  fsyncPath(root, onSync);
+}
+
+function markSyncedWhole(dir: string): void {
+  durableWrite(join(dir, SYNCED_WHOLE), '');
+  fsyncPath(dir);
 }
 
 function durableWrite(file: string, text: string): void {
@@ -190,10 +248,11 @@ function durableWrite(file: string, text: string): void {
 }
 
 /** fsync of a file, or of a directory (its entries: a rename, a new file). */
-function fsyncPath(path: string): void {
+function fsyncPath(path: string, onSync?: (fd: number) => void): void {
   const fd = openSync(path, 'r');
   try {
     fsyncSync(fd);
+    onSync?.(fd);
   } finally {
     closeSync(fd);
   }

@@ -36,6 +36,8 @@ export interface OpenDatabaseOptions {
   onEmbeddedUpgrade?: (upgrade: EmbeddedUpgrade) => void;
   /** PGlite in a directory: every commit fsynced before its answer (default true, decision P16). */
   embeddedFsync?: boolean;
+  /** PGlite: told once a sync of its directory failed; every later statement is refused (decision P16). */
+  onEmbeddedSyncFailed?: (err: Error) => void;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: Db; kind: 'postgres' | 'pglite'; pool?: pg.Pool; close(): Promise<void> }> {
@@ -66,6 +68,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: 
       },
       ...(options.onEmbeddedUpgrade && { onUpgrade: options.onEmbeddedUpgrade }),
       ...(options.embeddedFsync !== undefined && { fsync: options.embeddedFsync }),
+      ...(options.onEmbeddedSyncFailed && { onSyncFailed: options.onEmbeddedSyncFailed }),
     });
     db = new Kysely<Database>({ dialect: pgliteDialect(lite) });
     extra = () => lite.close();
