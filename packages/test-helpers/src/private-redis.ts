@@ -8,8 +8,12 @@ import { Redis } from 'ioredis';
 export interface PrivateRedis {
   /** redis://127.0.0.1:<port> */
   url: string;
-  /** Ends the server by its PID (SIGKILL, as a crash or a lost host would). */
+  /** Ends the server by its PID (SIGKILL, as a crash would: its connections are reset). */
   kill(): Promise<void>;
+  /** Stops the server without closing its connections (SIGSTOP), as a host lost without a reset looks to its clients. */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT). */
+  resume(): void;
 }
 
 async function freePort(): Promise<number> {
@@ -27,8 +31,14 @@ export async function startPrivateRedis(bin = process.env.REDIS_SERVER_BIN ?? 'r
   const port = await freePort();
   const child: ChildProcess = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const spawnError = new Promise<never>((_, reject) => child.once('error', (e) => reject(new Error(`redis-server is required for this test and could not be started (${e.message}); see README "Tests"`))));
+  let spawnFailed: Error | undefined;
+  const spawnError = new Promise<never>((_, reject) =>
+    child.once('error', (e) => reject((spawnFailed = new Error(`redis-server is required for this test and could not be started (${e.message}); see README "Tests"`)))),
+  );
   void spawnError.catch(() => undefined); // raced below; an error after the start is not this helper's to report
+  // A test process that dies before its cleanup must not leave the server running.
+  const reap = () => child.kill('SIGKILL');
+  process.once('exit', reap);
   const url = `redis://127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
   for (;;) {
@@ -37,10 +47,11 @@ export async function startPrivateRedis(bin = process.env.REDIS_SERVER_BIN ?? 'r
     try {
       await Promise.race([probe.connect().then(() => probe.ping()), spawnError]);
       break;
-    } catch (e) {
-      if (Date.now() > deadline || child.exitCode !== null) {
+    } catch {
+      if (spawnFailed || Date.now() > deadline || child.exitCode !== null) {
         child.kill('SIGKILL');
-        throw e instanceof Error && e.message.includes('required') ? e : new Error(`a private redis-server did not start on port ${port}`);
+        process.off('exit', reap);
+        throw spawnFailed ?? new Error(`a private redis-server did not start on port ${port}`);
       }
       await new Promise((r) => setTimeout(r, 50));
     } finally {
@@ -52,6 +63,9 @@ export async function startPrivateRedis(bin = process.env.REDIS_SERVER_BIN ?? 'r
     kill: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
+      process.off('exit', reap);
     },
+    pause: () => void child.kill('SIGSTOP'),
+    resume: () => void child.kill('SIGCONT'),
   };
 }

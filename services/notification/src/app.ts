@@ -52,9 +52,13 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const composer = new Composer(Object.values(templates));
   const provider: EmailProvider = opts.provider ?? providerFromConfig(config);
   const idempotency: IdempotencyStore = config.IDEMPOTENCY_REDIS_URL
-    ? redisIdempotencyStore(config.IDEMPOTENCY_REDIS_URL, config.IDEMPOTENCY_KEY_PREFIX, config.IDEMPOTENCY_TTL_SECONDS, (err) =>
-        logger.warn({ event: 'idempotency.store_unreachable', err: err.message }, 'the Redis idempotency store is unreachable: sends with an Idempotency-Key answer 500 until it is back'),
-      )
+    ? redisIdempotencyStore({
+        url: config.IDEMPOTENCY_REDIS_URL,
+        prefix: config.IDEMPOTENCY_KEY_PREFIX,
+        ttlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
+        commandTimeoutMs: config.IDEMPOTENCY_REDIS_TIMEOUT_MS,
+        onUnreachable: (err) => logger.warn({ event: 'idempotency.store_unreachable', err: err.message }, 'the Redis idempotency store is unreachable: sends with an Idempotency-Key answer 500 until it is back'),
+      })
     : memoryIdempotencyStore(config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_MAX_ENTRIES);
   // Two lanes (decision D32): bodies up to SMALL_BODY_BYTES never queue behind large ones.
   const budget = new ByteBudget(config.INFLIGHT_BODY_BYTES);

@@ -32,6 +32,7 @@ export const NotificationEnv = Type.Object({
   IDEMPOTENCY_REDIS_URL: Env.string('Redis URL for the Idempotency-Key store shared by replicas; unset = in-process store'),
   IDEMPOTENCY_KEY_PREFIX: Env.string('Redis key prefix of the idempotency store', 'notification:idem:'),
   IDEMPOTENCY_TTL_SECONDS: Env.int(86400, 'how long a completed send is remembered under its Idempotency-Key', 60, 7 * 86400),
+  IDEMPOTENCY_REDIS_TIMEOUT_MS: Env.int(2000, 'how long one idempotency-store command may take before the send goes on without it: a Redis host lost without a reset must not hold a delivered email\'s answer (decision D47)', 50, 60000),
   IDEMPOTENCY_MAX_ENTRIES: Env.int(100000, 'size bound of the in-process idempotency store', 100, 10000000),
 
   BRAND_DAO_DOMAIN: Env.string('primary DAO brand domain <dao_domain>', 'domdao.example'),

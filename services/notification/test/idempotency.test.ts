@@ -172,6 +172,27 @@ describe('decision D47: the idempotency store failing after the provider has ans
     assert.equal(p.logs.events('idempotency.store_unreachable').length, 1);
   });
 
+  it('a Redis host lost without a reset (stopped, its connection left open): the delivered email still answers 200 once IDEMPOTENCY_REDIS_TIMEOUT_MS has passed', async (t) => {
+    const lost = await startPrivateRedis();
+    t.after(() => lost.kill());
+    const p = await makeServiceWithProvider({ IDEMPOTENCY_REDIS_URL: lost.url, IDEMPOTENCY_KEY_PREFIX: 'd47:', IDEMPOTENCY_REDIS_TIMEOUT_MS: '300' }, async () => {
+      lost.pause();
+      return { status: 200, body: { id: 'delivered-once' } };
+    });
+    t.after(() => p.close());
+    // Without the command timeout the answer never comes: the bound turns that into a failure, not a hang.
+    const res = await Promise.race([
+      p.send(validBody('welcome'), { 'idempotency-key': 'order-d47-stopped' }),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer within 10 s: the store held the delivered email\'s answer')), 10_000).unref()),
+    ]);
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.json().id, 'delivered-once');
+    const logged = p.logs.events('idempotency.record_failed');
+    assert.equal(logged.length, 1);
+    assert.equal(logged[0]!.step, 'complete');
+    assert.match(String((logged[0]!.err as { message?: string })?.message ?? logged[0]!.err), /timed out/i);
+  });
+
   it('a failed send answers its own error (500 send_failed) when the key cannot be freed; the store failure is logged (step release)', async (t) => {
     const lost = await startPrivateRedis();
     t.after(() => lost.kill());

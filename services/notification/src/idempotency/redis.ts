@@ -7,14 +7,27 @@ interface Stored {
   result?: StoredResult;
 }
 
-/** `onUnreachable` is told once per outage (the first error after the connection was ready), not per retry. */
-export function redisIdempotencyStore(url: string, prefix: string, ttlSeconds: number, onUnreachable?: (err: Error) => void): IdempotencyStore {
-  const redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+export interface RedisIdempotencyOptions {
+  url: string;
+  prefix: string;
+  ttlSeconds: number;
+  /**
+   * A command not answered in this time fails (decision D47): a host lost without a reset (a dead
+   * machine, a partition) would otherwise hold a delivered email's answer until the caller gave up and
+   * retried it.
+   */
+  commandTimeoutMs: number;
+  /** Told once per outage (the first connection error, at boot or after the last ready), not per retry. */
+  onUnreachable: (err: Error) => void;
+}
+
+export function redisIdempotencyStore({ url, prefix, ttlSeconds, commandTimeoutMs, onUnreachable }: RedisIdempotencyOptions): IdempotencyStore {
+  const redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false, commandTimeout: commandTimeoutMs });
   let reported = false;
   redis.on('error', (err: Error) => {
     if (reported) return;
     reported = true;
-    onUnreachable?.(err);
+    onUnreachable(err);
   });
   redis.on('ready', () => (reported = false));
   const k = (key: string) => `${prefix}${storageKey(key)}`;

@@ -166,7 +166,7 @@ export function createSender(opts: SendRouteOptions): (request: SendRequest) => 
         { event: 'idempotency.record_failed', step, err },
         step === 'complete'
           ? 'the email was sent but its Idempotency-Key could not be recorded: a repeat after the claim expires would send it again'
-          : 'the send failed and its Idempotency-Key could not be freed: a repeat is refused as in progress until the claim expires',
+          : 'the Idempotency-Key of a send that was not delivered (or not answered) could not be freed: a repeat is refused as in progress until the claim expires',
       );
     }
   };
