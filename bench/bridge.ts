@@ -2,7 +2,7 @@
 // in Redis, against express-session + connect-redis on the same machine in the same run (target:
 // at least 2× its req/s), and login latency at the chosen argon2id cost.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -21,11 +21,17 @@ async function cookieFrom(res: Response): Promise<string> {
   return set.split(';')[0]!;
 }
 
-async function bridgeSession(url: string, email: string): Promise<string> {
+/** Registered, verified through the development outbox's link (no session before verification, decision B32), signed in. */
+async function bridgeSession(url: string, email: string, outbox: string): Promise<string> {
   const key = (await (await fetch(`${url}/api/auth/registration-key`)).json()) as { public_key: string };
   const fields = await encryptRegistration(key.public_key, { email, name: 'Bench Member', dob: '1990-05-01' });
   const r = await fetch(`${url}/api/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...fields, password: PASSWORD, tos_accepted: true }) });
   if (r.status !== 201) throw new Error(`register failed: ${r.status} ${await r.text()}`);
+  const link = readFileSync(outbox, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { to: string; link: string }).filter((l) => l.to === email).at(-1)?.link;
+  if (!link) throw new Error(`no verification link for ${email} in ${outbox}`);
+  const { pathname, search } = new URL(link);
+  const v = await fetch(`${url}${pathname}${search}`);
+  if (v.status !== 200) throw new Error(`verification failed: ${v.status} ${await v.text()}`);
   return cookieFrom(await fetch(`${url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) }));
 }
 
@@ -41,16 +47,17 @@ export async function benchBridge(): Promise<string> {
   const common = { NODE_ENV: 'development', LOG_LEVEL: 'info', DATABASE_URL: dbUrl.href };
   const children: Child[] = [];
   try {
-    const dbBridge = await startChild('services/bridge/src/main.ts', { ...common, DATA_DIR: dirs[0]!, SESSION_STORE: 'database' }, '/health');
+    const outbox = (dir: string) => join(dir, 'dev-outbox.jsonl');
+    const dbBridge = await startChild('services/bridge/src/main.ts', { ...common, DATA_DIR: dirs[0]!, DEV_OUTBOX_FILE: outbox(dirs[0]!), SESSION_STORE: 'database' }, '/health');
     children.push(dbBridge);
-    const redisBridge = await startChild('services/bridge/src/main.ts', { ...common, DATA_DIR: dirs[1]!, SESSION_STORE: 'redis', SESSION_REDIS_URL: REDIS, SESSION_KEY_PREFIX: `${prefix}bridge:` }, '/health');
+    const redisBridge = await startChild('services/bridge/src/main.ts', { ...common, DATA_DIR: dirs[1]!, DEV_OUTBOX_FILE: outbox(dirs[1]!), SESSION_STORE: 'redis', SESSION_REDIS_URL: REDIS, SESSION_KEY_PREFIX: `${prefix}bridge:` }, '/health');
     children.push(redisBridge);
     const peer = await startChild('bench/peer-express-session.ts', { REDIS_URL: REDIS, PEER_PREFIX: `${prefix}peer:` }, '/health');
     children.push(peer);
 
     const scenarios: Array<[string, string, string]> = [
-      ['bridge, sessions in PostgreSQL', dbBridge.url, await bridgeSession(dbBridge.url, 'bench-db@example.org')],
-      ['bridge, sessions in Redis', redisBridge.url, await bridgeSession(redisBridge.url, 'bench-redis@example.org')],
+      ['bridge, sessions in PostgreSQL', dbBridge.url, await bridgeSession(dbBridge.url, 'bench-db@example.org', outbox(dirs[0]!))],
+      ['bridge, sessions in Redis', redisBridge.url, await bridgeSession(redisBridge.url, 'bench-redis@example.org', outbox(dirs[1]!))],
       ['express-session + connect-redis (peer)', peer.url, await cookieFrom(await fetch(`${peer.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"peer@example.org"}' }))],
     ];
     for (const [, url, cookie] of scenarios) {
