@@ -2,11 +2,12 @@
 // in Redis, against express-session + connect-redis on the same machine in the same run (target:
 // at least 2× its req/s), and login latency at the chosen argon2id cost.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { encryptRegistration } from '../services/bridge/src/registration/client-crypto.ts';
+import { verificationPath } from './outbox.ts';
 import { load, medianOf, startChild, table, type Child, type LoadResult, loadColumns } from './lib.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -27,10 +28,7 @@ async function bridgeSession(url: string, email: string, outbox: string): Promis
   const fields = await encryptRegistration(key.public_key, { email, name: 'Bench Member', dob: '1990-05-01' });
   const r = await fetch(`${url}/api/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...fields, password: PASSWORD, tos_accepted: true }) });
   if (r.status !== 201) throw new Error(`register failed: ${r.status} ${await r.text()}`);
-  const link = readFileSync(outbox, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { to: string; link: string }).filter((l) => l.to === email).at(-1)?.link;
-  if (!link) throw new Error(`no verification link for ${email} in ${outbox}`);
-  const { pathname, search } = new URL(link);
-  const v = await fetch(`${url}${pathname}${search}`);
+  const v = await fetch(`${url}${verificationPath(outbox, email)}`);
   if (v.status !== 200) throw new Error(`verification failed: ${v.status} ${await v.text()}`);
   return cookieFrom(await fetch(`${url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) }));
 }

@@ -2,10 +2,11 @@
 // and the embedded canisters under DATA_DIR, each ledger movement in the canisters' write-ahead log
 // before its answer), seeded with BENCH_MEMBERS members signed in through HTTP, each given DOM by the
 // development faucet, and one open campaign; then listening. The seed goes to BENCH_SEED_FILE.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { openBridge } from '../services/bridge/src/app.ts';
 import { loadBridgeConfig } from '../services/bridge/src/config.ts';
 import { encryptRegistration } from '../services/bridge/src/registration/client-crypto.ts';
+import { verificationPath } from './outbox.ts';
 
 const config = loadBridgeConfig(process.env);
 const { app } = await openBridge(config, process.env);
@@ -21,9 +22,7 @@ for (let i = 0; i < members; i++) {
   const fields = await encryptRegistration(key.public_key, { email, name: `Giver ${i}`, dob: '1990-05-01' });
   const r = await app.inject({ method: 'POST', url: '/api/auth/register', ...json({ ...fields, password, tos_accepted: true }) });
   if (r.statusCode !== 201) throw new Error(`register: ${r.statusCode} ${r.body}`);
-  const link = readFileSync(config.DEV_OUTBOX_FILE!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { to: string; link: string }).filter((l) => l.to === email).at(-1)!.link;
-  const url = new URL(link);
-  if ((await app.inject({ url: url.pathname + url.search })).statusCode !== 200) throw new Error('verify failed');
+  if ((await app.inject({ url: verificationPath(config.DEV_OUTBOX_FILE!, email) })).statusCode !== 200) throw new Error('verify failed');
   const login = await app.inject({ method: 'POST', url: '/auth/login', ...json({ email, password }) });
   const cookie = String(login.headers['set-cookie']).split(';')[0]!;
   if (login.statusCode !== 200 || !cookie.startsWith('session=')) throw new Error(`login: ${login.statusCode}`);

@@ -2,10 +2,11 @@
 // embedded canisters under DATA_DIR, each vote in the canisters' write-ahead log before its answer),
 // seeded with BENCH_MEMBERS Active members signed in through HTTP and BENCH_PROPOSALS open
 // proposals, then listening. The seed (session cookies, proposal ids) goes to BENCH_SEED_FILE.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { openBridge } from '../services/bridge/src/app.ts';
 import { loadBridgeConfig } from '../services/bridge/src/config.ts';
 import { encryptRegistration } from '../services/bridge/src/registration/client-crypto.ts';
+import { verificationPath } from './outbox.ts';
 
 const config = loadBridgeConfig(process.env);
 const { app, canisters, db } = await openBridge(config, process.env);
@@ -23,9 +24,7 @@ for (let i = 0; i < members; i++) {
   const r = await app.inject({ method: 'POST', url: '/api/auth/register', ...json({ ...fields, password, tos_accepted: true }) });
   if (r.statusCode !== 201) throw new Error(`register: ${r.statusCode} ${r.body}`);
   const { user_id } = r.json() as { user_id: string };
-  const link = readFileSync(config.DEV_OUTBOX_FILE!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { to: string; link: string }).filter((l) => l.to === email).at(-1)!.link;
-  const url = new URL(link);
-  if ((await app.inject({ url: url.pathname + url.search })).statusCode !== 200) throw new Error('verify failed');
+  if ((await app.inject({ url: verificationPath(config.DEV_OUTBOX_FILE!, email) })).statusCode !== 200) throw new Error('verify failed');
   const { principal } = await db.selectFrom('users').select('principal').where('id', '=', user_id).executeTakeFirstOrThrow();
   if (!('Ok' in (await canisters.clients.user.record_kyc(principal, true)))) throw new Error('kyc failed');
   if (!('Ok' in (await canisters.clients.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })))) throw new Error('upgrade failed');
