@@ -3,10 +3,10 @@
 // user when the test runs as root (initdb refuses root). Fails, never skips, when the binaries are missing.
 import { execFile } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './free-port.ts';
 
 const run = promisify(execFile);
 
@@ -22,17 +22,6 @@ export interface PrivatePostgres {
 }
 
 const BIN = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   if (!existsSync(join(BIN, 'initdb'))) throw new Error(`PostgreSQL binaries are required for this test and are missing in ${BIN} (set PG_BIN_DIR)`);

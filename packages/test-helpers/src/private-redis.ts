@@ -2,8 +2,8 @@
 // make Redis fail: the machine's shared server is never stopped. Fails, never skips, when the binary is
 // missing.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { freePort } from './free-port.ts';
 
 export interface PrivateRedis {
   /** redis://127.0.0.1:<port> */
@@ -14,17 +14,6 @@ export interface PrivateRedis {
   pause(): void;
   /** Lets a paused server go on (SIGCONT). */
   resume(): void;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startPrivateRedis(bin = process.env.REDIS_SERVER_BIN ?? 'redis-server'): Promise<PrivateRedis> {
