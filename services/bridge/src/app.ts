@@ -111,6 +111,8 @@ export interface BridgeParts {
    * (timed by the same clock) mid-run, a jump no real clock makes.
    */
   jobTimer?: boolean;
+  /** The embedded database's failure (decision P16), once it has failed: /health answers 503 from then on. */
+  databaseFailure?: () => Error | undefined;
 }
 
 export const BRIDGE_VERSION = '0.1.0';
@@ -189,7 +191,13 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   const blindIndex = (email: string) => emailBlindIndex(ctx.keys.blindIndexKey, email);
   const sendVerificationEmail = (m: Parameters<typeof sendVerification>[1]) => sendVerification(ctx, m);
 
-  app.get('/health', async () => ({ status: 'ok' }));
+  // Spec 2: 200 {"status":"ok"}. Decision P16: an embedded database that failed a sync refuses every
+  // statement until a restart, so health says so and an orchestrator restarts the bridge.
+  app.get('/health', async (_req, reply) => {
+    const failed = parts.databaseFailure?.();
+    if (!failed) return { status: 'ok' };
+    return reply.code(503).send({ status: 'unavailable', error: 'DATABASE_FAILED', message: 'the embedded database could not sync its files and refuses every statement; restart the bridge once the disk is sound' });
+  });
   openApiRoute(app);
   await app.register(authRoutes, { ctx, guards });
   await app.register(loginPage, { config, frontendOrigins: ctx.frontendOrigins });
@@ -374,6 +382,8 @@ export interface OpenBridgeOptions {
   ai?: AiTestOptions;
   /** Tests only: see BridgeParts.jobTimer. */
   jobTimer?: boolean;
+  /** Tests only: told of each sync of the embedded database's files; a throw stands for a failed sync (decision P16). */
+  embeddedSyncFault?: (fd: number) => void;
 }
 
 /** Opens every dependency from configuration: database, session store, canisters, notification client, keys. */
@@ -392,13 +402,18 @@ export async function openBridge(config: BridgeConfig, env: NodeJS.ProcessEnv, o
 
 async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, options: OpenBridgeOptions, log: ServiceLogger, releaseLock: () => void) {
   const keys = await loadKeys(config);
+  let databaseFailure: Error | undefined;
   const database = await openDatabase(
     config.DATABASE_URL
       ? { url: config.DATABASE_URL, onPoolError: (err) => log.logger.warn({ event: 'database.connection_lost', err: err.message }, 'an idle database connection was closed; it will be reopened on demand') }
       : {
           dir: `${config.DATA_DIR}/pglite`,
           embeddedFsync: config.EMBEDDED_DATABASE_FSYNC,
-          onEmbeddedSyncFailed: (err) => log.logger.fatal({ event: 'database.sync_failed', err: err.message }, 'the embedded database could not sync its files: it refuses every statement (nothing unsynced was acknowledged); restart the bridge, which recovers it from its log, once the disk is sound'),
+          ...(options.embeddedSyncFault && { onEmbeddedSync: options.embeddedSyncFault }),
+          onEmbeddedSyncFailed: (err) => {
+            databaseFailure = err;
+            log.logger.fatal({ event: 'database.sync_failed', err: err.message }, 'the embedded database could not sync its files: it refuses every statement (nothing unsynced was acknowledged); restart the bridge, which recovers it from its log, once the disk is sound');
+          },
           onEmbeddedUpgrade: (u) => log.logger.warn({ event: 'database.upgraded', from: 17, to: 18, tables: u.tables, rows: u.rows, backup: u.backup }, 'the embedded database was carried over from PostgreSQL 17; the old directory is kept as the backup named here'),
         },
   );
@@ -420,7 +435,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
   });
   if (config.DEV_FAUCET_DOM > 0 && !canisters.platform) throw new ConfigError(['DEV_FAUCET_DOM: the faucet mints on the embedded ledger only; on an IC network only governance can mint']);
   const notifier = options.notifier ?? notificationClientFromEnv(log.logger, env);
-  const app = await buildApp({ config, db: database.db, sessionStore, canisters, notifier, keys, log, ...(redis && { redis }), ...(options.now && { now: options.now }), ...(options.outboxFaults && { outboxFaults: options.outboxFaults }), ...(options.ai && { ai: options.ai }), ...(options.jobTimer === false && { jobTimer: false }) });
+  const app = await buildApp({ config, db: database.db, sessionStore, canisters, notifier, keys, log, databaseFailure: () => databaseFailure, ...(redis && { redis }), ...(options.now && { now: options.now }), ...(options.outboxFaults && { outboxFaults: options.outboxFaults }), ...(options.ai && { ai: options.ai }), ...(options.jobTimer === false && { jobTimer: false }) });
   app.addHook('onClose', async () => {
     log.flush();
     canisters.close();

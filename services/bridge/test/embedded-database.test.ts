@@ -292,6 +292,29 @@ describe('decision P16: the embedded database syncs every commit before its answ
     assert.ok(!ids.includes(3), 'nothing after the failure was written');
   });
 
+  it('the bridge after a failed sync: the request is refused, database.sync_failed is logged once, and /health answers 503 DATABASE_FAILED until a restart', async () => {
+    let failing = false;
+    const h: Bridge = await bridge(undefined, {}, {
+      embeddedSyncFault: () => {
+        if (failing) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+      },
+    });
+    after(() => h.close());
+    assert.deepEqual((await h.request({ method: 'GET', url: '/health' })).json(), { status: 'ok' });
+    failing = true;
+    const refused = await h.register('p16-sync@example.org');
+    // The first statement of the request to fail answers as the database being unavailable (503).
+    assert.equal(refused.statusCode, 503, `nothing whose sync failed is acknowledged: ${refused.body}`);
+    failing = false;
+    const later = await h.register('p16-after@example.org');
+    assert.equal(later.statusCode, 503, `every later statement is refused, without blocking the process: ${later.body}`);
+    const health = await h.request({ method: 'GET', url: '/health' });
+    assert.equal(health.statusCode, 503);
+    assert.equal(health.json().status, 'unavailable');
+    assert.equal(health.json().error, 'DATABASE_FAILED');
+    assert.equal(h.logs.lines().filter((l) => l.event === 'database.sync_failed').length, 1);
+  });
+
   it('the bridge opens its embedded database with fsync on by default and off when told (configuration)', async () => {
     for (const [env, want] of [[{}, 'on'], [{ EMBEDDED_DATABASE_FSYNC: 'false' }, 'off']] as const) {
       const h: Bridge = await bridge(undefined, env);

@@ -63,7 +63,7 @@ export interface Jar {
   setCookie?: string;
 }
 
-export async function bridge(backend: Backend = BACKENDS[0]!, env: Record<string, string> = {}, faults: { interceptCall?: (from: string, to: string, method: string) => void; ai?: AiTestOptions; outboxFaults?: FaultHook; jobTimer?: boolean } = {}) {
+export async function bridge(backend: Backend = BACKENDS[0]!, env: Record<string, string> = {}, faults: { interceptCall?: (from: string, to: string, method: string) => void; ai?: AiTestOptions; outboxFaults?: FaultHook; jobTimer?: boolean; embeddedSyncFault?: (fd: number) => void } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'domdao-bridge-'));
   const provider: Recorder = await startRecorder();
   const notification = await buildNotification({

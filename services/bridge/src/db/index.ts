@@ -38,6 +38,8 @@ export interface OpenDatabaseOptions {
   embeddedFsync?: boolean;
   /** PGlite: told once a sync of its directory failed; every later statement is refused (decision P16). */
   onEmbeddedSyncFailed?: (err: Error) => void;
+  /** PGlite, tests only: told of each sync of its files; a throw stands for a failed sync. */
+  onEmbeddedSync?: (fd: number) => void;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: Db; kind: 'postgres' | 'pglite'; pool?: pg.Pool; close(): Promise<void> }> {
@@ -69,6 +71,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: 
       ...(options.onEmbeddedUpgrade && { onUpgrade: options.onEmbeddedUpgrade }),
       ...(options.embeddedFsync !== undefined && { fsync: options.embeddedFsync }),
       ...(options.onEmbeddedSyncFailed && { onSyncFailed: options.onEmbeddedSyncFailed }),
+      ...(options.onEmbeddedSync && { onSync: options.onEmbeddedSync }),
     });
     db = new Kysely<Database>({ dialect: pgliteDialect(lite) });
     extra = () => lite.close();

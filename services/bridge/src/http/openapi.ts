@@ -181,7 +181,14 @@ const ROUTE_DOCS: Record<string, RouteDoc> = {
     tag: 'governance',
     responses: { 200: Json('the proposal; Cache-Control: public, max-age=5', Type.Object({ id: Type.String(), status: Type.String() }, { additionalProperties: true })), 400: err('VALIDATION_ERROR'), 404: err('ProposalNotFound') },
   },
-  'GET /health': { summary: 'Liveness', tag: 'health', responses: { 200: Json('up', Type.Object({ status: Type.Literal('ok') })) } },
+  'GET /health': {
+    summary: 'Liveness',
+    tag: 'health',
+    responses: {
+      200: Json('up', Type.Object({ status: Type.Literal('ok') })),
+      503: Json('the embedded database failed a sync and refuses every statement until a restart (decision P16)', Type.Object({ status: Type.Literal('unavailable'), error: Type.Literal('DATABASE_FAILED'), message: Type.String() })),
+    },
+  },
   'GET /api/openapi.json': { summary: 'This OpenAPI document', tag: 'health', responses: { 200: { description: 'the OpenAPI 3 document', content: { 'application/json': { schema: { type: 'object' } } } } } },
   'POST /auth/login': {
     summary: 'Sign in: sets the `session` cookie (spec 2 Authentication)',
