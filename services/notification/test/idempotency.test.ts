@@ -193,6 +193,25 @@ describe('decision D47: the idempotency store failing after the provider has ans
     assert.match(String((logged[0]!.err as { message?: string })?.message ?? logged[0]!.err), /timed out/i);
   });
 
+  it('a claim that timed out is withdrawn once Redis answers again: the retry sends (not 409 for the claim\'s 10 minutes), and closing does not fail while Redis is stalled', async (t) => {
+    const stalled = await startPrivateRedis();
+    t.after(() => stalled.kill());
+    const p = await makeServiceWithProvider({ IDEMPOTENCY_REDIS_URL: stalled.url, IDEMPOTENCY_KEY_PREFIX: 'd47:', IDEMPOTENCY_REDIS_TIMEOUT_MS: '300' }, () => ({ status: 200, body: { id: 'sent-after-stall' } }));
+    stalled.pause();
+    const first = await p.send(validBody('welcome'), { 'idempotency-key': 'order-d47-claim' });
+    assert.equal(first.statusCode, 500, 'the claim could not be made: nothing sent');
+    assert.equal(p.provider.requests.length, 0);
+    stalled.resume();
+    // The late claim and its withdrawal run in order once the server goes on.
+    const retry = await p.send(validBody('welcome'), { 'idempotency-key': 'order-d47-claim' });
+    assert.equal(retry.statusCode, 200, retry.body);
+    assert.equal(retry.json().id, 'sent-after-stall');
+    assert.equal(p.provider.requests.length, 1);
+    stalled.pause();
+    await Promise.race([p.close(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('close did not end within 10 s')), 10_000).unref())]);
+    stalled.resume();
+  });
+
   it('a failed send answers its own error (500 send_failed) when the key cannot be freed; the store failure is logged (step release)', async (t) => {
     const lost = await startPrivateRedis();
     t.after(() => lost.kill());

@@ -1,11 +1,19 @@
 // Redis store: shared by every replica behind the gateway. The claim is one atomic SET NX.
+import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { CLAIM_TTL_MS, storageKey, type BeginResult, type IdempotencyStore, type StoredResult } from './store.ts';
 
 interface Stored {
   fingerprint: string;
+  /** The claim's own token, so that only the claim itself is withdrawn (below). */
+  claim?: string;
   result?: StoredResult;
 }
+
+// Deletes the key only while it still holds this claim (not a completed result, not another's claim).
+const WITHDRAW = `local v = redis.call('GET', KEYS[1])
+if v and cjson.decode(v).claim == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
 
 export interface RedisIdempotencyOptions {
   url: string;
@@ -35,7 +43,17 @@ export function redisIdempotencyStore({ url, prefix, ttlSeconds, commandTimeoutM
     async begin(key, fingerprint): Promise<BeginResult> {
       // Two rounds at most: the key may expire between a failed claim and the read.
       for (let round = 0; round < 2; round++) {
-        const claimed = await redis.set(k(key), JSON.stringify({ fingerprint } satisfies Stored), 'PX', CLAIM_TTL_MS, 'NX');
+        const claim = randomUUID();
+        let claimed: string | null;
+        try {
+          claimed = await redis.set(k(key), JSON.stringify({ fingerprint, claim } satisfies Stored), 'PX', CLAIM_TTL_MS, 'NX');
+        } catch (err) {
+          // A command that timed out may still run when the server answers again, and would then hold
+          // the key for CLAIM_TTL_MS with nothing sent. The withdrawal goes out on the same connection,
+          // so it runs after that late claim, and removes it only if it is this one.
+          redis.eval(WITHDRAW, 1, k(key), claim).catch(() => undefined);
+          throw err;
+        }
         if (claimed === 'OK') return { state: 'new' };
         const raw = await redis.get(k(key));
         if (raw === null) continue;
@@ -52,7 +70,8 @@ export function redisIdempotencyStore({ url, prefix, ttlSeconds, commandTimeoutM
       await redis.del(k(key));
     },
     async close() {
-      await redis.quit();
+      // A stalled server times QUIT out as well: closing must not fail for it.
+      await redis.quit().catch(() => redis.disconnect());
     },
   };
 }
