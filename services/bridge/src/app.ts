@@ -22,7 +22,7 @@ import { sessionManager } from './auth/sessions.ts';
 import { openCanisters, type OpenedCanisters } from './canisters.ts';
 import { emailLinkBase, firstOrigin, frontendOrigins, type BridgeConfig } from './config.ts';
 import type { BridgeContext } from './context.ts';
-import { isDatabaseUnavailable } from './db/errors.ts';
+import { isDatabaseUnavailable, isEmbeddedDatabaseFailed } from './db/errors.ts';
 import { openDatabase, type Db } from './db/index.ts';
 import { HttpError, sendError } from './http/errors.ts';
 import { openApiRoute, registerOpenApi } from './http/openapi.ts';
@@ -168,6 +168,8 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
 
   app.setErrorHandler((err: FastifyError | Error, req, reply) => {
     if (err instanceof HttpError) return sendError(req, reply, err);
+    // Decision P16: logged once (database.sync_failed), not per request; no retry helps before a restart.
+    if (isEmbeddedDatabaseFailed(err)) return sendError(req, reply, new HttpError(503, 'DATABASE_FAILED', 'the service cannot store anything safely until it is restarted'));
     if (err instanceof SessionStoreUnavailable) {
       req.log.error({ event: 'session_store.unavailable', err: err.message }, 'session store unavailable');
       return sendError(req, reply, new HttpError(503, 'SESSION_STORE_UNAVAILABLE', 'sessions are temporarily unavailable; try again'));
@@ -193,10 +195,10 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
 
   // Spec 2: 200 {"status":"ok"}. Decision P16: an embedded database that failed a sync refuses every
   // statement until a restart, so health says so and an orchestrator restarts the bridge.
-  app.get('/health', async (_req, reply) => {
+  app.get('/health', async (req, reply) => {
     const failed = parts.databaseFailure?.();
     if (!failed) return { status: 'ok' };
-    return reply.code(503).send({ status: 'unavailable', error: 'DATABASE_FAILED', message: 'the embedded database could not sync its files and refuses every statement; restart the bridge once the disk is sound' });
+    return reply.code(503).send({ status: 'unavailable', error: 'DATABASE_FAILED', message: 'the embedded database could not sync its files and refuses every statement; restart the bridge once the disk is sound', request_id: req.id });
   });
   openApiRoute(app);
   await app.register(authRoutes, { ctx, guards });

@@ -285,8 +285,10 @@ describe('decision P16: the embedded database syncs every commit before its answ
     await assert.rejects(lite.transaction(async (tx) => tx.query('select 1')), EmbeddedDatabaseFailed);
     assert.equal(told.length, 1, 'told once');
     await lite.close();
-    const restarted = await openEmbedded(pgdir, { migrate: migrateLite });
+    const resynced: string[] = [];
+    const restarted = await openEmbedded(pgdir, { migrate: migrateLite, onSync: recorder(pgdir, resynced) });
     after(() => restarted.close());
+    assert.ok(resynced.includes('global/pg_control') && resynced.includes(''), 'a start after a run that did not close cleanly syncs the whole directory first');
     const ids = (await restarted.query<{ id: number }>('select id from p16 order by id')).rows.map((r) => r.id);
     assert.equal(ids[0], 1, 'the acknowledged commit is there');
     assert.ok(!ids.includes(3), 'nothing after the failure was written');
@@ -303,15 +305,17 @@ describe('decision P16: the embedded database syncs every commit before its answ
     assert.deepEqual((await h.request({ method: 'GET', url: '/health' })).json(), { status: 'ok' });
     failing = true;
     const refused = await h.register('p16-sync@example.org');
-    // The first statement of the request to fail answers as the database being unavailable (503).
     assert.equal(refused.statusCode, 503, `nothing whose sync failed is acknowledged: ${refused.body}`);
+    assert.equal(refused.json().error, 'DATABASE_FAILED', 'named as what it is, through the session store too');
     failing = false;
     const later = await h.register('p16-after@example.org');
     assert.equal(later.statusCode, 503, `every later statement is refused, without blocking the process: ${later.body}`);
+    assert.equal(later.json().error, 'DATABASE_FAILED');
     const health = await h.request({ method: 'GET', url: '/health' });
     assert.equal(health.statusCode, 503);
     assert.equal(health.json().status, 'unavailable');
     assert.equal(health.json().error, 'DATABASE_FAILED');
+    assert.match(health.json().request_id, /^[0-9a-f-]{36}$/, 'a request id, as in every bridge error');
     assert.equal(h.logs.lines().filter((l) => l.event === 'database.sync_failed').length, 1);
   });
 

@@ -45,7 +45,7 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {
-    throw new SessionStoreUnavailable(e instanceof Error ? e.message : String(e));
+    throw new SessionStoreUnavailable(e instanceof Error ? e.message : String(e), { cause: e });
   }
 }
 

@@ -68,12 +68,16 @@ export class DurableNodeFS extends NodeFS {
         };
         nodefs.stream_ops.fsync = (stream: NodeStream) => {
           if (typeof stream.nfd !== 'number') throw new FS.ErrnoError(EBADF);
+          const dir = FS.isDir(stream.node.mode);
           try {
-            if (FS.isDir(stream.node.mode)) fsyncSync(stream.nfd);
+            if (dir) fsyncSync(stream.nfd);
             else fdatasyncSync(stream.nfd);
             onSync?.(stream.nfd);
           } catch (e) {
-            onSyncFailed?.(e);
+            // PostgreSQL itself ignores EBADF and EINVAL from a directory (file systems that cannot sync
+            // one) and goes on; so the database is not failed for them either.
+            const code = (e as { code?: unknown }).code;
+            if (!(dir && (code === 'EBADF' || code === 'EINVAL'))) onSyncFailed?.(e);
             throw errnoOf(e);
           }
           return 0;

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { DurableNodeFS } from './durable-nodefs.ts';
+import { EmbeddedDatabaseFailed } from './errors.ts';
 import { carryOverFrom17, type CarriedOver } from './embedded-upgrade.ts';
 import type { Lite } from './pglite-dialect.ts';
 
@@ -27,11 +28,12 @@ const DURABLE_START_PARAMS: readonly string[] = [...EMBEDDED_START_PARAMS.filter
 const MAJOR = '18';
 const UPGRADE_DONE = 'UPGRADED_FROM_POSTGRES_17';
 /**
- * Present while every run since the directory was last synced whole had fsync on. A run with fsync off
- * (PGlite's `-F` before P16, or EMBEDDED_DATABASE_FSYNC=false) removes it: what that run wrote may sit
- * in the page cache only, and a checkpoint of a later durable run could recycle the log that would
- * redo it. So a durable start without it syncs the whole tree first, as PostgreSQL's own documentation
- * asks when fsync is turned back on.
+ * Present only while the directory is known to be on disk whole: written after a whole-tree sync and at
+ * a durable run's clean close, removed at every start. A start without it (after a run with fsync off,
+ * PGlite's `-F` before P16 or EMBEDDED_DATABASE_FSYNC=false; after a crash; after a release that knows
+ * no marker) syncs the whole tree before a durable run: what such a run wrote may sit in the page cache
+ * only, and a checkpoint of the durable run could recycle the log that would redo it (PostgreSQL's own
+ * documentation asks for this sync when fsync is turned back on).
  */
 const SYNCED_WHOLE = 'DOMDAO_SYNCED_WHOLE';
 
@@ -59,15 +61,7 @@ export interface OpenEmbeddedOptions {
   onSyncFailed?: (err: EmbeddedDatabaseFailed) => void;
 }
 
-/**
- * A sync of the data directory failed. PostgreSQL answers the commit with a PANIC (what it wrote may
- * not be on disk, so it must not go on), and PGlite cannot run past a PANIC: its next statement never
- * returns and blocks the process. So every later statement is refused with this error instead, as the
- * canisters' log refuses updates after its own failed sync; a restart recovers from the log on disk.
- */
-export class EmbeddedDatabaseFailed extends Error {
-  override readonly name = 'EmbeddedDatabaseFailed';
-}
+export { EmbeddedDatabaseFailed };
 
 export async function openEmbedded(dir: string | undefined, options: OpenEmbeddedOptions): Promise<PGlite> {
   if (dir !== undefined) {
@@ -91,13 +85,10 @@ async function start(dir: string | undefined, options: OpenEmbeddedOptions): Pro
   const durable = dir !== undefined && options.fsync !== false;
   if (dir !== undefined) {
     const marker = join(dir, SYNCED_WHOLE);
-    if (durable && !existsSync(marker)) {
-      syncTree(dir, options.onSync);
-      markSyncedWhole(dir);
-    } else if (!durable && existsSync(marker)) {
+    if (existsSync(marker)) {
       rmSync(marker);
       fsyncPath(dir);
-    }
+    } else if (durable) syncTree(dir, options.onSync);
   }
   let failed: EmbeddedDatabaseFailed | undefined;
   const onSyncFailed = (err: unknown) => {
@@ -120,8 +111,17 @@ async function start(dir: string | undefined, options: OpenEmbeddedOptions): Pro
     lite.query = ((...args: Parameters<typeof query>) => (failed ? Promise.reject(failed) : query(...args))) as typeof lite.query;
     lite.exec = ((...args: Parameters<typeof exec>) => (failed ? Promise.reject(failed) : exec(...args))) as typeof lite.exec;
     lite.transaction = ((...args: Parameters<typeof transaction>) => (failed ? Promise.reject(failed) : transaction(...args))) as typeof lite.transaction;
-    // Closing runs a shutdown checkpoint, which would block as a statement does; the files are released with the process.
-    lite.close = () => (failed ? Promise.resolve() : close());
+    // Closing runs a shutdown checkpoint, which would block as a statement does after a failed sync; the
+    // files are released with the process. A clean close leaves everything on disk: the marker says so.
+    lite.close = async () => {
+      if (failed) return;
+      await close();
+      try {
+        markSyncedWhole(dir!);
+      } catch {
+        // Without the marker the next start syncs the whole tree: slower, never wrong.
+      }
+    };
   }
   return lite;
 }

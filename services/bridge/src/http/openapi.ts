@@ -186,7 +186,7 @@ const ROUTE_DOCS: Record<string, RouteDoc> = {
     tag: 'health',
     responses: {
       200: Json('up', Type.Object({ status: Type.Literal('ok') })),
-      503: Json('the embedded database failed a sync and refuses every statement until a restart (decision P16)', Type.Object({ status: Type.Literal('unavailable'), error: Type.Literal('DATABASE_FAILED'), message: Type.String() })),
+      503: Json('the embedded database failed a sync and refuses every statement until a restart (decision P16)', Type.Object({ status: Type.Literal('unavailable'), error: Type.Literal('DATABASE_FAILED'), message: Type.String(), request_id: Type.String() })),
     },
   },
   'GET /api/openapi.json': { summary: 'This OpenAPI document', tag: 'health', responses: { 200: { description: 'the OpenAPI 3 document', content: { 'application/json': { schema: { type: 'object' } } } } } },
