@@ -316,7 +316,12 @@ describe('decision P16: the embedded database syncs every commit before its answ
     assert.equal(health.json().status, 'unavailable');
     assert.equal(health.json().error, 'DATABASE_FAILED');
     assert.match(health.json().request_id, /^[0-9a-f-]{36}$/, 'a request id, as in every bridge error');
+    await h.app.jobs.tick();
+    await h.app.jobs.tick();
     assert.equal(h.logs.lines().filter((l) => l.event === 'database.sync_failed').length, 1);
+    // Only the statement that met the failed sync itself (PostgreSQL's PANIC) may be logged where it ran; not every pass after it.
+    const passes = h.logs.lines().filter((l) => l.event === 'jobs.tick_failed' || l.event === 'events.delivery_unavailable');
+    assert.deepEqual(passes.filter((l) => !/could not fsync/.test(String(l.err))), [], 'logged once, not again at every pass');
   });
 
   it('the bridge opens its embedded database with fsync on by default and off when told (configuration)', async () => {

@@ -7,6 +7,7 @@
 // key them on `event.id`.
 import { randomUUID } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
+import { isEmbeddedDatabaseFailed } from '../db/errors.ts';
 import type { Database, Db } from '../db/index.ts';
 
 export type { GovernanceEventMap } from './governance-events.ts';
@@ -129,7 +130,8 @@ export class EventLog {
             } catch (err) {
               // The database itself failed (an outage: not even the handler's failure could be
               // recorded). Nothing moved; the next kick (every follower pass) tries again.
-              this.#opts.log?.warn({ event: 'events.delivery_unavailable', subscriber: sub.name, err: err instanceof Error ? err.message : String(err) }, 'event delivery paused: the database is unavailable; retried on the next pass');
+              // A failed embedded database was logged once (database.sync_failed, decision P16).
+              if (!isEmbeddedDatabaseFailed(err)) this.#opts.log?.warn({ event: 'events.delivery_unavailable', subscriber: sub.name, err: err instanceof Error ? err.message : String(err) }, 'event delivery paused: the database is unavailable; retried on the next pass');
             }
           }
         } while (this.#again && !this.#closed);

@@ -10,6 +10,7 @@
 // tests move time; instances are assumed NTP-synchronised (a lease is a minute by default).
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import { isEmbeddedDatabaseFailed } from '../db/errors.ts';
 import type { Db } from '../db/index.ts';
 import { scheduleProblem, slotKey, slotStart } from './slots.ts';
 
@@ -210,7 +211,8 @@ export class JobRunner {
       const p = previous
         .then(() => (this.#closed ? undefined : this.#track(this.#scheduled(job))))
         .catch((err: unknown) => {
-          this.#log?.warn({ event: 'jobs.tick_failed', job: job.spec.name, err: err instanceof Error ? err.message : String(err) }, 'looking for a due job slot failed; retrying');
+          // A failed embedded database was logged once (database.sync_failed); a line per pass adds nothing.
+          if (!isEmbeddedDatabaseFailed(err)) this.#log?.warn({ event: 'jobs.tick_failed', job: job.spec.name, err: err instanceof Error ? err.message : String(err) }, 'looking for a due job slot failed; retrying');
           job.recheckAt = this.#now() + this.#pollMs;
         });
       const mine: Promise<void> = p.finally(() => {
