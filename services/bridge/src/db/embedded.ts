@@ -61,8 +61,6 @@ export interface OpenEmbeddedOptions {
   onSyncFailed?: (err: EmbeddedDatabaseFailed) => void;
 }
 
-export { EmbeddedDatabaseFailed };
-
 export async function openEmbedded(dir: string | undefined, options: OpenEmbeddedOptions): Promise<PGlite> {
   if (dir !== undefined) {
     if (existsSync(dir) && !statSync(dir).isDirectory()) throw new Error(`${dir} is not a directory; the embedded database needs it to be one (or absent)`);
@@ -104,13 +102,11 @@ async function start(dir: string | undefined, options: OpenEmbeddedOptions): Pro
   await lite.waitReady;
   if (durable) {
     // The instance's own entry points, guarded: PGlite has no hook before a statement.
-    const query = lite.query.bind(lite);
-    const exec = lite.exec.bind(lite);
-    const transaction = lite.transaction.bind(lite);
+    const guarded = <F extends (...args: never[]) => Promise<unknown>>(f: F): F => ((...args) => (failed ? Promise.reject(failed) : f.apply(lite, args))) as F;
+    lite.query = guarded(lite.query);
+    lite.exec = guarded(lite.exec);
+    lite.transaction = guarded(lite.transaction);
     const close = lite.close.bind(lite);
-    lite.query = ((...args: Parameters<typeof query>) => (failed ? Promise.reject(failed) : query(...args))) as typeof lite.query;
-    lite.exec = ((...args: Parameters<typeof exec>) => (failed ? Promise.reject(failed) : exec(...args))) as typeof lite.exec;
-    lite.transaction = ((...args: Parameters<typeof transaction>) => (failed ? Promise.reject(failed) : transaction(...args))) as typeof lite.transaction;
     // Closing runs a shutdown checkpoint, which would block as a statement does after a failed sync; the
     // files are released with the process. A clean close leaves everything on disk: the marker says so.
     lite.close = async () => {
