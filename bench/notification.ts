@@ -55,14 +55,17 @@ export async function benchNotification(): Promise<string> {
   // Both processes stay up and the scenarios are interleaved round by round, so drift in the shared
   // machine's speed hits every scenario alike; medians of the rounds are reported.
   const bare = await startChild('bench/bare-server.ts', {}, '/');
+  const bareBatched = await startChild('bench/bare-server.ts', { BARE_BATCHED: '1' }, '/');
   const fastify = await startChild('bench/bare-fastify.ts', {}, '/');
   const svc = await startChild('services/notification/src/main.ts', env, '/api/v1/health');
   const FLOOR = 'bare Fastify + logger (floor)';
+  const BATCHED = 'bare node:http, answers written per turn as D48';
   // Decision D46: each template is also measured against the bare server reading that template's own
   // body (the kernel's and node:http's work for 14.7 KB is no part of the service's overhead).
   const bareFor = (name: string) => (name === 'welcome' ? 'bare node:http (ceiling)' : `bare node:http, ${name}'s body`);
   const scenarios: Array<[string, string, string]> = [
     ['bare node:http (ceiling)', bare.url, bodies.welcome],
+    [BATCHED, bareBatched.url, bodies.welcome],
     [FLOOR, fastify.url, bodies.welcome],
     ...Object.entries(bodies).flatMap(([name, b]): Array<[string, string, string]> => [
       ...(name === 'welcome' ? [] : [[bareFor(name), bare.url, b] as [string, string, string]]),
@@ -76,7 +79,7 @@ export async function benchNotification(): Promise<string> {
   const cpuPerRequest = new Map<string, number[]>();
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, url, b] of scenarios) {
-      const pid = (url === bare.url ? bare : url === fastify.url ? fastify : svc).proc.pid!;
+      const pid = (url === bare.url ? bare : url === bareBatched.url ? bareBatched : url === fastify.url ? fastify : svc).proc.pid!;
       const cpuBefore = cpuSeconds(pid);
       const r = await load(name, { url, method: 'POST', headers, body: b, seconds: SECONDS });
       rounds.set(name, [...(rounds.get(name) ?? []), r]);
@@ -88,6 +91,7 @@ export async function benchNotification(): Promise<string> {
   const idle = memoryOf(svc.proc.pid!);
   await svc.stop();
   await fastify.stop();
+  await bareBatched.stop();
   await bare.stop();
   const render = await renderYardstick();
   const stages = stageBreakdown(bodies);
@@ -119,6 +123,7 @@ export async function benchNotification(): Promise<string> {
   const byName = new Map(results.map((r) => [r.name, r]));
   const ceiling = results[0]!;
   const floor = byName.get(FLOOR)!;
+  const batchedBare = byName.get(BATCHED)!;
   const sends = Object.keys(bodies).map((name) => ({ send: byName.get(name)!, same: byName.get(bareFor(name))! }));
   const welcome = byName.get('welcome')!;
   const others = sends.filter((s) => s.send !== welcome);
@@ -162,6 +167,10 @@ export async function benchNotification(): Promise<string> {
         )
         .join('; ') +
       '.',
+    // Decision D48: the service writes a turn's answers together; the bare server doing the same shows
+    // how much of the welcome's share that alone is worth.
+    `The bare server writing its answers per turn as the service does (D48) reaches ${pct(ratio(batchedBare))} of the plain bare server by req/s (${Math.round(cpuMedian(BATCHED))} µs of server CPU per request); ` +
+      `against it, welcome is ${pct(ratio(welcome, batchedBare))} by req/s and ${pct(cpuRatio(welcome, batchedBare))} by server CPU.`,
     `The floor row is Fastify and the logger alone (no hooks, validation or rendering, one log line): ${pct(ratio(floor))} of the bare server, ` +
       `${Math.round(cpuMedian(floor.name))} µs of server CPU per request against the bare server's ${Math.round(cpuMedian(ceiling.name))} µs (${pct(cpuRatio(floor))}): what any send through Fastify and the logger costs before the service's own work.`,
     '',

@@ -2,11 +2,12 @@
 // everything else by Fastify. Every case here is sent both ways, over a real socket (the door) and
 // through Fastify (inject), and must get the same status, body, headers and log lines.
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import { defineTemplate } from '../src/templates/template-schema.ts';
 import { templates, type TemplateType } from '../src/templates/index.ts';
+import { BATCH_LIMIT } from '../src/http/front-door.ts';
 import { makeService, makeServiceWithProvider, PRODUCT, TEST_TOKEN, validBody } from './harness.ts';
 
 type Service = Pick<Awaited<ReturnType<typeof makeService>>, 'app' | 'logs'> & { close(): Promise<unknown> };
@@ -175,5 +176,87 @@ describe('decision D44: the front door answers as Fastify does', () => {
     const chunked = new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode(body)), c.close()) });
     assert.deepEqual(await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body: chunked, duplex: 'half' } as never), [200, undefined]);
     assert.equal(svc.app.frontDoor.served, before);
+  });
+});
+
+describe('decision D48: the answers of one turn of the event loop are written together', () => {
+  /** Keep-alive connections, each warmed by one send, so the server has accepted them all. */
+  async function connections(port: number, count: number) {
+    const sockets = await Promise.all(Array.from({ length: count }, () => new Promise<Socket>((ok, fail) => { const c = connect(port, '127.0.0.1', () => ok(c)); c.once('error', fail); })));
+    await Promise.all(sockets.map((c) => (c.write(request()), response(c))));
+    return sockets;
+  }
+  const request = (extra = '') => {
+    const body = s(validBody('welcome'));
+    return `POST /api/v1/send HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${TEST_TOKEN}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`;
+  };
+  /** One whole answer off a keep-alive connection: its status and JSON body. */
+  const response = (c: Socket) =>
+    new Promise<{ status: number; body: Record<string, unknown> }>((ok) => {
+      let text = '';
+      const onData = (chunk: Buffer) => {
+        text += chunk.toString();
+        const split = text.indexOf('\r\n\r\n');
+        const length = /content-length: (\d+)/i.exec(text)?.[1];
+        if (split < 0 || length === undefined || text.length < split + 4 + Number(length)) return;
+        c.off('data', onData);
+        ok({ status: Number(text.slice(9, 12)), body: JSON.parse(text.slice(split + 4)) as Record<string, unknown> });
+      };
+      c.on('data', onData);
+    });
+
+  it('requests that arrive together are answered in one batch, each with its own answer', async (t) => {
+    const svc = await listening(t, await makeService());
+    const { port } = svc.app.server.address() as AddressInfo;
+    const sockets = await connections(port, 6);
+    t.after(() => sockets.forEach((c) => c.destroy()));
+    const door = svc.app.frontDoor;
+    const [served, batches] = [door.served, door.batches];
+    // Written in one synchronous step: the server finds all six in the same poll of the event loop.
+    const answers = sockets.map((c) => (c.write(request()), response(c)));
+    const seen = await Promise.all(answers);
+    assert.deepEqual(seen.map((a) => a.status), [200, 200, 200, 200, 200, 200]);
+    assert.equal(new Set(seen.map((a) => a.body.request_id)).size, 6, 'each request has its own answer');
+    assert.equal(new Set(seen.map((a) => a.body.id)).size, 6);
+    assert.equal(door.served, served + 6);
+    assert.equal(door.batches, batches + 1, 'the six answers went out in one batch');
+    // The log has one send line per request, each with the request id its answer carries.
+    const logged = svc.logs.lines().filter((l) => l.event === 'email.stub_send').map((l) => l.request_id);
+    for (const a of seen) assert.ok(logged.includes(a.body.request_id as string), `${String(a.body.request_id)} logged`);
+  });
+
+  it(`a batch is written once it holds ${BATCH_LIMIT} answers, so the first do not wait for the whole poll`, async (t) => {
+    const svc = await listening(t, await makeService());
+    const { port } = svc.app.server.address() as AddressInfo;
+    const sockets = await connections(port, BATCH_LIMIT + 6);
+    t.after(() => sockets.forEach((c) => c.destroy()));
+    const batches = svc.app.frontDoor.batches;
+    const seen = await Promise.all(sockets.map((c) => (c.write(request()), response(c))));
+    assert.ok(seen.every((a) => a.status === 200));
+    assert.equal(new Set(seen.map((a) => a.body.request_id)).size, BATCH_LIMIT + 6);
+    assert.equal(svc.app.frontDoor.batches, batches + 2, `${BATCH_LIMIT} at once, then the other 6 at the end of the turn`);
+  });
+
+  it('a client that hangs up before its batch is written costs the others nothing', async (t) => {
+    const svc = await listening(t, await makeService());
+    const { port } = svc.app.server.address() as AddressInfo;
+    const sockets = await connections(port, 3);
+    t.after(() => sockets.forEach((c) => c.destroy()));
+    const [gone, ...staying] = sockets as [Socket, ...Socket[]];
+    const answers = staying.map((c) => (c.write(request()), response(c)));
+    gone.write(request());
+    gone.destroy();
+    assert.deepEqual((await Promise.all(answers)).map((a) => a.status), [200, 200]);
+    // The connection that closes after its answer (a parser error answers with Connection: close, D3)
+    // still gets it when it waits for its batch.
+    const bad = 'POST /api/v1/send HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ' + TEST_TOKEN + '\r\ncontent-type: application/json\r\ncontent-length: 5\r\n\r\n{"a":';
+    const last = staying[0]!;
+    const closed = new Promise((ok) => last.once('end', ok));
+    last.write(bad);
+    const answer = await response(last);
+    assert.equal(answer.status, 400);
+    await closed;
+    assert.deepEqual(svc.logs.lines().filter((l) => l.level === 'error'), []);
+    assert.deepEqual((await response((staying[1]!.write(request()), staying[1]!))).status, 200);
   });
 });
