@@ -1,5 +1,6 @@
 // The notification service (spec 3) as a Fastify instance: build it with a config, listen elsewhere.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { brandsFromConfig } from './brands/brands.ts';
@@ -112,6 +113,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (!door.take(req, res)) fastifyHandler!(req, res);
   });
+  // Decision D48: a client that ends its side after its request still gets an answer waiting for its
+  // batch; this runs before Node's own end handler, which ends the socket.
+  app.server.on('connection', (socket: Socket) => socket.prependListener('end', door.writeOutgoing));
 
   /**
    * Memory bound (decision D8): the body is read only once its declared size fits the in-flight

@@ -2,6 +2,7 @@
 // everything else by Fastify. Every case here is sent both ways, over a real socket (the door) and
 // through Fastify (inject), and must get the same status, body, headers and log lines.
 import assert from 'node:assert/strict';
+import type { IncomingMessage } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import { Type } from '@sinclair/typebox';
@@ -225,6 +226,21 @@ describe('decision D48: the answers of one turn of the event loop are written to
     for (const a of seen) assert.ok(logged.includes(a.body.request_id as string), `${String(a.body.request_id)} logged`);
   });
 
+  it('decision D32: a pipelined request whose body stops arriving after its client left frees its reservation at the read deadline', async (t) => {
+    const svc = await listening(t, await makeServiceWithProvider({ BODY_READ_TIMEOUT_MS: '300' }, (_r, i) => ({ status: 200, body: { id: `m${i}` }, delayMs: 300 })));
+    const { port } = svc.app.server.address() as AddressInfo;
+    const c = await new Promise<Socket>((ok) => { const s2 = connect(port, '127.0.0.1', () => ok(s2)); });
+    const body = s(validBody('welcome'));
+    // The second request waits behind the first (its answer comes from a slow provider) with its body cut short.
+    c.write(request() + request().replace(/\r\n\r\n[\s\S]*$/, `\r\n\r\n${body.slice(0, 10)}`));
+    await new Promise((ok) => setTimeout(ok, 100));
+    assert.equal(svc.app.frontDoor.open.requests, 2);
+    c.destroy();
+    const deadline = Date.now() + 5000;
+    while (svc.app.frontDoor.open.requests > 0 && Date.now() < deadline) await new Promise((ok) => setTimeout(ok, 50));
+    assert.deepEqual(svc.app.frontDoor.open, { requests: 0, bytes: 0 });
+  });
+
   it(`a batch is written once it holds ${BATCH_LIMIT} answers, so the first do not wait for the whole poll`, async (t) => {
     const svc = await listening(t, await makeService());
     const { port } = svc.app.server.address() as AddressInfo;
@@ -237,26 +253,84 @@ describe('decision D48: the answers of one turn of the event loop are written to
     assert.equal(svc.app.frontDoor.batches, batches + 2, `${BATCH_LIMIT} at once, then the other 6 at the end of the turn`);
   });
 
-  it('a client that hangs up before its batch is written costs the others nothing', async (t) => {
+  it('a client gone while its answer waits for the batch costs the others nothing and holds nothing', async (t) => {
     const svc = await listening(t, await makeService());
     const { port } = svc.app.server.address() as AddressInfo;
     const sockets = await connections(port, 3);
     t.after(() => sockets.forEach((c) => c.destroy()));
     const [gone, ...staying] = sockets as [Socket, ...Socket[]];
-    const answers = staying.map((c) => (c.write(request()), response(c)));
+    // The server drops the first connection after its request is handled and before the batch is
+    // written: immediates run in the order they were scheduled, and this one is scheduled first.
+    let first = true;
+    svc.app.server.prependListener('request', (req: IncomingMessage) => {
+      if (first) setImmediate(() => req.socket.destroy());
+      first = false;
+    });
+    let received = '';
+    gone.on('data', (d: Buffer) => (received += d.toString()));
+    const goneClosed = new Promise((ok) => gone.once('close', ok));
+    const batches = svc.app.frontDoor.batches;
     gone.write(request());
-    gone.destroy();
+    const answers = staying.map((c) => (c.write(request()), response(c)));
     assert.deepEqual((await Promise.all(answers)).map((a) => a.status), [200, 200]);
-    // The connection that closes after its answer (a parser error answers with Connection: close, D3)
-    // still gets it when it waits for its batch.
-    const bad = 'POST /api/v1/send HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ' + TEST_TOKEN + '\r\ncontent-type: application/json\r\ncontent-length: 5\r\n\r\n{"a":';
-    const last = staying[0]!;
-    const closed = new Promise((ok) => last.once('end', ok));
-    last.write(bad);
-    const answer = await response(last);
-    assert.equal(answer.status, 400);
-    await closed;
+    await goneClosed;
+    assert.equal(received, '', 'nothing is written to the connection that closed');
+    assert.equal(svc.app.frontDoor.batches, batches + 1);
+    assert.deepEqual(svc.app.frontDoor.open, { requests: 0, bytes: 0 }, 'its reservation is released');
     assert.deepEqual(svc.logs.lines().filter((l) => l.level === 'error'), []);
-    assert.deepEqual((await response((staying[1]!.write(request()), staying[1]!))).status, 200);
+    assert.equal((await response((staying[1]!.write(request()), staying[1]!))).status, 200);
   });
+
+  it("a parser error's answer, which closes the connection (D3), still arrives", async (t) => {
+    const svc = await listening(t, await makeService());
+    const { port } = svc.app.server.address() as AddressInfo;
+    const [c] = await connections(port, 1);
+    t.after(() => c!.destroy());
+    const ended = new Promise((ok) => c!.once('end', ok));
+    c!.write(`POST /api/v1/send HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${TEST_TOKEN}\r\ncontent-type: application/json\r\ncontent-length: 5\r\n\r\n{"a":`);
+    assert.equal((await response(c!)).status, 400);
+    await ended;
+  });
+
+  // Node's server ends a connection as soon as it reads the client's end of it (it keeps no half-open
+  // connections); a request that ends exactly on a 64 KiB read is read together with that end.
+  for (const total of [65536, 131072]) {
+    it(`a client that ends its side after a ${total}-byte request still gets its answer`, async (t) => {
+      const svc = await listening(t, await makeService());
+      const { port } = svc.app.server.address() as AddressInfo;
+      const base = s(validBody('welcome'));
+      const head = (length: number) => `POST /api/v1/send HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${TEST_TOKEN}\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n`;
+      let body = base + ' '.repeat(total - head(0).length - base.length);
+      while (head(body.length).length + body.length > total) body = body.slice(0, -1);
+      assert.equal(head(body.length).length + body.length, total);
+      const served = svc.app.frontDoor.served;
+      const text = await new Promise<string>((ok) => {
+        const c = connect({ port, host: '127.0.0.1', allowHalfOpen: true }, () => c.end(head(body.length) + body));
+        let seen = '';
+        c.on('data', (d: Buffer) => (seen += d.toString()));
+        c.on('close', () => ok(seen));
+      });
+      assert.equal(svc.app.frontDoor.served, served + 1, 'the door served it');
+      assert.match(text, /^HTTP\/1\.1 200 /);
+    });
+  }
+
+  it('a shutdown begun while an answer waits closes its connection (D29) and does not wait for keep-alive', async (t) => {
+    const svc = await makeService();
+    await svc.app.listen({ port: 0, host: '127.0.0.1' });
+    t.after(() => svc.close());
+    const { port } = svc.app.server.address() as AddressInfo;
+    const [c] = await connections(port, 1);
+    t.after(() => c!.destroy());
+    let closing: Promise<unknown> | undefined;
+    svc.app.server.prependListener('request', () => setImmediate(() => (closing ??= svc.app.close())));
+    let head = '';
+    c!.on('data', (d: Buffer) => (head += d.toString()));
+    const answer = response((c!.write(request()), c!));
+    assert.equal((await answer).status, 200);
+    assert.match(head, /\r\nconnection: close\r\n/i);
+    const closed = await Promise.race([closing!.then(() => 'closed'), new Promise((ok) => setTimeout(() => ok('still open after 5 s'), 5000))]);
+    assert.equal(closed, 'closed');
+  });
+
 });

@@ -83,6 +83,13 @@ export class FrontDoor {
   /** Batches of answers written (tests check that one turn's answers go out together, D48). */
   batches = 0;
 
+  /** Requests taken and not yet answered or gone, and the bytes of the small lane they hold (tests). */
+  get open(): { requests: number; bytes: number } {
+    let bytes = 0;
+    for (const entry of this.entries) bytes += entry.held;
+    return { requests: this.entries.size, bytes };
+  }
+
   constructor(private readonly o: FrontDoorOptions) {}
 
   /** Serves `req` and returns true, or returns false (having done nothing) for Fastify to serve it. */
@@ -160,8 +167,12 @@ export class FrontDoor {
     else if (queued === BATCH_LIMIT) this.writeOutgoing();
   }
 
-  /** Writes every answer queued since the last call, in the order they were given. */
-  private readonly writeOutgoing = (): void => {
+  /**
+   * Writes every answer queued since the last call, in the order they were given. Also called when a
+   * connection's client ends its side: Node's server ends the socket as soon as it reads that (it does
+   * not keep half-open connections), so an answer still waiting for its batch would never be sent.
+   */
+  readonly writeOutgoing = (): void => {
     const batch = this.outgoing;
     // The immediate of a batch written at BATCH_LIMIT finds nothing, or the start of the next.
     if (batch.length === 0) return;
@@ -204,6 +215,9 @@ export class FrontDoor {
       entry.deadline = 0;
       entry.log.warn({ event: 'request.body_timeout', declared_bytes: Number(entry.req.headers['content-length']), timeout_ms: this.o.readTimeoutMs }, 'request body too slow; connection closed');
       entry.req.socket.destroy();
+      // A request queued behind another on its connection (pipelining) has no socket of its own yet,
+      // and its response never closes: without this its reservation would be held for good.
+      this.release(entry);
     }
   }
 
