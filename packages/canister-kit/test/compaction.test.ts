@@ -18,7 +18,7 @@ function holdAt(stage: 'slice' | 'installed') {
   let reached: () => void = () => undefined;
   const arrived = new Promise<void>((r) => (reached = r));
   let held = false;
-  const probe = (s: 'decode' | 'slice' | 'installed') => {
+  const probe = (s: 'decode' | 'gather' | 'slice' | 'installed') => {
     if (s !== stage || held) return;
     held = true;
     reached();
@@ -213,6 +213,51 @@ describe('compaction beside the updates (decision P5)', () => {
     again.close();
   });
 
+  it('decision P17: that decoding also stops at its time budget, so a slow machine does not block longer', async () => {
+    const dir = tempDir();
+    const first = EmbeddedHost.open({ dir, compactBytes: 1e9 });
+    for (let i = 0; i < 40; i++) {
+      await first.update('governance', () => {
+        const s = first.store<number, { n: number; text: string }>('governance', 'votes');
+        for (let j = i * 10; j < i * 10 + 10; j++) s.set(j, { n: j, text: 'a ballot '.repeat(10) });
+      });
+    }
+    first.close(); // 40 records of ≈1.5 KiB: one turn of 256 KiB by size alone
+    let steps = 0;
+    // A budget of 0 ms stands for a machine on which every record takes the whole budget.
+    const host = EmbeddedHost.open({ dir, compactTurnMs: 0, compactionProbe: (stage) => void (stage === 'decode' && steps++) });
+    host.store<number, { n: number }>('governance', 'votes');
+    await host.compact();
+    assert.ok(steps >= 39, `decoded in ${steps} turns, one per record`);
+    host.close();
+    const again = EmbeddedHost.open({ dir });
+    assert.equal(again.store<number, { n: number }>('governance', 'votes').size, 400);
+    again.close();
+  });
+
+  it('decision P17: a slice is gathered and serialized across turns once it takes longer than the budget; the snapshot is the same', async () => {
+    const dir = tempDir();
+    // One slice of 4,000 entries, and a budget of 0 ms: a machine on which every 64 entries take it all.
+    let turns = 0;
+    const turnsAt: number[] = [];
+    const host = EmbeddedHost.open({ dir, fsync: false, compactBytes: 1e9, compactSliceEntries: 4_000, compactTurnMs: 0, compactionProbe: (stage) => void (stage === 'gather' && turnsAt.push(turns)) });
+    await fill(host, 4_000);
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await host.compact();
+    ticking = false;
+    assert.ok(turnsAt.length >= 4_000 / 64 - 1, `the slice was gathered in ${turnsAt.length} turns`);
+    for (let i = 1; i < turnsAt.length; i++) assert.ok(turnsAt[i]! > turnsAt[i - 1]!, 'the event loop ran between two of them');
+    host.close();
+    const again = EmbeddedHost.open({ dir });
+    assert.deepEqual(numbers(again), range(4_000));
+    again.close();
+  });
+
   it('a compaction far behind the log holds new updates until it ends (decision P11); queries go on, nothing is lost', async () => {
     const dir = tempDir();
     const hold = holdAt('slice');
@@ -263,7 +308,7 @@ describe('compaction beside the updates (decision P5)', () => {
       holdNext = { arrived, gate: new Promise<void>((r) => (release = r)) };
       return { reached, release: () => release() };
     };
-    const probe = (stage: 'decode' | 'slice' | 'installed') => {
+    const probe = (stage: 'decode' | 'gather' | 'slice' | 'installed') => {
       if (stage !== 'slice' || !holdNext) return undefined;
       const h = holdNext;
       holdNext = undefined;
