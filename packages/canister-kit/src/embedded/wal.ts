@@ -69,7 +69,7 @@ export interface WalOptions {
    * last snapshot's size, at least 16 MiB, so replaying what a crash leaves stays a small part of a restart.
    */
   compactBytes?: number;
-  /** Entries a compaction serializes before it lets the event loop run (default 2,048). */
+  /** Entries per slice of the snapshot, each serialized as one frame (default 2,048; P15 compares slices by position). */
   compactSliceEntries?: number;
   /**
    * Milliseconds a compaction works before it lets the event loop run: decoding the log of a store
@@ -85,8 +85,9 @@ export interface WalOptions {
    */
   fsyncProbe?: { before?: () => void | Promise<void>; after?: (durableSeq: number) => void };
   /**
-   * Test instrumentation of compaction: called after each turn of decoding a log (`decode`) or of
-   * gathering a slice (`gather`), after each slice is written, and once the new snapshot is in place
+   * Test instrumentation of compaction: called after each turn of decoding a log (`decode`), after each
+   * pause while gathering a slice or before serializing it (`gather`), after each slice is written, and
+   * once the new snapshot is in place
    * (before the closed logs are deleted); a returned promise holds the compaction there.
    */
   compactionProbe?: (stage: 'decode' | 'gather' | 'slice' | 'installed') => void | Promise<void>;
