@@ -36,6 +36,29 @@ async function fill(host: EmbeddedHost, n: number, from = 0): Promise<void> {
   }
 }
 
+/**
+ * Counts turns of the event loop while `work` runs, and the turn at which each `stage` probe came;
+ * asserts that the loop ran between any two of them.
+ */
+function turnProbe(stage: 'decode' | 'gather') {
+  let turns = 0;
+  const at: number[] = [];
+  return {
+    at,
+    probe: (s: 'decode' | 'gather' | 'slice' | 'installed') => void (s === stage && at.push(turns)),
+    async during(work: () => Promise<void>) {
+      let ticking = true;
+      const tick = () => {
+        turns++;
+        if (ticking) setImmediate(tick);
+      };
+      setImmediate(tick);
+      await work();
+      ticking = false;
+      for (let i = 1; i < at.length; i++) assert.ok(at[i]! > at[i - 1]!, 'the event loop ran between two of them');
+    },
+  };
+}
 const numbers = (host: EmbeddedHost) => [...host.store<number, { n: number }>('governance', 'votes').entries()].map(([k]) => k);
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
@@ -192,20 +215,11 @@ describe('compaction beside the updates (decision P5)', () => {
       });
     }
     first.close(); // ≈2 MiB of log, no snapshot
-    const turnsAt: number[] = [];
-    let turns = 0;
-    const host = EmbeddedHost.open({ dir, compactionProbe: (stage) => void (stage === 'decode' && turnsAt.push(turns)) });
+    const turns = turnProbe('decode');
+    const host = EmbeddedHost.open({ dir, compactionProbe: turns.probe });
     const votes = host.store<number, { n: number }>('governance', 'votes'); // opened, as a core opens its stores, not read
-    let ticking = true;
-    const tick = () => {
-      turns++;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
-    await host.compact();
-    ticking = false;
-    assert.ok(turnsAt.length >= 6, `the log was decoded in ${turnsAt.length} bounded steps`);
-    for (let i = 1; i < turnsAt.length; i++) assert.ok(turnsAt[i]! > turnsAt[i - 1]!, 'the event loop ran between two steps');
+    await turns.during(() => host.compact());
+    assert.ok(turns.at.length >= 6, `the log was decoded in ${turns.at.length} bounded steps`);
     assert.equal(votes.size, 4_000); // its first use, after the compaction
     host.close();
     const again = EmbeddedHost.open({ dir });
@@ -238,21 +252,12 @@ describe('compaction beside the updates (decision P5)', () => {
   it('decision P17: a slice is gathered and serialized across turns once it takes longer than the budget; the snapshot is the same', async () => {
     const dir = tempDir();
     // One slice of 4,000 entries, and a budget of 0 ms: a machine on which every 64 entries take it all.
-    let turns = 0;
-    const turnsAt: number[] = [];
-    const host = EmbeddedHost.open({ dir, fsync: false, compactBytes: 1e9, compactSliceEntries: 4_000, compactTurnMs: 0, compactionProbe: (stage) => void (stage === 'gather' && turnsAt.push(turns)) });
+    const turns = turnProbe('gather');
+    const host = EmbeddedHost.open({ dir, fsync: false, compactBytes: 1e9, compactSliceEntries: 4_000, compactTurnMs: 0, compactionProbe: turns.probe });
     await fill(host, 4_000);
-    let ticking = true;
-    const tick = () => {
-      turns++;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
-    await host.compact();
-    ticking = false;
+    await turns.during(() => host.compact());
     // 62 pauses while it is gathered (every 64 entries), one before it is serialized.
-    assert.ok(turnsAt.length >= 63, `the slice was gathered and serialized in ${turnsAt.length} turns`);
-    for (let i = 1; i < turnsAt.length; i++) assert.ok(turnsAt[i]! > turnsAt[i - 1]!, 'the event loop ran between two of them');
+    assert.ok(turns.at.length >= 63, `the slice was gathered and serialized in ${turns.at.length} turns`);
     host.close();
     const again = EmbeddedHost.open({ dir });
     assert.deepEqual(numbers(again), range(4_000));
