@@ -16,7 +16,7 @@ import { parseJsonBody } from '../services/notification/src/http/json-body.ts';
 import { logSent } from '../services/notification/src/routes/send.ts';
 import { DIGEST_RENDERED_ITEMS } from '../services/notification/src/templates/notification-digest.ts';
 import type { TemplateDefinition } from '../services/notification/src/templates/template-schema.ts';
-import { load, medianOf, memoryOf, pinning, startChild, table, type LoadResult } from './lib.ts';
+import { load, medianOf, memoryOf, pinning, startChild, table, type Child, type LoadResult } from './lib.ts';
 
 /** User + system CPU seconds a process has used (Linux /proc; clock ticks of 10 ms). */
 function cpuSeconds(pid: number): number {
@@ -63,23 +63,25 @@ export async function benchNotification(): Promise<string> {
   // Decision D46: each template is also measured against the bare server reading that template's own
   // body (the kernel's and node:http's work for 14.7 KB is no part of the service's overhead).
   const bareFor = (name: string) => (name === 'welcome' ? 'bare node:http (ceiling)' : `bare node:http, ${name}'s body`);
-  const scenarios: Array<[string, string, string]> = [
-    ['bare node:http (ceiling)', bare.url, bodies.welcome],
-    [BATCHED, bareBatched.url, bodies.welcome],
-    [FLOOR, fastify.url, bodies.welcome],
-    ...Object.entries(bodies).flatMap(([name, b]): Array<[string, string, string]> => [
-      ...(name === 'welcome' ? [] : [[bareFor(name), bare.url, b] as [string, string, string]]),
-      [name, `${svc.url}/api/v1/send`, b],
+  // Name, the process that serves it (its CPU is read), URL, body.
+  type Scenario = [string, Child, string, string];
+  const scenarios: Scenario[] = [
+    ['bare node:http (ceiling)', bare, bare.url, bodies.welcome],
+    [BATCHED, bareBatched, bareBatched.url, bodies.welcome],
+    [FLOOR, fastify, fastify.url, bodies.welcome],
+    ...Object.entries(bodies).flatMap(([name, b]): Scenario[] => [
+      ...(name === 'welcome' ? [] : [[bareFor(name), bare, bare.url, b] as Scenario]),
+      [name, svc, `${svc.url}/api/v1/send`, b],
     ]),
   ];
-  for (const [, url, b] of scenarios) await load('warm-up', { url, method: 'POST', headers, body: b, seconds: 2 });
+  for (const [, , url, b] of scenarios) await load('warm-up', { url, method: 'POST', headers, body: b, seconds: 2 });
   const rounds = new Map<string, LoadResult[]>();
   // Server CPU per request: on a shared machine throughput swings with the neighbours' load, while the
   // CPU a request costs the server moves much less (requests ≈ average req/s × duration).
   const cpuPerRequest = new Map<string, number[]>();
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, url, b] of scenarios) {
-      const pid = (url === bare.url ? bare : url === bareBatched.url ? bareBatched : url === fastify.url ? fastify : svc).proc.pid!;
+    for (const [name, server, url, b] of scenarios) {
+      const pid = server.proc.pid!;
       const cpuBefore = cpuSeconds(pid);
       const r = await load(name, { url, method: 'POST', headers, body: b, seconds: SECONDS });
       rounds.set(name, [...(rounds.get(name) ?? []), r]);

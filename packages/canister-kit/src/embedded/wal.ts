@@ -87,8 +87,8 @@ export interface WalOptions {
   /**
    * Test instrumentation of compaction: called after each turn of decoding a log (`decode`), after each
    * pause while gathering a slice or before serializing it (`gather`), after each slice is written, and
-   * once the new snapshot is in place
-   * (before the closed logs are deleted); a returned promise holds the compaction there.
+   * once the new snapshot is in place (before the closed logs are deleted); a returned promise holds
+   * the compaction there.
    */
   compactionProbe?: (stage: 'decode' | 'gather' | 'slice' | 'installed') => void | Promise<void>;
   /** Default true (decision P15): a slice whose entries are those the last compaction wrote is copied from that snapshot, not serialized again. */
@@ -247,10 +247,10 @@ export class LoggedEntries implements Iterable<[StoreKey, unknown]> {
    * compaction that copies a store nobody has used since the restart (decision P5: it must not block
    * the loop); the iterator then merges them with the snapshot's part a frame at a time.
    */
-  async prepare(step?: () => void | Promise<void>, turnMs = COMPACT_TURN_MS): Promise<void> {
+  async prepare(step?: () => void | Promise<void>, turn = new WorkTurn(COMPACT_TURN_MS)): Promise<void> {
     if (this.overlay) return;
     const overlay = new Map<StoreKey, unknown>();
-    await this.eachWriteAsync((key, value, deleted) => overlay.set(key, deleted ? DELETED : value), step, turnMs);
+    await this.eachWriteAsync((key, value, deleted) => overlay.set(key, deleted ? DELETED : value), step, turn);
     this.overlay = overlay;
   }
 
@@ -278,18 +278,15 @@ export class LoggedEntries implements Iterable<[StoreKey, unknown]> {
     for (let i = 0; i < this.parts.length; i = this.applyPart(i, apply));
   }
 
-  private async eachWriteAsync(apply: (key: StoreKey, value: unknown, deleted: boolean) => void, step: (() => void | Promise<void>) | undefined, turnMs: number): Promise<void> {
+  private async eachWriteAsync(apply: (key: StoreKey, value: unknown, deleted: boolean) => void, step: (() => void | Promise<void>) | undefined, turn: WorkTurn): Promise<void> {
     let decoded = 0;
-    let turnStarted = performance.now();
     for (let i = 0; i < this.parts.length; ) {
       const part = this.parts[i]!;
       decoded += Buffer.isBuffer(part) ? (this.parts[i + 2] as number) - (this.parts[i + 1] as number) : 1;
       i = this.applyPart(i, apply);
-      if (decoded >= PREPARE_TURN_BYTES || performance.now() - turnStarted >= turnMs) {
+      if (decoded >= PREPARE_TURN_BYTES || turn.spent) {
         decoded = 0;
-        await nextTurn();
-        await step?.();
-        turnStarted = performance.now();
+        await turn.next(step);
       }
     }
   }
@@ -318,6 +315,28 @@ const PREPARE_TURN_BYTES = 256 * 1024;
  */
 const COMPACT_TURN_MS = 4;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** How long a compaction has worked since it last let the event loop run, against its budget (P17). */
+class WorkTurn {
+  private started = performance.now();
+  constructor(private readonly budgetMs: number) {}
+
+  get spent(): boolean {
+    return performance.now() - this.started >= this.budgetMs;
+  }
+
+  /** Lets the event loop run, then `after` (a check, a test's probe), then starts a new turn. */
+  async next(after?: () => void | Promise<void>): Promise<void> {
+    await nextTurn();
+    await after?.();
+    this.restart();
+  }
+
+  /** The loop ran meanwhile (an awaited write). */
+  restart(): void {
+    this.started = performance.now();
+  }
+}
 
 function decodePart(text: string, name: string): Array<[StoreKey] | [StoreKey, unknown]> {
   let writes: unknown;
@@ -933,20 +952,17 @@ export class WriteAheadLog {
       const version = Buffer.alloc(4);
       version.writeUInt32BE(SNAPSHOT_VERSION);
       let written = 0;
-      const turnMs = this.options.compactTurnMs ?? COMPACT_TURN_MS;
-      let turnStarted = performance.now();
-      // Decision P17: the loop runs at least every turnMs, also in the middle of a slice (whose bounds,
-      // what P15 compares, stay where they are).
-      const pauseIfLong = async () => {
-        if (performance.now() - turnStarted < turnMs) return;
-        await nextTurn();
+      // Decision P17: the loop runs once the turn's budget is spent, also in the middle of a slice
+      // (whose bounds, what P15 compares, stay where they are).
+      const turn = new WorkTurn(this.options.compactTurnMs ?? COMPACT_TURN_MS);
+      const check = (stage: 'decode' | 'gather') => async () => {
         if (this.closed) throw new Error('the log was closed during compaction');
-        await this.options.compactionProbe?.('gather');
-        turnStarted = performance.now();
+        await this.options.compactionProbe?.(stage);
       };
+      const gathered = check('gather');
       const put = async (b: Buffer) => {
         await handle.write(b);
-        turnStarted = performance.now();
+        turn.restart();
         written += b.length;
       };
       await put(Buffer.concat([SNAPSHOT_MAGIC, version, frame({ seq, stores: stores.length })]));
@@ -964,10 +980,7 @@ export class WriteAheadLog {
           continue;
         }
         if (entries instanceof LoggedEntries) {
-          await entries.prepare(async () => {
-            if (this.closed) throw new Error('the log was closed during compaction');
-            await this.options.compactionProbe?.('decode');
-          }, this.options.compactTurnMs);
+          await entries.prepare(check('decode'), turn);
         }
         const before = previous?.get(name);
         const slices: SliceRecord[] = [];
@@ -984,7 +997,7 @@ export class WriteAheadLog {
           let body = same && was && was.flat.length === flat.length && previousFile ? await readFrame(previousFile, was) : undefined;
           if (body) stats.copied += 1;
           else {
-            await pauseIfLong();
+            if (turn.spent) await turn.next(gathered);
             body = frame(slice);
             stats.serialized += 1;
           }
@@ -1005,7 +1018,7 @@ export class WriteAheadLog {
           slice.push(entry);
           flat.push(entry[0], entry[1]);
           if (slice.length >= sliceSize) await flush();
-          else if ((slice.length & 63) === 0) await pauseIfLong();
+          else if ((slice.length & 63) === 0 && turn.spent) await turn.next(gathered);
         }
         if (slice.length > 0) await flush();
       }
