@@ -51,8 +51,11 @@ const MIN_SPLIT_GROUP = 4;
 /** Default compaction size (decision P8): the log may grow to this share of the snapshot, and at least MIN_COMPACT_BYTES. */
 const COMPACT_FRACTION = 8;
 const MIN_COMPACT_BYTES = 16 * 1024 * 1024;
-/** Entries serialized per turn of the event loop by a compaction (a few milliseconds of work). */
-const SLICE_ENTRIES = 2048;
+/**
+ * Entries per slice of a snapshot. A slice's frame is serialized, and decoded on the way back, whole, so
+ * its size bounds a compaction's turn where the time budget cannot (decision P17: 2,048 before).
+ */
+const SLICE_ENTRIES = 512;
 
 export class CorruptStateError extends Error {
   override name = 'CorruptStateError';
@@ -69,7 +72,7 @@ export interface WalOptions {
    * last snapshot's size, at least 16 MiB, so replaying what a crash leaves stays a small part of a restart.
    */
   compactBytes?: number;
-  /** Entries per slice of the snapshot, each serialized as one frame (default 2,048; P15 compares slices by position). */
+  /** Entries per slice of the snapshot, each serialized as one frame (default 512, decision P17; P15 compares slices by position). */
   compactSliceEntries?: number;
   /**
    * Milliseconds a compaction works before it lets the event loop run: decoding the log of a store
