@@ -1,7 +1,8 @@
-// scripts/test.mjs: per-file results, the failures repeated at the end, and the per-file watchdog (decision R5).
+// scripts/test.mjs: per-file results, the failures repeated at the end, the per-file watchdog (decision R5)
+// and the run's shared cache directory (decision R13).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -71,6 +72,19 @@ describe('scripts/test.mjs', () => {
     const r = run(['passes']);
     assert.equal(r.status, 0, r.out);
     assert.match(r.out, /ℹ pass 3\nℹ fail 0\n/);
+  });
+
+  it('decision R13: every file of a run gets the same TEST_RUN_CACHE_DIR, which is removed when the run ends', () => {
+    const log = join(dir, 'cache-log');
+    const r = run(['run-cache', 'run-cache-too'], { FIXTURE_CACHE_LOG: log, TEST_RUN_CACHE_DIR: '' });
+    assert.equal(r.status, 0, r.out);
+    const seen = readFileSync(log, 'utf8').trim().split('\n');
+    assert.equal(seen.length, 2);
+    const [first, second] = seen.map((l) => l.split(' '));
+    assert.match(first![0]!, /domdao-test-run-/);
+    assert.equal(first![1], 'true', 'the directory exists while the files run');
+    assert.equal(second![0], first![0], 'one directory for the whole run');
+    assert.equal(existsSync(first![0]!), false, 'removed with what the files left in it');
   });
 
   it('a malformed TEST_FILE_TIMEOUT_MS is refused', () => {

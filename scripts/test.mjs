@@ -10,7 +10,8 @@
 //
 // Arguments select files by substring of their path; an argument naming an existing file runs that
 // file whatever its name (the runner's own test uses this for its fixtures).
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 
@@ -52,6 +53,12 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+// Fixtures every file of this run may share (decision R13: the bridge's template database), made
+// by whichever file needs one first and removed when the run ends.
+const runCache = mkdtempSync(join(tmpdir(), 'domdao-test-run-'));
+process.once('exit', () => rmSync(runCache, { recursive: true, force: true }));
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.once(signal, () => process.exit(code));
+
 const KEYS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 const SUMMARY = /^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) (\d+(?:\.\d+)?)$/;
 // eslint-disable-next-line no-control-regex
@@ -63,7 +70,7 @@ function runFile(file) {
     const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', file], {
       cwd: root,
       // NODE_TEST_CONTEXT would make a nested run (the runner's own test) skip its files.
-      env: { ...process.env, NODE_ENV: 'test', NODE_TEST_CONTEXT: undefined },
+      env: { ...process.env, NODE_ENV: 'test', NODE_TEST_CONTEXT: undefined, TEST_RUN_CACHE_DIR: runCache },
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so the watchdog also ends the file's children (servers, workers).
       detached: true,

@@ -18,6 +18,7 @@ import type { FaultHook } from '../src/outbox/index.ts';
 import { loadBridgeConfig } from '../src/config.ts';
 import { encryptRegistration } from '../src/registration/client-crypto.ts';
 import { signPayload } from '../src/payments/signature.ts';
+import { seedEmbeddedDatabase } from './embedded-template.ts';
 
 export const APP = 'https://app.domdao.example';
 export const GOV = 'https://gov.domdao.example';
@@ -106,6 +107,8 @@ export async function bridge(backend: Backend = BACKENDS[0]!, env: Record<string
   const open = (f: typeof faults) => openBridge(config, fullEnv, { now: () => now, canisterClock: () => BigInt(now) * 1_000_000n, scheduler: false, logStream: logs.stream, notifier, ...f });
   try {
     config = loadBridgeConfig(fullEnv);
+    // Decision R13: a copy of a new, migrated database instead of making one (about 4 s each).
+    if (!config.DATABASE_URL && config.DATA_DIR === dir) await seedEmbeddedDatabase(join(dir, 'pglite'));
     opened = await open(faults);
   } catch (err) {
     await release();

@@ -1,0 +1,58 @@
+// Decision R13: a bridge test on PGlite starts from a copy of a new, migrated embedded database
+// instead of making one. Making one (initdb in a child process, then every migration) took about
+// 4 s of CPU a bridge, and the suite opens well over a hundred; copying the directory and opening
+// it, as a restart does, takes about 0.5 s. The template is made once by the production path
+// (`openDatabase` on a new directory, then a clean close) and shared by every file of one
+// `npm test` run through `TEST_RUN_CACHE_DIR`, which scripts/test.mjs makes and removes; a file
+// run on its own keeps one for its process. What only a new directory does (initdb in a child, the
+// rename, the first sync of the tree) is tested by embedded-database.test.ts on its own directories.
+import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../src/db/index.ts';
+
+const TEMPLATE = 'bridge-pglite';
+
+let cacheDir: string | undefined;
+let made: Promise<string> | undefined;
+
+function cache(): string {
+  if (cacheDir) return cacheDir;
+  const shared = process.env.TEST_RUN_CACHE_DIR;
+  if (shared) {
+    mkdirSync(shared, { recursive: true });
+    return (cacheDir = shared);
+  }
+  const own = mkdtempSync(join(tmpdir(), 'domdao-test-cache-'));
+  process.once('exit', () => rmSync(own, { recursive: true, force: true }));
+  return (cacheDir = own);
+}
+
+/** The template's path, made by whichever process of the run needs it first. */
+function template(): Promise<string> {
+  return (made ??= (async () => {
+    const root = cache();
+    const path = join(root, TEMPLATE);
+    if (existsSync(path)) return path;
+    // Built in a directory of this process's own (the embedded database discards other builds
+    // beside it as a crash's leftovers), then renamed in: another worker that won the race keeps its.
+    const scratch = mkdtempSync(join(root, `build-${process.pid}-`));
+    try {
+      const database = await openDatabase({ dir: join(scratch, 'pglite') });
+      await database.close();
+      try {
+        renameSync(join(scratch, 'pglite'), path);
+      } catch (e) {
+        if (!existsSync(path)) throw e;
+      }
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+    return path;
+  })());
+}
+
+/** Puts a new, migrated embedded database at `dir` (which must not exist yet). */
+export async function seedEmbeddedDatabase(dir: string): Promise<void> {
+  cpSync(await template(), dir, { recursive: true });
+}
