@@ -56,3 +56,28 @@ function template(): Promise<string> {
 export async function seedEmbeddedDatabase(dir: string): Promise<void> {
   cpSync(await template(), dir, { recursive: true });
 }
+
+/**
+ * `openDatabase({})` for tests that drive a feature's functions on PGlite: a copy of the template in a
+ * directory of its own (removed by `close`), without fsync, as an in-memory database would be.
+ */
+export async function openTemplateDatabase(): ReturnType<typeof openDatabase> {
+  const dir = mkdtempSync(join(tmpdir(), 'domdao-test-db-'));
+  try {
+    await seedEmbeddedDatabase(join(dir, 'pglite'));
+    const database = await openDatabase({ dir: join(dir, 'pglite'), embeddedFsync: false });
+    return {
+      ...database,
+      async close() {
+        try {
+          await database.close();
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    };
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+}

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { principalFromSeed } from '@domdao/canisters';
 import { EmbeddedPlatform } from '@domdao/canisters/embedded';
 import { openDatabase, type Db } from '../src/db/index.ts';
+import { openTemplateDatabase } from './embedded-template.ts';
 import { EventLog, type BridgeEvent } from '../src/events/index.ts';
 import { GovernanceFollower } from '../src/events/governance-follower.ts';
 import { freshPostgres } from './harness.ts';
@@ -33,7 +34,7 @@ async function eventually(check: () => Promise<boolean> | boolean, what: string)
 describe('governance admin-event follower (decisions V1, V3)', () => {
   it('copies ProposalCreated and ProposalOpened once, typed, in order, and resumes from the stored log', async () => {
     const { p, gov, advance } = await platform();
-    const database = await openDatabase({});
+    const database = await openTemplateDatabase();
     const events = new EventLog({ db: database.db });
     const follower = new GovernanceFollower({ db: database.db, events, governance: gov, pollMs: 60_000 });
     try {
@@ -75,7 +76,7 @@ describe('governance admin-event follower (decisions V1, V3)', () => {
 
 describe('event delivery (decisions V2, V4)', () => {
   it('a failing handler keeps its cursor, records the error, and gets the same event again; its transaction rolls back', async () => {
-    const database = await openDatabase({});
+    const database = await openTemplateDatabase();
     const db: Db = database.db;
     await sql`create table handled (event_id text not null)`.execute(db);
     const events = new EventLog({ db, retryBaseMs: 1 });

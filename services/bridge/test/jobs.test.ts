@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { openDatabase, type Db } from '../src/db/index.ts';
+import { openTemplateDatabase } from './embedded-template.ts';
 import { JobBusyError, JobRunner, slotStart, type JobContext, type JobRun } from '../src/jobs/index.ts';
 import { ADMIN_EMAIL, bridge, freshPostgres } from './harness.ts';
 
@@ -18,7 +19,7 @@ const T0 = Date.parse('2026-11-23T21:00:00Z');
 /** Two "instances": PostgreSQL = two pools on one database; PGlite = two runners on its one connection. */
 async function twoDatabases(kind: 'pglite' | 'postgres'): Promise<{ a: Db; b: Db; close(): Promise<void> }> {
   if (kind === 'pglite') {
-    const d = await openDatabase({});
+    const d = await openTemplateDatabase();
     return { a: d.db, b: d.db, close: () => d.close() };
   }
   const p = await freshPostgres('bridge_jobs');
@@ -71,7 +72,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
 
     it('a run that throws is failed, retried with backoff, and given up after maxAttempts (V18)', async () => {
       const p = kind === 'postgres' ? await freshPostgres('bridge_jobs') : undefined;
-      const d = await openDatabase(p ? { url: p.url } : {});
+      const d = await (p ? openDatabase({ url: p.url }) : openTemplateDatabase());
       let now = T0;
       let failures = 5;
       const r = new JobRunner({ db: d.db, now: () => now });
@@ -117,7 +118,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
     });
 
     it('runNow records a manual run with its input; a busy job makes it wait, then JobBusyError (V19)', async () => {
-      const d = await openDatabase({});
+      const d = await openTemplateDatabase();
       let release!: () => void;
       const r = new JobRunner({ db: d.db, now: () => T0 });
       const inputs: unknown[] = [];
@@ -199,7 +200,7 @@ describe('jobs: crashes and shutdown', () => {
   });
 
   it('a run that outlives its lease loses it: the next holder retries the slot and the late finish records nothing (V18)', async () => {
-    const d = await openDatabase({});
+    const d = await openTemplateDatabase();
     let now = T0;
     let finishSlow!: () => void;
     const signals: AbortSignal[] = [];
@@ -225,7 +226,7 @@ describe('jobs: crashes and shutdown', () => {
   });
 
   it('close() aborts the run in flight, records it failed and releases the lease; another instance retries (V21)', async () => {
-    const d = await openDatabase({});
+    const d = await openTemplateDatabase();
     let now = T0;
     const a = new JobRunner({ db: d.db, now: () => now, instanceId: 'a' });
     const b = new JobRunner({ db: d.db, now: () => now, instanceId: 'b' });

@@ -8,7 +8,7 @@ import { after, describe, it } from 'node:test';
 import { ConfigError } from '@domdao/config';
 import Fastify from 'fastify';
 import { loadBridgeConfig } from '../src/config.ts';
-import { openDatabase } from '../src/db/index.ts';
+import { openTemplateDatabase } from './embedded-template.ts';
 import priceOracleRoutes, { createPriceOracle, parsePriceSources } from '../src/oracle/index.ts';
 import { MAX_BODY_BYTES, observe, resolvePointer, timestampValue, type SourceConfig } from '../src/oracle/sources.ts';
 import { startFakeSources } from './oracle-fakes.ts';
@@ -135,7 +135,7 @@ describe('json-http adapter failures (decisions O1, O9)', () => {
 
 describe('decision O12: no sources configured', () => {
   it('GET /api/price/dom-usd answers 503 PRICE_UNAVAILABLE naming the missing configuration', async () => {
-    const database = await openDatabase({});
+    const database = await openTemplateDatabase();
     const oracle = createPriceOracle({ db: database.db as never, sources: [], pollMs: 30_000, outlierPct: 20, minSources: 2, stalenessMs: 300_000, now: Date.now, publicUrl: 'http://127.0.0.1' });
     const app = Fastify();
     after(async () => {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
-import { openDatabase } from '../src/db/index.ts';
+import { openTemplateDatabase } from './embedded-template.ts';
 import priceOracleRoutes, { createPriceOracle, type SourceConfig } from '../src/oracle/index.ts';
 import { startFakeSources } from './oracle-fakes.ts';
 
@@ -14,7 +14,7 @@ describe('price oracle life cycle', () => {
   it('decision O6: polls on its own every interval once ready, never overlapping, and stops on close, aborting a slow fetch', async (t) => {
     const fake = await startFakeSources();
     t.after(() => fake.close());
-    const database = await openDatabase({});
+    const database = await openTemplateDatabase();
     t.after(() => database.close());
     fake.set('/p', { body: { p: 1 } });
     const http = (name: string, timeout_ms = 1000): SourceConfig => ({ kind: 'json-http', name, weight: 1, url: fake.url(`/${name}`), price_pointer: '/p', timeout_ms, max_age_seconds: 60 });
@@ -52,7 +52,7 @@ describe('price oracle life cycle', () => {
   it('decision O6: pollNow during a poll under way reads the sources again after it (what changed meanwhile is seen); callers meanwhile share that one poll', async (t) => {
     const fake = await startFakeSources();
     t.after(() => fake.close());
-    const database = await openDatabase({});
+    const database = await openTemplateDatabase();
     t.after(() => database.close());
     const http = (name: string): SourceConfig => ({ kind: 'json-http', name, weight: 1, url: fake.url(`/${name}`), price_pointer: '/p', timeout_ms: 2000, max_age_seconds: 60 });
     const oracle = createPriceOracle({ db: database.db as never, sources: [http('a'), http('b')], pollMs: 3_600_000, outlierPct: 20, minSources: 2, stalenessMs: 60_000, now: Date.now, publicUrl: 'http://127.0.0.1' });
@@ -73,7 +73,7 @@ describe('price oracle life cycle', () => {
   });
 
   it('decision O11: after a restart the last stored aggregate is served at once, and becomes stale once old', async (t) => {
-    const database = await openDatabase({});
+    const database = await openTemplateDatabase();
     t.after(() => database.close());
     let now = Date.parse('2026-03-10T12:00:00Z');
     const options = { db: database.db as never, pollMs: 3_600_000, outlierPct: 20, minSources: 2, stalenessMs: 300_000, now: () => now, publicUrl: 'http://127.0.0.1' };

@@ -7,12 +7,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { openDatabase, type Db } from '../src/db/index.ts';
+import { openTemplateDatabase } from './embedded-template.ts';
 import { Outbox, OUTBOX_LEASE_MS, type FaultPoint, type OperationHandler } from '../src/outbox/index.ts';
 import { freshPostgres } from './harness.ts';
 
 async function database(kind: 'pglite' | 'postgres'): Promise<{ db: Db; second(): Promise<Db>; close(): Promise<void> }> {
   if (kind === 'pglite') {
-    const d = await openDatabase({});
+    const d = await openTemplateDatabase();
     return { db: d.db, second: async () => d.db, close: () => d.close() };
   }
   const scratch = await freshPostgres('bridge_outbox');
