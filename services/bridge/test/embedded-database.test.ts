@@ -5,7 +5,7 @@
 // the old directory in place (the upgrade runs again) or a complete new one (the swap is finished).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -52,6 +52,30 @@ async function migrateLite(lite: Lite): Promise<void> {
   await k.destroy();
 }
 
+let emptyPostgres17: Promise<string> | undefined;
+const pg17Templates = mkdtempSync(join(tmpdir(), 'domdao-pg17-'));
+after(() => rmSync(pg17Templates, { recursive: true, force: true }));
+
+/**
+ * A new PostgreSQL 17 directory (PGlite 0.3) with this release's schema and no rows: made once per file
+ * (initdb and the migrations in the old engine took about 3.5 s) and copied for each test (decision R13).
+ */
+async function newPostgres17(dir: string): Promise<PGlite17Lite> {
+  emptyPostgres17 ??= (async () => {
+    const template = join(pg17Templates, 'pg17');
+    const lite = new PGlite17(template, { extensions: { vector: vector17 } }) as unknown as PGlite17Lite;
+    await lite.waitReady;
+    await migrateLite(lite);
+    await lite.close();
+    return template;
+  })();
+  cpSync(await emptyPostgres17, dir, { recursive: true });
+  const lite = new PGlite17(dir, { extensions: { vector: vector17 } }) as unknown as PGlite17Lite;
+  await lite.waitReady;
+  return lite;
+}
+type PGlite17Lite = Lite & { waitReady: Promise<void>; close(): Promise<void> };
+
 /**
  * What an earlier release left: the same rows, in a PostgreSQL 17 directory written by PGlite 0.3
  * (this release's rows copied back into the old engine, at the same schema).
@@ -59,9 +83,7 @@ async function migrateLite(lite: Lite): Promise<void> {
 async function rewriteAsPostgres17(pgdir: string): Promise<void> {
   const from = new PGlite(pgdir, { extensions: { vector }, startParams: [...EMBEDDED_START_PARAMS] });
   const old17 = `${pgdir}-17`;
-  const old = new PGlite17(old17, { extensions: { vector: vector17 } }) as unknown as Lite & { waitReady: Promise<void> };
-  await Promise.all([from.waitReady, old.waitReady]);
-  await migrateLite(old);
+  const [old] = await Promise.all([newPostgres17(old17), from.waitReady]);
   const copied = await copyDatabase(from, old);
   assert.ok(copied.rows > 0);
   await from.close();
@@ -149,9 +171,7 @@ describe('decision P13: the embedded database', () => {
 
   it('an upgrade that fails leaves the PostgreSQL 17 directory untouched and says why', async () => {
     const pgdir = join(scratch(), 'pglite');
-    const old = new PGlite17(pgdir, { extensions: { vector: vector17 } }) as unknown as Lite & { waitReady: Promise<void> };
-    await old.waitReady;
-    await migrateLite(old);
+    const old = await newPostgres17(pgdir);
     // A table this release's schema does not have: its rows have nowhere to go.
     await old.exec("create table notes (body text); insert into notes values ('kept')");
     await old.close();
