@@ -187,20 +187,25 @@ describe('the clean-text fast validator (D39)', () => {
       assert.ok(clean, 'every catalog schema has a clean-text check');
       let compared = 0;
       let accepted = 0;
-      fc.assert(
-        fc.property(arbitraryFor(t.schema as unknown as Record<string, unknown>, t.example), (data) => {
-          const json = JSON.stringify(data);
-          if (json === undefined || UNCLEAN.test(json)) return;
-          compared++;
-          const a = JSON.parse(json) as unknown;
-          const b = JSON.parse(json) as unknown;
-          const viaClean = clean(a);
-          assert.equal(viaClean, fast(b), json);
-          if (viaClean) accepted++;
-          assert.deepEqual(a, b);
-        }),
-        { numRuns: 1500 },
-      );
+      // Batches of 1,500 until 60 accepted cases were compared: event-reminder's arbitrary data passes
+      // about one time in 14 (24-40 of ~450 compared per batch), so a single batch fell under the guard
+      // below in about one run in a hundred (one full npm test did); every other template needs one batch.
+      for (let batch = 0; batch < 4 && accepted < 60; batch++) {
+        fc.assert(
+          fc.property(arbitraryFor(t.schema as unknown as Record<string, unknown>, t.example), (data) => {
+            const json = JSON.stringify(data);
+            if (json === undefined || UNCLEAN.test(json)) return;
+            compared++;
+            const a = JSON.parse(json) as unknown;
+            const b = JSON.parse(json) as unknown;
+            const viaClean = clean(a);
+            assert.equal(viaClean, fast(b), json);
+            if (viaClean) accepted++;
+            assert.deepEqual(a, b);
+          }),
+          { numRuns: 1500 },
+        );
+      }
       assert.ok(compared > 300 && accepted > 20, `compared ${compared}, accepted ${accepted}`);
     });
   }
