@@ -52,6 +52,7 @@ async function migrateLite(lite: Lite): Promise<void> {
   await k.destroy();
 }
 
+type PGlite17Lite = Lite & { waitReady: Promise<void>; close(): Promise<void> };
 let emptyPostgres17: Promise<string> | undefined;
 const pg17Templates = mkdtempSync(join(tmpdir(), 'domdao-pg17-'));
 after(() => rmSync(pg17Templates, { recursive: true, force: true }));
@@ -74,7 +75,6 @@ async function newPostgres17(dir: string): Promise<PGlite17Lite> {
   await lite.waitReady;
   return lite;
 }
-type PGlite17Lite = Lite & { waitReady: Promise<void>; close(): Promise<void> };
 
 /**
  * What an earlier release left: the same rows, in a PostgreSQL 17 directory written by PGlite 0.3
