@@ -3,8 +3,9 @@
 // `npm run build:canisters` produced (built first when missing).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { root, table } from './lib.ts';
+import { pinning, root, table } from './lib.ts';
 
 interface WorkerResult {
   members: number;
@@ -35,7 +36,15 @@ interface WorkerResult {
 }
 
 export async function benchCanisters(): Promise<string> {
-  const run = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', join(root, 'bench', 'canisters-worker.ts')], {
+  // The measuring process gets every CPU, as a deployment would (decision P18): this process is pinned
+  // to the load generator's CPUs by bench/lib.ts, and a child inherits that, which left the worker on
+  // one CPU, where the garbage collector's helper threads take turns with its main thread.
+  // BENCH_CANISTERS_CPUS (a taskset list, e.g. `0`) measures a smaller machine instead.
+  const only = process.env.BENCH_CANISTERS_CPUS;
+  const cpuList = only ?? pinning?.all;
+  const worker = [process.execPath, '--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', join(root, 'bench', 'canisters-worker.ts')];
+  const [cmd, ...args] = cpuList !== undefined ? ['taskset', '-c', cpuList, ...worker] : worker;
+  const run = spawnSync(cmd!, args, {
     cwd: root,
     encoding: 'utf8',
     env: process.env,
@@ -48,7 +57,7 @@ export async function benchCanisters(): Promise<string> {
   if (!existsSync(sizesFile)) spawnSync('npm', ['run', 'build:canisters'], { cwd: root, stdio: 'inherit' });
   const sizes = existsSync(sizesFile) ? (JSON.parse(readFileSync(sizesFile, 'utf8')) as Record<string, number>) : {};
   return [
-    `## Canisters on the embedded host (${r.members.toLocaleString('en')} Active members, one proposal, durable state on disk)`,
+    `## Canisters on the embedded host (${r.members.toLocaleString('en')} Active members, one proposal, durable state on disk, ${only === undefined ? `${pinning?.cpus ?? availableParallelism()} CPUs` : `CPUs ${only} only`})`,
     '',
     table([
       { measure: 'setup: members made through the user canister (account, verify + mint, KYC, upgrade)', value: `${f(r.setupMs / 1000, 1)} s` },

@@ -6,7 +6,7 @@
 // so load from elsewhere hits both; medians and ranges over the rounds.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { EmbeddedPlatform } from '../packages/canisters/src/embedded/index.ts';
@@ -111,7 +111,7 @@ async function postgres(members: number): Promise<{ round: () => Promise<number>
 export async function benchDurability(): Promise<string> {
   // Both systems get every CPU (PostgreSQL's backends are not pinned): lift the load generator's
   // pinning from bench/lib.ts for this benchmark, and put it back afterwards.
-  if (pinning) spawnSync('taskset', ['-a', '-pc', `0-${availableParallelism() - 1}`, String(process.pid)]);
+  if (pinning) spawnSync('taskset', ['-a', '-pc', pinning.all, String(process.pid)]);
   try {
     return await measure();
   } finally {

@@ -30,7 +30,8 @@ export interface Child {
 export const pinning = (() => {
   const cpus = availableParallelism();
   if (process.platform !== 'linux' || cpus < 2 || spawnSync('taskset', ['-V']).status !== 0) return undefined;
-  return { server: String(cpus - 1), client: cpus === 2 ? '0' : `0-${cpus - 2}` };
+  // `all`: read before this process is pinned, after which availableParallelism() counts only the client's CPUs.
+  return { server: String(cpus - 1), client: cpus === 2 ? '0' : `0-${cpus - 2}`, all: `0-${cpus - 1}`, cpus };
 })();
 if (pinning) spawnSync('taskset', ['-pc', pinning.client, String(process.pid)]);
 
