@@ -1,8 +1,8 @@
-// scripts/test.mjs: per-file results, the failures repeated at the end, the per-file watchdog (decision R5)
-// and the run's shared cache directory (decision R13).
+// scripts/test.mjs: per-file results, the failures repeated at the end, the per-file watchdog (decision R5),
+// the run's shared cache directory (decision R13) and what a Ctrl-C to the runner ends.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -85,6 +85,37 @@ describe('scripts/test.mjs', () => {
     assert.equal(first![1], 'true', 'the directory exists while the files run');
     assert.equal(second![0], first![0], 'one directory for the whole run');
     assert.equal(existsSync(first![0]!), false, 'removed with what the files left in it');
+  });
+
+  it('decision R5: a Ctrl-C (SIGINT) to the runner ends the process group of every running file, also a process in it that ignores SIGTERM, and removes the cache of the run', async () => {
+    const pidFile = join(dir, 'stubborn-pids');
+    const caches = () => new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('domdao-test-run-')));
+    const before = caches();
+    const runner = spawn(process.execPath, ['scripts/test.mjs', 'scripts/fixtures/stubborn.fixture.ts'], {
+      cwd: root,
+      env: { ...process.env, FIXTURE_PID_FILE: pidFile },
+      stdio: 'ignore',
+    });
+    const exited = new Promise<number | null>((resolve) => runner.once('exit', (code) => resolve(code)));
+    const until = Date.now() + 30_000;
+    while (!(existsSync(pidFile) && readFileSync(pidFile, 'utf8').split('\n').length === 3) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    const [file, child] = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
+    // Should the runner fail to end them, the test does, so a regression leaves nothing running.
+    after(() => {
+      for (const pid of [file!, child!]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    });
+    assert.ok(alive(file!) && alive(child!), 'the fixture and its child run');
+    runner.kill('SIGINT');
+    const started = Date.now();
+    assert.equal(await exited, 130);
+    // Two seconds of grace for SIGTERM, then SIGKILL, which the kernel carries out asynchronously.
+    assert.ok(Date.now() - started < 6_000, `the runner took ${Date.now() - started} ms to stop`);
+    const gone = Date.now() + 2_000;
+    while ((alive(file!) || alive(child!)) && Date.now() < gone) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(alive(file!), false, `fixture process ${file} still running`);
+    assert.equal(alive(child!), false, `its child ${child}, which ignores SIGTERM, still running`);
+    // The run's cache directory (decision R13) went with it: no new one is left in the temporary directory.
+    assert.deepEqual([...caches()].filter((n) => !before.has(n)), []);
   });
 
   it('a malformed TEST_FILE_TIMEOUT_MS is refused', () => {

@@ -57,7 +57,30 @@ if (files.length === 0) {
 // by whichever file needs one first and removed when the run ends.
 const runCache = mkdtempSync(join(tmpdir(), 'domdao-test-run-'));
 process.once('exit', () => rmSync(runCache, { recursive: true, force: true }));
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.once(signal, () => process.exit(code));
+
+// Files still running, each in a process group of its own (see runFile): a Ctrl-C reaches only the
+// runner's group, so on SIGINT or SIGTERM the runner ends theirs (SIGTERM, then SIGKILL after
+// STOP_GRACE_MS) before it exits, instead of leaving them running without it.
+const running = new Set();
+const STOP_GRACE_MS = 2000;
+function signalGroup(child, signal) {
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    child.kill(signal);
+  }
+}
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
+  process.once(signal, async () => {
+    const left = [...running];
+    for (const child of left) signalGroup(child, 'SIGTERM');
+    const grace = new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref());
+    await Promise.race([Promise.all(left.map((c) => new Promise((resolve) => (c.exitCode !== null || c.signalCode !== null ? resolve() : c.once('exit', resolve))))), grace]);
+    // The group's other processes (a file's servers, workers) may outlive its first process.
+    for (const child of left) signalGroup(child, 'SIGKILL');
+    process.exit(code);
+  });
+}
 
 const KEYS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 const SUMMARY = /^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) (\d+(?:\.\d+)?)$/;
@@ -75,6 +98,7 @@ function runFile(file) {
       // Its own process group, so the watchdog also ends the file's children (servers, workers).
       detached: true,
     });
+    running.add(child);
     const chunks = [];
     child.stdout.on('data', (c) => chunks.push(c));
     child.stderr.on('data', (c) => chunks.push(c));
@@ -83,14 +107,11 @@ function runFile(file) {
       fileTimeoutMs > 0
         ? setTimeout(() => {
             timedOut = true;
-            try {
-              process.kill(-child.pid, 'SIGKILL');
-            } catch {
-              child.kill('SIGKILL');
-            }
+            signalGroup(child, 'SIGKILL');
           }, fileTimeoutMs)
         : undefined;
     child.on('close', (code, signal) => {
+      running.delete(child);
       clearTimeout(watchdog);
       const ms = Date.now() - started;
       const counts = Object.fromEntries(KEYS.map((k) => [k, 0]));
