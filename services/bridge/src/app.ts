@@ -422,8 +422,10 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
   let redis: Redis | undefined;
   let sessionStore: SessionStore;
   if (config.SESSION_STORE === 'redis') {
-    // Fail fast while Redis is down (503), instead of queueing requests behind a reconnect.
-    redis = new Redis(config.SESSION_REDIS_URL!, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, lazyConnect: true });
+    // Fail fast while Redis is down (503), instead of queueing requests behind a reconnect; and while
+    // it is connected but silent (a stalled server or a lost host, decision B50), after 2 s, instead
+    // of waiting for an answer that may never come.
+    redis = new Redis(config.SESSION_REDIS_URL!, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, commandTimeout: 2000, lazyConnect: true });
     redis.on('error', () => undefined);
     await redis.connect().catch(() => undefined);
     sessionStore = redisSessionStore(redis, config.SESSION_KEY_PREFIX);

@@ -3,6 +3,7 @@
 // login page's returnUrl, and a session store outage.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { startPrivateRedis } from '@domdao/test-helpers';
 import { databaseSessionStore } from '../src/auth/session-store.ts';
 import { ADMIN_EMAIL, APP, GOV, bridge, type Bridge, type Jar } from './harness.ts';
 
@@ -238,6 +239,37 @@ describe('session store outage (decision B1)', () => {
     assert.equal(l.res.statusCode, 503);
     assert.equal(l.jar.cookie, undefined, 'no cookie handed out');
     assert.equal((await h.request({ method: 'POST', url: `/api/admin/users/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/roles`, payload: { role: 'admin' }, jar })).statusCode, 503);
+  });
+});
+
+describe('a stalled session store (decision B50)', () => {
+  it('decision B50: Redis connected but silent (SIGSTOP) answers 503 within its 2 s command timeout and logs session_store.unavailable; sessions work again once it answers', async () => {
+    const redis = await startPrivateRedis();
+    after(() => redis.kill());
+    const h = await bridge({ db: 'pglite', sessions: 'redis' }, { SESSION_REDIS_URL: redis.url });
+    after(() => h.close());
+    const { jar } = await h.member('stalled@example.org');
+    assert.equal((await h.request({ method: 'GET', url: '/auth/session', jar })).statusCode, 200);
+    redis.pause();
+    try {
+      const started = Date.now();
+      // Bounded here, so a bridge that waits for Redis forever fails this test instead of hanging the file.
+      const s = await Promise.race([
+        h.request({ method: 'GET', url: '/auth/session', jar }),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer within 10 s while Redis is stalled')), 10_000).unref()),
+      ]);
+      const waited = Date.now() - started;
+      assert.equal(s.statusCode, 503, s.body);
+      assert.equal(s.json().error, 'SESSION_STORE_UNAVAILABLE');
+      assert.ok(waited >= 1_500 && waited < 10_000, `answered after ${waited} ms`);
+      assert.ok(h.logs.events('session_store.unavailable').length >= 1, 'the outage is logged');
+      const l = await h.login('stalled@example.org');
+      assert.equal(l.res.statusCode, 503);
+      assert.equal(l.jar.cookie, undefined, 'no cookie handed out');
+    } finally {
+      redis.resume();
+    }
+    assert.equal((await h.request({ method: 'GET', url: '/auth/session', jar })).statusCode, 200, 'the same session, once Redis answers');
   });
 });
 
