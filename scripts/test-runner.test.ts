@@ -87,35 +87,83 @@ describe('scripts/test.mjs', () => {
     assert.equal(existsSync(first![0]!), false, 'removed with what the files left in it');
   });
 
-  it('decision R5: a Ctrl-C (SIGINT) to the runner ends the process group of every running file, also a process in it that ignores SIGTERM, and removes the cache of the run', async () => {
-    const pidFile = join(dir, 'stubborn-pids');
-    const caches = () => new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('domdao-test-run-')));
-    const before = caches();
-    const runner = spawn(process.execPath, ['scripts/test.mjs', 'scripts/fixtures/stubborn.fixture.ts'], {
+  /**
+   * Starts the runner on the stubborn fixture (and `more`), with its own temporary directory, and waits
+   * until the fixture's process and its child run. Whatever is left is killed when the test ends.
+   */
+  async function stubbornRun(name: string, more: string[] = [], env: Record<string, string> = {}) {
+    const tmp = mkdtempSync(join(dir, `${name}-`));
+    const pidFile = join(tmp, 'pids');
+    const runner = spawn(process.execPath, ['scripts/test.mjs', 'scripts/fixtures/stubborn.fixture.ts', ...more.map((f) => `scripts/fixtures/${f}.fixture.ts`)], {
       cwd: root,
-      env: { ...process.env, FIXTURE_PID_FILE: pidFile },
+      env: { ...process.env, FIXTURE_PID_FILE: pidFile, TMPDIR: tmp, ...env },
       stdio: 'ignore',
     });
-    const exited = new Promise<number | null>((resolve) => runner.once('exit', (code) => resolve(code)));
-    const until = Date.now() + 30_000;
-    while (!(existsSync(pidFile) && readFileSync(pidFile, 'utf8').split('\n').length === 3) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    const [file, child] = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => runner.once('exit', (code, signal) => resolve({ code, signal })));
+    const pids: number[] = [];
+    /** Processes of this run's fixtures still there (by command line and environment, not by pid alone). */
+    const leftovers = () =>
+      readdirSync('/proc')
+        .filter((n) => /^\d+$/.test(n))
+        .filter((n) => {
+          try {
+            return alive(Number(n)) && /fixture\.ts|SIGTERM/.test(readFileSync(`/proc/${n}/cmdline`, 'utf8')) && readFileSync(`/proc/${n}/environ`, 'utf8').includes(`FIXTURE_PID_FILE=${pidFile}`);
+          } catch {
+            return false;
+          }
+        })
+        .map(Number);
     // Should the runner fail to end them, the test does, so a regression leaves nothing running.
     after(() => {
-      for (const pid of [file!, child!]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+      if (runner.exitCode === null && runner.signalCode === null) runner.kill('SIGKILL');
+      for (const pid of leftovers()) process.kill(pid, 'SIGKILL');
     });
-    assert.ok(alive(file!) && alive(child!), 'the fixture and its child run');
-    runner.kill('SIGINT');
+    const until = Date.now() + 30_000;
+    while (!(existsSync(pidFile) && readFileSync(pidFile, 'utf8').split('\n').length === 3) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(existsSync(pidFile), 'the fixture started within 30 s');
+    pids.push(...readFileSync(pidFile, 'utf8').trim().split('\n').map(Number));
+    assert.ok(pids.every(alive), 'the fixture and its child run');
+    const gone = async () => {
+      const by = Date.now() + 2_000;
+      while (pids.some(alive) && Date.now() < by) await new Promise((r) => setTimeout(r, 50));
+      for (const pid of pids) assert.equal(alive(pid), false, `process ${pid} of the fixture still running`);
+    };
+    // The run's cache directory (decision R13) is made in the runner's temporary directory.
+    const caches = () => readdirSync(tmp).filter((n) => n.startsWith('domdao-test-run-'));
+    return { runner, exited, pids, gone, caches, leftovers };
+  }
+
+  it('decision R5: a Ctrl-C (SIGINT) to the runner ends the process group of every running file, also a process in it that ignores SIGTERM, starts no other file, and removes the cache of the run', async () => {
+    const tail = join(dir, 'tail-started');
+    const run = await stubbornRun('ctrl-c', ['tail'], { TEST_CONCURRENCY: '1', FIXTURE_TAIL_FILE: tail });
+    assert.equal(run.caches().length, 1, 'the run has its cache directory');
+    run.runner.kill('SIGINT');
     const started = Date.now();
-    assert.equal(await exited, 130);
-    // Two seconds of grace for SIGTERM, then SIGKILL, which the kernel carries out asynchronously.
+    assert.deepEqual(await run.exited, { code: 130, signal: null });
+    // Two seconds of grace for SIGTERM at most, then SIGKILL, which the kernel carries out asynchronously.
     assert.ok(Date.now() - started < 6_000, `the runner took ${Date.now() - started} ms to stop`);
-    const gone = Date.now() + 2_000;
-    while ((alive(file!) || alive(child!)) && Date.now() < gone) await new Promise((r) => setTimeout(r, 50));
-    assert.equal(alive(file!), false, `fixture process ${file} still running`);
-    assert.equal(alive(child!), false, `its child ${child}, which ignores SIGTERM, still running`);
-    // The run's cache directory (decision R13) went with it: no new one is left in the temporary directory.
-    assert.deepEqual([...caches()].filter((n) => !before.has(n)), []);
+    await run.gone();
+    // The file queued behind the stopped one was not started: no process of this run is left (a file
+    // started as the runner exits would be, in its own process group).
+    assert.deepEqual(run.leftovers(), []);
+    assert.equal(existsSync(tail), false);
+    assert.deepEqual(run.caches(), []);
+  });
+
+  it('decision R5: a second Ctrl-C during the grace ends the files at once (SIGKILL), also a group that cannot act on SIGTERM', async () => {
+    const run = await stubbornRun('twice');
+    // A stopped group keeps SIGTERM pending, so the first Ctrl-C waits out its grace.
+    const pgid = Number(readFileSync(`/proc/${run.pids[0]}/stat`, 'utf8').split(') ')[1]!.split(' ')[2]);
+    process.kill(-pgid, 'SIGSTOP');
+    run.runner.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 300));
+    const second = Date.now();
+    run.runner.kill('SIGINT');
+    assert.deepEqual(await run.exited, { code: 130, signal: null });
+    assert.ok(Date.now() - second < 1_500, `the runner took ${Date.now() - second} ms after the second Ctrl-C`);
+    await run.gone();
+    assert.deepEqual(run.leftovers(), []);
+    assert.deepEqual(run.caches(), []);
   });
 
   it('a malformed TEST_FILE_TIMEOUT_MS is refused', () => {

@@ -59,10 +59,13 @@ const runCache = mkdtempSync(join(tmpdir(), 'domdao-test-run-'));
 process.once('exit', () => rmSync(runCache, { recursive: true, force: true }));
 
 // Files still running, each in a process group of its own (see runFile): a Ctrl-C reaches only the
-// runner's group, so on SIGINT or SIGTERM the runner ends theirs (SIGTERM, then SIGKILL after
-// STOP_GRACE_MS) before it exits, instead of leaving them running without it.
+// runner's group, so on SIGINT or SIGTERM the runner starts no more files and ends theirs (SIGTERM,
+// then SIGKILL after STOP_GRACE_MS, or at once on a second signal) before it exits, instead of
+// leaving them running without it.
 const running = new Set();
 const STOP_GRACE_MS = 2000;
+/** The files running when the first signal came; set once the runner is stopping. */
+let stopping;
 function signalGroup(child, signal) {
   try {
     process.kill(-child.pid, signal);
@@ -70,17 +73,20 @@ function signalGroup(child, signal) {
     child.kill(signal);
   }
 }
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
-  process.once(signal, async () => {
-    const left = [...running];
-    for (const child of left) signalGroup(child, 'SIGTERM');
-    const grace = new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref());
-    await Promise.race([Promise.all(left.map((c) => new Promise((resolve) => (c.exitCode !== null || c.signalCode !== null ? resolve() : c.once('exit', resolve))))), grace]);
-    // The group's other processes (a file's servers, workers) may outlive its first process.
-    for (const child of left) signalGroup(child, 'SIGKILL');
+async function stop(code) {
+  if (stopping) {
+    for (const child of stopping) signalGroup(child, 'SIGKILL');
     process.exit(code);
-  });
+  }
+  stopping = [...running];
+  for (const child of stopping) signalGroup(child, 'SIGTERM');
+  const exited = (c) => new Promise((resolve) => (c.exitCode !== null || c.signalCode !== null ? resolve() : c.once('exit', resolve)));
+  await Promise.race([Promise.all(stopping.map(exited)), new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS))]);
+  // The group's other processes (a file's servers, workers) may outlive its first process.
+  for (const child of stopping) signalGroup(child, 'SIGKILL');
+  process.exit(code);
 }
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.on(signal, () => void stop(code));
 
 const KEYS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 const SUMMARY = /^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) (\d+(?:\.\d+)?)$/;
@@ -137,7 +143,7 @@ const results = [];
 const started = Date.now();
 let next = 0;
 async function worker() {
-  while (next < files.length) {
+  while (!stopping && next < files.length) {
     const r = await runFile(files[next++]);
     results.push(r);
     if (r.output) console.log(r.output);
@@ -147,6 +153,8 @@ async function worker() {
   }
 }
 await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker));
+// Stopping (a signal): `stop` ends the run and its exit code says why, not the files it cut short.
+if (stopping) await new Promise(() => undefined);
 
 console.log('Per file (slowest first):');
 for (const r of [...results].sort((a, b) => b.ms - a.ms)) {
