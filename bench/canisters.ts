@@ -40,7 +40,7 @@ export async function benchCanisters(): Promise<string> {
   // to the load generator's CPUs by bench/lib.ts, and a child inherits that, which left the worker on
   // one CPU, where the garbage collector's helper threads take turns with its main thread.
   // BENCH_CANISTERS_CPUS (a taskset list, e.g. `0`) measures a smaller machine instead.
-  const only = process.env.BENCH_CANISTERS_CPUS;
+  const only = process.env.BENCH_CANISTERS_CPUS || undefined;
   const cpuList = only ?? pinning?.all;
   const worker = [process.execPath, '--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', join(root, 'bench', 'canisters-worker.ts')];
   const [cmd, ...args] = cpuList !== undefined ? ['taskset', '-c', cpuList, ...worker] : worker;

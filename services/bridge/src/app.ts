@@ -424,8 +424,9 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
   if (config.SESSION_STORE === 'redis') {
     // Fail fast while Redis is down (503), instead of queueing requests behind a reconnect; and while
     // it is connected but silent (a stalled server or a lost host, decision B50), after 2 s, instead
-    // of waiting for an answer that may never come.
-    redis = new Redis(config.SESSION_REDIS_URL!, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, commandTimeout: 2000, lazyConnect: true });
+    // of waiting for an answer that may never come. A connection silent for 5 s while commands wait
+    // is dropped and made again, so a lost host is not waited on until TCP gives up (≈15 minutes).
+    redis = new Redis(config.SESSION_REDIS_URL!, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, commandTimeout: 2000, socketTimeout: 5000, lazyConnect: true });
     redis.on('error', () => undefined);
     await redis.connect().catch(() => undefined);
     sessionStore = redisSessionStore(redis, config.SESSION_KEY_PREFIX);

@@ -243,7 +243,7 @@ describe('session store outage (decision B1)', () => {
 });
 
 describe('a stalled session store (decision B50)', () => {
-  it('decision B50: Redis connected but silent (SIGSTOP) answers 503 within its 2 s command timeout and logs session_store.unavailable; sessions work again once it answers', async () => {
+  it('decision B50: Redis connected but silent (SIGSTOP) answers 503 within its 2 s command timeout and logs session_store.unavailable; after 5 s silent the connection is dropped (503 at once); sessions work again once it answers', async () => {
     const redis = await startPrivateRedis();
     after(() => redis.kill());
     const h = await bridge({ db: 'pglite', sessions: 'redis' }, { SESSION_REDIS_URL: redis.url });
@@ -266,10 +266,21 @@ describe('a stalled session store (decision B50)', () => {
       const l = await h.login('stalled@example.org');
       assert.equal(l.res.statusCode, 503);
       assert.equal(l.jar.cookie, undefined, 'no cookie handed out');
+      // Silent for 5 s while commands wait: the connection is dropped and made again (503 meanwhile, at once).
+      await new Promise((r) => setTimeout(r, 5_500 - (Date.now() - started)));
+      const t = Date.now();
+      assert.equal((await h.request({ method: 'GET', url: '/auth/session', jar })).statusCode, 503);
+      assert.ok(Date.now() - t < 1_000, `answered after ${Date.now() - t} ms: the silent connection was not dropped`);
+      assert.match(String(h.logs.events('session_store.unavailable').at(-1)?.err), /writeable|closed/);
     } finally {
       redis.resume();
     }
-    assert.equal((await h.request({ method: 'GET', url: '/auth/session', jar })).statusCode, 200, 'the same session, once Redis answers');
+    // The same session once Redis answers (after a reconnection, within a few seconds).
+    let status = 0;
+    for (const until = Date.now() + 10_000; status !== 200 && Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
+      status = (await h.request({ method: 'GET', url: '/auth/session', jar })).statusCode;
+    }
+    assert.equal(status, 200, 'the same session, once Redis answers');
   });
 });
 
