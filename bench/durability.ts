@@ -111,9 +111,11 @@ async function postgres(members: number): Promise<{ round: () => Promise<number>
 export async function benchDurability(): Promise<string> {
   // Both systems get every CPU (PostgreSQL's backends are not pinned): lift the load generator's
   // pinning from bench/lib.ts for this benchmark, and put it back afterwards.
-  if (pinning) spawnSync('taskset', ['-a', '-pc', pinning.all, String(process.pid)]);
+  const lifted = pinning ? spawnSync('taskset', ['-a', '-pc', pinning.all, String(process.pid)], { encoding: 'utf8' }) : undefined;
+  // Under a cpuset without those CPUs the lift fails, and the embedded side would quietly have one CPU.
+  const warning = lifted && lifted.status !== 0 ? `\n\n**Not on every CPU:** taskset could not give this process CPUs ${pinning!.all} (${lifted.stderr.trim() || `exit ${lifted.status}`}); the embedded side ran on CPU ${pinning!.client} only (decision P18).` : '';
   try {
-    return await measure();
+    return (await measure()) + warning;
   } finally {
     if (pinning) spawnSync('taskset', ['-a', '-pc', pinning.client, String(process.pid)]);
   }
