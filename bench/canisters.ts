@@ -42,6 +42,7 @@ export async function benchCanisters(): Promise<string> {
   // BENCH_CANISTERS_CPUS (a taskset list, e.g. `0`) measures a smaller machine instead.
   const only = process.env.BENCH_CANISTERS_CPUS || undefined;
   const cpuList = only ?? pinning?.all;
+  const cpuLabel = only === undefined ? `${pinning?.cpus ?? availableParallelism()} CPUs` : `CPUs ${only} only`;
   const worker = [process.execPath, '--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', join(root, 'bench', 'canisters-worker.ts')];
   const [cmd, ...args] = cpuList !== undefined ? ['taskset', '-c', cpuList, ...worker] : worker;
   const run = spawnSync(cmd!, args, {
@@ -57,7 +58,7 @@ export async function benchCanisters(): Promise<string> {
   if (!existsSync(sizesFile)) spawnSync('npm', ['run', 'build:canisters'], { cwd: root, stdio: 'inherit' });
   const sizes = existsSync(sizesFile) ? (JSON.parse(readFileSync(sizesFile, 'utf8')) as Record<string, number>) : {};
   return [
-    `## Canisters on the embedded host (${r.members.toLocaleString('en')} Active members, one proposal, durable state on disk, ${only === undefined ? `${pinning?.cpus ?? availableParallelism()} CPUs` : `CPUs ${only} only`})`,
+    `## Canisters on the embedded host (${r.members.toLocaleString('en')} Active members, one proposal, durable state on disk, ${cpuLabel})`,
     '',
     table([
       { measure: 'setup: members made through the user canister (account, verify + mint, KYC, upgrade)', value: `${f(r.setupMs / 1000, 1)} s` },

@@ -985,13 +985,13 @@ export class WriteAheadLog {
         if (entries instanceof LoggedEntries) {
           await entries.prepare(check('decode'), turn);
         }
-        const before = previous?.get(name);
-        const slices: SliceRecord[] = [];
         // A store nobody used since the restart is decoded afresh each time (P6): its records never
         // match, and keeping them would hold what P6 frees. Nor are its slices' entries kept until the
         // store is written (decision P18): each slice's are garbage once it is, instead of all of them
         // being promoted to the old generation (10 of the 66 MiB promoted in the bench's compaction).
         const keep = !(entries instanceof LoggedEntries);
+        const before = keep ? previous?.get(name) : undefined;
+        const slices: SliceRecord[] = [];
         if (keep) recorded.set(name, slices);
         let index = 0;
         const nameFrame = frame(name);
@@ -1024,7 +1024,8 @@ export class WriteAheadLog {
             same = was !== undefined && was.flat[flat.length] === entry[0] && was.flat[flat.length + 1] === entry[1];
           }
           slice.push(entry);
-          flat.push(entry[0], entry[1]);
+          // Kept for P15's comparison at the next compaction; a store decoded afresh is never compared.
+          if (keep) flat.push(entry[0], entry[1]);
           if (slice.length >= sliceSize) await flush();
           else if ((slice.length & 63) === 0 && turn.spent) await turn.next(gathered);
         }
