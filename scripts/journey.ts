@@ -36,9 +36,10 @@ async function register(email: string, name: string) {
   if (r.status !== 201 && !(r.status === 409 && email === DEV_ADMIN_EMAIL)) throw new Error(`register ${email}: ${r.status} ${JSON.stringify(r.body)}`);
   if (r.status === 201) {
     const lines = readFileSync(OUTBOX, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { to: string; link: string });
-    const link = lines.filter((l) => l.to === email).at(-1)!.link;
-    const path = new URL(link).pathname + new URL(link).search;
-    const v = await call(path);
+    const link = lines.filter((l) => l.to === email && (l as { type?: string }).type === 'verification').at(-1)!.link;
+    // Decision B51: the link proves the mailbox; the confirmation carries the password chosen at registration.
+    const token = new URL(link).searchParams.get('token');
+    const v = await call('/api/auth/verify-email', { method: 'POST', body: JSON.stringify({ token, password: PASSWORD }) });
     if (v.status !== 200) throw new Error(`verify ${email}: ${v.status}`);
   }
   const login = await call('/auth/login', { method: 'POST', body: JSON.stringify({ email, password: PASSWORD }) });

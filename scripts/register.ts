@@ -88,7 +88,7 @@ async function main() {
   // `npm start` writes verification links to a development outbox: show this one.
   const outbox = process.env.DEV_OUTBOX_FILE || `${process.env.DATA_DIR || '.data/bridge'}/dev-outbox.jsonl`;
   if (existsSync(outbox)) {
-    const link = readFileSync(outbox, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { to: string; link: string }).filter((l) => l.to === email).at(-1)?.link;
+    const link = readFileSync(outbox, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { to: string; type?: string; link: string }).filter((l) => l.to === email && l.type === 'verification').at(-1)?.link;
     if (link) console.log(`verification link (development outbox ${outbox}):\n  ${link}`);
   }
 }

@@ -88,7 +88,7 @@ try {
       `  or register from a terminal: npm run register -- --email ada@example.org --name 'Ada Lovelace' --dob 1990-05-01   (asks for the password)`,
       `  first admin: ${DEV_ADMIN_EMAIL} (admin once verified). It has no password until it is registered: register it as above`,
       `               with the password you choose, or let \`npm run journey\` register it with the password '${JOURNEY_PASSWORD}'`,
-      `  development defaults: verification links in ${dataDir}/dev-outbox.jsonl, payment webhook secret ${DEV_WEBHOOK_SECRET};`,
+      `  development defaults: every email and its links in ${dataDir}/dev-outbox.jsonl, payment webhook secret ${DEV_WEBHOOK_SECRET};`,
       `                        \`npm run journey\` walks the whole membership journey against this platform`,
       `  price: ${home}/api/price/dom-usd   history: ${home}/api/price/dom-usd/history`,
       `         ${fakePrice ? `development sources: fixed ${DEV_DOM_PRICE_USD} USD and a local fake JSON source at ${fakePrice.url}` : 'sources from PRICE_SOURCES / PRICE_SOURCES_FILE'}`,

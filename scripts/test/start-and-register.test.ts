@@ -180,7 +180,11 @@ describe('npm start and npm run register', () => {
     assert.ok(id, r.stdout);
     const link = /^ {2}(http:\/\/127\.0\.0\.1:\d+\/verify-email\?token=[0-9a-f-]+)$/m.exec(r.stdout)?.[1];
     assert.ok(link, `the development outbox link is printed: ${r.stdout}`);
-    assert.equal((await fetch(link)).status, 200);
+    assert.equal((await fetch(link)).status, 200, 'the link opens the confirmation page');
+    // Decision B51: the page's form sends the password chosen at registration.
+    const token = new URL(link).searchParams.get('token')!;
+    const confirmed = await fetch(`${new URL(link).origin}/verify-email`, { method: 'POST', body: new URLSearchParams({ token, password: 'a very long test passphrase' }) });
+    assert.equal(confirmed.status, 200, await confirmed.clone().text());
 
     const login = await fetch(`${bridge}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'grace@example.org', password: 'a very long test passphrase' }) });
     assert.equal(login.status, 200, await login.clone().text());

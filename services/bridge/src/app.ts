@@ -59,6 +59,7 @@ import { createOpener } from './registration/hpke.ts';
 import registration from './registration/index.ts';
 import roles from './roles/index.ts';
 import testEmail from './test-email/index.ts';
+import { withDevOutbox } from './email/dev-outbox.ts';
 import verification, { sendVerification, verificationRoles } from './verification/index.ts';
 
 /** How often each bridge instance reads the governance admin event log (decision V3). */
@@ -139,7 +140,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     sessions: sessionManager({ store: parts.sessionStore, sealer: sealer(parts.keys.sessionDataKey), idleMs: config.SESSION_IDLE_MINUTES * 60_000, absoluteMs: config.SESSION_ABSOLUTE_HOURS * 3_600_000, now }),
     throttle: config.SESSION_STORE === 'redis' && parts.redis ? redisThrottle(parts.redis, config.SESSION_KEY_PREFIX, now) : databaseThrottle(parts.db, now),
     canisters: parts.canisters.clients,
-    notifier: parts.notifier,
+    notifier: withDevOutbox(parts.notifier, config.DEV_OUTBOX_FILE, now),
     opener: await createOpener(parts.keys.hpkePrivateKey),
     outbox,
     frontendOrigins: frontendOrigins(config),

@@ -40,7 +40,7 @@ export const BridgeEnv = Type.Object({
   DEV_FAUCET_DOM: Env.int(0, 'development only: POST /api/dev/faucet mints this many DOM to the signed-in member (embedded canisters only; 0 = off; refused in production, decision L22)', 0, 1_000_000),
   EMBEDDED_TREASURY_DOM: Env.int(0, "DOM the embedded ledger mints to the treasury's account when it is created (its initial distribution, decision L6); ignored once the ledger exists and on IC networks", 0, 1_000_000_000),
   DEV_CHECKOUT: Env.bool(false, 'development only: POST /api/dev/checkout simulates a card payment of the membership for the signed-in member through the signed webhook (needs PAYMENT_WEBHOOK_SECRET; refused in production; decision F8)'),
-  DEV_OUTBOX_FILE: Env.string('development only: append every verification link the bridge emails to this JSON-lines file, so the journey can be followed without a mailbox (refused in production)'),
+  DEV_OUTBOX_FILE: Env.string('development only: append every email the bridge sends (type, recipient and its links) to this JSON-lines file, so any member email (verification, password reset, invitation, digest) can be followed without a mailbox (refused in production, decision B54)'),
   PRICE_SOURCES: Env.string('price oracle sources as a JSON array (format below this table); unset, with no PRICE_SOURCES_FILE = GET /api/price/dom-usd answers 503'),
   PRICE_SOURCES_FILE: Env.string('path of a JSON file holding the price sources array, instead of PRICE_SOURCES'),
   PRICE_POLL_SECONDS: Env.int(30, 'interval between two polls of every price source', 1, 3600),
@@ -100,7 +100,7 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
     for (const name of ['HPKE_PRIVATE_KEY', 'BLIND_INDEX_KEY', 'SESSION_DATA_KEY', 'MEMBER_IDENTITY_SECRET', 'SIGNING_SECRET', 'COOKIE_DOMAIN', 'DATABASE_URL'] as const) {
       if (c[name] === undefined) problems.push(`${name}: required in production`);
     }
-    if (c.DEV_OUTBOX_FILE !== undefined) problems.push('DEV_OUTBOX_FILE: development only; it writes verification links to a file');
+    if (c.DEV_OUTBOX_FILE !== undefined) problems.push('DEV_OUTBOX_FILE: development only; it writes the links of every email to a file');
     if (c.DEV_CHECKOUT) problems.push('DEV_CHECKOUT: development only; it lets anyone signed in pay with a simulated card');
     if (c.DEV_FAUCET_DOM > 0) problems.push('DEV_FAUCET_DOM: development only; it mints DOM for anyone signed in');
   }

@@ -3,6 +3,9 @@
 // password (B37), with the same answer whether or not the address exists, within the email limits (B33).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { BACKENDS, bridge, type Bridge } from './harness.ts';
 
@@ -56,7 +59,7 @@ for (const backend of BACKENDS.slice(0, 2)) {
       const known = await resend('Stranded@Example.org');
       assert.equal(known.statusCode, 202, known.body);
       await waitFor('the new verification email', () => (h.emails().length > before ? true : undefined));
-      const v = await h.request({ method: 'GET', url: h.verificationPath('stranded@example.org') });
+      const v = await h.verify('stranded@example.org');
       assert.equal(v.statusCode, 200, 'the new link verifies');
       assert.equal((await h.login('stranded@example.org')).res.statusCode, 200);
       const unknown = await resend('nobody@example.org');
@@ -148,3 +151,30 @@ for (const backend of BACKENDS.slice(0, 2)) {
     });
   });
 }
+
+describe('a password reset on a platform run on one machine (decisions D49, B54)', () => {
+  it('decisions D49, B54: with PUBLIC_URL on loopback http the reset email goes out (the notification service takes the http link), the development outbox keeps every email with its links, and the reset completes', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'domdao-dev-outbox-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'dev-outbox.jsonl');
+    const h = await bridge(undefined, { PUBLIC_URL: 'http://127.0.0.1:8080', DEV_OUTBOX_FILE: file });
+    t.after(() => h.close());
+    assert.equal((await h.register('local@example.org')).statusCode, 201);
+    assert.equal((await h.verify('local@example.org')).statusCode, 200);
+    assert.equal((await h.request({ method: 'POST', url: '/api/auth/password-reset/request', payload: { email: 'local@example.org' } })).statusCode, 202);
+    const mail = await waitFor('the reset email', () => mailsTo(h, 'local@example.org', /reset/i)[0]);
+    assert.match(mail.text, /http:\/\/127\.0\.0\.1:8080\/reset-password\?token=/, 'the notification service accepted the loopback http link');
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; to: string; link: string; links: Record<string, string> });
+    const types = lines.map((l) => l.type);
+    for (const type of ['verification', 'welcome', 'password-reset']) assert.ok(types.includes(type), `${type} in the development outbox: ${types.join(', ')}`);
+    const reset = lines.find((l) => l.type === 'password-reset')!;
+    assert.equal(reset.to, 'local@example.org');
+    assert.equal(reset.link, reset.links.reset_link);
+    const token = resetToken(reset.link)!;
+    assert.equal((await h.request({ method: 'GET', url: new URL(reset.link).pathname + new URL(reset.link).search })).statusCode, 200);
+    const done = await h.request({ method: 'POST', url: '/api/auth/password-reset/confirm', payload: { token, password: NEW_PASSWORD } });
+    assert.equal(done.statusCode, 200, done.body);
+    assert.equal((await h.login('local@example.org', NEW_PASSWORD)).res.statusCode, 200);
+    await waitFor('the password-changed line', () => (readFileSync(file, 'utf8').includes('"password-changed"') ? true : undefined));
+  });
+});

@@ -49,7 +49,7 @@ describe('admin notifications (spec 2 membership_mint_failed)', () => {
     assert.deepEqual((await h.request({ method: 'GET', url: '/api/admin/notifications', jar: admin.jar })).json(), { notifications: [] });
     down = true;
     assert.equal((await h.register('unminted@example.org')).statusCode, 201);
-    const verified = await h.request({ method: 'GET', url: h.verificationPath('unminted@example.org') });
+    const verified = await h.verify('unminted@example.org');
     assert.match(verified.body, /being issued/);
     for (let attempt = 1; attempt < 10; attempt++) {
       const [item] = await h.opened.canisters.clients.user.list_retry_queue();

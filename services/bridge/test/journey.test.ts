@@ -15,7 +15,7 @@ for (const backend of BACKENDS) {
       assert.equal(reg.json().verification_email_sent, true);
       const mail = h.emails().at(-1)!;
       assert.deepEqual(mail.to, ['ada@example.org']);
-      const verified = await h.request({ method: 'GET', url: h.verificationPath('ada@example.org') });
+      const verified = await h.verify('ada@example.org');
       assert.equal(verified.statusCode, 200);
       const { res, jar } = await h.login('ada@example.org');
       assert.equal(res.statusCode, 200, res.body);

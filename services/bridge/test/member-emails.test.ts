@@ -71,7 +71,7 @@ describe('member emails (issue 12; decisions N13–N18)', () => {
     h.provider.respond(() => ({ status: 503, body: { message: 'provider down' } }));
     let page;
     try {
-      page = await h.request({ method: 'GET', url: h.verificationPath('unlucky@example.org') });
+      page = await h.verify('unlucky@example.org');
     } finally {
       h.provider.respond((_r, i) => ({ status: 200, body: { id: `msg_${i + 1}` } }));
     }
@@ -106,7 +106,7 @@ describe('member emails (issue 12; decisions N13–N18)', () => {
     const { user_id } = await h.opened.db.selectFrom('users').select('id as user_id').where('id', 'in', h.opened.db.selectFrom('email_deliveries').select('user_id').where('template', '=', 'verification')).orderBy('created_at', 'desc').executeTakeFirstOrThrow();
     const rows = async (template: string) => h.opened.db.selectFrom('email_deliveries').selectAll().where('user_id', '=', user_id).where('template', '=', template).execute();
     assert.deepEqual((await rows('verification')).map((r) => r.status), ['sent']);
-    assert.equal((await h.request({ method: 'GET', url: h.verificationPath('recorded@example.org') })).statusCode, 200);
+    assert.equal((await h.verify('recorded@example.org')).statusCode, 200);
     h.provider.respond(() => ({ status: 503, body: { message: 'provider down' } }));
     try {
       const ask = await h.request({ method: 'POST', url: '/api/auth/password-reset/request', payload: { email: 'recorded@example.org' } });

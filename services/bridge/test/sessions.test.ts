@@ -18,7 +18,7 @@ describe('login and the session cookie (spec 2 Session cookie, decision B1)', ()
     const reg = await h.register('ada@example.org');
     assert.equal(reg.statusCode, 201, reg.body);
     adaId = reg.json().user_id;
-    assert.equal((await h.request({ method: 'GET', url: h.verificationPath('ada@example.org') })).statusCode, 200);
+    assert.equal((await h.verify('ada@example.org')).statusCode, 200);
   });
   after(() => h.close());
 

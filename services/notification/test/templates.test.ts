@@ -91,6 +91,12 @@ describe('field formats', () => {
     ['reset_link refuses javascript:', 'password-reset', { reset_link: 'javascript:alert(1)' }, 'reset_link'],
     ['invitation_link refuses a relative URL', 'invitation', { invitation_link: '/invite/1' }, 'invitation_link'],
     ['consent_url refuses http', 'parental-consent', { consent_url: 'http://x.example/c' }, 'consent_url'],
+    // Decision D49: only a loopback host may be http; look-alikes of one are not.
+    ['http to a name that starts like a loopback address is refused', 'password-reset', { reset_link: 'http://127.0.0.1.example.org/reset' }, 'reset_link'],
+    ['http to localhost as a subdomain is refused', 'password-reset', { reset_link: 'http://localhost.example.org/reset' }, 'reset_link'],
+    ['http to a private address is refused', 'password-reset', { reset_link: 'http://10.0.0.1/reset' }, 'reset_link'],
+    ['http to 128.0.0.1 (outside 127.0.0.0/8) is refused', 'password-reset', { reset_link: 'http://128.0.0.1/reset' }, 'reset_link'],
+    ['http to loopback with credentials is refused', 'password-reset', { reset_link: 'http://u:p@127.0.0.1/reset' }, 'reset_link'],
     ['a URL with credentials is refused', 'welcome', { dashboard_url: 'https://user:pw@app.example/' }, 'dashboard_url'],
     ['a URL with a newline is refused', 'welcome', { dashboard_url: 'https://app.example/\nx' }, 'dashboard_url'],
     ['a data: link is refused', 'welcome', { dashboard_url: 'data:text/html,<script>alert(1)</script>' }, 'dashboard_url'],
@@ -123,6 +129,12 @@ describe('field formats', () => {
   for (const [why, type, data, field, message] of cases) {
     it(why, () => expectTemplateError(validBody(type as keyof typeof templates, { data }), `data.${field}`, message));
   }
+  it('decision D49: an HTTPS field takes http:// to a loopback host (what `npm start` builds): 127.0.0.0/8, localhost, [::1]', async () => {
+    for (const link of ['http://127.0.0.1:8080/reset-password?token=abc', 'http://127.255.255.254/r', 'http://localhost:3000/r', 'http://[::1]:8080/r']) {
+      const res = await svc.send(validBody('password-reset', { data: { reset_link: link } }));
+      assert.equal(res.statusCode, 200, `${link}: ${res.body}`);
+    }
+  });
   it('multi-line text fields accept line breaks', async () => {
     const res = await svc.send(validBody('event-reminder', { data: { event_description: 'Line one\r\nLine two\n\tIndented' } }));
     assert.equal(res.statusCode, 200, res.body);

@@ -63,10 +63,13 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
     const nameProblem = displayNameProblem(name);
     if (nameProblem) throw new HttpError(400, 'VALIDATION_ERROR', nameProblem);
     const index = emailBlindIndex(ctx.keys.blindIndexKey, email);
-    // Decision B26: an unverified registration whose link expired no longer holds the address.
+    // Decisions B26 and B51: only a verified account holds the address. An unverified registration is
+    // replaced (its links die with it), so a registration made in someone else's name never keeps the
+    // mailbox's owner out; one still being created (its operation pending) or with a payment on record
+    // (escrow keeps its user) is left alone.
     const taken = await ctx.db.selectFrom('users').select(['id', 'principal', 'email_verified_at', 'verification_expires_at']).where('email_index', '=', index).executeTakeFirst();
-    const expired = taken !== undefined && isExpiredRegistration(taken, ctx.now());
-    if (taken && !expired) throw new HttpError(409, 'EMAIL_EXISTS', 'this email address is already registered');
+    const replaceable = taken !== undefined && taken.email_verified_at === null && !(await ctx.outbox.pending(userAggregate(taken.id))) && !(await hasPayment(ctx, taken.id));
+    if (taken && !replaceable) throw new HttpError(409, 'EMAIL_EXISTS', 'this email address is already registered');
     const weak = passwordProblem(body.password, email);
     if (weak) throw new HttpError(400, 'WEAK_PASSWORD', `${weak} (12 to 128 characters; long passphrases are welcome)`);
 
@@ -83,7 +86,7 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
       // The user row and the create_account operation commit together (decision B24); the canister is
       // called after the commit, never inside the transaction.
       await ctx.db.transaction().execute(async (tx) => {
-        if (taken && expired) await removeUnverifiedUser(ctx.outbox, tx, taken, 'registration expired; the address was registered again');
+        if (taken && replaceable) await removeUnverifiedUser(ctx.outbox, tx, taken, isExpiredRegistration(taken, ctx.now()) ? 'registration expired; the address was registered again' : 'unverified registration replaced by a new registration of the address (decision B51)');
         await tx
           .insertInto('users')
           .values({ id, principal, email_index: index, email_encrypted: body.email_encrypted, name_encrypted: body.name_encrypted, dob_encrypted: body.dob_encrypted, password_hash, is_minor: age < 18, roles: [] })
@@ -104,7 +107,10 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
       if (isUniqueViolation(e)) throw new HttpError(409, 'EMAIL_EXISTS', 'this email address is already registered');
       throw e;
     }
-    if (taken && expired) void ctx.outbox.run(`remove:${taken.id}`).catch(() => undefined);
+    if (taken && replaceable) {
+      void ctx.outbox.run(`remove:${taken.id}`).catch(() => undefined);
+      req.log.info({ event: 'registration.replaced', user_id: taken.id, by: id }, 'an unverified registration of the address was replaced');
+    }
     let outcome = await ctx.outbox.run<CreateAccountAnswer, boolean>(opId);
     if (outcome.state === 'pending') {
       // The canister did not answer: tell the client nothing was stored, and make it true (the row goes;
@@ -122,6 +128,10 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
     req.log.info({ event: 'registration.created', user_id: id, minor: age < 18 }, 'account created');
     return reply.code(201).send({ user_id: id, status: 'verification_pending', verification_email_sent: sent });
   });
+}
+
+async function hasPayment(ctx: BridgeContext, userId: string): Promise<boolean> {
+  return (await ctx.db.selectFrom('payments').select('id').where('user_id', '=', userId).executeTakeFirst()) !== undefined;
 }
 
 /** Decision B26: unverified, and its latest link has expired. */

@@ -28,6 +28,18 @@ export function urlWith(protocols: string[]) {
   };
 }
 
+/**
+ * Decision D49: a field the catalog marks HTTPS also takes `http://` to a loopback host (localhost,
+ * 127.0.0.0/8, [::1]). Browsers treat those as secure contexts (W3C Secure Contexts, "potentially
+ * trustworthy"), such a link never crosses a network, and it is what a platform run on one machine
+ * (`npm start`) builds: the password reset must work there end to end.
+ */
+export function isLoopbackHttpUrl(value: string): boolean {
+  if (!urlWith(['http:'])(value)) return false;
+  const host = new URL(value).hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
 // RFC 3339 profile of ISO 8601: a full date-time must carry Z or an offset, or it is ambiguous.
 // Accepts exactly /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-](\d{2}):(\d{2}))$/ with
 // a real calendar date from year 0100 on (what `Date.UTC` round-trips), hours < 24, minutes and seconds
@@ -92,7 +104,7 @@ function fastUrl(plain: RegExp, full: (value: string) => boolean) {
 }
 
 const FORMATS: Record<string, { check: (v: string) => boolean; text: string }> = {
-  'https-url': { check: fastUrl(PLAIN_HTTPS_URL, urlWith(['https:'])), text: `an absolute https:// URL of at most ${URL_MAX} characters` },
+  'https-url': { check: fastUrl(PLAIN_HTTPS_URL, (v) => urlWith(['https:'])(v) || isLoopbackHttpUrl(v)), text: `an absolute https:// URL (or http:// to a loopback host) of at most ${URL_MAX} characters` },
   'web-url': { check: fastUrl(PLAIN_WEB_URL, urlWith(['https:', 'http:'])), text: `an absolute http(s):// URL of at most ${URL_MAX} characters` },
   'iso-date-time': { check: isIsoDateTime, text: 'an ISO-8601 date-time with a time zone, e.g. 2026-11-22T10:00:00Z' },
   'iso-date': { check: (v) => isIsoDate(v) || isIsoDateTime(v), text: 'an ISO-8601 date (2026-11-22) or date-time with a time zone' },
