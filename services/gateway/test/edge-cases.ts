@@ -1,14 +1,24 @@
 // The routing cases every edge must pass (issue 17 "Tests"), shared by the Node gateway of `npm start`
 // (gateway.test.ts) and the production nginx configuration (nginx.test.ts): every route reaches its
 // service, /notify without, with a wrong and with a foreign-scoped token, the prefix stripped, browser
-// requests refused, POST /register end to end, a 25 MiB attachment, and the session cookie across two
-// sibling hostnames.
+// requests refused, POST /register end to end, a 25 MiB attachment, the session cookie across two
+// sibling hostnames, real clients (Node's fetch, the notification-client, curl, Python's urllib, a
+// browser), `Expect: 100-continue` and the body limit.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { it } from 'node:test';
+import { chromium } from 'playwright-core';
 import { request, type Dispatcher } from 'undici';
 import { encryptRegistration } from '@domdao/bridge-service/client-crypto';
+import { curlPost, nodeFetch, notificationClientSend, pythonUrllib, rawExpectPost } from './clients.ts';
 import { FOREIGN_TOKEN, SERVICE_TOKEN, type Platform } from './harness.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** The edge's body limit: the notification service's MAX_BODY_BYTES default (decisions D8, E5). */
+const MAX_BODY_BYTES = 40 * 1024 * 1024;
 
 export interface EdgeTarget {
   /** The edge's base URL, e.g. http://127.0.0.1:3000 or https://127.0.0.1:8443. */
@@ -19,6 +29,8 @@ export interface EdgeTarget {
   hosts: { app: string; gov: string };
   /** Origin of those hostnames as a browser would send it. */
   origin(host: string): string;
+  /** PEM file of the edge's self-signed certificate, for clients in other processes (TLS edges only). */
+  caFile?: string;
 }
 
 export interface Answer {
@@ -130,7 +142,8 @@ export function edgeCases(target: () => EdgeTarget): void {
     const cases: Array<[string, Record<string, string>, string]> = [
       ['Origin', { origin: t.origin(t.hosts.app) }, 'Origin'],
       ['session cookie', { cookie: 'theme=dark; session=abc123' }, 'Cookie'],
-      ['fetch metadata', { 'sec-fetch-mode': 'cors', 'sec-fetch-site': 'same-origin' }, 'Sec-Fetch-Mode'],
+      ['fetch metadata', { 'sec-fetch-mode': 'cors', 'sec-fetch-site': 'same-origin', 'sec-fetch-dest': 'empty' }, 'Sec-Fetch-Site'],
+      ['Sec-Fetch-Site alone', { 'sec-fetch-site': 'cross-site' }, 'Sec-Fetch-Site'],
     ];
     for (const [name, headers, field] of cases) {
       const id = randomUUID();
@@ -197,5 +210,118 @@ export function edgeCases(target: () => EdgeTarget): void {
     const out = await call(t, 'POST', '/auth/logout', { headers: { cookie, origin: t.origin(t.hosts.gov) }, host: t.hosts.gov });
     assert.equal(out.status, 200, out.text);
     assert.deepEqual((await call(t, 'GET', '/auth/session', { headers: { cookie }, host: t.hosts.app })).json(), { authenticated: false });
+  });
+
+  it("decisions E4, E15: services' own clients reach /notify (Node's fetch, the notification-client, curl with and without Expect, Python's urllib); a browser with the token is still refused", async () => {
+    const t = target();
+    const url = `${t.base}/notify/api/v1/send`;
+    const headers = { ...bearer(SERVICE_TOKEN), ...json };
+    // Node's fetch sends `Sec-Fetch-Mode: cors` on every request; it is a service, not a browser.
+    const fetched = await nodeFetch(url, headers, welcome, t.caFile);
+    assert.equal(fetched.status, 200, fetched.text);
+    assert.equal(JSON.parse(fetched.text).stubbed, true);
+    const sent = await notificationClientSend(`${t.base}/notify`, SERVICE_TOKEN, JSON.parse(welcome), t.caFile);
+    assert.equal(sent.ok, true, JSON.stringify(sent));
+    assert.equal(sent.stubbed, true);
+    const py = await pythonUrllib(url, headers, welcome, t.caFile);
+    assert.equal(py.status, 200, py.text);
+    assert.equal(JSON.parse(py.text).stubbed, true);
+    // curl sends `Expect: 100-continue` by itself for a body over 1 MiB (this one: 1.4 MiB).
+    const dir = mkdtempSync(join(tmpdir(), 'domdao-edge-curl-'));
+    try {
+      const file = join(dir, 'send.json');
+      writeFileSync(file, JSON.stringify({ ...JSON.parse(welcome), attachments: [{ filename: 'minutes.pdf', content: randomBytes(1 << 20).toString('base64'), content_type: 'application/pdf' }] }));
+      const expecting = await curlPost(url, headers, file, { expect: true, caFile: t.caFile });
+      assert.equal(expecting.status, 200, expecting.text);
+      assert.equal(expecting.expected, true, 'curl sent Expect: 100-continue');
+      assert.deepEqual(expecting.interim, [100]);
+      assert.equal(JSON.parse(expecting.text).stubbed, true);
+      const plain = await curlPost(url, headers, file, { expect: false, caFile: t.caFile });
+      assert.equal(plain.status, 200, plain.text);
+      assert.deepEqual([plain.expected, plain.interim], [false, []]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+
+    // A page holding the token is refused whatever it calls: a same-origin GET carries neither Origin
+    // nor a cookie here, only fetch metadata (Sec-Fetch-Site); a POST also an Origin.
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+    try {
+      const page = await (await browser.newContext({ ignoreHTTPSErrors: true })).newPage();
+      await page.goto(`${t.base}/health`);
+      const answers = await page.evaluate(
+        async ({ token, body }) => {
+          const get = await fetch('/notify/api/v1/openapi.json', { headers: { authorization: `Bearer ${token}` } });
+          const post = await fetch('/notify/api/v1/send', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
+          return [{ status: get.status, body: await get.json() }, { status: post.status, body: await post.json() }];
+        },
+        { token: SERVICE_TOKEN, body: welcome },
+      );
+      assert.deepEqual(
+        answers.map((a) => [a.status, a.body.error, a.body.details?.[0]?.field]),
+        [
+          [403, 'forbidden', 'Sec-Fetch-Site'],
+          [403, 'forbidden', 'Origin'],
+        ],
+      );
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('decision E14: Expect: 100-continue is answered once the checks passed; a refused request gets its final answer without 100 Continue and never sends its body', async () => {
+    const t = target();
+    const body = Buffer.from(welcome);
+    const headers = { ...bearer(SERVICE_TOKEN), ...json };
+    const ok = await rawExpectPost(t.base, '/notify/api/v1/send', headers, body, t.caFile);
+    assert.deepEqual([ok.interim, ok.bodySent, ok.status], [[100], true, 200], ok.text);
+    assert.equal(JSON.parse(ok.text).stubbed, true);
+    const refusals: Array<[string, string, Record<string, string>, Buffer | { declaredLength: number }, number, string]> = [
+      ['no token', '/notify/api/v1/send', json, body, 401, 'unauthorized'],
+      ['a browser', '/notify/api/v1/send', { ...headers, origin: t.origin(t.hosts.app) }, body, 403, 'forbidden'],
+      ['over the limit', '/notify/api/v1/send', headers, { declaredLength: MAX_BODY_BYTES + 1 }, 413, 'payload_too_large'],
+      ["over the limit, the bridge's route", '/no-such-page', json, { declaredLength: MAX_BODY_BYTES + 1 }, 413, 'PAYLOAD_TOO_LARGE'],
+    ];
+    for (const [name, path, h, b, status, error] of refusals) {
+      const r = await rawExpectPost(t.base, path, h, b, t.caFile);
+      assert.deepEqual([r.status, r.interim, r.bodySent], [status, [], false], `${name}: ${r.text}`);
+      assert.equal(JSON.parse(r.text).error, error, name);
+      assert.equal(JSON.parse(r.text).request_id, r.headers['x-request-id'], name);
+    }
+    // The bridge's routes: the body is asked for and forwarded, and the bridge answers (no 502).
+    const bridge = await rawExpectPost(t.base, '/no-such-page', json, Buffer.from('{"a":1}'), t.caFile);
+    assert.deepEqual([bridge.interim, bridge.bodySent, bridge.status], [[100], true, 404], bridge.text);
+    assert.equal(JSON.parse(bridge.text).error, 'NOT_FOUND');
+  });
+
+  it('decisions D8, E5: a body of MAX_BODY_BYTES (40 MiB) reaches the service; one byte past is 413 at the edge, before the body is read (curl with and without Expect)', async () => {
+    const t = target();
+    const headers = { ...bearer(SERVICE_TOKEN), ...json };
+    // At the limit: a send the service reads whole and carries out (it ignores the unknown field).
+    const prefix = `${welcome.slice(0, -1)},"padding":"`;
+    const atLimit = Buffer.alloc(MAX_BODY_BYTES, 97);
+    atLimit.write(prefix);
+    atLimit.write('"}', MAX_BODY_BYTES - 2);
+    const at = await call(t, 'POST', '/notify/api/v1/send', { headers, body: atLimit });
+    assert.equal(at.status, 200, at.text);
+    assert.equal(at.json().stubbed, true);
+    const dir = mkdtempSync(join(tmpdir(), 'domdao-edge-limit-'));
+    try {
+      const file = join(dir, 'over.json');
+      writeFileSync(file, Buffer.concat([atLimit, Buffer.from(' ')]));
+      for (const expect of [true, false]) {
+        const over = await curlPost(`${t.base}/notify/api/v1/send`, headers, file, { expect, caFile: t.caFile });
+        assert.equal(over.status, 413, `Expect ${expect}: ${over.text}`);
+        assert.deepEqual(Object.keys(JSON.parse(over.text)).sort(), ['error', 'request_id']);
+        assert.equal(JSON.parse(over.text).error, 'payload_too_large');
+        assert.deepEqual([over.expected, over.interim], [expect, []], 'no 100 Continue before the refusal');
+      }
+      const bridge = await curlPost(`${t.base}/no-such-page`, json, file, { expect: true, caFile: t.caFile });
+      assert.equal(bridge.status, 413, bridge.text);
+      assert.equal(JSON.parse(bridge.text).error, 'PAYLOAD_TOO_LARGE');
+      assert.deepEqual(bridge.interim, []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 }

@@ -73,7 +73,7 @@ describe('the production edge: deploy/nginx', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     dispatcher = new Agent({ connect: { ca } });
-    target = { base: `https://127.0.0.1:${port}`, dispatcher, platform, hosts: { app: `app.domdao.test:${port}`, gov: `gov.domdao.test:${port}` }, origin: (host) => `https://${host}` };
+    target = { base: `https://127.0.0.1:${port}`, dispatcher, platform, hosts: { app: `app.domdao.test:${port}`, gov: `gov.domdao.test:${port}` }, origin: (host) => `https://${host}`, caFile: join(dir, 'cert.pem') };
   });
 
   after(async () => {
