@@ -49,7 +49,9 @@ function scopeOf(authorization) {
 function browserMark(r) {
   const message = 'browser requests may not call /notify: the service token is for services';
   if (r.headersIn.Origin !== undefined) return { field: 'Origin', message };
-  if (r.headersIn['Sec-Fetch-Mode'] !== undefined || r.headersIn['Sec-Fetch-Site'] !== undefined) return { field: 'Sec-Fetch-Mode', message };
+  // Sec-Fetch-Mode alone is Node's own fetch (undici sends it on every request); a browser always
+  // sends Sec-Fetch-Site with it (decision E15).
+  if (r.headersIn['Sec-Fetch-Site'] !== undefined) return { field: 'Sec-Fetch-Site', message };
   const cookie = r.headersIn.Cookie;
   if (cookie !== undefined && SESSION_COOKIE.test(cookie)) return { field: 'Cookie', message: 'requests carrying the session cookie may not call /notify' };
   return undefined;

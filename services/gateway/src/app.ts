@@ -10,7 +10,8 @@ import { createLogger, parseTrustProxy, requestIdFor } from '@domdao/service-kit
 import type { GatewayConfig } from './config.ts';
 import { notifyEdgeCheck } from './notify/edge-check.ts';
 import { notifyError } from './notify/errors.ts';
-import { BodyTooLarge, forwardHeaders, logFailure, poolOptions, streamedBody, upstreamFailure } from './upstream.ts';
+import { deferContinue } from './expect-continue.ts';
+import { BodyTooLarge, declaredTooLarge, forwardHeaders, logFailure, poolOptions, streamedBody, upstreamFailure } from './upstream.ts';
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -44,6 +45,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     return503OnClosing: true,
   });
   const undici = poolOptions(config);
+  deferContinue(app.server);
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -64,8 +66,9 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
   // The gateway's own liveness (every other path belongs to a service).
   app.get('/gateway/health', async () => ({ status: 'ok', version: GATEWAY_VERSION }));
 
+  const bridgeTooLarge = (reply: FastifyReply) => reply.code(413).send({ error: 'PAYLOAD_TOO_LARGE', message: 'the request body is too large', request_id: reply.request.id });
   const bridgeError = (reply: FastifyReply, { error }: ReplyFromError) => {
-    if (tooLarge(error)) return reply.code(413).send({ error: 'PAYLOAD_TOO_LARGE', message: 'the request body is too large', request_id: reply.request.id });
+    if (tooLarge(error)) return bridgeTooLarge(reply);
     const failure = upstreamFailure(error);
     logFailure(reply, 'bridge', error, failure);
     if (failure.status === 503) reply.header('retry-after', '5');
@@ -113,6 +116,11 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
   await app.register(async (bridge) => {
     bridge.removeAllContentTypeParsers();
     bridge.addContentTypeParser('*', streamed);
+    // A declared body over the limit is answered before it is read, as on /notify (decisions D8, E5).
+    bridge.addHook('onRequest', (request, reply, done) => {
+      if (declaredTooLarge(request, config.MAX_BODY_BYTES)) return void bridgeTooLarge(reply);
+      done();
+    });
     // POST /register: the identity service's public endpoint, the bridge's registration (decision E9).
     await bridge.register(proxy, { ...proxyOptions(config.BRIDGE_URL, bridgeError), prefix: '/register', rewritePrefix: '/api/auth/register', routes: ['/'], httpMethods: ['POST', 'OPTIONS'] });
     // Everything else, the web app at `/` included, is the bridge's (its own 404 answers unknown paths).

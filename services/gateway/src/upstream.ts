@@ -3,6 +3,7 @@
 import { Transform, pipeline } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayConfig } from './config.ts';
+import { continueBody } from './expect-continue.ts';
 
 /** undici pool settings for every upstream: bounded connections, decided timeouts. */
 export function poolOptions(config: GatewayConfig) {
@@ -16,13 +17,17 @@ export function poolOptions(config: GatewayConfig) {
   };
 }
 
-/** Headers the service sees: the gateway's request id, and X-Forwarded-* it can trust (decision E7). */
+/**
+ * Headers the service sees: the gateway's request id, and X-Forwarded-* it can trust (decision E7).
+ * `Expect` is met at the edge (decision E14) and undici refuses to send it, so it stays here.
+ */
 export function forwardHeaders(request: FastifyRequest, headers: Record<string, string | string[] | undefined>) {
   const peer = request.socket.remoteAddress ?? '';
   // A client's own X-Forwarded-For is kept only when it came through a trusted proxy (TRUST_PROXY).
   const prior = request.ips !== undefined && request.ips.length > 1 ? request.headers['x-forwarded-for'] : undefined;
+  const { expect: _expect, ...rest } = headers;
   return {
-    ...headers,
+    ...rest,
     'x-request-id': request.id,
     'x-forwarded-for': prior ? `${prior}, ${peer}` : peer,
     'x-forwarded-proto': request.protocol,
@@ -32,12 +37,20 @@ export function forwardHeaders(request: FastifyRequest, headers: Record<string, 
 
 export class BodyTooLarge extends Error {}
 
+/** A declared `Content-Length` over the limit, refused before a byte of the body is read (decisions D8, E5). */
+export function declaredTooLarge(request: FastifyRequest, maxBytes: number): boolean {
+  const declared = request.headers['content-length'];
+  return declared !== undefined && !(Number(declared) <= maxBytes);
+}
+
 /**
  * Content-type parser that hands the body on as a stream (never buffered: a 25 MiB attachment passes
  * through in 64 KiB chunks) and cuts it off past MAX_BODY_BYTES, declared or not.
  */
 export function streamedBody(maxBytes: number) {
-  return (_request: FastifyRequest, payload: NodeJS.ReadableStream, done: (err: Error | null, body?: unknown) => void): void => {
+  return (request: FastifyRequest, payload: NodeJS.ReadableStream, done: (err: Error | null, body?: unknown) => void): void => {
+    // The checks before the body passed: a client waiting on `Expect: 100-continue` may send it now.
+    continueBody(request.raw);
     let seen = 0;
     const counted = new Transform({
       transform(chunk: Buffer, _enc, cb) {

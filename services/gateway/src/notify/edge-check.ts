@@ -5,18 +5,21 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseForeignTokens, TokenRegistry, tokenPrefix } from '@domdao/service-kit';
 import type { GatewayConfig } from '../config.ts';
+import { declaredTooLarge } from '../upstream.ts';
 import { notifyError } from './errors.ts';
 
 /** The bridge's session cookie (spec 2 "Session cookie"): its presence marks a browser. */
 const SESSION_COOKIE = /(?:^|;\s*)session=/;
 
-/** Why a request looks like it comes from a browser, or undefined (decision E4). */
+/**
+ * Why a request looks like it comes from a browser, or undefined (decisions E4, E15). `Sec-Fetch-Mode`
+ * alone is no mark: Node's own fetch (undici) sends `Sec-Fetch-Mode: cors` on every request, while a
+ * browser always sends `Sec-Fetch-Site` with it.
+ */
 export function browserMark(headers: FastifyRequest['headers']): { field: string; message: string } | undefined {
   if (headers.origin !== undefined) return { field: 'Origin', message: 'browser requests may not call /notify: the service token is for services' };
   // Fetch metadata: every current browser sends it, and page scripts cannot remove it.
-  if (headers['sec-fetch-mode'] !== undefined || headers['sec-fetch-site'] !== undefined) {
-    return { field: 'Sec-Fetch-Mode', message: 'browser requests may not call /notify: the service token is for services' };
-  }
+  if (headers['sec-fetch-site'] !== undefined) return { field: 'Sec-Fetch-Site', message: 'browser requests may not call /notify: the service token is for services' };
   const cookie = headers.cookie;
   if (cookie !== undefined && SESSION_COOKIE.test(cookie)) return { field: 'Cookie', message: 'requests carrying the session cookie may not call /notify' };
   return undefined;
@@ -36,8 +39,7 @@ export function notifyEdgeCheck(config: GatewayConfig) {
       request.log.warn({ event: 'edge.browser_refused', path, reason: browser.field }, '/notify refused a browser request');
       return void notifyError(reply, 403, 'forbidden', [browser]);
     }
-    const declared = Number(request.headers['content-length'] ?? 0);
-    if (!(declared <= config.MAX_BODY_BYTES)) return void notifyError(reply, 413, 'payload_too_large');
+    if (declaredTooLarge(request, config.MAX_BODY_BYTES)) return void notifyError(reply, 413, 'payload_too_large');
     if (PUBLIC.has(path)) return done();
     const authorization = request.headers.authorization;
     const result = registry.check(authorization);
