@@ -14,10 +14,12 @@ export interface PrivateRedis {
   pause(): void;
   /** Lets a paused server go on (SIGCONT). */
   resume(): void;
+  /** A crash and a restart on the same port: the server comes back empty, as Redis without persistence does. */
+  restart(): Promise<PrivateRedis>;
 }
 
-export async function startPrivateRedis(bin = process.env.REDIS_SERVER_BIN ?? 'redis-server'): Promise<PrivateRedis> {
-  const port = await freePort();
+export async function startPrivateRedis(bin = process.env.REDIS_SERVER_BIN ?? 'redis-server', onPort?: number): Promise<PrivateRedis> {
+  const port = onPort ?? (await freePort());
   const child: ChildProcess = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let spawnFailed: Error | undefined;
@@ -56,5 +58,11 @@ export async function startPrivateRedis(bin = process.env.REDIS_SERVER_BIN ?? 'r
     },
     pause: () => void child.kill('SIGSTOP'),
     resume: () => void child.kill('SIGCONT'),
+    restart: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+      process.off('exit', reap);
+      return startPrivateRedis(bin, port);
+    },
   };
 }

@@ -11,7 +11,7 @@ import type { DestinationStream } from 'pino';
 import { notificationClientFromEnv, type NotificationClient } from '@domdao/notification-client';
 import { createLogger, parseTrustProxy, requestIdFor, type ServiceLogger } from '@domdao/service-kit';
 import { lockDirectory } from '@domdao/canisters/embedded';
-import { databaseThrottle, redisThrottle } from './auth/brute-force.ts';
+import { databaseThrottle } from './auth/brute-force.ts';
 import { corsOptions } from './auth/cors.ts';
 import { createGuards } from './auth/guards.ts';
 import loginPage from './auth/login-page.ts';
@@ -138,7 +138,8 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     db: parts.db,
     keys: parts.keys,
     sessions: sessionManager({ store: parts.sessionStore, sealer: sealer(parts.keys.sessionDataKey), idleMs: config.SESSION_IDLE_MINUTES * 60_000, absoluteMs: config.SESSION_ABSOLUTE_HOURS * 3_600_000, now }),
-    throttle: config.SESSION_STORE === 'redis' && parts.redis ? redisThrottle(parts.redis, config.SESSION_KEY_PREFIX, now) : databaseThrottle(parts.db, now),
+    // Decision B52: the attempt counters live in the database whatever holds the sessions, so a lockout outlives a Redis restart.
+    throttle: databaseThrottle(parts.db, now),
     canisters: parts.canisters.clients,
     notifier: withDevOutbox(parts.notifier, config.DEV_OUTBOX_FILE, now),
     opener: await createOpener(parts.keys.hpkePrivateKey),

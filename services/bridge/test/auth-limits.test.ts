@@ -4,6 +4,7 @@
 // and the admin's session endpoints (B34, B35), registration limits (B33).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { startPrivateRedis } from '@domdao/test-helpers';
 import { ADMIN_EMAIL, BACKENDS, GOV, bridge } from './harness.ts';
 
 const PASSWORD = 'correct horse battery staple';
@@ -166,5 +167,28 @@ describe('password length (decision B4, issue 8 item 24)', () => {
     assert.match(eleven.json().message, /at least 12/);
     assert.equal((await h.register('len@example.org', { password: 'Tr0ub4dor&3x' })).statusCode, 201);
     assert.equal((await h.register('len2@example.org', { password: 'ñandú-ñandú' + 'é' })).statusCode, 201, 'characters, not bytes: 12 of them');
+  });
+});
+
+describe('where the attempt counters live (decision B52)', () => {
+  it('decision B52: with sessions in Redis, a lockout outlives a Redis restart (the counters are in the database); the sessions do not', async (t) => {
+    let redis = await startPrivateRedis();
+    t.after(() => redis.kill());
+    const h = await bridge({ db: 'pglite', sessions: 'redis' }, { SESSION_REDIS_URL: redis.url });
+    t.after(() => h.close());
+    const { jar } = await h.member('locked@example.org');
+    const attempt = (password: string) => h.request({ method: 'POST', url: '/auth/login', payload: { email: 'locked@example.org', password }, remoteAddress: '203.0.113.7' });
+    for (let i = 1; i <= h.config.LOGIN_MAX_FAILURES; i++) assert.equal((await attempt(`${WRONG} ${i}`)).statusCode, 401, `guess ${i} of the limit is checked`);
+    assert.equal((await attempt(PASSWORD)).statusCode, 429, 'one past the limit is refused');
+    redis = await redis.restart();
+    // The bridge's client reconnects on its own; until then a session read answers 503.
+    let session = 503;
+    for (const until = Date.now() + 10_000; session === 503 && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+      session = (await h.request({ method: 'GET', url: '/api/me/sessions', jar })).statusCode;
+    }
+    assert.equal(session, 401, 'Redis came back empty: the session is gone');
+    const after = await attempt(PASSWORD);
+    assert.equal(after.statusCode, 429, 'still locked out after the restart');
+    assert.equal(after.json().error, 'TOO_MANY_ATTEMPTS');
   });
 });

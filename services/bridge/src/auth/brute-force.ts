@@ -1,11 +1,10 @@
-// Attempt limits in the shared store (decisions B6, B30, B31, B33): login guesses, registrations and
+// Attempt limits in the database (decisions B6, B30, B33, B52): login guesses, registrations and
 // the emails the bridge sends on request. An attempt is RESERVED before the work it guards (the
-// password check, the email): one atomic statement per key (an upsert in PostgreSQL/PGlite, a Lua
-// script in Redis) increments the key's count in a fixed window and returns it, so parallel requests
+// password check, the email): one atomic statement per key (an upsert in PostgreSQL/PGlite)
+// increments the key's count in a fixed window and returns it, so parallel requests
 // can never all pass a check-then-act gap. Keys are reserved in order and the first one over its limit
 // stops the rest (its predecessors are given back), so a refused attempt never counts against the
 // wider keys: an attacker blocked on (account, address) cannot push the account's global ceiling.
-import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { Db } from '../db/index.ts';
 import { SessionStoreUnavailable } from './session-store.ts';
@@ -40,7 +39,7 @@ interface Counter {
   del(key: string): Promise<void>;
 }
 
-// The counters live in the session store's place: its outage answers 503, never an unlimited login.
+// A database outage answers 503, never an unlimited login.
 async function guard<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
@@ -98,38 +97,6 @@ export function databaseThrottle(db: Db, now: () => number = Date.now): Throttle
       },
       async del(key) {
         await db.deleteFrom('login_failures').where('key', '=', key).execute();
-      },
-    },
-    now,
-  );
-}
-
-// KEYS[1] = counter; ARGV = now (ms), window (ms). The window follows the bridge's clock (tests move
-// it); the key's own expiry only collects garbage.
-const INCR = `
-local t = tonumber(ARGV[1]); local w = tonumber(ARGV[2])
-local s = tonumber(redis.call('HGET', KEYS[1], 's'))
-if (not s) or s + w <= t then
-  redis.call('HSET', KEYS[1], 's', ARGV[1], 'n', 1)
-  redis.call('PEXPIRE', KEYS[1], w + 60000)
-  return {1, ARGV[1]}
-end
-return {redis.call('HINCRBY', KEYS[1], 'n', 1), tostring(s)}`;
-const DECR = `if redis.call('HGET', KEYS[1], 'n') and tonumber(redis.call('HGET', KEYS[1], 'n')) > 0 then redis.call('HINCRBY', KEYS[1], 'n', -1) end return 0`;
-
-export function redisThrottle(redis: Redis, prefix: string, now: () => number = Date.now): Throttle {
-  const k = (key: string) => `${prefix}limit:${key}`;
-  return throttleOver(
-    {
-      async incr(key, windowMs, t) {
-        const [count, started] = (await redis.eval(INCR, 1, k(key), String(t), String(windowMs))) as [number, string];
-        return { count: Number(count), startedAt: Number(started) };
-      },
-      async decr(key) {
-        await redis.eval(DECR, 1, k(key));
-      },
-      async del(key) {
-        await redis.del(k(key));
       },
     },
     now,
