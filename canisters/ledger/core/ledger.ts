@@ -4,7 +4,7 @@
 // the embedded platform, with the standard's errors, deduplication window and fee rules (decisions
 // L1–L8). Fees are burned (no fee collector). Mints are transfers from the minting account, burns
 // transfers to it.
-import { CanisterReject, compositeKey, Err, Ok, u64Key, type CallContext, type Result } from '@domdao/canister-kit';
+import { CanisterReject, compositeKey, Err, Ok, requireNats, u64Key, type CallContext, type Result } from '@domdao/canister-kit';
 import { accountKey, accountProblem, bytesKey, normalAccount, sameAccount } from './account.ts';
 import { blockValue, SUPPORTED_BLOCK_TYPES } from './blocks.ts';
 import {
@@ -172,7 +172,8 @@ export function ledgerCore(stores: LedgerStores) {
   return {
     init(init: LedgerInit, ctx: CallContext): void {
       if (stores.config.has('config')) throw new Error('already initialised');
-      if (init.transfer_fee < 0n) throw new Error('transfer_fee must be a nat');
+      requireNats({ transfer_fee: init.transfer_fee });
+      for (const [, amount] of init.initial_balances) requireNats({ 'initial_balances amount': amount });
       const problem = accountProblem(init.minting_account);
       if (problem) throw new Error(`minting_account: ${problem}`);
       stores.config.set('config', {
@@ -219,6 +220,7 @@ export function ledgerCore(stores: LedgerStores) {
     ],
 
     icrc1_transfer(ctx: CallContext, a: TransferArgs): Result<bigint, TransferError> {
+      requireNats({ amount: a.amount, fee: a.fee, created_at_time: a.created_at_time }, ['created_at_time']);
       const from: Account = { owner: ctx.caller, ...(a.from_subaccount !== undefined && { subaccount: a.from_subaccount }) };
       const problem = argumentProblem([from, a.to], a.memo);
       if (problem) return Err(generic(ERROR_CODES.INVALID_ARGUMENT, problem));
@@ -227,6 +229,7 @@ export function ledgerCore(stores: LedgerStores) {
     },
 
     icrc2_approve(ctx: CallContext, a: ApproveArgs): Result<bigint, ApproveError> {
+      requireNats({ amount: a.amount, expected_allowance: a.expected_allowance, expires_at: a.expires_at, fee: a.fee, created_at_time: a.created_at_time }, ['expires_at', 'created_at_time']);
       const c = config();
       const from: Account = { owner: ctx.caller, ...(a.from_subaccount !== undefined && { subaccount: a.from_subaccount }) };
       const problem = argumentProblem([from, a.spender], a.memo);
@@ -273,6 +276,7 @@ export function ledgerCore(stores: LedgerStores) {
 
     /** ICRC-2: the caller (with spender_subaccount) spends from `from` within its allowance; amount + fee come off both. */
     icrc2_transfer_from(ctx: CallContext, a: TransferFromArgs): Result<bigint, TransferFromError> {
+      requireNats({ amount: a.amount, fee: a.fee, created_at_time: a.created_at_time }, ['created_at_time']);
       const spender: Account = { owner: ctx.caller, ...(a.spender_subaccount !== undefined && { subaccount: a.spender_subaccount }) };
       const problem = argumentProblem([spender, a.from, a.to], a.memo);
       if (problem) return Err(generic(ERROR_CODES.INVALID_ARGUMENT, problem));
@@ -284,6 +288,7 @@ export function ledgerCore(stores: LedgerStores) {
 
     /** ICRC-3's icrc3_get_blocks over the whole log (nothing is archived); at most 2 000 blocks per call. */
     icrc3_get_blocks(_ctx: CallContext, ranges: GetBlocksArgs[]): GetBlocksResult {
+      for (const r of ranges) requireNats({ start: r.start, length: r.length });
       const length = counter('blocks');
       const blocks: GetBlocksResult['blocks'] = [];
       let budget = MAX_BLOCKS_PER_REQUEST;

@@ -211,3 +211,43 @@ describe('ICRC-3 style block log (decision L5)', () => {
     assert.deepEqual((await l.as(BOB).icrc3_supported_block_types()).map((t) => t.block_type), ['1mint', '1burn', '1xfer', '2approve', '2xfer']);
   });
 });
+
+describe('every nat argument is a nat in the core (decision L24)', () => {
+  it('a negative (or non-integer) amount, fee, expected_allowance, time or block range is a rejected call that changes nothing; 0 and 2^64 − 1 are the limits', async () => {
+    const l = await ledger([[{ owner: ALICE }, 10n * E8S]]);
+    const a = l.as(ALICE);
+    const b = l.as(BOB);
+    assert.deepEqual(await a.icrc2_approve({ spender: { owner: BOB }, amount: E8S }), { Ok: 1n });
+    const state = async () => [await a.icrc1_balance_of({ owner: ALICE }), await a.icrc1_balance_of({ owner: BOB }), await a.icrc1_total_supply(), await a.icrc2_allowance({ account: { owner: ALICE }, spender: { owner: BOB } }), (await a.icrc3_get_blocks([{ start: 0n, length: 100n }])).log_length];
+    const before = await state();
+    const refused = (field: string) => new RegExp(`^InvalidArgument: ${field} must be a nat`);
+    const to = { owner: BOB };
+    const from = { owner: ALICE };
+    const cases: Array<[string, () => Promise<unknown>]> = [
+      ['amount', () => a.icrc1_transfer({ to, amount: -5n })],
+      ['amount', () => a.icrc1_transfer({ to, amount: -1n })],
+      ['fee', () => a.icrc1_transfer({ to, amount: 1n, fee: -1n })],
+      ['created_at_time', () => a.icrc1_transfer({ to, amount: 1n, created_at_time: -1n })],
+      ['amount', () => a.icrc1_transfer({ to, amount: 5 as unknown as bigint })],
+      ['amount', () => a.icrc2_approve({ spender: to, amount: -100n })],
+      ['expected_allowance', () => a.icrc2_approve({ spender: to, amount: 1n, expected_allowance: -1n })],
+      ['expires_at', () => a.icrc2_approve({ spender: to, amount: 1n, expires_at: -1n })],
+      ['fee', () => a.icrc2_approve({ spender: to, amount: 1n, fee: -FEE })],
+      ['created_at_time', () => a.icrc2_approve({ spender: to, amount: 1n, created_at_time: -1n })],
+      ['amount', () => b.icrc2_transfer_from({ from, to, amount: -1n })],
+      ['fee', () => b.icrc2_transfer_from({ from, to, amount: 1n, fee: -1n })],
+      ['created_at_time', () => b.icrc2_transfer_from({ from, to, amount: 1n, created_at_time: -1n })],
+      ['start', () => a.icrc3_get_blocks([{ start: -1n, length: 1n }])],
+      ['length', () => a.icrc3_get_blocks([{ start: 0n, length: -1n }])],
+    ];
+    for (const [field, call] of cases) await assert.rejects(call(), (e: Error) => e.name === 'CanisterReject' && refused(field).test(e.message), `${field}: ${call.toString()}`);
+    await assert.rejects(a.icrc1_transfer({ to, amount: 1n, created_at_time: 1n << 64n }), /InvalidArgument: created_at_time must be a nat64/);
+    await assert.rejects(a.icrc2_approve({ spender: to, amount: 1n, expires_at: 1n << 64n }), /InvalidArgument: expires_at must be a nat64/);
+    assert.deepEqual(await state(), before, 'nothing moved, no fee, no allowance changed, no block');
+    // At the limits: 0 is a nat, 2^64 − 1 a nat64.
+    assert.deepEqual(await a.icrc1_transfer({ to, amount: 0n, created_at_time: (1n << 64n) - 1n }), { Err: { CreatedInFuture: { ledger_time: NOW0 } } });
+    assert.deepEqual(await a.icrc1_transfer({ to, amount: 0n }), { Ok: 2n });
+    assert.deepEqual(await a.icrc2_approve({ spender: to, amount: 0n, expected_allowance: E8S, expires_at: (1n << 64n) - 1n }), { Ok: 3n });
+    assert.equal((await a.icrc3_get_blocks([{ start: 0n, length: 0n }])).blocks.length, 0);
+  });
+});

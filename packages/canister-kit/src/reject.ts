@@ -12,3 +12,20 @@ export function clampLimit(limit: number | undefined, fallback: number, max: num
   if (limit === undefined) return fallback;
   return Math.max(0, Math.min(limit, max));
 }
+
+const NAT64_MAX = (1n << 64n) - 1n;
+
+/**
+ * Decision L24: Candid's refusal of a bad `nat`, made by the core. On the IC a negative (or fractional,
+ * or non-integer) nat never reaches a method: decoding rejects the call. An embedded caller hands the
+ * core JavaScript values as they are, so the core rejects the call the same way (a CanisterReject, as
+ * the trap of decoding is on the IC). `fields` maps an argument's name to its value; absent (opt)
+ * values pass; names listed in `nat64` must also fit in 64 bits.
+ */
+export function requireNats(fields: Record<string, unknown>, nat64: readonly string[] = []): void {
+  for (const [name, v] of Object.entries(fields)) {
+    if (v === undefined) continue;
+    if (typeof v !== 'bigint' || v < 0n) throw new CanisterReject(`InvalidArgument: ${name} must be a nat (an integer ≥ 0), got ${String(v)}`);
+    if (nat64.includes(name) && v > NAT64_MAX) throw new CanisterReject(`InvalidArgument: ${name} must be a nat64, got ${v}`);
+  }
+}
