@@ -75,7 +75,7 @@ export function governanceTypes(I: Idl) {
     ProposalNotOpen: I.Null,
     AlreadyVoted: I.Null,
     VotingWindowClosed: I.Null,
-    InvalidPayload: I.Null,
+    InvalidPayload: I.Text,
     PriceStale: I.Null,
     QuorumNotMet: I.Null,
     ExecutionFailed: I.Text,

@@ -123,7 +123,9 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
       const c = config();
       if (ctx.caller === ANONYMOUS) return Err({ NotAuthorized: null });
       if (args.proposer !== undefined && !isTrusted(ctx.caller)) return Err({ NotAuthorized: null });
-      if (createArgsProblem(args, ctx.now, c) !== undefined) return Err({ InvalidPayload: null });
+      // Decision G22: the refusal says which field and why.
+      const problem = createArgsProblem(args, ctx.now, c);
+      if (problem !== undefined) return Err({ InvalidPayload: problem });
       const proposer = args.proposer ?? ctx.caller;
       const mustBeMember = args.proposer !== undefined || (!isAdmin(ctx.caller) && !isTrusted(ctx.caller));
       const rules = c.rules[args.category];
@@ -233,7 +235,8 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
       const p = stores.proposals.get(args.proposal_id);
       if (!p || p.payload === undefined || !('SetDomPrice' in p.payload) || statusAt(p, ctx.now) !== 'Approved') return Err({ ProposalNotFound: null });
       // effective_at may already be past at execution; only the price and the order of the times matter here.
-      if (setDomPriceProblem({ ...args, effective_at: args.effective_at ?? ctx.now }, args.effective_at ?? ctx.now) !== undefined) return Err({ InvalidPayload: null });
+      const problem = setDomPriceProblem({ ...args, effective_at: args.effective_at ?? ctx.now }, args.effective_at ?? ctx.now);
+      if (problem !== undefined) return Err({ InvalidPayload: problem });
       applyPrice(args, ctx.now);
       return Ok(null);
     },

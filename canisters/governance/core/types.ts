@@ -96,7 +96,7 @@ export type GovernanceError =
   | { ProposalNotOpen: null }
   | { AlreadyVoted: null }
   | { VotingWindowClosed: null }
-  | { InvalidPayload: null }
+  | { InvalidPayload: string }
   | { PriceStale: null }
   | { QuorumNotMet: null }
   | { ExecutionFailed: string };

@@ -1,4 +1,6 @@
 // Spec 1 "Categories", quorum rule 1, SetDomPrice execution rule 5 and payload validation.
+import { MAX_SOURCE_URL_CHARS, SOURCE_URL_RULE } from '@domdao/canister-kit/rules';
+import { coreWithProposal } from './core.ts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { categoryRulesProblem, DEFAULT_CATEGORY_RULES, NS_PER_DAY, NS_PER_HOUR, type ProposalCategory } from '../core/rules/categories.ts';
@@ -134,5 +136,20 @@ describe('SetDomPrice payload validation (InvalidPayload at creation)', () => {
   it('accepts a plain price, and one with effect, expiry and an https source', () => {
     assert.equal(setDomPriceProblem({ price_usd: 0.042 }, 10n), undefined);
     assert.equal(setDomPriceProblem({ price_usd: 1, effective_at: 20n, expires_at: 30n, source_url: 'https://prices.example/dom' }, 10n), undefined);
+  });
+});
+
+describe('decision G22: one source_url rule, and the refusal names the field', () => {
+  const price = (source_url: string) => ({ title: 'Price', body: 'b', category: 'SetDomPrice' as const, payload: { SetDomPrice: { price_usd: 1, source_url } } });
+  it('create_proposal refuses an http:// (or too long) source_url with InvalidPayload naming source_url; https at 2048 characters is accepted, 2049 refused', async () => {
+    const { core, ctx } = await coreWithProposal();
+    const why = `source_url must be ${SOURCE_URL_RULE}`;
+    assert.deepEqual(await core.create_proposal(ctx('admin'), price('http://prices.example/dom')), { Err: { InvalidPayload: why } });
+    assert.deepEqual(await core.create_proposal(ctx('admin'), price('https://prices example/dom')), { Err: { InvalidPayload: why } });
+    const at = (n: number) => 'https://p.example/' + 'x'.repeat(n - 'https://p.example/'.length);
+    assert.equal(at(MAX_SOURCE_URL_CHARS).length, 2048);
+    assert.deepEqual(await core.create_proposal(ctx('admin'), price(at(MAX_SOURCE_URL_CHARS + 1))), { Err: { InvalidPayload: why } });
+    assert.ok('Ok' in (await core.create_proposal(ctx('admin'), price(at(MAX_SOURCE_URL_CHARS)))));
+    assert.deepEqual(await core.create_proposal(ctx('admin'), { title: 'Price', body: 'b', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: 0 } } }), { Err: { InvalidPayload: 'price_usd must be a finite number above 0' } });
   });
 });

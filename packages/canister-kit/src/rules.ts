@@ -55,3 +55,10 @@ export function payoutProblem(p: PayoutPayload): string | undefined {
   if (p.memo !== undefined && p.memo.length > MAX_MEMO_CHARS) return `memo must be at most ${MAX_MEMO_CHARS} characters`;
   return undefined;
 }
+
+/** Decision G22: the one source_url rule of a SetDomPrice payload, checked by the bridge and the governance canister alike. */
+export const MAX_SOURCE_URL_CHARS = 2048;
+export const SOURCE_URL_RULE = `an https URL of at most ${MAX_SOURCE_URL_CHARS} characters, without spaces`;
+export function isSourceUrl(v: unknown): v is string {
+  return typeof v === 'string' && v.length <= MAX_SOURCE_URL_CHARS && /^https:\/\/\S+$/.test(v);
+}

@@ -115,7 +115,12 @@ describe('create_proposal (decision G7: Active members, admins, trusted proposer
       { ...general, title: 'bell\u0007' },
       { ...general, title: "'; DROP TABLE proposals; --", body: '' },
     ];
-    for (const args of bad) assert.deepEqual(await g.create_proposal(args), { Err: { InvalidPayload: null } }, JSON.stringify(args, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)).slice(0, 120));
+    for (const args of bad) {
+      const r = await g.create_proposal(args);
+      const what = JSON.stringify(args, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)).slice(0, 120);
+      // Decision G22: the refusal carries its reason.
+      assert.ok('Err' in r && 'InvalidPayload' in r.Err && typeof r.Err.InvalidPayload === 'string' && r.Err.InvalidPayload.length > 0, `${what}: ${JSON.stringify(r)}`);
+    }
     assert.deepEqual(await g.list_proposals({}), []);
     assert.deepEqual(await events(h), []);
     // SQL-looking text is just text.
@@ -440,7 +445,7 @@ describe('SetDomPrice execution and the price oracle (spec 1 Execution rules)', 
     assert.equal((await h.admin.governance.get_proposal(id))!.status, 'Approved', 'closed, not executed yet');
     const self = h.as(h.platform.ids.governance).governance;
     assert.deepEqual(await self.update_dom_price({ proposal_id: 999n, price_usd: 0.42 }), { Err: { ProposalNotFound: null } });
-    assert.deepEqual(await self.update_dom_price({ proposal_id: id, price_usd: Number.NaN }), { Err: { InvalidPayload: null } });
+    assert.deepEqual(await self.update_dom_price({ proposal_id: id, price_usd: Number.NaN }), { Err: { InvalidPayload: 'price_usd must be a finite number above 0' } });
     assert.deepEqual(await self.update_dom_price({ proposal_id: id, price_usd: 0.42 }), { Ok: null });
     assert.deepEqual(await h.admin.governance.get_dom_price(), { price_usd: 0.42, set_by: h.platform.ids.governance, proposal_id: id, timestamp: h.now() });
   });

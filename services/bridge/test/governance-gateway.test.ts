@@ -189,6 +189,25 @@ describe('governance gateway', () => {
     assert.equal(r.json().error, 'NotAMember');
   });
 
+  it('decision G22: source_url is https only, at most 2048 characters, by one rule; a refusal names the field, the canister\'s too', async () => {
+    await signIn();
+    const propose = (payload: object) => h.request({ method: 'POST', url: '/api/governance/propose', payload: { title: 'Price', body: 'b', category: 'SetDomPrice', payload }, jar: alice.jar });
+    const count = async () => (await h.opened.canisters.clients.governance.list_proposals({ limit: 100 })).length;
+    const before = await count();
+    const at = (n: number) => 'https://p.example/' + 'x'.repeat(n - 'https://p.example/'.length);
+    for (const source_url of ['http://prices.example/dom', 'https://prices example/dom', at(2049)]) {
+      const r = await propose({ price_usd: 1, source_url });
+      assert.deepEqual([r.statusCode, r.json().error], [400, 'VALIDATION_ERROR'], source_url.slice(0, 40));
+      assert.equal(r.json().message, 'payload.source_url: an https URL of at most 2048 characters, without spaces');
+    }
+    assert.equal(await count(), before, 'nothing created');
+    assert.equal((await propose({ price_usd: 1, source_url: at(2048) })).statusCode, 201, 'at the limit');
+    // What only the canister can judge (the expiry against its clock) comes back with its field named.
+    const r = await propose({ price_usd: 1, expires_at: 1 });
+    assert.deepEqual([r.statusCode, r.json().error], [400, 'InvalidPayload']);
+    assert.match(r.json().message, /: expires_at must be after/);
+  });
+
   it('reads: proposals filtered and paged, ratified price (404 before any), history, settings; cacheable (V14)', async () => {
     await openProposal();
     await openProposal();

@@ -14,7 +14,7 @@ export interface PriceEntry {
 }
 
 export { isStale, type DomPriceTick } from '@domdao/canister-kit/rules';
-import type { DomPriceTick } from '@domdao/canister-kit/rules';
+import { isSourceUrl, SOURCE_URL_RULE, type DomPriceTick } from '@domdao/canister-kit/rules';
 
 export function toTick(e: PriceEntry): DomPriceTick {
   return { price_usd: e.price_usd, set_by: e.set_by, proposal_id: e.proposal_id, timestamp: e.effective_at };
@@ -39,6 +39,6 @@ export function priceInForce(entries: Iterable<PriceEntry>, now: bigint): PriceE
 export function setDomPriceProblem(p: { price_usd: number; effective_at?: bigint; expires_at?: bigint; source_url?: string }, now: bigint): string | undefined {
   if (typeof p.price_usd !== 'number' || !Number.isFinite(p.price_usd) || p.price_usd <= 0) return 'price_usd must be a finite number above 0';
   if (p.expires_at !== undefined && p.expires_at <= (p.effective_at ?? now)) return 'expires_at must be after effective_at (or after now when effective_at is omitted)';
-  if (p.source_url !== undefined && (p.source_url.length > 2048 || !/^https:\/\/[^\s]+$/.test(p.source_url))) return 'source_url must be an https URL of at most 2048 characters';
+  if (p.source_url !== undefined && !isSourceUrl(p.source_url)) return `source_url must be ${SOURCE_URL_RULE}`;
   return undefined;
 }

@@ -1,6 +1,7 @@
 // Decision V13: POST /api/governance/propose's `payload` per category, checked field by field and
 // turned into the canister's payload. Times are Unix seconds in JSON (as the price endpoint's
 // `timestamp`) and nanoseconds on the canister; DOM amounts are decimal strings of e8s.
+import { isSourceUrl, SOURCE_URL_RULE } from '@domdao/canister-kit/rules';
 import { HttpError } from '../http/errors.ts';
 
 export const CATEGORIES = ['General', 'TreasuryPayout', 'SetDomPrice', 'MembershipPolicy', 'ConstitutionalAmendment', 'EmergencyAction'] as const;
@@ -44,7 +45,8 @@ export function canisterPayload(category: Category, raw: unknown): unknown {
     case 'SetDomPrice': {
       only(p, ['price_usd', 'source_url', 'effective_at', 'expires_at']);
       if (typeof p.price_usd !== 'number' || !Number.isFinite(p.price_usd) || p.price_usd <= 0) throw bad('price_usd', 'a number > 0');
-      if (p.source_url !== undefined && (typeof p.source_url !== 'string' || !/^https?:\/\/\S{1,2000}$/.test(p.source_url))) throw bad('source_url', 'an http(s) URL');
+      // Decision G22: the canister's own rule, so the bridge never lets through what the canister refuses.
+      if (p.source_url !== undefined && !isSourceUrl(p.source_url)) throw bad('source_url', SOURCE_URL_RULE);
       const effective_at = seconds(p, 'effective_at');
       const expires_at = seconds(p, 'expires_at');
       return { SetDomPrice: { price_usd: p.price_usd, ...(p.source_url !== undefined && { source_url: p.source_url }), ...(effective_at !== undefined && { effective_at }), ...(expires_at !== undefined && { expires_at }) } };

@@ -133,7 +133,7 @@ const ROUTE_DOCS: Record<string, RouteDoc> = {
     security: 'session',
     responses: {
       201: Json('created', Type.Object({ proposal_id: Type.String(), status: Type.String(), voting_opens: Type.String(), voting_closes: Type.String() })),
-      400: err('VALIDATION_ERROR (payload.<field>: …) or InvalidPayload'),
+      400: err('VALIDATION_ERROR (payload.<field>: …) or InvalidPayload (the canister’s reason, naming the field; decision G22)'),
       401: err('UNAUTHORIZED or SESSION_REQUIRED (bearer token without the session cookie; spec 1 Authentication 6)'),
       403: err('NotAMember, NotAuthorized or CSRF_REJECTED'),
       413: err('PAYLOAD_TOO_LARGE (64 KiB)'),
