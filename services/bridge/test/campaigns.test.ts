@@ -4,6 +4,7 @@
 // errors as documented HTTP codes; the faucet refused in production and off by default.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Principal } from '@icp-sdk/core/principal';
 import { ConfigError } from '@domdao/config';
 import { loadBridgeConfig } from '../src/config.ts';
 import { bridge, type Bridge, type Jar } from './harness.ts';
@@ -149,6 +150,67 @@ describe('DOM through the bridge (issue 11 Bridge gateway)', () => {
     assert.equal(burn.statusCode, 201, burn.body);
     assert.deepEqual([burn.json().amount_e8s, burn.json().usd_value], [String(2n * E8S), 1]);
     assert.equal(((await get('/api/donations')).json() as { items: unknown[] }).items.length, 1);
+  });
+
+  it('decision L25: ten parallel contributions with funds for three: three made, seven 409 InsufficientFunds that move nothing; fees only for the three; the same for donations', async () => {
+    const dora = await h.member('dora-money@domdao.example');
+    const owner = await principalOf(dora.user_id);
+    const { platform, ids, clients } = h.opened.canisters;
+    const A = E8S;
+    // Each contribution costs its approval's fee and A + the transfer fee: funds for exactly three.
+    assert.ok('Ok' in (await platform!.as(ids.governance).ledger.icrc1_transfer({ to: { owner }, amount: 3n * (A + 2n * FEE) })));
+    const deadline = new Date(h.now() + 2 * DAY_MS).toISOString();
+    const c = (await post('/api/campaigns', dora.jar, { title: 'Parallel', description: '', goal: { dom_e8s: String(100n * E8S) }, deadline })).json() as { id: string };
+    /** dora's ledger blocks from `start` on, by type: each approval and transfer of hers is one. */
+    const blocksOf = async (start: bigint) => {
+      const owned = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (x instanceof Uint8Array ? Buffer.from(x).toString('hex') : typeof x === 'bigint' ? String(x) : x));
+      const me = Buffer.from(Principal.fromText(owner).toUint8Array()).toString('hex');
+      const { blocks } = await clients.ledger.icrc3_get_blocks([{ start, length: 1000n }]);
+      const types: string[] = [];
+      for (const { block } of blocks) {
+        const map = new Map((block as { Map: Array<[string, unknown]> }).Map);
+        const tx = new Map((map.get('tx') as { Map: Array<[string, unknown]> }).Map);
+        if (owned(tx.get('from')).includes(me)) types.push((map.get('btype') as { Text: string }).Text);
+      }
+      return types.sort();
+    };
+    let start = (await clients.ledger.icrc3_get_blocks([])).log_length;
+    const contributions = await Promise.all(Array.from({ length: 10 }, () => post(`/api/campaigns/${c.id}/contributions`, dora.jar, { amount: { dom_e8s: String(A) } })));
+    const codes = contributions.map((r) => `${r.statusCode} ${r.statusCode === 201 ? '' : r.json().error}`.trim()).sort();
+    assert.deepEqual(codes, [...Array(3).fill('201'), ...Array(7).fill('409 InsufficientFunds')]);
+    const refused = contributions.find((r) => r.statusCode === 409)!;
+    assert.match(refused.json().message, /"balance":"0","required":"100020000"/, 'the refusal says what is missing');
+    assert.deepEqual(await blocksOf(start), ['2approve', '2approve', '2approve', '2xfer', '2xfer', '2xfer'], 'one approval and one transfer per contribution made, nothing for the refused');
+    assert.equal(await clients.ledger.icrc1_balance_of({ owner }), 0n);
+    assert.deepEqual([(await get(`/api/campaigns/${c.id}`)).json().contributions, (await get(`/api/campaigns/${c.id}`)).json().progress.raised_dom], ['3', String(3n * A)]);
+
+    // Donations: a burn charges no transfer fee, so each costs A + one approval fee.
+    assert.ok('Ok' in (await platform!.as(ids.governance).ledger.icrc1_transfer({ to: { owner }, amount: 3n * (A + FEE) })));
+    start = (await clients.ledger.icrc3_get_blocks([])).log_length;
+    const donations = await Promise.all(Array.from({ length: 10 }, () => post('/api/donations', dora.jar, { amount: { dom_e8s: String(A) } })));
+    assert.deepEqual(donations.map((r) => `${r.statusCode} ${r.statusCode === 201 ? '' : r.json().error}`.trim()).sort(), [...Array(3).fill('201'), ...Array(7).fill('409 InsufficientFunds')]);
+    assert.deepEqual(await blocksOf(start), ['1burn', '1burn', '1burn', '2approve', '2approve', '2approve'], 'exactly one fee (the approval) per donation made');
+    assert.equal(await clients.ledger.icrc1_balance_of({ owner }), 0n);
+  });
+
+  it('decision L25: a refusal by the campaign canister costs no approval; an allowance left over is used without a new one', async () => {
+    const erin = await h.member('erin-money@domdao.example');
+    const owner = await principalOf(erin.user_id);
+    const { platform, ids, clients } = h.opened.canisters;
+    assert.ok('Ok' in (await platform!.as(ids.governance).ledger.icrc1_transfer({ to: { owner }, amount: 10n * E8S })));
+    const deadline = new Date(h.now() + 2 * DAY_MS).toISOString();
+    const c = (await post('/api/campaigns', erin.jar, { title: 'Refusals', description: '', goal: { dom_e8s: String(100n * E8S) }, deadline })).json() as { id: string };
+    const supply = await clients.ledger.icrc1_total_supply();
+    const dust = await post(`/api/campaigns/${c.id}/contributions`, erin.jar, { amount: { dom_e8s: String(FEE) } });
+    assert.deepEqual([dust.statusCode, dust.json().error], [400, 'InvalidArgument'], 'at the fee: refused by the canister');
+    assert.equal(await clients.ledger.icrc1_balance_of({ owner }), 10n * E8S, 'no approval was made for it');
+    assert.equal(await clients.ledger.icrc1_total_supply(), supply);
+    // An allowance already there (approved elsewhere) is used: one transfer fee, no approval.
+    assert.ok('Ok' in (await platform!.as(owner).ledger.icrc2_approve({ spender: { owner: ids.campaign }, amount: E8S + FEE })));
+    const made = await post(`/api/campaigns/${c.id}/contributions`, erin.jar, { amount: { dom_e8s: String(E8S) } });
+    assert.equal(made.statusCode, 201, made.body);
+    assert.equal(await clients.ledger.icrc1_balance_of({ owner }), 10n * E8S - FEE - E8S - FEE, 'the approval made beforehand, then amount + fee');
+    assert.deepEqual((await platform!.as(owner).ledger.icrc2_allowance({ account: { owner }, spender: { owner: ids.campaign } })).allowance, 0n);
   });
 
   it('production refuses the faucet; without it the route answers 404', async () => {

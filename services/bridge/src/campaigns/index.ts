@@ -1,8 +1,9 @@
 // Campaigns, balances, donations and the treasury through the bridge (issue 11 "Bridge gateway",
 // decisions L20–L23): front ends never call canisters. Reads are public; every mutation needs the
 // member's session (cross-site rule, bearer-defect rule) and is signed as the member (embedded: the
-// member's principal; IC: the member's derived key, decision V5): the bridge approves the campaign
-// canister on the ledger for the amount plus the fee, then the campaign canister pulls it. Canister
+// member's principal; IC: the member's derived key, decision V5): the campaign canister pulls the
+// amount (plus the fee) with an ICRC-2 allowance, which the bridge approves only when it falls short
+// and the balance covers it (decision L25), so a refused payment costs nothing. Canister
 // errors become HTTP errors with the variant's name as the code (errors.ts).
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
@@ -69,19 +70,54 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     if (typeof key !== 'string' || !IDEMPOTENCY.test(key)) throw new HttpError(400, 'VALIDATION_ERROR', 'Idempotency-Key: 1 to 100 of A-Z a-z 0-9 . _ : -');
     return `http-${session.user_id.slice(0, 8)}-${key}`;
   };
-  /** Approves the campaign canister for `e8s` more (plus the fee), compare-and-set on the allowance (L21). */
-  const approve = async (member: Member, principal: string, e8s: bigint, withFee = true): Promise<void> => {
-    const fee = withFee ? await clients.ledger.icrc1_fee() : 0n;
+  /**
+   * Approves the campaign canister for `pull` more (what the canister will take from the allowance),
+   * compare-and-set on the allowance (L21); first the balance must cover `pull` and the approval's own
+   * fee, else nothing is approved and no fee is paid (decision L25).
+   */
+  const approve = async (member: Member, principal: string, pull: bigint): Promise<void> => {
+    const fee = await clients.ledger.icrc1_fee();
+    const account = { owner: principal };
     const spender = { owner: opts.campaignCanister };
     for (let attempt = 0; attempt < 3; attempt++) {
-      const { allowance } = await member.ledger.icrc2_allowance({ account: { owner: principal }, spender });
-      const r = await member.ledger.icrc2_approve({ spender, amount: allowance + e8s + fee, expected_allowance: allowance, expires_at: nowNs() + BigInt(APPROVAL_TTL_MS) * 1_000_000n });
+      const balance = await clients.ledger.icrc1_balance_of(account);
+      if (balance < pull + fee) throw moneyHttpError({ InsufficientFunds: { balance, required: pull + fee } });
+      const { allowance } = await member.ledger.icrc2_allowance({ account, spender });
+      const r = await member.ledger.icrc2_approve({ spender, amount: allowance + pull, expected_allowance: allowance, expires_at: nowNs() + BigInt(APPROVAL_TTL_MS) * 1_000_000n });
       if ('Ok' in r) return;
       if ('AllowanceChanged' in r.Err) continue;
       throw moneyHttpError('InsufficientFunds' in r.Err ? { InsufficientFunds: r.Err.InsufficientFunds } : { LedgerError: Object.keys(r.Err)[0] ?? 'approve refused' });
     }
     throw new HttpError(409, 'CONCURRENT_APPROVAL', 'another payment of yours is changing the same approval; try again');
   };
+  const queues = new Map<string, Promise<unknown>>();
+  /** Runs `fn` after every earlier operation of `key` on this instance has finished (decision L25). */
+  const perMember = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+    const run = (queues.get(key) ?? Promise.resolve()).then(fn);
+    const tail = run.then(() => undefined, () => undefined);
+    queues.set(key, tail);
+    void tail.then(() => queues.get(key) === tail && queues.delete(key));
+    return run;
+  };
+  /**
+   * Decision L25: a contribution or donation costs a fee only if it is made. The canister is asked
+   * first, with the allowance as it is: its own refusals (closed campaign, membership, price, amount)
+   * and the ledger's InsufficientFunds move nothing, and a repeated Idempotency-Key is answered as
+   * before without an approval. Only when the allowance alone is short does the bridge approve (after
+   * checking the balance covers it) and ask again. One operation per member at a time, so parallel
+   * requests cannot all pass the balance check and each pay an approval for funds that cover only
+   * some of them.
+   */
+  const pay = <T>(member: Member, principal: string, pull: () => Promise<bigint>, call: () => Promise<{ Ok: T } | { Err: Record<string, unknown> }>): Promise<T> =>
+    perMember(principal, async () => {
+      let r = await call();
+      if ('Err' in r && 'InsufficientAllowance' in r.Err) {
+        await approve(member, principal, await pull());
+        r = await call();
+      }
+      if ('Err' in r) throw moneyHttpError(r.Err);
+      return r.Ok;
+    });
   /** What to approve for an amount: DOM as given; USD at the ratified price with USD_HEADROOM_PCT. */
   const approvalFor = async (a: AmountIn): Promise<bigint> => {
     if ('dom_e8s' in a) return BigInt(a.dom_e8s);
@@ -132,11 +168,11 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     const op = opId(req, session);
     const member = await opts.clientsAs(session);
     if (!(await clients.campaign.get_campaign(id))) throw moneyHttpError({ CampaignNotFound: null });
-    await approve(member, session.principal, await approvalFor(amount));
-    const r = await member.campaign.contribute(id, canisterAmount(amount), op);
-    if ('Err' in r) throw moneyHttpError(r.Err);
-    req.log.info({ event: 'campaign.contributed', campaign_id: id, amount_e8s: r.Ok.amount_e8s.toString(), user_id: session.user_id }, 'contribution');
-    return reply.code(201).send(contributionView(r.Ok));
+    // transfer_from takes the amount and the fee from the allowance.
+    const pull = async () => (await approvalFor(amount)) + (await clients.ledger.icrc1_fee());
+    const c = await pay(member, session.principal, pull, () => member.campaign.contribute(id, canisterAmount(amount), op));
+    req.log.info({ event: 'campaign.contributed', campaign_id: id, amount_e8s: c.amount_e8s.toString(), user_id: session.user_id }, 'contribution');
+    return reply.code(201).send(contributionView(c));
   });
 
   app.post('/api/campaigns/:id/cancel', { bodyLimit: 1024, schema: { params: idParams, tags: ['campaigns'] } }, async (req) => {
@@ -168,11 +204,9 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     const op = opId(req, session);
     const member = await opts.clientsAs(session);
     // A burn charges no transfer fee, so the approval is the amount alone (its own fee is the member's).
-    await approve(member, session.principal, await approvalFor(amount), false);
-    const r = await member.campaign.burn_donation(canisterAmount(amount), op);
-    if ('Err' in r) throw moneyHttpError(r.Err);
-    req.log.info({ event: 'donation.burned', amount_e8s: r.Ok.amount_e8s.toString(), user_id: session.user_id }, 'donation burn');
-    return reply.code(201).send(donationView(r.Ok));
+    const d = await pay(member, session.principal, () => approvalFor(amount), () => member.campaign.burn_donation(canisterAmount(amount), op));
+    req.log.info({ event: 'donation.burned', amount_e8s: d.amount_e8s.toString(), user_id: session.user_id }, 'donation burn');
+    return reply.code(201).send(donationView(d));
   });
 
   app.get('/api/donations', { schema: { querystring: pageQuery, tags: ['campaigns'] } }, async (req) => {
