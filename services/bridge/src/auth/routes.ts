@@ -25,6 +25,17 @@ export function effectiveRoles(roles: string[]): string[] {
   return roles.length > 0 ? [...roles] : ['user'];
 }
 
+/**
+ * Decision B53: spec 2's membership table adds the `voter` role when a membership becomes Active. It is
+ * derived from the membership canister's answer, never stored or granted: a session carries it while
+ * the membership is Active, and loses it when the membership lapses or is revoked.
+ */
+export const VOTER = 'voter';
+export function withVoter(roles: string[], active: boolean): string[] {
+  const rest = roles.filter((r) => r !== VOTER);
+  return active ? [...rest, VOTER] : rest;
+}
+
 export function sessionBody(s: Pick<Session, 'user_id' | 'email' | 'roles'>) {
   return { authenticated: true as const, user_id: s.user_id, email: s.email, roles: s.roles };
 }
@@ -63,7 +74,16 @@ export default async function authRoutes(app: BridgeApp, { ctx, guards }: AuthOp
     if (user.email_verified_at === null) throw new HttpError(403, 'EMAIL_NOT_VERIFIED', 'confirm your email address first: follow the link in the email we sent (POST /api/auth/resend-verification sends a new one)');
     // A new id at every login; the one the browser held (if any) dies now.
     await ctx.sessions.destroy(req.cookies[SESSION_COOKIE]);
-    const session = { user_id: user.id, email: normaliseEmail(email), principal: user.principal, roles: effectiveRoles(user.roles) };
+    // Roles are cached at login (spec 2 Roles rule 5), `voter` with them when the membership is Active
+    // (decision B53). A membership canister that does not answer costs only `voter`, until
+    // GET /api/auth/session hears the status.
+    let active = false;
+    try {
+      active = (await ctx.canisters.membership.get_membership_status(user.principal))?.status === 'Active';
+    } catch (e) {
+      req.log.warn({ event: 'canister.unavailable', canister: 'membership', err: e instanceof Error ? e.message : String(e) }, 'membership status unavailable at login: no voter role until it answers');
+    }
+    const session = { user_id: user.id, email: normaliseEmail(email), principal: user.principal, roles: withVoter(effectiveRoles(user.roles), active) };
     const { id } = await ctx.sessions.create(session);
     setSessionCookie(reply, domain, id, ctx.config.SESSION_ABSOLUTE_HOURS * 3600);
     req.log.info({ event: 'auth.login', user_id: user.id }, 'login');
@@ -86,7 +106,11 @@ export default async function authRoutes(app: BridgeApp, { ctx, guards }: AuthOp
       req.log.warn({ event: 'canister.unavailable', canister: 'membership', err: e instanceof Error ? e.message : String(e) }, 'membership status unavailable');
       throw new HttpError(503, 'MEMBERSHIP_UNAVAILABLE', 'the membership canister did not answer; try again');
     }
-    return { ...sessionBody(s), ...(token && { membership_status: token.status }) };
+    // Decision B53: this endpoint hears the membership's status, so it keeps `voter` true to it (the
+    // membership became Active, or lapsed) in the answer and in the session /auth/session reads.
+    const roles = withVoter(s.roles, token?.status === 'Active');
+    if (roles.join() !== s.roles.join()) await ctx.sessions.setRoles(req.cookies[SESSION_COOKIE]!, roles);
+    return { ...sessionBody({ ...s, roles }), ...(token && { membership_status: token.status }) };
   });
 
   // Issue 14 "Me: sessions" (decision F9): a member sees their own live sessions and can end them all.

@@ -132,7 +132,7 @@ export function databaseSessionStore(db: Db, pool?: pg.Pool): SessionStore {
       }),
     touch: (idHash, r) =>
       guard(async () => {
-        await db.updateTable('sessions').set({ last_seen_at: new Date(r.last_seen_at) }).where('id_hash', '=', idHash).execute();
+        await db.updateTable('sessions').set({ last_seen_at: new Date(r.last_seen_at), roles: r.roles }).where('id_hash', '=', idHash).execute();
         // Only a session still present is refreshed in memory (a delete meanwhile wins).
         if (cache?.get(hex(idHash))) cache.set(hex(idHash), r);
       }),

@@ -65,6 +65,15 @@ export function sessionManager(o: SessionManagerOptions) {
       return { user_id: r.user_id, email: data.email, principal: data.principal, roles: r.roles, expires_at: r.expires_at };
     },
 
+    /** Replaces the roles a live session carries (the derived `voter` role, decision B53). */
+    async setRoles(id: string, roles: string[]): Promise<void> {
+      if (!ID_PATTERN.test(id)) return;
+      const h = hashId(id);
+      const r = await o.store.get(h);
+      if (!r) return;
+      await o.store.touch(h, { ...r, roles }, ttl(r, now()));
+    },
+
     async destroy(id: string | undefined): Promise<void> {
       if (id !== undefined && ID_PATTERN.test(id)) await o.store.delete(hashId(id));
     },

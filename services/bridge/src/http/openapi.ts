@@ -22,7 +22,7 @@ const SessionBody = Type.Object({
   authenticated: Type.Literal(true),
   user_id: Type.String({ format: 'uuid' }),
   email: Type.String(),
-  roles: Type.Array(Type.String(), { description: 'cached at login (spec 2 Roles)' }),
+  roles: Type.Array(Type.String(), { description: 'cached at login (spec 2 Roles); `voter` while the membership is Active (decision B53)' }),
 });
 const NoSession = Type.Object({ authenticated: Type.Literal(false) });
 const Html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
