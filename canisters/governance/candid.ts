@@ -87,6 +87,8 @@ export function governanceTypes(I: Idl) {
     VotingWindowClosed: I.Null,
     AlreadyVoted: I.Null,
     MembershipUnavailable: I.Text,
+    // Decision G22: Active now, but not when the window opened (the instant total_eligible was counted).
+    NotActiveWhenVotingOpened: I.Record({ opened_at: I.Nat64 }),
   });
   const VoteRecord = I.Record({ voter: I.Principal, vote: Vote, voted_at: I.Nat64, receipt_token_id: I.Nat });
   const DomPriceTick = I.Record({ price_usd: I.Float64, set_by: I.Principal, proposal_id: I.Nat64, timestamp: I.Nat64 });

@@ -13,7 +13,8 @@ export const governanceWiring: CanisterWiring<'membership' | 'treasury', Governa
   deps: (call, host) => ({
     membership: {
       get_membership_status: (owner) => call('membership', 'get_membership_status', owner),
-      count_active_members: () => call('membership', 'count_active_members'),
+      active_member_snapshot: () => call('membership', 'active_member_snapshot'),
+      voting_eligibility: (owner, at) => call('membership', 'voting_eligibility', owner, at),
       apply_policy: (policy) => call('membership', 'apply_policy', policy),
     },
     treasury: { execute_payout: (id, payout) => call('treasury', 'execute_payout', id, payout) },

@@ -13,9 +13,11 @@ export function membershipTypes(I: Idl) {
     expiration_date: I.Nat64,
     is_active: I.Bool,
   });
+  const ActiveMemberSnapshot = I.Record({ count: I.Nat64, at: I.Nat64 });
+  const VotingEligibility = I.Record({ active_now: I.Bool, active_at: I.Bool });
   const MembershipPolicy = I.Record({ add_admins: I.Vec(I.Principal), remove_admins: I.Vec(I.Principal), revoke: I.Vec(I.Principal) });
   const InitArgs = I.Record({ user_canister: I.Principal, governance_canister: I.Principal, admins: I.Vec(I.Principal) });
-  return { MembershipStatus, MembershipToken, MembershipPolicy, InitArgs };
+  return { MembershipStatus, MembershipToken, ActiveMemberSnapshot, VotingEligibility, MembershipPolicy, InitArgs };
 }
 
 export function membershipMethods(I: Idl) {
@@ -27,6 +29,9 @@ export function membershipMethods(I: Idl) {
     apply_policy: update([t.MembershipPolicy], result(I, I.Null, I.Text)),
     get_membership_status: query([I.Principal], I.Opt(t.MembershipToken)),
     count_active_members: query([], I.Nat64),
+    // Decision M8: the quorum base with its instant, and "Active now, and Active at that instant".
+    active_member_snapshot: query([], t.ActiveMemberSnapshot),
+    voting_eligibility: query([I.Principal, I.Nat64], t.VotingEligibility),
     ...icrc7Methods(I),
   } satisfies MethodTable;
 }

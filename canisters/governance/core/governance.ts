@@ -130,10 +130,10 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
       const mustBeMember = args.proposer !== undefined || (!isAdmin(ctx.caller) && !isTrusted(ctx.caller));
       const rules = c.rules[args.category];
       const opensAt = args.category === 'EmergencyAction' ? ctx.now : ctx.now + c.voting_delay;
-      let snapshot: bigint | undefined;
+      let snapshot: { count: bigint; at: bigint } | undefined;
       try {
         if (mustBeMember && !(await deps.membership.get_membership_status(proposer))?.is_active) return Err({ NotAMember: null });
-        if (opensAt === ctx.now) snapshot = await deps.membership.count_active_members();
+        if (opensAt === ctx.now) snapshot = await deps.membership.active_member_snapshot();
       } catch (e) {
         throw new CanisterReject(`membership canister unavailable: ${e instanceof Error ? e.message : String(e)}`);
       }
@@ -163,7 +163,7 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
       index.created(record);
       emit(ctx.now, { ProposalCreated: { proposal_id: id, category: args.category, proposed_by: proposer } });
       if (snapshot !== undefined) {
-        record = { ...record, total_eligible: snapshot };
+        record = { ...record, total_eligible: snapshot.count, eligible_at: snapshot.at };
         transition(record, 'Open', ctx.now);
       }
       return Ok(id);

@@ -54,15 +54,15 @@ export function governanceScheduler(stores: GovernanceStores, deps: GovernanceDe
     let p = stores.proposals.get(id);
     if (!p) return;
     if (p.status === 'Created' && now >= p.voting_opens && p.total_eligible === undefined && now < p.voting_closes) {
-      let snapshot: bigint;
+      let snapshot: { count: bigint; at: bigint };
       try {
-        snapshot = await deps.membership.count_active_members();
+        snapshot = await deps.membership.active_member_snapshot();
       } catch {
         return; // the membership canister is unreachable: try again at the next tick
       }
       p = stores.proposals.get(id)!;
       if (p.total_eligible === undefined) {
-        p = { ...p, total_eligible: snapshot };
+        p = { ...p, total_eligible: snapshot.count, eligible_at: snapshot.at };
         stores.proposals.set(id, p);
       }
     }

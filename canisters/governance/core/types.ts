@@ -108,7 +108,9 @@ export type VoteError =
   | { ProposalNotOpen: null }
   | { VotingWindowClosed: null }
   | { AlreadyVoted: null }
-  | { MembershipUnavailable: string };
+  | { MembershipUnavailable: string }
+  /** Decision G22: the caller is Active now but was not when the window opened (`opened_at`, the instant total_eligible was counted). */
+  | { NotActiveWhenVotingOpened: { opened_at: bigint } };
 
 export interface UpdateDomPriceArgs {
   proposal_id: bigint;
@@ -168,6 +170,11 @@ export interface ProposalRecord {
   rules: CategoryRules;
   /** Active members when the window opened: the quorum base. Absent until it opens. */
   total_eligible?: bigint;
+  /**
+   * The membership canister's instant of that count (decision G22): only members Active then vote.
+   * Absent until the window opens, and on proposals opened by a release before it (voting_opens stands in).
+   */
+  eligible_at?: bigint;
   yes_votes: bigint;
   no_votes: bigint;
   abstentions: bigint;
@@ -192,7 +199,10 @@ export interface Receipt {
 export interface GovernanceDeps {
   membership: {
     get_membership_status(owner: string): Promise<{ is_active: boolean } | undefined>;
-    count_active_members(): Promise<bigint>;
+    /** The quorum base and the instant it holds for (decision G22). */
+    active_member_snapshot(): Promise<{ count: bigint; at: bigint }>;
+    /** Active now, and Active at `at` (decision G22). */
+    voting_eligibility(owner: string, at: bigint): Promise<{ active_now: boolean; active_at: boolean }>;
     apply_policy(policy: MembershipPolicyPayload): Promise<{ Ok: null } | { Err: string }>;
   };
   treasury: {

@@ -17,45 +17,64 @@ function windowError(p: ProposalRecord, now: bigint): VoteError | undefined {
   return now >= p.voting_closes ? { VotingWindowClosed: null } : { ProposalNotOpen: null };
 }
 
+/**
+ * The quorum base and its instant, once the opening is recorded (decision G22). A proposal opened by a
+ * release that did not record the instant uses voting_opens, the nearest instant it knows.
+ */
+function openedWith(p: ProposalRecord): { count: bigint; at: bigint } | undefined {
+  return p.total_eligible === undefined ? undefined : { count: p.total_eligible, at: p.eligible_at ?? p.voting_opens };
+}
+
 export function votingMethods(stores: GovernanceStores, deps: GovernanceDeps, state: GovernanceState) {
   const { isAdmin, nextId, receipts, transition, voteKey } = state;
   return {
-    /** Spec 1 Authentication rule 1: Active, unexpired membership, checked by an inter-canister call now. */
+    /**
+     * Spec 1 Authentication rule 1: Active, unexpired membership, checked by an inter-canister call now;
+     * and decision G22: Active at the instant the window opened (when total_eligible was counted), so
+     * the voters are members counted in total_eligible and turnout never exceeds it.
+     */
     async cast_vote(ctx: CallContext, proposal_id: bigint, vote: Vote): Promise<Result<null, VoteError>> {
       const key = voteKey(proposal_id, ctx.caller);
-      const before = stores.proposals.get(proposal_id);
-      if (!before) return Err({ ProposalNotFound: null });
-      const closed = windowError(before, ctx.now);
-      if (closed) return Err(closed);
-      if (stores.votes.has(key)) return Err({ AlreadyVoted: null });
-      let snapshot = before.total_eligible;
-      try {
-        const m = await deps.membership.get_membership_status(ctx.caller);
-        if (!m?.is_active) return Err({ NotAMember: null });
-        // A window whose opening the scheduler has not recorded yet is opened by its first vote.
-        snapshot ??= await deps.membership.count_active_members();
-      } catch (e) {
-        return Err({ MembershipUnavailable: e instanceof Error ? e.message : String(e) });
+      for (;;) {
+        const before = stores.proposals.get(proposal_id);
+        if (!before) return Err({ ProposalNotFound: null });
+        const closed = windowError(before, ctx.now);
+        if (closed) return Err(closed);
+        if (stores.votes.has(key)) return Err({ AlreadyVoted: null });
+        let snapshot = openedWith(before);
+        let member: { active_now: boolean; active_at: boolean };
+        try {
+          // A window whose opening the scheduler has not recorded yet is opened by its first vote.
+          snapshot ??= await deps.membership.active_member_snapshot();
+          member = await deps.membership.voting_eligibility(ctx.caller, snapshot.at);
+        } catch (e) {
+          return Err({ MembershipUnavailable: e instanceof Error ? e.message : String(e) });
+        }
+        // Re-check after the awaits: on the IC other messages may have run in between.
+        let p = stores.proposals.get(proposal_id)!;
+        const recorded = openedWith(p);
+        // Another message recorded the opening meanwhile, at another instant: check at that one (once: it never changes again).
+        if (recorded && recorded.at !== snapshot.at) continue;
+        const closedNow = windowError(p, ctx.now);
+        if (closedNow) return Err(closedNow);
+        if (stores.votes.has(key)) return Err({ AlreadyVoted: null });
+        if (!member.active_now) return Err({ NotAMember: null });
+        if (!member.active_at) return Err({ NotActiveWhenVotingOpened: { opened_at: snapshot.at } });
+        // The record changes only when this vote opens the window; the counts have their own key (P4).
+        if (!recorded) {
+          p = { ...p, total_eligible: snapshot.count, eligible_at: snapshot.at };
+          if (p.status !== 'Created') stores.proposals.set(proposal_id, p);
+        }
+        if (p.status === 'Created') p = transition(p, 'Open', ctx.now);
+        stores.tallies.set(proposal_id, {
+          yes_votes: p.yes_votes + (vote === 'Yes' ? 1n : 0n),
+          no_votes: p.no_votes + (vote === 'No' ? 1n : 0n),
+          abstentions: p.abstentions + (vote === 'Abstain' ? 1n : 0n),
+        });
+        const token_id = receipts.mint(nextId('receipt'), ctx.caller, proposal_id, ctx.now);
+        stores.votes.set(key, { voter: ctx.caller, vote, voted_at: ctx.now, receipt_token_id: token_id });
+        return Ok(null);
       }
-      // Re-check after the awaits: on the IC other messages may have run in between.
-      let p = stores.proposals.get(proposal_id)!;
-      const closedNow = windowError(p, ctx.now);
-      if (closedNow) return Err(closedNow);
-      if (stores.votes.has(key)) return Err({ AlreadyVoted: null });
-      // The record changes only when this vote opens the window; the counts have their own key (P4).
-      if (p.total_eligible === undefined) {
-        p = { ...p, total_eligible: snapshot };
-        if (p.status !== 'Created') stores.proposals.set(proposal_id, p);
-      }
-      if (p.status === 'Created') p = transition(p, 'Open', ctx.now);
-      stores.tallies.set(proposal_id, {
-        yes_votes: p.yes_votes + (vote === 'Yes' ? 1n : 0n),
-        no_votes: p.no_votes + (vote === 'No' ? 1n : 0n),
-        abstentions: p.abstentions + (vote === 'Abstain' ? 1n : 0n),
-      });
-      const token_id = receipts.mint(nextId('receipt'), ctx.caller, proposal_id, ctx.now);
-      stores.votes.set(key, { voter: ctx.caller, vote, voted_at: ctx.now, receipt_token_id: token_id });
-      return Ok(null);
     },
 
     get_tally(ctx: CallContext, proposal_id: bigint): VoteTally | undefined {

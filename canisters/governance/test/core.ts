@@ -10,12 +10,17 @@ import type { GovernanceDeps } from '../core/types.ts';
 export async function coreWithProposal(deps: Partial<GovernanceDeps> & { eligible?: bigint } = {}, wrap: (stores: GovernanceStores) => GovernanceStores = (s) => s) {
   const stores = wrap(Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()])) as unknown as GovernanceStores);
   const { eligible = 3n, ...rest } = deps;
+  const clock = { now: 1_000n * NS_PER_HOUR };
   const core = governanceCore(stores, {
-    membership: { get_membership_status: async () => ({ is_active: true }), count_active_members: async () => eligible, apply_policy: async () => ({ Ok: null }) },
+    membership: {
+      get_membership_status: async () => ({ is_active: true }),
+      active_member_snapshot: async () => ({ count: eligible, at: clock.now }),
+      voting_eligibility: async () => ({ active_now: true, active_at: true }),
+      apply_policy: async () => ({ Ok: null }),
+    },
     treasury: { execute_payout: async () => ({ Ok: null }) },
     ...rest,
   });
-  const clock = { now: 1_000n * NS_PER_HOUR };
   const ctx = (caller: string) => ({ caller, now: clock.now });
   core.init({ self: 'gov', membership_canister: 'm', treasury_canister: 't', admins: ['admin'], trusted_proposers: [] });
   const created = await core.create_proposal(ctx('admin'), { title: 'T', body: 'b', category: 'General' });

@@ -41,7 +41,7 @@ async function governanceWith(proposals: Array<{ category: ProposalCategory; vot
   const raw = Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()])) as unknown as GovernanceStores;
   const stores = { ...raw, proposals: counted(raw.proposals, count) };
   const core = governanceCore(stores, {
-    membership: { get_membership_status: async () => ({ is_active: true }), count_active_members: async () => 3n, apply_policy: async () => ({ Ok: null }) },
+    membership: { get_membership_status: async () => ({ is_active: true }), active_member_snapshot: async () => ({ count: 3n, at: 0n }), voting_eligibility: async () => ({ active_now: true, active_at: true }), apply_policy: async () => ({ Ok: null }) },
     treasury: { execute_payout: async () => ({ Ok: null }) },
   });
   const clock = { now: 1_000n * NS_PER_HOUR };

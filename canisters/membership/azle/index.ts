@@ -41,4 +41,8 @@ export default class extends icrc7EntryPoints(calls) {
   get_membership_status(...a: unknown[]) { return calls.query('get_membership_status', a); }
   @query(methods.count_active_members.args, methods.count_active_members.ret)
   count_active_members(...a: unknown[]) { return calls.query('count_active_members', a); }
+  @query(methods.active_member_snapshot.args, methods.active_member_snapshot.ret)
+  active_member_snapshot(...a: unknown[]) { return calls.query('active_member_snapshot', a); }
+  @query(methods.voting_eligibility.args, methods.voting_eligibility.ret)
+  voting_eligibility(...a: unknown[]) { return calls.query('voting_eligibility', a); }
 }

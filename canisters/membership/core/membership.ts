@@ -17,10 +17,23 @@ export interface TokenRecord {
   tos_accepted_at: bigint;
   /** 0 while Registered. */
   expiration_date: bigint;
+  /**
+   * Membership history for "was this principal Active at time T" in O(1) (decision M8): the start of
+   * the current run of Active status (set on Registered → Active and Expired → Active, kept by an early
+   * renewal); absent on a token made Active before the history existed (then join_date stands in).
+   */
+  active_since?: bigint;
+  /** The run before the current one, kept when an Expired membership is renewed: Active from `since` until `until` (its expiry). */
+  previous_term?: { since: bigint; until: bigint };
+  /** When it was revoked (tokens revoked before the history existed have none). */
+  revoked_at?: bigint;
 }
 
+/** A token as callers see it has no history fields (get_membership_status's Candid record is unchanged). */
+type History = 'active_since' | 'previous_term' | 'revoked_at';
+
 /** What callers see: the record with the status in force now and is_active. */
-export interface MembershipToken extends Omit<TokenRecord, 'status'> {
+export interface MembershipToken extends Omit<TokenRecord, 'status' | History> {
   status: MembershipStatus;
   is_active: boolean;
 }
@@ -56,6 +69,16 @@ export const ACTIVE_COUNT_STEP = 500;
 export const MAX_PAYMENT_PROOF_BYTES = 64 * 1024;
 export { ICRC7_MAX_QUERY_BATCH as MAX_QUERY_BATCH, ICRC7_MAX_TAKE as MAX_TAKE } from '@domdao/canister-kit';
 
+/** Decision M8: whether token `t` was Active at `at` (see voting_eligibility). */
+function activeAt(t: TokenRecord, at: bigint): boolean {
+  if (t.previous_term && t.previous_term.since < at && at < t.previous_term.until) return true;
+  if (t.status === 'Registered' || (t.status === 'Revoked' && t.revoked_at === undefined)) return false;
+  // A token made Active before the history existed: Active since it joined (the earliest it can have been).
+  const since = t.active_since ?? t.join_date;
+  const until = t.revoked_at !== undefined && t.revoked_at < t.expiration_date ? t.revoked_at : t.expiration_date;
+  return since < at && at < until;
+}
+
 export function membershipCore(stores: MembershipStores) {
   const config = (): MembershipConfig => {
     const c = stores.config.get('config');
@@ -63,9 +86,10 @@ export function membershipCore(stores: MembershipStores) {
     return c;
   };
   const view = (t: TokenRecord, now: bigint): MembershipToken => {
+    const { active_since: _s, previous_term: _p, revoked_at: _r, ...token } = t;
     const expired = t.status === 'Active' && t.expiration_date <= now;
     const status: MembershipStatus = expired ? 'Expired' : t.status;
-    return { ...t, status, is_active: status === 'Active' };
+    return { ...token, status, is_active: status === 'Active' };
   };
   const isAdmin = (p: string) => config().admins.includes(p);
   /** Tokens below this id are in `activeByExpiry` (decision M7). */
@@ -81,6 +105,14 @@ export function membershipCore(stores: MembershipStores) {
     };
     add(before, -1n);
     add(after, 1n);
+  };
+  /** Decision M7: the sum of the few `activeByExpiry` entries after `now`, plus tokens of an earlier release not yet counted. */
+  const countActive = (now: bigint): bigint => {
+    let n = 0n;
+    for (const [expiry, count] of stores.activeByExpiry.entries()) if (expiry > now) n += count;
+    const below = countedBelow(config());
+    if (below < config().next_token_id) for (const [, t] of stores.tokens.entries({ from: below })) if (t.status === 'Active' && t.expiration_date > now) n++;
+    return n;
   };
   const write = (before: TokenRecord, after: TokenRecord): void => {
     stores.tokens.set(after.token_id, after);
@@ -121,7 +153,16 @@ export function membershipCore(stores: MembershipStores) {
       if (!token) return Err('no Registered membership exists for this principal');
       if (token.status === 'Revoked') return Err('the membership was revoked');
       const current = token.status === 'Active' ? token.expiration_date : undefined;
-      write(token, { ...token, status: 'Active', expiration_date: activeUntil(ctx.now, current) });
+      const stillActive = current !== undefined && current > ctx.now;
+      // Decision M8: a renewal of an Expired membership starts a new run and keeps the one before it.
+      const lapsed = token.status === 'Active' && !stillActive ? { since: token.active_since ?? token.join_date, until: token.expiration_date } : undefined;
+      write(token, {
+        ...token,
+        status: 'Active',
+        expiration_date: activeUntil(ctx.now, current),
+        active_since: stillActive ? (token.active_since ?? token.join_date) : ctx.now,
+        ...(lapsed && { previous_term: lapsed }),
+      });
       return Ok(null);
     },
 
@@ -132,7 +173,7 @@ export function membershipCore(stores: MembershipStores) {
       const token = id === undefined ? undefined : stores.tokens.get(id);
       if (!token) return Err('no membership exists for this principal');
       if (token.status === 'Revoked') return Err('the membership is already revoked');
-      write(token, { ...token, status: 'Revoked' });
+      write(token, { ...token, status: 'Revoked', revoked_at: ctx.now });
       return Ok(null);
     },
 
@@ -149,7 +190,7 @@ export function membershipCore(stores: MembershipStores) {
       }
       for (const owner of policy.revoke) {
         const token = stores.tokens.get(stores.byOwner.get(owner)!)!;
-        if (token.status !== 'Revoked') write(token, { ...token, status: 'Revoked' });
+        if (token.status !== 'Revoked') write(token, { ...token, status: 'Revoked', revoked_at: ctx.now });
       }
       const admins = [...c.admins.filter((a) => !policy.remove_admins.includes(a)), ...policy.add_admins.filter((a) => !c.admins.includes(a))];
       stores.config.set('config', { ...c, admins });
@@ -169,11 +210,29 @@ export function membershipCore(stores: MembershipStores) {
      * release not yet fully counted adds the tokens at and after the count's cursor.
      */
     count_active_members(ctx: CallContext): bigint {
-      let n = 0n;
-      for (const [expiry, count] of stores.activeByExpiry.entries()) if (expiry > ctx.now) n += count;
-      const below = countedBelow(config());
-      if (below < config().next_token_id) for (const [, t] of stores.tokens.entries({ from: below })) if (t.status === 'Active' && t.expiration_date > ctx.now) n++;
-      return n;
+      return countActive(ctx.now);
+    },
+
+    /**
+     * The quorum base of a vote and the instant it holds for (decision M8): governance records both when
+     * a window opens, and later asks voting_eligibility at that instant, so its voters are a subset of
+     * the members counted.
+     */
+    active_member_snapshot(ctx: CallContext): { count: bigint; at: bigint } {
+      return { count: countActive(ctx.now), at: ctx.now };
+    },
+
+    /**
+     * Whether `owner` is Active now, and was Active at `at` (decision M8): in O(1) from the token's
+     * history. A run counts from strictly after its start (a member made Active at the very instant of
+     * a snapshot may or may not have been counted by it) until its expiry or revocation; `at` in the
+     * future is not known yet (false).
+     */
+    voting_eligibility(ctx: CallContext, owner: string, at: bigint): { active_now: boolean; active_at: boolean } {
+      const id = stores.byOwner.get(owner);
+      const t = id === undefined ? undefined : stores.tokens.get(id);
+      if (!t) return { active_now: false, active_at: false };
+      return { active_now: view(t, ctx.now).is_active, active_at: at <= ctx.now && activeAt(t, at) };
     },
 
     /** When count_active_step has work (a store from an earlier release): now; otherwise never. */

@@ -38,7 +38,8 @@ function setup(dir?: string, initialise = true) {
     ctx,
     update,
     query,
-    setNow: (iso: string) => (now = at(iso)),
+    setNow: (t: string | bigint) => (now = typeof t === 'bigint' ? t : at(t)),
+    now: () => now,
     status: (p: string) => query(() => core.get_membership_status(ctx('anyone'), p)),
     mint: (p: string, caller = USER) => update(() => core.mint_membership_registered(ctx(caller), p, now - 1_000n)),
     upgrade: (p: string, caller = USER, proof = new Uint8Array([1, 2, 3])) => update(() => core.upgrade_to_active(ctx(caller), p, proof)),
@@ -141,6 +142,97 @@ describe('revoke_membership (decision M4)', () => {
     assert.match(err(await m.upgrade(ALICE))!, /revoked/);
     assert.match(err(await m.update(() => m.core.revoke_membership(m.ctx(ADMIN), ALICE)))!, /already revoked/);
     assert.match(err(await m.update(() => m.core.revoke_membership(m.ctx(ADMIN), 'nobody')))!, /no membership/);
+  });
+});
+
+describe('membership history: voting_eligibility and active_member_snapshot (decision M8)', () => {
+  const eligibility = (m: Awaited<ReturnType<typeof setup>['ready']>, p: string, t: bigint) => m.query(() => m.core.voting_eligibility(m.ctx(GOV), p, t));
+
+  it('a run of Active status counts from strictly after its start until its expiry: each end at the limit and one unit past it', async () => {
+    const m = await setup().ready;
+    await m.mint(ALICE);
+    m.setNow('2026-04-01T00:00:00Z');
+    const since = m.now();
+    await m.upgrade(ALICE);
+    const until = m.status(ALICE)!.expiration_date;
+    m.setNow('2026-06-01T00:00:00Z');
+    assert.deepEqual(eligibility(m, ALICE, since), { active_now: true, active_at: false }, 'made Active at that very instant: not yet');
+    assert.deepEqual(eligibility(m, ALICE, since + 1n), { active_now: true, active_at: true });
+    assert.deepEqual(eligibility(m, ALICE, since - 1n), { active_now: true, active_at: false }, 'Registered then');
+    m.setNow(until + 5n);
+    assert.deepEqual(eligibility(m, ALICE, until - 1n), { active_now: false, active_at: true });
+    assert.deepEqual(eligibility(m, ALICE, until), { active_now: false, active_at: false }, 'expired at its expiration_date (M3)');
+    assert.deepEqual(eligibility(m, ALICE, m.now() + 1n), { active_now: false, active_at: false }, 'the future is not known');
+    assert.deepEqual(eligibility(m, 'nobody', since + 1n), { active_now: false, active_at: false });
+    await m.mint(BOB);
+    assert.deepEqual(eligibility(m, BOB, m.now()), { active_now: false, active_at: false }, 'Registered is not Active');
+  });
+
+  it('an early renewal keeps the run; a renewal after a lapse starts a new one and keeps the previous', async () => {
+    const m = await setup().ready;
+    await m.mint(ALICE);
+    const since = m.now();
+    await m.upgrade(ALICE);
+    m.setNow('2026-12-01T00:00:00Z');
+    await m.upgrade(ALICE); // early: Active until the end of 2027 (M2)
+    assert.equal(eligibility(m, ALICE, since + 1n).active_at, true, 'still one run since the first activation');
+    m.setNow('2028-01-05T00:00:00Z'); // lapsed at the end of 2027
+    const renewed = m.now();
+    await m.upgrade(ALICE);
+    const lapsedAt = at('2027-12-31T23:59:59Z');
+    m.setNow('2028-01-06T00:00:00Z');
+    assert.deepEqual(eligibility(m, ALICE, lapsedAt - 1n), { active_now: true, active_at: true }, 'the previous run');
+    assert.equal(eligibility(m, ALICE, lapsedAt).active_at, false, 'the lapse');
+    assert.equal(eligibility(m, ALICE, renewed).active_at, false);
+    assert.equal(eligibility(m, ALICE, renewed + 1n).active_at, true, 'the new run');
+  });
+
+  it('a revocation ends the run at its instant', async () => {
+    const m = await setup().ready;
+    await m.mint(ALICE);
+    const since = m.now();
+    await m.upgrade(ALICE);
+    m.setNow('2026-05-01T00:00:00Z');
+    const revoked = m.now();
+    await m.update(() => m.core.revoke_membership(m.ctx(ADMIN), ALICE));
+    assert.deepEqual(eligibility(m, ALICE, revoked - 1n), { active_now: false, active_at: true });
+    assert.deepEqual(eligibility(m, ALICE, revoked), { active_now: false, active_at: false });
+    assert.equal(eligibility(m, ALICE, since + 1n).active_at, true);
+  });
+
+  it('a token stored before the history (no active_since) is Active since its join_date; one revoked then is not known to have been Active', async () => {
+    const m = await setup().ready;
+    const tokens = m.host.store<bigint, TokenRecord>('membership', 'tokens');
+    await m.mint(ALICE);
+    await m.mint(BOB);
+    const joined = m.now();
+    await m.upgrade(ALICE);
+    await m.upgrade(BOB);
+    await m.update(() => {
+      for (const id of [1n, 2n]) {
+        const { active_since: _a, previous_term: _p, revoked_at: _r, ...legacy } = tokens.get(id)!;
+        tokens.set(id, id === 2n ? { ...legacy, status: 'Revoked' } : legacy);
+      }
+    });
+    m.setNow('2026-06-01T00:00:00Z');
+    assert.deepEqual(eligibility(m, ALICE, joined), { active_now: true, active_at: false });
+    assert.deepEqual(eligibility(m, ALICE, joined + 1n), { active_now: true, active_at: true });
+    assert.deepEqual(eligibility(m, BOB, joined + 1n), { active_now: false, active_at: false });
+    // Renewed after the lapse, the old run is kept from join_date.
+    m.setNow('2027-02-01T00:00:00Z');
+    await m.upgrade(ALICE);
+    assert.equal(eligibility(m, ALICE, joined + 1n).active_at, true);
+    assert.equal(m.status(ALICE)!.status, 'Active');
+    assert.deepEqual(Object.keys(m.status(ALICE)!).sort(), ['expiration_date', 'is_active', 'join_date', 'owner', 'status', 'token_id', 'tos_accepted_at'], 'get_membership_status shows no history fields');
+  });
+
+  it('active_member_snapshot: the count of count_active_members and the instant it holds for', async () => {
+    const m = await setup().ready;
+    for (const p of ['a', 'b']) {
+      await m.mint(p);
+      await m.upgrade(p);
+    }
+    assert.deepEqual(m.query(() => m.core.active_member_snapshot(m.ctx(GOV))), { count: 2n, at: m.now() });
   });
 });
 

@@ -8,6 +8,7 @@ import { Principal } from '@icp-sdk/core/principal';
 import { principalFromSeed } from '../src/principals.ts';
 import { CanisterCallError } from '../src/ic/index.ts';
 import { harness, tempDir, ADMIN, BRIDGE } from './harness.ts';
+import { eligibilityJourney } from './scenarios/eligibility.ts';
 import { membershipAndGovernanceJourney, moneyJourney, type JourneyHost } from './scenarios/journey.ts';
 import { deployWasm } from './wasm-host/platform.ts';
 import { WasmReplica } from './wasm-host/host.ts';
@@ -52,6 +53,7 @@ async function wasmHost(): Promise<{ host: JourneyHost; replica: WasmReplica }> 
 for (const [name, journey] of [
   ['the membership and governance journey', membershipAndGovernanceJourney],
   ['the money journey (price, campaign in USD, treasury payout)', moneyJourney],
+  ['eligibility fixed when voting opens (decisions G22, M8)', eligibilityJourney],
 ] as const) {
   describe(`${name} on both hosts (issue 15)`, () => {
     it('embedded platform, restarted from disk in the middle', async () => {
