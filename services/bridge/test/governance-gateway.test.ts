@@ -100,6 +100,23 @@ describe('governance gateway', () => {
     assert.deepEqual([r.statusCode, r.json().error], [409, 'VotingWindowClosed']);
   });
 
+  it('decision G22: a member made Active after voting opened is refused with 403 NotActiveWhenVotingOpened, a message that says why and when; votes on the next proposal', async () => {
+    const carol = await h.member('carol@domdao.example');
+    const id = await openProposal();
+    const opened = (await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json() as { voting_opens: string; tally: { total_eligible: string } };
+    h.advance(1000);
+    await activate(carol.user_id);
+    const jar = (await h.login('carol@domdao.example')).jar;
+    const r = await vote(jar, { proposal_id: id, vote: 'Yes' });
+    assert.deepEqual([r.statusCode, r.json().error], [403, 'NotActiveWhenVotingOpened'], r.body);
+    assert.equal(r.json().message, `your membership became Active after voting opened on this proposal, so you cannot vote on it; you can vote on proposals that open from now on (voting opened at ${opened.voting_opens})`);
+    const after = (await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json() as { tally: { yes_votes: string; total_eligible: string } };
+    assert.deepEqual([after.tally.yes_votes, after.tally.total_eligible], ['0', opened.tally.total_eligible], 'nothing counted');
+    const next = await openProposal();
+    const ok = await vote((await h.login('carol@domdao.example')).jar, { proposal_id: next, vote: 'Yes' });
+    assert.equal(ok.statusCode, 200, ok.body);
+  });
+
   it('bad bodies: per-field 400, nothing changes; oversized body 413 (V11)', async () => {
     await signIn();
     for (const body of [{ proposal_id: 'x1', vote: 'Yes' }, { proposal_id: '1', vote: 'Maybe' }, { vote: 'Yes' }]) {
@@ -355,13 +372,9 @@ describe('governance gateway: votes past one page', () => {
   it('votes of a proposal past one page (decision V25): the bridge reads list_votes_page until a short page, each vote once', async (t) => {
     const g = await bridge();
     t.after(() => g.close());
-    const created = await g.opened.canisters.clients.governance.create_proposal({ title: 'Many voters', body: 'b', category: 'General' });
-    assert.ok('Ok' in created);
-    const id = String(created.Ok);
-    g.advance(HOUR_MS);
-    await g.opened.canisters.platform!.tick();
     const platform = g.opened.canisters.platform!;
     const registrar = g.opened.canisters.clients;
+    // Members first: only members Active when the window opens vote on it (decision G22).
     const voters: string[] = [];
     for (let i = 0; i < 520; i += 40) {
       voters.push(
@@ -373,11 +386,18 @@ describe('governance gateway: votes past one page', () => {
             assert.ok('Ok' in (await registrar.user.verify_email(created.Ok.verification_token)));
             assert.ok('Ok' in (await registrar.user.record_kyc(principal, true)));
             assert.ok('Ok' in (await registrar.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
-            assert.ok('Ok' in (await platform.as(principal).governance.cast_vote(BigInt(id), 'Yes')));
             return principal;
           }),
         )),
       );
+    }
+    const created = await g.opened.canisters.clients.governance.create_proposal({ title: 'Many voters', body: 'b', category: 'General' });
+    assert.ok('Ok' in created);
+    const id = String(created.Ok);
+    g.advance(HOUR_MS);
+    await platform.tick();
+    for (let i = 0; i < voters.length; i += 40) {
+      await Promise.all(voters.slice(i, i + 40).map(async (principal) => assert.ok('Ok' in (await platform.as(principal).governance.cast_vote(BigInt(id), 'Yes')))));
     }
     const admin = await g.member(ADMIN_EMAIL);
     const r = await g.request({ method: 'GET', url: `/api/governance/proposals/${id}/votes`, jar: admin.jar });

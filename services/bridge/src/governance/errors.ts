@@ -16,6 +16,8 @@ export const GOVERNANCE_ERROR_STATUS: Record<string, number> = {
   // The canister's refusal to execute in the proposal's state, or the action failing: not now, retry later.
   ExecutionFailed: 409,
   MembershipUnavailable: 503,
+  // Decision G22: Active now, but not when the proposal's vote opened; a decision, not an outage.
+  NotActiveWhenVotingOpened: 403,
 };
 
 const MESSAGES: Record<string, string> = {
@@ -30,12 +32,20 @@ const MESSAGES: Record<string, string> = {
   PriceStale: 'the ratified price is stale',
   ExecutionFailed: 'execution failed',
   MembershipUnavailable: 'membership cannot be checked right now; try again',
+  NotActiveWhenVotingOpened: 'your membership became Active after voting opened on this proposal, so you cannot vote on it; you can vote on proposals that open from now on',
 };
+
+/** A variant's detail as the message's tail: its text, or the instant a G22 refusal names (nanoseconds) in ISO 8601. */
+function detailOf(detail: unknown): string {
+  if (typeof detail === 'string') return detail ? `: ${detail}` : '';
+  const at = (detail as { opened_at?: unknown } | null)?.opened_at;
+  return typeof at === 'bigint' ? ` (voting opened at ${new Date(Number(at / 1_000_000n)).toISOString()})` : '';
+}
 
 export function governanceHttpError(err: Record<string, unknown>): HttpError {
   const variant = Object.keys(err)[0] ?? 'Unknown';
   const detail = err[variant];
   const status = GOVERNANCE_ERROR_STATUS[variant] ?? 502;
-  const message = `${MESSAGES[variant] ?? `the governance canister answered ${variant}`}${typeof detail === 'string' && detail ? `: ${detail}` : ''}`;
+  const message = `${MESSAGES[variant] ?? `the governance canister answered ${variant}`}${detailOf(detail)}`;
   return new HttpError(status, variant, message, status === 503 ? { 'retry-after': '5' } : {});
 }
