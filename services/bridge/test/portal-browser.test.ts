@@ -197,6 +197,40 @@ describe('the member web app in Chromium (issue 14; decisions F1–F5)', () => {
     await shoot('proposal-voted');
   });
 
+  it('decision G22: a member made Active after voting opened clicks Vote and the app says why they cannot vote on this proposal', async () => {
+    const email = 'late@example.org';
+    const fields = await h.encrypt({ email, name: 'Late Member', dob: '1980-01-01' });
+    assert.equal((await h.request({ method: 'POST', url: '/api/auth/register', origin: base, payload: { ...fields, password: PASSWORD, tos_accepted: true } })).statusCode, 201);
+    const link = /\/verify-email\?token=[0-9a-f-]+/.exec(h.emails().filter((m) => m.to.includes(email)).at(-1)!.text)![0];
+    assert.equal((await h.request({ method: 'GET', url: link })).statusCode, 200);
+    const c = h.opened.canisters.clients;
+    const created = await c.governance.create_proposal({ title: 'Plant the orchard', body: 'Apples.', category: 'General' });
+    assert.ok('Ok' in created);
+    h.advance(HOUR_MS + 1000);
+    await h.opened.canisters.platform!.tick();
+    h.advance(1000);
+    const { principal } = await apiLogin(email);
+    assert.ok('Ok' in (await c.user.record_kyc(principal, true)));
+    assert.ok('Ok' in (await c.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+    const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const late = await other.newPage();
+      late.on('pageerror', (e) => errors.push(`${late.url()}: ${e.message}`));
+      const url = `${base}/proposals/${created.Ok}`;
+      await late.goto(`${base}/login?returnUrl=${encodeURIComponent(url)}`);
+      await late.fill('#email', email);
+      await late.fill('#password', PASSWORD);
+      await Promise.all([late.waitForURL(url), late.click('button[type=submit]')]);
+      await late.click('text=Vote yes');
+      await late.waitForSelector('text=You became a voting member after voting opened on this proposal, so you cannot vote on it. You can vote on proposals that open from now on.');
+      assert.equal(await late.locator('text=Vote yes').count(), 0, 'the vote buttons are gone');
+      assert.match((await late.locator('[aria-label=Tally]').textContent()) ?? '', /0 of \d+ members voted/, 'nothing counted');
+      await late.screenshot({ path: join(SHOTS, 'proposal-joined-after-opening-1280.png'), fullPage: true });
+    } finally {
+      await other.close();
+    }
+  });
+
   it('spec 2 AI in the app: search by meaning, the summary and the drafting helper (a local inference server); plain search when it fails', async () => {
     const { jar } = await apiLogin('grace@example.org');
     const garden = await h.request({ method: 'POST', url: '/api/governance/propose', jar, origin: base, payload: { title: 'Plant a community garden', body: 'Plant a community garden with vegetable seeds.', category: 'General' } });

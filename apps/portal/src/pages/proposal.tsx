@@ -39,6 +39,8 @@ export function ProposalPage({ id }: { id: string }) {
   const ai = useApi<{ status: string }>(session ? '/api/ai/health' : null);
   const [summary, setSummary] = useState<string>('');
   const [msg, setMsg] = useState('');
+  // Decision G22: only members Active when voting opened vote; the canister says so when one was not.
+  const [lateMember, setLateMember] = useState(false);
   if (p.error) return <p class="error">{p.error.status === 404 ? 'No such proposal.' : p.error.message}</p>;
   if (!p.data) return <p aria-busy="true">Loading…</p>;
   const pr = p.data;
@@ -55,7 +57,8 @@ export function ProposalPage({ id }: { id: string }) {
       p.reload();
       receipts.reload();
     } catch (err) {
-      setMsg(err instanceof ApiError ? err.message : String(err));
+      if (err instanceof ApiError && err.code === 'NotActiveWhenVotingOpened') setLateMember(true);
+      else setMsg(err instanceof ApiError ? err.message : String(err));
     }
   };
   return (
@@ -100,7 +103,11 @@ export function ProposalPage({ id }: { id: string }) {
             {receipt.minted_at ? `, minted ${when(receipt.minted_at)}` : ''} (ICRC-7; burned when the proposal is finalised)
           </p>
         ) : null}
-        {pr.status === 'Open' && isActive(session) && !mine.data?.vote ? (
+        {pr.status === 'Open' && lateMember ? (
+          <p class="note" role="status">
+            You became a voting member after voting opened on this proposal, so you cannot vote on it. You can vote on proposals that open from now on.
+          </p>
+        ) : pr.status === 'Open' && isActive(session) && !mine.data?.vote ? (
           <div class="actions">
             <button type="button" onClick={() => void vote('Yes')}>
               Vote yes
