@@ -87,7 +87,7 @@ export function governanceTypes(I: Idl) {
     VotingWindowClosed: I.Null,
     AlreadyVoted: I.Null,
     MembershipUnavailable: I.Text,
-    // Decision G22: Active now, but not when the window opened (the instant total_eligible was counted).
+    // Decision G23: Active now, but not when the window opened (the instant total_eligible was counted).
     NotActiveWhenVotingOpened: I.Record({ opened_at: I.Nat64 }),
   });
   const VoteRecord = I.Record({ voter: I.Principal, vote: Vote, voted_at: I.Nat64, receipt_token_id: I.Nat });

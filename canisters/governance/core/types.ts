@@ -109,7 +109,7 @@ export type VoteError =
   | { VotingWindowClosed: null }
   | { AlreadyVoted: null }
   | { MembershipUnavailable: string }
-  /** Decision G22: the caller is Active now but was not when the window opened (`opened_at`, the instant total_eligible was counted). */
+  /** Decision G23: the caller is Active now but was not when the window opened (`opened_at`, the instant total_eligible was counted). */
   | { NotActiveWhenVotingOpened: { opened_at: bigint } };
 
 export interface UpdateDomPriceArgs {
@@ -171,7 +171,7 @@ export interface ProposalRecord {
   /** Active members when the window opened: the quorum base. Absent until it opens. */
   total_eligible?: bigint;
   /**
-   * The membership canister's instant of that count (decision G22): only members Active then vote.
+   * The membership canister's instant of that count (decision G23): only members Active then vote.
    * Absent until the window opens, and on proposals opened by a release before it (voting_opens stands in).
    */
   eligible_at?: bigint;
@@ -199,9 +199,9 @@ export interface Receipt {
 export interface GovernanceDeps {
   membership: {
     get_membership_status(owner: string): Promise<{ is_active: boolean } | undefined>;
-    /** The quorum base and the instant it holds for (decision G22). */
+    /** The quorum base and the instant it holds for (decision G23). */
     active_member_snapshot(): Promise<{ count: bigint; at: bigint }>;
-    /** Active now, and Active at `at` (decision G22). */
+    /** Active now, and Active at `at` (decision G23). */
     voting_eligibility(owner: string, at: bigint): Promise<{ active_now: boolean; active_at: boolean }>;
     apply_policy(policy: MembershipPolicyPayload): Promise<{ Ok: null } | { Err: string }>;
   };

@@ -18,7 +18,7 @@ function windowError(p: ProposalRecord, now: bigint): VoteError | undefined {
 }
 
 /**
- * The quorum base and its instant, once the opening is recorded (decision G22). A proposal opened by a
+ * The quorum base and its instant, once the opening is recorded (decision G23). A proposal opened by a
  * release that did not record the instant uses voting_opens, the nearest instant it knows.
  */
 function openedWith(p: ProposalRecord): { count: bigint; at: bigint } | undefined {
@@ -30,7 +30,7 @@ export function votingMethods(stores: GovernanceStores, deps: GovernanceDeps, st
   return {
     /**
      * Spec 1 Authentication rule 1: Active, unexpired membership, checked by an inter-canister call now;
-     * and decision G22: Active at the instant the window opened (when total_eligible was counted), so
+     * and decision G23: Active at the instant the window opened (when total_eligible was counted), so
      * the voters are members counted in total_eligible and turnout never exceeds it.
      */
     async cast_vote(ctx: CallContext, proposal_id: bigint, vote: Vote): Promise<Result<null, VoteError>> {

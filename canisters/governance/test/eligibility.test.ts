@@ -1,4 +1,4 @@
-// Decision G22 (with M8): only members Active when a proposal's window opened vote on it, so turnout
+// Decision G23 (with M8): only members Active when a proposal's window opened vote on it, so turnout
 // never exceeds total_eligible. The governance core driven directly, with the real membership core on
 // plain stores behind its membership dependency and one clock for both.
 import assert from 'node:assert/strict';
@@ -50,7 +50,7 @@ function setup(start = '2026-03-10T12:00:00Z') {
   return { clock, ctx, m, ms, gs, gov, join, activate, propose, vote, turnout };
 }
 
-describe('eligibility is fixed when voting opens (decision G22)', () => {
+describe('eligibility is fixed when voting opens (decision G23)', () => {
   it('a member Active at the opening votes; one made Active after it is refused with NotActiveWhenVotingOpened; turnout never exceeds total_eligible', async () => {
     const s = setup();
     for (const p of ['a', 'b', 'c', 'd']) s.activate(p);

@@ -53,7 +53,7 @@ async function wasmHost(): Promise<{ host: JourneyHost; replica: WasmReplica }> 
 for (const [name, journey] of [
   ['the membership and governance journey', membershipAndGovernanceJourney],
   ['the money journey (price, campaign in USD, treasury payout)', moneyJourney],
-  ['eligibility fixed when voting opens (decisions G22, M8)', eligibilityJourney],
+  ['eligibility fixed when voting opens (decisions G23, M8)', eligibilityJourney],
 ] as const) {
   describe(`${name} on both hosts (issue 15)`, () => {
     it('embedded platform, restarted from disk in the middle', async () => {

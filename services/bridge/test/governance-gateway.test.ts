@@ -100,7 +100,7 @@ describe('governance gateway', () => {
     assert.deepEqual([r.statusCode, r.json().error], [409, 'VotingWindowClosed']);
   });
 
-  it('decision G22: a member made Active after voting opened is refused with 403 NotActiveWhenVotingOpened, a message that says why and when; votes on the next proposal', async () => {
+  it('decision G23: a member made Active after voting opened is refused with 403 NotActiveWhenVotingOpened, a message that says why and when; votes on the next proposal', async () => {
     const carol = await h.member('carol@domdao.example');
     const id = await openProposal();
     const opened = (await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json() as { voting_opens: string; tally: { total_eligible: string } };
@@ -374,7 +374,7 @@ describe('governance gateway: votes past one page', () => {
     t.after(() => g.close());
     const platform = g.opened.canisters.platform!;
     const registrar = g.opened.canisters.clients;
-    // Members first: only members Active when the window opens vote on it (decision G22).
+    // Members first: only members Active when the window opens vote on it (decision G23).
     const voters: string[] = [];
     for (let i = 0; i < 520; i += 40) {
       voters.push(

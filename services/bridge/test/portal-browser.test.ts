@@ -197,7 +197,7 @@ describe('the member web app in Chromium (issue 14; decisions F1–F5)', () => {
     await shoot('proposal-voted');
   });
 
-  it('decision G22: a member made Active after voting opened clicks Vote and the app says why they cannot vote on this proposal', async () => {
+  it('decision G23: a member made Active after voting opened clicks Vote and the app says why they cannot vote on this proposal', async () => {
     const email = 'late@example.org';
     const fields = await h.encrypt({ email, name: 'Late Member', dob: '1980-01-01' });
     assert.equal((await h.request({ method: 'POST', url: '/api/auth/register', origin: base, payload: { ...fields, password: PASSWORD, tos_accepted: true } })).statusCode, 201);

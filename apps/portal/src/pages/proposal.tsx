@@ -39,7 +39,7 @@ export function ProposalPage({ id }: { id: string }) {
   const ai = useApi<{ status: string }>(session ? '/api/ai/health' : null);
   const [summary, setSummary] = useState<string>('');
   const [msg, setMsg] = useState('');
-  // Decision G22: only members Active when voting opened vote; the canister says so when one was not.
+  // Decision G23: only members Active when voting opened vote; the canister says so when one was not.
   const [lateMember, setLateMember] = useState(false);
   if (p.error) return <p class="error">{p.error.status === 404 ? 'No such proposal.' : p.error.message}</p>;
   if (!p.data) return <p aria-busy="true">Loading…</p>;

@@ -16,7 +16,7 @@ export const GOVERNANCE_ERROR_STATUS: Record<string, number> = {
   // The canister's refusal to execute in the proposal's state, or the action failing: not now, retry later.
   ExecutionFailed: 409,
   MembershipUnavailable: 503,
-  // Decision G22: Active now, but not when the proposal's vote opened; a decision, not an outage.
+  // Decision G23: Active now, but not when the proposal's vote opened; a decision, not an outage.
   NotActiveWhenVotingOpened: 403,
 };
 
@@ -35,7 +35,7 @@ const MESSAGES: Record<string, string> = {
   NotActiveWhenVotingOpened: 'your membership became Active after voting opened on this proposal, so you cannot vote on it; you can vote on proposals that open from now on',
 };
 
-/** A variant's detail as the message's tail: its text, or the instant a G22 refusal names (nanoseconds) in ISO 8601. */
+/** A variant's detail as the message's tail: its text, or the instant a G23 refusal names (nanoseconds) in ISO 8601. */
 function detailOf(detail: unknown): string {
   if (typeof detail === 'string') return detail ? `: ${detail}` : '';
   const at = (detail as { opened_at?: unknown } | null)?.opened_at;

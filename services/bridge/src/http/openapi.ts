@@ -147,7 +147,7 @@ const ROUTE_DOCS: Record<string, RouteDoc> = {
       200: Json('vote recorded', Type.Object({ proposal_id: Type.String(), vote: Type.String() })),
       400: err('VALIDATION_ERROR (per field)'),
       401: err('UNAUTHORIZED (no session) or SESSION_REQUIRED (bearer token without the session cookie: sign in again at the URL in the message and X-Login-URL; spec 1 Authentication 6)'),
-      403: err('NotAMember (no Active membership now), NotActiveWhenVotingOpened (Active now but not when voting opened on this proposal: only members Active then vote on it; the message names the instant; decision G22) or CSRF_REJECTED'),
+      403: err('NotAMember (no Active membership now), NotActiveWhenVotingOpened (Active now but not when voting opened on this proposal: only members Active then vote on it; the message names the instant; decision G23) or CSRF_REJECTED'),
       404: err('ProposalNotFound'),
       409: err('ProposalNotOpen, AlreadyVoted or VotingWindowClosed (decision V9)'),
       413: err('PAYLOAD_TOO_LARGE (16 KiB)'),
