@@ -631,7 +631,8 @@ export function campaignCore(stores: CampaignStores, deps: CampaignDeps) {
     list_contributions(_ctx: CallContext, campaign_id: string, after_seq?: bigint, limit?: number): Contribution[] {
       const id = parseId(campaign_id);
       const n = clampLimit(limit, 20, 100);
-      if (id === undefined || n === 0) return [];
+      // Nothing follows the largest nat64: the next key would not be a nat64 (decision B55).
+      if (id === undefined || n === 0 || (after_seq !== undefined && after_seq >= 0xffff_ffff_ffff_ffffn)) return [];
       const prefix = `${u64Key(id)}|`;
       const start = after_seq === undefined ? prefix : compositeKey(u64Key(id), u64Key(after_seq + 1n));
       const out: Contribution[] = [];

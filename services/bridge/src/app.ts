@@ -24,7 +24,8 @@ import { emailLinkBase, firstOrigin, frontendOrigins, type BridgeConfig } from '
 import type { BridgeContext } from './context.ts';
 import { isDatabaseUnavailable, isEmbeddedDatabaseFailed } from './db/errors.ts';
 import { openDatabase, type Db } from './db/index.ts';
-import { HttpError, sendError } from './http/errors.ts';
+import { frameworkClientError, HttpError, sendError } from './http/errors.ts';
+import { refuseNonFiniteNumbers } from './http/finite-numbers.ts';
 import { openApiRoute, registerOpenApi } from './http/openapi.ts';
 import { emailBlindIndex } from './identity/email.ts';
 import { memberIdentity } from './identity/member-identity.ts';
@@ -127,6 +128,9 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     bodyLimit: 128 * 1024,
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+    // Decision B55: a URL the router cannot read (a malformed percent-escape, a path segment over
+    // 100 characters) is bad input like any other: 400 VALIDATION_ERROR in the bridge's error body.
+    frameworkErrors: (err, req, reply) => sendError(req, reply, new HttpError(400, 'VALIDATION_ERROR', `URL: ${err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is longer than 100 characters' : 'not a valid URL (a malformed percent-escape)'}`)),
   });
   await app.register(fastifyCookie);
   const now = parts.now ?? Date.now;
@@ -183,11 +187,13 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     const fe = err as FastifyError;
     if (fe.validation) return sendError(req, reply, new HttpError(400, 'VALIDATION_ERROR', `${fe.validationContext ?? 'request'}${fe.message.replace(/^(body|params|querystring)/, '')}`));
     if (fe.statusCode === 413) return sendError(req, reply, new HttpError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large'));
-    if (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) return sendError(req, reply, new HttpError(fe.statusCode, fe.code ?? 'BAD_REQUEST', fe.message));
+    if (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) return sendError(req, reply, frameworkClientError(fe));
     req.log.error({ event: 'request.failed', err: err.message, stack: err.stack }, 'unhandled error');
     return sendError(req, reply, new HttpError(500, 'INTERNAL', 'internal error'));
   });
   app.setNotFoundHandler((req, reply) => sendError(req, reply, new HttpError(404, 'NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`)));
+  // Decision B55: what Ajv lets through as a number must still be one (Infinity, 1e400).
+  app.addHook('preHandler', refuseNonFiniteNumbers);
 
   // Decision S2: the session and role checks every feature uses; `req.session` is what a guard accepted.
   app.decorateRequest('session', null);

@@ -136,6 +136,46 @@ describe('AI endpoints against an OpenAI-compatible server (spec 2)', () => {
     assert.match(failed.json().error, /did not return a valid draft/);
   });
 
+  it('decision A18: a draft with ordinary deviations is repaired or the field dropped, and returned without a retry', async () => {
+    const draft = (fields: Record<string, unknown>) => JSON.stringify({ title: 'Solar roof', body: '## Summary\n\nPanels.', suggested_budget: 1000, tags: ['energy'], ...fields });
+    const cases: Array<[Record<string, unknown>, Partial<{ title: string; suggested_budget: number | null; tags: string[] }>]> = [
+      [{ suggested_budget: '$1,200' }, { suggested_budget: 1200 }],
+      [{ suggested_budget: '1,500.50 USD' }, { suggested_budget: 1500.5 }],
+      [{ suggested_budget: 'USD 300' }, { suggested_budget: 300 }],
+      [{ suggested_budget: '2.5k dollars' }, { suggested_budget: 2500 }],
+      [{ suggested_budget: '750' }, { suggested_budget: 750 }],
+      [{ suggested_budget: '1000 DOM' }, { suggested_budget: null }],
+      [{ suggested_budget: '€500' }, { suggested_budget: null }],
+      [{ suggested_budget: 'a few thousand' }, { suggested_budget: null }],
+      [{ suggested_budget: -5 }, { suggested_budget: null }],
+      [{ suggested_budget: { amount: 5 } }, { suggested_budget: null }],
+      [{ suggested_budget: undefined }, { suggested_budget: null }],
+      [{ tags: 'Energy, Solar ,energy' }, { tags: ['energy', 'solar'] }],
+      [{ tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }, { tags: Array.from({ length: 10 }, (_, i) => `t${i}`) }],
+      [{ tags: [1, 'Ok', '', 'x'.repeat(41)] }, { tags: ['ok'] }],
+      [{ tags: null }, { tags: [] }],
+      [{ title: 'T'.repeat(200) }, { title: 'T'.repeat(200) }],
+      [{ title: 'T'.repeat(201) }, { title: 'T'.repeat(200) }],
+      [{ notes: 'an extra field', confidence: 0.9 }, { suggested_budget: 1000 }],
+    ];
+    for (const [fields, expected] of cases) {
+      const n = fake.chatCalls().length;
+      fake.replies.push(draft(fields));
+      const r = await post('/api/ai/draft', { intent: 'Solar roof', category: 'General' });
+      assert.equal(r.statusCode, 200, `${JSON.stringify(fields)}: ${r.body}`);
+      const d = r.json().draft as Record<string, unknown>;
+      assert.deepEqual(Object.keys(d).sort(), ['body', 'suggested_budget', 'tags', 'title'], 'unknown fields are dropped');
+      for (const [k, v] of Object.entries(expected)) assert.deepEqual(d[k], v, `${JSON.stringify(fields).slice(0, 80)}: ${k}`);
+      assert.equal(fake.chatCalls().length, n + 1, 'no retry');
+    }
+    // What cannot be repaired is still asked again, then refused.
+    fake.replies.push(draft({ body: '  ' }), draft({ title: 42 }));
+    const failed = await post('/api/ai/draft', { intent: 'Solar roof', category: 'General' });
+    assert.deepEqual([failed.statusCode, failed.json().code], [502, 'DRAFT_MALFORMED']);
+    fake.replies.push('[1, 2]', draft({ title: undefined }));
+    assert.equal((await post('/api/ai/draft', { intent: 'Solar roof', category: 'General' })).statusCode, 502);
+  });
+
   it('embed: 4096 floats asked for with encoding_format "float"; another size is refused (502 EMBEDDING_DIMENSIONS), base64 too', async () => {
     const r = await post('/api/ai/embed', { text: 'solar panels' });
     assert.equal(r.statusCode, 200);

@@ -10,7 +10,7 @@ import type { CanisterClients } from '@domdao/canisters';
 import type { Session } from '../auth/sessions.ts';
 import type { Throttle } from '../auth/brute-force.ts';
 import type { Db } from '../db/index.ts';
-import { HttpError } from '../http/errors.ts';
+import { frameworkClientError, HttpError } from '../http/errors.ts';
 import type { EventLog } from '../events/index.ts';
 import { JobBusyError, type JobRunner } from '../jobs/index.ts';
 import type { Alerts } from './alerts.ts';
@@ -142,8 +142,11 @@ export default async function aiRoutes(app: BridgeApp, o: AiOptions): Promise<vo
     if (err instanceof QueueFullError) return aiError(reply, 503, 'AI_BUSY', 'the AI service is busy; try again shortly', { 'retry-after': '10' });
     if (err instanceof HttpError) return aiError(reply, err.status, err.code, err.message, err.headers);
     const fe = err as FastifyError;
-    if (fe.statusCode === 413) return aiError(reply, 413, 'PAYLOAD_TOO_LARGE', 'the request body is too large');
-    if (fe.statusCode === 415 || fe.statusCode === 400) return aiError(reply, fe.statusCode, fe.statusCode === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'VALIDATION_ERROR', fe.message);
+    if (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) {
+      // A body that is not JSON is a validation failure like any other here: 422 (decisions A3, B55).
+      const e = frameworkClientError(fe);
+      return aiError(reply, e.status === 400 ? 422 : e.status, e.code, e.message);
+    }
     throw err;
   });
 
@@ -199,7 +202,10 @@ export default async function aiRoutes(app: BridgeApp, o: AiOptions): Promise<vo
       const r = await o.inference.chat({ messages: draftPrompt(b.intent, b.category), max_tokens: b.max_tokens ?? 1024, temperature: 0.4, response_format: DRAFT_RESPONSE_FORMAT }, 'draft');
       latency += r.latency_ms;
       const parsed = parseDraft(r.content);
-      if ('draft' in parsed) return { draft: parsed.draft satisfies Draft, model: r.model, latency_ms: latency };
+      if ('draft' in parsed) {
+        if (parsed.repaired.length > 0) req.log.info({ event: 'ai.draft_repaired', attempt, fields: parsed.repaired }, 'the model\'s draft was repaired (decision A18)');
+        return { draft: parsed.draft satisfies Draft, model: r.model, latency_ms: latency };
+      }
       problem = parsed.problem;
       req.log.warn({ event: 'ai.draft_malformed', attempt, problem }, 'the model returned a malformed draft');
     }

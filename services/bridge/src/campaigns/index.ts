@@ -11,6 +11,7 @@ import { Type } from '@sinclair/typebox';
 import type { CanisterClients } from '@domdao/canisters';
 import { usdToDomE8s } from '@domdao/canister-kit/rules';
 import type { Session } from '../auth/sessions.ts';
+import { Nat64Text } from '../http/decimal.ts';
 import { HttpError } from '../http/errors.ts';
 import type { BridgeApp } from '../http/typed.ts';
 import { moneyHttpError } from './errors.ts';
@@ -36,7 +37,7 @@ export const USD_HEADROOM_PCT = 1n;
 /** The approval a contribution makes expires after this (unused allowance does not linger). */
 export const APPROVAL_TTL_MS = 15 * 60_000;
 const BODY_LIMIT = 32 * 1024;
-const ID = Type.String({ pattern: '^[1-9][0-9]{0,19}$', description: 'campaign id (decimal nat64)' });
+const ID = Nat64Text('campaign id', 1n);
 const E8S = Type.String({ pattern: '^[1-9][0-9]{0,27}$', description: 'DOM amount in e8s (10⁻⁸ DOM), decimal' });
 const Amount = Type.Union([
   Type.Object({ dom_e8s: E8S }, { additionalProperties: false }),
@@ -140,7 +141,7 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     return campaignView(c);
   });
 
-  const contributionsQuery = Type.Object({ after_seq: Type.Optional(Type.String({ pattern: '^[0-9]{1,20}$' })), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })) }, { additionalProperties: false });
+  const contributionsQuery = Type.Object({ after_seq: Type.Optional(Nat64Text('cursor: contributions after this sequence number')), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })) }, { additionalProperties: false });
   app.get('/api/campaigns/:id/contributions', { schema: { params: idParams, querystring: contributionsQuery, tags: ['campaigns'] } }, async (req) => {
     const { id } = req.params;
     const q = req.query;
@@ -202,6 +203,11 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     const session = await opts.requireSession(req);
     const { amount } = req.body;
     const op = opId(req, session);
+    // The ledger burns no less than its fee (min_burn_amount): refused before the approval costs a fee (decision B55).
+    if ('dom_e8s' in amount) {
+      const fee = await clients.ledger.icrc1_fee();
+      if (BigInt(amount.dom_e8s) < fee) throw new HttpError(400, 'InvalidArgument', `a donation burns at least ${fee} e8s (the ledger's minimum burn)`);
+    }
     const member = await opts.clientsAs(session);
     // A burn charges no transfer fee, so the approval is the amount alone (its own fee is the member's).
     const d = await pay(member, session.principal, () => approvalFor(amount), () => member.campaign.burn_donation(canisterAmount(amount), op));

@@ -7,6 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { CanisterClients } from '@domdao/canisters';
 import type { Session } from '../auth/sessions.ts';
 import type { Db } from '../db/index.ts';
+import { Int8Text } from '../http/decimal.ts';
 import { HttpError } from '../http/errors.ts';
 import { addEtags } from '../http/etag.ts';
 import { governanceHttpError } from './errors.ts';
@@ -137,7 +138,7 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
     return { proposal_id: id, vote: vote ?? null };
   });
 
-  const eventsQuery = Type.Object({ after_seq: Type.Optional(ID), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) }, { additionalProperties: false });
+  const eventsQuery = Type.Object({ after_seq: Type.Optional(Int8Text('cursor: events after this sequence number')), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) }, { additionalProperties: false });
   app.get('/api/governance/admin/events', { preHandler: opts.admin, schema: { querystring: eventsQuery, tags: ['governance'] } }, async (req) => {
     const { after_seq = '0', limit = 100 } = req.query;
     const rows = await opts.db.selectFrom('bridge_events').select(['seq', 'type', 'data', 'source', 'source_id', 'occurred_at']).where('source', '=', 'governance').where('seq', '>', after_seq).orderBy('seq').limit(limit).execute();

@@ -17,3 +17,13 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, e: HttpError
   for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
   return reply.code(e.status).send({ error: e.code, message: e.message, request_id: req.id });
 }
+
+/** Decision B55: Fastify's own 4xx (a body that is not JSON, an unsupported content type, a body
+ *  over the limit) answered with the documented codes of decision B3, never Fastify's FST_ERR_* names. */
+export function frameworkClientError(e: { statusCode?: number; code?: string; message: string }): HttpError {
+  const status = e.statusCode ?? 400;
+  if (status === 413) return new HttpError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large');
+  if (status === 415) return new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be JSON (Content-Type: application/json)');
+  if (e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new HttpError(400, 'VALIDATION_ERROR', `body: ${e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'empty, though Content-Type is application/json' : 'not valid JSON (a "__proto__" or "constructor" key is refused too)'}`);
+  return new HttpError(status, 'VALIDATION_ERROR', e.message);
+}

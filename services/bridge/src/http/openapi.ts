@@ -75,11 +75,11 @@ const AI_DOCS: Record<string, RouteDoc> = {
     },
   },
   'POST /api/ai/draft': {
-    summary: 'A proposal draft from an intent: structured output, validated, one retry (spec 2; decision A10)',
+    summary: 'A proposal draft from an intent: structured output, validated and repaired, one retry (spec 2; decisions A10, A18)',
     tag: 'ai',
     security: 'session',
     responses: {
-      200: Json('the draft', Type.Object({ draft: Type.Object({ title: Type.String(), body: Type.String({ description: 'Markdown' }), suggested_budget: Type.Union([Type.Number(), Type.Null()], { description: 'USD' }), tags: Type.Array(Type.String()) }), model: Type.String(), latency_ms: Type.Number() })),
+      200: Json('the draft', Type.Object({ draft: Type.Object({ title: Type.String(), body: Type.String({ description: 'Markdown' }), suggested_budget: Type.Union([Type.Number(), Type.Null()], { description: 'USD; null when no money is needed or the model gave no amount readable as USD (decision A18)' }), tags: Type.Array(Type.String()) }), model: Type.String(), latency_ms: Type.Number() })),
       ...AI_COMMON,
       502: AiError('DRAFT_MALFORMED (two unusable answers), INFERENCE_ERROR'),
     },
@@ -114,7 +114,7 @@ const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
   'GET /api/campaigns/{id}/contributions': { summary: "A campaign's contributions, oldest first, with the tick each was valued at and its refund", tag: 'campaigns', responses: { 200: ANY('{items: [contribution]}'), 400: err('VALIDATION_ERROR'), 404: err('CampaignNotFound') } },
   'POST /api/campaigns': { summary: 'Create a campaign as the signed-in member (goal in DOM e8s or USD)', tag: 'campaigns', security: 'session', responses: { 201: ANY('the campaign'), ...MEMBER, 400: err('VALIDATION_ERROR or InvalidArgument') } },
   'POST /api/campaigns/{id}/contributions': { summary: 'Contribute DOM or USD as the signed-in member: the bridge approves, the campaign canister pulls into escrow (decisions L14, L21); Idempotency-Key makes a retry safe', tag: 'campaigns', security: 'session', responses: { 201: ANY('the contribution'), ...MEMBER, ...MONEY } },
-  'POST /api/campaigns/{id}/cancel': { summary: 'Cancel an open campaign (its owner or an admin); refunds start at once', tag: 'campaigns', security: 'session', responses: { 200: ANY('the campaign'), ...MEMBER, 404: err('CampaignNotFound'), 409: err('CampaignClosed') } },
+  'POST /api/campaigns/{id}/cancel': { summary: 'Cancel an open campaign (its owner or an admin); refunds start at once', tag: 'campaigns', security: 'session', responses: { 200: ANY('the campaign'), 400: err('VALIDATION_ERROR'), ...MEMBER, 404: err('CampaignNotFound'), 409: err('CampaignClosed') } },
   'GET /api/me/balance': { summary: "The signed-in member's DOM balance on the ledger, and the ledger fee", tag: 'campaigns', security: 'session', responses: { 200: ANY('{account, balance_e8s, fee_e8s}'), 401: err('UNAUTHORIZED') } },
   'GET /api/me/contributions': { summary: "The signed-in member's contributions and refunds", tag: 'campaigns', security: 'session', responses: { 200: ANY('{items, refunds}'), 400: err('VALIDATION_ERROR'), 401: err('UNAUTHORIZED') } },
   'POST /api/donations': { summary: "Burn the signed-in member's DOM as a recorded donation, valued at the tick (decision L18)", tag: 'campaigns', security: 'session', responses: { 201: ANY('the donation'), ...MEMBER, ...MONEY } },
@@ -407,7 +407,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       info: {
         title: 'DOM DAO bridge',
         version,
-        description: 'Single sign-on sessions, roles, registration, verification and paid membership (spec 2). Errors are `{error, message, request_id}`. Cookie-authenticated mutations must come from a FRONTEND_ORIGINS origin (decision B8); those origins get CORS with credentials (decision B45).',
+        description: 'Single sign-on sessions, roles, registration, verification and paid membership (spec 2). Errors are `{error, message, request_id}`; besides what an operation lists, any route may answer 400 VALIDATION_ERROR (422 in the AI scope) for a URL it cannot read (a malformed percent-escape, a path segment over 100 characters; the message starts `URL: `) or a body sent as JSON that is not (the message starts `body: `), 404 NOT_FOUND, 413 PAYLOAD_TOO_LARGE and 415 UNSUPPORTED_MEDIA_TYPE, and no input answers 5xx (decision B55). Cookie-authenticated mutations must come from a FRONTEND_ORIGINS origin (decision B8); those origins get CORS with credentials (decision B45).',
         license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
       },
       tags: [

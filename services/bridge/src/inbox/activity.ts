@@ -5,6 +5,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { Type } from '@sinclair/typebox';
 import type { Database, Db } from '../db/index.ts';
+import { Int8Text } from '../http/decimal.ts';
 import type { InboxOptions } from './options.ts';
 import type { BridgeApp } from '../http/typed.ts';
 
@@ -111,7 +112,7 @@ export async function activityRoutes(app: BridgeApp, o: InboxOptions): Promise<v
         security: [{ sessionCookie: [] }],
         querystring: Type.Object(
           {
-            before_id: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$', description: 'cursor: items older than this id (next_before_id of the previous page)' })),
+            before_id: Type.Optional(Int8Text('cursor: items older than this id (next_before_id of the previous page)')),
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
           },
           { additionalProperties: false },

@@ -1,6 +1,8 @@
 // The member's inbox (issue 12; spec 3 "Unsubscribe token", "User digest preference", the digest):
 // the activity feed and where its items come from, the digest preference, the digest job, the
 // unsubscribe endpoints and the pages they link to. A Fastify plugin; it imports no other feature.
+import { Type } from '@sinclair/typebox';
+import { Int8Text } from '../http/decimal.ts';
 import { escapeHtml, page, PAGE_CSP } from '../http/page.ts';
 import { activityRoutes, feed, isActive } from './activity.ts';
 import { followActivity } from './activity-producers.ts';
@@ -47,7 +49,7 @@ export default async function inbox(app: BridgeApp, o: InboxOptions): Promise<vo
   // The page the digest's inbox_url opens: the signed-in member's feed, 50 at a time.
   app.get(
     '/activity',
-    { schema: { summary: "The signed-in member's activity feed as a page (the digest's inbox_url)", tags: ['pages'], querystring: { type: 'object', properties: { before_id: { type: 'string', pattern: '^[0-9]{1,19}$' } } }, response: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } } } },
+    { schema: { summary: "The signed-in member's activity feed as a page (the digest's inbox_url)", tags: ['pages'], querystring: Type.Object({ before_id: Type.Optional(Int8Text('cursor: items older than this id')) }), response: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } }, 400: { description: 'VALIDATION_ERROR: before_id is not a bigint id (JSON error body)', type: 'object', properties: { error: { type: 'string' }, message: { type: 'string' }, request_id: { type: 'string' } } } } } },
     async (req, reply) => {
       const s = await o.currentSession(req);
       reply.type('text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).header('x-frame-options', 'DENY').header('cache-control', 'no-store');

@@ -2,6 +2,7 @@
 // its lease, and the run history (newest first, keyset-paged).
 import type { preHandlerAsyncHookHandler } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { Int8Text } from '../http/decimal.ts';
 import { HttpError } from '../http/errors.ts';
 import type { JobRunner } from './index.ts';
 import type { BridgeApp } from '../http/typed.ts';
@@ -33,7 +34,7 @@ const runsQuery = Type.Object(
   {
     job: Type.Optional(Type.String({ maxLength: 64 })),
     status: Type.Optional(Type.Union((['running', 'succeeded', 'skipped', 'failed'] as const).map((s) => Type.Literal(s)))),
-    before_id: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$', description: 'cursor: runs older than this id (use next_before_id)' })),
+    before_id: Type.Optional(Int8Text('cursor: runs older than this id (use next_before_id)')),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
   },
   { additionalProperties: false },

@@ -146,6 +146,7 @@ export default async function memberEmails(app: BridgeApp, o: MemberEmailsOption
               }),
             ),
           }),
+          400: e('VALIDATION_ERROR'),
           401: e('UNAUTHORIZED'),
           403: e('FORBIDDEN'),
         },

@@ -51,10 +51,10 @@ const Record_ = Type.Object({
 });
 const HistoryItem = Type.Object({ id: Type.Integer(), price_usd: Type.Number(), timestamp: Type.Integer(), confidence: Confidence, sources: Type.Array(SourceItem) });
 const HistoryQuery = Type.Object({
-  from: Type.Optional(Type.Integer({ minimum: 0, description: 'Unix seconds, inclusive (default 0)' })),
-  to: Type.Optional(Type.Integer({ minimum: 0, description: 'Unix seconds, exclusive (default: now + 1)' })),
+  from: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Unix seconds, inclusive (default 0)' })),
+  to: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Unix seconds, exclusive (default: now + 1)' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: HISTORY_MAX_LIMIT, description: `page size (default ${HISTORY_DEFAULT_LIMIT}, at most ${HISTORY_MAX_LIMIT})` })),
-  after_id: Type.Optional(Type.Integer({ minimum: 0, description: 'cursor: with `from`, continues after this record (use `next`)' })),
+  after_id: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'cursor: with `from`, continues after this record (use `next`)' })),
 });
 
 const UNAVAILABLE = '503: PRICE_UNAVAILABLE before the first aggregate (no sources configured, or none agreed yet; decision O12), with Retry-After';
