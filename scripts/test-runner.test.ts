@@ -39,10 +39,10 @@ function alive(pid: number) {
 describe('scripts/test.mjs', () => {
   it('decision R5: a file that never exits is killed after TEST_FILE_TIMEOUT_MS and fails loudly; the others still report', () => {
     const pidFile = join(dir, 'pid');
-    const r = run(['hangs', 'passes'], { TEST_FILE_TIMEOUT_MS: '3000', FIXTURE_PID_FILE: pidFile });
+    const r = run(['hangs', 'passes'], { TEST_FILE_TIMEOUT_MS: '15000', FIXTURE_PID_FILE: pidFile });
     assert.equal(r.status, 1, r.out);
-    assert.ok(r.ms < 20_000, `took ${r.ms} ms`);
-    assert.match(r.out, /✖ FILE scripts\/fixtures\/hangs\.fixture\.ts: 0 passed, 1 failed \([\d.]+ s\) timed out: killed after 3000 ms \(TEST_FILE_TIMEOUT_MS\)/);
+    assert.ok(r.ms < 60_000, `took ${r.ms} ms: the hung file was not killed`);
+    assert.match(r.out, /✖ FILE scripts\/fixtures\/hangs\.fixture\.ts: 0 passed, 1 failed \([\d.]+ s\) timed out: killed after 15000 ms \(TEST_FILE_TIMEOUT_MS\)/);
     assert.match(r.out, /✔ FILE scripts\/fixtures\/passes\.fixture\.ts: 3 passed, 0 failed/);
     assert.match(r.out, /✖ 1 file\(s\) failed:\n {2}✖ scripts\/fixtures\/hangs\.fixture\.ts: timed out/);
     assert.deepEqual(summary(r.out), ['ℹ tests 3', 'ℹ suites 0', 'ℹ pass 3', 'ℹ fail 1', 'ℹ cancelled 0', 'ℹ skipped 0', 'ℹ todo 0', 'ℹ duration_ms']);
