@@ -420,7 +420,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         { name: 'operations' },
         { name: 'governance', description: 'spec 1 bridge endpoints: POST /api/governance/* as the member (decisions V8–V12)' },
         { name: 'campaigns', description: 'issue 11: campaigns, contributions, balances, donations and the treasury in real DOM (decisions L11–L23)' },
-        { name: 'inbox', description: "the member's inbox (issue 12): activity feed, digest preference, unsubscribe (spec 3; decisions N1–N29)" },
+        { name: 'inbox', description: "the member's inbox: activity feed, digest preference, unsubscribe (spec 3; decisions N1–N24)" },
         { name: 'ai', description: 'spec 2 AI endpoints (issue 13, decisions A1–A17): errors are `{error: <message>, code}`; 503 is exactly `{"error": "AI service temporarily unavailable", "code": "CIRCUIT_OPEN"}`' },
       ],
       components: {

@@ -1,4 +1,4 @@
-// The price-proposal job (issue 10, decisions O16–O26): on the jobs seam, every
+// The price-proposal job (decisions O16–O23): on the jobs seam, every
 // PRICE_PROPOSAL_INTERVAL_SECONDS it reads the oracle's aggregate, the ratified price and any pending
 // SetDomPrice proposal, lets decide.ts choose, and submits SetDomPrice through the governance canister
 // (as the bridge, a trusted proposer) citing the aggregate's stored record. Every run is a job run
