@@ -2,9 +2,11 @@
 // running bridge the way a front end does: fetches the bridge's published HPKE key, seals email, name
 // and date of birth with it (client-crypto.ts) and posts them with the password. The password is
 // asked for without echo on a terminal, or read from the first line of stdin (for scripts).
-import { existsSync, readFileSync } from 'node:fs';
+// The bridge and the outbox are those of `npm start`'s environment (BRIDGE_URL, HOST, BRIDGE_PORT,
+// DATA_DIR, DEV_OUTBOX_FILE; decision R16).
 import { parseArgs } from 'node:util';
 import { encryptRegistration } from '../services/bridge/src/registration/client-crypto.ts';
+import { notRunning, outboxLink, platformEnv } from './platform-env.ts';
 
 const USAGE = 'usage: npm run register -- --email ada@example.org --name "Ada Lovelace" --dob 1990-05-01 [--bridge http://127.0.0.1:3200]\n       (the password is asked for, or read from the first line of stdin)';
 
@@ -63,7 +65,8 @@ async function main() {
   const { email, name, dob } = values;
   if (!email || !name || !dob) fail(`--email, --name and --dob are required\n${USAGE}`);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(dob)) fail('--dob must be YYYY-MM-DD');
-  const bridge = (values.bridge ?? process.env.BRIDGE_URL ?? `http://127.0.0.1:${process.env.BRIDGE_PORT || 3200}`).replace(/\/+$/, '');
+  const platform = platformEnv();
+  const bridge = values.bridge ? values.bridge.replace(/\/+$/, '') : platform.bridge;
 
   const password = process.stdin.isTTY ? await promptHidden('password (12 to 128 characters): ') : await readStdinLine();
   if (!password) fail('no password given');
@@ -72,7 +75,7 @@ async function main() {
   try {
     keyRes = await fetch(`${bridge}/api/auth/registration-key`);
   } catch (e) {
-    fail(`the bridge at ${bridge} did not answer (${(e as Error).message}); is \`npm start\` running? (--bridge or BRIDGE_URL)`);
+    fail(notRunning(bridge, e, ', or --bridge'));
   }
   if (!keyRes.ok) fail(`GET /api/auth/registration-key answered ${keyRes.status}`);
   const key = (await keyRes.json()) as { public_key: string };
@@ -86,11 +89,15 @@ async function main() {
   if (res.status !== 201) fail(`${res.status} ${body.error ?? ''}: ${body.message ?? JSON.stringify(body)}`);
   console.log(`registered ${email}: user_id ${body.user_id}, ${body.status}; verification email ${body.verification_email_sent ? 'sent' : 'NOT sent'}`);
   // `npm start` writes verification links to a development outbox: show this one.
-  const outbox = process.env.DEV_OUTBOX_FILE || `${process.env.DATA_DIR || '.data/bridge'}/dev-outbox.jsonl`;
-  if (existsSync(outbox)) {
-    const link = readFileSync(outbox, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { to: string; type?: string; link: string }).filter((l) => l.to === email && l.type === 'verification').at(-1)?.link;
-    if (link) console.log(`verification link (development outbox ${outbox}):\n  ${link}`);
+  // A bridge that sends real email keeps no outbox: say where the link was looked for, once.
+  let link: string | undefined;
+  try {
+    link = outboxLink(platform.outbox, email, 'verification');
+  } catch (e) {
+    fail(`registered, but the verification link cannot be shown: ${(e as Error).message}`);
   }
+  if (link) console.log(`verification link (development outbox ${platform.outbox}):\n  ${link}`);
 }
 
-await main();
+// One sentence, never a stack: whatever went wrong is said as the other failures are.
+await main().catch((e: unknown) => fail((e as Error).message));

@@ -236,6 +236,34 @@ describe('npm start and npm run register', () => {
     assert.match(down.stderr, /did not answer .*is `npm start` running\?/);
   });
 
+  it('decision R16: npm run register and npm run journey find the platform by the variables npm start reads (BRIDGE_PORT, DATA_DIR; empty counts as unset)', async () => {
+    // As a copied .env.example leaves them: BRIDGE_URL and DEV_OUTBOX_FILE empty.
+    const env = { ...baseEnv, BRIDGE_PORT: String(bridgePort), BRIDGE_URL: '', DEV_OUTBOX_FILE: '', PAYMENT_WEBHOOK_SECRET: '' };
+    const r = await run(['scripts/register.ts', '--email', 'lin@example.org', '--name', 'Lin Ports', '--dob', '1990-03-04'], env, 'a very long test passphrase\n');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`^verification link \\(development outbox ${dir}/dev-outbox\\.jsonl\\):\\n {2}http://127\\.0\\.0\\.1:${gatewayPort}/verify-email\\?token=`, 'm'));
+    const journey = await run(['scripts/journey.ts'], env);
+    assert.equal(journey.code, 0, journey.stderr);
+    assert.match(journey.stdout, /the member's session now shows membership Active/);
+  });
+
+  it('decision R16: with no platform at its port, or its outbox elsewhere, register and journey say so in one sentence, no stack', async () => {
+    const nowhere = String(await freePort());
+    const elsewhere = join(dir, 'not-the-data-dir');
+    const cases = [
+      { args: ['scripts/journey.ts'], env: { BRIDGE_PORT: nowhere }, said: new RegExp(`^journey: the bridge at http://127\\.0\\.0\\.1:${nowhere} did not answer \\(ECONNREFUSED\\); is \`npm start\` running\\? If it is, give this command the BRIDGE_PORT \\(or BRIDGE_URL\\) and HOST it runs with$`, 'm') },
+      { args: ['scripts/register.ts', '--email', 'nobody@example.org', '--name', 'N', '--dob', '1990-01-01'], env: { BRIDGE_PORT: nowhere }, said: new RegExp(`^register: the bridge at http://127\\.0\\.0\\.1:${nowhere} did not answer \\(ECONNREFUSED\\); is \`npm start\` running\\? .*, or --bridge$`, 'm') },
+      { args: ['scripts/journey.ts'], env: { BRIDGE_PORT: String(bridgePort), DATA_DIR: elsewhere }, said: new RegExp(`^journey: no development outbox at ${elsewhere}/dev-outbox\\.jsonl: give this command the DATA_DIR \\(or DEV_OUTBOX_FILE\\) that npm start runs with$`, 'm') },
+      { args: ['scripts/register.ts', '--email', 'moved@example.org', '--name', 'M', '--dob', '1990-01-01'], env: { BRIDGE_PORT: String(bridgePort), DATA_DIR: elsewhere }, said: new RegExp(`^register: registered, but the verification link cannot be shown: no development outbox at ${elsewhere}/dev-outbox\\.jsonl: give this command the DATA_DIR`, 'm') },
+    ];
+    for (const c of cases) {
+      const r = await run(c.args, { ...baseEnv, ...c.env }, 'a very long test passphrase\n');
+      assert.equal(r.code, 1, `${c.args[0]}: ${r.stdout}${r.stderr}`);
+      assert.match(r.stderr, c.said);
+      assert.equal(r.stderr.trim().split('\n').length, 1, `one line: ${r.stderr}`);
+    }
+  });
+
   it('issue 8 item 19: on a terminal, npm run register asks for the password without echoing it', async () => {
     // `script` gives the command a pseudo-terminal; the password is typed only once the prompt is shown.
     const secret = 'terminal typed passphrase 42';
