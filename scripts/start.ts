@@ -13,6 +13,17 @@ import type { AddressInfo } from 'node:net';
 import { DEV_ADMIN_EMAIL, DEV_DOM_PRICE_USD, DEV_FAUCET_DOM, DEV_TREASURY_DOM, DEV_HOST, DEV_NOTIFICATION_TOKEN, DEV_WEBHOOK_SECRET, DEV_API_TOKEN, JOURNEY_PASSWORD } from './dev-defaults.ts';
 import { devPriceSources, startDevPriceSource } from './dev-price-source.ts';
 
+/** A start-up problem of the launcher itself, said in one line like a configuration error. */
+class StartError extends Error {}
+
+/** PRICE_SOURCE_PORT: a port number (0: any free one). */
+function priceSourcePort(value: string | undefined): number {
+  if (value === undefined) return 0;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) throw new StartError(`PRICE_SOURCE_PORT must be a port number from 0 to 65535, got ${JSON.stringify(value)}`);
+  return port;
+}
+
 // Empty counts as unset, as in the services (a copied .env.example leaves many variables empty).
 const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== ''));
 // Development secrets must not be reachable from the network: loopback unless HOST says otherwise (decision R10).
@@ -23,7 +34,9 @@ if (!env.SERVICE_TOKEN) {
   generatedToken = true;
 }
 
-// Each service keeps its own default port unless NOTIFICATION_PORT / BRIDGE_PORT / GATEWAY_PORT say otherwise.
+// Each service keeps its own default port unless NOTIFICATION_PORT / BRIDGE_PORT / GATEWAY_PORT say
+// otherwise; the development price source takes PRICE_SOURCE_PORT, else a free one. The banner names
+// every port the platform opens (decision R16).
 const { PORT: _port, ...shared } = env;
 const gatewayPort = env.GATEWAY_PORT ?? '3000';
 // Links, the login page and the allowed front-end origin are the gateway's: the one URL a person opens.
@@ -42,7 +55,9 @@ try {
   // Development conveniences of `npm start` only, printed below; the services alone never default them.
   const dataDir = env.DATA_DIR ?? '.data/bridge';
   // Development price sources unless the environment names its own (decision O14).
-  const fakePrice = env.PRICE_SOURCES || env.PRICE_SOURCES_FILE ? undefined : await startDevPriceSource(DEV_DOM_PRICE_USD);
+  const fakePrice = env.PRICE_SOURCES || env.PRICE_SOURCES_FILE ? undefined : await startDevPriceSource(DEV_DOM_PRICE_USD, priceSourcePort(env.PRICE_SOURCE_PORT)).catch((e: NodeJS.ErrnoException) => {
+        throw new StartError(`the development price source cannot listen on port ${env.PRICE_SOURCE_PORT}: ${e.code ?? e.message} (set PRICE_SOURCE_PORT to a free port, or leave it unset)`);
+      });
   const bridge = await startBridge({
     ...shared,
     DEV_OUTBOX_FILE: env.DEV_OUTBOX_FILE ?? `${dataDir}/dev-outbox.jsonl`,
@@ -78,9 +93,10 @@ try {
     [
       '',
       'DOM DAO platform is up (embedded defaults)',
-      `  platform gateway      ${home}  (open this one: the web app at /, the bridge's routes, POST /register, /notify/* → notification)`,
-      `  notification service  ${base}  (${mode})`,
-      `  bridge service        ${bridgeBase}  (${bridge.dbKind} database, ${bridge.config.SESSION_STORE} sessions, ${bridge.canisters.mode} canisters, state in ${bridge.config.DATA_DIR})`,
+      `  platform gateway      ${home}  (open this one: the web app at /, the bridge's routes, POST /register, /notify/* → notification; GATEWAY_PORT moves it)`,
+      `  notification service  ${base}  (${mode}; NOTIFICATION_PORT moves it)`,
+      `  bridge service        ${bridgeBase}  (${bridge.dbKind} database, ${bridge.config.SESSION_STORE} sessions, ${bridge.canisters.mode} canisters, state in ${bridge.config.DATA_DIR}; BRIDGE_PORT moves it)`,
+      ...(fakePrice ? [`  dev price source      ${new URL(fakePrice.url).origin}  (a fake JSON exchange the bridge polls; PRICE_SOURCE_PORT fixes its port)`] : []),
       `  service token         ${generatedToken ? `${DEV_NOTIFICATION_TOKEN}  (development default; set SERVICE_TOKEN to override)` : 'from SERVICE_TOKEN'}`,
       '',
       ...(exposed ? [exposed, ''] : []),
@@ -110,7 +126,7 @@ try {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 } catch (err) {
-  if (err instanceof ConfigError) {
+  if (err instanceof StartError || err instanceof ConfigError) {
     console.error(`platform: ${err.message}`);
     process.exit(1);
   }

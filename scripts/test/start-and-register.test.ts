@@ -69,18 +69,20 @@ describe('npm start and npm run register', () => {
   let bridgePort = 0;
   let notificationPort = 0;
   let gatewayPort = 0;
+  let priceSourcePort = 0;
   let bridge = '';
 
   before(async () => {
     bridgePort = await freePort();
     notificationPort = await freePort();
     gatewayPort = await freePort();
+    priceSourcePort = await freePort();
     bridge = `http://127.0.0.1:${bridgePort}`;
     // What `npm start` runs: the run path built by esbuild, without tsx (decision P14).
     const entry = await buildRunPath(join(built, 'run'));
     child = spawn(process.execPath, [...RUN_FLAGS, entry], {
       cwd: root,
-      env: { ...baseEnv, BRIDGE_PORT: String(bridgePort), NOTIFICATION_PORT: String(notificationPort), GATEWAY_PORT: String(gatewayPort) },
+      env: { ...baseEnv, BRIDGE_PORT: String(bridgePort), NOTIFICATION_PORT: String(notificationPort), GATEWAY_PORT: String(gatewayPort), PRICE_SOURCE_PORT: String(priceSourcePort) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (d) => (logs += d));
@@ -234,6 +236,41 @@ describe('npm start and npm run register', () => {
     const down = await run(['scripts/register.ts', '--email', 'a@example.org', '--name', 'A', '--dob', '1990-01-01', '--bridge', `http://127.0.0.1:${await freePort()}`], env, 'a very long test passphrase\n');
     assert.equal(down.code, 1);
     assert.match(down.stderr, /did not answer .*is `npm start` running\?/);
+  });
+
+  it('decision R16: every port the platform opens is in the banner with the variable that moves it, the development price source\'s included', () => {
+    assert.match(banner, new RegExp(`platform gateway +http://127\\.0\\.0\\.1:${gatewayPort} .*GATEWAY_PORT moves it`));
+    assert.match(banner, new RegExp(`notification service +http://127\\.0\\.0\\.1:${notificationPort} .*NOTIFICATION_PORT moves it`));
+    assert.match(banner, new RegExp(`bridge service +http://127\\.0\\.0\\.1:${bridgePort} .*BRIDGE_PORT moves it`));
+    const price = /dev price source +http:\/\/127\.0\.0\.1:(\d+) .*PRICE_SOURCE_PORT/.exec(banner);
+    assert.ok(price, banner);
+    assert.equal(Number(price[1]), priceSourcePort, 'PRICE_SOURCE_PORT is the port it listens on');
+  });
+
+  it('decision R16: PRICE_SOURCE_PORT that is not a port, or is taken, stops npm start with one line, no stack', async () => {
+    const entry = join(built, 'run', 'start.js');
+    for (const [value, said] of [['65536', /^platform: PRICE_SOURCE_PORT must be a port number from 0 to 65535, got "65536"$/m], [String(priceSourcePort), new RegExp(`^platform: the development price source cannot listen on port ${priceSourcePort}: EADDRINUSE`, 'm')]] as const) {
+      const other = mkdtempSync(join(tmpdir(), 'domdao-start-port-'));
+      const ports = { BRIDGE_PORT: String(await freePort()), NOTIFICATION_PORT: String(await freePort()), GATEWAY_PORT: String(await freePort()) };
+      try {
+        const r = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+          const p = spawn(process.execPath, [...RUN_FLAGS, entry], { cwd: root, env: { ...baseEnv, DATA_DIR: other, PRICE_SOURCE_PORT: value, ...ports }, stdio: ['ignore', 'ignore', 'pipe'] });
+          let stderr = '';
+          p.stderr!.on('data', (d) => (stderr += d));
+          const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
+          p.once('error', reject);
+          p.once('exit', (code) => {
+            clearTimeout(timer);
+            resolve({ code, stderr });
+          });
+        });
+        assert.equal(r.code, 1, r.stderr);
+        assert.match(r.stderr, said);
+        assert.doesNotMatch(r.stderr, /^\s+at /m, 'no stack');
+      } finally {
+        rmSync(other, { recursive: true, force: true });
+      }
+    }
   });
 
   it('decision R16: npm run register and npm run journey find the platform by the variables npm start reads (BRIDGE_PORT, DATA_DIR; empty counts as unset)', async () => {
