@@ -1,4 +1,4 @@
-// `npm run bench ai` (issue 13): semantic search over synthetic but clustered 4096-d embeddings —
+// `npm run bench ai` (decisions A13–A16): semantic search over synthetic but clustered 4096-d embeddings —
 // p50/p95 of the bridge's search (HNSW on binary codes + exact cosine re-rank, decision A14) and
 // recall@10 against exact brute force, with the exact scan in the same database as the yardstick —
 // and cached summaries through HTTP at 50 connections against GET /health of the same bridge.

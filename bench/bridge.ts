@@ -1,4 +1,4 @@
-// Issue 4 benchmark: GET /auth/session req/s and p99 with sessions in the database (PostgreSQL) and
+// The bridge benchmark: GET /auth/session req/s and p99 with sessions in the database (PostgreSQL) and
 // in Redis, against express-session + connect-redis on the same machine in the same run (target:
 // at least 2× its req/s), and login latency at the chosen argon2id cost.
 import { randomUUID } from 'node:crypto';

@@ -169,7 +169,7 @@ for (let i = 0; i < PROPOSALS; i += CHUNK) {
 const createMs = ms(t0);
 const perProposals = (await settledHeapMiB()) - before;
 
-// Decision P5 (issue 16 target 2): a compaction of the whole state, alone and beside incoming votes:
+// Decision P5: a compaction of the whole state, alone and beside incoming votes:
 // its duration and the longest the event loop was blocked meanwhile.
 async function compactionWith(load: (compacting: () => boolean) => Promise<number>) {
   const loop = monitorEventLoopDelay({ resolution: 1 });
@@ -201,7 +201,7 @@ const compactionWithVotes = await compactionWith(async (compacting) => {
   return n;
 });
 
-// Decision P8 (issue 16 target 3): a restart after a crash at the bound. A crash in the middle of a
+// Decision P8: a restart after a crash at the bound. A crash in the middle of a
 // compaction leaves the most to replay: the old snapshot, the closed log (the compaction size) and what
 // was logged while the new snapshot was being written, at most the compaction size before new updates
 // wait for it (decision P11). Votes on a new proposal until a compaction starts, then beside it until

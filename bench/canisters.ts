@@ -1,4 +1,4 @@
-// `npm run bench canisters`: the embedded host under governance load (issue 3 benchmark), measured in
+// `npm run bench canisters`: the embedded host under governance load (decisions K4, P1–P18), measured in
 // a child process with --expose-gc so heap figures are after collection, plus the .wasm sizes that
 // `npm run build:canisters` produced (built first when missing).
 import { spawnSync } from 'node:child_process';

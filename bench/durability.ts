@@ -1,4 +1,4 @@
-// `npm run bench durability` (issue 16 target 1): governance cast_vote on the embedded host, every vote
+// `npm run bench durability` (decisions P1, P7, P9): governance cast_vote on the embedded host, every vote
 // fsynced before its answer (the default, decision P1: group commit), against the database a user would
 // pick instead: PostgreSQL (127.0.0.1:5432, a private database dropped afterwards) doing one INSERT per
 // transaction with synchronous_commit on. Both with 50 clients in flight (a closed loop: each client

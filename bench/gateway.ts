@@ -1,4 +1,4 @@
-// Issue 17 benchmark: what the platform gateway costs. The yardstick is a bare node:http server called
+// The gateway benchmark (decision E1): what the platform gateway costs. The yardstick is a bare node:http server called
 // directly; the same server is then reached through the gateway as a bridge route, as /notify with
 // the token checked at the edge, and a wrong token refused there. Both servers share the pinned server
 // CPU, so "via gateway" is the throughput of the pair: the ratio is the price of the extra hop.

@@ -1,4 +1,4 @@
-// Issue 10 benchmark: votes through POST /api/governance/vote per second at 50 connections on the
+// The governance gateway benchmark (decisions V8–V12): votes through POST /api/governance/vote per second at 50 connections on the
 // embedded canisters (target ≥ 2,000/s, p99 < 50 ms), each vote a distinct (member, proposal) pair,
 // answered only once it is in the canisters' write-ahead log (durable against a process crash).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// `npm run bench ledger` (issue 11 benchmark): embedded DOM transfers per second, each journaled in the
+// `npm run bench ledger` (decisions L1–L8): embedded DOM transfers per second, each journaled in the
 // write-ahead log before its answer (durable across a process crash; with fsync, across power loss),
 // against a yardstick in the same run: the bare embedded host doing one journaled single-key update per
 // call on the same disk. The ratio shows what the ledger's rules (fees, dedup, the block log) cost.

@@ -1,4 +1,4 @@
-// Issue 16 target 6: `npm start`'s resident memory once idle, on its first start (a new data directory)
+// Decisions P3, P13 and P14: `npm start`'s resident memory once idle, on its first start (a new data directory)
 // and when it starts again on that data (what a running DAO sees after any restart), against
 // yardsticks measured in the same run: a bare node:http process with and without tsx loading
 // TypeScript, and PGlite alone opened as the bridge opens it. `npm start` is measured as it runs: the

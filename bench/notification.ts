@@ -1,4 +1,4 @@
-// Issue 2 benchmark: stub-mode throughput and latency per template against a bare node:http ceiling,
+// The notification benchmark: stub-mode throughput and latency per template against a bare node:http ceiling,
 // and peak memory while 25 MiB attachments arrive on 4 connections.
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
@@ -157,7 +157,7 @@ export async function benchNotification(): Promise<string> {
     '',
     table(rows),
     '',
-    // Issue 16 item 4. On the shared 2-CPU machine req/s swings with the neighbours' load; the ratio of
+    // On the shared 2-CPU machine req/s swings with the neighbours' load; the ratio of
     // server CPU per request (bare ÷ this) is the steadier reading of the same target, so both are given.
     `Targets: welcome ≥ 50 % of the bare server → ${verdict(ratio(welcome), 0.5)} by req/s, ${verdict(cpuRatio(welcome), 0.5)} by server CPU; ` +
       `welcome p99 < 10 ms → ${welcome.p99} ms ${welcome.p99 < 10 ? 'MET' : 'NOT MET'}; ` +
@@ -181,7 +181,7 @@ export async function benchNotification(): Promise<string> {
       `precompiled MJML 4 filled by Handlebars 4 (yardstick) ${mid(render.mjml).toFixed(1)} µs (${range(render.mjml)}, ${render.htmlBytes.mjml} B) → ` +
       `${(mid(render.mjml) / mid(render.ours)).toFixed(2)}× the yardstick's speed, target ≥ 1 ${mid(render.ours) <= mid(render.mjml) ? 'MET' : 'NOT MET'}.`,
     '',
-    // Issue 16 target 4, what is left: the service's own stages of each send measured in this process
+    // Decision D44, what is left: the service's own stages of each send measured in this process
     // (CPU µs per call, medians), against the CPU a request costs the server. JSON.parse of the body and
     // the bare HTTP exchange are floors no implementation avoids.
     `Where a send's server CPU goes (this process, CPU µs per call, median of ${ROUNDS} rounds): ` +
@@ -208,7 +208,7 @@ export async function benchNotification(): Promise<string> {
   ].join('\n');
 }
 
-// ---- The service's own stages of a send, in this process (issue 16 target 4: where the CPU goes).
+// ---- The service's own stages of a send, in this process (decisions D35–D48: where the CPU goes).
 function stageBreakdown(bodies: Record<string, string>) {
   const config = loadNotificationConfig({ SERVICE_TOKEN: TOKEN, NODE_ENV: 'production', LOG_LEVEL: 'info', ...BRANDS });
   const brandBook = brandsFromConfig(config);
@@ -254,7 +254,7 @@ function stageBreakdown(bodies: Record<string, string>) {
   });
 }
 
-// ---- Render yardstick (issue 16 target 4): the 50-item digest rendered by this service against the
+// ---- Render yardstick (decisions D35, D37): the 50-item digest rendered by this service against the
 // same message as MJML compiled once to HTML with Handlebars placeholders, Handlebars-compiled once,
 // and filled per message (the usual "precompiled MJML + template engine" stack; the brand's colours and
 // addresses are put in before compiling, one compiled template per brand). Both sides produce the HTML

@@ -1,4 +1,4 @@
-// Issue 10 benchmark: GET /api/price/dom-usd req/s and p99 at 50 connections (a memory read; target
+// The price oracle benchmark (decision O12): GET /api/price/dom-usd req/s and p99 at 50 connections (a memory read; target
 // at least 50 % of a bare node:http server answering the same body, in the same run).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// `npm run bench wasm` (issue 15, decision W4): the built canisters on the test replica. Members are made
+// `npm run bench wasm` (decision W4): the built canisters on the test replica. Members are made
 // the real way (account, verification, KYC, payment), then each votes on one proposal. The stores are
 // filled unmetered (about four times faster) and the last BENCH_WASM_SAMPLE members and votes, the reads
 // after each upgrade and the closing step are metered, so every figure is taken at the full size.

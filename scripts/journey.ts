@@ -1,4 +1,4 @@
-// `npm run journey` (with `npm start` running): the membership journey of issue 4 over HTTP against
+// `npm run journey` (with `npm start` running): the membership journey over HTTP against
 // the local platform — register (fields encrypted with the client helper) → verification link (from
 // the development outbox) → Registered → admin KYC → signed payment webhook → Active in the session.
 // The bridge and the outbox are those of `npm start`'s environment (BRIDGE_URL, HOST, BRIDGE_PORT,

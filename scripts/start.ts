@@ -1,7 +1,7 @@
 // `npm start`: the whole platform on embedded defaults, no external server needed.
 // The notification service in stub mode, the bridge (PGlite and the embedded canisters under
 // .data/bridge, email through that notification service) and, in front of both, the platform gateway:
-// the one origin a person opens (issue 17).
+// the one origin a person opens (decision E1).
 import { ConfigError } from '@domdao/config';
 import { startNotificationService } from '../services/notification/src/main.ts';
 import { startBridge } from '../services/bridge/src/main.ts';
@@ -73,7 +73,7 @@ try {
     ...(fakePrice && { PRICE_SOURCES: devPriceSources(DEV_DOM_PRICE_USD, fakePrice.url) }),
     // The member web app's simulated card checkout (decision F8), through the signed webhook.
     DEV_CHECKOUT: env.DEV_CHECKOUT ?? 'true',
-    // Development DOM (issue 11): a faucet for members and a funded treasury, on the embedded ledger only.
+    // Development DOM (decision L22): a faucet for members and a funded treasury, on the embedded ledger only.
     ...(!env.IC_GOVERNANCE_CANISTER_ID && { DEV_FAUCET_DOM: env.DEV_FAUCET_DOM ?? String(DEV_FAUCET_DOM), EMBEDDED_TREASURY_DOM: env.EMBEDDED_TREASURY_DOM ?? String(DEV_TREASURY_DOM) }),
   });
   const bridgeBase = url(bridge.app.server.address() as AddressInfo);

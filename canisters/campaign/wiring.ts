@@ -1,6 +1,6 @@
 // The campaign canister's wiring, declared once for its Azle entry point and the embedded platform
 // (packages/canister-kit/src/wiring.ts): it reads the ratified price from governance and membership
-// status from the membership canister, moves DOM on the ledger (issue 11), refreshes its cached price
+// status from the membership canister, moves DOM on the ledger (decision L14), refreshes its cached price
 // and the ledger fee every 10 minutes (decision G18), and settles campaigns: at least every minute,
 // at once when a deadline passes or a movement is pending (decision L15).
 import type { CanisterWiring } from '@domdao/canister-kit';

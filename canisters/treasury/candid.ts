@@ -1,4 +1,4 @@
-// The treasury canister's Candid interface (spec 1 "TreasuryPayout … calls treasury.execute_payout()"; issue 11),
+// The treasury canister's Candid interface (spec 1 "TreasuryPayout … calls treasury.execute_payout()"; decision L11),
 // for the Azle entry point and the IC agent client.
 import { query, result, update, type Idl, type MethodTable } from '@domdao/canister-kit/candid';
 

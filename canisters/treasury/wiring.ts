@@ -1,6 +1,6 @@
 // The treasury canister's wiring, declared once for its Azle entry point and the embedded platform
 // (packages/canister-kit/src/wiring.ts): the ratified price from governance for USD payouts, and the
-// DOM ledger for its balance and payouts (issue 11); no timers.
+// DOM ledger for its balance and payouts (decision L11); no timers.
 import type { CanisterWiring } from '@domdao/canister-kit';
 import type { TreasuryCore, TreasuryDeps } from './core/treasury.ts';
 

@@ -1,4 +1,4 @@
-// Issue 8 item 20: `.env.example` names every variable of both services (their config schemas), the
+// `.env.example` names every variable of both services (their config schemas), the
 // notification client's, the IC clients' and `npm start`'s, each with a comment; nothing unknown.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ const root = new URL('../..', import.meta.url);
 // Read by scripts rather than a service's config schema: the ports and URLs of npm start (the price source's too, decision R16), the IC client's, and the portal build's (PORTAL_BRIDGE_ORIGIN).
 const EXTRA = ['NOTIFICATION_PORT', 'BRIDGE_PORT', 'GATEWAY_PORT', 'PRICE_SOURCE_PORT', 'BRIDGE_URL', 'NOTIFICATION_SERVICE_URL', 'NOTIFICATION_SERVICE_TOKEN', 'IC_HOST', 'IC_IDENTITY_PEM_FILE', 'IC_FETCH_ROOT_KEY', 'IC_GOVERNANCE_CANISTER_ID', 'IC_MEMBERSHIP_CANISTER_ID', 'IC_USER_CANISTER_ID', 'IC_CAMPAIGN_CANISTER_ID', 'IC_TREASURY_CANISTER_ID', 'IC_LEDGER_CANISTER_ID', 'PORTAL_BRIDGE_ORIGIN'];
 
-it('issue 8 item 20: .env.example lists every variable of the services and the gateway, each once and commented', () => {
+it('.env.example lists every variable of the services and the gateway, each once and commented', () => {
   const lines = readFileSync(new URL('.env.example', root), 'utf8').split('\n');
   const names: string[] = [];
   lines.forEach((line, i) => {
@@ -31,7 +31,7 @@ it('issue 8 item 20: .env.example lists every variable of the services and the g
   }
 });
 
-it('issue 8 item 20: LICENSE is the Apache-2.0 text package.json names; .nvmrc pins Node 20', () => {
+it('LICENSE is the Apache-2.0 text package.json names; .nvmrc pins Node 20', () => {
   const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { license: string };
   assert.equal(pkg.license, 'Apache-2.0');
   const license = readFileSync(new URL('LICENSE', root), 'utf8');

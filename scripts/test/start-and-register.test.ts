@@ -1,8 +1,8 @@
-// `npm start` as a new user runs it (issue 8 items 17 and 19): it listens on loopback only (decision
+// `npm start` as a new user runs it (decisions R10, R11): it listens on loopback only (decision
 // R10), its banner says how to register and how the first admin gets a password, and
 // `npm run register` registers an account against it end to end (sealed fields, JSON, the password
 // on stdin), after which the verification link and the login work; the member web app is served
-// through the gateway and renders in Chromium (issue 14). The platform runs as `npm start` runs it:
+// through the gateway and renders in Chromium (decisions F1, F2). The platform runs as `npm start` runs it:
 // built by esbuild, without a TypeScript loader (decision P14).
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -118,7 +118,7 @@ describe('npm start and npm run register', () => {
     assert.equal(scripts.start, `node scripts/build-run-path.mjs && node ${RUN_FLAGS.join(' ')} .build/run/start.js`);
   });
 
-  it('decision R10: without HOST, the gateway and both services listen on 127.0.0.1 only, as the banner says (the gateway first, issue 17)', async () => {
+  it('decision R10: without HOST, the gateway and both services listen on 127.0.0.1 only, as the banner says (the gateway first, decision E1)', async () => {
     assert.match(banner, new RegExp(`up \\(embedded defaults\\)\\n +platform gateway +http://127\\.0\\.0\\.1:${gatewayPort} `));
     assert.match(banner, new RegExp(`notification service +http://127\\.0\\.0\\.1:${notificationPort} `));
     assert.match(banner, new RegExp(`bridge service +http://127\\.0\\.0\\.1:${bridgePort} `));
@@ -129,13 +129,13 @@ describe('npm start and npm run register', () => {
     }
   });
 
-  it('issue 8 item 19: the banner tells how to register and how the first admin gets a password', () => {
+  it('decision R11: the banner tells how to register and how the first admin gets a password', () => {
     assert.match(banner, /npm run register -- --email \S+ --name .+ --dob \d{4}-\d{2}-\d{2}/);
     assert.match(banner, /first admin: admin@domdao\.localhost .*no password until it is registered/);
     assert.match(banner, /npm run journey` register it with the password 'a long journey passphrase'/);
   });
 
-  it('issue 10 (decisions O20, O22): the banner names the price-proposal job; its development X-API-Token runs it', async () => {
+  it('decisions O20, O22: the banner names the price-proposal job; its development X-API-Token runs it', async () => {
     assert.match(banner, /price proposals: job price:proposal every 60 min \(min change 2 %, heartbeat 120 h\)/);
     const cmd = /run now: curl -s -X POST (\S+) -H 'x-api-token: (dev-api-token-change-me)'/.exec(banner);
     assert.ok(cmd, banner);
@@ -156,7 +156,7 @@ describe('npm start and npm run register', () => {
     assert.equal(list.items.length, 1);
   });
 
-  it('issue 14: through the gateway, the member web app renders in Chromium, lists the price job\'s proposal and shows the price page, with no page or CSP error', async () => {
+  it('decisions E1, F2: through the gateway, the member web app renders in Chromium, lists the price job\'s proposal and shows the price page, with no page or CSP error', async () => {
     const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
     try {
       const page = await browser.newPage();
@@ -176,7 +176,7 @@ describe('npm start and npm run register', () => {
     }
   });
 
-  it('issue 8 item 19: npm run register seals the fields, posts JSON and the account can verify and sign in', async () => {
+  it('decision R11: npm run register seals the fields, posts JSON and the account can verify and sign in', async () => {
     const env = { ...baseEnv, BRIDGE_URL: bridge };
     const r = await run(['scripts/register.ts', '--email', 'grace@example.org', '--name', 'Grace Hopper', '--dob', '1990-12-09'], env, 'a very long test passphrase\n');
     assert.equal(r.code, 0, r.stderr);
@@ -222,7 +222,7 @@ describe('npm start and npm run register', () => {
     assert.match(fate() ?? 'no log line', /"email\.stub_send"/, 'the notification service sent the reset email');
   });
 
-  it('issue 8 item 19: npm run register explains bad input and changes nothing', async () => {
+  it('decision R11: npm run register explains bad input and changes nothing', async () => {
     const env = { ...baseEnv, BRIDGE_URL: bridge };
     const missing = await run(['scripts/register.ts', '--email', 'x@example.org'], env, 'a very long test passphrase\n');
     assert.equal(missing.code, 1);
@@ -301,7 +301,7 @@ describe('npm start and npm run register', () => {
     }
   });
 
-  it('issue 8 item 19: on a terminal, npm run register asks for the password without echoing it', async () => {
+  it('decision R11: on a terminal, npm run register asks for the password without echoing it', async () => {
     // `script` gives the command a pseudo-terminal; the password is typed only once the prompt is shown.
     const secret = 'terminal typed passphrase 42';
     const cmd = `${process.execPath} --import tsx scripts/register.ts --email tty@example.org --name 'Tty User' --dob 1991-02-03`;

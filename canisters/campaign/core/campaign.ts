@@ -1,6 +1,6 @@
 // The campaign canister's core (spec 1 "USD goal calculation", decision G18): crowdfunding campaigns
 // with a goal in DOM or USD, contributions valued at the ratified price, progress in both views. Money
-// is real DOM (issue 11, decisions L14–L19): a contribution is pulled from the member's ledger account
+// is real DOM (decisions L14–L19): a contribution is pulled from the member's ledger account
 // (after the member's icrc2_approve) into the campaign's escrow subaccount; at the deadline the escrow
 // goes to the beneficiary (goal met) or back to every contributor (failed or cancelled), by the
 // scheduler's settle step; members may also burn DOM as a recorded donation. Every movement runs

@@ -1,4 +1,4 @@
-// Campaign money on the DOM ledger (issue 11, decisions L14–L19): every movement (a contribution pulled
+// Campaign money on the DOM ledger (decisions L14–L19): every movement (a contribution pulled
 // with icrc2_transfer_from into the campaign's escrow subaccount, the release to the beneficiary, a
 // refund, a donation burn) is first a durable intent with its own id, amount, memo `dom-mv:<id>` and
 // created_at_time, then one ledger call with exactly those, then its outcome. A retry (the member's,

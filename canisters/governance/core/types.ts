@@ -228,7 +228,7 @@ export interface GovernanceStores {
   prices: Store<bigint, PriceEntry>;
   events: Store<bigint, AdminEvent>;
   /**
-   * A proposal's running vote counts under their own key (issue 16 target 2, decision P4): a vote
+   * A proposal's running vote counts under their own key (decision P4): a vote
    * writes these three numbers, not the whole proposal. Absent for proposals voted on before it
    * existed, whose counts are still on their record. Last, so its stable memory id is new.
    */

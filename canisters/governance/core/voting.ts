@@ -94,7 +94,7 @@ export function votingMethods(stores: GovernanceStores, deps: GovernanceDeps, st
     },
 
     /**
-     * Decision V25 (issue 15): the votes a page at a time, in voter order, after the voter `after`
+     * Decision V25: the votes a page at a time, in voter order, after the voter `after`
      * (exclusive), at most `limit` (default 100, at most 200), so each answer stays far inside the
      * IC's reply and query instruction limits whatever the turnout. Admin only, as list_votes.
      */

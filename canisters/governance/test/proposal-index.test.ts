@@ -1,4 +1,4 @@
-// Decision W8 (issue 15): list_proposals by category or status reads its candidates only (an index by
+// Decision W8: list_proposals by category or status reads its candidates only (an index by
 // category, by final status, and the active proposals), not the history it skips. Checked against a
 // plain filter over every proposal for every status, category and starting id, counted in records
 // read, and through the build of the index for a store kept by a release without it.

@@ -1,4 +1,4 @@
-// Decision G20 (issue 15): where the host counts instructions, a scheduler step stops burning receipts
+// Decision G20: where the host counts instructions, a scheduler step stops burning receipts
 // once its message has used STEP_INSTRUCTION_BUDGET, and finishes at later steps; where it does not
 // (the embedded host), BURN_BATCH alone bounds a step. The core is driven directly with a counter the
 // test controls, standing in for the IC's performance_counter.

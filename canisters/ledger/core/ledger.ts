@@ -1,4 +1,4 @@
-// The DOM ledger core (issue 11): ICRC-1 transfers, ICRC-2 approvals and transfers from, and an
+// The DOM ledger core (decisions L1–L8): ICRC-1 transfers, ICRC-2 approvals and transfers from, and an
 // ICRC-3 style block log, over ordered stores like every other core. On an IC network the DOM ledger
 // is DFINITY's ICRC-1 ledger canister (dfx.json); this core implements the same public interface for
 // the embedded platform, with the standard's errors, deduplication window and fee rules (decisions

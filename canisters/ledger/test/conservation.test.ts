@@ -1,4 +1,4 @@
-// Issue 11 "Tests": a property test over random sequences of mints, transfers, approvals, transfers
+// Decision L3: a property test over random sequences of mints, transfers, approvals, transfers
 // from and burns (with stated and unstated fees, expiring allowances, repeated transactions and time
 // moving on): after every step, balances plus burned plus burned fees equal minted, no balance or
 // allowance is negative, and the ledger's total supply is the sum of the balances (decision L3).
@@ -25,7 +25,7 @@ const op = fc.oneof(
   fc.record({ kind: fc.constant('wait' as const), seconds: fc.integer({ min: 1, max: 90_000 }) }),
 );
 
-describe('conservation of DOM (issue 11, decision L3)', () => {
+describe('conservation of DOM (decision L3)', () => {
   it('after every random step: balances + burned + fees burned = minted, nothing negative, supply = sum of balances', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 40 }), async (ops) => {

@@ -1,4 +1,4 @@
-// Issue 11 "The ledger": ICRC-1 transfers, mints and burns, ICRC-2 approvals and transfers from, every
+// Decisions L1–L8: ICRC-1 transfers, mints and burns, ICRC-2 approvals and transfers from, every
 // error the standards list, the deduplication window and the ICRC-3 block log, through the ledger
 // core's public methods on the embedded host (decisions L1–L8).
 import assert from 'node:assert/strict';

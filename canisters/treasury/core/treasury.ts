@@ -1,5 +1,5 @@
 // The treasury canister's core (spec 1): pays out approved TreasuryPayout proposals from its own DOM
-// ledger account (issue 11, decisions L11–L14; G17's own book is superseded). Only governance may call
+// ledger account (decisions L11–L14; G17's own book is superseded). Only governance may call
 // execute_payout; a USD amount is converted at the ratified price and refused with PriceStale when that
 // price is older than the staleness window (decision G16). A payout is a durable intent first (amount,
 // created_at_time, memo), then an icrc1_transfer with that created_at_time and memo, then the record: a

@@ -1,4 +1,4 @@
-// Idempotent operations (issue 8 item 3, decision U5): a registrar names each mutating call with an
+// Idempotent operations (decision U5): a registrar names each mutating call with an
 // operation id; the canister remembers op id → answer and gives a repeat the same answer without doing
 // the work again, so the bridge can retry a call whose reply it never saw (a crash, a lost reply).
 // Memory is bounded: an answer is kept OP_RETENTION (7 days) and at most MAX_OPS answers are kept

@@ -1,4 +1,4 @@
-// Decision U5 (issue 8 item 3): the registrar's mutating calls are idempotent under an operation id —
+// Decision U5: the registrar's mutating calls are idempotent under an operation id —
 // a repeat answers the first answer and does nothing again; answers are kept 7 days and at most
 // MAX_OPS of them. Decisions U6 (remove_unverified_account) and U7 (set_password_hash). The core is
 // driven directly over plain stores so interleaved calls (as the IC can run them) are visible.

@@ -1,4 +1,4 @@
-// Decision W6 (issue 15): list answers of records with long free text (proposal bodies up to 50,000
+// Decision W6: list answers of records with long free text (proposal bodies up to 50,000
 // characters, campaign descriptions up to 20,000) stay under the IC's limits, so a page may be
 // shorter than its limit; the caller pages on from the last item, as always. One item is always
 // answered. Two budgets:

@@ -1,4 +1,4 @@
-// Decision P15 (issue 16 target 1): a compaction copies, from the snapshot in place, every slice whose
+// Decision P15: a compaction copies, from the snapshot in place, every slice whose
 // entries are the very records the last compaction wrote at that position (votes and receipts append
 // in key order, so most are), and serializes only the others. The snapshot it writes is byte for byte
 // the one a compaction serializing everything writes; a slice whose bytes on disk no longer check out

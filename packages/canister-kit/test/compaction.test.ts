@@ -1,4 +1,4 @@
-// Decision P5 (issue 16 target 2): compaction runs beside the updates. It closes the log, clones the
+// Decision P5: compaction runs beside the updates. It closes the log, clones the
 // stores copy-on-write and writes the snapshot a slice at a time; whatever moment the process dies
 // at, the directory holds everything committed. `compactionProbe` holds a compaction at a stage, and a
 // copy of the directory taken there is what a crash at that moment leaves.

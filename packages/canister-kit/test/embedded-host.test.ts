@@ -1,5 +1,5 @@
 // ARCHITECTURE "Canisters: one core, two hosts", embedded host: atomic update calls, durable state,
-// principal-style isolation between canisters (issue 3 "Design that this issue must deliver").
+// principal-style isolation between canisters (decisions K1–K3, K8).
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';

@@ -1,4 +1,4 @@
-// Decision P1 (issue 16 target 1): every acknowledged update of the embedded host is fsynced before its
+// Decision P1: every acknowledged update of the embedded host is fsynced before its
 // answer, with group commit. The log writer is instrumented through `fsyncProbe`, which can delay an
 // fsync or observe it but never skip it.
 import assert from 'node:assert/strict';

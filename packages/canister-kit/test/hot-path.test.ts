@@ -1,4 +1,4 @@
-// Decision P7 (issue 16 target 1): the update path's cheaper parts answer what the ones they replaced
+// Decision P7: the update path's cheaper parts answer what the ones they replaced
 // answered. The log line is the state codec's text, character for character; the embedded store reads
 // and writes as a plain map would, including the keys sorted-btree's get(key, default) mis-answers
 // (above every key of the tree) and values that are undefined; a rollback and the journal see every write.

@@ -1,4 +1,4 @@
-// Decision P10 (issue 16 target 3): log line format 2 names the stores each line writes and carries a
+// Decision P10: log line format 2 names the stores each line writes and carries a
 // CRC-32, so open checks every line and splits it per store without JSON.parse, and each store's part is
 // decoded on the store's first use. Crash images in the new format, old and mixed logs, and a property:
 // what lazy replay gives equals what the old format's eager replay gives, and the history itself.

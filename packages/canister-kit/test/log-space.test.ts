@@ -1,4 +1,4 @@
-// Decision P9 (issue 16 target 1): with fsync the open log is written ahead with zeros so a group's
+// Decision P9: with fsync the open log is written ahead with zeros so a group's
 // fdatasync flushes data only; the log ends at its first NUL. Crash images (copies of the directory
 // while the host runs) reopen with every record; what a crash left past a NUL is dropped and cut away,
 // so it cannot come back after a later crash. The answer of an update comes after the fdatasync that

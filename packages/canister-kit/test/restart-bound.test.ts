@@ -1,4 +1,4 @@
-// Decision P8 (issue 16 target 3): what a crash leaves to replay is bounded by the compaction size,
+// Decision P8: what a crash leaves to replay is bounded by the compaction size,
 // which by default follows the snapshot (an eighth of it, at least 16 MiB), and replay lays the log's
 // writes over a store the snapshot holds without decoding the snapshot's part at open.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Decisions P2 and P5 (issue 16 targets 3 and 2): the snapshot is a versioned binary file (v8.serialize
+// Decisions P2 and P5: the snapshot is a versioned binary file (v8.serialize
 // frames, no reviver); state written by earlier releases (snapshot.json version 1, snapshot.bin version
 // 2) is still read.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Issue 11 "Money flows": campaign contributions are real DOM pulled with icrc2_transfer_from into the
+// Decisions L14–L19: campaign contributions are real DOM pulled with icrc2_transfer_from into the
 // campaign's escrow subaccount; at the deadline the escrow is released (goal met) or refunded (failed,
 // cancelled); retries and a crash between the ledger transfer and the campaign's record never move
 // money twice; donation burns (decisions L14–L19). Through the embedded platform's clients, with the
@@ -11,7 +11,7 @@ import { DAY, HOUR, harness, ratifyPrice, type Harness } from './harness.ts';
 const E8S = 100_000_000n;
 const FEE = 10_000n;
 
-/** Conservation (issue 11 Tests): the sum of every account's balance is the ledger's total supply, and no DOM was created. */
+/** Conservation (decision L3): the sum of every account's balance is the ledger's total supply, and no DOM was created. */
 async function assertConserved(h: Harness, accounts: Account[], minted: bigint): Promise<void> {
   const ledger = h.admin.ledger;
   let sum = 0n;
@@ -48,7 +48,7 @@ async function setup() {
   return { h, voter, owner, alice, bob, beneficiary, escrowOf, accounts, minted: 200n * E8S + 2n * FEE };
 }
 
-describe('campaign contributions move DOM into escrow; the deadline releases or refunds it (issue 11, L14–L17)', () => {
+describe('campaign contributions move DOM into escrow; the deadline releases or refunds it (decisions L14–L17)', () => {
   it('goal met: contributions (DOM and USD at the tick) sit in escrow, then the scheduler releases them to the beneficiary', async () => {
     const s = await setup();
     const { h } = s;
@@ -135,7 +135,7 @@ describe('campaign contributions move DOM into escrow; the deadline releases or 
   });
 });
 
-describe('a crash between the ledger transfer and the campaign\'s record, then recovery: no double movement (issue 11, L10, L16)', () => {
+describe('a crash between the ledger transfer and the campaign\'s record, then recovery: no double movement (decisions L10, L16)', () => {
   it('the reply of transfer_from is lost: the member\'s retry with its op id records the contribution once', async () => {
     let lose = true;
     const h = await harness({ interceptReply: (from, _to, method) => { if (lose && from === 'campaign' && method === 'icrc2_transfer_from') throw new Error('campaign canister trapped after the transfer'); } });

@@ -1,4 +1,4 @@
-// Issue 3 "Typed clients": the IC agent side down to the Candid encoding of every method. Arguments
+// Typed clients (decisions K6, K7): the IC agent side down to the Candid encoding of every method. Arguments
 // and replies encoded with the clients' method tables are decoded, re-encoded and decoded again by an
 // independent Candid implementation (didc, the Rust reference compiled to wasm) against the committed
 // .did files; then the IC clients run a real journey over a transport that carries the bytes into the
@@ -172,7 +172,7 @@ function checkStandard(standardDid: string, canister: CanisterName, method: stri
 }
 const checkIcrc7 = (canister: CanisterName, method: string, spec: MethodSpec, seed: number, did = DID[canister]) => checkStandard(ICRC7_DID, canister, method, spec, seed, did);
 
-describe('issue 8 item 23 / decision G19: ICRC-7 as the official ICRC-7.did declares it (didc)', () => {
+describe('decision G19: ICRC-7 as the official ICRC-7.did declares it (didc)', () => {
   const standard = annotations(ICRC7_DID);
   it('the fixture is the official interface: 21 methods', () => {
     assert.equal(standard.size, 21);
@@ -200,7 +200,7 @@ describe('issue 8 item 23 / decision G19: ICRC-7 as the official ICRC-7.did decl
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 const LEDGER_STANDARDS = { 'ICRC-1.did': 10, 'ICRC-2.did': 4, 'ICRC-3.did': 2 } as const;
 
-describe('issue 11 / decisions L1–L5: the DOM ledger is a subtype of the official ICRC-1, ICRC-2 and ICRC-3 interfaces (didc)', () => {
+describe('decisions L1–L5: the DOM ledger is a subtype of the official ICRC-1, ICRC-2 and ICRC-3 interfaces (didc)', () => {
   for (const [file, count] of Object.entries(LEDGER_STANDARDS)) {
     it(`${file}: all ${count} methods exist on the ledger with the standard's annotation; arguments and replies are the standard's`, () => {
       const standardDid = fixture(file);

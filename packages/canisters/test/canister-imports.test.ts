@@ -1,4 +1,4 @@
-// Issue 9 "Each canister has a front door" (docs/architecture.md "Dependency rules"): outside a
+// Each canister has a front door (docs/architecture.md "Dependency rules"): outside a
 // canister's folder, code imports it only by package name through its front door
 // (`@domdao/canister-<name>` = canisters/<name>/index.ts), never a file behind it; and no canister
 // reaches into another by relative path (shared rules live in @domdao/canister-kit).
@@ -40,7 +40,7 @@ export function violations(files: Map<string, string>): string[] {
   return out;
 }
 
-describe('dependency rules of the canisters (issue 9)', () => {
+describe('dependency rules of the canisters (decisions S4, S14)', () => {
   it('no package, service, script or canister reaches past a canister front door or into a sibling canister by relative path', () => {
     const files = new Map<string, string>();
     for (const top of ['canisters', 'packages', 'services', 'scripts', 'bench']) {

@@ -1,4 +1,4 @@
-// Issue 11 "Tests": a property test (fast-check) over random sequences of contributions (some retried
+// Decisions L3, L11–L18: a property test (fast-check) over random sequences of contributions (some retried
 // under the same op id, some whose ledger reply is lost), cancellations, deadlines passing (releases and
 // refunds), treasury payouts (some retried) and donation burns, through the embedded platform. After
 // every step the sum of every account's balance is the ledger's total supply and balances + burned +
@@ -23,7 +23,7 @@ const op = fc.oneof(
   fc.record({ kind: fc.constant('burn' as const), by: fc.nat(MEMBERS - 1), amount: fc.bigInt({ min: 1n, max: 50n * E8S }) }),
 );
 
-describe('conservation over random money flows (issue 11 Tests, decisions L3, L11–L18)', () => {
+describe('conservation over random money flows (decisions L3, L11–L18)', () => {
   it('balances sum to the supply after every step; nothing is created, lost or moved twice; every escrow ends empty', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 14 }), async (ops) => {

@@ -1,11 +1,11 @@
-// Issue 16 item 5: EmbeddedPlatform.as() builds a principal's five clients once and returns them
+// EmbeddedPlatform.as() builds a principal's five clients once and returns them
 // again; each principal's clients still call as that principal.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EmbeddedPlatform } from '../src/embedded/index.ts';
 import { principalFromSeed } from '../src/principals.ts';
 
-describe('EmbeddedPlatform.as (issue 16 item 5)', () => {
+describe('EmbeddedPlatform.as (decision K8)', () => {
   it('returns the same clients for a principal, and different principals keep their own caller', async () => {
     const admin = principalFromSeed('as-cache-admin');
     const other = principalFromSeed('as-cache-other');

@@ -1,4 +1,4 @@
-// Issue 3: transitions happen on time without anyone calling — the embedded scheduler plays the IC's
+// Decision G6: transitions happen on time without anyone calling — the embedded scheduler plays the IC's
 // canister timers (governance transitions and executions, the 5-minute mint retry queue).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

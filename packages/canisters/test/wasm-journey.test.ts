@@ -1,4 +1,4 @@
-// Issue 15: the canisters as the Internet Computer runs them. The built wasm of all six canisters runs
+// Decisions W1–W3: the canisters as the Internet Computer runs them. The built wasm of all six canisters runs
 // on the test replica (test/wasm-host/), reached by the same Candid clients the bridge uses on an IC
 // network; the same journey runs on the embedded platform, so the two hosts are held to one behaviour.
 import assert from 'node:assert/strict';
@@ -55,7 +55,7 @@ for (const [name, journey] of [
   ['the money journey (price, campaign in USD, treasury payout)', moneyJourney],
   ['eligibility fixed when voting opens (decisions G23, M8)', eligibilityJourney],
 ] as const) {
-  describe(`${name} on both hosts (issue 15)`, () => {
+  describe(`${name} on both hosts (decision W3)`, () => {
     it('embedded platform, restarted from disk in the middle', async () => {
       const e = await embeddedHost();
       try {
@@ -75,7 +75,7 @@ for (const [name, journey] of [
   });
 }
 
-describe('IC message semantics on the built wasm (issue 15)', () => {
+describe('IC message semantics on the built wasm (decision W2)', () => {
   it('a trap (arguments that are not the method’s Candid) leaves no partial state and is rejected as a canister error', async () => {
     const replica = new WasmReplica();
     const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: CONTROLLER }, replica);

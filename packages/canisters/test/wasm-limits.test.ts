@@ -1,4 +1,4 @@
-// Issue 15, decision W4: instruction counting on the test replica and the IC's limits per message
+// Decision W4: instruction counting on the test replica and the IC's limits per message
 // (update 40 B, query 5 B, install and upgrade 300 B; replies 2 MiB).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Issue 15, decision W7: range reads of the IC Store at 100,000 entries, on the built wasm of a
+// Decision W7: range reads of the IC Store at 100,000 entries, on the built wasm of a
 // test-only canister (test/store-probe: one StableStore, the one the six canisters use) on the
 // metered test replica. The store is grown unmetered as a release without the index left it (its
 // data map alone); then, metered: a page at the start and at the end by position (decision W5, the

@@ -1,4 +1,4 @@
-// One-off measurement (issue 12 "Done when"): the digest job for N eligible members (default 10,000)
+// One-off measurement (decisions N9–N12): the digest job for N eligible members (default 10,000)
 // on PGlite or PostgreSQL (`--postgres`), through the real notification service to the local provider
 // stand-in. Members are inserted directly (real HPKE ciphertexts, no argon2 or canister work), each
 // with one pending item. Prints the run's report and its wall time. Not a test: nothing is asserted.

@@ -70,7 +70,7 @@ const FUNDS_FOLLOW_MS = 5_000;
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The price oracle (issue 10): `latest()` for other modules such as the price-proposal job. */
+    /** The price oracle (decision O15): `latest()` for other modules such as the price-proposal job. */
     priceOracle: PriceOracle;
     /** The in-bridge event log (decisions V1–V4): `events.subscribe(name, types, handler)`. */
     events: EventLog;
@@ -80,13 +80,13 @@ declare module 'fastify' {
     outbox: Outbox;
     /** Durable scheduled jobs (decisions V16–V21): `jobs.define({ name, everyMs, run })`, `jobs.runNow(name)`. */
     jobs: JobRunner;
-    /** The inference server behind its circuit breaker and per-model queue (issue 13). */
+    /** The inference server behind its circuit breaker and per-model queue (decisions A5, A7). */
     inference: Inference;
     aiAlerts: Alerts;
   }
 }
 
-/** Test seams of the AI feature (issue 13): the breaker under NODE_ENV=test, the queue's tuning. */
+/** Test seams of the AI feature (decisions A5, A7): the breaker under NODE_ENV=test, the queue's tuning. */
 export interface AiTestOptions {
   /** Force the circuit breaker on (it is off under NODE_ENV=test, spec 2). */
   circuit?: boolean;
@@ -292,7 +292,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     governance: ctx.canisters.governance,
     governanceAs,
   });
-  // Campaigns, balances, donations, the treasury and the development faucet (issue 11).
+  // Campaigns, balances, donations, the treasury and the development faucet (decisions L20–L23).
   const platform = parts.canisters.platform;
   await app.register(campaignGateway, {
     requireSession: guards.requireMember,
@@ -312,7 +312,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
         },
       }),
   });
-  // What the two member-mail features (issue 12) are both given.
+  // What the two member-mail features (decisions N1–N24) are both given.
   const memberMail = {
     db: ctx.db,
     notifier: ctx.notifier,
@@ -327,7 +327,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     linkBase: emailLinkBase(config),
     now,
   };
-  // The member's inbox (issue 12): activity feed, digest preference and job, unsubscribe.
+  // The member's inbox (decisions N1–N12): activity feed, digest preference and job, unsubscribe.
   await app.register(inbox, {
     ...memberMail,
     currentSession: guards.currentSession,
@@ -336,7 +336,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     publicUrl: config.PUBLIC_URL,
     digestConcurrency: config.DIGEST_CONCURRENCY,
   });
-  // Every email at its moment (issue 12): welcome, membership and renewal receipts, vote reminders, invitations.
+  // Every email at its moment (decisions N13–N24): welcome, membership and renewal receipts, vote reminders, invitations.
   await app.register(memberEmails, {
     ...memberMail,
     admin: guards.admin,

@@ -1,4 +1,4 @@
-// Issue 8 item 6 through HTTP: registration refuses or normalises what the notification service would
+// Decisions B36–B38 through HTTP: registration refuses or normalises what the notification service would
 // refuse (decision B36); a stranded user gets a new verification link (B38) and can reset a forgotten
 // password (B37), with the same answer whether or not the address exists, within the email limits (B33).
 import assert from 'node:assert/strict';
@@ -68,7 +68,7 @@ for (const backend of BACKENDS.slice(0, 2)) {
       assert.deepEqual(strip(unknown.json()), strip(known.json()), 'unknown address: same answer');
       assert.deepEqual(strip(verified.json()), strip(known.json()), 'verified address: same answer');
       await new Promise((res) => setTimeout(res, 200));
-      // The welcome email follows the verification (issue 12); nothing else is sent.
+      // The welcome email follows the verification (decision N13); nothing else is sent.
       assert.equal(h.emails().filter((m) => !/^Welcome/.test(m.subject)).length, before + 1, 'nothing sent for an unknown or verified address');
       assert.equal((await resend('stranded@example.org', 'https://evil.example')).statusCode, 403, 'cross-site rule (decision B8)');
       assert.equal((await h.request({ method: 'POST', url: '/api/auth/resend-verification', payload: {} })).json().error, 'VALIDATION_ERROR');

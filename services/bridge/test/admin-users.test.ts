@@ -1,4 +1,4 @@
-// GET /api/admin/users (issue 8 item 22, decision B39): exact email through the blind index, role,
+// GET /api/admin/users (decision B39): exact email through the blind index, role,
 // membership status from the membership canister, cursor paging that never repeats or skips a user.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

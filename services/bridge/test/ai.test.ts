@@ -1,4 +1,4 @@
-// The AI endpoints (spec 2 AI endpoint shapes, AI errors; issue 13) against a local OpenAI-compatible
+// The AI endpoints (spec 2 AI endpoint shapes, AI errors; decisions A1–A18) against a local OpenAI-compatible
 // server: health, the session rule, validation (422), the summary cache (hits, TTL, body-hash
 // invalidation, poisoning), drafts as validated structured output with one retry, embeddings of 4096
 // floats asked for as floats, the per-member rate limit, and the unconfigured bridge.

@@ -1,4 +1,4 @@
-// Issue 8 items 2, 5 (login), 7, 10 and 24 (password length) through HTTP: attempts reserved
+// Decisions B30, B32, B34, B33 and B4 (password length) through HTTP: attempts reserved
 // atomically before the password check (decision B30) on every store, the owner not locked out by
 // a stranger who knows the address, no session before verification (B32), revocation ending sessions
 // and the admin's session endpoints (B34, B35), registration limits (B33).
@@ -157,7 +157,7 @@ describe('no session before verification (decision B32)', () => {
   });
 });
 
-describe('password length (decision B4, issue 8 item 24)', () => {
+describe('password length (decision B4)', () => {
   it('decision B4: 11 characters are refused, 12 accepted', async (t) => {
     const h = await bridge();
     t.after(() => h.close());

@@ -1,4 +1,4 @@
-// Issue 8 item 9 in a real browser (decision B45): a page on https://b.dao.test calls the bridge on
+// Decisions B8 and B45 in a real browser: a page on https://b.dao.test calls the bridge on
 // https://api.dao.test (sibling subdomains of one parent, the session cookie on Domain=.dao.test,
 // Secure) with `credentials: 'include'`: the preflight is answered, login sets the shared cookie and
 // the session is readable. A page on a foreign origin cannot read the bridge's answers, and a
@@ -163,7 +163,7 @@ describe('CORS with credentials across sibling subdomains in Chromium (decision 
       await page.fill('#password', PASSWORD);
       await Promise.all([page.waitForURL(`${front}/`, { timeout: 10_000 }), page.click('button[type=submit]')]);
       await page.goto(`${api}/`);
-      // The web app at `/` (issue 14) reads the session after it loads.
+      // The web app at `/` (decision F5) reads the session after it loads.
       await page.waitForSelector('text=Signed in as ada@example.org (member).');
       assert.match(await page.textContent('body') ?? '', /Signed in as ada@example\.org \(member\)\./);
       mkdirSync(SCREENSHOT_DIR, { recursive: true });

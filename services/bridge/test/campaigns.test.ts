@@ -1,4 +1,4 @@
-// Issue 11 "Bridge gateway" (decisions L20–L23): members receive development DOM, create campaigns,
+// Decisions L20–L23: members receive development DOM, create campaigns,
 // contribute in DOM or USD (the bridge approves and contributes as the member), see progress in DOM
 // and USD, their balance, contributions and refunds, the treasury's balance and payouts; canister
 // errors as documented HTTP codes; the faucet refused in production and off by default.
@@ -55,7 +55,7 @@ after(() => h.close());
 const post = (url: string, jar: Jar | undefined, payload: unknown, headers: Record<string, string> = {}) => h.request({ method: 'POST', url, jar, payload: payload as object, headers });
 const get = (url: string, jar?: Jar) => h.request({ method: 'GET', url, ...(jar && { jar }) });
 
-describe('DOM through the bridge (issue 11 Bridge gateway)', () => {
+describe('DOM through the bridge (decisions L20–L23)', () => {
   it('the development faucet gives a member DOM; the balance shows it; the treasury holds its initial DOM', async () => {
     assert.equal((await post('/api/dev/faucet', undefined, {})).statusCode, 401);
     const r = await post('/api/dev/faucet', alice.jar, {});

@@ -1,4 +1,4 @@
-// Issue 8 item 3 (decisions B20–B28, U5): a crash at every step boundary of registration, email
+// Decisions B20–B28 and U5: a crash at every step boundary of registration, email
 // verification, KYC and the payment webhook, then a restart on the same data. Each case checks that
 // the database and the user canister agree and that the user can go on: the account exists in both
 // and its link works; a verified user can sign in; a KYC decision is in both; a payment is credited

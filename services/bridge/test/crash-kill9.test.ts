@@ -1,4 +1,4 @@
-// Issue 8 item 3 with a real crash: a bridge child process is killed with SIGKILL at each step boundary
+// Decisions B20–B28 with a real crash: a bridge child process is killed with SIGKILL at each step boundary
 // of the payment webhook (after the commit, after the canister's answer, after the apply), then the
 // bridge opens again on the same data directory (PGlite and the embedded canisters' log). The processor's
 // retry is a duplicate, the reconciler finishes the upgrade, and the payment is credited exactly once

@@ -1,4 +1,4 @@
-// Cross-site rules through HTTP (issue 8 item 9): `Origin: null` is refused whatever the Referer says
+// Cross-site rules through HTTP (decisions B8, B45): `Origin: null` is refused whatever the Referer says
 // (decision B8), and CORS answers only the configured front ends, with credentials (decision B45).
 // The same rules in a real browser across sibling subdomains: browser-cors.test.ts.
 import assert from 'node:assert/strict';

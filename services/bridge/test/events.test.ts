@@ -1,4 +1,4 @@
-// The in-bridge event seam and the governance admin-event follower (issue 10, decisions V1–V4):
+// The in-bridge event seam and the governance admin-event follower (decisions V1–V4):
 // canister events become typed bridge events once, subscribers get them in order under a durable
 // cursor, a failing handler is retried without losing or skipping, and two bridge instances on one
 // PostgreSQL database copy and process each event exactly once.

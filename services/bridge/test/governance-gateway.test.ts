@@ -1,4 +1,4 @@
-// Governance gateway (issue 10, decisions V8–V12): members vote and execute through POST
+// Governance gateway (decisions V8–V12): members vote and execute through POST
 // /api/governance/*, as their own principal; every VoteError through HTTP with its documented status
 // and the variant as the code; the session, cross-site and bearer-defect rules (spec 1
 // Authentication rules 3 and 6) on every mutation; GET a proposal with its tally.
@@ -280,7 +280,7 @@ describe('governance gateway', () => {
   });
 });
 
-describe('governance gateway: receipts, votes, ETags, execute (issue 10 Governance gateway; decisions V22, V23)', () => {
+describe('governance gateway: receipts, votes, ETags, execute (decisions V22, V23)', () => {
   let g: Bridge;
   let carol: { jar: Jar; user_id: string };
   let dave: { jar: Jar; user_id: string };

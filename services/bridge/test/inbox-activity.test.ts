@@ -1,4 +1,4 @@
-// The activity feed (issue 12, decisions N7–N8): items from the governance event follower (a proposal
+// The activity feed (decisions N7–N8): items from the governance event follower (a proposal
 // created, voting open for Active members, the result, the ratified price) and from the bridge's own
 // member events (a membership becoming Active, for that member only); GET /api/me/activity pages
 // through what the signed-in member may see; a redelivered event adds nothing.

@@ -1,4 +1,4 @@
-// The digest job (spec 3 "User digest preference", issue 12, decisions N5, N9–N12) with a controllable
+// The digest job (spec 3 "User digest preference", decisions N5, N9–N12) with a controllable
 // clock, against the real notification service and the local provider stand-in: eligibility exactly
 // at the interval and one second before, no items → no call, 51 items → 50 sent with total_count 51,
 // a crash between the send and the update → no second email (Idempotency-Key per member and

@@ -1,4 +1,4 @@
-// Issue 12 "Activity feed" and "Every email at its moment", the money part (decisions N22–N24): the
+// The activity feed and the member emails, the money part (decisions N22–N24): the
 // campaign and treasury canisters followed into the event log; feed items for a new campaign, its goal
 // reached, its outcome, a member's own refund, a treasury payout and a membership nearing expiry;
 // refund-confirmation to each refunded member and treasury-milestone to a member who received DOM,
@@ -51,7 +51,7 @@ before(async () => {
 });
 after(() => h.close());
 
-describe('campaign and treasury events in the inbox (issue 12; decisions N22–N24)', () => {
+describe('campaign and treasury events in the inbox (decisions N22–N24)', () => {
   it('decision N22: a failed campaign — new campaign and outcome for everyone, the refund for its contributor, one refund-confirmation; following again adds nothing', async () => {
     const deadline = new Date(h.now() + 2 * HOUR_MS).toISOString();
     const c = (await post('/api/campaigns', alice.jar, { title: 'Big barn', description: '', goal: { dom_e8s: String(900n * E8S) }, deadline })).json() as { id: string };

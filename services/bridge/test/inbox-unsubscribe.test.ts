@@ -1,4 +1,4 @@
-// Spec 3 "Unsubscribe token" and "User digest preference" (issue 12, decisions N1–N6): the token's
+// Spec 3 "Unsubscribe token" and "User digest preference" (decisions N1–N6): the token's
 // format, constant-time check, expiry and rotation; GET/PUT of the preference with the session and
 // the cross-site rule; GET /unsubscribe and RFC 8058 one-click POST /unsubscribe, both idempotent,
 // and every refused token changing nothing.

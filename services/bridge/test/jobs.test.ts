@@ -1,4 +1,4 @@
-// The jobs seam (issue 10, decisions V16–V21): durable scheduled jobs on PostgreSQL and PGlite. Two
+// The jobs seam (decisions V16–V21): durable scheduled jobs on PostgreSQL and PGlite. Two
 // runners (two bridge instances) on one database run each due slot once; a run that throws is
 // retried with backoff up to its tries; a run whose instance dies (a SIGKILLed process) is declared
 // interrupted and its slot retried; runNow records a manual run and waits for a busy job; close()

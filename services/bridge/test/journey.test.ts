@@ -1,4 +1,4 @@
-// Issue 4 "the whole journey", on each backend: register → verify link → Registered → KYC + payment →
+// The whole membership journey, on each backend: register → verify link → Registered → KYC + payment →
 // Active → the session shows it; then logout across suites.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';

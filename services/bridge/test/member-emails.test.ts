@@ -1,4 +1,4 @@
-// Every email at its moment (issue 12; decisions N13–N18), through the real notification service to
+// Every email at its moment (decisions N13–N18), through the real notification service to
 // the provider stand-in (so each template's data passed the service's schema): welcome after
 // verification, membership-confirm + payment-receipt on the first payment, renewal-receipt on a
 // renewal, event-reminder 24 h and 1 h before a vote closes (Active, opted in, not voted; event.ics
@@ -21,7 +21,7 @@ async function eventually<T>(what: string, check: () => Promise<T | undefined> |
   }
 }
 
-describe('member emails (issue 12; decisions N13–N18)', () => {
+describe('member emails (decisions N13–N18)', () => {
   let h: Bridge;
   let admin: { jar: Jar; user_id: string };
   const sent = (to: string, subject?: RegExp) => (h.emails() as Sent[]).filter((m) => m.to.includes(to) && (!subject || subject.test(m.subject)));

@@ -1,4 +1,4 @@
-// Members sign on the IC (issue 10, decisions V5–V7): a member's principal is the self-authenticating
+// Members sign on the IC (decisions V5–V7): a member's principal is the self-authenticating
 // principal of an Ed25519 key derived (HKDF) from MEMBER_IDENTITY_SECRET and the user id; a vote sent
 // through a transport that carries the agent's signed CBOR envelope into the embedded canisters
 // arrives with `sender` = the member's principal and a signature that verifies with the derived key.

@@ -1,4 +1,4 @@
-// The bridge's OpenAPI document (issue 8 item 20, decision B47): generated from the routes, served,
+// The bridge's OpenAPI document (decision B47): generated from the routes, served,
 // committed and kept current; the README's endpoint table lists exactly the same operations.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The pure price aggregate (issue 10 "Price oracle", decisions O1–O6): weighted median and its tie
+// The pure price aggregate (decisions O1–O6): weighted median and its tie
 // rule, invalid/too-old observations, outlier rejection, minimum sources, confidence thresholds.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

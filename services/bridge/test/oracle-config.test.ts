@@ -1,4 +1,4 @@
-// Price oracle configuration (issue 10, decisions O8, O9, O11): validated at start-up, each problem
+// Price oracle configuration (decisions O8, O9, O11): validated at start-up, each problem
 // named with the variable, the source and the field; one test per error.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

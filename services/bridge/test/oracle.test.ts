@@ -1,4 +1,4 @@
-// The price oracle through HTTP (issue 10 "Price oracle"; spec 1 "Oracle price response" and "Price
+// The price oracle through HTTP (decisions O1–O15; spec 1 "Oracle price response" and "Price
 // feed behaviour"): local fake sources (slow, failing, lying, stale, malformed, non-numeric), the
 // bridge built the production way with the test clock, polls driven by the test.
 import assert from 'node:assert/strict';

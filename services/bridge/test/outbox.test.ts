@@ -1,4 +1,4 @@
-// The outbox seam (issue 8 item 3, decisions B20–B23) on PGlite and PostgreSQL, with a stand-in
+// The outbox seam (decisions B20–B23) on PGlite and PostgreSQL, with a stand-in
 // "canister" that is idempotent under the op id (as the user canister is, decision U5): an operation
 // exists iff its transaction commits; the fast path runs it and applies the answer once; a transient
 // failure is retried with backoff; a crash at each step boundary (an injected fault) leaves a row the

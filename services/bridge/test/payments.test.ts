@@ -1,4 +1,4 @@
-// Issue 8 item 4, decision B19: a payment is checked against the configured membership price, its
+// Decision B19: a payment is checked against the configured membership price, its
 // intent id is the idempotency key, and an Active member's payment is not a silent extension.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// The member web app in a real browser (issue 14 "Tests in a real browser"; decisions F1–F5): Chromium
+// The member web app in a real browser (decisions F1–F5): Chromium
 // through Playwright against the bridge serving the built app on a test port. The under-13 block and
 // its 24-hour flag; joining with the form sealed in the browser, the verification link, signing in
 // with returnUrl; proposals, a sanitised Markdown body and voting as an Active member; executing an
@@ -94,7 +94,7 @@ after(async () => {
   await inference?.close();
 });
 
-describe('the member web app in Chromium (issue 14; decisions F1–F5)', () => {
+describe('the member web app in Chromium (decisions F1–F5)', () => {
   it('spec 2 registration rule 1: under 13 → the block screen, nothing sent, and the block flag kept 24 hours', async () => {
     const before = h.emails().length;
     await page.goto(`${base}/join`);
@@ -350,7 +350,7 @@ describe('the member web app in Chromium (issue 14; decisions F1–F5)', () => {
     await shoot('campaigns');
   });
 
-  it('issue 14 "Me": membership, balance, email preferences (saved through the API), activity, and the digest\'s unsubscribe link', async () => {
+  it('decisions F5, F8: "Me": membership, balance, email preferences (saved through the API), activity, and the digest\'s unsubscribe link', async () => {
     await page.goto(`${base}/me`);
     await page.waitForSelector('text=Active');
     await page.waitForSelector('text=DOM', { state: 'attached' });
@@ -395,7 +395,7 @@ describe('the member web app in Chromium (issue 14; decisions F1–F5)', () => {
     assert.equal((await h.request({ method: 'GET', url: '/api/me/notification-preferences', jar: again.jar })).json().digest_frequency, 'none');
   });
 
-  it('issue 14 admin console: the admin approves KYC in the browser; after the payment the member is Active', async () => {
+  it('decision F7: the admin console: the admin approves KYC in the browser; after the payment the member is Active', async () => {
     /** Registers and verifies through the API (the browser part is covered above). */
     const verified = async (email: string) => {
       const fields = await h.encrypt({ email, name: 'Member', dob: '1980-01-01' });

@@ -1,4 +1,4 @@
-// Issue 14 "it also works when hosted on another subdomain" (decision F11): the member app built with
+// Decision F11: the app also works when hosted on another subdomain: the member app built with
 // PORTAL_BRIDGE_ORIGIN and served by a plain static server on https://app.dao.test (its own strict CSP,
 // naming the bridge in connect-src), the bridge on https://api.dao.test (the session cookie on
 // Domain=.dao.test). In Chromium: the app reads proposals across origins, "Sign in" goes to the
@@ -24,7 +24,7 @@ const PASSWORD = 'correct horse battery staple';
 const HOUR_MS = 3_600_000;
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json' };
 
-describe('the member app hosted on another subdomain than the bridge (issue 14; decision F11)', () => {
+describe('the member app hosted on another subdomain than the bridge (decision F11)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'domdao-portal-elsewhere-'));
   const dist = join(dir, 'dist');
   const servers: Server[] = [];

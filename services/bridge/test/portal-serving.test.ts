@@ -1,4 +1,4 @@
-// The bridge's `/` and the member web app's other paths (issue 14, decisions F1–F4; supersedes B46's
+// The bridge's `/` and the member web app's other paths (decisions F1–F4; supersedes B46's
 // interim page): index.html of the built app under a strict Content-Security-Policy, content-hashed
 // assets cached for a year, the brand from the email configuration, and every other path still the
 // bridge's JSON 404. What the pages do is tested in Chromium (portal-browser.test.ts).

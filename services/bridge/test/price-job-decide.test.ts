@@ -1,4 +1,4 @@
-// The price-proposal job's decision rules (issue 10, decisions O16–O19): stale → skip; pending
+// The price-proposal job's decision rules (decisions O16–O19): stale → skip; pending
 // SetDomPrice → skip; change below the minimum → skip unless the ratified price is older than the
 // heartbeat; the heartbeat must leave room for ratification (start-up check).
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The price-proposal job (issue 10 "The price-proposal job"; decisions O16–O23) on the jobs seam, with
+// The price-proposal job (decisions O16–O23) on the jobs seam, with
 // local fake price sources and the embedded canisters: stale → no proposal; first price; pending
 // skip; min-change skip; heartbeat submit; change submit; every run visible to admins; the admin
 // trigger's authorisation and rules; two bridge instances → one proposal; the start-up heartbeat check.
@@ -77,7 +77,7 @@ export async function ratify(h: Bridge, id: string, voters: { email: string }[],
 
 const submit = (h: Bridge, headers: Record<string, string> = { 'x-api-token': TOKEN }) => h.request({ method: 'POST', url: '/api/admin/price/submit-proposal', headers, origin: null });
 
-describe('price-proposal job (issue 10; decisions O16–O23)', () => {
+describe('price-proposal job (decisions O16–O23)', () => {
   let fake: FakeSources;
   let h: Bridge;
   let alice: Awaited<ReturnType<typeof activeMember>>;
@@ -248,7 +248,7 @@ describe('price-proposal job: configuration (O19, O22)', () => {
   });
 });
 
-describe('price-proposal job: two bridge instances (issue 10; decisions V16, V17)', () => {
+describe('price-proposal job: two bridge instances (decisions V16, V17)', () => {
   it('two instances on one PostgreSQL database and one set of canisters: one proposal per due run, and one for two simultaneous admin triggers', async () => {
     const fake = await startFakeSources();
     setPrice(fake, null);
@@ -302,7 +302,7 @@ describe('price-proposal job: two bridge instances (issue 10; decisions V16, V17
   });
 });
 
-describe('the whole chain through HTTP (issue 10 Tests)', () => {
+describe('the whole chain through HTTP (decisions O16–O23, V8–V12)', () => {
   it('sources → job → SetDomPrice → members vote through the gateway → execute → GET the ratified price → a USD contribution valued at it', async () => {
     const fake = await startFakeSources();
     setPrice(fake, null);
@@ -326,7 +326,7 @@ describe('the whole chain through HTTP (issue 10 Tests)', () => {
       // No campaign HTTP route yet (another part of the bridge): the member's own canister client.
       const platform = h.opened.canisters.platform!;
       const campaign = platform.as(alice.principal).campaign;
-      // Real DOM (issue 11): minted by governance (the minting account), approved for the campaign canister.
+      // Real DOM (decision L11): minted by governance (the minting account), approved for the campaign canister.
       await platform.as(platform.ids.governance).ledger.icrc1_transfer({ to: { owner: alice.principal }, amount: 100n * 100_000_000n });
       await platform.as(alice.principal).ledger.icrc2_approve({ spender: { owner: platform.ids.campaign }, amount: 50n * 100_000_000n });
       const created = await campaign.create_campaign({ title: 'Garden', description: 'Seeds', goal: { UsdValue: 1000 }, deadline: BigInt(h.now() + 30 * DAY) * 1_000_000n });

@@ -1,4 +1,4 @@
-// The bridge and its stores (issue 8 items 1 and 8, decisions B17 and B18): a PostgreSQL restart is an
+// The bridge and its stores (decisions B17 and B18): a PostgreSQL restart is an
 // outage answered 503, never a crash, and the bridge recovers by itself; one bridge per DATA_DIR.
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';

@@ -1,4 +1,4 @@
-// Issue 9, decision S1 (docs/architecture.md "Dependency rules of the bridge"): bridge features never
+// Decision S1 (docs/architecture.md "Dependency rules of the bridge"): bridge features never
 // import each other; they share through the shared folders below, the bridge's configuration and
 // context, or a package. A new shared seam is one more entry in SHARED_FOLDERS (and a line in the
 // architecture page); a new feature needs nothing here.
@@ -67,7 +67,7 @@ function bridgeSources(): Map<string, string> {
   return files;
 }
 
-describe('dependency rules of the bridge (issue 9, decision S1)', () => {
+describe('dependency rules of the bridge (decision S1)', () => {
   it('no bridge feature imports another feature, the composition root, or a file outside the bridge by path', () => {
     const files = bridgeSources();
     assert.ok(files.size > 40, 'the scan sees the bridge sources');

@@ -1,4 +1,4 @@
-// Issue 8 item 24: the payment webhook's timestamp tolerance (decision B11,
+// The payment webhook's timestamp tolerance (decision B11,
 // PAYMENT_WEBHOOK_TOLERANCE_SECONDS = 300) at its exact boundary, in both directions.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// The platform gateway (issue 17) as a Fastify instance: build it with a config, listen elsewhere.
+// The platform gateway (decisions E1–E9) as a Fastify instance: build it with a config, listen elsewhere.
 // One origin for people and front ends: POST /register is the identity service's public endpoint
 // (spec 2 Authentication 9), /notify/* is the notification service with the prefix stripped and the
 // token checked at the edge (spec 3), and every other path — the web app at `/` included — is the

@@ -1,4 +1,4 @@
-// Environment of the platform gateway (issue 17), validated at start-up like every service's.
+// Environment of the platform gateway (decision E1), validated at start-up like every service's.
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError, Env, loadConfig } from '@domdao/config';
 import { parseForeignTokens } from '@domdao/service-kit';

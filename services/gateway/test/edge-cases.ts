@@ -1,4 +1,4 @@
-// The routing cases every edge must pass (issue 17 "Tests"), shared by the Node gateway of `npm start`
+// The routing cases every edge must pass (decisions E1–E9), shared by the Node gateway of `npm start`
 // (gateway.test.ts) and the production nginx configuration (nginx.test.ts): every route reaches its
 // service, /notify without, with a wrong and with a foreign-scoped token, the prefix stripped, browser
 // requests refused, POST /register end to end, a 25 MiB attachment, the session cookie across two
@@ -67,12 +67,12 @@ function linesOf(t: EdgeTarget, service: string, requestId: string) {
 }
 
 export function edgeCases(target: () => EdgeTarget): void {
-  it('issue 17: the bridge routes and the web app at / reach the bridge', async () => {
+  it('decision E2: the bridge routes and the web app at / reach the bridge', async () => {
     const t = target();
     assert.deepEqual((await call(t, 'GET', '/health')).json(), { status: 'ok' });
     const home = await call(t, 'GET', '/');
     assert.equal(home.status, 200);
-    assert.match(home.text, /<div id="app"><\/div>/, 'the member web app (issue 14)');
+    assert.match(home.text, /<div id="app"><\/div>/, 'the member web app (decision F2)');
     assert.match((await call(t, 'GET', '/login')).text, /<form/);
     assert.equal((await call(t, 'GET', '/api/openapi.json')).json().info.title.length > 0, true);
     assert.match((await call(t, 'GET', '/api/auth/registration-key')).json().public_key, /^[A-Za-z0-9_-]+$/);
@@ -82,7 +82,7 @@ export function edgeCases(target: () => EdgeTarget): void {
     assert.equal(missing.json().error, 'NOT_FOUND', 'the bridge answers unknown paths');
   });
 
-  it('issue 17, decision E7: a caller X-Request-Id is passed through to both services and answered', async () => {
+  it('decision E7: a caller X-Request-Id is passed through to both services and answered', async () => {
     const t = target();
     const id = randomUUID();
     const n = await call(t, 'GET', '/notify/api/v1/health', { headers: { 'x-request-id': id } });

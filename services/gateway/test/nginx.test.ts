@@ -1,4 +1,4 @@
-// The production edge (issue 17, decisions E10–E13): deploy/nginx as committed, started by this test
+// The production edge (decisions E10–E13): deploy/nginx as committed, started by this test
 // as its own process on 127.0.0.1 with a self-signed certificate made in a temporary directory, in
 // front of `npm start`'s bridge and notification service; the gateway's routing cases run through it,
 // then what only the production edge adds: HTTP/2 over TLS, security headers and rate limits.
@@ -138,7 +138,7 @@ describe('the production edge: deploy/nginx', () => {
     }
   });
 
-  it('issue 17: in Chromium, signing in on app.<parent> through the edge signs the browser in on gov.<parent> (one Secure, HttpOnly cookie); signing out on one signs both out (issue 14)', async () => {
+  it('decision E10: in Chromium, signing in on app.<parent> through the edge signs the browser in on gov.<parent> (one Secure, HttpOnly cookie); signing out on one signs both out (decision F5)', async () => {
     const email = `browser-${Date.now()}@example.org`;
     const password = 'a long browser passphrase';
     const key = (await call(target, 'GET', '/api/auth/registration-key')).json() as { public_key: string };
@@ -172,7 +172,7 @@ describe('the production edge: deploy/nginx', () => {
       await page.goto(`${app}/`);
       await page.waitForSelector('text=Signed in as');
       assert.match(await page.textContent('body') ?? '', /Signed in as/);
-      // Spec 2 Authentication 5 (issue 14): signing out in one suite signs the other out too.
+      // Spec 2 Authentication 5 (decision F5): signing out in one suite signs the other out too.
       const gov2 = await context.newPage();
       await gov2.goto(`${gov}/`);
       await gov2.waitForSelector('text=Signed in as');

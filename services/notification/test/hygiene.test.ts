@@ -1,4 +1,4 @@
-// Issue 8 item 26: a red test must not hang its file (HELPERS rule: close in an after-hook).
+// Decision R2: a red test must not hang its file (HELPERS rule: close in an after-hook).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { it } from 'node:test';

@@ -1,4 +1,4 @@
-// The admin console (issue 14): users (find by email, roles, sessions, KYC approval), escrowed
+// The admin console (decision F7): users (find by email, roles, sessions, KYC approval), escrowed
 // payments, mint failures, failed emails, scheduled jobs and their runs, the governance event log.
 // The server checks the admin role on every call (403 otherwise); hiding the page is convenience.
 import { useState } from 'preact/hooks';

@@ -99,7 +99,7 @@ export class EmbeddedPlatform {
   }
 
   /**
-   * The six clients calling as `principal`, built once per principal (issue 16 item 5: the bridge
+   * The six clients calling as `principal`, built once per principal (a hot path of the bridge
    * asks per request). The clients hold no state beyond the principal, so sharing them is safe; the
    * cache keeps the most recently added AS_CACHE_SIZE principals.
    */
@@ -183,7 +183,7 @@ export class EmbeddedPlatform {
    * holding its caller, and reading a method gives a closure over that caller (so destructuring still
    * works). Closures built for every method per principal had cost ≈26 KB per principal, which the
    * as() cache kept long enough to be promoted and then dropped: most of the old-space garbage of a
-   * vote storm, and with it the long pauses of the collector (issue 16 target 2).
+   * vote storm, and with it the long pauses of the collector (decision P4).
    */
   private clientClass(canister: CanisterName): ClientClass {
     const core = this.cores[canister] as unknown as Record<string, (ctx: CallContext, ...args: unknown[]) => unknown>;
@@ -234,7 +234,7 @@ export class EmbeddedPlatform {
     if (!initialised('user')) await host.update('user', () => cores.user.init({ registrars, admins }));
     if (!initialised('campaign')) await host.update('campaign', () => cores.campaign.init({ admins, self: ids.campaign }));
     if (!initialised('treasury')) await host.update('treasury', () => cores.treasury.init({ governance_canister: ids.governance, self: ids.treasury, admins }));
-    // State written before the ledger existed (issue 11): the treasury and campaign canisters learn their own principal (L23).
+    // State written before the ledger existed: the treasury and campaign canisters learn their own principal (L23).
     for (const canister of ['treasury', 'campaign'] as const) {
       const config = host.store<string, { self?: string }>(canister, 'config');
       if (config.get('config') && !config.get('config')!.self) await host.update(canister, () => config.set('config', { ...config.get('config')!, self: ids[canister] }));

@@ -1,4 +1,4 @@
-// Decisions G23 and M8 as a scenario run on both hosts (issue 15): only members Active when a
+// Decisions G23 and M8 as a scenario run on both hosts (decision W3): only members Active when a
 // proposal's window opened vote on it, so turnout never exceeds total_eligible; the instant itself
 // and one nanosecond before it; a membership that lapses after the opening and is renewed; all of it
 // kept across the restart (the embedded host reopened from disk, or every wasm canister upgraded).

@@ -1,4 +1,4 @@
-// The journeys as scenarios, each run on both hosts (issue 15): the embedded
+// The journeys as scenarios, each run on both hosts (decision W3): the embedded
 // platform (the cores in-process) and the test replica executing the built wasm. Each host supplies
 // the clients, its clock and timers, and a "restart" in the middle: reopening from disk (embedded) or
 // upgrading every canister (wasm). The same assertions hold on both.

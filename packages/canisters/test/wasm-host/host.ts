@@ -1,4 +1,4 @@
-// Issue 15: a test replica that runs the canisters' real `.wasm` files (as `npm run build:canisters`
+// Decisions W1–W3: a test replica that runs the canisters' real `.wasm` files (as `npm run build:canisters`
 // makes them) in Node's WebAssembly, providing the `ic0` system API they import with the IC's message
 // semantics. It stands in for PocketIC, which cannot be installed here (it downloads its binary); the
 // tests reach it only through `CandidTransport` and the methods below, which a PocketIC adapter can

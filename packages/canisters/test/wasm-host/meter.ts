@@ -1,4 +1,4 @@
-// Issue 15, decision W4: instruction counting for the test replica. A pass over the module's code adds
+// Decision W4: instruction counting for the test replica. A pass over the module's code adds
 // a mutable i64 global and, at the start of every straight-line run of instructions (function entry,
 // after block/loop/if/else/end and after br_if), adds the run's length to it. V8 then counts as it
 // executes, which is what the IC's metering does (one per wasm instruction; the IC also charges for

@@ -1,4 +1,4 @@
-// Issue 15: what the test host needs from a canister's wasm that a replica gets from inside the
+// Decisions W1, W2: what the test host needs from a canister's wasm that a replica gets from inside the
 // engine: its function table (inter-canister call callbacks are table indices) and its globals (a trap
 // rolls back the stack pointer and the allocator's globals with the memory). This adds exports for
 // them, `__host_table` and `__host_global_<i>`, and changes nothing else in the module.

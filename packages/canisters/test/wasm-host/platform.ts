@@ -1,4 +1,4 @@
-// Issue 15: the six canisters' built wasm (`npm run build:canisters`, in `.azle/`) installed on the
+// Decisions W1–W3: the six canisters' built wasm (`npm run build:canisters`, in `.azle/`) installed on the
 // test replica under the embedded platform's ids, wired to each other by their init arguments as a
 // deployment would be, and reached through the Candid clients the bridge uses on an IC network.
 import { existsSync, readFileSync } from 'node:fs';

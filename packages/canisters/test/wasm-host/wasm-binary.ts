@@ -1,4 +1,4 @@
-// Issue 15: the few pieces of the wasm binary format the test replica's passes (patch.ts, meter.ts)
+// Decisions W1–W4: the few pieces of the wasm binary format the test replica's passes (patch.ts, meter.ts)
 // read and write: LEB128 numbers, the section list, and what the import section brings in.
 
 export function readU32(bytes: Uint8Array, at: number): [value: number, next: number] {

@@ -1,4 +1,4 @@
-// Ways back for stranded users (issue 8 item 6, decisions B36–B38): a new verification link, and a
+// Ways back for stranded users (decisions B36–B38): a new verification link, and a
 // password reset (request + confirm). The requests answer the same whether or not the address
 // exists, and their mail goes out after the answer, so neither the body nor the timing tells; both
 // are limited per client address and per recipient (decision B33) before anything else happens.

@@ -1,4 +1,4 @@
-// Admin view of a user's sessions (issue 8 item 7, decision B35): GET lists the live sessions (times
+// Admin view of a user's sessions (decision B35): GET lists the live sessions (times
 // and cached roles; never ids or sealed data), DELETE ends them all at once, in whichever store holds
 // them. Admin session only; the DELETE passes the cross-site guard like every cookie mutation.
 import { Type } from '@sinclair/typebox';

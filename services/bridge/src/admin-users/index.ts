@@ -1,4 +1,4 @@
-// GET /api/admin/users (issue 8 item 22, decision B39): an admin finds users by exact email (through
+// GET /api/admin/users (decision B39): an admin finds users by exact email (through
 // the blind index: the address is never stored in clear), by role, and by membership status (asked of
 // the membership canister). Ordered by user id, paged with an opaque cursor. A status filter cannot be
 // pushed into the database, so such a page scans at most SCAN_BUDGET users and may hold fewer than

@@ -1,4 +1,4 @@
-// The AI endpoints (spec 2 "AI endpoint shapes", issue 13): summaries, semantic search, drafts and
+// The AI endpoints (spec 2 "AI endpoint shapes", decisions A1–A18): summaries, semantic search, drafts and
 // embeddings through the bridge, which alone talks to the inference server. Every endpoint but
 // health needs the session (401 UNAUTHORIZED). Errors of this scope have the spec's AI shape
 // `{error: <message>, code}` (decision A3); an unreachable server or open circuit is exactly

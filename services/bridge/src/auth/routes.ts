@@ -113,7 +113,7 @@ export default async function authRoutes(app: BridgeApp, { ctx, guards }: AuthOp
     return { ...sessionBody({ ...s, roles }), ...(token && { membership_status: token.status }) };
   });
 
-  // Issue 14 "Me: sessions" (decision F9): a member sees their own live sessions and can end them all.
+  // Decision F9: a member sees their own live sessions and can end them all.
   app.get('/api/me/sessions', { schema: { tags: ['auth'], summary: "The signed-in member's live sessions, oldest first (decision F9)" } }, async (req, reply) => {
     const s = await currentSession(req);
     if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');

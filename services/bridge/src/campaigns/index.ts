@@ -1,5 +1,5 @@
-// Campaigns, balances, donations and the treasury through the bridge (issue 11 "Bridge gateway",
-// decisions L20–L23): front ends never call canisters. Reads are public; every mutation needs the
+// Campaigns, balances, donations and the treasury through the bridge
+// (decisions L20–L23): front ends never call canisters. Reads are public; every mutation needs the
 // member's session (cross-site rule, bearer-defect rule) and is signed as the member (embedded: the
 // member's principal; IC: the member's derived key, decision V5): the campaign canister pulls the
 // amount (plus the fee) with an ICRC-2 allowance, which the bridge approves only when it falls short

@@ -1,4 +1,4 @@
-// What the campaign and treasury canisters did with members' DOM, as in-bridge events (issue 12:
+// What the campaign and treasury canisters did with members' DOM, as in-bridge events (decision N22:
 // feed items and the refund-confirmation / treasury-milestone emails). Amounts are e8s and block
 // indexes decimal strings, times ISO-8601 (JSON has no bigint). Each event's source_id is stable
 // (`created:<campaign>`, `refund:<campaign>:<seq>`, `payout:<proposal>`), so following twice or from

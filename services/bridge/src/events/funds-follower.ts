@@ -1,4 +1,4 @@
-// Follows the campaign and treasury canisters into the bridge's event log (issue 12, decision N22).
+// Follows the campaign and treasury canisters into the bridge's event log (decision N22).
 // Neither canister keeps an event log, so the follower compares their state with what it already
 // published: a campaign is looked at until its CampaignSettled event is stored (a finished campaign
 // costs one set lookup per pass), refunds are read only for a Failed or Cancelled campaign still

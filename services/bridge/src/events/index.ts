@@ -1,4 +1,4 @@
-// The in-bridge event seam (issue 10, decisions V1–V4): a typed, durable publish/subscribe over one
+// The in-bridge event seam (decisions V1–V4): a typed, durable publish/subscribe over one
 // table. Every event gets a position (seq) in one order; each named subscriber has a cursor row.
 // Delivery: a subscriber's handler runs inside a transaction that holds its cursor row (FOR UPDATE
 // SKIP LOCKED) and advances it, so among any number of bridge instances one processes each event,

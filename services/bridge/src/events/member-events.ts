@@ -1,4 +1,4 @@
-// Events the bridge publishes about its members (issue 12): what the activity feed and the member
+// Events the bridge publishes about its members (decision N13): what the activity feed and the member
 // emails follow. Published in the transaction of the change they announce (an outbox), so an email
 // or a feed item exists iff the change committed.
 export interface MemberEventMap {

@@ -1,4 +1,4 @@
-// Governance gateway (issue 10, decisions V8–V12): members vote and execute through the bridge, which
+// Governance gateway (decisions V8–V12): members vote and execute through the bridge, which
 // calls the governance canister as the member (their derived principal, decision V5); front ends
 // never call canisters. Every mutation: session cookie, cross-site rule, JSON body of bounded size.
 // Canister errors become HTTP errors with the variant's name as the code (errors.ts).

@@ -107,7 +107,7 @@ const AI_DOCS: Record<string, RouteDoc> = {
 const ANY = (description: string) => Json(description, Type.Object({}, { additionalProperties: true }));
 const MEMBER = { 401: err('UNAUTHORIZED: sign in first, or SESSION_REQUIRED (a bearer token without the cookie)'), 403: err('CSRF_REJECTED, NotAMember or NotAuthorized') };
 const MONEY = { 400: err('VALIDATION_ERROR or InvalidArgument'), 404: err('CampaignNotFound'), 409: err('CampaignClosed, PriceUnavailable, InsufficientFunds, InsufficientAllowance or CONCURRENT_APPROVAL'), 502: err('LedgerError: the ledger refused or could not be reached') };
-/** Issue 11 (decisions L20–L23): campaigns, balances, donations, the treasury, the development faucet. */
+/** Decisions L20–L23: campaigns, balances, donations, the treasury, the development faucet. */
 const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
   'GET /api/campaigns': { summary: 'Campaigns, newest first, with CampaignProgress in DOM and USD (decision L21)', tag: 'campaigns', responses: { 200: ANY('{items: [campaign]}'), 400: err('VALIDATION_ERROR') } },
   'GET /api/campaigns/{id}': { summary: 'One campaign: goal, status, progress (spec 1 CampaignProgress), escrow, release and refunds', tag: 'campaigns', responses: { 200: ANY('the campaign'), 400: err('VALIDATION_ERROR'), 404: err('CampaignNotFound') } },
@@ -419,9 +419,9 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         { name: 'pages', description: 'HTML pages the bridge serves itself' },
         { name: 'operations' },
         { name: 'governance', description: 'spec 1 bridge endpoints: POST /api/governance/* as the member (decisions V8–V12)' },
-        { name: 'campaigns', description: 'issue 11: campaigns, contributions, balances, donations and the treasury in real DOM (decisions L11–L23)' },
+        { name: 'campaigns', description: 'campaigns, contributions, balances, donations and the treasury in real DOM (decisions L11–L23)' },
         { name: 'inbox', description: "the member's inbox: activity feed, digest preference, unsubscribe (spec 3; decisions N1–N24)" },
-        { name: 'ai', description: 'spec 2 AI endpoints (issue 13, decisions A1–A17): errors are `{error: <message>, code}`; 503 is exactly `{"error": "AI service temporarily unavailable", "code": "CIRCUIT_OPEN"}`' },
+        { name: 'ai', description: 'spec 2 AI endpoints (decisions A1–A17): errors are `{error: <message>, code}`; 503 is exactly `{"error": "AI service temporarily unavailable", "code": "CIRCUIT_OPEN"}`' },
       ],
       components: {
         securitySchemes: {

@@ -8,7 +8,7 @@ export const PAGE_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-s
 
 /**
  * The bridge's own pages (login, verification, password reset, activity, preferences, unsubscribe)
- * look like the member web app (issue 14): its header, colours and card, with a link home.
+ * look like the member web app (decision F4): its header, colours and card, with a link home.
  */
 export function page(title: string, body: string, script = ''): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)} · DOM DAO</title>

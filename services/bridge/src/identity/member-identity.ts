@@ -1,4 +1,4 @@
-// Members sign on the IC (issue 10, decisions V5–V7): each member's principal is the self-
+// Members sign on the IC (decisions V5–V7): each member's principal is the self-
 // authenticating principal of an Ed25519 key derived from the bridge's member-identity secret and the
 // user id (HKDF-SHA-256). The key is never stored: it is re-derived when the bridge calls as the
 // member. Custody: whoever holds MEMBER_IDENTITY_SECRET can act as every member; losing it loses every

@@ -1,4 +1,4 @@
-// The activity feed (issue 12, decisions N7–N8): items members care about, each with what the digest
+// The activity feed (decisions N7–N8): items members care about, each with what the digest
 // needs (title ≤ 200, body ≤ 500, https deep_link, created_at, category ≤ 32) and an audience:
 // everyone, Active members, or one user. Producers add items under a unique key (a replayed event adds
 // nothing); GET /api/me/activity pages through what the signed-in member may see, newest first.

@@ -1,4 +1,4 @@
-// The member's inbox (issue 12; spec 3 "Unsubscribe token", "User digest preference", the digest):
+// The member's inbox (decisions N1–N12; spec 3 "Unsubscribe token", "User digest preference", the digest):
 // the activity feed and where its items come from, the digest preference, the digest job, the
 // unsubscribe endpoints and the pages they link to. A Fastify plugin; it imports no other feature.
 import { Type } from '@sinclair/typebox';

@@ -1,4 +1,4 @@
-// The jobs seam (issue 10, decisions V16–V21): durable scheduled jobs on PostgreSQL and PGlite, safe
+// The jobs seam (decisions V16–V21): durable scheduled jobs on PostgreSQL and PGlite, safe
 // with any number of bridge instances.
 // - A job's time is cut into slots (slots.ts); a due slot is claimed by inserting its (job, slot) row,
 //   unique, so across instances each slot runs once.

@@ -1,4 +1,4 @@
-// Every email at its moment (issue 12; decisions N13–N24): the member emails the bridge owes beyond
+// Every email at its moment (decisions N13–N24): the member emails the bridge owes beyond
 // registration and password reset: welcome, membership-confirm + payment-receipt, renewal-receipt
 // (from member events), refund-confirmation and treasury-milestone (from the campaign and treasury
 // events, N22), event-reminder (a job), invitation (a member's request). Each send is a row

@@ -1,4 +1,4 @@
-// The emails a member's own changes owe them (issue 12 "Every email at its moment"), built from the
+// The emails a member's own changes owe them (decisions N13–N18), built from the
 // bridge's member events: `welcome` after the first verification, `membership-confirm` and
 // `payment-receipt` when a first payment makes the membership Active, `renewal-receipt` when a
 // payment renews it. Keys are per event, so a redelivered event sends nothing twice.

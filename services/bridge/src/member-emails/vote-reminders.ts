@@ -1,4 +1,4 @@
-// event-reminder (issue 12, decisions N15–N16): 24 hours and 1 hour before an open vote closes, to
+// event-reminder (decisions N15–N16): 24 hours and 1 hour before an open vote closes, to
 // Active members who opted in (`vote_reminders`) and have not voted, with the voting window as the
 // calendar event at the deadline (DTSTART = voting_closes). At most one per (proposal, member, window); a window already
 // past when the job first sees the proposal is skipped (a 1-hour reminder is never sent as "24h").

@@ -1,4 +1,4 @@
-// The price aggregate (issue 10, decisions O1–O6): pure functions, no I/O. Invalid and too-old
+// The price aggregate (decisions O1–O6): pure functions, no I/O. Invalid and too-old
 // observations are dropped, the weighted median is taken, outliers further than outlierPct from it
 // are rejected and the median recomputed over what remains; too few sources means no aggregate.
 

@@ -1,4 +1,4 @@
-// The price oracle's HTTP face (issue 10; spec 1 "Oracle price response"): the current aggregate from
+// The price oracle's HTTP face (decisions O11–O13; spec 1 "Oracle price response"): the current aggregate from
 // memory, the stored history for charts, and one stored aggregate (what a proposal's source_url cites).
 // Registered by app.ts with the oracle it built; starts polling when the app is ready, stops on close.
 import { Type } from '@sinclair/typebox';

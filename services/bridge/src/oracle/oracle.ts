@@ -1,4 +1,4 @@
-// The price oracle (issue 10): a background poller fetches every source concurrently, aggregates,
+// The price oracle (decisions O1–O15): a background poller fetches every source concurrently, aggregates,
 // stores the aggregate, then publishes it in memory; requests only read memory (decision O12). Other
 // modules (the price-proposal job) read `latest()`: the spec's response plus the stored record's id
 // and URL, usable as a SetDomPrice proposal's source_url.

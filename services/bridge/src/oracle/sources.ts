@@ -1,4 +1,4 @@
-// Price sources (issue 10, decisions O8, O9): configured as a JSON list (PRICE_SOURCES, or a file named
+// Price sources (decisions O8, O9): configured as a JSON list (PRICE_SOURCES, or a file named
 // by PRICE_SOURCES_FILE), validated at start-up with TypeBox, one adapter per `kind` in a registry so
 // more kinds (an exchange's own API, a canister) are one entry each.
 import { readFileSync } from 'node:fs';

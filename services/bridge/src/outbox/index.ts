@@ -1,4 +1,4 @@
-// The outbox (issue 8 item 3, decisions B20–B23): how the bridge changes its database and a canister
+// The outbox (decisions B20–B23): how the bridge changes its database and a canister
 // without a shared transaction. A feature writes an operation row in the same transaction as its own
 // change (`enqueue`); after the commit it runs the call at once (`run`, the fast path, so the HTTP
 // answer can report the outcome) under the row's op_id, which the canister uses to answer a repeat

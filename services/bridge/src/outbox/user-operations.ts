@@ -1,4 +1,4 @@
-// The user canister's operations as outbox handlers (issue 8 items 3, 5 and 6; decisions B24–B28):
+// The user canister's operations as outbox handlers (decisions B24–B28):
 // each call carries the row's op id (the canister answers a repeat with its first answer, U5) and each
 // answer is applied to the bridge's tables in the transaction that marks the row done. Registration,
 // verification, account recovery and expiry share them; payments and KYC register their own.
@@ -53,7 +53,7 @@ export interface UserOperationDeps {
   sendVerification(op: { user_id: string; email_encrypted: string; name_encrypted: string }, token: string, expiresAt: bigint): Promise<boolean>;
   /** The roles a verified user gets (member, and admin for a bootstrap address). */
   rolesOnVerification(user: { roles: string[]; email_encrypted: string }): Promise<string[]>;
-  /** Announces a first verification in the transaction that records it (MemberVerified, issue 12). */
+  /** Announces a first verification in the transaction that records it (MemberVerified, decision N13). */
   announceVerified(trx: Transaction<Database>, userId: string): Promise<void>;
   /** After the commit: lets the event subscribers see what was announced. */
   kickEvents(): void | Promise<void>;
@@ -106,7 +106,7 @@ export function registerUserOperations(d: UserOperationDeps): void {
         .where('email_verified_at', 'is', null)
         .returning('id')
         .executeTakeFirst();
-      // The first verification only (the welcome email follows it, issue 12).
+      // The first verification only (the welcome email follows it, decision N13).
       if (first) await d.announceVerified(trx, u.id);
       else await trx.updateTable('users').set({ roles }).where('id', '=', u.id).execute();
     },

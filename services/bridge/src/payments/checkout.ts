@@ -1,4 +1,4 @@
-// The upgrade to Active as a member sees it (issue 14 "Me"): GET /api/me/membership-upgrade says what
+// The upgrade to Active as a member sees it (decision F8): GET /api/me/membership-upgrade says what
 // is still needed (KYC, the payment); in development, POST /api/dev/checkout is a clearly labelled
 // simulated checkout: the bridge signs a card processor's `payment_intent.succeeded` event for the
 // signed-in member with PAYMENT_WEBHOOK_SECRET and delivers it to its own webhook, so the same
@@ -12,7 +12,7 @@ import { signPayload } from './signature.ts';
 import { HANDLED_EVENT } from './webhook.ts';
 
 export default async function checkout(app: BridgeApp, { ctx, guards }: { ctx: BridgeContext; guards: Pick<Guards, 'requireMember'> }): Promise<void> {
-  app.get('/api/me/membership-upgrade', { schema: { tags: ['membership'], summary: 'What the signed-in member still needs to become Active (issue 14; decision F8)' } }, async (req) => {
+  app.get('/api/me/membership-upgrade', { schema: { tags: ['membership'], summary: 'What the signed-in member still needs to become Active (decision F8)' } }, async (req) => {
     const s = await guards.requireMember(req);
     const user = await ctx.db.selectFrom('users').select(['kyc_status', 'is_minor']).where('id', '=', s.user_id).executeTakeFirstOrThrow();
     return {

@@ -14,7 +14,7 @@ export type UpgradeAnswer = { Ok: null } | { Err: Record<string, unknown> };
 export type UpgradeOutcome = { answer: UpgradeAnswer; token?: { token_id: bigint; expiration_date: bigint } };
 export interface UpgradePayload {
   user_id: string;
-  /** The membership was Expired before this payment (issue 12's MembershipActivated). */
+  /** The membership was Expired before this payment (MembershipActivated, decision N13). */
   renewal: boolean;
   event_id: string;
   payment_id: string;
@@ -42,7 +42,7 @@ export function registerPaymentOperations(ctx: BridgeContext): void {
     async apply(tx, op, r) {
       if (!('Ok' in r.answer)) return settle(tx, op.payload, 'escrow', `upgrade refused: ${refusal(r.answer.Err)}`);
       await settle(tx, op.payload, 'applied', null);
-      // Announced in the transaction that records it (issue 12): the feed and the member emails follow it.
+      // Announced in the transaction that records it (decision N13): the feed and the member emails follow it.
       const p = op.payload;
       const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
       await ctx.events.publish(

@@ -1,4 +1,4 @@
-// The member web app (issue 14, decisions F1–F4) at the bridge's `/`: the build in apps/portal/dist
+// The member web app (decisions F1–F4) at the bridge's `/`: the build in apps/portal/dist
 // (index.html and content-hashed assets), read once at start. Every app path answers index.html
 // under a strict Content-Security-Policy (no inline script or style: the app sets its brand colours
 // through the CSSOM); assets are immutable; any other path keeps the bridge's JSON 404.

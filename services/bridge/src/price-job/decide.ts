@@ -1,4 +1,4 @@
-// The price-proposal job's decision (issue 10, decisions O16–O20), a pure function of what the job
+// The price-proposal job's decision (decisions O16–O20), a pure function of what the job
 // read: the oracle's current aggregate, the ratified price in force (get_dom_price), whether a
 // SetDomPrice proposal is still pending, and the clock. Chainlink's deviation-or-heartbeat rule.
 

@@ -1,4 +1,4 @@
-// The price oracle's stored aggregates (issue 10, decision O10): one row per published aggregate with
+// The price oracle's stored aggregates (decision O10): one row per published aggregate with
 // the sources used and every observation of that poll, so a proposal's source_url can cite it.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,4 +1,4 @@
-// The outbox (issue 8 item 3, decisions B20–B23): one row per cross-system operation, written in the
+// The outbox (decisions B20–B23): one row per cross-system operation, written in the
 // same transaction as the bridge's own change; the canister call runs after the commit under the
 // row's op_id, and the reconciler finishes or compensates what a crash left pending.
 import { sql, type Kysely } from 'kysely';

@@ -1,4 +1,4 @@
-// Registration and payments through the outbox (issue 8 items 3 and 5, decisions B24–B27): the user's
+// Registration and payments through the outbox (decisions B24–B27): the user's
 // live verification token (its SHA-256, so a link finds its user and its operation order) and when it
 // expires (an expired unverified registration is removed); a payment waits as `pending` while its
 // upgrade call is under way.

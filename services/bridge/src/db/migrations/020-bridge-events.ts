@@ -1,4 +1,4 @@
-// The in-bridge event log and its subscribers' cursors (issue 10, decisions V1–V4): the governance
+// The in-bridge event log and its subscribers' cursors (decisions V1–V4): the governance
 // admin events the follower copies in (unique per source id, so two bridge instances copying the same
 // event store it once) and events the bridge publishes itself, in one order (seq) every subscriber reads.
 import { sql, type Kysely } from 'kysely';

@@ -1,4 +1,4 @@
-// Durable scheduled jobs (issue 10, decisions V16–V20): one lease row per job (mutual exclusion across
+// Durable scheduled jobs (decisions V16–V20): one lease row per job (mutual exclusion across
 // bridge instances) and one row per run, unique per (job, slot) so a due slot is claimed once.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,4 +1,4 @@
-// The member's inbox (issue 12, decisions N1–N12): each member's digest preference (spec 3 "User
+// The member's inbox (decisions N1–N12): each member's digest preference (spec 3 "User
 // digest preference"; no row = `none`, the digest is opt-in) and the activity feed the digest and
 // GET /api/me/activity read, one row per item, unique per producer key so a replayed event adds nothing.
 import { sql, type Kysely } from 'kysely';

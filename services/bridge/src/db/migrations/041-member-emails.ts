@@ -1,4 +1,4 @@
-// Every email the bridge sends a member at a moment of their life (issue 12, decisions N13–N20): one
+// Every email the bridge sends a member at a moment of their life (decisions N13–N20): one
 // row per email under its idempotency key, so a failed send is visible to admins and retried.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,4 +1,4 @@
-// AI storage (issue 13, decisions A13–A16): the summary cache and the proposal embeddings.
+// AI storage (decisions A13–A16): the summary cache and the proposal embeddings.
 // Embeddings are 4096-dimension vectors (spec 2). pgvector's HNSW index stops at 2,000 dimensions, so
 // the index is on a binary-quantized copy (`binary_quantize(embedding)::bit(4096)`, Hamming distance)
 // and searches re-rank its candidates by exact cosine. PGlite bundles pgvector; on a PostgreSQL server
