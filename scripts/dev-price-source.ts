@@ -23,7 +23,12 @@ export async function startDevPriceSource(price: number, port = 0, host = '127.0
   });
   return {
     url: `http://${host}:${(server.address() as AddressInfo).port}/dom-usd`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    // Closed after the bridge, its only client: a connection it kept alive has nothing left to answer.
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 

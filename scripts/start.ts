@@ -26,6 +26,64 @@ function priceSourcePort(value: string | undefined): number {
 
 // Empty counts as unset, as in the services (a copied .env.example leaves many variables empty).
 const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== ''));
+
+/**
+ * Stopping (decision R14). A SIGTERM or SIGINT stops what has started, newest first (the gateway,
+ * then the bridge, then what the bridge calls), each answering the requests it has in flight and
+ * taking no new ones; whatever is still open when the grace period ends is cut off and the process
+ * exits 1. A signal during start-up lets the step under way finish within the grace period and
+ * starts nothing after it. A repeated signal changes nothing: a Ctrl-C in a
+ * terminal reaches this process twice, from the terminal and forwarded by npm.
+ */
+const GRACE_DEFAULT_SECONDS = 8;
+function shutdownGraceSeconds(raw: string | undefined): number {
+  if (raw === undefined) return GRACE_DEFAULT_SECONDS;
+  const n = Number(raw.trim());
+  if (!/^\d+$/.test(raw.trim()) || n < 1 || n > 3600) throw new ConfigError([`SHUTDOWN_GRACE_SECONDS: must be a whole number of seconds from 1 to 3600 (got ${JSON.stringify(raw)})`]);
+  return n;
+}
+const running: Array<{ name: string; close: () => Promise<unknown> }> = [];
+let stopping: NodeJS.Signals | undefined;
+let up = false;
+let stopped: Promise<never> | undefined;
+
+/** Closes what runs, newest first, then exits: `code`, or 1 when something failed to close. */
+function stopAll(code = 0): Promise<never> {
+  stopped ??= (async () => {
+    for (const { name, close } of running.reverse()) {
+      try {
+        const t0 = Date.now();
+        await close();
+        console.error(`platform: closed the ${name} (${Date.now() - t0} ms)`);
+      } catch (err) {
+        code = 1;
+        console.error(`platform: closing the ${name} failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    console.error('platform: stopped');
+    process.exit(code);
+  })();
+  return stopped;
+}
+
+function onSignal(signal: NodeJS.Signals, grace: number): void {
+  if (stopping) return;
+  stopping = signal;
+  console.error(`platform: ${signal} received: stopping (requests in flight are answered; grace period ${grace} s)`);
+  setTimeout(() => {
+    console.error(`platform: not stopped within ${grace} s: exiting with requests still open`);
+    process.exit(1);
+  }, grace * 1000);
+  if (up) void stopAll();
+}
+
+/** Records a started part for stopAll; a signal received while it started stops here. */
+async function started<T>(name: string, part: T, close: (part: T) => Promise<unknown>): Promise<T> {
+  running.push({ name, close: () => close(part) });
+  if (stopping) await stopAll();
+  return part;
+}
+
 // Development secrets must not be reachable from the network: loopback unless HOST says otherwise (decision R10).
 env.HOST ??= DEV_HOST;
 let generatedToken = false;
@@ -45,9 +103,12 @@ const gatewayOrigin = `http://${env.HOST === DEV_HOST || env.HOST === '0.0.0.0' 
 shared.TRUST_PROXY ??= 'loopback';
 
 try {
+  const grace = shutdownGraceSeconds(env.SHUTDOWN_GRACE_SECONDS);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => onSignal(signal, grace));
   // The member web app the bridge serves at / (decision F1): built when missing or stale (well under a second).
   if (!env.PORTAL_DIR) await buildPortal({ log: (line) => console.log(line) });
-  const notification = await startNotificationService({ ...shared, ...(env.NOTIFICATION_PORT && { PORT: env.NOTIFICATION_PORT }) });
+  if (stopping) await stopAll();
+  const notification = await started('notification service', await startNotificationService({ ...shared, ...(env.NOTIFICATION_PORT && { PORT: env.NOTIFICATION_PORT }) }), (app) => app.close());
   const url = (a: AddressInfo) => `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
   const base = url(notification.server.address() as AddressInfo);
   // Where this process reaches the notification service (a wildcard listener is reachable on loopback).
@@ -55,10 +116,17 @@ try {
   // Development conveniences of `npm start` only, printed below; the services alone never default them.
   const dataDir = env.DATA_DIR ?? '.data/bridge';
   // Development price sources unless the environment names its own (decision O14).
-  const fakePrice = env.PRICE_SOURCES || env.PRICE_SOURCES_FILE ? undefined : await startDevPriceSource(DEV_DOM_PRICE_USD, priceSourcePort(env.PRICE_SOURCE_PORT)).catch((e: NodeJS.ErrnoException) => {
-        throw new StartError(`the development price source cannot listen on port ${env.PRICE_SOURCE_PORT}: ${e.code ?? e.message} (set PRICE_SOURCE_PORT to a free port, or leave it unset)`);
-      });
-  const bridge = await startBridge({
+  const fakePrice =
+    env.PRICE_SOURCES || env.PRICE_SOURCES_FILE
+      ? undefined
+      : await started(
+          'development price source',
+          await startDevPriceSource(DEV_DOM_PRICE_USD, priceSourcePort(env.PRICE_SOURCE_PORT)).catch((e: NodeJS.ErrnoException) => {
+            throw new StartError(`the development price source cannot listen on port ${env.PRICE_SOURCE_PORT}: ${e.code ?? e.message} (set PRICE_SOURCE_PORT to a free port, or leave it unset)`);
+          }),
+          (source) => source.close(),
+        );
+  const bridge = await started('bridge', await startBridge({
     ...shared,
     DEV_OUTBOX_FILE: env.DEV_OUTBOX_FILE ?? `${dataDir}/dev-outbox.jsonl`,
     PAYMENT_WEBHOOK_SECRET: env.PAYMENT_WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET,
@@ -75,9 +143,9 @@ try {
     DEV_CHECKOUT: env.DEV_CHECKOUT ?? 'true',
     // Development DOM (decision L22): a faucet for members and a funded treasury, on the embedded ledger only.
     ...(!env.IC_GOVERNANCE_CANISTER_ID && { DEV_FAUCET_DOM: env.DEV_FAUCET_DOM ?? String(DEV_FAUCET_DOM), EMBEDDED_TREASURY_DOM: env.EMBEDDED_TREASURY_DOM ?? String(DEV_TREASURY_DOM) }),
-  });
+  }), (b) => b.app.close());
   const bridgeBase = url(bridge.app.server.address() as AddressInfo);
-  const gateway = await startGateway({
+  const gateway = await started('gateway', await startGateway({
     ...shared,
     PORT: gatewayPort,
     BRIDGE_URL: bridgeBase.replace(/\/\/(0\.0\.0\.0|\[::\])/, '//127.0.0.1'),
@@ -85,7 +153,7 @@ try {
     NOTIFICATION_SERVICE_TOKEN: env.SERVICE_TOKEN,
     // The gateway trusts only what a load balancer in front of it would say; here nothing is in front.
     TRUST_PROXY: 'false',
-  });
+  }), (g) => g.app.close());
   const home = url(gateway.app.server.address() as AddressInfo);
   const exposed = env.HOST !== DEV_HOST ? `  WARNING: HOST=${env.HOST}: the development secrets below are reachable from the network` : '';
   const mode = env.EMAIL_PROVIDER_API_KEY ? `delivering through ${env.EMAIL_PROVIDER ?? 'resend'}` : 'stub mode: nothing is delivered';
@@ -122,13 +190,15 @@ try {
       '',
     ].join('\n'),
   );
-  const stop = () => void Promise.all([gateway.app.close(), bridge.app.close(), notification.close(), fakePrice?.close()]).then(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  up = true;
 } catch (err) {
   if (err instanceof StartError || err instanceof ConfigError) {
     console.error(`platform: ${err.message}`);
     process.exit(1);
   }
-  throw err;
+  if (running.length === 0) throw err;
+  // What had started is closed before the error ends the process.
+  console.error(err);
+  await stopAll(1);
 }
+if (stopping) await stopAll();

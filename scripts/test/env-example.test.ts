@@ -8,8 +8,8 @@ import { NotificationEnv } from '../../services/notification/src/config.ts';
 import { GatewayEnv } from '../../services/gateway/src/config.ts';
 
 const root = new URL('../..', import.meta.url);
-// Read by scripts rather than a service's config schema: the ports and URLs of npm start (the price source's too, decision R16), the IC client's, and the portal build's (PORTAL_BRIDGE_ORIGIN).
-const EXTRA = ['NOTIFICATION_PORT', 'BRIDGE_PORT', 'GATEWAY_PORT', 'PRICE_SOURCE_PORT', 'BRIDGE_URL', 'NOTIFICATION_SERVICE_URL', 'NOTIFICATION_SERVICE_TOKEN', 'IC_HOST', 'IC_IDENTITY_PEM_FILE', 'IC_FETCH_ROOT_KEY', 'IC_GOVERNANCE_CANISTER_ID', 'IC_MEMBERSHIP_CANISTER_ID', 'IC_USER_CANISTER_ID', 'IC_CAMPAIGN_CANISTER_ID', 'IC_TREASURY_CANISTER_ID', 'IC_LEDGER_CANISTER_ID', 'PORTAL_BRIDGE_ORIGIN'];
+// Read by scripts rather than a service's config schema: the ports, URLs and grace period of npm start (the price source's port too, decision R16), the IC client's, and the portal build's (PORTAL_BRIDGE_ORIGIN).
+const EXTRA = ['NOTIFICATION_PORT', 'BRIDGE_PORT', 'GATEWAY_PORT', 'PRICE_SOURCE_PORT', 'SHUTDOWN_GRACE_SECONDS', 'BRIDGE_URL', 'NOTIFICATION_SERVICE_URL', 'NOTIFICATION_SERVICE_TOKEN', 'IC_HOST', 'IC_IDENTITY_PEM_FILE', 'IC_FETCH_ROOT_KEY', 'IC_GOVERNANCE_CANISTER_ID', 'IC_MEMBERSHIP_CANISTER_ID', 'IC_USER_CANISTER_ID', 'IC_CAMPAIGN_CANISTER_ID', 'IC_TREASURY_CANISTER_ID', 'IC_LEDGER_CANISTER_ID', 'PORTAL_BRIDGE_ORIGIN'];
 
 it('.env.example lists every variable of the services and the gateway, each once and commented', () => {
   const lines = readFileSync(new URL('.env.example', root), 'utf8').split('\n');

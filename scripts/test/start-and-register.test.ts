@@ -115,7 +115,7 @@ describe('npm start and npm run register', () => {
 
   it('decision P14: `npm start` builds the run path and runs it with the flags this test runs it with', () => {
     const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-    assert.equal(scripts.start, `node scripts/build-run-path.mjs && node ${RUN_FLAGS.join(' ')} .build/run/start.js`);
+    assert.equal(scripts.start, `exec node ${RUN_FLAGS.join(' ')} scripts/run-platform.mjs`);
   });
 
   it('decision R10: without HOST, the gateway and both services listen on 127.0.0.1 only, as the banner says (the gateway first, decision E1)', async () => {

@@ -9,7 +9,7 @@ import fastifyCors from '@fastify/cors';
 import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import { notificationClientFromEnv, type NotificationClient } from '@domdao/notification-client';
-import { createLogger, parseTrustProxy, requestIdFor, type ServiceLogger } from '@domdao/service-kit';
+import { createLogger, drainOnClose, parseTrustProxy, requestIdFor, type ServiceLogger } from '@domdao/service-kit';
 import { lockDirectory } from '@domdao/canisters/embedded';
 import { databaseThrottle } from './auth/brute-force.ts';
 import { corsOptions } from './auth/cors.ts';
@@ -132,6 +132,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     // 100 characters) is bad input like any other: 400 VALIDATION_ERROR in the bridge's error body.
     frameworkErrors: (err, req, reply) => sendError(req, reply, new HttpError(400, 'VALIDATION_ERROR', `URL: ${err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is longer than 100 characters' : 'not a valid URL (a malformed percent-escape)'}`)),
   });
+  drainOnClose(app);
   await app.register(fastifyCookie);
   const now = parts.now ?? Date.now;
   const outbox = new Outbox({ db: parts.db, now, log: app.log, reconcileMs: config.OUTBOX_RECONCILE_SECONDS * 1000, ...(parts.outboxFaults && { faults: parts.outboxFaults }) });

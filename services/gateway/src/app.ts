@@ -6,7 +6,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import proxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
 import type { DestinationStream } from 'pino';
-import { createLogger, parseTrustProxy, requestIdFor } from '@domdao/service-kit';
+import { createLogger, drainOnClose, parseTrustProxy, requestIdFor } from '@domdao/service-kit';
 import type { GatewayConfig } from './config.ts';
 import { notifyEdgeCheck } from './notify/edge-check.ts';
 import { notifyError } from './notify/errors.ts';
@@ -46,6 +46,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
   });
   const undici = poolOptions(config);
   deferContinue(app.server);
+  drainOnClose(app);
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

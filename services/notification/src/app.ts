@@ -13,7 +13,7 @@ import { memoryIdempotencyStore } from './idempotency/memory.ts';
 import { redisIdempotencyStore } from './idempotency/redis.ts';
 import type { IdempotencyStore } from './idempotency/store.ts';
 import { sourceIpClass } from './logging/ip-class.ts';
-import { createLogger, parseForeignTokens, parseTrustProxy, TokenRegistry, tokenPrefix } from '@domdao/service-kit';
+import { createLogger, drainOnClose, parseForeignTokens, parseTrustProxy, TokenRegistry, tokenPrefix } from '@domdao/service-kit';
 import { providerFromConfig, type EmailProvider } from './providers/index.ts';
 import { Composer } from './rendering/compose.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -76,6 +76,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     // Slow-loris bound: a 40 MiB body at 1 MiB/s still fits.
     requestTimeout: 120_000,
   });
+  drainOnClose(app);
 
   app.decorateRequest('budgetHeld', 0);
   app.decorateRequest('budgetLane', null);

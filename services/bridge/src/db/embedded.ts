@@ -168,7 +168,11 @@ async function create(dir: string): Promise<void> {
   const child = spawn(process.execPath, ['--liftoff-only', script, building, JSON.stringify(EMBEDDED_START_PARAMS)], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr = (stderr + s).slice(-4000)));
-  const code = await new Promise<number | null>((resolve, reject) => child.once('error', reject).once('exit', resolve));
+  // A bridge that exits meanwhile (a signal's grace period ended, decision R14) takes the child with it;
+  // the half-built directory is discarded by the next start.
+  const orphan = () => child.kill('SIGKILL');
+  process.once('exit', orphan);
+  const code = await new Promise<number | null>((resolve, reject) => child.once('error', reject).once('exit', resolve)).finally(() => process.off('exit', orphan));
   if (code !== 0 || majorVersion(building) !== MAJOR) {
     rmSync(building, { recursive: true, force: true });
     throw new Error(`creating the embedded database in ${dir} failed (exit ${code}): ${stderr.trim() || 'no output'}`);
