@@ -189,7 +189,7 @@ export async function benchMemory(): Promise<string> {
           '',
           table(slope.rows),
           '',
-          'Flat means the second half\'s slope is near 0: what the first half adds is V8 growing its young generation to its ceiling (decision P19), not a leak.',
+          'A leak shows as heapUsed (or external) rising through the run; RSS following heapTotal while heapUsed stays level is V8 reserving more heap than it uses (decision P19).',
           '',
         ]
       : []),
