@@ -177,9 +177,6 @@ export function edgeCases(target: () => EdgeTarget): void {
     const { user_id } = created.json() as { user_id: string };
     assert.deepEqual(created.json(), { user_id, status: 'verification_pending', verification_email_sent: true });
     // The same errors as the bridge's registration.
-    const again = await call(t, 'POST', '/register', { headers: json, body });
-    assert.equal(again.status, 409);
-    assert.equal(again.json().error, 'EMAIL_EXISTS');
     const bad = await call(t, 'POST', '/register', { headers: json, body: JSON.stringify({ password }) });
     assert.equal(bad.status, 400);
     assert.equal(bad.json().error, 'VALIDATION_ERROR');
@@ -193,8 +190,14 @@ export function edgeCases(target: () => EdgeTarget): void {
 
     const link = t.platform.outbox().filter((m) => m.to === email).at(-1)?.link;
     assert.ok(link, 'the verification link was emailed');
-    const verified = await call(t, 'GET', new URL(link).pathname + new URL(link).search);
-    assert.equal(verified.status, 200);
+    assert.equal((await call(t, 'GET', new URL(link).pathname + new URL(link).search)).status, 200, 'the link opens its confirmation page');
+    // Decision B51: the link is confirmed with the password chosen at registration.
+    const verified = await call(t, 'POST', '/api/auth/verify-email', { headers: json, body: JSON.stringify({ token: new URL(link).searchParams.get('token'), password }) });
+    assert.equal(verified.status, 200, verified.text);
+    // Once verified, the address is held: the bridge's EMAIL_EXISTS through the edge.
+    const again = await call(t, 'POST', '/register', { headers: json, body });
+    assert.equal(again.status, 409);
+    assert.equal(again.json().error, 'EMAIL_EXISTS');
 
     const login = await call(t, 'POST', '/auth/login', { headers: json, body: JSON.stringify({ email, password }), host: t.hosts.app });
     assert.equal(login.status, 200, login.text);

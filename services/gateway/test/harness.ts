@@ -27,7 +27,7 @@ export interface Platform {
   pid: number;
   /** Every JSON log line the platform wrote so far. */
   logs(): Array<Record<string, unknown>>;
-  /** Verification links from the development outbox, oldest first. */
+  /** Verification links from the development outbox (decision B54: it holds every email), oldest first. */
   outbox(): Array<{ to: string; link: string }>;
   stop(): Promise<void>;
 }
@@ -87,7 +87,8 @@ export async function startPlatform(env: (ports: { gateway: number; bridge: numb
         ? readFileSync(outboxFile, 'utf8')
             .split('\n')
             .filter(Boolean)
-            .map((l) => JSON.parse(l) as { to: string; link: string })
+            .map((l) => JSON.parse(l) as { to: string; type?: string; link: string })
+            .filter((m) => m.type === undefined || m.type === 'verification')
         : [],
     async stop() {
       if (child.exitCode === null) {

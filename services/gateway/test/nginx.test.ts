@@ -146,6 +146,8 @@ describe('the production edge: deploy/nginx', () => {
     assert.equal((await call(target, 'POST', '/register', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...fields, password, tos_accepted: true }) })).status, 201);
     const link = new URL(platform.outbox().filter((m) => m.to === email).at(-1)!.link);
     assert.equal((await call(target, 'GET', link.pathname + link.search)).status, 200);
+    // Decision B51: the link is confirmed with the password chosen at registration.
+    assert.equal((await call(target, 'POST', '/api/auth/verify-email', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: link.searchParams.get('token'), password }) })).status, 200);
 
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
