@@ -1,9 +1,7 @@
 // The bridge service (spec 2 part 1): health, single sign-on sessions, roles, registration, the
 // upgrade to Active membership, and the test email. buildApp wires what openBridge opened.
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
-import type { CanisterClients } from '@domdao/canisters';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import { Redis } from 'ioredis';
@@ -20,7 +18,7 @@ import { sealer } from './auth/seal.ts';
 import { databaseSessionStore, redisSessionStore, SessionStoreUnavailable, type SessionStore } from './auth/session-store.ts';
 import { sessionManager } from './auth/sessions.ts';
 import { openCanisters, type OpenedCanisters } from './canisters.ts';
-import { emailLinkBase, firstOrigin, frontendOrigins, type BridgeConfig } from './config.ts';
+import { frontendOrigins, type BridgeConfig } from './config.ts';
 import type { BridgeContext } from './context.ts';
 import { isDatabaseUnavailable, isEmbeddedDatabaseFailed } from './db/errors.ts';
 import { openDatabase, type Db } from './db/index.ts';
@@ -28,10 +26,9 @@ import { frameworkClientError, HttpError, sendError } from './http/errors.ts';
 import { refuseNonFiniteNumbers } from './http/finite-numbers.ts';
 import { openApiRoute, registerOpenApi } from './http/openapi.ts';
 import { emailBlindIndex } from './identity/email.ts';
-import { memberIdentity } from './identity/member-identity.ts';
 import { passwordProblem } from './identity/password-policy.ts';
 import { loadKeys, type BridgeKeys } from './keys.ts';
-import { expireUnverifiedRegistrations, registerUserOperations } from './outbox/user-operations.ts';
+import { registerUserOperations } from './outbox/user-operations.ts';
 import accountRecovery from './account-recovery/index.ts';
 import adminNotifications from './admin-notifications/index.ts';
 import adminOutbox from './admin-outbox/index.ts';
@@ -39,38 +36,27 @@ import adminSessions from './admin-sessions/index.ts';
 import adminUsers from './admin-users/index.ts';
 import { EventLog } from './events/index.ts';
 import { Outbox, type FaultHook } from './outbox/index.ts';
-import { FundsFollower } from './events/funds-follower.ts';
+import type { FundsFollower } from './events/funds-follower.ts';
 import portal, { DEFAULT_PORTAL_DIR } from './portal/index.ts';
-import { GovernanceFollower } from './events/governance-follower.ts';
 import { ConfigError } from '@domdao/config';
-import governanceGateway from './governance/index.ts';
-import campaignGateway from './campaigns/index.ts';
-import { JobRunner } from './jobs/index.ts';
-import jobRoutes from './jobs/routes.ts';
-import inbox from './inbox/index.ts';
-import memberEmails from './member-emails/index.ts';
-import aiRoutes from './ai/index.ts';
-import { createAlerts, type Alerts } from './ai/alerts.ts';
-import { createInference, type Inference } from './ai/inference.ts';
-import { CATEGORIES } from './governance/payload.ts';
-import priceOracleRoutes, { createPriceOracle, parsePriceSources, type PriceOracle } from './oracle/index.ts';
+import type { JobRunner } from './jobs/index.ts';
+import type { Alerts } from './ai/alerts.ts';
+import type { Inference } from './ai/inference.ts';
+import type { PriceOracle } from './oracle/index.ts';
 import payments from './payments/index.ts';
-import priceJob from './price-job/index.ts';
 import { createOpener } from './registration/hpke.ts';
 import registration from './registration/index.ts';
 import roles from './roles/index.ts';
 import testEmail from './test-email/index.ts';
 import { withDevOutbox } from './email/dev-outbox.ts';
 import verification, { sendVerification, verificationRoles } from './verification/index.ts';
-
-/** How often each bridge instance reads the governance admin event log (decision V3). */
-const GOVERNANCE_FOLLOW_MS = 1_000;
-/** The campaign and treasury canisters are compared with what was published (decision N22): less often. */
-const FUNDS_FOLLOW_MS = 5_000;
+import { registerAi } from './app-ai.ts';
+import { registerBackground } from './app-background.ts';
+import { registerMemberFeatures } from './app-members.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The price oracle (decision O15): `latest()` for other modules such as the price-proposal job. */
+    /** The price oracle (issue 10): `latest()` for other modules such as the price-proposal job. */
     priceOracle: PriceOracle;
     /** The in-bridge event log (decisions V1–V4): `events.subscribe(name, types, handler)`. */
     events: EventLog;
@@ -80,13 +66,13 @@ declare module 'fastify' {
     outbox: Outbox;
     /** Durable scheduled jobs (decisions V16–V21): `jobs.define({ name, everyMs, run })`, `jobs.runNow(name)`. */
     jobs: JobRunner;
-    /** The inference server behind its circuit breaker and per-model queue (decisions A5, A7). */
+    /** The inference server behind its circuit breaker and per-model queue (issue 13). */
     inference: Inference;
     aiAlerts: Alerts;
   }
 }
 
-/** Test seams of the AI feature (decisions A5, A7): the breaker under NODE_ENV=test, the queue's tuning. */
+/** Test seams of the AI feature (issue 13): the breaker under NODE_ENV=test, the queue's tuning. */
 export interface AiTestOptions {
   /** Force the circuit breaker on (it is off under NODE_ENV=test, spec 2). */
   circuit?: boolean;
@@ -222,158 +208,9 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   await app.register(adminNotifications, { ctx, guards });
   await app.register(adminOutbox, { ctx, guards });
   await app.register(testEmail, { ctx });
-  const priceOracle = createPriceOracle({
-    db: parts.db as never,
-    sources: parsePriceSources(config).sources,
-    pollMs: config.PRICE_POLL_SECONDS * 1000,
-    outlierPct: config.PRICE_OUTLIER_PCT,
-    minSources: config.PRICE_MIN_SOURCES,
-    stalenessMs: config.PRICE_STALENESS_SECONDS * 1000,
-    now,
-    publicUrl: config.PUBLIC_URL,
-    log: app.log,
-  });
-  app.decorate('priceOracle', priceOracle);
-  await app.register(priceOracleRoutes, { oracle: priceOracle, retryAfterSeconds: config.PRICE_POLL_SECONDS, now });
-  const governanceFollower = new GovernanceFollower({ db: parts.db, events, governance: ctx.canisters.governance, pollMs: GOVERNANCE_FOLLOW_MS, log: app.log });
-  const fundsFollower = new FundsFollower({ db: parts.db, events, campaign: ctx.canisters.campaign, treasury: ctx.canisters.treasury, pollMs: FUNDS_FOLLOW_MS, log: app.log });
-  app.decorate('events', events);
-  app.decorate('fundsFollower', fundsFollower);
-  // Scheduled jobs (decisions V16–V21): features define theirs while the app is built; the runner
-  // looks for due slots once the app is ready and stops (finishing runs in flight) on close.
-  const jobs = new JobRunner({ db: parts.db, now, instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, log: app.log });
-  app.decorate('jobs', jobs);
-  // Decision B26: expired unverified registrations leave the database and (through the outbox) the canister.
-  jobs.define({ name: 'accounts:expire-unverified', everyMs: 3_600_000, run: async () => ({ detail: { removed: await expireUnverifiedRegistrations(parts.db, outbox, now()) } }) });
-  if (parts.jobTimer !== false) app.addHook('onReady', async () => jobs.start());
-  await app.register(jobRoutes, { jobs, admin: guards.admin });
-  await app.register(priceJob, {
-    jobs,
-    oracle: priceOracle,
-    governance: ctx.canisters.governance,
-    settings: {
-      intervalMs: config.PRICE_PROPOSAL_INTERVAL_SECONDS * 1000,
-      minChangePct: config.PRICE_PROPOSAL_MIN_CHANGE_PCT,
-      heartbeatMs: config.PRICE_PROPOSAL_HEARTBEAT_HOURS * 3_600_000,
-      tickLifetimeMs: config.PRICE_TICK_LIFETIME_HOURS * 3_600_000,
-    },
-    apiToken: config.API_TOKEN,
-    log: app.log,
-  });
-  app.addHook('onReady', async () => governanceFollower.start());
-  app.addHook('onReady', async () => fundsFollower.start());
-  // Features register their operations while the app is built; what a crash left is reconciled once
-  // the app is ready, then every OUTBOX_RECONCILE_SECONDS (decision B22).
-  app.decorate('outbox', outbox);
-  app.addHook('onReady', async () => outbox.start());
-  app.addHook('onClose', async () => {
-    await outbox.close();
-    await jobs.close();
-    await governanceFollower.close();
-    await fundsFollower.close();
-    await events.close();
-  });
-  const memberClientCache = new Map<string, Promise<CanisterClients>>();
-  /** The canisters called as this member (embedded: the principal; IC: an agent signing with the member's key, V5). */
-  const memberClients = async (s: { user_id: string; principal: string }): Promise<CanisterClients> => {
-    if (parts.canisters.platform) return parts.canisters.platform.as(s.principal);
-    let c = memberClientCache.get(s.user_id);
-    if (!c) {
-      if (memberClientCache.size >= 10_000) memberClientCache.delete(memberClientCache.keys().next().value!);
-      c = parts.canisters.forIdentity!(memberIdentity(ctx.keys.memberIdentitySecret, s.user_id));
-      memberClientCache.set(s.user_id, c);
-    }
-    return c;
-  };
-  const governanceAs = async (s: { user_id: string; principal: string }) => (await memberClients(s)).governance;
-  await app.register(governanceGateway, {
-    requireSession: guards.requireMember,
-    admin: guards.admin,
-    db: ctx.db,
-    governance: ctx.canisters.governance,
-    governanceAs,
-  });
-  // Campaigns, balances, donations, the treasury and the development faucet (decisions L20–L23).
-  const platform = parts.canisters.platform;
-  await app.register(campaignGateway, {
-    requireSession: guards.requireMember,
-    clientsAs: memberClients,
-    clients: ctx.canisters,
-    campaignCanister: parts.canisters.ids.campaign,
-    now,
-    ...(platform &&
-      config.DEV_FAUCET_DOM > 0 && {
-        faucet: {
-          e8s: BigInt(config.DEV_FAUCET_DOM) * 100_000_000n,
-          async mint(to: string, e8s: bigint) {
-            const r = await platform.as(platform.ids.governance).ledger.icrc1_transfer({ to: { owner: to }, amount: e8s });
-            if ('Err' in r) throw new HttpError(502, 'LedgerError', `the ledger refused the mint: ${Object.keys(r.Err)[0]}`);
-            return r.Ok;
-          },
-        },
-      }),
-  });
-  // What the two member-mail features (decisions N1–N24) are both given.
-  const memberMail = {
-    db: ctx.db,
-    notifier: ctx.notifier,
-    events,
-    jobs,
-    membership: ctx.canisters.membership,
-    governance: ctx.canisters.governance,
-    governanceAs,
-    openField: (field: 'email' | 'name', sealed: string) => ctx.opener.open(field, sealed),
-    requireSession: guards.requireSession,
-    brandDomain: config.EMAIL_BRAND_DOMAIN,
-    linkBase: emailLinkBase(config),
-    now,
-  };
-  // The member's inbox (decisions N1–N12): activity feed, digest preference and job, unsubscribe.
-  await app.register(inbox, {
-    ...memberMail,
-    currentSession: guards.currentSession,
-    signingSecrets: ctx.keys.signingSecrets,
-    tokenLifetimeMs: config.UNSUBSCRIBE_TOKEN_DAYS * 86_400_000,
-    publicUrl: config.PUBLIC_URL,
-    digestConcurrency: config.DIGEST_CONCURRENCY,
-  });
-  // Every email at its moment (decisions N13–N24): welcome, membership and renewal receipts, vote reminders, invitations.
-  await app.register(memberEmails, {
-    ...memberMail,
-    admin: guards.admin,
-    dashboardUrl: firstOrigin(config),
-  });
-  const alerts = await createAlerts({ log: app.log, ...(config.SENTRY_DSN && { sentryDsn: config.SENTRY_DSN }), environment: config.NODE_ENV, release: `bridge@${BRIDGE_VERSION}` });
-  const inference = createInference({
-    ...(config.INFERENCE_URL && { url: config.INFERENCE_URL }),
-    ...(config.INFERENCE_API_KEY && { apiKey: config.INFERENCE_API_KEY }),
-    defaultModel: config.INFERENCE_DEFAULT_MODEL,
-    embedModel: config.INFERENCE_EMBED_MODEL,
-    timeoutMs: config.INFERENCE_TIMEOUT_MS,
-    swapAllowanceMs: config.INFERENCE_SWAP_ALLOWANCE_MS,
-    circuit: { enabled: parts.ai?.circuit ?? config.NODE_ENV !== 'test', threshold: config.INFERENCE_CIRCUIT_OPEN_THRESHOLD, resetMs: config.INFERENCE_CIRCUIT_RESET_MS, now },
-    ...(parts.ai?.queue && { queue: parts.ai.queue }),
-    alerts,
-    log: app.log,
-  });
-  app.decorate('inference', inference);
-  app.decorate('aiAlerts', alerts);
-  app.addHook('onClose', async () => alerts.flush());
-  await app.register(aiRoutes, {
-    inference,
-    requireSession: guards.requireMember,
-    throttle: ctx.throttle,
-    ratePerMinute: config.AI_RATE_LIMIT_PER_MINUTE,
-    governance: ctx.canisters.governance,
-    db: ctx.db,
-    cacheTtlMs: config.AI_CACHE_TTL_SECONDS * 1000,
-    now,
-    alerts,
-    apiToken: config.API_TOKEN,
-    jobs,
-    events,
-    categories: CATEGORIES,
-  });
+  const jobs = await registerBackground(app, { parts, ctx, guards, outbox, events });
+  await registerMemberFeatures(app, { parts, ctx, guards, jobs });
+  await registerAi(app, { parts, ctx, guards, jobs });
   await app.register(portal, {
     dir: config.PORTAL_DIR ?? DEFAULT_PORTAL_DIR,
     brand: { name: config.BRAND_DAO_NAME, primary_color: config.BRAND_DAO_PRIMARY_COLOR, background_color: config.BRAND_DAO_BACKGROUND_COLOR, logo_url: config.BRAND_DAO_LOGO_URL ?? null },

@@ -12,7 +12,7 @@ export const SHARED_FOLDERS = ['auth', 'identity', 'db', 'http', 'events', 'jobs
 /** Root modules features may import: the configuration and the context every route shares. */
 export const SHARED_ROOT_FILES = ['config.ts', 'context.ts'] as const;
 /** The composition root: opens and wires everything, so it may import anything; nothing imports it but main.ts. */
-export const COMPOSITION_FILES = ['app.ts', 'main.ts', 'keys.ts', 'canisters.ts', 'config.ts', 'context.ts'] as const;
+export const COMPOSITION_FILES = ['app.ts', 'app-background.ts', 'app-members.ts', 'app-ai.ts', 'main.ts', 'keys.ts', 'canisters.ts', 'config.ts', 'context.ts'] as const;
 
 const SRC = resolve(new URL('../src/', import.meta.url).pathname);
 

@@ -1,0 +1,97 @@
+// The member features buildApp wires (issues 11 and 12): the governance and campaign gateways, called as
+// the member, and the member's inbox and emails.
+import type { FastifyInstance } from 'fastify';
+import type { CanisterClients } from '@domdao/canisters';
+import type { BridgeParts } from './app.ts';
+import type { Guards } from './auth/guards.ts';
+import { emailLinkBase, firstOrigin } from './config.ts';
+import type { BridgeContext } from './context.ts';
+import { HttpError } from './http/errors.ts';
+import { memberIdentity } from './identity/member-identity.ts';
+import type { JobRunner } from './jobs/index.ts';
+import campaignGateway from './campaigns/index.ts';
+import governanceGateway from './governance/index.ts';
+import inbox from './inbox/index.ts';
+import memberEmails from './member-emails/index.ts';
+
+export interface MemberParts {
+  parts: BridgeParts;
+  ctx: BridgeContext;
+  guards: Guards;
+  jobs: JobRunner;
+}
+
+export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx, guards, jobs }: MemberParts): Promise<void> {
+  const { config } = parts;
+  const { events, now } = ctx;
+  const memberClientCache = new Map<string, Promise<CanisterClients>>();
+  /** The canisters called as this member (embedded: the principal; IC: an agent signing with the member's key, V5). */
+  const memberClients = async (s: { user_id: string; principal: string }): Promise<CanisterClients> => {
+    if (parts.canisters.platform) return parts.canisters.platform.as(s.principal);
+    let c = memberClientCache.get(s.user_id);
+    if (!c) {
+      if (memberClientCache.size >= 10_000) memberClientCache.delete(memberClientCache.keys().next().value!);
+      c = parts.canisters.forIdentity!(memberIdentity(ctx.keys.memberIdentitySecret, s.user_id));
+      memberClientCache.set(s.user_id, c);
+    }
+    return c;
+  };
+  const governanceAs = async (s: { user_id: string; principal: string }) => (await memberClients(s)).governance;
+  await app.register(governanceGateway, {
+    requireSession: guards.requireMember,
+    admin: guards.admin,
+    db: ctx.db,
+    governance: ctx.canisters.governance,
+    governanceAs,
+  });
+  // Campaigns, balances, donations, the treasury and the development faucet (issue 11).
+  const platform = parts.canisters.platform;
+  await app.register(campaignGateway, {
+    requireSession: guards.requireMember,
+    clientsAs: memberClients,
+    clients: ctx.canisters,
+    campaignCanister: parts.canisters.ids.campaign,
+    now,
+    ...(platform &&
+      config.DEV_FAUCET_DOM > 0 && {
+        faucet: {
+          e8s: BigInt(config.DEV_FAUCET_DOM) * 100_000_000n,
+          async mint(to: string, e8s: bigint) {
+            const r = await platform.as(platform.ids.governance).ledger.icrc1_transfer({ to: { owner: to }, amount: e8s });
+            if ('Err' in r) throw new HttpError(502, 'LedgerError', `the ledger refused the mint: ${Object.keys(r.Err)[0]}`);
+            return r.Ok;
+          },
+        },
+      }),
+  });
+  // What the two member-mail features (issue 12) are both given.
+  const memberMail = {
+    db: ctx.db,
+    notifier: ctx.notifier,
+    events,
+    jobs,
+    membership: ctx.canisters.membership,
+    governance: ctx.canisters.governance,
+    governanceAs,
+    openField: (field: 'email' | 'name', sealed: string) => ctx.opener.open(field, sealed),
+    requireSession: guards.requireSession,
+    brandDomain: config.EMAIL_BRAND_DOMAIN,
+    linkBase: emailLinkBase(config),
+    now,
+  };
+  // The member's inbox (issue 12): activity feed, digest preference and job, unsubscribe.
+  await app.register(inbox, {
+    ...memberMail,
+    currentSession: guards.currentSession,
+    signingSecrets: ctx.keys.signingSecrets,
+    tokenLifetimeMs: config.UNSUBSCRIBE_TOKEN_DAYS * 86_400_000,
+    publicUrl: config.PUBLIC_URL,
+    digestConcurrency: config.DIGEST_CONCURRENCY,
+  });
+  // Every email at its moment (issue 12): welcome, membership and renewal receipts, vote reminders, invitations.
+  await app.register(memberEmails, {
+    ...memberMail,
+    admin: guards.admin,
+    dashboardUrl: firstOrigin(config),
+  });
+}
