@@ -1,9 +1,15 @@
 // Time, price and money rules shared by the governance, campaign and treasury cores (spec 1), so no
 // core reaches into another: nanosecond units, the price tick and when it is too old to use, the USD
-// → DOM conversion (decision G3) and the payout check (spec 1 TreasuryPayoutPayload).
+// → DOM conversion (decision G3) and the payout check (spec 1 TreasuryPayoutPayload). Also the one
+// list of proposal categories (decision S17), which the governance canister, the bridge and the web
+// app all read (this file imports nothing, so a browser bundle can take it).
 export const NS_PER_SECOND = 1_000_000_000n;
 export const NS_PER_HOUR = 3600n * NS_PER_SECOND;
 export const NS_PER_DAY = 24n * NS_PER_HOUR;
+
+/** Spec 1 "Categories", in the spec's order (the web app lists them in it). */
+export const PROPOSAL_CATEGORIES = ['General', 'TreasuryPayout', 'SetDomPrice', 'MembershipPolicy', 'ConstitutionalAmendment', 'EmergencyAction'] as const;
+export type ProposalCategory = (typeof PROPOSAL_CATEGORIES)[number];
 
 /** A ratified price older than this is stale for USD conversion (decision G16), unless configured otherwise. */
 export const DEFAULT_PRICE_MAX_AGE = 10n * NS_PER_DAY;

@@ -69,3 +69,30 @@ describe('dependency rules of the canisters (decisions S4, S14)', () => {
     assert.deepEqual(violations(bad).map((v) => v.split(':')[0]), ['packages/canisters/src/x.ts', 'canisters/treasury/core/treasury.ts', 'services/bridge/src/y.ts']);
   });
 });
+
+describe('the proposal categories have one source (decision S17)', () => {
+  /** A list literal naming every category: spec 1's six names between one pair of brackets. */
+  const spellsTheList = (text: string) =>
+    [...text.matchAll(/\[[^\[\]]*\]/g)].some((m) => ['General', 'TreasuryPayout', 'SetDomPrice', 'MembershipPolicy', 'ConstitutionalAmendment', 'EmergencyAction'].every((c) => m[0].includes(`'${c}'`)));
+
+  it('only @domdao/canister-kit/rules spells the list; the canister, the bridge and the web app import it', () => {
+    const spelled: string[] = [];
+    const walk = function* (dir: string): Generator<string> {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        if (e.name === 'node_modules' || e.name === 'dist' || e.name === 'test' || e.name.startsWith('.')) continue;
+        const p = join(dir, e.name);
+        if (e.isDirectory()) yield* walk(p);
+        else if (/\.(ts|tsx|mts|js|mjs)$/.test(e.name)) yield p;
+      }
+    };
+    for (const top of ['canisters', 'packages', 'services', 'apps', 'scripts']) {
+      for (const f of walk(join(ROOT, top))) if (spellsTheList(readFileSync(f, 'utf8'))) spelled.push(relative(ROOT, f));
+    }
+    assert.deepEqual(spelled, ['packages/canister-kit/src/rules.ts']);
+  });
+
+  it('the check sees a list in another order (it can fail)', () => {
+    assert.ok(spellsTheList("export const CATEGORIES = ['General', 'SetDomPrice', 'TreasuryPayout', 'MembershipPolicy', 'ConstitutionalAmendment', 'EmergencyAction'] as const;"));
+    assert.ok(!spellsTheList("import { PROPOSAL_CATEGORIES } from '@domdao/canister-kit/rules';"));
+  });
+});

@@ -1,9 +1,11 @@
 // A proposal form per category (spec 1 payloads as the bridge takes them), with the AI drafting
 // helper when the bridge has an inference server (a draft is a starting point the member edits).
 import { useState } from 'preact/hooks';
+import { PROPOSAL_CATEGORIES } from '@domdao/canister-kit/rules';
 import { api, ApiError, toE8s, useApi } from '../api.ts';
 
-export const CATEGORIES = ['General', 'SetDomPrice', 'TreasuryPayout', 'MembershipPolicy', 'ConstitutionalAmendment', 'EmergencyAction'] as const;
+/** Spec 1's categories in the governance canister's order (decision S17): one list, in @domdao/canister-kit/rules. */
+export const CATEGORIES = PROPOSAL_CATEGORIES;
 
 export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
   const ai = useApi<{ status: string }>('/api/ai/health');

@@ -1,7 +1,10 @@
 // Spec 1 "Categories": what each proposal category requires and how long its vote runs.
 // Percentages are basis points (1 % = 100) so every comparison is exact integer arithmetic.
-export const CATEGORIES = ['General', 'TreasuryPayout', 'SetDomPrice', 'MembershipPolicy', 'ConstitutionalAmendment', 'EmergencyAction'] as const;
-export type ProposalCategory = (typeof CATEGORIES)[number];
+import { PROPOSAL_CATEGORIES, type ProposalCategory } from '@domdao/canister-kit/rules';
+
+/** The list is kept once, in @domdao/canister-kit/rules (decision S17): the bridge and the web app read it there. */
+export const CATEGORIES = PROPOSAL_CATEGORIES;
+export type { ProposalCategory };
 
 export interface CategoryRules {
   /** Turnout (yes + no + abstain) needed, as a share of members active when voting opens. */

@@ -1,11 +1,12 @@
 // Decision V13: POST /api/governance/propose's `payload` per category, checked field by field and
 // turned into the canister's payload. Times are Unix seconds in JSON (as the price endpoint's
 // `timestamp`) and nanoseconds on the canister; DOM amounts are decimal strings of e8s.
-import { isSourceUrl, SOURCE_URL_RULE } from '@domdao/canister-kit/rules';
+import { isSourceUrl, PROPOSAL_CATEGORIES, SOURCE_URL_RULE, type ProposalCategory } from '@domdao/canister-kit/rules';
 import { HttpError } from '../http/errors.ts';
 
-export const CATEGORIES = ['General', 'TreasuryPayout', 'SetDomPrice', 'MembershipPolicy', 'ConstitutionalAmendment', 'EmergencyAction'] as const;
-export type Category = (typeof CATEGORIES)[number];
+/** Spec 1's categories: the governance canister's list (decision S17). */
+export const CATEGORIES = PROPOSAL_CATEGORIES;
+export type Category = ProposalCategory;
 
 const NS = 1_000_000_000n;
 const PRINCIPAL = /^[a-z0-9]{5}(-[a-z0-9]{1,5})*$/;
