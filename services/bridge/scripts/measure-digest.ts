@@ -7,7 +7,7 @@ import { randomUUID, randomBytes } from 'node:crypto';
 import { addActivity } from '../src/inbox/activity.ts';
 import { runDigest } from '../src/inbox/digest-job.ts';
 import { loadKeys } from '../src/keys.ts';
-import { createOpener } from '../src/registration/hpke.ts';
+import { createOpener } from '../src/identity/sealed-fields.ts';
 import { BACKENDS, bridge } from '../test/harness.ts';
 
 const count = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 10_000);

@@ -44,7 +44,7 @@ import type { Alerts } from './ai/alerts.ts';
 import type { Inference } from './ai/inference.ts';
 import type { PriceOracle } from './oracle/index.ts';
 import payments from './payments/index.ts';
-import { createOpener } from './registration/hpke.ts';
+import { createOpener } from './identity/sealed-fields.ts';
 import registration from './registration/index.ts';
 import roles from './roles/index.ts';
 import testEmail from './test-email/index.ts';

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BridgeConfig } from './config.ts';
-import { generateRegistrationKey } from './registration/hpke.ts';
+import { generateRegistrationKey } from './identity/sealed-fields.ts';
 
 export interface BridgeKeys {
   hpkePrivateKey: Uint8Array;

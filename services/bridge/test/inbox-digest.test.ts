@@ -13,7 +13,7 @@ import type { InboxOptions } from '../src/inbox/options.ts';
 import { verifyUnsubscribeToken } from '../src/inbox/unsubscribe-token.ts';
 import { JobRunner } from '../src/jobs/index.ts';
 import { loadKeys } from '../src/keys.ts';
-import { createOpener } from '../src/registration/hpke.ts';
+import { createOpener } from '../src/identity/sealed-fields.ts';
 import { BACKENDS, bridge, type Bridge, type Jar } from './harness.ts';
 
 const HOUR = 3_600_000;

@@ -13,7 +13,7 @@ import type { BridgeContext } from '../context.ts';
 import { HttpError } from '../http/errors.ts';
 import { emailBlindIndex, isEmail } from '../identity/email.ts';
 import { passwordProblem } from '../identity/password-policy.ts';
-import { SUITE, UndecryptableError } from './hpke.ts';
+import { SUITE, UndecryptableError } from '../identity/sealed-fields.ts';
 import { ageOn, displayNameProblem } from './rules.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { OP, removeUnverifiedUser, userAggregate, type CreateAccountAnswer, type CreateAccountPayload } from '../outbox/user-operations.ts';
