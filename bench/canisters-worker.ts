@@ -7,8 +7,8 @@ import { deserialize } from 'node:v8';
 import { encode } from '../packages/canister-kit/src/codec.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EmbeddedPlatform } from '../packages/canisters/src/embedded/index.ts';
-import { principalFromSeed } from '../packages/canisters/src/principals.ts';
+import { EmbeddedPlatform } from '../platform/canisters/src/embedded/index.ts';
+import { principalFromSeed } from '../platform/canisters/src/principals.ts';
 
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 100_000);
 const PROPOSALS = Number(process.env.BENCH_PROPOSALS ?? 10_000);

@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { EmbeddedPlatform } from '../packages/canisters/src/embedded/index.ts';
-import { principalFromSeed } from '../packages/canisters/src/principals.ts';
+import { EmbeddedPlatform } from '../platform/canisters/src/embedded/index.ts';
+import { principalFromSeed } from '../platform/canisters/src/principals.ts';
 import { pinning, table } from './lib.ts';
 
 const CLIENTS = 50;

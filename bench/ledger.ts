@@ -7,8 +7,8 @@ import autocannon from 'autocannon';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedHost } from '../packages/canister-kit/src/embedded/index.ts';
-import { EmbeddedPlatform } from '../packages/canisters/src/embedded/index.ts';
-import { principalFromSeed } from '../packages/canisters/src/principals.ts';
+import { EmbeddedPlatform } from '../platform/canisters/src/embedded/index.ts';
+import { principalFromSeed } from '../platform/canisters/src/principals.ts';
 import { loadColumns, medianOf, startChild, table, type Child, type LoadResult } from './lib.ts';
 
 const ACCOUNTS = 1000;

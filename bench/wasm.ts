@@ -7,11 +7,11 @@
 // BENCH_WASM_MEMBERS=10000 (the size) takes about 20 minutes on this machine.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodeArgs } from '../packages/canisters/src/ic/index.ts';
-import { METHOD_TABLES } from '../packages/canisters/src/tables.ts';
-import { principalFromSeed } from '../packages/canisters/src/principals.ts';
-import { limitOf, WasmReplica, type InstructionCount } from '../packages/canisters/test/wasm-host/host.ts';
-import { deployWasm } from '../packages/canisters/test/wasm-host/platform.ts';
+import { encodeArgs } from '../platform/canisters/src/ic/index.ts';
+import { METHOD_TABLES } from '../platform/canisters/src/tables.ts';
+import { principalFromSeed } from '../platform/canisters/src/principals.ts';
+import { limitOf, WasmReplica, type InstructionCount } from '../platform/canisters/test/wasm-host/host.ts';
+import { deployWasm } from '../platform/canisters/test/wasm-host/platform.ts';
 import { root, table } from './lib.ts';
 
 const MEMBERS = Number(process.env.BENCH_WASM_MEMBERS ?? 300);

@@ -1,6 +1,6 @@
 // The DOM ledger's Candid interface: ICRC-1, ICRC-2 and ICRC-3's icrc3_get_blocks, with the types the
 // official ICRC-1.did, ICRC-2.did and ICRC-3.did declare (checked with didc against fixtures of them in
-// packages/canisters/test/fixtures), for the Azle entry point and the IC agent client.
+// platform/canisters/test/fixtures), for the Azle entry point and the IC agent client.
 import { query, update, type Idl, type MethodTable } from '@domdao/canister-kit/candid';
 
 export function ledgerTypes(I: Idl) {

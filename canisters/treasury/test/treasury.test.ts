@@ -1,7 +1,7 @@
 // Spec 1 Errors rule 1 and decisions G16, L11–L14: the treasury's payouts through its core's public
 // methods on the embedded host, with a controllable clock, governance's ratified price and a scripted
 // ledger (the treasury's reaction to every ledger answer; the real ledger is in
-// packages/canisters/test/campaign-treasury.test.ts).
+// platform/canisters/test/campaign-treasury.test.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Err, Ok, type Account, type Result } from '@domdao/canister-kit';

@@ -1,6 +1,6 @@
 // ICRC-7 (read side and refused transfers) and ICRC-10 Candid types, shared by the membership tokens
 // and the vote-pass receipts, as the official ICRC-7.did declares them (checked with didc against the
-// copy in packages/canisters/test/fixtures/ICRC-7.did).
+// copy in platform/canisters/test/fixtures/ICRC-7.did).
 import { query, update, type Idl, type MethodTable } from './methods.ts';
 
 export function icrc7Types(I: Idl) {

@@ -43,7 +43,7 @@ export function violations(files: Map<string, string>): string[] {
 describe('dependency rules of the canisters (decisions S4, S14)', () => {
   it('no package, service, script or canister reaches past a canister front door or into a sibling canister by relative path', () => {
     const files = new Map<string, string>();
-    for (const top of ['canisters', 'packages', 'services', 'scripts', 'bench']) {
+    for (const top of ['canisters', 'packages', 'platform', 'services', 'scripts', 'bench']) {
       for (const f of sources(join(ROOT, top))) files.set(relative(ROOT, f), readFileSync(f, 'utf8'));
     }
     files.delete(relative(ROOT, new URL(import.meta.url).pathname)); // its examples below break the rules on purpose
@@ -61,12 +61,12 @@ describe('dependency rules of the canisters (decisions S4, S14)', () => {
 
   it('the scan finds each kind of violation (it can fail)', () => {
     const bad = new Map([
-      ['packages/canisters/src/x.ts', "import { governanceCore } from '@domdao/canister-governance/core/governance.ts';"],
+      ['platform/canisters/src/x.ts', "import { governanceCore } from '@domdao/canister-governance/core/governance.ts';"],
       ['canisters/treasury/core/treasury.ts', "import { usdToDomE8s } from '../../campaign/core/progress.ts';"],
       ['services/bridge/src/y.ts', "const m = await import('../../../canisters/user/core/user.ts');"],
       ['canisters/campaign/core/ok.ts', "import { campaignProgress } from './progress.ts';\nimport { isStale } from '@domdao/canister-kit/rules';\nimport { governanceMethods } from '@domdao/canister-governance';"],
     ]);
-    assert.deepEqual(violations(bad).map((v) => v.split(':')[0]), ['packages/canisters/src/x.ts', 'canisters/treasury/core/treasury.ts', 'services/bridge/src/y.ts']);
+    assert.deepEqual(violations(bad).map((v) => v.split(':')[0]), ['platform/canisters/src/x.ts', 'canisters/treasury/core/treasury.ts', 'services/bridge/src/y.ts']);
   });
 });
 
@@ -85,7 +85,7 @@ describe('the proposal categories have one source (decision S17)', () => {
         else if (/\.(ts|tsx|mts|js|mjs)$/.test(e.name)) yield p;
       }
     };
-    for (const top of ['canisters', 'packages', 'services', 'apps', 'scripts']) {
+    for (const top of ['canisters', 'packages', 'platform', 'services', 'apps', 'scripts']) {
       for (const f of walk(join(ROOT, top))) if (spellsTheList(readFileSync(f, 'utf8'))) spelled.push(relative(ROOT, f));
     }
     assert.deepEqual(spelled, ['packages/canister-kit/src/rules.ts']);
