@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { openDatabase } from '../services/bridge/src/db/index.ts';
+import { openDatabase } from '../services/bridge/src/core/db/index.ts';
 
 const { db } = await openDatabase({ dir: join(mkdtempSync(join(tmpdir(), 'bench-pglite-')), 'pglite') });
 const settings = await sql<{ name: string; setting: string; unit: string | null }>`select name, setting, unit from pg_settings where name in ('shared_buffers', 'wal_buffers', 'temp_buffers', 'server_version')`.execute(db);

@@ -4,8 +4,8 @@
 // The bridge and the outbox are those of `npm start`'s environment (BRIDGE_URL, HOST, BRIDGE_PORT,
 // DATA_DIR, DEV_OUTBOX_FILE; decision R16); whatever fails is said in one sentence, without a stack.
 import { randomUUID } from 'node:crypto';
-import { encryptRegistration } from '../services/bridge/src/registration/client-crypto.ts';
-import { signPayload } from '../services/bridge/src/payments/signature.ts';
+import { encryptRegistration } from '../services/bridge/src/features/registration/client-crypto.ts';
+import { signPayload } from '../services/bridge/src/features/payments/signature.ts';
 import { DEV_ADMIN_EMAIL, DEV_WEBHOOK_SECRET, JOURNEY_PASSWORD } from './dev-defaults.ts';
 import { notRunning, outboxLink, platformEnv } from './platform-env.ts';
 

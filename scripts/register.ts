@@ -5,7 +5,7 @@
 // The bridge and the outbox are those of `npm start`'s environment (BRIDGE_URL, HOST, BRIDGE_PORT,
 // DATA_DIR, DEV_OUTBOX_FILE; decision R16).
 import { parseArgs } from 'node:util';
-import { encryptRegistration } from '../services/bridge/src/registration/client-crypto.ts';
+import { encryptRegistration } from '../services/bridge/src/features/registration/client-crypto.ts';
 import { notRunning, outboxLink, platformEnv } from './platform-env.ts';
 
 const USAGE = 'usage: npm run register -- --email ada@example.org --name "Ada Lovelace" --dob 1990-05-01 [--bridge http://127.0.0.1:3200]\n       (the password is asked for, or read from the first line of stdin)';

@@ -12,7 +12,7 @@ import { build } from 'esbuild';
 const ROOT = dirname(fileURLToPath(import.meta.url));
 const DEFAULT_DIST = join(ROOT, 'dist');
 export const PORTAL_DIST = DEFAULT_DIST;
-const SOURCES = [join(ROOT, 'src'), join(ROOT, 'build.ts'), join(ROOT, '../../services/bridge/src/registration/client-crypto.ts'), join(ROOT, '../../services/bridge/src/identity/password-policy.ts'), join(ROOT, '../../packages/canister-kit/src/rules.ts')];
+const SOURCES = [join(ROOT, 'src'), join(ROOT, 'build.ts'), join(ROOT, '../../services/bridge/src/features/registration/client-crypto.ts'), join(ROOT, '../../services/bridge/src/core/identity/password-policy.ts'), join(ROOT, '../../packages/canister-kit/src/rules.ts')];
 
 function files(p: string): string[] {
   return statSync(p).isDirectory() ? readdirSync(p).sort().flatMap((f) => files(join(p, f))) : [p];

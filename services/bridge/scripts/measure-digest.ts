@@ -4,10 +4,10 @@
 // with one pending item. Prints the run's report and its wall time. Not a test: nothing is asserted.
 //   node --import tsx services/bridge/scripts/measure-digest.ts [count] [--postgres]
 import { randomUUID, randomBytes } from 'node:crypto';
-import { addActivity } from '../src/inbox/activity.ts';
-import { runDigest } from '../src/inbox/digest-job.ts';
-import { loadKeys } from '../src/keys.ts';
-import { createOpener } from '../src/identity/sealed-fields.ts';
+import { addActivity } from '../src/features/inbox/activity.ts';
+import { runDigest } from '../src/features/inbox/digest-job.ts';
+import { loadKeys } from '../src/core/keys.ts';
+import { createOpener } from '../src/core/identity/sealed-fields.ts';
 import { BACKENDS, bridge } from '../test/harness.ts';
 
 const count = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 10_000);

@@ -2,13 +2,13 @@
 // breaker and queue, and the routes.
 import type { FastifyInstance } from 'fastify';
 import { BRIDGE_VERSION, type BridgeParts } from './app.ts';
-import type { Guards } from './auth/guards.ts';
-import type { BridgeContext } from './context.ts';
-import type { JobRunner } from './jobs/index.ts';
-import aiRoutes from './ai/index.ts';
-import { createAlerts } from './ai/alerts.ts';
-import { createInference } from './ai/inference.ts';
-import { CATEGORIES } from './governance/payload.ts';
+import type { Guards } from './core/auth/guards.ts';
+import type { BridgeContext } from './core/context.ts';
+import type { JobRunner } from './core/jobs/index.ts';
+import aiRoutes from './features/ai/index.ts';
+import { createAlerts } from './features/ai/alerts.ts';
+import { createInference } from './features/ai/inference.ts';
+import { CATEGORIES } from './features/governance/payload.ts';
 
 export interface AiParts {
   parts: BridgeParts;

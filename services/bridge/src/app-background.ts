@@ -5,17 +5,17 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import type { BridgeParts } from './app.ts';
-import type { Guards } from './auth/guards.ts';
-import type { BridgeContext } from './context.ts';
-import type { EventLog } from './events/index.ts';
-import { FundsFollower } from './events/funds-follower.ts';
-import { GovernanceFollower } from './events/governance-follower.ts';
-import { JobRunner } from './jobs/index.ts';
-import jobRoutes from './jobs/routes.ts';
-import type { Outbox } from './outbox/index.ts';
-import { expireUnverifiedRegistrations } from './outbox/user-operations.ts';
-import priceOracleRoutes, { createPriceOracle, parsePriceSources } from './oracle/index.ts';
-import priceJob from './price-job/index.ts';
+import type { Guards } from './core/auth/guards.ts';
+import type { BridgeContext } from './core/context.ts';
+import type { EventLog } from './core/events/index.ts';
+import { FundsFollower } from './core/events/funds-follower.ts';
+import { GovernanceFollower } from './core/events/governance-follower.ts';
+import { JobRunner } from './core/jobs/index.ts';
+import jobRoutes from './core/jobs/routes.ts';
+import type { Outbox } from './core/outbox/index.ts';
+import { expireUnverifiedRegistrations } from './core/outbox/user-operations.ts';
+import priceOracleRoutes, { createPriceOracle, parsePriceSources } from './features/oracle/index.ts';
+import priceJob from './features/price-job/index.ts';
 
 /** How often each bridge instance reads the governance admin event log (decision V3). */
 const GOVERNANCE_FOLLOW_MS = 1_000;

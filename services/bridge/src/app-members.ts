@@ -3,16 +3,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { CanisterClients } from '@domdao/canisters';
 import type { BridgeParts } from './app.ts';
-import type { Guards } from './auth/guards.ts';
+import type { Guards } from './core/auth/guards.ts';
 import { emailLinkBase, firstOrigin } from './config.ts';
-import type { BridgeContext } from './context.ts';
-import { HttpError } from './http/errors.ts';
-import { memberIdentity } from './identity/member-identity.ts';
-import type { JobRunner } from './jobs/index.ts';
-import campaignGateway from './campaigns/index.ts';
-import governanceGateway from './governance/index.ts';
-import inbox from './inbox/index.ts';
-import memberEmails from './member-emails/index.ts';
+import type { BridgeContext } from './core/context.ts';
+import { HttpError } from './core/http/errors.ts';
+import { memberIdentity } from './core/identity/member-identity.ts';
+import type { JobRunner } from './core/jobs/index.ts';
+import campaignGateway from './features/campaigns/index.ts';
+import governanceGateway from './features/governance/index.ts';
+import inbox from './features/inbox/index.ts';
+import memberEmails from './features/member-emails/index.ts';
 
 export interface MemberParts {
   parts: BridgeParts;

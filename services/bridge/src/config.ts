@@ -2,7 +2,7 @@
 // defaults are generated once and kept in DATA_DIR/keys.json (mode 0600); production refuses that.
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError, Env, loadConfig } from '@domdao/config';
-import { parsePriceSources } from './oracle/sources.ts';
+import { parsePriceSources } from './features/oracle/sources.ts';
 
 export const BridgeEnv = Type.Object({
   PORT: Env.port(3200, 'listen port'),

@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { createAlerts } from '../src/ai/alerts.ts';
+import { createAlerts } from '../src/features/ai/alerts.ts';
 import { bridge } from './harness.ts';
 import { startFakeInference } from './fake-inference.ts';
 

@@ -4,7 +4,7 @@
 // delay: every request is answered, and swaps are a small fraction of requests.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createModelQueue } from '../src/ai/model-queue.ts';
+import { createModelQueue } from '../src/features/ai/model-queue.ts';
 import { bridge } from './harness.ts';
 import { startFakeInference } from './fake-inference.ts';
 

@@ -8,8 +8,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { signPayload } from '../src/payments/signature.ts';
-import { OUTBOX_LEASE_MS, type FaultPoint } from '../src/outbox/index.ts';
+import { signPayload } from '../src/features/payments/signature.ts';
+import { OUTBOX_LEASE_MS, type FaultPoint } from '../src/core/outbox/index.ts';
 import { ADMIN_EMAIL, WEBHOOK_SECRET, bridge, paymentEvent } from './harness.ts';
 
 const child = new URL('./fixtures/crash-child.ts', import.meta.url).pathname;

@@ -14,11 +14,11 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { Kysely, sql } from 'kysely';
 import { PGlite as PGlite17 } from 'pglite-pg17';
 import { vector as vector17 } from 'pglite-pg17/vector';
-import { migrate, openDatabase } from '../src/db/index.ts';
-import { EMBEDDED_START_PARAMS, openEmbedded, type OpenEmbeddedOptions } from '../src/db/embedded.ts';
-import { EmbeddedDatabaseFailed } from '../src/db/errors.ts';
-import { copyDatabase } from '../src/db/embedded-upgrade.ts';
-import { pgliteDialect, type Lite } from '../src/db/pglite-dialect.ts';
+import { migrate, openDatabase } from '../src/core/db/index.ts';
+import { EMBEDDED_START_PARAMS, openEmbedded, type OpenEmbeddedOptions } from '../src/core/db/embedded.ts';
+import { EmbeddedDatabaseFailed } from '../src/core/db/errors.ts';
+import { copyDatabase } from '../src/core/db/embedded-upgrade.ts';
+import { pgliteDialect, type Lite } from '../src/core/db/pglite-dialect.ts';
 import { bridge, type Bridge } from './harness.ts';
 
 const EMAIL = 'early@example.org';

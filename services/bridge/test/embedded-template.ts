@@ -9,7 +9,7 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../src/db/index.ts';
+import { openDatabase } from '../src/core/db/index.ts';
 
 const TEMPLATE = 'bridge-pglite';
 

@@ -7,10 +7,10 @@ import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { principalFromSeed } from '@domdao/canisters';
 import { EmbeddedPlatform } from '@domdao/canisters/embedded';
-import { openDatabase, type Db } from '../src/db/index.ts';
+import { openDatabase, type Db } from '../src/core/db/index.ts';
 import { openTemplateDatabase } from './embedded-template.ts';
-import { EventLog, type BridgeEvent } from '../src/events/index.ts';
-import { GovernanceFollower } from '../src/events/governance-follower.ts';
+import { EventLog, type BridgeEvent } from '../src/core/events/index.ts';
+import { GovernanceFollower } from '../src/core/events/governance-follower.ts';
 import { freshPostgres } from './harness.ts';
 
 const ADMIN = principalFromSeed('events-test-admin');

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { signPayload } from '../src/payments/signature.ts';
+import { signPayload } from '../src/features/payments/signature.ts';
 import { ACCESS_TOKEN, ADMIN_EMAIL, WEBHOOK_SECRET, bridge, type Bridge, type Jar } from './harness.ts';
 import { startFakeInference, type FakeInference } from './fake-inference.ts';
 

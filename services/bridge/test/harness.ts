@@ -14,10 +14,10 @@ import { loadNotificationConfig } from '@domdao/notification-service/config';
 import { createNotificationClient } from '@domdao/notification-client';
 import { captureLogs, redisUrlForTests, requireRedis, startRecorder, uniquePrefix, type Recorder } from '@domdao/test-helpers';
 import { openBridge, type AiTestOptions } from '../src/app.ts';
-import type { FaultHook } from '../src/outbox/index.ts';
+import type { FaultHook } from '../src/core/outbox/index.ts';
 import { loadBridgeConfig } from '../src/config.ts';
-import { encryptRegistration } from '../src/registration/client-crypto.ts';
-import { signPayload } from '../src/payments/signature.ts';
+import { encryptRegistration } from '../src/features/registration/client-crypto.ts';
+import { signPayload } from '../src/features/payments/signature.ts';
 import { seedEmbeddedDatabase } from './embedded-template.ts';
 
 export const APP = 'https://app.domdao.example';

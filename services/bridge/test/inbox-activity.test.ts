@@ -4,7 +4,7 @@
 // through what the signed-in member may see; a redelivered event adds nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { addActivity } from '../src/inbox/activity.ts';
+import { addActivity } from '../src/features/inbox/activity.ts';
 import { bridge, type Bridge, type Jar } from './harness.ts';
 
 const HOUR_MS = 3_600_000;

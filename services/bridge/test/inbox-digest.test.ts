@@ -6,14 +6,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { NotificationClient } from '@domdao/notification-client';
-import { openDatabase } from '../src/db/index.ts';
-import { addActivity } from '../src/inbox/activity.ts';
-import { runDigest } from '../src/inbox/digest-job.ts';
-import type { InboxOptions } from '../src/inbox/options.ts';
-import { verifyUnsubscribeToken } from '../src/inbox/unsubscribe-token.ts';
-import { JobRunner } from '../src/jobs/index.ts';
-import { loadKeys } from '../src/keys.ts';
-import { createOpener } from '../src/identity/sealed-fields.ts';
+import { openDatabase } from '../src/core/db/index.ts';
+import { addActivity } from '../src/features/inbox/activity.ts';
+import { runDigest } from '../src/features/inbox/digest-job.ts';
+import type { InboxOptions } from '../src/features/inbox/options.ts';
+import { verifyUnsubscribeToken } from '../src/features/inbox/unsubscribe-token.ts';
+import { JobRunner } from '../src/core/jobs/index.ts';
+import { loadKeys } from '../src/core/keys.ts';
+import { createOpener } from '../src/core/identity/sealed-fields.ts';
 import { BACKENDS, bridge, type Bridge, type Jar } from './harness.ts';
 
 const HOUR = 3_600_000;

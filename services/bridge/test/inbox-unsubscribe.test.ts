@@ -4,7 +4,7 @@
 // and every refused token changing nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { signUnsubscribeToken, verifyUnsubscribeToken } from '../src/inbox/unsubscribe-token.ts';
+import { signUnsubscribeToken, verifyUnsubscribeToken } from '../src/features/inbox/unsubscribe-token.ts';
 import { bridge, type Bridge, type Jar } from './harness.ts';
 
 const DAY = 86_400_000;

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { openDatabase, type Db } from '../src/db/index.ts';
+import { openDatabase, type Db } from '../src/core/db/index.ts';
 import { openTemplateDatabase } from './embedded-template.ts';
-import { JobBusyError, JobRunner, slotStart, type JobContext, type JobRun } from '../src/jobs/index.ts';
+import { JobBusyError, JobRunner, slotStart, type JobContext, type JobRun } from '../src/core/jobs/index.ts';
 import { ADMIN_EMAIL, bridge, freshPostgres } from './harness.ts';
 
 const MIN = 60_000;

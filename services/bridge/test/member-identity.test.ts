@@ -13,8 +13,8 @@ import { fromCandid, toCandid } from '@domdao/canister-kit/candid';
 import { CANISTERS, METHOD_TABLES, principalFromSeed, type CanisterName } from '@domdao/canisters';
 import { EmbeddedPlatform } from '@domdao/canisters/embedded';
 import { candidClients, principalCodec, type CandidTransport } from '@domdao/canisters/ic';
-import { memberIdentity, memberPrincipal } from '../src/identity/member-identity.ts';
-import { loadKeys } from '../src/keys.ts';
+import { memberIdentity, memberPrincipal } from '../src/core/identity/member-identity.ts';
+import { loadKeys } from '../src/core/keys.ts';
 import { bridge as startBridge } from './harness.ts';
 
 const BRIDGE = principalFromSeed('member-identity-bridge');

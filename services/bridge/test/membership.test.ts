@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ACCESS_TOKEN, ADMIN_EMAIL, bridge, paymentEvent, WEBHOOK_SECRET, type Bridge, type Jar } from './harness.ts';
-import { signPayload } from '../src/payments/signature.ts';
+import { signPayload } from '../src/features/payments/signature.ts';
 
 describe('payment webhook (decision B11)', () => {
   let h: Bridge;

@@ -40,7 +40,7 @@ describe('the bridge OpenAPI document (decision B47)', () => {
   it('decision B47: every operation has a summary, a tag and described responses; the README table lists exactly these operations', async () => {
     const doc = (await h.request({ method: 'GET', url: '/api/openapi.json' })).json() as Doc;
     for (const { key, op } of operations(doc)) {
-      assert.ok(op.summary, `${key}: no summary (add it to ROUTE_DOCS in services/bridge/src/http/route-docs/ or to the route's schema)`);
+      assert.ok(op.summary, `${key}: no summary (add it to ROUTE_DOCS in services/bridge/src/core/http/route-docs/ or to the route's schema)`);
       assert.ok(op.tags?.length, `${key}: no tag`);
       const codes = Object.keys(op.responses ?? {});
       assert.ok(codes.some((c) => /^2\d\d$/.test(c)), `${key}: no success response documented`);

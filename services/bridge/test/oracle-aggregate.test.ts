@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { aggregate, CONFIDENCE, weightedMedian, type Observation } from '../src/oracle/aggregate.ts';
+import { aggregate, CONFIDENCE, weightedMedian, type Observation } from '../src/features/oracle/aggregate.ts';
 
 const NOW = Date.parse('2026-03-10T12:00:00Z');
 const obs = (name: string, price: unknown, weight = 1, extra: Partial<Observation> = {}): Observation => ({ name, price, weight, observedAt: NOW, maxAgeMs: 60_000, ...extra });

@@ -9,8 +9,8 @@ import { ConfigError } from '@domdao/config';
 import Fastify from 'fastify';
 import { loadBridgeConfig } from '../src/config.ts';
 import { openTemplateDatabase } from './embedded-template.ts';
-import priceOracleRoutes, { createPriceOracle, parsePriceSources } from '../src/oracle/index.ts';
-import { MAX_BODY_BYTES, observe, resolvePointer, timestampValue, type SourceConfig } from '../src/oracle/sources.ts';
+import priceOracleRoutes, { createPriceOracle, parsePriceSources } from '../src/features/oracle/index.ts';
+import { MAX_BODY_BYTES, observe, resolvePointer, timestampValue, type SourceConfig } from '../src/features/oracle/sources.ts';
 import { startFakeSources } from './oracle-fakes.ts';
 
 const fixed = { kind: 'fixed', name: 'dev', weight: 1, price: 0.1 };

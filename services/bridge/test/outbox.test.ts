@@ -6,9 +6,9 @@
 // cannot finish; two runners on one database apply an answer once.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { openDatabase, type Db } from '../src/db/index.ts';
+import { openDatabase, type Db } from '../src/core/db/index.ts';
 import { openTemplateDatabase } from './embedded-template.ts';
-import { Outbox, OUTBOX_LEASE_MS, type FaultPoint, type OperationHandler } from '../src/outbox/index.ts';
+import { Outbox, OUTBOX_LEASE_MS, type FaultPoint, type OperationHandler } from '../src/core/outbox/index.ts';
 import { freshPostgres } from './harness.ts';
 
 async function database(kind: 'pglite' | 'postgres'): Promise<{ db: Db; second(): Promise<Db>; close(): Promise<void> }> {

@@ -3,7 +3,7 @@
 // heartbeat; the heartbeat must leave room for ratification (start-up check).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { changePct, decidePriceProposal, heartbeatProblem, type PriceJobInput } from '../src/price-job/decide.ts';
+import { changePct, decidePriceProposal, heartbeatProblem, type PriceJobInput } from '../src/features/price-job/decide.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -7,11 +7,11 @@ import { after, before, describe, it } from 'node:test';
 import { createLogger } from '@domdao/service-kit';
 import { notificationClientFromEnv } from '@domdao/notification-client';
 import { buildApp } from '../src/app.ts';
-import { databaseSessionStore } from '../src/auth/session-store.ts';
-import { openDatabase } from '../src/db/index.ts';
-import { loadKeys } from '../src/keys.ts';
-import type { JobRun } from '../src/jobs/index.ts';
-import { PRICE_JOB } from '../src/price-job/index.ts';
+import { databaseSessionStore } from '../src/core/auth/session-store.ts';
+import { openDatabase } from '../src/core/db/index.ts';
+import { loadKeys } from '../src/core/keys.ts';
+import type { JobRun } from '../src/core/jobs/index.ts';
+import { PRICE_JOB } from '../src/features/price-job/index.ts';
 import { ADMIN_EMAIL, BACKENDS, bridge, type Bridge, type Jar } from './harness.ts';
 import { startFakeSources, type FakeSources } from './oracle-fakes.ts';
 

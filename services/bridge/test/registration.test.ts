@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import argon2 from 'argon2';
 import { ADMIN_EMAIL, bridge, type Bridge } from './harness.ts';
-import { generateRegistrationKey } from '../src/identity/sealed-fields.ts';
-import { encryptRegistration } from '../src/registration/client-crypto.ts';
+import { generateRegistrationKey } from '../src/core/identity/sealed-fields.ts';
+import { encryptRegistration } from '../src/features/registration/client-crypto.ts';
 
 const PASSWORD = 'correct horse battery staple';
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startPrivateRedis } from '@domdao/test-helpers';
-import { databaseSessionStore } from '../src/auth/session-store.ts';
+import { databaseSessionStore } from '../src/core/auth/session-store.ts';
 import { ADMIN_EMAIL, APP, GOV, bridge, type Bridge, type Jar } from './harness.ts';
 
 const HOUR = 3_600_000;

@@ -3,8 +3,8 @@
 // of birth are sealed in the browser with the bridge's published key (the bridge's own client helper)
 // before they leave it.
 import { useState } from 'preact/hooks';
-import { encryptRegistration } from '../../../../services/bridge/src/registration/client-crypto.ts';
-import { passwordProblem, PASSWORD_MAX, PASSWORD_MIN } from '../../../../services/bridge/src/identity/password-policy.ts';
+import { encryptRegistration } from '../../../../services/bridge/src/features/registration/client-crypto.ts';
+import { passwordProblem, PASSWORD_MAX, PASSWORD_MIN } from '../../../../services/bridge/src/core/identity/password-policy.ts';
 import { api, ApiError } from '../api.ts';
 
 export const BLOCK_KEY = 'age_block_until';

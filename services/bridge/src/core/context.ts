@@ -1,0 +1,34 @@
+// What every route of the bridge shares, built once by buildApp.
+import type { CanisterClients } from '@domdao/canisters';
+import type { NotificationClient } from '@domdao/notification-client';
+import type { BridgeConfig } from '../config.ts';
+import type { Db } from './db/index.ts';
+import type { Throttle } from './auth/brute-force.ts';
+import type { SessionManager } from './auth/sessions.ts';
+import type { BridgeKeys } from './keys.ts';
+import type { Outbox } from './outbox/index.ts';
+import type { EventLog } from './events/index.ts';
+
+/** Opens the HPKE-sealed registration fields the client encrypted to the bridge's key. */
+export interface SealedFieldOpener {
+  publicKey: string;
+  open(field: 'email' | 'name' | 'dob', wire: string): Promise<string>;
+}
+
+export interface BridgeContext {
+  config: BridgeConfig;
+  db: Db;
+  keys: BridgeKeys;
+  sessions: SessionManager;
+  throttle: Throttle;
+  canisters: CanisterClients;
+  notifier: NotificationClient;
+  opener: SealedFieldOpener;
+  /** Cross-system operations (decisions B20–B23): enqueue in the DB transaction, run after the commit. */
+  outbox: Outbox;
+  frontendOrigins: ReadonlySet<string>;
+  /** The in-bridge event log: flows publish what happened (MemberVerified, MembershipActivated) in their transaction. */
+  events: EventLog;
+  /** Wall clock, ms (tests move it). */
+  now(): number;
+}

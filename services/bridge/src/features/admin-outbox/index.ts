@@ -1,0 +1,30 @@
+// GET /api/admin/outbox (decision B29): the cross-system operations of the outbox (decisions B20–B23),
+// newest first, for the admin who follows up on what is still pending or was compensated. Payloads
+// are never shown (they hold password hashes and tokens); the state, attempts and last error are.
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Guards } from '../../core/auth/guards.ts';
+import type { BridgeContext } from '../../core/context.ts';
+
+export interface AdminOutboxOptions {
+  ctx: Pick<BridgeContext, 'outbox'>;
+  guards: Pick<Guards, 'admin'>;
+}
+
+const Query = Type.Object(
+  {
+    state: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('done'), Type.Literal('compensated')])),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+export default async function adminOutbox(app: FastifyInstance, { ctx, guards }: AdminOutboxOptions): Promise<void> {
+  app.addHook('preHandler', guards.admin);
+  app.get('/api/admin/outbox', { schema: { querystring: Query } }, async (req) => {
+    const { state, limit } = req.query as { state?: 'pending' | 'done' | 'compensated'; limit?: number };
+    const rows = await ctx.outbox.list({ ...(state && { state }), newestFirst: true, limit: limit ?? 100 });
+    const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+    return { operations: rows.map((r) => ({ ...r, next_attempt_at: iso(r.next_attempt_at), created_at: iso(r.created_at), updated_at: iso(r.updated_at) })) };
+  });
+}

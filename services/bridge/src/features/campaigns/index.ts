@@ -1,0 +1,241 @@
+// Campaigns, balances, donations and the treasury through the bridge
+// (decisions L20–L23): front ends never call canisters. Reads are public; every mutation needs the
+// member's session (cross-site rule, bearer-defect rule) and is signed as the member (embedded: the
+// member's principal; IC: the member's derived key, decision V5): the campaign canister pulls the
+// amount (plus the fee) with an ICRC-2 allowance, which the bridge approves only when it falls short
+// and the balance covers it (decision L25), so a refused payment costs nothing. Canister
+// errors become HTTP errors with the variant's name as the code (errors.ts).
+import { randomUUID } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { CanisterClients } from '@domdao/canisters';
+import { usdToDomE8s } from '@domdao/canister-kit/rules';
+import type { Session } from '../../core/auth/sessions.ts';
+import { Nat64Text } from '../../core/http/decimal.ts';
+import { HttpError } from '../../core/http/errors.ts';
+import type { BridgeApp } from '../../core/http/typed.ts';
+import { moneyHttpError } from './errors.ts';
+import { accountView, campaignView, contributionView, donationView, payoutView } from './views.ts';
+
+type Member = Pick<CanisterClients, 'campaign' | 'ledger'>;
+
+export interface CampaignGatewayOptions {
+  requireSession(req: FastifyRequest): Promise<Session>;
+  /** The member's own clients (the calls carry the member's principal). */
+  clientsAs(session: Session): Promise<Member>;
+  /** The bridge's own clients, for public reads. */
+  clients: Pick<CanisterClients, 'campaign' | 'ledger' | 'treasury' | 'governance'>;
+  /** The campaign canister's principal: the spender members approve. */
+  campaignCanister: string;
+  /** Development faucet (decision L22): mints this many e8s per request, as the minting account; absent = off. */
+  faucet?: { e8s: bigint; mint(to: string, e8s: bigint): Promise<bigint> };
+  now(): number;
+}
+
+/** Decision L21: a USD contribution's approval leaves 1 % for a price ratified between the bridge's read and the canister's. */
+export const USD_HEADROOM_PCT = 1n;
+/** The approval a contribution makes expires after this (unused allowance does not linger). */
+export const APPROVAL_TTL_MS = 15 * 60_000;
+const BODY_LIMIT = 32 * 1024;
+const ID = Nat64Text('campaign id', 1n);
+const E8S = Type.String({ pattern: '^[1-9][0-9]{0,27}$', description: 'DOM amount in e8s (10⁻⁸ DOM), decimal' });
+const Amount = Type.Union([
+  Type.Object({ dom_e8s: E8S }, { additionalProperties: false }),
+  Type.Object({ usd: Type.Number({ exclusiveMinimum: 0, maximum: 1e12 }) }, { additionalProperties: false }),
+]);
+const createBody = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.String({ maxLength: 20_000 }),
+    goal: Amount,
+    deadline: Type.String({ format: 'date-time', description: 'ISO-8601; 1 hour to 365 days ahead' }),
+    beneficiary: Type.Optional(Type.String({ minLength: 5, maxLength: 63, description: 'principal receiving the funds; the creator when absent' })),
+  },
+  { additionalProperties: false },
+);
+const amountBody = Type.Object({ amount: Amount }, { additionalProperties: false });
+const idParams = Type.Object({ id: ID });
+const pageQuery = Type.Object({ from_id: Type.Optional(ID), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })) }, { additionalProperties: false });
+const IDEMPOTENCY = /^[A-Za-z0-9._:-]{1,100}$/;
+
+type AmountIn = { dom_e8s: string } | { usd: number };
+const canisterAmount = (a: AmountIn) => ('dom_e8s' in a ? { Dom: BigInt(a.dom_e8s) } : { Usd: a.usd });
+
+export default async function campaignGateway(app: BridgeApp, opts: CampaignGatewayOptions): Promise<void> {
+  const { clients } = opts;
+  const nowNs = () => BigInt(opts.now()) * 1_000_000n;
+  /** The canister's op id: the client's Idempotency-Key (a retry is answered by the first result), else a fresh one. */
+  const opId = (req: FastifyRequest, session: Session): string => {
+    const key = req.headers['idempotency-key'];
+    if (key === undefined) return `http-${randomUUID()}`;
+    if (typeof key !== 'string' || !IDEMPOTENCY.test(key)) throw new HttpError(400, 'VALIDATION_ERROR', 'Idempotency-Key: 1 to 100 of A-Z a-z 0-9 . _ : -');
+    return `http-${session.user_id.slice(0, 8)}-${key}`;
+  };
+  /**
+   * Approves the campaign canister for `pull` more (what the canister will take from the allowance),
+   * compare-and-set on the allowance (L21); first the balance must cover `pull` and the approval's own
+   * fee, else nothing is approved and no fee is paid (decision L25).
+   */
+  const approve = async (member: Member, principal: string, pull: bigint): Promise<void> => {
+    const fee = await clients.ledger.icrc1_fee();
+    const account = { owner: principal };
+    const spender = { owner: opts.campaignCanister };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const balance = await clients.ledger.icrc1_balance_of(account);
+      if (balance < pull + fee) throw moneyHttpError({ InsufficientFunds: { balance, required: pull + fee } });
+      const { allowance } = await member.ledger.icrc2_allowance({ account, spender });
+      const r = await member.ledger.icrc2_approve({ spender, amount: allowance + pull, expected_allowance: allowance, expires_at: nowNs() + BigInt(APPROVAL_TTL_MS) * 1_000_000n });
+      if ('Ok' in r) return;
+      if ('AllowanceChanged' in r.Err) continue;
+      throw moneyHttpError('InsufficientFunds' in r.Err ? { InsufficientFunds: r.Err.InsufficientFunds } : { LedgerError: Object.keys(r.Err)[0] ?? 'approve refused' });
+    }
+    throw new HttpError(409, 'CONCURRENT_APPROVAL', 'another payment of yours is changing the same approval; try again');
+  };
+  const queues = new Map<string, Promise<unknown>>();
+  /** Runs `fn` after every earlier operation of `key` on this instance has finished (decision L25). */
+  const perMember = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+    const run = (queues.get(key) ?? Promise.resolve()).then(fn);
+    const tail = run.then(() => undefined, () => undefined);
+    queues.set(key, tail);
+    void tail.then(() => queues.get(key) === tail && queues.delete(key));
+    return run;
+  };
+  /**
+   * Decision L25: a contribution or donation costs a fee only if it is made. The canister is asked
+   * first, with the allowance as it is: its own refusals (closed campaign, membership, price, amount)
+   * and the ledger's InsufficientFunds move nothing, and a repeated Idempotency-Key is answered as
+   * before without an approval. Only when the allowance alone is short does the bridge approve (after
+   * checking the balance covers it) and ask again. One operation per member at a time, so parallel
+   * requests cannot all pass the balance check and each pay an approval for funds that cover only
+   * some of them.
+   */
+  const pay = <T>(member: Member, principal: string, pull: () => Promise<bigint>, call: () => Promise<{ Ok: T } | { Err: Record<string, unknown> }>): Promise<T> =>
+    perMember(principal, async () => {
+      let r = await call();
+      if ('Err' in r && 'InsufficientAllowance' in r.Err) {
+        await approve(member, principal, await pull());
+        r = await call();
+      }
+      if ('Err' in r) throw moneyHttpError(r.Err);
+      return r.Ok;
+    });
+  /** What to approve for an amount: DOM as given; USD at the ratified price with USD_HEADROOM_PCT. */
+  const approvalFor = async (a: AmountIn): Promise<bigint> => {
+    if ('dom_e8s' in a) return BigInt(a.dom_e8s);
+    const tick = await clients.governance.get_dom_price();
+    if (!tick) throw moneyHttpError({ PriceUnavailable: null });
+    const e8s = usdToDomE8s(a.usd, tick);
+    return e8s + (e8s * USD_HEADROOM_PCT) / 100n + 1n;
+  };
+
+  app.get('/api/campaigns', { schema: { querystring: pageQuery, tags: ['campaigns'] } }, async (req, reply) => {
+    const q = req.query;
+    reply.header('cache-control', 'public, max-age=5');
+    return { items: (await clients.campaign.list_campaigns(q.from_id, q.limit ?? 20)).map(campaignView) };
+  });
+
+  app.get('/api/campaigns/:id', { schema: { params: idParams, tags: ['campaigns'] } }, async (req, reply) => {
+    const c = await clients.campaign.get_campaign(req.params.id);
+    if (!c) throw moneyHttpError({ CampaignNotFound: null });
+    reply.header('cache-control', 'public, max-age=5');
+    return campaignView(c);
+  });
+
+  const contributionsQuery = Type.Object({ after_seq: Type.Optional(Nat64Text('cursor: contributions after this sequence number')), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })) }, { additionalProperties: false });
+  app.get('/api/campaigns/:id/contributions', { schema: { params: idParams, querystring: contributionsQuery, tags: ['campaigns'] } }, async (req) => {
+    const { id } = req.params;
+    const q = req.query;
+    if (!(await clients.campaign.get_campaign(id))) throw moneyHttpError({ CampaignNotFound: null });
+    return { items: (await clients.campaign.list_contributions(id, q.after_seq === undefined ? undefined : BigInt(q.after_seq), q.limit ?? 20)).map(contributionView) };
+  });
+
+  app.post('/api/campaigns', { bodyLimit: BODY_LIMIT, schema: { body: createBody, tags: ['campaigns'] } }, async (req, reply) => {
+    const session = await opts.requireSession(req);
+    const b = req.body;
+    const deadline = Date.parse(b.deadline);
+    if (!Number.isFinite(deadline)) throw new HttpError(400, 'VALIDATION_ERROR', 'deadline: an ISO-8601 date-time');
+    const member = await opts.clientsAs(session);
+    const goal = 'dom_e8s' in b.goal ? { DomTokens: BigInt(b.goal.dom_e8s) } : { UsdValue: b.goal.usd };
+    const r = await member.campaign.create_campaign({ title: b.title, description: b.description, goal, deadline: BigInt(deadline) * 1_000_000n, ...(b.beneficiary !== undefined && { beneficiary: b.beneficiary }) });
+    if ('Err' in r) throw moneyHttpError(r.Err);
+    req.log.info({ event: 'campaign.created', campaign_id: r.Ok, user_id: session.user_id }, 'campaign created');
+    return reply.code(201).send(campaignView((await clients.campaign.get_campaign(r.Ok))!));
+  });
+
+  app.post('/api/campaigns/:id/contributions', { bodyLimit: BODY_LIMIT, schema: { params: idParams, body: amountBody, tags: ['campaigns'] } }, async (req, reply) => {
+    const session = await opts.requireSession(req);
+    const { id } = req.params;
+    const { amount } = req.body;
+    const op = opId(req, session);
+    const member = await opts.clientsAs(session);
+    if (!(await clients.campaign.get_campaign(id))) throw moneyHttpError({ CampaignNotFound: null });
+    // transfer_from takes the amount and the fee from the allowance.
+    const pull = async () => (await approvalFor(amount)) + (await clients.ledger.icrc1_fee());
+    const c = await pay(member, session.principal, pull, () => member.campaign.contribute(id, canisterAmount(amount), op));
+    req.log.info({ event: 'campaign.contributed', campaign_id: id, amount_e8s: c.amount_e8s.toString(), user_id: session.user_id }, 'contribution');
+    return reply.code(201).send(contributionView(c));
+  });
+
+  app.post('/api/campaigns/:id/cancel', { bodyLimit: 1024, schema: { params: idParams, tags: ['campaigns'] } }, async (req) => {
+    const session = await opts.requireSession(req);
+    const { id } = req.params;
+    const r = await (await opts.clientsAs(session)).campaign.cancel_campaign(id);
+    if ('Err' in r) throw moneyHttpError(r.Err);
+    // Refunds start at once rather than at the scheduler's next step.
+    await clients.campaign.settle_campaign(id);
+    return campaignView((await clients.campaign.get_campaign(id))!);
+  });
+
+  app.get('/api/me/balance', { schema: { tags: ['campaigns'] } }, async (req) => {
+    const session = await opts.requireSession(req);
+    const account = { owner: session.principal };
+    return { account: accountView(account), balance_e8s: (await clients.ledger.icrc1_balance_of(account)).toString(), fee_e8s: (await clients.ledger.icrc1_fee()).toString() };
+  });
+
+  app.get('/api/me/contributions', { schema: { querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 100 })) }, { additionalProperties: false }), tags: ['campaigns'] } }, async (req) => {
+    const session = await opts.requireSession(req);
+    const { limit = 100 } = req.query;
+    const items = (await clients.campaign.list_contributions_by(session.principal, limit)).map(contributionView);
+    return { items, refunds: items.filter((c) => c.refund !== null).map((c) => ({ campaign_id: c.campaign_id, seq: c.seq, ...c.refund! })) };
+  });
+
+  app.post('/api/donations', { bodyLimit: BODY_LIMIT, schema: { body: amountBody, tags: ['campaigns'] } }, async (req, reply) => {
+    const session = await opts.requireSession(req);
+    const { amount } = req.body;
+    const op = opId(req, session);
+    // The ledger burns no less than its fee (min_burn_amount): refused before the approval costs a fee (decision B55).
+    if ('dom_e8s' in amount) {
+      const fee = await clients.ledger.icrc1_fee();
+      if (BigInt(amount.dom_e8s) < fee) throw new HttpError(400, 'InvalidArgument', `a donation burns at least ${fee} e8s (the ledger's minimum burn)`);
+    }
+    const member = await opts.clientsAs(session);
+    // A burn charges no transfer fee, so the approval is the amount alone (its own fee is the member's).
+    const d = await pay(member, session.principal, () => approvalFor(amount), () => member.campaign.burn_donation(canisterAmount(amount), op));
+    req.log.info({ event: 'donation.burned', amount_e8s: d.amount_e8s.toString(), user_id: session.user_id }, 'donation burn');
+    return reply.code(201).send(donationView(d));
+  });
+
+  app.get('/api/donations', { schema: { querystring: pageQuery, tags: ['campaigns'] } }, async (req) => {
+    const q = req.query;
+    return { items: (await clients.campaign.list_donations(q.from_id === undefined ? undefined : BigInt(q.from_id), q.limit ?? 20)).map(donationView) };
+  });
+
+  app.get('/api/treasury', { schema: { tags: ['campaigns'] } }, async (_req, reply) => {
+    const account = await clients.treasury.get_account();
+    reply.header('cache-control', 'public, max-age=5');
+    return { account: accountView(account), balance_e8s: (await clients.ledger.icrc1_balance_of(account)).toString() };
+  });
+
+  app.get('/api/treasury/payouts', { schema: { querystring: pageQuery, tags: ['campaigns'] } }, async (req) => {
+    const q = req.query;
+    return { items: (await clients.treasury.list_payouts(q.from_id === undefined ? undefined : BigInt(q.from_id), q.limit ?? 20)).map(payoutView) };
+  });
+
+  app.post('/api/dev/faucet', { bodyLimit: 1024, schema: { tags: ['campaigns'] } }, async (req) => {
+    if (!opts.faucet) throw new HttpError(404, 'NOT_FOUND', 'the development faucet is off (DEV_FAUCET_DOM is 0; production refuses it)');
+    const session = await opts.requireSession(req);
+    const block = await opts.faucet.mint(session.principal, opts.faucet.e8s);
+    req.log.info({ event: 'dev.faucet', user_id: session.user_id, amount_e8s: opts.faucet.e8s.toString() }, 'development DOM minted');
+    return { amount_e8s: opts.faucet.e8s.toString(), block_index: block.toString(), balance_e8s: (await clients.ledger.icrc1_balance_of({ owner: session.principal })).toString() };
+  });
+}

@@ -1,0 +1,51 @@
+// Decision V9: each governance canister error variant as an HTTP status, the variant's name as the
+// error code. ExecutionFailed is 409 (the canister uses it for "not Approved" too). A new variant the table does not know is a 502 (the canister answered something the
+// bridge cannot place), never a silent 500.
+import { HttpError } from '../../core/http/errors.ts';
+
+export const GOVERNANCE_ERROR_STATUS: Record<string, number> = {
+  InvalidPayload: 400,
+  NotAuthorized: 403,
+  NotAMember: 403,
+  ProposalNotFound: 404,
+  ProposalNotOpen: 409,
+  AlreadyVoted: 409,
+  VotingWindowClosed: 409,
+  QuorumNotMet: 409,
+  PriceStale: 409,
+  // The canister's refusal to execute in the proposal's state, or the action failing: not now, retry later.
+  ExecutionFailed: 409,
+  MembershipUnavailable: 503,
+  // Decision G23: Active now, but not when the proposal's vote opened; a decision, not an outage.
+  NotActiveWhenVotingOpened: 403,
+};
+
+const MESSAGES: Record<string, string> = {
+  InvalidPayload: 'the proposal payload is invalid for its category',
+  NotAuthorized: 'you are not allowed to do this',
+  NotAMember: 'an active membership is required',
+  ProposalNotFound: 'no such proposal',
+  ProposalNotOpen: 'the proposal is not open for this',
+  AlreadyVoted: 'you have already voted on this proposal',
+  VotingWindowClosed: 'the voting window has closed',
+  QuorumNotMet: 'the proposal did not reach quorum',
+  PriceStale: 'the ratified price is stale',
+  ExecutionFailed: 'execution failed',
+  MembershipUnavailable: 'membership cannot be checked right now; try again',
+  NotActiveWhenVotingOpened: 'your membership became Active after voting opened on this proposal, so you cannot vote on it; you can vote on proposals that open from now on',
+};
+
+/** A variant's detail as the message's tail: its text, or the instant a G23 refusal names (nanoseconds) in ISO 8601. */
+function detailOf(detail: unknown): string {
+  if (typeof detail === 'string') return detail ? `: ${detail}` : '';
+  const at = (detail as { opened_at?: unknown } | null)?.opened_at;
+  return typeof at === 'bigint' ? ` (voting opened at ${new Date(Number(at / 1_000_000n)).toISOString()})` : '';
+}
+
+export function governanceHttpError(err: Record<string, unknown>): HttpError {
+  const variant = Object.keys(err)[0] ?? 'Unknown';
+  const detail = err[variant];
+  const status = GOVERNANCE_ERROR_STATUS[variant] ?? 502;
+  const message = `${MESSAGES[variant] ?? `the governance canister answered ${variant}`}${detailOf(detail)}`;
+  return new HttpError(status, variant, message, status === 503 ? { 'retry-after': '5' } : {});
+}

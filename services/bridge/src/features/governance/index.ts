@@ -1,0 +1,202 @@
+// Governance gateway (decisions V8–V12): members vote and execute through the bridge, which
+// calls the governance canister as the member (their derived principal, decision V5); front ends
+// never call canisters. Every mutation: session cookie, cross-site rule, JSON body of bounded size.
+// Canister errors become HTTP errors with the variant's name as the code (errors.ts).
+import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { CanisterClients } from '@domdao/canisters';
+import type { Session } from '../../core/auth/sessions.ts';
+import type { Db } from '../../core/db/index.ts';
+import { Int8Text } from '../../core/http/decimal.ts';
+import { HttpError } from '../../core/http/errors.ts';
+import { addEtags } from '../../core/http/etag.ts';
+import { governanceHttpError } from './errors.ts';
+import { plain, proposalView, tickView } from './views.ts';
+import { CATEGORIES, canisterPayload } from './payload.ts';
+import type { BridgeApp } from '../../core/http/typed.ts';
+
+/** Votes asked per list_votes_page call (the canister answers at most 200, decision V25). */
+const VOTES_PAGE = 200;
+
+type Governance = CanisterClients['governance'];
+
+export interface GovernanceGatewayOptions {
+  /** Cross-site rule, bearer-defect rule and the session (decision V10). */
+  requireSession(req: FastifyRequest): Promise<Session>;
+  /** The governance canister called as this member (embedded: as the principal; IC: signed with the member's key). */
+  governanceAs(session: Session): Governance | Promise<Governance>;
+  /** The bridge's own client, for public reads. */
+  governance: Governance;
+  /** preHandler of the admin routes: cross-site rule, session and admin role (auth/guards.ts `guards.admin`, decision S2). */
+  admin: preHandlerAsyncHookHandler;
+  /** The in-bridge event log the governance follower fills (decision V3), for the admin event log. */
+  db: Db;
+}
+
+/** Decision V11: a mutation body is a few short fields; 16 KiB leaves room for propose's Markdown later. */
+export const MUTATION_BODY_LIMIT = 16 * 1024;
+const ID = Type.String({ pattern: '^[0-9]{1,20}$', description: 'proposal id (decimal nat64)' });
+const voteBody = Type.Object({ proposal_id: ID, vote: Type.Union([Type.Literal('Yes'), Type.Literal('No'), Type.Literal('Abstain')]) }, { additionalProperties: false });
+const executeBody = Type.Object({ proposal_id: ID }, { additionalProperties: false });
+const idParams = Type.Object({ id: ID });
+/** Decision V11: propose carries Markdown; 64 KiB bounds it. */
+export const PROPOSE_BODY_LIMIT = 64 * 1024;
+const proposeBody = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: 200 }),
+    body: Type.String({ maxLength: 50_000, description: 'Markdown' }),
+    category: Type.Union(CATEGORIES.map((c) => Type.Literal(c))),
+    payload: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  },
+  { additionalProperties: false },
+);
+
+function nat64(id: string): bigint {
+  const n = BigInt(id);
+  if (n > 0xffff_ffff_ffff_ffffn) throw new HttpError(400, 'VALIDATION_ERROR', 'proposal_id: out of range (nat64)');
+  return n;
+}
+
+const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
+
+export default async function governanceGateway(app: BridgeApp, opts: GovernanceGatewayOptions): Promise<void> {
+  // Decision V23: every 200 GET here carries an ETag; If-None-Match → 304.
+  addEtags(app);
+
+  app.post('/api/governance/propose', { bodyLimit: PROPOSE_BODY_LIMIT, schema: { body: proposeBody, tags: ['governance'] } }, async (req, reply) => {
+    const session = await opts.requireSession(req);
+    const b = req.body;
+    const payload = canisterPayload(b.category, b.payload);
+    const r = await (await opts.governanceAs(session)).create_proposal({ title: b.title, body: b.body, category: b.category, ...(payload !== undefined && { payload: payload as never }) });
+    if ('Err' in r) throw governanceHttpError(r.Err);
+    const p = (await opts.governance.get_proposal(r.Ok))!;
+    req.log.info({ event: 'governance.proposed', proposal_id: String(r.Ok), category: b.category, user_id: session.user_id }, 'proposal created');
+    const v = proposalView(p);
+    return reply.code(201).send({ proposal_id: v.id, status: v.status, voting_opens: v.voting_opens, voting_closes: v.voting_closes });
+  });
+
+  app.post('/api/governance/vote', { bodyLimit: MUTATION_BODY_LIMIT, schema: { body: voteBody, tags: ['governance'] } }, async (req) => {
+    const session = await opts.requireSession(req);
+    const { proposal_id, vote } = req.body;
+    const r = await (await opts.governanceAs(session)).cast_vote(nat64(proposal_id), vote);
+    if ('Err' in r) throw governanceHttpError(r.Err);
+    req.log.info({ event: 'governance.voted', proposal_id, user_id: session.user_id }, 'vote cast');
+    return { proposal_id, vote };
+  });
+
+  app.post('/api/governance/execute', { bodyLimit: MUTATION_BODY_LIMIT, schema: { body: executeBody, tags: ['governance'] } }, async (req) => {
+    const session = await opts.requireSession(req);
+    const { proposal_id } = req.body;
+    const r = await (await opts.governanceAs(session)).execute_proposal(nat64(proposal_id));
+    if ('Err' in r) throw governanceHttpError(r.Err);
+    const p = await opts.governance.get_proposal(nat64(proposal_id));
+    return { proposal_id, status: p?.status ?? 'Executed' };
+  });
+
+  const listQuery = Type.Object(
+    {
+      status: Type.Optional(Type.Union(['Created', 'Open', 'Tallied', 'Approved', 'Rejected', 'Executed', 'Expired'].map((x) => Type.Literal(x)))),
+      category: Type.Optional(Type.Union(CATEGORIES.map((c) => Type.Literal(c)))),
+      from_id: Type.Optional(ID),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    },
+    { additionalProperties: false },
+  );
+  app.get('/api/governance/proposals', { schema: { querystring: listQuery, tags: ['governance'] } }, async (req, reply) => {
+    const q = req.query;
+    const limit = q.limit ?? 20;
+    const items = await opts.governance.list_proposals({ ...(q.status && { status: q.status as never }), ...(q.category && { category: q.category as never }), ...(q.from_id !== undefined && { from_id: nat64(q.from_id) }), limit });
+    reply.header('cache-control', 'public, max-age=5');
+    return { items: items.map(proposalView), limit };
+  });
+
+  app.get('/api/governance/price', { schema: { tags: ['governance'] } }, async (_req, reply) => {
+    const tick = await opts.governance.get_dom_price();
+    if (!tick) throw new HttpError(404, 'NO_RATIFIED_PRICE', 'no price has been ratified yet');
+    reply.header('cache-control', 'public, max-age=30');
+    return tickView(tick);
+  });
+
+  const historyQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })) }, { additionalProperties: false });
+  app.get('/api/governance/price/history', { schema: { querystring: historyQuery, tags: ['governance'] } }, async (req, reply) => {
+    const { limit = 50 } = req.query;
+    reply.header('cache-control', 'public, max-age=30');
+    return { items: (await opts.governance.list_price_history(limit)).map(tickView) };
+  });
+
+  app.get('/api/governance/settings', { schema: { tags: ['governance'] } }, async (_req, reply) => {
+    const s = await opts.governance.get_settings();
+    reply.header('cache-control', 'public, max-age=60');
+    return plain(s);
+  });
+
+  app.get('/api/governance/proposals/:id/my-vote', { schema: { params: idParams, tags: ['governance'] } }, async (req, reply) => {
+    const session = await opts.requireSession(req);
+    const { id } = req.params;
+    const vote = await (await opts.governanceAs(session)).get_my_vote(nat64(id));
+    reply.header('cache-control', 'private, no-cache');
+    return { proposal_id: id, vote: vote ?? null };
+  });
+
+  const eventsQuery = Type.Object({ after_seq: Type.Optional(Int8Text('cursor: events after this sequence number')), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) }, { additionalProperties: false });
+  app.get('/api/governance/admin/events', { preHandler: opts.admin, schema: { querystring: eventsQuery, tags: ['governance'] } }, async (req) => {
+    const { after_seq = '0', limit = 100 } = req.query;
+    const rows = await opts.db.selectFrom('bridge_events').select(['seq', 'type', 'data', 'source', 'source_id', 'occurred_at']).where('source', '=', 'governance').where('seq', '>', after_seq).orderBy('seq').limit(limit).execute();
+    const items = rows.map((r) => ({ seq: String(r.seq), id: `${r.source}:${r.source_id}`, type: r.type, data: r.data, occurred_at: new Date(r.occurred_at).toISOString() }));
+    return { items, next_after_seq: items.length === limit ? items[items.length - 1]!.seq : null };
+  });
+
+  // Spec 1 Events rule 2: the member's vote-pass receipts (ICRC-7, public on the canister), newest
+  // token last, paged by the last token id seen.
+  const receiptsQuery = Type.Object({ prev: Type.Optional(ID), take: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })) }, { additionalProperties: false });
+  app.get('/api/governance/my-receipts', { schema: { querystring: receiptsQuery, tags: ['governance'] } }, async (req, reply) => {
+    const session = await opts.requireSession(req);
+    const { prev, take = 20 } = req.query;
+    const ids = await opts.governance.icrc7_tokens_of({ owner: session.principal }, prev === undefined ? undefined : nat64(prev), BigInt(take));
+    const metadata = ids.length ? await opts.governance.icrc7_token_metadata(ids) : [];
+    const items = ids.map((id, i) => {
+      const m = new Map(metadata[i] ?? []);
+      const nat = (k: string) => {
+        const v = m.get(k) as { Nat?: bigint } | undefined;
+        return v?.Nat;
+      };
+      return { token_id: String(id), proposal_id: String(nat('proposal_id') ?? ''), minted_at: nat('minted_at') === undefined ? null : iso(nat('minted_at')!) };
+    });
+    reply.header('cache-control', 'private, no-cache');
+    return { principal: session.principal, items, next_prev: items.length === take ? items[items.length - 1]!.token_id : null };
+  });
+
+  // Spec 1 Authentication rule 2: votes are visible to admins only. The bridge, a governance admin
+  // (decision V22), reads them for a platform admin.
+  app.get('/api/governance/proposals/:id/votes', { preHandler: opts.admin, schema: { params: idParams, tags: ['governance'] } }, async (req, reply) => {
+    const { id } = req.params;
+    if (!(await opts.governance.get_proposal(nat64(id)))) throw governanceHttpError({ ProposalNotFound: null });
+    // Read a page at a time (decision V25): list_votes' single answer outgrows the IC's reply and
+    // query instruction limits at a few hundred votes on the wasm canister.
+    const votes: Awaited<ReturnType<Governance['list_votes_page']>> = [];
+    try {
+      for (let after: string | undefined; ; ) {
+        const page = await opts.governance.list_votes_page(nat64(id), after, VOTES_PAGE);
+        votes.push(...page);
+        if (page.length < VOTES_PAGE) break;
+        after = page.at(-1)!.voter;
+      }
+    } catch (err) {
+      if (/NotAuthorized/.test(err instanceof Error ? err.message : String(err))) {
+        throw new HttpError(503, 'NOT_CONFIGURED', "the bridge's principal is not a governance admin, so it cannot read votes (install governance with it among the admins)");
+      }
+      throw err;
+    }
+    reply.header('cache-control', 'private, no-store');
+    return { proposal_id: id, items: votes.map((v) => ({ voter: v.voter, vote: v.vote, voted_at: iso(v.voted_at), receipt_token_id: String(v.receipt_token_id) })) };
+  });
+
+  app.get('/api/governance/proposals/:id', { schema: { params: idParams, tags: ['governance'] } }, async (req, reply) => {
+    const { id } = req.params;
+    const p = await opts.governance.get_proposal(nat64(id));
+    if (!p) throw governanceHttpError({ ProposalNotFound: null });
+    // Status and tally move while voting: short shared caching, revalidated by clients.
+    reply.header('cache-control', 'public, max-age=5');
+    return proposalView(p);
+  });
+}

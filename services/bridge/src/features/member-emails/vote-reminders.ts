@@ -1,0 +1,98 @@
+// event-reminder (decisions N15–N16): 24 hours and 1 hour before an open vote closes, to
+// Active members who opted in (`vote_reminders`) and have not voted, with the voting window as the
+// calendar event at the deadline (DTSTART = voting_closes). At most one per (proposal, member, window); a window already
+// past when the job first sees the proposal is skipped (a 1-hour reminder is never sent as "24h").
+import type { Delivery } from '../../core/email/deliveries.ts';
+import { deliver } from '../../core/email/deliveries.ts';
+import type { MemberEmailsOptions } from './options.ts';
+import { appLinks } from '../../core/http/app-links.ts';
+
+export const REMINDER_WINDOWS = [
+  { label: '1h' as const, ms: 3_600_000 },
+  { label: '24h' as const, ms: 24 * 3_600_000 },
+];
+
+/** The deadline's calendar entry lasts 15 minutes (a calendar needs an end after the start). */
+const DEADLINE_EVENT_NS = 15n * 60n * 1_000_000_000n;
+const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** The window a vote closing in `remainingMs` is in: the smallest one that contains it. */
+export function reminderWindow(remainingMs: number): '24h' | '1h' | undefined {
+  if (remainingMs <= 0) return undefined;
+  return REMINDER_WINDOWS.find((w) => remainingMs <= w.ms)?.label;
+}
+
+export interface ReminderReport {
+  proposals: number;
+  sent: number;
+  already_sent: number;
+  skipped_voted: number;
+  skipped_not_active: number;
+  failed: number;
+}
+
+export async function sendVoteReminders(o: MemberEmailsOptions, log?: { warn(o: object, m: string): void }): Promise<ReminderReport> {
+  const report: ReminderReport = { proposals: 0, sent: 0, already_sent: 0, skipped_voted: 0, skipped_not_active: 0, failed: 0 };
+  const now = o.now();
+  const open = await o.governance.list_proposals({ status: 'Open', limit: 100 });
+  const due = open.map((p) => ({ p, window: reminderWindow(Number(p.voting_closes / 1_000_000n) - now) })).filter((x) => x.window !== undefined);
+  if (due.length === 0) return report;
+  const members = await o.db
+    .selectFrom('digest_preferences as p')
+    .innerJoin('users as u', 'u.id', 'p.user_id')
+    .select(['u.id', 'u.principal', 'u.email_encrypted', 'u.name_encrypted'])
+    .where('p.vote_reminders', '=', true)
+    .where('u.email_verified_at', 'is not', null)
+    .execute();
+  for (const { p, window } of due) {
+    report.proposals++;
+    const id = String(p.id);
+    await o.events.publish('VoteClosingSoon', { proposal_id: id, title: p.title, window: window!, voting_closes: iso(p.voting_closes) }, { sourceId: `closing:${id}:${window}` });
+    for (const m of members) {
+      const key = `event-reminder:${id}:${m.id}:${window}`;
+      if ((await o.db.selectFrom('email_deliveries').select('status').where('key', '=', key).executeTakeFirst())?.status === 'sent') {
+        report.already_sent++;
+        continue;
+      }
+      const status = await o.membership.get_membership_status(m.principal).catch(() => undefined);
+      if (!status?.is_active) {
+        report.skipped_not_active++;
+        continue;
+      }
+      const vote = await (await o.governanceAs({ user_id: m.id, principal: m.principal })).get_my_vote(p.id).catch(() => undefined);
+      if (vote !== undefined) {
+        report.skipped_voted++;
+        continue;
+      }
+      const [email, name] = await Promise.all([o.openField('email', m.email_encrypted), o.openField('name', m.name_encrypted)]);
+      const link = appLinks.proposal(o.linkBase, String(id));
+      const d: Delivery = {
+        key,
+        userId: m.id,
+        request: {
+          type: 'event-reminder',
+          to: email.trim(),
+          domain: o.brandDomain,
+          data: {
+            recipient_name: name,
+            event_id: `proposal-${id}@${o.brandDomain}`,
+            // The calendar event is the deadline itself (decision N15): DTSTART = voting_closes.
+            event_title: `Vote deadline: ${p.title}`.slice(0, 200),
+            start_time: iso(p.voting_closes),
+            end_time: iso(p.voting_closes + DEADLINE_EVENT_NS),
+            window_label: window!,
+            event_description: `Voting on proposal ${id} closes ${iso(p.voting_closes)}. You have not voted yet.`,
+            event_url: link,
+            preferences_url: `${o.linkBase}/preferences`,
+          },
+        },
+      };
+      const r = await deliver(o, d);
+      if (r === 'failed') {
+        report.failed++;
+        log?.warn({ event: 'member_emails.reminder_failed', user_id: m.id, proposal_id: id }, 'vote reminder not sent');
+      } else report[r]++;
+    }
+  }
+  return report;
+}

@@ -1,0 +1,214 @@
+// Spec 2 email verification: the link the verification email carries (GET /verify-email?token=), the
+// confirmation it leads to, the roles a verified user gets, and the sender of that email (registration's
+// outbox operation and the resend of account recovery use it). The user canister checks the token and
+// mints the Registered membership (or queues the retry) through the outbox (decision B25).
+//
+// Decision B51: the link proves the mailbox, and the confirmation proves the password. Opening the link
+// changes nothing (mail scanners open links too); the page asks for the password chosen at
+// registration, or lets whoever holds the mailbox choose a new one. So a password set by someone who
+// does not control the mailbox (a registration made in a victim's name) never signs in to an account
+// the mailbox's owner verified, and a bootstrap admin address gets `admin` only with both proofs.
+import { randomUUID } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { hashPassword, verifyPassword } from '../../core/auth/passwords.ts';
+import { firstOrigin } from '../../config.ts';
+import type { BridgeContext } from '../../core/context.ts';
+import { deliver } from '../../core/email/deliveries.ts';
+import { HttpError } from '../../core/http/errors.ts';
+import { escapeHtml, page } from '../../core/http/page.ts';
+import { normaliseEmail } from '../../core/identity/email.ts';
+import { passwordProblem } from '../../core/identity/password-policy.ts';
+import { OP, tokenHash, userAggregate, verifyOpId, type VerifyAnswer } from '../../core/outbox/user-operations.ts';
+import type { BridgeApp } from '../../core/http/typed.ts';
+
+export interface VerificationOptions {
+  ctx: BridgeContext;
+}
+
+/** The pages of the link carry no script: inline style only, forms post to the bridge itself. */
+const VERIFY_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const TOKEN = Type.String({ minLength: 1, maxLength: 64 });
+const ConfirmBody = Type.Object(
+  {
+    token: TOKEN,
+    password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    new_password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+  },
+  { additionalProperties: false },
+);
+type Proof = { password: string } | { new_password: string };
+type Confirmed = { status: 'verified'; membership_token_pending: boolean; password: 'confirmed' | 'chosen' };
+
+export default async function verification(app: BridgeApp, { ctx }: VerificationOptions): Promise<void> {
+  const continueTo = firstOrigin(ctx.config);
+  const signIn = `${ctx.config.PUBLIC_URL}/login`;
+  const max = ctx.config.LOGIN_MAX_FAILURES;
+  const html = (reply: import('fastify').FastifyReply, status: number, title: string, body: string) =>
+    reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', VERIFY_PAGE_CSP)
+      .header('x-frame-options', 'DENY')
+      .header('referrer-policy', 'no-referrer')
+      .header('cache-control', 'no-store')
+      .send(page(title, body));
+  const para = (text: string) => `<p>${escapeHtml(text)}</p>`;
+  const invalid = () => new HttpError(400, 'VERIFICATION_LINK_INVALID', 'this verification link is not valid or was already used; sign in, or ask for a new link');
+
+  /** The unverified account a live link belongs to; the refusal otherwise (decision B51). */
+  async function pendingAccount(token: string) {
+    const owner = await ctx.db
+      .selectFrom('users')
+      .select(['id', 'principal', 'password_hash', 'email_encrypted', 'verification_expires_at'])
+      .where('verification_token_hash', '=', tokenHash(token))
+      .where('email_verified_at', 'is', null)
+      .executeTakeFirst();
+    if (!owner) {
+      // A link whose verification finished (the hash is cleared then) was used; anything else was never issued.
+      const used = (await ctx.outbox.list({ opId: verifyOpId(token) }))[0]?.state === 'done';
+      throw used ? new HttpError(400, 'VERIFICATION_LINK_USED', 'this verification link was already used: the address is verified; sign in') : invalid();
+    }
+    if (owner.verification_expires_at !== null && new Date(owner.verification_expires_at).getTime() <= ctx.now()) {
+      throw new HttpError(400, 'VERIFICATION_LINK_EXPIRED', 'this verification link has expired (links last 24 hours); ask for a new one from the sign-in page');
+    }
+    return owner;
+  }
+
+  /** Checks the proof, then verifies through the outbox; every session of the account ends (B51). */
+  async function confirm(token: string, proof: Proof, log: import('fastify').FastifyBaseLogger): Promise<Confirmed> {
+    const owner = await pendingAccount(token);
+    const opId = verifyOpId(token);
+    let chosen = false;
+    if ('password' in proof) {
+      // Guesses are counted per link: only the mailbox holds it, and a mistyped password can be replaced below.
+      const key = `verify:${tokenHash(token).toString('hex')}`;
+      const wait = await ctx.throttle.reserve([{ key, limit: max, windowMs: ctx.config.LOGIN_WINDOW_MINUTES * 60_000 }]);
+      if (wait > 0) throw new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many wrong passwords; try again in ${wait} seconds, or choose a new password`, { 'retry-after': String(wait) });
+      if (!(await verifyPassword(owner.password_hash, proof.password))) {
+        log.warn({ event: 'verification.password_refused', user_id: owner.id }, 'verification refused: not the password of the registration');
+        throw new HttpError(401, 'INVALID_CREDENTIALS', 'this is not the password this account was registered with; if you did not choose it, choose a new password');
+      }
+      await ctx.throttle.clear(key);
+      await ctx.db.transaction().execute((tx) => ctx.outbox.enqueue(tx, { operation: OP.verifyEmail, opId, aggregate: userAggregate(owner.id), payload: { token } }));
+    } else {
+      const email = (await ctx.opener.open('email', owner.email_encrypted)).trim();
+      const weak = passwordProblem(proof.new_password, email);
+      if (weak) throw new HttpError(400, 'WEAK_PASSWORD', `${weak} (12 to 128 characters; long passphrases are welcome)`);
+      const password_hash = await hashPassword(proof.new_password);
+      const passwordOp = `password:${opId}:${randomUUID()}`;
+      // The new hash and the verification commit together, the canister's copy first (decision B28).
+      await ctx.db.transaction().execute(async (tx) => {
+        const changed = await tx.updateTable('users').set({ password_hash }).where('id', '=', owner.id).where('email_verified_at', 'is', null).returning('id').executeTakeFirst();
+        if (!changed) throw invalid();
+        await ctx.outbox.enqueue(tx, { operation: OP.setPasswordHash, opId: passwordOp, aggregate: userAggregate(owner.id), payload: { principal: owner.principal, password_hash } });
+        await ctx.outbox.enqueue(tx, { operation: OP.verifyEmail, opId, aggregate: userAggregate(owner.id), payload: { token } });
+      });
+      chosen = true;
+      // The aggregate's order: the canister gets the hash before the verification runs.
+      await ctx.outbox.run(passwordOp);
+    }
+    const outcome = await ctx.outbox.run<VerifyAnswer>(opId);
+    if (outcome.state !== 'done') {
+      log.error({ event: 'canister.unavailable', canister: 'user', err: outcome.error }, 'verify_email failed');
+      throw new HttpError(503, 'VERIFICATION_UNAVAILABLE', 'we could not verify your email right now; open the link again in a few minutes');
+    }
+    const r = outcome.result;
+    if ('Err' in r) {
+      if ('TokenExpired' in r.Err) throw new HttpError(400, 'VERIFICATION_LINK_EXPIRED', 'this verification link has expired (links last 24 hours); ask for a new one from the sign-in page');
+      throw invalid();
+    }
+    // Whoever controls the mailbox is now in sole control: no session made before this moment lives on.
+    const ended = await ctx.sessions.destroyAllFor(owner.id);
+    log.info({ event: 'verification.completed', user_id: owner.id, password: chosen ? 'chosen' : 'confirmed', sessions_ended: ended }, 'email verified');
+    return { status: 'verified', membership_token_pending: r.Ok.membership_token_id === undefined, password: chosen ? 'chosen' : 'confirmed' };
+  }
+
+  const formFor = (token: string, choose: boolean, error?: string) => {
+    const t = escapeHtml(token);
+    const alert = `<p id="error" role="alert">${error ? escapeHtml(error) : ''}</p>`;
+    return choose
+      ? `<p>Choose the password for this account. It replaces any password chosen when the address was registered.</p>
+<form method="post" action="/verify-email"><input type="hidden" name="token" value="${t}">
+<label for="new_password">New password (12 characters or more)</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" required minlength="12" maxlength="128">
+${alert}<button type="submit">Set password and verify</button></form>
+<p><a href="/verify-email?token=${t}">I know the password I registered with</a></p>`
+      : `<p>To finish, enter the password you chose when you registered.</p>
+<form method="post" action="/verify-email"><input type="hidden" name="token" value="${t}">
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+${alert}<button type="submit">Verify my email</button></form>
+<p><a href="/verify-email?token=${t}&amp;choose=1">I did not register, or I don't know this password: choose a new one</a></p>`;
+  };
+  const refusalPage = (reply: import('fastify').FastifyReply, e: HttpError) => {
+    const title = e.code === 'VERIFICATION_LINK_EXPIRED' ? 'Link expired' : e.code === 'VERIFICATION_LINK_USED' ? 'Already verified' : e.code === 'VERIFICATION_UNAVAILABLE' ? 'Try again shortly' : 'Link not valid';
+    const onward = e.code === 'VERIFICATION_LINK_USED' ? `<p><a href="${escapeHtml(signIn)}">Sign in</a></p>` : `<p><a href="${escapeHtml(signIn)}">Go to sign-in</a>, where you can ask for a new link.</p>`;
+    const text = e.code === 'VERIFICATION_LINK_EXPIRED' ? 'This verification link has expired (links last 24 hours).' : e.code === 'VERIFICATION_LINK_USED' ? 'This link was already used: your email address is verified.' : e.code === 'VERIFICATION_UNAVAILABLE' ? 'We could not verify your email right now. Please open the link again in a few minutes.' : 'This verification link is not valid or was already used.';
+    return html(reply, e.status, title, para(text) + onward);
+  };
+
+  app.get('/verify-email', async (req, reply) => {
+    const q = req.query as { token?: unknown; choose?: unknown };
+    if (typeof q.token !== 'string' || q.token.length > 64) return refusalPage(reply, invalid());
+    try {
+      await pendingAccount(q.token);
+    } catch (e) {
+      if (e instanceof HttpError) return refusalPage(reply, e);
+      throw e;
+    }
+    return html(reply, 200, 'Confirm your email', formFor(q.token, q.choose === '1'));
+  });
+
+  // The page's form (no script): the answer is a page.
+  await app.register(async (scope) => {
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+    scope.post('/verify-email', async (req, reply) => {
+      const b = (req.body ?? {}) as Record<string, unknown>;
+      const token = typeof b.token === 'string' ? b.token : '';
+      const choose = typeof b.new_password === 'string';
+      const secret = choose ? b.new_password : b.password;
+      if (token.length === 0 || token.length > 64 || typeof secret !== 'string' || secret.length === 0 || secret.length > 1024) return refusalPage(reply, invalid());
+      try {
+        const done = await confirm(token, choose ? { new_password: secret } : { password: secret }, req.log);
+        const pending = done.membership_token_pending;
+        return html(reply, 200, 'Email verified', `${para(`Your email address is verified${pending ? '. Your membership token is being issued; it will appear shortly' : ' and your Registered membership is ready'}.`)}<p><a href="${escapeHtml(continueTo)}">Continue</a></p>`);
+      } catch (e) {
+        if (!(e instanceof HttpError)) throw e;
+        // A wrong or weak password keeps the form, with the reason; a dead link says what to do next.
+        if (e.code === 'INVALID_CREDENTIALS' || e.code === 'WEAK_PASSWORD' || e.code === 'TOO_MANY_ATTEMPTS') return html(reply, e.status, 'Confirm your email', formFor(token, choose, e.message));
+        return refusalPage(reply, e);
+      }
+    });
+  });
+
+  // The same confirmation for front ends that render their own page (JSON in, JSON out).
+  app.post('/api/auth/verify-email', { schema: { body: ConfirmBody } }, async (req) => {
+    const { token, password, new_password } = req.body;
+    if ((password === undefined) === (new_password === undefined)) throw new HttpError(400, 'VALIDATION_ERROR', 'send exactly one of password (the one chosen at registration) and new_password');
+    return confirm(token, password !== undefined ? { password } : { new_password: new_password! }, req.log);
+  });
+}
+
+/** Spec 2 Roles rule 2: `member` on verification; the bootstrap admins also get `admin`. */
+export function verificationRoles(ctx: BridgeContext): (user: { roles: string[]; email_encrypted: string }) => Promise<string[]> {
+  const bootstrapAdmins = new Set((ctx.config.BOOTSTRAP_ADMIN_EMAILS ?? '').split(',').map((s) => normaliseEmail(s)).filter(Boolean));
+  return async (user) => {
+    // Decrypting the address is only needed to recognise a bootstrap admin.
+    const email = bootstrapAdmins.size > 0 ? await ctx.opener.open('email', user.email_encrypted).catch(() => '') : '';
+    return [...new Set([...user.roles, 'member', ...(bootstrapAdmins.has(normaliseEmail(email)) ? ['admin'] : [])])];
+  };
+}
+
+/** The verification email (registration, resend), recorded in email_deliveries (decision N21); true when accepted. */
+export async function sendVerification(ctx: BridgeContext, m: { userId: string; email: string; name: string; token: string; expiresAt: bigint; requestId: string }): Promise<boolean> {
+  const link = `${ctx.config.PUBLIC_URL}/verify-email?token=${encodeURIComponent(m.token)}`;
+  const minutes = Math.max(1, Math.round(Number(m.expiresAt / 1_000_000n - BigInt(ctx.now())) / 60_000));
+  const r = await deliver(ctx, {
+    key: `verification:${m.token}`,
+    userId: m.userId,
+    request: { type: 'verification', to: m.email, domain: ctx.config.EMAIL_BRAND_DOMAIN, data: { user_name: m.name, verification_link: link, expires_minutes: minutes } },
+    requestId: m.requestId,
+    retry: false,
+  });
+  return r !== 'failed';
+}
