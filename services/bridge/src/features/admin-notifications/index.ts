@@ -1,21 +1,24 @@
 // Spec 2 admin notifications: GET /api/admin/notifications lists what the user canister raised
 // (`membership_mint_failed` after 10 failed mints), with the bridge user id beside each principal.
 import type { Guards } from '../../core/auth/guards.ts';
-import type { BridgeContext } from '../../core/context.ts';
+import type { CanisterClients } from '@domdao/canisters';
+import type { Db } from '../../core/db/index.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 
 export interface AdminNotificationsOptions {
-  ctx: Pick<BridgeContext, 'db' | 'canisters'>;
+  db: Db;
+  /** The user canister, which raises the notifications. */
+  user: Pick<CanisterClients['user'], 'list_admin_notifications'>;
   guards: Pick<Guards, 'admin'>;
 }
 
-export default async function adminNotifications(app: BridgeApp, { ctx, guards }: AdminNotificationsOptions): Promise<void> {
+export default async function adminNotifications(app: BridgeApp, { db, user, guards }: AdminNotificationsOptions): Promise<void> {
   app.addHook('preHandler', guards.admin);
   app.get('/api/admin/notifications', async (req) => {
     const after = (req.query as { after_id?: string }).after_id;
     const afterId = after !== undefined && /^\d{1,19}$/.test(after) ? BigInt(after) : undefined;
-    const list = await ctx.canisters.user.list_admin_notifications(afterId, 100);
-    const users = await Promise.all(list.map((n) => ctx.db.selectFrom('users').select('id').where('principal', '=', n.user_principal).executeTakeFirst()));
+    const list = await user.list_admin_notifications(afterId, 100);
+    const users = await Promise.all(list.map((n) => db.selectFrom('users').select('id').where('principal', '=', n.user_principal).executeTakeFirst()));
     return {
       notifications: list.map((n, i) => ({
         id: String(n.id),

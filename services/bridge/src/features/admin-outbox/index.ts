@@ -4,10 +4,10 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Guards } from '../../core/auth/guards.ts';
-import type { BridgeContext } from '../../core/context.ts';
+import type { Outbox } from '../../core/outbox/index.ts';
 
 export interface AdminOutboxOptions {
-  ctx: Pick<BridgeContext, 'outbox'>;
+  outbox: Pick<Outbox, 'list'>;
   guards: Pick<Guards, 'admin'>;
 }
 
@@ -19,11 +19,11 @@ const Query = Type.Object(
   { additionalProperties: false },
 );
 
-export default async function adminOutbox(app: FastifyInstance, { ctx, guards }: AdminOutboxOptions): Promise<void> {
+export default async function adminOutbox(app: FastifyInstance, { outbox, guards }: AdminOutboxOptions): Promise<void> {
   app.addHook('preHandler', guards.admin);
   app.get('/api/admin/outbox', { schema: { querystring: Query } }, async (req) => {
     const { state, limit } = req.query as { state?: 'pending' | 'done' | 'compensated'; limit?: number };
-    const rows = await ctx.outbox.list({ ...(state && { state }), newestFirst: true, limit: limit ?? 100 });
+    const rows = await outbox.list({ ...(state && { state }), newestFirst: true, limit: limit ?? 100 });
     const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
     return { operations: rows.map((r) => ({ ...r, next_attempt_at: iso(r.next_attempt_at), created_at: iso(r.created_at), updated_at: iso(r.updated_at) })) };
   });

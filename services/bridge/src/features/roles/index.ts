@@ -3,7 +3,8 @@
 // a revocation ends the user's sessions at once (decision B34).
 import { Type } from '@sinclair/typebox';
 import { signedIn, type Guards } from '../../core/auth/guards.ts';
-import type { BridgeContext } from '../../core/context.ts';
+import type { SessionManager } from '../../core/auth/sessions.ts';
+import type { Db } from '../../core/db/index.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import { USER_ID_PATTERN as UUID } from '../../core/identity/user-id.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
@@ -11,17 +12,19 @@ import type { BridgeApp } from '../../core/http/typed.ts';
 export const ASSIGNABLE = ['admin', 'moderator', 'developer'] as const;
 
 export interface RolesOptions {
-  ctx: Pick<BridgeContext, 'db' | 'sessions'>;
+  db: Db;
+  /** A revocation ends the user's sessions (decision B34). */
+  sessions: Pick<SessionManager, 'destroyAllFor'>;
   guards: Pick<Guards, 'admin'>;
 }
 
-export default async function roles(app: BridgeApp, { ctx, guards }: RolesOptions): Promise<void> {
+export default async function roles(app: BridgeApp, { db, sessions, guards }: RolesOptions): Promise<void> {
   app.addHook('preHandler', guards.admin);
   const params = Type.Object({ user_id: Type.String({ pattern: UUID }) });
 
   app.get('/api/admin/users/:user_id/roles', { schema: { params } }, async (req) => {
     const { user_id } = req.params;
-    const u = await ctx.db.selectFrom('users').select('roles').where('id', '=', user_id).executeTakeFirst();
+    const u = await db.selectFrom('users').select('roles').where('id', '=', user_id).executeTakeFirst();
     if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
     return { user_id, roles: u.roles.length ? u.roles : ['user'] };
   });
@@ -32,7 +35,7 @@ export default async function roles(app: BridgeApp, { ctx, guards }: RolesOption
     const { role } = req.body;
     // Case-sensitive and lowercase (spec 2): `Admin` is not a role.
     if (!(ASSIGNABLE as readonly string[]).includes(role)) throw new HttpError(400, 'VALIDATION_ERROR', `role must be one of ${ASSIGNABLE.join(', ')} (lowercase)`);
-    const roles = await ctx.db.transaction().execute(async (tx) => {
+    const roles = await db.transaction().execute(async (tx) => {
       const u = await tx.selectFrom('users').select('roles').where('id', '=', user_id).forUpdate().executeTakeFirst();
       if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
       const next = [...new Set([...u.roles, role])];
@@ -48,7 +51,7 @@ export default async function roles(app: BridgeApp, { ctx, guards }: RolesOption
     const { user_id, role } = req.params;
     if (!(ASSIGNABLE as readonly string[]).includes(role)) throw new HttpError(400, 'VALIDATION_ERROR', `only ${ASSIGNABLE.join(', ')} can be revoked here`);
     if (role === 'admin' && user_id === admin.user_id) throw new HttpError(409, 'CONFLICT', 'an admin cannot revoke their own admin role');
-    const roles = await ctx.db.transaction().execute(async (tx) => {
+    const roles = await db.transaction().execute(async (tx) => {
       const u = await tx.selectFrom('users').select('roles').where('id', '=', user_id).forUpdate().executeTakeFirst();
       if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
       const next = u.roles.filter((r) => r !== role);
@@ -57,7 +60,7 @@ export default async function roles(app: BridgeApp, { ctx, guards }: RolesOption
     });
     // Decision B34: a revocation is a security event: the user's sessions (which cache the old roles)
     // end now, in whichever store holds them; the next login reads the new roles.
-    const ended = await ctx.sessions.destroyAllFor(user_id);
+    const ended = await sessions.destroyAllFor(user_id);
     req.log.info({ event: 'roles.revoked', user_id, role, by: admin.user_id, sessions_ended: ended }, 'role revoked');
     return { user_id, roles, effective: 'now: the user\'s sessions ended', sessions_ended: ended };
   });

@@ -1,17 +1,29 @@
 // Spec 2 sessions: POST /auth/login, GET /auth/session, POST /auth/logout, GET /api/auth/session.
 import { Type } from '@sinclair/typebox';
-import type { BridgeContext } from '../../core/context.ts';
+import type { CanisterClients } from '@domdao/canisters';
+import type { BridgeConfig } from '../../config.ts';
+import type { Throttle } from '../../core/auth/brute-force.ts';
+import type { Db } from '../../core/db/index.ts';
 import { HttpError } from '../../core/http/errors.ts';
-import { emailBlindIndex, normaliseEmail } from '../../core/identity/email.ts';
+import { normaliseEmail } from '../../core/identity/email.ts';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../../core/auth/cookie.ts';
 import { csrfGuard } from '../../core/auth/csrf.ts';
 import type { Guards } from '../../core/auth/guards.ts';
 import { verifyPassword } from '../../core/auth/passwords.ts';
-import type { Session } from '../../core/auth/sessions.ts';
+import type { Session, SessionManager } from '../../core/auth/sessions.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 
 export interface AuthOptions {
-  ctx: BridgeContext;
+  config: Pick<BridgeConfig, 'COOKIE_DOMAIN' | 'LOGIN_WINDOW_MINUTES' | 'LOGIN_MAX_FAILURES' | 'SESSION_ABSOLUTE_HOURS'>;
+  db: Db;
+  sessions: SessionManager;
+  /** The login attempt counters (decisions B30, B52). */
+  throttle: Throttle;
+  /** Whether the member is Active, for the voter role (decision B53). */
+  membership: Pick<CanisterClients['membership'], 'get_membership_status'>;
+  /** The email's blind index under the bridge's key (identity/email.ts). */
+  blindIndex(email: string): Uint8Array;
+  frontendOrigins: ReadonlySet<string>;
   guards: Guards;
 }
 
@@ -40,52 +52,52 @@ export function sessionBody(s: Pick<Session, 'user_id' | 'email' | 'roles'>) {
   return { authenticated: true as const, user_id: s.user_id, email: s.email, roles: s.roles };
 }
 
-export default async function authRoutes(app: BridgeApp, { ctx, guards }: AuthOptions): Promise<void> {
+export default async function authRoutes(app: BridgeApp, { config, db, sessions, throttle, membership, blindIndex, frontendOrigins, guards }: AuthOptions): Promise<void> {
   const { currentSession } = guards;
-  const csrf = csrfGuard(ctx.frontendOrigins, SESSION_COOKIE);
-  const domain = ctx.config.COOKIE_DOMAIN;
+  const csrf = csrfGuard(frontendOrigins, SESSION_COOKIE);
+  const domain = config.COOKIE_DOMAIN;
   const invalid = () => new HttpError(401, 'INVALID_CREDENTIALS', 'the email address or the password is wrong');
 
   app.post('/auth/login', { schema: { body: LoginBody } }, async (req, reply) => {
     // Login CSRF: only a configured front end may sign someone in.
     csrf(req, req.headers.origin !== undefined);
     const { email, password } = req.body;
-    const index = emailBlindIndex(ctx.keys.blindIndexKey, email);
+    const index = blindIndex(email);
     const account = Buffer.from(index).toString('hex');
-    const windowMs = ctx.config.LOGIN_WINDOW_MINUTES * 60_000;
-    const max = ctx.config.LOGIN_MAX_FAILURES;
+    const windowMs = config.LOGIN_WINDOW_MINUTES * 60_000;
+    const max = config.LOGIN_MAX_FAILURES;
     // Decision B30: the guess is reserved before the password is checked, (account, address) first, so
     // a client blocked there never counts against the account's ceiling, which other clients share.
     const pairKey = `login:${account}:${req.ip}`;
     const keys = [pairKey, `login-address:${req.ip}`, `login-account:${account}`];
-    const wait = await ctx.throttle.reserve([
+    const wait = await throttle.reserve([
       { key: pairKey, limit: max, windowMs },
       { key: keys[1]!, limit: max * 10, windowMs },
       { key: keys[2]!, limit: max * ACCOUNT_CEILING_FACTOR, windowMs },
     ]);
     if (wait > 0) throw new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many failed logins; try again in ${wait} seconds`, { 'retry-after': String(wait) });
-    const user = await ctx.db.selectFrom('users').select(['id', 'principal', 'password_hash', 'roles', 'email_verified_at']).where('email_index', '=', index).executeTakeFirst();
+    const user = await db.selectFrom('users').select(['id', 'principal', 'password_hash', 'roles', 'email_verified_at']).where('email_index', '=', index).executeTakeFirst();
     // Same work and the same answer for an unknown email and a wrong password.
     if (!(await verifyPassword(user?.password_hash, password)) || !user) throw invalid();
     // The right password: the attempt was not a failure, and the client's own count starts again.
-    await ctx.throttle.release(keys.slice(1));
-    await ctx.throttle.clear(pairKey);
+    await throttle.release(keys.slice(1));
+    await throttle.clear(pairKey);
     // Decision B32: only someone holding the password learns that the address is not verified yet.
     if (user.email_verified_at === null) throw new HttpError(403, 'EMAIL_NOT_VERIFIED', 'confirm your email address first: follow the link in the email we sent (POST /api/auth/resend-verification sends a new one)');
     // A new id at every login; the one the browser held (if any) dies now.
-    await ctx.sessions.destroy(req.cookies[SESSION_COOKIE]);
+    await sessions.destroy(req.cookies[SESSION_COOKIE]);
     // Roles are cached at login (spec 2 Roles rule 5), `voter` with them when the membership is Active
     // (decision B53). A membership canister that does not answer costs only `voter`, until
     // GET /api/auth/session hears the status.
     let active = false;
     try {
-      active = (await ctx.canisters.membership.get_membership_status(user.principal))?.status === 'Active';
+      active = (await membership.get_membership_status(user.principal))?.status === 'Active';
     } catch (e) {
       req.log.warn({ event: 'canister.unavailable', canister: 'membership', err: e instanceof Error ? e.message : String(e) }, 'membership status unavailable at login: no voter role until it answers');
     }
     const session = { user_id: user.id, email: normaliseEmail(email), principal: user.principal, roles: withVoter(effectiveRoles(user.roles), active) };
-    const { id } = await ctx.sessions.create(session);
-    setSessionCookie(reply, domain, id, ctx.config.SESSION_ABSOLUTE_HOURS * 3600);
+    const { id } = await sessions.create(session);
+    setSessionCookie(reply, domain, id, config.SESSION_ABSOLUTE_HOURS * 3600);
     req.log.info({ event: 'auth.login', user_id: user.id }, 'login');
     return sessionBody(session);
   });
@@ -101,7 +113,7 @@ export default async function authRoutes(app: BridgeApp, { ctx, guards }: AuthOp
     if (!s) return { authenticated: false };
     let token;
     try {
-      token = await ctx.canisters.membership.get_membership_status(s.principal);
+      token = await membership.get_membership_status(s.principal);
     } catch (e) {
       req.log.warn({ event: 'canister.unavailable', canister: 'membership', err: e instanceof Error ? e.message : String(e) }, 'membership status unavailable');
       throw new HttpError(503, 'MEMBERSHIP_UNAVAILABLE', 'the membership canister did not answer; try again');
@@ -109,7 +121,7 @@ export default async function authRoutes(app: BridgeApp, { ctx, guards }: AuthOp
     // Decision B53: this endpoint hears the membership's status, so it keeps `voter` true to it (the
     // membership became Active, or lapsed) in the answer and in the session /auth/session reads.
     const roles = withVoter(s.roles, token?.status === 'Active');
-    if (roles.join() !== s.roles.join()) await ctx.sessions.setRoles(req.cookies[SESSION_COOKIE]!, roles);
+    if (roles.join() !== s.roles.join()) await sessions.setRoles(req.cookies[SESSION_COOKIE]!, roles);
     return { ...sessionBody({ ...s, roles }), ...(token && { membership_status: token.status }) };
   });
 
@@ -118,14 +130,14 @@ export default async function authRoutes(app: BridgeApp, { ctx, guards }: AuthOp
     const s = await currentSession(req);
     if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
     reply.header('cache-control', 'private, no-store');
-    return { sessions: await ctx.sessions.listFor(s.user_id) };
+    return { sessions: await sessions.listFor(s.user_id) };
   });
 
   app.delete('/api/me/sessions', { schema: { tags: ['auth'], summary: 'Signs the member out everywhere: every session of theirs ends, this one included (decision F9)' } }, async (req, reply) => {
     csrf(req);
     const s = await currentSession(req);
     if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
-    const ended = await ctx.sessions.destroyAllFor(s.user_id);
+    const ended = await sessions.destroyAllFor(s.user_id);
     clearSessionCookie(reply, domain);
     req.log.info({ event: 'auth.logout_everywhere', user_id: s.user_id, sessions_ended: ended }, 'signed out everywhere');
     return { authenticated: false, sessions_ended: ended };
@@ -133,7 +145,7 @@ export default async function authRoutes(app: BridgeApp, { ctx, guards }: AuthOp
 
   app.post('/auth/logout', async (req, reply) => {
     csrf(req);
-    await ctx.sessions.destroy(req.cookies[SESSION_COOKIE]);
+    await sessions.destroy(req.cookies[SESSION_COOKIE]);
     clearSessionCookie(reply, domain);
     return { authenticated: false };
   });
