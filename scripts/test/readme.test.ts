@@ -53,7 +53,7 @@ it('decision R15: the README and the architecture count the canisters there are'
 });
 
 it('decision R15: every path the README layout names exists (a built, gitignored one excepted)', () => {
-  const block = /## Layout\n\n```\n([\s\S]*?)```/.exec(readme);
+  const block = /## Layout\n[\s\S]*?\n```\n([\s\S]*?)```/.exec(readme);
   assert.ok(block, 'README has a Layout block');
   // An entry: a path at the start of a line (or indented two spaces: inside the entry above), its
   // description after two spaces or more, continued on lines indented further.

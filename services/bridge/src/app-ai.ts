@@ -1,4 +1,4 @@
-// The AI endpoints buildApp wires (issue 13, decisions A1–A17): alerts, the inference server behind its
+// The AI endpoints buildApp wires (decisions A1–A18): alerts, the inference server behind its
 // breaker and queue, and the routes.
 import type { FastifyInstance } from 'fastify';
 import { BRIDGE_VERSION, type BridgeParts } from './app.ts';

@@ -44,7 +44,7 @@ export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx,
     governance: ctx.canisters.governance,
     governanceAs,
   });
-  // Campaigns, balances, donations, the treasury and the development faucet (issue 11).
+  // Campaigns, balances, donations, the treasury and the development faucet (decisions L20–L23).
   const platform = parts.canisters.platform;
   await app.register(campaignGateway, {
     requireSession: guards.requireMember,
@@ -64,7 +64,7 @@ export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx,
         },
       }),
   });
-  // What the two member-mail features (issue 12) are both given.
+  // What the two member-mail features (decisions N1–N24) are both given.
   const memberMail = {
     db: ctx.db,
     notifier: ctx.notifier,
@@ -79,7 +79,7 @@ export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx,
     linkBase: emailLinkBase(config),
     now,
   };
-  // The member's inbox (issue 12): activity feed, digest preference and job, unsubscribe.
+  // The member's inbox (decisions N1–N12): activity feed, digest preference and job, unsubscribe.
   await app.register(inbox, {
     ...memberMail,
     currentSession: guards.currentSession,
@@ -88,7 +88,7 @@ export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx,
     publicUrl: config.PUBLIC_URL,
     digestConcurrency: config.DIGEST_CONCURRENCY,
   });
-  // Every email at its moment (issue 12): welcome, membership and renewal receipts, vote reminders, invitations.
+  // Every email at its moment (decisions N13–N24): welcome, membership and renewal receipts, vote reminders, invitations.
   await app.register(memberEmails, {
     ...memberMail,
     admin: guards.admin,

@@ -56,7 +56,7 @@ import { registerMemberFeatures } from './app-members.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The price oracle (issue 10): `latest()` for other modules such as the price-proposal job. */
+    /** The price oracle (decision O15): `latest()` for other modules such as the price-proposal job. */
     priceOracle: PriceOracle;
     /** The in-bridge event log (decisions V1–V4): `events.subscribe(name, types, handler)`. */
     events: EventLog;
@@ -66,13 +66,13 @@ declare module 'fastify' {
     outbox: Outbox;
     /** Durable scheduled jobs (decisions V16–V21): `jobs.define({ name, everyMs, run })`, `jobs.runNow(name)`. */
     jobs: JobRunner;
-    /** The inference server behind its circuit breaker and per-model queue (issue 13). */
+    /** The inference server behind its circuit breaker and per-model queue (decisions A5, A7). */
     inference: Inference;
     aiAlerts: Alerts;
   }
 }
 
-/** Test seams of the AI feature (issue 13): the breaker under NODE_ENV=test, the queue's tuning. */
+/** Test seams of the AI feature (decisions A5, A7): the breaker under NODE_ENV=test, the queue's tuning. */
 export interface AiTestOptions {
   /** Force the circuit breaker on (it is off under NODE_ENV=test, spec 2). */
   circuit?: boolean;

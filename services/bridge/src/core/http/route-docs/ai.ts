@@ -1,4 +1,4 @@
-// The AI endpoints' documents (spec 2, issue 13): errors are `{error, code}` there.
+// The AI endpoints' documents (spec 2, decisions A1–A18): errors are `{error, code}` there.
 import { Type } from '@sinclair/typebox';
 import { Json, type RouteDoc } from './common.ts';
 

@@ -1,4 +1,4 @@
-// Campaigns, balances, donations, the treasury and the development faucet (issue 11, decisions L20–L23).
+// Campaigns, balances, donations, the treasury and the development faucet (decisions L20–L23).
 import { ANY, err, MEMBER, type RouteDoc } from './common.ts';
 
 export const MONEY = { 400: err('VALIDATION_ERROR or InvalidArgument'), 404: err('CampaignNotFound'), 409: err('CampaignClosed, PriceUnavailable, InsufficientFunds, InsufficientAllowance or CONCURRENT_APPROVAL'), 502: err('LedgerError: the ledger refused or could not be reached') };
