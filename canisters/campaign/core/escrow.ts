@@ -71,7 +71,7 @@ export type Outcome =
   | { retry: string };
 
 export function describe(e: LedgerError): string {
-  const [k, v] = Object.entries(e)[0]!;
+  const [k, v] = Object.entries(e)[0]! as [string, unknown];
   return v === null ? k : `${k}: ${JSON.stringify(v, (_key, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))}`;
 }
 

@@ -17,7 +17,7 @@ export function settlementMethods(stores: CampaignStores, deps: CampaignDeps, st
     // Contributions whose outcome is unknown may still add to the escrow: wait for them.
     if (pending.some((m) => m.kind === 'contribution')) return;
     if (!c.outcome) {
-      c = { ...c, outcome: status as Exclude<CampaignStatus, 'Open'> };
+      c = { ...c, outcome: status };
       stores.campaigns.set(id, c);
     }
     if (c.raised_dom === 0n || (c.outcome !== 'Succeeded' && c.refunds === c.contributions)) {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { plainStore } from '@domdao/canister-kit/testing';
-import { MEMBERSHIP_STORE_NAMES, membershipCore, type MembershipStores, type TokenRecord } from '@domdao/canister-membership';
+import { MEMBERSHIP_STORE_NAMES, membershipCore, type MembershipStores } from '@domdao/canister-membership';
 import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '../core/governance.ts';
 import { NS_PER_DAY, NS_PER_HOUR, NS_PER_SECOND } from '../core/rules/categories.ts';
 import type { GovernanceDeps, ProposalCategory } from '../core/types.ts';
@@ -141,7 +141,7 @@ describe('eligibility is fixed when voting opens (decision G23)', () => {
     s.activate('old');
     // A token as an earlier release stored it: no history fields.
     const tid = s.ms.byOwner.get('old')!;
-    const { active_since: _a, previous_term: _p, revoked_at: _r, ...legacy } = s.ms.tokens.get(tid)! as TokenRecord;
+    const { active_since: _a, previous_term: _p, revoked_at: _r, ...legacy } = s.ms.tokens.get(tid)!;
     s.ms.tokens.set(tid, legacy);
     const id = await s.propose();
     const opens = s.clock.now + NS_PER_HOUR;

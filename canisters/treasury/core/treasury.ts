@@ -77,7 +77,7 @@ export function payoutMemo(proposal_id: bigint): Uint8Array {
 }
 
 export function describeLedgerError(e: LedgerTransferError): string {
-  const [k, v] = Object.entries(e)[0]!;
+  const [k, v] = Object.entries(e)[0]! as [string, unknown];
   return v === null ? k : `${k}: ${JSON.stringify(v, (_key, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))}`;
 }
 

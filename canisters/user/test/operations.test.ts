@@ -36,7 +36,9 @@ function setup(host?: EmbeddedHost) {
   const ctx = (caller = BRIDGE) => ({ caller, now });
   if (!host) core.init({ registrars: [BRIDGE], admins: [ADMIN] });
   const request = (principal = ALICE, password_hash = HASH) => ({ principal, email_encrypted: 'e', name_encrypted: 'n', dob_encrypted: 'd', password_hash, tos_accepted_at: now - 1n, is_age_verified_18_plus: true });
-  return { core, stores, calls, ctx, request, advance: (ns: bigint) => (now += ns), gate: (p: Promise<void> | undefined) => (upgradeGate = p) };
+  return { core, stores, calls, ctx, request, advance: (ns: bigint) => (now += ns), gate: (p: Promise<void> | undefined) => {
+      upgradeGate = p;
+    } };
 }
 
 describe('operation ids make the registrar calls idempotent (decision U5)', () => {

@@ -53,7 +53,7 @@ export function* orderedEntries<K, V>(tree: BTree<K, V>, options: EntriesOptions
   if (limit <= 0) return;
   let n = 0;
   for (const entry of options.reverse ? tree.entriesReversed(options.from) : tree.entries(options.from)) {
-    yield entry as [K, V];
+    yield entry;
     if (++n >= limit) return;
   }
 }

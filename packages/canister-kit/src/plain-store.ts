@@ -18,5 +18,5 @@ export function plainStore<K extends StoreKey, V>(): Store<K, V> {
       if (o.from !== undefined) all = all.filter(([k]) => (o.reverse ? compareKeys(k, o.from!) <= 0 : compareKeys(k, o.from!) >= 0));
       yield* all.slice(0, o.limit ?? all.length);
     },
-  } as Store<K, V>;
+  };
 }

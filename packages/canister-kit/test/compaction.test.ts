@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { CorruptStateError, EmbeddedHost } from '../src/embedded/index.ts';
 import { scratchDirs } from './harness.ts';
 

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { appendFileSync, chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { decode, encode } from '../src/index.ts';
 import { CorruptStateError, DirectoryLockedError, EmbeddedHost, ReentrantCallError } from '../src/embedded/index.ts';
 import { scratchDirs } from './harness.ts';
@@ -302,7 +302,7 @@ console.log('open'); setInterval(() => undefined, 1000);`;
     t.after(() => holder.kill('SIGKILL'));
     const holderOut = output(holder);
     await new Promise<void>((resolve, reject) => {
-      holder.stdout!.on('data', () => holderOut().includes('open') && resolve());
+      holder.stdout.on('data', () => holderOut().includes('open') && resolve());
       holder.once('exit', () => reject(new Error(`holder exited: ${holderOut()}`)));
     });
     const second = start();

@@ -4,10 +4,10 @@
 // so it cannot come back after a later crash. The answer of an update comes after the fdatasync that
 // covers its record: the log writer's own fdatasync is instrumented (node:fs patched for the test).
 import assert from 'node:assert/strict';
-import fs, { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import fs, { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { EmbeddedHost } from '../src/embedded/index.ts';
 import { encodeLine } from '../src/embedded/record.ts';
 import { scratchDirs } from './harness.ts';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
 import { CorruptStateError, EmbeddedHost } from '../src/embedded/index.ts';

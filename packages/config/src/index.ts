@@ -35,7 +35,7 @@ export function loadConfig<S extends TObject>(schema: S, env: NodeJS.ProcessEnv 
     });
     throw new ConfigError(problems);
   }
-  return input as Static<S>;
+  return input;
 }
 
 /** Documentation row per variable, for README tables and `--help` output. */

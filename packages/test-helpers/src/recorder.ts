@@ -1,6 +1,6 @@
 // A local HTTP server that records every request and answers as the test says: stands in for an
 // email provider's API, on 127.0.0.1 only.
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface RecordedRequest {
@@ -8,6 +8,7 @@ export interface RecordedRequest {
   url: string;
   headers: IncomingHttpHeaders;
   body: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read the recorded JSON as they assert on it
   json(): any;
   at: number;
 }
@@ -42,20 +43,22 @@ export async function startRecorder(initial?: Responder): Promise<Recorder> {
         server.close(() => resolve());
       }),
   };
-  const server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     active++;
     rec.maxConcurrent = Math.max(rec.maxConcurrent, active);
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
-    const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json: () => JSON.parse(body), at: Date.now() };
+    const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json: () => JSON.parse(body) as unknown, at: Date.now() };
     const index = requests.push(recorded) - 1;
     const answer = await responder(recorded, index);
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
     active--;
     res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
     res.end(answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
-  });
+  };
+  // node:http ignores a handler's promise: a responder that throws drops the connection, which the caller sees.
+  const server = createServer((req, res) => void handle(req, res).catch((err: unknown) => res.destroy(err instanceof Error ? err : new Error(String(err)))));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   rec.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return rec;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { principalFromSeed } from '../src/principals.ts';
-import { ADMIN, BRIDGE, DAY, HOUR, harness, ratifyPrice, type Harness } from './harness.ts';
+import { ADMIN, BRIDGE, DAY, HOUR, harness, ratifyPrice } from './harness.ts';
 
 const E8S = 100_000_000n;
 

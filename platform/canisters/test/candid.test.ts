@@ -184,7 +184,7 @@ describe('decision G19: ICRC-7 as the official ICRC-7.did declares it (didc)', (
       for (const [method, kind] of standard) {
         assert.equal(mine.get(method), kind, `${canister}.${method} is a ${kind} method`);
         assert.equal(METHOD_TABLES[canister][method]?.kind, kind);
-        for (let seed = 0; seed < 10; seed++) checkIcrc7(canister, method, METHOD_TABLES[canister][method]!, seed);
+        for (let seed = 0; seed < 10; seed++) checkIcrc7(canister, method, METHOD_TABLES[canister][method], seed);
       }
     });
   }
@@ -211,7 +211,7 @@ describe('decisions L1–L5: the DOM ledger is a subtype of the official ICRC-1,
       for (const [method, kind] of standard) {
         assert.equal(mine.get(method), kind, `ledger.${method} is a ${kind} method`);
         assert.equal(METHOD_TABLES.ledger[method]?.kind, kind);
-        for (let seed = 0; seed < 12; seed++) checkStandard(standardDid, 'ledger', method, METHOD_TABLES.ledger[method]!, seed);
+        for (let seed = 0; seed < 12; seed++) checkStandard(standardDid, 'ledger', method, METHOD_TABLES.ledger[method], seed);
       }
     });
   }

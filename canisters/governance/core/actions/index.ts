@@ -29,5 +29,5 @@ export function payloadKind(p: ProposalPayload): PayloadKind {
 /** The payload's action and its content, untyped by variant for dispatch. */
 export function actionOf(p: ProposalPayload): { action: ProposalAction<unknown>; content: unknown } {
   const kind = payloadKind(p);
-  return { action: ACTIONS[kind] as ProposalAction<unknown>, content: (p as Record<string, unknown>)[kind] };
+  return { action: ACTIONS[kind], content: (p as Record<string, unknown>)[kind] };
 }

@@ -30,13 +30,13 @@ export function dispatcher(table: MethodTable, core: object) {
   const fns = core as Record<string, CoreFn>;
   return {
     query(name: string, args: unknown[]): unknown {
-      const m = table[name]!;
-      const result = fns[name]!(context(), ...args.map((a, i) => fromCandid(m.args[i]!, a, principals)));
+      const m = table[name];
+      const result = fns[name](context(), ...args.map((a, i) => fromCandid(m.args[i], a, principals)));
       return toCandid(m.ret, result, principals);
     },
     async update(name: string, args: unknown[]): Promise<unknown> {
-      const m = table[name]!;
-      const result = await fns[name]!(context(), ...args.map((a, i) => fromCandid(m.args[i]!, a, principals)));
+      const m = table[name];
+      const result = await fns[name](context(), ...args.map((a, i) => fromCandid(m.args[i], a, principals)));
       return toCandid(m.ret, result, principals);
     },
   };
@@ -45,13 +45,13 @@ export function dispatcher(table: MethodTable, core: object) {
 /** A typed inter-canister call: core values in, core values out (a rejection throws). */
 export function interCanister(canister: () => string, table: MethodTable) {
   return async (name: string, ...args: unknown[]): Promise<never> => {
-    const m = table[name]!;
-    const raw = await call(canister(), name, {
+    const m = table[name];
+    const raw: unknown = await call(canister(), name, {
       paramIdlTypes: m.args as unknown as IDL.Type[],
       returnIdlType: m.ret as unknown as IDL.Type,
-      args: args.map((a, i) => toCandid(m.args[i]!, a, principals)),
+      args: args.map((a, i) => toCandid(m.args[i], a, principals)),
     });
-    return fromCandid(m.ret as IdlType, raw, principals) as never;
+    return fromCandid(m.ret, raw, principals) as never;
   };
 }
 

@@ -6,11 +6,13 @@ import { SkipIndex, type Bytes, type PointMap, type PositionalKeys } from './sta
 import { decode, encode } from '../codec.ts';
 import type { Store, StoreKey } from '../store.ts';
 
+/* eslint-disable @typescript-eslint/no-explicit-any -- Azle's own signature, so its serialisers fit */
 /** Azle's StableBTreeMap serialiser (the same shape; not imported, so this file also runs in Node). */
 export interface Serializable {
   toBytes(data: any): Uint8Array;
   fromBytes(bytes: Uint8Array): any;
 }
+/* eslint-enable @typescript-eslint/no-explicit-any */
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder();
 

@@ -51,7 +51,7 @@ export function armIndexBuild(stores: object): void {
 export function buildIndexes(stores: StableStore<StoreKey, unknown>[], more: () => boolean): StableStore<StoreKey, unknown>[] {
   const left = [...stores];
   while (left.length > 0 && more()) {
-    if (left[0]!.index!.buildStep(BUILD_STEP_KEYS)) left.shift();
+    if (left[0].index!.buildStep(BUILD_STEP_KEYS)) left.shift();
   }
   return left;
 }

@@ -134,7 +134,7 @@ export function readFrames(bytes: Buffer, start: number, path: string): LoadedSn
   let count = 0;
   for (;;) {
     const body = next();
-    const v = value(body) as unknown;
+    const v = value(body);
     if (typeof v === 'string') {
       const entries = next(); // a view into the file's bytes, copied out later (LazyEntries.detach)
       const list = slices.get(v);

@@ -71,8 +71,8 @@ export class Transaction {
 
   /** True when `canister` already has an update call in progress further up this call chain. */
   reenters(canister: string): boolean {
-    for (let t: Transaction | undefined = this; t; t = t.parent) if (!t.readOnly && t.canister === canister) return true;
-    return false;
+    if (!this.readOnly && this.canister === canister) return true;
+    return this.parent?.reenters(canister) ?? false;
   }
 }
 
@@ -86,7 +86,7 @@ function lastWrites(w: Write[]): Map<MemoryStore<StoreKey, unknown>, Map<StoreKe
   const last = new Map<MemoryStore<StoreKey, unknown>, Map<StoreKey, number>>();
   w.forEach((x, i) => {
     let m = last.get(x.store);
-    if (!m) last.set(x.store, (m = new Map()));
+    if (!m) last.set(x.store, (m = new Map<StoreKey, number>()));
     m.set(x.key, i);
   });
   return last;

@@ -31,7 +31,7 @@ export function candidClient(canister: CanisterName, canisterId: string, transpo
   for (const [method, spec] of Object.entries(table)) {
     out[method] = async (...args) => {
       // Optional trailing arguments may be left out, as with the in-process clients.
-      const full = [...args, ...Array(Math.max(0, spec.args.length - args.length)).fill(undefined)];
+      const full = [...args, ...Array<unknown>(Math.max(0, spec.args.length - args.length)).fill(undefined)];
       const arg = encodeArgs(table, method, full);
       const reply = spec.kind === 'query' ? await transport.query(canisterId, method, arg) : await transport.update(canisterId, method, arg);
       return decodeReply(table, method, reply);

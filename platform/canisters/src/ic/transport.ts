@@ -1,7 +1,7 @@
 // How Candid bytes reach a canister: a query or an update call with an encoded argument, answered by
 // encoded reply bytes or a rejection. The IC agent implements it over HTTPS; tests implement it
 // in-process to check every encoding against the committed .did files.
-import type { Agent } from '@icp-sdk/core/agent';
+import { QueryResponseStatus, type Agent } from '@icp-sdk/core/agent';
 
 export interface CandidTransport {
   query(canisterId: string, method: string, arg: Uint8Array): Promise<Uint8Array>;
@@ -26,7 +26,7 @@ export function agentTransport(agent: Agent): CandidTransport {
   return {
     async query(canisterId, method, arg) {
       const r = await agent.query(canisterId, { methodName: method, arg });
-      if (r.status === 'replied') return r.reply.arg;
+      if (r.status === QueryResponseStatus.Replied) return r.reply.arg;
       throw new CanisterCallError(canisterId, method, r.reject_message, Number(r.reject_code));
     },
     async update(canisterId, method, arg) {

@@ -293,7 +293,7 @@ export class WasmCanister {
         this.stable.set(new Uint8Array(this.memory.buffer, Number(src), n), o);
       },
     };
-    return api as unknown as Record<string, (...a: never[]) => unknown>;
+    return api;
   }
 
   private answer(name: string, result: Result): void {
