@@ -108,6 +108,7 @@ export const BRIDGE_VERSION = '0.1.0';
 export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   const { config } = parts;
   const app: FastifyInstance = Fastify({
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- it sets Fastify's logger type parameter
     loggerInstance: parts.log.logger as FastifyBaseLogger,
     // A caller's (the gateway's) RFC 4122 X-Request-Id is kept, so one id names the request end to end (decision E7).
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
@@ -116,7 +117,8 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     // Decision B55: a URL the router cannot read (a malformed percent-escape, a path segment over
     // 100 characters) is bad input like any other: 400 VALIDATION_ERROR in the bridge's error body.
-    frameworkErrors: (err, req, reply) => sendError(req, reply, new HttpError(400, 'VALIDATION_ERROR', `URL: ${err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is longer than 100 characters' : 'not a valid URL (a malformed percent-escape)'}`)),
+    // The answer is sent here; the reply's thenable only reports when it is written (decision R14).
+    frameworkErrors: (err, req, reply) => void sendError(req, reply, new HttpError(400, 'VALIDATION_ERROR', `URL: ${err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is longer than 100 characters' : 'not a valid URL (a malformed percent-escape)'}`)),
   });
   drainOnClose(app);
   await app.register(fastifyCookie);
@@ -272,7 +274,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     // it is connected but silent (a stalled server or a lost host, decision B50), after 2 s, instead
     // of waiting for an answer that may never come. A connection silent for 5 s while commands wait
     // is dropped and made again, so a lost host is not waited on until TCP gives up (≈15 minutes).
-    redis = new Redis(config.SESSION_REDIS_URL!, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, commandTimeout: 2000, socketTimeout: 5000, lazyConnect: true });
+    redis = new Redis(config.SESSION_REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, commandTimeout: 2000, socketTimeout: 5000, lazyConnect: true });
     redis.on('error', () => undefined);
     await redis.connect().catch(() => undefined);
     sessionStore = redisSessionStore(redis, config.SESSION_KEY_PREFIX);

@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { BACKENDS, bridge, type Bridge } from './harness.ts';
 
-const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a brand new passphrase 2026';
 
 async function waitFor<T>(what: string, probe: () => T | undefined, ms = 5000): Promise<T> {

@@ -66,7 +66,7 @@ describe('inference circuit breaker (spec 2)', () => {
       assert.equal(await circuit(), 'CLOSED');
       assert.equal(calls(), before + 2);
       assert.equal((await embed()).statusCode, 200);
-      const changes = h.logs.lines().filter((l) => l.event === 'ai.circuit_changed').map((l) => `${l.from}→${l.to}`);
+      const changes = h.logs.lines().filter((l) => l.event === 'ai.circuit_changed').map((l) => `${String(l.from)}→${String(l.to)}`);
       assert.deepEqual(changes, ['CLOSED→OPEN', 'OPEN→HALF-OPEN', 'HALF-OPEN→OPEN', 'OPEN→HALF-OPEN', 'HALF-OPEN→CLOSED']);
     } finally {
       await h.close();

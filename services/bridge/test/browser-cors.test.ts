@@ -126,7 +126,7 @@ describe('CORS with credentials across sibling subdomains in Chromium (decision 
     try {
       const page = await context.newPage();
       await page.goto(`${foreign}/`);
-      const tryRead = (url: string, init: RequestInit) => page.evaluate(([u, i]) => (globalThis as unknown as { tryRead(u: string, i: RequestInit): Promise<{ read: boolean }> }).tryRead(u as string, i as RequestInit), [url, init] as const);
+      const tryRead = (url: string, init: RequestInit) => page.evaluate(([u, i]) => (globalThis as unknown as { tryRead(u: string, i: RequestInit): Promise<{ read: boolean }> }).tryRead(u, i), [url, init] as const);
       assert.deepEqual(await tryRead(`${api}/api/auth/session`, { credentials: 'include' }), { read: false, error: 'TypeError: Failed to fetch' });
       const login = await tryRead(`${api}/auth/login`, { method: 'POST', credentials: 'include', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ada@example.org', password: PASSWORD }) });
       assert.equal(login.read, false, 'the preflight fails');

@@ -39,8 +39,8 @@ describe('kill -9 of a real bridge process during the payment webhook (B27)', ()
       });
       after(() => proc.kill('SIGKILL'));
       let out = '';
-      proc.stdout!.on('data', (d) => (out += d));
-      proc.stderr!.on('data', (d) => (out += d));
+      proc.stdout.on('data', (d) => (out += d));
+      proc.stderr.on('data', (d) => (out += d));
       const until = async (marker: string) => {
         for (let i = 0; i < 600 && !out.includes(marker); i++) {
           if (proc.exitCode !== null) throw new Error(`the child exited: ${out}`);

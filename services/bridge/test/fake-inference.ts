@@ -5,7 +5,7 @@
 // Embeddings are a deterministic bag of words (each word adds ±1 on a few hashed dimensions), so
 // texts sharing words are close in cosine and the tests can reason about ranking.
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type Fault = 'fail' | 'malformed' | 'bad-json-content' | 'slow' | 'base64' | 'wrong-dimensions' | 'hang';
@@ -97,7 +97,7 @@ export async function startFakeInference(opts: { models?: string[]; swapDelayMs?
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
-  const server: Server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const send = (status: number, body: unknown, raw = false) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(raw ? String(body) : JSON.stringify(body));
@@ -117,7 +117,7 @@ export async function startFakeInference(opts: { models?: string[]; swapDelayMs?
       } else fault = fake.faults.shift() ?? fake.always;
       const delay = fake.delays.shift();
       if (delay) await sleep(delay);
-      const model = String(body.model ?? '');
+      const model = typeof body.model === 'string' ? body.model : '';
       if (!fake.models.includes(model)) return send(404, { error: { message: `model ${model} not found` } });
       if (fake.loaded !== model) {
         if (fake.loaded !== undefined) fake.swaps++;
@@ -143,7 +143,9 @@ export async function startFakeInference(opts: { models?: string[]; swapDelayMs?
     } catch (e) {
       send(500, { error: { message: (e as Error).message } });
     }
-  });
+  };
+  // node:http ignores a handler's promise: a handler that throws drops the connection, which the caller sees.
+  const server: Server = createServer((req, res) => void handle(req, res).catch((err: unknown) => res.destroy(err instanceof Error ? err : new Error(String(err)))));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return fake;

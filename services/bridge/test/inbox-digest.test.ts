@@ -242,7 +242,7 @@ describe('digest job, two instances on one PostgreSQL database (decision N9)', (
   it('both instances tick the same slot and race without the lease: one digest per member', async () => {
     const h = await bridge(BACKENDS[2]);
     await h.app.jobs.close(); // this test runs its own two runners
-    const second = await openDatabase({ url: h.config.DATABASE_URL! });
+    const second = await openDatabase({ url: h.config.DATABASE_URL });
     try {
       const users: string[] = [];
       for (let i = 0; i < 6; i++) users.push((await h.member(`twin${i}@example.org`)).user_id);

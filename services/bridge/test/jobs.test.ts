@@ -170,7 +170,7 @@ describe('jobs: crashes and shutdown', () => {
     try {
       await new Promise<void>((resolve, reject) => {
         let out = '';
-        child.stdout!.on('data', (b: Buffer) => {
+        child.stdout.on('data', (b: Buffer) => {
           out += b.toString();
           if (out.includes('started')) resolve();
         });

@@ -12,7 +12,7 @@ import { openDatabase } from '../src/core/db/index.ts';
 import { loadKeys } from '../src/core/keys.ts';
 import type { JobRun } from '../src/core/jobs/index.ts';
 import { PRICE_JOB } from '../src/features/price-job/index.ts';
-import { ADMIN_EMAIL, BACKENDS, bridge, type Bridge, type Jar } from './harness.ts';
+import { ADMIN_EMAIL, BACKENDS, bridge, type Bridge } from './harness.ts';
 import { startFakeSources, type FakeSources } from './oracle-fakes.ts';
 
 const HOUR = 3_600_000;
@@ -81,7 +81,6 @@ describe('price-proposal job (decisions O16–O23)', () => {
   let fake: FakeSources;
   let h: Bridge;
   let alice: Awaited<ReturnType<typeof activeMember>>;
-  let admin: { jar: Jar };
   const proposals = async () => (await h.opened.canisters.clients.governance.list_proposals({ category: 'SetDomPrice', limit: 100 })).map((p) => ({ id: String(p.id), status: p.status, payload: p.payload }));
 
   before(async () => {
@@ -91,7 +90,7 @@ describe('price-proposal job (decisions O16–O23)', () => {
     await h.app.ready();
     await h.app.priceOracle.pollNow();
     alice = await activeMember(h, 'alice-price@domdao.example');
-    admin = await h.member(ADMIN_EMAIL);
+    await h.member(ADMIN_EMAIL);
   });
   after(async () => {
     await h.close();
@@ -210,7 +209,6 @@ describe('price-proposal job (decisions O16–O23)', () => {
 
   it('every run is visible to admins at GET /api/admin/jobs/runs?job=price:proposal (O23)', async () => {
     const { jar } = await h.login(ADMIN_EMAIL);
-    admin = { jar };
     const r = await h.request({ method: 'GET', url: `/api/admin/jobs/runs?job=${PRICE_JOB}&limit=200`, jar });
     assert.equal(r.statusCode, 200, r.body);
     const reasons = (r.json() as { items: JobRun[] }).items.map((x) => x.detail?.reason).filter(Boolean);
@@ -258,7 +256,7 @@ describe('price-proposal job: two bridge instances (decisions V16, V17)', () => 
     // the lease: both tick at once, and both admin triggers arrive at once.
     const h = await bridge(BACKENDS.find((b) => b.db === 'postgres' && b.sessions === 'database'), priceEnv(fake), { jobTimer: false });
     // The second instance: its own pool on the same database, the same canisters, built the production way.
-    const database = await openDatabase({ url: h.config.DATABASE_URL! });
+    const database = await openDatabase({ url: h.config.DATABASE_URL });
     const log = createLogger('silent', 'bridge', 'test');
     const second = await buildApp({ config: h.config, db: database.db, sessionStore: databaseSessionStore(database.db, database.pool), canisters: h.opened.canisters, notifier: notificationClientFromEnv(log.logger, {}), keys: await loadKeys(h.config), log, now: h.now, jobTimer: false });
     try {
@@ -317,7 +315,7 @@ describe('the whole chain through HTTP (decisions O16–O23, V8–V12)', () => {
       h.advance(HOUR);
       const run = await slotRun(h);
       assert.equal(run.detail?.reason, 'no_ratified_price');
-      const id = run.detail!.proposal_id as string;
+      const id = run.detail.proposal_id as string;
       assert.equal(await ratify(h, id, [alice, bob]), 'Executed');
       const price = await h.request({ method: 'GET', url: '/api/governance/price' });
       assert.equal(price.statusCode, 200);

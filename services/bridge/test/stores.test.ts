@@ -17,7 +17,7 @@ describe('decision B17: a PostgreSQL restart is an outage, not a crash', () => {
   it('requests during the outage get 503 with a JSON error; the bridge recovers when PostgreSQL is back', async (t) => {
     const server = await startPrivatePostgres();
     t.after(() => server.close());
-    const h = await bridge(BACKENDS[0]!, { DATABASE_URL: server.url, SESSION_STORE: 'database' });
+    const h = await bridge(BACKENDS[0], { DATABASE_URL: server.url, SESSION_STORE: 'database' });
     t.after(() => h.close());
     assert.equal(h.opened.dbKind, 'postgres');
     const { jar } = await h.member('ada@example.org');
@@ -95,7 +95,7 @@ describe('decision B17: a connection cut mid-query (a network failure, no goodby
     }));
     const via = new URL(server.url);
     via.port = String((relay.address() as AddressInfo).port);
-    const h = await bridge(BACKENDS[0]!, { DATABASE_URL: via.toString(), SESSION_STORE: 'database' });
+    const h = await bridge(BACKENDS[0], { DATABASE_URL: via.toString(), SESSION_STORE: 'database' });
     t.after(() => h.close());
     const uncaught: Error[] = [];
     const onUncaught = (e: Error) => uncaught.push(e);
@@ -145,8 +145,8 @@ describe('decision B18: one bridge per DATA_DIR', () => {
     });
     let out = '';
     let exited = false;
-    child.stdout!.on('data', (d) => (out += d));
-    child.stderr!.on('data', (d) => (out += d));
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
     child.once('exit', () => (exited = true));
     // Started = answering /health (bounded: 60 s).
     const started = (async () => {

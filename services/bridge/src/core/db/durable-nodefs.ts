@@ -47,7 +47,7 @@ export class DurableNodeFS extends NodeFS {
     const { onSync, onSyncFailed } = this.options;
     opts.preRun = [
       ...(opts.preRun ?? []),
-      (mod) => {
+      (mod: EmscriptenModule) => {
         // Data and WAL files: fdatasync (their size is data, synced too); directories (a created or
         // renamed file's entry, as PostgreSQL's fsync_fname asks): fsync.
         // A failed sync reaches PostgreSQL as its errno, and PostgreSQL answers the commit with a PANIC
@@ -62,7 +62,7 @@ export class DurableNodeFS extends NodeFS {
               throw e;
             });
           } catch (t) {
-            if (t instanceof FS.ErrnoError && typeof (t as { errno?: unknown }).errno === 'number') return t as Error;
+            if (t instanceof FS.ErrnoError && typeof (t as { errno?: unknown }).errno === 'number') return t;
           }
           return new FS.ErrnoError(EIO);
         };

@@ -113,7 +113,7 @@ async function start(dir: string | undefined, options: OpenEmbeddedOptions): Pro
       if (failed) return;
       await close();
       try {
-        markSyncedWhole(dir!);
+        markSyncedWhole(dir);
       } catch {
         // Without the marker the next start syncs the whole tree: slower, never wrong.
       }

@@ -95,6 +95,7 @@ export async function migrate(db: Kysely<unknown> | Db): Promise<void> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a migration may throw anything; its text is what we can show
     throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -3,7 +3,7 @@
 // reason and visible to admins at GET /api/admin/emails. Rows that answer an event are retried with
 // backoff by `member-emails:retry`; the others (verification, password reset) are re-requested by the
 // member. A send never throws into the business flow that caused it (spec 3 caller contract rule 1).
-import type { SendRequest } from '@domdao/notification-client';
+import type { SendOutcome, SendRequest } from '@domdao/notification-client';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 
@@ -24,7 +24,7 @@ export interface Delivery {
 
 export type DeliveryResult = 'sent' | 'already_sent' | 'failed';
 
-export async function deliver(o: { db: Kysely<Database>; notifier: { send: (r: SendRequest, opts?: { idempotencyKey?: string; requestId?: string }) => Promise<{ ok: boolean } & Record<string, unknown>> }; now(): number }, d: Delivery): Promise<DeliveryResult> {
+export async function deliver(o: { db: Kysely<Database>; notifier: { send: (r: SendRequest, opts?: { idempotencyKey?: string; requestId?: string }) => Promise<SendOutcome> }; now(): number }, d: Delivery): Promise<DeliveryResult> {
   const prior = await o.db.selectFrom('email_deliveries').select(['status', 'attempts']).where('key', '=', d.key).executeTakeFirst();
   if (prior?.status === 'sent') return 'already_sent';
   const r = await o.notifier.send(d.request, { idempotencyKey: d.key, ...(d.requestId !== undefined && { requestId: d.requestId }) });
@@ -34,6 +34,7 @@ export async function deliver(o: { db: Kysely<Database>; notifier: { send: (r: S
   // A refused request (4xx) will be refused again: not retried, left for an admin to see.
   const retry = !r.ok && d.retry !== false && r.reason !== 'rejected' && attempts < MAX_ATTEMPTS ? new Date(now.getTime() + BACKOFF_MS * 2 ** (attempts - 1)) : null;
   const row = {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- it keeps the column's literal type
     status: (r.ok ? 'sent' : 'failed') as 'sent' | 'failed',
     attempts,
     last_error: error,

@@ -45,7 +45,7 @@ export class GovernanceFollower {
         const ev = governanceEvent(e);
         // Unknown kinds are stored as such, so the cursor moves past them and nothing is re-read.
         const inserted = ev
-          ? await events.publish(ev.type, ev.data as never, { source: 'governance', sourceId: String(e.id), occurredAt: new Date(Number(e.at / 1_000_000n)) })
+          ? await events.publish(ev.type, ev.data, { source: 'governance', sourceId: String(e.id), occurredAt: new Date(Number(e.at / 1_000_000n)) })
           : await events.publish('Unknown' as never, { kind: Object.keys(e.kind)[0] } as never, { source: 'governance', sourceId: String(e.id), occurredAt: new Date(Number(e.at / 1_000_000n)) });
         if (inserted) copied += 1;
       }

@@ -26,7 +26,7 @@ export async function refuseNonFiniteNumbers(req: FastifyRequest): Promise<void>
     if (path === undefined) continue;
     const message = `${context}${path} must be a finite number`;
     if (req.routeOptions.attachValidation) {
-      if (!req.validationError) req.validationError = Object.assign(new Error(message), { validation: [], validationContext: context }) as never;
+      if (!req.validationError) req.validationError = Object.assign(new Error(message), { validation: [], validationContext: context });
       return;
     }
     throw new HttpError(400, 'VALIDATION_ERROR', message);

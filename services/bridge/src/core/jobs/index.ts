@@ -146,7 +146,7 @@ export class JobRunner {
 
   async run(id: string): Promise<JobRun | undefined> {
     const r = await this.#db.selectFrom('job_runs').selectAll().where('id', '=', id).executeTakeFirst();
-    return r ? toRun(r as Row) : undefined;
+    return r ? toRun(r) : undefined;
   }
 
   /** The defined jobs with their next slot, lease and last run. */
@@ -161,8 +161,8 @@ export class JobRunner {
         every_seconds: spec.everyMs / 1000,
         offset_seconds: spec.offsetMs / 1000,
         next_slot: slotKey(slotStart(spec, this.#now()) + spec.everyMs),
-        lease_owner: held ? lease!.lease_owner : null,
-        lease_until: held ? iso(lease!.lease_until) : null,
+        lease_owner: held ? lease.lease_owner : null,
+        lease_until: held ? iso(lease.lease_until) : null,
         last_run: last ?? null,
       });
     }
@@ -284,7 +284,7 @@ export class JobRunner {
       this.#log?.warn({ event: 'jobs.run.superseded', job: spec.name, run_id: runId }, 'a job run finished after its lease was taken over; its outcome was not recorded');
       return (await this.run(runId))!;
     }
-    return toRun(row as Row);
+    return toRun(row);
   }
 
   async #acquire(name: string): Promise<boolean> {

@@ -155,7 +155,7 @@ export class Outbox {
         .executeTakeFirst();
       if (!row) return false;
       const handler = this.#handler(row.operation);
-      await handler.compensate?.(trx, this.#op(row) as never, reason);
+      await handler.compensate?.(trx, this.#op(row), reason);
       return true;
     });
   }
@@ -236,7 +236,7 @@ export class Outbox {
   #handler(operation: string): OperationHandler<unknown, unknown, unknown> {
     const h = this.#handlers.get(operation);
     if (!h) throw new Error(`outbox operation ${operation} has no handler`);
-    return h as unknown as OperationHandler<unknown, unknown, unknown>;
+    return h;
   }
 
   #op(row: { id: string; operation: string; op_id: string; aggregate: string; payload: unknown; attempts: number }): OutboxOp<unknown> {

@@ -25,6 +25,7 @@ export const tokenHash = (token: string) => createHash('sha256').update(token).d
 export const verifyOpId = (token: string) => `verify:${tokenHash(token).toString('hex').slice(0, 40)}`;
 
 /** The canister's refusal as one word (or `Word: detail`). */
+// eslint-disable-next-line @typescript-eslint/no-base-to-string -- a variant's detail is text by the .did
 export const refusal = (err: Record<string, unknown>) => Object.entries(err).map(([k, v]) => (v === null ? k : `${k}: ${String(v)}`))[0] ?? 'refused';
 
 /** InProgress (an interleaved repeat on the IC) is not an answer: throw, so the row is tried again. */

@@ -157,7 +157,8 @@ export default async function accountRecovery(app: BridgeApp, opts: AccountRecov
 
   // Where the emailed link lands: a form that posts to the confirm endpoint.
   app.get('/reset-password', async (req, reply) => {
-    const token = String((req.query as { token?: unknown }).token ?? '');
+    const { token: given } = req.query as { token?: unknown };
+    const token = typeof given === 'string' ? given : '';
     const form = `<form id="reset" data-token="${escapeHtml(token)}">
 <label for="password">New password (12 characters or more)</label><input id="password" name="password" type="password" autocomplete="new-password" required minlength="12">
 <p id="error" role="alert"></p><button type="submit">Set password</button></form>`;

@@ -59,7 +59,7 @@ export async function createAlerts(o: AlertOptions): Promise<Alerts> {
   }
   const fire = (tag: AlertTag, message: string, detail: Record<string, unknown>) => {
     o.log.warn({ event: 'ai.alert', alert: tag, ...ALERT_TAGS, ...detail }, message);
-    if (scope) scope.captureMessage(`${tag}: ${message}`, 'warning', { captureContext: { tags: { alert: tag }, extra: detail } } as never);
+    if (scope) scope.captureMessage(`${tag}: ${message}`, 'warning', { captureContext: { tags: { alert: tag }, extra: detail } });
   };
   let slow = false;
   const window: boolean[] = [];

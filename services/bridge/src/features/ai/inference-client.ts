@@ -102,7 +102,7 @@ export function createInferenceClient(o: InferenceClientOptions): InferenceClien
     async embed(model, input, timeoutMs) {
       const r = (await call('POST', '/v1/embeddings', { model, input, encoding_format: 'float' }, timeoutMs)) as { model?: unknown; data?: Array<{ index?: unknown; embedding?: unknown }> };
       if (!Array.isArray(r?.data) || r.data.length !== input.length) throw new InferenceError('malformed', `embeddings answer without one item per input (${input.length})`);
-      const out: number[][] = new Array(input.length);
+      const out: number[][] = new Array<number[]>(input.length);
       for (const [i, item] of r.data.entries()) {
         const at = typeof item.index === 'number' ? item.index : i;
         // A base64 string here means the server ignored encoding_format: refuse rather than guess its byte order.

@@ -105,7 +105,7 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
   app.get('/api/governance/proposals', { schema: { querystring: listQuery, tags: ['governance'] } }, async (req, reply) => {
     const q = req.query;
     const limit = q.limit ?? 20;
-    const items = await opts.governance.list_proposals({ ...(q.status && { status: q.status as never }), ...(q.category && { category: q.category as never }), ...(q.from_id !== undefined && { from_id: nat64(q.from_id) }), limit });
+    const items = await opts.governance.list_proposals({ ...(q.status && { status: q.status as never }), ...(q.category && { category: q.category }), ...(q.from_id !== undefined && { from_id: nat64(q.from_id) }), limit });
     reply.header('cache-control', 'public, max-age=5');
     return { items: items.map(proposalView), limit };
   });

@@ -127,7 +127,7 @@ export async function itemFor(o: Pick<InboxOptions, 'governance' | 'linkBase'>, 
 export function followActivity(o: InboxOptions): void {
   o.events.subscribe('inbox:activity', TYPES, async (e, trx: Transaction<Database>) => {
     const memberOf: MemberOf = async (principal) => (await trx.selectFrom('users').select('id').where('principal', '=', principal).where('email_verified_at', 'is not', null).executeTakeFirst())?.id;
-    const item = await itemFor(o, e as BridgeEvent, memberOf);
+    const item = await itemFor(o, e, memberOf);
     if (item) await addActivity(trx, `event:${e.id}`, item, new Date(o.now()));
   });
 }

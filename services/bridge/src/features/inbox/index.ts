@@ -57,7 +57,7 @@ export default async function inbox(app: BridgeApp, o: InboxOptions): Promise<vo
         const login = `/login?returnUrl=${encodeURIComponent(`${o.publicUrl.replace(/\/+$/, '')}/activity`)}`;
         return reply.send(page('Activity', `<p>Sign in to see what happened.</p><p><a href="${escapeHtml(login)}">Sign in</a></p>`));
       }
-      const before = (req.query as { before_id?: string }).before_id;
+      const before = (req.query).before_id;
       const items = await feed(o.db, { userId: s.user_id, active: await isActive(o, s.principal), limit: 50, ...(before !== undefined && { beforeId: before }) });
       const list = items.length
         ? `<ul style="padding-left:1.2rem">${items

@@ -29,7 +29,7 @@ export default async function memberEmails(app: BridgeApp, o: MemberEmailsOption
   // recorded, never thrown, so later events are not held up (decision N14).
   o.events.subscribe('member-emails:lifecycle', LIFECYCLE, async (ev, trx) => {
     // Everything through the subscriber's transaction: PGlite has a single connection.
-    for (const d of await lifecycleEmails(o, ev as BridgeEvent, trx)) {
+    for (const d of await lifecycleEmails(o, ev, trx)) {
       const r = await deliver({ ...o, db: trx }, d);
       if (r === 'failed') app.log.warn({ event: 'member_emails.failed', template: d.request.type, user_id: d.userId, key: d.key }, 'member email not sent; recorded for retry');
     }

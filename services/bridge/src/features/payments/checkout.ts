@@ -32,6 +32,6 @@ export default async function checkout(app: BridgeApp, { ctx, guards }: { ctx: B
     const raw = JSON.stringify({ id, type: HANDLED_EVENT, data: { object: { id: `pi_dev_${id.slice(8)}`, amount: ctx.config.MEMBERSHIP_PRICE_MINOR, currency: ctx.config.MEMBERSHIP_PRICE_CURRENCY.toLowerCase(), metadata: { user_id: s.user_id } } } });
     const r = await app.inject({ method: 'POST', url: '/api/webhooks/payments', headers: { 'content-type': 'application/json', 'payment-signature': signPayload(secret, Math.floor(ctx.now() / 1000), raw) }, payload: raw });
     req.log.info({ event: 'dev.checkout', user_id: s.user_id, event_id: id, status: r.statusCode }, 'simulated checkout');
-    return reply.code(r.statusCode).send({ simulated: true, event_id: id, webhook: r.json() as unknown });
+    return reply.code(r.statusCode).send({ simulated: true, event_id: id, webhook: r.json<unknown>() });
   });
 }

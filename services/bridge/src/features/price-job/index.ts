@@ -110,7 +110,7 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
     // record's URL is in the body only.
     const sourceUrl = a.record_url.startsWith('https://') ? a.record_url : undefined;
     const text = proposalText(decision, a, tick?.price_usd);
-    const r = await governance.create_proposal({ ...text, category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: a.response.price_usd, ...(sourceUrl && { source_url: sourceUrl }) } } as never });
+    const r = await governance.create_proposal({ ...text, category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: a.response.price_usd, ...(sourceUrl && { source_url: sourceUrl }) } } });
     if ('Err' in r) throw new Error(`governance refused the SetDomPrice proposal: ${JSON.stringify(r.Err)}`);
     opts.log.info({ event: 'price.proposal.submitted', proposal_id: String(r.Ok), reason: decision.reason, price_usd: a.response.price_usd, record_id: a.record_id }, 'SetDomPrice proposal submitted');
     return { outcome: 'succeeded', detail: { ...seen, proposal_id: String(r.Ok), price_usd: a.response.price_usd, source_url: sourceUrl ?? null, record_url: a.record_url } };
@@ -171,7 +171,7 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
           d.reason === 'stale' ? ['PRICE_STALE', 'the price aggregate is stale: a stale price is never proposed']
           : d.reason === 'pending_proposal' ? ['PROPOSAL_PENDING', `SetDomPrice proposal ${d.pending_proposal_id} is still pending`]
           : ['NO_AGGREGATE', 'the price oracle has no aggregate yet'];
-        throw new HttpError(409, code!, `${message} (run ${run.id})`);
+        throw new HttpError(409, code, `${message} (run ${run.id})`);
       }
       reply.header('location', `/api/governance/proposals/${d.proposal_id}`);
       return reply.code(201).send({ submitted: true, proposal_id: d.proposal_id, price_usd: d.price_usd, source_url: d.source_url ?? null, run });
