@@ -4,7 +4,7 @@
 import crypto from 'crypto';
 
 const RFC4122 = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
-const BEARER = /^Bearer +([A-Za-z0-9._~+\/-]+=*) *$/i;
+const BEARER = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i;
 const SESSION_COOKIE = /(?:^|;\s*)session=/;
 const PUBLIC = ['/notify/api/v1/health'];
 

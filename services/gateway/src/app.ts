@@ -24,7 +24,7 @@ export interface GatewayOptions {
 type ReplyOptions = NonNullable<FastifyHttpProxyOptions['replyOptions']>;
 type ReplyFromError = { error: { statusCode?: number; code?: string; message?: string; cause?: unknown } };
 /** reply-from's callbacks are typed for HTTP/2 servers too; the gateway is HTTP/1.1 (TLS ends in front of it). */
-const onUpstreamError = (handler: (reply: FastifyReply, e: ReplyFromError) => unknown): ReplyOptions['onError'] => (reply, e) => void handler(reply as unknown as FastifyReply, e as ReplyFromError);
+const onUpstreamError = (handler: (reply: FastifyReply, e: ReplyFromError) => unknown): ReplyOptions['onError'] => (reply, e) => void handler(reply as unknown as FastifyReply, e);
 const onRequestHeaders = (rewrite: typeof forwardHeaders): ReplyOptions['rewriteRequestHeaders'] => (request, headers) => rewrite(request as unknown as FastifyRequest, headers);
 
 function tooLarge(error: ReplyFromError['error']): boolean {
@@ -36,6 +36,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
   const { config } = opts;
   const { logger, flush } = createLogger(config.LOG_LEVEL, 'gateway', GATEWAY_VERSION, opts.logStream);
   const app = Fastify({
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- it sets Fastify's logger type parameter
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),

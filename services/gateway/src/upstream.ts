@@ -24,7 +24,8 @@ export function poolOptions(config: GatewayConfig) {
 export function forwardHeaders(request: FastifyRequest, headers: Record<string, string | string[] | undefined>) {
   const peer = request.socket.remoteAddress ?? '';
   // A client's own X-Forwarded-For is kept only when it came through a trusted proxy (TRUST_PROXY).
-  const prior = request.ips !== undefined && request.ips.length > 1 ? request.headers['x-forwarded-for'] : undefined;
+  const forwarded = request.headers['x-forwarded-for'];
+  const prior = request.ips !== undefined && request.ips.length > 1 ? (Array.isArray(forwarded) ? forwarded.join(', ') : forwarded) : undefined;
   const { expect: _expect, ...rest } = headers;
   return {
     ...rest,
@@ -70,7 +71,10 @@ export type UpstreamFailure = { status: 502 | 503 | 504; reason: 'unreachable' |
 export function upstreamFailure(error: { statusCode?: number; code?: string; cause?: unknown }): UpstreamFailure {
   // reply-from wraps undici's error; the cause's code says what happened (ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT, …).
   const codes: string[] = [];
-  for (let e: unknown = error; e && codes.length < 5; e = (e as { cause?: unknown }).cause) codes.push(String((e as { code?: unknown }).code ?? ''));
+  for (let e: unknown = error; e && codes.length < 5; e = (e as { cause?: unknown }).cause) {
+    const c = (e as { code?: unknown }).code;
+    codes.push(typeof c === 'string' ? c : '');
+  }
   const code = codes.join(' ');
   if (error.statusCode === 504 || /TIMEOUT/.test(code)) return { status: 504, reason: 'timeout' };
   if (error.statusCode === 503 || /ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|SOCKET|CONNECT/.test(code)) return { status: 503, reason: 'unreachable' };

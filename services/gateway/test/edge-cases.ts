@@ -42,7 +42,7 @@ export interface Answer {
 
 export async function call(t: EdgeTarget, method: string, path: string, opts: { headers?: Record<string, string>; body?: string | Buffer; host?: string } = {}): Promise<Answer> {
   const res = await request(`${t.base}${path}`, {
-    method: method as Dispatcher.HttpMethod,
+    method: method,
     headers: { ...opts.headers, ...(opts.host && { host: opts.host }) },
     ...(opts.body !== undefined && { body: opts.body }),
     dispatcher: t.dispatcher,

@@ -13,7 +13,7 @@ import { ConfigError } from '@domdao/config';
 import { captureLogs } from '@domdao/test-helpers';
 import { buildGateway } from '../src/app.ts';
 import { loadGatewayConfig } from '../src/config.ts';
-import { bigSend, call, edgeCases, type EdgeTarget } from './edge-cases.ts';
+import { bigSend, edgeCases, type EdgeTarget } from './edge-cases.ts';
 import { freePort, root, SERVICE_TOKEN, startPlatform, type Platform } from './harness.ts';
 
 /** The gateway alone as its own process (its memory is its own), ready when /gateway/health answers. */

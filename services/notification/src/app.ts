@@ -66,6 +66,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const smallBudget = new ByteBudget(Math.min(SMALL_LANE_BYTES, config.INFLIGHT_BODY_BYTES));
 
   const app = Fastify({
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- it sets Fastify's logger type parameter
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     // Our own request.completed line replaces Fastify's two per-request lines.

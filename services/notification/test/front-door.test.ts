@@ -153,6 +153,7 @@ describe('decision D44: the front door answers as Fastify does', () => {
     assert.deepEqual(door4, fastify4);
     // A failure that cannot be answered (the rejection cannot even be turned into text) frees its
     // Idempotency-Key: the retry is tried again, not refused as in progress (409).
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the point: a rejection that is not an Error
     const unprintable = await listening(t, await makeService({}, { provider: { ...stub, send: () => Promise.reject(Object.create(null)) } }));
     for (const attempt of [1, 2]) {
       const [door5, fastify5] = await both(unprintable, s(validBody('welcome')), { 'idempotency-key': 'd45-unprintable-door' }, { 'idempotency-key': 'd45-unprintable-fastify' });
@@ -323,7 +324,11 @@ describe('decision D48: the answers of one turn of the event loop are written to
     const [c] = await connections(port, 1);
     t.after(() => c!.destroy());
     let closing: Promise<unknown> | undefined;
-    svc.app.server.prependListener('request', () => setImmediate(() => (closing ??= svc.app.close())));
+    svc.app.server.prependListener('request', () =>
+      setImmediate(() => {
+        closing ??= svc.app.close();
+      }),
+    );
     let head = '';
     c!.on('data', (d: Buffer) => (head += d.toString()));
     const answer = response((c!.write(request()), c!));

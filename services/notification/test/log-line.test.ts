@@ -38,7 +38,7 @@ describe('decision D42: the send log line', () => {
         const reference = capture();
         const message = { type, brand, attachments: names.map((filename) => ({ filename, content: 'QQ==' })) } as unknown as OutboundMessage;
         // The request's logger made (Fastify's route) and not made (the front door, decision D45).
-        logSent({ id: requestId, log: ours.logger.child({ request_id: requestId }) as FastifyBaseLogger }, stub, messageId, message);
+        logSent({ id: requestId, log: ours.logger.child({ request_id: requestId }) }, stub, messageId, message);
         let made = 0;
         logSent({ id: requestId, parentLog: ours.logger, get log() { made++; return ours.logger.child({ request_id: requestId }) as FastifyBaseLogger; } }, stub, messageId, message);
         // D45: a plain line is written without making the request's logger.
@@ -58,7 +58,7 @@ describe('decision D42: the send log line', () => {
     const lines: string[] = [];
     const { logger } = createLogger('warn', 'notification', '1.5.0', new Writable({ write: (c: Buffer, _e, done) => (lines.push(c.toString()), done()) }));
     const message = { type: 'welcome', brand: 'dao', attachments: [] } as unknown as OutboundMessage;
-    logSent({ id: 'r', log: logger.child({ request_id: 'r' }) as FastifyBaseLogger }, true, 'stub_x', message);
+    logSent({ id: 'r', log: logger.child({ request_id: 'r' }) }, true, 'stub_x', message);
     let made = 0;
     logSent({ id: 'r', parentLog: logger, get log() { made++; return logger.child({ request_id: 'r' }) as FastifyBaseLogger; } }, true, 'stub_x', message);
     assert.deepEqual(lines, []);

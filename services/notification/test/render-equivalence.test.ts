@@ -32,7 +32,7 @@ describe('decision D37: block rendering', () => {
   it('paragraphs and notes: line breaks become <br> exactly as before', () => {
     fc.assert(
       fc.property(text, (t) => {
-        const html = blockHtml({ kind: 'paragraph', text: t } as Block, brand);
+        const html = blockHtml({ kind: 'paragraph', text: t }, brand);
         assert.ok(html.includes(`>${refMultiline(t)}</td>`), html);
       }),
       { numRuns: 5000 },
@@ -73,7 +73,7 @@ describe('decision D40: the renderer writes the bytes the previous one wrote', (
     fc.record({ kind: fc.constant('details' as const), rows: fc.array(fc.tuple(anyText, anyText), { maxLength: 4 }) }),
     fc.record({ kind: fc.constant('items' as const), items: fc.array(fc.record({ title: anyText, body: fc.option(anyText, { nil: undefined }), url: fc.option(anyText, { nil: undefined }), meta: fc.option(anyText, { nil: undefined }) }, { requiredKeys: ['title'] }), { maxLength: 4 }) }),
     fc.record({ kind: fc.constant('table' as const), head: fc.array(anyText, { maxLength: 3 }), rows: fc.array(fc.record({ cells: fc.array(anyText, { maxLength: 3 }), url: fc.option(anyText, { nil: undefined }) }, { requiredKeys: ['cells'] }), { maxLength: 3 }) }),
-  ) as fc.Arbitrary<Block>;
+  );
   const brands = fc.record({ name: anyText, supportUrl: anyText, postalAddress: anyText, logoUrl: anyText, primaryColor: fc.constantFrom('#112233', '#4338CA'), backgroundColor: fc.constantFrom('#ffffff', '#F4F4F7') }).map((b) => ({ ...brand, ...b }));
   const content = fc.record(
     { subject: anyText, preheader: anyText, reason: anyText, blocks: fc.array(block, { maxLength: 5 }), unsubscribe: fc.option(fc.record({ url: anyText, listId: anyText }), { nil: undefined }) },

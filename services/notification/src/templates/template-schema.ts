@@ -220,7 +220,7 @@ export function ajvDetails(errors: ErrorObject[] | null | undefined, root: strin
 }
 
 function describe(e: ErrorObject, p: Record<string, unknown>): string {
-  const custom = (e.parentSchema as Record<string, unknown> | undefined)?.['x-message'];
+  const custom: unknown = e.parentSchema?.['x-message'];
   switch (e.keyword) {
     case 'required':
       return 'is required';
