@@ -20,6 +20,12 @@ export const BRIDGE = (document.querySelector('meta[name="domdao-bridge"]')?.get
 /** A URL on the bridge (its API and its own pages: login, activity, preferences). */
 export const bridgeUrl = (path: string): string => `${BRIDGE}${path}`;
 
+/** An event handler running an async action. Preact ignores a handler's promise, so a failure the action
+ *  does not handle itself is reported on the console, never left an unhandled rejection (decision R14). */
+export function handler<E>(action: (e: E) => Promise<unknown>): (e: E) => void {
+  return (e) => void action(e).catch((err: unknown) => console.error(err));
+}
+
 export async function api<T>(path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
   if (init.body !== undefined) headers['content-type'] = 'application/json';

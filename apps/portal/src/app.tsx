@@ -12,7 +12,7 @@ function Header() {
   return (
     <header class="top">
       <a class="brand" href="/">
-        {brand.logo_url ? <img src={brand.logo_url} alt="" class="logo" onError={(e) => ((e.currentTarget as HTMLImageElement).hidden = true)} /> : null}
+        {brand.logo_url ? <img src={brand.logo_url} alt="" class="logo" onError={(e) => ((e.currentTarget).hidden = true)} /> : null}
         <span>{brand.name}</span>
       </a>
       <nav aria-label="Main">

@@ -130,7 +130,7 @@ type Payment = { event_id: string; user_id: string | null; amount_minor: string;
 type Note = { type: string; user_id: string | null; attempts: number; last_error: string; at: string };
 type Run = { job: string; trigger: string; status: string; started_at: string | null; error: string | null; detail: Record<string, unknown> | null };
 type Email = { template: string; user_id: string | null; status: string; attempts: number; last_error: string | null; updated_at: string };
-type Ev = { seq: string; type: string; data: Record<string, unknown>; occurred_at: string };
+type Ev = { seq: string; type: string; data: { proposal_id?: string | number } & Record<string, unknown>; occurred_at: string };
 
 export function AdminPage() {
   const { session, signInUrl } = useSession();

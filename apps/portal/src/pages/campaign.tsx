@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, dom, toE8s, useApi, when } from '../api.ts';
+import { api, ApiError, dom, toE8s, useApi, when, handler } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { type Campaign, Progress } from './campaigns.tsx';
 
@@ -41,7 +41,7 @@ export function CampaignPage({ id }: { id: string }) {
           session ? (
             <form
               class="filters"
-              onSubmit={async (e) => {
+              onSubmit={handler(async (e) => {
                 e.preventDefault();
                 setMsg('');
                 const a = unit === 'dom' ? toE8s(amount) && { dom_e8s: toE8s(amount)! } : Number(amount) > 0 && { usd: Number(amount) };
@@ -55,7 +55,7 @@ export function CampaignPage({ id }: { id: string }) {
                 } catch (err) {
                   setMsg(err instanceof ApiError ? `${err.code === 'PriceUnavailable' ? 'No ratified price: contribute in DOM.' : err.message}` : String(err));
                 }
-              }}
+              })}
             >
               <label>
                 Amount

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, dom, toE8s, useApi, usd, when } from '../api.ts';
+import { api, ApiError, dom, toE8s, useApi, usd, when, handler } from '../api.ts';
 import { useSession } from '../session.tsx';
 
 export interface Campaign {
@@ -66,7 +66,7 @@ function CreateCampaign({ onCreated }: { onCreated(id: string): void }) {
   return (
     <form
       class="card"
-      onSubmit={async (e) => {
+      onSubmit={handler(async (e) => {
         e.preventDefault();
         setError('');
         const g = unit === 'usd' ? Number(goal) > 0 && { usd: Number(goal) } : toE8s(goal) && { dom_e8s: toE8s(goal)! };
@@ -77,7 +77,7 @@ function CreateCampaign({ onCreated }: { onCreated(id: string): void }) {
         } catch (err) {
           setError(err instanceof ApiError ? err.message : String(err));
         }
-      }}
+      })}
     >
       <h2>Start a campaign</h2>
       <label for="c-title">Title</label>

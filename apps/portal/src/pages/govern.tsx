@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, useApi, when } from '../api.ts';
+import { api, ApiError, useApi, when, handler } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
 import { CATEGORIES, ProposeForm } from './propose.tsx';
 
@@ -48,7 +48,7 @@ export function GovernPage() {
       <form
         class="filters"
         role="search"
-        onSubmit={async (e) => {
+        onSubmit={handler(async (e) => {
           e.preventDefault();
           setNote('');
           const q = query.trim();
@@ -63,7 +63,7 @@ export function GovernPage() {
           }
           const words = q.toLowerCase().split(/\s+/);
           setFound({ ids: (list.data?.items ?? []).filter((p) => words.every((w) => `${p.title} ${p.body}`.toLowerCase().includes(w))).map((p) => p.id), how: 'text' });
-        }}
+        })}
       >
         <label>
           Status

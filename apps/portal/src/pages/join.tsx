@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks';
 import { encryptRegistration } from '../../../../services/bridge/src/features/registration/client-crypto.ts';
 import { passwordProblem, PASSWORD_MAX, PASSWORD_MIN } from '../../../../services/bridge/src/core/identity/password-policy.ts';
-import { api, ApiError } from '../api.ts';
+import { api, ApiError, handler } from '../api.ts';
 
 export const BLOCK_KEY = 'age_block_until';
 const BLOCK_MS = 24 * 3_600_000;
@@ -87,7 +87,7 @@ function FormStep({ dob, minor, onSent }: { dob: string; minor: boolean; onSent(
   return (
     <form
       class="card narrow"
-      onSubmit={async (e) => {
+      onSubmit={handler(async (e) => {
         e.preventDefault();
         setError('');
         const p = passwordProblem(password, email);
@@ -104,7 +104,7 @@ function FormStep({ dob, minor, onSent }: { dob: string; minor: boolean; onSent(
         } finally {
           setBusy(false);
         }
-      }}
+      })}
     >
       <h1>Create your account</h1>
       {minor ? <p class="note">You are under 18: you can join, read governance and support campaigns; voting needs an Active membership, which starts at 18.</p> : null}
@@ -142,14 +142,14 @@ function SentStep({ email }: { email: string }) {
       <button
         type="button"
         class="secondary"
-        onClick={async () => {
+        onClick={handler(async () => {
           try {
             await api('/api/auth/resend-verification', { method: 'POST', body: { email } });
             setNote('Sent again. It can take a minute to arrive.');
           } catch (err) {
             setNote(err instanceof ApiError ? err.message : String(err));
           }
-        }}
+        })}
       >
         Send the link again
       </button>

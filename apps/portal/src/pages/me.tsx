@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, dom, useApi, when } from '../api.ts';
+import { api, ApiError, dom, useApi, when, handler } from '../api.ts';
 import { useSession } from '../session.tsx';
 
 interface Prefs {
@@ -67,7 +67,7 @@ function BecomeActive({ onPaid }: { onPaid(): void }) {
             <p class="note">Development server: no real card is charged. The button sends a signed test payment to this server's payment webhook.</p>
             <button
               type="button"
-              onClick={async () => {
+              onClick={handler(async () => {
                 setMsg('');
                 try {
                   const r = await api<{ webhook: { status?: string; reason?: string } }>('/api/dev/checkout', { method: 'POST', body: {} });
@@ -76,7 +76,7 @@ function BecomeActive({ onPaid }: { onPaid(): void }) {
                 } catch (err) {
                   setMsg(err instanceof ApiError ? err.message : String(err));
                 }
-              }}
+              })}
             >
               Pay {price} (simulated checkout)
             </button>
@@ -109,11 +109,11 @@ function Sessions() {
       <button
         type="button"
         class="secondary"
-        onClick={async () => {
+        onClick={handler(async () => {
           await api('/api/me/sessions', { method: 'DELETE' }).catch(() => undefined);
           localStorage.removeItem('user_data');
           window.location.assign('/');
-        }}
+        })}
       >
         Sign out everywhere
       </button>

@@ -4,7 +4,7 @@
 import DOMPurify from 'dompurify';
 import { marked } from 'marked';
 import { useState } from 'preact/hooks';
-import { api, ApiError, useApi, when } from '../api.ts';
+import { api, ApiError, useApi, when, handler } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
 import type { Proposal } from './govern.tsx';
 
@@ -18,7 +18,7 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 marked.use({ renderer: { html: (token) => escapeHtml(token.text) } });
 
 export function renderMarkdown(md: string): string {
-  return DOMPurify.sanitize(marked.parse(md, { async: false, gfm: true }) as string, { USE_PROFILES: { html: true }, FORBID_TAGS: ['style', 'form', 'input', 'img'] });
+  return DOMPurify.sanitize(marked.parse(md, { async: false, gfm: true }), { USE_PROFILES: { html: true }, FORBID_TAGS: ['style', 'form', 'input', 'img'] });
 }
 
 function timeLeft(iso: string): string {
@@ -132,7 +132,7 @@ export function ProposalPage({ id }: { id: string }) {
             <p>Approved. It is executed automatically; you can execute it now.</p>
             <button
               type="button"
-              onClick={async () => {
+              onClick={handler(async () => {
                 setMsg('');
                 try {
                   const r = await api<{ status: string }>('/api/governance/execute', { method: 'POST', body: { proposal_id: pr.id } });
@@ -141,7 +141,7 @@ export function ProposalPage({ id }: { id: string }) {
                 } catch (err) {
                   setMsg(err instanceof ApiError ? err.message : String(err));
                 }
-              }}
+              })}
             >
               Execute now
             </button>
@@ -158,13 +158,13 @@ export function ProposalPage({ id }: { id: string }) {
             <button
               type="button"
               class="secondary"
-              onClick={async () => {
+              onClick={handler(async () => {
                 try {
                   setSummary((await api<{ summary: string }>('/api/ai/summarize', { method: 'POST', body: { proposal_id: pr.id, title: pr.title, body: pr.body } })).summary);
                 } catch (err) {
                   setSummary(err instanceof ApiError ? `No summary: ${err.message}` : 'No summary.');
                 }
-              }}
+              })}
             >
               Summarise with AI
             </button>

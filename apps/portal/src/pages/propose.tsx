@@ -2,7 +2,7 @@
 // helper when the bridge has an inference server (a draft is a starting point the member edits).
 import { useState } from 'preact/hooks';
 import { PROPOSAL_CATEGORIES } from '@domdao/canister-kit/rules';
-import { api, ApiError, toE8s, useApi } from '../api.ts';
+import { api, ApiError, toE8s, useApi, handler } from '../api.ts';
 
 /** Spec 1's categories in the governance canister's order (decision S17): one list, in @domdao/canister-kit/rules. */
 export const CATEGORIES = PROPOSAL_CATEGORIES;
@@ -37,7 +37,7 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
     <form
       id="propose"
       class="card"
-      onSubmit={async (e) => {
+      onSubmit={handler(async (e) => {
         e.preventDefault();
         setMsg('');
         let p: unknown;
@@ -55,7 +55,7 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
         } finally {
           setBusy(false);
         }
-      }}
+      })}
     >
       <h2>New proposal</h2>
       <label for="p-category">Category</label>
@@ -74,7 +74,7 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
             type="button"
             class="secondary"
             disabled={busy || !intent.trim()}
-            onClick={async () => {
+            onClick={handler(async () => {
               setMsg('');
               setBusy(true);
               try {
@@ -86,7 +86,7 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
               } finally {
                 setBusy(false);
               }
-            }}
+            })}
           >
             Draft with AI
           </button>
