@@ -3,12 +3,12 @@
 // JSON after one log line per request like email.stub_send, with no hooks, validation or rendering:
 // the part of a send's cost that is Fastify's and the logger's own.
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import { createLogger, requestIdFor } from '@domdao/service-kit';
 
 const { logger } = createLogger('info', 'bare-fastify', '0.0.0');
 const app = Fastify({
-  loggerInstance: logger as FastifyBaseLogger,
+  loggerInstance: logger,
   genReqId: (req) => requestIdFor(req.headers['x-request-id']),
   logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
 });

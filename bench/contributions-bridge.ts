@@ -22,7 +22,7 @@ for (let i = 0; i < members; i++) {
   const fields = await encryptRegistration(key.public_key, { email, name: `Giver ${i}`, dob: '1990-05-01' });
   const r = await app.inject({ method: 'POST', url: '/api/auth/register', ...json({ ...fields, password, tos_accepted: true }) });
   if (r.statusCode !== 201) throw new Error(`register: ${r.statusCode} ${r.body}`);
-  if ((await app.inject({ url: verificationPath(config.DEV_OUTBOX_FILE!, email) })).statusCode !== 200) throw new Error('verify failed');
+  if ((await app.inject({ url: verificationPath(config.DEV_OUTBOX_FILE, email) })).statusCode !== 200) throw new Error('verify failed');
   const login = await app.inject({ method: 'POST', url: '/auth/login', ...json({ email, password }) });
   const cookie = String(login.headers['set-cookie']).split(';')[0]!;
   if (login.statusCode !== 200 || !cookie.startsWith('session=')) throw new Error(`login: ${login.statusCode}`);

@@ -24,7 +24,7 @@ for (let i = 0; i < members; i++) {
   const r = await app.inject({ method: 'POST', url: '/api/auth/register', ...json({ ...fields, password, tos_accepted: true }) });
   if (r.statusCode !== 201) throw new Error(`register: ${r.statusCode} ${r.body}`);
   const { user_id } = r.json() as { user_id: string };
-  if ((await app.inject({ url: verificationPath(config.DEV_OUTBOX_FILE!, email) })).statusCode !== 200) throw new Error('verify failed');
+  if ((await app.inject({ url: verificationPath(config.DEV_OUTBOX_FILE, email) })).statusCode !== 200) throw new Error('verify failed');
   const { principal } = await db.selectFrom('users').select('principal').where('id', '=', user_id).executeTakeFirstOrThrow();
   if (!('Ok' in (await canisters.clients.user.record_kyc(principal, true)))) throw new Error('kyc failed');
   if (!('Ok' in (await canisters.clients.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })))) throw new Error('upgrade failed');

@@ -118,7 +118,7 @@ async function benchVotes(backend: 'PGlite (embedded default)' | 'PostgreSQL'): 
           } as unknown as autocannon.Options,
           (err, result) =>
             err || exhausted
-              ? reject(err ?? new Error(`out of (member, proposal) pairs after ${pairs}: raise PROPOSALS in bench/governance.ts`))
+              ? reject(err instanceof Error ? err : new Error(`out of (member, proposal) pairs after ${pairs}: raise PROPOSALS in bench/governance.ts`))
               : resolve({ name, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors }),
         );
       });

@@ -125,7 +125,7 @@ async function benchContributions(): Promise<string> {
               },
             ],
           } as unknown as autocannon.Options,
-          (err, result) => (err ? reject(err) : resolve({ name, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors })),
+          (err, result) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve({ name, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors })),
         );
       });
     await load('warm-up', 1);

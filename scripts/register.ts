@@ -85,7 +85,7 @@ async function main() {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ ...fields, password, tos_accepted: true }),
   });
-  const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+  const body = (await res.json().catch(() => ({}))) as { error?: string; message?: string; user_id?: string; status?: string; verification_email_sent?: boolean };
   if (res.status !== 201) fail(`${res.status} ${body.error ?? ''}: ${body.message ?? JSON.stringify(body)}`);
   console.log(`registered ${email}: user_id ${body.user_id}, ${body.status}; verification email ${body.verification_email_sent ? 'sent' : 'NOT sent'}`);
   // `npm start` writes verification links to a development outbox: show this one.
