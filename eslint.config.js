@@ -1,4 +1,4 @@
-// ESLint (flat config): typescript-eslint's type-aware rules over the whole repository (decision R14).
+// ESLint (flat config): typescript-eslint's type-aware rules over the whole repository (decision R19).
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';

@@ -21,7 +21,7 @@ export const BRIDGE = (document.querySelector('meta[name="domdao-bridge"]')?.get
 export const bridgeUrl = (path: string): string => `${BRIDGE}${path}`;
 
 /** An event handler running an async action. Preact ignores a handler's promise, so a failure the action
- *  does not handle itself is reported on the console, never left an unhandled rejection (decision R14). */
+ *  does not handle itself is reported on the console, never left an unhandled rejection (decision R19). */
 export function handler<E>(action: (e: E) => Promise<unknown>): (e: E) => void {
   return (e) => void action(e).catch((err: unknown) => console.error(err));
 }

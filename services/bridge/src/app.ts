@@ -117,7 +117,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     // Decision B55: a URL the router cannot read (a malformed percent-escape, a path segment over
     // 100 characters) is bad input like any other: 400 VALIDATION_ERROR in the bridge's error body.
-    // The answer is sent here; the reply's thenable only reports when it is written (decision R14).
+    // The answer is sent here; the reply's thenable only reports when it is written (decision R19).
     frameworkErrors: (err, req, reply) => void sendError(req, reply, new HttpError(400, 'VALIDATION_ERROR', `URL: ${err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is longer than 100 characters' : 'not a valid URL (a malformed percent-escape)'}`)),
   });
   drainOnClose(app);

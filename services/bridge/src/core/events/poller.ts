@@ -41,7 +41,7 @@ export class Poller {
       if (!this.#closed) this.#timer = setTimeout(tick, this.#o.pollMs).unref();
       this.#o.events.kick();
     };
-    // A timer ignores its callback's promise: the pass handles its own failure above (decision R14).
+    // A timer ignores its callback's promise: the pass handles its own failure above (decision R19).
     const tick = (): void => void pass();
     this.#timer = setTimeout(tick, 0).unref();
   }
