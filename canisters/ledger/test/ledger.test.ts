@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Principal } from '@icp-sdk/core/principal';
 import { E8S, FEE, ledger, MINTER, NOW0, party, sub } from './harness.ts';
-import { PERMITTED_DRIFT, TX_WINDOW } from '../core/ledger.ts';
+import { MAX_BLOCKS_PER_REQUEST, PERMITTED_DRIFT, TX_WINDOW } from '../core/ledger.ts';
 
 const ALICE = party(1);
 const BOB = party(2);
@@ -249,5 +249,133 @@ describe('every nat argument is a nat in the core (decision L24)', () => {
     assert.deepEqual(await a.icrc1_transfer({ to, amount: 0n }), { Ok: 2n });
     assert.deepEqual(await a.icrc2_approve({ spender: to, amount: 0n, expected_allowance: E8S, expires_at: (1n << 64n) - 1n }), { Ok: 3n });
     assert.equal((await a.icrc3_get_blocks([{ start: 0n, length: 0n }])).blocks.length, 0);
+  });
+});
+
+describe('every ledger limit at the limit and one unit past it (decisions L1–L8)', () => {
+  it('the deduplication window: created exactly window + drift ago is accepted, one ns earlier is TooOld; exactly drift ahead is accepted, one ns more is CreatedInFuture', async () => {
+    const l = await ledger([[{ owner: ALICE }, 10n * E8S]]);
+    const a = l.as(ALICE);
+    const to = { owner: BOB };
+    assert.deepEqual(await a.icrc1_transfer({ to, amount: 1n, created_at_time: NOW0 - TX_WINDOW - PERMITTED_DRIFT - 1n }), { Err: { TooOld: null } });
+    assert.deepEqual(await a.icrc1_transfer({ to, amount: 1n, created_at_time: NOW0 - TX_WINDOW - PERMITTED_DRIFT }), { Ok: 1n });
+    assert.deepEqual(await a.icrc1_transfer({ to, amount: 1n, created_at_time: NOW0 + PERMITTED_DRIFT + 1n }), { Err: { CreatedInFuture: { ledger_time: NOW0 } } });
+    assert.deepEqual(await a.icrc1_transfer({ to, amount: 1n, created_at_time: NOW0 + PERMITTED_DRIFT }), { Ok: 2n });
+    const spender = { owner: CAROL };
+    assert.deepEqual(await a.icrc2_approve({ spender, amount: 1n, created_at_time: NOW0 - TX_WINDOW - PERMITTED_DRIFT - 1n }), { Err: { TooOld: null } });
+    assert.deepEqual(await a.icrc2_approve({ spender, amount: 1n, created_at_time: NOW0 - TX_WINDOW - PERMITTED_DRIFT }), { Ok: 3n });
+    assert.deepEqual(await a.icrc2_approve({ spender, amount: 2n, created_at_time: NOW0 + PERMITTED_DRIFT + 1n }), { Err: { CreatedInFuture: { ledger_time: NOW0 } } });
+    assert.deepEqual(await a.icrc2_approve({ spender, amount: 2n, created_at_time: NOW0 + PERMITTED_DRIFT }), { Ok: 4n });
+  });
+
+  it('a transaction re-sent exactly at window + drift, after other updates pruned the log, is still a Duplicate (never a second payment)', async () => {
+    const l = await ledger([[{ owner: ALICE }, 10n * E8S]]);
+    const a = l.as(ALICE);
+    const args = { to: { owner: BOB }, amount: E8S, created_at_time: NOW0 };
+    assert.deepEqual(await a.icrc1_transfer(args), { Ok: 1n });
+    l.clock.now = NOW0 + TX_WINDOW + PERMITTED_DRIFT;
+    assert.deepEqual(await a.icrc1_transfer({ to: { owner: CAROL }, amount: 1n }), { Ok: 2n }, 'an update that prunes');
+    assert.deepEqual(await a.icrc1_transfer(args), { Err: { Duplicate: { duplicate_of: 1n } } });
+    l.clock.now += 1n;
+    assert.deepEqual(await a.icrc1_transfer({ to: { owner: CAROL }, amount: 1n }), { Ok: 3n });
+    assert.equal(l.stores.dedup.size, 0, 'one ns later the entry can no longer match and is pruned');
+    assert.deepEqual(await a.icrc1_transfer(args), { Err: { TooOld: null } });
+  });
+
+  it('the deduplication key holds every field: two transactions differing in one field only are both executed', async () => {
+    const l = await ledger([[{ owner: ALICE }, 10n * E8S], [{ owner: ALICE, subaccount: sub(1) }, E8S], [{ owner: CAROL }, E8S]]);
+    const a = l.as(ALICE);
+    const b = l.as(BOB);
+    const t = { to: { owner: BOB }, amount: 5n, created_at_time: NOW0 };
+    let i = 3n; // after the three initial mints
+    const ok = async (p: Promise<unknown>, what: string) => assert.deepEqual(await p, { Ok: i++ }, what);
+    await ok(a.icrc1_transfer(t), 'transfer');
+    await ok(a.icrc1_transfer({ ...t, to: { owner: CAROL } }), 'transfer: another recipient');
+    await ok(a.icrc1_transfer({ ...t, to: { owner: BOB, subaccount: sub(2) } }), 'transfer: another recipient subaccount');
+    await ok(a.icrc1_transfer({ ...t, amount: 6n }), 'transfer: another amount');
+    await ok(a.icrc1_transfer({ ...t, from_subaccount: sub(1) }), 'transfer: another source subaccount');
+    await ok(a.icrc1_transfer({ ...t, created_at_time: NOW0 - 1n }), 'transfer: another time');
+    const ap = { spender: { owner: BOB }, amount: 50n, created_at_time: NOW0 };
+    await ok(a.icrc2_approve(ap), 'approve');
+    await ok(a.icrc2_approve({ ...ap, spender: { owner: CAROL } }), 'approve: another spender');
+    await ok(a.icrc2_approve({ ...ap, amount: 51n }), 'approve: another amount');
+    await ok(a.icrc2_approve({ ...ap, amount: 51n, expected_allowance: 51n }), 'approve: an expected allowance');
+    await ok(a.icrc2_approve({ ...ap, amount: 51n, expires_at: NOW0 + HOUR }), 'approve: an expiry');
+    await ok(a.icrc2_approve({ ...ap, amount: 51n, expires_at: NOW0 + HOUR, fee: FEE }), 'approve: the fee stated');
+    await ok(a.icrc2_approve({ ...ap, amount: 51n, expires_at: NOW0 + HOUR, fee: FEE, memo: new Uint8Array([1]) }), 'approve: a memo');
+    await ok(a.icrc2_approve({ ...ap, amount: 51n, expires_at: NOW0 + HOUR, fee: FEE, memo: new Uint8Array([1]), created_at_time: NOW0 - 1n }), 'approve: another time');
+    await ok(l.as(CAROL).icrc2_approve(ap), 'approve: another owner');
+    await ok(a.icrc2_approve({ ...ap, spender: { owner: BOB, subaccount: sub(3) }, amount: E8S }), 'approve: the spender subaccount');
+    await ok(a.icrc2_approve({ spender: { owner: BOB }, amount: E8S }), 'an allowance for the transfers from');
+    const tf = { from: { owner: ALICE }, to: { owner: CAROL }, amount: 1n, created_at_time: NOW0 };
+    await ok(b.icrc2_transfer_from(tf), 'transfer_from');
+    await ok(b.icrc2_transfer_from({ ...tf, to: { owner: BOB } }), 'transfer_from: another recipient');
+    await ok(b.icrc2_transfer_from({ ...tf, amount: 2n }), 'transfer_from: another amount');
+    await ok(b.icrc2_transfer_from({ ...tf, fee: FEE }), 'transfer_from: the fee stated');
+    await ok(b.icrc2_transfer_from({ ...tf, memo: new Uint8Array([1]) }), 'transfer_from: a memo');
+    await ok(b.icrc2_transfer_from({ ...tf, created_at_time: NOW0 - 1n }), 'transfer_from: another time');
+    await ok(b.icrc2_transfer_from({ ...tf, spender_subaccount: sub(3) }), 'transfer_from: the spender subaccount');
+    await ok(a.icrc2_approve({ spender: { owner: BOB }, amount: E8S, from_subaccount: sub(1) }), 'an allowance on the subaccount');
+    await ok(b.icrc2_transfer_from({ ...tf, from: { owner: ALICE, subaccount: sub(1) } }), 'transfer_from: another source');
+    await ok(l.as(CAROL).icrc2_transfer_from({ ...tf, from: { owner: CAROL }, to: { owner: BOB } }), 'transfer_from: another spender (its own account)');
+  });
+
+  it('a burn of exactly the fee is accepted, one e8 less is BadBurn (transfer and transfer_from)', async () => {
+    const l = await ledger([[{ owner: ALICE }, E8S]]);
+    const a = l.as(ALICE);
+    assert.deepEqual(await a.icrc1_transfer({ to: { owner: MINTER }, amount: FEE - 1n }), { Err: { BadBurn: { min_burn_amount: FEE } } });
+    assert.deepEqual(await a.icrc1_transfer({ to: { owner: MINTER }, amount: FEE }), { Ok: 1n });
+    assert.deepEqual(await a.icrc2_approve({ spender: { owner: BOB }, amount: E8S }), { Ok: 2n });
+    assert.deepEqual(await l.as(BOB).icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: MINTER }, amount: FEE - 1n }), { Err: { BadBurn: { min_burn_amount: FEE } } });
+    assert.deepEqual(await l.as(BOB).icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: MINTER }, amount: FEE }), { Ok: 3n });
+    assert.equal(await a.icrc1_total_supply(), E8S - 3n * FEE);
+  });
+
+  it('transfer_from: an allowance of exactly amount + fee suffices, one e8 less is InsufficientAllowance; a balance of exactly amount + fee suffices, one e8 less is InsufficientFunds', async () => {
+    const l = await ledger([[{ owner: ALICE }, 10n * E8S], [{ owner: CAROL }, 100n + 2n * FEE - 1n]]);
+    const a = l.as(ALICE);
+    const b = l.as(BOB);
+    assert.deepEqual(await a.icrc2_approve({ spender: { owner: BOB }, amount: 100n + FEE - 1n }), { Ok: 2n });
+    assert.deepEqual(await b.icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: BOB }, amount: 100n }), { Err: { InsufficientAllowance: { allowance: 100n + FEE - 1n } } });
+    assert.deepEqual(await a.icrc2_approve({ spender: { owner: BOB }, amount: 100n + FEE }), { Ok: 3n });
+    assert.deepEqual(await b.icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: BOB }, amount: 100n }), { Ok: 4n });
+    assert.deepEqual(await a.icrc2_allowance({ account: { owner: ALICE }, spender: { owner: BOB } }), { allowance: 0n });
+    // CAROL approves (one fee), then holds 100 + fee − 1.
+    const c = l.as(CAROL);
+    assert.deepEqual(await c.icrc2_approve({ spender: { owner: BOB }, amount: E8S }), { Ok: 5n });
+    assert.deepEqual(await b.icrc2_transfer_from({ from: { owner: CAROL }, to: { owner: BOB }, amount: 100n }), { Err: { InsufficientFunds: { balance: 100n + FEE - 1n } } });
+    assert.deepEqual(await b.icrc2_transfer_from({ from: { owner: CAROL }, to: { owner: BOB }, amount: 99n }), { Ok: 6n });
+    assert.equal(await a.icrc1_balance_of({ owner: CAROL }), 0n);
+  });
+
+  it('approve: a balance of exactly the fee suffices, one e8 less is InsufficientFunds; expires_at one ns ahead is accepted, now is Expired; the allowance is whole one ns before expires_at and gone at it', async () => {
+    const l = await ledger([[{ owner: ALICE }, E8S], [{ owner: CAROL }, FEE]]);
+    const a = l.as(ALICE);
+    const spender = { owner: BOB };
+    assert.deepEqual(await l.as(CAROL).icrc2_approve({ spender, amount: 5n }), { Ok: 2n });
+    assert.equal(await a.icrc1_balance_of({ owner: CAROL }), 0n);
+    assert.deepEqual(await l.as(CAROL).icrc2_approve({ spender, amount: 6n }), { Err: { InsufficientFunds: { balance: 0n } } });
+    assert.deepEqual(await a.icrc2_approve({ spender, amount: 5n, expires_at: NOW0 }), { Err: { Expired: { ledger_time: NOW0 } } });
+    assert.deepEqual(await a.icrc2_approve({ spender, amount: 5n, expires_at: NOW0 + 1n }), { Ok: 3n });
+    assert.deepEqual(await a.icrc2_allowance({ account: { owner: ALICE }, spender }), { allowance: 5n, expires_at: NOW0 + 1n }, 'one ns before expires_at');
+    l.clock.now = NOW0 + 1n;
+    assert.deepEqual(await a.icrc2_allowance({ account: { owner: ALICE }, spender }), { allowance: 0n }, 'at expires_at');
+  });
+
+  it('a memo of exactly 32 bytes is accepted, 33 is refused', async () => {
+    const l = await ledger([[{ owner: ALICE }, E8S]]);
+    const a = l.as(ALICE);
+    assert.deepEqual(await a.icrc1_transfer({ to: { owner: BOB }, amount: 1n, memo: new Uint8Array(33) }), { Err: { GenericError: { error_code: 1n, message: 'the memo is 33 bytes, above the limit of 32' } } });
+    assert.deepEqual(await a.icrc1_transfer({ to: { owner: BOB }, amount: 1n, memo: new Uint8Array(32) }), { Ok: 1n });
+  });
+
+  it('icrc3_get_blocks answers at most 2 000 blocks per call, over all its ranges', async () => {
+    const n = Number(MAX_BLOCKS_PER_REQUEST);
+    const l = await ledger(Array.from({ length: n + 1 }, (_, i) => [{ owner: party(100 + (i % 50)) }, 1n] as [{ owner: string }, bigint]));
+    const q = l.as(ALICE);
+    assert.equal((await q.icrc3_get_blocks([{ start: 0n, length: MAX_BLOCKS_PER_REQUEST + 1n }])).blocks.length, n);
+    assert.equal((await q.icrc3_get_blocks([{ start: 1n, length: MAX_BLOCKS_PER_REQUEST }])).blocks.length, n, 'exactly the limit');
+    const split = await q.icrc3_get_blocks([{ start: 0n, length: 1000n }, { start: 1000n, length: 1000n }, { start: 2000n, length: 1n }]);
+    assert.deepEqual([split.blocks.length, split.blocks.at(-1)!.id], [n, MAX_BLOCKS_PER_REQUEST - 1n], 'the budget is shared by the ranges');
   });
 });
