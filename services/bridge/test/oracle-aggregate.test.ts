@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { aggregate, CONFIDENCE, weightedMedian, type Observation } from '../src/features/oracle/aggregate.ts';
+import { aggregate, CONFIDENCE, FUTURE_SKEW_MS, weightedMedian, type Observation } from '../src/features/oracle/aggregate.ts';
 
 const NOW = Date.parse('2026-03-10T12:00:00Z');
 const obs = (name: string, price: unknown, weight = 1, extra: Partial<Observation> = {}): Observation => ({ name, price, weight, observedAt: NOW, maxAgeMs: 60_000, ...extra });
@@ -116,6 +116,21 @@ describe('aggregate (decisions O1, O3, O4)', () => {
     const r = aggregate([obs('a', 2), obs('b', 2)], { ...opts, now: NOW + 999 });
     assert.ok(r.ok);
     assert.equal(r.aggregate.timestamp, NOW / 1000);
+  });
+});
+
+describe('aggregate limits at the limit and one unit past it (decisions O1, O4)', () => {
+  it('decision O1: an observation exactly max_age old is used, one ms older is too_old; exactly the future skew ahead is used, one ms more is invalid', () => {
+    const r = aggregate(
+      [obs('a', 1), obs('at-age', 1, 1, { observedAt: NOW - 60_000 }), obs('past-age', 1, 1, { observedAt: NOW - 60_001 }), obs('at-skew', 1, 1, { observedAt: NOW + FUTURE_SKEW_MS }), obs('past-skew', 1, 1, { observedAt: NOW + FUTURE_SKEW_MS + 1 })],
+      opts,
+    );
+    assert.deepEqual(Object.fromEntries(r.observations.map((o) => [o.name, o.status])), { a: 'used', 'at-age': 'used', 'past-age': 'too_old', 'at-skew': 'used', 'past-skew': 'invalid' });
+  });
+  it('decision O4: exactly PRICE_MIN_SOURCES agreeing sources give an aggregate, one fewer none', () => {
+    assert.equal(aggregate([obs('a', 1), obs('b', 1), obs('c', 1)], { ...opts, minSources: 3 }).ok, true);
+    const two = aggregate([obs('a', 1), obs('b', 1), obs('c', 1, 1, { observedAt: NOW - 60_001 })], { ...opts, minSources: 3 });
+    assert.deepEqual([two.ok, !two.ok && two.reason], [false, '2 agreeing fresh source(s), at least 3 required']);
   });
 });
 

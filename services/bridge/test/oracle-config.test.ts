@@ -125,6 +125,16 @@ describe('json-http adapter failures (decisions O1, O9)', () => {
     const now = () => 1_000;
     assert.equal((await observe(src('/big'), now)).error, `body larger than ${MAX_BODY_BYTES} bytes`);
     assert.equal((await observe(src('/big-chunked'), now)).error, `body larger than ${MAX_BODY_BYTES} bytes`);
+    // At the limit and one byte past it, declared and chunked.
+    const sized = (n: number) => { const head = '{"p":1,"pad":"'; return head + 'x'.repeat(n - head.length - 2) + '"}'; };
+    fake.set('/at-limit', { body: sized(MAX_BODY_BYTES) });
+    fake.set('/at-limit-chunked', { body: sized(MAX_BODY_BYTES), chunked: true });
+    fake.set('/past-limit', { body: sized(MAX_BODY_BYTES + 1) });
+    fake.set('/past-limit-chunked', { body: sized(MAX_BODY_BYTES + 1), chunked: true });
+    assert.equal((await observe(src('/at-limit'), now)).price, 1);
+    assert.equal((await observe(src('/at-limit-chunked'), now)).price, 1);
+    assert.equal((await observe(src('/past-limit'), now)).error, `body larger than ${MAX_BODY_BYTES} bytes`);
+    assert.equal((await observe(src('/past-limit-chunked'), now)).error, `body larger than ${MAX_BODY_BYTES} bytes`);
     assert.match((await observe(src('/moved'), now)).error!, /^fetch failed: /);
     assert.equal((await observe(src('/ok', { price_pointer: '/price' }), now)).error, 'nothing at /price');
     assert.deepEqual(await observe(src('/ok'), now), { name: 'x', weight: 1, maxAgeMs: 60_000, price: 0.5, observedAt: 1_000 });

@@ -91,7 +91,9 @@ describe('price oracle life cycle', () => {
     await second.pollNow();
     const body = (await app.inject({ method: 'GET', url: '/api/price/dom-usd' })).json();
     assert.deepEqual(body, { price_usd: 2.01, timestamp: (now - 60_000) / 1000, source: 'aggregate', sources: [{ name: 'a', price: 2, weight: 1 }, { name: 'b', price: 2.02, weight: 1 }], confidence: 'medium', stale: false });
-    now += 240_001;
-    assert.deepEqual((await app.inject({ method: 'GET', url: '/api/price/dom-usd' })).json(), { ...body, confidence: 'low', stale: true });
+    now += 240_000;
+    assert.deepEqual((await app.inject({ method: 'GET', url: '/api/price/dom-usd' })).json(), body, 'exactly PRICE_STALENESS_SECONDS old: still fresh');
+    now += 1;
+    assert.deepEqual((await app.inject({ method: 'GET', url: '/api/price/dom-usd' })).json(), { ...body, confidence: 'low', stale: true }, 'one ms more: stale');
   });
 });

@@ -24,6 +24,14 @@ describe('price-proposal decision (O16–O18)', () => {
     assert.deepEqual(decidePriceProposal({ ...base, aggregate: { price_usd: 0.98, stale: false } }, settings).reason, 'change');
   });
 
+  it('a change of exactly the minimum is submitted, one just below is skipped (O17 rule 6)', () => {
+    const at = (price_usd: number) => decidePriceProposal({ ...base, aggregate: { price_usd, stale: false }, ratified: { price_usd: 100, effective_at_ms: now - DAY } }, settings);
+    assert.deepEqual([at(101).action, at(101).reason, at(101).change_pct], ['submit', 'change', 1], 'exactly 1 % up');
+    assert.deepEqual([at(99).action, at(99).change_pct], ['submit', 1], 'exactly 1 % down');
+    assert.deepEqual([at(100.999).action, at(100.999).reason], ['skip', 'below_min_change']);
+    assert.deepEqual([at(99.001).action, at(99.001).reason], ['skip', 'below_min_change']);
+  });
+
   it('heartbeat: submits an unchanged price once the ratified one is as old as the heartbeat, not a millisecond before', () => {
     const at = (age: number) => decidePriceProposal({ ...base, aggregate: { price_usd: 1, stale: false }, ratified: { price_usd: 1, effective_at_ms: now - age } }, settings);
     assert.deepEqual([at(5 * DAY - 1).action, at(5 * DAY).action, at(5 * DAY).reason], ['skip', 'submit', 'heartbeat']);
