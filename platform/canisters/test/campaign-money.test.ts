@@ -244,3 +244,116 @@ describe('donation burns (spec 1, decision L18)', () => {
     await assertConserved(h, await s.accounts([]), s.minted);
   });
 });
+
+describe('campaign limits at the limit and one unit past it (spec 1, decisions G16, L14–L16)', () => {
+  it('a contribution one ns before the deadline is taken, at the deadline it is CampaignClosed; exactly the goal is Succeeded, one e8 short is Failed', async () => {
+    const h = await harness();
+    const alice = await h.register('alice');
+    await h.fund(alice, 100n * E8S);
+    const deadline = h.now() + DAY;
+    const exact = h.ok(await h.as(alice).campaign.create_campaign({ title: 'Exact', description: '', goal: { DomTokens: 2n * E8S }, deadline }));
+    const short = h.ok(await h.as(alice).campaign.create_campaign({ title: 'Short', description: '', goal: { DomTokens: 2n * E8S + 1n }, deadline }));
+    h.setNow(deadline - 1n);
+    h.ok(await h.as(alice).campaign.contribute(exact, { Dom: 2n * E8S }));
+    h.ok(await h.as(alice).campaign.contribute(short, { Dom: 2n * E8S }));
+    assert.equal((await h.admin.campaign.get_campaign(exact))!.status, 'Open', 'one ns before the deadline');
+    h.setNow(deadline);
+    assert.deepEqual(await h.as(alice).campaign.contribute(exact, { Dom: E8S }), { Err: { CampaignClosed: null } });
+    assert.equal((await h.admin.campaign.get_campaign(exact))!.status, 'Succeeded');
+    assert.equal((await h.admin.campaign.get_campaign(short))!.status, 'Failed');
+  });
+
+  it('a contribution of the fee + 1 e8 is taken, of exactly the fee refused; 1e9 DOM passes the range check, one e8 more does not', async () => {
+    const h = await harness();
+    const alice = await h.register('alice');
+    await h.fund(alice, E8S);
+    const id = h.ok(await h.as(alice).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: E8S }, deadline: h.now() + DAY }));
+    assert.deepEqual(await h.as(alice).campaign.contribute(id, { Dom: FEE }), { Err: { InvalidArgument: `amount must be above the ledger fee of ${FEE} e8s` } });
+    assert.equal(h.ok(await h.as(alice).campaign.contribute(id, { Dom: FEE + 1n })).amount_e8s, FEE + 1n);
+    const MAX = 10n ** 17n;
+    assert.ok(!('InvalidArgument' in (((await h.as(alice).campaign.contribute(id, { Dom: MAX })) as { Err: object }).Err)), 'the maximum is in range (the ledger then refuses it)');
+    assert.deepEqual(await h.as(alice).campaign.contribute(id, { Dom: MAX + 1n }), { Err: { InvalidArgument: 'amount must be above 0 (and at most 1e9 DOM)' } });
+  });
+
+  it('a price exactly price_max_age old values a USD contribution, one ns older is PriceUnavailable (G16)', async () => {
+    const h = await harness();
+    const voter = await h.activate('voter');
+    await ratifyPrice(h, voter, 2);
+    const tick = (await h.admin.governance.get_dom_price())!;
+    await h.fund(voter, 100n * E8S);
+    const id = h.ok(await h.as(voter).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: 100n * E8S }, deadline: h.now() + 60n * DAY }));
+    h.setNow(tick.timestamp + 10n * DAY);
+    assert.equal(h.ok(await h.as(voter).campaign.contribute(id, { Usd: 2 })).amount_e8s, E8S);
+    h.advance(1n);
+    assert.deepEqual(await h.as(voter).campaign.contribute(id, { Usd: 2 }), { Err: { PriceUnavailable: null } });
+  });
+
+  it('create_campaign: title 200 / 201 characters, description 20 000 / 20 001, deadline 1 hour / 1 hour − 1 ns and 365 days / + 1 ns from now', async () => {
+    const h = await harness();
+    const owner = await h.register('owner');
+    const args = { title: 'T', description: '', goal: { DomTokens: E8S }, deadline: h.now() + DAY };
+    const made = async (a: typeof args) => 'Ok' in (await h.as(owner).campaign.create_campaign(a));
+    assert.deepEqual(
+      [
+        await made({ ...args, title: 'x'.repeat(200) }),
+        await made({ ...args, title: 'x'.repeat(201) }),
+        await made({ ...args, description: 'x'.repeat(20_000) }),
+        await made({ ...args, description: 'x'.repeat(20_001) }),
+        await made({ ...args, deadline: h.now() + HOUR }),
+        await made({ ...args, deadline: h.now() + HOUR - 1n }),
+        await made({ ...args, deadline: h.now() + 365n * DAY }),
+        await made({ ...args, deadline: h.now() + 365n * DAY + 1n }),
+      ],
+      [true, false, true, false, true, false, true, false],
+    );
+  });
+
+  it('a USD contribution worth exactly 1e9 DOM passes the range check, one worth more does not; a goal of exactly 1e12 DOM or 1e12 USD is accepted, one unit more is not', async () => {
+    const h = await harness();
+    const voter = await h.activate('voter');
+    await ratifyPrice(h, voter, 1);
+    await h.fund(voter, E8S);
+    const id = h.ok(await h.as(voter).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: E8S }, deadline: h.now() + DAY }));
+    assert.ok(!('InvalidArgument' in (((await h.as(voter).campaign.contribute(id, { Usd: 1e9 })) as { Err: object }).Err)), 'exactly 1e17 e8s is in range (the ledger then refuses it)');
+    assert.deepEqual(await h.as(voter).campaign.contribute(id, { Usd: 1e9 + 1e-6 }), { Err: { InvalidArgument: 'amount must be worth 1e-8 to 1e9 DOM at the current price' } }, 'the next e8s amount a double can express above 1e17');
+    const goal = async (g: { DomTokens: bigint } | { UsdValue: number }) => 'Ok' in (await h.as(voter).campaign.create_campaign({ title: 'G', description: '', goal: g, deadline: h.now() + DAY }));
+    assert.deepEqual([await goal({ DomTokens: 10n ** 20n }), await goal({ DomTokens: 10n ** 20n + 1n }), await goal({ UsdValue: 1e12 }), await goal({ UsdValue: 1e12 + 0.01 })], [true, false, true, false]);
+  });
+
+  it('an op id is per caller: two members using the same op id make two contributions', async () => {
+    const h = await harness();
+    const alice = await h.register('alice');
+    const bob = await h.register('bob');
+    await h.fund(alice, 10n * E8S);
+    await h.fund(bob, 10n * E8S);
+    const id = h.ok(await h.as(alice).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: 100n * E8S }, deadline: h.now() + DAY }));
+    const a = h.ok(await h.as(alice).campaign.contribute(id, { Dom: E8S }, 'same-op'));
+    const b = h.ok(await h.as(bob).campaign.contribute(id, { Dom: 2n * E8S }, 'same-op'));
+    assert.deepEqual([a.contributor, a.seq, b.contributor, b.seq, b.amount_e8s], [alice, 1n, bob, 2n, 2n * E8S]);
+  });
+
+  it('a contribution still pending at the deadline holds the settlement: the campaign is not settled until it is recorded, then refunded', async () => {
+    let mode: 'lose-reply' | 'reject' | undefined = 'lose-reply';
+    const h = await harness({
+      interceptCall: (from, _to, method) => { if (mode === 'reject' && from === 'campaign' && method === 'icrc2_transfer_from') throw new Error('ledger stopped'); },
+      interceptReply: (from, _to, method) => { if (mode === 'lose-reply' && from === 'campaign' && method === 'icrc2_transfer_from') throw new Error('lost'); },
+    });
+    const alice = await h.register('alice');
+    await h.fund(alice, 10n * E8S + FEE);
+    const id = h.ok(await h.as(alice).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: 100n * E8S }, deadline: h.now() + DAY }));
+    await assert.rejects(h.as(alice).campaign.contribute(id, { Dom: 2n * E8S }));
+    mode = 'reject';
+    h.advance(DAY);
+    await h.tick();
+    let c = (await h.admin.campaign.get_campaign(id))!;
+    assert.deepEqual([c.status, c.contributions, c.settled], ['Failed', 0n, false], 'not settled while the contribution is pending');
+    mode = undefined;
+    h.advance(60n * 1_000_000_000n);
+    await h.tick();
+    h.advance(60n * 1_000_000_000n);
+    await h.tick();
+    c = (await h.admin.campaign.get_campaign(id))!;
+    assert.deepEqual([c.contributions, c.refunds, c.settled], [1n, 1n, true]);
+    assert.equal(await h.admin.ledger.icrc1_balance_of(c.escrow), 0n, 'nothing stranded in escrow');
+  });
+});
