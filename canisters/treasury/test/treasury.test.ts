@@ -69,6 +69,7 @@ async function setup(balance = 0n) {
     clock,
     pay: (id: bigint, amount: { DomE8s: bigint } | { Usd: number }, caller = GOV) =>
       host.update('treasury', () => core.execute_payout(ctx(caller), id, { recipient: RECIPIENT, amount })),
+    pay2: (id: bigint, amount: { DomE8s: bigint }, memo: string) => host.update('treasury', () => core.execute_payout(ctx(GOV), id, { recipient: RECIPIENT, amount, memo })),
     balance: () => host.update('treasury', () => core.get_balance(ctx('anyone'))),
     payout: (id: bigint) => host.query('treasury', () => core.get_payout(ctx('anyone'), id)),
     pending: () => host.query('treasury', () => core.list_pending_payouts(ctx('anyone'))),
@@ -140,4 +141,16 @@ describe('treasury payouts from its ledger account (spec 1 Errors rule 1, decisi
     assert.deepEqual(r, { Ok: { proposal_id: 3n, recipient: RECIPIENT, amount_e8s: 5n * 100_000_000n, usd_value: 10, price_tick_id: 9n, paid_at: NOW, block_index: 0n } });
     assert.equal(await t.balance(), 95n * 100_000_000n - FEE);
   });
+
+  it('limits: a USD payout worth exactly 0.5e-8 DOM rounds to 1 e8 and is paid, just under it rounds to 0 and is refused; a memo of 256 characters is accepted, 257 refused', async () => {
+    const t = await setup(1_000_000n);
+    t.gov.price = { price_usd: 1, set_by: GOV, proposal_id: 9n, timestamp: NOW };
+    assert.deepEqual(await t.pay(6n, { Usd: 0.0000000049 }), { Err: { InvalidPayout: 'the USD amount is worth less than 1e-8 DOM at the current price' } });
+    assert.equal((await t.pay(6n, { Usd: 0.000000005 }) as { Ok: { amount_e8s: bigint } }).Ok.amount_e8s, 1n);
+    assert.equal(t.ledger.calls.length, 1, 'the refused one never reached the ledger');
+    const withMemo = (id: bigint, memo: string) => t.pay2(id, { DomE8s: 1n }, memo);
+    assert.deepEqual(await withMemo(7n, 'm'.repeat(257)), { Err: { InvalidPayout: 'memo must be at most 256 characters' } });
+    assert.equal(((await withMemo(7n, 'm'.repeat(256))) as { Ok: { memo: string } }).Ok.memo.length, 256);
+  });
 });
+
