@@ -69,3 +69,54 @@ describe('receipt burning within the instruction limit (decision G20)', () => {
     assert.equal(g.supply(), 0n);
   });
 });
+
+describe('scheduler limits at the limit and one unit past it (decisions G6, G20, G23)', () => {
+  it('decision G20: a counter at exactly the budget lets the step go on; one instruction more stops it', async () => {
+    const at = await closedProposalWithVotes(4, () => STEP_INSTRUCTION_BUDGET);
+    await at.tick();
+    assert.deepEqual([at.proposal()?.status, at.supply()], ['Executed', 0n]);
+    const past = await closedProposalWithVotes(4, () => STEP_INSTRUCTION_BUDGET + 1n);
+    await past.tick();
+    assert.equal(past.supply(), 4n, 'nothing burned: the step stopped at once');
+  });
+
+  it('decision G23: a proposal first seen by the scheduler one ns before its close takes its snapshot; at the close it takes none (voting is over)', async () => {
+    for (const [offset, snapshots] of [[-1n, 1], [0n, 0]] as const) {
+      let taken = 0;
+      const { core, ctx, clock, id } = await coreWithProposal({
+        membership: {
+          get_membership_status: async () => ({ is_active: true }),
+          active_member_snapshot: async () => (taken++, { count: 3n, at: clock.now }),
+          voting_eligibility: async () => ({ active_now: true, active_at: true }),
+          apply_policy: async () => ({ Ok: null }),
+        },
+      });
+      clock.now = core.get_proposal(ctx('admin'), id)!.voting_closes + offset;
+      await core.tick(ctx('timer'));
+      assert.equal(taken, snapshots, `offset ${offset}`);
+    }
+  });
+
+  it('decision G6: after a failed execution the scheduler next wakes exactly execution_retry_interval after the attempt', async () => {
+    let fail = true;
+    const { core, ctx, clock } = await coreWithProposal({ treasury: { execute_payout: async () => (fail ? { Err: { LedgerError: 'TemporarilyUnavailable' } } : { Ok: null }) } as never });
+    const id = (await core.create_proposal(ctx('admin'), { title: 'Pay', body: 'b', category: 'TreasuryPayout', payload: { TreasuryPayout: { recipient: 'r', amount: { DomE8s: 5n } } } }) as { Ok: bigint }).Ok;
+    const p = core.get_proposal(ctx('admin'), id)!;
+    clock.now = p.voting_opens;
+    await core.tick(ctx('timer'));
+    assert.deepEqual(await core.cast_vote(ctx('voter-1'), id, 'Yes'), { Ok: null });
+    clock.now = p.voting_closes;
+    await core.tick(ctx('timer'));
+    const attempted = clock.now;
+    assert.equal(core.get_proposal(ctx('admin'), id)!.status, 'Approved', 'the execution failed');
+    const wake = core.next_wakeup(ctx('timer'))!;
+    assert.ok(wake > attempted, 'not busy-looping');
+    clock.now = wake - 1n;
+    fail = false;
+    await core.tick(ctx('timer'));
+    assert.equal(core.get_proposal(ctx('admin'), id)!.status, 'Approved', 'one ns before the retry is due: not retried');
+    clock.now = wake;
+    await core.tick(ctx('timer'));
+    assert.equal(core.get_proposal(ctx('admin'), id)!.status, 'Executed', 'retried exactly when next_wakeup said');
+  });
+});
