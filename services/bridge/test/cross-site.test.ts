@@ -34,6 +34,46 @@ describe('cross-site rules (decisions B8, B45)', () => {
     assert.equal(viaReferer.statusCode, 200);
   });
 
+  it('decision B8: what an HTML form can really send (urlencoded, multipart, text/plain; with a body or empty) with a session cookie changes nothing, from a foreign origin, with no Origin, with `Origin: null`, and from a front end', async () => {
+    const { jar } = await h.login('ada@example.org');
+    const forms: Array<[string, string]> = [
+      ['application/x-www-form-urlencoded', 'a=b'],
+      ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\nb\r\n--x--\r\n'],
+      ['text/plain', '{"a":"b"}'],
+      ['application/x-www-form-urlencoded', ''],
+      ['text/plain', ''],
+    ];
+    const seen: string[] = [];
+    for (const [type, body] of forms) {
+      for (const origin of [FOREIGN, null, 'null', APP]) {
+        const r = await h.request({ method: 'POST', url: '/auth/logout', jar, origin: origin === 'null' ? null : origin, headers: { 'content-type': type, ...(origin === 'null' && { origin: 'null' }) }, payload: body });
+        seen.push(`${type.split(';')[0]} ${body ? 'body' : 'empty'} ${origin ?? 'none'}: ${r.statusCode} ${r.json().error ?? ''}`);
+      }
+    }
+    assert.deepEqual(seen, [
+      `application/x-www-form-urlencoded body ${FOREIGN}: 415 UNSUPPORTED_MEDIA_TYPE`,
+      'application/x-www-form-urlencoded body none: 415 UNSUPPORTED_MEDIA_TYPE',
+      'application/x-www-form-urlencoded body null: 415 UNSUPPORTED_MEDIA_TYPE',
+      `application/x-www-form-urlencoded body ${APP}: 415 UNSUPPORTED_MEDIA_TYPE`,
+      `multipart/form-data body ${FOREIGN}: 415 UNSUPPORTED_MEDIA_TYPE`,
+      'multipart/form-data body none: 415 UNSUPPORTED_MEDIA_TYPE',
+      'multipart/form-data body null: 415 UNSUPPORTED_MEDIA_TYPE',
+      `multipart/form-data body ${APP}: 415 UNSUPPORTED_MEDIA_TYPE`,
+      `text/plain body ${FOREIGN}: 403 CSRF_REJECTED`,
+      'text/plain body none: 403 CSRF_REJECTED',
+      'text/plain body null: 403 CSRF_REJECTED',
+      `text/plain body ${APP}: 415 UNSUPPORTED_MEDIA_TYPE`,
+      `application/x-www-form-urlencoded empty ${FOREIGN}: 415 UNSUPPORTED_MEDIA_TYPE`,
+      'application/x-www-form-urlencoded empty none: 415 UNSUPPORTED_MEDIA_TYPE',
+      'application/x-www-form-urlencoded empty null: 415 UNSUPPORTED_MEDIA_TYPE',
+      `application/x-www-form-urlencoded empty ${APP}: 415 UNSUPPORTED_MEDIA_TYPE`,
+      `text/plain empty ${FOREIGN}: 403 CSRF_REJECTED`,
+      'text/plain empty none: 403 CSRF_REJECTED',
+      'text/plain empty null: 403 CSRF_REJECTED',
+      `text/plain empty ${APP}: 200 `, // a front end's logout without a body (the only request here that acts)
+    ]);
+  });
+
   it('decision B45: a front end\'s preflight is answered with its origin echoed, credentials allowed and Vary: Origin', async () => {
     const r = await h.request({ method: 'OPTIONS', url: '/auth/login', origin: null, headers: { origin: GOV, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
     assert.equal(r.statusCode, 204);
