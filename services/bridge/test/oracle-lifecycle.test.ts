@@ -10,6 +10,13 @@ import { startFakeSources } from './oracle-fakes.ts';
 
 const fixed = (name: string, price: number): SourceConfig => ({ kind: 'fixed', name, weight: 1, price, timeout_ms: 1000, max_age_seconds: 60 });
 
+/** Polls for a condition (generous bound: only a guard against a hang). */
+async function until(cond: () => boolean): Promise<void> {
+  for (const end = performance.now() + 30_000; !cond(); await new Promise((r) => setTimeout(r, 5))) {
+    if (performance.now() > end) throw new Error('condition not reached in 30 s');
+  }
+}
+
 describe('price oracle life cycle', () => {
   it('decision O6: polls on its own every interval once ready, never overlapping, and stops on close, aborting a slow fetch', async (t) => {
     const fake = await startFakeSources();
@@ -18,7 +25,7 @@ describe('price oracle life cycle', () => {
     t.after(() => database.close());
     fake.set('/p', { body: { p: 1 } });
     const http = (name: string, timeout_ms = 1000): SourceConfig => ({ kind: 'json-http', name, weight: 1, url: fake.url(`/${name}`), price_pointer: '/p', timeout_ms, max_age_seconds: 60 });
-    const oracle = createPriceOracle({ db: database.db as never, sources: [http('p'), fixed('f', 1)], pollMs: 100, outlierPct: 20, minSources: 2, stalenessMs: 60_000, now: Date.now, publicUrl: 'http://127.0.0.1:1/' });
+    const oracle = createPriceOracle({ db: database.db as never, sources: [http('p', 60_000), fixed('f', 1)], pollMs: 100, outlierPct: 20, minSources: 2, stalenessMs: 60_000, now: Date.now, publicUrl: 'http://127.0.0.1:1/' });
     const app = Fastify();
     t.after(() => app.close());
     await app.register(priceOracleRoutes, { oracle, retryAfterSeconds: 1, now: Date.now });
@@ -39,12 +46,14 @@ describe('price oracle life cycle', () => {
 
     // A source that hangs: the poll in flight is aborted by close, which returns long before its timeout.
     fake.set('/p', { body: { p: 1 }, delayMs: 60_000 });
-    await new Promise((r) => setTimeout(r, 250));
+    const before = fake.hits('/p');
+    await until(() => fake.hits('/p') > before); // a poll is now waiting on the hanging source
     const t0 = performance.now();
     await app.close();
-    assert.ok(performance.now() - t0 < 2_000, 'close does not wait for the source timeout');
+    // Not a speed bound: without the abort, close would wait for the source's 60 s timeout.
+    assert.ok(performance.now() - t0 < 30_000, 'close does not wait for the source timeout');
     const after = fake.hits('/p');
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 300)); // three poll intervals: nothing may happen in them
     assert.equal(fake.hits('/p'), after, 'no poll after close');
     assert.deepEqual(await oracle.pollNow().then((o) => !o.ok && o.reason), 'the oracle is stopped');
   });
@@ -60,7 +69,7 @@ describe('price oracle life cycle', () => {
     // A poll reads the sources while they are down (slowly)…
     for (const s of ['a', 'b']) fake.set(`/${s}`, { status: 503, body: { error: 'down' }, delayMs: 200 });
     const early = oracle.pollNow();
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => fake.hits('/a') === 1 && fake.hits('/b') === 1); // the first poll has read both
     // …they come back while it is under way: a pollNow now must not answer with that poll's reading.
     for (const s of ['a', 'b']) fake.set(`/${s}`, { body: { p: 3 } });
     const hits = fake.hits('/a');
