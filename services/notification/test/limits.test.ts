@@ -44,7 +44,8 @@ describe('MAX_BODY_BYTES', () => {
     assert.equal(res.headers.connection, 'close');
     // Node's HTTP server ends a connection whose body was left unread rather than draining 10 GiB.
     await closed;
-    assert.ok(Date.now() - started < 1000, `closed after ${Date.now() - started} ms`);
+    // A hang guard, not a speed bound: draining the announced body would take far longer.
+    assert.ok(Date.now() - started < 30_000, `closed after ${Date.now() - started} ms`);
   });
 
   it('decision D29: close() ends at once a connection whose body is still arriving', async (t) => {
@@ -59,7 +60,8 @@ describe('MAX_BODY_BYTES', () => {
     await new Promise((r) => setTimeout(r, 100));
     const started = Date.now();
     await svc.close();
-    assert.ok(Date.now() - started < 1000, `close took ${Date.now() - started} ms`);
+    // A hang guard, not a speed bound: the unfinished body would otherwise hold close() until the request timeout.
+    assert.ok(Date.now() - started < 30_000, `close took ${Date.now() - started} ms`);
   });
 });
 
@@ -78,7 +80,7 @@ describe('shutdown (decision D29)', () => {
     assert.equal(((await res.json()) as { id: string }).id, 'during-close');
     await closing;
     // The keep-alive connection ends with the answer instead of holding close() for its 72 s timeout.
-    assert.ok(Date.now() - closeStarted < 2000, `close took ${Date.now() - closeStarted} ms`);
+    assert.ok(Date.now() - closeStarted < 30_000, `close took ${Date.now() - closeStarted} ms`);
   });
 });
 
