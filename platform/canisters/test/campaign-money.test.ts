@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Account } from '@domdao/canister-kit';
-import { DAY, harness, ratifyPrice, type Harness } from './harness.ts';
+import { DAY, HOUR, harness, ratifyPrice, type Harness } from './harness.ts';
 
 const E8S = 100_000_000n;
 const FEE = 10_000n;

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { createSummaries } from '../src/ai/summaries.ts';
-import type { Inference } from '../src/ai/inference.ts';
+import { createSummaries } from '../src/features/ai/summaries.ts';
+import type { Inference } from '../src/features/ai/inference.ts';
 import { openTemplateDatabase } from './embedded-template.ts';
 
 type Database = Awaited<ReturnType<typeof openTemplateDatabase>>;
