@@ -13,7 +13,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 function run(files: string[], env: Record<string, string> = {}) {
   const started = Date.now();
-  const r = spawnSync(process.execPath, ['scripts/test.mjs', ...files.map((f) => `scripts/fixtures/${f}.fixture.ts`)], {
+  const r = spawnSync(process.execPath, ['scripts/test.mjs', ...files.map((f) => (f.startsWith('--') ? f : `scripts/fixtures/${f}.fixture.ts`))], {
     cwd: root,
     env: { ...process.env, ...env },
     encoding: 'utf8',
@@ -42,7 +42,7 @@ describe('scripts/test.mjs', () => {
     const r = run(['hangs', 'passes'], { TEST_FILE_TIMEOUT_MS: '15000', FIXTURE_PID_FILE: pidFile });
     assert.equal(r.status, 1, r.out);
     assert.ok(r.ms < 60_000, `took ${r.ms} ms: the hung file was not killed`);
-    assert.match(r.out, /✖ FILE scripts\/fixtures\/hangs\.fixture\.ts: 0 passed, 1 failed \([\d.]+ s\) timed out: killed after 15000 ms \(TEST_FILE_TIMEOUT_MS\)/);
+    assert.match(r.out, /✖ FILE scripts\/fixtures\/hangs\.fixture\.ts: 0 passed, 1 failed \([\d.]+ s, \? s CPU\) timed out: killed after 15000 ms \(TEST_FILE_TIMEOUT_MS\)/);
     assert.match(r.out, /✔ FILE scripts\/fixtures\/passes\.fixture\.ts: 3 passed, 0 failed/);
     assert.match(r.out, /✖ 1 file\(s\) failed:\n {2}✖ scripts\/fixtures\/hangs\.fixture\.ts: timed out/);
     assert.deepEqual(summary(r.out), ['ℹ tests 3', 'ℹ suites 0', 'ℹ pass 3', 'ℹ fail 1', 'ℹ cancelled 0', 'ℹ skipped 0', 'ℹ todo 0', 'ℹ duration_ms']);
@@ -57,9 +57,9 @@ describe('scripts/test.mjs', () => {
   it('decision R5: per-file results, a slowest-first table and one summed ℹ pass / ℹ fail summary; exit code 1 on a failure', () => {
     const r = run(['mixed', 'passes']);
     assert.equal(r.status, 1, r.out);
-    assert.match(r.out, /✖ FILE scripts\/fixtures\/mixed\.fixture\.ts: 2 passed, 1 failed \([\d.]+ s\)\n/);
-    assert.match(r.out, /✔ FILE scripts\/fixtures\/passes\.fixture\.ts: 3 passed, 0 failed \([\d.]+ s\)\n/);
-    assert.match(r.out, /Per file \(slowest first\):\n( {2}[✔✖] +[\d.]+ s {2}scripts\/fixtures\/(mixed|passes)\.fixture\.ts\n){2}/);
+    assert.match(r.out, /✖ FILE scripts\/fixtures\/mixed\.fixture\.ts: 2 passed, 1 failed \([\d.]+ s, [\d.]+ s CPU\)\n/);
+    assert.match(r.out, /✔ FILE scripts\/fixtures\/passes\.fixture\.ts: 3 passed, 0 failed \([\d.]+ s, [\d.]+ s CPU\)\n/);
+    assert.match(r.out, /Per file \(slowest first; wall, then CPU user\+sys of the file and the processes it started\):\n( {2}[✔✖] +[\d.]+ s +[\d.]+ s {2}scripts\/fixtures\/(mixed|passes)\.fixture\.ts\n){2}/);
     assert.deepEqual(summary(r.out), ['ℹ tests 6', 'ℹ suites 0', 'ℹ pass 5', 'ℹ fail 1', 'ℹ cancelled 0', 'ℹ skipped 0', 'ℹ todo 0', 'ℹ duration_ms']);
     // Exactly one summary: the files' own summary lines are folded into their FILE line.
     assert.equal(r.out.match(/^ℹ pass /gm)?.length, 1);
@@ -164,6 +164,41 @@ describe('scripts/test.mjs', () => {
     await run.gone();
     assert.deepEqual(run.leftovers(), []);
     assert.deepEqual(run.caches(), []);
+  });
+
+  it('decision R17: each file reports the CPU it and the processes it started used, in its FILE line, the table and the total', () => {
+    const r = run(['burns-cpu'], { FIXTURE_CPU_SECONDS: '1' });
+    assert.equal(r.status, 0, r.out);
+    const line = /✔ FILE scripts\/fixtures\/burns-cpu\.fixture\.ts: 1 passed, 0 failed \([\d.]+ s, ([\d.]+) s CPU\)/.exec(r.out);
+    assert.ok(line, r.out);
+    assert.ok(Number(line[1]) >= 1, `reported ${line[1]} s of CPU for a child that used 1 s`);
+    const row = / {2}✔ +[\d.]+ s +([\d.]+) s {2}scripts\/fixtures\/burns-cpu\.fixture\.ts\n/.exec(r.out);
+    assert.equal(row?.[1], line[1]);
+    assert.match(r.out, new RegExp(`\nCPU ${line[1].replace('.', '\\.')} s in [\\d.]+ s of wall, 1 job\\(s\\), at most \\d+ at a time \\(TEST_CONCURRENCY\\)\n`));
+  });
+
+  it('decision R17: two files of one lane never run at the same time, even with room for both', () => {
+    const log = join(dir, 'lane-log');
+    const r = run(['lane-one', 'lane-two', 'passes'], { FIXTURE_LANE_LOG: log, TEST_CONCURRENCY: '3' });
+    assert.equal(r.status, 0, r.out);
+    const seen = readFileSync(log, 'utf8').trim().split('\n');
+    assert.equal(seen.length, 4);
+    assert.match(seen[0]!, /^start (one|two)$/);
+    assert.equal(seen[1], seen[0]!.replace('start', 'end'), `the other file of the lane started while the first ran: ${seen.join(', ')}`);
+    assert.deepEqual(summary(r.out).slice(2, 4), ['ℹ pass 5', 'ℹ fail 0']);
+  });
+
+  it('decision R17: --typecheck runs the typecheck steps beside the files, and a type error fails the run', () => {
+    const r = run(['passes', '--typecheck'], { TEST_TYPECHECK: 'tsc -p scripts/fixtures/type-error/tsconfig.json' });
+    assert.equal(r.status, 1, r.out);
+    assert.match(r.out, /bad\.ts\(2,14\): error TS2322/);
+    assert.match(r.out, /✖ TASK typecheck: tsc -p scripts\/fixtures\/type-error\/tsconfig\.json: failed \([\d.]+ s, [\d.]+ s CPU\) exited with code 2\n/);
+    assert.match(r.out, /✔ FILE scripts\/fixtures\/passes\.fixture\.ts: 3 passed, 0 failed/);
+    assert.match(r.out, /✖ 1 file\(s\) failed:\n {2}✖ typecheck: tsc -p scripts\/fixtures\/type-error\/tsconfig\.json: exited with code 2/);
+    assert.deepEqual(summary(r.out).slice(2, 4), ['ℹ pass 3', 'ℹ fail 1']);
+    const other = run(['passes', '--typecheck'], { TEST_TYPECHECK: 'tsc --build' });
+    assert.equal(other.status, 2, 'a step that is not `tsc -p <project>` is refused');
+    assert.match(other.out, /cannot run "tsc --build"/);
   });
 
   it('a malformed TEST_FILE_TIMEOUT_MS is refused', () => {

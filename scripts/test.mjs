@@ -10,10 +10,12 @@
 //
 // Arguments select files by substring of their path; an argument naming an existing file runs that
 // file whatever its name (the runner's own test uses this for its fixtures).
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { DEFAULT_SECONDS, FAST, SECONDS } from './test-plan.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const skip = new Set(['node_modules', '.git', '.data', 'preview', 'dist']);
@@ -44,9 +46,18 @@ const fileTimeoutMs = envNumber('TEST_FILE_TIMEOUT_MS', 5 * 60 * 1000);
 const FAILURE_LINES = 80;
 
 const args = process.argv.slice(2);
-const explicit = args.filter((a) => existsSync(resolve(a)) && statSync(resolve(a)).isFile()).map((a) => relative(root, resolve(a)));
-const filters = args.filter((a) => !explicit.includes(relative(root, resolve(a))));
-const found = filters.length === 0 && explicit.length > 0 ? [] : find(root).filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)));
+const flags = new Set(args.filter((a) => a.startsWith('--')));
+for (const f of flags) {
+  if (f !== '--fast' && f !== '--typecheck') {
+    console.error(`unknown option ${f}: --fast (the deterministic cores and units, decision R18) and --typecheck (npm run typecheck beside the files, decision R17)`);
+    process.exit(2);
+  }
+}
+const words = args.filter((a) => !a.startsWith('--'));
+const explicit = words.filter((a) => existsSync(resolve(a)) && statSync(resolve(a)).isFile()).map((a) => relative(root, resolve(a)));
+const filters = words.filter((a) => !explicit.includes(relative(root, resolve(a))));
+const inFast = (f) => FAST.some((p) => (p.endsWith('/') ? f.startsWith(p) : f === p));
+const found = filters.length === 0 && explicit.length > 0 ? [] : find(root).filter((f) => (filters.length === 0 || filters.some((p) => f.includes(p))) && (!flags.has('--fast') || inFast(f)));
 const files = [...new Set([...explicit, ...found])].sort();
 if (files.length === 0) {
   console.error('no test files matched');
@@ -92,13 +103,43 @@ const KEYS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo']
 const SUMMARY = /^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) (\d+(?:\.\d+)?)$/;
 const ANSI = /\x1b\[[0-9;]*m/g;
 
-function runFile(file) {
+// Each file's process reports the CPU it and its children used (decision R17).
+const cpuPreload = pathToFileURL(join(root, 'scripts', 'test-cpu.mjs')).href;
+mkdirSync(join(runCache, 'cpu'));
+let jobCount = 0;
+
+/** A test file, or a type-check beside them (`--typecheck`). */
+function fileJob(file) {
+  const lane = /^\/\/ test-lane: ([\w-]+)/m.exec(readFileSync(join(root, file), 'utf8'))?.[1];
+  return { name: file, kind: 'FILE', lane, seconds: SECONDS[file] ?? DEFAULT_SECONDS, args: ['--import', 'tsx', '--import', cpuPreload, '--test', '--test-reporter=spec', file] };
+}
+
+/**
+ * `npm run typecheck`'s `tsc -p <project>` steps, each a job of its own so they run beside the files
+ * (decision R17): a type error fails the run as a failed file does.
+ */
+function typecheckJobs() {
+  // TEST_TYPECHECK replaces the script (the runner's own test points it at a project with a type error).
+  const script = process.env.TEST_TYPECHECK || JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.typecheck;
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  return script.split('&&').map((step) => {
+    const m = /^tsc (-p \S+)$/.exec(step.trim());
+    if (!m) {
+      console.error(`--typecheck runs the package's typecheck script as \`tsc -p <project>\` steps joined by &&; cannot run ${JSON.stringify(step.trim())}`);
+      process.exit(2);
+    }
+    return { name: `typecheck: tsc ${m[1]}`, kind: 'TASK', lane: undefined, seconds: Infinity, args: ['--import', cpuPreload, tsc, ...m[1].split(' ')] };
+  });
+}
+
+function runJob(job) {
   return new Promise((done) => {
     const started = Date.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', file], {
+    const cpuFile = join(runCache, 'cpu', String(jobCount++));
+    const child = spawn(process.execPath, job.args, {
       cwd: root,
       // NODE_TEST_CONTEXT would make a nested run (the runner's own test) skip its files.
-      env: { ...process.env, NODE_ENV: 'test', NODE_TEST_CONTEXT: undefined, TEST_RUN_CACHE_DIR: runCache },
+      env: { ...process.env, NODE_ENV: 'test', NODE_TEST_CONTEXT: undefined, TEST_RUN_CACHE_DIR: runCache, TEST_CPU_FILE: cpuFile },
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so the watchdog also ends the file's children (servers, workers).
       detached: true,
@@ -119,6 +160,12 @@ function runFile(file) {
       running.delete(child);
       clearTimeout(watchdog);
       const ms = Date.now() - started;
+      let cpu;
+      try {
+        cpu = Number(readFileSync(cpuFile, 'utf8'));
+      } catch {
+        // killed before it could say
+      }
       const counts = Object.fromEntries(KEYS.map((k) => [k, 0]));
       const kept = [];
       for (const line of Buffer.concat(chunks).toString('utf8').split('\n')) {
@@ -133,32 +180,58 @@ function runFile(file) {
       if (timedOut) reason = `timed out: killed after ${fileTimeoutMs} ms (TEST_FILE_TIMEOUT_MS)`;
       else if (code !== 0 && counts.fail === 0) reason = signal ? `killed by ${signal}` : `exited with code ${code}`;
       if (reason) counts.fail += 1;
-      done({ file, ms, counts, output: kept.join('\n'), ok: !reason && code === 0 && counts.fail === 0, reason });
+      done({ file: job.name, kind: job.kind, ms, cpu, counts, output: kept.join('\n'), ok: !reason && code === 0 && counts.fail === 0, reason });
     });
   });
 }
 
+const cpuText = (r) => (r.cpu === undefined ? '? s CPU' : `${r.cpu.toFixed(1)} s CPU`);
+function report(r) {
+  results.push(r);
+  if (r.output) console.log(r.output);
+  const mark = r.ok ? '✔' : '✖';
+  const detail = r.reason ? ` ${r.reason}` : '';
+  const what = r.kind === 'FILE' ? `: ${r.counts.pass} passed, ${r.counts.fail} failed` : r.ok ? ': passed' : ': failed';
+  console.log(`${mark} ${r.kind} ${r.file}${what} (${(r.ms / 1000).toFixed(1)} s, ${cpuText(r)})${detail}\n`);
+}
+
+// Longest first, so a long file does not start last and hold the run open alone; at most one file of
+// a lane at a time (decision R17).
+const queue = [...(flags.has('--typecheck') ? typecheckJobs() : []), ...files.map(fileJob)].sort((a, b) => b.seconds - a.seconds || (a.name < b.name ? -1 : 1));
+const busyLanes = new Set();
 const results = [];
 const started = Date.now();
-let next = 0;
-async function worker() {
-  while (!stopping && next < files.length) {
-    const r = await runFile(files[next++]);
-    results.push(r);
-    if (r.output) console.log(r.output);
-    const mark = r.ok ? '✔' : '✖';
-    const detail = r.reason ? ` ${r.reason}` : '';
-    console.log(`${mark} FILE ${r.file}: ${r.counts.pass} passed, ${r.counts.fail} failed (${(r.ms / 1000).toFixed(1)} s)${detail}\n`);
-  }
-}
-await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker));
+await new Promise((finished) => {
+  let active = 0;
+  const pump = () => {
+    while (!stopping && active < concurrency) {
+      const at = queue.findIndex((j) => !j.lane || !busyLanes.has(j.lane));
+      if (at < 0) break;
+      const [job] = queue.splice(at, 1);
+      active += 1;
+      if (job.lane) busyLanes.add(job.lane);
+      void runJob(job).then((r) => {
+        active -= 1;
+        if (job.lane) busyLanes.delete(job.lane);
+        if (stopping) return;
+        report(r);
+        pump();
+      });
+    }
+    if (active === 0 && queue.length === 0) finished();
+  };
+  pump();
+});
 // Stopping (a signal): `stop` ends the run and its exit code says why, not the files it cut short.
 if (stopping) await new Promise(() => undefined);
 
-console.log('Per file (slowest first):');
+console.log('Per file (slowest first; wall, then CPU user+sys of the file and the processes it started):');
 for (const r of [...results].sort((a, b) => b.ms - a.ms)) {
-  console.log(`  ${r.ok ? '✔' : '✖'} ${(r.ms / 1000).toFixed(1).padStart(7)} s  ${r.file}${r.reason ? `  (${r.reason})` : ''}`);
+  const cpu = r.cpu === undefined ? '?'.padStart(7) : r.cpu.toFixed(1).padStart(7);
+  console.log(`  ${r.ok ? '✔' : '✖'} ${(r.ms / 1000).toFixed(1).padStart(7)} s ${cpu} s  ${r.file}${r.reason ? `  (${r.reason})` : ''}`);
 }
+const cpuTotal = results.reduce((n, r) => n + (r.cpu ?? 0), 0);
+console.log(`CPU ${cpuTotal.toFixed(1)} s in ${((Date.now() - started) / 1000).toFixed(1)} s of wall, ${results.length} job(s), at most ${concurrency} at a time (TEST_CONCURRENCY)`);
 const failed = results.filter((r) => !r.ok);
 if (failed.length > 0) {
   console.log(`\n✖ ${failed.length} file(s) failed:`);

@@ -1,3 +1,4 @@
+// test-lane: browser (decision R17: one Chromium file at a time)
 // `npm start` as a new user runs it (decisions R10, R11): it listens on loopback only (decision
 // R10), its banner says how to register and how the first admin gets a password, and
 // `npm run register` registers an account against it end to end (sealed fields, JSON, the password

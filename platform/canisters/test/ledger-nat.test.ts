@@ -1,3 +1,4 @@
+// test-lane: wasm (decision R17: one file on the built wasm at a time)
 // Decision L24: a negative `nat` never moves tokens, on either host. On the IC Candid decoding rejects
 // it before the ledger runs (shown here with raw Candid on the built wasm: a client's encoder would not
 // even send it); embedded, no decoding runs, so the ledger core itself rejects the call.

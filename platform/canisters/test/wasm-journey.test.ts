@@ -1,3 +1,4 @@
+// test-lane: wasm (decision R17: one file on the built wasm at a time)
 // Decisions W1–W3: the canisters as the Internet Computer runs them. The built wasm of all six canisters runs
 // on the test replica (test/wasm-host/), reached by the same Candid clients the bridge uses on an IC
 // network; the same journey runs on the embedded platform, so the two hosts are held to one behaviour.

@@ -1,3 +1,4 @@
+// test-lane: wasm (decision R17: one file on the built wasm at a time)
 // Decision W4: instruction counting on the test replica and the IC's limits per message
 // (update 40 B, query 5 B, install and upgrade 300 B; replies 2 MiB).
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// test-lane: wasm (decision R17: one file on the built wasm at a time)
 // Decision W7: range reads of the IC Store at 100,000 entries, on the built wasm of a
 // test-only canister (test/store-probe: one StableStore, the one the six canisters use) on the
 // metered test replica. The store is grown unmetered as a release without the index left it (its

@@ -1,3 +1,4 @@
+// test-lane: browser (decision R17: one Chromium file at a time)
 // Decisions B8 and B45 in a real browser: a page on https://b.dao.test calls the bridge on
 // https://api.dao.test (sibling subdomains of one parent, the session cookie on Domain=.dao.test,
 // Secure) with `credentials: 'include'`: the preflight is answered, login sets the shared cookie and

@@ -1,3 +1,4 @@
+// test-lane: browser (decision R17: one Chromium file at a time)
 // The member web app in a real browser (decisions F1–F5): Chromium
 // through Playwright against the bridge serving the built app on a test port. The under-13 block and
 // its 24-hour flag; joining with the form sealed in the browser, the verification link, signing in

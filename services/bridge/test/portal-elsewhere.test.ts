@@ -1,3 +1,4 @@
+// test-lane: browser (decision R17: one Chromium file at a time)
 // Decision F11: the app also works when hosted on another subdomain: the member app built with
 // PORTAL_BRIDGE_ORIGIN and served by a plain static server on https://app.dao.test (its own strict CSP,
 // naming the bridge in connect-src), the bridge on https://api.dao.test (the session cookie on

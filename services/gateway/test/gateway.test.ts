@@ -1,3 +1,4 @@
+// test-lane: browser (decision R17: one Chromium file at a time)
 // The platform gateway of `npm start` (decisions E1–E9): the shared routing cases through it, then what only
 // the Node gateway shows — memory while a 25 MiB attachment streams through it, upstream failures,
 // limits, fail-closed /notify, the headers a service receives, and its configuration checks.

@@ -1,3 +1,4 @@
+// test-lane: browser (decision R17: one Chromium file at a time)
 // The production edge (decisions E10–E13): deploy/nginx as committed, started by this test
 // as its own process on 127.0.0.1 with a self-signed certificate made in a temporary directory, in
 // front of `npm start`'s bridge and notification service; the gateway's routing cases run through it,
