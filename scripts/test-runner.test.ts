@@ -171,10 +171,11 @@ describe('scripts/test.mjs', () => {
     assert.equal(r.status, 0, r.out);
     const line = /✔ FILE scripts\/fixtures\/burns-cpu\.fixture\.ts: 1 passed, 0 failed \([\d.]+ s, ([\d.]+) s CPU\)/.exec(r.out);
     assert.ok(line, r.out);
-    assert.ok(Number(line[1]) >= 1, `reported ${line[1]} s of CPU for a child that used 1 s`);
+    const cpu = line[1]!;
+    assert.ok(Number(cpu) >= 1, `reported ${cpu} s of CPU for a child that used 1 s`);
     const row = / {2}✔ +[\d.]+ s +([\d.]+) s {2}scripts\/fixtures\/burns-cpu\.fixture\.ts\n/.exec(r.out);
-    assert.equal(row?.[1], line[1]);
-    assert.match(r.out, new RegExp(`\nCPU ${line[1].replace('.', '\\.')} s in [\\d.]+ s of wall, 1 job\\(s\\), at most \\d+ at a time \\(TEST_CONCURRENCY\\)\n`));
+    assert.equal(row?.[1], cpu);
+    assert.match(r.out, new RegExp(`\nCPU ${cpu.replace('.', '\\.')} s in [\\d.]+ s of wall, 1 job\\(s\\), at most \\d+ at a time \\(TEST_CONCURRENCY\\)\n`));
   });
 
   it('decision R17: two files of one lane never run at the same time, even with room for both', () => {

@@ -128,7 +128,8 @@ function typecheckJobs() {
       console.error(`--typecheck runs the package's typecheck script as \`tsc -p <project>\` steps joined by &&; cannot run ${JSON.stringify(step.trim())}`);
       process.exit(2);
     }
-    return { name: `typecheck: tsc ${m[1]}`, kind: 'TASK', lane: undefined, seconds: Infinity, args: ['--import', cpuPreload, tsc, ...m[1].split(' ')] };
+    // One tsc at a time (each is a busy process), started first: the longest jobs of a run.
+    return { name: `typecheck: tsc ${m[1]}`, kind: 'TASK', lane: 'typecheck', seconds: Infinity, args: ['--import', cpuPreload, tsc, ...m[1].split(' ')] };
   });
 }
 
