@@ -10,6 +10,14 @@
 //
 // Arguments select files by substring of their path; an argument naming an existing file runs that
 // file whatever its name (the runner's own test uses this for its fixtures).
+//
+// Scheduling (decision R17): TEST_CONCURRENCY files at a time (default 3: on 2 CPUs most files
+// spend much of their time waiting on servers, sockets, disks and timers), longest first by the table
+// in scripts/test-plan.mjs, and at most one file of a lane at a time (a `// test-lane: <name>` line in
+// the file: the Chromium files, the files on the built wasm). Each file's CPU seconds (user + system,
+// with the processes it started and waited for) are read back from scripts/test-cpu.mjs. `--typecheck`
+// runs the package's typecheck steps (`tsc -p …`) as jobs of their own, one at a time, first; a type
+// error fails the run like a failed file. `--fast` keeps only the files FAST lists (decision R18).
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -41,7 +49,7 @@ function envNumber(name, fallback) {
   return n;
 }
 
-const concurrency = Math.max(1, envNumber('TEST_CONCURRENCY', 2));
+const concurrency = Math.max(1, envNumber('TEST_CONCURRENCY', 3));
 const fileTimeoutMs = envNumber('TEST_FILE_TIMEOUT_MS', 5 * 60 * 1000);
 const FAILURE_LINES = 80;
 
