@@ -202,6 +202,37 @@ describe('scripts/test.mjs', () => {
     assert.match(other.out, /cannot run "tsc --build"/);
   });
 
+  /** `--list`: the jobs the runner would start, in order, without running them. */
+  function list(...args: string[]) {
+    const r = spawnSync(process.execPath, ['scripts/test.mjs', '--list', ...args], { cwd: root, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout.trim().split('\n');
+  }
+
+  it('decision R18: --fast runs every canister core test and only files without a lane, a server, a browser, wasm or a database', () => {
+    const fast = list('--fast');
+    const all = list();
+    const cores = all.filter((l) => /^FILE canisters\/[^/]+\/test\//.test(l));
+    assert.ok(cores.length >= 13, `${cores.length} canister core files`);
+    for (const line of cores) assert.ok(fast.includes(line), `${line} is not in --fast`);
+    for (const line of fast) {
+      assert.ok(all.includes(line), `${line} is not in the full run`);
+      assert.match(line, /^FILE [^ ]+\.test\.ts$/, 'no lane');
+      const text = readFileSync(join(root, line.slice('FILE '.length)), 'utf8');
+      assert.doesNotMatch(text, /playwright|chromium|wasm-host|\.listen\(|buildApp|freshPostgres|requireRedis|PGlite|openTemplateDatabase|spawn\(|\.wasm\b/, `${line} needs more than a core or a unit`);
+    }
+  });
+
+  it('decision R17: --list shows every test file once, the lanes, the typecheck steps first and the longest files before the rest', () => {
+    const all = list('--typecheck');
+    const files = all.filter((l) => l.startsWith('FILE '));
+    assert.equal(new Set(files).size, files.length);
+    assert.ok(all.slice(0, 3).every((l) => /^TASK typecheck: tsc -p \S+ \(lane typecheck\)$/.test(l)), all.slice(0, 3).join('\n'));
+    assert.ok(all.includes('FILE packages/canisters/test/wasm-journey.test.ts (lane wasm)'));
+    assert.ok(all.includes('FILE services/bridge/test/portal-browser.test.ts (lane browser)'));
+    assert.ok(all.indexOf('FILE packages/canisters/test/wasm-journey.test.ts (lane wasm)') < all.indexOf('FILE canisters/campaign/test/progress.test.ts'));
+  });
+
   it('a malformed TEST_FILE_TIMEOUT_MS is refused', () => {
     const r = run(['passes'], { TEST_FILE_TIMEOUT_MS: '5min' });
     assert.equal(r.status, 2);

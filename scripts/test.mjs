@@ -18,6 +18,7 @@
 // with the processes it started and waited for) are read back from scripts/test-cpu.mjs. `--typecheck`
 // runs the package's typecheck steps (`tsc -p …`) as jobs of their own, one at a time, first; a type
 // error fails the run like a failed file. `--fast` keeps only the files FAST lists (decision R18).
+// `--list` prints the jobs in the order they would start, with their lanes, and runs nothing.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -56,8 +57,8 @@ const FAILURE_LINES = 80;
 const args = process.argv.slice(2);
 const flags = new Set(args.filter((a) => a.startsWith('--')));
 for (const f of flags) {
-  if (f !== '--fast' && f !== '--typecheck') {
-    console.error(`unknown option ${f}: --fast (the deterministic cores and units, decision R18) and --typecheck (npm run typecheck beside the files, decision R17)`);
+  if (f !== '--fast' && f !== '--typecheck' && f !== '--list') {
+    console.error(`unknown option ${f}: --fast (the deterministic cores and units, decision R18), --typecheck (npm run typecheck beside the files, decision R17), --list (the jobs in the order they would start, and their lanes; nothing runs)`);
     process.exit(2);
   }
 }
@@ -130,14 +131,14 @@ function typecheckJobs() {
   // TEST_TYPECHECK replaces the script (the runner's own test points it at a project with a type error).
   const script = process.env.TEST_TYPECHECK || JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.typecheck;
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  return script.split('&&').map((step) => {
+  return script.split('&&').map((step, i) => {
     const m = /^tsc (-p \S+)$/.exec(step.trim());
     if (!m) {
       console.error(`--typecheck runs the package's typecheck script as \`tsc -p <project>\` steps joined by &&; cannot run ${JSON.stringify(step.trim())}`);
       process.exit(2);
     }
     // One tsc at a time (each is a busy process), started first: the longest jobs of a run.
-    return { name: `typecheck: tsc ${m[1]}`, kind: 'TASK', lane: 'typecheck', seconds: Infinity, args: ['--import', cpuPreload, tsc, ...m[1].split(' ')] };
+    return { name: `typecheck: tsc ${m[1]}`, kind: 'TASK', lane: 'typecheck', seconds: Number.MAX_SAFE_INTEGER - i, args: ['--import', cpuPreload, tsc, ...m[1].split(' ')] };
   });
 }
 
@@ -207,6 +208,10 @@ function report(r) {
 // Longest first, so a long file does not start last and hold the run open alone; at most one file of
 // a lane at a time (decision R17).
 const queue = [...(flags.has('--typecheck') ? typecheckJobs() : []), ...files.map(fileJob)].sort((a, b) => b.seconds - a.seconds || (a.name < b.name ? -1 : 1));
+if (flags.has('--list')) {
+  for (const job of queue) console.log(`${job.kind} ${job.name}${job.lane ? ` (lane ${job.lane})` : ''}`);
+  process.exit(0);
+}
 const busyLanes = new Set();
 const results = [];
 const started = Date.now();
