@@ -87,6 +87,21 @@ describe('scripts/test.mjs', () => {
     assert.equal(existsSync(first![0]!), false, 'removed with what the files left in it');
   });
 
+  it('decision R17: without TMPDIR the run works in RAM (/dev/shm), TEST_TMPDIR names another place, and each file\'s TMPDIR goes with the run', () => {
+    const log = join(dir, 'tmp-log');
+    const r = run(['tmpdir'], { FIXTURE_TMP_LOG: log, TMPDIR: '' });
+    assert.equal(r.status, 0, r.out);
+    const elsewhere = mkdtempSync(join(dir, 'scratch-'));
+    const r2 = run(['tmpdir'], { FIXTURE_TMP_LOG: log, TEST_TMPDIR: elsewhere });
+    assert.equal(r2.status, 0, r2.out);
+    const [shm, named] = readFileSync(log, 'utf8').trim().split('\n').map((l) => l.split(' '));
+    assert.match(shm![0]!, /^\/dev\/shm\/domdao-test-run-[^/]+\/tmp$/);
+    assert.equal(shm![0], `${shm![1]}/tmp`, 'inside the run cache');
+    assert.equal(existsSync(shm![1]!), false, 'removed with the run');
+    assert.ok(named![0]!.startsWith(`${elsewhere}/domdao-test-run-`), named![0]);
+    assert.deepEqual(readdirSync(elsewhere), []);
+  });
+
   /**
    * Starts the runner on the stubborn fixture (and `more`), with its own temporary directory, and waits
    * until the fixture's process and its child run. Whatever is left is killed when the test ends.

@@ -19,7 +19,7 @@
 // runs the package's typecheck steps (`tsc -p …`) as jobs of their own, one at a time, first; a type
 // error fails the run like a failed file. `--fast` keeps only the files FAST lists (decision R18).
 // `--list` prints the jobs in the order they would start, with their lanes, and runs nothing.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -75,8 +75,26 @@ if (files.length === 0) {
 
 // Fixtures every file of this run may share (decision R13: the bridge's template database), made
 // by whichever file needs one first and removed when the run ends.
-const runCache = mkdtempSync(join(tmpdir(), 'domdao-test-run-'));
+//
+// The run's scratch (decision R17) is on /dev/shm when TMPDIR is not set and /dev/shm is writable
+// (TEST_TMPDIR names another place), and each file's TMPDIR is a directory in it: the bridge's tests copy
+// and delete a 40 MB, 1,100-file embedded database per bridge and fsync it, which on a disk shared by
+// the machine's other users cost more than the tests themselves. All of it goes when the run ends.
+function scratchBase() {
+  if (process.env.TEST_TMPDIR) return process.env.TEST_TMPDIR;
+  if (process.env.TMPDIR) return tmpdir();
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    if (statSync('/dev/shm').isDirectory()) return '/dev/shm';
+  } catch {
+    // no RAM-backed directory: the system's temporary directory
+  }
+  return tmpdir();
+}
+const runCache = mkdtempSync(join(scratchBase(), 'domdao-test-run-'));
 process.once('exit', () => rmSync(runCache, { recursive: true, force: true }));
+const runTmp = join(runCache, 'tmp');
+mkdirSync(runTmp);
 
 // Files still running, each in a process group of its own (see runFile): a Ctrl-C reaches only the
 // runner's group, so on SIGINT or SIGTERM the runner starts no more files and ends theirs (SIGTERM,
@@ -149,7 +167,7 @@ function runJob(job) {
     const child = spawn(process.execPath, job.args, {
       cwd: root,
       // NODE_TEST_CONTEXT would make a nested run (the runner's own test) skip its files.
-      env: { ...process.env, NODE_ENV: 'test', NODE_TEST_CONTEXT: undefined, TEST_RUN_CACHE_DIR: runCache, TEST_CPU_FILE: cpuFile },
+      env: { ...process.env, NODE_ENV: 'test', NODE_TEST_CONTEXT: undefined, TEST_RUN_CACHE_DIR: runCache, TEST_CPU_FILE: cpuFile, TMPDIR: runTmp },
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so the watchdog also ends the file's children (servers, workers).
       detached: true,
