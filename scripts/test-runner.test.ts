@@ -88,7 +88,7 @@ describe('scripts/test.mjs', () => {
     assert.equal(existsSync(first![0]!), false, 'removed with what the files left in it');
   });
 
-  it('decision R17: without TMPDIR the run works in RAM (/dev/shm), TEST_TMPDIR names another place, and each file\'s TMPDIR goes with the run', () => {
+  it('decision R17: without TMPDIR the run works in RAM (/dev/shm), TEST_TMPDIR names another place, and each file\'s TMPDIR (open to every user, as /tmp) goes with the run', () => {
     const log = join(dir, 'tmp-log');
     const r = run(['tmpdir'], { FIXTURE_TMP_LOG: log, TMPDIR: '' });
     assert.equal(r.status, 0, r.out);
@@ -101,6 +101,8 @@ describe('scripts/test.mjs', () => {
     assert.equal(existsSync(shm![1]!), false, 'removed with the run');
     assert.ok(named![0]!.startsWith(`${elsewhere}/domdao-test-run-`), named![0]);
     assert.deepEqual(readdirSync(elsewhere), []);
+    // As /tmp: a server a file starts as another user (initdb as postgres, nginx's workers) reaches its files.
+    assert.deepEqual(shm!.slice(2), ['1777', '755']);
   });
 
   /**

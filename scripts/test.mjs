@@ -19,7 +19,7 @@
 // runs the package's typecheck steps (`tsc -p …`) as jobs of their own, one at a time, first; a type
 // error fails the run like a failed file. `--fast` keeps only the files FAST lists (decision R18).
 // `--list` prints the jobs in the order they would start, with their lanes, and runs nothing.
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -93,8 +93,12 @@ function scratchBase() {
 }
 const runCache = mkdtempSync(join(scratchBase(), 'domdao-test-run-'));
 process.once('exit', () => rmSync(runCache, { recursive: true, force: true }));
+// Modes as /tmp's: servers a file starts as another user (PostgreSQL's initdb, nginx's workers) must
+// reach what the file made for them in its TMPDIR.
+chmodSync(runCache, 0o755);
 const runTmp = join(runCache, 'tmp');
 mkdirSync(runTmp);
+chmodSync(runTmp, 0o1777);
 
 // Files still running, each in a process group of its own (see runFile): a Ctrl-C reaches only the
 // runner's group, so on SIGINT or SIGTERM the runner starts no more files and ends theirs (SIGTERM,
