@@ -246,9 +246,9 @@ describe('scripts/test.mjs', () => {
     const files = all.filter((l) => l.startsWith('FILE '));
     assert.equal(new Set(files).size, files.length);
     assert.ok(all.slice(0, 3).every((l) => /^TASK typecheck: tsc -p \S+ \(lane typecheck\)$/.test(l)), all.slice(0, 3).join('\n'));
-    assert.ok(all.includes('FILE packages/canisters/test/wasm-journey.test.ts (lane wasm)'));
+    assert.ok(all.includes('FILE platform/canisters/test/wasm-journey.test.ts (lane wasm)'));
     assert.ok(all.includes('FILE services/bridge/test/portal-browser.test.ts (lane browser)'));
-    assert.ok(all.indexOf('FILE packages/canisters/test/wasm-journey.test.ts (lane wasm)') < all.indexOf('FILE canisters/campaign/test/progress.test.ts'));
+    assert.ok(all.indexOf('FILE platform/canisters/test/wasm-journey.test.ts (lane wasm)') < all.indexOf('FILE canisters/campaign/test/progress.test.ts'));
   });
 
   it('a malformed TEST_FILE_TIMEOUT_MS is refused', () => {
