@@ -4,7 +4,21 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '.azle/**', '**/.azle/**', '.build/**', '**/dist/**', 'preview/**', '.data/**', '.bench/**', 'screenshots/**', 'docs/**'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '.azle/**',
+      '**/.azle/**',
+      '.build/**',
+      '**/dist/**',
+      'preview/**',
+      '.data/**',
+      '.bench/**',
+      'screenshots/**',
+      'docs/**',
+      'scripts/fixtures/type-error/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

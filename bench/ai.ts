@@ -79,7 +79,9 @@ async function fill(db: Db, vectors: Float32Array[]) {
   const pgvector = (await store.mode()) === 'pgvector';
   if (pgvector) await sql`drop index ai_embeddings_bq_hnsw`.execute(db);
   for (let i = 0; i < vectors.length; i += 50) {
-    const batch = vectors.slice(i, i + 50).map((v, k) => ({ proposal_id: String(i + k), title: `P${i + k}`, excerpt: '', body_sha256: '', model: 'bench', embedding: Array.from(v) }));
+    const batch = vectors
+      .slice(i, i + 50)
+      .map((v, k) => ({ proposal_id: String(i + k), title: `P${i + k}`, excerpt: '', body_sha256: '', model: 'bench', embedding: Array.from(v) }));
     await db.transaction().execute((trx) => store.upsert(batch, at, trx));
   }
   if (pgvector) await sql`create index ai_embeddings_bq_hnsw on ai_embeddings using hnsw ((binary_quantize(embedding)::bit(4096)) bit_hamming_ops)`.execute(db);
@@ -157,17 +159,29 @@ export async function benchAi(): Promise<string> {
       await admin.query(`drop database ${name} with (force)`);
       await admin.end();
     }
-  } else pgNote = '\nPostgreSQL: not measured — this server has no pgvector (Debian bookworm does not package it; decision A15), so it would run the exact path.\n';
+  } else
+    pgNote = '\nPostgreSQL: not measured — this server has no pgvector (Debian bookworm does not package it; decision A15), so it would run the exact path.\n';
 
   // Cached summaries at 50 connections, against GET /auth/session with the same cookie (the same
   // session lookup, which bounds both) and GET /health, on the embedded defaults and on PostgreSQL + Redis.
   const cacheRows: Array<Record<string, string | number>> = [];
-  for (const backend of [{ db: 'pglite', sessions: 'database' }, { db: 'postgres', sessions: 'redis' }] as const) {
+  for (const backend of [
+    { db: 'pglite', sessions: 'database' },
+    { db: 'postgres', sessions: 'redis' },
+  ] as const) {
     const fake = await startFakeInference();
     const h = await bridge(backend, { INFERENCE_URL: fake.url, LOG_LEVEL: 'warn' });
     try {
       const { jar } = await h.member('bench@example.org');
-      const id = String(((await h.opened.canisters.clients.governance.create_proposal({ title: 'Bench', body: 'A proposal to benchmark cached summaries.', category: 'General' })) as { Ok: bigint }).Ok);
+      const id = String(
+        (
+          (await h.opened.canisters.clients.governance.create_proposal({
+            title: 'Bench',
+            body: 'A proposal to benchmark cached summaries.',
+            category: 'General',
+          })) as { Ok: bigint }
+        ).Ok,
+      );
       const payload = JSON.stringify({ proposal_id: id, title: 'Bench', body: 'x' });
       await h.request({ method: 'POST', url: '/api/ai/summarize', payload: JSON.parse(payload) as object, jar });
       await h.app.listen({ port: 0, host: '127.0.0.1' });
@@ -175,9 +189,16 @@ export async function benchAi(): Promise<string> {
       const headers = { 'content-type': 'application/json', cookie: `session=${jar.cookie}`, origin: 'https://app.domdao.example' };
       const label = `${backend.db}, ${backend.sessions} sessions`;
       const session = await load(`GET /auth/session (yardstick; ${label})`, { url: `${base}/auth/session`, seconds: 8, headers });
-      const cached = await load(`POST /api/ai/summarize cached (${label})`, { url: `${base}/api/ai/summarize`, method: 'POST', body: payload, seconds: 8, headers });
+      const cached = await load(`POST /api/ai/summarize cached (${label})`, {
+        url: `${base}/api/ai/summarize`,
+        method: 'POST',
+        body: payload,
+        seconds: 8,
+        headers,
+      });
       if (cached.non2xx || cached.errors) throw new Error(`cached summaries: ${cached.non2xx} non-2xx, ${cached.errors} errors`);
-      for (const r of [session, cached]) cacheRows.push({ ...loadColumns({ ...r, minRps: r.rps, maxRps: r.rps }), 'vs /auth/session': `${((r.rps / session.rps) * 100).toFixed(0)} %` });
+      for (const r of [session, cached])
+        cacheRows.push({ ...loadColumns({ ...r, minRps: r.rps, maxRps: r.rps }), 'vs /auth/session': `${((r.rps / session.rps) * 100).toFixed(0)} %` });
     } finally {
       await h.close();
       await fake.close();

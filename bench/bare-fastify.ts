@@ -20,7 +20,10 @@ const sent = {
 app.post('/', { schema: { response: { 200: sent } } }, async (request, reply) => {
   reply.header('x-request-id', request.id);
   const id = `stub_${randomUUID()}`;
-  request.log.info({ event: 'email.stub_send', message_id: id, template: 'welcome', brand: 'dao', attachment_count: 0, attachment_filenames: [] }, 'stub mode: email not delivered');
+  request.log.info(
+    { event: 'email.stub_send', message_id: id, template: 'welcome', brand: 'dao', attachment_count: 0, attachment_filenames: [] },
+    'stub mode: email not delivered',
+  );
   return { id, status: 'sent', stubbed: true, request_id: request.id };
 });
 app.get('/', async () => ({ status: 'ok' }));

@@ -26,11 +26,17 @@ async function cookieFrom(res: Response): Promise<string> {
 async function bridgeSession(url: string, email: string, outbox: string): Promise<string> {
   const key = (await (await fetch(`${url}/api/auth/registration-key`)).json()) as { public_key: string };
   const fields = await encryptRegistration(key.public_key, { email, name: 'Bench Member', dob: '1990-05-01' });
-  const r = await fetch(`${url}/api/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...fields, password: PASSWORD, tos_accepted: true }) });
+  const r = await fetch(`${url}/api/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...fields, password: PASSWORD, tos_accepted: true }),
+  });
   if (r.status !== 201) throw new Error(`register failed: ${r.status} ${await r.text()}`);
   const v = await fetch(`${url}${verificationPath(outbox, email)}`);
   if (v.status !== 200) throw new Error(`verification failed: ${v.status} ${await v.text()}`);
-  return cookieFrom(await fetch(`${url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) }));
+  return cookieFrom(
+    await fetch(`${url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) }),
+  );
 }
 
 export async function benchBridge(): Promise<string> {
@@ -46,9 +52,24 @@ export async function benchBridge(): Promise<string> {
   const children: Child[] = [];
   try {
     const outbox = (dir: string) => join(dir, 'dev-outbox.jsonl');
-    const dbBridge = await startChild('services/bridge/src/main.ts', { ...common, DATA_DIR: dirs[0]!, DEV_OUTBOX_FILE: outbox(dirs[0]!), SESSION_STORE: 'database' }, '/health');
+    const dbBridge = await startChild(
+      'services/bridge/src/main.ts',
+      { ...common, DATA_DIR: dirs[0]!, DEV_OUTBOX_FILE: outbox(dirs[0]!), SESSION_STORE: 'database' },
+      '/health',
+    );
     children.push(dbBridge);
-    const redisBridge = await startChild('services/bridge/src/main.ts', { ...common, DATA_DIR: dirs[1]!, DEV_OUTBOX_FILE: outbox(dirs[1]!), SESSION_STORE: 'redis', SESSION_REDIS_URL: REDIS, SESSION_KEY_PREFIX: `${prefix}bridge:` }, '/health');
+    const redisBridge = await startChild(
+      'services/bridge/src/main.ts',
+      {
+        ...common,
+        DATA_DIR: dirs[1]!,
+        DEV_OUTBOX_FILE: outbox(dirs[1]!),
+        SESSION_STORE: 'redis',
+        SESSION_REDIS_URL: REDIS,
+        SESSION_KEY_PREFIX: `${prefix}bridge:`,
+      },
+      '/health',
+    );
     children.push(redisBridge);
     const peer = await startChild('bench/peer-express-session.ts', { REDIS_URL: REDIS, PEER_PREFIX: `${prefix}peer:` }, '/health');
     children.push(peer);
@@ -56,7 +77,13 @@ export async function benchBridge(): Promise<string> {
     const scenarios: Array<[string, string, string]> = [
       ['bridge, sessions in PostgreSQL', dbBridge.url, await bridgeSession(dbBridge.url, 'bench-db@example.org', outbox(dirs[0]!))],
       ['bridge, sessions in Redis', redisBridge.url, await bridgeSession(redisBridge.url, 'bench-redis@example.org', outbox(dirs[1]!))],
-      ['express-session + connect-redis (peer)', peer.url, await cookieFrom(await fetch(`${peer.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"peer@example.org"}' }))],
+      [
+        'express-session + connect-redis (peer)',
+        peer.url,
+        await cookieFrom(
+          await fetch(`${peer.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"peer@example.org"}' }),
+        ),
+      ],
     ];
     for (const [, url, cookie] of scenarios) {
       const check = (await (await fetch(`${url}/auth/session`, { headers: { cookie } })).json()) as { authenticated: boolean };
@@ -65,7 +92,8 @@ export async function benchBridge(): Promise<string> {
     }
     const rounds = new Map<string, LoadResult[]>();
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [name, url, cookie] of scenarios) rounds.set(name, [...(rounds.get(name) ?? []), await load(name, { url: `${url}/auth/session`, headers: { cookie }, seconds: SECONDS })]);
+      for (const [name, url, cookie] of scenarios)
+        rounds.set(name, [...(rounds.get(name) ?? []), await load(name, { url: `${url}/auth/session`, headers: { cookie }, seconds: SECONDS })]);
     }
     const results = scenarios.map(([name]) => medianOf(name, rounds.get(name)!));
     const peerRps = results[2]!.rps;
@@ -74,7 +102,13 @@ export async function benchBridge(): Promise<string> {
     const times: number[] = [];
     for (let i = 0; i < 20; i++) {
       const t0 = performance.now();
-      await cookieFrom(await fetch(`${redisBridge.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench-redis@example.org', password: PASSWORD }) }));
+      await cookieFrom(
+        await fetch(`${redisBridge.url}/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'bench-redis@example.org', password: PASSWORD }),
+        }),
+      );
       times.push(performance.now() - t0);
     }
     times.sort((a, b) => a - b);

@@ -45,7 +45,11 @@ const bridge = principalFromSeed('bridge');
 const open = () => EmbeddedPlatform.open({ dir, clock: () => now, scheduler: false, admins: [admin], registrars: [bridge] });
 let platform = await open();
 // Clients are taken from the platform in force each time, so a closed one is garbage before a restart is timed.
-const b = { get user() { return platform.as(bridge).user; } };
+const b = {
+  get user() {
+    return platform.as(bridge).user;
+  },
+};
 const members = Array.from({ length: MEMBERS }, (_, i) => principalFromSeed(`member-${i}`));
 
 // Members made the real way: account, verification (mint), KYC, payment (upgrade).
@@ -55,7 +59,15 @@ for (let i = 0; i < MEMBERS; i += CHUNK) {
   await Promise.all(
     members.slice(i, i + CHUNK).map(async (principal) => {
       const c = ok(
-        await b.user.create_account({ principal, email_encrypted: 'e', name_encrypted: 'n', dob_encrypted: 'd', password_hash: HASH, tos_accepted_at: now - 1n, is_age_verified_18_plus: true }),
+        await b.user.create_account({
+          principal,
+          email_encrypted: 'e',
+          name_encrypted: 'n',
+          dob_encrypted: 'd',
+          password_hash: HASH,
+          tos_accepted_at: now - 1n,
+          is_age_verified_18_plus: true,
+        }),
       );
       ok(await b.user.verify_email(c.verification_token));
       ok(await b.user.record_kyc(principal, true));
@@ -71,7 +83,14 @@ now += HOUR;
 const votes = ['Yes', 'Yes', 'No', 'Abstain'] as const;
 t0 = process.hrtime.bigint();
 for (let i = 0; i < MEMBERS; i += CHUNK) {
-  await Promise.all(members.slice(i, i + CHUNK).map((m, j) => platform.as(m).governance.cast_vote(proposal, votes[(i + j) % 4]!).then(ok)));
+  await Promise.all(
+    members.slice(i, i + CHUNK).map((m, j) =>
+      platform
+        .as(m)
+        .governance.cast_vote(proposal, votes[(i + j) % 4]!)
+        .then(ok),
+    ),
+  );
 }
 const voteMs = ms(t0);
 t0 = process.hrtime.bigint();
@@ -82,7 +101,10 @@ const heapWithVotes = heapMiB();
 
 // Restart with the members and votes on disk (the last snapshot and the log after it), then after compaction (snapshot).
 const LOGS = /^wal(\.\d+)?\.jsonl$/;
-const logBytes = () => readdirSync(dir).filter((f) => LOGS.test(f)).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+const logBytes = () =>
+  readdirSync(dir)
+    .filter((f) => LOGS.test(f))
+    .reduce((n, f) => n + statSync(join(dir, f)).size, 0);
 const walBytes = logBytes();
 platform.close();
 t0 = await afterClose();
@@ -92,7 +114,9 @@ if ((await platform.as(admin).governance.get_tally(proposal))!.yes_votes !== liv
 // The first compaction after that restart: most stores not used yet, so it copies their snapshot frames
 // and log parts (decisions P5, P10) without building them.
 const compactionAfterRestart = await compactionWith(idleWhile);
-const snapshotBytes = readdirSync(dir).filter((f) => f.startsWith('snapshot')).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+const snapshotBytes = readdirSync(dir)
+  .filter((f) => f.startsWith('snapshot'))
+  .reduce((n, f) => n + statSync(join(dir, f)).size, 0);
 platform.close();
 t0 = await afterClose();
 platform = await open();
@@ -113,7 +137,7 @@ const binary = readFileSync(join(dir, 'snapshot.bin'));
 // Version 3 frames (uint32 BE length, uint32 BE CRC-32, v8.serialize): {seq}, then name and entries per slice, {end}.
 const state = { seq: 0, stores: new Map<string, unknown[]>() };
 let pendingName: string | undefined;
-for (let at = 20; at < binary.length; ) {
+for (let at = 20; at < binary.length;) {
   const length = binary.readUInt32BE(at);
   const value = deserialize(binary.subarray(at + 8, at + 8 + length)) as unknown;
   at += 8 + length;
@@ -157,7 +181,9 @@ const settledHeapMiB = async () => {
   return heapMiB();
 };
 const before = await settledHeapMiB();
-const g = { create_proposal: (...a: Parameters<ReturnType<typeof platform.as>['governance']['create_proposal']>) => platform.as(admin).governance.create_proposal(...a) };
+const g = {
+  create_proposal: (...a: Parameters<ReturnType<typeof platform.as>['governance']['create_proposal']>) => platform.as(admin).governance.create_proposal(...a),
+};
 t0 = process.hrtime.bigint();
 for (let i = 0; i < PROPOSALS; i += CHUNK) {
   await Promise.all(
@@ -256,7 +282,15 @@ console.log(
     readFilesMs,
     readMiB: readBytes / 2 ** 20,
     restartJsonMs,
-    crashBound: { votesBeforeCompaction: compactionStartedAt, votes: voter, midCompaction, logMiB: boundLogMiB, readMiB: boundReadBytes / 2 ** 20, readMs: boundReadMs, restartMs: restartBoundMs },
+    crashBound: {
+      votesBeforeCompaction: compactionStartedAt,
+      votes: voter,
+      midCompaction,
+      logMiB: boundLogMiB,
+      readMiB: boundReadBytes / 2 ** 20,
+      readMs: boundReadMs,
+      restartMs: restartBoundMs,
+    },
     proposals: PROPOSALS,
     proposalsPerSecond: PROPOSALS / (createMs / 1000),
     heapPer10kProposalsMiB: (perProposals * 10_000) / PROPOSALS,

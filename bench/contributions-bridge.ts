@@ -13,7 +13,10 @@ const { app } = await openBridge(config, process.env);
 const members = Number(process.env.BENCH_MEMBERS ?? 100);
 const password = 'a long benchmark passphrase';
 const origin = config.FRONTEND_ORIGINS.split(',')[0]!;
-const json = (payload: unknown, cookie?: string) => ({ payload: JSON.stringify(payload), headers: { 'content-type': 'application/json', origin, ...(cookie && { cookie }) } });
+const json = (payload: unknown, cookie?: string) => ({
+  payload: JSON.stringify(payload),
+  headers: { 'content-type': 'application/json', origin, ...(cookie && { cookie }) },
+});
 
 const key = (await app.inject({ url: '/api/auth/registration-key' })).json() as { public_key: string };
 const cookies: string[] = [];
@@ -31,7 +34,11 @@ for (let i = 0; i < members; i++) {
   cookies.push(cookie);
 }
 const deadline = new Date(Date.now() + 30 * 86_400_000).toISOString();
-const created = await app.inject({ method: 'POST', url: '/api/campaigns', ...json({ title: 'Bench', description: '', goal: { dom_e8s: String(10n ** 15n) }, deadline }, cookies[0]) });
+const created = await app.inject({
+  method: 'POST',
+  url: '/api/campaigns',
+  ...json({ title: 'Bench', description: '', goal: { dom_e8s: String(10n ** 15n) }, deadline }, cookies[0]),
+});
 if (created.statusCode !== 201) throw new Error(`campaign: ${created.statusCode} ${created.body}`);
 writeFileSync(process.env.BENCH_SEED_FILE!, JSON.stringify({ cookies, campaign: (created.json() as { id: string }).id, origin }));
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });

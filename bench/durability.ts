@@ -51,20 +51,36 @@ async function embedded(fsync: boolean, members: number, rounds: number): Promis
   const principals = Array.from({ length: members }, (_, i) => principalFromSeed(`member-${i}`));
   await closedLoop(members, CLIENTS, async (i) => {
     const principal = principals[i]!;
-    const c = ok(await b.user.create_account({ principal, email_encrypted: 'e', name_encrypted: 'n', dob_encrypted: 'd', password_hash: HASH, tos_accepted_at: now - 1n, is_age_verified_18_plus: true }));
+    const c = ok(
+      await b.user.create_account({
+        principal,
+        email_encrypted: 'e',
+        name_encrypted: 'n',
+        dob_encrypted: 'd',
+        password_hash: HASH,
+        tos_accepted_at: now - 1n,
+        is_age_verified_18_plus: true,
+      }),
+    );
     ok(await b.user.verify_email(c.verification_token));
     ok(await b.user.record_kyc(principal, true));
     ok(await b.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) }));
   });
   const proposals: bigint[] = [];
-  for (let r = 0; r < rounds; r++) proposals.push(ok(await platform.as(admin).governance.create_proposal({ title: `Bench ${r}`, body: 'One vote per member', category: 'General' })));
+  for (let r = 0; r < rounds; r++)
+    proposals.push(ok(await platform.as(admin).governance.create_proposal({ title: `Bench ${r}`, body: 'One vote per member', category: 'General' })));
   now += HOUR;
   const votes = ['Yes', 'Yes', 'No', 'Abstain'] as const;
   let round = 0;
   return {
     open: async () => {
       const proposal = proposals[round++]!;
-      return closedLoop(members, CLIENTS, (i) => platform.as(principals[i]!).governance.cast_vote(proposal, votes[i % 4]!).then(ok));
+      return closedLoop(members, CLIENTS, (i) =>
+        platform
+          .as(principals[i]!)
+          .governance.cast_vote(proposal, votes[i % 4]!)
+          .then(ok),
+      );
     },
     close: () => {
       platform.close();
@@ -83,11 +99,16 @@ async function postgres(members: number): Promise<{ round: () => Promise<number>
   url.pathname = `/${database}`;
   const pool = new pg.Pool({ connectionString: url.toString(), max: CLIENTS });
   // What a vote is in a relational design: one row, unique per (proposal, voter).
-  await pool.query(`CREATE TABLE votes (proposal_id bigint NOT NULL, voter text NOT NULL, choice text NOT NULL, cast_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (proposal_id, voter))`);
+  await pool.query(
+    `CREATE TABLE votes (proposal_id bigint NOT NULL, voter text NOT NULL, choice text NOT NULL, cast_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (proposal_id, voter))`,
+  );
   const clients = await Promise.all(Array.from({ length: CLIENTS }, () => pool.connect()));
   for (const c of clients) {
     await c.query('SET synchronous_commit = on');
-    const { rows } = await c.query<{ synchronous_commit: string; fsync: string }>('SELECT current_setting($1) AS synchronous_commit, current_setting($2) AS fsync', ['synchronous_commit', 'fsync']);
+    const { rows } = await c.query<{ synchronous_commit: string; fsync: string }>(
+      'SELECT current_setting($1) AS synchronous_commit, current_setting($2) AS fsync',
+      ['synchronous_commit', 'fsync'],
+    );
     if (rows[0]!.synchronous_commit !== 'on' || rows[0]!.fsync !== 'on') throw new Error(`PostgreSQL is not durable here: ${JSON.stringify(rows[0])}`);
   }
   const principals = Array.from({ length: members }, (_, i) => principalFromSeed(`member-${i}`));
@@ -97,7 +118,13 @@ async function postgres(members: number): Promise<{ round: () => Promise<number>
     round: async () => {
       const proposal = ++round;
       // Autocommit: each INSERT is its own transaction, committed (WAL flushed) before its answer.
-      return closedLoop(members, CLIENTS, (i, c) => clients[c]!.query({ name: 'vote', text: 'INSERT INTO votes (proposal_id, voter, choice) VALUES ($1, $2, $3)', values: [proposal, principals[i]!, votes[i % 4]!] }));
+      return closedLoop(members, CLIENTS, (i, c) =>
+        clients[c]!.query({
+          name: 'vote',
+          text: 'INSERT INTO votes (proposal_id, voter, choice) VALUES ($1, $2, $3)',
+          values: [proposal, principals[i]!, votes[i % 4]!],
+        }),
+      );
     },
     close: async () => {
       for (const c of clients) c.release();
@@ -113,7 +140,10 @@ export async function benchDurability(): Promise<string> {
   // pinning from bench/lib.ts for this benchmark, and put it back afterwards.
   const lifted = pinning ? spawnSync('taskset', ['-a', '-pc', pinning.all, String(process.pid)], { encoding: 'utf8' }) : undefined;
   // Under a cpuset without those CPUs the lift fails, and the embedded side would quietly have one CPU.
-  const warning = lifted && lifted.status !== 0 ? `\n\n**Not on every CPU:** taskset could not give this process CPUs ${pinning!.all} (${lifted.stderr.trim() || `exit ${lifted.status}`}); the embedded side ran on CPU ${pinning!.client} only (decision P18).` : '';
+  const warning =
+    lifted && lifted.status !== 0
+      ? `\n\n**Not on every CPU:** taskset could not give this process CPUs ${pinning!.all} (${lifted.stderr.trim() || `exit ${lifted.status}`}); the embedded side ran on CPU ${pinning!.client} only (decision P18).`
+      : '';
   try {
     return (await measure()) + warning;
   } finally {
@@ -148,8 +178,16 @@ async function measure(): Promise<string> {
     `## Durable votes: embedded cast_vote vs PostgreSQL (${members.toLocaleString('en')} votes per round, ${CLIENTS} clients in flight, ${rounds} rounds; median (range))`,
     '',
     table([
-      { system: 'embedded cast_vote, fsynced before each answer (default, group commit)', 'calls/s': summary(r.synced), '÷ PostgreSQL (same round)': summary(r.ratio, 2) },
-      { system: 'embedded cast_vote, written not synced (CANISTERS_FSYNC=false)', 'calls/s': summary(r.unsynced), '÷ PostgreSQL (same round)': summary(r.ratioUnsynced, 2) },
+      {
+        system: 'embedded cast_vote, fsynced before each answer (default, group commit)',
+        'calls/s': summary(r.synced),
+        '÷ PostgreSQL (same round)': summary(r.ratio, 2),
+      },
+      {
+        system: 'embedded cast_vote, written not synced (CANISTERS_FSYNC=false)',
+        'calls/s': summary(r.unsynced),
+        '÷ PostgreSQL (same round)': summary(r.ratioUnsynced, 2),
+      },
       { system: 'yardstick: PostgreSQL, one INSERT per transaction, synchronous_commit on', 'calls/s': summary(r.pg), '÷ PostgreSQL (same round)': '1.00' },
     ]),
   ].join('\n');

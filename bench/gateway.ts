@@ -10,7 +10,11 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 export async function benchGateway(): Promise<string> {
   const bare = await startChild('bench/bare-server.ts', {}, '/');
-  const gw = await startChild('services/gateway/src/main.ts', { BRIDGE_URL: bare.url, NOTIFICATION_URL: bare.url, NOTIFICATION_SERVICE_TOKEN: TOKEN, LOG_LEVEL: 'warn' }, '/gateway/health');
+  const gw = await startChild(
+    'services/gateway/src/main.ts',
+    { BRIDGE_URL: bare.url, NOTIFICATION_URL: bare.url, NOTIFICATION_SERVICE_TOKEN: TOKEN, LOG_LEVEL: 'warn' },
+    '/gateway/health',
+  );
   const body = JSON.stringify({ type: 'welcome', to: 'ada@example.com', domain: 'domdao.example', data: { user_name: 'Ada' } });
   const json = { 'content-type': 'application/json' };
   const scenarios: Array<[string, string, Record<string, string>]> = [
@@ -23,7 +27,8 @@ export async function benchGateway(): Promise<string> {
     for (const [, url, headers] of scenarios) await load('warm-up', { url, method: 'POST', headers, body, seconds: 2 });
     const rounds = new Map<string, LoadResult[]>();
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [name, url, headers] of scenarios) rounds.set(name, [...(rounds.get(name) ?? []), await load(name, { url, method: 'POST', headers, body, seconds: SECONDS })]);
+      for (const [name, url, headers] of scenarios)
+        rounds.set(name, [...(rounds.get(name) ?? []), await load(name, { url, method: 'POST', headers, body, seconds: SECONDS })]);
     }
     const results = scenarios.map(([name]) => medianOf(name, rounds.get(name)!));
     const yardstick = results[0]!.rps;

@@ -27,7 +27,8 @@ for (let i = 0; i < members; i++) {
   if ((await app.inject({ url: verificationPath(config.DEV_OUTBOX_FILE, email) })).statusCode !== 200) throw new Error('verify failed');
   const { principal } = await db.selectFrom('users').select('principal').where('id', '=', user_id).executeTakeFirstOrThrow();
   if (!('Ok' in (await canisters.clients.user.record_kyc(principal, true)))) throw new Error('kyc failed');
-  if (!('Ok' in (await canisters.clients.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })))) throw new Error('upgrade failed');
+  if (!('Ok' in (await canisters.clients.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) }))))
+    throw new Error('upgrade failed');
   const login = await app.inject({ method: 'POST', url: '/auth/login', ...json({ email, password }) });
   const cookie = String(login.headers['set-cookie']).split(';')[0]!;
   if (login.statusCode !== 200 || !cookie.startsWith('session=')) throw new Error(`login: ${login.statusCode}`);
@@ -43,7 +44,7 @@ for (let i = 0; i < proposals; i++) {
 // Let the governance follower copy the seeding's admin events and every subscriber (the activity
 // feed writes an item per member and proposal) process them first, so none of it runs during the load.
 const { sql } = await import('kysely');
-for (let last = '', stable = 0; stable < 3; ) {
+for (let last = '', stable = 0; stable < 3;) {
   await new Promise((r) => setTimeout(r, 1_000));
   const { rows } = await sql<{ n: string }>`select count(*)::text as n from bridge_events where source = 'governance'`.execute(db);
   const { rows: top } = await sql<{ s: string | null }>`select max(seq)::text as s from bridge_events`.execute(db);

@@ -45,8 +45,22 @@ export async function benchGovernance(): Promise<string> {
   try {
     const rounds: LoadResult[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const r = await autocannon({ url: `${bare.url}/api/governance/vote`, method: 'POST', connections: 50, duration: SECONDS, headers: { 'content-type': 'application/json' }, body: '{"proposal_id":"1","vote":"Yes"}' });
-      rounds.push({ name: 'bare node:http POST, same body (ceiling)', rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
+      const r = await autocannon({
+        url: `${bare.url}/api/governance/vote`,
+        method: 'POST',
+        connections: 50,
+        duration: SECONDS,
+        headers: { 'content-type': 'application/json' },
+        body: '{"proposal_id":"1","vote":"Yes"}',
+      });
+      rounds.push({
+        name: 'bare node:http POST, same body (ceiling)',
+        rps: Math.round(r.requests.average),
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        non2xx: r.non2xx,
+        errors: r.errors,
+      });
     }
     const r = medianOf(rounds[0]!.name, rounds);
     rows.push({ ...loadColumns(r), target: '', 'votes sent': '', 'non-2xx': r.non2xx, errors: r.errors });
@@ -111,7 +125,11 @@ async function benchVotes(backend: 'PGlite (embedded default)' | 'PostgreSQL'): 
                     exhausted = true;
                     k = 0;
                   }
-                  return { ...req, headers: { 'content-type': 'application/json', origin: seed.origin, cookie: seed.cookies[k % seed.cookies.length]! }, body: JSON.stringify({ proposal_id: seed.proposals[Math.floor(k / seed.cookies.length)]!, vote: k % 3 === 0 ? 'No' : 'Yes' }) };
+                  return {
+                    ...req,
+                    headers: { 'content-type': 'application/json', origin: seed.origin, cookie: seed.cookies[k % seed.cookies.length]! },
+                    body: JSON.stringify({ proposal_id: seed.proposals[Math.floor(k / seed.cookies.length)]!, vote: k % 3 === 0 ? 'No' : 'Yes' }),
+                  };
                 },
               },
             ],
@@ -119,7 +137,14 @@ async function benchVotes(backend: 'PGlite (embedded default)' | 'PostgreSQL'): 
           (err, result) =>
             err || exhausted
               ? reject(err instanceof Error ? err : new Error(`out of (member, proposal) pairs after ${pairs}: raise PROPOSALS in bench/governance.ts`))
-              : resolve({ name, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors }),
+              : resolve({
+                  name,
+                  rps: Math.round(result.requests.average),
+                  p50: result.latency.p50,
+                  p99: result.latency.p99,
+                  non2xx: result.non2xx,
+                  errors: result.errors,
+                }),
         );
       });
     await votes('warm-up', 1);

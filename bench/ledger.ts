@@ -30,7 +30,12 @@ async function transfers(n: number, fsync: boolean, concurrency: number): Promis
           const k = i + j;
           now += 1000n;
           // With created_at_time and a memo: the deduplication path every platform movement takes.
-          const r = await platform.as(owners[k % ACCOUNTS]!).ledger.icrc1_transfer({ to: { owner: owners[(k * 7 + 1) % ACCOUNTS]! }, amount: E8S, memo: new TextEncoder().encode(`bench:${k}`), created_at_time: now });
+          const r = await platform.as(owners[k % ACCOUNTS]!).ledger.icrc1_transfer({
+            to: { owner: owners[(k * 7 + 1) % ACCOUNTS]! },
+            amount: E8S,
+            memo: new TextEncoder().encode(`bench:${k}`),
+            created_at_time: now,
+          });
           if (!('Ok' in r)) throw new Error(`transfer refused: ${Object.keys(r.Err)[0]}`);
         }),
       );
@@ -49,7 +54,9 @@ async function yardstick(n: number, fsync: boolean, concurrency: number): Promis
     const store = host.store<bigint, bigint>('bench', 'values');
     const t0 = process.hrtime.bigint();
     for (let i = 0; i < n; i += concurrency) {
-      await Promise.all(Array.from({ length: Math.min(concurrency, n - i) }, (_, j) => host.update('bench', () => store.set(BigInt((i + j) % ACCOUNTS), BigInt(i + j)))));
+      await Promise.all(
+        Array.from({ length: Math.min(concurrency, n - i) }, (_, j) => host.update('bench', () => store.set(BigInt((i + j) % ACCOUNTS), BigInt(i + j)))),
+      );
     }
     return (n / ms(t0)) * 1000;
   } finally {
@@ -62,10 +69,19 @@ export async function benchLedger(): Promise<string> {
   const N = Number(process.env.BENCH_TRANSFERS ?? 20_000);
   const NF = Number(process.env.BENCH_TRANSFERS_FSYNC ?? 2_000);
   const rows = [];
-  for (const [label, n, fsync] of [['journaled (survives a process crash)', N, false], ['journaled + fsync (survives power loss)', NF, true]] as const) {
+  for (const [label, n, fsync] of [
+    ['journaled (survives a process crash)', N, false],
+    ['journaled + fsync (survives power loss)', NF, true],
+  ] as const) {
     const y = await yardstick(n, fsync, 50);
     const t = await transfers(n, fsync, 50);
-    rows.push({ durability: label, 'icrc1_transfer/s': t.toFixed(0), 'yardstick: bare journaled updates/s': y.toFixed(0), 'transfer / yardstick': (t / y).toFixed(2), calls: n });
+    rows.push({
+      durability: label,
+      'icrc1_transfer/s': t.toFixed(0),
+      'yardstick: bare journaled updates/s': y.toFixed(0),
+      'transfer / yardstick': (t / y).toFixed(2),
+      calls: n,
+    });
   }
   return [
     `## DOM ledger on the embedded host (${ACCOUNTS} accounts, 50 calls in flight, each answered after its log write)`,
@@ -120,12 +136,31 @@ async function benchContributions(): Promise<string> {
                 path: `/api/campaigns/${seed.campaign}/contributions`,
                 setupRequest: (req: Record<string, unknown>) => {
                   const k = next++;
-                  return { ...req, headers: { 'content-type': 'application/json', origin: seed.origin, cookie: seed.cookies[k % seed.cookies.length]!, 'idempotency-key': `bench-${k}` }, body: JSON.stringify({ amount: { dom_e8s: '100000000' } }) };
+                  return {
+                    ...req,
+                    headers: {
+                      'content-type': 'application/json',
+                      origin: seed.origin,
+                      cookie: seed.cookies[k % seed.cookies.length]!,
+                      'idempotency-key': `bench-${k}`,
+                    },
+                    body: JSON.stringify({ amount: { dom_e8s: '100000000' } }),
+                  };
                 },
               },
             ],
           } as unknown as autocannon.Options,
-          (err, result) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve({ name, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors })),
+          (err, result) =>
+            err
+              ? reject(err instanceof Error ? err : new Error(String(err)))
+              : resolve({
+                  name,
+                  rps: Math.round(result.requests.average),
+                  p50: result.latency.p50,
+                  p99: result.latency.p99,
+                  non2xx: result.non2xx,
+                  errors: result.errors,
+                }),
         );
       });
     await load('warm-up', 1);
@@ -141,8 +176,22 @@ async function benchContributions(): Promise<string> {
   try {
     const rounds: LoadResult[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const r = await autocannon({ url: `${bare.url}/api/campaigns/1/contributions`, method: 'POST', connections: 50, duration: SECONDS, headers: { 'content-type': 'application/json' }, body: '{"amount":{"dom_e8s":"100000000"}}' });
-      rounds.push({ name: 'bare node:http POST, same body (ceiling)', rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
+      const r = await autocannon({
+        url: `${bare.url}/api/campaigns/1/contributions`,
+        method: 'POST',
+        connections: 50,
+        duration: SECONDS,
+        headers: { 'content-type': 'application/json' },
+        body: '{"amount":{"dom_e8s":"100000000"}}',
+      });
+      rounds.push({
+        name: 'bare node:http POST, same body (ceiling)',
+        rps: Math.round(r.requests.average),
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        non2xx: r.non2xx,
+        errors: r.errors,
+      });
     }
     const r = medianOf(rounds[0]!.name, rounds);
     rows.push({ ...loadColumns(r), 'requests sent': '', 'non-2xx': r.non2xx, errors: r.errors });

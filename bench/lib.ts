@@ -35,7 +35,13 @@ export const pinning = (() => {
 })();
 if (pinning) spawnSync('taskset', ['-pc', pinning.client, String(process.pid)]);
 
-export async function startChild(entry: string, env: Record<string, string>, healthPath: string, readyWithinMs = 20_000, nodeFlags: readonly string[] = []): Promise<Child> {
+export async function startChild(
+  entry: string,
+  env: Record<string, string>,
+  healthPath: string,
+  readyWithinMs = 20_000,
+  nodeFlags: readonly string[] = [],
+): Promise<Child> {
   const port = await freePort();
   // BENCH_NODE_ARGS: extra Node flags for the measured processes (e.g. --cpu-prof --cpu-prof-dir=prof).
   const node = [process.execPath, ...nodeFlags, ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []), '--import', 'tsx', entry];
@@ -85,7 +91,10 @@ export interface LoadResult {
   errors: number;
 }
 
-export async function load(name: string, opts: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; connections?: number; seconds?: number }): Promise<LoadResult> {
+export async function load(
+  name: string,
+  opts: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; connections?: number; seconds?: number },
+): Promise<LoadResult> {
   const result = await autocannon({
     url: opts.url,
     method: opts.method ?? 'GET',

@@ -19,7 +19,10 @@ if (file) {
     gc?.();
     const m = process.memoryUsage();
     const h = getHeapStatistics();
-    appendFileSync(file, `${JSON.stringify({ t: Date.now(), rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, malloced: h.malloced_memory, code: h.total_heap_size_executable })}\n`);
+    appendFileSync(
+      file,
+      `${JSON.stringify({ t: Date.now(), rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, malloced: h.malloced_memory, code: h.total_heap_size_executable })}\n`,
+    );
   };
   setInterval(sample, every).unref();
 }

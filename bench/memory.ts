@@ -23,7 +23,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const START_FLAGS = RUN_FLAGS;
 
 /** Waits until every URL answers 2xx (the process must not exit meanwhile), then idles and reads its memory. */
-async function idleOnceUp(proc: ReturnType<typeof spawn>, urls: string[], what: string, tries: number, everyMs: number): Promise<{ rssMiB: number; peakMiB: number }> {
+async function idleOnceUp(
+  proc: ReturnType<typeof spawn>,
+  urls: string[],
+  what: string,
+  tries: number,
+  everyMs: number,
+): Promise<{ rssMiB: number; peakMiB: number }> {
   for (let i = 0; ; i++) {
     try {
       let up = true;
@@ -43,7 +49,16 @@ async function npmStart(entry: string, dataDir: string): Promise<{ rssMiB: numbe
   const [gateway, bridge, notification] = [await freePort(), await freePort(), await freePort()];
   const proc = spawn(process.execPath, [...START_FLAGS, entry], {
     cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'development', DATA_DIR: dataDir, LOG_LEVEL: 'warn', GATEWAY_PORT: String(gateway), BRIDGE_PORT: String(bridge), NOTIFICATION_PORT: String(notification) },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: 'development',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      GATEWAY_PORT: String(gateway),
+      BRIDGE_PORT: String(bridge),
+      NOTIFICATION_PORT: String(notification),
+    },
     stdio: ['ignore', 'ignore', 'ignore'],
   });
   try {
@@ -107,7 +122,10 @@ async function idleSlope(entry: string, dataDir: string, probeFile: string): Pro
     await new Promise((r) => proc.once('exit', r));
   }
   const mib = (b: number) => b / 1048576;
-  const probes = readFileSync(probeFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { t: number; heapUsed: number; heapTotal: number; external: number });
+  const probes = readFileSync(probeFile, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { t: number; heapUsed: number; heapTotal: number; external: number });
   const p0 = probes[0]!.t;
   const series = (f: (p: (typeof probes)[number]) => number): Array<[number, number]> => probes.map((p) => [(p.t - p0) / 60_000, mib(f(p))]);
   const half = (pts: Array<[number, number]>) => pts.filter(([m]) => m >= SLOPE_MINUTES / 2);
@@ -123,9 +141,18 @@ async function idleSlope(entry: string, dataDir: string, probeFile: string): Pro
     minutes: SLOPE_MINUTES,
     rows: [
       row('resident set (RSS)', rss),
-      row('V8 heap reserved (heapTotal)', series((p) => p.heapTotal)),
-      row('V8 heap in use (heapUsed, sampled between collections)', series((p) => p.heapUsed)),
-      row('outside the V8 heap (external: PGlite\'s wasm memory, buffers)', series((p) => p.external)),
+      row(
+        'V8 heap reserved (heapTotal)',
+        series((p) => p.heapTotal),
+      ),
+      row(
+        'V8 heap in use (heapUsed, sampled between collections)',
+        series((p) => p.heapUsed),
+      ),
+      row(
+        "outside the V8 heap (external: PGlite's wasm memory, buffers)",
+        series((p) => p.external),
+      ),
     ],
   };
 }
@@ -174,7 +201,12 @@ export async function benchMemory(): Promise<string> {
     { process: '`npm start` again on that data (a restart), idle', 'RSS MiB': again.rssMiB, 'peak MiB': again.peakMiB, target: '≤ 250' },
     { process: 'bare node:http server, plain node (yardstick)', 'RSS MiB': plain.rssMiB, 'peak MiB': plain.peakMiB, target: '' },
     { process: 'bare node:http server through tsx (yardstick)', 'RSS MiB': bare.rssMiB, 'peak MiB': bare.peakMiB, target: '' },
-    { process: `PGlite alone, opened as the bridge opens it, through tsx (its settings: ${pglite.body})`, 'RSS MiB': pglite.rssMiB, 'peak MiB': pglite.peakMiB, target: '' },
+    {
+      process: `PGlite alone, opened as the bridge opens it, through tsx (its settings: ${pglite.body})`,
+      'RSS MiB': pglite.rssMiB,
+      'peak MiB': pglite.peakMiB,
+      target: '',
+    },
   ];
   return [
     `## Memory: resident set once idle (${IDLE_MS / 1000} s after start)`,

@@ -258,7 +258,10 @@ function stageBreakdown(bodies: Record<string, string>) {
 // and filled per message (the usual "precompiled MJML + template engine" stack; the brand's colours and
 // addresses are put in before compiling, one compiled template per brand). Both sides produce the HTML
 // and the plain-text part from the validated data; dates go through the same formatter.
-const digestMjml = (brand: { [k in 'backgroundColor' | 'primaryColor' | 'logoUrl' | 'name' | 'supportUrl' | 'postalAddress']: string }, e: (s: string) => string) => `<mjml>
+const digestMjml = (
+  brand: { [k in 'backgroundColor' | 'primaryColor' | 'logoUrl' | 'name' | 'supportUrl' | 'postalAddress']: string },
+  e: (s: string) => string,
+) => `<mjml>
   <mj-head>
     <mj-title>{{subject}}</mj-title>
     <mj-preview>{{preheader}}</mj-preview>
@@ -327,7 +330,12 @@ export async function renderYardstick(rounds = ROUNDS): Promise<{ ours: number[]
   const digest = templates['notification-digest'];
   const composer = new Composer([digest as unknown as TemplateDefinition]);
   const envelope = () => {
-    const checked = validateEnvelope(JSON.parse(digest50()), brandsFromConfig(config), (t) => (t === digest.type ? (digest as unknown as TemplateDefinition) : undefined), [digest.type]);
+    const checked = validateEnvelope(
+      JSON.parse(digest50()),
+      brandsFromConfig(config),
+      (t) => (t === digest.type ? (digest as unknown as TemplateDefinition) : undefined),
+      [digest.type],
+    );
     if (!checked.ok) throw new Error('bench digest is invalid');
     return checked.envelope;
   };
@@ -348,7 +356,10 @@ export async function renderYardstick(rounds = ROUNDS): Promise<{ ours: number[]
   const hb = Handlebars.create();
   hb.registerHelper('multiline', (s: string) => new hb.SafeString(hb.escapeExpression(s).replace(/\r?\n/g, '<br>')));
   hb.registerHelper('indent', (s: string) => s.replace(/\r?\n/g, '\n  '));
-  const compiled = mjml2html(digestMjml(brand, (v) => hb.escapeExpression(v)), { validationLevel: 'strict', minify: false });
+  const compiled = mjml2html(
+    digestMjml(brand, (v) => hb.escapeExpression(v)),
+    { validationLevel: 'strict', minify: false },
+  );
   const html = hb.compile(compiled.html);
   const text = hb.compile(DIGEST_TEXT, { noEscape: true });
   const mjml = () => {
@@ -362,7 +373,12 @@ export async function renderYardstick(rounds = ROUNDS): Promise<{ ours: number[]
       subject: `Your ${period} ${brand.name} digest: ${total} update${total === 1 ? '' : 's'}`,
       preheader: shown[0]!.title,
       recipientName: data.recipient_name,
-      items: shown.map((i) => ({ title: i.title, url: i.deep_link, body: i.body, meta: [i.category, formatDateTime(i.created_at)].filter(Boolean).join(' · ') })),
+      items: shown.map((i) => ({
+        title: i.title,
+        url: i.deep_link,
+        body: i.body,
+        meta: [i.category, formatDateTime(i.created_at)].filter(Boolean).join(' · '),
+      })),
       more: total - shown.length,
       moreUrl: total > shown.length ? data.inbox_url : undefined,
       reason: `You received this email because you subscribed to the ${period} digest of ${brand.name}.`,

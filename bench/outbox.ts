@@ -4,7 +4,12 @@ import { readFileSync } from 'node:fs';
 
 /** Path and query of the last verification link written for `email`, to be requested of the bridge itself. */
 export function verificationPath(outbox: string, email: string): string {
-  const link = readFileSync(outbox, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { to: string; link: string }).filter((l) => l.to === email).at(-1)?.link;
+  const link = readFileSync(outbox, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { to: string; link: string })
+    .filter((l) => l.to === email)
+    .at(-1)?.link;
   if (!link) throw new Error(`no verification link for ${email} in ${outbox}`);
   const { pathname, search } = new URL(link);
   return pathname + search;

@@ -17,7 +17,12 @@ export async function benchPrice(): Promise<string> {
       { name: 'a', kind: 'fixed', weight: 1, price: 0.25 },
       { name: 'b', kind: 'fixed', weight: 1, price: 0.25 },
     ]);
-    const bridge = await startChild('services/bridge/src/main.ts', { NODE_ENV: 'development', LOG_LEVEL: 'warn', DATA_DIR: dir, PRICE_SOURCES: sources }, '/api/price/dom-usd', 120_000);
+    const bridge = await startChild(
+      'services/bridge/src/main.ts',
+      { NODE_ENV: 'development', LOG_LEVEL: 'warn', DATA_DIR: dir, PRICE_SOURCES: sources },
+      '/api/price/dom-usd',
+      120_000,
+    );
     children.push(bridge);
     const bare = await startChild('bench/bare-price-server.ts', {}, '/');
     children.push(bare);

@@ -11,7 +11,19 @@ import { benchGovernance } from './governance.ts';
 import { benchMemory } from './memory.ts';
 import { benchWasm } from './wasm.ts';
 
-const benches: Record<string, () => Promise<string>> = { notification: benchNotification, canisters: benchCanisters, bridge: benchBridge, price: benchPrice, ledger: benchLedger, governance: benchGovernance, gateway: benchGateway, durability: benchDurability, ai: benchAi, memory: benchMemory, wasm: benchWasm };
+const benches: Record<string, () => Promise<string>> = {
+  notification: benchNotification,
+  canisters: benchCanisters,
+  bridge: benchBridge,
+  price: benchPrice,
+  ledger: benchLedger,
+  governance: benchGovernance,
+  gateway: benchGateway,
+  durability: benchDurability,
+  ai: benchAi,
+  memory: benchMemory,
+  wasm: benchWasm,
+};
 const wanted = process.argv.slice(2);
 const names = wanted.length > 0 ? wanted : Object.keys(benches);
 console.log(`# Benchmarks (${new Date().toISOString()}, Node ${process.version}, ${(await import('node:os')).cpus().length} CPUs)\n`);

@@ -43,7 +43,17 @@ export async function benchWasm(): Promise<string> {
     sampled(i);
     progress('members', i, MEMBERS, filling);
     const principal = principalFromSeed(`wasm-bench-${i}`);
-    const created = ok(await b.user.create_account({ principal, email_encrypted: 'e', name_encrypted: 'n', dob_encrypted: 'd', password_hash: HASH, tos_accepted_at: replica.time - 1n, is_age_verified_18_plus: true }));
+    const created = ok(
+      await b.user.create_account({
+        principal,
+        email_encrypted: 'e',
+        name_encrypted: 'n',
+        dob_encrypted: 'd',
+        password_hash: HASH,
+        tos_accepted_at: replica.time - 1n,
+        is_age_verified_18_plus: true,
+      }),
+    );
     ok(await b.user.verify_email(created.verification_token));
     ok(await b.user.record_kyc(principal, true));
     ok(await b.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) }));
@@ -66,13 +76,25 @@ export async function benchWasm(): Promise<string> {
     if (!('Err' in again)) throw new Error('a repeated vote was accepted');
     // list_votes costs ≈ 16–19 million instructions a vote: past LIST_VOTES_MAX it is beyond the query
     // limit (V25: list_votes_page is the way), and metering 200 billion instructions takes minutes.
-    const listed = voted <= LIST_VOTES_MAX ? await replica.query(admin, d.ids.governance, 'list_votes', encodeArgs(METHOD_TABLES.governance, 'list_votes', [proposal])) : undefined;
+    const listed =
+      voted <= LIST_VOTES_MAX
+        ? await replica.query(admin, d.ids.governance, 'list_votes', encodeArgs(METHOD_TABLES.governance, 'list_votes', [proposal]))
+        : undefined;
     const mine = replica.counts.slice(from);
     const of = (method: string) => mine.find((c) => c.method === method)?.instructions;
-    return { page: of('list_votes_page')!, repeatedVote: of('cast_vote')!, list: of('list_votes'), listVotesBytes: listed && 'reply' in listed ? listed.reply.length : undefined };
+    return {
+      page: of('list_votes_page')!,
+      repeatedVote: of('cast_vote')!,
+      list: of('list_votes'),
+      listVotesBytes: listed && 'reply' in listed ? listed.reply.length : undefined,
+    };
   };
   const third = Math.floor(MEMBERS / 3);
-  const vote = (i: number) => d.as(members[i]!).governance.cast_vote(proposal, i % 2 ? 'No' : 'Yes').then(ok);
+  const vote = (i: number) =>
+    d
+      .as(members[i]!)
+      .governance.cast_vote(proposal, i % 2 ? 'No' : 'Yes')
+      .then(ok);
   for (let i = 0; i < third; i++) {
     sampled(i);
     progress('votes', i, MEMBERS, filling);
@@ -116,7 +138,14 @@ export async function benchWasm(): Promise<string> {
     const sorted = list.map((c) => c.instructions).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
     const max = sorted.at(-1)!;
     const limit = limitOf(list[0]!.kind);
-    return { message: key, count: list.length, 'median (10⁹ instructions)': billions(sorted[Math.floor(sorted.length / 2)]!), 'largest (10⁹)': billions(max), 'limit (10⁹)': billions(limit), 'largest ÷ limit': `${((Number(max) / Number(limit)) * 100).toFixed(2)} %` };
+    return {
+      message: key,
+      count: list.length,
+      'median (10⁹ instructions)': billions(sorted[Math.floor(sorted.length / 2)]!),
+      'largest (10⁹)': billions(max),
+      'limit (10⁹)': billions(limit),
+      'largest ÷ limit': `${((Number(max) / Number(limit)) * 100).toFixed(2)} %`,
+    };
   });
   const votesSmall = third;
   const extrapolate = (a: bigint, b: bigint) => {
@@ -127,9 +156,17 @@ export async function benchWasm(): Promise<string> {
   const repeatedVote = extrapolate(small.repeatedVote, large.repeatedVote);
   // list_votes is run only at sizes within LIST_VOTES_MAX; otherwise its cost per vote is taken from the smaller size.
   const listPer = small.list === undefined ? undefined : large.list === undefined ? Number(small.list) / votesSmall : extrapolate(small.list, large.list).per;
-  const bytesPer = small.listVotesBytes === undefined ? undefined : large.listVotesBytes === undefined ? small.listVotesBytes / votesSmall : (large.listVotesBytes - small.listVotesBytes) / (MEMBERS - votesSmall);
+  const bytesPer =
+    small.listVotesBytes === undefined
+      ? undefined
+      : large.listVotesBytes === undefined
+        ? small.listVotesBytes / votesSmall
+        : (large.listVotesBytes - small.listVotesBytes) / (MEMBERS - votesSmall);
   const notRun = `not run (beyond the query limit at ${MEMBERS} votes)`;
-  const sizes = ['governance', 'membership', 'user', 'campaign', 'treasury', 'ledger_embedded'].map((n) => ({ canister: n, '.wasm bytes': statSync(join(root, '.azle', n, `${n}.wasm`)).size }));
+  const sizes = ['governance', 'membership', 'user', 'campaign', 'treasury', 'ledger_embedded'].map((n) => ({
+    canister: n,
+    '.wasm bytes': statSync(join(root, '.azle', n, `${n}.wasm`)).size,
+  }));
   return [
     `## The built canisters on the test replica (${MEMBERS.toLocaleString('en')} Active members, ${MEMBERS.toLocaleString('en')} votes on one proposal; decision W4; ${((Date.now() - started) / 1000).toFixed(0)} s, of which filling the stores ${(filled / 1000).toFixed(0)} s)`,
     '',
@@ -141,11 +178,15 @@ export async function benchWasm(): Promise<string> {
     '',
     table([
       {
-        measure: 'list_votes_page: 40 votes from the middle, the first query after an upgrade (W7: found through the ordered index in stable memory, nothing rebuilt)',
+        measure:
+          'list_votes_page: 40 votes from the middle, the first query after an upgrade (W7: found through the ordered index in stable memory, nothing rebuilt)',
         [`at ${votesSmall} votes`]: `${billions(small.page)} × 10⁹`,
         [`at ${MEMBERS} votes`]: `${billions(large.page)} × 10⁹`,
         'per vote': `${(page.per / 1e6).toFixed(3)} × 10⁶`,
-        'at 100,000 votes': page.per <= 0 ? 'flat between the two sizes: the search grows with log n, the page is the cost (query limit 5)' : `at most ${(page.at100k / 1e9).toFixed(2)} × 10⁹ (a linear bound on a logarithmic search; query limit 5)`,
+        'at 100,000 votes':
+          page.per <= 0
+            ? 'flat between the two sizes: the search grows with log n, the page is the cost (query limit 5)'
+            : `at most ${(page.at100k / 1e9).toFixed(2)} × 10⁹ (a linear bound on a logarithmic search; query limit 5)`,
       },
       {
         measure: 'a repeated vote (an update reading the votes), the first update after an upgrade',
@@ -166,7 +207,7 @@ export async function benchWasm(): Promise<string> {
         [`at ${votesSmall} votes`]: '',
         [`at ${MEMBERS} votes`]: `${steps} steps, the largest ${billions(closing)} × 10⁹, ${billions(closingTotal)} × 10⁹ in all`,
         'per vote': `${(Number(closingTotal) / MEMBERS / 1e6).toFixed(2)} × 10⁶`,
-        'at 100,000 votes': `≈ ${Math.ceil((Number(closingTotal) / MEMBERS) * 100_000 / 20e9)} steps of at most ≈ 20 × 10⁹ (G20; update limit 40)`,
+        'at 100,000 votes': `≈ ${Math.ceil(((Number(closingTotal) / MEMBERS) * 100_000) / 20e9)} steps of at most ≈ 20 × 10⁹ (G20; update limit 40)`,
       },
       {
         measure: 'list_votes reply',

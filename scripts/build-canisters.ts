@@ -41,7 +41,8 @@ function build(name: string): Promise<void> {
   });
 }
 
-const dfxEntry = (name: string): string => JSON.parse(readFileSync(join(ROOT, 'dfx.json'), 'utf8')).canisters[dfxName(name)].main;
+const dfxEntry = (name: string): string =>
+  (JSON.parse(readFileSync(join(ROOT, 'dfx.json'), 'utf8')) as { canisters: Record<string, { main: string }> }).canisters[dfxName(name)]!.main;
 const inputsFile = (name: string) => join(ROOT, '.azle', dfxName(name), 'inputs.sha256');
 
 /**
@@ -52,11 +53,30 @@ const inputsFile = (name: string) => join(ROOT, '.azle', dfxName(name), 'inputs.
 async function inputsHash(name: string): Promise<string | undefined> {
   try {
     const entry = dfxEntry(name);
-    const r = await esbuild({ entryPoints: [join(ROOT, entry)], absWorkingDir: ROOT, bundle: true, write: false, metafile: true, platform: 'neutral', format: 'esm', logLevel: 'silent', tsconfig: join(ROOT, 'tsconfig.azle.json'), mainFields: ['module', 'main'], conditions: ['import'] });
+    const r = await esbuild({
+      entryPoints: [join(ROOT, entry)],
+      absWorkingDir: ROOT,
+      bundle: true,
+      write: false,
+      metafile: true,
+      platform: 'neutral',
+      format: 'esm',
+      logLevel: 'silent',
+      tsconfig: join(ROOT, 'tsconfig.azle.json'),
+      mainFields: ['module', 'main'],
+      conditions: ['import'],
+    });
     const h = createHash('sha256').update(`${name}\0${entry}\0${process.version}\0`);
-    for (const [k, v] of Object.entries(process.env).filter(([k]) => k.startsWith('AZLE_')).sort()) h.update(`${k}=${v}\0`);
+    for (const [k, v] of Object.entries(process.env)
+      .filter(([k]) => k.startsWith('AZLE_'))
+      .sort())
+      h.update(`${k}=${v}\0`);
     const always = ['dfx.json', 'tsconfig.json', 'tsconfig.azle.json', 'package-lock.json', 'node_modules/azle/package.json', 'scripts/build-canisters.ts'];
-    for (const f of [...always, ...Object.keys(r.metafile.inputs).sort()]) h.update(f).update('\0').update(readFileSync(join(ROOT, f))).update('\0');
+    for (const f of [...always, ...Object.keys(r.metafile.inputs).sort()])
+      h.update(f)
+        .update('\0')
+        .update(readFileSync(join(ROOT, f)))
+        .update('\0');
     return h.digest('hex');
   } catch {
     return undefined;
@@ -121,7 +141,9 @@ for (const name of targets) {
 }
 writeFileSync(join(ROOT, '.azle', 'sizes.json'), JSON.stringify(sizes, null, 2));
 console.log(`| canister | .wasm | bytes |\n| --- | --- | --- |\n${rows.join('\n')}`);
-console.log(`built ${targets.length - skipped.length} canister(s) in ${((Date.now() - started) / 1000).toFixed(1)} s${skipped.length ? `; unchanged since their last build, not rebuilt: ${skipped.join(', ')} (-- --force rebuilds them)` : ''}`);
+console.log(
+  `built ${targets.length - skipped.length} canister(s) in ${((Date.now() - started) / 1000).toFixed(1)} s${skipped.length ? `; unchanged since their last build, not rebuilt: ${skipped.join(', ')} (-- --force rebuilds them)` : ''}`,
+);
 if (stale) {
   console.error(`${stale} committed .did file(s) are stale: if the change is intended, run npm run build:canisters -- --update and commit them`);
   process.exit(1);

@@ -29,7 +29,11 @@ const runPath = {
       if (args.path.includes('/node_modules/')) return undefined;
       const text = await readFile(args.path, 'utf8');
       if (!text.includes('import.meta.url')) return undefined;
-      return { contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader: /\.m?ts$/.test(args.path) ? 'ts' : 'js', resolveDir: dirname(args.path) };
+      return {
+        contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)),
+        loader: /\.m?ts$/.test(args.path) ? 'ts' : 'js',
+        resolveDir: dirname(args.path),
+      };
     });
   },
 };

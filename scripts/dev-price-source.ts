@@ -15,7 +15,9 @@ export async function startDevPriceSource(price: number, port = 0, host = '127.0
   const server: Server = createServer((req, res) => {
     if (req.url !== '/dom-usd') return void res.writeHead(404).end();
     const wandered = Math.round(price * (1 + (Math.random() - 0.5) / 50) * 1e6) / 1e6;
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ pair: 'DOM/USD', data: { price: wandered.toString(), time: new Date().toISOString() } }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ pair: 'DOM/USD', data: { price: wandered.toString(), time: new Date().toISOString() } }));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -36,6 +38,15 @@ export async function startDevPriceSource(price: number, port = 0, host = '127.0
 export function devPriceSources(price: number, fakeUrl: string): string {
   return JSON.stringify([
     { name: 'dev-fixed', kind: 'fixed', weight: 1, price },
-    { name: 'dev-local-json', kind: 'json-http', weight: 1, url: fakeUrl, price_pointer: '/data/price', timestamp_pointer: '/data/time', timeout_ms: 1000, max_age_seconds: 120 },
+    {
+      name: 'dev-local-json',
+      kind: 'json-http',
+      weight: 1,
+      url: fakeUrl,
+      price_pointer: '/data/price',
+      timestamp_pointer: '/data/time',
+      timeout_ms: 1000,
+      max_age_seconds: 120,
+    },
   ]);
 }

@@ -22,7 +22,10 @@ async function call(path: string, init: RequestInit & { cookie?: string } = {}) 
     throw new Error(notRunning(BRIDGE, e));
   });
   const text = await res.text();
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('session='))?.split(';')[0];
+  const cookie = res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('session='))
+    ?.split(';')[0];
   let body: unknown = text;
   try {
     body = JSON.parse(text);
@@ -58,11 +61,24 @@ async function journey(): Promise<void> {
   step(`verified and signed in: roles ${JSON.stringify(session.roles)}, membership ${session.membership_status}`);
   step(`the admin (${DEV_ADMIN_EMAIL}) signs in and approves KYC`);
   const admin = await register(DEV_ADMIN_EMAIL, 'Platform Admin');
-  const kyc = await call(`/api/admin/users/${session.user_id}/kyc`, { method: 'POST', cookie: admin, headers: { origin: BRIDGE }, body: JSON.stringify({ approved: true }) });
+  const kyc = await call(`/api/admin/users/${session.user_id}/kyc`, {
+    method: 'POST',
+    cookie: admin,
+    headers: { origin: BRIDGE },
+    body: JSON.stringify({ approved: true }),
+  });
   if (kyc.status !== 200) throw new Error(`kyc: ${kyc.status} ${JSON.stringify(kyc.body)}`);
   step('the card processor reports the payment (signed webhook)');
-  const event = JSON.stringify({ id: `evt_${randomUUID().slice(0, 12)}`, type: 'payment_intent.succeeded', data: { object: { id: `pi_${randomUUID().slice(0, 12)}`, amount: 2500, currency: 'usd', metadata: { user_id: session.user_id } } } });
-  const paid = await fetch(`${BRIDGE}/api/webhooks/payments`, { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': signPayload(SECRET, Math.floor(Date.now() / 1000), event) }, body: event });
+  const event = JSON.stringify({
+    id: `evt_${randomUUID().slice(0, 12)}`,
+    type: 'payment_intent.succeeded',
+    data: { object: { id: `pi_${randomUUID().slice(0, 12)}`, amount: 2500, currency: 'usd', metadata: { user_id: session.user_id } } },
+  });
+  const paid = await fetch(`${BRIDGE}/api/webhooks/payments`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'payment-signature': signPayload(SECRET, Math.floor(Date.now() / 1000), event) },
+    body: event,
+  });
   step(`webhook answered ${paid.status} ${await paid.text()}`);
   session = (await call('/api/auth/session', { cookie })).body;
   step(`the member's session now shows membership ${session.membership_status}`);

@@ -31,6 +31,12 @@ export function outboxLink(outbox: string, to: string, type: string): string | u
   if (!existsSync(outbox)) {
     throw new Error(`no development outbox at ${outbox}: give this command the DATA_DIR (or DEV_OUTBOX_FILE) that npm start runs with`);
   }
-  const lines = readFileSync(outbox, 'utf8').trim().split('\n').filter((l) => l !== '');
-  return lines.map((l) => JSON.parse(l) as { to: string; type?: string; link: string }).filter((l) => l.to === to && l.type === type).at(-1)?.link;
+  const lines = readFileSync(outbox, 'utf8')
+    .trim()
+    .split('\n')
+    .filter((l) => l !== '');
+  return lines
+    .map((l) => JSON.parse(l) as { to: string; type?: string; link: string })
+    .filter((l) => l.to === to && l.type === type)
+    .at(-1)?.link;
 }

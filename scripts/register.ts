@@ -8,7 +8,8 @@ import { parseArgs } from 'node:util';
 import { encryptRegistration } from '../services/bridge/src/features/registration/client-crypto.ts';
 import { notRunning, outboxLink, platformEnv } from './platform-env.ts';
 
-const USAGE = 'usage: npm run register -- --email ada@example.org --name "Ada Lovelace" --dob 1990-05-01 [--bridge http://127.0.0.1:3200]\n       (the password is asked for, or read from the first line of stdin)';
+const USAGE =
+  'usage: npm run register -- --email ada@example.org --name "Ada Lovelace" --dob 1990-05-01 [--bridge http://127.0.0.1:3200]\n       (the password is asked for, or read from the first line of stdin)';
 
 function fail(message: string): never {
   console.error(`register: ${message}`);
@@ -54,7 +55,10 @@ async function readStdinLine(): Promise<string> {
 async function main() {
   let values;
   try {
-    ({ values } = parseArgs({ options: { email: { type: 'string' }, name: { type: 'string' }, dob: { type: 'string' }, bridge: { type: 'string' }, help: { type: 'boolean' } }, strict: true }));
+    ({ values } = parseArgs({
+      options: { email: { type: 'string' }, name: { type: 'string' }, dob: { type: 'string' }, bridge: { type: 'string' }, help: { type: 'boolean' } },
+      strict: true,
+    }));
   } catch (e) {
     fail(`${(e as Error).message}\n${USAGE}`);
   }
@@ -85,7 +89,13 @@ async function main() {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ ...fields, password, tos_accepted: true }),
   });
-  const body = (await res.json().catch(() => ({}))) as { error?: string; message?: string; user_id?: string; status?: string; verification_email_sent?: boolean };
+  const body = (await res.json().catch(() => ({}))) as {
+    error?: string;
+    message?: string;
+    user_id?: string;
+    status?: string;
+    verification_email_sent?: boolean;
+  };
   if (res.status !== 201) fail(`${res.status} ${body.error ?? ''}: ${body.message ?? JSON.stringify(body)}`);
   console.log(`registered ${email}: user_id ${body.user_id}, ${body.status}; verification email ${body.verification_email_sent ? 'sent' : 'NOT sent'}`);
   // `npm start` writes verification links to a development outbox: show this one.

@@ -10,7 +10,17 @@ import { buildPortal } from '../apps/portal/build.ts';
 
 /** Documented in README: only for local development, never for a deployment. */
 import type { AddressInfo } from 'node:net';
-import { DEV_ADMIN_EMAIL, DEV_DOM_PRICE_USD, DEV_FAUCET_DOM, DEV_TREASURY_DOM, DEV_HOST, DEV_NOTIFICATION_TOKEN, DEV_WEBHOOK_SECRET, DEV_API_TOKEN, JOURNEY_PASSWORD } from './dev-defaults.ts';
+import {
+  DEV_ADMIN_EMAIL,
+  DEV_DOM_PRICE_USD,
+  DEV_FAUCET_DOM,
+  DEV_TREASURY_DOM,
+  DEV_HOST,
+  DEV_NOTIFICATION_TOKEN,
+  DEV_WEBHOOK_SECRET,
+  DEV_API_TOKEN,
+  JOURNEY_PASSWORD,
+} from './dev-defaults.ts';
 import { devPriceSources, startDevPriceSource } from './dev-price-source.ts';
 
 /** A start-up problem of the launcher itself, said in one line like a configuration error. */
@@ -39,7 +49,8 @@ const GRACE_DEFAULT_SECONDS = 8;
 function shutdownGraceSeconds(raw: string | undefined): number {
   if (raw === undefined) return GRACE_DEFAULT_SECONDS;
   const n = Number(raw.trim());
-  if (!/^\d+$/.test(raw.trim()) || n < 1 || n > 3600) throw new ConfigError([`SHUTDOWN_GRACE_SECONDS: must be a whole number of seconds from 1 to 3600 (got ${JSON.stringify(raw)})`]);
+  if (!/^\d+$/.test(raw.trim()) || n < 1 || n > 3600)
+    throw new ConfigError([`SHUTDOWN_GRACE_SECONDS: must be a whole number of seconds from 1 to 3600 (got ${JSON.stringify(raw)})`]);
   return n;
 }
 const running: Array<{ name: string; close: () => Promise<unknown> }> = [];
@@ -108,7 +119,11 @@ try {
   // The member web app the bridge serves at / (decision F1): built when missing or stale (well under a second).
   if (!env.PORTAL_DIR) await buildPortal({ log: (line) => console.log(line) });
   if (stopping) await stopAll();
-  const notification = await started('notification service', await startNotificationService({ ...shared, ...(env.NOTIFICATION_PORT && { PORT: env.NOTIFICATION_PORT }) }), (app) => app.close());
+  const notification = await started(
+    'notification service',
+    await startNotificationService({ ...shared, ...(env.NOTIFICATION_PORT && { PORT: env.NOTIFICATION_PORT }) }),
+    (app) => app.close(),
+  );
   const url = (a: AddressInfo) => `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
   const base = url(notification.server.address() as AddressInfo);
   // Where this process reaches the notification service (a wildcard listener is reachable on loopback).
@@ -122,38 +137,51 @@ try {
       : await started(
           'development price source',
           await startDevPriceSource(DEV_DOM_PRICE_USD, priceSourcePort(env.PRICE_SOURCE_PORT)).catch((e: NodeJS.ErrnoException) => {
-            throw new StartError(`the development price source cannot listen on port ${env.PRICE_SOURCE_PORT}: ${e.code ?? e.message} (set PRICE_SOURCE_PORT to a free port, or leave it unset)`);
+            throw new StartError(
+              `the development price source cannot listen on port ${env.PRICE_SOURCE_PORT}: ${e.code ?? e.message} (set PRICE_SOURCE_PORT to a free port, or leave it unset)`,
+            );
           }),
           (source) => source.close(),
         );
-  const bridge = await started('bridge', await startBridge({
-    ...shared,
-    DEV_OUTBOX_FILE: env.DEV_OUTBOX_FILE ?? `${dataDir}/dev-outbox.jsonl`,
-    PAYMENT_WEBHOOK_SECRET: env.PAYMENT_WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET,
-    API_TOKEN: env.API_TOKEN ?? DEV_API_TOKEN,
-    BOOTSTRAP_ADMIN_EMAILS: env.BOOTSTRAP_ADMIN_EMAILS ?? DEV_ADMIN_EMAIL,
-    ...(env.BRIDGE_PORT && { PORT: env.BRIDGE_PORT }),
-    // Links go through the gateway; the bridge's own port stays usable directly (its origin is allowed too).
-    PUBLIC_URL: env.PUBLIC_URL ?? gatewayOrigin,
-    FRONTEND_ORIGINS: env.FRONTEND_ORIGINS ?? `${gatewayOrigin},http://127.0.0.1:${env.BRIDGE_PORT ?? 3200}`,
-    NOTIFICATION_SERVICE_URL: env.NOTIFICATION_SERVICE_URL ?? local,
-    NOTIFICATION_SERVICE_TOKEN: env.NOTIFICATION_SERVICE_TOKEN ?? env.SERVICE_TOKEN,
-    ...(fakePrice && { PRICE_SOURCES: devPriceSources(DEV_DOM_PRICE_USD, fakePrice.url) }),
-    // The member web app's simulated card checkout (decision F8), through the signed webhook.
-    DEV_CHECKOUT: env.DEV_CHECKOUT ?? 'true',
-    // Development DOM (decision L22): a faucet for members and a funded treasury, on the embedded ledger only.
-    ...(!env.IC_GOVERNANCE_CANISTER_ID && { DEV_FAUCET_DOM: env.DEV_FAUCET_DOM ?? String(DEV_FAUCET_DOM), EMBEDDED_TREASURY_DOM: env.EMBEDDED_TREASURY_DOM ?? String(DEV_TREASURY_DOM) }),
-  }), (b) => b.app.close());
+  const bridge = await started(
+    'bridge',
+    await startBridge({
+      ...shared,
+      DEV_OUTBOX_FILE: env.DEV_OUTBOX_FILE ?? `${dataDir}/dev-outbox.jsonl`,
+      PAYMENT_WEBHOOK_SECRET: env.PAYMENT_WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET,
+      API_TOKEN: env.API_TOKEN ?? DEV_API_TOKEN,
+      BOOTSTRAP_ADMIN_EMAILS: env.BOOTSTRAP_ADMIN_EMAILS ?? DEV_ADMIN_EMAIL,
+      ...(env.BRIDGE_PORT && { PORT: env.BRIDGE_PORT }),
+      // Links go through the gateway; the bridge's own port stays usable directly (its origin is allowed too).
+      PUBLIC_URL: env.PUBLIC_URL ?? gatewayOrigin,
+      FRONTEND_ORIGINS: env.FRONTEND_ORIGINS ?? `${gatewayOrigin},http://127.0.0.1:${env.BRIDGE_PORT ?? 3200}`,
+      NOTIFICATION_SERVICE_URL: env.NOTIFICATION_SERVICE_URL ?? local,
+      NOTIFICATION_SERVICE_TOKEN: env.NOTIFICATION_SERVICE_TOKEN ?? env.SERVICE_TOKEN,
+      ...(fakePrice && { PRICE_SOURCES: devPriceSources(DEV_DOM_PRICE_USD, fakePrice.url) }),
+      // The member web app's simulated card checkout (decision F8), through the signed webhook.
+      DEV_CHECKOUT: env.DEV_CHECKOUT ?? 'true',
+      // Development DOM (decision L22): a faucet for members and a funded treasury, on the embedded ledger only.
+      ...(!env.IC_GOVERNANCE_CANISTER_ID && {
+        DEV_FAUCET_DOM: env.DEV_FAUCET_DOM ?? String(DEV_FAUCET_DOM),
+        EMBEDDED_TREASURY_DOM: env.EMBEDDED_TREASURY_DOM ?? String(DEV_TREASURY_DOM),
+      }),
+    }),
+    (b) => b.app.close(),
+  );
   const bridgeBase = url(bridge.app.server.address() as AddressInfo);
-  const gateway = await started('gateway', await startGateway({
-    ...shared,
-    PORT: gatewayPort,
-    BRIDGE_URL: bridgeBase.replace(/\/\/(0\.0\.0\.0|\[::\])/, '//127.0.0.1'),
-    NOTIFICATION_URL: local,
-    NOTIFICATION_SERVICE_TOKEN: env.SERVICE_TOKEN,
-    // The gateway trusts only what a load balancer in front of it would say; here nothing is in front.
-    TRUST_PROXY: 'false',
-  }), (g) => g.app.close());
+  const gateway = await started(
+    'gateway',
+    await startGateway({
+      ...shared,
+      PORT: gatewayPort,
+      BRIDGE_URL: bridgeBase.replace(/\/\/(0\.0\.0\.0|\[::\])/, '//127.0.0.1'),
+      NOTIFICATION_URL: local,
+      NOTIFICATION_SERVICE_TOKEN: env.SERVICE_TOKEN,
+      // The gateway trusts only what a load balancer in front of it would say; here nothing is in front.
+      TRUST_PROXY: 'false',
+    }),
+    (g) => g.app.close(),
+  );
   const home = url(gateway.app.server.address() as AddressInfo);
   const exposed = env.HOST !== DEV_HOST ? `  WARNING: HOST=${env.HOST}: the development secrets below are reachable from the network` : '';
   const mode = env.EMAIL_PROVIDER_API_KEY ? `delivering through ${env.EMAIL_PROVIDER ?? 'resend'}` : 'stub mode: nothing is delivered';
@@ -164,7 +192,9 @@ try {
       `  platform gateway      ${home}  (open this one: the web app at /, the bridge's routes, POST /register, /notify/* → notification; GATEWAY_PORT moves it)`,
       `  notification service  ${base}  (${mode}; NOTIFICATION_PORT moves it)`,
       `  bridge service        ${bridgeBase}  (${bridge.dbKind} database, ${bridge.config.SESSION_STORE} sessions, ${bridge.canisters.mode} canisters, state in ${bridge.config.DATA_DIR}; BRIDGE_PORT moves it)`,
-      ...(fakePrice ? [`  dev price source      ${new URL(fakePrice.url).origin}  (a fake JSON exchange the bridge polls; PRICE_SOURCE_PORT fixes its port)`] : []),
+      ...(fakePrice
+        ? [`  dev price source      ${new URL(fakePrice.url).origin}  (a fake JSON exchange the bridge polls; PRICE_SOURCE_PORT fixes its port)`]
+        : []),
       `  service token         ${generatedToken ? `${DEV_NOTIFICATION_TOKEN}  (development default; set SERVICE_TOKEN to override)` : 'from SERVICE_TOKEN'}`,
       '',
       ...(exposed ? [exposed, ''] : []),

@@ -43,7 +43,10 @@ describe('scripts/test.mjs', () => {
     const r = run(['hangs', 'passes'], { TEST_FILE_TIMEOUT_MS: '15000', FIXTURE_PID_FILE: pidFile });
     assert.equal(r.status, 1, r.out);
     assert.ok(r.ms < 60_000, `took ${r.ms} ms: the hung file was not killed`);
-    assert.match(r.out, /✖ FILE scripts\/fixtures\/hangs\.fixture\.ts: 0 passed, 1 failed \([\d.]+ s, \? s CPU\) timed out: killed after 15000 ms \(TEST_FILE_TIMEOUT_MS\)/);
+    assert.match(
+      r.out,
+      /✖ FILE scripts\/fixtures\/hangs\.fixture\.ts: 0 passed, 1 failed \([\d.]+ s, \? s CPU\) timed out: killed after 15000 ms \(TEST_FILE_TIMEOUT_MS\)/,
+    );
     assert.match(r.out, /✔ FILE scripts\/fixtures\/passes\.fixture\.ts: 3 passed, 0 failed/);
     assert.match(r.out, /✖ 1 file\(s\) failed:\n {2}✖ scripts\/fixtures\/hangs\.fixture\.ts: timed out/);
     assert.deepEqual(summary(r.out), ['ℹ tests 3', 'ℹ suites 0', 'ℹ pass 3', 'ℹ fail 1', 'ℹ cancelled 0', 'ℹ skipped 0', 'ℹ todo 0', 'ℹ duration_ms']);
@@ -60,7 +63,10 @@ describe('scripts/test.mjs', () => {
     assert.equal(r.status, 1, r.out);
     assert.match(r.out, /✖ FILE scripts\/fixtures\/mixed\.fixture\.ts: 2 passed, 1 failed \([\d.]+ s, [\d.]+ s CPU\)\n/);
     assert.match(r.out, /✔ FILE scripts\/fixtures\/passes\.fixture\.ts: 3 passed, 0 failed \([\d.]+ s, [\d.]+ s CPU\)\n/);
-    assert.match(r.out, /Per file \(slowest first; wall, then CPU user\+sys of the file and the processes it started\):\n( {2}[✔✖] +[\d.]+ s +[\d.]+ s {2}scripts\/fixtures\/(mixed|passes)\.fixture\.ts\n){2}/);
+    assert.match(
+      r.out,
+      /Per file \(slowest first; wall, then CPU user\+sys of the file and the processes it started\):\n( {2}[✔✖] +[\d.]+ s +[\d.]+ s {2}scripts\/fixtures\/(mixed|passes)\.fixture\.ts\n){2}/,
+    );
     assert.deepEqual(summary(r.out), ['ℹ tests 6', 'ℹ suites 0', 'ℹ pass 5', 'ℹ fail 1', 'ℹ cancelled 0', 'ℹ skipped 0', 'ℹ todo 0', 'ℹ duration_ms']);
     // Exactly one summary: the files' own summary lines are folded into their FILE line.
     assert.equal(r.out.match(/^ℹ pass /gm)?.length, 1);
@@ -88,14 +94,17 @@ describe('scripts/test.mjs', () => {
     assert.equal(existsSync(first![0]!), false, 'removed with what the files left in it');
   });
 
-  it('decision R17: without TMPDIR the run works in RAM (/dev/shm), TEST_TMPDIR names another place, and each file\'s TMPDIR (open to every user, as /tmp) goes with the run', () => {
+  it("decision R17: without TMPDIR the run works in RAM (/dev/shm), TEST_TMPDIR names another place, and each file's TMPDIR (open to every user, as /tmp) goes with the run", () => {
     const log = join(dir, 'tmp-log');
     const r = run(['tmpdir'], { FIXTURE_TMP_LOG: log, TMPDIR: '' });
     assert.equal(r.status, 0, r.out);
     const elsewhere = mkdtempSync(join(dir, 'scratch-'));
     const r2 = run(['tmpdir'], { FIXTURE_TMP_LOG: log, TEST_TMPDIR: elsewhere });
     assert.equal(r2.status, 0, r2.out);
-    const [shm, named] = readFileSync(log, 'utf8').trim().split('\n').map((l) => l.split(' '));
+    const [shm, named] = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' '));
     assert.match(shm![0]!, /^\/dev\/shm\/domdao-test-run-[^/]+\/tmp$/);
     assert.equal(shm![0], `${shm![1]}/tmp`, 'inside the run cache');
     assert.equal(existsSync(shm![1]!), false, 'removed with the run');
@@ -112,11 +121,15 @@ describe('scripts/test.mjs', () => {
   async function stubbornRun(name: string, more: string[] = [], env: Record<string, string> = {}) {
     const tmp = mkdtempSync(join(dir, `${name}-`));
     const pidFile = join(tmp, 'pids');
-    const runner = spawn(process.execPath, ['scripts/test.mjs', 'scripts/fixtures/stubborn.fixture.ts', ...more.map((f) => `scripts/fixtures/${f}.fixture.ts`)], {
-      cwd: root,
-      env: { ...process.env, FIXTURE_PID_FILE: pidFile, TMPDIR: tmp, ...env },
-      stdio: 'ignore',
-    });
+    const runner = spawn(
+      process.execPath,
+      ['scripts/test.mjs', 'scripts/fixtures/stubborn.fixture.ts', ...more.map((f) => `scripts/fixtures/${f}.fixture.ts`)],
+      {
+        cwd: root,
+        env: { ...process.env, FIXTURE_PID_FILE: pidFile, TMPDIR: tmp, ...env },
+        stdio: 'ignore',
+      },
+    );
     const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => runner.once('exit', (code, signal) => resolve({ code, signal })));
     const pids: number[] = [];
     /** Processes of this run's fixtures still there (by command line and environment, not by pid alone). */
@@ -125,7 +138,11 @@ describe('scripts/test.mjs', () => {
         .filter((n) => /^\d+$/.test(n))
         .filter((n) => {
           try {
-            return alive(Number(n)) && /fixture\.ts|SIGTERM/.test(readFileSync(`/proc/${n}/cmdline`, 'utf8')) && readFileSync(`/proc/${n}/environ`, 'utf8').includes(`FIXTURE_PID_FILE=${pidFile}`);
+            return (
+              alive(Number(n)) &&
+              /fixture\.ts|SIGTERM/.test(readFileSync(`/proc/${n}/cmdline`, 'utf8')) &&
+              readFileSync(`/proc/${n}/environ`, 'utf8').includes(`FIXTURE_PID_FILE=${pidFile}`)
+            );
           } catch {
             return false;
           }
@@ -237,7 +254,11 @@ describe('scripts/test.mjs', () => {
       assert.ok(all.includes(line), `${line} is not in the full run`);
       assert.match(line, /^FILE [^ ]+\.test\.ts$/, 'no lane');
       const text = readFileSync(join(root, line.slice('FILE '.length)), 'utf8');
-      assert.doesNotMatch(text, /playwright|chromium|wasm-host|\.listen\(|buildApp|freshPostgres|requireRedis|PGlite|openTemplateDatabase|spawn\(|\.wasm\b/, `${line} needs more than a core or a unit`);
+      assert.doesNotMatch(
+        text,
+        /playwright|chromium|wasm-host|\.listen\(|buildApp|freshPostgres|requireRedis|PGlite|openTemplateDatabase|spawn\(|\.wasm\b/,
+        `${line} needs more than a core or a unit`,
+      );
     }
   });
 
@@ -245,7 +266,10 @@ describe('scripts/test.mjs', () => {
     const all = list('--typecheck');
     const files = all.filter((l) => l.startsWith('FILE '));
     assert.equal(new Set(files).size, files.length);
-    assert.ok(all.slice(0, 3).every((l) => /^TASK typecheck: tsc -p \S+ \(lane typecheck\)$/.test(l)), all.slice(0, 3).join('\n'));
+    assert.ok(
+      all.slice(0, 3).every((l) => /^TASK typecheck: tsc -p \S+ \(lane typecheck\)$/.test(l)),
+      all.slice(0, 3).join('\n'),
+    );
     assert.ok(all.includes('FILE platform/canisters/test/wasm-journey.test.ts (lane wasm)'));
     assert.ok(all.includes('FILE services/bridge/test/portal-browser.test.ts (lane browser)'));
     assert.ok(all.indexOf('FILE platform/canisters/test/wasm-journey.test.ts (lane wasm)') < all.indexOf('FILE canisters/campaign/test/progress.test.ts'));

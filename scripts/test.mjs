@@ -58,7 +58,9 @@ const args = process.argv.slice(2);
 const flags = new Set(args.filter((a) => a.startsWith('--')));
 for (const f of flags) {
   if (f !== '--fast' && f !== '--typecheck' && f !== '--list') {
-    console.error(`unknown option ${f}: --fast (the deterministic cores and units, decision R18), --typecheck (npm run typecheck beside the files, decision R17), --list (the jobs in the order they would start, and their lanes; nothing runs)`);
+    console.error(
+      `unknown option ${f}: --fast (the deterministic cores and units, decision R18), --typecheck (npm run typecheck beside the files, decision R17), --list (the jobs in the order they would start, and their lanes; nothing runs)`,
+    );
     process.exit(2);
   }
 }
@@ -66,7 +68,10 @@ const words = args.filter((a) => !a.startsWith('--'));
 const explicit = words.filter((a) => existsSync(resolve(a)) && statSync(resolve(a)).isFile()).map((a) => relative(root, resolve(a)));
 const filters = words.filter((a) => !explicit.includes(relative(root, resolve(a))));
 const inFast = (f) => FAST.some((p) => (p.endsWith('/') ? f.startsWith(p) : f === p));
-const found = filters.length === 0 && explicit.length > 0 ? [] : find(root).filter((f) => (filters.length === 0 || filters.some((p) => f.includes(p))) && (!flags.has('--fast') || inFast(f)));
+const found =
+  filters.length === 0 && explicit.length > 0
+    ? []
+    : find(root).filter((f) => (filters.length === 0 || filters.some((p) => f.includes(p))) && (!flags.has('--fast') || inFast(f)));
 const files = [...new Set([...explicit, ...found])].sort();
 if (files.length === 0) {
   console.error('no test files matched');
@@ -128,7 +133,11 @@ async function stop(code) {
   for (const child of stopping) signalGroup(child, 'SIGKILL');
   process.exit(code);
 }
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.on(signal, () => void stop(code));
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+])
+  process.on(signal, () => void stop(code));
 
 const KEYS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 const SUMMARY = /^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) (\d+(?:\.\d+)?)$/;
@@ -142,7 +151,13 @@ let jobCount = 0;
 /** A test file, or a type-check beside them (`--typecheck`). */
 function fileJob(file) {
   const lane = /^\/\/ test-lane: ([\w-]+)/m.exec(readFileSync(join(root, file), 'utf8'))?.[1];
-  return { name: file, kind: 'FILE', lane, seconds: SECONDS[file] ?? DEFAULT_SECONDS, args: ['--import', 'tsx', '--import', cpuPreload, '--test', '--test-reporter=spec', file] };
+  return {
+    name: file,
+    kind: 'FILE',
+    lane,
+    seconds: SECONDS[file] ?? DEFAULT_SECONDS,
+    args: ['--import', 'tsx', '--import', cpuPreload, '--test', '--test-reporter=spec', file],
+  };
 }
 
 /**
@@ -160,7 +175,13 @@ function typecheckJobs() {
       process.exit(2);
     }
     // One tsc at a time (each is a busy process), started first: the longest jobs of a run.
-    return { name: `typecheck: tsc ${m[1]}`, kind: 'TASK', lane: 'typecheck', seconds: Number.MAX_SAFE_INTEGER - i, args: ['--import', cpuPreload, tsc, ...m[1].split(' ')] };
+    return {
+      name: `typecheck: tsc ${m[1]}`,
+      kind: 'TASK',
+      lane: 'typecheck',
+      seconds: Number.MAX_SAFE_INTEGER - i,
+      args: ['--import', cpuPreload, tsc, ...m[1].split(' ')],
+    };
   });
 }
 
@@ -267,7 +288,9 @@ for (const r of [...results].sort((a, b) => b.ms - a.ms)) {
   console.log(`  ${r.ok ? '✔' : '✖'} ${(r.ms / 1000).toFixed(1).padStart(7)} s ${cpu} s  ${r.file}${r.reason ? `  (${r.reason})` : ''}`);
 }
 const cpuTotal = results.reduce((n, r) => n + (r.cpu ?? 0), 0);
-console.log(`CPU ${cpuTotal.toFixed(1)} s in ${((Date.now() - started) / 1000).toFixed(1)} s of wall, ${results.length} job(s), at most ${concurrency} at a time (TEST_CONCURRENCY)`);
+console.log(
+  `CPU ${cpuTotal.toFixed(1)} s in ${((Date.now() - started) / 1000).toFixed(1)} s of wall, ${results.length} job(s), at most ${concurrency} at a time (TEST_CONCURRENCY)`,
+);
 const failed = results.filter((r) => !r.ok);
 if (failed.length > 0) {
   console.log(`\n✖ ${failed.length} file(s) failed:`);

@@ -12,10 +12,20 @@ import { build } from 'esbuild';
 const ROOT = dirname(fileURLToPath(import.meta.url));
 const DEFAULT_DIST = join(ROOT, 'dist');
 export const PORTAL_DIST = DEFAULT_DIST;
-const SOURCES = [join(ROOT, 'src'), join(ROOT, 'build.ts'), join(ROOT, '../../services/bridge/src/features/registration/client-crypto.ts'), join(ROOT, '../../services/bridge/src/core/identity/password-policy.ts'), join(ROOT, '../../packages/canister-kit/src/rules.ts')];
+const SOURCES = [
+  join(ROOT, 'src'),
+  join(ROOT, 'build.ts'),
+  join(ROOT, '../../services/bridge/src/features/registration/client-crypto.ts'),
+  join(ROOT, '../../services/bridge/src/core/identity/password-policy.ts'),
+  join(ROOT, '../../packages/canister-kit/src/rules.ts'),
+];
 
 function files(p: string): string[] {
-  return statSync(p).isDirectory() ? readdirSync(p).sort().flatMap((f) => files(join(p, f))) : [p];
+  return statSync(p).isDirectory()
+    ? readdirSync(p)
+        .sort()
+        .flatMap((f) => files(join(p, f)))
+    : [p];
 }
 
 /** An http(s) origin without path, or '' (the app calls its own origin). Throws on anything else. */
@@ -28,7 +38,9 @@ export function bridgeOrigin(value: string | undefined): string {
     throw new Error(`PORTAL_BRIDGE_ORIGIN must be an http(s) origin such as https://bridge.example.org, not ${JSON.stringify(value)}`);
   }
   if (!/^https?:$/.test(u.protocol) || u.origin === 'null' || value.replace(/\/+$/, '') !== u.origin) {
-    throw new Error(`PORTAL_BRIDGE_ORIGIN must be an http(s) origin such as https://bridge.example.org (no path, query or credentials), not ${JSON.stringify(value)}`);
+    throw new Error(
+      `PORTAL_BRIDGE_ORIGIN must be an http(s) origin such as https://bridge.example.org (no path, query or credentials), not ${JSON.stringify(value)}`,
+    );
   }
   return u.origin;
 }
@@ -102,6 +114,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   };
   const origin = arg('--bridge-origin');
   const outDir = arg('--out-dir');
-  const built = await buildPortal({ force: process.argv.includes('--force'), log: (s) => console.log(s), ...(origin !== undefined && { bridgeOrigin: origin }), ...(outDir && { outDir }) });
+  const built = await buildPortal({
+    force: process.argv.includes('--force'),
+    log: (s) => console.log(s),
+    ...(origin !== undefined && { bridgeOrigin: origin }),
+    ...(outDir && { outDir }),
+  });
   if (!built) console.log('portal build is current');
 }

@@ -85,7 +85,20 @@ export function campaignTypes(I: Idl) {
     admins: I.Vec(I.Principal),
     price_max_age: I.Opt(I.Nat64),
   });
-  return { Account, Settled, Campaign, CampaignGoal, CampaignProgress, CreateCampaignArgs, ContributionAmount, Contribution, Donation, Movement, CampaignError, InitArgs };
+  return {
+    Account,
+    Settled,
+    Campaign,
+    CampaignGoal,
+    CampaignProgress,
+    CreateCampaignArgs,
+    ContributionAmount,
+    Contribution,
+    Donation,
+    Movement,
+    CampaignError,
+    InitArgs,
+  };
 }
 
 export function campaignMethods(I: Idl) {

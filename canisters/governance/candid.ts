@@ -118,7 +118,21 @@ export function governanceTypes(I: Idl) {
     admins: I.Vec(I.Principal),
     trusted_proposers: I.Vec(I.Principal),
   });
-  return { Proposal, CreateProposalArgs, ListProposalsArgs, GovernanceError, VoteError, Vote, VoteTally, VoteRecord, DomPriceTick, UpdateDomPriceArgs, AdminEvent, GovernanceSettings, InitArgs };
+  return {
+    Proposal,
+    CreateProposalArgs,
+    ListProposalsArgs,
+    GovernanceError,
+    VoteError,
+    Vote,
+    VoteTally,
+    VoteRecord,
+    DomPriceTick,
+    UpdateDomPriceArgs,
+    AdminEvent,
+    GovernanceSettings,
+    InitArgs,
+  };
 }
 
 export function governanceMethods(I: Idl) {

@@ -70,7 +70,24 @@ export function ledgerTypes(I: Idl) {
     decimals: I.Opt(I.Nat8),
     initial_balances: I.Vec(I.Tuple(Account, I.Nat)),
   });
-  return { Account, TransferArg, TransferError, MetadataValue, Standard, ApproveArgs, ApproveError, TransferFromArgs, TransferFromError, AllowanceArgs, Allowance, Value, GetBlocksArgs, GetBlocksResult, BlockType, InitArgs };
+  return {
+    Account,
+    TransferArg,
+    TransferError,
+    MetadataValue,
+    Standard,
+    ApproveArgs,
+    ApproveError,
+    TransferFromArgs,
+    TransferFromError,
+    AllowanceArgs,
+    Allowance,
+    Value,
+    GetBlocksArgs,
+    GetBlocksResult,
+    BlockType,
+    InitArgs,
+  };
 }
 
 export function ledgerMethods(I: Idl) {

@@ -50,4 +50,3 @@ export function treasuryMethods(I: Idl) {
     list_payouts: query([I.Opt(I.Nat64), I.Opt(I.Nat32)], I.Vec(t.PayoutRecord)),
   } satisfies MethodTable;
 }
-

@@ -59,7 +59,17 @@ export function userTypes(I: Idl) {
     InProgress: I.Null,
   });
   const InitArgs = I.Record({ membership_canister: I.Principal, registrars: I.Vec(I.Principal), admins: I.Vec(I.Principal) });
-  return { CreateAccountRequest, CreateAccountResponse, UpgradeMembershipRequest, VerifyEmailResponse, Account, RetryQueueItem, AdminNotification, UserError, InitArgs };
+  return {
+    CreateAccountRequest,
+    CreateAccountResponse,
+    UpgradeMembershipRequest,
+    VerifyEmailResponse,
+    Account,
+    RetryQueueItem,
+    AdminNotification,
+    UserError,
+    InitArgs,
+  };
 }
 
 export function userMethods(I: Idl) {

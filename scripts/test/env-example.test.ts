@@ -9,7 +9,26 @@ import { GatewayEnv } from '../../services/gateway/src/config.ts';
 
 const root = new URL('../..', import.meta.url);
 // Read by scripts rather than a service's config schema: the ports, URLs and grace period of npm start (the price source's port too, decision R16), the IC client's, and the portal build's (PORTAL_BRIDGE_ORIGIN).
-const EXTRA = ['NOTIFICATION_PORT', 'BRIDGE_PORT', 'GATEWAY_PORT', 'PRICE_SOURCE_PORT', 'SHUTDOWN_GRACE_SECONDS', 'BRIDGE_URL', 'NOTIFICATION_SERVICE_URL', 'NOTIFICATION_SERVICE_TOKEN', 'IC_HOST', 'IC_IDENTITY_PEM_FILE', 'IC_FETCH_ROOT_KEY', 'IC_GOVERNANCE_CANISTER_ID', 'IC_MEMBERSHIP_CANISTER_ID', 'IC_USER_CANISTER_ID', 'IC_CAMPAIGN_CANISTER_ID', 'IC_TREASURY_CANISTER_ID', 'IC_LEDGER_CANISTER_ID', 'PORTAL_BRIDGE_ORIGIN'];
+const EXTRA = [
+  'NOTIFICATION_PORT',
+  'BRIDGE_PORT',
+  'GATEWAY_PORT',
+  'PRICE_SOURCE_PORT',
+  'SHUTDOWN_GRACE_SECONDS',
+  'BRIDGE_URL',
+  'NOTIFICATION_SERVICE_URL',
+  'NOTIFICATION_SERVICE_TOKEN',
+  'IC_HOST',
+  'IC_IDENTITY_PEM_FILE',
+  'IC_FETCH_ROOT_KEY',
+  'IC_GOVERNANCE_CANISTER_ID',
+  'IC_MEMBERSHIP_CANISTER_ID',
+  'IC_USER_CANISTER_ID',
+  'IC_CAMPAIGN_CANISTER_ID',
+  'IC_TREASURY_CANISTER_ID',
+  'IC_LEDGER_CANISTER_ID',
+  'PORTAL_BRIDGE_ORIGIN',
+];
 
 it('.env.example lists every variable of the services and the gateway, each once and commented', () => {
   const lines = readFileSync(new URL('.env.example', root), 'utf8').split('\n');
@@ -24,9 +43,22 @@ it('.env.example lists every variable of the services and the gateway, each once
   assert.equal(new Set(names).size, names.length, 'no variable twice');
   const missing = [...expected].filter((n) => !names.includes(n));
   const unknown = names.filter((n) => !expected.has(n));
-  assert.deepEqual({ missing, unknown }, { missing: [], unknown: [] }, 'add a new variable to .env.example (with a comment and a safe placeholder) as well as to the README');
+  assert.deepEqual(
+    { missing, unknown },
+    { missing: [], unknown: [] },
+    'add a new variable to .env.example (with a comment and a safe placeholder) as well as to the README',
+  );
   // Safe placeholders: no secret is filled in.
-  for (const secret of ['SERVICE_TOKEN', 'EMAIL_PROVIDER_API_KEY', 'HPKE_PRIVATE_KEY', 'BLIND_INDEX_KEY', 'SESSION_DATA_KEY', 'ACCESS_TOKEN', 'PAYMENT_WEBHOOK_SECRET', 'NOTIFICATION_SERVICE_TOKEN']) {
+  for (const secret of [
+    'SERVICE_TOKEN',
+    'EMAIL_PROVIDER_API_KEY',
+    'HPKE_PRIVATE_KEY',
+    'BLIND_INDEX_KEY',
+    'SESSION_DATA_KEY',
+    'ACCESS_TOKEN',
+    'PAYMENT_WEBHOOK_SECRET',
+    'NOTIFICATION_SERVICE_TOKEN',
+  ]) {
     assert.ok(lines.includes(`${secret}=`), `${secret} is left empty`);
   }
 });

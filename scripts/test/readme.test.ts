@@ -9,9 +9,14 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
 const readme = read('README.md');
-const canisters = readdirSync(join(root, 'canisters'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+const canisters = readdirSync(join(root, 'canisters'), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
 /** Ignored names of .gitignore (`dist/`, `.build/`): built, never committed, so the docs may name them. */
-const ignored = read('.gitignore').split('\n').map((l) => l.trim().replace(/\/$/, '')).filter((l) => l !== '' && !l.startsWith('#'));
+const ignored = read('.gitignore')
+  .split('\n')
+  .map((l) => l.trim().replace(/\/$/, ''))
+  .filter((l) => l !== '' && !l.startsWith('#'));
 
 function exists(path: string): boolean {
   return ['', '.ts', '.tsx', '.mjs'].some((ext) => existsSync(join(root, path.replace(/\/$/, '') + ext)));
@@ -25,7 +30,12 @@ function table(header: string): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith('|')) break;
-    rows.push(line.slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim()));
+    rows.push(
+      line
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((c) => c.trim()),
+    );
   }
   return rows;
 }
@@ -80,7 +90,13 @@ it('decision R15: every path the README layout names exists (a built, gitignored
     // Paths in the description, relative to the entry: `a/b`, `a/` and `a/{b,c (comment),d/}`.
     const prose = description.replace(/`[^`]*`/g, '');
     for (const m of prose.matchAll(/(?<![\w@/.<>-])((?:[a-z0-9_.-]+\/)+)(\{[^}]*\}|[a-z0-9_.-]+)?/g)) {
-      const items = m[2]?.startsWith('{') ? m[2].slice(1, -1).replace(/\([^)]*\)/g, '').split(',').map((s) => s.trim()) : [m[2] ?? ''];
+      const items = m[2]?.startsWith('{')
+        ? m[2]
+            .slice(1, -1)
+            .replace(/\([^)]*\)/g, '')
+            .split(',')
+            .map((s) => s.trim())
+        : [m[2] ?? ''];
       for (const item of items) {
         const mention = `${m[1]}${item}`;
         if (ignored.includes(mention.replace(/\/$/, '').split('/').pop()!)) continue;
@@ -115,7 +131,9 @@ it('decision R15: every decision id that code, tests and docs cite is a row of d
   const decided = new Set<string>();
   const decisionFiles = readdirSync(join(root, 'docs/decisions')).map((f) => `docs/decisions/${f}`);
   // Rows not yet folded in from a branch (docs/decisions-new-<branch>.md) count as decided.
-  const pending = readdirSync(join(root, 'docs')).filter((f) => /^decisions-new-.*\.md$/.test(f)).map((f) => `docs/${f}`);
+  const pending = readdirSync(join(root, 'docs'))
+    .filter((f) => /^decisions-new-.*\.md$/.test(f))
+    .map((f) => `docs/${f}`);
   for (const file of [...decisionFiles, ...pending]) {
     for (const m of read(file).matchAll(/^\| (?:<a id="[a-z0-9]+"><\/a>)?([A-Z]\d+) \|/gm)) decided.add(m[1]!);
   }

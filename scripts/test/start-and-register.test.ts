@@ -83,7 +83,13 @@ describe('npm start and npm run register', () => {
     const entry = await buildRunPath(join(built, 'run'));
     child = spawn(process.execPath, [...RUN_FLAGS, entry], {
       cwd: root,
-      env: { ...baseEnv, BRIDGE_PORT: String(bridgePort), NOTIFICATION_PORT: String(notificationPort), GATEWAY_PORT: String(gatewayPort), PRICE_SOURCE_PORT: String(priceSourcePort) },
+      env: {
+        ...baseEnv,
+        BRIDGE_PORT: String(bridgePort),
+        NOTIFICATION_PORT: String(notificationPort),
+        GATEWAY_PORT: String(gatewayPort),
+        PRICE_SOURCE_PORT: String(priceSourcePort),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (d) => (logs += d));
@@ -157,8 +163,11 @@ describe('npm start and npm run register', () => {
     assert.equal(list.items.length, 1);
   });
 
-  it('decisions E1, F2: through the gateway, the member web app renders in Chromium, lists the price job\'s proposal and shows the price page, with no page or CSP error', async () => {
-    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  it("decisions E1, F2: through the gateway, the member web app renders in Chromium, lists the price job's proposal and shows the price page, with no page or CSP error", async () => {
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
     try {
       const page = await browser.newPage();
       const problems: string[] = [];
@@ -179,7 +188,11 @@ describe('npm start and npm run register', () => {
 
   it('decision R11: npm run register seals the fields, posts JSON and the account can verify and sign in', async () => {
     const env = { ...baseEnv, BRIDGE_URL: bridge };
-    const r = await run(['scripts/register.ts', '--email', 'grace@example.org', '--name', 'Grace Hopper', '--dob', '1990-12-09'], env, 'a very long test passphrase\n');
+    const r = await run(
+      ['scripts/register.ts', '--email', 'grace@example.org', '--name', 'Grace Hopper', '--dob', '1990-12-09'],
+      env,
+      'a very long test passphrase\n',
+    );
     assert.equal(r.code, 0, r.stderr);
     const id = /^registered grace@example\.org: user_id ([0-9a-f-]{36}), verification_pending; verification email sent$/m.exec(r.stdout)?.[1];
     assert.ok(id, r.stdout);
@@ -188,38 +201,66 @@ describe('npm start and npm run register', () => {
     assert.equal((await fetch(link)).status, 200, 'the link opens the confirmation page');
     // Decision B51: the page's form sends the password chosen at registration.
     const token = new URL(link).searchParams.get('token')!;
-    const confirmed = await fetch(`${new URL(link).origin}/verify-email`, { method: 'POST', body: new URLSearchParams({ token, password: 'a very long test passphrase' }) });
+    const confirmed = await fetch(`${new URL(link).origin}/verify-email`, {
+      method: 'POST',
+      body: new URLSearchParams({ token, password: 'a very long test passphrase' }),
+    });
     assert.equal(confirmed.status, 200, await confirmed.clone().text());
 
-    const login = await fetch(`${bridge}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'grace@example.org', password: 'a very long test passphrase' }) });
+    const login = await fetch(`${bridge}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'grace@example.org', password: 'a very long test passphrase' }),
+    });
     assert.equal(login.status, 200, await login.clone().text());
     assert.deepEqual(await login.json(), { authenticated: true, user_id: id, email: 'grace@example.org', roles: ['member'] });
 
-    const again = await run(['scripts/register.ts', '--email', 'grace@example.org', '--name', 'Grace Hopper', '--dob', '1990-12-09'], env, 'a very long test passphrase\n');
+    const again = await run(
+      ['scripts/register.ts', '--email', 'grace@example.org', '--name', 'Grace Hopper', '--dob', '1990-12-09'],
+      env,
+      'a very long test passphrase\n',
+    );
     assert.equal(again.code, 1);
     assert.match(again.stderr, /^register: 409 EMAIL_EXISTS: /m);
   });
 
   it('decisions D49, B54: a password reset works under npm start end to end: the notification service takes the loopback link, the development outbox holds it, the new password signs in', async () => {
     const email = 'grace@example.org'; // registered and verified by the test above
-    const requested = await fetch(`${bridge}/api/auth/password-reset/request`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+    const requested = await fetch(`${bridge}/api/auth/password-reset/request`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email }),
+    });
     assert.equal(requested.status, 202);
     const outbox = join(dir, 'dev-outbox.jsonl');
     let reset: { type: string; to: string; link: string } | undefined;
     for (const until = Date.now() + 15_000; !reset && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
-      reset = readFileSync(outbox, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; to: string; link: string }).find((l) => l.type === 'password-reset' && l.to === email);
+      reset = readFileSync(outbox, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; to: string; link: string })
+        .find((l) => l.type === 'password-reset' && l.to === email);
     }
     assert.ok(reset, 'the reset email is in the development outbox');
     assert.match(reset.link, new RegExp(`^http://127\\.0\\.0\\.1:${gatewayPort}/reset-password\\?token=`));
     assert.equal((await fetch(reset.link)).status, 200, 'the link opens the new-password page');
     const token = new URL(reset.link).searchParams.get('token')!;
-    const confirmed = await fetch(`${bridge}/api/auth/password-reset/confirm`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, password: 'a second very long passphrase' }) });
+    const confirmed = await fetch(`${bridge}/api/auth/password-reset/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token, password: 'a second very long passphrase' }),
+    });
     assert.equal(confirmed.status, 200, await confirmed.clone().text());
-    const login = await fetch(`${bridge}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'a second very long passphrase' }) });
+    const login = await fetch(`${bridge}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: 'a second very long passphrase' }),
+    });
     assert.equal(login.status, 200);
     // The reset email's fate, as the services log it: sent in stub mode, or (before D49) refused for its http:// link.
-    const fate = () => logs.split('\n').find((l) => l.includes('"password-reset"') && (l.includes('"email.stub_send"') || l.includes('"notification.send_failed"')));
-    for (const until = Date.now() + 15_000; !fate() && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
+    const fate = () =>
+      logs.split('\n').find((l) => l.includes('"password-reset"') && (l.includes('"email.stub_send"') || l.includes('"notification.send_failed"')));
+    for (const until = Date.now() + 15_000; !fate() && Date.now() < until;) await new Promise((r) => setTimeout(r, 100));
     assert.match(fate() ?? 'no log line', /"email\.stub_send"/, 'the notification service sent the reset email');
   });
 
@@ -231,15 +272,23 @@ describe('npm start and npm run register', () => {
     const weak = await run(['scripts/register.ts', '--email', 'weak@example.org', '--name', 'W', '--dob', '1990-01-01'], env, 'short\n');
     assert.equal(weak.code, 1);
     assert.match(weak.stderr, /^register: 400 WEAK_PASSWORD: /m);
-    const child13 = await run(['scripts/register.ts', '--email', 'kid@example.org', '--name', 'K', '--dob', '2020-01-01'], env, 'a very long test passphrase\n');
+    const child13 = await run(
+      ['scripts/register.ts', '--email', 'kid@example.org', '--name', 'K', '--dob', '2020-01-01'],
+      env,
+      'a very long test passphrase\n',
+    );
     assert.equal(child13.code, 1);
     assert.match(child13.stderr, /^register: 403 COPPA_BLOCK: /m);
-    const down = await run(['scripts/register.ts', '--email', 'a@example.org', '--name', 'A', '--dob', '1990-01-01', '--bridge', `http://127.0.0.1:${await freePort()}`], env, 'a very long test passphrase\n');
+    const down = await run(
+      ['scripts/register.ts', '--email', 'a@example.org', '--name', 'A', '--dob', '1990-01-01', '--bridge', `http://127.0.0.1:${await freePort()}`],
+      env,
+      'a very long test passphrase\n',
+    );
     assert.equal(down.code, 1);
     assert.match(down.stderr, /did not answer .*is `npm start` running\?/);
   });
 
-  it('decision R16: every port the platform opens is in the banner with the variable that moves it, the development price source\'s included', () => {
+  it("decision R16: every port the platform opens is in the banner with the variable that moves it, the development price source's included", () => {
     assert.match(banner, new RegExp(`platform gateway +http://127\\.0\\.0\\.1:${gatewayPort} .*GATEWAY_PORT moves it`));
     assert.match(banner, new RegExp(`notification service +http://127\\.0\\.0\\.1:${notificationPort} .*NOTIFICATION_PORT moves it`));
     assert.match(banner, new RegExp(`bridge service +http://127\\.0\\.0\\.1:${bridgePort} .*BRIDGE_PORT moves it`));
@@ -250,12 +299,19 @@ describe('npm start and npm run register', () => {
 
   it('decision R16: PRICE_SOURCE_PORT that is not a port, or is taken, stops npm start with one line, no stack', async () => {
     const entry = join(built, 'run', 'start.js');
-    for (const [value, said] of [['65536', /^platform: PRICE_SOURCE_PORT must be a port number from 0 to 65535, got "65536"$/m], [String(priceSourcePort), new RegExp(`^platform: the development price source cannot listen on port ${priceSourcePort}: EADDRINUSE`, 'm')]] as const) {
+    for (const [value, said] of [
+      ['65536', /^platform: PRICE_SOURCE_PORT must be a port number from 0 to 65535, got "65536"$/m],
+      [String(priceSourcePort), new RegExp(`^platform: the development price source cannot listen on port ${priceSourcePort}: EADDRINUSE`, 'm')],
+    ] as const) {
       const other = mkdtempSync(join(tmpdir(), 'domdao-start-port-'));
       const ports = { BRIDGE_PORT: String(await freePort()), NOTIFICATION_PORT: String(await freePort()), GATEWAY_PORT: String(await freePort()) };
       try {
         const r = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-          const p = spawn(process.execPath, [...RUN_FLAGS, entry], { cwd: root, env: { ...baseEnv, DATA_DIR: other, PRICE_SOURCE_PORT: value, ...ports }, stdio: ['ignore', 'ignore', 'pipe'] });
+          const p = spawn(process.execPath, [...RUN_FLAGS, entry], {
+            cwd: root,
+            env: { ...baseEnv, DATA_DIR: other, PRICE_SOURCE_PORT: value, ...ports },
+            stdio: ['ignore', 'ignore', 'pipe'],
+          });
           let stderr = '';
           p.stderr!.on('data', (d) => (stderr += d));
           const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
@@ -277,9 +333,19 @@ describe('npm start and npm run register', () => {
   it('decision R16: npm run register and npm run journey find the platform by the variables npm start reads (BRIDGE_PORT, DATA_DIR; empty counts as unset)', async () => {
     // As a copied .env.example leaves them: BRIDGE_URL and DEV_OUTBOX_FILE empty.
     const env = { ...baseEnv, BRIDGE_PORT: String(bridgePort), BRIDGE_URL: '', DEV_OUTBOX_FILE: '', PAYMENT_WEBHOOK_SECRET: '' };
-    const r = await run(['scripts/register.ts', '--email', 'lin@example.org', '--name', 'Lin Ports', '--dob', '1990-03-04'], env, 'a very long test passphrase\n');
+    const r = await run(
+      ['scripts/register.ts', '--email', 'lin@example.org', '--name', 'Lin Ports', '--dob', '1990-03-04'],
+      env,
+      'a very long test passphrase\n',
+    );
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, new RegExp(`^verification link \\(development outbox ${dir}/dev-outbox\\.jsonl\\):\\n {2}http://127\\.0\\.0\\.1:${gatewayPort}/verify-email\\?token=`, 'm'));
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `^verification link \\(development outbox ${dir}/dev-outbox\\.jsonl\\):\\n {2}http://127\\.0\\.0\\.1:${gatewayPort}/verify-email\\?token=`,
+        'm',
+      ),
+    );
     const journey = await run(['scripts/journey.ts'], env);
     assert.equal(journey.code, 0, journey.stderr);
     assert.match(journey.stdout, /the member's session now shows membership Active/);
@@ -289,10 +355,38 @@ describe('npm start and npm run register', () => {
     const nowhere = String(await freePort());
     const elsewhere = join(dir, 'not-the-data-dir');
     const cases = [
-      { args: ['scripts/journey.ts'], env: { BRIDGE_PORT: nowhere }, said: new RegExp(`^journey: the bridge at http://127\\.0\\.0\\.1:${nowhere} did not answer \\(ECONNREFUSED\\); is \`npm start\` running\\? If it is, give this command the BRIDGE_PORT \\(or BRIDGE_URL\\) and HOST it runs with$`, 'm') },
-      { args: ['scripts/register.ts', '--email', 'nobody@example.org', '--name', 'N', '--dob', '1990-01-01'], env: { BRIDGE_PORT: nowhere }, said: new RegExp(`^register: the bridge at http://127\\.0\\.0\\.1:${nowhere} did not answer \\(ECONNREFUSED\\); is \`npm start\` running\\? .*, or --bridge$`, 'm') },
-      { args: ['scripts/journey.ts'], env: { BRIDGE_PORT: String(bridgePort), DATA_DIR: elsewhere }, said: new RegExp(`^journey: no development outbox at ${elsewhere}/dev-outbox\\.jsonl: give this command the DATA_DIR \\(or DEV_OUTBOX_FILE\\) that npm start runs with$`, 'm') },
-      { args: ['scripts/register.ts', '--email', 'moved@example.org', '--name', 'M', '--dob', '1990-01-01'], env: { BRIDGE_PORT: String(bridgePort), DATA_DIR: elsewhere }, said: new RegExp(`^register: registered, but the verification link cannot be shown: no development outbox at ${elsewhere}/dev-outbox\\.jsonl: give this command the DATA_DIR`, 'm') },
+      {
+        args: ['scripts/journey.ts'],
+        env: { BRIDGE_PORT: nowhere },
+        said: new RegExp(
+          `^journey: the bridge at http://127\\.0\\.0\\.1:${nowhere} did not answer \\(ECONNREFUSED\\); is \`npm start\` running\\? If it is, give this command the BRIDGE_PORT \\(or BRIDGE_URL\\) and HOST it runs with$`,
+          'm',
+        ),
+      },
+      {
+        args: ['scripts/register.ts', '--email', 'nobody@example.org', '--name', 'N', '--dob', '1990-01-01'],
+        env: { BRIDGE_PORT: nowhere },
+        said: new RegExp(
+          `^register: the bridge at http://127\\.0\\.0\\.1:${nowhere} did not answer \\(ECONNREFUSED\\); is \`npm start\` running\\? .*, or --bridge$`,
+          'm',
+        ),
+      },
+      {
+        args: ['scripts/journey.ts'],
+        env: { BRIDGE_PORT: String(bridgePort), DATA_DIR: elsewhere },
+        said: new RegExp(
+          `^journey: no development outbox at ${elsewhere}/dev-outbox\\.jsonl: give this command the DATA_DIR \\(or DEV_OUTBOX_FILE\\) that npm start runs with$`,
+          'm',
+        ),
+      },
+      {
+        args: ['scripts/register.ts', '--email', 'moved@example.org', '--name', 'M', '--dob', '1990-01-01'],
+        env: { BRIDGE_PORT: String(bridgePort), DATA_DIR: elsewhere },
+        said: new RegExp(
+          `^register: registered, but the verification link cannot be shown: no development outbox at ${elsewhere}/dev-outbox\\.jsonl: give this command the DATA_DIR`,
+          'm',
+        ),
+      },
     ];
     for (const c of cases) {
       const r = await run(c.args, { ...baseEnv, ...c.env }, 'a very long test passphrase\n');
@@ -306,7 +400,11 @@ describe('npm start and npm run register', () => {
     // `script` gives the command a pseudo-terminal; the password is typed only once the prompt is shown.
     const secret = 'terminal typed passphrase 42';
     const cmd = `${process.execPath} --import tsx scripts/register.ts --email tty@example.org --name 'Tty User' --dob 1991-02-03`;
-    const p = spawn('script', ['-q', '-e', '-c', cmd, '/dev/null'], { cwd: root, env: { ...baseEnv, BRIDGE_URL: bridge, TERM: 'dumb' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const p = spawn('script', ['-q', '-e', '-c', cmd, '/dev/null'], {
+      cwd: root,
+      env: { ...baseEnv, BRIDGE_URL: bridge, TERM: 'dumb' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     const exited = new Promise<number | null>((resolve) => p.once('exit', resolve));
     const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
@@ -323,7 +421,11 @@ describe('npm start and npm run register', () => {
     assert.equal(code, 0, out);
     assert.match(out, /registered tty@example\.org: user_id [0-9a-f-]{36}/);
     assert.ok(!out.includes(secret), `the password was echoed: ${out}`);
-    const login = await fetch(`${bridge}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'tty@example.org', password: secret }) });
+    const login = await fetch(`${bridge}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'tty@example.org', password: secret }),
+    });
     // Not verified yet: whatever the answer (200, or a refusal of unverified accounts), it is not a wrong password.
     assert.notEqual(login.status, 401, await login.text());
   });

@@ -127,7 +127,9 @@ function startNpm(dataDir: string, ports: { gateway: number; bridge: number; not
   };
   npm.stdout!.on('data', onData);
   npm.stderr!.on('data', onData);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => npm.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    npm.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const waitFor = (re: RegExp) =>
     new Promise<void>((resolve, reject) => {
       const check = () => {
@@ -172,7 +174,10 @@ async function requestInFlight(port: number): Promise<{ finish: () => Promise<st
   const closed = new Promise<string>((resolve) => socket.once('close', () => resolve(answer)));
   await new Promise<void>((resolve) => socket.once('connect', resolve));
   await new Promise<void>((resolve) =>
-    socket.write(`POST /auth/login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, half)}`, () => resolve()),
+    socket.write(
+      `POST /auth/login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, half)}`,
+      () => resolve(),
+    ),
   );
   // On loopback those bytes are in the gateway's receive queue now. A request on a connection opened
   // after them is answered only once the gateway's event loop has read every connection that was
@@ -228,7 +233,11 @@ describe('decision R14: a signal to npm start ends the whole platform', () => {
       // decision R14, only npm's shell died: nothing said so, and the platform served on.)
       await unlessHung(Promise.race([s.waitFor(new RegExp(`platform: ${signal} received: stopping`)), s.exited]), 'the platform saying it stops', s);
       const answer = await unlessHung(login.finish(), 'the answer to the request in flight', s);
-      assert.match(answer, /^HTTP\/1\.1 401 Unauthorized\r\n[\s\S]*"error":"INVALID_CREDENTIALS"/, `the request in flight was not answered:\n${answer}\n${s.output()}`);
+      assert.match(
+        answer,
+        /^HTTP\/1\.1 401 Unauthorized\r\n[\s\S]*"error":"INVALID_CREDENTIALS"/,
+        `the request in flight was not answered:\n${answer}\n${s.output()}`,
+      );
       const exit = await unlessHung(s.exited, 'npm exiting', s);
       assert.deepEqual(exit, { code: 0, signal: null }, s.output());
       assert.match(s.output(), /platform: stopped/);
@@ -268,7 +277,10 @@ describe('decision R14: a signal to npm start ends the whole platform', () => {
   for (const value of ['0', '3601', 'soon']) {
     it(`decision R14: SHUTDOWN_GRACE_SECONDS=${value} (outside 1 to 3600) is refused with a clear error before anything starts`, async () => {
       const s = startNpm(join(dir, `bad-${value}`), await ports(), { SHUTDOWN_GRACE_SECONDS: value });
-      const exit = await Promise.race([s.exited, s.waitFor(/DOM DAO platform is up/).then(() => assert.fail(`started despite SHUTDOWN_GRACE_SECONDS=${value}`))]);
+      const exit = await Promise.race([
+        s.exited,
+        s.waitFor(/DOM DAO platform is up/).then(() => assert.fail(`started despite SHUTDOWN_GRACE_SECONDS=${value}`)),
+      ]);
       assert.equal(exit.code, 1, s.output());
       assert.match(s.output(), /platform: invalid configuration:\n {2}- SHUTDOWN_GRACE_SECONDS: /);
       await assertNothingLeft(s);

@@ -32,7 +32,13 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   let r: Response;
   try {
     // no-cache: revalidate (ETag → 304) so a page shows what the member just changed.
-    r = await fetch(bridgeUrl(path), { method: init.method ?? 'GET', credentials: BRIDGE ? 'include' : 'same-origin', cache: 'no-cache', headers, ...(init.body !== undefined && { body: JSON.stringify(init.body) }) });
+    r = await fetch(bridgeUrl(path), {
+      method: init.method ?? 'GET',
+      credentials: BRIDGE ? 'include' : 'same-origin',
+      cache: 'no-cache',
+      headers,
+      ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+    });
   } catch {
     throw new ApiError(0, 'NETWORK', 'The DOM DAO server could not be reached. Check your connection and try again.');
   }
@@ -84,7 +90,9 @@ export function dom(e8s: string | bigint): string {
   const n = BigInt(e8s);
   const neg = n < 0n;
   const a = neg ? -n : n;
-  const frac = String(a % E8S).padStart(8, '0').replace(/0+$/, '');
+  const frac = String(a % E8S)
+    .padStart(8, '0')
+    .replace(/0+$/, '');
   return `${neg ? '-' : ''}${(a / E8S).toLocaleString('en-US')}${frac ? `.${frac}` : ''}`;
 }
 

@@ -12,7 +12,7 @@ function Header() {
   return (
     <header class="top">
       <a class="brand" href="/">
-        {brand.logo_url ? <img src={brand.logo_url} alt="" class="logo" onError={(e) => ((e.currentTarget).hidden = true)} /> : null}
+        {brand.logo_url ? <img src={brand.logo_url} alt="" class="logo" onError={(e) => (e.currentTarget.hidden = true)} /> : null}
         <span>{brand.name}</span>
       </a>
       <nav aria-label="Main">
@@ -82,13 +82,12 @@ export function App() {
         <Header />
         <main id="main" tabIndex={-1}>
           <ErrorBoundary>
-            <Router>
-              {[...ROUTES.map((r) => <Page key={r.path} path={r.path} route={r} />), <NotFound key="404" default />]}
-            </Router>
+            <Router>{[...ROUTES.map((r) => <Page key={r.path} path={r.path} route={r} />), <NotFound key="404" default />]}</Router>
           </ErrorBoundary>
         </main>
         <footer class="foot">
-          <a href={bridgeUrl('/activity')}>Activity</a> · <a href={bridgeUrl('/preferences')}>Email preferences</a> · <a href={bridgeUrl('/api/openapi.json')}>API</a>
+          <a href={bridgeUrl('/activity')}>Activity</a> · <a href={bridgeUrl('/preferences')}>Email preferences</a> ·{' '}
+          <a href={bridgeUrl('/api/openapi.json')}>API</a>
         </footer>
       </SessionProvider>
     </LocationProvider>

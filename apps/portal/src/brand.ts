@@ -15,11 +15,14 @@ const DEFAULT: Brand = { name: 'DOM DAO', primary_color: '#4338CA', background_c
 export function useBrand(): Brand {
   const [brand, setBrand] = useState<Brand>(DEFAULT);
   useEffect(() => {
-    api<Brand>('/portal/brand.json').then((b) => {
-      setBrand(b);
-      document.documentElement.style.setProperty('--brand', b.primary_color);
-      document.documentElement.style.setProperty('--page', b.background_color);
-    }, () => undefined);
+    api<Brand>('/portal/brand.json').then(
+      (b) => {
+        setBrand(b);
+        document.documentElement.style.setProperty('--brand', b.primary_color);
+        document.documentElement.style.setProperty('--page', b.background_color);
+      },
+      () => undefined,
+    );
   }, []);
   return brand;
 }

@@ -2,7 +2,18 @@
 // memory, the price read from governance and membership checked on every update, and a timer that
 // refreshes the cached price so get_campaign (a query) is never long behind.
 import { canisterSelf, IDL, init, postUpgrade, query, update } from 'azle';
-import { armIndexBuild, armTimers, AzleIdl, azleMethods, canisterCalls, dispatcher, fromCandidArgs, hostServices, stableStores, wiringStore } from '@domdao/canister-kit/azle';
+import {
+  armIndexBuild,
+  armTimers,
+  AzleIdl,
+  azleMethods,
+  canisterCalls,
+  dispatcher,
+  fromCandidArgs,
+  hostServices,
+  stableStores,
+  wiringStore,
+} from '@domdao/canister-kit/azle';
 import { governanceMethods } from '@domdao/canister-governance';
 import { ledgerMethods } from '@domdao/canister-ledger';
 import { membershipMethods } from '@domdao/canister-membership';
@@ -21,7 +32,10 @@ const table = campaignMethods(AzleIdl);
 const methods = azleMethods(table);
 const types = campaignTypes(AzleIdl);
 const initArgs = wiringStore<InitArgs>();
-const callees = canisterCalls({ governance: governanceMethods(AzleIdl), membership: membershipMethods(AzleIdl), ledger: ledgerMethods(AzleIdl) }, (to) => initArgs.get()[`${to}_canister`]);
+const callees = canisterCalls(
+  { governance: governanceMethods(AzleIdl), membership: membershipMethods(AzleIdl), ledger: ledgerMethods(AzleIdl) },
+  (to) => initArgs.get()[`${to}_canister`],
+);
 const stores = stableStores<CampaignStores>(CAMPAIGN_STORE_NAMES);
 const core = campaignCore(stores, campaignWiring.deps(callees, hostServices));
 const calls = dispatcher(table, core);
@@ -44,27 +58,51 @@ export default class {
   }
 
   @update(methods.create_campaign.args, methods.create_campaign.ret)
-  create_campaign(...a: unknown[]) { return calls.update('create_campaign', a); }
+  create_campaign(...a: unknown[]) {
+    return calls.update('create_campaign', a);
+  }
   @update(methods.contribute.args, methods.contribute.ret)
-  contribute(...a: unknown[]) { return calls.update('contribute', a); }
+  contribute(...a: unknown[]) {
+    return calls.update('contribute', a);
+  }
   @update(methods.burn_donation.args, methods.burn_donation.ret)
-  burn_donation(...a: unknown[]) { return calls.update('burn_donation', a); }
+  burn_donation(...a: unknown[]) {
+    return calls.update('burn_donation', a);
+  }
   @update(methods.reconcile_movement.args, methods.reconcile_movement.ret)
-  reconcile_movement(...a: unknown[]) { return calls.update('reconcile_movement', a); }
+  reconcile_movement(...a: unknown[]) {
+    return calls.update('reconcile_movement', a);
+  }
   @update(methods.settle_campaign.args, methods.settle_campaign.ret)
-  settle_campaign(...a: unknown[]) { return calls.update('settle_campaign', a); }
+  settle_campaign(...a: unknown[]) {
+    return calls.update('settle_campaign', a);
+  }
   @query(methods.list_contributions_by.args, methods.list_contributions_by.ret)
-  list_contributions_by(...a: unknown[]) { return calls.query('list_contributions_by', a); }
+  list_contributions_by(...a: unknown[]) {
+    return calls.query('list_contributions_by', a);
+  }
   @query(methods.list_donations.args, methods.list_donations.ret)
-  list_donations(...a: unknown[]) { return calls.query('list_donations', a); }
+  list_donations(...a: unknown[]) {
+    return calls.query('list_donations', a);
+  }
   @query(methods.list_pending_movements.args, methods.list_pending_movements.ret)
-  list_pending_movements(...a: unknown[]) { return calls.query('list_pending_movements', a); }
+  list_pending_movements(...a: unknown[]) {
+    return calls.query('list_pending_movements', a);
+  }
   @update(methods.cancel_campaign.args, methods.cancel_campaign.ret)
-  cancel_campaign(...a: unknown[]) { return calls.update('cancel_campaign', a); }
+  cancel_campaign(...a: unknown[]) {
+    return calls.update('cancel_campaign', a);
+  }
   @query(methods.get_campaign.args, methods.get_campaign.ret)
-  get_campaign(...a: unknown[]) { return calls.query('get_campaign', a); }
+  get_campaign(...a: unknown[]) {
+    return calls.query('get_campaign', a);
+  }
   @query(methods.list_campaigns.args, methods.list_campaigns.ret)
-  list_campaigns(...a: unknown[]) { return calls.query('list_campaigns', a); }
+  list_campaigns(...a: unknown[]) {
+    return calls.query('list_campaigns', a);
+  }
   @query(methods.list_contributions.args, methods.list_contributions.ret)
-  list_contributions(...a: unknown[]) { return calls.query('list_contributions', a); }
+  list_contributions(...a: unknown[]) {
+    return calls.query('list_contributions', a);
+  }
 }

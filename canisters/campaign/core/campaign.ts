@@ -15,7 +15,17 @@ import { donationMethods } from './donations.ts';
 import { queryMethods } from './queries.ts';
 import { settlementMethods } from './settlement.ts';
 import { campaignState, parseId } from './state.ts';
-import { MAX_CAMPAIGN_LENGTH, MAX_CONTRIBUTION_E8S, MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, MIN_CAMPAIGN_LENGTH, type CampaignDeps, type CampaignError, type CampaignStores, type CreateCampaignArgs } from './types.ts';
+import {
+  MAX_CAMPAIGN_LENGTH,
+  MAX_CONTRIBUTION_E8S,
+  MAX_DESCRIPTION_CHARS,
+  MAX_TITLE_CHARS,
+  MIN_CAMPAIGN_LENGTH,
+  type CampaignDeps,
+  type CampaignError,
+  type CampaignStores,
+  type CreateCampaignArgs,
+} from './types.ts';
 
 export * from './types.ts';
 
@@ -85,9 +95,15 @@ export function campaignCore(stores: CampaignStores, deps: CampaignDeps) {
 
 function createProblem(a: CreateCampaignArgs, now: bigint): string | undefined {
   const title = a.title.trim();
-  if (title.length === 0 || title.length > MAX_TITLE_CHARS || CONTROL.test(a.title)) return `title must be 1 to ${MAX_TITLE_CHARS} characters without control characters`;
-  if (a.description.length > MAX_DESCRIPTION_CHARS || CONTROL.test(a.description)) return `description must be at most ${MAX_DESCRIPTION_CHARS} characters without control characters`;
-  if ('DomTokens' in a.goal ? a.goal.DomTokens <= 0n || a.goal.DomTokens > MAX_CONTRIBUTION_E8S * 1000n : !Number.isFinite(a.goal.UsdValue) || a.goal.UsdValue <= 0 || a.goal.UsdValue > 1e12) {
+  if (title.length === 0 || title.length > MAX_TITLE_CHARS || CONTROL.test(a.title))
+    return `title must be 1 to ${MAX_TITLE_CHARS} characters without control characters`;
+  if (a.description.length > MAX_DESCRIPTION_CHARS || CONTROL.test(a.description))
+    return `description must be at most ${MAX_DESCRIPTION_CHARS} characters without control characters`;
+  if (
+    'DomTokens' in a.goal
+      ? a.goal.DomTokens <= 0n || a.goal.DomTokens > MAX_CONTRIBUTION_E8S * 1000n
+      : !Number.isFinite(a.goal.UsdValue) || a.goal.UsdValue <= 0 || a.goal.UsdValue > 1e12
+  ) {
     return 'goal must be a positive amount';
   }
   if (a.deadline < now + MIN_CAMPAIGN_LENGTH || a.deadline > now + MAX_CAMPAIGN_LENGTH) return 'deadline must be 1 hour to 365 days from now';

@@ -42,7 +42,13 @@ export type LedgerError =
   | { GenericError: { error_code: bigint; message: string } };
 
 export interface LedgerDeps {
-  icrc1_transfer(args: { from_subaccount?: Uint8Array; to: Account; amount: bigint; memo?: Uint8Array; created_at_time?: bigint }): Promise<Result<bigint, LedgerError>>;
+  icrc1_transfer(args: {
+    from_subaccount?: Uint8Array;
+    to: Account;
+    amount: bigint;
+    memo?: Uint8Array;
+    created_at_time?: bigint;
+  }): Promise<Result<bigint, LedgerError>>;
   icrc2_transfer_from(args: { from: Account; to: Account; amount: bigint; memo?: Uint8Array; created_at_time?: bigint }): Promise<Result<bigint, LedgerError>>;
   icrc1_fee(): Promise<bigint>;
   icrc1_minting_account(): Promise<Account | undefined>;
@@ -76,7 +82,11 @@ export function describe(e: LedgerError): string {
 }
 
 /** Runs one movement's ledger call; a rejected call throws (outcome unknown: the intent stays). */
-export async function runMovement(ledger: LedgerDeps, m: Movement, route: { to: Account; fromSubaccount?: Uint8Array; fromAccount?: Account }): Promise<Outcome> {
+export async function runMovement(
+  ledger: LedgerDeps,
+  m: Movement,
+  route: { to: Account; fromSubaccount?: Uint8Array; fromAccount?: Account },
+): Promise<Outcome> {
   const common = { amount: m.amount_e8s, memo: movementMemo(m.id), created_at_time: m.created_at_time };
   const r = route.fromAccount
     ? await ledger.icrc2_transfer_from({ from: route.fromAccount, to: route.to, ...common })

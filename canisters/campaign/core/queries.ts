@@ -21,7 +21,12 @@ export function queryMethods(stores: CampaignStores, deps: CampaignDeps, state: 
       // Long descriptions end a page early rather than pass the reply limit (decision W6).
       const metered = deps.instructions !== undefined;
       const views = (function* () {
-        for (const [, c] of stores.campaigns.entries({ reverse: true, ...(from !== undefined && { from }), ...(metered && { maxStoredBytes: ANSWER_STORED_BYTES }) })) yield view(c, ctx.now);
+        for (const [, c] of stores.campaigns.entries({
+          reverse: true,
+          ...(from !== undefined && { from }),
+          ...(metered && { maxStoredBytes: ANSWER_STORED_BYTES }),
+        }))
+          yield view(c, ctx.now);
       })();
       return withinReplyBudget(views, n, (c) => c.title + c.description, { metered });
     },

@@ -4,7 +4,7 @@
 import { Err, Ok, u64Key, withPrefix, type CallContext, type Result } from '@domdao/canister-kit';
 import { movementMemo } from './escrow.ts';
 import { parseId, type CampaignState } from './state.ts';
-import { MOVEMENT_RETRY_AFTER, SETTLE_BATCH, type Campaign, type CampaignDeps, type CampaignError, type CampaignStatus, type CampaignStores, type Contribution } from './types.ts';
+import { SETTLE_BATCH, type Campaign, type CampaignDeps, type CampaignError, type CampaignStores, type Contribution } from './types.ts';
 
 export function settlementMethods(stores: CampaignStores, deps: CampaignDeps, state: CampaignState) {
   const { config, view, fee, newMovement, apply, attempt, retryAt, pendingFor } = state;
@@ -40,7 +40,10 @@ export function settlementMethods(stores: CampaignStores, deps: CampaignDeps, st
     }
     for (const k of due) {
       if (k.amount_e8s <= ledgerFee) continue;
-      await attempt(ctx, newMovement({ kind: 'refund', campaign: id, party: k.contributor, seq: k.seq, amount_e8s: k.amount_e8s - ledgerFee, created_at_time: ctx.now }));
+      await attempt(
+        ctx,
+        newMovement({ kind: 'refund', campaign: id, party: k.contributor, seq: k.seq, amount_e8s: k.amount_e8s - ledgerFee, created_at_time: ctx.now }),
+      );
     }
     const after = stores.campaigns.get(id)!;
     if (after.refunds === after.contributions) {
@@ -76,7 +79,8 @@ export function settlementMethods(stores: CampaignStores, deps: CampaignDeps, st
       }
       const { blocks } = await deps.ledger.icrc3_get_blocks([{ start: block_index, length: 1n }]);
       const block = blocks.find((b) => b.id === block_index)?.block;
-      const map = (v: unknown) => (v && typeof v === 'object' && 'Map' in v ? new Map((v as { Map: Array<[string, unknown]> }).Map) : new Map<string, unknown>());
+      const map = (v: unknown) =>
+        v && typeof v === 'object' && 'Map' in v ? new Map((v as { Map: Array<[string, unknown]> }).Map) : new Map<string, unknown>();
       const tx = map(map(block).get('tx'));
       const memo = (tx.get('memo') as { Blob?: Uint8Array } | undefined)?.Blob;
       const amt = (tx.get('amt') as { Nat?: bigint } | undefined)?.Nat;

@@ -4,7 +4,21 @@ import { compositeKey, Err, u64Key, type Account, type CallContext } from '@domd
 import { isStale, type DomPriceTick, type UsablePrice } from '@domdao/canister-kit/rules';
 import { campaignProgress } from './progress.ts';
 import { describe, escrowSubaccount, runMovement, type LedgerError, type Movement, type Outcome } from './escrow.ts';
-import { MAX_CONTRIBUTION_E8S, MOVEMENT_RETRY_AFTER, type Campaign, type CampaignConfig, type CampaignDeps, type CampaignError, type CampaignRecord, type CampaignStatus, type CampaignStores, type Contribution, type ContributionAmount, type Donation, type Settled } from './types.ts';
+import {
+  MAX_CONTRIBUTION_E8S,
+  MOVEMENT_RETRY_AFTER,
+  type Campaign,
+  type CampaignConfig,
+  type CampaignDeps,
+  type CampaignError,
+  type CampaignRecord,
+  type CampaignStatus,
+  type CampaignStores,
+  type Contribution,
+  type ContributionAmount,
+  type Donation,
+  type Settled,
+} from './types.ts';
 
 const OP_ID = /^[A-Za-z0-9:._-]{1,128}$/;
 
@@ -37,7 +51,9 @@ export function campaignState(stores: CampaignStores, deps: CampaignDeps) {
   const usablePrice = (now: bigint) => usable(stores.price.get('tick'), now);
   const view = (c: CampaignRecord, now: bigint): Campaign => {
     const progress = campaignProgress(c.goal, c.raised_dom, usablePrice(now));
-    const status: CampaignStatus = c.cancelled ? 'Cancelled' : c.outcome ?? (now < c.deadline ? 'Open' : progress.pct_complete >= 100 ? 'Succeeded' : 'Failed');
+    const status: CampaignStatus = c.cancelled
+      ? 'Cancelled'
+      : (c.outcome ?? (now < c.deadline ? 'Open' : progress.pct_complete >= 100 ? 'Succeeded' : 'Failed'));
     return {
       id: c.id.toString(),
       title: c.title,
@@ -60,7 +76,11 @@ export function campaignState(stores: CampaignStores, deps: CampaignDeps) {
   /** The ledger fee: stored, read from the ledger when missing (refresh_price refreshes it). */
   const fee = async (): Promise<bigint> => stores.fee.get('fee') ?? deps.ledger.icrc1_fee();
   const ledgerErr = (e: LedgerError): CampaignError =>
-    'InsufficientFunds' in e ? { InsufficientFunds: e.InsufficientFunds } : 'InsufficientAllowance' in e ? { InsufficientAllowance: e.InsufficientAllowance } : { LedgerError: describe(e) };
+    'InsufficientFunds' in e
+      ? { InsufficientFunds: e.InsufficientFunds }
+      : 'InsufficientAllowance' in e
+        ? { InsufficientAllowance: e.InsufficientAllowance }
+        : { LedgerError: describe(e) };
   const newMovement = (m: Omit<Movement, 'id'>): Movement => {
     const id = stores.counters.get('movement') ?? 1n;
     stores.counters.set('movement', id + 1n);
@@ -86,14 +106,19 @@ export function campaignState(stores: CampaignStores, deps: CampaignDeps) {
    * Runs a movement's ledger call and applies its outcome. A rejected call throws: the intent, written
    * before the call (a commit point, decision L10), stays and is re-sent by the next attempt.
    */
-  const run = async (ctx: CallContext, m: Movement): Promise<{ outcome: Outcome; result?: Contribution | Donation }> => apply(ctx, m, await runMovement(deps.ledger, m, await route(m)));
+  const run = async (ctx: CallContext, m: Movement): Promise<{ outcome: Outcome; result?: Contribution | Donation }> =>
+    apply(ctx, m, await runMovement(deps.ledger, m, await route(m)));
   /** Applies a movement's outcome once (after the ledger call, or an admin's reconciliation). */
   const apply = (ctx: CallContext, m: Movement, outcome: Outcome): { outcome: Outcome; result?: Contribution | Donation } => {
     const opKey = m.op_id === undefined ? undefined : compositeKey(m.party, m.op_id);
     // Another attempt finished it while this one awaited (calls interleave on the IC): apply once.
     if (!stores.movements.has(m.id)) {
       const entry = opKey === undefined ? undefined : stores.ops.get(opKey);
-      const result = entry?.contribution ? stores.contributions.get(entry.contribution) : entry?.donation !== undefined ? stores.donations.get(entry.donation) : undefined;
+      const result = entry?.contribution
+        ? stores.contributions.get(entry.contribution)
+        : entry?.donation !== undefined
+          ? stores.donations.get(entry.donation)
+          : undefined;
       return { outcome, ...(result && { result }) };
     }
     if ('retry' in outcome) {
@@ -112,7 +137,15 @@ export function campaignState(stores: CampaignStores, deps: CampaignDeps) {
     switch (m.kind) {
       case 'contribution': {
         const seq = c!.contributions + 1n;
-        const contribution: Contribution = { campaign_id: m.campaign.toString(), seq, contributor: m.party, amount_e8s: m.amount_e8s, ...priced, at: ctx.now, block_index };
+        const contribution: Contribution = {
+          campaign_id: m.campaign.toString(),
+          seq,
+          contributor: m.party,
+          amount_e8s: m.amount_e8s,
+          ...priced,
+          at: ctx.now,
+          block_index,
+        };
         const key = compositeKey(u64Key(m.campaign), u64Key(seq));
         stores.contributions.set(key, contribution);
         stores.by_contributor.set(compositeKey(m.party, key), null);
@@ -171,7 +204,26 @@ export function campaignState(stores: CampaignStores, deps: CampaignDeps) {
     const m = await deps.membership.get_membership_status(p);
     return m !== undefined && m.status !== 'Revoked';
   };
-  return { config, usable, usablePrice, view, escrow, fee, ledgerErr, newMovement, route, run, apply, attempt, retryAt, pendingFor, opLookup, readPrice, storePrice, isMember };
+  return {
+    config,
+    usable,
+    usablePrice,
+    view,
+    escrow,
+    fee,
+    ledgerErr,
+    newMovement,
+    route,
+    run,
+    apply,
+    attempt,
+    retryAt,
+    pendingFor,
+    opLookup,
+    readPrice,
+    storePrice,
+    isMember,
+  };
 }
 
 export type CampaignState = ReturnType<typeof campaignState>;

@@ -23,14 +23,28 @@ describe('settle step timing (decision L16)', () => {
     const core = campaignCore(stores, {
       governance: { get_dom_price: async () => undefined },
       membership: { get_membership_status: async () => ({ status: 'Registered' }) },
-      ledger: { icrc1_transfer: reject, icrc2_transfer_from: reject, icrc1_fee: async () => 10_000n, icrc1_minting_account: async () => ({ owner: 'gov' }), icrc3_get_blocks: async () => ({ blocks: [] }) },
+      ledger: {
+        icrc1_transfer: reject,
+        icrc2_transfer_from: reject,
+        icrc1_fee: async () => 10_000n,
+        icrc1_minting_account: async () => ({ owner: 'gov' }),
+        icrc3_get_blocks: async () => ({ blocks: [] }),
+      },
     });
     let now = NOW;
     const ctx = (caller = 'member') => ({ caller, now });
     await host.update('campaign', () => core.init({ admins: [], self: 'campaign-canister' }));
-    const id = (await host.update('campaign', () => core.create_campaign(ctx(), { title: 't', description: '', goal: { DomTokens: 100_000_000n }, deadline: NOW + DAY })) as { Ok: string }).Ok;
+    const id = (
+      (await host.update('campaign', () =>
+        core.create_campaign(ctx(), { title: 't', description: '', goal: { DomTokens: 100_000_000n }, deadline: NOW + DAY }),
+      )) as { Ok: string }
+    ).Ok;
     await assert.rejects(host.update('campaign', () => core.contribute(ctx(), id, { Dom: 100_000_000n }, 'op-1')));
-    assert.equal(host.query('campaign', () => core.next_settlement(ctx())), NOW + MOVEMENT_RETRY_AFTER, 'not due at once: the call that made it is still in charge');
+    assert.equal(
+      host.query('campaign', () => core.next_settlement(ctx())),
+      NOW + MOVEMENT_RETRY_AFTER,
+      'not due at once: the call that made it is still in charge',
+    );
     await host.update('campaign', () => core.settle(ctx()));
     assert.equal(calls, 1, 'the settle step left it alone');
     now = NOW + MOVEMENT_RETRY_AFTER;
@@ -38,21 +52,37 @@ describe('settle step timing (decision L16)', () => {
     assert.equal(calls, 2, 'retried once due');
     const [m] = host.query('campaign', () => core.list_pending_movements(ctx()));
     assert.deepEqual([m!.attempted_at, m!.last_error], [now, 'ledger stopped']);
-    assert.equal(host.query('campaign', () => core.next_settlement(ctx())), now + MOVEMENT_RETRY_AFTER, 'the next retry is 30 s after this attempt, not now');
+    assert.equal(
+      host.query('campaign', () => core.next_settlement(ctx())),
+      now + MOVEMENT_RETRY_AFTER,
+      'the next retry is 30 s after this attempt, not now',
+    );
   });
 
   it('next_settlement is the earliest deadline of the open campaigns, whichever was made first', async () => {
     const host = EmbeddedHost.open({});
     const stores = Object.fromEntries(Object.entries(CAMPAIGN_STORE_NAMES).map(([k, n]) => [k, host.store('campaign', n)])) as unknown as CampaignStores;
-    const never = async (): Promise<never> => { throw new Error('not called'); };
+    const never = async (): Promise<never> => {
+      throw new Error('not called');
+    };
     const core = campaignCore(stores, {
       governance: { get_dom_price: async () => undefined },
       membership: { get_membership_status: async () => ({ status: 'Registered' }) },
-      ledger: { icrc1_transfer: never, icrc2_transfer_from: never, icrc1_fee: async () => 10_000n, icrc1_minting_account: async () => ({ owner: 'gov' }), icrc3_get_blocks: async () => ({ blocks: [] }) },
+      ledger: {
+        icrc1_transfer: never,
+        icrc2_transfer_from: never,
+        icrc1_fee: async () => 10_000n,
+        icrc1_minting_account: async () => ({ owner: 'gov' }),
+        icrc3_get_blocks: async () => ({ blocks: [] }),
+      },
     });
     const ctx = { caller: 'member', now: NOW };
     await host.update('campaign', () => core.init({ admins: [], self: 'campaign-canister' }));
-    for (const deadline of [NOW + 3n * DAY, NOW + DAY, NOW + 2n * DAY]) await host.update('campaign', () => core.create_campaign(ctx, { title: 't', description: '', goal: { DomTokens: 100_000_000n }, deadline }));
-    assert.equal(host.query('campaign', () => core.next_settlement(ctx)), NOW + DAY);
+    for (const deadline of [NOW + 3n * DAY, NOW + DAY, NOW + 2n * DAY])
+      await host.update('campaign', () => core.create_campaign(ctx, { title: 't', description: '', goal: { DomTokens: 100_000_000n }, deadline }));
+    assert.equal(
+      host.query('campaign', () => core.next_settlement(ctx)),
+      NOW + DAY,
+    );
   });
 });

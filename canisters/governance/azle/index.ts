@@ -2,7 +2,19 @@
 // of ../candid.ts, state in stable memory, time and caller from the IC, inter-canister calls to the
 // membership and treasury canisters, and a timer that does what the embedded scheduler does.
 import { canisterSelf, IDL, init, postUpgrade, query, update } from 'azle';
-import { armIndexBuild, armTimers, AzleIdl, azleMethods, canisterCalls, dispatcher, icrc7EntryPoints, fromCandidArgs, hostServices, stableStores, wiringStore } from '@domdao/canister-kit/azle';
+import {
+  armIndexBuild,
+  armTimers,
+  AzleIdl,
+  azleMethods,
+  canisterCalls,
+  dispatcher,
+  icrc7EntryPoints,
+  fromCandidArgs,
+  hostServices,
+  stableStores,
+  wiringStore,
+} from '@domdao/canister-kit/azle';
 import { membershipMethods } from '@domdao/canister-membership';
 import { treasuryMethods } from '@domdao/canister-treasury';
 import { governanceMethods, governanceTypes } from '../candid.ts';
@@ -37,31 +49,59 @@ export default class extends icrc7EntryPoints(calls) {
   }
 
   @update(methods.create_proposal.args, methods.create_proposal.ret)
-  create_proposal(...a: unknown[]) { return calls.update('create_proposal', a); }
+  create_proposal(...a: unknown[]) {
+    return calls.update('create_proposal', a);
+  }
   @query(methods.get_proposal.args, methods.get_proposal.ret)
-  get_proposal(...a: unknown[]) { return calls.query('get_proposal', a); }
+  get_proposal(...a: unknown[]) {
+    return calls.query('get_proposal', a);
+  }
   @query(methods.list_proposals.args, methods.list_proposals.ret)
-  list_proposals(...a: unknown[]) { return calls.query('list_proposals', a); }
+  list_proposals(...a: unknown[]) {
+    return calls.query('list_proposals', a);
+  }
   @update(methods.cast_vote.args, methods.cast_vote.ret)
-  cast_vote(...a: unknown[]) { return calls.update('cast_vote', a); }
+  cast_vote(...a: unknown[]) {
+    return calls.update('cast_vote', a);
+  }
   @query(methods.get_tally.args, methods.get_tally.ret)
-  get_tally(...a: unknown[]) { return calls.query('get_tally', a); }
+  get_tally(...a: unknown[]) {
+    return calls.query('get_tally', a);
+  }
   @query(methods.get_my_vote.args, methods.get_my_vote.ret)
-  get_my_vote(...a: unknown[]) { return calls.query('get_my_vote', a); }
+  get_my_vote(...a: unknown[]) {
+    return calls.query('get_my_vote', a);
+  }
   @query(methods.list_votes.args, methods.list_votes.ret)
-  list_votes(...a: unknown[]) { return calls.query('list_votes', a); }
+  list_votes(...a: unknown[]) {
+    return calls.query('list_votes', a);
+  }
   @query(methods.list_votes_page.args, methods.list_votes_page.ret)
-  list_votes_page(...a: unknown[]) { return calls.query('list_votes_page', a); }
+  list_votes_page(...a: unknown[]) {
+    return calls.query('list_votes_page', a);
+  }
   @update(methods.execute_proposal.args, methods.execute_proposal.ret)
-  execute_proposal(...a: unknown[]) { return calls.update('execute_proposal', a); }
+  execute_proposal(...a: unknown[]) {
+    return calls.update('execute_proposal', a);
+  }
   @update(methods.update_dom_price.args, methods.update_dom_price.ret)
-  update_dom_price(...a: unknown[]) { return calls.update('update_dom_price', a); }
+  update_dom_price(...a: unknown[]) {
+    return calls.update('update_dom_price', a);
+  }
   @query(methods.get_dom_price.args, methods.get_dom_price.ret)
-  get_dom_price(...a: unknown[]) { return calls.query('get_dom_price', a); }
+  get_dom_price(...a: unknown[]) {
+    return calls.query('get_dom_price', a);
+  }
   @query(methods.list_price_history.args, methods.list_price_history.ret)
-  list_price_history(...a: unknown[]) { return calls.query('list_price_history', a); }
+  list_price_history(...a: unknown[]) {
+    return calls.query('list_price_history', a);
+  }
   @query(methods.list_admin_events.args, methods.list_admin_events.ret)
-  list_admin_events(...a: unknown[]) { return calls.query('list_admin_events', a); }
+  list_admin_events(...a: unknown[]) {
+    return calls.query('list_admin_events', a);
+  }
   @query(methods.get_settings.args, methods.get_settings.ret)
-  get_settings(...a: unknown[]) { return calls.query('get_settings', a); }
+  get_settings(...a: unknown[]) {
+    return calls.query('get_settings', a);
+  }
 }

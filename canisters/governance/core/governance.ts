@@ -189,10 +189,17 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
         return args.status !== undefined && v.status !== args.status ? undefined : v;
       };
       // A filter reads only its candidates (decision W8): an index, the active proposals, or both.
-      const candidates = index.candidates({ ...(args.status !== undefined && { status: args.status }), ...(args.category !== undefined && { category: args.category }) }, from);
+      const candidates = index.candidates(
+        { ...(args.status !== undefined && { status: args.status }), ...(args.category !== undefined && { category: args.category }) },
+        from,
+      );
       function* matching(): Generator<Proposal> {
         if (candidates === undefined) {
-          for (const [, p] of stores.proposals.entries({ reverse: true, ...(from !== undefined && { from }), ...(metered && { maxStoredBytes: ANSWER_STORED_BYTES }) })) {
+          for (const [, p] of stores.proposals.entries({
+            reverse: true,
+            ...(from !== undefined && { from }),
+            ...(metered && { maxStoredBytes: ANSWER_STORED_BYTES }),
+          })) {
             const v = matches(p);
             if (v) yield v;
           }
@@ -242,7 +249,10 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
     },
 
     get_dom_price(ctx: CallContext): DomPriceTick | undefined {
-      const e = priceInForce(Array.from(stores.prices.entries(), ([, v]) => v), ctx.now);
+      const e = priceInForce(
+        Array.from(stores.prices.entries(), ([, v]) => v),
+        ctx.now,
+      );
       return e && toTick(e);
     },
 

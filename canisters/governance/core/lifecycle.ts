@@ -6,10 +6,7 @@ import { passes, tally } from './rules/counting.ts';
 import type { ProposalRecord, ProposalStatus, VoteTally } from './types.ts';
 
 export function tallyOf(p: ProposalRecord): VoteTally {
-  return tally(
-    { yes_votes: p.yes_votes, no_votes: p.no_votes, abstentions: p.abstentions, total_eligible: p.total_eligible ?? 0n },
-    p.rules,
-  );
+  return tally({ yes_votes: p.yes_votes, no_votes: p.no_votes, abstentions: p.abstentions, total_eligible: p.total_eligible ?? 0n }, p.rules);
 }
 
 /** The status in force at `now`, whatever the scheduler has recorded so far. */

@@ -45,10 +45,12 @@ export function receiptsApi(stores: ReceiptStores) {
       },
       metadata(id) {
         const r = stores.receipts.get(id);
-        return r && [
-          ['proposal_id', { Nat: r.proposal_id }],
-          ['minted_at', { Nat: r.minted_at }],
-        ];
+        return (
+          r && [
+            ['proposal_id', { Nat: r.proposal_id }],
+            ['minted_at', { Nat: r.minted_at }],
+          ]
+        );
       },
     }),
   };

@@ -18,7 +18,13 @@ export const BURN_BATCH = 5_000;
  */
 export const STEP_INSTRUCTION_BUDGET = 20_000_000_000n;
 
-export function governanceScheduler(stores: GovernanceStores, deps: GovernanceDeps, state: GovernanceState, execution: ProposalExecution, index: ReturnType<typeof proposalIndex>) {
+export function governanceScheduler(
+  stores: GovernanceStores,
+  deps: GovernanceDeps,
+  state: GovernanceState,
+  execution: ProposalExecution,
+  index: ReturnType<typeof proposalIndex>,
+) {
   const { config, receipts, settle } = state;
   const { execute } = execution;
   const overBudget = () => deps.instructions !== undefined && deps.instructions() > STEP_INSTRUCTION_BUDGET;

@@ -38,7 +38,6 @@ export function governanceState(stores: GovernanceStores) {
   const settle = (p: ProposalRecord, now: bigint) => record(p, settleSteps(p, now), now);
   const transition = (p: ProposalRecord, to: ProposalStatus, now: bigint) => record(p, [[p.status, to]], now);
 
-
   return { config, nextId, emit, voteKey, isAdmin, isTrusted, receipts, record, settle, transition };
 }
 

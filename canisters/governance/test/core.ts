@@ -7,7 +7,10 @@ import { NS_PER_HOUR } from '../core/rules/categories.ts';
 import type { GovernanceDeps } from '../core/types.ts';
 
 /** `wrap` lets a test watch the stores (e.g. count reads); by default they are plain. */
-export async function coreWithProposal(deps: Partial<GovernanceDeps> & { eligible?: bigint } = {}, wrap: (stores: GovernanceStores) => GovernanceStores = (s) => s) {
+export async function coreWithProposal(
+  deps: Partial<GovernanceDeps> & { eligible?: bigint } = {},
+  wrap: (stores: GovernanceStores) => GovernanceStores = (s) => s,
+) {
   const stores = wrap(Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()])) as unknown as GovernanceStores);
   const { eligible = 3n, ...rest } = deps;
   const clock = { now: 1_000n * NS_PER_HOUR };

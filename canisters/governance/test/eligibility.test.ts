@@ -88,13 +88,17 @@ describe('eligibility is fixed when voting opens (decision G23)', () => {
     assert.deepEqual(await s.vote('early', id), { Ok: null });
   });
 
-  it('the first vote opens a window the scheduler has not recorded: eligibility at that vote\'s instant', async () => {
+  it("the first vote opens a window the scheduler has not recorded: eligibility at that vote's instant", async () => {
     const s = setup();
     s.activate('a');
     const id = await s.propose();
     s.clock.now += 2n * NS_PER_HOUR;
     s.activate('b'); // after voting_opens, before the opening is recorded
-    assert.deepEqual(await s.vote('b', id), { Err: { NotActiveWhenVotingOpened: { opened_at: s.clock.now } } }, 'made Active at the instant the first vote counts');
+    assert.deepEqual(
+      await s.vote('b', id),
+      { Err: { NotActiveWhenVotingOpened: { opened_at: s.clock.now } } },
+      'made Active at the instant the first vote counts',
+    );
     s.clock.now += 1n;
     assert.deepEqual(await s.vote('a', id), { Ok: null }, 'the first vote opens it');
     const opened = s.clock.now;

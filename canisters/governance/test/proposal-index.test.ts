@@ -41,7 +41,12 @@ async function governanceWith(proposals: Array<{ category: ProposalCategory; vot
   const raw = Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()])) as unknown as GovernanceStores;
   const stores = { ...raw, proposals: counted(raw.proposals, count) };
   const core = governanceCore(stores, {
-    membership: { get_membership_status: async () => ({ is_active: true }), active_member_snapshot: async () => ({ count: 3n, at: 0n }), voting_eligibility: async () => ({ active_now: true, active_at: true }), apply_policy: async () => ({ Ok: null }) },
+    membership: {
+      get_membership_status: async () => ({ is_active: true }),
+      active_member_snapshot: async () => ({ count: 3n, at: 0n }),
+      voting_eligibility: async () => ({ active_now: true, active_at: true }),
+      apply_policy: async () => ({ Ok: null }),
+    },
     treasury: { execute_payout: async () => ({ Ok: null }) },
   });
   const clock = { now: 1_000n * NS_PER_HOUR };
@@ -76,7 +81,11 @@ function checkEveryFilter(g: Awaited<ReturnType<typeof governanceWith>>) {
     for (const category of [undefined, 'General', 'EmergencyAction'] as const) {
       for (const from_id of [undefined, g.ids[0], g.ids[Math.floor(g.ids.length / 2)], g.ids.at(-1)! + 5n]) {
         const args: ListProposalsArgs = { limit: 100, ...(status && { status }), ...(category && { category }), ...(from_id !== undefined && { from_id }) };
-        assert.deepEqual(g.core.list_proposals(g.ctx('anyone'), args), expected(g, args).slice(0, 100), JSON.stringify(args, (_, v) => (typeof v === 'bigint' ? `${v}` : v)));
+        assert.deepEqual(
+          g.core.list_proposals(g.ctx('anyone'), args),
+          expected(g, args).slice(0, 100),
+          JSON.stringify(args, (_, v) => (typeof v === 'bigint' ? `${v}` : v)),
+        );
       }
     }
   }
@@ -86,7 +95,11 @@ function checkEveryFilter(g: Awaited<ReturnType<typeof governanceWith>>) {
 function history() {
   let seed = 7;
   const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-  return Array.from({ length: 40 }, (_, i) => ({ category: (next() < 0.3 ? 'EmergencyAction' : 'General') as ProposalCategory, votes: next() < 0.35 ? 3 : 0, at: i * 10 }));
+  return Array.from({ length: 40 }, (_, i) => ({
+    category: (next() < 0.3 ? 'EmergencyAction' : 'General') as ProposalCategory,
+    votes: next() < 0.35 ? 3 : 0,
+    at: i * 10,
+  }));
 }
 
 describe('filtered proposal lists (decision W8)', () => {
@@ -123,7 +136,10 @@ describe('filtered proposal lists (decision W8)', () => {
   });
 
   it('a store kept without the index is listed by a scan until the scheduler has indexed it, a bounded part per step', async () => {
-    const g = await governanceWith([...history(), ...Array.from({ length: INDEX_STEP + 50 }, (_, i) => ({ category: 'General' as ProposalCategory, votes: 0, at: 400 + i }))]);
+    const g = await governanceWith([
+      ...history(),
+      ...Array.from({ length: INDEX_STEP + 50 }, (_, i) => ({ category: 'General' as ProposalCategory, votes: 0, at: 400 + i })),
+    ]);
     g.clock.now = 1_000n * NS_PER_HOUR + 500n * NS_PER_HOUR;
     await g.core.tick(g.ctx('timer'));
     // As a release without the index left it: no index, no mark.

@@ -40,7 +40,10 @@ describe('category rules (spec 1 Categories table)', () => {
 describe('counting (decision G1: "at least")', () => {
   const general = DEFAULT_CATEGORY_RULES.General;
   const c = (yes: number, no: number, abstain: number, eligible: number) => ({
-    yes_votes: BigInt(yes), no_votes: BigInt(no), abstentions: BigInt(abstain), total_eligible: BigInt(eligible),
+    yes_votes: BigInt(yes),
+    no_votes: BigInt(no),
+    abstentions: BigInt(abstain),
+    total_eligible: BigInt(eligible),
   });
 
   it('quorum exactly at 10 % of 1000 members is met; one vote short is not', () => {
@@ -87,7 +90,11 @@ describe('counting (decision G1: "at least")', () => {
 
 describe('price in force (execution rule 5)', () => {
   const e = (id: bigint, price: number, effective: bigint, expires?: bigint): PriceEntry => ({
-    price_usd: price, proposal_id: id, set_by: 'gov', effective_at: effective, ...(expires !== undefined && { expires_at: expires }),
+    price_usd: price,
+    proposal_id: id,
+    set_by: 'gov',
+    effective_at: effective,
+    ...(expires !== undefined && { expires_at: expires }),
   });
 
   it('no entries: no price', () => assert.equal(priceInForce([], 10n), undefined));
@@ -140,7 +147,12 @@ describe('SetDomPrice payload validation (InvalidPayload at creation)', () => {
 });
 
 describe('decision G22: one source_url rule, and the refusal names the field', () => {
-  const price = (source_url: string) => ({ title: 'Price', body: 'b', category: 'SetDomPrice' as const, payload: { SetDomPrice: { price_usd: 1, source_url } } });
+  const price = (source_url: string) => ({
+    title: 'Price',
+    body: 'b',
+    category: 'SetDomPrice' as const,
+    payload: { SetDomPrice: { price_usd: 1, source_url } },
+  });
   it('create_proposal refuses an http:// (or too long) source_url with InvalidPayload naming source_url; https at 2048 characters is accepted, 2049 refused', async () => {
     const { core, ctx } = await coreWithProposal();
     const why = `source_url must be ${SOURCE_URL_RULE}`;
@@ -150,6 +162,9 @@ describe('decision G22: one source_url rule, and the refusal names the field', (
     assert.equal(at(MAX_SOURCE_URL_CHARS).length, 2048);
     assert.deepEqual(await core.create_proposal(ctx('admin'), price(at(MAX_SOURCE_URL_CHARS + 1))), { Err: { InvalidPayload: why } });
     assert.ok('Ok' in (await core.create_proposal(ctx('admin'), price(at(MAX_SOURCE_URL_CHARS)))));
-    assert.deepEqual(await core.create_proposal(ctx('admin'), { title: 'Price', body: 'b', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: 0 } } }), { Err: { InvalidPayload: 'price_usd must be a finite number above 0' } });
+    assert.deepEqual(
+      await core.create_proposal(ctx('admin'), { title: 'Price', body: 'b', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: 0 } } }),
+      { Err: { InvalidPayload: 'price_usd must be a finite number above 0' } },
+    );
   });
 });

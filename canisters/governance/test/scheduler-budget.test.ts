@@ -14,7 +14,13 @@ async function closedProposalWithVotes(voters: number, instructions?: () => bigi
   await core.tick(ctx('timer'));
   for (let i = 0; i < voters; i++) assert.deepEqual(await core.cast_vote(ctx(`voter-${i}`), id, 'Yes'), { Ok: null });
   clock.now += 8n * 24n * NS_PER_HOUR;
-  return { core, id, tick: () => core.tick(ctx('timer')), supply: () => core.icrc7_total_supply(ctx('admin')), proposal: () => core.get_proposal(ctx('admin'), id) };
+  return {
+    core,
+    id,
+    tick: () => core.tick(ctx('timer')),
+    supply: () => core.icrc7_total_supply(ctx('admin')),
+    proposal: () => core.get_proposal(ctx('admin'), id),
+  };
 }
 
 describe('receipt burning within the instruction limit (decision G20)', () => {
@@ -39,16 +45,20 @@ describe('receipt burning within the instruction limit (decision G20)', () => {
   it('decision G21: each step goes on after the vote where the last stopped, so over all steps each vote is read about once', async () => {
     let used = 0n;
     let votesRead = 0;
-    const g = await closedProposalWithVotes(30, () => (used += STEP_INSTRUCTION_BUDGET / 3n), (stores) => {
-      const entries = stores.votes.entries.bind(stores.votes);
-      stores.votes.entries = function* (options) {
-        for (const entry of entries(options)) {
-          votesRead++;
-          yield entry;
-        }
-      };
-      return stores;
-    });
+    const g = await closedProposalWithVotes(
+      30,
+      () => (used += STEP_INSTRUCTION_BUDGET / 3n),
+      (stores) => {
+        const entries = stores.votes.entries.bind(stores.votes);
+        stores.votes.entries = function* (options) {
+          for (const entry of entries(options)) {
+            votesRead++;
+            yield entry;
+          }
+        };
+        return stores;
+      },
+    );
     votesRead = 0;
     let steps = 0;
     for (; steps < 40 && g.supply() > 0n; steps++) {
@@ -81,7 +91,10 @@ describe('scheduler limits at the limit and one unit past it (decisions G6, G20,
   });
 
   it('decision G23: a proposal first seen by the scheduler one ns before its close takes its snapshot; at the close it takes none (voting is over)', async () => {
-    for (const [offset, snapshots] of [[-1n, 1], [0n, 0]] as const) {
+    for (const [offset, snapshots] of [
+      [-1n, 1],
+      [0n, 0],
+    ] as const) {
       let taken = 0;
       const { core, ctx, clock, id } = await coreWithProposal({
         membership: {
@@ -99,8 +112,17 @@ describe('scheduler limits at the limit and one unit past it (decisions G6, G20,
 
   it('decision G6: after a failed execution the scheduler next wakes exactly execution_retry_interval after the attempt', async () => {
     let fail = true;
-    const { core, ctx, clock } = await coreWithProposal({ treasury: { execute_payout: async () => (fail ? { Err: { LedgerError: 'TemporarilyUnavailable' } } : { Ok: null }) } as never });
-    const id = (await core.create_proposal(ctx('admin'), { title: 'Pay', body: 'b', category: 'TreasuryPayout', payload: { TreasuryPayout: { recipient: 'r', amount: { DomE8s: 5n } } } }) as { Ok: bigint }).Ok;
+    const { core, ctx, clock } = await coreWithProposal({
+      treasury: { execute_payout: async () => (fail ? { Err: { LedgerError: 'TemporarilyUnavailable' } } : { Ok: null }) } as never,
+    });
+    const id = (
+      (await core.create_proposal(ctx('admin'), {
+        title: 'Pay',
+        body: 'b',
+        category: 'TreasuryPayout',
+        payload: { TreasuryPayout: { recipient: 'r', amount: { DomE8s: 5n } } },
+      })) as { Ok: bigint }
+    ).Ok;
     const p = core.get_proposal(ctx('admin'), id)!;
     clock.now = p.voting_opens;
     await core.tick(ctx('timer'));

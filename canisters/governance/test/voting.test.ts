@@ -43,7 +43,7 @@ describe('cast_vote under interleaving (spec 1: one vote per member)', () => {
     assert.equal(core.icrc7_total_supply(ctx('admin')), 1n, 'one receipt minted');
   });
 
-  it('decision G23: the opening recorded by another message during a vote\'s awaits, at another instant: the voter is checked at the recorded one', async () => {
+  it("decision G23: the opening recorded by another message during a vote's awaits, at another instant: the voter is checked at the recorded one", async () => {
     const snapshotGate = deferred<{ count: bigint; at: bigint }>();
     let snapshots = 0;
     let joinedAt = 0n;

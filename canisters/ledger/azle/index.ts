@@ -27,33 +27,63 @@ export default class {
   }
 
   @query(methods.icrc1_name.args, methods.icrc1_name.ret)
-  icrc1_name(...a: unknown[]) { return calls.query('icrc1_name', a); }
+  icrc1_name(...a: unknown[]) {
+    return calls.query('icrc1_name', a);
+  }
   @query(methods.icrc1_symbol.args, methods.icrc1_symbol.ret)
-  icrc1_symbol(...a: unknown[]) { return calls.query('icrc1_symbol', a); }
+  icrc1_symbol(...a: unknown[]) {
+    return calls.query('icrc1_symbol', a);
+  }
   @query(methods.icrc1_decimals.args, methods.icrc1_decimals.ret)
-  icrc1_decimals(...a: unknown[]) { return calls.query('icrc1_decimals', a); }
+  icrc1_decimals(...a: unknown[]) {
+    return calls.query('icrc1_decimals', a);
+  }
   @query(methods.icrc1_fee.args, methods.icrc1_fee.ret)
-  icrc1_fee(...a: unknown[]) { return calls.query('icrc1_fee', a); }
+  icrc1_fee(...a: unknown[]) {
+    return calls.query('icrc1_fee', a);
+  }
   @query(methods.icrc1_metadata.args, methods.icrc1_metadata.ret)
-  icrc1_metadata(...a: unknown[]) { return calls.query('icrc1_metadata', a); }
+  icrc1_metadata(...a: unknown[]) {
+    return calls.query('icrc1_metadata', a);
+  }
   @query(methods.icrc1_total_supply.args, methods.icrc1_total_supply.ret)
-  icrc1_total_supply(...a: unknown[]) { return calls.query('icrc1_total_supply', a); }
+  icrc1_total_supply(...a: unknown[]) {
+    return calls.query('icrc1_total_supply', a);
+  }
   @query(methods.icrc1_minting_account.args, methods.icrc1_minting_account.ret)
-  icrc1_minting_account(...a: unknown[]) { return calls.query('icrc1_minting_account', a); }
+  icrc1_minting_account(...a: unknown[]) {
+    return calls.query('icrc1_minting_account', a);
+  }
   @query(methods.icrc1_balance_of.args, methods.icrc1_balance_of.ret)
-  icrc1_balance_of(...a: unknown[]) { return calls.query('icrc1_balance_of', a); }
+  icrc1_balance_of(...a: unknown[]) {
+    return calls.query('icrc1_balance_of', a);
+  }
   @update(methods.icrc1_transfer.args, methods.icrc1_transfer.ret)
-  icrc1_transfer(...a: unknown[]) { return calls.update('icrc1_transfer', a); }
+  icrc1_transfer(...a: unknown[]) {
+    return calls.update('icrc1_transfer', a);
+  }
   @query(methods.icrc1_supported_standards.args, methods.icrc1_supported_standards.ret)
-  icrc1_supported_standards(...a: unknown[]) { return calls.query('icrc1_supported_standards', a); }
+  icrc1_supported_standards(...a: unknown[]) {
+    return calls.query('icrc1_supported_standards', a);
+  }
   @update(methods.icrc2_approve.args, methods.icrc2_approve.ret)
-  icrc2_approve(...a: unknown[]) { return calls.update('icrc2_approve', a); }
+  icrc2_approve(...a: unknown[]) {
+    return calls.update('icrc2_approve', a);
+  }
   @query(methods.icrc2_allowance.args, methods.icrc2_allowance.ret)
-  icrc2_allowance(...a: unknown[]) { return calls.query('icrc2_allowance', a); }
+  icrc2_allowance(...a: unknown[]) {
+    return calls.query('icrc2_allowance', a);
+  }
   @update(methods.icrc2_transfer_from.args, methods.icrc2_transfer_from.ret)
-  icrc2_transfer_from(...a: unknown[]) { return calls.update('icrc2_transfer_from', a); }
+  icrc2_transfer_from(...a: unknown[]) {
+    return calls.update('icrc2_transfer_from', a);
+  }
   @query(methods.icrc3_get_blocks.args, methods.icrc3_get_blocks.ret)
-  icrc3_get_blocks(...a: unknown[]) { return calls.query('icrc3_get_blocks', a); }
+  icrc3_get_blocks(...a: unknown[]) {
+    return calls.query('icrc3_get_blocks', a);
+  }
   @query(methods.icrc3_supported_block_types.args, methods.icrc3_supported_block_types.ret)
-  icrc3_supported_block_types(...a: unknown[]) { return calls.query('icrc3_supported_block_types', a); }
+  icrc3_supported_block_types(...a: unknown[]) {
+    return calls.query('icrc3_supported_block_types', a);
+  }
 }

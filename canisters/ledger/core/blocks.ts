@@ -20,7 +20,10 @@ export function blockValue(b: Block): Value {
   if (b.tx.fee !== undefined) tx.push(['fee', { Nat: b.tx.fee }]);
   if (b.tx.expected_allowance !== undefined) tx.push(['expected_allowance', { Nat: b.tx.expected_allowance }]);
   if (b.tx.expires_at !== undefined) tx.push(['expires_at', { Nat: b.tx.expires_at }]);
-  const out: Array<[string, Value]> = [['btype', { Text: b.btype }], ['ts', { Nat: b.ts }]];
+  const out: Array<[string, Value]> = [
+    ['btype', { Text: b.btype }],
+    ['ts', { Nat: b.ts }],
+  ];
   if (b.fee !== undefined) out.push(['fee', { Nat: b.fee }]);
   out.push(['tx', { Map: tx }]);
   return { Map: out };

@@ -229,14 +229,27 @@ export function ledgerCore(stores: LedgerStores) {
     },
 
     icrc2_approve(ctx: CallContext, a: ApproveArgs): Result<bigint, ApproveError> {
-      requireNats({ amount: a.amount, expected_allowance: a.expected_allowance, expires_at: a.expires_at, fee: a.fee, created_at_time: a.created_at_time }, ['expires_at', 'created_at_time']);
+      requireNats({ amount: a.amount, expected_allowance: a.expected_allowance, expires_at: a.expires_at, fee: a.fee, created_at_time: a.created_at_time }, [
+        'expires_at',
+        'created_at_time',
+      ]);
       const c = config();
       const from: Account = { owner: ctx.caller, ...(a.from_subaccount !== undefined && { subaccount: a.from_subaccount }) };
       const problem = argumentProblem([from, a.spender], a.memo);
       if (problem) return Err(generic(ERROR_CODES.INVALID_ARGUMENT, problem));
       if (isMinting(from)) return Err(generic(ERROR_CODES.NOT_ALLOWED, 'the minting account cannot approve'));
       if (sameAccount(from, a.spender)) return Err(generic(ERROR_CODES.NOT_ALLOWED, 'an account cannot approve itself'));
-      const key = ['2a', accountKey(from), accountKey(a.spender), a.amount, a.expected_allowance ?? '-', a.expires_at ?? '-', a.fee ?? '-', bytesKey(a.memo), a.created_at_time ?? '-'].join('|');
+      const key = [
+        '2a',
+        accountKey(from),
+        accountKey(a.spender),
+        a.amount,
+        a.expected_allowance ?? '-',
+        a.expires_at ?? '-',
+        a.fee ?? '-',
+        bytesKey(a.memo),
+        a.created_at_time ?? '-',
+      ].join('|');
       const timing = timeAndDuplicate(a.created_at_time, key, ctx.now);
       if (timing) return Err(timing);
       if (a.fee !== undefined && a.fee !== c.transfer_fee) return Err({ BadFee: { expected_fee: c.transfer_fee } });
@@ -280,7 +293,9 @@ export function ledgerCore(stores: LedgerStores) {
       const spender: Account = { owner: ctx.caller, ...(a.spender_subaccount !== undefined && { subaccount: a.spender_subaccount }) };
       const problem = argumentProblem([spender, a.from, a.to], a.memo);
       if (problem) return Err(generic(ERROR_CODES.INVALID_ARGUMENT, problem));
-      const key = ['2x', accountKey(spender), accountKey(a.from), accountKey(a.to), a.amount, a.fee ?? '-', bytesKey(a.memo), a.created_at_time ?? '-'].join('|');
+      const key = ['2x', accountKey(spender), accountKey(a.from), accountKey(a.to), a.amount, a.fee ?? '-', bytesKey(a.memo), a.created_at_time ?? '-'].join(
+        '|',
+      );
       // An account spending its own tokens needs no allowance (as DFINITY's ledger does).
       const self = sameAccount(spender, a.from);
       return move(ctx.now, a, key, self ? undefined : { account: spender, allowance: allowanceAt(a.from, spender, ctx.now).allowance });

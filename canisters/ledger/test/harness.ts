@@ -16,16 +16,23 @@ export async function ledger(initial: Array<[Account, bigint]> = []) {
   const stores = Object.fromEntries(Object.entries(LEDGER_STORE_NAMES).map(([k, name]) => [k, host.store('ledger', name)])) as unknown as LedgerStores;
   const core = ledgerCore(stores);
   const clock = { now: NOW0 };
-  await host.update('ledger', () => core.init({ minting_account: { owner: MINTER }, transfer_fee: FEE, token_name: 'DOM', token_symbol: 'DOM', initial_balances: initial }, { caller: MINTER, now: clock.now }));
+  await host.update('ledger', () =>
+    core.init(
+      { minting_account: { owner: MINTER }, transfer_fee: FEE, token_name: 'DOM', token_symbol: 'DOM', initial_balances: initial },
+      { caller: MINTER, now: clock.now },
+    ),
+  );
   const as = (caller: string): Client =>
     new Proxy({} as Client, {
-      get: (_t, name: string) => async (...args: unknown[]) => {
-        const fn = (core as unknown as Record<string, (ctx: unknown, ...a: unknown[]) => unknown>)[name]!;
-        const ctx = { caller, now: clock.now };
-        return name.startsWith('icrc1_transfer') || name === 'icrc2_approve' || name === 'icrc2_transfer_from'
-          ? host.update('ledger', () => fn(ctx, ...args))
-          : host.query('ledger', () => fn(ctx, ...args));
-      },
+      get:
+        (_t, name: string) =>
+        async (...args: unknown[]) => {
+          const fn = (core as unknown as Record<string, (ctx: unknown, ...a: unknown[]) => unknown>)[name]!;
+          const ctx = { caller, now: clock.now };
+          return name.startsWith('icrc1_transfer') || name === 'icrc2_approve' || name === 'icrc2_transfer_from'
+            ? host.update('ledger', () => fn(ctx, ...args))
+            : host.query('ledger', () => fn(ctx, ...args));
+        },
     });
   return { host, stores, core, clock, as };
 }

@@ -14,7 +14,10 @@ const HOUR = 3_600_000_000_000n;
 
 describe('ICRC-1 (decisions L1–L4)', () => {
   it('metadata, supply, minting account and standards; the initial distribution is minted at init', async () => {
-    const l = await ledger([[{ owner: ALICE }, 100n * E8S], [{ owner: BOB, subaccount: sub(7) }, 5n * E8S]]);
+    const l = await ledger([
+      [{ owner: ALICE }, 100n * E8S],
+      [{ owner: BOB, subaccount: sub(7) }, 5n * E8S],
+    ]);
     const q = l.as(CAROL);
     assert.equal(await q.icrc1_name(), 'DOM');
     assert.equal(await q.icrc1_symbol(), 'DOM');
@@ -28,7 +31,10 @@ describe('ICRC-1 (decisions L1–L4)', () => {
       ['icrc1:fee', { Nat: FEE }],
       ['icrc1:max_memo_length', { Nat: 32n }],
     ]);
-    assert.deepEqual((await q.icrc1_supported_standards()).map((s) => s.name), ['ICRC-1', 'ICRC-2']);
+    assert.deepEqual(
+      (await q.icrc1_supported_standards()).map((s) => s.name),
+      ['ICRC-1', 'ICRC-2'],
+    );
     assert.equal(await q.icrc1_total_supply(), 105n * E8S);
     assert.equal(await q.icrc1_balance_of({ owner: ALICE }), 100n * E8S);
     assert.equal(await q.icrc1_balance_of({ owner: ALICE, subaccount: new Uint8Array(32) }), 100n * E8S, 'the default subaccount is the account');
@@ -37,7 +43,13 @@ describe('ICRC-1 (decisions L1–L4)', () => {
     await assert.rejects(q.icrc1_balance_of({ owner: BOB, subaccount: new Uint8Array(3) }), /InvalidAccount: a subaccount must be 32 bytes/);
     const log = await q.icrc3_get_blocks([{ start: 0n, length: 10n }]);
     assert.equal(log.log_length, 2n);
-    assert.deepEqual(log.blocks.map((b) => (b.block as { Map: Array<[string, unknown]> }).Map[0]), [['btype', { Text: '1mint' }], ['btype', { Text: '1mint' }]]);
+    assert.deepEqual(
+      log.blocks.map((b) => (b.block as { Map: Array<[string, unknown]> }).Map[0]),
+      [
+        ['btype', { Text: '1mint' }],
+        ['btype', { Text: '1mint' }],
+      ],
+    );
   });
 
   it('a transfer moves the amount, burns the fee and returns its block index', async () => {
@@ -48,16 +60,33 @@ describe('ICRC-1 (decisions L1–L4)', () => {
     assert.equal(await l.as(BOB).icrc1_balance_of({ owner: BOB }), 3n * E8S);
     assert.equal(await l.as(BOB).icrc1_total_supply(), 10n * E8S - FEE, 'fees are burned');
     // From a subaccount, with the fee stated and a memo.
-    assert.deepEqual(await l.as(BOB).icrc1_transfer({ to: { owner: ALICE, subaccount: sub(1) }, amount: E8S, fee: FEE, memo: new Uint8Array([1, 2]) }), { Ok: 2n });
+    assert.deepEqual(await l.as(BOB).icrc1_transfer({ to: { owner: ALICE, subaccount: sub(1) }, amount: E8S, fee: FEE, memo: new Uint8Array([1, 2]) }), {
+      Ok: 2n,
+    });
     const [block] = (await l.as(BOB).icrc3_get_blocks([{ start: 2n, length: 1n }])).blocks;
     const owner = (p: string) => ({ Blob: Principal.fromText(p).toUint8Array() });
-    assert.deepEqual(block!.block, {
-      Map: [
-        ['btype', { Text: '1xfer' }],
-        ['ts', { Nat: NOW0 }],
-        ['tx', { Map: [['amt', { Nat: E8S }], ['from', { Array: [owner(BOB)] }], ['to', { Array: [owner(ALICE), { Blob: sub(1) }] }], ['memo', { Blob: new Uint8Array([1, 2]) }], ['fee', { Nat: FEE }]] }],
-      ],
-    }, 'ICRC-3 1xfer schema: the fee stated by the caller is in tx, none at the top');
+    assert.deepEqual(
+      block!.block,
+      {
+        Map: [
+          ['btype', { Text: '1xfer' }],
+          ['ts', { Nat: NOW0 }],
+          [
+            'tx',
+            {
+              Map: [
+                ['amt', { Nat: E8S }],
+                ['from', { Array: [owner(BOB)] }],
+                ['to', { Array: [owner(ALICE), { Blob: sub(1) }] }],
+                ['memo', { Blob: new Uint8Array([1, 2]) }],
+                ['fee', { Nat: FEE }],
+              ],
+            },
+          ],
+        ],
+      },
+      'ICRC-3 1xfer schema: the fee stated by the caller is in tx, none at the top',
+    );
     const [first] = (await l.as(BOB).icrc3_get_blocks([{ start: 1n, length: 1n }])).blocks;
     assert.deepEqual((first!.block as { Map: Array<[string, unknown]> }).Map[2], ['fee', { Nat: FEE }], 'the fee the ledger chose is at the top');
   });
@@ -68,8 +97,12 @@ describe('ICRC-1 (decisions L1–L4)', () => {
     assert.deepEqual(await a.icrc1_transfer({ to: { owner: BOB }, amount: 1n, fee: FEE + 1n }), { Err: { BadFee: { expected_fee: FEE } } });
     assert.deepEqual(await a.icrc1_transfer({ to: { owner: BOB }, amount: 1n, fee: 0n }), { Err: { BadFee: { expected_fee: FEE } } });
     assert.deepEqual(await a.icrc1_transfer({ to: { owner: BOB }, amount: E8S - FEE + 1n }), { Err: { InsufficientFunds: { balance: E8S } } });
-    assert.deepEqual(await a.icrc1_transfer({ to: { owner: BOB }, amount: 1n, memo: new Uint8Array(33) }), { Err: { GenericError: { error_code: 1n, message: 'the memo is 33 bytes, above the limit of 32' } } });
-    assert.deepEqual(await a.icrc1_transfer({ to: { owner: BOB, subaccount: new Uint8Array(31) }, amount: 1n }), { Err: { GenericError: { error_code: 1n, message: 'a subaccount must be 32 bytes, got 31' } } });
+    assert.deepEqual(await a.icrc1_transfer({ to: { owner: BOB }, amount: 1n, memo: new Uint8Array(33) }), {
+      Err: { GenericError: { error_code: 1n, message: 'the memo is 33 bytes, above the limit of 32' } },
+    });
+    assert.deepEqual(await a.icrc1_transfer({ to: { owner: BOB, subaccount: new Uint8Array(31) }, amount: 1n }), {
+      Err: { GenericError: { error_code: 1n, message: 'a subaccount must be 32 bytes, got 31' } },
+    });
     assert.deepEqual(await a.icrc1_transfer({ to: { owner: BOB }, amount: E8S - FEE }), { Ok: 1n }, 'exactly the balance less the fee');
     assert.equal(await a.icrc1_balance_of({ owner: ALICE }), 0n);
     assert.equal((await a.icrc3_get_blocks([{ start: 0n, length: 100n }])).log_length, 2n, 'refused transfers leave no block');
@@ -80,14 +113,18 @@ describe('ICRC-1 (decisions L1–L4)', () => {
     const m = l.as(MINTER);
     assert.deepEqual(await m.icrc1_transfer({ to: { owner: ALICE }, amount: 50n, fee: FEE }), { Err: { BadFee: { expected_fee: 0n } } });
     assert.deepEqual(await m.icrc1_transfer({ to: { owner: ALICE }, amount: 5n * E8S, fee: 0n }), { Ok: 0n });
-    assert.deepEqual(await m.icrc1_transfer({ to: { owner: MINTER }, amount: 1n }), { Err: { GenericError: { error_code: 2n, message: 'the minting account cannot transfer to itself' } } });
+    assert.deepEqual(await m.icrc1_transfer({ to: { owner: MINTER }, amount: 1n }), {
+      Err: { GenericError: { error_code: 2n, message: 'the minting account cannot transfer to itself' } },
+    });
     const a = l.as(ALICE);
     assert.deepEqual(await a.icrc1_transfer({ to: { owner: MINTER }, amount: FEE - 1n }), { Err: { BadBurn: { min_burn_amount: FEE } } });
     assert.deepEqual(await a.icrc1_transfer({ to: { owner: MINTER }, amount: FEE, fee: FEE }), { Err: { BadFee: { expected_fee: 0n } } });
     assert.deepEqual(await a.icrc1_transfer({ to: { owner: MINTER }, amount: E8S }), { Ok: 1n });
     assert.equal(await a.icrc1_balance_of({ owner: ALICE }), 4n * E8S, 'a burn charges no fee');
     assert.equal(await a.icrc1_total_supply(), 4n * E8S);
-    const types = (await a.icrc3_get_blocks([{ start: 0n, length: 2n }])).blocks.map((b) => ((b.block as { Map: Array<[string, { Text: string }]> }).Map[0]![1].Text));
+    const types = (await a.icrc3_get_blocks([{ start: 0n, length: 2n }])).blocks.map(
+      (b) => (b.block as { Map: Array<[string, { Text: string }]> }).Map[0]![1].Text,
+    );
     assert.deepEqual(types, ['1mint', '1burn']);
   });
 
@@ -101,7 +138,11 @@ describe('ICRC-1 (decisions L1–L4)', () => {
     l.clock.now += HOUR;
     assert.deepEqual(await a.icrc1_transfer(args), { Err: { Duplicate: { duplicate_of: 1n } } }, 'the same transaction within the window');
     assert.deepEqual(await a.icrc1_transfer({ ...args, memo: new Uint8Array([10]) }), { Ok: 2n }, 'another memo is another transaction');
-    assert.deepEqual(await a.icrc1_transfer({ ...args, fee: FEE }), { Ok: 3n }, 'stating the fee makes it another transaction (the standard compares every field)');
+    assert.deepEqual(
+      await a.icrc1_transfer({ ...args, fee: FEE }),
+      { Ok: 3n },
+      'stating the fee makes it another transaction (the standard compares every field)',
+    );
     assert.deepEqual(await l.as(BOB).icrc1_transfer(args), { Ok: 4n }, 'another caller is another transaction');
     const noTime = { to: { owner: BOB }, amount: 1n };
     assert.deepEqual(await a.icrc1_transfer(noTime), { Ok: 5n });
@@ -130,20 +171,35 @@ describe('ICRC-2 (decisions L6–L7)', () => {
     assert.equal(await b.icrc1_balance_of({ owner: CAROL }), E8S);
     assert.equal(await b.icrc1_balance_of({ owner: ALICE }), 9n * E8S - 2n * FEE);
     assert.deepEqual(await a.icrc2_allowance({ account: { owner: ALICE }, spender: { owner: BOB } }), { allowance: 2n * E8S - FEE });
-    assert.deepEqual(await b.icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: CAROL }, amount: 2n * E8S - FEE }), { Err: { InsufficientAllowance: { allowance: 2n * E8S - FEE } } }, 'the fee needs allowance too');
+    assert.deepEqual(
+      await b.icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: CAROL }, amount: 2n * E8S - FEE }),
+      { Err: { InsufficientAllowance: { allowance: 2n * E8S - FEE } } },
+      'the fee needs allowance too',
+    );
     assert.deepEqual(await b.icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: CAROL }, amount: 2n * E8S - 2n * FEE }), { Ok: 3n });
     assert.deepEqual(await a.icrc2_allowance({ account: { owner: ALICE }, spender: { owner: BOB } }), { allowance: 0n }, 'used up');
-    assert.deepEqual(await l.as(CAROL).icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: CAROL }, amount: 1n }), { Err: { InsufficientAllowance: { allowance: 0n } } }, 'no allowance for another spender');
+    assert.deepEqual(
+      await l.as(CAROL).icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: CAROL }, amount: 1n }),
+      { Err: { InsufficientAllowance: { allowance: 0n } } },
+      'no allowance for another spender',
+    );
     // A spender with a subaccount is another spender.
     assert.deepEqual(await a.icrc2_approve({ spender: { owner: BOB, subaccount: sub(1) }, amount: E8S }), { Ok: 4n });
-    assert.deepEqual(await b.icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: BOB }, amount: 1n }), { Err: { InsufficientAllowance: { allowance: 0n } } });
+    assert.deepEqual(await b.icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: BOB }, amount: 1n }), {
+      Err: { InsufficientAllowance: { allowance: 0n } },
+    });
     assert.deepEqual(await b.icrc2_transfer_from({ spender_subaccount: sub(1), from: { owner: ALICE }, to: { owner: BOB }, amount: 1n }), { Ok: 5n });
-    const btypes = (await a.icrc3_get_blocks([{ start: 0n, length: 10n }])).blocks.map((x) => ((x.block as { Map: Array<[string, { Text: string }]> }).Map[0]![1].Text));
+    const btypes = (await a.icrc3_get_blocks([{ start: 0n, length: 10n }])).blocks.map(
+      (x) => (x.block as { Map: Array<[string, { Text: string }]> }).Map[0]![1].Text,
+    );
     assert.deepEqual(btypes, ['1mint', '2approve', '2xfer', '2xfer', '2approve', '2xfer']);
   });
 
   it('approve errors: BadFee, InsufficientFunds, Expired, AllowanceChanged, TooOld, CreatedInFuture, Duplicate, GenericError', async () => {
-    const l = await ledger([[{ owner: ALICE }, E8S], [{ owner: CAROL }, FEE - 1n]]);
+    const l = await ledger([
+      [{ owner: ALICE }, E8S],
+      [{ owner: CAROL }, FEE - 1n],
+    ]);
     const a = l.as(ALICE);
     const spender = { owner: BOB };
     assert.deepEqual(await a.icrc2_approve({ spender, amount: 5n, fee: 1n }), { Err: { BadFee: { expected_fee: FEE } } });
@@ -151,13 +207,19 @@ describe('ICRC-2 (decisions L6–L7)', () => {
     assert.deepEqual(await a.icrc2_approve({ spender, amount: 5n, expires_at: NOW0 }), { Err: { Expired: { ledger_time: NOW0 } } });
     assert.deepEqual(await a.icrc2_approve({ spender, amount: 5n, expected_allowance: 1n }), { Err: { AllowanceChanged: { current_allowance: 0n } } });
     assert.deepEqual(await a.icrc2_approve({ spender, amount: 5n, expected_allowance: 0n, created_at_time: NOW0 }), { Ok: 2n });
-    assert.deepEqual(await a.icrc2_approve({ spender, amount: 5n, expected_allowance: 0n, created_at_time: NOW0 }), { Err: { Duplicate: { duplicate_of: 2n } } });
+    assert.deepEqual(await a.icrc2_approve({ spender, amount: 5n, expected_allowance: 0n, created_at_time: NOW0 }), {
+      Err: { Duplicate: { duplicate_of: 2n } },
+    });
     assert.deepEqual(await a.icrc2_approve({ spender, amount: 7n, expected_allowance: 0n }), { Err: { AllowanceChanged: { current_allowance: 5n } } });
     assert.deepEqual(await a.icrc2_approve({ spender, amount: 7n, expected_allowance: 5n }), { Ok: 3n }, 'compare-and-set');
     assert.deepEqual(await a.icrc2_approve({ spender, amount: 1n, created_at_time: 1n }), { Err: { TooOld: null } });
     assert.deepEqual(await a.icrc2_approve({ spender, amount: 1n, created_at_time: NOW0 + HOUR }), { Err: { CreatedInFuture: { ledger_time: NOW0 } } });
-    assert.deepEqual(await a.icrc2_approve({ spender: { owner: ALICE }, amount: 1n }), { Err: { GenericError: { error_code: 2n, message: 'an account cannot approve itself' } } });
-    assert.deepEqual(await l.as(MINTER).icrc2_approve({ spender, amount: 1n }), { Err: { GenericError: { error_code: 2n, message: 'the minting account cannot approve' } } });
+    assert.deepEqual(await a.icrc2_approve({ spender: { owner: ALICE }, amount: 1n }), {
+      Err: { GenericError: { error_code: 2n, message: 'an account cannot approve itself' } },
+    });
+    assert.deepEqual(await l.as(MINTER).icrc2_approve({ spender, amount: 1n }), {
+      Err: { GenericError: { error_code: 2n, message: 'the minting account cannot approve' } },
+    });
     assert.deepEqual(await a.icrc2_allowance({ account: { owner: ALICE }, spender }), { allowance: 7n });
     assert.equal(await a.icrc1_balance_of({ owner: ALICE }), E8S - 2n * FEE, 'only the two accepted approvals cost a fee');
   });
@@ -171,8 +233,14 @@ describe('ICRC-2 (decisions L6–L7)', () => {
     assert.deepEqual(await a.icrc2_allowance({ account: { owner: ALICE }, spender }), { allowance: E8S, expires_at: NOW0 + HOUR });
     l.clock.now = NOW0 + HOUR;
     assert.deepEqual(await a.icrc2_allowance({ account: { owner: ALICE }, spender }), { allowance: 0n }, 'expired at expires_at');
-    assert.deepEqual(await b.icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: BOB }, amount: 1n }), { Err: { InsufficientAllowance: { allowance: 0n } } });
-    assert.deepEqual(await a.icrc2_approve({ spender, amount: 2n * E8S, expected_allowance: 0n }), { Ok: 2n }, 'an expired allowance is 0 for expected_allowance');
+    assert.deepEqual(await b.icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: BOB }, amount: 1n }), {
+      Err: { InsufficientAllowance: { allowance: 0n } },
+    });
+    assert.deepEqual(
+      await a.icrc2_approve({ spender, amount: 2n * E8S, expected_allowance: 0n }),
+      { Ok: 2n },
+      'an expired allowance is 0 for expected_allowance',
+    );
     assert.deepEqual(await a.icrc2_allowance({ account: { owner: ALICE }, spender }), { allowance: 2n * E8S }, 'no expiry now');
     assert.deepEqual(await a.icrc2_approve({ spender, amount: 0n }), { Ok: 3n });
     assert.deepEqual(await a.icrc2_allowance({ account: { owner: ALICE }, spender }), { allowance: 0n });
@@ -187,12 +255,20 @@ describe('ICRC-2 (decisions L6–L7)', () => {
     const from = { owner: ALICE };
     assert.deepEqual(await b.icrc2_transfer_from({ from, to: { owner: CAROL }, amount: 1n, fee: 0n }), { Err: { BadFee: { expected_fee: FEE } } });
     assert.deepEqual(await b.icrc2_transfer_from({ from, to: { owner: MINTER }, amount: 1n }), { Err: { BadBurn: { min_burn_amount: FEE } } });
-    assert.deepEqual(await b.icrc2_transfer_from({ from, to: { owner: CAROL }, amount: 2n * E8S }), { Err: { InsufficientFunds: { balance: 2n * E8S - FEE } } });
+    assert.deepEqual(await b.icrc2_transfer_from({ from, to: { owner: CAROL }, amount: 2n * E8S }), {
+      Err: { InsufficientFunds: { balance: 2n * E8S - FEE } },
+    });
     assert.deepEqual(await b.icrc2_transfer_from({ from, to: { owner: CAROL }, amount: 1n, created_at_time: 5n }), { Err: { TooOld: null } });
-    assert.deepEqual(await b.icrc2_transfer_from({ from, to: { owner: CAROL }, amount: 1n, created_at_time: NOW0 + HOUR }), { Err: { CreatedInFuture: { ledger_time: NOW0 } } });
+    assert.deepEqual(await b.icrc2_transfer_from({ from, to: { owner: CAROL }, amount: 1n, created_at_time: NOW0 + HOUR }), {
+      Err: { CreatedInFuture: { ledger_time: NOW0 } },
+    });
     assert.deepEqual(await b.icrc2_transfer_from({ from, to: { owner: CAROL }, amount: 1n, created_at_time: NOW0, memo: new Uint8Array([1]) }), { Ok: 2n });
-    assert.deepEqual(await b.icrc2_transfer_from({ from, to: { owner: CAROL }, amount: 1n, created_at_time: NOW0, memo: new Uint8Array([1]) }), { Err: { Duplicate: { duplicate_of: 2n } } });
-    assert.deepEqual(await b.icrc2_transfer_from({ from: { owner: MINTER }, to: { owner: CAROL }, amount: 1n }), { Err: { GenericError: { error_code: 2n, message: 'the minting account cannot be the source of transfer_from' } } });
+    assert.deepEqual(await b.icrc2_transfer_from({ from, to: { owner: CAROL }, amount: 1n, created_at_time: NOW0, memo: new Uint8Array([1]) }), {
+      Err: { Duplicate: { duplicate_of: 2n } },
+    });
+    assert.deepEqual(await b.icrc2_transfer_from({ from: { owner: MINTER }, to: { owner: CAROL }, amount: 1n }), {
+      Err: { GenericError: { error_code: 2n, message: 'the minting account cannot be the source of transfer_from' } },
+    });
     assert.deepEqual(await b.icrc2_transfer_from({ from, to: { owner: MINTER }, amount: E8S }), { Ok: 3n }, 'a burn through an allowance');
     assert.deepEqual(await a.icrc2_allowance({ account: from, spender: { owner: BOB } }), { allowance: 9n * E8S - 1n - FEE }, 'a burn charges no fee');
     assert.equal(await a.icrc1_total_supply(), E8S - 2n * FEE);
@@ -204,11 +280,21 @@ describe('ICRC-3 style block log (decision L5)', () => {
   it('icrc3_get_blocks reads ranges of the log; supported block types are listed', async () => {
     const l = await ledger([[{ owner: ALICE }, E8S]]);
     for (let i = 0; i < 4; i++) await l.as(ALICE).icrc1_transfer({ to: { owner: BOB }, amount: BigInt(i + 1) });
-    const r = await l.as(BOB).icrc3_get_blocks([{ start: 1n, length: 2n }, { start: 4n, length: 9n }, { start: 99n, length: 1n }]);
+    const r = await l.as(BOB).icrc3_get_blocks([
+      { start: 1n, length: 2n },
+      { start: 4n, length: 9n },
+      { start: 99n, length: 1n },
+    ]);
     assert.equal(r.log_length, 5n);
-    assert.deepEqual(r.blocks.map((b) => b.id), [1n, 2n, 4n]);
+    assert.deepEqual(
+      r.blocks.map((b) => b.id),
+      [1n, 2n, 4n],
+    );
     assert.deepEqual(r.archived_blocks, []);
-    assert.deepEqual((await l.as(BOB).icrc3_supported_block_types()).map((t) => t.block_type), ['1mint', '1burn', '1xfer', '2approve', '2xfer']);
+    assert.deepEqual(
+      (await l.as(BOB).icrc3_supported_block_types()).map((t) => t.block_type),
+      ['1mint', '1burn', '1xfer', '2approve', '2xfer'],
+    );
   });
 });
 
@@ -218,7 +304,13 @@ describe('every nat argument is a nat in the core (decision L24)', () => {
     const a = l.as(ALICE);
     const b = l.as(BOB);
     assert.deepEqual(await a.icrc2_approve({ spender: { owner: BOB }, amount: E8S }), { Ok: 1n });
-    const state = async () => [await a.icrc1_balance_of({ owner: ALICE }), await a.icrc1_balance_of({ owner: BOB }), await a.icrc1_total_supply(), await a.icrc2_allowance({ account: { owner: ALICE }, spender: { owner: BOB } }), (await a.icrc3_get_blocks([{ start: 0n, length: 100n }])).log_length];
+    const state = async () => [
+      await a.icrc1_balance_of({ owner: ALICE }),
+      await a.icrc1_balance_of({ owner: BOB }),
+      await a.icrc1_total_supply(),
+      await a.icrc2_allowance({ account: { owner: ALICE }, spender: { owner: BOB } }),
+      (await a.icrc3_get_blocks([{ start: 0n, length: 100n }])).log_length,
+    ];
     const before = await state();
     const refused = (field: string) => new RegExp(`^InvalidArgument: ${field} must be a nat`);
     const to = { owner: BOB };
@@ -240,7 +332,8 @@ describe('every nat argument is a nat in the core (decision L24)', () => {
       ['start', () => a.icrc3_get_blocks([{ start: -1n, length: 1n }])],
       ['length', () => a.icrc3_get_blocks([{ start: 0n, length: -1n }])],
     ];
-    for (const [field, call] of cases) await assert.rejects(call(), (e: Error) => e.name === 'CanisterReject' && refused(field).test(e.message), `${field}: ${call.toString()}`);
+    for (const [field, call] of cases)
+      await assert.rejects(call(), (e: Error) => e.name === 'CanisterReject' && refused(field).test(e.message), `${field}: ${call.toString()}`);
     await assert.rejects(a.icrc1_transfer({ to, amount: 1n, created_at_time: 1n << 64n }), /InvalidArgument: created_at_time must be a nat64/);
     await assert.rejects(a.icrc2_approve({ spender: to, amount: 1n, expires_at: 1n << 64n }), /InvalidArgument: expires_at must be a nat64/);
     assert.deepEqual(await state(), before, 'nothing moved, no fee, no allowance changed, no block');
@@ -259,12 +352,16 @@ describe('every ledger limit at the limit and one unit past it (decisions L1–L
     const to = { owner: BOB };
     assert.deepEqual(await a.icrc1_transfer({ to, amount: 1n, created_at_time: NOW0 - TX_WINDOW - PERMITTED_DRIFT - 1n }), { Err: { TooOld: null } });
     assert.deepEqual(await a.icrc1_transfer({ to, amount: 1n, created_at_time: NOW0 - TX_WINDOW - PERMITTED_DRIFT }), { Ok: 1n });
-    assert.deepEqual(await a.icrc1_transfer({ to, amount: 1n, created_at_time: NOW0 + PERMITTED_DRIFT + 1n }), { Err: { CreatedInFuture: { ledger_time: NOW0 } } });
+    assert.deepEqual(await a.icrc1_transfer({ to, amount: 1n, created_at_time: NOW0 + PERMITTED_DRIFT + 1n }), {
+      Err: { CreatedInFuture: { ledger_time: NOW0 } },
+    });
     assert.deepEqual(await a.icrc1_transfer({ to, amount: 1n, created_at_time: NOW0 + PERMITTED_DRIFT }), { Ok: 2n });
     const spender = { owner: CAROL };
     assert.deepEqual(await a.icrc2_approve({ spender, amount: 1n, created_at_time: NOW0 - TX_WINDOW - PERMITTED_DRIFT - 1n }), { Err: { TooOld: null } });
     assert.deepEqual(await a.icrc2_approve({ spender, amount: 1n, created_at_time: NOW0 - TX_WINDOW - PERMITTED_DRIFT }), { Ok: 3n });
-    assert.deepEqual(await a.icrc2_approve({ spender, amount: 2n, created_at_time: NOW0 + PERMITTED_DRIFT + 1n }), { Err: { CreatedInFuture: { ledger_time: NOW0 } } });
+    assert.deepEqual(await a.icrc2_approve({ spender, amount: 2n, created_at_time: NOW0 + PERMITTED_DRIFT + 1n }), {
+      Err: { CreatedInFuture: { ledger_time: NOW0 } },
+    });
     assert.deepEqual(await a.icrc2_approve({ spender, amount: 2n, created_at_time: NOW0 + PERMITTED_DRIFT }), { Ok: 4n });
   });
 
@@ -283,7 +380,11 @@ describe('every ledger limit at the limit and one unit past it (decisions L1–L
   });
 
   it('the deduplication key holds every field: two transactions differing in one field only are both executed', async () => {
-    const l = await ledger([[{ owner: ALICE }, 10n * E8S], [{ owner: ALICE, subaccount: sub(1) }, E8S], [{ owner: CAROL }, E8S]]);
+    const l = await ledger([
+      [{ owner: ALICE }, 10n * E8S],
+      [{ owner: ALICE, subaccount: sub(1) }, E8S],
+      [{ owner: CAROL }, E8S],
+    ]);
     const a = l.as(ALICE);
     const b = l.as(BOB);
     const t = { to: { owner: BOB }, amount: 5n, created_at_time: NOW0 };
@@ -303,7 +404,10 @@ describe('every ledger limit at the limit and one unit past it (decisions L1–L
     await ok(a.icrc2_approve({ ...ap, amount: 51n, expires_at: NOW0 + HOUR }), 'approve: an expiry');
     await ok(a.icrc2_approve({ ...ap, amount: 51n, expires_at: NOW0 + HOUR, fee: FEE }), 'approve: the fee stated');
     await ok(a.icrc2_approve({ ...ap, amount: 51n, expires_at: NOW0 + HOUR, fee: FEE, memo: new Uint8Array([1]) }), 'approve: a memo');
-    await ok(a.icrc2_approve({ ...ap, amount: 51n, expires_at: NOW0 + HOUR, fee: FEE, memo: new Uint8Array([1]), created_at_time: NOW0 - 1n }), 'approve: another time');
+    await ok(
+      a.icrc2_approve({ ...ap, amount: 51n, expires_at: NOW0 + HOUR, fee: FEE, memo: new Uint8Array([1]), created_at_time: NOW0 - 1n }),
+      'approve: another time',
+    );
     await ok(l.as(CAROL).icrc2_approve(ap), 'approve: another owner');
     await ok(a.icrc2_approve({ ...ap, spender: { owner: BOB, subaccount: sub(3) }, amount: E8S }), 'approve: the spender subaccount');
     await ok(a.icrc2_approve({ spender: { owner: BOB }, amount: E8S }), 'an allowance for the transfers from');
@@ -326,30 +430,42 @@ describe('every ledger limit at the limit and one unit past it (decisions L1–L
     assert.deepEqual(await a.icrc1_transfer({ to: { owner: MINTER }, amount: FEE - 1n }), { Err: { BadBurn: { min_burn_amount: FEE } } });
     assert.deepEqual(await a.icrc1_transfer({ to: { owner: MINTER }, amount: FEE }), { Ok: 1n });
     assert.deepEqual(await a.icrc2_approve({ spender: { owner: BOB }, amount: E8S }), { Ok: 2n });
-    assert.deepEqual(await l.as(BOB).icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: MINTER }, amount: FEE - 1n }), { Err: { BadBurn: { min_burn_amount: FEE } } });
+    assert.deepEqual(await l.as(BOB).icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: MINTER }, amount: FEE - 1n }), {
+      Err: { BadBurn: { min_burn_amount: FEE } },
+    });
     assert.deepEqual(await l.as(BOB).icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: MINTER }, amount: FEE }), { Ok: 3n });
     assert.equal(await a.icrc1_total_supply(), E8S - 3n * FEE);
   });
 
   it('transfer_from: an allowance of exactly amount + fee suffices, one e8 less is InsufficientAllowance; a balance of exactly amount + fee suffices, one e8 less is InsufficientFunds', async () => {
-    const l = await ledger([[{ owner: ALICE }, 10n * E8S], [{ owner: CAROL }, 100n + 2n * FEE - 1n]]);
+    const l = await ledger([
+      [{ owner: ALICE }, 10n * E8S],
+      [{ owner: CAROL }, 100n + 2n * FEE - 1n],
+    ]);
     const a = l.as(ALICE);
     const b = l.as(BOB);
     assert.deepEqual(await a.icrc2_approve({ spender: { owner: BOB }, amount: 100n + FEE - 1n }), { Ok: 2n });
-    assert.deepEqual(await b.icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: BOB }, amount: 100n }), { Err: { InsufficientAllowance: { allowance: 100n + FEE - 1n } } });
+    assert.deepEqual(await b.icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: BOB }, amount: 100n }), {
+      Err: { InsufficientAllowance: { allowance: 100n + FEE - 1n } },
+    });
     assert.deepEqual(await a.icrc2_approve({ spender: { owner: BOB }, amount: 100n + FEE }), { Ok: 3n });
     assert.deepEqual(await b.icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: BOB }, amount: 100n }), { Ok: 4n });
     assert.deepEqual(await a.icrc2_allowance({ account: { owner: ALICE }, spender: { owner: BOB } }), { allowance: 0n });
     // CAROL approves (one fee), then holds 100 + fee − 1.
     const c = l.as(CAROL);
     assert.deepEqual(await c.icrc2_approve({ spender: { owner: BOB }, amount: E8S }), { Ok: 5n });
-    assert.deepEqual(await b.icrc2_transfer_from({ from: { owner: CAROL }, to: { owner: BOB }, amount: 100n }), { Err: { InsufficientFunds: { balance: 100n + FEE - 1n } } });
+    assert.deepEqual(await b.icrc2_transfer_from({ from: { owner: CAROL }, to: { owner: BOB }, amount: 100n }), {
+      Err: { InsufficientFunds: { balance: 100n + FEE - 1n } },
+    });
     assert.deepEqual(await b.icrc2_transfer_from({ from: { owner: CAROL }, to: { owner: BOB }, amount: 99n }), { Ok: 6n });
     assert.equal(await a.icrc1_balance_of({ owner: CAROL }), 0n);
   });
 
   it('approve: a balance of exactly the fee suffices, one e8 less is InsufficientFunds; expires_at one ns ahead is accepted, now is Expired; the allowance is whole one ns before expires_at and gone at it', async () => {
-    const l = await ledger([[{ owner: ALICE }, E8S], [{ owner: CAROL }, FEE]]);
+    const l = await ledger([
+      [{ owner: ALICE }, E8S],
+      [{ owner: CAROL }, FEE],
+    ]);
     const a = l.as(ALICE);
     const spender = { owner: BOB };
     assert.deepEqual(await l.as(CAROL).icrc2_approve({ spender, amount: 5n }), { Ok: 2n });
@@ -365,7 +481,9 @@ describe('every ledger limit at the limit and one unit past it (decisions L1–L
   it('a memo of exactly 32 bytes is accepted, 33 is refused', async () => {
     const l = await ledger([[{ owner: ALICE }, E8S]]);
     const a = l.as(ALICE);
-    assert.deepEqual(await a.icrc1_transfer({ to: { owner: BOB }, amount: 1n, memo: new Uint8Array(33) }), { Err: { GenericError: { error_code: 1n, message: 'the memo is 33 bytes, above the limit of 32' } } });
+    assert.deepEqual(await a.icrc1_transfer({ to: { owner: BOB }, amount: 1n, memo: new Uint8Array(33) }), {
+      Err: { GenericError: { error_code: 1n, message: 'the memo is 33 bytes, above the limit of 32' } },
+    });
     assert.deepEqual(await a.icrc1_transfer({ to: { owner: BOB }, amount: 1n, memo: new Uint8Array(32) }), { Ok: 1n });
   });
 
@@ -375,7 +493,11 @@ describe('every ledger limit at the limit and one unit past it (decisions L1–L
     const q = l.as(ALICE);
     assert.equal((await q.icrc3_get_blocks([{ start: 0n, length: MAX_BLOCKS_PER_REQUEST + 1n }])).blocks.length, n);
     assert.equal((await q.icrc3_get_blocks([{ start: 1n, length: MAX_BLOCKS_PER_REQUEST }])).blocks.length, n, 'exactly the limit');
-    const split = await q.icrc3_get_blocks([{ start: 0n, length: 1000n }, { start: 1000n, length: 1000n }, { start: 2000n, length: 1n }]);
+    const split = await q.icrc3_get_blocks([
+      { start: 0n, length: 1000n },
+      { start: 1000n, length: 1000n },
+      { start: 2000n, length: 1n },
+    ]);
     assert.deepEqual([split.blocks.length, split.blocks.at(-1)!.id], [n, MAX_BLOCKS_PER_REQUEST - 1n], 'the budget is shared by the ranges');
   });
 });

@@ -30,19 +30,35 @@ export default class extends icrc7EntryPoints(calls) {
   }
 
   @update(methods.mint_membership_registered.args, methods.mint_membership_registered.ret)
-  mint_membership_registered(...a: unknown[]) { return calls.update('mint_membership_registered', a); }
+  mint_membership_registered(...a: unknown[]) {
+    return calls.update('mint_membership_registered', a);
+  }
   @update(methods.upgrade_to_active.args, methods.upgrade_to_active.ret)
-  upgrade_to_active(...a: unknown[]) { return calls.update('upgrade_to_active', a); }
+  upgrade_to_active(...a: unknown[]) {
+    return calls.update('upgrade_to_active', a);
+  }
   @update(methods.revoke_membership.args, methods.revoke_membership.ret)
-  revoke_membership(...a: unknown[]) { return calls.update('revoke_membership', a); }
+  revoke_membership(...a: unknown[]) {
+    return calls.update('revoke_membership', a);
+  }
   @update(methods.apply_policy.args, methods.apply_policy.ret)
-  apply_policy(...a: unknown[]) { return calls.update('apply_policy', a); }
+  apply_policy(...a: unknown[]) {
+    return calls.update('apply_policy', a);
+  }
   @query(methods.get_membership_status.args, methods.get_membership_status.ret)
-  get_membership_status(...a: unknown[]) { return calls.query('get_membership_status', a); }
+  get_membership_status(...a: unknown[]) {
+    return calls.query('get_membership_status', a);
+  }
   @query(methods.count_active_members.args, methods.count_active_members.ret)
-  count_active_members(...a: unknown[]) { return calls.query('count_active_members', a); }
+  count_active_members(...a: unknown[]) {
+    return calls.query('count_active_members', a);
+  }
   @query(methods.active_member_snapshot.args, methods.active_member_snapshot.ret)
-  active_member_snapshot(...a: unknown[]) { return calls.query('active_member_snapshot', a); }
+  active_member_snapshot(...a: unknown[]) {
+    return calls.query('active_member_snapshot', a);
+  }
   @query(methods.voting_eligibility.args, methods.voting_eligibility.ret)
-  voting_eligibility(...a: unknown[]) { return calls.query('voting_eligibility', a); }
+  voting_eligibility(...a: unknown[]) {
+    return calls.query('voting_eligibility', a);
+  }
 }

@@ -61,7 +61,12 @@ export interface MembershipStores {
   activeByExpiry: Store<bigint, bigint>;
 }
 
-export const MEMBERSHIP_STORE_NAMES: Record<keyof MembershipStores, string> = { tokens: 'tokens', byOwner: 'by_owner', config: 'config', activeByExpiry: 'active_by_expiry' };
+export const MEMBERSHIP_STORE_NAMES: Record<keyof MembershipStores, string> = {
+  tokens: 'tokens',
+  byOwner: 'by_owner',
+  config: 'config',
+  activeByExpiry: 'active_by_expiry',
+};
 
 /** Tokens a count_active_step reads (≈ 10 million instructions each on Azle 0.33: within an update's 40 billion with room). */
 export const ACTIVE_COUNT_STEP = 500;

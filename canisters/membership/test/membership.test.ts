@@ -45,7 +45,10 @@ function setup(dir?: string, initialise = true) {
     upgrade: (p: string, caller = USER, proof = new Uint8Array([1, 2, 3])) => update(() => core.upgrade_to_active(ctx(caller), p, proof)),
     active: () => query(() => core.count_active_members(ctx('anyone'))),
   };
-  return { ...s, ready: initialise ? update(() => core.init({ user_canister: USER, governance_canister: GOV, admins: [ADMIN] })).then(() => s) : Promise.resolve(s) };
+  return {
+    ...s,
+    ready: initialise ? update(() => core.init({ user_canister: USER, governance_canister: GOV, admins: [ADMIN] })).then(() => s) : Promise.resolve(s),
+  };
 }
 
 const err = (r: Result<unknown, string>) => (isOk(r) ? undefined : r.Err);
@@ -82,7 +85,10 @@ describe('mint_membership_registered', () => {
     const m = await setup(undefined, false).ready;
     await assert.rejects(m.mint(ALICE), /not initialised/);
     await m.update(() => m.core.init({ user_canister: USER, governance_canister: GOV, admins: [] }));
-    await assert.rejects(m.update(() => m.core.init({ user_canister: USER, governance_canister: GOV, admins: [] })), /already initialised/);
+    await assert.rejects(
+      m.update(() => m.core.init({ user_canister: USER, governance_canister: GOV, admins: [] })),
+      /already initialised/,
+    );
   });
 });
 
@@ -223,7 +229,11 @@ describe('membership history: voting_eligibility and active_member_snapshot (dec
     await m.upgrade(ALICE);
     assert.equal(eligibility(m, ALICE, joined + 1n).active_at, true);
     assert.equal(m.status(ALICE)!.status, 'Active');
-    assert.deepEqual(Object.keys(m.status(ALICE)!).sort(), ['expiration_date', 'is_active', 'join_date', 'owner', 'status', 'token_id', 'tos_accepted_at'], 'get_membership_status shows no history fields');
+    assert.deepEqual(
+      Object.keys(m.status(ALICE)!).sort(),
+      ['expiration_date', 'is_active', 'join_date', 'owner', 'status', 'token_id', 'tos_accepted_at'],
+      'get_membership_status shows no history fields',
+    );
   });
 
   it('active_member_snapshot: the count of count_active_members and the instant it holds for', async () => {
@@ -232,7 +242,10 @@ describe('membership history: voting_eligibility and active_member_snapshot (dec
       await m.mint(p);
       await m.upgrade(p);
     }
-    assert.deepEqual(m.query(() => m.core.active_member_snapshot(m.ctx(GOV))), { count: 2n, at: m.now() });
+    assert.deepEqual(
+      m.query(() => m.core.active_member_snapshot(m.ctx(GOV))),
+      { count: 2n, at: m.now() },
+    );
   });
 });
 
@@ -274,7 +287,8 @@ describe('count_active_members from the count by expiry (decision M7)', () => {
       if (op === 0) await m.mint(p);
       else if (op <= 2) await m.upgrade(p);
       else if (op === 3 && next(4) === 0) await m.update(() => m.core.revoke_membership(m.ctx(ADMIN), p));
-      else if (op === 4 && next(8) === 0) await m.update(() => m.core.apply_policy(m.ctx(GOV), { add_admins: [], remove_admins: [], revoke: [p].filter((o) => m.status(o)) }));
+      else if (op === 4 && next(8) === 0)
+        await m.update(() => m.core.apply_policy(m.ctx(GOV), { add_admins: [], remove_admins: [], revoke: [p].filter((o) => m.status(o)) }));
       else if (op === 5 && next(10) === 0) m.setNow(`${days[Math.min(days.length - 1, Math.floor(step / 70))]}T12:00:00Z`);
       assert.equal(m.active(), scan(m, owners), `after step ${step}`);
       seen.add(m.active());
@@ -291,7 +305,14 @@ describe('count_active_members from the count by expiry (decision M7)', () => {
     await m.update(() => {
       owners.forEach((owner, i) => {
         const token_id = BigInt(i + 1);
-        const record: TokenRecord = { token_id, owner, join_date: 1n, status: i % 3 === 0 ? 'Registered' : i % 7 === 0 ? 'Revoked' : 'Active', tos_accepted_at: 1n, expiration_date: i % 3 === 0 ? 0n : expiry };
+        const record: TokenRecord = {
+          token_id,
+          owner,
+          join_date: 1n,
+          status: i % 3 === 0 ? 'Registered' : i % 7 === 0 ? 'Revoked' : 'Active',
+          tos_accepted_at: 1n,
+          expiration_date: i % 3 === 0 ? 0n : expiry,
+        };
         m.host.store<bigint, TokenRecord>('membership', 'tokens').set(token_id, record);
         m.host.store<string, bigint>('membership', 'by_owner').set(owner, token_id);
       });
@@ -310,7 +331,11 @@ describe('count_active_members from the count by expiry (decision M7)', () => {
     owners.push('newcomer');
     assert.equal(m.active(), expected(), 'during the count');
     for (let i = 0; i < 5 && m.query(() => m.core.count_active_due(m.ctx('timer'))) !== undefined; i++) await m.update(() => m.core.count_active_step());
-    assert.equal(m.query(() => m.core.count_active_due(m.ctx('timer'))), undefined, 'done in a few bounded steps');
+    assert.equal(
+      m.query(() => m.core.count_active_due(m.ctx('timer'))),
+      undefined,
+      'done in a few bounded steps',
+    );
     assert.equal(m.active(), expected(), 'after the count');
     m.setNow('2027-01-01T00:00:00Z');
     assert.equal(m.active(), expected(), 'the turn of the year ends the 2026 memberships and keeps the renewed one');
@@ -324,26 +349,64 @@ describe('ICRC-7 (soul-bound)', () => {
     await m.mint(ALICE);
     await m.mint(BOB);
     const c = m.core;
-    assert.deepEqual(m.query(() => c.icrc7_balance_of(m.ctx('x'), [{ owner: ALICE }, { owner: 'nobody' }, { owner: ALICE, subaccount: new Uint8Array(32).fill(1) }])), [1n, 0n, 0n]);
-    assert.deepEqual(m.query(() => c.icrc7_balance_of(m.ctx('x'), [{ owner: ALICE, subaccount: new Uint8Array(32) }])), [1n], 'the all-zero subaccount is the default');
-    assert.deepEqual(m.query(() => c.icrc7_owner_of(m.ctx('x'), [2n, 99n])), [{ owner: BOB }, undefined]);
-    assert.deepEqual(m.query(() => c.icrc7_tokens_of(m.ctx('x'), { owner: BOB })), [2n]);
-    assert.deepEqual(m.query(() => c.icrc7_tokens_of(m.ctx('x'), { owner: BOB }, 2n)), [], 'prev excludes');
-    assert.deepEqual(m.query(() => c.icrc7_tokens_of(m.ctx('x'), { owner: BOB }, undefined, 0n)), []);
-    assert.equal(m.query(() => c.icrc7_total_supply(m.ctx('x'))), 2n);
+    assert.deepEqual(
+      m.query(() => c.icrc7_balance_of(m.ctx('x'), [{ owner: ALICE }, { owner: 'nobody' }, { owner: ALICE, subaccount: new Uint8Array(32).fill(1) }])),
+      [1n, 0n, 0n],
+    );
+    assert.deepEqual(
+      m.query(() => c.icrc7_balance_of(m.ctx('x'), [{ owner: ALICE, subaccount: new Uint8Array(32) }])),
+      [1n],
+      'the all-zero subaccount is the default',
+    );
+    assert.deepEqual(
+      m.query(() => c.icrc7_owner_of(m.ctx('x'), [2n, 99n])),
+      [{ owner: BOB }, undefined],
+    );
+    assert.deepEqual(
+      m.query(() => c.icrc7_tokens_of(m.ctx('x'), { owner: BOB })),
+      [2n],
+    );
+    assert.deepEqual(
+      m.query(() => c.icrc7_tokens_of(m.ctx('x'), { owner: BOB }, 2n)),
+      [],
+      'prev excludes',
+    );
+    assert.deepEqual(
+      m.query(() => c.icrc7_tokens_of(m.ctx('x'), { owner: BOB }, undefined, 0n)),
+      [],
+    );
+    assert.equal(
+      m.query(() => c.icrc7_total_supply(m.ctx('x'))),
+      2n,
+    );
     assert.deepEqual(m.query(() => c.icrc7_token_metadata(m.ctx('x'), [1n]))[0]![0], ['status', { Text: 'Registered' }]);
-    assert.deepEqual(m.query(() => c.icrc10_supported_standards(m.ctx('x'))).map((s) => s.name), ['ICRC-7', 'ICRC-10']);
+    assert.deepEqual(
+      m.query(() => c.icrc10_supported_standards(m.ctx('x'))).map((s) => s.name),
+      ['ICRC-7', 'ICRC-10'],
+    );
   });
   it('every transfer is refused: membership tokens are soul-bound', async () => {
     const m = await setup().ready;
     await m.mint(ALICE);
     const [r] = await m.update(() => m.core.icrc7_transfer(m.ctx('x'), [{ token_id: 1n, to: { owner: BOB } }]));
     assert.match((r!.Err as { GenericError: { message: string } }).GenericError.message, /soul-bound/);
-    assert.deepEqual(m.query(() => m.core.icrc7_owner_of(m.ctx('x'), [1n])), [{ owner: ALICE }]);
+    assert.deepEqual(
+      m.query(() => m.core.icrc7_owner_of(m.ctx('x'), [1n])),
+      [{ owner: ALICE }],
+    );
   });
   it('batches over the limit are refused', async () => {
     const m = await setup().ready;
-    assert.throws(() => m.query(() => m.core.icrc7_owner_of(m.ctx('x'), Array.from({ length: MAX_QUERY_BATCH + 1 }, (_, i) => BigInt(i)))), /at most/);
+    assert.throws(
+      () =>
+        m.query(() =>
+          m.core.icrc7_owner_of(
+            m.ctx('x'),
+            Array.from({ length: MAX_QUERY_BATCH + 1 }, (_, i) => BigInt(i)),
+          ),
+        ),
+      /at most/,
+    );
     assert.throws(() => m.query(() => m.core.icrc7_tokens_of(m.ctx('x'), { owner: ALICE }, undefined, 101n)), /take/);
   });
 });

@@ -1,7 +1,17 @@
 // The treasury canister on the IC (Azle): Candid in and out through ../candid.ts, state in stable
 // memory, the ratified price read from governance for USD payouts.
 import { canisterSelf, IDL, init, postUpgrade, query, update } from 'azle';
-import { armIndexBuild, AzleIdl, azleMethods, canisterCalls, dispatcher, fromCandidArgs, hostServices, stableStores, wiringStore } from '@domdao/canister-kit/azle';
+import {
+  armIndexBuild,
+  AzleIdl,
+  azleMethods,
+  canisterCalls,
+  dispatcher,
+  fromCandidArgs,
+  hostServices,
+  stableStores,
+  wiringStore,
+} from '@domdao/canister-kit/azle';
 import { governanceMethods } from '@domdao/canister-governance';
 import { ledgerMethods } from '@domdao/canister-ledger';
 import { treasuryMethods, treasuryTypes } from '../candid.ts';
@@ -28,7 +38,12 @@ export default class {
   init(args: unknown): void {
     const a = fromCandidArgs<InitArgs>(types.InitArgs, args);
     initArgs.set(a);
-    core.init({ governance_canister: a.governance_canister, self: canisterSelf().toText(), admins: a.admins, ...(a.price_max_age !== undefined && { price_max_age: a.price_max_age }) });
+    core.init({
+      governance_canister: a.governance_canister,
+      self: canisterSelf().toText(),
+      admins: a.admins,
+      ...(a.price_max_age !== undefined && { price_max_age: a.price_max_age }),
+    });
   }
 
   /** Upgrades take the same arguments; they may re-point governance and the ledger, nothing else. */
@@ -39,15 +54,27 @@ export default class {
   }
 
   @update(methods.execute_payout.args, methods.execute_payout.ret)
-  execute_payout(...a: unknown[]) { return calls.update('execute_payout', a); }
+  execute_payout(...a: unknown[]) {
+    return calls.update('execute_payout', a);
+  }
   @query(methods.get_account.args, methods.get_account.ret)
-  get_account(...a: unknown[]) { return calls.query('get_account', a); }
+  get_account(...a: unknown[]) {
+    return calls.query('get_account', a);
+  }
   @update(methods.get_balance.args, methods.get_balance.ret)
-  get_balance(...a: unknown[]) { return calls.update('get_balance', a); }
+  get_balance(...a: unknown[]) {
+    return calls.update('get_balance', a);
+  }
   @query(methods.list_pending_payouts.args, methods.list_pending_payouts.ret)
-  list_pending_payouts(...a: unknown[]) { return calls.query('list_pending_payouts', a); }
+  list_pending_payouts(...a: unknown[]) {
+    return calls.query('list_pending_payouts', a);
+  }
   @query(methods.get_payout.args, methods.get_payout.ret)
-  get_payout(...a: unknown[]) { return calls.query('get_payout', a); }
+  get_payout(...a: unknown[]) {
+    return calls.query('get_payout', a);
+  }
   @query(methods.list_payouts.args, methods.list_payouts.ret)
-  list_payouts(...a: unknown[]) { return calls.query('list_payouts', a); }
+  list_payouts(...a: unknown[]) {
+    return calls.query('list_payouts', a);
+  }
 }

@@ -133,7 +133,12 @@ export function treasuryCore(stores: TreasuryStores, deps: TreasuryDeps) {
         stores.intents.set(proposal_id, intent);
       }
       // A rejected call (ledger unreachable, reply lost) throws: the intent stays and the next attempt re-sends it.
-      const r = await deps.ledger.icrc1_transfer({ to: { owner: intent.recipient }, amount: intent.amount_e8s, memo: payoutMemo(proposal_id), created_at_time: intent.created_at_time });
+      const r = await deps.ledger.icrc1_transfer({
+        to: { owner: intent.recipient },
+        amount: intent.amount_e8s,
+        memo: payoutMemo(proposal_id),
+        created_at_time: intent.created_at_time,
+      });
       const block = 'Ok' in r ? r.Ok : 'Duplicate' in r.Err ? r.Err.Duplicate.duplicate_of : undefined;
       if (block !== undefined || 'Ok' in r) {
         const { created_at_time: _t, ...paid } = intent;
@@ -144,7 +149,10 @@ export function treasuryCore(stores: TreasuryStores, deps: TreasuryDeps) {
       }
       const e = r.Err;
       // Past the ledger's window a re-sent transfer cannot be told from a new one: keep the intent for an admin (L13).
-      if ('TooOld' in e) return Err({ LedgerError: `TooOld: the payout intent of ${intent.created_at_time} ns is past the ledger's deduplication window; reconcile with the ledger's block log (memo dom-payout:${proposal_id})` });
+      if ('TooOld' in e)
+        return Err({
+          LedgerError: `TooOld: the payout intent of ${intent.created_at_time} ns is past the ledger's deduplication window; reconcile with the ledger's block log (memo dom-payout:${proposal_id})`,
+        });
       // TemporarilyUnavailable: nothing moved, the same transfer is re-sent on the next attempt.
       if ('TemporarilyUnavailable' in e) return Err({ LedgerError: 'TemporarilyUnavailable' });
       // Nothing moved: forget the intent, so a later attempt decides again (at the price then in force).

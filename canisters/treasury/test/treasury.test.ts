@@ -44,12 +44,12 @@ function scriptedLedger(balance: bigint, commit: () => void) {
     icrc1_fee: async () => FEE,
   };
   function transfer(a: TransferArgs): Result<bigint, never> {
-      const key = `${a.to.owner}|${a.amount}|${Buffer.from(a.memo ?? []).toString('hex')}|${a.created_at_time}`;
-      if (seen.has(key)) return Err({ Duplicate: { duplicate_of: seen.get(key)! } }) as never;
-      if (balance < a.amount + FEE) return Err({ InsufficientFunds: { balance } }) as never;
-      balance -= a.amount + FEE;
-      seen.set(key, blocks);
-      return Ok(blocks++);
+    const key = `${a.to.owner}|${a.amount}|${Buffer.from(a.memo ?? []).toString('hex')}|${a.created_at_time}`;
+    if (seen.has(key)) return Err({ Duplicate: { duplicate_of: seen.get(key)! } }) as never;
+    if (balance < a.amount + FEE) return Err({ InsufficientFunds: { balance } }) as never;
+    balance -= a.amount + FEE;
+    seen.set(key, blocks);
+    return Ok(blocks++);
   }
   return { ledger, calls, script, balance: () => balance, fund: (n: bigint) => (balance += n) };
 }
@@ -69,7 +69,8 @@ async function setup(balance = 0n) {
     clock,
     pay: (id: bigint, amount: { DomE8s: bigint } | { Usd: number }, caller = GOV) =>
       host.update('treasury', () => core.execute_payout(ctx(caller), id, { recipient: RECIPIENT, amount })),
-    pay2: (id: bigint, amount: { DomE8s: bigint }, memo: string) => host.update('treasury', () => core.execute_payout(ctx(GOV), id, { recipient: RECIPIENT, amount, memo })),
+    pay2: (id: bigint, amount: { DomE8s: bigint }, memo: string) =>
+      host.update('treasury', () => core.execute_payout(ctx(GOV), id, { recipient: RECIPIENT, amount, memo })),
     balance: () => host.update('treasury', () => core.get_balance(ctx('anyone'))),
     payout: (id: bigint) => host.query('treasury', () => core.get_payout(ctx('anyone'), id)),
     pending: () => host.query('treasury', () => core.list_pending_payouts(ctx('anyone'))),
@@ -99,7 +100,11 @@ describe('treasury payouts from its ledger account (spec 1 Errors rule 1, decisi
     const t = await setup(100_000n);
     t.ledger.script.push('reject');
     await assert.rejects(t.pay(3n, { DomE8s: 100n }), /ledger canister stopped/);
-    assert.deepEqual(t.pending().map((i) => [i.proposal_id, i.created_at_time]), [[3n, NOW]], 'the intent survived the failed call');
+    assert.deepEqual(
+      t.pending().map((i) => [i.proposal_id, i.created_at_time]),
+      [[3n, NOW]],
+      'the intent survived the failed call',
+    );
     assert.equal(t.ledger.balance(), 100_000n);
     t.clock.now += 300n * 1_000_000_000n;
     t.ledger.script.push('lose-reply');
@@ -108,10 +113,18 @@ describe('treasury payouts from its ledger account (spec 1 Errors rule 1, decisi
     assert.equal(t.payout(3n), undefined, 'but the treasury does not know it');
     t.clock.now += 300n * 1_000_000_000n;
     const r = await t.pay(3n, { DomE8s: 100n });
-    assert.deepEqual(r, { Ok: { proposal_id: 3n, recipient: RECIPIENT, amount_e8s: 100n, paid_at: t.clock.now, block_index: 0n } }, 'Duplicate names the first transfer');
+    assert.deepEqual(
+      r,
+      { Ok: { proposal_id: 3n, recipient: RECIPIENT, amount_e8s: 100n, paid_at: t.clock.now, block_index: 0n } },
+      'Duplicate names the first transfer',
+    );
     assert.equal(t.ledger.balance(), 100_000n - 100n - FEE, 'paid once');
     assert.deepEqual(t.pending(), []);
-    assert.deepEqual(t.ledger.calls.map((c) => c.created_at_time), [NOW, NOW, NOW], "every attempt carried the intent's created_at_time");
+    assert.deepEqual(
+      t.ledger.calls.map((c) => c.created_at_time),
+      [NOW, NOW, NOW],
+      "every attempt carried the intent's created_at_time",
+    );
   });
 
   it('TemporarilyUnavailable keeps the intent; TooOld keeps it for an admin; other ledger errors forget it (nothing moved)', async () => {
@@ -121,12 +134,17 @@ describe('treasury payouts from its ledger account (spec 1 Errors rule 1, decisi
     assert.equal(t.pending().length, 1);
     t.ledger.script.push(Err({ TooOld: null }));
     assert.deepEqual(await t.pay(4n, { DomE8s: 10n }), {
-      Err: { LedgerError: `TooOld: the payout intent of ${NOW} ns is past the ledger's deduplication window; reconcile with the ledger's block log (memo dom-payout:4)` },
+      Err: {
+        LedgerError: `TooOld: the payout intent of ${NOW} ns is past the ledger's deduplication window; reconcile with the ledger's block log (memo dom-payout:4)`,
+      },
     });
     assert.equal(t.pending().length, 1, 'kept: a re-sent transfer could pay twice');
     t.ledger.script.push(Err({ GenericError: { error_code: 1n, message: 'bad' } }));
     assert.deepEqual(await t.pay(5n, { DomE8s: 10n }), { Err: { LedgerError: 'GenericError: {"error_code":"1","message":"bad"}' } });
-    assert.deepEqual(t.pending().map((i) => i.proposal_id), [4n]);
+    assert.deepEqual(
+      t.pending().map((i) => i.proposal_id),
+      [4n],
+    );
     assert.deepEqual(await t.pay(4n, { DomE8s: 10n }), { Ok: { proposal_id: 4n, recipient: RECIPIENT, amount_e8s: 10n, paid_at: NOW, block_index: 0n } });
   });
 
@@ -138,7 +156,9 @@ describe('treasury payouts from its ledger account (spec 1 Errors rule 1, decisi
     assert.equal(t.ledger.calls.length, 0, 'the ledger is not called');
     t.gov.price = { ...t.gov.price, timestamp: NOW - DEFAULT_PRICE_MAX_AGE };
     const r = await t.pay(3n, { Usd: 10 });
-    assert.deepEqual(r, { Ok: { proposal_id: 3n, recipient: RECIPIENT, amount_e8s: 5n * 100_000_000n, usd_value: 10, price_tick_id: 9n, paid_at: NOW, block_index: 0n } });
+    assert.deepEqual(r, {
+      Ok: { proposal_id: 3n, recipient: RECIPIENT, amount_e8s: 5n * 100_000_000n, usd_value: 10, price_tick_id: 9n, paid_at: NOW, block_index: 0n },
+    });
     assert.equal(await t.balance(), 95n * 100_000_000n - FEE);
   });
 
@@ -146,11 +166,10 @@ describe('treasury payouts from its ledger account (spec 1 Errors rule 1, decisi
     const t = await setup(1_000_000n);
     t.gov.price = { price_usd: 1, set_by: GOV, proposal_id: 9n, timestamp: NOW };
     assert.deepEqual(await t.pay(6n, { Usd: 0.0000000049 }), { Err: { InvalidPayout: 'the USD amount is worth less than 1e-8 DOM at the current price' } });
-    assert.equal((await t.pay(6n, { Usd: 0.000000005 }) as { Ok: { amount_e8s: bigint } }).Ok.amount_e8s, 1n);
+    assert.equal(((await t.pay(6n, { Usd: 0.000000005 })) as { Ok: { amount_e8s: bigint } }).Ok.amount_e8s, 1n);
     assert.equal(t.ledger.calls.length, 1, 'the refused one never reached the ledger');
     const withMemo = (id: bigint, memo: string) => t.pay2(id, { DomE8s: 1n }, memo);
     assert.deepEqual(await withMemo(7n, 'm'.repeat(257)), { Err: { InvalidPayout: 'memo must be at most 256 characters' } });
     assert.equal(((await withMemo(7n, 'm'.repeat(256))) as { Ok: { memo: string } }).Ok.memo.length, 256);
   });
 });
-

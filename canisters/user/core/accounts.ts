@@ -190,7 +190,10 @@ export function accountMethods(
     if (a.membership_token_id === undefined) return Err({ NotRegistered: null });
     if (!a.is_age_verified_18_plus) return Err({ Under18: null });
     if (!a.kyc_verified) return Err({ KycNotApproved: null });
-    for (const [name, proof] of [['kyc_proof', req.kyc_proof], ['payment_proof', req.payment_proof]] as const) {
+    for (const [name, proof] of [
+      ['kyc_proof', req.kyc_proof],
+      ['payment_proof', req.payment_proof],
+    ] as const) {
       if (proof.length === 0 || proof.length > MAX_PROOF_BYTES) return Err({ InvalidRequest: `${name} must be 1 to ${MAX_PROOF_BYTES} bytes` });
     }
     let r: { Ok: null } | { Err: string };
@@ -209,7 +212,11 @@ const isArgon2id = (h: string) => h.length <= 512 && /^\$argon2id\$v=19\$m=\d+,t
 
 function createProblem(r: CreateAccountRequest, now: bigint): string | undefined {
   if (r.principal === ANONYMOUS || r.principal.length === 0) return 'principal must not be anonymous';
-  for (const [name, v] of [['email_encrypted', r.email_encrypted], ['name_encrypted', r.name_encrypted], ['dob_encrypted', r.dob_encrypted]] as const) {
+  for (const [name, v] of [
+    ['email_encrypted', r.email_encrypted],
+    ['name_encrypted', r.name_encrypted],
+    ['dob_encrypted', r.dob_encrypted],
+  ] as const) {
     if (v.length === 0 || v.length > MAX_CIPHERTEXT_CHARS) return `${name} must be 1 to ${MAX_CIPHERTEXT_CHARS} characters of ciphertext`;
   }
   // Decision U3: only an argon2id PHC string is accepted, so a plaintext password can never be stored.

@@ -34,7 +34,12 @@ export function idempotentOperations(stores: Pick<UserStores, 'ops' | 'opOrder' 
      * work's awaits, in the same atomic step as its writes; a repeat gets the recorded answer, or
      * InProgress while the first is still running. Reusing an op id for another method is refused.
      */
-    async once<T>(ctx: CallContext, method: string, opId: string | undefined, work: () => Promise<Result<T, UserError>> | Result<T, UserError>): Promise<Result<T, UserError>> {
+    async once<T>(
+      ctx: CallContext,
+      method: string,
+      opId: string | undefined,
+      work: () => Promise<Result<T, UserError>> | Result<T, UserError>,
+    ): Promise<Result<T, UserError>> {
       if (opId === undefined) return work();
       if (!OP_ID.test(opId)) return Err({ InvalidRequest: 'op_id must be 1 to 128 characters of A-Z a-z 0-9 : . _ -' });
       const seen = (): Result<T, UserError> | undefined => {

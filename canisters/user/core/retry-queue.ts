@@ -3,7 +3,16 @@
 // 10 attempts, then an admin notification (membership_mint_failed) is raised.
 import { clampLimit, type CallContext } from '@domdao/canister-kit';
 import type { UserAccess } from './access.ts';
-import { MAX_ATTEMPTS, RETRY_BASE, type AccountRecord, type AdminNotification, type RetryQueueItem, type UserConfig, type UserDeps, type UserStores } from './types.ts';
+import {
+  MAX_ATTEMPTS,
+  RETRY_BASE,
+  type AccountRecord,
+  type AdminNotification,
+  type RetryQueueItem,
+  type UserConfig,
+  type UserDeps,
+  type UserStores,
+} from './types.ts';
 
 /** list_retry_queue answers at most this many items (decision W6). */
 export const RETRY_QUEUE_LIST_MAX = 1_000;
@@ -79,10 +88,17 @@ export function mintRetryQueue(stores: UserStores, deps: Pick<UserDeps, 'members
       async process_retry_queue(ctx: CallContext): Promise<number> {
         const config = stores.config.get('config')!;
         const cursor = config.retry_cursor;
-        const items = (from: string | undefined, limit: number) => Array.from(stores.retries.entries({ ...(from !== undefined && { from }), limit }), ([, v]) => v);
-        const read = cursor === undefined ? items(undefined, RETRY_STEP_READ) : items(cursor, RETRY_STEP_READ + 1).filter((r) => r.user_principal !== cursor).slice(0, RETRY_STEP_READ);
+        const items = (from: string | undefined, limit: number) =>
+          Array.from(stores.retries.entries({ ...(from !== undefined && { from }), limit }), ([, v]) => v);
+        const read =
+          cursor === undefined
+            ? items(undefined, RETRY_STEP_READ)
+            : items(cursor, RETRY_STEP_READ + 1)
+                .filter((r) => r.user_principal !== cursor)
+                .slice(0, RETRY_STEP_READ);
         // Past the end, the read goes on from the start up to the cursor.
-        if (cursor !== undefined && read.length < RETRY_STEP_READ) read.push(...items(undefined, RETRY_STEP_READ - read.length).filter((r) => r.user_principal <= cursor));
+        if (cursor !== undefined && read.length < RETRY_STEP_READ)
+          read.push(...items(undefined, RETRY_STEP_READ - read.length).filter((r) => r.user_principal <= cursor));
         // A read short of the budget has seen every item: the next step starts at the start.
         const next = read.length === RETRY_STEP_READ ? read[read.length - 1]!.user_principal : undefined;
         if (next !== cursor) stores.config.set('config', next === undefined ? withoutCursor(config) : { ...config, retry_cursor: next });

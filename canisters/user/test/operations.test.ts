@@ -16,7 +16,9 @@ const HASH2 = '$argon2id$v=19$m=19456,t=2,p=1$b3RoZXJzYWx0$bmV3aGFzaG5ld2hhc2g';
 
 /** Plain map stores by default; the embedded host's B-tree stores where volume matters (calls serialised). */
 function setup(host?: EmbeddedHost) {
-  const stores = Object.fromEntries(Object.entries(USER_STORE_NAMES).map(([k, name]) => [k, host ? host.store('user', name) : plainStore()])) as unknown as UserStores;
+  const stores = Object.fromEntries(
+    Object.entries(USER_STORE_NAMES).map(([k, name]) => [k, host ? host.store('user', name) : plainStore()]),
+  ) as unknown as UserStores;
   let seed = 0;
   const calls = { mints: 0, upgrades: 0 };
   let upgradeGate: Promise<void> | undefined;
@@ -35,10 +37,26 @@ function setup(host?: EmbeddedHost) {
   let now = BigInt(Date.parse('2026-04-01T09:00:00Z')) * 1_000_000n;
   const ctx = (caller = BRIDGE) => ({ caller, now });
   if (!host) core.init({ registrars: [BRIDGE], admins: [ADMIN] });
-  const request = (principal = ALICE, password_hash = HASH) => ({ principal, email_encrypted: 'e', name_encrypted: 'n', dob_encrypted: 'd', password_hash, tos_accepted_at: now - 1n, is_age_verified_18_plus: true });
-  return { core, stores, calls, ctx, request, advance: (ns: bigint) => (now += ns), gate: (p: Promise<void> | undefined) => {
+  const request = (principal = ALICE, password_hash = HASH) => ({
+    principal,
+    email_encrypted: 'e',
+    name_encrypted: 'n',
+    dob_encrypted: 'd',
+    password_hash,
+    tos_accepted_at: now - 1n,
+    is_age_verified_18_plus: true,
+  });
+  return {
+    core,
+    stores,
+    calls,
+    ctx,
+    request,
+    advance: (ns: bigint) => (now += ns),
+    gate: (p: Promise<void> | undefined) => {
       upgradeGate = p;
-    } };
+    },
+  };
 }
 
 describe('operation ids make the registrar calls idempotent (decision U5)', () => {
@@ -61,7 +79,11 @@ describe('operation ids make the registrar calls idempotent (decision U5)', () =
     assert.deepEqual(first, { Ok: { principal: ALICE, membership_token_id: 1n } });
     assert.deepEqual(await u.core.verify_email(u.ctx(), c.Ok.verification_token, 'verify:a'), first);
     assert.equal(u.calls.mints, 1);
-    assert.deepEqual(await u.core.verify_email(u.ctx(), c.Ok.verification_token), { Err: { TokenInvalid: null } }, 'without the op id the used token is refused');
+    assert.deepEqual(
+      await u.core.verify_email(u.ctx(), c.Ok.verification_token),
+      { Err: { TokenInvalid: null } },
+      'without the op id the used token is refused',
+    );
   });
 
   it('record_kyc and upgrade_membership_to_active: a repeat does not call the membership canister again (one payment, one year)', async () => {
@@ -102,17 +124,23 @@ describe('operation ids make the registrar calls idempotent (decision U5)', () =
     const u = setup();
     assert.deepEqual(await u.core.record_kyc(u.ctx(), ALICE, true, 'kyc:x'), { Err: { AccountNotFound: null } });
     await u.core.create_account(u.ctx(), u.request());
-    assert.deepEqual(await u.core.record_kyc(u.ctx(), ALICE, true, 'kyc:x'), { Err: { AccountNotFound: null } }, 'the recorded answer, though the account exists now');
+    assert.deepEqual(
+      await u.core.record_kyc(u.ctx(), ALICE, true, 'kyc:x'),
+      { Err: { AccountNotFound: null } },
+      'the recorded answer, though the account exists now',
+    );
     assert.deepEqual(await u.core.set_password_hash(u.ctx('stranger'), ALICE, HASH2, 'pw:1'), { Err: { NotAuthorized: null } });
     assert.deepEqual(await u.core.set_password_hash(u.ctx(), ALICE, HASH2, 'pw:1'), { Ok: null }, 'a stranger cannot spend the op id');
     assert.deepEqual(await u.core.remove_unverified_account(u.ctx(), ALICE, 'pw:1'), { Err: { InvalidRequest: 'op_id pw:1 was used for set_password_hash' } });
     assert.ok(u.stores.accounts.has(ALICE));
     for (const bad of ['', 'x'.repeat(129), 'has space', 'ünï']) {
-      assert.deepEqual(await u.core.record_kyc(u.ctx(), ALICE, true, bad), { Err: { InvalidRequest: 'op_id must be 1 to 128 characters of A-Z a-z 0-9 : . _ -' } });
+      assert.deepEqual(await u.core.record_kyc(u.ctx(), ALICE, true, bad), {
+        Err: { InvalidRequest: 'op_id must be 1 to 128 characters of A-Z a-z 0-9 : . _ -' },
+      });
     }
   });
 
-  it('answers are kept 7 days, then dropped: a repeat after that runs again and meets the method\'s own checks', async () => {
+  it("answers are kept 7 days, then dropped: a repeat after that runs again and meets the method's own checks", async () => {
     const u = setup();
     const c = await u.core.create_account(u.ctx(), u.request(), 'register:1');
     u.advance(OP_RETENTION - 1n);
@@ -152,7 +180,9 @@ describe('remove_unverified_account (decision U6) and set_password_hash (decisio
     const again = await u.core.create_account(u.ctx(), u.request('bob-principal'));
     assert.ok('Ok' in again);
     await u.core.verify_email(u.ctx(), again.Ok.verification_token);
-    assert.deepEqual(await u.core.remove_unverified_account(u.ctx(), 'bob-principal'), { Err: { InvalidRequest: 'the account is verified; only an unverified account is removed' } });
+    assert.deepEqual(await u.core.remove_unverified_account(u.ctx(), 'bob-principal'), {
+      Err: { InvalidRequest: 'the account is verified; only an unverified account is removed' },
+    });
     assert.ok(u.core.get_account(u.ctx(), 'bob-principal'));
   });
 
@@ -160,7 +190,9 @@ describe('remove_unverified_account (decision U6) and set_password_hash (decisio
     const u = setup();
     await u.core.create_account(u.ctx(), u.request());
     assert.deepEqual(await u.core.set_password_hash(u.ctx(ADMIN), ALICE, HASH2), { Err: { NotAuthorized: null } });
-    assert.deepEqual(await u.core.set_password_hash(u.ctx(), ALICE, 'hunter2hunter2'), { Err: { InvalidRequest: 'password_hash must be an argon2id PHC string' } });
+    assert.deepEqual(await u.core.set_password_hash(u.ctx(), ALICE, 'hunter2hunter2'), {
+      Err: { InvalidRequest: 'password_hash must be an argon2id PHC string' },
+    });
     assert.deepEqual(await u.core.set_password_hash(u.ctx(), 'nobody', HASH2), { Err: { AccountNotFound: null } });
     assert.equal(u.stores.accounts.get(ALICE)!.password_hash, HASH);
     assert.deepEqual(await u.core.set_password_hash(u.ctx(), ALICE, HASH2, 'reset:1'), { Ok: null });

@@ -59,7 +59,17 @@ async function setup() {
     account: () => host.query('user', () => core.get_account(ctx(BRIDGE), ALICE)),
     /** Another account, created and verified (its mint queued while the membership canister fails). */
     register: async (principal: string) => {
-      const c = await host.update('user', () => core.create_account(ctx(BRIDGE), { principal, email_encrypted: 'e', name_encrypted: 'n', dob_encrypted: 'd', password_hash: PASSWORD_HASH, tos_accepted_at: now - 1_000n, is_age_verified_18_plus: true }));
+      const c = await host.update('user', () =>
+        core.create_account(ctx(BRIDGE), {
+          principal,
+          email_encrypted: 'e',
+          name_encrypted: 'n',
+          dob_encrypted: 'd',
+          password_hash: PASSWORD_HASH,
+          tos_accepted_at: now - 1_000n,
+          is_age_verified_18_plus: true,
+        }),
+      );
       assert.ok('Ok' in c);
       return host.update('user', () => core.verify_email(ctx(BRIDGE), c.Ok.verification_token));
     },
@@ -99,7 +109,15 @@ describe('mint retry queue (spec 2 Limits "mint retry", decision U4)', () => {
     assert.equal(notes.length, 1);
     assert.deepEqual(
       { ...notes[0], at: undefined },
-      { id: 1n, type: 'membership_mint_failed', user_principal: ALICE, email_encrypted: 'email-ct', attempts: MAX_ATTEMPTS, last_error: 'membership canister is stopped', at: undefined },
+      {
+        id: 1n,
+        type: 'membership_mint_failed',
+        user_principal: ALICE,
+        email_encrypted: 'email-ct',
+        attempts: MAX_ATTEMPTS,
+        last_error: 'membership canister is stopped',
+        at: undefined,
+      },
     );
     assert.deepEqual(u.notifications('someone-else'), [], 'notifications are for staff only');
     assert.equal(u.account()!.membership_token_id, undefined);
@@ -134,7 +152,11 @@ describe('mint retry queue (spec 2 Limits "mint retry", decision U4)', () => {
     u.membership.mint = () => ({ Err: 'still down' });
     assert.equal(await u.process(), RETRY_STEP_READ);
     u.membership.mint = () => ({ Ok: 1n });
-    assert.equal(await u.process(), queued.length - RETRY_STEP_READ, 'the step after the cursor reaches the rest, and reads on from the start (nothing due there)');
+    assert.equal(
+      await u.process(),
+      queued.length - RETRY_STEP_READ,
+      'the step after the cursor reaches the rest, and reads on from the start (nothing due there)',
+    );
     assert.equal(u.queue().length, RETRY_STEP_READ, 'the ones that failed again wait for their backoff');
     assert.equal(await u.process(), 0, 'nothing due yet');
     u.setNow(u.nextRetryAt()!);

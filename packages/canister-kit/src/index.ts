@@ -5,5 +5,13 @@ export { isDefaultSubaccount, type Account, type CallContext } from './call.ts';
 export { compositeKey, u64Key, withPrefix } from './keys.ts';
 export { CanisterReject, clampLimit, requireNats } from './reject.ts';
 export { ANSWER_COST, ANSWER_STORED_BYTES, REPLY_TEXT_BUDGET, utf8Length, withinReplyBudget } from './reply-budget.ts';
-export { ICRC7_MAX_MEMO_SIZE, ICRC7_MAX_QUERY_BATCH, ICRC7_MAX_TAKE, soulboundIcrc7, type Icrc7TransferError, type Icrc7Value, type SoulboundCollection } from './soulbound.ts';
+export {
+  ICRC7_MAX_MEMO_SIZE,
+  ICRC7_MAX_QUERY_BATCH,
+  ICRC7_MAX_TAKE,
+  soulboundIcrc7,
+  type Icrc7TransferError,
+  type Icrc7Value,
+  type SoulboundCollection,
+} from './soulbound.ts';
 export type { CanisterCall, CanisterTimer, CanisterWiring, HostServices } from './wiring.ts';

@@ -11,7 +11,9 @@ export function plainStore<K extends StoreKey, V>(): Store<K, V> {
     has: (k) => m.has(k),
     set: (k, v) => void m.set(k, v),
     delete: (k) => m.delete(k),
-    get size() { return m.size; },
+    get size() {
+      return m.size;
+    },
     *entries(o = {}) {
       let all = sorted();
       if (o.reverse) all = all.reverse();

@@ -10,12 +10,7 @@ export const ICRC7_MAX_MEMO_SIZE = 32;
 
 /** ICRC-3's generic value, as ICRC-7 declares it. */
 export type Icrc7Value =
-  | { Blob: Uint8Array }
-  | { Text: string }
-  | { Nat: bigint }
-  | { Int: bigint }
-  | { Array: Icrc7Value[] }
-  | { Map: Array<[string, Icrc7Value]> };
+  { Blob: Uint8Array } | { Text: string } | { Nat: bigint } | { Int: bigint } | { Array: Icrc7Value[] } | { Map: Array<[string, Icrc7Value]> };
 
 export type Icrc7TransferError =
   | { NonExistingTokenId: null }

@@ -34,7 +34,14 @@ const stateValue = fc.letrec((tie) => ({
     fc.boolean(),
     fc.constant(null),
     fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(fc.string().filter((k) => !['__proto__', '$n', '$b'].includes(k)), fc.constantFrom('constructor', '$x', 'a')), tie('value'), { maxKeys: 4, noNullPrototype: true }),
+    fc.dictionary(
+      fc.oneof(
+        fc.string().filter((k) => !['__proto__', '$n', '$b'].includes(k)),
+        fc.constantFrom('constructor', '$x', 'a'),
+      ),
+      tie('value'),
+      { maxKeys: 4, noNullPrototype: true },
+    ),
   ),
 })).value;
 
@@ -51,7 +58,11 @@ describe('state codec', () => {
   });
 
   it('any JSON text, tags included, decodes (or fails) exactly as with the reviver', () => {
-    const tagged = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.record({ $n: fc.oneof(fc.constantFrom('12', '-3', 'x', ''), fc.integer().map(String)) }), fc.record({ $b: fc.constantFrom('00ff', 'abc', 'zz', '') }));
+    const tagged = fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }),
+      fc.record({ $n: fc.oneof(fc.constantFrom('12', '-3', 'x', ''), fc.integer().map(String)) }),
+      fc.record({ $b: fc.constantFrom('00ff', 'abc', 'zz', '') }),
+    );
     fc.assert(
       fc.property(fc.array(tagged, { maxLength: 3 }), (v) => {
         const text = JSON.stringify(v);
@@ -62,7 +73,10 @@ describe('state codec', () => {
             return { err: (e as Error).name };
           }
         };
-        assert.deepEqual(outcome(() => decode(text)), outcome(() => reviverDecode(text)));
+        assert.deepEqual(
+          outcome(() => decode(text)),
+          outcome(() => reviverDecode(text)),
+        );
       }),
       { numRuns: 1000 },
     );

@@ -11,7 +11,6 @@ import { scratchDirs } from './harness.ts';
 
 const { tempDir, crashImage } = scratchDirs('compaction');
 
-
 /** Holds a compaction at its next `stage` until released. */
 function holdAt(stage: 'slice' | 'installed') {
   let release: () => void = () => undefined;
@@ -71,7 +70,10 @@ describe('compaction beside the updates (decision P5)', () => {
     const compaction = host.compact();
     await hold.arrived;
     await fill(host, 200, 1_000); // answered (and fsynced) while the snapshot is half written
-    assert.equal(host.query('governance', () => host.store('governance', 'votes').size), 1_200);
+    assert.equal(
+      host.query('governance', () => host.store('governance', 'votes').size),
+      1_200,
+    );
     hold.release();
     await compaction;
     host.close();
@@ -94,8 +96,14 @@ describe('compaction beside the updates (decision P5)', () => {
     await hold.arrived;
     await fill(host, 100, 600);
     const image = crashImage(dir);
-    assert.ok(readdirSync(image).some((f) => /^wal\.\d+\.jsonl$/.test(f)), 'a closed log is on disk');
-    assert.ok(readdirSync(image).some((f) => f.endsWith('.tmp')), 'the unfinished snapshot is on disk');
+    assert.ok(
+      readdirSync(image).some((f) => /^wal\.\d+\.jsonl$/.test(f)),
+      'a closed log is on disk',
+    );
+    assert.ok(
+      readdirSync(image).some((f) => f.endsWith('.tmp')),
+      'the unfinished snapshot is on disk',
+    );
     hold.release();
     await compaction;
     host.close();
@@ -274,7 +282,11 @@ describe('compaction beside the updates (decision P5)', () => {
     let compacted = false;
     const compaction = host.compact().then(() => (compacted = true));
     await hold.arrived;
-    const turns = (n: number) => new Promise<void>((r) => { const step = (k: number) => (k === 0 ? r() : setImmediate(() => step(k - 1))); step(n); });
+    const turns = (n: number) =>
+      new Promise<void>((r) => {
+        const step = (k: number) => (k === 0 ? r() : setImmediate(() => step(k - 1)));
+        step(n);
+      });
     // Beside the held compaction the log grows; updates are answered until it reaches the compaction size.
     let answeredBeside = 0;
     let stalled: Promise<void> | undefined;
@@ -288,7 +300,11 @@ describe('compaction beside the updates (decision P5)', () => {
     assert.ok(stalled, 'an update is held once the log written beside the compaction reaches its size');
     assert.equal(host.stalling, true);
     assert.ok(answeredBeside * 20 >= compactBytes / 2, `updates were answered beside the compaction first (${answeredBeside})`);
-    assert.equal(host.query('governance', () => host.store('governance', 'votes').size), 300 + answeredBeside, 'queries are answered during the stall');
+    assert.equal(
+      host.query('governance', () => host.store('governance', 'votes').size),
+      300 + answeredBeside,
+      'queries are answered during the stall',
+    );
     let answeredAfterCompaction = false;
     const later = stalled.then(() => void (answeredAfterCompaction = compacted));
     hold.release();
@@ -379,7 +395,10 @@ describe('compaction beside the updates (decision P5)', () => {
     host.close();
     const closed = readdirSync(image).find((f) => /^wal\.\d+\.jsonl$/.test(f))!;
     writeFileSync(join(image, closed), '{"seq":1,"ops":[["governance/votes",0');
-    assert.throws(() => EmbeddedHost.open({ dir: image }), (e: Error) => e instanceof CorruptStateError && /unreadable record/.test(e.message));
+    assert.throws(
+      () => EmbeddedHost.open({ dir: image }),
+      (e: Error) => e instanceof CorruptStateError && /unreadable record/.test(e.message),
+    );
     assert.ok(existsSync(join(image, closed)));
   });
 });

@@ -26,9 +26,18 @@ describe('stores', () => {
     await host.update('governance', () => {
       for (const id of [5n, 1n, 10n, 3n, 7n]) s.set(id, p(id));
     });
-    assert.deepEqual([...s.entries()].map(([k]) => k), [1n, 3n, 5n, 7n, 10n]);
-    assert.deepEqual([...s.entries({ from: 4n, limit: 2 })].map(([k]) => k), [5n, 7n]);
-    assert.deepEqual([...s.entries({ from: 7n, reverse: true })].map(([k]) => k), [7n, 5n, 3n, 1n]);
+    assert.deepEqual(
+      [...s.entries()].map(([k]) => k),
+      [1n, 3n, 5n, 7n, 10n],
+    );
+    assert.deepEqual(
+      [...s.entries({ from: 4n, limit: 2 })].map(([k]) => k),
+      [5n, 7n],
+    );
+    assert.deepEqual(
+      [...s.entries({ from: 7n, reverse: true })].map(([k]) => k),
+      [7n, 5n, 3n, 1n],
+    );
     assert.deepEqual([...s.entries({ limit: 0 })], []);
     assert.equal(s.size, 5);
   });
@@ -48,7 +57,10 @@ describe('stores', () => {
     const gov = host.store<bigint, Proposal>('governance', 'proposals');
     assert.throws(() => gov.set(1n, p(1n)), /only change inside an update call/);
     assert.throws(() => host.query('governance', () => gov.set(1n, p(1n))), /query may not change state/);
-    await assert.rejects(host.update('treasury', () => gov.set(1n, p(1n))), /treasury may not write governance/);
+    await assert.rejects(
+      host.update('treasury', () => gov.set(1n, p(1n))),
+      /treasury may not write governance/,
+    );
     assert.equal(gov.size, 0);
   });
 });
@@ -122,7 +134,10 @@ describe('atomic update calls', () => {
         if (fail) throw new Error(name);
       });
     const results = await Promise.allSettled([step('a'), step('b', true), step('c')]);
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     assert.deepEqual(s.get('order'), ['a', 'c']);
   });
 
@@ -162,10 +177,12 @@ describe('durable state', () => {
       s.set(2n, p(2n));
     });
     await a.update('governance', () => s.delete(2n));
-    await assert.rejects(a.update('governance', () => {
-      s.set(9n, p(9n));
-      throw new Error('trap');
-    }));
+    await assert.rejects(
+      a.update('governance', () => {
+        s.set(9n, p(9n));
+        throw new Error('trap');
+      }),
+    );
     a.close();
     const b = EmbeddedHost.open({ dir });
     const t = b.store<bigint, Proposal>('governance', 'proposals');
@@ -185,7 +202,13 @@ describe('durable state', () => {
     await b.update('user', () => b.store<string, number>('user', 'n').set('next', 2));
     b.close();
     const c = EmbeddedHost.open({ dir });
-    assert.deepEqual([...c.store<string, number>('user', 'n').entries()], [['kept', 1], ['next', 2]]);
+    assert.deepEqual(
+      [...c.store<string, number>('user', 'n').entries()],
+      [
+        ['kept', 1],
+        ['next', 2],
+      ],
+    );
     c.close();
   });
 
@@ -200,7 +223,13 @@ describe('durable state', () => {
     await b.update('user', () => b.store<string, number>('user', 'n').set('y', 2));
     b.close();
     const c = EmbeddedHost.open({ dir });
-    assert.deepEqual([...c.store<string, number>('user', 'n').entries()], [['x', 1], ['y', 2]]);
+    assert.deepEqual(
+      [...c.store<string, number>('user', 'n').entries()],
+      [
+        ['x', 1],
+        ['y', 2],
+      ],
+    );
     c.close();
   });
 
@@ -259,9 +288,15 @@ describe('durable state', () => {
     a.close();
     // What a second process on the same directory wrote: its own seq 1 and 2 after ours.
     appendFileSync(join(dir, 'wal.jsonl'), `${encode({ seq: 1, ops: [['user/n', 'z', 3]] })}\n${encode({ seq: 2, ops: [['user/n', 'w', 4]] })}\n`);
-    assert.throws(() => EmbeddedHost.open({ dir }), (e: Error) => e instanceof CorruptStateError && /backwards/.test(e.message));
+    assert.throws(
+      () => EmbeddedHost.open({ dir }),
+      (e: Error) => e instanceof CorruptStateError && /backwards/.test(e.message),
+    );
     // The same duplicate in the middle is refused too.
-    writeFileSync(join(dir, 'wal.jsonl'), `${encode({ seq: 1, ops: [['user/n', 'x', 1]] })}\n${encode({ seq: 1, ops: [['user/n', 'z', 3]] })}\n${encode({ seq: 2, ops: [['user/n', 'y', 2]] })}\n`);
+    writeFileSync(
+      join(dir, 'wal.jsonl'),
+      `${encode({ seq: 1, ops: [['user/n', 'x', 1]] })}\n${encode({ seq: 1, ops: [['user/n', 'z', 3]] })}\n${encode({ seq: 2, ops: [['user/n', 'y', 2]] })}\n`,
+    );
     assert.throws(() => EmbeddedHost.open({ dir }), CorruptStateError);
   });
 
@@ -325,7 +360,10 @@ console.log('open'); setInterval(() => undefined, 1000);`;
   it('a closed host refuses calls', async () => {
     const host = EmbeddedHost.open({ dir: tempDir() });
     host.close();
-    await assert.rejects(host.update('x', () => 1), /closed/);
+    await assert.rejects(
+      host.update('x', () => 1),
+      /closed/,
+    );
     assert.throws(() => host.query('x', () => 1), /closed/);
   });
 });

@@ -31,7 +31,10 @@ function gatedFsync() {
 }
 const settledSoon = async (p: Promise<unknown>) => {
   let settled = false;
-  void p.then(() => (settled = true), () => (settled = true));
+  void p.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
   for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
   return settled;
 };
@@ -143,7 +146,14 @@ describe('durable by default: group commit (decision P1)', () => {
     await compaction;
     host.close();
     const again = EmbeddedHost.open({ dir });
-    assert.deepEqual([...again.store<number, number>('governance', 'votes').entries()], [[0, 0], [1, 1], [2, 2]]);
+    assert.deepEqual(
+      [...again.store<number, number>('governance', 'votes').entries()],
+      [
+        [0, 0],
+        [1, 1],
+        [2, 2],
+      ],
+    );
     again.close();
   });
 

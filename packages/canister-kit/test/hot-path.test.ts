@@ -20,7 +20,9 @@ const anyValue = fc.letrec((tie) => ({
     fc.integer(),
     fc.boolean(),
     fc.constantFrom(null, undefined, -0, NaN, Infinity, () => 1, Symbol('s')),
-    fc.constantFrom(new Date(0), new Map([[1, 2]]), Buffer.from([1, 2]), new Int16Array([3]), Object.assign(Object.create(null) as object, { a: 1 }), { toJSON: () => 'x' }),
+    fc.constantFrom(new Date(0), new Map([[1, 2]]), Buffer.from([1, 2]), new Int16Array([3]), Object.assign(Object.create(null) as object, { a: 1 }), {
+      toJSON: () => 'x',
+    }),
     fc.array(tie('value'), { maxLength: 4 }),
     fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('__proto__', '0', '10', 'constructor', 'a"b')), tie('value'), { maxKeys: 4 }),
   ),
@@ -100,7 +102,10 @@ describe('the embedded store against a map (decision P7)', () => {
             assert.equal(s.has(k), model.has(k), `has(${k})`);
             assert.equal(s.get(k), model.get(k), `get(${k})`);
           }
-          assert.deepEqual([...s.entries()], [...model].sort((a, b) => a[0] - b[0]));
+          assert.deepEqual(
+            [...s.entries()],
+            [...model].sort((a, b) => a[0] - b[0]),
+          );
         }
         host.close();
       }),

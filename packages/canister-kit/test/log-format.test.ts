@@ -17,7 +17,6 @@ import { scratchDirs } from './harness.ts';
 
 const { tempDir, crashImage } = scratchDirs('log-format');
 
-
 const frame = (value: unknown): Buffer => {
   const body = serialize(value);
   const head = Buffer.alloc(8);
@@ -50,10 +49,20 @@ describe('log line format 2 (decision P10)', () => {
     });
     host.close();
     const line = readFileSync(join(dir, 'wal.jsonl'), 'utf8').trimEnd();
-    assert.equal(line, encodeLine(1, [['gov/a', 'x', 1], ['gov/b', 'y', 2n], ['gov/a', 'z', 3]]));
+    assert.equal(
+      line,
+      encodeLine(1, [
+        ['gov/a', 'x', 1],
+        ['gov/b', 'y', 2n],
+        ['gov/a', 'z', 3],
+      ]),
+    );
     assert.match(line, /^L2 [0-9a-f]{8} 1\t"gov\/a"\t\[\["x",1\],\["z",3\]\]\t"gov\/b"\t\[\["y",\{"\$n":"2"\}\]\]$/);
     const again = EmbeddedHost.open({ dir });
-    assert.deepEqual(entriesOf(again, 'gov', 'a'), [['x', 1], ['z', 3]]);
+    assert.deepEqual(entriesOf(again, 'gov', 'a'), [
+      ['x', 1],
+      ['z', 3],
+    ]);
     assert.deepEqual(entriesOf(again, 'gov', 'b'), [['y', 2n]]);
     again.close();
   });
@@ -79,7 +88,11 @@ describe('log line format 2 (decision P10)', () => {
     await c.update('user', () => c.store<string, number>('user', 'n').set('last', 4));
     c.close();
     const d = EmbeddedHost.open({ dir: image });
-    assert.deepEqual(entriesOf(d, 'user', 'n'), [['kept', 1], ['last', 4], ['next', 3]]);
+    assert.deepEqual(entriesOf(d, 'user', 'n'), [
+      ['kept', 1],
+      ['last', 4],
+      ['next', 3],
+    ]);
     d.close();
   });
 
@@ -89,10 +102,18 @@ describe('log line format 2 (decision P10)', () => {
     const text = readFileSync(join(dir, 'wal.jsonl'), 'utf8');
     const at = text.indexOf('"b",2') + 4;
     writeFileSync(join(dir, 'wal.jsonl'), `${text.slice(0, at)}7${text.slice(at + 1)}`); // a 2 became a 7
-    assert.throws(() => EmbeddedHost.open({ dir }), (e: Error) => e instanceof CorruptStateError && /checksum/.test(e.message));
+    assert.throws(
+      () => EmbeddedHost.open({ dir }),
+      (e: Error) => e instanceof CorruptStateError && /checksum/.test(e.message),
+    );
 
     const closed = tempDir();
-    writeFileSync(join(closed, 'wal.0000000000000001.jsonl'), v2(1, [['user/n', 'a', 1]]).replace('"a"', '"q"').trimEnd()); // last line of a closed log
+    writeFileSync(
+      join(closed, 'wal.0000000000000001.jsonl'),
+      v2(1, [['user/n', 'a', 1]])
+        .replace('"a"', '"q"')
+        .trimEnd(),
+    ); // last line of a closed log
     writeFileSync(join(closed, 'wal.jsonl'), v2(2, [['user/n', 'b', 2]]));
     assert.throws(() => EmbeddedHost.open({ dir: closed }), CorruptStateError);
   });
@@ -100,7 +121,10 @@ describe('log line format 2 (decision P10)', () => {
   it('a line of an unknown format version is refused, not skipped', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'wal.jsonl'), v2(1, [['user/n', 'a', 1]]).replace(/^L2/, 'L3') + v2(2, [['user/n', 'b', 2]]));
-    assert.throws(() => EmbeddedHost.open({ dir }), (e: Error) => e instanceof CorruptStateError && /version 3/.test(e.message));
+    assert.throws(
+      () => EmbeddedHost.open({ dir }),
+      (e: Error) => e instanceof CorruptStateError && /version 3/.test(e.message),
+    );
   });
 
   it('a line that passes its checksum but does not decode is found at the store’s first use; other stores read', () => {
@@ -109,7 +133,11 @@ describe('log line format 2 (decision P10)', () => {
     const bad = `L2 ${(crc32(rest) >>> 0).toString(16).padStart(8, '0')} ${rest}\n`;
     writeFileSync(join(dir, 'wal.jsonl'), v2(1, [['user/n', 'a', 1]]) + bad + v2(3, [['user/n', 'c', 3]]));
     const host = EmbeddedHost.open({ dir }); // every checksum holds
-    assert.deepEqual(entriesOf(host, 'user', 'n'), [['a', 1], ['b', 2], ['c', 3]]);
+    assert.deepEqual(entriesOf(host, 'user', 'n'), [
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ]);
     assert.throws(() => host.store('user', 'm').get('x'), CorruptStateError);
     host.close();
   });
@@ -117,14 +145,26 @@ describe('log line format 2 (decision P10)', () => {
   it('an old (format 1) log is still replayed, and new lines follow it in the same file', async () => {
     const dir = tempDir();
     writeSnapshot(dir, 1, [['user/n', [['a', 1]]]]);
-    writeFileSync(join(dir, 'wal.jsonl'), v1(2, [['user/n', 'b', 2], ['user/m', 'x', 1n]]) + v1(3, [['user/n', 'a']]));
+    writeFileSync(
+      join(dir, 'wal.jsonl'),
+      v1(2, [
+        ['user/n', 'b', 2],
+        ['user/m', 'x', 1n],
+      ]) + v1(3, [['user/n', 'a']]),
+    );
     const host = EmbeddedHost.open({ dir });
     await host.update('user', () => host.store<string, number>('user', 'n').set('c', 3));
     host.close();
     const lines = readFileSync(join(dir, 'wal.jsonl'), 'utf8').trimEnd().split('\n');
-    assert.deepEqual(lines.map((l) => l[0]), ['{', '{', 'L']);
+    assert.deepEqual(
+      lines.map((l) => l[0]),
+      ['{', '{', 'L'],
+    );
     const again = EmbeddedHost.open({ dir });
-    assert.deepEqual(entriesOf(again, 'user', 'n'), [['b', 2], ['c', 3]]);
+    assert.deepEqual(entriesOf(again, 'user', 'n'), [
+      ['b', 2],
+      ['c', 3],
+    ]);
     assert.deepEqual(entriesOf(again, 'user', 'm'), [['x', 1n]]);
     again.close();
   });
@@ -133,10 +173,19 @@ describe('log line format 2 (decision P10)', () => {
     const dir = tempDir();
     writeSnapshot(dir, 2, [['user/n', [['a', 1]]]]);
     writeFileSync(join(dir, 'wal.0000000000000004.jsonl'), v1(1, [['user/n', 'old', 0]]) + v1(3, [['user/n', 'a', 10]]) + v1(4, [['user/n', 'b', 20]]));
-    writeFileSync(join(dir, 'wal.0000000000000006.jsonl'), v2(5, [['user/n', 'a', 11], ['user/m', 'k', 1]]) + v2(6, [['user/n', 'b']]));
+    writeFileSync(
+      join(dir, 'wal.0000000000000006.jsonl'),
+      v2(5, [
+        ['user/n', 'a', 11],
+        ['user/m', 'k', 1],
+      ]) + v2(6, [['user/n', 'b']]),
+    );
     writeFileSync(join(dir, 'wal.jsonl'), v1(7, [['user/m', 'k', 2]]) + v2(8, [['user/n', 'c', 30]]));
     const host = EmbeddedHost.open({ dir });
-    assert.deepEqual(entriesOf(host, 'user', 'n'), [['a', 11], ['c', 30]]);
+    assert.deepEqual(entriesOf(host, 'user', 'n'), [
+      ['a', 11],
+      ['c', 30],
+    ]);
     assert.deepEqual(entriesOf(host, 'user', 'm'), [['k', 2]]);
     host.close();
     const gap = tempDir();
@@ -150,14 +199,32 @@ describe('log line format 2 (decision P10)', () => {
 
   it('a compaction before a store is used writes its pending log parts', async () => {
     const dir = tempDir();
-    writeSnapshot(dir, 1, [['user/n', [['a', 1], ['b', 2]]]]);
-    writeFileSync(join(dir, 'wal.jsonl'), v2(2, [['user/n', 'a'], ['user/n', 'c', 3], ['user/m', 'x', 1]]));
+    writeSnapshot(dir, 1, [
+      [
+        'user/n',
+        [
+          ['a', 1],
+          ['b', 2],
+        ],
+      ],
+    ]);
+    writeFileSync(
+      join(dir, 'wal.jsonl'),
+      v2(2, [
+        ['user/n', 'a'],
+        ['user/n', 'c', 3],
+        ['user/m', 'x', 1],
+      ]),
+    );
     const host = EmbeddedHost.open({ dir });
     await host.compact();
     host.close();
     assert.deepEqual(readdirSync(dir).sort(), ['snapshot.bin', 'wal.jsonl']);
     const again = EmbeddedHost.open({ dir });
-    assert.deepEqual(entriesOf(again, 'user', 'n'), [['b', 2], ['c', 3]]);
+    assert.deepEqual(entriesOf(again, 'user', 'n'), [
+      ['b', 2],
+      ['c', 3],
+    ]);
     assert.deepEqual(entriesOf(again, 'user', 'm'), [['x', 1]]);
     again.close();
   });
@@ -237,10 +304,12 @@ describe('log line format 2 (decision P10)', () => {
           const read = (dir: string, stores: string[]) => {
             const host = EmbeddedHost.open({ dir });
             try {
-              return new Map(stores.map((s) => {
-                const [c, n] = s.split('/') as [string, string];
-                return [s, new Map(entriesOf(host, c, n))];
-              }));
+              return new Map(
+                stores.map((s) => {
+                  const [c, n] = s.split('/') as [string, string];
+                  return [s, new Map(entriesOf(host, c, n))];
+                }),
+              );
             } finally {
               host.close();
             }

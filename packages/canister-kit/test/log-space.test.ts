@@ -14,7 +14,6 @@ import { scratchDirs } from './harness.ts';
 
 const { tempDir, crashImage } = scratchDirs('log-space');
 
-
 describe('the log written ahead (decision P9)', () => {
   it('the open log is written ahead with zeros; a crash image reopens with every record and is cut to them', async () => {
     const dir = tempDir();
@@ -23,7 +22,11 @@ describe('the log written ahead (decision P9)', () => {
     await Promise.all(Array.from({ length: 50 }, (_, i) => host.update('governance', () => s.set(i, `v${i}`))));
     const log = readFileSync(join(dir, 'wal.jsonl'));
     assert.ok(log.length >= 4 * 2 ** 20, 'written ahead');
-    assert.equal(log.subarray(log.indexOf(0)).every((b) => b === 0), true, 'zeros after the records');
+    assert.equal(
+      log.subarray(log.indexOf(0)).every((b) => b === 0),
+      true,
+      'zeros after the records',
+    );
     const image = crashImage(dir);
     host.close();
     assert.equal(readFileSync(join(dir, 'wal.jsonl')).includes(0), false, 'a clean close cuts the space');
@@ -58,7 +61,13 @@ describe('the log written ahead (decision P9)', () => {
     const second = crashImage(image);
     reopened.close();
     const last = EmbeddedHost.open({ dir: second });
-    assert.deepEqual([...last.store<string, number>('ledger', 'balances').entries()], [['a', 1], ['b', 2]]);
+    assert.deepEqual(
+      [...last.store<string, number>('ledger', 'balances').entries()],
+      [
+        ['a', 1],
+        ['b', 2],
+      ],
+    );
     last.close();
   });
 
@@ -82,7 +91,10 @@ describe('the log written ahead (decision P9)', () => {
     fs.fdatasync = ((fd: number, cb: (e: NodeJS.ErrnoException | null) => void) => {
       // What this sync covers: the records in the file when it starts.
       const text = readFileSync(join(dir, 'wal.jsonl'), 'utf8');
-      const records = text.slice(0, text.includes('\0') ? text.indexOf('\0') : text.length).split('\n').filter(Boolean).length;
+      const records = text
+        .slice(0, text.includes('\0') ? text.indexOf('\0') : text.length)
+        .split('\n')
+        .filter(Boolean).length;
       original(fd, (e) => {
         covered.push(records);
         events.push(`synced ${records}`);
@@ -95,11 +107,13 @@ describe('the log written ahead (decision P9)', () => {
       const s = host.store<number, number>('governance', 'votes');
       await Promise.all(
         Array.from({ length: 200 }, (_, i) =>
-          host.update('governance', () => s.set(i, i)).then(() => {
-            const durable = Math.max(0, ...covered);
-            events.push(`answer ${i}`);
-            assert.ok(durable >= i + 1, `update ${i} (record ${i + 1}) answered when ${durable} records were synced`);
-          }),
+          host
+            .update('governance', () => s.set(i, i))
+            .then(() => {
+              const durable = Math.max(0, ...covered);
+              events.push(`answer ${i}`);
+              assert.ok(durable >= i + 1, `update ${i} (record ${i + 1}) answered when ${durable} records were synced`);
+            }),
         ),
       );
       host.close();

@@ -40,25 +40,74 @@ describe('restart after a crash (decision P8)', () => {
   it('the log is laid over a store the snapshot holds on its first use, not at open', () => {
     const dir = tempDir();
     writeSnapshot(dir, 4, [
-      ['user/n', [[['a', 1], ['b', 2], ['c', 3]]]],
+      [
+        'user/n',
+        [
+          [
+            ['a', 1],
+            ['b', 2],
+            ['c', 3],
+          ],
+        ],
+      ],
       ['governance/votes', [Buffer.from('not a v8 value')]], // checksummed, undecodable: only its first use can tell
     ]);
-    writeFileSync(join(dir, 'wal.jsonl'), logLine(5, [['user/n', 'b', 20], ['user/n', 'c'], ['governance/votes', 'x', 1]]) + logLine(6, [['user/n', 'd', 4], ['user/n', 'b', 21]]));
+    writeFileSync(
+      join(dir, 'wal.jsonl'),
+      logLine(5, [
+        ['user/n', 'b', 20],
+        ['user/n', 'c'],
+        ['governance/votes', 'x', 1],
+      ]) +
+        logLine(6, [
+          ['user/n', 'd', 4],
+          ['user/n', 'b', 21],
+        ]),
+    );
     const host = EmbeddedHost.open({ dir }); // opens although the votes store's frame cannot be decoded
-    assert.deepEqual([...host.store<string, number>('user', 'n').entries()], [['a', 1], ['b', 21], ['d', 4]]);
+    assert.deepEqual(
+      [...host.store<string, number>('user', 'n').entries()],
+      [
+        ['a', 1],
+        ['b', 21],
+        ['d', 4],
+      ],
+    );
     assert.throws(() => host.store('governance', 'votes').get('x'), CorruptStateError);
     host.close();
   });
 
   it('a compaction before the store is used writes the overlaid entries', async () => {
     const dir = tempDir();
-    writeSnapshot(dir, 1, [['user/n', [[['a', 1], ['b', 2]]]]]);
-    writeFileSync(join(dir, 'wal.jsonl'), logLine(2, [['user/n', 'a'], ['user/n', 'c', 3]]));
+    writeSnapshot(dir, 1, [
+      [
+        'user/n',
+        [
+          [
+            ['a', 1],
+            ['b', 2],
+          ],
+        ],
+      ],
+    ]);
+    writeFileSync(
+      join(dir, 'wal.jsonl'),
+      logLine(2, [
+        ['user/n', 'a'],
+        ['user/n', 'c', 3],
+      ]),
+    );
     const host = EmbeddedHost.open({ dir });
     await host.compact();
     host.close();
     const again = EmbeddedHost.open({ dir });
-    assert.deepEqual([...again.store<string, number>('user', 'n').entries()], [['b', 2], ['c', 3]]);
+    assert.deepEqual(
+      [...again.store<string, number>('user', 'n').entries()],
+      [
+        ['b', 2],
+        ['c', 3],
+      ],
+    );
     again.close();
   });
 

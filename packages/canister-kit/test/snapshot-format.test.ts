@@ -29,19 +29,37 @@ describe('snapshot format (decision P2)', () => {
     const dir = tempDir();
     mkdirSync(dir, { recursive: true });
     // What the previous release wrote: snapshot.json at seq 2 and one later record in the log.
-    writeFileSync(join(dir, 'snapshot.json'), encode({ version: 1, seq: 2, stores: { 'governance/proposals': [[1n, record]], 'user/n': [['a', 1]] } }), { mode: 0o600 });
+    writeFileSync(join(dir, 'snapshot.json'), encode({ version: 1, seq: 2, stores: { 'governance/proposals': [[1n, record]], 'user/n': [['a', 1]] } }), {
+      mode: 0o600,
+    });
     writeFileSync(join(dir, 'wal.jsonl'), `${encode({ seq: 3, ops: [['user/n', 'b', 2]] })}\n`, { mode: 0o600 });
     const a = EmbeddedHost.open({ dir });
     assert.deepEqual(a.store('governance', 'proposals').get(1n), record);
-    assert.deepEqual([...a.store<string, number>('user', 'n').entries()], [['a', 1], ['b', 2]]);
+    assert.deepEqual(
+      [...a.store<string, number>('user', 'n').entries()],
+      [
+        ['a', 1],
+        ['b', 2],
+      ],
+    );
     await a.compact();
     a.close();
     assert.equal(existsSync(join(dir, 'snapshot.json')), false, 'the superseded JSON snapshot is removed');
     assert.equal(readFileSync(join(dir, 'snapshot.bin')).subarray(0, 16).toString('latin1'), 'DOMDAO-SNAPSHOT\n');
     const b = EmbeddedHost.open({ dir });
     assert.deepEqual(b.store('governance', 'proposals').get(1n), record, 'bigint, blobs and nesting round-trip in the binary format');
-    assert.deepEqual([...b.store<string, number>('user', 'n').entries()], [['a', 1], ['b', 2]]);
-    assert.throws(() => (b.store<bigint, typeof record>('governance', 'proposals').get(1n)!.nested as unknown[]).push(1), TypeError, 'records from the snapshot are frozen');
+    assert.deepEqual(
+      [...b.store<string, number>('user', 'n').entries()],
+      [
+        ['a', 1],
+        ['b', 2],
+      ],
+    );
+    assert.throws(
+      () => (b.store<bigint, typeof record>('governance', 'proposals').get(1n)!.nested as unknown[]).push(1),
+      TypeError,
+      'records from the snapshot are frozen',
+    );
     b.close();
   });
 
@@ -50,18 +68,36 @@ describe('snapshot format (decision P2)', () => {
     mkdirSync(dir, { recursive: true });
     const version = Buffer.alloc(4);
     version.writeUInt32BE(2);
-    const body = serialize({ seq: 4, stores: [['governance/proposals', [[1n, record]]], ['user/n', [['a', 1]]]] });
+    const body = serialize({
+      seq: 4,
+      stores: [
+        ['governance/proposals', [[1n, record]]],
+        ['user/n', [['a', 1]]],
+      ],
+    });
     writeFileSync(join(dir, 'snapshot.bin'), Buffer.concat([Buffer.from('DOMDAO-SNAPSHOT\n', 'latin1'), version, body]), { mode: 0o600 });
     writeFileSync(join(dir, 'wal.jsonl'), `${encode({ seq: 5, ops: [['user/n', 'b', 2]] })}\n`, { mode: 0o600 });
     const a = EmbeddedHost.open({ dir });
     assert.deepEqual(a.store('governance', 'proposals').get(1n), record);
-    assert.deepEqual([...a.store<string, number>('user', 'n').entries()], [['a', 1], ['b', 2]]);
+    assert.deepEqual(
+      [...a.store<string, number>('user', 'n').entries()],
+      [
+        ['a', 1],
+        ['b', 2],
+      ],
+    );
     await a.compact();
     a.close();
     assert.equal(readFileSync(join(dir, 'snapshot.bin')).readUInt32BE(16), 3, 'the next compaction writes version 3');
     const b = EmbeddedHost.open({ dir });
     assert.deepEqual(b.store('governance', 'proposals').get(1n), record);
-    assert.deepEqual([...b.store<string, number>('user', 'n').entries()], [['a', 1], ['b', 2]]);
+    assert.deepEqual(
+      [...b.store<string, number>('user', 'n').entries()],
+      [
+        ['a', 1],
+        ['b', 2],
+      ],
+    );
     b.close();
   });
 
@@ -87,17 +123,29 @@ describe('snapshot format (decision P2)', () => {
     const later = Buffer.from(good);
     later.writeUInt32BE(4, 16);
     writeFileSync(join(dir, 'snapshot.bin'), later);
-    assert.throws(() => EmbeddedHost.open({ dir }), (e: Error) => e instanceof CorruptStateError && /unknown snapshot version 4/.test(e.message));
+    assert.throws(
+      () => EmbeddedHost.open({ dir }),
+      (e: Error) => e instanceof CorruptStateError && /unknown snapshot version 4/.test(e.message),
+    );
     writeFileSync(join(dir, 'snapshot.bin'), good.subarray(0, good.length - 5));
-    assert.throws(() => EmbeddedHost.open({ dir }), (e: Error) => e instanceof CorruptStateError && /ends early/.test(e.message));
+    assert.throws(
+      () => EmbeddedHost.open({ dir }),
+      (e: Error) => e instanceof CorruptStateError && /ends early/.test(e.message),
+    );
     // Its end frame counts the slices: a snapshot missing one is refused, not read short.
     writeFileSync(join(dir, 'snapshot.bin'), Buffer.concat([good.subarray(0, 20), frame({ seq: 1, stores: 1 }), frame({ end: 1 })]));
-    assert.throws(() => EmbeddedHost.open({ dir }), (e: Error) => e instanceof CorruptStateError && /unreadable snapshot/.test(e.message));
+    assert.throws(
+      () => EmbeddedHost.open({ dir }),
+      (e: Error) => e instanceof CorruptStateError && /unreadable snapshot/.test(e.message),
+    );
     // Decision P6: every frame is checksummed, so damage is found at open even in entries decoded later.
     const flipped = Buffer.from(good);
     flipped[flipped.length - 1] = flipped[flipped.length - 1]! ^ 0xff; // inside the last frame's body
     writeFileSync(join(dir, 'snapshot.bin'), flipped);
-    assert.throws(() => EmbeddedHost.open({ dir }), (e: Error) => e instanceof CorruptStateError && /checksum/.test(e.message));
+    assert.throws(
+      () => EmbeddedHost.open({ dir }),
+      (e: Error) => e instanceof CorruptStateError && /checksum/.test(e.message),
+    );
     writeFileSync(join(dir, 'snapshot.bin'), Buffer.from('{"version":1}'));
     assert.throws(() => EmbeddedHost.open({ dir }), /not a snapshot/);
   });
@@ -114,7 +162,17 @@ describe('snapshot format (decision P2)', () => {
     head.writeUInt32BE(crc32(junk), 4);
     writeFileSync(
       join(dir, 'snapshot.bin'),
-      Buffer.concat([Buffer.from('DOMDAO-SNAPSHOT\n', 'latin1'), version, frame({ seq: 2, stores: 2 }), frame('user/n'), frame([['a', 1]]), frame('governance/proposals'), head, junk, frame({ end: 2 })]),
+      Buffer.concat([
+        Buffer.from('DOMDAO-SNAPSHOT\n', 'latin1'),
+        version,
+        frame({ seq: 2, stores: 2 }),
+        frame('user/n'),
+        frame([['a', 1]]),
+        frame('governance/proposals'),
+        head,
+        junk,
+        frame({ end: 2 }),
+      ]),
       { mode: 0o600 },
     );
     const a = EmbeddedHost.open({ dir });
@@ -134,7 +192,10 @@ describe('snapshot format (decision P2)', () => {
     });
     const decode = (f: Buffer) => deserialize(f) as Array<[string, number]>;
     const lazy = new LazyEntries([...views], decode);
-    assert.ok(lazy.frames.every((f) => f.buffer === file.buffer), 'at open: views, nothing copied');
+    assert.ok(
+      lazy.frames.every((f) => f.buffer === file.buffer),
+      'at open: views, nothing copied',
+    );
     const first = lazy.detach(1); // at least one frame per call
     assert.equal(first, views[0]!.length);
     assert.notEqual(lazy.frames[0]!.buffer, file.buffer);
@@ -142,9 +203,20 @@ describe('snapshot format (decision P2)', () => {
     assert.equal(lazy.detach(1e9), views[1]!.length + views[2]!.length);
     assert.equal(lazy.detach(1e9), 0, 'nothing left');
     assert.ok(lazy.frames.every((f) => f.buffer !== file.buffer));
-    assert.deepEqual([...lazy], [['a', 1], ['b', 2], ['c', 3]]);
+    assert.deepEqual(
+      [...lazy],
+      [
+        ['a', 1],
+        ['b', 2],
+        ['c', 3],
+      ],
+    );
     const used = new LazyEntries([...views], decode);
-    assert.deepEqual(used.all(), [['a', 1], ['b', 2], ['c', 3]]);
+    assert.deepEqual(used.all(), [
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ]);
     assert.equal(used.detach(1e9), 0, 'a store built from its frames drops them: nothing to copy');
   });
 
@@ -160,7 +232,10 @@ describe('snapshot format (decision P2)', () => {
     const host = EmbeddedHost.open({ dir });
     const memo = host.store<number, { memo: Uint8Array }>('ledger', 'blocks').get(7)!.memo;
     assert.deepEqual([...memo], new Array(32).fill(7));
-    assert.ok(memo.buffer.byteLength < 64 * 1024, `its memory is ${memo.buffer.byteLength} bytes, the snapshot file is ${readFileSync(join(dir, 'snapshot.bin')).length}`);
+    assert.ok(
+      memo.buffer.byteLength < 64 * 1024,
+      `its memory is ${memo.buffer.byteLength} bytes, the snapshot file is ${readFileSync(join(dir, 'snapshot.bin')).length}`,
+    );
     host.close();
   });
 
@@ -183,7 +258,13 @@ describe('snapshot format (decision P2)', () => {
     host.close();
     const again = EmbeddedHost.open({ dir });
     assert.equal(again.store<number, unknown>('user', 'n').size, 5_000);
-    assert.deepEqual([...again.store<string, number>('user', 'm').entries()], [['x', 1], ['y', 2]]);
+    assert.deepEqual(
+      [...again.store<string, number>('user', 'm').entries()],
+      [
+        ['x', 1],
+        ['y', 2],
+      ],
+    );
     again.close();
   });
 });

@@ -104,7 +104,11 @@ const bigKey = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n });
 const smallBigKey = fc.bigInt({ min: 0n, max: 60n });
 const stringKey = fc.string({ unit: fc.constantFrom('a', 'b', 'c', '|', '0', '9'), maxLength: 4 });
 
-type Op<K> = { op: 'set'; key: K; value: number } | { op: 'delete'; key: K } | { op: 'read'; from?: K; limit?: number; reverse: boolean; maxStoredBytes?: number } | { op: 'build' };
+type Op<K> =
+  | { op: 'set'; key: K; value: number }
+  | { op: 'delete'; key: K }
+  | { op: 'read'; from?: K; limit?: number; reverse: boolean; maxStoredBytes?: number }
+  | { op: 'build' };
 
 function ops<K>(key: fc.Arbitrary<K>): fc.Arbitrary<Op<K>[]> {
   return fc.array(
@@ -172,7 +176,9 @@ describe('the stable index of the IC Store (decision W7)', () => {
   it('builds the index of a store written without one in steps, while it is written and read', () => {
     const initial = fc.uniqueArray(fc.tuple(smallBigKey, fc.nat({ max: 1000 })), { selector: ([k]) => k, maxLength: 60, size: 'max' });
     fc.assert(
-      fc.property(initial, ops<StoreKey>(smallBigKey), fc.integer({ min: 1, max: 7 }), (init, program, buildKeys) => run(init as Array<[StoreKey, number]>, program, buildKeys)),
+      fc.property(initial, ops<StoreKey>(smallBigKey), fc.integer({ min: 1, max: 7 }), (init, program, buildKeys) =>
+        run(init as Array<[StoreKey, number]>, program, buildKeys),
+      ),
       { numRuns: 300 },
     );
   });
@@ -204,8 +210,14 @@ describe('the stable index of the IC Store (decision W7)', () => {
     assert.equal(steps, n / 2_000);
     const reads = [page(undefined), page(1n), page(2n * BigInt(n) - 21n), page(undefined, true), page(2n * BigInt(n) - 1n, true), page(101n, true)];
     assert.deepEqual(reads[2]!.got, endBefore.got);
-    assert.deepEqual(reads[1]!.got, Array.from({ length: 10 }, (_, i) => 2n + 2n * BigInt(i)));
-    assert.deepEqual(reads[4]!.got, Array.from({ length: 10 }, (_, i) => 2n * BigInt(n) - 2n - 2n * BigInt(i)));
+    assert.deepEqual(
+      reads[1]!.got,
+      Array.from({ length: 10 }, (_, i) => 2n + 2n * BigInt(i)),
+    );
+    assert.deepEqual(
+      reads[4]!.got,
+      Array.from({ length: 10 }, (_, i) => 2n * BigInt(n) - 2n - 2n * BigInt(i)),
+    );
     for (const r of reads) {
       assert.equal(r.positional, 0);
       // 10 values and ≤ 10 nodes, plus the search: ≈ 2 log2 n = 34 nodes in expectation.

@@ -40,21 +40,28 @@ const keysArb = fc.oneof(
 describe('range reads from stable memory (decision W5)', () => {
   it('answer exactly what the B-tree answers, for every from, limit and direction', () => {
     fc.assert(
-      fc.property(keysArb, fc.nat({ max: 400 }), fc.option(fc.nat({ max: 400 }), { nil: undefined }), fc.boolean(), fc.boolean(), (keys, fromIndex, limit, reverse, exact) => {
-        const entries = (keys as StoreKey[]).map((k, i): [StoreKey, number] => [k, i]);
-        const tree = newBTree<StoreKey, number>();
-        for (const [k, v] of entries) tree.set(k, v);
-        // `from` is one of the keys, or (exact false) a key that is not in the store.
-        const pool = keys as StoreKey[];
-        let from: StoreKey | undefined;
-        if (pool.length > 0 && fromIndex < 380) {
-          const k = pool[fromIndex % pool.length]!;
-          from = exact ? k : typeof k === 'bigint' ? k + 1n : `${k}b`;
-        }
-        const options: EntriesOptions<StoreKey> = { ...(from !== undefined && { from }), ...(limit !== undefined && { limit }), reverse };
-        const { map } = positional(entries);
-        assert.deepEqual([...positionalEntries(map, options)], [...orderedEntries(tree, options)]);
-      }),
+      fc.property(
+        keysArb,
+        fc.nat({ max: 400 }),
+        fc.option(fc.nat({ max: 400 }), { nil: undefined }),
+        fc.boolean(),
+        fc.boolean(),
+        (keys, fromIndex, limit, reverse, exact) => {
+          const entries = (keys as StoreKey[]).map((k, i): [StoreKey, number] => [k, i]);
+          const tree = newBTree<StoreKey, number>();
+          for (const [k, v] of entries) tree.set(k, v);
+          // `from` is one of the keys, or (exact false) a key that is not in the store.
+          const pool = keys as StoreKey[];
+          let from: StoreKey | undefined;
+          if (pool.length > 0 && fromIndex < 380) {
+            const k = pool[fromIndex % pool.length]!;
+            from = exact ? k : typeof k === 'bigint' ? k + 1n : `${k}b`;
+          }
+          const options: EntriesOptions<StoreKey> = { ...(from !== undefined && { from }), ...(limit !== undefined && { limit }), reverse };
+          const { map } = positional(entries);
+          assert.deepEqual([...positionalEntries(map, options)], [...orderedEntries(tree, options)]);
+        },
+      ),
       { numRuns: 400 },
     );
   });
@@ -63,7 +70,10 @@ describe('range reads from stable memory (decision W5)', () => {
     const n = 100_000;
     const { map, cost } = positional(Array.from({ length: n }, (_, i): [bigint, number] => [BigInt(i) * 2n, i]));
     const page = [...positionalEntries(map, { from: 123_457n, limit: 10 })];
-    assert.deepEqual(page.map(([k]) => k), Array.from({ length: 10 }, (_, i) => 123_458n + BigInt(i) * 2n));
+    assert.deepEqual(
+      page.map(([k]) => k),
+      Array.from({ length: 10 }, (_, i) => 123_458n + BigInt(i) * 2n),
+    );
     assert.ok(cost.calls <= 20, `${cost.calls} positional calls`);
     assert.ok(cost.read <= 50, `${cost.read} entries read`);
     // Each probe skips at most n entries: the binary search's cost is bounded by calls × n.
@@ -84,7 +94,18 @@ describe('range reads from stable memory (decision W5)', () => {
   it('maxStoredBytes stops before the entry that would pass it, without decoding that entry; the first always comes', () => {
     const { map } = positional(Array.from({ length: 10 }, (_, i): [bigint, Uint8Array] => [BigInt(i), new Uint8Array(100 * (i + 1))]));
     const decoded: bigint[] = [];
-    const read = (options: EntriesOptions<bigint>) => [...positionalEntries(map, options, (b: Uint8Array) => { decoded.push(BigInt(b.length)); return b.length; }, (b) => b.length)].map(([k]) => k);
+    const read = (options: EntriesOptions<bigint>) =>
+      [
+        ...positionalEntries(
+          map,
+          options,
+          (b: Uint8Array) => {
+            decoded.push(BigInt(b.length));
+            return b.length;
+          },
+          (b) => b.length,
+        ),
+      ].map(([k]) => k);
     assert.deepEqual(read({ maxStoredBytes: 650 }), [0n, 1n, 2n], '100 + 200 + 300 fit in 650, 400 more would not');
     assert.deepEqual(decoded, [100n, 200n, 300n], 'the fourth entry was fetched but never decoded');
     assert.deepEqual(read({ from: 9n, maxStoredBytes: 10 }), [9n], 'one entry even above the budget');

@@ -50,16 +50,12 @@ export function describeConfig(schema: TObject): Array<{ name: string; default: 
 /** Helpers for common variable shapes. */
 export const Env = {
   port: (def: number, description: string) => Type.Integer({ minimum: 0, maximum: 65535, default: def, description }),
-  string: (description: string, def?: string) =>
-    def === undefined ? Type.Optional(Type.String({ description })) : Type.String({ default: def, description }),
+  string: (description: string, def?: string) => (def === undefined ? Type.Optional(Type.String({ description })) : Type.String({ default: def, description })),
   secret: (description: string) => Type.Optional(Type.String({ minLength: 1, description })),
-  int: (def: number, description: string, min = 0, max = Number.MAX_SAFE_INTEGER) =>
-    Type.Integer({ minimum: min, maximum: max, default: def, description }),
+  int: (def: number, description: string, min = 0, max = Number.MAX_SAFE_INTEGER) => Type.Integer({ minimum: min, maximum: max, default: def, description }),
   bool: (def: boolean, description: string) => Type.Boolean({ default: def, description }),
   enumOf: <T extends string>(values: readonly T[], def: T, description: string) =>
     Type.Unsafe<T>({ type: 'string', enum: [...values], default: def, description }),
   url: (description: string, def?: string) =>
-    def === undefined
-      ? Type.Optional(Type.String({ format: 'uri', description }))
-      : Type.String({ format: 'uri', default: def, description }),
+    def === undefined ? Type.Optional(Type.String({ format: 'uri', description })) : Type.String({ format: 'uri', default: def, description }),
 };

@@ -58,7 +58,10 @@ export function createNotificationClient(opts: NotificationClientOptions): Notif
     return {
       configured: false,
       async send(request) {
-        logger.warn({ event: 'notification.not_configured', type: request.type }, 'notification client not configured (NOTIFICATION_SERVICE_URL / NOTIFICATION_SERVICE_TOKEN); email not sent');
+        logger.warn(
+          { event: 'notification.not_configured', type: request.type },
+          'notification client not configured (NOTIFICATION_SERVICE_URL / NOTIFICATION_SERVICE_TOKEN); email not sent',
+        );
         return { ok: false, reason: 'not_configured' };
       },
     };

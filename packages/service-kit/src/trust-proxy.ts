@@ -6,5 +6,8 @@ export function parseTrustProxy(value: string): boolean | string[] | ((address: 
     const hops = Number(value);
     return (_address, hop) => hop < hops;
   }
-  return value.split(',').map((s) => s.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }

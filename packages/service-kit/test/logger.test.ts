@@ -35,13 +35,21 @@ describe('logger', () => {
   });
 
   it('decision D30: every line, the partial last batch included, is on stdout when the process exits', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./fixtures/log-and-exit.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./fixtures/log-and-exit.ts', import.meta.url))], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
     const code = await new Promise((resolve) => child.on('close', resolve));
     assert.equal(code, 0);
-    const lines = out.trim().split('\n').map((l) => JSON.parse(l) as { i: number });
-    assert.deepEqual(lines.map((l) => l.i), Array.from({ length: 100 }, (_, i) => i));
+    const lines = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { i: number });
+    assert.deepEqual(
+      lines.map((l) => l.i),
+      Array.from({ length: 100 }, (_, i) => i),
+    );
   });
 });
 

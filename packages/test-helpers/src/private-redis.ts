@@ -24,7 +24,9 @@ export async function startPrivateRedis(bin = process.env.REDIS_SERVER_BIN ?? 'r
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let spawnFailed: Error | undefined;
   const spawnError = new Promise<never>((_, reject) =>
-    child.once('error', (e) => reject((spawnFailed = new Error(`redis-server is required for this test and could not be started (${e.message}); see README "Tests"`)))),
+    child.once('error', (e) =>
+      reject((spawnFailed = new Error(`redis-server is required for this test and could not be started (${e.message}); see README "Tests"`))),
+    ),
   );
   void spawnError.catch(() => undefined); // raced below; an error after the start is not this helper's to report
   // A test process that dies before its cleanup must not leave the server running.

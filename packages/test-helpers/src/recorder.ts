@@ -13,7 +13,10 @@ export interface RecordedRequest {
   at: number;
 }
 
-export type Responder = (req: RecordedRequest, index: number) =>
+export type Responder = (
+  req: RecordedRequest,
+  index: number,
+) =>
   | { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
   | Promise<{ status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }>;
 
@@ -49,7 +52,14 @@ export async function startRecorder(initial?: Responder): Promise<Recorder> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
-    const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json: () => JSON.parse(body) as unknown, at: Date.now() };
+    const recorded: RecordedRequest = {
+      method: req.method ?? '',
+      url: req.url ?? '',
+      headers: req.headers,
+      body,
+      json: () => JSON.parse(body) as unknown,
+      at: Date.now(),
+    };
     const index = requests.push(recorded) - 1;
     const answer = await responder(recorded, index);
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));

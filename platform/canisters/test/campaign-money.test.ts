@@ -19,7 +19,7 @@ async function assertConserved(h: Harness, accounts: Account[], minted: bigint):
   const supply = await ledger.icrc1_total_supply();
   assert.equal(sum, supply, 'every DOM is in a listed account');
   const { blocks } = await ledger.icrc3_get_blocks([{ start: 0n, length: 2000n }]);
-  const field = (b: unknown, k: string) => ((b as { Map: Array<[string, unknown]> }).Map.find(([x]) => x === k)?.[1]);
+  const field = (b: unknown, k: string) => (b as { Map: Array<[string, unknown]> }).Map.find(([x]) => x === k)?.[1];
   let mintedByLog = 0n;
   let burnedByLog = 0n;
   let fees = 0n;
@@ -44,7 +44,10 @@ async function setup() {
   // 100 DOM each once the approval's fee is paid.
   for (const m of [alice, bob]) await h.fund(m, 100n * E8S + FEE);
   const escrowOf = async (id: string) => (await h.admin.campaign.get_campaign(id))!.escrow;
-  const accounts = async (ids: string[]) => [...[voter, owner, alice, bob, beneficiary, h.platform.ids.treasury].map((owner) => ({ owner })), ...(await Promise.all(ids.map(escrowOf)))];
+  const accounts = async (ids: string[]) => [
+    ...[voter, owner, alice, bob, beneficiary, h.platform.ids.treasury].map((owner) => ({ owner })),
+    ...(await Promise.all(ids.map(escrowOf))),
+  ];
   return { h, voter, owner, alice, bob, beneficiary, escrowOf, accounts, minted: 200n * E8S + 2n * FEE };
 }
 
@@ -53,7 +56,11 @@ describe('campaign contributions move DOM into escrow; the deadline releases or 
     const s = await setup();
     const { h } = s;
     const tick = await ratifyPrice(h, s.voter, 0.5);
-    const id = h.ok(await h.as(s.owner).campaign.create_campaign({ title: 'Garden', description: '', goal: { UsdValue: 20 }, deadline: h.now() + DAY, beneficiary: s.beneficiary }));
+    const id = h.ok(
+      await h
+        .as(s.owner)
+        .campaign.create_campaign({ title: 'Garden', description: '', goal: { UsdValue: 20 }, deadline: h.now() + DAY, beneficiary: s.beneficiary }),
+    );
     const a = h.ok(await h.as(s.alice).campaign.contribute(id, { Usd: 15 }, 'op-a'));
     assert.deepEqual([a.amount_e8s, a.usd_value, a.price_tick_id], [30n * E8S, 15, tick]);
     const b = h.ok(await h.as(s.bob).campaign.contribute(id, { Dom: 12n * E8S }));
@@ -82,8 +89,12 @@ describe('campaign contributions move DOM into escrow; the deadline releases or 
   it('goal missed or cancelled: every contributor is refunded (amount less the fee) by the scheduler; my contributions show the refunds', async () => {
     const s = await setup();
     const { h } = s;
-    const failed = h.ok(await h.as(s.owner).campaign.create_campaign({ title: 'Big', description: '', goal: { DomTokens: 1000n * E8S }, deadline: h.now() + DAY }));
-    const cancelled = h.ok(await h.as(s.owner).campaign.create_campaign({ title: 'Stop', description: '', goal: { DomTokens: 10n * E8S }, deadline: h.now() + 2n * DAY }));
+    const failed = h.ok(
+      await h.as(s.owner).campaign.create_campaign({ title: 'Big', description: '', goal: { DomTokens: 1000n * E8S }, deadline: h.now() + DAY }),
+    );
+    const cancelled = h.ok(
+      await h.as(s.owner).campaign.create_campaign({ title: 'Stop', description: '', goal: { DomTokens: 10n * E8S }, deadline: h.now() + 2n * DAY }),
+    );
     h.ok(await h.as(s.alice).campaign.contribute(failed, { Dom: 10n * E8S }));
     h.ok(await h.as(s.alice).campaign.contribute(failed, { Dom: 5n * E8S }));
     h.ok(await h.as(s.bob).campaign.contribute(failed, { Dom: 20n * E8S }));
@@ -100,7 +111,13 @@ describe('campaign contributions move DOM into escrow; the deadline releases or 
     assert.equal(await h.balance(s.alice), 100n * E8S - 2n * FEE - 2n * FEE, 'two contributions, each costing the fee twice (in and back)');
     assert.equal(await h.balance(s.bob), 100n * E8S - 4n * FEE);
     const mine = await h.as(s.alice).campaign.list_contributions_by(s.alice, undefined);
-    assert.deepEqual(mine.map((x) => [x.campaign_id, x.amount_e8s, x.refund!.amount_e8s]), [[failed, 10n * E8S, 10n * E8S - FEE], [failed, 5n * E8S, 5n * E8S - FEE]]);
+    assert.deepEqual(
+      mine.map((x) => [x.campaign_id, x.amount_e8s, x.refund!.amount_e8s]),
+      [
+        [failed, 10n * E8S, 10n * E8S - FEE],
+        [failed, 5n * E8S, 5n * E8S - FEE],
+      ],
+    );
     for (const id of [failed, cancelled]) assert.equal(await h.admin.ledger.icrc1_balance_of(await s.escrowOf(id)), 0n, 'nothing stranded');
     await h.tick();
     k = (await h.admin.campaign.get_campaign(cancelled))!;
@@ -108,14 +125,18 @@ describe('campaign contributions move DOM into escrow; the deadline releases or 
     await assertConserved(h, await s.accounts([failed, cancelled]), s.minted);
   });
 
-  it('no approval, too little allowance or too few DOM: the ledger\'s error, nothing recorded', async () => {
+  it("no approval, too little allowance or too few DOM: the ledger's error, nothing recorded", async () => {
     const s = await setup();
     const { h } = s;
     const id = h.ok(await h.as(s.owner).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: E8S }, deadline: h.now() + DAY }));
     assert.deepEqual(await h.as(s.owner).campaign.contribute(id, { Dom: E8S }), { Err: { InsufficientAllowance: { allowance: 0n } } });
     assert.deepEqual(await h.as(s.alice).campaign.contribute(id, { Dom: 200n * E8S }), { Err: { InsufficientAllowance: { allowance: 100n * E8S + FEE } } });
     h.ok(await h.as(s.alice).ledger.icrc2_approve({ spender: { owner: h.platform.ids.campaign }, amount: 1000n * E8S }));
-    assert.deepEqual(await h.as(s.alice).campaign.contribute(id, { Dom: 200n * E8S }), { Err: { InsufficientFunds: { balance: 100n * E8S - FEE } } }, 'the second approval cost a fee');
+    assert.deepEqual(
+      await h.as(s.alice).campaign.contribute(id, { Dom: 200n * E8S }),
+      { Err: { InsufficientFunds: { balance: 100n * E8S - FEE } } },
+      'the second approval cost a fee',
+    );
     assert.deepEqual(await h.as(s.alice).campaign.contribute(id, { Usd: 1 }), { Err: { PriceUnavailable: null } });
     assert.equal((await h.admin.campaign.get_campaign(id))!.contributions, 0n);
     assert.deepEqual(await h.admin.campaign.list_pending_movements(), []);
@@ -135,10 +156,14 @@ describe('campaign contributions move DOM into escrow; the deadline releases or 
   });
 });
 
-describe('a crash between the ledger transfer and the campaign\'s record, then recovery: no double movement (decisions L10, L16)', () => {
-  it('the reply of transfer_from is lost: the member\'s retry with its op id records the contribution once', async () => {
+describe("a crash between the ledger transfer and the campaign's record, then recovery: no double movement (decisions L10, L16)", () => {
+  it("the reply of transfer_from is lost: the member's retry with its op id records the contribution once", async () => {
     let lose = true;
-    const h = await harness({ interceptReply: (from, _to, method) => { if (lose && from === 'campaign' && method === 'icrc2_transfer_from') throw new Error('campaign canister trapped after the transfer'); } });
+    const h = await harness({
+      interceptReply: (from, _to, method) => {
+        if (lose && from === 'campaign' && method === 'icrc2_transfer_from') throw new Error('campaign canister trapped after the transfer');
+      },
+    });
     const alice = await h.register('alice');
     await h.fund(alice, 10n * E8S + FEE);
     const id = h.ok(await h.as(alice).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: 100n * E8S }, deadline: h.now() + DAY }));
@@ -159,7 +184,12 @@ describe('a crash between the ledger transfer and the campaign\'s record, then r
 
   it('…or the scheduler finishes it; settlement waits for it; a refund whose reply is lost is finished once, after a restart', async () => {
     let lose: string | undefined = 'icrc2_transfer_from';
-    const h0 = await harness({ dir: (await import('./harness.ts')).tempDir(), interceptReply: (from, _to, method) => { if (from === 'campaign' && method === lose) throw new Error(`lost reply of ${method}`); } });
+    const h0 = await harness({
+      dir: (await import('./harness.ts')).tempDir(),
+      interceptReply: (from, _to, method) => {
+        if (from === 'campaign' && method === lose) throw new Error(`lost reply of ${method}`);
+      },
+    });
     const alice = await h0.register('alice');
     await h0.fund(alice, 10n * E8S + FEE);
     const id = h0.ok(await h0.as(alice).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: 100n * E8S }, deadline: h0.now() + DAY }));
@@ -186,12 +216,16 @@ describe('a crash between the ledger transfer and the campaign\'s record, then r
   });
 });
 
-describe('a movement stuck past the ledger\'s window is reconciled by an admin against the block log (decision L19)', () => {
-  it('the block named must be the movement\'s; then it is applied once and settlement goes on; without a block it is dropped', async () => {
+describe("a movement stuck past the ledger's window is reconciled by an admin against the block log (decision L19)", () => {
+  it("the block named must be the movement's; then it is applied once and settlement goes on; without a block it is dropped", async () => {
     let mode: 'lose-reply' | 'reject' | undefined = 'lose-reply';
     const h = await harness({
-      interceptCall: (from, _to, method) => { if (mode === 'reject' && from === 'campaign' && method === 'icrc2_transfer_from') throw new Error('ledger stopped'); },
-      interceptReply: (from, _to, method) => { if (mode === 'lose-reply' && from === 'campaign' && method === 'icrc2_transfer_from') throw new Error('lost'); },
+      interceptCall: (from, _to, method) => {
+        if (mode === 'reject' && from === 'campaign' && method === 'icrc2_transfer_from') throw new Error('ledger stopped');
+      },
+      interceptReply: (from, _to, method) => {
+        if (mode === 'lose-reply' && from === 'campaign' && method === 'icrc2_transfer_from') throw new Error('lost');
+      },
     });
     const alice = await h.register('alice');
     await h.fund(alice, 10n * E8S + FEE);
@@ -204,11 +238,19 @@ describe('a movement stuck past the ledger\'s window is reconciled by an admin a
     h.advance(2n * DAY);
     await h.tick();
     const stuck = await h.admin.campaign.list_pending_movements();
-    assert.deepEqual(stuck.map((m) => [m.id, m.amount_e8s, m.last_error!.slice(0, 6)]), [[1n, 2n * E8S, 'TooOld'], [2n, 3n * E8S, 'TooOld']]);
+    assert.deepEqual(
+      stuck.map((m) => [m.id, m.amount_e8s, m.last_error!.slice(0, 6)]),
+      [
+        [1n, 2n * E8S, 'TooOld'],
+        [2n, 3n * E8S, 'TooOld'],
+      ],
+    );
     const { blocks } = await h.admin.ledger.icrc3_get_blocks([{ start: 0n, length: 100n }]);
     const moved = blocks.at(-1)!.id;
     assert.deepEqual(await h.as(alice).campaign.reconcile_movement(1n, moved), { Err: { NotAuthorized: null } });
-    assert.deepEqual(await h.admin.campaign.reconcile_movement(2n, moved), { Err: { InvalidArgument: `block ${moved} is not movement 2 (memo dom-mv:2, amount 300000000)` } });
+    assert.deepEqual(await h.admin.campaign.reconcile_movement(2n, moved), {
+      Err: { InvalidArgument: `block ${moved} is not movement 2 (memo dom-mv:2, amount 300000000)` },
+    });
     h.ok(await h.admin.campaign.reconcile_movement(1n, moved));
     h.ok(await h.admin.campaign.reconcile_movement(2n, undefined));
     assert.deepEqual(await h.admin.campaign.list_pending_movements(), []);
@@ -237,8 +279,13 @@ describe('donation burns (spec 1, decision L18)', () => {
     assert.deepEqual(h.ok(await h.as(s.alice).campaign.burn_donation({ Usd: 4 }, 'burn-2')), d2, 'a repeat burns nothing more');
     assert.equal(await h.admin.ledger.icrc1_total_supply(), supply - 3n * E8S, 'a burn charges no fee');
     assert.equal(await h.balance(s.alice), 97n * E8S);
-    assert.deepEqual((await h.admin.campaign.list_donations(undefined, undefined)).map((d) => d.amount_e8s), [2n * E8S, E8S]);
-    assert.deepEqual(await h.as(s.alice).campaign.burn_donation({ Dom: FEE - 1n }, undefined), { Err: { LedgerError: 'BadBurn: {"min_burn_amount":"10000"}' } });
+    assert.deepEqual(
+      (await h.admin.campaign.list_donations(undefined, undefined)).map((d) => d.amount_e8s),
+      [2n * E8S, E8S],
+    );
+    assert.deepEqual(await h.as(s.alice).campaign.burn_donation({ Dom: FEE - 1n }, undefined), {
+      Err: { LedgerError: 'BadBurn: {"min_burn_amount":"10000"}' },
+    });
     assert.deepEqual(await h.as(s.owner).campaign.burn_donation({ Dom: E8S }, undefined), { Err: { InsufficientAllowance: { allowance: 0n } } });
     void campaign;
     await assertConserved(h, await s.accounts([]), s.minted);
@@ -268,11 +315,18 @@ describe('campaign limits at the limit and one unit past it (spec 1, decisions G
     const alice = await h.register('alice');
     await h.fund(alice, E8S);
     const id = h.ok(await h.as(alice).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: E8S }, deadline: h.now() + DAY }));
-    assert.deepEqual(await h.as(alice).campaign.contribute(id, { Dom: FEE }), { Err: { InvalidArgument: `amount must be above the ledger fee of ${FEE} e8s` } });
+    assert.deepEqual(await h.as(alice).campaign.contribute(id, { Dom: FEE }), {
+      Err: { InvalidArgument: `amount must be above the ledger fee of ${FEE} e8s` },
+    });
     assert.equal(h.ok(await h.as(alice).campaign.contribute(id, { Dom: FEE + 1n })).amount_e8s, FEE + 1n);
     const MAX = 10n ** 17n;
-    assert.ok(!('InvalidArgument' in (((await h.as(alice).campaign.contribute(id, { Dom: MAX })) as { Err: object }).Err)), 'the maximum is in range (the ledger then refuses it)');
-    assert.deepEqual(await h.as(alice).campaign.contribute(id, { Dom: MAX + 1n }), { Err: { InvalidArgument: 'amount must be above 0 (and at most 1e9 DOM)' } });
+    assert.ok(
+      !('InvalidArgument' in ((await h.as(alice).campaign.contribute(id, { Dom: MAX })) as { Err: object }).Err),
+      'the maximum is in range (the ledger then refuses it)',
+    );
+    assert.deepEqual(await h.as(alice).campaign.contribute(id, { Dom: MAX + 1n }), {
+      Err: { InvalidArgument: 'amount must be above 0 (and at most 1e9 DOM)' },
+    });
   });
 
   it('a price exactly price_max_age old values a USD contribution, one ns older is PriceUnavailable (G16)', async () => {
@@ -281,7 +335,9 @@ describe('campaign limits at the limit and one unit past it (spec 1, decisions G
     await ratifyPrice(h, voter, 2);
     const tick = (await h.admin.governance.get_dom_price())!;
     await h.fund(voter, 100n * E8S);
-    const id = h.ok(await h.as(voter).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: 100n * E8S }, deadline: h.now() + 60n * DAY }));
+    const id = h.ok(
+      await h.as(voter).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: 100n * E8S }, deadline: h.now() + 60n * DAY }),
+    );
     h.setNow(tick.timestamp + 10n * DAY);
     assert.equal(h.ok(await h.as(voter).campaign.contribute(id, { Usd: 2 })).amount_e8s, E8S);
     h.advance(1n);
@@ -314,10 +370,26 @@ describe('campaign limits at the limit and one unit past it (spec 1, decisions G
     await ratifyPrice(h, voter, 1);
     await h.fund(voter, E8S);
     const id = h.ok(await h.as(voter).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: E8S }, deadline: h.now() + DAY }));
-    assert.ok(!('InvalidArgument' in (((await h.as(voter).campaign.contribute(id, { Usd: 1e9 })) as { Err: object }).Err)), 'exactly 1e17 e8s is in range (the ledger then refuses it)');
-    assert.deepEqual(await h.as(voter).campaign.contribute(id, { Usd: 1e9 + 1e-6 }), { Err: { InvalidArgument: 'amount must be worth 1e-8 to 1e9 DOM at the current price' } }, 'the next e8s amount a double can express above 1e17');
-    const goal = async (g: { DomTokens: bigint } | { UsdValue: number }) => 'Ok' in (await h.as(voter).campaign.create_campaign({ title: 'G', description: '', goal: g, deadline: h.now() + DAY }));
-    assert.deepEqual([await goal({ DomTokens: 10n ** 20n }), await goal({ DomTokens: 10n ** 20n + 1n }), await goal({ UsdValue: 1e12 }), await goal({ UsdValue: 1e12 + 0.01 })], [true, false, true, false]);
+    assert.ok(
+      !('InvalidArgument' in ((await h.as(voter).campaign.contribute(id, { Usd: 1e9 })) as { Err: object }).Err),
+      'exactly 1e17 e8s is in range (the ledger then refuses it)',
+    );
+    assert.deepEqual(
+      await h.as(voter).campaign.contribute(id, { Usd: 1e9 + 1e-6 }),
+      { Err: { InvalidArgument: 'amount must be worth 1e-8 to 1e9 DOM at the current price' } },
+      'the next e8s amount a double can express above 1e17',
+    );
+    const goal = async (g: { DomTokens: bigint } | { UsdValue: number }) =>
+      'Ok' in (await h.as(voter).campaign.create_campaign({ title: 'G', description: '', goal: g, deadline: h.now() + DAY }));
+    assert.deepEqual(
+      [
+        await goal({ DomTokens: 10n ** 20n }),
+        await goal({ DomTokens: 10n ** 20n + 1n }),
+        await goal({ UsdValue: 1e12 }),
+        await goal({ UsdValue: 1e12 + 0.01 }),
+      ],
+      [true, false, true, false],
+    );
   });
 
   it('an op id is per caller: two members using the same op id make two contributions', async () => {
@@ -335,8 +407,12 @@ describe('campaign limits at the limit and one unit past it (spec 1, decisions G
   it('a contribution still pending at the deadline holds the settlement: the campaign is not settled until it is recorded, then refunded', async () => {
     let mode: 'lose-reply' | 'reject' | undefined = 'lose-reply';
     const h = await harness({
-      interceptCall: (from, _to, method) => { if (mode === 'reject' && from === 'campaign' && method === 'icrc2_transfer_from') throw new Error('ledger stopped'); },
-      interceptReply: (from, _to, method) => { if (mode === 'lose-reply' && from === 'campaign' && method === 'icrc2_transfer_from') throw new Error('lost'); },
+      interceptCall: (from, _to, method) => {
+        if (mode === 'reject' && from === 'campaign' && method === 'icrc2_transfer_from') throw new Error('ledger stopped');
+      },
+      interceptReply: (from, _to, method) => {
+        if (mode === 'lose-reply' && from === 'campaign' && method === 'icrc2_transfer_from') throw new Error('lost');
+      },
     });
     const alice = await h.register('alice');
     await h.fund(alice, 10n * E8S + FEE);

@@ -13,20 +13,38 @@ describe('campaigns (spec 1 CampaignGoal, CampaignProgress, decision G18)', () =
     const voter = await h.activate('voter');
     const owner = await h.register('owner');
     const tickId = await ratifyPrice(h, voter, 0.5);
-    const id = h.ok(await h.as(owner).campaign.create_campaign({ title: 'Community garden', description: 'Seeds', goal: { UsdValue: 1000 }, deadline: h.now() + 30n * DAY }));
+    const id = h.ok(
+      await h.as(owner).campaign.create_campaign({ title: 'Community garden', description: 'Seeds', goal: { UsdValue: 1000 }, deadline: h.now() + 30n * DAY }),
+    );
     assert.equal(id, '1');
     await h.fund(voter, 1000n * E8S);
     await h.fund(owner, 1000n * E8S);
     const c = h.ok(await h.as(voter).campaign.contribute(id, { Usd: 250 }));
-    assert.deepEqual({ ...c, at: 0n, block_index: 0n }, { campaign_id: '1', seq: 1n, contributor: voter, amount_e8s: 500n * E8S, usd_value: 250, price_tick_id: tickId, at: 0n, block_index: 0n });
+    assert.deepEqual(
+      { ...c, at: 0n, block_index: 0n },
+      { campaign_id: '1', seq: 1n, contributor: voter, amount_e8s: 500n * E8S, usd_value: 250, price_tick_id: tickId, at: 0n, block_index: 0n },
+    );
     const d = h.ok(await h.as(owner).campaign.contribute(id, { Dom: 100n * E8S }));
     assert.equal(d.usd_value, 50);
     const camp = (await h.as(owner).campaign.get_campaign(id))!;
     assert.equal(camp.status, 'Open');
     assert.equal(camp.contributions, 2n);
-    assert.deepEqual(camp.progress, { goal_dom: 2000n * E8S, raised_dom: 600n * E8S, raised_usd: 300, goal_usd: 1000, pct_complete: 30, price_tick_id: tickId });
-    assert.deepEqual((await h.as(owner).campaign.list_contributions(id, undefined, undefined)).map((x) => x.seq), [1n, 2n]);
-    assert.deepEqual((await h.as(owner).campaign.list_contributions(id, 1n, 10)).map((x) => x.seq), [2n]);
+    assert.deepEqual(camp.progress, {
+      goal_dom: 2000n * E8S,
+      raised_dom: 600n * E8S,
+      raised_usd: 300,
+      goal_usd: 1000,
+      pct_complete: 30,
+      price_tick_id: tickId,
+    });
+    assert.deepEqual(
+      (await h.as(owner).campaign.list_contributions(id, undefined, undefined)).map((x) => x.seq),
+      [1n, 2n],
+    );
+    assert.deepEqual(
+      (await h.as(owner).campaign.list_contributions(id, 1n, 10)).map((x) => x.seq),
+      [2n],
+    );
   });
 
   it('with no usable price, DOM contributions are accepted and tracked in DOM only; USD ones cannot be valued', async () => {
@@ -47,7 +65,9 @@ describe('campaigns (spec 1 CampaignGoal, CampaignProgress, decision G18)', () =
     const h = await harness();
     const voter = await h.activate('voter');
     await ratifyPrice(h, voter, 2);
-    const id = h.ok(await h.as(voter).campaign.create_campaign({ title: 'DOM goal', description: 'd', goal: { DomTokens: 10n * E8S }, deadline: h.now() + 60n * DAY }));
+    const id = h.ok(
+      await h.as(voter).campaign.create_campaign({ title: 'DOM goal', description: 'd', goal: { DomTokens: 10n * E8S }, deadline: h.now() + 60n * DAY }),
+    );
     assert.equal((await h.as(voter).campaign.get_campaign(id))!.progress.raised_usd, 0);
     h.advance(10n * DAY + 1n);
     const p = (await h.as(voter).campaign.get_campaign(id))!.progress;
@@ -67,7 +87,10 @@ describe('campaigns (spec 1 CampaignGoal, CampaignProgress, decision G18)', () =
     assert.equal((await h.as(owner).campaign.get_campaign(rich))!.status, 'Succeeded');
     assert.equal((await h.as(owner).campaign.get_campaign(poor))!.status, 'Failed');
     assert.deepEqual(await h.as(owner).campaign.contribute(rich, { Dom: E8S }), { Err: { CampaignClosed: null } });
-    assert.deepEqual((await h.as(owner).campaign.list_campaigns(undefined, undefined)).map((c) => c.id), ['2', '1']);
+    assert.deepEqual(
+      (await h.as(owner).campaign.list_campaigns(undefined, undefined)).map((c) => c.id),
+      ['2', '1'],
+    );
   });
 
   it('who may create, contribute and cancel; bad input changes nothing', async () => {
@@ -90,8 +113,12 @@ describe('campaigns (spec 1 CampaignGoal, CampaignProgress, decision G18)', () =
     const id = h.ok(await h.as(owner).campaign.create_campaign(args));
     await h.fund(other, 10n * E8S);
     assert.deepEqual(await h.as(stranger).campaign.contribute(id, { Dom: E8S }), { Err: { NotAMember: null } });
-    assert.deepEqual(await h.as(other).campaign.contribute(id, { Dom: 10_000n }), { Err: { InvalidArgument: 'amount must be above the ledger fee of 10000 e8s' } });
-    assert.deepEqual(await h.as(other).campaign.contribute(id, { Dom: E8S }, 'bad op id!'), { Err: { InvalidArgument: 'op_id must be 1 to 128 of A-Z a-z 0-9 : . _ -' } });
+    assert.deepEqual(await h.as(other).campaign.contribute(id, { Dom: 10_000n }), {
+      Err: { InvalidArgument: 'amount must be above the ledger fee of 10000 e8s' },
+    });
+    assert.deepEqual(await h.as(other).campaign.contribute(id, { Dom: E8S }, 'bad op id!'), {
+      Err: { InvalidArgument: 'op_id must be 1 to 128 of A-Z a-z 0-9 : . _ -' },
+    });
     for (const amount of [{ Dom: 0n }, { Usd: 0 }, { Usd: Number.POSITIVE_INFINITY }, { Dom: 10n ** 18n }]) {
       assert.ok('InvalidArgument' in ((await h.as(other).campaign.contribute(id, amount)) as { Err: object }).Err);
     }
@@ -111,7 +138,7 @@ describe('campaigns (spec 1 CampaignGoal, CampaignProgress, decision G18)', () =
 
 describe('treasury pays from its ledger account (spec 1 Errors rule 1, decisions G16, L11–L14)', () => {
   const FEE = 10_000n;
-  it('execute_payout is callable by governance only; the treasury\'s balance is its ledger account', async () => {
+  it("execute_payout is callable by governance only; the treasury's balance is its ledger account", async () => {
     const h = await harness();
     const member = await h.activate('m');
     const payout = { recipient: member, amount: { DomE8s: 1n } };
@@ -142,18 +169,27 @@ describe('treasury pays from its ledger account (spec 1 Errors rule 1, decisions
     h.advance(10n * DAY + 1n);
     assert.deepEqual(await gov.execute_payout(9n, { recipient: voter, amount: { Usd: 10 } }), { Err: { PriceStale: null } }, 'outdated tick refused');
     const balance = 950n * E8S - 2n * FEE;
-    assert.deepEqual(await gov.execute_payout(10n, { recipient: voter, amount: { DomE8s: 10_000n * E8S } }), { Err: { InsufficientFunds: { balance, required: 10_000n * E8S + FEE } } });
-    assert.deepEqual((await h.admin.treasury.list_payouts(undefined, undefined)).map((p) => p.proposal_id), [8n, 7n]);
+    assert.deepEqual(await gov.execute_payout(10n, { recipient: voter, amount: { DomE8s: 10_000n * E8S } }), {
+      Err: { InsufficientFunds: { balance, required: 10_000n * E8S + FEE } },
+    });
+    assert.deepEqual(
+      (await h.admin.treasury.list_payouts(undefined, undefined)).map((p) => p.proposal_id),
+      [8n, 7n],
+    );
     assert.equal((await h.admin.treasury.get_payout(7n))!.memo, 'thanks');
     // The payout's ledger block carries the proposal in its memo.
     const { blocks } = await h.admin.ledger.icrc3_get_blocks([{ start: first.block_index, length: 1n }]);
-    const tx = ((blocks[0]!.block as { Map: Array<[string, { Map?: Array<[string, unknown]> }]> }).Map.find(([k]) => k === 'tx')![1].Map)!;
+    const tx = (blocks[0]!.block as { Map: Array<[string, { Map?: Array<[string, unknown]> }]> }).Map.find(([k]) => k === 'tx')![1].Map!;
     assert.deepEqual(tx.find(([k]) => k === 'memo')![1], { Blob: new TextEncoder().encode('dom-payout:7') });
   });
 
   it('a reply lost after the ledger transfer, then the retry: paid once (decisions L10, L12)', async () => {
     let lose = true;
-    const h = await harness({ interceptReply: (from, to, method) => { if (lose && from === 'treasury' && method === 'icrc1_transfer') throw new Error('treasury trapped after the transfer'); } });
+    const h = await harness({
+      interceptReply: (from, to, method) => {
+        if (lose && from === 'treasury' && method === 'icrc1_transfer') throw new Error('treasury trapped after the transfer');
+      },
+    });
     const voter = await h.activate('voter');
     const gov = h.as(h.platform.ids.governance).treasury;
     await h.mint(h.platform.ids.treasury, 100n * E8S);
@@ -174,7 +210,14 @@ describe('treasury pays from its ledger account (spec 1 Errors rule 1, decisions
     const h = await harness();
     const voter = await h.activate('voter');
     await h.mint(h.platform.ids.treasury, 100n * E8S);
-    const id = h.ok(await h.as(voter).governance.create_proposal({ title: 'Pay', body: 'b', category: 'TreasuryPayout', payload: { TreasuryPayout: { recipient: voter, amount: { Usd: 1 } } } }));
+    const id = h.ok(
+      await h.as(voter).governance.create_proposal({
+        title: 'Pay',
+        body: 'b',
+        category: 'TreasuryPayout',
+        payload: { TreasuryPayout: { recipient: voter, amount: { Usd: 1 } } },
+      }),
+    );
     h.advance(HOUR);
     h.ok(await h.as(voter).governance.cast_vote(id, 'Yes'));
     h.advance(5n * DAY);

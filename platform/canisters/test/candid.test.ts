@@ -23,42 +23,69 @@ import { principalFromSeed } from '../src/principals.ts';
 const require = createRequire(import.meta.url);
 const didc = require('@dfinity/didc') as typeof import('@dfinity/didc');
 const ROOT = new URL('../../../', import.meta.url).pathname;
-const DID: Record<CanisterName, string> = Object.fromEntries(CANISTERS.map((c) => [c, readFileSync(join(ROOT, 'canisters', c, `${c}.did`), 'utf8')])) as Record<CanisterName, string>;
+const DID: Record<CanisterName, string> = Object.fromEntries(CANISTERS.map((c) => [c, readFileSync(join(ROOT, 'canisters', c, `${c}.did`), 'utf8')])) as Record<
+  CanisterName,
+  string
+>;
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 // A copy: IDL.decode reads the whole underlying ArrayBuffer, and Buffer.from(hex) may sit in a shared pool.
 const fromHex = (h: string) => new Uint8Array(Buffer.from(h, 'hex'));
 
 /** Sample values of a Candid type (as the candid library represents them); `seed` rotates variant cases and opt presence. */
 class Sampler extends IDL.Visitor<number, unknown> {
-  override visitBool(_t: IDL.BoolClass, seed: number) { return seed % 2 === 0; }
-  override visitNull() { return null; }
-  override visitText(_t: IDL.TextClass, seed: number) { return ['', 'plain', "quote ' \" and \\ unicode ✓ 𝔻"][seed % 3]; }
-  override visitNat(_t: IDL.NatClass, seed: number) { return [0n, 1n, 2n ** 70n][seed % 3]; }
-  override visitInt(_t: IDL.IntClass, seed: number) { return [0n, -1n, 2n ** 70n][seed % 3]; }
-  override visitFloat(_t: IDL.FloatClass, seed: number) { return [0, 0.25, -1e300][seed % 3]; }
+  override visitBool(_t: IDL.BoolClass, seed: number) {
+    return seed % 2 === 0;
+  }
+  override visitNull() {
+    return null;
+  }
+  override visitText(_t: IDL.TextClass, seed: number) {
+    return ['', 'plain', 'quote \' " and \\ unicode ✓ 𝔻'][seed % 3];
+  }
+  override visitNat(_t: IDL.NatClass, seed: number) {
+    return [0n, 1n, 2n ** 70n][seed % 3];
+  }
+  override visitInt(_t: IDL.IntClass, seed: number) {
+    return [0n, -1n, 2n ** 70n][seed % 3];
+  }
+  override visitFloat(_t: IDL.FloatClass, seed: number) {
+    return [0, 0.25, -1e300][seed % 3];
+  }
   override visitFixedNat(t: IDL.FixedNatClass, seed: number) {
     const max = (1n << BigInt(t._bits)) - 1n;
     const v = [0n, 1n, max][seed % 3]!;
     return t._bits <= 32 ? Number(v) : v;
   }
-  override visitFixedInt(t: IDL.FixedIntClass, seed: number) { return t._bits <= 32 ? -seed : BigInt(-seed); }
-  override visitPrincipal(_t: IDL.PrincipalClass, seed: number) { return Principal.fromText(principalFromSeed(`p${seed}`)); }
+  override visitFixedInt(t: IDL.FixedIntClass, seed: number) {
+    return t._bits <= 32 ? -seed : BigInt(-seed);
+  }
+  override visitPrincipal(_t: IDL.PrincipalClass, seed: number) {
+    return Principal.fromText(principalFromSeed(`p${seed}`));
+  }
   override visitVec<T>(_t: IDL.VecClass<T>, ty: IDL.Type<T>, seed: number): unknown {
     if (ty instanceof IDL.FixedNatClass && ty._bits === 8) return new Uint8Array([seed, 255, 0]);
     return seed % 3 === 0 ? [] : [ty.accept(this, seed + 1), ty.accept(this, seed + 2)];
   }
-  override visitOpt<T>(_t: IDL.OptClass<T>, ty: IDL.Type<T>, seed: number): unknown { return seed % 2 === 0 ? [] : [ty.accept(this, seed)]; }
+  override visitOpt<T>(_t: IDL.OptClass<T>, ty: IDL.Type<T>, seed: number): unknown {
+    return seed % 2 === 0 ? [] : [ty.accept(this, seed)];
+  }
   override visitRecord(_t: IDL.RecordClass, fields: Array<[string, IDL.Type]>, seed: number): unknown {
     return Object.fromEntries(fields.map(([k, ty], i): [string, unknown] => [k, ty.accept(this, seed + i)]));
   }
-  override visitTuple<T extends unknown[]>(_t: IDL.TupleClass<T>, components: IDL.Type[], seed: number): unknown { return components.map((ty, i): unknown => ty.accept(this, seed + i)); }
+  override visitTuple<T extends unknown[]>(_t: IDL.TupleClass<T>, components: IDL.Type[], seed: number): unknown {
+    return components.map((ty, i): unknown => ty.accept(this, seed + i));
+  }
   override visitVariant(_t: IDL.VariantClass, fields: Array<[string, IDL.Type]>, seed: number): unknown {
     const [k, ty] = fields[seed % fields.length]!;
     return { [k]: ty.accept(this, seed) };
   }
-  override visitRec<T>(_t: IDL.RecClass<T>, ty: IDL.ConstructType<T>, seed: number): unknown { return ty.accept(this, seed); }
+  override visitRec<T>(_t: IDL.RecClass<T>, ty: IDL.ConstructType<T>, seed: number): unknown {
+    return ty.accept(this, seed);
+  }
   // ICRC-3's archive callback: a method reference.
-  override visitFunc(_t: IDL.FuncClass, seed: number): unknown { return [Principal.fromText(principalFromSeed(`f${seed}`)), 'get_blocks']; }
+  override visitFunc(_t: IDL.FuncClass, seed: number): unknown {
+    return [Principal.fromText(principalFromSeed(`f${seed}`)), 'get_blocks'];
+  }
 }
 const sampler = new Sampler();
 
@@ -69,10 +96,15 @@ function checkAgainstDid(canister: CanisterName, method: string, spec: MethodSpe
   const text = didc.decode({ idl: did, serviceMethod: method, useServiceMethodReturnType: kind === 'ret', input: hex(bytes) });
   assert.ok(text.startsWith('('), `${canister}.${method} ${kind}: didc read ${text}`);
   // Round trip: didc encodes its reading with the .did's own types, and we must decode what we sent.
-  const again = kind === 'args'
-    ? didc.encode({ idl: did, withType: { kind: 'methodParams', name: method }, input: text, targetFormat: 'hex' })
-    : didc.encode({ idl: replyService(did, method), withType: { kind: 'methodParams', name: 'reply' }, input: text, targetFormat: 'hex' });
-  assert.deepEqual(IDL.decode(types, fromHex(again)), IDL.decode(types, bytes), `${canister}.${method}: the .did reads our ${kind === 'args' ? 'arguments' : 'reply'} as we meant them`);
+  const again =
+    kind === 'args'
+      ? didc.encode({ idl: did, withType: { kind: 'methodParams', name: method }, input: text, targetFormat: 'hex' })
+      : didc.encode({ idl: replyService(did, method), withType: { kind: 'methodParams', name: 'reply' }, input: text, targetFormat: 'hex' });
+  assert.deepEqual(
+    IDL.decode(types, fromHex(again)),
+    IDL.decode(types, bytes),
+    `${canister}.${method}: the .did reads our ${kind === 'args' ? 'arguments' : 'reply'} as we meant them`,
+  );
 }
 
 /** The .did's type definitions and a service whose one method `reply` takes `method`'s reply as its arguments. */
@@ -108,10 +140,15 @@ describe('Candid encoding of every method against the committed .did files (didc
   it('a reply of the wrong type is refused by the .did (the check can fail)', () => {
     const spec = METHOD_TABLES.governance.get_settings!;
     assert.throws(() => checkAgainstDid('governance', 'get_settings', spec, new Uint8Array(IDL.encode([IDL.Text], ['not settings'])), 'ret'));
-    assert.throws(() => checkAgainstDid('governance', 'cast_vote', METHOD_TABLES.governance.cast_vote!, new Uint8Array(IDL.encode([IDL.Nat64, IDL.Text], [1n, 'Yes'])), 'args'));
+    assert.throws(() =>
+      checkAgainstDid('governance', 'cast_vote', METHOD_TABLES.governance.cast_vote!, new Uint8Array(IDL.encode([IDL.Nat64, IDL.Text], [1n, 'Yes'])), 'args'),
+    );
     // An opt of another type decodes as null (Candid's opt rule): only the round trip sees the loss.
     const optText = { kind: 'query' as const, args: [], ret: IDL.Opt(IDL.Text) };
-    assert.throws(() => checkAgainstDid('governance', 'get_dom_price', optText, new Uint8Array(IDL.encode([IDL.Opt(IDL.Text)], [['x']])), 'ret'), /as we meant them/);
+    assert.throws(
+      () => checkAgainstDid('governance', 'get_dom_price', optText, new Uint8Array(IDL.encode([IDL.Opt(IDL.Text)], [['x']])), 'ret'),
+      /as we meant them/,
+    );
   });
 
   it('core values convert to Candid and back unchanged: opt ⇄ absent, principal ⇄ text, enum variant ⇄ string', () => {
@@ -158,11 +195,24 @@ function annotations(did: string): Map<string, string> {
  * difference. Used for ICRC-7 (governance, membership) and ICRC-1/2/3 (the ledger).
  */
 function checkStandard(standardDid: string, canister: CanisterName, method: string, spec: MethodSpec, seed: number, did = DID[canister]): void {
-  const args = new Uint8Array(IDL.encode(spec.args, spec.args.map((t, i) => t.accept(sampler, seed + i))));
+  const args = new Uint8Array(
+    IDL.encode(
+      spec.args,
+      spec.args.map((t, i) => t.accept(sampler, seed + i)),
+    ),
+  );
   const official = didc.decode({ idl: standardDid, serviceMethod: method, useServiceMethodReturnType: false, input: hex(args) });
-  assert.equal(didc.decode({ idl: did, serviceMethod: method, useServiceMethodReturnType: false, input: hex(args) }), official, `${canister}.${method}: the official interface reads these arguments as the canister does`);
+  assert.equal(
+    didc.decode({ idl: did, serviceMethod: method, useServiceMethodReturnType: false, input: hex(args) }),
+    official,
+    `${canister}.${method}: the official interface reads these arguments as the canister does`,
+  );
   const fromClient = didc.encode({ idl: standardDid, withType: { kind: 'methodParams', name: method }, input: official, targetFormat: 'hex' });
-  assert.equal(didc.decode({ idl: did, serviceMethod: method, useServiceMethodReturnType: false, input: fromClient }), official, `${canister}.${method}: arguments typed by a standard client arrive unchanged`);
+  assert.equal(
+    didc.decode({ idl: did, serviceMethod: method, useServiceMethodReturnType: false, input: fromClient }),
+    official,
+    `${canister}.${method}: arguments typed by a standard client arrive unchanged`,
+  );
   const ret = hex(new Uint8Array(IDL.encode([spec.ret], [spec.ret.accept(sampler, seed)])));
   assert.equal(
     didc.decode({ idl: standardDid, serviceMethod: method, useServiceMethodReturnType: true, input: ret }),
@@ -170,7 +220,8 @@ function checkStandard(standardDid: string, canister: CanisterName, method: stri
     `${canister}.${method}: a standard client reads the reply as the canister sent it`,
   );
 }
-const checkIcrc7 = (canister: CanisterName, method: string, spec: MethodSpec, seed: number, did = DID[canister]) => checkStandard(ICRC7_DID, canister, method, spec, seed, did);
+const checkIcrc7 = (canister: CanisterName, method: string, spec: MethodSpec, seed: number, did = DID[canister]) =>
+  checkStandard(ICRC7_DID, canister, method, spec, seed, did);
 
 describe('decision G19: ICRC-7 as the official ICRC-7.did declares it (didc)', () => {
   const standard = annotations(ICRC7_DID);
@@ -188,11 +239,17 @@ describe('decision G19: ICRC-7 as the official ICRC-7.did declares it (didc)', (
       }
     });
   }
-  it('the check fails for spec 1\'s `opt nat32` take and for a missing method (they are not the standard)', () => {
+  it("the check fails for spec 1's `opt nat32` take and for a missing method (they are not the standard)", () => {
     const spec1 = DID.governance.replace(/(icrc7_tokens_of: \([^\n]*opt nat, )opt nat\)/, '$1opt nat32)');
     assert.notEqual(spec1, DID.governance);
-    const narrowTake = { kind: 'query' as const, args: [IDL.Record({ owner: IDL.Principal, subaccount: IDL.Opt(IDL.Vec(IDL.Nat8)) }), IDL.Opt(IDL.Nat), IDL.Opt(IDL.Nat32)], ret: IDL.Vec(IDL.Nat) };
-    assert.throws(() => { for (let seed = 0; seed < 4; seed++) checkIcrc7('governance', 'icrc7_tokens_of', narrowTake, seed, spec1); }, /read[s]? these arguments as the canister does|arrive unchanged/);
+    const narrowTake = {
+      kind: 'query' as const,
+      args: [IDL.Record({ owner: IDL.Principal, subaccount: IDL.Opt(IDL.Vec(IDL.Nat8)) }), IDL.Opt(IDL.Nat), IDL.Opt(IDL.Nat32)],
+      ret: IDL.Vec(IDL.Nat),
+    };
+    assert.throws(() => {
+      for (let seed = 0; seed < 4; seed++) checkIcrc7('governance', 'icrc7_tokens_of', narrowTake, seed, spec1);
+    }, /read[s]? these arguments as the canister does|arrive unchanged/);
     assert.equal(annotations(DID.governance.replace(/^\s*icrc7_logo:.*$/m, '')).get('icrc7_logo'), undefined);
   });
 });
@@ -223,7 +280,10 @@ describe('decisions L1–L5: the DOM ledger is a subtype of the official ICRC-1,
     assert.throws(() => didc.decode({ idl: noTemp, serviceMethod: 'icrc1_transfer', useServiceMethodReturnType: true, input: reply }));
     const draft = DID.ledger.replace('-> (record {allowance:nat; expires_at:opt nat64}) query', '-> (nat) query');
     assert.notEqual(draft, DID.ledger);
-    assert.throws(() => { for (let seed = 0; seed < 3; seed++) checkStandard(fixture('ICRC-2.did'), 'ledger', 'icrc2_allowance', METHOD_TABLES.ledger.icrc2_allowance!, seed, draft); });
+    assert.throws(() => {
+      for (let seed = 0; seed < 3; seed++)
+        checkStandard(fixture('ICRC-2.did'), 'ledger', 'icrc2_allowance', METHOD_TABLES.ledger.icrc2_allowance!, seed, draft);
+    });
   });
 });
 
@@ -259,7 +319,15 @@ describe('IC clients (Candid over a transport) against the embedded canisters', 
     const bridge = as(BRIDGE);
     const admin = as(ADMIN);
     const alice = principalFromSeed('alice');
-    const request = { principal: alice, email_encrypted: 'e', name_encrypted: 'n', dob_encrypted: 'd', password_hash: PASSWORD_HASH, tos_accepted_at: h.now() - 1n, is_age_verified_18_plus: true };
+    const request = {
+      principal: alice,
+      email_encrypted: 'e',
+      name_encrypted: 'n',
+      dob_encrypted: 'd',
+      password_hash: PASSWORD_HASH,
+      tos_accepted_at: h.now() - 1n,
+      is_age_verified_18_plus: true,
+    };
     // Operation ids (decision U5) cross as the trailing opt text: a repeat answers the first answer.
     const created = h.ok(await bridge.user.create_account(request, 'op:create'));
     assert.deepEqual(h.ok(await bridge.user.create_account(request, 'op:create')), created);
@@ -271,10 +339,19 @@ describe('IC clients (Candid over a transport) against the embedded canisters', 
     assert.deepEqual(h.ok(await bridge.user.verify_email(recreated.verification_token, 'op:verify')), { principal: alice, membership_token_id: 1n });
     assert.deepEqual(h.ok(await bridge.user.verify_email(recreated.verification_token, 'op:verify')), { principal: alice, membership_token_id: 1n });
     h.ok(await bridge.user.record_kyc(alice, true, 'op:kyc'));
-    h.ok(await bridge.user.upgrade_membership_to_active({ principal: alice, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2, 3]) }, 'op:upgrade'));
+    h.ok(
+      await bridge.user.upgrade_membership_to_active({ principal: alice, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2, 3]) }, 'op:upgrade'),
+    );
     assert.equal((await bridge.membership.get_membership_status(alice))!.status, 'Active');
     const a = as(alice);
-    const id = h.ok(await bridge.governance.create_proposal({ title: 'Price', body: 'b', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: 0.5, source_url: 'https://x.example.org' } } }));
+    const id = h.ok(
+      await bridge.governance.create_proposal({
+        title: 'Price',
+        body: 'b',
+        category: 'SetDomPrice',
+        payload: { SetDomPrice: { price_usd: 0.5, source_url: 'https://x.example.org' } },
+      }),
+    );
     h.advance(HOUR);
     assert.deepEqual(await a.governance.cast_vote(id, 'Yes'), { Ok: null });
     assert.equal(await a.governance.get_my_vote(id), 'Yes');
@@ -314,7 +391,10 @@ describe('agent transport and identity', () => {
     } as unknown as Agent;
     const t = agentTransport(agent);
     assert.deepEqual(await t.query('aaaaa-aa', 'ok', new Uint8Array([1])), new Uint8Array([9]));
-    await assert.rejects(t.query('aaaaa-aa', 'no', new Uint8Array()), (e: unknown) => e instanceof CanisterCallError && e.rejectCode === 5 && /NotAuthorized/.test(e.message));
+    await assert.rejects(
+      t.query('aaaaa-aa', 'no', new Uint8Array()),
+      (e: unknown) => e instanceof CanisterCallError && e.rejectCode === 5 && /NotAuthorized/.test(e.message),
+    );
     assert.deepEqual(await t.update('aaaaa-aa', 'ok', new Uint8Array()), new Uint8Array([7]));
     await assert.rejects(t.update('aaaaa-aa', 'no', new Uint8Array()), /canister stopped/);
     assert.deepEqual(calls[0], ['query', 'aaaaa-aa', 'ok', [1]]);

@@ -64,16 +64,24 @@ describe('dependency rules of the canisters (decisions S4, S14)', () => {
       ['platform/canisters/src/x.ts', "import { governanceCore } from '@domdao/canister-governance/core/governance.ts';"],
       ['canisters/treasury/core/treasury.ts', "import { usdToDomE8s } from '../../campaign/core/progress.ts';"],
       ['services/bridge/src/y.ts', "const m = await import('../../../canisters/user/core/user.ts');"],
-      ['canisters/campaign/core/ok.ts', "import { campaignProgress } from './progress.ts';\nimport { isStale } from '@domdao/canister-kit/rules';\nimport { governanceMethods } from '@domdao/canister-governance';"],
+      [
+        'canisters/campaign/core/ok.ts',
+        "import { campaignProgress } from './progress.ts';\nimport { isStale } from '@domdao/canister-kit/rules';\nimport { governanceMethods } from '@domdao/canister-governance';",
+      ],
     ]);
-    assert.deepEqual(violations(bad).map((v) => v.split(':')[0]), ['platform/canisters/src/x.ts', 'canisters/treasury/core/treasury.ts', 'services/bridge/src/y.ts']);
+    assert.deepEqual(
+      violations(bad).map((v) => v.split(':')[0]),
+      ['platform/canisters/src/x.ts', 'canisters/treasury/core/treasury.ts', 'services/bridge/src/y.ts'],
+    );
   });
 });
 
 describe('the proposal categories have one source (decision S17)', () => {
   /** A list literal naming every category: spec 1's six names between one pair of brackets. */
   const spellsTheList = (text: string) =>
-    [...text.matchAll(/\[[^\[\]]*\]/g)].some((m) => ['General', 'TreasuryPayout', 'SetDomPrice', 'MembershipPolicy', 'ConstitutionalAmendment', 'EmergencyAction'].every((c) => m[0].includes(`'${c}'`)));
+    [...text.matchAll(/\[[^[\]]*\]/g)].some((m) =>
+      ['General', 'TreasuryPayout', 'SetDomPrice', 'MembershipPolicy', 'ConstitutionalAmendment', 'EmergencyAction'].every((c) => m[0].includes(`'${c}'`)),
+    );
 
   it('only @domdao/canister-kit/rules spells the list; the canister, the bridge and the web app import it', () => {
     const spelled: string[] = [];
@@ -92,7 +100,11 @@ describe('the proposal categories have one source (decision S17)', () => {
   });
 
   it('the check sees a list in another order (it can fail)', () => {
-    assert.ok(spellsTheList("export const CATEGORIES = ['General', 'SetDomPrice', 'TreasuryPayout', 'MembershipPolicy', 'ConstitutionalAmendment', 'EmergencyAction'] as const;"));
+    assert.ok(
+      spellsTheList(
+        "export const CATEGORIES = ['General', 'SetDomPrice', 'TreasuryPayout', 'MembershipPolicy', 'ConstitutionalAmendment', 'EmergencyAction'] as const;",
+      ),
+    );
     assert.ok(!spellsTheList("import { PROPOSAL_CATEGORIES } from '@domdao/canister-kit/rules';"));
   });
 });

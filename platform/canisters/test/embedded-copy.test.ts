@@ -14,8 +14,17 @@ const cloneable = fc.letrec((tie) => ({
     fc.double(),
     fc.boolean(),
     fc.constantFrom(null, undefined, -0),
-    // eslint-disable-next-line no-sparse-arrays -- a sparse array is one of the values copied
-    fc.constantFrom(new Date(5), new Map([[1, { a: 2 }]]), new Set([1]), Buffer.from([1, 2]), new Int16Array([3]), new Error('x'), Object.assign(Object.create(null) as object, { a: 1 }), [1, , 3]),
+    fc.constantFrom(
+      new Date(5),
+      new Map([[1, { a: 2 }]]),
+      new Set([1]),
+      Buffer.from([1, 2]),
+      new Int16Array([3]),
+      new Error('x'),
+      Object.assign(Object.create(null) as object, { a: 1 }),
+      // eslint-disable-next-line no-sparse-arrays -- a sparse array is one of the values copied
+      [1, , 3],
+    ),
     fc.array(tie('value'), { maxLength: 4 }),
     fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('__proto__', '0', 'constructor')), tie('value'), { maxKeys: 4 }),
   ),
@@ -44,8 +53,14 @@ describe('copyValue (decision P7)', () => {
   });
 
   it('what structuredClone refuses, it refuses the same way; a cycle is copied as a cycle', () => {
-    assert.throws(() => copyValue({ f: () => 1 }), (e: Error) => e.name === 'DataCloneError');
-    assert.throws(() => copyValue([Symbol('s')]), (e: Error) => e.name === 'DataCloneError');
+    assert.throws(
+      () => copyValue({ f: () => 1 }),
+      (e: Error) => e.name === 'DataCloneError',
+    );
+    assert.throws(
+      () => copyValue([Symbol('s')]),
+      (e: Error) => e.name === 'DataCloneError',
+    );
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = cyclic;
     const c = copyValue(cyclic);

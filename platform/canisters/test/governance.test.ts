@@ -41,7 +41,13 @@ describe('create_proposal (decision G7: Active members, admins, trusted proposer
   it('every category gets its default window (spec 1 Categories)', async () => {
     const h = await withMembers(1);
     const g = h.gov(h.members[0]!);
-    const expected = { TreasuryPayout: 5n * DAY, SetDomPrice: 3n * DAY, MembershipPolicy: 7n * DAY, ConstitutionalAmendment: 14n * DAY, EmergencyAction: 24n * HOUR };
+    const expected = {
+      TreasuryPayout: 5n * DAY,
+      SetDomPrice: 3n * DAY,
+      MembershipPolicy: 7n * DAY,
+      ConstitutionalAmendment: 14n * DAY,
+      EmergencyAction: 24n * HOUR,
+    };
     const payloads = {
       TreasuryPayout: { TreasuryPayout: { recipient: h.members[0]!, amount: { DomE8s: 1n } } },
       SetDomPrice: { SetDomPrice: { price_usd: 1 } },
@@ -75,7 +81,11 @@ describe('create_proposal (decision G7: Active members, admins, trusted proposer
     assert.deepEqual(await h.gov('2vxsx-fae').create_proposal(general), { Err: { NotAuthorized: null } });
     assert.deepEqual(await h.gov(registered).list_proposals({}), [], 'nothing was created');
     const id = h.ok(await h.admin.governance.create_proposal(general));
-    assert.deepEqual((await h.gov(registered).list_proposals({})).map((p) => p.id), [id], 'but they can read');
+    assert.deepEqual(
+      (await h.gov(registered).list_proposals({})).map((p) => p.id),
+      [id],
+      'but they can read',
+    );
     assert.equal((await h.gov(registered).get_proposal(id))!.title, general.title);
   });
 
@@ -87,7 +97,11 @@ describe('create_proposal (decision G7: Active members, admins, trusted proposer
     const relayed = h.ok(await h.bridge.governance.create_proposal({ ...general, proposer: h.members[0]! }));
     assert.equal((await h.admin.governance.get_proposal(relayed))!.proposed_by, h.members[0]);
     assert.deepEqual(await h.bridge.governance.create_proposal({ ...general, proposer: principalFromSeed('not-a-member') }), { Err: { NotAMember: null } });
-    assert.deepEqual(await h.gov(h.members[0]!).create_proposal({ ...general, proposer: ADMIN }), { Err: { NotAuthorized: null } }, 'only trusted proposers name a proposer');
+    assert.deepEqual(
+      await h.gov(h.members[0]!).create_proposal({ ...general, proposer: ADMIN }),
+      { Err: { NotAuthorized: null } },
+      'only trusted proposers name a proposer',
+    );
   });
 
   it('invalid payloads are refused with InvalidPayload at creation and nothing is stored', async () => {
@@ -107,7 +121,12 @@ describe('create_proposal (decision G7: Active members, admins, trusted proposer
       { title: 'p', body: 'b', category: 'TreasuryPayout' as const, payload: { TreasuryPayout: { recipient: ADMIN, amount: { DomE8s: 0n } } } },
       { title: 'p', body: 'b', category: 'TreasuryPayout' as const, payload: { TreasuryPayout: { recipient: ADMIN, amount: { Usd: Number.NaN } } } },
       { title: 'p', body: 'b', category: 'MembershipPolicy' as const, payload: { MembershipPolicy: { add_admins: [], remove_admins: [], revoke: [] } } },
-      { title: 'p', body: 'b', category: 'ConstitutionalAmendment' as const, payload: { ConstitutionalAmendment: { category_rules: [{ category: 'General' as const, threshold_bps: 5000 }] } } },
+      {
+        title: 'p',
+        body: 'b',
+        category: 'ConstitutionalAmendment' as const,
+        payload: { ConstitutionalAmendment: { category_rules: [{ category: 'General' as const, threshold_bps: 5000 }] } },
+      },
       { title: 'p', body: 'b', category: 'EmergencyAction' as const, payload: { ConstitutionalAmendment: { category_rules: [], voting_delay: 0n } } },
       { ...general, title: '   ' },
       { ...general, title: 'x'.repeat(201) },
@@ -119,7 +138,10 @@ describe('create_proposal (decision G7: Active members, admins, trusted proposer
       const r = await g.create_proposal(args);
       const what = JSON.stringify(args, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)).slice(0, 120);
       // Decision G22: the refusal carries its reason.
-      assert.ok('Err' in r && 'InvalidPayload' in r.Err && typeof r.Err.InvalidPayload === 'string' && r.Err.InvalidPayload.length > 0, `${what}: ${JSON.stringify(r)}`);
+      assert.ok(
+        'Err' in r && 'InvalidPayload' in r.Err && typeof r.Err.InvalidPayload === 'string' && r.Err.InvalidPayload.length > 0,
+        `${what}: ${JSON.stringify(r)}`,
+      );
     }
     assert.deepEqual(await g.list_proposals({}), []);
     assert.deepEqual(await events(h), []);
@@ -174,7 +196,11 @@ describe('state machine: Created → Open → Tallied → Approved/Rejected → 
   it('Approved but not executed within the execution window → Expired; a failed execution is observable and retryable', async () => {
     const h = await withMembers(1);
     const m = h.members[0]!;
-    const id = h.ok(await h.gov(m).create_proposal({ title: 'Pay', body: 'b', category: 'TreasuryPayout', payload: { TreasuryPayout: { recipient: m, amount: { DomE8s: 500n } } } }));
+    const id = h.ok(
+      await h
+        .gov(m)
+        .create_proposal({ title: 'Pay', body: 'b', category: 'TreasuryPayout', payload: { TreasuryPayout: { recipient: m, amount: { DomE8s: 500n } } } }),
+    );
     h.advance(HOUR);
     h.ok(await h.gov(m).cast_vote(id, 'Yes'));
     h.advance(5n * DAY);
@@ -183,14 +209,23 @@ describe('state machine: Created → Open → Tallied → Approved/Rejected → 
     const failed = (await events(h)).filter((e) => 'ExecutionFailed' in e.kind);
     assert.equal(failed.length, 1);
     assert.match((failed[0]!.kind as { ExecutionFailed: { message: string } }).ExecutionFailed.message, /InsufficientFunds/);
-    assert.deepEqual(await h.gov(m).execute_proposal(id), { Err: { ExecutionFailed: 'treasury refused the payout: InsufficientFunds: {"balance":"0","required":"10500"}' } });
+    assert.deepEqual(await h.gov(m).execute_proposal(id), {
+      Err: { ExecutionFailed: 'treasury refused the payout: InsufficientFunds: {"balance":"0","required":"10500"}' },
+    });
     await h.mint(h.platform.ids.treasury, 11_000n);
     assert.deepEqual(await h.gov(m).execute_proposal(id), { Ok: null }, 'retry within the window succeeds');
     assert.equal((await h.gov(m).get_proposal(id))!.status, 'Executed');
     assert.equal(await h.admin.treasury.get_balance(), 500n, '11 000 − 500 − the 10 000 fee');
     assert.deepEqual(await h.gov(m).execute_proposal(id), { Err: { ExecutionFailed: 'proposal is Executed, not Approved' } });
 
-    const id2 = h.ok(await h.gov(m).create_proposal({ title: 'Pay more', body: 'b', category: 'TreasuryPayout', payload: { TreasuryPayout: { recipient: m, amount: { DomE8s: 10_000n } } } }));
+    const id2 = h.ok(
+      await h.gov(m).create_proposal({
+        title: 'Pay more',
+        body: 'b',
+        category: 'TreasuryPayout',
+        payload: { TreasuryPayout: { recipient: m, amount: { DomE8s: 10_000n } } },
+      }),
+    );
     h.advance(HOUR);
     h.ok(await h.gov(m).cast_vote(id2, 'Yes'));
     h.advance(5n * DAY + 7n * DAY);
@@ -204,7 +239,11 @@ describe('state machine: Created → Open → Tallied → Approved/Rejected → 
   it('the scheduler retries a failed execution every 5 minutes until it succeeds', async () => {
     const h = await withMembers(1);
     const m = h.members[0]!;
-    const id = h.ok(await h.gov(m).create_proposal({ title: 'Pay', body: 'b', category: 'TreasuryPayout', payload: { TreasuryPayout: { recipient: m, amount: { DomE8s: 5n } } } }));
+    const id = h.ok(
+      await h
+        .gov(m)
+        .create_proposal({ title: 'Pay', body: 'b', category: 'TreasuryPayout', payload: { TreasuryPayout: { recipient: m, amount: { DomE8s: 5n } } } }),
+    );
     h.advance(HOUR);
     h.ok(await h.gov(m).cast_vote(id, 'Yes'));
     h.advance(5n * DAY);
@@ -221,8 +260,7 @@ describe('state machine: Created → Open → Tallied → Approved/Rejected → 
 describe('counting (decision G1): quorum = turnout / total_eligible, threshold = yes / (yes + no), "at least"', () => {
   async function vote(n: number, category: 'TreasuryPayout' | 'SetDomPrice', yes: number, no: number, abstain: number) {
     const h = await withMembers(n);
-    const payload =
-      category === 'SetDomPrice' ? { SetDomPrice: { price_usd: 2 } } : { TreasuryPayout: { recipient: h.members[0]!, amount: { DomE8s: 1n } } };
+    const payload = category === 'SetDomPrice' ? { SetDomPrice: { price_usd: 2 } } : { TreasuryPayout: { recipient: h.members[0]!, amount: { DomE8s: 1n } } };
     const id = h.ok(await h.admin.governance.create_proposal({ title: 't', body: 'b', category, payload }));
     h.advance(HOUR);
     const choices = [...Array(yes).fill('Yes'), ...Array(no).fill('No'), ...Array(abstain).fill('Abstain')] as Array<'Yes' | 'No' | 'Abstain'>;
@@ -285,7 +323,11 @@ describe('cast_vote (spec 1 Authentication rule 1, decision G9)', () => {
 
   it('an unreachable membership canister is reported, not mistaken for a non-member', async () => {
     let down = false;
-    const h = await harness({ interceptCall: (_f, to) => { if (down && to === 'membership') throw new Error('canister stopped'); } });
+    const h = await harness({
+      interceptCall: (_f, to) => {
+        if (down && to === 'membership') throw new Error('canister stopped');
+      },
+    });
     const m = await h.activate('m');
     const id = h.ok(await h.admin.governance.create_proposal(general));
     h.advance(HOUR);
@@ -307,16 +349,38 @@ describe('vote-pass receipts (spec 1 Events rule 2, ICRC-7 and ICRC-10)', () => 
     h.ok(await h.gov(a).cast_vote(p2, 'No'));
     const g = h.gov(c);
     assert.equal(await g.icrc7_total_supply(), 3n);
-    assert.deepEqual(await g.icrc7_balance_of([{ owner: a }, { owner: b }, { owner: c }, { owner: a, subaccount: new Uint8Array(32).fill(7) }]), [2n, 1n, 0n, 0n]);
+    assert.deepEqual(await g.icrc7_balance_of([{ owner: a }, { owner: b }, { owner: c }, { owner: a, subaccount: new Uint8Array(32).fill(7) }]), [
+      2n,
+      1n,
+      0n,
+      0n,
+    ]);
     assert.deepEqual(await g.icrc7_tokens_of({ owner: a }, undefined, undefined), [1n, 3n]);
     assert.deepEqual(await g.icrc7_tokens_of({ owner: a }, 1n, 1n), [3n], 'prev and take page');
     assert.deepEqual(await g.icrc7_owner_of([2n, 42n]), [{ owner: b }, undefined]);
-    assert.deepEqual(await g.icrc7_token_metadata([1n]), [[['proposal_id', { Nat: p1 }], ['minted_at', { Nat: h.now() }]]], 'the vote itself is not disclosed');
+    assert.deepEqual(
+      await g.icrc7_token_metadata([1n]),
+      [
+        [
+          ['proposal_id', { Nat: p1 }],
+          ['minted_at', { Nat: h.now() }],
+        ],
+      ],
+      'the vote itself is not disclosed',
+    );
     assert.equal(await g.icrc7_symbol(), 'DOMVOTE');
-    assert.deepEqual((await g.icrc7_collection_metadata()).map(([k]) => k).slice(0, 4), ['icrc7:name', 'icrc7:symbol', 'icrc7:description', 'icrc7:total_supply']);
+    assert.deepEqual((await g.icrc7_collection_metadata()).map(([k]) => k).slice(0, 4), [
+      'icrc7:name',
+      'icrc7:symbol',
+      'icrc7:description',
+      'icrc7:total_supply',
+    ]);
     assert.equal(await g.icrc7_max_query_batch_size(), 100n);
     assert.equal(await g.icrc7_max_take_value(), 100n);
-    assert.deepEqual((await g.icrc10_supported_standards()).map((s) => s.name), ['ICRC-7', 'ICRC-10']);
+    assert.deepEqual(
+      (await g.icrc10_supported_standards()).map((s) => s.name),
+      ['ICRC-7', 'ICRC-10'],
+    );
     const [t] = await h.gov(a).icrc7_transfer([{ token_id: 1n, to: { owner: c } }]);
     assert.match((t as { Err: { GenericError: { message: string } } }).Err.GenericError.message, /soul-bound/);
     await assert.rejects(g.icrc7_owner_of(Array.from({ length: 101 }, (_, i) => BigInt(i))), /at most 100/);
@@ -340,9 +404,18 @@ describe('queries: list_proposals, get_tally, list_votes (decision G8)', () => {
     h.ok(await g.create_proposal(priceProposal(1.5)));
     assert.equal((await g.list_proposals({})).length, 20);
     assert.equal((await g.list_proposals({ limit: 1000 })).length, 100, 'clamped to 100');
-    assert.deepEqual((await g.list_proposals({ limit: 3 })).map((p) => p.id), [106n, 105n, 104n]);
-    assert.deepEqual((await g.list_proposals({ from_id: 5n, limit: 10 })).map((p) => p.id), [5n, 4n, 3n, 2n, 1n]);
-    assert.deepEqual((await g.list_proposals({ category: 'SetDomPrice' })).map((p) => p.id), [106n]);
+    assert.deepEqual(
+      (await g.list_proposals({ limit: 3 })).map((p) => p.id),
+      [106n, 105n, 104n],
+    );
+    assert.deepEqual(
+      (await g.list_proposals({ from_id: 5n, limit: 10 })).map((p) => p.id),
+      [5n, 4n, 3n, 2n, 1n],
+    );
+    assert.deepEqual(
+      (await g.list_proposals({ category: 'SetDomPrice' })).map((p) => p.id),
+      [106n],
+    );
     assert.deepEqual(await g.list_proposals({ status: 'Open' }), []);
     assert.equal((await g.list_proposals({ status: 'Created', limit: 100 })).length, 100);
     assert.deepEqual(await g.list_proposals({ limit: 0 }), []);
@@ -362,7 +435,13 @@ describe('queries: list_proposals, get_tally, list_votes (decision G8)', () => {
     await assert.rejects(h.gov(a).list_votes(id), /NotAuthorized/);
     await assert.rejects(h.bridge.governance.list_votes(id), /NotAuthorized/);
     const votes = await h.admin.governance.list_votes(id);
-    assert.deepEqual(new Map(votes.map((v) => [v.voter, v.vote])), new Map([[a, 'Yes'], [b, 'Abstain']]));
+    assert.deepEqual(
+      new Map(votes.map((v) => [v.voter, v.vote])),
+      new Map([
+        [a, 'Yes'],
+        [b, 'Abstain'],
+      ]),
+    );
     assert.ok(votes.every((v) => v.voted_at === h.now() && v.receipt_token_id > 0n));
     h.advance(7n * DAY);
     assert.equal((await h.gov(a).get_tally(id))!.yes_votes, 1n, 'closed proposals keep their tally');
@@ -388,10 +467,18 @@ describe('list_votes_page (decision V25)', () => {
       seen.push(...page.map((v) => v.voter));
       after = page.at(-1)!.voter;
     }
-    assert.deepEqual(seen, all.map((v) => v.voter), 'the same votes as list_votes, in the same order, each once');
+    assert.deepEqual(
+      seen,
+      all.map((v) => v.voter),
+      'the same votes as list_votes, in the same order, each once',
+    );
     assert.deepEqual(seen, [...seen].sort(), 'voter order');
     assert.equal((await g.list_votes_page(id)).length, 7, 'default page (100) holds them all');
-    assert.deepEqual((await g.list_votes_page(other)).map((v) => v.vote), ['No'], "another proposal's votes stay apart");
+    assert.deepEqual(
+      (await g.list_votes_page(other)).map((v) => v.vote),
+      ['No'],
+      "another proposal's votes stay apart",
+    );
     assert.equal((await g.list_votes_page(id, undefined, 0)).length, 1, 'a page holds at least one');
     assert.deepEqual(await g.list_votes_page(99n), []);
     await assert.rejects(h.gov(h.members[0]!).list_votes_page(id), /NotAuthorized/);
@@ -418,8 +505,14 @@ describe('SetDomPrice execution and the price oracle (spec 1 Execution rules)', 
     const updated = (await events(h)).find((e) => 'PriceUpdated' in e.kind)!;
     assert.deepEqual(updated.kind, { PriceUpdated: { proposal_id: id, price_usd: 0.25, effective_at: h.now(), source_url: 'https://oracle.example.org/dom' } });
     const id2 = await ratify(h, 0.3);
-    assert.deepEqual((await h.admin.governance.list_price_history(undefined)).map((t) => t.proposal_id), [id2, id]);
-    assert.deepEqual((await h.admin.governance.list_price_history(1)).map((t) => t.price_usd), [0.3]);
+    assert.deepEqual(
+      (await h.admin.governance.list_price_history(undefined)).map((t) => t.proposal_id),
+      [id2, id],
+    );
+    assert.deepEqual(
+      (await h.admin.governance.list_price_history(1)).map((t) => t.price_usd),
+      [0.3],
+    );
   });
 
   it('effective_at in the future takes effect then; expires_at reverts to the previous price', async () => {
@@ -445,7 +538,9 @@ describe('SetDomPrice execution and the price oracle (spec 1 Execution rules)', 
     assert.equal((await h.admin.governance.get_proposal(id))!.status, 'Approved', 'closed, not executed yet');
     const self = h.as(h.platform.ids.governance).governance;
     assert.deepEqual(await self.update_dom_price({ proposal_id: 999n, price_usd: 0.42 }), { Err: { ProposalNotFound: null } });
-    assert.deepEqual(await self.update_dom_price({ proposal_id: id, price_usd: Number.NaN }), { Err: { InvalidPayload: 'price_usd must be a finite number above 0' } });
+    assert.deepEqual(await self.update_dom_price({ proposal_id: id, price_usd: Number.NaN }), {
+      Err: { InvalidPayload: 'price_usd must be a finite number above 0' },
+    });
     assert.deepEqual(await self.update_dom_price({ proposal_id: id, price_usd: 0.42 }), { Ok: null });
     assert.deepEqual(await h.admin.governance.get_dom_price(), { price_usd: 0.42, set_by: h.platform.ids.governance, proposal_id: id, timestamp: h.now() });
   });
@@ -466,7 +561,10 @@ describe('SetDomPrice execution and the price oracle (spec 1 Execution rules)', 
     assert.equal((await h.admin.governance.get_proposal(rejected))!.status, 'Rejected');
     assert.equal((await h.admin.governance.get_proposal(executed))!.status, 'Executed');
     const history = await h.admin.governance.list_price_history(undefined);
-    assert.deepEqual(history.map((t) => t.price_usd), [0.3]);
+    assert.deepEqual(
+      history.map((t) => t.price_usd),
+      [0.3],
+    );
     assert.deepEqual(await self.update_dom_price({ proposal_id: rejected, price_usd: 0.2 }), { Err: { ProposalNotFound: null } }, 'Rejected');
     assert.deepEqual(await self.update_dom_price({ proposal_id: executed, price_usd: 0.3 }), { Err: { ProposalNotFound: null } }, 'Executed: applied once');
     assert.deepEqual(await h.admin.governance.list_price_history(undefined), history, 'nothing applied');
@@ -502,7 +600,10 @@ describe('ConstitutionalAmendment and MembershipPolicy execution (spec 1 rule 2,
     assert.equal((await h.gov(m).get_proposal(amend))!.status, 'Executed');
     assert.ok((await events(h)).some((e) => 'ConfigChanged' in e.kind));
     const settings = await h.gov(m).get_settings();
-    assert.deepEqual(settings.rules.find((r) => r.category === 'General'), { category: 'General', quorum_bps: 2000, threshold_bps: 5100, voting_window: 3n * DAY });
+    assert.deepEqual(
+      settings.rules.find((r) => r.category === 'General'),
+      { category: 'General', quorum_bps: 2000, threshold_bps: 5100, voting_window: 3n * DAY },
+    );
     const p = (await h.gov(m).get_proposal(before))!;
     assert.equal(p.voting_closes - p.voting_opens, 7n * DAY, 'fixed at creation');
     assert.equal(p.status, 'Open', 'still open although 3 days have passed since it opened');
@@ -516,7 +617,12 @@ describe('ConstitutionalAmendment and MembershipPolicy execution (spec 1 rule 2,
     const [a, b] = h.members as [string, string];
     const newAdmin = principalFromSeed('new-admin');
     const id = h.ok(
-      await h.gov(a).create_proposal({ title: 'Policy', body: 'b', category: 'MembershipPolicy', payload: { MembershipPolicy: { add_admins: [newAdmin], remove_admins: [], revoke: [b] } } }),
+      await h.gov(a).create_proposal({
+        title: 'Policy',
+        body: 'b',
+        category: 'MembershipPolicy',
+        payload: { MembershipPolicy: { add_admins: [newAdmin], remove_admins: [], revoke: [b] } },
+      }),
     );
     h.advance(HOUR);
     h.ok(await h.gov(a).cast_vote(id, 'Yes'));
@@ -557,10 +663,13 @@ describe('durability of the embedded host across a restart', () => {
     assert.deepEqual(counts((await h2.admin.governance.list_proposals({ limit: 10 }))[0]!.tally), [1n, 1n, 1n]);
     h2.setNow((await h2.admin.governance.get_proposal(id))!.voting_closes + 1n);
     await h2.tick();
-    assert.equal((await h2.admin.governance.get_proposal(id))!.status, 'Rejected', 'decided on the merged counts: 1 yes of 2 yes and no is below the threshold');
+    assert.equal(
+      (await h2.admin.governance.get_proposal(id))!.status,
+      'Rejected',
+      'decided on the merged counts: 1 yes of 2 yes and no is below the threshold',
+    );
     h2.platform.close();
   });
-
 
   it('proposals, votes, tallies, receipts, prices and events survive; timers resume from stored state', async () => {
     const { tempDir } = await import('./harness.ts');

@@ -115,7 +115,9 @@ export async function harness(options: EmbeddedPlatformOptions & { start?: strin
 
 /** Ratifies `price` through a SetDomPrice proposal voted by `voter`; returns the proposal id. */
 export async function ratifyPrice(h: Harness, voter: string, price: number): Promise<bigint> {
-  const id = h.ok(await h.bridge.governance.create_proposal({ title: 'price', body: 'b', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: price } } }));
+  const id = h.ok(
+    await h.bridge.governance.create_proposal({ title: 'price', body: 'b', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: price } } }),
+  );
   h.advance(HOUR);
   h.ok(await h.as(voter).governance.cast_vote(id, 'Yes'));
   h.advance(3n * DAY);

@@ -15,8 +15,17 @@ const ALICE = principalFromSeed('nat-alice');
 const BOB = principalFromSeed('nat-bob');
 const E8S = 100_000_000n;
 
-type Ledger = { icrc1_balance_of(a: { owner: string }): Promise<bigint>; icrc1_total_supply(): Promise<bigint>; icrc2_allowance(a: { account: { owner: string }; spender: { owner: string } }): Promise<{ allowance: bigint }> };
-const state = async (l: Ledger) => [await l.icrc1_balance_of({ owner: ALICE }), await l.icrc1_balance_of({ owner: BOB }), await l.icrc1_total_supply(), (await l.icrc2_allowance({ account: { owner: ALICE }, spender: { owner: BOB } })).allowance];
+type Ledger = {
+  icrc1_balance_of(a: { owner: string }): Promise<bigint>;
+  icrc1_total_supply(): Promise<bigint>;
+  icrc2_allowance(a: { account: { owner: string }; spender: { owner: string } }): Promise<{ allowance: bigint }>;
+};
+const state = async (l: Ledger) => [
+  await l.icrc1_balance_of({ owner: ALICE }),
+  await l.icrc1_balance_of({ owner: BOB }),
+  await l.icrc1_total_supply(),
+  (await l.icrc2_allowance({ account: { owner: ALICE }, spender: { owner: BOB } })).allowance,
+];
 
 describe('a negative nat moves nothing on either host (decision L24)', () => {
   it('embedded: icrc1_transfer of -5, icrc2_approve of -100 and icrc2_transfer_from of -1 are rejected calls; balances, supply and allowance unchanged', async () => {
@@ -26,7 +35,10 @@ describe('a negative nat moves nothing on either host (decision L24)', () => {
       const before = await state(h.admin.ledger);
       await assert.rejects(h.as(ALICE).ledger.icrc1_transfer({ to: { owner: BOB }, amount: -5n }), /InvalidArgument: amount must be a nat/);
       await assert.rejects(h.as(ALICE).ledger.icrc2_approve({ spender: { owner: BOB }, amount: -100n }), /InvalidArgument: amount must be a nat/);
-      await assert.rejects(h.as(BOB).ledger.icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: BOB }, amount: -1n }), /InvalidArgument: amount must be a nat/);
+      await assert.rejects(
+        h.as(BOB).ledger.icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: BOB }, amount: -1n }),
+        /InvalidArgument: amount must be a nat/,
+      );
       assert.deepEqual(await state(h.admin.ledger), before);
     } finally {
       h.platform.close();

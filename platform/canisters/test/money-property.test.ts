@@ -9,17 +9,34 @@ import fc from 'fast-check';
 import type { Account } from '@domdao/canister-kit';
 import { DAY, HOUR, harness } from './harness.ts';
 
-
 const E8S = 100_000_000n;
 const FEE = 10_000n;
 const MEMBERS = 3;
 
 const op = fc.oneof(
-  fc.record({ kind: fc.constant('create' as const), by: fc.nat(MEMBERS - 1), goal: fc.bigInt({ min: E8S, max: 300n * E8S }), days: fc.integer({ min: 1, max: 3 }) }),
-  fc.record({ kind: fc.constant('contribute' as const), by: fc.nat(MEMBERS - 1), campaign: fc.nat(3), amount: fc.bigInt({ min: 1n, max: 200n * E8S }), op: fc.option(fc.nat(2), { nil: undefined }), lose: fc.boolean() }),
+  fc.record({
+    kind: fc.constant('create' as const),
+    by: fc.nat(MEMBERS - 1),
+    goal: fc.bigInt({ min: E8S, max: 300n * E8S }),
+    days: fc.integer({ min: 1, max: 3 }),
+  }),
+  fc.record({
+    kind: fc.constant('contribute' as const),
+    by: fc.nat(MEMBERS - 1),
+    campaign: fc.nat(3),
+    amount: fc.bigInt({ min: 1n, max: 200n * E8S }),
+    op: fc.option(fc.nat(2), { nil: undefined }),
+    lose: fc.boolean(),
+  }),
   fc.record({ kind: fc.constant('cancel' as const), campaign: fc.nat(3) }),
   fc.record({ kind: fc.constant('wait' as const), hours: fc.integer({ min: 1, max: 40 }) }),
-  fc.record({ kind: fc.constant('payout' as const), proposal: fc.integer({ min: 1, max: 4 }), to: fc.nat(MEMBERS - 1), amount: fc.bigInt({ min: 1n, max: 600n * E8S }), lose: fc.boolean() }),
+  fc.record({
+    kind: fc.constant('payout' as const),
+    proposal: fc.integer({ min: 1, max: 4 }),
+    to: fc.nat(MEMBERS - 1),
+    amount: fc.bigInt({ min: 1n, max: 600n * E8S }),
+    lose: fc.boolean(),
+  }),
   fc.record({ kind: fc.constant('burn' as const), by: fc.nat(MEMBERS - 1), amount: fc.bigInt({ min: 1n, max: 50n * E8S }) }),
 );
 
@@ -61,7 +78,7 @@ describe('conservation over random money flows (decisions L3, L11–L18)', () =>
             for (const { block } of blocks) {
               const m = (block as { Map: Array<[string, unknown]> }).Map;
               const type = (m.find(([k]) => k === 'btype')![1] as { Text: string }).Text;
-              const amt = ((m.find(([k]) => k === 'tx')![1] as { Map: Array<[string, { Nat: bigint }]> }).Map.find(([k]) => k === 'amt')![1]).Nat;
+              const amt = (m.find(([k]) => k === 'tx')![1] as { Map: Array<[string, { Nat: bigint }]> }).Map.find(([k]) => k === 'amt')![1].Nat;
               if (type === '1mint') mintedLog += amt;
               else if (type === '1burn') burned += amt;
               else fees += FEE;
@@ -72,7 +89,9 @@ describe('conservation over random money flows (decisions L3, L11–L18)', () =>
           for (const o of ops) {
             switch (o.kind) {
               case 'create': {
-                const r = await h.as(members[o.by]!).campaign.create_campaign({ title: 't', description: '', goal: { DomTokens: o.goal }, deadline: h.now() + BigInt(o.days) * DAY });
+                const r = await h
+                  .as(members[o.by]!)
+                  .campaign.create_campaign({ title: 't', description: '', goal: { DomTokens: o.goal }, deadline: h.now() + BigInt(o.days) * DAY });
                 const id = h.ok(r);
                 campaigns.push(id);
                 escrows.push((await h.admin.campaign.get_campaign(id))!.escrow);
@@ -82,7 +101,10 @@ describe('conservation over random money flows (decisions L3, L11–L18)', () =>
                 const id = campaigns[o.campaign];
                 if (!id) break;
                 if (o.lose) loseNext = 'icrc2_transfer_from';
-                await h.as(members[o.by]!).campaign.contribute(id, { Dom: o.amount }, o.op === undefined ? undefined : `op-${o.op}`).catch(() => undefined);
+                await h
+                  .as(members[o.by]!)
+                  .campaign.contribute(id, { Dom: o.amount }, o.op === undefined ? undefined : `op-${o.op}`)
+                  .catch(() => undefined);
                 loseNext = undefined;
                 break;
               }
@@ -104,7 +126,10 @@ describe('conservation over random money flows (decisions L3, L11–L18)', () =>
                 loseNext = undefined;
                 break;
               case 'burn':
-                await h.as(members[o.by]!).campaign.burn_donation({ Dom: o.amount }, undefined).catch(() => undefined);
+                await h
+                  .as(members[o.by]!)
+                  .campaign.burn_donation({ Dom: o.amount }, undefined)
+                  .catch(() => undefined);
                 break;
             }
             await check();
@@ -119,15 +144,31 @@ describe('conservation over random money flows (decisions L3, L11–L18)', () =>
             assert.equal(c.settled, true, `campaign ${id} settled`);
             assert.equal(await h.admin.ledger.icrc1_balance_of(escrows[i]!), 0n, `escrow of ${id} empty`);
             const list = await h.admin.campaign.list_contributions(id, undefined, 100);
-            assert.equal(list.reduce((a, x) => a + x.amount_e8s, 0n), c.progress.raised_dom, 'raised = the recorded contributions');
+            assert.equal(
+              list.reduce((a, x) => a + x.amount_e8s, 0n),
+              c.progress.raised_dom,
+              'raised = the recorded contributions',
+            );
             if (c.status === 'Succeeded') assert.equal(c.released!.amount_e8s, c.progress.raised_dom - FEE);
-            else assert.ok(list.every((x) => x.refund!.amount_e8s === x.amount_e8s - FEE), 'every contribution refunded once');
+            else
+              assert.ok(
+                list.every((x) => x.refund!.amount_e8s === x.amount_e8s - FEE),
+                'every contribution refunded once',
+              );
           }
           // Retried payouts: one ledger transfer per proposal.
           for (const p of await gov.list_payouts(undefined, 100)) {
             const { blocks } = await h.admin.ledger.icrc3_get_blocks([{ start: 0n, length: 2000n }]);
             const memo = new TextEncoder().encode(`dom-payout:${p.proposal_id}`);
-            const n = blocks.filter(({ block }) => JSON.stringify((block as { Map: Array<[string, { Map?: Array<[string, unknown]> }]> }).Map.find(([k]) => k === 'tx')![1].Map!.find(([k]) => k === 'memo')?.[1], (_k, v: unknown) => (v instanceof Uint8Array ? Array.from(v) : typeof v === 'bigint' ? String(v) : v)) === JSON.stringify({ Blob: Array.from(memo) })).length;
+            const n = blocks.filter(
+              ({ block }) =>
+                JSON.stringify(
+                  (block as { Map: Array<[string, { Map?: Array<[string, unknown]> }]> }).Map.find(([k]) => k === 'tx')![1].Map!.find(
+                    ([k]) => k === 'memo',
+                  )?.[1],
+                  (_k, v: unknown) => (v instanceof Uint8Array ? Array.from(v) : typeof v === 'bigint' ? String(v) : v),
+                ) === JSON.stringify({ Blob: Array.from(memo) }),
+            ).length;
             assert.equal(n, 1, `payout ${p.proposal_id} moved once`);
           }
           assert.deepEqual(await h.admin.campaign.list_pending_movements(), []);

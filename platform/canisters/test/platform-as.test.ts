@@ -16,7 +16,16 @@ describe('EmbeddedPlatform.as (decision K8)', () => {
       assert.notEqual(p.as(other), p.as(admin));
       assert.deepEqual(await p.as(admin).governance.list_admin_events(undefined, 1), []);
       await assert.rejects(p.as(other).governance.list_votes(1n), /NotAuthorized/, 'the cached clients of another principal call as that principal');
-      assert.ok(await p.as(admin).governance.list_votes(1n).then(() => true, (e: Error) => !/NotAuthorized/.test(e.message)), 'the admin is not refused');
+      assert.ok(
+        await p
+          .as(admin)
+          .governance.list_votes(1n)
+          .then(
+            () => true,
+            (e: Error) => !/NotAuthorized/.test(e.message),
+          ),
+        'the admin is not refused',
+      );
     } finally {
       p.close();
     }

@@ -32,7 +32,15 @@ describe('embedded scheduler (the IC timers, embedded)', () => {
     try {
       const bridge = p.as(BRIDGE);
       const principal = principalFromSeed('late-minted');
-      const acct = await bridge.user.create_account({ principal, email_encrypted: 'e', name_encrypted: 'n', dob_encrypted: 'd', password_hash: PASSWORD_HASH, tos_accepted_at: now - 1n, is_age_verified_18_plus: true });
+      const acct = await bridge.user.create_account({
+        principal,
+        email_encrypted: 'e',
+        name_encrypted: 'n',
+        dob_encrypted: 'd',
+        password_hash: PASSWORD_HASH,
+        tos_accepted_at: now - 1n,
+        is_age_verified_18_plus: true,
+      });
       assert.ok('Ok' in acct);
       await bridge.user.verify_email(acct.Ok.verification_token);
       const r = await p.as(ADMIN).governance.create_proposal({ title: 'Timers', body: 'b', category: 'General' });

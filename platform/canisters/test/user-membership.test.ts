@@ -87,7 +87,11 @@ describe('verify_email (spec 2 Email verification token, registration rule 4)', 
     const again = h.ok(await h.bridge.user.reissue_verification_token(r.principal));
     assert.deepEqual(await h.bridge.user.verify_email(r.verification_token), { Err: { TokenInvalid: null } }, 'the reissued token replaced it');
     h.advance(DAY);
-    assert.deepEqual(await h.bridge.user.verify_email(again.verification_token), { Err: { TokenExpired: null } }, 'valid for 24 hours, not one nanosecond more');
+    assert.deepEqual(
+      await h.bridge.user.verify_email(again.verification_token),
+      { Err: { TokenExpired: null } },
+      'valid for 24 hours, not one nanosecond more',
+    );
     assert.equal((await h.bridge.user.get_account(r.principal))!.email_verified, false);
     const fresh = h.ok(await h.bridge.user.reissue_verification_token(r.principal));
     h.advance(DAY - 1n);
@@ -99,13 +103,27 @@ describe('verify_email (spec 2 Email verification token, registration rule 4)', 
 describe('mint retry queue (spec 2 Limits "mint retry", RetryQueueItem, Admin notification)', () => {
   it('a failed mint queues the account; retries back off exponentially from 5 minutes; success clears it', async () => {
     let down = true;
-    const h = await harness({ interceptCall: (from, to, method) => { if (down && from === 'user' && method === 'mint_membership_registered') throw new Error('membership canister stopped'); } });
+    const h = await harness({
+      interceptCall: (from, to, method) => {
+        if (down && from === 'user' && method === 'mint_membership_registered') throw new Error('membership canister stopped');
+      },
+    });
     const r = h.ok(await h.bridge.user.create_account(request('alice', h.now())));
     const v = h.ok(await h.bridge.user.verify_email(r.verification_token));
     assert.deepEqual(v, { principal: r.principal }, 'verified, membership pending');
     assert.equal((await h.bridge.user.get_account(r.principal))!.email_verified, true);
     let [item] = await h.bridge.user.list_retry_queue();
-    assert.deepEqual({ ...item, last_error: undefined }, { user_principal: r.principal, operation: 'MintRegistered', attempts: 1, last_attempt: h.now(), next_attempt: h.now() + 5n * MINUTE, last_error: undefined });
+    assert.deepEqual(
+      { ...item, last_error: undefined },
+      {
+        user_principal: r.principal,
+        operation: 'MintRegistered',
+        attempts: 1,
+        last_attempt: h.now(),
+        next_attempt: h.now() + 5n * MINUTE,
+        last_error: undefined,
+      },
+    );
     assert.match(item!.last_error, /membership canister stopped/);
     h.advance(5n * MINUTE - 1n);
     await h.tick();
@@ -124,7 +142,12 @@ describe('mint retry queue (spec 2 Limits "mint retry", RetryQueueItem, Admin no
   });
 
   it('after 10 failed attempts the account leaves the queue and a membership_mint_failed notification is raised; the queue survives restarts', async () => {
-    const h = await harness({ dir: tempDir(), interceptCall: (_f, _t, method) => { if (method === 'mint_membership_registered') throw new Error('stopped'); } });
+    const h = await harness({
+      dir: tempDir(),
+      interceptCall: (_f, _t, method) => {
+        if (method === 'mint_membership_registered') throw new Error('stopped');
+      },
+    });
     const r = h.ok(await h.bridge.user.create_account(request('bob', h.now())));
     h.ok(await h.bridge.user.verify_email(r.verification_token));
     let h2 = await h.reopen();
@@ -138,7 +161,18 @@ describe('mint retry queue (spec 2 Limits "mint retry", RetryQueueItem, Admin no
     assert.deepEqual(await h2.bridge.user.list_retry_queue(), []);
     const notes = await h2.bridge.user.list_admin_notifications(undefined, undefined);
     assert.equal(notes.length, 1);
-    assert.deepEqual({ ...notes[0]!, at: 0n }, { id: 1n, type: 'membership_mint_failed', user_principal: r.principal, email_encrypted: 'ct-email-bob', attempts: 10, last_error: 'membership canister unavailable: stopped', at: 0n });
+    assert.deepEqual(
+      { ...notes[0]!, at: 0n },
+      {
+        id: 1n,
+        type: 'membership_mint_failed',
+        user_principal: r.principal,
+        email_encrypted: 'ct-email-bob',
+        attempts: 10,
+        last_error: 'membership canister unavailable: stopped',
+        at: 0n,
+      },
+    );
     assert.deepEqual(await h2.bridge.user.list_admin_notifications(1n, undefined), [], 'after_id pages');
     assert.deepEqual(await h2.as(r.principal).user.list_admin_notifications(undefined, undefined), [], 'staff only');
     assert.deepEqual(await h2.as(r.principal).user.list_retry_queue(), [], 'staff only');
@@ -157,7 +191,9 @@ describe('upgrade_membership_to_active (spec 2 registration rule 6)', () => {
     h.ok(await h.bridge.user.verify_email(r.verification_token));
     assert.deepEqual(await upgrade(r.principal), { Err: { KycNotApproved: null } });
     h.ok(await h.bridge.user.record_kyc(r.principal, true));
-    assert.deepEqual(await upgrade(r.principal, { ...proofs, payment_proof: new Uint8Array() }), { Err: { InvalidRequest: 'payment_proof must be 1 to 65536 bytes' } });
+    assert.deepEqual(await upgrade(r.principal, { ...proofs, payment_proof: new Uint8Array() }), {
+      Err: { InvalidRequest: 'payment_proof must be 1 to 65536 bytes' },
+    });
     assert.deepEqual(await h.as(r.principal).user.upgrade_membership_to_active({ principal: r.principal, ...proofs }), { Err: { NotAuthorized: null } });
     assert.equal((await h.bridge.membership.get_membership_status(r.principal))!.status, 'Registered', 'nothing changed');
     h.ok(await upgrade(r.principal));
@@ -179,7 +215,9 @@ describe('upgrade_membership_to_active (spec 2 registration rule 6)', () => {
     const adult = await h.register('adult');
     h.ok(await h.admin.user.record_kyc(adult, true));
     h.ok(await h.admin.membership.revoke_membership(adult));
-    assert.deepEqual(await h.bridge.user.upgrade_membership_to_active({ principal: adult, ...proofs }), { Err: { MembershipCallFailed: 'the membership was revoked' } });
+    assert.deepEqual(await h.bridge.user.upgrade_membership_to_active({ principal: adult, ...proofs }), {
+      Err: { MembershipCallFailed: 'the membership was revoked' },
+    });
     assert.deepEqual(await h.as(adult).user.record_kyc(adult, true), { Err: { NotAuthorized: null } });
   });
 });
@@ -190,14 +228,17 @@ describe('membership canister: restricted methods (spec 2 Canister operations)',
     const p = principalFromSeed('p');
     for (const caller of [ADMIN, BRIDGE, p, h.platform.ids.governance]) {
       const c = h.as(caller).membership;
-      assert.match((await c.mint_membership_registered(p, h.now() - 1n) as { Err: string }).Err, /only the user canister/);
-      assert.match((await c.upgrade_to_active(p, new Uint8Array([1])) as { Err: string }).Err, /only the user canister/);
+      assert.match(((await c.mint_membership_registered(p, h.now() - 1n)) as { Err: string }).Err, /only the user canister/);
+      assert.match(((await c.upgrade_to_active(p, new Uint8Array([1]))) as { Err: string }).Err, /only the user canister/);
     }
     for (const caller of [ADMIN, BRIDGE, p]) {
-      assert.match((await h.as(caller).membership.apply_policy({ add_admins: [caller], remove_admins: [], revoke: [] }) as { Err: string }).Err, /only the governance canister/);
+      assert.match(
+        ((await h.as(caller).membership.apply_policy({ add_admins: [caller], remove_admins: [], revoke: [] })) as { Err: string }).Err,
+        /only the governance canister/,
+      );
     }
     const member = await h.register('m');
-    assert.match((await h.as(member).membership.revoke_membership(member) as { Err: string }).Err, /admin only/);
+    assert.match(((await h.as(member).membership.revoke_membership(member)) as { Err: string }).Err, /admin only/);
     assert.equal(await h.bridge.membership.icrc7_total_supply(), 1n);
     assert.equal((await h.bridge.membership.icrc7_collection_metadata()).length, 7);
   });

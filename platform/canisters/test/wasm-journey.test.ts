@@ -71,7 +71,10 @@ for (const [name, journey] of [
       await journey(host);
       for (const c of replica.canisters.values()) assert.equal(c.version, 1n, `${c.id} was upgraded once`);
       // Decision W4: the host stops a message over its limit; none of the journey's came near one.
-      assert.ok(replica.counts.length > 50 && replica.counts.every((c) => !c.trapped), `every message counted, none trapped: ${replica.log.map((l) => l.message).join('; ')}`);
+      assert.ok(
+        replica.counts.length > 50 && replica.counts.every((c) => !c.trapped),
+        `every message counted, none trapped: ${replica.log.map((l) => l.message).join('; ')}`,
+      );
     });
   });
 }
@@ -98,7 +101,10 @@ describe('IC message semantics on the built wasm (decision W2)', () => {
     const g = replica.canister(d.ids.governance);
     const stable = Buffer.from(g.stable.subarray(0, g.stablePages * 65_536));
     replica.trapAtReply = (_c, method) => method === 'create_proposal';
-    await assert.rejects(d.as(BRIDGE).governance.create_proposal({ title: 'Lost', body: 'trapped at its reply', category: 'General' }), (e: Error) => e instanceof CanisterCallError && e.rejectCode === 5);
+    await assert.rejects(
+      d.as(BRIDGE).governance.create_proposal({ title: 'Lost', body: 'trapped at its reply', category: 'General' }),
+      (e: Error) => e instanceof CanisterCallError && e.rejectCode === 5,
+    );
     replica.trapAtReply = undefined;
     assert.ok(Buffer.from(g.stable.subarray(0, g.stablePages * 65_536)).equals(stable), 'stable memory as before');
     assert.deepEqual(await d.as(BRIDGE).governance.list_proposals({}), [], 'nor does list_proposals see it');
@@ -113,9 +119,16 @@ describe('IC message semantics on the built wasm (decision W2)', () => {
     assert.equal(settings.rules.length > 0, true);
     const missing = await replica.query(ADMIN, d.ids.governance, 'no_such_method', new Uint8Array(IDL.encode([], [])));
     assert.ok('rejectCode' in missing && missing.rejectCode === 3);
-    await assert.rejects(d.as(ADMIN).governance.get_proposal(999n).then(() => replica.update(ADMIN, 'aaaaa-aa', 'install_code', new Uint8Array())).then((r) => {
-      if ('rejectCode' in r) throw new CanisterCallError('aaaaa-aa', 'install_code', r.rejectMessage, r.rejectCode);
-    }), /no management method/);
+    await assert.rejects(
+      d
+        .as(ADMIN)
+        .governance.get_proposal(999n)
+        .then(() => replica.update(ADMIN, 'aaaaa-aa', 'install_code', new Uint8Array()))
+        .then((r) => {
+          if ('rejectCode' in r) throw new CanisterCallError('aaaaa-aa', 'install_code', r.rejectMessage, r.rejectCode);
+        }),
+      /no management method/,
+    );
     assert.equal(Principal.fromText(d.ids.governance).toText(), d.ids.governance);
   });
 });

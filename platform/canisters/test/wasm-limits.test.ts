@@ -22,10 +22,20 @@ const CONTROLLER = principalFromSeed('controller');
  *   local.get $i)
  */
 function countingLoop(): Uint8Array {
-  const body = [0x01, 0x01, 0x7f, 0x02, 0x40, 0x03, 0x40, 0x20, 0x01, 0x20, 0x00, 0x4f, 0x0d, 0x01, 0x20, 0x01, 0x41, 0x01, 0x6a, 0x21, 0x01, 0x0c, 0x00, 0x0b, 0x0b, 0x20, 0x01, 0x0b];
+  const body = [
+    0x01, 0x01, 0x7f, 0x02, 0x40, 0x03, 0x40, 0x20, 0x01, 0x20, 0x00, 0x4f, 0x0d, 0x01, 0x20, 0x01, 0x41, 0x01, 0x6a, 0x21, 0x01, 0x0c, 0x00, 0x0b, 0x0b, 0x20,
+    0x01, 0x0b,
+  ];
   const section = (id: number, content: number[]) => [id, content.length, ...content];
   return Uint8Array.from([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, [0x01, 0x60, 0x01, 0x7f, 0x01, 0x7f]),
     ...section(3, [0x01, 0x00]),
     ...section(7, [0x01, 0x03, 0x72, 0x75, 0x6e, 0x00, 0x00]),
@@ -95,9 +105,20 @@ describe('instruction counting (decision W4)', () => {
     await assert.rejects(b.governance.create_proposal({ title: 'Too long', body: 'for the limit', category: 'General' }), /instruction limit exceeded/);
     replica.limits.update = INSTRUCTION_LIMITS.update;
     assert.deepEqual(await b.governance.create_proposal({ title: 'Metered', body: 'counted again', category: 'General' }), { Ok: 3n });
-    assert.deepEqual((await b.governance.list_proposals({})).map((p) => p.title), ['Metered', 'After the upgrade', 'Unmetered'], 'newest first');
+    assert.deepEqual(
+      (await b.governance.list_proposals({})).map((p) => p.title),
+      ['Metered', 'After the upgrade', 'Unmetered'],
+      'newest first',
+    );
     const mine = replica.counts.slice(counted);
-    assert.deepEqual(mine.map((c) => [c.method, c.trapped]), [['create_proposal', true], ['create_proposal', false], ['list_proposals', false]]);
+    assert.deepEqual(
+      mine.map((c) => [c.method, c.trapped]),
+      [
+        ['create_proposal', true],
+        ['create_proposal', false],
+        ['list_proposals', false],
+      ],
+    );
     assert.ok(mine.every((c) => c.instructions > 0n));
   });
 
@@ -108,7 +129,15 @@ describe('instruction counting (decision W4)', () => {
     const voters: string[] = [];
     for (let i = 0; i < 24; i++) {
       const principal = principalFromSeed(`w5-voter-${i}`);
-      const created = await b.user.create_account({ principal, email_encrypted: 'e', name_encrypted: 'n', dob_encrypted: 'd', password_hash: '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaGhhc2hoYXNo', tos_accepted_at: replica.time - 1n, is_age_verified_18_plus: true });
+      const created = await b.user.create_account({
+        principal,
+        email_encrypted: 'e',
+        name_encrypted: 'n',
+        dob_encrypted: 'd',
+        password_hash: '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaGhhc2hoYXNo',
+        tos_accepted_at: replica.time - 1n,
+        is_age_verified_18_plus: true,
+      });
       assert.ok('Ok' in created);
       assert.ok('Ok' in (await b.user.verify_email(created.Ok.verification_token)));
       assert.ok('Ok' in (await b.user.record_kyc(principal, true)));
@@ -163,6 +192,9 @@ describe('instruction counting (decision W4)', () => {
     }
     assert.deepEqual(seen, [...ids].reverse(), 'every proposal once, newest first');
     const listed = replica.counts.filter((c) => c.method === 'list_proposals');
-    assert.ok(listed.every((c) => c.instructions < 4_000_000_000n), `pages used ${listed.map((c) => c.instructions).join(', ')} instructions`);
+    assert.ok(
+      listed.every((c) => c.instructions < 4_000_000_000n),
+      `pages used ${listed.map((c) => c.instructions).join(', ')} instructions`,
+    );
   });
 });

@@ -31,7 +31,12 @@ describe('range reads of the IC Store at 100,000 entries (decision W7)', () => {
     };
     /** Ten keys from `from` (keys are 0, 2, 4, …), and the instructions of the query. */
     const page = async (from: bigint | undefined, reverse = false) => {
-      const r = await replica.query(CONTROLLER, PROBE, 'page', new Uint8Array(IDL.encode([IDL.Opt(IDL.Nat64), IDL.Nat32, IDL.Bool], [from === undefined ? [] : [from], 10, reverse])));
+      const r = await replica.query(
+        CONTROLLER,
+        PROBE,
+        'page',
+        new Uint8Array(IDL.encode([IDL.Opt(IDL.Nat64), IDL.Nat32, IDL.Bool], [from === undefined ? [] : [from], 10, reverse])),
+      );
       if (!('reply' in r)) return { rejected: r.rejectMessage, instructions: last().instructions };
       const v = IDL.decode([Page], r.reply)[0] as unknown as { keys: bigint[]; complete: boolean; size: bigint };
       return { ...v, keys: [...v.keys], instructions: last().instructions };
@@ -89,7 +94,10 @@ describe('range reads of the IC Store at 100,000 entries (decision W7)', () => {
         counts[`${when} ${where}`] = Number(p.instructions);
       }
       assert.deepEqual('keys' in r.start && r.start.keys, firstTen);
-      assert.deepEqual('keys' in r.startFrom && r.startFrom.keys, firstTen.map((k) => k + 2n));
+      assert.deepEqual(
+        'keys' in r.startFrom && r.startFrom.keys,
+        firstTen.map((k) => k + 2n),
+      );
       assert.deepEqual('keys' in r.end && r.end.keys, lastTen);
       assert.deepEqual('keys' in r.endReverse && r.endReverse.keys, [...lastTen].reverse());
     }
@@ -106,6 +114,16 @@ describe('range reads of the IC Store at 100,000 entries (decision W7)', () => {
     const end = await page(END);
     assert.ok('keys' in end);
     assert.deepEqual(end.keys, lastTen);
-    console.log(JSON.stringify({ positionalStart: Number(positional.start.instructions), positionalEnd: `> ${Number(positional.end.instructions)} (stopped)`, postUpgrade: Number(upgrade.instructions), buildStep: Number(step), ...counts, insert: Number(insert), remove: Number(remove) }));
+    console.log(
+      JSON.stringify({
+        positionalStart: Number(positional.start.instructions),
+        positionalEnd: `> ${Number(positional.end.instructions)} (stopped)`,
+        postUpgrade: Number(upgrade.instructions),
+        buildStep: Number(step),
+        ...counts,
+        insert: Number(insert),
+        remove: Number(remove),
+      }),
+    );
   });
 });

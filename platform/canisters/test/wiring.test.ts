@@ -13,7 +13,14 @@ import { userWiring } from '@domdao/canister-user';
 import type { CanisterName } from '../src/api.ts';
 import { METHOD_TABLES } from '../src/tables.ts';
 
-const WIRING = { governance: governanceWiring, membership: membershipWiring, user: userWiring, campaign: campaignWiring, treasury: treasuryWiring, ledger: ledgerWiring };
+const WIRING = {
+  governance: governanceWiring,
+  membership: membershipWiring,
+  user: userWiring,
+  campaign: campaignWiring,
+  treasury: treasuryWiring,
+  ledger: ledgerWiring,
+};
 
 /** Every dependency function, called once with placeholder arguments, as the calls it makes. */
 async function callsMade(canister: CanisterName): Promise<Array<{ to: string; method: string; args: unknown[] }>> {

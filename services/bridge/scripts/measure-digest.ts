@@ -18,11 +18,28 @@ try {
   const at = h.now();
   const t0 = Date.now();
   for (let i = 0; i < count; i += 1000) {
-    const rows = Array.from({ length: Math.min(1000, count - i) }, () => ({ id: randomUUID(), principal: randomUUID(), email_index: randomBytes(32), ...fields, password_hash: 'x', is_minor: false, roles: ['member'], email_verified_at: new Date(at - 86_400_000) }));
+    const rows = Array.from({ length: Math.min(1000, count - i) }, () => ({
+      id: randomUUID(),
+      principal: randomUUID(),
+      email_index: randomBytes(32),
+      ...fields,
+      password_hash: 'x',
+      is_minor: false,
+      roles: ['member'],
+      email_verified_at: new Date(at - 86_400_000),
+    }));
     await h.opened.db.insertInto('users').values(rows).execute();
-    await h.opened.db.insertInto('digest_preferences').values(rows.map((r) => ({ user_id: r.id, digest_frequency: 'daily' as const, opted_in_at: new Date(at - 2 * 86_400_000), updated_at: new Date(at) }))).execute();
+    await h.opened.db
+      .insertInto('digest_preferences')
+      .values(rows.map((r) => ({ user_id: r.id, digest_frequency: 'daily' as const, opted_in_at: new Date(at - 2 * 86_400_000), updated_at: new Date(at) })))
+      .execute();
   }
-  await addActivity(h.opened.db, 'measure:1', { category: 'Test', title: 'Something happened', body: 'For everyone.', deep_link: 'https://domdao.example/x', audience: { kind: 'all' } }, new Date(at - 3_600_000));
+  await addActivity(
+    h.opened.db,
+    'measure:1',
+    { category: 'Test', title: 'Something happened', body: 'For everyone.', deep_link: 'https://domdao.example/x', audience: { kind: 'all' } },
+    new Date(at - 3_600_000),
+  );
   console.log(`setup: ${count} members in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   const keys = await loadKeys(h.config);
   const opener = await createOpener(keys.hpkePrivateKey);
@@ -30,16 +47,31 @@ try {
   const started = Date.now();
   const report = await runDigest(
     {
-      db: h.opened.db, notifier: h.notifier, events: h.app.events, jobs: h.app.jobs, membership: clients.membership, governance: clients.governance,
-      governanceAs: async () => clients.governance, openField: (f, s) => opener.open(f, s), requireSession: () => Promise.reject(new Error('unused')), currentSession: async () => undefined,
-      signingSecrets: keys.signingSecrets, tokenLifetimeMs: 30 * 86_400_000, linkBase: 'https://domdao.example', publicUrl: h.config.PUBLIC_URL, brandDomain: 'domdao.example',
-      digestConcurrency: h.config.DIGEST_CONCURRENCY, now: h.now,
+      db: h.opened.db,
+      notifier: h.notifier,
+      events: h.app.events,
+      jobs: h.app.jobs,
+      membership: clients.membership,
+      governance: clients.governance,
+      governanceAs: async () => clients.governance,
+      openField: (f, s) => opener.open(f, s),
+      requireSession: () => Promise.reject(new Error('unused')),
+      currentSession: async () => undefined,
+      signingSecrets: keys.signingSecrets,
+      tokenLifetimeMs: 30 * 86_400_000,
+      linkBase: 'https://domdao.example',
+      publicUrl: h.config.PUBLIC_URL,
+      brandDomain: 'domdao.example',
+      digestConcurrency: h.config.DIGEST_CONCURRENCY,
+      now: h.now,
     },
     new Date(at),
   );
   const s = (Date.now() - started) / 1000;
   console.log(JSON.stringify(report));
-  console.log(`digest run: ${count} eligible members in ${s.toFixed(1)} s (${(count / s).toFixed(0)} digests/s, concurrency ${h.config.DIGEST_CONCURRENCY}); provider received ${h.provider.requests.length}`);
+  console.log(
+    `digest run: ${count} eligible members in ${s.toFixed(1)} s (${(count / s).toFixed(0)} digests/s, concurrency ${h.config.DIGEST_CONCURRENCY}); provider received ${h.provider.requests.length}`,
+  );
 } finally {
   await h.close();
 }

@@ -20,7 +20,12 @@ export interface AiParts {
 export async function registerAi(app: FastifyInstance, { parts, ctx, guards, jobs }: AiParts): Promise<void> {
   const { config } = parts;
   const { events, now } = ctx;
-  const alerts = await createAlerts({ log: app.log, ...(config.SENTRY_DSN && { sentryDsn: config.SENTRY_DSN }), environment: config.NODE_ENV, release: `bridge@${BRIDGE_VERSION}` });
+  const alerts = await createAlerts({
+    log: app.log,
+    ...(config.SENTRY_DSN && { sentryDsn: config.SENTRY_DSN }),
+    environment: config.NODE_ENV,
+    release: `bridge@${BRIDGE_VERSION}`,
+  });
   const inference = createInference({
     ...(config.INFERENCE_URL && { url: config.INFERENCE_URL }),
     ...(config.INFERENCE_API_KEY && { apiKey: config.INFERENCE_API_KEY }),
@@ -28,7 +33,12 @@ export async function registerAi(app: FastifyInstance, { parts, ctx, guards, job
     embedModel: config.INFERENCE_EMBED_MODEL,
     timeoutMs: config.INFERENCE_TIMEOUT_MS,
     swapAllowanceMs: config.INFERENCE_SWAP_ALLOWANCE_MS,
-    circuit: { enabled: parts.ai?.circuit ?? config.NODE_ENV !== 'test', threshold: config.INFERENCE_CIRCUIT_OPEN_THRESHOLD, resetMs: config.INFERENCE_CIRCUIT_RESET_MS, now },
+    circuit: {
+      enabled: parts.ai?.circuit ?? config.NODE_ENV !== 'test',
+      threshold: config.INFERENCE_CIRCUIT_OPEN_THRESHOLD,
+      resetMs: config.INFERENCE_CIRCUIT_RESET_MS,
+      now,
+    },
     ...(parts.ai?.queue && { queue: parts.ai.queue }),
     alerts,
     log: app.log,

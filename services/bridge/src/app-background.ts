@@ -48,7 +48,14 @@ export async function registerBackground(app: FastifyInstance, { parts, ctx, gua
   app.decorate('priceOracle', priceOracle);
   await app.register(priceOracleRoutes, { oracle: priceOracle, retryAfterSeconds: config.PRICE_POLL_SECONDS, now });
   const governanceFollower = new GovernanceFollower({ db: parts.db, events, governance: ctx.canisters.governance, pollMs: GOVERNANCE_FOLLOW_MS, log: app.log });
-  const fundsFollower = new FundsFollower({ db: parts.db, events, campaign: ctx.canisters.campaign, treasury: ctx.canisters.treasury, pollMs: FUNDS_FOLLOW_MS, log: app.log });
+  const fundsFollower = new FundsFollower({
+    db: parts.db,
+    events,
+    campaign: ctx.canisters.campaign,
+    treasury: ctx.canisters.treasury,
+    pollMs: FUNDS_FOLLOW_MS,
+    log: app.log,
+  });
   app.decorate('events', events);
   app.decorate('fundsFollower', fundsFollower);
   // Scheduled jobs (decisions V16–V21): features define theirs while the app is built; the runner
@@ -56,7 +63,11 @@ export async function registerBackground(app: FastifyInstance, { parts, ctx, gua
   const jobs = new JobRunner({ db: parts.db, now, instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, log: app.log });
   app.decorate('jobs', jobs);
   // Decision B26: expired unverified registrations leave the database and (through the outbox) the canister.
-  jobs.define({ name: 'accounts:expire-unverified', everyMs: 3_600_000, run: async () => ({ detail: { removed: await expireUnverifiedRegistrations(parts.db, outbox, now()) } }) });
+  jobs.define({
+    name: 'accounts:expire-unverified',
+    everyMs: 3_600_000,
+    run: async () => ({ detail: { removed: await expireUnverifiedRegistrations(parts.db, outbox, now()) } }),
+  });
   if (parts.jobTimer !== false) app.addHook('onReady', async () => jobs.start());
   await app.register(jobRoutes, { jobs, admin: guards.admin });
   await app.register(priceJob, {

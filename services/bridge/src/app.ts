@@ -118,19 +118,40 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     // Decision B55: a URL the router cannot read (a malformed percent-escape, a path segment over
     // 100 characters) is bad input like any other: 400 VALIDATION_ERROR in the bridge's error body.
     // The answer is sent here; the reply's thenable only reports when it is written (decision R19).
-    frameworkErrors: (err, req, reply) => void sendError(req, reply, new HttpError(400, 'VALIDATION_ERROR', `URL: ${err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is longer than 100 characters' : 'not a valid URL (a malformed percent-escape)'}`)),
+    frameworkErrors: (err, req, reply) =>
+      void sendError(
+        req,
+        reply,
+        new HttpError(
+          400,
+          'VALIDATION_ERROR',
+          `URL: ${err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is longer than 100 characters' : 'not a valid URL (a malformed percent-escape)'}`,
+        ),
+      ),
   });
   drainOnClose(app);
   await app.register(fastifyCookie);
   const now = parts.now ?? Date.now;
-  const outbox = new Outbox({ db: parts.db, now, log: app.log, reconcileMs: config.OUTBOX_RECONCILE_SECONDS * 1000, ...(parts.outboxFaults && { faults: parts.outboxFaults }) });
+  const outbox = new Outbox({
+    db: parts.db,
+    now,
+    log: app.log,
+    reconcileMs: config.OUTBOX_RECONCILE_SECONDS * 1000,
+    ...(parts.outboxFaults && { faults: parts.outboxFaults }),
+  });
   // Before the features: flows publish what happened in their own transactions (an outbox).
   const events = new EventLog({ db: parts.db, log: app.log });
   const ctx: BridgeContext = {
     config,
     db: parts.db,
     keys: parts.keys,
-    sessions: sessionManager({ store: parts.sessionStore, sealer: sealer(parts.keys.sessionDataKey), idleMs: config.SESSION_IDLE_MINUTES * 60_000, absoluteMs: config.SESSION_ABSOLUTE_HOURS * 3_600_000, now }),
+    sessions: sessionManager({
+      store: parts.sessionStore,
+      sealer: sealer(parts.keys.sessionDataKey),
+      idleMs: config.SESSION_IDLE_MINUTES * 60_000,
+      absoluteMs: config.SESSION_ABSOLUTE_HOURS * 3_600_000,
+      now,
+    }),
     // Decision B52: the attempt counters live in the database whatever holds the sessions, so a lockout outlives a Redis restart.
     throttle: databaseThrottle(parts.db, now),
     canisters: parts.canisters.clients,
@@ -164,7 +185,8 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   app.setErrorHandler((err: FastifyError | Error, req, reply) => {
     if (err instanceof HttpError) return sendError(req, reply, err);
     // Decision P16: logged once (database.sync_failed), not per request; no retry helps before a restart.
-    if (isEmbeddedDatabaseFailed(err)) return sendError(req, reply, new HttpError(503, 'DATABASE_FAILED', 'the service cannot store anything safely until it is restarted'));
+    if (isEmbeddedDatabaseFailed(err))
+      return sendError(req, reply, new HttpError(503, 'DATABASE_FAILED', 'the service cannot store anything safely until it is restarted'));
     if (err instanceof SessionStoreUnavailable) {
       req.log.error({ event: 'session_store.unavailable', err: err.message }, 'session store unavailable');
       return sendError(req, reply, new HttpError(503, 'SESSION_STORE_UNAVAILABLE', 'sessions are temporarily unavailable; try again'));
@@ -174,7 +196,12 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
       return sendError(req, reply, new HttpError(503, 'DATABASE_UNAVAILABLE', 'the service is temporarily unavailable; try again', { 'retry-after': '5' }));
     }
     const fe = err as FastifyError;
-    if (fe.validation) return sendError(req, reply, new HttpError(400, 'VALIDATION_ERROR', `${fe.validationContext ?? 'request'}${fe.message.replace(/^(body|params|querystring)/, '')}`));
+    if (fe.validation)
+      return sendError(
+        req,
+        reply,
+        new HttpError(400, 'VALIDATION_ERROR', `${fe.validationContext ?? 'request'}${fe.message.replace(/^(body|params|querystring)/, '')}`),
+      );
     if (fe.statusCode === 413) return sendError(req, reply, new HttpError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large'));
     if (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) return sendError(req, reply, frameworkClientError(fe));
     req.log.error({ event: 'request.failed', err: err.message, stack: err.stack }, 'unhandled error');
@@ -195,10 +222,24 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   app.get('/health', async (req, reply) => {
     const failed = parts.databaseFailure?.();
     if (!failed) return { status: 'ok' };
-    return reply.code(503).send({ status: 'unavailable', error: 'DATABASE_FAILED', message: 'the embedded database could not sync its files and refuses every statement; restart the bridge once the disk is sound', request_id: req.id });
+    return reply.code(503).send({
+      status: 'unavailable',
+      error: 'DATABASE_FAILED',
+      message: 'the embedded database could not sync its files and refuses every statement; restart the bridge once the disk is sound',
+      request_id: req.id,
+    });
   });
   openApiRoute(app);
-  await app.register(authRoutes, { config, db: ctx.db, sessions: ctx.sessions, throttle: ctx.throttle, membership: ctx.canisters.membership, blindIndex, frontendOrigins: ctx.frontendOrigins, guards });
+  await app.register(authRoutes, {
+    config,
+    db: ctx.db,
+    sessions: ctx.sessions,
+    throttle: ctx.throttle,
+    membership: ctx.canisters.membership,
+    blindIndex,
+    frontendOrigins: ctx.frontendOrigins,
+    guards,
+  });
   await app.register(loginPage, { config, frontendOrigins: ctx.frontendOrigins });
   await app.register(registration, { ctx });
   await app.register(verification, { ctx });
@@ -215,7 +256,12 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   await registerAi(app, { parts, ctx, guards, jobs });
   await app.register(portal, {
     dir: config.PORTAL_DIR ?? DEFAULT_PORTAL_DIR,
-    brand: { name: config.BRAND_DAO_NAME, primary_color: config.BRAND_DAO_PRIMARY_COLOR, background_color: config.BRAND_DAO_BACKGROUND_COLOR, logo_url: config.BRAND_DAO_LOGO_URL ?? null },
+    brand: {
+      name: config.BRAND_DAO_NAME,
+      primary_color: config.BRAND_DAO_PRIMARY_COLOR,
+      background_color: config.BRAND_DAO_BACKGROUND_COLOR,
+      logo_url: config.BRAND_DAO_LOGO_URL ?? null,
+    },
   });
   return app;
 }
@@ -255,16 +301,27 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
   let databaseFailure: Error | undefined;
   const database = await openDatabase(
     config.DATABASE_URL
-      ? { url: config.DATABASE_URL, onPoolError: (err) => log.logger.warn({ event: 'database.connection_lost', err: err.message }, 'an idle database connection was closed; it will be reopened on demand') }
+      ? {
+          url: config.DATABASE_URL,
+          onPoolError: (err) =>
+            log.logger.warn({ event: 'database.connection_lost', err: err.message }, 'an idle database connection was closed; it will be reopened on demand'),
+        }
       : {
           dir: `${config.DATA_DIR}/pglite`,
           embeddedFsync: config.EMBEDDED_DATABASE_FSYNC,
           ...(options.embeddedSyncFault && { onEmbeddedSync: options.embeddedSyncFault }),
           onEmbeddedSyncFailed: (err) => {
             databaseFailure = err;
-            log.logger.fatal({ event: 'database.sync_failed', err: err.message }, 'the embedded database could not sync its files: it refuses every statement (nothing unsynced was acknowledged); restart the bridge, which recovers it from its log, once the disk is sound');
+            log.logger.fatal(
+              { event: 'database.sync_failed', err: err.message },
+              'the embedded database could not sync its files: it refuses every statement (nothing unsynced was acknowledged); restart the bridge, which recovers it from its log, once the disk is sound',
+            );
           },
-          onEmbeddedUpgrade: (u) => log.logger.warn({ event: 'database.upgraded', from: 17, to: 18, tables: u.tables, rows: u.rows, backup: u.backup }, 'the embedded database was carried over from PostgreSQL 17; the old directory is kept as the backup named here'),
+          onEmbeddedUpgrade: (u) =>
+            log.logger.warn(
+              { event: 'database.upgraded', from: 17, to: 18, tables: u.tables, rows: u.rows, backup: u.backup },
+              'the embedded database was carried over from PostgreSQL 17; the old directory is kept as the backup named here',
+            ),
         },
   );
   let redis: Redis | undefined;
@@ -274,7 +331,14 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     // it is connected but silent (a stalled server or a lost host, decision B50), after 2 s, instead
     // of waiting for an answer that may never come. A connection silent for 5 s while commands wait
     // is dropped and made again, so a lost host is not waited on until TCP gives up (≈15 minutes).
-    redis = new Redis(config.SESSION_REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, commandTimeout: 2000, socketTimeout: 5000, lazyConnect: true });
+    redis = new Redis(config.SESSION_REDIS_URL, {
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      connectTimeout: 2000,
+      commandTimeout: 2000,
+      socketTimeout: 5000,
+      lazyConnect: true,
+    });
     redis.on('error', () => undefined);
     await redis.connect().catch(() => undefined);
     sessionStore = redisSessionStore(redis, config.SESSION_KEY_PREFIX);
@@ -286,9 +350,24 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     ...(options.interceptCall && { interceptCall: options.interceptCall }),
     treasuryDom: config.EMBEDDED_TREASURY_DOM,
   });
-  if (config.DEV_FAUCET_DOM > 0 && !canisters.platform) throw new ConfigError(['DEV_FAUCET_DOM: the faucet mints on the embedded ledger only; on an IC network only governance can mint']);
+  if (config.DEV_FAUCET_DOM > 0 && !canisters.platform)
+    throw new ConfigError(['DEV_FAUCET_DOM: the faucet mints on the embedded ledger only; on an IC network only governance can mint']);
   const notifier = options.notifier ?? notificationClientFromEnv(log.logger, env);
-  const app = await buildApp({ config, db: database.db, sessionStore, canisters, notifier, keys, log, databaseFailure: () => databaseFailure, ...(redis && { redis }), ...(options.now && { now: options.now }), ...(options.outboxFaults && { outboxFaults: options.outboxFaults }), ...(options.ai && { ai: options.ai }), ...(options.jobTimer === false && { jobTimer: false }) });
+  const app = await buildApp({
+    config,
+    db: database.db,
+    sessionStore,
+    canisters,
+    notifier,
+    keys,
+    log,
+    databaseFailure: () => databaseFailure,
+    ...(redis && { redis }),
+    ...(options.now && { now: options.now }),
+    ...(options.outboxFaults && { outboxFaults: options.outboxFaults }),
+    ...(options.ai && { ai: options.ai }),
+    ...(options.jobTimer === false && { jobTimer: false }),
+  });
   app.addHook('onClose', async () => {
     log.flush();
     canisters.close();
@@ -298,4 +377,3 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
   });
   return { app, canisters, db: database.db, dbKind: database.kind, redis };
 }
-

@@ -21,10 +21,21 @@ export interface OpenedCanisters {
   close(): void;
 }
 
-export async function openCanisters(env: NodeJS.ProcessEnv, dataDir: string | undefined, options: { fsync?: boolean; clock?: () => bigint; scheduler?: boolean; interceptCall?: EmbeddedPlatformOptions['interceptCall']; treasuryDom?: number } = {}): Promise<OpenedCanisters> {
+export async function openCanisters(
+  env: NodeJS.ProcessEnv,
+  dataDir: string | undefined,
+  options: { fsync?: boolean; clock?: () => bigint; scheduler?: boolean; interceptCall?: EmbeddedPlatformOptions['interceptCall']; treasuryDom?: number } = {},
+): Promise<OpenedCanisters> {
   if (env.IC_GOVERNANCE_CANISTER_ID) {
     const ic = await icClientsFromEnv(env);
-    return { clients: ic.clients, mode: 'ic', ids: ic.ids, principal: ic.principal, forIdentity: (identity) => icClientsForIdentity(env, identity), close: () => undefined };
+    return {
+      clients: ic.clients,
+      mode: 'ic',
+      ids: ic.ids,
+      principal: ic.principal,
+      forIdentity: (identity) => icClientsForIdentity(env, identity),
+      close: () => undefined,
+    };
   }
   const platform = await EmbeddedPlatform.open({
     ...(dataDir !== undefined && { dir: join(dataDir, 'canisters') }),
@@ -39,5 +50,12 @@ export async function openCanisters(env: NodeJS.ProcessEnv, dataDir: string | un
     // The ledger's initial distribution, on first open only (decision L6).
     ...(options.treasuryDom && { ledger: { initialBalances: [[{ owner: EMBEDDED_CANISTER_IDS.treasury }, BigInt(options.treasuryDom) * 100_000_000n]] } }),
   });
-  return { clients: platform.as(EMBEDDED_BRIDGE_PRINCIPAL), mode: 'embedded', ids: platform.ids, principal: EMBEDDED_BRIDGE_PRINCIPAL, platform, close: () => platform.close() };
+  return {
+    clients: platform.as(EMBEDDED_BRIDGE_PRINCIPAL),
+    mode: 'embedded',
+    ids: platform.ids,
+    principal: EMBEDDED_BRIDGE_PRINCIPAL,
+    platform,
+    close: () => platform.close(),
+  };
 }

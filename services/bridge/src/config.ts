@@ -8,71 +8,176 @@ export const BridgeEnv = Type.Object({
   PORT: Env.port(3200, 'listen port'),
   HOST: Env.string('listen address', '0.0.0.0'),
   LOG_LEVEL: Env.enumOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level'),
-  NODE_ENV: Env.enumOf(['development', 'production', 'test'], 'development', '`production` requires every secret, COOKIE_DOMAIN and DATABASE_URL to be set explicitly'),
+  NODE_ENV: Env.enumOf(
+    ['development', 'production', 'test'],
+    'development',
+    '`production` requires every secret, COOKIE_DOMAIN and DATABASE_URL to be set explicitly',
+  ),
   TRUST_PROXY: Env.string('Fastify trustProxy: `true`, a hop count, or comma-separated gateway addresses', 'false'),
-  PUBLIC_URL: Env.string('the bridge\'s public base URL (verification links, the login page)', 'http://127.0.0.1:3200'),
-  FRONTEND_ORIGINS: Env.string('comma-separated origins of the front-end suites: allowed Origin of cookie-authenticated mutations and returnUrl targets; the first is the default after login', 'http://127.0.0.1:3200'),
+  PUBLIC_URL: Env.string("the bridge's public base URL (verification links, the login page)", 'http://127.0.0.1:3200'),
+  FRONTEND_ORIGINS: Env.string(
+    'comma-separated origins of the front-end suites: allowed Origin of cookie-authenticated mutations and returnUrl targets; the first is the default after login',
+    'http://127.0.0.1:3200',
+  ),
   COOKIE_DOMAIN: Env.string('Domain of the `session` cookie with its leading dot, e.g. `.domdao.example`; unset = host-only cookie (development only)'),
   DATA_DIR: Env.string('embedded state: PGlite database, generated keys, embedded canisters', '.data/bridge'),
-  CANISTERS_FSYNC: Env.bool(true, 'embedded canisters: `true` = every acknowledged update is fsynced before its answer (group commit; survives a power cut); `false` = written, not synced (survives a process crash only, faster on slow disks; decision P1)'),
+  CANISTERS_FSYNC: Env.bool(
+    true,
+    'embedded canisters: `true` = every acknowledged update is fsynced before its answer (group commit; survives a power cut); `false` = written, not synced (survives a process crash only, faster on slow disks; decision P1)',
+  ),
   DATABASE_URL: Env.string('PostgreSQL URL (postgres://…); unset = PGlite under DATA_DIR'),
-  EMBEDDED_DATABASE_FSYNC: Env.bool(true, 'embedded database (PGlite under DATA_DIR): `true` = every commit is fsynced before its answer and checkpoints sync what they write (survives a power cut; each commit blocks the process for one fsync); `false` = PGlite\'s own fsync off (survives a process crash only; decision P16)'),
+  EMBEDDED_DATABASE_FSYNC: Env.bool(
+    true,
+    "embedded database (PGlite under DATA_DIR): `true` = every commit is fsynced before its answer and checkpoints sync what they write (survives a power cut; each commit blocks the process for one fsync); `false` = PGlite's own fsync off (survives a process crash only; decision P16)",
+  ),
   SESSION_STORE: Env.enumOf(['database', 'redis'], 'database', 'where sessions live'),
   SESSION_REDIS_URL: Env.string('Redis URL when SESSION_STORE=redis'),
   SESSION_KEY_PREFIX: Env.string('Redis key prefix of sessions', 'bridge:session:'),
   SESSION_IDLE_MINUTES: Env.int(120, 'a session unused this long ends', 5, 7 * 24 * 60),
   SESSION_ABSOLUTE_HOURS: Env.int(24, 'a session ends this long after login, used or not', 1, 30 * 24),
-  LOGIN_MAX_FAILURES: Env.int(5, 'login attempts per (account, client address) within the window before 429; per client address × 10, per account over all addresses × 20 (decision B30)', 1, 1000),
+  LOGIN_MAX_FAILURES: Env.int(
+    5,
+    'login attempts per (account, client address) within the window before 429; per client address × 10, per account over all addresses × 20 (decision B30)',
+    1,
+    1000,
+  ),
   LOGIN_WINDOW_MINUTES: Env.int(15, 'window of the login attempt counts', 1, 24 * 60),
   REGISTRATION_LIMIT_PER_CLIENT: Env.int(10, 'registrations per client address per hour before 429 (decision B33)', 1, 100_000),
-  EMAIL_LIMIT_PER_RECIPIENT: Env.int(3, 'emails a client can make the bridge send to one address per hour (registration, resend, password reset) before 429 (decision B33)', 1, 1000),
+  EMAIL_LIMIT_PER_RECIPIENT: Env.int(
+    3,
+    'emails a client can make the bridge send to one address per hour (registration, resend, password reset) before 429 (decision B33)',
+    1,
+    1000,
+  ),
   HPKE_PRIVATE_KEY: Env.secret('registration encryption key: base64url of the 32-byte P-256 private key (HPKE DHKEM(P-256), HKDF-SHA256, AES-256-GCM)'),
   BLIND_INDEX_KEY: Env.secret('key of the email blind index: base64url, at least 32 bytes'),
   SESSION_DATA_KEY: Env.secret('AES-256-GCM key sealing session data at rest: base64url, 32 bytes'),
-  MEMBER_IDENTITY_SECRET: Env.secret("secret every member's IC key is derived from (HKDF with the user id; decision V6): base64url, 32 bytes; losing it loses every member's principal"),
+  MEMBER_IDENTITY_SECRET: Env.secret(
+    "secret every member's IC key is derived from (HKDF with the user id; decision V6): base64url, 32 bytes; losing it loses every member's principal",
+  ),
   ACCESS_TOKEN: Env.secret('bearer token of POST /test-email (at least 16 characters); unset = 503'),
-  PAYMENT_WEBHOOK_SECRET: Env.secret('shared secret of the card processor\'s webhook signatures; unset = the webhook answers 503'),
-  MEMBERSHIP_PRICE_MINOR: Env.int(2500, 'price of the annual membership in minor units of MEMBERSHIP_PRICE_CURRENCY; a payment of any other amount goes to escrow', 1, 100_000_000),
+  PAYMENT_WEBHOOK_SECRET: Env.secret("shared secret of the card processor's webhook signatures; unset = the webhook answers 503"),
+  MEMBERSHIP_PRICE_MINOR: Env.int(
+    2500,
+    'price of the annual membership in minor units of MEMBERSHIP_PRICE_CURRENCY; a payment of any other amount goes to escrow',
+    1,
+    100_000_000,
+  ),
   MEMBERSHIP_PRICE_CURRENCY: Env.string('ISO 4217 currency of the membership price; a payment in any other currency goes to escrow', 'USD'),
-  OUTBOX_RECONCILE_SECONDS: Env.int(30, 'how often the outbox reconciler runs pending cross-system operations (canister calls) that a crash or an outage left unfinished; it also runs at start (decision B22)', 1, 3600),
+  OUTBOX_RECONCILE_SECONDS: Env.int(
+    30,
+    'how often the outbox reconciler runs pending cross-system operations (canister calls) that a crash or an outage left unfinished; it also runs at start (decision B22)',
+    1,
+    3600,
+  ),
   PAYMENT_WEBHOOK_TOLERANCE_SECONDS: Env.int(300, 'accepted age of a webhook signature timestamp', 10, 3600),
   BOOTSTRAP_ADMIN_EMAILS: Env.string('comma-separated emails that receive the admin role when verified (the first admins)'),
-  DEV_FAUCET_DOM: Env.int(0, 'development only: POST /api/dev/faucet mints this many DOM to the signed-in member (embedded canisters only; 0 = off; refused in production, decision L22)', 0, 1_000_000),
-  EMBEDDED_TREASURY_DOM: Env.int(0, "DOM the embedded ledger mints to the treasury's account when it is created (its initial distribution, decision L6); ignored once the ledger exists and on IC networks", 0, 1_000_000_000),
-  DEV_CHECKOUT: Env.bool(false, 'development only: POST /api/dev/checkout simulates a card payment of the membership for the signed-in member through the signed webhook (needs PAYMENT_WEBHOOK_SECRET; refused in production; decision F8)'),
-  DEV_OUTBOX_FILE: Env.string('development only: append every email the bridge sends (type, recipient and its links) to this JSON-lines file, so any member email (verification, password reset, invitation, digest) can be followed without a mailbox (refused in production, decision B54)'),
-  PRICE_SOURCES: Env.string('price oracle sources as a JSON array (format below this table); unset, with no PRICE_SOURCES_FILE = GET /api/price/dom-usd answers 503'),
+  DEV_FAUCET_DOM: Env.int(
+    0,
+    'development only: POST /api/dev/faucet mints this many DOM to the signed-in member (embedded canisters only; 0 = off; refused in production, decision L22)',
+    0,
+    1_000_000,
+  ),
+  EMBEDDED_TREASURY_DOM: Env.int(
+    0,
+    "DOM the embedded ledger mints to the treasury's account when it is created (its initial distribution, decision L6); ignored once the ledger exists and on IC networks",
+    0,
+    1_000_000_000,
+  ),
+  DEV_CHECKOUT: Env.bool(
+    false,
+    'development only: POST /api/dev/checkout simulates a card payment of the membership for the signed-in member through the signed webhook (needs PAYMENT_WEBHOOK_SECRET; refused in production; decision F8)',
+  ),
+  DEV_OUTBOX_FILE: Env.string(
+    'development only: append every email the bridge sends (type, recipient and its links) to this JSON-lines file, so any member email (verification, password reset, invitation, digest) can be followed without a mailbox (refused in production, decision B54)',
+  ),
+  PRICE_SOURCES: Env.string(
+    'price oracle sources as a JSON array (format below this table); unset, with no PRICE_SOURCES_FILE = GET /api/price/dom-usd answers 503',
+  ),
   PRICE_SOURCES_FILE: Env.string('path of a JSON file holding the price sources array, instead of PRICE_SOURCES'),
   PRICE_POLL_SECONDS: Env.int(30, 'interval between two polls of every price source', 1, 3600),
-  PRICE_OUTLIER_PCT: Type.Number({ exclusiveMinimum: 0, maximum: 100, default: 20, description: 'observations further than this percentage from the weighted median are rejected (decision O3)' }),
+  PRICE_OUTLIER_PCT: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 100,
+    default: 20,
+    description: 'observations further than this percentage from the weighted median are rejected (decision O3)',
+  }),
   PRICE_MIN_SOURCES: Env.int(2, 'agreeing fresh sources needed for an aggregate (decision O4)', 1, 100),
-  PRICE_STALENESS_SECONDS: Env.int(300, 'the price is `stale` when no aggregate was computed for this long; at least twice PRICE_POLL_SECONDS (decision O11)', 2, 7 * 86_400),
+  PRICE_STALENESS_SECONDS: Env.int(
+    300,
+    'the price is `stale` when no aggregate was computed for this long; at least twice PRICE_POLL_SECONDS (decision O11)',
+    2,
+    7 * 86_400,
+  ),
   PRICE_PROPOSAL_INTERVAL_SECONDS: Env.int(3600, 'the price-proposal job runs once per interval of this length (decision O20)', 10, 7 * 86_400),
-  PRICE_PROPOSAL_MIN_CHANGE_PCT: Type.Number({ exclusiveMinimum: 0, maximum: 100, default: 2, description: 'a SetDomPrice proposal is submitted when the aggregate moved at least this percentage from the ratified price (decision O20)' }),
-  PRICE_PROPOSAL_HEARTBEAT_HOURS: Type.Number({ exclusiveMinimum: 0, maximum: 8760, default: 120, description: 'a SetDomPrice proposal is also submitted, whatever the change, once the ratified price is this old; checked at start-up against PRICE_TICK_LIFETIME_HOURS and the SetDomPrice voting time (decisions O19, O20)' }),
-  PRICE_TICK_LIFETIME_HOURS: Type.Number({ exclusiveMinimum: 0, maximum: 87_600, default: 240, description: "how long a ratified price stays usable: the campaign and treasury canisters' price_max_age (10 days unless they were installed with another)" }),
-  API_TOKEN: Env.secret('X-API-Token of the automation endpoints (POST /api/admin/price/submit-proposal, POST /api/ai/admin/reindex), at least 16 characters; unset = they answer 503'),
-  INFERENCE_URL: Env.string('base URL of an OpenAI-compatible inference server (llama.cpp llama-server, vLLM, Ollama /v1), e.g. `http://127.0.0.1:8080`; unset = every AI endpoint answers 503 CIRCUIT_OPEN and /api/ai/health says `not_configured`'),
+  PRICE_PROPOSAL_MIN_CHANGE_PCT: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 100,
+    default: 2,
+    description: 'a SetDomPrice proposal is submitted when the aggregate moved at least this percentage from the ratified price (decision O20)',
+  }),
+  PRICE_PROPOSAL_HEARTBEAT_HOURS: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 8760,
+    default: 120,
+    description:
+      'a SetDomPrice proposal is also submitted, whatever the change, once the ratified price is this old; checked at start-up against PRICE_TICK_LIFETIME_HOURS and the SetDomPrice voting time (decisions O19, O20)',
+  }),
+  PRICE_TICK_LIFETIME_HOURS: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 87_600,
+    default: 240,
+    description: "how long a ratified price stays usable: the campaign and treasury canisters' price_max_age (10 days unless they were installed with another)",
+  }),
+  API_TOKEN: Env.secret(
+    'X-API-Token of the automation endpoints (POST /api/admin/price/submit-proposal, POST /api/ai/admin/reindex), at least 16 characters; unset = they answer 503',
+  ),
+  INFERENCE_URL: Env.string(
+    'base URL of an OpenAI-compatible inference server (llama.cpp llama-server, vLLM, Ollama /v1), e.g. `http://127.0.0.1:8080`; unset = every AI endpoint answers 503 CIRCUIT_OPEN and /api/ai/health says `not_configured`',
+  ),
   INFERENCE_API_KEY: Env.secret('bearer token sent to the inference server, if it wants one'),
-  INFERENCE_DEFAULT_MODEL: Env.string('model for summaries and drafts, as the server names it at /v1/models (spec: a quantized 7B drafting model)', 'draft-7b-q4'),
+  INFERENCE_DEFAULT_MODEL: Env.string(
+    'model for summaries and drafts, as the server names it at /v1/models (spec: a quantized 7B drafting model)',
+    'draft-7b-q4',
+  ),
   INFERENCE_EMBED_MODEL: Env.string('model for embeddings (4096 dimensions), as the server names it at /v1/models (spec: a 3B model)', 'embed-3b'),
-  INFERENCE_TIMEOUT_MS: Env.int(30000, 'one inference call may take this long; a call that makes the server swap models gets INFERENCE_SWAP_ALLOWANCE_MS more (decision A6)', 1000, 600_000),
+  INFERENCE_TIMEOUT_MS: Env.int(
+    30000,
+    'one inference call may take this long; a call that makes the server swap models gets INFERENCE_SWAP_ALLOWANCE_MS more (decision A6)',
+    1000,
+    600_000,
+  ),
   INFERENCE_SWAP_ALLOWANCE_MS: Env.int(30000, 'extra time given to a call that needs a model swap (spec: a swap takes 10–30 s; decision A6)', 0, 600_000),
   INFERENCE_CIRCUIT_OPEN_THRESHOLD: Env.int(3, 'consecutive inference failures that open the circuit (spec 2 Inference circuit breaker)', 1, 1000),
   INFERENCE_CIRCUIT_RESET_MS: Env.int(60000, 'an open circuit lets one probe through after this long', 100, 3_600_000),
   AI_CACHE_TTL_SECONDS: Env.int(3600, 'lifetime of a cached proposal summary', 1, 30 * 86_400),
-  SENTRY_DSN: Env.string('error tracker DSN (Sentry or a Sentry-compatible server): the AI alerts ai.circuit_open, ai.latency_high and ai.cache_miss_rate are sent there too; unset = structured log lines only'),
-  AI_RATE_LIMIT_PER_MINUTE: Env.int(20, 'inference-backed AI requests (summaries not served from cache, drafts, embeddings, searches) per member per minute before 429 RATE_LIMITED (decision A9)', 1, 100_000),
+  SENTRY_DSN: Env.string(
+    'error tracker DSN (Sentry or a Sentry-compatible server): the AI alerts ai.circuit_open, ai.latency_high and ai.cache_miss_rate are sent there too; unset = structured log lines only',
+  ),
+  AI_RATE_LIMIT_PER_MINUTE: Env.int(
+    20,
+    'inference-backed AI requests (summaries not served from cache, drafts, embeddings, searches) per member per minute before 429 RATE_LIMITED (decision A9)',
+    1,
+    100_000,
+  ),
   EMAIL_BRAND_DOMAIN: Env.string('brand domain the bridge sends email for (a notification service brand)', 'domdao.example'),
-  EMAIL_LINK_BASE_URL: Env.string('https base URL the links in members\' email point at (unsubscribe, activity, proposals, invitations): the public edge that serves the member app and routes /unsubscribe to the bridge; unset = https://EMAIL_BRAND_DOMAIN (spec 3 unsubscribe_url shape; decision N3)'),
-  SIGNING_SECRET: Env.secret('HMAC-SHA256 key of unsubscribe tokens (spec 3), at least 32 characters; unset = generated once into DATA_DIR/keys.json (refused in production)'),
-  SIGNING_SECRET_PREVIOUS: Env.secret('the SIGNING_SECRET before a rotation: tokens it signed still verify; remove it one UNSUBSCRIBE_TOKEN_DAYS after the rotation (decision N2)'),
+  EMAIL_LINK_BASE_URL: Env.string(
+    "https base URL the links in members' email point at (unsubscribe, activity, proposals, invitations): the public edge that serves the member app and routes /unsubscribe to the bridge; unset = https://EMAIL_BRAND_DOMAIN (spec 3 unsubscribe_url shape; decision N3)",
+  ),
+  SIGNING_SECRET: Env.secret(
+    'HMAC-SHA256 key of unsubscribe tokens (spec 3), at least 32 characters; unset = generated once into DATA_DIR/keys.json (refused in production)',
+  ),
+  SIGNING_SECRET_PREVIOUS: Env.secret(
+    'the SIGNING_SECRET before a rotation: tokens it signed still verify; remove it one UNSUBSCRIBE_TOKEN_DAYS after the rotation (decision N2)',
+  ),
   UNSUBSCRIBE_TOKEN_DAYS: Env.int(30, 'lifetime of the unsubscribe token in each digest (spec 3: 30 days)', 1, 365),
   DIGEST_CONCURRENCY: Env.int(8, 'digests the job sends at once (decision N9)', 1, 64),
-  BRAND_DAO_NAME: Env.string('the member web app\'s brand name: the same variable as the notification service\'s DAO brand (decision F4)', 'DOM DAO'),
-  BRAND_DAO_PRIMARY_COLOR: Env.string('the member web app\'s brand colour #RRGGBB (as the emails, decision F4)', '#4338CA'),
-  BRAND_DAO_BACKGROUND_COLOR: Env.string('the member web app\'s page background #RRGGBB (as the emails, decision F4)', '#F4F4F7'),
-  BRAND_DAO_LOGO_URL: Env.string('the member web app\'s logo: an https URL (allowed by its Content-Security-Policy) or a path on the bridge; unset = the brand name only (decision F4)'),
+  BRAND_DAO_NAME: Env.string("the member web app's brand name: the same variable as the notification service's DAO brand (decision F4)", 'DOM DAO'),
+  BRAND_DAO_PRIMARY_COLOR: Env.string("the member web app's brand colour #RRGGBB (as the emails, decision F4)", '#4338CA'),
+  BRAND_DAO_BACKGROUND_COLOR: Env.string("the member web app's page background #RRGGBB (as the emails, decision F4)", '#F4F4F7'),
+  BRAND_DAO_LOGO_URL: Env.string(
+    "the member web app's logo: an https URL (allowed by its Content-Security-Policy) or a path on the bridge; unset = the brand name only (decision F4)",
+  ),
   PORTAL_DIR: Env.string('the built member web app (apps/portal/dist by default; `npm run build:portal`)'),
 });
 export type BridgeConfig = Static<typeof BridgeEnv>;
@@ -81,23 +186,38 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
   const c = loadConfig(BridgeEnv, env);
   const problems: string[] = [];
   if (c.SESSION_STORE === 'redis' && !c.SESSION_REDIS_URL) problems.push('SESSION_REDIS_URL: required when SESSION_STORE=redis');
-  if (c.COOKIE_DOMAIN !== undefined && !/^\.[a-z0-9.-]+$/.test(c.COOKIE_DOMAIN)) problems.push('COOKIE_DOMAIN: must start with a dot, e.g. .domdao.example (spec 2 Session cookie)');
+  if (c.COOKIE_DOMAIN !== undefined && !/^\.[a-z0-9.-]+$/.test(c.COOKIE_DOMAIN))
+    problems.push('COOKIE_DOMAIN: must start with a dot, e.g. .domdao.example (spec 2 Session cookie)');
   if (c.API_TOKEN !== undefined && c.API_TOKEN.length < 16) problems.push('API_TOKEN: at least 16 characters');
   if (c.INFERENCE_URL !== undefined && !/^https?:\/\/[^/]+/.test(c.INFERENCE_URL)) problems.push(`INFERENCE_URL: ${c.INFERENCE_URL} is not an http(s) URL`);
   if (c.ACCESS_TOKEN !== undefined && (c.ACCESS_TOKEN.length < 16 || !/^[A-Za-z0-9._~+/-]+=*$/.test(c.ACCESS_TOKEN))) {
     problems.push('ACCESS_TOKEN: at least 16 characters of a bearer token (letters, digits, . _ ~ + / -)');
   }
   if (!isOrigin(c.PUBLIC_URL.replace(/\/+$/, '').replace(/^(\w+:\/\/[^/]+).*$/, '$1'))) problems.push(`PUBLIC_URL: ${c.PUBLIC_URL} is not an http(s) URL`);
-  if (!/^[A-Z]{3}$/.test(c.MEMBERSHIP_PRICE_CURRENCY) || c.MEMBERSHIP_PRICE_CURRENCY === 'XXX') problems.push('MEMBERSHIP_PRICE_CURRENCY: an ISO 4217 code in capitals, e.g. USD');
+  if (!/^[A-Z]{3}$/.test(c.MEMBERSHIP_PRICE_CURRENCY) || c.MEMBERSHIP_PRICE_CURRENCY === 'XXX')
+    problems.push('MEMBERSHIP_PRICE_CURRENCY: an ISO 4217 code in capitals, e.g. USD');
   for (const origin of origins(c.FRONTEND_ORIGINS)) if (!isOrigin(origin)) problems.push(`FRONTEND_ORIGINS: ${origin} is not an origin (scheme://host[:port])`);
   problems.push(...parsePriceSources(c).problems);
-  for (const name of ['SIGNING_SECRET', 'SIGNING_SECRET_PREVIOUS'] as const) if (c[name] !== undefined && c[name].length < 32) problems.push(`${name}: at least 32 characters`);
-  if (c.EMAIL_LINK_BASE_URL !== undefined && !/^https:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(c.EMAIL_LINK_BASE_URL)) problems.push('EMAIL_LINK_BASE_URL: an https URL without query (digest links must be https, spec 3)');
-  for (const name of ['BRAND_DAO_PRIMARY_COLOR', 'BRAND_DAO_BACKGROUND_COLOR'] as const) if (!/^#[0-9A-Fa-f]{6}$/.test(c[name])) problems.push(`${name}: a colour #RRGGBB`);
-  if (c.BRAND_DAO_LOGO_URL !== undefined && !/^(https:\/\/[^\s/?#]+|\/)[^\s]*$/.test(c.BRAND_DAO_LOGO_URL)) problems.push('BRAND_DAO_LOGO_URL: an https URL or a path starting with /');
-  if (c.PRICE_STALENESS_SECONDS < 2 * c.PRICE_POLL_SECONDS) problems.push('PRICE_STALENESS_SECONDS: must be at least twice PRICE_POLL_SECONDS, or one slow poll makes the price stale');
+  for (const name of ['SIGNING_SECRET', 'SIGNING_SECRET_PREVIOUS'] as const)
+    if (c[name] !== undefined && c[name].length < 32) problems.push(`${name}: at least 32 characters`);
+  if (c.EMAIL_LINK_BASE_URL !== undefined && !/^https:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(c.EMAIL_LINK_BASE_URL))
+    problems.push('EMAIL_LINK_BASE_URL: an https URL without query (digest links must be https, spec 3)');
+  for (const name of ['BRAND_DAO_PRIMARY_COLOR', 'BRAND_DAO_BACKGROUND_COLOR'] as const)
+    if (!/^#[0-9A-Fa-f]{6}$/.test(c[name])) problems.push(`${name}: a colour #RRGGBB`);
+  if (c.BRAND_DAO_LOGO_URL !== undefined && !/^(https:\/\/[^\s/?#]+|\/)[^\s]*$/.test(c.BRAND_DAO_LOGO_URL))
+    problems.push('BRAND_DAO_LOGO_URL: an https URL or a path starting with /');
+  if (c.PRICE_STALENESS_SECONDS < 2 * c.PRICE_POLL_SECONDS)
+    problems.push('PRICE_STALENESS_SECONDS: must be at least twice PRICE_POLL_SECONDS, or one slow poll makes the price stale');
   if (c.NODE_ENV === 'production') {
-    for (const name of ['HPKE_PRIVATE_KEY', 'BLIND_INDEX_KEY', 'SESSION_DATA_KEY', 'MEMBER_IDENTITY_SECRET', 'SIGNING_SECRET', 'COOKIE_DOMAIN', 'DATABASE_URL'] as const) {
+    for (const name of [
+      'HPKE_PRIVATE_KEY',
+      'BLIND_INDEX_KEY',
+      'SESSION_DATA_KEY',
+      'MEMBER_IDENTITY_SECRET',
+      'SIGNING_SECRET',
+      'COOKIE_DOMAIN',
+      'DATABASE_URL',
+    ] as const) {
       if (c[name] === undefined) problems.push(`${name}: required in production`);
     }
     if (c.DEV_OUTBOX_FILE !== undefined) problems.push('DEV_OUTBOX_FILE: development only; it writes the links of every email to a file');
@@ -114,7 +234,10 @@ export function emailLinkBase(c: BridgeConfig): string {
 }
 
 export function origins(list: string): string[] {
-  return list.split(',').map((s) => s.trim()).filter(Boolean);
+  return list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /**

@@ -10,7 +10,14 @@ export async function startBridge(env: NodeJS.ProcessEnv) {
   const opened = await openBridge(config, env);
   await opened.app.listen({ port: config.PORT, host: config.HOST });
   opened.app.log.info(
-    { event: 'bridge.started', port: config.PORT, database: opened.dbKind, sessions: config.SESSION_STORE, canisters: opened.canisters.mode, canister_principal: opened.canisters.principal },
+    {
+      event: 'bridge.started',
+      port: config.PORT,
+      database: opened.dbKind,
+      sessions: config.SESSION_STORE,
+      canisters: opened.canisters.mode,
+      canister_principal: opened.canisters.principal,
+    },
     'bridge listening',
   );
   return { ...opened, config };
@@ -19,7 +26,15 @@ export async function startBridge(env: NodeJS.ProcessEnv) {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   try {
     const { app } = await startBridge(process.env);
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void app.close().then(() => process.exit(0), () => process.exit(1)));
+    for (const signal of ['SIGINT', 'SIGTERM'] as const)
+      process.once(
+        signal,
+        () =>
+          void app.close().then(
+            () => process.exit(0),
+            () => process.exit(1),
+          ),
+      );
   } catch (err) {
     if (err instanceof ConfigError || err instanceof DirectoryLockedError) {
       console.error(`bridge: ${err.message}`);

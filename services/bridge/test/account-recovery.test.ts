@@ -54,7 +54,8 @@ for (const backend of BACKENDS.slice(0, 2)) {
       assert.equal(r.json().verification_email_sent, false);
       h.provider.respond((_req, i) => ({ status: 200, body: { id: `msg_${i + 1}` } }));
       const before = h.emails().length;
-      const resend = (email: string, origin?: string) => h.request({ method: 'POST', url: '/api/auth/resend-verification', payload: { email }, ...(origin && { origin }) });
+      const resend = (email: string, origin?: string) =>
+        h.request({ method: 'POST', url: '/api/auth/resend-verification', payload: { email }, ...(origin && { origin }) });
       const known = await resend('Stranded@Example.org');
       assert.equal(known.statusCode, 202, known.body);
       await waitFor('the new verification email', () => (h.emails().length > before ? true : undefined));
@@ -85,7 +86,11 @@ for (const backend of BACKENDS.slice(0, 2)) {
       assert.ok(Number(fourth.headers['retry-after']) > 0);
       for (let i = 0; i < 3; i++) assert.equal((await resend('ghost@example.org')).statusCode, 202);
       assert.equal((await resend('ghost@example.org')).statusCode, 429, 'an unknown address is limited the same way');
-      assert.equal((await h.request({ method: 'POST', url: '/api/auth/password-reset/request', payload: { email: 'pat@example.org' } })).statusCode, 429, 'one count for every email to the address');
+      assert.equal(
+        (await h.request({ method: 'POST', url: '/api/auth/password-reset/request', payload: { email: 'pat@example.org' } })).statusCode,
+        429,
+        'one count for every email to the address',
+      );
       h.advance(3_600_000);
       assert.equal((await resend('pat@example.org')).statusCode, 202);
     });
@@ -109,7 +114,8 @@ for (const backend of BACKENDS.slice(0, 2)) {
       assert.equal(stored.length, 1);
       assert.deepEqual(Buffer.from(stored[0]!.token_hash), createHash('sha256').update(token).digest(), 'only the hash is stored');
       assert.ok(!JSON.stringify(stored).includes(token));
-      const confirm = (password: string, tok = token) => h.request({ method: 'POST', url: '/api/auth/password-reset/confirm', payload: { token: tok, password } });
+      const confirm = (password: string, tok = token) =>
+        h.request({ method: 'POST', url: '/api/auth/password-reset/confirm', payload: { token: tok, password } });
       const eleven = await confirm('Tr0ub4dor&3');
       assert.equal(eleven.statusCode, 400);
       assert.equal(eleven.json().error, 'WEAK_PASSWORD', 'the password policy applies');
@@ -119,7 +125,8 @@ for (const backend of BACKENDS.slice(0, 2)) {
       const ok = a.statusCode === 200 ? a : b;
       assert.deepEqual(ok.json(), { status: 'password_changed', sessions_ended: 2 });
       assert.equal((a.statusCode === 400 ? a : b).json().error, 'RESET_TOKEN_INVALID');
-      for (const j of [jar, other]) assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar: j })).json(), { authenticated: false }, 'sessions ended');
+      for (const j of [jar, other])
+        assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar: j })).json(), { authenticated: false }, 'sessions ended');
       assert.equal((await h.login('rita@example.org')).res.statusCode, 401, 'the old password is gone');
       assert.equal((await h.login('rita@example.org', NEW_PASSWORD)).res.statusCode, 200);
       await waitFor('password-changed', () => mailsTo(h, 'rita@example.org', /password/i).find((m) => /changed/i.test(m.subject)));
@@ -146,7 +153,11 @@ for (const backend of BACKENDS.slice(0, 2)) {
       const page = await h.request({ method: 'GET', url: `/reset-password?token=${second}` });
       assert.equal(page.statusCode, 200);
       assert.match(String(page.headers['content-security-policy']), /frame-ancestors 'none'/);
-      assert.equal((await h.request({ method: 'GET', url: '/reset-password?token="><script>alert(1)</script>' })).body.includes('<script>alert(1)'), false, 'escaped');
+      assert.equal(
+        (await h.request({ method: 'GET', url: '/reset-password?token="><script>alert(1)</script>' })).body.includes('<script>alert(1)'),
+        false,
+        'escaped',
+      );
     });
   });
 }
@@ -163,7 +174,10 @@ describe('a password reset on a platform run on one machine (decisions D49, B54)
     assert.equal((await h.request({ method: 'POST', url: '/api/auth/password-reset/request', payload: { email: 'local@example.org' } })).statusCode, 202);
     const mail = await waitFor('the reset email', () => mailsTo(h, 'local@example.org', /reset/i)[0]);
     assert.match(mail.text, /http:\/\/127\.0\.0\.1:8080\/reset-password\?token=/, 'the notification service accepted the loopback http link');
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; to: string; link: string; links: Record<string, string> });
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; to: string; link: string; links: Record<string, string> });
     const types = lines.map((l) => l.type);
     for (const type of ['verification', 'welcome', 'password-reset']) assert.ok(types.includes(type), `${type} in the development outbox: ${types.join(', ')}`);
     const reset = lines.find((l) => l.type === 'password-reset')!;

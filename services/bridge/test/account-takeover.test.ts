@@ -51,7 +51,10 @@ describe('pre-account takeover (decision B51)', () => {
     for (const secret of ['victim@example.org', ATTACKER_PASSWORD, VICTIM_PASSWORD]) assert.ok(!logs.includes(secret), `${secret} in the logs`);
     // The canister's copy of the hash went through the outbox first (decision B28), and the account is verified there.
     const u = await h.opened.db.selectFrom('users').select(['principal']).executeTakeFirstOrThrow();
-    assert.deepEqual((await h.app.outbox.list()).filter((o) => o.operation === 'user.set_password_hash').map((o) => o.state), ['done']);
+    assert.deepEqual(
+      (await h.app.outbox.list()).filter((o) => o.operation === 'user.set_password_hash').map((o) => o.state),
+      ['done'],
+    );
     assert.equal((await h.opened.canisters.clients.user.get_account(u.principal))?.email_verified, true);
   });
 
@@ -87,10 +90,16 @@ describe('pre-account takeover (decision B51)', () => {
     const again = await h.register('taken@example.org', { password: VICTIM_PASSWORD });
     assert.equal(again.statusCode, 201, again.body);
     assert.notEqual(again.json().user_id, first!.id);
-    assert.equal((await h.request({ method: 'GET', url: attackerLink })).statusCode, 400, 'the replaced registration\'s link is dead');
+    assert.equal((await h.request({ method: 'GET', url: attackerLink })).statusCode, 400, "the replaced registration's link is dead");
     const form = new URLSearchParams({ token: tokenOf(attackerLink), new_password: 'a third password here' }).toString();
-    assert.equal((await h.request({ method: 'POST', url: '/verify-email', payload: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } })).statusCode, 400, 'and cannot set a password');
-    await eventually('the replaced account to leave the canister', async () => ((await h.opened.canisters.clients.user.get_account(first!.principal)) === undefined ? true : undefined));
+    assert.equal(
+      (await h.request({ method: 'POST', url: '/verify-email', payload: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } })).statusCode,
+      400,
+      'and cannot set a password',
+    );
+    await eventually('the replaced account to leave the canister', async () =>
+      (await h.opened.canisters.clients.user.get_account(first!.principal)) === undefined ? true : undefined,
+    );
     assert.equal((await h.verify('taken@example.org', { password: VICTIM_PASSWORD })).statusCode, 200);
     assert.equal((await h.login('taken@example.org', ATTACKER_PASSWORD)).res.statusCode, 401);
     assert.equal((await h.login('taken@example.org', VICTIM_PASSWORD)).res.statusCode, 200);

@@ -35,12 +35,20 @@ for (const backend of [BACKENDS[0]!, BACKENDS[2]!]) {
       assert.ok(pages.every((p) => p.users.length <= 2));
       assert.equal(pages.length, 3);
 
-      const carol = (await h.request({ method: 'GET', url: `/api/admin/users?email=${encodeURIComponent(' Carol@Example.org ')}`, jar: root.jar })).json() as Page;
-      assert.deepEqual(carol.users.map((u) => u.user_id), [members[1]]);
+      const carol = (
+        await h.request({ method: 'GET', url: `/api/admin/users?email=${encodeURIComponent(' Carol@Example.org ')}`, jar: root.jar })
+      ).json() as Page;
+      assert.deepEqual(
+        carol.users.map((u) => u.user_id),
+        [members[1]],
+      );
       assert.deepEqual(carol.users[0]!.roles, ['member']);
       assert.equal(carol.users[0]!.membership_status, 'Registered');
       assert.equal(carol.next_cursor, null);
-      assert.deepEqual((await h.request({ method: 'GET', url: '/api/admin/users?email=nobody%40example.org', jar: root.jar })).json(), { users: [], next_cursor: null });
+      assert.deepEqual((await h.request({ method: 'GET', url: '/api/admin/users?email=nobody%40example.org', jar: root.jar })).json(), {
+        users: [],
+        next_cursor: null,
+      });
 
       assert.deepEqual((await all(h, root.jar, 'role=admin')).ids, [root.user_id]);
       assert.deepEqual((await all(h, root.jar, 'role=user')).ids, [pending], '`user` = no explicit role');
@@ -58,7 +66,14 @@ for (const backend of [BACKENDS[0]!, BACKENDS[2]!]) {
       const carolJar = (await h.login('carol@example.org')).jar;
       assert.equal((await h.request({ method: 'GET', url: '/api/admin/users', jar: carolJar })).statusCode, 403);
       assert.equal((await h.request({ method: 'GET', url: '/api/admin/users' })).statusCode, 401);
-      for (const bad of ['limit=0', 'limit=101', 'status=active', 'role=Admin', 'cursor=%27%20OR%201%3D1', `cursor=${Buffer.from('not-a-user-id').toString('base64url')}`]) {
+      for (const bad of [
+        'limit=0',
+        'limit=101',
+        'status=active',
+        'role=Admin',
+        'cursor=%27%20OR%201%3D1',
+        `cursor=${Buffer.from('not-a-user-id').toString('base64url')}`,
+      ]) {
         const r = await h.request({ method: 'GET', url: `/api/admin/users?${bad}`, jar: root.jar });
         assert.equal(r.statusCode, 400, bad);
         assert.equal(r.json().error, 'VALIDATION_ERROR', bad);

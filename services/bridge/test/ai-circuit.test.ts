@@ -17,7 +17,11 @@ const CIRCUIT_OPEN = { error: 'AI service temporarily unavailable', code: 'CIRCU
 describe('inference circuit breaker (spec 2)', () => {
   it('every transition, with the bridge clock: CLOSED → OPEN → HALF-OPEN → OPEN → HALF-OPEN → CLOSED', async () => {
     const fake = await startFakeInference();
-    const h = await bridge(undefined, { INFERENCE_URL: fake.url, INFERENCE_CIRCUIT_OPEN_THRESHOLD: '3', INFERENCE_CIRCUIT_RESET_MS: '60000', AI_RATE_LIMIT_PER_MINUTE: '1000' }, { ai: { circuit: true } });
+    const h = await bridge(
+      undefined,
+      { INFERENCE_URL: fake.url, INFERENCE_CIRCUIT_OPEN_THRESHOLD: '3', INFERENCE_CIRCUIT_RESET_MS: '60000', AI_RATE_LIMIT_PER_MINUTE: '1000' },
+      { ai: { circuit: true } },
+    );
     try {
       const { jar } = await h.member('ada@example.org');
       const embed = () => h.request({ method: 'POST', url: '/api/ai/embed', payload: { text: 'hello world' }, jar });
@@ -66,7 +70,10 @@ describe('inference circuit breaker (spec 2)', () => {
       assert.equal(await circuit(), 'CLOSED');
       assert.equal(calls(), before + 2);
       assert.equal((await embed()).statusCode, 200);
-      const changes = h.logs.lines().filter((l) => l.event === 'ai.circuit_changed').map((l) => `${String(l.from)}→${String(l.to)}`);
+      const changes = h.logs
+        .lines()
+        .filter((l) => l.event === 'ai.circuit_changed')
+        .map((l) => `${String(l.from)}→${String(l.to)}`);
       assert.deepEqual(changes, ['CLOSED→OPEN', 'OPEN→HALF-OPEN', 'HALF-OPEN→OPEN', 'OPEN→HALF-OPEN', 'HALF-OPEN→CLOSED']);
     } finally {
       await h.close();
@@ -103,7 +110,10 @@ describe('AI alerts (spec 2 Events, decision A12)', () => {
     a.inferenceLatency(15_001, { model: 'm', operation: 'summarize' });
     a.inferenceLatency(20_000, { model: 'm', operation: 'draft' });
     assert.equal(r.lines.length, 1);
-    assert.deepEqual([r.lines[0]!.event, r.lines[0]!.alert, r.lines[0]!.service, r.lines[0]!.component], ['ai.alert', 'ai.latency_high', 'oracle-bridge', 'ai']);
+    assert.deepEqual(
+      [r.lines[0]!.event, r.lines[0]!.alert, r.lines[0]!.service, r.lines[0]!.component],
+      ['ai.alert', 'ai.latency_high', 'oracle-bridge', 'ai'],
+    );
     a.inferenceLatency(800, { model: 'm', operation: 'draft' });
     a.inferenceLatency(16_000, { model: 'm', operation: 'draft' });
     assert.equal(r.lines.length, 2, 're-armed by a normal answer');
@@ -149,7 +159,14 @@ describe('AI alerts (spec 2 Events, decision A12)', () => {
       assert.match(String(header.event_id), /^[0-9a-f]{32}$/);
       assert.match(envelopes[0]!.split('\n')[0]!, /sentry_key=publickey/, 'the DSN public key authenticates the envelope');
       assert.equal((JSON.parse(lines[1]!) as { type: string }).type, 'event');
-      const event = JSON.parse(lines[2]!) as { message: string; level: string; tags: Record<string, string>; environment: string; release: string; extra: Record<string, unknown> };
+      const event = JSON.parse(lines[2]!) as {
+        message: string;
+        level: string;
+        tags: Record<string, string>;
+        environment: string;
+        release: string;
+        extra: Record<string, unknown>;
+      };
       assert.match(event.message, /^ai\.circuit_open: /);
       assert.equal(event.level, 'warning');
       assert.deepEqual(event.tags, { service: 'oracle-bridge', component: 'ai', alert: 'ai.circuit_open' });

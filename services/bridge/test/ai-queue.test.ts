@@ -25,10 +25,16 @@ describe('per-model queue (decision A7)', () => {
       }
       const codes = await Promise.all(pending);
       const seconds = (Date.now() - started) / 1000;
-      assert.deepEqual(codes.filter((c) => c !== 200), [], 'every request answered');
+      assert.deepEqual(
+        codes.filter((c) => c !== 200),
+        [],
+        'every request answered',
+      );
       const swaps = fake.swaps;
       const perMinute = (swaps / seconds) * 60;
-      console.log(`queue: ${N} requests (50/50 embed/summarize) in ${seconds.toFixed(1)} s, ${swaps} swaps (${perMinute.toFixed(0)}/min vs ${((N / seconds) * 60).toFixed(0)} requests/min; ${((swaps / N) * 100).toFixed(1)} % of requests)`);
+      console.log(
+        `queue: ${N} requests (50/50 embed/summarize) in ${seconds.toFixed(1)} s, ${swaps} swaps (${perMinute.toFixed(0)}/min vs ${((N / seconds) * 60).toFixed(0)} requests/min; ${((swaps / N) * 100).toFixed(1)} % of requests)`,
+      );
       assert.ok(swaps <= N / 10, `${swaps} swaps for ${N} requests: at most one per 10 requests`);
       assert.ok(swaps >= 2, 'both models were served in turns');
     } finally {
@@ -39,7 +45,12 @@ describe('per-model queue (decision A7)', () => {
 
   it('decision A6: a call that loads another model gets INFERENCE_SWAP_ALLOWANCE_MS on top of INFERENCE_TIMEOUT_MS; a slow call without a swap times out (503)', async () => {
     const fake = await startFakeInference({ swapDelayMs: 1_500 });
-    const h = await bridge(undefined, { INFERENCE_URL: fake.url, INFERENCE_TIMEOUT_MS: '1000', INFERENCE_SWAP_ALLOWANCE_MS: '3000', AI_RATE_LIMIT_PER_MINUTE: '1000' });
+    const h = await bridge(undefined, {
+      INFERENCE_URL: fake.url,
+      INFERENCE_TIMEOUT_MS: '1000',
+      INFERENCE_SWAP_ALLOWANCE_MS: '3000',
+      AI_RATE_LIMIT_PER_MINUTE: '1000',
+    });
     try {
       const { jar } = await h.member('ada@example.org');
       const ask = (url: string, payload: object) => h.request({ method: 'POST', url, payload, jar });
@@ -83,7 +94,10 @@ describe('per-model queue (decision A7)', () => {
     const gate = new Promise<void>((r) => (release = r));
     const first = q.run('a', () => gate);
     const waiting = [q.run('a', async () => undefined), q.run('b', async () => undefined)];
-    await assert.rejects(q.run('a', async () => undefined), /already waiting/);
+    await assert.rejects(
+      q.run('a', async () => undefined),
+      /already waiting/,
+    );
     release();
     await Promise.all([first, ...waiting]);
   });

@@ -57,17 +57,30 @@ for (const db of ['pglite', 'postgres'] as const) {
         const search = async (payload: object) => {
           const r = await h.request({ method: 'POST', url: '/api/ai/search', payload, jar });
           assert.equal(r.statusCode, 200, r.body);
-          return r.json() as { results: Array<{ proposal_id: string; title: string; score: number; excerpt: string }>; query_embedding_ms: number; search_ms: number };
+          return r.json() as {
+            results: Array<{ proposal_id: string; title: string; score: number; excerpt: string }>;
+            query_embedding_ms: number;
+            search_ms: number;
+          };
         };
         const brute = (query: string, threshold: number, limit: number) =>
           PROPOSALS.map((p, i) => ({ id: ids[i]!, score: cosine(fakeEmbedding(query), fakeEmbedding(`${p.title}\n\n${p.body}`)) }))
             .filter((x) => x.score >= threshold)
             .sort((a, b) => b.score - a.score)
             .slice(0, limit);
-        for (const [query, threshold, limit] of [['solar panels community hall', 0, 10], ['solar panels community hall roof electricity', 0.75, 10], ['river', 0.1, 2], ['bridge over the river planks', 0.5, 10]] as const) {
+        for (const [query, threshold, limit] of [
+          ['solar panels community hall', 0, 10],
+          ['solar panels community hall roof electricity', 0.75, 10],
+          ['river', 0.1, 2],
+          ['bridge over the river planks', 0.5, 10],
+        ] as const) {
           const got = await search({ query, threshold, limit });
           const want = brute(query, threshold, limit);
-          assert.deepEqual(got.results.map((r) => r.proposal_id), want.map((w) => w.id), `${query} @ ${threshold}`);
+          assert.deepEqual(
+            got.results.map((r) => r.proposal_id),
+            want.map((w) => w.id),
+            `${query} @ ${threshold}`,
+          );
           for (const [i, r] of got.results.entries()) {
             assert.ok(Math.abs(r.score - want[i]!.score) < 1e-4, `${r.score} vs ${want[i]!.score}`);
             assert.ok(r.score >= 0 && r.score <= 1);
@@ -80,8 +93,14 @@ for (const db of ['pglite', 'postgres'] as const) {
         assert.deepEqual([top.proposal_id, top.title], [ids[0], PROPOSALS[0]!.title]);
         assert.match(top.excerpt, /^Install solar panels/);
         const defaults = await search({ query: 'solar panels community hall' });
-        assert.ok(defaults.results.every((r) => r.score >= 0.75), 'default threshold 0.75');
-        assert.deepEqual(defaults.results.map((r) => r.proposal_id), brute('solar panels community hall', 0.75, 10).map((w) => w.id));
+        assert.ok(
+          defaults.results.every((r) => r.score >= 0.75),
+          'default threshold 0.75',
+        );
+        assert.deepEqual(
+          defaults.results.map((r) => r.proposal_id),
+          brute('solar panels community hall', 0.75, 10).map((w) => w.id),
+        );
         // Every embedding request asked for floats.
         assert.ok(fake.embedCalls().every((c) => c.body.encoding_format === 'float'));
       } finally {

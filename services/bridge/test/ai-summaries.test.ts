@@ -26,10 +26,11 @@ function heldInference() {
     },
   } as unknown as Inference;
   /** Resolves once `n` calls are waiting. */
-  const waiting = (n: number) => new Promise<void>((resolve) => {
-    const check = () => (calls.length >= n ? resolve() : (waiter = check));
-    check();
-  });
+  const waiting = (n: number) =>
+    new Promise<void>((resolve) => {
+      const check = () => (calls.length >= n ? resolve() : (waiter = check));
+      check();
+    });
   return { inference, calls, waiting };
 }
 
@@ -80,6 +81,9 @@ describe('summary cache (spec 2 AI resources, decision A2)', () => {
     for (const c of f.calls) c.release();
     await Promise.all([x, y, shared]);
     assert.equal(f.calls.length, 2, 'the third call shared the first one in flight');
-    assert.deepEqual((await database.db.selectFrom('ai_summaries').select('proposal_id').orderBy('proposal_id').execute()).map((r) => r.proposal_id), ['8', '9']);
+    assert.deepEqual(
+      (await database.db.selectFrom('ai_summaries').select('proposal_id').orderBy('proposal_id').execute()).map((r) => r.proposal_id),
+      ['8', '9'],
+    );
   });
 });

@@ -22,7 +22,11 @@ describe('AI endpoints against an OpenAI-compatible server (spec 2)', () => {
     fake = await startFakeInference();
     h = await bridge(undefined, { INFERENCE_URL: fake.url, AI_RATE_LIMIT_PER_MINUTE: '1000' });
     ({ jar } = await h.member('ada@example.org'));
-    const created = await h.opened.canisters.clients.governance.create_proposal({ title: 'Solar panels for the hall', body: 'Install solar panels on the community hall roof for 12,000 USD.', category: 'General' });
+    const created = await h.opened.canisters.clients.governance.create_proposal({
+      title: 'Solar panels for the hall',
+      body: 'Install solar panels on the community hall roof for 12,000 USD.',
+      category: 'General',
+    });
     assert.ok('Ok' in created);
     proposalId = String(created.Ok);
   });
@@ -34,7 +38,13 @@ describe('AI endpoints against an OpenAI-compatible server (spec 2)', () => {
   it('GET /api/ai/health: status, circuit, model_available, inference_host, default_model, without a session', async () => {
     const r = await h.request({ method: 'GET', url: '/api/ai/health' });
     assert.equal(r.statusCode, 200);
-    assert.deepEqual(r.json(), { status: 'ok', circuit: 'CLOSED', model_available: true, inference_host: new URL(fake.url).host, default_model: 'draft-7b-q4' });
+    assert.deepEqual(r.json(), {
+      status: 'ok',
+      circuit: 'CLOSED',
+      model_available: true,
+      inference_host: new URL(fake.url).host,
+      default_model: 'draft-7b-q4',
+    });
     fake.models = ['embed-3b'];
     try {
       const d = (await h.request({ method: 'GET', url: '/api/ai/health' })).json() as { status: string; model_available: boolean };
@@ -57,13 +67,26 @@ describe('AI endpoints against an OpenAI-compatible server (spec 2)', () => {
 
   it('spec 2 AI errors: 422 VALIDATION_ERROR for a missing or invalid proposal_id or body; nothing is asked of the model', async () => {
     const n = fake.requests.filter((r) => !/Solar panels/.test(JSON.stringify(r.body))).length;
-    const bad = [{ title: 't', body: 'b' }, { proposal_id: 'abc', title: 't', body: 'b' }, { proposal_id: '99999999999999999999', title: 't', body: 'b' }, { proposal_id: '1', title: 't' }, { proposal_id: '1', title: 't', body: '' }, { proposal_id: '1', body: 'b' }];
+    const bad = [
+      { title: 't', body: 'b' },
+      { proposal_id: 'abc', title: 't', body: 'b' },
+      { proposal_id: '99999999999999999999', title: 't', body: 'b' },
+      { proposal_id: '1', title: 't' },
+      { proposal_id: '1', title: 't', body: '' },
+      { proposal_id: '1', body: 'b' },
+    ];
     for (const payload of bad) {
       const r = await post('/api/ai/summarize', payload);
       assert.equal(r.statusCode, 422, JSON.stringify(payload));
       assert.equal(r.json().code, 'VALIDATION_ERROR');
     }
-    for (const [url, payload] of [['/api/ai/search', { query: '' }], ['/api/ai/search', { query: 'x', limit: 51 }], ['/api/ai/search', { query: 'x', threshold: 1.5 }], ['/api/ai/draft', { intent: 'x', category: 'Nope' }], ['/api/ai/embed', {}]] as const) {
+    for (const [url, payload] of [
+      ['/api/ai/search', { query: '' }],
+      ['/api/ai/search', { query: 'x', limit: 51 }],
+      ['/api/ai/search', { query: 'x', threshold: 1.5 }],
+      ['/api/ai/draft', { intent: 'x', category: 'Nope' }],
+      ['/api/ai/embed', {}],
+    ] as const) {
       assert.equal((await post(url, payload)).statusCode, 422, `${url} ${JSON.stringify(payload)}`);
     }
     assert.equal(fake.requests.filter((r) => !/Solar panels/.test(JSON.stringify(r.body))).length, n, 'nothing but the background embedding of the proposal');
@@ -71,7 +94,11 @@ describe('AI endpoints against an OpenAI-compatible server (spec 2)', () => {
 
   it('summarize: cached by proposal_id (latency_ms 0 when cached), expires after AI_CACHE_TTL_SECONDS, invalidated by a new body hash', async () => {
     const before = fake.chatCalls().length;
-    const first = await post('/api/ai/summarize', { proposal_id: proposalId, title: 'Solar panels for the hall', body: 'Install solar panels on the community hall roof for 12,000 USD.' });
+    const first = await post('/api/ai/summarize', {
+      proposal_id: proposalId,
+      title: 'Solar panels for the hall',
+      body: 'Install solar panels on the community hall roof for 12,000 USD.',
+    });
     assert.equal(first.statusCode, 200, first.body);
     const a = first.json() as { summary: string; cached: boolean; model: string; latency_ms: number };
     assert.equal(a.cached, false);
@@ -79,7 +106,9 @@ describe('AI endpoints against an OpenAI-compatible server (spec 2)', () => {
     assert.ok(Number.isInteger(a.latency_ms), 'whole milliseconds of the inference call');
     const sentences = a.summary.match(/[.!?](\s|$)/g)?.length ?? 0;
     assert.ok(sentences >= 1 && sentences <= 3, a.summary);
-    const second = (await post('/api/ai/summarize', { proposal_id: proposalId, title: 'x', body: 'Install solar panels on the community hall roof for 12,000 USD.' })).json();
+    const second = (
+      await post('/api/ai/summarize', { proposal_id: proposalId, title: 'x', body: 'Install solar panels on the community hall roof for 12,000 USD.' })
+    ).json();
     assert.deepEqual(second, { summary: a.summary, cached: true, model: a.model, latency_ms: 0 });
     assert.equal(fake.chatCalls().length, before + 1, 'the hit made no inference call');
 
@@ -99,7 +128,7 @@ describe('AI endpoints against an OpenAI-compatible server (spec 2)', () => {
     assert.equal(r.statusCode, 200);
     const asked = JSON.stringify(fake.chatCalls()[n]!.body.messages);
     assert.match(asked, /community hall roof/, "the canister's body was summarised");
-    assert.doesNotMatch(asked, /mallory/, "the posted body was not");
+    assert.doesNotMatch(asked, /mallory/, 'the posted body was not');
     const row = await h.opened.db.selectFrom('ai_summaries').selectAll().where('proposal_id', '=', proposalId).executeTakeFirstOrThrow();
     assert.doesNotMatch(row.summary, /mallory|funds to me/i);
 
@@ -137,7 +166,8 @@ describe('AI endpoints against an OpenAI-compatible server (spec 2)', () => {
   });
 
   it('decision A18: a draft with ordinary deviations is repaired or the field dropped, and returned without a retry', async () => {
-    const draft = (fields: Record<string, unknown>) => JSON.stringify({ title: 'Solar roof', body: '## Summary\n\nPanels.', suggested_budget: 1000, tags: ['energy'], ...fields });
+    const draft = (fields: Record<string, unknown>) =>
+      JSON.stringify({ title: 'Solar roof', body: '## Summary\n\nPanels.', suggested_budget: 1000, tags: ['energy'], ...fields });
     const cases: Array<[Record<string, unknown>, Partial<{ title: string; suggested_budget: number | null; tags: string[] }>]> = [
       [{ suggested_budget: '$1,200' }, { suggested_budget: 1200 }],
       [{ suggested_budget: '1,500.50 USD' }, { suggested_budget: 1500.5 }],
@@ -254,9 +284,20 @@ describe('AI without an inference server (INFERENCE_URL unset)', () => {
     const h = await bridge();
     try {
       const health = await h.request({ method: 'GET', url: '/api/ai/health' });
-      assert.deepEqual(health.json(), { status: 'not_configured', circuit: 'CLOSED', model_available: false, inference_host: '', default_model: 'draft-7b-q4' });
+      assert.deepEqual(health.json(), {
+        status: 'not_configured',
+        circuit: 'CLOSED',
+        model_available: false,
+        inference_host: '',
+        default_model: 'draft-7b-q4',
+      });
       const { jar } = await h.member('carol@example.org');
-      for (const [url, payload] of [['/api/ai/summarize', { proposal_id: '1', title: 't', body: 'b' }], ['/api/ai/search', { query: 'q' }], ['/api/ai/draft', { intent: 'i', category: 'General' }], ['/api/ai/embed', { text: 't' }]] as const) {
+      for (const [url, payload] of [
+        ['/api/ai/summarize', { proposal_id: '1', title: 't', body: 'b' }],
+        ['/api/ai/search', { query: 'q' }],
+        ['/api/ai/draft', { intent: 'i', category: 'General' }],
+        ['/api/ai/embed', { text: 't' }],
+      ] as const) {
         const r = await h.request({ method: 'POST', url, payload, jar });
         assert.equal(r.statusCode, 503, url);
         assert.deepEqual(r.json(), { error: 'AI service temporarily unavailable', code: 'CIRCUIT_OPEN' });

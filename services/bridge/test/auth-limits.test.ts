@@ -21,13 +21,26 @@ for (const backend of BACKENDS) {
       // All wrong: which 5 of 30 parallel requests reach the counter first depends on the database's
       // connection scheduling, so a right password inside the burst could be one of the 5 checked.
       const guesses = Array.from({ length: 30 }, (_, i) => `${WRONG} ${i}`);
-      const res = await Promise.all(guesses.map((p) => h.request({ method: 'POST', url: '/auth/login', payload: { email: 'ada@example.org', password: p }, remoteAddress: '203.0.113.9' })));
+      const res = await Promise.all(
+        guesses.map((p) => h.request({ method: 'POST', url: '/auth/login', payload: { email: 'ada@example.org', password: p }, remoteAddress: '203.0.113.9' })),
+      );
       const codes = res.map((r) => r.statusCode);
       assert.equal(codes.filter((c) => c !== 429).length, 5, `exactly 5 passwords checked: ${codes.join(',')}`);
-      assert.ok(codes.every((c) => c === 401 || c === 429), codes.join(','));
-      const right = await h.request({ method: 'POST', url: '/auth/login', payload: { email: 'ada@example.org', password: PASSWORD }, remoteAddress: '203.0.113.9' });
+      assert.ok(
+        codes.every((c) => c === 401 || c === 429),
+        codes.join(','),
+      );
+      const right = await h.request({
+        method: 'POST',
+        url: '/auth/login',
+        payload: { email: 'ada@example.org', password: PASSWORD },
+        remoteAddress: '203.0.113.9',
+      });
       assert.equal(right.statusCode, 429, 'the right password after the limit is refused, not checked');
-      assert.ok([...res, right].every((r) => r.headers['set-cookie'] === undefined), 'no session handed out');
+      assert.ok(
+        [...res, right].every((r) => r.headers['set-cookie'] === undefined),
+        'no session handed out',
+      );
       const blocked = res.find((r) => r.statusCode === 429)!;
       assert.equal(blocked.json().error, 'TOO_MANY_ATTEMPTS');
       assert.ok(Number(blocked.headers['retry-after']) > 0 && Number(blocked.headers['retry-after']) <= 15 * 60);
@@ -35,29 +48,40 @@ for (const backend of BACKENDS) {
   });
 
   describe(`revocation and the admin's session endpoints on ${where}`, () => {
-    it('decision B34: revoking admin ends the revoked admin\'s sessions at once: they cannot create admins any more', async (t) => {
+    it("decision B34: revoking admin ends the revoked admin's sessions at once: they cannot create admins any more", async (t) => {
       const h = await bridge(backend);
       t.after(() => h.close());
       const root = await h.member(ADMIN_EMAIL);
       const carol = await h.member('carol@example.org');
       const dave = await h.member('dave@example.org');
-      assert.equal((await h.request({ method: 'POST', url: `/api/admin/users/${carol.user_id}/roles`, payload: { role: 'admin' }, jar: root.jar })).statusCode, 200);
+      assert.equal(
+        (await h.request({ method: 'POST', url: `/api/admin/users/${carol.user_id}/roles`, payload: { role: 'admin' }, jar: root.jar })).statusCode,
+        200,
+      );
       const carolAdmin = (await h.login('carol@example.org')).jar;
       const other = (await h.login('carol@example.org', PASSWORD, {})).jar;
       assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar: carolAdmin })).json().roles, ['member', 'admin']);
       const revoke = await h.request({ method: 'DELETE', url: `/api/admin/users/${carol.user_id}/roles/admin`, jar: root.jar });
       assert.equal(revoke.statusCode, 200, revoke.body);
       assert.equal(revoke.json().sessions_ended, 3, 'the first login, the admin one and the second browser');
-      for (const jar of [carolAdmin, other, carol.jar]) assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar })).json(), { authenticated: false });
+      for (const jar of [carolAdmin, other, carol.jar])
+        assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar })).json(), { authenticated: false });
       const grant = await h.request({ method: 'POST', url: `/api/admin/users/${dave.user_id}/roles`, payload: { role: 'admin' }, jar: carolAdmin });
       assert.equal(grant.statusCode, 401, 'the revoked admin is signed out');
       const back = await h.login('carol@example.org');
       assert.deepEqual(back.res.json().roles, ['member'], 'the next login reads the new roles');
-      assert.equal((await h.request({ method: 'POST', url: `/api/admin/users/${dave.user_id}/roles`, payload: { role: 'admin' }, jar: back.jar })).statusCode, 403);
-      assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar: root.jar })).json().roles, ['member', 'admin'], 'other users keep their sessions');
+      assert.equal(
+        (await h.request({ method: 'POST', url: `/api/admin/users/${dave.user_id}/roles`, payload: { role: 'admin' }, jar: back.jar })).statusCode,
+        403,
+      );
+      assert.deepEqual(
+        (await h.request({ method: 'GET', url: '/auth/session', jar: root.jar })).json().roles,
+        ['member', 'admin'],
+        'other users keep their sessions',
+      );
     });
 
-    it('decision B35: an admin lists a user\'s live sessions and ends them all', async (t) => {
+    it("decision B35: an admin lists a user's live sessions and ends them all", async (t) => {
       const h = await bridge(backend);
       t.after(() => h.close());
       const root = await h.member(ADMIN_EMAIL);
@@ -74,7 +98,11 @@ for (const backend of BACKENDS) {
       assert.equal(sessions[1]!.expires_at, new Date(h.now() + 24 * 3_600_000).toISOString());
       assert.equal((await h.request({ method: 'GET', url, jar: erin.jar })).statusCode, 403, 'admins only');
       assert.equal((await h.request({ method: 'GET', url })).statusCode, 401);
-      assert.equal((await h.request({ method: 'DELETE', url, jar: root.jar, origin: 'https://evil.domdao.example' })).statusCode, 403, 'cross-site rule (decision B8)');
+      assert.equal(
+        (await h.request({ method: 'DELETE', url, jar: root.jar, origin: 'https://evil.domdao.example' })).statusCode,
+        403,
+        'cross-site rule (decision B8)',
+      );
       assert.equal((await h.request({ method: 'GET', url: '/api/admin/users/00000000-0000-4000-8000-000000000000/sessions', jar: root.jar })).statusCode, 404);
       assert.equal((await h.request({ method: 'DELETE', url: "/api/admin/users/1'%20OR%201=1/sessions", jar: root.jar, origin: GOV })).statusCode, 400);
       const ended = await h.request({ method: 'DELETE', url, jar: root.jar, origin: GOV });
@@ -113,10 +141,11 @@ describe('the owner of an attacked account (decision B30)', () => {
     const h = await bridge();
     t.after(() => h.close());
     await h.member('bob@example.org');
-    const from = (remoteAddress: string, password: string) => h.request({ method: 'POST', url: '/auth/login', payload: { email: 'bob@example.org', password }, remoteAddress });
+    const from = (remoteAddress: string, password: string) =>
+      h.request({ method: 'POST', url: '/auth/login', payload: { email: 'bob@example.org', password }, remoteAddress });
     for (let i = 0; i < 5; i++) assert.equal((await from('203.0.113.66', WRONG)).statusCode, 401);
     for (let i = 0; i < 20; i++) assert.equal((await from('203.0.113.66', WRONG)).statusCode, 429);
-    assert.equal((await from('203.0.113.66', PASSWORD)).statusCode, 429, 'the stranger\'s address stays blocked, even with the password');
+    assert.equal((await from('203.0.113.66', PASSWORD)).statusCode, 429, "the stranger's address stays blocked, even with the password");
     const owner = await from('198.51.100.20', PASSWORD);
     assert.equal(owner.statusCode, 200, 'the owner is not locked out');
     assert.equal(owner.json().email, 'bob@example.org');
@@ -126,7 +155,8 @@ describe('the owner of an attacked account (decision B30)', () => {
     const h = await bridge(undefined, { LOGIN_MAX_FAILURES: '2' });
     t.after(() => h.close());
     await h.member('cleo@example.org');
-    const from = (remoteAddress: string, password = WRONG) => h.request({ method: 'POST', url: '/auth/login', payload: { email: 'cleo@example.org', password }, remoteAddress });
+    const from = (remoteAddress: string, password = WRONG) =>
+      h.request({ method: 'POST', url: '/auth/login', payload: { email: 'cleo@example.org', password }, remoteAddress });
     for (let i = 0; i < 10; i++) await from('203.0.113.1');
     for (let a = 2; a <= 19; a++) for (let i = 0; i < 2; i++) assert.equal((await from(`203.0.113.${a}`)).statusCode, 401);
     // 2 + 36 = 38 checked guesses: the 8 refused at 203.0.113.1 did not count.
@@ -177,7 +207,8 @@ describe('where the attempt counters live (decision B52)', () => {
     const h = await bridge({ db: 'pglite', sessions: 'redis' }, { SESSION_REDIS_URL: redis.url });
     t.after(() => h.close());
     const { jar } = await h.member('locked@example.org');
-    const attempt = (password: string) => h.request({ method: 'POST', url: '/auth/login', payload: { email: 'locked@example.org', password }, remoteAddress: '203.0.113.7' });
+    const attempt = (password: string) =>
+      h.request({ method: 'POST', url: '/auth/login', payload: { email: 'locked@example.org', password }, remoteAddress: '203.0.113.7' });
     for (let i = 1; i <= h.config.LOGIN_MAX_FAILURES; i++) assert.equal((await attempt(`${WRONG} ${i}`)).statusCode, 401, `guess ${i} of the limit is checked`);
     assert.equal((await attempt(PASSWORD)).statusCode, 429, 'one past the limit is refused');
     redis = await redis.restart();

@@ -101,7 +101,10 @@ describe('CORS with credentials across sibling subdomains in Chromium (decision 
       const page = await context.newPage();
       await page.goto(`${front}/`);
       // JSON POST: the browser sends a preflight first; only its CORS answer lets the login through.
-      const out = (await page.evaluate(([e, p]) => (globalThis as unknown as { run(e: string, p: string): Promise<unknown> }).run(e!, p!), ['ada@example.org', PASSWORD])) as {
+      const out = (await page.evaluate(
+        ([e, p]) => (globalThis as unknown as { run(e: string, p: string): Promise<unknown> }).run(e!, p!),
+        ['ada@example.org', PASSWORD],
+      )) as {
         login: { status: number; body: { authenticated: boolean; email: string } };
         session: { status: number; body: { authenticated: boolean; email: string; membership_status?: string } };
         cookieVisibleToPage: boolean;
@@ -122,14 +125,23 @@ describe('CORS with credentials across sibling subdomains in Chromium (decision 
     }
   });
 
-  it('decision B45: a page on a foreign origin cannot read the bridge\'s answers (no CORS headers)', async () => {
+  it("decision B45: a page on a foreign origin cannot read the bridge's answers (no CORS headers)", async () => {
     const context = await browser.newContext({ ignoreHTTPSErrors: true });
     try {
       const page = await context.newPage();
       await page.goto(`${foreign}/`);
-      const tryRead = (url: string, init: RequestInit) => page.evaluate(([u, i]) => (globalThis as unknown as { tryRead(u: string, i: RequestInit): Promise<{ read: boolean }> }).tryRead(u, i), [url, init] as const);
+      const tryRead = (url: string, init: RequestInit) =>
+        page.evaluate(([u, i]) => (globalThis as unknown as { tryRead(u: string, i: RequestInit): Promise<{ read: boolean }> }).tryRead(u, i), [
+          url,
+          init,
+        ] as const);
       assert.deepEqual(await tryRead(`${api}/api/auth/session`, { credentials: 'include' }), { read: false, error: 'TypeError: Failed to fetch' });
-      const login = await tryRead(`${api}/auth/login`, { method: 'POST', credentials: 'include', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ada@example.org', password: PASSWORD }) });
+      const login = await tryRead(`${api}/auth/login`, {
+        method: 'POST',
+        credentials: 'include',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'ada@example.org', password: PASSWORD }),
+      });
       assert.equal(login.read, false, 'the preflight fails');
       assert.equal((await context.cookies(api)).filter((c) => c.name === 'session').length, 0, 'no session was set');
     } finally {
@@ -143,19 +155,34 @@ describe('CORS with credentials across sibling subdomains in Chromium (decision 
       const page = await context.newPage();
       await page.goto(`${front}/sandboxed`);
       assert.equal(await page.evaluate(() => (globalThis as unknown as { origin: string }).origin), 'null', 'the page runs in an opaque origin');
-      const r = await page.evaluate(([u, p]) => (globalThis as unknown as { tryRead(u: string, i: RequestInit): Promise<{ read: boolean }> }).tryRead(u!, { method: 'POST', credentials: 'include', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ada@example.org', password: p }) }), [`${api}/auth/login`, PASSWORD]);
+      const r = await page.evaluate(
+        ([u, p]) =>
+          (globalThis as unknown as { tryRead(u: string, i: RequestInit): Promise<{ read: boolean }> }).tryRead(u!, {
+            method: 'POST',
+            credentials: 'include',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ email: 'ada@example.org', password: p }),
+          }),
+        [`${api}/auth/login`, PASSWORD],
+      );
       assert.equal(r.read, false, 'the preflight from `null` gets no CORS headers');
       assert.equal((await context.cookies(api)).filter((c) => c.name === 'session').length, 0, 'no session was set');
     } finally {
       await context.close();
     }
     // What the sandboxed page's request carries, sent without a preflight: refused by the bridge.
-    const res = await h.request({ method: 'POST', url: '/auth/login', origin: null, headers: { origin: 'null', referer: `${front}/sandboxed` }, payload: { email: 'ada@example.org', password: PASSWORD } });
+    const res = await h.request({
+      method: 'POST',
+      url: '/auth/login',
+      origin: null,
+      headers: { origin: 'null', referer: `${front}/sandboxed` },
+      payload: { email: 'ada@example.org', password: PASSWORD },
+    });
     assert.equal(res.statusCode, 403);
     assert.equal(res.json().error, 'CSRF_REJECTED');
   });
 
-  it('decision B48: the bridge\'s own login page signs in (its origin is PUBLIC_URL\'s) and returns to the front end; `/` shows the session and signs out', async () => {
+  it("decision B48: the bridge's own login page signs in (its origin is PUBLIC_URL's) and returns to the front end; `/` shows the session and signs out", async () => {
     const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 700, height: 420 } });
     try {
       const page = await context.newPage();
@@ -166,12 +193,12 @@ describe('CORS with credentials across sibling subdomains in Chromium (decision 
       await page.goto(`${api}/`);
       // The web app at `/` (decision F5) reads the session after it loads.
       await page.waitForSelector('text=Signed in as ada@example.org (member).');
-      assert.match(await page.textContent('body') ?? '', /Signed in as ada@example\.org \(member\)\./);
+      assert.match((await page.textContent('body')) ?? '', /Signed in as ada@example\.org \(member\)\./);
       mkdirSync(SCREENSHOT_DIR, { recursive: true });
       await page.screenshot({ path: join(SCREENSHOT_DIR, 'bridge-home-signed-in.png'), fullPage: true });
       await Promise.all([page.waitForEvent('load'), page.click('#signout')]);
       await page.waitForSelector('text=You are not signed in.');
-      assert.match(await page.textContent('body') ?? '', /You are not signed in\./);
+      assert.match((await page.textContent('body')) ?? '', /You are not signed in\./);
       assert.equal((await context.cookies(api)).filter((c) => c.name === 'session').length, 0, 'the cookie is cleared');
     } finally {
       await context.close();

@@ -52,7 +52,8 @@ before(async () => {
 });
 after(() => h.close());
 
-const post = (url: string, jar: Jar | undefined, payload: unknown, headers: Record<string, string> = {}) => h.request({ method: 'POST', url, jar, payload: payload as object, headers });
+const post = (url: string, jar: Jar | undefined, payload: unknown, headers: Record<string, string> = {}) =>
+  h.request({ method: 'POST', url, jar, payload: payload as object, headers });
 const get = (url: string, jar?: Jar) => h.request({ method: 'GET', url, ...(jar && { jar }) });
 
 describe('DOM through the bridge (decisions L20–L23)', () => {
@@ -60,7 +61,11 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
     assert.equal((await post('/api/dev/faucet', undefined, {})).statusCode, 401);
     const r = await post('/api/dev/faucet', alice.jar, {});
     assert.equal(r.statusCode, 200, r.body);
-    assert.deepEqual(r.json(), { amount_e8s: String(1000n * E8S), block_index: (r.json() as { block_index: string }).block_index, balance_e8s: String(1000n * E8S) });
+    assert.deepEqual(r.json(), {
+      amount_e8s: String(1000n * E8S),
+      block_index: (r.json() as { block_index: string }).block_index,
+      balance_e8s: String(1000n * E8S),
+    });
     assert.equal((await post('/api/dev/faucet', bob.jar, {})).statusCode, 200);
     const bal = (await get('/api/me/balance', alice.jar)).json() as { account: { owner: string; subaccount: null }; balance_e8s: string; fee_e8s: string };
     assert.deepEqual(bal, { account: { owner: alice.principal, subaccount: null }, balance_e8s: String(1000n * E8S), fee_e8s: String(FEE) });
@@ -74,28 +79,48 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
     const created = await post('/api/campaigns', alice.jar, { title: 'Garden', description: 'Seeds', goal: { usd: 100 }, deadline });
     assert.equal(created.statusCode, 201, created.body);
     const c = created.json() as { id: string; progress: Record<string, unknown>; status: string };
-    assert.deepEqual(c.progress, { goal_dom: '0', raised_dom: '0', raised_usd: null, goal_usd: 100, pct_complete: 0, price_tick_id: null }, 'no usable price: DOM only (G4)');
+    assert.deepEqual(
+      c.progress,
+      { goal_dom: '0', raised_dom: '0', raised_usd: null, goal_usd: 100, pct_complete: 0, price_tick_id: null },
+      'no usable price: DOM only (G4)',
+    );
     const usdNoPrice = await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { usd: 5 } });
     assert.deepEqual([usdNoPrice.statusCode, usdNoPrice.json().error], [409, 'PriceUnavailable']);
     const dom = await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { dom_e8s: String(10n * E8S) } }, { 'idempotency-key': 'bob-1' });
     assert.equal(dom.statusCode, 201, dom.body);
     assert.deepEqual([dom.json().amount_e8s, dom.json().usd_value, dom.json().price_tick_id], [String(10n * E8S), null, null]);
     const again = await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { dom_e8s: String(10n * E8S) } }, { 'idempotency-key': 'bob-1' });
-    assert.deepEqual([again.statusCode, again.json().seq, again.json().block_index], [201, dom.json().seq, dom.json().block_index], 'a retried request is the same contribution');
+    assert.deepEqual(
+      [again.statusCode, again.json().seq, again.json().block_index],
+      [201, dom.json().seq, dom.json().block_index],
+      'a retried request is the same contribution',
+    );
     const tick = await ratifyPrice(0.5);
     const usd = await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { usd: 20 } });
     assert.equal(usd.statusCode, 201, usd.body);
     assert.deepEqual([usd.json().amount_e8s, usd.json().usd_value, usd.json().price_tick_id], [String(40n * E8S), 20, String(tick)]);
     const view = (await get(`/api/campaigns/${c.id}`)).json() as { progress: Record<string, unknown>; contributions: string };
-    assert.deepEqual(view.progress, { goal_dom: String(200n * E8S), raised_dom: String(50n * E8S), raised_usd: 25, goal_usd: 100, pct_complete: 25, price_tick_id: String(tick) });
+    assert.deepEqual(view.progress, {
+      goal_dom: String(200n * E8S),
+      raised_dom: String(50n * E8S),
+      raised_usd: 25,
+      goal_usd: 100,
+      pct_complete: 25,
+      price_tick_id: String(tick),
+    });
     assert.equal(view.contributions, '2');
-    assert.deepEqual(((await get(`/api/campaigns/${c.id}/contributions`)).json() as { items: Array<{ seq: string }> }).items.map((x) => x.seq), ['1', '2']);
+    assert.deepEqual(
+      ((await get(`/api/campaigns/${c.id}/contributions`)).json() as { items: Array<{ seq: string }> }).items.map((x) => x.seq),
+      ['1', '2'],
+    );
     assert.ok(((await get('/api/campaigns')).json() as { items: Array<{ id: string }> }).items.some((x) => x.id === c.id));
   });
 
   it('cancelled: every contributor is refunded; my contributions show the refunds; my balance has them back', async () => {
     const deadline = new Date(h.now() + 2 * DAY_MS).toISOString();
-    const c = (await post('/api/campaigns', alice.jar, { title: 'Stop', description: '', goal: { dom_e8s: String(500n * E8S) }, deadline })).json() as { id: string };
+    const c = (await post('/api/campaigns', alice.jar, { title: 'Stop', description: '', goal: { dom_e8s: String(500n * E8S) }, deadline })).json() as {
+      id: string;
+    };
     const before = BigInt(((await get('/api/me/balance', bob.jar)).json() as { balance_e8s: string }).balance_e8s);
     assert.equal((await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { dom_e8s: String(3n * E8S) } })).statusCode, 201);
     const notOwner = await post(`/api/campaigns/${c.id}/cancel`, bob.jar, {});
@@ -106,15 +131,22 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
     const after = BigInt(((await get('/api/me/balance', bob.jar)).json() as { balance_e8s: string }).balance_e8s);
     assert.equal(after, before - 3n * FEE, 'back, less the approval, contribution and refund fees');
     const mine = (await get('/api/me/contributions', bob.jar)).json() as { items: unknown[]; refunds: Array<{ campaign_id: string; amount_e8s: string }> };
-    assert.deepEqual(mine.refunds.map((r) => [r.campaign_id, r.amount_e8s]), [[c.id, String(3n * E8S - FEE)]]);
+    assert.deepEqual(
+      mine.refunds.map((r) => [r.campaign_id, r.amount_e8s]),
+      [[c.id, String(3n * E8S - FEE)]],
+    );
     const closed = await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { dom_e8s: String(E8S) } });
     assert.deepEqual([closed.statusCode, closed.json().error], [409, 'CampaignClosed']);
   });
 
   it('at the deadline through HTTP: a funded campaign is released to its beneficiary, a short one refunds every contributor', async () => {
     const deadline = new Date(h.now() + 2 * HOUR_MS).toISOString();
-    const funded = (await post('/api/campaigns', alice.jar, { title: 'Small', description: '', goal: { dom_e8s: String(2n * E8S) }, deadline, beneficiary: alice.principal })).json() as { id: string };
-    const short = (await post('/api/campaigns', alice.jar, { title: 'Large', description: '', goal: { dom_e8s: String(900n * E8S) }, deadline })).json() as { id: string };
+    const funded = (
+      await post('/api/campaigns', alice.jar, { title: 'Small', description: '', goal: { dom_e8s: String(2n * E8S) }, deadline, beneficiary: alice.principal })
+    ).json() as { id: string };
+    const short = (await post('/api/campaigns', alice.jar, { title: 'Large', description: '', goal: { dom_e8s: String(900n * E8S) }, deadline })).json() as {
+      id: string;
+    };
     const aliceBefore = BigInt(((await get('/api/me/balance', alice.jar)).json() as { balance_e8s: string }).balance_e8s);
     assert.equal((await post(`/api/campaigns/${funded.id}/contributions`, bob.jar, { amount: { dom_e8s: String(3n * E8S) } })).statusCode, 201);
     assert.equal((await post(`/api/campaigns/${short.id}/contributions`, bob.jar, { amount: { dom_e8s: String(4n * E8S) } })).statusCode, 201);
@@ -135,7 +167,11 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
   it('errors: unauthenticated 401, bad input 400, unknown campaign 404, too little DOM 409 InsufficientFunds; a donation burn is recorded', async () => {
     const deadline = new Date(h.now() + 2 * DAY_MS).toISOString();
     assert.equal((await post('/api/campaigns', undefined, { title: 'x', description: '', goal: { usd: 1 }, deadline })).statusCode, 401);
-    for (const body of [{ title: '', description: '', goal: { usd: 1 }, deadline }, { title: 'x', description: '', goal: { dom_e8s: '1.5' }, deadline }, { title: 'x', description: '', goal: { usd: -1 }, deadline }]) {
+    for (const body of [
+      { title: '', description: '', goal: { usd: 1 }, deadline },
+      { title: 'x', description: '', goal: { dom_e8s: '1.5' }, deadline },
+      { title: 'x', description: '', goal: { usd: -1 }, deadline },
+    ]) {
       assert.equal((await post('/api/campaigns', alice.jar, body)).statusCode, 400);
     }
     const tooSoon = await post('/api/campaigns', alice.jar, { title: 'x', description: '', goal: { usd: 1 }, deadline: new Date(h.now()).toISOString() });
@@ -145,7 +181,10 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
     const c = (await post('/api/campaigns', alice.jar, { title: 'Big', description: '', goal: { usd: 1 }, deadline })).json() as { id: string };
     const poor = await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { dom_e8s: String(1_000_000n * E8S) } });
     assert.deepEqual([poor.statusCode, poor.json().error], [409, 'InsufficientFunds']);
-    assert.equal((await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { dom_e8s: '1' } }, { 'idempotency-key': 'bad key!' })).statusCode, 400);
+    assert.equal(
+      (await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { dom_e8s: '1' } }, { 'idempotency-key': 'bad key!' })).statusCode,
+      400,
+    );
     const burn = await post('/api/donations', alice.jar, { amount: { usd: 1 } });
     assert.equal(burn.statusCode, 201, burn.body);
     assert.deepEqual([burn.json().amount_e8s, burn.json().usd_value], [String(2n * E8S), 1]);
@@ -160,10 +199,13 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
     // Each contribution costs its approval's fee and A + the transfer fee: funds for exactly three.
     assert.ok('Ok' in (await platform!.as(ids.governance).ledger.icrc1_transfer({ to: { owner }, amount: 3n * (A + 2n * FEE) })));
     const deadline = new Date(h.now() + 2 * DAY_MS).toISOString();
-    const c = (await post('/api/campaigns', dora.jar, { title: 'Parallel', description: '', goal: { dom_e8s: String(100n * E8S) }, deadline })).json() as { id: string };
+    const c = (await post('/api/campaigns', dora.jar, { title: 'Parallel', description: '', goal: { dom_e8s: String(100n * E8S) }, deadline })).json() as {
+      id: string;
+    };
     /** dora's ledger blocks from `start` on, by type: each approval and transfer of hers is one. */
     const blocksOf = async (start: bigint) => {
-      const owned = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (x instanceof Uint8Array ? Buffer.from(x).toString('hex') : typeof x === 'bigint' ? String(x) : x));
+      const owned = (v: unknown) =>
+        JSON.stringify(v, (_k, x: unknown) => (x instanceof Uint8Array ? Buffer.from(x).toString('hex') : typeof x === 'bigint' ? String(x) : x));
       const me = Buffer.from(Principal.fromText(owner).toUint8Array()).toString('hex');
       const { blocks } = await clients.ledger.icrc3_get_blocks([{ start, length: 1000n }]);
       const types: string[] = [];
@@ -175,21 +217,37 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
       return types.sort();
     };
     let start = (await clients.ledger.icrc3_get_blocks([])).log_length;
-    const contributions = await Promise.all(Array.from({ length: 10 }, () => post(`/api/campaigns/${c.id}/contributions`, dora.jar, { amount: { dom_e8s: String(A) } })));
+    const contributions = await Promise.all(
+      Array.from({ length: 10 }, () => post(`/api/campaigns/${c.id}/contributions`, dora.jar, { amount: { dom_e8s: String(A) } })),
+    );
     const codes = contributions.map((r) => `${r.statusCode} ${r.statusCode === 201 ? '' : r.json().error}`.trim()).sort();
     assert.deepEqual(codes, [...Array(3).fill('201'), ...Array(7).fill('409 InsufficientFunds')]);
     const refused = contributions.find((r) => r.statusCode === 409)!;
     assert.match(refused.json().message, /"balance":"0","required":"100020000"/, 'the refusal says what is missing');
-    assert.deepEqual(await blocksOf(start), ['2approve', '2approve', '2approve', '2xfer', '2xfer', '2xfer'], 'one approval and one transfer per contribution made, nothing for the refused');
+    assert.deepEqual(
+      await blocksOf(start),
+      ['2approve', '2approve', '2approve', '2xfer', '2xfer', '2xfer'],
+      'one approval and one transfer per contribution made, nothing for the refused',
+    );
     assert.equal(await clients.ledger.icrc1_balance_of({ owner }), 0n);
-    assert.deepEqual([(await get(`/api/campaigns/${c.id}`)).json().contributions, (await get(`/api/campaigns/${c.id}`)).json().progress.raised_dom], ['3', String(3n * A)]);
+    assert.deepEqual(
+      [(await get(`/api/campaigns/${c.id}`)).json().contributions, (await get(`/api/campaigns/${c.id}`)).json().progress.raised_dom],
+      ['3', String(3n * A)],
+    );
 
     // Donations: a burn charges no transfer fee, so each costs A + one approval fee.
     assert.ok('Ok' in (await platform!.as(ids.governance).ledger.icrc1_transfer({ to: { owner }, amount: 3n * (A + FEE) })));
     start = (await clients.ledger.icrc3_get_blocks([])).log_length;
     const donations = await Promise.all(Array.from({ length: 10 }, () => post('/api/donations', dora.jar, { amount: { dom_e8s: String(A) } })));
-    assert.deepEqual(donations.map((r) => `${r.statusCode} ${r.statusCode === 201 ? '' : r.json().error}`.trim()).sort(), [...Array(3).fill('201'), ...Array(7).fill('409 InsufficientFunds')]);
-    assert.deepEqual(await blocksOf(start), ['1burn', '1burn', '1burn', '2approve', '2approve', '2approve'], 'exactly one fee (the approval) per donation made');
+    assert.deepEqual(donations.map((r) => `${r.statusCode} ${r.statusCode === 201 ? '' : r.json().error}`.trim()).sort(), [
+      ...Array(3).fill('201'),
+      ...Array(7).fill('409 InsufficientFunds'),
+    ]);
+    assert.deepEqual(
+      await blocksOf(start),
+      ['1burn', '1burn', '1burn', '2approve', '2approve', '2approve'],
+      'exactly one fee (the approval) per donation made',
+    );
     assert.equal(await clients.ledger.icrc1_balance_of({ owner }), 0n);
   });
 
@@ -199,7 +257,9 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
     const { platform, ids, clients } = h.opened.canisters;
     assert.ok('Ok' in (await platform!.as(ids.governance).ledger.icrc1_transfer({ to: { owner }, amount: 10n * E8S })));
     const deadline = new Date(h.now() + 2 * DAY_MS).toISOString();
-    const c = (await post('/api/campaigns', erin.jar, { title: 'Refusals', description: '', goal: { dom_e8s: String(100n * E8S) }, deadline })).json() as { id: string };
+    const c = (await post('/api/campaigns', erin.jar, { title: 'Refusals', description: '', goal: { dom_e8s: String(100n * E8S) }, deadline })).json() as {
+      id: string;
+    };
     const supply = await clients.ledger.icrc1_total_supply();
     const dust = await post(`/api/campaigns/${c.id}/contributions`, erin.jar, { amount: { dom_e8s: String(FEE) } });
     assert.deepEqual([dust.statusCode, dust.json().error], [400, 'InvalidArgument'], 'at the fee: refused by the canister');
@@ -214,7 +274,10 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
   });
 
   it('production refuses the faucet; without it the route answers 404', async () => {
-    assert.throws(() => loadBridgeConfig({ NODE_ENV: 'production', DEV_FAUCET_DOM: '5' }), (e: unknown) => e instanceof ConfigError && e.problems.some((p) => p.startsWith('DEV_FAUCET_DOM: development only')));
+    assert.throws(
+      () => loadBridgeConfig({ NODE_ENV: 'production', DEV_FAUCET_DOM: '5' }),
+      (e: unknown) => e instanceof ConfigError && e.problems.some((p) => p.startsWith('DEV_FAUCET_DOM: development only')),
+    );
     const plain = await bridge();
     try {
       const m = await plain.member('carol-money@domdao.example');

@@ -11,20 +11,39 @@ describe('bridge configuration', () => {
   it('README.md documents every bridge variable with its default', () => assertReadmeDocuments(BridgeEnv, '### Bridge service'));
 
   it('refuses bad values, all listed at once', () => {
-    assert.throws(() => loadBridgeConfig({ PORT: 'eighty', SESSION_STORE: 'memcached' }), (e: unknown) => e instanceof ConfigError && e.problems.length === 2);
     assert.throws(
-      () => loadBridgeConfig({ SESSION_STORE: 'redis', COOKIE_DOMAIN: 'domdao.example', FRONTEND_ORIGINS: 'https://app.domdao.example/path,ftp://x', ACCESS_TOKEN: 'short' }),
-      (e: unknown) => e instanceof ConfigError && ['SESSION_REDIS_URL', 'COOKIE_DOMAIN', 'ACCESS_TOKEN', 'FRONTEND_ORIGINS'].every((v) => e.problems.some((p) => p.startsWith(v))),
+      () => loadBridgeConfig({ PORT: 'eighty', SESSION_STORE: 'memcached' }),
+      (e: unknown) => e instanceof ConfigError && e.problems.length === 2,
     );
-    assert.throws(() => loadBridgeConfig({ COOKIE_DOMAIN: 'domdao.example', FRONTEND_ORIGINS: 'https://app.domdao.example/path', ACCESS_TOKEN: 'short' }), (e: unknown) => e instanceof ConfigError && e.problems.length === 3);
+    assert.throws(
+      () =>
+        loadBridgeConfig({
+          SESSION_STORE: 'redis',
+          COOKIE_DOMAIN: 'domdao.example',
+          FRONTEND_ORIGINS: 'https://app.domdao.example/path,ftp://x',
+          ACCESS_TOKEN: 'short',
+        }),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        ['SESSION_REDIS_URL', 'COOKIE_DOMAIN', 'ACCESS_TOKEN', 'FRONTEND_ORIGINS'].every((v) => e.problems.some((p) => p.startsWith(v))),
+    );
+    assert.throws(
+      () => loadBridgeConfig({ COOKIE_DOMAIN: 'domdao.example', FRONTEND_ORIGINS: 'https://app.domdao.example/path', ACCESS_TOKEN: 'short' }),
+      (e: unknown) => e instanceof ConfigError && e.problems.length === 3,
+    );
   });
 
   it('production requires explicit secrets, the cookie domain and PostgreSQL', () => {
     assert.throws(
       () => loadBridgeConfig({ NODE_ENV: 'production' }),
-      (e: unknown) => e instanceof ConfigError && ['HPKE_PRIVATE_KEY', 'BLIND_INDEX_KEY', 'SESSION_DATA_KEY', 'COOKIE_DOMAIN', 'DATABASE_URL'].every((v) => e.problems.some((p) => p.startsWith(v))),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        ['HPKE_PRIVATE_KEY', 'BLIND_INDEX_KEY', 'SESSION_DATA_KEY', 'COOKIE_DOMAIN', 'DATABASE_URL'].every((v) => e.problems.some((p) => p.startsWith(v))),
     );
-    assert.throws(() => loadBridgeConfig({ NODE_ENV: 'production', DEV_OUTBOX_FILE: '/tmp/outbox' }), (e: unknown) => e instanceof ConfigError && e.problems.some((p) => p.startsWith('DEV_OUTBOX_FILE')));
+    assert.throws(
+      () => loadBridgeConfig({ NODE_ENV: 'production', DEV_OUTBOX_FILE: '/tmp/outbox' }),
+      (e: unknown) => e instanceof ConfigError && e.problems.some((p) => p.startsWith('DEV_OUTBOX_FILE')),
+    );
     assert.equal(loadBridgeConfig({}).SESSION_STORE, 'database', 'embedded defaults need nothing');
   });
 });
@@ -43,7 +62,15 @@ describe('the test harness with a refused configuration', () => {
 describe('admin notifications (spec 2 membership_mint_failed)', () => {
   it('admins read the mint failures the user canister raised after 10 attempts; others are refused', async () => {
     let down = false;
-    const h = await bridge(undefined, {}, { interceptCall: (_f, _t, method) => { if (down && method === 'mint_membership_registered') throw new Error('membership canister stopped'); } });
+    const h = await bridge(
+      undefined,
+      {},
+      {
+        interceptCall: (_f, _t, method) => {
+          if (down && method === 'mint_membership_registered') throw new Error('membership canister stopped');
+        },
+      },
+    );
     after(() => h.close());
     const admin = await h.member(ADMIN_EMAIL);
     assert.deepEqual((await h.request({ method: 'GET', url: '/api/admin/notifications', jar: admin.jar })).json(), { notifications: [] });

@@ -85,14 +85,18 @@ describe('registration: a crash at every step boundary (B24)', () => {
 
   it('a lost reply: the client hears "nothing was stored", and the account the canister created anyway is removed (no orphan with a password hash)', async () => {
     let lose = true;
-    const h = await bridge(undefined, {}, {
-      outboxFaults: (p, op) => {
-        if (lose && p === 'lost-reply' && op.operation === 'user.create_account') {
-          lose = false;
-          throw new Error('the reply was lost');
-        }
+    const h = await bridge(
+      undefined,
+      {},
+      {
+        outboxFaults: (p, op) => {
+          if (lose && p === 'lost-reply' && op.operation === 'user.create_account') {
+            lose = false;
+            throw new Error('the reply was lost');
+          }
+        },
       },
-    });
+    );
     after(() => h.close());
     const r = await h.register('lost@example.org');
     assert.equal(r.statusCode, 503);
@@ -101,7 +105,8 @@ describe('registration: a crash at every step boundary (B24)', () => {
     const [create, remove] = await h.app.outbox.list();
     assert.equal(create!.state, 'compensated');
     assert.equal(remove!.operation, 'user.remove_unverified_account');
-    const principal = (await h.opened.db.selectFrom('bridge_outbox').select('payload').where('op_id', '=', remove!.op_id).executeTakeFirstOrThrow()).payload as { principal: string };
+    const principal = (await h.opened.db.selectFrom('bridge_outbox').select('payload').where('op_id', '=', remove!.op_id).executeTakeFirstOrThrow())
+      .payload as { principal: string };
     await h.app.outbox.reconcile();
     assert.equal(await account(h, principal.principal), undefined, 'nothing in the canister');
     assert.equal((await h.register('lost@example.org')).statusCode, 201, 'the address is free');
@@ -111,7 +116,10 @@ describe('registration: a crash at every step boundary (B24)', () => {
     const view = await h.request({ method: 'GET', url: '/api/admin/outbox?state=compensated', jar: admin.jar });
     assert.equal(view.statusCode, 200);
     const ops = view.json().operations as Array<Record<string, unknown>>;
-    assert.deepEqual(ops.map((o) => [o.operation, o.state]), [['user.create_account', 'compensated']]);
+    assert.deepEqual(
+      ops.map((o) => [o.operation, o.state]),
+      [['user.create_account', 'compensated']],
+    );
     assert.match(String(ops[0]!.last_error), /^registration answered 503: the reply was lost/);
     assert.equal('payload' in ops[0]!, false);
     const all = (await h.request({ method: 'GET', url: '/api/admin/outbox?limit=2', jar: admin.jar })).json().operations as Array<{ id: string }>;
@@ -175,7 +183,12 @@ describe('KYC: a crash at every step boundary (B27)', () => {
     it(`crash at ${point}: after a restart the decision is in the database and the canister`, async () => {
       const { h, admin, m, principal } = await memberAndAdmin(crashAt(point, 'user.record_kyc'));
       after(() => h.close());
-      const r = await h.request({ method: 'POST', url: `/api/admin/users/${m.user_id}/kyc`, jar: admin.jar, payload: { approved: true, reference: 'kyc-ref-1' } });
+      const r = await h.request({
+        method: 'POST',
+        url: `/api/admin/users/${m.user_id}/kyc`,
+        jar: admin.jar,
+        payload: { approved: true, reference: 'kyc-ref-1' },
+      });
       assert.equal(r.statusCode, 500);
       await h.restart();
       await reconcileAfterLease(h);
@@ -191,7 +204,10 @@ describe('payment webhook: a crash at every step boundary credits the payment ex
     it(`crash at ${point}: the processor's retry is a duplicate, the reconciler applies the upgrade once`, async () => {
       const { h, admin, m, principal } = await memberAndAdmin(crashAt(point, 'user.upgrade_membership_to_active'));
       after(() => h.close());
-      assert.equal((await h.request({ method: 'POST', url: `/api/admin/users/${m.user_id}/kyc`, jar: admin.jar, payload: { approved: true } })).statusCode, 200);
+      assert.equal(
+        (await h.request({ method: 'POST', url: `/api/admin/users/${m.user_id}/kyc`, jar: admin.jar, payload: { approved: true } })).statusCode,
+        200,
+      );
       const ev = paymentEvent(m.user_id);
       assert.equal((await h.signedWebhook(ev)).statusCode, 500);
       await h.restart();
@@ -228,9 +244,17 @@ describe('payment webhook: a crash at every step boundary credits the payment ex
     down = false;
     h.advance(5_000);
     await h.app.outbox.reconcile();
-    assert.deepEqual((await h.opened.db.selectFrom('payments').select('status').execute()).map((p) => p.status), ['applied']);
+    assert.deepEqual(
+      (await h.opened.db.selectFrom('payments').select('status').execute()).map((p) => p.status),
+      ['applied'],
+    );
     await waitFor(() => h.emails().find((e) => /Payment received/.test(e.subject)), 'the payment receipt');
-    assert.equal((await h.opened.canisters.clients.membership.get_membership_status((await h.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow()).principal))!.status, 'Active');
+    assert.equal(
+      (await h.opened.canisters.clients.membership.get_membership_status(
+        (await h.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow()).principal,
+      ))!.status,
+      'Active',
+    );
   });
 });
 
@@ -257,11 +281,14 @@ describe('expiry and password reset reach the canister (B26, B28)', () => {
     const run = await h.app.jobs.runNow('accounts:expire-unverified');
     assert.deepEqual(run.detail, { removed: 1 });
     await h.app.outbox.reconcile();
-    assert.equal((await userByEmailOrder(h)).some((u) => u.id === forgotten.id), false);
+    assert.equal(
+      (await userByEmailOrder(h)).some((u) => u.id === forgotten.id),
+      false,
+    );
     assert.equal(await account(h, forgotten.principal), undefined);
   });
 
-  it('a password reset sets the canister account\'s hash too, through the outbox', async () => {
+  it("a password reset sets the canister account's hash too, through the outbox", async () => {
     const h = await bridge();
     after(() => h.close());
     const m = await h.member('forgetful@example.org');
@@ -290,11 +317,18 @@ describe('expiry and password reset reach the canister (B26, B28)', () => {
       await h.request({ method: 'POST', url: '/api/auth/password-reset/request', payload: { email: 'crashreset@example.org' } });
       const mail = await waitFor(() => h.emails().find((e) => /reset-password\?token=/.test(e.text)), 'the reset email');
       const token = /reset-password\?token=([A-Za-z0-9_-]{43})/.exec(mail.text)![1]!;
-      assert.equal((await h.request({ method: 'POST', url: '/api/auth/password-reset/confirm', payload: { token, password: `${PASSWORD} anew` } })).statusCode, 500);
+      assert.equal(
+        (await h.request({ method: 'POST', url: '/api/auth/password-reset/confirm', payload: { token, password: `${PASSWORD} anew` } })).statusCode,
+        500,
+      );
       await h.restart();
       await reconcileAfterLease(h);
       const hash = (await h.opened.db.selectFrom('users').select('password_hash').where('id', '=', m.user_id).executeTakeFirstOrThrow()).password_hash;
-      assert.equal(h.opened.canisters.platform!.host.store<string, { password_hash: string }>('user', 'accounts').get(principal)!.password_hash, hash, 'the stores agree');
+      assert.equal(
+        h.opened.canisters.platform!.host.store<string, { password_hash: string }>('user', 'accounts').get(principal)!.password_hash,
+        hash,
+        'the stores agree',
+      );
       assert.equal((await h.login('crashreset@example.org', `${PASSWORD} anew`)).res.statusCode, 200);
     });
   }

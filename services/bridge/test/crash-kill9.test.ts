@@ -28,7 +28,10 @@ describe('kill -9 of a real bridge process during the payment webhook (B27)', ()
       after(() => h.close());
       const admin = await h.member(ADMIN_EMAIL);
       const m = await h.member('payer@example.org');
-      assert.equal((await h.request({ method: 'POST', url: `/api/admin/users/${m.user_id}/kyc`, jar: admin.jar, payload: { approved: true } })).statusCode, 200);
+      assert.equal(
+        (await h.request({ method: 'POST', url: `/api/admin/users/${m.user_id}/kyc`, jar: admin.jar, payload: { approved: true } })).statusCode,
+        200,
+      );
       const principal = (await h.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow()).principal;
       await h.app.close(); // the data directory is handed to the child
 
@@ -52,7 +55,11 @@ describe('kill -9 of a real bridge process during the payment webhook (B27)', ()
       const ev = paymentEvent(m.user_id);
       const raw = JSON.stringify(ev);
       const sign = () => signPayload(WEBHOOK_SECRET, Math.floor(Date.now() / 1000), raw);
-      const sent = fetch(`http://127.0.0.1:${port}/api/webhooks/payments`, { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': sign() }, body: raw }).catch((e: unknown) => e);
+      const sent = fetch(`http://127.0.0.1:${port}/api/webhooks/payments`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'payment-signature': sign() },
+        body: raw,
+      }).catch((e: unknown) => e);
       await until(`PAUSED ${point}`);
       proc.kill('SIGKILL');
       await once(proc, 'exit');
@@ -61,10 +68,18 @@ describe('kill -9 of a real bridge process during the payment webhook (B27)', ()
       // Restart on the same data, the bridge's clock at the real time the child used, past its lease.
       h.advance(Date.now() + OUTBOX_LEASE_MS + 1 - h.now());
       await h.restart();
-      const retry = await h.request({ method: 'POST', url: '/api/webhooks/payments', payload: raw, origin: null, headers: { 'content-type': 'application/json', 'payment-signature': signPayload(WEBHOOK_SECRET, Math.floor(h.now() / 1000), raw) } });
+      const retry = await h.request({
+        method: 'POST',
+        url: '/api/webhooks/payments',
+        payload: raw,
+        origin: null,
+        headers: { 'content-type': 'application/json', 'payment-signature': signPayload(WEBHOOK_SECRET, Math.floor(h.now() / 1000), raw) },
+      });
       assert.deepEqual(retry.json(), { received: true, duplicate: true });
       await h.app.outbox.reconcile();
-      assert.deepEqual(await h.opened.db.selectFrom('payments').select(['status', 'payment_id']).execute(), [{ status: 'applied', payment_id: ev.data.object.id }]);
+      assert.deepEqual(await h.opened.db.selectFrom('payments').select(['status', 'payment_id']).execute(), [
+        { status: 'applied', payment_id: ev.data.object.id },
+      ]);
       assert.deepEqual((await h.app.outbox.list({ state: 'pending' })).length, 0);
       const status = await h.opened.canisters.clients.membership.get_membership_status(principal);
       assert.equal(status!.status, 'Active');

@@ -18,7 +18,13 @@ describe('cross-site rules (decisions B8, B45)', () => {
   after(() => h.close());
 
   it('decision B8: `Origin: null` is refused even with a trusted Referer (login and a cookie-carrying logout)', async () => {
-    const login = await h.request({ method: 'POST', url: '/auth/login', origin: null, headers: { origin: 'null', referer: `${APP}/welcome` }, payload: { email: 'ada@example.org', password: 'correct horse battery staple' } });
+    const login = await h.request({
+      method: 'POST',
+      url: '/auth/login',
+      origin: null,
+      headers: { origin: 'null', referer: `${APP}/welcome` },
+      payload: { email: 'ada@example.org', password: 'correct horse battery staple' },
+    });
     assert.equal(login.statusCode, 403, login.body);
     assert.equal(login.json().error, 'CSRF_REJECTED');
     assert.match(login.json().message, /null/);
@@ -46,7 +52,14 @@ describe('cross-site rules (decisions B8, B45)', () => {
     const seen: string[] = [];
     for (const [type, body] of forms) {
       for (const origin of [FOREIGN, null, 'null', APP]) {
-        const r = await h.request({ method: 'POST', url: '/auth/logout', jar, origin: origin === 'null' ? null : origin, headers: { 'content-type': type, ...(origin === 'null' && { origin: 'null' }) }, payload: body });
+        const r = await h.request({
+          method: 'POST',
+          url: '/auth/logout',
+          jar,
+          origin: origin === 'null' ? null : origin,
+          headers: { 'content-type': type, ...(origin === 'null' && { origin: 'null' }) },
+          payload: body,
+        });
         seen.push(`${type.split(';')[0]} ${body ? 'body' : 'empty'} ${origin ?? 'none'}: ${r.statusCode} ${r.json().error ?? ''}`);
       }
     }
@@ -74,8 +87,13 @@ describe('cross-site rules (decisions B8, B45)', () => {
     ]);
   });
 
-  it('decision B45: a front end\'s preflight is answered with its origin echoed, credentials allowed and Vary: Origin', async () => {
-    const r = await h.request({ method: 'OPTIONS', url: '/auth/login', origin: null, headers: { origin: GOV, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+  it("decision B45: a front end's preflight is answered with its origin echoed, credentials allowed and Vary: Origin", async () => {
+    const r = await h.request({
+      method: 'OPTIONS',
+      url: '/auth/login',
+      origin: null,
+      headers: { origin: GOV, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
     assert.equal(r.statusCode, 204);
     assert.equal(r.headers['access-control-allow-origin'], GOV);
     assert.equal(r.headers['access-control-allow-credentials'], 'true');
@@ -85,7 +103,7 @@ describe('cross-site rules (decisions B8, B45)', () => {
     assert.equal(r.headers['access-control-max-age'], '600');
   });
 
-  it('decision B45: a front end\'s credentialed GET can read the answer; the session answer varies by Origin', async () => {
+  it("decision B45: a front end's credentialed GET can read the answer; the session answer varies by Origin", async () => {
     const { jar } = await h.login('ada@example.org');
     const r = await h.request({ method: 'GET', url: '/api/auth/session', jar, headers: { origin: APP } });
     assert.equal(r.statusCode, 200);
@@ -97,21 +115,39 @@ describe('cross-site rules (decisions B8, B45)', () => {
 
   it('decision B45: any other origin (a sibling subdomain, `null`, a look-alike) gets no CORS header at all', async () => {
     for (const origin of [FOREIGN, 'null', `${APP}.evil.example`, 'http://app.domdao.example', `${APP}:8443`]) {
-      const pre = await h.request({ method: 'OPTIONS', url: '/auth/login', origin: null, headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+      const pre = await h.request({
+        method: 'OPTIONS',
+        url: '/auth/login',
+        origin: null,
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
       assert.deepEqual(corsHeaders(pre.headers), [], `preflight from ${origin}`);
       const get = await h.request({ method: 'GET', url: '/auth/session', headers: { origin } });
       assert.deepEqual(corsHeaders(get.headers), [], `GET from ${origin}`);
-      const post = await h.request({ method: 'POST', url: '/auth/login', origin, payload: { email: 'ada@example.org', password: 'correct horse battery staple' } });
+      const post = await h.request({
+        method: 'POST',
+        url: '/auth/login',
+        origin,
+        payload: { email: 'ada@example.org', password: 'correct horse battery staple' },
+      });
       assert.equal(post.statusCode, 403, `login from ${origin}`);
       assert.deepEqual(corsHeaders(post.headers), [], `POST from ${origin}`);
     }
   });
 
-  it('decision B48: the bridge\'s own origin (PUBLIC_URL) is trusted for its own pages; the first front end stays the default target', async () => {
+  it("decision B48: the bridge's own origin (PUBLIC_URL) is trusted for its own pages; the first front end stays the default target", async () => {
     const own = 'https://bridge.domdao.example';
-    const login = await h.request({ method: 'POST', url: '/auth/login', origin: own, payload: { email: 'ada@example.org', password: 'correct horse battery staple' } });
+    const login = await h.request({
+      method: 'POST',
+      url: '/auth/login',
+      origin: own,
+      payload: { email: 'ada@example.org', password: 'correct horse battery staple' },
+    });
     assert.equal(login.statusCode, 200, login.body);
     assert.match((await h.request({ method: 'GET', url: '/login' })).body, new RegExp(`data-return="${APP}/?"`));
-    assert.throws(() => loadBridgeConfig({ NODE_ENV: 'test', PUBLIC_URL: 'bridge.domdao.example' }), /PUBLIC_URL: bridge\.domdao\.example is not an http\(s\) URL/);
+    assert.throws(
+      () => loadBridgeConfig({ NODE_ENV: 'test', PUBLIC_URL: 'bridge.domdao.example' }),
+      /PUBLIC_URL: bridge\.domdao\.example is not an http\(s\) URL/,
+    );
   });
 });

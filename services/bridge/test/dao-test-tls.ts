@@ -13,8 +13,29 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** HTTPS servers for *.dao.test, not yet listening (written into `dir`: key.pem, cert.pem). */
 export function daoTestServers(dir: string, count: number): Server[] {
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=dao.test',
-    '-addext', 'subjectAltName=DNS:dao.test,DNS:*.dao.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=dao.test',
+      '-addext',
+      'subjectAltName=DNS:dao.test,DNS:*.dao.test',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
   const tls = { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
   return Array.from({ length: count }, () => createHttpsServer(tls));
 }
@@ -40,8 +61,16 @@ export function proxyTo(server: Server, port: number): void {
 export function launchDaoTestChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
-      '--host-resolver-rules=MAP *.dao.test 127.0.0.1', '--ignore-certificate-errors'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--host-resolver-rules=MAP *.dao.test 127.0.0.1',
+      '--ignore-certificate-errors',
+    ],
   });
 }
 

@@ -109,7 +109,10 @@ async function assertCarried(h: Bridge, pgdir: string): Promise<void> {
   assert.equal(existsSync(`${pgdir}.upgrading`), false);
   const { res } = await h.login(EMAIL);
   assert.equal(res.statusCode, 200, `the member registered before the upgrade signs in: ${res.body}`);
-  const e = await sql<{ dims: number; second: number }>`select vector_dims(embedding) as dims, (embedding::real[])[2] as second from ai_embeddings where proposal_id = 'p-1'`.execute(h.opened.db);
+  const e = await sql<{
+    dims: number;
+    second: number;
+  }>`select vector_dims(embedding) as dims, (embedding::real[])[2] as second from ai_embeddings where proposal_id = 'p-1'`.execute(h.opened.db);
   assert.equal(e.rows.length, 1);
   assert.equal(e.rows[0]!.dims, DIM);
   assert.ok(Math.abs(e.rows[0]!.second - 1 / 7) < 1e-6, `the vector's values carried: ${e.rows[0]!.second}`);
@@ -120,7 +123,10 @@ describe('decision P13: the embedded database', () => {
     const pgdir = join(scratch(), 'data', 'pglite');
     const d = await openDatabase({ dir: pgdir });
     after(() => d.close());
-    const s = await sql<{ name: string; setting: string }>`select name, setting from pg_settings where name in ('shared_buffers', 'server_version_num')`.execute(d.db);
+    const s = await sql<{
+      name: string;
+      setting: string;
+    }>`select name, setting from pg_settings where name in ('shared_buffers', 'server_version_num')`.execute(d.db);
     const settings = Object.fromEntries(s.rows.map((r) => [r.name, r.setting]));
     assert.equal(settings.shared_buffers, String((16 * 1024) / 8), '16 MB in 8 kB pages');
     assert.match(settings.server_version_num!, /^18/);
@@ -128,7 +134,7 @@ describe('decision P13: the embedded database', () => {
     assert.deepEqual(readdirSync(join(pgdir, '..')), ['pglite'], 'nothing is left beside it');
   });
 
-  it('an earlier release\'s PostgreSQL 17 directory is carried over at start: members, vectors, the old directory kept', async () => {
+  it("an earlier release's PostgreSQL 17 directory is carried over at start: members, vectors, the old directory kept", async () => {
     const { h, pgdir } = await withEarlyMember();
     await rewriteAsPostgres17(pgdir);
     const before = treeHash(pgdir);
@@ -221,7 +227,13 @@ describe('decision P13: the embedded database', () => {
 // where they happen: the mount reports each completed one, and its order against the answer is checked.
 describe('decision P16: the embedded database syncs every commit before its answer', () => {
   const settingsOf = async (lite: Lite) =>
-    Object.fromEntries((await lite.query<{ name: string; setting: string }>(`select name, setting from pg_settings where name in ('fsync', 'wal_sync_method', 'synchronous_commit')`)).rows.map((r) => [r.name, r.setting]));
+    Object.fromEntries(
+      (
+        await lite.query<{ name: string; setting: string }>(
+          `select name, setting from pg_settings where name in ('fsync', 'wal_sync_method', 'synchronous_commit')`,
+        )
+      ).rows.map((r) => [r.name, r.setting]),
+    );
 
   /** Each completed sync, named by its path in the directory ('' is the directory itself). */
   const recorder = (pgdir: string, events: string[]) => (fd: number) => events.push(readlinkSync(`/proc/self/fd/${fd}`).slice(pgdir.length + 1));
@@ -242,7 +254,10 @@ describe('decision P16: the embedded database syncs every commit before its answ
       events.length = 0;
       await lite.query('insert into p16 values ($1, $2)', [i, 'acknowledged']).then(() => events.push('answered'));
       const answered = events.indexOf('answered');
-      assert.ok(events.slice(0, answered).some((e) => e.startsWith('pg_wal/')), `commit ${i}: a pg_wal sync before the answer, saw ${JSON.stringify(events)}`);
+      assert.ok(
+        events.slice(0, answered).some((e) => e.startsWith('pg_wal/')),
+        `commit ${i}: a pg_wal sync before the answer, saw ${JSON.stringify(events)}`,
+      );
     }
     events.length = 0;
     await lite.query('select count(*) from p16');
@@ -264,7 +279,7 @@ describe('decision P16: the embedded database syncs every commit before its answ
     assert.ok(events.includes('global/pg_control'), 'the control file is synced');
   });
 
-  it('fsync: false (what EMBEDDED_DATABASE_FSYNC=false sets): PGlite\'s own fsync off; the next durable start syncs the whole directory before its first statement', async () => {
+  it("fsync: false (what EMBEDDED_DATABASE_FSYNC=false sets): PGlite's own fsync off; the next durable start syncs the whole directory before its first statement", async () => {
     const { lite, pgdir, events } = await opened({ fsync: false });
     assert.equal((await settingsOf(lite)).fsync, 'off');
     await lite.exec('create table p16 (id int primary key); insert into p16 values (7)');
@@ -274,7 +289,8 @@ describe('decision P16: the embedded database syncs every commit before its answ
     const reopened: string[] = [];
     const again = await openEmbedded(pgdir, { migrate: migrateLite, onSync: recorder(pgdir, reopened) });
     after(() => (again.closed ? undefined : again.close()));
-    for (const written of [file, 'global/pg_control', 'pg_wal', '']) assert.ok(reopened.includes(written), `${written || 'the directory'} synced at the durable start`);
+    for (const written of [file, 'global/pg_control', 'pg_wal', ''])
+      assert.ok(reopened.includes(written), `${written || 'the directory'} synced at the durable start`);
     assert.equal((await settingsOf(again)).fsync, 'on', 'the default again');
     assert.deepEqual((await again.query<{ id: number }>('select id from p16')).rows, [{ id: 7 }]);
     // Synced whole once: the start after a durable run does not do it again.
@@ -303,13 +319,19 @@ describe('decision P16: the embedded database syncs every commit before its answ
     // Without the guard this statement would never return and would block the process.
     await assert.rejects(lite.query('select 1'), (e: Error) => e instanceof EmbeddedDatabaseFailed && /EIO: i\/o error/.test(e.message));
     await assert.rejects(lite.exec('insert into p16 values (3)'), EmbeddedDatabaseFailed);
-    await assert.rejects(lite.transaction(async (tx) => tx.query('select 1')), EmbeddedDatabaseFailed);
+    await assert.rejects(
+      lite.transaction(async (tx) => tx.query('select 1')),
+      EmbeddedDatabaseFailed,
+    );
     assert.equal(told.length, 1, 'told once');
     await lite.close();
     const resynced: string[] = [];
     const restarted = await openEmbedded(pgdir, { migrate: migrateLite, onSync: recorder(pgdir, resynced) });
     after(() => restarted.close());
-    assert.ok(resynced.includes('global/pg_control') && resynced.includes(''), 'a start after a run that did not close cleanly syncs the whole directory first');
+    assert.ok(
+      resynced.includes('global/pg_control') && resynced.includes(''),
+      'a start after a run that did not close cleanly syncs the whole directory first',
+    );
     const ids = (await restarted.query<{ id: number }>('select id from p16 order by id')).rows.map((r) => r.id);
     assert.equal(ids[0], 1, 'the acknowledged commit is there');
     assert.ok(!ids.includes(3), 'nothing after the failure was written');
@@ -317,11 +339,15 @@ describe('decision P16: the embedded database syncs every commit before its answ
 
   it('the bridge after a failed sync: the request is refused, database.sync_failed is logged once, and /health answers 503 DATABASE_FAILED until a restart', async () => {
     let failing = false;
-    const h: Bridge = await bridge(undefined, {}, {
-      embeddedSyncFault: () => {
-        if (failing) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+    const h: Bridge = await bridge(
+      undefined,
+      {},
+      {
+        embeddedSyncFault: () => {
+          if (failing) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+        },
       },
-    });
+    );
     after(() => h.close());
     assert.deepEqual((await h.request({ method: 'GET', url: '/health' })).json(), { status: 'ok' });
     failing = true;
@@ -342,11 +368,18 @@ describe('decision P16: the embedded database syncs every commit before its answ
     assert.equal(h.logs.lines().filter((l) => l.event === 'database.sync_failed').length, 1);
     // Only the statement that met the failed sync itself (PostgreSQL's PANIC) may be logged where it ran; not every pass after it.
     const passes = h.logs.lines().filter((l) => l.event === 'jobs.tick_failed' || l.event === 'events.delivery_unavailable');
-    assert.deepEqual(passes.filter((l) => !/could not fsync/.test(String(l.err))), [], 'logged once, not again at every pass');
+    assert.deepEqual(
+      passes.filter((l) => !/could not fsync/.test(String(l.err))),
+      [],
+      'logged once, not again at every pass',
+    );
   });
 
   it('the bridge opens its embedded database with fsync on by default and off when told (configuration)', async () => {
-    for (const [env, want] of [[{}, 'on'], [{ EMBEDDED_DATABASE_FSYNC: 'false' }, 'off']] as const) {
+    for (const [env, want] of [
+      [{}, 'on'],
+      [{ EMBEDDED_DATABASE_FSYNC: 'false' }, 'off'],
+    ] as const) {
       const h: Bridge = await bridge(undefined, env);
       try {
         const s = await sql<{ setting: string }>`select setting from pg_settings where name = 'fsync'`.execute(h.opened.db);

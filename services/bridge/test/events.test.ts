@@ -30,7 +30,6 @@ async function eventually(check: () => Promise<boolean> | boolean, what: string)
   }
 }
 
-
 describe('governance admin-event follower (decisions V1, V3)', () => {
   it('copies ProposalCreated and ProposalOpened once, typed, in order, and resumes from the stored log', async () => {
     const { p, gov, advance } = await platform();
@@ -48,7 +47,13 @@ describe('governance admin-event follower (decisions V1, V3)', () => {
       const seen: BridgeEvent[] = [];
       events.subscribe('test:all', '*', async (e) => void seen.push(e));
       await events.drain();
-      assert.deepEqual(seen.map((e) => [e.type, e.id]), [['ProposalCreated', 'governance:1'], ['ProposalOpened', 'governance:2']]);
+      assert.deepEqual(
+        seen.map((e) => [e.type, e.id]),
+        [
+          ['ProposalCreated', 'governance:1'],
+          ['ProposalOpened', 'governance:2'],
+        ],
+      );
       assert.deepEqual(seen[0]!.data, { proposal_id: String(created.Ok), category: 'General', proposed_by: ADMIN });
       assert.deepEqual(seen[1]!.data, { proposal_id: String(created.Ok), from: 'Created', to: 'Open' });
       assert.equal(seen[0]!.occurredAt.toISOString(), '2026-05-01T00:00:00.000Z');
@@ -61,9 +66,19 @@ describe('governance admin-event follower (decisions V1, V3)', () => {
       again.subscribe('test:opened', ['ProposalOpened'], async (e) => void opened.push(e));
       await again.drain();
       assert.deepEqual(seenAgain, []);
-      assert.deepEqual(opened.map((e) => e.type), ['ProposalOpened'], 'a type filter delivers only its types');
+      assert.deepEqual(
+        opened.map((e) => e.type),
+        ['ProposalOpened'],
+        'a type filter delivers only its types',
+      );
       const status = await again.status();
-      assert.deepEqual(status.map((s) => [s.subscriber, s.last_seq, s.failures]), [['test:all', '2', 0], ['test:opened', '2', 0]]);
+      assert.deepEqual(
+        status.map((s) => [s.subscriber, s.last_seq, s.failures]),
+        [
+          ['test:all', '2', 0],
+          ['test:opened', '2', 0],
+        ],
+      );
       await again.close();
     } finally {
       await follower.close();
@@ -121,7 +136,10 @@ describe('event delivery (decisions V2, V4)', () => {
     const b = await openDatabase({ url: pgdb.url });
     await sql`create table handled (event_id text not null, instance text not null)`.execute(a.db);
     const logs = [new EventLog({ db: a.db }), new EventLog({ db: b.db })];
-    const followers = [new GovernanceFollower({ db: a.db, events: logs[0]!, governance: gov, pollMs: 60_000 }), new GovernanceFollower({ db: b.db, events: logs[1]!, governance: gov, pollMs: 60_000 })];
+    const followers = [
+      new GovernanceFollower({ db: a.db, events: logs[0]!, governance: gov, pollMs: 60_000 }),
+      new GovernanceFollower({ db: b.db, events: logs[1]!, governance: gov, pollMs: 60_000 }),
+    ];
     try {
       for (let i = 0; i < 12; i++) assert.ok('Ok' in (await gov.create_proposal({ title: `P${i}`, body: 'b', category: 'General' })));
       advance(HOUR);
@@ -132,14 +150,27 @@ describe('event delivery (decisions V2, V4)', () => {
         }),
       );
       const copied = await Promise.all([followers[0]!.follow(), followers[1]!.follow()]);
-      assert.equal(copied.reduce((x, y) => x + y, 0), 24, 'together they copied each canister event once');
+      assert.equal(
+        copied.reduce((x, y) => x + y, 0),
+        24,
+        'together they copied each canister event once',
+      );
       await Promise.all([logs[0]!.drain(), logs[1]!.drain(), logs[0]!.drain(), logs[1]!.drain()]);
       await Promise.all(logs.map((l) => l.drain()));
-      const { rows } = await sql<{ event_id: string; n: number }>`select event_id, count(*)::int as n from handled group by event_id order by min(instance)`.execute(a.db);
+      const { rows } = await sql<{
+        event_id: string;
+        n: number;
+      }>`select event_id, count(*)::int as n from handled group by event_id order by min(instance)`.execute(a.db);
       assert.equal(rows.length, 24);
-      assert.ok(rows.every((r) => r.n === 1), 'no event processed twice');
+      assert.ok(
+        rows.every((r) => r.n === 1),
+        'no event processed twice',
+      );
       const types = (await sql<{ type: string; n: number }>`select type, count(*)::int as n from bridge_events group by type order by type`.execute(a.db)).rows;
-      assert.deepEqual(types, [{ type: 'ProposalCreated', n: 12 }, { type: 'ProposalOpened', n: 12 }]);
+      assert.deepEqual(types, [
+        { type: 'ProposalCreated', n: 12 },
+        { type: 'ProposalOpened', n: 12 },
+      ]);
     } finally {
       await Promise.all(followers.map((f) => f.close()));
       await Promise.all(logs.map((l) => l.close()));

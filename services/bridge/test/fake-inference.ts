@@ -69,7 +69,12 @@ function defaultChat(body: Record<string, unknown>): string {
   const user = messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
   if (body.response_format) {
     const intent = /Intent:\s*(.*)/.exec(user)?.[1]?.trim() ?? 'a proposal';
-    return JSON.stringify({ title: `Proposal: ${intent}`.slice(0, 120), body: `## Summary\n\n${intent}\n\n## Budget\n\nTo be decided.`, suggested_budget: 1000, tags: ['community'] });
+    return JSON.stringify({
+      title: `Proposal: ${intent}`.slice(0, 120),
+      body: `## Summary\n\n${intent}\n\n## Budget\n\nTo be decided.`,
+      suggested_budget: 1000,
+      tags: ['community'],
+    });
   }
   const title = /Title:\s*(.*)/.exec(user)?.[1]?.trim() ?? 'the proposal';
   return `This proposal, "${title}", is summarised in one sentence. It asks members to decide.`;
@@ -106,7 +111,8 @@ export async function startFakeInference(opts: { models?: string[]; swapDelayMs?
       const path = (req.url ?? '').split('?')[0]!;
       const body = req.method === 'POST' ? await readJson(req) : {};
       fake.requests.push({ path, body, at: Date.now() });
-      if (path === '/v1/models' && req.method === 'GET') return send(200, { object: 'list', data: fake.models.map((id) => ({ id, object: 'model', owned_by: 'fake' })) });
+      if (path === '/v1/models' && req.method === 'GET')
+        return send(200, { object: 'list', data: fake.models.map((id) => ({ id, object: 'model', owned_by: 'fake' })) });
       if (path !== '/v1/chat/completions' && path !== '/v1/embeddings') return send(404, { error: { message: 'not found' } });
       const inputs = path === '/v1/embeddings' ? (Array.isArray(body.input) ? (body.input as unknown[]) : [body.input]).map(String) : [];
       const keyed = [...fake.faultsForInput.keys()].find((k) => inputs.some((i) => i.includes(k)));
@@ -130,7 +136,13 @@ export async function startFakeInference(opts: { models?: string[]; swapDelayMs?
       if (fault === 'malformed') return send(200, '{"choices": [', true);
       if (path === '/v1/chat/completions') {
         const content = fault === 'bad-json-content' ? 'Sure! Here is your draft: {title: oops' : (fake.replies.shift() ?? defaultChat(body));
-        return send(200, { id: 'chatcmpl-fake', object: 'chat.completion', model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+        return send(200, {
+          id: 'chatcmpl-fake',
+          object: 'chat.completion',
+          model,
+          choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        });
       }
       const input = Array.isArray(body.input) ? (body.input as string[]) : [String(body.input)];
       const dims = fault === 'wrong-dimensions' ? 1024 : fake.dimensions;
@@ -145,7 +157,9 @@ export async function startFakeInference(opts: { models?: string[]; swapDelayMs?
     }
   };
   // node:http ignores a handler's promise: a handler that throws drops the connection, which the caller sees.
-  const server: Server = createServer((req, res) => void handle(req, res).catch((err: unknown) => res.destroy(err instanceof Error ? err : new Error(String(err)))));
+  const server: Server = createServer(
+    (req, res) => void handle(req, res).catch((err: unknown) => res.destroy(err instanceof Error ? err : new Error(String(err)))),
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return fake;

@@ -32,7 +32,12 @@ type Schema = {
   maxItems?: number;
 };
 type Parameter = { in: 'path' | 'query' | 'header'; name: string; required?: boolean; schema: Schema };
-type Operation = { security?: Array<Record<string, string[]>>; parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, { description?: string; content?: Record<string, unknown> }> };
+type Operation = {
+  security?: Array<Record<string, string[]>>;
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, { schema: Schema }> };
+  responses: Record<string, { description?: string; content?: Record<string, unknown> }>;
+};
 type Doc = { paths: Record<string, Record<string, Operation>> };
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20260310);
@@ -61,8 +66,51 @@ for (const ops of Object.values(doc.paths)) {
 
 // ---- generators: a value for a schema, mostly bad ----
 
-const ODD = ['', ' ', '\u0000', '\uD800', '\uDFFF', '\u202Eevil', 'e\u0301', '\uFEFF1', '😀'.repeat(40), 'ｆｕｌｌ', '１２３', '٣', '\n\r', '../../etc/passwd', '%00', '<script>', "' or 1=1 --", '{}', 'null', 'true'];
-const NUMBER_TEXT = ['99999999999999999999', '18446744073709551615', '18446744073709551616', '9223372036854775808', '9007199254740993', '1e20', '1e400', '-1', '-0', '0', '00', '01', '1.5', '0x10', ' 1', '1 ', '+1', 'NaN', 'Infinity', '-Infinity', '1_000'];
+const ODD = [
+  '',
+  ' ',
+  '\u0000',
+  '\uD800',
+  '\uDFFF',
+  '\u202Eevil',
+  'e\u0301',
+  '\uFEFF1',
+  '😀'.repeat(40),
+  'ｆｕｌｌ',
+  '１２３',
+  '٣',
+  '\n\r',
+  '../../etc/passwd',
+  '%00',
+  '<script>',
+  "' or 1=1 --",
+  '{}',
+  'null',
+  'true',
+];
+const NUMBER_TEXT = [
+  '99999999999999999999',
+  '18446744073709551615',
+  '18446744073709551616',
+  '9223372036854775808',
+  '9007199254740993',
+  '1e20',
+  '1e400',
+  '-1',
+  '-0',
+  '0',
+  '00',
+  '01',
+  '1.5',
+  '0x10',
+  ' 1',
+  '1 ',
+  '+1',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1_000',
+];
 const NUMBERS = [1e20, -1e20, -1, 0, -0, 1.5, 2 ** 53, 2 ** 53 + 2, 2 ** 64, Number.MAX_VALUE, Number.MIN_VALUE, 1e-300];
 const WRONG_TYPES: unknown[] = [null, true, false, {}, [], [1], ['a'], { a: 1 }, [[[]]]];
 
@@ -79,7 +127,8 @@ function good(s: Schema): fc.Arbitrary<unknown> {
   switch (s.type) {
     case 'string':
       if (s.pattern) return fc.stringMatching(new RegExp(s.pattern));
-      if (s.format === 'date-time') return fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
+      if (s.format === 'date-time')
+        return fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
       if (s.format === 'uuid') return fc.uuid();
       return fc.string({ minLength: s.minLength ?? 0, maxLength: Math.min(s.maxLength ?? 30, 30) });
     case 'integer':
@@ -102,7 +151,8 @@ function bad(s: Schema): fc.Arbitrary<unknown> {
   for (const b of [s.minimum, s.maximum, s.exclusiveMinimum]) if (b !== undefined) edges.push(b - 1, b, b + 1, b + 0.5);
   const arbs: Array<fc.Arbitrary<unknown>> = [fc.constantFrom(...edges), fc.constantFrom(...NUMBER_TEXT), fc.constantFrom(...WRONG_TYPES), oddString];
   if (s.type === 'object' || s.properties) arbs.push(object(s, false));
-  if (s.type === 'array') arbs.push(fc.array(s.items ? value(s.items) : fc.anything(), { minLength: (s.maxItems ?? 10) + 1, maxLength: (s.maxItems ?? 10) + 2 }));
+  if (s.type === 'array')
+    arbs.push(fc.array(s.items ? value(s.items) : fc.anything(), { minLength: (s.maxItems ?? 10) + 1, maxLength: (s.maxItems ?? 10) + 2 }));
   if (s.maxLength !== undefined) arbs.push(fc.constant('y'.repeat(s.maxLength + 1)));
   return fc.oneof(...arbs);
 }
@@ -119,7 +169,11 @@ function object(s: Schema, valid: boolean): fc.Arbitrary<Record<string, unknown>
     const keep = valid && required.has(k) ? fc.constant(true) : fc.boolean();
     return fc.tuple(keep, v).map(([present, x]) => (present ? [[k, x] as const] : []));
   });
-  const extra = valid ? fc.constant([]) : fc.option(fc.tuple(fc.constantFrom('extra', '__proto__', 'constructor', 'id', ''), fc.anything({ maxDepth: 1 })), { nil: undefined }).map((e) => (e ? [e] : []));
+  const extra = valid
+    ? fc.constant([])
+    : fc
+        .option(fc.tuple(fc.constantFrom('extra', '__proto__', 'constructor', 'id', ''), fc.anything({ maxDepth: 1 })), { nil: undefined })
+        .map((e) => (e ? [e] : []));
   return fc.tuple(fc.tuple(...fields), extra).map(([fs, ex]) => Object.fromEntries([...fs.flat(), ...ex]));
 }
 
@@ -127,7 +181,10 @@ function object(s: Schema, valid: boolean): fc.Arbitrary<Record<string, unknown>
 // eslint-disable-next-line @typescript-eslint/no-base-to-string -- what is left is a primitive, printed as itself
 const asText = (v: unknown): string => (typeof v === 'string' ? v : v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 /** Percent-encoding of the text's UTF-8 (lone surrogates become U+FFFD, as a browser sends them). */
-const enc = (t: string) => [...Buffer.from(t, 'utf8')].map((b) => (/[A-Za-z0-9._~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+const enc = (t: string) =>
+  [...Buffer.from(t, 'utf8')]
+    .map((b) => (/[A-Za-z0-9._~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`))
+    .join('');
 /** Ids of what the suite creates first (a campaign, a proposal), so that a cursor reaches a real list. */
 const EXISTING = ['1', '2'];
 /** Raw, possibly malformed escapes put into a URL as they are. */
@@ -144,22 +201,53 @@ function inputFor(op: Operation): fc.Arbitrary<Input> {
   const params = op.parameters ?? [];
   const pathParams = params.filter((p) => p.in === 'path');
   const queryParams = params.filter((p) => p.in === 'query');
-  const path = fc.tuple(...pathParams.map((p) => fc.oneof(value(p.schema).map((v) => enc(asText(v))), fc.constantFrom(...RAW), fc.constantFrom(...EXISTING)))).map((vs) => Object.fromEntries(vs.map((v, i) => [pathParams[i]!.name, v])));
+  const path = fc
+    .tuple(
+      ...pathParams.map((p) =>
+        fc.oneof(
+          value(p.schema).map((v) => enc(asText(v))),
+          fc.constantFrom(...RAW),
+          fc.constantFrom(...EXISTING),
+        ),
+      ),
+    )
+    .map((vs) => Object.fromEntries(vs.map((v, i) => [pathParams[i]!.name, v])));
   const query = fc
     .tuple(
-      ...queryParams.map((p) => fc.option(fc.array(value(p.schema), { minLength: 1, maxLength: 2 }), { nil: undefined, freq: 3 }).map((vs) => (vs ?? []).map((v) => [p.name, asText(v)] as [string, string]))),
+      ...queryParams.map((p) =>
+        fc
+          .option(fc.array(value(p.schema), { minLength: 1, maxLength: 2 }), { nil: undefined, freq: 3 })
+          .map((vs) => (vs ?? []).map((v) => [p.name, asText(v)] as [string, string])),
+      ),
       fc.option(fc.tuple(fc.constantFrom('extra', 'limit', '__proto__', 'a[b]'), oddString), { nil: undefined, freq: 2 }).map((e) => (e ? [e] : [])),
     )
     .map((groups) => groups.flat());
-  const rawQuery = fc.option(fc.tuple(fc.constantFrom(...queryParams.map((p) => p.name), 'x'), fc.constantFrom(...RAW)).map(([k, v]) => `${k}=${v}`), { nil: undefined, freq: 5 });
+  const rawQuery = fc.option(
+    fc.tuple(fc.constantFrom(...queryParams.map((p) => p.name), 'x'), fc.constantFrom(...RAW)).map(([k, v]) => `${k}=${v}`),
+    { nil: undefined, freq: 5 },
+  );
   const schema = op.requestBody?.content['application/json']?.schema;
   const junk = fc.oneof(
-    fc.constantFrom('{', '{"a":', 'not json', '[1,2', '"', '\u0000', '{"__proto__": {"x": 1}}', '{"a": 1e999}').map((raw) => ({ raw, type: 'application/json' })),
-    fc.constantFrom({ raw: 'a=1&b=2', type: 'application/x-www-form-urlencoded' }, { raw: 'hello', type: 'text/plain' }, { raw: '<x/>', type: 'application/xml' }),
+    fc
+      .constantFrom('{', '{"a":', 'not json', '[1,2', '"', '\u0000', '{"__proto__": {"x": 1}}', '{"a": 1e999}')
+      .map((raw) => ({ raw, type: 'application/json' })),
+    fc.constantFrom(
+      { raw: 'a=1&b=2', type: 'application/x-www-form-urlencoded' },
+      { raw: 'hello', type: 'text/plain' },
+      { raw: '<x/>', type: 'application/xml' },
+    ),
   );
   const body: fc.Arbitrary<Input['body']> = schema
-    ? fc.oneof({ arbitrary: value(schema).map((json) => ({ json })), weight: 6 }, { arbitrary: junk, weight: 1 }, { arbitrary: fc.constant(undefined), weight: 1 })
-    : fc.oneof({ arbitrary: fc.constant(undefined), weight: 2 }, { arbitrary: fc.anything({ maxDepth: 2 }).map((json) => ({ json })), weight: 1 }, { arbitrary: junk, weight: 1 });
+    ? fc.oneof(
+        { arbitrary: value(schema).map((json) => ({ json })), weight: 6 },
+        { arbitrary: junk, weight: 1 },
+        { arbitrary: fc.constant(undefined), weight: 1 },
+      )
+    : fc.oneof(
+        { arbitrary: fc.constant(undefined), weight: 2 },
+        { arbitrary: fc.anything({ maxDepth: 2 }).map((json) => ({ json })), weight: 1 },
+        { arbitrary: junk, weight: 1 },
+      );
   return fc.record({ path, query, rawQuery, body });
 }
 
@@ -181,7 +269,10 @@ describe('decision B55: bad input on every operation of the OpenAPI document ans
     // An Active member, so member-only operations (propose, vote) reach their input.
     const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', signedIn.user_id).executeTakeFirstOrThrow();
     assert.ok('Ok' in (await h.opened.canisters.clients.user.record_kyc(principal, true)));
-    assert.ok('Ok' in (await h.opened.canisters.clients.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+    assert.ok(
+      'Ok' in
+        (await h.opened.canisters.clients.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })),
+    );
     ({ jar: admin } = await h.login(ADMIN_EMAIL));
     await h.member('member@example.org');
     const roles = (await h.request({ method: 'GET', url: '/auth/session', jar: admin })).json() as { roles: string[] };
@@ -189,7 +280,12 @@ describe('decision B55: bad input on every operation of the OpenAPI document ans
     // Something to list: campaign 1 with a contribution, proposal 1 with a vote.
     const post = (url: string, payload: object) => h.request({ method: 'POST', url, payload, jar: admin });
     assert.equal((await post('/api/dev/faucet', {})).statusCode, 200);
-    const campaign = await post('/api/campaigns', { title: 'Garden', description: 'Seeds', goal: { usd: 100 }, deadline: new Date(h.now() + 7 * 86_400_000).toISOString() });
+    const campaign = await post('/api/campaigns', {
+      title: 'Garden',
+      description: 'Seeds',
+      goal: { usd: 100 },
+      deadline: new Date(h.now() + 7 * 86_400_000).toISOString(),
+    });
     assert.equal(campaign.json().id, '1', campaign.body);
     assert.equal((await post('/api/campaigns/1/contributions', { amount: { dom_e8s: '100000000' } })).statusCode, 201);
     const proposal = await post('/api/governance/propose', { title: 'Trees', body: 'Plant trees.', category: 'General' });
@@ -226,11 +322,23 @@ describe('decision B55: bad input on every operation of the OpenAPI document ans
   });
 
   it('decision B55: a number text that is not finite (Infinity, -Infinity, 1e400) is 400 VALIDATION_ERROR wherever a number is expected (Ajv let it through: a 500)', async () => {
-    for (const url of ['/api/me/activity?limit=-Infinity', '/api/me/activity?limit=1e400', '/api/price/dom-usd/history?to=Infinity', '/api/admin/users?limit=-Infinity', '/api/campaigns?limit=Infinity']) {
+    for (const url of [
+      '/api/me/activity?limit=-Infinity',
+      '/api/me/activity?limit=1e400',
+      '/api/price/dom-usd/history?to=Infinity',
+      '/api/admin/users?limit=-Infinity',
+      '/api/campaigns?limit=Infinity',
+    ]) {
       await expectRefused(url, 'must be a finite number');
     }
     await expectOk('/api/me/activity?limit=100');
-    const ignored = await h.request({ method: 'POST', url: '/api/dev/faucet', payload: '{"a": 1e999}', headers: { 'content-type': 'application/json' }, jar: admin });
+    const ignored = await h.request({
+      method: 'POST',
+      url: '/api/dev/faucet',
+      payload: '{"a": 1e999}',
+      headers: { 'content-type': 'application/json' },
+      jar: admin,
+    });
     assert.equal(ignored.statusCode, 200, `a route without a body schema ignores its body whole: ${ignored.body}`);
   });
 
@@ -245,7 +353,11 @@ describe('decision B55: bad input on every operation of the OpenAPI document ans
   });
 
   it('decision B55: bigint cursors (activity, job runs, governance events) stop at 9223372036854775807 (one more is 400 VALIDATION_ERROR, was a 500)', async () => {
-    for (const [path, p] of [['/api/me/activity', 'before_id'], ['/api/admin/jobs/runs', 'before_id'], ['/api/governance/admin/events', 'after_seq']] as const) {
+    for (const [path, p] of [
+      ['/api/me/activity', 'before_id'],
+      ['/api/admin/jobs/runs', 'before_id'],
+      ['/api/governance/admin/events', 'after_seq'],
+    ] as const) {
       await expectOk(`${path}?${p}=9223372036854775807`);
       await expectRefused(`${path}?${p}=9223372036854775808`, p);
     }
@@ -262,9 +374,21 @@ describe('decision B55: bad input on every operation of the OpenAPI document ans
     assert.equal(typeof badUrl.json().request_id, 'string');
     const longSegment = await get(`/api/campaigns/${'1'.repeat(101)}`);
     assert.deepEqual([longSegment.statusCode, longSegment.json().error], [400, 'VALIDATION_ERROR']);
-    const notJson = await h.request({ method: 'POST', url: '/api/campaigns', payload: '{"title":', headers: { 'content-type': 'application/json' }, jar: admin });
+    const notJson = await h.request({
+      method: 'POST',
+      url: '/api/campaigns',
+      payload: '{"title":',
+      headers: { 'content-type': 'application/json' },
+      jar: admin,
+    });
     assert.deepEqual([notJson.statusCode, notJson.json().error], [400, 'VALIDATION_ERROR']);
-    const proto = await h.request({ method: 'POST', url: '/api/campaigns', payload: '{"__proto__": {"x": 1}}', headers: { 'content-type': 'application/json' }, jar: admin });
+    const proto = await h.request({
+      method: 'POST',
+      url: '/api/campaigns',
+      payload: '{"__proto__": {"x": 1}}',
+      headers: { 'content-type': 'application/json' },
+      jar: admin,
+    });
     assert.deepEqual([proto.statusCode, proto.json().error], [400, 'VALIDATION_ERROR']);
     const xml = await h.request({ method: 'POST', url: '/api/campaigns', payload: '<x/>', headers: { 'content-type': 'application/xml' }, jar: admin });
     assert.deepEqual([xml.statusCode, xml.json().error], [415, 'UNSUPPORTED_MEDIA_TYPE']);
@@ -318,13 +442,23 @@ describe('decision B55: bad input on every operation of the OpenAPI document ans
         if (security === 'apiToken' || path === '/api/admin/price/submit-proposal') headers['x-api-token'] = API_TOKEN;
         if (security === 'paymentSignature') headers['payment-signature'] = signPayload(WEBHOOK_SECRET, Math.floor(h.now() / 1000), payload ?? '');
         const jar = ENDS_SESSION.has(key) ? (await h.login('member@example.org')).jar : admin;
-        const r = await h.request({ method: method as 'GET', url: qs ? `${url}?${qs}` : url, headers, jar, ...(payload !== undefined && { payload }), ...(method !== 'GET' && { origin: 'https://app.domdao.example' }) });
+        const r = await h.request({
+          method: method as 'GET',
+          url: qs ? `${url}?${qs}` : url,
+          headers,
+          jar,
+          ...(payload !== undefined && { payload }),
+          ...(method !== 'GET' && { origin: 'https://app.domdao.example' }),
+        });
         const what = `${method} ${url}${qs ? `?${qs}` : ''} ${payload === undefined ? '' : payload.slice(0, 300)} → ${r.statusCode} ${r.body.slice(0, 300)}`;
         if (STATE[key] === r.statusCode) return;
         assert.ok(r.statusCode < 500, `a 5xx: ${what}`);
         if (r.statusCode < 400) return;
         const json = /^application\/json/.test(String(r.headers['content-type']));
-        const unreadable = r.statusCode === (ai ? 422 : 400) && json && /^(URL: |body: (not valid JSON|empty))/.test(String((r.json() as { message?: unknown; error?: unknown })[ai ? 'error' : 'message']));
+        const unreadable =
+          r.statusCode === (ai ? 422 : 400) &&
+          json &&
+          /^(URL: |body: (not valid JSON|empty))/.test(String((r.json() as { message?: unknown; error?: unknown })[ai ? 'error' : 'message']));
         assert.ok(op.responses[String(r.statusCode)] || ANY_ROUTE.has(r.statusCode) || unreadable, `status not documented for the operation: ${what}`);
         if (!json) {
           assert.match(String(r.headers['content-type']), /^text\/html/, `neither JSON nor a page: ${what}`);

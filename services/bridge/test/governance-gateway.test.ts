@@ -42,7 +42,15 @@ const vote = (jar: Jar | undefined, payload: unknown, extra: { origin?: string |
 
 describe('governance gateway', () => {
   before(async () => {
-    h = await bridge(undefined, {}, { interceptCall: (_f, to, _m) => { if (membershipDown && to === 'membership') throw new Error('membership canister stopped'); } });
+    h = await bridge(
+      undefined,
+      {},
+      {
+        interceptCall: (_f, to, _m) => {
+          if (membershipDown && to === 'membership') throw new Error('membership canister stopped');
+        },
+      },
+    );
     alice = await h.member('alice@domdao.example');
     bob = await h.member('bob@domdao.example');
     await activate(alice.user_id);
@@ -103,14 +111,22 @@ describe('governance gateway', () => {
   it('decision G23: a member made Active after voting opened is refused with 403 NotActiveWhenVotingOpened, a message that says why and when; votes on the next proposal', async () => {
     const carol = await h.member('carol@domdao.example');
     const id = await openProposal();
-    const opened = (await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json() as { voting_opens: string; tally: { total_eligible: string } };
+    const opened = (await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json() as {
+      voting_opens: string;
+      tally: { total_eligible: string };
+    };
     h.advance(1000);
     await activate(carol.user_id);
     const jar = (await h.login('carol@domdao.example')).jar;
     const r = await vote(jar, { proposal_id: id, vote: 'Yes' });
     assert.deepEqual([r.statusCode, r.json().error], [403, 'NotActiveWhenVotingOpened'], r.body);
-    assert.equal(r.json().message, `your membership became Active after voting opened on this proposal, so you cannot vote on it; you can vote on proposals that open from now on (voting opened at ${opened.voting_opens})`);
-    const after = (await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json() as { tally: { yes_votes: string; total_eligible: string } };
+    assert.equal(
+      r.json().message,
+      `your membership became Active after voting opened on this proposal, so you cannot vote on it; you can vote on proposals that open from now on (voting opened at ${opened.voting_opens})`,
+    );
+    const after = (await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json() as {
+      tally: { yes_votes: string; total_eligible: string };
+    };
     assert.deepEqual([after.tally.yes_votes, after.tally.total_eligible], ['0', opened.tally.total_eligible], 'nothing counted');
     const next = await openProposal();
     const ok = await vote((await h.login('carol@domdao.example')).jar, { proposal_id: next, vote: 'Yes' });
@@ -134,7 +150,11 @@ describe('governance gateway', () => {
     await signIn();
     const id = await openProposal();
     for (const url of ['/api/governance/propose', '/api/governance/vote', '/api/governance/execute']) {
-      const payload = url.endsWith('vote') ? { proposal_id: id, vote: 'Yes' } : url.endsWith('propose') ? { title: 't', body: 'b', category: 'General' } : { proposal_id: id };
+      const payload = url.endsWith('vote')
+        ? { proposal_id: id, vote: 'Yes' }
+        : url.endsWith('propose')
+          ? { title: 't', body: 'b', category: 'General' }
+          : { proposal_id: id };
       let r = await h.request({ method: 'POST', url, payload });
       assert.deepEqual([r.statusCode, r.json().error], [401, 'UNAUTHORIZED'], `${url} without a session`);
       r = await h.request({ method: 'POST', url, payload, headers: { authorization: 'Bearer abc.def' } });
@@ -178,11 +198,26 @@ describe('governance gateway', () => {
     const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', alice.user_id).executeTakeFirstOrThrow();
     assert.equal((await h.opened.canisters.clients.governance.get_proposal(BigInt(created.proposal_id)))!.proposed_by, principal, 'proposed as the member');
 
-    r = await propose(alice.jar, { title: 'Price', body: 'b', category: 'SetDomPrice', payload: { price_usd: 0.5, source_url: 'https://bridge.domdao.example/api/price/dom-usd/records/1', effective_at: Math.floor(h.now() / 1000) + 7 * 86_400 } });
+    r = await propose(alice.jar, {
+      title: 'Price',
+      body: 'b',
+      category: 'SetDomPrice',
+      payload: {
+        price_usd: 0.5,
+        source_url: 'https://bridge.domdao.example/api/price/dom-usd/records/1',
+        effective_at: Math.floor(h.now() / 1000) + 7 * 86_400,
+      },
+    });
     assert.equal(r.statusCode, 201, r.body);
-    const view = (await h.request({ method: 'GET', url: `/api/governance/proposals/${r.json().proposal_id}` })).json() as { payload: { SetDomPrice: { price_usd: number; effective_at: string } } };
+    const view = (await h.request({ method: 'GET', url: `/api/governance/proposals/${r.json().proposal_id}` })).json() as {
+      payload: { SetDomPrice: { price_usd: number; effective_at: string } };
+    };
     assert.equal(view.payload.SetDomPrice.price_usd, 0.5);
-    assert.equal(BigInt(view.payload.SetDomPrice.effective_at), BigInt(Math.floor(h.now() / 1000) + 7 * 86_400) * 1_000_000_000n, 'Unix seconds in, ns on the canister');
+    assert.equal(
+      BigInt(view.payload.SetDomPrice.effective_at),
+      BigInt(Math.floor(h.now() / 1000) + 7 * 86_400) * 1_000_000_000n,
+      'Unix seconds in, ns on the canister',
+    );
 
     const bad: [object, RegExp][] = [
       [{ title: 'x', body: 'b', category: 'SetDomPrice', payload: { price_usd: -1 } }, /payload\.price_usd/],
@@ -190,7 +225,10 @@ describe('governance gateway', () => {
       [{ title: 'x', body: 'b', category: 'General', payload: { price_usd: 1 } }, /payload\.price_usd: unknown field/],
       [{ title: 'x', body: 'b', category: 'TreasuryPayout', payload: { recipient: principal, amount: { usd: 0 } } }, /payload\.amount/],
       [{ title: 'x', body: 'b', category: 'MembershipPolicy', payload: { revoke: ['not a principal!'] } }, /payload\.revoke/],
-      [{ title: 'x', body: 'b', category: 'ConstitutionalAmendment', payload: { category_rules: [{ category: 'General', quorum_bps: 20_000 }] } }, /quorum_bps/],
+      [
+        { title: 'x', body: 'b', category: 'ConstitutionalAmendment', payload: { category_rules: [{ category: 'General', quorum_bps: 20_000 }] } },
+        /quorum_bps/,
+      ],
       [{ title: 'x', body: 'b', category: 'Nope' }, /category/],
       [{ title: '', body: 'b', category: 'General' }, /title/],
     ];
@@ -199,16 +237,22 @@ describe('governance gateway', () => {
       assert.deepEqual([r.statusCode, r.json().error], [400, 'VALIDATION_ERROR'], JSON.stringify(body));
       assert.match(r.json().message, message);
     }
-    r = await propose(alice.jar, { title: 'Pay', body: 'b', category: 'TreasuryPayout', payload: { recipient: principal, amount: { dom_e8s: '100000000' }, memo: 'thanks' } });
+    r = await propose(alice.jar, {
+      title: 'Pay',
+      body: 'b',
+      category: 'TreasuryPayout',
+      payload: { recipient: principal, amount: { dom_e8s: '100000000' }, memo: 'thanks' },
+    });
     assert.equal(r.statusCode, 201, r.body);
     r = await propose(bob.jar, { title: 'From a non-member', body: 'b', category: 'General' });
     assert.equal(r.statusCode, 403, r.body);
     assert.equal(r.json().error, 'NotAMember');
   });
 
-  it('decision G22: source_url is https only, at most 2048 characters, by one rule; a refusal names the field, the canister\'s too', async () => {
+  it("decision G22: source_url is https only, at most 2048 characters, by one rule; a refusal names the field, the canister's too", async () => {
     await signIn();
-    const propose = (payload: object) => h.request({ method: 'POST', url: '/api/governance/propose', payload: { title: 'Price', body: 'b', category: 'SetDomPrice', payload }, jar: alice.jar });
+    const propose = (payload: object) =>
+      h.request({ method: 'POST', url: '/api/governance/propose', payload: { title: 'Price', body: 'b', category: 'SetDomPrice', payload }, jar: alice.jar });
     const count = async () => (await h.opened.canisters.clients.governance.list_proposals({ limit: 100 })).length;
     const before = await count();
     const at = (n: number) => 'https://p.example/' + 'x'.repeat(n - 'https://p.example/'.length);
@@ -257,7 +301,10 @@ describe('governance gateway', () => {
     let r = await h.request({ method: 'GET', url: `/api/governance/proposals/${id}/my-vote`, jar: alice.jar });
     assert.deepEqual(r.json(), { proposal_id: id, vote: 'Abstain' });
     assert.equal(r.headers['cache-control'], 'private, no-cache');
-    assert.deepEqual((await h.request({ method: 'GET', url: `/api/governance/proposals/${id}/my-vote`, jar: bob.jar })).json(), { proposal_id: id, vote: null });
+    assert.deepEqual((await h.request({ method: 'GET', url: `/api/governance/proposals/${id}/my-vote`, jar: bob.jar })).json(), {
+      proposal_id: id,
+      vote: null,
+    });
     assert.equal((await h.request({ method: 'GET', url: `/api/governance/proposals/${id}/my-vote` })).statusCode, 401);
 
     assert.equal((await h.request({ method: 'GET', url: '/api/governance/admin/events', jar: alice.jar })).statusCode, 403);
@@ -271,11 +318,22 @@ describe('governance gateway', () => {
       if (items.some((e) => e.type === 'ProposalOpened' && e.data.proposal_id === id)) break;
       await new Promise((res) => setTimeout(res, 100));
     }
-    assert.ok(items.some((e) => e.type === 'ProposalCreated' && e.data.proposal_id === id), 'ProposalCreated copied by the follower');
-    assert.ok(items.some((e) => e.type === 'ProposalOpened' && e.data.proposal_id === id), 'ProposalOpened copied by the follower');
-    const page = (await h.request({ method: 'GET', url: '/api/governance/admin/events?limit=1', jar: admin.jar })).json() as { items: { seq: string }[]; next_after_seq: string };
+    assert.ok(
+      items.some((e) => e.type === 'ProposalCreated' && e.data.proposal_id === id),
+      'ProposalCreated copied by the follower',
+    );
+    assert.ok(
+      items.some((e) => e.type === 'ProposalOpened' && e.data.proposal_id === id),
+      'ProposalOpened copied by the follower',
+    );
+    const page = (await h.request({ method: 'GET', url: '/api/governance/admin/events?limit=1', jar: admin.jar })).json() as {
+      items: { seq: string }[];
+      next_after_seq: string;
+    };
     assert.equal(page.items.length, 1);
-    const next = (await h.request({ method: 'GET', url: `/api/governance/admin/events?limit=1&after_seq=${page.next_after_seq}`, jar: admin.jar })).json() as { items: { seq: string }[] };
+    const next = (await h.request({ method: 'GET', url: `/api/governance/admin/events?limit=1&after_seq=${page.next_after_seq}`, jar: admin.jar })).json() as {
+      items: { seq: string }[];
+    };
     assert.ok(BigInt(next.items[0]!.seq) > BigInt(page.items[0]!.seq));
   });
 });
@@ -291,7 +349,14 @@ describe('governance gateway: receipts, votes, ETags, execute (decisions V22, V2
     for (const m of [carol, dave]) {
       const { principal } = await g.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow();
       assert.ok('Ok' in (await g.opened.canisters.clients.user.record_kyc(principal, true)));
-      assert.ok('Ok' in (await g.opened.canisters.clients.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+      assert.ok(
+        'Ok' in
+          (await g.opened.canisters.clients.user.upgrade_membership_to_active({
+            principal,
+            kyc_proof: new Uint8Array([1]),
+            payment_proof: new Uint8Array([2]),
+          })),
+      );
     }
   });
   after(() => g.close());
@@ -309,16 +374,26 @@ describe('governance gateway: receipts, votes, ETags, execute (decisions V22, V2
   it('my vote-pass receipts (spec 1 Events rule 2): one per vote, naming the proposal, only mine; session required', async () => {
     const a = await open();
     const b = await open();
-    for (const id of [a, b]) assert.equal((await g.request({ method: 'POST', url: '/api/governance/vote', payload: { proposal_id: id, vote: 'Yes' }, jar: carol.jar })).statusCode, 200);
+    for (const id of [a, b])
+      assert.equal(
+        (await g.request({ method: 'POST', url: '/api/governance/vote', payload: { proposal_id: id, vote: 'Yes' }, jar: carol.jar })).statusCode,
+        200,
+      );
     const r = await g.request({ method: 'GET', url: '/api/governance/my-receipts', jar: carol.jar });
     assert.equal(r.statusCode, 200, r.body);
     const body = r.json() as { principal: string; items: { token_id: string; proposal_id: string; minted_at: string }[]; next_prev: string | null };
-    assert.deepEqual(body.items.map((x) => x.proposal_id), [a, b]);
+    assert.deepEqual(
+      body.items.map((x) => x.proposal_id),
+      [a, b],
+    );
     assert.match(body.items[0]!.minted_at, /^\d{4}-\d\d-\d\dT/);
     const page = (await g.request({ method: 'GET', url: '/api/governance/my-receipts?take=1', jar: carol.jar })).json() as typeof body;
     assert.deepEqual([page.items.map((x) => x.proposal_id), page.next_prev], [[a], page.items[0]!.token_id]);
     const rest = (await g.request({ method: 'GET', url: `/api/governance/my-receipts?take=1&prev=${page.next_prev}`, jar: carol.jar })).json() as typeof body;
-    assert.deepEqual(rest.items.map((x) => x.proposal_id), [b]);
+    assert.deepEqual(
+      rest.items.map((x) => x.proposal_id),
+      [b],
+    );
     assert.deepEqual((await g.request({ method: 'GET', url: '/api/governance/my-receipts', jar: dave.jar })).json().items, []);
     assert.equal((await g.request({ method: 'GET', url: '/api/governance/my-receipts' })).statusCode, 401);
   });
@@ -333,7 +408,10 @@ describe('governance gateway: receipts, votes, ETags, execute (decisions V22, V2
     assert.equal(r.statusCode, 200, r.body);
     const { principal } = await g.opened.db.selectFrom('users').select('principal').where('id', '=', dave.user_id).executeTakeFirstOrThrow();
     const items = (r.json() as { items: { voter: string; vote: string; voted_at: string; receipt_token_id: string }[] }).items;
-    assert.deepEqual(items.map((v) => [v.voter, v.vote]), [[principal, 'No']]);
+    assert.deepEqual(
+      items.map((v) => [v.voter, v.vote]),
+      [[principal, 'No']],
+    );
     assert.equal(r.headers['cache-control'], 'private, no-store');
     assert.equal((await g.request({ method: 'GET', url: '/api/governance/proposals/987654/votes', jar: admin.jar })).json().error, 'ProposalNotFound');
   });
@@ -357,7 +435,8 @@ describe('governance gateway: receipts, votes, ETags, execute (decisions V22, V2
 
   it('execute succeeds through the gateway once the window has closed (Approved), before any timer ran', async () => {
     const id = await open();
-    for (const m of [carol, dave]) assert.equal((await g.request({ method: 'POST', url: '/api/governance/vote', payload: { proposal_id: id, vote: 'Yes' }, jar: m.jar })).statusCode, 200);
+    for (const m of [carol, dave])
+      assert.equal((await g.request({ method: 'POST', url: '/api/governance/vote', payload: { proposal_id: id, vote: 'Yes' }, jar: m.jar })).statusCode, 200);
     g.advance(8 * DAY_MS);
     const { jar } = await g.login('carol@domdao.example');
     assert.equal((await g.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json().status, 'Approved');
@@ -381,11 +460,21 @@ describe('governance gateway: votes past one page', () => {
         ...(await Promise.all(
           Array.from({ length: 40 }, async (_, j) => {
             const principal = principalFromSeed(`page-voter-${i + j}`);
-            const created = await registrar.user.create_account({ principal, email_encrypted: 'e', name_encrypted: 'n', dob_encrypted: 'd', password_hash: '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaGhhc2hoYXNo', tos_accepted_at: 1n, is_age_verified_18_plus: true });
+            const created = await registrar.user.create_account({
+              principal,
+              email_encrypted: 'e',
+              name_encrypted: 'n',
+              dob_encrypted: 'd',
+              password_hash: '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaGhhc2hoYXNo',
+              tos_accepted_at: 1n,
+              is_age_verified_18_plus: true,
+            });
             assert.ok('Ok' in created);
             assert.ok('Ok' in (await registrar.user.verify_email(created.Ok.verification_token)));
             assert.ok('Ok' in (await registrar.user.record_kyc(principal, true)));
-            assert.ok('Ok' in (await registrar.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+            assert.ok(
+              'Ok' in (await registrar.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })),
+            );
             return principal;
           }),
         )),
@@ -397,7 +486,9 @@ describe('governance gateway: votes past one page', () => {
     g.advance(HOUR_MS);
     await platform.tick();
     for (let i = 0; i < voters.length; i += 40) {
-      await Promise.all(voters.slice(i, i + 40).map(async (principal) => assert.ok('Ok' in (await platform.as(principal).governance.cast_vote(BigInt(id), 'Yes')))));
+      await Promise.all(
+        voters.slice(i, i + 40).map(async (principal) => assert.ok('Ok' in (await platform.as(principal).governance.cast_vote(BigInt(id), 'Yes')))),
+      );
     }
     const admin = await g.member(ADMIN_EMAIL);
     const r = await g.request({ method: 'GET', url: `/api/governance/proposals/${id}/votes`, jar: admin.jar });

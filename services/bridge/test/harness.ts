@@ -64,11 +64,27 @@ export interface Jar {
   setCookie?: string;
 }
 
-export async function bridge(backend: Backend = BACKENDS[0]!, env: Record<string, string> = {}, faults: { interceptCall?: (from: string, to: string, method: string) => void; ai?: AiTestOptions; outboxFaults?: FaultHook; jobTimer?: boolean; embeddedSyncFault?: (fd: number) => void } = {}) {
+export async function bridge(
+  backend: Backend = BACKENDS[0]!,
+  env: Record<string, string> = {},
+  faults: {
+    interceptCall?: (from: string, to: string, method: string) => void;
+    ai?: AiTestOptions;
+    outboxFaults?: FaultHook;
+    jobTimer?: boolean;
+    embeddedSyncFault?: (fd: number) => void;
+  } = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), 'domdao-bridge-'));
   const provider: Recorder = await startRecorder();
   const notification = await buildNotification({
-    config: loadNotificationConfig({ NODE_ENV: 'test', SERVICE_TOKEN: 'bridge-test-notification-token', EMAIL_PROVIDER_API_KEY: 're_test', EMAIL_PROVIDER_API_URL: provider.url, LOG_LEVEL: 'warn' }),
+    config: loadNotificationConfig({
+      NODE_ENV: 'test',
+      SERVICE_TOKEN: 'bridge-test-notification-token',
+      EMAIL_PROVIDER_API_KEY: 're_test',
+      EMAIL_PROVIDER_API_URL: provider.url,
+      LOG_LEVEL: 'warn',
+    }),
     logStream: captureLogs().stream,
   });
   await notification.listen({ port: 0, host: '127.0.0.1' });
@@ -104,7 +120,8 @@ export async function bridge(backend: Backend = BACKENDS[0]!, env: Record<string
   let config: ReturnType<typeof loadBridgeConfig>;
   let opened: Awaited<ReturnType<typeof openBridge>>;
   const notifier = createNotificationClient({ baseUrl: notificationUrl, token: 'bridge-test-notification-token', logger: { warn: () => undefined } });
-  const open = (f: typeof faults) => openBridge(config, fullEnv, { now: () => now, canisterClock: () => BigInt(now) * 1_000_000n, scheduler: false, logStream: logs.stream, notifier, ...f });
+  const open = (f: typeof faults) =>
+    openBridge(config, fullEnv, { now: () => now, canisterClock: () => BigInt(now) * 1_000_000n, scheduler: false, logStream: logs.stream, notifier, ...f });
   try {
     config = loadBridgeConfig(fullEnv);
     // Decision R13: a copy of a new, migrated database instead of making one (about 4 s each).
@@ -122,7 +139,11 @@ export async function bridge(backend: Backend = BACKENDS[0]!, env: Record<string
     if (opts.origin !== null && opts.method && opts.method !== 'GET') headers.origin ??= opts.origin ?? APP;
     if (opts.payload !== undefined && typeof opts.payload !== 'string' && !Buffer.isBuffer(opts.payload)) headers['content-type'] ??= 'application/json';
     const { jar, origin: _o, ...rest } = opts;
-    const res = await app.inject({ ...rest, headers, ...(opts.payload !== undefined && typeof opts.payload === 'object' && !Buffer.isBuffer(opts.payload) && { payload: JSON.stringify(opts.payload) }) } as InjectOptions);
+    const res = await app.inject({
+      ...rest,
+      headers,
+      ...(opts.payload !== undefined && typeof opts.payload === 'object' && !Buffer.isBuffer(opts.payload) && { payload: JSON.stringify(opts.payload) }),
+    } as InjectOptions);
     const set = res.headers['set-cookie'];
     const line = (Array.isArray(set) ? set : set ? [set] : []).find((c) => c.startsWith('session='));
     if (jar && line) {
@@ -168,11 +189,18 @@ export async function bridge(backend: Backend = BACKENDS[0]!, env: Record<string
     },
     async register(email: string, opts: { dob?: string; password?: string; name?: string } = {}) {
       const fields = await h.encrypt({ email, name: opts.name ?? 'Ada Lovelace', dob: opts.dob ?? '1990-05-01' });
-      return request({ method: 'POST', url: '/api/auth/register', payload: { ...fields, password: opts.password ?? 'correct horse battery staple', tos_accepted: true } });
+      return request({
+        method: 'POST',
+        url: '/api/auth/register',
+        payload: { ...fields, password: opts.password ?? 'correct horse battery staple', tos_accepted: true },
+      });
     },
     /** The verification link of the last verification email sent to `email`. */
     verificationPath(email: string): string {
-      const mail = h.emails().filter((m) => m.to.includes(email) && /confirm your email/i.test(m.text)).at(-1);
+      const mail = h
+        .emails()
+        .filter((m) => m.to.includes(email) && /confirm your email/i.test(m.text))
+        .at(-1);
       if (!mail) throw new Error(`no verification email to ${email}`);
       const link = /https?:\/\/[^/\s]+(\/verify-email\?token=[0-9a-f-]+)/.exec(mail.text)?.[1];
       if (!link) throw new Error('no verification link in the email');
@@ -187,7 +215,10 @@ export async function bridge(backend: Backend = BACKENDS[0]!, env: Record<string
       const page = await request({ method: 'GET', url: path });
       if (page.statusCode !== 200) return page;
       const token = new URL(path, 'https://bridge.example').searchParams.get('token')!;
-      const form = new URLSearchParams({ token, ...(proof.newPassword !== undefined ? { new_password: proof.newPassword } : { password: proof.password ?? 'correct horse battery staple' }) });
+      const form = new URLSearchParams({
+        token,
+        ...(proof.newPassword !== undefined ? { new_password: proof.newPassword } : { password: proof.password ?? 'correct horse battery staple' }),
+      });
       return request({ method: 'POST', url: '/verify-email', payload: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     },
     async login(email: string, password = 'correct horse battery staple', jar: Jar = {}) {
@@ -206,7 +237,13 @@ export async function bridge(backend: Backend = BACKENDS[0]!, env: Record<string
     },
     signedWebhook(body: unknown, t = Math.floor(now / 1000), secret = WEBHOOK_SECRET) {
       const raw = JSON.stringify(body);
-      return request({ method: 'POST', url: '/api/webhooks/payments', payload: raw, origin: null, headers: { 'content-type': 'application/json', 'payment-signature': signPayload(secret, t, raw) } });
+      return request({
+        method: 'POST',
+        url: '/api/webhooks/payments',
+        payload: raw,
+        origin: null,
+        headers: { 'content-type': 'application/json', 'payment-signature': signPayload(secret, t, raw) },
+      });
     },
     async close() {
       await app.close();

@@ -68,14 +68,34 @@ describe('digest job (spec 3; decisions N5, N9–N12)', () => {
   const setPref = async (who: string, freq: 'daily' | 'weekly' | 'none', lastSent: number | null, optedIn = h.now() - 30 * DAY) => {
     await h.opened.db
       .insertInto('digest_preferences')
-      .values({ user_id: members[who]!.user_id, digest_frequency: freq, opted_in_at: new Date(optedIn), last_digest_sent_at: lastSent === null ? null : new Date(lastSent), updated_at: new Date(h.now()) })
-      .onConflict((oc) => oc.column('user_id').doUpdateSet({ digest_frequency: freq, opted_in_at: new Date(optedIn), last_digest_sent_at: lastSent === null ? null : new Date(lastSent) }))
+      .values({
+        user_id: members[who]!.user_id,
+        digest_frequency: freq,
+        opted_in_at: new Date(optedIn),
+        last_digest_sent_at: lastSent === null ? null : new Date(lastSent),
+        updated_at: new Date(h.now()),
+      })
+      .onConflict((oc) =>
+        oc
+          .column('user_id')
+          .doUpdateSet({ digest_frequency: freq, opted_in_at: new Date(optedIn), last_digest_sent_at: lastSent === null ? null : new Date(lastSent) }),
+      )
       .execute();
   };
   const lastSent = async (who: string) =>
-    (await h.opened.db.selectFrom('digest_preferences').select('last_digest_sent_at').where('user_id', '=', members[who]!.user_id).executeTakeFirstOrThrow()).last_digest_sent_at;
+    (await h.opened.db.selectFrom('digest_preferences').select('last_digest_sent_at').where('user_id', '=', members[who]!.user_id).executeTakeFirstOrThrow())
+      .last_digest_sent_at;
   const personal = (who: string, n: number, tag: string, at = h.now()) =>
-    Promise.all(Array.from({ length: n }, (_, i) => addActivity(h.opened.db, `test:${tag}:${i}`, { category: 'Test', title: `${tag} ${i + 1}`, audience: { kind: 'user', user_id: members[who]!.user_id } }, new Date(at))));
+    Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        addActivity(
+          h.opened.db,
+          `test:${tag}:${i}`,
+          { category: 'Test', title: `${tag} ${i + 1}`, audience: { kind: 'user', user_id: members[who]!.user_id } },
+          new Date(at),
+        ),
+      ),
+    );
 
   before(async () => {
     h = await bridge();
@@ -98,7 +118,11 @@ describe('digest job (spec 3; decisions N5, N9–N12)', () => {
     await personal('weekly', 1, 'weekly', at - HOUR);
     const s = spy(h.notifier);
     const report = await runDigest(await optionsFor(h, { notifier: s.client }), new Date(at));
-    assert.deepEqual(s.sent.map((m) => m.to), ['edge@example.org'], 'only the member exactly at the interval is mailed');
+    assert.deepEqual(
+      s.sent.map((m) => m.to),
+      ['edge@example.org'],
+      'only the member exactly at the interval is mailed',
+    );
     assert.equal(report.eligible, 2, 'edge and empty are due; early and weekly are one second short');
     assert.equal(report.sent, 1);
     assert.equal(report.skipped_no_items, 1);
@@ -133,8 +157,18 @@ describe('digest job (spec 3; decisions N5, N9–N12)', () => {
     const at = h.now();
     await setPref('many', 'weekly', at - 8 * DAY);
     await personal('many', 51, 'many', at - 2 * DAY);
-    await addActivity(h.opened.db, 'test:many:old', { category: 'Test', title: 'before the last digest', audience: { kind: 'user', user_id: members.many!.user_id } }, new Date(at - 9 * DAY));
-    await addActivity(h.opened.db, 'test:many:future', { category: 'Test', title: 'after the cut-off', audience: { kind: 'user', user_id: members.many!.user_id } }, new Date(at + 1));
+    await addActivity(
+      h.opened.db,
+      'test:many:old',
+      { category: 'Test', title: 'before the last digest', audience: { kind: 'user', user_id: members.many!.user_id } },
+      new Date(at - 9 * DAY),
+    );
+    await addActivity(
+      h.opened.db,
+      'test:many:future',
+      { category: 'Test', title: 'after the cut-off', audience: { kind: 'user', user_id: members.many!.user_id } },
+      new Date(at + 1),
+    );
     const s = spy(h.notifier);
     await runDigest(await optionsFor(h, { notifier: s.client }), new Date(at));
     const digest = s.sent.find((m) => m.to === 'many@example.org')!;
@@ -210,7 +244,6 @@ describe('digest job (spec 3; decisions N5, N9–N12)', () => {
     assert.equal(mails('quitter@example.org').length, 1);
     assert.ok(report.eligible > 0, 'others were mailed; not the quitter');
   });
-
 });
 
 describe('the digest job on the jobs seam (decision N9)', () => {
@@ -222,7 +255,10 @@ describe('the digest job on the jobs seam (decision N9)', () => {
 
   it('the job on the seam: inbox:digest runs hourly on the slot instant; run detail is visible to admins', async () => {
     const { user_id } = await h.member('seam@example.org');
-    await h.opened.db.insertInto('digest_preferences').values({ user_id, digest_frequency: 'weekly', opted_in_at: new Date(h.now() - DAY), updated_at: new Date(h.now()) }).execute();
+    await h.opened.db
+      .insertInto('digest_preferences')
+      .values({ user_id, digest_frequency: 'weekly', opted_in_at: new Date(h.now() - DAY), updated_at: new Date(h.now()) })
+      .execute();
     await addActivity(h.opened.db, 'test:seam', { category: 'Test', title: 'seam', audience: { kind: 'user', user_id } }, new Date(h.now() - HOUR));
     const next = Math.ceil((h.now() + 1) / HOUR) * HOUR;
     h.advance(next - h.now() + 5 * 60_000);
@@ -248,7 +284,10 @@ describe('digest job, two instances on one PostgreSQL database (decision N9)', (
       for (let i = 0; i < 6; i++) users.push((await h.member(`twin${i}@example.org`)).user_id);
       await h.opened.db.deleteFrom('activity_items').execute();
       for (const u of users) {
-        await h.opened.db.insertInto('digest_preferences').values({ user_id: u, digest_frequency: 'daily', opted_in_at: new Date(h.now() - DAY), updated_at: new Date(h.now()) }).execute();
+        await h.opened.db
+          .insertInto('digest_preferences')
+          .values({ user_id: u, digest_frequency: 'daily', opted_in_at: new Date(h.now() - DAY), updated_at: new Date(h.now()) })
+          .execute();
         await addActivity(h.opened.db, `twin:${u}`, { category: 'Test', title: 'for you', audience: { kind: 'user', user_id: u } }, new Date(h.now() - HOUR));
       }
       const base = await optionsFor(h);
@@ -267,7 +306,10 @@ describe('digest job, two instances on one PostgreSQL database (decision N9)', (
       // Even two runs at once without the lease (the seam's guarantee lost) mail each member once:
       // the same Idempotency-Key makes the notification service send one of them.
       // A new period for everyone (another key than the first round's "never"), then two runs at once.
-      await h.opened.db.updateTable('digest_preferences').set({ last_digest_sent_at: new Date(slot - 2 * DAY) }).execute();
+      await h.opened.db
+        .updateTable('digest_preferences')
+        .set({ last_digest_sent_at: new Date(slot - 2 * DAY) })
+        .execute();
       const before = h.emails().length;
       const reports = await Promise.all([runDigest({ ...base, db: h.opened.db }, new Date(slot)), runDigest({ ...base, db: second.db }, new Date(slot))]);
       assert.equal(h.emails().length - before, users.length, `one new digest each (${JSON.stringify(reports)})`);

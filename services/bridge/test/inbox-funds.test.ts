@@ -54,10 +54,17 @@ after(() => h.close());
 describe('campaign and treasury events in the inbox (decisions N22–N24)', () => {
   it('decision N22: a failed campaign — new campaign and outcome for everyone, the refund for its contributor, one refund-confirmation; following again adds nothing', async () => {
     const deadline = new Date(h.now() + 2 * HOUR_MS).toISOString();
-    const c = (await post('/api/campaigns', alice.jar, { title: 'Big barn', description: '', goal: { dom_e8s: String(900n * E8S) }, deadline })).json() as { id: string };
+    const c = (await post('/api/campaigns', alice.jar, { title: 'Big barn', description: '', goal: { dom_e8s: String(900n * E8S) }, deadline })).json() as {
+      id: string;
+    };
     assert.equal((await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { dom_e8s: String(4n * E8S) } })).statusCode, 201);
     assert.ok((await follow()) >= 1);
-    assert.ok((await feed(alice)).some((i) => i.category === 'Campaign' && i.title === 'New campaign: Big barn' && i.deep_link?.endsWith(`/campaigns/${c.id}`) && !i.deep_link.includes("/api/")));
+    assert.ok(
+      (await feed(alice)).some(
+        (i) =>
+          i.category === 'Campaign' && i.title === 'New campaign: Big barn' && i.deep_link?.endsWith(`/campaigns/${c.id}`) && !i.deep_link.includes('/api/'),
+      ),
+    );
 
     h.advance(3 * HOUR_MS);
     await h.opened.canisters.platform!.tick();
@@ -76,14 +83,21 @@ describe('campaign and treasury events in the inbox (decisions N22–N24)', () =
 
     assert.equal(await follow(), 0, 'nothing new the second time');
     assert.equal(mails(bob.email, /^Refund of/).length, 1, 'not mailed twice');
-    const row = await h.opened.db.selectFrom('email_deliveries').selectAll().where('template', '=', 'refund-confirmation').where('user_id', '=', bob.user_id).executeTakeFirstOrThrow();
+    const row = await h.opened.db
+      .selectFrom('email_deliveries')
+      .selectAll()
+      .where('template', '=', 'refund-confirmation')
+      .where('user_id', '=', bob.user_id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.status, 'sent');
   });
 
   it('decision N22: a funded campaign — goal reached while open, then released; treasury-milestone to the beneficiary', async () => {
     await relogin();
     const deadline = new Date(h.now() + 2 * HOUR_MS).toISOString();
-    const c = (await post('/api/campaigns', alice.jar, { title: 'Seeds', description: '', goal: { dom_e8s: String(2n * E8S) }, deadline, beneficiary: alice.principal })).json() as { id: string };
+    const c = (
+      await post('/api/campaigns', alice.jar, { title: 'Seeds', description: '', goal: { dom_e8s: String(2n * E8S) }, deadline, beneficiary: alice.principal })
+    ).json() as { id: string };
     assert.equal((await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { dom_e8s: String(3n * E8S) } })).statusCode, 201);
     await follow();
     assert.ok((await feed(bob)).some((i) => i.title === 'Goal reached: Seeds'));
@@ -106,8 +120,15 @@ describe('campaign and treasury events in the inbox (decisions N22–N24)', () =
     const platform = h.opened.canisters.platform!;
     const c = h.opened.canisters.clients;
     assert.ok('Ok' in (await c.user.record_kyc(alice.principal, true)));
-    assert.ok('Ok' in (await c.user.upgrade_membership_to_active({ principal: alice.principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
-    const r = await platform.as(alice.principal).governance.create_proposal({ title: 'Pay Bob', body: 'b', category: 'TreasuryPayout', payload: { TreasuryPayout: { recipient: bob.principal, amount: { DomE8s: 7n * E8S }, memo: 'fence repair' } } });
+    assert.ok(
+      'Ok' in (await c.user.upgrade_membership_to_active({ principal: alice.principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })),
+    );
+    const r = await platform.as(alice.principal).governance.create_proposal({
+      title: 'Pay Bob',
+      body: 'b',
+      category: 'TreasuryPayout',
+      payload: { TreasuryPayout: { recipient: bob.principal, amount: { DomE8s: 7n * E8S }, memo: 'fence repair' } },
+    });
     assert.ok('Ok' in r, 'Err' in r ? Object.keys(r.Err).join() : '');
     h.advance(HOUR_MS + 1000);
     await platform.tick();
@@ -118,7 +139,10 @@ describe('campaign and treasury events in the inbox (decisions N22–N24)', () =
     assert.ok((await follow()) >= 1);
     const item = (await feed(alice)).find((i) => i.category === 'Treasury');
     assert.ok(item);
-    assert.deepEqual([item.title, item.body], ['Treasury paid 7 DOM', `Proposal ${r.Ok} was paid out: fence repair (ledger block ${/ledger block (\d+)/.exec(item.body ?? '')?.[1]}).`]);
+    assert.deepEqual(
+      [item.title, item.body],
+      ['Treasury paid 7 DOM', `Proposal ${r.Ok} was paid out: fence repair (ledger block ${/ledger block (\d+)/.exec(item.body ?? '')?.[1]}).`],
+    );
     const mail = mails(bob.email, /fence repair|Treasury payout/);
     assert.equal(mail.length, 1, JSON.stringify(h.emails().map((m) => m.subject)));
     assert.equal(await follow(), 0);
@@ -127,9 +151,18 @@ describe('campaign and treasury events in the inbox (decisions N22–N24)', () =
 
   it('decision N24: a membership nearing expiry (14 days) is one item for that member, once per expiry', async () => {
     await relogin();
-    assert.equal((await h.request({ method: 'POST', url: `/api/admin/users/${bob.user_id}/kyc`, payload: { approved: true }, jar: (await h.login(ADMIN_EMAIL)).jar })).statusCode, 200);
+    assert.equal(
+      (await h.request({ method: 'POST', url: `/api/admin/users/${bob.user_id}/kyc`, payload: { approved: true }, jar: (await h.login(ADMIN_EMAIL)).jar }))
+        .statusCode,
+      200,
+    );
     assert.equal((await h.signedWebhook(paymentEvent(bob.user_id, 'evt_funds_bob'))).json().status, 'applied');
-    const activated = await h.opened.db.selectFrom('bridge_events').select('data').where('type', '=', 'MembershipActivated').orderBy('seq', 'desc').executeTakeFirstOrThrow();
+    const activated = await h.opened.db
+      .selectFrom('bridge_events')
+      .select('data')
+      .where('type', '=', 'MembershipActivated')
+      .orderBy('seq', 'desc')
+      .executeTakeFirstOrThrow();
     const expires = Date.parse((activated.data as { expires_at: string }).expires_at);
     const early = await h.app.jobs.runNow('inbox:membership-expiry');
     assert.equal(early.detail?.announced, 0, 'not yet: more than 14 days left');
@@ -140,7 +173,10 @@ describe('campaign and treasury events in the inbox (decisions N22–N24)', () =
     await h.app.events.drain();
     bob.jar = (await h.login(bob.email)).jar;
     const items = (await feed(bob)).filter((i) => i.category === 'Membership' && /expires on/.test(i.title));
-    assert.deepEqual(items.map((i) => i.title), [`Your membership expires on ${new Date(expires).toISOString().slice(0, 10)}`]);
+    assert.deepEqual(
+      items.map((i) => i.title),
+      [`Your membership expires on ${new Date(expires).toISOString().slice(0, 10)}`],
+    );
     alice.jar = (await h.login(alice.email)).jar;
     assert.ok(!(await feed(alice)).some((i) => /expires on/.test(i.title)), 'the member’s own item');
   });

@@ -29,7 +29,11 @@ describe('unsubscribe token (spec 3, decision N2)', () => {
   it('tampered: another user id, a later expiry, a changed MAC, wrong secret → signature; junk → malformed', () => {
     const [v, , exp, mac] = token.split('.');
     assert.deepEqual(verifyUnsubscribeToken([key(NEW)], `${v}.${B}.${exp}.${mac}`, now), { ok: false, reason: 'signature' }, "another user's id under A's MAC");
-    assert.deepEqual(verifyUnsubscribeToken([key(NEW)], `${v}.${A}.${Number(exp) + 86_400}.${mac}`, now), { ok: false, reason: 'signature' }, 'extended expiry');
+    assert.deepEqual(
+      verifyUnsubscribeToken([key(NEW)], `${v}.${A}.${Number(exp) + 86_400}.${mac}`, now),
+      { ok: false, reason: 'signature' },
+      'extended expiry',
+    );
     const flipped = `${mac!.slice(0, 10)}${mac![10] === 'A' ? 'B' : 'A'}${mac!.slice(11)}`;
     assert.deepEqual(verifyUnsubscribeToken([key(NEW)], `${v}.${A}.${exp}.${flipped}`, now), { ok: false, reason: 'signature' });
     assert.deepEqual(verifyUnsubscribeToken([key(OLD)], token, now), { ok: false, reason: 'signature' });
@@ -59,9 +63,16 @@ describe('digest preference and unsubscribe over HTTP (spec 3; decisions N1–N6
 
   const prefs = (jar: Jar) => h.request({ method: 'GET', url: '/api/me/notification-preferences', jar });
   const put = (jar: Jar | undefined, payload: unknown, origin?: string | null) =>
-    h.request({ method: 'PUT', url: '/api/me/notification-preferences', payload: payload as object, ...(jar && { jar }), ...(origin !== undefined && { origin }) });
+    h.request({
+      method: 'PUT',
+      url: '/api/me/notification-preferences',
+      payload: payload as object,
+      ...(jar && { jar }),
+      ...(origin !== undefined && { origin }),
+    });
   const frequency = async (userId: string) =>
-    (await h.opened.db.selectFrom('digest_preferences').select('digest_frequency').where('user_id', '=', userId).executeTakeFirst())?.digest_frequency ?? 'none';
+    (await h.opened.db.selectFrom('digest_preferences').select('digest_frequency').where('user_id', '=', userId).executeTakeFirst())?.digest_frequency ??
+    'none';
   const tokenFor = (userId: string, secret = NEW, expires = h.now() + 30 * DAY) => signUnsubscribeToken(key(secret), userId, expires);
 
   it('decision N4: a new member has none (opt-in); PUT with the session from a front end changes it; GET shows it', async () => {
@@ -69,7 +80,11 @@ describe('digest preference and unsubscribe over HTTP (spec 3; decisions N1–N6
     const r = await put(ada.jar, { digest_frequency: 'daily' });
     assert.equal(r.statusCode, 200, r.body);
     assert.deepEqual(r.json(), { digest_frequency: 'daily', vote_reminders: false, last_digest_sent_at: null });
-    assert.deepEqual((await put(ada.jar, { vote_reminders: true })).json(), { digest_frequency: 'daily', vote_reminders: true, last_digest_sent_at: null }, 'a partial PUT keeps the other field');
+    assert.deepEqual(
+      (await put(ada.jar, { vote_reminders: true })).json(),
+      { digest_frequency: 'daily', vote_reminders: true, last_digest_sent_at: null },
+      'a partial PUT keeps the other field',
+    );
     assert.equal((await prefs(ada.jar)).json().digest_frequency, 'daily');
   });
 
@@ -107,7 +122,7 @@ describe('digest preference and unsubscribe over HTTP (spec 3; decisions N1–N6
     assert.equal(await frequency(bob.user_id), 'weekly', "another member's preference is untouched");
   });
 
-  it('tampered, expired, other user\'s and unknown-secret tokens → 400 page linking to the preferences; nothing changes', async () => {
+  it("tampered, expired, other user's and unknown-secret tokens → 400 page linking to the preferences; nothing changes", async () => {
     await put(ada.jar, { digest_frequency: 'daily' });
     const good = tokenFor(ada.user_id);
     const [v, , exp, mac] = good.split('.');
@@ -141,7 +156,8 @@ describe('digest preference and unsubscribe over HTTP (spec 3; decisions N1–N6
   it('RFC 8058 one-click POST: no cookie, no Origin, form body List-Unsubscribe=One-Click → none; repeat → 200', async () => {
     await put(bob.jar, { digest_frequency: 'daily' });
     const url = `/unsubscribe?token=${tokenFor(bob.user_id)}`;
-    const oneClick = () => h.request({ method: 'POST', url, origin: null, payload: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const oneClick = () =>
+      h.request({ method: 'POST', url, origin: null, payload: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     const r = await oneClick();
     assert.equal(r.statusCode, 200, r.body);
     assert.equal(await frequency(bob.user_id), 'none');
@@ -150,7 +166,13 @@ describe('digest preference and unsubscribe over HTTP (spec 3; decisions N1–N6
     await put(bob.jar, { digest_frequency: 'daily' });
     const boundary = 'xYzZY';
     const multipart = `--${boundary}\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--${boundary}--\r\n`;
-    const m = await h.request({ method: 'POST', url, origin: null, payload: multipart, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    const m = await h.request({
+      method: 'POST',
+      url,
+      origin: null,
+      payload: multipart,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
     assert.equal(m.statusCode, 200, m.body);
     assert.equal(await frequency(bob.user_id), 'none');
   });
@@ -161,7 +183,18 @@ describe('digest preference and unsubscribe over HTTP (spec 3; decisions N1–N6
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
     assert.equal((await h.request({ method: 'POST', url, payload: 'List-Unsubscribe=Yes', origin: null, headers: form })).statusCode, 400);
     assert.equal((await h.request({ method: 'POST', url, payload: { 'List-Unsubscribe': 'One-Click' } })).statusCode, 400, 'JSON is not the RFC 8058 body');
-    assert.equal((await h.request({ method: 'POST', url: `/unsubscribe?token=${tokenFor(bob.user_id, NEW, h.now() - 1)}`, payload: 'List-Unsubscribe=One-Click', origin: null, headers: form })).statusCode, 400);
+    assert.equal(
+      (
+        await h.request({
+          method: 'POST',
+          url: `/unsubscribe?token=${tokenFor(bob.user_id, NEW, h.now() - 1)}`,
+          payload: 'List-Unsubscribe=One-Click',
+          origin: null,
+          headers: form,
+        })
+      ).statusCode,
+      400,
+    );
     assert.equal(await frequency(bob.user_id), 'daily');
     const r = await h.request({ method: 'POST', url, jar: ada.jar, origin: 'https://mail.example', payload: 'List-Unsubscribe=One-Click', headers: form });
     assert.equal(r.statusCode, 200, r.body);

@@ -15,7 +15,6 @@ import { ADMIN_EMAIL, bridge, freshPostgres } from './harness.ts';
 const MIN = 60_000;
 const T0 = Date.parse('2026-11-23T21:00:00Z');
 
-
 /** Two "instances": PostgreSQL = two pools on one database; PGlite = two runners on its one connection. */
 async function twoDatabases(kind: 'pglite' | 'postgres'): Promise<{ a: Db; b: Db; close(): Promise<void> }> {
   if (kind === 'pglite') {
@@ -59,7 +58,10 @@ for (const kind of ['pglite', 'postgres'] as const) {
         assert.deepEqual(ran, ['2026-11-23T21:00:00.000Z@1', '2026-11-23T21:01:00.000Z@1', '2026-11-23T21:02:00.000Z@1', '2026-11-23T21:03:00.000Z@1']);
         const runs = await a.runs({ job: 'test:every-minute' });
         assert.equal(runs.length, 4);
-        assert.deepEqual(runs.map((r) => r.status), ['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+        assert.deepEqual(
+          runs.map((r) => r.status),
+          ['succeeded', 'succeeded', 'succeeded', 'succeeded'],
+        );
         assert.deepEqual(runs[0]!.detail, { slot: '2026-11-23T21:03:00.000Z' }, 'newest first, detail kept as JSON');
         assert.equal(runs[0]!.scheduled_for, '2026-11-23T21:03:00.000Z');
         assert.ok(runs.every((r) => r.finished_at !== null && r.trigger === 'schedule'));
@@ -146,7 +148,14 @@ for (const kind of ['pglite', 'postgres'] as const) {
         assert.match(run.slot, /^manual:[0-9a-f-]{36}$/);
         assert.deepEqual(inputs, [undefined, { by: 'admin' }]);
         const runs = await r.runs({ job: 'test:manual' });
-        assert.deepEqual(runs.map((x) => [x.trigger, x.slot.startsWith('manual:') ? 'manual' : x.slot]), [['manual', 'manual'], ['schedule', '2026-11-23T03:00:00.000Z']], 'daily at 03:00 UTC: the slot of 23 Nov started at 03:00');
+        assert.deepEqual(
+          runs.map((x) => [x.trigger, x.slot.startsWith('manual:') ? 'manual' : x.slot]),
+          [
+            ['manual', 'manual'],
+            ['schedule', '2026-11-23T03:00:00.000Z'],
+          ],
+          'daily at 03:00 UTC: the slot of 23 Nov started at 03:00',
+        );
         const [info] = await r.list();
         assert.equal(info!.next_slot, '2026-11-24T03:00:00.000Z');
         assert.equal(info!.lease_owner, null, 'released after the runs');
@@ -206,18 +215,34 @@ describe('jobs: crashes and shutdown', () => {
     const signals: AbortSignal[] = [];
     const slow = new JobRunner({ db: d.db, now: () => now, instanceId: 'slow', leaseMs: 3_600_000 });
     const other = new JobRunner({ db: d.db, now: () => now, instanceId: 'other', leaseMs: MIN });
-    slow.define({ name: 'test:lease', everyMs: 60 * MIN, run: async (ctx) => { signals.push(ctx.signal); await new Promise<void>((r) => (finishSlow = r)); return { detail: { by: 'slow' } }; } });
+    slow.define({
+      name: 'test:lease',
+      everyMs: 60 * MIN,
+      run: async (ctx) => {
+        signals.push(ctx.signal);
+        await new Promise<void>((r) => (finishSlow = r));
+        return { detail: { by: 'slow' } };
+      },
+    });
     other.define({ name: 'test:lease', everyMs: 60 * MIN, run: async () => ({ detail: { by: 'other' } }) });
     try {
       const first = slow.tick();
       await new Promise((r) => setTimeout(r, 50));
       now = T0 + 59 * MIN; // still the same slot
-      await d.db.updateTable('jobs').set({ lease_until: new Date(T0) }).where('name', '=', 'test:lease').execute(); // as if it had not renewed
+      await d.db
+        .updateTable('jobs')
+        .set({ lease_until: new Date(T0) })
+        .where('name', '=', 'test:lease')
+        .execute(); // as if it had not renewed
       await other.tick();
       finishSlow();
       await first;
       const [run] = await other.runs();
-      assert.deepEqual([run!.status, run!.attempt, run!.detail], ['succeeded', 2, { by: 'other' }], "the slow instance's late success does not overwrite the retry");
+      assert.deepEqual(
+        [run!.status, run!.attempt, run!.detail],
+        ['succeeded', 2, { by: 'other' }],
+        "the slow instance's late success does not overwrite the retry",
+      );
     } finally {
       await slow.close();
       await other.close();
@@ -230,7 +255,11 @@ describe('jobs: crashes and shutdown', () => {
     let now = T0;
     const a = new JobRunner({ db: d.db, now: () => now, instanceId: 'a' });
     const b = new JobRunner({ db: d.db, now: () => now, instanceId: 'b' });
-    a.define({ name: 'test:shutdown', everyMs: 60 * MIN, run: (ctx) => new Promise((_res, rej) => ctx.signal.addEventListener('abort', () => rej(ctx.signal.reason as Error))) });
+    a.define({
+      name: 'test:shutdown',
+      everyMs: 60 * MIN,
+      run: (ctx) => new Promise((_res, rej) => ctx.signal.addEventListener('abort', () => rej(ctx.signal.reason as Error))),
+    });
     const done: string[] = [];
     b.define({ name: 'test:shutdown', everyMs: 60 * MIN, run: async (ctx) => void done.push(`${ctx.attempt}`) });
     try {
@@ -279,13 +308,25 @@ describe('jobs: admin endpoints (V20)', () => {
       assert.equal(page.statusCode, 200, page.body);
       assert.equal(page.headers['cache-control'], 'private, no-store');
       const body = page.json() as { items: JobRun[]; next_before_id: string };
-      assert.deepEqual(body.items.map((r) => r.detail), [{ n: 4 }, { n: 3 }]);
-      const rest = (await h.request({ method: 'GET', url: `/api/admin/jobs/runs?job=test:http&limit=2&before_id=${body.next_before_id}`, jar: admin.jar })).json() as { items: JobRun[]; next_before_id: string | null };
-      assert.deepEqual(rest.items.map((r) => r.detail), [{ n: 2 }, { n: 1 }]);
-      const last = (await h.request({ method: 'GET', url: `/api/admin/jobs/runs?job=test:http&limit=2&before_id=${rest.next_before_id}`, jar: admin.jar })).json() as { items: JobRun[]; next_before_id: string | null };
+      assert.deepEqual(
+        body.items.map((r) => r.detail),
+        [{ n: 4 }, { n: 3 }],
+      );
+      const rest = (
+        await h.request({ method: 'GET', url: `/api/admin/jobs/runs?job=test:http&limit=2&before_id=${body.next_before_id}`, jar: admin.jar })
+      ).json() as { items: JobRun[]; next_before_id: string | null };
+      assert.deepEqual(
+        rest.items.map((r) => r.detail),
+        [{ n: 2 }, { n: 1 }],
+      );
+      const last = (
+        await h.request({ method: 'GET', url: `/api/admin/jobs/runs?job=test:http&limit=2&before_id=${rest.next_before_id}`, jar: admin.jar })
+      ).json() as { items: JobRun[]; next_before_id: string | null };
       assert.deepEqual([last.items, last.next_before_id], [[], null]);
       assert.equal((await h.request({ method: 'GET', url: '/api/admin/jobs/runs?job=nope', jar: admin.jar })).json().error, 'JOB_NOT_FOUND');
-      const jobs = (await h.request({ method: 'GET', url: '/api/admin/jobs', jar: admin.jar })).json() as { items: { name: string; every_seconds: number; last_run: JobRun }[] };
+      const jobs = (await h.request({ method: 'GET', url: '/api/admin/jobs', jar: admin.jar })).json() as {
+        items: { name: string; every_seconds: number; last_run: JobRun }[];
+      };
       const mine = jobs.items.find((j) => j.name === 'test:http')!;
       assert.deepEqual([mine.every_seconds, mine.last_run.detail], [60, { n: 4 }]);
     } finally {

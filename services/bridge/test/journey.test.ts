@@ -20,7 +20,13 @@ for (const backend of BACKENDS) {
       const { res, jar } = await h.login('ada@example.org');
       assert.equal(res.statusCode, 200, res.body);
       const session = (await h.request({ method: 'GET', url: '/api/auth/session', jar })).json();
-      assert.deepEqual(session, { authenticated: true, user_id: reg.json().user_id, email: 'ada@example.org', roles: ['member'], membership_status: 'Registered' });
+      assert.deepEqual(session, {
+        authenticated: true,
+        user_id: reg.json().user_id,
+        email: 'ada@example.org',
+        roles: ['member'],
+        membership_status: 'Registered',
+      });
 
       const kyc = await h.request({ method: 'POST', url: `/api/admin/users/${session.user_id}/kyc`, payload: { approved: true }, jar: admin.jar });
       assert.equal(kyc.statusCode, 200, kyc.body);
@@ -29,15 +35,27 @@ for (const backend of BACKENDS) {
       assert.deepEqual(paid.json(), { received: true, status: 'applied' });
       const active = (await h.request({ method: 'GET', url: '/api/auth/session', jar })).json();
       assert.equal(active.membership_status, 'Active');
-      const subjects = h.emails().filter((m) => m.to.includes('ada@example.org')).map((m) => m.subject);
-      assert.ok(subjects.some((s) => /membership is active/.test(s)), subjects.join(' | '));
-      assert.ok(subjects.some((s) => /Payment received: 25\.00 USD/.test(s)), subjects.join(' | '));
+      const subjects = h
+        .emails()
+        .filter((m) => m.to.includes('ada@example.org'))
+        .map((m) => m.subject);
+      assert.ok(
+        subjects.some((s) => /membership is active/.test(s)),
+        subjects.join(' | '),
+      );
+      assert.ok(
+        subjects.some((s) => /Payment received: 25\.00 USD/.test(s)),
+        subjects.join(' | '),
+      );
 
       // Logout on one suite: the other suite's requests (same cookie on the shared domain) are out too.
       const other = { cookie: jar.cookie };
       const out = await h.request({ method: 'POST', url: '/auth/logout', jar, origin: GOV });
       assert.equal(out.statusCode, 200);
-      assert.match(jar.setCookie!, /^session=; Max-Age=0; Domain=\.domdao\.example; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Lax$/);
+      assert.match(
+        jar.setCookie!,
+        /^session=; Max-Age=0; Domain=\.domdao\.example; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Lax$/,
+      );
       assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar: other })).json(), { authenticated: false });
     });
   });

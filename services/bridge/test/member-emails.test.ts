@@ -103,9 +103,18 @@ describe('member emails (decisions N13–N18)', () => {
 
   it('decision N21: verification, password-reset and password-changed sends are recorded; a failed one is listed for admins and not retried (the member asks again)', async () => {
     assert.equal((await h.register('recorded@example.org')).statusCode, 201);
-    const { user_id } = await h.opened.db.selectFrom('users').select('id as user_id').where('id', 'in', h.opened.db.selectFrom('email_deliveries').select('user_id').where('template', '=', 'verification')).orderBy('created_at', 'desc').executeTakeFirstOrThrow();
-    const rows = async (template: string) => h.opened.db.selectFrom('email_deliveries').selectAll().where('user_id', '=', user_id).where('template', '=', template).execute();
-    assert.deepEqual((await rows('verification')).map((r) => r.status), ['sent']);
+    const { user_id } = await h.opened.db
+      .selectFrom('users')
+      .select('id as user_id')
+      .where('id', 'in', h.opened.db.selectFrom('email_deliveries').select('user_id').where('template', '=', 'verification'))
+      .orderBy('created_at', 'desc')
+      .executeTakeFirstOrThrow();
+    const rows = async (template: string) =>
+      h.opened.db.selectFrom('email_deliveries').selectAll().where('user_id', '=', user_id).where('template', '=', template).execute();
+    assert.deepEqual(
+      (await rows('verification')).map((r) => r.status),
+      ['sent'],
+    );
     assert.equal((await h.verify('recorded@example.org')).statusCode, 200);
     h.provider.respond(() => ({ status: 503, body: { message: 'provider down' } }));
     try {
@@ -116,10 +125,17 @@ describe('member emails (decisions N13–N18)', () => {
       h.provider.respond((_r, i) => ({ status: 200, body: { id: `msg_${i + 1}` } }));
     }
     const [failed] = await rows('password-reset');
-    assert.deepEqual([failed!.status, failed!.event_seq, failed!.next_attempt_at], ['failed', null, null], 'failed, not scheduled: the link is replaced by the next request');
+    assert.deepEqual(
+      [failed!.status, failed!.event_seq, failed!.next_attempt_at],
+      ['failed', null, null],
+      'failed, not scheduled: the link is replaced by the next request',
+    );
     admin = { ...admin, jar: (await h.login(ADMIN_EMAIL)).jar };
     const list = await h.request({ method: 'GET', url: '/api/admin/emails?status=failed&template=password-reset', jar: admin.jar });
-    assert.ok(list.json().items.some((i: { key: string }) => i.key === failed!.key), 'visible to admins');
+    assert.ok(
+      list.json().items.some((i: { key: string }) => i.key === failed!.key),
+      'visible to admins',
+    );
     h.advance(60 * 60_000);
     await h.app.jobs.runNow('member-emails:retry');
     assert.equal((await rows('password-reset'))[0]!.attempts, 1, 'the retry job leaves it alone');
@@ -130,7 +146,8 @@ describe('member emails (decisions N13–N18)', () => {
 
   it('invitation: sent in the member’s name; Origin rule; a bad address 400; 10 per day then 429', async () => {
     const m = await h.member('inviter@example.org');
-    const invite = (email: string, origin?: string | null) => h.request({ method: 'POST', url: '/api/me/invitations', payload: { email }, jar: m.jar, ...(origin !== undefined && { origin }) });
+    const invite = (email: string, origin?: string | null) =>
+      h.request({ method: 'POST', url: '/api/me/invitations', payload: { email }, jar: m.jar, ...(origin !== undefined && { origin }) });
     const r = await invite('friend@example.net');
     assert.equal(r.statusCode, 202, r.body);
     assert.equal(r.json().status, 'sent');
@@ -173,7 +190,10 @@ describe('member emails (decisions N13–N18)', () => {
     const closes = Number(p.voting_closes / 1_000_000n);
     // busy votes; quiet did not opt in; registered-only is not Active.
     const busyJar = (await h.login('busy@example.org')).jar;
-    assert.equal((await h.request({ method: 'POST', url: '/api/governance/vote', payload: { proposal_id: String(created.Ok), vote: 'Yes' }, jar: busyJar })).statusCode, 200);
+    assert.equal(
+      (await h.request({ method: 'POST', url: '/api/governance/vote', payload: { proposal_id: String(created.Ok), vote: 'Yes' }, jar: busyJar })).statusCode,
+      200,
+    );
 
     const reminders = (to: string) => sent(to, /^Reminder: Vote deadline: Repaint the hall/);
     assert.equal((await h.app.jobs.runNow('member-emails:vote-reminders')).status, 'skipped', 'more than 24 h left: nothing due');
@@ -184,10 +204,18 @@ describe('member emails (decisions N13–N18)', () => {
     for (const who of ['quiet@example.org', 'busy@example.org', 'registered-only@example.org']) assert.equal(reminders(who).length, 0, who);
     const mail = reminders('voter@example.org')[0]!;
     assert.match(mail.subject, /starts tomorrow$/);
-    assert.match(mail.text, new RegExp(`https://domdao\\.example/proposals/${created.Ok}\\b`), 'decision F10: the proposal page of the member app, not the JSON API');
+    assert.match(
+      mail.text,
+      new RegExp(`https://domdao\\.example/proposals/${created.Ok}\\b`),
+      'decision F10: the proposal page of the member app, not the JSON API',
+    );
     assert.doesNotMatch(mail.text, /\/api\/governance\//);
     const ics = Buffer.from(mail.attachments!.find((a) => a.filename === 'event.ics')!.content, 'base64').toString('utf8');
-    const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+    const stamp = (ms: number) =>
+      new Date(ms)
+        .toISOString()
+        .replace(/[-:]/g, '')
+        .replace(/\.\d{3}/, '');
     assert.match(ics, new RegExp(`DTSTART:${stamp(closes)}`), 'the deadline');
     assert.match(ics, /UID:proposal-\d+@domdao\.example/);
     await h.app.jobs.runNow('member-emails:vote-reminders');
@@ -198,9 +226,13 @@ describe('member emails (decisions N13–N18)', () => {
     assert.equal(both.length, 2);
     assert.match(both[1]!.subject, /starts in 1 hour$/);
     // The closing call is also in the Active members' feed.
-    const feed = (await h.request({ method: 'GET', url: '/api/me/activity', jar: (await h.login('voter@example.org')).jar })).json().items as Array<{ title: string }>;
+    const feed = (await h.request({ method: 'GET', url: '/api/me/activity', jar: (await h.login('voter@example.org')).jar })).json().items as Array<{
+      title: string;
+    }>;
     await eventually('the feed item', async () => {
-      const items = (await h.request({ method: 'GET', url: '/api/me/activity', jar: (await h.login('voter@example.org')).jar })).json().items as Array<{ title: string }>;
+      const items = (await h.request({ method: 'GET', url: '/api/me/activity', jar: (await h.login('voter@example.org')).jar })).json().items as Array<{
+        title: string;
+      }>;
       return items.some((i) => i.title === 'Voting closes in an hour: Repaint the hall') || undefined;
     });
     assert.ok(Array.isArray(feed));

@@ -39,7 +39,14 @@ function signedEnvelopeTransport(identity: Ed25519KeyIdentity, platform: Embedde
     const request = {
       endpoint: kind === 'call' ? 'call' : 'read',
       request: { method: 'POST', headers: new Headers() },
-      body: { request_type: kind, canister_id: Principal.fromText(canisterId), method_name: method, arg, sender: identity.getPrincipal(), ingress_expiry: Expiry.fromDeltaInMilliseconds(300_000) },
+      body: {
+        request_type: kind,
+        canister_id: Principal.fromText(canisterId),
+        method_name: method,
+        arg,
+        sender: identity.getPrincipal(),
+        ingress_expiry: Expiry.fromDeltaInMilliseconds(300_000),
+      },
     } as unknown as HttpAgentRequest;
     const signed = (await identity.transformRequest(request)) as { body: unknown };
     const wire = Cbor.encode(signed.body);
@@ -48,9 +55,10 @@ function signedEnvelopeTransport(identity: Ed25519KeyIdentity, platform: Embedde
     received.push(env);
     if (tamper) env.sender_sig[0]! ^= 1;
     const sender = Principal.fromUint8Array(env.content.sender);
-    if (Principal.selfAuthenticating(env.sender_pubkey).toText() !== sender.toText()) throw new Error('the public key is not the sender\'s');
+    if (Principal.selfAuthenticating(env.sender_pubkey).toText() !== sender.toText()) throw new Error("the public key is not the sender's");
     const message = Buffer.concat([IC_REQUEST_DOMAIN_SEPARATOR, new Uint8Array(requestIdOf(env.content))]);
-    if (!verify(null, message, createPublicKey({ key: Buffer.from(env.sender_pubkey), format: 'der', type: 'spki' }), env.sender_sig)) throw new Error('bad signature');
+    if (!verify(null, message, createPublicKey({ key: Buffer.from(env.sender_pubkey), format: 'der', type: 'spki' }), env.sender_sig))
+      throw new Error('bad signature');
     const canister = byId.get(Principal.fromUint8Array(env.content.canister_id).toText()) as CanisterName;
     const spec = METHOD_TABLES[canister][env.content.method_name]!;
     const args = IDL.decode(spec.args, env.content.arg).map((v, i) => fromCandid(spec.args[i]!, v, principalCodec));
@@ -82,7 +90,15 @@ describe('member identities (decisions V5, V6)', () => {
       const secret = new Uint8Array(randomBytes(32));
       const principal = memberPrincipal(secret, 'user-42');
       const bridge = platform.as(BRIDGE);
-      const acct = await bridge.user.create_account({ principal, email_encrypted: 'e', name_encrypted: 'n', dob_encrypted: 'd', password_hash: PASSWORD_HASH, tos_accepted_at: now - 1n, is_age_verified_18_plus: true });
+      const acct = await bridge.user.create_account({
+        principal,
+        email_encrypted: 'e',
+        name_encrypted: 'n',
+        dob_encrypted: 'd',
+        password_hash: PASSWORD_HASH,
+        tos_accepted_at: now - 1n,
+        is_age_verified_18_plus: true,
+      });
       assert.ok('Ok' in acct);
       assert.ok('Ok' in (await bridge.user.verify_email(acct.Ok.verification_token)));
       assert.ok('Ok' in (await bridge.user.record_kyc(principal, true)));
@@ -99,7 +115,11 @@ describe('member identities (decisions V5, V6)', () => {
       const vote = received.find((e) => e.content.method_name === 'cast_vote')!;
       assert.equal(Principal.fromUint8Array(vote.content.sender).toText(), principal, 'envelope sender = the member principal');
       assert.equal(Principal.selfAuthenticating(vote.sender_pubkey).toText(), principal);
-      assert.equal((await platform.as(ADMIN).governance.list_votes(created.Ok)).find((v) => v.voter === principal)?.vote, 'Yes', 'the canister recorded the vote under the member principal');
+      assert.equal(
+        (await platform.as(ADMIN).governance.list_votes(created.Ok)).find((v) => v.voter === principal)?.vote,
+        'Yes',
+        'the canister recorded the vote under the member principal',
+      );
 
       // A signature that does not verify is refused before any canister runs.
       const forged = candidClients(platform.ids, signedEnvelopeTransport(memberIdentity(secret, 'user-42'), platform, [], true));

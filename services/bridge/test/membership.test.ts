@@ -18,7 +18,13 @@ describe('payment webhook (decision B11)', () => {
   after(() => h.close());
 
   const raw = (body: unknown, headers: Record<string, string>) =>
-    h.request({ method: 'POST', url: '/api/webhooks/payments', payload: JSON.stringify(body), origin: null, headers: { 'content-type': 'application/json', ...headers } });
+    h.request({
+      method: 'POST',
+      url: '/api/webhooks/payments',
+      payload: JSON.stringify(body),
+      origin: null,
+      headers: { 'content-type': 'application/json', ...headers },
+    });
 
   it('refuses unsigned, wrongly signed, stale and tampered deliveries; nothing is recorded', async () => {
     const ev = paymentEvent(member.user_id, 'evt_forged');
@@ -47,13 +53,21 @@ describe('payment webhook (decision B11)', () => {
     const list = await h.request({ method: 'GET', url: '/api/admin/payments?status=escrow', jar: admin.jar });
     assert.equal(list.statusCode, 200);
     const [p] = list.json().payments;
-    assert.deepEqual([p.event_id, p.user_id, p.status, p.reason, p.amount_minor, p.currency], ['evt_nokyc', member.user_id, 'escrow', 'KYC not approved', '2500', 'USD']);
+    assert.deepEqual(
+      [p.event_id, p.user_id, p.status, p.reason, p.amount_minor, p.currency],
+      ['evt_nokyc', member.user_id, 'escrow', 'KYC not approved', '2500', 'USD'],
+    );
     assert.equal((await h.request({ method: 'GET', url: '/api/admin/payments', jar: member.jar })).statusCode, 403);
     assert.equal((await h.request({ method: 'GET', url: '/api/auth/session', jar: member.jar })).json().membership_status, 'Registered');
   });
 
   it('with KYC approved the upgrade applies once: replays and concurrent duplicates are acknowledged and ignored', async () => {
-    const kyc = await h.request({ method: 'POST', url: `/api/admin/users/${member.user_id}/kyc`, payload: { approved: true, reference: 'kyc-provider-case-81' }, jar: admin.jar });
+    const kyc = await h.request({
+      method: 'POST',
+      url: `/api/admin/users/${member.user_id}/kyc`,
+      payload: { approved: true, reference: 'kyc-provider-case-81' },
+      jar: admin.jar,
+    });
     assert.deepEqual(kyc.json(), { user_id: member.user_id, kyc_status: 'approved' });
     const ev = paymentEvent(member.user_id, 'evt_paid');
     const [a, b] = await Promise.all([h.signedWebhook(ev), h.signedWebhook(ev)]);
@@ -76,7 +90,13 @@ describe('payment webhook (decision B11)', () => {
     assert.deepEqual((await h.signedWebhook(paymentEvent(teen.user_id, 'evt_teen'))).json(), { received: true, status: 'escrow', reason: 'under 18' });
     assert.deepEqual((await h.signedWebhook({ id: 'evt_refund', type: 'charge.refunded', data: {} })).json(), { received: true, handled: false });
     const junk = '{"id": "evt_x", ';
-    const bad = await h.request({ method: 'POST', url: '/api/webhooks/payments', payload: junk, origin: null, headers: { 'content-type': 'application/json', 'payment-signature': signPayload(WEBHOOK_SECRET, Math.floor(h.now() / 1000), junk) } });
+    const bad = await h.request({
+      method: 'POST',
+      url: '/api/webhooks/payments',
+      payload: junk,
+      origin: null,
+      headers: { 'content-type': 'application/json', 'payment-signature': signPayload(WEBHOOK_SECRET, Math.floor(h.now() / 1000), junk) },
+    });
     assert.equal(bad.statusCode, 400);
     assert.equal(bad.json().error, 'VALIDATION_ERROR');
     const negative = paymentEvent(member.user_id, 'evt_neg', -5);
@@ -84,9 +104,15 @@ describe('payment webhook (decision B11)', () => {
   });
 
   it('KYC is recorded by admins only', async () => {
-    assert.equal((await h.request({ method: 'POST', url: `/api/admin/users/${member.user_id}/kyc`, payload: { approved: true }, jar: member.jar })).statusCode, 403);
+    assert.equal(
+      (await h.request({ method: 'POST', url: `/api/admin/users/${member.user_id}/kyc`, payload: { approved: true }, jar: member.jar })).statusCode,
+      403,
+    );
     assert.equal((await h.request({ method: 'POST', url: `/api/admin/users/${member.user_id}/kyc`, payload: { approved: true } })).statusCode, 401);
-    assert.equal((await h.request({ method: 'POST', url: `/api/admin/users/${member.user_id}/kyc`, payload: { approved: 'yes please' }, jar: admin.jar })).statusCode, 400);
+    assert.equal(
+      (await h.request({ method: 'POST', url: `/api/admin/users/${member.user_id}/kyc`, payload: { approved: 'yes please' }, jar: admin.jar })).statusCode,
+      400,
+    );
   });
 });
 
@@ -95,7 +121,18 @@ describe('webhook and test email without their secrets', () => {
     const h = await bridge(undefined, { PAYMENT_WEBHOOK_SECRET: '', ACCESS_TOKEN: '' });
     after(() => h.close());
     assert.equal((await h.signedWebhook(paymentEvent('00000000-0000-4000-8000-000000000000'))).statusCode, 503);
-    assert.equal((await h.request({ method: 'POST', url: '/test-email', payload: { email: 'a@example.org' }, origin: null, headers: { authorization: 'Bearer anything-at-all-here' } })).statusCode, 503);
+    assert.equal(
+      (
+        await h.request({
+          method: 'POST',
+          url: '/test-email',
+          payload: { email: 'a@example.org' },
+          origin: null,
+          headers: { authorization: 'Bearer anything-at-all-here' },
+        })
+      ).statusCode,
+      503,
+    );
   });
 });
 
@@ -103,7 +140,8 @@ describe('POST /test-email (spec 2, decision B13)', () => {
   it('needs the ACCESS_TOKEN bearer token and sends through the notification service', async () => {
     const h = await bridge();
     after(() => h.close());
-    const send = (headers: Record<string, string>, email = 'ops@example.org') => h.request({ method: 'POST', url: '/test-email', payload: { email }, origin: null, headers });
+    const send = (headers: Record<string, string>, email = 'ops@example.org') =>
+      h.request({ method: 'POST', url: '/test-email', payload: { email }, origin: null, headers });
     assert.equal((await send({})).statusCode, 401);
     assert.equal((await send({ authorization: `Bearer ${ACCESS_TOKEN}x` })).statusCode, 401);
     assert.equal((await send({ authorization: ACCESS_TOKEN })).statusCode, 401);

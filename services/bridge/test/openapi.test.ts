@@ -9,7 +9,8 @@ import { bridge, type Bridge } from './harness.ts';
 type Operation = { summary?: string; tags?: string[]; responses?: Record<string, { description?: string }> };
 type Doc = { openapi: string; info: { title: string; version: string }; paths: Record<string, Record<string, Operation>> };
 
-const operations = (doc: Doc) => Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })));
+const operations = (doc: Doc) =>
+  Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })));
 
 describe('the bridge OpenAPI document (decision B47)', () => {
   let h: Bridge;
@@ -43,12 +44,21 @@ describe('the bridge OpenAPI document (decision B47)', () => {
       assert.ok(op.summary, `${key}: no summary (add it to ROUTE_DOCS in services/bridge/src/core/http/route-docs/ or to the route's schema)`);
       assert.ok(op.tags?.length, `${key}: no tag`);
       const codes = Object.keys(op.responses ?? {});
-      assert.ok(codes.some((c) => /^2\d\d$/.test(c)), `${key}: no success response documented`);
+      assert.ok(
+        codes.some((c) => /^2\d\d$/.test(c)),
+        `${key}: no success response documented`,
+      );
       for (const c of codes) assert.ok(op.responses![c]!.description, `${key} ${c}: no description`);
     }
     const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
     const section = readme.slice(readme.indexOf('### Bridge endpoints'), readme.indexOf('### Canister clients on an IC network'));
     const rows = [...section.matchAll(/^\| `([A-Z]+)` \| `([^`]+)` \|/gm)].map((m) => `${m[1]} ${m[2]}`).sort();
-    assert.deepEqual(rows, operations(doc).map((o) => o.key).sort(), 'the README "Bridge endpoints" table and the OpenAPI document list the same operations');
+    assert.deepEqual(
+      rows,
+      operations(doc)
+        .map((o) => o.key)
+        .sort(),
+      'the README "Bridge endpoints" table and the OpenAPI document list the same operations',
+    );
   });
 });

@@ -6,27 +6,92 @@ import fc from 'fast-check';
 import { aggregate, CONFIDENCE, FUTURE_SKEW_MS, weightedMedian, type Observation } from '../src/features/oracle/aggregate.ts';
 
 const NOW = Date.parse('2026-03-10T12:00:00Z');
-const obs = (name: string, price: unknown, weight = 1, extra: Partial<Observation> = {}): Observation => ({ name, price, weight, observedAt: NOW, maxAgeMs: 60_000, ...extra });
+const obs = (name: string, price: unknown, weight = 1, extra: Partial<Observation> = {}): Observation => ({
+  name,
+  price,
+  weight,
+  observedAt: NOW,
+  maxAgeMs: 60_000,
+  ...extra,
+});
 const opts = { now: NOW, outlierPct: 20, minSources: 2 };
 
 describe('weighted median (decision O2)', () => {
   it('odd count, equal weights: the middle price', () => {
-    assert.equal(weightedMedian([{ price: 3, weight: 1 }, { price: 1, weight: 1 }, { price: 2, weight: 1 }]), 2);
+    assert.equal(
+      weightedMedian([
+        { price: 3, weight: 1 },
+        { price: 1, weight: 1 },
+        { price: 2, weight: 1 },
+      ]),
+      2,
+    );
   });
   it('even count, equal weights: exactly half the weight on each side gives the midpoint (tie rule)', () => {
-    assert.equal(weightedMedian([{ price: 1, weight: 1 }, { price: 4, weight: 1 }, { price: 2, weight: 1 }, { price: 3, weight: 1 }]), 2.5);
-    assert.equal(weightedMedian([{ price: 10, weight: 2 }, { price: 20, weight: 2 }]), 15);
+    assert.equal(
+      weightedMedian([
+        { price: 1, weight: 1 },
+        { price: 4, weight: 1 },
+        { price: 2, weight: 1 },
+        { price: 3, weight: 1 },
+      ]),
+      2.5,
+    );
+    assert.equal(
+      weightedMedian([
+        { price: 10, weight: 2 },
+        { price: 20, weight: 2 },
+      ]),
+      15,
+    );
   });
   it('a heavy source carries the median; uneven weights without an exact half pick one price', () => {
-    assert.equal(weightedMedian([{ price: 1, weight: 1 }, { price: 2, weight: 1 }, { price: 9, weight: 3 }]), 9);
-    assert.equal(weightedMedian([{ price: 1, weight: 2 }, { price: 2, weight: 1 }, { price: 3, weight: 2 }]), 2);
-    assert.equal(weightedMedian([{ price: 1, weight: 3 }, { price: 2, weight: 1 }, { price: 3, weight: 1 }, { price: 4, weight: 1 }]), 1.5, 'half the weight (3 of 6) at 1: midpoint of 1 and 2');
+    assert.equal(
+      weightedMedian([
+        { price: 1, weight: 1 },
+        { price: 2, weight: 1 },
+        { price: 9, weight: 3 },
+      ]),
+      9,
+    );
+    assert.equal(
+      weightedMedian([
+        { price: 1, weight: 2 },
+        { price: 2, weight: 1 },
+        { price: 3, weight: 2 },
+      ]),
+      2,
+    );
+    assert.equal(
+      weightedMedian([
+        { price: 1, weight: 3 },
+        { price: 2, weight: 1 },
+        { price: 3, weight: 1 },
+        { price: 4, weight: 1 },
+      ]),
+      1.5,
+      'half the weight (3 of 6) at 1: midpoint of 1 and 2',
+    );
   });
   it('fractional weights summing to an exact half still take the midpoint', () => {
-    assert.equal(weightedMedian([{ price: 1, weight: 0.1 }, { price: 2, weight: 0.2 }, { price: 3, weight: 0.3 }]), 2.5);
+    assert.equal(
+      weightedMedian([
+        { price: 1, weight: 0.1 },
+        { price: 2, weight: 0.2 },
+        { price: 3, weight: 0.3 },
+      ]),
+      2.5,
+    );
   });
 
-  const items = fc.uniqueArray(fc.record({ name: fc.string({ minLength: 1, maxLength: 6 }), price: fc.double({ min: 1e-6, max: 1e9, noNaN: true }), weight: fc.double({ min: 0.01, max: 1000, noNaN: true }) }), { minLength: 1, maxLength: 12, selector: (x) => x.name });
+  const items = fc.uniqueArray(
+    fc.record({
+      name: fc.string({ minLength: 1, maxLength: 6 }),
+      price: fc.double({ min: 1e-6, max: 1e9, noNaN: true }),
+      weight: fc.double({ min: 0.01, max: 1000, noNaN: true }),
+    }),
+    { minLength: 1, maxLength: 12, selector: (x) => x.name },
+  );
   it('property: lies within [min, max] of the prices and does not depend on source order', () => {
     fc.assert(
       fc.property(items, fc.infiniteStream(fc.nat()), (xs, rnd) => {
@@ -82,12 +147,24 @@ describe('aggregate (decisions O1, O3, O4)', () => {
       opts,
     );
     assert.ok(r.ok);
-    assert.deepEqual(r.aggregate.sources.map((s) => s.name), ['a', 'b']);
-    assert.equal(r.aggregate.price_usd, 1.01);
     assert.deepEqual(
-      Object.fromEntries(r.observations.map((o) => [o.name, o.status])),
-      { a: 'used', b: 'used', failed: 'failed', nan: 'invalid', inf: 'invalid', zero: 'invalid', negative: 'invalid', text: 'invalid', old: 'too_old', future: 'invalid', 'no-time': 'invalid' },
+      r.aggregate.sources.map((s) => s.name),
+      ['a', 'b'],
     );
+    assert.equal(r.aggregate.price_usd, 1.01);
+    assert.deepEqual(Object.fromEntries(r.observations.map((o) => [o.name, o.status])), {
+      a: 'used',
+      b: 'used',
+      failed: 'failed',
+      nan: 'invalid',
+      inf: 'invalid',
+      zero: 'invalid',
+      negative: 'invalid',
+      text: 'invalid',
+      old: 'too_old',
+      future: 'invalid',
+      'no-time': 'invalid',
+    });
   });
 
   it('decision O3: a lying source more than 20 % from the median is rejected and the median recomputed', () => {
@@ -98,7 +175,10 @@ describe('aggregate (decisions O1, O3, O4)', () => {
     // Exactly 20 % away is kept; just beyond is rejected.
     const edge = aggregate([obs('a', 100), obs('b', 100), obs('c', 100), obs('edge', 120), obs('beyond', 120.01)], opts);
     assert.ok(edge.ok);
-    assert.deepEqual(edge.observations.filter((o) => o.status === 'outlier').map((o) => o.name), ['beyond']);
+    assert.deepEqual(
+      edge.observations.filter((o) => o.status === 'outlier').map((o) => o.name),
+      ['beyond'],
+    );
   });
 
   it('decision O4: fewer agreeing fresh sources than PRICE_MIN_SOURCES gives no aggregate', () => {
@@ -107,7 +187,10 @@ describe('aggregate (decisions O1, O3, O4)', () => {
     // Two sources disagreeing by more than 40 %: both are more than 20 % from their midpoint.
     const split = aggregate([obs('a', 1.0), obs('b', 2.0)], opts);
     assert.equal(split.ok, false);
-    assert.deepEqual(split.observations.map((o) => o.status), ['outlier', 'outlier']);
+    assert.deepEqual(
+      split.observations.map((o) => o.status),
+      ['outlier', 'outlier'],
+    );
     const none = aggregate([obs('old', 1, 1, { observedAt: NOW - 3_600_000 })], opts);
     assert.deepEqual([none.ok, !none.ok && none.reason], [false, 'no fresh valid observation']);
   });
@@ -122,10 +205,22 @@ describe('aggregate (decisions O1, O3, O4)', () => {
 describe('aggregate limits at the limit and one unit past it (decisions O1, O4)', () => {
   it('decision O1: an observation exactly max_age old is used, one ms older is too_old; exactly the future skew ahead is used, one ms more is invalid', () => {
     const r = aggregate(
-      [obs('a', 1), obs('at-age', 1, 1, { observedAt: NOW - 60_000 }), obs('past-age', 1, 1, { observedAt: NOW - 60_001 }), obs('at-skew', 1, 1, { observedAt: NOW + FUTURE_SKEW_MS }), obs('past-skew', 1, 1, { observedAt: NOW + FUTURE_SKEW_MS + 1 })],
+      [
+        obs('a', 1),
+        obs('at-age', 1, 1, { observedAt: NOW - 60_000 }),
+        obs('past-age', 1, 1, { observedAt: NOW - 60_001 }),
+        obs('at-skew', 1, 1, { observedAt: NOW + FUTURE_SKEW_MS }),
+        obs('past-skew', 1, 1, { observedAt: NOW + FUTURE_SKEW_MS + 1 }),
+      ],
       opts,
     );
-    assert.deepEqual(Object.fromEntries(r.observations.map((o) => [o.name, o.status])), { a: 'used', 'at-age': 'used', 'past-age': 'too_old', 'at-skew': 'used', 'past-skew': 'invalid' });
+    assert.deepEqual(Object.fromEntries(r.observations.map((o) => [o.name, o.status])), {
+      a: 'used',
+      'at-age': 'used',
+      'past-age': 'too_old',
+      'at-skew': 'used',
+      'past-skew': 'invalid',
+    });
   });
   it('decision O4: exactly PRICE_MIN_SOURCES agreeing sources give an aggregate, one fewer none', () => {
     assert.equal(aggregate([obs('a', 1), obs('b', 1), obs('c', 1)], { ...opts, minSources: 3 }).ok, true);
@@ -136,7 +231,10 @@ describe('aggregate limits at the limit and one unit past it (decisions O1, O4)'
 
 describe('confidence (decision O5)', () => {
   const at = (prices: number[]) => {
-    const r = aggregate(prices.map((p, i) => obs(`s${i}`, p)), opts);
+    const r = aggregate(
+      prices.map((p, i) => obs(`s${i}`, p)),
+      opts,
+    );
     assert.ok(r.ok);
     return r.aggregate;
   };

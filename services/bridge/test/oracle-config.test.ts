@@ -36,21 +36,32 @@ describe('PRICE_SOURCES validation (decision O8)', () => {
     assert.equal(sources[1]!.kind, 'json-http');
   });
   it('unset: no sources and no problem (the endpoint answers 503)', () => assert.deepEqual(parsePriceSources({}), { sources: [], problems: [] }));
-  it('both PRICE_SOURCES and PRICE_SOURCES_FILE', () => assert.deepEqual(problems({ PRICE_SOURCES: '[]', PRICE_SOURCES_FILE: '/x' }), ['PRICE_SOURCES: set either PRICE_SOURCES or PRICE_SOURCES_FILE, not both']));
+  it('both PRICE_SOURCES and PRICE_SOURCES_FILE', () =>
+    assert.deepEqual(problems({ PRICE_SOURCES: '[]', PRICE_SOURCES_FILE: '/x' }), ['PRICE_SOURCES: set either PRICE_SOURCES or PRICE_SOURCES_FILE, not both']));
   it('not JSON', () => assert.match(withSources('[{')[0]!, /^PRICE_SOURCES: not valid JSON \(/));
   it('not an array, or empty', () => {
     assert.deepEqual(withSources({ a: 1 }), ['PRICE_SOURCES: must be a non-empty JSON array of sources']);
     assert.deepEqual(withSources([]), ['PRICE_SOURCES: must be a non-empty JSON array of sources']);
   });
   it('an item that is not an object', () => assert.deepEqual(withSources([fixed, 3]), ['PRICE_SOURCES[1]: must be an object']));
-  it('unknown kind', () => assert.deepEqual(withSources([{ ...fixed, kind: 'oracle-of-delphi' }]), ['PRICE_SOURCES[0] (dev): kind must be one of json-http, fixed (got "oracle-of-delphi")']));
+  it('unknown kind', () =>
+    assert.deepEqual(withSources([{ ...fixed, kind: 'oracle-of-delphi' }]), [
+      'PRICE_SOURCES[0] (dev): kind must be one of json-http, fixed (got "oracle-of-delphi")',
+    ]));
   it('missing url and price_pointer of a json-http source', () => {
     const p = withSources([{ kind: 'json-http', name: 'ex', weight: 1 }]);
-    assert.ok(p.some((x) => x.startsWith('PRICE_SOURCES[0] (ex): url:')), p.join('\n'));
-    assert.ok(p.some((x) => x.startsWith('PRICE_SOURCES[0] (ex): price_pointer:')), p.join('\n'));
+    assert.ok(
+      p.some((x) => x.startsWith('PRICE_SOURCES[0] (ex): url:')),
+      p.join('\n'),
+    );
+    assert.ok(
+      p.some((x) => x.startsWith('PRICE_SOURCES[0] (ex): price_pointer:')),
+      p.join('\n'),
+    );
   });
   it('url not http(s)', () => assert.match(withSources([{ ...http, url: 'ftp://x/p' }]).join('\n'), /^PRICE_SOURCES\[0\] \(ex\): url: /));
-  it('a JSON pointer not starting with "/"', () => assert.match(withSources([{ ...http, price_pointer: 'price' }]).join('\n'), /^PRICE_SOURCES\[0\] \(ex\): price_pointer: /));
+  it('a JSON pointer not starting with "/"', () =>
+    assert.match(withSources([{ ...http, price_pointer: 'price' }]).join('\n'), /^PRICE_SOURCES\[0\] \(ex\): price_pointer: /));
   it('weight zero or negative', () => {
     assert.match(withSources([{ ...fixed, weight: 0 }]).join('\n'), /^PRICE_SOURCES\[0\] \(dev\): weight: /);
     assert.match(withSources([{ ...fixed, weight: -1 }]).join('\n'), /^PRICE_SOURCES\[0\] \(dev\): weight: /);
@@ -58,12 +69,22 @@ describe('PRICE_SOURCES validation (decision O8)', () => {
   it('a fixed price that is not positive', () => assert.match(withSources([{ ...fixed, price: 0 }]).join('\n'), /^PRICE_SOURCES\[0\] \(dev\): price: /));
   it('timeout_ms and max_age_seconds out of range', () => {
     const p = withSources([{ ...fixed, timeout_ms: 10, max_age_seconds: 0 }]);
-    assert.ok(p.some((x) => x.startsWith('PRICE_SOURCES[0] (dev): timeout_ms:')) && p.some((x) => x.startsWith('PRICE_SOURCES[0] (dev): max_age_seconds:')), p.join('\n'));
+    assert.ok(
+      p.some((x) => x.startsWith('PRICE_SOURCES[0] (dev): timeout_ms:')) && p.some((x) => x.startsWith('PRICE_SOURCES[0] (dev): max_age_seconds:')),
+      p.join('\n'),
+    );
   });
   it('an unknown field (a typo must not be ignored)', () => assert.match(withSources([{ ...fixed, wieght: 2 }]).join('\n'), /^PRICE_SOURCES\[0\] \(dev\)/));
   it('a bad name', () => assert.match(withSources([{ ...fixed, name: 'has space' }]).join('\n'), /^PRICE_SOURCES\[0\] \(has space\): name: /));
   it('duplicate names', () => assert.deepEqual(withSources([fixed, { ...fixed, price: 0.2 }]), ['PRICE_SOURCES[1] (dev): duplicate name dev']));
-  it('every bad source is listed at once', () => assert.equal(withSources([{ ...fixed, weight: 0 }, { ...http, kind: 'nope' }]).length, 2));
+  it('every bad source is listed at once', () =>
+    assert.equal(
+      withSources([
+        { ...fixed, weight: 0 },
+        { ...http, kind: 'nope' },
+      ]).length,
+      2,
+    ));
 
   it('PRICE_SOURCES_FILE: read from the file; unreadable or invalid files are named', (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'oracle-config-'));
@@ -85,7 +106,9 @@ describe('price oracle numeric settings (decisions O3, O4, O11)', () => {
   });
   it('PRICE_MIN_SOURCES at least 1', () => assert.ok(problems({ PRICE_MIN_SOURCES: '0' }).some((p) => p.startsWith('PRICE_MIN_SOURCES'))));
   it('decision O11: PRICE_STALENESS_SECONDS at least twice PRICE_POLL_SECONDS', () => {
-    assert.deepEqual(problems({ PRICE_POLL_SECONDS: '60', PRICE_STALENESS_SECONDS: '119' }), ['PRICE_STALENESS_SECONDS: must be at least twice PRICE_POLL_SECONDS, or one slow poll makes the price stale']);
+    assert.deepEqual(problems({ PRICE_POLL_SECONDS: '60', PRICE_STALENESS_SECONDS: '119' }), [
+      'PRICE_STALENESS_SECONDS: must be at least twice PRICE_POLL_SECONDS, or one slow poll makes the price stale',
+    ]);
     const d = loadBridgeConfig({});
     assert.deepEqual([d.PRICE_POLL_SECONDS, d.PRICE_STALENESS_SECONDS, d.PRICE_OUTLIER_PCT, d.PRICE_MIN_SOURCES], [30, 300, 20, 2]);
   });
@@ -121,12 +144,24 @@ describe('json-http adapter failures (decisions O1, O9)', () => {
     fake.set('/big-chunked', { body: big, chunked: true });
     fake.set('/moved', { status: 302, body: '', headers: { location: fake.url('/ok') } });
     fake.set('/ok', { body: { p: '0.5', t: 'soon' } });
-    const src = (path: string, extra = {}): SourceConfig => ({ kind: 'json-http', name: 'x', weight: 1, url: fake.url(path), price_pointer: '/p', timeout_ms: 2000, max_age_seconds: 60, ...extra });
+    const src = (path: string, extra = {}): SourceConfig => ({
+      kind: 'json-http',
+      name: 'x',
+      weight: 1,
+      url: fake.url(path),
+      price_pointer: '/p',
+      timeout_ms: 2000,
+      max_age_seconds: 60,
+      ...extra,
+    });
     const now = () => 1_000;
     assert.equal((await observe(src('/big'), now)).error, `body larger than ${MAX_BODY_BYTES} bytes`);
     assert.equal((await observe(src('/big-chunked'), now)).error, `body larger than ${MAX_BODY_BYTES} bytes`);
     // At the limit and one byte past it, declared and chunked.
-    const sized = (n: number) => { const head = '{"p":1,"pad":"'; return head + 'x'.repeat(n - head.length - 2) + '"}'; };
+    const sized = (n: number) => {
+      const head = '{"p":1,"pad":"';
+      return head + 'x'.repeat(n - head.length - 2) + '"}';
+    };
     fake.set('/at-limit', { body: sized(MAX_BODY_BYTES) });
     fake.set('/at-limit-chunked', { body: sized(MAX_BODY_BYTES), chunked: true });
     fake.set('/past-limit', { body: sized(MAX_BODY_BYTES + 1) });
@@ -146,7 +181,16 @@ describe('json-http adapter failures (decisions O1, O9)', () => {
 describe('decision O12: no sources configured', () => {
   it('GET /api/price/dom-usd answers 503 PRICE_UNAVAILABLE naming the missing configuration', async () => {
     const database = await openTemplateDatabase();
-    const oracle = createPriceOracle({ db: database.db as never, sources: [], pollMs: 30_000, outlierPct: 20, minSources: 2, stalenessMs: 300_000, now: Date.now, publicUrl: 'http://127.0.0.1' });
+    const oracle = createPriceOracle({
+      db: database.db as never,
+      sources: [],
+      pollMs: 30_000,
+      outlierPct: 20,
+      minSources: 2,
+      stalenessMs: 300_000,
+      now: Date.now,
+      publicUrl: 'http://127.0.0.1',
+    });
     const app = Fastify();
     after(async () => {
       await app.close();

@@ -24,8 +24,25 @@ describe('price oracle life cycle', () => {
     const database = await openTemplateDatabase();
     t.after(() => database.close());
     fake.set('/p', { body: { p: 1 } });
-    const http = (name: string, timeout_ms = 1000): SourceConfig => ({ kind: 'json-http', name, weight: 1, url: fake.url(`/${name}`), price_pointer: '/p', timeout_ms, max_age_seconds: 60 });
-    const oracle = createPriceOracle({ db: database.db as never, sources: [http('p', 60_000), fixed('f', 1)], pollMs: 100, outlierPct: 20, minSources: 2, stalenessMs: 60_000, now: Date.now, publicUrl: 'http://127.0.0.1:1/' });
+    const http = (name: string, timeout_ms = 1000): SourceConfig => ({
+      kind: 'json-http',
+      name,
+      weight: 1,
+      url: fake.url(`/${name}`),
+      price_pointer: '/p',
+      timeout_ms,
+      max_age_seconds: 60,
+    });
+    const oracle = createPriceOracle({
+      db: database.db as never,
+      sources: [http('p', 60_000), fixed('f', 1)],
+      pollMs: 100,
+      outlierPct: 20,
+      minSources: 2,
+      stalenessMs: 60_000,
+      now: Date.now,
+      publicUrl: 'http://127.0.0.1:1/',
+    });
     const app = Fastify();
     t.after(() => app.close());
     await app.register(priceOracleRoutes, { oracle, retryAfterSeconds: 1, now: Date.now });
@@ -42,7 +59,11 @@ describe('price oracle life cycle', () => {
     fake.set('/p', { body: { p: 1 } });
     const r = await app.inject({ method: 'GET', url: '/api/price/dom-usd' });
     assert.equal(r.statusCode, 200);
-    assert.equal(oracle.latest()!.record_url, `http://127.0.0.1:1/api/price/dom-usd/records/${oracle.latest()!.record_id}`, 'decision O15: the record URL under PUBLIC_URL');
+    assert.equal(
+      oracle.latest()!.record_url,
+      `http://127.0.0.1:1/api/price/dom-usd/records/${oracle.latest()!.record_id}`,
+      'decision O15: the record URL under PUBLIC_URL',
+    );
 
     // A source that hangs: the poll in flight is aborted by close, which returns long before its timeout.
     fake.set('/p', { body: { p: 1 }, delayMs: 60_000 });
@@ -63,8 +84,25 @@ describe('price oracle life cycle', () => {
     t.after(() => fake.close());
     const database = await openTemplateDatabase();
     t.after(() => database.close());
-    const http = (name: string): SourceConfig => ({ kind: 'json-http', name, weight: 1, url: fake.url(`/${name}`), price_pointer: '/p', timeout_ms: 2000, max_age_seconds: 60 });
-    const oracle = createPriceOracle({ db: database.db as never, sources: [http('a'), http('b')], pollMs: 3_600_000, outlierPct: 20, minSources: 2, stalenessMs: 60_000, now: Date.now, publicUrl: 'http://127.0.0.1' });
+    const http = (name: string): SourceConfig => ({
+      kind: 'json-http',
+      name,
+      weight: 1,
+      url: fake.url(`/${name}`),
+      price_pointer: '/p',
+      timeout_ms: 2000,
+      max_age_seconds: 60,
+    });
+    const oracle = createPriceOracle({
+      db: database.db as never,
+      sources: [http('a'), http('b')],
+      pollMs: 3_600_000,
+      outlierPct: 20,
+      minSources: 2,
+      stalenessMs: 60_000,
+      now: Date.now,
+      publicUrl: 'http://127.0.0.1',
+    });
     t.after(() => oracle.stop());
     // A poll reads the sources while they are down (slowly)…
     for (const s of ['a', 'b']) fake.set(`/${s}`, { status: 503, body: { error: 'down' }, delayMs: 200 });
@@ -85,7 +123,15 @@ describe('price oracle life cycle', () => {
     const database = await openTemplateDatabase();
     t.after(() => database.close());
     let now = Date.parse('2026-03-10T12:00:00Z');
-    const options = { db: database.db as never, pollMs: 3_600_000, outlierPct: 20, minSources: 2, stalenessMs: 300_000, now: () => now, publicUrl: 'http://127.0.0.1' };
+    const options = {
+      db: database.db as never,
+      pollMs: 3_600_000,
+      outlierPct: 20,
+      minSources: 2,
+      stalenessMs: 300_000,
+      now: () => now,
+      publicUrl: 'http://127.0.0.1',
+    };
     const first = createPriceOracle({ ...options, sources: [fixed('a', 2), fixed('b', 2.02)] });
     assert.equal((await first.pollNow()).ok, true);
     await first.stop();
@@ -99,10 +145,24 @@ describe('price oracle life cycle', () => {
     await app.ready();
     await second.pollNow();
     const body = (await app.inject({ method: 'GET', url: '/api/price/dom-usd' })).json();
-    assert.deepEqual(body, { price_usd: 2.01, timestamp: (now - 60_000) / 1000, source: 'aggregate', sources: [{ name: 'a', price: 2, weight: 1 }, { name: 'b', price: 2.02, weight: 1 }], confidence: 'medium', stale: false });
+    assert.deepEqual(body, {
+      price_usd: 2.01,
+      timestamp: (now - 60_000) / 1000,
+      source: 'aggregate',
+      sources: [
+        { name: 'a', price: 2, weight: 1 },
+        { name: 'b', price: 2.02, weight: 1 },
+      ],
+      confidence: 'medium',
+      stale: false,
+    });
     now += 240_000;
     assert.deepEqual((await app.inject({ method: 'GET', url: '/api/price/dom-usd' })).json(), body, 'exactly PRICE_STALENESS_SECONDS old: still fresh');
     now += 1;
-    assert.deepEqual((await app.inject({ method: 'GET', url: '/api/price/dom-usd' })).json(), { ...body, confidence: 'low', stale: true }, 'one ms more: stale');
+    assert.deepEqual(
+      (await app.inject({ method: 'GET', url: '/api/price/dom-usd' })).json(),
+      { ...body, confidence: 'low', stale: true },
+      'one ms more: stale',
+    );
   });
 });

@@ -34,7 +34,16 @@ describe('GET /api/price/dom-usd (spec 1 Oracle price response)', () => {
     fake.set('/text', { body: { p: 'abc' } });
     // A generous timeout for the sources that answer at once (a loaded CI machine can take seconds),
     // and a short one for the slow source, which answers only after 3 s.
-    const json = (name: string, path: string, price_pointer: string, extra = {}) => ({ kind: 'json-http', name, weight: 1, url: fake.url(path), price_pointer, timeout_ms: 2_500, max_age_seconds: 60, ...extra });
+    const json = (name: string, path: string, price_pointer: string, extra = {}) => ({
+      kind: 'json-http',
+      name,
+      weight: 1,
+      url: fake.url(path),
+      price_pointer,
+      timeout_ms: 2_500,
+      max_age_seconds: 60,
+      ...extra,
+    });
     const h = await oracleBridge([
       { kind: 'fixed', name: 'fixed', weight: 2, price: 1.0 },
       json('a', '/a', '/data/DOM~1USD/price', { timestamp_pointer: '/data/DOM~1USD/at' }),
@@ -55,7 +64,11 @@ describe('GET /api/price/dom-usd (spec 1 Oracle price response)', () => {
       price_usd: 1.0,
       timestamp: h0 / 1000,
       source: 'aggregate',
-      sources: [{ name: 'fixed', price: 1.0, weight: 2 }, { name: 'a', price: 1.01, weight: 1 }, { name: 'b', price: 1.02, weight: 0.5 }],
+      sources: [
+        { name: 'fixed', price: 1.0, weight: 2 },
+        { name: 'a', price: 1.01, weight: 1 },
+        { name: 'b', price: 1.02, weight: 0.5 },
+      ],
       confidence: 'high', // 3 sources; the weighted median of the deviations is 0 (the fixed source holds 2 of 3.5)
       stale: false,
     } as never);
@@ -66,7 +79,9 @@ describe('GET /api/price/dom-usd (spec 1 Oracle price response)', () => {
     const rec = await get(h, `/api/price/dom-usd/records/${latest.record_id}`);
     assert.equal(rec.statusCode, 200, rec.body);
     assert.match(String(rec.headers['cache-control']), /immutable/);
-    const byName = Object.fromEntries(rec.json().observations.map((o: { name: string; status: string; error?: string }) => [o.name, `${o.status}${o.error ? `: ${o.error}` : ''}`]));
+    const byName = Object.fromEntries(
+      rec.json().observations.map((o: { name: string; status: string; error?: string }) => [o.name, `${o.status}${o.error ? `: ${o.error}` : ''}`]),
+    );
     assert.deepEqual(byName, {
       fixed: 'used',
       a: 'used',
@@ -112,7 +127,15 @@ for (const backend of [BACKENDS[0]!, BACKENDS[2]!]) {
       fake.set('/x', { body: { p: 2.0 } });
       fake.set('/y', { status: 503, body: {} });
       fake.set('/z', { body: { p: 'n/a' } });
-      const src = (name: string, weight = 1) => ({ kind: 'json-http', name, weight, url: fake.url(`/${name}`), price_pointer: '/p', timeout_ms: 1000, max_age_seconds: 120 });
+      const src = (name: string, weight = 1) => ({
+        kind: 'json-http',
+        name,
+        weight,
+        url: fake.url(`/${name}`),
+        price_pointer: '/p',
+        timeout_ms: 1000,
+        max_age_seconds: 120,
+      });
       h = await oracleBridge([src('x'), src('y'), src('z')], { PRICE_MIN_SOURCES: '2' }, backend);
       const r = await get(h, '/api/price/dom-usd');
       assert.equal(r.statusCode, 503, r.body);
@@ -135,7 +158,7 @@ for (const backend of [BACKENDS[0]!, BACKENDS[2]!]) {
       const within = (await get(h, '/api/price/dom-usd')).json();
       assert.deepEqual(within, good, 'within PRICE_STALENESS_SECONDS (1200 s) the last aggregate is still fresh');
       h.advance(200 * 1_000 + 1);
-      const stale = (await get(h, '/api/price/dom-usd'));
+      const stale = await get(h, '/api/price/dom-usd');
       assert.deepEqual(stale.json(), { ...good, confidence: 'low', stale: true });
       assert.notEqual(stale.headers.etag, undefined);
       fake.set('/x', { body: { p: 2.0 } });
@@ -165,7 +188,10 @@ for (const backend of [BACKENDS[0]!, BACKENDS[2]!]) {
       }
       assert.deepEqual(pages, [[2.0, 2.01], [2.02, 2.03], [2.04]]);
       const windowed = (await get(h, `/api/price/dom-usd/history?from=${start + 60}&to=${start + 120}`)).json();
-      assert.deepEqual(windowed.items.map((x: { price_usd: number }) => x.price_usd), [2.01, 2.02]);
+      assert.deepEqual(
+        windowed.items.map((x: { price_usd: number }) => x.price_usd),
+        [2.01, 2.02],
+      );
       assert.deepEqual(Object.keys(windowed.items[0]).sort(), ['confidence', 'id', 'price_usd', 'sources', 'timestamp']);
       assert.equal((await get(h, '/api/price/dom-usd/history?limit=1001')).json().error, 'VALIDATION_ERROR');
       assert.equal((await get(h, '/api/price/dom-usd/history?from=10&to=5')).json().error, 'VALIDATION_ERROR');

@@ -64,11 +64,17 @@ function fakeCanister() {
     },
     async apply(trx, op, result) {
       assert.equal(typeof result.n, 'bigint');
-      await trx.insertInto('webhook_events').values({ event_id: op.opId, type: 'test', outcome: String(result.n) }).execute();
+      await trx
+        .insertInto('webhook_events')
+        .values({ event_id: op.opId, type: 'test', outcome: String(result.n) })
+        .execute();
       state.applied.push(op.opId);
     },
     async compensate(trx, op, reason) {
-      await trx.insertInto('webhook_events').values({ event_id: op.opId, type: 'test', outcome: `compensated: ${reason}` }).execute();
+      await trx
+        .insertInto('webhook_events')
+        .values({ event_id: op.opId, type: 'test', outcome: `compensated: ${reason}` })
+        .execute();
       state.compensated.push(op.opId);
     },
     async after() {
@@ -87,7 +93,8 @@ function outboxOn(db: Db, clock: { now: number }, faults?: (p: FaultPoint) => vo
 async function enqueue(db: Db, o: Outbox, opId: string, value = 1, aggregate = 'user:a') {
   await db.transaction().execute((trx) => o.enqueue(trx, { operation: 'test.op', opId, aggregate, payload: { value } }));
 }
-const outcome = async (db: Db, opId: string) => (await db.selectFrom('webhook_events').select('outcome').where('event_id', '=', opId).executeTakeFirst())?.outcome;
+const outcome = async (db: Db, opId: string) =>
+  (await db.selectFrom('webhook_events').select('outcome').where('event_id', '=', opId).executeTakeFirst())?.outcome;
 
 for (const kind of ['pglite', 'postgres'] as const) {
   describe(`outbox on ${kind} (decisions B20–B23)`, () => {
@@ -97,10 +104,12 @@ for (const kind of ['pglite', 'postgres'] as const) {
         const o = outboxOn(d.db, clock);
         const c = fakeCanister();
         o.register('test.op', c.handler);
-        await assert.rejects(d.db.transaction().execute(async (trx) => {
-          await o.enqueue(trx, { operation: 'test.op', opId: 'rolled-back', aggregate: 'user:a', payload: { value: 1 } });
-          throw new Error('the feature refused');
-        }));
+        await assert.rejects(
+          d.db.transaction().execute(async (trx) => {
+            await o.enqueue(trx, { operation: 'test.op', opId: 'rolled-back', aggregate: 'user:a', payload: { value: 1 } });
+            throw new Error('the feature refused');
+          }),
+        );
         assert.deepEqual(await o.list(), []);
         await enqueue(d.db, o, 'op-1', 7);
         const r = await o.run('op-1');
@@ -204,7 +213,12 @@ for (const kind of ['pglite', 'postgres'] as const) {
         a.register('test.op', c.handler);
         b.register('test.op', c.handler);
         for (let i = 0; i < 10; i++) await enqueue(d.db, a, `race-${i}`, i, `user:${i}`);
-        const results = await Promise.all([...Array.from({ length: 10 }, (_, i) => a.run(`race-${i}`)), ...Array.from({ length: 10 }, (_, i) => b.run(`race-${i}`)), a.reconcile(), b.reconcile()]);
+        const results = await Promise.all([
+          ...Array.from({ length: 10 }, (_, i) => a.run(`race-${i}`)),
+          ...Array.from({ length: 10 }, (_, i) => b.run(`race-${i}`)),
+          a.reconcile(),
+          b.reconcile(),
+        ]);
         assert.equal(c.state.applied.length, 10, 'each row applied once');
         assert.equal(new Set(c.state.applied).size, 10);
         assert.equal(c.state.effects, 10);

@@ -19,7 +19,12 @@ describe('decision B19: payments are checked', () => {
     assert.equal(kyc.statusCode, 200);
     return m;
   };
-  const escrow = async () => (await h.request({ method: 'GET', url: '/api/admin/payments?status=escrow', jar: admin.jar })).json().payments as Array<{ event_id: string; reason: string; status: string }>;
+  const escrow = async () =>
+    (await h.request({ method: 'GET', url: '/api/admin/payments?status=escrow', jar: admin.jar })).json().payments as Array<{
+      event_id: string;
+      reason: string;
+      status: string;
+    }>;
   const tier = async (userId: string) => {
     const row = await h.opened.db.selectFrom('users').select('principal').where('id', '=', userId).executeTakeFirstOrThrow();
     return (await h.opened.canisters.clients.membership.get_membership_status(row.principal))?.status;
@@ -52,7 +57,10 @@ describe('decision B19: payments are checked', () => {
     }
     assert.deepEqual(answers.slice(1), Array(4).fill({ received: true, duplicate: true }));
     const rows = await h.opened.db.selectFrom('payments').selectAll().where('payment_id', '=', 'pi_shared').execute();
-    assert.deepEqual(rows.map((r) => r.status), ['applied']);
+    assert.deepEqual(
+      rows.map((r) => r.status),
+      ['applied'],
+    );
   });
 
   it('a payment for an Active member is held for review, not a silent extension', async () => {

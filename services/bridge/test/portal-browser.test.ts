@@ -80,9 +80,21 @@ before(async () => {
   // As on `npm start`: one origin, a host-only session cookie.
   // With a local OpenAI-compatible server, so the app's AI helpers are shown and used (spec 2 AI).
   inference = await startFakeInference();
-  h = await bridge(undefined, { PUBLIC_URL: base, FRONTEND_ORIGINS: base, COOKIE_DOMAIN: '', DEV_CHECKOUT: 'true', DEV_FAUCET_DOM: '1000', EMBEDDED_TREASURY_DOM: '5000', INFERENCE_URL: inference.url, AI_RATE_LIMIT_PER_MINUTE: '1000' });
+  h = await bridge(undefined, {
+    PUBLIC_URL: base,
+    FRONTEND_ORIGINS: base,
+    COOKIE_DOMAIN: '',
+    DEV_CHECKOUT: 'true',
+    DEV_FAUCET_DOM: '1000',
+    EMBEDDED_TREASURY_DOM: '5000',
+    INFERENCE_URL: inference.url,
+    AI_RATE_LIMIT_PER_MINUTE: '1000',
+  });
   await h.app.listen({ port, host: '127.0.0.1' });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   page = await context.newPage();
   page.on('console', (m) => /Content Security Policy/i.test(m.text()) && csp.push(`${page.url()}: ${m.text().slice(0, 120)}`));
@@ -136,7 +148,10 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     await page.waitForSelector('text=Check your email');
     await shoot('join-sent');
 
-    const mail = h.emails().filter((m) => m.to.includes('grace@example.org')).at(-1)!;
+    const mail = h
+      .emails()
+      .filter((m) => m.to.includes('grace@example.org'))
+      .at(-1)!;
     const link = new RegExp(`${base.replace(/[.:/]/g, '\\$&')}(/verify-email\\?token=[0-9a-f-]+)`).exec(mail.text)?.[1];
     assert.ok(link, mail.text);
     // Decision B51: the link's page asks for the password chosen at registration.
@@ -164,12 +179,24 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
   it('spec 1/2: proposals list and a proposal; the Markdown body is sanitised; an Active member votes; a Registered one reads only', async () => {
     const { jar, principal } = await apiLogin('grace@example.org');
     const body = '# Plan\n\nFix the **fence**.\n\n<script>window.pwned = 1</script>\n\n[click](javascript:window.pwned=2) <img src=x onerror="window.pwned=3">';
-    const proposed = await h.request({ method: 'POST', url: '/api/governance/propose', jar, origin: base, payload: { title: 'Repair the fence', body, category: 'General' } });
+    const proposed = await h.request({
+      method: 'POST',
+      url: '/api/governance/propose',
+      jar,
+      origin: base,
+      payload: { title: 'Repair the fence', body, category: 'General' },
+    });
     assert.equal(proposed.statusCode, 403, 'a Registered member cannot propose (Active only)');
     const c = h.opened.canisters.clients;
     assert.ok('Ok' in (await c.user.record_kyc(principal, true)));
     assert.ok('Ok' in (await c.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
-    const ok = await h.request({ method: 'POST', url: '/api/governance/propose', jar, origin: base, payload: { title: 'Repair the fence', body, category: 'General' } });
+    const ok = await h.request({
+      method: 'POST',
+      url: '/api/governance/propose',
+      jar,
+      origin: base,
+      payload: { title: 'Repair the fence', body, category: 'General' },
+    });
     assert.equal(ok.statusCode, 201, ok.body);
     const id = (ok.json() as { proposal_id: string }).proposal_id;
     h.advance(HOUR_MS + 1000);
@@ -201,7 +228,10 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
   it('decision G23: a member made Active after voting opened clicks Vote and the app says why they cannot vote on this proposal', async () => {
     const email = 'late@example.org';
     const fields = await h.encrypt({ email, name: 'Late Member', dob: '1980-01-01' });
-    assert.equal((await h.request({ method: 'POST', url: '/api/auth/register', origin: base, payload: { ...fields, password: PASSWORD, tos_accepted: true } })).statusCode, 201);
+    assert.equal(
+      (await h.request({ method: 'POST', url: '/api/auth/register', origin: base, payload: { ...fields, password: PASSWORD, tos_accepted: true } })).statusCode,
+      201,
+    );
     assert.equal((await h.verify(email, { password: PASSWORD })).statusCode, 200);
     const c = h.opened.canisters.clients;
     const created = await c.governance.create_proposal({ title: 'Plant the orchard', body: 'Apples.', category: 'General' });
@@ -222,7 +252,9 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
       await late.fill('#password', PASSWORD);
       await Promise.all([late.waitForURL(url), late.click('button[type=submit]')]);
       await late.click('text=Vote yes');
-      await late.waitForSelector('text=You became a voting member after voting opened on this proposal, so you cannot vote on it. You can vote on proposals that open from now on.');
+      await late.waitForSelector(
+        'text=You became a voting member after voting opened on this proposal, so you cannot vote on it. You can vote on proposals that open from now on.',
+      );
       assert.equal(await late.locator('text=Vote yes').count(), 0, 'the vote buttons are gone');
       assert.match((await late.locator('[aria-label=Tally]').textContent()) ?? '', /0 of \d+ members voted/, 'nothing counted');
       await late.screenshot({ path: join(SHOTS, 'proposal-joined-after-opening-1280.png'), fullPage: true });
@@ -233,7 +265,13 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
 
   it('spec 2 AI in the app: search by meaning, the summary and the drafting helper (a local inference server); plain search when it fails', async () => {
     const { jar } = await apiLogin('grace@example.org');
-    const garden = await h.request({ method: 'POST', url: '/api/governance/propose', jar, origin: base, payload: { title: 'Plant a community garden', body: 'Plant a community garden with vegetable seeds.', category: 'General' } });
+    const garden = await h.request({
+      method: 'POST',
+      url: '/api/governance/propose',
+      jar,
+      origin: base,
+      payload: { title: 'Plant a community garden', body: 'Plant a community garden with vegetable seeds.', category: 'General' },
+    });
     assert.equal(garden.statusCode, 201, garden.body);
     const gardenId = (garden.json() as { proposal_id: string }).proposal_id;
     await h.app.jobs.runNow(EMBED_SWEEP_JOB);
@@ -243,7 +281,11 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     await page.fill('input[type=search]', 'community garden seeds');
     await page.click('button:has-text("Search")');
     await page.waitForFunction(() => document.querySelectorAll('ul.list li').length === 1);
-    assert.deepEqual(await page.locator('ul.list li strong').allTextContents(), ['Plant a community garden'], 'the fence proposal shares no meaning with the query');
+    assert.deepEqual(
+      await page.locator('ul.list li strong').allTextContents(),
+      ['Plant a community garden'],
+      'the fence proposal shares no meaning with the query',
+    );
     const searched = inference.embedCalls().at(-1)!.body as { input: string | string[] };
     assert.deepEqual([searched.input].flat(), ['community garden seeds'], 'the query went to the inference server');
     await shoot('govern-search');
@@ -293,7 +335,13 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
         id = /\/proposals\/(\d+)$/.exec(page.url())![1]!;
         await page.waitForSelector('text=SetDomPrice');
       } else {
-        const r = await h.request({ method: 'POST', url: '/api/governance/propose', jar, origin: base, payload: { title: `Price ${price}`, body: 'b', category: 'SetDomPrice', payload: { price_usd: price } } });
+        const r = await h.request({
+          method: 'POST',
+          url: '/api/governance/propose',
+          jar,
+          origin: base,
+          payload: { title: `Price ${price}`, body: 'b', category: 'SetDomPrice', payload: { price_usd: price } },
+        });
         assert.equal(r.statusCode, 201, r.body);
         id = (r.json() as { proposal_id: string }).proposal_id;
       }
@@ -331,7 +379,12 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     await page.fill('#email', 'grace@example.org');
     await page.fill('#password', PASSWORD);
     await Promise.all([page.waitForURL(`${base}/campaigns`), page.click('button[type=submit]')]);
-    assert.equal((await page.evaluate(() => fetch('/api/dev/faucet', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then((r) => r.status))), 200);
+    assert.equal(
+      await page.evaluate(() =>
+        fetch('/api/dev/faucet', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then((r) => r.status),
+      ),
+      200,
+    );
     await page.waitForSelector('text=Start a campaign');
     await page.fill('#c-title', 'Community garden');
     await page.fill('#c-desc', 'Seeds and tools for the shared garden.');
@@ -374,7 +427,13 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     // edge routes https://<brand domain>/unsubscribe to it, decision N3), turns the digest off.
     // Something new for the digest after opting in (its window starts there, decision N5).
     h.advance(1000);
-    const news = await h.request({ method: 'POST', url: '/api/governance/propose', jar, origin: base, payload: { title: 'Paint the gate', body: 'Green.', category: 'General' } });
+    const news = await h.request({
+      method: 'POST',
+      url: '/api/governance/propose',
+      jar,
+      origin: base,
+      payload: { title: 'Paint the gate', body: 'Green.', category: 'General' },
+    });
     assert.equal(news.statusCode, 201, news.body);
     for (let i = 0; i < 200; i++) {
       const items = (await h.request({ method: 'GET', url: '/api/me/activity', jar })).json().items as Array<{ title: string }>;
@@ -384,7 +443,10 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     h.advance(8 * DAY_MS);
     // The runner's own timer may have sent it first at the hour; either way one digest goes out.
     const run = await h.app.jobs.runNow('inbox:digest');
-    const digest = h.emails().filter((m) => m.to.includes('grace@example.org') && /unsubscribe\?token=/.test(m.text)).at(-1);
+    const digest = h
+      .emails()
+      .filter((m) => m.to.includes('grace@example.org') && /unsubscribe\?token=/.test(m.text))
+      .at(-1);
     assert.ok(digest, `a digest was mailed to grace (the manual run: ${JSON.stringify(run)})`);
     const link = new URL(/https:\/\/\S+\/unsubscribe\?token=[A-Za-z0-9._-]+/.exec(digest.text)![0]);
     await page.goto(`${base}${link.pathname}${link.search}`);
@@ -399,8 +461,15 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     /** Registers and verifies through the API (the browser part is covered above). */
     const verified = async (email: string) => {
       const fields = await h.encrypt({ email, name: 'Member', dob: '1980-01-01' });
-      assert.equal((await h.request({ method: 'POST', url: '/api/auth/register', origin: base, payload: { ...fields, password: PASSWORD, tos_accepted: true } })).statusCode, 201);
-      const mail = h.emails().filter((m) => m.to.includes(email)).at(-1)!;
+      assert.equal(
+        (await h.request({ method: 'POST', url: '/api/auth/register', origin: base, payload: { ...fields, password: PASSWORD, tos_accepted: true } }))
+          .statusCode,
+        201,
+      );
+      const mail = h
+        .emails()
+        .filter((m) => m.to.includes(email))
+        .at(-1)!;
       assert.ok(/\/verify-email\?token=[0-9a-f-]+/.test(mail.text));
       assert.equal((await h.verify(email, { password: PASSWORD })).statusCode, 200);
     };
@@ -470,7 +539,7 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     await Promise.all([page.waitForEvent('load'), page.click('#signout')]);
     await page.waitForSelector('text=You are not signed in.');
     assert.equal(await page.evaluate(() => localStorage.getItem('user_data')), null);
-    assert.equal((await page.evaluate(() => fetch('/api/me/balance').then((r) => r.status))), 401);
+    assert.equal(await page.evaluate(() => fetch('/api/me/balance').then((r) => r.status)), 401);
     await page.goto(`${base}/nowhere-in-the-app`);
     assert.match((await page.textContent('body')) ?? '', /NOT_FOUND/, 'an unknown path is the bridge’s JSON 404');
     assert.deepEqual(csp, [], 'no Content-Security-Policy violation on any page');

@@ -63,7 +63,10 @@ describe('the member app hosted on another subdomain than the bridge (decision F
     assert.ok(link, 'the verification link points at PUBLIC_URL');
     assert.equal((await h.verify('ada@example.org', { password: PASSWORD })).statusCode, 200);
     const jar = {};
-    assert.equal((await h.request({ method: 'POST', url: '/auth/login', payload: { email: 'ada@example.org', password: PASSWORD }, jar, origin: app })).statusCode, 200);
+    assert.equal(
+      (await h.request({ method: 'POST', url: '/auth/login', payload: { email: 'ada@example.org', password: PASSWORD }, jar, origin: app })).statusCode,
+      200,
+    );
     const { user_id } = (await h.request({ method: 'GET', url: '/auth/session', jar })).json() as { user_id: string };
     const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', user_id).executeTakeFirstOrThrow();
     const c = h.opened.canisters.clients;
@@ -89,7 +92,10 @@ describe('the member app hosted on another subdomain than the bridge (decision F
       const page = await context.newPage();
       // CSP refusals and CORS blocks are console errors; an API's 4xx answer (no ratified price yet, 401
       // before sign-in) is logged as "Failed to load resource" and handled by the app.
-      page.on('console', (m) => m.type() === 'error' && !/^Failed to load resource/.test(m.text()) && problems.push(`${page.url()}: ${m.text().slice(0, 160)}`));
+      page.on(
+        'console',
+        (m) => m.type() === 'error' && !/^Failed to load resource/.test(m.text()) && problems.push(`${page.url()}: ${m.text().slice(0, 160)}`),
+      );
       page.on('pageerror', (e) => problems.push(`${page.url()}: ${e.message}`));
 
       await page.goto(`${app}/govern`);
@@ -129,7 +135,14 @@ describe('the member app hosted on another subdomain than the bridge (decision F
     assert.equal(bridgeOrigin(undefined), '');
     assert.equal(bridgeOrigin('https://api.dao.test:8443'), 'https://api.dao.test:8443');
     assert.equal(bridgeOrigin('https://api.dao.test/'), 'https://api.dao.test');
-    for (const bad of ['api.dao.test', 'ftp://api.dao.test', 'https://api.dao.test/bridge', 'https://u:p@api.dao.test', 'https://api.dao.test?x=1', 'javascript:alert(1)']) {
+    for (const bad of [
+      'api.dao.test',
+      'ftp://api.dao.test',
+      'https://api.dao.test/bridge',
+      'https://u:p@api.dao.test',
+      'https://api.dao.test?x=1',
+      'javascript:alert(1)',
+    ]) {
       assert.throws(() => bridgeOrigin(bad), /PORTAL_BRIDGE_ORIGIN must be an http\(s\) origin/, bad);
     }
   });

@@ -10,15 +10,19 @@ import { after, before, describe, it } from 'node:test';
 import { loadBridgeConfig } from '../src/config.ts';
 import { bridge, type Bridge } from './harness.ts';
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-describe('the member web app at the bridge\'s / (decisions F1–F4)', () => {
+describe("the member web app at the bridge's / (decisions F1–F4)", () => {
   let h: Bridge;
   const dir = mkdtempSync(join(tmpdir(), 'domdao-portal-'));
   before(async () => {
     // A build of our own: these tests check the serving, not the bundle.
     mkdirSync(join(dir, 'assets'));
-    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>DOM DAO</title><script type="module" src="/assets/app-TEST1234.js"></script><div id="app"></div>');
+    writeFileSync(
+      join(dir, 'index.html'),
+      '<!doctype html><title>DOM DAO</title><script type="module" src="/assets/app-TEST1234.js"></script><div id="app"></div>',
+    );
     writeFileSync(join(dir, 'assets', 'app-TEST1234.js'), 'console.log("app")');
     writeFileSync(join(dir, 'assets', 'app-TEST1234.css'), 'body{}');
     h = await bridge(undefined, { PORTAL_DIR: dir, BRAND_DAO_NAME: 'Garden Co-op', BRAND_DAO_PRIMARY_COLOR: '#0F766E' });
@@ -41,7 +45,10 @@ describe('the member web app at the bridge\'s / (decisions F1–F4)', () => {
 
   it('decision F2: assets are served with their type and cached as immutable; an unknown asset is a JSON 404', async () => {
     const js = await h.request({ method: 'GET', url: '/assets/app-TEST1234.js' });
-    assert.deepEqual([js.statusCode, js.headers['content-type'], js.headers['cache-control'], js.body], [200, 'text/javascript; charset=utf-8', 'public, max-age=31536000, immutable', 'console.log("app")']);
+    assert.deepEqual(
+      [js.statusCode, js.headers['content-type'], js.headers['cache-control'], js.body],
+      [200, 'text/javascript; charset=utf-8', 'public, max-age=31536000, immutable', 'console.log("app")'],
+    );
     assert.equal((await h.request({ method: 'GET', url: '/assets/app-TEST1234.css' })).headers['content-type'], 'text/css; charset=utf-8');
     const missing = await h.request({ method: 'GET', url: '/assets/nope.js' });
     assert.deepEqual([missing.statusCode, missing.json().error], [404, 'NOT_FOUND']);
@@ -53,7 +60,7 @@ describe('the member web app at the bridge\'s / (decisions F1–F4)', () => {
     assert.deepEqual(r.json(), { name: 'Garden Co-op', primary_color: '#0F766E', background_color: '#F4F4F7', logo_url: null });
   });
 
-  it('other paths and methods keep the bridge\'s answers: unknown paths JSON 404, POST / 404, the API untouched', async () => {
+  it("other paths and methods keep the bridge's answers: unknown paths JSON 404, POST / 404, the API untouched", async () => {
     const other = await h.request({ method: 'GET', url: '/nope' });
     assert.deepEqual([other.statusCode, other.json().error], [404, 'NOT_FOUND']);
     assert.equal((await h.request({ method: 'GET', url: '/proposals/12/extra' })).statusCode, 404);
@@ -85,7 +92,13 @@ describe('the member web app at the bridge\'s / (decisions F1–F4)', () => {
     const m = await h.member('checkout-off@example.org');
     const off = await h.request({ method: 'POST', url: '/api/dev/checkout', payload: {}, jar: m.jar });
     assert.deepEqual([off.statusCode, off.json().error], [404, 'NOT_FOUND']);
-    assert.deepEqual((await h.request({ method: 'GET', url: '/api/me/membership-upgrade', jar: m.jar })).json(), { kyc_status: 'none', adult: true, price_minor: '2500', currency: 'USD', simulated_checkout: false });
+    assert.deepEqual((await h.request({ method: 'GET', url: '/api/me/membership-upgrade', jar: m.jar })).json(), {
+      kyc_status: 'none',
+      adult: true,
+      price_minor: '2500',
+      currency: 'USD',
+      simulated_checkout: false,
+    });
   });
   it('decision F9: a member lists their sessions and ends them all; no session 401; a foreign Origin 403 and nothing ends', async () => {
     assert.equal((await h.request({ method: 'GET', url: '/api/me/sessions' })).statusCode, 401);

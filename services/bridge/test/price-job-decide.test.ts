@@ -9,7 +9,12 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const settings = { minChangePct: 1, heartbeatMs: 5 * DAY };
 const now = Date.parse('2026-05-10T00:00:00Z');
-const base: PriceJobInput = { aggregate: { price_usd: 1.005, stale: false }, ratified: { price_usd: 1, effective_at_ms: now - DAY }, pendingProposalId: undefined, now };
+const base: PriceJobInput = {
+  aggregate: { price_usd: 1.005, stale: false },
+  ratified: { price_usd: 1, effective_at_ms: now - DAY },
+  pendingProposalId: undefined,
+  now,
+};
 
 describe('price-proposal decision (O16–O18)', () => {
   it('skips a change below the minimum while the ratified price is younger than the heartbeat', () => {
@@ -25,7 +30,8 @@ describe('price-proposal decision (O16–O18)', () => {
   });
 
   it('a change of exactly the minimum is submitted, one just below is skipped (O17 rule 6)', () => {
-    const at = (price_usd: number) => decidePriceProposal({ ...base, aggregate: { price_usd, stale: false }, ratified: { price_usd: 100, effective_at_ms: now - DAY } }, settings);
+    const at = (price_usd: number) =>
+      decidePriceProposal({ ...base, aggregate: { price_usd, stale: false }, ratified: { price_usd: 100, effective_at_ms: now - DAY } }, settings);
     assert.deepEqual([at(101).action, at(101).reason, at(101).change_pct], ['submit', 'change', 1], 'exactly 1 % up');
     assert.deepEqual([at(99).action, at(99).change_pct], ['submit', 1], 'exactly 1 % down');
     assert.deepEqual([at(100.999).action, at(100.999).reason], ['skip', 'below_min_change']);
@@ -33,13 +39,17 @@ describe('price-proposal decision (O16–O18)', () => {
   });
 
   it('heartbeat: submits an unchanged price once the ratified one is as old as the heartbeat, not a millisecond before', () => {
-    const at = (age: number) => decidePriceProposal({ ...base, aggregate: { price_usd: 1, stale: false }, ratified: { price_usd: 1, effective_at_ms: now - age } }, settings);
+    const at = (age: number) =>
+      decidePriceProposal({ ...base, aggregate: { price_usd: 1, stale: false }, ratified: { price_usd: 1, effective_at_ms: now - age } }, settings);
     assert.deepEqual([at(5 * DAY - 1).action, at(5 * DAY).action, at(5 * DAY).reason], ['skip', 'submit', 'heartbeat']);
   });
 
   it('never submits a stale aggregate, even past the heartbeat or by an admin', () => {
     for (const manual of [false, true]) {
-      const d = decidePriceProposal({ ...base, manual, aggregate: { price_usd: 2, stale: true }, ratified: { price_usd: 1, effective_at_ms: now - 30 * DAY } }, settings);
+      const d = decidePriceProposal(
+        { ...base, manual, aggregate: { price_usd: 2, stale: true }, ratified: { price_usd: 1, effective_at_ms: now - 30 * DAY } },
+        settings,
+      );
       assert.deepEqual([d.action, d.reason], ['skip', 'stale']);
     }
     assert.deepEqual(decidePriceProposal({ ...base, aggregate: undefined }, settings).reason, 'no_aggregate');
@@ -70,7 +80,10 @@ describe('heartbeat start-up check (O19)', () => {
     assert.equal(heartbeatProblem({ heartbeatMs: 10 * DAY - ratificationMs, tickLifetimeMs: 10 * DAY, ratificationMs }), undefined);
   });
   it('refuses one that does not, saying the largest allowed', () => {
-    assert.match(heartbeatProblem({ heartbeatMs: 10 * DAY - ratificationMs + 1, tickLifetimeMs: 10 * DAY, ratificationMs })!, /leaves no room for ratification.*i\.e\. 143 h/);
+    assert.match(
+      heartbeatProblem({ heartbeatMs: 10 * DAY - ratificationMs + 1, tickLifetimeMs: 10 * DAY, ratificationMs })!,
+      /leaves no room for ratification.*i\.e\. 143 h/,
+    );
     assert.match(heartbeatProblem({ heartbeatMs: 0, tickLifetimeMs: 10 * DAY, ratificationMs })!, /positive/);
   });
 });

@@ -20,7 +20,15 @@ const DAY = 24 * HOUR;
 const TOKEN = 'price-job-api-token-0123456789';
 
 export function priceEnv(fake: FakeSources, extra: Record<string, string> = {}): Record<string, string> {
-  const src = (name: string) => ({ kind: 'json-http', name, weight: 1, url: fake.url(`/${name}`), price_pointer: '/price', timeout_ms: 1000, max_age_seconds: 60 });
+  const src = (name: string) => ({
+    kind: 'json-http',
+    name,
+    weight: 1,
+    url: fake.url(`/${name}`),
+    price_pointer: '/price',
+    timeout_ms: 1000,
+    max_age_seconds: 60,
+  });
   return {
     PRICE_SOURCES: JSON.stringify([src('a'), src('b')]),
     // Polls are driven by the tests; the aggregate stays fresh across the days they move the clock.
@@ -75,13 +83,19 @@ export async function ratify(h: Bridge, id: string, voters: { email: string }[],
   return 'Executed';
 }
 
-const submit = (h: Bridge, headers: Record<string, string> = { 'x-api-token': TOKEN }) => h.request({ method: 'POST', url: '/api/admin/price/submit-proposal', headers, origin: null });
+const submit = (h: Bridge, headers: Record<string, string> = { 'x-api-token': TOKEN }) =>
+  h.request({ method: 'POST', url: '/api/admin/price/submit-proposal', headers, origin: null });
 
 describe('price-proposal job (decisions O16–O23)', () => {
   let fake: FakeSources;
   let h: Bridge;
   let alice: Awaited<ReturnType<typeof activeMember>>;
-  const proposals = async () => (await h.opened.canisters.clients.governance.list_proposals({ category: 'SetDomPrice', limit: 100 })).map((p) => ({ id: String(p.id), status: p.status, payload: p.payload }));
+  const proposals = async () =>
+    (await h.opened.canisters.clients.governance.list_proposals({ category: 'SetDomPrice', limit: 100 })).map((p) => ({
+      id: String(p.id),
+      status: p.status,
+      payload: p.payload,
+    }));
 
   before(async () => {
     fake = await startFakeSources();
@@ -212,7 +226,8 @@ describe('price-proposal job (decisions O16–O23)', () => {
     const r = await h.request({ method: 'GET', url: `/api/admin/jobs/runs?job=${PRICE_JOB}&limit=200`, jar });
     assert.equal(r.statusCode, 200, r.body);
     const reasons = (r.json() as { items: JobRun[] }).items.map((x) => x.detail?.reason).filter(Boolean);
-    for (const reason of ['no_aggregate', 'no_ratified_price', 'pending_proposal', 'below_min_change', 'heartbeat', 'change', 'manual', 'stale']) assert.ok(reasons.includes(reason), `${reason} in ${reasons.join(',')}`);
+    for (const reason of ['no_aggregate', 'no_ratified_price', 'pending_proposal', 'below_min_change', 'heartbeat', 'change', 'manual', 'stale'])
+      assert.ok(reasons.includes(reason), `${reason} in ${reasons.join(',')}`);
     const member = await h.login('alice-price@domdao.example');
     assert.equal((await h.request({ method: 'GET', url: `/api/admin/jobs/runs?job=${PRICE_JOB}`, jar: member.jar })).statusCode, 403);
   });
@@ -254,11 +269,25 @@ describe('price-proposal job: two bridge instances (decisions V16, V17)', () => 
     // and days, and a run an instance's own timer had in flight would lose its lease, timed by that
     // clock, mid-run (a jump no real clock makes). The two instances still race for every slot and for
     // the lease: both tick at once, and both admin triggers arrive at once.
-    const h = await bridge(BACKENDS.find((b) => b.db === 'postgres' && b.sessions === 'database'), priceEnv(fake), { jobTimer: false });
+    const h = await bridge(
+      BACKENDS.find((b) => b.db === 'postgres' && b.sessions === 'database'),
+      priceEnv(fake),
+      { jobTimer: false },
+    );
     // The second instance: its own pool on the same database, the same canisters, built the production way.
     const database = await openDatabase({ url: h.config.DATABASE_URL });
     const log = createLogger('silent', 'bridge', 'test');
-    const second = await buildApp({ config: h.config, db: database.db, sessionStore: databaseSessionStore(database.db, database.pool), canisters: h.opened.canisters, notifier: notificationClientFromEnv(log.logger, {}), keys: await loadKeys(h.config), log, now: h.now, jobTimer: false });
+    const second = await buildApp({
+      config: h.config,
+      db: database.db,
+      sessionStore: databaseSessionStore(database.db, database.pool),
+      canisters: h.opened.canisters,
+      notifier: notificationClientFromEnv(log.logger, {}),
+      keys: await loadKeys(h.config),
+      log,
+      now: h.now,
+      jobTimer: false,
+    });
     try {
       await Promise.all([h.app.ready(), second.ready()]);
       setPrice(fake, 0.3);
@@ -278,15 +307,25 @@ describe('price-proposal job: two bridge instances (decisions V16, V17)', () => 
       // Newest first: the first slot after the poll submitted, the next three found it pending.
       assert.deepEqual(
         scheduled.map((r) => [r.status, r.detail?.reason]),
-        [['skipped', 'pending_proposal'], ['skipped', 'pending_proposal'], ['skipped', 'pending_proposal'], ['succeeded', 'no_ratified_price']],
+        [
+          ['skipped', 'pending_proposal'],
+          ['skipped', 'pending_proposal'],
+          ['skipped', 'pending_proposal'],
+          ['succeeded', 'no_ratified_price'],
+        ],
         seen,
       );
-      assert.ok(runs.every((r) => r.status !== 'running'), seen);
+      assert.ok(
+        runs.every((r) => r.status !== 'running'),
+        seen,
+      );
       // Ratified, then two admins trigger at once on the two instances: one proposal, the other is told why.
       const alice = await activeMember(h, 'alice-two@domdao.example');
       assert.equal(await ratify(h, String(setPrices[0]!.id), [alice]), 'Executed');
       await h.app.priceOracle.pollNow();
-      const both = await Promise.all([h.app, second].map((app) => app.inject({ method: 'POST', url: '/api/admin/price/submit-proposal', headers: { 'x-api-token': TOKEN } })));
+      const both = await Promise.all(
+        [h.app, second].map((app) => app.inject({ method: 'POST', url: '/api/admin/price/submit-proposal', headers: { 'x-api-token': TOKEN } })),
+      );
       assert.deepEqual(both.map((r) => r.statusCode).sort(), [201, 409], both.map((r) => r.body).join(' | '));
       assert.equal(both.find((r) => r.statusCode === 409)!.json().error, 'PROPOSAL_PENDING');
       setPrices = await gov.list_proposals({ category: 'SetDomPrice', limit: 100 });
@@ -320,14 +359,23 @@ describe('the whole chain through HTTP (decisions O16–O23, V8–V12)', () => {
       const price = await h.request({ method: 'GET', url: '/api/governance/price' });
       assert.equal(price.statusCode, 200);
       const ratified = price.json() as { price_usd: number; proposal_id: string; effective_at: string };
-      assert.deepEqual([ratified.price_usd, ratified.proposal_id, ratified.effective_at], [0.5, id, new Date(h.now()).toISOString()], 'in force from its execution');
+      assert.deepEqual(
+        [ratified.price_usd, ratified.proposal_id, ratified.effective_at],
+        [0.5, id, new Date(h.now()).toISOString()],
+        'in force from its execution',
+      );
       // No campaign HTTP route yet (another part of the bridge): the member's own canister client.
       const platform = h.opened.canisters.platform!;
       const campaign = platform.as(alice.principal).campaign;
       // Real DOM (decision L11): minted by governance (the minting account), approved for the campaign canister.
       await platform.as(platform.ids.governance).ledger.icrc1_transfer({ to: { owner: alice.principal }, amount: 100n * 100_000_000n });
       await platform.as(alice.principal).ledger.icrc2_approve({ spender: { owner: platform.ids.campaign }, amount: 50n * 100_000_000n });
-      const created = await campaign.create_campaign({ title: 'Garden', description: 'Seeds', goal: { UsdValue: 1000 }, deadline: BigInt(h.now() + 30 * DAY) * 1_000_000n });
+      const created = await campaign.create_campaign({
+        title: 'Garden',
+        description: 'Seeds',
+        goal: { UsdValue: 1000 },
+        deadline: BigInt(h.now() + 30 * DAY) * 1_000_000n,
+      });
       assert.ok('Ok' in created, 'Err' in created ? Object.keys(created.Err).join() : '');
       const c = await campaign.contribute(created.Ok, { Usd: 10 });
       assert.ok('Ok' in c, 'Err' in c ? Object.keys(c.Err).join() : '');

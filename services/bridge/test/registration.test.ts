@@ -36,7 +36,10 @@ describe('registration rules (spec 2 Registration rules, decisions B4, B5)', () 
     assert.equal(r.json().error, 'COPPA_BLOCK');
     assert.equal((await h.opened.db.selectFrom('users').select('id').execute()).length, 0);
     assert.equal(h.emails().length, before);
-    const logs = h.logs.lines().map((l) => JSON.stringify(l)).join('\n');
+    const logs = h.logs
+      .lines()
+      .map((l) => JSON.stringify(l))
+      .join('\n');
     for (const secret of ['kid@example.org', 'Little Kid', twelve]) assert.ok(!logs.includes(secret), `${secret} appears in the logs`);
   });
 
@@ -93,7 +96,11 @@ describe('registration rules (spec 2 Registration rules, decisions B4, B5)', () 
     const good = await h.encrypt({ email: 'tamper@example.org', name: 'T', dob: '1990-01-01' });
     const flip = (s: string) => s.slice(0, -2) + (s.at(-2) === 'A' ? 'B' : 'A') + s.at(-1);
     const other = await generateRegistrationKey();
-    const foreign = await encryptRegistration(Buffer.from(other.publicKey).toString('base64url'), { email: 'tamper@example.org', name: 'T', dob: '1990-01-01' });
+    const foreign = await encryptRegistration(Buffer.from(other.publicKey).toString('base64url'), {
+      email: 'tamper@example.org',
+      name: 'T',
+      dob: '1990-01-01',
+    });
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ ...good, email_encrypted: flip(good.email_encrypted) }, 'UNDECRYPTABLE'],
       [{ ...good, dob_encrypted: flip(good.dob_encrypted) }, 'UNDECRYPTABLE'],
@@ -105,11 +112,19 @@ describe('registration rules (spec 2 Registration rules, decisions B4, B5)', () 
       [{ ...good, password: { pw: 'x' } }, 'VALIDATION_ERROR'],
     ];
     for (const [fields, code] of cases) {
-      const r = await h.request({ method: 'POST', url: '/api/auth/register', payload: { ...fields, ...(!('password' in fields) && { password: PASSWORD }), tos_accepted: true } });
+      const r = await h.request({
+        method: 'POST',
+        url: '/api/auth/register',
+        payload: { ...fields, ...(!('password' in fields) && { password: PASSWORD }), tos_accepted: true },
+      });
       assert.equal(r.statusCode, 400, JSON.stringify(fields).slice(0, 80));
       assert.equal(r.json().error, code);
     }
-    assert.equal((await h.request({ method: 'POST', url: '/api/auth/register', payload: { ...good, password: PASSWORD, tos_accepted: false } })).json().error, 'VALIDATION_ERROR', 'terms must be accepted');
+    assert.equal(
+      (await h.request({ method: 'POST', url: '/api/auth/register', payload: { ...good, password: PASSWORD, tos_accepted: false } })).json().error,
+      'VALIDATION_ERROR',
+      'terms must be accepted',
+    );
     assert.equal((await h.opened.db.selectFrom('users').select('id').execute()).length, count);
   });
 
@@ -151,7 +166,12 @@ describe('verification email and link (spec 2 rule 3–4, Email verification tok
     assert.equal(again.statusCode, 400);
     assert.match(again.body, /already used/);
     assert.match(again.body, /Sign in/, 'a used link says what to do next');
-    for (const bad of ['/verify-email', '/verify-email?token=abc', `/verify-email?token=${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`, "/verify-email?token=1'%20OR%20'1'='1"]) {
+    for (const bad of [
+      '/verify-email',
+      '/verify-email?token=abc',
+      `/verify-email?token=${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`,
+      "/verify-email?token=1'%20OR%20'1'='1",
+    ]) {
       assert.equal((await h.request({ method: 'GET', url: bad })).statusCode, 400, bad);
     }
     // Spec 2: valid for 24 hours: at 24 h minus 1 ms it still works, at 24 h it has expired.

@@ -146,11 +146,22 @@ describe('roles (spec 2 Roles, decision B10)', () => {
     assert.equal((await grant('member')).statusCode, 400, 'member is not granted by hand');
     assert.equal((await grant('moderator', again.jar)).statusCode, 403, 'moderators cannot grant');
     assert.equal((await grant('moderator', {})).statusCode, 401);
-    assert.equal((await h.request({ method: 'POST', url: '/api/admin/users/00000000-0000-4000-8000-000000000000/roles', payload: { role: 'developer' }, jar: admin.jar })).statusCode, 404);
-    assert.equal((await h.request({ method: 'POST', url: "/api/admin/users/1'%20OR%201=1/roles", payload: { role: 'developer' }, jar: admin.jar })).statusCode, 400);
+    assert.equal(
+      (await h.request({ method: 'POST', url: '/api/admin/users/00000000-0000-4000-8000-000000000000/roles', payload: { role: 'developer' }, jar: admin.jar }))
+        .statusCode,
+      404,
+    );
+    assert.equal(
+      (await h.request({ method: 'POST', url: "/api/admin/users/1'%20OR%201=1/roles", payload: { role: 'developer' }, jar: admin.jar })).statusCode,
+      400,
+    );
     const revoke = await h.request({ method: 'DELETE', url: `/api/admin/users/${m.user_id}/roles/moderator`, jar: admin.jar });
     assert.deepEqual(revoke.json().roles, ['member']);
-    assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar: again.jar })).json(), { authenticated: false }, 'decision B34: a revocation ends the sessions at once');
+    assert.deepEqual(
+      (await h.request({ method: 'GET', url: '/auth/session', jar: again.jar })).json(),
+      { authenticated: false },
+      'decision B34: a revocation ends the sessions at once',
+    );
   });
 });
 
@@ -166,10 +177,32 @@ describe('cross-site protection of cookie-authenticated mutations (decision B8)'
     }
     assert.equal((await h.request({ method: 'POST', url: '/auth/logout', jar, origin: null })).statusCode, 403, 'no Origin at all');
     assert.equal((await h.request({ method: 'GET', url: '/auth/session', jar })).json().authenticated, true, 'nothing happened');
-    assert.equal((await h.request({ method: 'POST', url: '/auth/login', payload: { email: 'dan@example.org', password: 'correct horse battery staple' }, origin: 'https://evil.example' })).statusCode, 403, 'login CSRF');
-    const form = await h.request({ method: 'POST', url: '/auth/logout', jar, origin: APP, payload: 'a=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    assert.equal(
+      (
+        await h.request({
+          method: 'POST',
+          url: '/auth/login',
+          payload: { email: 'dan@example.org', password: 'correct horse battery staple' },
+          origin: 'https://evil.example',
+        })
+      ).statusCode,
+      403,
+      'login CSRF',
+    );
+    const form = await h.request({
+      method: 'POST',
+      url: '/auth/logout',
+      jar,
+      origin: APP,
+      payload: 'a=b',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.equal(form.statusCode, 415, 'a cross-site form body is refused even from an allowed origin');
-    assert.equal((await h.request({ method: 'POST', url: '/auth/logout', jar, headers: { referer: `${GOV}/settings` }, origin: null })).statusCode, 200, 'Referer stands in for a missing Origin');
+    assert.equal(
+      (await h.request({ method: 'POST', url: '/auth/logout', jar, headers: { referer: `${GOV}/settings` }, origin: null })).statusCode,
+      200,
+      'Referer stands in for a missing Origin',
+    );
   });
 });
 
@@ -241,9 +274,16 @@ describe('an embedded bridge keeps its sessions in memory too (decision B49)', (
     const { jar } = await h.login('kim@example.org');
     const { user_id: userId } = (await h.request({ method: 'GET', url: '/auth/session', jar })).json() as { user_id: string };
     const now = Date.now();
-    for (const [what, end] of [['delete', (id: Buffer) => store.delete(id)], ['deleteForUser', () => store.deleteForUser(userId)]] as const) {
+    for (const [what, end] of [
+      ['delete', (id: Buffer) => store.delete(id)],
+      ['deleteForUser', () => store.deleteForUser(userId)],
+    ] as const) {
       const id = Buffer.alloc(32, what.length);
-      await writer.create(id, { user_id: userId, data: 'sealed', roles: ['member'], created_at: now, last_seen_at: now, expires_at: now + 3_600_000 }, 3_600_000);
+      await writer.create(
+        id,
+        { user_id: userId, data: 'sealed', roles: ['member'], created_at: now, last_seen_at: now, expires_at: now + 3_600_000 },
+        3_600_000,
+      );
       const lookup = store.get(id);
       const ended = end(id);
       assert.ok(await lookup, `${what}: the read saw the session`);
@@ -272,7 +312,11 @@ describe('session store outage (decision B1)', () => {
     const l = await h.login('eve@example.org');
     assert.equal(l.res.statusCode, 503);
     assert.equal(l.jar.cookie, undefined, 'no cookie handed out');
-    assert.equal((await h.request({ method: 'POST', url: `/api/admin/users/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/roles`, payload: { role: 'admin' }, jar })).statusCode, 503);
+    assert.equal(
+      (await h.request({ method: 'POST', url: `/api/admin/users/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/roles`, payload: { role: 'admin' }, jar }))
+        .statusCode,
+      503,
+    );
   });
 });
 
@@ -321,7 +365,12 @@ describe('bodies', () => {
   it('oversize and malformed JSON bodies are refused with clear errors', async () => {
     const h = await bridge();
     after(() => h.close());
-    const big = await h.request({ method: 'POST', url: '/auth/login', payload: JSON.stringify({ email: 'a@b.co', password: 'x'.repeat(200_000) }), headers: { 'content-type': 'application/json' } });
+    const big = await h.request({
+      method: 'POST',
+      url: '/auth/login',
+      payload: JSON.stringify({ email: 'a@b.co', password: 'x'.repeat(200_000) }),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(big.statusCode, 413);
     assert.equal(big.json().error, 'PAYLOAD_TOO_LARGE');
     const broken = await h.request({ method: 'POST', url: '/auth/login', payload: '{"email":', headers: { 'content-type': 'application/json' } });

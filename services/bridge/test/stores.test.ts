@@ -55,10 +55,16 @@ describe('decision B17: a PostgreSQL restart is an outage, not a crash', () => {
     process.on('unhandledRejection', onRejected);
     t.after(() => process.off('unhandledRejection', onRejected));
     await h.app.events.drain();
-    assert.ok(h.logs.lines().some((l) => l.event === 'events.delivery_unavailable'), 'the paused delivery is logged');
+    assert.ok(
+      h.logs.lines().some((l) => l.event === 'events.delivery_unavailable'),
+      'the paused delivery is logged',
+    );
     assert.deepEqual(uncaught, []);
     assert.deepEqual(rejected, []);
-    assert.ok(h.logs.lines().some((l) => l.event === 'database.connection_lost'), 'the lost connection is logged');
+    assert.ok(
+      h.logs.lines().some((l) => l.event === 'database.connection_lost'),
+      'the lost connection is logged',
+    );
 
     await server.start();
     const back = await h.request({ method: 'GET', url: '/auth/session', jar });
@@ -67,7 +73,10 @@ describe('decision B17: a PostgreSQL restart is an outage, not a crash', () => {
     assert.equal((await h.login('ada@example.org')).res.statusCode, 200);
     // Delivery resumes by itself: every subscriber's cursor reaches the end of the log.
     await h.app.events.drain();
-    const last = await h.opened.db.selectFrom('bridge_events').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
+    const last = await h.opened.db
+      .selectFrom('bridge_events')
+      .select((eb) => eb.fn.max('seq').as('seq'))
+      .executeTakeFirst();
     for (const s of await h.app.events.status()) assert.equal(String(s.last_seq), String(last?.seq ?? 0), s.subscriber);
   });
 });
@@ -89,10 +98,13 @@ describe('decision B17: a connection cut mid-query (a network failure, no goodby
     });
     await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
     // Whatever the test's outcome, the relay's connections end so that its close returns.
-    t.after(() => new Promise<void>((r) => {
-      for (const socket of sockets) socket.destroy();
-      relay.close(() => r());
-    }));
+    t.after(
+      () =>
+        new Promise<void>((r) => {
+          for (const socket of sockets) socket.destroy();
+          relay.close(() => r());
+        }),
+    );
     const via = new URL(server.url);
     via.port = String((relay.address() as AddressInfo).port);
     const h = await bridge(BACKENDS[0], { DATABASE_URL: via.toString(), SESSION_STORE: 'database' });
@@ -111,7 +123,9 @@ describe('decision B17: a connection cut mid-query (a network failure, no goodby
     await direct.connect();
     try {
       for (let i = 0; i < 400; i++) {
-        const { rows } = await direct.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where state = 'active' and query like 'select pg_sleep(30)%'`);
+        const { rows } = await direct.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity where state = 'active' and query like 'select pg_sleep(30)%'`,
+        );
         if (rows[0]!.n > 0) break;
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -152,7 +166,10 @@ describe('decision B18: one bridge per DATA_DIR', () => {
     const started = (async () => {
       for (let i = 0; i < 600; i++) {
         if (exited) throw new Error(`exited: ${out}`);
-        const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
+        const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
+          (r) => r.ok,
+          () => false,
+        );
         if (ok) return;
         await new Promise((r) => setTimeout(r, 100));
       }

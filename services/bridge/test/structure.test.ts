@@ -49,19 +49,24 @@ export function violations(files: Map<string, string>): string[] {
     for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g)) {
       const spec = m[1]!;
       if (!spec.startsWith('.')) continue; // packages: always allowed
-      const target = relative(SRC, resolve(SRC, dirname(file), spec)).split('\\').join('/');
+      const target = relative(SRC, resolve(SRC, dirname(file), spec))
+        .split('\\')
+        .join('/');
       if (target.startsWith('..')) {
         out.push(`${file}: ${spec} (leaves services/bridge/src: use the package's name)`);
         continue;
       }
       const to = unitOf(target);
       if (to.kind === 'root') {
-        if (!(SHARED_ROOT_FILES as readonly string[]).includes(to.file)) out.push(`${file}: ${spec} (${to.file} is the composition root; take what it builds through your options)`);
+        if (!(SHARED_ROOT_FILES as readonly string[]).includes(to.file))
+          out.push(`${file}: ${spec} (${to.file} is the composition root; take what it builds through your options)`);
         continue;
       }
       if (to.kind === 'core') continue;
       if (to.kind === 'feature' && from.kind === 'feature' && to.folder === from.folder) continue;
-      out.push(`${file}: ${spec} (${describeUnit(from)} imports ${describeUnit(to)}: ${from.kind === 'core' ? 'core/ never imports a feature; the feature passes it in' : 'features share through core/, the options app.ts passes, or a package'})`);
+      out.push(
+        `${file}: ${spec} (${describeUnit(from)} imports ${describeUnit(to)}: ${from.kind === 'core' ? 'core/ never imports a feature; the feature passes it in' : 'features share through core/, the options app.ts passes, or a package'})`,
+      );
     }
   }
   return out;
@@ -86,16 +91,23 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
   });
 
   it('decision S18: src/ holds core/, features/ and the composition root’s files, nothing else', () => {
-    const dirs = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    const dirs = readdirSync(SRC, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
     assert.deepEqual(dirs, ['core', 'features']);
-    const loose = readdirSync(join(SRC, 'features'), { withFileTypes: true }).filter((e) => !e.isDirectory()).map((e) => e.name);
+    const loose = readdirSync(join(SRC, 'features'), { withFileTypes: true })
+      .filter((e) => !e.isDirectory())
+      .map((e) => e.name);
     assert.deepEqual(loose, [], 'a feature is a folder under features/');
   });
 
   it('decision S18: a feature takes narrow options; only the features not yet converted import the whole context', () => {
     // The list only shrinks: each of these is to name what it uses in its options, as the others do.
     const notYetNarrow = ['account-recovery', 'payments', 'registration', 'verification'];
-    const takers = new Set([...bridgeSources()].filter(([file, text]) => file.startsWith('features/') && /core\/context\.ts['"]/.test(text)).map(([file]) => file.split('/')[1]!));
+    const takers = new Set(
+      [...bridgeSources()].filter(([file, text]) => file.startsWith('features/') && /core\/context\.ts['"]/.test(text)).map(([file]) => file.split('/')[1]!),
+    );
     assert.deepEqual([...takers].filter((f) => !notYetNarrow.includes(f)).sort(), []);
   });
 
@@ -109,8 +121,11 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
       ['features/oracle/index.ts', "import { buildApp } from '../../app.ts';"],
       ['core/context.ts', "import type { BridgeParts } from '../app.ts';"],
       ['features/home/index.ts', "import { x } from '../../../../notification/src/app.ts';"],
-      ['helpers/x.ts', "export const x = 1;"],
-      ['features/verification/index.ts', "import { firstOrigin } from '../../config.ts';\nimport { page } from '../../core/http/page.ts';\nimport { emailBlindIndex } from '../../core/identity/email.ts';\nimport { sendError } from '../../core/http/errors.ts';\nimport { Type } from '@sinclair/typebox';\nimport { SUITE } from './hpke.ts';"],
+      ['helpers/x.ts', 'export const x = 1;'],
+      [
+        'features/verification/index.ts',
+        "import { firstOrigin } from '../../config.ts';\nimport { page } from '../../core/http/page.ts';\nimport { emailBlindIndex } from '../../core/identity/email.ts';\nimport { sendError } from '../../core/http/errors.ts';\nimport { Type } from '@sinclair/typebox';\nimport { SUITE } from './hpke.ts';",
+      ],
       ['core/outbox/index.ts', "import type { BridgeConfig } from '../../config.ts';\nimport type { Db } from '../db/index.ts';"],
       ['app.ts', "import roles from './features/roles/index.ts';"],
     ]);

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ADMIN_EMAIL, bridge, type Bridge } from './harness.ts';
 
-const roles = async (h: Bridge, url: '/auth/session' | '/api/auth/session', jar: { cookie?: string }) => (await h.request({ method: 'GET', url, jar })).json() as { roles: string[]; membership_status?: string };
+const roles = async (h: Bridge, url: '/auth/session' | '/api/auth/session', jar: { cookie?: string }) =>
+  (await h.request({ method: 'GET', url, jar })).json() as { roles: string[]; membership_status?: string };
 
 async function activate(h: Bridge, userId: string): Promise<void> {
   const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', userId).executeTakeFirstOrThrow();

@@ -24,8 +24,14 @@ export interface GatewayOptions {
 type ReplyOptions = NonNullable<FastifyHttpProxyOptions['replyOptions']>;
 type ReplyFromError = { error: { statusCode?: number; code?: string; message?: string; cause?: unknown } };
 /** reply-from's callbacks are typed for HTTP/2 servers too; the gateway is HTTP/1.1 (TLS ends in front of it). */
-const onUpstreamError = (handler: (reply: FastifyReply, e: ReplyFromError) => unknown): ReplyOptions['onError'] => (reply, e) => void handler(reply as unknown as FastifyReply, e);
-const onRequestHeaders = (rewrite: typeof forwardHeaders): ReplyOptions['rewriteRequestHeaders'] => (request, headers) => rewrite(request as unknown as FastifyRequest, headers);
+const onUpstreamError =
+  (handler: (reply: FastifyReply, e: ReplyFromError) => unknown): ReplyOptions['onError'] =>
+  (reply, e) =>
+    void handler(reply as unknown as FastifyReply, e);
+const onRequestHeaders =
+  (rewrite: typeof forwardHeaders): ReplyOptions['rewriteRequestHeaders'] =>
+  (request, headers) =>
+    rewrite(request as unknown as FastifyRequest, headers);
 
 function tooLarge(error: ReplyFromError['error']): boolean {
   for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) if (e instanceof BodyTooLarge) return true;
@@ -57,7 +63,10 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
   app.addHook('onResponse', (request, reply, done) => {
     const level = reply.statusCode >= 400 ? 'info' : 'debug';
     if (level === 'debug' && !debugEnabled) return done();
-    request.log[level]({ event: 'request.completed', method: request.method, path: request.url.split('?', 1)[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');
+    request.log[level](
+      { event: 'request.completed', method: request.method, path: request.url.split('?', 1)[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request completed',
+    );
     done();
   });
   app.addHook('onClose', (_app, done) => {
@@ -68,7 +77,8 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
   // The gateway's own liveness (every other path belongs to a service).
   app.get('/gateway/health', async () => ({ status: 'ok', version: GATEWAY_VERSION }));
 
-  const bridgeTooLarge = (reply: FastifyReply) => reply.code(413).send({ error: 'PAYLOAD_TOO_LARGE', message: 'the request body is too large', request_id: reply.request.id });
+  const bridgeTooLarge = (reply: FastifyReply) =>
+    reply.code(413).send({ error: 'PAYLOAD_TOO_LARGE', message: 'the request body is too large', request_id: reply.request.id });
   const bridgeError = (reply: FastifyReply, { error }: ReplyFromError) => {
     if (tooLarge(error)) return bridgeTooLarge(reply);
     const failure = upstreamFailure(error);
@@ -124,7 +134,13 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
       done();
     });
     // POST /register: the identity service's public endpoint, the bridge's registration (decision E9).
-    await bridge.register(proxy, { ...proxyOptions(config.BRIDGE_URL, bridgeError), prefix: '/register', rewritePrefix: '/api/auth/register', routes: ['/'], httpMethods: ['POST', 'OPTIONS'] });
+    await bridge.register(proxy, {
+      ...proxyOptions(config.BRIDGE_URL, bridgeError),
+      prefix: '/register',
+      rewritePrefix: '/api/auth/register',
+      routes: ['/'],
+      httpMethods: ['POST', 'OPTIONS'],
+    });
     // Everything else, the web app at `/` included, is the bridge's (its own 404 answers unknown paths).
     await bridge.register(proxy, proxyOptions(config.BRIDGE_URL, bridgeError));
   });

@@ -7,12 +7,24 @@ export const GatewayEnv = Type.Object({
   PORT: Env.port(3000, 'listen port (`npm start`: GATEWAY_PORT)'),
   HOST: Env.string('listen address', '0.0.0.0'),
   LOG_LEVEL: Env.enumOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level'),
-  TRUST_PROXY: Env.string('Fastify trustProxy for a load balancer in front of the gateway: `true`, a hop count, or comma-separated addresses/CIDRs; `false` = X-Forwarded-For from clients is replaced', 'false'),
+  TRUST_PROXY: Env.string(
+    'Fastify trustProxy for a load balancer in front of the gateway: `true`, a hop count, or comma-separated addresses/CIDRs; `false` = X-Forwarded-For from clients is replaced',
+    'false',
+  ),
   BRIDGE_URL: Env.string('base URL of the bridge (every path but /notify, and POST /register)', 'http://127.0.0.1:3200'),
   NOTIFICATION_URL: Env.string('base URL of the notification service (/notify/* with the prefix stripped)', 'http://127.0.0.1:3100'),
-  NOTIFICATION_SERVICE_TOKEN: Env.secret("the notification service's SERVICE_TOKEN, checked at the edge before /notify is forwarded; unset = /notify answers 503 (fail-closed)"),
-  FOREIGN_SERVICE_TOKENS: Env.string('comma-separated `scope=token` pairs of other platform services (as the notification service reads them); presenting one at /notify answers 403 forbidden'),
-  MAX_BODY_BYTES: Env.int(41_943_040, 'largest request body the gateway forwards (declared or streamed); larger answers 413 (the services apply their own, smaller limits)', 1024, 1024 * 1024 * 1024),
+  NOTIFICATION_SERVICE_TOKEN: Env.secret(
+    "the notification service's SERVICE_TOKEN, checked at the edge before /notify is forwarded; unset = /notify answers 503 (fail-closed)",
+  ),
+  FOREIGN_SERVICE_TOKENS: Env.string(
+    'comma-separated `scope=token` pairs of other platform services (as the notification service reads them); presenting one at /notify answers 403 forbidden',
+  ),
+  MAX_BODY_BYTES: Env.int(
+    41_943_040,
+    'largest request body the gateway forwards (declared or streamed); larger answers 413 (the services apply their own, smaller limits)',
+    1024,
+    1024 * 1024 * 1024,
+  ),
   UPSTREAM_CONNECT_TIMEOUT_MS: Env.int(5000, 'longest wait for a connection to a service', 100, 60_000),
   UPSTREAM_TIMEOUT_MS: Env.int(120_000, "longest wait for a service's response headers, and between two chunks of its body; then 504", 1000, 600_000),
   REQUEST_TIMEOUT_MS: Env.int(120_000, 'longest time a client may take to send a whole request (slow senders are cut off)', 1000, 600_000),
@@ -25,7 +37,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   for (const name of ['BRIDGE_URL', 'NOTIFICATION_URL'] as const) {
     if (!isBaseUrl(c[name])) problems.push(`${name}: ${c[name]} is not an http(s) base URL without query or fragment`);
   }
-  if (c.NOTIFICATION_SERVICE_TOKEN !== undefined && c.NOTIFICATION_SERVICE_TOKEN.length < 16) problems.push('NOTIFICATION_SERVICE_TOKEN: at least 16 characters (as SERVICE_TOKEN)');
+  if (c.NOTIFICATION_SERVICE_TOKEN !== undefined && c.NOTIFICATION_SERVICE_TOKEN.length < 16)
+    problems.push('NOTIFICATION_SERVICE_TOKEN: at least 16 characters (as SERVICE_TOKEN)');
   try {
     parseForeignTokens(c.FOREIGN_SERVICE_TOKENS, c.NOTIFICATION_SERVICE_TOKEN, 'notification');
   } catch (e) {

@@ -18,7 +18,15 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env) {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   try {
     const { app } = await startGateway();
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void app.close().then(() => process.exit(0), () => process.exit(1)));
+    for (const signal of ['SIGINT', 'SIGTERM'] as const)
+      process.once(
+        signal,
+        () =>
+          void app.close().then(
+            () => process.exit(0),
+            () => process.exit(1),
+          ),
+      );
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`gateway: ${err.message}`);

@@ -77,10 +77,14 @@ export function upstreamFailure(error: { statusCode?: number; code?: string; cau
   }
   const code = codes.join(' ');
   if (error.statusCode === 504 || /TIMEOUT/.test(code)) return { status: 504, reason: 'timeout' };
-  if (error.statusCode === 503 || /ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|SOCKET|CONNECT/.test(code)) return { status: 503, reason: 'unreachable' };
+  if (error.statusCode === 503 || /ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|SOCKET|CONNECT/.test(code))
+    return { status: 503, reason: 'unreachable' };
   return { status: 502, reason: 'bad_response' };
 }
 
 export function logFailure(reply: FastifyReply, upstream: string, error: { code?: string; message?: string }, failure: UpstreamFailure): void {
-  reply.request.log.error({ event: 'upstream.failed', upstream, code: error.code, reason: failure.reason, status: failure.status }, `${upstream} ${failure.reason}`);
+  reply.request.log.error(
+    { event: 'upstream.failed', upstream, code: error.code, reason: failure.reason, status: failure.status },
+    `${upstream} ${failure.reason}`,
+  );
 }

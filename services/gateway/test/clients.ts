@@ -34,7 +34,12 @@ function lastJsonLine(out: { code: number; stdout: string; stderr: string }, wha
 export async function nodeFetch(url: string, headers: Record<string, string>, body: string, caFile?: string): Promise<ClientAnswer> {
   const script = `const r = await fetch(process.env.URL, { method: 'POST', headers: JSON.parse(process.env.HEADERS), body: process.env.BODY });
 console.log(JSON.stringify({ status: r.status, text: await r.text() }));`;
-  const out = await run(process.execPath, ['--input-type=module', '-e', script], { URL: url, HEADERS: JSON.stringify(headers), BODY: body, ...(caFile && { NODE_EXTRA_CA_CERTS: caFile }) });
+  const out = await run(process.execPath, ['--input-type=module', '-e', script], {
+    URL: url,
+    HEADERS: JSON.stringify(headers),
+    BODY: body,
+    ...(caFile && { NODE_EXTRA_CA_CERTS: caFile }),
+  });
   return lastJsonLine(out, "Node's fetch");
 }
 
@@ -43,7 +48,12 @@ export async function notificationClientSend(baseUrl: string, token: string, req
   const script = `import { createNotificationClient } from '@domdao/notification-client';
 const client = createNotificationClient({ baseUrl: process.env.BASE_URL, token: process.env.TOKEN, logger: { warn: () => undefined } });
 console.log(JSON.stringify(await client.send(JSON.parse(process.env.REQUEST))));`;
-  const out = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { BASE_URL: baseUrl, TOKEN: token, REQUEST: JSON.stringify(request), ...(caFile && { NODE_EXTRA_CA_CERTS: caFile }) });
+  const out = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    BASE_URL: baseUrl,
+    TOKEN: token,
+    REQUEST: JSON.stringify(request),
+    ...(caFile && { NODE_EXTRA_CA_CERTS: caFile }),
+  });
   const line = out.stdout.trim().split('\n').at(-1) ?? '';
   try {
     return JSON.parse(line) as Record<string, unknown>;
@@ -104,7 +114,13 @@ export interface RawAnswer extends ClientAnswer {
  * HttpClient and PHP's curl do (without their fallback timer: it waits for the edge). It reads the final
  * answer by its Content-Length, so an edge that keeps the connection open after a refusal is no matter.
  */
-export function rawExpectPost(base: string, path: string, headers: Record<string, string>, body: Buffer | { declaredLength: number }, caFile?: string): Promise<RawAnswer> {
+export function rawExpectPost(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer | { declaredLength: number },
+  caFile?: string,
+): Promise<RawAnswer> {
   const u = new URL(base);
   const declared = Buffer.isBuffer(body) ? body.length : body.declaredLength;
   return new Promise((resolve, reject) => {
@@ -150,7 +166,15 @@ export function rawExpectPost(base: string, path: string, headers: Record<string
         return;
       }
     });
-    const lines = [`POST ${path} HTTP/1.1`, `Host: ${u.host}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), `Content-Length: ${declared}`, 'Expect: 100-continue', '', ''];
+    const lines = [
+      `POST ${path} HTTP/1.1`,
+      `Host: ${u.host}`,
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      `Content-Length: ${declared}`,
+      'Expect: 100-continue',
+      '',
+      '',
+    ];
     socket.write(lines.join('\r\n'));
   });
 }

@@ -40,7 +40,12 @@ export interface Answer {
   json(): any;
 }
 
-export async function call(t: EdgeTarget, method: string, path: string, opts: { headers?: Record<string, string>; body?: string | Buffer; host?: string } = {}): Promise<Answer> {
+export async function call(
+  t: EdgeTarget,
+  method: string,
+  path: string,
+  opts: { headers?: Record<string, string>; body?: string | Buffer; host?: string } = {},
+): Promise<Answer> {
   const res = await request(`${t.base}${path}`, {
     method: method,
     headers: { ...opts.headers, ...(opts.host && { host: opts.host }) },
@@ -58,7 +63,15 @@ const welcome = JSON.stringify({ type: 'welcome', to: 'ada@example.com', domain:
 /** A send with one 25 MiB attachment (33.4 MiB of JSON): the largest a caller may send (spec 3). */
 export function bigSend(): Buffer {
   const content = randomBytes(25 * 1024 * 1024).toString('base64');
-  return Buffer.from(JSON.stringify({ type: 'welcome', to: 'ada@example.com', domain: 'domdao.example', data: { user_name: 'Ada' }, attachments: [{ filename: 'minutes.pdf', content, content_type: 'application/pdf' }] }));
+  return Buffer.from(
+    JSON.stringify({
+      type: 'welcome',
+      to: 'ada@example.com',
+      domain: 'domdao.example',
+      data: { user_name: 'Ada' },
+      attachments: [{ filename: 'minutes.pdf', content, content_type: 'application/pdf' }],
+    }),
+  );
 }
 
 /** Log lines a service wrote for one request id (the platform flushes its logs at least every second: wait first). */
@@ -119,9 +132,18 @@ export function edgeCases(target: () => EdgeTarget): void {
     const t = target();
     const ids = { none: randomUUID(), wrong: randomUUID(), foreign: randomUUID(), malformed: randomUUID() };
     const none = await call(t, 'POST', '/notify/api/v1/send', { headers: { ...json, 'x-request-id': ids.none }, body: welcome });
-    const wrong = await call(t, 'POST', '/notify/api/v1/send', { headers: { ...json, ...bearer('not-the-service-token-0123456789'), 'x-request-id': ids.wrong }, body: welcome });
-    const foreign = await call(t, 'POST', '/notify/api/v1/send', { headers: { ...json, ...bearer(FOREIGN_TOKEN), 'x-request-id': ids.foreign }, body: welcome });
-    const malformed = await call(t, 'POST', '/notify/api/v1/send', { headers: { ...json, authorization: `Basic ${Buffer.from('a:b').toString('base64')}`, 'x-request-id': ids.malformed }, body: welcome });
+    const wrong = await call(t, 'POST', '/notify/api/v1/send', {
+      headers: { ...json, ...bearer('not-the-service-token-0123456789'), 'x-request-id': ids.wrong },
+      body: welcome,
+    });
+    const foreign = await call(t, 'POST', '/notify/api/v1/send', {
+      headers: { ...json, ...bearer(FOREIGN_TOKEN), 'x-request-id': ids.foreign },
+      body: welcome,
+    });
+    const malformed = await call(t, 'POST', '/notify/api/v1/send', {
+      headers: { ...json, authorization: `Basic ${Buffer.from('a:b').toString('base64')}`, 'x-request-id': ids.malformed },
+      body: welcome,
+    });
     assert.deepEqual([none.status, wrong.status, foreign.status, malformed.status], [401, 401, 403, 401]);
     assert.deepEqual(none.json(), { error: 'unauthorized', request_id: ids.none });
     assert.deepEqual(wrong.json(), { error: 'unauthorized', request_id: ids.wrong });
@@ -131,9 +153,17 @@ export function edgeCases(target: () => EdgeTarget): void {
     // None of them reached the service: it logs auth.unauthorized for every refusal of its own, and
     // does so for a wrong token sent to it directly (the control).
     const direct = randomUUID();
-    await request(`http://127.0.0.1:${t.platform.notificationPort}/api/v1/send`, { method: 'POST', headers: { ...json, ...bearer('not-the-service-token-0123456789'), 'x-request-id': direct }, body: welcome }).then((r) => r.body.dump());
+    await request(`http://127.0.0.1:${t.platform.notificationPort}/api/v1/send`, {
+      method: 'POST',
+      headers: { ...json, ...bearer('not-the-service-token-0123456789'), 'x-request-id': direct },
+      body: welcome,
+    }).then((r) => r.body.dump());
     await new Promise((r) => setTimeout(r, 1500));
-    assert.equal(linesOf(t, 'notification', direct).some((l) => l.event === 'auth.unauthorized'), true, 'control: the service logs its own refusals');
+    assert.equal(
+      linesOf(t, 'notification', direct).some((l) => l.event === 'auth.unauthorized'),
+      true,
+      'control: the service logs its own refusals',
+    );
     for (const id of Object.values(ids)) assert.deepEqual(linesOf(t, 'notification', id), [], `request ${id} must not reach the notification service`);
   });
 
@@ -181,18 +211,27 @@ export function edgeCases(target: () => EdgeTarget): void {
     assert.equal(bad.status, 400);
     assert.equal(bad.json().error, 'VALIDATION_ERROR');
     // A front end on a sibling origin may call it (CORS preflight answered by the bridge's rules, B45).
-    const pre = await call(t, 'OPTIONS', '/register', { headers: { origin: t.origin(t.hosts.gov), 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' }, host: t.hosts.app });
+    const pre = await call(t, 'OPTIONS', '/register', {
+      headers: { origin: t.origin(t.hosts.gov), 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      host: t.hosts.app,
+    });
     assert.ok(pre.status === 204 || pre.status === 200, `preflight ${pre.status} ${pre.text}`);
     assert.equal(pre.headers['access-control-allow-origin'], t.origin(t.hosts.gov));
     assert.equal(pre.headers['access-control-allow-credentials'], 'true');
     // GET /register is no endpoint.
     assert.equal((await call(t, 'GET', '/register')).status, 404);
 
-    const link = t.platform.outbox().filter((m) => m.to === email).at(-1)?.link;
+    const link = t.platform
+      .outbox()
+      .filter((m) => m.to === email)
+      .at(-1)?.link;
     assert.ok(link, 'the verification link was emailed');
     assert.equal((await call(t, 'GET', new URL(link).pathname + new URL(link).search)).status, 200, 'the link opens its confirmation page');
     // Decision B51: the link is confirmed with the password chosen at registration.
-    const verified = await call(t, 'POST', '/api/auth/verify-email', { headers: json, body: JSON.stringify({ token: new URL(link).searchParams.get('token'), password }) });
+    const verified = await call(t, 'POST', '/api/auth/verify-email', {
+      headers: json,
+      body: JSON.stringify({ token: new URL(link).searchParams.get('token'), password }),
+    });
     assert.equal(verified.status, 200, verified.text);
     // Once verified, the address is held: the bridge's EMAIL_EXISTS through the edge.
     const again = await call(t, 'POST', '/register', { headers: json, body });
@@ -233,7 +272,13 @@ export function edgeCases(target: () => EdgeTarget): void {
     const dir = mkdtempSync(join(tmpdir(), 'domdao-edge-curl-'));
     try {
       const file = join(dir, 'send.json');
-      writeFileSync(file, JSON.stringify({ ...JSON.parse(welcome), attachments: [{ filename: 'minutes.pdf', content: randomBytes(1 << 20).toString('base64'), content_type: 'application/pdf' }] }));
+      writeFileSync(
+        file,
+        JSON.stringify({
+          ...JSON.parse(welcome),
+          attachments: [{ filename: 'minutes.pdf', content: randomBytes(1 << 20).toString('base64'), content_type: 'application/pdf' }],
+        }),
+      );
       const expecting = await curlPost(url, headers, file, { expect: true, caFile: t.caFile });
       assert.equal(expecting.status, 200, expecting.text);
       assert.equal(expecting.expected, true, 'curl sent Expect: 100-continue');
@@ -248,15 +293,25 @@ export function edgeCases(target: () => EdgeTarget): void {
 
     // A page holding the token is refused whatever it calls: a same-origin GET carries neither Origin
     // nor a cookie here, only fetch metadata (Sec-Fetch-Site); a POST also an Origin.
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
     try {
       const page = await (await browser.newContext({ ignoreHTTPSErrors: true })).newPage();
       await page.goto(`${t.base}/health`);
       const answers = await page.evaluate(
         async ({ token, body }) => {
           const get = await fetch('/notify/api/v1/openapi.json', { headers: { authorization: `Bearer ${token}` } });
-          const post = await fetch('/notify/api/v1/send', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
-          return [{ status: get.status, body: await get.json() }, { status: post.status, body: await post.json() }];
+          const post = await fetch('/notify/api/v1/send', {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body,
+          });
+          return [
+            { status: get.status, body: await get.json() },
+            { status: post.status, body: await post.json() },
+          ];
         },
         { token: SERVICE_TOKEN, body: welcome },
       );

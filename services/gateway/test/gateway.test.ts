@@ -27,7 +27,10 @@ async function spawnGateway(env: Record<string, string>) {
   });
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
-    const up = await request(`${base}/gateway/health`).then((r) => r.body.text().then(() => r.statusCode), () => 0);
+    const up = await request(`${base}/gateway/health`).then(
+      (r) => r.body.text().then(() => r.statusCode),
+      () => 0,
+    );
     if (up === 200) break;
     if (i >= 300) {
       gw.kill('SIGKILL');
@@ -55,7 +58,13 @@ describe('the gateway of npm start', () => {
   before(async () => {
     platform = await startPlatform((p) => ({ FRONTEND_ORIGINS: `http://app.domdao.test:${p.gateway},http://gov.domdao.test:${p.gateway}` }));
     const port = platform.gatewayPort;
-    target = { base: `http://127.0.0.1:${port}`, dispatcher, platform, hosts: { app: `app.domdao.test:${port}`, gov: `gov.domdao.test:${port}` }, origin: (host) => `http://${host}` };
+    target = {
+      base: `http://127.0.0.1:${port}`,
+      dispatcher,
+      platform,
+      hosts: { app: `app.domdao.test:${port}`, gov: `gov.domdao.test:${port}` },
+      origin: (host) => `http://${host}`,
+    };
   });
   after(async () => {
     await dispatcher.close();
@@ -70,7 +79,11 @@ describe('the gateway of npm start', () => {
       const base = gw.base;
       const body = bigSend();
       const send = async (b: Buffer) => {
-        const r = await request(`${base}/notify/api/v1/send`, { method: 'POST', headers: { authorization: `Bearer ${SERVICE_TOKEN}`, 'content-type': 'application/json' }, body: b });
+        const r = await request(`${base}/notify/api/v1/send`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${SERVICE_TOKEN}`, 'content-type': 'application/json' },
+          body: b,
+        });
         return { status: r.statusCode, text: await r.body.text() };
       };
       // V8 frees the chunks that passed through lazily (up to ~45 MiB of garbage before a collection),
@@ -92,7 +105,11 @@ describe('the gateway of npm start', () => {
 });
 
 /** A stand-in upstream that records what it receives. */
-async function recorder(): Promise<{ url: string; seen: Array<{ method: string; url: string; headers: IncomingMessage['headers']; bytes: number }>; server: Server }> {
+async function recorder(): Promise<{
+  url: string;
+  seen: Array<{ method: string; url: string; headers: IncomingMessage['headers']; bytes: number }>;
+  server: Server;
+}> {
   const seen: Array<{ method: string; url: string; headers: IncomingMessage['headers']; bytes: number }> = [];
   const server = createServer((req, res) => {
     let bytes = 0;
@@ -115,7 +132,19 @@ describe('the gateway alone', () => {
     const app = await buildGateway({ config: env({ NOTIFICATION_URL: up.url, BRIDGE_URL: up.url }) });
     try {
       const id = '0f8fad5b-d9cb-469f-a165-70867728950e';
-      const r = await app.inject({ method: 'POST', url: '/notify/api/v1/send?x=1', headers: { authorization: `Bearer ${SERVICE_TOKEN}`, 'content-type': 'application/json', 'x-request-id': id, 'x-forwarded-for': '203.0.113.9', cookie: 'theme=dark', host: 'gw.domdao.test' }, payload: '{"a":1}' });
+      const r = await app.inject({
+        method: 'POST',
+        url: '/notify/api/v1/send?x=1',
+        headers: {
+          authorization: `Bearer ${SERVICE_TOKEN}`,
+          'content-type': 'application/json',
+          'x-request-id': id,
+          'x-forwarded-for': '203.0.113.9',
+          cookie: 'theme=dark',
+          host: 'gw.domdao.test',
+        },
+        payload: '{"a":1}',
+      });
       assert.equal(r.statusCode, 200);
       assert.equal(r.headers['x-request-id'], id);
       const seen = up.seen.at(-1)!;
@@ -148,7 +177,11 @@ describe('the gateway alone', () => {
     const gw = await spawnGateway({ NOTIFICATION_URL: up.url, BRIDGE_URL: up.url, MAX_BODY_BYTES: String(512 << 20) });
     try {
       const send = async (mib: number) => {
-        const r = await request(`${gw.base}/notify/api/v1/send`, { method: 'POST', headers: { authorization: `Bearer ${SERVICE_TOKEN}`, 'content-type': 'application/json' }, body: Buffer.alloc(mib << 20, 97) });
+        const r = await request(`${gw.base}/notify/api/v1/send`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${SERVICE_TOKEN}`, 'content-type': 'application/json' },
+          body: Buffer.alloc(mib << 20, 97),
+        });
         await r.body.text();
         assert.equal(r.statusCode, 200);
       };
@@ -165,12 +198,14 @@ describe('the gateway alone', () => {
     }
   });
 
-  it('decision E8: a service that is down or too slow gets a clear answer in that service\'s error shape', async () => {
+  it("decision E8: a service that is down or too slow gets a clear answer in that service's error shape", async () => {
     const port = await freePort();
     const app = await buildGateway({ config: env({ NOTIFICATION_URL: `http://127.0.0.1:${port}`, BRIDGE_URL: `http://127.0.0.1:${port}` }) });
     const slow = createServer(() => undefined);
     await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
-    const slowApp = await buildGateway({ config: env({ BRIDGE_URL: `http://127.0.0.1:${(slow.address() as AddressInfo).port}`, UPSTREAM_TIMEOUT_MS: '1000' }) });
+    const slowApp = await buildGateway({
+      config: env({ BRIDGE_URL: `http://127.0.0.1:${(slow.address() as AddressInfo).port}`, UPSTREAM_TIMEOUT_MS: '1000' }),
+    });
     try {
       const n = await app.inject({ method: 'GET', url: '/notify/api/v1/health' });
       assert.equal(n.statusCode, 503);
@@ -198,22 +233,39 @@ describe('the gateway alone', () => {
     await app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     try {
-      const declared = await app.inject({ method: 'POST', url: '/notify/api/v1/send', headers: { authorization: `Bearer ${SERVICE_TOKEN}`, 'content-type': 'application/json' }, payload: 'x'.repeat(4096) });
+      const declared = await app.inject({
+        method: 'POST',
+        url: '/notify/api/v1/send',
+        headers: { authorization: `Bearer ${SERVICE_TOKEN}`, 'content-type': 'application/json' },
+        payload: 'x'.repeat(4096),
+      });
       assert.equal(declared.statusCode, 413);
       assert.equal(declared.json().error, 'payload_too_large');
-      const bridge = await app.inject({ method: 'POST', url: '/api/auth/register', headers: { 'content-type': 'application/json' }, payload: 'x'.repeat(4096) });
+      const bridge = await app.inject({
+        method: 'POST',
+        url: '/api/auth/register',
+        headers: { 'content-type': 'application/json' },
+        payload: 'x'.repeat(4096),
+      });
       assert.equal(bridge.statusCode, 413);
       assert.equal(bridge.json().error, 'PAYLOAD_TOO_LARGE');
       // Chunked (no Content-Length): counted while it streams.
       async function* chunks() {
         for (let i = 0; i < 8; i++) yield Buffer.alloc(1024, 120);
       }
-      const streamed = await request(`${base}/notify/api/v1/send`, { method: 'POST', headers: { authorization: `Bearer ${SERVICE_TOKEN}`, 'content-type': 'application/json' }, body: Readable.from(chunks()) }).then(
+      const streamed = await request(`${base}/notify/api/v1/send`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${SERVICE_TOKEN}`, 'content-type': 'application/json' },
+        body: Readable.from(chunks()),
+      }).then(
         async (r) => ({ status: r.statusCode, text: await r.body.text() }),
         (e: Error) => ({ status: 0, text: e.message }),
       );
       assert.ok(streamed.status === 413 || streamed.status === 0, `${streamed.status} ${streamed.text}`);
-      assert.ok(up.seen.every((s) => s.bytes <= 2048), 'no more than the limit reached a service');
+      assert.ok(
+        up.seen.every((s) => s.bytes <= 2048),
+        'no more than the limit reached a service',
+      );
     } finally {
       await app.close();
       up.server.close();
@@ -238,7 +290,13 @@ describe('the gateway alone', () => {
 
   it('configuration: bad URLs, short tokens and malformed foreign tokens are all listed at start-up', () => {
     assert.throws(
-      () => loadGatewayConfig({ BRIDGE_URL: 'ftp://x', NOTIFICATION_URL: 'http://a/?q=1', NOTIFICATION_SERVICE_TOKEN: 'short', FOREIGN_SERVICE_TOKENS: 'nonsense' }),
+      () =>
+        loadGatewayConfig({
+          BRIDGE_URL: 'ftp://x',
+          NOTIFICATION_URL: 'http://a/?q=1',
+          NOTIFICATION_SERVICE_TOKEN: 'short',
+          FOREIGN_SERVICE_TOKENS: 'nonsense',
+        }),
       (e: unknown) => e instanceof ConfigError && e.problems.length === 4,
     );
     const c = loadGatewayConfig({});

@@ -47,15 +47,43 @@ describe('the production edge: deploy/nginx', () => {
     port = await freePort();
     platform = await startPlatform(() => ({ FRONTEND_ORIGINS: `https://app.domdao.test:${port},https://gov.domdao.test:${port}` }));
     // A self-signed certificate for the two sibling hostnames and the loopback address.
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-subj', '/CN=domdao.test', '-addext', 'subjectAltName=DNS:app.domdao.test,DNS:gov.domdao.test,IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        '/CN=domdao.test',
+        '-addext',
+        'subjectAltName=DNS:app.domdao.test,DNS:gov.domdao.test,IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     ca = readFileSync(join(dir, 'cert.pem'), 'utf8');
     // nginx's workers (not root) must reach the temporary paths below.
     chmodSync(dir, 0o755);
     // The committed configuration, with this test's site/ files (the only part an operator edits).
     for (const f of ['nginx.conf', 'routes.conf', 'proxy-headers.conf', 'notify-auth.js']) copyFileSync(join(root, 'deploy/nginx', f), join(dir, f));
     mkdirSync(join(dir, 'site'));
-    writeFileSync(join(dir, 'site/upstreams.conf'), `upstream domdao_bridge { server 127.0.0.1:${platform.bridgePort}; keepalive 8; }\nupstream domdao_notification { server 127.0.0.1:${platform.notificationPort}; keepalive 8; }\n`);
-    writeFileSync(join(dir, 'site/server.conf'), `listen 127.0.0.1:${port} ssl http2;\nserver_name _;\nssl_certificate ${dir}/cert.pem;\nssl_certificate_key ${dir}/key.pem;\nssl_session_cache shared:domdao_tls:1m;\n`);
+    writeFileSync(
+      join(dir, 'site/upstreams.conf'),
+      `upstream domdao_bridge { server 127.0.0.1:${platform.bridgePort}; keepalive 8; }\nupstream domdao_notification { server 127.0.0.1:${platform.notificationPort}; keepalive 8; }\n`,
+    );
+    writeFileSync(
+      join(dir, 'site/server.conf'),
+      `listen 127.0.0.1:${port} ssl http2;\nserver_name _;\nssl_certificate ${dir}/cert.pem;\nssl_certificate_key ${dir}/key.pem;\nssl_session_cache shared:domdao_tls:1m;\n`,
+    );
     writeFileSync(
       join(dir, 'site/http.conf'),
       ['access_log', 'error_log'].map((d) => `${d} ${dir}/${d === 'access_log' ? 'access.log domdao' : 'error.log info'};`).join('\n') +
@@ -70,11 +98,19 @@ describe('the production edge: deploy/nginx', () => {
     let stderr = '';
     nginx.stderr!.on('data', (d) => (stderr += d));
     for (let i = 0; !(await accepts(port)); i++) {
-      if (nginx.exitCode !== null || i > 100) throw new Error(`nginx did not start: ${stderr}\n${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`);
+      if (nginx.exitCode !== null || i > 100)
+        throw new Error(`nginx did not start: ${stderr}\n${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`);
       await new Promise((r) => setTimeout(r, 100));
     }
     dispatcher = new Agent({ connect: { ca } });
-    target = { base: `https://127.0.0.1:${port}`, dispatcher, platform, hosts: { app: `app.domdao.test:${port}`, gov: `gov.domdao.test:${port}` }, origin: (host) => `https://${host}`, caFile: join(dir, 'cert.pem') };
+    target = {
+      base: `https://127.0.0.1:${port}`,
+      dispatcher,
+      platform,
+      hosts: { app: `app.domdao.test:${port}`, gov: `gov.domdao.test:${port}` },
+      origin: (host) => `https://${host}`,
+      caFile: join(dir, 'cert.pem'),
+    };
   });
 
   after(async () => {
@@ -128,8 +164,13 @@ describe('the production edge: deploy/nginx', () => {
     }
   });
 
-  it('decision E11: security headers on pages, API answers and the edge\'s own refusals', async () => {
-    for (const [path, headers] of [['/', {}], ['/health', {}], ['/notify/api/v1/send', {}], ['/no-such-page', {}]] as const) {
+  it("decision E11: security headers on pages, API answers and the edge's own refusals", async () => {
+    for (const [path, headers] of [
+      ['/', {}],
+      ['/health', {}],
+      ['/notify/api/v1/send', {}],
+      ['/no-such-page', {}],
+    ] as const) {
       const r = await call(target, path.startsWith('/notify') ? 'POST' : 'GET', path, { headers });
       assert.equal(r.headers['strict-transport-security'], 'max-age=63072000; includeSubDomains', path);
       assert.equal(r.headers['x-content-type-options'], 'nosniff', path);
@@ -144,15 +185,44 @@ describe('the production edge: deploy/nginx', () => {
     const password = 'a long browser passphrase';
     const key = (await call(target, 'GET', '/api/auth/registration-key')).json() as { public_key: string };
     const fields = await encryptRegistration(key.public_key, { email, name: 'Browser Tester', dob: '1991-01-01' });
-    assert.equal((await call(target, 'POST', '/register', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...fields, password, tos_accepted: true }) })).status, 201);
-    const link = new URL(platform.outbox().filter((m) => m.to === email).at(-1)!.link);
+    assert.equal(
+      (
+        await call(target, 'POST', '/register', {
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ ...fields, password, tos_accepted: true }),
+        })
+      ).status,
+      201,
+    );
+    const link = new URL(
+      platform
+        .outbox()
+        .filter((m) => m.to === email)
+        .at(-1)!.link,
+    );
     assert.equal((await call(target, 'GET', link.pathname + link.search)).status, 200);
     // Decision B51: the link is confirmed with the password chosen at registration.
-    assert.equal((await call(target, 'POST', '/api/auth/verify-email', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: link.searchParams.get('token'), password }) })).status, 200);
+    assert.equal(
+      (
+        await call(target, 'POST', '/api/auth/verify-email', {
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ token: link.searchParams.get('token'), password }),
+        })
+      ).status,
+      200,
+    );
 
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--host-resolver-rules=MAP *.domdao.test 127.0.0.1'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--host-resolver-rules=MAP *.domdao.test 127.0.0.1',
+      ],
     });
     try {
       const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 900, height: 520 } });
@@ -164,17 +234,20 @@ describe('the production edge: deploy/nginx', () => {
       await page.fill('#password', password);
       await Promise.all([page.waitForURL(`${gov}/`), page.click('button[type=submit]')]);
       await page.waitForSelector('text=Signed in as');
-      assert.match(await page.textContent('body') ?? '', new RegExp(`Signed in as ${email.replace('.', '\\.')}`));
+      assert.match((await page.textContent('body')) ?? '', new RegExp(`Signed in as ${email.replace('.', '\\.')}`));
       mkdirSync(SCREENSHOT_DIR, { recursive: true });
       await page.screenshot({ path: join(SCREENSHOT_DIR, 'edge-sibling-sign-in.png') });
       const cookies = await context.cookies();
       const session = cookies.find((c) => c.name === 'session');
       assert.ok(session);
-      assert.deepEqual({ domain: session.domain, secure: session.secure, httpOnly: session.httpOnly, sameSite: session.sameSite }, { domain: '.domdao.test', secure: true, httpOnly: true, sameSite: 'Lax' });
+      assert.deepEqual(
+        { domain: session.domain, secure: session.secure, httpOnly: session.httpOnly, sameSite: session.sameSite },
+        { domain: '.domdao.test', secure: true, httpOnly: true, sameSite: 'Lax' },
+      );
       // The first sibling sees the same session.
       await page.goto(`${app}/`);
       await page.waitForSelector('text=Signed in as');
-      assert.match(await page.textContent('body') ?? '', /Signed in as/);
+      assert.match((await page.textContent('body')) ?? '', /Signed in as/);
       // Spec 2 Authentication 5 (decision F5): signing out in one suite signs the other out too.
       const gov2 = await context.newPage();
       await gov2.goto(`${gov}/`);
@@ -189,7 +262,7 @@ describe('the production edge: deploy/nginx', () => {
     }
   });
 
-  it('decision E12: a client over the sign-in rate limit gets 429 from the edge in the bridge\'s shape', async () => {
+  it("decision E12: a client over the sign-in rate limit gets 429 from the edge in the bridge's shape", async () => {
     const answers = [];
     for (let i = 0; i < 40; i++) answers.push(await call(target, 'POST', '/auth/login', { headers: { 'content-type': 'application/json' }, body: '{}' }));
     const limited = answers.filter((a) => a.status === 429);
@@ -198,7 +271,13 @@ describe('the production edge: deploy/nginx', () => {
     assert.equal(limited[0]!.json().request_id, limited[0]!.headers['x-request-id']);
     assert.equal(limited[0]!.headers['retry-after'], '1');
     // Those within the burst reached the bridge, which judged them itself (earlier tests used part of it).
-    assert.ok(answers.slice(0, 10).every((a) => a.status === 400 && a.json().error === 'VALIDATION_ERROR'), answers.slice(0, 10).map((a) => a.status).join());
+    assert.ok(
+      answers.slice(0, 10).every((a) => a.status === 400 && a.json().error === 'VALIDATION_ERROR'),
+      answers
+        .slice(0, 10)
+        .map((a) => a.status)
+        .join(),
+    );
     // Other routes have their own, wider budget.
     assert.equal((await call(target, 'GET', '/health')).status, 200);
   });

@@ -26,7 +26,9 @@ export function renderPreviews(outDir: string, env: NodeJS.ProcessEnv = process.
       writeFileSync(join(outDir, `${base}.html`), result.message.html);
       writeFileSync(join(outDir, `${base}.txt`), `Subject: ${result.message.subject}\n\n${result.message.text}`);
       files.push(`${base}.html`, `${base}.txt`);
-      rows.push(`<tr><td>${escapeText(t.type)}</td><td>${brand.key}</td><td>${escapeText(result.message.subject)}</td><td><a href="${base}.html">HTML</a> · <a href="${base}.txt">text</a></td><td>${Buffer.byteLength(result.message.html)} B</td></tr>`);
+      rows.push(
+        `<tr><td>${escapeText(t.type)}</td><td>${brand.key}</td><td>${escapeText(result.message.subject)}</td><td><a href="${base}.html">HTML</a> · <a href="${base}.txt">text</a></td><td>${Buffer.byteLength(result.message.html)} B</td></tr>`,
+      );
     }
   }
   writeFileSync(

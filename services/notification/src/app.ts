@@ -48,7 +48,11 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const { config } = opts;
   const { logger, flush } = createLogger(config.LOG_LEVEL, 'notification', SERVICE_VERSION, opts.logStream);
   const brands = brandsFromConfig(config);
-  const registry = new TokenRegistry('notification', config.SERVICE_TOKEN, parseForeignTokens(config.FOREIGN_SERVICE_TOKENS, config.SERVICE_TOKEN, 'notification'));
+  const registry = new TokenRegistry(
+    'notification',
+    config.SERVICE_TOKEN,
+    parseForeignTokens(config.FOREIGN_SERVICE_TOKENS, config.SERVICE_TOKEN, 'notification'),
+  );
   const templates = opts.templates ?? (catalog as unknown as Record<string, TemplateDefinition>);
   const composer = new Composer(Object.values(templates));
   const provider: EmailProvider = opts.provider ?? providerFromConfig(config);
@@ -58,7 +62,11 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
         prefix: config.IDEMPOTENCY_KEY_PREFIX,
         ttlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
         commandTimeoutMs: config.IDEMPOTENCY_REDIS_TIMEOUT_MS,
-        onUnreachable: (err) => logger.warn({ event: 'idempotency.store_unreachable', err: err.message }, 'the Redis idempotency store is unreachable: sends with an Idempotency-Key answer 500 until it is back'),
+        onUnreachable: (err) =>
+          logger.warn(
+            { event: 'idempotency.store_unreachable', err: err.message },
+            'the Redis idempotency store is unreachable: sends with an Idempotency-Key answer 500 until it is back',
+          ),
       })
     : memoryIdempotencyStore(config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_MAX_ENTRIES);
   // Two lanes (decision D32): bodies up to SMALL_BODY_BYTES never queue behind large ones.
@@ -95,7 +103,13 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     const result = registry.check(authorization);
     if (result.ok) return true;
     request.log.warn(
-      { event: 'auth.unauthorized', path: request.url.split('?', 1)[0], source_ip_class: sourceIpClass(request.ip), token_prefix: tokenPrefix(authorization), reason: result.reason },
+      {
+        event: 'auth.unauthorized',
+        path: request.url.split('?', 1)[0],
+        source_ip_class: sourceIpClass(request.ip),
+        token_prefix: tokenPrefix(authorization),
+        reason: result.reason,
+      },
       'request rejected',
     );
     void (result.status === 403 ? sendError(reply, 403, 'forbidden') : sendError(reply, 401, 'unauthorized'));
@@ -108,7 +122,15 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const sendOptions = { brands, templates, composer, provider, idempotency, now: opts.now ?? (() => new Date()) };
   const sender = createSender(sendOptions);
   // Decision D44: authenticated small JSON sends are served on Node's objects; everything else by Fastify.
-  const door = new FrontDoor({ registry, logger, lane: smallBudget, maxBytes: Math.min(SMALL_BODY_BYTES, config.MAX_BODY_BYTES), readTimeoutMs: smallReadTimeoutMs, sender, debugEnabled });
+  const door = new FrontDoor({
+    registry,
+    logger,
+    lane: smallBudget,
+    maxBytes: Math.min(SMALL_BODY_BYTES, config.MAX_BODY_BYTES),
+    readTimeoutMs: smallReadTimeoutMs,
+    sender,
+    debugEnabled,
+  });
   const [fastifyHandler] = app.server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
   app.server.removeAllListeners('request');
   app.decorate('frontDoor', door);
@@ -182,7 +204,10 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
       if (request.bodyDeadline === 0 || request.bodyDeadline > now || request.raw.complete) continue;
       request.bodyDeadline = 0;
       const timeoutMs = request.budgetLane === smallBudget ? smallReadTimeoutMs : config.BODY_READ_TIMEOUT_MS;
-      request.log.warn({ event: 'request.body_timeout', declared_bytes: Number(request.headers['content-length'] ?? -1), timeout_ms: timeoutMs }, 'request body too slow; connection closed');
+      request.log.warn(
+        { event: 'request.body_timeout', declared_bytes: Number(request.headers['content-length'] ?? -1), timeout_ms: timeoutMs },
+        'request body too slow; connection closed',
+      );
       request.raw.socket?.destroy();
     }
   }, sweepMs);
@@ -205,7 +230,10 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     const level = reply.statusCode >= 400 ? 'info' : 'debug';
     // At the default level a success writes nothing: skip building the line (it was per-request garbage).
     if (level === 'debug' && !debugEnabled) return done();
-    request.log[level]({ event: 'request.completed', method: request.method, path: request.url.split('?', 1)[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');
+    request.log[level](
+      { event: 'request.completed', method: request.method, path: request.url.split('?', 1)[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request completed',
+    );
     done();
   });
 
@@ -235,7 +263,14 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     flush();
   });
   app.log.info(
-    { event: 'service.configured', provider: provider.name, stub_mode: provider.stub, fail_closed: !registry.configured, brands: brands.domains, idempotency: config.IDEMPOTENCY_REDIS_URL ? 'redis' : 'memory' },
+    {
+      event: 'service.configured',
+      provider: provider.name,
+      stub_mode: provider.stub,
+      fail_closed: !registry.configured,
+      brands: brands.domains,
+      idempotency: config.IDEMPOTENCY_REDIS_URL ? 'redis' : 'memory',
+    },
     'notification service configured',
   );
   return app;

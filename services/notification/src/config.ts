@@ -8,8 +8,19 @@ export const NotificationEnv = Type.Object({
   PORT: Env.port(3100, 'listen port'),
   HOST: Env.string('listen address', '0.0.0.0'),
   LOG_LEVEL: Env.enumOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level'),
-  NODE_ENV: Env.enumOf(['development', 'production', 'test'], 'development', '`test` skips the brand URL assertions; `production` also refuses the example brand domains'),
-  SERVICE_TOKEN: Type.Optional(Type.String({ minLength: 16, maxLength: 512, pattern: '^[A-Za-z0-9._~+/-]+=*$', description: 'bearer token callers present; unset = every request answers 503 (fail-closed)' })),
+  NODE_ENV: Env.enumOf(
+    ['development', 'production', 'test'],
+    'development',
+    '`test` skips the brand URL assertions; `production` also refuses the example brand domains',
+  ),
+  SERVICE_TOKEN: Type.Optional(
+    Type.String({
+      minLength: 16,
+      maxLength: 512,
+      pattern: '^[A-Za-z0-9._~+/-]+=*$',
+      description: 'bearer token callers present; unset = every request answers 503 (fail-closed)',
+    }),
+  ),
   FOREIGN_SERVICE_TOKENS: Env.string('comma-separated `scope=token` pairs of other platform services; presenting one answers 403 forbidden'),
   TRUST_PROXY: Env.string('Fastify trustProxy: `true`, a hop count, or comma-separated addresses/CIDRs of the gateway', 'false'),
 
@@ -27,12 +38,22 @@ export const NotificationEnv = Type.Object({
 
   MAX_BODY_BYTES: Env.int(40 * MiB, 'largest accepted request body; larger answers 413 payload_too_large', 1024, 1024 * MiB),
   INFLIGHT_BODY_BYTES: Env.int(128 * MiB, 'request bytes processed at once; further requests wait, bounding memory', 1024, 8192 * MiB),
-  BODY_READ_TIMEOUT_MS: Env.int(60000, 'longest time a request body may take to arrive once reading it began; a slower connection is closed and its budget freed', 100, 600000),
+  BODY_READ_TIMEOUT_MS: Env.int(
+    60000,
+    'longest time a request body may take to arrive once reading it began; a slower connection is closed and its budget freed',
+    100,
+    600000,
+  ),
 
   IDEMPOTENCY_REDIS_URL: Env.string('Redis URL for the Idempotency-Key store shared by replicas; unset = in-process store'),
   IDEMPOTENCY_KEY_PREFIX: Env.string('Redis key prefix of the idempotency store', 'notification:idem:'),
   IDEMPOTENCY_TTL_SECONDS: Env.int(86400, 'how long a completed send is remembered under its Idempotency-Key', 60, 7 * 86400),
-  IDEMPOTENCY_REDIS_TIMEOUT_MS: Env.int(2000, 'how long one idempotency-store command may take before the send goes on without it: a Redis host lost without a reset must not hold a delivered email\'s answer (decision D47)', 50, 60000),
+  IDEMPOTENCY_REDIS_TIMEOUT_MS: Env.int(
+    2000,
+    "how long one idempotency-store command may take before the send goes on without it: a Redis host lost without a reset must not hold a delivered email's answer (decision D47)",
+    50,
+    60000,
+  ),
   IDEMPOTENCY_MAX_ENTRIES: Env.int(100000, 'size bound of the in-process idempotency store', 100, 10000000),
 
   BRAND_DAO_DOMAIN: Env.string('primary DAO brand domain <dao_domain>', 'domdao.example'),

@@ -12,9 +12,19 @@ describe('fail-closed without SERVICE_TOKEN (rule 2)', () => {
   before(async () => (svc = await makeService({ SERVICE_TOKEN: undefined })));
   after(() => svc.close());
 
-  for (const [method, url] of [['GET', '/api/v1/health'], ['POST', '/api/v1/send'], ['GET', '/api/v1/openapi.json'], ['GET', '/elsewhere']] as const) {
+  for (const [method, url] of [
+    ['GET', '/api/v1/health'],
+    ['POST', '/api/v1/send'],
+    ['GET', '/api/v1/openapi.json'],
+    ['GET', '/elsewhere'],
+  ] as const) {
     it(`${method} ${url} answers 503 service_unavailable`, async () => {
-      const res = await svc.app.inject({ method, url, headers: { authorization: `Bearer ${TEST_TOKEN}` }, ...(method === 'POST' && { payload: validBody('welcome') }) });
+      const res = await svc.app.inject({
+        method,
+        url,
+        headers: { authorization: `Bearer ${TEST_TOKEN}` },
+        ...(method === 'POST' && { payload: validBody('welcome') }),
+      });
       assert.equal(res.statusCode, 503);
       assert.equal(res.json().error, 'service_unavailable');
       assert.ok(res.json().request_id);
@@ -156,7 +166,13 @@ describe('behind the gateway (TRUST_PROXY)', () => {
   const reject = async (env: Record<string, string>) => {
     const svc = await makeService(env);
     try {
-      const res = await svc.app.inject({ method: 'POST', url: '/api/v1/send', remoteAddress: '10.0.0.7', headers: { 'x-forwarded-for': '8.8.8.8' }, payload: {} });
+      const res = await svc.app.inject({
+        method: 'POST',
+        url: '/api/v1/send',
+        remoteAddress: '10.0.0.7',
+        headers: { 'x-forwarded-for': '8.8.8.8' },
+        payload: {},
+      });
       const event = svc.logs.events('auth.unauthorized').find((e) => e.request_id === res.json().request_id)!;
       return event.source_ip_class;
     } finally {
@@ -207,7 +223,13 @@ describe('decision D34: only health is outside the authenticated scope', () => {
     }
   });
 
-  for (const [method, url] of [['GET', '/elsewhere'], ['POST', '/api/v1/health'], ['DELETE', '/api/v1/health'], ['GET', '/api/v1/health/x'], ['GET', '/api/v1/healthz']] as const) {
+  for (const [method, url] of [
+    ['GET', '/elsewhere'],
+    ['POST', '/api/v1/health'],
+    ['DELETE', '/api/v1/health'],
+    ['GET', '/api/v1/health/x'],
+    ['GET', '/api/v1/healthz'],
+  ] as const) {
     it(`unknown ${method} ${url}: 401 without a token, 404 not_found with one (D3)`, async () => {
       const anonymous = await svc.app.inject({ method, url });
       assert.equal(anonymous.statusCode, 401);
@@ -220,7 +242,12 @@ describe('decision D34: only health is outside the authenticated scope', () => {
   }
 
   it('an unauthenticated oversize body to an unknown path is 401, not 413', async () => {
-    const res = await svc.app.inject({ method: 'POST', url: '/nowhere', headers: { 'content-type': 'application/json', 'content-length': String(1024 ** 3) }, payload: '{}' });
+    const res = await svc.app.inject({
+      method: 'POST',
+      url: '/nowhere',
+      headers: { 'content-type': 'application/json', 'content-length': String(1024 ** 3) },
+      payload: '{}',
+    });
     assert.equal(res.statusCode, 401);
   });
 });

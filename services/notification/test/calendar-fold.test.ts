@@ -21,8 +21,15 @@ const text = fc
   .map((parts) => parts.join(''));
 
 const brand = (name: string): Brand => ({
-  key: 'dao', domain: 'domdao.example', name, fromAddress: 'no-reply@domdao.example', supportUrl: 'https://domdao.example/support',
-  postalAddress: 'Somewhere 1', logoUrl: 'https://domdao.example/logo.png', primaryColor: '#112233', backgroundColor: '#ffffff',
+  key: 'dao',
+  domain: 'domdao.example',
+  name,
+  fromAddress: 'no-reply@domdao.example',
+  supportUrl: 'https://domdao.example/support',
+  postalAddress: 'Somewhere 1',
+  logoUrl: 'https://domdao.example/logo.png',
+  primaryColor: '#112233',
+  backgroundColor: '#ffffff',
 });
 
 // Date-times as callers write them (D41 stamps canonical UTC ones from their text): any fraction, none,
@@ -34,12 +41,27 @@ const dateText = fc.oneof(
   fc.tuple(instant, fc.stringMatching(/^\d{1,9}$/)).map(([d, f]) => d.toISOString().replace(/\.\d+Z$/, `.${f}Z`)),
   fc.tuple(instant, fc.constantFrom('+05:30', '-08:00', '+00:00')).map(([d, o]) => d.toISOString().replace('Z', o)),
   instant.map((d) => d.toISOString().replace('T', 't').replace('Z', 'z')),
-  fc.constantFrom('2026-11-23T17:00:00Z', '2026-11-23T17:00:00.999Z', '2026-11-23T17:00:00.001Z', '2026-02-29T00:00:00Z', '2024-02-29T00:00:00Z', '2026-11-23T24:00:00Z', '2026-11-31T10:00:00Z', '2026-13-01T10:00:00Z', '2026-11-23T17:00:60Z', '0999-01-01T00:00:00Z', '2026-11-23'),
+  fc.constantFrom(
+    '2026-11-23T17:00:00Z',
+    '2026-11-23T17:00:00.999Z',
+    '2026-11-23T17:00:00.001Z',
+    '2026-02-29T00:00:00Z',
+    '2024-02-29T00:00:00Z',
+    '2026-11-23T24:00:00Z',
+    '2026-11-31T10:00:00Z',
+    '2026-13-01T10:00:00Z',
+    '2026-11-23T17:00:60Z',
+    '0999-01-01T00:00:00Z',
+    '2026-11-23',
+  ),
 );
 
 describe('decision D35: calendar folding adapter', () => {
   it('foldLines equals ical-generator foldLines on arbitrary text', () => {
-    fc.assert(fc.property(text, (s) => foldLines(s) === icalGeneratorFold(s)), { numRuns: 3000 });
+    fc.assert(
+      fc.property(text, (s) => foldLines(s) === icalGeneratorFold(s)),
+      { numRuns: 3000 },
+    );
   });
 
   it('folds exactly at the 75-octet boundary, never inside a surrogate pair', () => {

@@ -52,7 +52,10 @@ describe('event.ics', () => {
     assert.match(u, /\r\nDTSTART:20261123T170000Z\r\n/);
     assert.match(u, /\r\nDTEND:20261123T180000Z\r\n/);
     assert.match(u, /\r\nSUMMARY:November town hall\r\n/);
-    assert.match(u, /\r\nDESCRIPTION:Quarterly treasury report\\, then open questions\.\\nBring your proposals\.\\n\\nhttps:\/\/app\.domdao\.example\/events\/townhall-2026-11\r\n/);
+    assert.match(
+      u,
+      /\r\nDESCRIPTION:Quarterly treasury report\\, then open questions\.\\nBring your proposals\.\\n\\nhttps:\/\/app\.domdao\.example\/events\/townhall-2026-11\r\n/,
+    );
     assert.match(u, /\r\nLOCATION:Online\r\n/);
     assert.match(u, /\r\nORGANIZER;CN="DOM DAO Council":mailto:council@domdao\.example\r\n/);
   });

@@ -19,7 +19,12 @@ describe('notification configuration', () => {
   it('lists every bad variable at once, naming it and the value', () => {
     assert.throws(
       () => loadNotificationConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', MAX_BODY_BYTES: '-1' }),
-      (e: unknown) => e instanceof ConfigError && e.problems.length === 3 && /PORT.*"eighty"/.test(e.message) && /LOG_LEVEL/.test(e.message) && /MAX_BODY_BYTES/.test(e.message),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        e.problems.length === 3 &&
+        /PORT.*"eighty"/.test(e.message) &&
+        /LOG_LEVEL/.test(e.message) &&
+        /MAX_BODY_BYTES/.test(e.message),
     );
   });
   it('brand colours must be #RRGGBB (they are placed in style attributes)', () => {

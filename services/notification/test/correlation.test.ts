@@ -89,7 +89,10 @@ describe('X-Request-Id (spec 3 Request correlation)', () => {
     const id = '7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f72';
     const res = await svc.send(validBody('welcome'), { 'x-request-id': id });
     assert.equal(res.statusCode, 200);
-    const mine = svc.logs.lines().filter((l) => l.request_id === id).map((l) => l.event);
+    const mine = svc.logs
+      .lines()
+      .filter((l) => l.request_id === id)
+      .map((l) => l.event);
     assert.ok(mine.includes('email.stub_send'));
     const failed = await svc.send({ type: 'nope' }, { 'x-request-id': '7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f73' });
     assert.equal(failed.statusCode, 400);
@@ -101,7 +104,10 @@ describe('X-Request-Id (spec 3 Request correlation)', () => {
 });
 
 describe('request.completed: the access line of a successful request is DEBUG, of a failed one INFO', () => {
-  for (const [level, expected] of [['debug', true], ['info', false]] as const) {
+  for (const [level, expected] of [
+    ['debug', true],
+    ['info', false],
+  ] as const) {
     it(`LOG_LEVEL=${level}: request.completed for a 200 is ${expected ? '' : 'not '}written; a 400 always is`, async (t) => {
       const svc = await makeService({ LOG_LEVEL: level });
       t.after(() => svc.close());

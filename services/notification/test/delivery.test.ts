@@ -71,7 +71,9 @@ describe('HTTP API provider (Resend-compatible)', () => {
   });
 
   it('retries a 429, honouring Retry-After, and then succeeds', async (t) => {
-    const p = await makeServiceWithProvider({}, (_r, i) => (i === 0 ? { status: 429, headers: { 'retry-after': '1' }, body: { message: 'slow down' } } : { status: 200, body: { id: 'after-retry' } }));
+    const p = await makeServiceWithProvider({}, (_r, i) =>
+      i === 0 ? { status: 429, headers: { 'retry-after': '1' }, body: { message: 'slow down' } } : { status: 200, body: { id: 'after-retry' } },
+    );
     t.after(() => p.close());
     const res = await p.send(validBody('welcome'));
     assert.equal(res.statusCode, 200, res.body);
@@ -102,7 +104,10 @@ describe('HTTP API provider (Resend-compatible)', () => {
   });
 
   it('a provider rejection is 500 send_failed with no details; the reason is only in the server log', async (t) => {
-    const p = await makeServiceWithProvider({}, () => ({ status: 422, body: { name: 'validation_error', message: 'The to address is on the suppression list' } }));
+    const p = await makeServiceWithProvider({}, () => ({
+      status: 422,
+      body: { name: 'validation_error', message: 'The to address is on the suppression list' },
+    }));
     t.after(() => p.close());
     const res = await p.send(validBody('welcome'));
     assert.equal(res.statusCode, 500);
@@ -184,7 +189,10 @@ describe('SMTP provider (a real SMTP server, parsed MIME)', () => {
 
   it('carries List-Unsubscribe, List-Unsubscribe-Post and List-Id headers for the digest', async () => {
     await svc.send(validBody('notification-digest'));
-    const head = sink.received.at(-1)!.raw.split('\r\n\r\n')[0]!.replace(/\r\n[ \t]+/g, ' ');
+    const head = sink.received
+      .at(-1)!
+      .raw.split('\r\n\r\n')[0]!
+      .replace(/\r\n[ \t]+/g, ' ');
     assert.match(head, /^List-Unsubscribe: <https:\/\/domdao\.example\/unsubscribe\?token=eyJ1IjoiNDIifQ\.c2ln>$/im);
     assert.match(head, /^List-Unsubscribe-Post: List-Unsubscribe=One-Click$/im);
     assert.match(head, /^List-Id: <weekly-digest\.domdao\.example>$/im);
@@ -192,9 +200,15 @@ describe('SMTP provider (a real SMTP server, parsed MIME)', () => {
 
   it('attaches the calendar part first, then caller files, with their names and types', async () => {
     const pdf = Buffer.from('%PDF-1.7 agenda');
-    await svc.send({ ...validBody('event-reminder'), attachments: [{ filename: 'agenda.pdf', content: pdf.toString('base64'), content_type: 'application/pdf' }] });
+    await svc.send({
+      ...validBody('event-reminder'),
+      attachments: [{ filename: 'agenda.pdf', content: pdf.toString('base64'), content_type: 'application/pdf' }],
+    });
     const atts = sink.received.at(-1)!.parsed.attachments;
-    assert.deepEqual(atts.map((a) => a.filename), ['event.ics', 'agenda.pdf']);
+    assert.deepEqual(
+      atts.map((a) => a.filename),
+      ['event.ics', 'agenda.pdf'],
+    );
     assert.equal(atts[0]!.contentType, 'text/calendar');
     assert.match(atts[0]!.content.toString('utf8'), /BEGIN:VEVENT\r\nUID:townhall-2026-11@domdao\.example/);
     assert.equal(atts[1]!.contentType, 'application/pdf');
@@ -219,7 +233,13 @@ describe('SMTP provider (a real SMTP server, parsed MIME)', () => {
 
   it('wrong SMTP credentials are 500 send_failed', async (t) => {
     const bad = await makeService({
-      EMAIL_PROVIDER: 'smtp', EMAIL_PROVIDER_API_KEY: 'wrong', SMTP_USER: 'relay-user', SMTP_HOST: '127.0.0.1', SMTP_PORT: String(sink.port), SMTP_REQUIRE_TLS: 'false', PROVIDER_MAX_ATTEMPTS: '1',
+      EMAIL_PROVIDER: 'smtp',
+      EMAIL_PROVIDER_API_KEY: 'wrong',
+      SMTP_USER: 'relay-user',
+      SMTP_HOST: '127.0.0.1',
+      SMTP_PORT: String(sink.port),
+      SMTP_REQUIRE_TLS: 'false',
+      PROVIDER_MAX_ATTEMPTS: '1',
     });
     t.after(() => bad.close());
     assert.equal((await bad.send(validBody('welcome'))).statusCode, 500);

@@ -30,7 +30,12 @@ describe('body', () => {
   it('malformed JSON is 400 invalid_request', async () => {
     await expectInvalid('{"type": "welcome",', 'body');
   });
-  for (const [why, body] of [['an array', '[]'], ['a string', '"welcome"'], ['null', 'null'], ['a number', '42']]) {
+  for (const [why, body] of [
+    ['an array', '[]'],
+    ['a string', '"welcome"'],
+    ['null', 'null'],
+    ['a number', '42'],
+  ]) {
     it(`${why} instead of an object is 400 invalid_request`, async () => {
       await expectInvalid(body, 'body');
     });
@@ -67,14 +72,20 @@ describe('body', () => {
 });
 
 describe('type', () => {
-  it('missing is invalid_request', async () => { await expectInvalid({ ...validBody('welcome'), type: undefined }, 'type'); });
+  it('missing is invalid_request', async () => {
+    await expectInvalid({ ...validBody('welcome'), type: undefined }, 'type');
+  });
   it('unknown is invalid_request and lists the 14 types', async () => {
     const [d] = await expectInvalid({ ...validBody('welcome'), type: 'newsletter' }, 'type');
     assert.match(d!.message, /welcome/);
     assert.match(d!.message, /notification-digest/);
   });
-  it('inherited property names are not types', async () => { await expectInvalid({ ...validBody('welcome'), type: 'constructor' }, 'type'); });
-  it('non-string is invalid_request', async () => { await expectInvalid({ ...validBody('welcome'), type: 7 }, 'type'); });
+  it('inherited property names are not types', async () => {
+    await expectInvalid({ ...validBody('welcome'), type: 'constructor' }, 'type');
+  });
+  it('non-string is invalid_request', async () => {
+    await expectInvalid({ ...validBody('welcome'), type: 7 }, 'type');
+  });
 });
 
 describe('to: one bare RFC 5322 addr-spec', () => {
@@ -131,9 +142,13 @@ describe('to: one bare RFC 5322 addr-spec', () => {
     ['a huge string', `${'a'.repeat(100_000)}@example.com`],
   ];
   for (const [why, to] of refused) {
-    it(`refuses ${why}`, async () => { await expectInvalid(validBody('welcome', { to: to as string }), 'to'); });
+    it(`refuses ${why}`, async () => {
+      await expectInvalid(validBody('welcome', { to: to as string }), 'to');
+    });
   }
-  it('missing is invalid_request', async () => { await expectInvalid({ ...validBody('welcome'), to: undefined }, 'to'); });
+  it('missing is invalid_request', async () => {
+    await expectInvalid({ ...validBody('welcome'), to: undefined }, 'to');
+  });
   for (const to of ['ada@xn--zz.com', 'ada@xn--a.com', 'ada@XN--ZZ.com', 'ada@mail.xn--zz.com', 'ada@example.xn--a', 'ada@xn--.com', 'jörg@xn--zz.com']) {
     it(`decision D12: broken punycode ${to} is refused (one rule for the ASCII fast path and the full path)`, async () => {
       const details = await expectInvalid(validBody('welcome', { to }), 'to');
@@ -159,7 +174,9 @@ describe('domain', () => {
     ['missing', undefined],
     ['not a string', 1],
   ]) {
-    it(`${why} is invalid_request (brand never inferred)`, async () => { await expectInvalid({ ...validBody('welcome'), domain }, 'domain'); });
+    it(`${why} is invalid_request (brand never inferred)`, async () => {
+      await expectInvalid({ ...validBody('welcome'), domain }, 'domain');
+    });
   }
   it('the brand is not inferred from the recipient: a DAO-domain recipient still needs domain', async () => {
     await expectInvalid({ ...validBody('welcome', { to: `member@${DAO}` }), domain: undefined }, 'domain');
@@ -174,9 +191,13 @@ describe('domain', () => {
 });
 
 describe('data presence (decision D5)', () => {
-  it('missing data is invalid_request', async () => { await expectInvalid({ ...validBody('welcome'), data: undefined }, 'data'); });
+  it('missing data is invalid_request', async () => {
+    await expectInvalid({ ...validBody('welcome'), data: undefined }, 'data');
+  });
   for (const data of [null, [], 'x', 3]) {
-    it(`data ${JSON.stringify(data)} is invalid_request`, async () => { await expectInvalid({ ...validBody('welcome'), data }, 'data'); });
+    it(`data ${JSON.stringify(data)} is invalid_request`, async () => {
+      await expectInvalid({ ...validBody('welcome'), data }, 'data');
+    });
   }
 });
 
@@ -188,9 +209,15 @@ describe('attachments', () => {
     const res = await svc.send(withFiles(Array.from({ length: 10 }, (_, i) => file({ filename: `f${i}.txt` }))));
     assert.equal(res.statusCode, 200, res.body);
   });
-  it('11 are invalid_request', async () => { await expectInvalid(withFiles(Array.from({ length: 11 }, () => file())), 'attachments'); });
-  it('not an array is invalid_request', async () => { await expectInvalid(withFiles({ filename: 'a' }), 'attachments'); });
-  it('an item that is not an object is invalid_request', async () => { await expectInvalid(withFiles(['x']), 'attachments[0]'); });
+  it('11 are invalid_request', async () => {
+    await expectInvalid(withFiles(Array.from({ length: 11 }, () => file())), 'attachments');
+  });
+  it('not an array is invalid_request', async () => {
+    await expectInvalid(withFiles({ filename: 'a' }), 'attachments');
+  });
+  it('an item that is not an object is invalid_request', async () => {
+    await expectInvalid(withFiles(['x']), 'attachments[0]');
+  });
 
   for (const [why, filename] of [
     ['path traversal', '../../etc/passwd'],
@@ -209,7 +236,9 @@ describe('attachments', () => {
     ['not a string', 5],
     ['missing', undefined],
   ]) {
-    it(`filename with ${why} is invalid_request`, async () => { await expectInvalid(withFiles([file({ filename })]), 'attachments[0].filename'); });
+    it(`filename with ${why} is invalid_request`, async () => {
+      await expectInvalid(withFiles([file({ filename })]), 'attachments[0].filename');
+    });
   }
   const encoded = (charset: string, text: string) => `=?${charset}?B?${Buffer.from(text).toString('base64')}?=`;
   for (const [why, filename] of [
@@ -244,20 +273,43 @@ describe('attachments', () => {
     ['empty', ''],
     ['not a string', 12],
   ]) {
-    it(`content that is ${why} is invalid_request`, async () => { await expectInvalid(withFiles([file({ content })]), 'attachments[0].content'); });
+    it(`content that is ${why} is invalid_request`, async () => {
+      await expectInvalid(withFiles([file({ content })]), 'attachments[0].content');
+    });
   }
   it('content_type must be printable ASCII (no CRLF)', async () => {
     await expectInvalid(withFiles([file({ content_type: 'text/plain\r\nBcc: eve@example.com' })]), 'attachments[0].content_type');
     await expectInvalid(withFiles([file({ content_type: 'text/plain; name=ü' })]), 'attachments[0].content_type');
     await expectInvalid(withFiles([file({ content_type: '' })]), 'attachments[0].content_type');
   });
-  for (const type of ['text/html; name=evil.exe', 'application/pdf; name="r.pdf"', 'text/plain; filename=a.exe', 'multipart/mixed; boundary=x', 'text/plain; charset=utf-8; name=a.exe', 'text/html;', 'texthtml', 'text/', '/html', 'text/html extra']) {
+  for (const type of [
+    'text/html; name=evil.exe',
+    'application/pdf; name="r.pdf"',
+    'text/plain; filename=a.exe',
+    'multipart/mixed; boundary=x',
+    'text/plain; charset=utf-8; name=a.exe',
+    'text/html;',
+    'texthtml',
+    'text/',
+    '/html',
+    'text/html extra',
+  ]) {
     it(`decision D31: content_type ${JSON.stringify(type)} is invalid_request (type/subtype, charset the only parameter)`, async () => {
       const details = await expectInvalid(withFiles([file({ content_type: type })]), 'attachments[0].content_type');
-      assert.deepEqual(details, [{ field: 'attachments[0].content_type', message: 'must be type/subtype, optionally with a charset parameter (no other parameters)' }]);
+      assert.deepEqual(details, [
+        { field: 'attachments[0].content_type', message: 'must be type/subtype, optionally with a charset parameter (no other parameters)' },
+      ]);
     });
   }
-  for (const type of ['application/pdf', 'text/csv', 'TEXT/Plain', 'text/plain; charset=utf-8', 'text/plain;charset="ISO-8859-1"', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'image/svg+xml']) {
+  for (const type of [
+    'application/pdf',
+    'text/csv',
+    'TEXT/Plain',
+    'text/plain; charset=utf-8',
+    'text/plain;charset="ISO-8859-1"',
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    'image/svg+xml',
+  ]) {
     it(`decision D31: content_type ${JSON.stringify(type)} is accepted`, async () => {
       assert.equal((await svc.send(withFiles([file({ content_type: type })]))).statusCode, 200);
     });

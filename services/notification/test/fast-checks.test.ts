@@ -14,7 +14,36 @@ const SINGLE = new RegExp(SINGLE_LINE, 'u');
 const MULTI = new RegExp(MULTI_LINE, 'u');
 // Characters at every edge of the two patterns: controls, CR/LF/tab, JavaScript white space, the
 // separators, C1 controls, format characters, surrogates (paired and lone).
-const tricky = fc.constantFrom('a', ' ', '\t', '\n', '\r', '\v', '\f', '\x00', '\x1f', '\x7f', '\x85', '\x9f', '\xa0', '\u1680', '\u2000', '\u200a', '\u200b', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff', '\ud83d', '\ude00', '\ud83d\ude00', 'é', '\u00ad');
+const tricky = fc.constantFrom(
+  'a',
+  ' ',
+  '\t',
+  '\n',
+  '\r',
+  '\v',
+  '\f',
+  '\x00',
+  '\x1f',
+  '\x7f',
+  '\x85',
+  '\x9f',
+  '\xa0',
+  '\u1680',
+  '\u2000',
+  '\u200a',
+  '\u200b',
+  '\u2028',
+  '\u2029',
+  '\u202f',
+  '\u205f',
+  '\u3000',
+  '\ufeff',
+  '\ud83d',
+  '\ude00',
+  '\ud83d\ude00',
+  'é',
+  '\u00ad',
+);
 const text = fc.oneof(fc.string({ unit: tricky, maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 20 }), fc.string({ maxLength: 30 }));
 
 describe('patterns (D37)', () => {
@@ -33,7 +62,10 @@ describe('patterns (D37)', () => {
   });
 
   it('isSingleLine and isMultiLine agree with the u regexes on arbitrary strings', () => {
-    fc.assert(fc.property(text, (s) => isSingleLine(s) === SINGLE.test(s) && isMultiLine(s) === MULTI.test(s)), { numRuns: 30000 });
+    fc.assert(
+      fc.property(text, (s) => isSingleLine(s) === SINGLE.test(s) && isMultiLine(s) === MULTI.test(s)),
+      { numRuns: 30000 },
+    );
   });
 });
 
@@ -46,10 +78,66 @@ const label = fc.oneof(
 const host = fc.array(label, { minLength: 1, maxLength: 4 }).map((ls) => ls.join('.'));
 const rest = fc.oneof(
   fc.constant(''),
-  fc.string({ unit: fc.constantFrom('/', '?', '#', 'a', 'Z', '0', '%', '%2', '&', '=', '+', ';', ':', '@', '!', '$', '(', ')', '*', ',', '.', '~', '-', '_', '[', ']', ' ', '"', "'", '<', '>', '\\', '^', '`', '{', '|', '}', '\u00e9', '\t', '\n'), maxLength: 16 }),
+  fc.string({
+    unit: fc.constantFrom(
+      '/',
+      '?',
+      '#',
+      'a',
+      'Z',
+      '0',
+      '%',
+      '%2',
+      '&',
+      '=',
+      '+',
+      ';',
+      ':',
+      '@',
+      '!',
+      '$',
+      '(',
+      ')',
+      '*',
+      ',',
+      '.',
+      '~',
+      '-',
+      '_',
+      '[',
+      ']',
+      ' ',
+      '"',
+      "'",
+      '<',
+      '>',
+      '\\',
+      '^',
+      '`',
+      '{',
+      '|',
+      '}',
+      '\u00e9',
+      '\t',
+      '\n',
+    ),
+    maxLength: 16,
+  }),
 );
 const link = fc
-  .tuple(fc.constantFrom('https://', 'http://', 'HTTPS://', 'https:/', 'https:///', 'ftp://', 'javascript://', ''), fc.oneof(host, fc.constant(''), host.map((h) => `u:p@${h}`), host.map((h) => `${h}:443`), host.map((h) => `${h}:99999`), host.map((h) => `${h}.`), fc.constantFrom('1.2.3.4', '[::1]', '256.1.1.1')), rest)
+  .tuple(
+    fc.constantFrom('https://', 'http://', 'HTTPS://', 'https:/', 'https:///', 'ftp://', 'javascript://', ''),
+    fc.oneof(
+      host,
+      fc.constant(''),
+      host.map((h) => `u:p@${h}`),
+      host.map((h) => `${h}:443`),
+      host.map((h) => `${h}:99999`),
+      host.map((h) => `${h}.`),
+      fc.constantFrom('1.2.3.4', '[::1]', '256.1.1.1'),
+    ),
+    rest,
+  )
   .map((a) => a.join(''));
 
 describe('URL formats (D37)', () => {
@@ -66,8 +154,10 @@ describe('URL formats (D37)', () => {
   });
 
   it('the one-regex path does take ordinary links (the point of it) and never an IPv4, punycode, port or credentials form', () => {
-    for (const s of ['https://app.domdao.example/proposals/12', 'https://domdao.example/unsubscribe?token=eyJ1IjoiNDIifQ.c2ln', 'https://a.b/#x']) assert.ok(PLAIN_HTTPS_URL.test(s), s);
-    for (const s of ['https://1.2.3.4/', 'https://a.0x10/', 'https://xn--zz.com/', 'https://a:1@b.com/', 'https://b.com:443/', 'http://a.com/']) assert.ok(!PLAIN_HTTPS_URL.test(s), s);
+    for (const s of ['https://app.domdao.example/proposals/12', 'https://domdao.example/unsubscribe?token=eyJ1IjoiNDIifQ.c2ln', 'https://a.b/#x'])
+      assert.ok(PLAIN_HTTPS_URL.test(s), s);
+    for (const s of ['https://1.2.3.4/', 'https://a.0x10/', 'https://xn--zz.com/', 'https://a:1@b.com/', 'https://b.com:443/', 'http://a.com/'])
+      assert.ok(!PLAIN_HTTPS_URL.test(s), s);
   });
 });
 
@@ -79,11 +169,38 @@ function arbitraryFor(schema: Record<string, unknown>, example: unknown): fc.Arb
     case 'string': {
       const max = (schema.maxLength as number | undefined) ?? 60;
       const enums = (schema.enum as string[] | undefined) ?? [];
-      const sized = fc.tuple(fc.integer({ min: Math.max(0, max - 2), max: max + 2 }), fc.constantFrom('a', '😀', 'é', ' ')).map(([n, c]) => c.repeat(Math.max(0, Math.ceil(n / (c.length === 2 ? 2 : 1)))) + (c === ' ' ? 'z' : ''));
-      return fc.oneof(fc.constant(example), ...enums.map((e) => fc.constant(e)), sized, text, fc.constantFrom('2026-11-20', '2026-11-20T12:00:00Z', '2026-11-20T12:00:00', 'https://app.domdao.example/x', 'http://app.domdao.example/x', 'https://1.2.3.4/', 'ada@example.com', 'ABC123', '1234', 'USD', 'Abc12!~'), link, wrong);
+      const sized = fc
+        .tuple(fc.integer({ min: Math.max(0, max - 2), max: max + 2 }), fc.constantFrom('a', '😀', 'é', ' '))
+        .map(([n, c]) => c.repeat(Math.max(0, Math.ceil(n / (c.length === 2 ? 2 : 1)))) + (c === ' ' ? 'z' : ''));
+      return fc.oneof(
+        fc.constant(example),
+        ...enums.map((e) => fc.constant(e)),
+        sized,
+        text,
+        fc.constantFrom(
+          '2026-11-20',
+          '2026-11-20T12:00:00Z',
+          '2026-11-20T12:00:00',
+          'https://app.domdao.example/x',
+          'http://app.domdao.example/x',
+          'https://1.2.3.4/',
+          'ada@example.com',
+          'ABC123',
+          '1234',
+          'USD',
+          'Abc12!~',
+        ),
+        link,
+        wrong,
+      );
     }
     case 'integer':
-      return fc.oneof(fc.constant(example), fc.integer({ min: -3, max: 20 }), fc.constantFrom(1_000_000_000, 1_000_000_001, 10080, 10081, 365, 366, 2.5, Number.MAX_SAFE_INTEGER, '3'), wrong);
+      return fc.oneof(
+        fc.constant(example),
+        fc.integer({ min: -3, max: 20 }),
+        fc.constantFrom(1_000_000_000, 1_000_000_001, 10080, 10081, 365, 366, 2.5, Number.MAX_SAFE_INTEGER, '3'),
+        wrong,
+      );
     case 'array': {
       const items = schema.items as Record<string, unknown>;
       const sample = Array.isArray(example) && example.length > 0 ? example[0] : undefined;
@@ -98,8 +215,19 @@ function arbitraryFor(schema: Record<string, unknown>, example: unknown): fc.Arb
     case 'object': {
       const props = Object.entries((schema.properties as Record<string, Record<string, unknown>>) ?? {});
       const ex = (example ?? {}) as Record<string, unknown>;
-      const entries = props.map(([name, s]) => fc.oneof({ weight: 6, arbitrary: fc.constant(ex[name]) }, { weight: 2, arbitrary: arbitraryFor(s, ex[name]) }, { weight: 1, arbitrary: fc.constant(undefined) }).map((v) => [name, v] as const));
-      return fc.oneof({ weight: 9, arbitrary: fc.tuple(...entries).map((kv) => Object.fromEntries(kv.filter(([, v]) => v !== undefined))) }, { weight: 1, arbitrary: wrong });
+      const entries = props.map(([name, s]) =>
+        fc
+          .oneof(
+            { weight: 6, arbitrary: fc.constant(ex[name]) },
+            { weight: 2, arbitrary: arbitraryFor(s, ex[name]) },
+            { weight: 1, arbitrary: fc.constant(undefined) },
+          )
+          .map((v) => [name, v] as const),
+      );
+      return fc.oneof(
+        { weight: 9, arbitrary: fc.tuple(...entries).map((kv) => Object.fromEntries(kv.filter(([, v]) => v !== undefined))) },
+        { weight: 1, arbitrary: wrong },
+      );
     }
     default:
       return wrong;
@@ -163,7 +291,10 @@ describe('the clean-text fast validator (D39)', () => {
         assert.equal(isNotBlank(s), MULTI.test(s), `multi-line ${JSON.stringify(s)}`);
       }
     }
-    fc.assert(fc.property(text, (s) => REFUSED.test(s) || (isNotBlank(s) === SINGLE.test(s) && isNotBlank(s) === MULTI.test(s))), { numRuns: 30000 });
+    fc.assert(
+      fc.property(text, (s) => REFUSED.test(s) || (isNotBlank(s) === SINGLE.test(s) && isNotBlank(s) === MULTI.test(s))),
+      { numRuns: 30000 },
+    );
   });
 
   it('a JSON text without a backslash or U+007F–U+009F, U+2028, U+2029 parses to strings without a refused character', () => {

@@ -47,11 +47,20 @@ async function both(svc: Service, body: string, headers: Record<string, string> 
   const before = svc.app.frontDoor.served;
   const at0 = mark();
   const { port } = svc.app.server.address() as AddressInfo;
-  const real = await fetch(`http://127.0.0.1:${port}/api/v1/send`, { method: 'POST', headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', ...headers }, body });
+  const real = await fetch(`http://127.0.0.1:${port}/api/v1/send`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', ...headers },
+    body,
+  });
   const realBody = (await real.json()) as Record<string, unknown>;
   assert.equal(svc.app.frontDoor.served, before + 1, 'the door served the socket request');
   const at1 = mark();
-  const injected = await svc.app.inject({ method: 'POST', url: '/api/v1/send', headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', ...headers2 }, payload: body });
+  const injected = await svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/send',
+    headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', ...headers2 },
+    payload: body,
+  });
   assert.equal(svc.app.frontDoor.served, before + 1, 'inject went through Fastify');
   const injectedBody = injected.json() as Record<string, unknown>;
   const logs = svc.logs.lines();
@@ -75,7 +84,14 @@ describe('decision D44: the front door answers as Fastify does', () => {
     const svc = await listening(t, await makeService());
     const cases: string[] = [
       ...(Object.keys(templates) as TemplateType[]).map((type) => s(validBody(type))),
-      s({ ...validBody('notification-digest'), data: { ...validBody('notification-digest').data, items: Array.from({ length: 50 }, (_, i) => ({ title: `Item ${i}`, created_at: '2026-11-20', deep_link: `https://a.example/${i}` })), total_count: 80 } }),
+      s({
+        ...validBody('notification-digest'),
+        data: {
+          ...validBody('notification-digest').data,
+          items: Array.from({ length: 50 }, (_, i) => ({ title: `Item ${i}`, created_at: '2026-11-20', deep_link: `https://a.example/${i}` })),
+          total_count: 80,
+        },
+      }),
       s({ ...validBody('welcome'), to: 'not an address' }),
       s({ ...validBody('welcome'), type: 'newsletter' }),
       s(validBody('membership-confirm', { domain: PRODUCT })),
@@ -100,7 +116,12 @@ describe('decision D44: the front door answers as Fastify does', () => {
     const svc = await listening(t, await makeService());
     const a = s(validBody('welcome'));
     const b = s(validBody('welcome', { data: { user_name: 'Grace' } }));
-    for (const [body, key] of [[a, 'k1'], [a, 'k1'], [b, 'k1'], [a, 'bad key with spaces']] as const) {
+    for (const [body, key] of [
+      [a, 'k1'],
+      [a, 'k1'],
+      [b, 'k1'],
+      [a, 'bad key with spaces'],
+    ] as const) {
       const [door, fastify] = await both(svc, body, { 'idempotency-key': `door-${key}` }, { 'idempotency-key': `fastify-${key}` });
       assert.deepEqual(door, fastify, `${key}`);
     }
@@ -114,7 +135,16 @@ describe('decision D44: the front door answers as Fastify does', () => {
   });
 
   it('render_failed and send_failed', async (t) => {
-    const broken = defineTemplate({ type: 'welcome', brands: 'both', description: 'throws', schema: Type.Object({ user_name: Type.String() }), example: { user_name: 'x' }, render: () => { throw new Error('template bug'); } });
+    const broken = defineTemplate({
+      type: 'welcome',
+      brands: 'both',
+      description: 'throws',
+      schema: Type.Object({ user_name: Type.String() }),
+      example: { user_name: 'x' },
+      render: () => {
+        throw new Error('template bug');
+      },
+    });
     const svc = await listening(t, await makeService({}, { templates: { ...templates, welcome: broken } as never }));
     const [door, fastify] = await both(svc, s(validBody('welcome')));
     assert.equal(door.status, 400);
@@ -129,14 +159,42 @@ describe('decision D44: the front door answers as Fastify does', () => {
   it('decision D45: a provider that answers at once, throws at once, or hands back a broken answer', async (t) => {
     const stub = { name: 'stub', stub: true };
     // Throwing before any promise: a failed send (500 send_failed), logged, on both paths.
-    const throwing = await listening(t, await makeService({}, { provider: { ...stub, send: () => { throw new Error('socket refused'); } } }));
+    const throwing = await listening(
+      t,
+      await makeService(
+        {},
+        {
+          provider: {
+            ...stub,
+            send: () => {
+              throw new Error('socket refused');
+            },
+          },
+        },
+      ),
+    );
     const [door, fastify] = await both(throwing, s(validBody('welcome')));
     assert.equal(door.status, 500);
     assert.equal(door.body.error, 'send_failed');
     assert.equal(door.logs.find((l) => l.event === 'email.send_failed')?.detail, 'Error: socket refused');
     assert.deepEqual(door, fastify);
     // A bug after delivery (the answer's message id cannot be read): 500 internal_error, as Fastify's handler answers.
-    const broken = await listening(t, await makeService({}, { provider: { ...stub, send: () => ({ get messageId(): string { throw new Error('bug'); } }) } }));
+    const broken = await listening(
+      t,
+      await makeService(
+        {},
+        {
+          provider: {
+            ...stub,
+            send: () => ({
+              get messageId(): string {
+                throw new Error('bug');
+              },
+            }),
+          },
+        },
+      ),
+    );
     const [door2, fastify2] = await both(broken, s(validBody('welcome')));
     assert.equal(door2.status, 500);
     assert.equal(door2.body.error, 'internal_error');
@@ -147,7 +205,13 @@ describe('decision D44: the front door answers as Fastify does', () => {
     assert.equal(door3.status, 200);
     assert.deepEqual(door3, fastify3);
     // A provider answering through another promise library (a thenable): delivered, its id answered.
-    const thenable = await listening(t, await makeService({}, { provider: { ...stub, send: () => ({ then: (ok: (v: { messageId: string }) => void) => ok({ messageId: 'stub_thenable' }) }) as never } }));
+    const thenable = await listening(
+      t,
+      await makeService(
+        {},
+        { provider: { ...stub, send: () => ({ then: (ok: (v: { messageId: string }) => void) => ok({ messageId: 'stub_thenable' }) }) as never } },
+      ),
+    );
     const [door4, fastify4] = await both(thenable, s(validBody('welcome')));
     assert.equal(door4.status, 200);
     assert.deepEqual(door4, fastify4);
@@ -156,7 +220,12 @@ describe('decision D44: the front door answers as Fastify does', () => {
     // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the point: a rejection that is not an Error
     const unprintable = await listening(t, await makeService({}, { provider: { ...stub, send: () => Promise.reject(Object.create(null)) } }));
     for (const attempt of [1, 2]) {
-      const [door5, fastify5] = await both(unprintable, s(validBody('welcome')), { 'idempotency-key': 'd45-unprintable-door' }, { 'idempotency-key': 'd45-unprintable-fastify' });
+      const [door5, fastify5] = await both(
+        unprintable,
+        s(validBody('welcome')),
+        { 'idempotency-key': 'd45-unprintable-door' },
+        { 'idempotency-key': 'd45-unprintable-fastify' },
+      );
       assert.equal(door5.status, 500, `attempt ${attempt}`);
       assert.equal(door5.body.error, 'internal_error', `attempt ${attempt}`);
       assert.deepEqual(door5, fastify5);
@@ -169,14 +238,30 @@ describe('decision D44: the front door answers as Fastify does', () => {
     const before = svc.app.frontDoor.served;
     const url = `http://127.0.0.1:${port}/api/v1/send`;
     const body = s(validBody('welcome'));
-    const send = (init: RequestInit & { headers: Record<string, string> }, to = url) => fetch(to, { method: 'POST', ...init }).then(async (r) => [r.status, ((await r.json()) as { error?: string }).error]);
-    assert.deepEqual(await send({ headers: { authorization: 'Bearer wrong-token-0123456789', 'content-type': 'application/json' }, body }), [401, 'unauthorized']);
+    const send = (init: RequestInit & { headers: Record<string, string> }, to = url) =>
+      fetch(to, { method: 'POST', ...init }).then(async (r) => [r.status, ((await r.json()) as { error?: string }).error]);
+    assert.deepEqual(await send({ headers: { authorization: 'Bearer wrong-token-0123456789', 'content-type': 'application/json' }, body }), [
+      401,
+      'unauthorized',
+    ]);
     assert.deepEqual(await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'text/plain' }, body }), [415, 'unsupported_media_type']);
-    assert.deepEqual(await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json; charset=utf-8' }, body }), [200, undefined]);
-    assert.deepEqual(await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body }, `${url}?x=1`), [200, undefined]);
-    assert.deepEqual(await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body: '' }), [400, 'invalid_request']);
+    assert.deepEqual(await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json; charset=utf-8' }, body }), [
+      200,
+      undefined,
+    ]);
+    assert.deepEqual(await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body }, `${url}?x=1`), [
+      200,
+      undefined,
+    ]);
+    assert.deepEqual(await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body: '' }), [
+      400,
+      'invalid_request',
+    ]);
     const chunked = new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode(body)), c.close()) });
-    assert.deepEqual(await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body: chunked, duplex: 'half' } as never), [200, undefined]);
+    assert.deepEqual(
+      await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body: chunked, duplex: 'half' } as never),
+      [200, undefined],
+    );
     assert.equal(svc.app.frontDoor.served, before);
   });
 });
@@ -184,7 +269,16 @@ describe('decision D44: the front door answers as Fastify does', () => {
 describe('decision D48: the answers of one turn of the event loop are written together', () => {
   /** Keep-alive connections, each warmed by one send, so the server has accepted them all. */
   async function connections(port: number, count: number) {
-    const sockets = await Promise.all(Array.from({ length: count }, () => new Promise<Socket>((ok, fail) => { const c = connect(port, '127.0.0.1', () => ok(c)); c.once('error', fail); })));
+    const sockets = await Promise.all(
+      Array.from(
+        { length: count },
+        () =>
+          new Promise<Socket>((ok, fail) => {
+            const c = connect(port, '127.0.0.1', () => ok(c));
+            c.once('error', fail);
+          }),
+      ),
+    );
     await Promise.all(sockets.map((c) => (c.write(request()), response(c))));
     return sockets;
   }
@@ -217,20 +311,31 @@ describe('decision D48: the answers of one turn of the event loop are written to
     // Written in one synchronous step: the server finds all six in the same poll of the event loop.
     const answers = sockets.map((c) => (c.write(request()), response(c)));
     const seen = await Promise.all(answers);
-    assert.deepEqual(seen.map((a) => a.status), [200, 200, 200, 200, 200, 200]);
+    assert.deepEqual(
+      seen.map((a) => a.status),
+      [200, 200, 200, 200, 200, 200],
+    );
     assert.equal(new Set(seen.map((a) => a.body.request_id)).size, 6, 'each request has its own answer');
     assert.equal(new Set(seen.map((a) => a.body.id)).size, 6);
     assert.equal(door.served, served + 6);
     assert.equal(door.batches, batches + 1, 'the six answers went out in one batch');
     // The log has one send line per request, each with the request id its answer carries.
-    const logged = svc.logs.lines().filter((l) => l.event === 'email.stub_send').map((l) => l.request_id);
+    const logged = svc.logs
+      .lines()
+      .filter((l) => l.event === 'email.stub_send')
+      .map((l) => l.request_id);
     for (const a of seen) assert.ok(logged.includes(a.body.request_id as string), `${String(a.body.request_id)} logged`);
   });
 
   it('decision D32: a pipelined request whose body stops arriving after its client left frees its reservation at the read deadline', async (t) => {
-    const svc = await listening(t, await makeServiceWithProvider({ BODY_READ_TIMEOUT_MS: '300' }, (_r, i) => ({ status: 200, body: { id: `m${i}` }, delayMs: 300 })));
+    const svc = await listening(
+      t,
+      await makeServiceWithProvider({ BODY_READ_TIMEOUT_MS: '300' }, (_r, i) => ({ status: 200, body: { id: `m${i}` }, delayMs: 300 })),
+    );
     const { port } = svc.app.server.address() as AddressInfo;
-    const c = await new Promise<Socket>((ok) => { const s2 = connect(port, '127.0.0.1', () => ok(s2)); });
+    const c = await new Promise<Socket>((ok) => {
+      const s2 = connect(port, '127.0.0.1', () => ok(s2));
+    });
     const body = s(validBody('welcome'));
     // The second request waits behind the first (its answer comes from a slow provider) with its body cut short.
     c.write(request() + request().replace(/\r\n\r\n[\s\S]*$/, `\r\n\r\n${body.slice(0, 10)}`));
@@ -273,12 +378,18 @@ describe('decision D48: the answers of one turn of the event loop are written to
     const batches = svc.app.frontDoor.batches;
     gone.write(request());
     const answers = staying.map((c) => (c.write(request()), response(c)));
-    assert.deepEqual((await Promise.all(answers)).map((a) => a.status), [200, 200]);
+    assert.deepEqual(
+      (await Promise.all(answers)).map((a) => a.status),
+      [200, 200],
+    );
     await goneClosed;
     assert.equal(received, '', 'nothing is written to the connection that closed');
     assert.equal(svc.app.frontDoor.batches, batches + 1);
     assert.deepEqual(svc.app.frontDoor.open, { requests: 0, bytes: 0 }, 'its reservation is released');
-    assert.deepEqual(svc.logs.lines().filter((l) => l.level === 'error'), []);
+    assert.deepEqual(
+      svc.logs.lines().filter((l) => l.level === 'error'),
+      [],
+    );
     assert.equal((await response((staying[1]!.write(request()), staying[1]!))).status, 200);
   });
 
@@ -288,7 +399,9 @@ describe('decision D48: the answers of one turn of the event loop are written to
     const [c] = await connections(port, 1);
     t.after(() => c!.destroy());
     const ended = new Promise((ok) => c!.once('end', ok));
-    c!.write(`POST /api/v1/send HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${TEST_TOKEN}\r\ncontent-type: application/json\r\ncontent-length: 5\r\n\r\n{"a":`);
+    c!.write(
+      `POST /api/v1/send HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${TEST_TOKEN}\r\ncontent-type: application/json\r\ncontent-length: 5\r\n\r\n{"a":`,
+    );
     assert.equal((await response(c!)).status, 400);
     await ended;
   });
@@ -300,7 +413,8 @@ describe('decision D48: the answers of one turn of the event loop are written to
       const svc = await listening(t, await makeService());
       const { port } = svc.app.server.address() as AddressInfo;
       const base = s(validBody('welcome'));
-      const head = (length: number) => `POST /api/v1/send HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${TEST_TOKEN}\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n`;
+      const head = (length: number) =>
+        `POST /api/v1/send HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${TEST_TOKEN}\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n`;
       let body = base + ' '.repeat(total - head(0).length - base.length);
       while (head(body.length).length + body.length > total) body = body.slice(0, -1);
       assert.equal(head(body.length).length + body.length, total);
@@ -337,5 +451,4 @@ describe('decision D48: the answers of one turn of the event loop are written to
     const closed = await Promise.race([closing!.then(() => 'closed'), new Promise((ok) => setTimeout(() => ok('still open after 5 s'), 5000))]);
     assert.equal(closed, 'closed');
   });
-
 });

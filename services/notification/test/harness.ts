@@ -29,13 +29,16 @@ export async function makeService(env: Record<string, string | undefined> = {}, 
 /** The service wired to a local stand-in of the provider's HTTP API, so rendered output is visible. */
 export async function makeServiceWithProvider(env: Record<string, string | undefined> = {}, responder?: Responder, opts: Partial<BuildOptions> = {}) {
   const provider: Recorder = await startRecorder(responder);
-  const service = await makeService({
-    EMAIL_PROVIDER: 'resend',
-    EMAIL_PROVIDER_API_KEY: 're_test_key',
-    EMAIL_PROVIDER_API_URL: provider.url,
-    PROVIDER_TIMEOUT_MS: '2000',
-    ...env,
-  }, opts);
+  const service = await makeService(
+    {
+      EMAIL_PROVIDER: 'resend',
+      EMAIL_PROVIDER_API_KEY: 're_test_key',
+      EMAIL_PROVIDER_API_URL: provider.url,
+      PROVIDER_TIMEOUT_MS: '2000',
+      ...env,
+    },
+    opts,
+  );
   return {
     ...service,
     provider,

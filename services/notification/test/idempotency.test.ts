@@ -120,7 +120,11 @@ describe('Idempotency-Key format', () => {
   let p: Awaited<ReturnType<typeof makeServiceWithProvider>>;
   before(async () => (p = await makeServiceWithProvider()));
   after(() => p.close());
-  for (const [why, key] of [['over 255 characters', 'k'.repeat(256)], ['with a space', 'a b'], ['non-ASCII', 'clé']] as const) {
+  for (const [why, key] of [
+    ['over 255 characters', 'k'.repeat(256)],
+    ['with a space', 'a b'],
+    ['non-ASCII', 'clé'],
+  ] as const) {
     it(`${why} is 400 invalid_request naming Idempotency-Key, and nothing is sent`, async () => {
       const res = await p.send(validBody('welcome'), { 'idempotency-key': key });
       assert.equal(res.statusCode, 400);
@@ -175,15 +179,20 @@ describe('decision D47: the idempotency store failing after the provider has ans
   it('a Redis host lost without a reset (stopped, its connection left open): the delivered email still answers 200 once IDEMPOTENCY_REDIS_TIMEOUT_MS has passed', async (t) => {
     const lost = await startPrivateRedis();
     t.after(() => lost.kill());
-    const p = await makeServiceWithProvider({ IDEMPOTENCY_REDIS_URL: lost.url, IDEMPOTENCY_KEY_PREFIX: 'd47:', IDEMPOTENCY_REDIS_TIMEOUT_MS: '300' }, async () => {
-      lost.pause();
-      return { status: 200, body: { id: 'delivered-once' } };
-    });
+    const p = await makeServiceWithProvider(
+      { IDEMPOTENCY_REDIS_URL: lost.url, IDEMPOTENCY_KEY_PREFIX: 'd47:', IDEMPOTENCY_REDIS_TIMEOUT_MS: '300' },
+      async () => {
+        lost.pause();
+        return { status: 200, body: { id: 'delivered-once' } };
+      },
+    );
     t.after(() => p.close());
     // Without the command timeout the answer never comes: the bound turns that into a failure, not a hang.
     const res = await Promise.race([
       p.send(validBody('welcome'), { 'idempotency-key': 'order-d47-stopped' }),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer within 10 s: the store held the delivered email\'s answer')), 10_000).unref()),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error("no answer within 10 s: the store held the delivered email's answer")), 10_000).unref(),
+      ),
     ]);
     assert.equal(res.statusCode, 200);
     assert.equal(res.json().id, 'delivered-once');
@@ -193,10 +202,13 @@ describe('decision D47: the idempotency store failing after the provider has ans
     assert.match(String((logged[0]!.err as { message?: string })?.message ?? logged[0]!.err), /timed out/i);
   });
 
-  it('a claim that timed out is withdrawn once Redis answers again: the retry sends (not 409 for the claim\'s 10 minutes), and closing does not fail while Redis is stalled', async (t) => {
+  it("a claim that timed out is withdrawn once Redis answers again: the retry sends (not 409 for the claim's 10 minutes), and closing does not fail while Redis is stalled", async (t) => {
     const stalled = await startPrivateRedis();
     t.after(() => stalled.kill());
-    const p = await makeServiceWithProvider({ IDEMPOTENCY_REDIS_URL: stalled.url, IDEMPOTENCY_KEY_PREFIX: 'd47:', IDEMPOTENCY_REDIS_TIMEOUT_MS: '300' }, () => ({ status: 200, body: { id: 'sent-after-stall' } }));
+    const p = await makeServiceWithProvider(
+      { IDEMPOTENCY_REDIS_URL: stalled.url, IDEMPOTENCY_KEY_PREFIX: 'd47:', IDEMPOTENCY_REDIS_TIMEOUT_MS: '300' },
+      () => ({ status: 200, body: { id: 'sent-after-stall' } }),
+    );
     stalled.pause();
     const first = await p.send(validBody('welcome'), { 'idempotency-key': 'order-d47-claim' });
     assert.equal(first.statusCode, 500, 'the claim could not be made: nothing sent');

@@ -28,8 +28,31 @@ function viaOurs(body: string): { value?: unknown; error?: string } {
 }
 
 // Keys that poison (or nearly do), literally and with JSON escapes in every position.
-const keys = fc.constantFrom('__proto__', '\\u005f_proto__', '__pr\\u006Fto__', '\\u005F\\u005Fproto\\u005f\\u005f', 'constructor', 'c\\u006fnstructor', 'prototype', 'proto', '__proto', 'a', 'constructor ');
-const values = fc.constantFrom('{}', '[]', '1', 'null', '"x"', '{"prototype":{}}', '{"prototype":1}', '{"prototype":null}', '{"a":{"prototype":{}}}', '[{"__proto__":{}}]');
+const keys = fc.constantFrom(
+  '__proto__',
+  '\\u005f_proto__',
+  '__pr\\u006Fto__',
+  '\\u005F\\u005Fproto\\u005f\\u005f',
+  'constructor',
+  'c\\u006fnstructor',
+  'prototype',
+  'proto',
+  '__proto',
+  'a',
+  'constructor ',
+);
+const values = fc.constantFrom(
+  '{}',
+  '[]',
+  '1',
+  'null',
+  '"x"',
+  '{"prototype":{}}',
+  '{"prototype":1}',
+  '{"prototype":null}',
+  '{"a":{"prototype":{}}}',
+  '[{"__proto__":{}}]',
+);
 const poisonish: fc.Arbitrary<string> = fc.letrec((tie) => ({
   node: fc.oneof(
     { depthSize: 'small' },
@@ -74,7 +97,12 @@ describe('the JSON body over HTTP (D3, D39)', () => {
   });
   after(() => svc.close());
 
-  for (const body of ['{"constructor": {"prototype": {"admin": true}}, "type": "welcome"}', '{"\\u005f_proto__": {}, "type": "welcome"}', '{"data": [{"__proto__": 1}]}', '{"type": "welcome",']) {
+  for (const body of [
+    '{"constructor": {"prototype": {"admin": true}}, "type": "welcome"}',
+    '{"\\u005f_proto__": {}, "type": "welcome"}',
+    '{"data": [{"__proto__": 1}]}',
+    '{"type": "welcome",',
+  ]) {
     it(`${body}: 400 invalid_request, body is not valid JSON`, async () => {
       const res = await svc.send(body);
       assert.equal(res.statusCode, 400);

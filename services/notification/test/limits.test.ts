@@ -30,7 +30,14 @@ describe('MAX_BODY_BYTES', () => {
     await svc.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = svc.app.server.address() as AddressInfo;
     const started = Date.now();
-    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v1/send', agent: false, headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024 * 1024) } });
+    const req = request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/api/v1/send',
+      agent: false,
+      headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024 * 1024) },
+    });
     t.after(() => req.destroy());
     const closed = new Promise<void>((resolve) => req.on('socket', (s) => s.on('close', () => resolve())));
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
@@ -53,7 +60,14 @@ describe('MAX_BODY_BYTES', () => {
     t.after(() => svc.close());
     await svc.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = svc.app.server.address() as AddressInfo;
-    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v1/send', agent: false, headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', 'content-length': '1000' } });
+    const req = request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/api/v1/send',
+      agent: false,
+      headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', 'content-length': '1000' },
+    });
     t.after(() => req.destroy());
     req.on('error', () => {});
     req.write('{"type":');
@@ -71,7 +85,11 @@ describe('shutdown (decision D29)', () => {
     t.after(() => p.close());
     await p.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = p.app.server.address() as AddressInfo;
-    const pending = fetch(`http://127.0.0.1:${port}/api/v1/send`, { method: 'POST', headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(validBody('welcome')) });
+    const pending = fetch(`http://127.0.0.1:${port}/api/v1/send`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(validBody('welcome')),
+    });
     while (p.provider.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
     const closeStarted = Date.now();
     const closing = p.app.close();
@@ -92,7 +110,10 @@ describe('INFLIGHT_BODY_BYTES', () => {
     const p = await makeServiceWithProvider({ INFLIGHT_BODY_BYTES: String(Math.floor(size * 1.5)) }, () => ({ status: 200, body: { id: 'ok' }, delayMs: 150 }));
     t.after(() => p.close());
     const results = await Promise.all(Array.from({ length: 4 }, () => p.send(body)));
-    assert.deepEqual(results.map((r) => r.statusCode), [200, 200, 200, 200]);
+    assert.deepEqual(
+      results.map((r) => r.statusCode),
+      [200, 200, 200, 200],
+    );
     assert.equal(p.provider.maxConcurrent, 1);
   });
 

@@ -40,13 +40,33 @@ describe('decision D42: the send log line', () => {
         // The request's logger made (Fastify's route) and not made (the front door, decision D45).
         logSent({ id: requestId, log: ours.logger.child({ request_id: requestId }) }, stub, messageId, message);
         let made = 0;
-        logSent({ id: requestId, parentLog: ours.logger, get log() { made++; return ours.logger.child({ request_id: requestId }) as FastifyBaseLogger; } }, stub, messageId, message);
+        logSent(
+          {
+            id: requestId,
+            parentLog: ours.logger,
+            get log() {
+              made++;
+              return ours.logger.child({ request_id: requestId }) as FastifyBaseLogger;
+            },
+          },
+          stub,
+          messageId,
+          message,
+        );
         // D45: a plain line is written without making the request's logger.
         assert.equal(made, [messageId, type, brand, ...names].every((v) => /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/.test(v)) ? 0 : 1);
-        const line = (l: { info(o: object, m: string): void }) => l.info(
-          { event: stub ? 'email.stub_send' : 'email.sent', message_id: messageId, template: type, brand, attachment_count: names.length, attachment_filenames: names },
-          stub ? 'stub mode: email not delivered' : 'email sent',
-        );
+        const line = (l: { info(o: object, m: string): void }) =>
+          l.info(
+            {
+              event: stub ? 'email.stub_send' : 'email.sent',
+              message_id: messageId,
+              template: type,
+              brand,
+              attachment_count: names.length,
+              attachment_filenames: names,
+            },
+            stub ? 'stub mode: email not delivered' : 'email sent',
+          );
         line(reference.logger.child({ request_id: requestId }));
         line(reference.logger.child({ request_id: requestId }));
         assert.deepEqual(ours.lines.map(sameTime), reference.lines.map(sameTime));
@@ -60,7 +80,19 @@ describe('decision D42: the send log line', () => {
     const message = { type: 'welcome', brand: 'dao', attachments: [] } as unknown as OutboundMessage;
     logSent({ id: 'r', log: logger.child({ request_id: 'r' }) }, true, 'stub_x', message);
     let made = 0;
-    logSent({ id: 'r', parentLog: logger, get log() { made++; return logger.child({ request_id: 'r' }) as FastifyBaseLogger; } }, true, 'stub_x', message);
+    logSent(
+      {
+        id: 'r',
+        parentLog: logger,
+        get log() {
+          made++;
+          return logger.child({ request_id: 'r' }) as FastifyBaseLogger;
+        },
+      },
+      true,
+      'stub_x',
+      message,
+    );
     assert.deepEqual(lines, []);
     assert.equal(made, 0);
   });
@@ -74,7 +106,10 @@ describe('decision D42: the send log line', () => {
       assert.equal(more.length, 0);
       assert.equal(line!.request_id, res.json().request_id);
       assert.equal(line!.message_id, res.json().id);
-      assert.deepEqual([line!.template, line!.brand, line!.attachment_count, line!.attachment_filenames, line!.level, line!.service], ['event-reminder', 'dao', 1, ['event.ics'], 'info', 'notification']);
+      assert.deepEqual(
+        [line!.template, line!.brand, line!.attachment_count, line!.attachment_filenames, line!.level, line!.service],
+        ['event-reminder', 'dao', 1, ['event.ics'], 'info', 'notification'],
+      );
     } finally {
       await svc.close();
     }

@@ -28,7 +28,10 @@ describe('logs of a running service (decision D30)', () => {
     // Wait until the service answers (fail-closed: 503), then give the log at most 2 s.
     const deadline = Date.now() + 15_000;
     for (;;) {
-      const status = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.status, () => 0);
+      const status = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (status === 503) break;
       assert.ok(Date.now() < deadline, 'the service did not start within 15 s');
       await new Promise((r) => setTimeout(r, 50));

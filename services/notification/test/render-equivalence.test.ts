@@ -13,8 +13,15 @@ import { formatDateTime } from '../src/rendering/format.ts';
 import { notificationDigest } from '../src/templates/notification-digest.ts';
 
 const brand: Brand = {
-  key: 'dao', domain: 'domdao.example', name: 'DOM DAO', fromAddress: 'no-reply@domdao.example', supportUrl: 'https://domdao.example/support',
-  postalAddress: 'Somewhere 1', logoUrl: 'https://domdao.example/logo.png', primaryColor: '#112233', backgroundColor: '#ffffff',
+  key: 'dao',
+  domain: 'domdao.example',
+  name: 'DOM DAO',
+  fromAddress: 'no-reply@domdao.example',
+  supportUrl: 'https://domdao.example/support',
+  postalAddress: 'Somewhere 1',
+  logoUrl: 'https://domdao.example/logo.png',
+  primaryColor: '#112233',
+  backgroundColor: '#ffffff',
 };
 const text = fc.string({ unit: fc.constantFrom('a', ' ', '\n', '\r', '\r\n', '&', '<', '>', '"', 'é', '😀'), maxLength: 12 });
 const opt = fc.option(text, { nil: undefined });
@@ -23,11 +30,16 @@ const items = fc.array(fc.record({ title: text, body: opt, url: opt, meta: opt }
 // The code before D37.
 const refMultiline = (value: string) => escapeText(value).replace(/\r?\n/g, '<br>');
 const refItemsText = (list: Array<{ title: string; body?: string; url?: string; meta?: string }>) =>
-  list.map((i) => [`* ${i.title}`, i.meta && `  ${i.meta}`, i.body && `  ${i.body.replace(/\r?\n/g, '\n  ')}`, i.url && `  ${i.url}`].filter(Boolean).join('\n')).join('\n\n');
+  list
+    .map((i) => [`* ${i.title}`, i.meta && `  ${i.meta}`, i.body && `  ${i.body.replace(/\r?\n/g, '\n  ')}`, i.url && `  ${i.url}`].filter(Boolean).join('\n'))
+    .join('\n\n');
 
 describe('decision D37: block rendering', () => {
   it('items: the text part is what the previous code printed', () => {
-    fc.assert(fc.property(items, (list) => blockText({ kind: 'items', items: list }) === refItemsText(list)), { numRuns: 5000 });
+    fc.assert(
+      fc.property(items, (list) => blockText({ kind: 'items', items: list }) === refItemsText(list)),
+      { numRuns: 5000 },
+    );
   });
   it('paragraphs and notes: line breaks become <br> exactly as before', () => {
     fc.assert(
@@ -40,7 +52,13 @@ describe('decision D37: block rendering', () => {
   });
   it('digest items: the same block as the previous spread-and-join code', () => {
     const item = fc.record(
-      { title: text, body: text, deep_link: fc.constant('https://a.example/x'), created_at: fc.constantFrom('2026-11-20T12:00:00Z', '2026-11-20', '2026-11-20T12:00:00+05:30'), category: fc.constantFrom('governance', 'a', '') },
+      {
+        title: text,
+        body: text,
+        deep_link: fc.constant('https://a.example/x'),
+        created_at: fc.constantFrom('2026-11-20T12:00:00Z', '2026-11-20', '2026-11-20T12:00:00+05:30'),
+        category: fc.constantFrom('governance', 'a', ''),
+      },
       { requiredKeys: ['title', 'created_at'] },
     );
     fc.assert(
@@ -71,17 +89,55 @@ describe('decision D40: the renderer writes the bytes the previous one wrote', (
     fc.record({ kind: fc.constant('button' as const), label: anyText, url: anyText }),
     fc.record({ kind: fc.constant('link' as const), label: anyText, url: anyText }),
     fc.record({ kind: fc.constant('details' as const), rows: fc.array(fc.tuple(anyText, anyText), { maxLength: 4 }) }),
-    fc.record({ kind: fc.constant('items' as const), items: fc.array(fc.record({ title: anyText, body: fc.option(anyText, { nil: undefined }), url: fc.option(anyText, { nil: undefined }), meta: fc.option(anyText, { nil: undefined }) }, { requiredKeys: ['title'] }), { maxLength: 4 }) }),
-    fc.record({ kind: fc.constant('table' as const), head: fc.array(anyText, { maxLength: 3 }), rows: fc.array(fc.record({ cells: fc.array(anyText, { maxLength: 3 }), url: fc.option(anyText, { nil: undefined }) }, { requiredKeys: ['cells'] }), { maxLength: 3 }) }),
+    fc.record({
+      kind: fc.constant('items' as const),
+      items: fc.array(
+        fc.record(
+          {
+            title: anyText,
+            body: fc.option(anyText, { nil: undefined }),
+            url: fc.option(anyText, { nil: undefined }),
+            meta: fc.option(anyText, { nil: undefined }),
+          },
+          { requiredKeys: ['title'] },
+        ),
+        { maxLength: 4 },
+      ),
+    }),
+    fc.record({
+      kind: fc.constant('table' as const),
+      head: fc.array(anyText, { maxLength: 3 }),
+      rows: fc.array(fc.record({ cells: fc.array(anyText, { maxLength: 3 }), url: fc.option(anyText, { nil: undefined }) }, { requiredKeys: ['cells'] }), {
+        maxLength: 3,
+      }),
+    }),
   );
-  const brands = fc.record({ name: anyText, supportUrl: anyText, postalAddress: anyText, logoUrl: anyText, primaryColor: fc.constantFrom('#112233', '#4338CA'), backgroundColor: fc.constantFrom('#ffffff', '#F4F4F7') }).map((b) => ({ ...brand, ...b }));
+  const brands = fc
+    .record({
+      name: anyText,
+      supportUrl: anyText,
+      postalAddress: anyText,
+      logoUrl: anyText,
+      primaryColor: fc.constantFrom('#112233', '#4338CA'),
+      backgroundColor: fc.constantFrom('#ffffff', '#F4F4F7'),
+    })
+    .map((b) => ({ ...brand, ...b }));
   const content = fc.record(
-    { subject: anyText, preheader: anyText, reason: anyText, blocks: fc.array(block, { maxLength: 5 }), unsubscribe: fc.option(fc.record({ url: anyText, listId: anyText }), { nil: undefined }) },
+    {
+      subject: anyText,
+      preheader: anyText,
+      reason: anyText,
+      blocks: fc.array(block, { maxLength: 5 }),
+      unsubscribe: fc.option(fc.record({ url: anyText, listId: anyText }), { nil: undefined }),
+    },
     { requiredKeys: ['subject', 'preheader', 'reason', 'blocks'] },
   );
 
   it('escapeText and escapeAttr', () => {
-    fc.assert(fc.property(anyText, (s) => escapeText(s) === refEscapeText(s) && escapeAttr(s) === refEscapeAttr(s)), { numRuns: 20000 });
+    fc.assert(
+      fc.property(anyText, (s) => escapeText(s) === refEscapeText(s) && escapeAttr(s) === refEscapeAttr(s)),
+      { numRuns: 20000 },
+    );
   });
   it('every block kind, HTML and text', () => {
     fc.assert(

@@ -88,13 +88,17 @@ describe('every caller value is escaped', () => {
     assert.ok(m.text.includes(evil), 'the text part shows the value verbatim');
   });
   it('in attributes: a quote in a URL cannot close href', async () => {
-    const m = await rendered(validBody('e2e-test-results', { data: { suite_results: [{ suite: 's"><b>x', pass: 1, fail: 0, url: 'https://ci.example/a?b=1&c=2' }] } }));
+    const m = await rendered(
+      validBody('e2e-test-results', { data: { suite_results: [{ suite: 's"><b>x', pass: 1, fail: 0, url: 'https://ci.example/a?b=1&c=2' }] } }),
+    );
     assert.match(m.html, /href="https:\/\/ci\.example\/a\?b=1&amp;c=2"/);
     assert.match(m.html, /s"&gt;&lt;b&gt;x/);
   });
   it('in the digest item fields and the multi-line body', async () => {
     const m = await rendered(
-      validBody('notification-digest', { data: { items: [{ title: '<b>t</b>', body: 'line1\n<i>line2</i>', category: '<u>c</u>', created_at: '2026-11-20T12:00:00Z' }], total_count: 1 } }),
+      validBody('notification-digest', {
+        data: { items: [{ title: '<b>t</b>', body: 'line1\n<i>line2</i>', category: '<u>c</u>', created_at: '2026-11-20T12:00:00Z' }], total_count: 1 },
+      }),
     );
     assert.ok(!/<b>t<\/b>|<i>line2|<u>c/.test(m.html));
     assert.match(m.html, /line1<br>&lt;i&gt;line2/);
@@ -137,7 +141,10 @@ describe('notification-digest rendering rules', () => {
     assert.match(m.html, />\+20 more</);
   });
   it('rule 1: the line is omitted when inbox_url is absent', async () => {
-    const m = await rendered({ ...digest({ items: items(50), total_count: 50 }), data: withoutField(digest({ items: items(50), total_count: 50 }).data, 'inbox_url') });
+    const m = await rendered({
+      ...digest({ items: items(50), total_count: 50 }),
+      data: withoutField(digest({ items: items(50), total_count: 50 }).data, 'inbox_url'),
+    });
     assert.ok(!/more</.test(m.html));
     assert.ok(!/\+\d+ more/.test(m.text));
   });
@@ -170,7 +177,10 @@ describe('notification-digest rendering rules', () => {
     // Decision D20: realistic maximum-length items fit with all 25 rendered, in order; the other 25 are "+25 more".
     const title = (i: number) => `${i} ${'Proposal title words '.repeat(10)}`.slice(0, 200);
     const positions = Array.from({ length: 25 }, (_, i) => m.html.indexOf(`>${title(i)}<`));
-    assert.ok(positions.every((at, i) => at > 0 && (i === 0 || at > positions[i - 1]!)), `items 0-24 rendered in order: ${positions.join(',')}`);
+    assert.ok(
+      positions.every((at, i) => at > 0 && (i === 0 || at > positions[i - 1]!)),
+      `items 0-24 rendered in order: ${positions.join(',')}`,
+    );
     for (let i = 25; i < 50; i++) assert.ok(!m.html.includes(title(i)), `item ${i} is not rendered`);
     assert.match(m.html, />\+25 more</);
     assert.match(m.text, /\+25 more/);

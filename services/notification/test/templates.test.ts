@@ -12,13 +12,21 @@ const CATALOG: Record<string, { brands: 'both' | 'dao'; required: string[]; opti
   'password-changed': { brands: 'both', required: ['recipient_name', 'changed_at', 'security_url'], optional: ['ip_hint', 'device_hint'] },
   verification: { brands: 'both', required: ['user_name'], optional: ['verification_link', 'verification_code', 'expires_minutes'] },
   invitation: { brands: 'both', required: ['inviter_name', 'workspace_name', 'invitation_link'], optional: ['expires_days'] },
-  'membership-confirm': { brands: 'dao', required: ['member_name', 'activated_at', 'expires_at'], optional: ['membership_tier', 'dashboard_url', 'sbt_token_id'] },
+  'membership-confirm': {
+    brands: 'dao',
+    required: ['member_name', 'activated_at', 'expires_at'],
+    optional: ['membership_tier', 'dashboard_url', 'sbt_token_id'],
+  },
   'renewal-receipt': {
     brands: 'dao',
     required: ['member_name', 'amount', 'payment_date', 'payment_id', 'expiration_date', 'receipt_number'],
     optional: ['currency', 'payment_last4', 'dashboard_url'],
   },
-  'payment-receipt': { brands: 'both', required: ['payment_id', 'amount_display', 'currency', 'type_label', 'user_name', 'payment_date'], optional: ['support_url', 'completed_at'] },
+  'payment-receipt': {
+    brands: 'both',
+    required: ['payment_id', 'amount_display', 'currency', 'type_label', 'user_name', 'payment_date'],
+    optional: ['support_url', 'completed_at'],
+  },
   'refund-confirmation': {
     brands: 'both',
     required: ['refund_id', 'original_payment_id', 'amount_display', 'currency', 'reason_label', 'user_name', 'refund_date', 'processing_days'],
@@ -26,13 +34,21 @@ const CATALOG: Record<string, { brands: 'both' | 'dao'; required: string[]; opti
   },
   'treasury-milestone': { brands: 'dao', required: ['recipient_name', 'milestone_title', 'amount', 'currency', 'tx_hash', 'dashboard_url'], optional: [] },
   'e2e-test-results': { brands: 'both', required: ['run_id', 'pass_count', 'fail_count', 'total', 'run_url'], optional: ['suite_results'] },
-  'parental-consent': { brands: 'both', required: ['parent_name', 'minor_name', 'minor_email', 'consent_url', 'consent_expires_at', 'platform_contact_email'], optional: [] },
+  'parental-consent': {
+    brands: 'both',
+    required: ['parent_name', 'minor_name', 'minor_email', 'consent_url', 'consent_expires_at', 'platform_contact_email'],
+    optional: [],
+  },
   'event-reminder': {
     brands: 'both',
     required: ['recipient_name', 'event_id', 'event_title', 'start_time', 'end_time', 'window_label'],
     optional: ['event_description', 'event_location', 'event_url', 'organizer_name', 'organizer_email', 'preferences_url'],
   },
-  'notification-digest': { brands: 'both', required: ['recipient_name', 'digest_frequency', 'items', 'total_count', 'unsubscribe_url'], optional: ['inbox_url'] },
+  'notification-digest': {
+    brands: 'both',
+    required: ['recipient_name', 'digest_frequency', 'items', 'total_count', 'unsubscribe_url'],
+    optional: ['inbox_url'],
+  },
 };
 
 let svc: Awaited<ReturnType<typeof makeService>>;
@@ -165,7 +181,8 @@ describe('notification-digest items', () => {
   const digest = (data: Record<string, unknown>) => validBody('notification-digest', { data });
 
   it('an empty items array is refused (min 1)', () => expectTemplateError(digest({ items: [] }), 'data.items', /at least 1/));
-  it('51 items are refused (max 50)', () => expectTemplateError(digest({ items: Array.from({ length: 51 }, () => item()), total_count: 51 }), 'data.items', /at most 50/));
+  it('51 items are refused (max 50)', () =>
+    expectTemplateError(digest({ items: Array.from({ length: 51 }, () => item()), total_count: 51 }), 'data.items', /at most 50/));
   it('50 items are accepted', async () => {
     assert.equal((await svc.send(digest({ items: Array.from({ length: 50 }, () => item()), total_count: 50 }))).statusCode, 200);
   });
@@ -173,7 +190,8 @@ describe('notification-digest items', () => {
   it('created_at is required', () => expectTemplateError(digest({ items: [{ title: 'x' }] }), 'data.items[0].created_at', /required/));
   it('title over 200 characters is refused', () => expectTemplateError(digest({ items: [item({ title: 'x'.repeat(201) })] }), 'data.items[0].title', /200/));
   it('body over 500 characters is refused', () => expectTemplateError(digest({ items: [item({ body: 'x'.repeat(501) })] }), 'data.items[0].body', /500/));
-  it('category over 32 characters is refused', () => expectTemplateError(digest({ items: [item({ category: 'x'.repeat(33) })] }), 'data.items[0].category', /32/));
+  it('category over 32 characters is refused', () =>
+    expectTemplateError(digest({ items: [item({ category: 'x'.repeat(33) })] }), 'data.items[0].category', /32/));
   it('deep_link must be https', () => expectTemplateError(digest({ items: [item({ deep_link: 'http://app.example/x' })] }), 'data.items[0].deep_link'));
   it('the path of a bad item names its index', () =>
     expectTemplateError(digest({ items: [item(), item(), item({ created_at: 'yesterday' })], total_count: 3 }), 'data.items[2].created_at'));

@@ -71,11 +71,19 @@ function Users() {
                 <td>{u.membership_status ?? '—'}</td>
                 <td class="actions">
                   {u.kyc_status !== 'approved' ? (
-                    <button type="button" class="small" onClick={() => void act('KYC approved.', () => api(`/api/admin/users/${u.user_id}/kyc`, { method: 'POST', body: { approved: true } }))}>
+                    <button
+                      type="button"
+                      class="small"
+                      onClick={() => void act('KYC approved.', () => api(`/api/admin/users/${u.user_id}/kyc`, { method: 'POST', body: { approved: true } }))}
+                    >
                       Approve KYC
                     </button>
                   ) : null}
-                  <button type="button" class="secondary small" onClick={() => void act('Sessions ended.', () => api(`/api/admin/users/${u.user_id}/sessions`, { method: 'DELETE' }))}>
+                  <button
+                    type="button"
+                    class="secondary small"
+                    onClick={() => void act('Sessions ended.', () => api(`/api/admin/users/${u.user_id}/sessions`, { method: 'DELETE' }))}
+                  >
                     End sessions
                   </button>
                 </td>
@@ -89,7 +97,19 @@ function Users() {
   );
 }
 
-function Listing<T>({ title, path, pick, columns, empty }: { title: string; path: string; pick(d: unknown): T[]; columns: Array<[string, (row: T) => string]>; empty: string }) {
+function Listing<T>({
+  title,
+  path,
+  pick,
+  columns,
+  empty,
+}: {
+  title: string;
+  path: string;
+  pick(d: unknown): T[];
+  columns: Array<[string, (row: T) => string]>;
+  empty: string;
+}) {
   const d = useApi<unknown>(path);
   const rows = d.data ? pick(d.data) : [];
   const id = `h-${title.toLowerCase().replace(/\W+/g, '-')}`;
@@ -150,41 +170,71 @@ export function AdminPage() {
         title="Payments in escrow"
         path="/api/admin/payments?status=escrow"
         pick={(d) => (d as { payments: Payment[] }).payments}
-        columns={[['When', (p) => when(p.created_at)], ['User', (p) => p.user_id?.slice(0, 8) ?? '—'], ['Amount', (p) => `${(Number(p.amount_minor) / 100).toFixed(2)} ${p.currency}`], ['Why', (p) => p.reason ?? '']]}
+        columns={[
+          ['When', (p) => when(p.created_at)],
+          ['User', (p) => p.user_id?.slice(0, 8) ?? '—'],
+          ['Amount', (p) => `${(Number(p.amount_minor) / 100).toFixed(2)} ${p.currency}`],
+          ['Why', (p) => p.reason ?? ''],
+        ]}
         empty="No payment is held in escrow."
       />
       <Listing<Note>
         title="Mint failures"
         path="/api/admin/notifications"
         pick={(d) => (d as { notifications: Note[] }).notifications}
-        columns={[['When', (n) => when(n.at)], ['Type', (n) => n.type], ['User', (n) => n.user_id?.slice(0, 8) ?? '—'], ['Attempts', (n) => String(n.attempts)], ['Last error', (n) => n.last_error]]}
+        columns={[
+          ['When', (n) => when(n.at)],
+          ['Type', (n) => n.type],
+          ['User', (n) => n.user_id?.slice(0, 8) ?? '—'],
+          ['Attempts', (n) => String(n.attempts)],
+          ['Last error', (n) => n.last_error],
+        ]}
         empty="No membership token failed to mint."
       />
       <Listing<Email>
         title="Failed emails"
         path="/api/admin/emails?status=failed&limit=20"
         pick={(d) => (d as { items: Email[] }).items}
-        columns={[['Updated', (e) => when(e.updated_at)], ['Template', (e) => e.template], ['Attempts', (e) => String(e.attempts)], ['Why', (e) => e.last_error ?? '']]}
+        columns={[
+          ['Updated', (e) => when(e.updated_at)],
+          ['Template', (e) => e.template],
+          ['Attempts', (e) => String(e.attempts)],
+          ['Why', (e) => e.last_error ?? ''],
+        ]}
         empty="Every email went out."
       />
       <Listing<Run>
         title="Job runs"
         path="/api/admin/jobs/runs?limit=20"
         pick={(d) => (d as { items: Run[] }).items}
-        columns={[['Started', (r) => (r.started_at ? when(r.started_at) : '—')], ['Job', (r) => r.job], ['Trigger', (r) => r.trigger], ['Status', (r) => r.status], ['Detail', (r) => r.error ?? String((r.detail as { reason?: string } | null)?.reason ?? '')]]}
+        columns={[
+          ['Started', (r) => (r.started_at ? when(r.started_at) : '—')],
+          ['Job', (r) => r.job],
+          ['Trigger', (r) => r.trigger],
+          ['Status', (r) => r.status],
+          ['Detail', (r) => r.error ?? String((r.detail as { reason?: string } | null)?.reason ?? '')],
+        ]}
         empty="No job has run yet."
       />
       <Listing<Ev>
         title="Governance event log"
         path="/api/governance/admin/events?limit=20"
         pick={(d) => [...(d as { items: Ev[] }).items].reverse()}
-        columns={[['#', (e) => e.seq], ['When', (e) => when(e.occurred_at)], ['Event', (e) => e.type], ['Proposal', (e) => String(e.data.proposal_id ?? '')]]}
+        columns={[
+          ['#', (e) => e.seq],
+          ['When', (e) => when(e.occurred_at)],
+          ['Event', (e) => e.type],
+          ['Proposal', (e) => String(e.data.proposal_id ?? '')],
+        ]}
         empty="No governance event yet."
       />
       <section class="card">
         <h2>Operator commands</h2>
         <p>The price-proposal trigger and the AI reindex take the operators' API token, not a session (decision F7):</p>
-        <pre>curl -X POST -H "X-API-Token: $API_TOKEN" {location.origin}/api/admin/price/submit-proposal{'\n'}curl -X POST -H "X-API-Token: $API_TOKEN" {location.origin}/api/ai/admin/reindex</pre>
+        <pre>
+          curl -X POST -H "X-API-Token: $API_TOKEN" {location.origin}/api/admin/price/submit-proposal{'\n'}curl -X POST -H "X-API-Token: $API_TOKEN"{' '}
+          {location.origin}/api/ai/admin/reindex
+        </pre>
       </section>
     </>
   );

@@ -47,7 +47,11 @@ export function CampaignPage({ id }: { id: string }) {
                 const a = unit === 'dom' ? toE8s(amount) && { dom_e8s: toE8s(amount)! } : Number(amount) > 0 && { usd: Number(amount) };
                 if (!a) return setMsg('Enter an amount above 0.');
                 try {
-                  const r = await api<{ amount_e8s: string }>(`/api/campaigns/${encodeURIComponent(cp.id)}/contributions`, { method: 'POST', body: { amount: a }, headers: { 'idempotency-key': `web-${crypto.randomUUID()}` } });
+                  const r = await api<{ amount_e8s: string }>(`/api/campaigns/${encodeURIComponent(cp.id)}/contributions`, {
+                    method: 'POST',
+                    body: { amount: a },
+                    headers: { 'idempotency-key': `web-${crypto.randomUUID()}` },
+                  });
                   setMsg(`Thank you: ${dom(r.amount_e8s)} DOM contributed.`);
                   setAmount('');
                   c.reload();

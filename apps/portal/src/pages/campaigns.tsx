@@ -19,13 +19,25 @@ export function Progress({ c }: { c: Campaign }) {
   const pct = Math.min(100, c.progress.pct_complete);
   return (
     <div>
-      <div class="bar" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(pct)} aria-label={`${c.title}: ${pct.toFixed(0)} % funded`}>
-        <div class="fill" ref={(el) => { el?.style.setProperty('width', `${pct}%`); }} />
+      <div
+        class="bar"
+        role="progressbar"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={Math.round(pct)}
+        aria-label={`${c.title}: ${pct.toFixed(0)} % funded`}
+      >
+        <div
+          class="fill"
+          ref={(el) => {
+            el?.style.setProperty('width', `${pct}%`);
+          }}
+        />
       </div>
       <p class="muted">
         {dom(c.progress.raised_dom)} DOM raised
-        {c.progress.raised_usd !== null ? ` (${usd(c.progress.raised_usd)})` : ''} of{' '}
-        {'usd' in c.goal ? usd(c.goal.usd) : `${dom(c.goal.dom_e8s)} DOM`} · {c.progress.pct_complete.toFixed(0)} %
+        {c.progress.raised_usd !== null ? ` (${usd(c.progress.raised_usd)})` : ''} of {'usd' in c.goal ? usd(c.goal.usd) : `${dom(c.goal.dom_e8s)} DOM`} ·{' '}
+        {c.progress.pct_complete.toFixed(0)} %
       </p>
     </div>
   );

@@ -55,14 +55,20 @@ export function GovernPage() {
           if (!q) return setFound(null);
           if (semantic) {
             try {
-              const r = await api<{ results: Array<{ proposal_id: string }> }>('/api/ai/search', { method: 'POST', body: { query: q, limit: 20, threshold: 0.5 } });
+              const r = await api<{ results: Array<{ proposal_id: string }> }>('/api/ai/search', {
+                method: 'POST',
+                body: { query: q, limit: 20, threshold: 0.5 },
+              });
               return setFound({ ids: r.results.map((x) => x.proposal_id), how: 'semantic' });
             } catch (err) {
               setNote(`Semantic search is unavailable (${err instanceof ApiError ? err.code : 'error'}); showing title matches.`);
             }
           }
           const words = q.toLowerCase().split(/\s+/);
-          setFound({ ids: (list.data?.items ?? []).filter((p) => words.every((w) => `${p.title} ${p.body}`.toLowerCase().includes(w))).map((p) => p.id), how: 'text' });
+          setFound({
+            ids: (list.data?.items ?? []).filter((p) => words.every((w) => `${p.title} ${p.body}`.toLowerCase().includes(w))).map((p) => p.id),
+            how: 'text',
+          });
         })}
       >
         <label>

@@ -100,20 +100,38 @@ function FormStep({ dob, minor, onSent }: { dob: string; minor: boolean; onSent(
           await api('/api/auth/register', { method: 'POST', body: { ...sealed, password, tos_accepted: true } });
           onSent(email.trim());
         } catch (err) {
-          setError(err instanceof ApiError ? (err.code === 'EMAIL_EXISTS' ? 'An account already uses this email address. Sign in instead.' : err.message) : String(err));
+          setError(
+            err instanceof ApiError
+              ? err.code === 'EMAIL_EXISTS'
+                ? 'An account already uses this email address. Sign in instead.'
+                : err.message
+              : String(err),
+          );
         } finally {
           setBusy(false);
         }
       })}
     >
       <h1>Create your account</h1>
-      {minor ? <p class="note">You are under 18: you can join, read governance and support campaigns; voting needs an Active membership, which starts at 18.</p> : null}
+      {minor ? (
+        <p class="note">You are under 18: you can join, read governance and support campaigns; voting needs an Active membership, which starts at 18.</p>
+      ) : null}
       <label for="name">Name</label>
       <input id="name" autocomplete="name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
       <label for="email">Email</label>
       <input id="email" type="email" autocomplete="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
       <label for="password">Password</label>
-      <input id="password" type="password" autocomplete="new-password" required minLength={PASSWORD_MIN} maxLength={PASSWORD_MAX} value={password} onInput={(e) => setPassword(e.currentTarget.value)} aria-describedby="pw-rules" />
+      <input
+        id="password"
+        type="password"
+        autocomplete="new-password"
+        required
+        minLength={PASSWORD_MIN}
+        maxLength={PASSWORD_MAX}
+        value={password}
+        onInput={(e) => setPassword(e.currentTarget.value)}
+        aria-describedby="pw-rules"
+      />
       <p id="pw-rules" class={problem ? 'hint bad' : 'hint'}>
         {problem ? `The ${problem.replace(/^the /, '')}.` : `${PASSWORD_MIN} to ${PASSWORD_MAX} characters; not a common password; not your email address.`}
       </p>

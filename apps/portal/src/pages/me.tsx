@@ -17,7 +17,8 @@ interface Item {
 }
 
 const STATUS_HELP: Record<string, string> = {
-  Registered: 'You can read governance and support campaigns. To vote and propose, become Active: an administrator approves your identity check (KYC), then you pay the annual membership.',
+  Registered:
+    'You can read governance and support campaigns. To vote and propose, become Active: an administrator approves your identity check (KYC), then you pay the annual membership.',
   Active: 'You can vote, propose and support campaigns.',
   Expired: 'Your membership has expired: pay the annual membership again to vote.',
   Revoked: 'Your membership was revoked by a governance decision.',
@@ -58,7 +59,10 @@ function BecomeActive({ onPaid }: { onPaid(): void }) {
       <h2 id="upgrade-h">Become Active</h2>
       <ol>
         <li>Age 18 or over: {d.adult ? 'yes' : 'not yet (the upgrade opens at 18)'}</li>
-        <li>Identity check (KYC): {d.kyc_status === 'approved' ? 'approved' : d.kyc_status === 'rejected' ? 'rejected: contact support' : 'waiting for an administrator'}</li>
+        <li>
+          Identity check (KYC):{' '}
+          {d.kyc_status === 'approved' ? 'approved' : d.kyc_status === 'rejected' ? 'rejected: contact support' : 'waiting for an administrator'}
+        </li>
         <li>Annual membership: {price}</li>
       </ol>
       {d.adult && d.kyc_status === 'approved' ? (
@@ -71,7 +75,11 @@ function BecomeActive({ onPaid }: { onPaid(): void }) {
                 setMsg('');
                 try {
                   const r = await api<{ webhook: { status?: string; reason?: string } }>('/api/dev/checkout', { method: 'POST', body: {} });
-                  setMsg(r.webhook.status === 'applied' ? 'Payment received: your membership is Active.' : `Payment held: ${r.webhook.reason ?? r.webhook.status ?? 'see support'}.`);
+                  setMsg(
+                    r.webhook.status === 'applied'
+                      ? 'Payment received: your membership is Active.'
+                      : `Payment held: ${r.webhook.reason ?? r.webhook.status ?? 'see support'}.`,
+                  );
                   onPaid();
                 } catch (err) {
                   setMsg(err instanceof ApiError ? err.message : String(err));
@@ -126,7 +134,9 @@ function Me({ status, email }: { status: string | undefined; email: string }) {
   const balance = useApi<{ balance_e8s: string; fee_e8s: string }>('/api/me/balance');
   const prefs = useApi<Prefs>('/api/me/notification-preferences');
   const feed = useApi<{ items: Item[] }>('/api/me/activity?limit=20');
-  const mine = useApi<{ items: Array<{ campaign_id: string; amount_e8s: string; at: string }>; refunds: Array<{ campaign_id: string; amount_e8s: string }> }>('/api/me/contributions?limit=20');
+  const mine = useApi<{ items: Array<{ campaign_id: string; amount_e8s: string; at: string }>; refunds: Array<{ campaign_id: string; amount_e8s: string }> }>(
+    '/api/me/contributions?limit=20',
+  );
   const [msg, setMsg] = useState('');
   const save = async (change: Partial<Prefs>) => {
     setMsg('');
@@ -168,7 +178,8 @@ function Me({ status, email }: { status: string | undefined; email: string }) {
               </select>
             </label>
             <label class="check">
-              <input type="checkbox" checked={prefs.data.vote_reminders} onChange={(e) => void save({ vote_reminders: e.currentTarget.checked })} /> Remind me before a vote closes
+              <input type="checkbox" checked={prefs.data.vote_reminders} onChange={(e) => void save({ vote_reminders: e.currentTarget.checked })} /> Remind me
+              before a vote closes
             </label>
           </form>
         ) : (
@@ -198,7 +209,19 @@ function Me({ status, email }: { status: string | undefined; email: string }) {
           <ul class="list">
             {feed.data.items.map((i) => (
               <li key={i.id} class="item">
-                <strong>{i.deep_link ? <a href={new URL(i.deep_link).pathname.replace(/^\/api\/governance\/proposals\//, '/proposals/').replace(/^\/api\/campaigns\//, '/campaigns/')}>{i.title}</a> : i.title}</strong>
+                <strong>
+                  {i.deep_link ? (
+                    <a
+                      href={new URL(i.deep_link).pathname
+                        .replace(/^\/api\/governance\/proposals\//, '/proposals/')
+                        .replace(/^\/api\/campaigns\//, '/campaigns/')}
+                    >
+                      {i.title}
+                    </a>
+                  ) : (
+                    i.title
+                  )}
+                </strong>
                 <span class="muted">
                   {i.category} · {when(i.created_at)}
                 </span>

@@ -26,7 +26,12 @@ export function History({ items }: { items: Ratified[] }) {
   const sy = (y: number) => H - 10 - ((y - y0) / Math.max(1e-12, y1 - y0)) * (H - 20);
   const d = pts.map((p, i) => `${i ? 'L' : 'M'}${sx(xs[i]!).toFixed(1)},${sy(ys[i]!).toFixed(1)}`).join(' ');
   return (
-    <svg viewBox={`0 0 ${W} ${H}`} class="chart" role="img" aria-label={`Ratified DOM price from ${usd(ys[0]!)} to ${usd(ys[ys.length - 1]!)} over ${pts.length} ratifications`}>
+    <svg
+      viewBox={`0 0 ${W} ${H}`}
+      class="chart"
+      role="img"
+      aria-label={`Ratified DOM price from ${usd(ys[0]!)} to ${usd(ys[ys.length - 1]!)} over ${pts.length} ratifications`}
+    >
       <path d={d} fill="none" stroke="currentColor" stroke-width="2" />
       {pts.map((p, i) => (
         <circle key={p.proposal_id} cx={sx(xs[i]!)} cy={sy(ys[i]!)} r="3" fill="currentColor">
@@ -53,7 +58,8 @@ export function PricePage() {
             <>
               <p class="big">{usd(ratified.data.price_usd)}</p>
               <p class="muted">
-                In force since {when(ratified.data.effective_at)}, by <a href={`/proposals/${ratified.data.proposal_id}`}>proposal #{ratified.data.proposal_id}</a>. Campaign USD goals and payouts use this price.
+                In force since {when(ratified.data.effective_at)}, by{' '}
+                <a href={`/proposals/${ratified.data.proposal_id}`}>proposal #{ratified.data.proposal_id}</a>. Campaign USD goals and payouts use this price.
               </p>
             </>
           ) : ratified.error?.status === 404 ? (

@@ -33,7 +33,9 @@ export function ProposalPage({ id }: { id: string }) {
   const p = useApi<Proposal>(`/api/governance/proposals/${encodeURIComponent(id)}`);
   const settings = useApi<Settings>('/api/governance/settings');
   const mine = useApi<{ vote: string | null }>(session ? `/api/governance/proposals/${encodeURIComponent(id)}/my-vote` : null);
-  const receipts = useApi<{ items: Array<{ token_id: string; proposal_id: string; minted_at: string | null }> }>(session && mine.data?.vote ? '/api/governance/my-receipts?take=100' : null);
+  const receipts = useApi<{ items: Array<{ token_id: string; proposal_id: string; minted_at: string | null }> }>(
+    session && mine.data?.vote ? '/api/governance/my-receipts?take=100' : null,
+  );
   const receipt = receipts.data?.items.find((r) => r.proposal_id === id);
   // The summary helper only when the bridge has an inference server (as the drafting helper and search).
   const ai = useApi<{ status: string }>(session ? '/api/ai/health' : null);
@@ -85,7 +87,12 @@ export function ProposalPage({ id }: { id: string }) {
               Quorum {t.quorum_met ? 'met' : 'not met yet'} · threshold {t.threshold_met ? 'met' : 'not met yet'}
             </p>
             <div class="bar" role="img" aria-label={`${yesPct.toFixed(0)} % yes of yes and no`}>
-              <div class="fill" ref={(el) => { el?.style.setProperty('width', `${yesPct}%`); }} />
+              <div
+                class="fill"
+                ref={(el) => {
+                  el?.style.setProperty('width', `${yesPct}%`);
+                }}
+              />
             </div>
           </>
         ) : (
@@ -160,7 +167,10 @@ export function ProposalPage({ id }: { id: string }) {
               class="secondary"
               onClick={handler(async () => {
                 try {
-                  setSummary((await api<{ summary: string }>('/api/ai/summarize', { method: 'POST', body: { proposal_id: pr.id, title: pr.title, body: pr.body } })).summary);
+                  setSummary(
+                    (await api<{ summary: string }>('/api/ai/summarize', { method: 'POST', body: { proposal_id: pr.id, title: pr.title, body: pr.body } }))
+                      .summary,
+                  );
                 } catch (err) {
                   setSummary(err instanceof ApiError ? `No summary: ${err.message}` : 'No summary.');
                 }

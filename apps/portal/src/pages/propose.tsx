@@ -48,7 +48,10 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
         }
         setBusy(true);
         try {
-          const r = await api<{ proposal_id: string }>('/api/governance/propose', { method: 'POST', body: { title, body, category, ...(p !== undefined && { payload: p }) } });
+          const r = await api<{ proposal_id: string }>('/api/governance/propose', {
+            method: 'POST',
+            body: { title, body, category, ...(p !== undefined && { payload: p }) },
+          });
           onCreated(r.proposal_id);
         } catch (err) {
           setMsg(err instanceof ApiError ? err.message : String(err));

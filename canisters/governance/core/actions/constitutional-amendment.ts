@@ -31,7 +31,11 @@ export const constitutionalAmendment: ProposalAction<AmendmentPayload> = {
   },
 };
 
-export function applyRulesChange(settings: GovernanceSettings, category: ProposalCategory, change: Omit<AmendmentPayload['category_rules'][number], 'category'>) {
+export function applyRulesChange(
+  settings: GovernanceSettings,
+  category: ProposalCategory,
+  change: Omit<AmendmentPayload['category_rules'][number], 'category'>,
+) {
   const current = settings.rules[category];
   return {
     quorumBps: change.quorum_bps ?? current.quorumBps,

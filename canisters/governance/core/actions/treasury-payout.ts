@@ -15,7 +15,9 @@ export const treasuryPayout: ProposalAction<PayoutPayload> = {
 function describe(e: unknown): string {
   if (e !== null && typeof e === 'object') {
     const [k, v] = (Object.entries(e)[0] as [string, unknown] | undefined) ?? ['error', undefined];
-    return v === null || v === undefined ? k : `${k}: ${typeof v === 'string' ? v : JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))}`;
+    return v === null || v === undefined
+      ? k
+      : `${k}: ${typeof v === 'string' ? v : JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))}`;
   }
   return String(e);
 }

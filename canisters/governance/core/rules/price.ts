@@ -34,11 +34,11 @@ export function priceInForce(entries: Iterable<PriceEntry>, now: bigint): PriceE
   return best;
 }
 
-
 /** SetDomPricePayload validation at proposal creation (InvalidPayload otherwise). Times are ns. */
 export function setDomPriceProblem(p: { price_usd: number; effective_at?: bigint; expires_at?: bigint; source_url?: string }, now: bigint): string | undefined {
   if (typeof p.price_usd !== 'number' || !Number.isFinite(p.price_usd) || p.price_usd <= 0) return 'price_usd must be a finite number above 0';
-  if (p.expires_at !== undefined && p.expires_at <= (p.effective_at ?? now)) return 'expires_at must be after effective_at (or after now when effective_at is omitted)';
+  if (p.expires_at !== undefined && p.expires_at <= (p.effective_at ?? now))
+    return 'expires_at must be after effective_at (or after now when effective_at is omitted)';
   if (p.source_url !== undefined && !isSourceUrl(p.source_url)) return `source_url must be ${SOURCE_URL_RULE}`;
   return undefined;
 }

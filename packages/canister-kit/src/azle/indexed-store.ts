@@ -123,4 +123,3 @@ export class IndexedStore<K extends StoreKey, V> implements Store<K, V> {
     }
   }
 }
-

@@ -39,7 +39,9 @@ export function stableStores<T>(names: Record<keyof T, string>, firstMemoryId = 
  * read per store when every index is complete.
  */
 export function armIndexBuild(stores: object): void {
-  const pending = Object.values(stores).filter((s): s is StableStore<StoreKey, unknown> => s instanceof StableStore && s.index !== undefined && !s.index.state().complete);
+  const pending = Object.values(stores).filter(
+    (s): s is StableStore<StoreKey, unknown> => s instanceof StableStore && s.index !== undefined && !s.index.state().complete,
+  );
   if (pending.length === 0) return;
   setTimer(0, () => {
     const left = buildIndexes(pending, () => performanceCounter(0) < BUILD_INSTRUCTION_BUDGET);

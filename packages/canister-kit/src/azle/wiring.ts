@@ -8,7 +8,11 @@ import { interCanister } from './entry.ts';
 /** Calls to each callee named in `tables`, at the principal `canisterOf` gives when the call is made. */
 export function canisterCalls<To extends string>(tables: Record<To, MethodTable>, canisterOf: (to: To) => string): CanisterCall<To> {
   const clients = new Map<To, ReturnType<typeof interCanister>>();
-  for (const to of Object.keys(tables) as To[]) clients.set(to, interCanister(() => canisterOf(to), tables[to]));
+  for (const to of Object.keys(tables) as To[])
+    clients.set(
+      to,
+      interCanister(() => canisterOf(to), tables[to]),
+    );
   return (to, method, ...args) => clients.get(to)!(method, ...args);
 }
 

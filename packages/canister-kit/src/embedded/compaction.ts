@@ -34,7 +34,7 @@ export interface Compaction {
 /** Writes the snapshot of `stores` at `seq`, installs it, and deletes the logs it covers. */
 export async function compactInto(c: Compaction): Promise<void> {
   const { dir, seq, stores, options } = c;
-    const tmp = join(dir, `${SNAPSHOT}.${randomUUID()}.tmp`);
+  const tmp = join(dir, `${SNAPSHOT}.${randomUUID()}.tmp`);
   const handle = await openFile(tmp, 'w', 0o600);
   const sliceSize = options.compactSliceEntries ?? SLICE_ENTRIES;
   let installed = false;

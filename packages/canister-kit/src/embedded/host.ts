@@ -62,11 +62,13 @@ export class EmbeddedHost {
    * so the file's bytes are freed once the used stores have dropped theirs (decision P6).
    */
   private detachSnapshotLater(): void {
-    const lazy = [...this.loaded.values()].flatMap((l) => (l instanceof LazyEntries ? [l] : l instanceof LoggedEntries && l.base instanceof LazyEntries ? [l.base] : []));
+    const lazy = [...this.loaded.values()].flatMap((l) =>
+      l instanceof LazyEntries ? [l] : l instanceof LoggedEntries && l.base instanceof LazyEntries ? [l.base] : [],
+    );
     if (lazy.length === 0) return;
     const step = () => {
       if (this.closed) return;
-      for (let budget = DETACH_TURN_BYTES; lazy.length > 0 && budget > 0; ) {
+      for (let budget = DETACH_TURN_BYTES; lazy.length > 0 && budget > 0;) {
         const copied = lazy[0]!.detach(budget);
         if (copied === 0) lazy.shift();
         budget -= copied;
@@ -106,7 +108,9 @@ export class EmbeddedHost {
     const stall = parent ? undefined : this.wal?.stall();
     if (stall) previous = Promise.all([previous, stall]);
     // runUpdate never rejects: the queue only orders calls, one call's failure must not fail the next.
-    const run = previous.then(() => (this.closed ? { ok: false as const, error: new Error('the embedded host is closed'), seq: 0 } : this.runUpdate(canister, parent, fn)));
+    const run = previous.then(() =>
+      this.closed ? { ok: false as const, error: new Error('the embedded host is closed'), seq: 0 } : this.runUpdate(canister, parent, fn),
+    );
     this.queues.set(canister, run);
     const wal = this.wal;
     if (!parent && wal?.syncs) {

@@ -78,9 +78,13 @@ export class LoggedEntries implements Iterable<[StoreKey, unknown]> {
     for (let i = 0; i < this.parts.length; i = this.applyPart(i, apply));
   }
 
-  private async eachWriteAsync(apply: (key: StoreKey, value: unknown, deleted: boolean) => void, step: (() => void | Promise<void>) | undefined, turn: WorkTurn): Promise<void> {
+  private async eachWriteAsync(
+    apply: (key: StoreKey, value: unknown, deleted: boolean) => void,
+    step: (() => void | Promise<void>) | undefined,
+    turn: WorkTurn,
+  ): Promise<void> {
     let decoded = 0;
-    for (let i = 0; i < this.parts.length; ) {
+    for (let i = 0; i < this.parts.length;) {
       const part = this.parts[i]!;
       decoded += Buffer.isBuffer(part) ? (this.parts[i + 2] as number) - (this.parts[i + 1] as number) : 1;
       i = this.applyPart(i, apply);
@@ -104,7 +108,6 @@ export class LoggedEntries implements Iterable<[StoreKey, unknown]> {
     return next;
   }
 }
-
 
 export function decodePart(text: string, name: string): Array<[StoreKey] | [StoreKey, unknown]> {
   let writes: unknown;
@@ -234,7 +237,7 @@ export function replay(dir: string, state: Snapshot): number {
     const open = file === LOG;
     let repair: { end: number; newline: boolean } | undefined = nul < 0 ? undefined : { end: limit, newline: false };
     let lineNo = 0;
-    for (let start = 0; start < limit; ) {
+    for (let start = 0; start < limit;) {
       lineNo += 1;
       const nl = bytes.indexOf(10, start);
       const last = nl < 0 || nl >= limit;

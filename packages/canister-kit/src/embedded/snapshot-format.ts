@@ -187,7 +187,8 @@ export function readSnapshot(dir: string): LoadedSnapshot | undefined {
 export async function readFrame(file: FileHandle, at: SliceRecord): Promise<Buffer | undefined> {
   const bytes = Buffer.alloc(at.length);
   const { bytesRead } = await file.read(bytes, 0, at.length, at.offset);
-  if (bytesRead !== at.length || at.length < 8 || bytes.readUInt32BE(0) !== at.length - 8 || bytes.readUInt32BE(4) !== crc32(bytes.subarray(8))) return undefined;
+  if (bytesRead !== at.length || at.length < 8 || bytes.readUInt32BE(0) !== at.length - 8 || bytes.readUInt32BE(4) !== crc32(bytes.subarray(8)))
+    return undefined;
   return bytes;
 }
 

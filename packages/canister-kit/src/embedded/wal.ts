@@ -34,7 +34,18 @@ import { replay } from './log-format.ts';
 import { encodeLine } from './record.ts';
 import type { SliceRecord } from './snapshot-format.ts';
 import type { Op, Snapshot, StoreEntries, WalOptions } from './wal-types.ts';
-import { closedLogName, LEGACY_SNAPSHOT, LOG, LogWriteError, openLog, SNAPSHOT, SNAPSHOT_TMP, syncDirectory, syncDirectoryAsync, writeAll } from './wal-files.ts';
+import {
+  closedLogName,
+  LEGACY_SNAPSHOT,
+  LOG,
+  LogWriteError,
+  openLog,
+  SNAPSHOT,
+  SNAPSHOT_TMP,
+  syncDirectory,
+  syncDirectoryAsync,
+  writeAll,
+} from './wal-files.ts';
 
 export { CorruptStateError, LogWriteError } from './wal-files.ts';
 export { LazyEntries, loadedEntries, type StoreLoad } from './snapshot-format.ts';
@@ -52,7 +63,6 @@ const MIN_SPLIT_GROUP = 4;
 /** Default compaction size (decision P8): the log may grow to this share of the snapshot, and at least MIN_COMPACT_BYTES. */
 const COMPACT_FRACTION = 8;
 const MIN_COMPACT_BYTES = 16 * 1024 * 1024;
-
 
 /** Bytes of zeros the open log is written ahead by, with fsync (decision P9). */
 const PREALLOCATE_BYTES = 4 * 1024 * 1024;
@@ -106,7 +116,11 @@ export class WriteAheadLog {
     this.submitted = seq;
     this.pos = statSync(join(dir, LOG)).size;
     this.allocated = this.pos;
-    this.snapshotBytes = existsSync(join(dir, SNAPSHOT)) ? statSync(join(dir, SNAPSHOT)).size : existsSync(join(dir, LEGACY_SNAPSHOT)) ? statSync(join(dir, LEGACY_SNAPSHOT)).size : 0;
+    this.snapshotBytes = existsSync(join(dir, SNAPSHOT))
+      ? statSync(join(dir, SNAPSHOT)).size
+      : existsSync(join(dir, LEGACY_SNAPSHOT))
+        ? statSync(join(dir, LEGACY_SNAPSHOT)).size
+        : 0;
   }
 
   /** Opens (or creates) the state in `dir` and returns it with everything committed so far. */
@@ -179,7 +193,8 @@ export class WriteAheadLog {
     // it is synced now too (decision P12): its fsync runs while this turn goes on instead of after it,
     // so the disk and the CPU work at once. Otherwise the next fsync starts at the end of this turn of
     // the event loop (or when one in flight completes), so every update answered meanwhile joins its group.
-    if (this.inFlight === 0 || (this.inFlight < MAX_FSYNCS_IN_FLIGHT && this.pending.length >= Math.max(MIN_SPLIT_GROUP, this.submitted - this.durableSeq))) this.issue();
+    if (this.inFlight === 0 || (this.inFlight < MAX_FSYNCS_IN_FLIGHT && this.pending.length >= Math.max(MIN_SPLIT_GROUP, this.submitted - this.durableSeq)))
+      this.issue();
     else if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => {
@@ -336,7 +351,9 @@ export class WriteAheadLog {
     if (this.compacting) return;
     this.compact(capture).catch((e: Error) => {
       if (this.closed) return;
-      (this.options.onCompactionError ?? ((err) => console.error('embedded host: compaction failed (the log keeps every update; retried when it grows):', err)))(e);
+      (
+        this.options.onCompactionError ?? ((err) => console.error('embedded host: compaction failed (the log keeps every update; retried when it grows):', err))
+      )(e);
     });
   }
 

@@ -57,7 +57,14 @@ export interface EmbeddedPlatformOptions {
 }
 
 /** Each canister's wiring (canisters/<name>/wiring.ts), as its Azle entry point reads it; step order is this order. */
-const WIRING = { governance: governanceWiring, membership: membershipWiring, user: userWiring, campaign: campaignWiring, treasury: treasuryWiring, ledger: ledgerWiring };
+const WIRING = {
+  governance: governanceWiring,
+  membership: membershipWiring,
+  user: userWiring,
+  campaign: campaignWiring,
+  treasury: treasuryWiring,
+  ledger: ledgerWiring,
+};
 type Cores = ReturnType<typeof wire>;
 /** Every canister's timers, as the IC would arm them. */
 const TIMERS = (Object.keys(WIRING) as CanisterName[]).flatMap((canister) =>
@@ -237,7 +244,8 @@ export class EmbeddedPlatform {
     // State written before the ledger existed: the treasury and campaign canisters learn their own principal (L23).
     for (const canister of ['treasury', 'campaign'] as const) {
       const config = host.store<string, { self?: string }>(canister, 'config');
-      if (config.get('config') && !config.get('config')!.self) await host.update(canister, () => config.set('config', { ...config.get('config')!, self: ids[canister] }));
+      if (config.get('config') && !config.get('config')!.self)
+        await host.update(canister, () => config.set('config', { ...config.get('config')!, self: ids[canister] }));
     }
     if (!initialised('ledger')) {
       // SNS layout: governance is the minting account; the initial distribution is configuration.
@@ -314,7 +322,13 @@ function stores<T>(host: EmbeddedHost, canister: CanisterName, names: Record<key
 }
 
 /** The cores, each given its dependencies as its wiring declares them: each call runs as the callee's query or update. */
-function wire(host: EmbeddedHost, clock: () => bigint, ids: CanisterIds, intercept?: EmbeddedPlatformOptions['interceptCall'], interceptReply?: EmbeddedPlatformOptions['interceptReply']) {
+function wire(
+  host: EmbeddedHost,
+  clock: () => bigint,
+  ids: CanisterIds,
+  intercept?: EmbeddedPlatformOptions['interceptCall'],
+  interceptReply?: EmbeddedPlatformOptions['interceptReply'],
+) {
   const services: HostServices = { randomBytes: async () => new Uint8Array(randomBytes(16)) };
   // Calls resolve their callee when made, so a core may call one built after it (governance → treasury).
   const callFrom =

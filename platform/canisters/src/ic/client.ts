@@ -16,7 +16,12 @@ export function encodeArgs(table: MethodTable, method: string, args: unknown[]):
   const spec = table[method];
   if (!spec) throw new Error(`unknown method ${method}`);
   if (args.length !== spec.args.length) throw new TypeError(`${method} takes ${spec.args.length} argument(s), got ${args.length}`);
-  return new Uint8Array(IDL.encode(spec.args, args.map((a, i) => toCandid(spec.args[i]!, a, principalCodec))));
+  return new Uint8Array(
+    IDL.encode(
+      spec.args,
+      args.map((a, i) => toCandid(spec.args[i]!, a, principalCodec)),
+    ),
+  );
 }
 
 export function decodeReply(table: MethodTable, method: string, reply: Uint8Array): unknown {

@@ -15,7 +15,10 @@ export { agentTransport, CanisterCallError, type CandidTransport } from './trans
 
 export const IcEnv = Type.Object({
   IC_HOST: Env.string('IC API boundary node or local replica URL', 'https://icp-api.io'),
-  IC_IDENTITY_PEM_FILE: Type.String({ minLength: 1, description: 'PEM file of the identity the bridge calls canisters with (Ed25519 or secp256k1, as dfx writes them)' }),
+  IC_IDENTITY_PEM_FILE: Type.String({
+    minLength: 1,
+    description: 'PEM file of the identity the bridge calls canisters with (Ed25519 or secp256k1, as dfx writes them)',
+  }),
   IC_FETCH_ROOT_KEY: Env.bool(false, 'fetch the root key from IC_HOST: only for a local replica, never on mainnet'),
   IC_GOVERNANCE_CANISTER_ID: Type.String({ minLength: 1, description: 'governance canister id' }),
   IC_MEMBERSHIP_CANISTER_ID: Type.String({ minLength: 1, description: 'membership canister id' }),

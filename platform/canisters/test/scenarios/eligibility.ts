@@ -20,7 +20,8 @@ export async function eligibilityJourney(host: JourneyHost): Promise<void> {
     const t = (await bridge().governance.get_tally(id))!;
     return { cast: t.yes_votes + t.no_votes + t.abstentions, eligible: t.total_eligible };
   };
-  const propose = async (category: Parameters<CanisterClients['governance']['create_proposal']>[0]['category']) => ok(await bridge().governance.create_proposal({ title: 'Eligibility', body: 'Who votes', category }));
+  const propose = async (category: Parameters<CanisterClients['governance']['create_proposal']>[0]['category']) =>
+    ok(await bridge().governance.create_proposal({ title: 'Eligibility', body: 'Who votes', category }));
 
   const early = await activeMember(host, 'eligible-early');
   const second = await activeMember(host, 'eligible-second');
@@ -39,7 +40,11 @@ export async function eligibilityJourney(host: JourneyHost): Promise<void> {
 
   await host.restart();
 
-  assert.deepEqual(await vote(late, id), { Err: { NotActiveWhenVotingOpened: { opened_at: opened.voting_opens } } }, 'the opening instant survives the restart');
+  assert.deepEqual(
+    await vote(late, id),
+    { Err: { NotActiveWhenVotingOpened: { opened_at: opened.voting_opens } } },
+    'the opening instant survives the restart',
+  );
   ok(await vote(second, id));
   assert.deepEqual(await turnout(id), { cast: 2n, eligible: 2n }, 'turnout never exceeds total_eligible');
 

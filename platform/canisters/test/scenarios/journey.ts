@@ -68,7 +68,14 @@ export async function membershipAndGovernanceJourney(host: JourneyHost): Promise
   assert.equal(typeof block, 'bigint');
   assert.equal(await host.as(members[0]!).ledger.icrc1_balance_of({ owner: members[0]! }), 250_000_000n);
 
-  const id = ok(await bridge().governance.create_proposal({ title: 'Price', body: 'Ratify 0.05 USD', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: 0.05 } } }));
+  const id = ok(
+    await bridge().governance.create_proposal({
+      title: 'Price',
+      body: 'Ratify 0.05 USD',
+      category: 'SetDomPrice',
+      payload: { SetDomPrice: { price_usd: 0.05 } },
+    }),
+  );
   assert.equal((await bridge().governance.get_proposal(id))?.status, 'Created');
   host.advance(HOUR);
   await host.tick();
@@ -87,7 +94,10 @@ export async function membershipAndGovernanceJourney(host: JourneyHost): Promise
   const admin = host.as(host.admin).governance;
   const first = await admin.list_votes_page(id, undefined, 2);
   const rest = await admin.list_votes_page(id, first.at(-1)!.voter, 2);
-  assert.deepEqual([...first, ...rest].map((v) => v.voter), (await admin.list_votes(id)).map((v) => v.voter));
+  assert.deepEqual(
+    [...first, ...rest].map((v) => v.voter),
+    (await admin.list_votes(id)).map((v) => v.voter),
+  );
   assert.equal(rest.length, 1);
   host.advance(3n * DAY);
   await host.tick();
@@ -129,12 +139,20 @@ export async function moneyJourney(host: JourneyHost): Promise<void> {
   const minter = () => host.as(host.ids.governance).ledger;
   ok(await minter().icrc1_transfer({ to: { owner: voter }, amount: 1_000n * E8S }));
   ok(await host.as(voter).ledger.icrc2_approve({ spender: { owner: host.ids.campaign }, amount: 1_000n * E8S }));
-  const campaign = ok(await host.as(owner).campaign.create_campaign({ title: 'Community garden', description: 'Seeds', goal: { UsdValue: 1000 }, deadline: host.now() + 30n * DAY }));
+  const campaign = ok(
+    await host
+      .as(owner)
+      .campaign.create_campaign({ title: 'Community garden', description: 'Seeds', goal: { UsdValue: 1000 }, deadline: host.now() + 30n * DAY }),
+  );
   const c = ok(await host.as(voter).campaign.contribute(campaign, { Usd: 250 }));
   assert.equal(c.amount_e8s, 500n * E8S, '250 USD at 0.5 USD per DOM');
   assert.equal(c.usd_value, 250);
   const fee = await host.as(voter).ledger.icrc1_fee();
-  assert.equal(await host.as(voter).ledger.icrc1_balance_of({ owner: voter }), 500n * E8S - 2n * fee, 'pulled by transfer_from; the approval and the transfer each paid the fee');
+  assert.equal(
+    await host.as(voter).ledger.icrc1_balance_of({ owner: voter }),
+    500n * E8S - 2n * fee,
+    'pulled by transfer_from; the approval and the transfer each paid the fee',
+  );
 
   await host.restart();
 
@@ -143,7 +161,15 @@ export async function moneyJourney(host: JourneyHost): Promise<void> {
   assert.equal(progress.goal_dom, 2_000n * E8S);
 
   ok(await minter().icrc1_transfer({ to: { owner: host.ids.treasury }, amount: 100n * E8S }));
-  const payout = await decide({ title: 'Pay the gardener', body: 'Ten DOM', category: 'TreasuryPayout', payload: { TreasuryPayout: { recipient: owner, amount: { DomE8s: 10n * E8S }, memo: 'seeds' } } }, 5n);
+  const payout = await decide(
+    {
+      title: 'Pay the gardener',
+      body: 'Ten DOM',
+      category: 'TreasuryPayout',
+      payload: { TreasuryPayout: { recipient: owner, amount: { DomE8s: 10n * E8S }, memo: 'seeds' } },
+    },
+    5n,
+  );
   assert.equal(await host.as(owner).ledger.icrc1_balance_of({ owner }), 10n * E8S, 'the recipient was paid');
   const record = await bridge().treasury.get_payout(payout);
   assert.equal(record?.amount_e8s, 10n * E8S);

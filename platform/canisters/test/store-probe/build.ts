@@ -12,7 +12,8 @@ function newest(dir: string): number {
   let t = 0;
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
-    if (e.isDirectory()) t = e.name === 'embedded' ? t : Math.max(t, newest(p)); // the embedded host is not in the probe
+    if (e.isDirectory())
+      t = e.name === 'embedded' ? t : Math.max(t, newest(p)); // the embedded host is not in the probe
     else if (e.name.endsWith('.ts')) t = Math.max(t, statSync(p).mtimeMs);
   }
   return t;

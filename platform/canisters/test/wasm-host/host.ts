@@ -144,7 +144,15 @@ export class WasmCanister {
 
   /** What an upgrade that traps puts back. */
   saved() {
-    return { instance: this.instance, prepared: this.prepared, wasm: this.wasm, stable: this.stable.slice(), stablePages: this.stablePages, timer: this.timer, version: this.version };
+    return {
+      instance: this.instance,
+      prepared: this.prepared,
+      wasm: this.wasm,
+      stable: this.stable.slice(),
+      stablePages: this.stablePages,
+      timer: this.timer,
+      version: this.version,
+    };
   }
   restore(s: ReturnType<WasmCanister['saved']>): void {
     Object.assign(this, s);
@@ -165,7 +173,8 @@ export class WasmCanister {
     const pages = heap.length / PAGE - this.memory.buffer.byteLength / PAGE;
     if (pages > 0) this.memory.grow(pages);
     new Uint8Array(this.memory.buffer).set(heap);
-    for (const g of globals) (this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value = (from.exports[`__host_global_${g.index}`] as WebAssembly.Global).value;
+    for (const g of globals)
+      (this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value = (from.exports[`__host_global_${g.index}`] as WebAssembly.Global).value;
   }
 
   private get memory(): WebAssembly.Memory {
@@ -198,10 +207,12 @@ export class WasmCanister {
       msg_caller_size: () => this.current('msg_caller_size').caller.length,
       msg_caller_copy: (dst: number, offset: number, size: number) => this.put(dst, this.current('msg_caller_copy').caller, offset, size),
       msg_method_name_size: () => Buffer.byteLength(this.current('msg_method_name_size').method),
-      msg_method_name_copy: (dst: number, offset: number, size: number) => this.put(dst, Buffer.from(this.current('msg_method_name_copy').method), offset, size),
+      msg_method_name_copy: (dst: number, offset: number, size: number) =>
+        this.put(dst, Buffer.from(this.current('msg_method_name_copy').method), offset, size),
       msg_reject_code: () => this.current('msg_reject_code').rejectCode ?? 0,
       msg_reject_msg_size: () => Buffer.byteLength(this.current('msg_reject_msg_size').rejectMessage ?? ''),
-      msg_reject_msg_copy: (dst: number, offset: number, size: number) => this.put(dst, Buffer.from(this.current('msg_reject_msg_copy').rejectMessage ?? ''), offset, size),
+      msg_reject_msg_copy: (dst: number, offset: number, size: number) =>
+        this.put(dst, Buffer.from(this.current('msg_reject_msg_copy').rejectMessage ?? ''), offset, size),
       msg_reply_data_append: (src: number, size: number) => {
         const m = this.current('msg_reply_data_append');
         if (this.replica.trapAtReply?.(this.id, m.method)) throw new Trap(`injected trap at the reply of ${m.method}`);
@@ -222,7 +233,8 @@ export class WasmCanister {
       canister_self_copy: (dst: number, offset: number, size: number) => this.put(dst, selfBytes(), offset, size),
       canister_version: () => this.version,
       accept_message: () => undefined,
-      is_controller: (src: number, size: number) => (this.controllers.some((c) => Buffer.from(Principal.fromText(c).toUint8Array()).equals(Buffer.from(this.bytes(src, size)))) ? 1 : 0),
+      is_controller: (src: number, size: number) =>
+        this.controllers.some((c) => Buffer.from(Principal.fromText(c).toUint8Array()).equals(Buffer.from(this.bytes(src, size)))) ? 1 : 0,
       in_replicated_execution: () => (this.current('in_replicated_execution').kind === 'query' ? 0 : 1),
       time: () => this.replica.time,
       global_timer_set: (at: bigint) => {
@@ -241,10 +253,25 @@ export class WasmCanister {
       trap: (src: number, size: number) => {
         throw new Trap(text(src, size));
       },
-      call_new: (calleeSrc: number, calleeSize: number, nameSrc: number, nameSize: number, replyFun: number, replyEnv: number, rejectFun: number, rejectEnv: number) => {
+      call_new: (
+        calleeSrc: number,
+        calleeSize: number,
+        nameSrc: number,
+        nameSize: number,
+        replyFun: number,
+        replyEnv: number,
+        rejectFun: number,
+        rejectEnv: number,
+      ) => {
         const m = this.current('call_new');
         if (m.kind === 'query') throw new Trap('a query may not make calls');
-        m.building = { callee: Principal.fromUint8Array(this.bytes(calleeSrc, calleeSize)).toText(), method: text(nameSrc, nameSize), data: [], reply: [replyFun, replyEnv], reject: [rejectFun, rejectEnv] };
+        m.building = {
+          callee: Principal.fromUint8Array(this.bytes(calleeSrc, calleeSize)).toText(),
+          method: text(nameSrc, nameSize),
+          data: [],
+          reply: [replyFun, replyEnv],
+          reject: [rejectFun, rejectEnv],
+        };
       },
       call_on_cleanup: (fun: number, env: number) => {
         const b = this.current('call_on_cleanup').building;
@@ -311,7 +338,11 @@ export class WasmCanister {
     return name === undefined ? 0n : ((this.instance.exports[name] as WebAssembly.Global).value as bigint);
   }
 
-  execute(state: Omit<MessageState, 'reply' | 'replySize' | 'performed' | 'stableUndo' | 'stablePagesBefore' | 'counterStart'>, run: () => void, commit: boolean): { trap?: Trap; replied?: Result; performed: PendingCall[] } {
+  execute(
+    state: Omit<MessageState, 'reply' | 'replySize' | 'performed' | 'stableUndo' | 'stablePagesBefore' | 'counterStart'>,
+    run: () => void,
+    commit: boolean,
+  ): { trap?: Trap; replied?: Result; performed: PendingCall[] } {
     const heap = new Uint8Array(this.memory.buffer);
     if (this.heapBefore.length < heap.length) this.heapBefore = new Uint8Array(heap.length);
     this.heapBefore.set(heap);
@@ -319,7 +350,15 @@ export class WasmCanister {
     const shape = this.prepared.shape;
     const globals = shape.mutableGlobals.map((g) => (this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value as unknown);
     const timerBefore = this.timer;
-    const m: MessageState = { ...state, reply: [], replySize: 0, performed: [], stableUndo: [], stablePagesBefore: this.stablePages, counterStart: this.counter() };
+    const m: MessageState = {
+      ...state,
+      reply: [],
+      replySize: 0,
+      performed: [],
+      stableUndo: [],
+      stablePagesBefore: this.stablePages,
+      counterStart: this.counter(),
+    };
     this.message = m;
     let trap: Trap | undefined;
     try {
@@ -400,7 +439,11 @@ export class WasmReplica {
   async install(id: string, wasm: Uint8Array, arg: Uint8Array, installer: string): Promise<void> {
     const canister = new WasmCanister(id, this, [installer]);
     canister.load(wasm);
-    const r = canister.execute({ kind: 'init', arg, caller: Principal.fromText(installer).toUint8Array(), method: 'canister_init', context: undefined }, () => canister.exported('canister_init')(), true);
+    const r = canister.execute(
+      { kind: 'init', arg, caller: Principal.fromText(installer).toUint8Array(), method: 'canister_init', context: undefined },
+      () => canister.exported('canister_init')(),
+      true,
+    );
     if (r.trap) throw new Error(`install of ${id} trapped: ${r.trap.message}`);
     this.canisters.set(id, canister);
     this.modules.set(id, wasm);
@@ -417,14 +460,22 @@ export class WasmReplica {
     const canister = this.canister(id);
     const caller = Principal.fromText(installer).toUint8Array();
     if (typeof canister.instance.exports.canister_pre_upgrade === 'function') {
-      const pre = canister.execute({ kind: 'pre_upgrade', arg: new Uint8Array(), caller, method: 'canister_pre_upgrade', context: undefined }, () => canister.exported('canister_pre_upgrade')(), true);
+      const pre = canister.execute(
+        { kind: 'pre_upgrade', arg: new Uint8Array(), caller, method: 'canister_pre_upgrade', context: undefined },
+        () => canister.exported('canister_pre_upgrade')(),
+        true,
+      );
       if (pre.trap) throw new Error(`pre_upgrade of ${id} trapped: ${pre.trap.message}`);
     }
     const old = canister.saved();
     canister.load(wasm); // a fresh instance over the same stable memory
     canister.timer = 0n;
     canister.version += 1n;
-    const r = canister.execute({ kind: 'post_upgrade', arg, caller, method: 'canister_post_upgrade', context: undefined }, () => canister.exported('canister_post_upgrade')(), true);
+    const r = canister.execute(
+      { kind: 'post_upgrade', arg, caller, method: 'canister_post_upgrade', context: undefined },
+      () => canister.exported('canister_post_upgrade')(),
+      true,
+    );
     if (r.trap) {
       canister.restore(old);
       throw new Error(`post_upgrade of ${id} trapped: ${r.trap.message}`);
@@ -445,10 +496,15 @@ export class WasmReplica {
     const canister = this.canisters.get(id);
     if (!canister) return { rejectCode: REJECT.DESTINATION_INVALID, rejectMessage: `canister ${id} not found` };
     const name = `canister_query ${method}`;
-    if (typeof canister.instance.exports[name] !== 'function') return { rejectCode: REJECT.DESTINATION_INVALID, rejectMessage: `${id} has no query method '${method}'` };
+    if (typeof canister.instance.exports[name] !== 'function')
+      return { rejectCode: REJECT.DESTINATION_INVALID, rejectMessage: `${id} has no query method '${method}'` };
     // The answer is what the message replied; the context only lets it reply.
     const context = new CallContext(() => undefined);
-    const r = canister.execute({ kind: 'query', arg, caller: Principal.fromText(caller).toUint8Array(), method, context }, () => canister.exported(name)(), false);
+    const r = canister.execute(
+      { kind: 'query', arg, caller: Principal.fromText(caller).toUint8Array(), method, context },
+      () => canister.exported(name)(),
+      false,
+    );
     if (r.trap) return { rejectCode: REJECT.CANISTER_ERROR, rejectMessage: `${id} trapped: ${r.trap.message}` };
     return r.replied ?? { rejectCode: REJECT.CANISTER_ERROR, rejectMessage: `${id} did not reply to ${method}` };
   }
@@ -467,7 +523,11 @@ export class WasmReplica {
       if (canister.timer !== 0n && canister.timer <= this.time) {
         canister.timer = 0n;
         this.queue.push(() => {
-          const r = canister.execute({ kind: 'timer', arg: new Uint8Array(), caller: new Uint8Array(), method: 'canister_global_timer', context: undefined }, () => canister.exported('canister_global_timer')(), true);
+          const r = canister.execute(
+            { kind: 'timer', arg: new Uint8Array(), caller: new Uint8Array(), method: 'canister_global_timer', context: undefined },
+            () => canister.exported('canister_global_timer')(),
+            true,
+          );
           if (r.trap) this.log.push({ canister: canister.id, message: `timer trapped: ${r.trap.message}` });
           this.send(canister, undefined, r.performed);
         });
@@ -497,7 +557,8 @@ export class WasmReplica {
       const exports = canister.instance.exports;
       const asQuery = typeof exports[`canister_update ${method}`] !== 'function' && typeof exports[`canister_query ${method}`] === 'function';
       const name = asQuery ? `canister_query ${method}` : `canister_update ${method}`;
-      if (typeof exports[name] !== 'function') return answer({ rejectCode: REJECT.DESTINATION_INVALID, rejectMessage: `${id} has no update method '${method}'` });
+      if (typeof exports[name] !== 'function')
+        return answer({ rejectCode: REJECT.DESTINATION_INVALID, rejectMessage: `${id} has no update method '${method}'` });
       const context = new CallContext(answer);
       const r = canister.execute({ kind: asQuery ? 'query' : 'update', arg, caller, method, context }, () => canister.exported(name)(), !asQuery);
       this.finish(canister, context, r, method);
@@ -511,7 +572,8 @@ export class WasmReplica {
       else if (r.replied) this.respond(context, r.replied);
     }
     this.send(canister, context, r.performed);
-    if (context && !context.answered && context.outstanding === 0) this.respond(context, { rejectCode: REJECT.CANISTER_ERROR, rejectMessage: `${canister.id} did not reply to ${what}` });
+    if (context && !context.answered && context.outstanding === 0)
+      this.respond(context, { rejectCode: REJECT.CANISTER_ERROR, rejectMessage: `${canister.id} did not reply to ${what}` });
   }
 
   private respond(context: CallContext, r: Result): void {
@@ -528,11 +590,22 @@ export class WasmReplica {
         this.queue.push(() => {
           ctx.outstanding -= 1;
           const [fun, env] = 'reply' in result ? call.reply : call.reject;
-          const state = 'reply' in result ? { kind: 'reply' as const, arg: result.reply } : { kind: 'reject' as const, arg: new Uint8Array(), rejectCode: result.rejectCode, rejectMessage: result.rejectMessage };
-          const r = from.execute({ ...state, caller: Principal.fromText(call.callee).toUint8Array(), method: call.method, context: ctx }, from.callback(fun, env), true);
+          const state =
+            'reply' in result
+              ? { kind: 'reply' as const, arg: result.reply }
+              : { kind: 'reject' as const, arg: new Uint8Array(), rejectCode: result.rejectCode, rejectMessage: result.rejectMessage };
+          const r = from.execute(
+            { ...state, caller: Principal.fromText(call.callee).toUint8Array(), method: call.method, context: ctx },
+            from.callback(fun, env),
+            true,
+          );
           if (r.trap && call.cleanup) {
             const [cf, ce] = call.cleanup;
-            const c = from.execute({ kind: 'cleanup', arg: new Uint8Array(), caller: new Uint8Array(), method: call.method, context: undefined }, from.callback(cf, ce), true);
+            const c = from.execute(
+              { kind: 'cleanup', arg: new Uint8Array(), caller: new Uint8Array(), method: call.method, context: undefined },
+              from.callback(cf, ce),
+              true,
+            );
             if (c.trap) this.log.push({ canister: from.id, message: `cleanup trapped: ${c.trap.message}` });
           }
           if (r.trap) this.log.push({ canister: from.id, message: `callback of ${call.method} trapped: ${r.trap.message}` });

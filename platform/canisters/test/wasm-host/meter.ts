@@ -66,7 +66,7 @@ function meterBody(body: Uint8Array, counter: number): number[] {
   for (; groups > 0; groups--) at = skipLeb(body, at) + 1;
   const starts: number[] = [];
   const ends: number[] = [];
-  for (let p = at; p < body.length; ) {
+  for (let p = at; p < body.length;) {
     starts.push(p);
     p = next(body, p);
     ends.push(p);

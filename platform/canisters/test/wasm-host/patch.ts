@@ -35,7 +35,8 @@ export function exportTableAndGlobals(wasm: Uint8Array): { wasm: Uint8Array<Arra
         else if (op === 0x43) at += 4;
         else if (op === 0x44) at += 8;
         else if (op === 0xd0) at += 1;
-        else if (op !== 0x6a && op !== 0x6b && op !== 0x6c && op !== 0x7c && op !== 0x7d && op !== 0x7e) throw new Error(`unexpected opcode ${op} in a global initializer`);
+        else if (op !== 0x6a && op !== 0x6b && op !== 0x6c && op !== 0x7c && op !== 0x7d && op !== 0x7e)
+          throw new Error(`unexpected opcode ${op} in a global initializer`);
       }
       if (mutable) mutableGlobals.push({ index: importedGlobals + i, type });
     }

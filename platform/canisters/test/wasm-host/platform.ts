@@ -57,9 +57,20 @@ export async function deployWasm(options: DeployOptions, replica = new WasmRepli
   const args: Record<CanisterName, () => Uint8Array> = {
     membership: () => encode(membershipTypes(IDL).InitArgs, { user_canister: ids.user, governance_canister: ids.governance, admins: options.admins }),
     governance: () =>
-      encode(governanceTypes(IDL).InitArgs, { membership_canister: ids.membership, treasury_canister: ids.treasury, admins: options.admins, trusted_proposers: options.registrars }),
+      encode(governanceTypes(IDL).InitArgs, {
+        membership_canister: ids.membership,
+        treasury_canister: ids.treasury,
+        admins: options.admins,
+        trusted_proposers: options.registrars,
+      }),
     user: () => encode(userTypes(IDL).InitArgs, { membership_canister: ids.membership, registrars: options.registrars, admins: options.admins }),
-    campaign: () => encode(campaignTypes(IDL).InitArgs, { governance_canister: ids.governance, membership_canister: ids.membership, ledger_canister: ids.ledger, admins: options.admins }),
+    campaign: () =>
+      encode(campaignTypes(IDL).InitArgs, {
+        governance_canister: ids.governance,
+        membership_canister: ids.membership,
+        ledger_canister: ids.ledger,
+        admins: options.admins,
+      }),
     treasury: () => encode(treasuryTypes(IDL).InitArgs, { governance_canister: ids.governance, ledger_canister: ids.ledger, admins: options.admins }),
     ledger: () =>
       encode(ledgerTypes(IDL).InitArgs, {

@@ -39,7 +39,7 @@ export interface Section {
 export function sectionsOf(wasm: Uint8Array): Section[] {
   if (wasm[0] !== 0 || wasm[1] !== 0x61 || wasm[2] !== 0x73 || wasm[3] !== 0x6d) throw new Error('not a wasm module');
   const sections: Section[] = [];
-  for (let at = 8; at < wasm.length; ) {
+  for (let at = 8; at < wasm.length;) {
     const id = wasm[at]!;
     const [size, body] = readU32(wasm, at + 1);
     sections.push({ id, start: at, body, end: body + size });

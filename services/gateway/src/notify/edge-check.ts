@@ -19,7 +19,8 @@ const SESSION_COOKIE = /(?:^|;\s*)session=/;
 export function browserMark(headers: FastifyRequest['headers']): { field: string; message: string } | undefined {
   if (headers.origin !== undefined) return { field: 'Origin', message: 'browser requests may not call /notify: the service token is for services' };
   // Fetch metadata: every current browser sends it, and page scripts cannot remove it.
-  if (headers['sec-fetch-site'] !== undefined) return { field: 'Sec-Fetch-Site', message: 'browser requests may not call /notify: the service token is for services' };
+  if (headers['sec-fetch-site'] !== undefined)
+    return { field: 'Sec-Fetch-Site', message: 'browser requests may not call /notify: the service token is for services' };
   const cookie = headers.cookie;
   if (cookie !== undefined && SESSION_COOKIE.test(cookie)) return { field: 'Cookie', message: 'requests carrying the session cookie may not call /notify' };
   return undefined;
@@ -29,7 +30,11 @@ export function browserMark(headers: FastifyRequest['headers']): { field: string
 const PUBLIC = new Set(['/notify/api/v1/health']);
 
 export function notifyEdgeCheck(config: GatewayConfig) {
-  const registry = new TokenRegistry('notification', config.NOTIFICATION_SERVICE_TOKEN, parseForeignTokens(config.FOREIGN_SERVICE_TOKENS, config.NOTIFICATION_SERVICE_TOKEN, 'notification'));
+  const registry = new TokenRegistry(
+    'notification',
+    config.NOTIFICATION_SERVICE_TOKEN,
+    parseForeignTokens(config.FOREIGN_SERVICE_TOKENS, config.NOTIFICATION_SERVICE_TOKEN, 'notification'),
+  );
   return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     const path = request.url.split('?', 1)[0]!;
     // Fail-closed as the service itself (spec 3 Authentication 2): no token configured, nothing passes.
@@ -44,7 +49,10 @@ export function notifyEdgeCheck(config: GatewayConfig) {
     const authorization = request.headers.authorization;
     const result = registry.check(authorization);
     if (result.ok) return done();
-    request.log.warn({ event: 'edge.unauthorized', path, token_prefix: tokenPrefix(authorization), reason: result.reason }, '/notify request rejected at the edge');
+    request.log.warn(
+      { event: 'edge.unauthorized', path, token_prefix: tokenPrefix(authorization), reason: result.reason },
+      '/notify request rejected at the edge',
+    );
     void (result.status === 403 ? notifyError(reply, 403, 'forbidden') : notifyError(reply, 401, 'unauthorized'));
   };
 }

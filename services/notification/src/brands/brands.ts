@@ -60,10 +60,16 @@ function assertBrands(book: BrandBook, nodeEnv: NotificationConfig['NODE_ENV']):
   for (const b of book.brands) {
     const p = `BRAND_${b.key.toUpperCase()}_`;
     if (!DOMAIN.test(b.domain)) problems.push(`${p}DOMAIN: not a domain name (got ${JSON.stringify(b.domain)})`);
-    for (const [name, value] of [['PRIMARY_COLOR', b.primaryColor], ['BACKGROUND_COLOR', b.backgroundColor]] as const) {
+    for (const [name, value] of [
+      ['PRIMARY_COLOR', b.primaryColor],
+      ['BACKGROUND_COLOR', b.backgroundColor],
+    ] as const) {
       if (!HEX.test(value)) problems.push(`${p}${name}: must be #RRGGBB (got ${JSON.stringify(value)})`);
     }
-    for (const [name, value] of [['SUPPORT_URL', b.supportUrl], ['LOGO_URL', b.logoUrl]] as const) {
+    for (const [name, value] of [
+      ['SUPPORT_URL', b.supportUrl],
+      ['LOGO_URL', b.logoUrl],
+    ] as const) {
       // Values are placed in href/src attributes, so only absolute http(s) URLs; https outside tests.
       const allowed = nodeEnv === 'test' ? ['https:', 'http:'] : ['https:'];
       if (!URL.canParse(value) || !allowed.includes(new URL(value).protocol) || /[\s"'<>]/.test(value)) {

@@ -62,7 +62,8 @@ function stampOf(iso: string): string | undefined {
   const month = Number(mo);
   const day = Number(d);
   const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  if (month < 1 || month > 12 || day < 1 || day > DAYS_IN_MONTH[month - 1]! + (leap ? 1 : 0) || Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) return undefined;
+  if (month < 1 || month > 12 || day < 1 || day > DAYS_IN_MONTH[month - 1]! + (leap ? 1 : 0) || Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59)
+    return undefined;
   return `${y}${mo}${d}T${h}${mi}${sec}Z`;
 }
 

@@ -36,7 +36,8 @@ const ENCODED_WORD = /=\?[^?]*\?[BbQq]\?[^?]*\?=/;
 
 // type/subtype (RFC 6838 restricted names) with at most a charset parameter: a `name=` or
 // `filename=` parameter would compete with the attachment's filename in some clients (decision D31).
-const CONTENT_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?: *; *charset=(?:[A-Za-z0-9!#$%&'+^_`{}~.-]{1,40}|"[A-Za-z0-9!#$%&'+^_`{}~.-]{1,40}"))?$/i;
+const CONTENT_TYPE =
+  /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?: *; *charset=(?:[A-Za-z0-9!#$%&'+^_`{}~.-]{1,40}|"[A-Za-z0-9!#$%&'+^_`{}~.-]{1,40}"))?$/i;
 
 export function contentTypeProblem(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_CONTENT_TYPE || !/^[\x20-\x7e]+$/.test(value)) {

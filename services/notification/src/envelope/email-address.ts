@@ -15,7 +15,8 @@ const INVISIBLE = /[\p{Cc}\p{Cf}\p{Z}\u2028\u2029]/u;
 // An A-label (`xn--…`) is never taken on the fast path: only the IDNA decoder in the full path knows
 // whether its punycode is valid (`xn--zz` is not), so both paths apply one rule (decision D12).
 const A_LABEL = /[@.]xn--/i;
-const PLAIN = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+const PLAIN =
+  /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 
 export function addressProblem(value: unknown): string | undefined {
   if (typeof value !== 'string') return 'must be a string';

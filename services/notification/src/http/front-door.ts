@@ -142,7 +142,11 @@ export class FrontDoor {
       return this.failed(entry, err);
     }
     // A send with nothing to wait for (stub mode, no Idempotency-Key) is answered in this turn (D45).
-    if (answer instanceof Promise) answer.then((a) => this.answer(entry, a, false), (err: unknown) => this.failed(entry, err));
+    if (answer instanceof Promise)
+      answer.then(
+        (a) => this.answer(entry, a, false),
+        (err: unknown) => this.failed(entry, err),
+      );
     else this.answer(entry, answer, false);
   }
 
@@ -213,7 +217,10 @@ export class FrontDoor {
     for (const entry of this.entries) {
       if (entry.deadline === 0 || entry.deadline > now || entry.req.complete) continue;
       entry.deadline = 0;
-      entry.log.warn({ event: 'request.body_timeout', declared_bytes: Number(entry.req.headers['content-length']), timeout_ms: this.o.readTimeoutMs }, 'request body too slow; connection closed');
+      entry.log.warn(
+        { event: 'request.body_timeout', declared_bytes: Number(entry.req.headers['content-length']), timeout_ms: this.o.readTimeoutMs },
+        'request body too slow; connection closed',
+      );
       entry.req.socket.destroy();
       // A request queued behind another on its connection (pipelining) has no socket of its own yet,
       // and its response never closes: without this its reservation would be held for good.

@@ -60,7 +60,8 @@ export function smtpProvider(opts: SmtpOptions): EmailProvider {
       };
       return withProviderRetry(attempt, {
         ...opts.retry,
-        onRetry: (n, delayMs, err) => log.warn({ event: 'email.provider_retry', attempt: n, delay_ms: delayMs, status: err.status }, 'SMTP server asked to retry'),
+        onRetry: (n, delayMs, err) =>
+          log.warn({ event: 'email.provider_retry', attempt: n, delay_ms: delayMs, status: err.status }, 'SMTP server asked to retry'),
       });
     },
     async close() {

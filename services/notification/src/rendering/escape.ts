@@ -21,6 +21,11 @@ export function escapeAttr(value: string): string {
 
 /** Subjects come from caller data: one line, no control characters, bounded (RFC 5322 recommends 78 per line; providers fold). */
 export function subjectLine(value: string, max = 200): string {
-  const flat = UNTIDY.test(value) ? value.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').replace(/\s+/g, ' ').trim() : value;
+  const flat = UNTIDY.test(value)
+    ? value
+        .replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ')
+        .replace(/\s+/g, ' ')
+        .trim()
+    : value;
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

@@ -55,7 +55,8 @@ export function formatDate(iso: string): string {
 export function formatDateTime(iso: string): string {
   if (iso.length === 10) return formatDate(iso);
   // `YYYY-MM-DDTHH:MM:SSZ` (optionally with a fraction) is already in UTC: its fields are the answer.
-  if (iso.length >= 20 && iso.charCodeAt(10) === 84 && iso.charCodeAt(iso.length - 1) === 90 && iso.charCodeAt(13) === 58 && iso.charCodeAt(16) === 58) { // T Z : :
+  if (iso.length >= 20 && iso.charCodeAt(10) === 84 && iso.charCodeAt(iso.length - 1) === 90 && iso.charCodeAt(13) === 58 && iso.charCodeAt(16) === 58) {
+    // T Z : :
     const h = digitsAt(iso, 11, 2);
     const mi = digitsAt(iso, 14, 2);
     const sec = digitsAt(iso, 17, 2);

@@ -8,7 +8,9 @@ import type { TemplateDefinition } from '../templates/template-schema.ts';
 
 const errorResponse = (description: string, codes: string[]) => ({
   description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: { error: codes[0], request_id: '7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f70' } } },
+  content: {
+    'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: { error: codes[0], request_id: '7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f70' } },
+  },
 });
 
 /** `membership-confirm` → `MembershipConfirmRequest`: one named schema per template, so the discriminator can select it. */
@@ -65,13 +67,23 @@ export function buildOpenApi(templates: Record<string, TemplateDefinition>, bran
       '/api/v1/send': {
         post: {
           summary: 'Render a template for a brand and send it',
-          description: 'Validates the envelope and the template data, renders the branded message with its attachments and hands it to the provider (or the stub).',
+          description:
+            'Validates the envelope and the template data, renders the branded message with its attachments and hands it to the provider (or the stub).',
           operationId: 'sendEmail',
           tags: ['email'],
           parameters: [
-            { name: 'X-Request-Id', in: 'header', required: false, schema: { type: 'string', format: 'uuid' }, description: 'kept only if an RFC 4122 UUID v1-v5' },
             {
-              name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+              name: 'X-Request-Id',
+              in: 'header',
+              required: false,
+              schema: { type: 'string', format: 'uuid' },
+              description: 'kept only if an RFC 4122 UUID v1-v5',
+            },
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
               description: 'a repeat within 24 h returns the first result (header Idempotent-Replayed: true) and sends nothing',
             },
           ],
@@ -81,14 +93,21 @@ export function buildOpenApi(templates: Record<string, TemplateDefinition>, bran
               'application/json': {
                 schema: {
                   oneOf: variants.map((v) => ({ $ref: `#/components/schemas/${schemaName(v.title)}` })),
-                  discriminator: { propertyName: 'type', mapping: Object.fromEntries(variants.map((v) => [v.title, `#/components/schemas/${schemaName(v.title)}`])) },
+                  discriminator: {
+                    propertyName: 'type',
+                    mapping: Object.fromEntries(variants.map((v) => [v.title, `#/components/schemas/${schemaName(v.title)}`])),
+                  },
                 },
               },
             },
           },
           responses: {
             '200': { description: 'sent (or stubbed)', content: { 'application/json': { schema: { $ref: '#/components/schemas/SendResponse' } } } },
-            '400': errorResponse('invalid_request, invalid_template_data (both with details[]) or render_failed', ['invalid_request', 'invalid_template_data', 'render_failed']),
+            '400': errorResponse('invalid_request, invalid_template_data (both with details[]) or render_failed', [
+              'invalid_request',
+              'invalid_template_data',
+              'render_failed',
+            ]),
             '401': errorResponse('bearer token absent, malformed or wrong', ['unauthorized']),
             '403': errorResponse('token of another platform service', ['forbidden']),
             '409': errorResponse('a send with this Idempotency-Key is in progress', ['idempotency_conflict']),
@@ -107,7 +126,18 @@ export function buildOpenApi(templates: Record<string, TemplateDefinition>, bran
           operationId: 'getOpenApi',
           tags: ['service'],
           responses: {
-            '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } } } } } },
+            '200': {
+              description: 'OpenAPI 3.1 document',
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['openapi', 'info', 'paths'],
+                    properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } },
+                  },
+                },
+              },
+            },
             '401': errorResponse('bearer token absent, malformed or wrong', ['unauthorized']),
             '403': errorResponse('token of another platform service', ['forbidden']),
             '503': errorResponse('SERVICE_TOKEN unset at boot', ['service_unavailable']),
@@ -143,7 +173,11 @@ export function buildOpenApi(templates: Record<string, TemplateDefinition>, bran
             request_id: { type: 'string', format: 'uuid' },
           },
         },
-        Health: { type: 'object', required: ['status', 'request_id'], properties: { status: { const: 'ok' }, version: { type: 'string' }, request_id: { type: 'string', format: 'uuid' } } },
+        Health: {
+          type: 'object',
+          required: ['status', 'request_id'],
+          properties: { status: { const: 'ok' }, version: { type: 'string' }, request_id: { type: 'string', format: 'uuid' } },
+        },
         Error: {
           type: 'object',
           required: ['error', 'request_id'],
@@ -152,7 +186,11 @@ export function buildOpenApi(templates: Record<string, TemplateDefinition>, bran
             request_id: { type: 'string', format: 'uuid' },
             details: {
               type: 'array',
-              items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string', examples: ['to', 'attachments[2].filename', 'data.items[0].title'] }, message: { type: 'string' } } },
+              items: {
+                type: 'object',
+                required: ['field', 'message'],
+                properties: { field: { type: 'string', examples: ['to', 'attachments[2].filename', 'data.items[0].title'] }, message: { type: 'string' } },
+              },
             },
           },
         },

@@ -38,7 +38,9 @@ export function logSent(request: Pick<SendRequest, 'id' | 'log' | 'parentLog'>, 
     const props = `,"event":"${event}","message_id":${id},"template":${template},"brand":${brand},"attachment_count":${message.attachments.length},"attachment_filenames":[${names}]`;
     const requestId = plainJson(request.id);
     const written =
-      request.parentLog && requestId !== undefined ? writeInfo(request.parentLog, `,"request_id":${requestId}`, props, msg) : writeInfo(request.log as unknown as Logger, '', props, msg);
+      request.parentLog && requestId !== undefined
+        ? writeInfo(request.parentLog, `,"request_id":${requestId}`, props, msg)
+        : writeInfo(request.log as unknown as Logger, '', props, msg);
     if (written) return;
   }
   request.log.info(
@@ -97,7 +99,10 @@ export function createSender(opts: SendRouteOptions): (request: SendRequest) => 
 
   const sendFailed = (request: SendRequest, message: OutboundMessage, err: unknown): SendAnswer => {
     const e = err instanceof ProviderError ? err : new ProviderError(String(err));
-    request.log.error({ event: 'email.send_failed', provider: provider.name, provider_status: e.status, detail: e.detail, template: message.type }, 'provider rejected the send');
+    request.log.error(
+      { event: 'email.send_failed', provider: provider.name, provider_status: e.status, detail: e.detail, template: message.type },
+      'provider rejected the send',
+    );
     return fail(500, 'send_failed', request.id);
   };
   const sent = (request: SendRequest, message: OutboundMessage, messageId: string): SendAnswer => {
@@ -132,7 +137,10 @@ export function createSender(opts: SendRouteOptions): (request: SendRequest) => 
   const deliverOnce = async (request: SendRequest, key: string, fingerprint: string, message: OutboundMessage): Promise<SendAnswer> => {
     const claim = await idempotency.begin(key, fingerprint);
     if (claim.state === 'replay') {
-      request.log.info({ event: 'email.idempotent_replay', message_id: claim.result.id, original_request_id: claim.result.request_id }, 'repeat of a completed send; nothing sent');
+      request.log.info(
+        { event: 'email.idempotent_replay', message_id: claim.result.id, original_request_id: claim.result.request_id },
+        'repeat of a completed send; nothing sent',
+      );
       return { status: 200, body: { ...claim.result, request_id: request.id }, replayed: true };
     }
     if (claim.state === 'in_progress') {
@@ -195,7 +203,10 @@ export function createSender(opts: SendRouteOptions): (request: SendRequest) => 
   };
 }
 
-export const sendRoutes: FastifyPluginAsync<SendRouteOptions & { sender: (request: SendRequest) => SendAnswer | Promise<SendAnswer> }> = async (app, { sender }) => {
+export const sendRoutes: FastifyPluginAsync<SendRouteOptions & { sender: (request: SendRequest) => SendAnswer | Promise<SendAnswer> }> = async (
+  app,
+  { sender },
+) => {
   // A declared 200 shape lets Fastify serialise with a compiled stringifier instead of JSON.stringify
   // (the same bytes as JSON.stringify for these fields, which the other front door uses, D44).
   const sent = {

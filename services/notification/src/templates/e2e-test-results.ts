@@ -35,9 +35,22 @@ export const e2eTestResults = defineTemplate({
       reason: 'You received this email because you are subscribed to end-to-end test reports.',
       blocks: [
         { kind: 'heading', text: `E2E run ${d.run_id}: ${ok ? 'passed' : 'failed'}` },
-        { kind: 'details', rows: [['Passed', String(d.pass_count)], ['Failed', String(d.fail_count)], ['Total', String(d.total)]] },
+        {
+          kind: 'details',
+          rows: [
+            ['Passed', String(d.pass_count)],
+            ['Failed', String(d.fail_count)],
+            ['Total', String(d.total)],
+          ],
+        },
         ...(d.suite_results && d.suite_results.length > 0
-          ? [{ kind: 'table' as const, head: ['Suite', 'Pass', 'Fail'], rows: d.suite_results.map((s) => ({ cells: [s.suite, String(s.pass), String(s.fail)], ...(s.url && { url: s.url }) })) }]
+          ? [
+              {
+                kind: 'table' as const,
+                head: ['Suite', 'Pass', 'Fail'],
+                rows: d.suite_results.map((s) => ({ cells: [s.suite, String(s.pass), String(s.fail)], ...(s.url && { url: s.url }) })),
+              },
+            ]
           : []),
         { kind: 'button', label: 'Open the run', url: d.run_url },
       ],

@@ -54,6 +54,6 @@ export function patternEngine(singleLine: string, multiLine: string, cleanText =
 // than the characters the URL format refuses (`"'<>\^\`{|}`). `new URL` accepts every such string with
 // that scheme, an empty username and password and a non-empty host; anything else goes the full way.
 const HOST = '(?:[A-Za-z0-9](?:-?[A-Za-z0-9])*\\.)*[A-Za-z](?:-?[A-Za-z0-9])*';
-const REST = "(?:[/?#][!#-&(-;=?-\\[\\]_a-z~]*)?";
+const REST = '(?:[/?#][!#-&(-;=?-\\[\\]_a-z~]*)?';
 export const PLAIN_HTTPS_URL = new RegExp(`^https://${HOST}${REST}$`);
 export const PLAIN_WEB_URL = new RegExp(`^https?://${HOST}${REST}$`);

@@ -12,7 +12,12 @@ export const invitation = defineTemplate({
     invitation_link: field.httpsUrl(),
     expires_days: field.opt(field.positive(365)),
   }),
-  example: { inviter_name: 'Grace Hopper', workspace_name: 'Treasury working group', invitation_link: 'https://app.domdao.example/invite/7d1c', expires_days: 7 },
+  example: {
+    inviter_name: 'Grace Hopper',
+    workspace_name: 'Treasury working group',
+    invitation_link: 'https://app.domdao.example/invite/7d1c',
+    expires_days: 7,
+  },
   render: (d, { brand }) => ({
     subject: `${d.inviter_name} invited you to ${d.workspace_name}`,
     preheader: `Join ${d.workspace_name} on ${brand.name}.`,

@@ -73,7 +73,13 @@ export const notificationDigest = defineTemplate({
     recipient_name: 'Ada Lovelace',
     digest_frequency: 'weekly',
     items: [
-      { title: 'Proposal #12 passed: community garden', body: 'Quorum 31%, 78% yes.', deep_link: 'https://app.domdao.example/proposals/12', created_at: '2026-11-20T12:00:00Z', category: 'governance' },
+      {
+        title: 'Proposal #12 passed: community garden',
+        body: 'Quorum 31%, 78% yes.',
+        deep_link: 'https://app.domdao.example/proposals/12',
+        created_at: '2026-11-20T12:00:00Z',
+        category: 'governance',
+      },
       { title: 'New campaign: solar roof', deep_link: 'https://app.domdao.example/campaigns/solar', created_at: '2026-11-21T08:30:00Z', category: 'campaigns' },
     ],
     total_count: 2,

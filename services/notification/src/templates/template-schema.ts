@@ -81,7 +81,8 @@ export function isIsoDateTime(value: string): boolean {
   const sec = digitsAt(value, 17, 2);
   if (h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59) return false;
   let i = 19;
-  if (value.charCodeAt(i) === 46) { // '.'
+  if (value.charCodeAt(i) === 46) {
+    // '.'
     let j = i + 1;
     while (j < n && digitsAt(value, j, 1) >= 0) j++;
     if (j - i - 1 < 1 || j - i - 1 > 9) return false;
@@ -104,7 +105,10 @@ function fastUrl(plain: RegExp, full: (value: string) => boolean) {
 }
 
 const FORMATS: Record<string, { check: (v: string) => boolean; text: string }> = {
-  'https-url': { check: fastUrl(PLAIN_HTTPS_URL, (v) => urlWith(['https:'])(v) || isLoopbackHttpUrl(v)), text: `an absolute https:// URL (or http:// to a loopback host) of at most ${URL_MAX} characters` },
+  'https-url': {
+    check: fastUrl(PLAIN_HTTPS_URL, (v) => urlWith(['https:'])(v) || isLoopbackHttpUrl(v)),
+    text: `an absolute https:// URL (or http:// to a loopback host) of at most ${URL_MAX} characters`,
+  },
   'web-url': { check: fastUrl(PLAIN_WEB_URL, urlWith(['https:', 'http:'])), text: `an absolute http(s):// URL of at most ${URL_MAX} characters` },
   'iso-date-time': { check: isIsoDateTime, text: 'an ISO-8601 date-time with a time zone, e.g. 2026-11-22T10:00:00Z' },
   'iso-date': { check: (v) => isIsoDate(v) || isIsoDateTime(v), text: 'an ISO-8601 date (2026-11-22) or date-time with a time zone' },
@@ -144,7 +148,8 @@ export const field = {
   /** One line of text: names, titles, labels, ids. */
   line: (max = 200) => Type.String({ minLength: 1, maxLength: max, pattern: SINGLE_LINE, 'x-message': 'a single line of text without control characters' }),
   /** Free text where line breaks are allowed: descriptions, bodies. */
-  text: (max = 5000) => Type.String({ minLength: 1, maxLength: max, pattern: MULTI_LINE, 'x-message': 'text without control characters other than line breaks and tabs' }),
+  text: (max = 5000) =>
+    Type.String({ minLength: 1, maxLength: max, pattern: MULTI_LINE, 'x-message': 'text without control characters other than line breaks and tabs' }),
   httpsUrl: () => Type.String({ format: 'https-url' }),
   /** Rendered as a link, so only http(s): never javascript:, data: or a relative path. */
   webUrl: () => Type.String({ format: 'web-url' }),
@@ -198,7 +203,10 @@ export function defineTemplate<S extends TObject>(def: TemplateDefinition<S>): T
 
 /** `/items/3/title` → `data.items[3].title`. */
 export function fieldPath(root: string, pointer: string, extra?: string): string {
-  const parts = pointer.split('/').slice(1).map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
   if (extra !== undefined) parts.push(extra);
   return parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : `${acc}.${p}`), root);
 }

@@ -29,7 +29,14 @@ export const treasuryMilestone = defineTemplate({
     blocks: [
       { kind: 'heading', text: 'Treasury milestone reached' },
       { kind: 'paragraph', text: `Hi ${d.recipient_name}, the milestone "${d.milestone_title}" has been paid out by the treasury.` },
-      { kind: 'details', rows: [['Milestone', d.milestone_title], ['Amount', `${d.amount} ${d.currency}`], ['Transaction', d.tx_hash]] },
+      {
+        kind: 'details',
+        rows: [
+          ['Milestone', d.milestone_title],
+          ['Amount', `${d.amount} ${d.currency}`],
+          ['Transaction', d.tx_hash],
+        ],
+      },
       { kind: 'button', label: 'View in the treasury', url: d.dashboard_url },
     ],
   }),

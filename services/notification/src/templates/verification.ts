@@ -13,7 +13,12 @@ export const verification = defineTemplate({
     verification_code: field.opt(Type.String({ pattern: '^[\\x21-\\x7E]{6,8}$', 'x-message': '6 to 8 visible ASCII characters' })),
     expires_minutes: field.opt(field.positive(10080)),
   }),
-  example: { user_name: 'Ada Lovelace', verification_link: 'https://app.domdao.example/verify-email?token=0b6f3a8e-5c1d-4e2a-9f7b-2d4c6e8a0b1c', verification_code: '493027', expires_minutes: 1440 },
+  example: {
+    user_name: 'Ada Lovelace',
+    verification_link: 'https://app.domdao.example/verify-email?token=0b6f3a8e-5c1d-4e2a-9f7b-2d4c6e8a0b1c',
+    verification_code: '493027',
+    expires_minutes: 1440,
+  },
   check: (d) =>
     d.verification_link === undefined && d.verification_code === undefined
       ? [{ field: 'data.verification_link', message: 'verification_link or verification_code is required (at least one)' }]
@@ -27,7 +32,8 @@ export const verification = defineTemplate({
     if (d.verification_code) {
       blocks.push({ kind: 'paragraph', text: d.verification_link ? 'Or enter this code:' : 'Enter this code:' }, { kind: 'code', text: d.verification_code });
     }
-    if (d.expires_minutes !== undefined) blocks.push({ kind: 'note', text: `This ${d.verification_link ? 'link' : 'code'} expires in ${plural(d.expires_minutes, 'minute')}.` });
+    if (d.expires_minutes !== undefined)
+      blocks.push({ kind: 'note', text: `This ${d.verification_link ? 'link' : 'code'} expires in ${plural(d.expires_minutes, 'minute')}.` });
     blocks.push({ kind: 'note', text: 'If you did not create an account, you can ignore this email.' });
     return {
       subject: d.verification_code ? `${d.verification_code} is your ${brand.name} verification code` : `Verify your email for ${brand.name}`,

@@ -16,7 +16,8 @@ export const HOUR_MS = 3_600_000;
 /** The shared per-recipient count of every email a request can make the bridge send (decision B33). */
 export const recipientKey = (index: Uint8Array) => `mail-to:${Buffer.from(index).toString('hex')}`;
 
-export const tooMany = (seconds: number) => new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many requests; try again in ${seconds} seconds`, { 'retry-after': String(seconds) });
+export const tooMany = (seconds: number) =>
+  new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many requests; try again in ${seconds} seconds`, { 'retry-after': String(seconds) });
 
 export interface Limit {
   key: string;
@@ -93,7 +94,11 @@ export function databaseThrottle(db: Db, now: () => number = Date.now): Throttle
         return { count: row.failures, startedAt: new Date(row.window_started_at).getTime() };
       },
       async decr(key) {
-        await db.updateTable('login_failures').set({ failures: sql`greatest(failures - 1, 0)` }).where('key', '=', key).execute();
+        await db
+          .updateTable('login_failures')
+          .set({ failures: sql`greatest(failures - 1, 0)` })
+          .where('key', '=', key)
+          .execute();
       },
       async del(key) {
         await db.deleteFrom('login_failures').where('key', '=', key).execute();

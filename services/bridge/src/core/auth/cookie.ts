@@ -6,9 +6,24 @@ import type { FastifyReply } from 'fastify';
 export const SESSION_COOKIE = 'session';
 
 export function setSessionCookie(reply: FastifyReply, domain: string | undefined, id: string, maxAgeSeconds: number): void {
-  reply.setCookie(SESSION_COOKIE, id, { ...(domain !== undefined && { domain }), path: '/', httpOnly: true, secure: true, sameSite: 'lax', maxAge: maxAgeSeconds });
+  reply.setCookie(SESSION_COOKIE, id, {
+    ...(domain !== undefined && { domain }),
+    path: '/',
+    httpOnly: true,
+    secure: true,
+    sameSite: 'lax',
+    maxAge: maxAgeSeconds,
+  });
 }
 
 export function clearSessionCookie(reply: FastifyReply, domain: string | undefined): void {
-  reply.setCookie(SESSION_COOKIE, '', { ...(domain !== undefined && { domain }), path: '/', httpOnly: true, secure: true, sameSite: 'lax', maxAge: 0, expires: new Date(0) });
+  reply.setCookie(SESSION_COOKIE, '', {
+    ...(domain !== undefined && { domain }),
+    path: '/',
+    httpOnly: true,
+    secure: true,
+    sameSite: 'lax',
+    maxAge: 0,
+    expires: new Date(0),
+  });
 }

@@ -61,7 +61,9 @@ export function createGuards(o: GuardOptions): Guards {
       if (/^bearer\s/i.test(String(req.headers.authorization ?? '')) && typeof req.cookies?.[SESSION_COOKIE] !== 'string') {
         const origin = typeof req.headers.origin === 'string' && o.frontendOrigins.has(req.headers.origin) ? req.headers.origin : o.publicUrl;
         const login = `${o.publicUrl.replace(/\/+$/, '')}/login?returnUrl=${encodeURIComponent(origin)}`;
-        throw new HttpError(401, 'SESSION_REQUIRED', `this endpoint uses the session cookie, not a bearer token: sign in again at ${login}`, { 'x-login-url': login });
+        throw new HttpError(401, 'SESSION_REQUIRED', `this endpoint uses the session cookie, not a bearer token: sign in again at ${login}`, {
+          'x-login-url': login,
+        });
       }
       return requireSession(req);
     },

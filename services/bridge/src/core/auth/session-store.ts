@@ -109,13 +109,23 @@ export function databaseSessionStore(db: Db, pool?: pg.Pool): SessionStore {
     }
   };
   const fetchRow = async (idHash: Buffer): Promise<SessionRow | undefined> =>
-    pool ? (await pool.query<SessionRow>({ name: 'bridge_get_session', text: GET_SESSION, values: [idHash] })).rows[0] : (await db.executeQuery<SessionRow>(CompiledQuery.raw(GET_SESSION, [idHash]))).rows[0];
+    pool
+      ? (await pool.query<SessionRow>({ name: 'bridge_get_session', text: GET_SESSION, values: [idHash] })).rows[0]
+      : (await db.executeQuery<SessionRow>(CompiledQuery.raw(GET_SESSION, [idHash]))).rows[0];
   return {
     create: (idHash, r) =>
       guard(async () => {
         await db
           .insertInto('sessions')
-          .values({ id_hash: idHash, user_id: r.user_id, data: r.data, roles: r.roles, created_at: new Date(r.created_at), last_seen_at: new Date(r.last_seen_at), expires_at: new Date(r.expires_at) })
+          .values({
+            id_hash: idHash,
+            user_id: r.user_id,
+            data: r.data,
+            roles: r.roles,
+            created_at: new Date(r.created_at),
+            last_seen_at: new Date(r.last_seen_at),
+            expires_at: new Date(r.expires_at),
+          })
           .execute();
         cache?.set(hex(idHash), r);
       }),
@@ -126,13 +136,24 @@ export function databaseSessionStore(db: Db, pool?: pg.Pool): SessionStore {
         if (cached) return cached;
         const seen = deletes;
         const row = await fetchRow(idHash);
-        const r = row && { user_id: row.user_id, data: row.data, roles: row.roles, created_at: +new Date(row.created_at), last_seen_at: +new Date(row.last_seen_at), expires_at: +new Date(row.expires_at) };
+        const r = row && {
+          user_id: row.user_id,
+          data: row.data,
+          roles: row.roles,
+          created_at: +new Date(row.created_at),
+          last_seen_at: +new Date(row.last_seen_at),
+          expires_at: +new Date(row.expires_at),
+        };
         if (r && seen === deletes && deleting === 0) cache?.set(hex(idHash), r);
         return r;
       }),
     touch: (idHash, r) =>
       guard(async () => {
-        await db.updateTable('sessions').set({ last_seen_at: new Date(r.last_seen_at), roles: r.roles }).where('id_hash', '=', idHash).execute();
+        await db
+          .updateTable('sessions')
+          .set({ last_seen_at: new Date(r.last_seen_at), roles: r.roles })
+          .where('id_hash', '=', idHash)
+          .execute();
         // Only a session still present is refreshed in memory (a delete meanwhile wins).
         if (cache?.get(hex(idHash))) cache.set(hex(idHash), r);
       }),
@@ -154,8 +175,21 @@ export function databaseSessionStore(db: Db, pool?: pg.Pool): SessionStore {
       }),
     listForUser: (userId, now) =>
       guard(async () => {
-        const rows = await db.selectFrom('sessions').select(['user_id', 'data', 'roles', 'created_at', 'last_seen_at', 'expires_at']).where('user_id', '=', userId).where('expires_at', '>', new Date(now)).orderBy('created_at').execute();
-        return rows.map((r) => ({ user_id: r.user_id, data: r.data, roles: r.roles, created_at: +new Date(r.created_at), last_seen_at: +new Date(r.last_seen_at), expires_at: +new Date(r.expires_at) }));
+        const rows = await db
+          .selectFrom('sessions')
+          .select(['user_id', 'data', 'roles', 'created_at', 'last_seen_at', 'expires_at'])
+          .where('user_id', '=', userId)
+          .where('expires_at', '>', new Date(now))
+          .orderBy('created_at')
+          .execute();
+        return rows.map((r) => ({
+          user_id: r.user_id,
+          data: r.data,
+          roles: r.roles,
+          created_at: +new Date(r.created_at),
+          last_seen_at: +new Date(r.last_seen_at),
+          expires_at: +new Date(r.expires_at),
+        }));
       }),
   };
 }
@@ -167,7 +201,12 @@ export function redisSessionStore(redis: Redis, prefix: string): SessionStore {
   return {
     create: (idHash, r, ttlMs) =>
       guard(async () => {
-        await redis.multi().set(key(idHash), JSON.stringify(r), 'PX', ttlMs).sadd(userKey(r.user_id), idHash.toString('hex')).pexpire(userKey(r.user_id), r.expires_at - r.created_at).exec();
+        await redis
+          .multi()
+          .set(key(idHash), JSON.stringify(r), 'PX', ttlMs)
+          .sadd(userKey(r.user_id), idHash.toString('hex'))
+          .pexpire(userKey(r.user_id), r.expires_at - r.created_at)
+          .exec();
       }),
     get: (idHash) =>
       guard(async () => {

@@ -84,7 +84,12 @@ export function sessionManager(o: SessionManagerOptions) {
     async listFor(userId: string): Promise<Array<{ created_at: string; last_seen_at: string; expires_at: string; roles: string[] }>> {
       const t = now();
       const live = (await o.store.listForUser(userId, t)).filter((r) => t - r.last_seen_at < o.idleMs);
-      return live.map((r) => ({ created_at: new Date(r.created_at).toISOString(), last_seen_at: new Date(r.last_seen_at).toISOString(), expires_at: new Date(r.expires_at).toISOString(), roles: r.roles }));
+      return live.map((r) => ({
+        created_at: new Date(r.created_at).toISOString(),
+        last_seen_at: new Date(r.last_seen_at).toISOString(),
+        expires_at: new Date(r.expires_at).toISOString(),
+        roles: r.roles,
+      }));
     },
   };
 }

@@ -42,7 +42,11 @@ export async function copyDatabase(from: Lite, to: Lite): Promise<CarriedOver> {
       [MIGRATOR_TABLES],
     )
   ).rows;
-  const elsewhere = (await from.query<{ name: string }>(`select table_schema || '.' || table_name as name from information_schema.tables where table_type = 'BASE TABLE' and table_schema not in ('public', 'pg_catalog', 'information_schema') order by 1`)).rows;
+  const elsewhere = (
+    await from.query<{ name: string }>(
+      `select table_schema || '.' || table_name as name from information_schema.tables where table_type = 'BASE TABLE' and table_schema not in ('public', 'pg_catalog', 'information_schema') order by 1`,
+    )
+  ).rows;
   if (elsewhere.length > 0) throw new Error(`tables outside the public schema are not carried over: ${elsewhere.map((t) => t.name).join(', ')}`);
   let rows = 0;
   await to.exec('begin');

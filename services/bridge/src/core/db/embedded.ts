@@ -69,12 +69,16 @@ export async function openEmbedded(dir: string | undefined, options: OpenEmbedde
     if (version === undefined) {
       // A carried-over database whose directory has gone: never start empty beside it.
       const kept = (existsSync(dirname(dir)) ? readdirSync(dirname(dir)) : []).find((n) => n.startsWith(`${basename(dir)}.postgres17`));
-      if (kept && (!existsSync(dir) || readdirSync(dir).length === 0)) throw new Error(`${dir} is missing but ${join(dirname(dir), kept)} holds the database it was carried over from; move that back to ${dir} (it will be carried over again) or remove it to start empty`);
+      if (kept && (!existsSync(dir) || readdirSync(dir).length === 0))
+        throw new Error(
+          `${dir} is missing but ${join(dirname(dir), kept)} holds the database it was carried over from; move that back to ${dir} (it will be carried over again) or remove it to start empty`,
+        );
       await create(dir);
     } else if (version === '17') {
       const upgraded = await upgrade(dir, options);
       options.onUpgrade?.(upgraded);
-    } else if (version !== MAJOR) throw new Error(`${dir} holds a PostgreSQL ${version} database; this release's embedded database is PostgreSQL ${MAJOR} and carries over only 17`);
+    } else if (version !== MAJOR)
+      throw new Error(`${dir} holds a PostgreSQL ${version} database; this release's embedded database is PostgreSQL ${MAJOR} and carries over only 17`);
   }
   return start(dir, options);
 }
@@ -91,11 +95,18 @@ async function start(dir: string | undefined, options: OpenEmbeddedOptions): Pro
   let failed: EmbeddedDatabaseFailed | undefined;
   const onSyncFailed = (err: unknown) => {
     if (failed) return;
-    failed = new EmbeddedDatabaseFailed(`a sync of the embedded database in ${dir} failed (${err instanceof Error ? err.message : String(err)}); it refuses every statement until the bridge restarts, which recovers it from its log`, { cause: err });
+    failed = new EmbeddedDatabaseFailed(
+      `a sync of the embedded database in ${dir} failed (${err instanceof Error ? err.message : String(err)}); it refuses every statement until the bridge restarts, which recovers it from its log`,
+      { cause: err },
+    );
     options.onSyncFailed?.(failed);
   };
   const lite = durable
-    ? new PGlite({ extensions: { vector }, startParams: [...DURABLE_START_PARAMS], fs: new DurableNodeFS(dir, { onSyncFailed, ...(options.onSync && { onSync: options.onSync }) }) })
+    ? new PGlite({
+        extensions: { vector },
+        startParams: [...DURABLE_START_PARAMS],
+        fs: new DurableNodeFS(dir, { onSyncFailed, ...(options.onSync && { onSync: options.onSync }) }),
+      })
     : dir === undefined
       ? new PGlite({ extensions: { vector }, startParams: [...EMBEDDED_START_PARAMS] })
       : new PGlite(dir, { extensions: { vector }, startParams: [...EMBEDDED_START_PARAMS] });
@@ -138,7 +149,8 @@ function settleInterrupted(dir: string): void {
   if (!existsSync(parent)) return;
   // Directories being built (by this bridge or a killed one's orphaned child) and the scratch copy of
   // a 17 directory: nothing acknowledged is in them.
-  for (const n of readdirSync(parent)) if (n.startsWith(`${name}.`) && (n.includes('.creating') || n.endsWith('.source17'))) rmSync(join(parent, n), { recursive: true, force: true });
+  for (const n of readdirSync(parent))
+    if (n.startsWith(`${name}.`) && (n.includes('.creating') || n.endsWith('.source17'))) rmSync(join(parent, n), { recursive: true, force: true });
   const upgrading = `${dir}.upgrading`;
   if (!existsSync(upgrading)) return;
   const empty = !existsSync(dir) || readdirSync(dir).length === 0;
@@ -158,7 +170,8 @@ function settleInterrupted(dir: string): void {
  */
 async function create(dir: string): Promise<void> {
   if (existsSync(dir)) {
-    if (readdirSync(dir).length > 0) throw new Error(`${dir} is not empty and holds no PostgreSQL database (no PG_VERSION); move it away or set DATA_DIR elsewhere`);
+    if (readdirSync(dir).length > 0)
+      throw new Error(`${dir} is not empty and holds no PostgreSQL database (no PG_VERSION); move it away or set DATA_DIR elsewhere`);
     rmSync(dir, { recursive: true });
   }
   const building = `${dir}.creating-${process.pid}`;
@@ -172,7 +185,9 @@ async function create(dir: string): Promise<void> {
   // the half-built directory is discarded by the next start.
   const orphan = () => child.kill('SIGKILL');
   process.once('exit', orphan);
-  const code = await new Promise<number | null>((resolve, reject) => child.once('error', reject).once('exit', resolve)).finally(() => process.off('exit', orphan));
+  const code = await new Promise<number | null>((resolve, reject) => child.once('error', reject).once('exit', resolve)).finally(() =>
+    process.off('exit', orphan),
+  );
   if (code !== 0 || majorVersion(building) !== MAJOR) {
     rmSync(building, { recursive: true, force: true });
     throw new Error(`creating the embedded database in ${dir} failed (exit ${code}): ${stderr.trim() || 'no output'}`);
@@ -207,7 +222,10 @@ async function upgrade(dir: string, options: OpenEmbeddedOptions): Promise<Embed
     }
   } catch (e) {
     rmSync(target, { recursive: true, force: true });
-    throw new Error(`carrying the embedded database in ${dir} over from PostgreSQL 17 to ${MAJOR} failed, and it is left as it was: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw new Error(
+      `carrying the embedded database in ${dir} over from PostgreSQL 17 to ${MAJOR} failed, and it is left as it was: ${e instanceof Error ? e.message : String(e)}`,
+      { cause: e },
+    );
   } finally {
     rmSync(source, { recursive: true, force: true });
   }

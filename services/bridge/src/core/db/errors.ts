@@ -11,7 +11,9 @@ export const isDatabaseUnavailable = (e: unknown): boolean => {
   const err = e as { code?: string; message?: string } | null;
   if (!err) return false;
   if (err.code && (UNAVAILABLE_CODES.has(err.code) || err.code.startsWith('08'))) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i.test(err.message ?? '');
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i.test(
+    err.message ?? '',
+  );
 };
 
 /**

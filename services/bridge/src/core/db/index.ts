@@ -20,7 +20,19 @@ import type { EmbeddedUpgrade } from './embedded.ts';
 export type { Database } from './schema.ts';
 export type Db = Kysely<Database>;
 
-const MIGRATIONS: Record<string, Migration> = { '001-initial': initial, '002-price-oracle': priceOracle, '005-password-resets': passwordResets, '010-payment-intent-unique': paymentIntentUnique, '011-outbox': outbox, '012-registration-outbox': registrationOutbox, '020-bridge-events': bridgeEvents, '021-jobs': jobs, '040-inbox': inbox, '041-member-emails': memberEmails, '050-ai': ai };
+const MIGRATIONS: Record<string, Migration> = {
+  '001-initial': initial,
+  '002-price-oracle': priceOracle,
+  '005-password-resets': passwordResets,
+  '010-payment-intent-unique': paymentIntentUnique,
+  '011-outbox': outbox,
+  '012-registration-outbox': registrationOutbox,
+  '020-bridge-events': bridgeEvents,
+  '021-jobs': jobs,
+  '040-inbox': inbox,
+  '041-member-emails': memberEmails,
+  '050-ai': ai,
+};
 
 export interface OpenDatabaseOptions {
   /** postgres://… — PostgreSQL; otherwise PGlite. */

@@ -27,7 +27,13 @@ export class FundsFollower {
 
   constructor(o: FundsFollowerOptions) {
     this.#o = o;
-    this.#poll = new Poller({ pass: async () => (await this.#campaigns()) + (await this.#payouts()), pollMs: o.pollMs, events: o.events, log: o.log, failure: { event: 'events.funds_follow_failed', message: 'reading the campaign and treasury canisters failed; retrying' } });
+    this.#poll = new Poller({
+      pass: async () => (await this.#campaigns()) + (await this.#payouts()),
+      pollMs: o.pollMs,
+      events: o.events,
+      log: o.log,
+      failure: { event: 'events.funds_follow_failed', message: 'reading the campaign and treasury canisters failed; retrying' },
+    });
   }
 
   /** One pass over both canisters; returns how many events were new here. */
@@ -55,7 +61,12 @@ export class FundsFollower {
       for (const c of page) {
         if (seen.has(`settled:${c.id}`)) continue;
         if (!seen.has(`created:${c.id}`)) {
-          await publish('CampaignCreated', { campaign_id: c.id, title: c.title, owner: c.owner, beneficiary: c.beneficiary, deadline: iso(c.deadline) }, `created:${c.id}`, new Date(Number(c.created_at / 1_000_000n)));
+          await publish(
+            'CampaignCreated',
+            { campaign_id: c.id, title: c.title, owner: c.owner, beneficiary: c.beneficiary, deadline: iso(c.deadline) },
+            `created:${c.id}`,
+            new Date(Number(c.created_at / 1_000_000n)),
+          );
         }
         if (c.status === 'Open' && c.progress.pct_complete >= 100 && !seen.has(`goal:${c.id}`)) {
           await publish('CampaignGoalReached', { campaign_id: c.id, title: c.title }, `goal:${c.id}`, new Date());
@@ -66,7 +77,14 @@ export class FundsFollower {
           const released = c.released && { amount_e8s: String(c.released.amount_e8s), block_index: String(c.released.block_index), at: iso(c.released.at) };
           await publish(
             'CampaignSettled',
-            { campaign_id: c.id, title: c.title, status: c.status as 'Succeeded' | 'Failed' | 'Cancelled', beneficiary: c.beneficiary, contributions: String(c.contributions), ...(released && { released }) },
+            {
+              campaign_id: c.id,
+              title: c.title,
+              status: c.status as 'Succeeded' | 'Failed' | 'Cancelled',
+              beneficiary: c.beneficiary,
+              contributions: String(c.contributions),
+              ...(released && { released }),
+            },
             `settled:${c.id}`,
             released ? new Date(released.at) : new Date(),
           );
@@ -80,7 +98,9 @@ export class FundsFollower {
   }
 
   async #refunds(campaignId: string, title: string, status: 'Failed' | 'Cancelled'): Promise<number> {
-    const { rows } = await sql<{ n: string }>`select count(*)::text as n from bridge_events where source = 'campaign' and source_id like ${`refund:${campaignId}:%`}`.execute(this.#o.db);
+    const { rows } = await sql<{
+      n: string;
+    }>`select count(*)::text as n from bridge_events where source = 'campaign' and source_id like ${`refund:${campaignId}:%`}`.execute(this.#o.db);
     let copied = 0;
     let after: bigint | undefined;
     let refunded = 0;
@@ -102,7 +122,14 @@ export class FundsFollower {
           block_index: String(k.refund.block_index),
           at: iso(k.refund.at),
         };
-        if (await this.#o.events.publish('ContributionRefunded', data, { source: 'campaign', sourceId: `refund:${campaignId}:${k.seq}`, occurredAt: new Date(data.at) })) copied += 1;
+        if (
+          await this.#o.events.publish('ContributionRefunded', data, {
+            source: 'campaign',
+            sourceId: `refund:${campaignId}:${k.seq}`,
+            occurredAt: new Date(data.at),
+          })
+        )
+          copied += 1;
       }
       if (page.length < PAGE || this.#poll.closed) return copied;
       after = page[page.length - 1]!.seq;
@@ -129,7 +156,8 @@ export class FundsFollower {
           block_index: String(p.block_index),
           paid_at: iso(p.paid_at),
         };
-        if (await events.publish('TreasuryPayoutPaid', data, { source: 'treasury', sourceId: `payout:${p.proposal_id}`, occurredAt: new Date(data.paid_at) })) copied += 1;
+        if (await events.publish('TreasuryPayoutPaid', data, { source: 'treasury', sourceId: `payout:${p.proposal_id}`, occurredAt: new Date(data.paid_at) }))
+          copied += 1;
       }
       if (page.length < PAGE || fresh === 0 || this.#poll.closed) return copied;
       const last = page[page.length - 1]!.proposal_id;

@@ -41,7 +41,11 @@ const STATUS_EVENT = {
 /** Undefined for a kind the bridge does not know (a newer canister): the follower records and skips it. */
 export function governanceEvent(e: AdminEvent): GovernanceEvent | undefined {
   const k = e.kind;
-  if ('ProposalCreated' in k) return { type: 'ProposalCreated', data: { proposal_id: String(k.ProposalCreated.proposal_id), category: k.ProposalCreated.category, proposed_by: k.ProposalCreated.proposed_by } };
+  if ('ProposalCreated' in k)
+    return {
+      type: 'ProposalCreated',
+      data: { proposal_id: String(k.ProposalCreated.proposal_id), category: k.ProposalCreated.category, proposed_by: k.ProposalCreated.proposed_by },
+    };
   if ('StatusChanged' in k) {
     const { proposal_id, from, to } = k.StatusChanged;
     const type = STATUS_EVENT[to as keyof typeof STATUS_EVENT];
@@ -51,10 +55,20 @@ export function governanceEvent(e: AdminEvent): GovernanceEvent | undefined {
     const p = k.PriceUpdated;
     return {
       type: 'PriceUpdated',
-      data: { proposal_id: String(p.proposal_id), price_usd: p.price_usd, effective_at: String(p.effective_at), ...(p.expires_at !== undefined && { expires_at: String(p.expires_at) }), ...(p.source_url !== undefined && { source_url: p.source_url }) },
+      data: {
+        proposal_id: String(p.proposal_id),
+        price_usd: p.price_usd,
+        effective_at: String(p.effective_at),
+        ...(p.expires_at !== undefined && { expires_at: String(p.expires_at) }),
+        ...(p.source_url !== undefined && { source_url: p.source_url }),
+      },
     };
   }
-  if ('ExecutionFailed' in k) return { type: 'ExecutionFailed', data: { proposal_id: String(k.ExecutionFailed.proposal_id), attempt: k.ExecutionFailed.attempt, message: k.ExecutionFailed.message } };
+  if ('ExecutionFailed' in k)
+    return {
+      type: 'ExecutionFailed',
+      data: { proposal_id: String(k.ExecutionFailed.proposal_id), attempt: k.ExecutionFailed.attempt, message: k.ExecutionFailed.message },
+    };
   if ('ConfigChanged' in k) return { type: 'ConfigChanged', data: { proposal_id: String(k.ConfigChanged.proposal_id) } };
   return undefined;
 }

@@ -26,7 +26,13 @@ export class GovernanceFollower {
 
   constructor(o: GovernanceFollowerOptions) {
     this.#o = o;
-    this.#poll = new Poller({ pass: () => this.#follow(), pollMs: o.pollMs, events: o.events, log: o.log, failure: { event: 'events.governance_follow_failed', message: 'reading the governance admin event log failed; retrying' } });
+    this.#poll = new Poller({
+      pass: () => this.#follow(),
+      pollMs: o.pollMs,
+      events: o.events,
+      log: o.log,
+      failure: { event: 'events.governance_follow_failed', message: 'reading the governance admin event log failed; retrying' },
+    });
   }
 
   /** Copies every admin event not yet stored; returns how many were new here. */
@@ -38,7 +44,9 @@ export class GovernanceFollower {
     const { db, events, governance } = this.#o;
     let copied = 0;
     for (;;) {
-      const { rows } = await sql<{ last: string | null }>`select max(source_id::bigint)::text as last from bridge_events where source = 'governance'`.execute(db);
+      const { rows } = await sql<{ last: string | null }>`select max(source_id::bigint)::text as last from bridge_events where source = 'governance'`.execute(
+        db,
+      );
       const last = rows[0]?.last;
       const page = await governance.list_admin_events(last == null ? undefined : BigInt(last) + 1n, PAGE);
       for (const e of page) {
@@ -46,7 +54,11 @@ export class GovernanceFollower {
         // Unknown kinds are stored as such, so the cursor moves past them and nothing is re-read.
         const inserted = ev
           ? await events.publish(ev.type, ev.data, { source: 'governance', sourceId: String(e.id), occurredAt: new Date(Number(e.at / 1_000_000n)) })
-          : await events.publish('Unknown' as never, { kind: Object.keys(e.kind)[0] } as never, { source: 'governance', sourceId: String(e.id), occurredAt: new Date(Number(e.at / 1_000_000n)) });
+          : await events.publish('Unknown' as never, { kind: Object.keys(e.kind)[0] } as never, {
+              source: 'governance',
+              sourceId: String(e.id),
+              occurredAt: new Date(Number(e.at / 1_000_000n)),
+            });
         if (inserted) copied += 1;
       }
       if (page.length < PAGE || this.#poll.closed) return copied;

@@ -89,7 +89,13 @@ export class EventLog {
       await sql`select pg_advisory_xact_lock(${PUBLISH_LOCK})`.execute(trx);
       const row = await trx
         .insertInto('bridge_events')
-        .values({ type, data: JSON.stringify(data), source: opts.source ?? 'bridge', source_id: opts.sourceId ?? randomUUID(), occurred_at: opts.occurredAt ?? new Date(this.#now()) })
+        .values({
+          type,
+          data: JSON.stringify(data),
+          source: opts.source ?? 'bridge',
+          source_id: opts.sourceId ?? randomUUID(),
+          occurred_at: opts.occurredAt ?? new Date(this.#now()),
+        })
         .onConflict((oc) => oc.columns(['source', 'source_id']).doNothing())
         .returning('seq')
         .executeTakeFirst();
@@ -131,7 +137,11 @@ export class EventLog {
               // The database itself failed (an outage: not even the handler's failure could be
               // recorded). Nothing moved; the next kick (every follower pass) tries again.
               // A failed embedded database was logged once (database.sync_failed, decision P16).
-              if (!isEmbeddedDatabaseFailed(err)) this.#opts.log?.warn({ event: 'events.delivery_unavailable', subscriber: sub.name, err: err instanceof Error ? err.message : String(err) }, 'event delivery paused: the database is unavailable; retried on the next pass');
+              if (!isEmbeddedDatabaseFailed(err))
+                this.#opts.log?.warn(
+                  { event: 'events.delivery_unavailable', subscriber: sub.name, err: err instanceof Error ? err.message : String(err) },
+                  'event delivery paused: the database is unavailable; retried on the next pass',
+                );
             }
           }
         } while (this.#again && !this.#closed);
@@ -154,11 +164,16 @@ export class EventLog {
   }
 
   kick(): void {
-    if (!this.#closed) void this.drain().catch((err: unknown) => this.#opts.log?.warn({ event: 'events.drain_failed', err: String(err) }, 'event delivery failed; it is retried'));
+    if (!this.#closed)
+      void this.drain().catch((err: unknown) =>
+        this.#opts.log?.warn({ event: 'events.drain_failed', err: String(err) }, 'event delivery failed; it is retried'),
+      );
   }
 
   async status(): Promise<SubscriberStatus[]> {
-    return (await this.#db.selectFrom('event_cursors').select(['subscriber', 'last_seq', 'failures', 'last_error']).orderBy('subscriber').execute()).map((r) => ({ ...r, last_seq: String(r.last_seq) }));
+    return (await this.#db.selectFrom('event_cursors').select(['subscriber', 'last_seq', 'failures', 'last_error']).orderBy('subscriber').execute()).map(
+      (r) => ({ ...r, last_seq: String(r.last_seq) }),
+    );
   }
 
   async close(): Promise<void> {
@@ -172,13 +187,23 @@ export class EventLog {
 
   async #run(sub: Subscription): Promise<void> {
     if (sub.retryAt > this.#now()) return;
-    await this.#db.insertInto('event_cursors').values({ subscriber: sub.name }).onConflict((oc) => oc.column('subscriber').doNothing()).execute();
+    await this.#db
+      .insertInto('event_cursors')
+      .values({ subscriber: sub.name })
+      .onConflict((oc) => oc.column('subscriber').doNothing())
+      .execute();
     for (;;) {
       if (this.#closed) return;
       let outcome: 'more' | 'done' | 'busy';
       try {
         outcome = await this.#db.transaction().execute(async (trx) => {
-          const cursor = await trx.selectFrom('event_cursors').select('last_seq').where('subscriber', '=', sub.name).forUpdate().skipLocked().executeTakeFirst();
+          const cursor = await trx
+            .selectFrom('event_cursors')
+            .select('last_seq')
+            .where('subscriber', '=', sub.name)
+            .forUpdate()
+            .skipLocked()
+            .executeTakeFirst();
           if (!cursor) return 'busy';
           const rows = await trx.selectFrom('bridge_events').selectAll().where('seq', '>', String(cursor.last_seq)).orderBy('seq').limit(BATCH).execute();
           if (rows.length === 0) return 'done';
@@ -186,9 +211,23 @@ export class EventLog {
           // Nothing for this subscriber in the batch: step over it; otherwise deliver one event.
           const through = row ?? rows[rows.length - 1]!;
           if (row) {
-            await sub.handler({ seq: String(row.seq), id: `${row.source}:${row.source_id}`, type: row.type as EventType, data: row.data as EventMap[EventType], source: row.source, occurredAt: new Date(row.occurred_at) }, trx);
+            await sub.handler(
+              {
+                seq: String(row.seq),
+                id: `${row.source}:${row.source_id}`,
+                type: row.type as EventType,
+                data: row.data as EventMap[EventType],
+                source: row.source,
+                occurredAt: new Date(row.occurred_at),
+              },
+              trx,
+            );
           }
-          await trx.updateTable('event_cursors').set({ last_seq: String(through.seq), failures: 0, last_error: null, updated_at: new Date(this.#now()) }).where('subscriber', '=', sub.name).execute();
+          await trx
+            .updateTable('event_cursors')
+            .set({ last_seq: String(through.seq), failures: 0, last_error: null, updated_at: new Date(this.#now()) })
+            .where('subscriber', '=', sub.name)
+            .execute();
           return 'more';
         });
       } catch (err) {

@@ -31,6 +31,8 @@ export function decimalPattern(max: bigint, min: 0n | 1n = 0n): string {
 }
 
 /** A database id or cursor (bigint), as decimal text. */
-export const Int8Text = (description: string, min: 0n | 1n = 0n) => Type.String({ pattern: decimalPattern(INT8_MAX, min), description: `${description} (decimal, at most ${INT8_MAX})` });
+export const Int8Text = (description: string, min: 0n | 1n = 0n) =>
+  Type.String({ pattern: decimalPattern(INT8_MAX, min), description: `${description} (decimal, at most ${INT8_MAX})` });
 /** A canister id or sequence number (nat64), as decimal text. */
-export const Nat64Text = (description: string, min: 0n | 1n = 0n) => Type.String({ pattern: decimalPattern(NAT64_MAX, min), description: `${description} (decimal nat64)` });
+export const Nat64Text = (description: string, min: 0n | 1n = 0n) =>
+  Type.String({ pattern: decimalPattern(NAT64_MAX, min), description: `${description} (decimal nat64)` });

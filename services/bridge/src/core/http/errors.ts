@@ -24,6 +24,11 @@ export function frameworkClientError(e: { statusCode?: number; code?: string; me
   const status = e.statusCode ?? 400;
   if (status === 413) return new HttpError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large');
   if (status === 415) return new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be JSON (Content-Type: application/json)');
-  if (e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new HttpError(400, 'VALIDATION_ERROR', `body: ${e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'empty, though Content-Type is application/json' : 'not valid JSON (a "__proto__" or "constructor" key is refused too)'}`);
+  if (e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
+    return new HttpError(
+      400,
+      'VALIDATION_ERROR',
+      `body: ${e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'empty, though Content-Type is application/json' : 'not valid JSON (a "__proto__" or "constructor" key is refused too)'}`,
+    );
   return new HttpError(status, 'VALIDATION_ERROR', e.message);
 }

@@ -21,7 +21,11 @@ export function nonFiniteNumberPath(value: unknown): string | undefined {
 export async function refuseNonFiniteNumbers(req: FastifyRequest): Promise<void> {
   // A body is looked at only where the route declares one: a route that ignores its body ignores it whole.
   const body = req.routeOptions.schema?.body ? req.body : undefined;
-  for (const [context, value] of [['querystring', req.query], ['params', req.params], ['body', body]] as const) {
+  for (const [context, value] of [
+    ['querystring', req.query],
+    ['params', req.params],
+    ['body', body],
+  ] as const) {
     const path = nonFiniteNumberPath(value);
     if (path === undefined) continue;
     const message = `${context}${path} must be a finite number`;

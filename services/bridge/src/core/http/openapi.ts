@@ -25,7 +25,8 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       info: {
         title: 'DOM DAO bridge',
         version,
-        description: 'Single sign-on sessions, roles, registration, verification and paid membership (spec 2). Errors are `{error, message, request_id}`; besides what an operation lists, any route may answer 400 VALIDATION_ERROR (422 in the AI scope) for a URL it cannot read (a malformed percent-escape, a path segment over 100 characters; the message starts `URL: `) or a body sent as JSON that is not (the message starts `body: `), 404 NOT_FOUND, 413 PAYLOAD_TOO_LARGE and 415 UNSUPPORTED_MEDIA_TYPE, and no input answers 5xx (decision B55). Cookie-authenticated mutations must come from a FRONTEND_ORIGINS origin (decision B8); those origins get CORS with credentials (decision B45).',
+        description:
+          'Single sign-on sessions, roles, registration, verification and paid membership (spec 2). Errors are `{error, message, request_id}`; besides what an operation lists, any route may answer 400 VALIDATION_ERROR (422 in the AI scope) for a URL it cannot read (a malformed percent-escape, a path segment over 100 characters; the message starts `URL: `) or a body sent as JSON that is not (the message starts `body: `), 404 NOT_FOUND, 413 PAYLOAD_TOO_LARGE and 415 UNSUPPORTED_MEDIA_TYPE, and no input answers 5xx (decision B55). Cookie-authenticated mutations must come from a FRONTEND_ORIGINS origin (decision B8); those origins get CORS with credentials (decision B45).',
         license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
       },
       tags: [
@@ -39,7 +40,11 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         { name: 'governance', description: 'spec 1 bridge endpoints: POST /api/governance/* as the member (decisions V8–V12)' },
         { name: 'campaigns', description: 'campaigns, contributions, balances, donations and the treasury in real DOM (decisions L11–L23)' },
         { name: 'inbox', description: "the member's inbox: activity feed, digest preference, unsubscribe (spec 3; decisions N1–N24)" },
-        { name: 'ai', description: 'spec 2 AI endpoints (decisions A1–A18): errors are `{error: <message>, code}`; 503 is exactly `{"error": "AI service temporarily unavailable", "code": "CIRCUIT_OPEN"}`' },
+        {
+          name: 'ai',
+          description:
+            'spec 2 AI endpoints (decisions A1–A18): errors are `{error: <message>, code}`; 503 is exactly `{"error": "AI service temporarily unavailable", "code": "CIRCUIT_OPEN"}`',
+        },
       ],
       components: {
         securitySchemes: {

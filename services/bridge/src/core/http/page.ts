@@ -4,7 +4,8 @@ export function escapeHtml(s: string): string {
 }
 
 /** Content-Security-Policy of the bridge's own pages: inline style and script only, fetches to itself. */
-export const PAGE_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'";
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'";
 
 /**
  * The bridge's own pages (login, verification, password reset, activity, preferences, unsubscribe)

@@ -2,7 +2,18 @@
 export const PASSWORD_MIN = 12;
 export const PASSWORD_MAX = 128;
 // The most common passwords that still pass the length rule (from public breach top lists).
-const COMMON = new Set(['password1234', 'passwordpassword', '123456789012', 'qwertyuiopas', 'iloveyou1234', '111111111111', 'letmeinletmein', 'administrator', 'qwerty123456', '1q2w3e4r5t6y']);
+const COMMON = new Set([
+  'password1234',
+  'passwordpassword',
+  '123456789012',
+  'qwertyuiopas',
+  'iloveyou1234',
+  '111111111111',
+  'letmeinletmein',
+  'administrator',
+  'qwerty123456',
+  '1q2w3e4r5t6y',
+]);
 
 /**
  * 12 to 128 characters, any characters, not a well-known password, not the email address or its

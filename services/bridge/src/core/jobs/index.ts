@@ -15,8 +15,31 @@ import type { Db } from '../db/index.ts';
 import { scheduleProblem, slotKey, slotStart } from './slots.ts';
 
 export { slotKey, slotStart } from './slots.ts';
-export { JobBusyError, UnknownJobError, type JobContext, type JobInfo, type JobOutcome, type JobRun, type JobRunnerOptions, type JobSpec, type JobStatus, type JobTrigger } from './types.ts';
-import { iso, toRun, type JobContext, type JobInfo, type JobOutcome, type JobRun, type JobRunnerOptions, type JobSpec, type JobStatus, type JobTrigger, JobBusyError, UnknownJobError, type Row } from './types.ts';
+export {
+  JobBusyError,
+  UnknownJobError,
+  type JobContext,
+  type JobInfo,
+  type JobOutcome,
+  type JobRun,
+  type JobRunnerOptions,
+  type JobSpec,
+  type JobStatus,
+  type JobTrigger,
+} from './types.ts';
+import {
+  iso,
+  toRun,
+  type JobInfo,
+  type JobRun,
+  type JobRunnerOptions,
+  type JobSpec,
+  type JobStatus,
+  type JobTrigger,
+  JobBusyError,
+  UnknownJobError,
+  type Row,
+} from './types.ts';
 
 const NAME = /^[a-z0-9][a-z0-9:._-]{0,63}$/;
 
@@ -89,7 +112,11 @@ export class JobRunner {
         .then(() => (this.#closed ? undefined : this.#track(this.#scheduled(job))))
         .catch((err: unknown) => {
           // A failed embedded database was logged once (database.sync_failed); a line per pass adds nothing.
-          if (!isEmbeddedDatabaseFailed(err)) this.#log?.warn({ event: 'jobs.tick_failed', job: job.spec.name, err: err instanceof Error ? err.message : String(err) }, 'looking for a due job slot failed; retrying');
+          if (!isEmbeddedDatabaseFailed(err))
+            this.#log?.warn(
+              { event: 'jobs.tick_failed', job: job.spec.name, err: err instanceof Error ? err.message : String(err) },
+              'looking for a due job slot failed; retrying',
+            );
           job.recheckAt = this.#now() + this.#pollMs;
         });
       const mine: Promise<void> = p.finally(() => {
@@ -122,7 +149,16 @@ export class JobRunner {
           await this.#recoverOrphans(job);
           const row = await this.#db
             .insertInto('job_runs')
-            .values({ job: name, slot: `manual:${randomUUID()}`, trigger: 'manual', status: 'running', attempt: 1, owner: this.instanceId, scheduled_for: new Date(now), started_at: new Date(now) })
+            .values({
+              job: name,
+              slot: `manual:${randomUUID()}`,
+              trigger: 'manual',
+              status: 'running',
+              attempt: 1,
+              owner: this.instanceId,
+              scheduled_for: new Date(now),
+              started_at: new Date(now),
+            })
             .returning(['id', 'slot'])
             .executeTakeFirstOrThrow();
           return await this.#execute(job, String(row.id), row.slot, 'manual', 1, opts.input);
@@ -140,7 +176,10 @@ export class JobRunner {
     if (q.job !== undefined) query = query.where('job', '=', q.job);
     if (q.status !== undefined) query = query.where('status', '=', q.status);
     if (q.beforeId !== undefined) query = query.where('id', '<', q.beforeId);
-    const rows = await query.orderBy('id', 'desc').limit(q.limit ?? 50).execute();
+    const rows = await query
+      .orderBy('id', 'desc')
+      .limit(q.limit ?? 50)
+      .execute();
     return rows.map((r) => toRun(r as Row));
   }
 
@@ -216,13 +255,31 @@ export class JobRunner {
       const t = new Date(this.#now());
       let claimed = await this.#db
         .insertInto('job_runs')
-        .values({ job: spec.name, slot, trigger: 'schedule', status: 'running', attempt: 1, owner: this.instanceId, scheduled_for: new Date(start), started_at: t })
+        .values({
+          job: spec.name,
+          slot,
+          trigger: 'schedule',
+          status: 'running',
+          attempt: 1,
+          owner: this.instanceId,
+          scheduled_for: new Date(start),
+          started_at: t,
+        })
         .onConflict((oc) => oc.columns(['job', 'slot']).doNothing())
         .returning(['id', 'attempt'])
         .executeTakeFirst();
       claimed ??= await this.#db
         .updateTable('job_runs')
-        .set((eb) => ({ status: 'running', attempt: eb('attempt', '+', 1), owner: this.instanceId, started_at: t, finished_at: null, retry_at: null, error: null, detail: null }))
+        .set((eb) => ({
+          status: 'running',
+          attempt: eb('attempt', '+', 1),
+          owner: this.instanceId,
+          started_at: t,
+          finished_at: null,
+          retry_at: null,
+          error: null,
+          detail: null,
+        }))
         .where('job', '=', spec.name)
         .where('slot', '=', slot)
         .where('status', '=', 'failed')
@@ -244,11 +301,17 @@ export class JobRunner {
     const onStop = () => abort.abort(new Error('the bridge is shutting down'));
     this.#stop.signal.addEventListener('abort', onStop, { once: true });
     if (this.#stop.signal.aborted) onStop();
-    const renew = setInterval(() => {
-      void this.#renew(spec.name).then((held) => {
-        if (!held) abort.abort(new Error('the job lease was lost'));
-      }, () => undefined);
-    }, Math.max(100, Math.floor(this.#leaseMs / 3)));
+    const renew = setInterval(
+      () => {
+        void this.#renew(spec.name).then(
+          (held) => {
+            if (!held) abort.abort(new Error('the job lease was lost'));
+          },
+          () => undefined,
+        );
+      },
+      Math.max(100, Math.floor(this.#leaseMs / 3)),
+    );
     renew.unref();
     let status: JobStatus;
     let detail: Record<string, unknown> | null = null;
@@ -279,9 +342,26 @@ export class JobRunner {
       .returningAll()
       .executeTakeFirst();
     const log = status === 'failed' ? this.#log?.warn : this.#log?.info;
-    log?.call(this.#log, { event: `jobs.run.${status}`, job: spec.name, run_id: runId, slot, trigger, attempt, ms: Date.now() - t0, ...(error && { err: error }), ...(retryAt && { retry_at: retryAt.toISOString() }) }, `job ${spec.name} ${status}`);
+    log?.call(
+      this.#log,
+      {
+        event: `jobs.run.${status}`,
+        job: spec.name,
+        run_id: runId,
+        slot,
+        trigger,
+        attempt,
+        ms: Date.now() - t0,
+        ...(error && { err: error }),
+        ...(retryAt && { retry_at: retryAt.toISOString() }),
+      },
+      `job ${spec.name} ${status}`,
+    );
     if (!row) {
-      this.#log?.warn({ event: 'jobs.run.superseded', job: spec.name, run_id: runId }, 'a job run finished after its lease was taken over; its outcome was not recorded');
+      this.#log?.warn(
+        { event: 'jobs.run.superseded', job: spec.name, run_id: runId },
+        'a job run finished after its lease was taken over; its outcome was not recorded',
+      );
       return (await this.run(runId))!;
     }
     return toRun(row);
@@ -289,7 +369,11 @@ export class JobRunner {
 
   async #acquire(name: string): Promise<boolean> {
     const now = new Date(this.#now());
-    await this.#db.insertInto('jobs').values({ name, lease_owner: null, lease_until: null }).onConflict((oc) => oc.column('name').doNothing()).execute();
+    await this.#db
+      .insertInto('jobs')
+      .values({ name, lease_owner: null, lease_until: null })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .execute();
     const row = await this.#db
       .updateTable('jobs')
       .set({ lease_owner: this.instanceId, lease_until: new Date(now.getTime() + this.#leaseMs) })
@@ -301,12 +385,23 @@ export class JobRunner {
   }
 
   async #renew(name: string): Promise<boolean> {
-    const row = await this.#db.updateTable('jobs').set({ lease_until: new Date(this.#now() + this.#leaseMs) }).where('name', '=', name).where('lease_owner', '=', this.instanceId).returning('name').executeTakeFirst();
+    const row = await this.#db
+      .updateTable('jobs')
+      .set({ lease_until: new Date(this.#now() + this.#leaseMs) })
+      .where('name', '=', name)
+      .where('lease_owner', '=', this.instanceId)
+      .returning('name')
+      .executeTakeFirst();
     return row !== undefined;
   }
 
   async #release(name: string): Promise<void> {
-    await this.#db.updateTable('jobs').set({ lease_owner: null, lease_until: null }).where('name', '=', name).where('lease_owner', '=', this.instanceId).execute();
+    await this.#db
+      .updateTable('jobs')
+      .set({ lease_owner: null, lease_until: null })
+      .where('name', '=', name)
+      .where('lease_owner', '=', this.instanceId)
+      .execute();
   }
 
   /**
@@ -327,6 +422,10 @@ export class JobRunner {
       .where('status', '=', 'running')
       .returning(['id', 'owner', 'slot'])
       .execute();
-    for (const r of rows) this.#log?.warn({ event: 'jobs.run.interrupted', job: job.spec.name, run_id: String(r.id), slot: r.slot, owner: r.owner }, 'a job run was interrupted (its instance stopped); the slot is retried if tries remain');
+    for (const r of rows)
+      this.#log?.warn(
+        { event: 'jobs.run.interrupted', job: job.spec.name, run_id: String(r.id), slot: r.slot, owner: r.owner },
+        'a job run was interrupted (its instance stopped); the slot is retried if tries remain',
+      );
   }
 }

@@ -93,7 +93,12 @@ export default async function jobRoutes(app: BridgeApp, opts: JobRoutesOptions):
       const q = req.query;
       if (q.job !== undefined && !opts.jobs.has(q.job)) throw new HttpError(404, 'JOB_NOT_FOUND', `no job named ${q.job}`);
       const limit = q.limit ?? 50;
-      const items = await opts.jobs.runs({ ...(q.job !== undefined && { job: q.job }), ...(q.status && { status: q.status }), ...(q.before_id !== undefined && { beforeId: q.before_id }), limit });
+      const items = await opts.jobs.runs({
+        ...(q.job !== undefined && { job: q.job }),
+        ...(q.status && { status: q.status }),
+        ...(q.before_id !== undefined && { beforeId: q.before_id }),
+        limit,
+      });
       reply.header('cache-control', 'private, no-store');
       return { items, next_before_id: items.length === limit ? items[items.length - 1]!.id : null };
     },

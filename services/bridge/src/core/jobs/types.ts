@@ -90,8 +90,6 @@ export interface JobRunnerOptions {
   log?: { info(o: object, m: string): void; warn(o: object, m: string): void; error(o: object, m: string): void };
 }
 
-
-
 export type Row = {
   id: string | number;
   job: string;
@@ -126,4 +124,3 @@ export function toRun(r: Row): JobRun {
     error: r.error,
   };
 }
-

@@ -43,9 +43,7 @@ export interface OperationHandler<P, R, A = unknown> {
 }
 
 export type RunOutcome<R, A = unknown> =
-  | { state: 'done'; result: R; after?: A }
-  | { state: 'pending'; error?: string }
-  | { state: 'compensated'; error: string };
+  { state: 'done'; result: R; after?: A } | { state: 'pending'; error?: string } | { state: 'compensated'; error: string };
 
 export interface OutboxOptions {
   db: Db;
@@ -111,7 +109,15 @@ export class Outbox {
     const now = new Date(this.#now());
     const row = await trx
       .insertInto('bridge_outbox')
-      .values({ operation: op.operation, op_id: op.opId, aggregate: op.aggregate, payload: toJson(op.payload), next_attempt_at: now, created_at: now, updated_at: now })
+      .values({
+        operation: op.operation,
+        op_id: op.opId,
+        aggregate: op.aggregate,
+        payload: toJson(op.payload),
+        next_attempt_at: now,
+        created_at: now,
+        updated_at: now,
+      })
       .onConflict((oc) => oc.column('op_id').doNothing())
       .returning('id')
       .executeTakeFirst();
@@ -181,7 +187,10 @@ export class Outbox {
           for (const { id } of due) {
             if (this.#closed) break;
             const out = await this.#attempt(id, true).catch((err: unknown) => {
-              this.#opts.log?.error({ event: 'outbox.reconcile_failed', id, err: err instanceof Error ? err.message : String(err) }, 'an outbox operation could not be reconciled');
+              this.#opts.log?.error(
+                { event: 'outbox.reconcile_failed', id, err: err instanceof Error ? err.message : String(err) },
+                'an outbox operation could not be reconciled',
+              );
               return { state: 'pending' as const };
             });
             if (out.state !== 'pending') progressed++;
@@ -201,7 +210,10 @@ export class Outbox {
 
   /** Reconciles now (what a crash left) and then every `reconcileMs`. */
   start(): void {
-    const tick = () => void this.reconcile().catch((err: unknown) => this.#opts.log?.error({ event: 'outbox.reconcile_failed', err: err instanceof Error ? err.message : String(err) }, 'outbox reconciliation failed'));
+    const tick = () =>
+      void this.reconcile().catch((err: unknown) =>
+        this.#opts.log?.error({ event: 'outbox.reconcile_failed', err: err instanceof Error ? err.message : String(err) }, 'outbox reconciliation failed'),
+      );
     tick();
     const every = this.#opts.reconcileMs ?? 30_000;
     if (every > 0) {
@@ -254,13 +266,26 @@ export class Outbox {
     // waiting), and no earlier pending row of the same aggregate.
     const claimed = await this.#db
       .updateTable('bridge_outbox as o')
-      .set((eb) => ({ lease_token: token, lease_until: new Date(now + (this.#opts.leaseMs ?? OUTBOX_LEASE_MS)), attempts: eb('o.attempts', '+', 1), updated_at: new Date(now) }))
+      .set((eb) => ({
+        lease_token: token,
+        lease_until: new Date(now + (this.#opts.leaseMs ?? OUTBOX_LEASE_MS)),
+        attempts: eb('o.attempts', '+', 1),
+        updated_at: new Date(now),
+      }))
       .where('o.id', '=', id)
       .where('o.state', '=', 'pending')
       .where((eb) => eb.or([eb('o.lease_until', 'is', null), eb('o.lease_until', '<', new Date(now))]))
       .$if(reconciling, (qb) => qb.where('o.next_attempt_at', '<=', new Date(now)))
       .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('bridge_outbox as e').select('e.id').whereRef('e.aggregate', '=', 'o.aggregate').whereRef('e.id', '<', 'o.id').where('e.state', '=', 'pending'))),
+        not(
+          exists(
+            selectFrom('bridge_outbox as e')
+              .select('e.id')
+              .whereRef('e.aggregate', '=', 'o.aggregate')
+              .whereRef('e.id', '<', 'o.id')
+              .where('e.state', '=', 'pending'),
+          ),
+        ),
       )
       .returningAll()
       .executeTakeFirst();
@@ -297,12 +322,18 @@ export class Outbox {
       return true;
     });
     if (!applied) return this.run<R, A>(op.opId);
-    this.#opts.log?.info({ event: 'outbox.done', operation: op.operation, op_id: op.opId, attempts: op.attempts, reconciled: reconciling }, 'outbox operation done');
+    this.#opts.log?.info(
+      { event: 'outbox.done', operation: op.operation, op_id: op.opId, attempts: op.attempts, reconciled: reconciling },
+      'outbox operation done',
+    );
     await this.#fault('after-apply', op);
     let after: unknown;
     if (handler.after) {
       after = await handler.after(op, result).catch((err: unknown) => {
-        this.#opts.log?.warn({ event: 'outbox.after_failed', operation: op.operation, op_id: op.opId, err: err instanceof Error ? err.message : String(err) }, 'a follow-up of an outbox operation failed');
+        this.#opts.log?.warn(
+          { event: 'outbox.after_failed', operation: op.operation, op_id: op.opId, err: err instanceof Error ? err.message : String(err) },
+          'a follow-up of an outbox operation failed',
+        );
         return undefined;
       });
     }
@@ -325,16 +356,28 @@ export class Outbox {
         if (mine) await handler.compensate?.(trx, op, reason);
         return mine !== undefined;
       });
-      this.#opts.log?.error({ event: 'outbox.gave_up', operation: op.operation, op_id: op.opId, attempts: op.attempts, err: message }, 'an outbox operation was compensated after its last attempt');
+      this.#opts.log?.error(
+        { event: 'outbox.gave_up', operation: op.operation, op_id: op.opId, attempts: op.attempts, err: message },
+        'an outbox operation was compensated after its last attempt',
+      );
       return done ? { state: 'compensated', error: reason } : { state: 'pending', error: message };
     }
     await this.#db
       .updateTable('bridge_outbox')
-      .set({ last_error: message.slice(0, 1000), lease_token: null, lease_until: null, next_attempt_at: new Date(this.#now() + retryDelayMs(op.attempts)), updated_at: new Date(this.#now()) })
+      .set({
+        last_error: message.slice(0, 1000),
+        lease_token: null,
+        lease_until: null,
+        next_attempt_at: new Date(this.#now() + retryDelayMs(op.attempts)),
+        updated_at: new Date(this.#now()),
+      })
       .where('id', '=', op.id)
       .where('lease_token', '=', token)
       .execute();
-    this.#opts.log?.warn({ event: 'outbox.retry', operation: op.operation, op_id: op.opId, attempts: op.attempts, err: message }, 'an outbox operation failed; it is retried');
+    this.#opts.log?.warn(
+      { event: 'outbox.retry', operation: op.operation, op_id: op.opId, attempts: op.attempts, err: message },
+      'an outbox operation failed; it is retried',
+    );
     return { state: 'pending', error: message };
   }
 }

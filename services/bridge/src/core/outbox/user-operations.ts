@@ -64,7 +64,12 @@ export interface UserOperationDeps {
 /** Removes an unverified user from the database and queues its removal from the canister (decision B26). */
 export async function removeUnverifiedUser(outbox: Outbox, trx: Transaction<Database>, user: { id: string; principal: string }, reason: string): Promise<void> {
   await trx.deleteFrom('users').where('id', '=', user.id).where('email_verified_at', 'is', null).execute();
-  await outbox.enqueue(trx, { operation: OP.removeUnverified, opId: `remove:${user.id}`, aggregate: userAggregate(user.id), payload: { principal: user.principal, reason } });
+  await outbox.enqueue(trx, {
+    operation: OP.removeUnverified,
+    opId: `remove:${user.id}`,
+    aggregate: userAggregate(user.id),
+    payload: { principal: user.principal, reason },
+  });
 }
 
 export function registerUserOperations(d: UserOperationDeps): void {

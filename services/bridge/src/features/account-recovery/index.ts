@@ -38,7 +38,11 @@ export default async function accountRecovery(app: BridgeApp, opts: AccountRecov
   const csrf = csrfGuard(ctx.frontendOrigins, SESSION_COOKIE);
 
   /** Limits, then the account behind the address (or none), then the work in the background. */
-  const handle = async (req: { ip: string; id: string; log: FastifyBaseLogger; headers: Record<string, unknown>; body: { email: string } }, kind: 'resend' | 'reset', work: (user: { id: string; principal: string; email: string; name: string; verified: boolean }) => Promise<void>) => {
+  const handle = async (
+    req: { ip: string; id: string; log: FastifyBaseLogger; headers: Record<string, unknown>; body: { email: string } },
+    kind: 'resend' | 'reset',
+    work: (user: { id: string; principal: string; email: string; name: string; verified: boolean }) => Promise<void>,
+  ) => {
     const { email } = req.body;
     const index = opts.blindIndex(email);
     const wait = await ctx.throttle.reserve([
@@ -47,7 +51,11 @@ export default async function accountRecovery(app: BridgeApp, opts: AccountRecov
       { key: recipientKey(index), limit: ctx.config.EMAIL_LIMIT_PER_RECIPIENT, windowMs: HOUR_MS },
     ]);
     if (wait > 0) throw tooMany(wait);
-    const user = await ctx.db.selectFrom('users').select(['id', 'principal', 'email_encrypted', 'name_encrypted', 'email_verified_at']).where('email_index', '=', index).executeTakeFirst();
+    const user = await ctx.db
+      .selectFrom('users')
+      .select(['id', 'principal', 'email_encrypted', 'name_encrypted', 'email_verified_at'])
+      .where('email_index', '=', index)
+      .executeTakeFirst();
     if (user) {
       // After the answer: an existing account costs no visible time.
       setImmediate(() => {
@@ -55,7 +63,9 @@ export default async function accountRecovery(app: BridgeApp, opts: AccountRecov
           const plainEmail = (await ctx.opener.open('email', user.email_encrypted)).trim();
           const name = await ctx.opener.open('name', user.name_encrypted);
           await work({ id: user.id, principal: user.principal, email: plainEmail, name, verified: user.email_verified_at !== null });
-        })().catch((e: unknown) => req.log.error({ event: `${kind}.failed`, user_id: user.id, err: e instanceof Error ? e.message : String(e) }, `${kind} failed`));
+        })().catch((e: unknown) =>
+          req.log.error({ event: `${kind}.failed`, user_id: user.id, err: e instanceof Error ? e.message : String(e) }, `${kind} failed`),
+        );
       });
     }
     return ACCEPTED;
@@ -74,7 +84,14 @@ export default async function accountRecovery(app: BridgeApp, opts: AccountRecov
         .where('id', '=', user.id)
         .where('email_verified_at', 'is', null)
         .execute();
-      const sent = await opts.sendVerification({ userId: user.id, email: user.email, name: user.name, token: r.Ok.verification_token, expiresAt: r.Ok.expires_at, requestId: req.id });
+      const sent = await opts.sendVerification({
+        userId: user.id,
+        email: user.email,
+        name: user.name,
+        token: r.Ok.verification_token,
+        expiresAt: r.Ok.expires_at,
+        requestId: req.id,
+      });
       req.log.info({ event: 'verification.resent', user_id: user.id, sent }, 'verification email resent');
     });
     return reply.code(202).send(body);
@@ -88,13 +105,21 @@ export default async function accountRecovery(app: BridgeApp, opts: AccountRecov
       // One live link per user: a new request replaces the previous one.
       await ctx.db.transaction().execute(async (tx) => {
         await tx.deleteFrom('password_resets').where('user_id', '=', user.id).execute();
-        await tx.insertInto('password_resets').values({ token_hash: sha256(token), user_id: user.id, expires_at: expires }).execute();
+        await tx
+          .insertInto('password_resets')
+          .values({ token_hash: sha256(token), user_id: user.id, expires_at: expires })
+          .execute();
       });
       const link = `${ctx.config.PUBLIC_URL}/reset-password?token=${token}`;
       const r = await deliver(ctx, {
         key: `password-reset:${sha256(token).toString('hex')}`,
         userId: user.id,
-        request: { type: 'password-reset', to: user.email, domain: ctx.config.EMAIL_BRAND_DOMAIN, data: { user_name: user.name, reset_link: link, expires_minutes: RESET_LIFETIME_MS / 60_000 } },
+        request: {
+          type: 'password-reset',
+          to: user.email,
+          domain: ctx.config.EMAIL_BRAND_DOMAIN,
+          data: { user_name: user.name, reset_link: link, expires_minutes: RESET_LIFETIME_MS / 60_000 },
+        },
         requestId: req.id,
         retry: false,
       });
@@ -135,19 +160,33 @@ export default async function accountRecovery(app: BridgeApp, opts: AccountRecov
       if (!spent) return false;
       const u = await tx.updateTable('users').set({ password_hash }).where('id', '=', spent.user_id).returning('principal').executeTakeFirstOrThrow();
       // Decision B28: the user canister gets the new hash too, through the outbox (after the commit).
-      await ctx.outbox.enqueue(tx, { operation: OP.setPasswordHash, opId: `password:${hash.toString('hex').slice(0, 40)}`, aggregate: userAggregate(spent.user_id), payload: { principal: u.principal, password_hash } });
+      await ctx.outbox.enqueue(tx, {
+        operation: OP.setPasswordHash,
+        opId: `password:${hash.toString('hex').slice(0, 40)}`,
+        aggregate: userAggregate(spent.user_id),
+        payload: { principal: u.principal, password_hash },
+      });
       return true;
     });
     if (!changed) throw invalid();
     const canister = await ctx.outbox.run(`password:${hash.toString('hex').slice(0, 40)}`);
-    if (canister.state !== 'done') req.log.warn({ event: 'password_reset.canister_pending', user_id: pending.id, err: canister.error }, 'the canister gets the new password hash when it answers');
+    if (canister.state !== 'done')
+      req.log.warn(
+        { event: 'password_reset.canister_pending', user_id: pending.id, err: canister.error },
+        'the canister gets the new password hash when it answers',
+      );
     // Decision B37: every session of the user ends; whoever knew the old password is out.
     const ended = await ctx.sessions.destroyAllFor(pending.id);
     const name = await ctx.opener.open('name', pending.name_encrypted);
     const sent = await deliver(ctx, {
       key: `password-changed:${hash.toString('hex')}`,
       userId: pending.id,
-      request: { type: 'password-changed', to: email, domain: ctx.config.EMAIL_BRAND_DOMAIN, data: { recipient_name: name, changed_at: new Date(ctx.now()).toISOString(), security_url: `${ctx.config.PUBLIC_URL}/login` } },
+      request: {
+        type: 'password-changed',
+        to: email,
+        domain: ctx.config.EMAIL_BRAND_DOMAIN,
+        data: { recipient_name: name, changed_at: new Date(ctx.now()).toISOString(), security_url: `${ctx.config.PUBLIC_URL}/login` },
+      },
       requestId: req.id,
       retry: false,
     });
@@ -173,6 +212,11 @@ document.getElementById('reset').addEventListener('submit', async (e) => {
   err.textContent = body.message || 'The password could not be changed.';
 });
 </script>`;
-    return reply.type('text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).header('x-frame-options', 'DENY').header('referrer-policy', 'no-referrer').send(page('Choose a new password', form, script));
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', PAGE_CSP)
+      .header('x-frame-options', 'DENY')
+      .header('referrer-policy', 'no-referrer')
+      .send(page('Choose a new password', form, script));
   });
 }

@@ -26,8 +26,18 @@ const ROLE_FILTERS = ['user', 'member', 'admin', 'moderator', 'developer'] as co
 const Query = Type.Object(
   {
     email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'exact address (case, spacing and Unicode form ignored)' })),
-    role: Type.Optional(Type.Union(ROLE_FILTERS.map((r) => Type.Literal(r)), { description: '`user` = no explicit role' })),
-    status: Type.Optional(Type.Union(STATUSES.map((s) => Type.Literal(s)), { description: 'membership status now; `none` = no membership token' })),
+    role: Type.Optional(
+      Type.Union(
+        ROLE_FILTERS.map((r) => Type.Literal(r)),
+        { description: '`user` = no explicit role' },
+      ),
+    ),
+    status: Type.Optional(
+      Type.Union(
+        STATUSES.map((s) => Type.Literal(s)),
+        { description: 'membership status now; `none` = no membership token' },
+      ),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
     cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'next_cursor of the previous page' })),
   },
@@ -55,7 +65,11 @@ export default async function adminUsers(app: BridgeApp, opts: AdminUsersOptions
     let scanned = 0;
     let more = true;
     while (found.length < limit && scanned < budget && more) {
-      let query = opts.db.selectFrom('users').select(['id', 'principal', 'roles', 'email_verified_at', 'kyc_status', 'created_at']).orderBy('id').limit(Math.min(batch, budget - scanned + 1));
+      let query = opts.db
+        .selectFrom('users')
+        .select(['id', 'principal', 'roles', 'email_verified_at', 'kyc_status', 'created_at'])
+        .orderBy('id')
+        .limit(Math.min(batch, budget - scanned + 1));
       if (cursor !== undefined) query = query.where('id', '>', cursor);
       if (q.email !== undefined) query = query.where('email_index', '=', opts.blindIndex(q.email));
       if (q.role === 'user') query = query.where(sql<boolean>`cardinality(roles) = 0`);
@@ -70,7 +84,10 @@ export default async function adminUsers(app: BridgeApp, opts: AdminUsersOptions
         try {
           token = await opts.membership.get_membership_status(row.principal);
         } catch (e) {
-          req.log.warn({ event: 'canister.unavailable', canister: 'membership', err: e instanceof Error ? e.message : String(e) }, 'membership status unavailable');
+          req.log.warn(
+            { event: 'canister.unavailable', canister: 'membership', err: e instanceof Error ? e.message : String(e) },
+            'membership status unavailable',
+          );
           throw new HttpError(503, 'MEMBERSHIP_UNAVAILABLE', 'the membership canister did not answer; try again');
         }
         const status = token ? token.status : 'none';

@@ -71,7 +71,8 @@ export async function createAlerts(o: AlertOptions): Promise<Alerts> {
     },
     inferenceLatency(ms, detail) {
       if (ms > LATENCY_HIGH_MS) {
-        if (!slow) fire('ai.latency_high', `an inference call took ${Math.round(ms)} ms (over ${LATENCY_HIGH_MS} ms)`, { latency_ms: Math.round(ms), ...detail });
+        if (!slow)
+          fire('ai.latency_high', `an inference call took ${Math.round(ms)} ms (over ${LATENCY_HIGH_MS} ms)`, { latency_ms: Math.round(ms), ...detail });
         slow = true;
       } else slow = false;
     },
@@ -83,7 +84,11 @@ export async function createAlerts(o: AlertOptions): Promise<Alerts> {
       const rate = hits / window.length;
       if (rate < CACHE_HIT_FLOOR && !missAlarm) {
         missAlarm = true;
-        fire('ai.cache_miss_rate', `summary cache hit rate ${(rate * 100).toFixed(1)} % over the last ${window.length} requests (below ${CACHE_HIT_FLOOR * 100} %)`, { hit_rate: rate, window: window.length });
+        fire(
+          'ai.cache_miss_rate',
+          `summary cache hit rate ${(rate * 100).toFixed(1)} % over the last ${window.length} requests (below ${CACHE_HIT_FLOOR * 100} %)`,
+          { hit_rate: rate, window: window.length },
+        );
       } else if (rate >= CACHE_HIT_FLOOR) missAlarm = false;
     },
     async flush(timeoutMs = 2000) {

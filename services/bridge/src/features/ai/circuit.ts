@@ -48,7 +48,12 @@ function clockedReset(resetMs: number, now: () => number): IBackoffFactory<unkno
   return { next: () => make() };
 }
 
-const NAMES: Record<number, CircuitName> = { [CircuitState.Closed]: 'CLOSED', [CircuitState.Open]: 'OPEN', [CircuitState.HalfOpen]: 'HALF-OPEN', [CircuitState.Isolated]: 'OPEN' };
+const NAMES: Record<number, CircuitName> = {
+  [CircuitState.Closed]: 'CLOSED',
+  [CircuitState.Open]: 'OPEN',
+  [CircuitState.HalfOpen]: 'HALF-OPEN',
+  [CircuitState.Isolated]: 'OPEN',
+};
 
 export function createCircuit(o: CircuitOptions): Circuit {
   if (!o.enabled) return { state: () => 'CLOSED', execute: (fn) => fn() };

@@ -9,7 +9,9 @@ export const DraftSchema = Type.Object(
   {
     title: Type.String({ minLength: 1, maxLength: 200 }),
     body: Type.String({ minLength: 1, maxLength: 50_000, description: 'Markdown' }),
-    suggested_budget: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'USD; null when the proposal needs no money, or when the model gave no amount readable as USD (decisions A10, A18)' }),
+    suggested_budget: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
+      description: 'USD; null when the proposal needs no money, or when the model gave no amount readable as USD (decisions A10, A18)',
+    }),
     tags: Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 10 }),
   },
   { additionalProperties: false },
@@ -73,7 +75,18 @@ export function parseDraft(content: string): { draft: Draft; repaired: string[] 
   if (budget !== v.suggested_budget) repaired.push('suggested_budget');
   const tags = draftTags(v.tags);
   if (!Array.isArray(v.tags) || tags.length !== v.tags.length || tags.some((t, i) => t !== (v.tags as unknown[])[i])) repaired.push('tags');
-  const draft = { title: typeof title === 'string' ? title.slice(0, 200).replace(/[\uD800-\uDBFF]$/, '').trim() : title, body: typeof v.body === 'string' ? v.body.trim() : v.body, suggested_budget: budget, tags };
+  const draft = {
+    title:
+      typeof title === 'string'
+        ? title
+            .slice(0, 200)
+            .replace(/[\uD800-\uDBFF]$/, '')
+            .trim()
+        : title,
+    body: typeof v.body === 'string' ? v.body.trim() : v.body,
+    suggested_budget: budget,
+    tags,
+  };
   if (!Value.Check(DraftSchema, draft)) {
     const e = Value.Errors(DraftSchema, draft).First();
     return { problem: `the answer does not match the draft schema (${e ? `${e.path || '/'}: ${e.message}` : 'invalid'})` };
@@ -97,6 +110,9 @@ export function suggestedBudget(raw: unknown): number | null {
 
 function draftTags(raw: unknown): string[] {
   const list = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : [];
-  const tags = list.filter((t): t is string => typeof t === 'string').map((t) => t.trim().toLowerCase()).filter((t) => t.length > 0 && t.length <= 40);
+  const tags = list
+    .filter((t): t is string => typeof t === 'string')
+    .map((t) => t.trim().toLowerCase())
+    .filter((t) => t.length > 0 && t.length <= 40);
   return [...new Set(tags)].slice(0, 10);
 }

@@ -47,7 +47,14 @@ export function createEmbeddingSweep(o: {
         const batch = todo.slice(i, i + EMBED_BATCH);
         const r = await o.inference.embed(batch.map(embeddingText), 'embed-proposals');
         await o.store.upsert(
-          batch.map((p, k) => ({ proposal_id: p.id, title: p.title, excerpt: excerpt(p.body), body_sha256: bodyHash(p.body), model: r.model, embedding: r.embeddings[k]! })),
+          batch.map((p, k) => ({
+            proposal_id: p.id,
+            title: p.title,
+            excerpt: excerpt(p.body),
+            body_sha256: bodyHash(p.body),
+            model: r.model,
+            embedding: r.embeddings[k]!,
+          })),
           new Date(o.now()),
         );
         embedded += batch.length;

@@ -59,7 +59,10 @@ export const EMBED_SWEEP_EVERY_MS = 10 * 60_000;
 export const AI_BODY_LIMIT = 64 * 1024;
 
 const ID = Type.String({ pattern: '^[0-9]{1,20}$', description: 'proposal id (decimal nat64)' });
-export const SummarizeBody = Type.Object({ proposal_id: ID, title: Type.String({ maxLength: 200 }), body: Type.String({ minLength: 1, maxLength: 50_000 }) }, { additionalProperties: false });
+export const SummarizeBody = Type.Object(
+  { proposal_id: ID, title: Type.String({ maxLength: 200 }), body: Type.String({ minLength: 1, maxLength: 50_000 }) },
+  { additionalProperties: false },
+);
 export const SearchBody = Type.Object(
   {
     query: Type.String({ minLength: 1, maxLength: 2_000 }),
@@ -199,11 +202,15 @@ export default async function aiRoutes(app: BridgeApp, o: AiOptions): Promise<vo
     let problem = '';
     let latency = 0;
     for (let attempt = 1; attempt <= 2; attempt++) {
-      const r = await o.inference.chat({ messages: draftPrompt(b.intent, b.category), max_tokens: b.max_tokens ?? 1024, temperature: 0.4, response_format: DRAFT_RESPONSE_FORMAT }, 'draft');
+      const r = await o.inference.chat(
+        { messages: draftPrompt(b.intent, b.category), max_tokens: b.max_tokens ?? 1024, temperature: 0.4, response_format: DRAFT_RESPONSE_FORMAT },
+        'draft',
+      );
       latency += r.latency_ms;
       const parsed = parseDraft(r.content);
       if ('draft' in parsed) {
-        if (parsed.repaired.length > 0) req.log.info({ event: 'ai.draft_repaired', attempt, fields: parsed.repaired }, 'the model\'s draft was repaired (decision A18)');
+        if (parsed.repaired.length > 0)
+          req.log.info({ event: 'ai.draft_repaired', attempt, fields: parsed.repaired }, "the model's draft was repaired (decision A18)");
         return { draft: parsed.draft satisfies Draft, model: r.model, latency_ms: latency };
       }
       problem = parsed.problem;

@@ -66,14 +66,23 @@ export function createInferenceClient(o: InferenceClientOptions): InferenceClien
     try {
       res = await doFetch(`${base}${path}`, {
         method,
-        headers: { accept: 'application/json', ...(body !== undefined && { 'content-type': 'application/json' }), ...(o.apiKey && { authorization: `Bearer ${o.apiKey}` }) },
+        headers: {
+          accept: 'application/json',
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+          ...(o.apiKey && { authorization: `Bearer ${o.apiKey}` }),
+        },
         ...(body !== undefined && { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (e) {
       const err = e as Error;
       const timedOut = err.name === 'TimeoutError' || err.name === 'AbortError';
-      throw new InferenceError('unavailable', timedOut ? `no answer from the inference server within ${timeoutMs} ms` : `inference server unreachable: ${(err as { cause?: Error }).cause?.message ?? err.message}`);
+      throw new InferenceError(
+        'unavailable',
+        timedOut
+          ? `no answer from the inference server within ${timeoutMs} ms`
+          : `inference server unreachable: ${(err as { cause?: Error }).cause?.message ?? err.message}`,
+      );
     }
     let text: string;
     try {
@@ -94,27 +103,39 @@ export function createInferenceClient(o: InferenceClientOptions): InferenceClien
   return {
     host: new URL(base).host,
     async chat(req, timeoutMs) {
-      const r = (await call('POST', '/v1/chat/completions', { ...req, stream: false }, timeoutMs)) as { model?: unknown; choices?: Array<{ message?: { content?: unknown } }> };
+      const r = (await call('POST', '/v1/chat/completions', { ...req, stream: false }, timeoutMs)) as {
+        model?: unknown;
+        choices?: Array<{ message?: { content?: unknown } }>;
+      };
       const content = r?.choices?.[0]?.message?.content;
       if (typeof content !== 'string') throw new InferenceError('malformed', 'chat completion without choices[0].message.content');
       return { content, model: typeof r.model === 'string' && r.model ? r.model : req.model };
     },
     async embed(model, input, timeoutMs) {
-      const r = (await call('POST', '/v1/embeddings', { model, input, encoding_format: 'float' }, timeoutMs)) as { model?: unknown; data?: Array<{ index?: unknown; embedding?: unknown }> };
-      if (!Array.isArray(r?.data) || r.data.length !== input.length) throw new InferenceError('malformed', `embeddings answer without one item per input (${input.length})`);
+      const r = (await call('POST', '/v1/embeddings', { model, input, encoding_format: 'float' }, timeoutMs)) as {
+        model?: unknown;
+        data?: Array<{ index?: unknown; embedding?: unknown }>;
+      };
+      if (!Array.isArray(r?.data) || r.data.length !== input.length)
+        throw new InferenceError('malformed', `embeddings answer without one item per input (${input.length})`);
       const out: number[][] = new Array<number[]>(input.length);
       for (const [i, item] of r.data.entries()) {
         const at = typeof item.index === 'number' ? item.index : i;
         // A base64 string here means the server ignored encoding_format: refuse rather than guess its byte order.
-        if (!Array.isArray(item.embedding)) throw new InferenceError('malformed', `embedding ${at} is not an array of floats (the server ignored encoding_format "float")`);
-        if (!item.embedding.every((x) => typeof x === 'number' && Number.isFinite(x))) throw new InferenceError('malformed', `embedding ${at} holds a value that is not a finite number`);
+        if (!Array.isArray(item.embedding))
+          throw new InferenceError('malformed', `embedding ${at} is not an array of floats (the server ignored encoding_format "float")`);
+        if (!item.embedding.every((x) => typeof x === 'number' && Number.isFinite(x)))
+          throw new InferenceError('malformed', `embedding ${at} holds a value that is not a finite number`);
         if (at < 0 || at >= input.length || out[at]) throw new InferenceError('malformed', `embedding index ${at} out of place`);
         out[at] = item.embedding as number[];
       }
       return { embeddings: out, model: typeof r.model === 'string' && r.model ? r.model : model };
     },
     async models(timeoutMs) {
-      const r = (await call('GET', '/v1/models', undefined, timeoutMs)) as { data?: Array<{ id?: unknown }>; models?: Array<{ name?: unknown; model?: unknown }> };
+      const r = (await call('GET', '/v1/models', undefined, timeoutMs)) as {
+        data?: Array<{ id?: unknown }>;
+        models?: Array<{ name?: unknown; model?: unknown }>;
+      };
       const ids = new Set<string>();
       for (const m of r?.data ?? []) if (typeof m.id === 'string') ids.add(m.id);
       // llama-server also lists `models` (name/model), Ollama-style.

@@ -16,7 +16,9 @@ export class WrongDimensionsError extends Error {
     readonly got: number,
     readonly model: string,
   ) {
-    super(`the embedding model ${model} returned ${got} dimensions; the bridge stores ${EMBEDDING_DIMENSIONS} (spec 2): set INFERENCE_EMBED_MODEL to a ${EMBEDDING_DIMENSIONS}-dimension model`);
+    super(
+      `the embedding model ${model} returned ${got} dimensions; the bridge stores ${EMBEDDING_DIMENSIONS} (spec 2): set INFERENCE_EMBED_MODEL to a ${EMBEDDING_DIMENSIONS}-dimension model`,
+    );
   }
 }
 
@@ -63,7 +65,9 @@ export function normalise(v: number[]): number[] {
 }
 
 export function createInference(s: InferenceSettings): Inference {
-  const client: InferenceClient | undefined = s.url ? createInferenceClient({ baseUrl: s.url, ...(s.apiKey && { apiKey: s.apiKey }), ...(s.fetch && { fetch: s.fetch }) }) : undefined;
+  const client: InferenceClient | undefined = s.url
+    ? createInferenceClient({ baseUrl: s.url, ...(s.apiKey && { apiKey: s.apiKey }), ...(s.fetch && { fetch: s.fetch }) })
+    : undefined;
   let consecutive = 0;
   const circuit = createCircuit({
     ...s.circuit,
@@ -78,7 +82,11 @@ export function createInference(s: InferenceSettings): Inference {
     maxWaiting: s.queue?.maxWaiting ?? 500,
     onSwap: (from, to) => s.log.info({ event: 'ai.model_swap', from: from ?? null, to }, `inference model swap ${from ?? '(none)'} → ${to}`),
   });
-  const guarded = async <T>(model: string, operation: string, call: (c: InferenceClient, timeoutMs: number) => Promise<T>): Promise<{ value: T; latency_ms: number }> => {
+  const guarded = async <T>(
+    model: string,
+    operation: string,
+    call: (c: InferenceClient, timeoutMs: number) => Promise<T>,
+  ): Promise<{ value: T; latency_ms: number }> => {
     if (!client) throw new NotConfiguredError();
     const started = performance.now();
     const value = await circuit.execute(() =>
@@ -90,7 +98,10 @@ export function createInference(s: InferenceSettings): Inference {
           return v;
         } catch (e) {
           if (e instanceof InferenceError && e.kind === 'unavailable') consecutive++;
-          s.log.warn({ event: 'ai.inference_failed', operation, model, kind: e instanceof InferenceError ? e.kind : 'error', err: (e as Error).message }, 'inference call failed');
+          s.log.warn(
+            { event: 'ai.inference_failed', operation, model, kind: e instanceof InferenceError ? e.kind : 'error', err: (e as Error).message },
+            'inference call failed',
+          );
           throw e;
         } finally {
           s.alerts.inferenceLatency(performance.now() - t0, { model, operation });

@@ -55,7 +55,9 @@ export function createSummaries(o: { db: Db; inference: Inference; ttlMs: number
           await o.db
             .insertInto('ai_summaries')
             .values(row)
-            .onConflict((oc) => oc.column('proposal_id').doUpdateSet({ body_sha256: row.body_sha256, summary: row.summary, model: row.model, created_at: row.created_at }))
+            .onConflict((oc) =>
+              oc.column('proposal_id').doUpdateSet({ body_sha256: row.body_sha256, summary: row.summary, model: row.model, created_at: row.created_at }),
+            )
             .execute();
           return made;
         })().finally(() => inflight.delete(key));

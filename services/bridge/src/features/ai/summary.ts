@@ -27,6 +27,9 @@ export function tidySummary(raw: string): string {
     .replace(/\s+/g, ' ')
     .trim();
   if (!text) throw new InferenceError('malformed', 'the model returned an empty summary');
-  const sentences = text.match(/[^.!?]+(?:[.!?]+["')\]]*|$)/g)?.map((s) => s.trim()).filter(Boolean) ?? [text];
+  const sentences = text
+    .match(/[^.!?]+(?:[.!?]+["')\]]*|$)/g)
+    ?.map((s) => s.trim())
+    .filter(Boolean) ?? [text];
   return sentences.slice(0, 3).join(' ');
 }

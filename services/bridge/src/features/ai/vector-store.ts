@@ -43,7 +43,9 @@ export function createVectorStore(db: Kysely<Database>): VectorStore {
   let mode: Promise<VectorMode> | undefined;
   // Asked through the caller's transaction when there is one: PGlite has a single connection.
   const detect = (on: Kysely<Database> | Transaction<Database> = db) =>
-    (mode ??= sql<{ t: string }>`select format_type(atttypid, atttypmod) as t from pg_attribute where attrelid = 'ai_embeddings'::regclass and attname = 'embedding'`
+    (mode ??= sql<{
+      t: string;
+    }>`select format_type(atttypid, atttypmod) as t from pg_attribute where attrelid = 'ai_embeddings'::regclass and attname = 'embedding'`
       .execute(on)
       .then((r) => (r.rows[0]?.t.startsWith('vector') ? 'pgvector' : 'exact')));
   return {
@@ -63,7 +65,10 @@ export function createVectorStore(db: Kysely<Database>): VectorStore {
     },
     async hashes(ids) {
       if (ids.length === 0) return new Map();
-      const r = await sql<{ proposal_id: string; body_sha256: string }>`select proposal_id, body_sha256 from ai_embeddings where proposal_id in (${sql.join(ids)})`.execute(db);
+      const r = await sql<{
+        proposal_id: string;
+        body_sha256: string;
+      }>`select proposal_id, body_sha256 from ai_embeddings where proposal_id in (${sql.join(ids)})`.execute(db);
       return new Map(r.rows.map((x) => [x.proposal_id, x.body_sha256]));
     },
     async search(query, limit, threshold) {

@@ -34,7 +34,8 @@ export function moneyHttpError(err: Record<string, unknown>): HttpError {
   const variant = Object.keys(err)[0] ?? 'Unknown';
   const detail = err[variant];
   // Decision B55: the ledger refusing a burn below its minimum is the amount's fault, not the ledger's.
-  if (variant === 'LedgerError' && typeof detail === 'string' && detail.startsWith('BadBurn')) return new HttpError(400, 'InvalidArgument', `the amount is below the ledger's minimum burn: ${detail}`);
+  if (variant === 'LedgerError' && typeof detail === 'string' && detail.startsWith('BadBurn'))
+    return new HttpError(400, 'InvalidArgument', `the amount is below the ledger's minimum burn: ${detail}`);
   const status = MONEY_ERROR_STATUS[variant] ?? 502;
   const extra = typeof detail === 'string' ? (detail ? `: ${detail}` : '') : detail === null || detail === undefined ? '' : ` ${text(detail)}`;
   return new HttpError(status, variant, `${MESSAGES[variant] ?? `the canister answered ${variant}`}${extra}`);

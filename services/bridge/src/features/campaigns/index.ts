@@ -55,7 +55,10 @@ const createBody = Type.Object(
 );
 const amountBody = Type.Object({ amount: Amount }, { additionalProperties: false });
 const idParams = Type.Object({ id: ID });
-const pageQuery = Type.Object({ from_id: Type.Optional(ID), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })) }, { additionalProperties: false });
+const pageQuery = Type.Object(
+  { from_id: Type.Optional(ID), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })) },
+  { additionalProperties: false },
+);
 const IDEMPOTENCY = /^[A-Za-z0-9._:-]{1,100}$/;
 
 type AmountIn = { dom_e8s: string } | { usd: number };
@@ -84,10 +87,17 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
       const balance = await clients.ledger.icrc1_balance_of(account);
       if (balance < pull + fee) throw moneyHttpError({ InsufficientFunds: { balance, required: pull + fee } });
       const { allowance } = await member.ledger.icrc2_allowance({ account, spender });
-      const r = await member.ledger.icrc2_approve({ spender, amount: allowance + pull, expected_allowance: allowance, expires_at: nowNs() + BigInt(APPROVAL_TTL_MS) * 1_000_000n });
+      const r = await member.ledger.icrc2_approve({
+        spender,
+        amount: allowance + pull,
+        expected_allowance: allowance,
+        expires_at: nowNs() + BigInt(APPROVAL_TTL_MS) * 1_000_000n,
+      });
       if ('Ok' in r) return;
       if ('AllowanceChanged' in r.Err) continue;
-      throw moneyHttpError('InsufficientFunds' in r.Err ? { InsufficientFunds: r.Err.InsufficientFunds } : { LedgerError: Object.keys(r.Err)[0] ?? 'approve refused' });
+      throw moneyHttpError(
+        'InsufficientFunds' in r.Err ? { InsufficientFunds: r.Err.InsufficientFunds } : { LedgerError: Object.keys(r.Err)[0] ?? 'approve refused' },
+      );
     }
     throw new HttpError(409, 'CONCURRENT_APPROVAL', 'another payment of yours is changing the same approval; try again');
   };
@@ -95,7 +105,10 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
   /** Runs `fn` after every earlier operation of `key` on this instance has finished (decision L25). */
   const perMember = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
     const run = (queues.get(key) ?? Promise.resolve()).then(fn);
-    const tail = run.then(() => undefined, () => undefined);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
     queues.set(key, tail);
     void tail.then(() => queues.get(key) === tail && queues.delete(key));
     return run;
@@ -109,7 +122,12 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
    * requests cannot all pass the balance check and each pay an approval for funds that cover only
    * some of them.
    */
-  const pay = <T>(member: Member, principal: string, pull: () => Promise<bigint>, call: () => Promise<{ Ok: T } | { Err: Record<string, unknown> }>): Promise<T> =>
+  const pay = <T>(
+    member: Member,
+    principal: string,
+    pull: () => Promise<bigint>,
+    call: () => Promise<{ Ok: T } | { Err: Record<string, unknown> }>,
+  ): Promise<T> =>
     perMember(principal, async () => {
       let r = await call();
       if ('Err' in r && 'InsufficientAllowance' in r.Err) {
@@ -141,12 +159,20 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     return campaignView(c);
   });
 
-  const contributionsQuery = Type.Object({ after_seq: Type.Optional(Nat64Text('cursor: contributions after this sequence number')), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })) }, { additionalProperties: false });
+  const contributionsQuery = Type.Object(
+    {
+      after_seq: Type.Optional(Nat64Text('cursor: contributions after this sequence number')),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    },
+    { additionalProperties: false },
+  );
   app.get('/api/campaigns/:id/contributions', { schema: { params: idParams, querystring: contributionsQuery, tags: ['campaigns'] } }, async (req) => {
     const { id } = req.params;
     const q = req.query;
     if (!(await clients.campaign.get_campaign(id))) throw moneyHttpError({ CampaignNotFound: null });
-    return { items: (await clients.campaign.list_contributions(id, q.after_seq === undefined ? undefined : BigInt(q.after_seq), q.limit ?? 20)).map(contributionView) };
+    return {
+      items: (await clients.campaign.list_contributions(id, q.after_seq === undefined ? undefined : BigInt(q.after_seq), q.limit ?? 20)).map(contributionView),
+    };
   });
 
   app.post('/api/campaigns', { bodyLimit: BODY_LIMIT, schema: { body: createBody, tags: ['campaigns'] } }, async (req, reply) => {
@@ -156,25 +182,35 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     if (!Number.isFinite(deadline)) throw new HttpError(400, 'VALIDATION_ERROR', 'deadline: an ISO-8601 date-time');
     const member = await opts.clientsAs(session);
     const goal = 'dom_e8s' in b.goal ? { DomTokens: BigInt(b.goal.dom_e8s) } : { UsdValue: b.goal.usd };
-    const r = await member.campaign.create_campaign({ title: b.title, description: b.description, goal, deadline: BigInt(deadline) * 1_000_000n, ...(b.beneficiary !== undefined && { beneficiary: b.beneficiary }) });
+    const r = await member.campaign.create_campaign({
+      title: b.title,
+      description: b.description,
+      goal,
+      deadline: BigInt(deadline) * 1_000_000n,
+      ...(b.beneficiary !== undefined && { beneficiary: b.beneficiary }),
+    });
     if ('Err' in r) throw moneyHttpError(r.Err);
     req.log.info({ event: 'campaign.created', campaign_id: r.Ok, user_id: session.user_id }, 'campaign created');
     return reply.code(201).send(campaignView((await clients.campaign.get_campaign(r.Ok))!));
   });
 
-  app.post('/api/campaigns/:id/contributions', { bodyLimit: BODY_LIMIT, schema: { params: idParams, body: amountBody, tags: ['campaigns'] } }, async (req, reply) => {
-    const session = await opts.requireSession(req);
-    const { id } = req.params;
-    const { amount } = req.body;
-    const op = opId(req, session);
-    const member = await opts.clientsAs(session);
-    if (!(await clients.campaign.get_campaign(id))) throw moneyHttpError({ CampaignNotFound: null });
-    // transfer_from takes the amount and the fee from the allowance.
-    const pull = async () => (await approvalFor(amount)) + (await clients.ledger.icrc1_fee());
-    const c = await pay(member, session.principal, pull, () => member.campaign.contribute(id, canisterAmount(amount), op));
-    req.log.info({ event: 'campaign.contributed', campaign_id: id, amount_e8s: c.amount_e8s.toString(), user_id: session.user_id }, 'contribution');
-    return reply.code(201).send(contributionView(c));
-  });
+  app.post(
+    '/api/campaigns/:id/contributions',
+    { bodyLimit: BODY_LIMIT, schema: { params: idParams, body: amountBody, tags: ['campaigns'] } },
+    async (req, reply) => {
+      const session = await opts.requireSession(req);
+      const { id } = req.params;
+      const { amount } = req.body;
+      const op = opId(req, session);
+      const member = await opts.clientsAs(session);
+      if (!(await clients.campaign.get_campaign(id))) throw moneyHttpError({ CampaignNotFound: null });
+      // transfer_from takes the amount and the fee from the allowance.
+      const pull = async () => (await approvalFor(amount)) + (await clients.ledger.icrc1_fee());
+      const c = await pay(member, session.principal, pull, () => member.campaign.contribute(id, canisterAmount(amount), op));
+      req.log.info({ event: 'campaign.contributed', campaign_id: id, amount_e8s: c.amount_e8s.toString(), user_id: session.user_id }, 'contribution');
+      return reply.code(201).send(contributionView(c));
+    },
+  );
 
   app.post('/api/campaigns/:id/cancel', { bodyLimit: 1024, schema: { params: idParams, tags: ['campaigns'] } }, async (req) => {
     const session = await opts.requireSession(req);
@@ -189,15 +225,28 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
   app.get('/api/me/balance', { schema: { tags: ['campaigns'] } }, async (req) => {
     const session = await opts.requireSession(req);
     const account = { owner: session.principal };
-    return { account: accountView(account), balance_e8s: (await clients.ledger.icrc1_balance_of(account)).toString(), fee_e8s: (await clients.ledger.icrc1_fee()).toString() };
+    return {
+      account: accountView(account),
+      balance_e8s: (await clients.ledger.icrc1_balance_of(account)).toString(),
+      fee_e8s: (await clients.ledger.icrc1_fee()).toString(),
+    };
   });
 
-  app.get('/api/me/contributions', { schema: { querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 100 })) }, { additionalProperties: false }), tags: ['campaigns'] } }, async (req) => {
-    const session = await opts.requireSession(req);
-    const { limit = 100 } = req.query;
-    const items = (await clients.campaign.list_contributions_by(session.principal, limit)).map(contributionView);
-    return { items, refunds: items.filter((c) => c.refund !== null).map((c) => ({ campaign_id: c.campaign_id, seq: c.seq, ...c.refund! })) };
-  });
+  app.get(
+    '/api/me/contributions',
+    {
+      schema: {
+        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 100 })) }, { additionalProperties: false }),
+        tags: ['campaigns'],
+      },
+    },
+    async (req) => {
+      const session = await opts.requireSession(req);
+      const { limit = 100 } = req.query;
+      const items = (await clients.campaign.list_contributions_by(session.principal, limit)).map(contributionView);
+      return { items, refunds: items.filter((c) => c.refund !== null).map((c) => ({ campaign_id: c.campaign_id, seq: c.seq, ...c.refund! })) };
+    },
+  );
 
   app.post('/api/donations', { bodyLimit: BODY_LIMIT, schema: { body: amountBody, tags: ['campaigns'] } }, async (req, reply) => {
     const session = await opts.requireSession(req);
@@ -210,7 +259,12 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     }
     const member = await opts.clientsAs(session);
     // A burn charges no transfer fee, so the approval is the amount alone (its own fee is the member's).
-    const d = await pay(member, session.principal, () => approvalFor(amount), () => member.campaign.burn_donation(canisterAmount(amount), op));
+    const d = await pay(
+      member,
+      session.principal,
+      () => approvalFor(amount),
+      () => member.campaign.burn_donation(canisterAmount(amount), op),
+    );
     req.log.info({ event: 'donation.burned', amount_e8s: d.amount_e8s.toString(), user_id: session.user_id }, 'donation burn');
     return reply.code(201).send(donationView(d));
   });
@@ -236,6 +290,10 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     const session = await opts.requireSession(req);
     const block = await opts.faucet.mint(session.principal, opts.faucet.e8s);
     req.log.info({ event: 'dev.faucet', user_id: session.user_id, amount_e8s: opts.faucet.e8s.toString() }, 'development DOM minted');
-    return { amount_e8s: opts.faucet.e8s.toString(), block_index: block.toString(), balance_e8s: (await clients.ledger.icrc1_balance_of({ owner: session.principal })).toString() };
+    return {
+      amount_e8s: opts.faucet.e8s.toString(),
+      block_index: block.toString(),
+      balance_e8s: (await clients.ledger.icrc1_balance_of({ owner: session.principal })).toString(),
+    };
   });
 }

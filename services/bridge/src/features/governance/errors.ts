@@ -32,7 +32,8 @@ const MESSAGES: Record<string, string> = {
   PriceStale: 'the ratified price is stale',
   ExecutionFailed: 'execution failed',
   MembershipUnavailable: 'membership cannot be checked right now; try again',
-  NotActiveWhenVotingOpened: 'your membership became Active after voting opened on this proposal, so you cannot vote on it; you can vote on proposals that open from now on',
+  NotActiveWhenVotingOpened:
+    'your membership became Active after voting opened on this proposal, so you cannot vote on it; you can vote on proposals that open from now on',
 };
 
 /** A variant's detail as the message's tail: its text, or the instant a G23 refusal names (nanoseconds) in ISO 8601. */

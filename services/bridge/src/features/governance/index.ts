@@ -36,7 +36,10 @@ export interface GovernanceGatewayOptions {
 /** Decision V11: a mutation body is a few short fields; 16 KiB leaves room for propose's Markdown later. */
 export const MUTATION_BODY_LIMIT = 16 * 1024;
 const ID = Type.String({ pattern: '^[0-9]{1,20}$', description: 'proposal id (decimal nat64)' });
-const voteBody = Type.Object({ proposal_id: ID, vote: Type.Union([Type.Literal('Yes'), Type.Literal('No'), Type.Literal('Abstain')]) }, { additionalProperties: false });
+const voteBody = Type.Object(
+  { proposal_id: ID, vote: Type.Union([Type.Literal('Yes'), Type.Literal('No'), Type.Literal('Abstain')]) },
+  { additionalProperties: false },
+);
 const executeBody = Type.Object({ proposal_id: ID }, { additionalProperties: false });
 const idParams = Type.Object({ id: ID });
 /** Decision V11: propose carries Markdown; 64 KiB bounds it. */
@@ -67,7 +70,9 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
     const session = await opts.requireSession(req);
     const b = req.body;
     const payload = canisterPayload(b.category, b.payload);
-    const r = await (await opts.governanceAs(session)).create_proposal({ title: b.title, body: b.body, category: b.category, ...(payload !== undefined && { payload: payload as never }) });
+    const r = await (
+      await opts.governanceAs(session)
+    ).create_proposal({ title: b.title, body: b.body, category: b.category, ...(payload !== undefined && { payload: payload as never }) });
     if ('Err' in r) throw governanceHttpError(r.Err);
     const p = (await opts.governance.get_proposal(r.Ok))!;
     req.log.info({ event: 'governance.proposed', proposal_id: String(r.Ok), category: b.category, user_id: session.user_id }, 'proposal created');
@@ -105,7 +110,12 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
   app.get('/api/governance/proposals', { schema: { querystring: listQuery, tags: ['governance'] } }, async (req, reply) => {
     const q = req.query;
     const limit = q.limit ?? 20;
-    const items = await opts.governance.list_proposals({ ...(q.status && { status: q.status as never }), ...(q.category && { category: q.category }), ...(q.from_id !== undefined && { from_id: nat64(q.from_id) }), limit });
+    const items = await opts.governance.list_proposals({
+      ...(q.status && { status: q.status as never }),
+      ...(q.category && { category: q.category }),
+      ...(q.from_id !== undefined && { from_id: nat64(q.from_id) }),
+      limit,
+    });
     reply.header('cache-control', 'public, max-age=5');
     return { items: items.map(proposalView), limit };
   });
@@ -138,17 +148,39 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
     return { proposal_id: id, vote: vote ?? null };
   });
 
-  const eventsQuery = Type.Object({ after_seq: Type.Optional(Int8Text('cursor: events after this sequence number')), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) }, { additionalProperties: false });
+  const eventsQuery = Type.Object(
+    {
+      after_seq: Type.Optional(Int8Text('cursor: events after this sequence number')),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+    },
+    { additionalProperties: false },
+  );
   app.get('/api/governance/admin/events', { preHandler: opts.admin, schema: { querystring: eventsQuery, tags: ['governance'] } }, async (req) => {
     const { after_seq = '0', limit = 100 } = req.query;
-    const rows = await opts.db.selectFrom('bridge_events').select(['seq', 'type', 'data', 'source', 'source_id', 'occurred_at']).where('source', '=', 'governance').where('seq', '>', after_seq).orderBy('seq').limit(limit).execute();
-    const items = rows.map((r) => ({ seq: String(r.seq), id: `${r.source}:${r.source_id}`, type: r.type, data: r.data, occurred_at: new Date(r.occurred_at).toISOString() }));
+    const rows = await opts.db
+      .selectFrom('bridge_events')
+      .select(['seq', 'type', 'data', 'source', 'source_id', 'occurred_at'])
+      .where('source', '=', 'governance')
+      .where('seq', '>', after_seq)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+    const items = rows.map((r) => ({
+      seq: String(r.seq),
+      id: `${r.source}:${r.source_id}`,
+      type: r.type,
+      data: r.data,
+      occurred_at: new Date(r.occurred_at).toISOString(),
+    }));
     return { items, next_after_seq: items.length === limit ? items[items.length - 1]!.seq : null };
   });
 
   // Spec 1 Events rule 2: the member's vote-pass receipts (ICRC-7, public on the canister), newest
   // token last, paged by the last token id seen.
-  const receiptsQuery = Type.Object({ prev: Type.Optional(ID), take: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })) }, { additionalProperties: false });
+  const receiptsQuery = Type.Object(
+    { prev: Type.Optional(ID), take: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })) },
+    { additionalProperties: false },
+  );
   app.get('/api/governance/my-receipts', { schema: { querystring: receiptsQuery, tags: ['governance'] } }, async (req, reply) => {
     const session = await opts.requireSession(req);
     const { prev, take = 20 } = req.query;
@@ -175,7 +207,7 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
     // query instruction limits at a few hundred votes on the wasm canister.
     const votes: Awaited<ReturnType<Governance['list_votes_page']>> = [];
     try {
-      for (let after: string | undefined; ; ) {
+      for (let after: string | undefined; ;) {
         const page = await opts.governance.list_votes_page(nat64(id), after, VOTES_PAGE);
         votes.push(...page);
         if (page.length < VOTES_PAGE) break;
@@ -183,12 +215,19 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
       }
     } catch (err) {
       if (/NotAuthorized/.test(err instanceof Error ? err.message : String(err))) {
-        throw new HttpError(503, 'NOT_CONFIGURED', "the bridge's principal is not a governance admin, so it cannot read votes (install governance with it among the admins)");
+        throw new HttpError(
+          503,
+          'NOT_CONFIGURED',
+          "the bridge's principal is not a governance admin, so it cannot read votes (install governance with it among the admins)",
+        );
       }
       throw err;
     }
     reply.header('cache-control', 'private, no-store');
-    return { proposal_id: id, items: votes.map((v) => ({ voter: v.voter, vote: v.vote, voted_at: iso(v.voted_at), receipt_token_id: String(v.receipt_token_id) })) };
+    return {
+      proposal_id: id,
+      items: votes.map((v) => ({ voter: v.voter, vote: v.vote, voted_at: iso(v.voted_at), receipt_token_id: String(v.receipt_token_id) })),
+    };
   });
 
   app.get('/api/governance/proposals/:id', { schema: { params: idParams, tags: ['governance'] } }, async (req, reply) => {

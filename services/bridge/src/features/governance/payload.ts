@@ -25,7 +25,8 @@ function seconds(p: Obj, field: string): bigint | undefined {
 }
 function principals(p: Obj, field: string): string[] {
   const v = p[field] ?? [];
-  if (!Array.isArray(v) || v.length > 100 || !v.every((x) => typeof x === 'string' && PRINCIPAL.test(x))) throw bad(field, 'a list of at most 100 principals (text form)');
+  if (!Array.isArray(v) || v.length > 100 || !v.every((x) => typeof x === 'string' && PRINCIPAL.test(x)))
+    throw bad(field, 'a list of at most 100 principals (text form)');
   return v as string[];
 }
 function bps(v: unknown, field: string): number | undefined {
@@ -50,15 +51,24 @@ export function canisterPayload(category: Category, raw: unknown): unknown {
       if (p.source_url !== undefined && !isSourceUrl(p.source_url)) throw bad('source_url', SOURCE_URL_RULE);
       const effective_at = seconds(p, 'effective_at');
       const expires_at = seconds(p, 'expires_at');
-      return { SetDomPrice: { price_usd: p.price_usd, ...(p.source_url !== undefined && { source_url: p.source_url }), ...(effective_at !== undefined && { effective_at }), ...(expires_at !== undefined && { expires_at }) } };
+      return {
+        SetDomPrice: {
+          price_usd: p.price_usd,
+          ...(p.source_url !== undefined && { source_url: p.source_url }),
+          ...(effective_at !== undefined && { effective_at }),
+          ...(expires_at !== undefined && { expires_at }),
+        },
+      };
     }
     case 'TreasuryPayout': {
       only(p, ['recipient', 'amount', 'memo']);
       if (typeof p.recipient !== 'string' || !PRINCIPAL.test(p.recipient)) throw bad('recipient', 'a principal (text form)');
       const a = p.amount as Obj | undefined;
       let amount: unknown;
-      if (a && typeof a === 'object' && typeof a.usd === 'number' && Object.keys(a).length === 1 && Number.isFinite(a.usd) && a.usd > 0) amount = { Usd: a.usd };
-      else if (a && typeof a === 'object' && typeof a.dom_e8s === 'string' && Object.keys(a).length === 1 && /^[1-9][0-9]{0,30}$/.test(a.dom_e8s)) amount = { DomE8s: BigInt(a.dom_e8s) };
+      if (a && typeof a === 'object' && typeof a.usd === 'number' && Object.keys(a).length === 1 && Number.isFinite(a.usd) && a.usd > 0)
+        amount = { Usd: a.usd };
+      else if (a && typeof a === 'object' && typeof a.dom_e8s === 'string' && Object.keys(a).length === 1 && /^[1-9][0-9]{0,30}$/.test(a.dom_e8s))
+        amount = { DomE8s: BigInt(a.dom_e8s) };
       else throw bad('amount', '{"usd": number > 0} or {"dom_e8s": "<positive integer>"}');
       if (p.memo !== undefined && (typeof p.memo !== 'string' || p.memo.length > 500)) throw bad('memo', 'text of at most 500 characters');
       return { TreasuryPayout: { recipient: p.recipient, amount, ...(p.memo !== undefined && { memo: p.memo }) } };
@@ -77,11 +87,22 @@ export function canisterPayload(category: Category, raw: unknown): unknown {
         const quorum_bps = bps(r.quorum_bps, `category_rules[${i}].quorum_bps`);
         const threshold_bps = bps(r.threshold_bps, `category_rules[${i}].threshold_bps`);
         const voting_window = seconds(r, 'voting_window');
-        return { category: r.category, ...(quorum_bps !== undefined && { quorum_bps }), ...(threshold_bps !== undefined && { threshold_bps }), ...(voting_window !== undefined && { voting_window }) };
+        return {
+          category: r.category,
+          ...(quorum_bps !== undefined && { quorum_bps }),
+          ...(threshold_bps !== undefined && { threshold_bps }),
+          ...(voting_window !== undefined && { voting_window }),
+        };
       });
       const voting_delay = seconds(p, 'voting_delay');
       const execution_window = seconds(p, 'execution_window');
-      return { ConstitutionalAmendment: { category_rules, ...(voting_delay !== undefined && { voting_delay }), ...(execution_window !== undefined && { execution_window }) } };
+      return {
+        ConstitutionalAmendment: {
+          category_rules,
+          ...(voting_delay !== undefined && { voting_delay }),
+          ...(execution_window !== undefined && { execution_window }),
+        },
+      };
     }
   }
 }

@@ -12,9 +12,21 @@ import { domAmount } from '../../core/email/format.ts';
 import { appLinks } from '../../core/http/app-links.ts';
 
 const TYPES = [
-  'ProposalCreated', 'ProposalOpened', 'ProposalApproved', 'ProposalRejected', 'ProposalExecuted', 'ProposalExpired', 'PriceUpdated',
-  'MembershipActivated', 'MembershipExpiring', 'VoteClosingSoon',
-  'CampaignCreated', 'CampaignGoalReached', 'CampaignSettled', 'ContributionRefunded', 'TreasuryPayoutPaid',
+  'ProposalCreated',
+  'ProposalOpened',
+  'ProposalApproved',
+  'ProposalRejected',
+  'ProposalExecuted',
+  'ProposalExpired',
+  'PriceUpdated',
+  'MembershipActivated',
+  'MembershipExpiring',
+  'VoteClosingSoon',
+  'CampaignCreated',
+  'CampaignGoalReached',
+  'CampaignSettled',
+  'ContributionRefunded',
+  'TreasuryPayoutPaid',
 ] as const satisfies readonly EventType[];
 
 const day = (iso: string) => new Date(iso).toISOString().slice(0, 10);
@@ -31,7 +43,11 @@ const dom = (e8s: string): string => `${domAmount(e8s)} DOM`;
 export type MemberOf = (principal: string) => Promise<string | undefined>;
 
 /** The item an event makes, or undefined when the event is not news for members. */
-export async function itemFor(o: Pick<InboxOptions, 'governance' | 'linkBase'>, e: BridgeEvent, memberOf: MemberOf = async () => undefined): Promise<NewActivity | undefined> {
+export async function itemFor(
+  o: Pick<InboxOptions, 'governance' | 'linkBase'>,
+  e: BridgeEvent,
+  memberOf: MemberOf = async () => undefined,
+): Promise<NewActivity | undefined> {
   const title = async (id: string) => {
     try {
       const p = await o.governance.get_proposal(BigInt(id));
@@ -44,14 +60,26 @@ export async function itemFor(o: Pick<InboxOptions, 'governance' | 'linkBase'>, 
     case 'ProposalCreated': {
       const d = e.data as BridgeEvent<'ProposalCreated'>['data'];
       const t = await title(d.proposal_id);
-      return { category: 'Proposal', title: `New proposal: ${t.title}`, body: `A ${d.category} proposal was submitted; voting opens after the review delay.`, deep_link: proposalLink(o, d.proposal_id), audience: { kind: 'all' } };
+      return {
+        category: 'Proposal',
+        title: `New proposal: ${t.title}`,
+        body: `A ${d.category} proposal was submitted; voting opens after the review delay.`,
+        deep_link: proposalLink(o, d.proposal_id),
+        audience: { kind: 'all' },
+      };
     }
     case 'ProposalOpened': {
       const d = e.data as BridgeEvent<'ProposalOpened'>['data'];
       const t = await title(d.proposal_id);
       const closes = 'p' in t && t.p ? ` Voting closes ${nsToIso(String(t.p.voting_closes)).replace('.000Z', 'Z')}.` : '';
       // Only Active members vote (spec 2 rule 5): the call to vote is theirs.
-      return { category: 'Vote', title: `Voting is open: ${t.title}`, body: `Cast your vote.${closes}`, deep_link: proposalLink(o, d.proposal_id), audience: { kind: 'active' } };
+      return {
+        category: 'Vote',
+        title: `Voting is open: ${t.title}`,
+        body: `Cast your vote.${closes}`,
+        deep_link: proposalLink(o, d.proposal_id),
+        audience: { kind: 'active' },
+      };
     }
     case 'ProposalApproved':
     case 'ProposalRejected': {
@@ -59,22 +87,46 @@ export async function itemFor(o: Pick<InboxOptions, 'governance' | 'linkBase'>, 
       const t = await title(d.proposal_id);
       const tally = 'p' in t && t.p?.tally ? ` Yes ${t.p.tally.yes_votes}, no ${t.p.tally.no_votes}, abstain ${t.p.tally.abstentions}.` : '';
       const approved = e.type === 'ProposalApproved';
-      return { category: 'Result', title: `${approved ? 'Approved' : 'Rejected'}: ${t.title}`, body: `The vote has closed and the proposal was ${approved ? 'approved' : 'rejected'}.${tally}`, deep_link: proposalLink(o, d.proposal_id), audience: { kind: 'all' } };
+      return {
+        category: 'Result',
+        title: `${approved ? 'Approved' : 'Rejected'}: ${t.title}`,
+        body: `The vote has closed and the proposal was ${approved ? 'approved' : 'rejected'}.${tally}`,
+        deep_link: proposalLink(o, d.proposal_id),
+        audience: { kind: 'all' },
+      };
     }
     case 'ProposalExecuted': {
       const d = e.data as BridgeEvent<'ProposalExecuted'>['data'];
       const t = await title(d.proposal_id);
-      return { category: 'Result', title: `Carried out: ${t.title}`, body: 'The approved proposal has been executed.', deep_link: proposalLink(o, d.proposal_id), audience: { kind: 'all' } };
+      return {
+        category: 'Result',
+        title: `Carried out: ${t.title}`,
+        body: 'The approved proposal has been executed.',
+        deep_link: proposalLink(o, d.proposal_id),
+        audience: { kind: 'all' },
+      };
     }
     case 'ProposalExpired': {
       const d = e.data as BridgeEvent<'ProposalExpired'>['data'];
       const t = await title(d.proposal_id);
-      return { category: 'Result', title: `Expired: ${t.title}`, body: 'The approved proposal was not executed within its execution window.', deep_link: proposalLink(o, d.proposal_id), audience: { kind: 'all' } };
+      return {
+        category: 'Result',
+        title: `Expired: ${t.title}`,
+        body: 'The approved proposal was not executed within its execution window.',
+        deep_link: proposalLink(o, d.proposal_id),
+        audience: { kind: 'all' },
+      };
     }
     case 'PriceUpdated': {
       const d = e.data as BridgeEvent<'PriceUpdated'>['data'];
       const until = d.expires_at ? `, valid until ${day(nsToIso(d.expires_at))}` : '';
-      return { category: 'Price', title: `Ratified DOM price: ${d.price_usd} USD`, body: `In force from ${day(nsToIso(d.effective_at))}${until}, by proposal ${d.proposal_id}.`, deep_link: proposalLink(o, d.proposal_id), audience: { kind: 'all' } };
+      return {
+        category: 'Price',
+        title: `Ratified DOM price: ${d.price_usd} USD`,
+        body: `In force from ${day(nsToIso(d.effective_at))}${until}, by proposal ${d.proposal_id}.`,
+        deep_link: proposalLink(o, d.proposal_id),
+        audience: { kind: 'all' },
+      };
     }
     case 'MembershipActivated': {
       const d = e.data as BridgeEvent<'MembershipActivated'>['data'];
@@ -87,19 +139,42 @@ export async function itemFor(o: Pick<InboxOptions, 'governance' | 'linkBase'>, 
     }
     case 'VoteClosingSoon': {
       const d = e.data as BridgeEvent<'VoteClosingSoon'>['data'];
-      return { category: 'Vote', title: `Voting closes in ${d.window === '1h' ? 'an hour' : '24 hours'}: ${d.title}`, body: `Voting closes ${d.voting_closes.replace(/\.\d{3}Z$/, 'Z')}.`, deep_link: proposalLink(o, d.proposal_id), audience: { kind: 'active' } };
+      return {
+        category: 'Vote',
+        title: `Voting closes in ${d.window === '1h' ? 'an hour' : '24 hours'}: ${d.title}`,
+        body: `Voting closes ${d.voting_closes.replace(/\.\d{3}Z$/, 'Z')}.`,
+        deep_link: proposalLink(o, d.proposal_id),
+        audience: { kind: 'active' },
+      };
     }
     case 'MembershipExpiring': {
       const d = e.data as BridgeEvent<'MembershipExpiring'>['data'];
-      return { category: 'Membership', title: `Your membership expires on ${day(d.expires_at)}`, body: 'Renew before then to keep voting and proposing.', audience: { kind: 'user', user_id: d.user_id } };
+      return {
+        category: 'Membership',
+        title: `Your membership expires on ${day(d.expires_at)}`,
+        body: 'Renew before then to keep voting and proposing.',
+        audience: { kind: 'user', user_id: d.user_id },
+      };
     }
     case 'CampaignCreated': {
       const d = e.data as BridgeEvent<'CampaignCreated'>['data'];
-      return { category: 'Campaign', title: `New campaign: ${d.title}`, body: `Open for contributions until ${day(d.deadline)}.`, deep_link: campaignLink(o, d.campaign_id), audience: { kind: 'all' } };
+      return {
+        category: 'Campaign',
+        title: `New campaign: ${d.title}`,
+        body: `Open for contributions until ${day(d.deadline)}.`,
+        deep_link: campaignLink(o, d.campaign_id),
+        audience: { kind: 'all' },
+      };
     }
     case 'CampaignGoalReached': {
       const d = e.data as BridgeEvent<'CampaignGoalReached'>['data'];
-      return { category: 'Campaign', title: `Goal reached: ${d.title}`, body: 'The campaign reached its goal; it stays open until its deadline.', deep_link: campaignLink(o, d.campaign_id), audience: { kind: 'all' } };
+      return {
+        category: 'Campaign',
+        title: `Goal reached: ${d.title}`,
+        body: 'The campaign reached its goal; it stays open until its deadline.',
+        deep_link: campaignLink(o, d.campaign_id),
+        audience: { kind: 'all' },
+      };
     }
     case 'CampaignSettled': {
       const d = e.data as BridgeEvent<'CampaignSettled'>['data'];
@@ -107,17 +182,35 @@ export async function itemFor(o: Pick<InboxOptions, 'governance' | 'linkBase'>, 
         d.status === 'Succeeded'
           ? `Funded: ${d.released ? `${dom(d.released.amount_e8s)} released to the beneficiary` : 'nothing was raised to release'}.`
           : `${d.status === 'Cancelled' ? 'Cancelled' : 'The goal was not reached'}: every contribution has been refunded.`;
-      return { category: 'Campaign', title: `${d.status === 'Succeeded' ? 'Succeeded' : d.status === 'Cancelled' ? 'Cancelled' : 'Failed'}: ${d.title}`, body, deep_link: campaignLink(o, d.campaign_id), audience: { kind: 'all' } };
+      return {
+        category: 'Campaign',
+        title: `${d.status === 'Succeeded' ? 'Succeeded' : d.status === 'Cancelled' ? 'Cancelled' : 'Failed'}: ${d.title}`,
+        body,
+        deep_link: campaignLink(o, d.campaign_id),
+        audience: { kind: 'all' },
+      };
     }
     case 'ContributionRefunded': {
       const d = e.data as BridgeEvent<'ContributionRefunded'>['data'];
       const userId = await memberOf(d.contributor);
       if (!userId) return undefined;
-      return { category: 'Refund', title: `Refunded: ${dom(d.amount_e8s)} from ${d.title}`, body: `Your contribution of ${dom(d.contributed_e8s)} came back, less the ledger fee (ledger block ${d.block_index}).`, deep_link: campaignLink(o, d.campaign_id), audience: { kind: 'user', user_id: userId } };
+      return {
+        category: 'Refund',
+        title: `Refunded: ${dom(d.amount_e8s)} from ${d.title}`,
+        body: `Your contribution of ${dom(d.contributed_e8s)} came back, less the ledger fee (ledger block ${d.block_index}).`,
+        deep_link: campaignLink(o, d.campaign_id),
+        audience: { kind: 'user', user_id: userId },
+      };
     }
     case 'TreasuryPayoutPaid': {
       const d = e.data as BridgeEvent<'TreasuryPayoutPaid'>['data'];
-      return { category: 'Treasury', title: `Treasury paid ${dom(d.amount_e8s)}`, body: `Proposal ${d.proposal_id} was paid out${d.memo ? `: ${d.memo}` : ''} (ledger block ${d.block_index}).`, deep_link: proposalLink(o, d.proposal_id), audience: { kind: 'all' } };
+      return {
+        category: 'Treasury',
+        title: `Treasury paid ${dom(d.amount_e8s)}`,
+        body: `Proposal ${d.proposal_id} was paid out${d.memo ? `: ${d.memo}` : ''} (ledger block ${d.block_index}).`,
+        deep_link: proposalLink(o, d.proposal_id),
+        audience: { kind: 'all' },
+      };
     }
     default:
       return undefined;
@@ -126,7 +219,8 @@ export async function itemFor(o: Pick<InboxOptions, 'governance' | 'linkBase'>, 
 
 export function followActivity(o: InboxOptions): void {
   o.events.subscribe('inbox:activity', TYPES, async (e, trx: Transaction<Database>) => {
-    const memberOf: MemberOf = async (principal) => (await trx.selectFrom('users').select('id').where('principal', '=', principal).where('email_verified_at', 'is not', null).executeTakeFirst())?.id;
+    const memberOf: MemberOf = async (principal) =>
+      (await trx.selectFrom('users').select('id').where('principal', '=', principal).where('email_verified_at', 'is not', null).executeTakeFirst())?.id;
     const item = await itemFor(o, e, memberOf);
     if (item) await addActivity(trx, `event:${e.id}`, item, new Date(o.now()));
   });

@@ -31,7 +31,12 @@ export interface ActivityView {
 /** Clips to the digest's limits by code point, with an ellipsis, so an item is never refused for length. */
 export function clip(s: string, max: number): string {
   const cps = [...s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, ' ').trim()];
-  return cps.length <= max ? cps.join('') : `${cps.slice(0, max - 1).join('').trimEnd()}…`;
+  return cps.length <= max
+    ? cps.join('')
+    : `${cps
+        .slice(0, max - 1)
+        .join('')
+        .trimEnd()}…`;
 }
 
 const oneLine = (s: string) => s.replace(/[\r\n\t]+/g, ' ');
@@ -82,11 +87,22 @@ export async function feed(db: Db, q: FeedQuery): Promise<Array<ActivityView & {
   if (q.until) query = query.where('created_at', '<=', q.until);
   if (q.beforeId !== undefined) query = query.where('id', '<', q.beforeId);
   const rows = await query.orderBy('id', 'desc').limit(q.limit).execute();
-  return rows.map((r) => ({ id: String(r.id), category: r.category, title: r.title, body: r.body, deep_link: r.deep_link, created_at: new Date(r.created_at).toISOString(), ...(q.withAudience && { audience: r.audience }) }));
+  return rows.map((r) => ({
+    id: String(r.id),
+    category: r.category,
+    title: r.title,
+    body: r.body,
+    deep_link: r.deep_link,
+    created_at: new Date(r.created_at).toISOString(),
+    ...(q.withAudience && { audience: r.audience }),
+  }));
 }
 
 export async function countFeed(db: Db, q: Omit<FeedQuery, 'limit' | 'beforeId' | 'withAudience'>): Promise<number> {
-  let query = db.selectFrom('activity_items').select((eb) => eb.fn.countAll<string>().as('n')).where(visible({ ...q, limit: 0 }));
+  let query = db
+    .selectFrom('activity_items')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where(visible({ ...q, limit: 0 }));
   if (q.after) query = query.where('created_at', '>', q.after);
   if (q.until) query = query.where('created_at', '<=', q.until);
   return Number((await query.executeTakeFirstOrThrow()).n);

@@ -66,7 +66,11 @@ export async function dueMembers(db: Db, at: Date, afterUserId: string | undefin
       ${afterUserId === undefined ? sql`` : sql`and p.user_id > ${afterUserId}`}
     order by p.user_id
     limit ${limit}`.execute(db);
-  return r.rows.map((c) => ({ ...c, last_digest_sent_at: c.last_digest_sent_at && new Date(c.last_digest_sent_at), opted_in_at: c.opted_in_at && new Date(c.opted_in_at) }));
+  return r.rows.map((c) => ({
+    ...c,
+    last_digest_sent_at: c.last_digest_sent_at && new Date(c.last_digest_sent_at),
+    opted_in_at: c.opted_in_at && new Date(c.opted_in_at),
+  }));
 }
 
 /** Runs `work` over `items` with at most `limit` in flight. */
@@ -79,7 +83,17 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
 }
 
 export async function runDigest(o: InboxOptions, at: Date, opts: { signal?: AbortSignal; log?: DigestLog } = {}): Promise<DigestRunReport> {
-  const report: DigestRunReport = { at: at.toISOString(), eligible: 0, sent: 0, already_sent: 0, skipped_no_items: 0, skipped_unsubscribed: 0, in_flight_elsewhere: 0, rejected: 0, unavailable: 0 };
+  const report: DigestRunReport = {
+    at: at.toISOString(),
+    eligible: 0,
+    sent: 0,
+    already_sent: 0,
+    skipped_no_items: 0,
+    skipped_unsubscribed: 0,
+    in_flight_elsewhere: 0,
+    rejected: 0,
+    unavailable: 0,
+  };
   const started = Date.now();
   let after: string | undefined;
   for (;;) {
@@ -92,7 +106,8 @@ export async function runDigest(o: InboxOptions, at: Date, opts: { signal?: Abor
       if (opts.signal?.aborted) return;
       const outcome = await digestFor(o, c, at);
       report[outcome]++;
-      if (outcome === 'rejected' || outcome === 'unavailable') opts.log?.warn({ event: 'inbox.digest_failed', user_id: c.user_id, outcome }, 'digest not sent; the member stays due');
+      if (outcome === 'rejected' || outcome === 'unavailable')
+        opts.log?.warn({ event: 'inbox.digest_failed', user_id: c.user_id, outcome }, 'digest not sent; the member stays due');
     });
     opts.log?.info({ event: 'inbox.digest_progress', ...report, elapsed_ms: Date.now() - started }, 'digest job progress');
   }
@@ -102,7 +117,9 @@ export async function runDigest(o: InboxOptions, at: Date, opts: { signal?: Abor
 type Outcome = 'sent' | 'already_sent' | 'skipped_no_items' | 'skipped_unsubscribed' | 'in_flight_elsewhere' | 'rejected' | 'unavailable';
 
 async function digestFor(o: InboxOptions, c: Candidate, at: Date): Promise<Outcome> {
-  const since = [c.last_digest_sent_at, c.opted_in_at].filter((d): d is Date => d !== null).reduce<Date | undefined>((a, d) => (a === undefined || d > a ? d : a), undefined);
+  const since = [c.last_digest_sent_at, c.opted_in_at]
+    .filter((d): d is Date => d !== null)
+    .reduce<Date | undefined>((a, d) => (a === undefined || d > a ? d : a), undefined);
   const window: Omit<FeedQuery, 'limit' | 'active'> = { userId: c.user_id, until: at, ...(since && { after: since }) };
   // Items for Active members count only if this member is Active: ask the canister only when such
   // items are pending (most runs never need it).
@@ -127,7 +144,13 @@ async function digestFor(o: InboxOptions, c: Candidate, at: Date): Promise<Outco
       data: {
         recipient_name: name,
         digest_frequency: c.digest_frequency,
-        items: items.map((i) => ({ title: i.title, created_at: i.created_at, category: i.category, ...(i.body !== null && { body: i.body }), ...(i.deep_link !== null && { deep_link: i.deep_link }) })),
+        items: items.map((i) => ({
+          title: i.title,
+          created_at: i.created_at,
+          category: i.category,
+          ...(i.body !== null && { body: i.body }),
+          ...(i.deep_link !== null && { deep_link: i.deep_link }),
+        })),
         total_count: total,
         unsubscribe_url: unsubscribeUrl(o, c.user_id, at.getTime()),
         inbox_url: `${o.linkBase}/activity`,

@@ -32,7 +32,8 @@ export default async function inbox(app: BridgeApp, o: InboxOptions): Promise<vo
       const at = new Date(ctx.trigger === 'schedule' ? Date.parse(ctx.slot) : ctx.now());
       const report = await runDigest(o, at, { signal: ctx.signal, log: app.log });
       app.log.info({ event: 'inbox.digest_done', ...report }, 'digest job finished');
-      if (report.unavailable > 0) throw new Error(`${report.unavailable} digest(s) not sent: the notification service was unavailable (report: ${JSON.stringify(report)})`);
+      if (report.unavailable > 0)
+        throw new Error(`${report.unavailable} digest(s) not sent: the notification service was unavailable (report: ${JSON.stringify(report)})`);
       return { outcome: report.sent + report.already_sent > 0 ? 'succeeded' : 'skipped', detail: { ...report } };
     },
   });
@@ -49,7 +50,21 @@ export default async function inbox(app: BridgeApp, o: InboxOptions): Promise<vo
   // The page the digest's inbox_url opens: the signed-in member's feed, 50 at a time.
   app.get(
     '/activity',
-    { schema: { summary: "The signed-in member's activity feed as a page (the digest's inbox_url)", tags: ['pages'], querystring: Type.Object({ before_id: Type.Optional(Int8Text('cursor: items older than this id')) }), response: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } }, 400: { description: 'VALIDATION_ERROR: before_id is not a bigint id (JSON error body)', type: 'object', properties: { error: { type: 'string' }, message: { type: 'string' }, request_id: { type: 'string' } } } } } },
+    {
+      schema: {
+        summary: "The signed-in member's activity feed as a page (the digest's inbox_url)",
+        tags: ['pages'],
+        querystring: Type.Object({ before_id: Type.Optional(Int8Text('cursor: items older than this id')) }),
+        response: {
+          200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } },
+          400: {
+            description: 'VALIDATION_ERROR: before_id is not a bigint id (JSON error body)',
+            type: 'object',
+            properties: { error: { type: 'string' }, message: { type: 'string' }, request_id: { type: 'string' } },
+          },
+        },
+      },
+    },
     async (req, reply) => {
       const s = await o.currentSession(req);
       reply.type('text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).header('x-frame-options', 'DENY').header('cache-control', 'no-store');
@@ -57,8 +72,13 @@ export default async function inbox(app: BridgeApp, o: InboxOptions): Promise<vo
         const login = `/login?returnUrl=${encodeURIComponent(`${o.publicUrl.replace(/\/+$/, '')}/activity`)}`;
         return reply.send(page('Activity', `<p>Sign in to see what happened.</p><p><a href="${escapeHtml(login)}">Sign in</a></p>`));
       }
-      const before = (req.query).before_id;
-      const items = await feed(o.db, { userId: s.user_id, active: await isActive(o, s.principal), limit: 50, ...(before !== undefined && { beforeId: before }) });
+      const before = req.query.before_id;
+      const items = await feed(o.db, {
+        userId: s.user_id,
+        active: await isActive(o, s.principal),
+        limit: 50,
+        ...(before !== undefined && { beforeId: before }),
+      });
       const list = items.length
         ? `<ul style="padding-left:1.2rem">${items
             .map(

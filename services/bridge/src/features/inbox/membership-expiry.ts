@@ -20,7 +20,8 @@ export async function announceExpiringMemberships(o: Pick<InboxOptions, 'db' | '
     const at = Date.parse(r.expires_at);
     if (!(at > now && at - now <= EXPIRY_NOTICE_MS)) continue;
     expiring += 1;
-    if (await o.events.publish('MembershipExpiring', { user_id: r.user_id, expires_at: r.expires_at }, { sourceId: `expiring:${r.user_id}:${r.expires_at}` })) announced += 1;
+    if (await o.events.publish('MembershipExpiring', { user_id: r.user_id, expires_at: r.expires_at }, { sourceId: `expiring:${r.user_id}:${r.expires_at}` }))
+      announced += 1;
   }
   return { expiring, announced };
 }

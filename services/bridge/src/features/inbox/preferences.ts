@@ -10,7 +10,9 @@ import { escapeHtml, page, PAGE_CSP } from '../../core/http/page.ts';
 import type { InboxOptions } from './options.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 
-const Frequency = Type.Union([Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('none')], { description: 'spec 3 digest_frequency; new members have `none` (opt-in, decision N4)' });
+const Frequency = Type.Union([Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('none')], {
+  description: 'spec 3 digest_frequency; new members have `none` (opt-in, decision N4)',
+});
 export const PreferenceBody = Type.Object({
   digest_frequency: Frequency,
   vote_reminders: Type.Boolean({ description: 'event-reminder emails 24 h and 1 h before a vote closes, while Active and not yet voted (decision N16)' }),
@@ -30,7 +32,11 @@ export interface Preference {
 }
 
 export async function readPreference(db: Db, userId: string): Promise<Preference> {
-  const row = await db.selectFrom('digest_preferences').select(['digest_frequency', 'vote_reminders', 'last_digest_sent_at']).where('user_id', '=', userId).executeTakeFirst();
+  const row = await db
+    .selectFrom('digest_preferences')
+    .select(['digest_frequency', 'vote_reminders', 'last_digest_sent_at'])
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   return {
     digest_frequency: row?.digest_frequency ?? 'none',
     vote_reminders: row?.vote_reminders ?? false,
@@ -42,7 +48,12 @@ export async function readPreference(db: Db, userId: string): Promise<Preference
  * One statement: the row is created on first use; `opted_in_at` moves only when the frequency goes
  * from `none` to daily/weekly (the first digest of a new subscription covers what happens from then).
  */
-export async function writePreference(db: Db, userId: string, change: { digest_frequency?: DigestFrequency; vote_reminders?: boolean }, now: Date): Promise<void> {
+export async function writePreference(
+  db: Db,
+  userId: string,
+  change: { digest_frequency?: DigestFrequency; vote_reminders?: boolean },
+  now: Date,
+): Promise<void> {
   const freq = change.digest_frequency ?? null;
   const reminders = change.vote_reminders ?? null;
   await sql`
@@ -59,7 +70,14 @@ export async function preferenceRoutes(app: BridgeApp, o: InboxOptions): Promise
   const security = [{ sessionCookie: [] }];
   app.get(
     '/api/me/notification-preferences',
-    { schema: { summary: "The signed-in member's digest frequency and vote reminders (spec 3 User digest preference; decisions N4–N6)", tags: ['inbox'], security, response: { 200: PreferenceBody, 401: e('UNAUTHORIZED') } } },
+    {
+      schema: {
+        summary: "The signed-in member's digest frequency and vote reminders (spec 3 User digest preference; decisions N4–N6)",
+        tags: ['inbox'],
+        security,
+        response: { 200: PreferenceBody, 401: e('UNAUTHORIZED') },
+      },
+    },
     async (req, reply) => {
       const s = await o.requireSession(req);
       reply.header('cache-control', 'private, no-store');
@@ -81,7 +99,8 @@ export async function preferenceRoutes(app: BridgeApp, o: InboxOptions): Promise
       const s = await o.requireSession(req);
       const change = req.body;
       // Unknown fields are dropped (decision V11): a body left with nothing to change is refused.
-      if (change.digest_frequency === undefined && change.vote_reminders === undefined) throw new HttpError(400, 'VALIDATION_ERROR', 'body must have digest_frequency and/or vote_reminders');
+      if (change.digest_frequency === undefined && change.vote_reminders === undefined)
+        throw new HttpError(400, 'VALIDATION_ERROR', 'body must have digest_frequency and/or vote_reminders');
       await writePreference(o.db, s.user_id, change, new Date(o.now()));
       req.log.info({ event: 'inbox.preference_changed', user_id: s.user_id, ...req.body }, 'notification preference changed');
       reply.header('cache-control', 'private, no-store');
@@ -91,7 +110,13 @@ export async function preferenceRoutes(app: BridgeApp, o: InboxOptions): Promise
 
   app.get(
     '/preferences',
-    { schema: { summary: 'Email preferences page (digest frequency, vote reminders); sign-in link when signed out', tags: ['pages'], response: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } } } },
+    {
+      schema: {
+        summary: 'Email preferences page (digest frequency, vote reminders); sign-in link when signed out',
+        tags: ['pages'],
+        response: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } },
+      },
+    },
     async (req, reply) => {
       const s = await o.currentSession(req);
       reply.type('text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).header('x-frame-options', 'DENY').header('cache-control', 'no-store');

@@ -55,28 +55,66 @@ export async function unsubscribeRoutes(app: BridgeApp, o: InboxOptions): Promis
     if (!check.ok) {
       log.warn({ event: 'inbox.unsubscribe_refused', reason: check.reason }, 'unsubscribe link refused');
       return check.reason === 'expired'
-        ? send(reply, 400, 'Link expired', 'This unsubscribe link has expired, so nothing was changed. Sign in to turn the digest off in your email preferences.')
-        : send(reply, 400, 'Link not valid', 'This unsubscribe link is not valid, so nothing was changed. Sign in to turn the digest off in your email preferences.');
+        ? send(
+            reply,
+            400,
+            'Link expired',
+            'This unsubscribe link has expired, so nothing was changed. Sign in to turn the digest off in your email preferences.',
+          )
+        : send(
+            reply,
+            400,
+            'Link not valid',
+            'This unsubscribe link is not valid, so nothing was changed. Sign in to turn the digest off in your email preferences.',
+          );
     }
     const done = await unsubscribe(o.db, check.userId, new Date(o.now()));
     log.info({ event: 'inbox.unsubscribed', user_id: check.userId, found: done }, 'digest unsubscribed');
-    return send(reply, 200, 'You are unsubscribed', 'You will not receive the activity digest any more. You can turn it back on at any time in your email preferences.');
+    return send(
+      reply,
+      200,
+      'You are unsubscribed',
+      'You will not receive the activity digest any more. You can turn it back on at any time in your email preferences.',
+    );
   };
 
-  app.get('/unsubscribe', { schema: { summary: 'Unsubscribe from the digest with the emailed token: digest_frequency becomes none (spec 3; decisions N1–N3)', tags: ['inbox'], querystring: Query, response: { 200: html, 400: html } } }, async (req, reply) =>
-    handle(req.query.token, reply, req.log),
+  app.get(
+    '/unsubscribe',
+    {
+      schema: {
+        summary: 'Unsubscribe from the digest with the emailed token: digest_frequency becomes none (spec 3; decisions N1–N3)',
+        tags: ['inbox'],
+        querystring: Query,
+        response: { 200: html, 400: html },
+      },
+    },
+    async (req, reply) => handle(req.query.token, reply, req.log),
   );
 
   // Its own scope: the mailbox provider's form body is parsed here only, as text.
   await app.register(async (scope: BridgeApp) => {
-    scope.addContentTypeParser(['application/x-www-form-urlencoded', 'multipart/form-data'], { parseAs: 'string', bodyLimit: 4096 }, (_req, body, done) => done(null, body));
+    scope.addContentTypeParser(['application/x-www-form-urlencoded', 'multipart/form-data'], { parseAs: 'string', bodyLimit: 4096 }, (_req, body, done) =>
+      done(null, body),
+    );
     scope.post(
       '/unsubscribe',
-      { schema: { summary: 'RFC 8058 one-click unsubscribe: body List-Unsubscribe=One-Click, token in the query; no cookie or Origin needed (decision N2)', tags: ['inbox'], querystring: Query, response: { 200: html, 400: html } } },
+      {
+        schema: {
+          summary: 'RFC 8058 one-click unsubscribe: body List-Unsubscribe=One-Click, token in the query; no cookie or Origin needed (decision N2)',
+          tags: ['inbox'],
+          querystring: Query,
+          response: { 200: html, 400: html },
+        },
+      },
       async (req, reply) => {
         const type = String(req.headers['content-type'] ?? '');
         if (typeof req.body !== 'string' || !isOneClick(req.body, type)) {
-          return send(reply, 400, 'Not a one-click request', 'A one-click unsubscribe must send List-Unsubscribe=One-Click as a form body. Nothing was changed.');
+          return send(
+            reply,
+            400,
+            'Not a one-click request',
+            'A one-click unsubscribe must send List-Unsubscribe=One-Click as a form body. Nothing was changed.',
+          );
         }
         return handle(req.query.token, reply, req.log);
       },

@@ -18,7 +18,13 @@ import { appLinks } from '../../core/http/app-links.ts';
 
 export type { MemberEmailsOptions } from './options.ts';
 
-const LIFECYCLE = ['MemberVerified', 'MembershipActivated', 'ContributionRefunded', 'CampaignSettled', 'TreasuryPayoutPaid'] as const satisfies readonly EventType[];
+const LIFECYCLE = [
+  'MemberVerified',
+  'MembershipActivated',
+  'ContributionRefunded',
+  'CampaignSettled',
+  'TreasuryPayoutPaid',
+] as const satisfies readonly EventType[];
 /** Invitations a member may send per 24 hours (decision N18). */
 export const INVITATIONS_PER_DAY = 10;
 const ErrorBody = Type.Object({ error: Type.String(), message: Type.String(), request_id: Type.String() });
@@ -31,7 +37,8 @@ export default async function memberEmails(app: BridgeApp, o: MemberEmailsOption
     // Everything through the subscriber's transaction: PGlite has a single connection.
     for (const d of await lifecycleEmails(o, ev, trx)) {
       const r = await deliver({ ...o, db: trx }, d);
-      if (r === 'failed') app.log.warn({ event: 'member_emails.failed', template: d.request.type, user_id: d.userId, key: d.key }, 'member email not sent; recorded for retry');
+      if (r === 'failed')
+        app.log.warn({ event: 'member_emails.failed', template: d.request.type, user_id: d.userId, key: d.key }, 'member email not sent; recorded for retry');
     }
   });
 
@@ -52,7 +59,14 @@ export default async function memberEmails(app: BridgeApp, o: MemberEmailsOption
       for (const row of due) {
         const stored = await o.db.selectFrom('bridge_events').selectAll().where('seq', '=', String(row.event_seq)).executeTakeFirst();
         if (!stored) continue;
-        const ev: BridgeEvent = { seq: String(stored.seq), id: `${stored.source}:${stored.source_id}`, type: stored.type as EventType, data: stored.data as never, source: stored.source, occurredAt: new Date(stored.occurred_at) };
+        const ev: BridgeEvent = {
+          seq: String(stored.seq),
+          id: `${stored.source}:${stored.source_id}`,
+          type: stored.type as EventType,
+          data: stored.data as never,
+          source: stored.source,
+          occurredAt: new Date(stored.occurred_at),
+        };
         for (const d of (await lifecycleEmails(o, ev)).filter((x) => x.key === row.key)) if ((await deliver(o, d)) === 'sent') sent++;
       }
       return { outcome: due.length ? 'succeeded' : 'skipped', detail: { due: due.length, sent } };
@@ -89,8 +103,15 @@ export default async function memberEmails(app: BridgeApp, o: MemberEmailsOption
       const s = await o.requireSession(req);
       const email = req.body.email.trim();
       const since = new Date(o.now() - 86_400_000);
-      const sentToday = await o.db.selectFrom('email_deliveries').select((eb) => eb.fn.countAll<string>().as('n')).where('user_id', '=', s.user_id).where('template', '=', 'invitation').where('created_at', '>', since).executeTakeFirstOrThrow();
-      if (Number(sentToday.n) >= INVITATIONS_PER_DAY) throw new HttpError(429, 'TOO_MANY_INVITATIONS', `at most ${INVITATIONS_PER_DAY} invitations per 24 hours`, { 'retry-after': '3600' });
+      const sentToday = await o.db
+        .selectFrom('email_deliveries')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('user_id', '=', s.user_id)
+        .where('template', '=', 'invitation')
+        .where('created_at', '>', since)
+        .executeTakeFirstOrThrow();
+      if (Number(sentToday.n) >= INVITATIONS_PER_DAY)
+        throw new HttpError(429, 'TOO_MANY_INVITATIONS', `at most ${INVITATIONS_PER_DAY} invitations per 24 hours`, { 'retry-after': '3600' });
       const me = await recipient(o, s.user_id);
       if (!me) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
       // One invitation per (member, address, day): a double click sends one email.
@@ -99,7 +120,12 @@ export default async function memberEmails(app: BridgeApp, o: MemberEmailsOption
       const r = await deliver(o, {
         key,
         userId: s.user_id,
-        request: { type: 'invitation', to: email, domain: o.brandDomain, data: { inviter_name: me.name, workspace_name: 'DOM DAO', invitation_link: appLinks.join(o.linkBase), expires_days: 14 } },
+        request: {
+          type: 'invitation',
+          to: email,
+          domain: o.brandDomain,
+          data: { inviter_name: me.name, workspace_name: 'DOM DAO', invitation_link: appLinks.join(o.linkBase), expires_days: 14 },
+        },
       });
       if (r === 'failed') {
         const row = await o.db.selectFrom('email_deliveries').select('last_error').where('key', '=', key).executeTakeFirst();
@@ -141,7 +167,9 @@ export default async function memberEmails(app: BridgeApp, o: MemberEmailsOption
                 status: Type.String(),
                 attempts: Type.Integer(),
                 last_error: Type.Union([Type.String(), Type.Null()]),
-                next_attempt_at: Type.Union([Type.String(), Type.Null()], { description: `when a failure is retried (at most ${MAX_ATTEMPTS} attempts); null: not retried` }),
+                next_attempt_at: Type.Union([Type.String(), Type.Null()], {
+                  description: `when a failure is retried (at most ${MAX_ATTEMPTS} attempts); null: not retried`,
+                }),
                 updated_at: Type.String(),
               }),
             ),
@@ -154,12 +182,23 @@ export default async function memberEmails(app: BridgeApp, o: MemberEmailsOption
     },
     async (req, reply) => {
       const q = req.query;
-      let query = o.db.selectFrom('email_deliveries').select(['key', 'template', 'user_id', 'status', 'attempts', 'last_error', 'next_attempt_at', 'updated_at']);
+      let query = o.db
+        .selectFrom('email_deliveries')
+        .select(['key', 'template', 'user_id', 'status', 'attempts', 'last_error', 'next_attempt_at', 'updated_at']);
       if (q.status) query = query.where('status', '=', q.status);
       if (q.template) query = query.where('template', '=', q.template);
-      const rows = await query.orderBy(sql`updated_at desc, key`).limit(q.limit ?? 50).execute();
+      const rows = await query
+        .orderBy(sql`updated_at desc, key`)
+        .limit(q.limit ?? 50)
+        .execute();
       reply.header('cache-control', 'private, no-store');
-      return { items: rows.map((r) => ({ ...r, next_attempt_at: r.next_attempt_at ? new Date(r.next_attempt_at).toISOString() : null, updated_at: new Date(r.updated_at).toISOString() })) };
+      return {
+        items: rows.map((r) => ({
+          ...r,
+          next_attempt_at: r.next_attempt_at ? new Date(r.next_attempt_at).toISOString() : null,
+          updated_at: new Date(r.updated_at).toISOString(),
+        })),
+      };
     },
   );
 }

@@ -27,7 +27,6 @@ export async function recipient(o: MemberEmailsOptions, userId: string, db: Kyse
   return { email: email.trim(), name };
 }
 
-
 /** The member behind a principal (a contributor, a beneficiary, a payout's recipient), if any. */
 async function memberByPrincipal(db: Kysely<Database>, principal: string): Promise<string | undefined> {
   return (await db.selectFrom('users').select('id').where('principal', '=', principal).where('email_verified_at', 'is not', null).executeTakeFirst())?.id;
@@ -53,7 +52,16 @@ export async function lifecycleEmails(o: MemberEmailsOptions, e: BridgeEvent, db
         type: 'renewal-receipt',
         to: to.email,
         domain,
-        data: { member_name: to.name, amount, currency: d.currency, payment_date: noMs(d.activated_at), payment_id: d.payment_id, expiration_date: day(d.expires_at), receipt_number: d.payment_event_id, dashboard_url: o.dashboardUrl },
+        data: {
+          member_name: to.name,
+          amount,
+          currency: d.currency,
+          payment_date: noMs(d.activated_at),
+          payment_id: d.payment_id,
+          expiration_date: day(d.expires_at),
+          receipt_number: d.payment_event_id,
+          dashboard_url: o.dashboardUrl,
+        },
       };
       return [{ key: `renewal-receipt:${d.payment_event_id}`, userId: d.user_id, eventSeq: e.seq, request }];
     }
@@ -61,13 +69,27 @@ export async function lifecycleEmails(o: MemberEmailsOptions, e: BridgeEvent, db
       type: 'membership-confirm',
       to: to.email,
       domain,
-      data: { member_name: to.name, activated_at: noMs(d.activated_at), expires_at: noMs(d.expires_at), membership_tier: 'Active', dashboard_url: o.dashboardUrl, ...(d.token_id && { sbt_token_id: d.token_id }) },
+      data: {
+        member_name: to.name,
+        activated_at: noMs(d.activated_at),
+        expires_at: noMs(d.expires_at),
+        membership_tier: 'Active',
+        dashboard_url: o.dashboardUrl,
+        ...(d.token_id && { sbt_token_id: d.token_id }),
+      },
     };
     const receipt: SendRequest<'payment-receipt'> = {
       type: 'payment-receipt',
       to: to.email,
       domain,
-      data: { payment_id: d.payment_id, amount_display: amount, currency: d.currency, type_label: 'Annual membership', user_name: to.name, payment_date: noMs(d.activated_at) },
+      data: {
+        payment_id: d.payment_id,
+        amount_display: amount,
+        currency: d.currency,
+        type_label: 'Annual membership',
+        user_name: to.name,
+        payment_date: noMs(d.activated_at),
+      },
     };
     // The keys the webhook used before these moved here: a payment confirmed then is not confirmed again.
     return [
@@ -105,11 +127,27 @@ export async function lifecycleEmails(o: MemberEmailsOptions, e: BridgeEvent, db
       e.type === 'CampaignSettled'
         ? (() => {
             const d = e.data as BridgeEvent<'CampaignSettled'>['data'];
-            return d.released && { key: `treasury-milestone:campaign:${d.campaign_id}`, principal: d.beneficiary, title: `Campaign “${d.title}” funded: its escrow was released to you`, e8s: d.released.amount_e8s, block: d.released.block_index, link: appLinks.campaign(o.linkBase, d.campaign_id) };
+            return (
+              d.released && {
+                key: `treasury-milestone:campaign:${d.campaign_id}`,
+                principal: d.beneficiary,
+                title: `Campaign “${d.title}” funded: its escrow was released to you`,
+                e8s: d.released.amount_e8s,
+                block: d.released.block_index,
+                link: appLinks.campaign(o.linkBase, d.campaign_id),
+              }
+            );
           })()
         : (() => {
             const d = e.data as BridgeEvent<'TreasuryPayoutPaid'>['data'];
-            return { key: `treasury-milestone:payout:${d.proposal_id}`, principal: d.recipient, title: `Treasury payout of proposal ${d.proposal_id}${d.memo ? `: ${d.memo}` : ''}`, e8s: d.amount_e8s, block: d.block_index, link: appLinks.proposal(o.linkBase, d.proposal_id) };
+            return {
+              key: `treasury-milestone:payout:${d.proposal_id}`,
+              principal: d.recipient,
+              title: `Treasury payout of proposal ${d.proposal_id}${d.memo ? `: ${d.memo}` : ''}`,
+              e8s: d.amount_e8s,
+              block: d.block_index,
+              link: appLinks.proposal(o.linkBase, d.proposal_id),
+            };
           })();
     if (!m) return [];
     const userId = await memberByPrincipal(db, m.principal);
@@ -119,7 +157,14 @@ export async function lifecycleEmails(o: MemberEmailsOptions, e: BridgeEvent, db
       type: 'treasury-milestone',
       to: to.email,
       domain,
-      data: { recipient_name: to.name, milestone_title: m.title.slice(0, 200), amount: domAmount(m.e8s), currency: 'DOM', tx_hash: `ledger block ${m.block}`, dashboard_url: m.link },
+      data: {
+        recipient_name: to.name,
+        milestone_title: m.title.slice(0, 200),
+        amount: domAmount(m.e8s),
+        currency: 'DOM',
+        tx_hash: `ledger block ${m.block}`,
+        dashboard_url: m.link,
+      },
     };
     return [{ key: m.key, userId, eventSeq: e.seq, request }];
   }

@@ -47,7 +47,11 @@ export async function sendVoteReminders(o: MemberEmailsOptions, log?: { warn(o: 
   for (const { p, window } of due) {
     report.proposals++;
     const id = String(p.id);
-    await o.events.publish('VoteClosingSoon', { proposal_id: id, title: p.title, window: window!, voting_closes: iso(p.voting_closes) }, { sourceId: `closing:${id}:${window}` });
+    await o.events.publish(
+      'VoteClosingSoon',
+      { proposal_id: id, title: p.title, window: window!, voting_closes: iso(p.voting_closes) },
+      { sourceId: `closing:${id}:${window}` },
+    );
     for (const m of members) {
       const key = `event-reminder:${id}:${m.id}:${window}`;
       if ((await o.db.selectFrom('email_deliveries').select('status').where('key', '=', key).executeTakeFirst())?.status === 'sent') {

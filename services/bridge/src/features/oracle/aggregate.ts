@@ -46,8 +46,7 @@ export interface Aggregate {
 }
 
 export type AggregateResult =
-  | { ok: true; aggregate: Aggregate; observations: JudgedObservation[] }
-  | { ok: false; reason: string; observations: JudgedObservation[] };
+  { ok: true; aggregate: Aggregate; observations: JudgedObservation[] } | { ok: false; reason: string; observations: JudgedObservation[] };
 
 /** Observations timestamped this far in the future are invalid (clock skew allowance). */
 export const FUTURE_SKEW_MS = 60_000;
@@ -95,7 +94,8 @@ export function aggregate(observations: readonly Observation[], opts: AggregateO
     const price = validPrice(o.price);
     const base = { name: o.name, weight: o.weight, price, observed_at: o.observedAt };
     if (o.error !== undefined) return { ...base, price: null, status: 'failed' as const, error: o.error };
-    if (price === null) return { ...base, status: 'invalid' as const, error: `not a positive finite price: ${JSON.stringify(o.price) ?? String(o.price)}`.slice(0, 200) };
+    if (price === null)
+      return { ...base, status: 'invalid' as const, error: `not a positive finite price: ${JSON.stringify(o.price) ?? String(o.price)}`.slice(0, 200) };
     if (o.observedAt === null || !Number.isFinite(o.observedAt)) return { ...base, status: 'invalid' as const, error: 'no valid timestamp' };
     if (o.observedAt > opts.now + FUTURE_SKEW_MS) return { ...base, status: 'invalid' as const, error: 'timestamp in the future' };
     if (opts.now - o.observedAt > o.maxAgeMs) return { ...base, status: 'too_old' as const };

@@ -22,7 +22,9 @@ export const HISTORY_DEFAULT_LIMIT = 200;
 
 const ErrorBody = Type.Object({ error: Type.String(), message: Type.String(), request_id: Type.String() });
 const SourceItem = Type.Object({ name: Type.String(), price: Type.Number(), weight: Type.Number() });
-const Confidence = Type.Union([Type.Literal('high'), Type.Literal('medium'), Type.Literal('low')], { description: 'from the weighted median absolute deviation and the number of sources (decision O5)' });
+const Confidence = Type.Union([Type.Literal('high'), Type.Literal('medium'), Type.Literal('low')], {
+  description: 'from the weighted median absolute deviation and the number of sources (decision O5)',
+});
 const PriceBody = Type.Object({
   price_usd: Type.Number({ description: 'weighted median of the agreeing fresh sources; when stale, the last good aggregate (decision O11)' }),
   timestamp: Type.Integer({ description: 'Unix seconds the aggregate was computed' }),
@@ -49,12 +51,22 @@ const Record_ = Type.Object({
   dispersion: Type.Number({ description: 'weighted median absolute deviation / price' }),
   observations: Type.Array(Observation, { description: 'every source of that poll with its verdict' }),
 });
-const HistoryItem = Type.Object({ id: Type.Integer(), price_usd: Type.Number(), timestamp: Type.Integer(), confidence: Confidence, sources: Type.Array(SourceItem) });
+const HistoryItem = Type.Object({
+  id: Type.Integer(),
+  price_usd: Type.Number(),
+  timestamp: Type.Integer(),
+  confidence: Confidence,
+  sources: Type.Array(SourceItem),
+});
 const HistoryQuery = Type.Object({
   from: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Unix seconds, inclusive (default 0)' })),
   to: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Unix seconds, exclusive (default: now + 1)' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: HISTORY_MAX_LIMIT, description: `page size (default ${HISTORY_DEFAULT_LIMIT}, at most ${HISTORY_MAX_LIMIT})` })),
-  after_id: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'cursor: with `from`, continues after this record (use `next`)' })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: HISTORY_MAX_LIMIT, description: `page size (default ${HISTORY_DEFAULT_LIMIT}, at most ${HISTORY_MAX_LIMIT})` }),
+  ),
+  after_id: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'cursor: with `from`, continues after this record (use `next`)' }),
+  ),
 });
 
 const UNAVAILABLE = '503: PRICE_UNAVAILABLE before the first aggregate (no sources configured, or none agreed yet; decision O12), with Retry-After';
@@ -72,16 +84,24 @@ export default async function priceOracleRoutes(app: BridgeApp, opts: PriceOracl
       schema: {
         summary: 'The DOM/USD price aggregate (spec 1 Oracle price response); never fetches on the request path',
         tags: ['price'],
-        response: { 200: { description: 'the last aggregate; ETag per aggregate, Cache-Control: no-cache', ...PriceBody }, 304: { description: 'If-None-Match matched' }, 503: { description: UNAVAILABLE, ...ErrorBody } },
+        response: {
+          200: { description: 'the last aggregate; ETag per aggregate, Cache-Control: no-cache', ...PriceBody },
+          304: { description: 'If-None-Match matched' },
+          503: { description: UNAVAILABLE, ...ErrorBody },
+        },
       },
     },
     async (req, reply) => {
       const latest = oracle.latest();
       if (!latest) {
-        return sendError(req, reply, new HttpError(503, 'PRICE_UNAVAILABLE', oracle.sourceCount === 0 ? 'no price sources are configured' : 'no price aggregate yet; try again shortly', {
-          'retry-after': String(opts.retryAfterSeconds),
-          'cache-control': 'no-store',
-        }));
+        return sendError(
+          req,
+          reply,
+          new HttpError(503, 'PRICE_UNAVAILABLE', oracle.sourceCount === 0 ? 'no price sources are configured' : 'no price aggregate yet; try again shortly', {
+            'retry-after': String(opts.retryAfterSeconds),
+            'cache-control': 'no-store',
+          }),
+        );
       }
       const etag = `W/"${latest.record_id}-${latest.response.stale ? 's' : 'f'}"`;
       if (cached?.etag !== etag) cached = { etag, body: JSON.stringify(latest.response) };
@@ -100,7 +120,10 @@ export default async function priceOracleRoutes(app: BridgeApp, opts: PriceOracl
         tags: ['price'],
         querystring: HistoryQuery,
         response: {
-          200: { description: 'a page; `next` is the URL of the following page, null on the last', ...Type.Object({ items: Type.Array(HistoryItem), next: Type.Union([Type.String(), Type.Null()]) }) },
+          200: {
+            description: 'a page; `next` is the URL of the following page, null on the last',
+            ...Type.Object({ items: Type.Array(HistoryItem), next: Type.Union([Type.String(), Type.Null()]) }),
+          },
           400: { description: 'VALIDATION_ERROR', ...ErrorBody },
         },
       },
@@ -127,7 +150,11 @@ export default async function priceOracleRoutes(app: BridgeApp, opts: PriceOracl
         summary: 'One stored aggregate with every observation of its poll: the source_url of a price proposal',
         tags: ['price'],
         params: Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }),
-        response: { 200: { description: 'the record (immutable)', ...Record_ }, 400: { description: 'VALIDATION_ERROR', ...ErrorBody }, 404: { description: 'PRICE_RECORD_NOT_FOUND', ...ErrorBody } },
+        response: {
+          200: { description: 'the record (immutable)', ...Record_ },
+          400: { description: 'VALIDATION_ERROR', ...ErrorBody },
+          404: { description: 'PRICE_RECORD_NOT_FOUND', ...ErrorBody },
+        },
       },
     },
     async (req, reply) => {

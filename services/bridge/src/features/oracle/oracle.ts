@@ -124,10 +124,26 @@ export function createPriceOracle(opts: PriceOracleOptions): PriceOracle {
     // Published only once stored: every price served has a record a proposal can cite (decision O10).
     const row = await db
       .insertInto('price_aggregates')
-      .values({ timestamp: a.timestamp, price_usd: a.price_usd, confidence: a.confidence, dispersion: a.dispersion, sources: JSON.stringify(a.sources), observations: JSON.stringify(result.observations) } as never)
+      .values({
+        timestamp: a.timestamp,
+        price_usd: a.price_usd,
+        confidence: a.confidence,
+        dispersion: a.dispersion,
+        sources: JSON.stringify(a.sources),
+        observations: JSON.stringify(result.observations),
+      } as never)
       .returning('id')
       .executeTakeFirstOrThrow();
-    const stored: StoredAggregate = { id: Number(row.id), price_usd: a.price_usd, timestamp: a.timestamp, source: 'aggregate', sources: a.sources, confidence: a.confidence, dispersion: a.dispersion, observations: result.observations };
+    const stored: StoredAggregate = {
+      id: Number(row.id),
+      price_usd: a.price_usd,
+      timestamp: a.timestamp,
+      source: 'aggregate',
+      sources: a.sources,
+      confidence: a.confidence,
+      dispersion: a.dispersion,
+      observations: result.observations,
+    };
     if (!current || stored.timestamp >= current.stored.timestamp) current = { stored, computedAt: now };
     return { ok: true, record_id: stored.id, aggregate: a };
   }
@@ -182,14 +198,20 @@ export function createPriceOracle(opts: PriceOracleOptions): PriceOracle {
     },
     pollNow,
     async record(id) {
-      const r = await db.selectFrom('price_aggregates').selectAll().where('id', '=', id as never).executeTakeFirst();
+      const r = await db
+        .selectFrom('price_aggregates')
+        .selectAll()
+        .where('id', '=', id as never)
+        .executeTakeFirst();
       return r ? fromRow(r) : undefined;
     },
     async history(q) {
-      let query = db.selectFrom('price_aggregates').selectAll().where('timestamp', '<', q.to as never);
-      query = q.after_id === undefined
-        ? query.where('timestamp', '>=', q.from as never)
-        : query.where(sql<boolean>`(timestamp, id) > (${q.from}, ${q.after_id})`);
+      let query = db
+        .selectFrom('price_aggregates')
+        .selectAll()
+        .where('timestamp', '<', q.to as never);
+      query =
+        q.after_id === undefined ? query.where('timestamp', '>=', q.from as never) : query.where(sql<boolean>`(timestamp, id) > (${q.from}, ${q.after_id})`);
       const rows = await query.orderBy('timestamp').orderBy('id').limit(q.limit).execute();
       return rows.map(fromRow);
     },

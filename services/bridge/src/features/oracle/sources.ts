@@ -37,7 +37,10 @@ export const FixedSource = Type.Object(
 
 export type JsonHttpSourceConfig = Static<typeof JsonHttpSource>;
 export type FixedSourceConfig = Static<typeof FixedSource>;
-export type SourceConfig = JsonHttpSourceConfig | FixedSourceConfig | ({ kind: string; name: string; weight: number; timeout_ms: number; max_age_seconds: number } & Record<string, unknown>);
+export type SourceConfig =
+  | JsonHttpSourceConfig
+  | FixedSourceConfig
+  | ({ kind: string; name: string; weight: number; timeout_ms: number; max_age_seconds: number } & Record<string, unknown>);
 
 /** What a source reports in one fetch: the price as read (validated by the aggregate) and its time. */
 export interface Reading {
@@ -141,9 +144,13 @@ export const SOURCE_KINDS: Record<string, SourceKind> = {
  * The configured sources, or the list of every problem (each names the source and the field). At
  * most one of PRICE_SOURCES / PRICE_SOURCES_FILE; neither = no sources (the endpoint answers 503).
  */
-export function parsePriceSources(env: { PRICE_SOURCES?: string | undefined; PRICE_SOURCES_FILE?: string | undefined }, kinds: Record<string, SourceKind> = SOURCE_KINDS): { sources: SourceConfig[]; problems: string[] } {
+export function parsePriceSources(
+  env: { PRICE_SOURCES?: string | undefined; PRICE_SOURCES_FILE?: string | undefined },
+  kinds: Record<string, SourceKind> = SOURCE_KINDS,
+): { sources: SourceConfig[]; problems: string[] } {
   const problems: string[] = [];
-  if (env.PRICE_SOURCES !== undefined && env.PRICE_SOURCES_FILE !== undefined) return { sources: [], problems: ['PRICE_SOURCES: set either PRICE_SOURCES or PRICE_SOURCES_FILE, not both'] };
+  if (env.PRICE_SOURCES !== undefined && env.PRICE_SOURCES_FILE !== undefined)
+    return { sources: [], problems: ['PRICE_SOURCES: set either PRICE_SOURCES or PRICE_SOURCES_FILE, not both'] };
   let text: string;
   let where: string;
   if (env.PRICE_SOURCES !== undefined) {
@@ -154,7 +161,10 @@ export function parsePriceSources(env: { PRICE_SOURCES?: string | undefined; PRI
     try {
       text = readFileSync(env.PRICE_SOURCES_FILE, 'utf8');
     } catch (e) {
-      return { sources: [], problems: [`PRICE_SOURCES_FILE: cannot read ${env.PRICE_SOURCES_FILE} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`] };
+      return {
+        sources: [],
+        problems: [`PRICE_SOURCES_FILE: cannot read ${env.PRICE_SOURCES_FILE} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`],
+      };
     }
   } else return { sources: [], problems: [] };
   let list: unknown;
@@ -193,7 +203,12 @@ export function parsePriceSources(env: { PRICE_SOURCES?: string | undefined; PRI
 }
 
 /** One fetch of one source, never throwing: failures become an observation with `error`. */
-export async function observe(source: SourceConfig, now: () => number, kinds: Record<string, SourceKind> = SOURCE_KINDS, stop?: AbortSignal): Promise<Observation> {
+export async function observe(
+  source: SourceConfig,
+  now: () => number,
+  kinds: Record<string, SourceKind> = SOURCE_KINDS,
+  stop?: AbortSignal,
+): Promise<Observation> {
   const base = { name: source.name, weight: source.weight, maxAgeMs: source.max_age_seconds * 1000 };
   try {
     const timeout = AbortSignal.timeout(source.timeout_ms);
@@ -201,7 +216,12 @@ export async function observe(source: SourceConfig, now: () => number, kinds: Re
     return { ...base, price: reading.price, observedAt: reading.observedAt === undefined ? now() : reading.observedAt };
   } catch (e) {
     const err = e as Error;
-    const message = err.name === 'TimeoutError' ? `timeout after ${source.timeout_ms} ms` : err instanceof SourceError ? err.message : `fetch failed: ${(err.cause as Error | undefined)?.message ?? err.message}`;
+    const message =
+      err.name === 'TimeoutError'
+        ? `timeout after ${source.timeout_ms} ms`
+        : err instanceof SourceError
+          ? err.message
+          : `fetch failed: ${(err.cause as Error | undefined)?.message ?? err.message}`;
     return { ...base, price: null, observedAt: null, error: message };
   }
 }

@@ -12,26 +12,53 @@ import { signPayload } from './signature.ts';
 import { HANDLED_EVENT } from './webhook.ts';
 
 export default async function checkout(app: BridgeApp, { ctx, guards }: { ctx: BridgeContext; guards: Pick<Guards, 'requireMember'> }): Promise<void> {
-  app.get('/api/me/membership-upgrade', { schema: { tags: ['membership'], summary: 'What the signed-in member still needs to become Active (decision F8)' } }, async (req) => {
-    const s = await guards.requireMember(req);
-    const user = await ctx.db.selectFrom('users').select(['kyc_status', 'is_minor']).where('id', '=', s.user_id).executeTakeFirstOrThrow();
-    return {
-      kyc_status: user.kyc_status,
-      adult: !user.is_minor,
-      price_minor: String(ctx.config.MEMBERSHIP_PRICE_MINOR),
-      currency: ctx.config.MEMBERSHIP_PRICE_CURRENCY,
-      simulated_checkout: ctx.config.DEV_CHECKOUT && !!ctx.config.PAYMENT_WEBHOOK_SECRET,
-    };
-  });
+  app.get(
+    '/api/me/membership-upgrade',
+    { schema: { tags: ['membership'], summary: 'What the signed-in member still needs to become Active (decision F8)' } },
+    async (req) => {
+      const s = await guards.requireMember(req);
+      const user = await ctx.db.selectFrom('users').select(['kyc_status', 'is_minor']).where('id', '=', s.user_id).executeTakeFirstOrThrow();
+      return {
+        kyc_status: user.kyc_status,
+        adult: !user.is_minor,
+        price_minor: String(ctx.config.MEMBERSHIP_PRICE_MINOR),
+        currency: ctx.config.MEMBERSHIP_PRICE_CURRENCY,
+        simulated_checkout: ctx.config.DEV_CHECKOUT && !!ctx.config.PAYMENT_WEBHOOK_SECRET,
+      };
+    },
+  );
 
-  app.post('/api/dev/checkout', { bodyLimit: 1024, schema: { tags: ['membership'], summary: 'Development only: a simulated card payment of the membership price through the signed webhook (decision F8)' } }, async (req, reply) => {
-    const s = await guards.requireMember(req);
-    const secret = ctx.config.PAYMENT_WEBHOOK_SECRET;
-    if (!ctx.config.DEV_CHECKOUT || !secret) throw new HttpError(404, 'NOT_FOUND', 'the simulated checkout is off (DEV_CHECKOUT, development only)');
-    const id = `evt_dev_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
-    const raw = JSON.stringify({ id, type: HANDLED_EVENT, data: { object: { id: `pi_dev_${id.slice(8)}`, amount: ctx.config.MEMBERSHIP_PRICE_MINOR, currency: ctx.config.MEMBERSHIP_PRICE_CURRENCY.toLowerCase(), metadata: { user_id: s.user_id } } } });
-    const r = await app.inject({ method: 'POST', url: '/api/webhooks/payments', headers: { 'content-type': 'application/json', 'payment-signature': signPayload(secret, Math.floor(ctx.now() / 1000), raw) }, payload: raw });
-    req.log.info({ event: 'dev.checkout', user_id: s.user_id, event_id: id, status: r.statusCode }, 'simulated checkout');
-    return reply.code(r.statusCode).send({ simulated: true, event_id: id, webhook: r.json<unknown>() });
-  });
+  app.post(
+    '/api/dev/checkout',
+    {
+      bodyLimit: 1024,
+      schema: { tags: ['membership'], summary: 'Development only: a simulated card payment of the membership price through the signed webhook (decision F8)' },
+    },
+    async (req, reply) => {
+      const s = await guards.requireMember(req);
+      const secret = ctx.config.PAYMENT_WEBHOOK_SECRET;
+      if (!ctx.config.DEV_CHECKOUT || !secret) throw new HttpError(404, 'NOT_FOUND', 'the simulated checkout is off (DEV_CHECKOUT, development only)');
+      const id = `evt_dev_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
+      const raw = JSON.stringify({
+        id,
+        type: HANDLED_EVENT,
+        data: {
+          object: {
+            id: `pi_dev_${id.slice(8)}`,
+            amount: ctx.config.MEMBERSHIP_PRICE_MINOR,
+            currency: ctx.config.MEMBERSHIP_PRICE_CURRENCY.toLowerCase(),
+            metadata: { user_id: s.user_id },
+          },
+        },
+      });
+      const r = await app.inject({
+        method: 'POST',
+        url: '/api/webhooks/payments',
+        headers: { 'content-type': 'application/json', 'payment-signature': signPayload(secret, Math.floor(ctx.now() / 1000), raw) },
+        payload: raw,
+      });
+      req.log.info({ event: 'dev.checkout', user_id: s.user_id, event_id: id, status: r.statusCode }, 'simulated checkout');
+      return reply.code(r.statusCode).send({ simulated: true, event_id: id, webhook: r.json<unknown>() });
+    },
+  );
 }

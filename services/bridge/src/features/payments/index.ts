@@ -25,7 +25,12 @@ export default async function payments(app: BridgeApp, { ctx, guards }: Payments
     scope.addHook('preHandler', guards.admin);
     scope.post(
       '/api/admin/users/:user_id/kyc',
-      { schema: { params: Type.Object({ user_id: Type.String({ pattern: UUID }) }), body: Type.Object({ approved: Type.Boolean(), reference: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }) } },
+      {
+        schema: {
+          params: Type.Object({ user_id: Type.String({ pattern: UUID }) }),
+          body: Type.Object({ approved: Type.Boolean(), reference: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }),
+        },
+      },
       async (req, reply) => {
         const admin = signedIn(req);
         const { user_id } = req.params;
@@ -36,7 +41,14 @@ export default async function payments(app: BridgeApp, { ctx, guards }: Payments
         // Decision B27: the decision and its operation commit together; the canister hears it after the
         // commit, in order with the user's other operations, and the bridge records it once it has.
         const opId = `kyc:${randomUUID()}`;
-        await ctx.db.transaction().execute((tx) => ctx.outbox.enqueue(tx, { operation: OP_RECORD_KYC, opId, aggregate: userAggregate(user_id), payload: { user_id, principal: u.principal, approved, reference: ref } }));
+        await ctx.db.transaction().execute((tx) =>
+          ctx.outbox.enqueue(tx, {
+            operation: OP_RECORD_KYC,
+            opId,
+            aggregate: userAggregate(user_id),
+            payload: { user_id, principal: u.principal, approved, reference: ref },
+          }),
+        );
         const out = await ctx.outbox.run<{ Ok: null } | { Err: Record<string, unknown> }>(opId);
         if (out.state !== 'done') {
           return reply.code(202).send({ user_id, kyc_status: 'pending', message: 'the decision is saved and reaches the user canister as soon as it answers' });
@@ -52,7 +64,9 @@ export default async function payments(app: BridgeApp, { ctx, guards }: Payments
       if (status === 'escrow' || status === 'applied' || status === 'pending') q = q.where('status', '=', status);
       const rows = await q.execute();
       // bigint columns come back as strings from pg and as numbers from PGlite: answer strings either way.
-      return { payments: rows.map((p) => ({ ...p, id: String(p.id), amount_minor: String(p.amount_minor), created_at: new Date(p.created_at).toISOString() })) };
+      return {
+        payments: rows.map((p) => ({ ...p, id: String(p.id), amount_minor: String(p.amount_minor), created_at: new Date(p.created_at).toISOString() })),
+      };
     });
   });
 

@@ -33,7 +33,10 @@ export function registerPaymentOperations(ctx: BridgeContext): void {
   };
   ctx.outbox.register<UpgradePayload, UpgradeOutcome>(OP_UPGRADE, {
     async call(op) {
-      const r = await ctx.canisters.user.upgrade_membership_to_active({ principal: op.payload.principal, kyc_proof: enc(op.payload.kyc_proof), payment_proof: enc(op.payload.payment_proof) }, op.opId);
+      const r = await ctx.canisters.user.upgrade_membership_to_active(
+        { principal: op.payload.principal, kyc_proof: enc(op.payload.kyc_proof), payment_proof: enc(op.payload.payment_proof) },
+        op.opId,
+      );
       if ('Err' in r && 'InProgress' in r.Err) throw new Error('the user canister is still running this upgrade');
       if (!('Ok' in r)) return { answer: r };
       const token = await ctx.canisters.membership.get_membership_status(op.payload.principal).catch(() => undefined);
@@ -63,7 +66,8 @@ export function registerPaymentOperations(ctx: BridgeContext): void {
     },
     // Spec 2 rule 6: no automatic retry of an upgrade. Asking again under the same op id is not one (the
     // canister applies an op id once); after 20 unanswered attempts the payment goes to escrow.
-    compensate: (tx, op, reason) => settle(tx, op.payload, 'escrow', `upgrade outcome unknown (the user canister did not answer; an admin checks the membership before acting): ${reason}`),
+    compensate: (tx, op, reason) =>
+      settle(tx, op.payload, 'escrow', `upgrade outcome unknown (the user canister did not answer; an admin checks the membership before acting): ${reason}`),
     after: async (op, r) => {
       if (!('Ok' in r.answer)) return;
       // membership-confirm + payment-receipt (or renewal-receipt) follow MembershipActivated
@@ -78,7 +82,12 @@ export function registerPaymentOperations(ctx: BridgeContext): void {
       return r;
     },
     async apply(tx, op, r) {
-      if ('Ok' in r) await tx.updateTable('users').set({ kyc_status: op.payload.approved ? 'approved' : 'rejected', kyc_reference: op.payload.reference }).where('id', '=', op.payload.user_id).execute();
+      if ('Ok' in r)
+        await tx
+          .updateTable('users')
+          .set({ kyc_status: op.payload.approved ? 'approved' : 'rejected', kyc_reference: op.payload.reference })
+          .where('id', '=', op.payload.user_id)
+          .execute();
     },
   });
 }

@@ -10,7 +10,13 @@ export function signPayload(secret: string, timestamp: number, raw: Buffer | str
   return `t=${timestamp},v1=${mac}`;
 }
 
-export function verifySignature(header: string | undefined, raw: Buffer, secret: string, nowSeconds: number, toleranceSeconds: number): SignatureProblem | undefined {
+export function verifySignature(
+  header: string | undefined,
+  raw: Buffer,
+  secret: string,
+  nowSeconds: number,
+  toleranceSeconds: number,
+): SignatureProblem | undefined {
   if (!header) return 'missing';
   let t: number | undefined;
   const v1: string[] = [];

@@ -49,7 +49,13 @@ export default async function paymentWebhook(app: BridgeApp, { ctx }: { ctx: Bri
       if (!secret) throw new HttpError(503, 'WEBHOOK_NOT_CONFIGURED', 'PAYMENT_WEBHOOK_SECRET is not set');
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const header = req.headers['payment-signature'];
-      const problem = verifySignature(typeof header === 'string' ? header : undefined, raw, secret, Math.floor(ctx.now() / 1000), ctx.config.PAYMENT_WEBHOOK_TOLERANCE_SECONDS);
+      const problem = verifySignature(
+        typeof header === 'string' ? header : undefined,
+        raw,
+        secret,
+        Math.floor(ctx.now() / 1000),
+        ctx.config.PAYMENT_WEBHOOK_TOLERANCE_SECONDS,
+      );
       if (problem) {
         req.log.warn({ event: 'webhook.signature_rejected', reason: problem }, 'payment webhook signature rejected');
         throw new HttpError(400, 'SIGNATURE_INVALID', `webhook signature ${problem}`);
@@ -57,7 +63,11 @@ export default async function paymentWebhook(app: BridgeApp, { ctx }: { ctx: Bri
       const ev = parseEvent(raw);
       if (typeof ev === 'string') throw new HttpError(400, 'VALIDATION_ERROR', ev);
       if ('unhandled' in ev) {
-        await ctx.db.insertInto('webhook_events').values({ event_id: ev.id, type: ev.type, outcome: 'ignored' }).onConflict((oc) => oc.doNothing()).execute();
+        await ctx.db
+          .insertInto('webhook_events')
+          .values({ event_id: ev.id, type: ev.type, outcome: 'ignored' })
+          .onConflict((oc) => oc.doNothing())
+          .execute();
         return reply.send({ received: true, handled: false });
       }
       const o = ev.data.object;
@@ -69,12 +79,18 @@ export default async function paymentWebhook(app: BridgeApp, { ctx }: { ctx: Bri
         outcome = await ctx.db.transaction().execute(async (tx) => {
           // The event id is claimed first, in the same transaction as its effects: a replay waits, then finds it.
           await tx.insertInto('webhook_events').values({ event_id: ev.id, type: ev.type, outcome: 'processing' }).execute();
-          const user = await tx.selectFrom('users').select(['id', 'principal', 'is_minor', 'email_verified_at', 'kyc_status', 'kyc_reference']).where('id', '=', o.metadata.user_id).executeTakeFirst();
+          const user = await tx
+            .selectFrom('users')
+            .select(['id', 'principal', 'is_minor', 'email_verified_at', 'kyc_status', 'kyc_reference'])
+            .where('id', '=', o.metadata.user_id)
+            .executeTakeFirst();
           let reason: string | undefined;
           // One intent, one upgrade (B19): another event of a recorded intent is a duplicate.
-          if (await tx.selectFrom('payments').select('id').where('payment_id', '=', o.id).executeTakeFirst()) throw Object.assign(new Error('duplicate payment intent'), { code: '23505' });
+          if (await tx.selectFrom('payments').select('id').where('payment_id', '=', o.id).executeTakeFirst())
+            throw Object.assign(new Error('duplicate payment intent'), { code: '23505' });
           const price = { amount: ctx.config.MEMBERSHIP_PRICE_MINOR, currency: ctx.config.MEMBERSHIP_PRICE_CURRENCY };
-          if (o.currency.toUpperCase() !== price.currency || o.amount !== price.amount) reason = `price mismatch: paid ${o.amount} ${o.currency.toUpperCase()}, the membership costs ${price.amount} ${price.currency}`;
+          if (o.currency.toUpperCase() !== price.currency || o.amount !== price.amount)
+            reason = `price mismatch: paid ${o.amount} ${o.currency.toUpperCase()}, the membership costs ${price.amount} ${price.currency}`;
           else if (!user) reason = 'unknown user';
           else if (active?.status === 'Active') reason = 'already Active: a renewal is reviewed by an admin';
           else if (!user.email_verified_at) reason = 'not Registered: email not verified';
@@ -83,7 +99,15 @@ export default async function paymentWebhook(app: BridgeApp, { ctx }: { ctx: Bri
           const status = reason === undefined ? 'pending' : 'escrow';
           await tx
             .insertInto('payments')
-            .values({ event_id: ev.id, user_id: user?.id ?? null, payment_id: o.id, amount_minor: String(o.amount), currency: o.currency.toUpperCase(), status, reason: reason ?? null })
+            .values({
+              event_id: ev.id,
+              user_id: user?.id ?? null,
+              payment_id: o.id,
+              amount_minor: String(o.amount),
+              currency: o.currency.toUpperCase(),
+              status,
+              reason: reason ?? null,
+            })
             .execute();
           await tx.updateTable('webhook_events').set({ outcome: status }).where('event_id', '=', ev.id).execute();
           // Decision B27: the upgrade is an outbox operation keyed by the payment intent: one intent, one upgrade.
@@ -108,7 +132,8 @@ export default async function paymentWebhook(app: BridgeApp, { ctx }: { ctx: Bri
       }
       if (outcome.status === 'pending') {
         const out = await ctx.outbox.run<UpgradeOutcome>(upgradeOpId(o.id));
-        if (out.state === 'done') outcome = 'Ok' in out.result.answer ? { status: 'applied' } : { status: 'escrow', reason: `upgrade refused: ${refusal(out.result.answer.Err)}` };
+        if (out.state === 'done')
+          outcome = 'Ok' in out.result.answer ? { status: 'applied' } : { status: 'escrow', reason: `upgrade refused: ${refusal(out.result.answer.Err)}` };
         else if (out.state === 'compensated') outcome = { status: 'escrow', reason: out.error };
       }
       req.log.info({ event: 'payment.processed', event_id: ev.id, status: outcome.status, reason: outcome.reason }, 'payment webhook processed');

@@ -12,7 +12,13 @@ export const APP_PATHS = ['/', '/join', '/govern', '/proposals/:id', '/price', '
 
 export const DEFAULT_PORTAL_DIR = fileURLToPath(new URL('../../../../../apps/portal/dist/', import.meta.url));
 
-const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml', '.png': 'image/png', '.woff2': 'font/woff2' };
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+};
 
 export interface PortalOptions {
   dir: string;
@@ -38,7 +44,11 @@ export default async function portal(app: BridgeApp, o: PortalOptions): Promise<
   const csp = portalCsp(o.brand.logo_url);
 
   for (const path of APP_PATHS) {
-    const page = { summary: `The member web app (${path}): index.html of the single-page app (decision F2)`, tags: ['pages'], response: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } } };
+    const page = {
+      summary: `The member web app (${path}): index.html of the single-page app (decision F2)`,
+      tags: ['pages'],
+      response: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } },
+    };
     app.get(path, { schema: page }, async (_req, reply) =>
       reply
         .type('text/html; charset=utf-8')
@@ -56,12 +66,14 @@ export default async function portal(app: BridgeApp, o: PortalOptions): Promise<
     const file = (req.params as { file: string }).file;
     const body = assets.get(file);
     if (!body) return reply.code(404).send({ error: 'NOT_FOUND', message: `no asset ${file}` });
-    return reply
-      .type(TYPES[extname(file)] ?? 'application/octet-stream')
-      .header('x-content-type-options', 'nosniff')
-      // Content-hashed names: a changed file has a new name.
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .send(body);
+    return (
+      reply
+        .type(TYPES[extname(file)] ?? 'application/octet-stream')
+        .header('x-content-type-options', 'nosniff')
+        // Content-hashed names: a changed file has a new name.
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .send(body)
+    );
   });
 
   app.get('/portal/brand.json', { schema: { hide: true } }, async (_req, reply) => reply.header('cache-control', 'public, max-age=300').send(o.brand));

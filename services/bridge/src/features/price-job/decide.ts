@@ -40,7 +40,8 @@ export function decidePriceProposal(input: PriceJobInput, settings: PriceJobSett
   if (!aggregate) return { action: 'skip', reason: 'no_aggregate', change_pct: null };
   if (aggregate.stale) return { action: 'skip', reason: 'stale', change_pct: change };
   // One SetDomPrice in flight at a time: a second would race the first and could ratify an older price.
-  if (input.pendingProposalId !== undefined) return { action: 'skip', reason: 'pending_proposal', change_pct: change, pending_proposal_id: input.pendingProposalId };
+  if (input.pendingProposalId !== undefined)
+    return { action: 'skip', reason: 'pending_proposal', change_pct: change, pending_proposal_id: input.pendingProposalId };
   if (!ratified) return { action: 'submit', reason: 'no_ratified_price', change_pct: null };
   if (input.manual) return { action: 'submit', reason: 'manual', change_pct: change };
   if (change! >= settings.minChangePct) return { action: 'submit', reason: 'change', change_pct: change };

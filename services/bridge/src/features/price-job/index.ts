@@ -100,8 +100,18 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
     const decision = decidePriceProposal({ aggregate: latest?.response, ratified, pendingProposalId: pending, now: ctx.now(), manual }, settings);
     const seen = {
       ...decision,
-      aggregate: latest ? { record_id: latest.record_id, price_usd: latest.response.price_usd, timestamp: latest.response.timestamp, stale: latest.response.stale, confidence: latest.response.confidence } : null,
-      ratified: tick ? { price_usd: tick.price_usd, proposal_id: String(tick.proposal_id), effective_at: new Date(ratified!.effective_at_ms).toISOString() } : null,
+      aggregate: latest
+        ? {
+            record_id: latest.record_id,
+            price_usd: latest.response.price_usd,
+            timestamp: latest.response.timestamp,
+            stale: latest.response.stale,
+            confidence: latest.response.confidence,
+          }
+        : null,
+      ratified: tick
+        ? { price_usd: tick.price_usd, proposal_id: String(tick.proposal_id), effective_at: new Date(ratified!.effective_at_ms).toISOString() }
+        : null,
     };
     if (decision.action === 'skip') return { outcome: 'skipped', detail: seen };
     const a = latest!;
@@ -110,10 +120,20 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
     // record's URL is in the body only.
     const sourceUrl = a.record_url.startsWith('https://') ? a.record_url : undefined;
     const text = proposalText(decision, a, tick?.price_usd);
-    const r = await governance.create_proposal({ ...text, category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: a.response.price_usd, ...(sourceUrl && { source_url: sourceUrl }) } } });
+    const r = await governance.create_proposal({
+      ...text,
+      category: 'SetDomPrice',
+      payload: { SetDomPrice: { price_usd: a.response.price_usd, ...(sourceUrl && { source_url: sourceUrl }) } },
+    });
     if ('Err' in r) throw new Error(`governance refused the SetDomPrice proposal: ${JSON.stringify(r.Err)}`);
-    opts.log.info({ event: 'price.proposal.submitted', proposal_id: String(r.Ok), reason: decision.reason, price_usd: a.response.price_usd, record_id: a.record_id }, 'SetDomPrice proposal submitted');
-    return { outcome: 'succeeded', detail: { ...seen, proposal_id: String(r.Ok), price_usd: a.response.price_usd, source_url: sourceUrl ?? null, record_url: a.record_url } };
+    opts.log.info(
+      { event: 'price.proposal.submitted', proposal_id: String(r.Ok), reason: decision.reason, price_usd: a.response.price_usd, record_id: a.record_id },
+      'SetDomPrice proposal submitted',
+    );
+    return {
+      outcome: 'succeeded',
+      detail: { ...seen, proposal_id: String(r.Ok), price_usd: a.response.price_usd, source_url: sourceUrl ?? null, record_url: a.record_url },
+    };
   }
 
   opts.jobs.define({ name: PRICE_JOB, everyMs: settings.intervalMs, maxAttempts: 3, retryDelayMs: 60_000, run });
@@ -125,7 +145,10 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
     try {
       ms = await ratificationMs(governance);
     } catch (err) {
-      opts.log.warn({ event: 'price.proposal.heartbeat_unchecked', err: err instanceof Error ? err.message : String(err) }, 'could not read the governance settings to check the heartbeat');
+      opts.log.warn(
+        { event: 'price.proposal.heartbeat_unchecked', err: err instanceof Error ? err.message : String(err) },
+        'could not read the governance settings to check the heartbeat',
+      );
       return;
     }
     const problem = heartbeatProblem({ heartbeatMs: settings.heartbeatMs, tickLifetimeMs: settings.tickLifetimeMs, ratificationMs: ms });
@@ -142,7 +165,16 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
         tags: ['price'],
         headers: Type.Object({ 'x-api-token': Type.Optional(Type.String({ description: 'API_TOKEN' })) }),
         response: {
-          201: { description: 'a SetDomPrice proposal was submitted; Location names it', ...Type.Object({ submitted: Type.Literal(true), proposal_id: Type.String(), price_usd: Type.Number(), source_url: Type.Union([Type.String(), Type.Null()]), run: JobRunBody }) },
+          201: {
+            description: 'a SetDomPrice proposal was submitted; Location names it',
+            ...Type.Object({
+              submitted: Type.Literal(true),
+              proposal_id: Type.String(),
+              price_usd: Type.Number(),
+              source_url: Type.Union([Type.String(), Type.Null()]),
+              run: JobRunBody,
+            }),
+          },
           401: { description: 'UNAUTHORIZED: X-API-Token absent or wrong', ...ErrorBody },
           409: { description: 'PRICE_STALE, PROPOSAL_PENDING or NO_AGGREGATE (nothing submitted; the run is recorded), or JOB_BUSY', ...ErrorBody },
           502: { description: 'PROPOSAL_NOT_SUBMITTED: the governance canister refused or failed', ...ErrorBody },
@@ -154,7 +186,10 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
       if (opts.apiToken === undefined) throw new HttpError(503, 'NOT_CONFIGURED', 'API_TOKEN is not set');
       const presented = req.headers['x-api-token'];
       if (typeof presented !== 'string' || !sameToken(presented, opts.apiToken)) {
-        req.log.warn({ event: 'auth.unauthorized', route: 'price.submit_proposal', reason: typeof presented === 'string' ? 'wrong' : 'absent' }, 'missing or wrong X-API-Token');
+        req.log.warn(
+          { event: 'auth.unauthorized', route: 'price.submit_proposal', reason: typeof presented === 'string' ? 'wrong' : 'absent' },
+          'missing or wrong X-API-Token',
+        );
         throw new HttpError(401, 'UNAUTHORIZED', 'X-API-Token is missing or wrong');
       }
       let run: JobRun;
@@ -168,9 +203,11 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
       if (run.status === 'failed') throw new HttpError(502, 'PROPOSAL_NOT_SUBMITTED', `${run.error ?? 'the run failed'} (run ${run.id})`);
       if (run.status === 'skipped') {
         const [code, message] =
-          d.reason === 'stale' ? ['PRICE_STALE', 'the price aggregate is stale: a stale price is never proposed']
-          : d.reason === 'pending_proposal' ? ['PROPOSAL_PENDING', `SetDomPrice proposal ${d.pending_proposal_id} is still pending`]
-          : ['NO_AGGREGATE', 'the price oracle has no aggregate yet'];
+          d.reason === 'stale'
+            ? ['PRICE_STALE', 'the price aggregate is stale: a stale price is never proposed']
+            : d.reason === 'pending_proposal'
+              ? ['PROPOSAL_PENDING', `SetDomPrice proposal ${d.pending_proposal_id} is still pending`]
+              : ['NO_AGGREGATE', 'the price oracle has no aggregate yet'];
         throw new HttpError(409, code, `${message} (run ${run.id})`);
       }
       reply.header('location', `/api/governance/proposals/${d.proposal_id}`);

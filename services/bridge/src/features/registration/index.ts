@@ -36,7 +36,12 @@ export interface RegistrationOptions {
 }
 
 export default async function registration(app: BridgeApp, { ctx }: RegistrationOptions): Promise<void> {
-  app.get('/api/auth/registration-key', async () => ({ public_key: ctx.opener.publicKey, ...SUITE, info: 'domdao registration v1', aad: 'the field name: email, name or dob' }));
+  app.get('/api/auth/registration-key', async () => ({
+    public_key: ctx.opener.publicKey,
+    ...SUITE,
+    info: 'domdao registration v1',
+    aad: 'the field name: email, name or dob',
+  }));
 
   app.post('/api/auth/register', { schema: { body: RegisterBody } }, async (req, reply) => {
     const body = req.body;
@@ -53,7 +58,8 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
       email = await ctx.opener.open('email', body.email_encrypted);
       name = await ctx.opener.open('name', body.name_encrypted);
     } catch (e) {
-      if (e instanceof UndecryptableError) throw new HttpError(400, 'UNDECRYPTABLE', 'an encrypted field could not be decrypted (tampered, or sealed to another key)');
+      if (e instanceof UndecryptableError)
+        throw new HttpError(400, 'UNDECRYPTABLE', 'an encrypted field could not be decrypted (tampered, or sealed to another key)');
       throw e;
     }
     // Decision B36: what the notification service would refuse is normalised (the address trimmed) or
@@ -67,8 +73,13 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
     // replaced (its links die with it), so a registration made in someone else's name never keeps the
     // mailbox's owner out; one still being created (its operation pending) or with a payment on record
     // (escrow keeps its user) is left alone.
-    const taken = await ctx.db.selectFrom('users').select(['id', 'principal', 'email_verified_at', 'verification_expires_at']).where('email_index', '=', index).executeTakeFirst();
-    const replaceable = taken !== undefined && taken.email_verified_at === null && !(await ctx.outbox.pending(userAggregate(taken.id))) && !(await hasPayment(ctx, taken.id));
+    const taken = await ctx.db
+      .selectFrom('users')
+      .select(['id', 'principal', 'email_verified_at', 'verification_expires_at'])
+      .where('email_index', '=', index)
+      .executeTakeFirst();
+    const replaceable =
+      taken !== undefined && taken.email_verified_at === null && !(await ctx.outbox.pending(userAggregate(taken.id))) && !(await hasPayment(ctx, taken.id));
     if (taken && !replaceable) throw new HttpError(409, 'EMAIL_EXISTS', 'this email address is already registered');
     const weak = passwordProblem(body.password, email);
     if (weak) throw new HttpError(400, 'WEAK_PASSWORD', `${weak} (12 to 128 characters; long passphrases are welcome)`);
@@ -86,10 +97,28 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
       // The user row and the create_account operation commit together (decision B24); the canister is
       // called after the commit, never inside the transaction.
       await ctx.db.transaction().execute(async (tx) => {
-        if (taken && replaceable) await removeUnverifiedUser(ctx.outbox, tx, taken, isExpiredRegistration(taken, ctx.now()) ? 'registration expired; the address was registered again' : 'unverified registration replaced by a new registration of the address (decision B51)');
+        if (taken && replaceable)
+          await removeUnverifiedUser(
+            ctx.outbox,
+            tx,
+            taken,
+            isExpiredRegistration(taken, ctx.now())
+              ? 'registration expired; the address was registered again'
+              : 'unverified registration replaced by a new registration of the address (decision B51)',
+          );
         await tx
           .insertInto('users')
-          .values({ id, principal, email_index: index, email_encrypted: body.email_encrypted, name_encrypted: body.name_encrypted, dob_encrypted: body.dob_encrypted, password_hash, is_minor: age < 18, roles: [] })
+          .values({
+            id,
+            principal,
+            email_index: index,
+            email_encrypted: body.email_encrypted,
+            name_encrypted: body.name_encrypted,
+            dob_encrypted: body.dob_encrypted,
+            password_hash,
+            is_minor: age < 18,
+            roles: [],
+          })
           .execute();
         const payload: CreateAccountPayload = {
           user_id: id,
@@ -122,7 +151,8 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
       outcome = await ctx.outbox.run<CreateAccountAnswer, boolean>(opId);
     }
     if (outcome.state !== 'done') throw new HttpError(503, 'REGISTRATION_UNAVAILABLE', 'registration is temporarily unavailable; nothing was stored');
-    if ('Err' in outcome.result) throw new HttpError(502, 'ACCOUNT_NOT_CREATED', `the user canister refused the account: ${Object.keys(outcome.result.Err)[0]}`);
+    if ('Err' in outcome.result)
+      throw new HttpError(502, 'ACCOUNT_NOT_CREATED', `the user canister refused the account: ${Object.keys(outcome.result.Err)[0]}`);
     const sent = outcome.after === true;
     if (!sent) req.log.warn({ event: 'registration.verification_email_failed', user_id: id }, 'verification email not sent');
     req.log.info({ event: 'registration.created', user_id: id, minor: age < 18 }, 'account created');

@@ -34,7 +34,8 @@ export default async function roles(app: BridgeApp, { db, sessions, guards }: Ro
     const { user_id } = req.params;
     const { role } = req.body;
     // Case-sensitive and lowercase (spec 2): `Admin` is not a role.
-    if (!(ASSIGNABLE as readonly string[]).includes(role)) throw new HttpError(400, 'VALIDATION_ERROR', `role must be one of ${ASSIGNABLE.join(', ')} (lowercase)`);
+    if (!(ASSIGNABLE as readonly string[]).includes(role))
+      throw new HttpError(400, 'VALIDATION_ERROR', `role must be one of ${ASSIGNABLE.join(', ')} (lowercase)`);
     const roles = await db.transaction().execute(async (tx) => {
       const u = await tx.selectFrom('users').select('roles').where('id', '=', user_id).forUpdate().executeTakeFirst();
       if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
@@ -46,22 +47,26 @@ export default async function roles(app: BridgeApp, { db, sessions, guards }: Ro
     return { user_id, roles, effective: 'at the next login' };
   });
 
-  app.delete('/api/admin/users/:user_id/roles/:role', { schema: { params: Type.Object({ user_id: Type.String({ pattern: UUID }), role: Type.String() }) } }, async (req) => {
-    const admin = signedIn(req);
-    const { user_id, role } = req.params;
-    if (!(ASSIGNABLE as readonly string[]).includes(role)) throw new HttpError(400, 'VALIDATION_ERROR', `only ${ASSIGNABLE.join(', ')} can be revoked here`);
-    if (role === 'admin' && user_id === admin.user_id) throw new HttpError(409, 'CONFLICT', 'an admin cannot revoke their own admin role');
-    const roles = await db.transaction().execute(async (tx) => {
-      const u = await tx.selectFrom('users').select('roles').where('id', '=', user_id).forUpdate().executeTakeFirst();
-      if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
-      const next = u.roles.filter((r) => r !== role);
-      await tx.updateTable('users').set({ roles: next }).where('id', '=', user_id).execute();
-      return next;
-    });
-    // Decision B34: a revocation is a security event: the user's sessions (which cache the old roles)
-    // end now, in whichever store holds them; the next login reads the new roles.
-    const ended = await sessions.destroyAllFor(user_id);
-    req.log.info({ event: 'roles.revoked', user_id, role, by: admin.user_id, sessions_ended: ended }, 'role revoked');
-    return { user_id, roles, effective: 'now: the user\'s sessions ended', sessions_ended: ended };
-  });
+  app.delete(
+    '/api/admin/users/:user_id/roles/:role',
+    { schema: { params: Type.Object({ user_id: Type.String({ pattern: UUID }), role: Type.String() }) } },
+    async (req) => {
+      const admin = signedIn(req);
+      const { user_id, role } = req.params;
+      if (!(ASSIGNABLE as readonly string[]).includes(role)) throw new HttpError(400, 'VALIDATION_ERROR', `only ${ASSIGNABLE.join(', ')} can be revoked here`);
+      if (role === 'admin' && user_id === admin.user_id) throw new HttpError(409, 'CONFLICT', 'an admin cannot revoke their own admin role');
+      const roles = await db.transaction().execute(async (tx) => {
+        const u = await tx.selectFrom('users').select('roles').where('id', '=', user_id).forUpdate().executeTakeFirst();
+        if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
+        const next = u.roles.filter((r) => r !== role);
+        await tx.updateTable('users').set({ roles: next }).where('id', '=', user_id).execute();
+        return next;
+      });
+      // Decision B34: a revocation is a security event: the user's sessions (which cache the old roles)
+      // end now, in whichever store holds them; the next login reads the new roles.
+      const ended = await sessions.destroyAllFor(user_id);
+      req.log.info({ event: 'roles.revoked', user_id, role, by: admin.user_id, sessions_ended: ended }, 'role revoked');
+      return { user_id, roles, effective: "now: the user's sessions ended", sessions_ended: ended };
+    },
+  );
 }

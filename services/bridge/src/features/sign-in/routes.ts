@@ -30,7 +30,10 @@ export interface AuthOptions {
 /** The account's ceiling over every client address, as a multiple of LOGIN_MAX_FAILURES (decision B30). */
 export const ACCOUNT_CEILING_FACTOR = 20;
 
-const LoginBody = Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 1024 }) }, { additionalProperties: true });
+const LoginBody = Type.Object(
+  { email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 1024 }) },
+  { additionalProperties: true },
+);
 
 /** Spec 2 Roles rule 1: a user with no explicit roles carries `user`. */
 export function effectiveRoles(roles: string[]): string[] {
@@ -52,7 +55,10 @@ export function sessionBody(s: Pick<Session, 'user_id' | 'email' | 'roles'>) {
   return { authenticated: true as const, user_id: s.user_id, email: s.email, roles: s.roles };
 }
 
-export default async function authRoutes(app: BridgeApp, { config, db, sessions, throttle, membership, blindIndex, frontendOrigins, guards }: AuthOptions): Promise<void> {
+export default async function authRoutes(
+  app: BridgeApp,
+  { config, db, sessions, throttle, membership, blindIndex, frontendOrigins, guards }: AuthOptions,
+): Promise<void> {
   const { currentSession } = guards;
   const csrf = csrfGuard(frontendOrigins, SESSION_COOKIE);
   const domain = config.COOKIE_DOMAIN;
@@ -76,14 +82,23 @@ export default async function authRoutes(app: BridgeApp, { config, db, sessions,
       { key: keys[2]!, limit: max * ACCOUNT_CEILING_FACTOR, windowMs },
     ]);
     if (wait > 0) throw new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many failed logins; try again in ${wait} seconds`, { 'retry-after': String(wait) });
-    const user = await db.selectFrom('users').select(['id', 'principal', 'password_hash', 'roles', 'email_verified_at']).where('email_index', '=', index).executeTakeFirst();
+    const user = await db
+      .selectFrom('users')
+      .select(['id', 'principal', 'password_hash', 'roles', 'email_verified_at'])
+      .where('email_index', '=', index)
+      .executeTakeFirst();
     // Same work and the same answer for an unknown email and a wrong password.
     if (!(await verifyPassword(user?.password_hash, password)) || !user) throw invalid();
     // The right password: the attempt was not a failure, and the client's own count starts again.
     await throttle.release(keys.slice(1));
     await throttle.clear(pairKey);
     // Decision B32: only someone holding the password learns that the address is not verified yet.
-    if (user.email_verified_at === null) throw new HttpError(403, 'EMAIL_NOT_VERIFIED', 'confirm your email address first: follow the link in the email we sent (POST /api/auth/resend-verification sends a new one)');
+    if (user.email_verified_at === null)
+      throw new HttpError(
+        403,
+        'EMAIL_NOT_VERIFIED',
+        'confirm your email address first: follow the link in the email we sent (POST /api/auth/resend-verification sends a new one)',
+      );
     // A new id at every login; the one the browser held (if any) dies now.
     await sessions.destroy(req.cookies[SESSION_COOKIE]);
     // Roles are cached at login (spec 2 Roles rule 5), `voter` with them when the membership is Active
@@ -93,7 +108,10 @@ export default async function authRoutes(app: BridgeApp, { config, db, sessions,
     try {
       active = (await membership.get_membership_status(user.principal))?.status === 'Active';
     } catch (e) {
-      req.log.warn({ event: 'canister.unavailable', canister: 'membership', err: e instanceof Error ? e.message : String(e) }, 'membership status unavailable at login: no voter role until it answers');
+      req.log.warn(
+        { event: 'canister.unavailable', canister: 'membership', err: e instanceof Error ? e.message : String(e) },
+        'membership status unavailable at login: no voter role until it answers',
+      );
     }
     const session = { user_id: user.id, email: normaliseEmail(email), principal: user.principal, roles: withVoter(effectiveRoles(user.roles), active) };
     const { id } = await sessions.create(session);
@@ -126,22 +144,30 @@ export default async function authRoutes(app: BridgeApp, { config, db, sessions,
   });
 
   // Decision F9: a member sees their own live sessions and can end them all.
-  app.get('/api/me/sessions', { schema: { tags: ['auth'], summary: "The signed-in member's live sessions, oldest first (decision F9)" } }, async (req, reply) => {
-    const s = await currentSession(req);
-    if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
-    reply.header('cache-control', 'private, no-store');
-    return { sessions: await sessions.listFor(s.user_id) };
-  });
+  app.get(
+    '/api/me/sessions',
+    { schema: { tags: ['auth'], summary: "The signed-in member's live sessions, oldest first (decision F9)" } },
+    async (req, reply) => {
+      const s = await currentSession(req);
+      if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
+      reply.header('cache-control', 'private, no-store');
+      return { sessions: await sessions.listFor(s.user_id) };
+    },
+  );
 
-  app.delete('/api/me/sessions', { schema: { tags: ['auth'], summary: 'Signs the member out everywhere: every session of theirs ends, this one included (decision F9)' } }, async (req, reply) => {
-    csrf(req);
-    const s = await currentSession(req);
-    if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
-    const ended = await sessions.destroyAllFor(s.user_id);
-    clearSessionCookie(reply, domain);
-    req.log.info({ event: 'auth.logout_everywhere', user_id: s.user_id, sessions_ended: ended }, 'signed out everywhere');
-    return { authenticated: false, sessions_ended: ended };
-  });
+  app.delete(
+    '/api/me/sessions',
+    { schema: { tags: ['auth'], summary: 'Signs the member out everywhere: every session of theirs ends, this one included (decision F9)' } },
+    async (req, reply) => {
+      csrf(req);
+      const s = await currentSession(req);
+      if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
+      const ended = await sessions.destroyAllFor(s.user_id);
+      clearSessionCookie(reply, domain);
+      req.log.info({ event: 'auth.logout_everywhere', user_id: s.user_id, sessions_ended: ended }, 'signed out everywhere');
+      return { authenticated: false, sessions_ended: ended };
+    },
+  );
 
   app.post('/auth/logout', async (req, reply) => {
     csrf(req);

@@ -19,7 +19,8 @@ export default async function testEmail(app: BridgeApp, { accessToken, brandDoma
   const tokens = new TokenRegistry('bridge', accessToken, []);
   app.post('/test-email', { schema: { body: Type.Object({ email: Type.String({ minLength: 3, maxLength: 254 }) }) } }, async (req) => {
     if (!tokens.configured) throw new HttpError(503, 'NOT_CONFIGURED', 'ACCESS_TOKEN is not set');
-    if (!tokens.check(req.headers.authorization).ok) throw new HttpError(401, 'UNAUTHORIZED', 'a valid bearer token is required', { 'www-authenticate': 'Bearer' });
+    if (!tokens.check(req.headers.authorization).ok)
+      throw new HttpError(401, 'UNAUTHORIZED', 'a valid bearer token is required', { 'www-authenticate': 'Bearer' });
     const { email } = req.body;
     if (!isEmail(email.trim())) throw new HttpError(400, 'VALIDATION_ERROR', 'email is not a valid email address');
     const r = await notifier.send({ type: 'welcome', to: email.trim(), domain: brandDomain, data: { user_name: 'DOM DAO test' } }, { requestId: req.id });

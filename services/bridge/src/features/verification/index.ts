@@ -53,7 +53,8 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
       .header('cache-control', 'no-store')
       .send(page(title, body));
   const para = (text: string) => `<p>${escapeHtml(text)}</p>`;
-  const invalid = () => new HttpError(400, 'VERIFICATION_LINK_INVALID', 'this verification link is not valid or was already used; sign in, or ask for a new link');
+  const invalid = () =>
+    new HttpError(400, 'VERIFICATION_LINK_INVALID', 'this verification link is not valid or was already used; sign in, or ask for a new link');
 
   /** The unverified account a live link belongs to; the refusal otherwise (decision B51). */
   async function pendingAccount(token: string) {
@@ -69,7 +70,11 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
       throw used ? new HttpError(400, 'VERIFICATION_LINK_USED', 'this verification link was already used: the address is verified; sign in') : invalid();
     }
     if (owner.verification_expires_at !== null && new Date(owner.verification_expires_at).getTime() <= ctx.now()) {
-      throw new HttpError(400, 'VERIFICATION_LINK_EXPIRED', 'this verification link has expired (links last 24 hours); ask for a new one from the sign-in page');
+      throw new HttpError(
+        400,
+        'VERIFICATION_LINK_EXPIRED',
+        'this verification link has expired (links last 24 hours); ask for a new one from the sign-in page',
+      );
     }
     return owner;
   }
@@ -83,13 +88,22 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
       // Guesses are counted per link: only the mailbox holds it, and a mistyped password can be replaced below.
       const key = `verify:${tokenHash(token).toString('hex')}`;
       const wait = await ctx.throttle.reserve([{ key, limit: max, windowMs: ctx.config.LOGIN_WINDOW_MINUTES * 60_000 }]);
-      if (wait > 0) throw new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many wrong passwords; try again in ${wait} seconds, or choose a new password`, { 'retry-after': String(wait) });
+      if (wait > 0)
+        throw new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many wrong passwords; try again in ${wait} seconds, or choose a new password`, {
+          'retry-after': String(wait),
+        });
       if (!(await verifyPassword(owner.password_hash, proof.password))) {
         log.warn({ event: 'verification.password_refused', user_id: owner.id }, 'verification refused: not the password of the registration');
-        throw new HttpError(401, 'INVALID_CREDENTIALS', 'this is not the password this account was registered with; if you did not choose it, choose a new password');
+        throw new HttpError(
+          401,
+          'INVALID_CREDENTIALS',
+          'this is not the password this account was registered with; if you did not choose it, choose a new password',
+        );
       }
       await ctx.throttle.clear(key);
-      await ctx.db.transaction().execute((tx) => ctx.outbox.enqueue(tx, { operation: OP.verifyEmail, opId, aggregate: userAggregate(owner.id), payload: { token } }));
+      await ctx.db
+        .transaction()
+        .execute((tx) => ctx.outbox.enqueue(tx, { operation: OP.verifyEmail, opId, aggregate: userAggregate(owner.id), payload: { token } }));
     } else {
       const email = (await ctx.opener.open('email', owner.email_encrypted)).trim();
       const weak = passwordProblem(proof.new_password, email);
@@ -98,9 +112,20 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
       const passwordOp = `password:${opId}:${randomUUID()}`;
       // The new hash and the verification commit together, the canister's copy first (decision B28).
       await ctx.db.transaction().execute(async (tx) => {
-        const changed = await tx.updateTable('users').set({ password_hash }).where('id', '=', owner.id).where('email_verified_at', 'is', null).returning('id').executeTakeFirst();
+        const changed = await tx
+          .updateTable('users')
+          .set({ password_hash })
+          .where('id', '=', owner.id)
+          .where('email_verified_at', 'is', null)
+          .returning('id')
+          .executeTakeFirst();
         if (!changed) throw invalid();
-        await ctx.outbox.enqueue(tx, { operation: OP.setPasswordHash, opId: passwordOp, aggregate: userAggregate(owner.id), payload: { principal: owner.principal, password_hash } });
+        await ctx.outbox.enqueue(tx, {
+          operation: OP.setPasswordHash,
+          opId: passwordOp,
+          aggregate: userAggregate(owner.id),
+          payload: { principal: owner.principal, password_hash },
+        });
         await ctx.outbox.enqueue(tx, { operation: OP.verifyEmail, opId, aggregate: userAggregate(owner.id), payload: { token } });
       });
       chosen = true;
@@ -114,7 +139,12 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
     }
     const r = outcome.result;
     if ('Err' in r) {
-      if ('TokenExpired' in r.Err) throw new HttpError(400, 'VERIFICATION_LINK_EXPIRED', 'this verification link has expired (links last 24 hours); ask for a new one from the sign-in page');
+      if ('TokenExpired' in r.Err)
+        throw new HttpError(
+          400,
+          'VERIFICATION_LINK_EXPIRED',
+          'this verification link has expired (links last 24 hours); ask for a new one from the sign-in page',
+        );
       throw invalid();
     }
     // Whoever controls the mailbox is now in sole control: no session made before this moment lives on.
@@ -139,9 +169,26 @@ ${alert}<button type="submit">Verify my email</button></form>
 <p><a href="/verify-email?token=${t}&amp;choose=1">I did not register, or I don't know this password: choose a new one</a></p>`;
   };
   const refusalPage = (reply: import('fastify').FastifyReply, e: HttpError) => {
-    const title = e.code === 'VERIFICATION_LINK_EXPIRED' ? 'Link expired' : e.code === 'VERIFICATION_LINK_USED' ? 'Already verified' : e.code === 'VERIFICATION_UNAVAILABLE' ? 'Try again shortly' : 'Link not valid';
-    const onward = e.code === 'VERIFICATION_LINK_USED' ? `<p><a href="${escapeHtml(signIn)}">Sign in</a></p>` : `<p><a href="${escapeHtml(signIn)}">Go to sign-in</a>, where you can ask for a new link.</p>`;
-    const text = e.code === 'VERIFICATION_LINK_EXPIRED' ? 'This verification link has expired (links last 24 hours).' : e.code === 'VERIFICATION_LINK_USED' ? 'This link was already used: your email address is verified.' : e.code === 'VERIFICATION_UNAVAILABLE' ? 'We could not verify your email right now. Please open the link again in a few minutes.' : 'This verification link is not valid or was already used.';
+    const title =
+      e.code === 'VERIFICATION_LINK_EXPIRED'
+        ? 'Link expired'
+        : e.code === 'VERIFICATION_LINK_USED'
+          ? 'Already verified'
+          : e.code === 'VERIFICATION_UNAVAILABLE'
+            ? 'Try again shortly'
+            : 'Link not valid';
+    const onward =
+      e.code === 'VERIFICATION_LINK_USED'
+        ? `<p><a href="${escapeHtml(signIn)}">Sign in</a></p>`
+        : `<p><a href="${escapeHtml(signIn)}">Go to sign-in</a>, where you can ask for a new link.</p>`;
+    const text =
+      e.code === 'VERIFICATION_LINK_EXPIRED'
+        ? 'This verification link has expired (links last 24 hours).'
+        : e.code === 'VERIFICATION_LINK_USED'
+          ? 'This link was already used: your email address is verified.'
+          : e.code === 'VERIFICATION_UNAVAILABLE'
+            ? 'We could not verify your email right now. Please open the link again in a few minutes.'
+            : 'This verification link is not valid or was already used.';
     return html(reply, e.status, title, para(text) + onward);
   };
 
@@ -167,15 +214,22 @@ ${alert}<button type="submit">Verify my email</button></form>
       const token = typeof b.token === 'string' ? b.token : '';
       const choose = typeof b.new_password === 'string';
       const secret = choose ? b.new_password : b.password;
-      if (token.length === 0 || token.length > 64 || typeof secret !== 'string' || secret.length === 0 || secret.length > 1024) return refusalPage(reply, invalid());
+      if (token.length === 0 || token.length > 64 || typeof secret !== 'string' || secret.length === 0 || secret.length > 1024)
+        return refusalPage(reply, invalid());
       try {
         const done = await confirm(token, choose ? { new_password: secret } : { password: secret }, req.log);
         const pending = done.membership_token_pending;
-        return html(reply, 200, 'Email verified', `${para(`Your email address is verified${pending ? '. Your membership token is being issued; it will appear shortly' : ' and your Registered membership is ready'}.`)}<p><a href="${escapeHtml(continueTo)}">Continue</a></p>`);
+        return html(
+          reply,
+          200,
+          'Email verified',
+          `${para(`Your email address is verified${pending ? '. Your membership token is being issued; it will appear shortly' : ' and your Registered membership is ready'}.`)}<p><a href="${escapeHtml(continueTo)}">Continue</a></p>`,
+        );
       } catch (e) {
         if (!(e instanceof HttpError)) throw e;
         // A wrong or weak password keeps the form, with the reason; a dead link says what to do next.
-        if (e.code === 'INVALID_CREDENTIALS' || e.code === 'WEAK_PASSWORD' || e.code === 'TOO_MANY_ATTEMPTS') return html(reply, e.status, 'Confirm your email', formFor(token, choose, e.message));
+        if (e.code === 'INVALID_CREDENTIALS' || e.code === 'WEAK_PASSWORD' || e.code === 'TOO_MANY_ATTEMPTS')
+          return html(reply, e.status, 'Confirm your email', formFor(token, choose, e.message));
         return refusalPage(reply, e);
       }
     });
@@ -184,14 +238,20 @@ ${alert}<button type="submit">Verify my email</button></form>
   // The same confirmation for front ends that render their own page (JSON in, JSON out).
   app.post('/api/auth/verify-email', { schema: { body: ConfirmBody } }, async (req) => {
     const { token, password, new_password } = req.body;
-    if ((password === undefined) === (new_password === undefined)) throw new HttpError(400, 'VALIDATION_ERROR', 'send exactly one of password (the one chosen at registration) and new_password');
+    if ((password === undefined) === (new_password === undefined))
+      throw new HttpError(400, 'VALIDATION_ERROR', 'send exactly one of password (the one chosen at registration) and new_password');
     return confirm(token, password !== undefined ? { password } : { new_password: new_password! }, req.log);
   });
 }
 
 /** Spec 2 Roles rule 2: `member` on verification; the bootstrap admins also get `admin`. */
 export function verificationRoles(ctx: BridgeContext): (user: { roles: string[]; email_encrypted: string }) => Promise<string[]> {
-  const bootstrapAdmins = new Set((ctx.config.BOOTSTRAP_ADMIN_EMAILS ?? '').split(',').map((s) => normaliseEmail(s)).filter(Boolean));
+  const bootstrapAdmins = new Set(
+    (ctx.config.BOOTSTRAP_ADMIN_EMAILS ?? '')
+      .split(',')
+      .map((s) => normaliseEmail(s))
+      .filter(Boolean),
+  );
   return async (user) => {
     // Decrypting the address is only needed to recognise a bootstrap admin.
     const email = bootstrapAdmins.size > 0 ? await ctx.opener.open('email', user.email_encrypted).catch(() => '') : '';
@@ -200,13 +260,21 @@ export function verificationRoles(ctx: BridgeContext): (user: { roles: string[];
 }
 
 /** The verification email (registration, resend), recorded in email_deliveries (decision N21); true when accepted. */
-export async function sendVerification(ctx: BridgeContext, m: { userId: string; email: string; name: string; token: string; expiresAt: bigint; requestId: string }): Promise<boolean> {
+export async function sendVerification(
+  ctx: BridgeContext,
+  m: { userId: string; email: string; name: string; token: string; expiresAt: bigint; requestId: string },
+): Promise<boolean> {
   const link = `${ctx.config.PUBLIC_URL}/verify-email?token=${encodeURIComponent(m.token)}`;
   const minutes = Math.max(1, Math.round(Number(m.expiresAt / 1_000_000n - BigInt(ctx.now())) / 60_000));
   const r = await deliver(ctx, {
     key: `verification:${m.token}`,
     userId: m.userId,
-    request: { type: 'verification', to: m.email, domain: ctx.config.EMAIL_BRAND_DOMAIN, data: { user_name: m.name, verification_link: link, expires_minutes: minutes } },
+    request: {
+      type: 'verification',
+      to: m.email,
+      domain: ctx.config.EMAIL_BRAND_DOMAIN,
+      data: { user_name: m.name, verification_link: link, expires_minutes: minutes },
+    },
     requestId: m.requestId,
     retry: false,
   });

@@ -15,7 +15,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('is_minor', 'boolean', (c) => c.notNull())
     .addColumn('roles', sql`text[]`, (c) => c.notNull().defaultTo(sql`'{}'`))
     .addColumn('email_verified_at', 'timestamptz')
-    .addColumn('kyc_status', 'text', (c) => c.notNull().defaultTo('none').check(sql`kyc_status in ('none', 'approved', 'rejected')`))
+    .addColumn('kyc_status', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('none')
+        .check(sql`kyc_status in ('none', 'approved', 'rejected')`),
+    )
     .addColumn('kyc_reference', 'text')
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();

@@ -11,7 +11,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('op_id', 'text', (c) => c.notNull().unique())
     .addColumn('aggregate', 'text', (c) => c.notNull())
     .addColumn('payload', 'jsonb', (c) => c.notNull())
-    .addColumn('state', 'text', (c) => c.notNull().defaultTo('pending').check(sql`state in ('pending', 'done', 'compensated')`))
+    .addColumn('state', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('pending')
+        .check(sql`state in ('pending', 'done', 'compensated')`),
+    )
     .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('last_error', 'text')
     .addColumn('result', 'jsonb')

@@ -7,7 +7,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('digest_preferences')
     .addColumn('user_id', 'uuid', (c) => c.primaryKey().references('users.id').onDelete('cascade'))
-    .addColumn('digest_frequency', 'text', (c) => c.notNull().defaultTo('none').check(sql`digest_frequency in ('daily', 'weekly', 'none')`))
+    .addColumn('digest_frequency', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('none')
+        .check(sql`digest_frequency in ('daily', 'weekly', 'none')`),
+    )
     .addColumn('vote_reminders', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('opted_in_at', 'timestamptz')
     .addColumn('last_digest_sent_at', 'timestamptz')

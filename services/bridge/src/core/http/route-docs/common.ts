@@ -38,4 +38,7 @@ export const ADMIN_ERRORS = { 401: err('UNAUTHORIZED: sign in first'), 403: err(
 export const STORE = { 503: err('SESSION_STORE_UNAVAILABLE: the session store is down; try again') };
 
 export const ANY = (description: string) => Json(description, Type.Object({}, { additionalProperties: true }));
-export const MEMBER = { 401: err('UNAUTHORIZED: sign in first, or SESSION_REQUIRED (a bearer token without the cookie)'), 403: err('CSRF_REJECTED, NotAMember or NotAuthorized') };
+export const MEMBER = {
+  401: err('UNAUTHORIZED: sign in first, or SESSION_REQUIRED (a bearer token without the cookie)'),
+  403: err('CSRF_REJECTED, NotAMember or NotAuthorized'),
+};
