@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { isEmbeddedDatabaseFailed } from '../db/errors.ts';
 import type { Db } from '../db/index.ts';
+import { JobLeases } from './leases.ts';
 import { scheduleProblem, slotKey, slotStart } from './slots.ts';
 
 export { slotKey, slotStart } from './slots.ts';
@@ -57,6 +58,7 @@ export class JobRunner {
   readonly #leaseMs: number;
   readonly #pollMs: number;
   readonly #log: JobRunnerOptions['log'];
+  readonly #leases: JobLeases;
   readonly #jobs = new Map<string, Job>();
   readonly #running = new Set<Promise<unknown>>();
   readonly #stop = new AbortController();
@@ -70,6 +72,7 @@ export class JobRunner {
     this.#leaseMs = o.leaseMs ?? 60_000;
     this.#pollMs = o.pollMs ?? 1_000;
     this.#log = o.log;
+    this.#leases = new JobLeases(this.#db, this.#now, this.#leaseMs, this.instanceId);
   }
 
   /** Registers a job (before or after start). Throws on a bad name or schedule, or a duplicate name. */
@@ -138,7 +141,7 @@ export class JobRunner {
     if (this.#closed) throw new Error('the job runner is closed');
     const deadline = Date.now() + (opts.waitMs ?? 10_000);
     for (;;) {
-      if (await this.#acquire(name)) break;
+      if (await this.#leases.acquire(name)) break;
       if (Date.now() >= deadline) throw new JobBusyError(name);
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -163,7 +166,7 @@ export class JobRunner {
             .executeTakeFirstOrThrow();
           return await this.#execute(job, String(row.id), row.slot, 'manual', 1, opts.input);
         } finally {
-          await this.#release(name);
+          await this.#leases.release(name);
         }
       })(),
     );
@@ -244,7 +247,7 @@ export class JobRunner {
       job.recheckAt = new Date(seen.retry_at!).getTime();
       return;
     }
-    if (!(await this.#acquire(spec.name))) {
+    if (!(await this.#leases.acquire(spec.name))) {
       // Another instance holds the lease: look again once it could have expired.
       job.settledSlot = slot;
       job.recheckAt = Math.min(now + this.#leaseMs, start + spec.everyMs);
@@ -290,7 +293,7 @@ export class JobRunner {
       job.settledSlot = slot;
       job.recheckAt = 0; // look at this slot once more: it may need a retry
     } finally {
-      await this.#release(spec.name);
+      await this.#leases.release(spec.name);
     }
   }
 
@@ -303,7 +306,7 @@ export class JobRunner {
     if (this.#stop.signal.aborted) onStop();
     const renew = setInterval(
       () => {
-        void this.#renew(spec.name).then(
+        void this.#leases.renew(spec.name).then(
           (held) => {
             if (!held) abort.abort(new Error('the job lease was lost'));
           },
@@ -365,43 +368,6 @@ export class JobRunner {
       return (await this.run(runId))!;
     }
     return toRun(row);
-  }
-
-  async #acquire(name: string): Promise<boolean> {
-    const now = new Date(this.#now());
-    await this.#db
-      .insertInto('jobs')
-      .values({ name, lease_owner: null, lease_until: null })
-      .onConflict((oc) => oc.column('name').doNothing())
-      .execute();
-    const row = await this.#db
-      .updateTable('jobs')
-      .set({ lease_owner: this.instanceId, lease_until: new Date(now.getTime() + this.#leaseMs) })
-      .where('name', '=', name)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .returning('name')
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
-  async #renew(name: string): Promise<boolean> {
-    const row = await this.#db
-      .updateTable('jobs')
-      .set({ lease_until: new Date(this.#now() + this.#leaseMs) })
-      .where('name', '=', name)
-      .where('lease_owner', '=', this.instanceId)
-      .returning('name')
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
-  async #release(name: string): Promise<void> {
-    await this.#db
-      .updateTable('jobs')
-      .set({ lease_owner: null, lease_until: null })
-      .where('name', '=', name)
-      .where('lease_owner', '=', this.instanceId)
-      .execute();
   }
 
   /**

@@ -1,0 +1,155 @@
+// The governance gateway's routes (spec 1 bridge endpoints; decisions V8–V15, G23).
+import { Type } from '@sinclair/typebox';
+import { err, Json, type RouteDoc } from './common.ts';
+
+export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
+  'POST /api/governance/propose': {
+    summary: 'Create a proposal as the signed-in member; payload per category (spec 1 bridge endpoints; decision V13)',
+    tag: 'governance',
+    security: 'session',
+    responses: {
+      201: Json('created', Type.Object({ proposal_id: Type.String(), status: Type.String(), voting_opens: Type.String(), voting_closes: Type.String() })),
+      400: err('VALIDATION_ERROR (payload.<field>: …) or InvalidPayload (the canister’s reason, naming the field; decision G22)'),
+      401: err('UNAUTHORIZED or SESSION_REQUIRED (bearer token without the session cookie; spec 1 Authentication 6)'),
+      403: err('NotAMember, NotAuthorized or CSRF_REJECTED'),
+      413: err('PAYLOAD_TOO_LARGE (64 KiB)'),
+    },
+  },
+  'POST /api/governance/vote': {
+    summary: 'Cast a vote as the signed-in member (their own principal; decisions V5, V8)',
+    tag: 'governance',
+    security: 'session',
+    responses: {
+      200: Json('vote recorded', Type.Object({ proposal_id: Type.String(), vote: Type.String() })),
+      400: err('VALIDATION_ERROR (per field)'),
+      401: err(
+        'UNAUTHORIZED (no session) or SESSION_REQUIRED (bearer token without the session cookie: sign in again at the URL in the message and X-Login-URL; spec 1 Authentication 6)',
+      ),
+      403: err(
+        'NotAMember (no Active membership now), NotActiveWhenVotingOpened (Active now but not when voting opened on this proposal: only members Active then vote on it; the message names the instant; decision G23) or CSRF_REJECTED',
+      ),
+      404: err('ProposalNotFound'),
+      409: err('ProposalNotOpen, AlreadyVoted or VotingWindowClosed (decision V9)'),
+      413: err('PAYLOAD_TOO_LARGE (16 KiB)'),
+      503: err('MembershipUnavailable, with Retry-After'),
+    },
+  },
+  'POST /api/governance/execute': {
+    summary: 'Execute an approved proposal (permissionless on the canister; decision V8)',
+    tag: 'governance',
+    security: 'session',
+    responses: {
+      200: Json('executed', Type.Object({ proposal_id: Type.String(), status: Type.String() })),
+      400: err('VALIDATION_ERROR'),
+      401: err('UNAUTHORIZED or SESSION_REQUIRED'),
+      403: err('CSRF_REJECTED'),
+      404: err('ProposalNotFound'),
+      409: err('ExecutionFailed (not Approved, or the action failed), PriceStale, QuorumNotMet'),
+      413: err('PAYLOAD_TOO_LARGE'),
+    },
+  },
+  'GET /api/governance/proposals': {
+    summary: 'Proposals, filtered by status and category, paged by from_id and limit (decision V14)',
+    tag: 'governance',
+    responses: {
+      200: Json(
+        'proposals; Cache-Control: public, max-age=5',
+        Type.Object({ items: Type.Array(Type.Object({}, { additionalProperties: true })), limit: Type.Integer() }),
+      ),
+      400: err('VALIDATION_ERROR'),
+    },
+  },
+  'GET /api/governance/price': {
+    summary: 'The ratified DOM/USD price in force (get_dom_price; decision V14)',
+    tag: 'governance',
+    responses: {
+      200: Json(
+        'the ratified price; Cache-Control: public, max-age=30',
+        Type.Object({ price_usd: Type.Number(), proposal_id: Type.String(), set_by: Type.String(), effective_at: Type.String() }),
+      ),
+      404: err('NO_RATIFIED_PRICE'),
+    },
+  },
+  'GET /api/governance/price/history': {
+    summary: 'Ratified prices, newest first (decision V14)',
+    tag: 'governance',
+    responses: {
+      200: Json('ratified prices', Type.Object({ items: Type.Array(Type.Object({}, { additionalProperties: true })) })),
+      400: err('VALIDATION_ERROR'),
+    },
+  },
+  'GET /api/governance/settings': {
+    summary: 'Category settings: quorum, threshold, voting window; voting delay, execution window (decision V14)',
+    tag: 'governance',
+    responses: { 200: Json('settings; Cache-Control: public, max-age=60', Type.Object({}, { additionalProperties: true })) },
+  },
+  'GET /api/governance/proposals/{id}/my-vote': {
+    summary: "The signed-in member's vote on a proposal (decision V15)",
+    tag: 'governance',
+    security: 'session',
+    responses: {
+      200: Json('the vote or null', Type.Object({ proposal_id: Type.String(), vote: Type.Union([Type.String(), Type.Null()]) })),
+      400: err('VALIDATION_ERROR'),
+      401: err('UNAUTHORIZED or SESSION_REQUIRED'),
+    },
+  },
+  'GET /api/governance/my-receipts': {
+    summary: "The signed-in member's vote-pass receipts (ICRC-7; spec 1 Events rule 2)",
+    tag: 'governance',
+    security: 'session',
+    responses: {
+      200: Json(
+        'receipts, oldest token first',
+        Type.Object({
+          principal: Type.String(),
+          items: Type.Array(Type.Object({ token_id: Type.String(), proposal_id: Type.String(), minted_at: Type.Union([Type.String(), Type.Null()]) })),
+          next_prev: Type.Union([Type.String(), Type.Null()]),
+        }),
+      ),
+      400: err('VALIDATION_ERROR'),
+      401: err('UNAUTHORIZED or SESSION_REQUIRED'),
+    },
+  },
+  'GET /api/governance/proposals/{id}/votes': {
+    summary: 'Every vote on a proposal (admin; spec 1 Authentication 2; decision V22)',
+    tag: 'governance',
+    security: 'admin',
+    responses: {
+      200: Json(
+        'the votes',
+        Type.Object({
+          proposal_id: Type.String(),
+          items: Type.Array(Type.Object({ voter: Type.String(), vote: Type.String(), voted_at: Type.String(), receipt_token_id: Type.String() })),
+        }),
+      ),
+      400: err('VALIDATION_ERROR'),
+      401: err('UNAUTHORIZED'),
+      403: err('FORBIDDEN'),
+      404: err('ProposalNotFound'),
+      503: err('NOT_CONFIGURED: the bridge is not a governance admin'),
+    },
+  },
+  'GET /api/governance/admin/events': {
+    summary: 'The governance admin event log as the follower stored it (decisions V3, V15)',
+    tag: 'governance',
+    security: 'admin',
+    responses: {
+      200: Json(
+        'events oldest first',
+        Type.Object({ items: Type.Array(Type.Object({}, { additionalProperties: true })), next_after_seq: Type.Union([Type.String(), Type.Null()]) }),
+      ),
+      400: err('VALIDATION_ERROR'),
+      401: err('UNAUTHORIZED'),
+      403: err('FORBIDDEN'),
+    },
+  },
+  'GET /api/governance/proposals/{id}': {
+    summary: 'One proposal with its tally (decision V12)',
+    tag: 'governance',
+    responses: {
+      200: Json('the proposal; Cache-Control: public, max-age=5', Type.Object({ id: Type.String(), status: Type.String() }, { additionalProperties: true })),
+      400: err('VALIDATION_ERROR'),
+      404: err('ProposalNotFound'),
+    },
+  },
+};
