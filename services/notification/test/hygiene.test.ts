@@ -15,7 +15,7 @@ it('decision R5: a failing delivery test closes its provider stand-in and its fi
   });
   const out = r.stdout + r.stderr;
   assert.equal(r.status, 1, out);
-  assert.match(out, /✖ FILE services\/notification\/test\/fixtures\/red-delivery\.fixture\.ts: 0 passed, 1 failed \([\d.]+ s\)\n/);
+  assert.match(out, /✖ FILE services\/notification\/test\/fixtures\/red-delivery\.fixture\.ts: 0 passed, 1 failed \([\d.]+ s, [\d.?]+ s CPU\)\n/);
   assert.doesNotMatch(out, /timed out/);
   assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`);
 });
