@@ -8,39 +8,14 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { acceptsConnection, freePort } from '@domdao/test-helpers';
 import { after, before, describe, it } from 'node:test';
 import { chromium } from 'playwright-core';
 import { buildRunPath, RUN_FLAGS } from '../build-run-path.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-/** Whether a TCP connection to host:port is accepted. */
-function accepts(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const c = connect({ host, port });
-    c.setTimeout(2000);
-    c.once('connect', () => {
-      c.destroy();
-      resolve(true);
-    });
-    c.once('error', () => resolve(false));
-    c.once('timeout', () => {
-      c.destroy();
-      resolve(false);
-    });
-  });
-}
 
 function run(args: string[], env: NodeJS.ProcessEnv, stdin?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -130,9 +105,9 @@ describe('npm start and npm run register', () => {
     assert.match(banner, new RegExp(`notification service +http://127\\.0\\.0\\.1:${notificationPort} `));
     assert.match(banner, new RegExp(`bridge service +http://127\\.0\\.0\\.1:${bridgePort} `));
     for (const port of [gatewayPort, bridgePort, notificationPort]) {
-      assert.equal(await accepts('127.0.0.1', port), true, `127.0.0.1:${port}`);
+      assert.equal(await acceptsConnection(port, '127.0.0.1'), true, `127.0.0.1:${port}`);
       // 127.0.0.2 is loopback too: a 0.0.0.0 listener accepts it, a 127.0.0.1 listener does not.
-      assert.equal(await accepts('127.0.0.2', port), false, `127.0.0.2:${port} must be refused`);
+      assert.equal(await acceptsConnection(port, '127.0.0.2'), false, `127.0.0.2:${port} must be refused`);
     }
   });
 

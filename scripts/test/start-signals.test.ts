@@ -7,38 +7,14 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect } from 'node:net';
+import { acceptsConnection, freePort } from '@domdao/test-helpers';
 import { after, afterEach, describe, it } from 'node:test';
 
 const root = new URL('../..', import.meta.url).pathname;
 const MARKER = 'DOMDAO_SIGNAL_TEST';
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-/** Whether a TCP connection to 127.0.0.1:port is accepted. */
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const c = connect({ host: '127.0.0.1', port });
-    c.setTimeout(2000);
-    c.once('connect', () => {
-      c.destroy();
-      resolve(true);
-    });
-    c.once('error', () => resolve(false));
-    c.once('timeout', () => {
-      c.destroy();
-      resolve(false);
-    });
-  });
-}
 
 /** Every live process whose environment carries this run's marker, with its command line. */
 function markedProcesses(marker: string): Array<{ pid: number; cmd: string }> {
@@ -201,7 +177,7 @@ async function requestInFlight(port: number): Promise<{ finish: () => Promise<st
 async function assertNothingLeft(s: Started, extraPorts: number[] = []): Promise<void> {
   const left = markedProcesses(s.marker);
   assert.deepEqual(left, [], `processes of the platform still running after npm exited:\n${left.map((p) => `${p.pid} ${p.cmd}`).join('\n')}\n${s.output()}`);
-  for (const port of [...s.ports, ...extraPorts]) assert.equal(await accepts(port), false, `127.0.0.1:${port} still accepts connections`);
+  for (const port of [...s.ports, ...extraPorts]) assert.equal(await acceptsConnection(port), false, `127.0.0.1:${port} still accepts connections`);
 }
 
 describe('decision R14: a signal to npm start ends the whole platform', () => {
