@@ -6,7 +6,7 @@
 // through the gateway and renders in Chromium (decisions F1, F2). The platform runs as `npm start` runs it:
 // built by esbuild, without a TypeScript loader (decision P14).
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -181,6 +181,23 @@ describe('npm start and npm run register', () => {
       body: new URLSearchParams({ token, password: 'a very long test passphrase' }),
     });
     assert.equal(confirmed.status, 200, await confirmed.clone().text());
+    // The JSON route with curl, as a front end's own page would call it: the link is used now.
+    const curl = spawnSync(
+      'curl',
+      [
+        '-s',
+        '-X',
+        'POST',
+        '-H',
+        'content-type: application/json',
+        '--data',
+        JSON.stringify({ token, password: 'a very long test passphrase' }),
+        `${bridge}/api/auth/verify-email`,
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(curl.status, 0, curl.stderr);
+    assert.equal((JSON.parse(curl.stdout) as { error: string }).error, 'VERIFICATION_LINK_USED');
 
     const login = await fetch(`${bridge}/auth/login`, {
       method: 'POST',

@@ -131,6 +131,11 @@ describe('pre-account takeover (decision B51)', () => {
     assert.equal(ok.json().status, 'verified');
     assert.equal(ok.json().password, 'chosen');
     assert.equal((await confirm({ new_password: 'yet another long one' })).json().error, 'VERIFICATION_LINK_USED');
+    assert.deepEqual(
+      h.logs.events('verification.refused').map((l) => l.error),
+      ['TOO_MANY_ATTEMPTS', 'WEAK_PASSWORD', 'VERIFICATION_LINK_USED'],
+      'every refusal leaves a log line',
+    );
     assert.equal((await h.login('typo@example.org', VICTIM_PASSWORD)).res.statusCode, 200);
   });
 

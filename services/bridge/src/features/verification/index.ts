@@ -80,7 +80,18 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
   }
 
   /** Checks the proof, then verifies through the outbox; every session of the account ends (B51). */
+  /** Every refusal of a confirmation leaves a log line (the wrong password its own, above); never the token. */
   async function confirm(token: string, proof: Proof, log: import('fastify').FastifyBaseLogger): Promise<Confirmed> {
+    try {
+      return await confirmOnce(token, proof, log);
+    } catch (e) {
+      if (e instanceof HttpError && e.code !== 'INVALID_CREDENTIALS')
+        log.warn({ event: 'verification.refused', error: e.code }, 'a verification link was refused');
+      throw e;
+    }
+  }
+
+  async function confirmOnce(token: string, proof: Proof, log: import('fastify').FastifyBaseLogger): Promise<Confirmed> {
     const owner = await pendingAccount(token);
     const opId = verifyOpId(token);
     let chosen = false;
