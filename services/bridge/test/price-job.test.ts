@@ -61,7 +61,13 @@ async function activeMember(h: Bridge, email: string) {
 }
 
 /** Opens the proposal (voting delay), votes through the gateway, closes the window and executes through POST /api/governance/execute. */
-export async function ratify(h: Bridge, id: string, voters: { email: string }[], vote: 'Yes' | 'No' = 'Yes'): Promise<string> {
+export async function ratify(
+  h: Bridge,
+  id: string,
+  voters: { email: string }[],
+  vote: 'Yes' | 'No' = 'Yes',
+  beforeExecute?: () => Promise<void>,
+): Promise<string> {
   h.advance(HOUR + 1_000);
   await h.opened.canisters.platform!.tick();
   for (const v of voters) {
@@ -71,6 +77,7 @@ export async function ratify(h: Bridge, id: string, voters: { email: string }[],
   }
   h.advance(3 * DAY);
   // Approved once the window has closed (derived on read); executed through the gateway, not the timer.
+  await beforeExecute?.();
   const { jar } = await h.login(voters[0]!.email);
   const r = await h.request({ method: 'POST', url: '/api/governance/execute', payload: { proposal_id: id }, jar });
   if (vote === 'No') {
@@ -149,11 +156,18 @@ describe('price-proposal job (decisions O16–O23)', () => {
     assert.equal((await proposals()).length, 1);
   });
 
-  it('ratified through the gateway; then a change below PRICE_PROPOSAL_MIN_CHANGE_PCT is skipped (O17 rule 6, O20)', async () => {
+  it('ratified through the gateway; then a change below PRICE_PROPOSAL_MIN_CHANGE_PCT is skipped (O17 rules 3 and 6, O20); while Approved and not yet executed it still counts as pending', async () => {
     setPrice(fake, 0.25);
     await h.app.priceOracle.pollNow();
     const [p] = await proposals();
-    assert.equal(await ratify(h, p!.id, [alice]), 'Executed');
+    const approvedButNotExecuted = async () => {
+      assert.equal((await proposals())[0]!.status, 'Approved');
+      h.advance(HOUR);
+      const run = await slotRun(h);
+      assert.deepEqual([run.status, run.detail?.reason, run.detail?.pending_proposal_id], ['skipped', 'pending_proposal', p!.id]);
+    };
+    // O17 rule 3: Approved is not terminal; a second proposal now could race the first's execution.
+    assert.equal(await ratify(h, p!.id, [alice], 'Yes', approvedButNotExecuted), 'Executed');
     const price = (await h.request({ method: 'GET', url: '/api/governance/price' })).json() as { price_usd: number; proposal_id: string };
     assert.deepEqual([price.price_usd, price.proposal_id], [0.25, p!.id]);
     setPrice(fake, 0.2545); // +1.8 %
