@@ -11,3 +11,5 @@ export const DEV_DOM_PRICE_USD = 0.25;
 /** `npm start`: DOM the development faucet gives per request, and the treasury's initial DOM (decision L22). */
 export const DEV_FAUCET_DOM = 1000;
 export const DEV_TREASURY_DOM = 1_000_000;
+/** Decision G45: under npm start a proposal opens a minute after it is made and its vote runs this long. */
+export const DEV_VOTING_MINUTES = 10;

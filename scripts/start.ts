@@ -15,6 +15,7 @@ import {
   DEV_DOM_PRICE_USD,
   DEV_FAUCET_DOM,
   DEV_TREASURY_DOM,
+  DEV_VOTING_MINUTES,
   DEV_HOST,
   DEV_NOTIFICATION_TOKEN,
   DEV_WEBHOOK_SECRET,
@@ -164,6 +165,8 @@ try {
       ...(!env.IC_GOVERNANCE_CANISTER_ID && {
         DEV_FAUCET_DOM: env.DEV_FAUCET_DOM ?? String(DEV_FAUCET_DOM),
         EMBEDDED_TREASURY_DOM: env.EMBEDDED_TREASURY_DOM ?? String(DEV_TREASURY_DOM),
+        // Decision G45: proposals open in a minute and close in minutes, so a newcomer can see a vote through.
+        DEV_VOTING_MINUTES: env.DEV_VOTING_MINUTES ?? String(DEV_VOTING_MINUTES),
       }),
     }),
     (b) => b.app.close(),
@@ -210,6 +213,11 @@ try {
       `                   run now: curl -s -X POST ${home}/api/admin/price/submit-proposal -H 'x-api-token: ${env.API_TOKEN ? '$API_TOKEN' : DEV_API_TOKEN}'`,
       `  governance: ${home}/api/governance/proposals   ratified price: ${home}/api/governance/price   settings: ${home}/api/governance/settings`,
       `              members sign in, then POST /api/governance/propose, /vote, /execute (session cookie, from a front-end origin)`,
+      `              voting: ${
+        bridge.config.DEV_VOTING_MINUTES > 0
+          ? `new proposals open 1 min after they are made and close ${bridge.config.DEV_VOTING_MINUTES} min later (DEV_VOTING_MINUTES, development only; 0 restores the 1 h delay and 3–14 day windows)`
+          : 'the governance settings (DEV_VOTING_MINUTES=10 shortens them to a 1 min delay and 10 min windows, development only)'
+      }`,
       `  DOM:        POST ${home}/api/dev/faucet gives a signed-in member ${DEV_FAUCET_DOM} test DOM (development only); campaigns at ${home}/api/campaigns, treasury ${home}/api/treasury`,
       `  AI: ${bridge.config.INFERENCE_URL ? `inference at ${bridge.config.INFERENCE_URL} (models ${bridge.config.INFERENCE_DEFAULT_MODEL}, ${bridge.config.INFERENCE_EMBED_MODEL})` : 'no inference server configured (set INFERENCE_URL to an OpenAI-compatible server): /api/ai/* answer 503 CIRCUIT_OPEN'};  health: ${home}/api/ai/health`,
       `  try: curl -s ${home}/health`,

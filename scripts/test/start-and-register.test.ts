@@ -138,6 +138,16 @@ describe('npm start and npm run register', () => {
     assert.equal(list.items.length, 1);
   });
 
+  it('decision G45: the banner names the development voting times, and the governance settings are those times', async () => {
+    assert.match(banner, /voting: new proposals open 1 min after they are made and close 10 min later \(DEV_VOTING_MINUTES/);
+    const settings = (await (await fetch(`${bridge}/api/governance/settings`)).json()) as { voting_delay: string; rules: Array<{ voting_window: string }> };
+    assert.equal(settings.voting_delay, String(60_000_000_000n));
+    assert.ok(
+      settings.rules.every((r) => r.voting_window === String(600_000_000_000n)),
+      JSON.stringify(settings),
+    );
+  });
+
   it("decisions E1, F2: through the gateway, the member web app renders in Chromium, lists the price job's proposal and shows the price page, with no page or CSP error", async () => {
     const browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',

@@ -15,6 +15,7 @@ import { priceInForce, setDomPriceProblem, toTick, type DomPriceTick } from './r
 import { governanceScheduler } from './scheduler.ts';
 import { governanceState } from './state.ts';
 import { votingMethods } from './voting.ts';
+import { votingDelay, votingWindow } from './rules/voting-times.ts';
 import type {
   AdminEvent,
   CreateProposalArgs,
@@ -128,8 +129,8 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
       if (problem !== undefined) return Err({ InvalidPayload: problem });
       const proposer = args.proposer ?? ctx.caller;
       const mustBeMember = args.proposer !== undefined || (!isAdmin(ctx.caller) && !isTrusted(ctx.caller));
-      const rules = c.rules[args.category];
-      const opensAt = args.category === 'EmergencyAction' ? ctx.now : ctx.now + c.voting_delay;
+      const rules = { ...c.rules[args.category], votingWindowNs: votingWindow(c, args.category, deps.devVoting) };
+      const opensAt = args.category === 'EmergencyAction' ? ctx.now : ctx.now + votingDelay(c, deps.devVoting);
       let snapshot: { count: bigint; at: bigint } | undefined;
       try {
         if (mustBeMember && !(await deps.membership.get_membership_status(proposer))?.is_active) return Err({ NotAMember: null });
@@ -269,18 +270,18 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
       return Array.from(stores.events.entries({ limit: n, ...(from_id !== undefined && { from: from_id }) }), ([, e]) => e);
     },
 
-    /** The rules proposals created now get (changed only by ConstitutionalAmendment). */
+    /** The rules proposals created now get (changed only by ConstitutionalAmendment; the times by decision G45 on a development host). */
     get_settings(_ctx: CallContext): SettingsView {
-      const { rules, voting_delay, execution_window } = config();
+      const c = config();
       return {
         rules: CATEGORIES.map((category) => ({
           category,
-          quorum_bps: rules[category].quorumBps,
-          threshold_bps: rules[category].thresholdBps,
-          voting_window: rules[category].votingWindowNs,
+          quorum_bps: c.rules[category].quorumBps,
+          threshold_bps: c.rules[category].thresholdBps,
+          voting_window: votingWindow(c, category, deps.devVoting),
         })),
-        voting_delay,
-        execution_window,
+        voting_delay: votingDelay(c, deps.devVoting),
+        execution_window: c.execution_window,
       };
     },
 

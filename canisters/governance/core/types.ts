@@ -210,6 +210,17 @@ export interface GovernanceDeps {
   };
   /** Instructions the current message has run (the IC's performance_counter); absent where there is no limit (decision G20). */
   instructions?(): bigint;
+  /**
+   * Development only, embedded host only (decision G45): the voting delay and the voting window every
+   * category's new proposals get instead of the settings; not stored, so it ends with the process.
+   */
+  devVoting?: DevVoting;
+}
+
+/** Decision G45: shortened voting times for development (nanoseconds). */
+export interface DevVoting {
+  delay: bigint;
+  window: bigint;
 }
 
 /** The governance canister's stable state (store names in GOVERNANCE_STORE_NAMES). */

@@ -2,7 +2,7 @@
 // clock: proposals, the state machine, voting, quorum and threshold edges, receipts, execution, events.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ADMIN, BRIDGE, DAY, HOUR, harness, type Harness } from './harness.ts';
+import { ADMIN, BRIDGE, DAY, HOUR, harness, tempDir, type Harness } from './harness.ts';
 import { principalFromSeed } from '../src/principals.ts';
 import type { GovernanceClient } from '../src/api.ts';
 
@@ -692,5 +692,42 @@ describe('durability of the embedded host across a restart', () => {
     assert.equal((await h3.admin.governance.get_dom_price())!.price_usd, 0.7);
     assert.equal((await h3.admin.governance.get_proposal(id))!.status, 'Executed');
     h3.platform.close();
+  });
+});
+
+describe('development voting times (decision G45: embedded host only, not stored)', () => {
+  const MINUTE = 60_000_000_000n;
+  it('a platform opened with devVoting gives new proposals its delay and window, EmergencyAction opening at once; get_settings says so', async () => {
+    const h = await harness({ devVoting: { delay: MINUTE, window: 10n * MINUTE } });
+    const [member] = await h.activateMany('dev-voter', 1);
+    const gov = h.as(member!).governance;
+    const p = (await gov.get_proposal(h.ok(await gov.create_proposal(general))))!;
+    assert.deepEqual([p.voting_opens - p.created_at, p.voting_closes - p.voting_opens], [MINUTE, 10n * MINUTE]);
+    const emergency = (await gov.get_proposal(h.ok(await gov.create_proposal({ title: 'Pause payouts', body: 'Now.', category: 'EmergencyAction' }))))!;
+    assert.deepEqual([emergency.voting_opens - emergency.created_at, emergency.voting_closes - emergency.voting_opens], [0n, 10n * MINUTE]);
+    const settings = await gov.get_settings();
+    assert.equal(settings.voting_delay, MINUTE);
+    assert.ok(settings.rules.every((r) => r.voting_window === 10n * MINUTE));
+    // The quorum and threshold stay the constitution's.
+    assert.deepEqual(
+      settings.rules.map((r) => [r.category, r.quorum_bps, r.threshold_bps]),
+      (await (await harness()).admin.governance.get_settings()).rules.map((r) => [r.category, r.quorum_bps, r.threshold_bps]),
+    );
+  });
+
+  it('not stored: the same state reopened without devVoting gives the settings again, and the proposals made before keep their times', async () => {
+    const dir = tempDir();
+    let h = await harness({ dir, devVoting: { delay: MINUTE, window: 10n * MINUTE } });
+    const [member] = await h.activateMany('dev-voter-2', 1);
+    const before = h.ok(await h.as(member!).governance.create_proposal(general));
+    h.platform.close();
+    h = await harness({ dir, start: '2026-03-10T12:00:01Z' });
+    const gov = h.as(member!).governance;
+    const after = (await gov.get_proposal(h.ok(await gov.create_proposal(general))))!;
+    assert.deepEqual([after.voting_opens - after.created_at, after.voting_closes - after.voting_opens], [HOUR, 7n * DAY]);
+    const old = (await gov.get_proposal(before))!;
+    assert.equal(old.voting_closes - old.voting_opens, 10n * MINUTE);
+    assert.equal((await gov.get_settings()).voting_delay, HOUR);
+    h.platform.close();
   });
 });

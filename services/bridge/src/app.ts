@@ -284,6 +284,16 @@ export interface OpenBridgeOptions {
 
 /** Opens every dependency from configuration: database, session store, canisters, notification client, keys. */
 export async function openBridge(config: BridgeConfig, env: NodeJS.ProcessEnv, options: OpenBridgeOptions = {}) {
+  // On an IC network (openCanisters' rule) the development options have no canister to act on.
+  if (env.IC_GOVERNANCE_CANISTER_ID) {
+    const problems = [
+      ...(config.DEV_FAUCET_DOM > 0 ? ['DEV_FAUCET_DOM: the faucet mints on the embedded ledger only; on an IC network only governance can mint'] : []),
+      ...(config.DEV_VOTING_MINUTES > 0
+        ? ['DEV_VOTING_MINUTES: the embedded canisters only; on an IC network the voting times are the governance settings']
+        : []),
+    ];
+    if (problems.length) throw new ConfigError(problems);
+  }
   const log = createLogger(config.LOG_LEVEL, 'bridge', BRIDGE_VERSION, options.logStream);
   // The embedded canisters and PGlite are single-process: one bridge per DATA_DIR (decision B18).
   const embedded = !config.DATABASE_URL || !env.IC_GOVERNANCE_CANISTER_ID;
@@ -349,9 +359,8 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     ...(options.scheduler !== undefined && { scheduler: options.scheduler }),
     ...(options.interceptCall && { interceptCall: options.interceptCall }),
     treasuryDom: config.EMBEDDED_TREASURY_DOM,
+    devVotingMinutes: config.DEV_VOTING_MINUTES,
   });
-  if (config.DEV_FAUCET_DOM > 0 && !canisters.platform)
-    throw new ConfigError(['DEV_FAUCET_DOM: the faucet mints on the embedded ledger only; on an IC network only governance can mint']);
   const notifier = options.notifier ?? notificationClientFromEnv(log.logger, env);
   const app = await buildApp({
     config,

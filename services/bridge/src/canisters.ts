@@ -8,6 +8,7 @@ import type { Identity } from '@icp-sdk/core/agent';
 import { icClientsForIdentity, icClientsFromEnv } from '@domdao/canisters/ic';
 
 export const EMBEDDED_BRIDGE_PRINCIPAL = principalFromSeed('domdao-bridge');
+const NS_PER_MINUTE = 60_000_000_000n;
 
 export interface OpenedCanisters {
   clients: CanisterClients;
@@ -24,7 +25,15 @@ export interface OpenedCanisters {
 export async function openCanisters(
   env: NodeJS.ProcessEnv,
   dataDir: string | undefined,
-  options: { fsync?: boolean; clock?: () => bigint; scheduler?: boolean; interceptCall?: EmbeddedPlatformOptions['interceptCall']; treasuryDom?: number } = {},
+  options: {
+    fsync?: boolean;
+    clock?: () => bigint;
+    scheduler?: boolean;
+    interceptCall?: EmbeddedPlatformOptions['interceptCall'];
+    treasuryDom?: number;
+    /** Decision G45: development voting times in minutes (0 or absent: the governance settings). */
+    devVotingMinutes?: number;
+  } = {},
 ): Promise<OpenedCanisters> {
   if (env.IC_GOVERNANCE_CANISTER_ID) {
     const ic = await icClientsFromEnv(env);
@@ -49,6 +58,7 @@ export async function openCanisters(
     ...(options.interceptCall && { interceptCall: options.interceptCall }),
     // The ledger's initial distribution, on first open only (decision L6).
     ...(options.treasuryDom && { ledger: { initialBalances: [[{ owner: EMBEDDED_CANISTER_IDS.treasury }, BigInt(options.treasuryDom) * 100_000_000n]] } }),
+    ...(options.devVotingMinutes && { devVoting: { delay: NS_PER_MINUTE, window: BigInt(options.devVotingMinutes) * NS_PER_MINUTE } }),
   });
   return {
     clients: platform.as(EMBEDDED_BRIDGE_PRINCIPAL),

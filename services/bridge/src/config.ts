@@ -72,6 +72,12 @@ export const BridgeEnv = Type.Object({
   ),
   PAYMENT_WEBHOOK_TOLERANCE_SECONDS: Env.int(300, 'accepted age of a webhook signature timestamp', 10, 3600),
   BOOTSTRAP_ADMIN_EMAILS: Env.string('comma-separated emails that receive the admin role when verified (the first admins)'),
+  DEV_VOTING_MINUTES: Env.int(
+    0,
+    'development only: new proposals open for voting 1 minute after creation (EmergencyAction at once) and close this many minutes later, every category (embedded canisters only; 0 = the governance settings; refused in production, decision G45)',
+    0,
+    1440,
+  ),
   DEV_FAUCET_DOM: Env.int(
     0,
     'development only: POST /api/dev/faucet mints this many DOM to the signed-in member (embedded canisters only; 0 = off; refused in production, decision L22)',
@@ -223,6 +229,7 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
     if (c.DEV_OUTBOX_FILE !== undefined) problems.push('DEV_OUTBOX_FILE: development only; it writes the links of every email to a file');
     if (c.DEV_CHECKOUT) problems.push('DEV_CHECKOUT: development only; it lets anyone signed in pay with a simulated card');
     if (c.DEV_FAUCET_DOM > 0) problems.push('DEV_FAUCET_DOM: development only; it mints DOM for anyone signed in');
+    if (c.DEV_VOTING_MINUTES > 0) problems.push('DEV_VOTING_MINUTES: development only; it overrides the voting times of the constitution');
   }
   if (problems.length) throw new ConfigError(problems);
   return c;

@@ -94,3 +94,57 @@ describe('admin notifications (spec 2 membership_mint_failed)', () => {
     assert.equal((await h.request({ method: 'GET', url: '/api/admin/notifications', jar: member.jar })).statusCode, 403);
   });
 });
+
+describe('development voting times (decision G45)', () => {
+  it('DEV_VOTING_MINUTES: 0 to 1440 accepted, 1441 and -1 refused; refused in production', () => {
+    assert.equal(loadBridgeConfig({}).DEV_VOTING_MINUTES, 0);
+    assert.equal(loadBridgeConfig({ DEV_VOTING_MINUTES: '1440' }).DEV_VOTING_MINUTES, 1440);
+    for (const bad of ['1441', '-1', 'ten'])
+      assert.throws(
+        () => loadBridgeConfig({ DEV_VOTING_MINUTES: bad }),
+        (e: unknown) => e instanceof ConfigError && e.problems.some((p) => p.startsWith('DEV_VOTING_MINUTES')),
+      );
+    assert.throws(
+      () => loadBridgeConfig({ NODE_ENV: 'production', DEV_VOTING_MINUTES: '10' }),
+      (e: unknown) => e instanceof ConfigError && e.problems.some((p) => p.startsWith('DEV_VOTING_MINUTES: development only')),
+    );
+  });
+
+  it('refused with IC canisters (it acts on the embedded ones only), before anything is opened', async () => {
+    await assert.rejects(
+      bridge(undefined, { IC_GOVERNANCE_CANISTER_ID: 'rrkah-fqaaa-aaaaa-aaaaq-cai', DEV_VOTING_MINUTES: '10' }),
+      (e: unknown) => e instanceof ConfigError && e.problems.length === 1 && e.problems[0]!.startsWith('DEV_VOTING_MINUTES: the embedded canisters only'),
+    );
+  });
+
+  it('a proposal made through the bridge opens a minute later and closes DEV_VOTING_MINUTES after; /api/governance/settings says so', async () => {
+    const h = await bridge(undefined, { DEV_VOTING_MINUTES: '10' });
+    try {
+      const settings = (await h.request({ method: 'GET', url: '/api/governance/settings' })).json() as {
+        voting_delay: string;
+        rules: Array<{ category: string; voting_window: string }>;
+      };
+      const MINUTE_NS = 60_000_000_000n;
+      assert.equal(BigInt(settings.voting_delay), MINUTE_NS);
+      assert.deepEqual(new Set(settings.rules.map((r) => BigInt(r.voting_window))), new Set([10n * MINUTE_NS]));
+      const m = await h.member('fast-voter@domdao.example');
+      const c = h.opened.canisters.clients;
+      const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow();
+      assert.ok('Ok' in (await c.user.record_kyc(principal, true)));
+      assert.ok('Ok' in (await c.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+      const { jar } = await h.login('fast-voter@domdao.example');
+      const r = await h.request({
+        method: 'POST',
+        url: '/api/governance/propose',
+        payload: { title: 'Try the fast vote', body: 'Development.', category: 'General' },
+        jar,
+      });
+      assert.equal(r.statusCode, 201, r.body);
+      const p = r.json() as { voting_opens: string; voting_closes: string };
+      assert.equal(Date.parse(p.voting_opens) - h.now(), 60_000);
+      assert.equal(Date.parse(p.voting_closes) - Date.parse(p.voting_opens), 10 * 60_000);
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Account, CallContext, CanisterCall, CanisterTimer, HostServices, StoreKey } from '@domdao/canister-kit';
 import { EmbeddedHost } from '@domdao/canister-kit/embedded';
 import { CAMPAIGN_STORE_NAMES, campaignCore, campaignWiring, type CampaignStores } from '@domdao/canister-campaign';
-import { GOVERNANCE_STORE_NAMES, governanceCore, governanceWiring, type GovernanceStores } from '@domdao/canister-governance';
+import { GOVERNANCE_STORE_NAMES, governanceCore, governanceWiring, type DevVoting, type GovernanceStores } from '@domdao/canister-governance';
 import { LEDGER_STORE_NAMES, ledgerCore, ledgerWiring, type LedgerStores } from '@domdao/canister-ledger';
 import { MEMBERSHIP_STORE_NAMES, membershipCore, membershipWiring, type MembershipStores } from '@domdao/canister-membership';
 import { TREASURY_STORE_NAMES, treasuryCore, treasuryWiring, type TreasuryStores } from '@domdao/canister-treasury';
@@ -54,6 +54,11 @@ export interface EmbeddedPlatformOptions {
   ledger?: { transferFee?: bigint; initialBalances?: Array<[Account, bigint]> };
   /** Scheduler errors (a step that threw); default: written to stderr. */
   onSchedulerError?: (err: unknown) => void;
+  /**
+   * Development only (decision G45): the voting delay and window, in nanoseconds, of proposals created
+   * while this platform is open (every open; not stored). The built wasm has no such option.
+   */
+  devVoting?: DevVoting;
 }
 
 /** Each canister's wiring (canisters/<name>/wiring.ts), as its Azle entry point reads it; step order is this order. */
@@ -92,7 +97,7 @@ export class EmbeddedPlatform {
   static async open(options: EmbeddedPlatformOptions = {}): Promise<EmbeddedPlatform> {
     const host = EmbeddedHost.open({ ...(options.dir !== undefined && { dir: options.dir }), ...(options.fsync !== undefined && { fsync: options.fsync }) });
     const clock = options.clock ?? (() => BigInt(Date.now()) * 1_000_000n);
-    const cores = wire(host, clock, EMBEDDED_CANISTER_IDS, options.interceptCall, options.interceptReply);
+    const cores = wire(host, clock, EMBEDDED_CANISTER_IDS, options);
     const platform = new EmbeddedPlatform(
       host,
       clock,
@@ -326,8 +331,7 @@ function wire(
   host: EmbeddedHost,
   clock: () => bigint,
   ids: CanisterIds,
-  intercept?: EmbeddedPlatformOptions['interceptCall'],
-  interceptReply?: EmbeddedPlatformOptions['interceptReply'],
+  { interceptCall: intercept, interceptReply, devVoting }: Pick<EmbeddedPlatformOptions, 'interceptCall' | 'interceptReply' | 'devVoting'>,
 ) {
   const services: HostServices = { randomBytes: async () => new Uint8Array(randomBytes(16)) };
   // Calls resolve their callee when made, so a core may call one built after it (governance → treasury).
@@ -347,7 +351,10 @@ function wire(
       return reply as never;
     };
   const cores = {
-    governance: governanceCore(stores<GovernanceStores>(host, 'governance', GOVERNANCE_STORE_NAMES), governanceWiring.deps(callFrom('governance'), services)),
+    governance: governanceCore(stores<GovernanceStores>(host, 'governance', GOVERNANCE_STORE_NAMES), {
+      ...governanceWiring.deps(callFrom('governance'), services),
+      ...(devVoting && { devVoting }),
+    }),
     membership: membershipCore(stores<MembershipStores>(host, 'membership', MEMBERSHIP_STORE_NAMES)),
     user: userCore(stores<UserStores>(host, 'user', USER_STORE_NAMES), userWiring.deps(callFrom('user'), services)),
     campaign: campaignCore(stores<CampaignStores>(host, 'campaign', CAMPAIGN_STORE_NAMES), campaignWiring.deps(callFrom('campaign'), services)),
