@@ -1,5 +1,5 @@
-// The DOM ledger's Candid interface: ICRC-1, ICRC-2 and ICRC-3's icrc3_get_blocks, with the types the
-// official ICRC-1.did, ICRC-2.did and ICRC-3.did declare (checked with didc against fixtures of them in
+// The DOM ledger's Candid interface: ICRC-1, ICRC-2, ICRC-3 and ICRC-10, with the types the official
+// ICRC-1.did, ICRC-2.did, ICRC-3.did and ICRC-10.did declare (checked with didc against fixtures of them in
 // platform/canisters/test/fixtures), for the Azle entry point and the IC agent client.
 import { query, update, type Idl, type MethodTable } from '@domdao/canister-kit/candid';
 
@@ -49,7 +49,7 @@ export function ledgerTypes(I: Idl) {
   const TransferFromError = I.Variant({ ...common, BadBurn: I.Record({ min_burn_amount: I.Nat }), InsufficientAllowance: I.Record({ allowance: I.Nat }) });
   const AllowanceArgs = I.Record({ account: Account, spender: Account });
   const Allowance = I.Record({ allowance: I.Nat, expires_at: I.Opt(I.Nat64) });
-  // ICRC-3 (icrc3_get_blocks).
+  // ICRC-3.
   const Value = I.Rec();
   Value.fill(I.Variant({ Blob: I.Vec(I.Nat8), Text: I.Text, Nat: I.Nat, Int: I.Int, Array: I.Vec(Value), Map: I.Vec(I.Tuple(I.Text, Value)) }));
   const GetBlocksArgs = I.Vec(I.Record({ start: I.Nat, length: I.Nat }));
@@ -62,6 +62,9 @@ export function ledgerTypes(I: Idl) {
     }),
   );
   const BlockType = I.Record({ block_type: I.Text, url: I.Text });
+  const DataCertificate = I.Record({ certificate: I.Vec(I.Nat8), hash_tree: I.Vec(I.Nat8) });
+  const GetArchivesArgs = I.Record({ from: I.Opt(I.Principal) });
+  const GetArchivesResult = I.Vec(I.Record({ canister_id: I.Principal, start: I.Nat, end: I.Nat }));
   const InitArgs = I.Record({
     minting_account: Account,
     transfer_fee: I.Nat,
@@ -86,6 +89,9 @@ export function ledgerTypes(I: Idl) {
     GetBlocksArgs,
     GetBlocksResult,
     BlockType,
+    DataCertificate,
+    GetArchivesArgs,
+    GetArchivesResult,
     InitArgs,
   };
 }
@@ -108,5 +114,8 @@ export function ledgerMethods(I: Idl) {
     icrc2_transfer_from: update([t.TransferFromArgs], I.Variant({ Ok: I.Nat, Err: t.TransferFromError })),
     icrc3_get_blocks: query([t.GetBlocksArgs], t.GetBlocksResult),
     icrc3_supported_block_types: query([], I.Vec(t.BlockType)),
+    icrc3_get_tip_certificate: query([], I.Opt(t.DataCertificate)),
+    icrc3_get_archives: query([t.GetArchivesArgs], t.GetArchivesResult),
+    icrc10_supported_standards: query([], I.Vec(t.Standard)),
   } satisfies MethodTable;
 }

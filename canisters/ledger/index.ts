@@ -5,3 +5,6 @@ export * from './core/account.ts';
 export * from './core/ledger.ts';
 export * from './candid.ts';
 export * from './wiring.ts';
+export * from './core/icrc3.ts';
+export * from './core/standards.ts';
+export * from './core/certification.ts';

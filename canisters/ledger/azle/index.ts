@@ -1,9 +1,10 @@
 // The ledger canister on the IC (Azle): Candid in and out through ../candid.ts, state in stable memory.
 // Production networks run DFINITY's ICRC-1 ledger wasm as the DOM ledger instead (dfx.json "ledger",
 // decision L1); this build keeps the embedded core deployable on a local replica with the same interface.
-import { IDL, init, postUpgrade, query, update } from 'azle';
+import { certifiedDataSet, dataCertificate, IDL, init, postUpgrade, query, update } from 'azle';
 import { armIndexBuild, AzleIdl, azleMethods, context, dispatcher, fromCandidArgs, stableStores } from '@domdao/canister-kit/azle';
 import { ledgerMethods, ledgerTypes } from '../candid.ts';
+import { certifiedTip } from '../core/icrc3.ts';
 import { ledgerCore } from '../core/ledger.ts';
 import { LEDGER_STORE_NAMES, type LedgerInit, type LedgerStores } from '../core/types.ts';
 
@@ -11,19 +12,32 @@ const table = ledgerMethods(AzleIdl);
 const methods = azleMethods(table);
 const types = ledgerTypes(AzleIdl);
 const stores = stableStores<LedgerStores>(LEDGER_STORE_NAMES);
-const core = ledgerCore(stores);
+const core = ledgerCore(stores, { dataCertificate });
 const calls = dispatcher(table, core);
+
+/** Decision L26: the certified data is the tip tree's root hash, set whenever a message may have appended a block. */
+function certifyTip(): void {
+  const data = certifiedTip(stores);
+  if (data) certifiedDataSet(data);
+}
+async function appending(name: string, a: unknown[]): Promise<unknown> {
+  const result = await calls.update(name, a);
+  certifyTip();
+  return result;
+}
 
 export default class {
   @init([types.InitArgs as unknown as IDL.Type])
   init(args: unknown): void {
     core.init(fromCandidArgs<LedgerInit>(types.InitArgs, args), context());
+    certifyTip();
   }
 
   /** Upgrades keep the ledger's configuration and state; the argument is accepted and ignored. */
   @postUpgrade([types.InitArgs as unknown as IDL.Type])
   postUpgrade(_args: unknown): void {
     armIndexBuild(stores);
+    certifyTip();
   }
 
   @query(methods.icrc1_name.args, methods.icrc1_name.ret)
@@ -60,7 +74,7 @@ export default class {
   }
   @update(methods.icrc1_transfer.args, methods.icrc1_transfer.ret)
   icrc1_transfer(...a: unknown[]) {
-    return calls.update('icrc1_transfer', a);
+    return appending('icrc1_transfer', a);
   }
   @query(methods.icrc1_supported_standards.args, methods.icrc1_supported_standards.ret)
   icrc1_supported_standards(...a: unknown[]) {
@@ -68,7 +82,7 @@ export default class {
   }
   @update(methods.icrc2_approve.args, methods.icrc2_approve.ret)
   icrc2_approve(...a: unknown[]) {
-    return calls.update('icrc2_approve', a);
+    return appending('icrc2_approve', a);
   }
   @query(methods.icrc2_allowance.args, methods.icrc2_allowance.ret)
   icrc2_allowance(...a: unknown[]) {
@@ -76,7 +90,7 @@ export default class {
   }
   @update(methods.icrc2_transfer_from.args, methods.icrc2_transfer_from.ret)
   icrc2_transfer_from(...a: unknown[]) {
-    return calls.update('icrc2_transfer_from', a);
+    return appending('icrc2_transfer_from', a);
   }
   @query(methods.icrc3_get_blocks.args, methods.icrc3_get_blocks.ret)
   icrc3_get_blocks(...a: unknown[]) {
@@ -85,5 +99,17 @@ export default class {
   @query(methods.icrc3_supported_block_types.args, methods.icrc3_supported_block_types.ret)
   icrc3_supported_block_types(...a: unknown[]) {
     return calls.query('icrc3_supported_block_types', a);
+  }
+  @query(methods.icrc3_get_tip_certificate.args, methods.icrc3_get_tip_certificate.ret)
+  icrc3_get_tip_certificate(...a: unknown[]) {
+    return calls.query('icrc3_get_tip_certificate', a);
+  }
+  @query(methods.icrc3_get_archives.args, methods.icrc3_get_archives.ret)
+  icrc3_get_archives(...a: unknown[]) {
+    return calls.query('icrc3_get_archives', a);
+  }
+  @query(methods.icrc10_supported_standards.args, methods.icrc10_supported_standards.ret)
+  icrc10_supported_standards(...a: unknown[]) {
+    return calls.query('icrc10_supported_standards', a);
   }
 }

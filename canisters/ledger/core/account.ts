@@ -15,6 +15,14 @@ export function accountKey(account: Account): string {
   return isDefaultSubaccount(account.subaccount) ? account.owner : `${account.owner}.${hex(account.subaccount!)}`;
 }
 
+/**
+ * The account exactly as a caller wrote it, for deduplication (decision L4: every argument as given):
+ * `{owner}` and `{owner, subaccount: [0; 32]}` are one account but two different transactions.
+ */
+export function givenAccountKey(account: Account): string {
+  return account.subaccount === undefined ? account.owner : `${account.owner}:${hex(account.subaccount)}`;
+}
+
 export function sameAccount(a: Account, b: Account): boolean {
   return accountKey(a) === accountKey(b);
 }

@@ -1,7 +1,7 @@
 // The block log read the ICRC-3 way: each stored block as an ICRC-3 Value (a Map with btype, ts, the
 // charged fee and tx), in the field names ICRC-3's block schemas use for ICRC-1/ICRC-2 blocks
-// (accounts as an Array of the owner's bytes and the subaccount). Decision L5: no hash chain (phash)
-// and no certificate: the embedded ledger is read in-process; on the IC the DOM ledger is DFINITY's.
+// (accounts as an Array of the owner's bytes and the subaccount), each with the `phash` of its parent
+// (decision L26; certification.ts hashes them).
 import { Principal } from '@icp-sdk/core/principal';
 import type { Account, Block, Value } from './types.ts';
 
@@ -22,6 +22,7 @@ export function blockValue(b: Block): Value {
   if (b.tx.expires_at !== undefined) tx.push(['expires_at', { Nat: b.tx.expires_at }]);
   const out: Array<[string, Value]> = [
     ['btype', { Text: b.btype }],
+    ...(b.phash ? [['phash', { Blob: b.phash }] as [string, Value]] : []),
     ['ts', { Nat: b.ts }],
   ];
   if (b.fee !== undefined) out.push(['fee', { Nat: b.fee }]);

@@ -3,10 +3,13 @@
 // is DFINITY's ICRC-1 ledger canister (dfx.json); this core implements the same public interface for
 // the embedded platform, with the standard's errors, deduplication window and fee rules (decisions
 // L1–L8). Fees are burned (no fee collector). Mints are transfers from the minting account, burns
-// transfers to it.
+// transfers to it. Blocks carry ICRC-3's hash chain and the tip is certified (decision L26).
 import { CanisterReject, compositeKey, Err, Ok, requireNats, u64Key, type CallContext, type Result } from '@domdao/canister-kit';
-import { accountKey, accountProblem, bytesKey, normalAccount, sameAccount } from './account.ts';
+import { accountKey, accountProblem, bytesKey, givenAccountKey, normalAccount, sameAccount } from './account.ts';
 import { blockValue, SUPPORTED_BLOCK_TYPES } from './blocks.ts';
+import { hashValue } from './certification.ts';
+import { icrc3TipQueries, lastBlock, type LedgerCertification } from './icrc3.ts';
+import { standardsQueries } from './standards.ts';
 import {
   ERROR_CODES,
   type Account,
@@ -48,7 +51,8 @@ export interface GetBlocksResult {
 
 const generic = (error_code: bigint, message: string) => ({ GenericError: { error_code, message } });
 
-export function ledgerCore(stores: LedgerStores) {
+/** `certification`: the host's data certificate for queries (the Azle entry's); none embedded (decision L26). */
+export function ledgerCore(stores: LedgerStores, certification?: LedgerCertification) {
   const config = (): LedgerConfig => {
     const c = stores.config.get('config');
     if (!c) throw new Error('ledger canister not initialised');
@@ -70,7 +74,8 @@ export function ledgerCore(stores: LedgerStores) {
   };
   const append = (block: Block): bigint => {
     const index = counter('blocks');
-    stores.blocks.set(index, block);
+    const parent = lastBlock(stores);
+    stores.blocks.set(index, parent ? { ...block, phash: hashValue(blockValue(parent.block)) } : block);
     stores.counters.set('blocks', index + 1n);
     return index;
   };
@@ -214,17 +219,14 @@ export function ledgerCore(stores: LedgerStores) {
       if (p) throw new CanisterReject(`InvalidAccount: ${p}`);
       return balanceOf(account);
     },
-    icrc1_supported_standards: (_ctx: CallContext) => [
-      { name: 'ICRC-1', url: 'https://github.com/dfinity/ICRC-1/tree/main/standards/ICRC-1' },
-      { name: 'ICRC-2', url: 'https://github.com/dfinity/ICRC-1/tree/main/standards/ICRC-2' },
-    ],
+    ...standardsQueries,
 
     icrc1_transfer(ctx: CallContext, a: TransferArgs): Result<bigint, TransferError> {
       requireNats({ amount: a.amount, fee: a.fee, created_at_time: a.created_at_time }, ['created_at_time']);
       const from: Account = { owner: ctx.caller, ...(a.from_subaccount !== undefined && { subaccount: a.from_subaccount }) };
       const problem = argumentProblem([from, a.to], a.memo);
       if (problem) return Err(generic(ERROR_CODES.INVALID_ARGUMENT, problem));
-      const key = ['1', accountKey(from), accountKey(a.to), a.amount, a.fee ?? '-', bytesKey(a.memo), a.created_at_time ?? '-'].join('|');
+      const key = ['1', givenAccountKey(from), givenAccountKey(a.to), a.amount, a.fee ?? '-', bytesKey(a.memo), a.created_at_time ?? '-'].join('|');
       return move(ctx.now, { ...a, from }, key) as Result<bigint, TransferError>;
     },
 
@@ -241,8 +243,8 @@ export function ledgerCore(stores: LedgerStores) {
       if (sameAccount(from, a.spender)) return Err(generic(ERROR_CODES.NOT_ALLOWED, 'an account cannot approve itself'));
       const key = [
         '2a',
-        accountKey(from),
-        accountKey(a.spender),
+        givenAccountKey(from),
+        givenAccountKey(a.spender),
         a.amount,
         a.expected_allowance ?? '-',
         a.expires_at ?? '-',
@@ -293,9 +295,16 @@ export function ledgerCore(stores: LedgerStores) {
       const spender: Account = { owner: ctx.caller, ...(a.spender_subaccount !== undefined && { subaccount: a.spender_subaccount }) };
       const problem = argumentProblem([spender, a.from, a.to], a.memo);
       if (problem) return Err(generic(ERROR_CODES.INVALID_ARGUMENT, problem));
-      const key = ['2x', accountKey(spender), accountKey(a.from), accountKey(a.to), a.amount, a.fee ?? '-', bytesKey(a.memo), a.created_at_time ?? '-'].join(
-        '|',
-      );
+      const key = [
+        '2x',
+        givenAccountKey(spender),
+        givenAccountKey(a.from),
+        givenAccountKey(a.to),
+        a.amount,
+        a.fee ?? '-',
+        bytesKey(a.memo),
+        a.created_at_time ?? '-',
+      ].join('|');
       // An account spending its own tokens needs no allowance (as DFINITY's ledger does).
       const self = sameAccount(spender, a.from);
       return move(ctx.now, a, key, self ? undefined : { account: spender, allowance: allowanceAt(a.from, spender, ctx.now).allowance });
@@ -316,6 +325,7 @@ export function ledgerCore(stores: LedgerStores) {
       return { log_length: length, blocks, archived_blocks: [] };
     },
     icrc3_supported_block_types: (_ctx: CallContext) => SUPPORTED_BLOCK_TYPES,
+    ...icrc3TipQueries(stores, certification),
   };
 }
 

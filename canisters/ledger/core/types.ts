@@ -73,6 +73,8 @@ export type BlockType = '1mint' | '1burn' | '1xfer' | '2approve' | '2xfer';
 /** A block as stored; read through ICRC-3 as a Value (blocks.ts). */
 export interface Block {
   btype: BlockType;
+  /** ICRC-3's hash of the previous block's Value (decision L26); none on block 0. */
+  phash?: Uint8Array;
   /** When the ledger accepted it (ns). */
   ts: bigint;
   /** The fee the ledger charged when the caller did not state one (ICRC-3 top-level `fee`). */

@@ -33,7 +33,7 @@ describe('ICRC-1 (decisions L1–L4)', () => {
     ]);
     assert.deepEqual(
       (await q.icrc1_supported_standards()).map((s) => s.name),
-      ['ICRC-1', 'ICRC-2'],
+      ['ICRC-1', 'ICRC-2', 'ICRC-3', 'ICRC-10'],
     );
     assert.equal(await q.icrc1_total_supply(), 105n * E8S);
     assert.equal(await q.icrc1_balance_of({ owner: ALICE }), 100n * E8S);
@@ -65,11 +65,14 @@ describe('ICRC-1 (decisions L1–L4)', () => {
     });
     const [block] = (await l.as(BOB).icrc3_get_blocks([{ start: 2n, length: 1n }])).blocks;
     const owner = (p: string) => ({ Blob: Principal.fromText(p).toUint8Array() });
+    const phash = (block!.block as { Map: Array<[string, { Blob: Uint8Array }]> }).Map[1]![1].Blob;
+    assert.equal(phash.length, 32, 'decision L26: the hash of block 1');
     assert.deepEqual(
       block!.block,
       {
         Map: [
           ['btype', { Text: '1xfer' }],
+          ['phash', { Blob: phash }],
           ['ts', { Nat: NOW0 }],
           [
             'tx',
@@ -88,7 +91,7 @@ describe('ICRC-1 (decisions L1–L4)', () => {
       'ICRC-3 1xfer schema: the fee stated by the caller is in tx, none at the top',
     );
     const [first] = (await l.as(BOB).icrc3_get_blocks([{ start: 1n, length: 1n }])).blocks;
-    assert.deepEqual((first!.block as { Map: Array<[string, unknown]> }).Map[2], ['fee', { Nat: FEE }], 'the fee the ledger chose is at the top');
+    assert.deepEqual((first!.block as { Map: Array<[string, unknown]> }).Map[3], ['fee', { Nat: FEE }], 'the fee the ledger chose is at the top');
   });
 
   it('BadFee, InsufficientFunds, GenericError (memo, subaccount) change nothing', async () => {

@@ -14,6 +14,7 @@
 //   `canister_post_upgrade` on a new instance), and deactivates the global timer;
 // - the global timer fires `canister_global_timer` once the time reaches it (`tick`);
 // - replies over 2 MiB trap (the IC's limit); a call to an unknown canister is rejected.
+// - certified data is kept per canister and certified for ingress queries (certification.ts, W9);
 // Cycles are not accounted (balances report a constant); `raw_rand` on the management canister
 // answers 32 random bytes; no other management method is offered.
 import { createHash, randomBytes } from 'node:crypto';
@@ -22,6 +23,7 @@ import { Principal } from '@icp-sdk/core/principal';
 import { CanisterCallError, type CandidTransport } from '../../src/ic/transport.ts';
 import { meter } from './meter.ts';
 import { exportTableAndGlobals, type ModuleShape } from './patch.ts';
+import { TestSubnetKey } from './certification.ts';
 
 const PAGE = 65_536;
 const MAX_REPLY = 2 * 1024 * 1024;
@@ -101,6 +103,8 @@ export interface MessageState {
   replied?: Result;
   /** The counter's value when the message started (performance_counter counts from it). */
   counterStart: bigint;
+  /** The data certificate an ingress query sees (decision W9); none in every other message. */
+  certificate?: () => Uint8Array;
 }
 
 export interface InstructionCount {
@@ -125,6 +129,8 @@ export class WasmCanister {
   stablePages = 0;
   timer = 0n;
   version = 0n;
+  /** ic0.certified_data_set's last value (decision W9). */
+  certifiedData: Uint8Array = new Uint8Array(0);
   private message: MessageState | undefined;
   /** The heap as it was before the running message (one buffer reused: a copy per message is the replica's main cost after execution). */
   private heapBefore = new Uint8Array(0);
@@ -152,6 +158,7 @@ export class WasmCanister {
       stablePages: this.stablePages,
       timer: this.timer,
       version: this.version,
+      certifiedData: this.certifiedData,
     };
   }
   restore(s: ReturnType<WasmCanister['saved']>): void {
@@ -245,10 +252,15 @@ export class WasmCanister {
       // Type 0 (this message) and 1 (the call context): both from the message's start here.
       performance_counter: () => this.counter() - this.current('performance_counter').counterStart,
       cost_call: (_m: bigint, _p: bigint, dst: number) => write128(dst, 0n),
-      certified_data_set: () => undefined,
-      data_certificate_present: () => 0,
-      data_certificate_size: () => 0,
-      data_certificate_copy: () => undefined,
+      certified_data_set: (src: number, size: number) => {
+        const kind = this.current('certified_data_set').kind;
+        if (kind === 'query' || kind === 'cleanup') throw new Trap(`ic0.certified_data_set called from a ${kind}`);
+        if (size > 32) throw new Trap(`certified data of ${size} bytes (at most 32)`);
+        this.certifiedData = this.bytes(src, size);
+      },
+      data_certificate_present: () => (this.current('data_certificate_present').certificate ? 1 : 0),
+      data_certificate_size: () => this.dataCertificate('data_certificate_size').length,
+      data_certificate_copy: (dst: number, offset: number, size: number) => this.put(dst, this.dataCertificate('data_certificate_copy'), offset, size),
       debug_print: (src: number, size: number) => this.replica.log.push({ canister: this.id, message: text(src, size) }),
       trap: (src: number, size: number) => {
         throw new Trap(text(src, size));
@@ -323,6 +335,12 @@ export class WasmCanister {
     return api;
   }
 
+  private dataCertificate(name: string): Uint8Array {
+    const make = this.current(name).certificate;
+    if (!make) throw new Trap(`ic0.${name}: no data certificate outside a query call from outside`);
+    return make();
+  }
+
   private answer(name: string, result: Result): void {
     const m = this.current(name);
     if (!m.context || m.context.answered || m.replied) throw new Trap(`${name}: this call was already answered, or has no caller to answer`);
@@ -350,6 +368,7 @@ export class WasmCanister {
     const shape = this.prepared.shape;
     const globals = shape.mutableGlobals.map((g) => (this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value as unknown);
     const timerBefore = this.timer;
+    const certifiedBefore = this.certifiedData;
     const m: MessageState = {
       ...state,
       reply: [],
@@ -385,6 +404,7 @@ export class WasmCanister {
       for (let i = m.stableUndo.length - 1; i >= 0; i--) this.stable.set(m.stableUndo[i]![1], m.stableUndo[i]![0]);
       this.stablePages = m.stablePagesBefore;
       this.timer = timerBefore;
+      this.certifiedData = certifiedBefore;
       return trap ? { trap, performed: [] } : { ...(m.replied && { replied: m.replied }), performed: [] };
     }
     return { ...(m.replied && { replied: m.replied }), performed: m.performed };
@@ -405,6 +425,8 @@ export class WasmCanister {
 type Task = () => void;
 
 export class WasmReplica {
+  /** The key that signs this replica's certificates; `subnetKey.rootKey` verifies them (decision W9). */
+  readonly subnetKey = new TestSubnetKey();
   /** Nanoseconds since the epoch, as ic0.time returns them; tests move it. */
   time = BigInt(Date.parse('2026-03-10T12:00:00Z')) * 1_000_000n;
   readonly canisters = new Map<string, WasmCanister>();
@@ -500,8 +522,10 @@ export class WasmReplica {
       return { rejectCode: REJECT.DESTINATION_INVALID, rejectMessage: `${id} has no query method '${method}'` };
     // The answer is what the message replied; the context only lets it reply.
     const context = new CallContext(() => undefined);
+    let certificate: Uint8Array | undefined;
+    const certify = () => (certificate ??= this.subnetKey.certificate(id, canister.certifiedData, this.time));
     const r = canister.execute(
-      { kind: 'query', arg, caller: Principal.fromText(caller).toUint8Array(), method, context },
+      { kind: 'query', arg, caller: Principal.fromText(caller).toUint8Array(), method, context, certificate: certify },
       () => canister.exported(name)(),
       false,
     );
