@@ -11,7 +11,7 @@ export const SUPPORTED_STANDARDS: SupportedStandard[] = [
   { name: 'ICRC-1', url: 'https://github.com/dfinity/ICRC-1/tree/main/standards/ICRC-1' },
   { name: 'ICRC-2', url: 'https://github.com/dfinity/ICRC-1/tree/main/standards/ICRC-2' },
   { name: 'ICRC-3', url: 'https://github.com/dfinity/ICRC-1/tree/main/standards/ICRC-3' },
-  { name: 'ICRC-10', url: 'https://github.com/dfinity/ICRC/blob/main/ICRCs/ICRC-10/ICRC-10.md' },
+  { name: 'ICRC-10', url: 'https://github.com/dfinity/ICRC/ICRCs/ICRC-10' },
 ];
 
 export const standardsQueries = {

@@ -192,7 +192,7 @@ function annotations(did: string): Map<string, string> {
  * is what the canister's .did says it sent; and what a client encodes with the official types, the
  * canister reads unchanged. Together (every variant case and opt presence sampled) that is the subtype
  * relation Candid applies at the boundary: a value lost by opt's "decode as null" rule shows as a
- * difference. Used for ICRC-7 (governance, membership) and ICRC-1/2/3 (the ledger).
+ * difference. Used for ICRC-7 (governance, membership) and ICRC-1/2/3/10 (the ledger).
  */
 function checkStandard(standardDid: string, canister: CanisterName, method: string, spec: MethodSpec, seed: number, did = DID[canister]): void {
   const args = new Uint8Array(
@@ -255,9 +255,9 @@ describe('decision G19: ICRC-7 as the official ICRC-7.did declares it (didc)', (
 });
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
-const LEDGER_STANDARDS = { 'ICRC-1.did': 10, 'ICRC-2.did': 4, 'ICRC-3.did': 2 } as const;
+const LEDGER_STANDARDS = { 'ICRC-1.did': 10, 'ICRC-2.did': 4, 'ICRC-3.did': 4, 'ICRC-10.did': 1 } as const;
 
-describe('decisions L1–L5: the DOM ledger is a subtype of the official ICRC-1, ICRC-2 and ICRC-3 interfaces (didc)', () => {
+describe('decisions L1–L5, L26, L27: the DOM ledger is a subtype of the official ICRC-1, ICRC-2, ICRC-3 and ICRC-10 interfaces (didc)', () => {
   for (const [file, count] of Object.entries(LEDGER_STANDARDS)) {
     it(`${file}: all ${count} methods exist on the ledger with the standard's annotation; arguments and replies are the standard's`, () => {
       const standardDid = fixture(file);
