@@ -30,9 +30,12 @@ export function lastBlock(stores: Pick<LedgerStores, 'blocks' | 'counters'>): { 
   return length === 0n ? undefined : { index: length - 1n, block: stores.blocks.get(length - 1n)! };
 }
 
+/** A block's ICRC-3 hash: the one stored with it, or computed (blocks written before L26 have none stored). */
+export const blockHash = (b: Block): Uint8Array => b.hash ?? hashValue(blockValue(b));
+
 function tip(stores: LedgerStores) {
   const last = lastBlock(stores);
-  return last && tipTree(last.index, hashValue(blockValue(last.block)));
+  return last && tipTree(last.index, blockHash(last.block));
 }
 
 /** The 32 bytes the canister certifies: the root hash of the tip tree; none while the log is empty. */

@@ -8,7 +8,7 @@ import { CanisterReject, compositeKey, Err, Ok, requireNats, u64Key, type CallCo
 import { accountKey, accountProblem, bytesKey, givenAccountKey, normalAccount, sameAccount } from './account.ts';
 import { blockValue, SUPPORTED_BLOCK_TYPES } from './blocks.ts';
 import { hashValue } from './certification.ts';
-import { icrc3TipQueries, lastBlock, type LedgerCertification } from './icrc3.ts';
+import { blockHash, icrc3TipQueries, lastBlock, type LedgerCertification } from './icrc3.ts';
 import { standardsQueries } from './standards.ts';
 import {
   ERROR_CODES,
@@ -75,7 +75,8 @@ export function ledgerCore(stores: LedgerStores, certification?: LedgerCertifica
   const append = (block: Block): bigint => {
     const index = counter('blocks');
     const parent = lastBlock(stores);
-    stores.blocks.set(index, parent ? { ...block, phash: hashValue(blockValue(parent.block)) } : block);
+    const chained: Block = parent ? { ...block, phash: blockHash(parent.block) } : block;
+    stores.blocks.set(index, { ...chained, hash: hashValue(blockValue(chained)) });
     stores.counters.set('blocks', index + 1n);
     return index;
   };

@@ -75,6 +75,8 @@ export interface Block {
   btype: BlockType;
   /** ICRC-3's hash of the previous block's Value (decision L26); none on block 0. */
   phash?: Uint8Array;
+  /** This block's own ICRC-3 hash, kept so the next block and the certified tip need not hash it again; not part of its Value. */
+  hash?: Uint8Array;
   /** When the ledger accepted it (ns). */
   ts: bigint;
   /** The fee the ledger charged when the caller did not state one (ICRC-3 top-level `fee`). */
