@@ -17,7 +17,7 @@ export const SECONDS = {
   'services/bridge/test/crash-consistency.test.ts': 252,
   'platform/canisters/test/wasm-limits.test.ts': 244,
   'platform/canisters/test/wasm-stable-index.test.ts': 226,
-  'platform/canisters/test/icrc-suite.test.ts': 140,
+  'platform/canisters/test/icrc-suite.test.ts': 160,
   'services/bridge/test/account-recovery.test.ts': 123,
   'scripts/test/start-and-register.test.ts': 107,
   'services/bridge/test/auth-limits.test.ts': 105,

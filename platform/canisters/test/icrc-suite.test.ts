@@ -22,6 +22,7 @@ import { RULES } from './icrc-suite/rules.ts';
 import { lookup, reconstruct, uleb, valueHash, type Tree, type Value } from './icrc-suite/verify.ts';
 
 const E8S = 100_000_000n;
+const CONTROLLER = principalFromSeed('controller');
 
 async function fundRoot(env: LedgerEnv): Promise<void> {
   const r = await env.ledger(env.minter).icrc1_transfer({ to: { owner: ROOT }, amount: 1_000_000n * E8S });
@@ -43,19 +44,15 @@ async function embeddedEnv(): Promise<{ env: LedgerEnv; close(): void }> {
   return { env, close: () => h.platform.close() };
 }
 
-async function wasmEnv(): Promise<LedgerEnv> {
+async function wasmEnv(): Promise<{ env: LedgerEnv; replica: WasmReplica; upgrade(): Promise<void> }> {
   const replica = new WasmReplica();
   const ids = EMBEDDED_CANISTER_IDS;
   const init = ledgerTypes(IDL).InitArgs;
   const arg = { minting_account: { owner: ids.governance }, transfer_fee: 10_000n, token_name: 'DOM', token_symbol: 'DOM', decimals: 8, initial_balances: [] };
-  await replica.install(
-    ids.ledger,
-    wasmOf('ledger'),
-    new Uint8Array(IDL.encode([init], [toCandid(init as never, arg, principalCodec)])),
-    principalFromSeed('controller'),
-  );
+  const initArg = new Uint8Array(IDL.encode([init], [toCandid(init as never, arg, principalCodec)]));
+  await replica.install(ids.ledger, wasmOf('ledger'), initArg, CONTROLLER);
   const canisterId = Principal.fromText(ids.ledger);
-  return {
+  const env: LedgerEnv = {
     host: 'wasm',
     ledgerId: ids.ledger,
     minter: ids.governance,
@@ -87,6 +84,7 @@ async function wasmEnv(): Promise<LedgerEnv> {
       assert.deepEqual(IDL.decode([IDL.Opt(IDL.Record({ certificate: IDL.Vec(IDL.Nat8), hash_tree: IDL.Vec(IDL.Nat8) }))], viaUpdate.reply), [[]]);
     },
   };
+  return { env, replica, upgrade: () => replica.upgrade(ids.ledger, initArg, CONTROLLER) };
 }
 
 describe('ICRC-3 representation-independent hash: the test vectors of the standard (HASHINGVALUES.md)', () => {
@@ -128,8 +126,47 @@ describe('decision L28: the ICRC-1/ICRC-2 suite and the standards’ rules on th
 describe('decision L28: the same cases on the built wasm (test replica)', () => {
   let env: LedgerEnv;
   before(async () => {
-    env = await wasmEnv();
+    env = (await wasmEnv()).env;
     await fundRoot(env);
   });
   for (const c of CASES) it(`wasm: ${c.name}`, () => c.run(env));
+});
+
+describe('decisions L26, W9: the certified tip on the test replica follows committed blocks only', () => {
+  it('a transfer that traps after setting certified data leaves the certified tip as it was; a committed one moves it; an upgrade keeps it and the certificate still verifies', async () => {
+    const { env, replica, upgrade } = await wasmEnv();
+    await fundRoot(env);
+    const ledger = replica.canister(env.ledgerId);
+    const root = env.ledger(ROOT);
+    const certifiedTip = async () => {
+      const tip = await root.icrc3_get_tip_certificate();
+      assert.ok(tip);
+      return { data: Buffer.from(ledger.certifiedData), index: lookup(Cbor.decode<Tree>(tip.hash_tree), ['last_block_index']) };
+    };
+    const before = await certifiedTip();
+    assert.equal(before.data.length, 32);
+    assert.deepEqual(before.index, uleb(0n));
+    replica.trapAtReply = (_c, method) => method === 'icrc1_transfer';
+    await assert.rejects(root.icrc1_transfer({ to: { owner: env.minter }, amount: 10n * E8S }), /injected trap/);
+    replica.trapAtReply = undefined;
+    assert.deepEqual(await certifiedTip(), before, 'rolled back with the message');
+    assert.equal((await root.icrc3_get_blocks([])).log_length, 1n);
+    assert.ok('Ok' in (await root.icrc1_transfer({ to: { owner: env.minter }, amount: 10n * E8S })));
+    const moved = await certifiedTip();
+    assert.notDeepEqual(moved.data, before.data);
+    assert.deepEqual(moved.index, uleb(1n));
+    await upgrade();
+    assert.deepEqual(await certifiedTip(), moved, 'kept across the upgrade (and set again by post_upgrade)');
+    const tip = (await root.icrc3_get_tip_certificate())!;
+    const cert = await Certificate.create({
+      certificate: tip.certificate,
+      rootKey: replica.subnetKey.rootKey,
+      principal: { canisterId: Principal.fromText(env.ledgerId) },
+      disableTimeVerification: true,
+    });
+    assert.deepEqual(
+      Buffer.from(lookupResultToBuffer(cert.lookup_path(['canister', Principal.fromText(env.ledgerId).toUint8Array(), 'certified_data']))!),
+      moved.data,
+    );
+  });
 });
