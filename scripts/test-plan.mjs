@@ -18,6 +18,7 @@ export const SECONDS = {
   'platform/canisters/test/wasm-limits.test.ts': 244,
   'platform/canisters/test/wasm-stable-index.test.ts': 226,
   'platform/canisters/test/icrc-suite.test.ts': 160,
+  'platform/canisters/test/consent.test.ts': 157,
   'services/bridge/test/account-recovery.test.ts': 123,
   'scripts/test/start-and-register.test.ts': 107,
   'services/bridge/test/auth-limits.test.ts': 105,

@@ -1,7 +1,7 @@
 // The governance canister's Candid interface (spec 1 "Governance canister operations"), written once
 // for the Azle entry point and the IC agent client. governance.did is generated from it by azle build.
 import { enumVariant, query, result, update, type Idl, type MethodTable } from '@domdao/canister-kit/candid';
-import { icrc7Methods } from '@domdao/canister-kit/candid';
+import { icrc21Methods, icrc7Methods } from '@domdao/canister-kit/candid';
 import { CATEGORIES } from './core/rules/categories.ts';
 import { PROPOSAL_STATUSES } from './core/types.ts';
 
@@ -155,5 +155,7 @@ export function governanceMethods(I: Idl) {
     list_admin_events: query([I.Opt(I.Nat64), I.Opt(I.Nat32)], I.Vec(t.AdminEvent)),
     get_settings: query([], t.GovernanceSettings),
     ...icrc7Methods(I),
+    // ICRC-21 consent messages for cast_vote and create_proposal (decision G24).
+    ...icrc21Methods(I),
   } satisfies MethodTable;
 }

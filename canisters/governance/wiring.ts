@@ -19,6 +19,7 @@ export const governanceWiring: CanisterWiring<'membership' | 'treasury', Governa
     },
     treasury: { execute_payout: (id, payout) => call('treasury', 'execute_payout', id, payout) },
     ...(host.instructions && { instructions: host.instructions }),
+    candid: host.candid,
   }),
   timers: [{ name: 'tick', every_seconds: GOVERNANCE_TICK_SECONDS, run: (core, ctx) => core.tick(ctx), due: (core, ctx) => core.next_wakeup(ctx) }],
 };

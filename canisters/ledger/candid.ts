@@ -1,7 +1,7 @@
 // The DOM ledger's Candid interface: ICRC-1, ICRC-2, ICRC-3 and ICRC-10, with the types the official
 // ICRC-1.did, ICRC-2.did, ICRC-3.did and ICRC-10.did declare (checked with didc against fixtures of them in
 // platform/canisters/test/fixtures), for the Azle entry point and the IC agent client.
-import { query, update, type Idl, type MethodTable } from '@domdao/canister-kit/candid';
+import { icrc21Methods, query, update, type Idl, type MethodTable } from '@domdao/canister-kit/candid';
 
 export function ledgerTypes(I: Idl) {
   const Subaccount = I.Vec(I.Nat8);
@@ -117,5 +117,7 @@ export function ledgerMethods(I: Idl) {
     icrc3_get_tip_certificate: query([], I.Opt(t.DataCertificate)),
     icrc3_get_archives: query([t.GetArchivesArgs], t.GetArchivesResult),
     icrc10_supported_standards: query([], I.Vec(t.Standard)),
+    // ICRC-21 consent messages (decision L36).
+    ...icrc21Methods(I),
   } satisfies MethodTable;
 }

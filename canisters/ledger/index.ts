@@ -3,6 +3,7 @@
 export * from './core/types.ts';
 export * from './core/account.ts';
 export * from './core/ledger.ts';
+export * from './core/consent.ts';
 export * from './candid.ts';
 export * from './wiring.ts';
 export * from './core/icrc3.ts';

@@ -104,4 +104,8 @@ export default class extends icrc7EntryPoints(calls) {
   get_settings(...a: unknown[]) {
     return calls.query('get_settings', a);
   }
+  @update(methods.icrc21_canister_call_consent_message.args, methods.icrc21_canister_call_consent_message.ret)
+  icrc21_canister_call_consent_message(...a: unknown[]) {
+    return calls.update('icrc21_canister_call_consent_message', a);
+  }
 }

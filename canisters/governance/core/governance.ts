@@ -6,6 +6,7 @@
 // Update methods finish every await before their first write, so an interleaved call never sees half
 // an update and a throw leaves nothing behind.
 import { ANSWER_STORED_BYTES, CanisterReject, clampLimit, Err, Ok, withinReplyBudget, type CallContext, type Result } from '@domdao/canister-kit';
+import { governanceConsent } from './consent.ts';
 import { proposalExecution } from './execution.ts';
 import { proposalIndex } from './proposal-index.ts';
 import { statusAt, tallyOf } from './lifecycle.ts';
@@ -290,8 +291,14 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
     ...scheduler,
 
     ...receipts.queries,
+
+    ...governanceConsent(stores, state, deps.candid),
+    /** ICRC-10: the vote-pass receipts' ICRC-7 and ICRC-10, and ICRC-21 consent messages (decision G24). */
+    icrc10_supported_standards: (ctx: CallContext) => [...receipts.queries.icrc10_supported_standards(ctx), ICRC21_STANDARD],
   };
 }
+
+export const ICRC21_STANDARD = { name: 'ICRC-21', url: 'https://github.com/dfinity/ICRC/blob/main/ICRCs/ICRC-21/ICRC-21.md' } as const;
 
 export interface SettingsView {
   rules: Array<{ category: (typeof CATEGORIES)[number]; quorum_bps: number; threshold_bps: number; voting_window: bigint }>;

@@ -2,6 +2,7 @@
 // principals are text, `opt` is an optional property, times are nanoseconds since the Unix epoch (G2).
 // The Candid shape of the same records is in ../candid.ts.
 import type { Account, Store } from '@domdao/canister-kit';
+import type { Idl } from '@domdao/canister-kit/candid';
 import type { CategoryRules, ProposalCategory } from './rules/categories.ts';
 import type { VoteTally } from './rules/counting.ts';
 import type { DomPriceTick, PriceEntry } from './rules/price.ts';
@@ -210,6 +211,8 @@ export interface GovernanceDeps {
   };
   /** Instructions the current message has run (the IC's performance_counter); absent where there is no limit (decision G20). */
   instructions?(): bigint;
+  /** The host's Candid library, to decode the argument a consent message describes (decision G24). */
+  candid: Idl;
   /**
    * Development only, embedded host only (decision G45): the voting delay and the voting window every
    * category's new proposals get instead of the settings; not stored, so it ends with the process.

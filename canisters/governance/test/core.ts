@@ -1,6 +1,7 @@
 // The governance core driven directly (no host): plain stores, dependencies the test chooses, a clock
 // it moves, and one General proposal created by the admin, an hour before its vote opens.
 import assert from 'node:assert/strict';
+import { IDL } from '@icp-sdk/core/candid';
 import { plainStore } from '@domdao/canister-kit/testing';
 import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '../core/governance.ts';
 import { NS_PER_HOUR } from '../core/rules/categories.ts';
@@ -23,6 +24,7 @@ export async function coreWithProposal(
     },
     treasury: { execute_payout: async () => ({ Ok: null }) },
     ...rest,
+    candid: rest.candid ?? IDL,
   });
   const ctx = (caller: string) => ({ caller, now: clock.now });
   core.init({ self: 'gov', membership_canister: 'm', treasury_canister: 't', admins: ['admin'], trusted_proposers: [] });

@@ -3,6 +3,7 @@
 // plain stores behind its membership dependency and one clock for both.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { IDL } from '@icp-sdk/core/candid';
 import { plainStore } from '@domdao/canister-kit/testing';
 import { MEMBERSHIP_STORE_NAMES, membershipCore, type MembershipStores } from '@domdao/canister-membership';
 import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '../core/governance.ts';
@@ -28,6 +29,7 @@ function setup(start = '2026-03-10T12:00:00Z') {
       apply_policy: async (p) => m.apply_policy(ctx(GOV), p),
     },
     treasury: { execute_payout: async () => ({ Ok: null }) },
+    candid: IDL,
   };
   const gs = stores<GovernanceStores>(GOVERNANCE_STORE_NAMES);
   const gov = governanceCore(gs, deps);

@@ -4,6 +4,7 @@
 // read, and through the build of the index for a store kept by a release without it.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { IDL } from '@icp-sdk/core/candid';
 import { plainStore } from '@domdao/canister-kit/testing';
 import type { Store, StoreKey } from '@domdao/canister-kit';
 import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '../core/governance.ts';
@@ -48,6 +49,7 @@ async function governanceWith(proposals: Array<{ category: ProposalCategory; vot
       apply_policy: async () => ({ Ok: null }),
     },
     treasury: { execute_payout: async () => ({ Ok: null }) },
+    candid: IDL,
   });
   const clock = { now: 1_000n * NS_PER_HOUR };
   const ctx = (caller: string) => ({ caller, now: clock.now });

@@ -2,17 +2,22 @@
 // Production networks run DFINITY's ICRC-1 ledger wasm as the DOM ledger instead (dfx.json "ledger",
 // decision L1); this build keeps the embedded core deployable on a local replica with the same interface.
 import { certifiedDataSet, dataCertificate, IDL, init, postUpgrade, query, update } from 'azle';
-import { armIndexBuild, AzleIdl, azleMethods, context, dispatcher, fromCandidArgs, stableStores } from '@domdao/canister-kit/azle';
+import { armIndexBuild, AzleIdl, azleMethods, context, dispatcher, fromCandidArgs, hostServices, stableStores } from '@domdao/canister-kit/azle';
 import { ledgerMethods, ledgerTypes } from '../candid.ts';
 import { certifiedTip } from '../core/icrc3.ts';
 import { ledgerCore } from '../core/ledger.ts';
 import { LEDGER_STORE_NAMES, type LedgerInit, type LedgerStores } from '../core/types.ts';
+import { ledgerWiring } from '../wiring.ts';
 
 const table = ledgerMethods(AzleIdl);
 const methods = azleMethods(table);
 const types = ledgerTypes(AzleIdl);
 const stores = stableStores<LedgerStores>(LEDGER_STORE_NAMES);
-const core = ledgerCore(stores, { dataCertificate });
+const core = ledgerCore(
+  stores,
+  ledgerWiring.deps(() => Promise.reject(new Error('the ledger calls no canister')), hostServices),
+  { dataCertificate },
+);
 const calls = dispatcher(table, core);
 
 /** Decision L26: the certified data is the tip tree's root hash, set whenever a message may have appended a block. */
@@ -111,5 +116,9 @@ export default class {
   @query(methods.icrc10_supported_standards.args, methods.icrc10_supported_standards.ret)
   icrc10_supported_standards(...a: unknown[]) {
     return calls.query('icrc10_supported_standards', a);
+  }
+  @update(methods.icrc21_canister_call_consent_message.args, methods.icrc21_canister_call_consent_message.ret)
+  icrc21_canister_call_consent_message(...a: unknown[]) {
+    return calls.update('icrc21_canister_call_consent_message', a);
   }
 }

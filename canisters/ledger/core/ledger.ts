@@ -10,6 +10,7 @@ import { blockValue, SUPPORTED_BLOCK_TYPES } from './blocks.ts';
 import { hashValue } from './certification.ts';
 import { blockHash, icrc3TipQueries, lastBlock, type LedgerCertification } from './icrc3.ts';
 import { standardsQueries } from './standards.ts';
+import { ledgerConsent, type LedgerDeps } from './consent.ts';
 import {
   ERROR_CODES,
   type Account,
@@ -52,7 +53,7 @@ export interface GetBlocksResult {
 const generic = (error_code: bigint, message: string) => ({ GenericError: { error_code, message } });
 
 /** `certification`: the host's data certificate for queries (the Azle entry's); none embedded (decision L26). */
-export function ledgerCore(stores: LedgerStores, certification?: LedgerCertification) {
+export function ledgerCore(stores: LedgerStores, deps: LedgerDeps, certification?: LedgerCertification) {
   const config = (): LedgerConfig => {
     const c = stores.config.get('config');
     if (!c) throw new Error('ledger canister not initialised');
@@ -327,6 +328,8 @@ export function ledgerCore(stores: LedgerStores, certification?: LedgerCertifica
     },
     icrc3_supported_block_types: (_ctx: CallContext) => SUPPORTED_BLOCK_TYPES,
     ...icrc3TipQueries(stores, certification),
+
+    ...ledgerConsent(config, deps.candid),
   };
 }
 

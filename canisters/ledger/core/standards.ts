@@ -12,6 +12,8 @@ export const SUPPORTED_STANDARDS: SupportedStandard[] = [
   { name: 'ICRC-2', url: 'https://github.com/dfinity/ICRC-1/tree/main/standards/ICRC-2' },
   { name: 'ICRC-3', url: 'https://github.com/dfinity/ICRC-1/tree/main/standards/ICRC-3' },
   { name: 'ICRC-10', url: 'https://github.com/dfinity/ICRC/ICRCs/ICRC-10' },
+  // Consent messages for icrc1_transfer, icrc2_approve and icrc2_transfer_from (decision L36).
+  { name: 'ICRC-21', url: 'https://github.com/dfinity/ICRC/blob/main/ICRCs/ICRC-21/ICRC-21.md' },
 ];
 
 export const standardsQueries = {

@@ -1,4 +1,5 @@
 // A ledger core on an in-memory embedded host with a controllable clock, for the ledger's own tests.
+import { IDL } from '@icp-sdk/core/candid';
 import { EmbeddedHost } from '@domdao/canister-kit/embedded';
 import type { Account } from '@domdao/canister-kit';
 import { ledgerCore, type LedgerCore } from '../core/ledger.ts';
@@ -14,7 +15,7 @@ export type Client = { [K in keyof LedgerCore]: LedgerCore[K] extends (ctx: neve
 export async function ledger(initial: Array<[Account, bigint]> = []) {
   const host = EmbeddedHost.open({});
   const stores = Object.fromEntries(Object.entries(LEDGER_STORE_NAMES).map(([k, name]) => [k, host.store('ledger', name)])) as unknown as LedgerStores;
-  const core = ledgerCore(stores);
+  const core = ledgerCore(stores, { candid: IDL });
   const clock = { now: NOW0 };
   await host.update('ledger', () =>
     core.init(

@@ -33,7 +33,7 @@ describe('ICRC-1 (decisions L1–L4)', () => {
     ]);
     assert.deepEqual(
       (await q.icrc1_supported_standards()).map((s) => s.name),
-      ['ICRC-1', 'ICRC-2', 'ICRC-3', 'ICRC-10'],
+      ['ICRC-1', 'ICRC-2', 'ICRC-3', 'ICRC-10', 'ICRC-21'],
     );
     assert.equal(await q.icrc1_total_supply(), 105n * E8S);
     assert.equal(await q.icrc1_balance_of({ owner: ALICE }), 100n * E8S);

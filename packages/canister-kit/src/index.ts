@@ -15,3 +15,20 @@ export {
   type SoulboundCollection,
 } from './soulbound.ts';
 export type { CanisterCall, CanisterTimer, CanisterWiring, HostServices } from './wiring.ts';
+export { accountText, codeSpan, duration, inert, memoText, principalBytes, timestamp, tokenAmount, utf8 } from './consent/format.ts';
+export {
+  consentLanguage,
+  decodeArgs,
+  renderConsent,
+  unavailable,
+  unsupported,
+  type ConsentDraft,
+  type ConsentError,
+  type ConsentLine,
+  type ConsentMessage,
+  type ConsentMetadata,
+  type ConsentRequest,
+  type ConsentResponse,
+  type ConsentValue,
+  type Shown,
+} from './consent/message.ts';

@@ -3,6 +3,7 @@
 // entry point (inter-canister calls, setTimerInterval) and the embedded platform (in-process calls,
 // its scheduler), so the two cannot drift apart.
 import type { CallContext } from './call.ts';
+import type { Idl } from './candid/methods.ts';
 
 /**
  * A call to another canister's method, made with the calling canister's principal. The reply is the
@@ -19,6 +20,11 @@ export interface HostServices {
    * performance_counter); absent on the embedded host, which has no per-message limit.
    */
   instructions?(): bigint;
+  /**
+   * The host's Candid library (Azle's copy in the wasm, @icp-sdk/core's embedded): consent messages
+   * decode the argument of the call they describe with it (decision L36).
+   */
+  candid: Idl;
 }
 
 /** A canister timer: `run` every `every_seconds` on the IC (setTimerInterval). */

@@ -287,6 +287,63 @@ describe('decisions L1–L5, L26, L27: the DOM ledger is a subtype of the offici
   });
 });
 
+/** ICRC-21's methods on each canister that claims it; the ledger's icrc10_supported_standards arrives with ICRC-10 and must list ICRC-21 (decision L36). */
+const ICRC21_METHODS: Record<'governance' | 'ledger', string[]> = {
+  governance: ['icrc21_canister_call_consent_message', 'icrc10_supported_standards'],
+  ledger: ['icrc21_canister_call_consent_message'],
+};
+
+describe('decisions L36, G24: ICRC-21 consent messages as the official ICRC-21.did declares them (didc)', () => {
+  const standardDid = fixture('ICRC-21.did');
+  const standard = annotations(standardDid);
+  it('the fixture is the official interface: 2 methods, the consent message an update call', () => {
+    assert.deepEqual([...standard.entries()].sort(), [
+      ['icrc10_supported_standards', 'query'],
+      ['icrc21_canister_call_consent_message', 'update'],
+    ]);
+    assert.deepEqual([...didc.getServiceMethods(standardDid)].sort(), [...standard.keys()].sort());
+  });
+  for (const [canister, methods] of Object.entries(ICRC21_METHODS) as Array<['governance' | 'ledger', string[]]>) {
+    it(`${canister}: ${methods.join(' and ')} ${methods.length > 1 ? 'exist' : 'exists'} with the standard's annotation; requests and answers are the standard's`, () => {
+      const mine = annotations(DID[canister]);
+      for (const method of methods) {
+        assert.equal(mine.get(method), standard.get(method), `${canister}.${method} is a ${standard.get(method)} method`);
+        assert.equal(METHOD_TABLES[canister][method]?.kind, standard.get(method));
+        for (let seed = 0; seed < 12; seed++) checkStandard(standardDid, canister, method, METHOD_TABLES[canister][method]!, seed);
+      }
+    });
+  }
+  it('the check fails for the draft whose fields were text pairs, and for an error variant without InsufficientPayment', () => {
+    const spec = METHOD_TABLES.ledger.icrc21_canister_call_consent_message!;
+    const textFields = DID.ledger.replace(/fields:vec record \{text; variant \{[^}]*\}[^}]*\}[^}]*\}[^}]*\}[^}]*\}\}/, 'fields:vec record {text; text}');
+    assert.notEqual(textFields, DID.ledger);
+    const fields = hex(
+      new Uint8Array(
+        IDL.encode(
+          [spec.ret],
+          [
+            {
+              Ok: {
+                consent_message: {
+                  FieldsDisplayMessage: { intent: 'Send DOM', fields: [['Amount', { TokenAmount: { decimals: 8, amount: 1n, symbol: 'DOM' } }]] },
+                },
+                metadata: { language: 'en', utc_offset_minutes: [] },
+              },
+            },
+          ],
+        ),
+      ),
+    );
+    const read = (idl: string) => didc.decode({ idl, serviceMethod: 'icrc21_canister_call_consent_message', useServiceMethodReturnType: true, input: fields });
+    assert.equal(read(DID.ledger), read(standardDid), 'a signer reads the typed fields as sent');
+    assert.throws(() => read(textFields));
+    const noPayment = DID.ledger.replace('InsufficientPayment:record {description:text}; ', '');
+    assert.notEqual(noPayment, DID.ledger);
+    const reply = hex(new Uint8Array(IDL.encode([spec.ret], [{ Err: { InsufficientPayment: { description: 'pay' } } }])));
+    assert.throws(() => didc.decode({ idl: noPayment, serviceMethod: 'icrc21_canister_call_consent_message', useServiceMethodReturnType: true, input: reply }));
+  });
+});
+
 /** Carries each call's bytes into the embedded platform as `caller`, checking them against the .did both ways. */
 function loopback(platform: Awaited<ReturnType<typeof harness>>['platform'], caller: string, seen: Set<string>): CandidTransport {
   const byId = new Map(CANISTERS.map((c) => [platform.ids[c], c]));

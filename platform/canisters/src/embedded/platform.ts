@@ -3,6 +3,7 @@
 // caller canister's principal), initialised on first open, driven by a scheduler that plays the part
 // of the IC's canister timers, and reached through in-process clients with a chosen caller principal.
 import { randomBytes } from 'node:crypto';
+import { IDL } from '@icp-sdk/core/candid';
 import type { Account, CallContext, CanisterCall, CanisterTimer, HostServices, StoreKey } from '@domdao/canister-kit';
 import { EmbeddedHost } from '@domdao/canister-kit/embedded';
 import { CAMPAIGN_STORE_NAMES, campaignCore, campaignWiring, type CampaignStores } from '@domdao/canister-campaign';
@@ -333,7 +334,7 @@ function wire(
   ids: CanisterIds,
   { interceptCall: intercept, interceptReply, devVoting }: Pick<EmbeddedPlatformOptions, 'interceptCall' | 'interceptReply' | 'devVoting'>,
 ) {
-  const services: HostServices = { randomBytes: async () => new Uint8Array(randomBytes(16)) };
+  const services: HostServices = { randomBytes: async () => new Uint8Array(randomBytes(16)), candid: IDL };
   // Calls resolve their callee when made, so a core may call one built after it (governance → treasury).
   const callFrom =
     (from: CanisterName): CanisterCall<CanisterName> =>
@@ -359,7 +360,7 @@ function wire(
     user: userCore(stores<UserStores>(host, 'user', USER_STORE_NAMES), userWiring.deps(callFrom('user'), services)),
     campaign: campaignCore(stores<CampaignStores>(host, 'campaign', CAMPAIGN_STORE_NAMES), campaignWiring.deps(callFrom('campaign'), services)),
     treasury: treasuryCore(stores<TreasuryStores>(host, 'treasury', TREASURY_STORE_NAMES), treasuryWiring.deps(callFrom('treasury'), services)),
-    ledger: ledgerCore(stores<LedgerStores>(host, 'ledger', LEDGER_STORE_NAMES)),
+    ledger: ledgerCore(stores<LedgerStores>(host, 'ledger', LEDGER_STORE_NAMES), ledgerWiring.deps(callFrom('ledger'), services)),
   };
   return cores;
 }

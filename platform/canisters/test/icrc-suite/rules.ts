@@ -258,11 +258,11 @@ export const RULES: Case[] = [
     },
   },
   {
-    name: 'icrc10: icrc10_supported_standards and icrc1_supported_standards list ICRC-1, ICRC-2, ICRC-3 and ICRC-10',
+    name: 'icrc10: icrc10_supported_standards and icrc1_supported_standards list ICRC-1, ICRC-2, ICRC-3, ICRC-10 and ICRC-21 (decisions L27, L36)',
     async run(env) {
       const l = env.ledger(ROOT);
       const names = (await l.icrc10_supported_standards()).map((s) => s.name);
-      for (const n of ['ICRC-1', 'ICRC-2', 'ICRC-3', 'ICRC-10']) assert.ok(names.includes(n), n);
+      for (const n of ['ICRC-1', 'ICRC-2', 'ICRC-3', 'ICRC-10', 'ICRC-21']) assert.ok(names.includes(n), n);
       assert.deepEqual(await l.icrc1_supported_standards(), await l.icrc10_supported_standards());
     },
   },
