@@ -12,6 +12,7 @@ import { EMBEDDED_CANISTER_IDS, principalFromSeed } from '../src/principals.ts';
 import { METHOD_TABLES } from '../src/tables.ts';
 import type { CanisterClients, CanisterName } from '../src/api.ts';
 import { ADMIN, BRIDGE, harness } from './harness.ts';
+import { INSTRUCTION_LIMITS } from './wasm-host/host.ts';
 import { deployWasm } from './wasm-host/platform.ts';
 
 const ALICE = principalFromSeed('consent-alice');
@@ -66,6 +67,8 @@ const refusal = (r: ConsentResponse, kind: 'UnsupportedCanisterCall' | 'ConsentM
 interface Host {
   as(principal: string): CanisterClients;
   close(): void;
+  /** Instructions of each consent message so far (the wasm replica counts them). */
+  consentInstructions?(): bigint[];
 }
 
 const HOSTS: Array<[string, () => Promise<Host>]> = [
@@ -80,7 +83,11 @@ const HOSTS: Array<[string, () => Promise<Host>]> = [
     'built wasm',
     async () => {
       const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: principalFromSeed('controller') });
-      return { as: (p) => d.as(p), close: () => undefined };
+      return {
+        as: (p) => d.as(p),
+        close: () => undefined,
+        consentInstructions: () => d.replica.counts.filter((c) => c.method === 'icrc21_canister_call_consent_message').map((c) => c.instructions),
+      };
     },
   ],
 ];
@@ -355,5 +362,18 @@ for (const [name, open] of HOSTS) {
         ['ICRC-7', 'ICRC-10', 'ICRC-21'],
       );
     });
+
+    if (name === 'built wasm')
+      it("decision W4: every consent message above ran well within the IC's update limit, under 5 % of it (median and largest printed)", () => {
+        const counted = host.consentInstructions!();
+        assert.ok(counted.length >= 35, `${counted.length} consent messages counted`);
+        const sorted = [...counted].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        const largest = sorted.at(-1)!;
+        console.log(
+          `consent messages on the wasm: ${counted.length}, median ${sorted[sorted.length >> 1]}, largest ${largest} instructions (limit ${INSTRUCTION_LIMITS.update})`,
+        );
+        // The largest is a canister's first: it builds the method table the argument is decoded with.
+        assert.ok(largest < INSTRUCTION_LIMITS.update / 20n, `${largest} instructions`);
+      });
   });
 }
