@@ -379,7 +379,7 @@ describe('vote-pass receipts (spec 1 Events rule 2, ICRC-7 and ICRC-10)', () => 
     assert.equal(await g.icrc7_max_take_value(), 100n);
     assert.deepEqual(
       (await g.icrc10_supported_standards()).map((s) => s.name),
-      ['ICRC-7', 'ICRC-10'],
+      ['ICRC-7', 'ICRC-10', 'ICRC-21'], // ICRC-21: consent messages (decision G24)
     );
     const [t] = await h.gov(a).icrc7_transfer([{ token_id: 1n, to: { owner: c } }]);
     assert.match((t as { Err: { GenericError: { message: string } } }).Err.GenericError.message, /soul-bound/);
