@@ -48,6 +48,7 @@ try {
   const report = await runDigest(
     {
       db: h.opened.db,
+      audit: { record: async () => undefined },
       notifier: h.notifier,
       events: h.app.events,
       jobs: h.app.jobs,

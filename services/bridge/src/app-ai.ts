@@ -57,6 +57,7 @@ export async function registerAi(app: FastifyInstance, { parts, ctx, guards, job
     now,
     alerts,
     apiToken: config.API_TOKEN,
+    audit: ctx.audit,
     jobs,
     events,
     categories: CATEGORIES,

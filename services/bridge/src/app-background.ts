@@ -81,6 +81,7 @@ export async function registerBackground(app: FastifyInstance, { parts, ctx, gua
       tickLifetimeMs: config.PRICE_TICK_LIFETIME_HOURS * 3_600_000,
     },
     apiToken: config.API_TOKEN,
+    audit: ctx.audit,
     log: app.log,
   });
   app.addHook('onReady', async () => governanceFollower.start());

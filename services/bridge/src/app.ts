@@ -53,6 +53,8 @@ import verification, { sendVerification, verificationRoles } from './features/ve
 import { registerAi } from './app-ai.ts';
 import { registerBackground } from './app-background.ts';
 import { registerMemberFeatures } from './app-members.ts';
+import { auditRefusals, registerAudit } from './app-audit.ts';
+import { AuditLog, SYSTEM } from './core/audit/index.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -141,6 +143,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   });
   // Before the features: flows publish what happened in their own transactions (an outbox).
   const events = new EventLog({ db: parts.db, log: app.log });
+  const audit = new AuditLog({ db: parts.db, log: app.log, now });
   const ctx: BridgeContext = {
     config,
     db: parts.db,
@@ -160,6 +163,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     outbox,
     frontendOrigins: frontendOrigins(config),
     events,
+    audit,
     now,
   };
 
@@ -173,7 +177,11 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
       return sendVerification(ctx, { userId: enc.user_id, email, name, token, expiresAt, requestId: randomUUID() });
     },
     rolesOnVerification: verificationRoles(ctx),
-    announceVerified: async (trx, userId) => void (await ctx.events.publish('MemberVerified', { user_id: userId }, { trx, sourceId: `verified:${userId}` })),
+    announceVerified: async (trx, userId, o) => {
+      await ctx.events.publish('MemberVerified', { user_id: userId }, { trx, sourceId: `verified:${userId}` });
+      const entry = { actor: SYSTEM, subject: userId, outcome: 'success', requestId: o.requestId } as const;
+      if (o.bootstrapAdmin) await audit.record(undefined, { ...entry, event: 'roles.bootstrap_admin_granted', detail: { role: 'admin' } }, trx);
+    },
     // The welcome email follows MemberVerified: the verified page answers once it went out (5 s at most, decision N13).
     kickEvents: () => ctx.events.settle(),
     now,
@@ -207,6 +215,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     req.log.error({ event: 'request.failed', err: err.message, stack: err.stack }, 'unhandled error');
     return sendError(req, reply, new HttpError(500, 'INTERNAL', 'internal error'));
   });
+  auditRefusals(app, audit);
   app.setNotFoundHandler((req, reply) => sendError(req, reply, new HttpError(404, 'NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`)));
   // Decision B55: what Ajv lets through as a number must still be one (Infinity, 1e400).
   app.addHook('preHandler', refuseNonFiniteNumbers);
@@ -239,19 +248,21 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     blindIndex,
     frontendOrigins: ctx.frontendOrigins,
     guards,
+    audit,
   });
   await app.register(loginPage, { config, frontendOrigins: ctx.frontendOrigins });
   await app.register(registration, { ctx });
   await app.register(verification, { ctx });
-  await app.register(roles, { db: ctx.db, sessions: ctx.sessions, guards });
+  await app.register(roles, { db: ctx.db, sessions: ctx.sessions, guards, audit });
   await app.register(accountRecovery, { ctx, blindIndex, sendVerification: sendVerificationEmail, passwordProblem });
   await app.register(adminUsers, { db: ctx.db, membership: ctx.canisters.membership, blindIndex, guards });
-  await app.register(adminSessions, { db: ctx.db, sessions: ctx.sessions, guards });
+  await app.register(adminSessions, { db: ctx.db, sessions: ctx.sessions, guards, audit });
   await app.register(payments, { ctx, guards });
   await app.register(adminNotifications, { db: ctx.db, user: ctx.canisters.user, guards });
   await app.register(adminOutbox, { outbox, guards });
   await app.register(testEmail, { accessToken: config.ACCESS_TOKEN, brandDomain: config.EMAIL_BRAND_DOMAIN, notifier: ctx.notifier });
   const jobs = await registerBackground(app, { parts, ctx, guards, outbox, events });
+  await registerAudit(app, { parts, ctx, guards, jobs, audit });
   await registerMemberFeatures(app, { parts, ctx, guards, jobs });
   await registerAi(app, { parts, ctx, guards, jobs });
   await app.register(portal, {

@@ -185,6 +185,13 @@ export const BridgeEnv = Type.Object({
     "the member web app's logo: an https URL (allowed by its Content-Security-Policy) or a path on the bridge; unset = the brand name only (decision F4)",
   ),
   PORTAL_DIR: Env.string('the built member web app (apps/portal/dist by default; `npm run build:portal`)'),
+  AUDIT_RETENTION_DAYS: Env.int(
+    365,
+    'audit log rows older than this many days are deleted by the daily job audit:retention (GET /api/admin/audit; decision B65)',
+    1,
+    3650,
+  ),
+  AUDIT_RETENTION_BATCH: Env.int(1000, 'audit rows the retention job deletes per transaction (it repeats until none is older; decision B65)', 1, 100_000),
 });
 export type BridgeConfig = Static<typeof BridgeEnv>;
 

@@ -26,6 +26,7 @@ async function optionsFor(h: Bridge, over: Partial<InboxOptions> = {}): Promise<
   const clients = h.opened.canisters.clients;
   return {
     db: h.opened.db,
+    audit: { record: async () => undefined },
     notifier: h.notifier,
     events: h.app.events,
     jobs: h.app.jobs,

@@ -8,6 +8,7 @@ import type { SessionManager } from './auth/sessions.ts';
 import type { BridgeKeys } from './keys.ts';
 import type { Outbox } from './outbox/index.ts';
 import type { EventLog } from './events/index.ts';
+import type { AuditRecorder } from './audit/index.ts';
 
 /** Opens the HPKE-sealed registration fields the client encrypted to the bridge's key. */
 export interface SealedFieldOpener {
@@ -29,6 +30,8 @@ export interface BridgeContext {
   frontendOrigins: ReadonlySet<string>;
   /** The in-bridge event log: flows publish what happened (MemberVerified, MembershipActivated) in their transaction. */
   events: EventLog;
+  /** Security events: one log line and one audit_log row each (decision B61). */
+  audit: AuditRecorder;
   /** Wall clock, ms (tests move it). */
   now(): number;
 }

@@ -48,7 +48,7 @@ export function createGuards(o: GuardOptions): Guards {
   };
   const requireAdmin = async (req: FastifyRequest): Promise<Session> => {
     const s = await requireSession(req);
-    if (!s.roles.includes('admin')) throw new HttpError(403, 'FORBIDDEN', 'admin role required');
+    if (!s.roles.includes('admin')) throw Object.assign(new HttpError(403, 'FORBIDDEN', 'admin role required'), { actor: s.user_id });
     return s;
   };
   return {

@@ -13,6 +13,7 @@ import * as jobs from './migrations/021-jobs.ts';
 import * as inbox from './migrations/040-inbox.ts';
 import * as memberEmails from './migrations/041-member-emails.ts';
 import * as ai from './migrations/050-ai.ts';
+import * as audit from './migrations/060-audit.ts';
 import { pgliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 import type { EmbeddedUpgrade } from './embedded.ts';
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '040-inbox': inbox,
   '041-member-emails': memberEmails,
   '050-ai': ai,
+  '060-audit': audit,
 };
 
 export interface OpenDatabaseOptions {

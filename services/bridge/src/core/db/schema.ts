@@ -186,7 +186,31 @@ export interface EmailDeliveriesTable {
   updated_at: Timestamp;
 }
 
+/** The audit log (decisions B61–B63): appended, never updated; the retention job deletes old rows. */
+export interface AuditLogTable {
+  id: Generated<string>;
+  at: Timestamp;
+  event: string;
+  /** A user id, `anonymous` or `system`. */
+  actor: string;
+  /** The user the event is about, when another than the actor. */
+  subject: string | null;
+  request_id: string | null;
+  /** loopback, private, public, or internal (no request). */
+  client: string;
+  outcome: 'success' | 'failure' | 'denied';
+  detail: ColumnType<Record<string, unknown>, string, never>;
+}
+
+export interface SecretFingerprintsTable {
+  name: string;
+  fingerprint: string;
+  seen_at: Timestamp;
+}
+
 export interface Database {
+  audit_log: AuditLogTable;
+  secret_fingerprints: SecretFingerprintsTable;
   email_deliveries: EmailDeliveriesTable;
   bridge_outbox: OutboxTable;
   digest_preferences: DigestPreferencesTable;

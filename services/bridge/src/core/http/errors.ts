@@ -11,6 +11,8 @@ export class HttpError extends Error {
   ) {
     super(message);
   }
+  /** The signed-in user a refusal was given to (an admin route's 403), for the audit line (decision B61). */
+  actor?: string;
 }
 
 export function sendError(req: FastifyRequest, reply: FastifyReply, e: HttpError): FastifyReply {

@@ -45,6 +45,8 @@ export interface CreateAccountPayload {
   is_age_verified_18_plus: boolean;
 }
 export type CreateAccountAnswer = CanisterResult<{ principal: string; verification_token: string; expires_at: bigint }>;
+/** `request_id`: the confirming request, for the audit line of a bootstrap admin (absent in rows written before it). */
+export type VerifyPayload = { token: string; request_id?: string };
 export type VerifyAnswer = CanisterResult<{ principal: string; membership_token_id?: bigint }>;
 
 export interface UserOperationDeps {
@@ -54,8 +56,11 @@ export interface UserOperationDeps {
   sendVerification(op: { user_id: string; email_encrypted: string; name_encrypted: string }, token: string, expiresAt: bigint): Promise<boolean>;
   /** The roles a verified user gets (member, and admin for a bootstrap address). */
   rolesOnVerification(user: { roles: string[]; email_encrypted: string }): Promise<string[]>;
-  /** Announces a first verification in the transaction that records it (MemberVerified, decision N13). */
-  announceVerified(trx: Transaction<Database>, userId: string): Promise<void>;
+  /**
+   * Announces a first verification in the transaction that records it (MemberVerified, decision N13),
+   * and whether it made a bootstrap admin (audited, decision B61), with the request that confirmed it.
+   */
+  announceVerified(trx: Transaction<Database>, userId: string, o: { bootstrapAdmin: boolean; requestId: string | undefined }): Promise<void>;
   /** After the commit: lets the event subscribers see what was announced. */
   kickEvents(): void | Promise<void>;
   now(): number;
@@ -98,9 +103,9 @@ export function registerUserOperations(d: UserOperationDeps): void {
     after: async (op, r) => ('Ok' in r ? d.sendVerification(op.payload, r.Ok.verification_token, r.Ok.expires_at) : false),
   });
 
-  outbox.register<{ token: string }, VerifyAnswer>(OP.verifyEmail, {
+  outbox.register<VerifyPayload, VerifyAnswer>(OP.verifyEmail, {
     call: async (op) => answer(await user.verify_email(op.payload.token, op.opId)),
-    async apply(trx, _op, r) {
+    async apply(trx, op, r) {
       if (!('Ok' in r)) return;
       const u = await trx.selectFrom('users').select(['id', 'roles', 'email_encrypted']).where('principal', '=', r.Ok.principal).forUpdate().executeTakeFirst();
       if (!u) return;
@@ -113,7 +118,8 @@ export function registerUserOperations(d: UserOperationDeps): void {
         .returning('id')
         .executeTakeFirst();
       // The first verification only (the welcome email follows it, decision N13).
-      if (first) await d.announceVerified(trx, u.id);
+      if (first)
+        await d.announceVerified(trx, u.id, { bootstrapAdmin: roles.includes('admin') && !u.roles.includes('admin'), requestId: op.payload.request_id });
       else await trx.updateTable('users').set({ roles }).where('id', '=', u.id).execute();
     },
     after: async () => d.kickEvents(),

@@ -68,12 +68,12 @@ export default async function accountRecovery(app: BridgeApp, opts: AccountRecov
         );
       });
     }
-    return ACCEPTED;
+    return user?.id;
   };
 
   app.post('/api/auth/resend-verification', { schema: { body: EmailBody } }, async (req, reply) => {
     csrf(req, req.headers.origin !== undefined);
-    const body = await handle(req, 'resend', async (user) => {
+    await handle(req, 'resend', async (user) => {
       if (user.verified) return; // nothing to resend; the same answer anyway
       const r = await ctx.canisters.user.reissue_verification_token(user.principal);
       if ('Err' in r) throw new Error(`reissue_verification_token: ${Object.keys(r.Err)[0]}`);
@@ -94,12 +94,12 @@ export default async function accountRecovery(app: BridgeApp, opts: AccountRecov
       });
       req.log.info({ event: 'verification.resent', user_id: user.id, sent }, 'verification email resent');
     });
-    return reply.code(202).send(body);
+    return reply.code(202).send(ACCEPTED);
   });
 
   app.post('/api/auth/password-reset/request', { schema: { body: EmailBody } }, async (req, reply) => {
     csrf(req, req.headers.origin !== undefined);
-    const body = await handle(req, 'reset', async (user) => {
+    const userId = await handle(req, 'reset', async (user) => {
       const token = randomBytes(32).toString('base64url');
       const expires = new Date(ctx.now() + RESET_LIFETIME_MS);
       // One live link per user: a new request replaces the previous one.
@@ -123,9 +123,11 @@ export default async function accountRecovery(app: BridgeApp, opts: AccountRecov
         requestId: req.id,
         retry: false,
       });
-      req.log.info({ event: 'password_reset.requested', user_id: user.id, sent: r !== 'failed' }, 'password reset requested');
+      req.log.info({ event: 'password_reset.sent', user_id: user.id, sent: r !== 'failed' }, 'password reset email');
     });
-    return reply.code(202).send(body);
+    // Recorded for every address alike (the same work either way); `known` is only for admins' eyes.
+    await ctx.audit.record(req, { event: 'password_reset.requested', subject: userId, outcome: 'success', detail: { known: userId !== undefined } });
+    return reply.code(202).send(ACCEPTED);
   });
 
   app.post('/api/auth/password-reset/confirm', { schema: { body: ConfirmBody } }, async (req) => {
@@ -190,7 +192,12 @@ export default async function accountRecovery(app: BridgeApp, opts: AccountRecov
       requestId: req.id,
       retry: false,
     });
-    req.log.info({ event: 'password_reset.completed', user_id: pending.id, sessions_ended: ended, notified: sent !== 'failed' }, 'password reset');
+    await ctx.audit.record(req, {
+      event: 'password_reset.completed',
+      actor: pending.id,
+      outcome: 'success',
+      detail: { sessions_ended: ended, notified: sent !== 'failed' },
+    });
     return { status: 'password_changed', sessions_ended: ended };
   });
 

@@ -8,12 +8,14 @@ import type { Db } from '../../core/db/index.ts';
 import { USER_ID_PATTERN } from '../../core/identity/user-id.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
+import type { AuditRecorder } from '../../core/audit/index.ts';
 
 export interface AdminSessionsOptions {
   db: Db;
   sessions: SessionManager;
   /** `admin`: the cross-site rule, the session and the admin role, once for the scope. */
   guards: Pick<Guards, 'admin'>;
+  audit: AuditRecorder;
 }
 
 const params = Type.Object({ user_id: Type.String({ pattern: USER_ID_PATTERN }) });
@@ -36,7 +38,13 @@ export default async function adminSessions(app: BridgeApp, opts: AdminSessionsO
     const { user_id } = req.params;
     await known(user_id);
     const ended = await opts.sessions.destroyAllFor(user_id);
-    req.log.info({ event: 'sessions.ended_by_admin', user_id, by: admin.user_id, sessions_ended: ended }, 'sessions ended by an admin');
+    await opts.audit.record(req, {
+      event: 'sessions.ended',
+      actor: admin.user_id,
+      subject: user_id,
+      outcome: 'success',
+      detail: { scope: 'admin', sessions_ended: ended },
+    });
     return { user_id, sessions_ended: ended };
   });
 }

@@ -24,6 +24,7 @@ import { allProposals } from './proposals.ts';
 import { createSummaries } from './summaries.ts';
 import { createVectorStore } from './vector-store.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
+import { API_TOKEN_ACTOR, type AuditRecorder } from '../../core/audit/index.ts';
 
 type Governance = Pick<CanisterClients['governance'], 'get_proposal' | 'list_proposals'>;
 
@@ -41,6 +42,8 @@ export interface AiOptions {
   alerts: Alerts;
   /** X-API-Token of POST /api/ai/admin/reindex; unset = 503. */
   apiToken: string | undefined;
+  /** A reindex an X-API-Token holder triggers is audited (decision B61). */
+  audit: AuditRecorder;
   jobs: JobRunner;
   events: EventLog;
   /** Proposal categories a draft may be asked for. */
@@ -248,10 +251,18 @@ export default async function aiRoutes(app: BridgeApp, o: AiOptions): Promise<vo
     // second, else 202 (its run is at GET /api/admin/jobs/runs?job=ai:reindex).
     const run = o.jobs.runNow(REINDEX_JOB, { waitMs: 0 });
     run.catch(() => undefined);
-    const first = await Promise.race([run.then((r) => ({ r })), new Promise<undefined>((r) => setTimeout(() => r(undefined), 1000))]).catch((e: unknown) => {
-      if (e instanceof JobBusyError) throw new HttpError(409, 'REINDEX_RUNNING', 'a reindex is already running');
-      throw e;
-    });
+    const triggered = (outcome: 'success' | 'failure', detail: Record<string, string>) =>
+      o.audit.record(req, { event: 'ai.reindex_triggered', actor: API_TOKEN_ACTOR, outcome, detail });
+    const first = await Promise.race([run.then((r) => ({ r })), new Promise<undefined>((r) => setTimeout(() => r(undefined), 1000))]).catch(
+      async (e: unknown) => {
+        if (e instanceof JobBusyError) {
+          await triggered('failure', { status: 'busy' });
+          throw new HttpError(409, 'REINDEX_RUNNING', 'a reindex is already running');
+        }
+        throw e;
+      },
+    );
+    await triggered(first?.r.status === 'failed' ? 'failure' : 'success', { status: first ? first.r.status : 'running', ...(first && { run_id: first.r.id }) });
     if (first) return reply.code(200).send({ job: REINDEX_JOB, run_id: first.r.id, status: first.r.status, detail: first.r.detail ?? null });
     return reply.code(202).send({ job: REINDEX_JOB, status: 'running' });
   });

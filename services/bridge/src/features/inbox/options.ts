@@ -1,4 +1,5 @@
 // What the inbox feature is given by the app (it imports no other feature, decision S-rule).
+import type { AuditRecorder } from '../../core/audit/index.ts';
 import type { FastifyRequest } from 'fastify';
 import type { CanisterClients } from '@domdao/canisters';
 import type { NotificationClient } from '@domdao/notification-client';
@@ -25,6 +26,8 @@ export interface InboxOptions {
   /** Unsubscribe token keys: the current first, then the previous one while rotating. */
   signingSecrets: Uint8Array[];
   tokenLifetimeMs: number;
+  /** Unsubscribes are audited (decision B61). */
+  audit: AuditRecorder;
   /** https base of links in email (decision N3). */
   linkBase: string;
   /** The bridge's own public URL (its pages). */

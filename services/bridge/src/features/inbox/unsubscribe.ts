@@ -4,7 +4,7 @@
 // digest_frequency to `none` in one statement; both are idempotent. The token is the credential, so
 // the cross-site rule of cookie mutations (B8) does not apply here (decision N2).
 import { sql } from 'kysely';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Db } from '../../core/db/index.ts';
 import { escapeHtml, page, PAGE_CSP } from '../../core/http/page.ts';
@@ -50,10 +50,10 @@ export async function unsubscribeRoutes(app: BridgeApp, o: InboxOptions): Promis
       .header('referrer-policy', 'no-referrer')
       .send(page(title, `<p>${escapeHtml(text)}</p><p><a href="${escapeHtml(prefs)}">Manage your email preferences</a></p>`));
 
-  const handle = async (token: unknown, reply: FastifyReply, log: { info(o: object, m: string): void; warn(o: object, m: string): void }) => {
+  const handle = async (token: unknown, reply: FastifyReply, req: FastifyRequest, oneClick: boolean) => {
     const check = verifyUnsubscribeToken(o.signingSecrets, token, o.now());
     if (!check.ok) {
-      log.warn({ event: 'inbox.unsubscribe_refused', reason: check.reason }, 'unsubscribe link refused');
+      req.log.warn({ event: 'inbox.unsubscribe_refused', reason: check.reason }, 'unsubscribe link refused');
       return check.reason === 'expired'
         ? send(
             reply,
@@ -69,7 +69,8 @@ export async function unsubscribeRoutes(app: BridgeApp, o: InboxOptions): Promis
           );
     }
     const done = await unsubscribe(o.db, check.userId, new Date(o.now()));
-    log.info({ event: 'inbox.unsubscribed', user_id: check.userId, found: done }, 'digest unsubscribed');
+    // The signed token names the member: they are the actor (decision B61).
+    await o.audit.record(req, { event: 'inbox.unsubscribed', actor: check.userId, outcome: 'success', detail: { found: done, one_click: oneClick } });
     return send(
       reply,
       200,
@@ -88,7 +89,7 @@ export async function unsubscribeRoutes(app: BridgeApp, o: InboxOptions): Promis
         response: { 200: html, 400: html },
       },
     },
-    async (req, reply) => handle(req.query.token, reply, req.log),
+    async (req, reply) => handle(req.query.token, reply, req, false),
   );
 
   // Its own scope: the mailbox provider's form body is parsed here only, as text.
@@ -116,7 +117,7 @@ export async function unsubscribeRoutes(app: BridgeApp, o: InboxOptions): Promis
             'A one-click unsubscribe must send List-Unsubscribe=One-Click as a form body. Nothing was changed.',
           );
         }
-        return handle(req.query.token, reply, req.log);
+        return handle(req.query.token, reply, req, true);
       },
     );
   });

@@ -50,6 +50,15 @@ export default async function payments(app: BridgeApp, { ctx, guards }: Payments
           }),
         );
         const out = await ctx.outbox.run<{ Ok: null } | { Err: Record<string, unknown> }>(opId);
+        // Decision B61: the admin's decision is audited whether the canister has it yet or refused it.
+        const refused = out.state === 'done' && 'Err' in out.result ? Object.keys(out.result.Err)[0] : undefined;
+        await ctx.audit.record(req, {
+          event: approved ? 'kyc.approved' : 'kyc.rejected',
+          actor: admin.user_id,
+          subject: user_id,
+          outcome: refused === undefined ? 'success' : 'failure',
+          detail: { state: out.state === 'done' ? 'recorded' : 'pending', ...(refused !== undefined && { refused }) },
+        });
         if (out.state !== 'done') {
           return reply.code(202).send({ user_id, kyc_status: 'pending', message: 'the decision is saved and reaches the user canister as soon as it answers' });
         }

@@ -5,6 +5,7 @@ import type { Transaction } from 'kysely';
 import type { BridgeContext } from '../../core/context.ts';
 import type { Database } from '../../core/db/index.ts';
 import { refusal } from '../../core/outbox/user-operations.ts';
+import { SYSTEM } from '../../core/audit/index.ts';
 
 export const OP_UPGRADE = 'user.upgrade_membership_to_active';
 export const OP_RECORD_KYC = 'user.record_kyc';
@@ -22,6 +23,8 @@ export interface UpgradePayload {
   kyc_proof: string;
   payment_proof: string;
   receipt: { amount: number; currency: string };
+  /** The webhook request that queued it, for the audit line (absent in rows written before it). */
+  request_id?: string;
 }
 
 /** The upgrade and KYC operations (decision B27): answers applied to payments and users, once. */
@@ -45,6 +48,19 @@ export function registerPaymentOperations(ctx: BridgeContext): void {
     async apply(tx, op, r) {
       if (!('Ok' in r.answer)) return settle(tx, op.payload, 'escrow', `upgrade refused: ${refusal(r.answer.Err)}`);
       await settle(tx, op.payload, 'applied', null);
+      // Decision B61: audited in the transaction that records it, whoever ran it (the webhook or the reconciler).
+      await ctx.audit.record(
+        undefined,
+        {
+          event: 'membership.upgraded',
+          actor: SYSTEM,
+          subject: op.payload.user_id,
+          outcome: 'success',
+          requestId: op.payload.request_id,
+          detail: { renewal: op.payload.renewal },
+        },
+        tx,
+      );
       // Announced in the transaction that records it (decision N13): the feed and the member emails follow it.
       const p = op.payload;
       const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();

@@ -121,6 +121,7 @@ export default async function paymentWebhook(app: BridgeApp, { ctx }: { ctx: Bri
               kyc_proof: user.kyc_reference ?? 'approved',
               payment_proof: `${ev.id}:${o.id}:${o.amount}:${o.currency}`,
               receipt: { amount: o.amount, currency: o.currency.toUpperCase() },
+              request_id: req.id,
             };
             await ctx.outbox.enqueue(tx, { operation: OP_UPGRADE, opId: upgradeOpId(o.id), aggregate: userAggregate(user.id), payload });
           }

@@ -12,6 +12,7 @@ import { JobBusyError, type JobContext, type JobOutcome, type JobRun, type JobRu
 import { JobRunBody } from '../../core/jobs/routes.ts';
 import { decidePriceProposal, heartbeatProblem, type PriceJobDecision, type PriceJobSettings } from './decide.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
+import { API_TOKEN_ACTOR, type AuditRecorder } from '../../core/audit/index.ts';
 
 export { decidePriceProposal, heartbeatProblem } from './decide.ts';
 
@@ -41,6 +42,8 @@ export interface PriceJobOptions {
   settings: PriceJobSettings & { intervalMs: number; tickLifetimeMs: number };
   /** API_TOKEN: POST /api/admin/price/submit-proposal's X-API-Token; undefined = that route answers 503. */
   apiToken: string | undefined;
+  /** A run an X-API-Token holder triggers is audited (decision B61). */
+  audit: AuditRecorder;
   log: { info(o: object, m: string): void; warn(o: object, m: string): void; error(o: object, m: string): void };
 }
 
@@ -193,13 +196,24 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
         throw new HttpError(401, 'UNAUTHORIZED', 'X-API-Token is missing or wrong');
       }
       let run: JobRun;
+      const triggered = (outcome: 'success' | 'failure', detail: Record<string, string | number>) =>
+        opts.audit.record(req, { event: 'price.proposal_triggered', actor: API_TOKEN_ACTOR, outcome, detail });
       try {
         run = await opts.jobs.runNow(PRICE_JOB, { waitMs: 10_000 });
       } catch (err) {
-        if (err instanceof JobBusyError) throw new HttpError(409, 'JOB_BUSY', 'a price-proposal run is in progress; try again shortly', { 'retry-after': '5' });
+        if (err instanceof JobBusyError) {
+          await triggered('failure', { status: 'busy' });
+          throw new HttpError(409, 'JOB_BUSY', 'a price-proposal run is in progress; try again shortly', { 'retry-after': '5' });
+        }
         throw err;
       }
       const d = (run.detail ?? {}) as { reason?: string; pending_proposal_id?: string; proposal_id?: string; price_usd?: number; source_url?: string | null };
+      await triggered(run.status === 'succeeded' ? 'success' : 'failure', {
+        status: run.status,
+        run_id: run.id,
+        ...(d.proposal_id !== undefined && { proposal_id: d.proposal_id }),
+        ...(d.reason !== undefined && { reason: d.reason }),
+      });
       if (run.status === 'failed') throw new HttpError(502, 'PROPOSAL_NOT_SUBMITTED', `${run.error ?? 'the run failed'} (run ${run.id})`);
       if (run.status === 'skipped') {
         const [code, message] =

@@ -155,7 +155,8 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
       throw new HttpError(502, 'ACCOUNT_NOT_CREATED', `the user canister refused the account: ${Object.keys(outcome.result.Err)[0]}`);
     const sent = outcome.after === true;
     if (!sent) req.log.warn({ event: 'registration.verification_email_failed', user_id: id }, 'verification email not sent');
-    req.log.info({ event: 'registration.created', user_id: id, minor: age < 18 }, 'account created');
+    // Decision B63: no age band either, only that an account exists.
+    await ctx.audit.record(req, { event: 'registration.created', subject: id, outcome: 'success', detail: { link_sent: sent } });
     return reply.code(201).send({ user_id: id, status: 'verification_pending', verification_email_sent: sent });
   });
 }

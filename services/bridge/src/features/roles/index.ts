@@ -8,6 +8,7 @@ import type { Db } from '../../core/db/index.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import { USER_ID_PATTERN as UUID } from '../../core/identity/user-id.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
+import type { AuditRecorder } from '../../core/audit/index.ts';
 
 export const ASSIGNABLE = ['admin', 'moderator', 'developer'] as const;
 
@@ -16,9 +17,11 @@ export interface RolesOptions {
   /** A revocation ends the user's sessions (decision B34). */
   sessions: Pick<SessionManager, 'destroyAllFor'>;
   guards: Pick<Guards, 'admin'>;
+  /** Grants and revocations are audited in the transaction that makes them (decision B61). */
+  audit: AuditRecorder;
 }
 
-export default async function roles(app: BridgeApp, { db, sessions, guards }: RolesOptions): Promise<void> {
+export default async function roles(app: BridgeApp, { db, sessions, guards, audit }: RolesOptions): Promise<void> {
   app.addHook('preHandler', guards.admin);
   const params = Type.Object({ user_id: Type.String({ pattern: UUID }) });
 
@@ -41,9 +44,9 @@ export default async function roles(app: BridgeApp, { db, sessions, guards }: Ro
       if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
       const next = [...new Set([...u.roles, role])];
       await tx.updateTable('users').set({ roles: next }).where('id', '=', user_id).execute();
+      await audit.record(req, { event: 'roles.granted', actor: admin.user_id, subject: user_id, outcome: 'success', detail: { role } }, tx);
       return next;
     });
-    req.log.info({ event: 'roles.granted', user_id, role, by: admin.user_id }, 'role granted');
     return { user_id, roles, effective: 'at the next login' };
   });
 
@@ -60,12 +63,13 @@ export default async function roles(app: BridgeApp, { db, sessions, guards }: Ro
         if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
         const next = u.roles.filter((r) => r !== role);
         await tx.updateTable('users').set({ roles: next }).where('id', '=', user_id).execute();
+        await audit.record(req, { event: 'roles.revoked', actor: admin.user_id, subject: user_id, outcome: 'success', detail: { role } }, tx);
         return next;
       });
       // Decision B34: a revocation is a security event: the user's sessions (which cache the old roles)
       // end now, in whichever store holds them; the next login reads the new roles.
       const ended = await sessions.destroyAllFor(user_id);
-      req.log.info({ event: 'roles.revoked', user_id, role, by: admin.user_id, sessions_ended: ended }, 'role revoked');
+      req.log.info({ event: 'roles.sessions_ended', user_id, sessions_ended: ended }, "the revoked user's sessions ended");
       return { user_id, roles, effective: "now: the user's sessions ended", sessions_ended: ended };
     },
   );

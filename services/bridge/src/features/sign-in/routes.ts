@@ -12,6 +12,7 @@ import type { Guards } from '../../core/auth/guards.ts';
 import { verifyPassword } from '../../core/auth/passwords.ts';
 import type { Session, SessionManager } from '../../core/auth/sessions.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
+import type { AuditRecorder } from '../../core/audit/index.ts';
 
 export interface AuthOptions {
   config: Pick<BridgeConfig, 'COOKIE_DOMAIN' | 'LOGIN_WINDOW_MINUTES' | 'LOGIN_MAX_FAILURES' | 'SESSION_ABSOLUTE_HOURS'>;
@@ -25,6 +26,8 @@ export interface AuthOptions {
   blindIndex(email: string): Uint8Array;
   frontendOrigins: ReadonlySet<string>;
   guards: Guards;
+  /** Sign-ins, lockouts and ended sessions are audited (decision B61). */
+  audit: AuditRecorder;
 }
 
 /** The account's ceiling over every client address, as a multiple of LOGIN_MAX_FAILURES (decision B30). */
@@ -57,7 +60,7 @@ export function sessionBody(s: Pick<Session, 'user_id' | 'email' | 'roles'>) {
 
 export default async function authRoutes(
   app: BridgeApp,
-  { config, db, sessions, throttle, membership, blindIndex, frontendOrigins, guards }: AuthOptions,
+  { config, db, sessions, throttle, membership, blindIndex, frontendOrigins, guards, audit }: AuthOptions,
 ): Promise<void> {
   const { currentSession } = guards;
   const csrf = csrfGuard(frontendOrigins, SESSION_COOKIE);
@@ -81,24 +84,33 @@ export default async function authRoutes(
       { key: keys[1]!, limit: max * 10, windowMs },
       { key: keys[2]!, limit: max * ACCOUNT_CEILING_FACTOR, windowMs },
     ]);
-    if (wait > 0) throw new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many failed logins; try again in ${wait} seconds`, { 'retry-after': String(wait) });
+    if (wait > 0) {
+      await audit.record(req, { event: 'auth.login_locked_out', outcome: 'denied', detail: { retry_after_seconds: wait } });
+      throw new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many failed logins; try again in ${wait} seconds`, { 'retry-after': String(wait) });
+    }
     const user = await db
       .selectFrom('users')
       .select(['id', 'principal', 'password_hash', 'roles', 'email_verified_at'])
       .where('email_index', '=', index)
       .executeTakeFirst();
     // Same work and the same answer for an unknown email and a wrong password.
-    if (!(await verifyPassword(user?.password_hash, password)) || !user) throw invalid();
+    if (!(await verifyPassword(user?.password_hash, password)) || !user) {
+      // The account an attempt named is its subject; an address with no account names none (decision B63).
+      await audit.record(req, { event: 'auth.login_failed', subject: user?.id, outcome: 'failure', detail: { reason: 'invalid_credentials' } });
+      throw invalid();
+    }
     // The right password: the attempt was not a failure, and the client's own count starts again.
     await throttle.release(keys.slice(1));
     await throttle.clear(pairKey);
     // Decision B32: only someone holding the password learns that the address is not verified yet.
-    if (user.email_verified_at === null)
+    if (user.email_verified_at === null) {
+      await audit.record(req, { event: 'auth.login_failed', subject: user.id, outcome: 'failure', detail: { reason: 'email_not_verified' } });
       throw new HttpError(
         403,
         'EMAIL_NOT_VERIFIED',
         'confirm your email address first: follow the link in the email we sent (POST /api/auth/resend-verification sends a new one)',
       );
+    }
     // A new id at every login; the one the browser held (if any) dies now.
     await sessions.destroy(req.cookies[SESSION_COOKIE]);
     // Roles are cached at login (spec 2 Roles rule 5), `voter` with them when the membership is Active
@@ -116,7 +128,7 @@ export default async function authRoutes(
     const session = { user_id: user.id, email: normaliseEmail(email), principal: user.principal, roles: withVoter(effectiveRoles(user.roles), active) };
     const { id } = await sessions.create(session);
     setSessionCookie(reply, domain, id, config.SESSION_ABSOLUTE_HOURS * 3600);
-    req.log.info({ event: 'auth.login', user_id: user.id }, 'login');
+    await audit.record(req, { event: 'auth.login_succeeded', actor: user.id, outcome: 'success', detail: { roles: session.roles.join(',') } });
     return sessionBody(session);
   });
 
@@ -164,15 +176,17 @@ export default async function authRoutes(
       if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
       const ended = await sessions.destroyAllFor(s.user_id);
       clearSessionCookie(reply, domain);
-      req.log.info({ event: 'auth.logout_everywhere', user_id: s.user_id, sessions_ended: ended }, 'signed out everywhere');
+      await audit.record(req, { event: 'sessions.ended', actor: s.user_id, outcome: 'success', detail: { scope: 'everywhere', sessions_ended: ended } });
       return { authenticated: false, sessions_ended: ended };
     },
   );
 
   app.post('/auth/logout', async (req, reply) => {
     csrf(req);
+    const s = await currentSession(req);
     await sessions.destroy(req.cookies[SESSION_COOKIE]);
     clearSessionCookie(reply, domain);
+    if (s) await audit.record(req, { event: 'sessions.ended', actor: s.user_id, outcome: 'success', detail: { scope: 'logout', sessions_ended: 1 } });
     return { authenticated: false };
   });
 }

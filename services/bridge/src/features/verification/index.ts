@@ -20,6 +20,7 @@ import { normaliseEmail } from '../../core/identity/email.ts';
 import { passwordProblem } from '../../core/identity/password-policy.ts';
 import { OP, tokenHash, userAggregate, verifyOpId, type VerifyAnswer } from '../../core/outbox/user-operations.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
+import type { FastifyRequest } from 'fastify';
 
 export interface VerificationOptions {
   ctx: BridgeContext;
@@ -80,18 +81,19 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
   }
 
   /** Checks the proof, then verifies through the outbox; every session of the account ends (B51). */
-  /** Every refusal of a confirmation leaves a log line (the wrong password its own, above); never the token. */
-  async function confirm(token: string, proof: Proof, log: import('fastify').FastifyBaseLogger): Promise<Confirmed> {
+  /** Every refusal of a confirmation is audited (the wrong password as its own event, below); never the token (decision B61). */
+  async function confirm(token: string, proof: Proof, req: FastifyRequest): Promise<Confirmed> {
     try {
-      return await confirmOnce(token, proof, log);
+      return await confirmOnce(token, proof, req);
     } catch (e) {
       if (e instanceof HttpError && e.code !== 'INVALID_CREDENTIALS')
-        log.warn({ event: 'verification.refused', error: e.code }, 'a verification link was refused');
+        await ctx.audit.record(req, { event: 'verification.refused', outcome: 'failure', detail: { error: e.code } });
       throw e;
     }
   }
 
-  async function confirmOnce(token: string, proof: Proof, log: import('fastify').FastifyBaseLogger): Promise<Confirmed> {
+  async function confirmOnce(token: string, proof: Proof, req: FastifyRequest): Promise<Confirmed> {
+    const log = req.log;
     const owner = await pendingAccount(token);
     const opId = verifyOpId(token);
     let chosen = false;
@@ -104,7 +106,12 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
           'retry-after': String(wait),
         });
       if (!(await verifyPassword(owner.password_hash, proof.password))) {
-        log.warn({ event: 'verification.password_refused', user_id: owner.id }, 'verification refused: not the password of the registration');
+        await ctx.audit.record(req, {
+          event: 'verification.password_refused',
+          subject: owner.id,
+          outcome: 'failure',
+          detail: { error: 'INVALID_CREDENTIALS' },
+        });
         throw new HttpError(
           401,
           'INVALID_CREDENTIALS',
@@ -114,7 +121,9 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
       await ctx.throttle.clear(key);
       await ctx.db
         .transaction()
-        .execute((tx) => ctx.outbox.enqueue(tx, { operation: OP.verifyEmail, opId, aggregate: userAggregate(owner.id), payload: { token } }));
+        .execute((tx) =>
+          ctx.outbox.enqueue(tx, { operation: OP.verifyEmail, opId, aggregate: userAggregate(owner.id), payload: { token, request_id: req.id } }),
+        );
     } else {
       const email = (await ctx.opener.open('email', owner.email_encrypted)).trim();
       const weak = passwordProblem(proof.new_password, email);
@@ -137,7 +146,7 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
           aggregate: userAggregate(owner.id),
           payload: { principal: owner.principal, password_hash },
         });
-        await ctx.outbox.enqueue(tx, { operation: OP.verifyEmail, opId, aggregate: userAggregate(owner.id), payload: { token } });
+        await ctx.outbox.enqueue(tx, { operation: OP.verifyEmail, opId, aggregate: userAggregate(owner.id), payload: { token, request_id: req.id } });
       });
       chosen = true;
       // The aggregate's order: the canister gets the hash before the verification runs.
@@ -160,7 +169,12 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
     }
     // Whoever controls the mailbox is now in sole control: no session made before this moment lives on.
     const ended = await ctx.sessions.destroyAllFor(owner.id);
-    log.info({ event: 'verification.completed', user_id: owner.id, password: chosen ? 'chosen' : 'confirmed', sessions_ended: ended }, 'email verified');
+    await ctx.audit.record(req, {
+      event: 'verification.completed',
+      actor: owner.id,
+      outcome: 'success',
+      detail: { proof: chosen ? 'new_password' : 'registered_password', sessions_ended: ended },
+    });
     return { status: 'verified', membership_token_pending: r.Ok.membership_token_id === undefined, password: chosen ? 'chosen' : 'confirmed' };
   }
 
@@ -228,7 +242,7 @@ ${alert}<button type="submit">Verify my email</button></form>
       if (token.length === 0 || token.length > 64 || typeof secret !== 'string' || secret.length === 0 || secret.length > 1024)
         return refusalPage(reply, invalid());
       try {
-        const done = await confirm(token, choose ? { new_password: secret } : { password: secret }, req.log);
+        const done = await confirm(token, choose ? { new_password: secret } : { password: secret }, req);
         const pending = done.membership_token_pending;
         return html(
           reply,
@@ -251,7 +265,7 @@ ${alert}<button type="submit">Verify my email</button></form>
     const { token, password, new_password } = req.body;
     if ((password === undefined) === (new_password === undefined))
       throw new HttpError(400, 'VALIDATION_ERROR', 'send exactly one of password (the one chosen at registration) and new_password');
-    return confirm(token, password !== undefined ? { password } : { new_password: new_password! }, req.log);
+    return confirm(token, password !== undefined ? { password } : { new_password: new_password! }, req);
   });
 }
 

@@ -1,0 +1,46 @@
+// Secret rotation noticed (decision B66): at start the bridge compares a fingerprint of each secret
+// with the one it last ran with and audits `secret.rotation_noticed` (naming the variable) when it
+// differs. The fingerprint is scrypt of the secret under the variable's name (N = 2^12): the
+// database never holds a fast hash of an operator-chosen token that a leaked copy could test guesses against.
+import { scrypt } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { Db } from '../db/index.ts';
+import { SYSTEM, type AuditRecorder } from './index.ts';
+
+const scryptAsync = promisify(scrypt) as (
+  password: Uint8Array | string,
+  salt: string,
+  keylen: number,
+  options: { N: number; r: number; p: number },
+) => Promise<Buffer>;
+
+export function fingerprint(name: string, secret: Uint8Array | string): Promise<string> {
+  return scryptAsync(secret, `domdao secret fingerprint ${name}`, 16, { N: 4096, r: 8, p: 1 }).then((b) => b.toString('hex'));
+}
+
+/** Names of the rotated secrets; the first sight of a secret is recorded without an event. */
+export async function noticeSecretRotations(o: {
+  db: Db;
+  audit: AuditRecorder;
+  secrets: Record<string, Uint8Array | string | undefined>;
+  now: () => number;
+}): Promise<string[]> {
+  const present = Object.entries(o.secrets).filter((e): e is [string, Uint8Array | string] => e[1] !== undefined && e[1].length > 0);
+  const prints = await Promise.all(present.map(async ([name, value]) => [name, await fingerprint(name, value)] as const));
+  const known = new Map((await o.db.selectFrom('secret_fingerprints').select(['name', 'fingerprint']).execute()).map((r) => [r.name, r.fingerprint]));
+  const rotated: string[] = [];
+  for (const [name, print] of prints) {
+    const was = known.get(name);
+    if (was === print) continue;
+    const seen_at = new Date(o.now());
+    await o.db
+      .insertInto('secret_fingerprints')
+      .values({ name, fingerprint: print, seen_at })
+      .onConflict((oc) => oc.column('name').doUpdateSet({ fingerprint: print, seen_at }))
+      .execute();
+    if (was === undefined) continue;
+    rotated.push(name);
+    await o.audit.record(undefined, { event: 'secret.rotation_noticed', actor: SYSTEM, outcome: 'success', detail: { variable: name } });
+  }
+  return rotated;
+}
