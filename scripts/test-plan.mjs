@@ -33,6 +33,8 @@ export const SECONDS = {
   'services/bridge/test/stores.test.ts': 68,
   'services/bridge/test/ai-search.test.ts': 65,
   'services/bridge/test/account-takeover.test.ts': 58,
+  'services/bridge/test/audit.test.ts': 60,
+  'services/bridge/test/audit-browser.test.ts': 60,
   'services/bridge/test/admin-users.test.ts': 56,
   'services/bridge/test/openapi.test.ts': 55,
   'services/bridge/test/price-job.test.ts': 52,

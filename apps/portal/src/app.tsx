@@ -17,7 +17,15 @@ function Header() {
       </a>
       <nav aria-label="Main">
         <ul>
-          {[...NAV, ...(isAdmin(session) ? [{ href: '/admin', label: 'Admin' }] : [])].map((n) => (
+          {[
+            ...NAV,
+            ...(isAdmin(session)
+              ? [
+                  { href: '/admin', label: 'Admin' },
+                  { href: '/admin/audit', label: 'Audit' },
+                ]
+              : []),
+          ].map((n) => (
             <li key={n.href}>
               <a href={n.href} aria-current={path === n.href || path.startsWith(`${n.href}/`) ? 'page' : undefined}>
                 {n.label}

@@ -3,6 +3,7 @@
 // services/bridge/src/features/portal/index.ts APP_PATHS.
 import type { ComponentType } from 'preact';
 import { AdminPage } from './pages/admin.tsx';
+import { AuditPage } from './pages/audit.tsx';
 import { CampaignPage } from './pages/campaign.tsx';
 import { CampaignsPage } from './pages/campaigns.tsx';
 import { GovernPage } from './pages/govern.tsx';
@@ -22,6 +23,7 @@ export const ROUTES: Array<{ path: string; component: ComponentType<Record<strin
   { path: '/campaigns/:id', component: CampaignPage as ComponentType<Record<string, string>>, title: 'Campaign' },
   { path: '/me', component: MePage, title: 'My membership' },
   { path: '/admin', component: AdminPage, title: 'Admin console' },
+  { path: '/admin/audit', component: AuditPage, title: 'Audit log' },
 ];
 
 /** Links the app routes itself; any other link (the bridge's /login, /activity, /preferences, the API) loads normally. */

@@ -172,11 +172,14 @@ describe('the audit log: every security event through HTTP, in the log and at GE
     );
     assert.equal(one('auth.login_locked_out').outcome, 'denied');
     assert.deepEqual(one('auth.csrf_refused').detail, { method: 'POST', route: '/auth/logout', origin: 'https://evil.example' });
-    const denied = rows.filter((x) => x.event === 'admin.access_denied').map((x) => [x.actor, x.detail.status]);
-    assert.deepEqual(denied.sort(), [
-      ['anonymous', 401],
-      [ada.user_id, 403],
-    ]);
+    const denied = rows.filter((x) => x.event === 'admin.access_denied').map((x) => [x.actor, x.detail.status] as [string, number]);
+    assert.deepEqual(
+      denied.sort((x, y) => x[1] - y[1]),
+      [
+        ['anonymous', 401],
+        [ada.user_id, 403],
+      ],
+    );
     assert.deepEqual(
       rows.filter((x) => x.event === 'verification.refused').map((x) => x.detail.error),
       ['VERIFICATION_LINK_INVALID'],
