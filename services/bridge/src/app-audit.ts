@@ -57,7 +57,8 @@ function watchedSecrets(config: BridgeParts['config'], keys: BridgeKeys): Record
     BLIND_INDEX_KEY: keys.blindIndexKey,
     SESSION_DATA_KEY: keys.sessionDataKey,
     MEMBER_IDENTITY_SECRET: keys.memberIdentitySecret,
-    SIGNING_SECRET: keys.signingSecrets[0],
+    // Text an operator pastes: the slow fingerprint (core/audit/secrets.ts).
+    SIGNING_SECRET: keys.signingSecrets[0] && new TextDecoder().decode(keys.signingSecrets[0]),
     PAYMENT_WEBHOOK_SECRET: config.PAYMENT_WEBHOOK_SECRET,
     ACCESS_TOKEN: config.ACCESS_TOKEN,
     API_TOKEN: config.API_TOKEN,
