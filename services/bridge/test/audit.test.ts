@@ -91,10 +91,11 @@ describe('the audit log: every security event through HTTP, in the log and at GE
     assert.equal((await h.login('ada-audit@domdao.example', 'not the password at all')).res.statusCode, 401);
     for (let i = 0; i < 2; i++) assert.equal((await h.login('nobody-audit@domdao.example', 'guess guess guess')).res.statusCode, 401);
     assert.equal((await h.login('nobody-audit@domdao.example', 'guess guess guess')).res.statusCode, 429);
-    // CSRF refusal; 401 and 403 at an admin route.
+    // CSRF refusal; 401 and 403 at an admin route (the session's and the X-API-Token's).
     assert.equal((await h.request({ method: 'POST', url: '/auth/logout', jar: ada.jar, origin: 'https://evil.example' })).statusCode, 403);
     assert.equal((await h.request({ method: 'GET', url: '/api/admin/audit' })).statusCode, 401);
     assert.equal((await h.request({ method: 'GET', url: '/api/admin/audit', jar: ada.jar })).statusCode, 403);
+    assert.equal((await post('/api/admin/price/submit-proposal', undefined, {}, { 'x-api-token': 'a-wrong-api-token-000000' })).statusCode, 401);
     // Verification refused (a made-up link), and its wrong password; then verified.
     assert.equal((await post('/api/auth/verify-email', undefined, { token: 'made-up-token', password: PASSWORD })).statusCode, 400);
     assert.equal((await h.register('bea-audit@domdao.example')).statusCode, 201);
@@ -172,13 +173,15 @@ describe('the audit log: every security event through HTTP, in the log and at GE
     );
     assert.equal(one('auth.login_locked_out').outcome, 'denied');
     assert.deepEqual(one('auth.csrf_refused').detail, { method: 'POST', route: '/auth/logout', origin: 'https://evil.example' });
-    const denied = rows.filter((x) => x.event === 'admin.access_denied').map((x) => [x.actor, x.detail.status] as [string, number]);
+    const denied = rows.filter((x) => x.event === 'admin.access_denied').map((x) => [x.actor, x.detail.status, x.detail.route] as [string, number, string]);
     assert.deepEqual(
-      denied.sort((x, y) => x[1] - y[1]),
+      denied.sort((x, y) => x[1] - y[1] || x[2].localeCompare(y[2])),
       [
-        ['anonymous', 401],
-        [ada.user_id, 403],
+        ['anonymous', 401, '/api/admin/audit'],
+        ['anonymous', 401, '/api/admin/price/submit-proposal'],
+        [ada.user_id, 403, '/api/admin/audit'],
       ],
+      'a refused session and a refused X-API-Token alike',
     );
     assert.deepEqual(
       rows.filter((x) => x.event === 'verification.refused').map((x) => x.detail.error),
