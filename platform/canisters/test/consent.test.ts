@@ -340,6 +340,17 @@ for (const [name, open] of HOSTS) {
         refusal(await g.icrc21_canister_call_consent_message(request('create_proposal', at('t'.repeat(201)))), 'UnsupportedCanisterCall'),
         /title must be 1 to 200/,
       );
+      const longest = arg('governance', 'create_proposal', { title: 'T'.repeat(200), body: 'B'.repeat(50_000), category: 'General' });
+      assert.match(
+        generic(await g.icrc21_canister_call_consent_message(request('create_proposal', longest))),
+        /\*\*Body:\*\* `B{159}…` {2}\n50000 characters of Markdown in all\./,
+        'a title and a body at their limits (200 and 50 000 characters)',
+      );
+      const tooLong = arg('governance', 'create_proposal', { title: 'T', body: 'B'.repeat(50_001), category: 'General' });
+      assert.match(
+        refusal(await g.icrc21_canister_call_consent_message(request('create_proposal', tooLong)), 'UnsupportedCanisterCall'),
+        /body must be 1 to 50000/,
+      );
       const noPayload = arg('governance', 'create_proposal', { title: 'x', body: 'b', category: 'TreasuryPayout' });
       assert.match(
         refusal(await g.icrc21_canister_call_consent_message(request('create_proposal', noPayload)), 'UnsupportedCanisterCall'),
@@ -364,7 +375,7 @@ for (const [name, open] of HOSTS) {
     });
 
     if (name === 'built wasm')
-      it("decision W4: every consent message above ran well within the IC's update limit, under 5 % of it (median and largest printed)", () => {
+      it("decision W4: every consent message above ran well within the IC's update limit, under 10 % of it (median and largest printed)", () => {
         const counted = host.consentInstructions!();
         assert.ok(counted.length >= 35, `${counted.length} consent messages counted`);
         const sorted = [...counted].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -372,8 +383,8 @@ for (const [name, open] of HOSTS) {
         console.log(
           `consent messages on the wasm: ${counted.length}, median ${sorted[sorted.length >> 1]}, largest ${largest} instructions (limit ${INSTRUCTION_LIMITS.update})`,
         );
-        // The largest is a canister's first: it builds the method table the argument is decoded with.
-        assert.ok(largest < INSTRUCTION_LIMITS.update / 20n, `${largest} instructions`);
+        // The largest decodes a 50 000-character body (decoding costs the wasm per byte, decision W6); a canister's first message also builds its method table.
+        assert.ok(largest < INSTRUCTION_LIMITS.update / 10n, `${largest} instructions`);
       });
   });
 }

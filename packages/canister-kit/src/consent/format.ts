@@ -131,9 +131,12 @@ const UNSAFE_ALL = new RegExp(UNSAFE.source, 'gu');
 
 /** Text from the caller's arguments, one line: unsafe characters become spaces, runs of spaces one, at most `max` characters. */
 export function inert(text: string, max = 200): string {
-  const flat = text.replace(UNSAFE_ALL, ' ').replace(/\s+/g, ' ').trim();
+  // Only the start can be shown: a 50 000-character body is cut first (each character costs the wasm).
+  let head = text.length > max * 4 ? text.slice(0, max * 4) : text;
+  if (/[\ud800-\udbff]$/.test(head)) head = head.slice(0, -1);
+  const flat = head.replace(UNSAFE_ALL, ' ').replace(/\s+/g, ' ').trim();
   const chars = Array.from(flat);
-  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : flat;
+  return chars.length > max || head.length < text.length ? `${chars.slice(0, max - 1).join('')}…` : flat;
 }
 
 /** A memo: its UTF-8 text when it is printable text, else `0x` and its hex. */
