@@ -102,13 +102,17 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
     assert.deepEqual(loose, [], 'a feature is a folder under features/');
   });
 
-  it('decision S18: a feature takes narrow options; only the features not yet converted import the whole context', () => {
-    // The list only shrinks: each of these is to name what it uses in its options, as the others do.
-    const notYetNarrow = ['account-recovery', 'payments', 'registration', 'verification'];
-    const takers = new Set(
-      [...bridgeSources()].filter(([file, text]) => file.startsWith('features/') && /core\/context\.ts['"]/.test(text)).map(([file]) => file.split('/')[1]!),
-    );
-    assert.deepEqual([...takers].filter((f) => !notYetNarrow.includes(f)).sort(), []);
+  it('decisions S18, S19: every feature takes narrow options; a feature names the shared parts it uses as Pick<BridgeContext, …>, never the whole context', () => {
+    const whole = [...bridgeSources()]
+      .filter(([file]) => file.startsWith('features/'))
+      .flatMap(([file, text]) =>
+        text
+          .split('\n')
+          .filter((line) => /\bBridgeContext\b/.test(line) && !/^import type \{ BridgeContext \}/.test(line.trim()))
+          .filter((line) => line.replace(/Pick<BridgeContext,/g, '').match(/\bBridgeContext\b/))
+          .map((line) => `${file}: ${line.trim()}`),
+      );
+    assert.deepEqual(whole, []);
   });
 
   it('the scan finds each kind of violation, type-only and dynamic imports included (it can fail)', () => {

@@ -9,7 +9,7 @@ import { HOUR_MS, recipientKey, tooMany } from '../../core/auth/brute-force.ts';
 import { csrfGuard } from '../../core/auth/csrf.ts';
 import { hashPassword } from '../../core/auth/passwords.ts';
 import { SESSION_COOKIE } from '../../core/auth/cookie.ts';
-import type { BridgeContext } from '../../core/context.ts';
+import type { RecoveryContext } from './context.ts';
 import { deliver } from '../../core/email/deliveries.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import { escapeHtml, page, PAGE_CSP } from '../../core/http/page.ts';
@@ -17,7 +17,7 @@ import { OP, tokenHash, userAggregate } from '../../core/outbox/user-operations.
 import type { BridgeApp } from '../../core/http/typed.ts';
 
 export interface AccountRecoveryOptions {
-  ctx: BridgeContext;
+  ctx: RecoveryContext;
   blindIndex(email: string): Uint8Array;
   /** Sends the verification email (verification/'s sender); true when the notification service accepted it. */
   sendVerification(m: { userId: string; email: string; name: string; token: string; expiresAt: bigint; requestId: string }): Promise<boolean>;

@@ -5,13 +5,13 @@
 // code path as a real payment runs (decision F8). Refused in production.
 import { randomUUID } from 'node:crypto';
 import type { Guards } from '../../core/auth/guards.ts';
-import type { BridgeContext } from '../../core/context.ts';
+import type { PaymentsContext } from './context.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import { signPayload } from './signature.ts';
 import { HANDLED_EVENT } from './webhook.ts';
 
-export default async function checkout(app: BridgeApp, { ctx, guards }: { ctx: BridgeContext; guards: Pick<Guards, 'requireMember'> }): Promise<void> {
+export default async function checkout(app: BridgeApp, { ctx, guards }: { ctx: PaymentsContext; guards: Pick<Guards, 'requireMember'> }): Promise<void> {
   app.get(
     '/api/me/membership-upgrade',
     { schema: { tags: ['membership'], summary: 'What the signed-in member still needs to become Active (decision F8)' } },

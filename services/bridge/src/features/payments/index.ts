@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { signedIn, type Guards } from '../../core/auth/guards.ts';
-import type { BridgeContext } from '../../core/context.ts';
+import type { PaymentsContext } from './context.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import { USER_ID_PATTERN as UUID } from '../../core/identity/user-id.ts';
 import { userAggregate } from '../../core/outbox/user-operations.ts';
@@ -14,7 +14,7 @@ import paymentWebhook from './webhook.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 
 export interface PaymentsOptions {
-  ctx: BridgeContext;
+  ctx: PaymentsContext;
   guards: Pick<Guards, 'admin' | 'requireMember'>;
 }
 

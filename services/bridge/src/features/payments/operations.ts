@@ -2,7 +2,7 @@
 // Active keyed by the payment intent (one intent, one upgrade) and the KYC decision; their answers are
 // applied to payments and users once; a confirmed upgrade announces MembershipActivated (its emails follow).
 import type { Transaction } from 'kysely';
-import type { BridgeContext } from '../../core/context.ts';
+import type { PaymentsContext } from './context.ts';
 import type { Database } from '../../core/db/index.ts';
 import { refusal } from '../../core/outbox/user-operations.ts';
 import { SYSTEM } from '../../core/audit/index.ts';
@@ -28,7 +28,7 @@ export interface UpgradePayload {
 }
 
 /** The upgrade and KYC operations (decision B27): answers applied to payments and users, once. */
-export function registerPaymentOperations(ctx: BridgeContext): void {
+export function registerPaymentOperations(ctx: PaymentsContext): void {
   const enc = (s: string) => new TextEncoder().encode(s);
   const settle = async (tx: Transaction<Database>, p: UpgradePayload, status: 'applied' | 'escrow', reason: string | null) => {
     await tx.updateTable('payments').set({ status, reason }).where('event_id', '=', p.event_id).where('status', '=', 'pending').execute();

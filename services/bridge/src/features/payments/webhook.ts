@@ -2,7 +2,7 @@
 // is checked on the raw body (signature.ts) before the JSON is read; the event id is claimed in the
 // same transaction as its effects, so a replay is answered as a duplicate. A paid, verified, adult,
 // KYC-approved user's upgrade is an outbox operation (operations.ts); anything else waits in escrow.
-import type { BridgeContext } from '../../core/context.ts';
+import type { PaymentsContext } from './context.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import { USER_ID_PATTERN as UUID } from '../../core/identity/user-id.ts';
@@ -39,7 +39,7 @@ function parseEvent(raw: Buffer): PaymentEvent | { id: string; type: string; unh
   return ev as PaymentEvent;
 }
 
-export default async function paymentWebhook(app: BridgeApp, { ctx }: { ctx: BridgeContext }): Promise<void> {
+export default async function paymentWebhook(app: BridgeApp, { ctx }: { ctx: PaymentsContext }): Promise<void> {
   // Raw body for the signature: this scope parses JSON itself, after verifying.
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();

@@ -9,7 +9,7 @@ import { Type } from '@sinclair/typebox';
 import { memberPrincipal } from '../../core/identity/member-identity.ts';
 import { hashPassword } from '../../core/auth/passwords.ts';
 import { HOUR_MS, recipientKey, tooMany } from '../../core/auth/brute-force.ts';
-import type { BridgeContext } from '../../core/context.ts';
+import type { RegistrationContext } from './context.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import { emailBlindIndex, isEmail } from '../../core/identity/email.ts';
 import { passwordProblem } from '../../core/identity/password-policy.ts';
@@ -32,7 +32,7 @@ const RegisterBody = Type.Object(
 );
 
 export interface RegistrationOptions {
-  ctx: BridgeContext;
+  ctx: RegistrationContext;
 }
 
 export default async function registration(app: BridgeApp, { ctx }: RegistrationOptions): Promise<void> {
@@ -161,7 +161,7 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
   });
 }
 
-async function hasPayment(ctx: BridgeContext, userId: string): Promise<boolean> {
+async function hasPayment(ctx: RegistrationContext, userId: string): Promise<boolean> {
   return (await ctx.db.selectFrom('payments').select('id').where('user_id', '=', userId).executeTakeFirst()) !== undefined;
 }
 

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { hashPassword, verifyPassword } from '../../core/auth/passwords.ts';
 import { firstOrigin } from '../../config.ts';
-import type { BridgeContext } from '../../core/context.ts';
+import type { VerificationContext } from './context.ts';
 import { deliver } from '../../core/email/deliveries.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import { escapeHtml, page } from '../../core/http/page.ts';
@@ -23,7 +23,7 @@ import type { BridgeApp } from '../../core/http/typed.ts';
 import type { FastifyRequest } from 'fastify';
 
 export interface VerificationOptions {
-  ctx: BridgeContext;
+  ctx: VerificationContext;
 }
 
 /** The pages of the link carry no script: inline style only, forms post to the bridge itself. */
@@ -270,7 +270,7 @@ ${alert}<button type="submit">Verify my email</button></form>
 }
 
 /** Spec 2 Roles rule 2: `member` on verification; the bootstrap admins also get `admin`. */
-export function verificationRoles(ctx: BridgeContext): (user: { roles: string[]; email_encrypted: string }) => Promise<string[]> {
+export function verificationRoles(ctx: VerificationContext): (user: { roles: string[]; email_encrypted: string }) => Promise<string[]> {
   const bootstrapAdmins = new Set(
     (ctx.config.BOOTSTRAP_ADMIN_EMAILS ?? '')
       .split(',')
@@ -286,7 +286,7 @@ export function verificationRoles(ctx: BridgeContext): (user: { roles: string[];
 
 /** The verification email (registration, resend), recorded in email_deliveries (decision N21); true when accepted. */
 export async function sendVerification(
-  ctx: BridgeContext,
+  ctx: VerificationContext,
   m: { userId: string; email: string; name: string; token: string; expiresAt: bigint; requestId: string },
 ): Promise<boolean> {
   const link = `${ctx.config.PUBLIC_URL}/verify-email?token=${encodeURIComponent(m.token)}`;
