@@ -23,7 +23,8 @@ type Schema = {
   anyOf?: Schema[];
   minimum?: number;
   maximum?: number;
-  exclusiveMinimum?: number;
+  /** OpenAPI 3.0 (draft-04): `minimum` is excluded when true. */
+  exclusiveMinimum?: boolean;
   minLength?: number;
   maxLength?: number;
   properties?: Record<string, Schema>;
@@ -134,7 +135,7 @@ function good(s: Schema): fc.Arbitrary<unknown> {
     case 'integer':
       return fc.integer({ min: Math.max(s.minimum ?? -1e6, -1e9), max: Math.min(s.maximum ?? 1e6, 1e9) });
     case 'number':
-      return fc.double({ min: s.minimum ?? s.exclusiveMinimum ?? -1e6, max: s.maximum ?? 1e6, noNaN: true, minExcluded: s.exclusiveMinimum !== undefined });
+      return fc.double({ min: s.minimum ?? -1e6, max: s.maximum ?? 1e6, noNaN: true, minExcluded: s.exclusiveMinimum === true });
     case 'boolean':
       return fc.boolean();
     case 'array':
@@ -148,7 +149,7 @@ function good(s: Schema): fc.Arbitrary<unknown> {
 
 function bad(s: Schema): fc.Arbitrary<unknown> {
   const edges: number[] = [...NUMBERS];
-  for (const b of [s.minimum, s.maximum, s.exclusiveMinimum]) if (b !== undefined) edges.push(b - 1, b, b + 1, b + 0.5);
+  for (const b of [s.minimum, s.maximum]) if (b !== undefined) edges.push(b - 1, b, b + 1, b + 0.5);
   const arbs: Array<fc.Arbitrary<unknown>> = [fc.constantFrom(...edges), fc.constantFrom(...NUMBER_TEXT), fc.constantFrom(...WRONG_TYPES), oddString];
   if (s.type === 'object' || s.properties) arbs.push(object(s, false));
   if (s.type === 'array')

@@ -6,8 +6,21 @@ import { after, before, describe, it } from 'node:test';
 import { BRIDGE_OPENAPI_FILE, generateBridgeOpenApi } from '../scripts/openapi.ts';
 import { bridge, type Bridge } from './harness.ts';
 
-type Operation = { summary?: string; tags?: string[]; responses?: Record<string, { description?: string }> };
-type Doc = { openapi: string; info: { title: string; version: string }; paths: Record<string, Record<string, Operation>> };
+type Operation = {
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  security?: Array<Record<string, string[]>>;
+  responses?: Record<string, { description?: string }>;
+};
+type Doc = {
+  openapi: string;
+  info: { title: string; version: string };
+  tags: Array<{ name: string }>;
+  components: { securitySchemes: Record<string, { type: string; in?: string; name?: string; scheme?: string }> };
+  paths: Record<string, Record<string, Operation>>;
+};
 
 const operations = (doc: Doc) =>
   Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })));
@@ -36,6 +49,52 @@ describe('the bridge OpenAPI document (decision B47)', () => {
       committed === generated,
       'docs/api/bridge.openapi.json is stale (a bridge route or its schema changed): run `npm run openapi:bridge`, then commit docs/api/bridge.openapi.json; also update the README "Bridge endpoints" table',
     );
+  });
+
+  it('decision B56: every operation has a unique lowerCamelCase operationId, a description, one declared tag and its security', async () => {
+    const doc = (await h.request({ method: 'GET', url: '/api/openapi.json' })).json() as Doc;
+    const where =
+      "give it in the route's ROUTE_DOCS entry (services/bridge/src/core/http/route-docs/: operationId, description, tag, security) or in the route's own schema (operationId, description, tags, security), then run `npm run openapi:bridge`";
+    const tags = new Set(doc.tags.map((t) => t.name));
+    const schemes = doc.components.securitySchemes;
+    const seen = new Map<string, string>();
+    const missing: string[] = [];
+    for (const { key, op } of operations(doc)) {
+      const problems: string[] = [];
+      if (!op.operationId) problems.push('no operationId');
+      else if (!/^[a-z][A-Za-z0-9]*$/.test(op.operationId)) problems.push(`operationId ${op.operationId} is not lowerCamelCase`);
+      else if (seen.has(op.operationId)) problems.push(`operationId ${op.operationId} is also ${seen.get(op.operationId)}'s`);
+      else seen.set(op.operationId, key);
+      if (!op.description?.trim()) problems.push('no description');
+      if (op.tags?.length !== 1 || !tags.has(op.tags[0]!)) problems.push(`tags ${JSON.stringify(op.tags)}: name exactly one of ${[...tags].join(', ')}`);
+      if (!Array.isArray(op.security))
+        problems.push(
+          "no security: say who may call it (`security: []` when public, 'public' in a RouteDoc; sessionCookie, bearerToken, apiToken, paymentSignature)",
+        );
+      else for (const req of op.security) for (const name of Object.keys(req)) if (!schemes[name]) problems.push(`security scheme ${name} is not declared`);
+      if (problems.length) missing.push(`${key}: ${problems.join('; ')}`);
+    }
+    assert.deepEqual(missing, [], `operations missing what the document needs (${where}):\n${missing.join('\n')}`);
+  });
+
+  it('decision B56: the security schemes: sessionCookie is the real session cookie, bearerToken is HTTP bearer, X-API-Token and the webhook signature are header keys', async () => {
+    const doc = (await h.request({ method: 'GET', url: '/api/openapi.json' })).json() as Doc;
+    const s = doc.components.securitySchemes;
+    assert.deepEqual(s.sessionCookie && { type: s.sessionCookie.type, in: s.sessionCookie.in, name: s.sessionCookie.name }, {
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'session',
+    });
+    assert.deepEqual(s.bearerToken && { type: s.bearerToken.type, scheme: s.bearerToken.scheme }, { type: 'http', scheme: 'bearer' });
+    assert.deepEqual(s.apiToken && { in: s.apiToken.in, name: s.apiToken.name }, { in: 'header', name: 'X-API-Token' });
+    assert.deepEqual(s.paymentSignature && { in: s.paymentSignature.in, name: s.paymentSignature.name }, { in: 'header', name: 'Payment-Signature' });
+    const op = (path: string, method: string) => doc.paths[path]![method]!;
+    assert.deepEqual(op('/test-email', 'post').security, [{ bearerToken: [] }]);
+    assert.deepEqual(op('/api/admin/price/submit-proposal', 'post').security, [{ apiToken: [] }]);
+    assert.deepEqual(op('/api/ai/admin/reindex', 'post').security, [{ apiToken: [] }]);
+    assert.deepEqual(op('/api/campaigns', 'post').security, [{ sessionCookie: [] }]);
+    assert.deepEqual(op('/api/campaigns', 'get').security, []);
+    assert.deepEqual(op('/health', 'get').security, []);
   });
 
   it('decision B47: every operation has a summary, a tag and described responses; the README table lists exactly these operations', async () => {

@@ -3,13 +3,17 @@
 // responses with the error codes). A route may instead carry its own `summary` / `response` in its
 // schema; those win. Served at GET /api/openapi.json; committed as docs/api/bridge.openapi.json
 // (`npm run openapi:bridge` regenerates it, a test fails when it is stale).
-import fastifySwagger from '@fastify/swagger';
+import fastifySwagger, { type SwaggerTransformObject } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
+import { SESSION_COOKIE } from '../auth/cookie.ts';
 import { ROUTE_DOCS, type RouteDoc } from './route-docs/index.ts';
 
 export const OPENAPI_PATH = '/api/openapi.json';
 
-const SECURITY: Record<NonNullable<RouteDoc['security']>, Array<Record<string, string[]>>> = {
+/** RouteDoc `security` → the operation's requirement (decision B56): `public` is `security: []`. */
+export const SECURITY: Record<RouteDoc['security'], Array<Record<string, string[]>>> = {
+  public: [],
+  optionalSession: [{}, { sessionCookie: [] }],
   session: [{ sessionCookie: [] }],
   admin: [{ sessionCookie: [] }],
   bearer: [{ bearerToken: [] }],
@@ -27,16 +31,21 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         version,
         description:
           'Single sign-on sessions, roles, registration, verification and paid membership (spec 2). Errors are `{error, message, request_id}`; besides what an operation lists, any route may answer 400 VALIDATION_ERROR (422 in the AI scope) for a URL it cannot read (a malformed percent-escape, a path segment over 100 characters; the message starts `URL: `) or a body sent as JSON that is not (the message starts `body: `), 404 NOT_FOUND, 413 PAYLOAD_TOO_LARGE and 415 UNSUPPORTED_MEDIA_TYPE, and no input answers 5xx (decision B55). Cookie-authenticated mutations must come from a FRONTEND_ORIGINS origin (decision B8); those origins get CORS with credentials (decision B45).',
+        contact: { name: 'DOM DAO platform', url: 'https://domdao.example/support' },
         license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
       },
+      servers: [{ url: '/', description: 'the bridge that serves this document (PUBLIC_URL)' }],
       tags: [
-        { name: 'health' },
+        { name: 'health', description: 'liveness and this document' },
         { name: 'sessions', description: 'spec 2 Authentication and Session cookie' },
         { name: 'registration', description: 'spec 2 Registration' },
+        { name: 'membership', description: 'paid membership: what a member still needs, the development checkout (decision F8)' },
         { name: 'admin', description: 'admin session required' },
-        { name: 'payments' },
+        { name: 'payments', description: 'the payment provider’s signed webhook' },
+        { name: 'price', description: 'the DOM/USD price oracle and the price-proposal job (spec 1 Oracle)' },
+        { name: 'jobs', description: 'the background jobs and their runs (admin)' },
         { name: 'pages', description: 'HTML pages the bridge serves itself' },
-        { name: 'operations' },
+        { name: 'operations', description: 'operator tools: the test email' },
         { name: 'governance', description: 'spec 1 bridge endpoints: POST /api/governance/* as the member (decisions V8–V12)' },
         { name: 'campaigns', description: 'campaigns, contributions, balances, donations and the treasury in real DOM (decisions L11–L23)' },
         { name: 'inbox', description: "the member's inbox: activity feed, digest preference, unsubscribe (spec 3; decisions N1–N24)" },
@@ -48,13 +57,16 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       ],
       components: {
         securitySchemes: {
-          sessionCookie: { type: 'apiKey', in: 'cookie', name: 'session', description: 'the single sign-on cookie set by POST /auth/login' },
-          bearerToken: { type: 'http', scheme: 'bearer', description: 'ACCESS_TOKEN' },
+          sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'the single sign-on cookie set by POST /auth/login' },
+          bearerToken: { type: 'http', scheme: 'bearer', description: 'ACCESS_TOKEN (spec 2 Authentication rule 4: POST /test-email)' },
           paymentSignature: { type: 'apiKey', in: 'header', name: 'Payment-Signature', description: 't=<unix seconds>,v1=<hex HMAC-SHA256>' },
           apiToken: { type: 'apiKey', in: 'header', name: 'X-API-Token', description: 'API_TOKEN (spec 2 Authentication rule 3)' },
         },
       },
     },
+    // OpenAPI 3.0 schemas are draft-04's: a numeric exclusiveMinimum (draft-07, what Ajv validates
+    // with) is written as minimum + exclusiveMinimum: true (decision B56).
+    transformObject: (doc) => draft04Bounds('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject) as ReturnType<SwaggerTransformObject>,
     transform: ({ schema, url, route }) => {
       const method = (Array.isArray(route.method) ? route.method[0] : route.method) as string;
       const doc = ROUTE_DOCS[`${method} ${url.replace(/:(\w+)/g, '{$1}')}`];
@@ -64,9 +76,11 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         url,
         schema: {
           ...own,
+          operationId: own.operationId ?? doc.operationId,
           summary: own.summary ?? doc.summary,
+          description: own.description ?? doc.description,
           tags: own.tags ?? [doc.tag],
-          ...(doc.security && !own.security && { security: SECURITY[doc.security] }),
+          security: own.security ?? SECURITY[doc.security],
           ...(doc.body && !own.body && { body: doc.body }),
           ...(doc.query && !own.querystring && { querystring: doc.query }),
           response: own.response ?? doc.responses,
@@ -74,6 +88,24 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       };
     },
   });
+}
+
+/** A copy with every numeric `exclusiveMinimum`/`exclusiveMaximum` in draft-04 form. */
+export function draft04Bounds(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(draft04Bounds);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) out[k] = draft04Bounds(v);
+  for (const [bound, plain] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
+    if (typeof out[bound] === 'number' && out[plain] === undefined) {
+      out[plain] = out[bound];
+      out[bound] = true;
+    }
+  }
+  return out;
 }
 
 /** GET /api/openapi.json: public, like /health. */

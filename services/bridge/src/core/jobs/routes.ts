@@ -47,6 +47,9 @@ export default async function jobRoutes(app: BridgeApp, opts: JobRoutesOptions):
     {
       schema: {
         summary: 'Scheduled jobs: interval, next slot, lease holder and last run (admin)',
+        operationId: 'listJobs',
+        description: 'Admin session required; what the scheduler holds for each job now.',
+        security: [{ sessionCookie: [] }],
         tags: ['jobs'],
         response: {
           200: Type.Object({
@@ -78,6 +81,9 @@ export default async function jobRoutes(app: BridgeApp, opts: JobRoutesOptions):
     {
       schema: {
         summary: 'Run history of the scheduled jobs, newest first (admin)',
+        operationId: 'listJobRuns',
+        description: 'Admin session required; every run with its trigger, outcome and detail, keyset-paged by before_id.',
+        security: [{ sessionCookie: [] }],
         tags: ['jobs'],
         querystring: runsQuery,
         response: {

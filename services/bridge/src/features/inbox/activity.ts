@@ -124,6 +124,8 @@ export async function activityRoutes(app: BridgeApp, o: InboxOptions): Promise<v
     {
       schema: {
         summary: "The signed-in member's activity feed, newest first, keyset-paged by before_id (decisions N7–N8)",
+        operationId: 'listMyActivity',
+        description: 'Session required; items for everyone, for Active members while the member is Active, and for the member alone (decision N7).',
         tags: ['inbox'],
         security: [{ sessionCookie: [] }],
         querystring: Type.Object(

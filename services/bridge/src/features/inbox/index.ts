@@ -53,6 +53,9 @@ export default async function inbox(app: BridgeApp, o: InboxOptions): Promise<vo
     {
       schema: {
         summary: "The signed-in member's activity feed as a page (the digest's inbox_url)",
+        operationId: 'getActivityPage',
+        description: 'An HTML page: the feed with a session cookie, a sign-in link without one.',
+        security: [{}, { sessionCookie: [] }],
         tags: ['pages'],
         querystring: Type.Object({ before_id: Type.Optional(Int8Text('cursor: items older than this id')) }),
         response: {

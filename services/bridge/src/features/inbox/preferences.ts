@@ -73,6 +73,8 @@ export async function preferenceRoutes(app: BridgeApp, o: InboxOptions): Promise
     {
       schema: {
         summary: "The signed-in member's digest frequency and vote reminders (spec 3 User digest preference; decisions N4–N6)",
+        operationId: 'getMyNotificationPreferences',
+        description: 'Session required; defaults (`none`, no reminders) until the member changes them.',
         tags: ['inbox'],
         security,
         response: { 200: PreferenceBody, 401: e('UNAUTHORIZED') },
@@ -89,6 +91,8 @@ export async function preferenceRoutes(app: BridgeApp, o: InboxOptions): Promise
     {
       schema: {
         summary: 'Change the digest frequency (daily, weekly, none) and/or vote reminders; JSON, from a front-end origin (decision B8)',
+        operationId: 'updateMyNotificationPreferences',
+        description: 'Session required (cross-site rule); unknown fields are dropped and a body left with nothing to change is refused.',
         tags: ['inbox'],
         security,
         body: PutBody,
@@ -113,6 +117,9 @@ export async function preferenceRoutes(app: BridgeApp, o: InboxOptions): Promise
     {
       schema: {
         summary: 'Email preferences page (digest frequency, vote reminders); sign-in link when signed out',
+        operationId: 'getPreferencesPage',
+        description: 'An HTML page: the preference form with a session cookie, a sign-in link without one.',
+        security: [{}, { sessionCookie: [] }],
         tags: ['pages'],
         response: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } },
       },

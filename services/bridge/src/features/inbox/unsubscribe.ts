@@ -84,6 +84,9 @@ export async function unsubscribeRoutes(app: BridgeApp, o: InboxOptions): Promis
     {
       schema: {
         summary: 'Unsubscribe from the digest with the emailed token: digest_frequency becomes none (spec 3; decisions N1–N3)',
+        operationId: 'unsubscribeByLink',
+        description: 'No session: the signed token in the query is the credential; repeating it changes nothing more (decision N2).',
+        security: [],
         tags: ['inbox'],
         querystring: Query,
         response: { 200: html, 400: html },
@@ -102,6 +105,9 @@ export async function unsubscribeRoutes(app: BridgeApp, o: InboxOptions): Promis
       {
         schema: {
           summary: 'RFC 8058 one-click unsubscribe: body List-Unsubscribe=One-Click, token in the query; no cookie or Origin needed (decision N2)',
+          operationId: 'unsubscribeOneClick',
+          description: "No session: the signed token in the query is the credential; the mailbox provider's request carries no cookie or Origin (decision N2).",
+          security: [],
           tags: ['inbox'],
           querystring: Query,
           response: { 200: html, 400: html },

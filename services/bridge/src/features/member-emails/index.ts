@@ -87,6 +87,8 @@ export default async function memberEmails(app: BridgeApp, o: MemberEmailsOption
     {
       schema: {
         summary: 'Invite someone to join: sends the invitation email in the member’s name (decision N18)',
+        operationId: 'inviteSomeone',
+        description: 'Session required (cross-site rule); the notification service sends the invitation email.',
         tags: ['inbox'],
         security: [{ sessionCookie: [] }],
         body: Type.Object({ email: Type.String({ minLength: 3, maxLength: 254 }) }, { additionalProperties: false }),
@@ -147,6 +149,8 @@ export default async function memberEmails(app: BridgeApp, o: MemberEmailsOption
       preHandler: o.admin,
       schema: {
         summary: 'Member emails the bridge sent or failed to send, newest first; failures with their reason and next retry (admin; decision N14)',
+        operationId: 'listMemberEmails',
+        description: 'Admin session required; the member-email outbox with the reason of each failure.',
         tags: ['admin'],
         security: [{ sessionCookie: [] }],
         querystring: Type.Object(

@@ -83,6 +83,9 @@ export default async function priceOracleRoutes(app: BridgeApp, opts: PriceOracl
     {
       schema: {
         summary: 'The DOM/USD price aggregate (spec 1 Oracle price response); never fetches on the request path',
+        operationId: 'getDomUsdPrice',
+        description: 'Public; a memory read of the last aggregate the oracle stored, with an ETag per aggregate.',
+        security: [],
         tags: ['price'],
         response: {
           200: { description: 'the last aggregate; ETag per aggregate, Cache-Control: no-cache', ...PriceBody },
@@ -117,6 +120,9 @@ export default async function priceOracleRoutes(app: BridgeApp, opts: PriceOracl
     {
       schema: {
         summary: 'Stored aggregates for charts, oldest first, keyset-paged (decision O13)',
+        operationId: 'listDomUsdPriceHistory',
+        description: 'Public; the stored aggregates, paged by the `next` URL.',
+        security: [],
         tags: ['price'],
         querystring: HistoryQuery,
         response: {
@@ -148,6 +154,9 @@ export default async function priceOracleRoutes(app: BridgeApp, opts: PriceOracl
     {
       schema: {
         summary: 'One stored aggregate with every observation of its poll: the source_url of a price proposal',
+        operationId: 'getDomUsdPriceRecord',
+        description: 'Public; an immutable record, the source_url a price proposal cites.',
+        security: [],
         tags: ['price'],
         params: Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }),
         response: {

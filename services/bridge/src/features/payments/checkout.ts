@@ -12,27 +12,22 @@ import { signPayload } from './signature.ts';
 import { HANDLED_EVENT } from './webhook.ts';
 
 export default async function checkout(app: BridgeApp, { ctx, guards }: { ctx: PaymentsContext; guards: Pick<Guards, 'requireMember'> }): Promise<void> {
-  app.get(
-    '/api/me/membership-upgrade',
-    { schema: { tags: ['membership'], summary: 'What the signed-in member still needs to become Active (decision F8)' } },
-    async (req) => {
-      const s = await guards.requireMember(req);
-      const user = await ctx.db.selectFrom('users').select(['kyc_status', 'is_minor']).where('id', '=', s.user_id).executeTakeFirstOrThrow();
-      return {
-        kyc_status: user.kyc_status,
-        adult: !user.is_minor,
-        price_minor: String(ctx.config.MEMBERSHIP_PRICE_MINOR),
-        currency: ctx.config.MEMBERSHIP_PRICE_CURRENCY,
-        simulated_checkout: ctx.config.DEV_CHECKOUT && !!ctx.config.PAYMENT_WEBHOOK_SECRET,
-      };
-    },
-  );
+  app.get('/api/me/membership-upgrade', async (req) => {
+    const s = await guards.requireMember(req);
+    const user = await ctx.db.selectFrom('users').select(['kyc_status', 'is_minor']).where('id', '=', s.user_id).executeTakeFirstOrThrow();
+    return {
+      kyc_status: user.kyc_status,
+      adult: !user.is_minor,
+      price_minor: String(ctx.config.MEMBERSHIP_PRICE_MINOR),
+      currency: ctx.config.MEMBERSHIP_PRICE_CURRENCY,
+      simulated_checkout: ctx.config.DEV_CHECKOUT && !!ctx.config.PAYMENT_WEBHOOK_SECRET,
+    };
+  });
 
   app.post(
     '/api/dev/checkout',
     {
       bodyLimit: 1024,
-      schema: { tags: ['membership'], summary: 'Development only: a simulated card payment of the membership price through the signed webhook (decision F8)' },
     },
     async (req, reply) => {
       const s = await guards.requireMember(req);

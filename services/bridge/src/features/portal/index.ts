@@ -25,6 +25,16 @@ export interface PortalOptions {
   brand: { name: string; primary_color: string; background_color: string; logo_url: string | null };
 }
 
+/** `/proposals/:id` → `getAppProposalsById`, `/` → `getAppRoot`: one operationId per app path. */
+export function appPageOperationId(path: string): string {
+  const cap = (w: string) => w[0]!.toUpperCase() + w.slice(1);
+  const words = path
+    .split('/')
+    .filter(Boolean)
+    .map((w) => (w.startsWith(':') ? `By${cap(w.slice(1))}` : cap(w)));
+  return `getApp${words.join('') || 'Root'}`;
+}
+
 export function portalCsp(logoUrl: string | null): string {
   const logo = logoUrl?.startsWith('https://') ? ` ${new URL(logoUrl).origin}` : '';
   return `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:${logo}; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
@@ -45,8 +55,11 @@ export default async function portal(app: BridgeApp, o: PortalOptions): Promise<
 
   for (const path of APP_PATHS) {
     const page = {
+      operationId: appPageOperationId(path),
       summary: `The member web app (${path}): index.html of the single-page app (decision F2)`,
+      description: 'Public: the same index.html for every app path; the app then reads the JSON API with the session cookie.',
       tags: ['pages'],
+      security: [],
       response: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } },
     };
     app.get(path, { schema: page }, async (_req, reply) =>

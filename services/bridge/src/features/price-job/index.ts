@@ -165,6 +165,9 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
       bodyLimit: 1024,
       schema: {
         summary: 'Runs the price-proposal job now (decisions O18, O22): stale and pending rules apply, the minimum change does not',
+        operationId: 'submitPriceProposal',
+        description: 'X-API-Token required (spec 1 Authentication rule 4); unset API_TOKEN, the route answers 503.',
+        security: [{ apiToken: [] }],
         tags: ['price'],
         headers: Type.Object({ 'x-api-token': Type.Optional(Type.String({ description: 'API_TOKEN' })) }),
         response: {

@@ -156,30 +156,22 @@ export default async function authRoutes(
   });
 
   // Decision F9: a member sees their own live sessions and can end them all.
-  app.get(
-    '/api/me/sessions',
-    { schema: { tags: ['auth'], summary: "The signed-in member's live sessions, oldest first (decision F9)" } },
-    async (req, reply) => {
-      const s = await currentSession(req);
-      if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
-      reply.header('cache-control', 'private, no-store');
-      return { sessions: await sessions.listFor(s.user_id) };
-    },
-  );
+  app.get('/api/me/sessions', async (req, reply) => {
+    const s = await currentSession(req);
+    if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
+    reply.header('cache-control', 'private, no-store');
+    return { sessions: await sessions.listFor(s.user_id) };
+  });
 
-  app.delete(
-    '/api/me/sessions',
-    { schema: { tags: ['auth'], summary: 'Signs the member out everywhere: every session of theirs ends, this one included (decision F9)' } },
-    async (req, reply) => {
-      csrf(req);
-      const s = await currentSession(req);
-      if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
-      const ended = await sessions.destroyAllFor(s.user_id);
-      clearSessionCookie(reply, domain);
-      await audit.record(req, { event: 'sessions.ended', actor: s.user_id, outcome: 'success', detail: { scope: 'everywhere', sessions_ended: ended } });
-      return { authenticated: false, sessions_ended: ended };
-    },
-  );
+  app.delete('/api/me/sessions', async (req, reply) => {
+    csrf(req);
+    const s = await currentSession(req);
+    if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
+    const ended = await sessions.destroyAllFor(s.user_id);
+    clearSessionCookie(reply, domain);
+    await audit.record(req, { event: 'sessions.ended', actor: s.user_id, outcome: 'success', detail: { scope: 'everywhere', sessions_ended: ended } });
+    return { authenticated: false, sessions_ended: ended };
+  });
 
   app.post('/auth/logout', async (req, reply) => {
     csrf(req);

@@ -4,6 +4,8 @@ import { ADMIN_ERRORS, err, Json, STORE, type RouteDoc } from './common.ts';
 
 export const ADMIN_DOCS: Record<string, RouteDoc> = {
   'GET /api/admin/users/{user_id}/roles': {
+    operationId: 'getUserRoles',
+    description: 'Admin session required (decision B10).',
     summary: "A user's roles",
     tag: 'admin',
     security: 'admin',
@@ -15,6 +17,8 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
     },
   },
   'POST /api/admin/users/{user_id}/roles': {
+    operationId: 'grantUserRole',
+    description: "Admin session required; the role is stored now and lands in the user's session at their next login (decision B10).",
     summary: 'Grant admin, moderator or developer (effective at the next login; decision B10)',
     tag: 'admin',
     security: 'admin',
@@ -26,6 +30,8 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
     },
   },
   'DELETE /api/admin/users/{user_id}/roles/{role}': {
+    operationId: 'revokeUserRole',
+    description: "Admin session required; the user's sessions end at once so the revocation takes effect immediately (decision B34).",
     summary: "Revoke admin, moderator or developer; ends the user's sessions at once (decisions B10, B34)",
     tag: 'admin',
     security: 'admin',
@@ -41,6 +47,8 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
     },
   },
   'GET /api/admin/users': {
+    operationId: 'listUsers',
+    description: 'Admin session required; the email filter is matched through the blind index, never decrypted in bulk (decision B39).',
     summary: 'Find users: exact email (blind index), role, membership status; paged by cursor (decision B39)',
     tag: 'admin',
     security: 'admin',
@@ -68,6 +76,8 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
     },
   },
   'GET /api/admin/users/{user_id}/sessions': {
+    operationId: 'listUserSessions',
+    description: 'Admin session required; session ids are never shown (decision B35).',
     summary: "A user's live sessions: times and cached roles, never ids (decision B35)",
     tag: 'admin',
     security: 'admin',
@@ -93,6 +103,8 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
     },
   },
   'DELETE /api/admin/users/{user_id}/sessions': {
+    operationId: 'endUserSessions',
+    description: 'Admin session required; ends every session of the user in whichever store holds them (decision B35).',
     summary: 'End every session of a user, in whichever store holds them (decision B35)',
     tag: 'admin',
     security: 'admin',
@@ -105,6 +117,8 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
     },
   },
   'POST /api/admin/users/{user_id}/kyc': {
+    operationId: 'recordKycDecision',
+    description: 'Admin session required; records the decision on the user canister (decision B12).',
     summary: 'Record the KYC decision for a user (decision B12)',
     tag: 'admin',
     security: 'admin',
@@ -121,6 +135,8 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
     },
   },
   'GET /api/admin/payments': {
+    operationId: 'listPayments',
+    description: 'Admin session required; the payments the webhook received, newest first.',
     summary: 'Payments, newest first (`?status=pending|escrow|applied`), 100 at most',
     tag: 'admin',
     security: 'admin',
@@ -128,6 +144,8 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
     responses: { 200: Json('payments', Type.Object({ payments: Type.Array(Type.Object({}, { additionalProperties: true })) })), ...ADMIN_ERRORS },
   },
   'GET /api/admin/outbox': {
+    operationId: 'listOutbox',
+    description: 'Admin session required; the outbox operations with their state, never their payloads (decision B29).',
     summary: 'Cross-system operations of the outbox, newest first (`?state=pending|done|compensated`, `limit` ≤ 500; decision B29); never their payloads',
     tag: 'admin',
     security: 'admin',
@@ -156,6 +174,8 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
     },
   },
   'GET /api/admin/notifications': {
+    operationId: 'listAdminNotifications',
+    description: 'Admin session required; what the user canister raised for an operator.',
     summary: 'Admin notifications raised by the user canister (membership_mint_failed), `?after_id=`',
     tag: 'admin',
     security: 'admin',
@@ -163,6 +183,8 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
     responses: { 200: Json('notifications', Type.Object({ notifications: Type.Array(Type.Object({}, { additionalProperties: true })) })), ...ADMIN_ERRORS },
   },
   'POST /api/webhooks/payments': {
+    operationId: 'receivePaymentWebhook',
+    description: 'No session: the Payment-Signature HMAC is the credential; a replayed event changes nothing (decision B11).',
     summary: "The card processor's signed payment webhook (decision B11)",
     tag: 'payments',
     security: 'signature',
@@ -191,6 +213,8 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
     },
   },
   'POST /test-email': {
+    operationId: 'sendTestEmail',
+    description: 'Bearer ACCESS_TOKEN required (spec 2 Authentication rule 4); unset, the route answers 503.',
     summary: 'Send the welcome email to an address through the notification service (decision B13)',
     tag: 'operations',
     security: 'bearer',

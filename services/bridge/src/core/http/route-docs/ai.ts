@@ -17,6 +17,9 @@ export const AI_COMMON = {
 };
 export const AI_DOCS: Record<string, RouteDoc> = {
   'GET /api/ai/health': {
+    operationId: 'getAiHealth',
+    description: "The inference server's state as the bridge sees it; no credential needed.",
+    security: 'public',
     summary: 'Inference health: status, circuit, model_available, inference_host, default_model (spec 2)',
     tag: 'ai',
     responses: {
@@ -33,6 +36,8 @@ export const AI_DOCS: Record<string, RouteDoc> = {
     },
   },
   'POST /api/ai/summarize': {
+    operationId: 'summarizeProposal',
+    description: 'Session required; a cached summary is answered without calling the model (decision A2).',
     summary: 'A 1–3 sentence summary of a proposal, cached by proposal_id (spec 2; decision A2)',
     tag: 'ai',
     security: 'session',
@@ -45,6 +50,8 @@ export const AI_DOCS: Record<string, RouteDoc> = {
     },
   },
   'POST /api/ai/search': {
+    operationId: 'searchProposals',
+    description: 'Session required; ranks proposals by cosine similarity of their embeddings (decisions A13–A16).',
     summary: 'Semantic search of proposals by cosine similarity (spec 2; decisions A13–A16)',
     tag: 'ai',
     security: 'session',
@@ -61,6 +68,8 @@ export const AI_DOCS: Record<string, RouteDoc> = {
     },
   },
   'POST /api/ai/draft': {
+    operationId: 'draftProposal',
+    description: "Session required; the model's structured output is validated and repaired, with one retry (decisions A10, A18).",
     summary: 'A proposal draft from an intent: structured output, validated and repaired, one retry (spec 2; decisions A10, A18)',
     tag: 'ai',
     security: 'session',
@@ -85,6 +94,8 @@ export const AI_DOCS: Record<string, RouteDoc> = {
     },
   },
   'POST /api/ai/embed': {
+    operationId: 'embedText',
+    description: 'Session required; the embedding of the text as the inference server computes it.',
     summary: 'The 4096-dimension embedding of a text (spec 2)',
     tag: 'ai',
     security: 'session',
@@ -94,6 +105,8 @@ export const AI_DOCS: Record<string, RouteDoc> = {
     },
   },
   'POST /api/ai/admin/reindex': {
+    operationId: 'reindexSummaries',
+    description: 'X-API-Token required (spec 2 Authentication rule 3); unset API_TOKEN, the route answers 503.',
     summary: 'Run the summary reindex job now (spec 2; decision A8)',
     tag: 'ai',
     security: 'apiToken',

@@ -21,10 +21,40 @@ export const Html = (description: string) => ({ description, content: { 'text/ht
 export const Json = (description: string, schema: TSchema) => ({ description, ...schema });
 
 export type Responses = Record<number, unknown>;
+/** The tags the document declares (openapi.ts); an operation names one of them. */
+export type Tag =
+  | 'health'
+  | 'sessions'
+  | 'registration'
+  | 'membership'
+  | 'admin'
+  | 'payments'
+  | 'price'
+  | 'jobs'
+  | 'pages'
+  | 'operations'
+  | 'governance'
+  | 'campaigns'
+  | 'inbox'
+  | 'ai';
+/**
+ * What the document says of one operation (decision B56): every field but body/query is required, so
+ * a route added without them does not compile; a route that carries its own schema instead gives
+ * `operationId`, `summary`, `description`, `tags` and `security` there (openapi.test.ts checks both).
+ */
 export interface RouteDoc {
+  /** Unique, lowerCamelCase: the name generated clients and the portal's types use. */
+  operationId: string;
   summary: string;
-  tag: 'health' | 'sessions' | 'registration' | 'admin' | 'payments' | 'pages' | 'operations' | 'governance' | 'ai' | 'campaigns';
-  security?: 'session' | 'admin' | 'bearer' | 'signature' | 'apiToken';
+  /** Who may call it and what it changes, beyond the summary. */
+  description: string;
+  tag: Tag;
+  /**
+   * `public`: no credential (`security: []`); `optionalSession`: the answer differs with a session
+   * cookie but needs none; `session`/`admin`: the session cookie; `bearer`: ACCESS_TOKEN; `apiToken`:
+   * X-API-Token; `signature`: the webhook's Payment-Signature.
+   */
+  security: 'public' | 'optionalSession' | 'session' | 'admin' | 'bearer' | 'signature' | 'apiToken';
   body?: TSchema;
   query?: TSchema;
   /** Status code → description (errors get the error body) or a full response object. */

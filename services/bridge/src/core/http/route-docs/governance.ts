@@ -4,6 +4,8 @@ import { err, Json, type RouteDoc } from './common.ts';
 
 export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
   'POST /api/governance/propose': {
+    operationId: 'createProposal',
+    description: 'Session required (cross-site rule, bearer-defect rule); the proposal is created on the governance canister as the member.',
     summary: 'Create a proposal as the signed-in member; payload per category (spec 1 bridge endpoints; decision V13)',
     tag: 'governance',
     security: 'session',
@@ -16,6 +18,8 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'POST /api/governance/vote': {
+    operationId: 'castVote',
+    description: "Session required; the vote is cast with the member's own principal (decision V5).",
     summary: 'Cast a vote as the signed-in member (their own principal; decisions V5, V8)',
     tag: 'governance',
     security: 'session',
@@ -35,6 +39,8 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'POST /api/governance/execute': {
+    operationId: 'executeProposal',
+    description: 'Session required; executing an approved proposal is permissionless on the canister.',
     summary: 'Execute an approved proposal (permissionless on the canister; decision V8)',
     tag: 'governance',
     security: 'session',
@@ -49,6 +55,9 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'GET /api/governance/proposals': {
+    operationId: 'listProposals',
+    description: 'Public; read from the governance canister.',
+    security: 'public',
     summary: 'Proposals, filtered by status and category, paged by from_id and limit (decision V14)',
     tag: 'governance',
     responses: {
@@ -60,6 +69,9 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'GET /api/governance/price': {
+    operationId: 'getRatifiedPrice',
+    description: 'Public; the price the DAO ratified by proposal, not the live oracle aggregate.',
+    security: 'public',
     summary: 'The ratified DOM/USD price in force (get_dom_price; decision V14)',
     tag: 'governance',
     responses: {
@@ -71,6 +83,9 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'GET /api/governance/price/history': {
+    operationId: 'listRatifiedPrices',
+    description: 'Public; every ratified price, newest first.',
+    security: 'public',
     summary: 'Ratified prices, newest first (decision V14)',
     tag: 'governance',
     responses: {
@@ -79,11 +94,16 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'GET /api/governance/settings': {
+    operationId: 'getGovernanceSettings',
+    description: 'Public; the rules each proposal category is decided by.',
+    security: 'public',
     summary: 'Category settings: quorum, threshold, voting window; voting delay, execution window (decision V14)',
     tag: 'governance',
     responses: { 200: Json('settings; Cache-Control: public, max-age=60', Type.Object({}, { additionalProperties: true })) },
   },
   'GET /api/governance/proposals/{id}/my-vote': {
+    operationId: 'getMyVote',
+    description: 'Session required; null when the member has not voted.',
     summary: "The signed-in member's vote on a proposal (decision V15)",
     tag: 'governance',
     security: 'session',
@@ -94,6 +114,8 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'GET /api/governance/my-receipts': {
+    operationId: 'listMyVoteReceipts',
+    description: "Session required; the ICRC-7 receipts minted to the member's principal.",
     summary: "The signed-in member's vote-pass receipts (ICRC-7; spec 1 Events rule 2)",
     tag: 'governance',
     security: 'session',
@@ -111,6 +133,8 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'GET /api/governance/proposals/{id}/votes': {
+    operationId: 'listProposalVotes',
+    description: "Admin session required; read with the bridge's governance admin identity (decision V22).",
     summary: 'Every vote on a proposal (admin; spec 1 Authentication 2; decision V22)',
     tag: 'governance',
     security: 'admin',
@@ -130,6 +154,8 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'GET /api/governance/admin/events': {
+    operationId: 'listGovernanceEvents',
+    description: 'Admin session required; the events as the follower stored them, paged by after_seq.',
     summary: 'The governance admin event log as the follower stored it (decisions V3, V15)',
     tag: 'governance',
     security: 'admin',
@@ -144,6 +170,9 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'GET /api/governance/proposals/{id}': {
+    operationId: 'getProposal',
+    description: 'Public; the proposal with its tally.',
+    security: 'public',
     summary: 'One proposal with its tally (decision V12)',
     tag: 'governance',
     responses: {

@@ -5,6 +5,7 @@ import { AI_DOCS } from './ai.ts';
 import { ADMIN_DOCS } from './admin.ts';
 import { CAMPAIGN_DOCS } from './campaigns.ts';
 import { GOVERNANCE_DOCS } from './governance.ts';
+import { MEMBER_DOCS } from './members.ts';
 import { CSRF, err, Html, Json, NoSession, SessionBody, STORE, type RouteDoc } from './common.ts';
 
 export type { RouteDoc } from './common.ts';
@@ -14,7 +15,11 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   ...CAMPAIGN_DOCS,
   ...GOVERNANCE_DOCS,
   ...ADMIN_DOCS,
+  ...MEMBER_DOCS,
   'GET /health': {
+    operationId: 'getHealth',
+    description: 'Answers without credentials: 200 while the bridge is up, 503 once the embedded database has failed a sync.',
+    security: 'public',
     summary: 'Liveness',
     tag: 'health',
     responses: {
@@ -26,11 +31,18 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'GET /api/openapi.json': {
+    operationId: 'getOpenApiDocument',
+    description: 'This document, generated from the routes themselves (decision B47); no credential needed.',
+    security: 'public',
     summary: 'This OpenAPI document',
     tag: 'health',
     responses: { 200: { description: 'the OpenAPI 3 document', content: { 'application/json': { schema: { type: 'object' } } } } },
   },
   'POST /auth/login': {
+    operationId: 'login',
+    description:
+      'Checks the email and password and opens a session: sets the `session` cookie shared by every suite. Cross-site rule (decision B8) and the brute-force limits (decision B30) apply.',
+    security: 'public',
     summary: 'Sign in: sets the `session` cookie (spec 2 Authentication)',
     tag: 'sessions',
     responses: {
@@ -45,11 +57,17 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'GET /auth/session': {
+    operationId: 'getSession',
+    description: 'Reads the `session` cookie when one is sent; without it (or with an ended session) the answer is `{authenticated: false}`, never 401.',
+    security: 'optionalSession',
     summary: 'The current session (cookie), without membership',
     tag: 'sessions',
     responses: { 200: Json('signed in, or `{authenticated: false}`', Type.Union([SessionBody, NoSession])), ...STORE },
   },
   'GET /api/auth/session': {
+    operationId: 'getSessionWithMembership',
+    description: 'As GET /auth/session, plus the membership status read from the membership canister; `{authenticated: false}` without a live session.',
+    security: 'optionalSession',
     summary: 'The current session with the membership status from the membership canister',
     tag: 'sessions',
     responses: {
@@ -64,12 +82,17 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'POST /auth/logout': {
+    operationId: 'logout',
+    description: 'Ends the session on every suite and clears the cookie; changes nothing without a session.',
     summary: 'Sign out: ends the session on every suite and clears the cookie',
     tag: 'sessions',
     security: 'session',
     responses: { 200: Json('signed out', NoSession), 403: CSRF, 415: err('UNSUPPORTED_MEDIA_TYPE: a form body'), ...STORE },
   },
   'GET /api/auth/registration-key': {
+    operationId: 'getRegistrationKey',
+    description: 'The public HPKE key a front end seals the registration fields to; no credential needed.',
+    security: 'public',
     summary: "The bridge's HPKE public key for sealing registration fields (decision B16)",
     tag: 'registration',
     responses: {
@@ -87,6 +110,9 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'POST /api/auth/register': {
+    operationId: 'register',
+    description: 'Creates an unverified account from sealed fields and sends the verification email; nothing is stored on refusal.',
+    security: 'public',
     summary: 'Register: sealed email, name and date of birth, the password, ToS accepted (spec 2 Registration)',
     tag: 'registration',
     responses: {
@@ -103,6 +129,9 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'POST /api/auth/resend-verification': {
+    operationId: 'resendVerification',
+    description: 'Sends a new verification link to an unverified account; the answer does not reveal whether the address exists.',
+    security: 'public',
     summary: 'A new verification link for an unverified account (decision B38); the same answer whether or not the address exists',
     tag: 'registration',
     responses: {
@@ -117,6 +146,9 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'POST /api/auth/password-reset/request': {
+    operationId: 'requestPasswordReset',
+    description: 'Emails a single-use reset link valid one hour; the answer does not reveal whether the address exists.',
+    security: 'public',
     summary: 'Email a single-use password reset link, valid one hour (decision B37); the same answer whether or not the address exists',
     tag: 'registration',
     responses: {
@@ -128,6 +160,9 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'POST /api/auth/password-reset/confirm': {
+    operationId: 'confirmPasswordReset',
+    description: 'The emailed token is the credential: sets the new password and ends every session of the user.',
+    security: 'public',
     summary: 'Set a new password with the emailed token; ends every session of the user and sends password-changed (decision B37)',
     tag: 'registration',
     responses: {
@@ -138,12 +173,18 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'GET /reset-password': {
+    operationId: 'getResetPasswordPage',
+    description: 'The HTML page the reset email links to; opening it changes nothing.',
+    security: 'public',
     summary: 'The page of the reset link: a form that posts to /api/auth/password-reset/confirm',
     tag: 'pages',
     query: Type.Object({ token: Type.Optional(Type.String({ description: 'the token of the reset email' })) }),
     responses: { 200: Html('the new-password form') },
   },
   'GET /verify-email': {
+    operationId: 'getVerifyEmailPage',
+    description: 'The HTML page the verification email links to; the token in the query is the credential and opening the page changes nothing.',
+    security: 'public',
     summary:
       'The link of the verification email: a page that asks for the password chosen at registration, or (`choose=1`) lets the mailbox owner choose one (decision B51); opening it changes nothing',
     tag: 'pages',
@@ -157,6 +198,9 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'POST /verify-email': {
+    operationId: 'confirmVerificationForm',
+    description: "The verification page's form: the token and the password confirm the address; no cookie needed.",
+    security: 'public',
     summary:
       "The link page's form (application/x-www-form-urlencoded: token and password, or token and new_password): verifies the address, grants `member` (and `admin` for a bootstrap address), ends every session of the account (decision B51)",
     tag: 'pages',
@@ -169,6 +213,9 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'POST /api/auth/verify-email': {
+    operationId: 'confirmVerification',
+    description: "The JSON form of the verification page for a front end's own page: the emailed token with the password confirms the address.",
+    security: 'public',
     summary:
       "Confirm a verification link from a front end's own page (decision B51): the token with the password chosen at registration, or with new_password (the mailbox owner chooses the password); ends every session of the account",
     tag: 'registration',
@@ -190,14 +237,12 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     },
   },
   'GET /login': {
+    operationId: 'getLoginPage',
+    description: "The bridge's own HTML sign-in page; it posts to POST /auth/login.",
+    security: 'public',
     summary: 'The minimal login page; `returnUrl` must be on a configured front end (decision B9)',
     tag: 'pages',
     query: Type.Object({ returnUrl: Type.Optional(Type.String({ description: 'where to go after sign-in; elsewhere = the first front-end origin' })) }),
     responses: { 200: Html('the sign-in form') },
-  },
-  'GET /': {
-    summary: 'Home page: signed-in state, links to sign in, sign out and the session (decision B46)',
-    tag: 'pages',
-    responses: { 200: Html('the page (Cache-Control: no-store)') },
   },
 };
