@@ -58,6 +58,8 @@ export const SECONDS = {
   'services/bridge/test/portal-elsewhere.test.ts': 30,
   'services/bridge/test/campaigns.test.ts': 30,
   'scripts/test/openapi-lint.test.ts': 39,
+  'services/bridge/test/openapi-contract.test.ts': 60,
+  'scripts/test/portal-api-types.test.ts': 17,
   'services/bridge/test/browser-cors.test.ts': 29,
   'packages/canister-kit/test/restart-bound.test.ts': 29,
   'services/bridge/test/inbox-unsubscribe.test.ts': 28,

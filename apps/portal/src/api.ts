@@ -3,6 +3,13 @@
 // bridge the calls are same-origin; hosted on another subdomain (decision F11) index.html names the
 // bridge and the calls carry credentials across origins (the bridge's CORS, decision B45).
 import { useCallback, useEffect, useState } from 'preact/hooks';
+import type { operations } from './bridge-api.ts';
+
+type JsonOf<R> = R extends { content: { 'application/json': infer J } } ? J : never;
+type Success<R> = R extends { 200: infer A } ? A : R extends { 201: infer A } ? A : R extends { 202: infer A } ? A : never;
+/** The JSON of an operation's success answer (200, 201 or 202), by operationId: generated from the
+ *  bridge's OpenAPI document (bridge-api.ts, `npm run types:portal`; decision F12), never typed here. */
+export type Answer<Op extends keyof operations> = JsonOf<Success<operations[Op]['responses']>>;
 
 export class ApiError extends Error {
   constructor(

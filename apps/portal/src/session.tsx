@@ -4,15 +4,10 @@
 // server session, and the next refresh sees it). Role checks in the UI are convenience only.
 import { createContext, type ComponentChildren } from 'preact';
 import { useCallback, useContext, useEffect, useState } from 'preact/hooks';
-import { api, bridgeUrl } from './api.ts';
+import { api, bridgeUrl, type Answer } from './api.ts';
 
-export interface Session {
-  authenticated: true;
-  user_id: string;
-  email: string;
-  roles: string[];
-  membership_status?: 'Registered' | 'Active' | 'Expired' | 'Revoked';
-}
+/** GET /api/auth/session when signed in (decision F12: from the OpenAPI document). */
+export type Session = Extract<Answer<'getSessionWithMembership'>, { authenticated: true }>;
 
 export const REFRESH_MS = 5 * 60_000;
 export const USER_DATA_KEY = 'user_data';
@@ -35,7 +30,7 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const refresh = useCallback(async () => {
     try {
-      const s = await api<Session | { authenticated: false }>('/api/auth/session');
+      const s = await api<Answer<'getSessionWithMembership'>>('/api/auth/session');
       if (s.authenticated) {
         localStorage.setItem(USER_DATA_KEY, JSON.stringify({ user_id: s.user_id, email: s.email, roles: s.roles }));
         setSession(s);

@@ -2,23 +2,13 @@
 // payments, mint failures, failed emails, scheduled jobs and their runs, the governance event log.
 // The server checks the admin role on every call (403 otherwise); hiding the page is convenience.
 import { useState } from 'preact/hooks';
-import { api, ApiError, useApi, when } from '../api.ts';
+import { api, ApiError, useApi, when, type Answer } from '../api.ts';
 import { isAdmin, useSession } from '../session.tsx';
-
-interface User {
-  user_id: string;
-  principal: string;
-  roles: string[];
-  email_verified: boolean;
-  kyc_status: string;
-  membership_status: string | null;
-  created_at: string;
-}
 
 function Users() {
   const [email, setEmail] = useState('');
   const [query, setQuery] = useState('limit=20');
-  const users = useApi<{ users: User[] }>(`/api/admin/users?${query}`);
+  const users = useApi<Answer<'listUsers'>>(`/api/admin/users?${query}`);
   const [msg, setMsg] = useState('');
   const act = async (what: string, call: () => Promise<unknown>) => {
     setMsg('');
@@ -146,11 +136,11 @@ function Listing<T>({
   );
 }
 
-type Payment = { event_id: string; user_id: string | null; amount_minor: string; currency: string; status: string; reason: string | null; created_at: string };
-type Note = { type: string; user_id: string | null; attempts: number; last_error: string; at: string };
-type Run = { job: string; trigger: string; status: string; started_at: string | null; error: string | null; detail: Record<string, unknown> | null };
-type Email = { template: string; user_id: string | null; status: string; attempts: number; last_error: string | null; updated_at: string };
-type Ev = { seq: string; type: string; data: { proposal_id?: string | number } & Record<string, unknown>; occurred_at: string };
+type Payment = Answer<'listPayments'>['payments'][number];
+type Note = Answer<'listAdminNotifications'>['notifications'][number];
+type Run = Answer<'listJobRuns'>['items'][number];
+type Email = Answer<'listMemberEmails'>['items'][number];
+type Ev = Answer<'listGovernanceEvents'>['items'][number];
 
 export function AdminPage() {
   const { session, signInUrl } = useSession();
@@ -169,7 +159,7 @@ export function AdminPage() {
       <Listing<Payment>
         title="Payments in escrow"
         path="/api/admin/payments?status=escrow"
-        pick={(d) => (d as { payments: Payment[] }).payments}
+        pick={(d) => (d as Answer<'listPayments'>).payments}
         columns={[
           ['When', (p) => when(p.created_at)],
           ['User', (p) => p.user_id?.slice(0, 8) ?? '—'],
@@ -181,7 +171,7 @@ export function AdminPage() {
       <Listing<Note>
         title="Mint failures"
         path="/api/admin/notifications"
-        pick={(d) => (d as { notifications: Note[] }).notifications}
+        pick={(d) => (d as Answer<'listAdminNotifications'>).notifications}
         columns={[
           ['When', (n) => when(n.at)],
           ['Type', (n) => n.type],
@@ -194,7 +184,7 @@ export function AdminPage() {
       <Listing<Email>
         title="Failed emails"
         path="/api/admin/emails?status=failed&limit=20"
-        pick={(d) => (d as { items: Email[] }).items}
+        pick={(d) => (d as Answer<'listMemberEmails'>).items}
         columns={[
           ['Updated', (e) => when(e.updated_at)],
           ['Template', (e) => e.template],
@@ -206,7 +196,7 @@ export function AdminPage() {
       <Listing<Run>
         title="Job runs"
         path="/api/admin/jobs/runs?limit=20"
-        pick={(d) => (d as { items: Run[] }).items}
+        pick={(d) => (d as Answer<'listJobRuns'>).items}
         columns={[
           ['Started', (r) => (r.started_at ? when(r.started_at) : '—')],
           ['Job', (r) => r.job],
@@ -219,7 +209,7 @@ export function AdminPage() {
       <Listing<Ev>
         title="Governance event log"
         path="/api/governance/admin/events?limit=20"
-        pick={(d) => [...(d as { items: Ev[] }).items].reverse()}
+        pick={(d) => [...(d as Answer<'listGovernanceEvents'>).items].reverse()}
         columns={[
           ['#', (e) => e.seq],
           ['When', (e) => when(e.occurred_at)],

@@ -1,21 +1,12 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, dom, toE8s, useApi, when, handler } from '../api.ts';
+import { api, ApiError, dom, toE8s, useApi, when, handler, type Answer } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { type Campaign, Progress } from './campaigns.tsx';
-
-interface Contribution {
-  seq: string;
-  contributor: string;
-  amount_e8s: string;
-  usd_value: number | null;
-  at: string;
-  refund: { amount_e8s: string } | null;
-}
 
 export function CampaignPage({ id }: { id: string }) {
   const { session, signInUrl } = useSession();
   const c = useApi<Campaign>(`/api/campaigns/${encodeURIComponent(id)}`);
-  const k = useApi<{ items: Contribution[] }>(`/api/campaigns/${encodeURIComponent(id)}/contributions?limit=100`);
+  const k = useApi<Answer<'listCampaignContributions'>>(`/api/campaigns/${encodeURIComponent(id)}/contributions?limit=100`);
   const [amount, setAmount] = useState('');
   const [unit, setUnit] = useState<'dom' | 'usd'>('dom');
   const [msg, setMsg] = useState('');
@@ -47,7 +38,7 @@ export function CampaignPage({ id }: { id: string }) {
                 const a = unit === 'dom' ? toE8s(amount) && { dom_e8s: toE8s(amount)! } : Number(amount) > 0 && { usd: Number(amount) };
                 if (!a) return setMsg('Enter an amount above 0.');
                 try {
-                  const r = await api<{ amount_e8s: string }>(`/api/campaigns/${encodeURIComponent(cp.id)}/contributions`, {
+                  const r = await api<Answer<'contributeToCampaign'>>(`/api/campaigns/${encodeURIComponent(cp.id)}/contributions`, {
                     method: 'POST',
                     body: { amount: a },
                     headers: { 'idempotency-key': `web-${crypto.randomUUID()}` },

@@ -1,19 +1,9 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, dom, toE8s, useApi, usd, when, handler } from '../api.ts';
+import { api, ApiError, dom, toE8s, useApi, usd, when, handler, type Answer } from '../api.ts';
 import { useSession } from '../session.tsx';
 
-export interface Campaign {
-  id: string;
-  title: string;
-  description: string;
-  owner: string;
-  beneficiary: string;
-  goal: { dom_e8s: string } | { usd: number };
-  deadline: string;
-  status: string;
-  contributions: string;
-  progress: { goal_dom: string; raised_dom: string; raised_usd: number | null; goal_usd: number | null; pct_complete: number };
-}
+/** A campaign as the bridge answers it (decision F12: from the OpenAPI document). */
+export type Campaign = Answer<'getCampaign'>;
 
 export function Progress({ c }: { c: Campaign }) {
   const pct = Math.min(100, c.progress.pct_complete);
@@ -45,7 +35,7 @@ export function Progress({ c }: { c: Campaign }) {
 
 export function CampaignsPage() {
   const { session } = useSession();
-  const list = useApi<{ items: Campaign[] }>('/api/campaigns?limit=100');
+  const list = useApi<Answer<'listCampaigns'>>('/api/campaigns?limit=100');
   return (
     <>
       <h1>Campaigns</h1>
@@ -85,7 +75,7 @@ function CreateCampaign({ onCreated }: { onCreated(id: string): void }) {
         if (!g) return setError('Enter a goal above 0.');
         const deadline = new Date(Date.now() + Number(days) * 86_400_000).toISOString();
         try {
-          onCreated((await api<Campaign>('/api/campaigns', { method: 'POST', body: { title, description, goal: g, deadline } })).id);
+          onCreated((await api<Answer<'createCampaign'>>('/api/campaigns', { method: 'POST', body: { title, description, goal: g, deadline } })).id);
         } catch (err) {
           setError(err instanceof ApiError ? err.message : String(err));
         }

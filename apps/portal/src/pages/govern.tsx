@@ -1,20 +1,10 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, useApi, when, handler } from '../api.ts';
+import { api, ApiError, useApi, when, handler, type Answer } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
 import { CATEGORIES, ProposeForm } from './propose.tsx';
 
-export interface Proposal {
-  id: string;
-  title: string;
-  body: string;
-  category: string;
-  proposed_by: string;
-  status: string;
-  created_at: string;
-  voting_opens: string;
-  voting_closes: string;
-  tally: { yes_votes: string; no_votes: string; abstentions: string; total_eligible: string; quorum_met: boolean; threshold_met: boolean } | null;
-}
+/** A proposal as the bridge answers it (decision F12: from the OpenAPI document). */
+export type Proposal = Answer<'getProposal'>;
 
 const STATUSES = ['', 'Created', 'Open', 'Tallied', 'Approved', 'Rejected', 'Executed', 'Expired'];
 const CATEGORY_FILTER = ['', ...CATEGORIES];
@@ -28,8 +18,8 @@ export function GovernPage() {
   const [note, setNote] = useState('');
   const [proposing, setProposing] = useState(false);
   const qs = new URLSearchParams({ limit: '100', ...(status && { status }), ...(category && { category }) });
-  const list = useApi<{ items: Proposal[] }>(`/api/governance/proposals?${qs}`);
-  const ai = useApi<{ status: string }>('/api/ai/health');
+  const list = useApi<Answer<'listProposals'>>(`/api/governance/proposals?${qs}`);
+  const ai = useApi<Answer<'getAiHealth'>>('/api/ai/health');
   const semantic = !!session && ai.data?.status === 'ok';
   let items = list.data?.items ?? [];
   if (found) items = found.ids.map((id) => items.find((p) => p.id === id)).filter((p): p is Proposal => !!p);
@@ -55,7 +45,7 @@ export function GovernPage() {
           if (!q) return setFound(null);
           if (semantic) {
             try {
-              const r = await api<{ results: Array<{ proposal_id: string }> }>('/api/ai/search', {
+              const r = await api<Answer<'searchProposals'>>('/api/ai/search', {
                 method: 'POST',
                 body: { query: q, limit: 20, threshold: 0.5 },
               });

@@ -1,20 +1,10 @@
-import { useApi, usd } from '../api.ts';
+import { useApi, usd, type Answer } from '../api.ts';
 import { useSession } from '../session.tsx';
-
-interface Ratified {
-  price_usd: number;
-  effective_at: string;
-}
-interface Proposal {
-  id: string;
-  title: string;
-  status: string;
-}
 
 export function HomePage() {
   const { session, signInUrl } = useSession();
-  const price = useApi<Ratified>('/api/governance/price');
-  const open = useApi<{ items: Proposal[] }>('/api/governance/proposals?status=Open&limit=5');
+  const price = useApi<Answer<'getRatifiedPrice'>>('/api/governance/price');
+  const open = useApi<Answer<'listProposals'>>('/api/governance/proposals?status=Open&limit=5');
   return (
     <>
       <h1>Home</h1>

@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks';
 import { encryptRegistration } from '../../../../services/bridge/src/features/registration/client-crypto.ts';
 import { passwordProblem, PASSWORD_MAX, PASSWORD_MIN } from '../../../../services/bridge/src/core/identity/password-policy.ts';
-import { api, ApiError, handler } from '../api.ts';
+import { api, ApiError, handler, type Answer } from '../api.ts';
 
 export const BLOCK_KEY = 'age_block_until';
 const BLOCK_MS = 24 * 3_600_000;
@@ -95,7 +95,7 @@ function FormStep({ dob, minor, onSent }: { dob: string; minor: boolean; onSent(
         if (!tos) return setError('Accept the terms to continue.');
         setBusy(true);
         try {
-          const key = await api<{ public_key: string }>('/api/auth/registration-key');
+          const key = await api<Answer<'getRegistrationKey'>>('/api/auth/registration-key');
           const sealed = await encryptRegistration(key.public_key, { email: email.trim(), name: name.trim(), dob });
           await api('/api/auth/register', { method: 'POST', body: { ...sealed, password, tos_accepted: true } });
           onSent(email.trim());

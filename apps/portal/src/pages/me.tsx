@@ -1,20 +1,9 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, dom, useApi, when, handler } from '../api.ts';
+import { api, ApiError, dom, useApi, when, handler, type Answer } from '../api.ts';
 import { useSession } from '../session.tsx';
 
-interface Prefs {
-  digest_frequency: 'daily' | 'weekly' | 'none';
-  vote_reminders: boolean;
-  last_digest_sent_at: string | null;
-}
-interface Item {
-  id: string;
-  category: string;
-  title: string;
-  body: string | null;
-  deep_link: string | null;
-  created_at: string;
-}
+/** Decision F12: the types of the bridge's answers come from the OpenAPI document. */
+type Prefs = Answer<'getMyNotificationPreferences'>;
 
 const STATUS_HELP: Record<string, string> = {
   Registered:
@@ -39,13 +28,7 @@ export function MePage() {
   return <Me status={session.membership_status} email={session.email} />;
 }
 
-interface Upgrade {
-  kyc_status: 'none' | 'approved' | 'rejected';
-  adult: boolean;
-  price_minor: string;
-  currency: string;
-  simulated_checkout: boolean;
-}
+type Upgrade = Answer<'getMembershipUpgrade'>;
 
 /** Spec 2 rule 6: Registered (or Expired), 18+, KYC approved, then the payment. */
 function BecomeActive({ onPaid }: { onPaid(): void }) {
@@ -74,7 +57,7 @@ function BecomeActive({ onPaid }: { onPaid(): void }) {
               onClick={handler(async () => {
                 setMsg('');
                 try {
-                  const r = await api<{ webhook: { status?: string; reason?: string } }>('/api/dev/checkout', { method: 'POST', body: {} });
+                  const r = await api<Answer<'simulateCheckout'>>('/api/dev/checkout', { method: 'POST', body: {} });
                   setMsg(
                     r.webhook.status === 'applied'
                       ? 'Payment received: your membership is Active.'
@@ -99,7 +82,7 @@ function BecomeActive({ onPaid }: { onPaid(): void }) {
 }
 
 function Sessions() {
-  const list = useApi<{ sessions: Array<{ created_at: string; last_seen_at: string; expires_at: string }> }>('/api/me/sessions');
+  const list = useApi<Answer<'listMySessions'>>('/api/me/sessions');
   return (
     <section class="card" aria-labelledby="sessions-h">
       <h2 id="sessions-h">Sessions</h2>
@@ -131,12 +114,10 @@ function Sessions() {
 
 function Me({ status, email }: { status: string | undefined; email: string }) {
   const { refresh } = useSession();
-  const balance = useApi<{ balance_e8s: string; fee_e8s: string }>('/api/me/balance');
+  const balance = useApi<Answer<'getMyBalance'>>('/api/me/balance');
   const prefs = useApi<Prefs>('/api/me/notification-preferences');
-  const feed = useApi<{ items: Item[] }>('/api/me/activity?limit=20');
-  const mine = useApi<{ items: Array<{ campaign_id: string; amount_e8s: string; at: string }>; refunds: Array<{ campaign_id: string; amount_e8s: string }> }>(
-    '/api/me/contributions?limit=20',
-  );
+  const feed = useApi<Answer<'listMyActivity'>>('/api/me/activity?limit=20');
+  const mine = useApi<Answer<'listMyContributions'>>('/api/me/contributions?limit=20');
   const [msg, setMsg] = useState('');
   const save = async (change: Partial<Prefs>) => {
     setMsg('');

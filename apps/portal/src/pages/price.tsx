@@ -1,17 +1,8 @@
-import { useApi, usd, when } from '../api.ts';
+import { useApi, usd, when, type Answer } from '../api.ts';
 
-interface Ratified {
-  price_usd: number;
-  proposal_id: string;
-  effective_at: string;
-}
-interface Aggregate {
-  price_usd: number;
-  timestamp: number;
-  sources: Array<{ name: string; price: number; weight: number }>;
-  confidence: number;
-  stale: boolean;
-}
+/** A ratified price (decision F12: types from the OpenAPI document). */
+type Ratified = Answer<'getRatifiedPrice'>;
+type Aggregate = Answer<'getDomUsdPrice'>;
 
 /** The ratified prices as a small SVG line (one series needs no charting library, decision F3). */
 export function History({ items }: { items: Ratified[] }) {
@@ -47,7 +38,7 @@ export function History({ items }: { items: Ratified[] }) {
 export function PricePage() {
   const ratified = useApi<Ratified>('/api/governance/price');
   const live = useApi<Aggregate>('/api/price/dom-usd');
-  const history = useApi<{ items: Ratified[] }>('/api/governance/price/history?limit=100');
+  const history = useApi<Answer<'listRatifiedPrices'>>('/api/governance/price/history?limit=100');
   return (
     <>
       <h1>DOM price</h1>
@@ -76,7 +67,7 @@ export function PricePage() {
                 {usd(live.data.price_usd)} {live.data.stale ? <span class="badge s-expired">stale</span> : null}
               </p>
               <p class="muted">
-                Confidence {(live.data.confidence * 100).toFixed(0)} % · {new Date(live.data.timestamp * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC
+                Confidence {live.data.confidence} · {new Date(live.data.timestamp * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC
               </p>
               <table>
                 <caption class="sr-only">Sources</caption>

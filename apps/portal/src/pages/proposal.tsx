@@ -4,13 +4,11 @@
 import DOMPurify from 'dompurify';
 import { marked } from 'marked';
 import { useState } from 'preact/hooks';
-import { api, ApiError, useApi, when, handler } from '../api.ts';
+import { api, ApiError, useApi, when, handler, type Answer } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
 import type { Proposal } from './govern.tsx';
 
-interface Settings {
-  rules: Array<{ category: string; quorum_bps: number; threshold_bps: number }>;
-}
+type Settings = Answer<'getGovernanceSettings'>;
 
 // Decision F6: a body is Markdown only; raw HTML in it is shown as text (never parsed), and what
 // Markdown makes is sanitised too (links: no javascript: and the like).
@@ -32,13 +30,11 @@ export function ProposalPage({ id }: { id: string }) {
   const { session, signInUrl } = useSession();
   const p = useApi<Proposal>(`/api/governance/proposals/${encodeURIComponent(id)}`);
   const settings = useApi<Settings>('/api/governance/settings');
-  const mine = useApi<{ vote: string | null }>(session ? `/api/governance/proposals/${encodeURIComponent(id)}/my-vote` : null);
-  const receipts = useApi<{ items: Array<{ token_id: string; proposal_id: string; minted_at: string | null }> }>(
-    session && mine.data?.vote ? '/api/governance/my-receipts?take=100' : null,
-  );
+  const mine = useApi<Answer<'getMyVote'>>(session ? `/api/governance/proposals/${encodeURIComponent(id)}/my-vote` : null);
+  const receipts = useApi<Answer<'listMyVoteReceipts'>>(session && mine.data?.vote ? '/api/governance/my-receipts?take=100' : null);
   const receipt = receipts.data?.items.find((r) => r.proposal_id === id);
   // The summary helper only when the bridge has an inference server (as the drafting helper and search).
-  const ai = useApi<{ status: string }>(session ? '/api/ai/health' : null);
+  const ai = useApi<Answer<'getAiHealth'>>(session ? '/api/ai/health' : null);
   const [summary, setSummary] = useState<string>('');
   const [msg, setMsg] = useState('');
   // Decision G23: only members Active when voting opened vote; the canister says so when one was not.
@@ -142,7 +138,7 @@ export function ProposalPage({ id }: { id: string }) {
               onClick={handler(async () => {
                 setMsg('');
                 try {
-                  const r = await api<{ status: string }>('/api/governance/execute', { method: 'POST', body: { proposal_id: pr.id } });
+                  const r = await api<Answer<'executeProposal'>>('/api/governance/execute', { method: 'POST', body: { proposal_id: pr.id } });
                   setMsg(`Done: the proposal is ${r.status}.`);
                   p.reload();
                 } catch (err) {
@@ -168,8 +164,12 @@ export function ProposalPage({ id }: { id: string }) {
               onClick={handler(async () => {
                 try {
                   setSummary(
-                    (await api<{ summary: string }>('/api/ai/summarize', { method: 'POST', body: { proposal_id: pr.id, title: pr.title, body: pr.body } }))
-                      .summary,
+                    (
+                      await api<Answer<'summarizeProposal'>>('/api/ai/summarize', {
+                        method: 'POST',
+                        body: { proposal_id: pr.id, title: pr.title, body: pr.body },
+                      })
+                    ).summary,
                   );
                 } catch (err) {
                   setSummary(err instanceof ApiError ? `No summary: ${err.message}` : 'No summary.');

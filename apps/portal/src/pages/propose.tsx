@@ -2,13 +2,13 @@
 // helper when the bridge has an inference server (a draft is a starting point the member edits).
 import { useState } from 'preact/hooks';
 import { PROPOSAL_CATEGORIES } from '@domdao/canister-kit/rules';
-import { api, ApiError, toE8s, useApi, handler } from '../api.ts';
+import { api, ApiError, toE8s, useApi, handler, type Answer } from '../api.ts';
 
 /** Spec 1's categories in the governance canister's order (decision S17): one list, in @domdao/canister-kit/rules. */
 export const CATEGORIES = PROPOSAL_CATEGORIES;
 
 export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
-  const ai = useApi<{ status: string }>('/api/ai/health');
+  const ai = useApi<Answer<'getAiHealth'>>('/api/ai/health');
   const [category, setCategory] = useState<(typeof CATEGORIES)[number]>('General');
   const [title, setTitle] = useState('');
   const [body, setBody] = useState('');
@@ -48,7 +48,7 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
         }
         setBusy(true);
         try {
-          const r = await api<{ proposal_id: string }>('/api/governance/propose', {
+          const r = await api<Answer<'createProposal'>>('/api/governance/propose', {
             method: 'POST',
             body: { title, body, category, ...(p !== undefined && { payload: p }) },
           });
@@ -81,7 +81,7 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
               setMsg('');
               setBusy(true);
               try {
-                const d = await api<{ draft: { title: string; body: string } }>('/api/ai/draft', { method: 'POST', body: { intent: intent.trim(), category } });
+                const d = await api<Answer<'draftProposal'>>('/api/ai/draft', { method: 'POST', body: { intent: intent.trim(), category } });
                 setTitle(d.draft.title);
                 setBody(d.draft.body);
               } catch (err) {

@@ -141,7 +141,27 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
     tag: 'admin',
     security: 'admin',
     query: Type.Object({ status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('escrow'), Type.Literal('applied')])) }),
-    responses: { 200: Json('payments', Type.Object({ payments: Type.Array(Type.Object({}, { additionalProperties: true })) })), ...ADMIN_ERRORS },
+    responses: {
+      200: Json(
+        'payments',
+        Type.Object({
+          payments: Type.Array(
+            Type.Object({
+              id: Type.String(),
+              event_id: Type.String(),
+              user_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+              payment_id: Type.String(),
+              amount_minor: Type.String({ description: 'in the currency’s minor unit, as a decimal string' }),
+              currency: Type.String(),
+              status: Type.Union([Type.Literal('pending'), Type.Literal('applied'), Type.Literal('escrow')]),
+              reason: Type.Union([Type.String(), Type.Null()]),
+              created_at: Type.String({ format: 'date-time' }),
+            }),
+          ),
+        }),
+      ),
+      ...ADMIN_ERRORS,
+    },
   },
   'GET /api/admin/outbox': {
     operationId: 'listOutbox',
@@ -180,7 +200,26 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
     tag: 'admin',
     security: 'admin',
     query: Type.Object({ after_id: Type.Optional(Type.String({ pattern: '^\\d{1,19}$', description: 'only notifications after this id' })) }),
-    responses: { 200: Json('notifications', Type.Object({ notifications: Type.Array(Type.Object({}, { additionalProperties: true })) })), ...ADMIN_ERRORS },
+    responses: {
+      200: Json(
+        'notifications, oldest first',
+        Type.Object({
+          notifications: Type.Array(
+            Type.Object({
+              id: Type.String(),
+              type: Type.String({ description: 'membership_mint_failed' }),
+              user_principal: Type.String(),
+              user_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+              email_encrypted: Type.String(),
+              attempts: Type.Integer(),
+              last_error: Type.String(),
+              at: Type.String({ format: 'date-time' }),
+            }),
+          ),
+        }),
+      ),
+      ...ADMIN_ERRORS,
+    },
   },
   'POST /api/webhooks/payments': {
     operationId: 'receivePaymentWebhook',

@@ -1,5 +1,72 @@
 // Campaigns, balances, donations, the treasury and the development faucet (decisions L20–L23).
-import { ANY, err, MEMBER, type RouteDoc } from './common.ts';
+import { Type } from '@sinclair/typebox';
+import { err, Json, MEMBER, type RouteDoc } from './common.ts';
+
+// The JSON views of features/campaigns/views.ts (decision L21): e8s amounts and nat64 ids as decimal
+// strings, times ISO-8601. The portal's types are generated from these (decision F12).
+const E8s = Type.String({ pattern: '^[0-9]+$', description: 'e8s (10^-8 DOM) as a decimal string' });
+const Id = Type.String({ pattern: '^[0-9]+$', description: 'a decimal nat64' });
+const Time = Type.String({ format: 'date-time' });
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+const Account = Type.Object({ owner: Type.String({ description: 'principal' }), subaccount: Nullable(Type.String({ description: 'hex' })) });
+const Settled = Type.Object({ block_index: Id, amount_e8s: E8s, at: Time });
+export const CampaignBody = Type.Object({
+  id: Type.String(),
+  title: Type.String(),
+  description: Type.String(),
+  owner: Type.String({ description: 'principal' }),
+  beneficiary: Type.String({ description: 'principal' }),
+  goal: Type.Union([Type.Object({ dom_e8s: E8s }), Type.Object({ usd: Type.Number() })]),
+  deadline: Time,
+  created_at: Time,
+  status: Type.Union([Type.Literal('Open'), Type.Literal('Succeeded'), Type.Literal('Failed'), Type.Literal('Cancelled')]),
+  contributions: Id,
+  progress: Type.Object(
+    {
+      goal_dom: E8s,
+      raised_dom: E8s,
+      raised_usd: Nullable(Type.Number()),
+      goal_usd: Nullable(Type.Number()),
+      pct_complete: Type.Number(),
+      price_tick_id: Nullable(Id),
+    },
+    { description: 'spec 1 CampaignProgress' },
+  ),
+  escrow: Account,
+  released: Nullable(Settled),
+  refunds: Id,
+  settled: Type.Boolean(),
+});
+export const ContributionBody = Type.Object({
+  campaign_id: Type.String(),
+  seq: Id,
+  contributor: Type.String({ description: 'principal' }),
+  amount_e8s: E8s,
+  usd_value: Nullable(Type.Number()),
+  price_tick_id: Nullable(Id),
+  at: Time,
+  block_index: Id,
+  refund: Nullable(Settled),
+});
+const DonationBody = Type.Object({
+  id: Id,
+  donor: Type.String({ description: 'principal' }),
+  amount_e8s: E8s,
+  usd_value: Nullable(Type.Number()),
+  price_tick_id: Nullable(Id),
+  at: Time,
+  block_index: Id,
+});
+const PayoutBody = Type.Object({
+  proposal_id: Id,
+  recipient: Type.String({ description: 'principal' }),
+  amount_e8s: E8s,
+  usd_value: Nullable(Type.Number()),
+  price_tick_id: Nullable(Id),
+  memo: Nullable(Type.String()),
+  paid_at: Time,
+  block_index: Id,
+});
 
 export const MONEY = {
   400: err('VALIDATION_ERROR or InvalidArgument'),
@@ -15,7 +82,10 @@ export const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
     security: 'public',
     summary: 'Campaigns, newest first, with CampaignProgress in DOM and USD (decision L21)',
     tag: 'campaigns',
-    responses: { 200: ANY('{items: [campaign]}'), 400: err('VALIDATION_ERROR') },
+    responses: {
+      200: Json('campaigns, newest first; Cache-Control: public, max-age=5', Type.Object({ items: Type.Array(CampaignBody) })),
+      400: err('VALIDATION_ERROR'),
+    },
   },
   'GET /api/campaigns/{id}': {
     operationId: 'getCampaign',
@@ -23,7 +93,7 @@ export const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
     security: 'public',
     summary: 'One campaign: goal, status, progress (spec 1 CampaignProgress), escrow, release and refunds',
     tag: 'campaigns',
-    responses: { 200: ANY('the campaign'), 400: err('VALIDATION_ERROR'), 404: err('CampaignNotFound') },
+    responses: { 200: Json('the campaign; Cache-Control: public, max-age=5', CampaignBody), 400: err('VALIDATION_ERROR'), 404: err('CampaignNotFound') },
   },
   'GET /api/campaigns/{id}/contributions': {
     operationId: 'listCampaignContributions',
@@ -31,7 +101,11 @@ export const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
     security: 'public',
     summary: "A campaign's contributions, oldest first, with the tick each was valued at and its refund",
     tag: 'campaigns',
-    responses: { 200: ANY('{items: [contribution]}'), 400: err('VALIDATION_ERROR'), 404: err('CampaignNotFound') },
+    responses: {
+      200: Json('contributions, oldest first', Type.Object({ items: Type.Array(ContributionBody) })),
+      400: err('VALIDATION_ERROR'),
+      404: err('CampaignNotFound'),
+    },
   },
   'POST /api/campaigns': {
     operationId: 'createCampaign',
@@ -39,7 +113,7 @@ export const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
     summary: 'Create a campaign as the signed-in member (goal in DOM e8s or USD)',
     tag: 'campaigns',
     security: 'session',
-    responses: { 201: ANY('the campaign'), ...MEMBER, 400: err('VALIDATION_ERROR or InvalidArgument') },
+    responses: { 201: Json('the campaign', CampaignBody), ...MEMBER, 400: err('VALIDATION_ERROR or InvalidArgument') },
   },
   'POST /api/campaigns/{id}/contributions': {
     operationId: 'contributeToCampaign',
@@ -48,7 +122,7 @@ export const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
       'Contribute DOM or USD as the signed-in member: the bridge approves, the campaign canister pulls into escrow (decisions L14, L21); Idempotency-Key makes a retry safe',
     tag: 'campaigns',
     security: 'session',
-    responses: { 201: ANY('the contribution'), ...MEMBER, ...MONEY },
+    responses: { 201: Json('the contribution', ContributionBody), ...MEMBER, ...MONEY },
   },
   'POST /api/campaigns/{id}/cancel': {
     operationId: 'cancelCampaign',
@@ -56,7 +130,13 @@ export const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
     summary: 'Cancel an open campaign (its owner or an admin); refunds start at once',
     tag: 'campaigns',
     security: 'session',
-    responses: { 200: ANY('the campaign'), 400: err('VALIDATION_ERROR'), ...MEMBER, 404: err('CampaignNotFound'), 409: err('CampaignClosed') },
+    responses: {
+      200: Json('the campaign, cancelled', CampaignBody),
+      400: err('VALIDATION_ERROR'),
+      ...MEMBER,
+      404: err('CampaignNotFound'),
+      409: err('CampaignClosed'),
+    },
   },
   'GET /api/me/balance': {
     operationId: 'getMyBalance',
@@ -64,7 +144,7 @@ export const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
     summary: "The signed-in member's DOM balance on the ledger, and the ledger fee",
     tag: 'campaigns',
     security: 'session',
-    responses: { 200: ANY('{account, balance_e8s, fee_e8s}'), 401: err('UNAUTHORIZED') },
+    responses: { 200: Json('the balance and the fee', Type.Object({ account: Account, balance_e8s: E8s, fee_e8s: E8s })), 401: err('UNAUTHORIZED') },
   },
   'GET /api/me/contributions': {
     operationId: 'listMyContributions',
@@ -72,7 +152,17 @@ export const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
     summary: "The signed-in member's contributions and refunds",
     tag: 'campaigns',
     security: 'session',
-    responses: { 200: ANY('{items, refunds}'), 400: err('VALIDATION_ERROR'), 401: err('UNAUTHORIZED') },
+    responses: {
+      200: Json(
+        'the contributions and the refunds among them',
+        Type.Object({
+          items: Type.Array(ContributionBody),
+          refunds: Type.Array(Type.Composite([Type.Object({ campaign_id: Type.String(), seq: Id }), Settled])),
+        }),
+      ),
+      400: err('VALIDATION_ERROR'),
+      401: err('UNAUTHORIZED'),
+    },
   },
   'POST /api/donations': {
     operationId: 'donate',
@@ -80,7 +170,7 @@ export const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
     summary: "Burn the signed-in member's DOM as a recorded donation, valued at the tick (decision L18)",
     tag: 'campaigns',
     security: 'session',
-    responses: { 201: ANY('the donation'), ...MEMBER, ...MONEY },
+    responses: { 201: Json('the donation', DonationBody), ...MEMBER, ...MONEY },
   },
   'GET /api/donations': {
     operationId: 'listDonations',
@@ -88,7 +178,7 @@ export const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
     security: 'public',
     summary: 'Donation burns, newest first',
     tag: 'campaigns',
-    responses: { 200: ANY('{items: [donation]}'), 400: err('VALIDATION_ERROR') },
+    responses: { 200: Json('donations, newest first', Type.Object({ items: Type.Array(DonationBody) })), 400: err('VALIDATION_ERROR') },
   },
   'GET /api/treasury': {
     operationId: 'getTreasury',
@@ -96,7 +186,7 @@ export const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
     security: 'public',
     summary: "The treasury's ledger account and balance (decision L11)",
     tag: 'campaigns',
-    responses: { 200: ANY('{account, balance_e8s}') },
+    responses: { 200: Json('the account and its balance; Cache-Control: public, max-age=5', Type.Object({ account: Account, balance_e8s: E8s })) },
   },
   'GET /api/treasury/payouts': {
     operationId: 'listTreasuryPayouts',
@@ -104,7 +194,7 @@ export const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
     security: 'public',
     summary: 'Treasury payouts, newest first, with their ledger blocks',
     tag: 'campaigns',
-    responses: { 200: ANY('{items: [payout]}'), 400: err('VALIDATION_ERROR') },
+    responses: { 200: Json('payouts, newest first', Type.Object({ items: Type.Array(PayoutBody) })), 400: err('VALIDATION_ERROR') },
   },
   'POST /api/dev/faucet': {
     operationId: 'mintDevelopmentDom',
@@ -113,7 +203,7 @@ export const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
     tag: 'campaigns',
     security: 'session',
     responses: {
-      200: ANY('{amount_e8s, block_index, balance_e8s}'),
+      200: Json('minted', Type.Object({ amount_e8s: E8s, block_index: Id, balance_e8s: E8s })),
       401: err('UNAUTHORIZED'),
       403: err('CSRF_REJECTED'),
       404: err('NOT_FOUND: the faucet is off'),

@@ -2,6 +2,39 @@
 import { Type } from '@sinclair/typebox';
 import { err, Json, type RouteDoc } from './common.ts';
 
+// The JSON views of features/governance/views.ts (decision V12): nat64 as decimal strings, times
+// ISO-8601. The portal's types are generated from these (decision F12).
+const Nat = Type.String({ pattern: '^[0-9]+$', description: 'a decimal nat64' });
+const Time = Type.String({ format: 'date-time' });
+const Category = Type.Union(
+  ['General', 'SetDomPrice', 'TreasuryPayout', 'MembershipPolicy', 'ConstitutionalAmendment', 'EmergencyAction'].map((c) => Type.Literal(c)),
+);
+const Status = Type.Union(['Created', 'Open', 'Tallied', 'Approved', 'Rejected', 'Executed', 'Expired'].map((c) => Type.Literal(c)));
+export const ProposalBody = Type.Object({
+  id: Nat,
+  title: Type.String(),
+  body: Type.String({ description: 'Markdown' }),
+  category: Category,
+  proposed_by: Type.String({ description: 'principal' }),
+  status: Status,
+  created_at: Time,
+  voting_opens: Time,
+  voting_closes: Time,
+  payload: Type.Union([Type.Object({}, { additionalProperties: true, description: 'the category payload, nat64 as decimal strings' }), Type.Null()]),
+  tally: Type.Union([
+    Type.Object({
+      yes_votes: Nat,
+      no_votes: Nat,
+      abstentions: Nat,
+      total_eligible: Nat,
+      quorum_met: Type.Boolean(),
+      threshold_met: Type.Boolean(),
+    }),
+    Type.Null(),
+  ]),
+});
+const Tick = Type.Object({ price_usd: Type.Number(), proposal_id: Nat, set_by: Type.String({ description: 'principal' }), effective_at: Time });
+
 export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
   'POST /api/governance/propose': {
     operationId: 'createProposal',
@@ -61,10 +94,7 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
     summary: 'Proposals, filtered by status and category, paged by from_id and limit (decision V14)',
     tag: 'governance',
     responses: {
-      200: Json(
-        'proposals; Cache-Control: public, max-age=5',
-        Type.Object({ items: Type.Array(Type.Object({}, { additionalProperties: true })), limit: Type.Integer() }),
-      ),
+      200: Json('proposals; Cache-Control: public, max-age=5', Type.Object({ items: Type.Array(ProposalBody), limit: Type.Integer() })),
       400: err('VALIDATION_ERROR'),
     },
   },
@@ -75,10 +105,7 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
     summary: 'The ratified DOM/USD price in force (get_dom_price; decision V14)',
     tag: 'governance',
     responses: {
-      200: Json(
-        'the ratified price; Cache-Control: public, max-age=30',
-        Type.Object({ price_usd: Type.Number(), proposal_id: Type.String(), set_by: Type.String(), effective_at: Type.String() }),
-      ),
+      200: Json('the ratified price; Cache-Control: public, max-age=30', Tick),
       404: err('NO_RATIFIED_PRICE'),
     },
   },
@@ -89,7 +116,7 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
     summary: 'Ratified prices, newest first (decision V14)',
     tag: 'governance',
     responses: {
-      200: Json('ratified prices', Type.Object({ items: Type.Array(Type.Object({}, { additionalProperties: true })) })),
+      200: Json('ratified prices, newest first; Cache-Control: public, max-age=30', Type.Object({ items: Type.Array(Tick) })),
       400: err('VALIDATION_ERROR'),
     },
   },
@@ -99,7 +126,23 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
     security: 'public',
     summary: 'Category settings: quorum, threshold, voting window; voting delay, execution window (decision V14)',
     tag: 'governance',
-    responses: { 200: Json('settings; Cache-Control: public, max-age=60', Type.Object({}, { additionalProperties: true })) },
+    responses: {
+      200: Json(
+        'settings; Cache-Control: public, max-age=60',
+        Type.Object({
+          execution_window: Nat,
+          voting_delay: Nat,
+          rules: Type.Array(
+            Type.Object({
+              category: Category,
+              quorum_bps: Type.Integer(),
+              threshold_bps: Type.Integer(),
+              voting_window: Nat,
+            }),
+          ),
+        }),
+      ),
+    },
   },
   'GET /api/governance/proposals/{id}/my-vote': {
     operationId: 'getMyVote',
@@ -162,7 +205,21 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
     responses: {
       200: Json(
         'events oldest first',
-        Type.Object({ items: Type.Array(Type.Object({}, { additionalProperties: true })), next_after_seq: Type.Union([Type.String(), Type.Null()]) }),
+        Type.Object({
+          items: Type.Array(
+            Type.Object({
+              seq: Nat,
+              id: Type.String({ description: '<source>:<source_id>' }),
+              type: Type.String(),
+              data: Type.Object(
+                { proposal_id: Type.Optional(Type.Union([Type.String(), Type.Number()])) },
+                { additionalProperties: true, description: 'the event as the canister logged it' },
+              ),
+              occurred_at: Time,
+            }),
+          ),
+          next_after_seq: Type.Union([Nat, Type.Null()]),
+        }),
       ),
       400: err('VALIDATION_ERROR'),
       401: err('UNAUTHORIZED'),
@@ -176,7 +233,7 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
     summary: 'One proposal with its tally (decision V12)',
     tag: 'governance',
     responses: {
-      200: Json('the proposal; Cache-Control: public, max-age=5', Type.Object({ id: Type.String(), status: Type.String() }, { additionalProperties: true })),
+      200: Json('the proposal; Cache-Control: public, max-age=5', ProposalBody),
       400: err('VALIDATION_ERROR'),
       404: err('ProposalNotFound'),
     },
