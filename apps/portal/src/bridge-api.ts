@@ -697,6 +697,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log: security events, newest first; filters event, actor, from/to; cursor pages (decision B67)
+         * @description Every security event of the bridge (sign-ins, CSRF refusals, refusals at admin routes, registration, verification, password resets, sessions ended, roles, KYC, upgrades, escrow, price proposals, AI reindex, unsubscribes, secret rotations) as stored in the append-only audit log. No row carries an email, name, birth date, password, token or session id. Rows older than AUDIT_RETENTION_DAYS are deleted by the job audit:retention.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/governance/propose": {
         parameters: {
             query?: never;
@@ -1589,6 +1609,26 @@ export interface paths {
          * @description Public: the same index.html for every app path; the app then reads the JSON API with the session cookie.
          */
         get: operations["getAppAdmin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The member web app (/admin/audit): index.html of the single-page app (decision F2)
+         * @description Public: the same index.html for every app path; the app then reads the JSON API with the session cookie.
+         */
+        get: operations["getAppAdminAudit"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4683,6 +4723,99 @@ export interface operations {
             };
             /** @description NOT_CONFIGURED: API_TOKEN is not set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        message: string;
+                        request_id: string;
+                    };
+                };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description only this event */
+                event?: "auth.login_succeeded" | "auth.login_failed" | "auth.login_locked_out" | "auth.csrf_refused" | "admin.access_denied" | "registration.created" | "verification.completed" | "verification.refused" | "verification.password_refused" | "password_reset.requested" | "password_reset.completed" | "sessions.ended" | "roles.granted" | "roles.revoked" | "roles.bootstrap_admin_granted" | "kyc.approved" | "kyc.rejected" | "membership.upgraded" | "escrow.resolved" | "price.proposal_triggered" | "ai.reindex_triggered" | "inbox.unsubscribed" | "secret.rotation_noticed";
+                /** @description only this actor: a user id, `anonymous` or `system` */
+                actor?: string;
+                /** @description events at or after this instant (ISO-8601) */
+                from?: string;
+                /** @description events before this instant (ISO-8601) */
+                to?: string;
+                /** @description the previous page’s next_cursor: older events (decimal, at most 9223372036854775807) */
+                cursor?: string;
+                /** @description events per page (1 to 200) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            /** Format: date-time */
+                            at: string;
+                            event: string;
+                            /** @description a user id, `anonymous` (no session) or `system` (start-up, jobs, the outbox) */
+                            actor: string;
+                            /** @description the user the event is about, when another than the actor */
+                            subject: string | null;
+                            request_id: string | null;
+                            /** @description the client address class: loopback, private, public, or internal (no request) */
+                            client: string;
+                            outcome: "success" | "failure" | "denied";
+                            /** @description codes, counts, role names; never personal data (decision B63) */
+                            detail: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        /** @description pass as `cursor` for the next (older) page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: an unknown event, a limit past 200, a malformed cursor or instant, or `from` after `to` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        message: string;
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: sign in first */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        message: string;
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description FORBIDDEN: admin role required */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8173,6 +8306,26 @@ export interface operations {
         };
     };
     getAppAdmin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getAppAdminAudit: {
         parameters: {
             query?: never;
             header?: never;

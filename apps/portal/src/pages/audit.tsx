@@ -3,20 +3,8 @@
 // paged by cursor. The filters live in the URL's query so a view can be shared between admins.
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { useApi } from '../api.ts';
+import { useApi, type Answer } from '../api.ts';
 import { isAdmin, useSession } from '../session.tsx';
-
-interface AuditRow {
-  id: string;
-  at: string;
-  event: string;
-  actor: string;
-  subject: string | null;
-  request_id: string | null;
-  client: string;
-  outcome: 'success' | 'failure' | 'denied';
-  detail: Record<string, unknown>;
-}
 
 /** The events GET /api/admin/audit knows (services/bridge/src/core/audit/events.ts). */
 const EVENTS = [
@@ -71,7 +59,7 @@ function AuditLog() {
   const filters = new URLSearchParams();
   for (const k of ['event', 'actor', 'from', 'to', 'cursor'] as const) if (query[k]) filters.set(k, query[k]);
   filters.set('limit', '50');
-  const page = useApi<{ items: AuditRow[]; next_cursor: string | null }>(`/api/admin/audit?${filters.toString()}`);
+  const page = useApi<Answer<'listAuditEvents'>>(`/api/admin/audit?${filters.toString()}`);
   const go = (q: Record<string, string | undefined>) => {
     const s = new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => !!e[1]));
     route(s.size > 0 ? `${path}?${s.toString()}` : path);
