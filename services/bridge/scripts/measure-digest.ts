@@ -21,6 +21,7 @@ try {
     const rows = Array.from({ length: Math.min(1000, count - i) }, () => ({
       id: randomUUID(),
       principal: randomUUID(),
+      default_name: 'Measured Member',
       email_index: randomBytes(32),
       ...fields,
       password_hash: 'x',

@@ -7,6 +7,7 @@ import type { Guards } from './core/auth/guards.ts';
 import { emailLinkBase, firstOrigin } from './config.ts';
 import type { BridgeContext } from './core/context.ts';
 import { HttpError } from './core/http/errors.ts';
+import { displayNames } from './core/identity/display-names.ts';
 import { memberIdentity } from './core/identity/member-identity.ts';
 import type { JobRunner } from './core/jobs/index.ts';
 import campaignGateway from './features/campaigns/index.ts';
@@ -36,6 +37,7 @@ export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx,
     }
     return c;
   };
+  const names = (principals: Iterable<string>) => displayNames(ctx.db, principals);
   const governanceAs = async (s: { user_id: string; principal: string }) => (await memberClients(s)).governance;
   await app.register(governanceGateway, {
     requireSession: guards.requireMember,
@@ -43,6 +45,7 @@ export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx,
     db: ctx.db,
     governance: ctx.canisters.governance,
     governanceAs,
+    names,
   });
   // Campaigns, balances, donations, the treasury and the development faucet (decisions L20–L23).
   const platform = parts.canisters.platform;
@@ -52,6 +55,7 @@ export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx,
     clients: ctx.canisters,
     campaignCanister: parts.canisters.ids.campaign,
     now,
+    names,
     ...(platform &&
       config.DEV_FAUCET_DOM > 0 && {
         faucet: {

@@ -34,6 +34,7 @@ import adminNotifications from './features/admin-notifications/index.ts';
 import adminOutbox from './features/admin-outbox/index.ts';
 import adminSessions from './features/admin-sessions/index.ts';
 import adminUsers from './features/admin-users/index.ts';
+import members from './features/members/index.ts';
 import { EventLog } from './core/events/index.ts';
 import { Outbox, type FaultHook } from './core/outbox/index.ts';
 import type { FundsFollower } from './core/events/funds-follower.ts';
@@ -257,6 +258,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   await app.register(accountRecovery, { ctx, blindIndex, sendVerification: sendVerificationEmail, passwordProblem });
   await app.register(adminUsers, { db: ctx.db, membership: ctx.canisters.membership, blindIndex, guards });
   await app.register(adminSessions, { db: ctx.db, sessions: ctx.sessions, guards, audit });
+  await app.register(members, { db: ctx.db, guards });
   await app.register(payments, { ctx, guards });
   await app.register(adminNotifications, { db: ctx.db, user: ctx.canisters.user, guards });
   await app.register(adminOutbox, { outbox, guards });

@@ -14,6 +14,7 @@ import * as inbox from './migrations/040-inbox.ts';
 import * as memberEmails from './migrations/041-member-emails.ts';
 import * as ai from './migrations/050-ai.ts';
 import * as audit from './migrations/060-audit.ts';
+import * as displayNames from './migrations/061-display-names.ts';
 import { pgliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 import type { EmbeddedUpgrade } from './embedded.ts';
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '041-member-emails': memberEmails,
   '050-ai': ai,
   '060-audit': audit,
+  '061-display-names': displayNames,
 };
 
 export interface OpenDatabaseOptions {

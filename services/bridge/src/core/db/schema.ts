@@ -23,6 +23,10 @@ export interface UsersTable {
   /** When the live verification token expires; an unverified registration expires with it (decision B26). */
   verification_expires_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   created_at: ColumnType<Date, Date | string | undefined, never>;
+  /** The name the member chose (decision F22), unique ignoring case; null = the default is shown. */
+  display_name: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The friendly default derived from the principal (identity/display-names.ts), stored so a search finds it. */
+  default_name: string;
 }
 
 export interface SessionsTable {

@@ -40,6 +40,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         { name: 'sessions', description: 'spec 2 Authentication and Session cookie' },
         { name: 'registration', description: 'spec 2 Registration' },
         { name: 'membership', description: 'paid membership: what a member still needs, the development checkout (decision F8)' },
+        { name: 'members', description: 'display names and finding members by name (decision F22)' },
         { name: 'admin', description: 'admin session required' },
         { name: 'payments', description: 'the payment provider’s signed webhook' },
         { name: 'price', description: 'the DOM/USD price oracle and the price-proposal job (spec 1 Oracle)' },

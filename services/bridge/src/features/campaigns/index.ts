@@ -10,6 +10,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { CanisterClients } from '@domdao/canisters';
 import { usdToDomE8s } from '@domdao/canister-kit/rules';
+import type { DisplayNames } from '../../core/identity/display-names.ts';
 import type { Session } from '../../core/auth/sessions.ts';
 import { Nat64Text } from '../../core/http/decimal.ts';
 import { HttpError } from '../../core/http/errors.ts';
@@ -30,6 +31,8 @@ export interface CampaignGatewayOptions {
   /** Development faucet (decision L22): mints this many e8s per request, as the minting account; absent = off. */
   faucet?: { e8s: bigint; mint(to: string, e8s: bigint): Promise<bigint> };
   now(): number;
+  /** principal → display name, for creators, beneficiaries, contributors, donors and recipients (decision F22). */
+  names: DisplayNames;
 }
 
 /** Decision L21: a USD contribution's approval leaves 1 % for a price ratified between the bridge's read and the canister's. */
@@ -149,14 +152,16 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
   app.get('/api/campaigns', { schema: { querystring: pageQuery, tags: ['campaigns'] } }, async (req, reply) => {
     const q = req.query;
     reply.header('cache-control', 'public, max-age=5');
-    return { items: (await clients.campaign.list_campaigns(q.from_id, q.limit ?? 20)).map(campaignView) };
+    const items = await clients.campaign.list_campaigns(q.from_id, q.limit ?? 20);
+    const names = await opts.names(items.flatMap((c) => [c.owner, c.beneficiary]));
+    return { items: items.map((c) => campaignView(c, names)) };
   });
 
   app.get('/api/campaigns/:id', { schema: { params: idParams, tags: ['campaigns'] } }, async (req, reply) => {
     const c = await clients.campaign.get_campaign(req.params.id);
     if (!c) throw moneyHttpError({ CampaignNotFound: null });
     reply.header('cache-control', 'public, max-age=5');
-    return campaignView(c);
+    return campaignView(c, await opts.names([c.owner, c.beneficiary]));
   });
 
   const contributionsQuery = Type.Object(
@@ -170,9 +175,9 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     const { id } = req.params;
     const q = req.query;
     if (!(await clients.campaign.get_campaign(id))) throw moneyHttpError({ CampaignNotFound: null });
-    return {
-      items: (await clients.campaign.list_contributions(id, q.after_seq === undefined ? undefined : BigInt(q.after_seq), q.limit ?? 20)).map(contributionView),
-    };
+    const items = await clients.campaign.list_contributions(id, q.after_seq === undefined ? undefined : BigInt(q.after_seq), q.limit ?? 20);
+    const names = await opts.names(items.map((c) => c.contributor));
+    return { items: items.map((c) => contributionView(c, names)) };
   });
 
   app.post('/api/campaigns', { bodyLimit: BODY_LIMIT, schema: { body: createBody, tags: ['campaigns'] } }, async (req, reply) => {
@@ -191,7 +196,8 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     });
     if ('Err' in r) throw moneyHttpError(r.Err);
     req.log.info({ event: 'campaign.created', campaign_id: r.Ok, user_id: session.user_id }, 'campaign created');
-    return reply.code(201).send(campaignView((await clients.campaign.get_campaign(r.Ok))!));
+    const created = (await clients.campaign.get_campaign(r.Ok))!;
+    return reply.code(201).send(campaignView(created, await opts.names([created.owner, created.beneficiary])));
   });
 
   app.post(
@@ -208,7 +214,7 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
       const pull = async () => (await approvalFor(amount)) + (await clients.ledger.icrc1_fee());
       const c = await pay(member, session.principal, pull, () => member.campaign.contribute(id, canisterAmount(amount), op));
       req.log.info({ event: 'campaign.contributed', campaign_id: id, amount_e8s: c.amount_e8s.toString(), user_id: session.user_id }, 'contribution');
-      return reply.code(201).send(contributionView(c));
+      return reply.code(201).send(contributionView(c, await opts.names([c.contributor])));
     },
   );
 
@@ -219,7 +225,8 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     if ('Err' in r) throw moneyHttpError(r.Err);
     // Refunds start at once rather than at the scheduler's next step.
     await clients.campaign.settle_campaign(id);
-    return campaignView((await clients.campaign.get_campaign(id))!);
+    const cancelled = (await clients.campaign.get_campaign(id))!;
+    return campaignView(cancelled, await opts.names([cancelled.owner, cancelled.beneficiary]));
   });
 
   app.get('/api/me/balance', { schema: { tags: ['campaigns'] } }, async (req) => {
@@ -243,7 +250,9 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     async (req) => {
       const session = await opts.requireSession(req);
       const { limit = 100 } = req.query;
-      const items = (await clients.campaign.list_contributions_by(session.principal, limit)).map(contributionView);
+      const mine = await clients.campaign.list_contributions_by(session.principal, limit);
+      const names = await opts.names([session.principal]);
+      const items = mine.map((c) => contributionView(c, names));
       return { items, refunds: items.filter((c) => c.refund !== null).map((c) => ({ campaign_id: c.campaign_id, seq: c.seq, ...c.refund! })) };
     },
   );
@@ -266,12 +275,14 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
       () => member.campaign.burn_donation(canisterAmount(amount), op),
     );
     req.log.info({ event: 'donation.burned', amount_e8s: d.amount_e8s.toString(), user_id: session.user_id }, 'donation burn');
-    return reply.code(201).send(donationView(d));
+    return reply.code(201).send(donationView(d, await opts.names([d.donor])));
   });
 
   app.get('/api/donations', { schema: { querystring: pageQuery, tags: ['campaigns'] } }, async (req) => {
     const q = req.query;
-    return { items: (await clients.campaign.list_donations(q.from_id === undefined ? undefined : BigInt(q.from_id), q.limit ?? 20)).map(donationView) };
+    const items = await clients.campaign.list_donations(q.from_id === undefined ? undefined : BigInt(q.from_id), q.limit ?? 20);
+    const names = await opts.names(items.map((d) => d.donor));
+    return { items: items.map((d) => donationView(d, names)) };
   });
 
   app.get('/api/treasury', { schema: { tags: ['campaigns'] } }, async (_req, reply) => {
@@ -282,7 +293,9 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
 
   app.get('/api/treasury/payouts', { schema: { querystring: pageQuery, tags: ['campaigns'] } }, async (req) => {
     const q = req.query;
-    return { items: (await clients.treasury.list_payouts(q.from_id === undefined ? undefined : BigInt(q.from_id), q.limit ?? 20)).map(payoutView) };
+    const items = await clients.treasury.list_payouts(q.from_id === undefined ? undefined : BigInt(q.from_id), q.limit ?? 20);
+    const names = await opts.names(items.map((p) => p.recipient));
+    return { items: items.map((p) => payoutView(p, names)) };
   });
 
   app.post('/api/dev/faucet', { bodyLimit: 1024, schema: { tags: ['campaigns'] } }, async (req) => {

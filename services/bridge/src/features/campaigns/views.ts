@@ -19,14 +19,20 @@ export function accountView(a: Account) {
 const settled = (s: { block_index: bigint; amount_e8s: bigint; at: bigint } | undefined) =>
   s ? { block_index: s.block_index.toString(), amount_e8s: s.amount_e8s.toString(), at: iso(s.at) } : null;
 
-export function campaignView(c: Campaign) {
+/** `names` (here and below): principal → display name (decision F22); a principal without one → null. */
+type Names = ReadonlyMap<string, string>;
+const none: Names = new Map();
+
+export function campaignView(c: Campaign, names: Names = none) {
   const p = c.progress;
   return {
     id: c.id,
     title: c.title,
     description: c.description,
     owner: c.owner,
+    owner_name: names.get(c.owner) ?? null,
     beneficiary: c.beneficiary,
+    beneficiary_name: names.get(c.beneficiary) ?? null,
     goal: 'DomTokens' in c.goal ? { dom_e8s: c.goal.DomTokens.toString() } : { usd: c.goal.UsdValue },
     deadline: iso(c.deadline),
     created_at: iso(c.created_at),
@@ -47,11 +53,12 @@ export function campaignView(c: Campaign) {
   };
 }
 
-export function contributionView(c: Contribution) {
+export function contributionView(c: Contribution, names: Names = none) {
   return {
     campaign_id: c.campaign_id,
     seq: c.seq.toString(),
     contributor: c.contributor,
+    contributor_name: names.get(c.contributor) ?? null,
     amount_e8s: c.amount_e8s.toString(),
     usd_value: c.usd_value ?? null,
     price_tick_id: c.price_tick_id === undefined ? null : c.price_tick_id.toString(),
@@ -61,10 +68,11 @@ export function contributionView(c: Contribution) {
   };
 }
 
-export function donationView(d: Donation) {
+export function donationView(d: Donation, names: Names = none) {
   return {
     id: d.id.toString(),
     donor: d.donor,
+    donor_name: names.get(d.donor) ?? null,
     amount_e8s: d.amount_e8s.toString(),
     usd_value: d.usd_value ?? null,
     price_tick_id: d.price_tick_id === undefined ? null : d.price_tick_id.toString(),
@@ -73,10 +81,11 @@ export function donationView(d: Donation) {
   };
 }
 
-export function payoutView(p: Payout) {
+export function payoutView(p: Payout, names: Names = none) {
   return {
     proposal_id: p.proposal_id.toString(),
     recipient: p.recipient,
+    recipient_name: names.get(p.recipient) ?? null,
     amount_e8s: p.amount_e8s.toString(),
     usd_value: p.usd_value ?? null,
     price_tick_id: p.price_tick_id === undefined ? null : p.price_tick_id.toString(),

@@ -7,6 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { CanisterClients } from '@domdao/canisters';
 import type { Session } from '../../core/auth/sessions.ts';
 import type { Db } from '../../core/db/index.ts';
+import type { DisplayNames } from '../../core/identity/display-names.ts';
 import { Int8Text } from '../../core/http/decimal.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import { addEtags } from '../../core/http/etag.ts';
@@ -31,6 +32,8 @@ export interface GovernanceGatewayOptions {
   admin: preHandlerAsyncHookHandler;
   /** The in-bridge event log the governance follower fills (decision V3), for the admin event log. */
   db: Db;
+  /** principal → display name, for proposers and voters (decision F22). */
+  names: DisplayNames;
 }
 
 /** Decision V11: a mutation body is a few short fields; 16 KiB leaves room for propose's Markdown later. */
@@ -117,7 +120,8 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
       limit,
     });
     reply.header('cache-control', 'public, max-age=5');
-    return { items: items.map(proposalView), limit };
+    const names = await opts.names(items.map((p) => p.proposed_by));
+    return { items: items.map((p) => proposalView(p, names)), limit };
   });
 
   app.get('/api/governance/price', { schema: { tags: ['governance'] } }, async (_req, reply) => {
@@ -224,9 +228,16 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
       throw err;
     }
     reply.header('cache-control', 'private, no-store');
+    const names = await opts.names(votes.map((v) => v.voter));
     return {
       proposal_id: id,
-      items: votes.map((v) => ({ voter: v.voter, vote: v.vote, voted_at: iso(v.voted_at), receipt_token_id: String(v.receipt_token_id) })),
+      items: votes.map((v) => ({
+        voter: v.voter,
+        voter_name: names.get(v.voter) ?? null,
+        vote: v.vote,
+        voted_at: iso(v.voted_at),
+        receipt_token_id: String(v.receipt_token_id),
+      })),
     };
   });
 
@@ -236,6 +247,6 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
     if (!p) throw governanceHttpError({ ProposalNotFound: null });
     // Status and tally move while voting: short shared caching, revalidated by clients.
     reply.header('cache-control', 'public, max-age=5');
-    return proposalView(p);
+    return proposalView(p, await opts.names([p.proposed_by]));
   });
 }

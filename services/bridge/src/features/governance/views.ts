@@ -12,13 +12,15 @@ export function plain(v: unknown): unknown {
   return v;
 }
 
-export function proposalView(p: Proposal) {
+/** `names`: principal → display name (decision F22); a principal without one shows `proposed_by_name: null`. */
+export function proposalView(p: Proposal, names: ReadonlyMap<string, string> = new Map()) {
   return {
     id: p.id.toString(),
     title: p.title,
     body: p.body,
     category: p.category,
     proposed_by: p.proposed_by,
+    proposed_by_name: names.get(p.proposed_by) ?? null,
     status: p.status,
     created_at: iso(p.created_at),
     voting_opens: iso(p.voting_opens),

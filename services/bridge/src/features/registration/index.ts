@@ -18,6 +18,7 @@ import { ageOn, displayNameProblem } from './rules.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
 import { OP, removeUnverifiedUser, userAggregate, type CreateAccountAnswer, type CreateAccountPayload } from '../../core/outbox/user-operations.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
+import { defaultDisplayName } from '../../core/identity/display-names.ts';
 
 const Cipher = Type.String({ minLength: 1, maxLength: 16_500 });
 const RegisterBody = Type.Object(
@@ -111,6 +112,7 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
           .values({
             id,
             principal,
+            default_name: defaultDisplayName(principal),
             email_index: index,
             email_encrypted: body.email_encrypted,
             name_encrypted: body.name_encrypted,
