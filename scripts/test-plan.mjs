@@ -23,6 +23,8 @@ export const SECONDS = {
   'scripts/test/start-and-register.test.ts': 107,
   'services/bridge/test/auth-limits.test.ts': 105,
   'services/gateway/test/nginx.test.ts': 102,
+  'services/bridge/test/portal-journeys-govern.test.ts': 80,
+  'services/bridge/test/portal-journeys.test.ts': 60,
   'services/bridge/test/fuzz-openapi.test.ts': 90,
   'scripts/test-runner.test.ts': 85,
   'services/bridge/test/sessions.test.ts': 84,

@@ -92,6 +92,7 @@ export async function buildPortal(opts: { force?: boolean; log?: (s: string) => 
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>DOM DAO</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <meta name="domdao-bridge" content="${escapeAttr(bridge)}">
 ${css ? `<link rel="stylesheet" href="/${css}">\n` : ''}<script type="module" src="/${js}"></script>
 </head>

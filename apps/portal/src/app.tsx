@@ -94,8 +94,7 @@ export function App() {
           </ErrorBoundary>
         </main>
         <footer class="foot">
-          <a href={bridgeUrl('/activity')}>Activity</a> · <a href={bridgeUrl('/preferences')}>Email preferences</a> ·{' '}
-          <a href={bridgeUrl('/api/openapi.json')}>API</a>
+          <a href={bridgeUrl('/activity')}>Activity</a> · <a href={bridgeUrl('/preferences')}>Email preferences</a>
         </footer>
       </SessionProvider>
     </LocationProvider>

@@ -417,6 +417,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in member's display name and principal (decision F22)
+         * @description The name other members see beside the member's proposals, votes, campaigns and contributions; the email is never shown to them.
+         */
+        get: operations["getMyProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/display-name": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Choose the name other members see (decision F22)
+         * @description Trimmed, inner spaces collapsed and NFC-normalised before it is checked. `#` and `@` are refused, so a chosen name never looks like a default name or an email address.
+         */
+        put: operations["setMyDisplayName"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find members by display name (decision F22)
+         * @description For choosing a payout recipient or a transfer's receiver: verified members whose chosen or default name contains `q`, names starting with `q` first. Signed-in members only; answers names and principals, never emails.
+         */
+        get: operations["searchMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/users/{user_id}/kyc": {
         parameters: {
             query?: never;
@@ -3184,6 +3244,8 @@ export interface operations {
             query?: {
                 /** @description exact address (case, spacing and Unicode form ignored) */
                 email?: string;
+                /** @description part of the display name, chosen or default (case ignored; decision F28) */
+                name?: string;
                 /** @description `user` = no explicit role */
                 role?: "user" | "member" | "admin" | "moderator" | "developer";
                 /** @description membership status now; `none` = no membership token */
@@ -3209,6 +3271,10 @@ export interface operations {
                             /** Format: uuid */
                             user_id: string;
                             principal: string;
+                            /** @description the account email, opened for admins only (decision F28); null when it cannot be opened */
+                            email: string | null;
+                            /** @description decision F22 */
+                            display_name: string;
                             roles: string[];
                             email_verified: boolean;
                             kyc_status: string;
@@ -3528,6 +3594,193 @@ export interface operations {
                         request_id: string;
                     } & {
                         [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getMyProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user_id: string;
+                        /** @description the member's principal on the canisters */
+                        principal: string;
+                        /** @description the name other members see: the chosen one, else the default */
+                        display_name: string;
+                        /** @description the friendly default derived from the principal, e.g. "Amber Otter #3f2a" */
+                        default_name: string;
+                        /** @description true when the member chose display_name */
+                        chosen: boolean;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        request_id?: string;
+                    };
+                };
+            };
+        };
+    };
+    setMyDisplayName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 3–32 letters, digits, spaces and . - _ ' (at least one letter), unique ignoring case; null goes back to the default */
+                    display_name: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user_id: string;
+                        /** @description the member's principal on the canisters */
+                        principal: string;
+                        /** @description the name other members see: the chosen one, else the default */
+                        display_name: string;
+                        /** @description the friendly default derived from the principal, e.g. "Amber Otter #3f2a" */
+                        default_name: string;
+                        /** @description true when the member chose display_name */
+                        chosen: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        request_id?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        request_id?: string;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        request_id?: string;
+                    };
+                };
+            };
+            /** @description NAME_TAKEN: another member chose this name */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        request_id?: string;
+                    };
+                };
+            };
+        };
+    };
+    searchMembers: {
+        parameters: {
+            query: {
+                /** @description part of a display name (case ignored) */
+                q: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            principal: string;
+                            display_name: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        request_id?: string;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        request_id?: string;
                     };
                 };
             };
@@ -5264,6 +5517,8 @@ export interface operations {
                             category: "General" | "SetDomPrice" | "TreasuryPayout" | "MembershipPolicy" | "ConstitutionalAmendment" | "EmergencyAction";
                             /** @description principal */
                             proposed_by: string;
+                            /** @description display name (decision F22); null for a canister */
+                            proposed_by_name: string | null;
                             status: "Created" | "Open" | "Tallied" | "Approved" | "Rejected" | "Executed" | "Expired";
                             /** Format: date-time */
                             created_at: string;
@@ -5688,6 +5943,8 @@ export interface operations {
                         proposal_id: string;
                         items: {
                             voter: string;
+                            /** @description display name (decision F22); null for a canister */
+                            voter_name: string | null;
                             vote: string;
                             voted_at: string;
                             receipt_token_id: string;
@@ -5814,6 +6071,8 @@ export interface operations {
                         category: "General" | "SetDomPrice" | "TreasuryPayout" | "MembershipPolicy" | "ConstitutionalAmendment" | "EmergencyAction";
                         /** @description principal */
                         proposed_by: string;
+                        /** @description display name (decision F22); null for a canister */
+                        proposed_by_name: string | null;
                         status: "Created" | "Open" | "Tallied" | "Approved" | "Rejected" | "Executed" | "Expired";
                         /** Format: date-time */
                         created_at: string;
@@ -5904,8 +6163,12 @@ export interface operations {
                             description: string;
                             /** @description principal */
                             owner: string;
+                            /** @description display name (decision F22); null for a canister */
+                            owner_name: string | null;
                             /** @description principal */
                             beneficiary: string;
+                            /** @description display name (decision F22); null for a canister */
+                            beneficiary_name: string | null;
                             goal: {
                                 /** @description e8s (10^-8 DOM) as a decimal string */
                                 dom_e8s: string;
@@ -6013,8 +6276,12 @@ export interface operations {
                         description: string;
                         /** @description principal */
                         owner: string;
+                        /** @description display name (decision F22); null for a canister */
+                        owner_name: string | null;
                         /** @description principal */
                         beneficiary: string;
+                        /** @description display name (decision F22); null for a canister */
+                        beneficiary_name: string | null;
                         goal: {
                             /** @description e8s (10^-8 DOM) as a decimal string */
                             dom_e8s: string;
@@ -6140,8 +6407,12 @@ export interface operations {
                         description: string;
                         /** @description principal */
                         owner: string;
+                        /** @description display name (decision F22); null for a canister */
+                        owner_name: string | null;
                         /** @description principal */
                         beneficiary: string;
+                        /** @description display name (decision F22); null for a canister */
+                        beneficiary_name: string | null;
                         goal: {
                             /** @description e8s (10^-8 DOM) as a decimal string */
                             dom_e8s: string;
@@ -6254,6 +6525,8 @@ export interface operations {
                             seq: string;
                             /** @description principal */
                             contributor: string;
+                            /** @description display name (decision F22); null for a canister */
+                            contributor_name: string | null;
                             /** @description e8s (10^-8 DOM) as a decimal string */
                             amount_e8s: string;
                             usd_value: number | null;
@@ -6348,6 +6621,8 @@ export interface operations {
                         seq: string;
                         /** @description principal */
                         contributor: string;
+                        /** @description display name (decision F22); null for a canister */
+                        contributor_name: string | null;
                         /** @description e8s (10^-8 DOM) as a decimal string */
                         amount_e8s: string;
                         usd_value: number | null;
@@ -6502,8 +6777,12 @@ export interface operations {
                         description: string;
                         /** @description principal */
                         owner: string;
+                        /** @description display name (decision F22); null for a canister */
+                        owner_name: string | null;
                         /** @description principal */
                         beneficiary: string;
+                        /** @description display name (decision F22); null for a canister */
+                        beneficiary_name: string | null;
                         goal: {
                             /** @description e8s (10^-8 DOM) as a decimal string */
                             dom_e8s: string;
@@ -6667,6 +6946,8 @@ export interface operations {
                         balance_e8s: string;
                         /** @description e8s (10^-8 DOM) as a decimal string */
                         fee_e8s: string;
+                        /** @description e8s the development faucet gives per request; null when it is off (decision F26) */
+                        faucet_e8s: string | null;
                     };
                 };
             };
@@ -6714,6 +6995,8 @@ export interface operations {
                             seq: string;
                             /** @description principal */
                             contributor: string;
+                            /** @description display name (decision F22); null for a canister */
+                            contributor_name: string | null;
                             /** @description e8s (10^-8 DOM) as a decimal string */
                             amount_e8s: string;
                             usd_value: number | null;
@@ -6809,6 +7092,8 @@ export interface operations {
                             id: string;
                             /** @description principal */
                             donor: string;
+                            /** @description display name (decision F22); null for a canister */
+                            donor_name: string | null;
                             /** @description e8s (10^-8 DOM) as a decimal string */
                             amount_e8s: string;
                             usd_value: number | null;
@@ -6873,6 +7158,8 @@ export interface operations {
                         id: string;
                         /** @description principal */
                         donor: string;
+                        /** @description display name (decision F22); null for a canister */
+                        donor_name: string | null;
                         /** @description e8s (10^-8 DOM) as a decimal string */
                         amount_e8s: string;
                         usd_value: number | null;
@@ -7049,6 +7336,8 @@ export interface operations {
                             proposal_id: string;
                             /** @description principal */
                             recipient: string;
+                            /** @description display name (decision F22); null for a canister */
+                            recipient_name: string | null;
                             /** @description e8s (10^-8 DOM) as a decimal string */
                             amount_e8s: string;
                             usd_value: number | null;

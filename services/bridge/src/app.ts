@@ -1,7 +1,7 @@
 // The bridge service (spec 2 part 1): health, single sign-on sessions, roles, registration, the
 // upgrade to Active membership, and the test email. buildApp wires what openBridge opened.
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import { Redis } from 'ioredis';
@@ -25,6 +25,7 @@ import { openDatabase, type Db } from './core/db/index.ts';
 import { frameworkClientError, HttpError, sendError } from './core/http/errors.ts';
 import { refuseNonFiniteNumbers } from './core/http/finite-numbers.ts';
 import { openApiRoute, registerOpenApi } from './core/http/openapi.ts';
+import { pageAssets } from './core/http/page-assets.ts';
 import { emailBlindIndex } from './core/identity/email.ts';
 import { passwordProblem } from './core/identity/password-policy.ts';
 import { loadKeys, type BridgeKeys } from './core/keys.ts';
@@ -217,7 +218,13 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     return sendError(req, reply, new HttpError(500, 'INTERNAL', 'internal error'));
   });
   auditRefusals(app, audit);
-  app.setNotFoundHandler((req, reply) => sendError(req, reply, new HttpError(404, 'NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`)));
+  let appNotFound: ((reply: FastifyReply) => FastifyReply) | undefined;
+  app.setNotFoundHandler((req, reply) => {
+    // Decision F24: a person who followed a wrong link sees the app's page, an API client keeps JSON.
+    const path = req.url.split('?')[0]!;
+    if (appNotFound && req.method === 'GET' && /\btext\/html\b/.test(req.headers.accept ?? '') && !path.startsWith('/api/')) return appNotFound(reply);
+    return sendError(req, reply, new HttpError(404, 'NOT_FOUND', `no route ${req.method} ${path}`));
+  });
   // Decision B55: what Ajv lets through as a number must still be one (Infinity, 1e400).
   app.addHook('preHandler', refuseNonFiniteNumbers);
 
@@ -240,6 +247,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     });
   });
   openApiRoute(app);
+  pageAssets(app);
   await app.register(authRoutes, {
     config,
     db: ctx.db,
@@ -256,7 +264,13 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   await app.register(verification, { ctx });
   await app.register(roles, { db: ctx.db, sessions: ctx.sessions, guards, audit });
   await app.register(accountRecovery, { ctx, blindIndex, sendVerification: sendVerificationEmail, passwordProblem });
-  await app.register(adminUsers, { db: ctx.db, membership: ctx.canisters.membership, blindIndex, guards });
+  await app.register(adminUsers, {
+    db: ctx.db,
+    membership: ctx.canisters.membership,
+    blindIndex,
+    guards,
+    openEmail: (sealed) => ctx.opener.open('email', sealed),
+  });
   await app.register(adminSessions, { db: ctx.db, sessions: ctx.sessions, guards, audit });
   await app.register(members, { db: ctx.db, guards });
   await app.register(payments, { ctx, guards });
@@ -269,6 +283,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   await registerAi(app, { parts, ctx, guards, jobs });
   await app.register(portal, {
     dir: config.PORTAL_DIR ?? DEFAULT_PORTAL_DIR,
+    exposeNotFound: (send) => (appNotFound = send),
     brand: {
       name: config.BRAND_DAO_NAME,
       primary_color: config.BRAND_DAO_PRIMARY_COLOR,

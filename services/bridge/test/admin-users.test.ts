@@ -45,6 +45,21 @@ for (const backend of [BACKENDS[0]!, BACKENDS[2]!]) {
       assert.deepEqual(carol.users[0]!.roles, ['member']);
       assert.equal(carol.users[0]!.membership_status, 'Registered');
       assert.equal(carol.next_cursor, null);
+      // Decision F28: admins see the address and the display name, and find users by name.
+      const carolRow = carol.users[0] as unknown as { email: string; display_name: string };
+      assert.equal(carolRow.email, 'carol@example.org');
+      const carolSession = (await h.login('carol@example.org')).jar;
+      assert.equal(
+        (await h.request({ method: 'PUT', url: '/api/me/display-name', jar: carolSession, payload: { display_name: 'Carol_50 Off' } })).statusCode,
+        200,
+      );
+      const byName = async (q: string) =>
+        ((await h.request({ method: 'GET', url: `/api/admin/users?name=${encodeURIComponent(q)}`, jar: root.jar })).json() as Page).users.map((u) => u.user_id);
+      assert.deepEqual(await byName('carol_50'), [members[1]]);
+      assert.deepEqual(await byName('l_5'), [members[1]], '_ is literal');
+      assert.deepEqual(await byName('%%'), [], '% is literal');
+      assert.deepEqual(await byName('a_r'), [], 'not a wildcard');
+      assert.equal((await h.request({ method: 'GET', url: '/api/admin/users?name=c', jar: root.jar })).statusCode, 400, 'two characters at least');
       assert.deepEqual((await h.request({ method: 'GET', url: '/api/admin/users?email=nobody%40example.org', jar: root.jar })).json(), {
         users: [],
         next_cursor: null,

@@ -68,7 +68,12 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
     });
     assert.equal((await post('/api/dev/faucet', bob.jar, {})).statusCode, 200);
     const bal = (await get('/api/me/balance', alice.jar)).json() as { account: { owner: string; subaccount: null }; balance_e8s: string; fee_e8s: string };
-    assert.deepEqual(bal, { account: { owner: alice.principal, subaccount: null }, balance_e8s: String(1000n * E8S), fee_e8s: String(FEE) });
+    assert.deepEqual(bal, {
+      account: { owner: alice.principal, subaccount: null },
+      balance_e8s: String(1000n * E8S),
+      fee_e8s: String(FEE),
+      faucet_e8s: String(1000n * E8S),
+    });
     const t = (await get('/api/treasury')).json() as { account: { owner: string }; balance_e8s: string };
     assert.deepEqual([t.account.owner, t.balance_e8s], [h.opened.canisters.ids.treasury, String(5000n * E8S)]);
     assert.deepEqual((await get('/api/treasury/payouts')).json(), { items: [] });

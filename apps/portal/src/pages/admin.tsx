@@ -1,15 +1,29 @@
-// The admin console (decision F7): users (find by email, roles, sessions, KYC approval), escrowed
+// The admin console (decisions F7, F28): users (find by email or name, roles, sessions, KYC approval and rejection), escrowed
 // payments, mint failures, failed emails, scheduled jobs and their runs, the governance event log.
 // The server checks the admin role on every call (403 otherwise); hiding the page is convenience.
 import { useState } from 'preact/hooks';
 import { api, ApiError, useApi, when, type Answer } from '../api.ts';
 import { isAdmin, useSession } from '../session.tsx';
 
+interface User {
+  user_id: string;
+  principal: string;
+  email: string | null;
+  display_name: string;
+  roles: string[];
+  email_verified: boolean;
+  kyc_status: string;
+  membership_status: string | null;
+  created_at: string;
+}
+
+/** Decision F28: find by email (exact) or name (part); each user a card that fits 375 px; KYC approved or rejected with a reason. */
 function Users() {
-  const [email, setEmail] = useState('');
+  const [find, setFind] = useState('');
   const [query, setQuery] = useState('limit=20');
   const users = useApi<Answer<'listUsers'>>(`/api/admin/users?${query}`);
   const [msg, setMsg] = useState('');
+  const [reasons, setReasons] = useState<Record<string, string>>({});
   const act = async (what: string, call: () => Promise<unknown>) => {
     setMsg('');
     try {
@@ -28,60 +42,77 @@ function Users() {
         role="search"
         onSubmit={(e) => {
           e.preventDefault();
-          setQuery(email.trim() ? `email=${encodeURIComponent(email.trim())}` : 'limit=20');
+          const f = find.trim();
+          setQuery(!f ? 'limit=20' : f.includes('@') ? `email=${encodeURIComponent(f)}` : `name=${encodeURIComponent(f)}&limit=50`);
         }}
       >
         <label class="grow">
-          Find by email
-          <input type="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} placeholder="member@example.org" />
+          Find by email or name
+          <input id="find-user" value={find} onInput={(e) => setFind(e.currentTarget.value)} placeholder="member@example.org or Grace" />
         </label>
         <button type="submit">Find</button>
       </form>
       <p role="status">{msg}</p>
-      <div class="scroll">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">User</th>
-              <th scope="col">Roles</th>
-              <th scope="col">KYC</th>
-              <th scope="col">Membership</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(users.data?.users ?? []).map((u) => (
-              <tr key={u.user_id}>
-                <td>
-                  <code>{u.user_id.slice(0, 8)}</code>
-                  <div class="muted">{when(u.created_at)}</div>
-                </td>
-                <td>{u.roles.join(', ')}</td>
-                <td>{u.kyc_status}</td>
-                <td>{u.membership_status ?? '—'}</td>
-                <td class="actions">
-                  {u.kyc_status !== 'approved' ? (
-                    <button
-                      type="button"
-                      class="small"
-                      onClick={() => void act('KYC approved.', () => api(`/api/admin/users/${u.user_id}/kyc`, { method: 'POST', body: { approved: true } }))}
-                    >
-                      Approve KYC
-                    </button>
-                  ) : null}
+      <ul class="list">
+        {(users.data?.users ?? []).map((u) => (
+          <li key={u.user_id} class="item user">
+            <strong>{u.display_name}</strong>
+            <span>{u.email ?? '(address unreadable)'}</span>
+            <span class="muted">
+              {u.roles.join(', ')} · KYC {u.kyc_status} · membership {u.membership_status ?? 'none'} · since {when(u.created_at)}
+            </span>
+            <div class="actions">
+              {u.kyc_status !== 'approved' ? (
+                <button
+                  type="button"
+                  class="small"
+                  onClick={() => void act('KYC approved.', () => api(`/api/admin/users/${u.user_id}/kyc`, { method: 'POST', body: { approved: true } }))}
+                >
+                  Approve KYC
+                </button>
+              ) : null}
+              {u.kyc_status === 'none' ? (
+                <>
+                  <label class="sr-only" for={`reason-${u.user_id}`}>
+                    Reason for rejecting {u.display_name}
+                  </label>
+                  <input
+                    id={`reason-${u.user_id}`}
+                    class="reason"
+                    placeholder="Reason to reject"
+                    maxLength={200}
+                    value={reasons[u.user_id] ?? ''}
+                    onInput={(e) => setReasons({ ...reasons, [u.user_id]: e.currentTarget.value })}
+                  />
                   <button
                     type="button"
                     class="secondary small"
-                    onClick={() => void act('Sessions ended.', () => api(`/api/admin/users/${u.user_id}/sessions`, { method: 'DELETE' }))}
+                    disabled={!(reasons[u.user_id] ?? '').trim()}
+                    onClick={() =>
+                      void act('KYC rejected.', () =>
+                        api(`/api/admin/users/${u.user_id}/kyc`, {
+                          method: 'POST',
+                          body: { approved: false, reference: `rejected: ${reasons[u.user_id]!.trim()}` },
+                        }),
+                      )
+                    }
                   >
-                    End sessions
+                    Reject KYC
                   </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+                </>
+              ) : null}
+              <button
+                type="button"
+                class="secondary small"
+                onClick={() => void act('Sessions ended.', () => api(`/api/admin/users/${u.user_id}/sessions`, { method: 'DELETE' }))}
+              >
+                End sessions
+              </button>
+            </div>
+          </li>
+        ))}
+      </ul>
+      {users.data && users.data.users.length === 0 ? <p>No user matches.</p> : null}
       {users.error ? <p class="error">{users.error.message}</p> : null}
     </section>
   );
@@ -109,7 +140,7 @@ function Listing<T>({
       {d.error ? <p class="error">{d.error.message}</p> : null}
       {d.data && rows.length === 0 ? <p>{empty}</p> : null}
       {rows.length ? (
-        <div class="scroll">
+        <div class="scroll" tabIndex={0} role="region" aria-label={title}>
           <table>
             <thead>
               <tr>

@@ -3,6 +3,16 @@ import { api, ApiError, dom, toE8s, useApi, when, handler, type Answer } from '.
 import { useSession } from '../session.tsx';
 import { type Campaign, Progress } from './campaigns.tsx';
 
+interface Contribution {
+  seq: string;
+  contributor: string;
+  contributor_name: string | null;
+  amount_e8s: string;
+  usd_value: number | null;
+  at: string;
+  refund: { amount_e8s: string } | null;
+}
+
 export function CampaignPage({ id }: { id: string }) {
   const { session, signInUrl } = useSession();
   const c = useApi<Campaign>(`/api/campaigns/${encodeURIComponent(id)}`);
@@ -22,6 +32,7 @@ export function CampaignPage({ id }: { id: string }) {
         <h1>{cp.title}</h1>
         <span class={`badge s-${cp.status.toLowerCase()}`}>{cp.status}</span>
       </div>
+      <p class="muted">Started by {cp.owner_name ?? 'a canister'}</p>
       <p>{cp.description}</p>
       <section class="card">
         <Progress c={cp} />
@@ -79,6 +90,7 @@ export function CampaignPage({ id }: { id: string }) {
           <thead>
             <tr>
               <th scope="col">When</th>
+              <th scope="col">Who</th>
               <th scope="col">Amount</th>
               <th scope="col">Refund</th>
             </tr>
@@ -87,6 +99,7 @@ export function CampaignPage({ id }: { id: string }) {
             {(k.data?.items ?? []).map((x) => (
               <tr key={x.seq}>
                 <td>{when(x.at)}</td>
+                <td>{x.contributor_name ?? 'a canister'}</td>
                 <td>{dom(x.amount_e8s)} DOM</td>
                 <td>{x.refund ? `${dom(x.refund.amount_e8s)} DOM` : '—'}</td>
               </tr>

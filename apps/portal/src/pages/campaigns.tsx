@@ -2,11 +2,30 @@ import { useState } from 'preact/hooks';
 import { api, ApiError, dom, toE8s, useApi, usd, when, handler, type Answer } from '../api.ts';
 import { useSession } from '../session.tsx';
 
-/** A campaign as the bridge answers it (decision F12: from the OpenAPI document). */
-export type Campaign = Answer<'getCampaign'>;
+export interface Campaign {
+  id: string;
+  title: string;
+  description: string;
+  owner: string;
+  owner_name: string | null;
+  beneficiary: string;
+  goal: { dom_e8s: string } | { usd: number };
+  deadline: string;
+  status: string;
+  contributions: string;
+  progress: { goal_dom: string; raised_dom: string; raised_usd: number | null; goal_usd: number | null; pct_complete: number; price_tick_id: string | null };
+}
 
 export function Progress({ c }: { c: Campaign }) {
   const pct = Math.min(100, c.progress.pct_complete);
+  // A USD goal is measured at the ratified DOM price: before the first there is nothing to measure against.
+  if ('usd' in c.goal && c.progress.price_tick_id === null)
+    return (
+      <p class="muted">
+        Goal {usd(c.goal.usd)} · {dom(c.progress.raised_dom)} DOM raised. Progress in dollars shows once members ratify a DOM price (see{' '}
+        <a href="/price">Price</a>); until then contribute in DOM.
+      </p>
+    );
   return (
     <div>
       <div
@@ -47,7 +66,9 @@ export function CampaignsPage() {
               <strong>{c.title}</strong>
             </a>
             <span class={`badge s-${c.status.toLowerCase()}`}>{c.status}</span>
-            <span class="muted">until {when(c.deadline)}</span>
+            <span class="muted">
+              by {c.owner_name ?? 'a canister'} · until {when(c.deadline)}
+            </span>
             <Progress c={c} />
           </li>
         ))}

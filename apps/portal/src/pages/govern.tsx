@@ -2,9 +2,25 @@ import { useState } from 'preact/hooks';
 import { api, ApiError, useApi, when, handler, type Answer } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
 import { CATEGORIES, ProposeForm } from './propose.tsx';
+import { phase, StatusBadge, statusLabel, Tally, useNow } from './at-a-glance.tsx';
 
-/** A proposal as the bridge answers it (decision F12: from the OpenAPI document). */
-export type Proposal = Answer<'getProposal'>;
+export interface Settings {
+  rules: Array<{ category: string; quorum_bps: number; threshold_bps: number }>;
+}
+
+export interface Proposal {
+  id: string;
+  title: string;
+  body: string;
+  category: string;
+  proposed_by: string;
+  proposed_by_name: string | null;
+  status: string;
+  created_at: string;
+  voting_opens: string;
+  voting_closes: string;
+  tally: { yes_votes: string; no_votes: string; abstentions: string; total_eligible: string; quorum_met: boolean; threshold_met: boolean } | null;
+}
 
 const STATUSES = ['', 'Created', 'Open', 'Tallied', 'Approved', 'Rejected', 'Executed', 'Expired'];
 const CATEGORY_FILTER = ['', ...CATEGORIES];
@@ -18,8 +34,10 @@ export function GovernPage() {
   const [note, setNote] = useState('');
   const [proposing, setProposing] = useState(false);
   const qs = new URLSearchParams({ limit: '100', ...(status && { status }), ...(category && { category }) });
-  const list = useApi<Answer<'listProposals'>>(`/api/governance/proposals?${qs}`);
-  const ai = useApi<Answer<'getAiHealth'>>('/api/ai/health');
+  const list = useApi<{ items: Proposal[] }>(`/api/governance/proposals?${qs}`);
+  const ai = useApi<{ status: string }>('/api/ai/health');
+  const settings = useApi<Settings>('/api/governance/settings');
+  const now = useNow();
   const semantic = !!session && ai.data?.status === 'ok';
   let items = list.data?.items ?? [];
   if (found) items = found.ids.map((id) => items.find((p) => p.id === id)).filter((p): p is Proposal => !!p);
@@ -66,7 +84,7 @@ export function GovernPage() {
           <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
             {STATUSES.map((s) => (
               <option key={s} value={s}>
-                {s || 'Any'}
+                {s ? statusLabel(s) : 'Any'}
               </option>
             ))}
           </select>
@@ -96,10 +114,14 @@ export function GovernPage() {
             <a href={`/proposals/${p.id}`}>
               <strong>{p.title}</strong>
             </a>
-            <span class={`badge s-${p.status.toLowerCase()}`}>{p.status}</span>
-            <span class="muted">
-              #{p.id} · {p.category} · voting closes {when(p.voting_closes)}
+            <StatusBadge status={p.status} />
+            <span class="when" title={`voting ${when(p.voting_opens)} – ${when(p.voting_closes)}`}>
+              {phase(p, now)}
             </span>
+            <span class="muted">
+              #{p.id} · {p.category} · by {p.proposed_by_name ?? 'a canister'}
+            </span>
+            {p.status !== 'Created' ? <Tally p={p} quorumBps={settings.data?.rules.find((r) => r.category === p.category)?.quorum_bps} compact /> : null}
           </li>
         ))}
       </ul>

@@ -1,10 +1,28 @@
-import { useApi, usd, type Answer } from '../api.ts';
+import { useApi, usd } from '../api.ts';
+import { phase, StatusBadge, useNow } from './at-a-glance.tsx';
 import { useSession } from '../session.tsx';
+
+interface Ratified {
+  price_usd: number;
+  effective_at: string;
+}
+interface Proposal {
+  id: string;
+  title: string;
+  status: string;
+  voting_opens: string;
+  voting_closes: string;
+}
 
 export function HomePage() {
   const { session, signInUrl } = useSession();
-  const price = useApi<Answer<'getRatifiedPrice'>>('/api/governance/price');
-  const open = useApi<Answer<'listProposals'>>('/api/governance/proposals?status=Open&limit=5');
+  // The newest ratified price from the history: before the first there is none, and no request answers 404.
+  const prices = useApi<{ items: Ratified[] }>('/api/governance/price/history?limit=1');
+  const price = prices.data?.items[0];
+  const open = useApi<{ items: Proposal[] }>('/api/governance/proposals?status=Open&limit=5');
+  const soon = useApi<{ items: Proposal[] }>('/api/governance/proposals?status=Created&limit=5');
+  const now = useNow();
+  const votes = [...(open.data?.items ?? []), ...(soon.data?.items ?? [])];
   return (
     <>
       <h1>Home</h1>
@@ -33,27 +51,21 @@ export function HomePage() {
       <div class="grid">
         <section class="card">
           <h2>DOM price</h2>
-          {price.data ? (
-            <p class="big">{usd(price.data.price_usd)}</p>
-          ) : price.error?.status === 404 ? (
-            <p>No price has been ratified yet.</p>
-          ) : (
-            <p aria-busy="true">…</p>
-          )}
+          {price ? <p class="big">{usd(price.price_usd)}</p> : prices.data ? <p>No price has been ratified yet.</p> : <p aria-busy="true">…</p>}
           <a href="/price">Price and history</a>
         </section>
         <section class="card">
-          <h2>Open votes</h2>
-          {open.data?.items.length ? (
-            <ul>
-              {open.data.items.map((p) => (
+          <h2>Votes open and coming</h2>
+          {votes.length ? (
+            <ul class="plain">
+              {votes.map((p) => (
                 <li key={p.id}>
-                  <a href={`/proposals/${p.id}`}>{p.title}</a>
+                  <a href={`/proposals/${p.id}`}>{p.title}</a> <StatusBadge status={p.status} /> <span class="muted">{phase(p, now)}</span>
                 </li>
               ))}
             </ul>
           ) : (
-            <p>{open.data ? 'No vote is open right now.' : '…'}</p>
+            <p>{open.data && soon.data ? 'No vote is open or about to open.' : '…'}</p>
           )}
           <a href="/govern">All proposals</a>
         </section>

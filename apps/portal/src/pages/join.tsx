@@ -37,6 +37,18 @@ export function JoinPage() {
       <section class="card" role="alert">
         <h1>We can’t create an account for you</h1>
         <p>You must be at least 13 years old to join DOM DAO. No information about you was stored or sent.</p>
+        <h2>What you can do</h2>
+        <ul>
+          <li>
+            Read what the DAO decides: <a href="/govern">proposals</a>, <a href="/campaigns">campaigns</a> and the <a href="/price">DOM price</a> are open to
+            everyone.
+          </li>
+          <li>Ask a parent or guardian about DOM DAO; you are welcome to join once you are 13.</li>
+          <li>
+            Entered the wrong date? This device keeps the answer for 24 hours (
+            {new Date(Number(localStorage.getItem(BLOCK_KEY))).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' })}), then you can try again.
+          </li>
+        </ul>
       </section>
     );
   }

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, dom, useApi, when, handler, type Answer } from '../api.ts';
 import { useSession } from '../session.tsx';
+import { DisplayNameCard, WalletCard } from './profile.tsx';
 
 /** Decision F12: the types of the bridge's answers come from the OpenAPI document. */
 type Prefs = Answer<'getMyNotificationPreferences'>;
@@ -114,7 +115,6 @@ function Sessions() {
 
 function Me({ status, email }: { status: string | undefined; email: string }) {
   const { refresh } = useSession();
-  const balance = useApi<Answer<'getMyBalance'>>('/api/me/balance');
   const prefs = useApi<Prefs>('/api/me/notification-preferences');
   const feed = useApi<Answer<'listMyActivity'>>('/api/me/activity?limit=20');
   const mine = useApi<Answer<'listMyContributions'>>('/api/me/contributions?limit=20');
@@ -139,21 +139,18 @@ function Me({ status, email }: { status: string | undefined; email: string }) {
           <p>{STATUS_HELP[status ?? ''] ?? 'Your membership appears once your email address is confirmed.'}</p>
           <p class="muted">Signed in as {email}</p>
         </section>
-        <section class="card">
-          <h2>Balance</h2>
-          <p class="big">{balance.data ? `${dom(balance.data.balance_e8s)} DOM` : balance.error ? '—' : '…'}</p>
-          {balance.data ? <p class="muted">Each ledger transfer costs {dom(balance.data.fee_e8s)} DOM.</p> : null}
-        </section>
+        <WalletCard />
       </div>
+      <DisplayNameCard />
       {status === 'Registered' || status === 'Expired' ? <BecomeActive onPaid={() => void refresh()} /> : null}
       <section class="card">
         <h2>Email</h2>
         {prefs.data ? (
           <form class="filters" onSubmit={(e) => e.preventDefault()}>
             <label>
-              Digest of what happened
+              Activity digest email
               <select value={prefs.data.digest_frequency} onChange={(e) => void save({ digest_frequency: e.currentTarget.value as Prefs['digest_frequency'] })}>
-                <option value="none">Never (unsubscribed)</option>
+                <option value="none">No digest</option>
                 <option value="daily">Daily</option>
                 <option value="weekly">Weekly</option>
               </select>

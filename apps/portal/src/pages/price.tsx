@@ -1,8 +1,18 @@
 import { useApi, usd, when, type Answer } from '../api.ts';
 
-/** A ratified price (decision F12: types from the OpenAPI document). */
-type Ratified = Answer<'getRatifiedPrice'>;
-type Aggregate = Answer<'getDomUsdPrice'>;
+interface Ratified {
+  price_usd: number;
+  proposal_id: string;
+  effective_at: string;
+}
+interface Aggregate {
+  price_usd: number;
+  timestamp: number;
+  sources: Array<{ name: string; price: number; weight: number }>;
+  /** As the oracle gives it: "high", "medium" or "low". */
+  confidence: string;
+  stale: boolean;
+}
 
 /** The ratified prices as a small SVG line (one series needs no charting library, decision F3). */
 export function History({ items }: { items: Ratified[] }) {
@@ -36,9 +46,10 @@ export function History({ items }: { items: Ratified[] }) {
 }
 
 export function PricePage() {
-  const ratified = useApi<Ratified>('/api/governance/price');
   const live = useApi<Aggregate>('/api/price/dom-usd');
-  const history = useApi<Answer<'listRatifiedPrices'>>('/api/governance/price/history?limit=100');
+  const history = useApi<{ items: Ratified[] }>('/api/governance/price/history?limit=100');
+  // The price in force is the newest ratified one: no separate request that answers 404 before the first.
+  const ratified = { data: history.data?.items[0], none: history.data?.items.length === 0 };
   return (
     <>
       <h1>DOM price</h1>
@@ -53,7 +64,7 @@ export function PricePage() {
                 <a href={`/proposals/${ratified.data.proposal_id}`}>proposal #{ratified.data.proposal_id}</a>. Campaign USD goals and payouts use this price.
               </p>
             </>
-          ) : ratified.error?.status === 404 ? (
+          ) : ratified.none ? (
             <p>No price has been ratified yet: members ratify one by voting on a SetDomPrice proposal.</p>
           ) : (
             <p aria-busy="true">…</p>
@@ -67,7 +78,7 @@ export function PricePage() {
                 {usd(live.data.price_usd)} {live.data.stale ? <span class="badge s-expired">stale</span> : null}
               </p>
               <p class="muted">
-                Confidence {live.data.confidence} · {new Date(live.data.timestamp * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC
+                Confidence: {live.data.confidence} · {new Date(live.data.timestamp * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC
               </p>
               <table>
                 <caption class="sr-only">Sources</caption>

@@ -6,9 +6,8 @@ import { marked } from 'marked';
 import { useState } from 'preact/hooks';
 import { api, ApiError, useApi, when, handler, type Answer } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
-import type { Proposal } from './govern.tsx';
-
-type Settings = Answer<'getGovernanceSettings'>;
+import type { Proposal, Settings } from './govern.tsx';
+import { phase, StatusBadge, Tally, useNow } from './at-a-glance.tsx';
 
 // Decision F6: a body is Markdown only; raw HTML in it is shown as text (never parsed), and what
 // Markdown makes is sanitised too (links: no javascript: and the like).
@@ -17,13 +16,6 @@ marked.use({ renderer: { html: (token) => escapeHtml(token.text) } });
 
 export function renderMarkdown(md: string): string {
   return DOMPurify.sanitize(marked.parse(md, { async: false, gfm: true }), { USE_PROFILES: { html: true }, FORBID_TAGS: ['style', 'form', 'input', 'img'] });
-}
-
-function timeLeft(iso: string): string {
-  const ms = Date.parse(iso) - Date.now();
-  if (ms <= 0) return 'closing now';
-  const h = Math.floor(ms / 3_600_000);
-  return h >= 48 ? `${Math.floor(h / 24)} days left` : h >= 1 ? `${h} h left` : `${Math.max(1, Math.floor(ms / 60_000))} min left`;
 }
 
 export function ProposalPage({ id }: { id: string }) {
@@ -39,13 +31,12 @@ export function ProposalPage({ id }: { id: string }) {
   const [msg, setMsg] = useState('');
   // Decision G23: only members Active when voting opened vote; the canister says so when one was not.
   const [lateMember, setLateMember] = useState(false);
+  const now = useNow();
   if (p.error) return <p class="error">{p.error.status === 404 ? 'No such proposal.' : p.error.message}</p>;
   if (!p.data) return <p aria-busy="true">Loading…</p>;
   const pr = p.data;
   const rule = settings.data?.rules.find((r) => r.category === pr.category);
   const t = pr.tally;
-  const cast = t ? Number(t.yes_votes) + Number(t.no_votes) + Number(t.abstentions) : 0;
-  const yesPct = t ? (Number(t.yes_votes) / Math.max(1, Number(t.yes_votes) + Number(t.no_votes))) * 100 : 0;
   const vote = async (v: 'Yes' | 'No' | 'Abstain') => {
     setMsg('');
     try {
@@ -66,39 +57,20 @@ export function ProposalPage({ id }: { id: string }) {
       </p>
       <div class="row">
         <h1>{pr.title}</h1>
-        <span class={`badge s-${pr.status.toLowerCase()}`}>{pr.status}</span>
+        <StatusBadge status={pr.status} />
       </div>
+      <p class="when">{phase(pr, now)}</p>
       <p class="muted">
-        {pr.category} · proposed by <code>{pr.proposed_by}</code> · voting {when(pr.voting_opens)} – {when(pr.voting_closes)}
-        {pr.status === 'Open' ? ` (${timeLeft(pr.voting_closes)})` : ''}
+        {pr.category} · proposed by <span title={pr.proposed_by}>{pr.proposed_by_name ?? pr.proposed_by}</span> · voting {when(pr.voting_opens)} –{' '}
+        {when(pr.voting_closes)}
       </p>
       <section class="card" aria-label="Tally">
         <h2>Tally</h2>
         {t ? (
-          <>
-            <p>
-              Yes {t.yes_votes} · No {t.no_votes} · Abstain {t.abstentions} · {cast} of {t.total_eligible} members voted
-            </p>
-            <p class="muted">
-              Quorum {t.quorum_met ? 'met' : 'not met yet'} · threshold {t.threshold_met ? 'met' : 'not met yet'}
-            </p>
-            <div class="bar" role="img" aria-label={`${yesPct.toFixed(0)} % yes of yes and no`}>
-              <div
-                class="fill"
-                ref={(el) => {
-                  el?.style.setProperty('width', `${yesPct}%`);
-                }}
-              />
-            </div>
-          </>
+          <Tally p={pr} quorumBps={rule?.quorum_bps} thresholdBps={rule?.threshold_bps} />
         ) : (
-          <p>No votes yet.</p>
+          <p>{pr.status === 'Created' ? 'Voting has not opened yet.' : 'No votes yet.'}</p>
         )}
-        {rule ? (
-          <p class="muted">
-            Needs a quorum of {rule.quorum_bps / 100} % of members and {rule.threshold_bps / 100} % yes.
-          </p>
-        ) : null}
         {session ? <p>Your vote: {mine.data ? (mine.data.vote ?? 'not cast') : '…'}</p> : null}
         {receipt ? (
           <p class="muted">

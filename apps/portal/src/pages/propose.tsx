@@ -3,6 +3,7 @@
 import { useState } from 'preact/hooks';
 import { PROPOSAL_CATEGORIES } from '@domdao/canister-kit/rules';
 import { api, ApiError, toE8s, useApi, handler, type Answer } from '../api.ts';
+import { AmendmentForm, amendmentPayload, emptyAmendment, emptyPolicy, MemberPicker, PolicyForm, policyPayload, type Member } from './payload-forms.tsx';
 
 /** Spec 1's categories in the governance canister's order (decision S17): one list, in @domdao/canister-kit/rules. */
 export const CATEGORIES = PROPOSAL_CATEGORIES;
@@ -14,11 +15,12 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
   const [body, setBody] = useState('');
   const [price, setPrice] = useState('');
   const [sourceUrl, setSourceUrl] = useState('');
-  const [recipient, setRecipient] = useState('');
+  const [recipient, setRecipient] = useState<Member | null>(null);
   const [amount, setAmount] = useState('');
   const [unit, setUnit] = useState<'usd' | 'dom'>('usd');
   const [memo, setMemo] = useState('');
-  const [json, setJson] = useState('{}');
+  const [policy, setPolicy] = useState(emptyPolicy());
+  const [amendment, setAmendment] = useState(emptyAmendment('General'));
   const [intent, setIntent] = useState('');
   const [msg, setMsg] = useState('');
   const [busy, setBusy] = useState(false);
@@ -27,9 +29,19 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
     if (category === 'SetDomPrice') return { price_usd: Number(price), ...(sourceUrl.trim() && { source_url: sourceUrl.trim() }) };
     if (category === 'TreasuryPayout') {
       const a = unit === 'usd' ? { usd: Number(amount) } : { dom_e8s: toE8s(amount) ?? '0' };
-      return { recipient: recipient.trim(), amount: a, ...(memo.trim() && { memo: memo.trim() }) };
+      if (!recipient) throw new Error('Choose the member to pay.');
+      return { recipient: recipient.principal, amount: a, ...(memo.trim() && { memo: memo.trim() }) };
     }
-    if (category === 'MembershipPolicy' || category === 'ConstitutionalAmendment') return JSON.parse(json) as unknown;
+    if (category === 'MembershipPolicy') {
+      const p = policyPayload(policy);
+      if (!p.add_admins.length && !p.remove_admins.length && !p.revoke.length) throw new Error('Choose at least one member.');
+      return p;
+    }
+    if (category === 'ConstitutionalAmendment') {
+      const r = amendmentPayload(amendment);
+      if ('problem' in r) throw new Error(r.problem);
+      return r.payload;
+    }
     return undefined;
   };
 
@@ -43,8 +55,8 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
         let p: unknown;
         try {
           p = payload();
-        } catch {
-          return setMsg('The payload is not valid JSON.');
+        } catch (err) {
+          return setMsg(err instanceof Error ? err.message : String(err));
         }
         setBusy(true);
         try {
@@ -113,17 +125,25 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
       ) : null}
       {category === 'TreasuryPayout' ? (
         <div class="filters">
-          <label class="grow">
-            Recipient (principal)
-            <input required value={recipient} onInput={(e) => setRecipient(e.currentTarget.value)} />
-          </label>
+          <div class="grow">
+            <MemberPicker id="p-recipient" label="Pay to (search members by name)" onPick={setRecipient} />
+            <p id="p-recipient-chosen">
+              {recipient ? (
+                <>
+                  Paying <strong>{recipient.display_name}</strong> <span class="muted">{recipient.principal}</span>
+                </>
+              ) : (
+                <span class="muted">No member chosen yet.</span>
+              )}
+            </p>
+          </div>
           <label>
             Amount
-            <input inputMode="decimal" required value={amount} onInput={(e) => setAmount(e.currentTarget.value)} />
+            <input id="p-amount" inputMode="decimal" required value={amount} onInput={(e) => setAmount(e.currentTarget.value)} />
           </label>
           <label>
             In
-            <select value={unit} onChange={(e) => setUnit(e.currentTarget.value as 'usd' | 'dom')}>
+            <select id="p-unit" value={unit} onChange={(e) => setUnit(e.currentTarget.value as 'usd' | 'dom')}>
               <option value="usd">USD</option>
               <option value="dom">DOM</option>
             </select>
@@ -134,12 +154,8 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
           </label>
         </div>
       ) : null}
-      {category === 'MembershipPolicy' || category === 'ConstitutionalAmendment' ? (
-        <>
-          <label for="p-json">Payload (JSON, as the API documents it)</label>
-          <textarea id="p-json" rows={4} value={json} onInput={(e) => setJson(e.currentTarget.value)} />
-        </>
-      ) : null}
+      {category === 'MembershipPolicy' ? <PolicyForm value={policy} onChange={setPolicy} /> : null}
+      {category === 'ConstitutionalAmendment' ? <AmendmentForm value={amendment} onChange={setAmendment} categories={CATEGORIES} /> : null}
       <p class="error" role="alert">
         {msg}
       </p>

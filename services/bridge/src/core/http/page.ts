@@ -1,18 +1,37 @@
-// Minimal HTML pages the bridge serves itself (the login page, verification results).
+// The HTML pages the bridge serves itself (sign-in, verification, password reset, activity, email
+// preferences, unsubscribe) in the member web app's look and words (decision F23): the app's header and
+// navigation, its colours and cards, from one stylesheet and one script served by the bridge
+// (page-assets.ts), so the Content-Security-Policy allows no inline script or style at all.
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-/** Content-Security-Policy of the bridge's own pages: inline style and script only, fetches to itself. */
+/** Content-Security-Policy of the bridge's own pages: its own stylesheet and script only, fetches to itself (decision F23). */
 export const PAGE_CSP =
-  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/** A page without script (decision B51): the stylesheet only. */
+export const PAGE_CSP_NO_SCRIPT = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+export const PAGE_CSS_PATH = '/pages/page.css';
+export const PAGE_JS_PATH = '/pages/page.js';
+export const FAVICON_PATH = '/favicon.svg';
+
+const NAV: Array<[string, string]> = [
+  ['/govern', 'Govern'],
+  ['/price', 'Price'],
+  ['/campaigns', 'Campaigns'],
+  ['/me', 'Me'],
+];
 
 /**
- * The bridge's own pages (login, verification, password reset, activity, preferences, unsubscribe)
- * look like the member web app (decision F4): its header, colours and card, with a link home.
+ * A page: the app's header and navigation, the title, the body (already escaped HTML) in a card.
+ * `script: false` for a page that must carry none (a verification link's form, decision B51).
  */
-export function page(title: string, body: string, script = ''): string {
+export function page(title: string, body: string, o: { script?: boolean } = {}): string {
+  const nav = NAV.map(([href, label]) => `<li><a href="${href}">${label}</a></li>`).join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)} · DOM DAO</title>
-<style>body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1f2937;background:#f4f4f7}header{background:#fff;border-bottom:3px solid #4338ca;padding:.75rem 1.25rem}header a{font-weight:700;font-size:1.15rem;color:#1f2937;text-decoration:none}main{max-width:28rem;margin:2rem auto;padding:1rem 1.25rem 1.5rem;background:#fff;border:1px solid #d1d5db;border-radius:.5rem}a{color:#4338ca}h1{font-size:1.4rem;margin:.25rem 0 1rem}label{display:block;margin:.75rem 0 .25rem;font-weight:600}input,select{width:100%;padding:.5rem .6rem;font:inherit;box-sizing:border-box;border:1px solid #9ca3af;border-radius:.3rem}input[type=checkbox]{width:auto}button{margin-top:1rem;padding:.6rem 1.2rem;font:inherit;font-weight:600;background:#4338ca;color:#fff;border:0;border-radius:.3rem;cursor:pointer}#error{color:#b91c1c;min-height:1.5rem}@media (max-width:480px){main{margin:1rem .75rem}}</style></head>
-<body><header><a href="/">DOM DAO</a></header><main><h1>${escapeHtml(title)}</h1>${body}</main>${script}</body></html>`;
+<link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml"><link rel="stylesheet" href="${PAGE_CSS_PATH}">${o.script === false ? '' : `<script src="${PAGE_JS_PATH}" defer></script>`}</head>
+<body><header class="top"><a class="brand" href="/">DOM DAO</a><nav aria-label="Main"><ul>${nav}</ul></nav></header><main id="main"><div class="card narrow"><h1>${escapeHtml(title)}</h1>${body}</div></main>
+<footer class="foot"><a href="/activity">Activity</a> · <a href="/preferences">Email preferences</a></footer></body></html>`;
 }

@@ -207,23 +207,12 @@ export default async function accountRecovery(app: BridgeApp, opts: AccountRecov
     const token = typeof given === 'string' ? given : '';
     const form = `<form id="reset" data-token="${escapeHtml(token)}">
 <label for="password">New password (12 characters or more)</label><input id="password" name="password" type="password" autocomplete="new-password" required minlength="12">
-<p id="error" role="alert"></p><button type="submit">Set password</button></form>`;
-    const script = `<script>
-document.getElementById('reset').addEventListener('submit', async (e) => {
-  e.preventDefault();
-  const f = e.target, err = document.getElementById('error');
-  err.textContent = '';
-  const r = await fetch('/api/auth/password-reset/confirm', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: f.dataset.token, password: f.password.value }) });
-  if (r.ok) { window.location.assign('/login'); return; }
-  const body = await r.json().catch(() => ({}));
-  err.textContent = body.message || 'The password could not be changed.';
-});
-</script>`;
+<p id="error" class="error" role="alert"></p><button type="submit">Set password</button></form>`;
     return reply
       .type('text/html; charset=utf-8')
       .header('content-security-policy', PAGE_CSP)
       .header('x-frame-options', 'DENY')
       .header('referrer-policy', 'no-referrer')
-      .send(page('Choose a new password', form, script));
+      .send(page('Choose a new password', form));
   });
 }

@@ -17,6 +17,8 @@ export interface AdminUsersOptions {
   membership: Pick<CanisterClients['membership'], 'get_membership_status'>;
   blindIndex(email: string): Uint8Array;
   guards: Pick<Guards, 'admin'>;
+  /** The address from its sealed copy (decision F28: admins see users' emails; other members never do). */
+  openEmail(sealed: string): Promise<string>;
 }
 
 export const SCAN_BUDGET = 500;
@@ -26,6 +28,7 @@ const ROLE_FILTERS = ['user', 'member', 'admin', 'moderator', 'developer'] as co
 const Query = Type.Object(
   {
     email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'exact address (case, spacing and Unicode form ignored)' })),
+    name: Type.Optional(Type.String({ minLength: 2, maxLength: 64, description: 'part of the display name, chosen or default (case ignored; decision F28)' })),
     role: Type.Optional(
       Type.Union(
         ROLE_FILTERS.map((r) => Type.Literal(r)),
@@ -67,11 +70,18 @@ export default async function adminUsers(app: BridgeApp, opts: AdminUsersOptions
     while (found.length < limit && scanned < budget && more) {
       let query = opts.db
         .selectFrom('users')
-        .select(['id', 'principal', 'roles', 'email_verified_at', 'kyc_status', 'created_at'])
+        .select(['id', 'principal', 'roles', 'email_verified_at', 'kyc_status', 'created_at', 'email_encrypted', 'display_name', 'default_name'])
         .orderBy('id')
         .limit(Math.min(batch, budget - scanned + 1));
       if (cursor !== undefined) query = query.where('id', '>', cursor);
       if (q.email !== undefined) query = query.where('email_index', '=', opts.blindIndex(q.email));
+      if (q.name !== undefined) {
+        const like = `%${q.name
+          .trim()
+          .toLowerCase()
+          .replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        query = query.where(sql<boolean>`lower(coalesce(display_name, default_name)) like ${like} escape '\\'`);
+      }
       if (q.role === 'user') query = query.where(sql<boolean>`cardinality(roles) = 0`);
       else if (q.role !== undefined) query = query.where(sql<boolean>`roles @> array[${q.role}]::text[]`);
       const rows = await query.execute();
@@ -95,6 +105,11 @@ export default async function adminUsers(app: BridgeApp, opts: AdminUsersOptions
         found.push({
           user_id: row.id,
           principal: row.principal,
+          email: await opts.openEmail(row.email_encrypted).then(
+            (e) => e.trim(),
+            () => null,
+          ),
+          display_name: row.display_name ?? row.default_name,
           roles: row.roles.length ? row.roles : ['user'],
           email_verified: row.email_verified_at !== null,
           kyc_status: row.kyc_status,

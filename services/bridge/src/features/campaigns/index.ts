@@ -236,6 +236,8 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
       account: accountView(account),
       balance_e8s: (await clients.ledger.icrc1_balance_of(account)).toString(),
       fee_e8s: (await clients.ledger.icrc1_fee()).toString(),
+      // What POST /api/dev/faucet gives, so the app shows its button only when it works (decision F26).
+      faucet_e8s: opts.faucet ? opts.faucet.e8s.toString() : null,
     };
   });
 

@@ -83,13 +83,13 @@ export default async function inbox(app: BridgeApp, o: InboxOptions): Promise<vo
         ...(before !== undefined && { beforeId: before }),
       });
       const list = items.length
-        ? `<ul style="padding-left:1.2rem">${items
+        ? `<ul class="feed">${items
             .map(
               (i) =>
-                `<li style="margin-bottom:.75rem"><strong>${i.deep_link ? `<a href="${escapeHtml(i.deep_link)}">${escapeHtml(i.title)}</a>` : escapeHtml(i.title)}</strong><br><small>${escapeHtml(i.category)} · ${escapeHtml(i.created_at.slice(0, 16).replace('T', ' '))} UTC</small>${i.body ? `<br>${escapeHtml(i.body)}` : ''}</li>`,
+                `<li><strong>${i.deep_link ? `<a href="${escapeHtml(i.deep_link)}">${escapeHtml(i.title)}</a>` : escapeHtml(i.title)}</strong><br><small class="muted">${escapeHtml(i.category)} · ${escapeHtml(i.created_at.slice(0, 16).replace('T', ' '))} UTC</small>${i.body ? `<br>${escapeHtml(i.body)}` : ''}</li>`,
             )
             .join('')}</ul>`
-        : '<p>Nothing yet.</p>';
+        : '<p>Nothing yet. Proposals, votes and campaigns that concern you will show here.</p>';
       const more = items.length === 50 ? `<p><a href="/activity?before_id=${items[49]!.id}">Older</a></p>` : '';
       return reply.send(page('Activity', `${list}${more}<p><a href="/preferences">Email preferences</a></p>`));
     },

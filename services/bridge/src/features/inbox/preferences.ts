@@ -133,22 +133,11 @@ export async function preferenceRoutes(app: BridgeApp, o: InboxOptions): Promise
       }
       const p = await readPreference(o.db, s.user_id);
       const opt = (v: string, label: string) => `<option value="${v}"${p.digest_frequency === v ? ' selected' : ''}>${label}</option>`;
-      const form = `<form id="prefs"><label for="digest_frequency">Activity digest</label>
-<select id="digest_frequency" name="digest_frequency">${opt('none', 'Off')}${opt('daily', 'Daily')}${opt('weekly', 'Weekly')}</select>
-<label><input type="checkbox" id="vote_reminders" name="vote_reminders" style="width:auto"${p.vote_reminders ? ' checked' : ''}> Remind me 24 hours and 1 hour before a vote I have not cast closes</label>
-<p id="error" role="alert"></p><p id="saved" role="status"></p><button type="submit">Save</button></form>`;
-      const script = `<script>
-document.getElementById('prefs').addEventListener('submit', async (e) => {
-  e.preventDefault();
-  const f = e.target, err = document.getElementById('error'), ok = document.getElementById('saved');
-  err.textContent = ''; ok.textContent = '';
-  const r = await fetch('/api/me/notification-preferences', { method: 'PUT', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ digest_frequency: f.digest_frequency.value, vote_reminders: f.vote_reminders.checked }) });
-  if (r.ok) { ok.textContent = 'Saved.'; return; }
-  const body = await r.json().catch(() => ({}));
-  err.textContent = body.message || 'Your preferences could not be saved.';
-});
-</script>`;
-      return reply.send(page('Email preferences', `<p>Signed in as <strong>${escapeHtml(s.email)}</strong>.</p>${form}`, script));
+      const form = `<form id="prefs"><label for="digest_frequency">Activity digest email</label>
+<select id="digest_frequency" name="digest_frequency">${opt('none', 'No digest')}${opt('daily', 'Daily')}${opt('weekly', 'Weekly')}</select>
+<label class="check"><input type="checkbox" id="vote_reminders" name="vote_reminders"${p.vote_reminders ? ' checked' : ''}> Remind me 24 hours and 1 hour before a vote I have not cast closes</label>
+<p id="error" class="error" role="alert"></p><p id="saved" role="status"></p><button type="submit">Save</button></form>`;
+      return reply.send(page('Email preferences', `<p>Signed in as <strong>${escapeHtml(s.email)}</strong>.</p>${form}`));
     },
   );
 }

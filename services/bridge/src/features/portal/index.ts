@@ -1,10 +1,12 @@
 // The member web app (decisions F1–F4) at the bridge's `/`: the build in apps/portal/dist
 // (index.html and content-hashed assets), read once at start. Every app path answers index.html
 // under a strict Content-Security-Policy (no inline script or style: the app sets its brand colours
-// through the CSSOM); assets are immutable; any other path keeps the bridge's JSON 404.
+// through the CSSOM); assets are immutable. Any other path keeps the bridge's JSON 404, except a browser's
+// page load (GET asking for HTML, outside /api/), which gets the app's own "page not found" (decision F24).
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { FastifyReply } from 'fastify';
 import type { BridgeApp } from '../../core/http/typed.ts';
 
 /** The app's routes (apps/portal/src/routes.tsx): the bridge serves index.html for exactly these. */
@@ -22,6 +24,8 @@ const TYPES: Record<string, string> = {
 
 export interface PortalOptions {
   dir: string;
+  /** Given the page answering a browser's unknown path: the app's own "page not found" with status 404 (decision F24). */
+  exposeNotFound?(send: (reply: FastifyReply) => FastifyReply): void;
   brand: { name: string; primary_color: string; background_color: string; logo_url: string | null };
 }
 
@@ -53,6 +57,18 @@ export default async function portal(app: BridgeApp, o: PortalOptions): Promise<
   }
   const csp = portalCsp(o.brand.logo_url);
 
+  const send = (reply: FastifyReply) =>
+    reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', csp)
+      .header('x-frame-options', 'DENY')
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'same-origin')
+      // The page names the current assets: always revalidated, so a new build is picked up.
+      .header('cache-control', 'no-cache')
+      .send(index);
+  o.exposeNotFound?.((reply) => send(reply.code(404)));
+
   for (const path of APP_PATHS) {
     const page = {
       operationId: appPageOperationId(path),
@@ -62,17 +78,7 @@ export default async function portal(app: BridgeApp, o: PortalOptions): Promise<
       security: [],
       response: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } },
     };
-    app.get(path, { schema: page }, async (_req, reply) =>
-      reply
-        .type('text/html; charset=utf-8')
-        .header('content-security-policy', csp)
-        .header('x-frame-options', 'DENY')
-        .header('x-content-type-options', 'nosniff')
-        .header('referrer-policy', 'same-origin')
-        // The page names the current assets: always revalidated, so a new build is picked up.
-        .header('cache-control', 'no-cache')
-        .send(index),
-    );
+    app.get(path, { schema: page }, async (_req, reply) => send(reply));
   }
 
   app.get('/assets/:file', { schema: { hide: true } }, async (req, reply) => {

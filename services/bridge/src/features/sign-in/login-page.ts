@@ -30,26 +30,15 @@ export default async function loginPage(app: BridgeApp, opts: LoginPageOptions):
   const fallback = firstOrigin(opts.config);
   app.get('/login', async (req, reply) => {
     const target = safeReturnUrl((req.query as { returnUrl?: unknown }).returnUrl, opts.frontendOrigins, fallback);
+    // Decision F23: every way on from here: forgot password, join, and a new link for an unconfirmed address.
     const form = `<form id="login" data-return="${escapeHtml(target)}">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<p id="error" role="alert"></p><button type="submit">Sign in</button></form>`;
-    const script = `<script>
-document.getElementById('login').addEventListener('submit', async (e) => {
-  e.preventDefault();
-  const f = e.target, err = document.getElementById('error');
-  err.textContent = '';
-  const r = await fetch('/auth/login', { method: 'POST', credentials: 'include', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: f.email.value, password: f.password.value }) });
-  if (r.ok) { window.location.assign(f.dataset.return); return; }
-  const body = await r.json().catch(() => ({}));
-  err.textContent = body.message || 'Sign-in failed.';
-});
-</script>`;
-    return reply
-      .type('text/html; charset=utf-8')
-      .header('content-security-policy', PAGE_CSP)
-      .header('x-frame-options', 'DENY')
-      .send(page('Sign in', form, script));
+<p id="error" class="error" role="alert"></p><button type="submit">Sign in</button>
+<p id="resend-box" hidden><button id="resend" type="button" class="secondary">Send the confirmation link again</button></p></form>
+<details><summary>Forgot password?</summary><form id="forgot"><label for="forgot-email">Your email</label><input id="forgot-email" name="email" type="email" autocomplete="email" required>
+<button type="submit" class="secondary">Email me a link</button><p id="forgot-status" role="status"></p></form></details>
+<p class="muted">New to DOM DAO? <a href="/join">Join</a>.</p>`;
+    return reply.type('text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).header('x-frame-options', 'DENY').send(page('Sign in', form));
   });
 }

@@ -15,7 +15,7 @@ import { firstOrigin } from '../../config.ts';
 import type { VerificationContext } from './context.ts';
 import { deliver } from '../../core/email/deliveries.ts';
 import { HttpError } from '../../core/http/errors.ts';
-import { escapeHtml, page } from '../../core/http/page.ts';
+import { escapeHtml, page, PAGE_CSP, PAGE_CSP_NO_SCRIPT } from '../../core/http/page.ts';
 import { normaliseEmail } from '../../core/identity/email.ts';
 import { passwordProblem } from '../../core/identity/password-policy.ts';
 import { OP, tokenHash, userAggregate, verifyOpId, type VerifyAnswer } from '../../core/outbox/user-operations.ts';
@@ -26,8 +26,8 @@ export interface VerificationOptions {
   ctx: VerificationContext;
 }
 
-/** The pages of the link carry no script: inline style only, forms post to the bridge itself. */
-const VERIFY_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+/** The link's form page carries no script (decision B51; forms post to the bridge itself); a dead link's page offers a new link through the pages' own script (decision F23). */
+const VERIFY_PAGE_CSP = PAGE_CSP_NO_SCRIPT;
 const TOKEN = Type.String({ minLength: 1, maxLength: 64 });
 const ConfirmBody = Type.Object(
   {
@@ -44,15 +44,15 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
   const continueTo = firstOrigin(ctx.config);
   const signIn = `${ctx.config.PUBLIC_URL}/login`;
   const max = ctx.config.LOGIN_MAX_FAILURES;
-  const html = (reply: import('fastify').FastifyReply, status: number, title: string, body: string) =>
+  const html = (reply: import('fastify').FastifyReply, status: number, title: string, body: string, script = false) =>
     reply
       .code(status)
       .type('text/html; charset=utf-8')
-      .header('content-security-policy', VERIFY_PAGE_CSP)
+      .header('content-security-policy', script ? PAGE_CSP : VERIFY_PAGE_CSP)
       .header('x-frame-options', 'DENY')
       .header('referrer-policy', 'no-referrer')
       .header('cache-control', 'no-store')
-      .send(page(title, body));
+      .send(page(title, body, { script }));
   const para = (text: string) => `<p>${escapeHtml(text)}</p>`;
   const invalid = () =>
     new HttpError(400, 'VERIFICATION_LINK_INVALID', 'this verification link is not valid or was already used; sign in, or ask for a new link');
@@ -180,7 +180,7 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
 
   const formFor = (token: string, choose: boolean, error?: string) => {
     const t = escapeHtml(token);
-    const alert = `<p id="error" role="alert">${error ? escapeHtml(error) : ''}</p>`;
+    const alert = `<p id="error" class="error" role="alert">${error ? escapeHtml(error) : ''}</p>`;
     return choose
       ? `<p>Choose the password for this account. It replaces any password chosen when the address was registered.</p>
 <form method="post" action="/verify-email"><input type="hidden" name="token" value="${t}">
@@ -202,10 +202,15 @@ ${alert}<button type="submit">Verify my email</button></form>
           : e.code === 'VERIFICATION_UNAVAILABLE'
             ? 'Try again shortly'
             : 'Link not valid';
+    // Decision F23: every dead link says what to do next; a new link can be asked for right here.
     const onward =
       e.code === 'VERIFICATION_LINK_USED'
-        ? `<p><a href="${escapeHtml(signIn)}">Sign in</a></p>`
-        : `<p><a href="${escapeHtml(signIn)}">Go to sign-in</a>, where you can ask for a new link.</p>`;
+        ? `<p><a class="button" href="${escapeHtml(signIn)}">Sign in</a></p><p class="muted">Forgot your password? The sign-in page emails you a link to choose a new one.</p>`
+        : e.code === 'VERIFICATION_UNAVAILABLE'
+          ? `<p><a href="${escapeHtml(signIn)}">Go to sign-in</a></p>`
+          : `<form id="resend-form"><label for="resend-email">Your email</label><input id="resend-email" name="email" type="email" autocomplete="email" required>
+<button type="submit">Send me a new link</button><p id="resend-status" role="status"></p></form>
+<p class="muted">A new link works for 24 hours. Already confirmed? <a href="${escapeHtml(signIn)}">Sign in</a>.</p>`;
     const text =
       e.code === 'VERIFICATION_LINK_EXPIRED'
         ? 'This verification link has expired (links last 24 hours).'
@@ -214,7 +219,7 @@ ${alert}<button type="submit">Verify my email</button></form>
           : e.code === 'VERIFICATION_UNAVAILABLE'
             ? 'We could not verify your email right now. Please open the link again in a few minutes.'
             : 'This verification link is not valid or was already used.';
-    return html(reply, e.status, title, para(text) + onward);
+    return html(reply, e.status, title, para(text) + onward, e.code === 'VERIFICATION_LINK_EXPIRED' || e.code === 'VERIFICATION_LINK_INVALID');
   };
 
   app.get('/verify-email', async (req, reply) => {

@@ -60,6 +60,10 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
             Type.Object({
               user_id: Type.String({ format: 'uuid' }),
               principal: Type.String(),
+              email: Type.Union([Type.String(), Type.Null()], {
+                description: 'the account email, opened for admins only (decision F28); null when it cannot be opened',
+              }),
+              display_name: Type.String({ description: 'decision F22' }),
               roles: Type.Array(Type.String()),
               email_verified: Type.Boolean(),
               kyc_status: Type.String(),

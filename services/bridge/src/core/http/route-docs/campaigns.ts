@@ -15,7 +15,9 @@ export const CampaignBody = Type.Object({
   title: Type.String(),
   description: Type.String(),
   owner: Type.String({ description: 'principal' }),
+  owner_name: Type.Union([Type.String(), Type.Null()], { description: 'display name (decision F22); null for a canister' }),
   beneficiary: Type.String({ description: 'principal' }),
+  beneficiary_name: Type.Union([Type.String(), Type.Null()], { description: 'display name (decision F22); null for a canister' }),
   goal: Type.Union([Type.Object({ dom_e8s: E8s }), Type.Object({ usd: Type.Number() })]),
   deadline: Time,
   created_at: Time,
@@ -41,6 +43,7 @@ export const ContributionBody = Type.Object({
   campaign_id: Type.String(),
   seq: Id,
   contributor: Type.String({ description: 'principal' }),
+  contributor_name: Type.Union([Type.String(), Type.Null()], { description: 'display name (decision F22); null for a canister' }),
   amount_e8s: E8s,
   usd_value: Nullable(Type.Number()),
   price_tick_id: Nullable(Id),
@@ -51,6 +54,7 @@ export const ContributionBody = Type.Object({
 const DonationBody = Type.Object({
   id: Id,
   donor: Type.String({ description: 'principal' }),
+  donor_name: Type.Union([Type.String(), Type.Null()], { description: 'display name (decision F22); null for a canister' }),
   amount_e8s: E8s,
   usd_value: Nullable(Type.Number()),
   price_tick_id: Nullable(Id),
@@ -60,6 +64,7 @@ const DonationBody = Type.Object({
 const PayoutBody = Type.Object({
   proposal_id: Id,
   recipient: Type.String({ description: 'principal' }),
+  recipient_name: Type.Union([Type.String(), Type.Null()], { description: 'display name (decision F22); null for a canister' }),
   amount_e8s: E8s,
   usd_value: Nullable(Type.Number()),
   price_tick_id: Nullable(Id),
@@ -144,7 +149,18 @@ export const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
     summary: "The signed-in member's DOM balance on the ledger, and the ledger fee",
     tag: 'campaigns',
     security: 'session',
-    responses: { 200: Json('the balance and the fee', Type.Object({ account: Account, balance_e8s: E8s, fee_e8s: E8s })), 401: err('UNAUTHORIZED') },
+    responses: {
+      200: Json(
+        'the balance and the fee',
+        Type.Object({
+          account: Account,
+          balance_e8s: E8s,
+          fee_e8s: E8s,
+          faucet_e8s: Nullable(Type.String({ description: 'e8s the development faucet gives per request; null when it is off (decision F26)' })),
+        }),
+      ),
+      401: err('UNAUTHORIZED'),
+    },
   },
   'GET /api/me/contributions': {
     operationId: 'listMyContributions',

@@ -16,6 +16,7 @@ export const ProposalBody = Type.Object({
   body: Type.String({ description: 'Markdown' }),
   category: Category,
   proposed_by: Type.String({ description: 'principal' }),
+  proposed_by_name: Type.Union([Type.String(), Type.Null()], { description: 'display name (decision F22); null for a canister' }),
   status: Status,
   created_at: Time,
   voting_opens: Time,
@@ -186,7 +187,15 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
         'the votes',
         Type.Object({
           proposal_id: Type.String(),
-          items: Type.Array(Type.Object({ voter: Type.String(), vote: Type.String(), voted_at: Type.String(), receipt_token_id: Type.String() })),
+          items: Type.Array(
+            Type.Object({
+              voter: Type.String(),
+              voter_name: Type.Union([Type.String(), Type.Null()], { description: 'display name (decision F22); null for a canister' }),
+              vote: Type.String(),
+              voted_at: Type.String(),
+              receipt_token_id: Type.String(),
+            }),
+          ),
         }),
       ),
       400: err('VALIDATION_ERROR'),

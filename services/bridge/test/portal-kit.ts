@@ -1,0 +1,107 @@
+// The browser, the bridge and the checks shared by the issue 35 journey files (portal-journeys*.test.ts):
+// Chromium at 1280 and 375 px, axe-core with no serious or critical violation, and every console error,
+// CSP violation and failed request recorded in `problems` (a journey names the refusals it asks for in
+// `expected`). Decisions F22–F28.
+/// <reference lib="dom" />
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { after, before } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { freePort } from '@domdao/test-helpers';
+import { bridge, type Bridge, type Jar } from './harness.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = new URL('../../../screenshots/portal/', import.meta.url).pathname;
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+export const PASSWORD = 'a long and private passphrase';
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
+
+// Live bindings: set in before(), read by the journey files.
+export let h: Bridge;
+export let page: Page;
+export let base = '';
+let browser: Browser;
+export const problems: string[] = [];
+/** Answers a journey asks for on purpose (a refusal it shows the member), as `METHOD path status`. */
+export const expected = new Set<string>([
+  // Before the oracle's first aggregate its price answers 503 PRICE_UNAVAILABLE (spec 1); this test has no price source.
+  'GET /api/price/dom-usd 503',
+]);
+
+export async function accessible(what: string): Promise<void> {
+  const found = (await page.evaluate(`${AXE}
+    axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`)) as string[];
+  assert.deepEqual(found, [], `${what}: axe-core violations`);
+}
+
+export async function shoot(name: string): Promise<void> {
+  await accessible(name);
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1);
+    assert.equal(wide, false, `${name} at ${width} px scrolls sideways`);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+export async function member(email: string, active = false): Promise<{ jar: Jar; principal: string }> {
+  const fields = await h.encrypt({ email, name: 'Member', dob: '1980-01-01' });
+  const r = await h.request({ method: 'POST', url: '/api/auth/register', origin: base, payload: { ...fields, password: PASSWORD, tos_accepted: true } });
+  assert.equal(r.statusCode, 201, r.body);
+  assert.equal((await h.verify(email, { password: PASSWORD })).statusCode, 200);
+  const jar: Jar = {};
+  assert.equal((await h.request({ method: 'POST', url: '/auth/login', payload: { email, password: PASSWORD }, jar, origin: base })).statusCode, 200);
+  const { principal } = (await h.request({ method: 'GET', url: '/api/me/profile', jar })).json() as { principal: string };
+  if (active) {
+    const c = h.opened.canisters.clients;
+    assert.ok('Ok' in (await c.user.record_kyc(principal, true)));
+    assert.ok('Ok' in (await c.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+  }
+  return { jar, principal };
+}
+
+export async function signIn(email: string, returnPath = '/'): Promise<void> {
+  await page.goto(`${base}/login?returnUrl=${encodeURIComponent(`${base}${returnPath}`)}`);
+  await page.fill('#email', email);
+  await page.fill('#password', PASSWORD);
+  await Promise.all([page.waitForURL(`${base}${returnPath}`), page.click('#login button[type=submit]')]);
+}
+
+before(async () => {
+  assert.ok(existsSync(CHROMIUM), `Chromium is required at ${CHROMIUM}`);
+  mkdirSync(SHOTS, { recursive: true });
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  h = await bridge(undefined, { PUBLIC_URL: base, FRONTEND_ORIGINS: base, COOKIE_DOMAIN: '', DEV_FAUCET_DOM: '1000', DEV_CHECKOUT: 'true' });
+  // The browser counts down with its own clock: the bridge's and the canisters' clock starts at it.
+  h.advance(Date.now() - h.now());
+  await h.app.listen({ port, host: '127.0.0.1' });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  page = await context.newPage();
+  page.on('console', (m) => {
+    // A refused request is judged below by its answer; Chromium also logs each one as "Failed to load resource".
+    if (/^Failed to load resource: the server responded with a status of/.test(m.text())) return;
+    if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(`${page.url()}: console: ${m.text().slice(0, 160)}`);
+  });
+  page.on('pageerror', (e) => problems.push(`${page.url()}: ${e.message}`));
+  // ERR_ABORTED is a request the browser dropped because the page navigated on (an icon mid-load), not a failure.
+  page.on('requestfailed', (r) => r.failure()?.errorText !== 'net::ERR_ABORTED' && problems.push(`${r.url()}: failed ${r.failure()?.errorText}`));
+  page.on('response', (r) => {
+    const what = `${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`;
+    if (r.status() >= 400 && !expected.has(what)) problems.push(what);
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await h?.close();
+});
