@@ -8,19 +8,8 @@ export interface Settings {
   rules: Array<{ category: string; quorum_bps: number; threshold_bps: number }>;
 }
 
-export interface Proposal {
-  id: string;
-  title: string;
-  body: string;
-  category: string;
-  proposed_by: string;
-  proposed_by_name: string | null;
-  status: string;
-  created_at: string;
-  voting_opens: string;
-  voting_closes: string;
-  tally: { yes_votes: string; no_votes: string; abstentions: string; total_eligible: string; quorum_met: boolean; threshold_met: boolean } | null;
-}
+/** A proposal as the bridge lists it (decision F12: from the OpenAPI document). */
+export type Proposal = Answer<'listProposals'>['items'][number];
 
 const STATUSES = ['', 'Created', 'Open', 'Tallied', 'Approved', 'Rejected', 'Executed', 'Expired'];
 const CATEGORY_FILTER = ['', ...CATEGORIES];
@@ -34,8 +23,8 @@ export function GovernPage() {
   const [note, setNote] = useState('');
   const [proposing, setProposing] = useState(false);
   const qs = new URLSearchParams({ limit: '100', ...(status && { status }), ...(category && { category }) });
-  const list = useApi<{ items: Proposal[] }>(`/api/governance/proposals?${qs}`);
-  const ai = useApi<{ status: string }>('/api/ai/health');
+  const list = useApi<Answer<'listProposals'>>(`/api/governance/proposals?${qs}`);
+  const ai = useApi<Answer<'getAiHealth'>>('/api/ai/health');
   const settings = useApi<Settings>('/api/governance/settings');
   const now = useNow();
   const semantic = !!session && ai.data?.status === 'ok';

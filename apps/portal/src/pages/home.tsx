@@ -1,26 +1,14 @@
-import { useApi, usd } from '../api.ts';
+import { useApi, usd, type Answer } from '../api.ts';
 import { phase, StatusBadge, useNow } from './at-a-glance.tsx';
 import { useSession } from '../session.tsx';
-
-interface Ratified {
-  price_usd: number;
-  effective_at: string;
-}
-interface Proposal {
-  id: string;
-  title: string;
-  status: string;
-  voting_opens: string;
-  voting_closes: string;
-}
 
 export function HomePage() {
   const { session, signInUrl } = useSession();
   // The newest ratified price from the history: before the first there is none, and no request answers 404.
-  const prices = useApi<{ items: Ratified[] }>('/api/governance/price/history?limit=1');
+  const prices = useApi<Answer<'listRatifiedPrices'>>('/api/governance/price/history?limit=1');
   const price = prices.data?.items[0];
-  const open = useApi<{ items: Proposal[] }>('/api/governance/proposals?status=Open&limit=5');
-  const soon = useApi<{ items: Proposal[] }>('/api/governance/proposals?status=Created&limit=5');
+  const open = useApi<Answer<'listProposals'>>('/api/governance/proposals?status=Open&limit=5');
+  const soon = useApi<Answer<'listProposals'>>('/api/governance/proposals?status=Created&limit=5');
   const now = useNow();
   const votes = [...(open.data?.items ?? []), ...(soon.data?.items ?? [])];
   return (

@@ -2,7 +2,7 @@
 // display names (GET /api/members), never typed as principals; the constitution's numbers are entered in
 // the units people use (percent, hours, days) and sent in the API's (basis points, seconds).
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError } from '../api.ts';
+import { api, ApiError, type Answer } from '../api.ts';
 
 export interface Member {
   principal: string;
@@ -24,7 +24,7 @@ export function MemberPicker({ id, label, onPick }: { id: string; label: string;
     let live = true;
     // Asked once the member pauses typing, not on every key.
     const t = setTimeout(() => {
-      api<{ items: Member[] }>(`/api/members?q=${encodeURIComponent(text)}&limit=8`).then(
+      api<Answer<'searchMembers'>>(`/api/members?q=${encodeURIComponent(text)}&limit=8`).then(
         (r) => {
           if (!live) return;
           setFound(r.items);

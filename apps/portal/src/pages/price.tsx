@@ -47,7 +47,7 @@ export function History({ items }: { items: Ratified[] }) {
 
 export function PricePage() {
   const live = useApi<Aggregate>('/api/price/dom-usd');
-  const history = useApi<{ items: Ratified[] }>('/api/governance/price/history?limit=100');
+  const history = useApi<Answer<'listRatifiedPrices'>>('/api/governance/price/history?limit=100');
   // The price in force is the newest ratified one: no separate request that answers 404 before the first.
   const ratified = { data: history.data?.items[0], none: history.data?.items.length === 0 };
   return (

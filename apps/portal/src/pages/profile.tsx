@@ -1,7 +1,7 @@
 // The member's name (decision F22) and wallet (decision F26) on /me: the name other members see,
 // the DOM balance, the ICRC-1 account to receive DOM (copyable), and in development the faucet.
 import { useState } from 'preact/hooks';
-import { api, ApiError, dom, handler, useApi } from '../api.ts';
+import { api, ApiError, dom, handler, useApi, type Answer } from '../api.ts';
 
 interface Profile {
   principal: string;
@@ -110,7 +110,7 @@ export function WalletCard() {
             onClick={handler(async () => {
               setMsg('');
               try {
-                const r = await api<{ amount_e8s: string }>('/api/dev/faucet', { method: 'POST', body: {} });
+                const r = await api<Answer<'mintDevelopmentDom'>>('/api/dev/faucet', { method: 'POST', body: {} });
                 setMsg(`${dom(r.amount_e8s)} test DOM added.`);
                 b.reload();
               } catch (err) {
