@@ -4,6 +4,7 @@
 // 3. `stubbed` is surfaced, and there is no delivery confirmation: callers needing one retry themselves
 //    (pass an idempotencyKey so a retry never sends twice).
 import type { TemplateData, TemplateType } from '@domdao/notification-service/templates';
+import { currentTraceparent } from '@domdao/service-kit';
 
 export type { TemplateData, TemplateType };
 
@@ -50,6 +51,8 @@ export interface NotificationClientOptions {
 export interface NotificationClient {
   readonly configured: boolean;
   send<T extends TemplateType>(request: SendRequest<T>, options?: SendOptions): Promise<SendOutcome>;
+  /** Readiness (decision B72): resolves when the service's health check answers 200; absent when not configured. */
+  ping?(timeoutMs: number): Promise<void>;
 }
 
 export function createNotificationClient(opts: NotificationClientOptions): NotificationClient {
@@ -66,7 +69,8 @@ export function createNotificationClient(opts: NotificationClientOptions): Notif
       },
     };
   }
-  const endpoint = `${opts.baseUrl.replace(/\/+$/, '')}/api/v1/send`;
+  const base = opts.baseUrl.replace(/\/+$/, '');
+  const endpoint = `${base}/api/v1/send`;
   const token = opts.token;
   const doFetch = opts.fetch ?? fetch;
   const timeoutMs = opts.timeoutMs ?? 10_000;
@@ -81,7 +85,14 @@ export function createNotificationClient(opts: NotificationClientOptions): Notif
 
   return {
     configured: true,
+    async ping(pingTimeoutMs) {
+      const res = await doFetch(`${base}/api/v1/health`, { signal: AbortSignal.timeout(pingTimeoutMs) });
+      await res.body?.cancel();
+      if (!res.ok) throw new Error(`the notification service's health answered ${res.status}`);
+    },
     async send(request, options = {}) {
+      // Decision E16: the send continues the trace of the work that asked for it.
+      const traceparent = currentTraceparent();
       let res: Response;
       try {
         res = await doFetch(endpoint, {
@@ -91,6 +102,7 @@ export function createNotificationClient(opts: NotificationClientOptions): Notif
             'content-type': 'application/json',
             ...(options.idempotencyKey && { 'idempotency-key': options.idempotencyKey }),
             ...(options.requestId && { 'x-request-id': options.requestId }),
+            ...(traceparent && { traceparent }),
           },
           body: JSON.stringify(request),
           signal: AbortSignal.timeout(timeoutMs),

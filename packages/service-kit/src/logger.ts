@@ -2,6 +2,7 @@
 // child logger's label). Nothing secret is ever passed to the logger: no tokens, no attachment bytes;
 // log calls name their fields explicitly and never hand over header objects.
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { traceStore } from './trace-context.ts';
 
 /** Longest time a log line waits in the buffer while the process runs. */
 export const FLUSH_INTERVAL_MS = 1000;
@@ -56,11 +57,29 @@ export class BatchedDestination {
   }
 }
 
-export function createLogger(level: string, service: string, version: string, stream?: DestinationStream): ServiceLogger {
+export interface LoggerOptions {
+  /**
+   * Every line written while a trace is under way (traceStore, decision E16) gets its `trace_id`,
+   * whichever logger wrote it, unless the line names its own. For a service whose request loggers do
+   * not bind the trace id themselves (the bridge: its outbox, events and jobs log through app.log).
+   */
+  traceFromContext?: boolean;
+}
+
+/** pino mixin: the trace id of the work under way, unless the line has its own. */
+function traceMixin(obj: object): object {
+  const ctx = traceStore.getStore();
+  return ctx === undefined || (obj as { trace_id?: unknown }).trace_id !== undefined ? {} : { trace_id: ctx.traceId };
+}
+
+export function createLogger(level: string, service: string, version: string, stream?: DestinationStream, options: LoggerOptions = {}): ServiceLogger {
   // Buffered stdout: lines are written in 4 KiB batches instead of one syscall each (a third of the
   // per-request cost under load otherwise), at least every second, on shutdown and on exit.
   const destination = stream ?? new BatchedDestination(pino.destination({ sync: true, minLength: 0 }));
-  const logger = pino({ level, base: { service, version }, formatters: { level: (label) => ({ level: label }) } }, destination);
+  const logger = pino(
+    { level, base: { service, version }, formatters: { level: (label) => ({ level: label }) }, ...(options.traceFromContext && { mixin: traceMixin }) },
+    destination,
+  );
   const flush = () => {
     if (!stream) (destination as BatchedDestination).flushSync();
   };

@@ -6,7 +6,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import proxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
 import type { DestinationStream } from 'pino';
-import { createLogger, drainOnClose, parseTrustProxy, requestIdFor } from '@domdao/service-kit';
+import { checkReadiness, createLogger, drainOnClose, httpCheck, Metrics, observeRequests, parseTrustProxy, requestIdFor, traceOf } from '@domdao/service-kit';
 import type { GatewayConfig } from './config.ts';
 import { notifyEdgeCheck } from './notify/edge-check.ts';
 import { notifyError } from './notify/errors.ts';
@@ -19,7 +19,12 @@ export interface GatewayOptions {
   config: GatewayConfig;
   /** Where JSON log lines go (stdout by default); tests pass a capturing stream. */
   logStream?: DestinationStream;
+  /** The metrics registry (decision B69); `npm start` passes the one the three services share. */
+  metrics?: Metrics;
 }
+
+/** Paths whose successful answers leave no access line at info (decision D50): the probes of each service's health. */
+const QUIET_PATHS = new Set(['/gateway/health', '/gateway/health/ready', '/health', '/health/ready', '/notify/api/v1/health', '/notify/health/ready']);
 
 type ReplyOptions = NonNullable<FastifyHttpProxyOptions['replyOptions']>;
 type ReplyFromError = { error: { statusCode?: number; code?: string; message?: string; cause?: unknown } };
@@ -46,6 +51,8 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+    // Decision E16: every line of a request carries its trace id.
+    childLoggerFactory: (parent, bindings, options, raw) => parent.child({ ...bindings, trace_id: traceOf(raw).traceId }, options),
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     bodyLimit: config.MAX_BODY_BYTES,
@@ -59,16 +66,18 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     reply.header('x-request-id', request.id);
     done();
   });
-  const debugEnabled = logger.isLevelEnabled('debug');
-  app.addHook('onResponse', (request, reply, done) => {
-    const level = reply.statusCode >= 400 ? 'info' : 'debug';
-    if (level === 'debug' && !debugEnabled) return done();
-    request.log[level](
-      { event: 'request.completed', method: request.method, path: request.url.split('?', 1)[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'request completed',
-    );
-    done();
-  });
+  const metrics = opts.metrics ?? new Metrics();
+  app.decorate('metrics', metrics);
+  const upstreamFailures = metrics.counter('gateway_upstream_failures_total', 'requests the gateway could not hand to a service, by upstream and reason', [
+    'upstream',
+    'reason',
+  ]);
+  // The routes are proxies (`/*`), so the health probes are told apart by their path.
+  observeRequests(
+    app,
+    { service: 'gateway', metrics, logRequests: config.LOG_REQUESTS, quiet: (request) => QUIET_PATHS.has(request.url.split('?', 1)[0]!) },
+    logger.isLevelEnabled('debug'),
+  );
   app.addHook('onClose', (_app, done) => {
     flush();
     done();
@@ -76,6 +85,17 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
 
   // The gateway's own liveness (every other path belongs to a service).
   app.get('/gateway/health', async () => ({ status: 'ok', version: GATEWAY_VERSION }));
+  // Decision B72: ready when both services behind it answer their health checks.
+  const readiness = {
+    bridge: httpCheck(new URL('/health', config.BRIDGE_URL).href),
+    notification: httpCheck(new URL('/api/v1/health', config.NOTIFICATION_URL).href),
+  };
+  app.get('/gateway/health/ready', async (request, reply) => {
+    const { statusCode, body } = await checkReadiness(readiness, undefined, (name, reason) =>
+      request.log.warn({ event: 'readiness.down', check: name, reason }, `readiness: ${name} is down`),
+    );
+    return reply.code(statusCode).send(body);
+  });
 
   const bridgeTooLarge = (reply: FastifyReply) =>
     reply.code(413).send({ error: 'PAYLOAD_TOO_LARGE', message: 'the request body is too large', request_id: reply.request.id });
@@ -83,6 +103,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     if (tooLarge(error)) return bridgeTooLarge(reply);
     const failure = upstreamFailure(error);
     logFailure(reply, 'bridge', error, failure);
+    upstreamFailures.inc({ upstream: 'bridge', reason: failure.reason });
     if (failure.status === 503) reply.header('retry-after', '5');
     return reply.code(failure.status).send({
       error: failure.status === 504 ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE',
@@ -112,6 +133,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
           if (tooLarge(error)) return notifyError(reply, 413, 'payload_too_large');
           const failure = upstreamFailure(error);
           logFailure(reply, 'notification', error, failure);
+          upstreamFailures.inc({ upstream: 'notification', reason: failure.reason });
           return notifyError(reply, failure.status, 'service_unavailable');
         },
         // Services need no cookies; the session cookie was already refused.
@@ -145,4 +167,11 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     await bridge.register(proxy, proxyOptions(config.BRIDGE_URL, bridgeError));
   });
   return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The service's metrics (decision B69): scraped on the metrics listener, never on this origin. */
+    metrics: Metrics;
+  }
 }

@@ -1,7 +1,7 @@
 // Environment of the platform gateway (decision E1), validated at start-up like every service's.
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError, Env, loadConfig } from '@domdao/config';
-import { parseForeignTokens } from '@domdao/service-kit';
+import { observabilityEnv, parseForeignTokens } from '@domdao/service-kit';
 
 export const GatewayEnv = Type.Object({
   PORT: Env.port(3000, 'listen port (`npm start`: GATEWAY_PORT)'),
@@ -28,6 +28,7 @@ export const GatewayEnv = Type.Object({
   UPSTREAM_CONNECT_TIMEOUT_MS: Env.int(5000, 'longest wait for a connection to a service', 100, 60_000),
   UPSTREAM_TIMEOUT_MS: Env.int(120_000, "longest wait for a service's response headers, and between two chunks of its body; then 504", 1000, 600_000),
   REQUEST_TIMEOUT_MS: Env.int(120_000, 'longest time a client may take to send a whole request (slow senders are cut off)', 1000, 600_000),
+  ...observabilityEnv('gateway'),
 });
 export type GatewayConfig = Static<typeof GatewayEnv>;
 

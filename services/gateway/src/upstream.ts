@@ -2,6 +2,7 @@
 // route group, bodies streamed both ways, the request id and the client's address handed on.
 import { Transform, pipeline } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { traceOf, traceparentOf } from '@domdao/service-kit';
 import type { GatewayConfig } from './config.ts';
 import { continueBody } from './expect-continue.ts';
 
@@ -18,7 +19,9 @@ export function poolOptions(config: GatewayConfig) {
 }
 
 /**
- * Headers the service sees: the gateway's request id, and X-Forwarded-* it can trust (decision E7).
+ * Headers the service sees: the gateway's request id, its trace context (decision E16: the caller's
+ * trace continued, or a new one, with the gateway's span as the parent), and X-Forwarded-* it can
+ * trust (decision E7).
  * `Expect` is met at the edge (decision E14) and undici refuses to send it, so it stays here.
  */
 export function forwardHeaders(request: FastifyRequest, headers: Record<string, string | string[] | undefined>) {
@@ -30,6 +33,7 @@ export function forwardHeaders(request: FastifyRequest, headers: Record<string, 
   return {
     ...rest,
     'x-request-id': request.id,
+    traceparent: traceparentOf(traceOf(request.raw)),
     'x-forwarded-for': prior ? `${prior}, ${peer}` : peer,
     'x-forwarded-proto': request.protocol,
     'x-forwarded-host': request.host,

@@ -13,10 +13,21 @@ import { memoryIdempotencyStore } from './idempotency/memory.ts';
 import { redisIdempotencyStore } from './idempotency/redis.ts';
 import type { IdempotencyStore } from './idempotency/store.ts';
 import { sourceIpClass } from './logging/ip-class.ts';
-import { createLogger, drainOnClose, parseForeignTokens, parseTrustProxy, TokenRegistry, tokenPrefix } from '@domdao/service-kit';
+import {
+  clientAddress,
+  createLogger,
+  drainOnClose,
+  Metrics,
+  observeRequests,
+  parseForeignTokens,
+  parseTrustProxy,
+  TokenRegistry,
+  tokenPrefix,
+  traceOf,
+} from '@domdao/service-kit';
 import { providerFromConfig, type EmailProvider } from './providers/index.ts';
 import { Composer } from './rendering/compose.ts';
-import { healthRoutes } from './routes/health.ts';
+import { HEALTH_PATH, healthRoutes, READY_PATH } from './routes/health.ts';
 import { openapiRoutes } from './routes/openapi.ts';
 import { createSender, sendRoutes } from './routes/send.ts';
 import { FrontDoor } from './http/front-door.ts';
@@ -42,11 +53,24 @@ export interface BuildOptions {
   now?: () => Date;
   /** The delivery; by default the one the configuration names. Tests pass one that fails in a chosen way. */
   provider?: EmailProvider;
+  /** The metrics registry (decision B69); `npm start` passes the one the three services share. */
+  metrics?: Metrics;
 }
 
 export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const { config } = opts;
   const { logger, flush } = createLogger(config.LOG_LEVEL, 'notification', SERVICE_VERSION, opts.logStream);
+  const metrics = opts.metrics ?? new Metrics();
+  const sends = metrics.counter(
+    'notification_sends_total',
+    'sends by template and result (sent, stubbed, failed, invalid, render_failed, replayed, conflict, key_reused)',
+    ['template', 'result'],
+  );
+  const storeErrors = metrics.counter(
+    'notification_idempotency_store_errors_total',
+    'idempotency store failures by step (begin, complete, release, unreachable)',
+    ['step'],
+  );
   const brands = brandsFromConfig(config);
   const registry = new TokenRegistry(
     'notification',
@@ -62,11 +86,13 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
         prefix: config.IDEMPOTENCY_KEY_PREFIX,
         ttlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
         commandTimeoutMs: config.IDEMPOTENCY_REDIS_TIMEOUT_MS,
-        onUnreachable: (err) =>
+        onUnreachable: (err) => {
+          storeErrors.inc({ step: 'unreachable' });
           logger.warn(
             { event: 'idempotency.store_unreachable', err: err.message },
             'the Redis idempotency store is unreachable: sends with an Idempotency-Key answer 500 until it is back',
-          ),
+          );
+        },
       })
     : memoryIdempotencyStore(config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_MAX_ENTRIES);
   // Two lanes (decision D32): bodies up to SMALL_BODY_BYTES never queue behind large ones.
@@ -79,6 +105,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     // Our own request.completed line replaces Fastify's two per-request lines.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+    // Decision E16: every line of a request carries its trace id (continued from the gateway's traceparent).
+    childLoggerFactory: (parent, bindings, options, raw) => parent.child({ ...bindings, trace_id: traceOf(raw).traceId }, options),
     bodyLimit: config.MAX_BODY_BYTES,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     return503OnClosing: true,
@@ -119,7 +147,15 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const smallReadTimeoutMs = Math.min(SMALL_BODY_READ_TIMEOUT_MS, config.BODY_READ_TIMEOUT_MS);
   const debugEnabled = logger.isLevelEnabled('debug');
 
-  const sendOptions = { brands, templates, composer, provider, idempotency, now: opts.now ?? (() => new Date()) };
+  const sendOptions = {
+    brands,
+    templates,
+    composer,
+    provider,
+    idempotency,
+    now: opts.now ?? (() => new Date()),
+    observe: { send: (template: string, result: string) => sends.inc({ template, result }), storeError: (step: string) => storeErrors.inc({ step }) },
+  };
   const sender = createSender(sendOptions);
   // Decision D44: authenticated small JSON sends are served on Node's objects; everything else by Fastify.
   const door = new FrontDoor({
@@ -130,10 +166,14 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     readTimeoutMs: smallReadTimeoutMs,
     sender,
     debugEnabled,
+    logRequests: config.LOG_REQUESTS,
+    metrics,
+    clientAddress: clientAddress(parseTrustProxy(config.TRUST_PROXY)),
   });
   const [fastifyHandler] = app.server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
   app.server.removeAllListeners('request');
   app.decorate('frontDoor', door);
+  app.decorate('metrics', metrics);
   app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (!door.take(req, res)) fastifyHandler!(req, res);
   });
@@ -226,16 +266,14 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   });
   app.addHook('onResponse', (request, reply, done) => {
     releaseBudget(request);
-    // Successful sends already log email.sent; the access line matters for everything else.
-    const level = reply.statusCode >= 400 ? 'info' : 'debug';
-    // At the default level a success writes nothing: skip building the line (it was per-request garbage).
-    if (level === 'debug' && !debugEnabled) return done();
-    request.log[level](
-      { event: 'request.completed', method: request.method, path: request.url.split('?', 1)[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'request completed',
-    );
     done();
   });
+  // The access line and the HTTP metrics (decisions D24, D50, B69); health probes leave no line when they pass.
+  observeRequests(
+    app,
+    { service: 'notification', metrics, logRequests: config.LOG_REQUESTS, quiet: (_request, route) => route === HEALTH_PATH || route === READY_PATH },
+    debugEnabled,
+  );
 
   const admitBody = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     admitted.set(request, reply);
@@ -244,7 +282,11 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   // Health is public: its scope has the body budget but no authentication.
   await app.register(async (pub) => {
     pub.addHook('onRequest', admitBody);
-    await pub.register(healthRoutes, { version: SERVICE_VERSION });
+    await pub.register(healthRoutes, {
+      version: SERVICE_VERSION,
+      // Decision B72: the service needs its idempotency store (Redis, when configured) to keep sends single.
+      readiness: { ...(config.IDEMPOTENCY_REDIS_URL && idempotency.ping && { idempotency_store: () => idempotency.ping!() }) },
+    });
   });
   // Everything else, unknown paths included (decision D3: their 404 comes after auth), is authenticated.
   await app.register(async (api) => {
@@ -280,6 +322,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Decision D44: the door for small authenticated JSON sends. */
     frontDoor: FrontDoor;
+    /** The service's metrics (decision B69): scraped on the metrics listener, never on the service's port. */
+    metrics: Metrics;
   }
   interface FastifyRequest {
     budgetHeld: number;

@@ -1,6 +1,7 @@
 // Environment of the notification service (spec 3 "Environment variables" plus what production needs).
 import { Type, type Static } from '@sinclair/typebox';
 import { Env, loadConfig } from '@domdao/config';
+import { observabilityEnv } from '@domdao/service-kit';
 
 const MiB = 1024 * 1024;
 
@@ -70,6 +71,7 @@ export const NotificationEnv = Type.Object({
   BRAND_PRODUCT_LOGO_URL: Env.string('product brand logo (absolute URL)', 'https://domapp.example/assets/email-logo.png'),
   BRAND_PRODUCT_PRIMARY_COLOR: Env.string('product brand primary colour #RRGGBB', '#0F766E'),
   BRAND_PRODUCT_BACKGROUND_COLOR: Env.string('product brand page background colour #RRGGBB', '#F3F6F6'),
+  ...observabilityEnv('notification'),
 });
 
 export type NotificationConfig = Static<typeof NotificationEnv>;

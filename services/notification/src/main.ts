@@ -1,12 +1,16 @@
 // `npm run notification`: the service alone, configured by the environment (spec 3 variables).
 import { ConfigError } from '@domdao/config';
+import { listenForMetrics, type Metrics } from '@domdao/service-kit';
 import { buildApp } from './app.ts';
 import { loadNotificationConfig } from './config.ts';
 
-export async function startNotificationService(env: NodeJS.ProcessEnv = process.env) {
+export async function startNotificationService(env: NodeJS.ProcessEnv = process.env, options: { metrics?: Metrics } = {}) {
   const config = loadNotificationConfig(env);
-  const app = await buildApp({ config });
+  const app = await buildApp({ config, ...(options.metrics && { metrics: options.metrics }) });
+  // Decision B70: metrics on their own listener (METRICS_PORT), never on the service's port.
+  const metricsListener = await listenForMetrics(app, config);
   await app.listen({ port: config.PORT, host: config.HOST });
+  if (metricsListener) app.log.info({ event: 'metrics.listening', url: metricsListener.url }, 'metrics listener up');
   if (config.SERVICE_TOKEN === undefined) {
     app.log.warn({ event: 'service.fail_closed' }, 'SERVICE_TOKEN is unset: every request answers 503 service_unavailable');
   }

@@ -213,11 +213,11 @@ describe('decision D34: only health is outside the authenticated scope', () => {
   });
   after(() => svc.close());
 
-  it('every route but GET/HEAD health answers 401 without a token', async () => {
+  it('every route but GET/HEAD health and readiness (decision B72) answers 401 without a token', async () => {
     assert.ok(routes.some((r) => r.url === '/api/v1/send') && routes.some((r) => r.url === '/api/v1/openapi.json'), JSON.stringify(routes));
     for (const { method, url } of routes) {
       const res = await svc.app.inject({ method: method as 'GET', url });
-      const expected = url === '/api/v1/health' ? 200 : 401;
+      const expected = url === '/api/v1/health' || url === '/health/ready' ? 200 : 401;
       assert.equal(res.statusCode, expected, `${method} ${url}`);
       assert.ok(res.headers['x-request-id'], `${method} ${url}`);
     }

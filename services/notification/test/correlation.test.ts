@@ -103,13 +103,13 @@ describe('X-Request-Id (spec 3 Request correlation)', () => {
   });
 });
 
-describe('request.completed: the access line of a successful request is DEBUG, of a failed one INFO', () => {
+describe('request.completed with LOG_REQUESTS=false (decisions D24, D50): the access line of a successful request is DEBUG, of a failed one INFO', () => {
   for (const [level, expected] of [
     ['debug', true],
     ['info', false],
   ] as const) {
     it(`LOG_LEVEL=${level}: request.completed for a 200 is ${expected ? '' : 'not '}written; a 400 always is`, async (t) => {
-      const svc = await makeService({ LOG_LEVEL: level });
+      const svc = await makeService({ LOG_LEVEL: level, LOG_REQUESTS: 'false' });
       t.after(() => svc.close());
       const ok = await svc.send(validBody('welcome'), { 'x-request-id': '7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f81' });
       assert.equal(ok.statusCode, 200);

@@ -22,7 +22,7 @@ interface Seen {
 
 const HEADERS = ['content-type', 'connection', 'idempotent-replayed'];
 
-/** Ids, times and durations differ between two sends; everything else must not. */
+/** Ids, trace ids (decision E16), times and durations differ between two sends; everything else must not. */
 function normal(seen: Seen): Seen {
   const id = seen.body.request_id;
   const messageId = seen.body.id;
@@ -35,7 +35,7 @@ function normal(seen: Seen): Seen {
     logs: seen.logs.map((l) =>
       Object.fromEntries(
         Object.entries(l)
-          .filter(([k]) => k !== 'time' && k !== 'ms')
+          .filter(([k]) => k !== 'time' && k !== 'ms' && k !== 'trace_id')
           .map(([k, v]) => [k, k === 'original_request_id' ? '<original>' : k === 'err' ? { ...(v as object), stack: undefined } : clean(v)]),
       ),
     ),

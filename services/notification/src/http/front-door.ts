@@ -12,8 +12,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
-import type { TokenRegistry } from '@domdao/service-kit';
-import { requestIdFor } from '@domdao/service-kit';
+import type { Metrics, TokenRegistry } from '@domdao/service-kit';
+import { accessLevel, accessLine, requestIdFor, traceOf } from '@domdao/service-kit';
 import type { ByteBudget } from './byte-budget.ts';
 import { parseJsonBody } from './json-body.ts';
 import { fail, type SendAnswer, type SendRequest } from '../routes/send.ts';
@@ -41,6 +41,7 @@ class Entry implements SendRequest {
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
     readonly id: string,
+    readonly traceId: string,
     readonly parentLog: Logger,
     readonly held: number,
     readTimeoutMs: number,
@@ -49,7 +50,7 @@ class Entry implements SendRequest {
   }
 
   get log(): FastifyBaseLogger {
-    return (this.made ??= this.parentLog.child({ request_id: this.id }) as FastifyBaseLogger);
+    return (this.made ??= this.parentLog.child({ request_id: this.id, trace_id: this.traceId }) as FastifyBaseLogger);
   }
 
   get idempotencyKey(): string | string[] | undefined {
@@ -66,6 +67,11 @@ export interface FrontDoorOptions {
   readTimeoutMs: number;
   sender: (request: SendRequest) => SendAnswer | Promise<SendAnswer>;
   debugEnabled: boolean;
+  /** LOG_REQUESTS (decision D50). */
+  logRequests: boolean;
+  metrics: Metrics;
+  /** The client's address as Fastify's request.ip (TRUST_PROXY), for the access line's source_ip_class. */
+  clientAddress: (req: IncomingMessage) => string | undefined;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -106,7 +112,7 @@ export class FrontDoor {
     if (held === undefined) return false;
 
     this.served++;
-    const entry = new Entry(req, res, requestIdFor(h['x-request-id']), this.o.logger, held, this.o.readTimeoutMs);
+    const entry = new Entry(req, res, requestIdFor(h['x-request-id']), traceOf(req).traceId, this.o.logger, held, this.o.readTimeoutMs);
     this.entries.add(entry);
     const chunks: Buffer[] = [];
     let received = 0;
@@ -195,14 +201,16 @@ export class FrontDoor {
     const headers = ['x-request-id', entry.id];
     if (answer.replayed) headers.push('idempotent-replayed', 'true');
     if (entry.closeAfter || this.closing) headers.push('connection', 'close');
-    headers.push('content-type', JSON_TYPE, 'content-length', String(Buffer.byteLength(payload)));
+    const bytes = Buffer.byteLength(payload);
+    headers.push('content-type', JSON_TYPE, 'content-length', String(bytes));
     res.writeHead(answer.status, headers);
     res.end(payload);
-    // Fastify's onResponse line (D24): info for 4xx/5xx, debug for success.
-    if (answer.status >= 400 || this.o.debugEnabled) {
-      const line = { event: 'request.completed', method: 'POST', path: SEND_PATH, status: answer.status, ms: Math.round(performance.now() - entry.started) };
-      if (answer.status >= 400) entry.log.info(line, 'request completed');
-      else entry.log.debug(line, 'request completed');
+    // The access line and the HTTP metrics, as Fastify's onResponse hook writes them (decisions D24, D50).
+    const ms = performance.now() - entry.started;
+    this.o.metrics.observeHttp('notification', 'POST', SEND_PATH, answer.status, ms / 1000);
+    const level = accessLevel(this.o.logRequests, answer.status, false);
+    if (level === 'info' || this.o.debugEnabled) {
+      entry.log[level](accessLine('POST', SEND_PATH, answer.status, ms, bytes, this.o.clientAddress(entry.req)), 'request completed');
     }
   }
 

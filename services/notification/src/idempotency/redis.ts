@@ -69,6 +69,9 @@ export function redisIdempotencyStore({ url, prefix, ttlSeconds, commandTimeoutM
     async release(key) {
       await redis.del(k(key));
     },
+    async ping() {
+      await redis.ping();
+    },
     async close() {
       // A stalled server times QUIT out as well: closing must not fail for it.
       await redis.quit().catch(() => redis.disconnect());

@@ -19,6 +19,8 @@ export interface IdempotencyStore {
   /** Drops the claim after a failed send. */
   release(key: string): Promise<void>;
   close?(): Promise<void>;
+  /** Readiness (decision B72): resolves when the store answers. The in-process store always does. */
+  ping?(): Promise<void>;
 }
 
 /** How long an unfinished claim blocks the key: longer than any send can take, short enough after a crash. */

@@ -19,7 +19,7 @@ import type { Logger } from 'pino';
  * A request whose logger is not made yet (D45) has its line written from its parent's pieces and its
  * request id, as the child would write it.
  */
-export function logSent(request: Pick<SendRequest, 'id' | 'log' | 'parentLog'>, stub: boolean, messageId: string, message: OutboundMessage): void {
+export function logSent(request: Pick<SendRequest, 'id' | 'traceId' | 'log' | 'parentLog'>, stub: boolean, messageId: string, message: OutboundMessage): void {
   const event = stub ? 'email.stub_send' : 'email.sent';
   const msg = stub ? 'stub mode: email not delivered' : 'email sent';
   const id = plainJson(messageId);
@@ -39,7 +39,7 @@ export function logSent(request: Pick<SendRequest, 'id' | 'log' | 'parentLog'>, 
     const requestId = plainJson(request.id);
     const written =
       request.parentLog && requestId !== undefined
-        ? writeInfo(request.parentLog, `,"request_id":${requestId}`, props, msg)
+        ? writeInfo(request.parentLog, `,"request_id":${requestId}${request.traceId === undefined ? '' : `,"trace_id":"${request.traceId}"`}`, props, msg)
         : writeInfo(request.log as unknown as Logger, '', props, msg);
     if (written) return;
   }
@@ -63,11 +63,24 @@ export interface SendRouteOptions {
   provider: EmailProvider;
   idempotency: IdempotencyStore;
   now: () => Date;
+  /** Decision B69: told of every send's outcome and every idempotency-store error (the service's metrics). */
+  observe?: SendObserver;
 }
+
+/** A send's outcome by template; `(invalid)` when the envelope named none the catalog has. */
+export interface SendObserver {
+  send(template: string, result: 'sent' | 'stubbed' | 'failed' | 'invalid' | 'render_failed' | 'replayed' | 'conflict' | 'key_reused'): void;
+  storeError(step: 'begin' | 'complete' | 'release'): void;
+}
+
+const INVALID_TEMPLATE = '(invalid)';
+const unobserved: SendObserver = { send: () => undefined, storeError: () => undefined };
 
 /** What the send flow needs from the request, whichever front door took it (decision D44). */
 export interface SendRequest {
   id: string;
+  /** The request's trace id (decision E16), bound in its logger beside the request id; hex digits only. */
+  traceId?: string;
   idempotencyKey: string | string[] | undefined;
   body: unknown;
   /** The request's logger: its lines carry `request_id`. The front door makes it on first use (D45). */
@@ -94,6 +107,7 @@ export function fail(status: number, error: ErrorCode, requestId: string, detail
 /** Spec 3's send flow, steps 3 to 7, for an authenticated request whose body is parsed. */
 export function createSender(opts: SendRouteOptions): (request: SendRequest) => SendAnswer | Promise<SendAnswer> {
   const { brands, templates, composer, provider, idempotency, now } = opts;
+  const observe = opts.observe ?? unobserved;
   const typeNames = Object.keys(templates);
   const lookup = (type: string) => (Object.hasOwn(templates, type) ? templates[type] : undefined);
 
@@ -103,11 +117,13 @@ export function createSender(opts: SendRouteOptions): (request: SendRequest) => 
       { event: 'email.send_failed', provider: provider.name, provider_status: e.status, detail: e.detail, template: message.type },
       'provider rejected the send',
     );
+    observe.send(message.type, 'failed');
     return fail(500, 'send_failed', request.id);
   };
   const sent = (request: SendRequest, message: OutboundMessage, messageId: string): SendAnswer => {
     // email.sent counts real deliveries only; in stub mode the same fields go to email.stub_send (decision D28).
     logSent(request, provider.stub, messageId, message);
+    observe.send(message.type, provider.stub ? 'stubbed' : 'sent');
     // Step 7.
     return { status: 200, body: { id: messageId, status: 'sent', stubbed: provider.stub, request_id: request.id } };
   };
@@ -135,7 +151,14 @@ export function createSender(opts: SendRouteOptions): (request: SendRequest) => 
 
   /** A send with an Idempotency-Key (D9): claimed before the provider, completed or released after it. */
   const deliverOnce = async (request: SendRequest, key: string, fingerprint: string, message: OutboundMessage): Promise<SendAnswer> => {
-    const claim = await idempotency.begin(key, fingerprint);
+    let claim: Awaited<ReturnType<IdempotencyStore['begin']>>;
+    try {
+      claim = await idempotency.begin(key, fingerprint);
+    } catch (err) {
+      observe.storeError('begin');
+      throw err;
+    }
+    if (claim.state !== 'new') observe.send(message.type, claim.state === 'replay' ? 'replayed' : claim.state === 'in_progress' ? 'conflict' : 'key_reused');
     if (claim.state === 'replay') {
       request.log.info(
         { event: 'email.idempotent_replay', message_id: claim.result.id, original_request_id: claim.result.request_id },
@@ -170,6 +193,7 @@ export function createSender(opts: SendRouteOptions): (request: SendRequest) => 
     try {
       await record();
     } catch (err) {
+      observe.storeError(step);
       request.log.error(
         { event: 'idempotency.record_failed', step, err },
         step === 'complete'
@@ -182,6 +206,7 @@ export function createSender(opts: SendRouteOptions): (request: SendRequest) => 
   return (request) => {
     const key = request.idempotencyKey;
     if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))) {
+      observe.send(INVALID_TEMPLATE, 'invalid');
       return fail(400, 'invalid_request', request.id, [{ field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }]);
     }
 
@@ -190,11 +215,15 @@ export function createSender(opts: SendRouteOptions): (request: SendRequest) => 
 
     // Step 3: the envelope.
     const checked = validateEnvelope(request.body, brands, lookup, typeNames);
-    if (!checked.ok) return fail(400, 'invalid_request', request.id, checked.details);
+    if (!checked.ok) {
+      observe.send(INVALID_TEMPLATE, 'invalid');
+      return fail(400, 'invalid_request', request.id, checked.details);
+    }
 
     // Steps 4 and 5: template data, rendering, template attachments before caller attachments.
     const composed = composer.compose(checked.envelope, now());
     if (!composed.ok) {
+      observe.send(checked.envelope.template.type, composed.error === 'invalid_template_data' ? 'invalid' : 'render_failed');
       if (composed.error === 'invalid_template_data') return fail(400, 'invalid_template_data', request.id, composed.details);
       request.log.error({ event: 'email.render_failed', template: checked.envelope.template.type, err: composed.cause }, 'template threw while rendering');
       return fail(400, 'render_failed', request.id);
