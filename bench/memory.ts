@@ -58,6 +58,7 @@ async function npmStart(entry: string, dataDir: string): Promise<{ rssMiB: numbe
       GATEWAY_PORT: String(gateway),
       BRIDGE_PORT: String(bridge),
       NOTIFICATION_PORT: String(notification),
+      METRICS_PORT: String(await freePort()),
     },
     stdio: ['ignore', 'ignore', 'ignore'],
   });
@@ -99,6 +100,7 @@ async function idleSlope(entry: string, dataDir: string, probeFile: string): Pro
       GATEWAY_PORT: String(gateway),
       BRIDGE_PORT: String(bridge),
       NOTIFICATION_PORT: String(notification),
+      METRICS_PORT: String(await freePort()),
       PRICE_POLL_SECONDS: '2',
       OUTBOX_RECONCILE_SECONDS: '2',
       PRICE_PROPOSAL_INTERVAL_SECONDS: '60',

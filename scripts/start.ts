@@ -7,6 +7,7 @@ import { startNotificationService } from '../services/notification/src/main.ts';
 import { startBridge } from '../services/bridge/src/main.ts';
 import { startGateway } from '../services/gateway/src/main.ts';
 import { buildPortal } from '../apps/portal/build.ts';
+import { Metrics, NPM_START_METRICS_PORT, serveMetrics } from '@domdao/service-kit';
 
 /** Documented in README: only for local development, never for a deployment. */
 import type { AddressInfo } from 'node:net';
@@ -107,7 +108,17 @@ if (!env.SERVICE_TOKEN) {
 // Each service keeps its own default port unless NOTIFICATION_PORT / BRIDGE_PORT / GATEWAY_PORT say
 // otherwise; the development price source takes PRICE_SOURCE_PORT, else a free one. The banner names
 // every port the platform opens (decision R16).
-const { PORT: _port, ...shared } = env;
+const { PORT: _port, METRICS_PORT: _metricsPort, METRICS_HOST: _metricsHost, METRICS_TOKEN: metricsToken, ...shared } = env;
+// Decision B70: the three services share one registry and one metrics listener (one process, one scrape).
+shared.METRICS_PORT = '0';
+const metrics = new Metrics({ processMetrics: true });
+function metricsPort(value: string | undefined): number {
+  if (value === undefined) return NPM_START_METRICS_PORT;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port < 1 || port > 65535)
+    throw new StartError(`METRICS_PORT must be a port number from 1 to 65535, got ${JSON.stringify(value)}`);
+  return port;
+}
 const gatewayPort = env.GATEWAY_PORT ?? '3000';
 // Links, the login page and the allowed front-end origin are the gateway's: the one URL a person opens.
 const gatewayOrigin = `http://${env.HOST === DEV_HOST || env.HOST === '0.0.0.0' || env.HOST === '::' ? DEV_HOST : env.HOST}:${gatewayPort}`;
@@ -122,7 +133,7 @@ try {
   if (stopping) await stopAll();
   const notification = await started(
     'notification service',
-    await startNotificationService({ ...shared, ...(env.NOTIFICATION_PORT && { PORT: env.NOTIFICATION_PORT }) }),
+    await startNotificationService({ ...shared, ...(env.NOTIFICATION_PORT && { PORT: env.NOTIFICATION_PORT }) }, { metrics }),
     (app) => app.close(),
   );
   const url = (a: AddressInfo) => `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
@@ -146,44 +157,62 @@ try {
         );
   const bridge = await started(
     'bridge',
-    await startBridge({
-      ...shared,
-      DEV_OUTBOX_FILE: env.DEV_OUTBOX_FILE ?? `${dataDir}/dev-outbox.jsonl`,
-      PAYMENT_WEBHOOK_SECRET: env.PAYMENT_WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET,
-      API_TOKEN: env.API_TOKEN ?? DEV_API_TOKEN,
-      BOOTSTRAP_ADMIN_EMAILS: env.BOOTSTRAP_ADMIN_EMAILS ?? DEV_ADMIN_EMAIL,
-      ...(env.BRIDGE_PORT && { PORT: env.BRIDGE_PORT }),
-      // Links go through the gateway; the bridge's own port stays usable directly (its origin is allowed too).
-      PUBLIC_URL: env.PUBLIC_URL ?? gatewayOrigin,
-      FRONTEND_ORIGINS: env.FRONTEND_ORIGINS ?? `${gatewayOrigin},http://127.0.0.1:${env.BRIDGE_PORT ?? 3200}`,
-      NOTIFICATION_SERVICE_URL: env.NOTIFICATION_SERVICE_URL ?? local,
-      NOTIFICATION_SERVICE_TOKEN: env.NOTIFICATION_SERVICE_TOKEN ?? env.SERVICE_TOKEN,
-      ...(fakePrice && { PRICE_SOURCES: devPriceSources(DEV_DOM_PRICE_USD, fakePrice.url) }),
-      // The member web app's simulated card checkout (decision F8), through the signed webhook.
-      DEV_CHECKOUT: env.DEV_CHECKOUT ?? 'true',
-      // Development DOM (decision L22): a faucet for members and a funded treasury, on the embedded ledger only.
-      ...(!env.IC_GOVERNANCE_CANISTER_ID && {
-        DEV_FAUCET_DOM: env.DEV_FAUCET_DOM ?? String(DEV_FAUCET_DOM),
-        EMBEDDED_TREASURY_DOM: env.EMBEDDED_TREASURY_DOM ?? String(DEV_TREASURY_DOM),
-        // Decision G45: proposals open in a minute and close in minutes, so a newcomer can see a vote through.
-        DEV_VOTING_MINUTES: env.DEV_VOTING_MINUTES ?? String(DEV_VOTING_MINUTES),
-      }),
-    }),
+    await startBridge(
+      {
+        ...shared,
+        DEV_OUTBOX_FILE: env.DEV_OUTBOX_FILE ?? `${dataDir}/dev-outbox.jsonl`,
+        PAYMENT_WEBHOOK_SECRET: env.PAYMENT_WEBHOOK_SECRET ?? DEV_WEBHOOK_SECRET,
+        API_TOKEN: env.API_TOKEN ?? DEV_API_TOKEN,
+        BOOTSTRAP_ADMIN_EMAILS: env.BOOTSTRAP_ADMIN_EMAILS ?? DEV_ADMIN_EMAIL,
+        ...(env.BRIDGE_PORT && { PORT: env.BRIDGE_PORT }),
+        // Links go through the gateway; the bridge's own port stays usable directly (its origin is allowed too).
+        PUBLIC_URL: env.PUBLIC_URL ?? gatewayOrigin,
+        FRONTEND_ORIGINS: env.FRONTEND_ORIGINS ?? `${gatewayOrigin},http://127.0.0.1:${env.BRIDGE_PORT ?? 3200}`,
+        NOTIFICATION_SERVICE_URL: env.NOTIFICATION_SERVICE_URL ?? local,
+        NOTIFICATION_SERVICE_TOKEN: env.NOTIFICATION_SERVICE_TOKEN ?? env.SERVICE_TOKEN,
+        ...(fakePrice && { PRICE_SOURCES: devPriceSources(DEV_DOM_PRICE_USD, fakePrice.url) }),
+        // The member web app's simulated card checkout (decision F8), through the signed webhook.
+        DEV_CHECKOUT: env.DEV_CHECKOUT ?? 'true',
+        // Development DOM (decision L22): a faucet for members and a funded treasury, on the embedded ledger only.
+        ...(!env.IC_GOVERNANCE_CANISTER_ID && {
+          DEV_FAUCET_DOM: env.DEV_FAUCET_DOM ?? String(DEV_FAUCET_DOM),
+          EMBEDDED_TREASURY_DOM: env.EMBEDDED_TREASURY_DOM ?? String(DEV_TREASURY_DOM),
+          // Decision G45: proposals open in a minute and close in minutes, so a newcomer can see a vote through.
+          DEV_VOTING_MINUTES: env.DEV_VOTING_MINUTES ?? String(DEV_VOTING_MINUTES),
+        }),
+      },
+      { metrics },
+    ),
     (b) => b.app.close(),
   );
   const bridgeBase = url(bridge.app.server.address() as AddressInfo);
   const gateway = await started(
     'gateway',
-    await startGateway({
-      ...shared,
-      PORT: gatewayPort,
-      BRIDGE_URL: bridgeBase.replace(/\/\/(0\.0\.0\.0|\[::\])/, '//127.0.0.1'),
-      NOTIFICATION_URL: local,
-      NOTIFICATION_SERVICE_TOKEN: env.SERVICE_TOKEN,
-      // The gateway trusts only what a load balancer in front of it would say; here nothing is in front.
-      TRUST_PROXY: 'false',
-    }),
+    await startGateway(
+      {
+        ...shared,
+        PORT: gatewayPort,
+        BRIDGE_URL: bridgeBase.replace(/\/\/(0\.0\.0\.0|\[::\])/, '//127.0.0.1'),
+        NOTIFICATION_URL: local,
+        NOTIFICATION_SERVICE_TOKEN: env.SERVICE_TOKEN,
+        // The gateway trusts only what a load balancer in front of it would say; here nothing is in front.
+        TRUST_PROXY: 'false',
+      },
+      { metrics },
+    ),
     (g) => g.app.close(),
+  );
+  const metricsHost = env.METRICS_HOST ?? DEV_HOST;
+  const scrape = await started(
+    'metrics listener',
+    await serveMetrics({ metrics, host: metricsHost, port: metricsPort(env.METRICS_PORT), token: metricsToken, log: gateway.app.log }).catch(
+      (e: NodeJS.ErrnoException) => {
+        throw new StartError(
+          `the metrics listener cannot listen on ${metricsHost}:${env.METRICS_PORT ?? NPM_START_METRICS_PORT}: ${e.code ?? e.message} (set METRICS_PORT to a free port)`,
+        );
+      },
+    ),
+    (m) => m.close(),
   );
   const home = url(gateway.app.server.address() as AddressInfo);
   const exposed = env.HOST !== DEV_HOST ? `  WARNING: HOST=${env.HOST}: the development secrets below are reachable from the network` : '';
@@ -198,6 +227,7 @@ try {
       ...(fakePrice
         ? [`  dev price source      ${new URL(fakePrice.url).origin}  (a fake JSON exchange the bridge polls; PRICE_SOURCE_PORT fixes its port)`]
         : []),
+      `  metrics               ${scrape.url}  (Prometheus text, all three services${metricsToken ? ', bearer METRICS_TOKEN' : ''}; METRICS_PORT moves it)`,
       `  service token         ${generatedToken ? `${DEV_NOTIFICATION_TOKEN}  (development default; set SERVICE_TOKEN to override)` : 'from SERVICE_TOKEN'}`,
       '',
       ...(exposed ? [exposed, ''] : []),
@@ -220,7 +250,7 @@ try {
       }`,
       `  DOM:        POST ${home}/api/dev/faucet gives a signed-in member ${DEV_FAUCET_DOM} test DOM (development only); campaigns at ${home}/api/campaigns, treasury ${home}/api/treasury`,
       `  AI: ${bridge.config.INFERENCE_URL ? `inference at ${bridge.config.INFERENCE_URL} (models ${bridge.config.INFERENCE_DEFAULT_MODEL}, ${bridge.config.INFERENCE_EMBED_MODEL})` : 'no inference server configured (set INFERENCE_URL to an OpenAI-compatible server): /api/ai/* answer 503 CIRCUIT_OPEN'};  health: ${home}/api/ai/health`,
-      `  try: curl -s ${home}/health`,
+      `  try: curl -s ${home}/health   ready: curl -s ${home}/health/ready   metrics: curl -s ${scrape.url}`,
       `       curl -s ${home}/notify/api/v1/health`,
       `       curl -s -X POST ${home}/notify/api/v1/send -H 'authorization: Bearer ${generatedToken ? DEV_NOTIFICATION_TOKEN : '$SERVICE_TOKEN'}' \\`,
       `            -H 'content-type: application/json' \\`,

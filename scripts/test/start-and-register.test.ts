@@ -62,6 +62,7 @@ describe('npm start and npm run register', () => {
         ...baseEnv,
         BRIDGE_PORT: String(bridgePort),
         NOTIFICATION_PORT: String(notificationPort),
+        METRICS_PORT: String(await freePort()),
         GATEWAY_PORT: String(gatewayPort),
         PRICE_SOURCE_PORT: String(priceSourcePort),
       },

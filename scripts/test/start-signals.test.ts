@@ -73,7 +73,7 @@ async function endLeftovers(marker: string): Promise<void> {
 
 let current: string | undefined;
 
-function startNpm(dataDir: string, ports: { gateway: number; bridge: number; notification: number }, extra: NodeJS.ProcessEnv = {}): Started {
+function startNpm(dataDir: string, ports: { gateway: number; bridge: number; notification: number; metrics: number }, extra: NodeJS.ProcessEnv = {}): Started {
   const marker = randomUUID();
   current = marker;
   const npm = spawn('npm', ['start'], {
@@ -87,6 +87,7 @@ function startNpm(dataDir: string, ports: { gateway: number; bridge: number; not
       GATEWAY_PORT: String(ports.gateway),
       BRIDGE_PORT: String(ports.bridge),
       NOTIFICATION_PORT: String(ports.notification),
+      METRICS_PORT: String(ports.metrics),
       npm_config_update_notifier: 'false',
       [MARKER]: marker,
       ...extra,
@@ -121,11 +122,11 @@ function startNpm(dataDir: string, ports: { gateway: number; bridge: number; not
         if (!re.test(out)) reject(new Error(`npm exited before printing ${re}:\n${out}`));
       });
     });
-  return { npm, marker, ports: [ports.gateway, ports.bridge, ports.notification], gateway: ports.gateway, output: () => out, exited, waitFor };
+  return { npm, marker, ports: [ports.gateway, ports.bridge, ports.notification, ports.metrics], gateway: ports.gateway, output: () => out, exited, waitFor };
 }
 
 async function ports() {
-  return { gateway: await freePort(), bridge: await freePort(), notification: await freePort() };
+  return { gateway: await freePort(), bridge: await freePort(), notification: await freePort(), metrics: await freePort() };
 }
 
 /** The development price source's port, from the banner. */

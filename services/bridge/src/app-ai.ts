@@ -5,6 +5,7 @@ import { BRIDGE_VERSION, type BridgeParts } from './app.ts';
 import type { Guards } from './core/auth/guards.ts';
 import type { BridgeContext } from './core/context.ts';
 import type { JobRunner } from './core/jobs/index.ts';
+import type { BridgeMetrics } from './core/metrics/index.ts';
 import aiRoutes from './features/ai/index.ts';
 import { createAlerts } from './features/ai/alerts.ts';
 import { createInference } from './features/ai/inference.ts';
@@ -15,9 +16,10 @@ export interface AiParts {
   ctx: BridgeContext;
   guards: Guards;
   jobs: JobRunner;
+  metrics: BridgeMetrics;
 }
 
-export async function registerAi(app: FastifyInstance, { parts, ctx, guards, jobs }: AiParts): Promise<void> {
+export async function registerAi(app: FastifyInstance, { parts, ctx, guards, jobs, metrics }: AiParts): Promise<void> {
   const { config } = parts;
   const { events, now } = ctx;
   const alerts = await createAlerts({
@@ -42,6 +44,7 @@ export async function registerAi(app: FastifyInstance, { parts, ctx, guards, job
     ...(parts.ai?.queue && { queue: parts.ai.queue }),
     alerts,
     log: app.log,
+    onModelCall: metrics.modelCall,
   });
   app.decorate('inference', inference);
   app.decorate('aiAlerts', alerts);

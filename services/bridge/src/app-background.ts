@@ -13,6 +13,7 @@ import { GovernanceFollower } from './core/events/governance-follower.ts';
 import { JobRunner } from './core/jobs/index.ts';
 import jobRoutes from './core/jobs/routes.ts';
 import type { Outbox } from './core/outbox/index.ts';
+import type { BridgeMetrics } from './core/metrics/index.ts';
 import { expireUnverifiedRegistrations } from './core/outbox/user-operations.ts';
 import priceOracleRoutes, { createPriceOracle, parsePriceSources } from './features/oracle/index.ts';
 import priceJob from './features/price-job/index.ts';
@@ -28,10 +29,11 @@ export interface BackgroundParts {
   guards: Guards;
   outbox: Outbox;
   events: EventLog;
+  metrics: BridgeMetrics;
 }
 
 /** Registers the background work; returns the job runner the member features define their jobs on. */
-export async function registerBackground(app: FastifyInstance, { parts, ctx, guards, outbox, events }: BackgroundParts): Promise<JobRunner> {
+export async function registerBackground(app: FastifyInstance, { parts, ctx, guards, outbox, events, metrics }: BackgroundParts): Promise<JobRunner> {
   const { config } = parts;
   const now = ctx.now;
   const priceOracle = createPriceOracle({
@@ -44,10 +46,18 @@ export async function registerBackground(app: FastifyInstance, { parts, ctx, gua
     now,
     publicUrl: config.PUBLIC_URL,
     log: app.log,
+    onObservations: (observations) => metrics.priceObserved(observations),
   });
   app.decorate('priceOracle', priceOracle);
   await app.register(priceOracleRoutes, { oracle: priceOracle, retryAfterSeconds: config.PRICE_POLL_SECONDS, now });
-  const governanceFollower = new GovernanceFollower({ db: parts.db, events, governance: ctx.canisters.governance, pollMs: GOVERNANCE_FOLLOW_MS, log: app.log });
+  const governanceFollower = new GovernanceFollower({
+    db: parts.db,
+    events,
+    governance: ctx.canisters.governance,
+    pollMs: GOVERNANCE_FOLLOW_MS,
+    log: app.log,
+    onPass: () => metrics.followerPassed('governance', Date.now()),
+  });
   const fundsFollower = new FundsFollower({
     db: parts.db,
     events,
@@ -55,12 +65,19 @@ export async function registerBackground(app: FastifyInstance, { parts, ctx, gua
     treasury: ctx.canisters.treasury,
     pollMs: FUNDS_FOLLOW_MS,
     log: app.log,
+    onPass: () => metrics.followerPassed('funds', Date.now()),
   });
   app.decorate('events', events);
   app.decorate('fundsFollower', fundsFollower);
   // Scheduled jobs (decisions V16–V21): features define theirs while the app is built; the runner
   // looks for due slots once the app is ready and stops (finishing runs in flight) on close.
-  const jobs = new JobRunner({ db: parts.db, now, instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, log: app.log });
+  const jobs = new JobRunner({
+    db: parts.db,
+    now,
+    instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    log: app.log,
+    onRunFinished: (job, status, seconds) => metrics.jobFinished(job, status, seconds),
+  });
   app.decorate('jobs', jobs);
   // Decision B26: expired unverified registrations leave the database and (through the outbox) the canister.
   jobs.define({

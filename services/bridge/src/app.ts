@@ -7,7 +7,9 @@ import fastifyCors from '@fastify/cors';
 import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import { notificationClientFromEnv, type NotificationClient } from '@domdao/notification-client';
-import { createLogger, drainOnClose, parseTrustProxy, requestIdFor, type ServiceLogger } from '@domdao/service-kit';
+import { createLogger, drainOnClose, Metrics, parseTrustProxy, requestIdFor, type ServiceLogger } from '@domdao/service-kit';
+import { bridgeMetrics, type BridgeMetrics } from './core/metrics/index.ts';
+import { observeBridgeRequests, registerObservability, timedCanisters } from './app-observability.ts';
 import { lockDirectory } from '@domdao/canisters/embedded';
 import { databaseThrottle } from './core/auth/brute-force.ts';
 import { corsOptions } from './core/auth/cors.ts';
@@ -60,6 +62,8 @@ import { AuditLog, SYSTEM } from './core/audit/index.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
+    /** The service's metrics (decision B69): scraped on the metrics listener, never on the public port. */
+    metrics: Metrics;
     /** The price oracle (decision O15): `latest()` for other modules such as the price-proposal job. */
     priceOracle: PriceOracle;
     /** The in-bridge event log (decisions V1–V4): `events.subscribe(name, types, handler)`. */
@@ -105,6 +109,8 @@ export interface BridgeParts {
   jobTimer?: boolean;
   /** The embedded database's failure (decision P16), once it has failed: /health answers 503 from then on. */
   databaseFailure?: () => Error | undefined;
+  /** The bridge's metrics (decision B69); made here when not given. */
+  metrics?: BridgeMetrics;
 }
 
 export const BRIDGE_VERSION = '0.1.0';
@@ -134,8 +140,11 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
       ),
   });
   drainOnClose(app);
-  await app.register(fastifyCookie);
   const now = parts.now ?? Date.now;
+  const metrics = parts.metrics ?? bridgeMetrics(new Metrics(), now);
+  app.decorate('metrics', metrics.registry);
+  observeBridgeRequests(app, config, metrics);
+  await app.register(fastifyCookie);
   const outbox = new Outbox({
     db: parts.db,
     now,
@@ -156,6 +165,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
       idleMs: config.SESSION_IDLE_MINUTES * 60_000,
       absoluteMs: config.SESSION_ABSOLUTE_HOURS * 3_600_000,
       now,
+      onCreated: metrics.sessionCreated,
     }),
     // Decision B52: the attempt counters live in the database whatever holds the sessions, so a lockout outlives a Redis restart.
     throttle: databaseThrottle(parts.db, now),
@@ -258,6 +268,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     frontendOrigins: ctx.frontendOrigins,
     guards,
     audit,
+    signIn: metrics.signIn,
   });
   await app.register(loginPage, { config, frontendOrigins: ctx.frontendOrigins });
   await app.register(registration, { ctx });
@@ -277,10 +288,11 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   await app.register(adminNotifications, { db: ctx.db, user: ctx.canisters.user, guards });
   await app.register(adminOutbox, { outbox, guards });
   await app.register(testEmail, { accessToken: config.ACCESS_TOKEN, brandDomain: config.EMAIL_BRAND_DOMAIN, notifier: ctx.notifier });
-  const jobs = await registerBackground(app, { parts, ctx, guards, outbox, events });
+  const jobs = await registerBackground(app, { parts, ctx, guards, outbox, events, metrics });
   await registerAudit(app, { parts, ctx, guards, jobs, audit });
   await registerMemberFeatures(app, { parts, ctx, guards, jobs });
-  await registerAi(app, { parts, ctx, guards, jobs });
+  await registerAi(app, { parts, ctx, guards, jobs, metrics });
+  registerObservability(app, metrics, { db: parts.db, redis: parts.redis, canisters: ctx.canisters, notifier: parts.notifier }, now);
   await app.register(portal, {
     dir: config.PORTAL_DIR ?? DEFAULT_PORTAL_DIR,
     exposeNotFound: (send) => (appNotFound = send),
@@ -308,6 +320,8 @@ export interface OpenBridgeOptions {
   jobTimer?: boolean;
   /** Tests only: told of each sync of the embedded database's files; a throw stands for a failed sync (decision P16). */
   embeddedSyncFault?: (fd: number) => void;
+  /** The metrics registry (decision B69); `npm start` passes the one the three services share. */
+  metrics?: Metrics;
 }
 
 /** Opens every dependency from configuration: database, session store, canisters, notification client, keys. */
@@ -322,7 +336,8 @@ export async function openBridge(config: BridgeConfig, env: NodeJS.ProcessEnv, o
     ];
     if (problems.length) throw new ConfigError(problems);
   }
-  const log = createLogger(config.LOG_LEVEL, 'bridge', BRIDGE_VERSION, options.logStream);
+  // Decision E16: lines written while a request or job run goes on carry its trace id, whichever logger wrote them.
+  const log = createLogger(config.LOG_LEVEL, 'bridge', BRIDGE_VERSION, options.logStream, { traceFromContext: true });
   // The embedded canisters and PGlite are single-process: one bridge per DATA_DIR (decision B18).
   const embedded = !config.DATABASE_URL || !env.IC_GOVERNANCE_CANISTER_ID;
   const lock = embedded ? lockDirectory(config.DATA_DIR) : undefined;
@@ -336,6 +351,7 @@ export async function openBridge(config: BridgeConfig, env: NodeJS.ProcessEnv, o
 
 async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, options: OpenBridgeOptions, log: ServiceLogger, releaseLock: () => void) {
   const keys = await loadKeys(config);
+  const metrics = bridgeMetrics(options.metrics ?? new Metrics(), options.now);
   let databaseFailure: Error | undefined;
   const database = await openDatabase(
     config.DATABASE_URL
@@ -350,6 +366,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
           ...(options.embeddedSyncFault && { onEmbeddedSync: options.embeddedSyncFault }),
           onEmbeddedSyncFailed: (err) => {
             databaseFailure = err;
+            metrics.embeddedSyncFailed();
             log.logger.fatal(
               { event: 'database.sync_failed', err: err.message },
               'the embedded database could not sync its files: it refuses every statement (nothing unsynced was acknowledged); restart the bridge, which recovers it from its log, once the disk is sound',
@@ -394,10 +411,11 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     config,
     db: database.db,
     sessionStore,
-    canisters,
+    canisters: { ...canisters, clients: timedCanisters(canisters.clients, metrics) },
     notifier,
     keys,
     log,
+    metrics,
     databaseFailure: () => databaseFailure,
     ...(redis && { redis }),
     ...(options.now && { now: options.now }),

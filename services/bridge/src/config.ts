@@ -2,6 +2,7 @@
 // defaults are generated once and kept in DATA_DIR/keys.json (mode 0600); production refuses that.
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError, Env, loadConfig } from '@domdao/config';
+import { observabilityEnv } from '@domdao/service-kit';
 import { parsePriceSources } from './features/oracle/sources.ts';
 
 export const BridgeEnv = Type.Object({
@@ -192,6 +193,7 @@ export const BridgeEnv = Type.Object({
     3650,
   ),
   AUDIT_RETENTION_BATCH: Env.int(1000, 'audit rows the retention job deletes per transaction (it repeats until none is older; decision B65)', 1, 100_000),
+  ...observabilityEnv('bridge'),
 });
 export type BridgeConfig = Static<typeof BridgeEnv>;
 

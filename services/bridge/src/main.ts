@@ -2,12 +2,15 @@
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '@domdao/config';
 import { DirectoryLockedError } from '@domdao/canisters/embedded';
+import { listenForMetrics, type Metrics } from '@domdao/service-kit';
 import { openBridge } from './app.ts';
 import { loadBridgeConfig } from './config.ts';
 
-export async function startBridge(env: NodeJS.ProcessEnv) {
+export async function startBridge(env: NodeJS.ProcessEnv, options: { metrics?: Metrics } = {}) {
   const config = loadBridgeConfig(env);
-  const opened = await openBridge(config, env);
+  const opened = await openBridge(config, env, options.metrics ? { metrics: options.metrics } : {});
+  // Decision B70: metrics on their own listener (METRICS_PORT), never on the bridge's public port.
+  const metricsListener = await listenForMetrics(opened.app, config);
   await opened.app.listen({ port: config.PORT, host: config.HOST });
   opened.app.log.info(
     {
@@ -17,6 +20,7 @@ export async function startBridge(env: NodeJS.ProcessEnv) {
       sessions: config.SESSION_STORE,
       canisters: opened.canisters.mode,
       canister_principal: opened.canisters.principal,
+      metrics: metricsListener?.url ?? null,
     },
     'bridge listening',
   );

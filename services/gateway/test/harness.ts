@@ -46,6 +46,7 @@ export async function startPlatform(env: (ports: { gateway: number; bridge: numb
       GATEWAY_PORT: String(ports.gateway),
       BRIDGE_PORT: String(ports.bridge),
       NOTIFICATION_PORT: String(ports.notification),
+      METRICS_PORT: String(await freePort()),
       SERVICE_TOKEN,
       FOREIGN_SERVICE_TOKENS: `payments=${FOREIGN_TOKEN}`,
       COOKIE_DOMAIN,

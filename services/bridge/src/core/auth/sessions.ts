@@ -17,6 +17,8 @@ export interface SessionManagerOptions {
   idleMs: number;
   absoluteMs: number;
   now?: () => number;
+  /** Told of each session created (the bridge's metrics, decision B69). */
+  onCreated?: () => void;
 }
 
 /** Writes of last_seen_at are spared unless this much time has passed (a read-mostly path). */
@@ -41,6 +43,7 @@ export function sessionManager(o: SessionManagerOptions) {
         expires_at: t + o.absoluteMs,
       };
       await o.store.create(hashId(id), record, ttl(record, t));
+      o.onCreated?.();
       return { id, expires_at: record.expires_at };
     },
 

@@ -19,6 +19,8 @@ export interface FundsFollowerOptions {
   treasury: Pick<CanisterClients['treasury'], 'list_payouts'>;
   pollMs: number;
   log?: { warn(obj: object, msg: string): void };
+  /** Told of each successful pass (decision B69). */
+  onPass?: () => void;
 }
 
 export class FundsFollower {
@@ -32,6 +34,7 @@ export class FundsFollower {
       pollMs: o.pollMs,
       events: o.events,
       log: o.log,
+      onPass: o.onPass,
       failure: { event: 'events.funds_follow_failed', message: 'reading the campaign and treasury canisters failed; retrying' },
     });
   }

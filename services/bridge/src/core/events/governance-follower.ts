@@ -18,6 +18,8 @@ export interface GovernanceFollowerOptions {
   /** Poll period, ms. */
   pollMs: number;
   log?: { warn(obj: object, msg: string): void };
+  /** Told of each successful pass (decision B69). */
+  onPass?: () => void;
 }
 
 export class GovernanceFollower {
@@ -31,6 +33,7 @@ export class GovernanceFollower {
       pollMs: o.pollMs,
       events: o.events,
       log: o.log,
+      onPass: o.onPass,
       failure: { event: 'events.governance_follow_failed', message: 'reading the governance admin event log failed; retrying' },
     });
   }

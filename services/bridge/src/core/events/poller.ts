@@ -10,6 +10,8 @@ export interface PollerOptions {
   /** The log event and message of a failed pass. */
   failure: { event: string; message: string };
   log?: { warn(obj: object, msg: string): void } | undefined;
+  /** Told of each successful pass (the bridge's metrics: the followers' lag, decision B69). */
+  onPass?: (() => void) | undefined;
 }
 
 export class Poller {
@@ -35,6 +37,7 @@ export class Poller {
     const pass = async (): Promise<void> => {
       try {
         await this.run();
+        this.#o.onPass?.();
       } catch (err) {
         this.#o.log?.warn({ event: this.#o.failure.event, err: err instanceof Error ? err.message : String(err) }, this.#o.failure.message);
       }

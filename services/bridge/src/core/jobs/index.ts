@@ -8,6 +8,7 @@
 // - Every run is a row: trigger, status, attempt, started/finished, detail JSON, error.
 // The clock is injected (`now`): leases, slots and retries use it, never the database's clock, so
 // tests move time; instances are assumed NTP-synchronised (a lease is a minute by default).
+import { inNewTrace } from '@domdao/service-kit';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { isEmbeddedDatabaseFailed } from '../db/errors.ts';
@@ -58,6 +59,7 @@ export class JobRunner {
   readonly #leaseMs: number;
   readonly #pollMs: number;
   readonly #log: JobRunnerOptions['log'];
+  readonly #onRunFinished: JobRunnerOptions['onRunFinished'];
   readonly #leases: JobLeases;
   readonly #jobs = new Map<string, Job>();
   readonly #running = new Set<Promise<unknown>>();
@@ -72,6 +74,7 @@ export class JobRunner {
     this.#leaseMs = o.leaseMs ?? 60_000;
     this.#pollMs = o.pollMs ?? 1_000;
     this.#log = o.log;
+    this.#onRunFinished = o.onRunFinished;
     this.#leases = new JobLeases(this.#db, this.#now, this.#leaseMs, this.instanceId);
   }
 
@@ -321,7 +324,8 @@ export class JobRunner {
     let error: string | null = null;
     const t0 = Date.now();
     try {
-      const out = await spec.run({ job: spec.name, runId, slot, trigger, attempt, signal: abort.signal, input, now: this.#now });
+      // Decision E16: a run is a trace of its own, so its lines and the calls it makes share one trace id.
+      const out = await inNewTrace(() => spec.run({ job: spec.name, runId, slot, trigger, attempt, signal: abort.signal, input, now: this.#now }));
       status = out?.outcome ?? 'succeeded';
       detail = out?.detail ?? null;
     } catch (err) {
@@ -344,6 +348,7 @@ export class JobRunner {
       .where('attempt', '=', attempt)
       .returningAll()
       .executeTakeFirst();
+    this.#onRunFinished?.(spec.name, status, (Date.now() - t0) / 1000);
     const log = status === 'failed' ? this.#log?.warn : this.#log?.info;
     log?.call(
       this.#log,

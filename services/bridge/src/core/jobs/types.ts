@@ -88,6 +88,8 @@ export interface JobRunnerOptions {
   /** How often due slots are looked for. Default 1 s. */
   pollMs?: number;
   log?: { info(o: object, m: string): void; warn(o: object, m: string): void; error(o: object, m: string): void };
+  /** Told of each finished run (the bridge's metrics, decision B69). */
+  onRunFinished?: (job: string, status: JobStatus, seconds: number) => void;
 }
 
 export type Row = {

@@ -2,6 +2,7 @@
 // chat completions, embeddings and the model list. Embeddings are always asked for as floats:
 // several servers and client libraries mis-decode base64 embeddings silently (decision A4).
 // Every failure is an InferenceError whose `kind` says whether it counts against the circuit.
+import { currentTraceparent } from '@domdao/service-kit';
 
 export type InferenceFailure =
   /** No answer in time, connection refused or reset, a 5xx or 429: the server is unwell. */
@@ -62,6 +63,7 @@ export function createInferenceClient(o: InferenceClientOptions): InferenceClien
   const base = o.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
   const doFetch = o.fetch ?? fetch;
   const call = async (method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number): Promise<unknown> => {
+    const traceparent = currentTraceparent();
     let res: Response;
     try {
       res = await doFetch(`${base}${path}`, {
@@ -70,6 +72,8 @@ export function createInferenceClient(o: InferenceClientOptions): InferenceClien
           accept: 'application/json',
           ...(body !== undefined && { 'content-type': 'application/json' }),
           ...(o.apiKey && { authorization: `Bearer ${o.apiKey}` }),
+          // Decision E16: the inference server sees the trace of the request (or job run) that called it.
+          ...(traceparent && { traceparent }),
         },
         ...(body !== undefined && { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(timeoutMs),

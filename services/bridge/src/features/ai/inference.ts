@@ -34,6 +34,8 @@ export interface InferenceSettings {
   alerts: Alerts;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   fetch?: typeof fetch;
+  /** Told of every call to the inference server (the bridge's metrics: model latency, decision B69). */
+  onModelCall?: (model: string, operation: string, seconds: number, outcome: 'ok' | 'error') => void;
 }
 
 export interface InferenceHealth {
@@ -92,9 +94,11 @@ export function createInference(s: InferenceSettings): Inference {
     const value = await circuit.execute(() =>
       queue.run(model, async (swap) => {
         const t0 = performance.now();
+        let outcome: 'ok' | 'error' = 'error';
         try {
           const v = await call(client, s.timeoutMs + (swap ? s.swapAllowanceMs : 0));
           consecutive = 0;
+          outcome = 'ok';
           return v;
         } catch (e) {
           if (e instanceof InferenceError && e.kind === 'unavailable') consecutive++;
@@ -105,6 +109,7 @@ export function createInference(s: InferenceSettings): Inference {
           throw e;
         } finally {
           s.alerts.inferenceLatency(performance.now() - t0, { model, operation });
+          s.onModelCall?.(model, operation, (performance.now() - t0) / 1000, outcome);
         }
       }),
     );

@@ -70,6 +70,8 @@ export interface PriceOracleOptions {
   publicUrl: string;
   log?: { info(o: object, msg: string): void; warn(o: object, msg: string): void; error(o: object, msg: string): void };
   kinds?: Record<string, SourceKind>;
+  /** Told of every poll's judged observations (the bridge's metrics: each source's age, decision B69). */
+  onObservations?: (observations: JudgedObservation[]) => void;
 }
 
 interface Row {
@@ -116,6 +118,7 @@ export function createPriceOracle(opts: PriceOracleOptions): PriceOracle {
     const observations = await Promise.all(opts.sources.map((s) => observe(s, opts.now, kinds, stopController.signal)));
     const now = opts.now();
     const result = aggregate(observations, { now, outlierPct: opts.outlierPct, minSources: opts.minSources });
+    opts.onObservations?.(result.observations);
     if (!result.ok) {
       opts.log?.warn({ event: 'price.poll.no_aggregate', reason: result.reason, observations: result.observations }, 'price poll: no aggregate');
       return { ok: false, reason: result.reason, observations: result.observations };

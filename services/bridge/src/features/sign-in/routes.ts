@@ -13,6 +13,7 @@ import { verifyPassword } from '../../core/auth/passwords.ts';
 import type { Session, SessionManager } from '../../core/auth/sessions.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import type { AuditRecorder } from '../../core/audit/index.ts';
+import type { SignInCounters } from '../../core/metrics/index.ts';
 
 export interface AuthOptions {
   config: Pick<BridgeConfig, 'COOKIE_DOMAIN' | 'LOGIN_WINDOW_MINUTES' | 'LOGIN_MAX_FAILURES' | 'SESSION_ABSOLUTE_HOURS'>;
@@ -28,6 +29,8 @@ export interface AuthOptions {
   guards: Guards;
   /** Sign-ins, lockouts and ended sessions are audited (decision B61). */
   audit: AuditRecorder;
+  /** Refused passwords and lockouts, counted (decision B69). */
+  signIn?: SignInCounters;
 }
 
 /** The account's ceiling over every client address, as a multiple of LOGIN_MAX_FAILURES (decision B30). */
@@ -60,7 +63,7 @@ export function sessionBody(s: Pick<Session, 'user_id' | 'email' | 'roles'>) {
 
 export default async function authRoutes(
   app: BridgeApp,
-  { config, db, sessions, throttle, membership, blindIndex, frontendOrigins, guards, audit }: AuthOptions,
+  { config, db, sessions, throttle, membership, blindIndex, frontendOrigins, guards, audit, signIn }: AuthOptions,
 ): Promise<void> {
   const { currentSession } = guards;
   const csrf = csrfGuard(frontendOrigins, SESSION_COOKIE);
@@ -85,6 +88,7 @@ export default async function authRoutes(
       { key: keys[2]!, limit: max * ACCOUNT_CEILING_FACTOR, windowMs },
     ]);
     if (wait > 0) {
+      signIn?.lockedOut();
       await audit.record(req, { event: 'auth.login_locked_out', outcome: 'denied', detail: { retry_after_seconds: wait } });
       throw new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many failed logins; try again in ${wait} seconds`, { 'retry-after': String(wait) });
     }
@@ -97,6 +101,7 @@ export default async function authRoutes(
     if (!(await verifyPassword(user?.password_hash, password)) || !user) {
       // The account an attempt named is its subject; an address with no account names none (decision B63).
       await audit.record(req, { event: 'auth.login_failed', subject: user?.id, outcome: 'failure', detail: { reason: 'invalid_credentials' } });
+      signIn?.failed();
       throw invalid();
     }
     // The right password: the attempt was not a failure, and the client's own count starts again.
