@@ -1,4 +1,5 @@
 // `npm run bench [name…]`: runs the benchmarks and prints Markdown for the closing notes.
+import { benchAccessLog } from './access-log.ts';
 import { benchAi } from './ai.ts';
 import { benchBridge } from './bridge.ts';
 import { benchCanisters } from './canisters.ts';
@@ -23,6 +24,7 @@ const benches: Record<string, () => Promise<string>> = {
   ai: benchAi,
   memory: benchMemory,
   wasm: benchWasm,
+  'access-log': benchAccessLog,
 };
 const wanted = process.argv.slice(2);
 const names = wanted.length > 0 ? wanted : Object.keys(benches);
