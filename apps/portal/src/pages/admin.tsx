@@ -5,18 +5,6 @@ import { useState } from 'preact/hooks';
 import { api, ApiError, useApi, when, type Answer } from '../api.ts';
 import { isAdmin, useSession } from '../session.tsx';
 
-interface User {
-  user_id: string;
-  principal: string;
-  email: string | null;
-  display_name: string;
-  roles: string[];
-  email_verified: boolean;
-  kyc_status: string;
-  membership_status: string | null;
-  created_at: string;
-}
-
 /** Decision F28: find by email (exact) or name (part); each user a card that fits 375 px; KYC approved or rejected with a reason. */
 function Users() {
   const [find, setFind] = useState('');

@@ -3,16 +3,6 @@ import { api, ApiError, dom, toE8s, useApi, when, handler, type Answer } from '.
 import { useSession } from '../session.tsx';
 import { type Campaign, Progress } from './campaigns.tsx';
 
-interface Contribution {
-  seq: string;
-  contributor: string;
-  contributor_name: string | null;
-  amount_e8s: string;
-  usd_value: number | null;
-  at: string;
-  refund: { amount_e8s: string } | null;
-}
-
 export function CampaignPage({ id }: { id: string }) {
   const { session, signInUrl } = useSession();
   const c = useApi<Campaign>(`/api/campaigns/${encodeURIComponent(id)}`);
