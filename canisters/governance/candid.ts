@@ -90,7 +90,41 @@ export function governanceTypes(I: Idl) {
     // Decision G23: Active now, but not when the window opened (the instant total_eligible was counted).
     NotActiveWhenVotingOpened: I.Record({ opened_at: I.Nat64 }),
   });
-  const VoteRecord = I.Record({ voter: I.Principal, vote: Vote, voted_at: I.Nat64, receipt_token_id: I.Nat });
+  // Decisions G31, G34: opt fields at the end of the record; older clients decode it and ignore them.
+  const VoteRecord = I.Record({
+    voter: I.Principal,
+    vote: Vote,
+    voted_at: I.Nat64,
+    receipt_token_id: I.Nat,
+    delegate: I.Opt(I.Principal),
+    reason: I.Opt(I.Text),
+  });
+  const VoteWithReasonError = I.Variant({
+    NotAMember: I.Null,
+    ProposalNotFound: I.Null,
+    ProposalNotOpen: I.Null,
+    VotingWindowClosed: I.Null,
+    AlreadyVoted: I.Null,
+    MembershipUnavailable: I.Text,
+    NotActiveWhenVotingOpened: I.Record({ opened_at: I.Nat64 }),
+    ReasonTooLong: I.Record({ max: I.Nat32 }),
+  });
+  const VoteReason = I.Record({ seq: I.Nat64, vote: Vote, reason: I.Text });
+  const SetDelegationArgs = I.Record({ category: I.Opt(ProposalCategory), delegate: I.Principal, show_name: I.Opt(I.Bool) });
+  const Delegation = I.Record({ category: I.Opt(ProposalCategory), delegate: I.Principal, since: I.Nat64, show_name: I.Bool });
+  const DelegationError = I.Variant({
+    NotAMember: I.Null,
+    DelegateNotAMember: I.Null,
+    SelfDelegation: I.Null,
+    NotDelegating: I.Null,
+    MembershipUnavailable: I.Text,
+  });
+  const DelegatorsPage = I.Record({
+    total: I.Nat64,
+    items: I.Vec(I.Record({ key: I.Text, member: I.Opt(I.Principal), category: I.Opt(ProposalCategory) })),
+  });
+  const Ballot = I.Record({ vote: Vote, delegate: I.Opt(I.Principal), reason: I.Opt(I.Text), final: I.Bool });
+  const Turnout = I.Record({ direct: I.Nat64, delegated: I.Nat64, delegated_counted: I.Bool });
   const DomPriceTick = I.Record({ price_usd: I.Float64, set_by: I.Principal, proposal_id: I.Nat64, timestamp: I.Nat64 });
   const UpdateDomPriceArgs = I.Record({
     proposal_id: I.Nat64,
@@ -119,11 +153,20 @@ export function governanceTypes(I: Idl) {
     trusted_proposers: I.Vec(I.Principal),
   });
   return {
+    ProposalCategory,
     Proposal,
     CreateProposalArgs,
     ListProposalsArgs,
     GovernanceError,
     VoteError,
+    VoteWithReasonError,
+    VoteReason,
+    SetDelegationArgs,
+    Delegation,
+    DelegationError,
+    DelegatorsPage,
+    Ballot,
+    Turnout,
     Vote,
     VoteTally,
     VoteRecord,
@@ -154,6 +197,16 @@ export function governanceMethods(I: Idl) {
     list_price_history: query([I.Opt(I.Nat32)], I.Vec(t.DomPriceTick)),
     list_admin_events: query([I.Opt(I.Nat64), I.Opt(I.Nat32)], I.Vec(t.AdminEvent)),
     get_settings: query([], t.GovernanceSettings),
+    // Decision G34: a vote with a reason, and the reasons without their voters.
+    cast_vote_with_reason: update([I.Nat64, t.Vote, I.Text], result(I, I.Null, t.VoteWithReasonError)),
+    list_vote_reasons: query([I.Nat64, I.Opt(I.Nat64), I.Opt(I.Nat32)], I.Vec(t.VoteReason)),
+    // Decisions G28–G33: liquid democracy.
+    set_delegation: update([t.SetDelegationArgs], result(I, I.Null, t.DelegationError)),
+    revoke_delegation: update([I.Opt(t.ProposalCategory)], result(I, I.Null, t.DelegationError)),
+    get_my_delegations: query([], I.Vec(t.Delegation)),
+    list_my_delegators: query([I.Opt(I.Text), I.Opt(I.Nat32)], t.DelegatorsPage),
+    get_my_ballot: query([I.Nat64], I.Opt(t.Ballot)),
+    get_turnout: query([I.Nat64], I.Opt(t.Turnout)),
     ...icrc7Methods(I),
     // ICRC-21 consent messages for cast_vote and create_proposal (decision G24).
     ...icrc21Methods(I),

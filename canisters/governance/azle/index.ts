@@ -108,4 +108,36 @@ export default class extends icrc7EntryPoints(calls) {
   icrc21_canister_call_consent_message(...a: unknown[]) {
     return calls.update('icrc21_canister_call_consent_message', a);
   }
+  @update(methods.cast_vote_with_reason.args, methods.cast_vote_with_reason.ret)
+  cast_vote_with_reason(...a: unknown[]) {
+    return calls.update('cast_vote_with_reason', a);
+  }
+  @query(methods.list_vote_reasons.args, methods.list_vote_reasons.ret)
+  list_vote_reasons(...a: unknown[]) {
+    return calls.query('list_vote_reasons', a);
+  }
+  @update(methods.set_delegation.args, methods.set_delegation.ret)
+  set_delegation(...a: unknown[]) {
+    return calls.update('set_delegation', a);
+  }
+  @update(methods.revoke_delegation.args, methods.revoke_delegation.ret)
+  revoke_delegation(...a: unknown[]) {
+    return calls.update('revoke_delegation', a);
+  }
+  @query(methods.get_my_delegations.args, methods.get_my_delegations.ret)
+  get_my_delegations(...a: unknown[]) {
+    return calls.query('get_my_delegations', a);
+  }
+  @query(methods.list_my_delegators.args, methods.list_my_delegators.ret)
+  list_my_delegators(...a: unknown[]) {
+    return calls.query('list_my_delegators', a);
+  }
+  @query(methods.get_my_ballot.args, methods.get_my_ballot.ret)
+  get_my_ballot(...a: unknown[]) {
+    return calls.query('get_my_ballot', a);
+  }
+  @query(methods.get_turnout.args, methods.get_turnout.ret)
+  get_turnout(...a: unknown[]) {
+    return calls.query('get_turnout', a);
+  }
 }

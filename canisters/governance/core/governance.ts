@@ -13,7 +13,8 @@ import { statusAt, tallyOf } from './lifecycle.ts';
 import { createArgsProblem } from './payloads.ts';
 import { CATEGORIES, DEFAULT_CATEGORY_RULES, NS_PER_DAY, NS_PER_HOUR, NS_PER_SECOND } from './rules/categories.ts';
 import { priceInForce, setDomPriceProblem, toTick, type DomPriceTick } from './rules/price.ts';
-import { governanceScheduler } from './scheduler.ts';
+import { governanceScheduler, overBudgetOf } from './scheduler.ts';
+import { delegationCore } from './delegation.ts';
 import { governanceState } from './state.ts';
 import { votingMethods } from './voting.ts';
 import { votingDelay, votingWindow } from './rules/voting-times.ts';
@@ -47,6 +48,10 @@ export const GOVERNANCE_STORE_NAMES: Record<keyof GovernanceStores, string> = {
   events: 'events',
   tallies: 'tallies',
   proposalIndex: 'proposal_index',
+  delegations: 'delegations',
+  delegating: 'delegating',
+  delegators: 'delegators',
+  reasons: 'vote_reasons',
 };
 
 /**
@@ -94,7 +99,8 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
   const execution = proposalExecution(stores, deps, state);
   const { applyPrice, execute } = execution;
   const index = proposalIndex(stores);
-  const scheduler = governanceScheduler(stores, deps, state, execution, index);
+  const delegation = delegationCore(stores, deps, state, overBudgetOf(deps));
+  const scheduler = governanceScheduler(stores, deps, state, execution, index, delegation.countStep);
   const { tick } = scheduler;
   const view = (p: ProposalRecord, now: bigint): Proposal => {
     const status = statusAt(p, now);
@@ -165,7 +171,7 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
       index.created(record);
       emit(ctx.now, { ProposalCreated: { proposal_id: id, category: args.category, proposed_by: proposer } });
       if (snapshot !== undefined) {
-        record = { ...record, total_eligible: snapshot.count, eligible_at: snapshot.at };
+        record = state.opened(record, snapshot);
         transition(record, 'Open', ctx.now);
       }
       return Ok(id);
@@ -287,6 +293,8 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
     },
 
     ...votingMethods(stores, deps, state),
+
+    ...delegation.methods,
 
     ...scheduler,
 

@@ -18,7 +18,7 @@ export function statusAt(p: ProposalRecord, now: bigint): ProposalStatus {
  * The time-driven transitions due at `now`, in order, as [from, to] pairs. A Created proposal
  * past voting_opens is Open (its snapshot is taken by whoever records the step); a closed vote is
  * Tallied and then, in the same step, evaluated; an Approved proposal past its execution deadline
- * is Expired.
+ * is Expired. A closed vote whose delegated ballots are still being counted stays Tallied (decision G31).
  */
 export function settleSteps(p: ProposalRecord, now: bigint): Array<[ProposalStatus, ProposalStatus]> {
   // No inner closure: this runs on every read of a proposal (a vote reads it twice).
@@ -26,7 +26,8 @@ export function settleSteps(p: ProposalRecord, now: bigint): Array<[ProposalStat
   let s: ProposalStatus = p.status;
   if (s === 'Created' && now >= p.voting_opens) steps.push([s, (s = 'Open')]);
   if (s === 'Open' && now >= p.voting_closes) steps.push([s, (s = 'Tallied')]);
-  if (s === 'Tallied') steps.push([s, (s = passes(tallyOf(p)) ? 'Approved' : 'Rejected')]);
+  // Decision G31: judged once the votes cast through delegates are counted.
+  if (s === 'Tallied' && p.delegation_pending !== true) steps.push([s, (s = passes(tallyOf(p)) ? 'Approved' : 'Rejected')]);
   if (s === 'Approved' && now >= p.execution_deadline) steps.push([s, (s = 'Expired')]);
   return steps;
 }

@@ -18,16 +18,19 @@ export const BURN_BATCH = 5_000;
  */
 export const STEP_INSTRUCTION_BUDGET = 20_000_000_000n;
 
+export const overBudgetOf = (deps: GovernanceDeps) => () => deps.instructions !== undefined && deps.instructions() > STEP_INSTRUCTION_BUDGET;
+
 export function governanceScheduler(
   stores: GovernanceStores,
   deps: GovernanceDeps,
   state: GovernanceState,
   execution: ProposalExecution,
   index: ReturnType<typeof proposalIndex>,
+  countDelegated: (id: bigint, now: bigint) => Promise<boolean>,
 ) {
   const { config, receipts, settle } = state;
   const { execute } = execution;
-  const overBudget = () => deps.instructions !== undefined && deps.instructions() > STEP_INSTRUCTION_BUDGET;
+  const overBudget = overBudgetOf(deps);
 
   /**
    * Burns up to `budget` receipts in voter order, going on after the vote key where the last step
@@ -68,11 +71,15 @@ export function governanceScheduler(
       }
       p = stores.proposals.get(id)!;
       if (p.total_eligible === undefined) {
-        p = { ...p, total_eligible: snapshot.count, eligible_at: snapshot.at };
+        p = state.opened(p, snapshot);
         stores.proposals.set(id, p);
       }
     }
     p = settle(p, now);
+    if (p.status === 'Tallied' && p.delegation_pending) {
+      if (!(await countDelegated(id, now))) return; // the rest at the next step (decision G31)
+      p = settle(stores.proposals.get(id)!, now);
+    }
     if (p.status === 'Approved') {
       const c = config();
       const due = p.last_attempt_at === undefined || now - p.last_attempt_at >= c.execution_retry_interval;
@@ -112,7 +119,7 @@ export function governanceScheduler(
       for (const [id] of stores.active.entries()) {
         const p = stores.proposals.get(id)!;
         const s = statusAt(p, ctx.now);
-        if (s !== p.status || p.receipts_pending || TERMINAL.has(s)) consider(ctx.now);
+        if (s !== p.status || p.receipts_pending || TERMINAL.has(s) || (s === 'Tallied' && p.delegation_pending)) consider(ctx.now);
         else if (s === 'Created') consider(p.voting_opens);
         else if (s === 'Open') consider(p.voting_closes);
         else if (s === 'Approved') {

@@ -38,7 +38,18 @@ export function governanceState(stores: GovernanceStores) {
   const settle = (p: ProposalRecord, now: bigint) => record(p, settleSteps(p, now), now);
   const transition = (p: ProposalRecord, to: ProposalStatus, now: bigint) => record(p, [[p.status, to]], now);
 
-  return { config, nextId, emit, voteKey, isAdmin, isTrusted, receipts, record, settle, transition };
+  /**
+   * The record as the window opens (decisions G23, G31): the quorum base and its instant, and the
+   * delegated votes to count after close if anyone has ever delegated.
+   */
+  const opened = (p: ProposalRecord, snapshot: { count: bigint; at: bigint }): ProposalRecord => ({
+    ...p,
+    total_eligible: snapshot.count,
+    eligible_at: snapshot.at,
+    ...(stores.delegating.size > 0 && { delegation_pending: true }),
+  });
+
+  return { config, nextId, emit, voteKey, isAdmin, isTrusted, receipts, record, settle, transition, opened };
 }
 
 export type GovernanceState = ReturnType<typeof governanceState>;

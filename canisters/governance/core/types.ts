@@ -82,12 +82,78 @@ export interface ListProposalsArgs {
   limit?: number;
 }
 
-/** Decision G9. */
+/** Decision G9; `delegate` and `reason` added by decisions G28 and G34 (absent on older records). */
 export interface VoteRecord {
   voter: string;
   vote: Vote;
   voted_at: bigint;
+  /** 0 for a ballot counted through a delegate at close (decision G31): it has no receipt token. */
   receipt_token_id: bigint;
+  /** Decision G31: the member whose direct vote this ballot follows; absent for a direct vote. */
+  delegate?: string;
+  /** Decision G34: the voter's reason, as OpenZeppelin's castVoteWithReason. */
+  reason?: string;
+}
+
+/** Decision G28: what a delegation covers: one category, or every category (`All`) where no per-category one applies. */
+export type DelegationScope = ProposalCategory | 'All';
+
+/** One step of a member's delegation history for a scope (decision G30): in force from strictly after `since`. */
+export interface DelegationEntry {
+  /** Absent: the delegation for this scope was revoked at `since`. */
+  delegate?: string;
+  since: bigint;
+  /** Decision G33: the delegate may see this member's principal in their list of delegators. */
+  show_name: boolean;
+}
+
+/** A member's current delegation for a scope, as get_my_delegations answers it. */
+export interface Delegation {
+  category?: ProposalCategory;
+  delegate: string;
+  since: bigint;
+  show_name: boolean;
+}
+
+export interface SetDelegationArgs {
+  /** Absent: all categories (decision G28). */
+  category?: ProposalCategory;
+  delegate: string;
+  show_name?: boolean;
+}
+
+export type DelegationError =
+  { NotAMember: null } | { DelegateNotAMember: null } | { SelfDelegation: null } | { NotDelegating: null } | { MembershipUnavailable: string };
+
+/** Decision G32: the caller's ballot on a proposal: direct, or a delegate's vote counted for them. */
+export interface Ballot {
+  vote: Vote;
+  /** Absent: voted directly. */
+  delegate?: string;
+  reason?: string;
+  /** False while the window is open and the ballot is a delegate's (the member may still vote themselves). */
+  final: boolean;
+}
+
+/** Decision G32: turnout split into direct votes and votes counted through delegates. */
+export interface Turnout {
+  direct: bigint;
+  delegated: bigint;
+  /** True once the delegated votes are counted (after close); while open `delegated` is 0. */
+  delegated_counted: boolean;
+}
+
+export interface DelegatorsPage {
+  /** Current delegations to the caller (a member delegating several categories counts once per category). */
+  total: bigint;
+  items: Array<{ key: string; member?: string; category?: ProposalCategory }>;
+}
+
+/** Decision G34: a reason given with a vote, without its voter (spec 1 Authentication rule 2). */
+export interface VoteReason {
+  seq: bigint;
+  vote: Vote;
+  reason: string;
 }
 
 export type GovernanceError =
@@ -112,6 +178,9 @@ export type VoteError =
   | { MembershipUnavailable: string }
   /** Decision G23: the caller is Active now but was not when the window opened (`opened_at`, the instant total_eligible was counted). */
   | { NotActiveWhenVotingOpened: { opened_at: bigint } };
+
+/** Decision G34: cast_vote_with_reason's errors: cast_vote's, and a reason over the limit. */
+export type VoteWithReasonError = VoteError | { ReasonTooLong: { max: number } };
 
 export interface UpdateDomPriceArgs {
   proposal_id: bigint;
@@ -187,6 +256,15 @@ export interface ProposalRecord {
   receipts_pending: boolean;
   /** The last vote key whose receipt a step handled (decision G21): the next step goes on after it. */
   receipts_burned_to?: string;
+  /**
+   * Decision G31: delegated votes are still to be counted after close (set at opening when any
+   * delegation exists); the proposal stays Tallied until they are.
+   */
+  delegation_pending?: boolean;
+  /** The last delegating member a counting step handled (decision G31). */
+  delegation_counted_to?: string;
+  /** Votes counted through delegates (decision G32); absent: none. */
+  delegated_votes?: bigint;
 }
 
 export interface Receipt {
@@ -252,10 +330,20 @@ export interface GovernanceStores {
    * and the final status of those no longer active. Last, so its stable memory id is new.
    */
   proposalIndex: Store<string, number | true>;
+  /** Decision G30: `member|scope|u64(since)` → each step of a member's delegation history. New, last. */
+  delegations: Store<string, DelegationEntry>;
+  /** Decision G31: `member` → true for every member with a delegation history: what counting at close walks. */
+  delegating: Store<string, true>;
+  /** Decision G33: `delegate|member|scope` → show_name, the current delegations to a delegate. */
+  delegators: Store<string, boolean>;
+  /** Decision G34: `u64(proposal)|u64(seq)` → a reason given with a vote, without its voter. */
+  reasons: Store<string, VoteReason>;
 }
 
 export interface TallyCounts {
   yes_votes: bigint;
   no_votes: bigint;
   abstentions: bigint;
+  /** Decision G32: how many of them were counted through delegates. */
+  delegated_votes?: bigint;
 }

@@ -1,0 +1,331 @@
+// Decisions G28–G34: liquid democracy and reasons with votes, the governance core driven directly with
+// plain stores, a membership the test controls, and a clock it moves.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { plainStore } from '@domdao/canister-kit/testing';
+import { MAX_CHAIN_HOPS } from '../core/delegation.ts';
+import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '../core/governance.ts';
+import { NS_PER_DAY, NS_PER_HOUR } from '../core/rules/categories.ts';
+import type { ProposalCategory, Vote } from '../core/types.ts';
+import { MAX_REASON_CHARS } from '../core/voting.ts';
+
+function setup(members: string[]) {
+  const stores = Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()])) as unknown as GovernanceStores;
+  const clock = { now: 1_000n * NS_PER_HOUR };
+  /** Who is Active, and since when (Active at `at` means since < at, as M8 counts). */
+  const activeSince = new Map<string, bigint>(members.map((m) => [m, 0n]));
+  const core = governanceCore(stores, {
+    membership: {
+      get_membership_status: async (o) => (activeSince.has(o) ? { is_active: true } : undefined),
+      active_member_snapshot: async () => ({ count: BigInt([...activeSince.values()].filter((s) => s < clock.now).length), at: clock.now }),
+      voting_eligibility: async (o, at) => ({ active_now: activeSince.has(o), active_at: (activeSince.get(o) ?? at) < at }),
+      apply_policy: async () => ({ Ok: null }),
+    },
+    treasury: { execute_payout: async () => ({ Ok: null }) },
+  });
+  core.init({ self: 'gov', membership_canister: 'm', treasury_canister: 't', admins: ['admin'], trusted_proposers: [] });
+  const ctx = (caller: string) => ({ caller, now: clock.now });
+  const ok = <T>(r: { Ok: T } | { Err: unknown }): T => {
+    if ('Err' in r) throw new Error(`expected Ok, got ${JSON.stringify(r.Err)}`);
+    return r.Ok;
+  };
+  const propose = async (category: ProposalCategory = 'EmergencyAction') => ok(await core.create_proposal(ctx('admin'), { title: 'T', body: 'b', category }));
+  const delegate = async (from: string, to: string, category?: ProposalCategory, show_name = false) =>
+    core.set_delegation(ctx(from), { delegate: to, show_name, ...(category && { category }) });
+  /** Past the window, then scheduler steps until the delegated votes are counted. */
+  const close = async (id: bigint) => {
+    clock.now = core.get_proposal(ctx('x'), id)!.voting_closes;
+    for (let i = 0; i < 50 && core.get_turnout(ctx('x'), id)?.delegated_counted !== true; i++) await core.tick(ctx('scheduler'));
+    return core.get_proposal(ctx('x'), id)!;
+  };
+  const step = () => (clock.now += 1n);
+  return { core, clock, ctx, ok, propose, delegate, close, step, activeSince, stores };
+}
+
+describe('liquid democracy on the governance core (decisions G28–G33)', () => {
+  it('decision G31: a delegate votes once for every delegator; counted at close, each member once; ballots say by whom', async () => {
+    const s = setup(['a', 'b', 'c', 'd']);
+    s.ok(await s.delegate('a', 'd'));
+    s.ok(await s.delegate('b', 'd'));
+    s.step();
+    const id = await s.propose();
+    s.step();
+    s.ok(await s.core.cast_vote(s.ctx('d'), id, 'Yes'));
+    s.ok(await s.core.cast_vote(s.ctx('c'), id, 'Abstain'));
+    // Open: the delegators see their delegate's vote, not yet final; only direct votes are counted so far.
+    assert.deepEqual(s.core.get_my_ballot(s.ctx('a'), id), { vote: 'Yes', delegate: 'd', final: false });
+    assert.deepEqual(s.core.get_turnout(s.ctx('x'), id), { direct: 2n, delegated: 0n, delegated_counted: false });
+    const p = await s.close(id);
+    assert.deepEqual([p.tally?.yes_votes, p.tally?.abstentions, p.tally?.total_eligible], [3n, 1n, 4n]);
+    assert.equal(p.status, 'Executed', 'approved (4 of 4 turnout, 3 yes of 3 decided) and executed at once');
+    assert.deepEqual(s.core.get_turnout(s.ctx('x'), id), { direct: 2n, delegated: 2n, delegated_counted: true });
+    assert.deepEqual(s.core.get_my_ballot(s.ctx('a'), id), { vote: 'Yes', delegate: 'd', final: true });
+    assert.deepEqual(s.core.get_my_ballot(s.ctx('d'), id), { vote: 'Yes', final: true });
+    const votes = s.core.list_votes(s.ctx('admin'), id);
+    assert.deepEqual(votes.map((v) => [v.voter, v.vote, v.delegate ?? null]).sort(), [
+      ['a', 'Yes', 'd'],
+      ['b', 'Yes', 'd'],
+      ['c', 'Abstain', null],
+      ['d', 'Yes', null],
+    ]);
+  });
+
+  it("decision G31: a member's own vote before close replaces their delegate's, whichever comes first", async () => {
+    const s = setup(['a', 'b', 'd']);
+    s.ok(await s.delegate('a', 'd'));
+    s.ok(await s.delegate('b', 'd'));
+    s.step();
+    const id = await s.propose();
+    s.ok(await s.core.cast_vote(s.ctx('b'), id, 'No')); // before the delegate
+    s.ok(await s.core.cast_vote(s.ctx('d'), id, 'Yes'));
+    s.ok(await s.core.cast_vote(s.ctx('a'), id, 'Abstain')); // after the delegate
+    const p = await s.close(id);
+    assert.deepEqual([p.tally?.yes_votes, p.tally?.no_votes, p.tally?.abstentions], [1n, 1n, 1n]);
+    assert.deepEqual(s.core.get_turnout(s.ctx('x'), id), { direct: 3n, delegated: 0n, delegated_counted: true });
+    assert.deepEqual(s.core.get_my_ballot(s.ctx('a'), id), { vote: 'Abstain', final: true });
+  });
+
+  it(`decision G29: a chain resolves to the first member who voted (at most ${MAX_CHAIN_HOPS} hops); a cycle counts nobody twice`, async () => {
+    const s = setup(['a', 'b', 'c', 'x', 'y']);
+    s.ok(await s.delegate('a', 'b'));
+    s.ok(await s.delegate('b', 'c'));
+    s.ok(await s.delegate('x', 'y'));
+    s.ok(await s.delegate('y', 'x'));
+    s.step();
+    const id = await s.propose();
+    s.ok(await s.core.cast_vote(s.ctx('c'), id, 'No'));
+    const p = await s.close(id);
+    assert.deepEqual([p.tally?.no_votes, p.tally?.yes_votes], [3n, 0n], 'a and b through c; the x ↔ y cycle with no voter counts nobody');
+    assert.deepEqual(s.core.get_my_ballot(s.ctx('a'), id), { vote: 'No', delegate: 'c', final: true });
+    // A cycle with a voter in it: y votes, x follows y, and y is counted once.
+    const id2 = await s.propose();
+    s.ok(await s.core.cast_vote(s.ctx('y'), id2, 'Yes'));
+    const p2 = await s.close(id2);
+    assert.equal(p2.tally?.yes_votes, 2n);
+  });
+
+  it('decision G29: a chain longer than the hop limit stops there (the limit, and one past it)', async () => {
+    const chain = Array.from({ length: MAX_CHAIN_HOPS + 2 }, (_, i) => `m${String(i).padStart(2, '0')}`);
+    const s = setup(chain);
+    for (let i = 0; i + 1 < chain.length; i++) s.ok(await s.delegate(chain[i]!, chain[i + 1]!));
+    s.step();
+    const id = await s.propose();
+    s.ok(await s.core.cast_vote(s.ctx(chain.at(-1)!), id, 'Yes'));
+    await s.close(id);
+    // m01 is MAX_CHAIN_HOPS hops from the voter: counted; m00 is one more: not.
+    assert.equal(s.core.get_my_ballot(s.ctx(chain[1]!), id)?.delegate, chain.at(-1));
+    assert.equal(s.core.get_my_ballot(s.ctx(chain[0]!), id), undefined);
+  });
+
+  it('decision G30: power is fixed when the window opens: later delegations and revocations apply to later proposals', async () => {
+    const s = setup(['a', 'd', 'e']);
+    s.ok(await s.delegate('a', 'd'));
+    s.step();
+    const first = await s.propose();
+    s.step();
+    s.ok(s.core.revoke_delegation(s.ctx('a')));
+    s.ok(await s.delegate('a', 'e'));
+    s.step();
+    const second = await s.propose();
+    s.ok(await s.core.cast_vote(s.ctx('d'), first, 'Yes'));
+    s.ok(await s.core.cast_vote(s.ctx('d'), second, 'Yes'));
+    s.ok(await s.core.cast_vote(s.ctx('e'), first, 'No'));
+    s.ok(await s.core.cast_vote(s.ctx('e'), second, 'No'));
+    await s.close(first);
+    await s.close(second);
+    assert.equal(s.core.get_my_ballot(s.ctx('a'), first)?.delegate, 'd');
+    assert.equal(s.core.get_my_ballot(s.ctx('a'), second)?.delegate, 'e');
+  });
+
+  it('decision G28: a per-category delegation wins over the one for all categories; revoking it falls back', async () => {
+    const s = setup(['a', 'd', 'e']);
+    s.ok(await s.delegate('a', 'd'));
+    s.ok(await s.delegate('a', 'e', 'EmergencyAction'));
+    assert.deepEqual(
+      s.core.get_my_delegations(s.ctx('a')).map((d) => [d.category ?? 'All', d.delegate]),
+      [
+        ['All', 'd'],
+        ['EmergencyAction', 'e'],
+      ],
+    );
+    s.step();
+    const emergency = await s.propose('EmergencyAction');
+    s.ok(await s.core.cast_vote(s.ctx('d'), emergency, 'Yes'));
+    s.ok(await s.core.cast_vote(s.ctx('e'), emergency, 'No'));
+    assert.equal(s.core.get_my_ballot(s.ctx('a'), emergency)?.delegate, 'e');
+    s.ok(s.core.revoke_delegation(s.ctx('a'), 'EmergencyAction'));
+    s.step();
+    const later = await s.propose('EmergencyAction');
+    s.ok(await s.core.cast_vote(s.ctx('d'), later, 'Yes'));
+    assert.equal(s.core.get_my_ballot(s.ctx('a'), later)?.delegate, 'd');
+  });
+
+  it('decision G28: refusals change nothing: self, a non-member either side, revoking what is not delegated, an unreachable membership', async () => {
+    const s = setup(['a', 'd']);
+    assert.deepEqual(await s.delegate('a', 'a'), { Err: { SelfDelegation: null } });
+    assert.deepEqual(await s.delegate('a', 'stranger'), { Err: { DelegateNotAMember: null } });
+    assert.deepEqual(await s.delegate('stranger', 'a'), { Err: { NotAMember: null } });
+    assert.deepEqual(await s.delegate('2vxsx-fae', 'a'), { Err: { NotAMember: null } });
+    assert.deepEqual(s.core.revoke_delegation(s.ctx('a')), { Err: { NotDelegating: null } });
+    assert.deepEqual(s.core.get_my_delegations(s.ctx('a')), []);
+    assert.equal(s.stores.delegating.size, 0);
+  });
+
+  it('decision G33: a delegate sees how many delegate to them, and the principals of those who allowed it, a page at a time', async () => {
+    const s = setup(['a', 'b', 'c', 'd']);
+    s.ok(await s.delegate('a', 'd', undefined, true));
+    s.ok(await s.delegate('b', 'd'));
+    s.ok(await s.delegate('c', 'd', 'General', true));
+    const all = s.core.list_my_delegators(s.ctx('d'));
+    assert.equal(all.total, 3n);
+    assert.deepEqual(
+      all.items.map((i) => [i.member ?? null, i.category ?? 'All']),
+      [
+        ['a', 'All'],
+        [null, 'All'],
+        ['c', 'General'],
+      ],
+    );
+    const page = s.core.list_my_delegators(s.ctx('d'), all.items[0]!.key, 1);
+    assert.deepEqual(page.items.length, 1);
+    assert.equal(page.items[0]!.key, all.items[1]!.key);
+    s.ok(await s.delegate('a', 'c')); // a changes delegate: d loses one
+    assert.equal(s.core.list_my_delegators(s.ctx('d')).total, 2n);
+    assert.equal(s.core.list_my_delegators(s.ctx('c')).total, 1n);
+  });
+
+  it('decisions G23, G31: a delegator not Active when the window opened is not counted through their delegate', async () => {
+    const s = setup(['a', 'd']);
+    s.ok(await s.delegate('a', 'd'));
+    s.activeSince.set('a', s.clock.now + 10n); // lapsed and renewed after the opening
+    s.step();
+    const id = await s.propose();
+    s.ok(await s.core.cast_vote(s.ctx('d'), id, 'Yes'));
+    const p = await s.close(id);
+    assert.equal(p.tally?.yes_votes, 1n);
+    assert.ok((p.tally?.yes_votes ?? 0n) <= (p.tally?.total_eligible ?? 0n));
+  });
+});
+
+describe('reasons with votes (decision G34)', () => {
+  it(`a reason of ${MAX_REASON_CHARS} characters is kept; one more is ReasonTooLong and nothing is voted`, async () => {
+    const s = setup(['a', 'b']);
+    const id = await s.propose();
+    const long = 'é'.repeat(MAX_REASON_CHARS + 1);
+    assert.deepEqual(await s.core.cast_vote_with_reason(s.ctx('a'), id, 'Yes', long), { Err: { ReasonTooLong: { max: MAX_REASON_CHARS } } });
+    assert.equal(s.core.get_my_vote(s.ctx('a'), id), undefined);
+    const atLimit = 'é'.repeat(MAX_REASON_CHARS);
+    s.ok(await s.core.cast_vote_with_reason(s.ctx('a'), id, 'Yes', atLimit));
+    s.ok(await s.core.cast_vote_with_reason(s.ctx('b'), id, 'No', '  too costly  '));
+    assert.deepEqual(s.core.get_my_ballot(s.ctx('a'), id), { vote: 'Yes', reason: atLimit, final: true });
+    assert.deepEqual(
+      s.core.list_vote_reasons(s.ctx('anyone'), id).map((r) => [r.seq, r.vote, r.reason.length]),
+      [
+        [1n, 'Yes', MAX_REASON_CHARS],
+        [2n, 'No', 'too costly'.length],
+      ],
+    );
+    assert.deepEqual(
+      s.core.list_vote_reasons(s.ctx('anyone'), id, 1n).map((r) => r.reason),
+      ['too costly'],
+    );
+    assert.equal(s.core.list_votes(s.ctx('admin'), id).find((v) => v.voter === 'b')?.reason, 'too costly');
+  });
+});
+
+// The property (decisions G29–G31): one member, one vote, under any sequence of delegations,
+// revocations, direct votes and window openings. The oracle keeps the delegations itself, fixes them
+// at each opening, and resolves each member's chain at close.
+const MEMBERS = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5'];
+const VOTES: Vote[] = ['Yes', 'No', 'Abstain'];
+const scope = fc.constantFrom<'All' | ProposalCategory>('All', 'EmergencyAction', 'General');
+const op = fc.oneof(
+  fc.record({ kind: fc.constant('delegate' as const), from: fc.nat(MEMBERS.length - 1), to: fc.nat(MEMBERS.length - 1), scope }),
+  fc.record({ kind: fc.constant('revoke' as const), from: fc.nat(MEMBERS.length - 1), scope }),
+  fc.record({ kind: fc.constant('vote' as const), by: fc.nat(MEMBERS.length - 1), proposal: fc.nat(3), vote: fc.nat(2) }),
+  fc.record({ kind: fc.constant('open' as const), category: fc.constantFrom<ProposalCategory>('EmergencyAction', 'General') }),
+);
+
+export function expectedBallots(
+  delegations: Map<string, string>,
+  direct: Map<string, Vote>,
+  category: ProposalCategory,
+): Map<string, { vote: Vote; delegate?: string }> {
+  const out = new Map<string, { vote: Vote; delegate?: string }>();
+  const of = (m: string) => delegations.get(`${m}|${category}`) ?? delegations.get(`${m}|All`);
+  for (const m of MEMBERS) {
+    const own = direct.get(m);
+    if (own) {
+      out.set(m, { vote: own });
+      continue;
+    }
+    const seen = new Set([m]);
+    let cur = m;
+    for (let hop = 0; hop < MAX_CHAIN_HOPS; hop++) {
+      const d = of(cur);
+      if (d === undefined || seen.has(d)) break;
+      const v = direct.get(d);
+      if (v) {
+        out.set(m, { vote: v, delegate: d });
+        break;
+      }
+      seen.add(d);
+      cur = d;
+    }
+  }
+  return out;
+}
+
+describe('one member, one vote (decisions G29–G31, property)', () => {
+  it('under any sequence of delegations, revocations, direct votes and openings, each member is counted at most once, as the oracle resolves', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 40 }), async (ops) => {
+        const s = setup(MEMBERS);
+        const live = new Map<string, string>(); // member|scope → delegate
+        const proposals: Array<{ id: bigint; category: ProposalCategory; fixed: Map<string, string>; direct: Map<string, Vote> }> = [];
+        for (const o of ops) {
+          s.step();
+          if (o.kind === 'delegate') {
+            const r = await s.delegate(MEMBERS[o.from]!, MEMBERS[o.to]!, o.scope === 'All' ? undefined : o.scope);
+            if (o.from === o.to) assert.deepEqual(r, { Err: { SelfDelegation: null } });
+            else live.set(`${MEMBERS[o.from]}|${o.scope}`, MEMBERS[o.to]!);
+          } else if (o.kind === 'revoke') {
+            const r = s.core.revoke_delegation(s.ctx(MEMBERS[o.from]!), o.scope === 'All' ? undefined : o.scope);
+            assert.equal('Ok' in r, live.delete(`${MEMBERS[o.from]}|${o.scope}`));
+          } else if (o.kind === 'open') {
+            const id = await s.propose(o.category);
+            // General opens an hour later: the first vote or step records it; delegations before then count.
+            if (o.category === 'General') {
+              s.clock.now += NS_PER_HOUR;
+              await s.core.tick(s.ctx('scheduler'));
+            }
+            proposals.push({ id, category: o.category, fixed: new Map(live), direct: new Map() });
+          } else {
+            const p = proposals[o.proposal];
+            if (!p) continue;
+            const by = MEMBERS[o.by]!;
+            const r = await s.core.cast_vote(s.ctx(by), p.id, VOTES[o.vote]!);
+            assert.equal('Ok' in r, !p.direct.has(by));
+            if (!p.direct.has(by)) p.direct.set(by, VOTES[o.vote]!);
+          }
+        }
+        s.clock.now += 15n * NS_PER_DAY;
+        for (let i = 0; i < 20; i++) await s.core.tick(s.ctx('scheduler'));
+        for (const p of proposals) {
+          const expected = expectedBallots(p.fixed, p.direct, p.category);
+          const votes = s.core.list_votes(s.ctx('admin'), p.id);
+          assert.equal(new Set(votes.map((v) => v.voter)).size, votes.length, 'one ballot per member');
+          assert.deepEqual(new Map(votes.map((v) => [v.voter, { vote: v.vote, ...(v.delegate !== undefined && { delegate: v.delegate }) }])), expected);
+          const t = s.core.get_proposal(s.ctx('x'), p.id)!.tally!;
+          assert.equal(t.yes_votes + t.no_votes + t.abstentions, BigInt(expected.size));
+          assert.ok(BigInt(expected.size) <= t.total_eligible);
+          const turnout = s.core.get_turnout(s.ctx('x'), p.id)!;
+          assert.equal(turnout.direct, BigInt(p.direct.size));
+          assert.equal(turnout.delegated, BigInt(expected.size - p.direct.size));
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
