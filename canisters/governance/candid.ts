@@ -207,6 +207,7 @@ export function governanceMethods(I: Idl) {
     list_my_delegators: query([I.Opt(I.Text), I.Opt(I.Nat32)], t.DelegatorsPage),
     get_my_ballot: query([I.Nat64], I.Opt(t.Ballot)),
     get_turnout: query([I.Nat64], I.Opt(t.Turnout)),
+    list_represented: query([I.Nat64, I.Principal, I.Opt(I.Text), I.Opt(I.Nat32)], I.Record({ members: I.Vec(I.Principal), next: I.Opt(I.Text) })),
     ...icrc7Methods(I),
     // ICRC-21 consent messages for cast_vote and create_proposal (decision G24).
     ...icrc21Methods(I),

@@ -140,4 +140,8 @@ export default class extends icrc7EntryPoints(calls) {
   get_turnout(...a: unknown[]) {
     return calls.query('get_turnout', a);
   }
+  @query(methods.list_represented.args, methods.list_represented.ret)
+  list_represented(...a: unknown[]) {
+    return calls.query('list_represented', a);
+  }
 }

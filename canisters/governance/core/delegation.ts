@@ -3,7 +3,7 @@
 // and scope, so the delegation in force when a window opened is known at any later time without copying
 // anything at the opening (as G23 fixes eligibility). A delegate's vote costs what any vote costs: the
 // votes it carries are counted after close, in bounded scheduler steps, one ballot per delegating member.
-import { compositeKey, Err, Ok, u64Key, withPrefix, type CallContext, type Result } from '@domdao/canister-kit';
+import { CanisterReject, compositeKey, Err, Ok, u64Key, withPrefix, type CallContext, type Result } from '@domdao/canister-kit';
 import { statusAt } from './lifecycle.ts';
 import type { GovernanceState } from './state.ts';
 import type {
@@ -224,6 +224,33 @@ export function delegationCore(stores: GovernanceStores, deps: GovernanceDeps, s
       if (statusAt(p, ctx.now) !== 'Open' || p.total_eligible === undefined) return undefined;
       const found = resolve(proposal_id, p.category, p.eligible_at ?? p.voting_opens, ctx.caller);
       return found && { vote: found.vote, delegate: found.delegate, final: false };
+    },
+
+    /**
+     * Decision G33, admin only (the bridge, for the activity feed): the direct delegators of `delegate`
+     * whose ballot on an open proposal is `delegate`'s vote now (no vote of their own). A page scans at
+     * most `limit` delegations (default and largest as list_my_delegators); `next` goes on after it.
+     */
+    list_represented(ctx: CallContext, proposal_id: bigint, delegate: string, after?: string, limit?: number): { members: string[]; next?: string } {
+      if (!state.isAdmin(ctx.caller)) throw new CanisterReject('NotAuthorized: list_represented is admin only');
+      const p = stores.proposals.get(proposal_id);
+      if (!p || p.total_eligible === undefined || statusAt(p, ctx.now) !== 'Open') return { members: [] };
+      const size = Math.min(Math.max(limit ?? DELEGATORS_PAGE_DEFAULT, 1), DELEGATORS_PAGE_MAX);
+      const prefix = compositeKey(delegate, '');
+      const members = new Set<string>();
+      let scanned = 0;
+      let last: string | undefined;
+      for (const [key] of withPrefix((from) => stores.delegators.entries({ from }), prefix, after ?? prefix)) {
+        if (key === after) continue;
+        if (scanned === size) return { members: [...members], next: last! };
+        scanned++;
+        last = key;
+        const [, member, scope] = key.split('|') as [string, string, DelegationScope];
+        if (scope !== 'All' && scope !== p.category) continue;
+        if (stores.votes.has(voteKey(proposal_id, member))) continue;
+        if (resolve(proposal_id, p.category, p.eligible_at ?? p.voting_opens, member)?.delegate === delegate) members.add(member);
+      }
+      return { members: [...members] };
     },
 
     /** Decision G32: direct and delegated turnout; delegated votes are counted after close. */

@@ -190,6 +190,16 @@ describe('liquid democracy on the governance core (decisions G28–G33)', () => 
     const page = s.core.list_my_delegators(s.ctx('d'), all.items[0]!.key, 1);
     assert.deepEqual(page.items.length, 1);
     assert.equal(page.items[0]!.key, all.items[1]!.key);
+    // Admin only: who d's vote on an open proposal stands for now (decision G33, for the activity feed).
+    s.step();
+    const id = await s.propose('General');
+    s.clock.now += NS_PER_HOUR;
+    s.ok(await s.core.cast_vote(s.ctx('d'), id, 'Yes'));
+    s.ok(await s.core.cast_vote(s.ctx('b'), id, 'No'));
+    assert.deepEqual(s.core.list_represented(s.ctx('admin'), id, 'd').members.sort(), ['a', 'c']);
+    const first = s.core.list_represented(s.ctx('admin'), id, 'd', undefined, 1);
+    assert.deepEqual([first.members, s.core.list_represented(s.ctx('admin'), id, 'd', first.next, 5).members.sort()], [['a'], ['c']]);
+    assert.throws(() => s.core.list_represented(s.ctx('d'), id, 'd'), /NotAuthorized/);
     s.ok(await s.delegate('a', 'c')); // a changes delegate: d loses one
     assert.equal(s.core.list_my_delegators(s.ctx('d')).total, 2n);
     assert.equal(s.core.list_my_delegators(s.ctx('c')).total, 1n);
