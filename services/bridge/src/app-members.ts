@@ -46,6 +46,9 @@ export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx,
     governance: ctx.canisters.governance,
     governanceAs,
     names,
+    // Decision V29: the inbox tells the voter's delegators (features/inbox/delegate-votes.ts).
+    announceVote: async (proposal_id, voter, vote) =>
+      void (await events.publish('MemberVoted', { proposal_id, voter, vote }, { sourceId: `voted:${proposal_id}:${voter}` })),
   });
   // Campaigns, balances, donations, the treasury and the development faucet (decisions L20–L23).
   const platform = parts.canisters.platform;

@@ -22,4 +22,6 @@ export interface MemberEventMap {
   MembershipExpiring: { user_id: string; expires_at: string };
   /** A vote a member may still cast closes within `window` (the reminder job found it). */
   VoteClosingSoon: { proposal_id: string; title: string; window: '24h' | '1h'; voting_closes: string };
+  /** A member voted directly through the bridge (decision V29): the inbox tells those their vote stands for. */
+  MemberVoted: { proposal_id: string; voter: string; vote: string };
 }

@@ -18,6 +18,11 @@ export const GOVERNANCE_ERROR_STATUS: Record<string, number> = {
   MembershipUnavailable: 503,
   // Decision G23: Active now, but not when the proposal's vote opened; a decision, not an outage.
   NotActiveWhenVotingOpened: 403,
+  // Decisions V26, V28: delegation and reasons.
+  SelfDelegation: 400,
+  DelegateNotAMember: 400,
+  NotDelegating: 404,
+  ReasonTooLong: 400,
 };
 
 const MESSAGES: Record<string, string> = {
@@ -34,11 +39,17 @@ const MESSAGES: Record<string, string> = {
   MembershipUnavailable: 'membership cannot be checked right now; try again',
   NotActiveWhenVotingOpened:
     'your membership became Active after voting opened on this proposal, so you cannot vote on it; you can vote on proposals that open from now on',
+  SelfDelegation: 'you cannot delegate to yourself',
+  DelegateNotAMember: 'the delegate must be an Active member',
+  NotDelegating: 'you have no delegation for that category',
+  ReasonTooLong: 'the reason is too long',
 };
 
 /** A variant's detail as the message's tail: its text, or the instant a G23 refusal names (nanoseconds) in ISO 8601. */
 function detailOf(detail: unknown): string {
   if (typeof detail === 'string') return detail ? `: ${detail}` : '';
+  const max = (detail as { max?: unknown } | null)?.max;
+  if (typeof max === 'number') return ` (at most ${max} characters)`;
   const at = (detail as { opened_at?: unknown } | null)?.opened_at;
   return typeof at === 'bigint' ? ` (voting opened at ${new Date(Number(at / 1_000_000n)).toISOString()})` : '';
 }

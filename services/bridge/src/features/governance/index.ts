@@ -14,6 +14,7 @@ import { addEtags } from '../../core/http/etag.ts';
 import { governanceHttpError } from './errors.ts';
 import { plain, proposalView, tickView } from './views.ts';
 import { CATEGORIES, canisterPayload } from './payload.ts';
+import delegationRoutes from './delegation.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 
 /** Votes asked per list_votes_page call (the canister answers at most 200, decision V25). */
@@ -34,13 +35,22 @@ export interface GovernanceGatewayOptions {
   db: Db;
   /** principal → display name, for proposers and voters (decision F22). */
   names: DisplayNames;
+  /** Decision V29: tells the inbox a member voted (their delegators may be represented by it). */
+  announceVote?(proposal_id: string, voter: string, vote: string): Promise<void>;
 }
+
+/** Decision V28: a vote's reason is at most this many characters, as the canister keeps (G34). */
+export const REASON_MAX_CHARS = 1_000;
 
 /** Decision V11: a mutation body is a few short fields; 16 KiB leaves room for propose's Markdown later. */
 export const MUTATION_BODY_LIMIT = 16 * 1024;
 const ID = Type.String({ pattern: '^[0-9]{1,20}$', description: 'proposal id (decimal nat64)' });
 const voteBody = Type.Object(
-  { proposal_id: ID, vote: Type.Union([Type.Literal('Yes'), Type.Literal('No'), Type.Literal('Abstain')]) },
+  {
+    proposal_id: ID,
+    vote: Type.Union([Type.Literal('Yes'), Type.Literal('No'), Type.Literal('Abstain')]),
+    reason: Type.Optional(Type.String({ maxLength: REASON_MAX_CHARS, description: 'why (decision V28); shown on the proposal page without your name' })),
+  },
   { additionalProperties: false },
 );
 const executeBody = Type.Object({ proposal_id: ID }, { additionalProperties: false });
@@ -85,11 +95,14 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
 
   app.post('/api/governance/vote', { bodyLimit: MUTATION_BODY_LIMIT, schema: { body: voteBody, tags: ['governance'] } }, async (req) => {
     const session = await opts.requireSession(req);
-    const { proposal_id, vote } = req.body;
-    const r = await (await opts.governanceAs(session)).cast_vote(nat64(proposal_id), vote);
+    const { proposal_id, vote, reason } = req.body;
+    const g = await opts.governanceAs(session);
+    // Decision V28: with a reason, the canister's cast_vote_with_reason; without, cast_vote as before.
+    const r = reason === undefined ? await g.cast_vote(nat64(proposal_id), vote) : await g.cast_vote_with_reason(nat64(proposal_id), vote, reason);
     if ('Err' in r) throw governanceHttpError(r.Err);
     req.log.info({ event: 'governance.voted', proposal_id, user_id: session.user_id }, 'vote cast');
-    return { proposal_id, vote };
+    await opts.announceVote?.(proposal_id, session.principal, vote);
+    return { proposal_id, vote, ...(reason !== undefined && reason.trim() !== '' && { reason: reason.trim() }) };
   });
 
   app.post('/api/governance/execute', { bodyLimit: MUTATION_BODY_LIMIT, schema: { body: executeBody, tags: ['governance'] } }, async (req) => {
@@ -147,9 +160,17 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
   app.get('/api/governance/proposals/:id/my-vote', { schema: { params: idParams, tags: ['governance'] } }, async (req, reply) => {
     const session = await opts.requireSession(req);
     const { id } = req.params;
-    const vote = await (await opts.governanceAs(session)).get_my_vote(nat64(id));
+    const ballot = await (await opts.governanceAs(session)).get_my_ballot(nat64(id));
     reply.header('cache-control', 'private, no-cache');
-    return { proposal_id: id, vote: vote ?? null };
+    // Decision V27: the receipt says how the vote was cast: directly, or by a delegate (final once counted).
+    return {
+      proposal_id: id,
+      vote: ballot?.vote ?? null,
+      cast: ballot === undefined ? null : ballot.delegate === undefined ? 'direct' : 'delegate',
+      delegate: ballot?.delegate ?? null,
+      reason: ballot?.reason ?? null,
+      final: ballot?.final ?? false,
+    };
   });
 
   const eventsQuery = Type.Object(
@@ -237,6 +258,8 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
         vote: v.vote,
         voted_at: iso(v.voted_at),
         receipt_token_id: String(v.receipt_token_id),
+        delegate: v.delegate ?? null,
+        reason: v.reason ?? null,
       })),
     };
   });
@@ -245,8 +268,43 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
     const { id } = req.params;
     const p = await opts.governance.get_proposal(nat64(id));
     if (!p) throw governanceHttpError({ ProposalNotFound: null });
+    const turnout = await opts.governance.get_turnout(nat64(id));
     // Status and tally move while voting: short shared caching, revalidated by clients.
     reply.header('cache-control', 'public, max-age=5');
-    return proposalView(p, await opts.names([p.proposed_by]));
+    // Decision V27: direct and delegated turnout apart (delegated votes are counted after close).
+    return { ...proposalView(p, await opts.names([p.proposed_by])), turnout: turnout === undefined ? null : plain(turnout) };
   });
+
+  // Decision V28: the reasons given with votes, oldest first, without their voters (spec 1 Authentication rule 2).
+  const reasonsQuery = Type.Object(
+    { after: Type.Optional(ID), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })) },
+    { additionalProperties: false },
+  );
+  app.get(
+    '/api/governance/proposals/:id/reasons',
+    {
+      schema: {
+        operationId: 'listVoteReasons',
+        summary: 'Reasons given with votes on a proposal, without voters (decision V28)',
+        description: 'Oldest first; page with `after` = the last item’s `seq`. Each item: seq, vote, reason.',
+        tags: ['governance'],
+        params: idParams,
+        querystring: reasonsQuery,
+      },
+    },
+    async (req, reply) => {
+      const { id } = req.params;
+      const { after, limit = 50 } = req.query;
+      if (!(await opts.governance.get_proposal(nat64(id)))) throw governanceHttpError({ ProposalNotFound: null });
+      const items = (await opts.governance.list_vote_reasons(nat64(id), after === undefined ? undefined : nat64(after), limit)).map((r) => ({
+        seq: String(r.seq),
+        vote: r.vote,
+        reason: r.reason,
+      }));
+      reply.header('cache-control', 'public, max-age=5');
+      return { proposal_id: id, items, next_after: items.length === limit ? items.at(-1)!.seq : null };
+    },
+  );
+
+  delegationRoutes(app, opts);
 }

@@ -6,6 +6,7 @@ import { Int8Text } from '../../core/http/decimal.ts';
 import { escapeHtml, page, PAGE_CSP } from '../../core/http/page.ts';
 import { activityRoutes, feed, isActive } from './activity.ts';
 import { followActivity } from './activity-producers.ts';
+import { followDelegateVotes } from './delegate-votes.ts';
 import { runDigest } from './digest-job.ts';
 import { announceExpiringMemberships } from './membership-expiry.ts';
 import type { InboxOptions } from './options.ts';
@@ -23,6 +24,7 @@ export default async function inbox(app: BridgeApp, o: InboxOptions): Promise<vo
   await unsubscribeRoutes(app, o);
   await activityRoutes(app, o);
   followActivity(o);
+  followDelegateVotes(o);
   o.jobs.define({
     name: 'inbox:digest',
     everyMs: DIGEST_EVERY_MS,

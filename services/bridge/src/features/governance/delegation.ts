@@ -1,0 +1,128 @@
+// Liquid democracy through the bridge (decisions V26–V28, on the canister's G28–G33): a member reads,
+// sets and revokes their delegation per category (or for all), and a delegate sees how many delegate
+// to them, with the principals of those who allowed it. Called as the member; canister errors map as
+// every governance route's do (errors.ts).
+import { Type } from '@sinclair/typebox';
+import type { BridgeApp } from '../../core/http/typed.ts';
+import { governanceHttpError } from './errors.ts';
+import type { GovernanceGatewayOptions } from './index.ts';
+import { MUTATION_BODY_LIMIT } from './index.ts';
+import { CATEGORIES } from './payload.ts';
+
+const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
+const security = [{ sessionCookie: [] }];
+const Category = Type.Union(CATEGORIES.map((c) => Type.Literal(c)));
+/** A principal's text form: base32 groups of five joined by dashes (at most 63 characters). */
+const Principal = Type.String({ pattern: '^[a-z0-9]{1,5}(-[a-z0-9]{1,5}){0,10}$', maxLength: 63, description: 'principal (text)' });
+
+export default function delegationRoutes(app: BridgeApp, opts: GovernanceGatewayOptions): void {
+  const mine = async (g: Awaited<ReturnType<GovernanceGatewayOptions['governanceAs']>>) =>
+    (await g.get_my_delegations()).map((d) => ({ category: d.category ?? null, delegate: d.delegate, since: iso(d.since), show_name: d.show_name }));
+
+  app.get(
+    '/api/governance/delegation',
+    {
+      schema: {
+        operationId: 'getDelegation',
+        summary: "The member's delegations in force, and how many delegate to them (decision V26)",
+        description:
+          'Each delegation: its category (null: all categories where no per-category one applies), the delegate, since when, and whether the delegate may see the member. `delegators` counts the delegations made to the member now.',
+        tags: ['governance'],
+        security,
+      },
+    },
+    async (req, reply) => {
+      const session = await opts.requireSession(req);
+      const g = await opts.governanceAs(session);
+      const page = await g.list_my_delegators(undefined, 1);
+      reply.header('cache-control', 'private, no-cache');
+      return { principal: session.principal, delegations: await mine(g), delegators: String(page.total) };
+    },
+  );
+
+  const putBody = Type.Object(
+    {
+      delegate: Principal,
+      category: Type.Optional(Type.Union([Category, Type.Null()], { description: 'absent or null: all categories' })),
+      show_name: Type.Optional(Type.Boolean({ default: false, description: 'let the delegate see who you are' })),
+    },
+    { additionalProperties: false },
+  );
+  app.put(
+    '/api/governance/delegation',
+    {
+      bodyLimit: MUTATION_BODY_LIMIT,
+      schema: {
+        operationId: 'setDelegation',
+        summary: 'Delegate your vote, for all categories or one (decision V26)',
+        description:
+          "Replaces the delegation in force for that scope. It applies to proposals whose voting opens after now (decision G30); your own vote on a proposal always replaces your delegate's before it closes. Errors: SelfDelegation 400, DelegateNotAMember 400, NotAMember 403, MembershipUnavailable 503.",
+        tags: ['governance'],
+        security,
+        body: putBody,
+      },
+    },
+    async (req) => {
+      const session = await opts.requireSession(req);
+      const { delegate, category, show_name = false } = req.body;
+      const g = await opts.governanceAs(session);
+      const r = await g.set_delegation({ delegate, show_name, ...(category && { category }) });
+      if ('Err' in r) {
+        req.log.info({ event: 'governance.delegation_refused', user_id: session.user_id, code: Object.keys(r.Err)[0] }, 'delegation refused');
+        throw governanceHttpError(r.Err);
+      }
+      req.log.info({ event: 'governance.delegated', user_id: session.user_id, category: category ?? 'All' }, 'delegation set');
+      return { delegations: await mine(g) };
+    },
+  );
+
+  const scopeQuery = Type.Object({ category: Type.Optional(Category) }, { additionalProperties: false });
+  app.delete(
+    '/api/governance/delegation',
+    {
+      schema: {
+        operationId: 'revokeDelegation',
+        summary: 'Take back a delegation: for one category, or (no category) the one for all categories (decision V26)',
+        description: 'Applies to proposals whose voting opens after now (decision G30). NotDelegating 404 when there is none for that scope.',
+        tags: ['governance'],
+        security,
+        querystring: scopeQuery,
+      },
+    },
+    async (req) => {
+      const session = await opts.requireSession(req);
+      const g = await opts.governanceAs(session);
+      const r = await g.revoke_delegation(req.query.category);
+      if ('Err' in r) throw governanceHttpError(r.Err);
+      req.log.info({ event: 'governance.delegation_revoked', user_id: session.user_id, category: req.query.category ?? 'All' }, 'delegation revoked');
+      return { delegations: await mine(g) };
+    },
+  );
+
+  const delegatorsQuery = Type.Object(
+    { after: Type.Optional(Type.String({ maxLength: 200 })), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) },
+    { additionalProperties: false },
+  );
+  app.get(
+    '/api/governance/delegation/delegators',
+    {
+      schema: {
+        operationId: 'listDelegators',
+        summary: 'Who delegates to you: the count, and a page of delegations (decisions V27, G33)',
+        description:
+          'Each item: its category (null: all categories) and the member’s principal only where they allowed it (show_name), else null. Page with `after` = the last item’s `key`.',
+        tags: ['governance'],
+        security,
+        querystring: delegatorsQuery,
+      },
+    },
+    async (req, reply) => {
+      const session = await opts.requireSession(req);
+      const { after, limit = 100 } = req.query;
+      const page = await (await opts.governanceAs(session)).list_my_delegators(after, limit);
+      reply.header('cache-control', 'private, no-cache');
+      const items = page.items.map((i) => ({ key: i.key, category: i.category ?? null, member: i.member ?? null }));
+      return { total: String(page.total), items, next_after: items.length === limit ? items.at(-1)!.key : null };
+    },
+  );
+}
