@@ -6,6 +6,7 @@ import { AdminPage } from './pages/admin.tsx';
 import { AuditPage } from './pages/audit.tsx';
 import { CampaignPage } from './pages/campaign.tsx';
 import { CampaignsPage } from './pages/campaigns.tsx';
+import { DelegationPage } from './pages/delegation.tsx';
 import { GovernPage } from './pages/govern.tsx';
 import { HomePage } from './pages/home.tsx';
 import { JoinPage } from './pages/join.tsx';
@@ -22,15 +23,17 @@ export const ROUTES: Array<{ path: string; component: ComponentType<Record<strin
   { path: '/campaigns', component: CampaignsPage, title: 'Campaigns' },
   { path: '/campaigns/:id', component: CampaignPage as ComponentType<Record<string, string>>, title: 'Campaign' },
   { path: '/me', component: MePage, title: 'My membership' },
+  { path: '/delegation', component: DelegationPage, title: 'Delegation' },
   { path: '/admin', component: AdminPage, title: 'Admin console' },
   { path: '/admin/audit', component: AuditPage, title: 'Audit log' },
 ];
 
 /** Links the app routes itself; any other link (the bridge's /login, /activity, /preferences, the API) loads normally. */
-export const APP_LINK = /^\/(?:$|[?#]|(?:join|govern|price|campaigns|me|admin)(?:[/?#]|$)|proposals\/)/;
+export const APP_LINK = /^\/(?:$|[?#]|(?:join|govern|price|campaigns|me|admin|delegation)(?:[/?#]|$)|proposals\/)/;
 
 export const NAV: Array<{ href: string; label: string }> = [
   { href: '/govern', label: 'Govern' },
+  { href: '/delegation', label: 'Delegate' },
   { href: '/price', label: 'Price' },
   { href: '/campaigns', label: 'Campaigns' },
   { href: '/me', label: 'Me' },

@@ -8,6 +8,7 @@ import { api, ApiError, useApi, when, handler, type Answer } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
 import type { Proposal, Settings } from './govern.tsx';
 import { phase, StatusBadge, Tally, useNow } from './at-a-glance.tsx';
+import { BallotLine, TurnoutLine, VoteReasons } from './proposal-delegation.tsx';
 
 // Decision F6: a body is Markdown only; raw HTML in it is shown as text (never parsed), and what
 // Markdown makes is sanitised too (links: no javascript: and the like).
@@ -20,15 +21,16 @@ export function renderMarkdown(md: string): string {
 
 export function ProposalPage({ id }: { id: string }) {
   const { session, signInUrl } = useSession();
-  const p = useApi<Proposal>(`/api/governance/proposals/${encodeURIComponent(id)}`);
+  const p = useApi<Proposal & { turnout?: Turnout | null }>(`/api/governance/proposals/${encodeURIComponent(id)}`);
   const settings = useApi<Settings>('/api/governance/settings');
   const mine = useApi<Answer<'getMyVote'>>(session ? `/api/governance/proposals/${encodeURIComponent(id)}/my-vote` : null);
-  const receipts = useApi<Answer<'listMyVoteReceipts'>>(session && mine.data?.vote ? '/api/governance/my-receipts?take=100' : null);
+  const receipts = useApi<Answer<'listMyVoteReceipts'>>(session && mine.data?.cast === 'direct' ? '/api/governance/my-receipts?take=100' : null);
   const receipt = receipts.data?.items.find((r) => r.proposal_id === id);
   // The summary helper only when the bridge has an inference server (as the drafting helper and search).
   const ai = useApi<Answer<'getAiHealth'>>(session ? '/api/ai/health' : null);
   const [summary, setSummary] = useState<string>('');
   const [msg, setMsg] = useState('');
+  const [reason, setReason] = useState('');
   // Decision G23: only members Active when voting opened vote; the canister says so when one was not.
   const [lateMember, setLateMember] = useState(false);
   const now = useNow();
@@ -40,7 +42,7 @@ export function ProposalPage({ id }: { id: string }) {
   const vote = async (v: 'Yes' | 'No' | 'Abstain') => {
     setMsg('');
     try {
-      await api('/api/governance/vote', { method: 'POST', body: { proposal_id: pr.id, vote: v } });
+      await api('/api/governance/vote', { method: 'POST', body: { proposal_id: pr.id, vote: v, ...(reason.trim() && { reason: reason.trim() }) } });
       setMsg(`Your vote “${v}” is recorded.`);
       mine.reload();
       p.reload();
@@ -67,11 +69,14 @@ export function ProposalPage({ id }: { id: string }) {
       <section class="card" aria-label="Tally">
         <h2>Tally</h2>
         {t ? (
-          <Tally p={pr} quorumBps={rule?.quorum_bps} thresholdBps={rule?.threshold_bps} />
+          <>
+            <Tally p={pr} quorumBps={rule?.quorum_bps} thresholdBps={rule?.threshold_bps} />
+            <TurnoutLine turnout={pr.turnout} />
+          </>
         ) : (
           <p>{pr.status === 'Created' ? 'Voting has not opened yet.' : 'No votes yet.'}</p>
         )}
-        {session ? <p>Your vote: {mine.data ? (mine.data.vote ?? 'not cast') : '…'}</p> : null}
+        {session ? <BallotLine ballot={mine.data} open={pr.status === 'Open'} /> : null}
         {receipt ? (
           <p class="muted">
             Vote-pass receipt: token #{receipt.token_id}
@@ -82,8 +87,12 @@ export function ProposalPage({ id }: { id: string }) {
           <p class="note" role="status">
             You became a voting member after voting opened on this proposal, so you cannot vote on it. You can vote on proposals that open from now on.
           </p>
-        ) : pr.status === 'Open' && isActive(session) && !mine.data?.vote ? (
+        ) : pr.status === 'Open' && isActive(session) && mine.data?.cast !== 'direct' ? (
           <div class="actions">
+            <label>
+              Reason (optional, shown without your name; at most 1,000 characters)
+              <textarea name="reason" maxLength={1000} rows={2} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+            </label>
             <button type="button" onClick={() => void vote('Yes')}>
               Vote yes
             </button>
@@ -124,6 +133,7 @@ export function ProposalPage({ id }: { id: string }) {
         ) : null}
         <p role="status">{msg}</p>
       </section>
+      <VoteReasons id={pr.id} />
       {session && ai.data?.status === 'ok' ? (
         <section class="card">
           <h2>Summary</h2>

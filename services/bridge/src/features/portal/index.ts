@@ -10,7 +10,19 @@ import type { FastifyReply } from 'fastify';
 import type { BridgeApp } from '../../core/http/typed.ts';
 
 /** The app's routes (apps/portal/src/routes.tsx): the bridge serves index.html for exactly these. */
-export const APP_PATHS = ['/', '/join', '/govern', '/proposals/:id', '/price', '/campaigns', '/campaigns/:id', '/me', '/admin', '/admin/audit'] as const;
+export const APP_PATHS = [
+  '/',
+  '/join',
+  '/govern',
+  '/proposals/:id',
+  '/price',
+  '/campaigns',
+  '/campaigns/:id',
+  '/me',
+  '/admin',
+  '/admin/audit',
+  '/delegation',
+] as const;
 
 export const DEFAULT_PORTAL_DIR = fileURLToPath(new URL('../../../../../apps/portal/dist/', import.meta.url));
 

@@ -1,0 +1,62 @@
+// The proposal page's parts for liquid democracy and reasons (decisions F18–F21): direct and delegated
+// turnout, how the member's ballot was cast (directly, or by their delegate, with the chance to vote
+// themselves before close), and the reasons given with votes (without voters).
+import { useApi } from '../api.ts';
+
+export interface Turnout {
+  direct: string;
+  delegated: string;
+  delegated_counted: boolean;
+}
+export interface Ballot {
+  vote: string | null;
+  cast: 'direct' | 'delegate' | null;
+  delegate: string | null;
+  reason: string | null;
+  final: boolean;
+}
+
+export function TurnoutLine({ turnout }: { turnout: Turnout | null | undefined }) {
+  if (!turnout) return null;
+  return (
+    <p class="muted" data-testid="turnout">
+      {turnout.direct} voted directly ·{' '}
+      {turnout.delegated_counted ? `${turnout.delegated} by their delegates` : 'votes through delegates are counted when voting closes'}
+    </p>
+  );
+}
+
+/** "Your vote": direct, or the delegate's for you (not final while open: the member may still vote). */
+export function BallotLine({ ballot, open }: { ballot: Ballot | undefined; open: boolean }) {
+  if (!ballot) return <p>Your vote: …</p>;
+  if (!ballot.vote) return <p>Your vote: not cast</p>;
+  if (ballot.cast === 'delegate')
+    return (
+      <p data-testid="ballot">
+        Your vote: {ballot.vote}, voted by your delegate <code>{ballot.delegate}</code>
+        {open && !ballot.final ? '. Vote below to replace it with your own before voting closes.' : ''}
+      </p>
+    );
+  return (
+    <p data-testid="ballot">
+      Your vote: {ballot.vote}, voted directly{ballot.reason ? ` (“${ballot.reason}”)` : ''}
+    </p>
+  );
+}
+
+export function VoteReasons({ id }: { id: string }) {
+  const reasons = useApi<{ items: Array<{ seq: string; vote: string; reason: string }> }>(`/api/governance/proposals/${encodeURIComponent(id)}/reasons`);
+  if (!reasons.data?.items.length) return null;
+  return (
+    <section class="card" aria-label="Reasons">
+      <h2>Reasons given</h2>
+      <ul>
+        {reasons.data.items.map((r) => (
+          <li key={r.seq}>
+            <strong>{r.vote}</strong>: {r.reason}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
