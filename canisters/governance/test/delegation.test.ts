@@ -9,6 +9,7 @@ import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '.
 import { NS_PER_DAY, NS_PER_HOUR } from '../core/rules/categories.ts';
 import type { ProposalCategory, Vote } from '../core/types.ts';
 import { MAX_REASON_CHARS } from '../core/voting.ts';
+import { expectedBallots } from './delegation-oracle.ts';
 
 function setup(members: string[]) {
   const stores = Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()])) as unknown as GovernanceStores;
@@ -257,36 +258,6 @@ const op = fc.oneof(
   fc.record({ kind: fc.constant('open' as const), category: fc.constantFrom<ProposalCategory>('EmergencyAction', 'General') }),
 );
 
-export function expectedBallots(
-  delegations: Map<string, string>,
-  direct: Map<string, Vote>,
-  category: ProposalCategory,
-): Map<string, { vote: Vote; delegate?: string }> {
-  const out = new Map<string, { vote: Vote; delegate?: string }>();
-  const of = (m: string) => delegations.get(`${m}|${category}`) ?? delegations.get(`${m}|All`);
-  for (const m of MEMBERS) {
-    const own = direct.get(m);
-    if (own) {
-      out.set(m, { vote: own });
-      continue;
-    }
-    const seen = new Set([m]);
-    let cur = m;
-    for (let hop = 0; hop < MAX_CHAIN_HOPS; hop++) {
-      const d = of(cur);
-      if (d === undefined || seen.has(d)) break;
-      const v = direct.get(d);
-      if (v) {
-        out.set(m, { vote: v, delegate: d });
-        break;
-      }
-      seen.add(d);
-      cur = d;
-    }
-  }
-  return out;
-}
-
 describe('one member, one vote (decisions G29–G31, property)', () => {
   it('under any sequence of delegations, revocations, direct votes and openings, each member is counted at most once, as the oracle resolves', async () => {
     await fc.assert(
@@ -323,7 +294,7 @@ describe('one member, one vote (decisions G29–G31, property)', () => {
         s.clock.now += 15n * NS_PER_DAY;
         for (let i = 0; i < 20; i++) await s.core.tick(s.ctx('scheduler'));
         for (const p of proposals) {
-          const expected = expectedBallots(p.fixed, p.direct, p.category);
+          const expected = expectedBallots(p.fixed, p.direct, p.category, MEMBERS);
           const votes = s.core.list_votes(s.ctx('admin'), p.id);
           assert.equal(new Set(votes.map((v) => v.voter)).size, votes.length, 'one ballot per member');
           assert.deepEqual(new Map(votes.map((v) => [v.voter, { vote: v.vote, ...(v.delegate !== undefined && { delegate: v.delegate }) }])), expected);

@@ -299,11 +299,16 @@ describe('governance gateway', () => {
     const id = await openProposal();
     assert.equal((await vote(alice.jar, { proposal_id: id, vote: 'Abstain' })).statusCode, 200);
     let r = await h.request({ method: 'GET', url: `/api/governance/proposals/${id}/my-vote`, jar: alice.jar });
-    assert.deepEqual(r.json(), { proposal_id: id, vote: 'Abstain' });
+    // Decision V27: the receipt also says how the vote was cast.
+    assert.deepEqual(r.json(), { proposal_id: id, vote: 'Abstain', cast: 'direct', delegate: null, reason: null, final: true });
     assert.equal(r.headers['cache-control'], 'private, no-cache');
     assert.deepEqual((await h.request({ method: 'GET', url: `/api/governance/proposals/${id}/my-vote`, jar: bob.jar })).json(), {
       proposal_id: id,
       vote: null,
+      cast: null,
+      delegate: null,
+      reason: null,
+      final: false,
     });
     assert.equal((await h.request({ method: 'GET', url: `/api/governance/proposals/${id}/my-vote` })).statusCode, 401);
 
