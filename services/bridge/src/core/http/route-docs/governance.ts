@@ -58,7 +58,7 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
     tag: 'governance',
     security: 'session',
     responses: {
-      200: Json('vote recorded', Type.Object({ proposal_id: Type.String(), vote: Type.String() })),
+      200: Json('vote recorded', Type.Object({ proposal_id: Type.String(), vote: Type.String(), reason: Type.Optional(Type.String()) })),
       400: err('VALIDATION_ERROR (per field)'),
       401: err(
         'UNAUTHORIZED (no session) or SESSION_REQUIRED (bearer token without the session cookie: sign in again at the URL in the message and X-Login-URL; spec 1 Authentication 6)',
@@ -152,7 +152,17 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
     tag: 'governance',
     security: 'session',
     responses: {
-      200: Json('the vote or null', Type.Object({ proposal_id: Type.String(), vote: Type.Union([Type.String(), Type.Null()]) })),
+      200: Json(
+        'the vote or null, and how it was cast (decision V27)',
+        Type.Object({
+          proposal_id: Type.String(),
+          vote: Type.Union([Type.String(), Type.Null()]),
+          cast: Type.Union([Type.Literal('direct'), Type.Literal('delegate'), Type.Null()]),
+          delegate: Type.Union([Type.String(), Type.Null()]),
+          reason: Type.Union([Type.String(), Type.Null()]),
+          final: Type.Boolean(),
+        }),
+      ),
       400: err('VALIDATION_ERROR'),
       401: err('UNAUTHORIZED or SESSION_REQUIRED'),
     },

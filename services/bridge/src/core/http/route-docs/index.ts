@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { AI_DOCS } from './ai.ts';
 import { ADMIN_DOCS } from './admin.ts';
 import { CAMPAIGN_DOCS } from './campaigns.ts';
+import { DELEGATION_DOCS } from './delegation.ts';
 import { GOVERNANCE_DOCS } from './governance.ts';
 import { MEMBER_DOCS } from './members.ts';
 import { CSRF, err, Html, Json, NoSession, SessionBody, STORE, type RouteDoc } from './common.ts';
@@ -14,6 +15,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   ...AI_DOCS,
   ...CAMPAIGN_DOCS,
   ...GOVERNANCE_DOCS,
+  ...DELEGATION_DOCS,
   ...ADMIN_DOCS,
   ...MEMBER_DOCS,
   'GET /health': {

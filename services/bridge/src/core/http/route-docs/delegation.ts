@@ -1,0 +1,78 @@
+// The liquid-democracy and vote-reason routes (decisions V26–V28 on the canister's G28–G34).
+import { Type } from '@sinclair/typebox';
+import { err, Json, type RouteDoc } from './common.ts';
+
+const Delegations = Type.Array(
+  Type.Object({ category: Type.Union([Type.String(), Type.Null()]), delegate: Type.String(), since: Type.String(), show_name: Type.Boolean() }),
+);
+
+export const DELEGATION_DOCS: Record<string, RouteDoc> = {
+  'GET /api/governance/delegation': {
+    summary: "The member's delegations in force, and how many delegate to them (decision V26)",
+    tag: 'governance',
+    security: 'session',
+    responses: {
+      200: Json('the delegations', Type.Object({ principal: Type.String(), delegations: Delegations, delegators: Type.String() })),
+      401: err('UNAUTHORIZED or SESSION_REQUIRED'),
+    },
+  },
+  'PUT /api/governance/delegation': {
+    summary: 'Delegate your vote, for all categories or one (decisions V26, G28–G31)',
+    tag: 'governance',
+    security: 'session',
+    responses: {
+      200: Json('the delegations now', Type.Object({ delegations: Delegations })),
+      400: err('VALIDATION_ERROR, SelfDelegation or DelegateNotAMember'),
+      401: err('UNAUTHORIZED or SESSION_REQUIRED'),
+      403: err('NotAMember or CSRF_REJECTED'),
+      503: err('MembershipUnavailable'),
+    },
+  },
+  'DELETE /api/governance/delegation': {
+    summary: 'Take back a delegation, for one category or the one for all (decision V26)',
+    tag: 'governance',
+    security: 'session',
+    responses: {
+      200: Json('the delegations now', Type.Object({ delegations: Delegations })),
+      400: err('VALIDATION_ERROR'),
+      401: err('UNAUTHORIZED or SESSION_REQUIRED'),
+      403: err('CSRF_REJECTED'),
+      404: err('NotDelegating'),
+    },
+  },
+  'GET /api/governance/delegation/delegators': {
+    summary: 'Delegations made to you: the count, and a page with names only where given (decisions V27, G33)',
+    tag: 'governance',
+    security: 'session',
+    responses: {
+      200: Json(
+        'a page',
+        Type.Object({
+          total: Type.String(),
+          items: Type.Array(
+            Type.Object({ key: Type.String(), category: Type.Union([Type.String(), Type.Null()]), member: Type.Union([Type.String(), Type.Null()]) }),
+          ),
+          next_after: Type.Union([Type.String(), Type.Null()]),
+        }),
+      ),
+      400: err('VALIDATION_ERROR'),
+      401: err('UNAUTHORIZED or SESSION_REQUIRED'),
+    },
+  },
+  'GET /api/governance/proposals/{id}/reasons': {
+    summary: 'Reasons given with votes on a proposal, without voters (decisions V28, G34)',
+    tag: 'governance',
+    responses: {
+      200: Json(
+        'a page, oldest first',
+        Type.Object({
+          proposal_id: Type.String(),
+          items: Type.Array(Type.Object({ seq: Type.String(), vote: Type.String(), reason: Type.String() })),
+          next_after: Type.Union([Type.String(), Type.Null()]),
+        }),
+      ),
+      400: err('VALIDATION_ERROR'),
+      404: err('ProposalNotFound'),
+    },
+  },
+};
