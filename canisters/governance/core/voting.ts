@@ -105,6 +105,7 @@ export function votingMethods(stores: GovernanceStores, deps: GovernanceDeps, st
     list_vote_reasons(_ctx: CallContext, proposal_id: bigint, after?: bigint, limit?: number): VoteReason[] {
       const size = Math.min(Math.max(limit ?? REASONS_PAGE_DEFAULT, 1), REASONS_PAGE_MAX);
       const prefix = `${u64Key(proposal_id)}|`;
+      if (after !== undefined && after >= 0xffff_ffff_ffff_ffffn) return [];
       const start = after === undefined ? prefix : compositeKey(u64Key(proposal_id), u64Key(after + 1n));
       return [...withPrefix((from) => stores.reasons.entries({ from }), prefix, start)].slice(0, size).map(([, r]) => r);
     },

@@ -242,6 +242,7 @@ describe('reasons with votes (decision G34)', () => {
       ['too costly'],
     );
     assert.equal(s.core.list_votes(s.ctx('admin'), id).find((v) => v.voter === 'b')?.reason, 'too costly');
+    assert.deepEqual(s.core.list_vote_reasons(s.ctx('anyone'), id, 0xffff_ffff_ffff_ffffn), [], 'after the last nat64: nothing, no trap');
   });
 });
 
