@@ -102,6 +102,13 @@ describe('liquid democracy on the built wasm (decisions G29–G31)', () => {
       ),
       { numRuns: 6 },
     );
+    // Upgrades keep the delegations (new stable stores, decision G30): each member's, as the oracle has them.
+    const before = await Promise.all(members.map((m) => d.as(m).governance.get_my_delegations()));
+    await replica.upgrade(d.ids.governance, d.initArg('governance'), CONTROLLER);
+    const after = await Promise.all(members.map((m) => d.as(m).governance.get_my_delegations()));
+    assert.deepEqual(after, before);
+    const shown = after.flatMap((ds, i) => ds.map((x) => [`m${i}|${x.category ?? 'All'}`, names.get(x.delegate)!] as const));
+    assert.deepEqual(new Map(shown), live);
   });
 
   it(`cast_vote by a delegate with ${DELEGATORS} delegators costs what any vote costs; counting them after close takes bounded steps within the update limit`, async () => {
