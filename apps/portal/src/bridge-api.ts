@@ -1017,6 +1017,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/governance/proposals/{id}/reasons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reasons given with votes on a proposal, without voters (decision V28)
+         * @description Oldest first; page with `after` = the last item’s `seq`. Each item: seq, vote, reason.
+         */
+        get: operations["listVoteReasons"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/governance/delegation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The member's delegations in force, and how many delegate to them (decision V26)
+         * @description Each delegation: its category (null: all categories where no per-category one applies), the delegate, since when, and whether the delegate may see the member. `delegators` counts the delegations made to the member now.
+         */
+        get: operations["getDelegation"];
+        /**
+         * Delegate your vote, for all categories or one (decision V26)
+         * @description Replaces the delegation in force for that scope. It applies to proposals whose voting opens after now (decision G30); your own vote on a proposal always replaces your delegate's before it closes. Errors: SelfDelegation 400, DelegateNotAMember 400, NotAMember 403, MembershipUnavailable 503.
+         */
+        put: operations["setDelegation"];
+        post?: never;
+        /**
+         * Take back a delegation: for one category, or (no category) the one for all categories (decision V26)
+         * @description Applies to proposals whose voting opens after now (decision G30). NotDelegating 404 when there is none for that scope.
+         */
+        delete: operations["revokeDelegation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/governance/delegation/delegators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who delegates to you: the count, and a page of delegations (decisions V27, G33)
+         * @description Each item: its category (null: all categories) and the member’s principal only where they allowed it (show_name), else null. Page with `after` = the last item’s `key`.
+         */
+        get: operations["listDelegators"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/campaigns": {
         parameters: {
             query?: never;
@@ -1689,6 +1757,26 @@ export interface paths {
          * @description Public: the same index.html for every app path; the app then reads the JSON API with the session cookie.
          */
         get: operations["getAppAdminAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/delegation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The member web app (/delegation): index.html of the single-page app (decision F2)
+         * @description Public: the same index.html for every app path; the app then reads the JSON API with the session cookie.
+         */
+        get: operations["getAppDelegation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5204,6 +5292,8 @@ export interface operations {
                     /** @description proposal id (decimal nat64) */
                     proposal_id: string;
                     vote: "Yes" | "No" | "Abstain";
+                    /** @description why (decision V28); shown on the proposal page without your name */
+                    reason?: string;
                 };
             };
         };
@@ -5217,6 +5307,7 @@ export interface operations {
                     "application/json": {
                         proposal_id: string;
                         vote: string;
+                        reason?: string;
                     };
                 };
             };
@@ -5707,7 +5798,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the vote or null */
+            /** @description the vote or null, and how it was cast (decision V27) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5716,6 +5807,10 @@ export interface operations {
                     "application/json": {
                         proposal_id: string;
                         vote: string | null;
+                        cast: "direct" | "delegate" | (never | null);
+                        delegate: string | null;
+                        reason: string | null;
+                        final: boolean;
                     };
                 };
             };
@@ -6096,6 +6191,15 @@ export interface operations {
                             quorum_met: boolean;
                             threshold_met: boolean;
                         } | null;
+                        /** @description direct and delegated turnout apart (decision V27); null before the window opens */
+                        turnout: {
+                            /** @description votes cast directly */
+                            direct: string;
+                            /** @description delegated ballots counted so far */
+                            delegated: string;
+                            /** @description true once every delegated ballot is counted (after close) */
+                            delegated_counted: boolean;
+                        } | null;
                     };
                 };
             };
@@ -6119,6 +6223,405 @@ export interface operations {
             };
             /** @description ProposalNotFound */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    listVoteReasons: {
+        parameters: {
+            query?: {
+                /** @description proposal id (decimal nat64) */
+                after?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description proposal id (decimal nat64) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        proposal_id: string;
+                        items: {
+                            seq: string;
+                            vote: string;
+                            reason: string;
+                        }[];
+                        next_after: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description ProposalNotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getDelegation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the delegations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        principal: string;
+                        delegations: {
+                            category: string | null;
+                            delegate: string;
+                            since: string;
+                            show_name: boolean;
+                        }[];
+                        delegators: string;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED or SESSION_REQUIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    setDelegation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description principal (text) */
+                    delegate: string;
+                    /** @description absent or null: all categories */
+                    category?: ("General" | "TreasuryPayout" | "SetDomPrice" | "MembershipPolicy" | "ConstitutionalAmendment" | "EmergencyAction") | (never | null);
+                    /**
+                     * @description let the delegate see who you are
+                     * @default false
+                     */
+                    show_name?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description the delegations now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        delegations: {
+                            category: string | null;
+                            delegate: string;
+                            since: string;
+                            show_name: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR, SelfDelegation or DelegateNotAMember */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED or SESSION_REQUIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description NotAMember or CSRF_REJECTED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description MembershipUnavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    revokeDelegation: {
+        parameters: {
+            query?: {
+                category?: "General" | "TreasuryPayout" | "SetDomPrice" | "MembershipPolicy" | "ConstitutionalAmendment" | "EmergencyAction";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the delegations now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        delegations: {
+                            category: string | null;
+                            delegate: string;
+                            since: string;
+                            show_name: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED or SESSION_REQUIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description NotDelegating */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    listDelegators: {
+        parameters: {
+            query?: {
+                after?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total: string;
+                        items: {
+                            key: string;
+                            category: string | null;
+                            member: string | null;
+                        }[];
+                        next_after: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED or SESSION_REQUIRED */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8615,6 +9118,26 @@ export interface operations {
         };
     };
     getAppAdminAudit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getAppDelegation: {
         parameters: {
             query?: never;
             header?: never;

@@ -7,6 +7,7 @@ import { plainStore } from '@domdao/canister-kit/testing';
 import { MAX_CHAIN_HOPS } from '../core/delegation.ts';
 import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '../core/governance.ts';
 import { NS_PER_DAY, NS_PER_HOUR } from '../core/rules/categories.ts';
+import { IDL } from '@icp-sdk/core/candid';
 import type { ProposalCategory, Vote } from '../core/types.ts';
 import { MAX_REASON_CHARS } from '../core/voting.ts';
 import { expectedBallots } from './delegation-oracle.ts';
@@ -17,6 +18,7 @@ function setup(members: string[]) {
   /** Who is Active, and since when (Active at `at` means since < at, as M8 counts). */
   const activeSince = new Map<string, bigint>(members.map((m) => [m, 0n]));
   const core = governanceCore(stores, {
+    candid: IDL,
     membership: {
       get_membership_status: async (o) => (activeSince.has(o) ? { is_active: true } : undefined),
       active_member_snapshot: async () => ({ count: BigInt([...activeSince.values()].filter((s) => s < clock.now).length), at: clock.now }),

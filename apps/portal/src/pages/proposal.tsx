@@ -21,7 +21,7 @@ export function renderMarkdown(md: string): string {
 
 export function ProposalPage({ id }: { id: string }) {
   const { session, signInUrl } = useSession();
-  const p = useApi<Proposal & { turnout?: Turnout | null }>(`/api/governance/proposals/${encodeURIComponent(id)}`);
+  const p = useApi<Answer<'getProposal'>>(`/api/governance/proposals/${encodeURIComponent(id)}`);
   const settings = useApi<Settings>('/api/governance/settings');
   const mine = useApi<Answer<'getMyVote'>>(session ? `/api/governance/proposals/${encodeURIComponent(id)}/my-vote` : null);
   const receipts = useApi<Answer<'listMyVoteReceipts'>>(session && mine.data?.cast === 'direct' ? '/api/governance/my-receipts?take=100' : null);

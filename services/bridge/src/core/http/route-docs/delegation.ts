@@ -8,6 +8,8 @@ const Delegations = Type.Array(
 
 export const DELEGATION_DOCS: Record<string, RouteDoc> = {
   'GET /api/governance/delegation': {
+    operationId: 'getMyDelegations',
+    description: 'Session required; read as the member from the governance canister.',
     summary: "The member's delegations in force, and how many delegate to them (decision V26)",
     tag: 'governance',
     security: 'session',
@@ -17,6 +19,9 @@ export const DELEGATION_DOCS: Record<string, RouteDoc> = {
     },
   },
   'PUT /api/governance/delegation': {
+    operationId: 'setDelegation',
+    description:
+      'Session required (cross-site rule); set on the governance canister as the member; it applies to proposals whose voting opens afterwards (decision G30).',
     summary: 'Delegate your vote, for all categories or one (decisions V26, G28–G31)',
     tag: 'governance',
     security: 'session',
@@ -29,6 +34,8 @@ export const DELEGATION_DOCS: Record<string, RouteDoc> = {
     },
   },
   'DELETE /api/governance/delegation': {
+    operationId: 'revokeDelegation',
+    description: 'Session required (cross-site rule); revoked on the governance canister as the member.',
     summary: 'Take back a delegation, for one category or the one for all (decision V26)',
     tag: 'governance',
     security: 'session',
@@ -41,6 +48,8 @@ export const DELEGATION_DOCS: Record<string, RouteDoc> = {
     },
   },
   'GET /api/governance/delegation/delegators': {
+    operationId: 'listMyDelegators',
+    description: 'Session required; names only where the delegator allowed it (decision G33).',
     summary: 'Delegations made to you: the count, and a page with names only where given (decisions V27, G33)',
     tag: 'governance',
     security: 'session',
@@ -60,8 +69,11 @@ export const DELEGATION_DOCS: Record<string, RouteDoc> = {
     },
   },
   'GET /api/governance/proposals/{id}/reasons': {
+    operationId: 'listVoteReasons',
+    description: "Public: reasons without voters, as the canister's list_vote_reasons gives them.",
     summary: 'Reasons given with votes on a proposal, without voters (decisions V28, G34)',
     tag: 'governance',
+    security: 'public',
     responses: {
       200: Json(
         'a page, oldest first',

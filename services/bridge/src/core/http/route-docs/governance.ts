@@ -252,7 +252,25 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
     summary: 'One proposal with its tally (decision V12)',
     tag: 'governance',
     responses: {
-      200: Json('the proposal; Cache-Control: public, max-age=5', ProposalBody),
+      200: Json(
+        'the proposal; Cache-Control: public, max-age=5',
+        Type.Composite([
+          ProposalBody,
+          Type.Object({
+            turnout: Type.Union(
+              [
+                Type.Object({
+                  direct: Type.String({ description: 'votes cast directly' }),
+                  delegated: Type.String({ description: 'delegated ballots counted so far' }),
+                  delegated_counted: Type.Boolean({ description: 'true once every delegated ballot is counted (after close)' }),
+                }),
+                Type.Null(),
+              ],
+              { description: 'direct and delegated turnout apart (decision V27); null before the window opens' },
+            ),
+          }),
+        ]),
+      ),
       400: err('VALIDATION_ERROR'),
       404: err('ProposalNotFound'),
     },
