@@ -6,7 +6,7 @@ import { marked } from 'marked';
 import { useState } from 'preact/hooks';
 import { api, ApiError, useApi, when, handler, type Answer } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
-import type { Proposal, Settings } from './govern.tsx';
+import type { Settings } from './govern.tsx';
 import { phase, StatusBadge, Tally, useNow } from './at-a-glance.tsx';
 import { BallotLine, TurnoutLine, VoteReasons } from './proposal-delegation.tsx';
 
