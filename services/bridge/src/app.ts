@@ -1,7 +1,7 @@
 // The bridge service (spec 2 part 1): health, single sign-on sessions, roles, registration, the
 // upgrade to Active membership, and the test email. buildApp wires what openBridge opened.
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import { Redis } from 'ioredis';
@@ -17,14 +17,14 @@ import { createGuards } from './core/auth/guards.ts';
 import loginPage from './features/sign-in/login-page.ts';
 import authRoutes from './features/sign-in/routes.ts';
 import { sealer } from './core/auth/seal.ts';
-import { databaseSessionStore, redisSessionStore, SessionStoreUnavailable, type SessionStore } from './core/auth/session-store.ts';
+import { databaseSessionStore, redisSessionStore, type SessionStore } from './core/auth/session-store.ts';
 import { sessionManager } from './core/auth/sessions.ts';
 import { openCanisters, type OpenedCanisters } from './canisters.ts';
 import { frontendOrigins, type BridgeConfig } from './config.ts';
 import type { BridgeContext } from './core/context.ts';
-import { isDatabaseUnavailable, isEmbeddedDatabaseFailed } from './core/db/errors.ts';
 import { openDatabase, type Db } from './core/db/index.ts';
-import { frameworkClientError, HttpError, sendError } from './core/http/errors.ts';
+import { bridgeErrorHandler } from './core/http/error-handler.ts';
+import { HttpError, sendError } from './core/http/errors.ts';
 import { refuseNonFiniteNumbers } from './core/http/finite-numbers.ts';
 import { openApiRoute, registerOpenApi } from './core/http/openapi.ts';
 import { pageAssets } from './core/http/page-assets.ts';
@@ -202,31 +202,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   await registerOpenApi(app, BRIDGE_VERSION);
   await app.register(fastifyCors, corsOptions(ctx.frontendOrigins));
 
-  app.setErrorHandler((err: FastifyError | Error, req, reply) => {
-    if (err instanceof HttpError) return sendError(req, reply, err);
-    // Decision P16: logged once (database.sync_failed), not per request; no retry helps before a restart.
-    if (isEmbeddedDatabaseFailed(err))
-      return sendError(req, reply, new HttpError(503, 'DATABASE_FAILED', 'the service cannot store anything safely until it is restarted'));
-    if (err instanceof SessionStoreUnavailable) {
-      req.log.error({ event: 'session_store.unavailable', err: err.message }, 'session store unavailable');
-      return sendError(req, reply, new HttpError(503, 'SESSION_STORE_UNAVAILABLE', 'sessions are temporarily unavailable; try again'));
-    }
-    if (isDatabaseUnavailable(err)) {
-      req.log.error({ event: 'database.unavailable', err: err.message }, 'database unavailable');
-      return sendError(req, reply, new HttpError(503, 'DATABASE_UNAVAILABLE', 'the service is temporarily unavailable; try again', { 'retry-after': '5' }));
-    }
-    const fe = err as FastifyError;
-    if (fe.validation)
-      return sendError(
-        req,
-        reply,
-        new HttpError(400, 'VALIDATION_ERROR', `${fe.validationContext ?? 'request'}${fe.message.replace(/^(body|params|querystring)/, '')}`),
-      );
-    if (fe.statusCode === 413) return sendError(req, reply, new HttpError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large'));
-    if (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) return sendError(req, reply, frameworkClientError(fe));
-    req.log.error({ event: 'request.failed', err: err.message, stack: err.stack }, 'unhandled error');
-    return sendError(req, reply, new HttpError(500, 'INTERNAL', 'internal error'));
-  });
+  app.setErrorHandler(bridgeErrorHandler(() => parts.databaseFailure?.()));
   auditRefusals(app, audit);
   let appNotFound: ((reply: FastifyReply) => FastifyReply) | undefined;
   app.setNotFoundHandler((req, reply) => {

@@ -1,0 +1,39 @@
+// How the bridge answers an error no route answered itself: the HttpError a route threw as it is; a
+// failed embedded database, an unavailable session store or database as 503s with their codes; a
+// framework refusal (validation, body size) as the API's error shape; anything else as 500, logged.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { SessionStoreUnavailable } from '../auth/session-store.ts';
+import { isDatabaseUnavailable, isEmbeddedDatabaseFailed } from '../db/errors.ts';
+import { frameworkClientError, HttpError, sendError } from './errors.ts';
+
+/** `databaseFailure`: the embedded database's failed sync, once there was one (decision P16). */
+export function bridgeErrorHandler(databaseFailure: () => Error | undefined) {
+  return (err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof HttpError) return sendError(req, reply, err);
+    // Decision P16: logged once (database.sync_failed), not per request; no retry helps before a restart.
+    // The statement that met the failed sync fails with PostgreSQL's own error, wrapped by whichever
+    // store ran it (the login throttle's SessionStoreUnavailable, say): once the database has failed,
+    // every failure is that one.
+    if (isEmbeddedDatabaseFailed(err) || databaseFailure())
+      return sendError(req, reply, new HttpError(503, 'DATABASE_FAILED', 'the service cannot store anything safely until it is restarted'));
+    if (err instanceof SessionStoreUnavailable) {
+      req.log.error({ event: 'session_store.unavailable', err: err.message }, 'session store unavailable');
+      return sendError(req, reply, new HttpError(503, 'SESSION_STORE_UNAVAILABLE', 'sessions are temporarily unavailable; try again'));
+    }
+    if (isDatabaseUnavailable(err)) {
+      req.log.error({ event: 'database.unavailable', err: err.message }, 'database unavailable');
+      return sendError(req, reply, new HttpError(503, 'DATABASE_UNAVAILABLE', 'the service is temporarily unavailable; try again', { 'retry-after': '5' }));
+    }
+    const fe = err as FastifyError;
+    if (fe.validation)
+      return sendError(
+        req,
+        reply,
+        new HttpError(400, 'VALIDATION_ERROR', `${fe.validationContext ?? 'request'}${fe.message.replace(/^(body|params|querystring)/, '')}`),
+      );
+    if (fe.statusCode === 413) return sendError(req, reply, new HttpError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large'));
+    if (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) return sendError(req, reply, frameworkClientError(fe));
+    req.log.error({ event: 'request.failed', err: err.message, stack: err.stack }, 'unhandled error');
+    return sendError(req, reply, new HttpError(500, 'INTERNAL', 'internal error'));
+  };
+}
