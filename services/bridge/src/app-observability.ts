@@ -80,7 +80,7 @@ export function registerObservability(app: FastifyInstance, metrics: BridgeMetri
       const health = await app.inference.health();
       if (health.status === 'unavailable') throw new Error(`inference ${health.status}`);
     };
-  app.get('/health/ready', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/health/ready', async (request, reply) => {
     const { statusCode, body } = await checkReadiness(checks, READINESS_TIMEOUT_MS, (name, reason) =>
       request.log.warn({ event: 'readiness.down', check: name, reason }, `readiness: ${name} is down`),
     );

@@ -23,7 +23,7 @@ import { openCanisters, type OpenedCanisters } from './canisters.ts';
 import { frontendOrigins, type BridgeConfig } from './config.ts';
 import type { BridgeContext } from './core/context.ts';
 import { openDatabase, type Db } from './core/db/index.ts';
-import { bridgeErrorHandler } from './core/http/error-handler.ts';
+import { bridgeErrorHandler, livenessRoute } from './core/http/error-handler.ts';
 import { HttpError, sendError } from './core/http/errors.ts';
 import { refuseNonFiniteNumbers } from './core/http/finite-numbers.ts';
 import { openApiRoute, registerOpenApi } from './core/http/openapi.ts';
@@ -220,18 +220,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   const blindIndex = (email: string) => emailBlindIndex(ctx.keys.blindIndexKey, email);
   const sendVerificationEmail = (m: Parameters<typeof sendVerification>[1]) => sendVerification(ctx, m);
 
-  // Spec 2: 200 {"status":"ok"}. Decision P16: an embedded database that failed a sync refuses every
-  // statement until a restart, so health says so and an orchestrator restarts the bridge.
-  app.get('/health', async (req, reply) => {
-    const failed = parts.databaseFailure?.();
-    if (!failed) return { status: 'ok' };
-    return reply.code(503).send({
-      status: 'unavailable',
-      error: 'DATABASE_FAILED',
-      message: 'the embedded database could not sync its files and refuses every statement; restart the bridge once the disk is sound',
-      request_id: req.id,
-    });
-  });
+  livenessRoute(app, () => parts.databaseFailure?.());
   openApiRoute(app);
   pageAssets(app);
   await app.register(authRoutes, {

@@ -1,7 +1,7 @@
-// How the bridge answers an error no route answered itself: the HttpError a route threw as it is; a
+// How the bridge answers an error no route answered itself, and its liveness (which says when it cannot store): the HttpError a route threw as it is; a
 // failed embedded database, an unavailable session store or database as 503s with their codes; a
 // framework refusal (validation, body size) as the API's error shape; anything else as 500, logged.
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SessionStoreUnavailable } from '../auth/session-store.ts';
 import { isDatabaseUnavailable, isEmbeddedDatabaseFailed } from '../db/errors.ts';
 import { frameworkClientError, HttpError, sendError } from './errors.ts';
@@ -36,4 +36,20 @@ export function bridgeErrorHandler(databaseFailure: () => Error | undefined) {
     req.log.error({ event: 'request.failed', err: err.message, stack: err.stack }, 'unhandled error');
     return sendError(req, reply, new HttpError(500, 'INTERNAL', 'internal error'));
   };
+}
+
+/** GET /health, as spec 2 defines it, and 503 DATABASE_FAILED once the embedded database failed a sync (decision P16). */
+export function livenessRoute(app: FastifyInstance, databaseFailure: () => Error | undefined): void {
+  // Spec 2: 200 {"status":"ok"}. Decision P16: an embedded database that failed a sync refuses every
+  // statement until a restart, so health says so and an orchestrator restarts the bridge.
+  app.get('/health', async (req, reply) => {
+    const failed = databaseFailure();
+    if (!failed) return { status: 'ok' };
+    return reply.code(503).send({
+      status: 'unavailable',
+      error: 'DATABASE_FAILED',
+      message: 'the embedded database could not sync its files and refuses every statement; restart the bridge once the disk is sound',
+      request_id: req.id,
+    });
+  });
 }

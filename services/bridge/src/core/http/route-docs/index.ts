@@ -32,6 +32,34 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
       ),
     },
   },
+  'GET /health/ready': {
+    operationId: 'getReadiness',
+    description:
+      'Answers without credentials: 200 when everything the bridge needs answers (database, canisters, the session store, notification and inference when configured), 503 naming what is down (decision B72).',
+    security: 'public',
+    summary: 'Readiness',
+    tag: 'health',
+    responses: {
+      200: Json(
+        'ready',
+        Type.Object({
+          status: Type.Literal('ready'),
+          checks: Type.Record(Type.String(), Type.String()),
+          down: Type.Array(Type.String()),
+          request_id: Type.String(),
+        }),
+      ),
+      503: Json(
+        'something the bridge needs is down',
+        Type.Object({
+          status: Type.Literal('unavailable'),
+          checks: Type.Record(Type.String(), Type.String()),
+          down: Type.Array(Type.String()),
+          request_id: Type.String(),
+        }),
+      ),
+    },
+  },
   'GET /api/openapi.json': {
     operationId: 'getOpenApiDocument',
     description: 'This document, generated from the routes themselves (decision B47); no credential needed.',
