@@ -2,20 +2,15 @@
 // for one, see and take back what is delegated, and, as a delegate, how many members you vote for.
 // Delegates are chosen by principal: members have no searchable display names on this branch yet.
 import { useState } from 'preact/hooks';
-import { api, ApiError, handler, useApi, when } from '../api.ts';
+import { PROPOSAL_CATEGORIES } from '@domdao/canister-kit/rules';
+import { api, ApiError, handler, useApi, when, type Answer } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
 
-const CATEGORIES = ['General', 'TreasuryPayout', 'SetDomPrice', 'MembershipPolicy', 'ConstitutionalAmendment', 'EmergencyAction'];
+// The categories have one source (decision S17).
+const CATEGORIES = PROPOSAL_CATEGORIES;
 
-interface Mine {
-  principal: string;
-  delegations: Array<{ category: string | null; delegate: string; since: string; show_name: boolean }>;
-  delegators: string;
-}
-interface Delegators {
-  total: string;
-  items: Array<{ key: string; category: string | null; member: string | null }>;
-}
+type Mine = Answer<'getDelegation'>;
+type Delegators = Answer<'listDelegators'>;
 
 export function DelegationPage() {
   const { session, signInUrl } = useSession();

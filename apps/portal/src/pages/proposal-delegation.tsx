@@ -1,7 +1,7 @@
 // The proposal page's parts for liquid democracy and reasons (decisions F18–F21): direct and delegated
 // turnout, how the member's ballot was cast (directly, or by their delegate, with the chance to vote
 // themselves before close), and the reasons given with votes (without voters).
-import { useApi } from '../api.ts';
+import { useApi, type Answer } from '../api.ts';
 
 export interface Turnout {
   direct: string;
@@ -45,7 +45,7 @@ export function BallotLine({ ballot, open }: { ballot: Ballot | undefined; open:
 }
 
 export function VoteReasons({ id }: { id: string }) {
-  const reasons = useApi<{ items: Array<{ seq: string; vote: string; reason: string }> }>(`/api/governance/proposals/${encodeURIComponent(id)}/reasons`);
+  const reasons = useApi<Answer<'listVoteReasons'>>(`/api/governance/proposals/${encodeURIComponent(id)}/reasons`);
   if (!reasons.data?.items.length) return null;
   return (
     <section class="card" aria-label="Reasons">
