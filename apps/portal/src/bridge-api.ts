@@ -5625,7 +5625,7 @@ export interface operations {
                             title: string;
                             /** @description Markdown */
                             body: string;
-                            category: "General" | "SetDomPrice" | "TreasuryPayout" | "MembershipPolicy" | "ConstitutionalAmendment" | "EmergencyAction";
+                            category: "General" | "TreasuryPayout" | "SetDomPrice" | "MembershipPolicy" | "ConstitutionalAmendment" | "EmergencyAction";
                             /** @description principal */
                             proposed_by: string;
                             /** @description display name (decision F22); null for a canister */
@@ -5795,7 +5795,7 @@ export interface operations {
                         /** @description a decimal nat64 */
                         voting_delay: string;
                         rules: {
-                            category: "General" | "SetDomPrice" | "TreasuryPayout" | "MembershipPolicy" | "ConstitutionalAmendment" | "EmergencyAction";
+                            category: "General" | "TreasuryPayout" | "SetDomPrice" | "MembershipPolicy" | "ConstitutionalAmendment" | "EmergencyAction";
                             quorum_bps: number;
                             threshold_bps: number;
                             /** @description a decimal nat64 */
@@ -6183,7 +6183,7 @@ export interface operations {
                         title: string;
                         /** @description Markdown */
                         body: string;
-                        category: "General" | "SetDomPrice" | "TreasuryPayout" | "MembershipPolicy" | "ConstitutionalAmendment" | "EmergencyAction";
+                        category: "General" | "TreasuryPayout" | "SetDomPrice" | "MembershipPolicy" | "ConstitutionalAmendment" | "EmergencyAction";
                         /** @description principal */
                         proposed_by: string;
                         /** @description display name (decision F22); null for a canister */

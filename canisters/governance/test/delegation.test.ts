@@ -10,7 +10,7 @@ import { NS_PER_DAY, NS_PER_HOUR } from '../core/rules/categories.ts';
 import { IDL } from '@icp-sdk/core/candid';
 import type { ProposalCategory, Vote } from '../core/types.ts';
 import { MAX_REASON_CHARS } from '../core/voting.ts';
-import { expectedBallots } from './delegation-oracle.ts';
+import { expectedBallots } from '../core/delegation-oracle.ts';
 
 function setup(members: string[]) {
   const stores = Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()])) as unknown as GovernanceStores;

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { expectedBallots } from '../../../canisters/governance/test/delegation-oracle.ts';
+import { expectedBallots } from '@domdao/canister-governance';
 import type { ProposalCategory, Vote } from '@domdao/canister-governance';
 import { principalFromSeed } from '../src/principals.ts';
 import { ADMIN, BRIDGE, HOUR, DAY, PASSWORD_HASH } from './harness.ts';

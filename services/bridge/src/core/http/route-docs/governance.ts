@@ -1,14 +1,14 @@
 // The governance gateway's routes (spec 1 bridge endpoints; decisions V8–V15, G23).
 import { Type } from '@sinclair/typebox';
+import { PROPOSAL_CATEGORIES } from '@domdao/canister-kit/rules';
 import { err, Json, type RouteDoc } from './common.ts';
 
 // The JSON views of features/governance/views.ts (decision V12): nat64 as decimal strings, times
 // ISO-8601. The portal's types are generated from these (decision F12).
 const Nat = Type.String({ pattern: '^[0-9]+$', description: 'a decimal nat64' });
 const Time = Type.String({ format: 'date-time' });
-const Category = Type.Union(
-  ['General', 'SetDomPrice', 'TreasuryPayout', 'MembershipPolicy', 'ConstitutionalAmendment', 'EmergencyAction'].map((c) => Type.Literal(c)),
-);
+// The categories have one source (decision S17).
+const Category = Type.Union(PROPOSAL_CATEGORIES.map((c) => Type.Literal(c)));
 const Status = Type.Union(['Created', 'Open', 'Tallied', 'Approved', 'Rejected', 'Executed', 'Expired'].map((c) => Type.Literal(c)));
 export const ProposalBody = Type.Object({
   id: Nat,
