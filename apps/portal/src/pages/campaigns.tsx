@@ -2,19 +2,8 @@ import { useState } from 'preact/hooks';
 import { api, ApiError, dom, toE8s, useApi, usd, when, handler, type Answer } from '../api.ts';
 import { useSession } from '../session.tsx';
 
-export interface Campaign {
-  id: string;
-  title: string;
-  description: string;
-  owner: string;
-  owner_name: string | null;
-  beneficiary: string;
-  goal: { dom_e8s: string } | { usd: number };
-  deadline: string;
-  status: string;
-  contributions: string;
-  progress: { goal_dom: string; raised_dom: string; raised_usd: number | null; goal_usd: number | null; pct_complete: number; price_tick_id: string | null };
-}
+/** A campaign as the bridge answers it (decision F12: from the OpenAPI document). */
+export type Campaign = Answer<'getCampaign'>;
 
 export function Progress({ c }: { c: Campaign }) {
   const pct = Math.min(100, c.progress.pct_complete);

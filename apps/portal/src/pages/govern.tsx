@@ -4,9 +4,7 @@ import { isActive, useSession } from '../session.tsx';
 import { CATEGORIES, ProposeForm } from './propose.tsx';
 import { phase, StatusBadge, statusLabel, Tally, useNow } from './at-a-glance.tsx';
 
-export interface Settings {
-  rules: Array<{ category: string; quorum_bps: number; threshold_bps: number }>;
-}
+export type Settings = Answer<'getGovernanceSettings'>;
 
 /** A proposal as the bridge lists it (decision F12: from the OpenAPI document). */
 export type Proposal = Answer<'listProposals'>['items'][number];

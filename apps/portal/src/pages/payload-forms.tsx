@@ -4,10 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type Answer } from '../api.ts';
 
-export interface Member {
-  principal: string;
-  display_name: string;
-}
+export type Member = Answer<'searchMembers'>['items'][number];
 
 /** A search box that offers members by name; `onPick` receives the chosen one. */
 export function MemberPicker({ id, label, onPick }: { id: string; label: string; onPick(m: Member): void }) {

@@ -1,18 +1,7 @@
 import { useApi, usd, when, type Answer } from '../api.ts';
 
-interface Ratified {
-  price_usd: number;
-  proposal_id: string;
-  effective_at: string;
-}
-interface Aggregate {
-  price_usd: number;
-  timestamp: number;
-  sources: Array<{ name: string; price: number; weight: number }>;
-  /** As the oracle gives it: "high", "medium" or "low". */
-  confidence: string;
-  stale: boolean;
-}
+type Ratified = Answer<'listRatifiedPrices'>['items'][number];
+type Aggregate = Answer<'getDomUsdPrice'>;
 
 /** The ratified prices as a small SVG line (one series needs no charting library, decision F3). */
 export function History({ items }: { items: Ratified[] }) {

@@ -3,12 +3,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, dom, handler, useApi, type Answer } from '../api.ts';
 
-interface Profile {
-  principal: string;
-  display_name: string;
-  default_name: string;
-  chosen: boolean;
-}
+type Profile = Answer<'getMyProfile'>;
 
 export function DisplayNameCard() {
   const p = useApi<Profile>('/api/me/profile');
@@ -69,12 +64,7 @@ export function DisplayNameCard() {
   );
 }
 
-interface Balance {
-  account: { owner: string; subaccount: string | null };
-  balance_e8s: string;
-  fee_e8s: string;
-  faucet_e8s: string | null;
-}
+type Balance = Answer<'getMyBalance'>;
 
 export function WalletCard() {
   const b = useApi<Balance>('/api/me/balance');
