@@ -17,6 +17,37 @@ function requestId(r) {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
+// W3C Trace Context (decision E16), the rules of packages/service-kit/src/trace-context.ts: a
+// caller's valid traceparent is continued with a span of the edge; none, two, or a malformed one
+// starts a trace. nginx's $request_id (32 random hex digits) is the randomness.
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+const ZERO = /^0+$/;
+
+function callerTrace(r) {
+  const headers = r.rawHeadersIn.filter((h) => h[0].toLowerCase() === 'traceparent');
+  if (headers.length !== 1) return undefined;
+  const m = TRACEPARENT.exec(headers[0][1].trim());
+  if (!m || m[1] === 'ff' || (m[1] === '00' && m[5] !== undefined)) return undefined;
+  if (ZERO.test(m[2]) || ZERO.test(m[3])) return undefined;
+  return { traceId: m[2], flags: m[4] };
+}
+
+/** The traceparent the services receive: the edge's span under the caller's trace, or a new trace. */
+function traceparent(r) {
+  const random = r.variables.request_id;
+  const parent = callerTrace(r);
+  const span = ZERO.test(random.slice(0, 16)) ? '0000000000000001' : random.slice(0, 16);
+  if (parent) return `00-${parent.traceId}-${span}-${parent.flags}`;
+  // A new trace: the trace id is $request_id; the span id is drawn from its hash, so the two differ.
+  const spanOfNew = sha256(random).toString('hex').slice(0, 16);
+  return `00-${ZERO.test(random) ? '0'.repeat(31) + '1' : random}-${ZERO.test(spanOfNew) ? '0000000000000001' : spanOfNew}-01`;
+}
+
+/** The trace id of the request, for the access log. */
+function traceId(r) {
+  return r.variables.domdao_traceparent.slice(3, 35);
+}
+
 const sha256 = (s) => crypto.createHash('sha256').update(s).digest();
 
 function parseTokens() {
@@ -85,4 +116,4 @@ function check(r) {
   r.return(204);
 }
 
-export default { requestId, check };
+export default { requestId, check, traceparent, traceId };

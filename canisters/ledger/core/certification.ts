@@ -3,7 +3,7 @@
 // `last_block_hash` and `last_block_index` (leb128), its root hash (the IC interface specification's
 // reconstruction, which is what the canister certifies) and the tree CBOR-encoded as the standard's
 // DataCertificate.hash_tree carries it.
-import { sha256 } from '@noble/hashes/sha2';
+import { sha256 } from '@domdao/canister-kit/sha256';
 import type { Value } from './types.ts';
 
 const utf8 = new TextEncoder();
@@ -44,14 +44,24 @@ function compare(a: Uint8Array, b: Uint8Array): number {
   return a.length - b.length;
 }
 
+/**
+ * The hashes of the block schema's fixed texts (its keys and block types), kept: hashing them again
+ * was a third of a block's hashing on the wasm (decision L40). Only these texts are kept, so the cache
+ * cannot grow with input.
+ */
+const FIXED_TEXTS = ['btype', 'ts', 'phash', 'fee', 'tx', 'amt', 'from', 'to', 'memo', 'created_at_time', 'spender', 'expected_allowance', 'expires_at'];
+const FIXED = new Map<string, Uint8Array>();
+for (const t of [...FIXED_TEXTS, '1mint', '1burn', '1xfer', '2approve', '2xfer']) FIXED.set(t, sha256(utf8.encode(t)));
+const textHash = (t: string) => FIXED.get(t) ?? sha256(utf8.encode(t));
+
 /** ICRC-3's hash of a Value. */
 export function hashValue(v: Value): Uint8Array {
   if ('Nat' in v) return sha256(leb128(v.Nat));
   if ('Int' in v) return sha256(sleb128(v.Int));
-  if ('Text' in v) return sha256(utf8.encode(v.Text));
+  if ('Text' in v) return textHash(v.Text);
   if ('Blob' in v) return sha256(v.Blob);
   if ('Array' in v) return sha256(concat(v.Array.map(hashValue)));
-  const items = v.Map.map(([k, x]) => concat([sha256(utf8.encode(k)), hashValue(x)])).sort(compare);
+  const items = v.Map.map(([k, x]) => concat([textHash(k), hashValue(x)])).sort(compare);
   return sha256(concat(items));
 }
 

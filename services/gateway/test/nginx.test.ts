@@ -22,6 +22,13 @@ const NJS = '/usr/lib/nginx/modules/ngx_http_js_module.so';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT_DIR = new URL('../../../screenshots/', import.meta.url).pathname;
 
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; !condition(); i++) {
+    if (i > 100) throw new Error('the log line never came');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const c = netConnect({ host: '127.0.0.1', port });
@@ -97,7 +104,9 @@ describe('the production edge: deploy/nginx', () => {
     });
     let stderr = '';
     nginx.stderr!.on('data', (d) => (stderr += d));
-    for (let i = 0; !(await accepts(port)); i++) {
+    // nginx writes its pid file only once its sockets are bound: another process on the port (a
+    // concurrent run drew the same free port) fails the start here instead of answering for nginx.
+    for (let i = 0; !(existsSync(join(dir, 'nginx.pid')) && (await accepts(port))); i++) {
       if (nginx.exitCode !== null || i > 100)
         throw new Error(`nginx did not start: ${stderr}\n${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -116,13 +125,17 @@ describe('the production edge: deploy/nginx', () => {
   after(async () => {
     await dispatcher?.close();
     // Stopped by its PID (the master; its workers follow it).
-    if (nginx?.pid && nginx.exitCode === null) {
-      const exited = new Promise((r) => nginx!.once('exit', r));
-      process.kill(nginx.pid, 'SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (nginx.exitCode === null) process.kill(nginx.pid, 'SIGKILL');
+    // The platform is stopped whatever happened to nginx, or the file would hang until the watchdog.
+    try {
+      if (nginx?.pid && nginx.exitCode === null) {
+        const exited = new Promise((r) => nginx!.once('exit', r));
+        nginx.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        if (nginx.exitCode === null) nginx.kill('SIGKILL');
+      }
+    } finally {
+      await platform?.stop();
     }
-    await platform?.stop();
     if (process.env.KEEP_NGINX_DIR) console.log(`# kept ${dir}`);
     else rmSync(dir, { recursive: true, force: true });
   });
@@ -259,6 +272,39 @@ describe('the production edge: deploy/nginx', () => {
       assert.equal(await gov2.evaluate(() => localStorage.getItem('user_data')), null, 'the other suite cleared its user_data');
     } finally {
       await browser.close();
+    }
+  });
+
+  it("decision E16: nginx continues a caller's traceparent with its own span, logs the trace id, and the services log the same one", async () => {
+    const edgeLines = () =>
+      readFileSync(join(dir, 'access.log'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const serviceTraces = (requestId: string) =>
+      new Set(
+        platform
+          .logs()
+          .filter((l) => l.request_id === requestId)
+          .map((l) => l.trace_id),
+      );
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const given = await call(target, 'GET', '/api/campaigns', { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
+    assert.equal(given.status, 200, given.text);
+    const givenId = String(given.headers['x-request-id']);
+    await waitFor(() => platform.logs().some((l) => l.request_id === givenId && l.event === 'request.completed'));
+    assert.deepEqual([...serviceTraces(givenId)], [traceId], "the bridge continued the caller's trace");
+    assert.equal(edgeLines().find((l) => l.request_id === givenId)?.trace_id, traceId, 'the edge logged it');
+
+    // None, all-zero, malformed, or two headers: the edge starts a trace, and the bridge continues that one.
+    for (const headers of [{}, { traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` }, { traceparent: 'garbage' }]) {
+      const res = await call(target, 'GET', '/api/campaigns', { headers });
+      const id = String(res.headers['x-request-id']);
+      await waitFor(() => platform.logs().some((l) => l.request_id === id && l.event === 'request.completed'));
+      const edge = edgeLines().find((l) => l.request_id === id)!;
+      assert.match(String(edge.trace_id), /^[0-9a-f]{32}$/);
+      assert.notEqual(edge.trace_id, '0'.repeat(32));
+      assert.deepEqual([...serviceTraces(id)], [edge.trace_id], JSON.stringify(headers));
     }
   });
 
