@@ -234,6 +234,11 @@ describe('the audit log: every security event through HTTP, in the log and at GE
       assert.equal(r.statusCode, 400, q);
       assert.equal((r.json() as { error: string }).error, 'VALIDATION_ERROR');
     }
+    // Decision B74: an unknown event is answered with the list of events, said once.
+    const unknown = await h.request({ method: 'GET', url: '/api/admin/audit?event=csrf.refused', jar: admin.jar });
+    const message = (unknown.json() as { message: string }).message;
+    assert.ok(message.startsWith('querystring/event must be one of: auth.login_succeeded, '), message);
+    assert.ok(message.includes('auth.csrf_refused') && !message.includes('constant') && !message.includes('anyOf'), message);
   });
 
   it('decision B67: cursor pages: limit 200 is accepted and 201 refused, 0 refused; a page exactly as long as what is left has no next cursor, one shorter has one; the cursor at the bigint limit and one past', async () => {

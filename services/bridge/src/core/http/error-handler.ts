@@ -4,7 +4,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SessionStoreUnavailable } from '../auth/session-store.ts';
 import { isDatabaseUnavailable, isEmbeddedDatabaseFailed } from '../db/errors.ts';
-import { frameworkClientError, HttpError, sendError } from './errors.ts';
+import { frameworkClientError, HttpError, sendError, validationMessage } from './errors.ts';
 
 /** `databaseFailure`: the embedded database's failed sync, once there was one (decision P16). */
 export function bridgeErrorHandler(databaseFailure: () => Error | undefined) {
@@ -29,7 +29,7 @@ export function bridgeErrorHandler(databaseFailure: () => Error | undefined) {
       return sendError(
         req,
         reply,
-        new HttpError(400, 'VALIDATION_ERROR', `${fe.validationContext ?? 'request'}${fe.message.replace(/^(body|params|querystring)/, '')}`),
+        new HttpError(400, 'VALIDATION_ERROR', validationMessage(fe.validationContext ?? 'request', fe.validation)),
       );
     if (fe.statusCode === 413) return sendError(req, reply, new HttpError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large'));
     if (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) return sendError(req, reply, frameworkClientError(fe));

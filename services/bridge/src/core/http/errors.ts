@@ -34,3 +34,32 @@ export function frameworkClientError(e: { statusCode?: number; code?: string; me
     );
   return new HttpError(status, 'VALIDATION_ERROR', e.message);
 }
+
+interface SchemaError {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/**
+ * Decision B74: a validation refusal's message. A field that must be one of a list (a union of
+ * literals) is said once, with the list (`querystring/event must be one of: a, b`), instead of Ajv's
+ * "must be equal to constant" once per value and "must match a schema in anyOf"; every other
+ * failure reads as Fastify words it (`body/amount must be >= 1`).
+ */
+export function validationMessage(context: string, errors: SchemaError[]): string {
+  const allowed = new Map<string, string[]>();
+  for (const e of errors) if (e.keyword === 'const') allowed.set(e.instancePath, [...(allowed.get(e.instancePath) ?? []), String(e.params.allowedValue)]);
+  const parts: string[] = [];
+  const said = new Set<string>();
+  for (const e of errors) {
+    const where = `${context}${e.instancePath}`;
+    const values = allowed.get(e.instancePath);
+    if (values && (e.keyword === 'const' || e.keyword === 'anyOf')) {
+      if (!said.has(e.instancePath)) parts.push(`${where} must be one of: ${values.join(', ')}`);
+      said.add(e.instancePath);
+    } else parts.push(`${where} ${e.message ?? 'is not valid'}`);
+  }
+  return parts.join(', ');
+}
