@@ -1085,6 +1085,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/governance/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live proposal changes (server-sent events, decision V32)
+         * @description Public. Server-sent events (text/event-stream): one `proposal` event (`id`: the event log position; `data`: `{"type","proposal_id"}`) each time a proposal changes: a vote through the bridge, voting opened, tallied, approved, rejected, executed, expired, execution failed. Never who voted: read the proposal again. `proposal_id` keeps one proposal's events. From the moment of connection on (no replay: a client reads its view again when the stream opens); a comment line every LIVE_HEARTBEAT_SECONDS. 503 LIVE_STREAMS_FULL past LIVE_MAX_STREAMS (decision V32).
+         */
+        get: operations["streamGovernanceChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/campaigns": {
         parameters: {
             query?: never;
@@ -6642,6 +6662,65 @@ export interface operations {
             };
             /** @description UNAUTHORIZED or SESSION_REQUIRED */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    streamGovernanceChanges: {
+        parameters: {
+            query?: {
+                /** @description only this proposal’s events (decimal, at most 9223372036854775807) */
+                proposal_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description LIVE_STREAMS_FULL */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

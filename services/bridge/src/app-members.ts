@@ -12,6 +12,7 @@ import { memberIdentity } from './core/identity/member-identity.ts';
 import type { JobRunner } from './core/jobs/index.ts';
 import campaignGateway from './features/campaigns/index.ts';
 import governanceGateway from './features/governance/index.ts';
+import governanceLive from './features/governance-live/index.ts';
 import inbox from './features/inbox/index.ts';
 import memberEmails from './features/member-emails/index.ts';
 
@@ -49,6 +50,14 @@ export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx,
     // Decision V29: the inbox tells the voter's delegators (features/inbox/delegate-votes.ts).
     announceVote: async (proposal_id, voter, vote) =>
       void (await events.publish('MemberVoted', { proposal_id, voter, vote }, { sourceId: `voted:${proposal_id}:${voter}` })),
+  });
+  // Decision V32: the web app's live updates, read from the event log.
+  await app.register(governanceLive, {
+    events,
+    pollMs: config.LIVE_POLL_MS,
+    heartbeatMs: config.LIVE_HEARTBEAT_SECONDS * 1000,
+    maxStreams: config.LIVE_MAX_STREAMS,
+    log: app.log,
   });
   // Campaigns, balances, donations, the treasury and the development faucet (decisions L20–L23).
   const platform = parts.canisters.platform;

@@ -193,6 +193,14 @@ export const BridgeEnv = Type.Object({
     3650,
   ),
   AUDIT_RETENTION_BATCH: Env.int(1000, 'audit rows the retention job deletes per transaction (it repeats until none is older; decision B65)', 1, 100_000),
+  LIVE_POLL_MS: Env.int(
+    1000,
+    'how often the live stream (GET /api/governance/live) reads events other bridge instances published, ms (decision V32)',
+    100,
+    60_000,
+  ),
+  LIVE_HEARTBEAT_SECONDS: Env.int(15, 'a comment line on each idle live stream this often, so proxies keep it open (decision V32)', 1, 300),
+  LIVE_MAX_STREAMS: Env.int(1000, 'live streams one bridge instance serves at once; one more is answered 503 LIVE_STREAMS_FULL (decision V32)', 1, 100_000),
   ...observabilityEnv('bridge'),
 });
 export type BridgeConfig = Static<typeof BridgeEnv>;

@@ -78,6 +78,7 @@ export class EventLog {
   #draining: Promise<void> | undefined;
   #again = false;
   #closed = false;
+  readonly #published = new Set<() => void>();
 
   constructor(opts: EventLogOptions) {
     this.#db = opts.db;
@@ -103,6 +104,8 @@ export class EventLog {
     };
     const inserted = opts.trx ? await write(opts.trx) : await this.#db.transaction().execute(write);
     if (inserted && !opts.trx) this.kick();
+    // In a caller's transaction the event is not committed yet; readers find it at their next poll.
+    if (inserted && !opts.trx) for (const l of this.#published) l();
     return inserted;
   }
 
@@ -168,6 +171,39 @@ export class EventLog {
       void this.drain().catch((err: unknown) =>
         this.#opts.log?.warn({ event: 'events.drain_failed', err: String(err) }, 'event delivery failed; it is retried'),
       );
+  }
+
+  /**
+   * Readers that follow the log without a cursor of their own (the live stream, decision V32): the
+   * events of `types` after `afterSeq`, oldest first, at most `limit`. Seq order is commit order (V2),
+   * so a reader that remembers the last seq it saw misses nothing.
+   */
+  async tail(afterSeq: string, types: readonly EventType[], limit: number): Promise<Array<Pick<BridgeEvent, 'seq' | 'type' | 'data'>>> {
+    if (types.length === 0) return [];
+    const rows = await this.#db
+      .selectFrom('bridge_events')
+      .select(['seq', 'type', 'data'])
+      .where('seq', '>', afterSeq)
+      .where('type', 'in', types)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ seq: String(r.seq), type: r.type as EventType, data: r.data as EventMap[EventType] }));
+  }
+
+  /** The seq of the newest event ('0' for an empty log). */
+  async lastSeq(): Promise<string> {
+    const row = await this.#db
+      .selectFrom('bridge_events')
+      .select(sql<string>`coalesce(max(seq), 0)`.as('seq'))
+      .executeTakeFirst();
+    return String(row?.seq ?? '0');
+  }
+
+  /** Told after this instance published an event (readers wake at once instead of at their next poll). */
+  onPublish(listener: () => void): () => void {
+    this.#published.add(listener);
+    return () => this.#published.delete(listener);
   }
 
   async status(): Promise<SubscriberStatus[]> {

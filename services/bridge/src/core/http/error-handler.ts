@@ -26,11 +26,7 @@ export function bridgeErrorHandler(databaseFailure: () => Error | undefined) {
     }
     const fe = err as FastifyError;
     if (fe.validation)
-      return sendError(
-        req,
-        reply,
-        new HttpError(400, 'VALIDATION_ERROR', validationMessage(fe.validationContext ?? 'request', fe.validation)),
-      );
+      return sendError(req, reply, new HttpError(400, 'VALIDATION_ERROR', validationMessage(fe.validationContext ?? 'request', fe.validation)));
     if (fe.statusCode === 413) return sendError(req, reply, new HttpError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large'));
     if (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) return sendError(req, reply, frameworkClientError(fe));
     req.log.error({ event: 'request.failed', err: err.message, stack: err.stack }, 'unhandled error');

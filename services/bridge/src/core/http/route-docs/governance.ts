@@ -99,6 +99,19 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
       400: err('VALIDATION_ERROR'),
     },
   },
+  'GET /api/governance/live': {
+    operationId: 'streamGovernanceChanges',
+    description:
+      'Public. Server-sent events (text/event-stream): one `proposal` event (`id`: the event log position; `data`: `{"type","proposal_id"}`) each time a proposal changes: a vote through the bridge, voting opened, tallied, approved, rejected, executed, expired, execution failed. Never who voted: read the proposal again. `proposal_id` keeps one proposal\'s events. From the moment of connection on (no replay: a client reads its view again when the stream opens); a comment line every LIVE_HEARTBEAT_SECONDS. 503 LIVE_STREAMS_FULL past LIVE_MAX_STREAMS (decision V32).',
+    security: 'public',
+    summary: 'Live proposal changes (server-sent events, decision V32)',
+    tag: 'governance',
+    responses: {
+      200: { description: 'the event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+      400: err('VALIDATION_ERROR'),
+      503: err('LIVE_STREAMS_FULL'),
+    },
+  },
   'GET /api/governance/price': {
     operationId: 'getRatifiedPrice',
     description: 'Public; the price the DAO ratified by proposal, not the live oracle aggregate.',
