@@ -188,6 +188,8 @@ export function governanceMethods(I: Idl) {
     cast_vote: update([I.Nat64, t.Vote], result(I, I.Null, t.VoteError)),
     get_tally: query([I.Nat64], I.Opt(t.VoteTally)),
     get_my_vote: query([I.Nat64], I.Opt(t.Vote)),
+    // Decision G46: when an Approved proposal expires unless executed.
+    get_execution_deadline: query([I.Nat64], I.Opt(I.Nat64)),
     list_votes: query([I.Nat64], I.Vec(t.VoteRecord)),
     // Decision V25: paged beside the spec's list_votes (proposal, after voter, page size).
     list_votes_page: query([I.Nat64, I.Opt(I.Principal), I.Opt(I.Nat32)], I.Vec(t.VoteRecord)),

@@ -136,6 +136,10 @@ export default class extends icrc7EntryPoints(calls) {
   get_my_ballot(...a: unknown[]) {
     return calls.query('get_my_ballot', a);
   }
+  @query(methods.get_execution_deadline.args, methods.get_execution_deadline.ret)
+  get_execution_deadline(...a: unknown[]) {
+    return calls.query('get_execution_deadline', a);
+  }
   @query(methods.get_turnout.args, methods.get_turnout.ret)
   get_turnout(...a: unknown[]) {
     return calls.query('get_turnout', a);

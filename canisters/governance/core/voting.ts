@@ -116,6 +116,14 @@ export function votingMethods(stores: GovernanceStores, deps: GovernanceDeps, st
       return tallyOf(p);
     },
 
+    /**
+     * Decision G46: the instant after which an Approved proposal that was not executed is Expired
+     * (voting_closes + the execution window in force at its creation); public, as get_proposal.
+     */
+    get_execution_deadline(_ctx: CallContext, proposal_id: bigint): bigint | undefined {
+      return stores.proposals.get(proposal_id)?.execution_deadline;
+    },
+
     get_my_vote(ctx: CallContext, proposal_id: bigint): Vote | undefined {
       return stores.votes.get(voteKey(proposal_id, ctx.caller))?.vote;
     },
