@@ -985,10 +985,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every vote on a proposal (admin; spec 1 Authentication 2; decision V22)
-         * @description Admin session required; read with the bridge's governance admin identity (decision V22).
+         * The votes on a proposal, a page at a time (admin; spec 1 Authentication 2; decisions V22, V31)
+         * @description Admin session required; read with the bridge's governance admin identity (decision V22), a page at a time in voter order (decision V31): `limit` 1–200 (default 100), the next page with `after` = `next_after`.
          */
         get: operations["listProposalVotes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/governance/proposals/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A proposal's timeline: what happened when, and what is planned (decision V30)
+         * @description Public. Steps in order: created, opens, closes, tallied, approved or rejected (`result` while still ahead), the newest execution failures, executed (with price_updated / config_changed) or expired, or `execution_deadline` while execution is ahead. A past step carries the admin event that recorded it (null until the follower copied it; `at` is then the proposal’s own time); a step still ahead has `done: false` and its planned time.
+         */
+        get: operations["getProposalTimeline"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5849,6 +5869,8 @@ export interface operations {
                         vote: string | null;
                         cast: "direct" | "delegate" | (never | null);
                         delegate: string | null;
+                        /** @description the delegate's display name (decisions F22, V31); null for a direct vote */
+                        delegate_name: string | null;
                         reason: string | null;
                         final: boolean;
                     };
@@ -6058,7 +6080,11 @@ export interface operations {
     };
     listProposalVotes: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description principal (text) */
+                after?: string;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description proposal id (decimal nat64) */
@@ -6068,7 +6094,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the votes */
+            /** @description a page of votes */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6082,8 +6108,17 @@ export interface operations {
                             voter_name: string | null;
                             vote: string;
                             voted_at: string;
+                            /** @description 0 for a ballot counted through a delegate (decision G31) */
                             receipt_token_id: string;
+                            /** @description the delegate whose vote this ballot follows; null: voted directly (decision V27) */
+                            delegate: string | null;
+                            /** @description the delegate's display name (decision V31) */
+                            delegate_name: string | null;
+                            /** @description the reason given with the vote (decision V28) */
+                            reason: string | null;
                         }[];
+                        /** @description the last voter of a full page: ask again with after=<it>; null: no more */
+                        next_after: string | null;
                     };
                 };
             };
@@ -6161,6 +6196,88 @@ export interface operations {
             };
             /** @description NOT_CONFIGURED: the bridge is not a governance admin */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getProposalTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description proposal id (decimal nat64) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the steps in order; Cache-Control: public, max-age=5 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description a decimal nat64 */
+                        proposal_id: string;
+                        status: "Created" | "Open" | "Tallied" | "Approved" | "Rejected" | "Executed" | "Expired";
+                        steps: {
+                            kind: "created" | "opens" | "closes" | "tallied" | "approved" | "rejected" | "result" | "execution_failed" | "executed" | "price_updated" | "config_changed" | "expired" | "execution_deadline";
+                            /** Format: date-time */
+                            at: string;
+                            /** @description false: `at` is the planned time, still ahead */
+                            done: boolean;
+                            /** @description the admin event that recorded the step; null for a planned step, or before the follower copied it */
+                            event: {
+                                /** @description governance:<canister event id> */
+                                id: string;
+                                type: string;
+                                /** @description the event as the canister logged it (decision V3) */
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                            } | null;
+                        }[];
+                        /** @description a decimal nat64 */
+                        execution_failures: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description ProposalNotFound */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6372,6 +6489,8 @@ export interface operations {
                         delegations: {
                             category: string | null;
                             delegate: string;
+                            /** @description the delegate's display name (decisions F22, V31) */
+                            delegate_name: string | null;
                             since: string;
                             show_name: boolean;
                         }[];
@@ -6432,6 +6551,8 @@ export interface operations {
                         delegations: {
                             category: string | null;
                             delegate: string;
+                            /** @description the delegate's display name (decisions F22, V31) */
+                            delegate_name: string | null;
                             since: string;
                             show_name: boolean;
                         }[];
@@ -6533,6 +6654,8 @@ export interface operations {
                         delegations: {
                             category: string | null;
                             delegate: string;
+                            /** @description the delegate's display name (decisions F22, V31) */
+                            delegate_name: string | null;
                             since: string;
                             show_name: boolean;
                         }[];
@@ -6637,6 +6760,8 @@ export interface operations {
                             key: string;
                             category: string | null;
                             member: string | null;
+                            /** @description their display name, only where they chose show_name (decisions G33, V31) */
+                            member_name: string | null;
                         }[];
                         next_after: string | null;
                     };

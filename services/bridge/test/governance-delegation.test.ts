@@ -117,7 +117,16 @@ describe('delegation through the bridge (decisions V26–V29)', () => {
     assert.equal(vote.statusCode, 200, vote.body);
     assert.deepEqual(vote.json(), { proposal_id: id, vote: 'Yes', reason: 'worth it' });
     const mine = (await call('ann', 'GET', `/api/governance/proposals/${id}/my-vote`)).json();
-    assert.deepEqual(mine, { proposal_id: id, vote: 'Yes', cast: 'delegate', delegate: people.ben!.principal, reason: null, final: false });
+    assert.deepEqual(mine, {
+      proposal_id: id,
+      vote: 'Yes',
+      cast: 'delegate',
+      delegate: people.ben!.principal,
+      delegate_name: mine.delegate_name,
+      reason: null,
+      final: false,
+    });
+    assert.match(mine.delegate_name, / #[0-9a-f]{4}$/, 'decision V31: the delegate by name (their default here)');
     // Decision N25: ann's feed says her delegate voted for her, while she can still vote herself.
     await h.app.events.settle();
     const feed = (await call('ann', 'GET', '/api/me/activity')).json() as { items: Array<{ title: string; body: string }> };
@@ -136,6 +145,7 @@ describe('delegation through the bridge (decisions V26–V29)', () => {
       vote: 'No',
       cast: 'direct',
       delegate: null,
+      delegate_name: null,
       reason: null,
       final: true,
     });
@@ -156,6 +166,7 @@ describe('delegation through the bridge (decisions V26–V29)', () => {
       vote: 'Yes',
       cast: 'delegate',
       delegate: people.ben!.principal,
+      delegate_name: mine.delegate_name,
       reason: null,
       final: true,
     });

@@ -300,13 +300,14 @@ describe('governance gateway', () => {
     assert.equal((await vote(alice.jar, { proposal_id: id, vote: 'Abstain' })).statusCode, 200);
     let r = await h.request({ method: 'GET', url: `/api/governance/proposals/${id}/my-vote`, jar: alice.jar });
     // Decision V27: the receipt also says how the vote was cast.
-    assert.deepEqual(r.json(), { proposal_id: id, vote: 'Abstain', cast: 'direct', delegate: null, reason: null, final: true });
+    assert.deepEqual(r.json(), { proposal_id: id, vote: 'Abstain', cast: 'direct', delegate: null, delegate_name: null, reason: null, final: true });
     assert.equal(r.headers['cache-control'], 'private, no-cache');
     assert.deepEqual((await h.request({ method: 'GET', url: `/api/governance/proposals/${id}/my-vote`, jar: bob.jar })).json(), {
       proposal_id: id,
       vote: null,
       cast: null,
       delegate: null,
+      delegate_name: null,
       reason: null,
       final: false,
     });
@@ -453,7 +454,7 @@ describe('governance gateway: receipts, votes, ETags, execute (decisions V22, V2
 });
 
 describe('governance gateway: votes past one page', () => {
-  it('votes of a proposal past one page (decision V25): the bridge reads list_votes_page until a short page, each vote once', async (t) => {
+  it('votes of a proposal past one page (decisions V25, V31): pages of 200 through next_after until a short page, each vote once', async (t) => {
     const g = await bridge();
     t.after(() => g.close());
     const platform = g.opened.canisters.platform!;
@@ -496,9 +497,18 @@ describe('governance gateway: votes past one page', () => {
       );
     }
     const admin = await g.member(ADMIN_EMAIL);
-    const r = await g.request({ method: 'GET', url: `/api/governance/proposals/${id}/votes`, jar: admin.jar });
-    assert.equal(r.statusCode, 200, r.body);
-    const items = (r.json() as { items: { voter: string }[] }).items.map((v) => v.voter);
+    // Decision V31: the route answers a page (at most 200) and names where the next starts.
+    const items: string[] = [];
+    const sizes: number[] = [];
+    for (let after: string | null = null, n = 0; n === 0 || after !== null; n++) {
+      const r = await g.request({ method: 'GET', url: `/api/governance/proposals/${id}/votes?limit=200${after ? `&after=${after}` : ''}`, jar: admin.jar });
+      assert.equal(r.statusCode, 200, r.body);
+      const page = r.json() as { items: { voter: string }[]; next_after: string | null };
+      items.push(...page.items.map((v) => v.voter));
+      sizes.push(page.items.length);
+      after = page.next_after;
+    }
+    assert.deepEqual(sizes, [200, 200, 120]);
     assert.equal(items.length, 520);
     assert.deepEqual([...items].sort(), [...voters].sort(), 'every vote once');
   });

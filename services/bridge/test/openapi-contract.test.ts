@@ -92,6 +92,12 @@ describe('decision F12: the answers the portal reads match the OpenAPI document'
     await check('GET', '/api/governance/proposals?status=Open&limit=5', '/api/governance/proposals');
     await check('GET', `/api/governance/proposals/${proposalId}`, '/api/governance/proposals/{id}');
     await check('GET', `/api/governance/proposals/${proposalId}/my-vote`, '/api/governance/proposals/{id}/my-vote');
+    // Decisions V30, V31: the proposal page's timeline, the votes list (the admin signed in here), reasons; the delegation page.
+    await check('GET', `/api/governance/proposals/${proposalId}/timeline`, '/api/governance/proposals/{id}/timeline');
+    await check('GET', `/api/governance/proposals/${proposalId}/votes?limit=50`, '/api/governance/proposals/{id}/votes');
+    await check('GET', `/api/governance/proposals/${proposalId}/reasons`, '/api/governance/proposals/{id}/reasons');
+    await check('GET', '/api/governance/delegation', '/api/governance/delegation');
+    await check('GET', '/api/governance/delegation/delegators', '/api/governance/delegation/delegators');
     await check('GET', '/api/governance/my-receipts?take=100', '/api/governance/my-receipts');
     await check('GET', '/api/governance/settings', '/api/governance/settings');
     await check('GET', '/api/governance/price/history?limit=100', '/api/governance/price/history');

@@ -7,17 +7,25 @@ import type { BridgeApp } from '../../core/http/typed.ts';
 import { governanceHttpError } from './errors.ts';
 import type { GovernanceGatewayOptions } from './index.ts';
 import { MUTATION_BODY_LIMIT } from './index.ts';
-import { CATEGORIES } from './payload.ts';
+import { CATEGORIES, Principal } from './payload.ts';
 
 const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
 const security = [{ sessionCookie: [] }];
 const Category = Type.Union(CATEGORIES.map((c) => Type.Literal(c)));
-/** A principal's text form: base32 groups of five joined by dashes (at most 63 characters). */
-const Principal = Type.String({ pattern: '^[a-z0-9]{1,5}(-[a-z0-9]{1,5}){0,10}$', maxLength: 63, description: 'principal (text)' });
 
 export default function delegationRoutes(app: BridgeApp, opts: GovernanceGatewayOptions): void {
-  const mine = async (g: Awaited<ReturnType<GovernanceGatewayOptions['governanceAs']>>) =>
-    (await g.get_my_delegations()).map((d) => ({ category: d.category ?? null, delegate: d.delegate, since: iso(d.since), show_name: d.show_name }));
+  // Decision V31: each delegate's display name beside the principal (F22).
+  const mine = async (g: Awaited<ReturnType<GovernanceGatewayOptions['governanceAs']>>) => {
+    const ds = await g.get_my_delegations();
+    const names = await opts.names(ds.map((d) => d.delegate));
+    return ds.map((d) => ({
+      category: d.category ?? null,
+      delegate: d.delegate,
+      delegate_name: names.get(d.delegate) ?? null,
+      since: iso(d.since),
+      show_name: d.show_name,
+    }));
+  };
 
   app.get(
     '/api/governance/delegation',
@@ -121,7 +129,14 @@ export default function delegationRoutes(app: BridgeApp, opts: GovernanceGateway
       const { after, limit = 100 } = req.query;
       const page = await (await opts.governanceAs(session)).list_my_delegators(after, limit);
       reply.header('cache-control', 'private, no-cache');
-      const items = page.items.map((i) => ({ key: i.key, category: i.category ?? null, member: i.member ?? null }));
+      // Decision V31: the name only beside a principal the member chose to show (G33).
+      const names = await opts.names(page.items.flatMap((i) => (i.member === undefined ? [] : [i.member])));
+      const items = page.items.map((i) => ({
+        key: i.key,
+        category: i.category ?? null,
+        member: i.member ?? null,
+        member_name: i.member === undefined ? null : (names.get(i.member) ?? null),
+      }));
       return { total: String(page.total), items, next_after: items.length === limit ? items.at(-1)!.key : null };
     },
   );

@@ -13,12 +13,14 @@ import { HttpError } from '../../core/http/errors.ts';
 import { addEtags } from '../../core/http/etag.ts';
 import { governanceHttpError } from './errors.ts';
 import { plain, proposalView, tickView } from './views.ts';
-import { CATEGORIES, canisterPayload } from './payload.ts';
+import { CATEGORIES, canisterPayload, Principal } from './payload.ts';
 import delegationRoutes from './delegation.ts';
+import { proposalTimeline } from './timeline.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 
-/** Votes asked per list_votes_page call (the canister answers at most 200, decision V25). */
+/** The largest page of votes (the canister answers at most 200 a call, decision V25), and the default (decision V31). */
 const VOTES_PAGE = 200;
+const VOTES_DEFAULT = 100;
 
 type Governance = CanisterClients['governance'];
 
@@ -168,6 +170,8 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
       vote: ballot?.vote ?? null,
       cast: ballot === undefined ? null : ballot.delegate === undefined ? 'direct' : 'delegate',
       delegate: ballot?.delegate ?? null,
+      // Decision V31: the delegate's display name beside the principal (F22).
+      delegate_name: ballot?.delegate === undefined ? null : ((await opts.names([ballot.delegate])).get(ballot.delegate) ?? null),
       reason: ballot?.reason ?? null,
       final: ballot?.final ?? false,
     };
@@ -224,45 +228,77 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
   });
 
   // Spec 1 Authentication rule 2: votes are visible to admins only. The bridge, a governance admin
-  // (decision V22), reads them for a platform admin.
-  app.get('/api/governance/proposals/:id/votes', { preHandler: opts.admin, schema: { params: idParams, tags: ['governance'] } }, async (req, reply) => {
-    const { id } = req.params;
-    if (!(await opts.governance.get_proposal(nat64(id)))) throw governanceHttpError({ ProposalNotFound: null });
-    // Read a page at a time (decision V25): list_votes' single answer outgrows the IC's reply and
-    // query instruction limits at a few hundred votes on the wasm canister.
-    const votes: Awaited<ReturnType<Governance['list_votes_page']>> = [];
-    try {
-      for (let after: string | undefined; ;) {
-        const page = await opts.governance.list_votes_page(nat64(id), after, VOTES_PAGE);
-        votes.push(...page);
-        if (page.length < VOTES_PAGE) break;
-        after = page.at(-1)!.voter;
+  // (decision V22), reads them for a platform admin, a page at a time (decision V31: list_votes_page,
+  // decision V25, in voter order after `after`).
+  const votesQuery = Type.Object(
+    {
+      after: Type.Optional(Principal),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: VOTES_PAGE, default: VOTES_DEFAULT })),
+    },
+    { additionalProperties: false },
+  );
+  app.get(
+    '/api/governance/proposals/:id/votes',
+    { preHandler: opts.admin, schema: { params: idParams, querystring: votesQuery, tags: ['governance'] } },
+    async (req, reply) => {
+      const { id } = req.params;
+      const { after, limit = VOTES_DEFAULT } = req.query;
+      if (!(await opts.governance.get_proposal(nat64(id)))) throw governanceHttpError({ ProposalNotFound: null });
+      let votes: Awaited<ReturnType<Governance['list_votes_page']>>;
+      try {
+        votes = await opts.governance.list_votes_page(nat64(id), after, limit);
+      } catch (err) {
+        if (/NotAuthorized/.test(err instanceof Error ? err.message : String(err))) {
+          throw new HttpError(
+            503,
+            'NOT_CONFIGURED',
+            "the bridge's principal is not a governance admin, so it cannot read votes (install governance with it among the admins)",
+          );
+        }
+        throw err;
       }
-    } catch (err) {
-      if (/NotAuthorized/.test(err instanceof Error ? err.message : String(err))) {
-        throw new HttpError(
-          503,
-          'NOT_CONFIGURED',
-          "the bridge's principal is not a governance admin, so it cannot read votes (install governance with it among the admins)",
-        );
-      }
-      throw err;
-    }
-    reply.header('cache-control', 'private, no-store');
-    const names = await opts.names(votes.map((v) => v.voter));
-    return {
-      proposal_id: id,
-      items: votes.map((v) => ({
-        voter: v.voter,
-        voter_name: names.get(v.voter) ?? null,
-        vote: v.vote,
-        voted_at: iso(v.voted_at),
-        receipt_token_id: String(v.receipt_token_id),
-        delegate: v.delegate ?? null,
-        reason: v.reason ?? null,
-      })),
-    };
-  });
+      reply.header('cache-control', 'private, no-store');
+      const names = await opts.names(votes.flatMap((v) => (v.delegate === undefined ? [v.voter] : [v.voter, v.delegate])));
+      return {
+        proposal_id: id,
+        items: votes.map((v) => ({
+          voter: v.voter,
+          voter_name: names.get(v.voter) ?? null,
+          vote: v.vote,
+          voted_at: iso(v.voted_at),
+          receipt_token_id: String(v.receipt_token_id),
+          delegate: v.delegate ?? null,
+          delegate_name: v.delegate === undefined ? null : (names.get(v.delegate) ?? null),
+          reason: v.reason ?? null,
+        })),
+        next_after: votes.length === limit ? votes.at(-1)!.voter : null,
+      };
+    },
+  );
+
+  // Decision V30: the proposal's timeline, from its own times, its admin events and its execution deadline (G46).
+  app.get(
+    '/api/governance/proposals/:id/timeline',
+    {
+      schema: {
+        operationId: 'getProposalTimeline',
+        summary: "A proposal's timeline: what happened when, and what is planned (decision V30)",
+        description:
+          'Public. Steps in order: created, opens, closes, tallied, approved or rejected (`result` while still ahead), the newest execution failures, executed (with price_updated / config_changed) or expired, or `execution_deadline` while execution is ahead. A past step carries the admin event that recorded it (null until the follower copied it; `at` is then the proposal’s own time); a step still ahead has `done: false` and its planned time.',
+        tags: ['governance'],
+        security: [],
+        params: idParams,
+      },
+    },
+    async (req, reply) => {
+      const { id } = req.params;
+      const p = await opts.governance.get_proposal(nat64(id));
+      if (!p) throw governanceHttpError({ ProposalNotFound: null });
+      const deadline = await opts.governance.get_execution_deadline(nat64(id));
+      reply.header('cache-control', 'public, max-age=5');
+      return proposalTimeline(opts.db, proposalView(p), deadline === undefined ? null : iso(deadline));
+    },
+  );
 
   app.get('/api/governance/proposals/:id', { schema: { params: idParams, tags: ['governance'] } }, async (req, reply) => {
     const { id } = req.params;

@@ -2,11 +2,14 @@
 // turned into the canister's payload. Times are Unix seconds in JSON (as the price endpoint's
 // `timestamp`) and nanoseconds on the canister; DOM amounts are decimal strings of e8s.
 import { isSourceUrl, PROPOSAL_CATEGORIES, SOURCE_URL_RULE, type ProposalCategory } from '@domdao/canister-kit/rules';
+import { Type } from '@sinclair/typebox';
 import { HttpError } from '../../core/http/errors.ts';
 
 /** Spec 1's categories: the governance canister's list (decision S17). */
 export const CATEGORIES = PROPOSAL_CATEGORIES;
 export type Category = ProposalCategory;
+/** A principal's text form: base32 groups of five joined by dashes (at most 63 characters). */
+export const Principal = Type.String({ pattern: '^[a-z0-9]{1,5}(-[a-z0-9]{1,5}){0,10}$', maxLength: 63, description: 'principal (text)' });
 
 const NS = 1_000_000_000n;
 const PRINCIPAL = /^[a-z0-9]{5}(-[a-z0-9]{1,5})*$/;

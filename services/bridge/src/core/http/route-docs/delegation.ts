@@ -3,7 +3,13 @@ import { Type } from '@sinclair/typebox';
 import { err, Json, type RouteDoc } from './common.ts';
 
 const Delegations = Type.Array(
-  Type.Object({ category: Type.Union([Type.String(), Type.Null()]), delegate: Type.String(), since: Type.String(), show_name: Type.Boolean() }),
+  Type.Object({
+    category: Type.Union([Type.String(), Type.Null()]),
+    delegate: Type.String(),
+    delegate_name: Type.Union([Type.String(), Type.Null()], { description: "the delegate's display name (decisions F22, V31)" }),
+    since: Type.String(),
+    show_name: Type.Boolean(),
+  }),
 );
 
 export const DELEGATION_DOCS: Record<string, RouteDoc> = {
@@ -59,7 +65,14 @@ export const DELEGATION_DOCS: Record<string, RouteDoc> = {
         Type.Object({
           total: Type.String(),
           items: Type.Array(
-            Type.Object({ key: Type.String(), category: Type.Union([Type.String(), Type.Null()]), member: Type.Union([Type.String(), Type.Null()]) }),
+            Type.Object({
+              key: Type.String(),
+              category: Type.Union([Type.String(), Type.Null()]),
+              member: Type.Union([Type.String(), Type.Null()]),
+              member_name: Type.Union([Type.String(), Type.Null()], {
+                description: 'their display name, only where they chose show_name (decisions G33, V31)',
+              }),
+            }),
           ),
           next_after: Type.Union([Type.String(), Type.Null()]),
         }),

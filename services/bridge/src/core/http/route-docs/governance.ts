@@ -172,6 +172,7 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
           vote: Type.Union([Type.String(), Type.Null()]),
           cast: Type.Union([Type.Literal('direct'), Type.Literal('delegate'), Type.Null()]),
           delegate: Type.Union([Type.String(), Type.Null()]),
+          delegate_name: Type.Union([Type.String(), Type.Null()], { description: "the delegate's display name (decisions F22, V31); null for a direct vote" }),
           reason: Type.Union([Type.String(), Type.Null()]),
           final: Type.Boolean(),
         }),
@@ -201,13 +202,14 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
   },
   'GET /api/governance/proposals/{id}/votes': {
     operationId: 'listProposalVotes',
-    description: "Admin session required; read with the bridge's governance admin identity (decision V22).",
-    summary: 'Every vote on a proposal (admin; spec 1 Authentication 2; decision V22)',
+    description:
+      "Admin session required; read with the bridge's governance admin identity (decision V22), a page at a time in voter order (decision V31): `limit` 1–200 (default 100), the next page with `after` = `next_after`.",
+    summary: 'The votes on a proposal, a page at a time (admin; spec 1 Authentication 2; decisions V22, V31)',
     tag: 'governance',
     security: 'admin',
     responses: {
       200: Json(
-        'the votes',
+        'a page of votes',
         Type.Object({
           proposal_id: Type.String(),
           items: Type.Array(
@@ -216,9 +218,15 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
               voter_name: Type.Union([Type.String(), Type.Null()], { description: 'display name (decision F22); null for a canister' }),
               vote: Type.String(),
               voted_at: Type.String(),
-              receipt_token_id: Type.String(),
+              receipt_token_id: Type.String({ description: '0 for a ballot counted through a delegate (decision G31)' }),
+              delegate: Type.Union([Type.String(), Type.Null()], {
+                description: 'the delegate whose vote this ballot follows; null: voted directly (decision V27)',
+              }),
+              delegate_name: Type.Union([Type.String(), Type.Null()], { description: "the delegate's display name (decision V31)" }),
+              reason: Type.Union([Type.String(), Type.Null()], { description: 'the reason given with the vote (decision V28)' }),
             }),
           ),
+          next_after: Type.Union([Type.String(), Type.Null()], { description: 'the last voter of a full page: ask again with after=<it>; null: no more' }),
         }),
       ),
       400: err('VALIDATION_ERROR'),
@@ -256,6 +264,59 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
       400: err('VALIDATION_ERROR'),
       401: err('UNAUTHORIZED'),
       403: err('FORBIDDEN'),
+    },
+  },
+  'GET /api/governance/proposals/{id}/timeline': {
+    operationId: 'getProposalTimeline',
+    description: 'Public; the proposal’s times, its admin events as the follower stored them (decision V3) and its execution deadline (decision G46).',
+    summary: "A proposal's timeline: what happened when, and what is planned (decision V30)",
+    tag: 'governance',
+    security: 'public',
+    responses: {
+      200: Json(
+        'the steps in order; Cache-Control: public, max-age=5',
+        Type.Object({
+          proposal_id: Nat,
+          status: Status,
+          steps: Type.Array(
+            Type.Object({
+              kind: Type.Union(
+                [
+                  'created',
+                  'opens',
+                  'closes',
+                  'tallied',
+                  'approved',
+                  'rejected',
+                  'result',
+                  'execution_failed',
+                  'executed',
+                  'price_updated',
+                  'config_changed',
+                  'expired',
+                  'execution_deadline',
+                ].map((k) => Type.Literal(k)),
+              ),
+              at: Time,
+              done: Type.Boolean({ description: 'false: `at` is the planned time, still ahead' }),
+              event: Type.Union(
+                [
+                  Type.Object({
+                    id: Type.String({ description: 'governance:<canister event id>' }),
+                    type: Type.String(),
+                    data: Type.Object({}, { additionalProperties: true, description: 'the event as the canister logged it (decision V3)' }),
+                  }),
+                  Type.Null(),
+                ],
+                { description: 'the admin event that recorded the step; null for a planned step, or before the follower copied it' },
+              ),
+            }),
+          ),
+          execution_failures: Nat,
+        }),
+      ),
+      400: err('VALIDATION_ERROR'),
+      404: err('ProposalNotFound'),
     },
   },
   'GET /api/governance/proposals/{id}': {
