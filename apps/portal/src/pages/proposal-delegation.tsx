@@ -1,6 +1,6 @@
 // The proposal page's parts for liquid democracy and reasons (decisions F18–F21): direct and delegated
 // turnout, how the member's ballot was cast (directly, or by their delegate, with the chance to vote
-// themselves before close), and the reasons given with votes (without voters).
+// themselves before close; the delegate by name, decision F22), and the reasons given with votes (without voters).
 import { useApi, type Answer } from '../api.ts';
 
 export interface Turnout {
@@ -8,13 +8,7 @@ export interface Turnout {
   delegated: string;
   delegated_counted: boolean;
 }
-export interface Ballot {
-  vote: string | null;
-  cast: 'direct' | 'delegate' | null;
-  delegate: string | null;
-  reason: string | null;
-  final: boolean;
-}
+export type Ballot = Answer<'getMyVote'>;
 
 export function TurnoutLine({ turnout }: { turnout: Turnout | null | undefined }) {
   if (!turnout) return null;
@@ -33,7 +27,8 @@ export function BallotLine({ ballot, open }: { ballot: Ballot | undefined; open:
   if (ballot.cast === 'delegate')
     return (
       <p data-testid="ballot">
-        Your vote: {ballot.vote}, voted by your delegate <code>{ballot.delegate}</code>
+        Your vote: {ballot.vote}, voted by your delegate{' '}
+        <strong title={ballot.delegate ?? undefined}>{ballot.delegate_name ?? 'a member without a name'}</strong>
         {open && !ballot.final ? '. Vote below to replace it with your own before voting closes.' : ''}
       </p>
     );

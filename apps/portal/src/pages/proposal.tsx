@@ -9,6 +9,7 @@ import { isActive, useSession } from '../session.tsx';
 import type { Settings } from './govern.tsx';
 import { phase, StatusBadge, Tally, useNow } from './at-a-glance.tsx';
 import { BallotLine, TurnoutLine, VoteReasons } from './proposal-delegation.tsx';
+import { ProposalTimeline, VotesList } from './proposal-timeline.tsx';
 
 // Decision F6: a body is Markdown only; raw HTML in it is shown as text (never parsed), and what
 // Markdown makes is sanitised too (links: no javascript: and the like).
@@ -33,6 +34,7 @@ export function ProposalPage({ id }: { id: string }) {
   const [reason, setReason] = useState('');
   // Decision G23: only members Active when voting opened vote; the canister says so when one was not.
   const [lateMember, setLateMember] = useState(false);
+  const [version, setVersion] = useState(0);
   const now = useNow();
   if (p.error) return <p class="error">{p.error.status === 404 ? 'No such proposal.' : p.error.message}</p>;
   if (!p.data) return <p aria-busy="true">Loading…</p>;
@@ -44,6 +46,7 @@ export function ProposalPage({ id }: { id: string }) {
     try {
       await api('/api/governance/vote', { method: 'POST', body: { proposal_id: pr.id, vote: v, ...(reason.trim() && { reason: reason.trim() }) } });
       setMsg(`Your vote “${v}” is recorded.`);
+      setVersion((n) => n + 1);
       mine.reload();
       p.reload();
       receipts.reload();
@@ -133,7 +136,10 @@ export function ProposalPage({ id }: { id: string }) {
         ) : null}
         <p role="status">{msg}</p>
       </section>
-      <VoteReasons id={pr.id} />
+      <ProposalTimeline id={pr.id} status={pr.status} now={now} />
+      {/* A new vote (or the status moving) reads the votes and reasons again. */}
+      <VotesList key={`votes-${pr.status}-${version}`} id={pr.id} status={pr.status} session={session} />
+      <VoteReasons key={`reasons-${version}`} id={pr.id} />
       {session && ai.data?.status === 'ok' ? (
         <section class="card">
           <h2>Summary</h2>
