@@ -240,7 +240,7 @@ try {
       `  price: ${home}/api/price/dom-usd   history: ${home}/api/price/dom-usd/history`,
       `         ${fakePrice ? `development sources: fixed ${DEV_DOM_PRICE_USD} USD and a local fake JSON source at ${fakePrice.url}` : 'sources from PRICE_SOURCES / PRICE_SOURCES_FILE'}`,
       `  price proposals: job price:proposal every ${bridge.config.PRICE_PROPOSAL_INTERVAL_SECONDS / 60} min (min change ${bridge.config.PRICE_PROPOSAL_MIN_CHANGE_PCT} %, heartbeat ${bridge.config.PRICE_PROPOSAL_HEARTBEAT_HOURS} h); runs: ${home}/api/admin/jobs/runs?job=price:proposal (admin)`,
-      `                   run now: curl -s -X POST ${home}/api/admin/price/submit-proposal -H 'x-api-token: ${env.API_TOKEN ? '$API_TOKEN' : DEV_API_TOKEN}'`,
+      `                   run now: curl -s -X POST ${home}/api/admin/price/submit-proposal -H 'x-api-token: ${env.API_TOKEN ? '$API_TOKEN' : DEV_API_TOKEN}'  (or the button in ${home}/admin)`,
       `  governance: ${home}/api/governance/proposals   ratified price: ${home}/api/governance/price   settings: ${home}/api/governance/settings`,
       `              members sign in, then POST /api/governance/propose, /vote, /execute (session cookie, from a front-end origin)`,
       `              voting: ${

@@ -737,6 +737,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/jobs/runs/grouped": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Run history by job, newest first, consecutive skipped runs folded into one entry (admin, decision B79)
+         * @description Admin session required. Every defined job (or `job` alone) with its newest `limit` entries: a run that was not skipped is an entry of its own, a streak of consecutive skipped runs one entry with its count and time span. Jobs whose newest run failed come first, then by name. A group’s `next_before_id` with `job` gives its older entries; the runs of a fold are GET /api/admin/jobs/runs?job=…&before_id=<run.id + 1>.
+         */
+        get: operations["listJobRunsGrouped"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/price/submit-proposal": {
         parameters: {
             query?: never;
@@ -748,7 +768,7 @@ export interface paths {
         put?: never;
         /**
          * Runs the price-proposal job now (decisions O18, O22): stale and pending rules apply, the minimum change does not
-         * @description X-API-Token required (spec 1 Authentication rule 4); unset API_TOKEN, the route answers 503.
+         * @description X-API-Token (spec 1 Authentication rule 4; unset API_TOKEN, a request sending it answers 503) or an admin session with the cross-site rule (the console, decision B78). Audited as price.proposal_triggered with the token holder or the admin as actor.
          */
         post: operations["submitPriceProposal"];
         delete?: never;
@@ -3426,6 +3446,8 @@ export interface operations {
                             roles: string[];
                             email_verified: boolean;
                             kyc_status: string;
+                            /** @description the KYC decision’s reference (POST /api/admin/users/{user_id}/kyc): a provider’s case, `rejected: <reason>` from the console, or `admin:<id>:<time>`; null before a decision (decision F35) */
+                            kyc_reference: string | null;
                             /** @description none, Registered, Active, Expired or Revoked */
                             membership_status: string;
                             /** Format: date-time */
@@ -5038,6 +5060,122 @@ export interface operations {
             };
         };
     };
+    listJobRunsGrouped: {
+        parameters: {
+            query?: {
+                /** @description only this job (its older entries: with before_id) */
+                job?: string;
+                /** @description entries of runs older than this id (a group’s next_before_id) (decimal, at most 9223372036854775807) */
+                before_id?: string;
+                /** @description entries per job */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        jobs: {
+                            job: string;
+                            every_seconds: number;
+                            /** @description when the next scheduled slot starts */
+                            next_slot: string;
+                            entries: {
+                                /** @description the newest run of the entry */
+                                run: {
+                                    id: string;
+                                    job: string;
+                                    /** @description the slot start (ISO-8601) of a scheduled run, manual:<uuid> for a manual one */
+                                    slot: string;
+                                    trigger: "schedule" | "manual";
+                                    status: "running" | "succeeded" | "skipped" | "failed";
+                                    attempt: number;
+                                    scheduled_for: string;
+                                    started_at: string;
+                                    finished_at: string | null;
+                                    /** @description when a failed scheduled slot is tried again */
+                                    retry_at: string | null;
+                                    detail: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    error: string | null;
+                                };
+                                /** @description 1, or how many consecutive skipped runs this entry folds */
+                                count: number;
+                                /** @description the oldest run of the entry (the run’s own id when count is 1) */
+                                oldest_id: string;
+                                /** @description when the oldest run of the entry started */
+                                first_started_at: string;
+                                /** @description when the newest run of the entry started */
+                                last_started_at: string;
+                            }[];
+                            next_before_id: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        message: string;
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        message: string;
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description FORBIDDEN (not an admin) or CROSS_SITE */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        message: string;
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description JOB_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        message: string;
+                        request_id: string;
+                    };
+                };
+            };
+        };
+    };
     submitPriceProposal: {
         parameters: {
             query?: never;
@@ -5083,8 +5221,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAUTHORIZED: X-API-Token absent or wrong */
+            /** @description UNAUTHORIZED: X-API-Token wrong, or neither the header nor a live session */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        message: string;
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description FORBIDDEN: the session is not an admin’s; CSRF_REJECTED: a session from an origin that is not a front end */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5122,7 +5273,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description NOT_CONFIGURED: API_TOKEN is not set */
+            /** @description NOT_CONFIGURED: X-API-Token was sent and API_TOKEN is not set */
             503: {
                 headers: {
                     [name: string]: unknown;

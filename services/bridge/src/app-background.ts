@@ -99,6 +99,7 @@ export async function registerBackground(app: FastifyInstance, { parts, ctx, gua
     },
     apiToken: config.API_TOKEN,
     audit: ctx.audit,
+    requireAdmin: guards.requireAdmin,
     log: app.log,
   });
   app.addHook('onReady', async () => governanceFollower.start());

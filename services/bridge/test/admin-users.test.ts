@@ -96,3 +96,37 @@ for (const backend of [BACKENDS[0]!, BACKENDS[2]!]) {
     });
   });
 }
+
+describe('KYC decisions from the console (decisions F28, F35)', () => {
+  it('decision F35: a rejection with a reason is recorded and its reason is read back on the user; the reference is 200 characters at most', async (t) => {
+    const h = await bridge();
+    t.after(() => h.close());
+    const root = await h.member(ADMIN_EMAIL);
+    const ann = await h.member('ann-kyc@example.org');
+    const bo = await h.member('bo-kyc@example.org');
+    const kyc = (user: string, body: unknown) => h.request({ method: 'POST', url: `/api/admin/users/${user}/kyc`, jar: root.jar, payload: body });
+    const find = async (email: string) =>
+      (
+        (await h.request({ method: 'GET', url: `/api/admin/users?email=${encodeURIComponent(email)}`, jar: root.jar })).json() as {
+          users: Array<{ kyc_status: string; kyc_reference: string | null }>;
+        }
+      ).users[0]!;
+    assert.deepEqual(await find('ann-kyc@example.org').then((u) => [u.kyc_status, u.kyc_reference]), ['none', null], 'no decision yet');
+    // The console sends `rejected: <reason>` with a reason of at most 190 characters: 200 in all.
+    const reason = `rejected: ${'r'.repeat(190)}`;
+    assert.equal(reason.length, 200);
+    const tooLong = await kyc(ann.user_id, { approved: false, reference: `${reason}r` });
+    assert.deepEqual([tooLong.statusCode, tooLong.json().error], [400, 'VALIDATION_ERROR']);
+    assert.equal((await find('ann-kyc@example.org')).kyc_status, 'none', 'a refused request changes nothing');
+    const rejected = await kyc(ann.user_id, { approved: false, reference: reason });
+    assert.deepEqual([rejected.statusCode, rejected.json()], [200, { user_id: ann.user_id, kyc_status: 'rejected' }]);
+    assert.deepEqual(await find('ann-kyc@example.org').then((u) => [u.kyc_status, u.kyc_reference]), ['rejected', reason]);
+    // Approved later: the new decision and its reference replace the rejection.
+    assert.equal((await kyc(ann.user_id, { approved: true, reference: 'provider-case-7' })).statusCode, 200);
+    assert.deepEqual(await find('ann-kyc@example.org').then((u) => [u.kyc_status, u.kyc_reference]), ['approved', 'provider-case-7']);
+    // Without a reference the bridge names the admin and the time.
+    assert.equal((await kyc(bo.user_id, { approved: true })).statusCode, 200);
+    assert.match((await find('bo-kyc@example.org')).kyc_reference!, new RegExp(`^admin:${root.user_id}:\\d{4}-`));
+    assert.equal((await kyc(bo.user_id, { approved: false, reference: '' })).statusCode, 400, 'an empty reference is refused');
+  });
+});

@@ -90,7 +90,8 @@ describe('the bridge OpenAPI document (decision B47)', () => {
     assert.deepEqual(s.paymentSignature && { in: s.paymentSignature.in, name: s.paymentSignature.name }, { in: 'header', name: 'Payment-Signature' });
     const op = (path: string, method: string) => doc.paths[path]![method]!;
     assert.deepEqual(op('/test-email', 'post').security, [{ bearerToken: [] }]);
-    assert.deepEqual(op('/api/admin/price/submit-proposal', 'post').security, [{ apiToken: [] }]);
+    // Decision B78: the token, or an admin's session (the console's button).
+    assert.deepEqual(op('/api/admin/price/submit-proposal', 'post').security, [{ apiToken: [] }, { sessionCookie: [] }]);
     assert.deepEqual(op('/api/ai/admin/reindex', 'post').security, [{ apiToken: [] }]);
     assert.deepEqual(op('/api/campaigns', 'post').security, [{ sessionCookie: [] }]);
     assert.deepEqual(op('/api/campaigns', 'get').security, []);

@@ -247,6 +247,118 @@ describe('price-proposal job (decisions O16–O23)', () => {
   });
 });
 
+type AuditRow = { event: string; actor: string; outcome: string; detail: Record<string, unknown> };
+/** The audit rows of one event, newest first, as an admin reads them (GET /api/admin/audit). */
+async function audited(h: Bridge, jar: { cookie?: string }, event: string): Promise<AuditRow[]> {
+  const r = await h.request({ method: 'GET', url: `/api/admin/audit?event=${event}&limit=200`, jar });
+  assert.equal(r.statusCode, 200, r.body);
+  return (r.json() as { items: AuditRow[] }).items;
+}
+
+describe('price-proposal job: the console runs it with an admin session (decision B78)', () => {
+  it('decision B78: admin session → 201 audited with the admin as actor; member → 403, no session → 401, foreign or missing Origin → 403 CSRF_REJECTED, each audited and nothing run', async () => {
+    const fake = await startFakeSources();
+    setPrice(fake, 0.25);
+    const h = await bridge(undefined, priceEnv(fake), { jobTimer: false });
+    try {
+      await h.app.ready();
+      await h.app.priceOracle.pollNow();
+      const admin = await h.member(ADMIN_EMAIL);
+      const member = await h.member('member-price-button@domdao.example');
+      const runs = async () => (await h.app.jobs.runs({ job: PRICE_JOB, limit: 200 })).length;
+      const post = (jar: { cookie?: string } | undefined, origin?: string | null) =>
+        h.request({ method: 'POST', url: '/api/admin/price/submit-proposal', ...(jar && { jar }), ...(origin !== undefined && { origin }) });
+
+      // Refused: nothing runs, and each refusal is in the audit log.
+      const byMember = await post(member.jar);
+      assert.deepEqual([byMember.statusCode, byMember.json().error], [403, 'FORBIDDEN']);
+      const anonymous = await post(undefined);
+      assert.deepEqual([anonymous.statusCode, anonymous.json().error], [401, 'UNAUTHORIZED']);
+      assert.match(anonymous.json().message, /sign in as an administrator, or send X-API-Token/);
+      const foreign = await post(admin.jar, 'https://evil.example');
+      assert.deepEqual([foreign.statusCode, foreign.json().error], [403, 'CSRF_REJECTED']);
+      const noOrigin = await post(admin.jar, null);
+      assert.deepEqual([noOrigin.statusCode, noOrigin.json().error], [403, 'CSRF_REJECTED']);
+      assert.equal(await runs(), 0, 'no refused request ran the job');
+      const denied = (await audited(h, admin.jar, 'admin.access_denied')).filter((r) => r.detail.route === '/api/admin/price/submit-proposal');
+      assert.deepEqual(
+        denied.map((r) => [r.actor, r.detail.status, r.detail.error]),
+        [
+          ['anonymous', 401, 'UNAUTHORIZED'],
+          [member.user_id, 403, 'FORBIDDEN'],
+        ],
+      );
+      const csrf = (await audited(h, admin.jar, 'auth.csrf_refused')).filter((r) => r.detail.route === '/api/admin/price/submit-proposal');
+      assert.deepEqual(
+        csrf.map((r) => r.detail.origin),
+        ['absent', 'https://evil.example'],
+      );
+
+      // The admin's session from the front end's origin runs it: 201 with the run, audited as the admin.
+      const ok = await post(admin.jar);
+      assert.equal(ok.statusCode, 201, ok.body);
+      const body = ok.json() as { submitted: boolean; proposal_id: string; run: JobRun };
+      assert.deepEqual([body.submitted, body.run.status, body.run.trigger, body.run.detail?.reason], [true, 'succeeded', 'manual', 'no_ratified_price']);
+      assert.equal(ok.headers.location, `/api/governance/proposals/${body.proposal_id}`);
+      // Again: a SetDomPrice is pending, so the run is skipped and the answer says why (decision O22).
+      const again = await post(admin.jar);
+      assert.deepEqual([again.statusCode, again.json().error], [409, 'PROPOSAL_PENDING']);
+      assert.match(again.json().message, new RegExp(`SetDomPrice proposal ${body.proposal_id} is still pending \\(run \\d+\\)`));
+      // The token still works, and decides alone when a cookie comes with it (no cross-site check for a header a page cannot set).
+      const token = await h.request({
+        method: 'POST',
+        url: '/api/admin/price/submit-proposal',
+        headers: { 'x-api-token': TOKEN },
+        jar: member.jar,
+        origin: 'https://evil.example',
+      });
+      assert.deepEqual([token.statusCode, token.json().error], [409, 'PROPOSAL_PENDING']);
+      const wrong = await h.request({ method: 'POST', url: '/api/admin/price/submit-proposal', headers: { 'x-api-token': `${TOKEN}x` }, jar: admin.jar });
+      assert.deepEqual([wrong.statusCode, wrong.json().error], [401, 'UNAUTHORIZED'], 'a wrong token is refused even beside an admin session');
+      const triggered = await audited(h, admin.jar, 'price.proposal_triggered');
+      assert.deepEqual(
+        triggered.map((r) => [r.actor, r.outcome, r.detail.status, r.detail.reason ?? null]),
+        [
+          ['api-token', 'failure', 'skipped', 'pending_proposal'],
+          [admin.user_id, 'failure', 'skipped', 'pending_proposal'],
+          [admin.user_id, 'success', 'succeeded', 'no_ratified_price'],
+        ],
+      );
+      assert.equal(triggered[2]!.detail.proposal_id, body.proposal_id);
+      assert.equal(triggered[2]!.detail.run_id, body.run.id);
+      // An ended session is no session.
+      const cookie = admin.jar.cookie;
+      assert.equal((await h.request({ method: 'POST', url: '/auth/logout', jar: admin.jar })).statusCode, 200);
+      const ended = await post({ cookie });
+      assert.deepEqual([ended.statusCode, ended.json().error], [401, 'UNAUTHORIZED']);
+    } finally {
+      await h.close();
+      await fake.close();
+    }
+  });
+
+  it('decision B78: with API_TOKEN unset an admin session still runs it; a request sending X-API-Token gets 503, one sending nothing 401', async () => {
+    const fake = await startFakeSources();
+    setPrice(fake, 0.25);
+    const env = priceEnv(fake);
+    delete env.API_TOKEN;
+    const h = await bridge(undefined, env, { jobTimer: false });
+    try {
+      await h.app.ready();
+      await h.app.priceOracle.pollNow();
+      const admin = await h.member(ADMIN_EMAIL);
+      const r = await h.request({ method: 'POST', url: '/api/admin/price/submit-proposal', jar: admin.jar });
+      assert.equal(r.statusCode, 201, r.body);
+      assert.equal((await h.request({ method: 'POST', url: '/api/admin/price/submit-proposal' })).statusCode, 401);
+      const token = await h.request({ method: 'POST', url: '/api/admin/price/submit-proposal', headers: { 'x-api-token': TOKEN }, jar: admin.jar });
+      assert.deepEqual([token.statusCode, token.json().error], [503, 'NOT_CONFIGURED']);
+    } finally {
+      await h.close();
+      await fake.close();
+    }
+  });
+});
+
 describe('price-proposal job: configuration (O19, O22)', () => {
   it('API_TOKEN unset → 503 NOT_CONFIGURED', async () => {
     const fake = await startFakeSources();

@@ -13,10 +13,12 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { isEmbeddedDatabaseFailed } from '../db/errors.ts';
 import type { Db } from '../db/index.ts';
+import { foldRuns, orderGroups, type JobGroup } from './folds.ts';
 import { JobLeases } from './leases.ts';
 import { scheduleProblem, slotKey, slotStart } from './slots.ts';
 
 export { slotKey, slotStart } from './slots.ts';
+export type { FoldedRuns, JobGroup, RunEntry } from './folds.ts';
 export {
   JobBusyError,
   UnknownJobError,
@@ -187,6 +189,20 @@ export class JobRunner {
       .limit(q.limit ?? 50)
       .execute();
     return rows.map((r) => toRun(r as Row));
+  }
+
+  /**
+   * Decision B79: each defined job (or only `job`) with its runs older than `beforeId`, newest first,
+   * streaks of consecutive skipped runs folded, `limit` entries a job; jobs whose newest run failed first.
+   */
+  async grouped(q: { job?: string; beforeId?: string; limit: number }): Promise<JobGroup[]> {
+    const groups: JobGroup[] = [];
+    for (const { spec } of this.#jobs.values()) {
+      if (q.job !== undefined && spec.name !== q.job) continue;
+      const folded = await foldRuns(this.#db, spec.name, { limit: q.limit, ...(q.beforeId !== undefined && { beforeId: q.beforeId }) });
+      groups.push({ job: spec.name, every_seconds: spec.everyMs / 1000, next_slot: slotKey(slotStart(spec, this.#now()) + spec.everyMs), ...folded });
+    }
+    return orderGroups(groups);
   }
 
   async run(id: string): Promise<JobRun | undefined> {

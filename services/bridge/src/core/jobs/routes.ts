@@ -1,5 +1,6 @@
 // Admin view of the scheduled jobs (decision V20): which jobs exist, when each runs next, who holds
-// its lease, and the run history (newest first, keyset-paged).
+// its lease, and the run history (newest first, keyset-paged); the history grouped by job with streaks
+// of skipped runs folded (decision B79).
 import type { preHandlerAsyncHookHandler } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { Int8Text } from '../http/decimal.ts';
@@ -39,6 +40,23 @@ const runsQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+const groupedQuery = Type.Object(
+  {
+    job: Type.Optional(Type.String({ maxLength: 64, description: 'only this job (its older entries: with before_id)' })),
+    before_id: Type.Optional(Int8Text('entries of runs older than this id (a group’s next_before_id)')),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 5, description: 'entries per job' })),
+  },
+  { additionalProperties: false },
+);
+
+const RunEntryBody = Type.Object({
+  run: { ...JobRunBody, description: 'the newest run of the entry' },
+  count: Type.Integer({ minimum: 1, description: '1, or how many consecutive skipped runs this entry folds' }),
+  oldest_id: Type.String({ description: 'the oldest run of the entry (the run’s own id when count is 1)' }),
+  first_started_at: Type.String({ description: 'when the oldest run of the entry started' }),
+  last_started_at: Type.String({ description: 'when the newest run of the entry started' }),
+});
 
 export default async function jobRoutes(app: BridgeApp, opts: JobRoutesOptions): Promise<void> {
   app.addHook('preHandler', opts.admin);
@@ -107,6 +125,49 @@ export default async function jobRoutes(app: BridgeApp, opts: JobRoutesOptions):
       });
       reply.header('cache-control', 'private, no-store');
       return { items, next_before_id: items.length === limit ? items[items.length - 1]!.id : null };
+    },
+  );
+
+  app.get(
+    '/api/admin/jobs/runs/grouped',
+    {
+      schema: {
+        summary: 'Run history by job, newest first, consecutive skipped runs folded into one entry (admin, decision B79)',
+        operationId: 'listJobRunsGrouped',
+        description:
+          'Admin session required. Every defined job (or `job` alone) with its newest `limit` entries: a run that was not skipped is an entry of its own, a streak of consecutive skipped runs one entry with its count and time span. Jobs whose newest run failed come first, then by name. A group’s `next_before_id` with `job` gives its older entries; the runs of a fold are GET /api/admin/jobs/runs?job=…&before_id=<run.id + 1>.',
+        security: [{ sessionCookie: [] }],
+        tags: ['jobs'],
+        querystring: groupedQuery,
+        response: {
+          200: Type.Object({
+            jobs: Type.Array(
+              Type.Object({
+                job: Type.String(),
+                every_seconds: Type.Number(),
+                next_slot: Type.String({ description: 'when the next scheduled slot starts' }),
+                entries: Type.Array(RunEntryBody),
+                next_before_id: Type.Union([Type.String(), Type.Null()]),
+              }),
+            ),
+          }),
+          400: { description: 'VALIDATION_ERROR', ...ErrorBody },
+          401: { description: 'UNAUTHORIZED', ...ErrorBody },
+          403: { description: 'FORBIDDEN (not an admin) or CROSS_SITE', ...ErrorBody },
+          404: { description: 'JOB_NOT_FOUND', ...ErrorBody },
+        },
+      },
+    },
+    async (req, reply) => {
+      const q = req.query;
+      if (q.job !== undefined && !opts.jobs.has(q.job)) throw new HttpError(404, 'JOB_NOT_FOUND', `no job named ${q.job}`);
+      const jobs = await opts.jobs.grouped({
+        limit: q.limit ?? 5,
+        ...(q.job !== undefined && { job: q.job }),
+        ...(q.before_id !== undefined && { beforeId: q.before_id }),
+      });
+      reply.header('cache-control', 'private, no-store');
+      return { jobs };
     },
   );
 }

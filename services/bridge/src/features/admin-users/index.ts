@@ -70,7 +70,18 @@ export default async function adminUsers(app: BridgeApp, opts: AdminUsersOptions
     while (found.length < limit && scanned < budget && more) {
       let query = opts.db
         .selectFrom('users')
-        .select(['id', 'principal', 'roles', 'email_verified_at', 'kyc_status', 'created_at', 'email_encrypted', 'display_name', 'default_name'])
+        .select([
+          'id',
+          'principal',
+          'roles',
+          'email_verified_at',
+          'kyc_status',
+          'kyc_reference',
+          'created_at',
+          'email_encrypted',
+          'display_name',
+          'default_name',
+        ])
         .orderBy('id')
         .limit(Math.min(batch, budget - scanned + 1));
       if (cursor !== undefined) query = query.where('id', '>', cursor);
@@ -113,6 +124,8 @@ export default async function adminUsers(app: BridgeApp, opts: AdminUsersOptions
           roles: row.roles.length ? row.roles : ['user'],
           email_verified: row.email_verified_at !== null,
           kyc_status: row.kyc_status,
+          // Decision F35: the decision's reference, so a rejection's reason can be read later.
+          kyc_reference: row.kyc_reference,
           membership_status: status,
           created_at: new Date(row.created_at).toISOString(),
         });

@@ -2,7 +2,8 @@
 // PRICE_PROPOSAL_INTERVAL_SECONDS it reads the oracle's aggregate, the ratified price and any pending
 // SetDomPrice proposal, lets decide.ts choose, and submits SetDomPrice through the governance canister
 // (as the bridge, a trusted proposer) citing the aggregate's stored record. Every run is a job run
-// (GET /api/admin/jobs/runs?job=price:proposal). POST /api/admin/price/submit-proposal runs it now.
+// (GET /api/admin/jobs/runs?job=price:proposal). POST /api/admin/price/submit-proposal runs it now, for
+// an X-API-Token holder or an admin's session (decision B78).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
@@ -42,8 +43,13 @@ export interface PriceJobOptions {
   settings: PriceJobSettings & { intervalMs: number; tickLifetimeMs: number };
   /** API_TOKEN: POST /api/admin/price/submit-proposal's X-API-Token; undefined = that route answers 503. */
   apiToken: string | undefined;
-  /** A run an X-API-Token holder triggers is audited (decision B61). */
+  /** A triggered run is audited, whoever asked (decision B61). */
   audit: AuditRecorder;
+  /**
+   * Decision B78: an admin's session may trigger a run too (the console's button): the cross-site
+   * rule, then a live session (401), then the admin role (403). `guards.requireAdmin`.
+   */
+  requireAdmin(req: FastifyRequest): Promise<{ user_id: string }>;
   log: { info(o: object, m: string): void; warn(o: object, m: string): void; error(o: object, m: string): void };
 }
 
@@ -158,6 +164,30 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
     if (problem) throw new Error(`PRICE_PROPOSAL_HEARTBEAT_HOURS: ${problem}`);
   });
 
+  /**
+   * Decision B78 (amends O22): X-API-Token when the header is sent (503 while API_TOKEN is unset, 401
+   * when wrong), else an admin's session. The token decides alone when both come: a cross-site page
+   * cannot set the header, and a script sending it needs no cookie.
+   */
+  async function whoTriggers(req: FastifyRequest): Promise<string> {
+    const presented = req.headers['x-api-token'];
+    if (presented !== undefined) {
+      if (opts.apiToken === undefined) throw new HttpError(503, 'NOT_CONFIGURED', 'API_TOKEN is not set');
+      if (typeof presented === 'string' && sameToken(presented, opts.apiToken)) return API_TOKEN_ACTOR;
+      req.log.warn({ event: 'auth.unauthorized', route: 'price.submit_proposal', reason: 'wrong' }, 'wrong X-API-Token');
+      throw new HttpError(401, 'UNAUTHORIZED', 'X-API-Token is wrong');
+    }
+    try {
+      return (await opts.requireAdmin(req)).user_id;
+    } catch (err) {
+      if (err instanceof HttpError && err.code === 'UNAUTHORIZED') {
+        req.log.warn({ event: 'auth.unauthorized', route: 'price.submit_proposal', reason: 'absent' }, 'no X-API-Token and no session');
+        throw new HttpError(401, 'UNAUTHORIZED', 'sign in as an administrator, or send X-API-Token');
+      }
+      throw err;
+    }
+  }
+
   const ErrorBody = Type.Object({ error: Type.String(), message: Type.String(), request_id: Type.String() });
   app.post(
     '/api/admin/price/submit-proposal',
@@ -166,8 +196,9 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
       schema: {
         summary: 'Runs the price-proposal job now (decisions O18, O22): stale and pending rules apply, the minimum change does not',
         operationId: 'submitPriceProposal',
-        description: 'X-API-Token required (spec 1 Authentication rule 4); unset API_TOKEN, the route answers 503.',
-        security: [{ apiToken: [] }],
+        description:
+          'X-API-Token (spec 1 Authentication rule 4; unset API_TOKEN, a request sending it answers 503) or an admin session with the cross-site rule (the console, decision B78). Audited as price.proposal_triggered with the token holder or the admin as actor.',
+        security: [{ apiToken: [] }, { sessionCookie: [] }],
         tags: ['price'],
         headers: Type.Object({ 'x-api-token': Type.Optional(Type.String({ description: 'API_TOKEN' })) }),
         response: {
@@ -181,26 +212,19 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
               run: JobRunBody,
             }),
           },
-          401: { description: 'UNAUTHORIZED: X-API-Token absent or wrong', ...ErrorBody },
+          401: { description: 'UNAUTHORIZED: X-API-Token wrong, or neither the header nor a live session', ...ErrorBody },
+          403: { description: 'FORBIDDEN: the session is not an admin’s; CSRF_REJECTED: a session from an origin that is not a front end', ...ErrorBody },
           409: { description: 'PRICE_STALE, PROPOSAL_PENDING or NO_AGGREGATE (nothing submitted; the run is recorded), or JOB_BUSY', ...ErrorBody },
           502: { description: 'PROPOSAL_NOT_SUBMITTED: the governance canister refused or failed', ...ErrorBody },
-          503: { description: 'NOT_CONFIGURED: API_TOKEN is not set', ...ErrorBody },
+          503: { description: 'NOT_CONFIGURED: X-API-Token was sent and API_TOKEN is not set', ...ErrorBody },
         },
       },
     },
     async (req: FastifyRequest, reply) => {
-      if (opts.apiToken === undefined) throw new HttpError(503, 'NOT_CONFIGURED', 'API_TOKEN is not set');
-      const presented = req.headers['x-api-token'];
-      if (typeof presented !== 'string' || !sameToken(presented, opts.apiToken)) {
-        req.log.warn(
-          { event: 'auth.unauthorized', route: 'price.submit_proposal', reason: typeof presented === 'string' ? 'wrong' : 'absent' },
-          'missing or wrong X-API-Token',
-        );
-        throw new HttpError(401, 'UNAUTHORIZED', 'X-API-Token is missing or wrong');
-      }
+      const actor = await whoTriggers(req);
       let run: JobRun;
       const triggered = (outcome: 'success' | 'failure', detail: Record<string, string | number>) =>
-        opts.audit.record(req, { event: 'price.proposal_triggered', actor: API_TOKEN_ACTOR, outcome, detail });
+        opts.audit.record(req, { event: 'price.proposal_triggered', actor, outcome, detail });
       try {
         run = await opts.jobs.runNow(PRICE_JOB, { waitMs: 10_000 });
       } catch (err) {

@@ -67,6 +67,10 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
               roles: Type.Array(Type.String()),
               email_verified: Type.Boolean(),
               kyc_status: Type.String(),
+              kyc_reference: Type.Union([Type.String(), Type.Null()], {
+                description:
+                  'the KYC decision’s reference (POST /api/admin/users/{user_id}/kyc): a provider’s case, `rejected: <reason>` from the console, or `admin:<id>:<time>`; null before a decision (decision F35)',
+              }),
               membership_status: Type.String({ description: 'none, Registered, Active, Expired or Revoked' }),
               created_at: Type.String({ format: 'date-time' }),
             }),
