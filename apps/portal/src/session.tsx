@@ -72,3 +72,20 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
 export const useSession = () => useContext(Ctx);
 export const isAdmin = (s: Session | null | undefined) => !!s?.roles.includes('admin');
 export const isActive = (s: Session | null | undefined) => s?.membership_status === 'Active';
+
+/**
+ * Decision F35: the one sign-in gate of the admin pages (the console and the Audit page). Its
+ * children render only for a signed-in admin; the server checks the role on every call anyway.
+ */
+export function AdminOnly({ what, children }: { what: 'console' | 'page'; children: ComponentChildren }) {
+  const { session, signInUrl } = useSession();
+  if (session === undefined) return <p aria-busy="true">Loading…</p>;
+  if (!session)
+    return (
+      <p>
+        <a href={signInUrl()}>Sign in</a> as an administrator.
+      </p>
+    );
+  if (!isAdmin(session)) return <p class="note">This {what} is for administrators.</p>;
+  return <>{children}</>;
+}

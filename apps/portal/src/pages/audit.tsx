@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { useApi, type Answer } from '../api.ts';
-import { isAdmin, useSession } from '../session.tsx';
+import { AdminOnly } from '../session.tsx';
 
 /** The events GET /api/admin/audit knows (services/bridge/src/core/audit/events.ts). */
 const EVENTS = [
@@ -107,7 +107,7 @@ function AuditLog() {
         </p>
       ) : null}
       {page.data && page.data.items.length === 0 ? <p class="muted">No event matches.</p> : null}
-      <div class="scroll">
+      <div class="scroll" tabIndex={0} role="region" aria-label="Security events">
         <table class="audit">
           <thead>
             <tr>
@@ -164,22 +164,13 @@ function AuditLog() {
 }
 
 export function AuditPage() {
-  const { session, signInUrl } = useSession();
-  if (session === undefined) return <p aria-busy="true">Loading…</p>;
-  if (!session)
-    return (
-      <p>
-        <a href={signInUrl()}>Sign in</a> as an administrator.
-      </p>
-    );
-  if (!isAdmin(session)) return <p class="note">This page is for administrators.</p>;
   return (
-    <>
+    <AdminOnly what="page">
       <h1>Audit log</h1>
       <p class="muted">
         Sign-ins, refusals and admin actions, newest first. No email, name, birth date, password, token or session id is kept here. Times are UTC.
       </p>
       <AuditLog />
-    </>
+    </AdminOnly>
   );
 }
