@@ -124,9 +124,14 @@ describe('decision F12: the answers the portal reads match the OpenAPI document'
       ['/api/admin/payments?status=applied', '/api/admin/payments'],
       ['/api/admin/notifications', '/api/admin/notifications'],
       ['/api/admin/jobs/runs', '/api/admin/jobs/runs'],
+      ['/api/admin/jobs/runs/grouped', '/api/admin/jobs/runs/grouped'],
+      ['/api/admin/jobs/runs/grouped?job=accounts:expire-unverified&limit=50', '/api/admin/jobs/runs/grouped'],
       ['/api/admin/emails', '/api/admin/emails'],
       ['/api/governance/admin/events', '/api/governance/admin/events'],
     ] as const)
       await check('GET', url, template);
+    // Decision B78: the console's price button, with the admin's session (no price source here: 409 NO_AGGREGATE).
+    const price = await check('POST', '/api/admin/price/submit-proposal', '/api/admin/price/submit-proposal');
+    assert.deepEqual([price.status, price.body.error], [409, 'NO_AGGREGATE']);
   });
 });

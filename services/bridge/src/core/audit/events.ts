@@ -20,7 +20,8 @@ export const AUDIT_EVENTS = {
   'kyc.rejected': "an admin recorded the subject's KYC as rejected",
   'membership.upgraded': "a paid upgrade was applied: the subject's membership is Active",
   'escrow.resolved': "a campaign's escrow was resolved by its deadline (`resolution: released` to the beneficiary, or `refunded`)",
-  'price.proposal_triggered': 'POST /api/admin/price/submit-proposal ran the price-proposal job (`status`: its run)',
+  'price.proposal_triggered':
+    "POST /api/admin/price/submit-proposal ran the price-proposal job (`status`: its run); the actor is `api-token` or the admin who pressed the console's button (decision B78)",
   'ai.reindex_triggered': 'POST /api/ai/admin/reindex started the AI reindex',
   'inbox.unsubscribed': 'a member unsubscribed from the digest through the link of an email',
   'secret.rotation_noticed': 'at start, a secret (`variable`: its name) differs from the one the bridge last ran with',
