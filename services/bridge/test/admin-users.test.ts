@@ -104,7 +104,8 @@ describe('KYC decisions from the console (decisions F28, F35)', () => {
     const root = await h.member(ADMIN_EMAIL);
     const ann = await h.member('ann-kyc@example.org');
     const bo = await h.member('bo-kyc@example.org');
-    const kyc = (user: string, body: unknown) => h.request({ method: 'POST', url: `/api/admin/users/${user}/kyc`, jar: root.jar, payload: body });
+    const kyc = (user: string, body: Record<string, unknown>) =>
+      h.request({ method: 'POST', url: `/api/admin/users/${user}/kyc`, jar: root.jar, payload: body });
     const find = async (email: string) =>
       (
         (await h.request({ method: 'GET', url: `/api/admin/users?email=${encodeURIComponent(email)}`, jar: root.jar })).json() as {
