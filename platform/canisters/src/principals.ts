@@ -31,3 +31,8 @@ export function isPrincipalText(text: string): boolean {
     return false;
   }
 }
+
+/** A principal's text from its bytes (an ICRC-3 block names accounts by their owner's bytes). */
+export function principalFromBytes(bytes: Uint8Array): string {
+  return Principal.fromUint8Array(bytes).toText();
+}

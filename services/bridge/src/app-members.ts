@@ -7,7 +7,7 @@ import type { Guards } from './core/auth/guards.ts';
 import { emailLinkBase, firstOrigin } from './config.ts';
 import type { BridgeContext } from './core/context.ts';
 import { HttpError } from './core/http/errors.ts';
-import { displayNames } from './core/identity/display-names.ts';
+import { displayNames, verifiedMemberName } from './core/identity/display-names.ts';
 import { memberIdentity } from './core/identity/member-identity.ts';
 import type { JobRunner } from './core/jobs/index.ts';
 import campaignGateway from './features/campaigns/index.ts';
@@ -15,15 +15,21 @@ import governanceGateway from './features/governance/index.ts';
 import governanceLive from './features/governance-live/index.ts';
 import inbox from './features/inbox/index.ts';
 import memberEmails from './features/member-emails/index.ts';
+import wallet from './features/wallet/index.ts';
+import type { BridgeMetrics } from './core/metrics/index.ts';
+
+/** How often the wallet's ledger follower reads new blocks in the background (decision B76); reads catch up on their own. */
+const LEDGER_FOLLOW_MS = 5_000;
 
 export interface MemberParts {
   parts: BridgeParts;
   ctx: BridgeContext;
   guards: Guards;
   jobs: JobRunner;
+  metrics: BridgeMetrics;
 }
 
-export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx, guards, jobs }: MemberParts): Promise<void> {
+export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx, guards, jobs, metrics }: MemberParts): Promise<void> {
   const { config } = parts;
   const { events, now } = ctx;
   const memberClientCache = new Map<string, Promise<CanisterClients>>();
@@ -79,6 +85,20 @@ export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx,
           },
         },
       }),
+  });
+  // The wallet (decisions B75, B76, L41): transfers between members through the outbox, the history from the ledger's blocks.
+  await app.register(wallet, {
+    db: ctx.db,
+    outbox: ctx.outbox,
+    requireSession: guards.requireMember,
+    ledgerAs: async (s) => (await memberClients(s)).ledger,
+    ledger: ctx.canisters.ledger,
+    known: { campaign: parts.canisters.ids.campaign, treasury: parts.canisters.ids.treasury, governance: parts.canisters.ids.governance },
+    names,
+    recipient: (principal) => verifiedMemberName(ctx.db, principal),
+    now,
+    followMs: LEDGER_FOLLOW_MS,
+    onIndexPass: () => metrics.followerPassed('ledger', Date.now()),
   });
   // What the two member-mail features (decisions N1–N24) are both given.
   const memberMail = {

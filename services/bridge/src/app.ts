@@ -255,7 +255,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   await app.register(testEmail, { accessToken: config.ACCESS_TOKEN, brandDomain: config.EMAIL_BRAND_DOMAIN, notifier: ctx.notifier });
   const jobs = await registerBackground(app, { parts, ctx, guards, outbox, events, metrics });
   await registerAudit(app, { parts, ctx, guards, jobs, audit });
-  await registerMemberFeatures(app, { parts, ctx, guards, jobs });
+  await registerMemberFeatures(app, { parts, ctx, guards, jobs, metrics });
   await registerAi(app, { parts, ctx, guards, jobs, metrics });
   registerObservability(app, metrics, { db: parts.db, redis: parts.redis, canisters: ctx.canisters, notifier: parts.notifier }, now);
   await app.register(portal, {

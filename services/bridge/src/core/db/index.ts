@@ -15,6 +15,7 @@ import * as memberEmails from './migrations/041-member-emails.ts';
 import * as ai from './migrations/050-ai.ts';
 import * as audit from './migrations/060-audit.ts';
 import * as displayNames from './migrations/061-display-names.ts';
+import * as wallet from './migrations/062-wallet.ts';
 import * as proposalEventsIndex from './migrations/064-proposal-events-index.ts';
 import { pgliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '050-ai': ai,
   '060-audit': audit,
   '061-display-names': displayNames,
+  '062-wallet': wallet,
   '064-proposal-events-index': proposalEventsIndex,
 };
 

@@ -212,7 +212,59 @@ export interface SecretFingerprintsTable {
   seen_at: Timestamp;
 }
 
+/** A member's DOM transfer, recorded before its ledger call (decisions B75, L41). */
+export interface WalletTransfersTable {
+  id: Generated<string>;
+  user_id: string;
+  idempotency_key: string;
+  request_hash: string;
+  from_principal: string;
+  to_principal: string;
+  /** numeric: read as a decimal string. */
+  amount_e8s: ColumnType<string, string, never>;
+  fee_e8s: ColumnType<string, string, never>;
+  memo: ColumnType<Uint8Array, Uint8Array, never>;
+  created_at_time: ColumnType<string, string, never>;
+  state: ColumnType<'pending' | 'done' | 'failed', 'pending' | undefined, 'done' | 'failed'>;
+  block_index: ColumnType<string | null, never, string | null>;
+  error_code: ColumnType<string | null, never, string | null>;
+  error_message: ColumnType<string | null, never, string | null>;
+  created_at: ColumnType<Date, Date, never>;
+  updated_at: Timestamp;
+}
+
+/** One ledger block as the ledger follower read it (decision B76); accounts in ICRC-1 textual form. */
+export interface WalletLedgerBlocksTable {
+  block_index: ColumnType<string, string, never>;
+  btype: string;
+  ts: ColumnType<string, string, never>;
+  from_account: string | null;
+  to_account: string | null;
+  spender_account: string | null;
+  amount_e8s: ColumnType<string, string, never>;
+  fee_e8s: ColumnType<string, string, never>;
+  memo: Uint8Array | null;
+}
+
+/** (account, block) for every account that sent or received in a block (decision B76). */
+export interface WalletAccountBlocksTable {
+  account: string;
+  block_index: ColumnType<string, string, never>;
+}
+
+/** How far the ledger follower has read (decision B76). */
+export interface WalletLedgerCursorTable {
+  id: string;
+  next_block: ColumnType<string, string, string>;
+  skipped_blocks: ColumnType<string, string | undefined, string>;
+  updated_at: Timestamp;
+}
+
 export interface Database {
+  wallet_transfers: WalletTransfersTable;
+  wallet_ledger_blocks: WalletLedgerBlocksTable;
+  wallet_account_blocks: WalletAccountBlocksTable;
+  wallet_ledger_cursor: WalletLedgerCursorTable;
   audit_log: AuditLogTable;
   secret_fingerprints: SecretFingerprintsTable;
   email_deliveries: EmailDeliveriesTable;

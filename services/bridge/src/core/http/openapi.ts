@@ -49,6 +49,10 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         { name: 'operations', description: 'operator tools: the test email' },
         { name: 'governance', description: 'spec 1 bridge endpoints: POST /api/governance/* as the member (decisions V8–V12)' },
         { name: 'campaigns', description: 'campaigns, contributions, balances, donations and the treasury in real DOM (decisions L11–L23)' },
+        {
+          name: 'wallet',
+          description: "the member's wallet: DOM transfers to other members and the history from the ledger's blocks (decisions B75, B76, L41)",
+        },
         { name: 'inbox', description: "the member's inbox: activity feed, digest preference, unsubscribe (spec 3; decisions N1–N24)" },
         {
           name: 'ai',

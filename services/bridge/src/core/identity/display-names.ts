@@ -145,5 +145,19 @@ export async function displayNames(db: Db, principals: Iterable<string>): Promis
   return names;
 }
 
+/**
+ * The name of the verified member whose principal this is, or undefined: who may receive a member's
+ * transfer (decision B75), the same accounts `GET /api/members` finds.
+ */
+export async function verifiedMemberName(db: Db, principal: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select(sql<string>`coalesce(display_name, default_name)`.as('name'))
+    .where('principal', '=', principal)
+    .where('email_verified_at', 'is not', null)
+    .executeTakeFirst();
+  return row?.name;
+}
+
 /** The display-name lookup features receive (they never read the users table themselves). */
 export type DisplayNames = (principals: Iterable<string>) => Promise<Map<string, string>>;

@@ -40,6 +40,13 @@ export interface OperationHandler<P, R, A = unknown> {
   compensate?(trx: Transaction<Database>, op: OutboxOp<P>, reason: string): Promise<void>;
   /** After the commit (emails): at most once per completion, never retried; its value is handed to `run`'s caller. */
   after?(op: OutboxOp<P>, result: R): Promise<A>;
+  /**
+   * Attempts before `compensate` (default: the outbox's `maxAttempts`). `Infinity`: never given up, for
+   * an operation whose call itself decides in the end (a member's DOM transfer, decision L41: the
+   * ledger's TooOld after 24 hours is a definite answer, while compensating earlier could undo a
+   * transfer the ledger made).
+   */
+  maxAttempts?: number;
 }
 
 export type RunOutcome<R, A = unknown> =
@@ -341,8 +348,8 @@ export class Outbox {
   }
 
   async #failed<R, A>(op: OutboxOp<unknown>, token: string, message: string): Promise<RunOutcome<R, A>> {
-    const max = this.#opts.maxAttempts ?? OUTBOX_MAX_ATTEMPTS;
     const handler = this.#handler(op.operation);
+    const max = handler.maxAttempts ?? this.#opts.maxAttempts ?? OUTBOX_MAX_ATTEMPTS;
     if (op.attempts >= max) {
       const reason = `gave up after ${op.attempts} attempts: ${message}`;
       const done = await this.#db.transaction().execute(async (trx) => {

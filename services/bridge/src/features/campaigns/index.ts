@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { CanisterClients } from '@domdao/canisters';
+import { accountText } from '@domdao/canister-kit';
 import { usdToDomE8s } from '@domdao/canister-kit/rules';
 import type { DisplayNames } from '../../core/identity/display-names.ts';
 import type { Session } from '../../core/auth/sessions.ts';
@@ -234,6 +235,8 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     const account = { owner: session.principal };
     return {
       account: accountView(account),
+      // ICRC-1 "Textual encoding of accounts": the principal itself, as there is no subaccount (decision F29).
+      account_text: accountText(account),
       balance_e8s: (await clients.ledger.icrc1_balance_of(account)).toString(),
       fee_e8s: (await clients.ledger.icrc1_fee()).toString(),
       // What POST /api/dev/faucet gives, so the app shows its button only when it works (decision F26).

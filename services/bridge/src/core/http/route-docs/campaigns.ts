@@ -154,6 +154,7 @@ export const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
         'the balance and the fee',
         Type.Object({
           account: Account,
+          account_text: Type.String({ description: 'the account in ICRC-1 textual encoding (the principal when there is no subaccount; decision F29)' }),
           balance_e8s: E8s,
           fee_e8s: E8s,
           faucet_e8s: Nullable(Type.String({ description: 'e8s the development faucet gives per request; null when it is off (decision F26)' })),
