@@ -1357,6 +1357,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send DOM to another member (decisions B75, L41)
+         * @description Session required (cross-site rule). The recipient is a verified member's principal (find it by name with GET /api/members). Every refusal below 409 changes nothing; so do InsufficientFunds and BadFee when checked before the record (the balance must cover amount + fee + the member's pending transfers). The transfer is then recorded and made as one icrc1_transfer signed as the member with the record's created_at_time and memo `dom-wallet:<id>`; a retry, the bridge's or the client's, cannot pay twice. `Idempotency-Key` is required: the same key with the same body answers the first transfer (header `Idempotent-Replayed: true`), with another body 422.
+         */
+        post: operations["sendDom"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The member's DOM history from the ledger's blocks, newest first (decision B76)
+         * @description Session required. Every ledger block that sent from or into the member's account (mints, burns, transfers both ways, contributions, approvals), read from the bridge's index of the ledger, which is first brought up to the ledger's tip (one ledger query when nothing is new). Counterparties are named by display name when they are members, never by email. `pending`: the member's transfers recorded but not yet answered by the ledger.
+         */
+        get: operations["listMyTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me/notification-preferences": {
         parameters: {
             query?: never;
@@ -1797,6 +1837,26 @@ export interface paths {
          * @description Public: the same index.html for every app path; the app then reads the JSON API with the session cookie.
          */
         get: operations["getAppMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The member web app (/wallet): index.html of the single-page app (decision F2)
+         * @description Public: the same index.html for every app path; the app then reads the JSON API with the session cookie.
+         */
+        get: operations["getAppWallet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7820,6 +7880,8 @@ export interface operations {
                             /** @description hex */
                             subaccount: string | null;
                         };
+                        /** @description the account in ICRC-1 textual encoding (the principal when there is no subaccount; decision F29) */
+                        account_text: string;
                         /** @description e8s (10^-8 DOM) as a decimal string */
                         balance_e8s: string;
                         /** @description e8s (10^-8 DOM) as a decimal string */
@@ -8313,6 +8375,334 @@ export interface operations {
             };
             /** @description NOT_FOUND: the faucet is off */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    sendDom: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description required: 1 to 100 of A-Z a-z 0-9 . _ : -, one per transfer the member means to make */
+                "idempotency-key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the receiving member's principal (GET /api/members finds it by name) */
+                    to: string;
+                    /** @description DOM in e8s, decimal: 1 to 18446744073709551615 */
+                    amount_e8s: string;
+                    /** @description the fee the member was shown; refused (409 BadFee) when it is not the ledger's fee now */
+                    fee_e8s?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description made: the transfer is on the ledger at block_index */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the transfer record; its ledger memo is `dom-wallet:<id>` */
+                        id: string;
+                        /** @description done: on the ledger at block_index; pending: recorded, the ledger did not answer yet (the bridge keeps trying; the same request again tells) */
+                        state: "done" | "pending";
+                        /** @description principal of the receiving member (their default account) */
+                        to: string;
+                        /** @description their display name (decision F22) */
+                        to_name: string | null;
+                        /** @description e8s (10^-8 DOM) as a decimal string */
+                        amount_e8s: string;
+                        /** @description e8s (10^-8 DOM) as a decimal string */
+                        fee_e8s: string;
+                        block_index: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description pending: recorded, the ledger has not answered yet; the bridge keeps trying with the same transaction, and the same request again tells the outcome */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the transfer record; its ledger memo is `dom-wallet:<id>` */
+                        id: string;
+                        /** @description done: on the ledger at block_index; pending: recorded, the ledger did not answer yet (the bridge keeps trying; the same request again tells) */
+                        state: "done" | "pending";
+                        /** @description principal of the receiving member (their default account) */
+                        to: string;
+                        /** @description their display name (decision F22) */
+                        to_name: string | null;
+                        /** @description e8s (10^-8 DOM) as a decimal string */
+                        amount_e8s: string;
+                        /** @description e8s (10^-8 DOM) as a decimal string */
+                        fee_e8s: string;
+                        block_index: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR (the body, an amount of 0 or over 18446744073709551615 e8s, `to` not a principal, a missing Idempotency-Key) or SELF_TRANSFER */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: sign in first, or SESSION_REQUIRED (a bearer token without the cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED: the Origin (or, without Origin, the Referer) is not a configured front end, or is `null` (decision B8) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description RECIPIENT_NOT_FOUND: no verified member has this principal */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description InsufficientFunds (message with balance, pending and required), BadFee (fee_e8s is not the ledger's fee; message with the fee), TooOld (the ledger was unreachable for 24 hours: nothing was sent) or CANCELLED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with another body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description LedgerError: the ledger refused the transfer for another reason; nothing was sent */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description LEDGER_UNAVAILABLE: the ledger could not be read before the transfer; nothing was recorded */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    listMyTransactions: {
+        parameters: {
+            query?: {
+                /** @description cursor: blocks below this index (next_before of the previous page) (decimal, at most 9223372036854775807) */
+                before?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the member's blocks, newest first, and their transfers still pending */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            block_index: string;
+                            /** @description mint: DOM created for the member (the development faucet); burn / donation (a burn through the campaign canister); send / receive: a transfer; approve: an ICRC-2 approval (only its fee moves); contribution: pulled into a campaign's escrow; spend: pulled by another approved spender */
+                            kind: "mint" | "burn" | "donation" | "send" | "receive" | "approve" | "contribution" | "spend";
+                            /** @description e8s (10^-8 DOM) as a decimal string */
+                            amount_e8s: string;
+                            /** @description e8s (10^-8 DOM) as a decimal string */
+                            fee_e8s: string;
+                            /** @description what the block changed in the member's balance, signed (a send: -(amount + fee)) */
+                            change_e8s: string;
+                            /** Format: date-time */
+                            at: string;
+                            counterparty: {
+                                /** @description ICRC-1 textual account */
+                                account: string;
+                                /** @description principal */
+                                owner: string;
+                                /** @description the member's display name; null when the owner is no member */
+                                display_name: string | null;
+                                /** @description a platform account: DAO treasury, Campaign #<id> (its escrow), Campaign canister, Governance */
+                                label: string | null;
+                            } | null;
+                            /** @description the memo as text when printable, else 0x-hex */
+                            memo: string | null;
+                        }[];
+                        /** @description the `before` of the next (older) page; null on the last */
+                        next_before: string | null;
+                        pending: {
+                            /** @description the transfer record; its ledger memo is `dom-wallet:<id>` */
+                            id: string;
+                            /** @enum {string} */
+                            state: "pending";
+                            /** @description principal of the receiving member (their default account) */
+                            to: string;
+                            /** @description their display name (decision F22) */
+                            to_name: string | null;
+                            /** @description e8s (10^-8 DOM) as a decimal string */
+                            amount_e8s: string;
+                            /** @description e8s (10^-8 DOM) as a decimal string */
+                            fee_e8s: string;
+                            block_index: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        /** @description how many of the ledger's blocks the index has read */
+                        indexed_blocks: string;
+                        /** @description false when the ledger could not be read just now: the items are the index's as it was */
+                        caught_up: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: sign in first, or SESSION_REQUIRED (a bearer token without the cookie) */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9498,6 +9888,26 @@ export interface operations {
         };
     };
     getAppMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getAppWallet: {
         parameters: {
             query?: never;
             header?: never;

@@ -13,6 +13,7 @@ import { JoinPage } from './pages/join.tsx';
 import { MePage } from './pages/me.tsx';
 import { PricePage } from './pages/price.tsx';
 import { ProposalPage } from './pages/proposal.tsx';
+import { WalletPage } from './pages/wallet.tsx';
 
 export const ROUTES: Array<{ path: string; component: ComponentType<Record<string, string>>; title: string }> = [
   { path: '/', component: HomePage, title: 'Home' },
@@ -22,6 +23,7 @@ export const ROUTES: Array<{ path: string; component: ComponentType<Record<strin
   { path: '/price', component: PricePage, title: 'DOM price' },
   { path: '/campaigns', component: CampaignsPage, title: 'Campaigns' },
   { path: '/campaigns/:id', component: CampaignPage as ComponentType<Record<string, string>>, title: 'Campaign' },
+  { path: '/wallet', component: WalletPage, title: 'Wallet' },
   { path: '/me', component: MePage, title: 'My membership' },
   { path: '/delegation', component: DelegationPage, title: 'Delegation' },
   { path: '/admin', component: AdminPage, title: 'Admin console' },
@@ -29,12 +31,13 @@ export const ROUTES: Array<{ path: string; component: ComponentType<Record<strin
 ];
 
 /** Links the app routes itself; any other link (the bridge's /login, /activity, /preferences, the API) loads normally. */
-export const APP_LINK = /^\/(?:$|[?#]|(?:join|govern|price|campaigns|me|admin|delegation)(?:[/?#]|$)|proposals\/)/;
+export const APP_LINK = /^\/(?:$|[?#]|(?:join|govern|price|campaigns|wallet|me|admin|delegation)(?:[/?#]|$)|proposals\/)/;
 
 export const NAV: Array<{ href: string; label: string }> = [
   { href: '/govern', label: 'Govern' },
   { href: '/delegation', label: 'Delegate' },
   { href: '/price', label: 'Price' },
   { href: '/campaigns', label: 'Campaigns' },
+  { href: '/wallet', label: 'Wallet' },
   { href: '/me', label: 'Me' },
 ];

@@ -43,8 +43,8 @@ describe('decision F12: the answers the portal reads match the OpenAPI document'
   });
   after(() => h?.close());
 
-  async function check(method: 'GET' | 'POST' | 'PUT', url: string, template: string, payload?: object) {
-    const r = await h.request({ method, url, jar, ...(payload && { payload }) });
+  async function check(method: 'GET' | 'POST' | 'PUT', url: string, template: string, payload?: object, headers?: Record<string, string>) {
+    const r = await h.request({ method, url, jar, ...(payload && { payload }), ...(headers && { headers }) });
     const response = doc.paths[template]?.[method.toLowerCase()]?.responses[String(r.statusCode)];
     assert.ok(response, `${method} ${url}: status ${r.statusCode} is not documented for ${template}: ${r.body}`);
     const schema = response.content?.['application/json']?.schema;
@@ -78,6 +78,23 @@ describe('decision F12: the answers the portal reads match the OpenAPI document'
     assert.equal((await check('POST', `/api/campaigns/${id}/cancel`, '/api/campaigns/{id}/cancel', {})).status, 200);
     await check('GET', '/api/me/contributions', '/api/me/contributions');
     assert.equal((await check('GET', '/api/campaigns/999', '/api/campaigns/{id}')).status, 404);
+  });
+
+  it('decision F12: the wallet: a transfer, its replay, its refusals and the history (decisions B75, B76)', async () => {
+    const other = await h.member('contract-wallet@example.org');
+    const { principal: to } = (await h.request({ method: 'GET', url: '/api/me/profile', jar: other.jar })).json() as { principal: string };
+    assert.equal((await check('POST', '/api/dev/faucet', '/api/dev/faucet', {})).status, 200);
+    const body = { to, amount_e8s: '100000', fee_e8s: '10000' };
+    assert.equal((await check('POST', '/api/me/transfers', '/api/me/transfers', body, { 'idempotency-key': 'contract-1' })).status, 201);
+    assert.equal((await check('POST', '/api/me/transfers', '/api/me/transfers', body, { 'idempotency-key': 'contract-1' })).status, 201);
+    assert.equal(
+      (await check('POST', '/api/me/transfers', '/api/me/transfers', { ...body, amount_e8s: '1' }, { 'idempotency-key': 'contract-1' })).status,
+      422,
+    );
+    assert.equal((await check('POST', '/api/me/transfers', '/api/me/transfers', { ...body, fee_e8s: '1' }, { 'idempotency-key': 'contract-2' })).status, 409);
+    const history = await check('GET', '/api/me/transactions?limit=100', '/api/me/transactions');
+    assert.ok((history.body.items as unknown[]).length >= 2);
+    await check('GET', '/api/me/transactions?limit=1', '/api/me/transactions');
   });
 
   it('decision F12: proposals, votes, receipts, settings and the ratified price (decision V12 views)', async () => {

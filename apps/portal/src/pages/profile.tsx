@@ -1,5 +1,5 @@
-// The member's name (decision F22) and wallet (decision F26) on /me: the name other members see,
-// the DOM balance, the ICRC-1 account to receive DOM (copyable), and in development the faucet.
+// The member's name (decision F22) and, on /me, the balance with the way to the wallet page (decision
+// F29; the account, transfers, history and the faucet are there).
 import { useState } from 'preact/hooks';
 import { api, ApiError, dom, handler, useApi, type Answer } from '../api.ts';
 
@@ -66,54 +66,16 @@ export function DisplayNameCard() {
 
 type Balance = Answer<'getMyBalance'>;
 
+/** On /me, the balance and the way to the wallet page (decision F29 moved the wallet there). */
 export function WalletCard() {
   const b = useApi<Balance>('/api/me/balance');
-  const [msg, setMsg] = useState('');
-  const [copied, setCopied] = useState(false);
-  if (!b.data) return <section class="card">{b.error ? <p class="error">{b.error.message}</p> : <p aria-busy="true">…</p>}</section>;
-  const d = b.data;
-  // ICRC-1 textual account: with no subaccount it is the owner's principal itself.
-  const account = d.account.owner;
   return (
     <section class="card" aria-labelledby="wallet-h">
       <h2 id="wallet-h">Wallet</h2>
-      <p class="big">{dom(d.balance_e8s)} DOM</p>
-      <p class="muted">Each ledger transfer costs {dom(d.fee_e8s)} DOM.</p>
-      <label for="account">Your DOM account (ICRC-1), to receive DOM</label>
-      <div class="copy">
-        <input id="account" readOnly value={account} onFocus={(e) => e.currentTarget.select()} />
-        <button
-          type="button"
-          class="secondary"
-          onClick={handler(async () => {
-            await navigator.clipboard.writeText(account);
-            setCopied(true);
-          })}
-        >
-          {copied ? 'Copied' : 'Copy'}
-        </button>
-      </div>
-      {d.faucet_e8s !== null ? (
-        <>
-          <button
-            type="button"
-            onClick={handler(async () => {
-              setMsg('');
-              try {
-                const r = await api<Answer<'mintDevelopmentDom'>>('/api/dev/faucet', { method: 'POST', body: {} });
-                setMsg(`${dom(r.amount_e8s)} test DOM added.`);
-                b.reload();
-              } catch (err) {
-                setMsg(err instanceof ApiError ? err.message : String(err));
-              }
-            })}
-          >
-            Get test DOM
-          </button>
-          <p class="hint">Development only: test DOM has no value and does not exist in production.</p>
-        </>
-      ) : null}
-      <p role="status">{msg}</p>
+      {b.data ? <p class="big">{dom(b.data.balance_e8s)} DOM</p> : b.error ? <p class="error">{b.error.message}</p> : <p aria-busy="true">…</p>}
+      <p>
+        <a href="/wallet">Open your wallet</a> to send DOM to members, copy your account and see your history.
+      </p>
     </section>
   );
 }

@@ -19,6 +19,7 @@ export const APP_PATHS = [
   '/campaigns',
   '/campaigns/:id',
   '/me',
+  '/wallet',
   '/admin',
   '/admin/audit',
   '/delegation',

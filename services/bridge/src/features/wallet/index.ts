@@ -50,7 +50,7 @@ const PENDING_SHOWN = 20;
 const E8s = Type.String({ pattern: '^[0-9]+$', description: 'e8s (10^-8 DOM) as a decimal string' });
 const Time = Type.String({ format: 'date-time' });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
-const Transfer = Type.Object({
+const TransferFields = {
   id: Type.String({ description: 'the transfer record; its ledger memo is `dom-wallet:<id>`' }),
   state: Type.Union([Type.Literal('done'), Type.Literal('pending')], {
     description: 'done: on the ledger at block_index; pending: recorded, the ledger did not answer yet (the bridge keeps trying; the same request again tells)',
@@ -61,8 +61,9 @@ const Transfer = Type.Object({
   fee_e8s: E8s,
   block_index: Nullable(Type.String({ pattern: '^[0-9]+$' })),
   created_at: Time,
-});
-const PendingTransfer = Type.Object({ ...Transfer.properties, state: Type.Literal('pending') });
+};
+const Transfer = (description: string) => Type.Object(TransferFields, { description });
+const PendingTransfer = Type.Object({ ...TransferFields, state: Type.Literal('pending') });
 const Counterparty = Type.Object({
   account: Type.String({ description: 'ICRC-1 textual account' }),
   owner: Type.String({ description: 'principal' }),
@@ -192,8 +193,10 @@ export default async function wallet(app: BridgeApp, opts: WalletOptions): Promi
         }),
         body: transferBody,
         response: {
-          201: Transfer,
-          202: Transfer,
+          201: Transfer('made: the transfer is on the ledger at block_index'),
+          202: Transfer(
+            'pending: recorded, the ledger has not answered yet; the bridge keeps trying with the same transaction, and the same request again tells the outcome',
+          ),
           400: err(
             'VALIDATION_ERROR (the body, an amount of 0 or over 18446744073709551615 e8s, `to` not a principal, a missing Idempotency-Key) or SELF_TRANSFER',
           ),
@@ -308,13 +311,16 @@ export default async function wallet(app: BridgeApp, opts: WalletOptions): Promi
         security: session,
         querystring: historyQuery,
         response: {
-          200: Type.Object({
-            items: Type.Array(HistoryItem),
-            next_before: Nullable(Type.String({ pattern: '^[0-9]+$', description: 'the `before` of the next (older) page; null on the last' })),
-            pending: Type.Array(PendingTransfer),
-            indexed_blocks: Type.String({ pattern: '^[0-9]+$', description: "how many of the ledger's blocks the index has read" }),
-            caught_up: Type.Boolean({ description: "false when the ledger could not be read just now: the items are the index's as it was" }),
-          }),
+          200: Type.Object(
+            {
+              items: Type.Array(HistoryItem),
+              next_before: Nullable(Type.String({ pattern: '^[0-9]+$', description: 'the `before` of the next (older) page; null on the last' })),
+              pending: Type.Array(PendingTransfer),
+              indexed_blocks: Type.String({ pattern: '^[0-9]+$', description: "how many of the ledger's blocks the index has read" }),
+              caught_up: Type.Boolean({ description: "false when the ledger could not be read just now: the items are the index's as it was" }),
+            },
+            { description: "the member's blocks, newest first, and their transfers still pending" },
+          ),
           400: err('VALIDATION_ERROR'),
           ...MEMBER,
         },

@@ -12,13 +12,14 @@ import { readBlock, type IndexedBlock } from './blocks.ts';
 
 /** Blocks asked for per call (the embedded ledger answers at most 2 000, decision L5). */
 export const LEDGER_PAGE = 500;
-const CURSOR = 'ledger';
 
 export interface LedgerIndexOptions {
   db: Db;
   ledger: Pick<CanisterClients['ledger'], 'icrc3_get_blocks'>;
   pollMs: number;
   now(): number;
+  /** The cursor row's name (default `ledger`): one per index kept in the database. */
+  cursor?: string;
   log?: { warn(obj: object, msg: string): void };
   /** Told of each successful pass (the followers' lag, decision B69). */
   onPass?: () => void;
@@ -40,9 +41,11 @@ export interface StoredBlock {
 export class LedgerIndex {
   readonly #o: LedgerIndexOptions;
   readonly #poll: Poller;
+  readonly #cursor: string;
 
   constructor(o: LedgerIndexOptions) {
     this.#o = o;
+    this.#cursor = o.cursor ?? 'ledger';
     this.#poll = new Poller({
       pass: () => this.#pass(),
       pollMs: o.pollMs,
@@ -70,13 +73,13 @@ export class LedgerIndex {
 
   /** How many blocks of the log the index has read (the next block it will read). */
   async indexed(): Promise<bigint> {
-    const row = await this.#o.db.selectFrom('wallet_ledger_cursor').select('next_block').where('id', '=', CURSOR).executeTakeFirst();
+    const row = await this.#o.db.selectFrom('wallet_ledger_cursor').select('next_block').where('id', '=', this.#cursor).executeTakeFirst();
     return BigInt(row?.next_block ?? 0);
   }
 
   /** How many blocks the index skipped because the ledger had archived them before it read them (IC only). */
   async skipped(): Promise<bigint> {
-    const row = await this.#o.db.selectFrom('wallet_ledger_cursor').select('skipped_blocks').where('id', '=', CURSOR).executeTakeFirst();
+    const row = await this.#o.db.selectFrom('wallet_ledger_cursor').select('skipped_blocks').where('id', '=', this.#cursor).executeTakeFirst();
     return BigInt(row?.skipped_blocks ?? 0);
   }
 
@@ -145,10 +148,10 @@ export class LedgerIndex {
     return this.#o.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('wallet_ledger_cursor')
-        .values({ id: CURSOR, next_block: '0', updated_at: new Date(this.#o.now()) })
+        .values({ id: this.#cursor, next_block: '0', updated_at: new Date(this.#o.now()) })
         .onConflict((oc) => oc.column('id').doNothing())
         .execute();
-      const cursor = await trx.selectFrom('wallet_ledger_cursor').select('next_block').where('id', '=', CURSOR).forUpdate().executeTakeFirstOrThrow();
+      const cursor = await trx.selectFrom('wallet_ledger_cursor').select('next_block').where('id', '=', this.#cursor).forUpdate().executeTakeFirstOrThrow();
       if (BigInt(cursor.next_block) !== start) return 0;
       if (blocks.length) {
         await trx
@@ -181,7 +184,7 @@ export class LedgerIndex {
       await trx
         .updateTable('wallet_ledger_cursor')
         .set({ next_block: String(next), skipped_blocks: sql<string>`skipped_blocks + ${String(skipped)}::bigint`, updated_at: new Date(this.#o.now()) })
-        .where('id', '=', CURSOR)
+        .where('id', '=', this.#cursor)
         .execute();
       return blocks.length;
     });

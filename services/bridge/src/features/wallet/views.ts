@@ -23,7 +23,7 @@ export function accountOwner(account: string): string {
   return dot < 0 ? account : account.slice(0, account.lastIndexOf('-', dot));
 }
 
-/** The campaign whose escrow subaccount this is ("CAMPAIGN" then the id as 8 big-endian bytes, decision L14). */
+/** The campaign whose escrow subaccount this is ("CAMPAIGN", zeros, the id as the last 8 bytes big-endian; decision L14). */
 function escrowCampaign(account: string): string | undefined {
   const dot = account.indexOf('.');
   if (dot < 0) return undefined;
@@ -31,7 +31,7 @@ function escrowCampaign(account: string): string | undefined {
   const bytes = Uint8Array.from(hex.match(/../g)!.map((h) => parseInt(h, 16)));
   if (!ESCROW.every((b, i) => bytes[i] === b)) return undefined;
   let id = 0n;
-  for (const b of bytes.subarray(8, 16)) id = (id << 8n) | BigInt(b);
+  for (const b of bytes.subarray(24, 32)) id = (id << 8n) | BigInt(b);
   return String(id);
 }
 
