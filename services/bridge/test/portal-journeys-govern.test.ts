@@ -11,7 +11,7 @@ import { ADMIN_EMAIL } from './harness.ts';
 import { base, h, HOUR_MS, member, page, problems, shoot, signIn } from './portal-kit.ts';
 
 describe('issue 35: governance, names, wallet and admin in Chromium (decisions F22, F25–F28)', () => {
-  it('decisions F22, F26: a member names themself and gets test DOM; the account is copyable', async () => {
+  it('decisions F22, F26, F29: a member names themself and gets test DOM on the wallet page; the account is copyable', async () => {
     await member('grace@example.org', true);
     await signIn('grace@example.org', '/me');
     await page.waitForSelector('text=Other members see you as');
@@ -19,13 +19,15 @@ describe('issue 35: governance, names, wallet and admin in Chromium (decisions F
     await page.fill('#display-name', 'Grace Hopper');
     await page.click('button:has-text("Save name")');
     await page.waitForSelector('text=other members now see “Grace Hopper”');
+    await shoot('me-name-wallet');
+    // Decision F29: the faucet and the account are on the wallet page, linked from /me.
+    await page.click('a:has-text("Open your wallet")');
     await page.click('button:has-text("Get test DOM")');
     await page.waitForSelector('text=1,000 test DOM added.');
     await page.waitForSelector('.big:has-text("1,000 DOM")');
     await page.click('button:has-text("Copy")');
     await page.waitForSelector('button:has-text("Copied")');
-    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), await page.inputValue('#account'));
-    await shoot('me-name-wallet');
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), (await page.textContent('#account'))?.trim());
   });
 
   it('decision F25: a proposal counts down to its vote, then shows a bar per choice and the quorum, in the list and on its page', async () => {

@@ -54,9 +54,8 @@ function AccountCard({ balance, onChange }: { balance: Loaded<Balance>; onChange
       setCopied('Copied: your account is on the clipboard.');
     } catch {
       // Without clipboard access (an insecure page, a refused permission) the text is selected for Ctrl+C.
-      const input = document.getElementById('account') as HTMLInputElement | null;
-      input?.focus();
-      input?.select();
+      const code = document.getElementById('account');
+      if (code) window.getSelection()?.selectAllChildren(code);
       setCopied('Selected: press Ctrl+C (⌘C) to copy it.');
     }
   };
@@ -65,10 +64,14 @@ function AccountCard({ balance, onChange }: { balance: Loaded<Balance>; onChange
       <h2 id="balance-h">Balance</h2>
       <p class="big">{dom(d.balance_e8s)} DOM</p>
       <p class="muted">Each transfer costs the ledger's fee of {dom(d.fee_e8s)} DOM.</p>
-      <label for="account">Your DOM account (ICRC-1), to receive DOM</label>
-      <div class="copy">
-        <input id="account" readOnly value={d.account_text} onFocus={(e) => e.currentTarget.select()} aria-describedby="copy-status" />
-        <button type="button" class="secondary" onClick={handler(copy)}>
+      <p id="account-label" class="label">
+        Your DOM account (ICRC-1), to receive DOM
+      </p>
+      <div class="copy account">
+        <code id="account" aria-labelledby="account-label">
+          {d.account_text}
+        </code>
+        <button type="button" class="secondary" aria-describedby="account-label" onClick={handler(copy)}>
           {copied.startsWith('Copied') ? 'Copied' : 'Copy'}
         </button>
       </div>
@@ -328,7 +331,8 @@ function HistoryCard({ history }: { history: ReturnType<typeof useHistory> }) {
                   {dom(change < 0n ? -change : change)} DOM
                 </span>
                 <span class="muted">
-                  {when(i.at)} · amount {dom(i.amount_e8s)} DOM · fee {dom(i.fee_e8s)} DOM · block #{i.block_index}
+                  {when(i.at)} · amount {dom(i.amount_e8s)} DOM · fee {dom(i.fee_e8s)} DOM{i.kind === 'receive' ? ', paid by the sender' : ''} · block #
+                  {i.block_index}
                 </span>
               </li>
             );
