@@ -70,6 +70,8 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
     const bal = (await get('/api/me/balance', alice.jar)).json() as { account: { owner: string; subaccount: null }; balance_e8s: string; fee_e8s: string };
     assert.deepEqual(bal, {
       account: { owner: alice.principal, subaccount: null },
+      // ICRC-1 textual encoding: the principal itself without a subaccount (decision F29).
+      account_text: alice.principal,
       balance_e8s: String(1000n * E8S),
       fee_e8s: String(FEE),
       faucet_e8s: String(1000n * E8S),
