@@ -8678,7 +8678,7 @@ export interface operations {
                         }[];
                         /** @description how many of the ledger's blocks the index has read */
                         indexed_blocks: string;
-                        /** @description false when the ledger could not be read just now: the items are the index's as it was */
+                        /** @description false when the ledger could not be read just now, or the index is still reading a long log: the items are the index's as it is */
                         caught_up: boolean;
                     };
                 };

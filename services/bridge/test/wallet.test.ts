@@ -12,7 +12,7 @@ import type { FaultPoint } from '../src/core/outbox/index.ts';
 import { OUTBOX_LEASE_MS } from '../src/core/outbox/index.ts';
 import { readBlock } from '../src/features/wallet/blocks.ts';
 import { LedgerIndex } from '../src/features/wallet/ledger-index.ts';
-import { bridge, type Bridge, type Jar } from './harness.ts';
+import { BACKENDS, bridge, type Bridge, type Jar } from './harness.ts';
 
 const E8S = 100_000_000n;
 const FEE = 10_000n;
@@ -356,47 +356,78 @@ describe('a crash or a lost reply between the record and the ledger (decision L4
     assert.equal(await c.balance(bob), E8S);
   });
 
-  it('past the 24-hour window (TooOld): a transfer the ledger made is recorded with its block; one it never saw fails and moves nothing', async () => {
-    // Both transfers lose their first answer: one after the ledger made it, one before it was sent.
-    const h = await bridge(
-      undefined,
-      { DEV_FAUCET_DOM: '10' },
-      {
-        outboxFaults: (p, op) => {
-          if (op.operation !== 'wallet.transfer') return;
-          if (p === 'lost-reply' && op.opId === 'wallet-transfer:1') throw new Error('lost');
-          if (p === 'before-call' && op.opId === 'wallet-transfer:2') throw new Error('crash');
+  for (const backend of [BACKENDS[0]!, BACKENDS[2]!])
+    it(`past the 24-hour window (TooOld): a transfer the ledger made is recorded with its block; one it never saw fails and moves nothing (${backend.db})`, async () => {
+      // Both transfers lose their first answer: one after the ledger made it, one before it was sent.
+      const h = await bridge(
+        backend,
+        { DEV_FAUCET_DOM: '10' },
+        {
+          outboxFaults: (p, op) => {
+            if (op.operation !== 'wallet.transfer') return;
+            if (p === 'lost-reply' && op.opId === 'wallet-transfer:1') throw new Error('lost');
+            if (p === 'before-call' && op.opId === 'wallet-transfer:2') throw new Error('crash');
+          },
         },
-      },
-    );
+      );
+      after(() => h.close());
+      const c = client(h);
+      const ada = await join(h, 'ada-old@domdao.example');
+      const bob = await join(h, 'bob-old@domdao.example');
+      await c.faucet(ada);
+      const b0 = await c.blocks();
+      assert.equal((await c.send(ada, { to: bob.principal, amount_e8s: String(E8S) }, 'made')).statusCode, 202);
+      assert.equal((await c.send(ada, { to: bob.principal, amount_e8s: String(2n * E8S) }, 'never-sent')).statusCode, 500);
+      assert.equal(await c.blocks(), b0 + 1n);
+      // The ledger cannot be reached for a day and a minute: nothing the reconciler does can reach it.
+      await h.restart();
+      h.advance(DAY_MS + 2 * 60_000);
+      await h.app.outbox.reconcile();
+      await h.app.outbox.reconcile();
+      const rows = await h.opened.db.selectFrom('wallet_transfers').select(['idempotency_key', 'state', 'block_index', 'error_code']).orderBy('id').execute();
+      assert.deepEqual(
+        rows.map((r) => [r.idempotency_key, r.state, r.block_index === null ? null : String(r.block_index), r.error_code]),
+        [
+          ['made', 'done', String(b0), null],
+          ['never-sent', 'failed', null, 'TooOld'],
+        ],
+      );
+      assert.equal(await c.blocks(), b0 + 1n, 'nothing sent past the window');
+      assert.equal(await c.balance(bob), E8S);
+      const jar = (await h.login('ada-old@domdao.example')).jar;
+      const retried = await c.send({ ...ada, jar }, { to: bob.principal, amount_e8s: String(2n * E8S) }, 'never-sent');
+      assert.deepEqual([retried.statusCode, retried.json().error], [409, 'TooOld'], 'the retried request answers the recorded outcome');
+      assert.match(retried.json().message, /nothing was sent/);
+    });
+});
+
+describe('on PostgreSQL (decisions B75, B76)', () => {
+  it('a transfer, its replay, parallel transfers and both histories', async () => {
+    const h = await bridge(BACKENDS[2], { DEV_FAUCET_DOM: '10' });
     after(() => h.close());
     const c = client(h);
-    const ada = await join(h, 'ada-old@domdao.example');
-    const bob = await join(h, 'bob-old@domdao.example');
+    const ada = await join(h, 'ada-pg@domdao.example', 'Ada Postgres');
+    const bob = await join(h, 'bob-pg@domdao.example', 'Bob Postgres');
     await c.faucet(ada);
-    const b0 = await c.blocks();
-    assert.equal((await c.send(ada, { to: bob.principal, amount_e8s: String(E8S) }, 'made')).statusCode, 202);
-    assert.equal((await c.send(ada, { to: bob.principal, amount_e8s: String(2n * E8S) }, 'never-sent')).statusCode, 500);
-    assert.equal(await c.blocks(), b0 + 1n);
-    // The ledger cannot be reached for a day and a minute: nothing the reconciler does can reach it.
-    await h.restart();
-    h.advance(DAY_MS + 2 * 60_000);
-    await h.app.outbox.reconcile();
-    await h.app.outbox.reconcile();
-    const rows = await h.opened.db.selectFrom('wallet_transfers').select(['idempotency_key', 'state', 'block_index', 'error_code']).orderBy('id').execute();
+    const part = (await c.balance(ada)) / 2n - FEE;
+    const answers = await Promise.all(Array.from({ length: 3 }, (_, i) => c.send(ada, { to: bob.principal, amount_e8s: String(part) }, `pg-${i}`)));
+    assert.deepEqual(answers.map((r) => r.statusCode).sort(), [201, 201, 409]);
+    const made = answers.find((r) => r.statusCode === 201)!;
+    const key = ['pg-0', 'pg-1', 'pg-2'][answers.indexOf(made)]!;
+    const again = await c.send(ada, { to: bob.principal, amount_e8s: String(part) }, key);
+    assert.deepEqual([again.statusCode, again.json().block_index], [201, made.json().block_index]);
+    const theirs = await c.history(bob);
     assert.deepEqual(
-      rows.map((r) => [r.idempotency_key, r.state, r.block_index === null ? null : String(r.block_index), r.error_code]),
+      theirs.items.map((i) => [i.kind, i.counterparty?.display_name, i.memo?.startsWith('dom-wallet:')]),
       [
-        ['made', 'done', String(b0), null],
-        ['never-sent', 'failed', null, 'TooOld'],
+        ['receive', 'Ada Postgres', true],
+        ['receive', 'Ada Postgres', true],
       ],
     );
-    assert.equal(await c.blocks(), b0 + 1n, 'nothing sent past the window');
-    assert.equal(await c.balance(bob), E8S);
-    const jar = (await h.login('ada-old@domdao.example')).jar;
-    const retried = await c.send({ ...ada, jar }, { to: bob.principal, amount_e8s: String(2n * E8S) }, 'never-sent');
-    assert.deepEqual([retried.statusCode, retried.json().error], [409, 'TooOld'], 'the retried request answers the recorded outcome');
-    assert.match(retried.json().message, /nothing was sent/);
+    assert.deepEqual(
+      (await c.history(ada)).items.map((i) => i.kind),
+      ['send', 'send', 'mint'],
+    );
   });
 });
 
@@ -498,5 +529,24 @@ describe('the ledger blocks the index reads (decision B76)', () => {
       ['11', '10'],
     );
     assert.ok(h.logs.lines().some((l: { event?: string }) => l.event === 'wallet.ledger_blocks_archived'));
+
+    // A pass is bounded (a new index reading a long log): 2 pages of 500 here; catching up says whether it reached the tip.
+    const long = new LedgerIndex({
+      db: h.opened.db,
+      now: h.now,
+      pollMs: 60_000,
+      pagesPerPass: 2,
+      cursor: 'long-test',
+      ledger: {
+        icrc3_get_blocks: async ([r]) => {
+          const ids = Array.from({ length: 500 }, (_, i) => r!.start + BigInt(i)).filter((i) => i < 1500n);
+          return { log_length: 1500n, blocks: ids.map(block) as never, archived_blocks: [] };
+        },
+      },
+    });
+    assert.equal(await long.follow(), 1000);
+    assert.equal(await long.indexed(), 1000n);
+    assert.equal(await long.catchUp(), true);
+    assert.equal(await long.indexed(), 1500n);
   });
 });

@@ -317,7 +317,9 @@ export default async function wallet(app: BridgeApp, opts: WalletOptions): Promi
               next_before: Nullable(Type.String({ pattern: '^[0-9]+$', description: 'the `before` of the next (older) page; null on the last' })),
               pending: Type.Array(PendingTransfer),
               indexed_blocks: Type.String({ pattern: '^[0-9]+$', description: "how many of the ledger's blocks the index has read" }),
-              caught_up: Type.Boolean({ description: "false when the ledger could not be read just now: the items are the index's as it was" }),
+              caught_up: Type.Boolean({
+                description: "false when the ledger could not be read just now, or the index is still reading a long log: the items are the index's as it is",
+              }),
             },
             { description: "the member's blocks, newest first, and their transfers still pending" },
           ),
@@ -329,10 +331,9 @@ export default async function wallet(app: BridgeApp, opts: WalletOptions): Promi
     async (req, reply) => {
       const s = await opts.requireSession(req);
       const limit = req.query.limit ?? 20;
-      let caughtUp = true;
-      await index.catchUp().catch((e: unknown) => {
-        caughtUp = false;
+      const caughtUp = await index.catchUp().catch((e: unknown) => {
         req.log.warn({ event: 'wallet.ledger_follow_failed', err: e instanceof Error ? e.message : String(e) }, 'history answered from the index as it was');
+        return false;
       });
       // ICRC-1 textual account of the member's default subaccount: the principal itself.
       const account = s.principal;

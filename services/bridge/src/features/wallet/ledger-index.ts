@@ -12,12 +12,19 @@ import { readBlock, type IndexedBlock } from './blocks.ts';
 
 /** Blocks asked for per call (the embedded ledger answers at most 2 000, decision L5). */
 export const LEDGER_PAGE = 500;
+/**
+ * Pages per pass at most: a pass (and so a request that waits for one) stays bounded while a new index
+ * reads a long log; the next pass goes on from the cursor.
+ */
+export const PAGES_PER_PASS = 20;
 
 export interface LedgerIndexOptions {
   db: Db;
   ledger: Pick<CanisterClients['ledger'], 'icrc3_get_blocks'>;
   pollMs: number;
   now(): number;
+  /** Pages a pass reads at most (default PAGES_PER_PASS). */
+  pagesPerPass?: number;
   /** The cursor row's name (default `ledger`): one per index kept in the database. */
   cursor?: string;
   log?: { warn(obj: object, msg: string): void };
@@ -42,6 +49,8 @@ export class LedgerIndex {
   readonly #o: LedgerIndexOptions;
   readonly #poll: Poller;
   readonly #cursor: string;
+  /** The ledger's log length at the last read. */
+  #tip = 0n;
 
   constructor(o: LedgerIndexOptions) {
     this.#o = o;
@@ -57,18 +66,20 @@ export class LedgerIndex {
     });
   }
 
-  /** One pass (joining the one under way); returns how many blocks were stored. */
+  /** One pass (joining the one under way): at most PAGES_PER_PASS pages; returns how many blocks were stored. */
   follow(): Promise<number> {
     return this.#poll.run();
   }
 
   /**
-   * Every block the ledger had when this was called is stored once it resolves: the pass under way
-   * (which may have read the log before the call) is joined, then one more runs.
+   * Brings the index to the ledger's tip: the pass under way (which may have read the log before the
+   * call) is joined, then one more runs. True when the index then holds every block the ledger had when
+   * this was called; false when the passes' page bound stopped it short (a new index reading a long log).
    */
-  async catchUp(): Promise<number> {
-    const first = await this.#poll.run();
-    return first + (await this.#poll.run());
+  async catchUp(): Promise<boolean> {
+    await this.#poll.run();
+    await this.#poll.run();
+    return (await this.indexed()) >= this.#tip;
   }
 
   /** How many blocks of the log the index has read (the next block it will read). */
@@ -121,16 +132,17 @@ export class LedgerIndex {
 
   async #pass(): Promise<number> {
     let stored = 0;
-    for (;;) {
+    for (let page = 0; page < (this.#o.pagesPerPass ?? PAGES_PER_PASS) && !this.#poll.closed; page++) {
       const start = await this.indexed();
       const r = await this.#o.ledger.icrc3_get_blocks([{ start, length: BigInt(LEDGER_PAGE) }]);
+      this.#tip = r.log_length;
       const blocks = [...r.blocks].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).filter((b) => b.id >= start);
       // Blocks a ledger on the IC has moved to its archive canisters before this follower read them are
       // not read from there (decision B76): the gap is logged and counted, and the history starts after it.
       const archivedEnd = r.archived_blocks.flatMap((a) => a.args).reduce((end, a) => (a.start + a.length > end ? a.start + a.length : end), start);
       const firstLive = blocks[0]?.id ?? archivedEnd;
       const skipped = firstLive > start && r.archived_blocks.length > 0 ? firstLive - start : 0n;
-      if (!blocks.length && !skipped) return stored;
+      if (!blocks.length && !skipped) break;
       if (skipped)
         this.#o.log?.warn(
           { event: 'wallet.ledger_blocks_archived', from: String(start), to: String(firstLive - 1n) },
@@ -139,8 +151,9 @@ export class LedgerIndex {
       const read = blocks.map((b) => readBlock(b.id, b.block)).filter((b): b is IndexedBlock => b !== undefined);
       const next = blocks.length ? blocks[blocks.length - 1]!.id + 1n : firstLive;
       stored += await this.#store(start, next, skipped, read);
-      if (blocks.length < LEDGER_PAGE || this.#poll.closed) return stored;
+      if (next >= r.log_length) break;
     }
+    return stored;
   }
 
   /** Stores one page and moves the cursor from `start` to `next`, unless another instance already did. */

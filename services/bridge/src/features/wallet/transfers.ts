@@ -75,7 +75,8 @@ export function registerTransferOperation(d: TransferOperationDeps): void {
       if ('TemporarilyUnavailable' in e) throw new Error('the ledger is temporarily unavailable');
       if ('CreatedInFuture' in e) throw new Error(`the ledger's clock is behind the bridge's (ledger_time ${e.CreatedInFuture.ledger_time})`);
       if ('TooOld' in e) {
-        await d.index.catchUp();
+        // Only an index holding the whole log can say the transfer is not in it.
+        if (!(await d.index.catchUp())) throw new Error('TooOld: the wallet index is still reading the ledger; tried again later');
         const block = await d.index.findSent(p.from, memo);
         if (block !== undefined) return { Ok: block };
         // Blocks the index never read (archived on the IC before it followed them) could hold it: an operator decides.
