@@ -2,7 +2,7 @@
 // carrying the bridge's `error` code and message (shown to the member as they are). Served by the
 // bridge the calls are same-origin; hosted on another subdomain (decision F11) index.html names the
 // bridge and the calls carry credentials across origins (the bridge's CORS, decision B45).
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { operations } from './bridge-api.ts';
 
 type JsonOf<R> = R extends { content: { 'application/json': infer J } } ? J : never;
@@ -113,3 +113,33 @@ export function toE8s(text: string): string | undefined {
 
 export const usd = (n: number) => n.toLocaleString('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: n < 1 ? 6 : 2 });
 export const when = (iso: string) => new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC';
+
+/**
+ * Decision V32: calls `onChange` when a proposal changes (a vote, voting opened, tallied, executed…),
+ * from the bridge's server-sent events; `proposalId` keeps one proposal's. A burst of events is one
+ * call (300 ms). The stream replays nothing, so after a reconnection the view is read again too.
+ */
+export function useLive(proposalId: string | null | undefined, onChange: () => void): void {
+  const latest = useRef(onChange);
+  latest.current = onChange;
+  useEffect(() => {
+    if (proposalId === null || typeof EventSource === 'undefined') return;
+    const qs = proposalId === undefined ? '' : `?proposal_id=${encodeURIComponent(proposalId)}`;
+    const source = new EventSource(bridgeUrl(`/api/governance/live${qs}`), { withCredentials: !!BRIDGE });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const soon = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => latest.current(), 300);
+    };
+    let opened = false;
+    source.onopen = () => {
+      if (opened) soon();
+      opened = true;
+    };
+    source.addEventListener('proposal', soon);
+    return () => {
+      clearTimeout(timer);
+      source.close();
+    };
+  }, [proposalId]);
+}

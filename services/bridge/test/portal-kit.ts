@@ -64,11 +64,35 @@ export async function member(email: string, active = false): Promise<{ jar: Jar;
   return { jar, principal };
 }
 
-export async function signIn(email: string, returnPath = '/'): Promise<void> {
-  await page.goto(`${base}/login?returnUrl=${encodeURIComponent(`${base}${returnPath}`)}`);
-  await page.fill('#email', email);
-  await page.fill('#password', PASSWORD);
-  await Promise.all([page.waitForURL(`${base}${returnPath}`), page.click('#login button[type=submit]')]);
+export async function signIn(email: string, returnPath = '/', on: Page = page): Promise<void> {
+  await on.goto(`${base}/login?returnUrl=${encodeURIComponent(`${base}${returnPath}`)}`);
+  await on.fill('#email', email);
+  await on.fill('#password', PASSWORD);
+  await Promise.all([on.waitForURL(`${base}${returnPath}`), on.click('#login button[type=submit]')]);
+}
+
+/** Every console error, CSP violation and failed or refused request of `p` goes to `problems`. */
+function watch(p: Page): void {
+  p.on('console', (m) => {
+    // A refused request is judged below by its answer; Chromium also logs each one as "Failed to load resource".
+    if (/^Failed to load resource: the server responded with a status of/.test(m.text())) return;
+    if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(`${p.url()}: console: ${m.text().slice(0, 160)}`);
+  });
+  p.on('pageerror', (e) => problems.push(`${p.url()}: ${e.message}`));
+  // ERR_ABORTED is a request the browser dropped because the page navigated on (an icon mid-load), not a failure.
+  p.on('requestfailed', (r) => r.failure()?.errorText !== 'net::ERR_ABORTED' && problems.push(`${r.url()}: failed ${r.failure()?.errorText}`));
+  p.on('response', (r) => {
+    const what = `${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`;
+    if (r.status() >= 400 && !expected.has(what)) problems.push(what);
+  });
+}
+
+/** A second person's browser (its own context: its own cookies), watched like the first. */
+export async function secondBrowser(): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const p = await context.newPage();
+  watch(p);
+  return p;
 }
 
 before(async () => {
@@ -87,18 +111,7 @@ before(async () => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
   page = await context.newPage();
-  page.on('console', (m) => {
-    // A refused request is judged below by its answer; Chromium also logs each one as "Failed to load resource".
-    if (/^Failed to load resource: the server responded with a status of/.test(m.text())) return;
-    if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(`${page.url()}: console: ${m.text().slice(0, 160)}`);
-  });
-  page.on('pageerror', (e) => problems.push(`${page.url()}: ${e.message}`));
-  // ERR_ABORTED is a request the browser dropped because the page navigated on (an icon mid-load), not a failure.
-  page.on('requestfailed', (r) => r.failure()?.errorText !== 'net::ERR_ABORTED' && problems.push(`${r.url()}: failed ${r.failure()?.errorText}`));
-  page.on('response', (r) => {
-    const what = `${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`;
-    if (r.status() >= 400 && !expected.has(what)) problems.push(what);
-  });
+  watch(page);
 });
 
 after(async () => {

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, useApi, when, handler, type Answer } from '../api.ts';
+import { api, ApiError, useApi, useLive, when, handler, type Answer } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
 import { CATEGORIES, ProposeForm } from './propose.tsx';
 import { phase, StatusBadge, statusLabel, Tally, useNow } from './at-a-glance.tsx';
@@ -25,6 +25,8 @@ export function GovernPage() {
   const ai = useApi<Answer<'getAiHealth'>>('/api/ai/health');
   const settings = useApi<Settings>('/api/governance/settings');
   const now = useNow();
+  // Decision V32: rows follow new votes and status changes as they happen.
+  useLive(undefined, list.reload);
   const semantic = !!session && ai.data?.status === 'ok';
   let items = list.data?.items ?? [];
   if (found) items = found.ids.map((id) => items.find((p) => p.id === id)).filter((p): p is Proposal => !!p);

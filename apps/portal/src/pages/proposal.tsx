@@ -4,7 +4,7 @@
 import DOMPurify from 'dompurify';
 import { marked } from 'marked';
 import { useState } from 'preact/hooks';
-import { api, ApiError, useApi, when, handler, type Answer } from '../api.ts';
+import { api, ApiError, useApi, useLive, when, handler, type Answer } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
 import type { Settings } from './govern.tsx';
 import { phase, StatusBadge, Tally, useNow } from './at-a-glance.tsx';
@@ -36,6 +36,12 @@ export function ProposalPage({ id }: { id: string }) {
   const [lateMember, setLateMember] = useState(false);
   const [version, setVersion] = useState(0);
   const now = useNow();
+  // Decision V32: the tally, the member's ballot and the votes follow what happens, without a reload.
+  useLive(id, () => {
+    p.reload();
+    mine.reload();
+    setVersion((n) => n + 1);
+  });
   if (p.error) return <p class="error">{p.error.status === 404 ? 'No such proposal.' : p.error.message}</p>;
   if (!p.data) return <p aria-busy="true">Loading…</p>;
   const pr = p.data;
@@ -66,7 +72,7 @@ export function ProposalPage({ id }: { id: string }) {
       </div>
       <p class="when">{phase(pr, now)}</p>
       <p class="muted">
-        {pr.category} · proposed by <span title={pr.proposed_by}>{pr.proposed_by_name ?? pr.proposed_by}</span> · voting {when(pr.voting_opens)} –{' '}
+        {pr.category} · proposed by <span title={pr.proposed_by}>{pr.proposed_by_name ?? 'a canister'}</span> · voting {when(pr.voting_opens)} –{' '}
         {when(pr.voting_closes)}
       </p>
       <section class="card" aria-label="Tally">
