@@ -27,7 +27,7 @@ export function CampaignPage({ id }: { id: string }) {
       <section class="card">
         <Progress c={cp} />
         <p class="muted">
-          Open until {when(cp.deadline)} · {cp.contributions} contributions
+          Open until {when(cp.deadline)} · {cp.contributions} {String(cp.contributions) === '1' ? 'contribution' : 'contributions'}
         </p>
         {cp.status === 'Open' ? (
           session ? (
