@@ -75,6 +75,39 @@ export function ProposalPage({ id }: { id: string }) {
         {pr.category} · proposed by <span title={pr.proposed_by}>{pr.proposed_by_name ?? 'a canister'}</span> · voting {when(pr.voting_opens)} –{' '}
         {when(pr.voting_closes)}
       </p>
+      {/* The proposal first, as Snapshot and Tally show it: read it, then vote (decision F39). */}
+      {session && ai.data?.status === 'ok' ? (
+        <section class="card">
+          <h2>Summary</h2>
+          {summary ? (
+            <p>{summary}</p>
+          ) : (
+            <button
+              type="button"
+              class="secondary"
+              onClick={handler(async () => {
+                try {
+                  setSummary(
+                    (
+                      await api<Answer<'summarizeProposal'>>('/api/ai/summarize', {
+                        method: 'POST',
+                        body: { proposal_id: pr.id, title: pr.title, body: pr.body },
+                      })
+                    ).summary,
+                  );
+                } catch (err) {
+                  setSummary(err instanceof ApiError ? `No summary: ${err.message}` : 'No summary.');
+                }
+              })}
+            >
+              Summarise with AI
+            </button>
+          )}
+        </section>
+      ) : null}
+      <section class="card prose" aria-label="Proposal text">
+        <div dangerouslySetInnerHTML={{ __html: renderMarkdown(pr.body) }} />
+      </section>
       <section class="card" aria-label="Tally">
         <h2>Tally</h2>
         {t ? (
@@ -146,38 +179,6 @@ export function ProposalPage({ id }: { id: string }) {
       {/* A new vote (or the status moving) reads the votes and reasons again. */}
       <VotesList key={`votes-${pr.status}-${version}`} id={pr.id} status={pr.status} session={session} />
       <VoteReasons key={`reasons-${version}`} id={pr.id} />
-      {session && ai.data?.status === 'ok' ? (
-        <section class="card">
-          <h2>Summary</h2>
-          {summary ? (
-            <p>{summary}</p>
-          ) : (
-            <button
-              type="button"
-              class="secondary"
-              onClick={handler(async () => {
-                try {
-                  setSummary(
-                    (
-                      await api<Answer<'summarizeProposal'>>('/api/ai/summarize', {
-                        method: 'POST',
-                        body: { proposal_id: pr.id, title: pr.title, body: pr.body },
-                      })
-                    ).summary,
-                  );
-                } catch (err) {
-                  setSummary(err instanceof ApiError ? `No summary: ${err.message}` : 'No summary.');
-                }
-              })}
-            >
-              Summarise with AI
-            </button>
-          )}
-        </section>
-      ) : null}
-      <section class="card prose" aria-label="Proposal text">
-        <div dangerouslySetInnerHTML={{ __html: renderMarkdown(pr.body) }} />
-      </section>
     </article>
   );
 }
