@@ -112,6 +112,7 @@ export const FAST = [
   'packages/canister-kit/test/log-space.test.ts',
   'packages/canister-kit/test/reply-budget.test.ts',
   'packages/canister-kit/test/restart-bound.test.ts',
+  'packages/canister-kit/test/sha256.test.ts',
   'packages/canister-kit/test/snapshot-format.test.ts',
   'packages/canister-kit/test/stable-index.test.ts',
   'packages/canister-kit/test/stable-range.test.ts',
@@ -124,6 +125,7 @@ export const FAST = [
   'platform/canisters/test/wiring.test.ts',
   // pure functions of the services
   'packages/service-kit/test/bearer.test.ts',
+  'packages/service-kit/test/drain.test.ts',
   'services/bridge/test/oracle-aggregate.test.ts',
   'services/bridge/test/price-job-decide.test.ts',
   'services/notification/test/calendar-fold.test.ts',
