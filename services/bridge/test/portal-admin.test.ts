@@ -17,6 +17,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { freePort } from '@domdao/test-helpers';
 import { ADMIN_EMAIL, bridge, type Bridge, type Jar } from './harness.ts';
 import { startFakeSources, type FakeSources } from './oracle-fakes.ts';
+import { watchPage } from './browser-watch.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = new URL('../../../screenshots/portal/', import.meta.url).pathname;
@@ -138,16 +139,7 @@ before(async () => {
   });
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   page = await context.newPage();
-  page.on('console', (m) => {
-    if (/^Failed to load resource: the server responded with a status of/.test(m.text())) return;
-    if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(`${page.url()}: console: ${m.text().slice(0, 160)}`);
-  });
-  page.on('pageerror', (e) => problems.push(`${page.url()}: ${e.message}`));
-  page.on('requestfailed', (r) => r.failure()?.errorText !== 'net::ERR_ABORTED' && problems.push(`${r.url()}: failed ${r.failure()?.errorText}`));
-  page.on('response', (r) => {
-    const what = `${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`;
-    if (r.status() >= 400 && !expected.has(what)) problems.push(what);
-  });
+  watchPage(page, problems, expected);
 });
 
 after(async () => {

@@ -11,6 +11,7 @@ import { after, before } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { freePort } from '@domdao/test-helpers';
 import { bridge, type Bridge, type Jar } from './harness.ts';
+import { watchPage } from './browser-watch.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = new URL('../../../screenshots/portal/', import.meta.url).pathname;
@@ -71,27 +72,11 @@ export async function signIn(email: string, returnPath = '/', on: Page = page): 
   await Promise.all([on.waitForURL(`${base}${returnPath}`), on.click('#login button[type=submit]')]);
 }
 
-/** Every console error, CSP violation and failed or refused request of `p` goes to `problems`. */
-function watch(p: Page): void {
-  p.on('console', (m) => {
-    // A refused request is judged below by its answer; Chromium also logs each one as "Failed to load resource".
-    if (/^Failed to load resource: the server responded with a status of/.test(m.text())) return;
-    if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(`${p.url()}: console: ${m.text().slice(0, 160)}`);
-  });
-  p.on('pageerror', (e) => problems.push(`${p.url()}: ${e.message}`));
-  // ERR_ABORTED is a request the browser dropped because the page navigated on (an icon mid-load), not a failure.
-  p.on('requestfailed', (r) => r.failure()?.errorText !== 'net::ERR_ABORTED' && problems.push(`${r.url()}: failed ${r.failure()?.errorText}`));
-  p.on('response', (r) => {
-    const what = `${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`;
-    if (r.status() >= 400 && !expected.has(what)) problems.push(what);
-  });
-}
-
 /** A second person's browser (its own context: its own cookies), watched like the first. */
 export async function secondBrowser(): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const p = await context.newPage();
-  watch(p);
+  watchPage(p, problems, expected);
   return p;
 }
 
@@ -111,7 +96,7 @@ before(async () => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
   page = await context.newPage();
-  watch(page);
+  watchPage(page, problems, expected);
 });
 
 after(async () => {

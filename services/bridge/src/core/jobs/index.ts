@@ -14,6 +14,7 @@ import { sql } from 'kysely';
 import { isEmbeddedDatabaseFailed } from '../db/errors.ts';
 import type { Db } from '../db/index.ts';
 import { foldRuns, orderGroups, type JobGroup } from './folds.ts';
+import { jobInfos, listRuns, runById, type RunsQuery } from './history.ts';
 import { JobLeases } from './leases.ts';
 import { scheduleProblem, slotKey, slotStart } from './slots.ts';
 
@@ -32,7 +33,6 @@ export {
   type JobTrigger,
 } from './types.ts';
 import {
-  iso,
   toRun,
   type JobInfo,
   type JobRun,
@@ -42,7 +42,6 @@ import {
   type JobTrigger,
   JobBusyError,
   UnknownJobError,
-  type Row,
 } from './types.ts';
 
 const NAME = /^[a-z0-9][a-z0-9:._-]{0,63}$/;
@@ -179,16 +178,8 @@ export class JobRunner {
   }
 
   /** Run history, newest first, keyset-paged by id. */
-  async runs(q: { job?: string; status?: JobStatus; beforeId?: string; limit?: number } = {}): Promise<JobRun[]> {
-    let query = this.#db.selectFrom('job_runs').selectAll();
-    if (q.job !== undefined) query = query.where('job', '=', q.job);
-    if (q.status !== undefined) query = query.where('status', '=', q.status);
-    if (q.beforeId !== undefined) query = query.where('id', '<', q.beforeId);
-    const rows = await query
-      .orderBy('id', 'desc')
-      .limit(q.limit ?? 50)
-      .execute();
-    return rows.map((r) => toRun(r as Row));
+  runs(q: RunsQuery = {}): Promise<JobRun[]> {
+    return listRuns(this.#db, q);
   }
 
   /**
@@ -205,29 +196,17 @@ export class JobRunner {
     return orderGroups(groups);
   }
 
-  async run(id: string): Promise<JobRun | undefined> {
-    const r = await this.#db.selectFrom('job_runs').selectAll().where('id', '=', id).executeTakeFirst();
-    return r ? toRun(r) : undefined;
+  run(id: string): Promise<JobRun | undefined> {
+    return runById(this.#db, id);
   }
 
   /** The defined jobs with their next slot, lease and last run. */
-  async list(): Promise<JobInfo[]> {
-    const out: JobInfo[] = [];
-    for (const { spec } of this.#jobs.values()) {
-      const lease = await this.#db.selectFrom('jobs').selectAll().where('name', '=', spec.name).executeTakeFirst();
-      const [last] = await this.runs({ job: spec.name, limit: 1 });
-      const held = lease?.lease_until != null && new Date(lease.lease_until).getTime() > this.#now();
-      out.push({
-        name: spec.name,
-        every_seconds: spec.everyMs / 1000,
-        offset_seconds: spec.offsetMs / 1000,
-        next_slot: slotKey(slotStart(spec, this.#now()) + spec.everyMs),
-        lease_owner: held ? lease.lease_owner : null,
-        lease_until: held ? iso(lease.lease_until) : null,
-        last_run: last ?? null,
-      });
-    }
-    return out;
+  list(): Promise<JobInfo[]> {
+    return jobInfos(
+      this.#db,
+      [...this.#jobs.values()].map((j) => j.spec),
+      this.#now(),
+    );
   }
 
   has(name: string): boolean {

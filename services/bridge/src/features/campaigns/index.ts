@@ -18,6 +18,7 @@ import { HttpError } from '../../core/http/errors.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import { moneyHttpError } from './errors.ts';
 import { accountView, campaignView, contributionView, donationView, payoutView } from './views.ts';
+import { serialByKey } from '../../core/serial.ts';
 
 type Member = Pick<CanisterClients, 'campaign' | 'ledger'>;
 
@@ -105,18 +106,8 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     }
     throw new HttpError(409, 'CONCURRENT_APPROVAL', 'another payment of yours is changing the same approval; try again');
   };
-  const queues = new Map<string, Promise<unknown>>();
-  /** Runs `fn` after every earlier operation of `key` on this instance has finished (decision L25). */
-  const perMember = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
-    const run = (queues.get(key) ?? Promise.resolve()).then(fn);
-    const tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    queues.set(key, tail);
-    void tail.then(() => queues.get(key) === tail && queues.delete(key));
-    return run;
-  };
+  // A member's operations one at a time on this instance (decision L25).
+  const perMember = serialByKey();
   /**
    * Decision L25: a contribution or donation costs a fee only if it is made. The canister is asked
    * first, with the allowance as it is: its own refusals (closed campaign, membership, price, amount)

@@ -21,6 +21,7 @@ import type { Outbox } from '../../core/outbox/index.ts';
 import { LedgerIndex } from './ledger-index.ts';
 import { OP_TRANSFER, REFUSAL_STATUS, registerTransferOperation, transferMemo, transferOpId, type TransferAnswer, type TransferPayload } from './transfers.ts';
 import { counterpartyOwners, historyItem, transferView, type KnownCanisters, type TransferRow } from './views.ts';
+import { serialByKey } from '../../core/serial.ts';
 
 export interface WalletOptions {
   db: Db;
@@ -125,18 +126,8 @@ export default async function wallet(app: BridgeApp, opts: WalletOptions): Promi
     }
   };
 
-  const queues = new Map<string, Promise<unknown>>();
-  /** Runs `fn` after every earlier transfer of `key` on this instance has finished (as decision L25's payments). */
-  const perMember = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
-    const run = (queues.get(key) ?? Promise.resolve()).then(fn);
-    const tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    queues.set(key, tail);
-    void tail.then(() => queues.get(key) === tail && queues.delete(key));
-    return run;
-  };
+  // A member's operations one at a time on this instance (decision L25).
+  const perMember = serialByKey();
 
   const byKey = (userId: string, key: string) =>
     db.selectFrom('wallet_transfers').selectAll().where('user_id', '=', userId).where('idempotency_key', '=', key).executeTakeFirst();
