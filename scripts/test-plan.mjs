@@ -107,7 +107,6 @@ export const FAST = [
   'platform/canisters/test/wiring.test.ts',
   // pure functions of the services
   'packages/service-kit/test/bearer.test.ts',
-  'packages/service-kit/test/drain.test.ts',
   'services/bridge/test/oracle-aggregate.test.ts',
   'services/bridge/test/price-job-decide.test.ts',
   'services/notification/test/calendar-fold.test.ts',
