@@ -5,17 +5,14 @@
 // screenshots/portal/ at 1280 and 375 px (looked at by a person).
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { freePort } from '@domdao/test-helpers';
 import { ADMIN_EMAIL, APP, bridge, type Bridge, type Jar } from './harness.ts';
+import { SHOTS, shoot as shootOn } from './browser-watch.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = new URL('../../../screenshots/portal/', import.meta.url).pathname;
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let h: Bridge;
 let browser: Browser;
@@ -31,16 +28,7 @@ async function pageAs(jar: Jar): Promise<Page> {
   return page;
 }
 
-async function shoot(page: Page, name: string): Promise<void> {
-  const found = (await page.evaluate(`${AXE}
-    axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`)) as string[];
-  assert.deepEqual(found, [], `${name}: axe-core violations`);
-  for (const width of [1280, 375]) {
-    await page.setViewportSize({ width, height: 800 });
-    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
+const shoot = (page: Page, name: string): Promise<void> => shootOn(page, name, { sideways: false });
 
 before(async () => {
   assert.ok(existsSync(CHROMIUM), `Chromium is required at ${CHROMIUM}`);

@@ -96,6 +96,23 @@ describe('admin notifications (spec 2 membership_mint_failed)', () => {
 });
 
 describe('development voting times (decision G45)', () => {
+  it('decision V32: LIVE_POLL_MS 100 to 60000, LIVE_HEARTBEAT_SECONDS 1 to 300 and LIVE_MAX_STREAMS 1 to 100000, each at its limits and one past', () => {
+    const cases = [
+      ['LIVE_POLL_MS', 100, 60_000],
+      ['LIVE_HEARTBEAT_SECONDS', 1, 300],
+      ['LIVE_MAX_STREAMS', 1, 100_000],
+    ] as const;
+    for (const [name, min, max] of cases) {
+      for (const ok of [min, max]) assert.equal(loadBridgeConfig({ [name]: String(ok) })[name], ok, `${name}=${ok}`);
+      for (const bad of [min - 1, max + 1])
+        assert.throws(
+          () => loadBridgeConfig({ [name]: String(bad) }),
+          (e: unknown) => e instanceof ConfigError && e.problems.some((p) => p.startsWith(name)),
+          `${name}=${bad}`,
+        );
+    }
+  });
+
   it('DEV_VOTING_MINUTES: 0 to 1440 accepted, 1441 and -1 refused; refused in production', () => {
     assert.equal(loadBridgeConfig({}).DEV_VOTING_MINUTES, 0);
     assert.equal(loadBridgeConfig({ DEV_VOTING_MINUTES: '1440' }).DEV_VOTING_MINUTES, 1440);

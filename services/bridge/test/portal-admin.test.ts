@@ -9,19 +9,16 @@
 // screenshots/portal/ (looked at by a person).
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { freePort } from '@domdao/test-helpers';
 import { ADMIN_EMAIL, bridge, type Bridge, type Jar } from './harness.ts';
 import { startFakeSources, type FakeSources } from './oracle-fakes.ts';
-import { watchPage } from './browser-watch.ts';
+import { SHOTS, shoot as shootOn, watchPage } from './browser-watch.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = new URL('../../../screenshots/portal/', import.meta.url).pathname;
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PASSWORD = 'a long and private passphrase';
 const MIN = 60_000;
 
@@ -39,18 +36,7 @@ const setPrice = (price: number | null) => {
   for (const s of ['a', 'b']) fake.set(`/${s}`, price === null ? { status: 503, body: { error: 'down' } } : { body: { price } });
 };
 
-async function shoot(name: string): Promise<void> {
-  const found = (await page.evaluate(`${AXE}
-    axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`)) as string[];
-  assert.deepEqual(found, [], `${name}: axe-core violations`);
-  for (const width of [1280, 375]) {
-    await page.setViewportSize({ width, height: 800 });
-    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
-    const wide = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1);
-    assert.equal(wide, false, `${name} at ${width} px scrolls sideways`);
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
+const shoot = (name: string): Promise<void> => shootOn(page, name);
 
 /** Every button of the console lies within a 375 px screen (none pushed off to the right). */
 async function buttonsOnScreen(what: string): Promise<void> {

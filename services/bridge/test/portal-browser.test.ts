@@ -11,20 +11,18 @@
 // An unknown path a browser opens is the app's own 404 page (decision F24).
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { EMBED_SWEEP_JOB } from '../src/features/ai/index.ts';
 import { startFakeInference, type FakeInference } from './fake-inference.ts';
 import { ADMIN_EMAIL, bridge, type Bridge, type Jar } from './harness.ts';
+import { SHOTS, shoot as shootOn } from './browser-watch.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = new URL('../../../screenshots/portal/', import.meta.url).pathname;
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PASSWORD = 'a long and private passphrase';
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -56,22 +54,8 @@ async function apiLogin(email: string): Promise<{ jar: Jar; user_id: string; pri
   return { jar, user_id, principal };
 }
 
-/** No serious or critical axe-core violation on the page as it is now. */
-async function accessible(what: string): Promise<void> {
-  const found = (await page.evaluate(`${AXE}
-    axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`)) as string[];
-  assert.deepEqual(found, [], `${what}: axe-core violations`);
-}
-
 /** Screenshots at 1280 and 375 px wide, and the accessibility check. */
-async function shoot(name: string): Promise<void> {
-  await accessible(name);
-  for (const width of [1280, 375]) {
-    await page.setViewportSize({ width, height: 800 });
-    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
+const shoot = (name: string): Promise<void> => shootOn(page, name, { sideways: false });
 
 before(async () => {
   assert.ok(existsSync(CHROMIUM), `Chromium is required at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`);

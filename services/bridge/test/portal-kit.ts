@@ -4,18 +4,14 @@
 // `expected`). Decisions F22–F28.
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
 import { after, before } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { freePort } from '@domdao/test-helpers';
 import { bridge, type Bridge, type Jar } from './harness.ts';
-import { watchPage } from './browser-watch.ts';
+import { accessible as accessibleOn, SHOTS, shoot as shootOn, watchPage } from './browser-watch.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = new URL('../../../screenshots/portal/', import.meta.url).pathname;
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 export const PASSWORD = 'a long and private passphrase';
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -32,22 +28,9 @@ export const expected = new Set<string>([
   'GET /api/price/dom-usd 503',
 ]);
 
-export async function accessible(what: string): Promise<void> {
-  const found = (await page.evaluate(`${AXE}
-    axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`)) as string[];
-  assert.deepEqual(found, [], `${what}: axe-core violations`);
-}
+export const accessible = (what: string): Promise<void> => accessibleOn(page, what);
 
-export async function shoot(name: string): Promise<void> {
-  await accessible(name);
-  for (const width of [1280, 375]) {
-    await page.setViewportSize({ width, height: 800 });
-    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
-    const wide = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1);
-    assert.equal(wide, false, `${name} at ${width} px scrolls sideways`);
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
+export const shoot = (name: string): Promise<void> => shootOn(page, name);
 
 export async function member(email: string, active = false): Promise<{ jar: Jar; principal: string }> {
   const fields = await h.encrypt({ email, name: 'Member', dob: '1980-01-01' });

@@ -15,6 +15,13 @@ export interface JobRoutesOptions {
 }
 
 const ErrorBody = Type.Object({ error: Type.String(), message: Type.String(), request_id: Type.String() });
+/** What the two run listings refuse with (plain and grouped). */
+const RUNS_ERRORS = {
+  400: { description: 'VALIDATION_ERROR', ...ErrorBody },
+  401: { description: 'UNAUTHORIZED', ...ErrorBody },
+  403: { description: 'FORBIDDEN (not an admin) or CROSS_SITE', ...ErrorBody },
+  404: { description: 'JOB_NOT_FOUND', ...ErrorBody },
+};
 const JobRunBody = Type.Object({
   id: Type.String(),
   job: Type.String(),
@@ -106,10 +113,7 @@ export default async function jobRoutes(app: BridgeApp, opts: JobRoutesOptions):
         querystring: runsQuery,
         response: {
           200: Type.Object({ items: Type.Array(JobRunBody), next_before_id: Type.Union([Type.String(), Type.Null()]) }),
-          400: { description: 'VALIDATION_ERROR', ...ErrorBody },
-          401: { description: 'UNAUTHORIZED', ...ErrorBody },
-          403: { description: 'FORBIDDEN (not an admin) or CROSS_SITE', ...ErrorBody },
-          404: { description: 'JOB_NOT_FOUND', ...ErrorBody },
+          ...RUNS_ERRORS,
         },
       },
     },
@@ -151,10 +155,7 @@ export default async function jobRoutes(app: BridgeApp, opts: JobRoutesOptions):
               }),
             ),
           }),
-          400: { description: 'VALIDATION_ERROR', ...ErrorBody },
-          401: { description: 'UNAUTHORIZED', ...ErrorBody },
-          403: { description: 'FORBIDDEN (not an admin) or CROSS_SITE', ...ErrorBody },
-          404: { description: 'JOB_NOT_FOUND', ...ErrorBody },
+          ...RUNS_ERRORS,
         },
       },
     },
