@@ -80,7 +80,7 @@ export function governanceTypes(I: Idl) {
     QuorumNotMet: I.Null,
     ExecutionFailed: I.Text,
   });
-  const VoteError = I.Variant({
+  const voteErrors = {
     NotAMember: I.Null,
     ProposalNotFound: I.Null,
     ProposalNotOpen: I.Null,
@@ -89,7 +89,8 @@ export function governanceTypes(I: Idl) {
     MembershipUnavailable: I.Text,
     // Decision G23: Active now, but not when the window opened (the instant total_eligible was counted).
     NotActiveWhenVotingOpened: I.Record({ opened_at: I.Nat64 }),
-  });
+  };
+  const VoteError = I.Variant(voteErrors);
   // Decisions G31, G34: opt fields at the end of the record; older clients decode it and ignore them.
   const VoteRecord = I.Record({
     voter: I.Principal,
@@ -99,16 +100,8 @@ export function governanceTypes(I: Idl) {
     delegate: I.Opt(I.Principal),
     reason: I.Opt(I.Text),
   });
-  const VoteWithReasonError = I.Variant({
-    NotAMember: I.Null,
-    ProposalNotFound: I.Null,
-    ProposalNotOpen: I.Null,
-    VotingWindowClosed: I.Null,
-    AlreadyVoted: I.Null,
-    MembershipUnavailable: I.Text,
-    NotActiveWhenVotingOpened: I.Record({ opened_at: I.Nat64 }),
-    ReasonTooLong: I.Record({ max: I.Nat32 }),
-  });
+  // cast_vote's errors and one more: a new variant, so cast_vote's clients see no change (decision G34).
+  const VoteWithReasonError = I.Variant({ ...voteErrors, ReasonTooLong: I.Record({ max: I.Nat32 }) });
   const VoteReason = I.Record({ seq: I.Nat64, vote: Vote, reason: I.Text });
   const SetDelegationArgs = I.Record({ category: I.Opt(ProposalCategory), delegate: I.Principal, show_name: I.Opt(I.Bool) });
   const Delegation = I.Record({ category: I.Opt(ProposalCategory), delegate: I.Principal, since: I.Nat64, show_name: I.Bool });
