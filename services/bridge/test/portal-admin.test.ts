@@ -100,9 +100,11 @@ before(async () => {
     // Job slots run when the test ticks, so the history it builds is exactly the one it checks.
     { jobTimer: false },
   );
-  // The job history ends about now on the browser's clock: the bridge's clock starts two hours before
-  // it, 30 s into a five-minute slot, so two hours hold 24 slots of a five-minute job whenever it runs.
-  const start = Math.floor((Date.now() - 120 * MIN) / (5 * MIN)) * 5 * MIN + 30_000;
+  // The job history ends at noon UTC today, on the bridge's clock and on the page's (set below), so its
+  // two hours never cross midnight whenever the test runs (the page then writes both dates, and the
+  // checks below read one day's span); the session cookie has a Max-Age, so the browser's own clock
+  // is free to differ. The bridge's clock starts 30 s into a five-minute slot, so two hours hold 24 slots.
+  const start = Date.parse(`${new Date().toISOString().slice(0, 10)}T10:00:30Z`);
   h.advance(start - h.now());
   await h.app.ready();
   // Two hours of history on the bridge's clock, before anyone signs in and before the price is known:
@@ -124,6 +126,7 @@ before(async () => {
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.clock.setFixedTime(h.now());
   page = await context.newPage();
   watchPage(page, problems, expected);
 });
