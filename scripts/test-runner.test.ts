@@ -1,8 +1,9 @@
 // scripts/test.mjs: per-file results, the failures repeated at the end, the per-file watchdog (decision R5),
-// the run's shared cache directory (decision R13) and what a Ctrl-C to the runner ends.
+// the run's shared cache directory (decision R13), what a Ctrl-C to the runner ends, and files sharing a
+// process (decision R20).
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -15,7 +16,8 @@ function run(files: string[], env: Record<string, string> = {}) {
   const started = Date.now();
   const r = spawnSync(process.execPath, ['scripts/test.mjs', ...files.map((f) => (f.startsWith('--') ? f : `scripts/fixtures/${f}.fixture.ts`))], {
     cwd: root,
-    env: { ...process.env, ...env },
+    // Files share processes unless a test says otherwise (decision R20), whatever this run was told.
+    env: { ...process.env, TEST_SHARED: '1', ...env },
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -40,7 +42,7 @@ describe('scripts/test.mjs', () => {
   it('decision R5: a file that never exits is killed after TEST_FILE_TIMEOUT_MS and fails loudly; the others still report', () => {
     const pidFile = join(dir, 'pid');
     // 15 s: on a loaded machine (load 25 on 2 CPUs) the passing file alone took more than 3 s to start.
-    const r = run(['hangs', 'passes'], { TEST_FILE_TIMEOUT_MS: '15000', FIXTURE_PID_FILE: pidFile });
+    const r = run(['hangs', 'passes'], { TEST_FILE_TIMEOUT_MS: '15000', FIXTURE_PID_FILE: pidFile, TEST_SHARED: '0' });
     assert.equal(r.status, 1, r.out);
     assert.ok(r.ms < 60_000, `took ${r.ms} ms: the hung file was not killed`);
     assert.match(
@@ -83,7 +85,8 @@ describe('scripts/test.mjs', () => {
 
   it('decision R13: every file of a run gets the same TEST_RUN_CACHE_DIR, which is removed when the run ends', () => {
     const log = join(dir, 'cache-log');
-    const r = run(['run-cache', 'run-cache-too'], { FIXTURE_CACHE_LOG: log, TEST_RUN_CACHE_DIR: '' });
+    // Two processes (run-cache-too imports run-cache, which one process would load once).
+    const r = run(['run-cache', 'run-cache-too'], { FIXTURE_CACHE_LOG: log, TEST_RUN_CACHE_DIR: '', TEST_SHARED: '0' });
     assert.equal(r.status, 0, r.out);
     const seen = readFileSync(log, 'utf8').trim().split('\n');
     assert.equal(seen.length, 2);
@@ -126,7 +129,8 @@ describe('scripts/test.mjs', () => {
       ['scripts/test.mjs', 'scripts/fixtures/stubborn.fixture.ts', ...more.map((f) => `scripts/fixtures/${f}.fixture.ts`)],
       {
         cwd: root,
-        env: { ...process.env, FIXTURE_PID_FILE: pidFile, TMPDIR: tmp, ...env },
+        // Each file in a process of its own, so the test can tell the fixture's process from the one behind it.
+        env: { ...process.env, FIXTURE_PID_FILE: pidFile, TMPDIR: tmp, TEST_SHARED: '0', ...env },
         stdio: 'ignore',
       },
     );
@@ -210,7 +214,12 @@ describe('scripts/test.mjs', () => {
     assert.ok(Number(cpu) >= 1, `reported ${cpu} s of CPU for a child that used 1 s`);
     const row = / {2}✔ +[\d.]+ s +([\d.]+) s {2}scripts\/fixtures\/burns-cpu\.fixture\.ts\n/.exec(r.out);
     assert.equal(row?.[1], cpu);
-    assert.match(r.out, new RegExp(`\nCPU ${cpu.replace('.', '\\.')} s in [\\d.]+ s of wall, 1 job\\(s\\), at most \\d+ at a time \\(TEST_CONCURRENCY\\)\n`));
+    assert.match(
+      r.out,
+      new RegExp(
+        `\nCPU ${cpu.replace('.', '\\.')} s in [\\d.]+ s of wall, 1 job\\(s\\) in 1 process\\(es\\), at most \\d+ at a time \\(TEST_CONCURRENCY, TEST_SHARED\\)\n`,
+      ),
+    );
   });
 
   it('decision R17: two files of one lane never run at the same time, even with room for both', () => {
@@ -237,9 +246,23 @@ describe('scripts/test.mjs', () => {
     assert.match(other.out, /cannot run "tsc --build"/);
   });
 
+  it('decision R19: --lint runs the lint steps beside the files, and a finding fails the run', () => {
+    const bad = join(dir, 'badly-formatted.ts');
+    writeFileSync(bad, 'const  x = {a:1}\n');
+    const r = run(['passes', '--lint'], { TEST_LINT: `prettier --check ${bad}` });
+    assert.equal(r.status, 1, r.out);
+    assert.match(r.out, /\[warn\] .*badly-formatted\.ts/);
+    assert.match(r.out, /✖ TASK lint: prettier --check \S+badly-formatted\.ts: failed \([\d.]+ s, [\d.]+ s CPU\) exited with code 1\n/);
+    assert.match(r.out, /✔ FILE scripts\/fixtures\/passes\.fixture\.ts: 3 passed, 0 failed/);
+    assert.deepEqual(summary(r.out).slice(2, 4), ['ℹ pass 3', 'ℹ fail 1']);
+    const other = run(['passes', '--lint'], { TEST_LINT: 'rm -rf node_modules' });
+    assert.equal(other.status, 2, 'a step that is not eslint or prettier is refused');
+    assert.match(other.out, /cannot run "rm -rf node_modules"/);
+  });
+
   /** `--list`: the jobs the runner would start, in order, without running them. */
   function list(...args: string[]) {
-    const r = spawnSync(process.execPath, ['scripts/test.mjs', '--list', ...args], { cwd: root, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['scripts/test.mjs', '--list', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, TEST_SHARED: '1' } });
     assert.equal(r.status, 0, r.stderr);
     return r.stdout.trim().split('\n');
   }
@@ -247,12 +270,17 @@ describe('scripts/test.mjs', () => {
   it('decision R18: --fast runs every canister core test and only files without a lane, a server, a browser, wasm or a database', () => {
     const fast = list('--fast');
     const all = list();
-    const cores = all.filter((l) => /^FILE canisters\/[^/]+\/test\//.test(l));
+    const filesOf = (lines: string[]) => lines.filter((l) => /^ *FILE /.test(l)).map((l) => l.trim());
+    const cores = filesOf(all).filter((l) => /^FILE canisters\/[^/]+\/test\//.test(l));
     assert.ok(cores.length >= 13, `${cores.length} canister core files`);
-    for (const line of cores) assert.ok(fast.includes(line), `${line} is not in --fast`);
-    for (const line of fast) {
-      assert.ok(all.includes(line), `${line} is not in the full run`);
-      assert.match(line, /^FILE [^ ]+\.test\.ts$/, 'no lane');
+    for (const line of cores) assert.ok(filesOf(fast).includes(line), `${line} is not in --fast`);
+    assert.ok(
+      fast.every((l) => !l.includes('(lane ')),
+      'no lane',
+    );
+    for (const line of filesOf(fast)) {
+      assert.ok(filesOf(all).includes(line), `${line} is not in the full run`);
+      assert.match(line, /^FILE [^ ]+\.test\.ts$/);
       const text = readFileSync(join(root, line.slice('FILE '.length)), 'utf8');
       assert.doesNotMatch(
         text,
@@ -264,15 +292,80 @@ describe('scripts/test.mjs', () => {
 
   it('decision R17: --list shows every test file once, the lanes, the typecheck steps first and the longest files before the rest', () => {
     const all = list('--typecheck');
-    const files = all.filter((l) => l.startsWith('FILE '));
+    const files = all.filter((l) => /^ *FILE /.test(l)).map((l) => l.trim().replace(/ \(lane \w+\)$/, ''));
     assert.equal(new Set(files).size, files.length);
+    assert.ok(files.length > 140, `${files.length} files listed`);
     assert.ok(
       all.slice(0, 3).every((l) => /^TASK typecheck: tsc -p \S+ \(lane typecheck\)$/.test(l)),
       all.slice(0, 3).join('\n'),
     );
-    assert.ok(all.includes('FILE platform/canisters/test/wasm-journey.test.ts (lane wasm)'));
-    assert.ok(all.includes('FILE services/bridge/test/portal-browser.test.ts (lane browser)'));
-    assert.ok(all.indexOf('FILE platform/canisters/test/wasm-journey.test.ts (lane wasm)') < all.indexOf('FILE canisters/campaign/test/progress.test.ts'));
+    // Decision R20: a lane's files share one process, listed under it.
+    const wasm = all.findIndex((l) => /^BATCH lane wasm: \d+ files in one process \(lane wasm\)$/.test(l));
+    assert.ok(wasm > 0, all.join('\n'));
+    assert.ok(
+      all.slice(wasm + 1).findIndex((l) => !l.startsWith('  FILE ')) > all.slice(wasm + 1).indexOf('  FILE platform/canisters/test/wasm-journey.test.ts'),
+    );
+    assert.ok(all.some((l) => /^BATCH lane browser: /.test(l)) && all.includes('  FILE services/bridge/test/portal-browser.test.ts'));
+    assert.ok(all.indexOf('  FILE platform/canisters/test/wasm-journey.test.ts') < all.indexOf('  FILE canisters/campaign/test/progress.test.ts'));
+  });
+
+  it('decision R20: the files of one part share a process, one after another, each with its own FILE line and counts; TEST_SHARED=0 and `// test-process: own` give a file its own', () => {
+    const log = join(dir, 'pid-log');
+    const pids = () => {
+      const seen = Object.fromEntries(
+        readFileSync(log, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => l.split(' ')),
+      );
+      rmSync(log);
+      return seen;
+    };
+    const r = run(['pid-one', 'pid-two', 'own', 'passes'], { FIXTURE_PID_LOG: log });
+    assert.equal(r.status, 0, r.out);
+    const shared = pids();
+    assert.equal(shared.one, shared.two, 'pid-one and pid-two in one process');
+    assert.notEqual(shared.own, shared.one, 'the file marked own in another');
+    assert.match(r.out, /✔ FILE scripts\/fixtures\/pid-one\.fixture\.ts: 1 passed, 0 failed \([\d.]+ s, [\d.]+ s CPU\)\n/);
+    assert.match(r.out, /✔ FILE scripts\/fixtures\/passes\.fixture\.ts: 3 passed, 0 failed/);
+    assert.match(r.out, /✔ BATCH scripts: 3 files in one process \([\d.]+ s, [\d.]+ s CPU\)\n/);
+    assert.match(r.out, /, 4 job\(s\) in 2 process\(es\), /);
+    // The files' own counts: the suite each file runs in is not counted.
+    assert.deepEqual(summary(r.out), ['ℹ tests 6', 'ℹ suites 0', 'ℹ pass 6', 'ℹ fail 0', 'ℹ cancelled 0', 'ℹ skipped 0', 'ℹ todo 0', 'ℹ duration_ms']);
+    const alone = run(['pid-one', 'pid-two'], { FIXTURE_PID_LOG: log, TEST_SHARED: '0' });
+    assert.equal(alone.status, 0, alone.out);
+    const own = pids();
+    assert.notEqual(own.one, own.two);
+    assert.doesNotMatch(alone.out, /BATCH/);
+  });
+
+  it('decision R20: a file that leaves the process changed, or a server open, fails by name at once; the files after it still run', () => {
+    const r = run(['changes-process', 'hangs', 'passes'], { FIXTURE_PID_FILE: join(dir, 'hangs-pid'), TEST_BATCH_SETTLE_MS: '1000' });
+    assert.equal(r.status, 1, r.out);
+    assert.ok(r.ms < 45_000, `took ${r.ms} ms`);
+    assert.match(
+      r.out,
+      /scripts\/fixtures\/changes-process\.fixture\.ts changed the test process and did not put it back \(process\.env\.FIXTURE_LEFT_BEHIND added; Math\.random replaced\)/,
+    );
+    assert.match(
+      r.out,
+      /✖ FILE scripts\/fixtures\/changes-process\.fixture\.ts: 1 passed, 1 failed .* a hook failed, or it changed the process or left something open/,
+    );
+    assert.match(r.out, /scripts\/fixtures\/hangs\.fixture\.ts left 1 × TCPServerWrap keeping the event loop alive/);
+    assert.match(r.out, /✖ FILE scripts\/fixtures\/hangs\.fixture\.ts: 1 passed, 1 failed/);
+    assert.match(r.out, /✔ FILE scripts\/fixtures\/passes\.fixture\.ts: 3 passed, 0 failed/);
+    assert.deepEqual(summary(r.out).slice(2, 4), ['ℹ pass 5', 'ℹ fail 2']);
+  });
+
+  it('decision R20: a shared process that dies fails the file it was running with its exit code, and the files after it as not run', () => {
+    const r = run(['exits', 'passes']);
+    assert.equal(r.status, 1, r.out);
+    assert.match(r.out, /✖ FILE scripts\/fixtures\/exits\.fixture\.ts: 0 passed, 1 failed .* the shared process exited with code 3\n/);
+    assert.match(
+      r.out,
+      /✖ FILE scripts\/fixtures\/passes\.fixture\.ts: 0 passed, 1 failed .* not run: the shared process exited with code 3 before it started\n/,
+    );
+    assert.match(r.out, /✖ 2 file\(s\) failed:/);
   });
 
   it('a malformed TEST_FILE_TIMEOUT_MS is refused', () => {

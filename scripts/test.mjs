@@ -17,14 +17,24 @@
 // the file: the Chromium files, the files on the built wasm). Each file's CPU seconds (user + system,
 // with the processes it started and waited for) are read back from scripts/test-cpu.mjs. `--typecheck`
 // runs the package's typecheck steps (`tsc -p …`) as jobs of their own, one at a time, first; a type
-// error fails the run like a failed file. `--fast` keeps only the files FAST lists (decision R18).
+// error fails the run like a failed file. `--lint` runs the lint script's steps (`eslint …`, `prettier …`)
+// the same way, in a lane of their own (decision R19). `--fast` keeps only the files FAST lists (decision R18).
 // `--list` prints the jobs in the order they would start, with their lanes, and runs nothing.
+//
+// Shared processes (decision R20): files of one part of the repository (a service, the platform, the
+// canister cores, the packages, the scripts) run several to a process, one after another, through
+// scripts/test-batch.mjs; the files of a lane share one process. Loading and compiling the modules a
+// file imports cost more than most files' tests (a bridge file: about 4 of its 8 CPU seconds), and
+// this pays it once per process. Each file still gets its own FILE line, counts and CPU seconds (those
+// of its tests; the loading is the process's, in the total), and a file that changes the process or
+// leaves something open fails by name. A file with a `// test-process: own` line in its head, a run of
+// one file, and every file when TEST_SHARED=0, run in a process of their own as before.
 import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
-import { DEFAULT_SECONDS, FAST, SECONDS } from './test-plan.mjs';
+import { FAST } from './test-plan.mjs';
+import { batchResults, configure, fileJob, KEYS, lintJobs, plan, typecheckJobs } from './test-jobs.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const skip = new Set(['node_modules', '.git', '.data', 'preview', 'dist']);
@@ -52,14 +62,15 @@ function envNumber(name, fallback) {
 
 const concurrency = Math.max(1, envNumber('TEST_CONCURRENCY', 3));
 const fileTimeoutMs = envNumber('TEST_FILE_TIMEOUT_MS', 10 * 60 * 1000);
+const shared = envNumber('TEST_SHARED', 1) !== 0;
 const FAILURE_LINES = 80;
 
 const args = process.argv.slice(2);
 const flags = new Set(args.filter((a) => a.startsWith('--')));
 for (const f of flags) {
-  if (f !== '--fast' && f !== '--typecheck' && f !== '--list') {
+  if (f !== '--fast' && f !== '--typecheck' && f !== '--lint' && f !== '--list') {
     console.error(
-      `unknown option ${f}: --fast (the deterministic cores and units, decision R18), --typecheck (npm run typecheck beside the files, decision R17), --list (the jobs in the order they would start, and their lanes; nothing runs)`,
+      `unknown option ${f}: --fast (the deterministic cores and units, decision R18), --typecheck (npm run typecheck beside the files, decision R17), --lint (npm run lint beside the files, decision R19), --list (the jobs in the order they would start, and their lanes; nothing runs)`,
     );
     process.exit(2);
   }
@@ -139,60 +150,32 @@ for (const [signal, code] of [
 ])
   process.on(signal, () => void stop(code));
 
-const KEYS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 const SUMMARY = /^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) (\d+(?:\.\d+)?)$/;
 const ANSI = /\x1b\[[0-9;]*m/g;
 
-// Each file's process reports the CPU it and its children used (decision R17).
-const cpuPreload = pathToFileURL(join(root, 'scripts', 'test-cpu.mjs')).href;
+// Each process reports the CPU it and its children used (decision R17), as scripts/test-cpu.mjs (preloaded) writes it.
 mkdirSync(join(runCache, 'cpu'));
+mkdirSync(join(runCache, 'batch'));
+configure({ runCache, shared, fileTimeoutMs });
 let jobCount = 0;
-
-/** A test file, or a type-check beside them (`--typecheck`). */
-function fileJob(file) {
-  const lane = /^\/\/ test-lane: ([\w-]+)/m.exec(readFileSync(join(root, file), 'utf8'))?.[1];
-  return {
-    name: file,
-    kind: 'FILE',
-    lane,
-    seconds: SECONDS[file] ?? DEFAULT_SECONDS,
-    args: ['--import', 'tsx', '--import', cpuPreload, '--test', '--test-reporter=spec', file],
-  };
-}
-
-/**
- * `npm run typecheck`'s `tsc -p <project>` steps, each a job of its own so they run beside the files
- * (decision R17): a type error fails the run as a failed file does.
- */
-function typecheckJobs() {
-  // TEST_TYPECHECK replaces the script (the runner's own test points it at a project with a type error).
-  const script = process.env.TEST_TYPECHECK || JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.typecheck;
-  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  return script.split('&&').map((step, i) => {
-    const m = /^tsc (-p \S+)$/.exec(step.trim());
-    if (!m) {
-      console.error(`--typecheck runs the package's typecheck script as \`tsc -p <project>\` steps joined by &&; cannot run ${JSON.stringify(step.trim())}`);
-      process.exit(2);
-    }
-    // One tsc at a time (each is a busy process), started first: the longest jobs of a run.
-    return {
-      name: `typecheck: tsc ${m[1]}`,
-      kind: 'TASK',
-      lane: 'typecheck',
-      seconds: Number.MAX_SAFE_INTEGER - i,
-      args: ['--import', cpuPreload, tsc, ...m[1].split(' ')],
-    };
-  });
-}
 
 function runJob(job) {
   return new Promise((done) => {
     const started = Date.now();
     const cpuFile = join(runCache, 'cpu', String(jobCount++));
+    const times = job.kind === 'BATCH' ? `${job.base}.times` : undefined;
     const child = spawn(process.execPath, job.args, {
       cwd: root,
       // NODE_TEST_CONTEXT would make a nested run (the runner's own test) skip its files.
-      env: { ...process.env, NODE_ENV: 'test', NODE_TEST_CONTEXT: undefined, TEST_RUN_CACHE_DIR: runCache, TEST_CPU_FILE: cpuFile, TMPDIR: runTmp },
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        NODE_TEST_CONTEXT: undefined,
+        TEST_RUN_CACHE_DIR: runCache,
+        TEST_CPU_FILE: cpuFile,
+        TMPDIR: runTmp,
+        ...(times && { TEST_BATCH_TIMES: times, TEST_FILE_TIMEOUT_MS: String(fileTimeoutMs) }),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so the watchdog also ends the file's children (servers, workers).
       detached: true,
@@ -202,16 +185,28 @@ function runJob(job) {
     child.stdout.on('data', (c) => chunks.push(c));
     child.stderr.on('data', (c) => chunks.push(c));
     let timedOut = false;
+    // A shared process is killed when none of its files has started or ended for TEST_FILE_TIMEOUT_MS
+    // (each file also has that long inside it, as its suite's timeout), a process of one file when it
+    // has run that long.
+    let progress = 0;
     const watchdog =
       fileTimeoutMs > 0
-        ? setTimeout(() => {
-            timedOut = true;
-            signalGroup(child, 'SIGKILL');
-          }, fileTimeoutMs)
+        ? setInterval(
+            () => {
+              const now = times && existsSync(times) ? statSync(times).size : 0;
+              if (now !== progress) {
+                progress = now;
+                return;
+              }
+              timedOut = true;
+              signalGroup(child, 'SIGKILL');
+            },
+            times ? fileTimeoutMs + 10_000 : fileTimeoutMs,
+          )
         : undefined;
     child.on('close', (code, signal) => {
       running.delete(child);
-      clearTimeout(watchdog);
+      clearInterval(watchdog);
       const ms = Date.now() - started;
       let cpu;
       try {
@@ -228,35 +223,58 @@ function runJob(job) {
         } else kept.push(line);
       }
       while (kept.length > 0 && kept.at(-1).trim() === '') kept.pop();
+      const output = kept.join('\n');
       // A file that died, was killed or exited non-zero without a failing test still fails.
       let reason;
       if (timedOut) reason = `timed out: killed after ${fileTimeoutMs} ms (TEST_FILE_TIMEOUT_MS)`;
       else if (code !== 0 && counts.fail === 0) reason = signal ? `killed by ${signal}` : `exited with code ${code}`;
-      if (reason) counts.fail += 1;
-      done({ file: job.name, kind: job.kind, ms, cpu, counts, output: kept.join('\n'), ok: !reason && code === 0 && counts.fail === 0, reason });
+      if (job.kind !== 'BATCH') {
+        if (reason) counts.fail += 1;
+        done({
+          output,
+          ms,
+          cpu,
+          results: [{ file: job.name, kind: job.kind, ms, cpu, counts, output, ok: !reason && code === 0 && counts.fail === 0, reason }],
+        });
+        return;
+      }
+      done({ output, ms, cpu, results: batchResults(job, { ms, cpu, code, signal, timedOut, output }) });
     });
   });
 }
 
 const cpuText = (r) => (r.cpu === undefined ? '? s CPU' : `${r.cpu.toFixed(1)} s CPU`);
-function report(r) {
-  results.push(r);
-  if (r.output) console.log(r.output);
-  const mark = r.ok ? '✔' : '✖';
-  const detail = r.reason ? ` ${r.reason}` : '';
-  const what = r.kind === 'FILE' ? `: ${r.counts.pass} passed, ${r.counts.fail} failed` : r.ok ? ': passed' : ': failed';
-  console.log(`${mark} ${r.kind} ${r.file}${what} (${(r.ms / 1000).toFixed(1)} s, ${cpuText(r)})${detail}\n`);
+function report(job, { output, results: rs, ms, cpu }) {
+  if (output) console.log(output);
+  for (const r of rs) {
+    results.push(r);
+    const mark = r.ok ? '✔' : '✖';
+    const detail = r.reason ? ` ${r.reason}` : '';
+    const what = r.kind === 'FILE' ? `: ${r.counts.pass} passed, ${r.counts.fail} failed` : r.ok ? ': passed' : ': failed';
+    console.log(`${mark} ${r.kind} ${r.file}${what} (${(r.ms / 1000).toFixed(1)} s, ${cpuText(r)})${detail}${job.kind === 'BATCH' ? '' : '\n'}`);
+  }
+  if (job.kind === 'BATCH') {
+    console.log(`${rs.every((r) => r.ok) ? '✔' : '✖'} BATCH ${job.name} (${(ms / 1000).toFixed(1)} s, ${cpu === undefined ? '?' : cpu.toFixed(1)} s CPU)\n`);
+    processes.push({ cpu, files: rs.length });
+  } else processes.push({ cpu: rs[0].cpu, files: 1 });
 }
 
 // Longest first, so a long file does not start last and hold the run open alone; at most one file of
 // a lane at a time (decision R17).
-const queue = [...(flags.has('--typecheck') ? typecheckJobs() : []), ...files.map(fileJob)].sort((a, b) => b.seconds - a.seconds || (a.name < b.name ? -1 : 1));
+const queue = [...(flags.has('--typecheck') ? typecheckJobs() : []), ...(flags.has('--lint') ? lintJobs() : []), ...plan(files.map(fileJob))].sort(
+  (a, b) => b.seconds - a.seconds || (a.name < b.name ? -1 : 1),
+);
 if (flags.has('--list')) {
-  for (const job of queue) console.log(`${job.kind} ${job.name}${job.lane ? ` (lane ${job.lane})` : ''}`);
+  for (const job of queue) {
+    console.log(`${job.kind} ${job.name}${job.lane ? ` (lane ${job.lane})` : ''}`);
+    for (const file of job.files ?? []) console.log(`  FILE ${file}`);
+  }
   process.exit(0);
 }
 const busyLanes = new Set();
 const results = [];
+/** Each process's CPU seconds (a shared process's include the loading that no one file is charged for). */
+const processes = [];
 const started = Date.now();
 await new Promise((finished) => {
   let active = 0;
@@ -271,7 +289,7 @@ await new Promise((finished) => {
         active -= 1;
         if (job.lane) busyLanes.delete(job.lane);
         if (stopping) return;
-        report(r);
+        report(job, r);
         pump();
       });
     }
@@ -287,16 +305,23 @@ for (const r of [...results].sort((a, b) => b.ms - a.ms)) {
   const cpu = r.cpu === undefined ? '?'.padStart(7) : r.cpu.toFixed(1).padStart(7);
   console.log(`  ${r.ok ? '✔' : '✖'} ${(r.ms / 1000).toFixed(1).padStart(7)} s ${cpu} s  ${r.file}${r.reason ? `  (${r.reason})` : ''}`);
 }
-const cpuTotal = results.reduce((n, r) => n + (r.cpu ?? 0), 0);
+const cpuTotal = processes.reduce((n, p) => n + (p.cpu ?? 0), 0);
 console.log(
-  `CPU ${cpuTotal.toFixed(1)} s in ${((Date.now() - started) / 1000).toFixed(1)} s of wall, ${results.length} job(s), at most ${concurrency} at a time (TEST_CONCURRENCY)`,
+  `CPU ${cpuTotal.toFixed(1)} s in ${((Date.now() - started) / 1000).toFixed(1)} s of wall, ${results.length} job(s) in ${processes.length} process(es), at most ${concurrency} at a time (TEST_CONCURRENCY, TEST_SHARED)`,
 );
 const failed = results.filter((r) => !r.ok);
 if (failed.length > 0) {
   console.log(`\n✖ ${failed.length} file(s) failed:`);
   for (const r of failed) console.log(`  ✖ ${r.file}${r.reason ? `: ${r.reason}` : ''}`);
   // The failures' own words again, last: a CI log is often read from its end, or only its end is kept.
+  // Files of one shared process share its output: its failures are shown once, under the first of them.
+  const shown = new Set();
   for (const r of failed) {
+    if (shown.has(r.output)) {
+      console.log(`\n✖ ${r.file}: what failed is shown above, with the other files of its process (${r.batch})`);
+      continue;
+    }
+    shown.add(r.output);
     const lines = r.output.split('\n');
     const at = lines.findIndex((l) => l.replace(ANSI, '').includes('failing tests:'));
     const block = at >= 0 ? lines.slice(at + 1) : lines.slice(-40);

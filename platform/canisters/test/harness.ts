@@ -1,6 +1,5 @@
 // Test harness: the embedded platform with a controllable clock, and members made the real way
 // (user canister account → verify_email → Registered → KYC + payment → Active).
-import { after } from 'node:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,8 +16,9 @@ export const at = (iso: string) => BigInt(Date.parse(iso)) * 1_000_000n;
 export const PASSWORD_HASH = '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaGhhc2hoYXNo';
 
 const dirs: string[] = [];
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+/** A directory removed when the process exits (not in an after hook: this module's hooks would be the first importing file's, decision R20). */
 export function tempDir(): string {
+  if (dirs.length === 0) process.once('exit', () => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
   const d = mkdtempSync(join(tmpdir(), 'domdao-canisters-'));
   dirs.push(d);
   return d;

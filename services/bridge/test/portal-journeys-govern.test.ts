@@ -8,7 +8,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ADMIN_EMAIL } from './harness.ts';
-import { base, h, HOUR_MS, member, page, problems, shoot, signIn } from './portal-kit.ts';
+import { base, h, HOUR_MS, member, page, problems, shoot, signIn, usePortal } from './portal-kit.ts';
+
+usePortal();
 
 describe('issue 35: governance, names, wallet and admin in Chromium (decisions F22, F25–F28)', () => {
   it('decisions F22, F26, F29: a member names themself and gets test DOM on the wallet page; the account is copyable', async () => {

@@ -8,7 +8,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { eventually } from './harness.ts';
-import { base, DAY_MS, expected, h, member, page, PASSWORD, problems, shoot } from './portal-kit.ts';
+import { base, DAY_MS, expected, h, member, page, PASSWORD, problems, shoot, usePortal } from './portal-kit.ts';
+
+usePortal();
 
 describe('issue 35: ways on, in Chromium (decisions F23–F25)', () => {
   it('decision F23: sign-in offers forgot password, join, and a new link for an unconfirmed address', async () => {

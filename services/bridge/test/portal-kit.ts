@@ -23,10 +23,11 @@ export let base = '';
 let browser: Browser;
 export const problems: string[] = [];
 /** Answers a journey asks for on purpose (a refusal it shows the member), as `METHOD path status`. */
-export const expected = new Set<string>([
+const EXPECTED_ALWAYS = [
   // Before the oracle's first aggregate its price answers 503 PRICE_UNAVAILABLE (spec 1); this test has no price source.
   'GET /api/price/dom-usd 503',
-]);
+];
+export const expected = new Set<string>(EXPECTED_ALWAYS);
 
 export const accessible = (what: string): Promise<void> => accessibleOn(page, what);
 
@@ -63,7 +64,24 @@ export async function secondBrowser(): Promise<Page> {
   return p;
 }
 
-before(async () => {
+/**
+ * The browser and the bridge for the calling file: called at its top level, so its hooks are the file's
+ * own (a module's top-level hooks would belong to the first file that imported it when files share a
+ * process, decision R20).
+ */
+export function usePortal(): void {
+  before(open);
+  after(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+}
+
+async function open(): Promise<void> {
+  // What an earlier file of the process recorded or allowed is not this file's.
+  problems.length = 0;
+  expected.clear();
+  for (const e of EXPECTED_ALWAYS) expected.add(e);
   assert.ok(existsSync(CHROMIUM), `Chromium is required at ${CHROMIUM}`);
   mkdirSync(SHOTS, { recursive: true });
   const port = await freePort();
@@ -80,9 +98,4 @@ before(async () => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
   page = await context.newPage();
   watchPage(page, problems, expected);
-});
-
-after(async () => {
-  await browser?.close();
-  await h?.close();
-});
+}

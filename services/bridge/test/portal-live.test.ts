@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { base, h, HOUR_MS, member, page, problems, secondBrowser, shoot, signIn } from './portal-kit.ts';
+import { base, h, HOUR_MS, member, page, problems, secondBrowser, shoot, signIn, usePortal } from './portal-kit.ts';
+
+usePortal();
 
 describe('decision V32: live tallies in two browsers', () => {
   it('Ben votes in his browser; Ada sees the tally and the turnout move on the proposal page and in the list, without reloading', async () => {

@@ -6,7 +6,9 @@
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { base, h, member, page, problems, shoot, signIn } from './portal-kit.ts';
+import { base, h, member, page, problems, shoot, signIn, usePortal } from './portal-kit.ts';
+
+usePortal();
 
 describe('issue 35 item 4: the wallet in Chromium (decisions F29, F30)', () => {
   let sender: Awaited<ReturnType<typeof member>>;

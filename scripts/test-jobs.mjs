@@ -1,0 +1,191 @@
+// The jobs scripts/test.mjs runs (decisions R17, R19, R20): a test file in a process of its own,
+// several files in one shared process, and the type-check and lint steps beside them; and, when a shared
+// process ends, each of its files' results. The runner calls `configure` first with what it decided.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DEFAULT_SECONDS, SECONDS } from './test-plan.mjs';
+
+const root = new URL('..', import.meta.url).pathname;
+const cpuPreload = pathToFileURL(join(root, 'scripts', 'test-cpu.mjs')).href;
+export const KEYS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
+/** A shared process is given files until their SECONDS add up to about this (decision R20). */
+const BATCH_SECONDS = 200;
+
+let runCache = '';
+let shared = true;
+let fileTimeoutMs = 0;
+/** The run's scratch directory, whether files share processes (TEST_SHARED) and the watchdog's limit. */
+export function configure(options) {
+  ({ runCache, shared, fileTimeoutMs } = options);
+}
+
+/** A test file, or a type-check beside them (`--typecheck`). */
+export function fileJob(file) {
+  const text = readFileSync(join(root, file), 'utf8');
+  const lane = /^\/\/ test-lane: ([\w-]+)/m.exec(text)?.[1];
+  return {
+    name: file,
+    kind: 'FILE',
+    lane,
+    own: /^\/\/ test-process: own\b/m.test(text),
+    seconds: SECONDS[file] ?? DEFAULT_SECONDS,
+    args: ['--import', 'tsx', '--import', cpuPreload, '--test', '--test-reporter=spec', file],
+  };
+}
+
+/** The part of the repository a file belongs to: files of one part load the same modules. */
+function partOf(file) {
+  const [top, second] = file.split('/');
+  return top === 'services' || top === 'platform' || top === 'apps' ? `${top}/${second}` : top;
+}
+
+const batchEntry = join(root, 'scripts', 'test-batch.mjs');
+const batchReporter = pathToFileURL(join(root, 'scripts', 'test-batch-reporter.mjs')).href;
+let batchCount = 0;
+/** Several files in one process, one after another (decision R20). */
+function batchJob(part, members) {
+  const files = members.map((j) => j.name).sort((a, b) => (SECONDS[b] ?? DEFAULT_SECONDS) - (SECONDS[a] ?? DEFAULT_SECONDS) || (a < b ? -1 : 1));
+  const base = join(runCache, 'batch', String(batchCount++));
+  return {
+    name: `${part}: ${files.length} files in one process`,
+    kind: 'BATCH',
+    lane: members[0].lane,
+    files,
+    base,
+    seconds: members.reduce((n, j) => n + j.seconds, 0),
+    args: [
+      '--import',
+      'tsx',
+      '--import',
+      cpuPreload,
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${batchReporter}`,
+      `--test-reporter-destination=${base}.results`,
+      batchEntry,
+      ...files,
+    ],
+  };
+}
+
+/**
+ * The jobs for these files (decision R20): a lane's files in one process, the other files of each part
+ * of the repository in processes of about BATCH_SECONDS each (longest file first into the least
+ * loaded), and a file alone in its part, or marked `// test-process: own`, in a process of its own.
+ */
+export function plan(jobs) {
+  if (!shared) return jobs;
+  const out = [];
+  const parts = new Map();
+  for (const job of jobs) {
+    if (job.own) out.push(job);
+    else {
+      const key = job.lane ? `lane ${job.lane}` : partOf(job.name);
+      const list = parts.get(key) ?? [];
+      list.push(job);
+      parts.set(key, list);
+    }
+  }
+  for (const [part, members] of parts) {
+    const total = members.reduce((n, j) => n + j.seconds, 0);
+    const bins = Array.from({ length: members[0].lane ? 1 : Math.max(1, Math.round(total / BATCH_SECONDS)) }, () => ({ seconds: 0, members: [] }));
+    for (const job of [...members].sort((a, b) => b.seconds - a.seconds || (a.name < b.name ? -1 : 1))) {
+      const bin = bins.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+      bin.seconds += job.seconds;
+      bin.members.push(job);
+    }
+    for (const bin of bins) if (bin.members.length > 0) out.push(bin.members.length === 1 ? bin.members[0] : batchJob(part, bin.members));
+  }
+  return out;
+}
+
+/**
+ * `npm run typecheck`'s `tsc -p <project>` steps, each a job of its own so they run beside the files
+ * (decision R17): a type error fails the run as a failed file does.
+ */
+export function typecheckJobs() {
+  // TEST_TYPECHECK replaces the script (the runner's own test points it at a project with a type error).
+  const script = process.env.TEST_TYPECHECK || JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.typecheck;
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  return script.split('&&').map((step, i) => {
+    const m = /^tsc (-p \S+)$/.exec(step.trim());
+    if (!m) {
+      console.error(`--typecheck runs the package's typecheck script as \`tsc -p <project>\` steps joined by &&; cannot run ${JSON.stringify(step.trim())}`);
+      process.exit(2);
+    }
+    // One tsc at a time (each is a busy process), started first: the longest jobs of a run.
+    return {
+      name: `typecheck: tsc ${m[1]}`,
+      kind: 'TASK',
+      lane: 'typecheck',
+      seconds: Number.MAX_SAFE_INTEGER - i,
+      args: ['--import', cpuPreload, tsc, ...m[1].split(' ')],
+    };
+  });
+}
+
+/**
+ * `npm run lint`'s steps (`eslint …`, `prettier …`), each a job in the lane `lint`, started with the
+ * type-checks, beside the files (decision R19): a finding fails the run as a failed file does.
+ */
+export function lintJobs() {
+  const script = process.env.TEST_LINT || JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.lint;
+  const bins = { eslint: join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), prettier: join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs') };
+  return script.split('&&').map((step, i) => {
+    const [bin, ...rest] = step.trim().split(/\s+/);
+    if (!(bin in bins) || rest.some((a) => /["'$`\\|;<>*]/.test(a))) {
+      console.error(`--lint runs the package's lint script as \`eslint …\` and \`prettier …\` steps joined by &&; cannot run ${JSON.stringify(step.trim())}`);
+      process.exit(2);
+    }
+    return {
+      name: `lint: ${step.trim()}`,
+      kind: 'TASK',
+      lane: 'lint',
+      seconds: Number.MAX_SAFE_INTEGER - 10 - i,
+      args: ['--import', cpuPreload, bins[bin], ...rest],
+    };
+  });
+}
+
+function jsonLines(path) {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l));
+}
+
+/**
+ * Each file's result in a shared process (decision R20): its counts from the reporter, its wall and CPU
+ * from its start and end marks. A file without a result was running when the process ended (it fails
+ * with the process's reason) or had not started (it fails as not run).
+ */
+export function batchResults(job, run) {
+  const reported = new Map(jsonLines(`${job.base}.results`).map((r) => [r.file, r]));
+  const marks = jsonLines(`${job.base}.times`);
+  const at = (event, file) => marks.find((m) => m.event === event && m.file === file);
+  const ended = run.timedOut
+    ? `timed out: the shared process was killed after ${fileTimeoutMs} ms without progress (TEST_FILE_TIMEOUT_MS)`
+    : run.signal
+      ? `the shared process was killed by ${run.signal}`
+      : `the shared process exited with code ${run.code}`;
+  return job.files.map((file, i) => {
+    const r = reported.get(file);
+    const start = at('start', file);
+    // A file's end is its own mark, else the next file's start (a failing hook skips the mark).
+    const next = job.files
+      .slice(i + 1)
+      .map((f) => at('start', f))
+      .find(Boolean);
+    const end = at('end', file) ?? next;
+    const ms = start && end ? end.ms - start.ms : 0;
+    const cpu = start && end ? end.cpu - start.cpu : undefined;
+    const counts = r ? { ...r.counts } : Object.fromEntries(KEYS.map((k) => [k, 0]));
+    let reason;
+    if (!r) reason = start ? ended : `not run: ${ended} before it started`;
+    else if (!r.ok && counts.fail === 0) reason = 'a hook failed, or it changed the process or left something open (decision R20)';
+    if (reason) counts.fail += 1;
+    return { file, kind: 'FILE', ms, cpu, counts, output: run.output, ok: r?.ok === true && counts.fail === 0, reason, batch: job.name };
+  });
+}
