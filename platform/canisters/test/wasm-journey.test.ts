@@ -3,6 +3,7 @@
 // on the test replica (test/wasm-host/), reached by the same Candid clients the bridge uses on an IC
 // network; the same journey runs on the embedded platform, so the two hosts are held to one behaviour.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { IDL } from '@icp-sdk/core/candid';
 import { Principal } from '@icp-sdk/core/principal';
@@ -12,7 +13,7 @@ import { harness, tempDir, ADMIN, BRIDGE } from './harness.ts';
 import { eligibilityJourney } from './scenarios/eligibility.ts';
 import { membershipAndGovernanceJourney, moneyJourney, type JourneyHost } from './scenarios/journey.ts';
 import { deployWasm } from './wasm-host/platform.ts';
-import { WasmReplica } from './wasm-host/host.ts';
+import { WasmReplica, type ReplicaImage } from './wasm-host/host.ts';
 
 const CONTROLLER = principalFromSeed('controller');
 
@@ -78,6 +79,30 @@ for (const [name, journey] of [
     });
   });
 }
+
+describe('decision W10: a deployment this process installed before is restored from its image', () => {
+  /** The image as digests: what each canister is, and what the replica recorded. */
+  const digest = (image: ReplicaImage) =>
+    JSON.stringify(image, (_k, v: unknown) => (v instanceof Uint8Array ? createHash('sha256').update(v).digest('hex') : typeof v === 'bigint' ? `${v}n` : v));
+
+  it('an install and a restored deployment have the same heaps, globals, stable memory, timers and instruction counts, and the restored one works', async () => {
+    const options = { admins: [ADMIN], registrars: [BRIDGE], controller: CONTROLLER };
+    // Whichever of the first two is restored (an earlier test of the process may have installed it), the
+    // other is installed: a real install is held to what the image restores.
+    const first = new WasmReplica();
+    await deployWasm(options, first);
+    const installed = new WasmReplica();
+    assert.equal((await deployWasm({ ...options, fresh: true }, installed)).restored, false);
+    assert.equal(digest(installed.image()), digest(first.image()), 'an install is deterministic, and its image is what it made');
+    const replica = new WasmReplica();
+    const d = await deployWasm(options, replica);
+    assert.equal(d.restored, true);
+    assert.equal(digest(replica.image()), digest(installed.image()));
+    // The restored canisters answer and change as installed ones do (the journeys above upgrade restored ones).
+    assert.deepEqual(await d.as(BRIDGE).governance.create_proposal({ title: 'Restored', body: 'from the image', category: 'General' }), { Ok: 1n });
+    assert.equal((await d.as(BRIDGE).governance.list_proposals({})).length, 1);
+  });
+});
 
 describe('IC message semantics on the built wasm (decision W2)', () => {
   it('a trap (arguments that are not the method’s Candid) leaves no partial state and is rejected as a canister error', async () => {

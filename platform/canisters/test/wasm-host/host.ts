@@ -121,6 +121,40 @@ export interface CanisterLog {
   message: string;
 }
 
+/** A canister between messages, as `WasmCanister.image` takes it (decision W10). */
+export interface CanisterImage {
+  wasm: Uint8Array;
+  controllers: string[];
+  heap: Uint8Array;
+  /** The module's own mutable globals, by index (the metering counter is not one of them). */
+  globals: Array<[index: number, value: number | bigint]>;
+  /** Stable memory's length and its pages that are not all zeros (most of it is: kept sparse). */
+  stable: { length: number; pages: Array<[offset: number, bytes: Uint8Array]> };
+  stablePages: number;
+  timer: bigint;
+  version: bigint;
+  certifiedData: Uint8Array;
+}
+
+const ZERO_PAGE = Buffer.alloc(PAGE);
+/** The 64 KiB pages of `bytes` that hold anything but zeros, copied (compared natively: stable memory runs to hundreds of MiB). */
+function nonZeroPages(bytes: Uint8Array): Array<[number, Uint8Array]> {
+  const out: Array<[number, Uint8Array]> = [];
+  for (let page = 0; page < bytes.length; page += PAGE) {
+    const end = Math.min(page + PAGE, bytes.length);
+    if (!Buffer.from(bytes.buffer, bytes.byteOffset + page, end - page).equals(ZERO_PAGE.subarray(0, end - page))) out.push([page, bytes.slice(page, end)]);
+  }
+  return out;
+}
+
+/** A whole replica between messages (decision W10). */
+export interface ReplicaImage {
+  time: bigint;
+  canisters: Array<[id: string, image: CanisterImage]>;
+  log: CanisterLog[];
+  counts: InstructionCount[];
+}
+
 export class WasmCanister {
   instance!: WebAssembly.Instance;
   private prepared!: Prepared;
@@ -182,6 +216,41 @@ export class WasmCanister {
     new Uint8Array(this.memory.buffer).set(heap);
     for (const g of globals)
       (this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value = (from.exports[`__host_global_${g.index}`] as WebAssembly.Global).value;
+  }
+
+  /** Everything the canister is between messages (decision W10): heap, globals, stable memory and what the replica keeps of it. */
+  image(): CanisterImage {
+    if (this.message) throw new Error(`${this.id} is running a message`);
+    return {
+      wasm: this.wasm,
+      controllers: [...this.controllers],
+      heap: new Uint8Array(this.memory.buffer).slice(),
+      globals: this.prepared.shape.mutableGlobals
+        .filter((g) => `__host_global_${g.index}` !== this.prepared.counterExport)
+        .map((g) => [g.index, (this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value as number | bigint]),
+      stable: { length: this.stable.length, pages: nonZeroPages(this.stable) },
+      stablePages: this.stablePages,
+      timer: this.timer,
+      version: this.version,
+      certifiedData: this.certifiedData.slice(),
+    };
+  }
+
+  /** The canister an image was taken of, in `replica`, metered as the replica is. */
+  static fromImage(id: string, replica: WasmReplica, image: CanisterImage): WasmCanister {
+    const c = new WasmCanister(id, replica, [...image.controllers]);
+    c.load(image.wasm);
+    const pages = image.heap.length / PAGE - c.memory.buffer.byteLength / PAGE;
+    if (pages > 0) c.memory.grow(pages);
+    new Uint8Array(c.memory.buffer).set(image.heap);
+    for (const [index, value] of image.globals) (c.instance.exports[`__host_global_${index}`] as WebAssembly.Global).value = value;
+    c.stable = new Uint8Array(image.stable.length);
+    for (const [offset, bytes] of image.stable.pages) c.stable.set(bytes, offset);
+    c.stablePages = image.stablePages;
+    c.timer = image.timer;
+    c.version = image.version;
+    c.certifiedData = image.certifiedData.slice();
+    return c;
   }
 
   private get memory(): WebAssembly.Memory {
@@ -505,6 +574,29 @@ export class WasmReplica {
     this.modules.set(id, wasm);
     this.send(canister, undefined, r.performed);
     await this.drain();
+  }
+
+  /** Every canister and what the replica recorded, with no message queued (decision W10). */
+  image(): ReplicaImage {
+    if (this.queue.length > 0) throw new Error('messages are queued');
+    return {
+      time: this.time,
+      canisters: [...this.canisters].map(([id, c]) => [id, c.image()]),
+      log: this.log.map((l) => ({ ...l })),
+      counts: this.counts.map((c) => ({ ...c })),
+    };
+  }
+
+  /** Puts this replica, which has no canister yet, in the state an image was taken of. */
+  restore(image: ReplicaImage): void {
+    if (this.canisters.size > 0) throw new Error('the replica already has canisters');
+    this.time = image.time;
+    for (const [id, c] of image.canisters) {
+      this.canisters.set(id, WasmCanister.fromImage(id, this, c));
+      this.modules.set(id, c.wasm);
+    }
+    this.log.push(...image.log.map((l) => ({ ...l })));
+    this.counts.push(...image.counts.map((c) => ({ ...c })));
   }
 
   canister(id: string): WasmCanister {

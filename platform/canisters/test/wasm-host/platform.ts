@@ -1,6 +1,7 @@
 // Decisions W1–W3: the six canisters' built wasm (`npm run build:canisters`, in `.azle/`) installed on the
 // test replica under the embedded platform's ids, wired to each other by their init arguments as a
 // deployment would be, and reached through the Candid clients the bridge uses on an IC network.
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { IDL } from '@icp-sdk/core/candid';
@@ -13,7 +14,7 @@ import { treasuryTypes } from '@domdao/canister-treasury';
 import { ledgerTypes } from '@domdao/canister-ledger';
 import { EMBEDDED_CANISTER_IDS, type CanisterClients, type CanisterIds, type CanisterName } from '../../src/index.ts';
 import { candidClients, principalCodec } from '../../src/ic/index.ts';
-import { WasmReplica } from './host.ts';
+import { WasmReplica, type ReplicaImage } from './host.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 /** The build's output per canister (the ledger's Azle build is `ledger_embedded`, decision L9). */
@@ -42,6 +43,8 @@ export interface WasmDeployment {
   /** Upgrades every canister to its own wasm again (stable memory kept, heap fresh). */
   upgradeAll(): Promise<void>;
   controller: string;
+  /** Whether the canisters were restored from this process's image of the same deployment (decision W10). */
+  restored: boolean;
 }
 
 export interface DeployOptions {
@@ -49,7 +52,19 @@ export interface DeployOptions {
   registrars: string[];
   controller: string;
   transferFee?: bigint;
+  /** Install for real even when this process has installed the same deployment before (decision W10). */
+  fresh?: boolean;
 }
+
+/**
+ * Decision W10: the deployments this process installed, as the replica was right after, by everything
+ * an install's outcome depends on (the wasm, the init arguments, the installer, the replica's clock,
+ * metering and limits). Installing the six canisters runs about 12 B instructions of Azle's QuickJS
+ * (3 to 4 CPU seconds); the same deployment again is restored from its image instead. An install is
+ * deterministic (two give the same heap, globals and stable memory, which a test checks), so the image
+ * is what the install would make, with the same instruction counts in `replica.counts`.
+ */
+const installed = new Map<string, ReplicaImage>();
 
 export async function deployWasm(options: DeployOptions, replica = new WasmReplica()): Promise<WasmDeployment> {
   const ids = EMBEDDED_CANISTER_IDS;
@@ -83,12 +98,29 @@ export async function deployWasm(options: DeployOptions, replica = new WasmRepli
       }),
   };
   const order: CanisterName[] = ['ledger', 'membership', 'governance', 'user', 'campaign', 'treasury'];
-  for (const canister of order) await replica.install(ids[canister], wasmOf(canister), args[canister](), options.controller);
+  const wasms = Object.fromEntries(order.map((c) => [c, wasmOf(c)])) as Record<CanisterName, Uint8Array>;
+  const digest = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+  const key = JSON.stringify({
+    canisters: order.map((c) => [c, digest(wasms[c]), digest(args[c]())]),
+    controller: options.controller,
+    time: String(replica.time),
+    metering: replica.metering,
+    limits: Object.entries(replica.limits).map(([k, v]) => [k, String(v)]),
+  });
+  // Only onto an empty replica with nothing recorded and no fault set: then the image is all there is.
+  const blank = replica.canisters.size === 0 && replica.log.length === 0 && replica.counts.length === 0 && replica.trapAtReply === undefined;
+  const image = blank && !options.fresh ? installed.get(key) : undefined;
+  if (image) replica.restore(image);
+  else {
+    for (const canister of order) await replica.install(ids[canister], wasms[canister], args[canister](), options.controller);
+    if (blank) installed.set(key, replica.image());
+  }
   const clients = new Map<string, CanisterClients>();
   return {
     replica,
     ids,
     controller: options.controller,
+    restored: image !== undefined,
     as(principal) {
       let c = clients.get(principal);
       if (!c) clients.set(principal, (c = candidClients(ids, replica.transport(principal))));
