@@ -15,10 +15,11 @@
 // For the runner, each file's start and end (wall time, and the CPU this process and the children it
 // reaped had used) go as JSON lines to TEST_BATCH_TIMES; the pass/fail counts come from the reporter
 // scripts/test-batch-reporter.mjs.
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe } from 'node:test';
+import { cpuSeconds } from './test-cpu.mjs';
 
 const files = process.argv.slice(2);
 const times = process.env.TEST_BATCH_TIMES;
@@ -26,21 +27,8 @@ const timeout = Number(process.env.TEST_FILE_TIMEOUT_MS) || undefined;
 /** How long a file's servers, sockets and timers may take to go after its last hook. */
 const SETTLE_MS = Number(process.env.TEST_BATCH_SETTLE_MS) || 5_000;
 
-/** CPU seconds of this process and of the children it reaped (/proc/self/stat, as scripts/test-cpu.mjs). */
-function cpu() {
-  const self = process.resourceUsage();
-  let children = 0;
-  try {
-    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
-    children = (Number(fields[13]) + Number(fields[14])) / 100;
-  } catch {
-    // not Linux: the process's own figure only
-  }
-  return (self.userCPUTime + self.systemCPUTime) / 1e6 + children;
-}
-
 function mark(event, file) {
-  if (times) appendFileSync(times, `${JSON.stringify({ event, file, ms: Date.now(), cpu: cpu() })}\n`);
+  if (times) appendFileSync(times, `${JSON.stringify({ event, file, ms: Date.now(), cpu: cpuSeconds() })}\n`);
 }
 
 /** What keeps the event loop alive, counted by kind ("TCPServerWrap": 1, "Timeout": 2, …). */
