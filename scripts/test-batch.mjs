@@ -9,8 +9,8 @@
 // functions a test might replace (timers, Date, fetch, Math.random, console, …), the error listeners,
 // the working directory, and anything but a timer left keeping the event loop alive (a server, a
 // socket, a child process), which in a process of its own would have kept the process from exiting.
-// Files are imported as the process starts (each file's suite is built then) and run one by one. A file that needs a
-// process of its own says `// test-process: own` in its head.
+// Each file is imported when its suite is built (on Node 20, when its turn comes), and the files run
+// one by one. A file that needs a process of its own says `// test-process: own` in its head.
 //
 // For the runner, each file's start and end (wall time, and the CPU this process and the children it
 // reaped had used) go as JSON lines to TEST_BATCH_TIMES; the pass/fail counts come from the reporter
