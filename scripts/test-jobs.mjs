@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DEFAULT_SECONDS, SECONDS } from './test-plan.mjs';
+import { DEFAULT_SECONDS, OPTIMIZED_WASM_LANES, SECONDS } from './test-plan.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const cpuPreload = pathToFileURL(join(root, 'scripts', 'test-cpu.mjs')).href;
@@ -20,6 +20,9 @@ export function configure(options) {
   ({ runCache, shared, fileTimeoutMs } = options);
 }
 
+/** V8's options for a test process of `lane` (decision R21). */
+const engine = (lane) => (OPTIMIZED_WASM_LANES.includes(lane) ? [] : ['--liftoff-only']);
+
 /** A test file, or a type-check beside them (`--typecheck`). */
 export function fileJob(file) {
   const text = readFileSync(join(root, file), 'utf8');
@@ -30,7 +33,7 @@ export function fileJob(file) {
     lane,
     own: /^\/\/ test-process: own\b/m.test(text),
     seconds: SECONDS[file] ?? DEFAULT_SECONDS,
-    args: ['--import', 'tsx', '--import', cpuPreload, '--test', '--test-reporter=spec', file],
+    args: [...engine(lane), '--import', 'tsx', '--import', cpuPreload, '--test', '--test-reporter=spec', file],
   };
 }
 
@@ -55,6 +58,7 @@ function batchJob(part, members) {
     base,
     seconds: members.reduce((n, j) => n + j.seconds, 0),
     args: [
+      ...engine(members[0].lane),
       '--import',
       'tsx',
       '--import',

@@ -79,6 +79,15 @@ export const SECONDS = {
 export const DEFAULT_SECONDS = 5;
 
 /**
+ * Decision R21: the lanes whose processes keep V8's optimizing tier for WebAssembly. Every other test
+ * process runs with `--liftoff-only`, as `npm start` does (decision R14): the embedded database's wasm
+ * runs briefly in each process, and optimizing it cost more CPU than it saved (eight bridge files: about
+ * 30.4 CPU s with it, 27.8 without). The canisters' wasm runs billions of instructions of QuickJS, where the
+ * optimizing tier pays: two wasm files took 22.7 CPU s with it and 51.7 without.
+ */
+export const OPTIMIZED_WASM_LANES = ['wasm'];
+
+/**
  * `npm run test:fast` (decision R18): the deterministic cores and units, no servers, no browser, no
  * wasm, no databases. Directories take every file under them.
  */

@@ -368,6 +368,16 @@ describe('scripts/test.mjs', () => {
     assert.match(r.out, /✖ 2 file\(s\) failed:/);
   });
 
+  it('decision R21: test processes run WebAssembly with Liftoff only, as npm start does, except those of the wasm lane', () => {
+    const log = join(dir, 'engine-log');
+    for (const shared of ['1', '0']) {
+      const r = run(['engine', 'engine-wasm', 'passes'], { FIXTURE_ENGINE_LOG: log, TEST_SHARED: shared });
+      assert.equal(r.status, 0, r.out);
+      assert.deepEqual(readFileSync(log, 'utf8').trim().split('\n').sort(), ['plain true', 'wasm false'], `TEST_SHARED=${shared}`);
+      rmSync(log);
+    }
+  });
+
   it('a malformed TEST_FILE_TIMEOUT_MS is refused', () => {
     const r = run(['passes'], { TEST_FILE_TIMEOUT_MS: '5min' });
     assert.equal(r.status, 2);
