@@ -10,7 +10,7 @@ const root = new URL('..', import.meta.url).pathname;
 const cpuPreload = pathToFileURL(join(root, 'scripts', 'test-cpu.mjs')).href;
 export const KEYS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 /** A shared process is given files until their SECONDS add up to about this (decision R20). */
-const BATCH_SECONDS = 200;
+const BATCH_SECONDS = 90;
 
 let runCache = '';
 let shared = true;
