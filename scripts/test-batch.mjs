@@ -40,8 +40,6 @@ function resources() {
 
 // What decides how the process treats an error. Not 'exit' and the signals: libraries add their own
 // once, at first use, for the life of the process (Playwright, pino), and they change nothing a test sees.
-// What decides how the process treats an error. Not 'exit' and the signals: libraries add their own
-// once, at first use, for the life of the process (Playwright, pino), and they change nothing a test sees.
 const LISTENED = ['uncaughtException', 'unhandledRejection'];
 
 // What a test might replace to control time, randomness, the network or output. Globals that appear

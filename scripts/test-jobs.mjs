@@ -48,7 +48,8 @@ const batchReporter = pathToFileURL(join(root, 'scripts', 'test-batch-reporter.m
 let batchCount = 0;
 /** Several files in one process, one after another (decision R20). */
 function batchJob(part, members) {
-  const files = members.map((j) => j.name).sort((a, b) => (SECONDS[b] ?? DEFAULT_SECONDS) - (SECONDS[a] ?? DEFAULT_SECONDS) || (a < b ? -1 : 1));
+  // In the order `plan` dealt them: longest first.
+  const files = members.map((j) => j.name);
   const base = join(runCache, 'batch', String(batchCount++));
   return {
     name: `${part}: ${files.length} files in one process`,
@@ -104,23 +105,28 @@ export function plan(jobs) {
   return out;
 }
 
+/** The steps of a package.json script joined by &&, or of the variable that replaces it (the runner's own test). */
+function scriptSteps(script, override) {
+  return (process.env[override] || JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts[script]).split('&&').map((step) => step.trim());
+}
+
+function refuse(flag, form, step) {
+  console.error(`${flag} runs the package's ${flag.slice(2)} script as ${form} steps joined by &&; cannot run ${JSON.stringify(step)}`);
+  process.exit(2);
+}
+
 /**
  * `npm run typecheck`'s `tsc -p <project>` steps, each a job of its own so they run beside the files
- * (decision R17): a type error fails the run as a failed file does.
+ * (decision R17): a type error fails the run as a failed file does. One tsc at a time (each is a busy
+ * process), started first: the longest jobs of a run.
  */
 export function typecheckJobs() {
-  // TEST_TYPECHECK replaces the script (the runner's own test points it at a project with a type error).
-  const script = process.env.TEST_TYPECHECK || JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.typecheck;
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  return script.split('&&').map((step, i) => {
-    const m = /^tsc (-p \S+)$/.exec(step.trim());
-    if (!m) {
-      console.error(`--typecheck runs the package's typecheck script as \`tsc -p <project>\` steps joined by &&; cannot run ${JSON.stringify(step.trim())}`);
-      process.exit(2);
-    }
-    // One tsc at a time (each is a busy process), started first: the longest jobs of a run.
+  return scriptSteps('typecheck', 'TEST_TYPECHECK').map((step, i) => {
+    const m = /^tsc (-p \S+)$/.exec(step);
+    if (!m) refuse('--typecheck', '`tsc -p <project>`', step);
     return {
-      name: `typecheck: tsc ${m[1]}`,
+      name: `typecheck: ${step}`,
       kind: 'TASK',
       lane: 'typecheck',
       seconds: Number.MAX_SAFE_INTEGER - i,
@@ -134,21 +140,11 @@ export function typecheckJobs() {
  * type-checks, beside the files (decision R19): a finding fails the run as a failed file does.
  */
 export function lintJobs() {
-  const script = process.env.TEST_LINT || JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.lint;
   const bins = { eslint: join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), prettier: join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs') };
-  return script.split('&&').map((step, i) => {
-    const [bin, ...rest] = step.trim().split(/\s+/);
-    if (!(bin in bins) || rest.some((a) => /["'$`\\|;<>*]/.test(a))) {
-      console.error(`--lint runs the package's lint script as \`eslint …\` and \`prettier …\` steps joined by &&; cannot run ${JSON.stringify(step.trim())}`);
-      process.exit(2);
-    }
-    return {
-      name: `lint: ${step.trim()}`,
-      kind: 'TASK',
-      lane: 'lint',
-      seconds: Number.MAX_SAFE_INTEGER - 10 - i,
-      args: ['--import', cpuPreload, bins[bin], ...rest],
-    };
+  return scriptSteps('lint', 'TEST_LINT').map((step, i) => {
+    const [bin, ...rest] = step.split(/\s+/);
+    if (!(bin in bins) || rest.some((a) => /["'$`\\|;<>*]/.test(a))) refuse('--lint', '`eslint …` and `prettier …`', step);
+    return { name: `lint: ${step}`, kind: 'TASK', lane: 'lint', seconds: Number.MAX_SAFE_INTEGER - 10 - i, args: ['--import', cpuPreload, bins[bin], ...rest] };
   });
 }
 

@@ -224,21 +224,16 @@ function runJob(job) {
       }
       while (kept.length > 0 && kept.at(-1).trim() === '') kept.pop();
       const output = kept.join('\n');
+      if (job.kind === 'BATCH') {
+        done({ output, ms, cpu, results: batchResults(job, { code, signal, timedOut, output }) });
+        return;
+      }
       // A file that died, was killed or exited non-zero without a failing test still fails.
       let reason;
       if (timedOut) reason = `timed out: killed after ${fileTimeoutMs} ms (TEST_FILE_TIMEOUT_MS)`;
       else if (code !== 0 && counts.fail === 0) reason = signal ? `killed by ${signal}` : `exited with code ${code}`;
-      if (job.kind !== 'BATCH') {
-        if (reason) counts.fail += 1;
-        done({
-          output,
-          ms,
-          cpu,
-          results: [{ file: job.name, kind: job.kind, ms, cpu, counts, output, ok: !reason && code === 0 && counts.fail === 0, reason }],
-        });
-        return;
-      }
-      done({ output, ms, cpu, results: batchResults(job, { ms, cpu, code, signal, timedOut, output }) });
+      if (reason) counts.fail += 1;
+      done({ output, ms, cpu, results: [{ file: job.name, kind: job.kind, ms, cpu, counts, output, ok: !reason && code === 0 && counts.fail === 0, reason }] });
     });
   });
 }
@@ -253,10 +248,8 @@ function report(job, { output, results: rs, ms, cpu }) {
     const what = r.kind === 'FILE' ? `: ${r.counts.pass} passed, ${r.counts.fail} failed` : r.ok ? ': passed' : ': failed';
     console.log(`${mark} ${r.kind} ${r.file}${what} (${(r.ms / 1000).toFixed(1)} s, ${cpuText(r)})${detail}${job.kind === 'BATCH' ? '' : '\n'}`);
   }
-  if (job.kind === 'BATCH') {
-    console.log(`${rs.every((r) => r.ok) ? '✔' : '✖'} BATCH ${job.name} (${(ms / 1000).toFixed(1)} s, ${cpu === undefined ? '?' : cpu.toFixed(1)} s CPU)\n`);
-    processes.push({ cpu, files: rs.length });
-  } else processes.push({ cpu: rs[0].cpu, files: 1 });
+  if (job.kind === 'BATCH') console.log(`${rs.every((r) => r.ok) ? '✔' : '✖'} BATCH ${job.name} (${(ms / 1000).toFixed(1)} s, ${cpuText({ cpu })})\n`);
+  processCpu.push(cpu ?? 0);
 }
 
 // Longest first, so a long file does not start last and hold the run open alone; at most one file of
@@ -274,7 +267,7 @@ if (flags.has('--list')) {
 const busyLanes = new Set();
 const results = [];
 /** Each process's CPU seconds (a shared process's include the loading that no one file is charged for). */
-const processes = [];
+const processCpu = [];
 const started = Date.now();
 await new Promise((finished) => {
   let active = 0;
@@ -305,9 +298,9 @@ for (const r of [...results].sort((a, b) => b.ms - a.ms)) {
   const cpu = r.cpu === undefined ? '?'.padStart(7) : r.cpu.toFixed(1).padStart(7);
   console.log(`  ${r.ok ? '✔' : '✖'} ${(r.ms / 1000).toFixed(1).padStart(7)} s ${cpu} s  ${r.file}${r.reason ? `  (${r.reason})` : ''}`);
 }
-const cpuTotal = processes.reduce((n, p) => n + (p.cpu ?? 0), 0);
+const cpuTotal = processCpu.reduce((n, c) => n + c, 0);
 console.log(
-  `CPU ${cpuTotal.toFixed(1)} s in ${((Date.now() - started) / 1000).toFixed(1)} s of wall, ${results.length} job(s) in ${processes.length} process(es), at most ${concurrency} at a time (TEST_CONCURRENCY, TEST_SHARED)`,
+  `CPU ${cpuTotal.toFixed(1)} s in ${((Date.now() - started) / 1000).toFixed(1)} s of wall, ${results.length} job(s) in ${processCpu.length} process(es), at most ${concurrency} at a time (TEST_CONCURRENCY, TEST_SHARED)`,
 );
 const failed = results.filter((r) => !r.ok);
 if (failed.length > 0) {

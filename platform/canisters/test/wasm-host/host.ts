@@ -206,16 +206,26 @@ export class WasmCanister {
    */
   remeter(metered: boolean): void {
     if ((this.prepared.counterExport !== undefined) === metered) return;
-    const from = this.instance;
-    const globals = this.prepared.shape.mutableGlobals.filter((g) => `__host_global_${g.index}` !== this.prepared.counterExport);
+    const heap = new Uint8Array(this.memory.buffer);
+    const globals = this.ownGlobals();
     this.prepared = prepare(this.wasm, metered);
     this.instance = new WebAssembly.Instance(this.prepared.module, { ic0: this.ic0() });
-    const heap = new Uint8Array((from.exports.memory as WebAssembly.Memory).buffer);
+    this.setRunningState(heap, globals);
+  }
+
+  /** The module's own mutable globals by index, the metering counter not among them. */
+  private ownGlobals(): Array<[index: number, value: number | bigint]> {
+    return this.prepared.shape.mutableGlobals
+      .filter((g) => `__host_global_${g.index}` !== this.prepared.counterExport)
+      .map((g) => [g.index, (this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value as number | bigint]);
+  }
+
+  /** Puts a heap and the module's own globals into the current instance (remeter, fromImage). */
+  private setRunningState(heap: Uint8Array, globals: Array<[index: number, value: number | bigint]>): void {
     const pages = heap.length / PAGE - this.memory.buffer.byteLength / PAGE;
     if (pages > 0) this.memory.grow(pages);
     new Uint8Array(this.memory.buffer).set(heap);
-    for (const g of globals)
-      (this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value = (from.exports[`__host_global_${g.index}`] as WebAssembly.Global).value;
+    for (const [index, value] of globals) (this.instance.exports[`__host_global_${index}`] as WebAssembly.Global).value = value;
   }
 
   /** Everything the canister is between messages (decision W10): heap, globals, stable memory and what the replica keeps of it. */
@@ -225,9 +235,7 @@ export class WasmCanister {
       wasm: this.wasm,
       controllers: [...this.controllers],
       heap: new Uint8Array(this.memory.buffer).slice(),
-      globals: this.prepared.shape.mutableGlobals
-        .filter((g) => `__host_global_${g.index}` !== this.prepared.counterExport)
-        .map((g) => [g.index, (this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value as number | bigint]),
+      globals: this.ownGlobals(),
       stable: { length: this.stable.length, pages: nonZeroPages(this.stable) },
       stablePages: this.stablePages,
       timer: this.timer,
@@ -240,10 +248,7 @@ export class WasmCanister {
   static fromImage(id: string, replica: WasmReplica, image: CanisterImage): WasmCanister {
     const c = new WasmCanister(id, replica, [...image.controllers]);
     c.load(image.wasm);
-    const pages = image.heap.length / PAGE - c.memory.buffer.byteLength / PAGE;
-    if (pages > 0) c.memory.grow(pages);
-    new Uint8Array(c.memory.buffer).set(image.heap);
-    for (const [index, value] of image.globals) (c.instance.exports[`__host_global_${index}`] as WebAssembly.Global).value = value;
+    c.setRunningState(image.heap, image.globals);
     c.stable = new Uint8Array(image.stable.length);
     for (const [offset, bytes] of image.stable.pages) c.stable.set(bytes, offset);
     c.stablePages = image.stablePages;
