@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { after, describe, it } from 'node:test';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -21,7 +22,8 @@ function run(files: string[], env: Record<string, string> = {}) {
     encoding: 'utf8',
     timeout: 60_000,
   });
-  return { status: r.status, out: r.stdout + r.stderr, ms: Date.now() - started };
+  // A CI host may ask tools for colour (FORCE_COLOR, CI): the assertions read the text.
+  return { status: r.status, out: stripVTControlCharacters(r.stdout + r.stderr), ms: Date.now() - started };
 }
 
 function summary(out: string) {
