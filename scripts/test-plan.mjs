@@ -118,6 +118,7 @@ export const FAST = [
   'platform/canisters/test/wiring.test.ts',
   // pure functions of the services
   'packages/service-kit/test/bearer.test.ts',
+  'services/bridge/test/compiled-schemas.test.ts',
   'services/bridge/test/oracle-aggregate.test.ts',
   'services/bridge/test/price-job-decide.test.ts',
   'services/notification/test/calendar-fold.test.ts',

@@ -23,6 +23,7 @@ import { openCanisters, type OpenedCanisters } from './canisters.ts';
 import { frontendOrigins, type BridgeConfig } from './config.ts';
 import type { BridgeContext } from './core/context.ts';
 import { openDatabase, type Db } from './core/db/index.ts';
+import { compiledSchemas } from './core/http/compiled-schemas.ts';
 import { bridgeErrorHandler, livenessRoute } from './core/http/error-handler.ts';
 import { HttpError, sendError } from './core/http/errors.ts';
 import { refuseNonFiniteNumbers } from './core/http/finite-numbers.ts';
@@ -124,6 +125,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     bodyLimit: 128 * 1024,
+    schemaController: { compilersFactory: compiledSchemas },
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     // Decision B55: a URL the router cannot read (a malformed percent-escape, a path segment over
     // 100 characters) is bad input like any other: 400 VALIDATION_ERROR in the bridge's error body.
