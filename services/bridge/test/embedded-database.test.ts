@@ -20,6 +20,7 @@ import { EmbeddedDatabaseFailed } from '../src/core/db/errors.ts';
 import { copyDatabase } from '../src/core/db/embedded-upgrade.ts';
 import { pgliteDialect, type Lite } from '../src/core/db/pglite-dialect.ts';
 import { bridge, type Bridge } from './harness.ts';
+import { seedEmbeddedDatabase } from './embedded-template.ts';
 
 const EMAIL = 'early@example.org';
 const DIM = 4096;
@@ -238,8 +239,18 @@ describe('decision P16: the embedded database syncs every commit before its answ
   /** Each completed sync, named by its path in the directory ('' is the directory itself). */
   const recorder = (pgdir: string, events: string[]) => (fd: number) => events.push(readlinkSync(`/proc/self/fd/${fd}`).slice(pgdir.length + 1));
 
-  async function opened(options: Partial<OpenEmbeddedOptions> = {}) {
+  /**
+   * A new, migrated directory, copied from the run's template (decision R13): what a first start makes
+   * (the P13 case above makes one itself), without initdb's child process at every case.
+   */
+  async function newDirectory(): Promise<string> {
     const pgdir = join(realpathSync(scratch()), 'pglite');
+    await seedEmbeddedDatabase(pgdir);
+    return pgdir;
+  }
+
+  async function opened(options: Partial<OpenEmbeddedOptions> = {}) {
+    const pgdir = await newDirectory();
     const events: string[] = [];
     const lite = await openEmbedded(pgdir, { migrate: migrateLite, onSync: recorder(pgdir, events), ...options });
     after(() => (lite.closed ? undefined : lite.close()));
@@ -304,7 +315,7 @@ describe('decision P16: the embedded database syncs every commit before its answ
   it('a failed sync: the commit is not acknowledged, every later statement is refused at once (EmbeddedDatabaseFailed), and a restart recovers every acknowledged commit', async () => {
     let failing = false;
     const told: Error[] = [];
-    const pgdir = join(realpathSync(scratch()), 'pglite');
+    const pgdir = await newDirectory();
     const lite = await openEmbedded(pgdir, {
       migrate: migrateLite,
       onSync: () => {
