@@ -24,7 +24,7 @@ import { frontendOrigins, type BridgeConfig } from './config.ts';
 import type { BridgeContext } from './core/context.ts';
 import { openDatabase, type Db } from './core/db/index.ts';
 import { compiledSchemas } from './core/http/compiled-schemas.ts';
-import { bridgeErrorHandler, livenessRoute } from './core/http/error-handler.ts';
+import { bridgeErrorHandler, livenessRoute, unreadableUrl } from './core/http/error-handler.ts';
 import { HttpError, sendError } from './core/http/errors.ts';
 import { refuseNonFiniteNumbers } from './core/http/finite-numbers.ts';
 import { openApiRoute, registerOpenApi } from './core/http/openapi.ts';
@@ -127,19 +127,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     bodyLimit: 128 * 1024,
     schemaController: { compilersFactory: compiledSchemas },
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
-    // Decision B55: a URL the router cannot read (a malformed percent-escape, a path segment over
-    // 100 characters) is bad input like any other: 400 VALIDATION_ERROR in the bridge's error body.
-    // The answer is sent here; the reply's thenable only reports when it is written (decision R19).
-    frameworkErrors: (err, req, reply) =>
-      void sendError(
-        req,
-        reply,
-        new HttpError(
-          400,
-          'VALIDATION_ERROR',
-          `URL: ${err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is longer than 100 characters' : 'not a valid URL (a malformed percent-escape)'}`,
-        ),
-      ),
+    frameworkErrors: unreadableUrl,
   });
   drainOnClose(app);
   const now = parts.now ?? Date.now;

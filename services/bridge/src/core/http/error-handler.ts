@@ -34,6 +34,16 @@ export function bridgeErrorHandler(databaseFailure: () => Error | undefined) {
   };
 }
 
+/**
+ * Decision B55: a URL the router cannot read (a malformed percent-escape, a path segment over 100
+ * characters) is bad input like any other: 400 VALIDATION_ERROR in the bridge's error body. The
+ * answer is sent here; the reply's thenable only reports when it is written (decision R19).
+ */
+export function unreadableUrl(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  const what = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is longer than 100 characters' : 'not a valid URL (a malformed percent-escape)';
+  void sendError(req, reply, new HttpError(400, 'VALIDATION_ERROR', `URL: ${what}`));
+}
+
 /** GET /health, as spec 2 defines it, and 503 DATABASE_FAILED once the embedded database failed a sync (decision P16). */
 export function livenessRoute(app: FastifyInstance, databaseFailure: () => Error | undefined): void {
   // Spec 2: 200 {"status":"ok"}. Decision P16: an embedded database that failed a sync refuses every
