@@ -122,16 +122,20 @@ function refuse(flag, form, step) {
  */
 export function typecheckJobs() {
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  return scriptSteps('typecheck', 'TEST_TYPECHECK').map((step, i) => {
-    const m = /^tsc (-p \S+)$/.exec(step);
+  return typecheckSteps().map(({ step, project }, i) => ({
+    name: `typecheck: ${step}`,
+    kind: 'TASK',
+    lane: 'typecheck',
+    seconds: Number.MAX_SAFE_INTEGER - i,
+    args: ['--import', cpuPreload, tsc, '-p', project],
+  }));
+}
+
+function typecheckSteps() {
+  return scriptSteps('typecheck', 'TEST_TYPECHECK').map((step) => {
+    const m = /^tsc -p (\S+)$/.exec(step);
     if (!m) refuse('--typecheck', '`tsc -p <project>`', step);
-    return {
-      name: `typecheck: ${step}`,
-      kind: 'TASK',
-      lane: 'typecheck',
-      seconds: Number.MAX_SAFE_INTEGER - i,
-      args: ['--import', cpuPreload, tsc, ...m[1].split(' ')],
-    };
+    return { step, project: m[1] };
   });
 }
 
@@ -140,12 +144,44 @@ export function typecheckJobs() {
  * type-checks, beside the files (decision R19): a finding fails the run as a failed file does.
  */
 export function lintJobs() {
-  const bins = { eslint: join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), prettier: join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs') };
-  return scriptSteps('lint', 'TEST_LINT').map((step, i) => {
+  return lintSteps().map(({ step, bin, rest }, i) => ({
+    name: `lint: ${step}`,
+    kind: 'TASK',
+    lane: 'lint',
+    seconds: Number.MAX_SAFE_INTEGER - 10 - i,
+    args: ['--import', cpuPreload, LINT_BINS[bin], ...rest],
+  }));
+}
+
+const LINT_BINS = { eslint: join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), prettier: join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs') };
+
+function lintSteps() {
+  return scriptSteps('lint', 'TEST_LINT').map((step) => {
     const [bin, ...rest] = step.split(/\s+/);
-    if (!(bin in bins) || rest.some((a) => /["'$`\\|;<>*]/.test(a))) refuse('--lint', '`eslint …` and `prettier …`', step);
-    return { name: `lint: ${step}`, kind: 'TASK', lane: 'lint', seconds: Number.MAX_SAFE_INTEGER - 10 - i, args: ['--import', cpuPreload, bins[bin], ...rest] };
+    if (!(bin in LINT_BINS) || rest.some((a) => /["'$`\\|;<>*]/.test(a))) refuse('--lint', '`eslint …` and `prettier …`', step);
+    return { step, bin, rest };
   });
+}
+
+/**
+ * `--typecheck` and `--lint` together (decision R22): the `tsc -p` steps and the `eslint` step are one
+ * job, scripts/typecheck-and-lint.mjs, which builds each TypeScript program once for both; the other
+ * lint steps (`prettier …`) stay jobs of their own. The job is in the lane `typecheck`, started first.
+ */
+export function typecheckAndLintJobs() {
+  const types = typecheckSteps();
+  const lint = lintSteps();
+  const eslint = lint.filter((s) => s.bin === 'eslint');
+  if (eslint.length !== 1) return [...typecheckJobs(), ...lintJobs()];
+  const steps = [...types.map((t) => t.step), eslint[0].step];
+  const combined = {
+    name: `typecheck and lint: ${steps.join(', ')}`,
+    kind: 'TASK',
+    lane: 'typecheck',
+    seconds: Number.MAX_SAFE_INTEGER,
+    args: ['--import', cpuPreload, join(root, 'scripts', 'typecheck-and-lint.mjs'), ...types.flatMap((t) => ['-p', t.project]), 'eslint', ...eslint[0].rest],
+  };
+  return [combined, ...lintJobs().filter((j) => !j.name.startsWith('lint: eslint'))];
 }
 
 function jsonLines(path) {

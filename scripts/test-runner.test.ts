@@ -248,6 +248,36 @@ describe('scripts/test.mjs', () => {
     assert.match(other.out, /cannot run "tsc --build"/);
   });
 
+  it('decision R22: --typecheck with --lint is one job on one set of programs: both findings fail the run, prettier stays its own job', () => {
+    const bad = join(dir, 'badly-formatted-too.ts');
+    writeFileSync(bad, 'const  y = {b:2}\n');
+    const project = 'scripts/fixtures/type-error';
+    const r = run(['passes', '--typecheck', '--lint'], {
+      TEST_TYPECHECK: `tsc -p ${project}/tsconfig.json`,
+      TEST_LINT: `eslint -c ${project}/eslint.config.js ${project} && prettier --check ${bad}`,
+    });
+    assert.equal(r.status, 1, r.out);
+    assert.match(r.out, /bad\.ts\(2,14\): error TS2322/, 'the type error, as tsc prints it');
+    assert.match(r.out, /floating\.ts\n\s+8:3\s+error\s+Promises must be awaited.*@typescript-eslint\/no-floating-promises/, 'the type-aware lint finding');
+    assert.match(r.out, /typecheck: 1 project\(s\), 1 error\(s\); eslint: \d+ file\(s\), 1 error\(s\); 1 program\(s\) built once for both/);
+    const name = `typecheck and lint: tsc -p ${project}/tsconfig.json, eslint -c ${project}/eslint.config.js ${project}`;
+    assert.ok(r.out.includes(`✖ TASK ${name}: failed (`), r.out);
+    assert.match(r.out, /✖ TASK lint: prettier --check \S+badly-formatted-too\.ts: failed/);
+    assert.match(r.out, /✔ FILE scripts\/fixtures\/passes\.fixture\.ts: 3 passed, 0 failed/);
+    assert.deepEqual(summary(r.out).slice(2, 4), ['ℹ pass 3', 'ℹ fail 2']);
+    const listed = run(['--list', '--typecheck', '--lint']);
+    assert.match(
+      listed.out,
+      /^TASK typecheck and lint: tsc -p tsconfig\.json, tsc -p tsconfig\.azle\.json, tsc -p apps\/portal\/tsconfig\.json, eslint \. \(lane typecheck\)\nTASK lint: prettier --check \. \(lane lint\)\n/m,
+    );
+    const wrong = run(['passes', '--typecheck', '--lint'], {
+      TEST_TYPECHECK: `tsc -p ${project}/tsconfig.json`,
+      TEST_LINT: `eslint --max-warnings 0 ${project}`,
+    });
+    assert.equal(wrong.status, 1, 'an eslint option the job does not take fails the job');
+    assert.match(wrong.out, /usage: typecheck-and-lint\.mjs/);
+  });
+
   it('decision R19: --lint runs the lint steps beside the files, and a finding fails the run', () => {
     const bad = join(dir, 'badly-formatted.ts');
     writeFileSync(bad, 'const  x = {a:1}\n');
