@@ -36,7 +36,8 @@ describe('kill -9 of a real bridge process during the payment webhook (B27)', ()
       await h.app.close(); // the data directory is handed to the child
 
       const port = await freePort();
-      const proc = spawn(process.execPath, ['--import', 'tsx', child], {
+      // With V8's options as npm start runs a bridge (decision R21).
+      const proc = spawn(process.execPath, ['--liftoff-only', '--import', 'tsx', child], {
         env: { ...h.env, PATH: process.env.PATH, PORT: String(port), LOG_LEVEL: 'warn', CRASH_POINT: point, CRASH_OP: 'user.upgrade_membership_to_active' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -153,7 +153,8 @@ describe('decision B18: one bridge per DATA_DIR', () => {
     });
   const start = async (dir: string): Promise<{ child: ChildProcess; output: () => string; started: Promise<void> }> => {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', main], {
+    // With V8's options as npm start runs a bridge (decision R21).
+    const child = spawn(process.execPath, ['--liftoff-only', '--import', 'tsx', main], {
       env: { PATH: process.env.PATH, NODE_ENV: 'development', DATA_DIR: dir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

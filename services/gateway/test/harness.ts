@@ -35,7 +35,8 @@ export interface Platform {
 export async function startPlatform(env: (ports: { gateway: number; bridge: number; notification: number }) => Record<string, string>): Promise<Platform> {
   const dir = mkdtempSync(join(tmpdir(), 'domdao-edge-'));
   const ports = { gateway: await freePort(), bridge: await freePort(), notification: await freePort() };
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+  // As `npm run start:dev` runs it (V8's options, decision R21).
+  const child: ChildProcess = spawn(process.execPath, ['--liftoff-only', '--import', 'tsx', 'scripts/start.ts'], {
     cwd: root,
     env: {
       PATH: process.env.PATH,
