@@ -19,6 +19,7 @@ import { loadBridgeConfig } from '../src/config.ts';
 import { encryptRegistration } from '../src/features/registration/client-crypto.ts';
 import { signPayload } from '../src/features/payments/signature.ts';
 import { seedEmbeddedDatabase } from './embedded-template.ts';
+import { forgetPostgresTemplate, postgresTemplate } from './postgres-template.ts';
 
 export const APP = 'https://app.domdao.example';
 export const GOV = 'https://gov.domdao.example';
@@ -35,8 +36,9 @@ export const BACKENDS: Backend[] = [
 ];
 
 /** A database of its own on the real PostgreSQL server (fails, never skips, when it is down);
- *  `prefix` names it after the test that made it, for whoever looks at the server meanwhile. */
-export async function freshPostgres(prefix = 'bridge_test'): Promise<{ url: string; drop(): Promise<void> }> {
+ *  `prefix` names it after the test that made it, for whoever looks at the server meanwhile.
+ *  Empty, or with `migrated`, a copy of the migrated template (decision R13, postgres-template.ts). */
+export async function freshPostgres(prefix = 'bridge_test', options: { migrated?: boolean } = {}): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `${prefix}_${randomUUID().replace(/-/g, '')}`;
   const admin = new pg.Client({ connectionString: PG_URL });
   try {
@@ -44,8 +46,22 @@ export async function freshPostgres(prefix = 'bridge_test'): Promise<{ url: stri
   } catch (e) {
     throw new Error(`PostgreSQL is required for this test and is not reachable at ${PG_URL} (${(e as Error).message}); see README "Tests"`);
   }
-  await admin.query(`create database ${name}`);
-  await admin.end();
+  try {
+    if (!options.migrated) await admin.query(`create database ${name}`);
+    else
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await admin.query(`create database ${name} template ${await postgresTemplate(PG_URL)}`);
+          break;
+        } catch (e) {
+          // 3D000: the template was dropped meanwhile (another checkout's run made a newer one).
+          if ((e as { code?: string }).code !== '3D000' || attempt === 2) throw e;
+          forgetPostgresTemplate();
+        }
+      }
+  } finally {
+    await admin.end();
+  }
   const url = new URL(PG_URL);
   url.pathname = `/${name}`;
   return {
@@ -89,7 +105,7 @@ export async function bridge(
   });
   await notification.listen({ port: 0, host: '127.0.0.1' });
   const notificationUrl = `http://127.0.0.1:${(notification.server.address() as AddressInfo).port}`;
-  const pgdb = backend.db === 'postgres' ? await freshPostgres() : undefined;
+  const pgdb = backend.db === 'postgres' ? await freshPostgres('bridge_test', { migrated: true }) : undefined;
   if (backend.sessions === 'redis') (await requireRedis()).disconnect();
   let now = Date.parse('2026-03-10T12:00:00Z');
   const logs = captureLogs();
