@@ -68,6 +68,12 @@ for (const path of args) {
   }
 }
 const shared = named.filter((p) => projects.includes(p)).length;
+// A project only ESLint names is not type-checked here, but a configuration it cannot read is an error.
+for (const tsconfig of named.filter((p) => !projects.includes(p))) {
+  const { errors } = program(tsconfig);
+  typeErrors += errors.length;
+  if (errors.length) process.stdout.write(ts.formatDiagnostics(errors, host));
+}
 const eslint = new ESLint({
   ...(configFile && { overrideConfigFile: configFile }),
   overrideConfig: { languageOptions: { parserOptions: { project: null, programs: named.map((p) => program(p).built).filter(Boolean) } } },
