@@ -2,15 +2,15 @@
 // suite (nesting 0, named by its path, made by scripts/test-batch.mjs) ends, with the counts its own
 // process would have printed as `ℹ tests`, `ℹ pass`, `ℹ fail`, … and whether the file passed as a whole
 // (a failing hook fails the file without failing a test).
-const KEYS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
+import { noCounts } from './test-jobs.mjs';
 
 export default async function* batchReporter(source) {
-  let counts = Object.fromEntries(KEYS.map((k) => [k, 0]));
+  let counts = noCounts();
   for await (const { type, data } of source) {
     if (type !== 'test:pass' && type !== 'test:fail') continue;
     if (data.nesting === 0) {
       yield `${JSON.stringify({ file: data.name, ok: type === 'test:pass', counts })}\n`;
-      counts = Object.fromEntries(KEYS.map((k) => [k, 0]));
+      counts = noCounts();
       continue;
     }
     if (data.details?.type === 'suite') {

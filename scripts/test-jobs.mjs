@@ -9,6 +9,8 @@ import { DEFAULT_SECONDS, OPTIMIZED_WASM_LANES, SECONDS } from './test-plan.mjs'
 const root = new URL('..', import.meta.url).pathname;
 const cpuPreload = pathToFileURL(join(root, 'scripts', 'test-cpu.mjs')).href;
 export const KEYS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
+/** A file's counts before any test has reported. */
+export const noCounts = () => Object.fromEntries(KEYS.map((k) => [k, 0]));
 /** A shared process is given files until their SECONDS add up to about this (decision R20). */
 const BATCH_SECONDS = 90;
 
@@ -23,7 +25,7 @@ export function configure(options) {
 /** V8's options for a test process of `lane` (decision R21). */
 const engine = (lane) => (OPTIMIZED_WASM_LANES.includes(lane) ? [] : ['--liftoff-only']);
 
-/** A test file, or a type-check beside them (`--typecheck`). */
+/** A test file in a process of its own (`plan` may give it a shared one instead). */
 export function fileJob(file) {
   const text = readFileSync(join(root, file), 'utf8');
   const lane = /^\/\/ test-lane: ([\w-]+)/m.exec(text)?.[1];
@@ -217,7 +219,7 @@ export function batchResults(job, run) {
     const end = at('end', file) ?? next;
     const ms = start && end ? end.ms - start.ms : 0;
     const cpu = start && end ? end.cpu - start.cpu : undefined;
-    const counts = r ? { ...r.counts } : Object.fromEntries(KEYS.map((k) => [k, 0]));
+    const counts = r ? { ...r.counts } : noCounts();
     let reason;
     if (!r) reason = start ? ended : `not run: ${ended} before it started`;
     else if (!r.ok && counts.fail === 0) reason = 'a hook failed, or it changed the process or left something open (decision R20)';

@@ -18,8 +18,9 @@
 // with the processes it started and waited for) are read back from scripts/test-cpu.mjs. `--typecheck`
 // runs the package's typecheck steps (`tsc -p …`) as jobs of their own, one at a time, first; a type
 // error fails the run like a failed file. `--lint` runs the lint script's steps (`eslint …`, `prettier …`)
-// the same way, in a lane of their own (decision R19). `--fast` keeps only the files FAST lists (decision R18).
-// `--list` prints the jobs in the order they would start, with their lanes, and runs nothing.
+// the same way, in a lane of their own (decision R19); with both, the `tsc -p` steps and the `eslint` step
+// are one job on one set of TypeScript programs, scripts/typecheck-and-lint.mjs (decision R22). `--fast`
+// keeps only the files FAST lists (decision R18). `--list` prints the jobs in the order they would start, with their lanes, and runs nothing.
 //
 // Shared processes (decision R20): files of one part of the repository (a service, the platform, the
 // canister cores, the packages, the scripts) run several to a process, one after another, through
@@ -34,7 +35,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { FAST } from './test-plan.mjs';
-import { batchResults, configure, fileJob, KEYS, lintJobs, plan, typecheckAndLintJobs, typecheckJobs } from './test-jobs.mjs';
+import { batchResults, configure, fileJob, KEYS, lintJobs, noCounts, plan, typecheckAndLintJobs, typecheckJobs } from './test-jobs.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const skip = new Set(['node_modules', '.git', '.data', 'preview', 'dist']);
@@ -214,7 +215,7 @@ function runJob(job) {
       } catch {
         // killed before it could say
       }
-      const counts = Object.fromEntries(KEYS.map((k) => [k, 0]));
+      const counts = noCounts();
       const kept = [];
       for (const line of Buffer.concat(chunks).toString('utf8').split('\n')) {
         const m = SUMMARY.exec(line.replace(ANSI, '').trimEnd());

@@ -99,9 +99,10 @@ export async function deployWasm(options: DeployOptions, replica = new WasmRepli
   };
   const order: CanisterName[] = ['ledger', 'membership', 'governance', 'user', 'campaign', 'treasury'];
   const wasms = Object.fromEntries(order.map((c) => [c, wasmOf(c)])) as Record<CanisterName, Uint8Array>;
+  const inits = Object.fromEntries(order.map((c) => [c, args[c]()])) as Record<CanisterName, Uint8Array>;
   const digest = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
   const key = JSON.stringify({
-    canisters: order.map((c) => [c, digest(wasms[c]), digest(args[c]())]),
+    canisters: order.map((c) => [c, digest(wasms[c]), digest(inits[c])]),
     controller: options.controller,
     time: String(replica.time),
     metering: replica.metering,
@@ -112,7 +113,7 @@ export async function deployWasm(options: DeployOptions, replica = new WasmRepli
   const image = blank && !options.fresh ? installed.get(key) : undefined;
   if (image) replica.restore(image);
   else {
-    for (const canister of order) await replica.install(ids[canister], wasms[canister], args[canister](), options.controller);
+    for (const canister of order) await replica.install(ids[canister], wasms[canister], inits[canister], options.controller);
     if (blank) installed.set(key, replica.image());
   }
   const clients = new Map<string, CanisterClients>();

@@ -19,32 +19,30 @@ const fjs = SerializerSelector() as unknown as Factory<FastifySerializerCompiler
 const validators = new Map<string, ReturnType<FastifySchemaCompiler<unknown>>>();
 const serializers = new Map<string, ReturnType<FastifySerializerCompiler<unknown>>>();
 
+/** `compile(route)` once per schema in this context (the shared schemas and the compiler's options). */
+function memo<R extends { schema: unknown }, F>(cache: Map<string, F>, context: string, compile: (route: R) => F): (route: R) => F {
+  return (route) => {
+    const key = `${context}\n${JSON.stringify(route.schema)}`;
+    let fn = cache.get(key);
+    if (!fn) cache.set(key, (fn = compile(route)));
+    return fn;
+  };
+}
+
 const buildValidator: Factory<FastifySchemaCompiler<unknown>> = (external, options) => {
-  const compile = ajv(external, options);
-  const context = JSON.stringify([external, (options as { customOptions?: unknown } | undefined)?.customOptions]);
+  const compile = memo(validators, JSON.stringify([external, (options as { customOptions?: unknown } | undefined)?.customOptions]), ajv(external, options));
   return (route) => {
     if (route.httpPart === 'headers') {
       const s = route.schema as { properties?: object; required?: string[] };
       const upper = [...Object.keys(s.properties ?? {}), ...(s.required ?? [])].find((n) => n !== n.toLowerCase());
       if (upper) throw new Error(`${route.method} ${route.url}: name the header "${upper}" in lower case (decision B80)`);
     }
-    const key = `${context}\n${JSON.stringify(route.schema)}`;
-    let fn = validators.get(key);
-    if (!fn) validators.set(key, (fn = compile(route)));
-    return fn;
+    return compile(route);
   };
 };
 
-const buildSerializer: Factory<FastifySerializerCompiler<unknown>> = (external, options) => {
-  const compile = fjs(external, options);
-  const context = JSON.stringify([external, options]);
-  return (route) => {
-    const key = `${context}\n${JSON.stringify(route.schema)}`;
-    let fn = serializers.get(key);
-    if (!fn) serializers.set(key, (fn = compile(route)));
-    return fn;
-  };
-};
+const buildSerializer: Factory<FastifySerializerCompiler<unknown>> = (external, options) =>
+  memo(serializers, JSON.stringify([external, options]), fjs(external, options));
 
 /**
  * Fastify's compilers behind a process-wide memo. Fastify lower-cases the names in a header schema
