@@ -8,6 +8,7 @@ import { CanisterCallError } from '../src/ic/index.ts';
 import { ADMIN, BRIDGE } from './harness.ts';
 import { meter } from './wasm-host/meter.ts';
 import { exportTableAndGlobals } from './wasm-host/patch.ts';
+import { u32 } from './wasm-host/wasm-binary.ts';
 import { INSTRUCTION_LIMITS, limitOf, WasmReplica } from './wasm-host/host.ts';
 import { deployWasm } from './wasm-host/platform.ts';
 
@@ -22,40 +23,77 @@ const CONTROLLER = principalFromSeed('controller');
  *   local.get $i)
  */
 function countingLoop(): Uint8Array {
-  const body = [
+  return moduleOf([
     0x01, 0x01, 0x7f, 0x02, 0x40, 0x03, 0x40, 0x20, 0x01, 0x20, 0x00, 0x4f, 0x0d, 0x01, 0x20, 0x01, 0x41, 0x01, 0x6a, 0x21, 0x01, 0x0c, 0x00, 0x0b, 0x0b, 0x20,
     0x01, 0x0b,
-  ];
-  const section = (id: number, content: number[]) => [id, content.length, ...content];
+  ]);
+}
+
+/**
+ * A loop that opens `depth` nested blocks each turn, as QuickJS's interpreter does for each bytecode:
+ * (func (export "run") (param $n i32) (result i32)
+ *   loop
+ *     block … block                                   ;; depth of them
+ *       local.get $n i32.const 1 i32.sub local.tee $n br_if <the loop>
+ *     end … end
+ *   end
+ *   local.get $n)
+ */
+function nestedBlocks(depth: number): Uint8Array {
+  const blocks = Array.from({ length: depth }, () => [0x02, 0x40]).flat();
+  const ends = Array.from({ length: depth }, () => 0x0b);
+  return moduleOf([0x00, 0x03, 0x40, ...blocks, 0x20, 0x00, 0x41, 0x01, 0x6b, 0x22, 0x00, 0x0d, ...u32(depth), ...ends, 0x0b, 0x20, 0x00, 0x0b]);
+}
+
+/** A module of one function `run: (i32) -> i32` with this body (its locals, then its code). */
+function moduleOf(body: number[]): Uint8Array {
+  const section = (id: number, content: number[]) => [id, ...u32(content.length), ...content];
   return Uint8Array.from([
-    0x00,
-    0x61,
-    0x73,
-    0x6d,
-    0x01,
-    0x00,
-    0x00,
-    0x00,
+    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
     ...section(1, [0x01, 0x60, 0x01, 0x7f, 0x01, 0x7f]),
     ...section(3, [0x01, 0x00]),
     ...section(7, [0x01, 0x03, 0x72, 0x75, 0x6e, 0x00, 0x00]),
-    ...section(10, [0x01, body.length, ...body]),
+    ...section(10, [0x01, ...u32(body.length), ...body]),
   ]);
+}
+
+/** The metered module, instantiated: its `run` and its counter. */
+function metered(wasm: Uint8Array): { run: (n: number) => number; counter: WebAssembly.Global; adds: number } {
+  const m = meter(wasm);
+  const patched = exportTableAndGlobals(m.wasm);
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(patched.wasm));
+  // The adds the pass put in: `i64.add global.set <counter>`, a sequence the bodies here have nowhere else.
+  const tail = [0x7c, 0x24, ...u32(m.counter)];
+  let adds = 0;
+  for (let i = 0; i + tail.length <= m.wasm.length; i++) if (tail.every((b, k) => m.wasm[i + k] === b)) adds++;
+  return { run: instance.exports.run as (n: number) => number, counter: instance.exports[`__host_global_${m.counter}`] as WebAssembly.Global, adds };
 }
 
 describe('instruction counting (decision W4)', () => {
   it('the meter counts each executed run of instructions: a loop of n turns costs 10n + 8 here', () => {
-    const metered = meter(countingLoop());
-    const patched = exportTableAndGlobals(metered.wasm);
-    const instance = new WebAssembly.Instance(new WebAssembly.Module(patched.wasm));
-    const counter = instance.exports[`__host_global_${metered.counter}`] as WebAssembly.Global;
-    const run = instance.exports.run as (n: number) => number;
+    const { run, counter } = metered(countingLoop());
     for (const n of [0, 1, 7, 1000]) {
       const before = counter.value as bigint;
       assert.equal(run(n), n, 'the metered function computes what it did before');
       // Entry: block (1), loop (1); each turn: the test and br_if (4) and the body to br and end (6);
       // the last test (4); after the block: local.get and the function's end (2).
       assert.equal((counter.value as bigint) - before, BigInt(10 * n + 8));
+    }
+  });
+
+  it("a block's start is no run of its own: 300 nested blocks a turn are counted exactly, with no add after each block", () => {
+    const depth = 300;
+    const { run, counter, adds } = metered(nestedBlocks(depth));
+    // Runs: the entry (loop), each turn's (the blocks to br_if), past the br_if (the first end), after
+    // each end (the next end, then local.get and the function's end). An add after each block too would
+    // be 300 more, each run on every turn: what made QuickJS's dispatch 15 times slower metered.
+    assert.equal(adds, depth + 4);
+    for (const n of [1, 7, 1000]) {
+      const before = counter.value as bigint;
+      assert.equal(run(n), 0, 'the metered function computes what it did before');
+      // Entry: loop (1); each turn: the blocks and five instructions to br_if; the last turn's ends
+      // (depth + 1); local.get and the function's end (2).
+      assert.equal((counter.value as bigint) - before, BigInt(n * (depth + 5) + 1 + depth + 1 + 2));
     }
   });
 
