@@ -1,6 +1,7 @@
 // ARCHITECTURE "Canisters: one core, two hosts", embedded host: atomic update calls, durable state,
 // principal-style isolation between canisters (decisions K1–K3, K8).
 import assert from 'node:assert/strict';
+import { executionAsyncResource } from 'node:async_hooks';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { appendFileSync, chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -365,6 +366,27 @@ console.log('open'); setInterval(() => undefined, 1000);`;
       /closed/,
     );
     assert.throws(() => host.query('x', () => 1), /closed/);
+  });
+  it('a closed host stops tracking the async work of the process once its last update has ended', async () => {
+    // On Node 20 each enabled AsyncLocalStorage marks every new async resource with a symbol of its own
+    // (and is visited for every promise); a closed host's must be gone, or a process that opens many
+    // hosts pays for all of them. Node 24's AsyncLocalStorage marks nothing, and has nothing to leak.
+    const storages = () => new Promise<number>((resolve) => setImmediate(() => resolve(Object.getOwnPropertySymbols(executionAsyncResource()).length)));
+    const before = await storages();
+    const idle = EmbeddedHost.open();
+    await idle.update('x', () => idle.store<string, number>('x', 's').set('a', 1));
+    idle.close();
+    const busy = EmbeddedHost.open();
+    let finish!: () => void;
+    const underWay = busy.update('x', async () => {
+      await new Promise<void>((resolve) => (finish = resolve));
+      busy.store<string, number>('x', 's').set('b', 2); // after the close: still inside its transaction
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    busy.close();
+    finish();
+    await underWay;
+    assert.equal(await storages(), before);
   });
 });
 

@@ -155,6 +155,17 @@ export class EmbeddedHost {
     if (this.closed) return;
     this.closed = true;
     this.wal?.close();
+    this.releaseContext();
+  }
+
+  /**
+   * Node 20 keeps every AsyncLocalStorage that has run in a process-wide list, visits each one for
+   * every promise made anywhere in the process, and never frees one that is not disabled: a process
+   * that opens and closes hosts (a test process opens dozens) would pay for every closed one. Disabled
+   * once closed and idle: an update still under way must find its transaction for its last writes.
+   */
+  private releaseContext(): void {
+    if (this.closed && this.active.size === 0) this.context.disable();
   }
 
   private async runUpdate<T>(canister: string, parent: Transaction | undefined, fn: () => T | Promise<T>): Promise<Outcome<T>> {
@@ -183,6 +194,7 @@ export class EmbeddedHost {
       return { ok: false, error, seq: this.wal?.lastSeq ?? 0 };
     } finally {
       this.active.delete(tx);
+      this.releaseContext();
     }
   }
 
