@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:net';
 import { acceptsConnection, freePort } from '@domdao/test-helpers';
-import { after, afterEach, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { seedEmbeddedDatabase } from '../../services/bridge/test/embedded-template.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const MARKER = 'DOMDAO_SIGNAL_TEST';
@@ -183,8 +184,10 @@ async function assertNothingLeft(s: Started, extraPorts: number[] = []): Promise
 
 describe('decision R14: a signal to npm start ends the whole platform', () => {
   const dir = mkdtempSync(join(tmpdir(), 'domdao-signals-'));
-  // Shared by the cases that start on existing data; the first of them creates it.
+  // Shared by the cases that start on existing data: the embedded database copied from the run's
+  // template (decision R13); the case named for it starts on a new directory.
   const data = join(dir, 'data');
+  before(() => seedEmbeddedDatabase(join(data, 'pglite')));
 
   afterEach(async () => {
     if (current) await endLeftovers(current);

@@ -5,13 +5,12 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startPrivatePostgres } from '@domdao/test-helpers';
 import { BACKENDS, bridge, paymentEvent } from './harness.ts';
+import { seededDataDir } from './embedded-template.ts';
 
 describe('decision B17: a PostgreSQL restart is an outage, not a crash', () => {
   it('requests during the outage get 503 with a JSON error; the bridge recovers when PostgreSQL is back', async (t) => {
@@ -181,7 +180,7 @@ describe('decision B18: one bridge per DATA_DIR', () => {
   };
 
   it('a second process on the same DATA_DIR refuses to start with a clear message; a killed one leaves no stuck lock', async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'bridge-lock-'));
+    const dir = await seededDataDir('bridge-lock-');
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const first = await start(dir);
     t.after(() => first.child.kill('SIGKILL'));

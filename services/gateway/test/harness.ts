@@ -2,10 +2,10 @@
 // ports, with a temporary DATA_DIR, a known service token, a foreign-scoped token and a shared cookie
 // domain, its JSON log lines kept so a test can tell whether a request reached a service.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { readFileSync, rmSync, existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { seededDataDir } from '../../bridge/test/embedded-template.ts';
 
 export const root = new URL('../../..', import.meta.url).pathname;
 export const SERVICE_TOKEN = 'edge-test-service-token-0123456789';
@@ -33,7 +33,8 @@ export interface Platform {
 }
 
 export async function startPlatform(env: (ports: { gateway: number; bridge: number; notification: number }) => Record<string, string>): Promise<Platform> {
-  const dir = mkdtempSync(join(tmpdir(), 'domdao-edge-'));
+  // The embedded database copied from the run's template (decision R13): the platform opens it as a restart does.
+  const dir = await seededDataDir('domdao-edge-');
   const ports = { gateway: await freePort(), bridge: await freePort(), notification: await freePort() };
   // As `npm run start:dev` runs it (V8's options, decision R21).
   const child: ChildProcess = spawn(process.execPath, ['--liftoff-only', '--import', 'tsx', 'scripts/start.ts'], {
