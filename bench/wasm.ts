@@ -1,6 +1,6 @@
 // `npm run bench wasm` (decision W4): the built canisters on the test replica. Members are made
 // the real way (account, verification, KYC, payment), then each votes on one proposal. The stores are
-// filled unmetered (about four times faster) and the last BENCH_WASM_SAMPLE members and votes, the reads
+// filled unmetered (about twice as fast) and the last BENCH_WASM_SAMPLE members and votes, the reads
 // after each upgrade and the closing step are metered, so every figure is taken at the full size.
 // Prints each method's instructions at that size against the IC's limit, the wasm sizes, and what
 // grows with the stores, measured at two sizes and extrapolated to 100,000.

@@ -514,7 +514,7 @@ export class WasmReplica {
   }
   /**
    * Whether messages are metered (decision W4): on by default. A benchmark turns it off to build large
-   * stores at the unmetered speed (about 1.8 times faster) and on again for the messages it measures;
+   * stores at the unmetered speed (about twice as fast) and on again for the messages it measures;
    * unmetered messages are neither counted nor held to the limits.
    */
   get metering(): boolean {
