@@ -35,7 +35,12 @@ const feed = async (m: Member): Promise<Item[]> => {
   return (r.json() as { items: Item[] }).items;
 };
 const mails = (to: string, subject: RegExp) => h.emails().filter((m) => m.to.includes(to) && subject.test(m.subject));
-/** One pass of the follower, then the subscribers (feed, emails) up to the end of the log. */
+/**
+ * One pass of the follower (or the one under way), then the subscribers (feed, emails) up to the end of
+ * the log. The bridge's own pass every 5 s may have copied an event first, so the count a pass returns
+ * is asserted only where nothing new can have happened (following again adds nothing); what was copied
+ * is checked by what the members see.
+ */
 async function follow(): Promise<number> {
   const n = await h.app.fundsFollower.follow();
   await h.app.events.drain();
@@ -58,7 +63,7 @@ describe('campaign and treasury events in the inbox (decisions N22–N24)', () =
       id: string;
     };
     assert.equal((await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { dom_e8s: String(4n * E8S) } })).statusCode, 201);
-    assert.ok((await follow()) >= 1);
+    await follow();
     assert.ok(
       (await feed(alice)).some(
         (i) =>
@@ -136,7 +141,7 @@ describe('campaign and treasury events in the inbox (decisions N22–N24)', () =
     h.advance(5 * DAY_MS);
     await platform.tick();
     await relogin();
-    assert.ok((await follow()) >= 1);
+    await follow();
     const item = (await feed(alice)).find((i) => i.category === 'Treasury');
     assert.ok(item);
     assert.deepEqual(
