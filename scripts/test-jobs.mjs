@@ -145,8 +145,8 @@ function typecheckSteps() {
  * `npm run lint`'s steps (`eslint …`, `prettier …`), each a job in the lane `lint`, started with the
  * type-checks, beside the files (decision R19): a finding fails the run as a failed file does.
  */
-export function lintJobs() {
-  return lintSteps().map(({ step, bin, rest }, i) => ({
+export function lintJobs(steps = lintSteps()) {
+  return steps.map(({ step, bin, rest }, i) => ({
     name: `lint: ${step}`,
     kind: 'TASK',
     lane: 'lint',
@@ -183,7 +183,7 @@ export function typecheckAndLintJobs() {
     seconds: Number.MAX_SAFE_INTEGER,
     args: ['--import', cpuPreload, join(root, 'scripts', 'typecheck-and-lint.mjs'), ...types.flatMap((t) => ['-p', t.project]), 'eslint', ...eslint[0].rest],
   };
-  return [combined, ...lintJobs().filter((j) => !j.name.startsWith('lint: eslint'))];
+  return [combined, ...lintJobs(lint.filter((s) => s.bin !== 'eslint'))];
 }
 
 function jsonLines(path) {

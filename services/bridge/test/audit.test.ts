@@ -142,7 +142,7 @@ describe('the audit log: every security event through HTTP, in the log and at GE
     assert.equal(c.statusCode, 201, c.body);
     h.advance(3 * HOUR_MS);
     await h.opened.canisters.platform!.tick();
-    await h.app.fundsFollower.follow();
+    await h.app.fundsFollower.catchUp();
     await h.app.events.drain();
     admin = await (async () => ({ jar: (await h.login(ADMIN_EMAIL)).jar, user_id: admin.user_id }))();
     secrets.push(admin.jar.cookie!);

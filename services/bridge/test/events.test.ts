@@ -11,6 +11,7 @@ import { openDatabase, type Db } from '../src/core/db/index.ts';
 import { openTemplateDatabase } from './embedded-template.ts';
 import { EventLog, type BridgeEvent } from '../src/core/events/index.ts';
 import { GovernanceFollower } from '../src/core/events/governance-follower.ts';
+import { Poller } from '../src/core/events/poller.ts';
 import { freshPostgres } from './harness.ts';
 
 const ADMIN = principalFromSeed('events-test-admin');
@@ -86,6 +87,36 @@ describe('governance admin-event follower (decisions V1, V3)', () => {
       await database.close();
       p.close();
     }
+  });
+});
+
+describe("the followers' passes (decision V3)", () => {
+  it('a caller joins the pass under way; catchUp also runs one that starts after the call, so it sees a change the pass under way read before', async () => {
+    let source = 1;
+    const gates: Array<() => void> = [];
+    const seen: number[] = [];
+    const poller = new Poller({
+      pass: async () => {
+        const read = source; // what the pass reads, at its start
+        await new Promise<void>((resolve) => gates.push(resolve));
+        seen.push(read);
+        return read;
+      },
+      pollMs: 60_000,
+      events: { kick: () => undefined },
+      failure: { event: 'test.failed', message: 'failed' },
+    });
+    const underWay = poller.run();
+    source = 2; // changed after the pass under way read it
+    const joined = poller.run();
+    const caughtUp = poller.catchUp();
+    gates.shift()!();
+    assert.equal(await joined, 1, 'run() joins the pass under way: it read before the change');
+    await new Promise((resolve) => setImmediate(resolve));
+    gates.shift()!();
+    assert.equal(await caughtUp, 1 + 2, 'catchUp: the joined pass, then one that read the change');
+    assert.equal(await underWay, 1);
+    assert.deepEqual(seen, [1, 2], 'two passes, one at a time');
   });
 });
 

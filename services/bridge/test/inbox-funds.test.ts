@@ -36,13 +36,13 @@ const feed = async (m: Member): Promise<Item[]> => {
 };
 const mails = (to: string, subject: RegExp) => h.emails().filter((m) => m.to.includes(to) && subject.test(m.subject));
 /**
- * One pass of the follower (or the one under way), then the subscribers (feed, emails) up to the end of
- * the log. The bridge's own pass every 5 s may have copied an event first, so the count a pass returns
- * is asserted only where nothing new can have happened (following again adds nothing); what was copied
- * is checked by what the members see.
+ * The follower brought up to what the canisters hold now, then the subscribers (feed, emails) up to the
+ * end of the log. The bridge's own pass every 5 s may have copied an event first, so the count is
+ * asserted only where nothing new can have happened (following again adds nothing); what was copied is
+ * checked by what the members see.
  */
 async function follow(): Promise<number> {
-  const n = await h.app.fundsFollower.follow();
+  const n = await h.app.fundsFollower.catchUp();
   await h.app.events.drain();
   return n;
 }

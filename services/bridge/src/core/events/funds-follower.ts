@@ -44,6 +44,11 @@ export class FundsFollower {
     return this.#poll.run();
   }
 
+  /** Copies what the canisters hold now, even if a pass under way read them before the call; returns how many were new. */
+  catchUp(): Promise<number> {
+    return this.#poll.catchUp();
+  }
+
   async #published(source: string, notLike?: string): Promise<Set<string>> {
     let q = this.#o.db.selectFrom('bridge_events').select('source_id').where('source', '=', source);
     if (notLike) q = q.where('source_id', 'not like', notLike);

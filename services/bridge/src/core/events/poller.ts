@@ -33,6 +33,14 @@ export class Poller {
     return this.#running;
   }
 
+  /**
+   * A pass that starts after this call: the one under way (which may have read before the call) is
+   * joined, then one more runs. Returns what both found.
+   */
+  async catchUp(): Promise<number> {
+    return (await this.run()) + (await this.run());
+  }
+
   start(): void {
     const pass = async (): Promise<void> => {
       try {

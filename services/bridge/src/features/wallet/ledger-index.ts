@@ -77,8 +77,7 @@ export class LedgerIndex {
    * this was called; false when the passes' page bound stopped it short (a new index reading a long log).
    */
   async catchUp(): Promise<boolean> {
-    await this.#poll.run();
-    await this.#poll.run();
+    await this.#poll.catchUp();
     return (await this.indexed()) >= this.#tip;
   }
 
