@@ -14,6 +14,7 @@ import { lockDirectory } from '@domdao/canisters/embedded';
 import { databaseThrottle } from './core/auth/brute-force.ts';
 import { corsOptions } from './core/auth/cors.ts';
 import { createGuards } from './core/auth/guards.ts';
+import { passwordHasher, type Argon2Cost } from './core/auth/passwords.ts';
 import loginPage from './features/sign-in/login-page.ts';
 import authRoutes from './features/sign-in/routes.ts';
 import { sealer } from './core/auth/seal.ts';
@@ -112,6 +113,11 @@ export interface BridgeParts {
   databaseFailure?: () => Error | undefined;
   /** The bridge's metrics (decision B69); made here when not given. */
   metrics?: BridgeMetrics;
+  /**
+   * Tests only: argon2id's cost for new hashes (decision R23). Every bridge a configuration opens, and
+   * every process a test starts, hashes at decision B5's.
+   */
+  passwordCost?: Argon2Cost;
 }
 
 export const BRIDGE_VERSION = '0.1.0';
@@ -166,6 +172,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     frontendOrigins: frontendOrigins(config),
     events,
     audit,
+    passwords: passwordHasher(parts.passwordCost),
     now,
   };
 
@@ -220,6 +227,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     throttle: ctx.throttle,
     membership: ctx.canisters.membership,
     blindIndex,
+    passwords: ctx.passwords,
     frontendOrigins: ctx.frontendOrigins,
     guards,
     audit,
@@ -277,6 +285,8 @@ export interface OpenBridgeOptions {
   embeddedSyncFault?: (fd: number) => void;
   /** The metrics registry (decision B69); `npm start` passes the one the three services share. */
   metrics?: Metrics;
+  /** Tests only: see BridgeParts.passwordCost. */
+  passwordCost?: Argon2Cost;
 }
 
 /** Opens every dependency from configuration: database, session store, canisters, notification client, keys. */
@@ -377,6 +387,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     ...(options.outboxFaults && { outboxFaults: options.outboxFaults }),
     ...(options.ai && { ai: options.ai }),
     ...(options.jobTimer === false && { jobTimer: false }),
+    ...(options.passwordCost && { passwordCost: options.passwordCost }),
   });
   app.addHook('onClose', async () => {
     log.flush();

@@ -28,6 +28,15 @@ export const WEBHOOK_SECRET = 'whsec_test_0123456789abcdef';
 export const ADMIN_EMAIL = 'root@domdao.example';
 export const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
+/**
+ * Decision R23: the bridges this harness opens hash new passwords with argon2id at the least cost it
+ * accepts (8 KiB, one pass) instead of decision B5's 19 MiB and two passes, about 0.3 ms a hash
+ * instead of 23: the suite registers, signs in and resets passwords thousands of times, and B5's cost
+ * was an eighth of a bridge file's CPU. B5's cost is what every other bridge uses (openBridge's
+ * default, every process a test starts) and is checked by registration.test.ts.
+ */
+export const TEST_PASSWORD_COST = { memoryCost: 8, timeCost: 1 } as const;
+
 export type Backend = { db: 'pglite' | 'postgres'; sessions: 'database' | 'redis' };
 export const BACKENDS: Backend[] = [
   { db: 'pglite', sessions: 'database' },
@@ -89,6 +98,8 @@ export async function bridge(
     outboxFaults?: FaultHook;
     jobTimer?: boolean;
     embeddedSyncFault?: (fd: number) => void;
+    /** Hash at decision B5's cost, as a bridge opened from configuration does, instead of TEST_PASSWORD_COST. */
+    productionPasswords?: boolean;
   } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'domdao-bridge-'));
@@ -136,8 +147,16 @@ export async function bridge(
   let config: ReturnType<typeof loadBridgeConfig>;
   let opened: Awaited<ReturnType<typeof openBridge>>;
   const notifier = createNotificationClient({ baseUrl: notificationUrl, token: 'bridge-test-notification-token', logger: { warn: () => undefined } });
-  const open = (f: typeof faults) =>
-    openBridge(config, fullEnv, { now: () => now, canisterClock: () => BigInt(now) * 1_000_000n, scheduler: false, logStream: logs.stream, notifier, ...f });
+  const open = ({ productionPasswords, ...f }: typeof faults) =>
+    openBridge(config, fullEnv, {
+      now: () => now,
+      canisterClock: () => BigInt(now) * 1_000_000n,
+      scheduler: false,
+      logStream: logs.stream,
+      notifier,
+      ...(!(productionPasswords ?? faults.productionPasswords) && { passwordCost: TEST_PASSWORD_COST }),
+      ...f,
+    });
   try {
     config = loadBridgeConfig(fullEnv);
     // Decision R13: a copy of a new, migrated database instead of making one (about 4 s each).

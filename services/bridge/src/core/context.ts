@@ -9,6 +9,7 @@ import type { BridgeKeys } from './keys.ts';
 import type { Outbox } from './outbox/index.ts';
 import type { EventLog } from './events/index.ts';
 import type { AuditRecorder } from './audit/index.ts';
+import type { Passwords } from './auth/passwords.ts';
 
 /** Opens the HPKE-sealed registration fields the client encrypted to the bridge's key. */
 export interface SealedFieldOpener {
@@ -32,6 +33,8 @@ export interface BridgeContext {
   events: EventLog;
   /** Security events: one log line and one audit_log row each (decision B61). */
   audit: AuditRecorder;
+  /** Password hashing (decision B5). */
+  passwords: Passwords;
   /** Wall clock, ms (tests move it). */
   now(): number;
 }

@@ -7,7 +7,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { HOUR_MS, recipientKey, tooMany } from '../../core/auth/brute-force.ts';
 import { csrfGuard } from '../../core/auth/csrf.ts';
-import { hashPassword } from '../../core/auth/passwords.ts';
 import { SESSION_COOKIE } from '../../core/auth/cookie.ts';
 import type { RecoveryContext } from './context.ts';
 import { deliver } from '../../core/email/deliveries.ts';
@@ -148,7 +147,7 @@ export default async function accountRecovery(app: BridgeApp, opts: AccountRecov
     // The policy before the token is spent: a refused password leaves the link usable.
     const weak = opts.passwordProblem(password, email);
     if (weak) throw new HttpError(400, 'WEAK_PASSWORD', `${weak} (12 to 128 characters; long passphrases are welcome)`);
-    const password_hash = await hashPassword(password);
+    const password_hash = await ctx.passwords.hash(password);
     const changed = await ctx.db.transaction().execute(async (tx) => {
       // Single use under concurrency: only one confirm can flip used_at.
       const spent = await tx

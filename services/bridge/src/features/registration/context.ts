@@ -3,6 +3,6 @@
 import type { BridgeConfig } from '../../config.ts';
 import type { BridgeContext } from '../../core/context.ts';
 
-export type RegistrationContext = Pick<BridgeContext, 'db' | 'outbox' | 'audit' | 'throttle' | 'opener' | 'now' | 'keys'> & {
+export type RegistrationContext = Pick<BridgeContext, 'db' | 'outbox' | 'audit' | 'throttle' | 'opener' | 'now' | 'keys' | 'passwords'> & {
   config: Pick<BridgeConfig, 'REGISTRATION_LIMIT_PER_CLIENT' | 'EMAIL_LIMIT_PER_RECIPIENT'>;
 };

@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { memberPrincipal } from '../../core/identity/member-identity.ts';
-import { hashPassword } from '../../core/auth/passwords.ts';
 import { HOUR_MS, recipientKey, tooMany } from '../../core/auth/brute-force.ts';
 import type { RegistrationContext } from './context.ts';
 import { HttpError } from '../../core/http/errors.ts';
@@ -92,7 +91,7 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
     const id = randomUUID();
     // The self-authenticating principal of the member's derived key (decision V5): the bridge can sign as it on the IC.
     const principal = memberPrincipal(ctx.keys.memberIdentitySecret, id);
-    const password_hash = await hashPassword(body.password);
+    const password_hash = await ctx.passwords.hash(body.password);
     const opId = `register:${id}`;
     try {
       // The user row and the create_account operation commit together (decision B24); the canister is

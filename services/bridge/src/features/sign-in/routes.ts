@@ -9,7 +9,7 @@ import { normaliseEmail } from '../../core/identity/email.ts';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../../core/auth/cookie.ts';
 import { csrfGuard } from '../../core/auth/csrf.ts';
 import type { Guards } from '../../core/auth/guards.ts';
-import { verifyPassword } from '../../core/auth/passwords.ts';
+import type { Passwords } from '../../core/auth/passwords.ts';
 import type { Session, SessionManager } from '../../core/auth/sessions.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import type { AuditRecorder } from '../../core/audit/index.ts';
@@ -25,6 +25,8 @@ export interface AuthOptions {
   membership: Pick<CanisterClients['membership'], 'get_membership_status'>;
   /** The email's blind index under the bridge's key (identity/email.ts). */
   blindIndex(email: string): Uint8Array;
+  /** Checks a password against the stored hash (decision B5). */
+  passwords: Pick<Passwords, 'verify'>;
   frontendOrigins: ReadonlySet<string>;
   guards: Guards;
   /** Sign-ins, lockouts and ended sessions are audited (decision B61). */
@@ -63,7 +65,7 @@ export function sessionBody(s: Pick<Session, 'user_id' | 'email' | 'roles'>) {
 
 export default async function authRoutes(
   app: BridgeApp,
-  { config, db, sessions, throttle, membership, blindIndex, frontendOrigins, guards, audit, signIn }: AuthOptions,
+  { config, db, sessions, throttle, membership, blindIndex, passwords, frontendOrigins, guards, audit, signIn }: AuthOptions,
 ): Promise<void> {
   const { currentSession } = guards;
   const csrf = csrfGuard(frontendOrigins, SESSION_COOKIE);
@@ -98,7 +100,7 @@ export default async function authRoutes(
       .where('email_index', '=', index)
       .executeTakeFirst();
     // Same work and the same answer for an unknown email and a wrong password.
-    if (!(await verifyPassword(user?.password_hash, password)) || !user) {
+    if (!(await passwords.verify(user?.password_hash, password)) || !user) {
       // The account an attempt named is its subject; an address with no account names none (decision B63).
       await audit.record(req, { event: 'auth.login_failed', subject: user?.id, outcome: 'failure', detail: { reason: 'invalid_credentials' } });
       signIn?.failed();

@@ -10,7 +10,6 @@
 // the mailbox's owner verified, and a bootstrap admin address gets `admin` only with both proofs.
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { hashPassword, verifyPassword } from '../../core/auth/passwords.ts';
 import { firstOrigin } from '../../config.ts';
 import type { VerificationContext } from './context.ts';
 import { deliver } from '../../core/email/deliveries.ts';
@@ -105,7 +104,7 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
         throw new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many wrong passwords; try again in ${wait} seconds, or choose a new password`, {
           'retry-after': String(wait),
         });
-      if (!(await verifyPassword(owner.password_hash, proof.password))) {
+      if (!(await ctx.passwords.verify(owner.password_hash, proof.password))) {
         await ctx.audit.record(req, {
           event: 'verification.password_refused',
           subject: owner.id,
@@ -128,7 +127,7 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
       const email = (await ctx.opener.open('email', owner.email_encrypted)).trim();
       const weak = passwordProblem(proof.new_password, email);
       if (weak) throw new HttpError(400, 'WEAK_PASSWORD', `${weak} (12 to 128 characters; long passphrases are welcome)`);
-      const password_hash = await hashPassword(proof.new_password);
+      const password_hash = await ctx.passwords.hash(proof.new_password);
       const passwordOp = `password:${opId}:${randomUUID()}`;
       // The new hash and the verification commit together, the canister's copy first (decision B28).
       await ctx.db.transaction().execute(async (tx) => {
