@@ -9,7 +9,10 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../src/core/db/index.ts';
+import { Kysely } from 'kysely';
+import { migrate, openDatabase } from '../src/core/db/index.ts';
+import { openEmbedded } from '../src/core/db/embedded.ts';
+import { pgliteDialect, type Lite } from '../src/core/db/pglite-dialect.ts';
 
 const TEMPLATE = 'bridge-pglite';
 
@@ -71,26 +74,173 @@ export async function seededDataDir(prefix: string): Promise<string> {
 }
 
 /**
- * `openDatabase({})` for tests that drive a feature's functions on PGlite: a copy of the template in a
- * directory of its own (removed by `close`), without fsync, as an in-memory database would be.
+ * `openDatabase({})` for tests that drive a feature's functions on PGlite: the template's database,
+ * lent from the pool below (decision R24) and handed back by `close`.
  */
 export async function openTemplateDatabase(): ReturnType<typeof openDatabase> {
-  const dir = mkdtempSync(join(tmpdir(), 'domdao-test-db-'));
+  const loan = await lendEmbeddedDatabase();
   try {
-    await seedEmbeddedDatabase(join(dir, 'pglite'));
-    const database = await openDatabase({ dir: join(dir, 'pglite'), embeddedFsync: false });
-    return {
-      ...database,
-      async close() {
-        try {
-          await database.close();
-        } finally {
-          rmSync(dir, { recursive: true, force: true });
-        }
-      },
-    };
+    return await openDatabase({ lent: { lite: loan.lite, release: () => loan.giveBack() } });
   } catch (e) {
-    rmSync(dir, { recursive: true, force: true });
+    await loan.giveBack();
     throw e;
   }
+}
+
+// Decision R24: started embedded databases are lent to one bridge (or test) at a time and used again
+// by the next one in the process, reset to the template, instead of a new copy started each time:
+// PGlite's start (its file bundle, the pgvector module, PostgreSQL's start) and the copy were about
+// 0.25 of the 0.4 CPU-s a harness bridge took to open and close. A returned database is reset
+// (DISCARD ALL, every table but the migrations' truncated, identities restarted) and used again only
+// when its fingerprint (schema, triggers, functions, extensions, sequences, settings, migrations)
+// equals the template's as it opened; otherwise it is closed and removed. A bridge whose data must
+// outlive its app (a restart, a test that reopens DATA_DIR) gets the database back in its own
+// DATA_DIR/pglite when its app closes: `surrender`, and from then on it is an ordinary directory.
+
+/** At most this many started databases wait for the next loan; more are closed as they come back. */
+const IDLE_MAX = 2;
+
+interface Pooled {
+  lite: Lite;
+  /** The directory its `pglite` directory is in; removed when it is closed (or the process ends). */
+  home: string;
+}
+
+const idle: Pooled[] = [];
+let expected: Promise<string> | undefined;
+/** Every pooled database's directory not yet removed: what a process that ends leaves is removed with it. */
+const homes = new Set<string>();
+let removeAtExit = false;
+
+const FINGERPRINT = `
+  select md5(coalesce(string_agg(line, E'\n' order by line), '')) as fingerprint from (
+    select 'relation ' || n.nspname || '.' || c.relname || ' ' || c.relkind::text || ' ' || c.relpersistence::text as line
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast') and n.nspname not like 'pg_temp%' and n.nspname not like 'pg_toast_temp%'
+    union all select 'column ' || a.attrelid::regclass || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull || ' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
+      from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
+      left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
+      where n.nspname = 'public' and a.attnum > 0 and not a.attisdropped
+    union all select 'constraint ' || conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid) from pg_constraint where connamespace = 'public'::regnamespace
+    union all select 'index ' || pg_get_indexdef(i.indexrelid) from pg_index i join pg_class c on c.oid = i.indexrelid where c.relnamespace = 'public'::regnamespace
+    union all select 'trigger ' || tgrelid::regclass || ' ' || tgname || ' ' || tgenabled::text from pg_trigger where not tgisinternal
+    union all select 'function ' || p.oid::regprocedure || ' ' || md5(coalesce(p.prosrc, '')) from pg_proc p where p.pronamespace = 'public'::regnamespace
+    union all select 'type ' || t.typname from pg_type t where t.typnamespace = 'public'::regnamespace
+    union all select 'extension ' || extname || ' ' || extversion from pg_extension
+    union all select 'schema ' || nspname from pg_namespace where nspname not like 'pg_temp%' and nspname not like 'pg_toast_temp%'
+    union all select 'role ' || rolname from pg_roles
+    union all select 'sequence ' || schemaname || '.' || sequencename || ' ' || coalesce(last_value::text, 'unread') from pg_sequences
+    union all select 'setting ' || name || '=' || setting || ' ' || source from pg_settings where source not in ('default', 'override', 'configuration file', 'command line', 'environment variable', 'client')
+    union all select 'migration ' || name from kysely_migration
+  ) lines`;
+
+async function fingerprint(lite: Lite): Promise<string> {
+  return (await lite.query<{ fingerprint: string }>(FINGERPRINT)).rows[0]!.fingerprint;
+}
+
+async function migrateLite(lite: Lite): Promise<void> {
+  const k = new Kysely<unknown>({ dialect: pgliteDialect(lite) });
+  await migrate(k);
+  await k.destroy();
+}
+
+/** A copy of the template, started as a bridge starts its own (fsync on, decision P16). */
+async function startPooled(): Promise<Pooled> {
+  if (!removeAtExit) {
+    removeAtExit = true;
+    process.once('exit', () => homes.forEach(remove));
+  }
+  const home = mkdtempSync(join(tmpdir(), 'domdao-test-pooled-'));
+  homes.add(home);
+  try {
+    await seedEmbeddedDatabase(join(home, 'pglite'));
+    const lite = await openEmbedded(join(home, 'pglite'), { migrate: migrateLite });
+    expected ??= fingerprint(lite);
+    return { lite, home };
+  } catch (e) {
+    remove(home);
+    throw e;
+  }
+}
+
+function remove(home: string): void {
+  rmSync(home, { recursive: true, force: true });
+  homes.delete(home);
+}
+
+async function discard(p: Pooled): Promise<void> {
+  try {
+    await p.lite.close();
+  } finally {
+    remove(p.home);
+  }
+}
+
+/** Back to the template's state, or false when the database is not what the template was. */
+async function reset(lite: Lite): Promise<boolean> {
+  await lite.exec('discard all');
+  const tables = (
+    await lite.query<{ name: string }>(
+      `select quote_ident(relname) as name from pg_class where relnamespace = 'public'::regnamespace and relkind in ('r', 'p') and relname not like 'kysely\\_%'`,
+    )
+  ).rows.map((r) => r.name);
+  // Only what a bridge wrote to (a table with rows, or whose identity moved): truncating all 23 tables
+  // took 45 ms, most of a reset.
+  const dirty =
+    tables.length === 0
+      ? []
+      : (
+          await lite.query<{ name: string }>(
+            `${tables.map((t) => `select ${quoteLiteral(t)} as name where exists (select from ${t})`).join(' union all ')}
+             union all select distinct quote_ident(c.relname) from pg_depend d join pg_class c on c.oid = d.refobjid join pg_sequences s on (quote_ident(s.schemaname) || '.' || quote_ident(s.sequencename))::regclass = d.objid
+               where d.classid = 'pg_class'::regclass and d.refclassid = 'pg_class'::regclass and s.last_value is not null and c.relnamespace = 'public'::regnamespace`,
+          )
+        ).rows.map((r) => r.name);
+  // The audit log refuses TRUNCATE (decision B61) through a trigger: replica mode skips triggers.
+  if (dirty.length > 0)
+    await lite.exec(`begin; set local session_replication_role = replica; truncate ${[...new Set(dirty)].join(', ')} restart identity cascade; commit`);
+  return (await fingerprint(lite)) === (await expected);
+}
+
+const quoteLiteral = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+export interface EmbeddedLoan {
+  lite: Lite;
+  /** Reset and kept for the next loan (or closed when it is not the template's any more, or IDLE_MAX wait). */
+  giveBack(): Promise<void>;
+  /** Closed, and its `pglite` directory moved to `dir` (which must not exist): a bridge's own from then on. */
+  surrender(dir: string): Promise<void>;
+}
+
+/** A started embedded database in the template's state, the pool's or a new one. */
+export async function lendEmbeddedDatabase(): Promise<EmbeddedLoan> {
+  const p = idle.pop() ?? (await startPooled());
+  let done = false;
+  const once = () => {
+    if (done) throw new Error('this embedded database was already given back');
+    done = true;
+  };
+  return {
+    lite: p.lite,
+    async giveBack() {
+      once();
+      let clean = false;
+      try {
+        clean = await reset(p.lite);
+      } catch {
+        clean = false;
+      }
+      if (clean && idle.length < IDLE_MAX) idle.push(p);
+      else await discard(p);
+    },
+    async surrender(dir) {
+      once();
+      try {
+        await p.lite.close();
+        renameSync(join(p.home, 'pglite'), dir);
+      } finally {
+        remove(p.home);
+      }
+    },
+  };
 }

@@ -18,7 +18,7 @@ import type { FaultHook } from '../src/core/outbox/index.ts';
 import { loadBridgeConfig } from '../src/config.ts';
 import { encryptRegistration } from '../src/features/registration/client-crypto.ts';
 import { signPayload } from '../src/features/payments/signature.ts';
-import { seedEmbeddedDatabase } from './embedded-template.ts';
+import { lendEmbeddedDatabase, seedEmbeddedDatabase, type EmbeddedLoan } from './embedded-template.ts';
 import { forgetPostgresTemplate, postgresTemplate } from './postgres-template.ts';
 
 export const APP = 'https://app.domdao.example';
@@ -147,8 +147,21 @@ export async function bridge(
   let config: ReturnType<typeof loadBridgeConfig>;
   let opened: Awaited<ReturnType<typeof openBridge>>;
   const notifier = createNotificationClient({ baseUrl: notificationUrl, token: 'bridge-test-notification-token', logger: { warn: () => undefined } });
+  // Decision R24: the embedded database is lent from the process's pool; it goes back when the bridge
+  // closes for good, and into DATA_DIR/pglite when its app closes otherwise (a restart, a test that
+  // reopens the directory), where it stays the bridge's own.
+  let loan: EmbeddedLoan | undefined;
+  let closing = false;
+  const handBack = async () => {
+    const l = loan;
+    loan = undefined;
+    if (!l) return;
+    if (closing) await l.giveBack();
+    else await l.surrender(join(dir, 'pglite'));
+  };
   const open = ({ productionPasswords, ...f }: typeof faults) =>
     openBridge(config, fullEnv, {
+      ...(loan && { embeddedDatabase: { lite: loan.lite, release: handBack } }),
       now: () => now,
       canisterClock: () => BigInt(now) * 1_000_000n,
       scheduler: false,
@@ -159,10 +172,15 @@ export async function bridge(
     });
   try {
     config = loadBridgeConfig(fullEnv);
-    // Decision R13: a copy of a new, migrated database instead of making one (about 4 s each).
-    if (!config.DATABASE_URL && config.DATA_DIR === dir) await seedEmbeddedDatabase(join(dir, 'pglite'));
+    // Decision R13: a new, migrated database without making one (about 4 s each); R24: a started one.
+    if (!config.DATABASE_URL && config.DATA_DIR === dir) {
+      if (config.EMBEDDED_DATABASE_FSYNC && !faults.embeddedSyncFault) loan = await lendEmbeddedDatabase();
+      else await seedEmbeddedDatabase(join(dir, 'pglite'));
+    }
     opened = await open(faults);
   } catch (err) {
+    closing = true;
+    await handBack();
     await release();
     throw err;
   }
@@ -281,7 +299,9 @@ export async function bridge(
       });
     },
     async close() {
+      closing = true;
       await app.close();
+      await handBack();
       await release();
     },
   };

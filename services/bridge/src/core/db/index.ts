@@ -17,7 +17,7 @@ import * as audit from './migrations/060-audit.ts';
 import * as displayNames from './migrations/061-display-names.ts';
 import * as wallet from './migrations/062-wallet.ts';
 import * as proposalEventsIndex from './migrations/064-proposal-events-index.ts';
-import { pgliteDialect } from './pglite-dialect.ts';
+import { pgliteDialect, type Lite } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 import type { EmbeddedUpgrade } from './embedded.ts';
 
@@ -60,6 +60,18 @@ export interface OpenDatabaseOptions {
   onEmbeddedSyncFailed?: (err: Error) => void;
   /** PGlite, tests only: told of each sync of its files; a throw stands for a failed sync. */
   onEmbeddedSync?: (fd: number) => void;
+  /**
+   * PGlite, tests only (decision R24): an instance opened elsewhere, used instead of `dir`; migrated
+   * here, and `close()` hands it back through `release` instead of closing it.
+   */
+  lent?: LentDatabase;
+}
+
+/** An embedded database lent to one bridge at a time (decision R24). */
+export interface LentDatabase {
+  lite: Lite;
+  /** Called once the bridge is done with it (its close), after its last statement. */
+  release(): Promise<void>;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: Db; kind: 'postgres' | 'pglite'; pool?: pg.Pool; close(): Promise<void> }> {
@@ -78,6 +90,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: 
     // listener that emission ends the process (CI saw it in the decision B17 outage test).
     pool.on('connect', (client) => client.on('error', () => undefined));
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  } else if (options.lent) {
+    kind = 'pglite';
+    const lent = options.lent;
+    db = new Kysely<Database>({ dialect: pgliteDialect(lent.lite) });
+    extra = () => lent.release();
   } else {
     kind = 'pglite';
     // Loaded only here, so a deployment on PostgreSQL never loads PGlite (decision P13).

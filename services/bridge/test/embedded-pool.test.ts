@@ -1,0 +1,105 @@
+// Decision R24: the embedded databases the test harness lends. A database given back is the
+// template's again (no row, identities restarted) or is never lent again; one is lent to one bridge
+// at a time; a bridge whose app closes other than for good keeps its data in DATA_DIR/pglite, as a
+// bridge that opened its own directory does.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { openBridge } from '../src/app.ts';
+import { loadBridgeConfig } from '../src/config.ts';
+import { openDatabase } from '../src/core/db/index.ts';
+import { bridge } from './harness.ts';
+import { lendEmbeddedDatabase, type EmbeddedLoan } from './embedded-template.ts';
+
+const count = async (loan: EmbeddedLoan, table: string) => Number((await loan.lite.query<{ n: string }>(`select count(*) as n from ${table}`)).rows[0]!.n);
+
+describe('decision R24: the harness lends started embedded databases', () => {
+  it('a database given back is lent again with no row and its identities restarted, the audit log too', async () => {
+    const first = await lendEmbeddedDatabase();
+    const database = await openDatabase({ lent: { lite: first.lite, release: () => first.giveBack() } });
+    await database.db
+      .insertInto('audit_log')
+      .values({ at: new Date(), event: 'test.event', actor: 'system', client: '127.0.0.1', outcome: 'success', detail: '{}' })
+      .execute();
+    await database.db
+      .insertInto('audit_log')
+      .values({ at: new Date(), event: 'test.event', actor: 'system', client: '127.0.0.1', outcome: 'success', detail: '{}' })
+      .execute();
+    await database.db.insertInto('secret_fingerprints').values({ name: 'ACCESS_TOKEN', fingerprint: 'x', seen_at: new Date() }).execute();
+    // A row written and removed again still moved the identity.
+    await database.db.deleteFrom('secret_fingerprints').execute();
+    assert.equal(await count(first, 'audit_log'), 2);
+    await database.close();
+
+    const second = await lendEmbeddedDatabase();
+    try {
+      assert.equal(second.lite, first.lite, 'the same started database is lent again');
+      assert.equal(await count(second, 'audit_log'), 0);
+      assert.equal(await count(second, 'secret_fingerprints'), 0);
+      const id = await second.lite.query<{ id: string }>(
+        "insert into audit_log (at, event, actor, client, outcome, detail) values (now(), 'test.event', 'system', '127.0.0.1', 'success', '{}') returning id",
+      );
+      assert.equal(String(id.rows[0]!.id), '1', 'the identity starts again at 1');
+      // The append-only rule still holds in a database that was reset (decision B61).
+      await assert.rejects(second.lite.query('delete from audit_log'), /audit_log is append-only/);
+    } finally {
+      await second.giveBack();
+    }
+  });
+
+  it('a database a test changed (a table, a column, a function, a sequence of its own) is not lent again', async () => {
+    for (const change of [
+      'create table notes (body text)',
+      'alter table users add column nickname text',
+      'create function answer() returns int language sql as $$ select 42 $$',
+      "create sequence counter; select nextval('counter')",
+    ]) {
+      const changed = await lendEmbeddedDatabase();
+      await changed.lite.exec(change);
+      await changed.giveBack();
+      const next = await lendEmbeddedDatabase();
+      try {
+        assert.notEqual(next.lite, changed.lite, `lent again after ${change}`);
+        const relations = await next.lite.query("select 1 from pg_class where relname in ('notes', 'counter')");
+        assert.equal(relations.rows.length, 0);
+        const columns = await next.lite.query("select 1 from information_schema.columns where table_name = 'users' and column_name = 'nickname'");
+        assert.equal(columns.rows.length, 0);
+      } finally {
+        await next.giveBack();
+      }
+    }
+  });
+
+  it('a database is lent to one holder at a time and given back once', async () => {
+    const a = await lendEmbeddedDatabase();
+    const b = await lendEmbeddedDatabase();
+    assert.notEqual(a.lite, b.lite);
+    await a.giveBack();
+    await assert.rejects(a.giveBack(), /already given back/);
+    await b.giveBack();
+  });
+
+  it('a bridge whose app closes other than for good keeps its data in DATA_DIR/pglite, where a reopened bridge finds it', async () => {
+    const h = await bridge();
+    try {
+      await h.member('kept@example.org');
+      const pgdir = join(h.env.DATA_DIR!, 'pglite');
+      assert.equal(existsSync(pgdir), false, 'the lent database is not in DATA_DIR while the bridge runs');
+      await h.app.close();
+      assert.equal(existsSync(join(pgdir, 'PG_VERSION')), true, 'it is there once the app closed');
+      const reopened = await openBridge(loadBridgeConfig(h.env), h.env, { scheduler: false, logStream: h.logs.stream });
+      try {
+        const users = await reopened.db.selectFrom('users').select('id').execute();
+        assert.equal(users.length, 1);
+      } finally {
+        await reopened.app.close();
+      }
+      // And a restart of the harness opens the same directory.
+      await h.restart();
+      assert.equal((await h.login('kept@example.org')).res.statusCode, 200);
+    } finally {
+      await h.close();
+    }
+  });
+});
