@@ -113,10 +113,7 @@ export interface BridgeParts {
   databaseFailure?: () => Error | undefined;
   /** The bridge's metrics (decision B69); made here when not given. */
   metrics?: BridgeMetrics;
-  /**
-   * Tests only: argon2id's cost for new hashes (decision R23). Every bridge a configuration opens, and
-   * every process a test starts, hashes at decision B5's.
-   */
+  /** Tests only: argon2id's cost for new hashes (decision R23); otherwise decision B5's. */
   passwordCost?: Argon2Cost;
 }
 
