@@ -23,7 +23,7 @@ import { sessionManager } from './core/auth/sessions.ts';
 import { openCanisters, type OpenedCanisters } from './canisters.ts';
 import { frontendOrigins, type BridgeConfig } from './config.ts';
 import type { BridgeContext } from './core/context.ts';
-import { openDatabase, type Db, type LentDatabase } from './core/db/index.ts';
+import { openDatabase, type Db, type OpenDatabaseOptions } from './core/db/index.ts';
 import { compiledSchemas } from './core/http/compiled-schemas.ts';
 import { bridgeErrorHandler, livenessRoute, unreadableUrl } from './core/http/error-handler.ts';
 import { HttpError, sendError } from './core/http/errors.ts';
@@ -266,7 +266,8 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   return app;
 }
 
-export interface OpenBridgeOptions {
+/** `lent` and `embeddedInitdb`: tests only, for the embedded database (decisions R24, R25). */
+export interface OpenBridgeOptions extends Pick<OpenDatabaseOptions, 'lent' | 'embeddedInitdb'> {
   now?: () => number;
   logStream?: DestinationStream;
   notifier?: NotificationClient;
@@ -284,8 +285,6 @@ export interface OpenBridgeOptions {
   metrics?: Metrics;
   /** Tests only: see BridgeParts.passwordCost. */
   passwordCost?: Argon2Cost;
-  /** Tests only: the embedded database, already open, instead of DATA_DIR's (decision R24). */
-  embeddedDatabase?: LentDatabase;
 }
 
 /** Opens every dependency from configuration: database, session store, canisters, notification client, keys. */
@@ -325,7 +324,8 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
             log.logger.warn({ event: 'database.connection_lost', err: err.message }, 'an idle database connection was closed; it will be reopened on demand'),
         }
       : {
-          ...(options.embeddedDatabase && { lent: options.embeddedDatabase }),
+          ...(options.lent && { lent: options.lent }),
+          ...(options.embeddedInitdb && { embeddedInitdb: options.embeddedInitdb }),
           dir: `${config.DATA_DIR}/pglite`,
           embeddedFsync: config.EMBEDDED_DATABASE_FSYNC,
           ...(options.embeddedSyncFault && { onEmbeddedSync: options.embeddedSyncFault }),

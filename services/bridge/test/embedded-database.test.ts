@@ -20,7 +20,7 @@ import { EmbeddedDatabaseFailed } from '../src/core/db/errors.ts';
 import { copyDatabase } from '../src/core/db/embedded-upgrade.ts';
 import { pgliteDialect, type Lite } from '../src/core/db/pglite-dialect.ts';
 import { bridge, type Bridge } from './harness.ts';
-import { seedEmbeddedDatabase } from './embedded-template.ts';
+import { initdbFromTemplate, seedEmbeddedDatabase } from './embedded-template.ts';
 
 const EMAIL = 'early@example.org';
 const DIM = 4096;
@@ -220,6 +220,30 @@ describe('decision P13: the embedded database', () => {
     const file = join(base, 'file');
     writeFileSync(file, 'x');
     await assert.rejects(openDatabase({ dir: file }), /is not a directory/);
+  });
+
+  it("decision R25: a test's stand-in for initdb's child builds beside the directory, and what is not PostgreSQL 18, or a failure, is discarded with a sentence", async () => {
+    const base = scratch();
+    const made: string[] = [];
+    const pgdir = join(base, 'made', 'pglite');
+    const d = await openDatabase({ dir: pgdir, embeddedInitdb: async (building) => (made.push(building), initdbFromTemplate(building)) });
+    after(() => d.close());
+    assert.deepEqual(made, [`${pgdir}.creating-${process.pid}`]);
+    assert.equal(version(pgdir), '18');
+    assert.deepEqual(readdirSync(join(pgdir, '..')), ['pglite'], 'nothing is left beside it');
+    const old = join(base, 'old', 'pglite');
+    const as17 = async (building: string) => (mkdirSync(building, { recursive: true }), writeFileSync(join(building, 'PG_VERSION'), '17\n'));
+    await assert.rejects(
+      openDatabase({ dir: old, embeddedInitdb: as17 }),
+      /creating the embedded database in .*old\/pglite failed: no PostgreSQL 18 database was made/,
+    );
+    const failing = join(base, 'failing', 'pglite');
+    const fails = async (building: string) => {
+      mkdirSync(building, { recursive: true });
+      throw new Error('out of space');
+    };
+    await assert.rejects(openDatabase({ dir: failing, embeddedInitdb: fails }), /creating the embedded database in .*failing\/pglite failed: out of space/);
+    assert.deepEqual([readdirSync(join(base, 'old')), readdirSync(join(base, 'failing'))], [[], []], 'no half-made directory is left');
   });
 });
 

@@ -11,10 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kysely } from 'kysely';
 import { migrate, openDatabase } from '../src/core/db/index.ts';
-import { openEmbedded } from '../src/core/db/embedded.ts';
+import { initdbChild, openEmbedded } from '../src/core/db/embedded.ts';
 import { pgliteDialect, type Lite } from '../src/core/db/pglite-dialect.ts';
 
 const TEMPLATE = 'bridge-pglite';
+const INITDB = 'pglite-initdb';
 
 let cacheDir: string | undefined;
 let made: Promise<string> | undefined;
@@ -53,6 +54,35 @@ function template(): Promise<string> {
     }
     return path;
   })());
+}
+
+let initdbMade: Promise<string> | undefined;
+
+/**
+ * Decision R25: initdb's output, made once per run by the child process the embedded database runs
+ * (`initdbChild`) and copied for each new directory a harness bridge makes (an upgrade from
+ * PostgreSQL 17 makes one): `openBridge`'s `embeddedInitdb`. The child itself, and what follows it
+ * (the check of the version, the sync, the rename), run as in production.
+ */
+export async function initdbFromTemplate(building: string): Promise<void> {
+  const made = await (initdbMade ??= (async () => {
+    const root = cache();
+    const path = join(root, INITDB);
+    if (existsSync(path)) return path;
+    const scratch = mkdtempSync(join(root, `initdb-${process.pid}-`));
+    try {
+      await initdbChild(join(scratch, 'out'));
+      try {
+        renameSync(join(scratch, 'out'), path);
+      } catch (e) {
+        if (!existsSync(path)) throw e;
+      }
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+    return path;
+  })());
+  cpSync(made, building, { recursive: true });
 }
 
 /** Puts a new, migrated embedded database at `dir` (which must not exist yet). */

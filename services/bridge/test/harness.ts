@@ -18,7 +18,7 @@ import type { FaultHook } from '../src/core/outbox/index.ts';
 import { loadBridgeConfig } from '../src/config.ts';
 import { encryptRegistration } from '../src/features/registration/client-crypto.ts';
 import { signPayload } from '../src/features/payments/signature.ts';
-import { lendEmbeddedDatabase, seedEmbeddedDatabase, type EmbeddedLoan } from './embedded-template.ts';
+import { initdbFromTemplate, lendEmbeddedDatabase, seedEmbeddedDatabase, type EmbeddedLoan } from './embedded-template.ts';
 import { forgetPostgresTemplate, postgresTemplate } from './postgres-template.ts';
 
 export const APP = 'https://app.domdao.example';
@@ -161,7 +161,8 @@ export async function bridge(
   };
   const open = ({ productionPasswords, ...f }: typeof faults) =>
     openBridge(config, fullEnv, {
-      ...(loan && { embeddedDatabase: { lite: loan.lite, release: handBack } }),
+      ...(loan && { lent: { lite: loan.lite, release: handBack } }),
+      embeddedInitdb: initdbFromTemplate,
       now: () => now,
       canisterClock: () => BigInt(now) * 1_000_000n,
       scheduler: false,

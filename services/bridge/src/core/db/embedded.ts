@@ -59,6 +59,8 @@ export interface OpenEmbeddedOptions {
   onSync?: (fd: number) => void;
   /** Told once when a sync failed: the database refuses every later statement (EmbeddedDatabaseFailed). */
   onSyncFailed?: (err: EmbeddedDatabaseFailed) => void;
+  /** Tests only (decision R25): makes initdb's output at `building` in place of initdb's child process. */
+  initdb?: (building: string) => Promise<void>;
 }
 
 export async function openEmbedded(dir: string | undefined, options: OpenEmbeddedOptions): Promise<PGlite> {
@@ -73,7 +75,7 @@ export async function openEmbedded(dir: string | undefined, options: OpenEmbedde
         throw new Error(
           `${dir} is missing but ${join(dirname(dir), kept)} holds the database it was carried over from; move that back to ${dir} (it will be carried over again) or remove it to start empty`,
         );
-      await create(dir);
+      await create(dir, options.initdb);
     } else if (version === '17') {
       const upgraded = await upgrade(dir, options);
       options.onUpgrade?.(upgraded);
@@ -168,7 +170,7 @@ function settleInterrupted(dir: string): void {
  * for it, ~190 MiB) goes back to the system when the child ends instead of staying in the bridge's
  * resident set. It builds beside the directory and is renamed in, so a crash leaves no half-made one.
  */
-async function create(dir: string): Promise<void> {
+async function create(dir: string, initdb = initdbChild): Promise<void> {
   if (existsSync(dir)) {
     if (readdirSync(dir).length > 0)
       throw new Error(`${dir} is not empty and holds no PostgreSQL database (no PG_VERSION); move it away or set DATA_DIR elsewhere`);
@@ -176,6 +178,25 @@ async function create(dir: string): Promise<void> {
   }
   const building = `${dir}.creating-${process.pid}`;
   mkdirSync(dirname(dir), { recursive: true });
+  try {
+    await initdb(building);
+  } catch (e) {
+    rmSync(building, { recursive: true, force: true });
+    throw new Error(`creating the embedded database in ${dir} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+  if (majorVersion(building) !== MAJOR) {
+    rmSync(building, { recursive: true, force: true });
+    throw new Error(`creating the embedded database in ${dir} failed: no PostgreSQL ${MAJOR} database was made`);
+  }
+  // PGlite runs PostgreSQL with fsync off (-F): what initdb wrote reaches the disk here, before the rename.
+  syncTree(building);
+  markSyncedWhole(building);
+  renameSync(building, dir);
+  fsyncPath(dirname(dir));
+}
+
+/** initdb in a child process, into `building` (see `create`). */
+export async function initdbChild(building: string): Promise<void> {
   const script = fileURLToPath(new URL('./pglite-initdb.mjs', import.meta.url));
   // V8's baseline compiler only: initdb's peak is ≈680 MB resident instead of ≈790, and it finishes sooner.
   const child = spawn(process.execPath, ['--liftoff-only', script, building, JSON.stringify(EMBEDDED_START_PARAMS)], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -188,15 +209,7 @@ async function create(dir: string): Promise<void> {
   const code = await new Promise<number | null>((resolve, reject) => child.once('error', reject).once('exit', resolve)).finally(() =>
     process.off('exit', orphan),
   );
-  if (code !== 0 || majorVersion(building) !== MAJOR) {
-    rmSync(building, { recursive: true, force: true });
-    throw new Error(`creating the embedded database in ${dir} failed (exit ${code}): ${stderr.trim() || 'no output'}`);
-  }
-  // PGlite runs PostgreSQL with fsync off (-F): what initdb wrote reaches the disk here, before the rename.
-  syncTree(building);
-  markSyncedWhole(building);
-  renameSync(building, dir);
-  fsyncPath(dirname(dir));
+  if (code !== 0) throw new Error(`initdb exited with ${code}: ${stderr.trim() || 'no output'}`);
 }
 
 /**
@@ -212,7 +225,7 @@ async function upgrade(dir: string, options: OpenEmbeddedOptions): Promise<Embed
   cpSync(dir, source, { recursive: true });
   let carried: CarriedOver;
   try {
-    await create(target);
+    await create(target, options.initdb);
     // Bulk rows with fsync off: the whole tree is synced once below, before the marker.
     const fresh = await start(target, { ...options, fsync: false });
     try {

@@ -65,6 +65,8 @@ export interface OpenDatabaseOptions {
    * here, and `close()` hands it back through `release` instead of closing it.
    */
   lent?: LentDatabase;
+  /** PGlite, tests only (decision R25): makes initdb's output in place of its child process. */
+  embeddedInitdb?: (building: string) => Promise<void>;
 }
 
 /** An embedded database lent to one bridge at a time (decision R24). */
@@ -109,6 +111,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: 
       ...(options.embeddedFsync !== undefined && { fsync: options.embeddedFsync }),
       ...(options.onEmbeddedSyncFailed && { onSyncFailed: options.onEmbeddedSyncFailed }),
       ...(options.onEmbeddedSync && { onSync: options.onEmbeddedSync }),
+      ...(options.embeddedInitdb && { initdb: options.embeddedInitdb }),
     });
     db = new Kysely<Database>({ dialect: pgliteDialect(lite) });
     extra = () => lite.close();
