@@ -32,28 +32,35 @@ function cache(): string {
   return (cacheDir = own);
 }
 
-/** The template's path, made by whichever process of the run needs it first. */
-function template(): Promise<string> {
-  return (made ??= (async () => {
-    const root = cache();
-    const path = join(root, TEMPLATE);
-    if (existsSync(path)) return path;
-    // Built in a directory of this process's own (the embedded database discards other builds
-    // beside it as a crash's leftovers), then renamed in: another worker that won the race keeps its.
-    const scratch = mkdtempSync(join(root, `build-${process.pid}-`));
+/**
+ * `name` in the run's cache, made by `build` by whichever process of the run needs it first. Built in
+ * a directory of this process's own (the embedded database discards other builds beside it as a
+ * crash's leftovers), then renamed in: another worker that won the race keeps its.
+ */
+async function madeOnce(name: string, build: (out: string) => Promise<void>): Promise<string> {
+  const root = cache();
+  const path = join(root, name);
+  if (existsSync(path)) return path;
+  const scratch = mkdtempSync(join(root, `build-${process.pid}-`));
+  try {
+    await build(join(scratch, 'pglite'));
     try {
-      const database = await openDatabase({ dir: join(scratch, 'pglite') });
-      await database.close();
-      try {
-        renameSync(join(scratch, 'pglite'), path);
-      } catch (e) {
-        if (!existsSync(path)) throw e;
-      }
-    } finally {
-      rmSync(scratch, { recursive: true, force: true });
+      renameSync(join(scratch, 'pglite'), path);
+    } catch (e) {
+      if (!existsSync(path)) throw e;
     }
-    return path;
-  })());
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  return path;
+}
+
+/** The template: a new directory opened and migrated by the production path, then closed cleanly. */
+function template(): Promise<string> {
+  return (made ??= madeOnce(TEMPLATE, async (out) => {
+    const database = await openDatabase({ dir: out });
+    await database.close();
+  }));
 }
 
 let initdbMade: Promise<string> | undefined;
@@ -65,24 +72,7 @@ let initdbMade: Promise<string> | undefined;
  * (the check of the version, the sync, the rename), run as in production.
  */
 export async function initdbFromTemplate(building: string): Promise<void> {
-  const made = await (initdbMade ??= (async () => {
-    const root = cache();
-    const path = join(root, INITDB);
-    if (existsSync(path)) return path;
-    const scratch = mkdtempSync(join(root, `initdb-${process.pid}-`));
-    try {
-      await initdbChild(join(scratch, 'out'));
-      try {
-        renameSync(join(scratch, 'out'), path);
-      } catch (e) {
-        if (!existsSync(path)) throw e;
-      }
-    } finally {
-      rmSync(scratch, { recursive: true, force: true });
-    }
-    return path;
-  })());
-  cpSync(made, building, { recursive: true });
+  cpSync(await (initdbMade ??= madeOnce(INITDB, initdbChild)), building, { recursive: true });
 }
 
 /** Puts a new, migrated embedded database at `dir` (which must not exist yet). */
