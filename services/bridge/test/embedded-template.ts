@@ -150,7 +150,8 @@ const FINGERPRINT = `
     union all select 'schema ' || nspname from pg_namespace where nspname not like 'pg_temp%' and nspname not like 'pg_toast_temp%'
     union all select 'role ' || rolname from pg_roles
     union all select 'sequence ' || schemaname || '.' || sequencename || ' ' || coalesce(last_value::text, 'unread') from pg_sequences
-    union all select 'setting ' || name || '=' || setting || ' ' || source from pg_settings where source not in ('default', 'override', 'configuration file', 'command line', 'environment variable', 'client')
+    union all select 'setting ' || name || '=' || setting || ' ' || source from pg_settings
+      where source not in ('default', 'override', 'configuration file', 'command line', 'environment variable', 'client')
     union all select 'migration ' || name from kysely_migration
   ) lines`;
 
@@ -212,7 +213,8 @@ async function reset(lite: Lite): Promise<boolean> {
       : (
           await lite.query<{ name: string }>(
             `${tables.map((t) => `select ${quoteLiteral(t)} as name where exists (select from ${t})`).join(' union all ')}
-             union all select distinct quote_ident(c.relname) from pg_depend d join pg_class c on c.oid = d.refobjid join pg_sequences s on (quote_ident(s.schemaname) || '.' || quote_ident(s.sequencename))::regclass = d.objid
+             union all select distinct quote_ident(c.relname) from pg_depend d join pg_class c on c.oid = d.refobjid
+               join pg_sequences s on (quote_ident(s.schemaname) || '.' || quote_ident(s.sequencename))::regclass = d.objid
                where d.classid = 'pg_class'::regclass and d.refclassid = 'pg_class'::regclass and s.last_value is not null and c.relnamespace = 'public'::regnamespace`,
           )
         ).rows.map((r) => r.name);
