@@ -1,7 +1,7 @@
 // Decision R24: the embedded databases the test harness lends. A database given back is the
 // template's again (no row, identities restarted) or is never lent again; one is lent to one bridge
-// at a time; a bridge whose app closes other than for good keeps its data in DATA_DIR/pglite, as a
-// bridge that opened its own directory does.
+// at a time and goes on with it through a restart; a bridge whose app closes other than for good or
+// for a restart keeps its data in DATA_DIR/pglite, as a bridge that opened its own directory does.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -78,6 +78,24 @@ describe('decision R24: the harness lends started embedded databases', () => {
     await a.giveBack();
     await assert.rejects(a.giveBack(), /already given back/);
     await b.giveBack();
+  });
+
+  it('a restart goes on with the database it had (what was committed is there, no copy in DATA_DIR); a restart with a sync fault opens DATA_DIR/pglite', async () => {
+    const h = await bridge();
+    try {
+      await h.member('restarted@example.org');
+      await h.restart();
+      assert.equal((await h.login('restarted@example.org')).res.statusCode, 200);
+      const pgdir = join(h.env.DATA_DIR!, 'pglite');
+      assert.equal(existsSync(pgdir), false);
+      const synced: number[] = [];
+      await h.restart({ embeddedSyncFault: (fd) => void synced.push(fd) });
+      assert.equal(existsSync(join(pgdir, 'PG_VERSION')), true);
+      assert.equal((await h.login('restarted@example.org')).res.statusCode, 200);
+      assert.ok(synced.length > 0, 'the reopened directory syncs through the hook');
+    } finally {
+      await h.close();
+    }
   });
 
   it('a bridge whose app closes other than for good keeps its data in DATA_DIR/pglite, where a reopened bridge finds it', async () => {

@@ -148,11 +148,13 @@ export async function bridge(
   let opened: Awaited<ReturnType<typeof openBridge>>;
   const notifier = createNotificationClient({ baseUrl: notificationUrl, token: 'bridge-test-notification-token', logger: { warn: () => undefined } });
   // Decision R24: the embedded database is lent from the process's pool; it goes back when the bridge
-  // closes for good, and into DATA_DIR/pglite when its app closes otherwise (a restart, a test that
-  // reopens the directory), where it stays the bridge's own.
+  // closes for good, goes on to the reopened app at a restart, and into DATA_DIR/pglite when its app
+  // closes otherwise (a test that reopens the directory), where it stays the bridge's own.
   let loan: EmbeddedLoan | undefined;
   let closing = false;
+  let restarting = false;
   const handBack = async () => {
+    if (restarting) return;
     const l = loan;
     loan = undefined;
     if (!l) return;
@@ -220,7 +222,13 @@ export async function bridge(
      * finishing anything (what a crash left stays as it is), then opened again, with other faults.
      */
     async restart(f: typeof faults = {}) {
-      await app.close();
+      // A sync fault is a hook of the database's start: such a restart opens the directory.
+      restarting = !f.embeddedSyncFault;
+      try {
+        await app.close();
+      } finally {
+        restarting = false;
+      }
       opened = await open(f);
       app = opened.app;
       await app.ready();
