@@ -11,7 +11,7 @@
 // Arguments select files by substring of their path; an argument naming an existing file runs that
 // file whatever its name (the runner's own test uses this for its fixtures).
 //
-// Scheduling (decision R17): TEST_CONCURRENCY files at a time (default 3: on 2 CPUs most files
+// Scheduling (decision R17): TEST_CONCURRENCY files at a time (default 4: on 2 CPUs many files
 // spend much of their time waiting on servers, sockets, disks and timers), longest first by the table
 // in scripts/test-plan.mjs, and at most one file of a lane at a time (a `// test-lane: <name>` line in
 // the file: the Chromium files, the files on the built wasm). Each file's CPU seconds (user + system,
@@ -61,7 +61,7 @@ function envNumber(name, fallback) {
   return n;
 }
 
-const concurrency = Math.max(1, envNumber('TEST_CONCURRENCY', 3));
+const concurrency = Math.max(1, envNumber('TEST_CONCURRENCY', 4));
 const fileTimeoutMs = envNumber('TEST_FILE_TIMEOUT_MS', 10 * 60 * 1000);
 const shared = envNumber('TEST_SHARED', 1) !== 0;
 const FAILURE_LINES = 80;
