@@ -35,8 +35,24 @@ export class ReentrantCallError extends Error {
   override name = 'ReentrantCallError';
 }
 
+/**
+ * Decision P21: one storage for every host of the process, each host's transaction under its own key.
+ * Node 20 keeps every AsyncLocalStorage that has run in a process-wide list, visits each one for every
+ * promise made anywhere in the process, and frees none: a storage per host made a process that opens
+ * hosts and never closes them (a core's property test opens hundreds) slow for everything after it.
+ */
+const CONTEXT = new AsyncLocalStorage<ReadonlyMap<EmbeddedHost, Transaction>>();
+
 export class EmbeddedHost {
-  private readonly context = new AsyncLocalStorage<Transaction>();
+  /** This host's transaction in the current async context, if any. */
+  private current(): Transaction | undefined {
+    return CONTEXT.getStore()?.get(this);
+  }
+
+  /** Runs `fn` with `tx` as this host's transaction; other hosts' stay as they were. */
+  private within<T>(tx: Transaction, fn: () => T): T {
+    return CONTEXT.run(new Map(CONTEXT.getStore()).set(this, tx), fn);
+  }
   private readonly stores = new Map<string, MemoryStore<StoreKey, unknown>>();
   private readonly queues = new Map<string, Promise<unknown>>();
   /** Update calls under way: their writes since the last commit point are not in the log yet. */
@@ -83,7 +99,7 @@ export class EmbeddedHost {
     const qualified = `${canister}/${name}`;
     let store = this.stores.get(qualified);
     if (!store) {
-      store = new MemoryStore<StoreKey, unknown>(canister, qualified, () => this.context.getStore(), this.loaded.get(qualified) ?? []);
+      store = new MemoryStore<StoreKey, unknown>(canister, qualified, () => this.current(), this.loaded.get(qualified) ?? []);
       this.stores.set(qualified, store);
       this.loaded.delete(qualified); // the store holds it now (and drops it once indexed)
     }
@@ -98,7 +114,7 @@ export class EmbeddedHost {
    */
   update<T>(canister: string, fn: () => T | Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the embedded host is closed'));
-    const parent = this.context.getStore();
+    const parent = this.current();
     if (parent?.reenters(canister)) {
       return Promise.reject(new ReentrantCallError(`re-entrant update call into ${canister} while it has one in progress`));
     }
@@ -126,7 +142,7 @@ export class EmbeddedHost {
    * embedded platform calls it before every inter-canister call; elsewhere it does nothing.
    */
   commitPoint(): void {
-    const tx = this.context.getStore();
+    const tx = this.current();
     if (!tx || tx.readOnly) return;
     const ops = tx.commitPoint();
     if (ops.length && this.wal && this.wal.append(ops)) this.wal.compactInBackground(() => this.capture());
@@ -135,7 +151,7 @@ export class EmbeddedHost {
   /** Runs `fn` as a query of `canister`: it sees committed state and may not write. */
   query<T>(canister: string, fn: () => T): T {
     this.assertOpen();
-    return this.context.run(new Transaction(canister, true, this.context.getStore()), fn);
+    return this.within(new Transaction(canister, true, this.current()), fn);
   }
 
   /**
@@ -155,17 +171,6 @@ export class EmbeddedHost {
     if (this.closed) return;
     this.closed = true;
     this.wal?.close();
-    this.releaseContext();
-  }
-
-  /**
-   * Node 20 keeps every AsyncLocalStorage that has run in a process-wide list, visits each one for
-   * every promise made anywhere in the process, and never frees one that is not disabled: a process
-   * that opens and closes hosts (a test process opens dozens) would pay for every closed one. Disabled
-   * once closed and idle: an update still under way must find its transaction for its last writes.
-   */
-  private releaseContext(): void {
-    if (this.closed && this.active.size === 0) this.context.disable();
   }
 
   private async runUpdate<T>(canister: string, parent: Transaction | undefined, fn: () => T | Promise<T>): Promise<Outcome<T>> {
@@ -174,7 +179,7 @@ export class EmbeddedHost {
     try {
       let value: T;
       try {
-        value = await this.context.run(tx, fn);
+        value = await this.within(tx, fn);
       } catch (error) {
         tx.rollback();
         return { ok: false, error, seq: this.wal?.lastSeq ?? 0 };
@@ -194,7 +199,6 @@ export class EmbeddedHost {
       return { ok: false, error, seq: this.wal?.lastSeq ?? 0 };
     } finally {
       this.active.delete(tx);
-      this.releaseContext();
     }
   }
 
