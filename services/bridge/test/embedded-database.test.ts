@@ -11,14 +11,14 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import { PGlite as PGlite17 } from 'pglite-pg17';
 import { vector as vector17 } from 'pglite-pg17/vector';
-import { migrate, openDatabase } from '../src/core/db/index.ts';
+import { migrateLite, openDatabase } from '../src/core/db/index.ts';
 import { EMBEDDED_START_PARAMS, openEmbedded, type OpenEmbeddedOptions } from '../src/core/db/embedded.ts';
 import { EmbeddedDatabaseFailed } from '../src/core/db/errors.ts';
 import { copyDatabase } from '../src/core/db/embedded-upgrade.ts';
-import { pgliteDialect, type Lite } from '../src/core/db/pglite-dialect.ts';
+import type { Lite } from '../src/core/db/pglite-dialect.ts';
 import { bridge, type Bridge } from './harness.ts';
 import { initdbFromTemplate, seedEmbeddedDatabase } from './embedded-template.ts';
 
@@ -45,12 +45,6 @@ function treeHash(dir: string): string {
   };
   walk(dir, '');
   return h.digest('hex');
-}
-
-async function migrateLite(lite: Lite): Promise<void> {
-  const k = new Kysely<unknown>({ dialect: pgliteDialect(lite) });
-  await migrate(k);
-  await k.destroy();
 }
 
 type PGlite17Lite = Lite & { waitReady: Promise<void>; close(): Promise<void> };

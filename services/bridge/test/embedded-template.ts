@@ -9,10 +9,9 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kysely } from 'kysely';
-import { migrate, openDatabase } from '../src/core/db/index.ts';
+import { migrateLite, openDatabase } from '../src/core/db/index.ts';
 import { initdbChild, openEmbedded } from '../src/core/db/embedded.ts';
-import { pgliteDialect, type Lite } from '../src/core/db/pglite-dialect.ts';
+import type { Lite } from '../src/core/db/pglite-dialect.ts';
 
 const TEMPLATE = 'bridge-pglite';
 const INITDB = 'pglite-initdb';
@@ -113,9 +112,9 @@ export async function openTemplateDatabase(): ReturnType<typeof openDatabase> {
 // 0.25 of the 0.4 CPU-s a harness bridge took to open and close. A returned database is reset
 // (DISCARD ALL, every table but the migrations' truncated, identities restarted) and used again only
 // when its fingerprint (schema, triggers, functions, extensions, sequences, settings, migrations)
-// equals the template's as it opened; otherwise it is closed and removed. A bridge whose data must
-// outlive its app (a restart, a test that reopens DATA_DIR) gets the database back in its own
-// DATA_DIR/pglite when its app closes: `surrender`, and from then on it is an ordinary directory.
+// equals the template's as it opened; otherwise it is closed and removed. A restart keeps its loan
+// (harness.ts); a bridge whose data must outlive its app otherwise (a test that reopens DATA_DIR) gets
+// the database back in its own DATA_DIR/pglite: `surrender`, and from then on it is an ordinary directory.
 
 /** At most this many started databases wait for the next loan; more are closed as they come back. */
 const IDLE_MAX = 2;
@@ -157,12 +156,6 @@ const FINGERPRINT = `
 
 async function fingerprint(lite: Lite): Promise<string> {
   return (await lite.query<{ fingerprint: string }>(FINGERPRINT)).rows[0]!.fingerprint;
-}
-
-async function migrateLite(lite: Lite): Promise<void> {
-  const k = new Kysely<unknown>({ dialect: pgliteDialect(lite) });
-  await migrate(k);
-  await k.destroy();
 }
 
 /** A copy of the template, started as a bridge starts its own (fsync on, decision P16). */

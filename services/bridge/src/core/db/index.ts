@@ -102,11 +102,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: 
     // Loaded only here, so a deployment on PostgreSQL never loads PGlite (decision P13).
     const { openEmbedded } = await import('./embedded.ts');
     const lite = await openEmbedded(options.dir, {
-      migrate: async (l) => {
-        const k = new Kysely<unknown>({ dialect: pgliteDialect(l) });
-        await migrate(k);
-        await k.destroy();
-      },
+      migrate: migrateLite,
       ...(options.onEmbeddedUpgrade && { onUpgrade: options.onEmbeddedUpgrade }),
       ...(options.embeddedFsync !== undefined && { fsync: options.embeddedFsync }),
       ...(options.onEmbeddedSyncFailed && { onSyncFailed: options.onEmbeddedSyncFailed }),
@@ -126,6 +122,16 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: 
       await extra();
     },
   };
+}
+
+/** The migrations on a PGlite instance (the embedded database's own, or one opened elsewhere). */
+export async function migrateLite(lite: Lite): Promise<void> {
+  const k = new Kysely<unknown>({ dialect: pgliteDialect(lite) });
+  try {
+    await migrate(k);
+  } finally {
+    await k.destroy();
+  }
 }
 
 export async function migrate(db: Kysely<unknown> | Db): Promise<void> {
