@@ -2,19 +2,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import autocannon from 'autocannon';
+// Ports below the kernel's ephemeral range, as the tests' servers get them (decision R26).
+import { freePort } from '@domdao/test-helpers';
+
+export { freePort };
 
 export const root = new URL('..', import.meta.url).pathname;
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export interface Child {
   proc: ChildProcess;

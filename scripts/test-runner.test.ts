@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { after, describe, it } from 'node:test';
+import { portRange } from '@domdao/test-helpers';
 
 const root = new URL('..', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'runner-test-'));
@@ -369,6 +370,23 @@ describe('scripts/test.mjs', () => {
     const own = pids();
     assert.notEqual(own.one, own.two);
     assert.doesNotMatch(alone.out, /BATCH/);
+  });
+
+  it('decision R26: files running at once get different shares of the ports below the ephemeral range, within the share the run itself was given', () => {
+    const log = join(dir, 'slot-log');
+    // pid-one and own in processes of their own, both started at once.
+    const r = run(['pid-one', 'own'], { FIXTURE_PID_LOG: log, TEST_CONCURRENCY: '2', TEST_PORT_SLOT: '1/3' });
+    assert.equal(r.status, 0, r.out);
+    const lines = readFileSync(log, 'utf8').trim().split('\n');
+    rmSync(log);
+    const seen = lines.map((l) => ({ slot: l.split(' ')[2]!, port: Number(l.split(' ')[3]) }));
+    assert.deepEqual(seen.map((s) => s.slot).sort(), ['1/3,0/2', '1/3,1/2']);
+    for (const { slot, port } of seen) {
+      const { from, to } = portRange(slot);
+      assert.ok(port >= from && port < to, `${port} in ${from}–${to - 1} (${slot})`);
+    }
+    const [a, b] = seen.map((s) => portRange(s.slot));
+    assert.ok(a!.to <= b!.from || b!.to <= a!.from, 'the two shares do not overlap');
   });
 
   it('decision R20: a file that leaves the process changed, or a server open, fails by name at once; the files after it still run', () => {

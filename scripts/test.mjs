@@ -160,7 +160,7 @@ mkdirSync(join(runCache, 'batch'));
 configure({ runCache, shared, fileTimeoutMs });
 let jobCount = 0;
 
-function runJob(job) {
+function runJob(job, slot) {
   return new Promise((done) => {
     const started = Date.now();
     const cpuFile = join(runCache, 'cpu', String(jobCount++));
@@ -175,6 +175,9 @@ function runJob(job) {
         TEST_RUN_CACHE_DIR: runCache,
         TEST_CPU_FILE: cpuFile,
         TMPDIR: runTmp,
+        // The job's share of the ports below the ephemeral range (decision R26), within this run's own share
+        // when the runner's own test started it.
+        TEST_PORT_SLOT: [process.env.TEST_PORT_SLOT, `${slot}/${concurrency}`].filter(Boolean).join(','),
         ...(times && { TEST_BATCH_TIMES: times, TEST_FILE_TIMEOUT_MS: String(fileTimeoutMs) }),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -274,6 +277,8 @@ const processCpu = [];
 const started = Date.now();
 await new Promise((finished) => {
   let active = 0;
+  // Which of the `concurrency` port shares (decision R26) no running job holds.
+  const freeSlots = Array.from({ length: concurrency }, (_, i) => i);
   const pump = () => {
     while (!stopping && active < concurrency) {
       const at = queue.findIndex((j) => !j.lane || !busyLanes.has(j.lane));
@@ -281,8 +286,10 @@ await new Promise((finished) => {
       const [job] = queue.splice(at, 1);
       active += 1;
       if (job.lane) busyLanes.add(job.lane);
-      void runJob(job).then((r) => {
+      const slot = freeSlots.shift();
+      void runJob(job, slot).then((r) => {
         active -= 1;
+        freeSlots.push(slot);
         if (job.lane) busyLanes.delete(job.lane);
         if (stopping) return;
         report(job, r);

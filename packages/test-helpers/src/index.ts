@@ -5,4 +5,4 @@ export { redisUrlForTests, requireRedis, uniquePrefix } from './redis.ts';
 export { assertReadmeDocuments } from './readme.ts';
 export { startPrivatePostgres, type PrivatePostgres } from './private-postgres.ts';
 export { startPrivateRedis, type PrivateRedis } from './private-redis.ts';
-export { acceptsConnection, freePort } from './free-port.ts';
+export { acceptsConnection, freePort, portRange } from './free-port.ts';

@@ -6,20 +6,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
+import { freePort } from '@domdao/test-helpers';
 import { signPayload } from '../src/features/payments/signature.ts';
 import { OUTBOX_LEASE_MS, type FaultPoint } from '../src/core/outbox/index.ts';
 import { ADMIN_EMAIL, WEBHOOK_SECRET, bridge, paymentEvent } from './harness.ts';
 
 const child = new URL('./fixtures/crash-child.ts', import.meta.url).pathname;
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 
 describe('kill -9 of a real bridge process during the payment webhook (B27)', () => {
   for (const point of ['before-call', 'after-call', 'after-apply'] as FaultPoint[]) {

@@ -12,11 +12,10 @@
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { freePort } from '@domdao/test-helpers';
 import { EMBED_SWEEP_JOB } from '../src/features/ai/index.ts';
 import { startFakeInference, type FakeInference } from './fake-inference.ts';
 import { ADMIN_EMAIL, bridge, type Bridge, type Jar } from './harness.ts';
@@ -26,14 +25,6 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PASSWORD = 'a long and private passphrase';
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 let h: Bridge;
 let inference: FakeInference;

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { startPrivatePostgres } from '@domdao/test-helpers';
+import { freePort, startPrivatePostgres } from '@domdao/test-helpers';
 import { BACKENDS, bridge, paymentEvent } from './harness.ts';
 import { seededDataDir } from './embedded-template.ts';
 
@@ -143,13 +143,6 @@ describe('decision B17: a connection cut mid-query (a network failure, no goodby
 
 describe('decision B18: one bridge per DATA_DIR', () => {
   const main = new URL('../src/main.ts', import.meta.url).pathname;
-  const freePort = () =>
-    new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = s.address() as AddressInfo;
-        s.close(() => resolve(port));
-      });
-    });
   const start = async (dir: string): Promise<{ child: ChildProcess; output: () => string; started: Promise<void> }> => {
     const port = await freePort();
     // With V8's options as npm start runs a bridge (decision R21).

@@ -11,11 +11,11 @@ import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { ConfigError } from '@domdao/config';
-import { captureLogs } from '@domdao/test-helpers';
+import { captureLogs, freePort } from '@domdao/test-helpers';
 import { buildGateway } from '../src/app.ts';
 import { loadGatewayConfig } from '../src/config.ts';
 import { bigSend, edgeCases, type EdgeTarget } from './edge-cases.ts';
-import { freePort, root, SERVICE_TOKEN, startPlatform, type Platform } from './harness.ts';
+import { root, SERVICE_TOKEN, startPlatform, type Platform } from './harness.ts';
 
 /** The gateway alone as its own process (its memory is its own), ready when /gateway/health answers. */
 async function spawnGateway(env: Record<string, string>) {

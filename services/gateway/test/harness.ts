@@ -3,22 +3,14 @@
 // domain, its JSON log lines kept so a test can tell whether a request reached a service.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, existsSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '@domdao/test-helpers';
 import { seededDataDir } from '../../bridge/test/embedded-template.ts';
 
 export const root = new URL('../../..', import.meta.url).pathname;
 export const SERVICE_TOKEN = 'edge-test-service-token-0123456789';
 export const FOREIGN_TOKEN = 'edge-test-payments-token-0123456789';
 export const COOKIE_DOMAIN = '.domdao.test';
-
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 export interface Platform {
   gatewayPort: number;

@@ -14,8 +14,9 @@ import { after, before, describe, it } from 'node:test';
 import { Agent } from 'undici';
 import { chromium } from 'playwright-core';
 import { encryptRegistration } from '@domdao/bridge-service/client-crypto';
+import { freePort } from '@domdao/test-helpers';
 import { call, edgeCases, type EdgeTarget } from './edge-cases.ts';
-import { FOREIGN_TOKEN, freePort, root, SERVICE_TOKEN, startPlatform, type Platform } from './harness.ts';
+import { FOREIGN_TOKEN, root, SERVICE_TOKEN, startPlatform, type Platform } from './harness.ts';
 
 const NGINX = process.env.NGINX_PATH ?? '/usr/sbin/nginx';
 const NJS = '/usr/lib/nginx/modules/ngx_http_js_module.so';

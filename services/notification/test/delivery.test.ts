@@ -1,9 +1,8 @@
 // Spec 3 send flow step 6, "Stub mode", 500 send_failed, 400 render_failed, email.* log events.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Type } from '@sinclair/typebox';
-import { startSmtpSink, type SmtpSink } from '@domdao/test-helpers';
+import { freePort, startSmtpSink, type SmtpSink } from '@domdao/test-helpers';
 import { templates } from '../src/templates/index.ts';
 import { defineTemplate } from '../src/templates/template-schema.ts';
 import { makeService, makeServiceWithProvider, validBody } from './harness.ts';
@@ -142,12 +141,8 @@ describe('HTTP API provider (Resend-compatible)', () => {
   });
 
   it('an unreachable provider is 500 send_failed', async (t) => {
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = s.address() as { port: number };
-        s.close(() => resolve(port));
-      });
-    });
+    // A port nothing listens on, and no other process of the run is handed (decision R26).
+    const port = await freePort();
     const svc = await makeService({ EMAIL_PROVIDER_API_KEY: 'k', EMAIL_PROVIDER_API_URL: `http://127.0.0.1:${port}` });
     t.after(() => svc.close());
     assert.equal((await svc.send(validBody('welcome'))).statusCode, 500);

@@ -1,20 +1,11 @@
 // The service as `npm run notification` starts it: a real process, its logs read while it runs.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@domdao/test-helpers';
 
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe('logs of a running service (decision D30)', () => {
   it('decision D30: the service.fail_closed warning is readable within about a second of listening, while the service keeps running', async (t) => {
