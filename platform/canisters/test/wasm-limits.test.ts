@@ -160,6 +160,39 @@ describe('instruction counting (decision W4)', () => {
     assert.ok(mine.every((c) => c.instructions > 0n));
   });
 
+  it('an upgrade whose post_upgrade is stopped at its limit is undone: stable memory byte for byte, the version, the old instance and its state', async () => {
+    /** A deployment (restored from the process's image, decision W10) with one proposal, and its governance canister. */
+    const governance = async () => {
+      const replica = new WasmReplica();
+      const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: CONTROLLER }, replica);
+      assert.deepEqual(await d.as(BRIDGE).governance.create_proposal({ title: 'Kept', body: 'across a failed upgrade', category: 'General' }), { Ok: 1n });
+      const g = replica.canister(d.ids.governance);
+      return { replica, d, g, stable: () => Buffer.from(g.stable.subarray(0, g.stablePages * 65_536)) };
+    };
+    // On one deployment, an upgrade that succeeds (Azle exports no canister_pre_upgrade): what its
+    // post_upgrade costs, and that it writes stable memory.
+    const measured = await governance();
+    const first = measured.stable();
+    await measured.replica.upgrade(measured.d.ids.governance, measured.d.initArg('governance'), CONTROLLER);
+    const post = measured.replica.counts.find((c) => c.kind === 'post_upgrade')!.instructions;
+    assert.ok(!measured.stable().equals(first), 'an upgrade writes stable memory');
+    // On the same deployment again, a limit that post_upgrade does not fit: the IC stops it and keeps nothing.
+    const { replica, d, g, stable } = await governance();
+    const before = { stable: stable(), pages: g.stablePages, version: g.version, instance: g.instance };
+    assert.ok(before.stable.equals(first));
+    replica.limits.install = post / 2n;
+    await assert.rejects(replica.upgrade(d.ids.governance, d.initArg('governance'), CONTROLLER), /post_upgrade of \S+ trapped: instruction limit exceeded/);
+    replica.limits.install = INSTRUCTION_LIMITS.install;
+    assert.ok(stable().equals(before.stable), 'stable memory as before');
+    assert.deepEqual([g.stablePages, g.version, g.instance === before.instance], [before.pages, before.version, true]);
+    assert.deepEqual(
+      (await d.as(BRIDGE).governance.list_proposals({})).map((p) => p.title),
+      ['Kept'],
+    );
+    await replica.upgrade(d.ids.governance, d.initArg('governance'), CONTROLLER);
+    assert.equal(g.version, before.version + 1n);
+  });
+
   it('decision W5: after an upgrade nothing is rebuilt: the first update reading the votes costs what it cost before', async () => {
     const replica = new WasmReplica();
     const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: CONTROLLER }, replica);

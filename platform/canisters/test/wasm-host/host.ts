@@ -24,6 +24,7 @@ import { CanisterCallError, type CandidTransport } from '../../src/ic/transport.
 import { meter } from './meter.ts';
 import { exportTableAndGlobals, type ModuleShape } from './patch.ts';
 import { TestSubnetKey } from './certification.ts';
+import { copyBytes, StableUndo } from './stable-undo.ts';
 
 const PAGE = 65_536;
 const MAX_REPLY = 2 * 1024 * 1024;
@@ -98,7 +99,7 @@ export interface MessageState {
   building?: PendingCall;
   performed: PendingCall[];
   /** Undo log of stable memory writes: a trap puts the old bytes back. */
-  stableUndo: Array<[offset: number, bytes: Uint8Array]>;
+  stableUndo: StableUndo;
   stablePagesBefore: number;
   replied?: Result;
   /** The counter's value when the message started (performance_counter counts from it). */
@@ -156,7 +157,10 @@ export interface ReplicaImage {
 }
 
 export class WasmCanister {
-  instance!: WebAssembly.Instance;
+  private running!: WebAssembly.Instance;
+  private memory!: WebAssembly.Memory;
+  /** A view of the heap, made again when memory.grow has detached its buffer (decision W11). */
+  private heapView = new Uint8Array(0);
   private prepared!: Prepared;
   private wasm!: Uint8Array;
   stable = new Uint8Array(0);
@@ -182,14 +186,15 @@ export class WasmCanister {
     this.instance = new WebAssembly.Instance(this.prepared.module, { ic0: this.ic0() });
   }
 
-  /** What an upgrade that traps puts back. */
+  /**
+   * What an upgrade that traps puts back besides what `execute` rolls back itself: stable memory is not
+   * copied here (hundreds of MiB per canister), the trapped post_upgrade's undo log restores it.
+   */
   saved() {
     return {
       instance: this.instance,
       prepared: this.prepared,
       wasm: this.wasm,
-      stable: this.stable.slice(),
-      stablePages: this.stablePages,
       timer: this.timer,
       version: this.version,
       certifiedData: this.certifiedData,
@@ -258,15 +263,32 @@ export class WasmCanister {
     return c;
   }
 
-  private get memory(): WebAssembly.Memory {
-    return this.instance.exports.memory as WebAssembly.Memory;
+  get instance(): WebAssembly.Instance {
+    return this.running;
+  }
+  /** Also what `restore` sets (Object.assign calls this setter). */
+  set instance(instance: WebAssembly.Instance) {
+    this.running = instance;
+    this.memory = instance.exports.memory as WebAssembly.Memory;
+    this.heapView = new Uint8Array(this.memory.buffer);
+  }
+  /** The heap as bytes: the ic0 calls read and write it millions of times in a wasm test. */
+  private heap(): Uint8Array {
+    if (this.heapView.byteLength === 0) this.heapView = new Uint8Array(this.memory.buffer);
+    return this.heapView;
+  }
+  /** `len` bytes of the heap at `ptr`, or a trap when they are not all in it. */
+  private inHeap(ptr: number, len: number): Uint8Array {
+    const heap = this.heap();
+    if (ptr + len > heap.length) throw new Trap(`heap out of bounds: ${ptr} + ${len} > ${heap.length}`);
+    return heap;
   }
   private bytes(ptr: number, len: number): Uint8Array {
-    return new Uint8Array(this.memory.buffer, ptr, len).slice();
+    return this.inHeap(ptr, len).slice(ptr, ptr + len);
   }
   private put(dst: number, src: Uint8Array, offset: number, size: number): void {
     if (offset + size > src.length) throw new Trap(`copy out of bounds: offset ${offset} + size ${size} > ${src.length}`);
-    new Uint8Array(this.memory.buffer).set(src.subarray(offset, offset + size), dst);
+    copyBytes(this.inHeap(dst, size), dst, src, offset, size);
   }
   private current(name: string): MessageState {
     if (!this.message) throw new Trap(`ic0.${name} called outside a message`);
@@ -395,15 +417,18 @@ export class WasmCanister {
         const o = Number(offset);
         const n = Number(size);
         if (o + n > this.stablePages * PAGE) throw new Trap('stable memory read out of bounds');
-        new Uint8Array(this.memory.buffer).set(this.stable.subarray(o, o + n), Number(dst));
+        const d = Number(dst);
+        copyBytes(this.inHeap(d, n), d, this.stable, o, n);
       },
       stable64_write: (offset: bigint, src: bigint, size: bigint) => {
         const m = this.current('stable64_write');
         const o = Number(offset);
         const n = Number(size);
         if (o + n > this.stablePages * PAGE) throw new Trap('stable memory write out of bounds');
-        m.stableUndo.push([o, this.stable.slice(o, o + n)]);
-        this.stable.set(new Uint8Array(this.memory.buffer, Number(src), n), o);
+        const s = Number(src);
+        const heap = this.inHeap(s, n);
+        m.stableUndo.record(this.stable, o, n);
+        copyBytes(this.stable, o, heap, s, n);
       },
     };
     return api;
@@ -448,7 +473,7 @@ export class WasmCanister {
       reply: [],
       replySize: 0,
       performed: [],
-      stableUndo: [],
+      stableUndo: new StableUndo(),
       stablePagesBefore: this.stablePages,
       counterStart: this.counter(),
     };
@@ -475,7 +500,7 @@ export class WasmCanister {
       // Memory cannot shrink in wasm: pages grown by the rolled-back message stay, zeroed.
       memory.fill(0, heapLength);
       shape.mutableGlobals.forEach((g, i) => ((this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value = globals[i]));
-      for (let i = m.stableUndo.length - 1; i >= 0; i--) this.stable.set(m.stableUndo[i]![1], m.stableUndo[i]![0]);
+      m.stableUndo.undo(this.stable);
       this.stablePages = m.stablePagesBefore;
       this.timer = timerBefore;
       this.certifiedData = certifiedBefore;
