@@ -80,6 +80,22 @@ describe('decision R24: the harness lends started embedded databases', () => {
     await b.giveBack();
   });
 
+  it('at most two given-back databases wait for the next loan (IDLE_MAX); the third given back is closed', async () => {
+    // Three at once leave none waiting, whatever earlier files gave back.
+    const [a, b, c] = [await lendEmbeddedDatabase(), await lendEmbeddedDatabase(), await lendEmbeddedDatabase()];
+    for (const loan of [a, b, c]) await loan!.giveBack();
+    await assert.rejects(c!.lite.query('select 1'), /closed/i, 'the one past the limit is closed');
+    const again = [await lendEmbeddedDatabase(), await lendEmbeddedDatabase(), await lendEmbeddedDatabase()];
+    try {
+      assert.equal(again[0]!.lite, b!.lite, 'the last one kept is lent first');
+      assert.equal(again[1]!.lite, a!.lite);
+      assert.ok(![a, b, c].some((l) => l!.lite === again[2]!.lite), 'then a new one');
+      assert.deepEqual((await again[2]!.lite.query('select 1 as one')).rows, [{ one: 1 }]);
+    } finally {
+      for (const loan of again) await loan.giveBack();
+    }
+  });
+
   it('a restart goes on with the database it had (what was committed is there, no copy in DATA_DIR); a restart with a sync fault opens DATA_DIR/pglite', async () => {
     const h = await bridge();
     try {
