@@ -10,7 +10,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { acceptsConnection, freePort } from '@domdao/test-helpers';
+import { acceptsConnection, freePort, START_DEV_FLAGS } from '@domdao/test-helpers';
 import { after, before, describe, it } from 'node:test';
 import { chromium } from 'playwright-core';
 import { buildRunPath, RUN_FLAGS } from '../build-run-path.mjs';
@@ -96,9 +96,11 @@ describe('npm start and npm run register', () => {
     rmSync(built, { recursive: true, force: true });
   });
 
-  it('decision P14: `npm start` builds the run path and runs it with the flags this test runs it with', () => {
+  it('decision P14: `npm start` builds the run path and runs it with the flags this test runs it with; start:dev with the flags tests start a platform from source with (R21)', () => {
     const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
     assert.equal(scripts.start, `exec node ${RUN_FLAGS.join(' ')} scripts/run-platform.mjs`);
+    // Tests that start a bridge or the platform from source start it as start:dev does (decision R21).
+    assert.equal(scripts['start:dev'], `node ${START_DEV_FLAGS.join(' ')} scripts/start.ts`);
   });
 
   it('decision R10: without HOST, the gateway and both services listen on 127.0.0.1 only, as the banner says (the gateway first, decision E1)', async () => {

@@ -6,3 +6,4 @@ export { assertReadmeDocuments } from './readme.ts';
 export { startPrivatePostgres, type PrivatePostgres } from './private-postgres.ts';
 export { startPrivateRedis, type PrivateRedis } from './private-redis.ts';
 export { acceptsConnection, freePort, portRange } from './free-port.ts';
+export { START_DEV_FLAGS } from './start-dev.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { after, describe, it } from 'node:test';
-import { freePort } from '@domdao/test-helpers';
+import { freePort, START_DEV_FLAGS } from '@domdao/test-helpers';
 import { signPayload } from '../src/features/payments/signature.ts';
 import { OUTBOX_LEASE_MS, type FaultPoint } from '../src/core/outbox/index.ts';
 import { ADMIN_EMAIL, WEBHOOK_SECRET, bridge, paymentEvent } from './harness.ts';
@@ -29,8 +29,7 @@ describe('kill -9 of a real bridge process during the payment webhook (B27)', ()
       await h.app.close(); // the data directory is handed to the child
 
       const port = await freePort();
-      // With V8's options as npm start runs a bridge (decision R21).
-      const proc = spawn(process.execPath, ['--liftoff-only', '--import', 'tsx', child], {
+      const proc = spawn(process.execPath, [...START_DEV_FLAGS, child], {
         env: { ...h.env, PATH: process.env.PATH, PORT: String(port), LOG_LEVEL: 'warn', CRASH_POINT: point, CRASH_OP: 'user.upgrade_membership_to_active' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { freePort, startPrivatePostgres } from '@domdao/test-helpers';
+import { freePort, START_DEV_FLAGS, startPrivatePostgres } from '@domdao/test-helpers';
 import { BACKENDS, bridge, paymentEvent } from './harness.ts';
 import { seededDataDir } from './embedded-template.ts';
 
@@ -145,8 +145,7 @@ describe('decision B18: one bridge per DATA_DIR', () => {
   const main = new URL('../src/main.ts', import.meta.url).pathname;
   const start = async (dir: string): Promise<{ child: ChildProcess; output: () => string; started: Promise<void> }> => {
     const port = await freePort();
-    // With V8's options as npm start runs a bridge (decision R21).
-    const child = spawn(process.execPath, ['--liftoff-only', '--import', 'tsx', main], {
+    const child = spawn(process.execPath, [...START_DEV_FLAGS, main], {
       env: { PATH: process.env.PATH, NODE_ENV: 'development', DATA_DIR: dir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '@domdao/test-helpers';
+import { freePort, START_DEV_FLAGS } from '@domdao/test-helpers';
 import { seededDataDir } from '../../bridge/test/embedded-template.ts';
 
 export const root = new URL('../../..', import.meta.url).pathname;
@@ -28,8 +28,7 @@ export async function startPlatform(env: (ports: { gateway: number; bridge: numb
   // The embedded database copied from the run's template (decision R13): the platform opens it as a restart does.
   const dir = await seededDataDir('domdao-edge-');
   const ports = { gateway: await freePort(), bridge: await freePort(), notification: await freePort() };
-  // As `npm run start:dev` runs it (V8's options, decision R21).
-  const child: ChildProcess = spawn(process.execPath, ['--liftoff-only', '--import', 'tsx', 'scripts/start.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...START_DEV_FLAGS, 'scripts/start.ts'], {
     cwd: root,
     env: {
       PATH: process.env.PATH,
