@@ -249,7 +249,7 @@ describe('scripts/test.mjs', () => {
     assert.match(other.out, /cannot run "tsc --build"/);
   });
 
-  it('decision R22: --typecheck with --lint is one job on one set of programs: both findings fail the run, prettier stays its own job', () => {
+  it('decision R22: --typecheck with --lint is one job on one set of programs: both findings fail the run, prettier stays its own job; without exactly one eslint step, each step is a job', () => {
     const bad = join(dir, 'badly-formatted-too.ts');
     writeFileSync(bad, 'const  y = {b:2}\n');
     const project = 'scripts/fixtures/type-error';
@@ -277,6 +277,14 @@ describe('scripts/test.mjs', () => {
     });
     assert.equal(wrong.status, 1, 'an eslint option the job does not take fails the job');
     assert.match(wrong.out, /usage: typecheck-and-lint\.mjs/);
+    // Without exactly one eslint step there is nothing to share: the steps are jobs of their own again.
+    for (const lint of ['prettier --check .', 'eslint a && eslint b && prettier --check .']) {
+      const apart = run(['--list', '--typecheck', '--lint'], { TEST_TYPECHECK: 'tsc -p tsconfig.json', TEST_LINT: lint });
+      assert.equal(apart.status, 0, apart.out);
+      assert.doesNotMatch(apart.out, /typecheck and lint/, lint);
+      assert.match(apart.out, /^TASK typecheck: tsc -p tsconfig\.json \(lane typecheck\)$/m, lint);
+      for (const step of lint.split(' && ')) assert.ok(apart.out.includes(`TASK lint: ${step} (lane lint)\n`), `${lint}: ${apart.out}`);
+    }
   });
 
   it('decision R19: --lint runs the lint steps beside the files, and a finding fails the run', () => {
