@@ -4,7 +4,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ADMIN_EMAIL, BACKENDS, bridge, type Bridge } from './harness.ts';
 
-type Page = { users: Array<{ user_id: string; roles: string[]; membership_status: string; email_verified: boolean }>; next_cursor: string | null };
+type Page = {
+  users: Array<{ user_id: string; roles: string[]; membership_status: string; email_verified: boolean; created_at: string }>;
+  next_cursor: string | null;
+};
 
 async function all(h: Bridge, jar: { cookie?: string }, query: string): Promise<{ ids: string[]; pages: Page[] }> {
   const pages: Page[] = [];
@@ -27,11 +30,16 @@ for (const backend of [BACKENDS[0]!, BACKENDS[2]!]) {
       const root = await h.member(ADMIN_EMAIL);
       const members = [root.user_id];
       for (const name of ['carol', 'dave', 'erin', 'finn']) members.push((await h.member(`${name}@example.org`)).user_id);
+      // Registered a minute later by the bridge's clock, which is what created_at says (decision B81).
+      h.advance(60_000);
       const pending = (await h.register('pending@example.org')).json().user_id as string;
       const everyone = [...members, pending].sort();
 
       const { ids, pages } = await all(h, root.jar, 'limit=2');
       assert.deepEqual(ids, everyone, 'every user once, in id order');
+      const created = Object.fromEntries(pages.flatMap((p) => p.users.map((u) => [u.user_id, u.created_at])));
+      assert.equal(created[pending], new Date(h.now()).toISOString());
+      assert.equal(created[root.user_id], new Date(h.now() - 60_000).toISOString());
       assert.ok(pages.every((p) => p.users.length <= 2));
       assert.equal(pages.length, 3);
 

@@ -24,6 +24,7 @@ describe('decision B19: payments are checked', () => {
       event_id: string;
       reason: string;
       status: string;
+      created_at: string;
     }>;
   const tier = async (userId: string) => {
     const row = await h.opened.db.selectFrom('users').select('principal').where('id', '=', userId).executeTakeFirstOrThrow();
@@ -39,6 +40,8 @@ describe('decision B19: payments are checked', () => {
     const held = await escrow();
     assert.match(held.find((p) => p.event_id === 'evt_xxx')!.reason, /^price mismatch: paid 1 XXX, the membership costs 2500 USD$/);
     assert.match(held.find((p) => p.event_id === 'evt_short')!.reason, /^price mismatch: paid 2499 USD/);
+    // Recorded at the bridge's clock (decision B81), which the harness holds in March 2026.
+    assert.equal(held.find((p) => p.event_id === 'evt_xxx')!.created_at, new Date(h.now()).toISOString());
     assert.notEqual(await tier(m.user_id), 'Active');
     // The right price then works.
     assert.equal((await h.signedWebhook(paymentEvent(m.user_id, 'evt_right', 2500))).statusCode, 200);

@@ -107,6 +107,7 @@ export default async function paymentWebhook(app: BridgeApp, { ctx }: { ctx: Pay
               currency: o.currency.toUpperCase(),
               status,
               reason: reason ?? null,
+              created_at: new Date(ctx.now()), // the bridge's clock (decision B81)
             })
             .execute();
           await tx.updateTable('webhook_events').set({ outcome: status }).where('event_id', '=', ev.id).execute();

@@ -119,6 +119,8 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
             password_hash,
             is_minor: age < 18,
             roles: [],
+            // The bridge's clock, as every other time it keeps for the user (decision B81), not the database's.
+            created_at: new Date(ctx.now()),
           })
           .execute();
         const payload: CreateAccountPayload = {
