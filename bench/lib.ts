@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 // Ports below the kernel's ephemeral range, as the tests' servers get them (decision R26).
-import { freePort } from '@domdao/test-helpers';
+import { freePort } from '@domdao/test-helpers/free-port';
 
 export { freePort };
 

@@ -383,15 +383,19 @@ describe('scripts/test.mjs', () => {
   it('decision R26: files running at once get different shares of the ports below the ephemeral range, within the share the run itself was given', () => {
     const log = join(dir, 'slot-log');
     // pid-one and own in processes of their own, both started at once.
-    const r = run(['pid-one', 'own'], { FIXTURE_PID_LOG: log, TEST_CONCURRENCY: '2', TEST_PORT_SLOT: '1/3' });
+    // Inside this file's own share (its runner's), narrowed once more so the shares' prefix is known.
+    const outer = [process.env.TEST_PORT_SLOT, '1/3'].filter(Boolean).join(',');
+    const r = run(['pid-one', 'own'], { FIXTURE_PID_LOG: log, TEST_CONCURRENCY: '2', TEST_PORT_SLOT: outer });
     assert.equal(r.status, 0, r.out);
     const lines = readFileSync(log, 'utf8').trim().split('\n');
     rmSync(log);
     const seen = lines.map((l) => ({ slot: l.split(' ')[2]!, port: Number(l.split(' ')[3]) }));
-    assert.deepEqual(seen.map((s) => s.slot).sort(), ['1/3,0/2', '1/3,1/2']);
+    assert.deepEqual(seen.map((s) => s.slot).sort(), [`${outer},0/2`, `${outer},1/2`]);
+    const mine = portRange(outer);
     for (const { slot, port } of seen) {
       const { from, to } = portRange(slot);
       assert.ok(port >= from && port < to, `${port} in ${from}–${to - 1} (${slot})`);
+      assert.ok(from >= mine.from && to <= mine.to, `${slot} within ${outer}`);
     }
     const [a, b] = seen.map((s) => portRange(s.slot));
     assert.ok(a!.to <= b!.from || b!.to <= a!.from, 'the two shares do not overlap');

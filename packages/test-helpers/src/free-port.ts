@@ -12,14 +12,19 @@ import { connect, createServer } from 'node:net';
 const FLOOR = 10_000;
 const SMALLEST_SHARE = 16;
 
+const RANGE_FILE = '/proc/sys/net/ipv4/ip_local_port_range';
+
 function ephemeralLow(): number {
+  let text: string;
   try {
-    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
-    if (Number.isInteger(low) && low > FLOOR + SMALLEST_SHARE) return low;
+    text = readFileSync(RANGE_FILE, 'utf8');
   } catch {
     // not Linux: the range IANA sets aside for ephemeral ports
+    return 49_152;
   }
-  return 49_152;
+  const low = Number(text.trim().split(/\s+/)[0]);
+  if (!Number.isInteger(low)) throw new Error(`${RANGE_FILE} does not start with a port: ${JSON.stringify(text)}`);
+  return low;
 }
 
 /**
@@ -27,6 +32,10 @@ function ephemeralLow(): number {
  * level of `slot` ("i/n" takes the i-th of n equal shares).
  */
 export function portRange(slot = process.env.TEST_PORT_SLOT ?? '', below = ephemeralLow()): { from: number; to: number } {
+  if (below - FLOOR < SMALLEST_SHARE)
+    throw new Error(
+      `the kernel hands out ephemeral ports from ${below} (net.ipv4.ip_local_port_range), which leaves fewer than ${SMALLEST_SHARE} ports from ${FLOOR} below them for test servers: raise the range's low end`,
+    );
   let from = FLOOR;
   let to = below;
   for (const level of slot.split(',').filter((s) => s.trim() !== '')) {

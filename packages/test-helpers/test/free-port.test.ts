@@ -23,9 +23,15 @@ describe('ports for test servers (decision R26)', () => {
     assert.deepEqual(portRange(' 1/4 , ', 32_768), portRange('1/4', 32_768));
   });
 
-  it('decision R26: a share of 16 ports is the least; one port fewer, or a share that is not "i/n" with i < n, is refused by name', () => {
+  it('decision R26: a share of 16 ports is the least; one port fewer, a kernel range that leaves fewer, or a share that is not "i/n" with i < n, is refused by name', () => {
     assert.deepEqual(portRange('1/2', 10_032), { from: 10_016, to: 10_032 });
     assert.throws(() => portRange('1/2', 10_031), /TEST_PORT_SLOT "1\/2" leaves fewer than 16 ports below 10031/);
+    // A kernel whose ephemeral range starts too low leaves no room at all: said, not worked around.
+    assert.deepEqual(portRange('', 10_016), { from: 10_000, to: 10_016 });
+    assert.throws(
+      () => portRange('', 10_015),
+      /the kernel hands out ephemeral ports from 10015 \(net\.ipv4\.ip_local_port_range\), which leaves fewer than 16 ports/,
+    );
     for (const bad of ['4/4', '1/0', '-1/4', 'x', '1/4;2/4', '1.5/4'])
       assert.throws(() => portRange(bad, 32_768), /TEST_PORT_SLOT must be shares "i\/n" with 0 <= i < n, joined by commas/, bad);
   });

@@ -277,17 +277,20 @@ export class WasmCanister {
     if (this.heapView.byteLength === 0) this.heapView = new Uint8Array(this.memory.buffer);
     return this.heapView;
   }
-  /** `len` bytes of the heap at `ptr`, or a trap when they are not all in it. */
+  /**
+   * `len` bytes of the heap at `ptr`, or a trap when they are not all in it. ic0's i32 arguments are
+   * unsigned: one that arrives negative is 2 GiB or more, beyond any heap here.
+   */
   private inHeap(ptr: number, len: number): Uint8Array {
     const heap = this.heap();
-    if (ptr + len > heap.length) throw new Trap(`heap out of bounds: ${ptr} + ${len} > ${heap.length}`);
+    if (ptr < 0 || len < 0 || ptr + len > heap.length) throw new Trap(`heap out of bounds: ${ptr} + ${len} > ${heap.length}`);
     return heap;
   }
   private bytes(ptr: number, len: number): Uint8Array {
     return this.inHeap(ptr, len).slice(ptr, ptr + len);
   }
   private put(dst: number, src: Uint8Array, offset: number, size: number): void {
-    if (offset + size > src.length) throw new Trap(`copy out of bounds: offset ${offset} + size ${size} > ${src.length}`);
+    if (offset < 0 || size < 0 || offset + size > src.length) throw new Trap(`copy out of bounds: offset ${offset} + size ${size} > ${src.length}`);
     copyBytes(this.inHeap(dst, size), dst, src, offset, size);
   }
   private current(name: string): MessageState {
@@ -416,7 +419,8 @@ export class WasmCanister {
       stable64_read: (dst: bigint, offset: bigint, size: bigint) => {
         const o = Number(offset);
         const n = Number(size);
-        if (o + n > this.stablePages * PAGE) throw new Trap('stable memory read out of bounds');
+        // A negative i64 is 2^63 or more as the unsigned value it stands for: out of bounds too.
+        if (o < 0 || n < 0 || o + n > this.stablePages * PAGE) throw new Trap('stable memory read out of bounds');
         const d = Number(dst);
         copyBytes(this.inHeap(d, n), d, this.stable, o, n);
       },
@@ -424,7 +428,7 @@ export class WasmCanister {
         const m = this.current('stable64_write');
         const o = Number(offset);
         const n = Number(size);
-        if (o + n > this.stablePages * PAGE) throw new Trap('stable memory write out of bounds');
+        if (o < 0 || n < 0 || o + n > this.stablePages * PAGE) throw new Trap('stable memory write out of bounds');
         const s = Number(src);
         const heap = this.inHeap(s, n);
         m.stableUndo.record(this.stable, o, n);
@@ -575,7 +579,9 @@ export class WasmReplica {
   /**
    * Upgrades `id` to `wasm` (default: the same module): `canister_pre_upgrade` on the old instance,
    * then `canister_post_upgrade` with `arg` on a fresh one over the same stable memory. A trap in
-   * either leaves the canister as it was. The global timer is deactivated, as on the IC.
+   * either leaves the canister as it was, except that a pre_upgrade's own writes stay when the
+   * post_upgrade traps (the IC undoes them too; Azle exports no pre_upgrade, decision W2). The global
+   * timer is deactivated, as on the IC.
    */
   async upgrade(id: string, arg: Uint8Array, installer: string, wasm = this.modules.get(id)!): Promise<void> {
     const canister = this.canister(id);
