@@ -27,8 +27,9 @@ const timeout = Number(process.env.TEST_FILE_TIMEOUT_MS) || undefined;
 /** How long a file's servers, sockets and timers may take to go after its last hook. */
 const SETTLE_MS = Number(process.env.TEST_BATCH_SETTLE_MS) || 5_000;
 
-function mark(event, file) {
-  if (times) appendFileSync(times, `${JSON.stringify({ event, file, ms: Date.now(), cpu: cpuSeconds() })}\n`);
+/** A file's start or end; an end may carry what the file left behind, for the runner to print as its reason. */
+function mark(event, file, problem) {
+  if (times) appendFileSync(times, `${JSON.stringify({ event, file, ms: Date.now(), cpu: cpuSeconds(), ...(problem && { problem }) })}\n`);
 }
 
 /** What keeps the event loop alive, counted by kind ("TCPServerWrap": 1, "Timeout": 2, …). */
@@ -109,6 +110,7 @@ for (const file of files) {
     await import(pathToFileURL(resolve(file)).href);
     // Registered after the file's own hooks, so it runs after them: the file has cleaned up by now.
     after(async () => {
+      let problem;
       try {
         const changed = changes(state, snapshot());
         if (changed.length > 0)
@@ -126,8 +128,13 @@ for (const file of files) {
           throw new Error(
             `${file} left ${left.join(', ')} keeping the event loop alive ${SETTLE_MS} ms after its last hook: in a process of its own it would never exit; close it in an after hook (decision R20)`,
           );
+      } catch (e) {
+        // Also to the runner: Node 22 and later print a suite's hook error only in the summary at the
+        // end, which a process that has to be ended (below) never writes.
+        problem = e instanceof Error ? e.message : String(e);
+        throw e;
       } finally {
-        mark('end', file);
+        mark('end', file, problem);
       }
     });
   });
