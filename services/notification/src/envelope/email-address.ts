@@ -1,7 +1,7 @@
 // `to` (spec 3 Send request): one bare RFC 5322 addr-spec, with RFC 6531 internationalised local parts
 // and IDN domains. No display name, quoted strings, comments, domain literals, lists or CR/LF: anything
 // a header could be smuggled through is refused rather than repaired.
-import { domainToASCII } from 'node:url';
+import { domainToASCII, domainToUnicode } from 'node:url';
 
 const LOCAL_MAX = 64; // RFC 5321 §4.5.3.1.1, octets
 const ADDRESS_MAX = 254; // RFC 5321 path limit less the angle brackets, octets
@@ -44,5 +44,13 @@ export function fullAddressProblem(value: string): string | undefined {
   if (labels.length < 2 || !labels.every((l) => LABEL.test(l)) || /^\d+$/.test(labels.at(-1)!)) {
     return 'domain is not a valid domain name';
   }
+  // An A-label must decode (decision D12). Node 20 and 22 refuse broken punycode in domainToASCII; Node
+  // 24 passes `xn--zz` through, and its domainToUnicode gives it back undecoded.
+  if (!labels.every((l) => !l.startsWith('xn--') || isDecodedLabel(domainToUnicode(l)))) return 'domain is not a valid domain name';
   return undefined;
+}
+
+/** What domainToUnicode made of an A-label: a U-label, not the A-label given back or nothing (it failed). */
+function isDecodedLabel(unicode: string): boolean {
+  return unicode !== '' && !unicode.toLowerCase().startsWith('xn--');
 }
