@@ -223,7 +223,7 @@ export function batchResults(job, run) {
     let reason;
     if (!r) reason = start ? ended : `not run: ${ended} before it started`;
     else if (!r.ok && at('end', file)?.problem) reason = at('end', file).problem;
-    else if (!r.ok && counts.fail === 0) reason = 'a hook failed (decision R20)';
+    else if (!r.ok && counts.fail === 0) reason = r.problem ? `a hook failed: ${r.problem}` : 'a hook failed (decision R20)';
     if (reason) counts.fail += 1;
     return { file, kind: 'FILE', ms, cpu, counts, output: run.output, ok: r?.ok === true && counts.fail === 0, reason, batch: job.name };
   });

@@ -401,8 +401,8 @@ describe('scripts/test.mjs', () => {
     assert.ok(a!.to <= b!.from || b!.to <= a!.from, 'the two shares do not overlap');
   });
 
-  it('decision R20: a file that leaves the process changed, or a server open, fails by name at once; the files after it still run', () => {
-    const r = run(['changes-process', 'hangs', 'passes'], { FIXTURE_PID_FILE: join(dir, 'hangs-pid'), TEST_BATCH_SETTLE_MS: '1000' });
+  it('decision R20: a file that leaves the process changed, or a server open, or whose own hook fails, fails by name at once, with the reason in its FILE line; the files after it still run', () => {
+    const r = run(['changes-process', 'hangs', 'hook-fails', 'passes'], { FIXTURE_PID_FILE: join(dir, 'hangs-pid'), TEST_BATCH_SETTLE_MS: '1000' });
     assert.equal(r.status, 1, r.out);
     assert.ok(r.ms < 45_000, `took ${r.ms} ms`);
     // The reason is in each file's own FILE line, whatever the reporter prints: Node 22 and later print a
@@ -415,8 +415,12 @@ describe('scripts/test.mjs', () => {
       r.out,
       /✖ FILE scripts\/fixtures\/hangs\.fixture\.ts: 1 passed, 1 failed \([^)]*\) scripts\/fixtures\/hangs\.fixture\.ts left 1 × TCPServerWrap keeping the event loop alive/,
     );
+    assert.match(
+      r.out,
+      /✖ FILE scripts\/fixtures\/hook-fails\.fixture\.ts: 1 passed, 1 failed \([^)]*\) a hook failed: a suite whose after hook fails: the fixture’s own after hook failed\n/,
+    );
     assert.match(r.out, /✔ FILE scripts\/fixtures\/passes\.fixture\.ts: 3 passed, 0 failed/);
-    assert.deepEqual(summary(r.out).slice(2, 4), ['ℹ pass 5', 'ℹ fail 2']);
+    assert.deepEqual(summary(r.out).slice(2, 4), ['ℹ pass 6', 'ℹ fail 3']);
   });
 
   it('decision R20: a shared process that dies fails the file it was running with its exit code, and the files after it as not run', () => {
