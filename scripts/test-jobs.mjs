@@ -197,7 +197,8 @@ function jsonLines(path) {
 /**
  * Each file's result in a shared process (decision R20): its counts from the reporter, its wall and CPU
  * from its start and end marks. A file without a result was running when the process ended (it fails
- * with the process's reason) or had not started (it fails as not run).
+ * with the process's reason) or had not started (it fails as not run). A file that failed without a
+ * failing test gives what it left behind (its end mark's `problem`) or its hook's error as its reason.
  */
 export function batchResults(job, run) {
   const reported = new Map(jsonLines(`${job.base}.results`).map((r) => [r.file, r]));
@@ -216,13 +217,14 @@ export function batchResults(job, run) {
       .slice(i + 1)
       .map((f) => at('start', f))
       .find(Boolean);
-    const end = at('end', file) ?? next;
+    const own = at('end', file);
+    const end = own ?? next;
     const ms = start && end ? end.ms - start.ms : 0;
     const cpu = start && end ? end.cpu - start.cpu : undefined;
     const counts = r ? { ...r.counts } : noCounts();
     let reason;
     if (!r) reason = start ? ended : `not run: ${ended} before it started`;
-    else if (!r.ok && at('end', file)?.problem) reason = at('end', file).problem;
+    else if (!r.ok && own?.problem) reason = own.problem;
     else if (!r.ok && counts.fail === 0) reason = r.problem ? `a hook failed: ${r.problem}` : 'a hook failed (decision R20)';
     if (reason) counts.fail += 1;
     return { file, kind: 'FILE', ms, cpu, counts, output: run.output, ok: r?.ok === true && counts.fail === 0, reason, batch: job.name };

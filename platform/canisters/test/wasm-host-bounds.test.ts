@@ -1,6 +1,7 @@
 // Decisions W2 and W11: the test replica's ic0 calls trap on a range outside the heap or stable memory,
 // negative arguments included (ic0's are unsigned: a negative one stands for 2 GiB or 2^63 and more),
-// and the trap undoes what the message wrote before it. On a hand-made module, not the built canisters.
+// exactly at the end of either works and one byte past it traps, and the trap undoes what the message
+// wrote before it. On a hand-made module, not the built canisters.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { principalFromSeed } from '../src/principals.ts';
@@ -68,7 +69,9 @@ describe('decisions W2, W11: ic0 bounds on the test replica', () => {
         write_negative_size: [...WRITE_EIGHT, ...i64(0n), ...i64(0n), ...i64(-5n), ...call(1)],
         write_negative_offset: [...WRITE_EIGHT, ...i64(-8n), ...i64(0n), ...i64(8n), ...call(1)],
         read_negative_pointer: [...WRITE_EIGHT, ...i64(-1n), ...i64(0n), ...i64(4n), ...call(2)],
-        write_past_the_end: [...WRITE_EIGHT, ...i64(65_536n - 4n), ...i64(0n), ...i64(8n), ...call(1)],
+        write_past_the_end: [...WRITE_EIGHT, ...i64(65_536n - 7n), ...i64(0n), ...i64(8n), ...call(1)],
+        read_past_the_heap: [...WRITE_EIGHT, ...i64(65_536n - 3n), ...i64(0n), ...i64(4n), ...call(2)],
+        read_at_the_heap_end: [...WRITE_EIGHT, ...i64(65_536n - 4n), ...i64(0n), ...i64(4n), ...call(2), 0x00],
         write_at_the_end: [...STORE_EIGHT, ...i64(65_536n - 8n), ...i64(0n), ...i64(8n), ...call(1), 0x00],
       }),
       new Uint8Array(),
@@ -82,14 +85,18 @@ describe('decisions W2, W11: ic0 bounds on the test replica', () => {
       ['write_negative_offset', /stable memory write out of bounds/],
       ['read_negative_pointer', /heap out of bounds/],
       ['write_past_the_end', /stable memory write out of bounds/],
+      ['read_past_the_heap', /heap out of bounds/],
     ] as const) {
       const r = await replica.update(CONTROLLER, ID, method, new Uint8Array());
       assert.ok('rejectCode' in r && r.rejectCode === 5 && message.test(r.rejectMessage), `${method}: ${JSON.stringify(r)}`);
       assert.ok(stable().equals(Buffer.alloc(65_536)), `${method}: the eight bytes written before the trap are undone`);
     }
-    // The last eight bytes are within bounds: written, then the `unreachable` after them traps and undoes them.
-    const r = await replica.update(CONTROLLER, ID, 'write_at_the_end', new Uint8Array());
-    assert.ok('rejectCode' in r && r.rejectCode === 5 && !/out of bounds/.test(r.rejectMessage), JSON.stringify(r));
-    assert.ok(stable().equals(Buffer.alloc(65_536)));
+    // Exactly at the end (stable memory's last eight bytes, the heap's last four) is within bounds: the
+    // call works, then the `unreachable` after it traps and undoes what the message wrote.
+    for (const method of ['write_at_the_end', 'read_at_the_heap_end']) {
+      const r = await replica.update(CONTROLLER, ID, method, new Uint8Array());
+      assert.ok('rejectCode' in r && r.rejectCode === 5 && !/out of bounds/.test(r.rejectMessage), `${method}: ${JSON.stringify(r)}`);
+      assert.ok(stable().equals(Buffer.alloc(65_536)), method);
+    }
   });
 });

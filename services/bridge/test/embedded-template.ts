@@ -239,12 +239,7 @@ export async function lendEmbeddedDatabase(): Promise<EmbeddedLoan> {
     lite: p.lite,
     async giveBack() {
       once();
-      let clean = false;
-      try {
-        clean = await reset(p.lite);
-      } catch {
-        clean = false;
-      }
+      const clean = await reset(p.lite).catch(() => false);
       if (clean && idle.length < IDLE_MAX) idle.push(p);
       else await discard(p);
     },

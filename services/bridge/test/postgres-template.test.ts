@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { startPrivatePostgres } from '@domdao/test-helpers';
-import { forgetPostgresTemplate, postgresTemplate } from './postgres-template.ts';
+import { forgetPostgresTemplate, postgresTemplate, withDatabase } from './postgres-template.ts';
 
 describe('decision R13: the PostgreSQL template', () => {
   it("a template another process renamed in first is taken as it is; another set's and a killed maker's are dropped, a live maker's kept", async () => {
@@ -39,7 +39,7 @@ describe('decision R13: the PostgreSQL template', () => {
     assert.ok(scratch, 'this process builds its own beside the others');
     // While a connection holds the half-built one (a database in use cannot be renamed, so its maker
     // waits), another process's template takes the name.
-    const holder = new pg.Client({ connectionString: Object.assign(new URL(server.url), { pathname: `/${scratch}` }).href });
+    const holder = new pg.Client({ connectionString: withDatabase(server.url, scratch) });
     await holder.connect();
     // Its maker drops it `with (force)` once the name is taken, which may end this connection first.
     holder.on('error', () => undefined);
@@ -49,7 +49,7 @@ describe('decision R13: the PostgreSQL template', () => {
 
     assert.equal(await making, name);
     assert.deepEqual(await templates(), [live, name].sort());
-    const other = new pg.Client({ connectionString: Object.assign(new URL(server.url), { pathname: `/${name}` }).href });
+    const other = new pg.Client({ connectionString: withDatabase(server.url, name) });
     await other.connect();
     const tables = await other.query("select count(*)::int as n from information_schema.tables where table_schema = 'public'");
     await other.end();

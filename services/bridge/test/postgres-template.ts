@@ -36,7 +36,8 @@ export function forgetPostgresTemplate(): void {
   made = undefined;
 }
 
-const withDatabase = (url: string, name: string) => Object.assign(new URL(url), { pathname: `/${name}` }).href;
+/** `url` with its database replaced by `name`. */
+export const withDatabase = (url: string, name: string) => Object.assign(new URL(url), { pathname: `/${name}` }).href;
 
 /** Whether a half-built template's maker (its pid is in the name) still runs. */
 function building(name: string): boolean {
