@@ -274,7 +274,7 @@ ${alert}<button type="submit">Verify my email</button></form>
 }
 
 /** The canonical addresses of BOOTSTRAP_ADMIN_EMAILS (config.ts refuses an entry that has none). */
-export function bootstrapAdminAddresses(list: string | undefined): Set<string> {
+function bootstrapAdminAddresses(list: string | undefined): Set<string> {
   return new Set(
     (list ?? '')
       .split(',')
