@@ -1114,7 +1114,7 @@ export interface paths {
         };
         /**
          * Who delegates to you: the count, and a page of delegations (decisions V27, G33)
-         * @description Each item: its category (null: all categories) and the member’s principal only where they allowed it (show_name), else null. Page with `after` = the last item’s `key`.
+         * @description Each item: its category (null: all categories) and the member’s principal only where they allowed it (show_name), else null. Page with `after` = `next_after` (or an item’s `key`): opaque, valid only for you, new in every answer; nothing in an item names a member who chose not to be shown (decision V33).
          */
         get: operations["listDelegators"];
         put?: never;
@@ -4014,6 +4014,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description RATE_LIMITED, with Retry-After: MEMBER_SEARCH_LIMIT_PER_MINUTE searches per member per minute (decision B93) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        request_id?: string;
+                    };
+                };
+            };
         };
     };
     recordKycDecision: {
@@ -5352,7 +5365,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description only this event */
-                event?: "auth.login_succeeded" | "auth.login_failed" | "auth.login_locked_out" | "auth.csrf_refused" | "admin.access_denied" | "registration.created" | "registration.refused" | "verification.completed" | "verification.refused" | "verification.password_refused" | "recovery.limited" | "password_reset.requested" | "password_reset.completed" | "sessions.ended" | "roles.granted" | "roles.revoked" | "roles.bootstrap_admin_granted" | "kyc.approved" | "kyc.rejected" | "membership.upgraded" | "escrow.resolved" | "price.proposal_triggered" | "ai.reindex_triggered" | "inbox.unsubscribed" | "secret.rotation_noticed";
+                event?: "auth.login_succeeded" | "auth.login_failed" | "auth.login_locked_out" | "auth.csrf_refused" | "admin.access_denied" | "member.rate_limited" | "registration.created" | "registration.refused" | "verification.completed" | "verification.refused" | "verification.password_refused" | "recovery.limited" | "password_reset.requested" | "password_reset.completed" | "sessions.ended" | "roles.granted" | "roles.revoked" | "roles.bootstrap_admin_granted" | "kyc.approved" | "kyc.rejected" | "membership.upgraded" | "escrow.resolved" | "price.proposal_triggered" | "ai.reindex_triggered" | "inbox.unsubscribed" | "secret.rotation_noticed";
                 /** @description only this actor: a user id, `anonymous` or `system` */
                 actor?: string;
                 /** @description events at or after this instant (ISO-8601) */
@@ -5532,6 +5545,24 @@ export interface operations {
             };
             /** @description PAYLOAD_TOO_LARGE (64 KiB) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After: PROPOSAL_LIMIT_PER_HOUR proposals per member per hour (decision V35) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6824,6 +6855,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description RATE_LIMITED, with Retry-After: DELEGATION_CHANGE_LIMIT_PER_HOUR delegations set or taken back (PUT and DELETE together) per member per hour (decision V36) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description MembershipUnavailable */
             503: {
                 headers: {
@@ -6945,11 +6994,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description RATE_LIMITED, with Retry-After: DELEGATION_CHANGE_LIMIT_PER_HOUR delegations set or taken back (PUT and DELETE together) per member per hour (decision V36) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     listDelegators: {
         parameters: {
             query?: {
+                /** @description an item’s `key` or `next_after` of an earlier page (opaque, decision V33) */
                 after?: string;
                 limit?: number;
             };
@@ -6968,17 +7036,19 @@ export interface operations {
                     "application/json": {
                         total: string;
                         items: {
+                            /** @description an opaque cursor: ask again with after=<it> for the items after this one (decision V33) */
                             key: string;
                             category: string | null;
                             member: string | null;
                             /** @description their display name, only where they chose show_name (decisions G33, V31) */
                             member_name: string | null;
                         }[];
+                        /** @description the last key of a full page; null: no more */
                         next_after: string | null;
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR (also an `after` that is not a cursor this bridge gave the member) */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -12,6 +12,7 @@ import { bridgeMetrics, type BridgeMetrics } from './core/metrics/index.ts';
 import { observeBridgeRequests, registerObservability, timedCanisters } from './app-observability.ts';
 import { lockDirectory } from '@domdao/canisters/embedded';
 import { databaseThrottle } from './core/auth/brute-force.ts';
+import { memberLimiter } from './core/auth/member-limits.ts';
 import { corsOptions } from './core/auth/cors.ts';
 import { createGuards } from './core/auth/guards.ts';
 import { passwordHasher, type Argon2Cost } from './core/auth/passwords.ts';
@@ -213,6 +214,17 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   const guards = createGuards({ sessions: ctx.sessions, frontendOrigins: ctx.frontendOrigins, publicUrl: config.PUBLIC_URL });
   const blindIndex = (email: string) => emailBlindIndex(ctx.keys.blindIndexKey, email);
   const sendVerificationEmail = (m: Parameters<typeof sendVerification>[1]) => sendVerification(ctx, m);
+  // Decisions B92, B93, V35, V36: what one member can make the bridge do, per window.
+  const memberLimit = memberLimiter({
+    throttle: ctx.throttle,
+    audit,
+    limits: {
+      proposals: config.PROPOSAL_LIMIT_PER_HOUR,
+      delegation_changes: config.DELEGATION_CHANGE_LIMIT_PER_HOUR,
+      member_searches: config.MEMBER_SEARCH_LIMIT_PER_MINUTE,
+    },
+    refused: metrics.memberLimited,
+  });
 
   livenessRoute(app, () => parts.databaseFailure?.());
   openApiRoute(app);
@@ -243,14 +255,14 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     openEmail: (sealed) => ctx.opener.open('email', sealed),
   });
   await app.register(adminSessions, { db: ctx.db, sessions: ctx.sessions, guards, audit });
-  await app.register(members, { db: ctx.db, guards });
+  await app.register(members, { db: ctx.db, guards, limit: memberLimit });
   await app.register(payments, { ctx, guards });
   await app.register(adminNotifications, { db: ctx.db, user: ctx.canisters.user, guards });
   await app.register(adminOutbox, { outbox, guards });
   await app.register(testEmail, { accessToken: config.ACCESS_TOKEN, brandDomain: config.EMAIL_BRAND_DOMAIN, notifier: ctx.notifier });
   const jobs = await registerBackground(app, { parts, ctx, guards, outbox, events, metrics });
   await registerAudit(app, { parts, ctx, guards, jobs, audit });
-  await registerMemberFeatures(app, { parts, ctx, guards, jobs, metrics });
+  await registerMemberFeatures(app, { parts, ctx, guards, jobs, metrics, memberLimit });
   await registerAi(app, { parts, ctx, guards, jobs, metrics });
   registerObservability(app, metrics, { db: parts.db, redis: parts.redis, canisters: ctx.canisters, notifier: parts.notifier }, now);
   await app.register(portal, {

@@ -72,6 +72,7 @@ describe('the audit log: every security event through HTTP, in the log and at GE
       SIGNING_SECRET,
       INFERENCE_URL: fake.url,
       LOGIN_MAX_FAILURES: '2',
+      MEMBER_SEARCH_LIMIT_PER_MINUTE: '1',
       DEV_FAUCET_DOM: '100',
     });
     admin = await h.member(ADMIN_EMAIL);
@@ -91,6 +92,8 @@ describe('the audit log: every security event through HTTP, in the log and at GE
     assert.equal((await h.login('ada-audit@domdao.example', 'not the password at all')).res.statusCode, 401);
     for (let i = 0; i < 2; i++) assert.equal((await h.login('nobody-audit@domdao.example', 'guess guess guess')).res.statusCode, 401);
     assert.equal((await h.login('nobody-audit@domdao.example', 'guess guess guess')).res.statusCode, 429);
+    // A member past a per-member limit (MEMBER_SEARCH_LIMIT_PER_MINUTE=1, decision B92).
+    for (const status of [200, 429]) assert.equal((await h.request({ method: 'GET', url: '/api/members?q=ada', jar: ada.jar })).statusCode, status);
     // CSRF refusal; 401 and 403 at an admin route (the session's and the X-API-Token's).
     assert.equal((await h.request({ method: 'POST', url: '/auth/logout', jar: ada.jar, origin: 'https://evil.example' })).statusCode, 403);
     assert.equal((await h.request({ method: 'GET', url: '/api/admin/audit' })).statusCode, 401);
@@ -177,6 +180,11 @@ describe('the audit log: every security event through HTTP, in the log and at GE
       'the account an attempt named is its subject; an address without one names none',
     );
     assert.equal(one('auth.login_locked_out').outcome, 'denied');
+    const limited = one('member.rate_limited');
+    assert.deepEqual(
+      [limited.actor, limited.outcome, limited.detail],
+      [ada.user_id, 'denied', { limit: 'member_searches', max: 1, per: 'minute', retry_after_seconds: 60 }],
+    );
     assert.deepEqual(one('auth.csrf_refused').detail, { method: 'POST', route: '/auth/logout', origin: 'https://evil.example' });
     const denied = rows.filter((x) => x.event === 'admin.access_denied').map((x) => [x.actor, x.detail.status, x.detail.route] as [string, number, string]);
     assert.deepEqual(

@@ -6,6 +6,8 @@ export const AUDIT_EVENTS = {
   'auth.login_locked_out': 'a sign-in was refused before the password was checked: too many failures for the account or the client address (429)',
   'auth.csrf_refused': 'a cookie-authenticated mutation or a sign-in came from an origin that is not a configured front end (decision B8)',
   'admin.access_denied': 'an admin route answered 401 or 403: no session, no admin role, or a missing or wrong X-API-Token',
+  'member.rate_limited':
+    'a member was refused with 429 RATE_LIMITED before any work: too many proposals, delegation changes or member searches in the window (`limit`: which; `max` per `per`; decisions B92, B93)',
   'registration.created': 'an account was registered (unverified until its link is confirmed)',
   'registration.refused':
     'a registration was refused (`error`: the code; `reason` for VALIDATION_ERROR, e.g. `compatibility_characters` for a look-alike address; `limit` for TOO_MANY_ATTEMPTS: `client` or `recipient`); an under-13 one leaves nothing (decision B85)',

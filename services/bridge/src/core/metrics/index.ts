@@ -30,12 +30,19 @@ export interface BridgeMetrics {
   canisterCall(canister: string, method: string, seconds: number, outcome: CallOutcome): void;
   modelCall(model: string, operation: string, seconds: number, outcome: CallOutcome): void;
   embeddedSyncFailed(): void;
+  /** A member refused with 429 by a per-member limit (decision B92), by the limit's name. */
+  memberLimited(limit: string): void;
 }
 
 export function bridgeMetrics(metrics: Metrics, now: () => number = Date.now): BridgeMetrics {
   const sessions = metrics.counter('bridge_sessions_created_total', 'sessions created (successful sign-ins)');
   const signInFailures = metrics.counter('bridge_sign_in_failures_total', 'sign-ins refused for a wrong email or password');
   const lockouts = metrics.counter('bridge_sign_in_lockouts_total', 'sign-ins refused with 429 TOO_MANY_ATTEMPTS (a client or account locked out)');
+  const memberLimited = metrics.counter(
+    'bridge_member_limit_refusals_total',
+    'member requests refused with 429 RATE_LIMITED by a per-member limit (proposals, delegation_changes, member_searches; decision B92)',
+    ['limit'],
+  );
   const jobs = metrics.counter('bridge_job_runs_total', 'scheduled job runs by job and outcome (succeeded, skipped, failed)', ['job', 'outcome']);
   const jobSeconds = metrics.histogram('bridge_job_run_duration_seconds', 'duration of job runs by job', ['job']);
   const followed = new Map<string, number>();
@@ -78,6 +85,7 @@ export function bridgeMetrics(metrics: Metrics, now: () => number = Date.now): B
     canisterCall: (canister, method, seconds, outcome) => canisterCalls.observe({ canister, method, outcome }, seconds),
     modelCall: (model, operation, seconds, outcome) => modelCalls.observe({ model, operation, outcome }, seconds),
     embeddedSyncFailed: () => syncFailures.inc(),
+    memberLimited: (limit) => memberLimited.inc({ limit }),
   };
 }
 

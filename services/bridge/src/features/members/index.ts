@@ -4,6 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { Guards } from '../../core/auth/guards.ts';
+import type { MemberLimiter } from '../../core/auth/member-limits.ts';
 import type { Db } from '../../core/db/index.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
 import { DISPLAY_NAME_MAX, normaliseDisplayName } from '../../core/identity/display-names.ts';
@@ -13,6 +14,8 @@ import type { BridgeApp } from '../../core/http/typed.ts';
 export interface MembersOptions {
   db: Db;
   guards: Pick<Guards, 'requireSession'>;
+  /** Decision B93: searches per member per minute. */
+  limit: MemberLimiter;
 }
 
 export const SEARCH_MIN = 2;
@@ -135,13 +138,19 @@ export default async function members(app: BridgeApp, opts: MembersOptions): Pro
         tags: ['members'],
         security: session,
         querystring: searchQuery,
-        response: { 200: Type.Object({ items: Type.Array(Member) }), 400: err('VALIDATION_ERROR'), 401: err('UNAUTHORIZED') },
+        response: {
+          200: Type.Object({ items: Type.Array(Member) }),
+          400: err('VALIDATION_ERROR'),
+          401: err('UNAUTHORIZED'),
+          429: err('RATE_LIMITED, with Retry-After: MEMBER_SEARCH_LIMIT_PER_MINUTE searches per member per minute (decision B93)'),
+        },
       },
     },
     async (req, reply) => {
-      await opts.guards.requireSession(req);
+      const s = await opts.guards.requireSession(req);
       const q = req.query.q.normalize('NFC').trim().toLowerCase();
       if ([...q].length < SEARCH_MIN) throw new HttpError(400, 'VALIDATION_ERROR', `q: at least ${SEARCH_MIN} characters besides spaces`);
+      await opts.limit(req, s.user_id, 'member_searches');
       const shown = sql<string>`coalesce(display_name, default_name)`;
       const rows = await opts.db
         .selectFrom('users')

@@ -49,6 +49,7 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
       401: err('UNAUTHORIZED or SESSION_REQUIRED (bearer token without the session cookie; spec 1 Authentication 6)'),
       403: err('NotAMember, NotAuthorized or CSRF_REJECTED'),
       413: err('PAYLOAD_TOO_LARGE (64 KiB)'),
+      429: err('RATE_LIMITED, with Retry-After: PROPOSAL_LIMIT_PER_HOUR proposals per member per hour (decision V35)'),
     },
   },
   'POST /api/governance/vote': {
