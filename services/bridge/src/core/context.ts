@@ -15,6 +15,8 @@ import type { Passwords } from './auth/passwords.ts';
 export interface SealedFieldOpener {
   publicKey: string;
   open(field: 'email' | 'name' | 'dob', wire: string): Promise<string>;
+  /** Seals a field as a browser does: answers a page without script sent in plain text (decision B87). */
+  seal(field: 'email' | 'name' | 'dob', plaintext: string): Promise<string>;
 }
 
 export interface BridgeContext {
