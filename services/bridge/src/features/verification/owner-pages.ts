@@ -10,7 +10,7 @@ const backToPassword = (t: string) => `<p><a href="/verify-email?token=${t}">I k
 /** Step 1: the date of birth, first and alone. */
 export function dobStep(token: string, error?: string): string {
   const t = escapeHtml(token);
-  return `<p>Choosing a new password starts this account afresh: nothing the registration said is kept, so we ask you, not it, who you are.</p>
+  return `<p>Choosing a new password starts this account afresh: nothing the registration said is kept. Tell us about yourself, starting with your date of birth.</p>
 <form method="post" action="/verify-email"><input type="hidden" name="token" value="${t}">
 <label for="dob">Date of birth</label><input id="dob" name="dob" type="date" required aria-describedby="dob-help">
 <p id="dob-help" class="muted">We ask first: members must be 13 or older.</p>
