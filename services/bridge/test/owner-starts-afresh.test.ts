@@ -276,6 +276,34 @@ describe("the mailbox owner's confirmation starts the account afresh (decision B
     assert.equal((await shownAccount(h, email)).row.name, longest);
   });
 
+  it("decision B86: a confirmation with the registration's password still being finished is not raced: starting afresh waits (503) and changes nothing", async () => {
+    let lost = true;
+    const h = await bridge(
+      undefined,
+      {},
+      {
+        outboxFaults: (point, op) => {
+          if (lost && point === 'lost-reply' && op.operation === 'user.verify_email') throw new Error('user canister unreachable');
+        },
+      },
+    );
+    after(() => h.close());
+    const attack = await attackerRegisters(h, 'both@example.org', AGED.adult);
+    const typed = await confirmJson(h, { token: attack.token, password: ATTACKER.password });
+    assert.equal(typed.statusCode, 503, typed.body);
+    const before = await state(h, attack.principal);
+    const mine = await answersFor(h, 'both@example.org', 'Bo Owner', AGED.adult);
+    const r = await confirmJson(h, { token: attack.token, new_password: OWNER_PASSWORD, ...mine });
+    assert.equal(r.statusCode, 503, r.body);
+    assert.equal(r.json().error, 'VERIFICATION_UNAVAILABLE');
+    assert.match(r.json().message, /still being finished/);
+    assert.deepEqual(await state(h, attack.principal), before, 'nothing changed');
+    assert.deepEqual(
+      h.logs.events('verification.refused').map((l) => l.error),
+      ['VERIFICATION_UNAVAILABLE', 'VERIFICATION_UNAVAILABLE'],
+    );
+  });
+
   it("decision B86: while the user canister's answer is lost the answers are kept (503); the account is created and verified once it does, and the link then reads used", async () => {
     let down = false;
     const h = await bridge(

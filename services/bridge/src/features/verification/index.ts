@@ -138,11 +138,18 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
       // Decision B86: an account started afresh is verified by its own creation, once the canister answers.
       if (await ctx.outbox.pending(userAggregate(owner.id), OP.createConfirmedAccount))
         throw new HttpError(503, 'VERIFICATION_UNAVAILABLE', 'your account is still being created; open the link again in a few minutes');
-      await ctx.db
-        .transaction()
-        .execute((tx) =>
-          ctx.outbox.enqueue(tx, { operation: OP.verifyEmail, opId, aggregate: userAggregate(owner.id), payload: { token, request_id: req.id } }),
-        );
+      await ctx.db.transaction().execute(async (tx) => {
+        await ctx.outbox.enqueue(tx, { operation: OP.verifyEmail, opId, aggregate: userAggregate(owner.id), payload: { token, request_id: req.id } });
+        // Under the aggregate's lock: a start afresh (B86) that removed the registration meanwhile wins.
+        const still = await tx
+          .selectFrom('users')
+          .select('id')
+          .where('id', '=', owner.id)
+          .where('email_verified_at', 'is', null)
+          .where('verification_token_hash', '=', tokenHash(token))
+          .executeTakeFirst();
+        if (!still) throw invalid();
+      });
     } else {
       ({ userId: accountId } = await startAfresh(ctx, { token, registration: owner, newPassword: proof.new_password, answers: proof.answers, req, invalid }));
       chosen = true;

@@ -43,7 +43,10 @@ export function blockScreen(): string {
 
 /** The form's answers: what a browser sent, each a string of bounded length, else undefined. */
 export function formAnswers(b: Record<string, unknown>, max: number): { dob?: string; name?: string; tos_accepted?: boolean } {
-  const text = (k: string) => (typeof b[k] === 'string' && (b[k] as string).length <= max ? (b[k] as string) : undefined);
+  const text = (k: string) => {
+    const v = b[k];
+    return typeof v === 'string' && v.length <= max ? v : undefined;
+  };
   const dob = text('dob');
   const name = text('name');
   return { ...(dob !== undefined && { dob }), ...(name !== undefined && { name }), ...(b.tos_accepted === 'true' && { tos_accepted: true }) };

@@ -56,7 +56,7 @@ export async function startAfresh(
   const createOp = `register:${id}`;
   const verifyOp = verifyOpId(token);
   await ctx.db.transaction().execute(async (tx) => {
-    // The registration, locked: a confirmation with its password in another request waits or has won.
+    // The registration, locked against a second start afresh of the same link.
     const still = await tx
       .selectFrom('users')
       .select('email_index')
@@ -66,9 +66,11 @@ export async function startAfresh(
       .forUpdate()
       .executeTakeFirst();
     if (!still) throw o.invalid();
+    await removeUnverifiedUser(ctx.outbox, tx, old, 'the mailbox owner chose a new password: the registration starts afresh from their answers (decision B86)');
+    // Under the registration's aggregate lock (taken by the enqueue above): a confirmation with its
+    // password committed first is seen here; one after this commit finds the registration gone.
     if (await tx.selectFrom('bridge_outbox').select('id').where('op_id', '=', verifyOp).executeTakeFirst())
       throw unavailable('a confirmation of this link is still being finished; open the link again in a few minutes');
-    await removeUnverifiedUser(ctx.outbox, tx, old, 'the mailbox owner chose a new password: the registration starts afresh from their answers (decision B86)');
     await tx
       .insertInto('users')
       .values({
