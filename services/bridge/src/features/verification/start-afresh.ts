@@ -69,8 +69,10 @@ export async function startAfresh(
     await removeUnverifiedUser(ctx.outbox, tx, old, 'the mailbox owner chose a new password: the registration starts afresh from their answers (decision B86)');
     // Under the registration's aggregate lock (taken by the enqueue above): a confirmation with its
     // password committed first is seen here; one after this commit finds the registration gone.
-    if (await tx.selectFrom('bridge_outbox').select('id').where('op_id', '=', verifyOp).executeTakeFirst())
-      throw unavailable('a confirmation of this link is still being finished; open the link again in a few minutes');
+    const earlier = await tx.selectFrom('bridge_outbox').select('state').where('op_id', '=', verifyOp).executeTakeFirst();
+    if (earlier?.state === 'pending') throw unavailable('a confirmation of this link is still being finished; open the link again in a few minutes');
+    // Finished without verifying (the user canister refused this link): the link is dead.
+    if (earlier) throw o.invalid();
     await tx
       .insertInto('users')
       .values({
