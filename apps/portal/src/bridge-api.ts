@@ -213,13 +213,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The link of the verification email: a page that asks for the password chosen at registration, or (`choose=1`) lets the mailbox owner choose one (decision B51); opening it changes nothing
+         * The link of the verification email: a page that asks for the password chosen at registration, or (`choose=1`) lets the mailbox owner start the account afresh, date of birth first (decisions B51, B86, B87); opening it changes nothing
          * @description The HTML page the verification email links to; the token in the query is the credential and opening the page changes nothing.
          */
         get: operations["getVerifyEmailPage"];
         put?: never;
         /**
-         * The link page's form (application/x-www-form-urlencoded: token and password, or token and new_password): verifies the address, grants `member` (and `admin` for a bootstrap address), ends every session of the account (decision B51)
+         * The link page's form (application/x-www-form-urlencoded): token and password verifies the address, grants `member` (and `admin` for a bootstrap address), ends every session of the account (decision B51); token and dob (YYYY-MM-DD) alone is the first step of starting afresh and answers the second; token, dob, name, tos_accepted=true and new_password replaces the registration by an account of the owner's answers and verifies it (decisions B86, B87)
          * @description The verification page's form: the token and the password confirm the address; no cookie needed.
          */
         post: operations["confirmVerificationForm"];
@@ -239,7 +239,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Confirm a verification link from a front end's own page (decision B51): the token with the password chosen at registration, or with new_password (the mailbox owner chooses the password); ends every session of the account
+         * Confirm a verification link from a front end's own page (decision B51): the token with the password chosen at registration, or with new_password and the mailbox owner's own name_encrypted, dob_encrypted and tos_accepted, which replace everything the registration said by a new account (decision B86); ends every session of the account
          * @description The JSON form of the verification page for a front end's own page: the emailed token with the password confirms the address.
          */
         post: operations["confirmVerification"];
@@ -2645,7 +2645,7 @@ export interface operations {
             query: {
                 /** @description the verification token of the email link */
                 token: string;
-                /** @description show the form that chooses a new password */
+                /** @description show the first step of starting afresh: the owner's date of birth (decision B87) */
                 choose?: "1";
             };
             header?: never;
@@ -2683,7 +2683,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description verified; a Continue link to the first front end */
+            /** @description verified, with a Continue link to the first front end; or, after a date of birth alone, the second step (name, terms, new password) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2692,7 +2692,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description the link is not valid, used or expired; or the new password is too weak (the form again, with the reason) */
+            /** @description the link is not valid, used or expired; or an answer is missing or refused, or the new password is too weak (the step again, with the reason) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2710,6 +2710,24 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description COPPA_BLOCK: the date of birth is under 13; the block screen, nothing stored (decision B86) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description CONFLICT: the registration has a payment on record and cannot be started afresh */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description too many wrong passwords on this link (LOGIN_MAX_FAILURES per LOGIN_WINDOW_MINUTES) */
             429: {
                 headers: {
@@ -2719,7 +2737,16 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description the user canister did not answer; open the link again later */
+            /** @description ACCOUNT_NOT_CREATED: the user canister refused the new account */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the user canister did not answer (an account started afresh keeps the answers and finishes by itself); open the link again later */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2743,6 +2770,15 @@ export interface operations {
                     token: string;
                     password?: string;
                     new_password?: string;
+                    /** @description with new_password: the mailbox owner's name, sealed as at registration (decision B86) */
+                    name_encrypted?: string;
+                    /** @description with new_password: the mailbox owner's date of birth (YYYY-MM-DD), sealed as at registration; under 13 is COPPA_BLOCK (decision B86) */
+                    dob_encrypted?: string;
+                    /**
+                     * @description with new_password: the mailbox owner accepts the terms (decision B86)
+                     * @enum {boolean}
+                     */
+                    tos_accepted?: true;
                 };
             };
         };
@@ -2762,7 +2798,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR (exactly one of password and new_password), WEAK_PASSWORD, VERIFICATION_LINK_INVALID, VERIFICATION_LINK_USED or VERIFICATION_LINK_EXPIRED */
+            /** @description VALIDATION_ERROR (exactly one of password and new_password; new_password needs the owner's name_encrypted, dob_encrypted and tos_accepted, password takes none of them; a date of birth that is not a date, a name the registration rules refuse), UNDECRYPTABLE, WEAK_PASSWORD, VERIFICATION_LINK_INVALID, VERIFICATION_LINK_USED or VERIFICATION_LINK_EXPIRED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2780,8 +2816,44 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_CREDENTIALS: not the password of the registration; send new_password to choose one */
+            /** @description INVALID_CREDENTIALS: not the password of the registration; send new_password (with your own answers) to start afresh */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description COPPA_BLOCK: the owner's date of birth is under 13; nothing is created or changed (decision B86) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description CONFLICT: the registration has a payment on record and cannot be started afresh */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2816,7 +2888,25 @@ export interface operations {
                     };
                 };
             };
-            /** @description VERIFICATION_UNAVAILABLE: the user canister did not answer; SESSION_STORE_UNAVAILABLE: the session store is down; try again */
+            /** @description ACCOUNT_NOT_CREATED: the user canister refused the account started afresh */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description VERIFICATION_UNAVAILABLE: the user canister did not answer (an account started afresh keeps the answers and finishes by itself), or a confirmation of the link is still being finished; SESSION_STORE_UNAVAILABLE: the session store is down; try again */
             503: {
                 headers: {
                     [name: string]: unknown;

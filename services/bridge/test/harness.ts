@@ -89,6 +89,10 @@ export interface Jar {
   setCookie?: string;
 }
 
+/** The mailbox owner's own answers when a test starts an account afresh (decision B86). */
+export const OWNER_NAME = 'Mailbox Owner';
+export const OWNER_DOB = '1984-02-29';
+
 export async function bridge(
   backend: Backend = BACKENDS[0]!,
   env: Record<string, string> = {},
@@ -270,18 +274,31 @@ export async function bridge(
     },
     /**
      * Opens the verification link and confirms it as a person does (decision B51): the link's page,
-     * then its form with the password chosen at registration (or `{ newPassword }` to choose one).
+     * then its form with the password chosen at registration; or, with `{ newPassword }`, the way that
+     * starts the account afresh (decisions B86, B87): the date of birth, then the name, the terms and the
+     * new password (`name` and `dob` default to the mailbox owner's below).
      */
-    async verify(email: string, proof: { password?: string; newPassword?: string } = {}) {
+    async verify(email: string, proof: { password?: string; newPassword?: string; name?: string; dob?: string } = {}) {
       const path = h.verificationPath(email);
-      const page = await request({ method: 'GET', url: path });
-      if (page.statusCode !== 200) return page;
+      const form = (fields: Record<string, string>) =>
+        request({
+          method: 'POST',
+          url: '/verify-email',
+          payload: new URLSearchParams(fields).toString(),
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        });
       const token = new URL(path, 'https://bridge.example').searchParams.get('token')!;
-      const form = new URLSearchParams({
-        token,
-        ...(proof.newPassword !== undefined ? { new_password: proof.newPassword } : { password: proof.password ?? 'correct horse battery staple' }),
-      });
-      return request({ method: 'POST', url: '/verify-email', payload: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      if (proof.newPassword === undefined) {
+        const page = await request({ method: 'GET', url: path });
+        if (page.statusCode !== 200) return page;
+        return form({ token, password: proof.password ?? 'correct horse battery staple' });
+      }
+      const choose = await request({ method: 'GET', url: `${path}&choose=1` });
+      if (choose.statusCode !== 200) return choose;
+      const dob = proof.dob ?? OWNER_DOB;
+      const age = await form({ token, dob });
+      if (age.statusCode !== 200) return age;
+      return form({ token, dob, name: proof.name ?? OWNER_NAME, new_password: proof.newPassword, tos_accepted: 'true' });
     },
     async login(email: string, password = 'correct horse battery staple', jar: Jar = {}) {
       const res = await request({ method: 'POST', url: '/auth/login', payload: { email, password }, jar });

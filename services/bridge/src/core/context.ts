@@ -15,6 +15,7 @@ import type { Passwords } from './auth/passwords.ts';
 export interface SealedFieldOpener {
   publicKey: string;
   open(field: 'email' | 'name' | 'dob', wire: string): Promise<string>;
+  /** Seals a field as a browser does: the canonical address registration stores (decision B82), a page's plain-text answers (decision B87). */
   seal(field: 'email' | 'name' | 'dob', plaintext: string): Promise<string>;
 }
 

@@ -26,7 +26,10 @@ export class UndecryptableError extends Error {
   override name = 'UndecryptableError';
 }
 
-/** The bridge's side: unwraps a field or throws UndecryptableError (tampered, wrong key, wrong field). */
+/**
+ * The bridge's side: unwraps a field or throws UndecryptableError (tampered, wrong key, wrong field);
+ * and seals one as a browser would, for answers a page without script sent in plain text (decision B87).
+ */
 export async function createOpener(privateKey: Uint8Array) {
   const s = suite();
   const key = await s.kem.deserializePrivateKey(privateKey);

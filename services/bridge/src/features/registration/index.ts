@@ -17,7 +17,7 @@ import { HttpError } from '../../core/http/errors.ts';
 import { canonicalEmail, emailBlindIndex } from '../../core/identity/email.ts';
 import { passwordProblem } from '../../core/identity/password-policy.ts';
 import { SUITE, UndecryptableError } from '../../core/identity/sealed-fields.ts';
-import { ageOn, displayNameProblem } from './rules.ts';
+import { ageOn, displayNameProblem } from '../../core/identity/registration-rules.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
 import { OP, removeUnverifiedUser, userAggregate, type CreateAccountAnswer, type CreateAccountPayload } from '../../core/outbox/user-operations.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
