@@ -4,6 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError, Env, loadConfig } from '@domdao/config';
 import { observabilityEnv } from '@domdao/service-kit';
 import { parsePriceSources } from './features/oracle/sources.ts';
+import { canonicalEmail } from './core/identity/email.ts';
 
 export const BridgeEnv = Type.Object({
   PORT: Env.port(3200, 'listen port'),
@@ -46,7 +47,7 @@ export const BridgeEnv = Type.Object({
   REGISTRATION_LIMIT_PER_CLIENT: Env.int(10, 'registrations per client address per hour before 429 (decision B33)', 1, 100_000),
   EMAIL_LIMIT_PER_RECIPIENT: Env.int(
     3,
-    'emails a client can make the bridge send to one address per hour (registration, resend, password reset) before 429 (decision B33)',
+    'emails a client can make the bridge send to one address per hour (registration, resend, password reset) before 429; each client has its own count, an IPv6 client per /64 (decisions B33, B84)',
     1,
     1000,
   ),
@@ -72,7 +73,9 @@ export const BridgeEnv = Type.Object({
     3600,
   ),
   PAYMENT_WEBHOOK_TOLERANCE_SECONDS: Env.int(300, 'accepted age of a webhook signature timestamp', 10, 3600),
-  BOOTSTRAP_ADMIN_EMAILS: Env.string('comma-separated emails that receive the admin role when verified (the first admins)'),
+  BOOTSTRAP_ADMIN_EMAILS: Env.string(
+    'comma-separated emails that receive the admin role when verified (the first admins): the verified address must be exactly one of them, case aside (decision B83)',
+  ),
   DEV_VOTING_MINUTES: Env.int(
     0,
     'development only: new proposals open for voting 1 minute after creation (EmergencyAction at once) and close this many minutes later, every category (embedded canisters only; 0 = the governance settings; refused in production, decision G45)',
@@ -224,6 +227,11 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
     problems.push('MEMBERSHIP_PRICE_CURRENCY: an ISO 4217 code in capitals, e.g. USD');
   for (const origin of origins(c.FRONTEND_ORIGINS)) if (!isOrigin(origin)) problems.push(`FRONTEND_ORIGINS: ${origin} is not an origin (scheme://host[:port])`);
   problems.push(...parsePriceSources(c).problems);
+  // Decision B83: a bootstrap admin is matched exactly, so each entry must be an address registration accepts.
+  for (const entry of (c.BOOTSTRAP_ADMIN_EMAILS ?? '').split(',').filter((s) => s.trim() !== '')) {
+    const canonical = canonicalEmail(entry);
+    if (!('address' in canonical)) problems.push(`BOOTSTRAP_ADMIN_EMAILS: ${entry.trim()}: ${canonical.message.replace(/^email /, '')}`);
+  }
   for (const name of ['SIGNING_SECRET', 'SIGNING_SECRET_PREVIOUS'] as const)
     if (c[name] !== undefined && c[name].length < 32) problems.push(`${name}: at least 32 characters`);
   if (c.EMAIL_LINK_BASE_URL !== undefined && !/^https:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(c.EMAIL_LINK_BASE_URL))

@@ -112,6 +112,11 @@ describe('the audit log: every security event through HTTP, in the log and at GE
     const resetToken = /\/reset-password\?token=([A-Za-z0-9_-]{43})/.exec(mail.text)![1]!;
     secrets.push(resetToken);
     assert.equal((await post('/api/auth/password-reset/confirm', undefined, { token: resetToken, password: NEW_PASSWORD })).statusCode, 200);
+    // Registration refused (a look-alike address, decision B82); a resend past the client's email budget for an address (B84).
+    assert.equal((await h.register('\u1d43da-audit@domdao.example')).statusCode, 400);
+    const resend = () => post('/api/auth/resend-verification', undefined, { email: 'limit-audit@domdao.example' });
+    for (let i = 0; i < 3; i++) assert.equal((await resend()).statusCode, 202);
+    assert.equal((await resend()).statusCode, 429);
     // Sessions ended three ways: logout, everywhere, by an admin.
     let jar = (await h.login('ada-audit@domdao.example', NEW_PASSWORD)).jar;
     assert.equal((await h.request({ method: 'POST', url: '/auth/logout', jar })).statusCode, 200);

@@ -14,9 +14,11 @@ const EVENTS = [
   'auth.csrf_refused',
   'admin.access_denied',
   'registration.created',
+  'registration.refused',
   'verification.completed',
   'verification.refused',
   'verification.password_refused',
+  'recovery.limited',
   'password_reset.requested',
   'password_reset.completed',
   'sessions.ended',
@@ -31,6 +33,8 @@ const EVENTS = [
   'ai.reindex_triggered',
   'inbox.unsubscribed',
   'secret.rotation_noticed',
+  'members.display_name_refused',
+  'members.display_name_reset',
 ];
 
 /** `datetime-local` text (the browser's local time) as UTC ISO-8601, or undefined. */

@@ -7,9 +7,13 @@ export const AUDIT_EVENTS = {
   'auth.csrf_refused': 'a cookie-authenticated mutation or a sign-in came from an origin that is not a configured front end (decision B8)',
   'admin.access_denied': 'an admin route answered 401 or 403: no session, no admin role, or a missing or wrong X-API-Token',
   'registration.created': 'an account was registered (unverified until its link is confirmed)',
+  'registration.refused':
+    'a registration was refused (`error`: the code; `reason` for VALIDATION_ERROR, e.g. `compatibility_characters` for a look-alike address; `limit` for TOO_MANY_ATTEMPTS: `client` or `recipient`); an under-13 one leaves nothing (decision B85)',
   'verification.completed': 'an email address was verified; the account became a member',
   'verification.refused': 'a verification confirmation was refused (`error`: the code, e.g. VERIFICATION_LINK_EXPIRED)',
   'verification.password_refused': 'a verification confirmation carried a password other than the one chosen at registration',
+  'recovery.limited':
+    'a resend-verification or password-reset request was refused with 429 (`kind`: resend or reset; `limit`: `client`, its count of such requests, or `recipient`, its email budget for the address; decision B84)',
   'password_reset.requested': 'someone asked for a password reset (`known: false` when no account has the address; the answer is the same)',
   'password_reset.completed': "a password was reset with a live link; the account's sessions ended",
   'sessions.ended': "sessions ended: `scope` logout (this one), everywhere (the member's own), admin (an admin ended them)",
