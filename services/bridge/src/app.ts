@@ -255,7 +255,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     openEmail: (sealed) => ctx.opener.open('email', sealed),
   });
   await app.register(adminSessions, { db: ctx.db, sessions: ctx.sessions, guards, audit });
-  await app.register(members, { db: ctx.db, guards, limit: memberLimit });
+  await app.register(members, { db: ctx.db, guards, audit, daoName: config.BRAND_DAO_NAME, limit: memberLimit });
   await app.register(payments, { ctx, guards });
   await app.register(adminNotifications, { db: ctx.db, user: ctx.canisters.user, guards });
   await app.register(adminOutbox, { outbox, guards });

@@ -200,7 +200,10 @@ export const BridgeEnv = Type.Object({
   ),
   UNSUBSCRIBE_TOKEN_DAYS: Env.int(30, 'lifetime of the unsubscribe token in each digest (spec 3: 30 days)', 1, 365),
   DIGEST_CONCURRENCY: Env.int(8, 'digests the job sends at once (decision N9)', 1, 64),
-  BRAND_DAO_NAME: Env.string("the member web app's brand name: the same variable as the notification service's DAO brand (decision F4)", 'DOM DAO'),
+  BRAND_DAO_NAME: Env.string(
+    "the member web app's brand name: the same variable as the notification service's DAO brand (decision F4); no member may take it as a display name (decision B91)",
+    'DOM DAO',
+  ),
   BRAND_DAO_PRIMARY_COLOR: Env.string("the member web app's brand colour #RRGGBB (as the emails, decision F4)", '#4338CA'),
   BRAND_DAO_BACKGROUND_COLOR: Env.string("the member web app's page background #RRGGBB (as the emails, decision F4)", '#F4F4F7'),
   BRAND_DAO_LOGO_URL: Env.string(
