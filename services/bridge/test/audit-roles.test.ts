@@ -292,6 +292,54 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
   });
 });
 
+describe('decision B97: an existing one-role database moved to two roles with the SQL of docs/operations.md', () => {
+  const OLD = `domdao_single_${id}`;
+  const NEW_OWNER = `domdao_newowner_${id}`;
+  const MOVED = `audit_moved_${id}`;
+  after(async () => {
+    await as(PG_URL, async (c) => {
+      await c.query(`drop database if exists ${MOVED} with (force)`);
+      await c.query(`drop role if exists ${OLD}`);
+      await c.query(`drop role if exists ${NEW_OWNER}`);
+    });
+  });
+
+  it('decision B97: after reassigning what the old role owned, the bridge starts with DATABASE_URL unchanged and DATABASE_MIGRATION_URL the new owner; the old role can no longer delete audit rows', async () => {
+    await as(PG_URL, async (c) => {
+      await c.query(`create role ${OLD} login`);
+      await c.query(`create database ${MOVED} owner ${OLD}`);
+    });
+    const oldUrl = urlAs(OLD, MOVED);
+    let h = await bridge(BACKENDS[0], { DATABASE_URL: oldUrl });
+    try {
+      await failedSignIns(h, 1, 'one-role');
+    } finally {
+      await h.close();
+    }
+    // The documented move, as a superuser connected to the database.
+    await as(urlAs(new URL(PG_URL).username || 'postgres', MOVED), async (c) => {
+      await c.query(`create role ${NEW_OWNER} login`);
+      await c.query(`alter database ${MOVED} owner to ${NEW_OWNER}`);
+      await c.query(`reassign owned by ${OLD} to ${NEW_OWNER}`);
+    });
+    h = await bridge(BACKENDS[0], { ...productionEnv(oldUrl), DATABASE_MIGRATION_URL: urlAs(NEW_OWNER, MOVED) });
+    try {
+      await failedSignIns(h, 1, 'two-roles');
+      const rows = await count(oldUrl);
+      assert.ok(rows >= 2);
+      await as(oldUrl, async (c) => {
+        await c.query('begin');
+        await c.query(`set local domdao.audit_retention = 'on'`);
+        await assert.rejects(c.query('delete from audit_log'), /permission denied for table audit_log/);
+        await c.query('rollback');
+      });
+      assert.equal(await count(oldUrl), rows);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
 describe('the audit log on the embedded database, one role (decision B99)', () => {
   let h: Bridge;
   before(async () => {
