@@ -62,7 +62,7 @@ export async function openBridgeDatabase(
   }
   const right = database.removalRight;
   if (right) {
-    const what = right.reason === 'owner' ? 'owns audit_log' : 'is a superuser';
+    const what = { owner: 'owns audit_log', superuser: 'is a superuser', createrole: 'has CREATEROLE (it can make itself the owner)' }[right.reason];
     if (config.NODE_ENV === 'production') {
       await database.close();
       throw new ConfigError([

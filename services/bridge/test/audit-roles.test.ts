@@ -11,7 +11,7 @@ import pg from 'pg';
 import { ConfigError } from '@domdao/config';
 import { loadBridgeConfig } from '../src/config.ts';
 import { AUDIT_RETENTION_JOB } from '../src/core/audit/retention.ts';
-import { BACKENDS, bridge, PG_URL, type Bridge } from './harness.ts';
+import { ADMIN_EMAIL, BACKENDS, bridge, PG_URL, type Bridge } from './harness.ts';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -124,7 +124,7 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
     });
     after(() => h.close());
 
-    it('decision B97: the bridge serves as the app role, which owns nothing; no warning about its role', async () => {
+    it('decision B97: the bridge serves as the app role, which owns nothing: registration, verification, the first admin (the outbox), sign-in and the audit page work with its grants; no warning about its role', async () => {
       const r = await as(SUPERUSER_URL, (c) =>
         c.query<{ owner: string; tables: string }>(
           `select (select pg_get_userbyid(relowner) from pg_class where oid = 'audit_log'::regclass) as owner,
@@ -133,8 +133,12 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
         ),
       );
       assert.deepEqual(r.rows[0], { owner: OWNER, tables: '0' });
-      const who = await h.request({ method: 'GET', url: '/health' });
-      assert.equal(who.statusCode, 200);
+      assert.equal((await h.request({ method: 'GET', url: '/health/ready' })).statusCode, 200);
+      const admin = await h.member(ADMIN_EMAIL);
+      const audit = await h.request({ method: 'GET', url: '/api/admin/audit?event=roles.bootstrap_admin_granted', jar: admin.jar });
+      assert.equal(audit.statusCode, 200, audit.body);
+      assert.equal((audit.json() as { items: unknown[] }).items.length, 1);
+      assert.equal((await h.request({ method: 'POST', url: '/auth/logout', jar: admin.jar })).statusCode, 200);
       assert.deepEqual(h.logs.events('database.role_can_remove_audit'), []);
       // Its serving connection is the app role's.
       const pool = h.opened.db;
@@ -261,6 +265,16 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
       assert.match(asOwner, /DATABASE_MIGRATION_URL/);
       const asSuperuser = await refusal(productionEnv(SUPERUSER_URL));
       assert.match(asSuperuser, /which is a superuser/);
+      // Before PostgreSQL 16 a role with CREATEROLE can grant itself the owner role.
+      const version = await as(SUPERUSER_URL, async (c) =>
+        Number((await c.query<{ v: string }>(`select current_setting('server_version_num') as v`)).rows[0]!.v),
+      );
+      await as(SUPERUSER_URL, (c) => c.query(`alter role ${APP} createrole`));
+      try {
+        if (version < 160000) assert.match(await refusal({ ...productionEnv(APP_URL), DATABASE_MIGRATION_URL: OWNER_URL }), /which has CREATEROLE/);
+      } finally {
+        await as(SUPERUSER_URL, (c) => c.query(`alter role ${APP} nocreaterole`));
+      }
       const h = await bridge(BACKENDS[0], { ...productionEnv(APP_URL), DATABASE_MIGRATION_URL: OWNER_URL });
       try {
         assert.equal((await h.request({ method: 'GET', url: '/health' })).statusCode, 200);

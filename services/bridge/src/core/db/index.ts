@@ -19,7 +19,7 @@ import * as wallet from './migrations/062-wallet.ts';
 import * as proposalEventsIndex from './migrations/064-proposal-events-index.ts';
 import * as auditRetention from './migrations/065-audit-retention.ts';
 import { pgliteDialect, type Lite } from './pglite-dialect.ts';
-import { auditRemovalRight, grantAppRole } from './roles.ts';
+import { auditRemovalRight, grantAppRole, type RemovalRight } from './roles.ts';
 import type { Database } from './schema.ts';
 import type { EmbeddedUpgrade } from './embedded.ts';
 
@@ -102,7 +102,7 @@ export interface OpenedDatabase {
   kind: 'postgres' | 'pglite';
   pool?: pg.Pool;
   /** PostgreSQL: why the serving role could remove audit rows itself (decision B99), if it could. */
-  removalRight?: { role: string; reason: 'superuser' | 'owner' } | undefined;
+  removalRight?: { role: string; reason: RemovalRight } | undefined;
   close(): Promise<void>;
 }
 

@@ -24,15 +24,23 @@ export async function grantAppRole(owner: Kysely<unknown>, role: string): Promis
   });
 }
 
-/** Why the connected role could remove audit rows itself (decision B99), or undefined when it cannot. */
-export async function auditRemovalRight(db: Kysely<unknown>): Promise<{ role: string; reason: 'superuser' | 'owner' } | undefined> {
-  const r = await sql<{ role: string; superuser: boolean; owner: boolean }>`
-    select current_user as role, r.rolsuper as superuser, pg_has_role(current_user, c.relowner, 'MEMBER') as owner
+export type RemovalRight = 'superuser' | 'owner' | 'createrole';
+
+/**
+ * Why the connected role could remove audit rows itself (decision B99), or undefined when it cannot:
+ * a superuser, the owner of audit_log or a member of it, or a role with CREATEROLE (before PostgreSQL
+ * 16 it may grant itself the owner role).
+ */
+export async function auditRemovalRight(db: Kysely<unknown>): Promise<{ role: string; reason: RemovalRight } | undefined> {
+  const r = await sql<{ role: string; superuser: boolean; owner: boolean; createrole: boolean }>`
+    select current_user as role, r.rolsuper as superuser, pg_has_role(current_user, c.relowner, 'MEMBER') as owner,
+      r.rolcreaterole and pg_catalog.current_setting('server_version_num')::int < 160000 as createrole
     from pg_catalog.pg_class c, pg_catalog.pg_roles r
     where c.oid = 'audit_log'::regclass and r.rolname = current_user`.execute(db);
   const row = r.rows[0];
   if (!row) return undefined;
   if (row.superuser) return { role: row.role, reason: 'superuser' };
   if (row.owner) return { role: row.role, reason: 'owner' };
+  if (row.createrole) return { role: row.role, reason: 'createrole' };
   return undefined;
 }
