@@ -1,10 +1,11 @@
 // Only the retention job removes audit rows, and only past retention (decision B98, issue 45 item 9).
 // A setting any session can set no longer opens audit_log to DELETE: the trigger lets one through only
 // while the statement runs with the table owner's rights and the retention marker set, which is what
-// audit_log_purge (SECURITY DEFINER, owned by the owner) does around its own DELETE. (A function's SET
-// clause cannot carry the marker: PostgreSQL 15 lets only a superuser set a placeholder there.) The function deletes
-// rows older than the earlier of its caller's cutoff and the server's clock minus the floor, the
-// retention the migration step records (core/audit/retention.ts) in a table only the owner writes.
+// audit_log_purge (SECURITY DEFINER, owned by the owner) does around its own DELETE. PostgreSQL 15
+// lets only a superuser put a placeholder in a function's SET clause, so the body sets the marker.
+// The function deletes rows older than the earlier of its caller's cutoff and the server's clock
+// minus the floor: the retention the migration step records (core/audit/retention.ts) in a table
+// only the owner writes.
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -58,4 +59,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop function audit_log_purge(timestamptz, integer)`.execute(db);
   await sql`drop table audit_retention_floor`.execute(db);
+  // 060's trigger body: the marker alone lets a DELETE through again.
+  await sql`
+    create or replace function audit_log_append_only() returns trigger language plpgsql as $$
+    begin
+      if tg_op = 'DELETE' and current_setting('domdao.audit_retention', true) = 'on' then
+        return old;
+      end if;
+      raise exception 'audit_log is append-only: % refused', tg_op using errcode = 'insufficient_privilege';
+    end $$`.execute(db);
 }
