@@ -24,7 +24,8 @@ import { sessionManager } from './core/auth/sessions.ts';
 import { openCanisters, type OpenedCanisters } from './canisters.ts';
 import { frontendOrigins, type BridgeConfig } from './config.ts';
 import type { BridgeContext } from './core/context.ts';
-import { openDatabase, type Db, type OpenDatabaseOptions } from './core/db/index.ts';
+import type { Db, OpenDatabaseOptions } from './core/db/index.ts';
+import { openBridgeDatabase } from './app-database.ts';
 import { compiledSchemas } from './core/http/compiled-schemas.ts';
 import { bridgeErrorHandler, livenessRoute, unreadableUrl } from './core/http/error-handler.ts';
 import { HttpError, sendError } from './core/http/errors.ts';
@@ -328,34 +329,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
   const keys = await loadKeys(config);
   const metrics = bridgeMetrics(options.metrics ?? new Metrics(), options.now);
   let databaseFailure: Error | undefined;
-  const database = await openDatabase(
-    config.DATABASE_URL
-      ? {
-          url: config.DATABASE_URL,
-          onPoolError: (err) =>
-            log.logger.warn({ event: 'database.connection_lost', err: err.message }, 'an idle database connection was closed; it will be reopened on demand'),
-        }
-      : {
-          ...(options.lent && { lent: options.lent }),
-          ...(options.embeddedInitdb && { embeddedInitdb: options.embeddedInitdb }),
-          dir: `${config.DATA_DIR}/pglite`,
-          embeddedFsync: config.EMBEDDED_DATABASE_FSYNC,
-          ...(options.embeddedSyncFault && { onEmbeddedSync: options.embeddedSyncFault }),
-          onEmbeddedSyncFailed: (err) => {
-            databaseFailure = err;
-            metrics.embeddedSyncFailed();
-            log.logger.fatal(
-              { event: 'database.sync_failed', err: err.message },
-              'the embedded database could not sync its files: it refuses every statement (nothing unsynced was acknowledged); restart the bridge, which recovers it from its log, once the disk is sound',
-            );
-          },
-          onEmbeddedUpgrade: (u) =>
-            log.logger.warn(
-              { event: 'database.upgraded', from: 17, to: 18, tables: u.tables, rows: u.rows, backup: u.backup },
-              'the embedded database was carried over from PostgreSQL 17; the old directory is kept as the backup named here',
-            ),
-        },
-  );
+  const database = await openBridgeDatabase(config, options, log, metrics, (err) => (databaseFailure = err));
   let redis: Redis | undefined;
   let sessionStore: SessionStore;
   if (config.SESSION_STORE === 'redis') {

@@ -28,6 +28,9 @@ export const BridgeEnv = Type.Object({
     'embedded canisters: `true` = every acknowledged update is fsynced before its answer (group commit; survives a power cut); `false` = written, not synced (survives a process crash only, faster on slow disks; decision P1)',
   ),
   DATABASE_URL: Env.string('PostgreSQL URL (postgres://…); unset = PGlite under DATA_DIR'),
+  DATABASE_MIGRATION_URL: Env.string(
+    "PostgreSQL URL of the role that owns the bridge's tables: at start the bridge migrates as it, records the audit retention floor and grants DATABASE_URL's role what it needs, then closes it and serves as DATABASE_URL's role; unset = DATABASE_URL's role does all (refused in production when that role owns the tables, is a superuser or has CREATEROLE; docs/operations.md \"Database roles\", decisions B97–B99)",
+  ),
   EMBEDDED_DATABASE_FSYNC: Env.bool(
     true,
     "embedded database (PGlite under DATA_DIR): `true` = every commit is fsynced before its answer and checkpoints sync what they write (survives a power cut; each commit blocks the process for one fsync); `false` = PGlite's own fsync off (survives a process crash only; decision P16)",
@@ -235,6 +238,8 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
   if (c.SESSION_STORE === 'redis' && !c.SESSION_REDIS_URL) problems.push('SESSION_REDIS_URL: required when SESSION_STORE=redis');
   if (c.COOKIE_DOMAIN !== undefined && !/^\.[a-z0-9.-]+$/.test(c.COOKIE_DOMAIN))
     problems.push('COOKIE_DOMAIN: must start with a dot, e.g. .domdao.example (spec 2 Session cookie)');
+  if (c.DATABASE_MIGRATION_URL !== undefined && c.DATABASE_URL === undefined)
+    problems.push('DATABASE_MIGRATION_URL: needs DATABASE_URL (the embedded database has one role, decision B99)');
   if (c.API_TOKEN !== undefined && c.API_TOKEN.length < 16) problems.push('API_TOKEN: at least 16 characters');
   if (c.INFERENCE_URL !== undefined && !/^https?:\/\/[^/]+/.test(c.INFERENCE_URL)) problems.push(`INFERENCE_URL: ${c.INFERENCE_URL} is not an http(s) URL`);
   if (c.ACCESS_TOKEN !== undefined && (c.ACCESS_TOKEN.length < 16 || !/^[A-Za-z0-9._~+/-]+=*$/.test(c.ACCESS_TOKEN))) {
