@@ -232,10 +232,12 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     description: "The verification page's form: the token and the password confirm the address; no cookie needed.",
     security: 'public',
     summary:
-      "The link page's form (application/x-www-form-urlencoded): token and password verifies the address, grants `member` (and `admin` for a bootstrap address), ends every session of the account (decision B51); token and dob (YYYY-MM-DD) alone is the first step of starting afresh and answers the second; token, dob, name, tos_accepted=true and new_password replaces the registration by an account of the owner's answers and verifies it (decisions B86, B87)",
+      "The link page's form (application/x-www-form-urlencoded): token and password verifies the address, grants `member` (and `admin` for a bootstrap address), ends every earlier session of the account (decision B51) and signs the confirmer in (decision B105); token and dob (YYYY-MM-DD) alone is the first step of starting afresh and answers the second; token, dob, name, tos_accepted=true and new_password replaces the registration by an account of the owner's answers and verifies it (decisions B86, B87)",
     tag: 'pages',
     responses: {
-      200: Html('verified, with a Continue link to the first front end; or, after a date of birth alone, the second step (name, terms, new password)'),
+      200: Html(
+        'verified and signed in (the `session` cookie, decision B105; only when the form was posted from the bridge or a configured front end), with a Continue link to the first front end (else a sign-in link); or, after a date of birth alone, the second step (name, terms, new password)',
+      ),
       400: Html(
         'the link is not valid, used or expired; or an answer is missing or refused, or the new password is too weak (the step again, with the reason)',
       ),
@@ -252,7 +254,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     description: "The JSON form of the verification page for a front end's own page: the emailed token with the password confirms the address.",
     security: 'public',
     summary:
-      "Confirm a verification link from a front end's own page (decision B51): the token with the password chosen at registration, or with new_password and the mailbox owner's own name_encrypted, dob_encrypted and tos_accepted, which replace everything the registration said by a new account (decision B86); ends every session of the account",
+      "Confirm a verification link from a front end's own page (decision B51): the token with the password chosen at registration, or with new_password and the mailbox owner's own name_encrypted, dob_encrypted and tos_accepted, which replace everything the registration said by a new account (decision B86); ends every earlier session of the account and signs the confirmer in (decision B105)",
     tag: 'registration',
     responses: {
       200: Json(
@@ -261,6 +263,10 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
           status: Type.Literal('verified'),
           membership_token_pending: Type.Boolean({ description: 'true while the Registered membership token is being minted' }),
           password: Type.Union([Type.Literal('confirmed'), Type.Literal('chosen')]),
+          signed_in: Type.Boolean({
+            description:
+              'decision B105: true when the answer set the `session` cookie (the confirmation came from a configured front end or the bridge itself); false otherwise: sign in with POST /auth/login',
+          }),
         }),
       ),
       400: err(
