@@ -100,7 +100,9 @@ describe('the campaign follows a ratified price at once (decisions G50, G51)', (
   it('decision G51: refresh_price answers the governance canister, the campaign canister itself and its admins; anyone else is NotAuthorized', async () => {
     const h = await harness();
     const member = await h.activate('member');
-    for (const caller of [member, principalFromSeed('stranger')]) assert.deepEqual(await h.as(caller).campaign.refresh_price(), { Err: { NotAuthorized: null } });
-    for (const caller of [h.platform.ids.governance, h.platform.ids.campaign, ADMIN]) assert.deepEqual(await h.as(caller).campaign.refresh_price(), { Ok: null });
+    for (const caller of [member, principalFromSeed('stranger')])
+      assert.deepEqual(await h.as(caller).campaign.refresh_price(), { Err: { NotAuthorized: null } });
+    for (const caller of [h.platform.ids.governance, h.platform.ids.campaign, ADMIN])
+      assert.deepEqual(await h.as(caller).campaign.refresh_price(), { Ok: null });
   });
 });

@@ -30,8 +30,14 @@ async function registered(email: string) {
   return r.json().user_id as string;
 }
 const completedFor = async (userId: string) =>
-  (await h.opened.db.selectFrom('audit_log').select(['detail']).where('event', '=', 'verification.completed').where('actor', '=', userId).executeTakeFirstOrThrow())
-    .detail as Record<string, unknown>;
+  (
+    await h.opened.db
+      .selectFrom('audit_log')
+      .select(['detail'])
+      .where('event', '=', 'verification.completed')
+      .where('actor', '=', userId)
+      .executeTakeFirstOrThrow()
+  ).detail as Record<string, unknown>;
 
 describe('signed in after verifying (decision B105)', () => {
   it("decision B105: the link page's form with the registration's password sets spec 2's session cookie; the member is signed in, Continue goes on to the app", async () => {

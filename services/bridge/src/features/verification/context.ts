@@ -17,5 +17,6 @@ export type VerificationContext = Pick<
     | 'BOOTSTRAP_ADMIN_EMAILS'
     | 'COOKIE_DOMAIN'
     | 'SESSION_ABSOLUTE_HOURS'
+    | 'BRAND_DAO_NAME'
   >;
 };

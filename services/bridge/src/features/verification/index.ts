@@ -47,6 +47,12 @@ const ConfirmBody = Type.Object(
       description: "with new_password: the mailbox owner's date of birth (YYYY-MM-DD), sealed as at registration; under 13 is COPPA_BLOCK (decision B86)",
     }),
     tos_accepted: Type.Optional(Type.Literal(true, { description: 'with new_password: the mailbox owner accepts the terms (decision B86)' })),
+    display_name: Type.Optional(
+      Type.String({
+        maxLength: 128,
+        description: "with new_password: the name other members see, plain text, held to the profile's rules (decision F47); absent: the random default",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -283,17 +289,24 @@ ${alert}<button type="submit">Verify my email</button></form>
     } catch (e) {
       if (!(e instanceof HttpError)) throw e;
       if (e.code === 'COPPA_BLOCK') return html(reply, 403, BLOCK_TITLE, blockScreen(), true);
-      if (e.code !== 'VALIDATION_ERROR' && e.code !== 'WEAK_PASSWORD') return refusalPage(reply, e);
+      if (e.code !== 'VALIDATION_ERROR' && e.code !== 'WEAK_PASSWORD' && e.code !== 'NAME_TAKEN') return refusalPage(reply, e);
       if (age === undefined) return html(reply, e.status, 'Confirm your email', dobStep(token, 'Enter your date of birth.'));
       const error =
         e.code === 'WEAK_PASSWORD'
           ? `Password: ${e.message}.`
-          : !answers.name?.trim()
-            ? 'Enter your name.'
-            : !answers.tos_accepted
-              ? 'Accept the terms of membership to continue.'
-              : `${e.message[0]!.toUpperCase()}${e.message.slice(1)}.`;
-      return html(reply, e.status, 'Confirm your email', answersStep(token, dob!, age < 18, { name: answers.name ?? '', error }));
+          : e.code === 'NAME_TAKEN' || e.message.startsWith('display_name')
+            ? `Name other members see: ${e.message.replace(/^display_name: /, '')}.`
+            : !answers.name?.trim()
+              ? 'Enter your name.'
+              : !answers.tos_accepted
+                ? 'Accept the terms of membership to continue.'
+                : `${e.message[0]!.toUpperCase()}${e.message.slice(1)}.`;
+      return html(
+        reply,
+        e.status,
+        'Confirm your email',
+        answersStep(token, dob!, age < 18, { name: answers.name ?? '', display_name: answers.display_name ?? '', error }),
+      );
     }
   }
 
@@ -324,18 +337,20 @@ ${alert}<button type="submit">Verify my email</button></form>
 
   // The same confirmation for front ends that render their own page (JSON in, JSON out).
   app.post('/api/auth/verify-email', { schema: { body: ConfirmBody } }, async (req, reply) => {
-    const { token, password, new_password, name_encrypted, dob_encrypted, tos_accepted } = req.body;
+    const { token, password, new_password, name_encrypted, dob_encrypted, tos_accepted, display_name } = req.body;
     if ((password === undefined) === (new_password === undefined))
       throw new HttpError(400, 'VALIDATION_ERROR', 'send exactly one of password (the one chosen at registration) and new_password');
-    if (password !== undefined && (name_encrypted !== undefined || dob_encrypted !== undefined || tos_accepted !== undefined))
+    if (password !== undefined && (name_encrypted !== undefined || dob_encrypted !== undefined || tos_accepted !== undefined || display_name !== undefined))
       throw new HttpError(
         400,
         'VALIDATION_ERROR',
-        "name_encrypted, dob_encrypted and tos_accepted go with new_password only: with the registration's password its own answers stand",
+        "name_encrypted, dob_encrypted, tos_accepted and display_name go with new_password only: with the registration's password its own answers stand",
       );
     return confirm(
       token,
-      password !== undefined ? { password } : { new_password: new_password!, answers: { sealed: { name_encrypted, dob_encrypted, tos_accepted } } },
+      password !== undefined
+        ? { password }
+        : { new_password: new_password!, answers: { sealed: { name_encrypted, dob_encrypted, tos_accepted, display_name } } },
       req,
       reply,
     );

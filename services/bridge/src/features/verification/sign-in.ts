@@ -16,7 +16,10 @@ export type SignInOutcome = { signed_in: true } | { signed_in: false; reason: 'o
 export async function signInAfterVerification(ctx: VerificationContext, req: FastifyRequest, reply: FastifyReply, userId: string): Promise<SignInOutcome> {
   const origin = requestOrigin(req);
   if (origin === undefined || !ctx.frontendOrigins.has(origin)) {
-    req.log.warn({ event: 'verification.no_session', user_id: userId, origin: origin ?? null }, 'verified without a session: the confirmation came from no front end');
+    req.log.warn(
+      { event: 'verification.no_session', user_id: userId, origin: origin ?? null },
+      'verified without a session: the confirmation came from no front end',
+    );
     return { signed_in: false, reason: 'origin' };
   }
   try {
@@ -30,7 +33,10 @@ export async function signInAfterVerification(ctx: VerificationContext, req: Fas
     setSessionCookie(reply, ctx.config.COOKIE_DOMAIN, id, ctx.config.SESSION_ABSOLUTE_HOURS * 3600);
     return { signed_in: true };
   } catch (e) {
-    req.log.error({ event: 'verification.session_failed', user_id: userId, err: e instanceof Error ? e.message : String(e) }, 'verified, but no session could be made');
+    req.log.error(
+      { event: 'verification.session_failed', user_id: userId, err: e instanceof Error ? e.message : String(e) },
+      'verified, but no session could be made',
+    );
     return { signed_in: false, reason: 'session_store' };
   }
 }
