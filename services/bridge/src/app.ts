@@ -7,7 +7,7 @@ import fastifyCors from '@fastify/cors';
 import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import { notificationClientFromEnv, type NotificationClient } from '@domdao/notification-client';
-import { createLogger, drainOnClose, Metrics, parseTrustProxy, requestIdFor, type ServiceLogger } from '@domdao/service-kit';
+import { createLogger, drainOnClose, lingerAfterEarlyAnswers, Metrics, parseTrustProxy, requestIdFor, type ServiceLogger } from '@domdao/service-kit';
 import { bridgeMetrics, type BridgeMetrics } from './core/metrics/index.ts';
 import { observeBridgeRequests, registerObservability, timedCanisters } from './app-observability.ts';
 import { lockDirectory } from '@domdao/canisters/embedded';
@@ -133,6 +133,8 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     frameworkErrors: unreadableUrl,
   });
   drainOnClose(app);
+  // Decision E17: a 413 before the body was read is still read by the proxy that sent the body.
+  lingerAfterEarlyAnswers(app);
   const now = parts.now ?? Date.now;
   const metrics = parts.metrics ?? bridgeMetrics(new Metrics(), now);
   app.decorate('metrics', metrics.registry);
