@@ -133,8 +133,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     frameworkErrors: unreadableUrl,
   });
   drainOnClose(app);
-  // Decision E17: a 413 before the body was read is still read by the proxy that sent the body.
-  lingerAfterEarlyAnswers(app);
+  lingerAfterEarlyAnswers(app); // Decision E17: a proxy still sending a body we refused reads the 413.
   const now = parts.now ?? Date.now;
   const metrics = parts.metrics ?? bridgeMetrics(new Metrics(), now);
   app.decorate('metrics', metrics.registry);
@@ -174,7 +173,6 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     passwords: passwordHasher(parts.passwordCost),
     now,
   };
-
   // The user canister's operations (decisions B24–B28), shared by registration, verification, recovery and expiry.
   registerUserOperations({
     outbox,
