@@ -4,7 +4,18 @@ import { prepare, type Prepared } from './compile.ts';
 import { systemApi } from './ic0.ts';
 import type { WasmReplica } from './replica.ts';
 import { copyBytes, StableUndo } from './stable-undo.ts';
-import { ERROR_CODE, limitOf, nonZeroPages, PAGE, Trap, type CanisterImage, type MessageState, type PendingCall, type Result } from './types.ts';
+import {
+  ERROR_CODE,
+  limitOf,
+  nonZeroPages,
+  PAGE,
+  Trap,
+  type CanisterImage,
+  type CanisterPatch,
+  type MessageState,
+  type PendingCall,
+  type Result,
+} from './types.ts';
 
 export class WasmCanister {
   private running!: WebAssembly.Instance;
@@ -12,15 +23,18 @@ export class WasmCanister {
   /** A view of the heap, made again when memory.grow has detached its buffer (decision W11). */
   private heapView = new Uint8Array(0);
   private prepared!: Prepared;
-  private wasm!: Uint8Array;
+  /** The module it runs (its hash and custom sections are read over HTTP, decision W13). */
+  wasm!: Uint8Array;
   stable = new Uint8Array(0);
   stablePages = 0;
   timer = 0n;
   version = 0n;
   /** ic0.certified_data_set's last value (decision W9). */
   certifiedData: Uint8Array = new Uint8Array(0);
-  /** Told of every stable memory write (offset, size): the HTTP replica's journal keeps the pages written */
+  /** Told of every stable memory write (offset, size): the HTTP replica's journal keeps the pages written (decision W14). */
   written: ((offset: number, size: number) => void) | undefined;
+  /** Set when a message commits; the HTTP replica's journal clears it once it has read the canister (decision W14). */
+  committed = false;
   /** The message running now (ic0 reads it). */
   message: MessageState | undefined;
   /** The heap as it was before the running message (one buffer reused: a copy per message is the replica's main cost after execution). */
@@ -114,6 +128,37 @@ export class WasmCanister {
     c.version = image.version;
     c.certifiedData = image.certifiedData.slice();
     return c;
+  }
+
+  /** What the HTTP replica's journal reads after a round (decision W14): the heap as it is (no copy) and the small state beside it. */
+  live(): Omit<CanisterImage, 'heap' | 'stable' | 'wasm' | 'controllers'> & { heap: Uint8Array } {
+    return {
+      heap: new Uint8Array(this.memory.buffer),
+      globals: this.ownGlobals(),
+      stablePages: this.stablePages,
+      timer: this.timer,
+      version: this.version,
+      certifiedData: this.certifiedData,
+    };
+  }
+
+  /** Applies a journal record (decision W14): the heap and stable memory pages written, the rest as it was then. */
+  patch(p: CanisterPatch): void {
+    const grow = (p.heapLength - this.memory.buffer.byteLength) / PAGE;
+    if (grow > 0) this.memory.grow(grow);
+    const heap = new Uint8Array(this.memory.buffer);
+    for (const [offset, bytes] of p.heapPages) heap.set(bytes, offset);
+    for (const [index, value] of p.globals) (this.instance.exports[`__host_global_${index}`] as WebAssembly.Global).value = value;
+    if (p.stableLength > this.stable.length) {
+      const grown = new Uint8Array(p.stableLength);
+      grown.set(this.stable);
+      this.stable = grown;
+    }
+    for (const [offset, bytes] of p.stablePagesWritten) this.stable.set(bytes, offset);
+    this.stablePages = p.stablePages;
+    this.timer = p.timer;
+    this.version = p.version;
+    this.certifiedData = p.certifiedData;
   }
 
   get instance(): WebAssembly.Instance {
@@ -228,6 +273,7 @@ export class WasmCanister {
       this.certifiedData = certifiedBefore;
       return trap ? { trap, performed: [] } : { ...(m.replied && { replied: m.replied }), performed: [] };
     }
+    this.committed = true;
     return { ...(m.replied && { replied: m.replied }), performed: m.performed };
   }
 

@@ -121,6 +121,19 @@ export function nonZeroPages(bytes: Uint8Array): Array<[number, Uint8Array]> {
   return out;
 }
 
+/** What changed in a canister in one round of the HTTP replica, as its journal records it (decision W14). */
+export interface CanisterPatch {
+  heapLength: number;
+  heapPages: Array<[offset: number, bytes: Uint8Array]>;
+  globals: Array<[index: number, value: number | bigint]>;
+  stableLength: number;
+  stablePages: number;
+  stablePagesWritten: Array<[offset: number, bytes: Uint8Array]>;
+  timer: bigint;
+  version: bigint;
+  certifiedData: Uint8Array;
+}
+
 /** A whole replica between messages (decision W10). */
 export interface ReplicaImage {
   time: bigint;
