@@ -7,7 +7,7 @@ import fastifyCors from '@fastify/cors';
 import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import { notificationClientFromEnv, type NotificationClient } from '@domdao/notification-client';
-import { createLogger, drainOnClose, Metrics, parseTrustProxy, requestIdFor, type ServiceLogger } from '@domdao/service-kit';
+import { createLogger, drainOnClose, lingerAfterEarlyAnswers, Metrics, parseTrustProxy, requestIdFor, type ServiceLogger } from '@domdao/service-kit';
 import { bridgeMetrics, type BridgeMetrics } from './core/metrics/index.ts';
 import { observeBridgeRequests, registerObservability, timedCanisters } from './app-observability.ts';
 import { lockDirectory } from '@domdao/canisters/embedded';
@@ -136,6 +136,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     frameworkErrors: unreadableUrl,
   });
   drainOnClose(app);
+  lingerAfterEarlyAnswers(app); // Decision E17: a proxy still sending a body we refused reads the 413.
   const now = parts.now ?? Date.now;
   const metrics = parts.metrics ?? bridgeMetrics(new Metrics(), now);
   app.decorate('metrics', metrics.registry);
@@ -175,7 +176,6 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     passwords: passwordHasher(parts.passwordCost),
     now,
   };
-
   // The user canister's operations (decisions B24–B28), shared by registration, verification, recovery and expiry.
   registerUserOperations({
     outbox,

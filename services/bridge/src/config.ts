@@ -228,6 +228,24 @@ export const BridgeEnv = Type.Object({
   ),
   LIVE_HEARTBEAT_SECONDS: Env.int(15, 'a comment line on each idle live stream this often, so proxies keep it open (decision V32)', 1, 300),
   LIVE_MAX_STREAMS: Env.int(1000, 'live streams one bridge instance serves at once; one more is answered 503 LIVE_STREAMS_FULL (decision V32)', 1, 100_000),
+  LIVE_ANONYMOUS_STREAMS_PERCENT: Env.int(
+    20,
+    'percent of LIVE_MAX_STREAMS (rounded down) open to visitors who are not signed in; one more visitor is answered 503 LIVE_STREAMS_FULL, the rest is kept for members (decision V37)',
+    0,
+    90,
+  ),
+  LIVE_STREAMS_PER_CLIENT: Env.int(
+    8,
+    'live streams one client holds at once (a member by account, a visitor by address, IPv6 by /64); one more is answered 429 TOO_MANY_STREAMS (decision V37)',
+    1,
+    1000,
+  ),
+  LIVE_MAX_BUFFER_BYTES: Env.int(
+    65_536,
+    'bytes a live stream may have waiting for a reader that does not keep up; past them the stream is dropped (decision V38)',
+    1024,
+    16_777_216,
+  ),
   ...observabilityEnv('bridge'),
 });
 export type BridgeConfig = Static<typeof BridgeEnv>;
