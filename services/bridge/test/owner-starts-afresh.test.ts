@@ -277,7 +277,7 @@ describe("the mailbox owner's confirmation starts the account afresh (decision B
   });
 
   it("decision B86: a confirmation with the registration's password still being finished is not raced: starting afresh waits (503) and changes nothing", async () => {
-    let lost = true;
+    const lost = true;
     const h = await bridge(
       undefined,
       {},

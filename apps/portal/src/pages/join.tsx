@@ -155,8 +155,7 @@ function FormStep({ dob, minor, onSent }: { dob: string; minor: boolean; onSent(
         aria-invalid={nameError ? true : undefined}
       />
       <p id="display-name-help" class="hint">
-        Shown beside your votes, proposals and contributions: your name, or any other 3 to 32 letters, digits, spaces and . - _ ' that no member
-        uses.
+        Shown beside your votes, proposals and contributions: your name, or any other 3 to 32 letters, digits, spaces and . - _ ' that no member uses.
       </p>
       <p id="display-name-error" class="error" role="alert">
         {nameError}

@@ -17,5 +17,10 @@ export function nameWords(name: string): string[] {
 
 /** The index entries of a name (or of a search's words); Buffers, which both database drivers send as bytea in an array. */
 export function nameIndex(key: Uint8Array, name: string): Buffer[] {
-  return nameWords(name).map((w) => createHmac('sha256', key).update(LABEL + w, 'utf8').digest().subarray(0, 16));
+  return nameWords(name).map((w) =>
+    createHmac('sha256', key)
+      .update(LABEL + w, 'utf8')
+      .digest()
+      .subarray(0, 16),
+  );
 }

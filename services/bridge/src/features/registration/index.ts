@@ -38,7 +38,7 @@ const RegisterBody = Type.Object(
       Type.String({
         maxLength: 128,
         description:
-          "the name other members see, plain text (it is public), held to the profile's rules (decisions F22, B89–B91); absent: a random default such as \"Amber Otter #3f2a\" (decision F47)",
+          'the name other members see, plain text (it is public), held to the profile\'s rules (decisions F22, B89–B91); absent: a random default such as "Amber Otter #3f2a" (decision F47)',
       }),
     ),
   },
