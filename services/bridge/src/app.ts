@@ -131,6 +131,8 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     schemaController: { compilersFactory: compiledSchemas },
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     frameworkErrors: unreadableUrl,
+    // Decision R27: a request on an open connection is served while the bridge closes (not Fastify's 503).
+    return503OnClosing: false,
   });
   drainOnClose(app);
   const now = parts.now ?? Date.now;

@@ -4,7 +4,7 @@
 // streams are refused one past LIVE_MAX_STREAMS, a comment line keeps an idle stream open, and a
 // graceful shutdown ends open streams instead of waiting for them.
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { bridge, type Bridge, type Jar } from './harness.ts';
 
@@ -175,5 +175,39 @@ describe('decision V32: live proposal changes as server-sent events', () => {
       new Promise((r) => setTimeout(r, 15_000).unref()).then(() => 'still waiting on the stream'),
     ]);
     assert.equal(outcome, 'closed');
+  });
+
+  it('decision R27: a stream asked for on an open keep-alive connection while the bridge closes is answered and ended at once, not held open', async () => {
+    const b = await bridge(undefined, { LIVE_HEARTBEAT_SECONDS: '1' });
+    await b.app.listen({ port: 0, host: '127.0.0.1' });
+    const socket = connect({ host: '127.0.0.1', port: (b.app.server.address() as AddressInfo).port });
+    socket.on('error', () => {});
+    try {
+      let received = '';
+      socket.setEncoding('utf8').on('data', (d: string) => (received += d));
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.write('GET /health HTTP/1.1\r\nHost: bridge.test\r\n\r\n');
+      while (!/\r\n\r\n[\s\S]*\}$/.test(received)) await new Promise((r) => setTimeout(r, 5));
+      assert.match(received, /^HTTP\/1\.1 200 /);
+      assert.doesNotMatch(received, /connection: close/i, 'kept alive');
+      received = '';
+      const closing = b.app.close();
+      // The listener stops first; the connection stays open for the request its client may be sending.
+      while (b.app.server.listening) await new Promise((r) => setTimeout(r, 5));
+      socket.write('GET /api/governance/live HTTP/1.1\r\nHost: bridge.test\r\nAccept: text/event-stream\r\n\r\n');
+      const outcome = await Promise.race([
+        Promise.all([closed, closing]).then(() => 'closed'),
+        new Promise((r) => setTimeout(r, 15_000).unref()).then(() => 'still waiting on the stream'),
+      ]);
+      assert.equal(outcome, 'closed');
+      assert.match(received, /^HTTP\/1\.1 200 /);
+      assert.match(received, /\r\ncontent-type: text\/event-stream; charset=utf-8\r\n/i);
+      assert.match(received, /\r\nconnection: close\r\n/i);
+      assert.match(received, /retry: 3000\n/);
+    } finally {
+      // A stream left open would hold the close for good.
+      socket.destroy();
+      await b.close();
+    }
   });
 });

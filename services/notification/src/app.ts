@@ -109,7 +109,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     childLoggerFactory: (parent, bindings, options, raw) => parent.child({ ...bindings, trace_id: traceOf(raw).traceId }, options),
     bodyLimit: config.MAX_BODY_BYTES,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
-    return503OnClosing: true,
+    // Decision R27: a request on an open connection is served while the service closes (not Fastify's 503).
+    return503OnClosing: false,
     // Slow-loris bound: a 40 MiB body at 1 MiB/s still fits.
     requestTimeout: 120_000,
   });
@@ -223,15 +224,13 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   // Every admitted request until it is answered or aborted (decisions D29, D32, D43). Whether its body
   // has fully arrived is the parser's own flag (`complete`), so no hook runs per request to say so.
   const admitted = new Map<FastifyRequest, FastifyReply>();
-  // close(): connections whose body has not fully arrived end at once (nothing was acknowledged);
-  // requests already being handled finish, and their answers say `Connection: close`, so a keep-alive
-  // connection does not hold close() until its timeout (72 s). New requests get 503 from Fastify.
+  // close() (decision D29 as amended by R27): every admitted request is answered, a body still
+  // arriving included (its read deadline, D32, still applies), and its answer says `Connection: close`,
+  // so a keep-alive connection does not hold close() until its timeout (72 s). Requests arriving on
+  // open connections meanwhile are served by Fastify (drainOnClose).
   app.addHook('preClose', (done) => {
     door.close();
-    for (const [request, reply] of admitted) {
-      if (!request.raw.complete) request.raw.socket?.destroy();
-      else if (!reply.sent) reply.header('connection', 'close');
-    }
+    for (const reply of admitted.values()) if (!reply.sent) reply.header('connection', 'close');
     done();
   });
   // Body read timeouts (decision D32) are checked by one unref'd sweep, at most a fifth of the shorter
