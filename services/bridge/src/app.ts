@@ -115,6 +115,8 @@ export interface BridgeParts {
   metrics?: BridgeMetrics;
   /** Tests only: argon2id's cost for new hashes (decision R23); otherwise decision B5's. */
   passwordCost?: Argon2Cost;
+  /** Tests only: how long a connection must be quiet before the close ends it; otherwise IDLE_CLOSE_MS (decision R27). */
+  closeIdleMs?: number;
 }
 
 export const BRIDGE_VERSION = '0.1.0';
@@ -134,7 +136,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     // Decision R27: a request on an open connection is served while the bridge closes (not Fastify's 503).
     return503OnClosing: false,
   });
-  drainOnClose(app);
+  drainOnClose(app, parts.closeIdleMs === undefined ? {} : { idleMs: parts.closeIdleMs });
   const now = parts.now ?? Date.now;
   const metrics = parts.metrics ?? bridgeMetrics(new Metrics(), now);
   app.decorate('metrics', metrics.registry);
@@ -287,6 +289,8 @@ export interface OpenBridgeOptions extends Pick<OpenDatabaseOptions, 'lent' | 'e
   metrics?: Metrics;
   /** Tests only: see BridgeParts.passwordCost. */
   passwordCost?: Argon2Cost;
+  /** Tests only: see BridgeParts.closeIdleMs. */
+  closeIdleMs?: number;
 }
 
 /** Opens every dependency from configuration: database, session store, canisters, notification client, keys. */
@@ -390,6 +394,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     ...(options.ai && { ai: options.ai }),
     ...(options.jobTimer === false && { jobTimer: false }),
     ...(options.passwordCost && { passwordCost: options.passwordCost }),
+    ...(options.closeIdleMs !== undefined && { closeIdleMs: options.closeIdleMs }),
   });
   app.addHook('onClose', async () => {
     log.flush();

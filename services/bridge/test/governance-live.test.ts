@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { connect, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { IDLE_CLOSE_MS } from '@domdao/service-kit';
 import { bridge, type Bridge, type Jar } from './harness.ts';
 
 const HOUR_MS = 3_600_000;
@@ -178,7 +179,8 @@ describe('decision V32: live proposal changes as server-sent events', () => {
   });
 
   it('decision R27: a stream asked for on an open keep-alive connection while the bridge closes is answered and ended at once, not held open', async () => {
-    const b = await bridge(undefined, { LIVE_HEARTBEAT_SECONDS: '1' });
+    // The real idle bound: the connection stays open for the request its client sends once the listener closed.
+    const b = await bridge(undefined, { LIVE_HEARTBEAT_SECONDS: '1' }, { closeIdleMs: IDLE_CLOSE_MS });
     await b.app.listen({ port: 0, host: '127.0.0.1' });
     const socket = connect({ host: '127.0.0.1', port: (b.app.server.address() as AddressInfo).port });
     socket.on('error', () => {});

@@ -55,6 +55,8 @@ export interface BuildOptions {
   provider?: EmailProvider;
   /** The metrics registry (decision B69); `npm start` passes the one the three services share. */
   metrics?: Metrics;
+  /** Tests only: how long a connection must be quiet before the close ends it; otherwise IDLE_CLOSE_MS (decision R27). */
+  closeIdleMs?: number;
 }
 
 export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
@@ -114,7 +116,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     // Slow-loris bound: a 40 MiB body at 1 MiB/s still fits.
     requestTimeout: 120_000,
   });
-  drainOnClose(app);
+  drainOnClose(app, opts.closeIdleMs === undefined ? {} : { idleMs: opts.closeIdleMs });
 
   app.decorateRequest('budgetHeld', 0);
   app.decorateRequest('budgetLane', null);
@@ -225,11 +227,14 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   // has fully arrived is the parser's own flag (`complete`), so no hook runs per request to say so.
   const admitted = new Map<FastifyRequest, FastifyReply>();
   // close() (decision D29 as amended by R27): every admitted request is answered, a body still
-  // arriving included (its read deadline, D32, still applies), and its answer says `Connection: close`,
-  // so a keep-alive connection does not hold close() until its timeout (72 s). Requests arriving on
-  // open connections meanwhile are served by Fastify (drainOnClose).
+  // arriving included, and its answer says `Connection: close`, so a keep-alive connection does not
+  // hold close() until its timeout (72 s). Such a body has at most the small lane's read time left
+  // (5 s, under npm start's 8 s grace): a slow sender on the large lane (60 s) would hold the close.
+  // Requests arriving on open connections meanwhile are served by Fastify (drainOnClose).
+  let closeDeadline = Infinity;
   app.addHook('preClose', (done) => {
     door.close();
+    closeDeadline = Date.now() + smallReadTimeoutMs;
     for (const reply of admitted.values()) if (!reply.sent) reply.header('connection', 'close');
     done();
   });
@@ -240,7 +245,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     const now = Date.now();
     door.sweep(now);
     for (const request of admitted.keys()) {
-      if (request.bodyDeadline === 0 || request.bodyDeadline > now || request.raw.complete) continue;
+      if (request.bodyDeadline === 0 || Math.min(request.bodyDeadline, closeDeadline) > now || request.raw.complete) continue;
       request.bodyDeadline = 0;
       const timeoutMs = request.budgetLane === smallBudget ? smallReadTimeoutMs : config.BODY_READ_TIMEOUT_MS;
       request.log.warn(
