@@ -117,6 +117,8 @@ export interface BridgeParts {
   metrics?: BridgeMetrics;
   /** Tests only: argon2id's cost for new hashes (decision R23); otherwise decision B5's. */
   passwordCost?: Argon2Cost;
+  /** Tests only: how long a connection must be quiet before the close ends it; otherwise IDLE_CLOSE_MS (decision R27). */
+  closeIdleMs?: number;
 }
 
 export const BRIDGE_VERSION = '0.1.0';
@@ -133,8 +135,10 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     schemaController: { compilersFactory: compiledSchemas },
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     frameworkErrors: unreadableUrl,
+    // Decision R27: a request on an open connection is served while the bridge closes (not Fastify's 503).
+    return503OnClosing: false,
   });
-  drainOnClose(app);
+  drainOnClose(app, parts.closeIdleMs === undefined ? {} : { idleMs: parts.closeIdleMs });
   lingerAfterEarlyAnswers(app); // Decision E17: a proxy still sending a body we refused reads the 413.
   const now = parts.now ?? Date.now;
   const metrics = parts.metrics ?? bridgeMetrics(new Metrics(), now);
@@ -298,6 +302,8 @@ export interface OpenBridgeOptions extends Pick<OpenDatabaseOptions, 'lent' | 'e
   metrics?: Metrics;
   /** Tests only: see BridgeParts.passwordCost. */
   passwordCost?: Argon2Cost;
+  /** Tests only: see BridgeParts.closeIdleMs. */
+  closeIdleMs?: number;
 }
 
 /** Opens every dependency from configuration: database, session store, canisters, notification client, keys. */
@@ -374,6 +380,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     ...(options.ai && { ai: options.ai }),
     ...(options.jobTimer === false && { jobTimer: false }),
     ...(options.passwordCost && { passwordCost: options.passwordCost }),
+    ...(options.closeIdleMs !== undefined && { closeIdleMs: options.closeIdleMs }),
   });
   app.addHook('onClose', async () => {
     log.flush();
