@@ -51,8 +51,12 @@ export interface EmbeddedPlatformOptions {
    * caller that traps (or a host that crashes) after the call would (decision L10).
    */
   interceptReply?: (from: CanisterName, to: CanisterName, method: string) => void;
-  /** The DOM ledger on first open (decision L9): fee (default 10 000 e8s) and the initial distribution. */
-  ledger?: { transferFee?: bigint; initialBalances?: Array<[Account, bigint]> };
+  /**
+   * The DOM ledger on first open (decision L9): fee (default 10 000 e8s), the initial distribution, and
+   * archive mode for tests of ICRC-3 clients (decision L43: only the newest `localBlocks` blocks answered
+   * by icrc3_get_blocks itself).
+   */
+  ledger?: { transferFee?: bigint; initialBalances?: Array<[Account, bigint]>; archive?: { localBlocks: bigint } };
   /** Scheduler errors (a step that threw); default: written to stderr. */
   onSchedulerError?: (err: unknown) => void;
   /**
@@ -264,6 +268,7 @@ export class EmbeddedPlatform {
             token_symbol: 'DOM',
             decimals: 8,
             initial_balances: options.ledger?.initialBalances ?? [],
+            ...(options.ledger?.archive && { archive: { local_blocks: options.ledger.archive.localBlocks } }),
           },
           { caller: ids.governance, now: this.clock() },
         ),
@@ -360,7 +365,7 @@ function wire(
     user: userCore(stores<UserStores>(host, 'user', USER_STORE_NAMES), userWiring.deps(callFrom('user'), services)),
     campaign: campaignCore(stores<CampaignStores>(host, 'campaign', CAMPAIGN_STORE_NAMES), campaignWiring.deps(callFrom('campaign'), services)),
     treasury: treasuryCore(stores<TreasuryStores>(host, 'treasury', TREASURY_STORE_NAMES), treasuryWiring.deps(callFrom('treasury'), services)),
-    ledger: ledgerCore(stores<LedgerStores>(host, 'ledger', LEDGER_STORE_NAMES), ledgerWiring.deps(callFrom('ledger'), services)),
+    ledger: ledgerCore(stores<LedgerStores>(host, 'ledger', LEDGER_STORE_NAMES), ledgerWiring.deps(callFrom('ledger'), services), { self: () => ids.ledger }),
   };
   return cores;
 }
