@@ -12,7 +12,7 @@ import { LEDGER_STORE_NAMES, ledgerCore, ledgerWiring, type LedgerStores } from 
 import { MEMBERSHIP_STORE_NAMES, membershipCore, membershipWiring, type MembershipStores } from '@domdao/canister-membership';
 import { TREASURY_STORE_NAMES, treasuryCore, treasuryWiring, type TreasuryStores } from '@domdao/canister-treasury';
 import { USER_STORE_NAMES, userCore, userWiring, type UserStores } from '@domdao/canister-user';
-import type { CanisterClients, CanisterIds, CanisterName } from '../api.ts';
+import type { BlocksCallbackQuery, CanisterClients, CanisterIds, CanisterName } from '../api.ts';
 import { EMBEDDED_CANISTER_IDS } from '../principals.ts';
 import { METHOD_TABLES } from '../tables.ts';
 
@@ -137,6 +137,21 @@ export class EmbeddedPlatform {
   }
 
   private readonly asCache = new Map<string, CanisterClients>();
+
+  /**
+   * ICRC-3 callbacks called as `principal` (decision L43): the callback's canister must be one of the
+   * platform's and its method a query of that canister's interface (the ledger's get_archived_blocks in
+   * archive mode); any other is refused as a call to a missing canister or method would be.
+   */
+  blocksCallback(principal: string): BlocksCallbackQuery {
+    return async ([canister, method], ranges) => {
+      const name = (Object.keys(this.ids) as CanisterName[]).find((n) => this.ids[n] === canister);
+      if (!name) throw new Error(`no canister ${canister} on the embedded platform`);
+      if (METHOD_TABLES[name][method]?.kind !== 'query') throw new Error(`${name} has no query method ${method}`);
+      const client = this.as(principal)[name] as unknown as Record<string, (ranges: unknown) => Promise<never>>;
+      return client[method]!(ranges);
+    };
+  }
 
   /** One scheduler step now: what the IC's timers do (governance transitions, mint retries, price refresh). */
   tick(): Promise<void> {
