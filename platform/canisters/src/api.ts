@@ -46,4 +46,5 @@ export type CanisterIds = Record<CanisterName, string>;
  * and method the ledger named, whichever canister that is (an archive canister of DFINITY's ledger on an
  * IC network; the embedded ledger itself in archive mode).
  */
+export type { BlocksCallback, GetBlocksArgs, GetBlocksResult };
 export type BlocksCallbackQuery = (callback: BlocksCallback, ranges: GetBlocksArgs[]) => Promise<GetBlocksResult>;

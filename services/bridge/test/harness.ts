@@ -104,6 +104,8 @@ export async function bridge(
     embeddedSyncFault?: (fd: number) => void;
     /** Hash at decision B5's cost, as a bridge opened from configuration does, instead of TEST_PASSWORD_COST. */
     productionPasswords?: boolean;
+    /** The embedded ledger in archive mode (decision L43). */
+    ledgerArchive?: { localBlocks: bigint };
   } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'domdao-bridge-'));
