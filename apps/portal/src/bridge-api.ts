@@ -447,7 +447,7 @@ export interface paths {
         get?: never;
         /**
          * Choose the name other members see (decision F22)
-         * @description Trimmed, inner spaces collapsed and NFC-normalised before it is checked. `#` and `@` are refused, so a chosen name never looks like a default name or an email address.
+         * @description Trimmed, inner spaces collapsed and NFC-normalised before it is checked. `#` and `@` are refused, so a chosen name never looks like a default name or an email address. Decisions B89–B91: default-ignorable characters (U+034F, Hangul fillers, zero-width and bidi controls), more than 4 combining marks on one letter (or the same mark twice, or a mark on no letter) and reserved names (Admin, Administrator, Moderator and the DAO's own name, in any case, script or spacing) are 400 VALIDATION_ERROR; a name that looks like another member's (same UTS #39 skeleton, case, i/l and spacing aside) is 409 NAME_TAKEN. Those refusals are audited (`members.display_name_refused`).
          */
         put: operations["setMyDisplayName"];
         post?: never;
@@ -1134,7 +1134,7 @@ export interface paths {
         };
         /**
          * Live proposal changes (server-sent events, decision V32)
-         * @description Public. Server-sent events (text/event-stream): one `proposal` event (`id`: the event log position; `data`: `{"type","proposal_id"}`) each time a proposal changes: a vote through the bridge, voting opened, tallied, approved, rejected, executed, expired, execution failed. Never who voted: read the proposal again. `proposal_id` keeps one proposal's events. From the moment of connection on (no replay: a client reads its view again when the stream opens); a comment line every LIVE_HEARTBEAT_SECONDS. 503 LIVE_STREAMS_FULL past LIVE_MAX_STREAMS (decision V32).
+         * @description Public. Server-sent events (text/event-stream): one `proposal` event (`id`: the event log position; `data`: `{"type","proposal_id"}`) each time a proposal changes: a vote through the bridge, voting opened, tallied, approved, rejected, executed, expired, execution failed. Never who voted: read the proposal again. `proposal_id` keeps one proposal's events. From the moment of connection on (no replay: a client reads its view again when the stream opens); a comment line every LIVE_HEARTBEAT_SECONDS. 503 LIVE_STREAMS_FULL past LIVE_MAX_STREAMS (decision V32), or for a request without a session past LIVE_ANONYMOUS_STREAMS_PERCENT of them (the rest is kept for signed-in members); 429 TOO_MANY_STREAMS past LIVE_STREAMS_PER_CLIENT streams of one member or one visitor address (decision V37); both with Retry-After. A stream whose reader falls LIVE_MAX_BUFFER_BYTES behind is dropped (decision V38): reconnect and read the view again.
          */
         get: operations["streamGovernanceChanges"];
         put?: never;
@@ -3972,7 +3972,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description 3–32 letters, digits, spaces and . - _ ' (at least one letter), unique ignoring case; null goes back to the default */
+                    /** @description 3–32 letters, digits, spaces and . - _ ' (at least one letter), unique ignoring case and by look: no invisible characters, at most 4 combining marks on a letter, not a reserved name (Admin, Administrator, Moderator, the DAO's); null goes back to the default */
                     display_name: string | null;
                 };
             };
@@ -4036,7 +4036,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description NAME_TAKEN: another member chose this name */
+            /** @description NAME_TAKEN: another member chose this name or one that looks the same */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5455,7 +5455,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description only this event */
-                event?: "auth.login_succeeded" | "auth.login_failed" | "auth.login_locked_out" | "auth.csrf_refused" | "admin.access_denied" | "member.rate_limited" | "registration.created" | "registration.refused" | "verification.completed" | "verification.refused" | "verification.password_refused" | "recovery.limited" | "password_reset.requested" | "password_reset.completed" | "sessions.ended" | "roles.granted" | "roles.revoked" | "roles.bootstrap_admin_granted" | "kyc.approved" | "kyc.rejected" | "membership.upgraded" | "escrow.resolved" | "price.proposal_triggered" | "ai.reindex_triggered" | "inbox.unsubscribed" | "secret.rotation_noticed";
+                event?: "auth.login_succeeded" | "auth.login_failed" | "auth.login_locked_out" | "auth.csrf_refused" | "admin.access_denied" | "member.rate_limited" | "registration.created" | "registration.refused" | "verification.completed" | "verification.refused" | "verification.password_refused" | "recovery.limited" | "password_reset.requested" | "password_reset.completed" | "sessions.ended" | "roles.granted" | "roles.revoked" | "roles.bootstrap_admin_granted" | "kyc.approved" | "kyc.rejected" | "membership.upgraded" | "escrow.resolved" | "price.proposal_triggered" | "ai.reindex_triggered" | "inbox.unsubscribed" | "secret.rotation_noticed" | "members.display_name_refused" | "members.display_name_reset";
                 /** @description only this actor: a user id, `anonymous` or `system` */
                 actor?: string;
                 /** @description events at or after this instant (ISO-8601) */
@@ -7199,6 +7199,24 @@ export interface operations {
             };
             /** @description VALIDATION_ERROR */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description TOO_MANY_STREAMS */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

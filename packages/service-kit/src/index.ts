@@ -3,6 +3,7 @@ export { createLogger, type LoggerOptions, type ServiceLogger } from './logger.t
 export { clientAddress, parseTrustProxy } from './trust-proxy.ts';
 export { isRfc4122Uuid, requestIdFor } from './request-id.ts';
 export { drainOnClose, type DrainableApp } from './drain.ts';
+export { LINGER_MS, lingerAfterEarlyAnswers, type LingeringApp } from './early-answer.ts';
 export { sourceIpClass, type IpClass } from './ip-class.ts';
 export {
   continueTrace,

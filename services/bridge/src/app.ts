@@ -7,7 +7,7 @@ import fastifyCors from '@fastify/cors';
 import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import { notificationClientFromEnv, type NotificationClient } from '@domdao/notification-client';
-import { createLogger, drainOnClose, Metrics, parseTrustProxy, requestIdFor, type ServiceLogger } from '@domdao/service-kit';
+import { createLogger, drainOnClose, lingerAfterEarlyAnswers, Metrics, parseTrustProxy, requestIdFor, type ServiceLogger } from '@domdao/service-kit';
 import { bridgeMetrics, type BridgeMetrics } from './core/metrics/index.ts';
 import { observeBridgeRequests, registerObservability, timedCanisters } from './app-observability.ts';
 import { lockDirectory } from '@domdao/canisters/embedded';
@@ -24,7 +24,8 @@ import { sessionManager } from './core/auth/sessions.ts';
 import { openCanisters, type OpenedCanisters } from './canisters.ts';
 import { frontendOrigins, type BridgeConfig } from './config.ts';
 import type { BridgeContext } from './core/context.ts';
-import { openDatabase, type Db, type OpenDatabaseOptions } from './core/db/index.ts';
+import type { Db, OpenDatabaseOptions } from './core/db/index.ts';
+import { openBridgeDatabase } from './app-database.ts';
 import { compiledSchemas } from './core/http/compiled-schemas.ts';
 import { bridgeErrorHandler, livenessRoute, unreadableUrl } from './core/http/error-handler.ts';
 import { HttpError, sendError } from './core/http/errors.ts';
@@ -134,6 +135,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     frameworkErrors: unreadableUrl,
   });
   drainOnClose(app);
+  lingerAfterEarlyAnswers(app); // Decision E17: a proxy still sending a body we refused reads the 413.
   const now = parts.now ?? Date.now;
   const metrics = parts.metrics ?? bridgeMetrics(new Metrics(), now);
   app.decorate('metrics', metrics.registry);
@@ -173,7 +175,6 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     passwords: passwordHasher(parts.passwordCost),
     now,
   };
-
   // The user canister's operations (decisions B24–B28), shared by registration, verification, recovery and expiry.
   registerUserOperations({
     outbox,
@@ -255,7 +256,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     openEmail: (sealed) => ctx.opener.open('email', sealed),
   });
   await app.register(adminSessions, { db: ctx.db, sessions: ctx.sessions, guards, audit });
-  await app.register(members, { db: ctx.db, guards, limit: memberLimit });
+  await app.register(members, { db: ctx.db, guards, audit, daoName: config.BRAND_DAO_NAME, limit: memberLimit });
   await app.register(payments, { ctx, guards });
   await app.register(adminNotifications, { db: ctx.db, user: ctx.canisters.user, guards });
   await app.register(adminOutbox, { outbox, guards });
@@ -330,34 +331,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
   const keys = await loadKeys(config);
   const metrics = bridgeMetrics(options.metrics ?? new Metrics(), options.now);
   let databaseFailure: Error | undefined;
-  const database = await openDatabase(
-    config.DATABASE_URL
-      ? {
-          url: config.DATABASE_URL,
-          onPoolError: (err) =>
-            log.logger.warn({ event: 'database.connection_lost', err: err.message }, 'an idle database connection was closed; it will be reopened on demand'),
-        }
-      : {
-          ...(options.lent && { lent: options.lent }),
-          ...(options.embeddedInitdb && { embeddedInitdb: options.embeddedInitdb }),
-          dir: `${config.DATA_DIR}/pglite`,
-          embeddedFsync: config.EMBEDDED_DATABASE_FSYNC,
-          ...(options.embeddedSyncFault && { onEmbeddedSync: options.embeddedSyncFault }),
-          onEmbeddedSyncFailed: (err) => {
-            databaseFailure = err;
-            metrics.embeddedSyncFailed();
-            log.logger.fatal(
-              { event: 'database.sync_failed', err: err.message },
-              'the embedded database could not sync its files: it refuses every statement (nothing unsynced was acknowledged); restart the bridge, which recovers it from its log, once the disk is sound',
-            );
-          },
-          onEmbeddedUpgrade: (u) =>
-            log.logger.warn(
-              { event: 'database.upgraded', from: 17, to: 18, tables: u.tables, rows: u.rows, backup: u.backup },
-              'the embedded database was carried over from PostgreSQL 17; the old directory is kept as the backup named here',
-            ),
-        },
-  );
+  const database = await openBridgeDatabase(config, options, log, metrics, (err) => (databaseFailure = err));
   let redis: Redis | undefined;
   let sessionStore: SessionStore;
   if (config.SESSION_STORE === 'redis') {

@@ -6,7 +6,18 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import proxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
 import type { DestinationStream } from 'pino';
-import { checkReadiness, createLogger, drainOnClose, httpCheck, Metrics, observeRequests, parseTrustProxy, requestIdFor, traceOf } from '@domdao/service-kit';
+import {
+  checkReadiness,
+  createLogger,
+  drainOnClose,
+  httpCheck,
+  lingerAfterEarlyAnswers,
+  Metrics,
+  observeRequests,
+  parseTrustProxy,
+  requestIdFor,
+  traceOf,
+} from '@domdao/service-kit';
 import type { GatewayConfig } from './config.ts';
 import { notifyEdgeCheck } from './notify/edge-check.ts';
 import { notifyError } from './notify/errors.ts';
@@ -61,6 +72,8 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
   const undici = poolOptions(config);
   deferContinue(app.server);
   drainOnClose(app);
+  // Decision E17: a service's early answer, relayed before the client's body was read, is read by the client too.
+  lingerAfterEarlyAnswers(app);
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

@@ -17,6 +17,7 @@ import {
   clientAddress,
   createLogger,
   drainOnClose,
+  lingerAfterEarlyAnswers,
   Metrics,
   observeRequests,
   parseForeignTokens,
@@ -114,6 +115,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     requestTimeout: 120_000,
   });
   drainOnClose(app);
+  // Decision E17: an answer given before the body arrived is still read by the proxy sending it.
+  lingerAfterEarlyAnswers(app);
 
   app.decorateRequest('budgetHeld', 0);
   app.decorateRequest('budgetLane', null);

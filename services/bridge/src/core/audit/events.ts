@@ -31,6 +31,10 @@ export const AUDIT_EVENTS = {
   'ai.reindex_triggered': 'POST /api/ai/admin/reindex started the AI reindex',
   'inbox.unsubscribed': 'a member unsubscribed from the digest through the link of an email',
   'secret.rotation_noticed': 'at start, a secret (`variable`: its name) differs from the one the bridge last ran with',
+  'members.display_name_refused':
+    "a chosen display name was refused as passing for someone else (decisions B89–B91; `reason`: `invisible` characters, `combining_marks` stacked, a `reserved` name, or a `lookalike` of another member's name)",
+  'members.display_name_reset':
+    "a member's chosen display name went back to their default (`reason`: `reserved` at start-up, or `invisible`, `combining_marks`, `lookalike` when the look-alike rules arrived)",
 } as const;
 
 export type AuditEvent = keyof typeof AUDIT_EVENTS;
