@@ -27,7 +27,7 @@ const PER_BLOCK = 2_000_000n;
 const NAME = 'Dóm "ĐOM" \\ 😀';
 
 /** A ledger installed unmetered with BLOCKS mint blocks (its initial balances, to accounts with subaccounts), optionally in archive mode. */
-async function ledgerWith(archive?: bigint): Promise<{ replica: WasmReplica; ledger: LedgerClient }> {
+async function ledgerWith(archive?: bigint): Promise<{ replica: WasmReplica; ledger: LedgerClient; upgrade(): Promise<void> }> {
   const replica = new WasmReplica();
   const init = ledgerTypes(IDL).InitArgs;
   const sub = (i: number) => Uint8Array.from({ length: 32 }, (_, j) => (j === 31 ? i & 0xff : j === 30 ? 1 : 0));
@@ -40,10 +40,11 @@ async function ledgerWith(archive?: bigint): Promise<{ replica: WasmReplica; led
     initial_balances: Array.from({ length: BLOCKS }, (_, i) => [{ owner: principalFromSeed(`holder-${i % 40}`), subaccount: sub(i) }, BigInt(1 + i)]),
     ...(archive !== undefined && { archive: { local_blocks: archive } }),
   };
+  const initArg = new Uint8Array(IDL.encode([init], [toCandid(init as never, arg, principalCodec)]));
   replica.metering = false;
-  await replica.install(ids.ledger, wasmOf('ledger'), new Uint8Array(IDL.encode([init], [toCandid(init as never, arg, principalCodec)])), CONTROLLER);
+  await replica.install(ids.ledger, wasmOf('ledger'), initArg, CONTROLLER);
   replica.metering = true;
-  return { replica, ledger: candidClients(ids, replica.transport(READER)).ledger };
+  return { replica, ledger: candidClients(ids, replica.transport(READER)).ledger, upgrade: () => replica.upgrade(ids.ledger, initArg, CONTROLLER) };
 }
 
 /** The instructions of the last message of `method`. */
@@ -60,7 +61,8 @@ function assertChained(blocks: GetBlocksResult['blocks']): void {
 describe('the ledger’s history on the built wasm (decisions L42, W17)', () => {
   let replica: WasmReplica;
   let ledger: LedgerClient;
-  before(async () => ({ replica, ledger } = await ledgerWith()));
+  let upgrade: () => Promise<void>;
+  before(async () => ({ replica, ledger, upgrade } = await ledgerWith()));
 
   it('decision L42: icrc3_get_blocks answers at most 100 blocks a call, and each block returned costs at most 2 M instructions', async () => {
     assert.equal(MAX_BLOCKS_PER_REQUEST, 100n);
@@ -85,6 +87,10 @@ describe('the ledger’s history on the built wasm (decisions L42, W17)', () => 
     const tail = await ledger.icrc3_get_blocks([{ start: 140n, length: 100n }]);
     assert.deepEqual([tail.blocks.length, tail.blocks[0]!.id, tail.archived_blocks], [10, 140n, []], 'the end of the log; nothing archived');
     assertChained([...page.blocks, ...(await ledger.icrc3_get_blocks([{ start: 100n, length: 100n }])).blocks]);
+    // The kept encodings are in stable memory: after an upgrade the same blocks at the same cost.
+    await upgrade();
+    assert.deepEqual((await ledger.icrc3_get_blocks([{ start: 0n, length: 100n }])).blocks, page.blocks);
+    assert.ok(cost(replica, 'icrc3_get_blocks') <= hundred + 1_000_000n, 'no dearer after the upgrade');
   });
 
   it('decision W17: icrc1_symbol costs under 4 M instructions (15.1 M before), and a name with non-ASCII text, a quote and a backslash reads back as written', async () => {
