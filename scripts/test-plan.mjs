@@ -20,6 +20,8 @@ export const SECONDS = {
   'services/bridge/test/portal-browser.test.ts': 47,
   'scripts/test-runner.test.ts': 39,
   'services/gateway/test/gateway.test.ts': 32,
+  'platform/replica/test/replica-http.test.ts': 31,
+  'services/bridge/test/ic-replica.test.ts': 65,
   'scripts/test/start-signals.test.ts': 31,
   'services/bridge/test/crash-consistency.test.ts': 28,
   'platform/canisters/test/wasm-delegation.test.ts': 27,

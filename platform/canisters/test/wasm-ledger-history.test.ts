@@ -13,8 +13,8 @@ import { ARCHIVE_METHOD, ledgerTypes, MAX_BLOCKS_PER_REQUEST, type GetBlocksResu
 import { EMBEDDED_CANISTER_IDS, type LedgerClient } from '../src/index.ts';
 import { blocksCallbackQuery, candidClients, principalCodec } from '../src/ic/index.ts';
 import { principalFromSeed } from '../src/principals.ts';
-import { WasmReplica } from './wasm-host/host.ts';
-import { wasmOf } from './wasm-host/platform.ts';
+import { WasmReplica } from '@domdao/replica/host';
+import { wasmOf } from '@domdao/replica';
 import { valueHash, type Value } from './icrc-suite/verify.ts';
 
 const ids = EMBEDDED_CANISTER_IDS;
