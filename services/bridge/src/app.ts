@@ -296,6 +296,8 @@ export interface OpenBridgeOptions extends Pick<OpenDatabaseOptions, 'lent' | 'e
   ai?: AiTestOptions;
   /** Tests only: see BridgeParts.jobTimer. */
   jobTimer?: boolean;
+  /** Tests only: the embedded ledger in archive mode on first open (decision L43). */
+  ledgerArchive?: { localBlocks: bigint };
   /** Tests only: told of each sync of the embedded database's files; a throw stands for a failed sync (decision P16). */
   embeddedSyncFault?: (fd: number) => void;
   /** The metrics registry (decision B69); `npm start` passes the one the three services share. */
@@ -360,6 +362,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     ...(options.canisterClock && { clock: options.canisterClock }),
     ...(options.scheduler !== undefined && { scheduler: options.scheduler }),
     ...(options.interceptCall && { interceptCall: options.interceptCall }),
+    ...(options.ledgerArchive && { ledgerArchive: options.ledgerArchive }),
     treasuryDom: config.EMBEDDED_TREASURY_DOM,
     devVotingMinutes: config.DEV_VOTING_MINUTES,
   });

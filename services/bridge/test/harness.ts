@@ -115,6 +115,8 @@ export async function bridge(
     productionPasswords?: boolean;
     /** The bridge's idle bound while it closes, instead of TEST_CLOSE_IDLE_MS. */
     closeIdleMs?: number;
+    /** The embedded ledger in archive mode (decision L43). */
+    ledgerArchive?: { localBlocks: bigint };
   } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'domdao-bridge-'));
