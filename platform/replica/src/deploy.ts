@@ -56,6 +56,8 @@ export interface DeployOptions {
   initialBalances?: Array<[owner: string, e8s: bigint]>;
   /** Install for real even when this process has installed the same deployment before (decision W10). */
   fresh?: boolean;
+  /** The ledger in archive mode, for tests of ICRC-3 clients (decision L43). */
+  ledgerArchive?: { localBlocks: bigint };
 }
 
 /**
@@ -98,6 +100,7 @@ export async function deployWasm(options: DeployOptions, replica = new WasmRepli
         token_symbol: 'DOM',
         decimals: 8,
         initial_balances: (options.initialBalances ?? []).map(([owner, e8s]) => [{ owner }, e8s]),
+        ...(options.ledgerArchive && { archive: { local_blocks: options.ledgerArchive.localBlocks } }),
       }),
   };
   const order: CanisterName[] = ['ledger', 'membership', 'governance', 'user', 'campaign', 'treasury'];

@@ -42,6 +42,8 @@ export interface ReplicaOptions {
   /** Lines to show (canister logs, trapped timers). */
   log?: (line: string) => void;
   tickMs?: number;
+  /** Tests only: a new REPLICA_DIR's ledger in archive mode (decision L43). */
+  ledgerArchive?: { localBlocks: bigint };
 }
 
 export interface RunningReplica {
@@ -148,6 +150,7 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
         registrars: [identity.principal],
         controller: identity.principal,
         fresh: true,
+        ...(options.ledgerArchive && { ledgerArchive: options.ledgerArchive }),
         initialBalances: [
           [ids.treasury, INITIAL_DOM * E8S],
           [identity.principal, INITIAL_DOM * E8S],

@@ -118,6 +118,8 @@ export interface BridgeParts {
   metrics?: BridgeMetrics;
   /** Tests only: argon2id's cost for new hashes (decision R23); otherwise decision B5's. */
   passwordCost?: Argon2Cost;
+  /** Tests only: how long a connection must be quiet before the close ends it; otherwise IDLE_CLOSE_MS (decision R27). */
+  closeIdleMs?: number;
 }
 
 export const BRIDGE_VERSION = '0.1.0';
@@ -134,8 +136,10 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     schemaController: { compilersFactory: compiledSchemas },
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     frameworkErrors: unreadableUrl,
+    // Decision R27: a request on an open connection is served while the bridge closes (not Fastify's 503).
+    return503OnClosing: false,
   });
-  drainOnClose(app);
+  drainOnClose(app, parts.closeIdleMs === undefined ? {} : { idleMs: parts.closeIdleMs });
   lingerAfterEarlyAnswers(app); // Decision E17: a proxy still sending a body we refused reads the 413.
   const now = parts.now ?? Date.now;
   const metrics = parts.metrics ?? bridgeMetrics(new Metrics(), now);
@@ -295,12 +299,16 @@ export interface OpenBridgeOptions extends Pick<OpenDatabaseOptions, 'lent' | 'e
   ai?: AiTestOptions;
   /** Tests only: see BridgeParts.jobTimer. */
   jobTimer?: boolean;
+  /** Tests only: the embedded ledger in archive mode on first open (decision L43). */
+  ledgerArchive?: { localBlocks: bigint };
   /** Tests only: told of each sync of the embedded database's files; a throw stands for a failed sync (decision P16). */
   embeddedSyncFault?: (fd: number) => void;
   /** The metrics registry (decision B69); `npm start` passes the one the three services share. */
   metrics?: Metrics;
   /** Tests only: see BridgeParts.passwordCost. */
   passwordCost?: Argon2Cost;
+  /** Tests only: see BridgeParts.closeIdleMs. */
+  closeIdleMs?: number;
 }
 
 /** Opens every dependency from configuration: database, session store, canisters, notification client, keys. */
@@ -357,6 +365,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     ...(options.canisterClock && { clock: options.canisterClock }),
     ...(options.scheduler !== undefined && { scheduler: options.scheduler }),
     ...(options.interceptCall && { interceptCall: options.interceptCall }),
+    ...(options.ledgerArchive && { ledgerArchive: options.ledgerArchive }),
     treasuryDom: config.EMBEDDED_TREASURY_DOM,
     devVotingMinutes: config.DEV_VOTING_MINUTES,
   });
@@ -377,6 +386,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     ...(options.ai && { ai: options.ai }),
     ...(options.jobTimer === false && { jobTimer: false }),
     ...(options.passwordCost && { passwordCost: options.passwordCost }),
+    ...(options.closeIdleMs !== undefined && { closeIdleMs: options.closeIdleMs }),
   });
   app.addHook('onClose', async () => {
     log.flush();

@@ -10,6 +10,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyPluginAsync } from 'fastify';
+import { IDLE_CLOSE_MS } from '@domdao/service-kit';
 import { captureLogs } from '@domdao/test-helpers';
 import type { EventType } from '../src/core/events/index.ts';
 import governanceLive, { type GovernanceLiveOptions } from '../src/features/governance-live/index.ts';
@@ -255,6 +256,41 @@ describe('decision V32: live proposal changes as server-sent events', () => {
       new Promise((r) => setTimeout(r, 15_000).unref()).then(() => 'still waiting on the stream'),
     ]);
     assert.equal(outcome, 'closed');
+  });
+
+  it('decision R27: a stream asked for on an open keep-alive connection while the bridge closes is answered and ended at once, not held open', async () => {
+    // The real idle bound: the connection stays open for the request its client sends once the listener closed.
+    const b = await bridge(undefined, { LIVE_HEARTBEAT_SECONDS: '1' }, { closeIdleMs: IDLE_CLOSE_MS });
+    await b.app.listen({ port: 0, host: '127.0.0.1' });
+    const socket = connect({ host: '127.0.0.1', port: (b.app.server.address() as AddressInfo).port });
+    socket.on('error', () => {});
+    try {
+      let received = '';
+      socket.setEncoding('utf8').on('data', (d: string) => (received += d));
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.write('GET /health HTTP/1.1\r\nHost: bridge.test\r\n\r\n');
+      while (!/\r\n\r\n[\s\S]*\}$/.test(received)) await new Promise((r) => setTimeout(r, 5));
+      assert.match(received, /^HTTP\/1\.1 200 /);
+      assert.doesNotMatch(received, /connection: close/i, 'kept alive');
+      received = '';
+      const closing = b.app.close();
+      // The listener stops first; the connection stays open for the request its client may be sending.
+      while (b.app.server.listening) await new Promise((r) => setTimeout(r, 5));
+      socket.write('GET /api/governance/live HTTP/1.1\r\nHost: bridge.test\r\nAccept: text/event-stream\r\n\r\n');
+      const outcome = await Promise.race([
+        Promise.all([closed, closing]).then(() => 'closed'),
+        new Promise((r) => setTimeout(r, 15_000).unref()).then(() => 'still waiting on the stream'),
+      ]);
+      assert.equal(outcome, 'closed');
+      assert.match(received, /^HTTP\/1\.1 200 /);
+      assert.match(received, /\r\ncontent-type: text\/event-stream; charset=utf-8\r\n/i);
+      assert.match(received, /\r\nconnection: close\r\n/i);
+      assert.match(received, /retry: 3000\n/);
+    } finally {
+      // A stream left open would hold the close for good.
+      socket.destroy();
+      await b.close();
+    }
   });
 });
 

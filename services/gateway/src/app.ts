@@ -67,7 +67,8 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     bodyLimit: config.MAX_BODY_BYTES,
-    return503OnClosing: true,
+    // Decision R27: a request on an open connection is forwarded while the gateway closes (not Fastify's 503).
+    return503OnClosing: false,
   });
   const undici = poolOptions(config);
   deferContinue(app.server);
@@ -127,6 +128,9 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
   const proxyOptions = (upstream: string, onError: (reply: FastifyReply, e: ReplyFromError) => unknown, rewrite = forwardHeaders) => ({
     upstream,
     undici,
+    // Decision R27: the pool's idle connections end with the gateway, so a service closing after it
+    // (npm start closes the gateway first) does not wait out its idle bound for them.
+    destroyAgent: true,
     disableRequestLogging: true,
     // Our parser below streams the body and enforces MAX_BODY_BYTES.
     proxyPayloads: false,

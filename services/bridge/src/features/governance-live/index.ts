@@ -72,6 +72,7 @@ class LiveReader {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #again = false;
+  #closed = false;
   readonly #stopPublish: () => void;
 
   constructor(private readonly o: GovernanceLiveOptions) {
@@ -84,6 +85,9 @@ class LiveReader {
   }
 
   add(l: Listener, from: string): void {
+    // Asked for on an open connection while the bridge closes (decision R27 serves such requests):
+    // answered and ended at once, so it does not hold the close; the client reconnects elsewhere.
+    if (this.#closed) return l.end();
     this.#cursor ??= from;
     this.listeners.add(l);
     this.#schedule();
@@ -115,6 +119,7 @@ class LiveReader {
   }
 
   close(): void {
+    this.#closed = true;
     this.#stopPublish();
     clearTimeout(this.#timer);
     for (const l of this.listeners) l.end();
