@@ -195,7 +195,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Register: sealed email, name and date of birth, the password, ToS accepted (spec 2 Registration)
+         * Register: sealed email, name and date of birth, the password, ToS accepted (spec 2 Registration); optionally `display_name`, the name other members see (decision F47), held to the profile rules (F22, B89–B91)
          * @description Creates an unverified account from sealed fields and sends the verification email; nothing is stored on refusal.
          */
         post: operations["register"];
@@ -219,7 +219,7 @@ export interface paths {
         get: operations["getVerifyEmailPage"];
         put?: never;
         /**
-         * The link page's form (application/x-www-form-urlencoded): token and password verifies the address, grants `member` (and `admin` for a bootstrap address), ends every session of the account (decision B51); token and dob (YYYY-MM-DD) alone is the first step of starting afresh and answers the second; token, dob, name, tos_accepted=true and new_password replaces the registration by an account of the owner's answers and verifies it (decisions B86, B87)
+         * The link page's form (application/x-www-form-urlencoded): token and password verifies the address, grants `member` (and `admin` for a bootstrap address), ends every earlier session of the account (decision B51) and signs the confirmer in (decision B105); token and dob (YYYY-MM-DD) alone is the first step of starting afresh and answers the second; token, dob, name, display_name (empty: the name, decision F47), tos_accepted=true and new_password replaces the registration by an account of the owner's answers and verifies it (decisions B86, B87)
          * @description The verification page's form: the token and the password confirm the address; no cookie needed.
          */
         post: operations["confirmVerificationForm"];
@@ -239,7 +239,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Confirm a verification link from a front end's own page (decision B51): the token with the password chosen at registration, or with new_password and the mailbox owner's own name_encrypted, dob_encrypted and tos_accepted, which replace everything the registration said by a new account (decision B86); ends every session of the account
+         * Confirm a verification link from a front end's own page (decision B51): the token with the password chosen at registration, or with new_password and the mailbox owner's own name_encrypted, dob_encrypted and tos_accepted, which replace everything the registration said by a new account (decision B86); ends every earlier session of the account and signs the confirmer in (decision B105)
          * @description The JSON form of the verification page for a front end's own page: the emailed token with the password confirms the address.
          */
         post: operations["confirmVerification"];
@@ -381,7 +381,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Find users: exact email (blind index), role, membership status; paged by cursor (decision B39)
+         * Find users: exact email (blind index), part of the display name or whole words of the registration name (keyed word index, decision B106), role, membership status; paged by cursor (decision B39)
          * @description Admin session required; the email filter is matched through the blind index, never decrypted in bulk (decision B39).
          */
         get: operations["listUsers"];
@@ -2511,6 +2511,8 @@ export interface operations {
                     password: string;
                     /** @enum {boolean} */
                     tos_accepted: true;
+                    /** @description the name other members see, plain text (it is public), held to the profile's rules (decisions F22, B89–B91); absent: a random default such as "Amber Otter #3f2a" (decision F47) */
+                    display_name?: string;
                 };
             };
         };
@@ -2530,7 +2532,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR, UNDECRYPTABLE (tampered or sealed to another key) or WEAK_PASSWORD */
+            /** @description VALIDATION_ERROR (a `display_name` message starts `display_name:`: characters, length, invisible characters, combining marks, a reserved name), UNDECRYPTABLE (tampered or sealed to another key) or WEAK_PASSWORD */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2566,7 +2568,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description EMAIL_EXISTS: a verified account holds the address (an unverified registration of it is replaced, decision B51) */
+            /** @description EMAIL_EXISTS: a verified account holds the address (an unverified registration of it is replaced, decision B51); NAME_TAKEN: another account chose this display_name or one that looks the same (decision F47) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2683,7 +2685,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description verified, with a Continue link to the first front end; or, after a date of birth alone, the second step (name, terms, new password) */
+            /** @description verified and signed in (the `session` cookie, decision B105; only when the form was posted from the bridge or a configured front end), with a Continue link to the first front end (else a sign-in link); or, after a date of birth alone, the second step (name, terms, new password) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2719,7 +2721,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description CONFLICT: the registration has a payment on record and cannot be started afresh */
+            /** @description CONFLICT: the registration has a payment on record and cannot be started afresh; NAME_TAKEN: the name other members see is taken (the step again, with the reason, decision F47) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2779,6 +2781,8 @@ export interface operations {
                      * @enum {boolean}
                      */
                     tos_accepted?: true;
+                    /** @description with new_password: the name other members see, plain text, held to the profile's rules (decision F47); absent: the random default */
+                    display_name?: string;
                 };
             };
         };
@@ -2795,6 +2799,8 @@ export interface operations {
                         /** @description true while the Registered membership token is being minted */
                         membership_token_pending: boolean;
                         password: "confirmed" | "chosen";
+                        /** @description decision B105: true when the answer set the `session` cookie (the confirmation came from a configured front end or the bridge itself); false otherwise: sign in with POST /auth/login */
+                        signed_in: boolean;
                     };
                 };
             };
@@ -2852,7 +2858,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CONFLICT: the registration has a payment on record and cannot be started afresh */
+            /** @description CONFLICT: the registration has a payment on record and cannot be started afresh; NAME_TAKEN: another account chose display_name or one that looks the same (decision F47) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3562,7 +3568,7 @@ export interface operations {
             query?: {
                 /** @description exact address (case, spacing and Unicode form ignored) */
                 email?: string;
-                /** @description part of the display name, chosen or default (case ignored; decision F28) */
+                /** @description part of the display name, chosen or default (case ignored; decision F28), or whole words of the name given at registration (case and accents ignored; decision B106) */
                 name?: string;
                 /** @description `user` = no explicit role */
                 role?: "user" | "member" | "admin" | "moderator" | "developer";
@@ -3593,6 +3599,8 @@ export interface operations {
                             email: string | null;
                             /** @description decision F22 */
                             display_name: string;
+                            /** @description the name given at registration, opened for admins only (decisions F48, B106); null when it cannot be opened */
+                            registration_name: string | null;
                             roles: string[];
                             email_verified: boolean;
                             kyc_status: string;

@@ -79,6 +79,7 @@ export async function deployWasm(options: DeployOptions, replica = new WasmRepli
       encode(governanceTypes(IDL).InitArgs, {
         membership_canister: ids.membership,
         treasury_canister: ids.treasury,
+        campaign_canister: ids.campaign,
         admins: options.admins,
         trusted_proposers: options.registrars,
       }),

@@ -34,6 +34,7 @@ import { openApiRoute, registerOpenApi } from './core/http/openapi.ts';
 import { pageAssets } from './core/http/page-assets.ts';
 import { emailBlindIndex } from './core/identity/email.ts';
 import { passwordProblem } from './core/identity/password-policy.ts';
+import { nameIndex } from './core/identity/registration-name-index.ts';
 import { loadKeys, type BridgeKeys } from './core/keys.ts';
 import { registerUserOperations } from './core/outbox/user-operations.ts';
 import accountRecovery from './features/account-recovery/index.ts';
@@ -258,6 +259,8 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     blindIndex,
     guards,
     openEmail: (sealed) => ctx.opener.open('email', sealed),
+    openName: (sealed) => ctx.opener.open('name', sealed),
+    nameIndex: (name) => nameIndex(ctx.keys.blindIndexKey, name),
   });
   await app.register(adminSessions, { db: ctx.db, sessions: ctx.sessions, guards, audit });
   await app.register(members, { db: ctx.db, guards, audit, daoName: config.BRAND_DAO_NAME, limit: memberLimit });

@@ -295,10 +295,13 @@ export async function bridge(
      */
     async verify(email: string, proof: { password?: string; newPassword?: string; name?: string; dob?: string } = {}) {
       const path = h.verificationPath(email);
+      // Without an Origin, as a client that is no browser: the confirmation makes no session (decision B105), so
+      // suites that count an account's sessions count only their own sign-ins.
       const form = (fields: Record<string, string>) =>
         request({
           method: 'POST',
           url: '/verify-email',
+          origin: null,
           payload: new URLSearchParams(fields).toString(),
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
         });

@@ -258,13 +258,14 @@ export class EmbeddedPlatform {
           self: ids.governance,
           membership_canister: ids.membership,
           treasury_canister: ids.treasury,
+          campaign_canister: ids.campaign,
           admins: [...admins, ...(options.governanceAdmins ?? [])],
           trusted_proposers: options.trustedProposers ?? registrars,
         }),
       );
     }
     if (!initialised('user')) await host.update('user', () => cores.user.init({ registrars, admins }));
-    if (!initialised('campaign')) await host.update('campaign', () => cores.campaign.init({ admins, self: ids.campaign }));
+    if (!initialised('campaign')) await host.update('campaign', () => cores.campaign.init({ admins, self: ids.campaign, governance: ids.governance }));
     if (!initialised('treasury')) await host.update('treasury', () => cores.treasury.init({ governance_canister: ids.governance, self: ids.treasury, admins }));
     // State written before the ledger existed: the treasury and campaign canisters learn their own principal (L23).
     for (const canister of ['treasury', 'campaign'] as const) {
@@ -272,6 +273,9 @@ export class EmbeddedPlatform {
       if (config.get('config') && !config.get('config')!.self)
         await host.update(canister, () => config.set('config', { ...config.get('config')!, self: ids[canister] }));
     }
+    // State written before decision G50: the campaign canister learns which governance may ask it to refresh its price.
+    if (!host.store<string, { governance?: string }>('campaign', 'config').get('config')!.governance)
+      await host.update('campaign', () => cores.campaign.set_governance(ids.governance));
     if (!initialised('ledger')) {
       // SNS layout: governance is the minting account; the initial distribution is configuration.
       await host.update('ledger', () =>

@@ -10,8 +10,9 @@ export const AUDIT_EVENTS = {
     'a member was refused with 429 RATE_LIMITED before any work: too many proposals, delegation changes or member searches in the window (`limit`: which; `max` per `per`; decisions B92, B93)',
   'registration.created': 'an account was registered (unverified until its link is confirmed)',
   'registration.refused':
-    'a registration was refused (`error`: the code; `reason` for VALIDATION_ERROR, e.g. `compatibility_characters` for a look-alike address; `limit` for TOO_MANY_ATTEMPTS: `client` or `recipient`); an under-13 one leaves nothing (decision B85)',
-  'verification.completed': 'an email address was verified; the account became a member',
+    "a registration was refused (`error`: the code; `reason` for VALIDATION_ERROR, e.g. `compatibility_characters` for a look-alike address, and for a display name chosen at join, decision F47: `display_name`, or `display_name_<rule>` for B89–B91's `invisible`, `combining_marks`, `reserved`, `lookalike`; `limit` for TOO_MANY_ATTEMPTS: `client` or `recipient`); an under-13 one leaves nothing (decision B85)",
+  'verification.completed':
+    'an email address was verified; the account became a member (`signed_in`: whether the confirmer was signed in, else `no_session`: `origin` or `session_store`, decision B105)',
   'verification.refused': 'a verification confirmation was refused (`error`: the code, e.g. VERIFICATION_LINK_EXPIRED)',
   'verification.password_refused': 'a verification confirmation carried a password other than the one chosen at registration',
   'recovery.limited':

@@ -29,6 +29,8 @@ export interface UsersTable {
   display_name_key: ColumnType<string | null, string | null | undefined, string | null>;
   /** The friendly default derived from the principal (identity/display-names.ts), stored so a search finds it. */
   default_name: string;
+  /** Keyed index of the registration name's words (decision B106); null until filled for accounts made before it. */
+  name_index: ColumnType<Uint8Array[] | null, Uint8Array[] | null | undefined, Uint8Array[] | null>;
 }
 
 export interface SessionsTable {
