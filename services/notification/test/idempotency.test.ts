@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { redisUrlForTests, requireRedis, startPrivateRedis, uniquePrefix } from '@domdao/test-helpers';
 import type { Redis } from 'ioredis';
+import { memoryIdempotencyStore } from '../src/idempotency/memory.ts';
+import { redisIdempotencyStore } from '../src/idempotency/redis.ts';
+import { storageKey, type StoredResult } from '../src/idempotency/store.ts';
 import { makeServiceWithProvider, validBody } from './harness.ts';
 
 let redis: Redis;
@@ -146,6 +149,62 @@ describe('in-process store bound (IDEMPOTENCY_MAX_ENTRIES)', () => {
     const oldest = await p.send(validBody('welcome'), { 'idempotency-key': 'bound-0' });
     assert.equal(oldest.headers['idempotent-replayed'], undefined);
     assert.equal(p.provider.requests.length, 102);
+  });
+});
+
+// The lifetimes at their exact ends (decisions D9, D47): a remembered send for IDEMPOTENCY_TTL_SECONDS,
+// an unfinished claim for 10 minutes. The in-process store on a clock the test moves; Redis keeps its
+// own clock, so its keys' expiry instant (PEXPIRETIME) is checked against the server's TIME read just
+// before and just after the command (Redis's rule from there: a key is gone once that instant passed).
+describe('decisions D9, D47: how long a key is remembered, at the limit and one ms past it', () => {
+  const RESULT: StoredResult = { id: 'sent-1', status: 'sent', stubbed: false, request_id: 'r-1' };
+  const TTL_S = 86_400;
+
+  it('in process: a completed send is replayed 1 ms before 24 h and forgotten at 24 h; a claim blocks for 10 minutes less 1 ms', async () => {
+    const clock = { now: 1_800_000_000_000 };
+    const store = memoryIdempotencyStore(TTL_S, 100, () => clock.now);
+    assert.deepEqual(await store.begin('done', 'f'), { state: 'new' });
+    await store.complete('done', 'f', RESULT);
+    const completedAt = clock.now;
+    clock.now = completedAt + 86_400_000 - 1;
+    assert.deepEqual(await store.begin('done', 'f'), { state: 'replay', result: RESULT });
+    clock.now = completedAt + 86_400_000;
+    assert.deepEqual(await store.begin('done', 'f'), { state: 'new' }, 'at exactly 24 h');
+
+    const claimedAt = clock.now;
+    assert.deepEqual(await store.begin('claimed', 'f'), { state: 'new' });
+    clock.now = claimedAt + 600_000 - 1;
+    assert.deepEqual(await store.begin('claimed', 'f'), { state: 'in_progress' });
+    clock.now = claimedAt + 600_000;
+    assert.deepEqual(await store.begin('claimed', 'f'), { state: 'new' }, 'at exactly 10 minutes');
+  });
+
+  it('Redis: a completed send expires 24 h after it was recorded, a claim 10 minutes after it was made (PEXPIRETIME against the server’s TIME)', async () => {
+    const prefix = uniquePrefix('idem-expiry');
+    const store = redisIdempotencyStore({ url: redisUrlForTests, prefix, ttlSeconds: TTL_S, commandTimeoutMs: 60_000, onUnreachable: () => undefined });
+    try {
+      const serverMs = async () => {
+        const [s, us] = await redis.time();
+        return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+      };
+      const expiresAt = async (key: string) => Number(await redis.pexpiretime(`${prefix}${storageKey(key)}`));
+      let before = await serverMs();
+      assert.deepEqual(await store.begin('k', 'f'), { state: 'new' });
+      let after = await serverMs();
+      let at = await expiresAt('k');
+      assert.ok(at >= before + 600_000 && at <= after + 600_000, `the claim expires at ${at - before} ms after the instant before it`);
+      before = await serverMs();
+      await store.complete('k', 'f', RESULT);
+      after = await serverMs();
+      at = await expiresAt('k');
+      // EX counts whole seconds from the command's own instant, within [before, after] to the ms.
+      assert.ok(at >= before + 86_400_000 && at <= after + 86_400_000, `the result expires ${at - before} ms after the instant before it`);
+      assert.deepEqual(await store.begin('k', 'f'), { state: 'replay', result: RESULT });
+    } finally {
+      await store.close?.();
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+    }
   });
 });
 
