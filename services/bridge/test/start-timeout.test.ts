@@ -37,7 +37,7 @@ async function slowStart(t: TestContext) {
   // Fake time from here: the loader's timers are set when each step starts.
   t.mock.timers.enable({ apis: ['setTimeout'] });
   // The start's outcome, caught at once: a failure may come while the test is still moving time.
-  const outcome: Promise<'started' | (Error & { code?: string })> = h.app.ready().then(
+  const outcome: Promise<'started' | (Error & { code?: string })> = Promise.resolve(h.app.ready()).then(
     () => 'started' as const,
     (e: Error) => e,
   );
