@@ -213,13 +213,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The link of the verification email: a page that asks for the password chosen at registration, or (`choose=1`) lets the mailbox owner choose one (decision B51); opening it changes nothing
+         * The link of the verification email: a page that asks for the password chosen at registration, or (`choose=1`) lets the mailbox owner start the account afresh, date of birth first (decisions B51, B86, B87); opening it changes nothing
          * @description The HTML page the verification email links to; the token in the query is the credential and opening the page changes nothing.
          */
         get: operations["getVerifyEmailPage"];
         put?: never;
         /**
-         * The link page's form (application/x-www-form-urlencoded: token and password, or token and new_password): verifies the address, grants `member` (and `admin` for a bootstrap address), ends every session of the account (decision B51)
+         * The link page's form (application/x-www-form-urlencoded): token and password verifies the address, grants `member` (and `admin` for a bootstrap address), ends every session of the account (decision B51); token and dob (YYYY-MM-DD) alone is the first step of starting afresh and answers the second; token, dob, name, tos_accepted=true and new_password replaces the registration by an account of the owner's answers and verifies it (decisions B86, B87)
          * @description The verification page's form: the token and the password confirm the address; no cookie needed.
          */
         post: operations["confirmVerificationForm"];
@@ -239,7 +239,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Confirm a verification link from a front end's own page (decision B51): the token with the password chosen at registration, or with new_password (the mailbox owner chooses the password); ends every session of the account
+         * Confirm a verification link from a front end's own page (decision B51): the token with the password chosen at registration, or with new_password and the mailbox owner's own name_encrypted, dob_encrypted and tos_accepted, which replace everything the registration said by a new account (decision B86); ends every session of the account
          * @description The JSON form of the verification page for a front end's own page: the emailed token with the password confirms the address.
          */
         post: operations["confirmVerification"];
@@ -447,7 +447,7 @@ export interface paths {
         get?: never;
         /**
          * Choose the name other members see (decision F22)
-         * @description Trimmed, inner spaces collapsed and NFC-normalised before it is checked. `#` and `@` are refused, so a chosen name never looks like a default name or an email address.
+         * @description Trimmed, inner spaces collapsed and NFC-normalised before it is checked. `#` and `@` are refused, so a chosen name never looks like a default name or an email address. Decisions B89–B91: default-ignorable characters (U+034F, Hangul fillers, zero-width and bidi controls), more than 4 combining marks on one letter (or the same mark twice, or a mark on no letter) and reserved names (Admin, Administrator, Moderator and the DAO's own name, in any case, script or spacing) are 400 VALIDATION_ERROR; a name that looks like another member's (same UTS #39 skeleton, case, i/l and spacing aside) is 409 NAME_TAKEN. Those refusals are audited (`members.display_name_refused`).
          */
         put: operations["setMyDisplayName"];
         post?: never;
@@ -1114,7 +1114,7 @@ export interface paths {
         };
         /**
          * Who delegates to you: the count, and a page of delegations (decisions V27, G33)
-         * @description Each item: its category (null: all categories) and the member’s principal only where they allowed it (show_name), else null. Page with `after` = the last item’s `key`.
+         * @description Each item: its category (null: all categories) and the member’s principal only where they allowed it (show_name), else null. Page with `after` = `next_after` (or an item’s `key`): opaque, valid only for you, new in every answer; nothing in an item names a member who chose not to be shown (decision V33).
          */
         get: operations["listDelegators"];
         put?: never;
@@ -1134,7 +1134,7 @@ export interface paths {
         };
         /**
          * Live proposal changes (server-sent events, decision V32)
-         * @description Public. Server-sent events (text/event-stream): one `proposal` event (`id`: the event log position; `data`: `{"type","proposal_id"}`) each time a proposal changes: a vote through the bridge, voting opened, tallied, approved, rejected, executed, expired, execution failed. Never who voted: read the proposal again. `proposal_id` keeps one proposal's events. From the moment of connection on (no replay: a client reads its view again when the stream opens); a comment line every LIVE_HEARTBEAT_SECONDS. 503 LIVE_STREAMS_FULL past LIVE_MAX_STREAMS (decision V32).
+         * @description Public. Server-sent events (text/event-stream): one `proposal` event (`id`: the event log position; `data`: `{"type","proposal_id"}`) each time a proposal changes: a vote through the bridge, voting opened, tallied, approved, rejected, executed, expired, execution failed. Never who voted: read the proposal again. `proposal_id` keeps one proposal's events. From the moment of connection on (no replay: a client reads its view again when the stream opens); a comment line every LIVE_HEARTBEAT_SECONDS. 503 LIVE_STREAMS_FULL past LIVE_MAX_STREAMS (decision V32), or for a request without a session past LIVE_ANONYMOUS_STREAMS_PERCENT of them (the rest is kept for signed-in members); 429 TOO_MANY_STREAMS past LIVE_STREAMS_PER_CLIENT streams of one member or one visitor address (decision V37); both with Retry-After. A stream whose reader falls LIVE_MAX_BUFFER_BYTES behind is dropped (decision V38): reconnect and read the view again.
          */
         get: operations["streamGovernanceChanges"];
         put?: never;
@@ -2645,7 +2645,7 @@ export interface operations {
             query: {
                 /** @description the verification token of the email link */
                 token: string;
-                /** @description show the form that chooses a new password */
+                /** @description show the first step of starting afresh: the owner's date of birth (decision B87) */
                 choose?: "1";
             };
             header?: never;
@@ -2683,7 +2683,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description verified; a Continue link to the first front end */
+            /** @description verified, with a Continue link to the first front end; or, after a date of birth alone, the second step (name, terms, new password) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2692,7 +2692,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description the link is not valid, used or expired; or the new password is too weak (the form again, with the reason) */
+            /** @description the link is not valid, used or expired; or an answer is missing or refused, or the new password is too weak (the step again, with the reason) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2710,6 +2710,24 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description COPPA_BLOCK: the date of birth is under 13; the block screen, nothing stored (decision B86) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description CONFLICT: the registration has a payment on record and cannot be started afresh */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description too many wrong passwords on this link (LOGIN_MAX_FAILURES per LOGIN_WINDOW_MINUTES) */
             429: {
                 headers: {
@@ -2719,7 +2737,16 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description the user canister did not answer; open the link again later */
+            /** @description ACCOUNT_NOT_CREATED: the user canister refused the new account */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the user canister did not answer (an account started afresh keeps the answers and finishes by itself); open the link again later */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2743,6 +2770,15 @@ export interface operations {
                     token: string;
                     password?: string;
                     new_password?: string;
+                    /** @description with new_password: the mailbox owner's name, sealed as at registration (decision B86) */
+                    name_encrypted?: string;
+                    /** @description with new_password: the mailbox owner's date of birth (YYYY-MM-DD), sealed as at registration; under 13 is COPPA_BLOCK (decision B86) */
+                    dob_encrypted?: string;
+                    /**
+                     * @description with new_password: the mailbox owner accepts the terms (decision B86)
+                     * @enum {boolean}
+                     */
+                    tos_accepted?: true;
                 };
             };
         };
@@ -2762,7 +2798,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR (exactly one of password and new_password), WEAK_PASSWORD, VERIFICATION_LINK_INVALID, VERIFICATION_LINK_USED or VERIFICATION_LINK_EXPIRED */
+            /** @description VALIDATION_ERROR (exactly one of password and new_password; new_password needs the owner's name_encrypted, dob_encrypted and tos_accepted, password takes none of them; a date of birth that is not a date, a name the registration rules refuse), UNDECRYPTABLE, WEAK_PASSWORD, VERIFICATION_LINK_INVALID, VERIFICATION_LINK_USED or VERIFICATION_LINK_EXPIRED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2780,8 +2816,44 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_CREDENTIALS: not the password of the registration; send new_password to choose one */
+            /** @description INVALID_CREDENTIALS: not the password of the registration; send new_password (with your own answers) to start afresh */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description COPPA_BLOCK: the owner's date of birth is under 13; nothing is created or changed (decision B86) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description CONFLICT: the registration has a payment on record and cannot be started afresh */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2816,7 +2888,25 @@ export interface operations {
                     };
                 };
             };
-            /** @description VERIFICATION_UNAVAILABLE: the user canister did not answer; SESSION_STORE_UNAVAILABLE: the session store is down; try again */
+            /** @description ACCOUNT_NOT_CREATED: the user canister refused the account started afresh */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description VERIFICATION_UNAVAILABLE: the user canister did not answer (an account started afresh keeps the answers and finishes by itself), or a confirmation of the link is still being finished; SESSION_STORE_UNAVAILABLE: the session store is down; try again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3882,7 +3972,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description 3–32 letters, digits, spaces and . - _ ' (at least one letter), unique ignoring case; null goes back to the default */
+                    /** @description 3–32 letters, digits, spaces and . - _ ' (at least one letter), unique ignoring case and by look: no invisible characters, at most 4 combining marks on a letter, not a reserved name (Admin, Administrator, Moderator, the DAO's); null goes back to the default */
                     display_name: string | null;
                 };
             };
@@ -3946,7 +4036,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description NAME_TAKEN: another member chose this name */
+            /** @description NAME_TAKEN: another member chose this name or one that looks the same */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4003,6 +4093,19 @@ export interface operations {
             };
             /** @description UNAUTHORIZED */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        request_id?: string;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After: MEMBER_SEARCH_LIMIT_PER_MINUTE searches per member per minute (decision B93) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5352,7 +5455,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description only this event */
-                event?: "auth.login_succeeded" | "auth.login_failed" | "auth.login_locked_out" | "auth.csrf_refused" | "admin.access_denied" | "registration.created" | "verification.completed" | "verification.refused" | "verification.password_refused" | "password_reset.requested" | "password_reset.completed" | "sessions.ended" | "roles.granted" | "roles.revoked" | "roles.bootstrap_admin_granted" | "kyc.approved" | "kyc.rejected" | "membership.upgraded" | "escrow.resolved" | "price.proposal_triggered" | "ai.reindex_triggered" | "inbox.unsubscribed" | "secret.rotation_noticed";
+                event?: "auth.login_succeeded" | "auth.login_failed" | "auth.login_locked_out" | "auth.csrf_refused" | "admin.access_denied" | "member.rate_limited" | "registration.created" | "registration.refused" | "verification.completed" | "verification.refused" | "verification.password_refused" | "recovery.limited" | "password_reset.requested" | "password_reset.completed" | "sessions.ended" | "roles.granted" | "roles.revoked" | "roles.bootstrap_admin_granted" | "kyc.approved" | "kyc.rejected" | "membership.upgraded" | "escrow.resolved" | "price.proposal_triggered" | "ai.reindex_triggered" | "inbox.unsubscribed" | "secret.rotation_noticed" | "members.display_name_refused" | "members.display_name_reset";
                 /** @description only this actor: a user id, `anonymous` or `system` */
                 actor?: string;
                 /** @description events at or after this instant (ISO-8601) */
@@ -5532,6 +5635,24 @@ export interface operations {
             };
             /** @description PAYLOAD_TOO_LARGE (64 KiB) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After: PROPOSAL_LIMIT_PER_HOUR proposals per member per hour (decision V35) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6824,6 +6945,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description RATE_LIMITED, with Retry-After: DELEGATION_CHANGE_LIMIT_PER_HOUR delegations set or taken back (PUT and DELETE together) per member per hour (decision V36) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description MembershipUnavailable */
             503: {
                 headers: {
@@ -6945,11 +7084,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description RATE_LIMITED, with Retry-After: DELEGATION_CHANGE_LIMIT_PER_HOUR delegations set or taken back (PUT and DELETE together) per member per hour (decision V36) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     listDelegators: {
         parameters: {
             query?: {
+                /** @description an item’s `key` or `next_after` of an earlier page (opaque, decision V33) */
                 after?: string;
                 limit?: number;
             };
@@ -6968,17 +7126,19 @@ export interface operations {
                     "application/json": {
                         total: string;
                         items: {
+                            /** @description an opaque cursor: ask again with after=<it> for the items after this one (decision V33) */
                             key: string;
                             category: string | null;
                             member: string | null;
                             /** @description their display name, only where they chose show_name (decisions G33, V31) */
                             member_name: string | null;
                         }[];
+                        /** @description the last key of a full page; null: no more */
                         next_after: string | null;
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR (also an `after` that is not a cursor this bridge gave the member) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7039,6 +7199,24 @@ export interface operations {
             };
             /** @description VALIDATION_ERROR */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description TOO_MANY_STREAMS */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

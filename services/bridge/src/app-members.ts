@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { CanisterClients } from '@domdao/canisters';
 import type { BridgeParts } from './app.ts';
 import type { Guards } from './core/auth/guards.ts';
+import type { MemberLimiter } from './core/auth/member-limits.ts';
 import { emailLinkBase, firstOrigin } from './config.ts';
 import type { BridgeContext } from './core/context.ts';
 import { HttpError } from './core/http/errors.ts';
@@ -11,6 +12,7 @@ import { displayNames, verifiedMemberName } from './core/identity/display-names.
 import { memberIdentity } from './core/identity/member-identity.ts';
 import type { JobRunner } from './core/jobs/index.ts';
 import campaignGateway from './features/campaigns/index.ts';
+import { delegatorsCursorKey } from './features/governance/cursor.ts';
 import governanceGateway from './features/governance/index.ts';
 import governanceLive from './features/governance-live/index.ts';
 import inbox from './features/inbox/index.ts';
@@ -27,9 +29,11 @@ export interface MemberParts {
   guards: Guards;
   jobs: JobRunner;
   metrics: BridgeMetrics;
+  /** Per-member limits (decisions B92, V35, V36). */
+  memberLimit: MemberLimiter;
 }
 
-export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx, guards, jobs, metrics }: MemberParts): Promise<void> {
+export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx, guards, jobs, metrics, memberLimit }: MemberParts): Promise<void> {
   const { config } = parts;
   const { events, now } = ctx;
   const memberClientCache = new Map<string, Promise<CanisterClients>>();
@@ -53,16 +57,24 @@ export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx,
     governance: ctx.canisters.governance,
     governanceAs,
     names,
+    limit: memberLimit,
+    // Decision V33: the delegators list's cursors are sealed under a key of their own.
+    cursorKey: delegatorsCursorKey(ctx.keys.sessionDataKey),
     // Decision V29: the inbox tells the voter's delegators (features/inbox/delegate-votes.ts).
     announceVote: async (proposal_id, voter, vote) =>
       void (await events.publish('MemberVoted', { proposal_id, voter, vote }, { sourceId: `voted:${proposal_id}:${voter}` })),
   });
-  // Decision V32: the web app's live updates, read from the event log.
+  // Decision V32: the web app's live updates, read from the event log; V37, V38: who gets a stream, slow readers.
   await app.register(governanceLive, {
     events,
     pollMs: config.LIVE_POLL_MS,
     heartbeatMs: config.LIVE_HEARTBEAT_SECONDS * 1000,
     maxStreams: config.LIVE_MAX_STREAMS,
+    maxAnonymousStreams: Math.floor((config.LIVE_MAX_STREAMS * config.LIVE_ANONYMOUS_STREAMS_PERCENT) / 100),
+    streamsPerClient: config.LIVE_STREAMS_PER_CLIENT,
+    maxBufferBytes: config.LIVE_MAX_BUFFER_BYTES,
+    signedIn: async (req) => (await guards.currentSession(req))?.user_id,
+    counters: metrics.liveStreams,
     log: app.log,
   });
   // Campaigns, balances, donations, the treasury and the development faucet (decisions L20–L23).
@@ -93,6 +105,7 @@ export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx,
     requireSession: guards.requireMember,
     ledgerAs: async (s) => (await memberClients(s)).ledger,
     ledger: ctx.canisters.ledger,
+    blocksCallback: parts.canisters.blocksCallback,
     known: { campaign: parts.canisters.ids.campaign, treasury: parts.canisters.ids.treasury, governance: parts.canisters.ids.governance },
     names,
     recipient: (principal) => verifiedMemberName(ctx.db, principal),

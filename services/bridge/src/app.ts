@@ -7,11 +7,12 @@ import fastifyCors from '@fastify/cors';
 import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import { notificationClientFromEnv, type NotificationClient } from '@domdao/notification-client';
-import { createLogger, drainOnClose, Metrics, parseTrustProxy, requestIdFor, type ServiceLogger } from '@domdao/service-kit';
+import { createLogger, drainOnClose, lingerAfterEarlyAnswers, Metrics, parseTrustProxy, requestIdFor, type ServiceLogger } from '@domdao/service-kit';
 import { bridgeMetrics, type BridgeMetrics } from './core/metrics/index.ts';
 import { observeBridgeRequests, registerObservability, timedCanisters } from './app-observability.ts';
 import { lockDirectory } from '@domdao/canisters/embedded';
 import { databaseThrottle } from './core/auth/brute-force.ts';
+import { memberLimiter } from './core/auth/member-limits.ts';
 import { corsOptions } from './core/auth/cors.ts';
 import { createGuards } from './core/auth/guards.ts';
 import { passwordHasher, type Argon2Cost } from './core/auth/passwords.ts';
@@ -23,7 +24,8 @@ import { sessionManager } from './core/auth/sessions.ts';
 import { openCanisters, type OpenedCanisters } from './canisters.ts';
 import { frontendOrigins, type BridgeConfig } from './config.ts';
 import type { BridgeContext } from './core/context.ts';
-import { openDatabase, type Db, type OpenDatabaseOptions } from './core/db/index.ts';
+import type { Db, OpenDatabaseOptions } from './core/db/index.ts';
+import { openBridgeDatabase } from './app-database.ts';
 import { compiledSchemas } from './core/http/compiled-schemas.ts';
 import { bridgeErrorHandler, livenessRoute, unreadableUrl } from './core/http/error-handler.ts';
 import { HttpError, sendError } from './core/http/errors.ts';
@@ -115,6 +117,8 @@ export interface BridgeParts {
   metrics?: BridgeMetrics;
   /** Tests only: argon2id's cost for new hashes (decision R23); otherwise decision B5's. */
   passwordCost?: Argon2Cost;
+  /** Tests only: how long a connection must be quiet before the close ends it; otherwise IDLE_CLOSE_MS (decision R27). */
+  closeIdleMs?: number;
 }
 
 export const BRIDGE_VERSION = '0.1.0';
@@ -140,8 +144,11 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     schemaController: { compilersFactory: compiledSchemas },
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     frameworkErrors: unreadableUrl,
+    // Decision R27: a request on an open connection is served while the bridge closes (not Fastify's 503).
+    return503OnClosing: false,
   });
-  drainOnClose(app);
+  drainOnClose(app, parts.closeIdleMs === undefined ? {} : { idleMs: parts.closeIdleMs });
+  lingerAfterEarlyAnswers(app); // Decision E17: a proxy still sending a body we refused reads the 413.
   const now = parts.now ?? Date.now;
   const metrics = parts.metrics ?? bridgeMetrics(new Metrics(), now);
   app.decorate('metrics', metrics.registry);
@@ -181,7 +188,6 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     passwords: passwordHasher(parts.passwordCost),
     now,
   };
-
   // The user canister's operations (decisions B24–B28), shared by registration, verification, recovery and expiry.
   registerUserOperations({
     outbox,
@@ -222,6 +228,17 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   const guards = createGuards({ sessions: ctx.sessions, frontendOrigins: ctx.frontendOrigins, publicUrl: config.PUBLIC_URL });
   const blindIndex = (email: string) => emailBlindIndex(ctx.keys.blindIndexKey, email);
   const sendVerificationEmail = (m: Parameters<typeof sendVerification>[1]) => sendVerification(ctx, m);
+  // Decisions B92, B93, V35, V36: what one member can make the bridge do, per window.
+  const memberLimit = memberLimiter({
+    throttle: ctx.throttle,
+    audit,
+    limits: {
+      proposals: config.PROPOSAL_LIMIT_PER_HOUR,
+      delegation_changes: config.DELEGATION_CHANGE_LIMIT_PER_HOUR,
+      member_searches: config.MEMBER_SEARCH_LIMIT_PER_MINUTE,
+    },
+    refused: metrics.memberLimited,
+  });
 
   livenessRoute(app, () => parts.databaseFailure?.());
   openApiRoute(app);
@@ -252,14 +269,14 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     openEmail: (sealed) => ctx.opener.open('email', sealed),
   });
   await app.register(adminSessions, { db: ctx.db, sessions: ctx.sessions, guards, audit });
-  await app.register(members, { db: ctx.db, guards });
+  await app.register(members, { db: ctx.db, guards, audit, daoName: config.BRAND_DAO_NAME, limit: memberLimit });
   await app.register(payments, { ctx, guards });
   await app.register(adminNotifications, { db: ctx.db, user: ctx.canisters.user, guards });
   await app.register(adminOutbox, { outbox, guards });
   await app.register(testEmail, { accessToken: config.ACCESS_TOKEN, brandDomain: config.EMAIL_BRAND_DOMAIN, notifier: ctx.notifier });
   const jobs = await registerBackground(app, { parts, ctx, guards, outbox, events, metrics });
   await registerAudit(app, { parts, ctx, guards, jobs, audit });
-  await registerMemberFeatures(app, { parts, ctx, guards, jobs, metrics });
+  await registerMemberFeatures(app, { parts, ctx, guards, jobs, metrics, memberLimit });
   await registerAi(app, { parts, ctx, guards, jobs, metrics });
   registerObservability(app, metrics, { db: parts.db, redis: parts.redis, canisters: ctx.canisters, notifier: parts.notifier }, now);
   await app.register(portal, {
@@ -288,12 +305,16 @@ export interface OpenBridgeOptions extends Pick<OpenDatabaseOptions, 'lent' | 'e
   ai?: AiTestOptions;
   /** Tests only: see BridgeParts.jobTimer. */
   jobTimer?: boolean;
+  /** Tests only: the embedded ledger in archive mode on first open (decision L43). */
+  ledgerArchive?: { localBlocks: bigint };
   /** Tests only: told of each sync of the embedded database's files; a throw stands for a failed sync (decision P16). */
   embeddedSyncFault?: (fd: number) => void;
   /** The metrics registry (decision B69); `npm start` passes the one the three services share. */
   metrics?: Metrics;
   /** Tests only: see BridgeParts.passwordCost. */
   passwordCost?: Argon2Cost;
+  /** Tests only: see BridgeParts.closeIdleMs. */
+  closeIdleMs?: number;
 }
 
 /** Opens every dependency from configuration: database, session store, canisters, notification client, keys. */
@@ -325,34 +346,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
   const keys = await loadKeys(config);
   const metrics = bridgeMetrics(options.metrics ?? new Metrics(), options.now);
   let databaseFailure: Error | undefined;
-  const database = await openDatabase(
-    config.DATABASE_URL
-      ? {
-          url: config.DATABASE_URL,
-          onPoolError: (err) =>
-            log.logger.warn({ event: 'database.connection_lost', err: err.message }, 'an idle database connection was closed; it will be reopened on demand'),
-        }
-      : {
-          ...(options.lent && { lent: options.lent }),
-          ...(options.embeddedInitdb && { embeddedInitdb: options.embeddedInitdb }),
-          dir: `${config.DATA_DIR}/pglite`,
-          embeddedFsync: config.EMBEDDED_DATABASE_FSYNC,
-          ...(options.embeddedSyncFault && { onEmbeddedSync: options.embeddedSyncFault }),
-          onEmbeddedSyncFailed: (err) => {
-            databaseFailure = err;
-            metrics.embeddedSyncFailed();
-            log.logger.fatal(
-              { event: 'database.sync_failed', err: err.message },
-              'the embedded database could not sync its files: it refuses every statement (nothing unsynced was acknowledged); restart the bridge, which recovers it from its log, once the disk is sound',
-            );
-          },
-          onEmbeddedUpgrade: (u) =>
-            log.logger.warn(
-              { event: 'database.upgraded', from: 17, to: 18, tables: u.tables, rows: u.rows, backup: u.backup },
-              'the embedded database was carried over from PostgreSQL 17; the old directory is kept as the backup named here',
-            ),
-        },
-  );
+  const database = await openBridgeDatabase(config, options, log, metrics, (err) => (databaseFailure = err));
   let redis: Redis | undefined;
   let sessionStore: SessionStore;
   if (config.SESSION_STORE === 'redis') {
@@ -377,6 +371,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     ...(options.canisterClock && { clock: options.canisterClock }),
     ...(options.scheduler !== undefined && { scheduler: options.scheduler }),
     ...(options.interceptCall && { interceptCall: options.interceptCall }),
+    ...(options.ledgerArchive && { ledgerArchive: options.ledgerArchive }),
     treasuryDom: config.EMBEDDED_TREASURY_DOM,
     devVotingMinutes: config.DEV_VOTING_MINUTES,
   });
@@ -397,6 +392,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     ...(options.ai && { ai: options.ai }),
     ...(options.jobTimer === false && { jobTimer: false }),
     ...(options.passwordCost && { passwordCost: options.passwordCost }),
+    ...(options.closeIdleMs !== undefined && { closeIdleMs: options.closeIdleMs }),
   });
   app.addHook('onClose', async () => {
     log.flush();

@@ -4,6 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError, Env, loadConfig } from '@domdao/config';
 import { observabilityEnv } from '@domdao/service-kit';
 import { parsePriceSources } from './features/oracle/sources.ts';
+import { canonicalEmail } from './core/identity/email.ts';
 
 export const BridgeEnv = Type.Object({
   PORT: Env.port(3200, 'listen port'),
@@ -27,6 +28,9 @@ export const BridgeEnv = Type.Object({
     'embedded canisters: `true` = every acknowledged update is fsynced before its answer (group commit; survives a power cut); `false` = written, not synced (survives a process crash only, faster on slow disks; decision P1)',
   ),
   DATABASE_URL: Env.string('PostgreSQL URL (postgres://…); unset = PGlite under DATA_DIR'),
+  DATABASE_MIGRATION_URL: Env.string(
+    "PostgreSQL URL of the role that owns the bridge's tables: at start the bridge migrates as it, records the audit retention floor and grants DATABASE_URL's role what it needs, then closes it and serves as DATABASE_URL's role; unset = DATABASE_URL's role does all (refused in production when that role owns the tables, is a superuser or has CREATEROLE; docs/operations.md \"Database roles\", decisions B97–B99)",
+  ),
   EMBEDDED_DATABASE_FSYNC: Env.bool(
     true,
     "embedded database (PGlite under DATA_DIR): `true` = every commit is fsynced before its answer and checkpoints sync what they write (survives a power cut; each commit blocks the process for one fsync); `false` = PGlite's own fsync off (survives a process crash only; decision P16)",
@@ -46,9 +50,27 @@ export const BridgeEnv = Type.Object({
   REGISTRATION_LIMIT_PER_CLIENT: Env.int(10, 'registrations per client address per hour before 429 (decision B33)', 1, 100_000),
   EMAIL_LIMIT_PER_RECIPIENT: Env.int(
     3,
-    'emails a client can make the bridge send to one address per hour (registration, resend, password reset) before 429 (decision B33)',
+    'emails a client can make the bridge send to one address per hour (registration, resend, password reset) before 429; each client has its own count, an IPv6 client per /64 (decisions B33, B84)',
     1,
     1000,
+  ),
+  PROPOSAL_LIMIT_PER_HOUR: Env.int(
+    5,
+    'proposals one member can make through the bridge per hour before 429 RATE_LIMITED with Retry-After; counted when the request reaches the canister (decision V35)',
+    1,
+    100_000,
+  ),
+  DELEGATION_CHANGE_LIMIT_PER_HOUR: Env.int(
+    20,
+    'delegations one member can set or take back per hour (PUT and DELETE /api/governance/delegation together) before 429 RATE_LIMITED with Retry-After (decision V36)',
+    1,
+    100_000,
+  ),
+  MEMBER_SEARCH_LIMIT_PER_MINUTE: Env.int(
+    30,
+    'member searches by name (GET /api/members) one member can make per minute before 429 RATE_LIMITED with Retry-After (decision B93)',
+    1,
+    100_000,
   ),
   HPKE_PRIVATE_KEY: Env.secret('registration encryption key: base64url of the 32-byte P-256 private key (HPKE DHKEM(P-256), HKDF-SHA256, AES-256-GCM)'),
   BLIND_INDEX_KEY: Env.secret('key of the email blind index: base64url, at least 32 bytes'),
@@ -72,7 +94,9 @@ export const BridgeEnv = Type.Object({
     3600,
   ),
   PAYMENT_WEBHOOK_TOLERANCE_SECONDS: Env.int(300, 'accepted age of a webhook signature timestamp', 10, 3600),
-  BOOTSTRAP_ADMIN_EMAILS: Env.string('comma-separated emails that receive the admin role when verified (the first admins)'),
+  BOOTSTRAP_ADMIN_EMAILS: Env.string(
+    'comma-separated emails that receive the admin role when verified (the first admins): the verified address must be exactly one of them, case aside (decision B83)',
+  ),
   DEV_VOTING_MINUTES: Env.int(
     0,
     'development only: new proposals open for voting 1 minute after creation (EmergencyAction at once) and close this many minutes later, every category (embedded canisters only; 0 = the governance settings; refused in production, decision G45)',
@@ -179,7 +203,10 @@ export const BridgeEnv = Type.Object({
   ),
   UNSUBSCRIBE_TOKEN_DAYS: Env.int(30, 'lifetime of the unsubscribe token in each digest (spec 3: 30 days)', 1, 365),
   DIGEST_CONCURRENCY: Env.int(8, 'digests the job sends at once (decision N9)', 1, 64),
-  BRAND_DAO_NAME: Env.string("the member web app's brand name: the same variable as the notification service's DAO brand (decision F4)", 'DOM DAO'),
+  BRAND_DAO_NAME: Env.string(
+    "the member web app's brand name: the same variable as the notification service's DAO brand (decision F4); no member may take it as a display name (decision B91)",
+    'DOM DAO',
+  ),
   BRAND_DAO_PRIMARY_COLOR: Env.string("the member web app's brand colour #RRGGBB (as the emails, decision F4)", '#4338CA'),
   BRAND_DAO_BACKGROUND_COLOR: Env.string("the member web app's page background #RRGGBB (as the emails, decision F4)", '#F4F4F7'),
   BRAND_DAO_LOGO_URL: Env.string(
@@ -201,6 +228,24 @@ export const BridgeEnv = Type.Object({
   ),
   LIVE_HEARTBEAT_SECONDS: Env.int(15, 'a comment line on each idle live stream this often, so proxies keep it open (decision V32)', 1, 300),
   LIVE_MAX_STREAMS: Env.int(1000, 'live streams one bridge instance serves at once; one more is answered 503 LIVE_STREAMS_FULL (decision V32)', 1, 100_000),
+  LIVE_ANONYMOUS_STREAMS_PERCENT: Env.int(
+    20,
+    'percent of LIVE_MAX_STREAMS (rounded down) open to visitors who are not signed in; one more visitor is answered 503 LIVE_STREAMS_FULL, the rest is kept for members (decision V37)',
+    0,
+    90,
+  ),
+  LIVE_STREAMS_PER_CLIENT: Env.int(
+    8,
+    'live streams one client holds at once (a member by account, a visitor by address, IPv6 by /64); one more is answered 429 TOO_MANY_STREAMS (decision V37)',
+    1,
+    1000,
+  ),
+  LIVE_MAX_BUFFER_BYTES: Env.int(
+    65_536,
+    'bytes a live stream may have waiting for a reader that does not keep up; past them the stream is dropped (decision V38)',
+    1024,
+    16_777_216,
+  ),
   ...observabilityEnv('bridge'),
 });
 export type BridgeConfig = Static<typeof BridgeEnv>;
@@ -211,6 +256,8 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
   if (c.SESSION_STORE === 'redis' && !c.SESSION_REDIS_URL) problems.push('SESSION_REDIS_URL: required when SESSION_STORE=redis');
   if (c.COOKIE_DOMAIN !== undefined && !/^\.[a-z0-9.-]+$/.test(c.COOKIE_DOMAIN))
     problems.push('COOKIE_DOMAIN: must start with a dot, e.g. .domdao.example (spec 2 Session cookie)');
+  if (c.DATABASE_MIGRATION_URL !== undefined && c.DATABASE_URL === undefined)
+    problems.push('DATABASE_MIGRATION_URL: needs DATABASE_URL (the embedded database has one role, decision B99)');
   if (c.API_TOKEN !== undefined && c.API_TOKEN.length < 16) problems.push('API_TOKEN: at least 16 characters');
   if (c.INFERENCE_URL !== undefined && !/^https?:\/\/[^/]+/.test(c.INFERENCE_URL)) problems.push(`INFERENCE_URL: ${c.INFERENCE_URL} is not an http(s) URL`);
   if (c.ACCESS_TOKEN !== undefined && (c.ACCESS_TOKEN.length < 16 || !/^[A-Za-z0-9._~+/-]+=*$/.test(c.ACCESS_TOKEN))) {
@@ -221,6 +268,11 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
     problems.push('MEMBERSHIP_PRICE_CURRENCY: an ISO 4217 code in capitals, e.g. USD');
   for (const origin of origins(c.FRONTEND_ORIGINS)) if (!isOrigin(origin)) problems.push(`FRONTEND_ORIGINS: ${origin} is not an origin (scheme://host[:port])`);
   problems.push(...parsePriceSources(c).problems);
+  // Decision B83: a bootstrap admin is matched exactly, so each entry must be an address registration accepts.
+  for (const entry of (c.BOOTSTRAP_ADMIN_EMAILS ?? '').split(',').filter((s) => s.trim() !== '')) {
+    const canonical = canonicalEmail(entry);
+    if (!('address' in canonical)) problems.push(`BOOTSTRAP_ADMIN_EMAILS: ${entry.trim()}: ${canonical.message.replace(/^email /, '')}`);
+  }
   for (const name of ['SIGNING_SECRET', 'SIGNING_SECRET_PREVIOUS'] as const)
     if (c[name] !== undefined && c[name].length < 32) problems.push(`${name}: at least 32 characters`);
   if (c.EMAIL_LINK_BASE_URL !== undefined && !/^https:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(c.EMAIL_LINK_BASE_URL))

@@ -4,7 +4,7 @@
 // proves the mailbox, the confirmation proves the password or sets a new one.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { ADMIN_EMAIL, bridge, eventually, type Bridge } from './harness.ts';
+import { ADMIN_EMAIL, bridge, eventually, OWNER_DOB, OWNER_NAME, type Bridge } from './harness.ts';
 
 const ATTACKER_PASSWORD = 'attacker chose this one 42';
 const VICTIM_PASSWORD = 'the mailbox owner picked this';
@@ -49,12 +49,15 @@ describe('pre-account takeover (decision B51)', () => {
     assert.ok(h.logs.events('verification.password_refused').length >= 1, 'the refused password is logged');
     const logs = JSON.stringify(h.logs.lines());
     for (const secret of ['victim@example.org', ATTACKER_PASSWORD, VICTIM_PASSWORD]) assert.ok(!logs.includes(secret), `${secret} in the logs`);
-    // The canister's copy of the hash went through the outbox first (decision B28), and the account is verified there.
+    // Decision B86: the registration left the canister and the owner's account was created there, verified.
     const u = await h.opened.db.selectFrom('users').select(['principal']).executeTakeFirstOrThrow();
-    assert.deepEqual(
-      (await h.app.outbox.list()).filter((o) => o.operation === 'user.set_password_hash').map((o) => o.state),
-      ['done'],
-    );
+    const ops = await h.app.outbox.list();
+    for (const operation of ['user.remove_unverified_account', 'user.create_confirmed_account'])
+      assert.deepEqual(
+        ops.filter((o) => o.operation === operation).map((o) => o.state),
+        ['done'],
+        operation,
+      );
     assert.equal((await h.opened.canisters.clients.user.get_account(u.principal))?.email_verified, true);
   });
 
@@ -115,22 +118,25 @@ describe('pre-account takeover (decision B51)', () => {
     after(() => h.close());
     assert.equal((await h.register('typo@example.org')).statusCode, 201);
     const token = tokenOf(h.verificationPath('typo@example.org'));
-    const confirm = (body: Record<string, string>) => h.request({ method: 'POST', url: '/api/auth/verify-email', payload: { token, ...body } });
+    // Decision B86: a new password goes with the owner's own answers.
+    const answers = await h.encrypt({ email: 'typo@example.org', name: OWNER_NAME, dob: OWNER_DOB });
+    const mine = { name_encrypted: answers.name_encrypted, dob_encrypted: answers.dob_encrypted, tos_accepted: true };
+    const confirm = (body: Record<string, unknown>) => h.request({ method: 'POST', url: '/api/auth/verify-email', payload: { token, ...body } });
     for (let i = 1; i <= h.config.LOGIN_MAX_FAILURES; i++) assert.equal((await confirm({ password: `not it, try ${i}` })).statusCode, 401, `guess ${i}`);
     const over = await confirm({ password: 'correct horse battery staple' });
     assert.equal(over.statusCode, 429, 'one past the limit: even the right password waits');
     assert.equal(over.json().error, 'TOO_MANY_ATTEMPTS');
-    const weak = await confirm({ new_password: 'short' });
+    const weak = await confirm({ new_password: 'short', ...mine });
     assert.equal(weak.statusCode, 400);
     assert.equal(weak.json().error, 'WEAK_PASSWORD');
     const both = await confirm({ password: 'correct horse battery staple', new_password: VICTIM_PASSWORD });
     assert.equal(both.json().error, 'VALIDATION_ERROR');
     assert.equal((await h.request({ method: 'POST', url: '/api/auth/verify-email', payload: { token } })).json().error, 'VALIDATION_ERROR');
-    const ok = await confirm({ new_password: VICTIM_PASSWORD });
+    const ok = await confirm({ new_password: VICTIM_PASSWORD, ...mine });
     assert.equal(ok.statusCode, 200, ok.body);
     assert.equal(ok.json().status, 'verified');
     assert.equal(ok.json().password, 'chosen');
-    assert.equal((await confirm({ new_password: 'yet another long one' })).json().error, 'VERIFICATION_LINK_USED');
+    assert.equal((await confirm({ new_password: 'yet another long one', ...mine })).json().error, 'VERIFICATION_LINK_USED');
     assert.deepEqual(
       h.logs.events('verification.refused').map((l) => l.error),
       ['TOO_MANY_ATTEMPTS', 'WEAK_PASSWORD', 'VERIFICATION_LINK_USED'],
@@ -149,7 +155,20 @@ describe('pre-account takeover (decision B51)', () => {
     assert.doesNotMatch(String(page.headers['content-security-policy']), /script-src|unsafe-inline'; *script/);
     assert.match(String(page.headers['content-security-policy']), /frame-ancestors 'none'/);
     assert.equal(page.headers['referrer-policy'], 'no-referrer');
+    // Decision B87: choosing a password asks the date of birth first, then the rest; no script on either step.
     const choose = await h.request({ method: 'GET', url: `${h.verificationPath('page@example.org')}&choose=1` });
-    assert.match(choose.body, /name="new_password"/);
+    assert.match(choose.body, /name="dob"/);
+    assert.doesNotMatch(choose.body, /name="new_password"|<script/i);
+    const token = tokenOf(h.verificationPath('page@example.org'));
+    const rest = await h.request({
+      method: 'POST',
+      url: '/verify-email',
+      payload: new URLSearchParams({ token, dob: OWNER_DOB }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(rest.statusCode, 200);
+    assert.match(rest.body, /name="new_password"/);
+    assert.doesNotMatch(rest.body, /<script/i);
+    assert.equal(rest.headers['content-security-policy'], page.headers['content-security-policy']);
   });
 });

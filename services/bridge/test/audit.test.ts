@@ -72,6 +72,7 @@ describe('the audit log: every security event through HTTP, in the log and at GE
       SIGNING_SECRET,
       INFERENCE_URL: fake.url,
       LOGIN_MAX_FAILURES: '2',
+      MEMBER_SEARCH_LIMIT_PER_MINUTE: '1',
       DEV_FAUCET_DOM: '100',
     });
     admin = await h.member(ADMIN_EMAIL);
@@ -91,6 +92,8 @@ describe('the audit log: every security event through HTTP, in the log and at GE
     assert.equal((await h.login('ada-audit@domdao.example', 'not the password at all')).res.statusCode, 401);
     for (let i = 0; i < 2; i++) assert.equal((await h.login('nobody-audit@domdao.example', 'guess guess guess')).res.statusCode, 401);
     assert.equal((await h.login('nobody-audit@domdao.example', 'guess guess guess')).res.statusCode, 429);
+    // A member past a per-member limit (MEMBER_SEARCH_LIMIT_PER_MINUTE=1, decision B92).
+    for (const status of [200, 429]) assert.equal((await h.request({ method: 'GET', url: '/api/members?q=ada', jar: ada.jar })).statusCode, status);
     // CSRF refusal; 401 and 403 at an admin route (the session's and the X-API-Token's).
     assert.equal((await h.request({ method: 'POST', url: '/auth/logout', jar: ada.jar, origin: 'https://evil.example' })).statusCode, 403);
     assert.equal((await h.request({ method: 'GET', url: '/api/admin/audit' })).statusCode, 401);
@@ -112,6 +115,11 @@ describe('the audit log: every security event through HTTP, in the log and at GE
     const resetToken = /\/reset-password\?token=([A-Za-z0-9_-]{43})/.exec(mail.text)![1]!;
     secrets.push(resetToken);
     assert.equal((await post('/api/auth/password-reset/confirm', undefined, { token: resetToken, password: NEW_PASSWORD })).statusCode, 200);
+    // Registration refused (a look-alike address, decision B82); a resend past the client's email budget for an address (B84).
+    assert.equal((await h.register('\u1d43da-audit@domdao.example')).statusCode, 400);
+    const resend = () => post('/api/auth/resend-verification', undefined, { email: 'limit-audit@domdao.example' });
+    for (let i = 0; i < 3; i++) assert.equal((await resend()).statusCode, 202);
+    assert.equal((await resend()).statusCode, 429);
     // Sessions ended three ways: logout, everywhere, by an admin.
     let jar = (await h.login('ada-audit@domdao.example', NEW_PASSWORD)).jar;
     assert.equal((await h.request({ method: 'POST', url: '/auth/logout', jar })).statusCode, 200);
@@ -136,6 +144,8 @@ describe('the audit log: every security event through HTTP, in the log and at GE
     const unsubscribeToken = signUnsubscribeToken(new TextEncoder().encode(SIGNING_SECRET), ada.user_id, h.now() + 30 * DAY_MS);
     secrets.push(unsubscribeToken);
     assert.equal((await h.request({ method: 'GET', url: `/unsubscribe?token=${unsubscribeToken}` })).statusCode, 200);
+    // A display name that passes for an admin (decision B91: Cyrillic А).
+    assert.equal((await h.request({ method: 'PUT', url: '/api/me/display-name', jar, payload: { display_name: '\u0410dmin' } })).statusCode, 400);
     // A campaign's escrow resolved at its deadline (no contribution: refunded, nothing to refund).
     const deadline = new Date(h.now() + 2 * HOUR_MS).toISOString();
     const c = await post('/api/campaigns', jar, { title: 'Audit barn', description: '', goal: { dom_e8s: '100000000' }, deadline });
@@ -149,7 +159,8 @@ describe('the audit log: every security event through HTTP, in the log and at GE
 
     const rows = await allRows(h, admin.jar);
     const lines = auditLines(h);
-    const expected = AUDIT_EVENT_NAMES.filter((e) => e !== 'secret.rotation_noticed');
+    // Produced at start-up only: a changed secret, a chosen name that became reserved (member-names-lookalike.test.ts).
+    const expected = AUDIT_EVENT_NAMES.filter((e) => e !== 'secret.rotation_noticed' && e !== 'members.display_name_reset');
     for (const event of expected) {
       const r = rows.filter((x) => x.event === event);
       const l = lines.filter((x) => x.event === event);
@@ -172,6 +183,11 @@ describe('the audit log: every security event through HTTP, in the log and at GE
       'the account an attempt named is its subject; an address without one names none',
     );
     assert.equal(one('auth.login_locked_out').outcome, 'denied');
+    const limited = one('member.rate_limited');
+    assert.deepEqual(
+      [limited.actor, limited.outcome, limited.detail],
+      [ada.user_id, 'denied', { limit: 'member_searches', max: 1, per: 'minute', retry_after_seconds: 60 }],
+    );
     assert.deepEqual(one('auth.csrf_refused').detail, { method: 'POST', route: '/auth/logout', origin: 'https://evil.example' });
     const denied = rows.filter((x) => x.event === 'admin.access_denied').map((x) => [x.actor, x.detail.status, x.detail.route] as [string, number, string]);
     assert.deepEqual(

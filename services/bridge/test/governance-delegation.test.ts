@@ -111,6 +111,55 @@ describe('delegation through the bridge (decisions V26–V29)', () => {
     assert.equal((await call('ben', 'GET', '/api/governance/delegation/delegators?limit=501')).statusCode, 400);
   });
 
+  it('decision V33: nothing in a delegate’s view names a delegator who chose not to be shown: keys and next_after are opaque, new in every answer, valid only for that delegate', async () => {
+    type Page = {
+      total: string;
+      items: Array<{ key: string; category: string | null; member: string | null; member_name: string | null }>;
+      next_after: string | null;
+    };
+    const list = async (who: string, query = '') => {
+      const r = await call(who, 'GET', `/api/governance/delegation/delegators${query}`);
+      assert.equal(r.statusCode, 200, r.body);
+      return { body: r.body, page: r.json() as Page };
+    };
+    const hidden = people.cat!.principal;
+    const first = await list('ben');
+    assert.ok(!first.body.includes(hidden), 'the hidden delegator’s principal is nowhere in the answer');
+    assert.equal(first.page.items.filter((i) => i.member === null).length, 1);
+    const again = await list('ben');
+    for (const [i, item] of first.page.items.entries()) {
+      assert.match(item.key, /^[A-Za-z0-9_-]+$/, 'base64url, no principal or separator in it');
+      assert.ok(!item.key.includes(people.ann!.principal) && !item.key.includes(hidden) && !item.key.includes(people.ben!.principal));
+      assert.notEqual(again.page.items[i]!.key, item.key, 'a new cursor every answer: nothing follows one delegator from read to read');
+    }
+    // Paging one at a time with the opaque cursor reaches every delegation once.
+    const seen: Array<[string | null, string | null]> = [];
+    let after: string | null = null;
+    do {
+      const { page, body } = await list('ben', `?limit=1${after ? `&after=${after}` : ''}`);
+      assert.ok(!body.includes(hidden));
+      seen.push(...page.items.map((i) => [i.category, i.member] as [string | null, string | null]));
+      after = page.next_after;
+      if (after !== null) assert.equal(after, page.items.at(-1)!.key);
+    } while (after !== null && seen.length <= 10);
+    assert.deepEqual(
+      seen,
+      first.page.items.map((i) => [i.category, i.member]),
+    );
+    // Refused, 400, nothing listed: another delegate's cursor, a changed one, the canister's own key.
+    const cursor = first.page.items[0]!.key;
+    const flipped = `${cursor.slice(0, 20)}${cursor[20] === 'A' ? 'B' : 'A'}${cursor.slice(21)}`;
+    for (const [who, bad, what] of [
+      ['cat', cursor, 'another delegate’s cursor'],
+      ['ben', flipped, 'a changed cursor'],
+      ['ben', `${people.ben!.principal}|${hidden}|General`, 'the canister’s key'],
+    ] as const) {
+      const r = await call(who, 'GET', `/api/governance/delegation/delegators?after=${encodeURIComponent(bad)}`);
+      assert.deepEqual([r.statusCode, r.json().error], [400, 'VALIDATION_ERROR'], what);
+    }
+    assert.ok(h.logs.events('governance.delegators_cursor_refused').length >= 3);
+  });
+
   it('decisions V27–V29: the delegate votes for ann and cat; ann is told, sees "by delegate", overrides; the tally counts each once, direct and delegated apart', async () => {
     const id = await openProposal();
     const vote = await call('ben', 'POST', '/api/governance/vote', { proposal_id: id, vote: 'Yes', reason: 'worth it' });

@@ -441,25 +441,28 @@ describe('decision D48: the answers of one turn of the event loop are written to
     });
   }
 
-  it('a shutdown begun while an answer waits closes its connection (D29) and does not wait for keep-alive', async (t) => {
+  it('a shutdown begun while an answer waits: the answer is given and its connection does not hold close() for the keep-alive timeout (D29, R27)', async (t) => {
     const svc = await makeService();
     await svc.app.listen({ port: 0, host: '127.0.0.1' });
     t.after(() => svc.close());
     const { port } = svc.app.server.address() as AddressInfo;
     const [c] = await connections(port, 1);
     t.after(() => c!.destroy());
+    const ended = new Promise<void>((ok) => c!.once('close', () => ok()));
     let closing: Promise<unknown> | undefined;
     svc.app.server.prependListener('request', () =>
       setImmediate(() => {
         closing ??= svc.app.close();
       }),
     );
-    let head = '';
-    c!.on('data', (d: Buffer) => (head += d.toString()));
     const answer = response((c!.write(request()), c!));
     assert.equal((await answer).status, 200);
-    assert.match(head, /\r\nconnection: close\r\n/i);
-    const closed = await Promise.race([closing!.then(() => 'closed'), new Promise((ok) => setTimeout(() => ok('still open after 5 s'), 5000))]);
+    // Written before the listener stopped, the answer may keep the connection alive (R27): the server
+    // then closes it once it has been quiet for IDLE_CLOSE_MS (1 s), not after 72 s.
+    const closed = await Promise.race([
+      Promise.all([closing!, ended]).then(() => 'closed'),
+      new Promise((ok) => setTimeout(() => ok('still open after 10 s'), 10_000)),
+    ]);
     assert.equal(closed, 'closed');
   });
 });

@@ -49,12 +49,14 @@ async function timedSend(port: number, body: unknown, limitMs = 45_000) {
 describe('slow senders (decision D32)', () => {
   it('decision D32: four slow senders announcing 40 MiB do not stall a small send (separate lane)', async (t) => {
     const { port } = await listening(t, {});
-    for (let i = 0; i < 4; i++) slowSender(t, port, 40 * MiB);
+    const senders = Array.from({ length: 4 }, () => slowSender(t, port, 40 * MiB));
     await new Promise((r) => setTimeout(r, 300));
     const small = await timedSend(port, validBody('welcome'));
     assert.equal(small.status, 200);
     // Stalled behind them it would wait for their 60 s read timeout (BODY_READ_TIMEOUT_MS's default).
     assert.ok(small.ms < 30_000, `small send took ${small.ms} ms`);
+    // Gone before the close, which would give their bodies up to SMALL_BODY_READ_TIMEOUT_MS (D29, R27).
+    for (const sender of senders) sender.socket.destroy();
   });
 
   it('decision D32: 40 slow 1 MiB senders fill the 32 MiB small lane for at most SMALL_BODY_READ_TIMEOUT_MS', async (t) => {

@@ -51,7 +51,9 @@ function Users() {
       <ul class="list">
         {(users.data?.users ?? []).map((u) => (
           <li key={u.user_id} class="item user">
-            <strong>{u.display_name}</strong>
+            <strong>
+              <bdi>{u.display_name}</bdi>
+            </strong>
             <span class="email">{u.email ?? '(address unreadable)'}</span>
             <span class="muted">
               {u.roles.join(', ')} · KYC {u.kyc_status} · membership {u.membership_status ?? 'none'} · since {when(u.created_at)}

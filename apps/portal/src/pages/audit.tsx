@@ -13,10 +13,13 @@ const EVENTS = [
   'auth.login_locked_out',
   'auth.csrf_refused',
   'admin.access_denied',
+  'member.rate_limited',
   'registration.created',
+  'registration.refused',
   'verification.completed',
   'verification.refused',
   'verification.password_refused',
+  'recovery.limited',
   'password_reset.requested',
   'password_reset.completed',
   'sessions.ended',
@@ -31,6 +34,8 @@ const EVENTS = [
   'ai.reindex_triggered',
   'inbox.unsubscribed',
   'secret.rotation_noticed',
+  'members.display_name_refused',
+  'members.display_name_reset',
 ];
 
 /** `datetime-local` text (the browser's local time) as UTC ISO-8601, or undefined. */

@@ -11,10 +11,12 @@ import type { EventLog } from './events/index.ts';
 import type { AuditRecorder } from './audit/index.ts';
 import type { Passwords } from './auth/passwords.ts';
 
-/** Opens the HPKE-sealed registration fields the client encrypted to the bridge's key. */
+/** Opens the HPKE-sealed registration fields the client encrypted to the bridge's key (and seals one as a client would). */
 export interface SealedFieldOpener {
   publicKey: string;
   open(field: 'email' | 'name' | 'dob', wire: string): Promise<string>;
+  /** Seals a field as a browser does: the canonical address registration stores (decision B82), a page's plain-text answers (decision B87). */
+  seal(field: 'email' | 'name' | 'dob', plaintext: string): Promise<string>;
 }
 
 export interface BridgeContext {

@@ -13,9 +13,6 @@ import { HttpError } from '../http/errors.ts';
 
 export const HOUR_MS = 3_600_000;
 
-/** The shared per-recipient count of every email a request can make the bridge send (decision B33). */
-export const recipientKey = (index: Uint8Array) => `mail-to:${Buffer.from(index).toString('hex')}`;
-
 export const tooMany = (seconds: number) =>
   new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many requests; try again in ${seconds} seconds`, { 'retry-after': String(seconds) });
 

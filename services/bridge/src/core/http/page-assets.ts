@@ -83,6 +83,8 @@ const JS = `'use strict';
       say('error', r.body.message || 'Your preferences could not be saved.');
     });
   });
+  // Spec 2 rule 1: an under-13 answer on a verification link's page keeps the web app's block flag (decision B87).
+  if ($('age-block')) { try { localStorage.setItem('age_block_until', String(Date.now() + 864e5)); } catch (e) { /* storage refused: the bridge still refuses */ } }
 })();
 `;
 

@@ -1,11 +1,12 @@
 // Members are shown by a display name, never an email or a bare principal (decision F22). Every account
 // has a friendly default, "Amber Otter #3f2a", derived from its principal and stored at registration
 // (`users.default_name`) so a search can find it; a member may choose their own (`users.display_name`,
-// unique ignoring case). A chosen name cannot contain `#` or `@`, so it never looks like someone's
-// default or an email address.
+// unique ignoring case and by its look-alike key, display-name-rules.ts). A chosen name cannot contain
+// `#` or `@`, so it never looks like someone's default or an email address.
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db/index.ts';
+import { invisibleProblem, marksProblem, type LookalikeRefusal } from './display-name-rules.ts';
 
 const ADJECTIVES = [
   'Amber',
@@ -119,9 +120,17 @@ export const DISPLAY_NAME_MAX = 32;
 /** Letters (any script), marks, digits, spaces and . - _ ' ; at least one letter. */
 const ALLOWED = /^[\p{L}\p{M}\p{N} .'_-]+$/u;
 
-/** The name as stored (NFC, trimmed, inner spaces collapsed), or why it is refused. */
-export function normaliseDisplayName(raw: string): { name: string } | { problem: string } {
+/**
+ * The name as stored (NFC, trimmed, inner spaces collapsed), or why it is refused; `refusal` names the
+ * look-alike rules (decisions B89, B90), which are audited. Invisible characters and mark stacks are
+ * judged first, so a name that tries either is refused as such whatever else is wrong with it.
+ */
+export function normaliseDisplayName(raw: string): { name: string } | { problem: string; refusal?: LookalikeRefusal } {
   const name = raw.normalize('NFC').trim().replace(/\s+/gu, ' ');
+  const invisible = invisibleProblem(name);
+  if (invisible) return { problem: invisible, refusal: 'invisible' };
+  const marks = marksProblem(name);
+  if (marks) return { problem: marks, refusal: 'combining_marks' };
   const length = [...name].length;
   if (length < DISPLAY_NAME_MIN || length > DISPLAY_NAME_MAX) return { problem: `display_name: ${DISPLAY_NAME_MIN} to ${DISPLAY_NAME_MAX} characters` };
   if (!ALLOWED.test(name)) return { problem: "display_name: letters, digits, spaces and . - _ ' only" };

@@ -26,7 +26,10 @@ export class UndecryptableError extends Error {
   override name = 'UndecryptableError';
 }
 
-/** The bridge's side: unwraps a field or throws UndecryptableError (tampered, wrong key, wrong field). */
+/**
+ * The bridge's side: unwraps a field or throws UndecryptableError (tampered, wrong key, wrong field);
+ * and seals one as a browser would, for answers a page without script sent in plain text (decision B87).
+ */
 export async function createOpener(privateKey: Uint8Array) {
   const s = suite();
   const key = await s.kem.deserializePrivateKey(privateKey);
@@ -34,8 +37,14 @@ export async function createOpener(privateKey: Uint8Array) {
   const ecdh = createECDH('prime256v1');
   ecdh.setPrivateKey(privateKey);
   const publicKey = Buffer.from(ecdh.getPublicKey()).toString('base64url');
+  const recipientPublicKey = await s.kem.deserializePublicKey(new Uint8Array(ecdh.getPublicKey()));
   return {
     publicKey,
+    /** Seals a field to the bridge's own key, as a client does: the canonical address registration stores (decision B82). */
+    async seal(field: Field, plaintext: string): Promise<string> {
+      const { enc, ct } = await s.seal({ recipientPublicKey, info: INFO }, new TextEncoder().encode(plaintext), new TextEncoder().encode(field));
+      return `hpke1.${Buffer.from(enc).toString('base64url')}.${Buffer.from(ct).toString('base64url')}`;
+    },
     async open(field: Field, wire: string): Promise<string> {
       const m = /^hpke1\.([A-Za-z0-9_-]{80,100})\.([A-Za-z0-9_-]{22,16384})$/.exec(wire);
       if (!m) throw new UndecryptableError(`${field}: not an hpke1 ciphertext`);

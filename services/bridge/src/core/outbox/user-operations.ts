@@ -16,6 +16,7 @@ export const OP = {
   verifyEmail: 'user.verify_email',
   removeUnverified: 'user.remove_unverified_account',
   setPasswordHash: 'user.set_password_hash',
+  createConfirmedAccount: 'user.create_confirmed_account',
 } as const;
 
 /** The aggregate of a user's operations: they run in the order they were written (decision B21). */
@@ -43,6 +44,15 @@ export interface CreateAccountPayload {
   password_hash: string;
   tos_accepted_at: bigint;
   is_age_verified_18_plus: boolean;
+}
+/**
+ * Decision B86: the account the mailbox's owner starts afresh when confirming a link with a new password.
+ * `verify_op_id` is the link's verification operation, enqueued with the new account's token once
+ * create_account answers, so the owner's one confirmation verifies it.
+ */
+export interface CreateConfirmedPayload extends CreateAccountPayload {
+  verify_op_id: string;
+  request_id: string;
 }
 export type CreateAccountAnswer = CanisterResult<{ principal: string; verification_token: string; expires_at: bigint }>;
 /** `request_id`: the confirming request, for the audit line of a bootstrap admin (absent in rows written before it). */
@@ -101,6 +111,29 @@ export function registerUserOperations(d: UserOperationDeps): void {
     // lost reply may have created goes too.
     compensate: (trx, op, reason) => removeUnverifiedUser(outbox, trx, { id: op.payload.user_id, principal: op.payload.principal }, reason),
     after: async (op, r) => ('Ok' in r ? d.sendVerification(op.payload, r.Ok.verification_token, r.Ok.expires_at) : false),
+  });
+
+  outbox.register<CreateConfirmedPayload, CreateAccountAnswer>(OP.createConfirmedAccount, {
+    call: async (op) => {
+      const { user_id: _id, verify_op_id: _v, request_id: _r, ...req } = op.payload;
+      return answer(await user.create_account(req, op.opId));
+    },
+    async apply(trx, op, r) {
+      if ('Err' in r) {
+        // Refused: the canister stored nothing, so neither does the bridge (the link dies with the row).
+        await trx.deleteFrom('users').where('id', '=', op.payload.user_id).execute();
+        return;
+      }
+      // In the transaction that records the account: the verification cannot be lost between the two.
+      // The row keeps the link's token hash, so the link finds it until the verification clears it.
+      await outbox.enqueue<VerifyPayload>(trx, {
+        operation: OP.verifyEmail,
+        opId: op.payload.verify_op_id,
+        aggregate: userAggregate(op.payload.user_id),
+        payload: { token: r.Ok.verification_token, request_id: op.payload.request_id },
+      });
+    },
+    compensate: (trx, op, reason) => removeUnverifiedUser(outbox, trx, { id: op.payload.user_id, principal: op.payload.principal }, reason),
   });
 
   outbox.register<VerifyPayload, VerifyAnswer>(OP.verifyEmail, {

@@ -1,14 +1,16 @@
 // Ways back for stranded users (decisions B36–B38): a new verification link, and a
 // password reset (request + confirm). The requests answer the same whether or not the address
 // exists, and their mail goes out after the answer, so neither the body nor the timing tells; both
-// are limited per client address and per recipient (decision B33) before anything else happens.
+// are limited per client address (decision B33) and by the client's email budget for the address
+// (decision B84) before anything else happens, and a refusal is audited (B85).
 import { createHash, randomBytes } from 'node:crypto';
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { HOUR_MS, recipientKey, tooMany } from '../../core/auth/brute-force.ts';
+import { HOUR_MS, tooMany } from '../../core/auth/brute-force.ts';
 import { csrfGuard } from '../../core/auth/csrf.ts';
 import { SESSION_COOKIE } from '../../core/auth/cookie.ts';
 import type { RecoveryContext } from './context.ts';
+import { mailBudget } from '../../core/email/budget.ts';
 import { deliver } from '../../core/email/deliveries.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import { escapeHtml, page, PAGE_CSP } from '../../core/http/page.ts';
@@ -38,18 +40,26 @@ export default async function accountRecovery(app: BridgeApp, opts: AccountRecov
 
   /** Limits, then the account behind the address (or none), then the work in the background. */
   const handle = async (
-    req: { ip: string; id: string; log: FastifyBaseLogger; headers: Record<string, unknown>; body: { email: string } },
+    req: FastifyRequest & { body: { email: string } },
     kind: 'resend' | 'reset',
     work: (user: { id: string; principal: string; email: string; name: string; verified: boolean }) => Promise<void>,
   ) => {
     const { email } = req.body;
     const index = opts.blindIndex(email);
-    const wait = await ctx.throttle.reserve([
-      { key: `${kind}-client:${req.ip}`, limit: ctx.config.REGISTRATION_LIMIT_PER_CLIENT, windowMs: HOUR_MS },
-      // Reserved for every address, existing or not: a 429 tells nothing about the account.
-      { key: recipientKey(index), limit: ctx.config.EMAIL_LIMIT_PER_RECIPIENT, windowMs: HOUR_MS },
-    ]);
-    if (wait > 0) throw tooMany(wait);
+    const limited = async (limit: 'client' | 'recipient', wait: number) => {
+      await ctx.audit.record(req, { event: 'recovery.limited', outcome: 'denied', detail: { kind, limit } });
+      return tooMany(wait);
+    };
+    const client = { key: `${kind}-client:${req.ip}`, limit: ctx.config.REGISTRATION_LIMIT_PER_CLIENT, windowMs: HOUR_MS };
+    const byClient = await ctx.throttle.reserve([client]);
+    if (byClient > 0) throw await limited('client', byClient);
+    // Reserved for every address, existing or not: a 429 tells nothing about the account. A refusal
+    // here gives the client's count back, as one reserve of both keys would (decision B33).
+    const byRecipient = await ctx.throttle.reserve([mailBudget(index, req.ip, ctx.config.EMAIL_LIMIT_PER_RECIPIENT)]);
+    if (byRecipient > 0) {
+      await ctx.throttle.release([client.key]);
+      throw await limited('recipient', byRecipient);
+    }
     const user = await ctx.db
       .selectFrom('users')
       .select(['id', 'principal', 'email_encrypted', 'name_encrypted', 'email_verified_at'])

@@ -3,7 +3,9 @@
 // to them, with the principals of those who allowed it. Called as the member; canister errors map as
 // every governance route's do (errors.ts).
 import { Type } from '@sinclair/typebox';
+import { HttpError } from '../../core/http/errors.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
+import { delegatorCursors } from './cursor.ts';
 import { governanceHttpError } from './errors.ts';
 import type { GovernanceGatewayOptions } from './index.ts';
 import { MUTATION_BODY_LIMIT } from './index.ts';
@@ -14,6 +16,7 @@ const security = [{ sessionCookie: [] }];
 const Category = Type.Union(CATEGORIES.map((c) => Type.Literal(c)));
 
 export default function delegationRoutes(app: BridgeApp, opts: GovernanceGatewayOptions): void {
+  const cursors = delegatorCursors(opts.cursorKey);
   // Decision V31: each delegate's display name beside the principal (F22).
   const mine = async (g: Awaited<ReturnType<GovernanceGatewayOptions['governanceAs']>>) => {
     const ds = await g.get_my_delegations();
@@ -73,6 +76,8 @@ export default function delegationRoutes(app: BridgeApp, opts: GovernanceGateway
     async (req) => {
       const session = await opts.requireSession(req);
       const { delegate, category, show_name = false } = req.body;
+      // Decision V36: each change is a permanent history record on the canister.
+      await opts.limit(req, session.user_id, 'delegation_changes');
       const g = await opts.governanceAs(session);
       const r = await g.set_delegation({ delegate, show_name, ...(category && { category }) });
       if ('Err' in r) {
@@ -99,6 +104,7 @@ export default function delegationRoutes(app: BridgeApp, opts: GovernanceGateway
     },
     async (req) => {
       const session = await opts.requireSession(req);
+      await opts.limit(req, session.user_id, 'delegation_changes');
       const g = await opts.governanceAs(session);
       const r = await g.revoke_delegation(req.query.category);
       if ('Err' in r) throw governanceHttpError(r.Err);
@@ -108,7 +114,10 @@ export default function delegationRoutes(app: BridgeApp, opts: GovernanceGateway
   );
 
   const delegatorsQuery = Type.Object(
-    { after: Type.Optional(Type.String({ maxLength: 200 })), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) },
+    {
+      after: Type.Optional(Type.String({ maxLength: 400, description: 'an item’s `key` or `next_after` of an earlier page (opaque, decision V33)' })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+    },
     { additionalProperties: false },
   );
   app.get(
@@ -118,7 +127,7 @@ export default function delegationRoutes(app: BridgeApp, opts: GovernanceGateway
         operationId: 'listDelegators',
         summary: 'Who delegates to you: the count, and a page of delegations (decisions V27, G33)',
         description:
-          'Each item: its category (null: all categories) and the member’s principal only where they allowed it (show_name), else null. Page with `after` = the last item’s `key`.',
+          'Each item: its category (null: all categories) and the member’s principal only where they allowed it (show_name), else null. Page with `after` = `next_after` (or an item’s `key`): opaque, valid only for you, new in every answer; nothing in an item names a member who chose not to be shown (decision V33).',
         tags: ['governance'],
         security,
         querystring: delegatorsQuery,
@@ -127,12 +136,17 @@ export default function delegationRoutes(app: BridgeApp, opts: GovernanceGateway
     async (req, reply) => {
       const session = await opts.requireSession(req);
       const { after, limit = 100 } = req.query;
-      const page = await (await opts.governanceAs(session)).list_my_delegators(after, limit);
+      const from = after === undefined ? undefined : cursors.open(session.principal, after);
+      if (after !== undefined && from === undefined) {
+        req.log.info({ event: 'governance.delegators_cursor_refused', user_id: session.user_id }, 'not a cursor of this list');
+        throw new HttpError(400, 'VALIDATION_ERROR', 'after: not a cursor of your delegators list; use next_after of an earlier page');
+      }
+      const page = await (await opts.governanceAs(session)).list_my_delegators(from, limit);
       reply.header('cache-control', 'private, no-cache');
       // Decision V31: the name only beside a principal the member chose to show (G33).
       const names = await opts.names(page.items.flatMap((i) => (i.member === undefined ? [] : [i.member])));
       const items = page.items.map((i) => ({
-        key: i.key,
+        key: cursors.seal(session.principal, i.key),
         category: i.category ?? null,
         member: i.member ?? null,
         member_name: i.member === undefined ? null : (names.get(i.member) ?? null),

@@ -5,6 +5,7 @@
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { CanisterClients } from '@domdao/canisters';
+import type { MemberLimiter } from '../../core/auth/member-limits.ts';
 import type { Session } from '../../core/auth/sessions.ts';
 import type { Db } from '../../core/db/index.ts';
 import type { DisplayNames } from '../../core/identity/display-names.ts';
@@ -37,6 +38,10 @@ export interface GovernanceGatewayOptions {
   db: Db;
   /** principal → display name, for proposers and voters (decision F22). */
   names: DisplayNames;
+  /** Per-member limits: proposals (decision V35), delegation changes (decision V36). */
+  limit: MemberLimiter;
+  /** Decision V33: the key the delegators list's cursors are sealed with. */
+  cursorKey: Uint8Array;
   /** Decision V29: tells the inbox a member voted (their delegators may be represented by it). */
   announceVote?(proposal_id: string, voter: string, vote: string): Promise<void>;
 }
@@ -85,6 +90,8 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
     const session = await opts.requireSession(req);
     const b = req.body;
     const payload = canisterPayload(b.category, b.payload);
+    // Decision V35: counted once the request is valid and about to reach the canister.
+    await opts.limit(req, session.user_id, 'proposals');
     const r = await (
       await opts.governanceAs(session)
     ).create_proposal({ title: b.title, body: b.body, category: b.category, ...(payload !== undefined && { payload: payload as never }) });

@@ -3,17 +3,21 @@
 // not registered (EMAIL_EXISTS, by blind index; an expired unverified registration no longer counts,
 // decision B26), password strength (WEAK_PASSWORD); then the user row and the create_account operation
 // in one transaction, the canister call after the commit through the outbox (decisions B20, B24), and
-// the verification email (a send failure never fails it).
+// the verification email (a send failure never fails it). Every refusal but COPPA_BLOCK is audited
+// (decision B85).
 import { randomUUID } from 'node:crypto';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { memberPrincipal } from '../../core/identity/member-identity.ts';
-import { HOUR_MS, recipientKey, tooMany } from '../../core/auth/brute-force.ts';
+import { HOUR_MS, tooMany } from '../../core/auth/brute-force.ts';
 import type { RegistrationContext } from './context.ts';
+import type { AuditDetail } from '../../core/audit/index.ts';
+import { mailBudget } from '../../core/email/budget.ts';
 import { HttpError } from '../../core/http/errors.ts';
-import { emailBlindIndex, isEmail } from '../../core/identity/email.ts';
+import { canonicalEmail, emailBlindIndex } from '../../core/identity/email.ts';
 import { passwordProblem } from '../../core/identity/password-policy.ts';
 import { SUITE, UndecryptableError } from '../../core/identity/sealed-fields.ts';
-import { ageOn, displayNameProblem } from './rules.ts';
+import { ageOn, displayNameProblem } from '../../core/identity/registration-rules.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
 import { OP, removeUnverifiedUser, userAggregate, type CreateAccountAnswer, type CreateAccountPayload } from '../../core/outbox/user-operations.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
@@ -36,6 +40,10 @@ export interface RegistrationOptions {
 }
 
 export default async function registration(app: BridgeApp, { ctx }: RegistrationOptions): Promise<void> {
+  /** What an audit row says of a refusal beyond its code: which address rule or which limit. */
+  const refusalDetail = new WeakMap<HttpError, AuditDetail>();
+  const refusal = (e: HttpError, detail: AuditDetail) => (refusalDetail.set(e, detail), e);
+
   app.get('/api/auth/registration-key', async () => ({
     public_key: ctx.opener.publicKey,
     ...SUITE,
@@ -44,30 +52,46 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
   }));
 
   app.post('/api/auth/register', { schema: { body: RegisterBody } }, async (req, reply) => {
-    const body = req.body;
+    try {
+      return await register(req, req.body, reply);
+    } catch (e) {
+      // Decision B85: a log line and an audit row for every refusal; an under-13 one leaves nothing (spec 2 rule 1).
+      if (e instanceof HttpError && e.status < 500 && e.code !== 'COPPA_BLOCK')
+        await ctx.audit.record(req, {
+          event: 'registration.refused',
+          outcome: e.status === 429 ? 'denied' : 'failure',
+          detail: { error: e.code, ...refusalDetail.get(e) },
+        });
+      throw e;
+    }
+  });
+
+  async function register(req: FastifyRequest, body: Static<typeof RegisterBody>, reply: FastifyReply) {
     // Decision B33: per client address before any work (even decryption)...
     const byClient = await ctx.throttle.reserve([{ key: `register-client:${req.ip}`, limit: ctx.config.REGISTRATION_LIMIT_PER_CLIENT, windowMs: HOUR_MS }]);
-    if (byClient > 0) throw tooMany(byClient);
-    let email: string, name: string, age: number;
+    if (byClient > 0) throw refusal(tooMany(byClient), { limit: 'client' });
+    let typed: string, name: string, age: number;
     try {
       // The date of birth first (spec 2 rule 1): under 13 nothing else is even decrypted.
       const years = ageOn(await ctx.opener.open('dob', body.dob_encrypted), new Date(ctx.now()));
       if (years === undefined) throw new HttpError(400, 'VALIDATION_ERROR', 'dob must be a real date of birth, YYYY-MM-DD');
       if (years < 13) throw new HttpError(403, 'COPPA_BLOCK', 'registration requires an age of 13 or over');
       age = years;
-      email = await ctx.opener.open('email', body.email_encrypted);
+      typed = await ctx.opener.open('email', body.email_encrypted);
       name = await ctx.opener.open('name', body.name_encrypted);
     } catch (e) {
       if (e instanceof UndecryptableError)
         throw new HttpError(400, 'UNDECRYPTABLE', 'an encrypted field could not be decrypted (tampered, or sealed to another key)');
       throw e;
     }
-    // Decision B36: what the notification service would refuse is normalised (the address trimmed) or
-    // refused here, so an account never exists without its verification email.
-    email = email.trim();
-    if (!isEmail(email)) throw new HttpError(400, 'VALIDATION_ERROR', 'email is not a valid email address');
+    // Decisions B36 and B82: what the notification service would refuse is normalised or refused here,
+    // so an account never exists without its verification email; the address is stored, compared and
+    // mailed in one canonical form, and a look-alike of another address is refused.
+    const canonical = canonicalEmail(typed);
+    if (!('address' in canonical)) throw refusal(new HttpError(400, 'VALIDATION_ERROR', canonical.message), { reason: canonical.refusal });
+    const email = canonical.address;
     const nameProblem = displayNameProblem(name);
-    if (nameProblem) throw new HttpError(400, 'VALIDATION_ERROR', nameProblem);
+    if (nameProblem) throw refusal(new HttpError(400, 'VALIDATION_ERROR', nameProblem), { reason: 'name' });
     const index = emailBlindIndex(ctx.keys.blindIndexKey, email);
     // Decisions B26 and B51: only a verified account holds the address. An unverified registration is
     // replaced (its links die with it), so a registration made in someone else's name never keeps the
@@ -84,9 +108,12 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
     const weak = passwordProblem(body.password, email);
     if (weak) throw new HttpError(400, 'WEAK_PASSWORD', `${weak} (12 to 128 characters; long passphrases are welcome)`);
 
-    // ...and per recipient (blind index) just before the one step that sends mail to it.
-    const byRecipient = await ctx.throttle.reserve([{ key: recipientKey(index), limit: ctx.config.EMAIL_LIMIT_PER_RECIPIENT, windowMs: HOUR_MS }]);
-    if (byRecipient > 0) throw tooMany(byRecipient);
+    // ...and per (recipient, client) just before the one step that sends mail to it (decision B84).
+    const byRecipient = await ctx.throttle.reserve([mailBudget(index, req.ip, ctx.config.EMAIL_LIMIT_PER_RECIPIENT)]);
+    if (byRecipient > 0) throw refusal(tooMany(byRecipient), { limit: 'recipient' });
+    // The account keeps the address it is known by: what the client sealed, or the canonical form sealed
+    // to the bridge's own key when the typed one differs (decision B82).
+    const email_encrypted = email === typed ? body.email_encrypted : await ctx.opener.seal('email', email);
 
     const id = randomUUID();
     // The self-authenticating principal of the member's derived key (decision V5): the bridge can sign as it on the IC.
@@ -113,7 +140,7 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
             principal,
             default_name: defaultDisplayName(principal),
             email_index: index,
-            email_encrypted: body.email_encrypted,
+            email_encrypted,
             name_encrypted: body.name_encrypted,
             dob_encrypted: body.dob_encrypted,
             password_hash,
@@ -126,7 +153,7 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
         const payload: CreateAccountPayload = {
           user_id: id,
           principal,
-          email_encrypted: body.email_encrypted,
+          email_encrypted,
           name_encrypted: body.name_encrypted,
           dob_encrypted: body.dob_encrypted,
           password_hash,
@@ -161,7 +188,7 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
     // Decision B63: no age band either, only that an account exists.
     await ctx.audit.record(req, { event: 'registration.created', subject: id, outcome: 'success', detail: { link_sent: sent } });
     return reply.code(201).send({ user_id: id, status: 'verification_pending', verification_email_sent: sent });
-  });
+  }
 }
 
 async function hasPayment(ctx: RegistrationContext, userId: string): Promise<boolean> {

@@ -3,7 +3,10 @@
 import type { BridgeConfig } from '../../config.ts';
 import type { BridgeContext } from '../../core/context.ts';
 
-export type VerificationContext = Pick<BridgeContext, 'db' | 'outbox' | 'audit' | 'throttle' | 'opener' | 'now' | 'sessions' | 'notifier' | 'passwords'> & {
+export type VerificationContext = Pick<
+  BridgeContext,
+  'db' | 'outbox' | 'audit' | 'throttle' | 'opener' | 'now' | 'sessions' | 'notifier' | 'passwords' | 'keys'
+> & {
   config: Pick<
     BridgeConfig,
     'PUBLIC_URL' | 'FRONTEND_ORIGINS' | 'LOGIN_WINDOW_MINUTES' | 'LOGIN_MAX_FAILURES' | 'EMAIL_BRAND_DOMAIN' | 'BOOTSTRAP_ADMIN_EMAILS'

@@ -8,18 +8,22 @@
 // registration, or lets whoever holds the mailbox choose a new one. So a password set by someone who
 // does not control the mailbox (a registration made in a victim's name) never signs in to an account
 // the mailbox's owner verified, and a bootstrap admin address gets `admin` only with both proofs.
-import { randomUUID } from 'node:crypto';
+// Decision B86: choosing a new password proves only the mailbox, so the account starts afresh from the
+// owner's own answers (start-afresh.ts); the page asks for them date of birth first (decision B87).
 import { Type } from '@sinclair/typebox';
 import { firstOrigin } from '../../config.ts';
 import type { VerificationContext } from './context.ts';
 import { deliver } from '../../core/email/deliveries.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import { escapeHtml, page, PAGE_CSP, PAGE_CSP_NO_SCRIPT } from '../../core/http/page.ts';
-import { normaliseEmail } from '../../core/identity/email.ts';
-import { passwordProblem } from '../../core/identity/password-policy.ts';
+import { canonicalEmail } from '../../core/identity/email.ts';
 import { OP, tokenHash, userAggregate, verifyOpId, type VerifyAnswer } from '../../core/outbox/user-operations.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ageOn } from '../../core/identity/registration-rules.ts';
+import { ageGate, type Answers } from './owner-answers.ts';
+import { answersStep, BLOCK_TITLE, blockScreen, dobStep, formAnswers } from './owner-pages.ts';
+import { startAfresh } from './start-afresh.ts';
 
 export interface VerificationOptions {
   ctx: VerificationContext;
@@ -28,22 +32,32 @@ export interface VerificationOptions {
 /** The link's form page carries no script (decision B51; forms post to the bridge itself); a dead link's page offers a new link through the pages' own script (decision F23). */
 const VERIFY_PAGE_CSP = PAGE_CSP_NO_SCRIPT;
 const TOKEN = Type.String({ minLength: 1, maxLength: 64 });
+/** Registration's bound on a sealed field. */
+const Cipher = Type.String({ minLength: 1, maxLength: 16_500 });
 const ConfirmBody = Type.Object(
   {
     token: TOKEN,
     password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
     new_password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    // Decision B86: with new_password, the owner's own answers, sealed as registration's are.
+    name_encrypted: Type.Optional({ ...Cipher, description: "with new_password: the mailbox owner's name, sealed as at registration (decision B86)" }),
+    dob_encrypted: Type.Optional({
+      ...Cipher,
+      description: "with new_password: the mailbox owner's date of birth (YYYY-MM-DD), sealed as at registration; under 13 is COPPA_BLOCK (decision B86)",
+    }),
+    tos_accepted: Type.Optional(Type.Literal(true, { description: 'with new_password: the mailbox owner accepts the terms (decision B86)' })),
   },
   { additionalProperties: false },
 );
-type Proof = { password: string } | { new_password: string };
+type Proof = { password: string } | { new_password: string; answers: Answers };
 type Confirmed = { status: 'verified'; membership_token_pending: boolean; password: 'confirmed' | 'chosen' };
+const FORM_FIELD_MAX = 1024;
 
 export default async function verification(app: BridgeApp, { ctx }: VerificationOptions): Promise<void> {
   const continueTo = firstOrigin(ctx.config);
   const signIn = `${ctx.config.PUBLIC_URL}/login`;
   const max = ctx.config.LOGIN_MAX_FAILURES;
-  const html = (reply: import('fastify').FastifyReply, status: number, title: string, body: string, script = false) =>
+  const html = (reply: FastifyReply, status: number, title: string, body: string, script = false) =>
     reply
       .code(status)
       .type('text/html; charset=utf-8')
@@ -79,11 +93,10 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
     return owner;
   }
 
-  /** Checks the proof, then verifies through the outbox; every session of the account ends (B51). */
-  /** Every refusal of a confirmation is audited (the wrong password as its own event, below); never the token (decision B61). */
-  async function confirm(token: string, proof: Proof, req: FastifyRequest): Promise<Confirmed> {
+  /** Every refusal of a confirmation is audited (the wrong password as its own event, below); never the token nor an answer (decision B61). */
+  async function audited<T>(req: FastifyRequest, work: () => Promise<T>): Promise<T> {
     try {
-      return await confirmOnce(token, proof, req);
+      return await work();
     } catch (e) {
       if (e instanceof HttpError && e.code !== 'INVALID_CREDENTIALS')
         await ctx.audit.record(req, { event: 'verification.refused', outcome: 'failure', detail: { error: e.code } });
@@ -91,13 +104,17 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
     }
   }
 
+  /** Checks the proof, then verifies through the outbox; every session of the account ends (B51). */
+  const confirm = (token: string, proof: Proof, req: FastifyRequest): Promise<Confirmed> => audited(req, () => confirmOnce(token, proof, req));
+
   async function confirmOnce(token: string, proof: Proof, req: FastifyRequest): Promise<Confirmed> {
     const log = req.log;
     const owner = await pendingAccount(token);
     const opId = verifyOpId(token);
     let chosen = false;
+    let accountId = owner.id;
     if ('password' in proof) {
-      // Guesses are counted per link: only the mailbox holds it, and a mistyped password can be replaced below.
+      // Guesses are counted per link: only the mailbox holds it, and whoever does not know the password starts afresh below.
       const key = `verify:${tokenHash(token).toString('hex')}`;
       const wait = await ctx.throttle.reserve([{ key, limit: max, windowMs: ctx.config.LOGIN_WINDOW_MINUTES * 60_000 }]);
       if (wait > 0)
@@ -118,38 +135,24 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
         );
       }
       await ctx.throttle.clear(key);
-      await ctx.db
-        .transaction()
-        .execute((tx) =>
-          ctx.outbox.enqueue(tx, { operation: OP.verifyEmail, opId, aggregate: userAggregate(owner.id), payload: { token, request_id: req.id } }),
-        );
-    } else {
-      const email = (await ctx.opener.open('email', owner.email_encrypted)).trim();
-      const weak = passwordProblem(proof.new_password, email);
-      if (weak) throw new HttpError(400, 'WEAK_PASSWORD', `${weak} (12 to 128 characters; long passphrases are welcome)`);
-      const password_hash = await ctx.passwords.hash(proof.new_password);
-      const passwordOp = `password:${opId}:${randomUUID()}`;
-      // The new hash and the verification commit together, the canister's copy first (decision B28).
+      // Decision B86: an account started afresh is verified by its own creation, once the canister answers.
+      if (await ctx.outbox.pending(userAggregate(owner.id), OP.createConfirmedAccount))
+        throw new HttpError(503, 'VERIFICATION_UNAVAILABLE', 'your account is still being created; open the link again in a few minutes');
       await ctx.db.transaction().execute(async (tx) => {
-        const changed = await tx
-          .updateTable('users')
-          .set({ password_hash })
+        await ctx.outbox.enqueue(tx, { operation: OP.verifyEmail, opId, aggregate: userAggregate(owner.id), payload: { token, request_id: req.id } });
+        // Under the aggregate's lock: a start afresh (B86) that removed the registration meanwhile wins.
+        const still = await tx
+          .selectFrom('users')
+          .select('id')
           .where('id', '=', owner.id)
           .where('email_verified_at', 'is', null)
-          .returning('id')
+          .where('verification_token_hash', '=', tokenHash(token))
           .executeTakeFirst();
-        if (!changed) throw invalid();
-        await ctx.outbox.enqueue(tx, {
-          operation: OP.setPasswordHash,
-          opId: passwordOp,
-          aggregate: userAggregate(owner.id),
-          payload: { principal: owner.principal, password_hash },
-        });
-        await ctx.outbox.enqueue(tx, { operation: OP.verifyEmail, opId, aggregate: userAggregate(owner.id), payload: { token, request_id: req.id } });
+        if (!still) throw invalid();
       });
+    } else {
+      ({ userId: accountId } = await startAfresh(ctx, { token, registration: owner, newPassword: proof.new_password, answers: proof.answers, req, invalid }));
       chosen = true;
-      // The aggregate's order: the canister gets the hash before the verification runs.
-      await ctx.outbox.run(passwordOp);
     }
     const outcome = await ctx.outbox.run<VerifyAnswer>(opId);
     if (outcome.state !== 'done') {
@@ -167,32 +170,35 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
       throw invalid();
     }
     // Whoever controls the mailbox is now in sole control: no session made before this moment lives on.
-    const ended = await ctx.sessions.destroyAllFor(owner.id);
+    const ended = await ctx.sessions.destroyAllFor(accountId);
     await ctx.audit.record(req, {
       event: 'verification.completed',
-      actor: owner.id,
+      actor: accountId,
+      // Decision B86: the registration the owner's account replaced.
+      ...(chosen && { subject: owner.id }),
       outcome: 'success',
-      detail: { proof: chosen ? 'new_password' : 'registered_password', sessions_ended: ended },
+      detail: { proof: chosen ? 'new_password' : 'registered_password', sessions_ended: ended, ...(chosen && { started_afresh: true }) },
     });
     return { status: 'verified', membership_token_pending: r.Ok.membership_token_id === undefined, password: chosen ? 'chosen' : 'confirmed' };
   }
 
-  const formFor = (token: string, choose: boolean, error?: string) => {
+  const formFor = (token: string, error?: string) => {
     const t = escapeHtml(token);
     const alert = `<p id="error" class="error" role="alert">${error ? escapeHtml(error) : ''}</p>`;
-    return choose
-      ? `<p>Choose the password for this account. It replaces any password chosen when the address was registered.</p>
-<form method="post" action="/verify-email"><input type="hidden" name="token" value="${t}">
-<label for="new_password">New password (12 characters or more)</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" required minlength="12" maxlength="128">
-${alert}<button type="submit">Set password and verify</button></form>
-<p><a href="/verify-email?token=${t}">I know the password I registered with</a></p>`
-      : `<p>To finish, enter the password you chose when you registered.</p>
+    return `<p>To finish, enter the password you chose when you registered.</p>
 <form method="post" action="/verify-email"><input type="hidden" name="token" value="${t}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 ${alert}<button type="submit">Verify my email</button></form>
 <p><a href="/verify-email?token=${t}&amp;choose=1">I did not register, or I don't know this password: choose a new one</a></p>`;
   };
-  const refusalPage = (reply: import('fastify').FastifyReply, e: HttpError) => {
+  const verifiedPage = (reply: FastifyReply, done: Confirmed) =>
+    html(
+      reply,
+      200,
+      'Email verified',
+      `${para(`Your email address is verified${done.membership_token_pending ? '. Your membership token is being issued; it will appear shortly' : ' and your Registered membership is ready'}.`)}<p><a href="${escapeHtml(continueTo)}">Continue</a></p>`,
+    );
+  const refusalPage = (reply: FastifyReply, e: HttpError) => {
     const title =
       e.code === 'VERIFICATION_LINK_EXPIRED'
         ? 'Link expired'
@@ -200,12 +206,14 @@ ${alert}<button type="submit">Verify my email</button></form>
           ? 'Already verified'
           : e.code === 'VERIFICATION_UNAVAILABLE'
             ? 'Try again shortly'
-            : 'Link not valid';
+            : e.code === 'CONFLICT' || e.code === 'ACCOUNT_NOT_CREATED'
+              ? 'Not possible'
+              : 'Link not valid';
     // Decision F23: every dead link says what to do next; a new link can be asked for right here.
     const onward =
       e.code === 'VERIFICATION_LINK_USED'
         ? `<p><a class="button" href="${escapeHtml(signIn)}">Sign in</a></p><p class="muted">Forgot your password? The sign-in page emails you a link to choose a new one.</p>`
-        : e.code === 'VERIFICATION_UNAVAILABLE'
+        : e.code === 'VERIFICATION_UNAVAILABLE' || e.code === 'CONFLICT' || e.code === 'ACCOUNT_NOT_CREATED'
           ? `<p><a href="${escapeHtml(signIn)}">Go to sign-in</a></p>`
           : `<form id="resend-form"><label for="resend-email">Your email</label><input id="resend-email" name="email" type="email" autocomplete="email" required>
 <button type="submit">Send me a new link</button><p id="resend-status" role="status"></p></form>
@@ -216,8 +224,10 @@ ${alert}<button type="submit">Verify my email</button></form>
         : e.code === 'VERIFICATION_LINK_USED'
           ? 'This link was already used: your email address is verified.'
           : e.code === 'VERIFICATION_UNAVAILABLE'
-            ? 'We could not verify your email right now. Please open the link again in a few minutes.'
-            : 'This verification link is not valid or was already used.';
+            ? `We could not verify your email right now (${e.message}).`
+            : e.code === 'CONFLICT' || e.code === 'ACCOUNT_NOT_CREATED'
+              ? `${e.message[0]!.toUpperCase()}${e.message.slice(1)}.`
+              : 'This verification link is not valid or was already used.';
     return html(reply, e.status, title, para(text) + onward, e.code === 'VERIFICATION_LINK_EXPIRED' || e.code === 'VERIFICATION_LINK_INVALID');
   };
 
@@ -230,8 +240,42 @@ ${alert}<button type="submit">Verify my email</button></form>
       if (e instanceof HttpError) return refusalPage(reply, e);
       throw e;
     }
-    return html(reply, 200, 'Confirm your email', formFor(q.token, q.choose === '1'));
+    return html(reply, 200, 'Confirm your email', q.choose === '1' ? dobStep(q.token) : formFor(q.token));
   });
+
+  /**
+   * Decision B87: the owner's steps. The date alone is checked (nothing stored) and answered with the
+   * rest of the form; with new_password every answer is checked again and the account starts afresh.
+   */
+  async function ownerStep(req: FastifyRequest, reply: FastifyReply, token: string, newPassword: string | undefined, b: Record<string, unknown>) {
+    const answers = formAnswers(b, FORM_FIELD_MAX);
+    const dob = answers.dob?.trim();
+    const age = dob === undefined ? undefined : ageOn(dob, new Date(ctx.now()));
+    try {
+      if (newPassword === undefined) {
+        await audited(req, async () => {
+          await pendingAccount(token);
+          ageGate(dob ?? '', ctx.now());
+        });
+        return html(reply, 200, 'Confirm your email', answersStep(token, dob!, age! < 18));
+      }
+      return verifiedPage(reply, await confirm(token, { new_password: newPassword, answers: { plain: answers } }, req));
+    } catch (e) {
+      if (!(e instanceof HttpError)) throw e;
+      if (e.code === 'COPPA_BLOCK') return html(reply, 403, BLOCK_TITLE, blockScreen(), true);
+      if (e.code !== 'VALIDATION_ERROR' && e.code !== 'WEAK_PASSWORD') return refusalPage(reply, e);
+      if (age === undefined) return html(reply, e.status, 'Confirm your email', dobStep(token, 'Enter your date of birth.'));
+      const error =
+        e.code === 'WEAK_PASSWORD'
+          ? `Password: ${e.message}.`
+          : !answers.name?.trim()
+            ? 'Enter your name.'
+            : !answers.tos_accepted
+              ? 'Accept the terms of membership to continue.'
+              : `${e.message[0]!.toUpperCase()}${e.message.slice(1)}.`;
+      return html(reply, e.status, 'Confirm your email', answersStep(token, dob!, age < 18, { name: answers.name ?? '', error }));
+    }
+  }
 
   // The page's form (no script): the answer is a page.
   await app.register(async (scope) => {
@@ -241,24 +285,18 @@ ${alert}<button type="submit">Verify my email</button></form>
     scope.post('/verify-email', async (req, reply) => {
       const b = (req.body ?? {}) as Record<string, unknown>;
       const token = typeof b.token === 'string' ? b.token : '';
-      const choose = typeof b.new_password === 'string';
-      const secret = choose ? b.new_password : b.password;
-      if (token.length === 0 || token.length > 64 || typeof secret !== 'string' || secret.length === 0 || secret.length > 1024)
-        return refusalPage(reply, invalid());
+      if (token.length === 0 || token.length > 64) return refusalPage(reply, invalid());
+      const chosen = typeof b.new_password === 'string' ? b.new_password : undefined;
+      if (chosen !== undefined && (chosen.length === 0 || chosen.length > FORM_FIELD_MAX)) return refusalPage(reply, invalid());
+      if (chosen !== undefined || (b.password === undefined && b.dob !== undefined)) return ownerStep(req, reply, token, chosen, b);
+      const secret = b.password;
+      if (typeof secret !== 'string' || secret.length === 0 || secret.length > FORM_FIELD_MAX) return refusalPage(reply, invalid());
       try {
-        const done = await confirm(token, choose ? { new_password: secret } : { password: secret }, req);
-        const pending = done.membership_token_pending;
-        return html(
-          reply,
-          200,
-          'Email verified',
-          `${para(`Your email address is verified${pending ? '. Your membership token is being issued; it will appear shortly' : ' and your Registered membership is ready'}.`)}<p><a href="${escapeHtml(continueTo)}">Continue</a></p>`,
-        );
+        return verifiedPage(reply, await confirm(token, { password: secret }, req));
       } catch (e) {
         if (!(e instanceof HttpError)) throw e;
-        // A wrong or weak password keeps the form, with the reason; a dead link says what to do next.
-        if (e.code === 'INVALID_CREDENTIALS' || e.code === 'WEAK_PASSWORD' || e.code === 'TOO_MANY_ATTEMPTS')
-          return html(reply, e.status, 'Confirm your email', formFor(token, choose, e.message));
+        // A wrong password keeps the form, with the reason; a dead link says what to do next.
+        if (e.code === 'INVALID_CREDENTIALS' || e.code === 'TOO_MANY_ATTEMPTS') return html(reply, e.status, 'Confirm your email', formFor(token, e.message));
         return refusalPage(reply, e);
       }
     });
@@ -266,25 +304,45 @@ ${alert}<button type="submit">Verify my email</button></form>
 
   // The same confirmation for front ends that render their own page (JSON in, JSON out).
   app.post('/api/auth/verify-email', { schema: { body: ConfirmBody } }, async (req) => {
-    const { token, password, new_password } = req.body;
+    const { token, password, new_password, name_encrypted, dob_encrypted, tos_accepted } = req.body;
     if ((password === undefined) === (new_password === undefined))
       throw new HttpError(400, 'VALIDATION_ERROR', 'send exactly one of password (the one chosen at registration) and new_password');
-    return confirm(token, password !== undefined ? { password } : { new_password: new_password! }, req);
+    if (password !== undefined && (name_encrypted !== undefined || dob_encrypted !== undefined || tos_accepted !== undefined))
+      throw new HttpError(
+        400,
+        'VALIDATION_ERROR',
+        "name_encrypted, dob_encrypted and tos_accepted go with new_password only: with the registration's password its own answers stand",
+      );
+    return confirm(
+      token,
+      password !== undefined ? { password } : { new_password: new_password!, answers: { sealed: { name_encrypted, dob_encrypted, tos_accepted } } },
+      req,
+    );
   });
 }
 
-/** Spec 2 Roles rule 2: `member` on verification; the bootstrap admins also get `admin`. */
-export function verificationRoles(ctx: VerificationContext): (user: { roles: string[]; email_encrypted: string }) => Promise<string[]> {
-  const bootstrapAdmins = new Set(
-    (ctx.config.BOOTSTRAP_ADMIN_EMAILS ?? '')
+/** The canonical addresses of BOOTSTRAP_ADMIN_EMAILS (config.ts refuses an entry that has none). */
+function bootstrapAdminAddresses(list: string | undefined): Set<string> {
+  return new Set(
+    (list ?? '')
       .split(',')
-      .map((s) => normaliseEmail(s))
-      .filter(Boolean),
+      .filter((s) => s.trim() !== '')
+      .map((s) => canonicalEmail(s))
+      .flatMap((c) => ('address' in c ? [c.address] : [])),
   );
+}
+
+/**
+ * Spec 2 Roles rule 2: `member` on verification; the bootstrap admins also get `admin`, only when the
+ * verified address is exactly a configured one (decision B83): the stored address is compared as it is,
+ * never folded, so a look-alike registered before decision B82 (`ᵃdmin@`) is not an admin.
+ */
+export function verificationRoles(ctx: VerificationContext): (user: { roles: string[]; email_encrypted: string }) => Promise<string[]> {
+  const bootstrapAdmins = bootstrapAdminAddresses(ctx.config.BOOTSTRAP_ADMIN_EMAILS);
   return async (user) => {
     // Decrypting the address is only needed to recognise a bootstrap admin.
-    const email = bootstrapAdmins.size > 0 ? await ctx.opener.open('email', user.email_encrypted).catch(() => '') : '';
-    return [...new Set([...user.roles, 'member', ...(bootstrapAdmins.has(normaliseEmail(email)) ? ['admin'] : [])])];
+    const email = bootstrapAdmins.size > 0 ? (await ctx.opener.open('email', user.email_encrypted).catch(() => '')).trim() : '';
+    return [...new Set([...user.roles, 'member', ...(bootstrapAdmins.has(email) ? ['admin'] : [])])];
   };
 }
 

@@ -12,6 +12,9 @@ const Delegations = Type.Array(
   }),
 );
 
+const CHANGES_LIMITED =
+  'RATE_LIMITED, with Retry-After: DELEGATION_CHANGE_LIMIT_PER_HOUR delegations set or taken back (PUT and DELETE together) per member per hour (decision V36)';
+
 export const DELEGATION_DOCS: Record<string, RouteDoc> = {
   'GET /api/governance/delegation': {
     operationId: 'getMyDelegations',
@@ -36,6 +39,7 @@ export const DELEGATION_DOCS: Record<string, RouteDoc> = {
       400: err('VALIDATION_ERROR, SelfDelegation or DelegateNotAMember'),
       401: err('UNAUTHORIZED or SESSION_REQUIRED'),
       403: err('NotAMember or CSRF_REJECTED'),
+      429: err(CHANGES_LIMITED),
       503: err('MembershipUnavailable'),
     },
   },
@@ -51,11 +55,13 @@ export const DELEGATION_DOCS: Record<string, RouteDoc> = {
       401: err('UNAUTHORIZED or SESSION_REQUIRED'),
       403: err('CSRF_REJECTED'),
       404: err('NotDelegating'),
+      429: err(CHANGES_LIMITED),
     },
   },
   'GET /api/governance/delegation/delegators': {
     operationId: 'listMyDelegators',
-    description: 'Session required; names only where the delegator allowed it (decision G33).',
+    description:
+      'Session required; names only where the delegator allowed it (decision G33). `key` and `next_after` are opaque cursors, valid only for the member who got them and new in every answer: nothing in an item names a delegator who chose not to be shown (decision V33).',
     summary: 'Delegations made to you: the count, and a page with names only where given (decisions V27, G33)',
     tag: 'governance',
     security: 'session',
@@ -66,7 +72,7 @@ export const DELEGATION_DOCS: Record<string, RouteDoc> = {
           total: Type.String(),
           items: Type.Array(
             Type.Object({
-              key: Type.String(),
+              key: Type.String({ description: 'an opaque cursor: ask again with after=<it> for the items after this one (decision V33)' }),
               category: Type.Union([Type.String(), Type.Null()]),
               member: Type.Union([Type.String(), Type.Null()]),
               member_name: Type.Union([Type.String(), Type.Null()], {
@@ -74,10 +80,10 @@ export const DELEGATION_DOCS: Record<string, RouteDoc> = {
               }),
             }),
           ),
-          next_after: Type.Union([Type.String(), Type.Null()]),
+          next_after: Type.Union([Type.String(), Type.Null()], { description: 'the last key of a full page; null: no more' }),
         }),
       ),
-      400: err('VALIDATION_ERROR'),
+      400: err('VALIDATION_ERROR (also an `after` that is not a cursor this bridge gave the member)'),
       401: err('UNAUTHORIZED or SESSION_REQUIRED'),
     },
   },

@@ -216,11 +216,11 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     description: 'The HTML page the verification email links to; the token in the query is the credential and opening the page changes nothing.',
     security: 'public',
     summary:
-      'The link of the verification email: a page that asks for the password chosen at registration, or (`choose=1`) lets the mailbox owner choose one (decision B51); opening it changes nothing',
+      'The link of the verification email: a page that asks for the password chosen at registration, or (`choose=1`) lets the mailbox owner start the account afresh, date of birth first (decisions B51, B86, B87); opening it changes nothing',
     tag: 'pages',
     query: Type.Object({
       token: Type.String({ description: 'the verification token of the email link' }),
-      choose: Type.Optional(Type.Literal('1', { description: 'show the form that chooses a new password' })),
+      choose: Type.Optional(Type.Literal('1', { description: "show the first step of starting afresh: the owner's date of birth (decision B87)" })),
     }),
     responses: {
       200: Html('the confirmation form (no script)'),
@@ -232,14 +232,19 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     description: "The verification page's form: the token and the password confirm the address; no cookie needed.",
     security: 'public',
     summary:
-      "The link page's form (application/x-www-form-urlencoded: token and password, or token and new_password): verifies the address, grants `member` (and `admin` for a bootstrap address), ends every session of the account (decision B51)",
+      "The link page's form (application/x-www-form-urlencoded): token and password verifies the address, grants `member` (and `admin` for a bootstrap address), ends every session of the account (decision B51); token and dob (YYYY-MM-DD) alone is the first step of starting afresh and answers the second; token, dob, name, tos_accepted=true and new_password replaces the registration by an account of the owner's answers and verifies it (decisions B86, B87)",
     tag: 'pages',
     responses: {
-      200: Html('verified; a Continue link to the first front end'),
-      400: Html('the link is not valid, used or expired; or the new password is too weak (the form again, with the reason)'),
+      200: Html('verified, with a Continue link to the first front end; or, after a date of birth alone, the second step (name, terms, new password)'),
+      400: Html(
+        'the link is not valid, used or expired; or an answer is missing or refused, or the new password is too weak (the step again, with the reason)',
+      ),
       401: Html('not the password of the registration (the form again, offering to choose a new one)'),
+      403: Html('COPPA_BLOCK: the date of birth is under 13; the block screen, nothing stored (decision B86)'),
+      409: Html('CONFLICT: the registration has a payment on record and cannot be started afresh'),
       429: Html('too many wrong passwords on this link (LOGIN_MAX_FAILURES per LOGIN_WINDOW_MINUTES)'),
-      503: Html('the user canister did not answer; open the link again later'),
+      502: Html('ACCOUNT_NOT_CREATED: the user canister refused the new account'),
+      503: Html('the user canister did not answer (an account started afresh keeps the answers and finishes by itself); open the link again later'),
     },
   },
   'POST /api/auth/verify-email': {
@@ -247,7 +252,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     description: "The JSON form of the verification page for a front end's own page: the emailed token with the password confirms the address.",
     security: 'public',
     summary:
-      "Confirm a verification link from a front end's own page (decision B51): the token with the password chosen at registration, or with new_password (the mailbox owner chooses the password); ends every session of the account",
+      "Confirm a verification link from a front end's own page (decision B51): the token with the password chosen at registration, or with new_password and the mailbox owner's own name_encrypted, dob_encrypted and tos_accepted, which replace everything the registration said by a new account (decision B86); ends every session of the account",
     tag: 'registration',
     responses: {
       200: Json(
@@ -259,11 +264,16 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
         }),
       ),
       400: err(
-        'VALIDATION_ERROR (exactly one of password and new_password), WEAK_PASSWORD, VERIFICATION_LINK_INVALID, VERIFICATION_LINK_USED or VERIFICATION_LINK_EXPIRED',
+        "VALIDATION_ERROR (exactly one of password and new_password; new_password needs the owner's name_encrypted, dob_encrypted and tos_accepted, password takes none of them; a date of birth that is not a date, a name the registration rules refuse), UNDECRYPTABLE, WEAK_PASSWORD, VERIFICATION_LINK_INVALID, VERIFICATION_LINK_USED or VERIFICATION_LINK_EXPIRED",
       ),
-      401: err('INVALID_CREDENTIALS: not the password of the registration; send new_password to choose one'),
+      401: err('INVALID_CREDENTIALS: not the password of the registration; send new_password (with your own answers) to start afresh'),
+      403: err("COPPA_BLOCK: the owner's date of birth is under 13; nothing is created or changed (decision B86)"),
+      409: err('CONFLICT: the registration has a payment on record and cannot be started afresh'),
       429: err('TOO_MANY_ATTEMPTS, with Retry-After: too many wrong passwords on this link'),
-      503: err('VERIFICATION_UNAVAILABLE: the user canister did not answer; SESSION_STORE_UNAVAILABLE: the session store is down; try again'),
+      502: err('ACCOUNT_NOT_CREATED: the user canister refused the account started afresh'),
+      503: err(
+        'VERIFICATION_UNAVAILABLE: the user canister did not answer (an account started afresh keeps the answers and finishes by itself), or a confirmation of the link is still being finished; SESSION_STORE_UNAVAILABLE: the session store is down; try again',
+      ),
     },
   },
   'GET /login': {

@@ -1,0 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { icClientsFromEnv } from '@domdao/canisters/ic';
+const env: Record<string,string> = {};
+for (const l of readFileSync('/tmp/rdir/ic.env','utf8').split('\n')) { const m = /^(\w+)=(.*)$/.exec(l); if (m) env[m[1]!] = m[2]!; }
+let t = performance.now();
+const { clients, principal } = await icClientsFromEnv(env);
+console.log('agent', performance.now() - t);
+t = performance.now();
+console.log(await clients.governance.get_settings().then(s => s.voting_delay));
+console.log('query ms', performance.now() - t);
+t = performance.now();
+console.log(await clients.governance.get_settings().then(s => s.voting_delay));
+console.log('query2 ms', performance.now() - t);
+t = performance.now();
+console.log(await clients.ledger.icrc1_balance_of({ owner: principal }));
+t = performance.now();
+const r = await clients.ledger.icrc1_transfer({ to: { owner: 'aaaaa-aa' }, amount: 5n });
+console.log(r, 'update ms', performance.now() - t);
+t = performance.now();
+const r2 = await clients.ledger.icrc1_transfer({ to: { owner: 'aaaaa-aa' }, amount: 5n });
+console.log(r2, 'update2 ms', performance.now() - t);
