@@ -124,6 +124,14 @@ export interface BridgeParts {
 
 export const BRIDGE_VERSION = '0.1.0';
 
+/**
+ * Decision R29: how long one plugin's registration, or one onReady hook, may take before the start
+ * fails naming it (Fastify's `pluginTimeout`; its default, 10 s, failed a whole test file's start at a
+ * load of 30 on the 2-CPU machine, where no step takes more than 30 ms unloaded). It catches a start
+ * step that never ends; a slow machine is not one.
+ */
+export const START_STEP_TIMEOUT_MS = 120_000;
+
 export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   const { config } = parts;
   const app: FastifyInstance = Fastify({
@@ -133,6 +141,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     bodyLimit: 128 * 1024,
+    pluginTimeout: START_STEP_TIMEOUT_MS,
     schemaController: { compilersFactory: compiledSchemas },
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     frameworkErrors: unreadableUrl,
