@@ -22,6 +22,8 @@ import { icEnv, isLoopback, writeIcEnv } from './ic-env.ts';
 
 const E8S = 100_000_000n;
 const MANAGEMENT = 'aaaaa-aa';
+/** The management methods that change what a journal record does not carry (decision W18). */
+const CHANGING = new Set(['provisional_create_canister_with_cycles', 'install_code', 'update_settings']);
 /** The ledger's first distribution on a new replica (decision W16): the treasury's, as `npm start` gives it, and the identity's. */
 export const INITIAL_DOM = 1_000_000n;
 /** How often due canister timers are looked for. */
@@ -235,11 +237,6 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
     query: (sender, canister, method, arg) => replica.query(sender, canister, method, arg),
     known: (id) => calls.get(id),
     running: (id) => running.get(id),
-    inRange: (id) => {
-      const bytes = Principal.fromText(id).toUint8Array();
-      const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
-      return bytes.length === 10 && hex(bytes) >= hex(CANISTER_RANGE[0].toUint8Array()) && hex(bytes) <= hex(CANISTER_RANGE[1].toUint8Array());
-    },
     call(id, a, ecid) {
       const target = Principal.fromUint8Array(a.content.canister_id as Uint8Array).toText();
       const base = { sender: a.sender, canister: ecid, expiry: a.expiry };
@@ -253,7 +250,7 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
             : { ...base, status: 'rejected', reject_code: r.rejectCode, reject_message: r.rejectMessage, ...(r.errorCode && { error_code: r.errorCode }) };
         answered.push([id, status]);
         return status;
-      }, answered, target === MANAGEMENT).then(
+      }, answered, target === MANAGEMENT && CHANGING.has(a.content.method_name as string)).then(
         (status) => {
           calls.set(id, status);
           return status;

@@ -363,7 +363,7 @@ export class WasmReplica {
       reply: new Uint8Array(type ? IDL.encode([type], [value]) : IDL.encode([], [])),
     });
     const decode = <T>(type: IDL.Type): T => {
-      const [v] = IDL.decode([type], arg);
+      const [v] = IDL.decode([type], Uint8Array.from(arg)); // a copy: the decoder reads from the buffer's start
       return v as T;
     };
     const controlled = (id: string): Result | string[] => {
@@ -446,7 +446,7 @@ export class WasmReplica {
             status: { running: null },
             settings: { controllers: controllers.map((p) => Principal.fromText(p)), compute_allocation: 0n, memory_allocation: 0n, freezing_threshold: 2_592_000n },
             module_hash: c ? [createHash('sha256').update(c.wasm).digest()] : [],
-            memory_size: BigInt(c ? c.image().heap.length + c.stable.length : 0),
+            memory_size: BigInt(c ? c.live().heap.length + c.stable.length : 0),
             cycles: 100_000_000_000_000n,
           });
         }

@@ -28,8 +28,6 @@ export interface ReplicaBackend {
   rootKey: Uint8Array;
   nodeKey: KeyObject;
   view(): StateView;
-  /** Whether `id` is in the replica's canister range (a management call's effective canister id, decision W18). */
-  inRange(id: string): boolean;
   certify(tree: StateNode): Uint8Array;
   query(sender: string, canister: string, method: string, arg: Uint8Array): Promise<Result>;
   /** Runs an ingress call once per request id (to its canister_id) at effective canister `ecid`; answers its status once the call has ended. */
@@ -86,7 +84,7 @@ export function icHttpInterface(backend: ReplicaBackend): { server: Server; hand
   /**
    * The effective canister id rules (interface specification, "Effective canister id"): a call goes to the
    * canister in the URL; a management call (decision W18) to the canister its argument names (`canister_id`),
-   * and provisional_create_canister_with_cycles at any id of the subnet's range (its `specified_id` if it has one).
+   * and provisional_create_canister_with_cycles (and raw_rand) at any effective id.
    * Queries to the management canister are refused, as on the IC.
    */
   function targetOf(a: Authenticated, ecid: string, type: 'call' | 'query'): string {
@@ -94,7 +92,7 @@ export function icHttpInterface(backend: ReplicaBackend): { server: Server; hand
     if (canister === MANAGEMENT) {
       if (type === 'query') throw new HttpRefusal(400, 'the management canister has no query method over HTTP');
       const method = a.content.method_name as string;
-      const arg = a.content.arg as Uint8Array;
+      const arg = Uint8Array.from(a.content.arg as Uint8Array); // a copy: the decoder reads from the buffer's start
       const field = (type: IDL.Type, name: string): Principal | undefined => {
         try {
           const [v] = IDL.decode([type], arg) as Array<Record<string, unknown>>;
@@ -104,14 +102,9 @@ export function icHttpInterface(backend: ReplicaBackend): { server: Server; hand
           throw new HttpRefusal(400, `the argument of the management canister's ${method} does not decode`);
         }
       };
-      const named =
-        method === 'provisional_create_canister_with_cycles'
-          ? field(managementTypes.provisionalCreateArgs, 'specified_id')
-          : method === 'raw_rand'
-            ? undefined
-            : field(managementTypes.canisterIdArg, 'canister_id');
-      if (named ? named.toText() !== ecid : !backend.inRange(ecid))
-        throw new HttpRefusal(400, `Specified CanisterId ${named?.toText() ?? canister} does not match effective canister id in URL ${ecid}`);
+      if (method === 'provisional_create_canister_with_cycles' || method === 'raw_rand') return canister;
+      const named = field(managementTypes.canisterIdArg, 'canister_id')!.toText();
+      if (named !== ecid) throw new HttpRefusal(400, `Specified CanisterId ${named} does not match effective canister id in URL ${ecid}`);
       return canister;
     }
     if (canister !== ecid) throw new HttpRefusal(400, `Specified CanisterId ${canister} does not match effective canister id in URL ${ecid}`);
