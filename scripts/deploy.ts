@@ -164,7 +164,12 @@ function dfinityLedgerArg(ids: CanisterIds, upgrade: boolean): Uint8Array {
             initial_balances: [[{ owner: Principal.fromText(ids.treasury), subaccount: [] }, INITIAL_DOM * E8S]],
             metadata: [],
             feature_flags: [{ icrc2: true }],
-            archive_options: { num_blocks_to_archive: 1_000n, trigger_threshold: 2_000n, controller_id: governance, cycles_for_archive_creation: [10_000_000_000_000n] },
+            archive_options: {
+              num_blocks_to_archive: 1_000n,
+              trigger_threshold: 2_000n,
+              controller_id: governance,
+              cycles_for_archive_creation: [10_000_000_000_000n],
+            },
           },
         },
       ],
@@ -190,8 +195,7 @@ async function deploy(argv: string[], env: NodeJS.ProcessEnv, say: (line: string
     throw new Refusal(`IC_FETCH_ROOT_KEY=${env.IC_FETCH_ROOT_KEY} is neither true nor false`);
   const hostname = host.hostname.toLowerCase();
   const mainnet = MAINNET_HOSTS.some((h) => hostname === h || hostname.endsWith(`.${h}`));
-  if (mainnet && !o.allowMainnet)
-    throw new Refusal(`IC_HOST=${hostText} is the IC mainnet: deploying there needs --allow-mainnet, given on purpose`);
+  if (mainnet && !o.allowMainnet) throw new Refusal(`IC_HOST=${hostText} is the IC mainnet: deploying there needs --allow-mainnet, given on purpose`);
   if (mainnet && fetchRootKey) throw new Refusal('IC_FETCH_ROOT_KEY=true on the IC mainnet would trust any root key: unset it');
   // Decision W19: only a replica on this machine whose root key is fetched is local; there the
   // project's ledger build stands in for DFINITY's ledger and canisters are created provisionally.
@@ -231,7 +235,9 @@ async function deploy(argv: string[], env: NodeJS.ProcessEnv, say: (line: string
 
   const out = resolve(o.out);
   const kept = readSettings(out);
-  const known = Object.fromEntries(ORDER.filter((n) => kept[ID_VAR[n]]).map((n) => [n, principal(kept[ID_VAR[n]]!, `${ID_VAR[n]} in ${out}`)])) as Partial<CanisterIds>;
+  const known = Object.fromEntries(
+    ORDER.filter((n) => kept[ID_VAR[n]]).map((n) => [n, principal(kept[ID_VAR[n]]!, `${ID_VAR[n]} in ${out}`)]),
+  ) as Partial<CanisterIds>;
   if (kept.IC_HOST && kept.IC_HOST !== hostText)
     throw new Refusal(`${out} holds the canister ids of IC_HOST=${kept.IC_HOST}, not ${hostText}: give another --out file for another network`);
   const missing = ORDER.filter((n) => !known[n]);
@@ -295,7 +301,12 @@ async function deploy(argv: string[], env: NodeJS.ProcessEnv, say: (line: string
     if (!wanted.every((c) => s.controllers.includes(c))) {
       await mc.update_settings({
         canister_id: Principal.fromText(id),
-        settings: { controllers: [[...new Set([...s.controllers, ...wanted])].map((p) => Principal.fromText(p))], compute_allocation: [], memory_allocation: [], freezing_threshold: [] },
+        settings: {
+          controllers: [[...new Set([...s.controllers, ...wanted])].map((p) => Principal.fromText(p))],
+          compute_allocation: [],
+          memory_allocation: [],
+          freezing_threshold: [],
+        },
         sender_canister_version: [],
       });
       say(`${name}: controllers ${wanted.join(', ')} added`);

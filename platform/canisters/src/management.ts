@@ -77,7 +77,13 @@ export interface ManagementService {
     specified_id: [] | [Principal];
     sender_canister_version: [] | [bigint];
   }): Promise<{ canister_id: Principal }>;
-  install_code(a: { mode: InstallMode; canister_id: Principal; wasm_module: Uint8Array; arg: Uint8Array; sender_canister_version: [] | [bigint] }): Promise<void>;
+  install_code(a: {
+    mode: InstallMode;
+    canister_id: Principal;
+    wasm_module: Uint8Array;
+    arg: Uint8Array;
+    sender_canister_version: [] | [bigint];
+  }): Promise<void>;
   update_settings(a: { canister_id: Principal; settings: CanisterSettings; sender_canister_version: [] | [bigint] }): Promise<void>;
   canister_status(a: { canister_id: Principal }): Promise<CanisterStatus>;
 }

@@ -31,9 +31,7 @@ try {
         ? `  no canisters but those \`npm run deploy\` installed (an --empty replica) in ${r.dir}`
         : `  ${r.installed ? 'installed the six canisters in' : 'restored the canisters from'} ${r.dir}`,
       `  IC HTTP interface: ${r.url} (root key from /api/v2/status: agents need fetchRootKey)`,
-      r.empty
-        ? `  identity (a controller for npm run deploy): ${r.principal}`
-        : `  identity (controller, admin, registrar, trusted proposer): ${r.principal}`,
+      r.empty ? `  identity (a controller for npm run deploy): ${r.principal}` : `  identity (controller, admin, registrar, trusted proposer): ${r.principal}`,
       `  bridge variables: ${r.dir}/ic.env   (set -a && . ${r.dir}/ic.env && set +a && npm start)`,
       `ready in ${seconds} s at ${r.url}`,
     ].join('\n'),

@@ -242,15 +242,19 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
       const base = { sender: a.sender, canister: ecid, expiry: a.expiry };
       calls.set(id, { ...base, status: 'processing' });
       const answered: Array<[string, CallStatus]> = [];
-      const done = round(async () => {
-        const r: Result = await replica.update(a.sender, target, a.content.method_name as string, a.content.arg as Uint8Array);
-        const status: CallStatus =
-          'reply' in r
-            ? { ...base, status: 'replied', reply: r.reply }
-            : { ...base, status: 'rejected', reject_code: r.rejectCode, reject_message: r.rejectMessage, ...(r.errorCode && { error_code: r.errorCode }) };
-        answered.push([id, status]);
-        return status;
-      }, answered, target === MANAGEMENT && CHANGING.has(a.content.method_name as string)).then(
+      const done = round(
+        async () => {
+          const r: Result = await replica.update(a.sender, target, a.content.method_name as string, a.content.arg as Uint8Array);
+          const status: CallStatus =
+            'reply' in r
+              ? { ...base, status: 'replied', reply: r.reply }
+              : { ...base, status: 'rejected', reject_code: r.rejectCode, reject_message: r.rejectMessage, ...(r.errorCode && { error_code: r.errorCode }) };
+          answered.push([id, status]);
+          return status;
+        },
+        answered,
+        target === MANAGEMENT && CHANGING.has(a.content.method_name as string),
+      ).then(
         (status) => {
           calls.set(id, status);
           return status;

@@ -386,13 +386,19 @@ export class WasmReplica {
           const a = decode<{ settings: [] | [Settings]; specified_id: [] | [Principal] }>(t.provisionalCreateArgs);
           const id = a.specified_id[0]?.toText() ?? this.nextCanisterId();
           if (this.controllersOf(id))
-            return { rejectCode: REJECT.DESTINATION_INVALID, rejectMessage: `Canister ${id} is already installed.`, errorCode: ERROR_CODE.CANISTER_ALREADY_INSTALLED };
+            return {
+              rejectCode: REJECT.DESTINATION_INVALID,
+              rejectMessage: `Canister ${id} is already installed.`,
+              errorCode: ERROR_CODE.CANISTER_ALREADY_INSTALLED,
+            };
           const controllers = a.settings[0]?.controllers[0]?.map((p) => p.toText()) ?? [caller];
           this.empty.set(id, controllers);
           return reply(t.createResult, { canister_id: Principal.fromText(id) });
         }
         case 'install_code': {
-          const a = decode<{ mode: Record<string, unknown>; canister_id: Principal; wasm_module: Uint8Array | number[]; arg: Uint8Array | number[] }>(t.installArgs);
+          const a = decode<{ mode: Record<string, unknown>; canister_id: Principal; wasm_module: Uint8Array | number[]; arg: Uint8Array | number[] }>(
+            t.installArgs,
+          );
           const id = a.canister_id.toText();
           const controllers = controlled(id);
           if (!Array.isArray(controllers)) return controllers;
@@ -444,7 +450,12 @@ export class WasmReplica {
           const c = this.canisters.get(id);
           return reply(t.statusResult, {
             status: { running: null },
-            settings: { controllers: controllers.map((p) => Principal.fromText(p)), compute_allocation: 0n, memory_allocation: 0n, freezing_threshold: 2_592_000n },
+            settings: {
+              controllers: controllers.map((p) => Principal.fromText(p)),
+              compute_allocation: 0n,
+              memory_allocation: 0n,
+              freezing_threshold: 2_592_000n,
+            },
             module_hash: c ? [createHash('sha256').update(c.wasm).digest()] : [],
             memory_size: BigInt(c ? c.live().heap.length + c.stable.length : 0),
             cycles: 100_000_000_000_000n,
