@@ -70,39 +70,50 @@ export interface DeployOptions {
  */
 const installed = new Map<string, ReplicaImage>();
 
-export async function deployWasm(options: DeployOptions, replica = new WasmReplica()): Promise<WasmDeployment> {
-  const ids = EMBEDDED_CANISTER_IDS;
+/**
+ * Each canister's init (and upgrade) argument, Candid-encoded, wiring the six to each other by `ids`
+ * (decision W18: `npm run deploy` installs with the same arguments as the replica does).
+ */
+export function canisterInitArgs(
+  ids: CanisterIds,
+  o: Pick<DeployOptions, 'admins' | 'registrars' | 'transferFee' | 'initialBalances' | 'ledgerArchive'>,
+): Record<CanisterName, () => Uint8Array> {
   const encode = (type: IDL.Type, value: unknown) => new Uint8Array(IDL.encode([type], [toCandid(type as never, value, principalCodec)]));
-  const args: Record<CanisterName, () => Uint8Array> = {
-    membership: () => encode(membershipTypes(IDL).InitArgs, { user_canister: ids.user, governance_canister: ids.governance, admins: options.admins }),
+  return {
+    membership: () => encode(membershipTypes(IDL).InitArgs, { user_canister: ids.user, governance_canister: ids.governance, admins: o.admins }),
     governance: () =>
       encode(governanceTypes(IDL).InitArgs, {
         membership_canister: ids.membership,
         treasury_canister: ids.treasury,
         campaign_canister: ids.campaign,
-        admins: options.admins,
-        trusted_proposers: options.registrars,
+        admins: o.admins,
+        trusted_proposers: o.registrars,
       }),
-    user: () => encode(userTypes(IDL).InitArgs, { membership_canister: ids.membership, registrars: options.registrars, admins: options.admins }),
+    user: () => encode(userTypes(IDL).InitArgs, { membership_canister: ids.membership, registrars: o.registrars, admins: o.admins }),
     campaign: () =>
       encode(campaignTypes(IDL).InitArgs, {
         governance_canister: ids.governance,
         membership_canister: ids.membership,
         ledger_canister: ids.ledger,
-        admins: options.admins,
+        admins: o.admins,
       }),
-    treasury: () => encode(treasuryTypes(IDL).InitArgs, { governance_canister: ids.governance, ledger_canister: ids.ledger, admins: options.admins }),
+    treasury: () => encode(treasuryTypes(IDL).InitArgs, { governance_canister: ids.governance, ledger_canister: ids.ledger, admins: o.admins }),
     ledger: () =>
       encode(ledgerTypes(IDL).InitArgs, {
         minting_account: { owner: ids.governance },
-        transfer_fee: options.transferFee ?? 10_000n,
+        transfer_fee: o.transferFee ?? 10_000n,
         token_name: 'DOM',
         token_symbol: 'DOM',
         decimals: 8,
-        initial_balances: (options.initialBalances ?? []).map(([owner, e8s]) => [{ owner }, e8s]),
-        ...(options.ledgerArchive && { archive: { local_blocks: options.ledgerArchive.localBlocks } }),
+        initial_balances: (o.initialBalances ?? []).map(([owner, e8s]) => [{ owner }, e8s]),
+        ...(o.ledgerArchive && { archive: { local_blocks: o.ledgerArchive.localBlocks } }),
       }),
   };
+}
+
+export async function deployWasm(options: DeployOptions, replica = new WasmReplica()): Promise<WasmDeployment> {
+  const ids = EMBEDDED_CANISTER_IDS;
+  const args = canisterInitArgs(ids, options);
   const order: CanisterName[] = ['ledger', 'membership', 'governance', 'user', 'campaign', 'treasury'];
   const wasms = Object.fromEntries(order.map((c) => [c, wasmOf(c)])) as Record<CanisterName, Uint8Array>;
   const inits = Object.fromEntries(order.map((c) => [c, args[c]()])) as Record<CanisterName, Uint8Array>;

@@ -12,17 +12,20 @@ export function isLoopback(host: string): boolean {
   return false;
 }
 
-export function icEnv(r: { url: string; identityFile: string; ids: CanisterIds }): Record<string, string> {
+export function icEnv(r: { url: string; identityFile: string; ids: CanisterIds | undefined }): Record<string, string> {
+  const base = { IC_HOST: r.url, IC_FETCH_ROOT_KEY: 'true', IC_IDENTITY_PEM_FILE: r.identityFile };
+  return r.ids ? { ...base, ...canisterIdsEnv(r.ids) } : base;
+}
+
+/** The six `IC_*_CANISTER_ID` settings the bridge reads. */
+export function canisterIdsEnv(ids: CanisterIds): Record<string, string> {
   return {
-    IC_HOST: r.url,
-    IC_FETCH_ROOT_KEY: 'true',
-    IC_IDENTITY_PEM_FILE: r.identityFile,
-    IC_GOVERNANCE_CANISTER_ID: r.ids.governance,
-    IC_MEMBERSHIP_CANISTER_ID: r.ids.membership,
-    IC_USER_CANISTER_ID: r.ids.user,
-    IC_CAMPAIGN_CANISTER_ID: r.ids.campaign,
-    IC_TREASURY_CANISTER_ID: r.ids.treasury,
-    IC_LEDGER_CANISTER_ID: r.ids.ledger,
+    IC_GOVERNANCE_CANISTER_ID: ids.governance,
+    IC_MEMBERSHIP_CANISTER_ID: ids.membership,
+    IC_USER_CANISTER_ID: ids.user,
+    IC_CAMPAIGN_CANISTER_ID: ids.campaign,
+    IC_TREASURY_CANISTER_ID: ids.treasury,
+    IC_LEDGER_CANISTER_ID: ids.ledger,
   };
 }
 

@@ -16,16 +16,22 @@ const fail = (message: string): never => {
 };
 if (!/^\d+$/.test(portText) || port > 65_535) fail(`REPLICA_PORT=${portText} is not a port number (0–65535)`);
 const dir = env('REPLICA_DIR') ?? '.data/replica';
+// Decision W18: `npm run replica -- --empty` makes a new REPLICA_DIR with no canister, for `npm run deploy`.
+const args = process.argv.slice(2);
+for (const a of args) if (a !== '--empty') fail(`unknown option ${a}: the only option is --empty (start a new REPLICA_DIR with no canisters)`);
+const empty = args.includes('--empty');
 
 try {
-  const r = await startReplica({ dir, port, host: env('REPLICA_HOST') ?? '127.0.0.1', log: (l) => console.log(l) });
+  const r = await startReplica({ dir, empty, port, host: env('REPLICA_HOST') ?? '127.0.0.1', log: (l) => console.log(l) });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(
     [
       'DOM DAO test replica: a development and test tool, NOT an IC network (the canisters run in Node, metered, with a test root key)',
-      `  ${r.installed ? 'installed the six canisters in' : 'restored the canisters from'} ${r.dir}`,
+      r.empty
+        ? `  no canisters but those \`npm run deploy\` installed (an --empty replica) in ${r.dir}`
+        : `  ${r.installed ? 'installed the six canisters in' : 'restored the canisters from'} ${r.dir}`,
       `  IC HTTP interface: ${r.url} (root key from /api/v2/status: agents need fetchRootKey)`,
-      `  identity (controller, admin, registrar, trusted proposer): ${r.principal}`,
+      r.empty ? `  identity (a controller for npm run deploy): ${r.principal}` : `  identity (controller, admin, registrar, trusted proposer): ${r.principal}`,
       `  bridge variables: ${r.dir}/ic.env   (set -a && . ${r.dir}/ic.env && set +a && npm start)`,
       `ready in ${seconds} s at ${r.url}`,
     ].join('\n'),

@@ -21,6 +21,9 @@ import { ReplicaStore, RoundTracker, JOURNAL_MAX, type RoundRecord } from './per
 import { icEnv, isLoopback, writeIcEnv } from './ic-env.ts';
 
 const E8S = 100_000_000n;
+const MANAGEMENT = 'aaaaa-aa';
+/** The management methods that change what a journal record does not carry (decision W18). */
+const CHANGING = new Set(['provisional_create_canister_with_cycles', 'install_code', 'update_settings']);
 /** The ledger's first distribution on a new replica (decision W16): the treasury's, as `npm start` gives it, and the identity's. */
 export const INITIAL_DOM = 1_000_000n;
 /** How often due canister timers are looked for. */
@@ -44,6 +47,11 @@ export interface ReplicaOptions {
   tickMs?: number;
   /** Tests only: a new REPLICA_DIR's ledger in archive mode (decision L43). */
   ledgerArchive?: { localBlocks: bigint };
+  /**
+   * Decision W18: a new REPLICA_DIR starts with no canister (`npm run replica -- --empty`); the deploy
+   * tool creates and installs them through the management canister. A directory keeps what it was made as.
+   */
+  empty?: boolean;
 }
 
 export interface RunningReplica {
@@ -52,6 +60,8 @@ export interface RunningReplica {
   dir: string;
   /** Whether this start installed the canisters (a new REPLICA_DIR). */
   installed: boolean;
+  /** Whether the directory was made empty (decision W18): its canisters are whatever was deployed to it. */
+  empty: boolean;
   ids: CanisterIds;
   /** The principal of `identity.pem`: the canisters' controller, admin, registrar and trusted proposer. */
   principal: string;
@@ -131,6 +141,9 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
   const calls = new Map<string, CallStatus>();
   let offsetNs = 0n;
   const opened = store.open();
+  const emptyMarker = join(dir, 'empty');
+  if (!opened && options.empty) writeFileSync(emptyMarker, 'made by npm run replica -- --empty: the canisters are what npm run deploy installed\n');
+  const empty = existsSync(emptyMarker);
   if (opened) {
     replica.restore(opened.snapshot.image);
     for (const [id, s] of opened.snapshot.calls) calls.set(id, s);
@@ -141,7 +154,8 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
       replica.time = r.time;
       offsetNs = r.offsetNs;
     }
-  } else {
+  } else if (empty) replica.time = wallNs();
+  else {
     replica.time = wallNs();
     const ids = EMBEDDED_CANISTER_IDS;
     await deployWasm(
@@ -166,17 +180,23 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
       offsetNs,
     });
   if (!opened) snapshot();
-  const tracker = new RoundTracker(replica);
+  let tracker = new RoundTracker(replica);
   let logged = replica.log.length;
 
   // One round at a time (decision W14): the journal's records follow the order the rounds ran in.
   let queue: Promise<unknown> = Promise.resolve();
-  const round = <T>(work: () => Promise<T>, answered: Array<[string, CallStatus]> = []): Promise<T> => {
+  // A management call (decision W18) may create a canister, replace a module or change controllers, which
+  // a journal record does not carry: its round ends with a snapshot instead (deployments are rare).
+  const round = <T>(work: () => Promise<T>, answered: Array<[string, CallStatus]> = [], management = false): Promise<T> => {
     const run = async () => {
       replica.time = [replica.time + 1n, wallNs() + offsetNs].reduce((a, b) => (a > b ? a : b));
       const value = await work();
       const record: RoundRecord = { time: replica.time, offsetNs, canisters: tracker.collect(), calls: answered };
-      if (record.canisters.length > 0 || record.calls.length > 0) store.append(record);
+      if (management) {
+        for (const [id, status] of answered) calls.set(id, status);
+        snapshot();
+        tracker = new RoundTracker(replica);
+      } else if (record.canisters.length > 0 || record.calls.length > 0) store.append(record);
       if (store.journalBytes > JOURNAL_MAX) snapshot();
       for (const l of replica.log.slice(logged)) log(`canister ${l.canister}: ${l.message}`);
       if (replica.log.length > KEPT_ENTRIES) replica.log.splice(0, replica.log.length - KEPT_ENTRIES);
@@ -220,19 +240,24 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
     query: (sender, canister, method, arg) => replica.query(sender, canister, method, arg),
     known: (id) => calls.get(id),
     running: (id) => running.get(id),
-    call(id, a, canister) {
-      const base = { sender: a.sender, canister, expiry: a.expiry };
+    call(id, a, ecid) {
+      const target = Principal.fromUint8Array(a.content.canister_id as Uint8Array).toText();
+      const base = { sender: a.sender, canister: ecid, expiry: a.expiry };
       calls.set(id, { ...base, status: 'processing' });
       const answered: Array<[string, CallStatus]> = [];
-      const done = round(async () => {
-        const r: Result = await replica.update(a.sender, canister, a.content.method_name as string, a.content.arg as Uint8Array);
-        const status: CallStatus =
-          'reply' in r
-            ? { ...base, status: 'replied', reply: r.reply }
-            : { ...base, status: 'rejected', reject_code: r.rejectCode, reject_message: r.rejectMessage, ...(r.errorCode && { error_code: r.errorCode }) };
-        answered.push([id, status]);
-        return status;
-      }, answered).then(
+      const done = round(
+        async () => {
+          const r: Result = await replica.update(a.sender, target, a.content.method_name as string, a.content.arg as Uint8Array);
+          const status: CallStatus =
+            'reply' in r
+              ? { ...base, status: 'replied', reply: r.reply }
+              : { ...base, status: 'rejected', reject_code: r.rejectCode, reject_message: r.rejectMessage, ...(r.errorCode && { error_code: r.errorCode }) };
+          answered.push([id, status]);
+          return status;
+        },
+        answered,
+        target === MANAGEMENT && CHANGING.has(a.content.method_name as string),
+      ).then(
         (status) => {
           calls.set(id, status);
           return status;
@@ -255,7 +280,8 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
   const port = (http.server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const ids = { ...EMBEDDED_CANISTER_IDS };
-  const env = icEnv({ url, identityFile: identity.file, ids });
+  // An empty replica's ic.env names no canister: `npm run deploy -- --out FILE` writes the ids it made.
+  const env = icEnv({ url, identityFile: identity.file, ids: empty ? undefined : ids });
   writeIcEnv(join(dir, 'ic.env'), env);
   const forget = () => {
     const now = wallNs();
@@ -282,7 +308,8 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
     url,
     port,
     dir,
-    installed: !opened,
+    installed: !opened && !empty,
+    empty,
     ids,
     principal: identity.principal,
     env,

@@ -16,14 +16,15 @@
 // - replies over 2 MiB trap (the IC's limit); a call to an unknown canister is rejected.
 // - certified data is kept per canister and certified for ingress queries (certification.ts, W9);
 // Cycles are not accounted (balances report a constant); `raw_rand` on the management canister
-// answers 32 random bytes; no other management method is offered. Rejects carry the IC's reject codes,
+// answers 32 random bytes; provisional_create_canister_with_cycles, install_code (install, reinstall,
+// upgrade; a gzipped module is unpacked), update_settings (controllers) and canister_status are served
+// with the IC's controller check (decision W18). Rejects carry the IC's reject codes,
 // error codes and message forms (decision W13), which the HTTP interface (../http/) passes on.
-import { randomBytes } from 'node:crypto';
-import { IDL } from '@icp-sdk/core/candid';
 import { Principal } from '@icp-sdk/core/principal';
 import { CanisterCallError, type CandidTransport } from '@domdao/canisters/ic';
 import { WasmCanister } from './canister.ts';
 import { TestSubnetKey } from './certification.ts';
+import { InstallTrap, managementCall, noModule } from './management.ts';
 import {
   CallContext,
   ERROR_CODE,
@@ -48,7 +49,7 @@ export function trapResult(id: string, trap: Trap): Result {
       : `Error from Canister ${id}: Canister trapped: ${trap.message}`;
   return { rejectCode: REJECT.CANISTER_ERROR, rejectMessage, errorCode: trap.code };
 }
-const notFound = (id: string): Result => ({
+export const notFound = (id: string): Result => ({
   rejectCode: REJECT.DESTINATION_INVALID,
   rejectMessage: `Canister ${id} not found`,
   errorCode: ERROR_CODE.CANISTER_NOT_FOUND,
@@ -102,18 +103,27 @@ export class WasmReplica {
 
   /** Installs `wasm` as canister `id` and runs its `canister_init` with `arg` (Candid) as `installer`. */
   async install(id: string, wasm: Uint8Array, arg: Uint8Array, installer: string): Promise<void> {
-    const canister = new WasmCanister(id, this, [installer]);
+    this.installNow(id, wasm, arg, installer, [installer]);
+    await this.drain();
+  }
+
+  /** Canisters created and not (yet) given a module: their controllers (decision W18). */
+  readonly empty = new Map<string, string[]>();
+
+  /** Installs as `install_code` does (the caller drains the queue); throws InstallTrap if `canister_init` traps. */
+  installNow(id: string, wasm: Uint8Array, arg: Uint8Array, installer: string, controllers: string[]): void {
+    const canister = new WasmCanister(id, this, controllers);
     canister.load(wasm);
     const r = canister.execute(
       { kind: 'init', arg, caller: Principal.fromText(installer).toUint8Array(), method: 'canister_init', context: undefined },
       () => canister.exported('canister_init')(),
       true,
     );
-    if (r.trap) throw new Error(`install of ${id} trapped: ${r.trap.message}`);
+    if (r.trap) throw new InstallTrap(`install of ${id} trapped: ${r.trap.message}`, trapResult(id, r.trap));
     this.canisters.set(id, canister);
+    this.empty.delete(id);
     this.modules.set(id, wasm);
     this.send(canister, undefined, r.performed);
-    await this.drain();
   }
 
   /**
@@ -124,6 +134,12 @@ export class WasmReplica {
    * timer is deactivated, as on the IC.
    */
   async upgrade(id: string, arg: Uint8Array, installer: string, wasm = this.modules.get(id)!): Promise<void> {
+    this.upgradeNow(id, arg, installer, wasm);
+    await this.drain();
+  }
+
+  /** Upgrades as `install_code` does (the caller drains the queue); throws InstallTrap if an upgrade hook traps. */
+  upgradeNow(id: string, arg: Uint8Array, installer: string, wasm: Uint8Array): void {
     const canister = this.canister(id);
     const caller = Principal.fromText(installer).toUint8Array();
     if (typeof canister.instance.exports.canister_pre_upgrade === 'function') {
@@ -132,7 +148,7 @@ export class WasmReplica {
         () => canister.exported('canister_pre_upgrade')(),
         true,
       );
-      if (pre.trap) throw new Error(`pre_upgrade of ${id} trapped: ${pre.trap.message}`);
+      if (pre.trap) throw new InstallTrap(`pre_upgrade of ${id} trapped: ${pre.trap.message}`, trapResult(id, pre.trap));
     }
     const old = canister.saved();
     canister.load(wasm); // a fresh instance over the same stable memory
@@ -145,11 +161,10 @@ export class WasmReplica {
     );
     if (r.trap) {
       canister.restore(old);
-      throw new Error(`post_upgrade of ${id} trapped: ${r.trap.message}`);
+      throw new InstallTrap(`post_upgrade of ${id} trapped: ${r.trap.message}`, trapResult(id, r.trap));
     }
     this.modules.set(id, wasm);
     this.send(canister, undefined, r.performed);
-    await this.drain();
   }
 
   /** Every canister and what the replica recorded, with no message queued (decision W10). */
@@ -158,6 +173,7 @@ export class WasmReplica {
     return {
       time: this.time,
       canisters: [...this.canisters].map(([id, c]) => [id, c.image()]),
+      empty: [...this.empty].map(([id, controllers]) => [id, [...controllers]]),
       log: this.log.map((l) => ({ ...l })),
       counts: this.counts.map((c) => ({ ...c })),
     };
@@ -171,6 +187,7 @@ export class WasmReplica {
       this.canisters.set(id, WasmCanister.fromImage(id, this, c));
       this.modules.set(id, c.wasm);
     }
+    for (const [id, controllers] of image.empty ?? []) this.empty.set(id, [...controllers]);
     this.log.push(...image.log.map((l) => ({ ...l })));
     this.counts.push(...image.counts.map((c) => ({ ...c })));
   }
@@ -184,7 +201,7 @@ export class WasmReplica {
   /** A query call: runs on the current state and never commits. */
   async query(caller: string, id: string, method: string, arg: Uint8Array): Promise<Result> {
     const canister = this.canisters.get(id);
-    if (!canister) return notFound(id);
+    if (!canister) return this.empty.has(id) ? noModule(id) : notFound(id);
     const name = `canister_query ${method}`;
     if (typeof canister.instance.exports[name] !== 'function') return noMethod(id, 'query', method);
     // The answer is what the message replied; the context only lets it reply.
@@ -241,9 +258,9 @@ export class WasmReplica {
 
   private deliver(caller: Uint8Array, id: string, method: string, arg: Uint8Array, answer: (r: Result) => void): void {
     this.queue.push(() => {
-      if (id === MANAGEMENT) return answer(this.management(method, arg));
+      if (id === MANAGEMENT) return answer(this.management(Principal.fromUint8Array(caller).toText(), method, arg));
       const canister = this.canisters.get(id);
-      if (!canister) return answer(notFound(id));
+      if (!canister) return answer(this.empty.has(id) ? noModule(id) : notFound(id));
       // A query method may be called as an update (other canisters do so): it runs, but commits nothing.
       const exports = canister.instance.exports;
       const asQuery = typeof exports[`canister_update ${method}`] !== 'function' && typeof exports[`canister_query ${method}`] === 'function';
@@ -304,10 +321,14 @@ export class WasmReplica {
     }
   }
 
-  private management(method: string, arg: Uint8Array): Result {
-    void arg;
-    if (method === 'raw_rand') return { reply: new Uint8Array(IDL.encode([IDL.Vec(IDL.Nat8)], [randomBytes(32)])) };
-    return { rejectCode: REJECT.DESTINATION_INVALID, rejectMessage: `the test replica offers no management method ${method}` };
+  /** The controllers of `id` (installed or empty), undefined if there is no such canister. */
+  controllersOf(id: string): string[] | undefined {
+    return this.canisters.get(id)?.controllers ?? this.empty.get(id);
+  }
+
+  /** A call to the management canister (decision W18, management.ts). */
+  private management(caller: string, method: string, arg: Uint8Array): Result {
+    return managementCall(this, caller, method, arg);
   }
 
   private async drain(): Promise<void> {

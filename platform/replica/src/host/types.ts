@@ -26,6 +26,11 @@ export const ERROR_CODE = {
   CANISTER_DID_NOT_REPLY: 'IC0506',
   CANISTER_INSTRUCTION_LIMIT_EXCEEDED: 'IC0522',
   CANISTER_METHOD_NOT_FOUND: 'IC0536',
+  CANISTER_ALREADY_INSTALLED: 'IC0538',
+  CANISTER_NON_EMPTY: 'IC0514',
+  CANISTER_INVALID_CONTROLLER: 'IC0512',
+  CANISTER_WASM_MODULE_NOT_FOUND: 'IC0537',
+  CANISTER_INVALID_ARGUMENT: 'IC0517',
 } as const;
 export type ErrorCode = (typeof ERROR_CODE)[keyof typeof ERROR_CODE];
 
@@ -138,6 +143,8 @@ export interface CanisterPatch {
 export interface ReplicaImage {
   time: bigint;
   canisters: Array<[id: string, image: CanisterImage]>;
+  /** Canisters created with no module yet, and their controllers (decision W18). */
+  empty?: Array<[id: string, controllers: string[]]>;
   log: CanisterLog[];
   counts: InstructionCount[];
 }

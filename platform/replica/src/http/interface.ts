@@ -7,7 +7,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { sign, type KeyObject } from 'node:crypto';
 import { Cbor } from '@icp-sdk/core/agent';
+import { IDL } from '@icp-sdk/core/candid';
 import { Principal } from '@icp-sdk/core/principal';
+import { managementTypes } from '@domdao/canisters/management';
 import type { Result } from '../host/index.ts';
 import { authenticate, HttpRefusal, type Authenticated, type RequestType } from './auth.ts';
 import { domain, hashOfMap, leb128, type HashValue } from './hash.ts';
@@ -28,8 +30,8 @@ export interface ReplicaBackend {
   view(): StateView;
   certify(tree: StateNode): Uint8Array;
   query(sender: string, canister: string, method: string, arg: Uint8Array): Promise<Result>;
-  /** Runs an ingress call once per request id; answers its status once the call has ended. */
-  call(requestId: string, a: Authenticated, canister: string): Promise<CallStatus>;
+  /** Runs an ingress call once per request id (to its canister_id) at effective canister `ecid`; answers its status once the call has ended. */
+  call(requestId: string, a: Authenticated, ecid: string): Promise<CallStatus>;
   /** The status of a request id already received, if any. */
   known(requestId: string): CallStatus | undefined;
   /** Where a call still running is (a duplicate submission waits for it). */
@@ -79,18 +81,41 @@ export function icHttpInterface(backend: ReplicaBackend): { server: Server; hand
     return authenticate(envelope, type, backend.wallNs());
   }
 
-  function targetOf(a: Authenticated, ecid: string): string {
+  /**
+   * The effective canister id rules (interface specification, "Effective canister id"): a call goes to the
+   * canister in the URL; a management call (decision W18) to the canister its argument names (`canister_id`),
+   * and provisional_create_canister_with_cycles (and raw_rand) at any effective id.
+   * Queries to the management canister are refused, as on the IC.
+   */
+  function targetOf(a: Authenticated, ecid: string, type: 'call' | 'query'): string {
     const canister = Principal.fromUint8Array(a.content.canister_id as Uint8Array).toText();
-    if (canister === MANAGEMENT) throw new HttpRefusal(400, 'the test replica serves no management canister method over HTTP');
+    if (canister === MANAGEMENT) {
+      if (type === 'query') throw new HttpRefusal(400, 'the management canister has no query method over HTTP');
+      const method = a.content.method_name as string;
+      const arg = Uint8Array.from(a.content.arg as Uint8Array); // a copy: the decoder reads from the buffer's start
+      const field = (type: IDL.Type, name: string): Principal | undefined => {
+        try {
+          const [v] = IDL.decode([type], arg) as Array<Record<string, unknown>>;
+          const x = v![name];
+          return Array.isArray(x) ? (x[0] as Principal | undefined) : (x as Principal);
+        } catch {
+          throw new HttpRefusal(400, `the argument of the management canister's ${method} does not decode`);
+        }
+      };
+      if (method === 'provisional_create_canister_with_cycles' || method === 'raw_rand') return canister;
+      const named = field(managementTypes.canisterIdArg, 'canister_id')!.toText();
+      if (named !== ecid) throw new HttpRefusal(400, `Specified CanisterId ${named} does not match effective canister id in URL ${ecid}`);
+      return canister;
+    }
     if (canister !== ecid) throw new HttpRefusal(400, `Specified CanisterId ${canister} does not match effective canister id in URL ${ecid}`);
     return canister;
   }
 
   async function call(req: IncomingMessage, res: ServerResponse, ecid: string, sync: boolean): Promise<void> {
     const a = await authenticated(req, 'call');
-    const canister = targetOf(a, ecid);
+    targetOf(a, ecid, 'call');
     const id = Buffer.from(a.requestId).toString('hex');
-    const done = backend.running(id) ?? (backend.known(id) ? Promise.resolve(backend.known(id)!) : backend.call(id, a, canister));
+    const done = backend.running(id) ?? (backend.known(id) ? Promise.resolve(backend.known(id)!) : backend.call(id, a, ecid));
     if (!sync) {
       // Accepted: the caller polls read_state. A failure to run is the replica's, answered to the poll.
       done.catch(() => undefined);
@@ -105,7 +130,7 @@ export function icHttpInterface(backend: ReplicaBackend): { server: Server; hand
 
   async function query(req: IncomingMessage, res: ServerResponse, ecid: string): Promise<void> {
     const a = await authenticated(req, 'query');
-    const canister = targetOf(a, ecid);
+    const canister = targetOf(a, ecid, 'query');
     const r = await backend.query(a.sender, canister, a.content.method_name as string, a.content.arg as Uint8Array);
     const timestamp = backend.wallNs();
     const body: Record<string, HashValue> =
