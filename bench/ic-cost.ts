@@ -49,7 +49,13 @@ export function fitAt(points: Array<[number, number]>): Fit {
   return { value, fit: log ? 'log' : 'linear' };
 }
 
-export function cyclesOf(c: Pick<CostCall, 'kind' | 'argBytes' | 'messages' | 'interCanisterCalls'>, chainInstructions: number): number {
+/**
+ * An ingress update: reception and its bytes, then every message of its chain executed and every call it
+ * makes. A method another canister calls (a query too: between canisters it runs replicated and is
+ * charged): its execution plus the call, which the caller pays. A query from outside: free.
+ */
+export function cyclesOf(c: Pick<CostCall, 'kind' | 'how' | 'argBytes' | 'messages' | 'interCanisterCalls'>, chainInstructions: number): number {
+  if (c.how === 'callee') return FEES.interCanisterCall + FEES.updateMessage + FEES.instruction * chainInstructions;
   if (c.kind === 'query') return 0;
   return (
     FEES.ingressMessage +
@@ -86,12 +92,12 @@ export function costTables(files: CostFile[]): string {
     const own = fitAt(list.map(([n, c]) => [n, Number(c.instructions)]));
     const chain = fitAt(list.map(([n, c]) => [n, Number(c.chainInstructions)]));
     const cycles = cyclesOf(last, chain.value);
-    const perRound =
-      last.kind === 'query'
-        ? `— (${((own.value / QUERY_LIMIT) * 100).toFixed(2)} % of the query limit)`
-        : String(Math.floor(ROUND_INSTRUCTIONS / (own.value + EXECUTION_OVERHEAD)));
+    const charged = cycles > 0;
+    const rounds = String(Math.floor(ROUND_INSTRUCTIONS / (own.value + EXECUTION_OVERHEAD)));
+    const ofLimit = `${((own.value / QUERY_LIMIT) * 100).toFixed(2)} % of the query limit`;
+    const perRound = last.kind === 'update' ? rounds : charged ? `${rounds} (${ofLimit})` : `— (${ofLimit})`;
     out.push(
-      `| ${key.split(' ')[1]} | ${last.kind} | ${HOW[last.how]} → ${last.outcome.replace(/\|/g, '/')} | ${millions(own.value)} | ${own.fit} | ${last.messages > 1 ? `${millions(chain.value)} (${last.messages})` : '—'} | ${last.kind === 'query' ? '0' : `${millions(cycles)} M`} | ${money(usd(cycles))} | ${money(usd(cycles) * 1000)} | ${perRound} |`,
+      `| ${key.split(' ')[1]} | ${last.kind} | ${HOW[last.how]} → ${last.outcome.replace(/\|/g, '/')} | ${millions(own.value)} | ${own.fit} | ${last.messages > 1 ? `${millions(chain.value)} (${last.messages})` : '—'} | ${charged ? `${millions(cycles)} M` : '0'} | ${money(usd(cycles))} | ${money(usd(cycles) * 1000)} | ${perRound} |`,
     );
   }
   return [`Sizes surveyed: ${sizes.map((n) => n.toLocaleString('en')).join(', ')} members (each with as many votes on one proposal).`, ...out].join('\n');

@@ -27,7 +27,10 @@ function docRows(canister: string): Map<string, string> {
   const rows = new Map<string, string>();
   for (const line of lines.slice(start + 4)) {
     if (!line.startsWith('|')) break;
-    const [method, kind] = line.split('|').map((c) => c.trim()).slice(1, 3);
+    const [method, kind] = line
+      .split('|')
+      .map((c) => c.trim())
+      .slice(1, 3);
     assert.ok(!rows.has(method!), `${canister}.${method} is listed once`);
     rows.set(method!, kind!);
   }
@@ -49,8 +52,10 @@ it('W21: docs/ic-cost.md lists every method of every committed .did, with its ki
   }
 });
 
-it("W21: an update's cycles are the 13-node fees: 1.2 M ingress + 2,000 a byte + 5 M a message + 1 an instruction + 260,000 a call; a query's none", () => {
-  const update = { kind: 'update', argBytes: 100, messages: 3, interCanisterCalls: 1 } as const;
+it("W21: an update's cycles are the 13-node fees: 1.2 M ingress + 2,000 a byte + 5 M a message + 1 an instruction + 260,000 a call; a query's none unless another canister calls it", () => {
+  const update = { kind: 'update', how: 'real', argBytes: 100, messages: 3, interCanisterCalls: 1 } as const;
   assert.equal(cyclesOf(update, 50_000_000), 1_200_000 + 200_000 + 15_000_000 + 50_000_000 + 260_000);
   assert.equal(cyclesOf({ ...update, kind: 'query' }, 50_000_000), 0);
+  // Called by another canister, a query runs replicated: its execution and the call are charged.
+  assert.equal(cyclesOf({ ...update, kind: 'query', how: 'callee' }, 10_000_000), 260_000 + 5_000_000 + 10_000_000);
 });
