@@ -71,11 +71,27 @@ const millions = (n: number) => (n / 1e6).toFixed(2);
 const usd = (cycles: number) => (cycles / 1e12) * USD_PER_XDR;
 const money = (x: number) => (x === 0 ? '0 (free)' : `$${x < 0.001 ? x.toExponential(2) : x.toFixed(4)}`);
 
+/** The calls the issue names: a join, a vote, a transfer, a contribution, the proposal list. */
+export const HEADLINE = [
+  'user create_account',
+  'user verify_email',
+  'membership mint_membership_registered',
+  'user upgrade_membership_to_active',
+  'governance create_proposal',
+  'governance cast_vote',
+  'ledger icrc1_transfer',
+  'campaign contribute',
+  'governance list_proposals',
+  'governance list_votes_page',
+  'ledger icrc1_symbol',
+];
+
 export function costTables(files: CostFile[]): string {
   const sizes = files.map((f) => f.members);
   const byKey = new Map<string, Array<[number, CostCall]>>();
   for (const f of files) for (const c of f.calls) byKey.set(`${c.canister} ${c.method}`, [...(byKey.get(`${c.canister} ${c.method}`) ?? []), [f.members, c]]);
   const out: string[] = [];
+  const headline: string[] = [];
   let canister = '';
   for (const [key, list] of [...byKey].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const last = list.reduce((m, x) => (x[0] > m[0] ? x : m))[1];
@@ -96,11 +112,22 @@ export function costTables(files: CostFile[]): string {
     const rounds = String(Math.floor(ROUND_INSTRUCTIONS / (own.value + EXECUTION_OVERHEAD)));
     const ofLimit = `${((own.value / QUERY_LIMIT) * 100).toFixed(2)} % of the query limit`;
     const perRound = last.kind === 'update' ? rounds : charged ? `${rounds} (${ofLimit})` : `— (${ofLimit})`;
+    const row = `| ${last.kind} | ${HOW[last.how]} → ${last.outcome.replace(/\|/g, '/')} | ${millions(own.value)} | ${own.fit} | ${last.messages > 1 ? `${millions(chain.value)} (${last.messages})` : '—'} | ${charged ? `${millions(cycles)} M` : '0'} | ${money(usd(cycles))} | ${money(usd(cycles) * 1000)} | ${perRound} |`;
+    if (HEADLINE.includes(key)) headline[HEADLINE.indexOf(key)] = `| ${key.replace(' ', '.')} ${row}`;
     out.push(
       `| ${key.split(' ')[1]} | ${last.kind} | ${HOW[last.how]} → ${last.outcome.replace(/\|/g, '/')} | ${millions(own.value)} | ${own.fit} | ${last.messages > 1 ? `${millions(chain.value)} (${last.messages})` : '—'} | ${charged ? `${millions(cycles)} M` : '0'} | ${money(usd(cycles))} | ${money(usd(cycles) * 1000)} | ${perRound} |`,
     );
   }
-  return [`Sizes surveyed: ${sizes.map((n) => n.toLocaleString('en')).join(', ')} members (each with as many votes on one proposal).`, ...out].join('\n');
+  const head = '| kind | called with → outcome | instructions (M) | fit | chain (M, messages) | cycles | USD a call | USD per 1,000 | a round |';
+  return [
+    `| method ${head}`,
+    '| --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |',
+    ...headline.filter(Boolean),
+    '',
+    '<!-- every method -->',
+    `Sizes surveyed: ${sizes.map((n) => n.toLocaleString('en')).join(', ')} members (each with as many votes on one proposal).`,
+    ...out,
+  ].join('\n');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
