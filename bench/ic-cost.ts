@@ -1,0 +1,136 @@
+// docs/ic-cost.md's tables (decision W21) from the cost surveys of `npm run bench wasm` at two or more
+// sizes (BENCH_WASM_COST=<file.json>): each method's instructions at 10,000 members, measured or
+// extrapolated, priced with the IC's fees for a 13-node application subnet.
+//   node --import tsx bench/ic-cost.ts cost-300.json cost-1000.json cost-3000.json > tables.md
+import { readFileSync } from 'node:fs';
+import type { CostCall, CostFile } from './wasm-cost.ts';
+
+export const AT = 10_000;
+/** The IC's fees on a 13-node application subnet, in cycles (docs/ic-cost.md cites the page). */
+export const FEES = {
+  ingressMessage: 1_200_000,
+  ingressByte: 2_000,
+  updateMessage: 5_000_000,
+  instruction: 1,
+  interCanisterCall: 260_000,
+} as const;
+/** 1 T cycles = 1 XDR; the cited page's XDR rate in USD. */
+export const USD_PER_XDR = 1.35;
+/** Short messages of one canister run about 7 B − 5 B = 2 B instructions a round, each execution counted 2 M more. */
+export const ROUND_INSTRUCTIONS = 2_000_000_000;
+export const EXECUTION_OVERHEAD = 2_000_000;
+export const QUERY_LIMIT = 5_000_000_000;
+
+export interface Fit {
+  value: number;
+  /** measured (at 10,000), constant, linear or log. */
+  fit: 'measured' | 'constant' | 'linear' | 'log';
+}
+
+/** The value at AT from (size, value) points, the largest two extrapolated; with three, linear or log by the middle point. */
+export function fitAt(points: Array<[number, number]>): Fit {
+  const sorted = [...points].sort((a, b) => a[0] - b[0]);
+  const exact = sorted.find(([n]) => n === AT);
+  if (exact) return { value: exact[1], fit: 'measured' };
+  const [n2, v2] = sorted.at(-1)!;
+  const [n1, v1] = sorted.at(-2) ?? sorted.at(-1)!;
+  // Within 3 % (or 50,000 instructions) between the sizes: the same cost, what the store holds does not matter.
+  if (n1 === n2 || Math.abs(v2 - v1) <= Math.max(0.03 * v1, 50_000)) return { value: Math.max(v1, v2), fit: 'constant' };
+  let log = false;
+  if (sorted.length >= 3) {
+    const [a, va] = sorted[0]!;
+    const [b, vb] = sorted.at(-1)!;
+    const [mid, vm] = sorted[sorted.length - 2]!;
+    const linear = va + ((vb - va) * (mid - a)) / (b - a);
+    const logarithmic = va + ((vb - va) * Math.log(mid / a)) / Math.log(b / a);
+    log = Math.abs(logarithmic - vm) < Math.abs(linear - vm);
+  }
+  const value = log ? v2 + ((v2 - v1) * Math.log(AT / n2)) / Math.log(n2 / n1) : v2 + ((v2 - v1) * (AT - n2)) / (n2 - n1);
+  return { value, fit: log ? 'log' : 'linear' };
+}
+
+/**
+ * An ingress update: reception and its bytes, then every message of its chain executed and every call it
+ * makes. A method another canister calls (a query too: between canisters it runs replicated and is
+ * charged): its execution plus the call, which the caller pays. A query from outside: free.
+ */
+export function cyclesOf(c: Pick<CostCall, 'kind' | 'how' | 'argBytes' | 'messages' | 'interCanisterCalls'>, chainInstructions: number): number {
+  if (c.how === 'callee') return FEES.interCanisterCall + FEES.updateMessage + FEES.instruction * chainInstructions;
+  if (c.kind === 'query') return 0;
+  return (
+    FEES.ingressMessage +
+    FEES.ingressByte * c.argBytes +
+    FEES.updateMessage * c.messages +
+    FEES.instruction * chainInstructions +
+    FEES.interCanisterCall * c.interCanisterCalls
+  );
+}
+
+const HOW = { real: 'real', callee: 'real, as a callee', probe: 'smallest' } as const;
+const millions = (n: number) => (n / 1e6).toFixed(2);
+const usd = (cycles: number) => (cycles / 1e12) * USD_PER_XDR;
+const money = (x: number) => (x === 0 ? '0 (free)' : `$${x < 0.001 ? x.toExponential(2) : x.toFixed(4)}`);
+
+/** The calls the issue names: a join, a vote, a transfer, a contribution, the proposal list. */
+export const HEADLINE = [
+  'user create_account',
+  'user verify_email',
+  'membership mint_membership_registered',
+  'user upgrade_membership_to_active',
+  'governance create_proposal',
+  'governance cast_vote',
+  'ledger icrc1_transfer',
+  'campaign contribute',
+  'governance list_proposals',
+  'governance list_votes_page',
+  'ledger icrc1_symbol',
+];
+
+export function costTables(files: CostFile[]): string {
+  const sizes = files.map((f) => f.members);
+  const byKey = new Map<string, Array<[number, CostCall]>>();
+  for (const f of files) for (const c of f.calls) byKey.set(`${c.canister} ${c.method}`, [...(byKey.get(`${c.canister} ${c.method}`) ?? []), [f.members, c]]);
+  const out: string[] = [];
+  const headline: string[] = [];
+  let canister = '';
+  for (const [key, list] of [...byKey].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const last = list.reduce((m, x) => (x[0] > m[0] ? x : m))[1];
+    if (last.canister !== canister) {
+      canister = last.canister;
+      out.push(
+        '',
+        `### ${canister}`,
+        '',
+        '| method | kind | called with → outcome | instructions (M) | fit | chain (M, messages) | cycles | USD a call | USD per 1,000 | a round |',
+        '| --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |',
+      );
+    }
+    const own = fitAt(list.map(([n, c]) => [n, Number(c.instructions)]));
+    const chain = fitAt(list.map(([n, c]) => [n, Number(c.chainInstructions)]));
+    const cycles = cyclesOf(last, chain.value);
+    const charged = cycles > 0;
+    const rounds = String(Math.floor(ROUND_INSTRUCTIONS / (own.value + EXECUTION_OVERHEAD)));
+    const ofLimit = `${((own.value / QUERY_LIMIT) * 100).toFixed(2)} % of the query limit`;
+    const perRound = last.kind === 'update' ? rounds : charged ? `${rounds} (${ofLimit})` : `— (${ofLimit})`;
+    const row = `| ${last.kind} | ${HOW[last.how]} → ${last.outcome.replace(/\|/g, '/')} | ${millions(own.value)} | ${own.fit} | ${last.messages > 1 ? `${millions(chain.value)} (${last.messages})` : '—'} | ${charged ? `${millions(cycles)} M` : '0'} | ${money(usd(cycles))} | ${money(usd(cycles) * 1000)} | ${perRound} |`;
+    if (HEADLINE.includes(key)) headline[HEADLINE.indexOf(key)] = `| ${key.replace(' ', '.')} ${row}`;
+    out.push(
+      `| ${key.split(' ')[1]} | ${last.kind} | ${HOW[last.how]} → ${last.outcome.replace(/\|/g, '/')} | ${millions(own.value)} | ${own.fit} | ${last.messages > 1 ? `${millions(chain.value)} (${last.messages})` : '—'} | ${charged ? `${millions(cycles)} M` : '0'} | ${money(usd(cycles))} | ${money(usd(cycles) * 1000)} | ${perRound} |`,
+    );
+  }
+  const head = '| kind | called with → outcome | instructions (M) | fit | chain (M, messages) | cycles | USD a call | USD per 1,000 | a round |';
+  return [
+    `| method ${head}`,
+    '| --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |',
+    ...headline.filter(Boolean),
+    '',
+    '<!-- every method -->',
+    `Sizes surveyed: ${sizes.map((n) => n.toLocaleString('en')).join(', ')} members (each with as many votes on one proposal).`,
+    ...out,
+  ].join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const files = process.argv.slice(2).map((p) => JSON.parse(readFileSync(p, 'utf8')) as CostFile);
+  console.log(costTables(files));
+}
