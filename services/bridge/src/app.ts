@@ -21,7 +21,7 @@ import authRoutes from './features/sign-in/routes.ts';
 import { sealer } from './core/auth/seal.ts';
 import { databaseSessionStore, redisSessionStore, type SessionStore } from './core/auth/session-store.ts';
 import { sessionManager } from './core/auth/sessions.ts';
-import { openCanisters, type OpenedCanisters } from './canisters.ts';
+import { openCanisters, refuseDevOptionsOnIc, type OpenedCanisters } from './canisters.ts';
 import { frontendOrigins, type BridgeConfig } from './config.ts';
 import type { BridgeContext } from './core/context.ts';
 import type { Db, OpenDatabaseOptions } from './core/db/index.ts';
@@ -47,7 +47,6 @@ import { EventLog } from './core/events/index.ts';
 import { Outbox, type FaultHook } from './core/outbox/index.ts';
 import type { FundsFollower } from './core/events/funds-follower.ts';
 import portal, { DEFAULT_PORTAL_DIR } from './features/portal/index.ts';
-import { ConfigError } from '@domdao/config';
 import type { JobRunner } from './core/jobs/index.ts';
 import type { Alerts } from './features/ai/alerts.ts';
 import type { Inference } from './features/ai/inference.ts';
@@ -322,16 +321,7 @@ export interface OpenBridgeOptions extends Pick<OpenDatabaseOptions, 'lent' | 'e
 
 /** Opens every dependency from configuration: database, session store, canisters, notification client, keys. */
 export async function openBridge(config: BridgeConfig, env: NodeJS.ProcessEnv, options: OpenBridgeOptions = {}) {
-  // On an IC network (openCanisters' rule) the development options have no canister to act on.
-  if (env.IC_GOVERNANCE_CANISTER_ID) {
-    const problems = [
-      ...(config.DEV_FAUCET_DOM > 0 ? ['DEV_FAUCET_DOM: the faucet mints on the embedded ledger only; on an IC network only governance can mint'] : []),
-      ...(config.DEV_VOTING_MINUTES > 0
-        ? ['DEV_VOTING_MINUTES: the embedded canisters only; on an IC network the voting times are the governance settings']
-        : []),
-    ];
-    if (problems.length) throw new ConfigError(problems);
-  }
+  refuseDevOptionsOnIc(config, env);
   // Decision E16: lines written while a request or job run goes on carry its trace id, whichever logger wrote them.
   const log = createLogger(config.LOG_LEVEL, 'bridge', BRIDGE_VERSION, options.logStream, { traceFromContext: true });
   // The embedded canisters and PGlite are single-process: one bridge per DATA_DIR (decision B18).

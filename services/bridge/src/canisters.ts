@@ -6,6 +6,8 @@ import { EMBEDDED_CANISTER_IDS, principalFromSeed, type BlocksCallbackQuery, typ
 import { EmbeddedPlatform, type EmbeddedPlatformOptions } from '@domdao/canisters/embedded';
 import type { Identity } from '@icp-sdk/core/agent';
 import { icClientsForIdentity, icClientsFromEnv } from '@domdao/canisters/ic';
+import { ConfigError } from '@domdao/config';
+import type { BridgeConfig } from './config.ts';
 
 export const EMBEDDED_BRIDGE_PRINCIPAL = principalFromSeed('domdao-bridge');
 const NS_PER_MINUTE = 60_000_000_000n;
@@ -77,4 +79,16 @@ export async function openCanisters(
     blocksCallback: platform.blocksCallback(EMBEDDED_BRIDGE_PRINCIPAL),
     close: () => platform.close(),
   };
+}
+
+/** On an IC network (openCanisters' rule) the development options have no canister to act on: refused at start. */
+export function refuseDevOptionsOnIc(config: Pick<BridgeConfig, 'DEV_FAUCET_DOM' | 'DEV_VOTING_MINUTES'>, env: NodeJS.ProcessEnv): void {
+  if (!env.IC_GOVERNANCE_CANISTER_ID) return;
+  const problems = [
+    ...(config.DEV_FAUCET_DOM > 0 ? ['DEV_FAUCET_DOM: the faucet mints on the embedded ledger only; on an IC network only governance can mint'] : []),
+    ...(config.DEV_VOTING_MINUTES > 0
+      ? ['DEV_VOTING_MINUTES: the embedded canisters only; on an IC network the voting times are the governance settings']
+      : []),
+  ];
+  if (problems.length) throw new ConfigError(problems);
 }
