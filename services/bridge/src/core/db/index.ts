@@ -19,6 +19,7 @@ import * as wallet from './migrations/062-wallet.ts';
 import * as proposalEventsIndex from './migrations/064-proposal-events-index.ts';
 import * as displayNameKeys from './migrations/065-display-name-keys.ts';
 import * as auditRetention from './migrations/066-audit-retention.ts';
+import * as delegateStatements from './migrations/068-delegate-statements.ts';
 import { pgliteDialect, type Lite } from './pglite-dialect.ts';
 import { auditRemovalRight, grantAppRole, type RemovalRight } from './roles.ts';
 import type { Database } from './schema.ts';
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '064-proposal-events-index': proposalEventsIndex,
   '065-display-name-keys': displayNameKeys,
   '066-audit-retention': auditRetention,
+  '068-delegate-statements': delegateStatements,
 };
 
 export interface OpenDatabaseOptions {
