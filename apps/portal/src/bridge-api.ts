@@ -9380,7 +9380,7 @@ export interface operations {
                                 owner: string;
                                 /** @description the member's display name; null when the owner is no member */
                                 display_name: string | null;
-                                /** @description a platform account: DAO treasury, Campaign #<id> (its escrow), Campaign canister, Governance */
+                                /** @description a platform account: DAO treasury, Campaign #<id> (its escrow), Campaigns (the campaigns’ own account, which contributions allow to take DOM), Governance */
                                 label: string | null;
                             } | null;
                             /** @description the memo as text when printable, else 0x-hex */
