@@ -281,7 +281,8 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
 }
 
 /** `lent` and `embeddedInitdb`: tests only, for the embedded database (decisions R24, R25). */
-export interface OpenBridgeOptions extends Pick<OpenDatabaseOptions, 'lent' | 'embeddedInitdb'> {
+/** `onProgress`: what a long database open is doing (decision R32), beside the log's lines. */
+export interface OpenBridgeOptions extends Pick<OpenDatabaseOptions, 'lent' | 'embeddedInitdb' | 'onProgress'> {
   now?: () => number;
   logStream?: DestinationStream;
   notifier?: NotificationClient;
