@@ -53,7 +53,7 @@ describe('issue 48 items 6 and 7: what members see, in Chromium (decisions F50â€
     });
     assert.equal(kyc.statusCode, 200, kyc.body);
     await signIn('pat-pays@example.org', '/me');
-    await page.waitForSelector('section[aria-labelledby=membership-h] >> text=Registered');
+    await page.waitForSelector('main p.big:has-text("Registered")');
     assert.equal(await page.locator('[data-testid=active-until]').count(), 0, 'no end date while Registered');
     await page.click('button:has-text("simulated checkout")');
     const paid = async () => {
@@ -113,7 +113,7 @@ describe('issue 48 items 6 and 7: what members see, in Chromium (decisions F50â€
 
   it('decision F52: at 375 px the menu and the footer links are 24 Ã— 24 px at least (every shot checks every control)', async () => {
     await page.goto(`${base}/me`);
-    await page.waitForSelector('#membership-h');
+    await page.waitForSelector('h1:has-text("My membership")');
     await page.setViewportSize({ width: 375, height: 800 });
     const sizes = await page.evaluate(() =>
       Array.from(document.querySelectorAll('header nav a, footer a')).map((a) => {
