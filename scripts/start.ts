@@ -5,6 +5,7 @@
 import { ConfigError } from '@domdao/config';
 import { startNotificationService } from '../services/notification/src/main.ts';
 import { startBridge } from '../services/bridge/src/main.ts';
+import { databaseProgressLine } from '../services/bridge/src/core/db/index.ts';
 import { startGateway } from '../services/gateway/src/main.ts';
 import { buildPortal } from '../apps/portal/build.ts';
 import { Metrics, NPM_START_METRICS_PORT, serveMetrics } from '@domdao/service-kit';
@@ -181,7 +182,8 @@ try {
           DEV_VOTING_MINUTES: env.DEV_VOTING_MINUTES ?? String(DEV_VOTING_MINUTES),
         }),
       },
-      { metrics },
+      // Decision R32: the first start creates the database for a while; a person sees it happen.
+      { metrics, onProgress: (p) => console.error(`platform: ${databaseProgressLine(p)}`) },
     ),
     (b) => b.app.close(),
   );

@@ -103,6 +103,27 @@ describe('npm start and npm run register', () => {
     assert.equal(scripts['start:dev'], `node ${START_DEV_FLAGS.join(' ')} scripts/start.ts`);
   });
 
+  it('decision R32: the first start says it is creating the database before it goes quiet, then each migration step, then that the database is ready, all before the banner', () => {
+    const up = banner.indexOf('DOM DAO platform is up');
+    const creating = banner.indexOf(`platform: creating the database in ${dir}/pglite (first start, about a minute)…\n`);
+    assert.ok(creating >= 0 && creating < up, banner.slice(0, 2000));
+    assert.match(banner, /\nplatform: database created in \d+\.\d s; bringing it to this release's schema…\n/);
+    const steps = [...banner.matchAll(/^platform: database step (\d+) of (\d+): (\S+)$/gm)].map((m) => [Number(m[1]), Number(m[2]), m[3]] as const);
+    assert.ok(steps.length > 10, `the steps: ${JSON.stringify(steps)}`);
+    assert.deepEqual(
+      steps.map(([i]) => i),
+      steps.map((_, i) => i + 1),
+      'each step once, in order',
+    );
+    assert.ok(
+      steps.every(([, of]) => of === steps.length),
+      'each says how many there are',
+    );
+    assert.equal(steps[0]![2], '001-initial');
+    assert.match(banner, new RegExp(`\\nplatform: database ready: ${steps.length} steps in \\d+\\.\\d s\\n`));
+    assert.ok(banner.indexOf('platform: database ready') < up);
+  });
+
   it('decision R10: without HOST, the gateway and both services listen on 127.0.0.1 only, as the banner says (the gateway first, decision E1)', async () => {
     assert.match(banner, new RegExp(`up \\(embedded defaults\\)\\n +platform gateway +http://127\\.0\\.0\\.1:${gatewayPort} `));
     assert.match(banner, new RegExp(`notification service +http://127\\.0\\.0\\.1:${notificationPort} `));

@@ -17,6 +17,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** A 429's Retry-After in seconds, when the answer said (decision B107's faucet, the per-member limits). */
+    readonly retryAfter?: number,
   ) {
     super(message);
   }
@@ -61,7 +63,13 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   }
   if (!r.ok) {
     const d = (data ?? {}) as { error?: string; message?: string };
-    throw new ApiError(r.status, d.error ?? `HTTP_${r.status}`, d.message ?? (r.statusText || 'The request failed.'));
+    const wait = Number(r.headers.get('retry-after') ?? NaN);
+    throw new ApiError(
+      r.status,
+      d.error ?? `HTTP_${r.status}`,
+      d.message ?? (r.statusText || 'The request failed.'),
+      Number.isFinite(wait) && wait > 0 ? wait : undefined,
+    );
   }
   return data as T;
 }
@@ -112,6 +120,13 @@ export function toE8s(text: string): string | undefined {
   if (!m) return undefined;
   const v = BigInt(m[1]!) * E8S + BigInt((m[2] ?? '').padEnd(8, '0') || '0');
   return v > 0n ? String(v) : undefined;
+}
+
+/** A wait in seconds in words: "3 h 12 min", "12 min", "40 s". */
+export function waitText(seconds: number): string {
+  if (seconds < 60) return `${Math.ceil(seconds)} s`;
+  const min = Math.ceil(seconds / 60);
+  return min < 60 ? `${min} min` : `${Math.floor(min / 60)} h${min % 60 ? ` ${min % 60} min` : ''}`;
 }
 
 export const usd = (n: number) => n.toLocaleString('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: n < 1 ? 6 : 2 });

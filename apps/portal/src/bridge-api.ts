@@ -557,6 +557,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me/membership": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in member's membership: its status, its term and the latest payment (decision F50)
+         * @description Session required; a bearer token without the cookie answers 401 SESSION_REQUIRED (decision V10). The status and dates from the membership canister; the payment is the newest the card processor's webhook recorded for the member, whatever became of it.
+         */
+        get: operations["getMyMembership"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/dev/checkout": {
         parameters: {
             query?: never;
@@ -957,6 +977,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/governance/my-ballots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in member's ballots on the latest proposals, direct or by a delegate (decision F53)
+         * @description Session required; asked as the member. The latest `limit` proposals, those whose voting has opened, each with the member’s ballot as GET …/my-vote gives it: one request for what the delegation page shows (decision F53).
+         */
+        get: operations["listMyRecentBallots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/governance/admin/events": {
         parameters: {
             query?: never;
@@ -966,7 +1006,7 @@ export interface paths {
         };
         /**
          * The governance admin event log as the follower stored it (decisions V3, V15)
-         * @description Admin session required; the events as the follower stored them, paged by after_seq.
+         * @description Admin session required; the events as the follower stored them: oldest first paged by after_seq, or with order=newest newest first paged by before_seq (the admin console, decision F53).
          */
         get: operations["listGovernanceEvents"];
         put?: never;
@@ -1118,6 +1158,66 @@ export interface paths {
          */
         get: operations["listDelegators"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/delegates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Members who offer to be delegates: their statements and how many members each votes for (decision B108)
+         * @description Session required. Members who wrote a delegate statement, newest statement first; page with `after` = `next_after`. The counts are read from the governance canister as each delegate (G33).
+         */
+        get: operations["listDelegates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/delegates/{principal}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A member as a delegate: their statement and how many members they vote for (decision B108)
+         * @description Session required. A member without a statement answers `statement`, `updated_at`, `members` and `delegations` null: how many follow a member is shown only once they offer to be a delegate.
+         */
+        get: operations["getDelegate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/delegate-statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Write, change or remove your statement as a delegate (decision B108)
+         * @description Session required (cross-site rule). Stored as NFC with bidi controls dropped (decision F41), tabs as spaces and line breaks as \n, at most two in a row; control characters and stacks of more than four combining marks are refused; at most 500 characters once trimmed. Empty or null removes it.
+         */
+        put: operations["setDelegateStatement"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1348,7 +1448,7 @@ export interface paths {
         put?: never;
         /**
          * Development only: mint DEV_FAUCET_DOM test DOM to the signed-in member (production refuses it; decision L22)
-         * @description Session required; answers 404 unless DEV_FAUCET_DOM is set, which production refuses (decision L22).
+         * @description Session required; answers 404 unless DEV_FAUCET_DOM is set, which production refuses (decision L22). At most DEV_FAUCET_PER_DAY grants a member in 24 hours (decision B107).
          */
         post: operations["mintDevelopmentDom"];
         delete?: never;
@@ -4499,6 +4599,99 @@ export interface operations {
             };
         };
     };
+    getMyMembership: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the membership and the latest payment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description null before the email address is confirmed (no membership token yet) */
+                        status: "Registered" | "Active" | "Expired" | "Revoked" | (never | null);
+                        /** Format: date-time */
+                        joined_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description the end of the paid term (Dec 31 23:59:59 UTC, spec 2); null while Registered
+                         */
+                        active_until: string | null;
+                        payment: {
+                            /** @description in the currency’s minor unit, as a decimal string */
+                            amount_minor: string;
+                            currency: string;
+                            /** Format: date-time */
+                            received_at: string;
+                            /** @description processing: the upgrade is under way; applied: it made the membership Active; held: in escrow for an administrator to review */
+                            state: "processing" | "applied" | "held";
+                        } | null;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED or SESSION_REQUIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description MEMBERSHIP_UNAVAILABLE (the membership canister did not answer) or SESSION_STORE_UNAVAILABLE; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     simulateCheckout: {
         parameters: {
             query?: never;
@@ -6254,11 +6447,9 @@ export interface operations {
             };
         };
     };
-    listGovernanceEvents: {
+    listMyRecentBallots: {
         parameters: {
             query?: {
-                /** @description cursor: events after this sequence number (decimal, at most 9223372036854775807) */
-                after_seq?: string;
                 limit?: number;
             };
             header?: never;
@@ -6267,7 +6458,88 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description events oldest first */
+            /** @description newest proposal first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            proposal: {
+                                id: string;
+                                title: string;
+                                category: string;
+                                status: string;
+                                /** Format: date-time */
+                                voting_closes: string;
+                            };
+                            vote: string | null;
+                            cast: "direct" | "delegate" | (never | null);
+                            delegate: string | null;
+                            /** @description the delegate's display name (decisions F22, V31); null for a direct vote */
+                            delegate_name: string | null;
+                            /** @description false while the member may still vote themselves */
+                            final: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR (limit 1–20) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED or SESSION_REQUIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    listGovernanceEvents: {
+        parameters: {
+            query?: {
+                /** @description cursor: events after this sequence number, oldest first (decimal, at most 9223372036854775807) */
+                after_seq?: string;
+                order?: "oldest" | "newest";
+                /** @description with order=newest: events before this sequence number (the last `seq` of the page before) (decimal, at most 9223372036854775807) */
+                before_seq?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description events, oldest first (or newest first with order=newest) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6289,12 +6561,14 @@ export interface operations {
                             /** Format: date-time */
                             occurred_at: string;
                         }[];
-                        /** @description a decimal nat64 */
-                        next_after_seq: string | null;
+                        /** @description oldest first: the last seq of a full page; null: no more */
+                        next_after_seq?: string | (never | null);
+                        /** @description order=newest: the last seq of a full page; null: no more */
+                        next_before_seq?: string | (never | null);
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR (also after_seq with order=newest, before_seq without it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7166,6 +7440,263 @@ export interface operations {
             };
             /** @description UNAUTHORIZED or SESSION_REQUIRED */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    listDelegates: {
+        parameters: {
+            query?: {
+                /** @description `next_after` of the page before */
+                after?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of delegate profiles */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            principal: string;
+                            /** @description decision F22 */
+                            display_name: string | null;
+                            /** @description at most 500 characters; null: none written */
+                            statement: string | null;
+                            /** Format: date-time */
+                            updated_at: string | null;
+                            /** @description members the delegate votes for now, each once whatever their categories (null without a statement, or past 2,000 delegations) */
+                            members: string | null;
+                            /** @description delegations made to them now, one a category (G33); null without a statement */
+                            delegations: string | null;
+                        }[];
+                        next_after: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED or SESSION_REQUIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getDelegate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description principal (text) */
+                principal: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the profile */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        principal: string;
+                        /** @description decision F22 */
+                        display_name: string | null;
+                        /** @description at most 500 characters; null: none written */
+                        statement: string | null;
+                        /** Format: date-time */
+                        updated_at: string | null;
+                        /** @description members the delegate votes for now, each once whatever their categories (null without a statement, or past 2,000 delegations) */
+                        members: string | null;
+                        /** @description delegations made to them now, one a category (G33); null without a statement */
+                        delegations: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED or SESSION_REQUIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no member has this principal */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    setDelegateStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description at most 500 characters once trimmed; empty or null: no statement (you no longer offer yourself as a delegate) */
+                    statement: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description your profile as members now see it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        principal: string;
+                        /** @description decision F22 */
+                        display_name: string | null;
+                        /** @description at most 500 characters; null: none written */
+                        statement: string | null;
+                        /** Format: date-time */
+                        updated_at: string | null;
+                        /** @description members the delegate votes for now, each once whatever their categories (null without a statement, or past 2,000 delegations) */
+                        members: string | null;
+                        /** @description delegations made to them now, one a category (G33); null without a statement */
+                        delegations: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: too long, a control character, a stack of combining marks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED or SESSION_REQUIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8074,6 +8605,8 @@ export interface operations {
                         fee_e8s: string;
                         /** @description e8s the development faucet gives per request; null when it is off (decision F26) */
                         faucet_e8s: string | null;
+                        /** @description how many times one member may take it in 24 hours (DEV_FAUCET_PER_DAY); null when it is off (decision B107) */
+                        faucet_per_day: number | null;
                     };
                 };
             };
@@ -8577,6 +9110,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description RATE_LIMITED, with Retry-After: DEV_FAUCET_PER_DAY grants taken in the 24 hours since the first (decision B107) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     sendDom: {
@@ -8837,7 +9388,7 @@ export interface operations {
                                 owner: string;
                                 /** @description the member's display name; null when the owner is no member */
                                 display_name: string | null;
-                                /** @description a platform account: DAO treasury, Campaign #<id> (its escrow), Campaign canister, Governance */
+                                /** @description a platform account: DAO treasury, Campaign #<id> (its escrow), Campaigns (the campaigns’ own account, which contributions allow to take DOM), Governance */
                                 label: string | null;
                             } | null;
                             /** @description the memo as text when printable, else 0x-hex */

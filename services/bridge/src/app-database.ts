@@ -6,7 +6,7 @@ import type { ServiceLogger } from '@domdao/service-kit';
 import type { OpenBridgeOptions } from './app.ts';
 import type { BridgeConfig } from './config.ts';
 import { recordRetentionFloor } from './core/audit/retention.ts';
-import { MigrationPrivilegeError, openDatabase, type OpenedDatabase } from './core/db/index.ts';
+import { databaseProgressLine, MigrationPrivilegeError, openDatabase, type DatabaseProgress, type OpenedDatabase } from './core/db/index.ts';
 import type { BridgeMetrics } from './core/metrics/index.ts';
 
 const ROLES_DOC = 'docs/operations.md "Database roles"';
@@ -19,6 +19,11 @@ export async function openBridgeDatabase(
   onFailed: (err: Error) => void,
 ): Promise<OpenedDatabase> {
   const ownerStep = (owner: Parameters<typeof recordRetentionFloor>[0]) => recordRetentionFloor(owner, config.AUDIT_RETENTION_DAYS);
+  // Decision R32: a first start creates the database and runs every migration, which takes a while.
+  const onProgress = (p: DatabaseProgress) => {
+    log.logger.info({ event: `database.${p.step}`, ...p }, databaseProgressLine(p));
+    options.onProgress?.(p);
+  };
   let database: OpenedDatabase;
   try {
     database = await openDatabase(
@@ -27,6 +32,7 @@ export async function openBridgeDatabase(
             url: config.DATABASE_URL,
             ...(config.DATABASE_MIGRATION_URL && { migrationUrl: config.DATABASE_MIGRATION_URL }),
             ownerStep,
+            onProgress,
             onPoolError: (err) =>
               log.logger.warn({ event: 'database.connection_lost', err: err.message }, 'an idle database connection was closed; it will be reopened on demand'),
           }
@@ -35,6 +41,7 @@ export async function openBridgeDatabase(
             ...(options.embeddedInitdb && { embeddedInitdb: options.embeddedInitdb }),
             dir: `${config.DATA_DIR}/pglite`,
             ownerStep,
+            onProgress,
             embeddedFsync: config.EMBEDDED_DATABASE_FSYNC,
             ...(options.embeddedSyncFault && { onEmbeddedSync: options.embeddedSyncFault }),
             onEmbeddedSyncFailed: (err) => {

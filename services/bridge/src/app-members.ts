@@ -58,6 +58,7 @@ export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx,
     governanceAs,
     names,
     limit: memberLimit,
+    now,
     // Decision V33: the delegators list's cursors are sealed under a key of their own.
     cursorKey: delegatorsCursorKey(ctx.keys.sessionDataKey),
     // Decision V29: the inbox tells the voter's delegators (features/inbox/delegate-votes.ts).
@@ -86,10 +87,12 @@ export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx,
     campaignCanister: parts.canisters.ids.campaign,
     now,
     names,
+    limit: memberLimit,
     ...(platform &&
       config.DEV_FAUCET_DOM > 0 && {
         faucet: {
           e8s: BigInt(config.DEV_FAUCET_DOM) * 100_000_000n,
+          perDay: config.DEV_FAUCET_PER_DAY,
           async mint(to: string, e8s: bigint) {
             const r = await platform.as(platform.ids.governance).ledger.icrc1_transfer({ to: { owner: to }, amount: e8s });
             if ('Err' in r) throw new HttpError(502, 'LedgerError', `the ledger refused the mint: ${Object.keys(r.Err)[0]}`);

@@ -228,7 +228,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   const guards = createGuards({ sessions: ctx.sessions, frontendOrigins: ctx.frontendOrigins, publicUrl: config.PUBLIC_URL });
   const blindIndex = (email: string) => emailBlindIndex(ctx.keys.blindIndexKey, email);
   const sendVerificationEmail = (m: Parameters<typeof sendVerification>[1]) => sendVerification(ctx, m);
-  // Decisions B92, B93, V35, V36: what one member can make the bridge do, per window.
+  // Decisions B92, B93, V35, V36, B107: what one member can make the bridge do, per window.
   const memberLimit = memberLimiter({
     throttle: ctx.throttle,
     audit,
@@ -236,6 +236,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
       proposals: config.PROPOSAL_LIMIT_PER_HOUR,
       delegation_changes: config.DELEGATION_CHANGE_LIMIT_PER_HOUR,
       member_searches: config.MEMBER_SEARCH_LIMIT_PER_MINUTE,
+      faucet_grants: config.DEV_FAUCET_PER_DAY,
     },
     refused: metrics.memberLimited,
   });
@@ -295,7 +296,8 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
 }
 
 /** `lent` and `embeddedInitdb`: tests only, for the embedded database (decisions R24, R25). */
-export interface OpenBridgeOptions extends Pick<OpenDatabaseOptions, 'lent' | 'embeddedInitdb'> {
+/** `onProgress`: what a long database open is doing (decision R32), beside the log's lines. */
+export interface OpenBridgeOptions extends Pick<OpenDatabaseOptions, 'lent' | 'embeddedInitdb' | 'onProgress'> {
   now?: () => number;
   logStream?: DestinationStream;
   notifier?: NotificationClient;

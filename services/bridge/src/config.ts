@@ -109,6 +109,12 @@ export const BridgeEnv = Type.Object({
     0,
     1_000_000,
   ),
+  DEV_FAUCET_PER_DAY: Env.int(
+    5,
+    'development only: how many times one member may take test DOM from POST /api/dev/faucet in 24 hours before 429 RATE_LIMITED with Retry-After (decision B107)',
+    1,
+    1000,
+  ),
   EMBEDDED_TREASURY_DOM: Env.int(
     0,
     "DOM the embedded ledger mints to the treasury's account when it is created (its initial distribution, decision L6); ignored once the ledger exists and on IC networks",

@@ -2,13 +2,16 @@
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '@domdao/config';
 import { DirectoryLockedError } from '@domdao/canisters/embedded';
-import { listenForMetrics, type Metrics } from '@domdao/service-kit';
-import { openBridge } from './app.ts';
+import { listenForMetrics } from '@domdao/service-kit';
+import { openBridge, type OpenBridgeOptions } from './app.ts';
 import { loadBridgeConfig } from './config.ts';
 
-export async function startBridge(env: NodeJS.ProcessEnv, options: { metrics?: Metrics } = {}) {
+export async function startBridge(env: NodeJS.ProcessEnv, options: Pick<OpenBridgeOptions, 'metrics' | 'onProgress'> = {}) {
   const config = loadBridgeConfig(env);
-  const opened = await openBridge(config, env, options.metrics ? { metrics: options.metrics } : {});
+  const opened = await openBridge(config, env, {
+    ...(options.metrics && { metrics: options.metrics }),
+    ...(options.onProgress && { onProgress: options.onProgress }),
+  });
   // Decision B70: metrics on their own listener (METRICS_PORT), never on the bridge's public port.
   const metricsListener = await listenForMetrics(opened.app, config);
   await opened.app.listen({ port: config.PORT, host: config.HOST });

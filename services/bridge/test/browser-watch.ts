@@ -1,6 +1,7 @@
 // What a browser test holds every page to (issue 35): every console error, CSP violation, page error,
 // failed request and refused answer of a page is a problem (except the answers a journey asks for
-// on purpose); no serious or critical axe-core violation; screenshots at 1280 and 375 px.
+// on purpose); no serious or critical axe-core violation; screenshots at 1280 and 375 px; at 375 px no
+// control under 24 × 24 px (WCAG 2.2 SC 2.5.8, decision F52).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -35,9 +36,47 @@ export async function accessible(page: Page, what: string): Promise<void> {
   assert.deepEqual(found, [], `${what}: axe-core violations`);
 }
 
+/** WCAG 2.2 SC 2.5.8 Target Size (Minimum): 24 × 24 CSS px (decision F52). */
+export const TARGET_MIN_PX = 24;
+
+/**
+ * Every control on the page as laid out now that is smaller than TARGET_MIN_PX in width or height
+ * (decision F52, WCAG 2.2 SC 2.5.8): links, buttons, form fields, summaries and whatever else takes
+ * the keyboard's focus, where visible. The one exception taken is the SC's "inline" one: a link laid
+ * out inline in a line of text (its block holds text outside it), whose height the line sets. The
+ * others (spacing, an equivalent control, the browser's own control, essential) are not claimed.
+ */
+export async function smallTargets(page: Page): Promise<string[]> {
+  return page.evaluate((min) => {
+    const found: string[] = [];
+    const controls = document.querySelectorAll<HTMLElement>(
+      'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [tabindex]:not([tabindex="-1"])',
+    );
+    for (const el of Array.from(controls)) {
+      const style = getComputedStyle(el);
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0 || style.visibility === 'hidden' || el.closest('[hidden], .sr-only')) continue;
+      if (r.width >= min - 0.01 && r.height >= min - 0.01) continue;
+      if (el.tagName === 'A' && style.display === 'inline') {
+        let block = el.parentElement;
+        while (block && getComputedStyle(block).display.startsWith('inline')) block = block.parentElement;
+        const own = (el.textContent ?? '').trim();
+        const all = (block?.textContent ?? '').replace(/\s+/g, ' ').trim();
+        if (all.length > own.length) continue;
+      }
+      const label = (el.getAttribute('aria-label') || el.textContent || (el as HTMLInputElement).placeholder || el.id).trim().slice(0, 40);
+      found.push(
+        `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(' ').join('.')}` : ''} "${label}" ${r.width.toFixed(1)}×${r.height.toFixed(1)}`,
+      );
+    }
+    return found;
+  }, TARGET_MIN_PX);
+}
+
 /**
  * The accessibility check, then `screenshots/portal/<name>-<width>.png` at 1280 and 375 px;
- * `sideways` (default true) also fails a page that scrolls sideways at either width.
+ * `sideways` (default true) also fails a page that scrolls sideways at either width; at 375 px every
+ * control is at least 24 × 24 px (decision F52).
  */
 export async function shoot(page: Page, name: string, { sideways = true }: { sideways?: boolean } = {}): Promise<void> {
   await accessible(page, name);
@@ -48,6 +87,7 @@ export async function shoot(page: Page, name: string, { sideways = true }: { sid
       const wide = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1);
       assert.equal(wide, false, `${name} at ${width} px scrolls sideways`);
     }
+    if (width === 375) assert.deepEqual(await smallTargets(page), [], `${name} at 375 px: controls under ${TARGET_MIN_PX} × ${TARGET_MIN_PX} px (WCAG 2.5.8)`);
   }
   await page.setViewportSize({ width: 1280, height: 800 });
 }

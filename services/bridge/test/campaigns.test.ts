@@ -75,6 +75,8 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
       balance_e8s: String(1000n * E8S),
       fee_e8s: String(FEE),
       faucet_e8s: String(1000n * E8S),
+      // Decision B107: DEV_FAUCET_PER_DAY's default.
+      faucet_per_day: 5,
     });
     const t = (await get('/api/treasury')).json() as { account: { owner: string }; balance_e8s: string };
     assert.deepEqual([t.account.owner, t.balance_e8s], [h.opened.canisters.ids.treasury, String(5000n * E8S)]);

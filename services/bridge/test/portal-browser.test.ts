@@ -200,7 +200,7 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     await page.click('text=Vote yes');
     await page.waitForSelector('text=Your vote “Yes” is recorded.');
     await page.waitForSelector('text=Your vote: Yes');
-    await page.waitForSelector('text=Vote-pass receipt: token #');
+    await page.waitForSelector('text=Your vote receipt #');
     assert.match((await page.locator('[aria-label=Tally]').textContent()) ?? '', /1 of 1 members voted/);
     await shoot('proposal-voted');
   });

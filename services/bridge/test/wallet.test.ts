@@ -238,7 +238,7 @@ describe('sending DOM to a member (decisions B75, L41)', () => {
       all.items.slice(0, 2).map((i) => [i.kind, i.counterparty?.label]),
       [
         ['contribution', `Campaign #${id}`],
-        ['approve', 'Campaign canister'],
+        ['approve', 'Campaigns'],
       ],
     );
     assert.equal(all.items[0]!.change_e8s, String(-(E8S + FEE)));

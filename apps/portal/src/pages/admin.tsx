@@ -1,7 +1,8 @@
 // The admin console (decisions F7, F28, F33–F35): users (find by email or name, roles, sessions, KYC
 // approval and rejection with a reason), the price-proposal job run from a button with its outcome,
 // the scheduled jobs' runs grouped by job with streaks of skipped runs folded, escrowed payments, mint
-// failures, failed emails, the governance event log. Usable at 375 px: cards, stacked table rows.
+// failures, failed emails, the governance event log ten lines a page, newest first (decision F53).
+// Usable at 375 px: cards, stacked table rows.
 // The server checks the admin role on every call (403 otherwise); hiding the page is convenience.
 import { useState } from 'preact/hooks';
 import { api, ApiError, useApi, usd, when, type Answer } from '../api.ts';
@@ -159,7 +160,8 @@ function PriceJob({ onRan }: { onRan(): void }) {
     <section class="card" aria-labelledby="price-h">
       <h2 id="price-h">Price proposal</h2>
       <p class="muted">
-        Runs the price-proposal job now. A stale price or a SetDomPrice proposal still pending stops it; the minimum change does not (decision O18).
+        Runs the price-proposal job now. It stops when the price is stale or a price proposal is still pending; a change smaller than the usual minimum does not
+        stop it.
       </p>
       <button type="button" onClick={() => void run()} disabled={busy} aria-busy={busy}>
         {busy ? 'Running…' : 'Run the price job now'}
@@ -229,7 +231,62 @@ function Listing<T>({
 type Payment = Answer<'listPayments'>['payments'][number];
 type Note = Answer<'listAdminNotifications'>['notifications'][number];
 type Email = Answer<'listMemberEmails'>['items'][number];
-type Ev = Answer<'listGovernanceEvents'>['items'][number];
+
+/** Decision F53: the event log's page (newest first); a phone shows ten lines, not a column of cards. */
+const EVENTS_PAGE = 10;
+/** "ProposalCreated" → "Proposal created". */
+const words = (type: string) => type.replace(/(?<=[a-z0-9])(?=[A-Z])/g, ' ').replace(/ (\w)/g, (_m, c: string) => ` ${c.toLowerCase()}`);
+
+/** The governance event log, newest first, a page at a time with Older and Newer (decision F53). */
+function EventLog() {
+  // The cursors of the pages opened so far: the last is the page shown ('' is the newest).
+  const [pages, setPages] = useState<string[]>(['']);
+  const before = pages[pages.length - 1]!;
+  const d = useApi<Answer<'listGovernanceEvents'>>(`/api/governance/admin/events?order=newest&limit=${EVENTS_PAGE}${before ? `&before_seq=${before}` : ''}`);
+  const next = d.data?.next_before_seq;
+  return (
+    <section class="card" aria-labelledby="h-events">
+      <h2 id="h-events">Governance event log</h2>
+      {d.error ? <p class="error">{d.error.message}</p> : null}
+      {d.data && d.data.items.length === 0 ? <p>No governance event yet.</p> : null}
+      {d.data?.items.length ? (
+        <ol class="events" data-testid="events">
+          {d.data.items.map((e) => {
+            const proposal = e.data.proposal_id === undefined ? undefined : String(e.data.proposal_id);
+            return (
+              <li key={e.seq}>
+                <span class="muted">#{e.seq}</span> <strong title={e.type}>{words(e.type)}</strong>
+                {proposal ? (
+                  <>
+                    {' '}
+                    · <a href={`/proposals/${proposal}`}>proposal #{proposal}</a>
+                  </>
+                ) : null}{' '}
+                <time class="muted" dateTime={e.occurred_at}>
+                  {when(e.occurred_at)}
+                </time>
+              </li>
+            );
+          })}
+        </ol>
+      ) : null}
+      {pages.length > 1 || next ? (
+        <p class="actions">
+          {pages.length > 1 ? (
+            <button type="button" class="secondary small" onClick={() => setPages(pages.slice(0, -1))}>
+              Newer events
+            </button>
+          ) : null}
+          {next ? (
+            <button type="button" class="secondary small" onClick={() => setPages([...pages, next])}>
+              Older events
+            </button>
+          ) : null}
+        </p>
+      ) : null}
+    </section>
+  );
+}
 
 function Console() {
   const runs = useApi<Answer<'listJobRunsGrouped'>>('/api/admin/jobs/runs/grouped?limit=5');
@@ -276,21 +333,10 @@ function Console() {
         ]}
         empty="Every email went out."
       />
-      <Listing<Ev>
-        title="Governance event log"
-        path="/api/governance/admin/events?limit=20"
-        pick={(d) => [...(d as Answer<'listGovernanceEvents'>).items].reverse()}
-        columns={[
-          ['#', (e) => e.seq],
-          ['When', (e) => when(e.occurred_at)],
-          ['Event', (e) => e.type],
-          ['Proposal', (e) => String(e.data.proposal_id ?? '')],
-        ]}
-        empty="No governance event yet."
-      />
+      <EventLog />
       <section class="card" aria-labelledby="ops-h">
         <h2 id="ops-h">Operator commands</h2>
-        <p>The AI reindex takes the operators' API token, not a session (decision F7); scripts may run the price job with it too:</p>
+        <p>Rebuilding the AI search index takes the operators' API token, not a signed-in session; scripts may run the price job with it too:</p>
         <pre>
           curl -X POST -H "X-API-Token: $API_TOKEN" {location.origin}/api/ai/admin/reindex{'\n'}curl -X POST -H "X-API-Token: $API_TOKEN" {location.origin}
           /api/admin/price/submit-proposal

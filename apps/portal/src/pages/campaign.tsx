@@ -23,7 +23,7 @@ export function CampaignPage({ id }: { id: string }) {
         <span class={`badge s-${cp.status.toLowerCase()}`}>{cp.status}</span>
       </div>
       <p class="muted">
-        Started by <bdi>{cp.owner_name ?? 'a canister'}</bdi>
+        Started by <bdi>{cp.owner_name ?? 'the platform'}</bdi>
       </p>
       <p dir="auto">{cp.description}</p>
       <section class="card">
@@ -92,7 +92,7 @@ export function CampaignPage({ id }: { id: string }) {
               <tr key={x.seq}>
                 <td>{when(x.at)}</td>
                 <td>
-                  <bdi>{x.contributor_name ?? 'a canister'}</bdi>
+                  <bdi>{x.contributor_name ?? 'the platform'}</bdi>
                 </td>
                 <td>{dom(x.amount_e8s)} DOM</td>
                 <td>{x.refund ? `${dom(x.refund.amount_e8s)} DOM` : '—'}</td>

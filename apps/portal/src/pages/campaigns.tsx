@@ -58,7 +58,7 @@ export function CampaignsPage() {
             </a>
             <span class={`badge s-${c.status.toLowerCase()}`}>{c.status}</span>
             <span class="muted">
-              by <bdi>{c.owner_name ?? 'a canister'}</bdi> · until {when(c.deadline)}
+              by <bdi>{c.owner_name ?? 'the platform'}</bdi> · until {when(c.deadline)}
             </span>
             <Progress c={c} />
           </li>

@@ -1,8 +1,10 @@
 // Liquid democracy (decisions F18, F19, F38 on the bridge's V26–V27, V31): choose a delegate by name
-// (GET /api/members, decision F22) for every category or for one, see and take back what is delegated,
-// see how your delegates voted for you on the latest proposals (with the way to vote yourself while
-// voting is open), and, as a delegate, how many delegations you vote for and who, where they allowed it.
-import { useEffect, useState } from 'preact/hooks';
+// (GET /api/members, decision F22) or from the members who offer to be delegates, reading their statement
+// and how many members they vote for (decision F54 on B108), for every category or for one; see and take
+// back what is delegated; see how your delegates voted for you on the latest proposals in one request
+// (decision F53), with the way to vote yourself while voting is open; and, as a delegate, how many
+// delegations you vote for and who, where they allowed it, and your own statement.
+import { useState } from 'preact/hooks';
 import { PROPOSAL_CATEGORIES } from '@domdao/canister-kit/rules';
 import { api, ApiError, handler, useApi, when, type Answer } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
@@ -11,40 +13,30 @@ import { statusLabel } from './at-a-glance.tsx';
 
 // The categories have one source (decision S17).
 const CATEGORIES = PROPOSAL_CATEGORIES;
-/** The latest proposals whose ballots the page shows (one my-vote read each). */
+/** The latest proposals whose ballots the page shows, all read in one request (decision F53). */
 const RECENT = 10;
+/** Decision B108: a statement's length, as the bridge counts it (characters, after trimming). */
+const STATEMENT_MAX = 500;
 
 type Mine = Answer<'getDelegation'>;
 type Delegators = Answer<'listDelegators'>;
-type Proposal = Answer<'listProposals'>['items'][number];
-type Ballot = Answer<'getMyVote'>;
+type Ballots = Answer<'listMyRecentBallots'>;
+type Profile = Answer<'getDelegate'>;
 
-/** The member's ballots cast by a delegate on the latest proposals that opened (decision F38). */
-function DelegateVotes({ version }: { version: number }) {
-  const [rows, setRows] = useState<Array<{ p: Proposal; b: Ballot }> | undefined>();
-  const [msg, setMsg] = useState('');
-  useEffect(() => {
-    let live = true;
-    (async () => {
-      const { items } = await api<Answer<'listProposals'>>(`/api/governance/proposals?limit=${RECENT}`);
-      const opened = items.filter((p) => p.status !== 'Created');
-      const ballots = await Promise.all(opened.map((p) => api<Ballot>(`/api/governance/proposals/${p.id}/my-vote`)));
-      if (live) setRows(opened.map((p, i) => ({ p, b: ballots[i]! })).filter((r) => r.b.cast === 'delegate'));
-    })().catch((err: unknown) => live && setMsg(err instanceof ApiError ? err.message : String(err)));
-    return () => {
-      live = false;
-    };
-  }, [version]);
+/** The member's ballots cast by a delegate on the latest proposals that opened (decisions F38, F53). */
+function DelegateVotes() {
+  const ballots = useApi<Ballots>(`/api/governance/my-ballots?limit=${RECENT}`);
+  const rows = ballots.data?.items.filter((b) => b.cast === 'delegate');
   return (
     <section class="card" aria-labelledby="by-delegates-h">
       <h2 id="by-delegates-h">How your delegates voted for you</h2>
-      {msg ? (
-        <p class="error">{msg}</p>
+      {ballots.error ? (
+        <p class="error">{ballots.error.message}</p>
       ) : !rows ? (
         <p aria-busy="true">Loading…</p>
       ) : rows.length ? (
         <ul class="plain">
-          {rows.map(({ p, b }) => (
+          {rows.map(({ proposal: p, ...b }) => (
             <li key={p.id} data-testid="delegate-vote">
               <a href={`/proposals/${p.id}`}>
                 #{p.id} <bdi>{p.title}</bdi>
@@ -65,6 +57,123 @@ function DelegateVotes({ version }: { version: number }) {
         <p>No delegate has voted for you on the {RECENT} latest proposals.</p>
       )}
     </section>
+  );
+}
+
+/** "Votes for 3 members" (decision B108: each member once, whatever their categories). */
+function following(p: Pick<Profile, 'members' | 'delegations'>): string {
+  if (p.members !== null) return p.members === '0' ? 'No one delegates to them yet' : `Votes for ${p.members} ${p.members === '1' ? 'member' : 'members'}`;
+  return `Votes for ${p.delegations ?? '0'} delegations`;
+}
+
+/** A delegate's statement and following, as members choosing a delegate read it (decision F54). */
+function DelegateProfile({ p }: { p: Profile }) {
+  return (
+    <>
+      <p class="following">
+        <strong>
+          <bdi>{p.display_name ?? 'A member'}</bdi>
+        </strong>{' '}
+        {p.statement === null ? <span class="muted">has not written a statement as a delegate.</span> : <span class="muted">· {following(p)}</span>}
+      </p>
+      {p.statement !== null ? (
+        <p class="statement" dir="auto">
+          {p.statement}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+/** Decision F54: members who offer to be delegates, each with their statement and following, to choose from. */
+function Delegates({ onChoose }: { onChoose(m: Member): void }) {
+  const list = useApi<Answer<'listDelegates'>>(`/api/delegates?limit=${RECENT}`);
+  if (list.error) return <p class="error">{list.error.message}</p>;
+  if (!list.data) return <p aria-busy="true">Loading delegates…</p>;
+  if (!list.data.items.length) return <p class="muted">No member has written a statement as a delegate yet: search for anyone by name below.</p>;
+  return (
+    <ul class="plain delegates" aria-label="Members who offer to be delegates">
+      {list.data.items.map((p) => (
+        <li key={p.principal} class="delegate" data-testid="delegate">
+          <DelegateProfile p={p} />
+          <button
+            type="button"
+            class="secondary small"
+            aria-label={`Choose ${p.display_name ?? 'this member'} as your delegate`}
+            onClick={() => onChoose({ principal: p.principal, display_name: p.display_name ?? 'A member' })}
+          >
+            Choose
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The chosen delegate's statement and following, read when they are chosen. */
+function Chosen({ delegate }: { delegate: Member }) {
+  const p = useApi<Profile>(`/api/delegates/${encodeURIComponent(delegate.principal)}`);
+  if (!p.data) return p.error ? <p class="error">{p.error.message}</p> : <p aria-busy="true">…</p>;
+  return (
+    <div class="chosen" data-testid="chosen-profile">
+      <DelegateProfile p={p.data} />
+    </div>
+  );
+}
+
+/** Decision F54: the member's own statement as a delegate, written, changed or removed here. */
+function MyStatement({ principal, onSaved }: { principal: string; onSaved(): void }) {
+  const mine = useApi<Profile>(`/api/delegates/${encodeURIComponent(principal)}`);
+  const [text, setText] = useState<string | null>(null);
+  const [msg, setMsg] = useState('');
+  if (!mine.data) return mine.error ? <p class="error">{mine.error.message}</p> : <p aria-busy="true">…</p>;
+  const value = text ?? mine.data.statement ?? '';
+  const length = [...value.trim()].length;
+  const save = async (statement: string | null) => {
+    setMsg('');
+    try {
+      const r = await api<Profile>('/api/me/delegate-statement', { method: 'PUT', body: { statement } });
+      setText(null);
+      mine.reload();
+      onSaved();
+      setMsg(r.statement === null ? 'Statement removed: you are no longer listed as a delegate.' : 'Saved: members choosing a delegate now read it.');
+    } catch (err) {
+      setMsg(err instanceof ApiError ? err.message : String(err));
+    }
+  };
+  return (
+    <form
+      id="statement-form"
+      onSubmit={handler(async (e: Event) => {
+        e.preventDefault();
+        await save(value);
+      })}
+    >
+      <label for="statement">Your statement as a delegate</label>
+      <textarea
+        id="statement"
+        rows={4}
+        value={value}
+        aria-describedby="statement-hint"
+        onInput={(e) => setText(e.currentTarget.value)}
+        maxLength={STATEMENT_MAX * 2}
+      />
+      <p id="statement-hint" class={`hint${length > STATEMENT_MAX ? ' bad' : ''}`}>
+        {length} of {STATEMENT_MAX} characters. Members choosing a delegate read it, with how many members you vote for. Leave it empty to stop offering
+        yourself.
+      </p>
+      <div class="actions">
+        <button type="submit" disabled={length > STATEMENT_MAX}>
+          Save statement
+        </button>
+        {mine.data.statement !== null ? (
+          <button type="button" class="secondary" onClick={handler(() => save(null))}>
+            Remove statement
+          </button>
+        ) : null}
+      </div>
+      <p role="status">{msg}</p>
+    </form>
   );
 }
 
@@ -136,7 +245,8 @@ export function DelegationPage() {
           <p aria-busy="true">Loading…</p>
         )}
       </section>
-      <DelegateVotes version={version} />
+      {/* A change of delegation (or of a statement) reads these again. */}
+      <DelegateVotes key={`votes-${version}`} />
       {isActive(session) ? (
         <section class="card" aria-labelledby="choose-h">
           <h2 id="choose-h">Choose a delegate</h2>
@@ -156,17 +266,23 @@ export function DelegationPage() {
             }}
           >
             {delegate ? (
-              <p id="delegate-chosen">
-                Delegate:{' '}
-                <strong>
-                  <bdi>{delegate.display_name}</bdi>
-                </strong>{' '}
-                <button type="button" class="link" onClick={() => setDelegate(null)}>
-                  Choose someone else
-                </button>
-              </p>
+              <>
+                <p id="delegate-chosen">
+                  Delegate:{' '}
+                  <strong>
+                    <bdi>{delegate.display_name}</bdi>
+                  </strong>{' '}
+                  <button type="button" class="link" onClick={() => setDelegate(null)}>
+                    Choose someone else
+                  </button>
+                </p>
+                <Chosen delegate={delegate} />
+              </>
             ) : (
-              <MemberPicker id="delegate" label="Delegate (search members by name)" onPick={setDelegate} />
+              <>
+                <Delegates key={`delegates-${version}`} onChoose={setDelegate} />
+                <MemberPicker id="delegate" label="Or search any member by name" onPick={setDelegate} />
+              </>
             )}
             <label for="delegate-category">For</label>
             <select id="delegate-category" name="category" value={category} onChange={(e) => setCategory(e.currentTarget.value)}>
@@ -229,6 +345,7 @@ export function DelegationPage() {
           </strong>{' '}
           (<a href="/me">change it on Me</a>).
         </p>
+        {profile.data ? <MyStatement principal={profile.data.principal} onSaved={() => setVersion((n) => n + 1)} /> : null}
       </section>
     </article>
   );

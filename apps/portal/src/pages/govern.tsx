@@ -110,7 +110,7 @@ export function GovernPage() {
               {phase(p, now)}
             </span>
             <span class="muted">
-              #{p.id} · {p.category} · by <bdi>{p.proposed_by_name ?? 'a canister'}</bdi>
+              #{p.id} · {p.category} · by <bdi>{p.proposed_by_name ?? 'the platform'}</bdi>
             </span>
             {p.status !== 'Created' ? <Tally p={p} quorumBps={settings.data?.rules.find((r) => r.category === p.category)?.quorum_bps} compact /> : null}
           </li>

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, dom, useApi, when, handler, type Answer } from '../api.ts';
+import { api, ApiError, dom, useApi, when, handler, type Answer, type Loaded } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { DisplayNameCard, WalletCard } from './profile.tsx';
 
@@ -30,6 +30,45 @@ export function MePage() {
 }
 
 type Upgrade = Answer<'getMembershipUpgrade'>;
+type Membership = Answer<'getMyMembership'>;
+
+const money = (minor: string, currency: string) => `${(Number(minor) / 100).toFixed(2)} ${currency}`;
+const day = (iso: string) => new Date(iso).toLocaleDateString('en-GB', { dateStyle: 'long', timeZone: 'UTC' });
+
+const PAID: Record<NonNullable<Membership['payment']>['state'], string> = {
+  applied: 'Thank you: it paid your membership.',
+  processing: 'Your membership is being activated.',
+  held: 'An administrator checks it before it changes your membership; they will contact you.',
+};
+
+/**
+ * Decision F50: the membership's status, the end of its paid term and the latest payment, read from the
+ * bridge (GET /api/me/membership), so the confirmation of a payment is still there after a reload.
+ */
+function MembershipCard({ m, status, email }: { m: Loaded<Membership>; status: string | undefined; email: string }) {
+  const d = m.data;
+  const now = d?.status ?? status;
+  return (
+    <section class="card" aria-labelledby="membership-h">
+      <h2 id="membership-h">Membership</h2>
+      <p class="big">{now ?? 'None yet'}</p>
+      {d?.active_until && (now === 'Active' || now === 'Expired') ? (
+        <p data-testid="active-until">
+          {now === 'Active' ? 'Active until ' : 'Ended on '}
+          <strong>{day(d.active_until)}</strong> (end of the day, UTC).
+        </p>
+      ) : null}
+      <p>{STATUS_HELP[now ?? ''] ?? 'Your membership appears once your email address is confirmed.'}</p>
+      {d?.payment ? (
+        <p data-testid="payment" class="note">
+          Payment of {money(d.payment.amount_minor, d.payment.currency)} received on {day(d.payment.received_at)}. {PAID[d.payment.state]}
+        </p>
+      ) : null}
+      {m.error ? <p class="error">{m.error.message}</p> : null}
+      <p class="muted">Signed in as {email}</p>
+    </section>
+  );
+}
 
 /** Spec 2 rule 6: Registered (or Expired), 18+, KYC approved, then the payment. */
 function BecomeActive({ onPaid }: { onPaid(): void }) {
@@ -37,7 +76,7 @@ function BecomeActive({ onPaid }: { onPaid(): void }) {
   const [msg, setMsg] = useState('');
   if (!u.data) return <p aria-busy="true">…</p>;
   const d = u.data;
-  const price = `${(Number(d.price_minor) / 100).toFixed(2)} ${d.currency}`;
+  const price = money(d.price_minor, d.currency);
   return (
     <section class="card" aria-labelledby="upgrade-h">
       <h2 id="upgrade-h">Become Active</h2>
@@ -52,18 +91,14 @@ function BecomeActive({ onPaid }: { onPaid(): void }) {
       {d.adult && d.kyc_status === 'approved' ? (
         d.simulated_checkout ? (
           <>
-            <p class="note">Development server: no real card is charged. The button sends a signed test payment to this server's payment webhook.</p>
+            <p class="note">Development server: no card is charged. The button makes a test payment that takes the same steps as a real one.</p>
             <button
               type="button"
               onClick={handler(async () => {
                 setMsg('');
                 try {
-                  const r = await api<Answer<'simulateCheckout'>>('/api/dev/checkout', { method: 'POST', body: {} });
-                  setMsg(
-                    r.webhook.status === 'applied'
-                      ? 'Payment received: your membership is Active.'
-                      : `Payment held: ${r.webhook.reason ?? r.webhook.status ?? 'see support'}.`,
-                  );
+                  // What became of it is shown in the Membership card, read from the bridge (decision F50).
+                  await api<Answer<'simulateCheckout'>>('/api/dev/checkout', { method: 'POST', body: {} });
                   onPaid();
                 } catch (err) {
                   setMsg(err instanceof ApiError ? err.message : String(err));
@@ -115,6 +150,7 @@ function Sessions() {
 
 function Me({ status, email }: { status: string | undefined; email: string }) {
   const { refresh } = useSession();
+  const membership = useApi<Membership>('/api/me/membership');
   const prefs = useApi<Prefs>('/api/me/notification-preferences');
   const feed = useApi<Answer<'listMyActivity'>>('/api/me/activity?limit=20');
   const mine = useApi<Answer<'listMyContributions'>>('/api/me/contributions?limit=20');
@@ -133,16 +169,18 @@ function Me({ status, email }: { status: string | undefined; email: string }) {
     <>
       <h1>My membership</h1>
       <div class="grid">
-        <section class="card">
-          <h2>Membership</h2>
-          <p class="big">{status ?? 'None yet'}</p>
-          <p>{STATUS_HELP[status ?? ''] ?? 'Your membership appears once your email address is confirmed.'}</p>
-          <p class="muted">Signed in as {email}</p>
-        </section>
+        <MembershipCard m={membership} status={status} email={email} />
         <WalletCard />
       </div>
       <DisplayNameCard />
-      {status === 'Registered' || status === 'Expired' ? <BecomeActive onPaid={() => void refresh()} /> : null}
+      {status === 'Registered' || status === 'Expired' ? (
+        <BecomeActive
+          onPaid={() => {
+            membership.reload();
+            void refresh();
+          }}
+        />
+      ) : null}
       <section class="card">
         <h2>Email</h2>
         {prefs.data ? (

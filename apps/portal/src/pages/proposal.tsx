@@ -72,7 +72,7 @@ export function ProposalPage({ id }: { id: string }) {
       </div>
       <p class="when">{phase(pr, now)}</p>
       <p class="muted">
-        {pr.category} · proposed by <bdi title={pr.proposed_by}>{pr.proposed_by_name ?? 'a canister'}</bdi> · voting {when(pr.voting_opens)} –{' '}
+        {pr.category} · proposed by <bdi title={pr.proposed_by}>{pr.proposed_by_name ?? 'the platform'}</bdi> · voting {when(pr.voting_opens)} –{' '}
         {when(pr.voting_closes)}
       </p>
       {/* The proposal first, as Snapshot and Tally show it: read it, then vote (decision F39). */}
@@ -121,8 +121,8 @@ export function ProposalPage({ id }: { id: string }) {
         {session ? <BallotLine ballot={mine.data} open={pr.status === 'Open'} /> : null}
         {receipt ? (
           <p class="muted">
-            Vote-pass receipt: token #{receipt.token_id}
-            {receipt.minted_at ? `, minted ${when(receipt.minted_at)}` : ''} (ICRC-7; burned when the proposal is finalised)
+            Your vote receipt #{receipt.token_id}
+            {receipt.minted_at ? `, issued ${when(receipt.minted_at)}` : ''}: proof that you voted, withdrawn once the proposal is settled.
           </p>
         ) : null}
         {pr.status === 'Open' && lateMember ? (

@@ -4,7 +4,7 @@
 // faucet. A transfer carries one Idempotency-Key from the confirmation on, so trying again after a lost
 // answer can never send twice (decision B75).
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api, ApiError, dom, handler, toE8s, useApi, when, type Answer, type Loaded } from '../api.ts';
+import { api, ApiError, dom, handler, toE8s, useApi, waitText, when, type Answer, type Loaded } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { MemberPicker, type Member } from './payload-forms.tsx';
 
@@ -45,6 +45,8 @@ export function WalletPage() {
 
 function AccountCard({ balance, onChange }: { balance: Loaded<Balance>; onChange(): void }) {
   const [msg, setMsg] = useState('');
+  /** Decision B107: the day's grants are taken; the button waits until the bridge's Retry-After has passed. */
+  const [faucetUntil, setFaucetUntil] = useState(0);
   const [copied, setCopied] = useState('');
   if (!balance.data) return <section class="card">{balance.error ? <p class="error">{balance.error.message}</p> : <p aria-busy="true">…</p>}</section>;
   const d = balance.data;
@@ -65,7 +67,7 @@ function AccountCard({ balance, onChange }: { balance: Loaded<Balance>; onChange
       <p class="big">{dom(d.balance_e8s)} DOM</p>
       <p class="muted">Each transfer costs the ledger's fee of {dom(d.fee_e8s)} DOM.</p>
       <p id="account-label" class="label">
-        Your DOM account (ICRC-1), to receive DOM
+        Your DOM account, to receive DOM
       </p>
       <div class="copy account">
         <code id="account" aria-labelledby="account-label">
@@ -82,6 +84,7 @@ function AccountCard({ balance, onChange }: { balance: Loaded<Balance>; onChange
         <>
           <button
             type="button"
+            disabled={faucetUntil > Date.now()}
             onClick={handler(async () => {
               setMsg('');
               try {
@@ -89,13 +92,20 @@ function AccountCard({ balance, onChange }: { balance: Loaded<Balance>; onChange
                 setMsg(`${dom(r.amount_e8s)} test DOM added.`);
                 onChange();
               } catch (err) {
-                setMsg(err instanceof ApiError ? err.message : String(err));
+                if (err instanceof ApiError && err.code === 'RATE_LIMITED') {
+                  const wait = err.retryAfter ?? 3600;
+                  setFaucetUntil(Date.now() + wait * 1000);
+                  setMsg(`You have had today's test DOM (${d.faucet_per_day ?? 'a few'} times a day). Try again in ${waitText(wait)}.`);
+                } else setMsg(err instanceof ApiError ? err.message : String(err));
               }
             })}
           >
             Get test DOM
           </button>
-          <p class="hint">Development only: test DOM has no value and does not exist in production.</p>
+          <p class="hint">
+            Development only: test DOM has no value and does not exist in production.
+            {d.faucet_per_day ? ` Up to ${d.faucet_per_day} times a day.` : ''}
+          </p>
         </>
       ) : null}
       <p role="status">{msg}</p>
@@ -294,7 +304,7 @@ function describe(i: Item): string {
     case 'receive':
       return `Received from ${who(i)}`;
     case 'approve':
-      return `Approval for ${who(i)} (${dom(i.amount_e8s)} DOM)`;
+      return `Allowed ${who(i)} to take up to ${dom(i.amount_e8s)} DOM`;
     case 'contribution':
       return `Contribution to ${who(i)}`;
     default:

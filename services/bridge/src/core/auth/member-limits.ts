@@ -1,5 +1,5 @@
 // Per-member limits on what a member can make the bridge do many times over (decisions B92, B93, V35,
-// V36): proposals, delegation changes, member searches. Counted in the shared attempt counters
+// V36, B107): proposals, delegation changes, member searches, the development faucet. Counted in the shared attempt counters
 // (brute-force.ts, in the database: decision B52), so every bridge instance sees one count. An
 // attempt is reserved before the work it guards and is not given back: a refused request costs the
 // canister or the database as much as an accepted one.
@@ -12,6 +12,7 @@ export const MEMBER_LIMITS = {
   proposals: { key: 'propose', per: 'hour', windowMs: 3_600_000 },
   delegation_changes: { key: 'delegation', per: 'hour', windowMs: 3_600_000 },
   member_searches: { key: 'member-search', per: 'minute', windowMs: 60_000 },
+  faucet_grants: { key: 'faucet', per: 'day', windowMs: 86_400_000 },
 } as const;
 export type MemberLimitName = keyof typeof MEMBER_LIMITS;
 

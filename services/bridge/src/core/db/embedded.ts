@@ -61,6 +61,8 @@ export interface OpenEmbeddedOptions {
   onSyncFailed?: (err: EmbeddedDatabaseFailed) => void;
   /** Tests only (decision R25): makes initdb's output at `building` in place of initdb's child process. */
   initdb?: (building: string) => Promise<void>;
+  /** Told when a new directory is being created, and when it is (decision R32: a first start takes a while). */
+  onProgress?: (progress: { step: 'creating'; dir: string } | { step: 'created'; ms: number }) => void;
 }
 
 export async function openEmbedded(dir: string | undefined, options: OpenEmbeddedOptions): Promise<PGlite> {
@@ -75,7 +77,10 @@ export async function openEmbedded(dir: string | undefined, options: OpenEmbedde
         throw new Error(
           `${dir} is missing but ${join(dirname(dir), kept)} holds the database it was carried over from; move that back to ${dir} (it will be carried over again) or remove it to start empty`,
         );
+      const started = Date.now();
+      options.onProgress?.({ step: 'creating', dir });
       await create(dir, options.initdb);
+      options.onProgress?.({ step: 'created', ms: Date.now() - started });
     } else if (version === '17') {
       const upgraded = await upgrade(dir, options);
       options.onUpgrade?.(upgraded);

@@ -20,6 +20,7 @@ import * as proposalEventsIndex from './migrations/064-proposal-events-index.ts'
 import * as displayNameKeys from './migrations/065-display-name-keys.ts';
 import * as auditRetention from './migrations/066-audit-retention.ts';
 import * as registrationNameIndex from './migrations/067-registration-name-index.ts';
+import * as delegateStatements from './migrations/068-delegate-statements.ts';
 import { pgliteDialect, type Lite } from './pglite-dialect.ts';
 import { auditRemovalRight, grantAppRole, type RemovalRight } from './roles.ts';
 import type { Database } from './schema.ts';
@@ -47,6 +48,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '065-display-name-keys': displayNameKeys,
   '066-audit-retention': auditRetention,
   '067-registration-name-index': registrationNameIndex,
+  '068-delegate-statements': delegateStatements,
 };
 
 export interface OpenDatabaseOptions {
@@ -81,6 +83,30 @@ export interface OpenDatabaseOptions {
   lent?: LentDatabase;
   /** PGlite, tests only (decision R25): makes initdb's output in place of its child process. */
   embeddedInitdb?: (building: string) => Promise<void>;
+  /** Told what a long open is doing (decision R32): the embedded database's creation, each migration step. */
+  onProgress?: (progress: DatabaseProgress) => void;
+}
+
+/** Decision R32: what opening the database is doing, for a person watching the first start. */
+export type DatabaseProgress =
+  | { step: 'creating'; dir: string }
+  | { step: 'created'; ms: number }
+  | { step: 'migration'; name: string; index: number; of: number }
+  | { step: 'migrated'; count: number; ms: number };
+
+/** Decision R32: a progress step in a line a person reads (the `npm start` terminal, the log's message). */
+export function databaseProgressLine(p: DatabaseProgress): string {
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  switch (p.step) {
+    case 'creating':
+      return `creating the database in ${p.dir} (first start, about a minute)…`;
+    case 'created':
+      return `database created in ${seconds(p.ms)}; bringing it to this release's schema…`;
+    case 'migration':
+      return `database step ${p.index} of ${p.of}: ${p.name}`;
+    case 'migrated':
+      return `database ready: ${p.count} ${p.count === 1 ? 'step' : 'steps'} in ${seconds(p.ms)}`;
+  }
 }
 
 /** An embedded database lent to one bridge at a time (decision R24). */
@@ -137,6 +163,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Opened
     const { openEmbedded } = await import('./embedded.ts');
     const lite = await openEmbedded(options.dir, {
       migrate: migrateLite,
+      ...(options.onProgress && { onProgress: options.onProgress }),
       ...(options.onEmbeddedUpgrade && { onUpgrade: options.onEmbeddedUpgrade }),
       ...(options.embeddedFsync !== undefined && { fsync: options.embeddedFsync }),
       ...(options.onEmbeddedSyncFailed && { onSyncFailed: options.onEmbeddedSyncFailed }),
@@ -189,7 +216,7 @@ async function migrationStep(db: Db, options: OpenDatabaseOptions): Promise<void
   try {
     const ownerRole = await roleOf(owner);
     try {
-      await migrate(owner);
+      await migrate(owner, options.onProgress);
       await options.ownerStep?.(owner);
       if (options.migrationUrl) {
         const appRole = await roleOf(db as Kysely<unknown>);
@@ -205,11 +232,32 @@ async function migrationStep(db: Db, options: OpenDatabaseOptions): Promise<void
   }
 }
 
-export async function migrate(db: Kysely<unknown> | Db): Promise<void> {
+export async function migrate(db: Kysely<unknown> | Db, onProgress?: (progress: DatabaseProgress) => void): Promise<void> {
+  // Decision R32: each step that runs is told before it runs (a new database runs them all).
+  let migrations = MIGRATIONS;
+  let of = 0;
+  let index = 0;
+  if (onProgress) {
+    migrations = Object.fromEntries(
+      Object.entries(MIGRATIONS).map(([name, m]) => [
+        name,
+        {
+          ...m,
+          up: (k: Kysely<unknown>) => {
+            onProgress({ step: 'migration', name, index: ++index, of });
+            return m.up(k);
+          },
+        },
+      ]),
+    );
+  }
   // Features add migrations in numbered ranges of their own (decision R12), so a database that ran a
   // later range must still accept an earlier one that arrives afterwards.
-  const migrator = new Migrator({ db: db as Kysely<unknown>, provider: { getMigrations: async () => MIGRATIONS }, allowUnorderedMigrations: true });
+  const migrator = new Migrator({ db: db as Kysely<unknown>, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
+  const started = Date.now();
+  if (onProgress) of = (await migrator.getMigrations()).filter((m) => m.executedAt === undefined).length;
   const { error, results } = await migrator.migrateToLatest();
+  if (onProgress && index > 0 && !error) onProgress({ step: 'migrated', count: index, ms: Date.now() - started });
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a migration may throw anything; its text is what we can show

@@ -264,7 +264,16 @@ export interface WalletLedgerCursorTable {
   updated_at: Timestamp;
 }
 
+/** A member's statement as a delegate (decision B108): one a member. */
+export interface DelegateStatementsTable {
+  user_id: string;
+  principal: string;
+  statement: string;
+  updated_at: Timestamp;
+}
+
 export interface Database {
+  delegate_statements: DelegateStatementsTable;
   wallet_transfers: WalletTransfersTable;
   wallet_ledger_blocks: WalletLedgerBlocksTable;
   wallet_account_blocks: WalletAccountBlocksTable;

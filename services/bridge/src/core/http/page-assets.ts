@@ -1,4 +1,5 @@
-// The stylesheet, script and icon of the bridge's own pages (decision F23), served from memory. The
+// The stylesheet, script and icon of the bridge's own pages (decision F23), served from memory; their
+// controls are 24 × 24 px at least on a phone, as the app's (decision F52). The
 // script drives the pages' forms by id (sign-in, forgot password, resend, new password, preferences);
 // every form also says what happens without it.
 import { createHash } from 'node:crypto';
@@ -12,18 +13,18 @@ const CSS = `:root{--brand:#4338ca;--page:#f4f4f7;--ink:#1f2937;--muted:#4b5563;
 a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,summary:focus-visible{outline:3px solid var(--brand);outline-offset:2px}
 .top{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1.5rem;padding:.75rem 1.25rem;background:var(--card);border-bottom:3px solid var(--brand)}
 .brand{font-weight:700;font-size:1.15rem;color:var(--ink);text-decoration:none}
-.top nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0;padding:0}.top nav a{text-decoration:none;color:var(--ink)}
+.top nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0;padding:0}.top nav a{display:inline-block;min-width:1.5rem;text-align:center;text-decoration:none;color:var(--ink);padding:.35rem .15rem}
 main{max-width:60rem;margin:0 auto;padding:1rem 1.25rem 3rem}
 .card{background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:1rem 1.25rem;margin:1rem auto}.narrow{max-width:30rem}
 h1{font-size:1.6rem;margin:.25rem 0 1rem}
 label{display:block;margin:.75rem 0 .25rem;font-weight:600}label.check{display:flex;gap:.5rem;align-items:center;font-weight:400}
-input,select{width:100%;padding:.5rem .6rem;font:inherit;border:1px solid #9ca3af;border-radius:.3rem;background:#fff}input[type=checkbox]{width:auto}
+input,select{width:100%;padding:.5rem .6rem;font:inherit;border:1px solid #9ca3af;border-radius:.3rem;background:#fff}input[type=checkbox],input[type=radio]{width:1.5rem;height:1.5rem;flex:0 0 auto;margin:0}
 button,.button{display:inline-block;margin-top:1rem;padding:.6rem 1.2rem;font:inherit;font-weight:600;background:var(--brand);color:#fff;border:0;border-radius:.3rem;cursor:pointer;text-decoration:none}
 button.secondary{background:#fff;color:var(--brand);border:1px solid var(--brand)}
 .error{color:var(--bad);min-height:1.5rem;margin:.5rem 0 0}.ok{color:#166534}
 .muted{color:var(--muted);font-size:.92rem}.feed{padding-left:1.2rem}.feed li{margin-bottom:.75rem}
 details{margin-top:1rem}summary{cursor:pointer;color:var(--brand)}
-.foot{text-align:center;padding:1rem;color:var(--muted);font-size:.9rem}
+.foot{text-align:center;padding:1rem;color:var(--muted);font-size:.9rem}.foot a{display:inline-block;padding:.35rem .25rem}main p>a:only-child{display:inline-block;padding:.35rem 0}
 @media (max-width:480px){main{padding:.5rem .75rem 2rem}.card{margin:.5rem 0}}`;
 
 const JS = `'use strict';

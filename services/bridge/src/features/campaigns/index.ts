@@ -12,6 +12,7 @@ import type { CanisterClients } from '@domdao/canisters';
 import { accountText } from '@domdao/canister-kit';
 import { usdToDomE8s } from '@domdao/canister-kit/rules';
 import type { DisplayNames } from '../../core/identity/display-names.ts';
+import type { MemberLimiter } from '../../core/auth/member-limits.ts';
 import type { Session } from '../../core/auth/sessions.ts';
 import { Nat64Text } from '../../core/http/decimal.ts';
 import { HttpError } from '../../core/http/errors.ts';
@@ -31,10 +32,12 @@ export interface CampaignGatewayOptions {
   /** The campaign canister's principal: the spender members approve. */
   campaignCanister: string;
   /** Development faucet (decision L22): mints this many e8s per request, as the minting account; absent = off. */
-  faucet?: { e8s: bigint; mint(to: string, e8s: bigint): Promise<bigint> };
+  faucet?: { e8s: bigint; perDay: number; mint(to: string, e8s: bigint): Promise<bigint> };
   now(): number;
   /** principal → display name, for creators, beneficiaries, contributors, donors and recipients (decision F22). */
   names: DisplayNames;
+  /** Per-member limits: the faucet's grants a day (decision B107). */
+  limit: MemberLimiter;
 }
 
 /** Decision L21: a USD contribution's approval leaves 1 % for a price ratified between the bridge's read and the canister's. */
@@ -232,6 +235,8 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
       fee_e8s: (await clients.ledger.icrc1_fee()).toString(),
       // What POST /api/dev/faucet gives, so the app shows its button only when it works (decision F26).
       faucet_e8s: opts.faucet ? opts.faucet.e8s.toString() : null,
+      // Decision B107: how many times a day it gives, so the app can say so.
+      faucet_per_day: opts.faucet ? opts.faucet.perDay : null,
     };
   });
 
@@ -297,6 +302,8 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
   app.post('/api/dev/faucet', { bodyLimit: 1024, schema: { tags: ['campaigns'] } }, async (req) => {
     if (!opts.faucet) throw new HttpError(404, 'NOT_FOUND', 'the development faucet is off (DEV_FAUCET_DOM is 0; production refuses it)');
     const session = await opts.requireSession(req);
+    // Decision B107: a few grants a member a day, so a press held down cannot mint without end.
+    await opts.limit(req, session.user_id, 'faucet_grants');
     const block = await opts.faucet.mint(session.principal, opts.faucet.e8s);
     req.log.info({ event: 'dev.faucet', user_id: session.user_id, amount_e8s: opts.faucet.e8s.toString() }, 'development DOM minted');
     return {

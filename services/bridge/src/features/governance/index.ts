@@ -16,12 +16,16 @@ import { governanceHttpError } from './errors.ts';
 import { plain, proposalView, tickView } from './views.ts';
 import { CATEGORIES, canisterPayload, Principal } from './payload.ts';
 import delegationRoutes from './delegation.ts';
+import delegateProfiles from './delegate-profiles.ts';
 import { proposalTimeline } from './timeline.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 
 /** The largest page of votes (the canister answers at most 200 a call, decision V25), and the default (decision V31). */
 const VOTES_PAGE = 200;
 const VOTES_DEFAULT = 100;
+/** GET /api/governance/my-ballots: the latest proposals it reads (one canister read each), by default and at most (decision F53). */
+export const RECENT_BALLOTS_DEFAULT = 10;
+export const RECENT_BALLOTS_MAX = 20;
 
 type Governance = CanisterClients['governance'];
 
@@ -29,7 +33,7 @@ export interface GovernanceGatewayOptions {
   /** Cross-site rule, bearer-defect rule and the session (decision V10). */
   requireSession(req: FastifyRequest): Promise<Session>;
   /** The governance canister called as this member (embedded: as the principal; IC: signed with the member's key). */
-  governanceAs(session: Session): Governance | Promise<Governance>;
+  governanceAs(member: Pick<Session, 'user_id' | 'principal'>): Governance | Promise<Governance>;
   /** The bridge's own client, for public reads. */
   governance: Governance;
   /** preHandler of the admin routes: cross-site rule, session and admin role (auth/guards.ts `guards.admin`, decision S2). */
@@ -42,6 +46,8 @@ export interface GovernanceGatewayOptions {
   limit: MemberLimiter;
   /** Decision V33: the key the delegators list's cursors are sealed with. */
   cursorKey: Uint8Array;
+  /** The bridge's clock (decision B81): when a delegate statement was written. */
+  now(): number;
   /** Decision V29: tells the inbox a member voted (their delegators may be represented by it). */
   announceVote?(proposal_id: string, voter: string, vote: string): Promise<void>;
 }
@@ -184,31 +190,69 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
     };
   });
 
+  // Decision F53: the member's ballots on the latest proposals in one answer (the delegation page read
+  // one my-vote a proposal, ten requests); the canister is asked as the member, the reads in parallel.
+  const ballotsQuery = Type.Object(
+    { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: RECENT_BALLOTS_MAX, default: RECENT_BALLOTS_DEFAULT })) },
+    { additionalProperties: false },
+  );
+  app.get('/api/governance/my-ballots', { schema: { querystring: ballotsQuery, tags: ['governance'] } }, async (req, reply) => {
+    const session = await opts.requireSession(req);
+    const { limit = RECENT_BALLOTS_DEFAULT } = req.query;
+    const opened = (await opts.governance.list_proposals({ limit })).filter((p) => p.status !== 'Created');
+    const g = await opts.governanceAs(session);
+    const ballots = await Promise.all(opened.map((p) => g.get_my_ballot(p.id)));
+    const names = await opts.names(ballots.flatMap((b) => (b?.delegate === undefined ? [] : [b.delegate])));
+    reply.header('cache-control', 'private, no-cache');
+    return {
+      items: opened.map((p, i) => {
+        const b = ballots[i];
+        return {
+          proposal: { id: p.id.toString(), title: p.title, category: p.category, status: p.status, voting_closes: iso(p.voting_closes) },
+          vote: b?.vote ?? null,
+          cast: b === undefined ? null : b.delegate === undefined ? 'direct' : 'delegate',
+          delegate: b?.delegate ?? null,
+          delegate_name: b?.delegate === undefined ? null : (names.get(b.delegate) ?? null),
+          final: b?.final ?? false,
+        };
+      }),
+    };
+  });
+
   const eventsQuery = Type.Object(
     {
-      after_seq: Type.Optional(Int8Text('cursor: events after this sequence number')),
+      after_seq: Type.Optional(Int8Text('cursor: events after this sequence number, oldest first')),
+      order: Type.Optional(Type.Union([Type.Literal('oldest'), Type.Literal('newest')], { default: 'oldest' })),
+      before_seq: Type.Optional(Int8Text('with order=newest: events before this sequence number (the last `seq` of the page before)')),
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
     },
     { additionalProperties: false },
   );
   app.get('/api/governance/admin/events', { preHandler: opts.admin, schema: { querystring: eventsQuery, tags: ['governance'] } }, async (req) => {
-    const { after_seq = '0', limit = 100 } = req.query;
-    const rows = await opts.db
+    const { after_seq, before_seq, order = 'oldest', limit = 100 } = req.query;
+    // Decision F53: the console reads the newest first, a page at a time, older pages by before_seq.
+    if (order === 'newest' ? after_seq !== undefined : before_seq !== undefined)
+      throw new HttpError(
+        400,
+        'VALIDATION_ERROR',
+        order === 'newest' ? 'after_seq: not with order=newest (use before_seq)' : 'before_seq: only with order=newest',
+      );
+    let q = opts.db
       .selectFrom('bridge_events')
       .select(['seq', 'type', 'data', 'source', 'source_id', 'occurred_at'])
       .where('source', '=', 'governance')
-      .where('seq', '>', after_seq)
-      .orderBy('seq')
-      .limit(limit)
-      .execute();
-    const items = rows.map((r) => ({
+      .limit(limit);
+    q = order === 'newest' ? q.orderBy('seq', 'desc') : q.orderBy('seq').where('seq', '>', after_seq ?? '0');
+    if (before_seq !== undefined) q = q.where('seq', '<', before_seq);
+    const items = (await q.execute()).map((r) => ({
       seq: String(r.seq),
       id: `${r.source}:${r.source_id}`,
       type: r.type,
       data: r.data,
       occurred_at: new Date(r.occurred_at).toISOString(),
     }));
-    return { items, next_after_seq: items.length === limit ? items[items.length - 1]!.seq : null };
+    const last = items.length === limit ? items[items.length - 1]!.seq : null;
+    return order === 'newest' ? { items, next_before_seq: last } : { items, next_after_seq: last };
   });
 
   // Spec 1 Events rule 2: the member's vote-pass receipts (ICRC-7, public on the canister), newest
@@ -350,4 +394,5 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
   );
 
   delegationRoutes(app, opts);
+  delegateProfiles(app, opts);
 }

@@ -71,7 +71,12 @@ const Counterparty = Type.Object({
   account: Type.String({ description: 'ICRC-1 textual account' }),
   owner: Type.String({ description: 'principal' }),
   display_name: Nullable(Type.String({ description: "the member's display name; null when the owner is no member" })),
-  label: Nullable(Type.String({ description: 'a platform account: DAO treasury, Campaign #<id> (its escrow), Campaign canister, Governance' })),
+  label: Nullable(
+    Type.String({
+      description:
+        'a platform account: DAO treasury, Campaign #<id> (its escrow), Campaigns (the campaigns’ own account, which contributions allow to take DOM), Governance',
+    }),
+  ),
 });
 const HistoryItem = Type.Object({
   block_index: Type.String({ pattern: '^[0-9]+$' }),

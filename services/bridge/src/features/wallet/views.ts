@@ -40,7 +40,7 @@ function labelOf(account: string, known: KnownCanisters): string | null {
   if (owner === known.treasury) return 'DAO treasury';
   if (owner === known.campaign) {
     const id = escrowCampaign(account);
-    return id ? `Campaign #${id}` : 'Campaign canister';
+    return id ? `Campaign #${id}` : 'Campaigns';
   }
   if (owner === known.governance) return 'Governance (minting account)';
   return null;

@@ -158,6 +158,9 @@ export const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
           balance_e8s: E8s,
           fee_e8s: E8s,
           faucet_e8s: Nullable(Type.String({ description: 'e8s the development faucet gives per request; null when it is off (decision F26)' })),
+          faucet_per_day: Nullable(
+            Type.Integer({ description: 'how many times one member may take it in 24 hours (DEV_FAUCET_PER_DAY); null when it is off (decision B107)' }),
+          ),
         }),
       ),
       401: err('UNAUTHORIZED'),
@@ -215,7 +218,8 @@ export const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
   },
   'POST /api/dev/faucet': {
     operationId: 'mintDevelopmentDom',
-    description: 'Session required; answers 404 unless DEV_FAUCET_DOM is set, which production refuses (decision L22).',
+    description:
+      'Session required; answers 404 unless DEV_FAUCET_DOM is set, which production refuses (decision L22). At most DEV_FAUCET_PER_DAY grants a member in 24 hours (decision B107).',
     summary: 'Development only: mint DEV_FAUCET_DOM test DOM to the signed-in member (production refuses it; decision L22)',
     tag: 'campaigns',
     security: 'session',
@@ -224,6 +228,7 @@ export const CAMPAIGN_DOCS: Record<string, RouteDoc> = {
       401: err('UNAUTHORIZED'),
       403: err('CSRF_REJECTED'),
       404: err('NOT_FOUND: the faucet is off'),
+      429: err('RATE_LIMITED, with Retry-After: DEV_FAUCET_PER_DAY grants taken in the 24 hours since the first (decision B107)'),
     },
   },
 };

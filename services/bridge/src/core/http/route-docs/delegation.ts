@@ -12,6 +12,18 @@ const Delegations = Type.Array(
   }),
 );
 
+/** Decision B108: a delegate's statement and following; the counts only beside a statement. */
+const DelegateProfile = Type.Object({
+  principal: Type.String(),
+  display_name: Type.Union([Type.String(), Type.Null()], { description: 'decision F22' }),
+  statement: Type.Union([Type.String(), Type.Null()], { description: 'at most 500 characters; null: none written' }),
+  updated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  members: Type.Union([Type.String(), Type.Null()], {
+    description: 'members the delegate votes for now, each once whatever their categories (null without a statement, or past 2,000 delegations)',
+  }),
+  delegations: Type.Union([Type.String(), Type.Null()], { description: 'delegations made to them now, one a category (G33); null without a statement' }),
+});
+
 const CHANGES_LIMITED =
   'RATE_LIMITED, with Retry-After: DELEGATION_CHANGE_LIMIT_PER_HOUR delegations set or taken back (PUT and DELETE together) per member per hour (decision V36)';
 
@@ -85,6 +97,47 @@ export const DELEGATION_DOCS: Record<string, RouteDoc> = {
       ),
       400: err('VALIDATION_ERROR (also an `after` that is not a cursor this bridge gave the member)'),
       401: err('UNAUTHORIZED or SESSION_REQUIRED'),
+    },
+  },
+  'GET /api/delegates': {
+    operationId: 'listDelegates',
+    description:
+      'Session required. Members who wrote a delegate statement, newest statement first; page with `after` = `next_after`. The counts are read from the governance canister as each delegate (G33).',
+    summary: 'Members who offer to be delegates: their statements and how many members each votes for (decision B108)',
+    tag: 'governance',
+    security: 'session',
+    responses: {
+      200: Json('a page of delegate profiles', Type.Object({ items: Type.Array(DelegateProfile), next_after: Type.Union([Type.String(), Type.Null()]) })),
+      400: err('VALIDATION_ERROR'),
+      401: err('UNAUTHORIZED or SESSION_REQUIRED'),
+    },
+  },
+  'GET /api/delegates/{principal}': {
+    operationId: 'getDelegate',
+    description:
+      'Session required. A member without a statement answers `statement`, `updated_at`, `members` and `delegations` null: how many follow a member is shown only once they offer to be a delegate.',
+    summary: 'A member as a delegate: their statement and how many members they vote for (decision B108)',
+    tag: 'governance',
+    security: 'session',
+    responses: {
+      200: Json('the profile', DelegateProfile),
+      400: err('VALIDATION_ERROR'),
+      401: err('UNAUTHORIZED or SESSION_REQUIRED'),
+      404: err('NOT_FOUND: no member has this principal'),
+    },
+  },
+  'PUT /api/me/delegate-statement': {
+    operationId: 'setDelegateStatement',
+    description:
+      'Session required (cross-site rule). Stored as NFC with bidi controls dropped (decision F41), tabs as spaces and line breaks as \\n, at most two in a row; control characters and stacks of more than four combining marks are refused; at most 500 characters once trimmed. Empty or null removes it.',
+    summary: 'Write, change or remove your statement as a delegate (decision B108)',
+    tag: 'governance',
+    security: 'session',
+    responses: {
+      200: Json('your profile as members now see it', DelegateProfile),
+      400: err('VALIDATION_ERROR: too long, a control character, a stack of combining marks'),
+      401: err('UNAUTHORIZED or SESSION_REQUIRED'),
+      403: err('CSRF_REJECTED'),
     },
   },
   'GET /api/governance/proposals/{id}/reasons': {

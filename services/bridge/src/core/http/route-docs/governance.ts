@@ -183,6 +183,35 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
       401: err('UNAUTHORIZED or SESSION_REQUIRED'),
     },
   },
+  'GET /api/governance/my-ballots': {
+    operationId: 'listMyRecentBallots',
+    description:
+      'Session required; asked as the member. The latest `limit` proposals, those whose voting has opened, each with the member’s ballot as GET …/my-vote gives it: one request for what the delegation page shows (decision F53).',
+    summary: "The signed-in member's ballots on the latest proposals, direct or by a delegate (decision F53)",
+    tag: 'governance',
+    security: 'session',
+    responses: {
+      200: Json(
+        'newest proposal first',
+        Type.Object({
+          items: Type.Array(
+            Type.Object({
+              proposal: Type.Object({ id: Type.String(), title: Type.String(), category: Type.String(), status: Type.String(), voting_closes: Time }),
+              vote: Type.Union([Type.String(), Type.Null()]),
+              cast: Type.Union([Type.Literal('direct'), Type.Literal('delegate'), Type.Null()]),
+              delegate: Type.Union([Type.String(), Type.Null()]),
+              delegate_name: Type.Union([Type.String(), Type.Null()], {
+                description: "the delegate's display name (decisions F22, V31); null for a direct vote",
+              }),
+              final: Type.Boolean({ description: 'false while the member may still vote themselves' }),
+            }),
+          ),
+        }),
+      ),
+      400: err('VALIDATION_ERROR (limit 1–20)'),
+      401: err('UNAUTHORIZED or SESSION_REQUIRED'),
+    },
+  },
   'GET /api/governance/my-receipts': {
     operationId: 'listMyVoteReceipts',
     description: "Session required; the ICRC-7 receipts minted to the member's principal.",
@@ -240,13 +269,14 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
   },
   'GET /api/governance/admin/events': {
     operationId: 'listGovernanceEvents',
-    description: 'Admin session required; the events as the follower stored them, paged by after_seq.',
+    description:
+      'Admin session required; the events as the follower stored them: oldest first paged by after_seq, or with order=newest newest first paged by before_seq (the admin console, decision F53).',
     summary: 'The governance admin event log as the follower stored it (decisions V3, V15)',
     tag: 'governance',
     security: 'admin',
     responses: {
       200: Json(
-        'events oldest first',
+        'events, oldest first (or newest first with order=newest)',
         Type.Object({
           items: Type.Array(
             Type.Object({
@@ -260,10 +290,11 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
               occurred_at: Time,
             }),
           ),
-          next_after_seq: Type.Union([Nat, Type.Null()]),
+          next_after_seq: Type.Optional(Type.Union([Nat, Type.Null()], { description: 'oldest first: the last seq of a full page; null: no more' })),
+          next_before_seq: Type.Optional(Type.Union([Nat, Type.Null()], { description: 'order=newest: the last seq of a full page; null: no more' })),
         }),
       ),
-      400: err('VALIDATION_ERROR'),
+      400: err('VALIDATION_ERROR (also after_seq with order=newest, before_seq without it)'),
       401: err('UNAUTHORIZED'),
       403: err('FORBIDDEN'),
     },

@@ -65,6 +65,41 @@ export const MEMBER_DOCS: Record<string, RouteDoc> = {
       ...STORE,
     },
   },
+  'GET /api/me/membership': {
+    operationId: 'getMyMembership',
+    summary: "The signed-in member's membership: its status, its term and the latest payment (decision F50)",
+    description: `${SESSION_REQUIRED} The status and dates from the membership canister; the payment is the newest the card processor's webhook recorded for the member, whatever became of it.`,
+    tag: 'membership',
+    security: 'session',
+    responses: {
+      200: Json(
+        'the membership and the latest payment',
+        Type.Object({
+          status: Type.Union([Type.Literal('Registered'), Type.Literal('Active'), Type.Literal('Expired'), Type.Literal('Revoked'), Type.Null()], {
+            description: 'null before the email address is confirmed (no membership token yet)',
+          }),
+          joined_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+          active_until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+            description: 'the end of the paid term (Dec 31 23:59:59 UTC, spec 2); null while Registered',
+          }),
+          payment: Type.Union([
+            Type.Object({
+              amount_minor: Type.String({ description: 'in the currency’s minor unit, as a decimal string' }),
+              currency: Type.String(),
+              received_at: Type.String({ format: 'date-time' }),
+              state: Type.Union([Type.Literal('processing'), Type.Literal('applied'), Type.Literal('held')], {
+                description: 'processing: the upgrade is under way; applied: it made the membership Active; held: in escrow for an administrator to review',
+              }),
+            }),
+            Type.Null(),
+          ]),
+        }),
+      ),
+      401: err('UNAUTHORIZED or SESSION_REQUIRED'),
+      403: err('CSRF_REJECTED'),
+      503: err('MEMBERSHIP_UNAVAILABLE (the membership canister did not answer) or SESSION_STORE_UNAVAILABLE; try again'),
+    },
+  },
   'POST /api/dev/checkout': {
     operationId: 'simulateCheckout',
     summary: 'Development only: a simulated card payment of the membership price through the signed webhook (decision F8)',
