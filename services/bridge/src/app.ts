@@ -22,6 +22,8 @@ import { sealer } from './core/auth/seal.ts';
 import { databaseSessionStore, redisSessionStore, type SessionStore } from './core/auth/session-store.ts';
 import { sessionManager } from './core/auth/sessions.ts';
 import { openCanisters, type OpenedCanisters } from './canisters.ts';
+import { bindCanisterSet, CanisterSetRefused, embeddedCanisterSet, icCanisterSet, type Binding, type CanisterSet } from './core/canister-set/index.ts';
+import { EMBEDDED_CANISTER_IDS } from '@domdao/canisters';
 import { frontendOrigins, type BridgeConfig } from './config.ts';
 import type { BridgeContext } from './core/context.ts';
 import { openDatabase, type Db, type OpenDatabaseOptions } from './core/db/index.ts';
@@ -141,13 +143,14 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   await app.register(fastifyCookie);
   const outbox = new Outbox({
     db: parts.db,
+    canisterSet: parts.canisters.set.id,
     now,
     log: app.log,
     reconcileMs: config.OUTBOX_RECONCILE_SECONDS * 1000,
     ...(parts.outboxFaults && { faults: parts.outboxFaults }),
   });
   // Before the features: flows publish what happened in their own transactions (an outbox).
-  const events = new EventLog({ db: parts.db, log: app.log });
+  const events = new EventLog({ db: parts.db, canisterSet: parts.canisters.set.id, log: app.log });
   const audit = new AuditLog({ db: parts.db, log: app.log, now });
   const ctx: BridgeContext = {
     config,
@@ -356,6 +359,41 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
             ),
         },
   );
+  // Decisions B100, B101: the database belongs to one canister set, and embedded canisters to one
+  // live bridge; checked before the canisters are opened or anything is written for them.
+  const now = options.now ?? Date.now;
+  const refused = async (err: CanisterSetRefused, set: CanisterSet | undefined) => {
+    log.logger.fatal({ event: err.reason === 'lease_lost' ? 'canister_set.lease_lost' : 'bridge.start_refused', reason: err.reason, err: err.message }, err.message);
+    const detail = { reason: err.reason, mode: set?.mode ?? 'embedded', canister_set: set?.id ?? null };
+    await new AuditLog({ db: database.db, log: log.logger, now }).record(undefined, { event: 'canister_set.refused', actor: SYSTEM, outcome: 'denied', detail });
+    log.flush();
+  };
+  let set: CanisterSet | undefined;
+  let binding: Binding;
+  let stopCanisters: (() => void) | undefined;
+  try {
+    set = env.IC_GOVERNANCE_CANISTER_ID ? icCanisterSet(env) : embeddedCanisterSet(config.DATA_DIR, EMBEDDED_CANISTER_IDS);
+    const bound = set;
+    binding = await bindCanisterSet({
+      db: database.db,
+      kind: database.kind,
+      url: config.DATABASE_URL,
+      set,
+      dataDir: config.DATA_DIR,
+      now,
+      log: log.logger,
+      // Another bridge holds the embedded canisters now: this one stops using them, and /health says so.
+      onLeaseLost: (err) => {
+        databaseFailure = err;
+        stopCanisters?.();
+        void refused(err, bound);
+      },
+    });
+  } catch (e) {
+    if (e instanceof CanisterSetRefused) await refused(e, set);
+    await database.close();
+    throw e;
+  }
   let redis: Redis | undefined;
   let sessionStore: SessionStore;
   if (config.SESSION_STORE === 'redis') {
@@ -375,7 +413,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     await redis.connect().catch(() => undefined);
     sessionStore = redisSessionStore(redis, config.SESSION_KEY_PREFIX);
   } else sessionStore = databaseSessionStore(database.db, database.pool);
-  const canisters = await openCanisters(env, config.DATA_DIR, {
+  const canisters = await openCanisters(env, config.DATA_DIR, set, {
     fsync: config.CANISTERS_FSYNC,
     ...(options.canisterClock && { clock: options.canisterClock }),
     ...(options.scheduler !== undefined && { scheduler: options.scheduler }),
@@ -383,6 +421,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     treasuryDom: config.EMBEDDED_TREASURY_DOM,
     devVotingMinutes: config.DEV_VOTING_MINUTES,
   });
+  stopCanisters = () => canisters.close();
   const notifier = options.notifier ?? notificationClientFromEnv(log.logger, env);
   const app = await buildApp({
     config,
@@ -405,6 +444,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     log.flush();
     canisters.close();
     redis?.disconnect();
+    await binding.release();
     await database.close();
     releaseLock();
   });

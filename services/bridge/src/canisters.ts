@@ -6,6 +6,7 @@ import { EMBEDDED_CANISTER_IDS, principalFromSeed, type CanisterClients, type Ca
 import { EmbeddedPlatform, type EmbeddedPlatformOptions } from '@domdao/canisters/embedded';
 import type { Identity } from '@icp-sdk/core/agent';
 import { icClientsForIdentity, icClientsFromEnv } from '@domdao/canisters/ic';
+import type { CanisterSet } from './core/canister-set/index.ts';
 
 export const EMBEDDED_BRIDGE_PRINCIPAL = principalFromSeed('domdao-bridge');
 const NS_PER_MINUTE = 60_000_000_000n;
@@ -15,6 +16,8 @@ export interface OpenedCanisters {
   mode: 'ic' | 'embedded';
   /** The canisters' principals (the campaign canister is the spender members approve). */
   ids: CanisterIds;
+  /** The canister set these are (decision B100): what the database's rows are bound to. */
+  set: CanisterSet;
   principal: string;
   platform?: EmbeddedPlatform;
   /** IC mode: clients signing with another identity (a member's derived key, decision V5). */
@@ -25,6 +28,7 @@ export interface OpenedCanisters {
 export async function openCanisters(
   env: NodeJS.ProcessEnv,
   dataDir: string | undefined,
+  set: CanisterSet,
   options: {
     fsync?: boolean;
     clock?: () => bigint;
@@ -41,6 +45,7 @@ export async function openCanisters(
       clients: ic.clients,
       mode: 'ic',
       ids: ic.ids,
+      set,
       principal: ic.principal,
       forIdentity: (identity) => icClientsForIdentity(env, identity),
       close: () => undefined,
@@ -64,6 +69,7 @@ export async function openCanisters(
     clients: platform.as(EMBEDDED_BRIDGE_PRINCIPAL),
     mode: 'embedded',
     ids: platform.ids,
+    set,
     principal: EMBEDDED_BRIDGE_PRINCIPAL,
     platform,
     close: () => platform.close(),

@@ -511,7 +511,9 @@ describe('the ledger blocks the index reads (decision B76)', () => {
       now: h.now,
       pollMs: 60_000,
       log: h.app.log,
-      // Beside the bridge's own index of the real ledger, in the same tables.
+      // Beside the bridge's own index of the real ledger, in the same tables: another ledger, so another set's rows (decision B103).
+      canisterSet: 'test:archived-ledger',
+      ledgerId: 'archived-ledger',
       cursor: 'archived-test',
       // Blocks 0–9 are in an archive; 10–11 are live.
       ledger: {
@@ -536,6 +538,8 @@ describe('the ledger blocks the index reads (decision B76)', () => {
       now: h.now,
       pollMs: 60_000,
       pagesPerPass: 2,
+      canisterSet: 'test:long-ledger',
+      ledgerId: 'long-ledger',
       cursor: 'long-test',
       ledger: {
         icrc3_get_blocks: async ([r]) => {

@@ -33,6 +33,7 @@ const EVENTS = [
   'ai.reindex_triggered',
   'inbox.unsubscribed',
   'secret.rotation_noticed',
+  'canister_set.refused',
 ];
 
 /** `datetime-local` text (the browser's local time) as UTC ISO-8601, or undefined. */

@@ -31,6 +31,8 @@ export const AUDIT_EVENTS = {
   'ai.reindex_triggered': 'POST /api/ai/admin/reindex started the AI reindex',
   'inbox.unsubscribed': 'a member unsubscribed from the digest through the link of an email',
   'secret.rotation_noticed': 'at start, a secret (`variable`: its name) differs from the one the bridge last ran with',
+  'canister_set.refused':
+    'a bridge was refused at start, or stopped its embedded canisters, because it would split a canister set (`reason`: another_set, in_use, unreadable or lease_lost; `canister_set`: its own; decisions B100, B101)',
 } as const;
 
 export type AuditEvent = keyof typeof AUDIT_EVENTS;

@@ -17,6 +17,7 @@ import * as audit from './migrations/060-audit.ts';
 import * as displayNames from './migrations/061-display-names.ts';
 import * as wallet from './migrations/062-wallet.ts';
 import * as proposalEventsIndex from './migrations/064-proposal-events-index.ts';
+import * as canisterSet from './migrations/070-canister-set.ts';
 import { pgliteDialect, type Lite } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 import type { EmbeddedUpgrade } from './embedded.ts';
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '061-display-names': displayNames,
   '062-wallet': wallet,
   '064-proposal-events-index': proposalEventsIndex,
+  '070-canister-set': canisterSet,
 };
 
 export interface OpenDatabaseOptions {

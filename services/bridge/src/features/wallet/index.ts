@@ -32,6 +32,8 @@ export interface WalletOptions {
   ledgerAs(member: { user_id: string; principal: string }): Promise<Pick<CanisterClients['ledger'], 'icrc1_transfer'>>;
   /** The bridge's own ledger client, for reads. */
   ledger: Pick<CanisterClients['ledger'], 'icrc1_fee' | 'icrc1_balance_of' | 'icrc3_get_blocks'>;
+  /** What the index of the ledger's blocks is bound to (decision B103): the canister set and its ledger. */
+  index: { canisterSet: string; ledgerId: string };
   known: KnownCanisters;
   names: DisplayNames;
   /** The display name of the verified member with this principal; undefined for anyone else. */
@@ -111,7 +113,7 @@ const requestHash = (b: { to: string; amount_e8s: string; fee_e8s?: string | und
 
 export default async function wallet(app: BridgeApp, opts: WalletOptions): Promise<void> {
   const { db } = opts;
-  const index = new LedgerIndex({ db, ledger: opts.ledger, pollMs: opts.followMs, now: opts.now, log: app.log, onPass: opts.onIndexPass });
+  const index = new LedgerIndex({ db, ledger: opts.ledger, ...opts.index, pollMs: opts.followMs, now: opts.now, log: app.log, onPass: opts.onIndexPass });
   app.addHook('onReady', async () => index.start());
   app.addHook('onClose', async () => index.close());
   registerTransferOperation({ outbox: opts.outbox, index, ledgerAs: opts.ledgerAs, now: opts.now });
