@@ -167,14 +167,19 @@ class Lease {
     return undefined;
   }
 
-  static async #taken(o: BindOptions, reason: 'in_use' | 'lease_lost'): Promise<CanisterSetRefused> {
+  static async #taken(o: BindOptions, reason: 'in_use' | 'lease_lost', self?: Holder): Promise<CanisterSetRefused> {
     const row = await o.db
       .selectFrom('bridge_canister_set')
       .select('holder')
       .executeTakeFirst()
       .catch(() => undefined);
+    // A holder row naming this bridge is its own, left from before the loss: the taker did not write one.
     const h = row?.holder as Holder | null | undefined;
-    const who = h ? `the bridge on ${h.host} (PID ${h.pid}, DATA_DIR ${h.data_dir}, since ${h.since})` : 'another bridge';
+    if (h && self && h.instance === self.instance) return Lease.#refusal(reason, 'another bridge');
+    return Lease.#refusal(reason, h ? `the bridge on ${h.host} (PID ${h.pid}, DATA_DIR ${h.data_dir}, since ${h.since})` : 'another bridge');
+  }
+
+  static #refusal(reason: 'in_use' | 'lease_lost', who: string): CanisterSetRefused {
     const what =
       reason === 'in_use'
         ? `this database is in use by ${who}, a live bridge with embedded canisters`
@@ -214,7 +219,7 @@ class Lease {
           return;
         }
         if (!client) {
-          const err = await Lease.#taken(this.o, 'lease_lost');
+          const err = await Lease.#taken(this.o, 'lease_lost', this.holder);
           this.#closed = true;
           this.o.onLeaseLost(err);
           return;
