@@ -144,22 +144,28 @@ describe('decisions B100, B101: one canister set per database, one live bridge p
     t.after(() => [dirA, dirB].forEach((d) => rmSync(d, { recursive: true, force: true })));
     const env = (dir: string, port: number) => ({ ...baseEnv(dir, db.url), NODE_ENV: 'development', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info' });
 
+    /** Resolves once the process answers /health; rejects if it exits first. */
+    const answering = (p: ReturnType<typeof startProcess>, port: number) => {
+      let exited = false;
+      void p.exit.then(() => (exited = true));
+      return eventually(
+        'the bridge answering /health',
+        async () => {
+          if (exited) throw new Error(`the bridge exited: ${p.output()}`);
+          return (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)) || undefined;
+        },
+        60_000,
+      );
+    };
     const port = await freePort();
     const first = startProcess(env(dirA, port));
     t.after(() => first.child.kill('SIGKILL'));
-    let exited = false;
-    void first.exit.then(() => (exited = true));
-    await eventually(
-      'the first bridge answering /health',
-      async () => {
-        if (exited) throw new Error(`the first bridge exited: ${first.output()}`);
-        return (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)) || undefined;
-      },
-      60_000,
-    );
-    const second = startProcess(env(dirB, await freePort()));
+    await answering(first, port);
+    const secondPort = await freePort();
+    const second = startProcess(env(dirB, secondPort));
     t.after(() => second.child.kill('SIGKILL'));
-    assert.equal(await second.exit, 1, second.output());
+    const outcome = await Promise.race([second.exit, answering(second, secondPort).then(() => 'started', () => 'exited')]);
+    assert.equal(outcome === 'exited' ? await second.exit : outcome, 1, second.output());
     assert.match(second.output(), new RegExp(`bridge: this database is in use by the bridge on .+ \\(PID ${first.child.pid}, DATA_DIR ${dirA}, since .+\\)`));
     assert.match(second.output(), /"event":"bridge.start_refused"/, 'and a log line');
 
@@ -379,7 +385,7 @@ describe('decisions V40, B103: rows of another canister set in the tables are ne
       created_at_time: String(BigInt(h.now()) * 1_000_000n),
     };
     await sql`insert into bridge_outbox (operation, op_id, aggregate, payload, next_attempt_at, created_at, updated_at, canister_set)
-      values ('wallet.transfer', 'wallet-transfer:999999', 'wallet-transfer:999999', ${JSON.stringify(payload)}::jsonb, now() - interval '1 day', now(), now(), ${FOREIGN})`.execute(
+      values ('wallet.transfer', 'wallet-transfer:999999', 'wallet-transfer:999999', ${JSON.stringify(payload)}::jsonb, ${new Date(h.now() - 86_400_000)}, ${new Date(h.now())}, ${new Date(h.now())}, ${FOREIGN})`.execute(
       h.opened.db,
     );
     await sql`insert into wallet_ledger_blocks (canister_set, block_index, btype, ts, to_account, amount_e8s, fee_e8s) values (${FOREIGN}, 0, '1mint', 0, ${alice.principal}, 12345600000000, 0)`.execute(
