@@ -112,7 +112,7 @@ export interface BridgeParts {
    * (timed by the same clock) mid-run, a jump no real clock makes.
    */
   jobTimer?: boolean;
-  /** The embedded database's failure (decision P16), once it has failed: /health answers 503 from then on. */
+  /** The embedded database's failure (decision P16), or the embedded canisters lost to another bridge (decision B101): /health answers 503 from then on. */
   databaseFailure?: () => Error | undefined;
   /** The bridge's metrics (decision B69); made here when not given. */
   metrics?: BridgeMetrics;
@@ -363,14 +363,23 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
   // live bridge; checked before the canisters are opened or anything is written for them.
   const now = options.now ?? Date.now;
   const refused = async (err: CanisterSetRefused, set: CanisterSet | undefined) => {
-    log.logger.fatal({ event: err.reason === 'lease_lost' ? 'canister_set.lease_lost' : 'bridge.start_refused', reason: err.reason, err: err.message }, err.message);
+    log.logger.fatal(
+      { event: err.reason === 'lease_lost' ? 'canister_set.lease_lost' : 'bridge.start_refused', reason: err.reason, err: err.message },
+      err.message,
+    );
     const detail = { reason: err.reason, mode: set?.mode ?? 'embedded', canister_set: set?.id ?? null };
-    await new AuditLog({ db: database.db, log: log.logger, now }).record(undefined, { event: 'canister_set.refused', actor: SYSTEM, outcome: 'denied', detail });
+    await new AuditLog({ db: database.db, log: log.logger, now }).record(undefined, {
+      event: 'canister_set.refused',
+      actor: SYSTEM,
+      outcome: 'denied',
+      detail,
+    });
     log.flush();
   };
   let set: CanisterSet | undefined;
   let binding: Binding;
-  let stopCanisters: (() => void) | undefined;
+  // The canisters are opened after the lease is taken; a lease lost later closes them.
+  const lease: { stopCanisters?: () => void } = {};
   try {
     set = env.IC_GOVERNANCE_CANISTER_ID ? icCanisterSet(env) : embeddedCanisterSet(config.DATA_DIR, EMBEDDED_CANISTER_IDS);
     const bound = set;
@@ -385,7 +394,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
       // Another bridge holds the embedded canisters now: this one stops using them, and /health says so.
       onLeaseLost: (err) => {
         databaseFailure = err;
-        stopCanisters?.();
+        lease.stopCanisters?.();
         void refused(err, bound);
       },
     });
@@ -421,7 +430,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     treasuryDom: config.EMBEDDED_TREASURY_DOM,
     devVotingMinutes: config.DEV_VOTING_MINUTES,
   });
-  stopCanisters = () => canisters.close();
+  lease.stopCanisters = () => canisters.close();
   const notifier = options.notifier ?? notificationClientFromEnv(log.logger, env);
   const app = await buildApp({
     config,

@@ -104,7 +104,9 @@ describe('decisions B100, B101: one canister set per database, one live bridge p
     assert.ok('Ok' in proposal);
 
     // Another DATA_DIR (another set) while the first lives: the lease names the live holder.
-    const inUse = new RegExp(`this database is in use by the bridge on .+ \\(PID ${process.pid}, DATA_DIR ${dirA}, since .+\\), a live bridge with embedded canisters: .+stop the other bridge first, or run several bridges with canisters on an IC network`);
+    const inUse = new RegExp(
+      `this database is in use by the bridge on .+ \\(PID ${process.pid}, DATA_DIR ${dirA}, since .+\\), a live bridge with embedded canisters: .+stop the other bridge first, or run several bridges with canisters on an IC network`,
+    );
     const logsB = captureLogs();
     await refused(open(baseEnv(dirB, db.url), logsB), 'in_use', inUse);
     assert.equal(logsB.events('bridge.start_refused').length, 1, 'a log line says why');
@@ -115,7 +117,11 @@ describe('decisions B100, B101: one canister set per database, one live bridge p
 
     await a.app.close();
     // The first stopped: another set is still refused, now because the database is the first set's.
-    const err = await refused(open(baseEnv(dirB, db.url)), 'another_set', /^this database belongs to another canister set \(embedded canisters in .+, embedded:.+, recorded .+\) than this bridge's \(embedded canisters in .+\): start the bridge with that set's canisters, or point DATABASE_URL at a database of this set's own/);
+    const err = await refused(
+      open(baseEnv(dirB, db.url)),
+      'another_set',
+      /^this database belongs to another canister set \(embedded canisters in .+, embedded:.+, recorded .+\) than this bridge's \(embedded canisters in .+\): start the bridge with that set's canisters, or point DATABASE_URL at a database of this set's own/,
+    );
     assert.ok(err.message.includes(setA) && err.message.includes(dirA), err.message);
 
     // The first set's own directory starts again, its state intact.
@@ -152,7 +158,12 @@ describe('decisions B100, B101: one canister set per database, one live bridge p
         'the bridge answering /health',
         async () => {
           if (exited) throw new Error(`the bridge exited: ${p.output()}`);
-          return (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)) || undefined;
+          return (
+            (await fetch(`http://127.0.0.1:${port}/health`).then(
+              (r) => r.ok,
+              () => false,
+            )) || undefined
+          );
         },
         60_000,
       );
@@ -164,7 +175,13 @@ describe('decisions B100, B101: one canister set per database, one live bridge p
     const secondPort = await freePort();
     const second = startProcess(env(dirB, secondPort));
     t.after(() => second.child.kill('SIGKILL'));
-    const outcome = await Promise.race([second.exit, answering(second, secondPort).then(() => 'started', () => 'exited')]);
+    const outcome = await Promise.race([
+      second.exit,
+      answering(second, secondPort).then(
+        () => 'started',
+        () => 'exited',
+      ),
+    ]);
     assert.equal(outcome === 'exited' ? await second.exit : outcome, 1, second.output());
     assert.match(second.output(), new RegExp(`bridge: this database is in use by the bridge on .+ \\(PID ${first.child.pid}, DATA_DIR ${dirA}, since .+\\)`));
     assert.match(second.output(), /"event":"bridge.start_refused"/, 'and a log line');
@@ -214,7 +231,10 @@ describe('decisions B100, B101: one canister set per database, one live bridge p
     await admin.query('select pg_terminate_backend($1)', [secondPid]);
     await otherHolds;
     const lost = await eventually('the lease lost', () => b.logs.events('canister_set.lease_lost')[0], 20_000);
-    assert.match(String(lost.msg), /lost its hold on the database's embedded canisters to another bridge while its connection was down, and has stopped its canisters/);
+    assert.match(
+      String(lost.msg),
+      /lost its hold on the database's embedded canisters to another bridge while its connection was down, and has stopped its canisters/,
+    );
     const health = await b.app.inject({ method: 'GET', url: '/health' });
     assert.equal(health.statusCode, 503);
     assert.equal(health.json().error, 'DATABASE_FAILED');
@@ -243,7 +263,10 @@ describe('decisions B100, B101: one canister set per database, one live bridge p
     };
     // Mainnet is one network whatever boundary node; a local replica is named by its URL.
     assert.equal(icCanisterSet({ ...ic, IC_HOST: 'https://icp-api.io' }).id, icCanisterSet({ ...ic, IC_HOST: 'https://ic0.app' }).id);
-    assert.notEqual(icCanisterSet({ ...ic, IC_FETCH_ROOT_KEY: 'true' }).id, icCanisterSet({ ...ic, IC_FETCH_ROOT_KEY: 'true', IC_HOST: 'http://127.0.0.1:4943' }).id);
+    assert.notEqual(
+      icCanisterSet({ ...ic, IC_FETCH_ROOT_KEY: 'true' }).id,
+      icCanisterSet({ ...ic, IC_FETCH_ROOT_KEY: 'true', IC_HOST: 'http://127.0.0.1:4943' }).id,
+    );
     const first = await open({ ...baseEnv(dir, db.url), ...ic });
     assert.equal(first.opened.canisters.mode, 'ic');
     assert.equal(first.logs.events('canister_set.recorded')[0]!.canister_set, icCanisterSet(ic).id);
@@ -264,7 +287,12 @@ describe('decisions B100, B101: one canister set per database, one live bridge p
     const dir = tempDir('split-legacy-');
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const governanceRows = async (d: Awaited<ReturnType<typeof open>>) =>
-      (await sql<{ canister_set: string; source_id: string }>`select canister_set, source_id from bridge_events where source = 'governance' order by seq`.execute(d.opened.db)).rows;
+      (
+        await sql<{
+          canister_set: string;
+          source_id: string;
+        }>`select canister_set, source_id from bridge_events where source = 'governance' order by seq`.execute(d.opened.db)
+      ).rows;
 
     const before = await open(baseEnv(dir, db.url));
     await before.app.ready();
@@ -351,7 +379,9 @@ describe('decisions V40, B103: rows of another canister set in the tables are ne
     await eventually('the first proposal copied', async () => (await listed()).find((e) => e.type === 'ProposalCreated' && e.data.proposal_id === first));
     // Another set's governance events, numbered past this set's (a database two sets once shared).
     await sql`insert into bridge_events (type, data, source, source_id, occurred_at, canister_set)
-      select 'ProposalCreated', jsonb_build_object('proposal_id', g::text), 'governance', g::text, now(), ${FOREIGN} from generate_series(1000, 1004) g`.execute(h.opened.db);
+      select 'ProposalCreated', jsonb_build_object('proposal_id', g::text), 'governance', g::text, now(), ${FOREIGN} from generate_series(1000, 1004) g`.execute(
+      h.opened.db,
+    );
     const second = await created('Second');
     await eventually('the second proposal copied', async () => (await listed()).find((e) => e.type === 'ProposalCreated' && e.data.proposal_id === second));
   });
@@ -400,7 +430,11 @@ describe('decisions V40, B103: rows of another canister set in the tables are ne
     await h.restart();
     await h.app.outbox.reconcile();
     assert.equal(await balance(), funded, "Alice's DOM did not move");
-    const row = await h.opened.db.selectFrom('bridge_outbox').select(['state', 'attempts']).where('op_id', '=', 'wallet-transfer:999999').executeTakeFirstOrThrow();
+    const row = await h.opened.db
+      .selectFrom('bridge_outbox')
+      .select(['state', 'attempts'])
+      .where('op_id', '=', 'wallet-transfer:999999')
+      .executeTakeFirstOrThrow();
     assert.deepEqual(row, { state: 'pending', attempts: 0 }, 'never claimed');
     const reported = h.logs.events('outbox.foreign_operations').at(-1);
     assert.deepEqual(reported?.foreign, [{ canister_set: FOREIGN, pending: 1 }]);

@@ -112,9 +112,19 @@ async function record(trx: Transaction<Database>, o: BindOptions, holder: Holder
   if (!row)
     await trx
       .insertInto('bridge_canister_set')
-      .values({ set_id: o.set.id, mode: o.set.mode, description: JSON.stringify(description), recorded_at: new Date(o.now()), holder: holder ? JSON.stringify(holder) : null })
+      .values({
+        set_id: o.set.id,
+        mode: o.set.mode,
+        description: JSON.stringify(description),
+        recorded_at: new Date(o.now()),
+        holder: holder ? JSON.stringify(holder) : null,
+      })
       .execute();
-  else if (holder) await trx.updateTable('bridge_canister_set').set({ holder: JSON.stringify(holder) }).execute();
+  else if (holder)
+    await trx
+      .updateTable('bridge_canister_set')
+      .set({ holder: JSON.stringify(holder) })
+      .execute();
   let adopted = 0;
   for (const { table, key } of ADOPT) {
     const same = key.map((k) => sql`x.${sql.ref(k)} = t.${sql.ref(k)}`);

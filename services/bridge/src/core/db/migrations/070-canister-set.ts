@@ -10,7 +10,12 @@ const TAGGED = ['bridge_events', 'bridge_outbox', 'wallet_ledger_blocks', 'walle
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('bridge_canister_set')
-    .addColumn('id', 'smallint', (c) => c.primaryKey().defaultTo(1).check(sql`id = 1`))
+    .addColumn('id', 'smallint', (c) =>
+      c
+        .primaryKey()
+        .defaultTo(1)
+        .check(sql`id = 1`),
+    )
     .addColumn('set_id', 'text', (c) => c.notNull())
     .addColumn('mode', 'text', (c) => c.notNull().check(sql`mode in ('embedded', 'ic')`))
     .addColumn('description', 'jsonb', (c) => c.notNull())
