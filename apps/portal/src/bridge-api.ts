@@ -5455,7 +5455,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description only this event */
-                event?: "auth.login_succeeded" | "auth.login_failed" | "auth.login_locked_out" | "auth.csrf_refused" | "admin.access_denied" | "member.rate_limited" | "registration.created" | "registration.refused" | "verification.completed" | "verification.refused" | "verification.password_refused" | "recovery.limited" | "password_reset.requested" | "password_reset.completed" | "sessions.ended" | "roles.granted" | "roles.revoked" | "roles.bootstrap_admin_granted" | "kyc.approved" | "kyc.rejected" | "membership.upgraded" | "escrow.resolved" | "price.proposal_triggered" | "ai.reindex_triggered" | "inbox.unsubscribed" | "secret.rotation_noticed";
+                event?: "auth.login_succeeded" | "auth.login_failed" | "auth.login_locked_out" | "auth.csrf_refused" | "admin.access_denied" | "member.rate_limited" | "registration.created" | "registration.refused" | "verification.completed" | "verification.refused" | "verification.password_refused" | "recovery.limited" | "password_reset.requested" | "password_reset.completed" | "sessions.ended" | "roles.granted" | "roles.revoked" | "roles.bootstrap_admin_granted" | "kyc.approved" | "kyc.rejected" | "membership.upgraded" | "escrow.resolved" | "price.proposal_triggered" | "ai.reindex_triggered" | "inbox.unsubscribed" | "secret.rotation_noticed" | "canister_set.refused";
                 /** @description only this actor: a user id, `anonymous` or `system` */
                 actor?: string;
                 /** @description events at or after this instant (ISO-8601) */
