@@ -403,6 +403,12 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     await database.close();
     throw e;
   }
+  // A start that fails from here on does not keep the database's lease (decision B101).
+  const orRelease = <T>(p: Promise<T>): Promise<T> =>
+    p.catch(async (e: unknown) => {
+      await binding.release();
+      throw e;
+    });
   let redis: Redis | undefined;
   let sessionStore: SessionStore;
   if (config.SESSION_STORE === 'redis') {
@@ -422,33 +428,38 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     await redis.connect().catch(() => undefined);
     sessionStore = redisSessionStore(redis, config.SESSION_KEY_PREFIX);
   } else sessionStore = databaseSessionStore(database.db, database.pool);
-  const canisters = await openCanisters(env, config.DATA_DIR, set, {
-    fsync: config.CANISTERS_FSYNC,
-    ...(options.canisterClock && { clock: options.canisterClock }),
-    ...(options.scheduler !== undefined && { scheduler: options.scheduler }),
-    ...(options.interceptCall && { interceptCall: options.interceptCall }),
-    treasuryDom: config.EMBEDDED_TREASURY_DOM,
-    devVotingMinutes: config.DEV_VOTING_MINUTES,
-  });
+  const canisters = await orRelease(
+    openCanisters(env, config.DATA_DIR, set, {
+      fsync: config.CANISTERS_FSYNC,
+      ...(options.canisterClock && { clock: options.canisterClock }),
+      ...(options.scheduler !== undefined && { scheduler: options.scheduler }),
+      ...(options.interceptCall && { interceptCall: options.interceptCall }),
+      treasuryDom: config.EMBEDDED_TREASURY_DOM,
+      devVotingMinutes: config.DEV_VOTING_MINUTES,
+    }),
+  );
   lease.stopCanisters = () => canisters.close();
+  if (databaseFailure instanceof CanisterSetRefused) canisters.close(); // lost while they were opening
   const notifier = options.notifier ?? notificationClientFromEnv(log.logger, env);
-  const app = await buildApp({
-    config,
-    db: database.db,
-    sessionStore,
-    canisters: { ...canisters, clients: timedCanisters(canisters.clients, metrics) },
-    notifier,
-    keys,
-    log,
-    metrics,
-    databaseFailure: () => databaseFailure,
-    ...(redis && { redis }),
-    ...(options.now && { now: options.now }),
-    ...(options.outboxFaults && { outboxFaults: options.outboxFaults }),
-    ...(options.ai && { ai: options.ai }),
-    ...(options.jobTimer === false && { jobTimer: false }),
-    ...(options.passwordCost && { passwordCost: options.passwordCost }),
-  });
+  const app = await orRelease(
+    buildApp({
+      config,
+      db: database.db,
+      sessionStore,
+      canisters: { ...canisters, clients: timedCanisters(canisters.clients, metrics) },
+      notifier,
+      keys,
+      log,
+      metrics,
+      databaseFailure: () => databaseFailure,
+      ...(redis && { redis }),
+      ...(options.now && { now: options.now }),
+      ...(options.outboxFaults && { outboxFaults: options.outboxFaults }),
+      ...(options.ai && { ai: options.ai }),
+      ...(options.jobTimer === false && { jobTimer: false }),
+      ...(options.passwordCost && { passwordCost: options.passwordCost }),
+    }),
+  );
   app.addHook('onClose', async () => {
     log.flush();
     canisters.close();
