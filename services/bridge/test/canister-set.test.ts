@@ -362,7 +362,7 @@ describe('decision B102: production with embedded canisters needs BRIDGE_SINGLE_
 });
 
 describe('decisions V40, B103: rows of another canister set in the tables are never followed from, run or shown', () => {
-  it("decision V40: the governance follower's cursor is the set's own: another set's events with higher ids drop none of this set's", async (t) => {
+  it("decision V40: the followers' cursors are the set's own: another set's governance events with higher ids, and its campaign markers, drop none of this set's", async (t) => {
     const h: Bridge = await bridge(BACKENDS[0]);
     t.after(() => h.close());
     await h.app.ready();
@@ -384,6 +384,30 @@ describe('decisions V40, B103: rows of another canister set in the tables are ne
     );
     const second = await created('Second');
     await eventually('the second proposal copied', async () => (await listed()).find((e) => e.type === 'ProposalCreated' && e.data.proposal_id === second));
+
+    // The funds follower likewise: another set's "campaign created" markers are not this set's.
+    await sql`insert into bridge_events (type, data, source, source_id, occurred_at, canister_set)
+      select 'CampaignCreated', jsonb_build_object('campaign_id', g::text), 'campaign', 'created:' || g, now(), ${FOREIGN} from generate_series(0, 20) g`.execute(
+      h.opened.db,
+    );
+    await h.app.fundsFollower.catchUp();
+    const campaign = await h.request({
+      method: 'POST',
+      url: '/api/campaigns',
+      jar,
+      payload: { title: 'Barn', description: '', goal: { dom_e8s: '100000000' }, deadline: new Date(h.now() + 86_400_000).toISOString() },
+    });
+    assert.equal(campaign.statusCode, 201, campaign.body);
+    await h.app.fundsFollower.catchUp();
+    const { id } = campaign.json() as { id: string };
+    const ours = await h.opened.db
+      .selectFrom('bridge_events')
+      .select('type')
+      .where('canister_set', '=', h.opened.canisters.set.id)
+      .where('source', '=', 'campaign')
+      .where('source_id', '=', `created:${id}`)
+      .execute();
+    assert.deepEqual(ours, [{ type: 'CampaignCreated' }], `campaign ${id}'s CampaignCreated published for this set`);
   });
 
   it("decision B103: a pending operation written for another set is not run here (a member's DOM stays put) and is reported; the wallet's index shows and extends only its own ledger's blocks", async (t) => {
