@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { encodeArgs } from '../platform/canisters/src/ic/index.ts';
 import { METHOD_TABLES } from '../platform/canisters/src/tables.ts';
 import { principalFromSeed } from '../platform/canisters/src/principals.ts';
-import { limitOf, WasmReplica, type InstructionCount } from '../platform/canisters/test/wasm-host/host.ts';
-import { deployWasm } from '../platform/canisters/test/wasm-host/platform.ts';
+import { limitOf, WasmReplica, type InstructionCount } from '@domdao/replica/host';
+import { deployWasm } from '@domdao/replica';
 import { root, table } from './lib.ts';
 
 const MEMBERS = Number(process.env.BENCH_WASM_MEMBERS ?? 300);

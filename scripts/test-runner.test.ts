@@ -325,7 +325,7 @@ describe('scripts/test.mjs', () => {
       const text = readFileSync(join(root, line.slice('FILE '.length)), 'utf8');
       assert.doesNotMatch(
         text,
-        /playwright|chromium|wasm-host|\.listen\(|buildApp|freshPostgres|requireRedis|PGlite|openTemplateDatabase|spawn\(|\.wasm\b/,
+        /playwright|chromium|wasm-host|@domdao\/replica|\.listen\(|buildApp|freshPostgres|requireRedis|PGlite|openTemplateDatabase|spawn\(|\.wasm\b/,
         `${line} needs more than a core or a unit`,
       );
     }

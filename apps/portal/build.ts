@@ -18,6 +18,7 @@ const SOURCES = [
   join(ROOT, '../../services/bridge/src/features/registration/client-crypto.ts'),
   join(ROOT, '../../services/bridge/src/core/identity/password-policy.ts'),
   join(ROOT, '../../packages/canister-kit/src/rules.ts'),
+  join(ROOT, '../../packages/canister-kit/src/bidi.ts'),
 ];
 
 function files(p: string): string[] {

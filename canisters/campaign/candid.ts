@@ -110,6 +110,7 @@ export function campaignMethods(I: Idl) {
     settle_campaign: update([I.Text], result(I, t.Campaign, t.CampaignError)),
     reconcile_movement: update([I.Nat64, I.Opt(I.Nat)], result(I, I.Null, t.CampaignError)),
     cancel_campaign: update([I.Text], result(I, I.Null, t.CampaignError)),
+    refresh_price: update([], result(I, I.Null, t.CampaignError)),
     get_campaign: query([I.Text], I.Opt(t.Campaign)),
     list_campaigns: query([I.Opt(I.Text), I.Opt(I.Nat32)], I.Vec(t.Campaign)),
     list_contributions: query([I.Text, I.Opt(I.Nat64), I.Opt(I.Nat32)], I.Vec(t.Contribution)),

@@ -142,6 +142,8 @@ export function governanceTypes(I: Idl) {
   const InitArgs = I.Record({
     membership_canister: I.Principal,
     treasury_canister: I.Principal,
+    // Decision G50: optional, so an upgrade with the arguments of before keeps working (campaigns then wait for their timer).
+    campaign_canister: I.Opt(I.Principal),
     admins: I.Vec(I.Principal),
     trusted_proposers: I.Vec(I.Principal),
   });

@@ -72,6 +72,8 @@ export function ledgerTypes(I: Idl) {
     token_symbol: I.Text,
     decimals: I.Opt(I.Nat8),
     initial_balances: I.Vec(I.Tuple(Account, I.Nat)),
+    // Archive mode (decision L43): absent on every real deployment.
+    archive: I.Opt(I.Record({ local_blocks: I.Nat64 })),
   });
   return {
     Account,
@@ -113,6 +115,8 @@ export function ledgerMethods(I: Idl) {
     icrc2_allowance: query([t.AllowanceArgs], t.Allowance),
     icrc2_transfer_from: update([t.TransferFromArgs], I.Variant({ Ok: I.Nat, Err: t.TransferFromError })),
     icrc3_get_blocks: query([t.GetBlocksArgs], t.GetBlocksResult),
+    // The archive's icrc3_get_blocks in archive mode, the callback of `archived_blocks` (decision L43).
+    get_archived_blocks: query([t.GetBlocksArgs], t.GetBlocksResult),
     icrc3_supported_block_types: query([], I.Vec(t.BlockType)),
     icrc3_get_tip_certificate: query([], I.Opt(t.DataCertificate)),
     icrc3_get_archives: query([t.GetArchivesArgs], t.GetArchivesResult),

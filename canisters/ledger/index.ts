@@ -9,3 +9,4 @@ export * from './wiring.ts';
 export * from './core/icrc3.ts';
 export * from './core/standards.ts';
 export * from './core/certification.ts';
+export * from './candid-blocks.ts';

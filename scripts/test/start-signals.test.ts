@@ -4,130 +4,22 @@
 // in their environment, whatever their parent or group), every port it listened on is closed, and a
 // request in flight when the signal came was answered.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:net';
-import { acceptsConnection, freePort } from '@domdao/test-helpers';
+import { acceptsConnection } from '@domdao/test-helpers';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { seedEmbeddedDatabase } from '../../services/bridge/test/embedded-template.ts';
-
-const root = new URL('../..', import.meta.url).pathname;
-const MARKER = 'DOMDAO_SIGNAL_TEST';
-
-/** Every live process whose environment carries this run's marker, with its command line. */
-function markedProcesses(marker: string): Array<{ pid: number; cmd: string }> {
-  const found: Array<{ pid: number; cmd: string }> = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (!readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(`${MARKER}=${marker}`)) continue;
-      const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${name}/status`, 'latin1'))?.[1];
-      if (state === 'Z') continue; // exited, waiting for its parent to reap it
-      found.push({ pid: Number(name), cmd: readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0').join(' ').trim() });
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-  return found;
-}
-
-interface Started {
-  npm: ChildProcess;
-  marker: string;
-  ports: number[];
-  gateway: number;
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Resolves once the output matches `re` (or rejects when npm exits first). */
-  waitFor: (re: RegExp) => Promise<void>;
-}
-
-/**
- * A guard against hanging, not a measure of speed: before decision R14 a SIGINT to npm left npm, its
- * shell and the platform all waiting, so the case fails here instead of at the runner's watchdog,
- * which would not reach npm's own process group.
- */
-function unlessHung<T>(p: Promise<T>, what: string, s: Started): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: nothing happened for 120 s\n${s.output()}`)), 120_000);
-  });
-  return Promise.race([p, hung]).finally(() => clearTimeout(timer));
-}
-
-/** Ends what a failed case left (processes this file started, found by their marker), so the next case starts clean. */
-async function endLeftovers(marker: string): Promise<void> {
-  for (let left = markedProcesses(marker); left.length > 0; left = markedProcesses(marker)) {
-    for (const p of left) {
-      try {
-        process.kill(p.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { endLeftovers, markedProcesses, platformPorts, startNpm as startPlatform, unlessHung, type Started } from './npm-start.ts';
 
 let current: string | undefined;
 
-function startNpm(dataDir: string, ports: { gateway: number; bridge: number; notification: number; metrics: number }, extra: NodeJS.ProcessEnv = {}): Started {
-  const marker = randomUUID();
-  current = marker;
-  const npm = spawn('npm', ['start'], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_ENV: 'development',
-      LOG_LEVEL: 'warn',
-      DATA_DIR: dataDir,
-      GATEWAY_PORT: String(ports.gateway),
-      BRIDGE_PORT: String(ports.bridge),
-      NOTIFICATION_PORT: String(ports.notification),
-      METRICS_PORT: String(ports.metrics),
-      npm_config_update_notifier: 'false',
-      [MARKER]: marker,
-      ...extra,
-    },
-    // Its own process group, as under a process manager; the test still signals npm's PID only.
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const waiters = new Set<() => void>();
-  const onData = (d: Buffer) => {
-    out += d.toString();
-    for (const w of waiters) w();
-  };
-  npm.stdout!.on('data', onData);
-  npm.stderr!.on('data', onData);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    npm.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const waitFor = (re: RegExp) =>
-    new Promise<void>((resolve, reject) => {
-      const check = () => {
-        if (re.test(out)) {
-          waiters.delete(check);
-          resolve();
-        }
-      };
-      waiters.add(check);
-      check();
-      void exited.then(() => {
-        waiters.delete(check);
-        if (!re.test(out)) reject(new Error(`npm exited before printing ${re}:\n${out}`));
-      });
-    });
-  return { npm, marker, ports: [ports.gateway, ports.bridge, ports.notification, ports.metrics], gateway: ports.gateway, output: () => out, exited, waitFor };
-}
-
-async function ports() {
-  return { gateway: await freePort(), bridge: await freePort(), notification: await freePort(), metrics: await freePort() };
+/** Starts npm start (npm-start.ts) and remembers its marker for afterEach. */
+function startNpm(...args: Parameters<typeof startPlatform>): Started {
+  const s = startPlatform(...args);
+  current = s.marker;
+  return s;
 }
 
 /** The development price source's port, from the banner. */
@@ -204,7 +96,7 @@ describe('decision R14: a signal to npm start ends the whole platform', () => {
   for (const { signal, group, what } of cases) {
     it(`${what}: the request in flight is answered, npm exits 0, every port closes and no process remains`, async () => {
       // SHUTDOWN_GRACE_SECONDS at its upper limit is accepted.
-      const s = startNpm(data, await ports(), signal === 'SIGINT' && !group ? { SHUTDOWN_GRACE_SECONDS: '3600' } : {});
+      const s = startNpm(data, await platformPorts(), signal === 'SIGINT' && !group ? { SHUTDOWN_GRACE_SECONDS: '3600' } : {});
       await unlessHung(s.waitFor(/DOM DAO platform is up[\s\S]*try: curl/), 'start', s);
       const price = pricePort(s.output());
       const login = await requestInFlight(s.gateway);
@@ -226,7 +118,7 @@ describe('decision R14: a signal to npm start ends the whole platform', () => {
   }
 
   it('decision R14: a request still open when the grace period (SHUTDOWN_GRACE_SECONDS=1, its lower limit) ends is cut off; npm exits non-zero and nothing remains', async () => {
-    const s = startNpm(data, await ports(), { SHUTDOWN_GRACE_SECONDS: '1' });
+    const s = startNpm(data, await platformPorts(), { SHUTDOWN_GRACE_SECONDS: '1' });
     await unlessHung(s.waitFor(/DOM DAO platform is up[\s\S]*try: curl/), 'start', s);
     const price = pricePort(s.output());
     const open = await requestInFlight(s.gateway);
@@ -239,7 +131,7 @@ describe('decision R14: a signal to npm start ends the whole platform', () => {
   });
 
   it('decision R14: SIGTERM while the first start is still creating the database ends the creating child too', async () => {
-    const s = startNpm(join(dir, 'fresh'), await ports());
+    const s = startNpm(join(dir, 'fresh'), await platformPorts());
     // Waits for the platform's initdb child to exist (it runs for seconds on a new data directory).
     await new Promise<void>((resolve, reject) => {
       const look = () => {
@@ -256,7 +148,7 @@ describe('decision R14: a signal to npm start ends the whole platform', () => {
 
   for (const value of ['0', '3601', 'soon']) {
     it(`decision R14: SHUTDOWN_GRACE_SECONDS=${value} (outside 1 to 3600) is refused with a clear error before anything starts`, async () => {
-      const s = startNpm(join(dir, `bad-${value}`), await ports(), { SHUTDOWN_GRACE_SECONDS: value });
+      const s = startNpm(join(dir, `bad-${value}`), await platformPorts(), { SHUTDOWN_GRACE_SECONDS: value });
       const exit = await Promise.race([
         s.exited,
         s.waitFor(/DOM DAO platform is up/).then(() => assert.fail(`started despite SHUTDOWN_GRACE_SECONDS=${value}`)),

@@ -2,6 +2,7 @@
 // carrying the bridge's `error` code and message (shown to the member as they are). Served by the
 // bridge the calls are same-origin; hosted on another subdomain (decision F11) index.html names the
 // bridge and the calls carry credentials across origins (the bridge's CORS, decision B45).
+import { withoutBidiControls } from '@domdao/canister-kit/bidi';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { operations } from './bridge-api.ts';
 
@@ -52,7 +53,9 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   const text = await r.text();
   let data: unknown;
   try {
-    data = text ? JSON.parse(text) : undefined;
+    // Decision F41: no bidi control in any answer reaches the page (titles, bodies, reasons, names,
+    // activity…), so member-written text cannot reorder what is shown, wherever a page puts it.
+    data = text ? JSON.parse(text, (_key, value: unknown) => (typeof value === 'string' ? withoutBidiControls(value) : value)) : undefined;
   } catch {
     data = undefined;
   }

@@ -195,7 +195,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Register: sealed email, name and date of birth, the password, ToS accepted (spec 2 Registration)
+         * Register: sealed email, name and date of birth, the password, ToS accepted (spec 2 Registration); optionally `display_name`, the name other members see (decision F47), held to the profile rules (F22, B89–B91)
          * @description Creates an unverified account from sealed fields and sends the verification email; nothing is stored on refusal.
          */
         post: operations["register"];
@@ -219,7 +219,7 @@ export interface paths {
         get: operations["getVerifyEmailPage"];
         put?: never;
         /**
-         * The link page's form (application/x-www-form-urlencoded): token and password verifies the address, grants `member` (and `admin` for a bootstrap address), ends every session of the account (decision B51); token and dob (YYYY-MM-DD) alone is the first step of starting afresh and answers the second; token, dob, name, tos_accepted=true and new_password replaces the registration by an account of the owner's answers and verifies it (decisions B86, B87)
+         * The link page's form (application/x-www-form-urlencoded): token and password verifies the address, grants `member` (and `admin` for a bootstrap address), ends every earlier session of the account (decision B51) and signs the confirmer in (decision B105); token and dob (YYYY-MM-DD) alone is the first step of starting afresh and answers the second; token, dob, name, display_name (empty: the name, decision F47), tos_accepted=true and new_password replaces the registration by an account of the owner's answers and verifies it (decisions B86, B87)
          * @description The verification page's form: the token and the password confirm the address; no cookie needed.
          */
         post: operations["confirmVerificationForm"];
@@ -239,7 +239,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Confirm a verification link from a front end's own page (decision B51): the token with the password chosen at registration, or with new_password and the mailbox owner's own name_encrypted, dob_encrypted and tos_accepted, which replace everything the registration said by a new account (decision B86); ends every session of the account
+         * Confirm a verification link from a front end's own page (decision B51): the token with the password chosen at registration, or with new_password and the mailbox owner's own name_encrypted, dob_encrypted and tos_accepted, which replace everything the registration said by a new account (decision B86); ends every earlier session of the account and signs the confirmer in (decision B105)
          * @description The JSON form of the verification page for a front end's own page: the emailed token with the password confirms the address.
          */
         post: operations["confirmVerification"];
@@ -381,7 +381,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Find users: exact email (blind index), role, membership status; paged by cursor (decision B39)
+         * Find users: exact email (blind index), part of the display name or whole words of the registration name (keyed word index, decision B106), role, membership status; paged by cursor (decision B39)
          * @description Admin session required; the email filter is matched through the blind index, never decrypted in bulk (decision B39).
          */
         get: operations["listUsers"];
@@ -447,7 +447,7 @@ export interface paths {
         get?: never;
         /**
          * Choose the name other members see (decision F22)
-         * @description Trimmed, inner spaces collapsed and NFC-normalised before it is checked. `#` and `@` are refused, so a chosen name never looks like a default name or an email address.
+         * @description Trimmed, inner spaces collapsed and NFC-normalised before it is checked. `#` and `@` are refused, so a chosen name never looks like a default name or an email address. Decisions B89–B91: default-ignorable characters (U+034F, Hangul fillers, zero-width and bidi controls), more than 4 combining marks on one letter (or the same mark twice, or a mark on no letter) and reserved names (Admin, Administrator, Moderator and the DAO's own name, in any case, script or spacing) are 400 VALIDATION_ERROR; a name that looks like another member's (same UTS #39 skeleton, case, i/l and spacing aside) is 409 NAME_TAKEN. Those refusals are audited (`members.display_name_refused`).
          */
         put: operations["setMyDisplayName"];
         post?: never;
@@ -1134,7 +1134,7 @@ export interface paths {
         };
         /**
          * Live proposal changes (server-sent events, decision V32)
-         * @description Public. Server-sent events (text/event-stream): one `proposal` event (`id`: the event log position; `data`: `{"type","proposal_id"}`) each time a proposal changes: a vote through the bridge, voting opened, tallied, approved, rejected, executed, expired, execution failed. Never who voted: read the proposal again. `proposal_id` keeps one proposal's events. From the moment of connection on (no replay: a client reads its view again when the stream opens); a comment line every LIVE_HEARTBEAT_SECONDS. 503 LIVE_STREAMS_FULL past LIVE_MAX_STREAMS (decision V32).
+         * @description Public. Server-sent events (text/event-stream): one `proposal` event (`id`: the event log position; `data`: `{"type","proposal_id"}`) each time a proposal changes: a vote through the bridge, voting opened, tallied, approved, rejected, executed, expired, execution failed. Never who voted: read the proposal again. `proposal_id` keeps one proposal's events. From the moment of connection on (no replay: a client reads its view again when the stream opens); a comment line every LIVE_HEARTBEAT_SECONDS. 503 LIVE_STREAMS_FULL past LIVE_MAX_STREAMS (decision V32), or for a request without a session past LIVE_ANONYMOUS_STREAMS_PERCENT of them (the rest is kept for signed-in members); 429 TOO_MANY_STREAMS past LIVE_STREAMS_PER_CLIENT streams of one member or one visitor address (decision V37); both with Retry-After. A stream whose reader falls LIVE_MAX_BUFFER_BYTES behind is dropped (decision V38): reconnect and read the view again.
          */
         get: operations["streamGovernanceChanges"];
         put?: never;
@@ -2511,6 +2511,8 @@ export interface operations {
                     password: string;
                     /** @enum {boolean} */
                     tos_accepted: true;
+                    /** @description the name other members see, plain text (it is public), held to the profile's rules (decisions F22, B89–B91); absent: a random default such as "Amber Otter #3f2a" (decision F47) */
+                    display_name?: string;
                 };
             };
         };
@@ -2530,7 +2532,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR, UNDECRYPTABLE (tampered or sealed to another key) or WEAK_PASSWORD */
+            /** @description VALIDATION_ERROR (a `display_name` message starts `display_name:`: characters, length, invisible characters, combining marks, a reserved name), UNDECRYPTABLE (tampered or sealed to another key) or WEAK_PASSWORD */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2566,7 +2568,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description EMAIL_EXISTS: a verified account holds the address (an unverified registration of it is replaced, decision B51) */
+            /** @description EMAIL_EXISTS: a verified account holds the address (an unverified registration of it is replaced, decision B51); NAME_TAKEN: another account chose this display_name or one that looks the same (decision F47) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2683,7 +2685,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description verified, with a Continue link to the first front end; or, after a date of birth alone, the second step (name, terms, new password) */
+            /** @description verified and signed in (the `session` cookie, decision B105; only when the form was posted from the bridge or a configured front end), with a Continue link to the first front end (else a sign-in link); or, after a date of birth alone, the second step (name, terms, new password) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2719,7 +2721,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description CONFLICT: the registration has a payment on record and cannot be started afresh */
+            /** @description CONFLICT: the registration has a payment on record and cannot be started afresh; NAME_TAKEN: the name other members see is taken (the step again, with the reason, decision F47) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2779,6 +2781,8 @@ export interface operations {
                      * @enum {boolean}
                      */
                     tos_accepted?: true;
+                    /** @description with new_password: the name other members see, plain text, held to the profile's rules (decision F47); absent: the random default */
+                    display_name?: string;
                 };
             };
         };
@@ -2795,6 +2799,8 @@ export interface operations {
                         /** @description true while the Registered membership token is being minted */
                         membership_token_pending: boolean;
                         password: "confirmed" | "chosen";
+                        /** @description decision B105: true when the answer set the `session` cookie (the confirmation came from a configured front end or the bridge itself); false otherwise: sign in with POST /auth/login */
+                        signed_in: boolean;
                     };
                 };
             };
@@ -2852,7 +2858,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CONFLICT: the registration has a payment on record and cannot be started afresh */
+            /** @description CONFLICT: the registration has a payment on record and cannot be started afresh; NAME_TAKEN: another account chose display_name or one that looks the same (decision F47) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3562,7 +3568,7 @@ export interface operations {
             query?: {
                 /** @description exact address (case, spacing and Unicode form ignored) */
                 email?: string;
-                /** @description part of the display name, chosen or default (case ignored; decision F28) */
+                /** @description part of the display name, chosen or default (case ignored; decision F28), or whole words of the name given at registration (case and accents ignored; decision B106) */
                 name?: string;
                 /** @description `user` = no explicit role */
                 role?: "user" | "member" | "admin" | "moderator" | "developer";
@@ -3593,6 +3599,8 @@ export interface operations {
                             email: string | null;
                             /** @description decision F22 */
                             display_name: string;
+                            /** @description the name given at registration, opened for admins only (decisions F48, B106); null when it cannot be opened */
+                            registration_name: string | null;
                             roles: string[];
                             email_verified: boolean;
                             kyc_status: string;
@@ -3972,7 +3980,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description 3–32 letters, digits, spaces and . - _ ' (at least one letter), unique ignoring case; null goes back to the default */
+                    /** @description 3–32 letters, digits, spaces and . - _ ' (at least one letter), unique ignoring case and by look: no invisible characters, at most 4 combining marks on a letter, not a reserved name (Admin, Administrator, Moderator, the DAO's); null goes back to the default */
                     display_name: string | null;
                 };
             };
@@ -4036,7 +4044,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description NAME_TAKEN: another member chose this name */
+            /** @description NAME_TAKEN: another member chose this name or one that looks the same */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5455,7 +5463,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description only this event */
-                event?: "auth.login_succeeded" | "auth.login_failed" | "auth.login_locked_out" | "auth.csrf_refused" | "admin.access_denied" | "member.rate_limited" | "registration.created" | "registration.refused" | "verification.completed" | "verification.refused" | "verification.password_refused" | "recovery.limited" | "password_reset.requested" | "password_reset.completed" | "sessions.ended" | "roles.granted" | "roles.revoked" | "roles.bootstrap_admin_granted" | "kyc.approved" | "kyc.rejected" | "membership.upgraded" | "escrow.resolved" | "price.proposal_triggered" | "ai.reindex_triggered" | "inbox.unsubscribed" | "secret.rotation_noticed" | "canister_set.refused";
+                event?: "auth.login_succeeded" | "auth.login_failed" | "auth.login_locked_out" | "auth.csrf_refused" | "admin.access_denied" | "member.rate_limited" | "registration.created" | "registration.refused" | "verification.completed" | "verification.refused" | "verification.password_refused" | "recovery.limited" | "password_reset.requested" | "password_reset.completed" | "sessions.ended" | "roles.granted" | "roles.revoked" | "roles.bootstrap_admin_granted" | "kyc.approved" | "kyc.rejected" | "membership.upgraded" | "escrow.resolved" | "price.proposal_triggered" | "ai.reindex_triggered" | "inbox.unsubscribed" | "secret.rotation_noticed" | "members.display_name_refused" | "members.display_name_reset" | "canister_set.refused";
                 /** @description only this actor: a user id, `anonymous` or `system` */
                 actor?: string;
                 /** @description events at or after this instant (ISO-8601) */
@@ -7199,6 +7207,24 @@ export interface operations {
             };
             /** @description VALIDATION_ERROR */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description TOO_MANY_STREAMS */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -45,14 +45,22 @@ export default class {
   init(args: unknown): void {
     const a = fromCandidArgs<InitArgs>(types.InitArgs, args);
     initArgs.set(a);
-    core.init({ admins: a.admins, self: canisterSelf().toText(), ...(a.price_max_age !== undefined && { price_max_age: a.price_max_age }) });
+    core.init({
+      admins: a.admins,
+      self: canisterSelf().toText(),
+      governance: a.governance_canister,
+      ...(a.price_max_age !== undefined && { price_max_age: a.price_max_age }),
+    });
     armTimers(campaignWiring.timers, core);
   }
 
   /** Upgrades take the same arguments; they may re-point the other canisters, nothing else. */
   @postUpgrade([types.InitArgs as unknown as IDL.Type])
   postUpgrade(args: unknown): void {
-    initArgs.set(fromCandidArgs<InitArgs>(types.InitArgs, args));
+    const a = fromCandidArgs<InitArgs>(types.InitArgs, args);
+    initArgs.set(a);
+    // Decision G51: refresh_price answers the governance canister the arguments name.
+    core.set_governance(a.governance_canister);
     armTimers(campaignWiring.timers, core);
     armIndexBuild(stores);
   }
@@ -92,6 +100,10 @@ export default class {
   @update(methods.cancel_campaign.args, methods.cancel_campaign.ret)
   cancel_campaign(...a: unknown[]) {
     return calls.update('cancel_campaign', a);
+  }
+  @update(methods.refresh_price.args, methods.refresh_price.ret)
+  refresh_price(...a: unknown[]) {
+    return calls.update('refresh_price', a);
   }
   @query(methods.get_campaign.args, methods.get_campaign.ret)
   get_campaign(...a: unknown[]) {

@@ -7,7 +7,8 @@
 // through escrow.ts (intent first, one deduplicated ledger call, outcome).
 // Registered, Active and Expired members may create campaigns and contribute (spec 2 rule 5); Revoked
 // ones and non-members may not. The price is read from governance on every update and cached, so
-// get_campaign (a query, which cannot call other canisters) answers from the tick read last.
+// get_campaign (a query, which cannot call other canisters) answers from the tick read last; governance
+// asks for a fresh read when it ratifies a price (decision G50).
 import { Err, Ok, type CallContext, type Result } from '@domdao/canister-kit';
 import { DEFAULT_PRICE_MAX_AGE } from '@domdao/canister-kit/rules';
 import { contributionMethods } from './contributions.ts';
@@ -36,9 +37,20 @@ export function campaignCore(stores: CampaignStores, deps: CampaignDeps) {
   const { config, isMember, readPrice, storePrice, view } = state;
 
   return {
-    init(init: { admins: string[]; price_max_age?: bigint; self: string }): void {
+    init(init: { admins: string[]; price_max_age?: bigint; self: string; governance?: string }): void {
       if (stores.config.has('config')) throw new Error('already initialised');
-      stores.config.set('config', { admins: [...init.admins], price_max_age: init.price_max_age ?? DEFAULT_PRICE_MAX_AGE, self: init.self });
+      stores.config.set('config', {
+        admins: [...init.admins],
+        price_max_age: init.price_max_age ?? DEFAULT_PRICE_MAX_AGE,
+        self: init.self,
+        ...(init.governance !== undefined && { governance: init.governance }),
+      });
+    },
+
+    /** The governance canister refresh_price answers (an upgrade may re-point it; state from before decision G50 learns it). */
+    set_governance(governance: string): void {
+      const c = config();
+      if (c.governance !== governance) stores.config.set('config', { ...c, governance });
     },
 
     async create_campaign(ctx: CallContext, args: CreateCampaignArgs): Promise<Result<string, CampaignError>> {
@@ -82,12 +94,20 @@ export function campaignCore(stores: CampaignStores, deps: CampaignDeps) {
       return Ok(null);
     },
 
-    /** Reads the price from governance now (the scheduler calls it, so queries never show an old tick for long). */
-    async refresh_price(_ctx: CallContext): Promise<void> {
+    /**
+     * Reads the price (and the ledger fee) from governance now, so get_campaign, a query, values progress
+     * at it. Decision G50: governance asks for it in the step that ratifies a price; the timer (every
+     * 10 minutes, decision G18) stays as the fallback. Decision G51: only governance, this canister's own
+     * timer and the admins may ask, as each call costs this canister two calls of its own.
+     */
+    async refresh_price(ctx: CallContext): Promise<Result<null, CampaignError>> {
+      const c = config();
+      if (ctx.caller !== c.self && ctx.caller !== c.governance && !c.admins.includes(ctx.caller)) return Err({ NotAuthorized: null });
       const tick = await deps.governance.get_dom_price();
       const ledgerFee = await deps.ledger.icrc1_fee();
       storePrice(tick);
       stores.fee.set('fee', ledgerFee);
+      return Ok(null);
     },
     ...queryMethods(stores, deps, state),
   };

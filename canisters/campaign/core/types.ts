@@ -119,6 +119,8 @@ export interface CampaignConfig {
   price_max_age: bigint;
   /** The campaign canister's own principal: its escrow subaccounts are its ledger accounts. */
   self: string;
+  /** Decision G50: the governance canister, which asks for refresh_price when it ratifies a price (absent in state from before it). */
+  governance?: string;
 }
 
 export interface CampaignStores {

@@ -1,6 +1,6 @@
 // The governance canister on the IC (Azle). A thin shell: Candid in and out through the method table
 // of ../candid.ts, state in stable memory, time and caller from the IC, inter-canister calls to the
-// membership and treasury canisters, and a timer that does what the embedded scheduler does.
+// membership, treasury and campaign canisters, and a timer that does what the embedded scheduler does.
 import { canisterSelf, IDL, init, postUpgrade, query, update } from 'azle';
 import {
   armIndexBuild,
@@ -15,6 +15,7 @@ import {
   stableStores,
   wiringStore,
 } from '@domdao/canister-kit/azle';
+import { campaignMethods } from '@domdao/canister-campaign';
 import { membershipMethods } from '@domdao/canister-membership';
 import { treasuryMethods } from '@domdao/canister-treasury';
 import { governanceMethods, governanceTypes } from '../candid.ts';
@@ -26,7 +27,12 @@ const table = governanceMethods(AzleIdl);
 const methods = azleMethods(table);
 const types = governanceTypes(AzleIdl);
 const initArgs = wiringStore<Omit<GovernanceInit, 'self'>>();
-const callees = canisterCalls({ membership: membershipMethods(AzleIdl), treasury: treasuryMethods(AzleIdl) }, (to) => initArgs.get()[`${to}_canister`]);
+const callees = canisterCalls({ membership: membershipMethods(AzleIdl), treasury: treasuryMethods(AzleIdl), campaign: campaignMethods(AzleIdl) }, (to) => {
+  const id = initArgs.get()[`${to}_canister`];
+  // Decision G50: without campaign_canister the call is refused here, and ignored by the execution that made it.
+  if (id === undefined) throw new Error(`no ${to}_canister in the init arguments`);
+  return id;
+});
 const stores = stableStores<GovernanceStores>(GOVERNANCE_STORE_NAMES);
 const core = governanceCore(stores, governanceWiring.deps(callees, hostServices));
 const calls = dispatcher(table, core);

@@ -16,6 +16,7 @@ import type {
   GovernanceDeps,
   GovernanceStores,
   ProposalCategory,
+  ProposalRecord,
   SetDelegationArgs,
   Turnout,
   Vote,
@@ -40,6 +41,17 @@ const historyKey = (member: string, scope: DelegationScope, since: bigint) => co
 const delegatorKey = (delegate: string, member: string, scope: DelegationScope) => compositeKey(delegate, member, scope);
 const countKey = (delegate: string) => `delegators|${delegate}`;
 
+/**
+ * Decision G47 (amends G30): the instant a proposal's delegations are fixed at, the scheduled opening
+ * (or the recorded one, were it ever earlier). The recorded opening (`eligible_at`) comes whenever the
+ * scheduler or the first vote gets to it: a member who delegated on a window already open would count
+ * there or not depending on that delay.
+ */
+const fixedAt = (p: ProposalRecord): bigint => {
+  const recorded = p.eligible_at ?? p.voting_opens;
+  return recorded < p.voting_opens ? recorded : p.voting_opens;
+};
+
 export function delegationCore(stores: GovernanceStores, deps: GovernanceDeps, state: GovernanceState, overBudget: () => boolean) {
   const { voteKey } = state;
 
@@ -54,9 +66,10 @@ export function delegationCore(stores: GovernanceStores, deps: GovernanceDeps, s
   const current = (member: string, scope: DelegationScope) => entryUpTo(member, scope, MAX_U64);
 
   /**
-   * Decision G30: the delegate `member` had for `category` when a window opened at `at`: made strictly
-   * before it (a change at that very instant may have come after the opening, as M8 counts runs). A
-   * per-category delegation wins over the one for all categories; revoking it falls back to that one.
+   * Decision G30: the delegate `member` had for `category` when a window opened at `at` (`fixedAt`):
+   * made strictly before it (a change at that very instant may have come after the opening, as M8
+   * counts runs). A per-category delegation wins over the one for all categories; revoking it falls
+   * back to that one.
    */
   const delegateAt = (member: string, category: ProposalCategory, at: bigint): string | undefined => {
     if (at === 0n) return undefined;
@@ -67,14 +80,15 @@ export function delegationCore(stores: GovernanceStores, deps: GovernanceDeps, s
     return undefined;
   };
 
-  /** Decision G29: the first member along `member`'s chain who voted directly on `proposal`, and their vote. */
-  const resolve = (proposal: bigint, category: ProposalCategory, at: bigint, member: string): { delegate: string; vote: Vote } | undefined => {
+  /** Decision G29: the first member along `member`'s chain who voted directly on `p`, and their vote. */
+  const resolve = (p: ProposalRecord, member: string): { delegate: string; vote: Vote } | undefined => {
+    const at = fixedAt(p);
     const seen = new Set([member]);
     let cur = member;
     for (let hop = 0; hop < MAX_CHAIN_HOPS; hop++) {
-      const d = delegateAt(cur, category, at);
+      const d = delegateAt(cur, p.category, at);
       if (d === undefined || seen.has(d)) return undefined;
-      const b = stores.votes.get(voteKey(proposal, d));
+      const b = stores.votes.get(voteKey(p.id, d));
       if (b && b.delegate === undefined) return { delegate: d, vote: b.vote };
       seen.add(d);
       cur = d;
@@ -104,6 +118,7 @@ export function delegationCore(stores: GovernanceStores, deps: GovernanceDeps, s
   const countStep = async (id: bigint, now: bigint): Promise<boolean> => {
     let p = stores.proposals.get(id);
     if (!p?.delegation_pending) return true;
+    // Eligibility at the recorded opening, when total_eligible was counted (G23); the delegations at fixedAt (G47).
     const at = p.eligible_at ?? p.voting_opens;
     let cursor = p.delegation_counted_to;
     let handled = 0;
@@ -129,7 +144,7 @@ export function delegationCore(stores: GovernanceStores, deps: GovernanceDeps, s
       }
       handled++;
       const key = voteKey(id, member);
-      const found = stores.votes.has(key) ? undefined : resolve(id, p.category, at, member);
+      const found = stores.votes.has(key) ? undefined : resolve(p, member);
       if (found) {
         let eligible: boolean;
         try {
@@ -222,7 +237,7 @@ export function delegationCore(stores: GovernanceStores, deps: GovernanceDeps, s
       if (v)
         return { vote: v.vote, ...(v.delegate !== undefined && { delegate: v.delegate }), ...(v.reason !== undefined && { reason: v.reason }), final: true };
       if (statusAt(p, ctx.now) !== 'Open' || p.total_eligible === undefined) return undefined;
-      const found = resolve(proposal_id, p.category, p.eligible_at ?? p.voting_opens, ctx.caller);
+      const found = resolve(p, ctx.caller);
       return found && { vote: found.vote, delegate: found.delegate, final: false };
     },
 
@@ -248,7 +263,7 @@ export function delegationCore(stores: GovernanceStores, deps: GovernanceDeps, s
         const [, member, scope] = key.split('|') as [string, string, DelegationScope];
         if (scope !== 'All' && scope !== p.category) continue;
         if (stores.votes.has(voteKey(proposal_id, member))) continue;
-        if (resolve(proposal_id, p.category, p.eligible_at ?? p.voting_opens, member)?.delegate === delegate) members.add(member);
+        if (resolve(p, member)?.delegate === delegate) members.add(member);
       }
       return { members: [...members] };
     },

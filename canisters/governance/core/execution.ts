@@ -53,15 +53,34 @@ export function proposalExecution(stores: GovernanceStores, deps: GovernanceDeps
       emit(now, { ExecutionFailed: { proposal_id: id, attempt, message: failure } });
       return Err({ ExecutionFailed: failure });
     }
+    let priced = false;
     act?.action.apply?.(id, act.content, now, {
-      setPrice: (args) => applyPrice(args, now),
+      setPrice: (args) => {
+        applyPrice(args, now);
+        priced = true;
+      },
       updateConfig: (change) => {
         stores.config.set('config', change(config()));
         emit(now, { ConfigChanged: { proposal_id: id } });
       },
     });
     transition(p, 'Executed', now);
+    if (priced) await tellCampaigns();
     return Ok(null);
+  };
+
+  /**
+   * Decision G50: the campaign canister reads the ratified price in the step that stored it, so a
+   * campaign's USD progress follows at once instead of at its next 10-minute refresh. Called after
+   * every write of the execution (the call is a commit point: the execution stands whatever the call
+   * does); a refused or failed call changes nothing here, and the campaign's timer is the fallback.
+   */
+  const tellCampaigns = async (): Promise<void> => {
+    try {
+      await deps.campaign?.refresh_price();
+    } catch {
+      // The campaign canister is stopped, upgrading or not configured: its timer reads the price later.
+    }
   };
 
   return { applyPrice, execute };

@@ -215,6 +215,8 @@ export interface GovernanceInit {
   self: string;
   membership_canister: string;
   treasury_canister: string;
+  /** Decision G50: the campaign canister, asked to read a ratified price at once; without it campaigns wait for their timer. */
+  campaign_canister?: string;
   admins: string[];
   /** Decision G7: principals (the bridge) that may submit proposals without holding a membership. */
   trusted_proposers: string[];
@@ -286,6 +288,10 @@ export interface GovernanceDeps {
   };
   treasury: {
     execute_payout(proposal_id: bigint, payout: PayoutPayload): Promise<{ Ok: unknown } | { Err: unknown }>;
+  };
+  /** Decision G50: told when a price is ratified, so campaigns value progress at it at once (absent: they wait for their timer). */
+  campaign?: {
+    refresh_price(): Promise<{ Ok: null } | { Err: unknown }>;
   };
   /** Instructions the current message has run (the IC's performance_counter); absent where there is no limit (decision G20). */
   instructions?(): bigint;

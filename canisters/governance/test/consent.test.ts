@@ -120,4 +120,16 @@ describe('governance consent messages (decisions G25, G26)', () => {
     assert.ok(t.includes(`**Body:** \`# Heading **Amount:** 1 DOM ${'y'.repeat(159 - 28)}…\`  \n329 characters of Markdown in all.`), t);
     assert.equal(t.split('\n').filter((l) => l.startsWith('**Amount')).length, 0, 'no line of the body becomes a line of the message');
   });
+
+  it('a body of exactly 160 characters is shown whole; 161 is cut to 159 and an ellipsis (the limit as a literal)', async () => {
+    const { core, ctx } = await coreWithProposal();
+    const shown = (body: string) => {
+      const t = text(
+        core.icrc21_canister_call_consent_message(ctx(P1), ask('create_proposal', encode('create_proposal', { title: 'T', body, category: 'General' }))),
+      );
+      return /\*\*Body:\*\* `([^`]*)`/.exec(t)![1]!;
+    };
+    assert.equal(shown('é'.repeat(160)), 'é'.repeat(160));
+    assert.equal(shown('é'.repeat(161)), `${'é'.repeat(159)}…`);
+  });
 });

@@ -4,15 +4,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { plainStore } from '@domdao/canister-kit/testing';
-import { MAX_CHAIN_HOPS } from '../core/delegation.ts';
 import { GOVERNANCE_STORE_NAMES, governanceCore, type GovernanceStores } from '../core/governance.ts';
 import { NS_PER_DAY, NS_PER_HOUR } from '../core/rules/categories.ts';
 import { IDL } from '@icp-sdk/core/candid';
-import type { ProposalCategory, Vote } from '../core/types.ts';
-import { MAX_REASON_CHARS } from '../core/voting.ts';
+import type { GovernanceDeps, ProposalCategory, Vote } from '../core/types.ts';
 import { expectedBallots } from '../core/delegation-oracle.ts';
 
-function setup(members: string[]) {
+/** `deps`: what the test adds to the core's dependencies (an instruction counter, decision G20). */
+function setup(members: string[], deps: Partial<GovernanceDeps> = {}) {
   const stores = Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()])) as unknown as GovernanceStores;
   const clock = { now: 1_000n * NS_PER_HOUR };
   /** Who is Active, and since when (Active at `at` means since < at, as M8 counts). */
@@ -26,6 +25,7 @@ function setup(members: string[]) {
       apply_policy: async () => ({ Ok: null }),
     },
     treasury: { execute_payout: async () => ({ Ok: null }) },
+    ...deps,
   });
   core.init({ self: 'gov', membership_canister: 'm', treasury_canister: 't', admins: ['admin'], trusted_proposers: [] });
   const ctx = (caller: string) => ({ caller, now: clock.now });
@@ -89,7 +89,7 @@ describe('liquid democracy on the governance core (decisions G28–G33)', () => 
     assert.deepEqual(s.core.get_my_ballot(s.ctx('a'), id), { vote: 'Abstain', final: true });
   });
 
-  it(`decision G29: a chain resolves to the first member who voted (at most ${MAX_CHAIN_HOPS} hops); a cycle counts nobody twice`, async () => {
+  it('decision G29: a chain resolves to the first member who voted (at most 16 hops); a cycle counts nobody twice', async () => {
     const s = setup(['a', 'b', 'c', 'x', 'y']);
     s.ok(await s.delegate('a', 'b'));
     s.ok(await s.delegate('b', 'c'));
@@ -108,17 +108,20 @@ describe('liquid democracy on the governance core (decisions G28–G33)', () => 
     assert.equal(p2.tally?.yes_votes, 2n);
   });
 
-  it('decision G29: a chain longer than the hop limit stops there (the limit, and one past it)', async () => {
-    const chain = Array.from({ length: MAX_CHAIN_HOPS + 2 }, (_, i) => `m${String(i).padStart(2, '0')}`);
+  it('decision G29: a chain longer than the hop limit stops there: 16 hops counted, 17 not (the limit as a literal, not the constant)', async () => {
+    // 18 members m00 → m01 → … → m17; m17 votes. m01 is 16 hops from m17, m00 is 17.
+    const chain = Array.from({ length: 18 }, (_, i) => `m${String(i).padStart(2, '0')}`);
     const s = setup(chain);
     for (let i = 0; i + 1 < chain.length; i++) s.ok(await s.delegate(chain[i]!, chain[i + 1]!));
     s.step();
     const id = await s.propose();
-    s.ok(await s.core.cast_vote(s.ctx(chain.at(-1)!), id, 'Yes'));
-    await s.close(id);
-    // m01 is MAX_CHAIN_HOPS hops from the voter: counted; m00 is one more: not.
-    assert.equal(s.core.get_my_ballot(s.ctx(chain[1]!), id)?.delegate, chain.at(-1));
-    assert.equal(s.core.get_my_ballot(s.ctx(chain[0]!), id), undefined);
+    s.ok(await s.core.cast_vote(s.ctx('m17'), id, 'Yes'));
+    assert.equal(s.core.get_my_ballot(s.ctx('m01'), id)?.delegate, 'm17', 'the preview: 16 hops');
+    assert.equal(s.core.get_my_ballot(s.ctx('m00'), id), undefined, 'the preview: 17 hops');
+    const p = await s.close(id);
+    assert.equal(s.core.get_my_ballot(s.ctx('m01'), id)?.delegate, 'm17');
+    assert.equal(s.core.get_my_ballot(s.ctx('m00'), id), undefined);
+    assert.equal(p.tally?.yes_votes, 17n, 'm17 and the 16 members within 16 hops of it');
   });
 
   it('decision G30: power is fixed when the window opens: later delegations and revocations apply to later proposals', async () => {
@@ -162,6 +165,131 @@ describe('liquid democracy on the governance core (decisions G28–G33)', () => 
     const later = await s.propose('EmergencyAction');
     s.ok(await s.core.cast_vote(s.ctx('d'), later, 'Yes'));
     assert.equal(s.core.get_my_ballot(s.ctx('a'), later)?.delegate, 'd');
+  });
+
+  it('decision G31: 2,001 delegators (one more than a step counts, 2,000) are counted in two steps, the second going on where the first stopped', async () => {
+    const delegators = Array.from({ length: 2_001 }, (_, i) => `a${String(i).padStart(4, '0')}`);
+    const s = setup([...delegators, 'd']);
+    for (const m of delegators) s.ok(await s.delegate(m, 'd'));
+    s.step();
+    const id = await s.propose();
+    s.ok(await s.core.cast_vote(s.ctx('d'), id, 'Yes'));
+    s.clock.now = s.core.get_proposal(s.ctx('x'), id)!.voting_closes;
+    await s.core.tick(s.ctx('scheduler'));
+    assert.deepEqual(s.core.get_turnout(s.ctx('x'), id), { direct: 1n, delegated: 2_000n, delegated_counted: false }, 'the first step stops at 2,000');
+    assert.equal(s.core.get_proposal(s.ctx('x'), id)!.status, 'Tallied');
+    await s.core.tick(s.ctx('scheduler'));
+    assert.deepEqual(s.core.get_turnout(s.ctx('x'), id), { direct: 1n, delegated: 2_001n, delegated_counted: true }, 'the second step counts the last one');
+    const p = s.core.get_proposal(s.ctx('x'), id)!;
+    assert.equal(p.tally?.yes_votes, 2_002n);
+    assert.notEqual(p.status, 'Tallied', 'judged once counted');
+    assert.equal(s.core.get_my_ballot(s.ctx('a2000'), id)?.delegate, 'd');
+  });
+
+  it('decisions G20, G31: a counting step stopped by the instruction budget goes on where it stopped; every ballot is counted once, over several steps', async () => {
+    // Each scheduler step is one message: the counter starts again at 0 and reports the budget spent
+    // after its third check, so a step counts two members at most.
+    const meter = { checks: 0 };
+    const s = setup(['a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7', 'a8', 'a9', 'd'], {
+      instructions: () => (++meter.checks > 3 ? 1_000_000_000_000_000n : 0n),
+    });
+    for (let i = 0; i < 10; i++) s.ok(await s.delegate(`a${i}`, 'd'));
+    s.step();
+    const id = await s.propose();
+    s.ok(await s.core.cast_vote(s.ctx('d'), id, 'No'));
+    s.clock.now = s.core.get_proposal(s.ctx('x'), id)!.voting_closes;
+    const counted: bigint[] = [];
+    for (let step = 0; step < 50 && s.core.get_turnout(s.ctx('x'), id)?.delegated_counted !== true; step++) {
+      meter.checks = 0;
+      await s.core.tick(s.ctx('scheduler'));
+      counted.push(s.core.get_turnout(s.ctx('x'), id)!.delegated);
+    }
+    assert.equal(s.core.get_turnout(s.ctx('x'), id)?.delegated_counted, true, `finished (delegated after each step: ${counted.join(', ')})`);
+    assert.ok(counted.length >= 5, `several steps: ${counted.join(', ')}`);
+    for (let i = 1; i < counted.length - 1; i++) assert.ok(counted[i]! > counted[i - 1]!, `each step goes on: ${counted.join(', ')}`);
+    assert.equal(counted.at(-1), 10n);
+    const votes = s.core.list_votes(s.ctx('admin'), id);
+    assert.equal(votes.length, 11);
+    assert.equal(new Set(votes.map((v) => v.voter)).size, 11, 'one ballot per member');
+    assert.equal(s.core.get_proposal(s.ctx('x'), id)!.tally?.no_votes, 11n);
+  });
+
+  it("decision G29: a chain A → B → C where B's id sorts before A's: A's ballot is C's, the first direct voter, though B is counted (through C) first", async () => {
+    // Counting walks the delegating members in id order: 'b-middle' before 'z-first'.
+    const [A, B, C] = ['z-first', 'b-middle', 'c-voter'];
+    const s = setup([A, B, C]);
+    s.ok(await s.delegate(A, B));
+    s.ok(await s.delegate(B, C));
+    s.step();
+    const id = await s.propose();
+    s.ok(await s.core.cast_vote(s.ctx(C), id, 'Yes'));
+    assert.deepEqual(s.core.get_my_ballot(s.ctx(A), id), { vote: 'Yes', delegate: C, final: false });
+    await s.close(id);
+    assert.deepEqual(s.core.get_my_ballot(s.ctx(B), id), { vote: 'Yes', delegate: C, final: true });
+    assert.deepEqual(s.core.get_my_ballot(s.ctx(A), id), { vote: 'Yes', delegate: C, final: true });
+    assert.deepEqual(
+      s.core
+        .list_votes(s.ctx('admin'), id)
+        .map((v) => [v.voter, v.delegate ?? null])
+        .sort(),
+      [
+        [B, C],
+        [C, null],
+        [A, C],
+      ].sort(),
+    );
+  });
+
+  it('decisions G30, G47: a delegation made at the opening instant, or between the scheduled opening and the recorded one, does not count for that window; the preview agrees with the count', async () => {
+    const s = setup(['at-opening', 'in-between', 'before', 'd', 'same-instant']);
+    s.ok(await s.delegate('before', 'd'));
+    s.step();
+    const id = await s.propose('General'); // opens after the voting delay; the scheduler records it later
+    const opens = s.core.get_proposal(s.ctx('x'), id)!.voting_opens;
+    s.clock.now = opens;
+    s.ok(await s.delegate('at-opening', 'd'));
+    s.clock.now = opens + 2n;
+    s.ok(await s.delegate('in-between', 'd'));
+    s.clock.now = opens + 5n;
+    await s.core.tick(s.ctx('scheduler')); // the opening recorded (eligible_at) 5 ns after the scheduled one
+    s.ok(await s.core.cast_vote(s.ctx('d'), id, 'Yes'));
+    const preview = (m: string) => s.core.get_my_ballot(s.ctx(m), id);
+    assert.deepEqual(preview('before'), { vote: 'Yes', delegate: 'd', final: false });
+    assert.equal(preview('at-opening'), undefined);
+    assert.equal(preview('in-between'), undefined);
+    assert.deepEqual(s.core.list_represented(s.ctx('admin'), id, 'd').members, ['before']);
+    const p = await s.close(id);
+    assert.deepEqual(s.core.get_my_ballot(s.ctx('before'), id), { vote: 'Yes', delegate: 'd', final: true });
+    assert.equal(s.core.get_my_ballot(s.ctx('at-opening'), id), undefined);
+    assert.equal(s.core.get_my_ballot(s.ctx('in-between'), id), undefined);
+    assert.deepEqual(s.core.get_turnout(s.ctx('x'), id), { direct: 1n, delegated: 1n, delegated_counted: true });
+    assert.equal(p.tally?.yes_votes, 2n);
+    // A window that opens as it is created (EmergencyAction): a delegation made at that very instant does not count either.
+    s.step();
+    s.ok(await s.delegate('same-instant', 'd'));
+    const now = await s.propose('EmergencyAction');
+    assert.equal(s.core.get_proposal(s.ctx('x'), now)!.voting_opens, s.clock.now);
+    s.ok(await s.core.cast_vote(s.ctx('d'), now, 'No'));
+    assert.equal(s.core.get_my_ballot(s.ctx('same-instant'), now), undefined);
+    assert.deepEqual(s.core.get_my_ballot(s.ctx('before'), now), { vote: 'No', delegate: 'd', final: false });
+    await s.close(now);
+    assert.equal(s.core.get_my_ballot(s.ctx('same-instant'), now), undefined);
+    assert.deepEqual(
+      s.core.get_turnout(s.ctx('x'), now),
+      { direct: 1n, delegated: 3n, delegated_counted: true },
+      'before, at-opening and in-between count now',
+    );
+  });
+
+  it('decision G32: get_turnout while the window is open and nobody has delegated says the delegated votes are not counted yet', async () => {
+    const s = setup(['a', 'b']);
+    const id = await s.propose();
+    s.ok(await s.core.cast_vote(s.ctx('a'), id, 'Yes'));
+    assert.deepEqual(s.core.get_turnout(s.ctx('x'), id), { direct: 1n, delegated: 0n, delegated_counted: false });
+    s.clock.now = s.core.get_proposal(s.ctx('x'), id)!.voting_closes - 1n;
+    assert.equal(s.core.get_turnout(s.ctx('x'), id)?.delegated_counted, false, 'one ns before close');
+    s.clock.now += 1n;
+    assert.equal(s.core.get_turnout(s.ctx('x'), id)?.delegated_counted, true, 'at close: nothing to count');
   });
 
   it('decision G28: refusals change nothing: self, a non-member either side, revoking what is not delegated, an unreachable membership', async () => {
@@ -222,20 +350,20 @@ describe('liquid democracy on the governance core (decisions G28–G33)', () => 
 });
 
 describe('reasons with votes (decision G34)', () => {
-  it(`a reason of ${MAX_REASON_CHARS} characters is kept; one more is ReasonTooLong and nothing is voted`, async () => {
+  it('a reason of 1,000 characters is kept; 1,001 is ReasonTooLong {max: 1000} and nothing is voted (the limit as a literal)', async () => {
     const s = setup(['a', 'b']);
     const id = await s.propose();
-    const long = 'é'.repeat(MAX_REASON_CHARS + 1);
-    assert.deepEqual(await s.core.cast_vote_with_reason(s.ctx('a'), id, 'Yes', long), { Err: { ReasonTooLong: { max: MAX_REASON_CHARS } } });
+    const long = 'é'.repeat(1_001);
+    assert.deepEqual(await s.core.cast_vote_with_reason(s.ctx('a'), id, 'Yes', long), { Err: { ReasonTooLong: { max: 1_000 } } });
     assert.equal(s.core.get_my_vote(s.ctx('a'), id), undefined);
-    const atLimit = 'é'.repeat(MAX_REASON_CHARS);
+    const atLimit = 'é'.repeat(1_000);
     s.ok(await s.core.cast_vote_with_reason(s.ctx('a'), id, 'Yes', atLimit));
     s.ok(await s.core.cast_vote_with_reason(s.ctx('b'), id, 'No', '  too costly  '));
     assert.deepEqual(s.core.get_my_ballot(s.ctx('a'), id), { vote: 'Yes', reason: atLimit, final: true });
     assert.deepEqual(
       s.core.list_vote_reasons(s.ctx('anyone'), id).map((r) => [r.seq, r.vote, r.reason.length]),
       [
-        [1n, 'Yes', MAX_REASON_CHARS],
+        [1n, 'Yes', 1_000],
         [2n, 'No', 'too costly'.length],
       ],
     );

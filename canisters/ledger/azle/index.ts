@@ -1,24 +1,65 @@
 // The ledger canister on the IC (Azle): Candid in and out through ../candid.ts, state in stable memory.
 // Production networks run DFINITY's ICRC-1 ledger wasm as the DOM ledger instead (dfx.json "ledger",
 // decision L1); this build keeps the embedded core deployable on a local replica with the same interface.
-import { certifiedDataSet, dataCertificate, IDL, init, postUpgrade, query, update } from 'azle';
+import { canisterSelf, certifiedDataSet, dataCertificate, IDL, init, msgArgData, msgReply, postUpgrade, query, StableBTreeMap, update } from 'azle';
 import { armIndexBuild, AzleIdl, azleMethods, context, dispatcher, fromCandidArgs, hostServices, stableStores } from '@domdao/canister-kit/azle';
+import { encodeGetBlocksReply, encodeValue, getBlocksReplyHeader } from '../candid-blocks.ts';
 import { ledgerMethods, ledgerTypes } from '../candid.ts';
+import { blockValue } from '../core/blocks.ts';
 import { certifiedTip } from '../core/icrc3.ts';
-import { ledgerCore } from '../core/ledger.ts';
-import { LEDGER_STORE_NAMES, type LedgerInit, type LedgerStores } from '../core/types.ts';
+import { ARCHIVE_METHOD, ledgerCore, type GetBlocksArgs } from '../core/ledger.ts';
+import { LEDGER_STORE_NAMES, type Block, type LedgerInit, type LedgerStores } from '../core/types.ts';
 import { ledgerWiring } from '../wiring.ts';
 
 const table = ledgerMethods(AzleIdl);
 const methods = azleMethods(table);
 const types = ledgerTypes(AzleIdl);
 const stores = stableStores<LedgerStores>(LEDGER_STORE_NAMES);
+
+/**
+ * Decision L42: each block's ICRC-3 Value in Candid, written when the block is appended, keyed by its
+ * index (8 bytes, big-endian), in memory 252 (the stores take 0–6, their indexes 100–106, the wiring 253).
+ */
+const raw = { toBytes: (b: Uint8Array) => b, fromBytes: (b: Uint8Array) => b };
+const encodedBlocks = new StableBTreeMap<Uint8Array, Uint8Array>(252, raw, raw);
+function blockKey(index: bigint): Uint8Array {
+  const key = new Uint8Array(8);
+  new DataView(key.buffer).setBigUint64(0, index);
+  return key;
+}
+const encodeBlock = (block: Block) => encodeValue(blockValue(block));
+
 const core = ledgerCore(
   stores,
   ledgerWiring.deps(() => Promise.reject(new Error('the ledger calls no canister')), hostServices),
-  { dataCertificate },
+  {
+    self: () => canisterSelf().toText(),
+    dataCertificate,
+    blockAppended: (index, block) => encodedBlocks.insert(blockKey(index), encodeBlock(block)),
+  },
 );
 const calls = dispatcher(table, core);
+/** The type table of a get_blocks reply, made once per instance (init and post_upgrade keep it for every query). */
+const REPLY_HEADER = getBlocksReplyHeader(AzleIdl, types.GetBlocksResult as never);
+
+/**
+ * icrc3_get_blocks and the archive's method on the wasm (decisions L42, L43): the same plan as the
+ * core's, each block copied from its stored encoding (a block appended before this release, which has
+ * none, is encoded from the block), the reply written without the candid library's encoder.
+ */
+function replyBlocks(facet: 'ledger' | 'archive'): void {
+  const [arg] = IDL.decode([types.GetBlocksArgs as unknown as IDL.Type], msgArgData());
+  const ranges = fromCandidArgs<GetBlocksArgs[]>(types.GetBlocksArgs, arg);
+  const plan = core.blocksPlan(ranges, facet);
+  const blocks: Array<{ id: bigint; value: Uint8Array }> = [];
+  for (const run of plan.runs)
+    for (let i = 0; i < run.count; i++) {
+      const id = run.start + BigInt(i);
+      blocks.push({ id, value: encodedBlocks.get(blockKey(id)) ?? encodeBlock(stores.blocks.get(id)!) });
+    }
+  const archived = plan.archived.length ? [{ args: plan.archived, callback: { canister: canisterSelf().toUint8Array(), method: ARCHIVE_METHOD } }] : [];
+  msgReply(encodeGetBlocksReply(REPLY_HEADER, { log_length: plan.log_length, blocks, archived_blocks: archived }));
+}
 
 /** Decision L26: the certified data is the tip tree's root hash, set whenever a message may have appended a block. */
 function certifyTip(): void {
@@ -97,9 +138,13 @@ export default class {
   icrc2_transfer_from(...a: unknown[]) {
     return appending('icrc2_transfer_from', a);
   }
-  @query(methods.icrc3_get_blocks.args, methods.icrc3_get_blocks.ret)
-  icrc3_get_blocks(...a: unknown[]) {
-    return calls.query('icrc3_get_blocks', a);
+  @query(methods.icrc3_get_blocks.args, methods.icrc3_get_blocks.ret, { manual: true })
+  icrc3_get_blocks(): void {
+    replyBlocks('ledger');
+  }
+  @query(methods.get_archived_blocks.args, methods.get_archived_blocks.ret, { manual: true })
+  get_archived_blocks(): void {
+    replyBlocks('archive');
   }
   @query(methods.icrc3_supported_block_types.args, methods.icrc3_supported_block_types.ret)
   icrc3_supported_block_types(...a: unknown[]) {

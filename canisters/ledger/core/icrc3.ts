@@ -13,6 +13,14 @@ export interface LedgerCertification {
   dataCertificate(): Uint8Array | undefined;
 }
 
+/** What the host tells the ledger core beyond its stores (the Azle entry's; the embedded platform's). */
+export interface LedgerHost extends Partial<LedgerCertification> {
+  /** The ledger's own principal: the canister of the archive callback (decision L43). */
+  self(): string;
+  /** Told of every block appended, in the message that appends it (the wasm keeps its Candid encoding, decision L42). */
+  blockAppended?(index: bigint, block: Block): void;
+}
+
 export interface DataCertificate {
   certificate: Uint8Array;
   hash_tree: Uint8Array;
@@ -44,14 +52,12 @@ export function certifiedTip(stores: LedgerStores): Uint8Array | undefined {
   return t && treeRootHash(t);
 }
 
-export function icrc3TipQueries(stores: LedgerStores, certification: LedgerCertification | undefined) {
+export function icrc3TipQueries(stores: LedgerStores, certification: Partial<LedgerCertification> | undefined) {
   return {
     icrc3_get_tip_certificate(_ctx: CallContext): DataCertificate | undefined {
-      const certificate = certification?.dataCertificate();
+      const certificate = certification?.dataCertificate?.();
       const t = tip(stores);
       return certificate && t ? { certificate, hash_tree: treeCbor(t) } : undefined;
     },
-    /** Nothing is archived: every block stays in the ledger (decision L5). */
-    icrc3_get_archives: (_ctx: CallContext, _args: { from?: string }): ArchiveInfo[] => [],
   };
 }

@@ -8,7 +8,7 @@ import { CanisterReject, compositeKey, Err, Ok, requireNats, u64Key, type CallCo
 import { accountKey, accountProblem, bytesKey, givenAccountKey, normalAccount, sameAccount } from './account.ts';
 import { blockValue, SUPPORTED_BLOCK_TYPES } from './blocks.ts';
 import { hashValue } from './certification.ts';
-import { blockHash, icrc3TipQueries, lastBlock, type LedgerCertification } from './icrc3.ts';
+import { blockHash, icrc3TipQueries, lastBlock, type ArchiveInfo, type LedgerHost } from './icrc3.ts';
 import { standardsQueries } from './standards.ts';
 import { ledgerConsent, type LedgerDeps } from './consent.ts';
 import {
@@ -37,23 +37,41 @@ export const PERMITTED_DRIFT = 60n * NS_PER_SECOND;
 export const MAX_MEMO_LENGTH = 32;
 /** Dedup entries pruned per update call at most (amortised: each call adds at most one). */
 const PRUNE_BATCH = 100;
-export const MAX_BLOCKS_PER_REQUEST = 2000n;
+/**
+ * Blocks one icrc3_get_blocks answers at most, over all its ranges (decision L42): DFINITY's ICRC ledger
+ * answers 100, and 100 blocks cost the wasm a small part of a query's 5 B instructions.
+ */
+export const MAX_BLOCKS_PER_REQUEST = 100n;
+/** The method of this ledger that answers its archived blocks in archive mode (decision L43). */
+export const ARCHIVE_METHOD = 'get_archived_blocks';
 
 export interface GetBlocksArgs {
   start: bigint;
   length: bigint;
 }
+/** ICRC-3's callback: a query method, as its canister's principal and the method's name. */
+export type BlocksCallback = [canister: string, method: string];
 export interface GetBlocksResult {
   log_length: bigint;
   blocks: Array<{ id: bigint; block: Value }>;
-  /** Always empty: the embedded ledger keeps every block (no archives). */
-  archived_blocks: Array<{ args: GetBlocksArgs[]; callback: unknown }>;
+  /** The ranges asked for that an archive answers, by callback (archive mode, decision L43). */
+  archived_blocks: Array<{ args: GetBlocksArgs[]; callback: BlocksCallback }>;
+}
+
+/** Which blocks a reply holds: the log's length, the runs of blocks it answers itself, the ranges it leaves to the archive. */
+export interface BlocksPlan {
+  log_length: bigint;
+  runs: Array<{ start: bigint; count: number }>;
+  archived: GetBlocksArgs[];
 }
 
 const generic = (error_code: bigint, message: string) => ({ GenericError: { error_code, message } });
 
-/** `certification`: the host's data certificate for queries (the Azle entry's); none embedded (decision L26). */
-export function ledgerCore(stores: LedgerStores, deps: LedgerDeps, certification?: LedgerCertification) {
+/**
+ * `host`: the ledger's own principal, the data certificate for queries (the Azle entry's; none embedded,
+ * decision L26) and what the host does with each appended block (decision L42).
+ */
+export function ledgerCore(stores: LedgerStores, deps: LedgerDeps, host: LedgerHost) {
   const config = (): LedgerConfig => {
     const c = stores.config.get('config');
     if (!c) throw new Error('ledger canister not initialised');
@@ -77,9 +95,48 @@ export function ledgerCore(stores: LedgerStores, deps: LedgerDeps, certification
     const index = counter('blocks');
     const parent = lastBlock(stores);
     const chained: Block = parent ? { ...block, phash: blockHash(parent.block) } : block;
-    stores.blocks.set(index, { ...chained, hash: hashValue(blockValue(chained)) });
+    const stored: Block = { ...chained, hash: hashValue(blockValue(chained)) };
+    stores.blocks.set(index, stored);
     stores.counters.set('blocks', index + 1n);
+    host.blockAppended?.(index, stored);
     return index;
+  };
+  /** Archive mode (decision L43): the blocks below this index are answered by the archive callback. */
+  const archivedBelow = (length: bigint): bigint => {
+    const local = config().archive_local_blocks;
+    return local === undefined || length <= local ? 0n : length - local;
+  };
+  /**
+   * The plan of an icrc3_get_blocks reply (`ledger`) or of the archive's (`archive`), as DFINITY's ledger
+   * makes it: ranges in the order given, each cut to what is left of MAX_BLOCKS_PER_REQUEST; the ledger
+   * answers its blocks at or above the archive boundary and names the ranges below it; the archive
+   * answers the blocks below it and nothing else.
+   */
+  function plan(ranges: GetBlocksArgs[], facet: 'ledger' | 'archive'): BlocksPlan {
+    for (const r of ranges) requireNats({ start: r.start, length: r.length });
+    const length = counter('blocks');
+    const boundary = archivedBelow(length);
+    const runs: BlocksPlan['runs'] = [];
+    const archived: GetBlocksArgs[] = [];
+    let budget = MAX_BLOCKS_PER_REQUEST;
+    for (const r of ranges) {
+      if (budget === 0n) break;
+      const start = r.start;
+      const end = [r.start + (r.length < budget ? r.length : budget), length].reduce((x, y) => (x < y ? x : y));
+      if (start >= end) continue;
+      const own = facet === 'ledger' ? { from: start > boundary ? start : boundary, to: end } : { from: start, to: end < boundary ? end : boundary };
+      if (facet === 'ledger' && start < boundary) archived.push({ start, length: (end < boundary ? end : boundary) - start });
+      if (own.from >= own.to) continue;
+      runs.push({ start: own.from, count: Number(own.to - own.from) });
+      budget -= own.to - own.from;
+    }
+    return { log_length: length, runs, archived };
+  }
+  const answer = (p: BlocksPlan): GetBlocksResult => {
+    const blocks: GetBlocksResult['blocks'] = [];
+    for (const run of p.runs)
+      for (const [id, block] of stores.blocks.entries({ from: run.start, limit: run.count })) blocks.push({ id, block: blockValue(block) });
+    return { log_length: p.log_length, blocks, archived_blocks: p.archived.length ? [{ args: p.archived, callback: [host.self(), ARCHIVE_METHOD] }] : [] };
   };
   const isMinting = (a: Account) => sameAccount(a, config().minting_account);
 
@@ -183,7 +240,9 @@ export function ledgerCore(stores: LedgerStores, deps: LedgerDeps, certification
       for (const [, amount] of init.initial_balances) requireNats({ 'initial_balances amount': amount });
       const problem = accountProblem(init.minting_account);
       if (problem) throw new Error(`minting_account: ${problem}`);
+      if (init.archive) requireNats({ 'archive.local_blocks': init.archive.local_blocks });
       stores.config.set('config', {
+        ...(init.archive && { archive_local_blocks: init.archive.local_blocks }),
         minting_account: normalAccount(init.minting_account),
         transfer_fee: init.transfer_fee,
         token_name: init.token_name,
@@ -312,22 +371,20 @@ export function ledgerCore(stores: LedgerStores, deps: LedgerDeps, certification
       return move(ctx.now, a, key, self ? undefined : { account: spender, allowance: allowanceAt(a.from, spender, ctx.now).allowance });
     },
 
-    /** ICRC-3's icrc3_get_blocks over the whole log (nothing is archived); at most 2 000 blocks per call. */
-    icrc3_get_blocks(_ctx: CallContext, ranges: GetBlocksArgs[]): GetBlocksResult {
-      for (const r of ranges) requireNats({ start: r.start, length: r.length });
-      const length = counter('blocks');
-      const blocks: GetBlocksResult['blocks'] = [];
-      let budget = MAX_BLOCKS_PER_REQUEST;
-      for (const r of ranges) {
-        if (r.start >= length || budget === 0n) continue;
-        const n = Number([r.length, length - r.start, budget].reduce((x, y) => (x < y ? x : y)));
-        for (const [id, block] of stores.blocks.entries({ from: r.start, limit: n })) blocks.push({ id, block: blockValue(block) });
-        budget -= BigInt(n);
-      }
-      return { log_length: length, blocks, archived_blocks: [] };
+    /** ICRC-3's icrc3_get_blocks: at most MAX_BLOCKS_PER_REQUEST blocks a call; in archive mode the older ones by callback (decisions L42, L43). */
+    icrc3_get_blocks: (_ctx: CallContext, ranges: GetBlocksArgs[]): GetBlocksResult => answer(plan(ranges, 'ledger')),
+    /** The archive's icrc3_get_blocks (decision L43): the archived blocks of the ranges, nothing else. */
+    get_archived_blocks: (_ctx: CallContext, ranges: GetBlocksArgs[]): GetBlocksResult => answer(plan(ranges, 'archive')),
+    /** What the Azle entry encodes itself (decision L42): the same plans, without the Values. */
+    blocksPlan: (ranges: GetBlocksArgs[], facet: 'ledger' | 'archive'): BlocksPlan => plan(ranges, facet),
+    /** One archive in archive mode: this ledger, holding blocks 0 to the boundary (decision L43). */
+    icrc3_get_archives(_ctx: CallContext, args: { from?: string }): ArchiveInfo[] {
+      const boundary = archivedBelow(counter('blocks'));
+      const self = host.self();
+      return boundary === 0n || args.from === self ? [] : [{ canister_id: self, start: 0n, end: boundary - 1n }];
     },
     icrc3_supported_block_types: (_ctx: CallContext) => SUPPORTED_BLOCK_TYPES,
-    ...icrc3TipQueries(stores, certification),
+    ...icrc3TipQueries(stores, host),
 
     ...ledgerConsent(config, deps.candid),
   };

@@ -107,6 +107,8 @@ export interface LedgerConfig {
   /** ICRC-1 deduplication window and permitted clock drift (ns). */
   tx_window: bigint;
   permitted_drift: bigint;
+  /** Archive mode (decision L43): only this many of the newest blocks are answered by icrc3_get_blocks itself. */
+  archive_local_blocks?: bigint;
 }
 
 export interface LedgerInit {
@@ -117,6 +119,12 @@ export interface LedgerInit {
   decimals?: number;
   /** The initial distribution: minted at init, one mint block each. */
   initial_balances: Array<[Account, bigint]>;
+  /**
+   * Archive mode (decision L43, for clients' tests): icrc3_get_blocks answers only the newest
+   * `local_blocks` blocks itself and hands out the older ones through ICRC-3's `archived_blocks`,
+   * whose callback is this ledger's `get_archived_blocks`. Nothing moves; absent: no archive.
+   */
+  archive?: { local_blocks: bigint };
 }
 
 export interface LedgerStores {

@@ -12,14 +12,17 @@ export const NOW0 = BigInt(Date.parse('2026-06-01T00:00:00Z')) * 1_000_000n;
 
 export type Client = { [K in keyof LedgerCore]: LedgerCore[K] extends (ctx: never, ...a: infer A) => infer R ? (...a: A) => Promise<Awaited<R>> : never };
 
-export async function ledger(initial: Array<[Account, bigint]> = []) {
+/** The ledger's own principal in these tests (the canister of its archive callback, decision L43). */
+export const LEDGER = 'renrk-eyaaa-aaaaa-aaada-cai';
+
+export async function ledger(initial: Array<[Account, bigint]> = [], options: { archive?: { local_blocks: bigint } } = {}) {
   const host = EmbeddedHost.open({});
   const stores = Object.fromEntries(Object.entries(LEDGER_STORE_NAMES).map(([k, name]) => [k, host.store('ledger', name)])) as unknown as LedgerStores;
-  const core = ledgerCore(stores, { candid: IDL });
+  const core = ledgerCore(stores, { candid: IDL }, { self: () => LEDGER });
   const clock = { now: NOW0 };
   await host.update('ledger', () =>
     core.init(
-      { minting_account: { owner: MINTER }, transfer_fee: FEE, token_name: 'DOM', token_symbol: 'DOM', initial_balances: initial },
+      { minting_account: { owner: MINTER }, transfer_fee: FEE, token_name: 'DOM', token_symbol: 'DOM', initial_balances: initial, ...options },
       { caller: MINTER, now: clock.now },
     ),
   );

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Principal } from '@icp-sdk/core/principal';
-import { E8S, FEE, ledger, MINTER, NOW0, party, sub } from './harness.ts';
-import { MAX_BLOCKS_PER_REQUEST, PERMITTED_DRIFT, TX_WINDOW } from '../core/ledger.ts';
+import { E8S, FEE, LEDGER, ledger, MINTER, NOW0, party, sub } from './harness.ts';
+import { ARCHIVE_METHOD, MAX_BLOCKS_PER_REQUEST, PERMITTED_DRIFT, TX_WINDOW } from '../core/ledger.ts';
 
 const ALICE = party(1);
 const BOB = party(2);
@@ -490,7 +490,8 @@ describe('every ledger limit at the limit and one unit past it (decisions L1–L
     assert.deepEqual(await a.icrc1_transfer({ to: { owner: BOB }, amount: 1n, memo: new Uint8Array(32) }), { Ok: 1n });
   });
 
-  it('icrc3_get_blocks answers at most 2 000 blocks per call, over all its ranges', async () => {
+  it('decision L42: icrc3_get_blocks answers at most 100 blocks per call, as DFINITY’s ledger, over all its ranges', async () => {
+    assert.equal(MAX_BLOCKS_PER_REQUEST, 100n);
     const n = Number(MAX_BLOCKS_PER_REQUEST);
     const l = await ledger(Array.from({ length: n + 1 }, (_, i) => [{ owner: party(100 + (i % 50)) }, 1n] as [{ owner: string }, bigint]));
     const q = l.as(ALICE);
@@ -502,5 +503,51 @@ describe('every ledger limit at the limit and one unit past it (decisions L1–L
       { start: 2000n, length: 1n },
     ]);
     assert.deepEqual([split.blocks.length, split.blocks.at(-1)!.id], [n, MAX_BLOCKS_PER_REQUEST - 1n], 'the budget is shared by the ranges');
+  });
+});
+
+describe('archive mode (decision L43)', () => {
+  const mints = (n: number) => Array.from({ length: n }, (_, i) => [{ owner: party(200 + (i % 7)) }, BigInt(i + 1)] as [{ owner: string }, bigint]);
+  const ids = (r: { blocks: Array<{ id: bigint }> }) => r.blocks.map((b) => Number(b.id));
+  const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+
+  it('the ledger answers its newest local_blocks blocks and names the older ones by the callback get_archived_blocks on itself; the archive answers those and nothing else', async () => {
+    const l = await ledger(mints(250), { archive: { local_blocks: 100n } });
+    const q = l.as(ALICE);
+    // Blocks 0–149 are archived, 150–249 answered by the ledger.
+    const r = await q.icrc3_get_blocks([{ start: 120n, length: 100n }]);
+    assert.equal(r.log_length, 250n);
+    assert.deepEqual(ids(r), range(150, 220));
+    assert.deepEqual(r.archived_blocks, [{ args: [{ start: 120n, length: 30n }], callback: [LEDGER, ARCHIVE_METHOD] }]);
+    const archived = await q.get_archived_blocks(r.archived_blocks[0]!.args);
+    assert.deepEqual([archived.log_length, ids(archived), archived.archived_blocks], [250n, range(120, 150), []]);
+    // The same blocks either way: the archive's are the ledger's.
+    const plain = await ledger(mints(250));
+    assert.deepEqual(archived.blocks, (await plain.as(ALICE).icrc3_get_blocks([{ start: 120n, length: 30n }])).blocks);
+    assert.deepEqual(await q.get_archived_blocks([{ start: 140n, length: 100n }]).then(ids), range(140, 150), 'nothing at or above the boundary');
+    assert.deepEqual(await q.icrc3_get_archives({}), [{ canister_id: LEDGER, start: 0n, end: 149n }]);
+    assert.deepEqual(await q.icrc3_get_archives({ from: LEDGER }), [], 'no archive after the last one');
+  });
+
+  it('the boundary at the limit and one past it: local_blocks blocks are all local, one more archives block 0; the 100-block budget caps archived ranges too', async () => {
+    const exactly = await ledger(mints(100), { archive: { local_blocks: 100n } });
+    const all = await exactly.as(ALICE).icrc3_get_blocks([{ start: 0n, length: 100n }]);
+    assert.deepEqual([ids(all), all.archived_blocks, await exactly.as(ALICE).icrc3_get_archives({})], [range(0, 100), [], []]);
+    const onePast = await ledger(mints(101), { archive: { local_blocks: 100n } });
+    const r = await onePast.as(ALICE).icrc3_get_blocks([{ start: 0n, length: 1000n }]);
+    assert.deepEqual(ids(r), range(1, 100), 'the budget of 100 covers the archived block as DFINITY’s ledger counts it: the ranges are cut first');
+    assert.deepEqual(r.archived_blocks[0]!.args, [{ start: 0n, length: 1n }]);
+    const split = await onePast.as(ALICE).icrc3_get_blocks([
+      { start: 0n, length: 1n },
+      { start: 50n, length: 100n },
+    ]);
+    assert.deepEqual([ids(split), split.archived_blocks[0]!.args], [range(50, 150).filter((i) => i < 101), [{ start: 0n, length: 1n }]]);
+    const none = await ledger(mints(101));
+    assert.deepEqual((await none.as(ALICE).icrc3_get_blocks([{ start: 0n, length: 1n }])).archived_blocks, [], 'no archive mode: nothing archived');
+    assert.deepEqual(ids(await none.as(ALICE).get_archived_blocks([{ start: 0n, length: 10n }])), [], 'nor answered by the archive method');
+  });
+
+  it('archive mode takes a nat64 local_blocks: a negative one is refused at init', async () => {
+    await assert.rejects(ledger(mints(1), { archive: { local_blocks: -1n } }), /InvalidArgument: archive.local_blocks must be a nat/);
   });
 });

@@ -174,6 +174,20 @@ describe('membership history: voting_eligibility and active_member_snapshot (dec
     assert.deepEqual(eligibility(m, BOB, m.now()), { active_now: false, active_at: false }, 'Registered is not Active');
   });
 
+  it('the future is not known: while the run goes on, now is Active and one ns after now is not, nor any later instant of the run', async () => {
+    const m = await setup().ready;
+    await m.mint(ALICE);
+    const since = m.now();
+    await m.upgrade(ALICE);
+    const until = m.status(ALICE)!.expiration_date;
+    m.setNow('2026-06-01T00:00:00Z');
+    assert.ok(m.now() < until, 'before expiry');
+    assert.deepEqual(eligibility(m, ALICE, since + 1n), { active_now: true, active_at: true });
+    assert.deepEqual(eligibility(m, ALICE, m.now()), { active_now: true, active_at: true }, 'now is known');
+    assert.deepEqual(eligibility(m, ALICE, m.now() + 1n), { active_now: true, active_at: false }, 'one ns ahead is not');
+    assert.deepEqual(eligibility(m, ALICE, until - 1n), { active_now: true, active_at: false }, 'within the run, but ahead');
+  });
+
   it('an early renewal keeps the run; a renewal after a lapse starts a new one and keeps the previous', async () => {
     const m = await setup().ready;
     await m.mint(ALICE);

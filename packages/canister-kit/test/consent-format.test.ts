@@ -87,9 +87,18 @@ describe('consent message values (decision L36)', () => {
     assert.equal(memoText(new Uint8Array()), '0x');
   });
 
+  it('decision F41: every bidi formatting character the web app drops is inert here too, the Arabic letter mark U+061C included', () => {
+    assert.equal(inert('a\u061Cb\u200Ec\u200Fd\u202Ae\u202Df\u2067g\u2069h'), 'a b c d e f g h');
+    assert.equal(memoText(new TextEncoder().encode('pay\u061C')), `0x${Buffer.from('pay\u061C').toString('hex')}`, 'a memo holding one is shown as hex');
+  });
+
   it('text from the arguments is inert: no controls or direction overrides, one line, bounded; code spans cannot be closed from inside', () => {
     assert.equal(inert('a\u202Eb\u2066c\nd\te\u0000f'), 'a b c d e f');
     assert.equal(inert('x'.repeat(10), 5), 'xxxx…');
+    assert.equal(inert('x'.repeat(5), 5), 'xxxxx', 'exactly the maximum is shown whole');
+    assert.equal(inert('x'.repeat(6), 5), 'xxxx…', 'one past it is cut');
+    assert.equal(inert('x'.repeat(200)), 'x'.repeat(200), 'the default maximum, 200, exactly');
+    assert.equal(inert('x'.repeat(201)), `${'x'.repeat(199)}…`);
     assert.equal(inert(`${'y'.repeat(10)}${' '.repeat(50_000)}z`, 20), `${'y'.repeat(10)}…`, 'only the start of a long text is read, and it says it goes on');
     assert.equal(inert('😀'.repeat(100), 10), `${'😀'.repeat(9)}…`, 'never half a surrogate pair');
     assert.equal(codeSpan('plain'), '`plain`');

@@ -1,45 +1,150 @@
-// A close that waits for the requests in flight and then ends (decision R14). Node's server.close()
-// closes the keep-alive connections idle at that moment only: a connection whose request was in
-// flight stays open after its answer until the client drops it or keepAliveTimeout (72 s in Fastify)
-// runs out, and Fastify's close() waits for it. While closing, each answer therefore says
-// `Connection: close` (Node then ends the connection once it is sent), and connections that are idle
-// once an answer went out (one whose headers left before the close began) are closed then.
-// A connection on which no request has arrived (a client's spare one, opened ahead of need) is not
-// idle to Node: it would hold the close until headersTimeout (60 s). It is closed when the close
-// begins; a request still arriving on it is refused by the reset, as a stopped server refuses it.
+// A close that answers every request that reaches a connection (decisions R14, R27).
+// - The listener stops first, at a quiet turn of the event loop (QUIET_TURN_MS): a connection made
+//   after that is refused, so its request was never sent.
+// - The connections already open are served on. From then on every answer says `Connection: close`,
+//   so Node ends its connection once it is written and the client's next connection is refused.
+// - The server itself closes a connection only once it has been quiet for idleMs (IDLE_CLOSE_MS): no
+//   answer in progress and not a byte read (a client's spare connection, on which nothing was ever
+//   sent, included), checked again after the event loop has read what had arrived by then. A request
+//   whose bytes have begun to arrive is never cut here: the caller's grace period bounds it (npm
+//   start's SHUTDOWN_GRACE_SECONDS).
+// Node's server.close() and Fastify's close() destroy instead every connection idle at the instant
+// the close begins, and a keep-alive client may just have sent a request on one: under load 1 to 5
+// requests were reset at each SIGTERM (ECONNRESET; 502s behind a proxy), and a client could not tell
+// whether its POST had been acted on.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+
+/**
+ * How long a connection must be quiet, once the close has begun, before the server closes it
+ * (decision R27): longer than an answer takes to reach a keep-alive client and its next request to
+ * come back on the same connection (well under a millisecond on loopback or in a data centre, a few
+ * hundred across the internet). The gateway keeps an idle connection to a service for half of it
+ * (decision E19), so it never sends on one a closing service may be closing.
+ */
+export const IDLE_CLOSE_MS = 1000;
 
 /** What drainOnClose needs of a Fastify instance (this package does not depend on Fastify). */
 export interface DrainableApp {
-  readonly server: { closeIdleConnections(): void; on(event: 'connection', listener: (socket: Socket) => void): unknown };
+  readonly server: {
+    close(): unknown;
+    closeIdleConnections(): void;
+    on(event: 'connection', listener: (socket: Socket) => void): unknown;
+    on(event: 'request', listener: (req: IncomingMessage, res: ServerResponse) => void): unknown;
+    once(event: 'close', listener: () => void): unknown;
+  };
   addHook(name: string, hook: (...args: never[]) => unknown): unknown;
 }
 
 interface Reply {
   header(name: string, value: string): unknown;
-  readonly raw: { readonly headersSent: boolean };
+  readonly raw: { readonly headersSent: boolean; removeHeader(name: string): void };
 }
 
-/** Registers the hooks on `app`; call it on the root instance before any plugin. */
-export function drainOnClose(app: DrainableApp): void {
+/** Node's own record of the response a socket is answering (set from a request's headers to its answer's end). */
+type HttpSocket = Socket & { _httpMessage?: ServerResponse | null };
+
+export interface DrainOptions {
+  /** IDLE_CLOSE_MS unless a test says otherwise. */
+  idleMs?: number;
+}
+
+/**
+ * When to stop listening. A connection the kernel has queued and Node has not yet accepted is reset
+ * when the listener closes, after its client sent a request on it. Node accepts in its event loop's
+ * poll phase, so the listener is closed in a check phase right after a turn that accepted nothing
+ * and took under QUIET_TURN_MS (little ran between the poll and the close, so little time for a
+ * connection to arrive unseen), or once QUIET_WAIT_MS have passed without such a turn.
+ */
+export const QUIET_TURN_MS = 1;
+export const QUIET_WAIT_MS = 500;
+
+/**
+ * Registers the hooks on `app`; call it on the root instance before any plugin. Build the instance
+ * with `return503OnClosing: false`: Fastify would otherwise answer 503 to every request routed once
+ * the close has begun, instead of serving it.
+ */
+export function drainOnClose(app: DrainableApp, options: DrainOptions = {}): void {
+  const idleMs = options.idleMs ?? IDLE_CLOSE_MS;
+  /** The close has begun (Fastify routes new requests as closing). */
+  let stopping = false;
+  /** The listener is closed: every answer says `Connection: close`. */
   let closing = false;
-  const sockets = new Set<Socket>();
+  let accepted = 0;
+  const sockets = new Set<HttpSocket>();
   app.server.on('connection', (socket) => {
+    accepted++;
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  app.addHook('preClose', async () => {
-    closing = true;
-    // After the other preClose hooks (a stream ended there leaves its socket with nothing in flight).
-    setImmediate(() => {
-      for (const socket of sockets) if (!(socket as Socket & { _httpMessage?: unknown })._httpMessage) socket.destroy();
+
+  /** Runs `then` in a check phase after a quiet turn of the event loop (see QUIET_TURN_MS). */
+  const atQuietTurn = (then: () => void) => {
+    const start = performance.now();
+    const step = (before: number, from: number) =>
+      setImmediate(() => {
+        const now = performance.now();
+        if ((accepted === before && now - from < QUIET_TURN_MS) || now - start >= QUIET_WAIT_MS) then();
+        else step(accepted, now);
+      });
+    // The first step runs in a check phase; each later one a turn later, after that turn's poll phase.
+    setImmediate(() => step(accepted, performance.now()));
+  };
+
+  app.addHook('preClose', (done: () => void) => {
+    stopping = true;
+    const server = app.server;
+    // Node's server.close() (here and again in Fastify's close) would destroy the idle connections at once.
+    server.closeIdleConnections = () => undefined;
+    atQuietTurn(() => {
+      server.close();
+      closing = true;
+      watchQuiet();
+      done();
     });
   });
+
+  /** From the close on: closes each connection once it has been quiet for idleMs. */
+  function watchQuiet(): void {
+    const server = app.server;
+    /** A quiet connection: since when, and how many bytes it had read then (more means a request has begun). */
+    const quiet = new Map<HttpSocket, { since: number; bytes: number }>();
+    const settle = (socket: HttpSocket) => {
+      if (socket._httpMessage || socket.destroyed) quiet.delete(socket);
+      else quiet.set(socket, { since: performance.now(), bytes: socket.bytesRead });
+    };
+    for (const socket of sockets) {
+      settle(socket);
+      socket._httpMessage?.once('finish', () => settle(socket));
+    }
+    // Node's own 'finish' listener detaches the response first: then the socket is quiet, or answers the next one.
+    server.on('request', (req, res) => res.once('finish', () => settle(req.socket)));
+    const isIdle = (socket: HttpSocket, now: number) => {
+      const q = quiet.get(socket);
+      return q !== undefined && !socket._httpMessage && socket.bytesRead === q.bytes && now - q.since >= idleMs;
+    };
+    const sweep = setInterval(
+      () => {
+        const now = performance.now();
+        // A connection whose answer ended unseen (a pipelined one) is quiet from now.
+        for (const socket of sockets) if (!socket._httpMessage && !quiet.has(socket)) settle(socket);
+        const due = [...sockets].filter((socket) => isIdle(socket, now));
+        // After this turn's poll phase: a request that had arrived by now is read first, and keeps its connection.
+        if (due.length > 0) setImmediate(() => due.forEach((socket) => isIdle(socket, now) && socket.destroy()));
+        if (sockets.size === 0) clearInterval(sweep);
+      },
+      Math.max(1, Math.floor(idleMs / 10)),
+    );
+    sweep.unref();
+    server.once('close', () => clearInterval(sweep));
+  }
+
   app.addHook('onSend', async (_request: unknown, reply: Reply, payload: unknown) => {
-    if (closing && !reply.raw.headersSent) reply.header('connection', 'close');
+    if (reply.raw.headersSent) return payload;
+    if (closing) reply.header('connection', 'close');
+    // Fastify says `Connection: close` on a request routed once its close began; while still listening
+    // that would only send the client to open a new connection as the listener closes.
+    else if (stopping) reply.raw.removeHeader('connection');
     return payload;
-  });
-  app.addHook('onResponse', async () => {
-    if (closing) setImmediate(() => app.server.closeIdleConnections());
   });
 }

@@ -2,7 +2,8 @@ export { parseForeignTokens, TokenRegistry, tokenPrefix, TOKEN_WIDTH, type AuthR
 export { createLogger, type LoggerOptions, type ServiceLogger } from './logger.ts';
 export { clientAddress, parseTrustProxy } from './trust-proxy.ts';
 export { isRfc4122Uuid, requestIdFor } from './request-id.ts';
-export { drainOnClose, type DrainableApp } from './drain.ts';
+export { drainOnClose, IDLE_CLOSE_MS, type DrainableApp, type DrainOptions } from './drain.ts';
+export { LINGER_MS, lingerAfterEarlyAnswers, type LingeringApp } from './early-answer.ts';
 export { sourceIpClass, type IpClass } from './ip-class.ts';
 export {
   continueTrace,

@@ -1,16 +1,17 @@
-// Decision R14 (drainOnClose): a close waits for the request in flight and answers it, but a
-// connection on which no request has arrived (a client's spare one) does not hold the close until
-// Node's headersTimeout; nor does a keep-alive connection left idle after its answer.
+// Decisions R14 and R27 (drainOnClose): a close answers every request that reaches a connection. The
+// listener stops first; the connections already open are served on, each answer saying
+// `Connection: close`; the server closes a connection itself only once it has been quiet for the
+// idle bound, so neither a client's spare connection nor one left idle after its answer holds the close.
 import assert from 'node:assert/strict';
-import { connect, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
-import { drainOnClose } from '../src/index.ts';
+import { drainOnClose, type DrainOptions } from '../src/index.ts';
 
-async function app() {
-  const a = Fastify();
-  drainOnClose(a);
+async function app(options: DrainOptions = {}) {
+  // As every service builds it: requests on open connections are served while closing, not 503'd.
+  const a = Fastify({ return503OnClosing: false });
+  drainOnClose(a, options);
   let release: () => void = () => undefined;
   let entered: () => void = () => undefined;
   const held = new Promise<void>((r) => (release = r));
@@ -21,52 +22,132 @@ async function app() {
     return { ok: true };
   });
   a.get('/fast', async () => ({ ok: true }));
-  // Runs after drainOnClose's own preClose hook: the close has begun.
-  let began: () => void = () => undefined;
-  const closeBegan = new Promise<void>((r) => (began = r));
-  a.addHook('preClose', async () => began());
+  a.post('/count', async () => ({ counted: ++counted }));
+  let counted = 0;
+  // Runs after drainOnClose's own preClose hook: the listener is closed.
+  let stopped: () => void = () => undefined;
+  const listenerClosed = new Promise<void>((r) => (stopped = r));
+  a.addHook('preClose', async () => stopped());
   await a.listen({ port: 0, host: '127.0.0.1' });
-  return { a, port: (a.server.address() as AddressInfo).port, release, inHandler, closeBegan };
+  return { a, port: (a.server.address() as AddressInfo).port, release, inHandler, listenerClosed, counted: () => counted };
 }
 
-const socketTo = (port: number) =>
-  new Promise<Socket>((resolve, reject) => {
-    const s = connect({ host: '127.0.0.1', port }, () => resolve(s));
-    s.once('error', reject);
+/** A raw HTTP/1.1 client on one socket: what it received, and when the server closed it. */
+async function rawClient(port: number) {
+  const socket: Socket = connect({ host: '127.0.0.1', port });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
   });
+  let received = '';
+  const errors: string[] = [];
+  socket.setEncoding('utf8').on('data', (d: string) => (received += d));
+  socket.on('error', (e: NodeJS.ErrnoException) => errors.push(e.code ?? e.message));
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  /** Resolves with the next complete answer (headers and Content-Length bytes of body). */
+  const answer = (from = received.length) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const text = received.slice(from);
+        const end = text.indexOf('\r\n\r\n');
+        const length = /\r\ncontent-length: (\d+)\r\n/i.exec(text)?.[1];
+        if (end >= 0 && length !== undefined && Buffer.byteLength(text.slice(end + 4)) >= Number(length)) {
+          socket.off('data', check);
+          resolve(text);
+        }
+      };
+      socket.on('data', check);
+      void closed.then(() =>
+        reject(new Error(`closed before a complete answer (${errors.join(', ') || 'no error'}): ${JSON.stringify(received.slice(from))}`)),
+      );
+      check();
+    });
+  return { socket, received: () => received, errors, closed, answer };
+}
+
+const request = (method: string, path: string) => `${method} ${path} HTTP/1.1\r\nHost: drain.test\r\nContent-Length: 0\r\n\r\n`;
 
 /** 'closed', or 'held' if the close did not finish within 10 s (a guard, not a speed measure). */
 const closeOutcome = (close: Promise<unknown>) =>
   Promise.race([close.then(() => 'closed'), new Promise((r) => setTimeout(r, 10_000).unref()).then(() => 'held')]);
 
-describe('decision R14: the close drains requests, not idle connections', () => {
-  it('a connection that never sent a request does not hold the close', async () => {
-    const { a, port } = await app();
-    const spare = await socketTo(port);
-    const ended = new Promise((r) => spare.once('close', r));
+describe('decisions R14, R27: the close drains requests, not connections', () => {
+  it('decision R14: a connection that never sent a request does not hold the close', async () => {
+    const { a, port } = await app({ idleMs: 50 });
+    const spare = await rawClient(port);
     assert.equal(await closeOutcome(a.close()), 'closed');
-    await ended;
+    await spare.closed;
   });
 
-  it('a keep-alive connection idle after its answer does not hold the close', async () => {
-    const { a, port } = await app();
+  it('decision R14: a keep-alive connection idle after its answer does not hold the close', async () => {
+    const { a, port } = await app({ idleMs: 50 });
     const res = await fetch(`http://127.0.0.1:${port}/fast`);
     assert.equal(res.status, 200);
     await res.text();
     assert.equal(await closeOutcome(a.close()), 'closed');
   });
 
-  it('a request in flight when the close begins is answered, with Connection: close, before the close ends', async () => {
-    const { a, port, release, inHandler, closeBegan } = await app();
+  it('decision R14: a request in flight when the close begins is answered, with Connection: close, before the close ends', async () => {
+    const { a, port, release, inHandler, listenerClosed } = await app();
     const pending = fetch(`http://127.0.0.1:${port}/slow`);
     await inHandler;
     const closing = a.close();
-    await closeBegan;
+    await listenerClosed;
     release();
     const res = await pending;
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('connection'), 'close');
     assert.deepEqual(await res.json(), { ok: true });
+    assert.equal(await closeOutcome(closing), 'closed');
+  });
+
+  it('decision R27: a request sent on a kept-alive connection once the close has begun is served, answered with Connection: close, and the connection ends', async () => {
+    const { a, port, listenerClosed, counted } = await app();
+    const client = await rawClient(port);
+    const first = client.answer();
+    client.socket.write(request('GET', '/fast'));
+    assert.doesNotMatch(await first, /\r\nconnection: close\r\n/i, 'kept alive before the close');
+    const closing = a.close();
+    await listenerClosed;
+    // A client that picked this idle connection for its next request just as the signal came.
+    const second = client.answer();
+    client.socket.write(request('POST', '/count'));
+    const answer = await second;
+    assert.match(answer, /^HTTP\/1\.1 200 /);
+    assert.match(answer, /\r\nconnection: close\r\n/i);
+    assert.match(answer, /\{"counted":1\}$/);
+    assert.equal(counted(), 1, 'the POST was applied');
+    await client.closed;
+    assert.deepEqual(client.errors, [], 'closed cleanly, not reset');
+    assert.equal(await closeOutcome(closing), 'closed');
+  });
+
+  it('decision R27: once the close has begun a new connection is refused, so nothing is sent on it', async () => {
+    const { a, port, listenerClosed } = await app();
+    const held = await rawClient(port);
+    const closing = a.close();
+    await listenerClosed;
+    await assert.rejects(rawClient(port), (e: NodeJS.ErrnoException) => e.code === 'ECONNREFUSED');
+    held.socket.destroy();
+    assert.equal(await closeOutcome(closing), 'closed');
+  });
+
+  it('decision R27: a request whose first bytes arrived before the idle bound ran out is not cut, and is answered when the rest arrives', async () => {
+    const { a, port, listenerClosed } = await app({ idleMs: 20 });
+    const client = await rawClient(port);
+    const closing = a.close();
+    await listenerClosed;
+    const pending = client.answer();
+    const text = request('GET', '/fast');
+    client.socket.write(text.slice(0, 10));
+    // Well past the idle bound (20 ms) and its checks: the connection has read bytes, so it stays.
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(client.socket.destroyed, false);
+    client.socket.write(text.slice(10));
+    const answer = await pending;
+    assert.match(answer, /^HTTP\/1\.1 200 /);
+    assert.match(answer, /\r\nconnection: close\r\n/i);
+    await client.closed;
     assert.equal(await closeOutcome(closing), 'closed');
   });
 });

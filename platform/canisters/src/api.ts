@@ -11,7 +11,7 @@ import type { MembershipCore } from '@domdao/canister-membership';
 import type { membershipMethods } from '@domdao/canister-membership';
 import type { TreasuryCore } from '@domdao/canister-treasury';
 import type { treasuryMethods } from '@domdao/canister-treasury';
-import type { LedgerCore } from '@domdao/canister-ledger';
+import type { BlocksCallback, GetBlocksArgs, GetBlocksResult, LedgerCore } from '@domdao/canister-ledger';
 import type { ledgerMethods } from '@domdao/canister-ledger';
 import type { UserCore } from '@domdao/canister-user';
 import type { userMethods } from '@domdao/canister-user';
@@ -40,3 +40,11 @@ export interface CanisterClients {
 }
 
 export type CanisterIds = Record<CanisterName, string>;
+
+/**
+ * An ICRC-3 `archived_blocks` callback called with its ranges (decision L43): a query of the canister
+ * and method the ledger named, whichever canister that is (an archive canister of DFINITY's ledger on an
+ * IC network; the embedded ledger itself in archive mode).
+ */
+export type { BlocksCallback, GetBlocksArgs, GetBlocksResult };
+export type BlocksCallbackQuery = (callback: BlocksCallback, ranges: GetBlocksArgs[]) => Promise<GetBlocksResult>;

@@ -12,8 +12,8 @@ import { EMBEDDED_CANISTER_IDS, principalFromSeed } from '../src/principals.ts';
 import { METHOD_TABLES } from '../src/tables.ts';
 import type { CanisterClients, CanisterName } from '../src/api.ts';
 import { ADMIN, BRIDGE, harness } from './harness.ts';
-import { INSTRUCTION_LIMITS } from './wasm-host/host.ts';
-import { deployWasm } from './wasm-host/platform.ts';
+import { INSTRUCTION_LIMITS } from '@domdao/replica/host';
+import { deployWasm } from '@domdao/replica';
 
 const ALICE = principalFromSeed('consent-alice');
 const BOB = principalFromSeed('consent-bob');

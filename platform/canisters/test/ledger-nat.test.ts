@@ -8,8 +8,8 @@ import { IDL } from '@icp-sdk/core/candid';
 import { Principal } from '@icp-sdk/core/principal';
 import { principalFromSeed } from '../src/principals.ts';
 import { harness, ADMIN, BRIDGE } from './harness.ts';
-import { deployWasm } from './wasm-host/platform.ts';
-import { WasmReplica } from './wasm-host/host.ts';
+import { deployWasm } from '@domdao/replica';
+import { WasmReplica } from '@domdao/replica/host';
 
 const ALICE = principalFromSeed('nat-alice');
 const BOB = principalFromSeed('nat-bob');

@@ -11,8 +11,8 @@ import { expectedBallots, GOVERNANCE_TICK_SECONDS } from '@domdao/canister-gover
 import type { ProposalCategory, Vote } from '@domdao/canister-governance';
 import { principalFromSeed } from '../src/principals.ts';
 import { ADMIN, BRIDGE, HOUR, DAY, PASSWORD_HASH } from './harness.ts';
-import { INSTRUCTION_LIMITS, WasmReplica } from './wasm-host/host.ts';
-import { deployWasm, type WasmDeployment } from './wasm-host/platform.ts';
+import { INSTRUCTION_LIMITS, WasmReplica } from '@domdao/replica/host';
+import { deployWasm, type WasmDeployment } from '@domdao/replica';
 
 const CONTROLLER = principalFromSeed('controller');
 const DELEGATORS = Number(process.env.DELEGATORS ?? 50);

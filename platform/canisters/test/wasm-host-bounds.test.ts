@@ -5,8 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { principalFromSeed } from '../src/principals.ts';
-import { u32 } from './wasm-host/wasm-binary.ts';
-import { WasmReplica } from './wasm-host/host.ts';
+import { u32, WasmReplica } from '@domdao/replica/host';
 
 const CONTROLLER = principalFromSeed('controller');
 const ID = principalFromSeed('bounds-probe');

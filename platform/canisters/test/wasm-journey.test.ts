@@ -12,8 +12,8 @@ import { CanisterCallError } from '../src/ic/index.ts';
 import { harness, tempDir, ADMIN, BRIDGE } from './harness.ts';
 import { eligibilityJourney } from './scenarios/eligibility.ts';
 import { membershipAndGovernanceJourney, moneyJourney, type JourneyHost } from './scenarios/journey.ts';
-import { deployWasm } from './wasm-host/platform.ts';
-import { WasmReplica, type ReplicaImage } from './wasm-host/host.ts';
+import { deployWasm } from '@domdao/replica';
+import { WasmReplica, type ReplicaImage } from '@domdao/replica/host';
 
 const CONTROLLER = principalFromSeed('controller');
 
@@ -150,13 +150,14 @@ describe('IC message semantics on the built wasm (decision W2)', () => {
     assert.deepEqual(id, { Ok: 1n }, 'the id the trapped call took is given again');
   });
 
-  it('queries never commit; a call to a method that does not exist is rejected, not trapped', async () => {
+  it('queries never commit; a call to a method that does not exist is rejected as the IC does (IC0536, decision W13), not trapped', async () => {
     const replica = new WasmReplica();
     const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: CONTROLLER }, replica);
     const settings = await d.as(ADMIN).governance.get_settings();
     assert.equal(settings.rules.length > 0, true);
     const missing = await replica.query(ADMIN, d.ids.governance, 'no_such_method', new Uint8Array(IDL.encode([], [])));
-    assert.ok('rejectCode' in missing && missing.rejectCode === 3);
+    assert.ok('rejectCode' in missing && missing.rejectCode === 5 && missing.errorCode === 'IC0536', JSON.stringify(missing));
+    assert.equal(missing.rejectMessage, `Error from Canister ${d.ids.governance}: Canister has no query method 'no_such_method'.`);
     await assert.rejects(
       d
         .as(ADMIN)

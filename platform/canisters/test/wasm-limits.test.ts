@@ -6,11 +6,8 @@ import { describe, it } from 'node:test';
 import { principalFromSeed } from '../src/principals.ts';
 import { CanisterCallError } from '../src/ic/index.ts';
 import { ADMIN, BRIDGE } from './harness.ts';
-import { meter } from './wasm-host/meter.ts';
-import { exportTableAndGlobals } from './wasm-host/patch.ts';
-import { u32 } from './wasm-host/wasm-binary.ts';
-import { INSTRUCTION_LIMITS, limitOf, WasmReplica } from './wasm-host/host.ts';
-import { deployWasm } from './wasm-host/platform.ts';
+import { meter, exportTableAndGlobals, u32, INSTRUCTION_LIMITS, limitOf, WasmReplica } from '@domdao/replica/host';
+import { deployWasm } from '@domdao/replica';
 
 const CONTROLLER = principalFromSeed('controller');
 

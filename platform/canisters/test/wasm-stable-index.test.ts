@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IDL } from '@icp-sdk/core/candid';
 import { principalFromSeed } from '../src/principals.ts';
-import { INSTRUCTION_LIMITS, WasmReplica } from './wasm-host/host.ts';
+import { INSTRUCTION_LIMITS, WasmReplica } from '@domdao/replica/host';
 import { probeWasm } from './store-probe/build.ts';
 
 const N = 100_000;

@@ -64,12 +64,17 @@ export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx,
     announceVote: async (proposal_id, voter, vote) =>
       void (await events.publish('MemberVoted', { proposal_id, voter, vote }, { sourceId: `voted:${proposal_id}:${voter}` })),
   });
-  // Decision V32: the web app's live updates, read from the event log.
+  // Decision V32: the web app's live updates, read from the event log; V37, V38: who gets a stream, slow readers.
   await app.register(governanceLive, {
     events,
     pollMs: config.LIVE_POLL_MS,
     heartbeatMs: config.LIVE_HEARTBEAT_SECONDS * 1000,
     maxStreams: config.LIVE_MAX_STREAMS,
+    maxAnonymousStreams: Math.floor((config.LIVE_MAX_STREAMS * config.LIVE_ANONYMOUS_STREAMS_PERCENT) / 100),
+    streamsPerClient: config.LIVE_STREAMS_PER_CLIENT,
+    maxBufferBytes: config.LIVE_MAX_BUFFER_BYTES,
+    signedIn: async (req) => (await guards.currentSession(req))?.user_id,
+    counters: metrics.liveStreams,
     log: app.log,
   });
   // Campaigns, balances, donations, the treasury and the development faucet (decisions L20–L23).
@@ -101,6 +106,7 @@ export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx,
     ledgerAs: async (s) => (await memberClients(s)).ledger,
     ledger: ctx.canisters.ledger,
     index: { canisterSet: parts.canisters.set.id, ledgerId: parts.canisters.ids.ledger },
+    blocksCallback: parts.canisters.blocksCallback,
     known: { campaign: parts.canisters.ids.campaign, treasury: parts.canisters.ids.treasury, governance: parts.canisters.ids.governance },
     names,
     recipient: (principal) => verifiedMemberName(ctx.db, principal),

@@ -4,10 +4,10 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import { notificationClientFromEnv, type NotificationClient } from '@domdao/notification-client';
-import { createLogger, drainOnClose, Metrics, parseTrustProxy, requestIdFor, type ServiceLogger } from '@domdao/service-kit';
+import { createLogger, drainOnClose, lingerAfterEarlyAnswers, Metrics, parseTrustProxy, requestIdFor, type ServiceLogger } from '@domdao/service-kit';
 import { bridgeMetrics, type BridgeMetrics } from './core/metrics/index.ts';
 import { observeBridgeRequests, registerObservability, timedCanisters } from './app-observability.ts';
 import { lockDirectory } from '@domdao/canisters/embedded';
@@ -19,14 +19,15 @@ import { passwordHasher, type Argon2Cost } from './core/auth/passwords.ts';
 import loginPage from './features/sign-in/login-page.ts';
 import authRoutes from './features/sign-in/routes.ts';
 import { sealer } from './core/auth/seal.ts';
-import { databaseSessionStore, redisSessionStore, type SessionStore } from './core/auth/session-store.ts';
+import type { SessionStore } from './core/auth/session-store.ts';
+import { openSessionStore } from './app-session-store.ts';
 import { sessionManager } from './core/auth/sessions.ts';
 import { openCanisters, type OpenedCanisters } from './canisters.ts';
-import { bindCanisterSet, CanisterSetRefused, embeddedCanisterSet, icCanisterSet, type Binding, type CanisterSet } from './core/canister-set/index.ts';
-import { EMBEDDED_CANISTER_IDS } from '@domdao/canisters';
+import { bindBridgeCanisterSet } from './app-canister-set.ts';
 import { frontendOrigins, type BridgeConfig } from './config.ts';
 import type { BridgeContext } from './core/context.ts';
-import { openDatabase, type Db, type OpenDatabaseOptions } from './core/db/index.ts';
+import type { Db, OpenDatabaseOptions } from './core/db/index.ts';
+import { openBridgeDatabase } from './app-database.ts';
 import { compiledSchemas } from './core/http/compiled-schemas.ts';
 import { bridgeErrorHandler, livenessRoute, unreadableUrl } from './core/http/error-handler.ts';
 import { HttpError, sendError } from './core/http/errors.ts';
@@ -35,6 +36,7 @@ import { openApiRoute, registerOpenApi } from './core/http/openapi.ts';
 import { pageAssets } from './core/http/page-assets.ts';
 import { emailBlindIndex } from './core/identity/email.ts';
 import { passwordProblem } from './core/identity/password-policy.ts';
+import { nameIndex } from './core/identity/registration-name-index.ts';
 import { loadKeys, type BridgeKeys } from './core/keys.ts';
 import { registerUserOperations } from './core/outbox/user-operations.ts';
 import accountRecovery from './features/account-recovery/index.ts';
@@ -118,9 +120,19 @@ export interface BridgeParts {
   metrics?: BridgeMetrics;
   /** Tests only: argon2id's cost for new hashes (decision R23); otherwise decision B5's. */
   passwordCost?: Argon2Cost;
+  /** Tests only: how long a connection must be quiet before the close ends it; otherwise IDLE_CLOSE_MS (decision R27). */
+  closeIdleMs?: number;
 }
 
 export const BRIDGE_VERSION = '0.1.0';
+
+/**
+ * Decision R29: how long one plugin's registration, or one onReady hook, may take before the start
+ * fails naming it (Fastify's `pluginTimeout`; its default, 10 s, failed a whole test file's start at a
+ * load of 30 on the 2-CPU machine, where no step takes more than 30 ms unloaded). It catches a start
+ * step that never ends; a slow machine is not one.
+ */
+export const START_STEP_TIMEOUT_MS = 120_000;
 
 export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   const { config } = parts;
@@ -131,11 +143,15 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     bodyLimit: 128 * 1024,
+    pluginTimeout: START_STEP_TIMEOUT_MS,
     schemaController: { compilersFactory: compiledSchemas },
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     frameworkErrors: unreadableUrl,
+    // Decision R27: a request on an open connection is served while the bridge closes (not Fastify's 503).
+    return503OnClosing: false,
   });
-  drainOnClose(app);
+  drainOnClose(app, parts.closeIdleMs === undefined ? {} : { idleMs: parts.closeIdleMs });
+  lingerAfterEarlyAnswers(app); // Decision E17: a proxy still sending a body we refused reads the 413.
   const now = parts.now ?? Date.now;
   const metrics = parts.metrics ?? bridgeMetrics(new Metrics(), now);
   app.decorate('metrics', metrics.registry);
@@ -176,7 +192,6 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     passwords: passwordHasher(parts.passwordCost),
     now,
   };
-
   // The user canister's operations (decisions B24–B28), shared by registration, verification, recovery and expiry.
   registerUserOperations({
     outbox,
@@ -256,9 +271,11 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     blindIndex,
     guards,
     openEmail: (sealed) => ctx.opener.open('email', sealed),
+    openName: (sealed) => ctx.opener.open('name', sealed),
+    nameIndex: (name) => nameIndex(ctx.keys.blindIndexKey, name),
   });
   await app.register(adminSessions, { db: ctx.db, sessions: ctx.sessions, guards, audit });
-  await app.register(members, { db: ctx.db, guards, limit: memberLimit });
+  await app.register(members, { db: ctx.db, guards, audit, daoName: config.BRAND_DAO_NAME, limit: memberLimit });
   await app.register(payments, { ctx, guards });
   await app.register(adminNotifications, { db: ctx.db, user: ctx.canisters.user, guards });
   await app.register(adminOutbox, { outbox, guards });
@@ -294,12 +311,16 @@ export interface OpenBridgeOptions extends Pick<OpenDatabaseOptions, 'lent' | 'e
   ai?: AiTestOptions;
   /** Tests only: see BridgeParts.jobTimer. */
   jobTimer?: boolean;
+  /** Tests only: the embedded ledger in archive mode on first open (decision L43). */
+  ledgerArchive?: { localBlocks: bigint };
   /** Tests only: told of each sync of the embedded database's files; a throw stands for a failed sync (decision P16). */
   embeddedSyncFault?: (fd: number) => void;
   /** The metrics registry (decision B69); `npm start` passes the one the three services share. */
   metrics?: Metrics;
   /** Tests only: see BridgeParts.passwordCost. */
   passwordCost?: Argon2Cost;
+  /** Tests only: see BridgeParts.closeIdleMs. */
+  closeIdleMs?: number;
 }
 
 /** Opens every dependency from configuration: database, session store, canisters, notification client, keys. */
@@ -331,117 +352,23 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
   const keys = await loadKeys(config);
   const metrics = bridgeMetrics(options.metrics ?? new Metrics(), options.now);
   let databaseFailure: Error | undefined;
-  const database = await openDatabase(
-    config.DATABASE_URL
-      ? {
-          url: config.DATABASE_URL,
-          onPoolError: (err) =>
-            log.logger.warn({ event: 'database.connection_lost', err: err.message }, 'an idle database connection was closed; it will be reopened on demand'),
-        }
-      : {
-          ...(options.lent && { lent: options.lent }),
-          ...(options.embeddedInitdb && { embeddedInitdb: options.embeddedInitdb }),
-          dir: `${config.DATA_DIR}/pglite`,
-          embeddedFsync: config.EMBEDDED_DATABASE_FSYNC,
-          ...(options.embeddedSyncFault && { onEmbeddedSync: options.embeddedSyncFault }),
-          onEmbeddedSyncFailed: (err) => {
-            databaseFailure = err;
-            metrics.embeddedSyncFailed();
-            log.logger.fatal(
-              { event: 'database.sync_failed', err: err.message },
-              'the embedded database could not sync its files: it refuses every statement (nothing unsynced was acknowledged); restart the bridge, which recovers it from its log, once the disk is sound',
-            );
-          },
-          onEmbeddedUpgrade: (u) =>
-            log.logger.warn(
-              { event: 'database.upgraded', from: 17, to: 18, tables: u.tables, rows: u.rows, backup: u.backup },
-              'the embedded database was carried over from PostgreSQL 17; the old directory is kept as the backup named here',
-            ),
-        },
-  );
-  // Decisions B100, B101: the database belongs to one canister set, and embedded canisters to one
-  // live bridge; checked before the canisters are opened or anything is written for them.
-  const now = options.now ?? Date.now;
-  const refused = async (err: CanisterSetRefused, set: CanisterSet | undefined) => {
-    log.logger.fatal(
-      { event: err.reason === 'lease_lost' ? 'canister_set.lease_lost' : 'bridge.start_refused', reason: err.reason, err: err.message },
-      err.message,
-    );
-    const detail = { reason: err.reason, mode: set?.mode ?? 'embedded', canister_set: set?.id ?? null };
-    await new AuditLog({ db: database.db, log: log.logger, now }).record(undefined, {
-      event: 'canister_set.refused',
-      actor: SYSTEM,
-      outcome: 'denied',
-      detail,
-    });
-    log.flush();
-  };
-  let set: CanisterSet | undefined;
-  let binding: Binding;
-  // The canisters are opened after the lease is taken; a lease lost later closes them.
-  const lease: { stopCanisters?: () => void } = {};
-  try {
-    set = env.IC_GOVERNANCE_CANISTER_ID ? icCanisterSet(env) : embeddedCanisterSet(config.DATA_DIR, EMBEDDED_CANISTER_IDS);
-    const bound = set;
-    binding = await bindCanisterSet({
-      db: database.db,
-      kind: database.kind,
-      url: config.DATABASE_URL,
-      set,
-      dataDir: config.DATA_DIR,
-      now,
-      log: log.logger,
-      // Another bridge holds the embedded canisters now: this one stops using them, and /health says so.
-      onLeaseLost: (err) => {
-        databaseFailure = err;
-        lease.stopCanisters?.();
-        void refused(err, bound);
-      },
-    });
-  } catch (e) {
-    if (e instanceof CanisterSetRefused) await refused(e, set);
-    await database.close();
-    throw e;
-  }
-  // A start that fails from here on does not keep the database's lease (decision B101).
-  const orRelease = <T>(p: Promise<T>): Promise<T> =>
-    p.catch(async (e: unknown) => {
-      await binding.release();
-      throw e;
-    });
-  let redis: Redis | undefined;
-  let sessionStore: SessionStore;
-  if (config.SESSION_STORE === 'redis') {
-    // Fail fast while Redis is down (503), instead of queueing requests behind a reconnect; and while
-    // it is connected but silent (a stalled server or a lost host, decision B50), after 2 s, instead
-    // of waiting for an answer that may never come. A connection silent for 5 s while commands wait
-    // is dropped and made again, so a lost host is not waited on until TCP gives up (≈15 minutes).
-    redis = new Redis(config.SESSION_REDIS_URL, {
-      maxRetriesPerRequest: 1,
-      enableOfflineQueue: false,
-      connectTimeout: 2000,
-      commandTimeout: 2000,
-      socketTimeout: 5000,
-      lazyConnect: true,
-    });
-    redis.on('error', () => undefined);
-    await redis.connect().catch(() => undefined);
-    sessionStore = redisSessionStore(redis, config.SESSION_KEY_PREFIX);
-  } else sessionStore = databaseSessionStore(database.db, database.pool);
-  const canisters = await orRelease(
-    openCanisters(env, config.DATA_DIR, set, {
+  const database = await openBridgeDatabase(config, options, log, metrics, (err) => (databaseFailure = err));
+  const bound = await bindBridgeCanisterSet(config, env, database, log, options.now ?? Date.now, (e) => (databaseFailure = e));
+  const { sessionStore, redis } = await openSessionStore(config, database);
+  const canisters = await bound.orRelease(
+    openCanisters(env, config.DATA_DIR, bound.set, {
       fsync: config.CANISTERS_FSYNC,
       ...(options.canisterClock && { clock: options.canisterClock }),
       ...(options.scheduler !== undefined && { scheduler: options.scheduler }),
       ...(options.interceptCall && { interceptCall: options.interceptCall }),
+      ...(options.ledgerArchive && { ledgerArchive: options.ledgerArchive }),
       treasuryDom: config.EMBEDDED_TREASURY_DOM,
       devVotingMinutes: config.DEV_VOTING_MINUTES,
     }),
   );
-  lease.stopCanisters = () => canisters.close();
-  if (databaseFailure instanceof CanisterSetRefused) canisters.close(); // lost while they were opening
+  bound.stopOnLoss(() => canisters.close());
   const notifier = options.notifier ?? notificationClientFromEnv(log.logger, env);
-  const app = await orRelease(
+  const app = await bound.orRelease(
     buildApp({
       config,
       db: database.db,
@@ -458,13 +385,14 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
       ...(options.ai && { ai: options.ai }),
       ...(options.jobTimer === false && { jobTimer: false }),
       ...(options.passwordCost && { passwordCost: options.passwordCost }),
+      ...(options.closeIdleMs !== undefined && { closeIdleMs: options.closeIdleMs }),
     }),
   );
   app.addHook('onClose', async () => {
     log.flush();
     canisters.close();
     redis?.disconnect();
-    await binding.release();
+    await bound.binding.release();
     await database.close();
     releaseLock();
   });

@@ -2,7 +2,7 @@
 // bridge's identity from IC_IDENTITY_PEM_FILE), otherwise the embedded platform under DATA_DIR with
 // the bridge as registrar and trusted proposer.
 import { join } from 'node:path';
-import { EMBEDDED_CANISTER_IDS, principalFromSeed, type CanisterClients, type CanisterIds } from '@domdao/canisters';
+import { EMBEDDED_CANISTER_IDS, principalFromSeed, type BlocksCallbackQuery, type CanisterClients, type CanisterIds } from '@domdao/canisters';
 import { EmbeddedPlatform, type EmbeddedPlatformOptions } from '@domdao/canisters/embedded';
 import type { Identity } from '@icp-sdk/core/agent';
 import { icClientsForIdentity, icClientsFromEnv } from '@domdao/canisters/ic';
@@ -20,6 +20,8 @@ export interface OpenedCanisters {
   set: CanisterSet;
   principal: string;
   platform?: EmbeddedPlatform;
+  /** ICRC-3 archive callbacks, called as the bridge (decision B104). */
+  blocksCallback: BlocksCallbackQuery;
   /** IC mode: clients signing with another identity (a member's derived key, decision V5). */
   forIdentity?(identity: Identity): Promise<CanisterClients>;
   close(): void;
@@ -37,6 +39,8 @@ export async function openCanisters(
     treasuryDom?: number;
     /** Decision G45: development voting times in minutes (0 or absent: the governance settings). */
     devVotingMinutes?: number;
+    /** Tests only: the embedded ledger in archive mode on first open (decision L43). */
+    ledgerArchive?: { localBlocks: bigint };
   } = {},
 ): Promise<OpenedCanisters> {
   if (env.IC_GOVERNANCE_CANISTER_ID) {
@@ -47,6 +51,7 @@ export async function openCanisters(
       ids: ic.ids,
       set,
       principal: ic.principal,
+      blocksCallback: ic.blocksCallback,
       forIdentity: (identity) => icClientsForIdentity(env, identity),
       close: () => undefined,
     };
@@ -62,7 +67,10 @@ export async function openCanisters(
     ...(options.scheduler !== undefined && { scheduler: options.scheduler }),
     ...(options.interceptCall && { interceptCall: options.interceptCall }),
     // The ledger's initial distribution, on first open only (decision L6).
-    ...(options.treasuryDom && { ledger: { initialBalances: [[{ owner: EMBEDDED_CANISTER_IDS.treasury }, BigInt(options.treasuryDom) * 100_000_000n]] } }),
+    ledger: {
+      ...(options.treasuryDom && { initialBalances: [[{ owner: EMBEDDED_CANISTER_IDS.treasury }, BigInt(options.treasuryDom) * 100_000_000n]] }),
+      ...(options.ledgerArchive && { archive: options.ledgerArchive }),
+    },
     ...(options.devVotingMinutes && { devVoting: { delay: NS_PER_MINUTE, window: BigInt(options.devVotingMinutes) * NS_PER_MINUTE } }),
   });
   return {
@@ -72,6 +80,7 @@ export async function openCanisters(
     set,
     principal: EMBEDDED_BRIDGE_PRINCIPAL,
     platform,
+    blocksCallback: platform.blocksCallback(EMBEDDED_BRIDGE_PRINCIPAL),
     close: () => platform.close(),
   };
 }

@@ -28,6 +28,9 @@ export const BridgeEnv = Type.Object({
     'embedded canisters: `true` = every acknowledged update is fsynced before its answer (group commit; survives a power cut); `false` = written, not synced (survives a process crash only, faster on slow disks; decision P1)',
   ),
   DATABASE_URL: Env.string('PostgreSQL URL (postgres://…); unset = PGlite under DATA_DIR'),
+  DATABASE_MIGRATION_URL: Env.string(
+    "PostgreSQL URL of the role that owns the bridge's tables: at start the bridge migrates as it, records the audit retention floor and grants DATABASE_URL's role what it needs, then closes it and serves as DATABASE_URL's role; unset = DATABASE_URL's role does all (refused in production when that role owns the tables, is a superuser or has CREATEROLE; docs/operations.md \"Database roles\", decisions B97–B99)",
+  ),
   BRIDGE_SINGLE_INSTANCE: Env.bool(
     false,
     "`true` declares that this bridge is the only one: its embedded canisters (no IC_* canister ids) are one process's state and never scale out. Required with NODE_ENV=production unless the canisters are on an IC network; a second bridge on the same database is refused in every mode (decisions B101, B102)",
@@ -204,7 +207,10 @@ export const BridgeEnv = Type.Object({
   ),
   UNSUBSCRIBE_TOKEN_DAYS: Env.int(30, 'lifetime of the unsubscribe token in each digest (spec 3: 30 days)', 1, 365),
   DIGEST_CONCURRENCY: Env.int(8, 'digests the job sends at once (decision N9)', 1, 64),
-  BRAND_DAO_NAME: Env.string("the member web app's brand name: the same variable as the notification service's DAO brand (decision F4)", 'DOM DAO'),
+  BRAND_DAO_NAME: Env.string(
+    "the member web app's brand name: the same variable as the notification service's DAO brand (decision F4); no member may take it as a display name (decision B91)",
+    'DOM DAO',
+  ),
   BRAND_DAO_PRIMARY_COLOR: Env.string("the member web app's brand colour #RRGGBB (as the emails, decision F4)", '#4338CA'),
   BRAND_DAO_BACKGROUND_COLOR: Env.string("the member web app's page background #RRGGBB (as the emails, decision F4)", '#F4F4F7'),
   BRAND_DAO_LOGO_URL: Env.string(
@@ -226,6 +232,24 @@ export const BridgeEnv = Type.Object({
   ),
   LIVE_HEARTBEAT_SECONDS: Env.int(15, 'a comment line on each idle live stream this often, so proxies keep it open (decision V32)', 1, 300),
   LIVE_MAX_STREAMS: Env.int(1000, 'live streams one bridge instance serves at once; one more is answered 503 LIVE_STREAMS_FULL (decision V32)', 1, 100_000),
+  LIVE_ANONYMOUS_STREAMS_PERCENT: Env.int(
+    20,
+    'percent of LIVE_MAX_STREAMS (rounded down) open to visitors who are not signed in; one more visitor is answered 503 LIVE_STREAMS_FULL, the rest is kept for members (decision V37)',
+    0,
+    90,
+  ),
+  LIVE_STREAMS_PER_CLIENT: Env.int(
+    8,
+    'live streams one client holds at once (a member by account, a visitor by address, IPv6 by /64); one more is answered 429 TOO_MANY_STREAMS (decision V37)',
+    1,
+    1000,
+  ),
+  LIVE_MAX_BUFFER_BYTES: Env.int(
+    65_536,
+    'bytes a live stream may have waiting for a reader that does not keep up; past them the stream is dropped (decision V38)',
+    1024,
+    16_777_216,
+  ),
   ...observabilityEnv('bridge'),
 });
 export type BridgeConfig = Static<typeof BridgeEnv>;
@@ -236,6 +260,8 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
   if (c.SESSION_STORE === 'redis' && !c.SESSION_REDIS_URL) problems.push('SESSION_REDIS_URL: required when SESSION_STORE=redis');
   if (c.COOKIE_DOMAIN !== undefined && !/^\.[a-z0-9.-]+$/.test(c.COOKIE_DOMAIN))
     problems.push('COOKIE_DOMAIN: must start with a dot, e.g. .domdao.example (spec 2 Session cookie)');
+  if (c.DATABASE_MIGRATION_URL !== undefined && c.DATABASE_URL === undefined)
+    problems.push('DATABASE_MIGRATION_URL: needs DATABASE_URL (the embedded database has one role, decision B99)');
   if (c.API_TOKEN !== undefined && c.API_TOKEN.length < 16) problems.push('API_TOKEN: at least 16 characters');
   if (c.INFERENCE_URL !== undefined && !/^https?:\/\/[^/]+/.test(c.INFERENCE_URL)) problems.push(`INFERENCE_URL: ${c.INFERENCE_URL} is not an http(s) URL`);
   if (c.ACCESS_TOKEN !== undefined && (c.ACCESS_TOKEN.length < 16 || !/^[A-Za-z0-9._~+/-]+=*$/.test(c.ACCESS_TOKEN))) {

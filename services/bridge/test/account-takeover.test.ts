@@ -145,7 +145,7 @@ describe('pre-account takeover (decision B51)', () => {
     assert.equal((await h.login('typo@example.org', VICTIM_PASSWORD)).res.statusCode, 200);
   });
 
-  it('decision B51: the link page carries no script, cannot be framed and sends no referrer', async () => {
+  it('decision B51: the link page carries no script and cannot be framed; decision B105: it sends its origin alone as referrer, never the link', async () => {
     const h = await bridge();
     after(() => h.close());
     assert.equal((await h.register('page@example.org')).statusCode, 201);
@@ -154,7 +154,7 @@ describe('pre-account takeover (decision B51)', () => {
     assert.doesNotMatch(page.body, /<script/i);
     assert.doesNotMatch(String(page.headers['content-security-policy']), /script-src|unsafe-inline'; *script/);
     assert.match(String(page.headers['content-security-policy']), /frame-ancestors 'none'/);
-    assert.equal(page.headers['referrer-policy'], 'no-referrer');
+    assert.equal(page.headers['referrer-policy'], 'strict-origin');
     // Decision B87: choosing a password asks the date of birth first, then the rest; no script on either step.
     const choose = await h.request({ method: 'GET', url: `${h.verificationPath('page@example.org')}&choose=1` });
     assert.match(choose.body, /name="dob"/);

@@ -96,11 +96,14 @@ describe('admin notifications (spec 2 membership_mint_failed)', () => {
 });
 
 describe('development voting times (decision G45)', () => {
-  it('decision V32: LIVE_POLL_MS 100 to 60000, LIVE_HEARTBEAT_SECONDS 1 to 300 and LIVE_MAX_STREAMS 1 to 100000, each at its limits and one past', () => {
+  it('decisions V32, V37, V38: LIVE_POLL_MS 100 to 60000, LIVE_HEARTBEAT_SECONDS 1 to 300, LIVE_MAX_STREAMS 1 to 100000, LIVE_ANONYMOUS_STREAMS_PERCENT 0 to 90, LIVE_STREAMS_PER_CLIENT 1 to 1000 and LIVE_MAX_BUFFER_BYTES 1024 to 16777216, each at its limits and one past', () => {
     const cases = [
       ['LIVE_POLL_MS', 100, 60_000],
       ['LIVE_HEARTBEAT_SECONDS', 1, 300],
       ['LIVE_MAX_STREAMS', 1, 100_000],
+      ['LIVE_ANONYMOUS_STREAMS_PERCENT', 0, 90],
+      ['LIVE_STREAMS_PER_CLIENT', 1, 1000],
+      ['LIVE_MAX_BUFFER_BYTES', 1024, 16_777_216],
     ] as const;
     for (const [name, min, max] of cases) {
       for (const ok of [min, max]) assert.equal(loadBridgeConfig({ [name]: String(ok) })[name], ok, `${name}=${ok}`);

@@ -4,7 +4,8 @@
 // it, as a restart does, takes about 0.5 s. The template is made once by the production path
 // (`openDatabase` on a new directory, then a clean close) and shared by every file of one
 // `npm test` run through `TEST_RUN_CACHE_DIR`, which scripts/test.mjs makes and removes; a file
-// run on its own keeps one for its process. What only a new directory does (initdb in a child, the
+// run on its own keeps one for its process. Its name carries the migrations' hash (decision R28), as
+// PostgreSQL's template's does: a migration changed while a cache holds a template makes a new one. What only a new directory does (initdb in a child, the
 // rename, the first sync of the tree) is tested by embedded-database.test.ts on its own directories.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { migrateLite, openDatabase } from '../src/core/db/index.ts';
 import { initdbChild, openEmbedded } from '../src/core/db/embedded.ts';
 import type { Lite } from '../src/core/db/pglite-dialect.ts';
+import { migrationsHash } from './migrations-hash.ts';
 
 const TEMPLATE = 'bridge-pglite';
 const INITDB = 'pglite-initdb';
@@ -54,9 +56,12 @@ async function madeOnce(name: string, build: (out: string) => Promise<void>): Pr
   return path;
 }
 
-/** The template: a new directory opened and migrated by the production path, then closed cleanly. */
-function template(): Promise<string> {
-  return (made ??= madeOnce(TEMPLATE, async (out) => {
+/**
+ * The template: a new directory opened and migrated by the production path, then closed cleanly, in
+ * the run's cache under a name with the migrations' hash (decision R28).
+ */
+export function embeddedTemplate(): Promise<string> {
+  return (made ??= madeOnce(`${TEMPLATE}-${migrationsHash()}`, async (out) => {
     const database = await openDatabase({ dir: out });
     await database.close();
   }));
@@ -76,7 +81,7 @@ export async function initdbFromTemplate(building: string): Promise<void> {
 
 /** Puts a new, migrated embedded database at `dir` (which must not exist yet). */
 export async function seedEmbeddedDatabase(dir: string): Promise<void> {
-  cpSync(await template(), dir, { recursive: true });
+  cpSync(await embeddedTemplate(), dir, { recursive: true });
 }
 
 /**

@@ -83,7 +83,7 @@ describe("the mailbox owner's confirmation starts the account afresh (decision B
     const mine = await answersFor(h, 'victim@example.org', 'Olive Owner', AGED.minor);
     const r = await confirmJson(h, { token: attack.token, new_password: OWNER_PASSWORD, ...mine });
     assert.equal(r.statusCode, 200, r.body);
-    assert.deepEqual(r.json(), { status: 'verified', membership_token_pending: false, password: 'chosen' });
+    assert.deepEqual(r.json(), { status: 'verified', membership_token_pending: false, password: 'chosen', signed_in: true });
 
     const shown = await shownAccount(h, 'victim@example.org');
     assert.notEqual(shown.session.user_id, attack.id, 'a new account, not the registration');
@@ -277,7 +277,7 @@ describe("the mailbox owner's confirmation starts the account afresh (decision B
   });
 
   it("decision B86: a confirmation with the registration's password still being finished is not raced: starting afresh waits (503) and changes nothing", async () => {
-    let lost = true;
+    const lost = true;
     const h = await bridge(
       undefined,
       {},

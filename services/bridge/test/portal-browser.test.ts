@@ -104,7 +104,7 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     assert.equal(h.emails().length, before, 'nothing was sent');
   });
 
-  it('spec 2 rules 1–3: joining seals the form in the browser; the emailed link verifies; sign-in returns to the app (returnUrl)', async () => {
+  it('spec 2 rules 1–3: joining seals the form in the browser; the emailed link verifies and signs in (decision B105); sign-in returns to the app (returnUrl)', async () => {
     await page.goto(`${base}/join`);
     await page.fill('#dob', '1990-05-01');
     await page.click('button[type=submit]');
@@ -118,7 +118,9 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     const sent = page.waitForRequest((r) => r.url().endsWith('/api/auth/register'));
     await page.click('button[type=submit]');
     const body = (await sent).postDataJSON() as Record<string, unknown>;
-    assert.deepEqual(Object.keys(body).sort(), ['dob_encrypted', 'email_encrypted', 'name_encrypted', 'password', 'tos_accepted']);
+    assert.deepEqual(Object.keys(body).sort(), ['display_name', 'dob_encrypted', 'email_encrypted', 'name_encrypted', 'password', 'tos_accepted']);
+    // Decision F47: the name other members see is public, so it alone travels in clear.
+    assert.equal(body.display_name, 'Grace Hopper');
     assert.match(String(body.email_encrypted), /^hpke1\./, 'sealed before it left the browser');
     assert.ok(!JSON.stringify(body).includes('grace@example.org'));
     await page.waitForSelector('text=Check your email');
@@ -135,9 +137,11 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     await page.fill('#password', PASSWORD);
     await shoot('verify-email');
     await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
-    await page.waitForSelector('text=Continue');
+    await page.waitForSelector('text=You are signed in.');
 
     await page.goto(`${base}/`);
+    await page.waitForSelector('text=Signed in as grace@example.org');
+    await page.click('#signout');
     await page.waitForSelector('text=You are not signed in.');
     await shoot('home-signed-out');
     await Promise.all([page.waitForURL(/\/login\?returnUrl=/), page.click('main >> text=Sign in')]);

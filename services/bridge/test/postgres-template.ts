@@ -5,21 +5,11 @@
 // of the code that runs them, so an edited or added migration makes a new one; templates of other
 // sets, and ones a killed process left half-built, are dropped then, unless something is using them.
 // The other tests that take a database of their own get an empty one and migrate it themselves.
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../src/core/db/index.ts';
+import { migrationsHash } from './migrations-hash.ts';
 
-const DB = new URL('../src/core/db/', import.meta.url).pathname;
 const PREFIX = 'bridge_template_';
-
-function migrationsHash(): string {
-  const h = createHash('sha256');
-  for (const file of readdirSync(join(DB, 'migrations')).sort()) h.update(`${file}\0`).update(readFileSync(join(DB, 'migrations', file)));
-  h.update(readFileSync(join(DB, 'index.ts')));
-  return h.digest('hex').slice(0, 16);
-}
 
 let made: Promise<string> | undefined;
 

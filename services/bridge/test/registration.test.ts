@@ -53,6 +53,28 @@ describe('registration rules (spec 2 Registration rules, decisions B4, B5)', () 
     assert.equal(row.is_minor, true);
   });
 
+  it('spec 2: registering on the 18th birthday is not a minor and is 18+ (the birthday counts); the day before, a minor and not 18+', async () => {
+    // The harness's clock is fixed: 2026-03-10 12:00 UTC.
+    assert.equal(new Date(h.now()).toISOString(), '2026-03-10T12:00:00.000Z');
+    const check = async (email: string, dob: string, minor: boolean) => {
+      const r = await h.register(email, { dob });
+      assert.equal(r.statusCode, 201, r.body);
+      const row = await h.opened.db.selectFrom('users').select(['is_minor', 'principal']).where('id', '=', r.json().user_id).executeTakeFirstOrThrow();
+      assert.equal(row.is_minor, minor, `${dob}: is_minor`);
+      const account = await h.opened.canisters.clients.user.get_account(row.principal);
+      assert.equal(account?.is_age_verified_18_plus, !minor, `${dob}: is_age_verified_18_plus on the user canister`);
+    };
+    await check('eighteen-today@example.org', '2008-03-10', false);
+    await check('eighteen-tomorrow@example.org', '2008-03-11', true);
+  });
+
+  it('spec 2 rule 1: the 13th birthday registers, the day before it is COPPA_BLOCK (the dates written out, the clock fixed)', async () => {
+    assert.equal((await h.register('thirteen-today@example.org', { dob: '2013-03-10' })).statusCode, 201);
+    const r = await h.register('thirteen-tomorrow@example.org', { dob: '2013-03-11' });
+    assert.equal(r.statusCode, 403);
+    assert.equal(r.json().error, 'COPPA_BLOCK');
+  });
+
   it('stores only ciphertext, the blind index and an argon2id hash at OWASP minimum or above (decision B5: what openBridge hashes with by default)', async () => {
     const r = await h.register('store@example.org', { name: 'Grace Hopper' });
     assert.equal(r.statusCode, 201);

@@ -431,6 +431,56 @@ describe('on PostgreSQL (decisions B75, B76)', () => {
   });
 });
 
+describe('a history of more than 1 000 blocks through HTTP, from a ledger that archives (decisions B104, L43, L42)', () => {
+  it('every block of the member, newest first in pages of 100, the archived ones read through the archive callback', async () => {
+    // The embedded ledger in archive mode keeps 150 blocks of its own; the rest come by its callback.
+    const h = await bridge(undefined, { CANISTERS_FSYNC: 'false' }, { ledgerArchive: { localBlocks: 150n } });
+    after(() => h.close());
+    const ada = await join(h, 'ada-long-history@domdao.example');
+    const other = principalFromSeed('long-history-other');
+    const minter = h.opened.canisters.platform!.as(EMBEDDED_CANISTER_IDS.governance).ledger;
+    const mine: bigint[] = [];
+    for (let i = 0; i < 1_100; i++) {
+      const r = await minter.icrc1_transfer({ to: { owner: ada.principal }, amount: BigInt(i + 1) });
+      assert.ok('Ok' in r);
+      mine.push(r.Ok);
+      // Blocks of someone else between hers, which her history leaves out.
+      if (i % 10 === 0) assert.ok('Ok' in (await minter.icrc1_transfer({ to: { owner: other }, amount: 1n })));
+    }
+    const ledger = h.opened.canisters.clients.ledger;
+    const { log_length } = await ledger.icrc3_get_blocks([]);
+    assert.equal(log_length, 1_210n);
+    assert.deepEqual(
+      await ledger.icrc3_get_archives({}),
+      [{ canister_id: EMBEDDED_CANISTER_IDS.ledger, start: 0n, end: 1_059n }],
+      'the ledger archived all but 150',
+    );
+
+    const c = client(h);
+    const listed: Item[] = [];
+    let query = '?limit=100';
+    for (let page = 0; page < 20; page++) {
+      const r = await c.history(ada, query);
+      assert.equal(r.caught_up, true);
+      assert.ok(r.items.length <= 100);
+      listed.push(...r.items);
+      if (r.next_before === null) break;
+      query = `?limit=100&before=${r.next_before}`;
+    }
+    assert.equal(listed.length, 1_100);
+    assert.deepEqual(
+      listed.map((i) => BigInt(i.block_index)),
+      [...mine].reverse(),
+      'each of her blocks once, newest first',
+    );
+    assert.deepEqual(
+      listed.map((i) => [i.kind, i.amount_e8s, i.change_e8s]),
+      Array.from({ length: 1_100 }, (_, i) => ['mint', String(1_100 - i), String(1_100 - i)]),
+    );
+    assert.ok(!h.logs.lines().some((l: { event?: string }) => l.event === 'wallet.ledger_blocks_archived'), 'nothing skipped');
+  });
+});
+
 describe('the ledger blocks the index reads (decision B76)', () => {
   const owner = (p: string) => ({ Array: [{ Blob: Principal.fromText(p).toUint8Array() }] });
   const a = principalFromSeed('index-a');
@@ -485,27 +535,130 @@ describe('the ledger blocks the index reads (decision B76)', () => {
     assert.equal(readBlock(9n, { Text: 'not a block' }), undefined);
   });
 
-  it('blocks a ledger archived before the index read them are skipped, counted and logged; the index goes on after them', async () => {
+  const block = (i: bigint) => ({
+    id: i,
+    block: {
+      Map: [
+        ['btype', { Text: '1mint' }],
+        ['ts', { Nat: 1_000_000n }],
+        [
+          'tx',
+          {
+            Map: [
+              ['amt', { Nat: 1n }],
+              ['to', owner(a)],
+            ],
+          },
+        ],
+      ],
+    },
+  });
+  const ARCHIVE = principalFromSeed('index-archive');
+  type Ask = { start: bigint; length: bigint };
+  /**
+   * A ledger of `length` blocks, the ones below `archivedBelow` in an archive. As DFINITY's ledger, it
+   * cuts a range to 100 blocks and names the part below the boundary by the archive's callback; of its
+   * own it answers at most `page`, the archive at most `archivePage` (short pages are theirs to choose).
+   */
+  function ledgerDouble(o: { length: bigint; page: bigint; archivedBelow: bigint; archivePage: bigint; archiveFails?: (r: Ask) => boolean }) {
+    const asked = { ledger: [] as Ask[], archive: [] as Ask[] };
+    const ids = (from: bigint, to: bigint) => Array.from({ length: Number(to > from ? to - from : 0n) }, (_, i) => from + BigInt(i));
+    return {
+      asked,
+      ledger: {
+        icrc3_get_blocks: async ([r]: Ask[]) => {
+          asked.ledger.push(r!);
+          const min = (...x: bigint[]) => x.reduce((p, q) => (p < q ? p : q));
+          const end = min(r!.start + min(r!.length, 100n), o.length);
+          const first = r!.start > o.archivedBelow ? r!.start : o.archivedBelow;
+          const archivedEnd = min(end, o.archivedBelow);
+          return {
+            log_length: o.length,
+            blocks: ids(first, min(end, first + o.page)).map(block) as never,
+            archived_blocks:
+              r!.start < archivedEnd
+                ? [{ args: [{ start: r!.start, length: archivedEnd - r!.start }], callback: [ARCHIVE, 'icrc3_get_blocks'] as [string, string] }]
+                : [],
+          };
+        },
+      },
+      blocksCallback: async ([canister, method]: [string, string], [r]: Ask[]) => {
+        assert.deepEqual([canister, method], [ARCHIVE, 'icrc3_get_blocks'], 'the callback the ledger named');
+        asked.archive.push(r!);
+        if (o.archiveFails?.(r!)) return { log_length: o.length, blocks: [], archived_blocks: [] };
+        const end = [r!.start + (r!.length < o.archivePage ? r!.length : o.archivePage), o.archivedBelow].reduce((x, y) => (x < y ? x : y));
+        return { log_length: o.length, blocks: ids(r!.start, end).map(block) as never, archived_blocks: [] };
+      },
+    };
+  }
+
+  it('decision B104: blocks the ledger archived come from the archive’s callback, short pages asked again from where they stopped, then the ledger’s own short pages', async () => {
     const h = await bridge();
     after(() => h.close());
-    const block = (i: bigint) => ({
-      id: i,
-      block: {
-        Map: [
-          ['btype', { Text: '1mint' }],
-          ['ts', { Nat: 1_000_000n }],
-          [
-            'tx',
-            {
-              Map: [
-                ['amt', { Nat: 1n }],
-                ['to', owner(a)],
-              ],
-            },
-          ],
-        ],
-      },
+    const d = ledgerDouble({ length: 250n, page: 40n, archivedBelow: 130n, archivePage: 30n });
+    const index = new LedgerIndex({
+      db: h.opened.db,
+      now: h.now,
+      pollMs: 60_000,
+      log: h.app.log,
+      cursor: 'archive-test',
+      canisterSet: 'test:archive-test',
+      ledgerId: 'archive-test',
+      ledger: d.ledger,
+      blocksCallback: d.blocksCallback,
     });
+    assert.equal(await index.follow(), 250);
+    assert.deepEqual([await index.indexed(), await index.skipped()], [250n, 0n]);
+    assert.deepEqual(
+      (await index.history(a, undefined, 300)).map((r) => Number(r.block_index)),
+      Array.from({ length: 250 }, (_, i) => 249 - i),
+      'every block, none skipped',
+    );
+    // The archive was asked for its range from where each short page stopped, never past the range's end.
+    assert.deepEqual(
+      d.asked.archive.map((r) => [r.start, r.length]),
+      [
+        [0n, 100n],
+        [30n, 70n],
+        [60n, 40n],
+        [90n, 10n],
+        [100n, 30n],
+      ],
+    );
+    // The ledger: asked a page of 100 (DFINITY's most) from 0, then after each archived range, and from where its own short pages stopped.
+    assert.deepEqual(
+      d.asked.ledger.map((r) => [r.start, r.length]),
+      [0n, 100n, 130n, 170n, 210n].map((s) => [s, 100n]),
+    );
+    assert.ok(!h.logs.lines().some((l: { event?: string }) => l.event === 'wallet.ledger_blocks_archived'));
+  });
+
+  it('decision B104: an archive that does not answer the block asked for fails the pass (logged); nothing is skipped, and a later pass goes on from there', async () => {
+    const h = await bridge();
+    after(() => h.close());
+    let failing = true;
+    const d = ledgerDouble({ length: 80n, page: 100n, archivedBelow: 50n, archivePage: 20n, archiveFails: (r) => failing && r.start === 20n });
+    const index = new LedgerIndex({
+      db: h.opened.db,
+      now: h.now,
+      pollMs: 60_000,
+      log: h.app.log,
+      cursor: 'archive-gap',
+      canisterSet: 'test:archive-gap',
+      ledgerId: 'archive-gap',
+      ledger: d.ledger,
+      blocksCallback: d.blocksCallback,
+    });
+    await assert.rejects(index.follow(), /did not answer ledger block 20/);
+    assert.deepEqual([await index.indexed(), await index.skipped()], [20n, 0n], 'the blocks before it are kept, none skipped');
+    failing = false;
+    assert.equal(await index.follow(), 60);
+    assert.deepEqual([await index.indexed(), await index.skipped()], [80n, 0n]);
+  });
+
+  it('decision B76: blocks a ledger answers neither itself nor by an archive are skipped, counted and logged; the index goes on after them', async () => {
+    const h = await bridge();
+    after(() => h.close());
     const index = new LedgerIndex({
       db: h.opened.db,
       now: h.now,
@@ -515,14 +668,11 @@ describe('the ledger blocks the index reads (decision B76)', () => {
       canisterSet: 'test:archived-ledger',
       ledgerId: 'archived-ledger',
       cursor: 'archived-test',
-      // Blocks 0–9 are in an archive; 10–11 are live.
+      // Blocks 0–9 are gone without an archive; 10–11 are live.
       ledger: {
-        icrc3_get_blocks: async ([r]) => ({
-          log_length: 12n,
-          blocks: [10n, 11n].filter((i) => i >= r!.start).map(block) as never,
-          archived_blocks: r!.start < 10n ? [{ args: [{ start: r!.start, length: 10n - r!.start }], callback: null }] : [],
-        }),
+        icrc3_get_blocks: async ([r]) => ({ log_length: 12n, blocks: [10n, 11n].filter((i) => i >= r!.start).map(block) as never, archived_blocks: [] }),
       },
+      blocksCallback: () => Promise.reject(new Error('no archive')),
     });
     await index.follow();
     assert.deepEqual([await index.indexed(), await index.skipped()], [12n, 10n]);
@@ -532,25 +682,22 @@ describe('the ledger blocks the index reads (decision B76)', () => {
     );
     assert.ok(h.logs.lines().some((l: { event?: string }) => l.event === 'wallet.ledger_blocks_archived'));
 
-    // A pass is bounded (a new index reading a long log): 2 pages of 500 here; catching up says whether it reached the tip.
+    // A pass is bounded (a new index reading a long log): 2 calls of 100 here; catching up says whether it reached the tip.
+    const d = ledgerDouble({ length: 1500n, page: 100n, archivedBelow: 0n, archivePage: 0n });
     const long = new LedgerIndex({
       db: h.opened.db,
       now: h.now,
       pollMs: 60_000,
-      pagesPerPass: 2,
+      callsPerPass: 2,
       canisterSet: 'test:long-ledger',
       ledgerId: 'long-ledger',
       cursor: 'long-test',
-      ledger: {
-        icrc3_get_blocks: async ([r]) => {
-          const ids = Array.from({ length: 500 }, (_, i) => r!.start + BigInt(i)).filter((i) => i < 1500n);
-          return { log_length: 1500n, blocks: ids.map(block) as never, archived_blocks: [] };
-        },
-      },
+      ledger: d.ledger,
+      blocksCallback: d.blocksCallback,
     });
-    assert.equal(await long.follow(), 1000);
-    assert.equal(await long.indexed(), 1000n);
-    assert.equal(await long.catchUp(), true);
-    assert.equal(await long.indexed(), 1500n);
+    assert.equal(await long.follow(), 200);
+    assert.equal(await long.indexed(), 200n);
+    assert.equal(await long.catchUp(), false, 'the pass under way and one more, of 2 calls each, do not reach the tip');
+    assert.equal(await long.indexed(), 600n);
   });
 });

@@ -6,7 +6,18 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import proxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
 import type { DestinationStream } from 'pino';
-import { checkReadiness, createLogger, drainOnClose, httpCheck, Metrics, observeRequests, parseTrustProxy, requestIdFor, traceOf } from '@domdao/service-kit';
+import {
+  checkReadiness,
+  createLogger,
+  drainOnClose,
+  httpCheck,
+  lingerAfterEarlyAnswers,
+  Metrics,
+  observeRequests,
+  parseTrustProxy,
+  requestIdFor,
+  traceOf,
+} from '@domdao/service-kit';
 import type { GatewayConfig } from './config.ts';
 import { notifyEdgeCheck } from './notify/edge-check.ts';
 import { notifyError } from './notify/errors.ts';
@@ -56,11 +67,14 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     bodyLimit: config.MAX_BODY_BYTES,
-    return503OnClosing: true,
+    // Decision R27: a request on an open connection is forwarded while the gateway closes (not Fastify's 503).
+    return503OnClosing: false,
   });
   const undici = poolOptions(config);
   deferContinue(app.server);
   drainOnClose(app);
+  // Decision E17: a service's early answer, relayed before the client's body was read, is read by the client too.
+  lingerAfterEarlyAnswers(app);
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -114,6 +128,9 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
   const proxyOptions = (upstream: string, onError: (reply: FastifyReply, e: ReplyFromError) => unknown, rewrite = forwardHeaders) => ({
     upstream,
     undici,
+    // Decision R27: the pool's idle connections end with the gateway, so a service closing after it
+    // (npm start closes the gateway first) does not wait out its idle bound for them.
+    destroyAgent: true,
     disableRequestLogging: true,
     // Our parser below streams the body and enforces MAX_BODY_BYTES.
     proxyPayloads: false,

@@ -1,20 +1,31 @@
 // How the gateway talks to a service (decision E6): @fastify/reply-from over an undici pool per
 // route group, bodies streamed both ways, the request id and the client's address handed on.
-import { Transform, pipeline } from 'node:stream';
+import { finished, Transform, type Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { traceOf, traceparentOf } from '@domdao/service-kit';
+import { IDLE_CLOSE_MS, traceOf, traceparentOf } from '@domdao/service-kit';
 import type { GatewayConfig } from './config.ts';
+import { earlyAnswerConnector } from './early-answer.ts';
 import { continueBody } from './expect-continue.ts';
 
-/** undici pool settings for every upstream: bounded connections, decided timeouts. */
+/**
+ * Decision E19: how long an idle connection to a service is kept for the next request, half the idle
+ * bound after which a closing service closes a quiet connection itself (IDLE_CLOSE_MS, decision R27).
+ * The gateway so never sends a request on a connection the service may be closing at that moment
+ * (the request would be lost unanswered, a 503 here and a 502 at a proxy that does not retry a POST).
+ */
+export const UPSTREAM_IDLE_MS = IDLE_CLOSE_MS / 2;
+
+/** undici pool settings for every upstream: bounded connections, decided timeouts, early answers relayed (decision E17). */
 export function poolOptions(config: GatewayConfig) {
   return {
     connections: 128,
     pipelining: 1,
-    connect: { timeout: config.UPSTREAM_CONNECT_TIMEOUT_MS },
+    connect: earlyAnswerConnector({ timeout: config.UPSTREAM_CONNECT_TIMEOUT_MS }),
     headersTimeout: config.UPSTREAM_TIMEOUT_MS,
     bodyTimeout: config.UPSTREAM_TIMEOUT_MS,
-    keepAliveTimeout: 30_000,
+    // Both: a service's `Keep-Alive: timeout=72` hint would otherwise set undici's to 70 s.
+    keepAliveTimeout: UPSTREAM_IDLE_MS,
+    keepAliveMaxTimeout: UPSTREAM_IDLE_MS,
   };
 }
 
@@ -64,7 +75,13 @@ export function streamedBody(maxBytes: number) {
         else cb(null, chunk);
       },
     });
-    pipeline(payload, counted, () => undefined);
+    payload.pipe(counted);
+    // A client that goes away, or a body cut past the limit, ends both sides. A forwarded body that
+    // closes without an error (the service answered before reading it all) leaves the client's
+    // request alone: its answer still has to reach the client, which lingers on the rest (E17).
+    finished(payload, (err) => void (err && counted.destroy(err)));
+    counted.once('error', () => (payload as Readable).destroy());
+    counted.once('close', () => payload.unpipe(counted));
     done(null, counted);
   };
 }

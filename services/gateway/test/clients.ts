@@ -81,17 +81,24 @@ export interface CurlAnswer extends ClientAnswer {
   interim: number[];
   /** Whether curl sent `Expect: 100-continue`. */
   expected: boolean;
+  /** The final answer's header fields, lowercased names. */
+  headers: Record<string, string>;
 }
 
 /**
  * POST a file's bytes with curl over HTTP/1.1. curl sends `Expect: 100-continue` by itself for large
  * bodies (over 1 MiB in curl 7.88; 1 KiB in older ones): `expect: false` sends the empty `Expect:`
- * header, curl's documented way to leave it out.
+ * header, curl's documented way to leave it out; `'default'` leaves the choice to curl.
  */
-export async function curlPost(url: string, headers: Record<string, string>, file: string, opts: { expect: boolean; caFile?: string }): Promise<CurlAnswer> {
+export async function curlPost(
+  url: string,
+  headers: Record<string, string>,
+  file: string,
+  opts: { expect: boolean | 'default'; caFile?: string },
+): Promise<CurlAnswer> {
   const args = ['-sS', '-v', '--http1.1', '-X', 'POST', '--data-binary', `@${file}`, '-w', '\n%{http_code}'];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
-  args.push('-H', opts.expect ? 'Expect: 100-continue' : 'Expect:');
+  if (opts.expect !== 'default') args.push('-H', opts.expect ? 'Expect: 100-continue' : 'Expect:');
   if (opts.caFile) args.push('--cacert', opts.caFile);
   args.push(url);
   const out = await run('curl', args);
@@ -99,7 +106,15 @@ export async function curlPost(url: string, headers: Record<string, string>, fil
   const status = Number(out.stdout.slice(cut + 1));
   if (!status) throw new Error(`curl gave no status (exit ${out.code}):\n${out.stderr}`);
   const interim = [...out.stderr.matchAll(/^< HTTP\/1\.1 (1\d\d)/gm)].map((m) => Number(m[1]));
-  return { status, text: out.stdout.slice(0, cut), interim, expected: /^> Expect: 100-continue/im.test(out.stderr) };
+  // The final answer's header fields: the `< ` lines after its status line.
+  const headerLines = out.stderr.slice(out.stderr.lastIndexOf(`< HTTP/1.1 ${status}`)).split('\n');
+  const fields: Record<string, string> = {};
+  for (const line of headerLines.slice(1)) {
+    const m = /^< ([^:\s]+):\s*(.*?)\r?$/.exec(line);
+    if (m) fields[m[1]!.toLowerCase()] = m[2]!;
+    else if (/^<\s*\r?$/.test(line)) break;
+  }
+  return { status, text: out.stdout.slice(0, cut), interim, expected: /^> Expect: 100-continue/im.test(out.stderr), headers: fields };
 }
 
 export interface RawAnswer extends ClientAnswer {

@@ -382,4 +382,49 @@ export function edgeCases(target: () => EdgeTarget): void {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("decision E17: a service's early answer (before it read the body) reaches the client as itself with curl's defaults and without Expect, at 1 MiB, 3 MiB and 40 MiB, on /register, a bridge API route and /notify", async () => {
+    const t = target();
+    const dir = mkdtempSync(join(tmpdir(), 'domdao-edge-early-'));
+    try {
+      // Past 1 MiB curl adds `Expect: 100-continue` by itself; 40 MiB is the edge's own limit (passed).
+      const sizes = [(1 << 20) + 1, 3 << 20, MAX_BODY_BYTES];
+      const files = sizes.map((n) => {
+        const file = join(dir, `${n}.json`);
+        const body = Buffer.alloc(n, 97);
+        body.write('{"a":"');
+        body.write('"}', n - 2);
+        writeFileSync(file, body);
+        return file;
+      });
+      // The bridge refuses a body over its 128 KiB from the declared length and closes the connection
+      // unread (Fastify); the notification service answers an unsupported type before its body too.
+      const routes: Array<[string, string, Record<string, string>, number, string]> = [
+        ['POST /register', '/register', json, 413, 'PAYLOAD_TOO_LARGE'],
+        ['a bridge API route', '/api/governance/vote', json, 413, 'PAYLOAD_TOO_LARGE'],
+        ['/notify', '/notify/api/v1/send', { ...bearer(SERVICE_TOKEN), 'content-type': 'text/plain' }, 415, 'unsupported_media_type'],
+      ];
+      const wrong: string[] = [];
+      for (const [name, path, headers, status, error] of routes) {
+        for (const [i, file] of files.entries()) {
+          for (const expect of ['default', false] as const) {
+            const r = await curlPost(`${t.base}${path}`, headers, file, { expect, caFile: t.caFile });
+            const what = `${name}, ${sizes[i]} bytes, ${expect === 'default' ? "curl's default (Expect)" : 'no Expect'}`;
+            assert.equal(r.expected, expect === 'default', `${what}: curl chose Expect past 1 MiB`);
+            if (r.status !== status) {
+              wrong.push(`${what}: ${r.status} ${r.text.slice(0, 80)}`);
+              continue;
+            }
+            const body = JSON.parse(r.text) as { error: string; request_id: string };
+            assert.equal(body.error, error, what);
+            assert.equal(body.request_id, r.headers['x-request-id'], what);
+            assert.match(r.headers['content-type'] ?? '', /^application\/json/, what);
+          }
+        }
+      }
+      assert.deepEqual(wrong, [], 'every early answer reached the client as itself');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 }

@@ -4,16 +4,20 @@
 // limits, fail-closed /notify, the headers a service receives, and its configuration checks.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { ConfigError } from '@domdao/config';
 import { captureLogs, freePort } from '@domdao/test-helpers';
+import { sendWholeBody } from '@domdao/test-helpers/whole-body';
 import { buildGateway } from '../src/app.ts';
 import { loadGatewayConfig } from '../src/config.ts';
+import { curlPost } from './clients.ts';
 import { bigSend, edgeCases, type EdgeTarget } from './edge-cases.ts';
 import { root, SERVICE_TOKEN, startPlatform, type Platform } from './harness.ts';
 
@@ -269,6 +273,69 @@ describe('the gateway alone', () => {
     } finally {
       await app.close();
       up.server.close();
+    }
+  });
+
+  it("decision E17: an upstream that answers before reading the body and resets the connection is relayed as itself (status, body, headers), with curl's defaults and without Expect, at 1 MiB, 3 MiB and 40 MiB, and to a client that sends its whole body first", async () => {
+    // Answers at once with `Connection: close`, the body unread: Node then closes the socket with
+    // those bytes pending and the kernel resets the connection under the gateway's writes.
+    const answers: Record<string, [number, Record<string, string>]> = {
+      '/api/auth/register': [413, {}],
+      '/api/governance/vote': [401, { 'www-authenticate': 'Cookie realm="domdao"' }],
+      '/api/v1/send': [400, {}],
+    };
+    const early = createServer((req, res) => {
+      const [status, extra] = answers[req.url!] ?? [404, {}];
+      res.writeHead(status, { 'content-type': 'application/json', connection: 'close', 'x-upstream': 'early', ...extra });
+      res.end(JSON.stringify({ error: `early-${status}`, path: req.url }));
+    });
+    await new Promise<void>((r) => early.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(early.address() as AddressInfo).port}`;
+    const app = await buildGateway({ config: env({ NOTIFICATION_URL: url, BRIDGE_URL: url }) });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    const dir = mkdtempSync(join(tmpdir(), 'domdao-gw-early-'));
+    try {
+      const sizes = [(1 << 20) + 1, 3 << 20, 40 << 20];
+      const files = sizes.map((n) => {
+        const file = join(dir, `${n}.json`);
+        writeFileSync(file, Buffer.alloc(n, 97));
+        return file;
+      });
+      const routes: Array<[string, Record<string, string>, number, string]> = [
+        ['/register', {}, 413, '/api/auth/register'],
+        ['/api/governance/vote', {}, 401, '/api/governance/vote'],
+        ['/notify/api/v1/send', { authorization: `Bearer ${SERVICE_TOKEN}` }, 400, '/api/v1/send'],
+      ];
+      const wrong: string[] = [];
+      for (const [path, headers, status, upstreamPath] of routes) {
+        for (const [i, file] of files.entries()) {
+          for (const expect of ['default', false] as const) {
+            const r = await curlPost(`${base}${path}`, { 'content-type': 'application/json', ...headers }, file, { expect });
+            const what = `${path}, ${sizes[i]} bytes, ${expect === 'default' ? "curl's default (Expect)" : 'no Expect'}`;
+            assert.equal(r.expected, expect === 'default', what);
+            if (r.status !== status) {
+              wrong.push(`${what}: ${r.status} ${r.text.slice(0, 80)}`);
+              continue;
+            }
+            assert.deepEqual(JSON.parse(r.text), { error: `early-${status}`, path: upstreamPath }, what);
+            assert.equal(r.headers['x-upstream'], 'early', what);
+            if (status === 401) assert.equal(r.headers['www-authenticate'], 'Cookie realm="domdao"', what);
+          }
+        }
+      }
+      assert.deepEqual(wrong, [], "every early answer reached the client as the upstream's own");
+      // A client that sends its whole body before reading (a proxy in front holding the body): the
+      // gateway lingers on the rest too, so the answer is read and no write of the client's fails.
+      const whole = await sendWholeBody(Number(new URL(base).port), '/register', 16 << 20);
+      assert.equal(whole.error, undefined, 'the gateway reset the connection under the body');
+      assert.match(whole.answer, /^HTTP\/1\.1 413 /);
+      assert.match(whole.answer, /"error":"early-413"/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await app.close();
+      early.closeAllConnections();
+      early.close();
     }
   });
 

@@ -17,6 +17,7 @@ import {
   clientAddress,
   createLogger,
   drainOnClose,
+  lingerAfterEarlyAnswers,
   Metrics,
   observeRequests,
   parseForeignTokens,
@@ -55,6 +56,8 @@ export interface BuildOptions {
   provider?: EmailProvider;
   /** The metrics registry (decision B69); `npm start` passes the one the three services share. */
   metrics?: Metrics;
+  /** Tests only: how long a connection must be quiet before the close ends it; otherwise IDLE_CLOSE_MS (decision R27). */
+  closeIdleMs?: number;
 }
 
 export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
@@ -109,11 +112,14 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     childLoggerFactory: (parent, bindings, options, raw) => parent.child({ ...bindings, trace_id: traceOf(raw).traceId }, options),
     bodyLimit: config.MAX_BODY_BYTES,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
-    return503OnClosing: true,
+    // Decision R27: a request on an open connection is served while the service closes (not Fastify's 503).
+    return503OnClosing: false,
     // Slow-loris bound: a 40 MiB body at 1 MiB/s still fits.
     requestTimeout: 120_000,
   });
-  drainOnClose(app);
+  drainOnClose(app, opts.closeIdleMs === undefined ? {} : { idleMs: opts.closeIdleMs });
+  // Decision E17: an answer given before the body arrived is still read by the proxy sending it.
+  lingerAfterEarlyAnswers(app);
 
   app.decorateRequest('budgetHeld', 0);
   app.decorateRequest('budgetLane', null);
@@ -223,15 +229,16 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   // Every admitted request until it is answered or aborted (decisions D29, D32, D43). Whether its body
   // has fully arrived is the parser's own flag (`complete`), so no hook runs per request to say so.
   const admitted = new Map<FastifyRequest, FastifyReply>();
-  // close(): connections whose body has not fully arrived end at once (nothing was acknowledged);
-  // requests already being handled finish, and their answers say `Connection: close`, so a keep-alive
-  // connection does not hold close() until its timeout (72 s). New requests get 503 from Fastify.
+  // close() (decision D29 as amended by R27): every admitted request is answered, a body still
+  // arriving included, and its answer says `Connection: close`, so a keep-alive connection does not
+  // hold close() until its timeout (72 s). Such a body has at most the small lane's read time left
+  // (5 s, under npm start's 8 s grace): a slow sender on the large lane (60 s) would hold the close.
+  // Requests arriving on open connections meanwhile are served by Fastify (drainOnClose).
+  let closeDeadline = Infinity;
   app.addHook('preClose', (done) => {
     door.close();
-    for (const [request, reply] of admitted) {
-      if (!request.raw.complete) request.raw.socket?.destroy();
-      else if (!reply.sent) reply.header('connection', 'close');
-    }
+    closeDeadline = Date.now() + smallReadTimeoutMs;
+    for (const reply of admitted.values()) if (!reply.sent) reply.header('connection', 'close');
     done();
   });
   // Body read timeouts (decision D32) are checked by one unref'd sweep, at most a fifth of the shorter
@@ -241,7 +248,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     const now = Date.now();
     door.sweep(now);
     for (const request of admitted.keys()) {
-      if (request.bodyDeadline === 0 || request.bodyDeadline > now || request.raw.complete) continue;
+      if (request.bodyDeadline === 0 || Math.min(request.bodyDeadline, closeDeadline) > now || request.raw.complete) continue;
       request.bodyDeadline = 0;
       const timeoutMs = request.budgetLane === smallBudget ? smallReadTimeoutMs : config.BODY_READ_TIMEOUT_MS;
       request.log.warn(

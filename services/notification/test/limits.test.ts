@@ -1,8 +1,10 @@
 // Maximum request body size and bounded memory (spec 3 Limits: "not shown"; decision D8).
 import assert from 'node:assert/strict';
 import { request, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
+import { SMALL_BODY_BYTES } from '../src/app.ts';
 import { makeService, makeServiceWithProvider, TEST_TOKEN, validBody } from './harness.ts';
 
 describe('MAX_BODY_BYTES', () => {
@@ -55,8 +57,40 @@ describe('MAX_BODY_BYTES', () => {
     assert.ok(Date.now() - started < 30_000, `closed after ${Date.now() - started} ms`);
   });
 
-  it('decision D29: close() ends at once a connection whose body is still arriving', async (t) => {
+  it('decision D29 as amended by R27: a send whose body is still arriving when close() begins is read and answered, with Connection: close', async (t) => {
     const svc = await makeService();
+    t.after(() => svc.close());
+    await svc.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = svc.app.server.address() as AddressInfo;
+    const body = JSON.stringify(validBody('welcome'));
+    const req = request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/api/v1/send',
+      agent: false,
+      headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+    });
+    t.after(() => req.destroy());
+    const answered = new Promise<IncomingMessage>((resolve, reject) => {
+      req.on('response', resolve);
+      req.on('error', reject);
+    });
+    req.write(body.slice(0, 8));
+    // The service has the request (its headers and the first bytes of its body) before the close begins.
+    while (svc.app.frontDoor.open.requests === 0) await new Promise((r) => setTimeout(r, 5));
+    const closing = svc.app.close();
+    while (svc.app.server.listening) await new Promise((r) => setTimeout(r, 5));
+    req.end(body.slice(8));
+    const res = await answered;
+    res.resume();
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers.connection, 'close');
+    await closing;
+  });
+
+  it('decision D29 as amended by R27: a body that stops arriving during close() is ended by its read deadline (D32), so it does not hold close()', async (t) => {
+    const svc = await makeService({ BODY_READ_TIMEOUT_MS: '100' });
     t.after(() => svc.close());
     await svc.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = svc.app.server.address() as AddressInfo;
@@ -71,11 +105,32 @@ describe('MAX_BODY_BYTES', () => {
     t.after(() => req.destroy());
     req.on('error', () => {});
     req.write('{"type":');
-    await new Promise((r) => setTimeout(r, 100));
+    while (svc.app.frontDoor.open.requests === 0) await new Promise((r) => setTimeout(r, 5));
     const started = Date.now();
-    await svc.close();
-    // A hang guard, not a speed bound: the unfinished body would otherwise hold close() until the request timeout.
+    await svc.app.close();
+    // A hang guard, not a speed bound: the unfinished body would otherwise hold close() until the grace period.
     assert.ok(Date.now() - started < 30_000, `close took ${Date.now() - started} ms`);
+  });
+  it('decision D29 as amended by R27: a large-lane body still arriving when close() begins has SMALL_BODY_READ_TIMEOUT_MS left, not BODY_READ_TIMEOUT_MS', async (t) => {
+    const svc = await makeService();
+    t.after(() => svc.close());
+    await svc.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = svc.app.server.address() as AddressInfo;
+    // Over SMALL_BODY_BYTES: the large lane, whose bodies have BODY_READ_TIMEOUT_MS (60 s) to arrive.
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.on('error', () => {});
+    t.after(() => socket.destroy());
+    const cut = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      `POST /api/v1/send HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TEST_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${2 * SMALL_BODY_BYTES}\r\n\r\n{`,
+    );
+    const started = Date.now();
+    await svc.app.close();
+    await cut;
+    // Well under BODY_READ_TIMEOUT_MS (60 s), which this close would otherwise have waited for.
+    assert.ok(Date.now() - started < 30_000, `close took ${Date.now() - started} ms`);
+    assert.ok(svc.logs.lines().some((l) => l.event === 'request.body_timeout'));
   });
 });
 

@@ -8,7 +8,7 @@ import { freePort } from '@domdao/test-helpers';
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 describe('logs of a running service (decision D30)', () => {
-  it('decision D30: the service.fail_closed warning is readable within about a second of listening, while the service keeps running', async (t) => {
+  it('decision D30: the service.fail_closed warning is readable while the service keeps running (the buffer’s timer writes it, not the exit)', async (t) => {
     const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'test', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' };
     delete env.SERVICE_TOKEN;
@@ -16,19 +16,20 @@ describe('logs of a running service (decision D30)', () => {
     t.after(() => child.kill('SIGKILL'));
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-    // Wait until the service answers (fail-closed: 503), then give the log at most 2 s.
-    const deadline = Date.now() + 15_000;
+    // Wait until the service answers (fail-closed: 503), then for the line. Unloaded it takes about a
+    // second (FLUSH_INTERVAL_MS); the 60 s and 30 s are hang guards a loaded machine stays inside.
+    const deadline = Date.now() + 60_000;
     for (;;) {
       const status = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then(
         (r) => r.status,
         () => 0,
       );
       if (status === 503) break;
-      assert.ok(Date.now() < deadline, 'the service did not start within 15 s');
+      assert.ok(Date.now() < deadline, 'the service did not start within 60 s');
       await new Promise((r) => setTimeout(r, 50));
     }
     const listening = Date.now();
-    while (!out.includes('"event":"service.fail_closed"') && Date.now() - listening < 2000) await new Promise((r) => setTimeout(r, 25));
+    while (!out.includes('"event":"service.fail_closed"') && Date.now() - listening < 30_000) await new Promise((r) => setTimeout(r, 25));
     assert.match(out, /"event":"service\.fail_closed"/, `stdout after ${Date.now() - listening} ms: ${JSON.stringify(out)}`);
     assert.equal(child.exitCode, null, 'still running');
   });

@@ -51,8 +51,16 @@ function Users() {
       <ul class="list">
         {(users.data?.users ?? []).map((u) => (
           <li key={u.user_id} class="item user">
-            <strong>{u.display_name}</strong>
+            <strong>
+              <bdi>{u.display_name}</bdi>
+            </strong>
             <span class="email">{u.email ?? '(address unreadable)'}</span>
+            {u.registration_name !== null && u.registration_name !== u.display_name ? (
+              // Decision F48: the name given at registration, which the search also finds (admins only).
+              <span class="muted">
+                Registered as <bdi>{u.registration_name}</bdi>
+              </span>
+            ) : null}
             <span class="muted">
               {u.roles.join(', ')} · KYC {u.kyc_status} · membership {u.membership_status ?? 'none'} · since {when(u.created_at)}
             </span>

@@ -13,6 +13,7 @@ const EVENTS = [
   'auth.login_locked_out',
   'auth.csrf_refused',
   'admin.access_denied',
+  'member.rate_limited',
   'registration.created',
   'registration.refused',
   'verification.completed',
@@ -33,6 +34,8 @@ const EVENTS = [
   'ai.reindex_triggered',
   'inbox.unsubscribed',
   'secret.rotation_noticed',
+  'members.display_name_refused',
+  'members.display_name_reset',
   'canister_set.refused',
 ];
 

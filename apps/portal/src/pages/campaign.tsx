@@ -19,11 +19,13 @@ export function CampaignPage({ id }: { id: string }) {
         <a href="/campaigns">Campaigns</a> › #{cp.id}
       </p>
       <div class="row">
-        <h1>{cp.title}</h1>
+        <h1 dir="auto">{cp.title}</h1>
         <span class={`badge s-${cp.status.toLowerCase()}`}>{cp.status}</span>
       </div>
-      <p class="muted">Started by {cp.owner_name ?? 'a canister'}</p>
-      <p>{cp.description}</p>
+      <p class="muted">
+        Started by <bdi>{cp.owner_name ?? 'a canister'}</bdi>
+      </p>
+      <p dir="auto">{cp.description}</p>
       <section class="card">
         <Progress c={cp} />
         <p class="muted">
@@ -89,7 +91,9 @@ export function CampaignPage({ id }: { id: string }) {
             {(k.data?.items ?? []).map((x) => (
               <tr key={x.seq}>
                 <td>{when(x.at)}</td>
-                <td>{x.contributor_name ?? 'a canister'}</td>
+                <td>
+                  <bdi>{x.contributor_name ?? 'a canister'}</bdi>
+                </td>
                 <td>{dom(x.amount_e8s)} DOM</td>
                 <td>{x.refund ? `${dom(x.refund.amount_e8s)} DOM` : '—'}</td>
               </tr>

@@ -52,11 +52,13 @@ export function CampaignsPage() {
         {(list.data?.items ?? []).map((c) => (
           <li key={c.id} class="item">
             <a href={`/campaigns/${c.id}`}>
-              <strong>{c.title}</strong>
+              <strong>
+                <bdi>{c.title}</bdi>
+              </strong>
             </a>
             <span class={`badge s-${c.status.toLowerCase()}`}>{c.status}</span>
             <span class="muted">
-              by {c.owner_name ?? 'a canister'} · until {when(c.deadline)}
+              by <bdi>{c.owner_name ?? 'a canister'}</bdi> · until {when(c.deadline)}
             </span>
             <Progress c={c} />
           </li>

@@ -47,9 +47,12 @@ function DelegateVotes({ version }: { version: number }) {
           {rows.map(({ p, b }) => (
             <li key={p.id} data-testid="delegate-vote">
               <a href={`/proposals/${p.id}`}>
-                #{p.id} {p.title}
+                #{p.id} <bdi>{p.title}</bdi>
               </a>
-              : <strong>{b.vote}</strong>, voted by your delegate <strong>{b.delegate_name ?? 'a member'}</strong>{' '}
+              : <strong>{b.vote}</strong>, voted by your delegate{' '}
+              <strong>
+                <bdi>{b.delegate_name ?? 'a member'}</bdi>
+              </strong>{' '}
               {p.status === 'Open' && !b.final ? (
                 <span class="muted">· voting open until {when(p.voting_closes)}: open the proposal to vote yourself instead</span>
               ) : (
@@ -108,7 +111,10 @@ export function DelegationPage() {
           <ul class="plain">
             {mine.data.delegations.map((d) => (
               <li key={d.category ?? 'All'} data-testid="delegation">
-                {d.category ?? 'All categories'}: <strong title={d.delegate}>{d.delegate_name ?? 'a member without a name'}</strong>{' '}
+                {d.category ?? 'All categories'}:{' '}
+                <strong title={d.delegate}>
+                  <bdi>{d.delegate_name ?? 'a member without a name'}</bdi>
+                </strong>{' '}
                 <span class="muted">since {when(d.since)}</span>{' '}
                 <button
                   type="button"
@@ -151,7 +157,10 @@ export function DelegationPage() {
           >
             {delegate ? (
               <p id="delegate-chosen">
-                Delegate: <strong>{delegate.display_name}</strong>{' '}
+                Delegate:{' '}
+                <strong>
+                  <bdi>{delegate.display_name}</bdi>
+                </strong>{' '}
                 <button type="button" class="link" onClick={() => setDelegate(null)}>
                   Choose someone else
                 </button>
@@ -201,14 +210,24 @@ export function DelegationPage() {
           <ul class="plain">
             {delegators.data.items.map((i) => (
               <li key={i.key}>
-                {i.member ? <strong>{i.member_name ?? 'a member without a name'}</strong> : <span class="muted">a member who keeps their name private</span>} ·{' '}
-                {i.category ?? 'all categories'}
+                {i.member ? (
+                  <strong>
+                    <bdi>{i.member_name ?? 'a member without a name'}</bdi>
+                  </strong>
+                ) : (
+                  <span class="muted">a member who keeps their name private</span>
+                )}{' '}
+                · {i.category ?? 'all categories'}
               </li>
             ))}
           </ul>
         ) : null}
         <p class="muted">
-          Members find you by your name: <strong>{profile.data?.display_name ?? '…'}</strong> (<a href="/me">change it on Me</a>).
+          Members find you by your name:{' '}
+          <strong>
+            <bdi>{profile.data?.display_name ?? '…'}</bdi>
+          </strong>{' '}
+          (<a href="/me">change it on Me</a>).
         </p>
       </section>
     </article>

@@ -101,14 +101,16 @@ export function GovernPage() {
         {items.map((p) => (
           <li key={p.id} class="item">
             <a href={`/proposals/${p.id}`}>
-              <strong>{p.title}</strong>
+              <strong>
+                <bdi>{p.title}</bdi>
+              </strong>
             </a>
             <StatusBadge status={p.status} />
             <span class="when" title={`voting ${when(p.voting_opens)} – ${when(p.voting_closes)}`}>
               {phase(p, now)}
             </span>
             <span class="muted">
-              #{p.id} · {p.category} · by {p.proposed_by_name ?? 'a canister'}
+              #{p.id} · {p.category} · by <bdi>{p.proposed_by_name ?? 'a canister'}</bdi>
             </span>
             {p.status !== 'Created' ? <Tally p={p} quorumBps={settings.data?.rules.find((r) => r.category === p.category)?.quorum_bps} compact /> : null}
           </li>

@@ -48,7 +48,10 @@ export function HomePage() {
             <ul class="plain">
               {votes.map((p) => (
                 <li key={p.id}>
-                  <a href={`/proposals/${p.id}`}>{p.title}</a> <StatusBadge status={p.status} /> <span class="muted">{phase(p, now)}</span>
+                  <a href={`/proposals/${p.id}`}>
+                    <bdi>{p.title}</bdi>
+                  </a>{' '}
+                  <StatusBadge status={p.status} /> <span class="muted">{phase(p, now)}</span>
                 </li>
               ))}
             </ul>

@@ -1,7 +1,8 @@
 // Spec 2 registration rules 1–2: date of birth first; under 13 → the block screen and a block flag kept
 // 24 hours in this browser, nothing else collected; 13–17 and 18+ see the form. Name, email and date
 // of birth are sealed in the browser with the bridge's published key (the bridge's own client helper)
-// before they leave it.
+// before they leave it. Decision F47: the form also asks the name other members see, filled in from
+// the name as it is typed until the member edits it; it is public, so it is sent as it is.
 import { useState } from 'preact/hooks';
 import { encryptRegistration } from '../../../../services/bridge/src/features/registration/client-crypto.ts';
 import { passwordProblem, PASSWORD_MAX, PASSWORD_MIN } from '../../../../services/bridge/src/core/identity/password-policy.ts';
@@ -90,6 +91,10 @@ function DobStep({ onBlocked, onOk }: { onBlocked(): void; onOk(dob: string, min
 
 function FormStep({ dob, minor, onSent }: { dob: string; minor: boolean; onSent(email: string): void }) {
   const [name, setName] = useState('');
+  // Decision F47: follows the name until the member types a name of their own here.
+  const [shown, setShown] = useState<string | undefined>(undefined);
+  const displayName = shown ?? name.trim().replace(/\s+/g, ' ');
+  const [nameError, setNameError] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [tos, setTos] = useState(false);
@@ -102,6 +107,7 @@ function FormStep({ dob, minor, onSent }: { dob: string; minor: boolean; onSent(
       onSubmit={handler(async (e) => {
         e.preventDefault();
         setError('');
+        setNameError('');
         const p = passwordProblem(password, email);
         if (p) return setError(`Password: ${p}.`);
         if (!tos) return setError('Accept the terms to continue.');
@@ -109,9 +115,15 @@ function FormStep({ dob, minor, onSent }: { dob: string; minor: boolean; onSent(
         try {
           const key = await api<Answer<'getRegistrationKey'>>('/api/auth/registration-key');
           const sealed = await encryptRegistration(key.public_key, { email: email.trim(), name: name.trim(), dob });
-          await api('/api/auth/register', { method: 'POST', body: { ...sealed, password, tos_accepted: true } });
+          await api('/api/auth/register', { method: 'POST', body: { ...sealed, password, tos_accepted: true, display_name: displayName.trim() } });
           onSent(email.trim());
         } catch (err) {
+          if (err instanceof ApiError && (err.code === 'NAME_TAKEN' || err.message.startsWith('display_name'))) {
+            const why = err.message.replace(/^display_name: /, '');
+            setNameError(`${why[0]!.toUpperCase()}${why.slice(1)}.`);
+            document.getElementById('display_name')?.focus();
+            return;
+          }
           setError(
             err instanceof ApiError
               ? err.code === 'EMAIL_EXISTS'
@@ -130,6 +142,24 @@ function FormStep({ dob, minor, onSent }: { dob: string; minor: boolean; onSent(
       ) : null}
       <label for="name">Name</label>
       <input id="name" autocomplete="name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      <label for="display_name">Name other members see</label>
+      <input
+        id="display_name"
+        autocomplete="nickname"
+        required
+        minLength={3}
+        maxLength={32}
+        value={displayName}
+        onInput={(e) => setShown(e.currentTarget.value)}
+        aria-describedby="display-name-help display-name-error"
+        aria-invalid={nameError ? true : undefined}
+      />
+      <p id="display-name-help" class="hint">
+        Shown beside your votes, proposals and contributions: your name, or any other 3 to 32 letters, digits, spaces and . - _ ' that no member uses.
+      </p>
+      <p id="display-name-error" class="error" role="alert">
+        {nameError}
+      </p>
       <label for="email">Email</label>
       <input id="email" type="email" autocomplete="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
       <label for="password">Password</label>
@@ -150,7 +180,7 @@ function FormStep({ dob, minor, onSent }: { dob: string; minor: boolean; onSent(
       <label class="check">
         <input type="checkbox" checked={tos} onChange={(e) => setTos(e.currentTarget.checked)} /> I accept the terms of membership.
       </label>
-      <p class="hint">Your name, email and date of birth are encrypted in this browser before they are sent.</p>
+      <p class="hint">Your name, email and date of birth are encrypted in this browser before they are sent; the name other members see is public.</p>
       <p class="error" role="alert">
         {error}
       </p>
@@ -167,7 +197,7 @@ function SentStep({ email }: { email: string }) {
     <section class="card narrow">
       <h1>Check your email</h1>
       <p>
-        We sent a link to <strong>{email}</strong>. Follow it to confirm your address, then sign in.
+        We sent a link to <strong>{email}</strong>. Follow it and confirm with your password: you are then signed in.
       </p>
       <button
         type="button"

@@ -194,16 +194,16 @@ function Me({ status, email }: { status: string | undefined; email: string }) {
                         .replace(/^\/api\/governance\/proposals\//, '/proposals/')
                         .replace(/^\/api\/campaigns\//, '/campaigns/')}
                     >
-                      {i.title}
+                      <bdi>{i.title}</bdi>
                     </a>
                   ) : (
-                    i.title
+                    <bdi>{i.title}</bdi>
                   )}
                 </strong>
                 <span class="muted">
                   {i.category} · {when(i.created_at)}
                 </span>
-                {i.body ? <span>{i.body}</span> : null}
+                {i.body ? <span dir="auto">{i.body}</span> : null}
               </li>
             ))}
           </ul>

@@ -54,7 +54,7 @@ export function MemberPicker({ id, label, onPick }: { id: string; label: string;
                   setQ('');
                 }}
               >
-                {m.display_name} <span class="muted">{m.principal.slice(0, 11)}…</span>
+                <bdi>{m.display_name}</bdi> <span class="muted">{m.principal.slice(0, 11)}…</span>
               </button>
             </li>
           ))}
@@ -71,7 +71,10 @@ export function Chosen({ members, onRemove, empty }: { members: Member[]; onRemo
     <ul class="plain">
       {members.map((m) => (
         <li key={m.principal}>
-          <strong>{m.display_name}</strong> <span class="muted">{m.principal}</span>{' '}
+          <strong>
+            <bdi>{m.display_name}</bdi>
+          </strong>{' '}
+          <span class="muted">{m.principal}</span>{' '}
           <button type="button" class="link" onClick={() => onRemove(m.principal)} aria-label={`Remove ${m.display_name}`}>
             Remove
           </button>

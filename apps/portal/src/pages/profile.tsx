@@ -26,7 +26,10 @@ export function DisplayNameCard() {
     <section class="card" aria-labelledby="name-h">
       <h2 id="name-h">Your name</h2>
       <p>
-        Other members see you as <strong>{d.display_name}</strong>
+        Other members see you as{' '}
+        <strong>
+          <bdi>{d.display_name}</bdi>
+        </strong>
         {d.chosen ? '' : ' (given to you until you choose one)'}. Your email is never shown to them.
       </p>
       <form

@@ -28,13 +28,21 @@ export function BallotLine({ ballot, open }: { ballot: Ballot | undefined; open:
     return (
       <p data-testid="ballot">
         Your vote: {ballot.vote}, voted by your delegate{' '}
-        <strong title={ballot.delegate ?? undefined}>{ballot.delegate_name ?? 'a member without a name'}</strong>
+        <strong title={ballot.delegate ?? undefined}>
+          <bdi>{ballot.delegate_name ?? 'a member without a name'}</bdi>
+        </strong>
         {open && !ballot.final ? '. Vote below to replace it with your own before voting closes.' : ''}
       </p>
     );
   return (
     <p data-testid="ballot">
-      Your vote: {ballot.vote}, voted directly{ballot.reason ? ` (“${ballot.reason}”)` : ''}
+      Your vote: {ballot.vote}, voted directly
+      {ballot.reason ? (
+        <>
+          {' '}
+          (“<bdi>{ballot.reason}</bdi>”)
+        </>
+      ) : null}
     </p>
   );
 }
@@ -48,7 +56,7 @@ export function VoteReasons({ id }: { id: string }) {
       <ul>
         {reasons.data.items.map((r) => (
           <li key={r.seq}>
-            <strong>{r.vote}</strong>: {r.reason}
+            <strong>{r.vote}</strong>: <bdi>{r.reason}</bdi>
           </li>
         ))}
       </ul>

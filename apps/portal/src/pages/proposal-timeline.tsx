@@ -90,9 +90,23 @@ function VoteRow({ v }: { v: Vote }) {
   return (
     <li>
       <span class="vote-line">
-        <strong>{v.voter_name ?? 'A member'}</strong> voted <strong>{v.vote}</strong> {v.delegate ? `by delegate ${v.delegate_name ?? 'a member'}` : 'directly'}
+        <strong>
+          <bdi>{v.voter_name ?? 'A member'}</bdi>
+        </strong>{' '}
+        voted <strong>{v.vote}</strong>{' '}
+        {v.delegate ? (
+          <>
+            by delegate <bdi>{v.delegate_name ?? 'a member'}</bdi>
+          </>
+        ) : (
+          'directly'
+        )}
       </span>
-      {v.reason ? <span class="reason">“{v.reason}”</span> : null}
+      {v.reason ? (
+        <span class="reason">
+          “<bdi>{v.reason}</bdi>”
+        </span>
+      ) : null}
       <time dateTime={v.voted_at} class="muted">
         {when(v.voted_at)}
       </time>

@@ -67,12 +67,12 @@ export function ProposalPage({ id }: { id: string }) {
         <a href="/govern">Governance</a> › #{pr.id}
       </p>
       <div class="row">
-        <h1>{pr.title}</h1>
+        <h1 dir="auto">{pr.title}</h1>
         <StatusBadge status={pr.status} />
       </div>
       <p class="when">{phase(pr, now)}</p>
       <p class="muted">
-        {pr.category} · proposed by <span title={pr.proposed_by}>{pr.proposed_by_name ?? 'a canister'}</span> · voting {when(pr.voting_opens)} –{' '}
+        {pr.category} · proposed by <bdi title={pr.proposed_by}>{pr.proposed_by_name ?? 'a canister'}</bdi> · voting {when(pr.voting_opens)} –{' '}
         {when(pr.voting_closes)}
       </p>
       {/* The proposal first, as Snapshot and Tally show it: read it, then vote (decision F39). */}
@@ -106,7 +106,7 @@ export function ProposalPage({ id }: { id: string }) {
         </section>
       ) : null}
       <section class="card prose" aria-label="Proposal text">
-        <div dangerouslySetInnerHTML={{ __html: renderMarkdown(pr.body) }} />
+        <div dir="auto" dangerouslySetInnerHTML={{ __html: renderMarkdown(pr.body) }} />
       </section>
       <section class="card" aria-label="Tally">
         <h2>Tally</h2>

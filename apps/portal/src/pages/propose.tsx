@@ -130,7 +130,11 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
             <p id="p-recipient-chosen">
               {recipient ? (
                 <>
-                  Paying <strong>{recipient.display_name}</strong> <span class="muted">{recipient.principal}</span>
+                  Paying{' '}
+                  <strong>
+                    <bdi>{recipient.display_name}</bdi>
+                  </strong>{' '}
+                  <span class="muted">{recipient.principal}</span>
                 </>
               ) : (
                 <span class="muted">No member chosen yet.</span>

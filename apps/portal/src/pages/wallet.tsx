@@ -159,7 +159,11 @@ function SendCard({ balance, onSent }: { balance: Balance | undefined; onSent():
         <form onSubmit={review} noValidate>
           {to ? (
             <p>
-              To <strong>{to.display_name}</strong> <span class="muted">{short(to.principal)}</span>{' '}
+              To{' '}
+              <strong>
+                <bdi>{to.display_name}</bdi>
+              </strong>{' '}
+              <span class="muted">{short(to.principal)}</span>{' '}
               <button type="button" class="link" onClick={() => setTo(null)}>
                 Change
               </button>
@@ -195,7 +199,7 @@ function SendCard({ balance, onSent }: { balance: Balance | undefined; onSent():
           <dl class="summary">
             <dt>To</dt>
             <dd>
-              {step.to.display_name} <span class="muted">{short(step.to.principal)}</span>
+              <bdi>{step.to.display_name}</bdi> <span class="muted">{short(step.to.principal)}</span>
             </dd>
             <dt>Amount</dt>
             <dd>{dom(step.amount)} DOM</dd>
@@ -313,7 +317,7 @@ function HistoryCard({ history }: { history: ReturnType<typeof useHistory> }) {
           {history.pending.map((p) => (
             <li key={`p${p.id}`} class="item">
               <span class="what">
-                Sending to {p.to_name ?? short(p.to)} <span class="badge s-open">pending</span>
+                Sending to <bdi>{p.to_name ?? short(p.to)}</bdi> <span class="badge s-open">pending</span>
               </span>
               <span class="amount out">−{dom(BigInt(p.amount_e8s) + BigInt(p.fee_e8s))} DOM</span>
               <span class="muted">

@@ -13,8 +13,19 @@ export const principals: PrincipalCodec = {
   toText: (p) => (p as Principal).toText(),
 };
 
+/**
+ * The message's CallContext. The caller's text is made when a core first reads it: a principal's
+ * textual form (base32 and a CRC-32 in QuickJS) costs about 2.2 M instructions, a fixed cost of every
+ * message that never asks who called (decision W17).
+ */
 export function context(): CallContext {
-  return { caller: msgCaller().toText(), now: time() };
+  let caller: string | undefined;
+  return {
+    get caller(): string {
+      return (caller ??= msgCaller().toText());
+    },
+    now: time(),
+  };
 }
 
 /** Decorator arguments typed for Azle. */

@@ -6,9 +6,12 @@
 // timer steps armed in post_upgrade have built it. A trap undoes the writes of both maps, as it
 // undoes all state.
 import { performanceCounter, setTimer, StableBTreeMap } from 'azle';
-import { IndexedStore, rawBytes, type ByteMap } from './indexed-store.ts';
+import { IndexedStore, rawBytes, useUtf8Encoder, type ByteMap } from './indexed-store.ts';
+import { encodeUtf8 } from './utf8.ts';
 import type { StoreKey } from '../store.ts';
 export { sortableKey } from './indexed-store.ts';
+
+useUtf8Encoder(encodeUtf8);
 
 /** Index maps take the memory id of their store plus this (stores take 0, 1, …; 253 is the wiring). */
 export const INDEX_MEMORY_OFFSET = 100;

@@ -2,6 +2,7 @@
 //   opt T          [] | [v]              ⇄ undefined | v  (an absent record field when undefined)
 //   principal      Principal object      ⇄ its text
 //   enum variant   { Yes: null }         ⇄ 'Yes'          (a variant whose cases all carry null)
+//   func           [Principal, method]   ⇄ [its text, method]
 // Everything else keeps its shape. Driven by the IDL type through its visitor interface, so it works
 // with any copy of the candid library (Azle bundles its own).
 import type { IdlType } from './methods.ts';
@@ -33,7 +34,10 @@ function visitor(dir: Dir, principal: PrincipalCodec) {
     visitFixedInt: same,
     visitFixedNat: same,
     visitConstruct: same,
-    visitFunc: same,
+    visitFunc: (_t: unknown, d: unknown) => {
+      const [canister, method] = d as [unknown, string];
+      return [dir === 'to' ? principal.fromText(canister as string) : principal.toText(canister), method];
+    },
     visitService: same,
     visitPrincipal: (_t: unknown, d: unknown) => (dir === 'to' ? principal.fromText(d as string) : principal.toText(d)),
     visitVec: (_t: unknown, ty: IdlType, d: unknown) => (d instanceof Uint8Array ? d : (d as unknown[]).map((x) => conv(ty, x))),

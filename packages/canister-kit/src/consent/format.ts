@@ -2,6 +2,7 @@
 // accounts in ICRC-1's textual form, times in UTC or the signer's offset, memos as UTF-8 or hex, and
 // text from the caller's arguments made inert. Plain code with no host dependency, so the embedded
 // core and the wasm build produce the same bytes.
+import { BIDI_CONTROL_CLASS } from '../bidi.ts';
 import { isDefaultSubaccount, type Account } from '../call.ts';
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
@@ -125,8 +126,9 @@ export function utf8(bytes: Uint8Array): string | undefined {
   return out;
 }
 
-// Controls, bidirectional overrides and line separators could reorder or hide what a signer shows.
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/u;
+// Controls, bidirectional formatting characters (the web app's set, decision F41, U+061C included) and
+// line separators could reorder or hide what a signer shows.
+const UNSAFE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff${BIDI_CONTROL_CLASS}]`, 'u');
 const UNSAFE_ALL = new RegExp(UNSAFE.source, 'gu');
 
 /** Text from the caller's arguments, one line: unsafe characters become spaces, runs of spaces one, at most `max` characters. */

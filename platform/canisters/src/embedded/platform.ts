@@ -12,7 +12,7 @@ import { LEDGER_STORE_NAMES, ledgerCore, ledgerWiring, type LedgerStores } from 
 import { MEMBERSHIP_STORE_NAMES, membershipCore, membershipWiring, type MembershipStores } from '@domdao/canister-membership';
 import { TREASURY_STORE_NAMES, treasuryCore, treasuryWiring, type TreasuryStores } from '@domdao/canister-treasury';
 import { USER_STORE_NAMES, userCore, userWiring, type UserStores } from '@domdao/canister-user';
-import type { CanisterClients, CanisterIds, CanisterName } from '../api.ts';
+import type { BlocksCallbackQuery, CanisterClients, CanisterIds, CanisterName } from '../api.ts';
 import { EMBEDDED_CANISTER_IDS } from '../principals.ts';
 import { METHOD_TABLES } from '../tables.ts';
 
@@ -51,8 +51,12 @@ export interface EmbeddedPlatformOptions {
    * caller that traps (or a host that crashes) after the call would (decision L10).
    */
   interceptReply?: (from: CanisterName, to: CanisterName, method: string) => void;
-  /** The DOM ledger on first open (decision L9): fee (default 10 000 e8s) and the initial distribution. */
-  ledger?: { transferFee?: bigint; initialBalances?: Array<[Account, bigint]> };
+  /**
+   * The DOM ledger on first open (decision L9): fee (default 10 000 e8s), the initial distribution, and
+   * archive mode for tests of ICRC-3 clients (decision L43: only the newest `localBlocks` blocks answered
+   * by icrc3_get_blocks itself).
+   */
+  ledger?: { transferFee?: bigint; initialBalances?: Array<[Account, bigint]>; archive?: { localBlocks: bigint } };
   /** Scheduler errors (a step that threw); default: written to stderr. */
   onSchedulerError?: (err: unknown) => void;
   /**
@@ -133,6 +137,21 @@ export class EmbeddedPlatform {
   }
 
   private readonly asCache = new Map<string, CanisterClients>();
+
+  /**
+   * ICRC-3 callbacks called as `principal` (decision L43): the callback's canister must be one of the
+   * platform's and its method a query of that canister's interface (the ledger's get_archived_blocks in
+   * archive mode); any other is refused as a call to a missing canister or method would be.
+   */
+  blocksCallback(principal: string): BlocksCallbackQuery {
+    return async ([canister, method], ranges) => {
+      const name = (Object.keys(this.ids) as CanisterName[]).find((n) => this.ids[n] === canister);
+      if (!name) throw new Error(`no canister ${canister} on the embedded platform`);
+      if (METHOD_TABLES[name][method]?.kind !== 'query') throw new Error(`${name} has no query method ${method}`);
+      const client = this.as(principal)[name] as unknown as Record<string, (ranges: unknown) => Promise<never>>;
+      return client[method]!(ranges);
+    };
+  }
 
   /** One scheduler step now: what the IC's timers do (governance transitions, mint retries, price refresh). */
   tick(): Promise<void> {
@@ -239,13 +258,14 @@ export class EmbeddedPlatform {
           self: ids.governance,
           membership_canister: ids.membership,
           treasury_canister: ids.treasury,
+          campaign_canister: ids.campaign,
           admins: [...admins, ...(options.governanceAdmins ?? [])],
           trusted_proposers: options.trustedProposers ?? registrars,
         }),
       );
     }
     if (!initialised('user')) await host.update('user', () => cores.user.init({ registrars, admins }));
-    if (!initialised('campaign')) await host.update('campaign', () => cores.campaign.init({ admins, self: ids.campaign }));
+    if (!initialised('campaign')) await host.update('campaign', () => cores.campaign.init({ admins, self: ids.campaign, governance: ids.governance }));
     if (!initialised('treasury')) await host.update('treasury', () => cores.treasury.init({ governance_canister: ids.governance, self: ids.treasury, admins }));
     // State written before the ledger existed: the treasury and campaign canisters learn their own principal (L23).
     for (const canister of ['treasury', 'campaign'] as const) {
@@ -253,6 +273,9 @@ export class EmbeddedPlatform {
       if (config.get('config') && !config.get('config')!.self)
         await host.update(canister, () => config.set('config', { ...config.get('config')!, self: ids[canister] }));
     }
+    // State written before decision G50: the campaign canister learns which governance may ask it to refresh its price.
+    if (!host.store<string, { governance?: string }>('campaign', 'config').get('config')!.governance)
+      await host.update('campaign', () => cores.campaign.set_governance(ids.governance));
     if (!initialised('ledger')) {
       // SNS layout: governance is the minting account; the initial distribution is configuration.
       await host.update('ledger', () =>
@@ -264,6 +287,7 @@ export class EmbeddedPlatform {
             token_symbol: 'DOM',
             decimals: 8,
             initial_balances: options.ledger?.initialBalances ?? [],
+            ...(options.ledger?.archive && { archive: { local_blocks: options.ledger.archive.localBlocks } }),
           },
           { caller: ids.governance, now: this.clock() },
         ),
@@ -360,7 +384,7 @@ function wire(
     user: userCore(stores<UserStores>(host, 'user', USER_STORE_NAMES), userWiring.deps(callFrom('user'), services)),
     campaign: campaignCore(stores<CampaignStores>(host, 'campaign', CAMPAIGN_STORE_NAMES), campaignWiring.deps(callFrom('campaign'), services)),
     treasury: treasuryCore(stores<TreasuryStores>(host, 'treasury', TREASURY_STORE_NAMES), treasuryWiring.deps(callFrom('treasury'), services)),
-    ledger: ledgerCore(stores<LedgerStores>(host, 'ledger', LEDGER_STORE_NAMES), ledgerWiring.deps(callFrom('ledger'), services)),
+    ledger: ledgerCore(stores<LedgerStores>(host, 'ledger', LEDGER_STORE_NAMES), ledgerWiring.deps(callFrom('ledger'), services), { self: () => ids.ledger }),
   };
   return cores;
 }

@@ -3,7 +3,8 @@
 import { IDL } from '@icp-sdk/core/candid';
 import { Principal } from '@icp-sdk/core/principal';
 import { fromCandid, toCandid, type MethodTable, type PrincipalCodec } from '@domdao/canister-kit/candid';
-import { CANISTERS, type CanisterClients, type CanisterIds, type CanisterName } from '../api.ts';
+import { ledgerTypes, type GetBlocksResult } from '@domdao/canister-ledger';
+import { CANISTERS, type BlocksCallbackQuery, type CanisterClients, type CanisterIds, type CanisterName } from '../api.ts';
 import { METHOD_TABLES } from '../tables.ts';
 import type { CandidTransport } from './transport.ts';
 
@@ -47,4 +48,14 @@ export function candidClient(canister: CanisterName, canisterId: string, transpo
 
 export function candidClients(ids: CanisterIds, transport: CandidTransport): CanisterClients {
   return Object.fromEntries(CANISTERS.map((c) => [c, candidClient(c, ids[c], transport)])) as unknown as CanisterClients;
+}
+
+/** ICRC-3 callbacks over a transport: the ledger's GetBlocksArgs and GetBlocksResult, to any canister and query method (decision L43). */
+export function blocksCallbackQuery(transport: CandidTransport): BlocksCallbackQuery {
+  const { GetBlocksArgs, GetBlocksResult: Result } = ledgerTypes(IDL);
+  return async ([canister, method], ranges) => {
+    const arg = new Uint8Array(IDL.encode([GetBlocksArgs], [toCandid(GetBlocksArgs, ranges, principalCodec)]));
+    const [value] = IDL.decode([Result], await transport.query(canister, method, arg));
+    return fromCandid(Result, value, principalCodec) as GetBlocksResult;
+  };
 }

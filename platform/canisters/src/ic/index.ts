@@ -3,13 +3,13 @@ import { readFileSync } from 'node:fs';
 import { HttpAgent, type Identity } from '@icp-sdk/core/agent';
 import { Type, type Static } from '@sinclair/typebox';
 import { Env, loadConfig } from '@domdao/config';
-import type { CanisterClients, CanisterIds } from '../api.ts';
+import type { BlocksCallbackQuery, CanisterClients, CanisterIds } from '../api.ts';
 import { isPrincipalText } from '../principals.ts';
-import { candidClients } from './client.ts';
+import { blocksCallbackQuery, candidClients } from './client.ts';
 import { identityFromPem } from './identity.ts';
 import { agentTransport } from './transport.ts';
 
-export { candidClient, candidClients, decodeReply, encodeArgs, principalCodec } from './client.ts';
+export { blocksCallbackQuery, candidClient, candidClients, decodeReply, encodeArgs, principalCodec } from './client.ts';
 export { identityFromPem } from './identity.ts';
 export { agentTransport, CanisterCallError, type CandidTransport } from './transport.ts';
 
@@ -44,12 +44,15 @@ export function icCanisterIds(c: IcConfig): CanisterIds {
 }
 
 /** Clients for canisters on an IC network, from IC_* variables (validated; a bad value is a start-up error). */
-export async function icClientsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<{ clients: CanisterClients; ids: CanisterIds; principal: string }> {
+export async function icClientsFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ clients: CanisterClients; ids: CanisterIds; principal: string; blocksCallback: BlocksCallbackQuery }> {
   const config = loadConfig(IcEnv, env);
   const ids = icCanisterIds(config);
   const identity = identityFromPem(readFileSync(config.IC_IDENTITY_PEM_FILE, 'utf8'));
   const agent = await HttpAgent.create({ host: config.IC_HOST, identity, shouldFetchRootKey: config.IC_FETCH_ROOT_KEY });
-  return { clients: candidClients(ids, agentTransport(agent)), ids, principal: identity.getPrincipal().toText() };
+  const transport = agentTransport(agent);
+  return { clients: candidClients(ids, transport), ids, principal: identity.getPrincipal().toText(), blocksCallback: blocksCallbackQuery(transport) };
 }
 
 /** Clients that sign with `identity` (a member's derived key, bridge decision V5): one agent per identity. */

@@ -113,7 +113,7 @@ const E8S = 100_000_000n;
 /**
  * The money flows: a price ratified by a SetDomPrice proposal; a campaign with a USD goal; a
  * contribution in USD pulled from the member's ICRC-2 approval and valued at the ratified tick;
- * the restart; a TreasuryPayout proposal voted, executed by the timer through the treasury and the
+ * the restart; a second price executed by a member, in the campaign's progress at once (decision G50); a TreasuryPayout proposal voted, executed by the timer through the treasury and the
  * ledger, the recipient paid once.
  */
 export async function moneyJourney(host: JourneyHost): Promise<void> {
@@ -159,6 +159,19 @@ export async function moneyJourney(host: JourneyHost): Promise<void> {
   const progress = (await bridge().campaign.get_campaign(campaign))!.progress;
   assert.equal(progress.raised_dom, 500n * E8S, 'the contribution is kept across the restart');
   assert.equal(progress.goal_dom, 2_000n * E8S);
+
+  // Decision G50: a second price executed by a member (no timer runs): the campaign values progress at it in that step.
+  const second = ok(
+    await bridge().governance.create_proposal({ title: 'Price', body: 'Ratify 2 USD', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: 2 } } }),
+  );
+  host.advance(HOUR);
+  await host.tick();
+  ok(await host.as(voter).governance.cast_vote(second, 'Yes'));
+  ok(await host.as(owner).governance.cast_vote(second, 'Yes'));
+  host.advance(3n * DAY);
+  ok(await host.as(voter).governance.execute_proposal(second));
+  const repriced = (await bridge().campaign.get_campaign(campaign))!.progress;
+  assert.deepEqual([repriced.price_tick_id, repriced.goal_dom, repriced.raised_usd], [second, 500n * E8S, 1000], 'valued at the new price at once');
 
   ok(await minter().icrc1_transfer({ to: { owner: host.ids.treasury }, amount: 100n * E8S }));
   const payout = await decide(

@@ -236,9 +236,8 @@ export class FrontDoor {
     }
   }
 
-  /** D29: no new requests; bodies still arriving lose their connection, answers still to come close theirs. */
+  /** D29 (amended by R27): no new requests (Fastify serves them); answers still to come, bodies still arriving included, close their connection. */
   close(): void {
     this.closing = true;
-    for (const entry of this.entries) if (!entry.req.complete) entry.req.socket.destroy();
   }
 }

@@ -10,8 +10,9 @@ export const AUDIT_EVENTS = {
     'a member was refused with 429 RATE_LIMITED before any work: too many proposals, delegation changes or member searches in the window (`limit`: which; `max` per `per`; decisions B92, B93)',
   'registration.created': 'an account was registered (unverified until its link is confirmed)',
   'registration.refused':
-    'a registration was refused (`error`: the code; `reason` for VALIDATION_ERROR, e.g. `compatibility_characters` for a look-alike address; `limit` for TOO_MANY_ATTEMPTS: `client` or `recipient`); an under-13 one leaves nothing (decision B85)',
-  'verification.completed': 'an email address was verified; the account became a member',
+    "a registration was refused (`error`: the code; `reason` for VALIDATION_ERROR, e.g. `compatibility_characters` for a look-alike address, and for a display name chosen at join, decision F47: `display_name`, or `display_name_<rule>` for B89–B91's `invisible`, `combining_marks`, `reserved`, `lookalike`; `limit` for TOO_MANY_ATTEMPTS: `client` or `recipient`); an under-13 one leaves nothing (decision B85)",
+  'verification.completed':
+    'an email address was verified; the account became a member (`signed_in`: whether the confirmer was signed in, else `no_session`: `origin` or `session_store`, decision B105)',
   'verification.refused': 'a verification confirmation was refused (`error`: the code, e.g. VERIFICATION_LINK_EXPIRED)',
   'verification.password_refused': 'a verification confirmation carried a password other than the one chosen at registration',
   'recovery.limited':
@@ -31,6 +32,10 @@ export const AUDIT_EVENTS = {
   'ai.reindex_triggered': 'POST /api/ai/admin/reindex started the AI reindex',
   'inbox.unsubscribed': 'a member unsubscribed from the digest through the link of an email',
   'secret.rotation_noticed': 'at start, a secret (`variable`: its name) differs from the one the bridge last ran with',
+  'members.display_name_refused':
+    "a chosen display name was refused as passing for someone else (decisions B89–B91; `reason`: `invisible` characters, `combining_marks` stacked, a `reserved` name, or a `lookalike` of another member's name)",
+  'members.display_name_reset':
+    "a member's chosen display name went back to their default (`reason`: `reserved` at start-up, or `invisible`, `combining_marks`, `lookalike` when the look-alike rules arrived)",
   'canister_set.refused':
     'a bridge was refused at start, or stopped its embedded canisters, because it would split a canister set (`reason`: another_set, in_use, unreadable or lease_lost; `canister_set`: its own; decisions B100, B101)',
 } as const;

@@ -163,21 +163,16 @@ export class AuditLog implements AuditRecorder {
   }
 
   /**
-   * Decision B65: deletes rows older than `before`, at most `batch` per transaction, until none is left;
-   * each transaction declares itself the retention job, the only DELETE the trigger lets through.
+   * Decisions B65, B98: deletes rows older than `before`, at most `batch` per transaction, until none is
+   * left, through audit_log_purge: the one way past the append-only trigger, which also keeps every row
+   * the server's clock says is within the retention floor, whatever `before` is.
    */
   async purge(before: Date, batch: number): Promise<{ deleted: number; batches: number }> {
     let deleted = 0;
     let batches = 0;
     for (;;) {
-      const n = await this.#db.transaction().execute(async (tx) => {
-        await sql`select set_config('domdao.audit_retention', 'on', true)`.execute(tx);
-        const r = await tx
-          .deleteFrom('audit_log')
-          .where('id', 'in', (s) => s.selectFrom('audit_log').select('id').where('at', '<', before).orderBy('id').limit(batch))
-          .executeTakeFirst();
-        return Number(r.numDeletedRows);
-      });
+      const r = await sql<{ n: number }>`select audit_log_purge(${before}, ${batch}) as n`.execute(this.#db);
+      const n = Number(r.rows[0]!.n);
       if (n === 0) break;
       batches += 1;
       deleted += n;

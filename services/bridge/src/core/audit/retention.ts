@@ -1,5 +1,7 @@
 // Audit retention (decision B65): the job `audit:retention` deletes rows older than
-// AUDIT_RETENTION_DAYS, AUDIT_RETENTION_BATCH rows per transaction, once a day.
+// AUDIT_RETENTION_DAYS, AUDIT_RETENTION_BATCH rows per transaction, once a day. The database keeps every
+// row younger than the floor the migration step records from the same setting (decision B98).
+import { sql, type Kysely } from 'kysely';
 import type { JobRunner } from '../jobs/index.ts';
 import type { AuditLog } from './index.ts';
 
@@ -18,4 +20,9 @@ export function defineAuditRetention(o: { jobs: JobRunner; audit: AuditLog; days
       return { detail: { before: before.toISOString(), deleted: r.deleted, batches: r.batches } };
     },
   });
+}
+
+/** Decision B98: the retention audit_log_purge holds to, written as the owner at every migration step. */
+export async function recordRetentionFloor(owner: Kysely<unknown>, days: number): Promise<void> {
+  await sql`insert into audit_retention_floor (id, days) values (true, ${days}) on conflict (id) do update set days = excluded.days`.execute(owner);
 }

@@ -1,6 +1,6 @@
 // One schema and one migration set for PostgreSQL (DATABASE_URL) and PGlite (embedded default under
 // the data directory), applied at start-up. Kysely builds the queries for both.
-import { Kysely, Migrator, PostgresDialect, type Migration } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type Migration } from 'kysely';
 import pg from 'pg';
 import * as initial from './migrations/001-initial.ts';
 import * as outbox from './migrations/011-outbox.ts';
@@ -17,8 +17,12 @@ import * as audit from './migrations/060-audit.ts';
 import * as displayNames from './migrations/061-display-names.ts';
 import * as wallet from './migrations/062-wallet.ts';
 import * as proposalEventsIndex from './migrations/064-proposal-events-index.ts';
+import * as displayNameKeys from './migrations/065-display-name-keys.ts';
+import * as auditRetention from './migrations/066-audit-retention.ts';
+import * as registrationNameIndex from './migrations/067-registration-name-index.ts';
 import * as canisterSet from './migrations/070-canister-set.ts';
 import { pgliteDialect, type Lite } from './pglite-dialect.ts';
+import { auditRemovalRight, grantAppRole, type RemovalRight } from './roles.ts';
 import type { Database } from './schema.ts';
 import type { EmbeddedUpgrade } from './embedded.ts';
 
@@ -41,12 +45,22 @@ const MIGRATIONS: Record<string, Migration> = {
   '061-display-names': displayNames,
   '062-wallet': wallet,
   '064-proposal-events-index': proposalEventsIndex,
+  '065-display-name-keys': displayNameKeys,
+  '066-audit-retention': auditRetention,
+  '067-registration-name-index': registrationNameIndex,
   '070-canister-set': canisterSet,
 };
 
 export interface OpenDatabaseOptions {
   /** postgres://… — PostgreSQL; otherwise PGlite. */
   url?: string;
+  /**
+   * PostgreSQL: the owner of the tables (decision B97). The migration step runs as it, on a connection
+   * closed afterwards, and grants `url`'s role what the bridge needs; without it `url`'s role runs it.
+   */
+  migrationUrl?: string;
+  /** Run as the owner after the migrations, at every open (the audit retention floor, decision B98). */
+  ownerStep?: (owner: Kysely<unknown>) => Promise<void>;
   /** PGlite data directory; in memory when absent. */
   dir?: string;
   /**
@@ -78,7 +92,27 @@ export interface LentDatabase {
   release(): Promise<void>;
 }
 
-export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: Db; kind: 'postgres' | 'pglite'; pool?: pg.Pool; close(): Promise<void> }> {
+/** The migration step failed for want of a privilege: its role does not own the tables (decision B97). */
+export class MigrationPrivilegeError extends Error {
+  constructor(
+    readonly role: string,
+    readonly detail: string,
+  ) {
+    super(`the migration step failed as ${role}: ${detail}`);
+    this.name = 'MigrationPrivilegeError';
+  }
+}
+
+export interface OpenedDatabase {
+  db: Db;
+  kind: 'postgres' | 'pglite';
+  pool?: pg.Pool;
+  /** PostgreSQL: why the serving role could remove audit rows itself (decision B99), if it could. */
+  removalRight?: { role: string; reason: RemovalRight } | undefined;
+  close(): Promise<void>;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<OpenedDatabase> {
   let db: Db;
   let kind: 'postgres' | 'pglite';
   let extra = async () => undefined as void;
@@ -114,11 +148,16 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: 
     db = new Kysely<Database>({ dialect: pgliteDialect(lite) });
     extra = () => lite.close();
   }
-  await migrate(db);
+  try {
+    await migrationStep(db, options);
+  } catch (e) {
+    if (kind === 'postgres') await db.destroy();
+    throw e;
+  }
   return {
     db,
     kind,
-    ...(pool && { pool }),
+    ...(pool && { pool, removalRight: await auditRemovalRight(db as Kysely<unknown>) }),
     async close() {
       await db.destroy();
       await extra();
@@ -136,6 +175,38 @@ export async function migrateLite(lite: Lite): Promise<void> {
   }
 }
 
+/**
+ * Decision B97: the migrations and `ownerStep` as the owner; with a separate owner, then the app role's
+ * grants. A refusal for want of a privilege names the role that lacked it.
+ */
+async function migrationStep(db: Db, options: OpenDatabaseOptions): Promise<void> {
+  let pool: pg.Pool | undefined;
+  const owner = options.migrationUrl
+    ? new Kysely<unknown>({
+        dialect: new PostgresDialect({ pool: (pool = new pg.Pool({ connectionString: options.migrationUrl, max: 1, connectionTimeoutMillis: 5_000 })) }),
+      })
+    : (db as Kysely<unknown>);
+  pool?.on('error', () => undefined);
+  const roleOf = async (k: Kysely<unknown>) => (await sql<{ role: string }>`select current_user as role`.execute(k)).rows[0]!.role;
+  try {
+    const ownerRole = await roleOf(owner);
+    try {
+      await migrate(owner);
+      await options.ownerStep?.(owner);
+      if (options.migrationUrl) {
+        const appRole = await roleOf(db as Kysely<unknown>);
+        if (appRole !== ownerRole) await grantAppRole(owner, appRole);
+      }
+    } catch (e) {
+      const cause = e instanceof Error && e.cause !== undefined ? e.cause : e;
+      if ((cause as { code?: string }).code === '42501') throw new MigrationPrivilegeError(ownerRole, (e as Error).message);
+      throw e;
+    }
+  } finally {
+    if (owner !== db) await owner.destroy();
+  }
+}
+
 export async function migrate(db: Kysely<unknown> | Db): Promise<void> {
   // Features add migrations in numbered ranges of their own (decision R12), so a database that ran a
   // later range must still accept an earlier one that arrives afterwards.
@@ -144,6 +215,6 @@ export async function migrate(db: Kysely<unknown> | Db): Promise<void> {
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a migration may throw anything; its text is what we can show
-    throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }

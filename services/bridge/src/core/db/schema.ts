@@ -25,8 +25,12 @@ export interface UsersTable {
   created_at: ColumnType<Date, Date | string | undefined, never>;
   /** The name the member chose (decision F22), unique ignoring case; null = the default is shown. */
   display_name: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The chosen name's look-alike key (decision B91), unique; null with display_name. */
+  display_name_key: ColumnType<string | null, string | null | undefined, string | null>;
   /** The friendly default derived from the principal (identity/display-names.ts), stored so a search finds it. */
   default_name: string;
+  /** Keyed index of the registration name's words (decision B106); null until filled for accounts made before it. */
+  name_index: ColumnType<Uint8Array[] | null, Uint8Array[] | null | undefined, Uint8Array[] | null>;
 }
 
 export interface SessionsTable {

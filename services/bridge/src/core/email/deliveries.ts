@@ -3,6 +3,7 @@
 // reason and visible to admins at GET /api/admin/emails. Rows that answer an event are retried with
 // backoff by `member-emails:retry`; the others (verification, password reset) are re-requested by the
 // member. A send never throws into the business flow that caused it (spec 3 caller contract rule 1).
+import { withoutBidiControlsDeep } from '@domdao/canister-kit/bidi';
 import type { SendOutcome, SendRequest } from '@domdao/notification-client';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
@@ -34,7 +35,9 @@ export async function deliver(
 ): Promise<DeliveryResult> {
   const prior = await o.db.selectFrom('email_deliveries').select(['status', 'attempts']).where('key', '=', d.key).executeTakeFirst();
   if (prior?.status === 'sent') return 'already_sent';
-  const r = await o.notifier.send(d.request, { idempotencyKey: d.key, ...(d.requestId !== undefined && { requestId: d.requestId }) });
+  // Decision F41: what an email shows (subjects and texts quoting titles, names, reasons) carries no bidi control.
+  const request = { ...d.request, data: withoutBidiControlsDeep(d.request.data) };
+  const r = await o.notifier.send(request, { idempotencyKey: d.key, ...(d.requestId !== undefined && { requestId: d.requestId }) });
   const now = new Date(o.now());
   const attempts = (prior?.attempts ?? 0) + 1;
   const error = r.ok

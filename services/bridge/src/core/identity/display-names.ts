@@ -1,11 +1,12 @@
 // Members are shown by a display name, never an email or a bare principal (decision F22). Every account
 // has a friendly default, "Amber Otter #3f2a", derived from its principal and stored at registration
 // (`users.default_name`) so a search can find it; a member may choose their own (`users.display_name`,
-// unique ignoring case). A chosen name cannot contain `#` or `@`, so it never looks like someone's
-// default or an email address.
+// unique ignoring case and by its look-alike key, display-name-rules.ts). A chosen name cannot contain
+// `#` or `@`, so it never looks like someone's default or an email address.
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db/index.ts';
+import { invisibleProblem, isReserved, lookalikeKey, marksProblem, type LookalikeRefusal } from './display-name-rules.ts';
 
 const ADJECTIVES = [
   'Amber',
@@ -119,9 +120,17 @@ export const DISPLAY_NAME_MAX = 32;
 /** Letters (any script), marks, digits, spaces and . - _ ' ; at least one letter. */
 const ALLOWED = /^[\p{L}\p{M}\p{N} .'_-]+$/u;
 
-/** The name as stored (NFC, trimmed, inner spaces collapsed), or why it is refused. */
-export function normaliseDisplayName(raw: string): { name: string } | { problem: string } {
+/**
+ * The name as stored (NFC, trimmed, inner spaces collapsed), or why it is refused; `refusal` names the
+ * look-alike rules (decisions B89, B90), which are audited. Invisible characters and mark stacks are
+ * judged first, so a name that tries either is refused as such whatever else is wrong with it.
+ */
+export function normaliseDisplayName(raw: string): { name: string } | { problem: string; refusal?: LookalikeRefusal } {
   const name = raw.normalize('NFC').trim().replace(/\s+/gu, ' ');
+  const invisible = invisibleProblem(name);
+  if (invisible) return { problem: invisible, refusal: 'invisible' };
+  const marks = marksProblem(name);
+  if (marks) return { problem: marks, refusal: 'combining_marks' };
   const length = [...name].length;
   if (length < DISPLAY_NAME_MIN || length > DISPLAY_NAME_MAX) return { problem: `display_name: ${DISPLAY_NAME_MIN} to ${DISPLAY_NAME_MAX} characters` };
   if (!ALLOWED.test(name)) return { problem: "display_name: letters, digits, spaces and . - _ ' only" };
@@ -161,3 +170,43 @@ export async function verifiedMemberName(db: Db, principal: string): Promise<str
 
 /** The display-name lookup features receive (they never read the users table themselves). */
 export type DisplayNames = (principals: Iterable<string>) => Promise<Map<string, string>>;
+
+/** Why a name chosen at join is refused: the HTTP answer, and the look-alike rule to audit (B89–B91). */
+export interface ChosenNameRefusal {
+  status: 400 | 409;
+  code: 'VALIDATION_ERROR' | 'NAME_TAKEN';
+  message: string;
+  refusal?: LookalikeRefusal;
+}
+
+/**
+ * Decision F47: a display name chosen at join (registration, or an account started afresh) is held to
+ * the rules a member's profile holds it to (F22, B89–B91): the stored form and its look-alike key, or
+ * the refusal. `replacing` is the registration the new account replaces, whose name is not in the way.
+ */
+export async function chosenAtJoin(
+  db: Db,
+  raw: string,
+  reserved: Set<string>,
+  replacing?: string,
+): Promise<{ name: string; key: string } | { refused: ChosenNameRefusal }> {
+  const n = normaliseDisplayName(raw);
+  if ('problem' in n) return { refused: { status: 400, code: 'VALIDATION_ERROR', message: n.problem, ...(n.refusal && { refusal: n.refusal }) } };
+  if (isReserved(n.name, reserved))
+    return {
+      refused: { status: 400, code: 'VALIDATION_ERROR', message: 'display_name: reserved for the DAO and its admins; choose another', refusal: 'reserved' },
+    };
+  const key = lookalikeKey(n.name);
+  let holder = db.selectFrom('users').select('display_name').where('display_name_key', '=', key);
+  if (replacing !== undefined) holder = holder.where('id', '!=', replacing);
+  const held = await holder.executeTakeFirst();
+  if (held) return { refused: nameTaken(held.display_name?.toLowerCase() === n.name.toLowerCase()) };
+  return { name: n.name, key };
+}
+
+/** 409 NAME_TAKEN as the profile answers it: the same name is plainly taken; one that only looks the same is audited (B91). */
+export function nameTaken(same: boolean): ChosenNameRefusal {
+  return same
+    ? { status: 409, code: 'NAME_TAKEN', message: 'another member already uses this name; choose another' }
+    : { status: 409, code: 'NAME_TAKEN', message: "another member's name looks the same as this one; choose another", refusal: 'lookalike' };
+}

@@ -20,6 +20,13 @@ export interface SourceObservation {
 
 export type CallOutcome = 'ok' | 'error';
 
+/** What the live streams count (decisions V37, V38): refusals and drops by reason, open streams by kind. */
+export interface LiveStreamCounters {
+  refused(reason: string): void;
+  dropped(reason: string): void;
+  open(read: () => Record<string, number>): void;
+}
+
 export interface BridgeMetrics {
   readonly registry: Metrics;
   readonly signIn: SignInCounters;
@@ -32,6 +39,7 @@ export interface BridgeMetrics {
   embeddedSyncFailed(): void;
   /** A member refused with 429 by a per-member limit (decision B92), by the limit's name. */
   memberLimited(limit: string): void;
+  readonly liveStreams: LiveStreamCounters;
 }
 
 export function bridgeMetrics(metrics: Metrics, now: () => number = Date.now): BridgeMetrics {
@@ -69,6 +77,18 @@ export function bridgeMetrics(metrics: Metrics, now: () => number = Date.now): B
     'bridge_embedded_database_sync_failures_total',
     'failed syncs of the embedded database (decision P16: a restart is needed)',
   );
+  const liveRefused = metrics.counter(
+    'bridge_live_streams_refused_total',
+    'live streams refused by reason (instance_full, anonymous_share_full: 503; per_client: 429)',
+    ['reason'],
+  );
+  const liveDropped = metrics.counter('bridge_live_streams_dropped_total', 'live streams dropped by reason (slow_reader: LIVE_MAX_BUFFER_BYTES waiting)', [
+    'reason',
+  ]);
+  let liveOpen: () => Record<string, number> = () => ({});
+  metrics.gauge('bridge_live_streams', 'live streams open on this instance by kind (member, anonymous)', ['kind'], (g) => {
+    for (const [kind, n] of Object.entries(liveOpen())) g.set({ kind }, n);
+  });
   return {
     registry: metrics,
     signIn: { failed: () => signInFailures.inc(), lockedOut: () => lockouts.inc() },
@@ -86,6 +106,11 @@ export function bridgeMetrics(metrics: Metrics, now: () => number = Date.now): B
     modelCall: (model, operation, seconds, outcome) => modelCalls.observe({ model, operation, outcome }, seconds),
     embeddedSyncFailed: () => syncFailures.inc(),
     memberLimited: (limit) => memberLimited.inc({ limit }),
+    liveStreams: {
+      refused: (reason) => liveRefused.inc({ reason }),
+      dropped: (reason) => liveDropped.inc({ reason }),
+      open: (read) => void (liveOpen = read),
+    },
   };
 }
 

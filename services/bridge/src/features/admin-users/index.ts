@@ -1,5 +1,6 @@
 // GET /api/admin/users (decision B39): an admin finds users by exact email (through
-// the blind index: the address is never stored in clear), by role, and by membership status (asked of
+// the blind index: the address is never stored in clear), by name (part of the display name, or whole
+// words of the name given at registration through its keyed word index, decision B106), by role, and by membership status (asked of
 // the membership canister). Ordered by user id, paged with an opaque cursor. A status filter cannot be
 // pushed into the database, so such a page scans at most SCAN_BUDGET users and may hold fewer than
 // `limit` (even none) while `next_cursor` says more remain: follow it until it is null.
@@ -19,6 +20,10 @@ export interface AdminUsersOptions {
   guards: Pick<Guards, 'admin'>;
   /** The address from its sealed copy (decision F28: admins see users' emails; other members never do). */
   openEmail(sealed: string): Promise<string>;
+  /** The registration name from its sealed copy (decision F48: admins only). */
+  openName(sealed: string): Promise<string>;
+  /** The keyed word index of a name (decision B106), for a search's words and for accounts made before it. */
+  nameIndex(name: string): Uint8Array[];
 }
 
 export const SCAN_BUDGET = 500;
@@ -28,7 +33,14 @@ const ROLE_FILTERS = ['user', 'member', 'admin', 'moderator', 'developer'] as co
 const Query = Type.Object(
   {
     email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'exact address (case, spacing and Unicode form ignored)' })),
-    name: Type.Optional(Type.String({ minLength: 2, maxLength: 64, description: 'part of the display name, chosen or default (case ignored; decision F28)' })),
+    name: Type.Optional(
+      Type.String({
+        minLength: 2,
+        maxLength: 64,
+        description:
+          'part of the display name, chosen or default (case ignored; decision F28), or whole words of the name given at registration (case and accents ignored; decision B106)',
+      }),
+    ),
     role: Type.Optional(
       Type.Union(
         ROLE_FILTERS.map((r) => Type.Literal(r)),
@@ -55,6 +67,18 @@ function decodeCursor(c: string): string {
 }
 
 export default async function adminUsers(app: BridgeApp, opts: AdminUsersOptions): Promise<void> {
+  // Decision B106: accounts made before the index get theirs in the background, a batch at a time.
+  let closing = false;
+  const filling = fillNameIndex(opts, () => closing).catch((e: unknown) =>
+    app.log.warn(
+      { event: 'admin_users.name_index_failed', err: e instanceof Error ? e.message : String(e) },
+      'filling the registration-name index failed; the next start tries again',
+    ),
+  );
+  app.addHook('onClose', async () => {
+    closing = true;
+    await filling;
+  });
   app.addHook('preHandler', opts.guards.admin);
   app.get('/api/admin/users', { schema: { querystring: Query } }, async (req) => {
     const q = req.query;
@@ -81,6 +105,7 @@ export default async function adminUsers(app: BridgeApp, opts: AdminUsersOptions
           'email_encrypted',
           'display_name',
           'default_name',
+          'name_encrypted',
         ])
         .orderBy('id')
         .limit(Math.min(batch, budget - scanned + 1));
@@ -91,7 +116,14 @@ export default async function adminUsers(app: BridgeApp, opts: AdminUsersOptions
           .trim()
           .toLowerCase()
           .replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-        query = query.where(sql<boolean>`lower(coalesce(display_name, default_name)) like ${like} escape '\\'`);
+        const words = opts.nameIndex(q.name);
+        query = query.where(({ or }) =>
+          or([
+            sql<boolean>`lower(coalesce(display_name, default_name)) like ${like} escape '\\'`,
+            // Every word of the search among the registration name's (decision B106).
+            ...(words.length > 0 ? [sql<boolean>`name_index @> ${words}::bytea[]`] : []),
+          ]),
+        );
       }
       if (q.role === 'user') query = query.where(sql<boolean>`cardinality(roles) = 0`);
       else if (q.role !== undefined) query = query.where(sql<boolean>`roles @> array[${q.role}]::text[]`);
@@ -121,6 +153,10 @@ export default async function adminUsers(app: BridgeApp, opts: AdminUsersOptions
             () => null,
           ),
           display_name: row.display_name ?? row.default_name,
+          registration_name: await opts.openName(row.name_encrypted).then(
+            (n) => n.trim(),
+            () => null,
+          ),
           roles: row.roles.length ? row.roles : ['user'],
           email_verified: row.email_verified_at !== null,
           kyc_status: row.kyc_status,
@@ -138,4 +174,19 @@ export default async function adminUsers(app: BridgeApp, opts: AdminUsersOptions
     }
     return { users: found, next_cursor: more && cursor !== undefined ? encodeCursor(cursor) : null };
   });
+}
+
+/** Decision B106: fills `name_index` of accounts made before it, 100 at a time, until none is left or the bridge closes. */
+async function fillNameIndex(opts: AdminUsersOptions, closing: () => boolean): Promise<void> {
+  for (;;) {
+    if (closing()) return;
+    const rows = await opts.db.selectFrom('users').select(['id', 'name_encrypted']).where('name_index', 'is', null).orderBy('id').limit(100).execute();
+    if (rows.length === 0) return;
+    for (const r of rows) {
+      if (closing()) return;
+      // An unreadable name gets an empty index: it is never found by name, and never tried again.
+      const index = await opts.openName(r.name_encrypted).then(opts.nameIndex, () => []);
+      await opts.db.updateTable('users').set({ name_index: index }).where('id', '=', r.id).where('name_index', 'is', null).execute();
+    }
+  }
 }

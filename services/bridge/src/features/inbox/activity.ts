@@ -4,6 +4,7 @@
 // nothing); GET /api/me/activity pages through what the signed-in member may see, newest first.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { Type } from '@sinclair/typebox';
+import { withoutBidiControls } from '@domdao/canister-kit/bidi';
 import type { Database, Db } from '../../core/db/index.ts';
 import { Int8Text } from '../../core/http/decimal.ts';
 import type { InboxOptions } from './options.ts';
@@ -80,7 +81,11 @@ export interface FeedQuery {
 const visible = (q: FeedQuery) =>
   sql<boolean>`(audience = 'all' or (audience = 'user' and user_id = ${q.userId})${q.active ? sql` or audience = 'active'` : sql``})`;
 
-/** Newest first (ids follow insertion, as created_at does). */
+/**
+ * Newest first (ids follow insertion, as created_at does). Titles and bodies quote proposals and
+ * campaigns, so bidi controls are dropped as they are read (decision F41): the feed, the /activity page
+ * and the digest show them as typed, rows stored before included.
+ */
 export async function feed(db: Db, q: FeedQuery): Promise<Array<ActivityView & { audience?: string }>> {
   let query = db.selectFrom('activity_items').select(['id', 'category', 'title', 'body', 'deep_link', 'created_at', 'audience']).where(visible(q));
   if (q.after) query = query.where('created_at', '>', q.after);
@@ -90,8 +95,8 @@ export async function feed(db: Db, q: FeedQuery): Promise<Array<ActivityView & {
   return rows.map((r) => ({
     id: String(r.id),
     category: r.category,
-    title: r.title,
-    body: r.body,
+    title: withoutBidiControls(r.title),
+    body: r.body === null ? null : withoutBidiControls(r.body),
     deep_link: r.deep_link,
     created_at: new Date(r.created_at).toISOString(),
     ...(q.withAudience && { audience: r.audience }),

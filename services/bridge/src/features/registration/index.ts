@@ -21,7 +21,9 @@ import { ageOn, displayNameProblem } from '../../core/identity/registration-rule
 import { isUniqueViolation } from '../../core/db/errors.ts';
 import { OP, removeUnverifiedUser, userAggregate, type CreateAccountAnswer, type CreateAccountPayload } from '../../core/outbox/user-operations.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
-import { defaultDisplayName } from '../../core/identity/display-names.ts';
+import { chosenAtJoin, defaultDisplayName, nameTaken } from '../../core/identity/display-names.ts';
+import { reservedKeys } from '../../core/identity/display-name-rules.ts';
+import { nameIndex } from '../../core/identity/registration-name-index.ts';
 
 const Cipher = Type.String({ minLength: 1, maxLength: 16_500 });
 const RegisterBody = Type.Object(
@@ -31,6 +33,14 @@ const RegisterBody = Type.Object(
     dob_encrypted: Cipher,
     password: Type.String({ minLength: 1, maxLength: 1024 }),
     tos_accepted: Type.Literal(true),
+    // Decision F47: the name other members see, in plain text (it is public); absent: the random default.
+    display_name: Type.Optional(
+      Type.String({
+        maxLength: 128,
+        description:
+          'the name other members see, plain text (it is public), held to the profile\'s rules (decisions F22, B89–B91); absent: a random default such as "Amber Otter #3f2a" (decision F47)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -40,6 +50,7 @@ export interface RegistrationOptions {
 }
 
 export default async function registration(app: BridgeApp, { ctx }: RegistrationOptions): Promise<void> {
+  const reserved = reservedKeys(ctx.config.BRAND_DAO_NAME);
   /** What an audit row says of a refusal beyond its code: which address rule or which limit. */
   const refusalDetail = new WeakMap<HttpError, AuditDetail>();
   const refusal = (e: HttpError, detail: AuditDetail) => (refusalDetail.set(e, detail), e);
@@ -107,6 +118,12 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
     if (taken && !replaceable) throw new HttpError(409, 'EMAIL_EXISTS', 'this email address is already registered');
     const weak = passwordProblem(body.password, email);
     if (weak) throw new HttpError(400, 'WEAK_PASSWORD', `${weak} (12 to 128 characters; long passphrases are welcome)`);
+    // Decision F47: the name members will see, by the profile's rules; the registration replaced here does not hold it.
+    const chosen = body.display_name === undefined ? undefined : await chosenAtJoin(ctx.db, body.display_name, reserved, replaceable ? taken.id : undefined);
+    if (chosen && 'refused' in chosen) {
+      const r = chosen.refused;
+      throw refusal(new HttpError(r.status, r.code, r.message), { reason: r.refusal ? `display_name_${r.refusal}` : 'display_name' });
+    }
 
     // ...and per (recipient, client) just before the one step that sends mail to it (decision B84).
     const byRecipient = await ctx.throttle.reserve([mailBudget(index, req.ip, ctx.config.EMAIL_LIMIT_PER_RECIPIENT)]);
@@ -143,6 +160,9 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
             email_encrypted,
             name_encrypted: body.name_encrypted,
             dob_encrypted: body.dob_encrypted,
+            // Decision B106: the admins' search finds the registration name by its words.
+            name_index: nameIndex(ctx.keys.blindIndexKey, name),
+            ...(chosen && { display_name: chosen.name, display_name_key: chosen.key }),
             password_hash,
             is_minor: age < 18,
             roles: [],
@@ -163,6 +183,11 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
         await ctx.outbox.enqueue(tx, { operation: OP.createAccount, opId, aggregate: userAggregate(id), payload });
       });
     } catch (e) {
+      // A registration of the same name committed meanwhile (decision F47).
+      if (isUniqueViolation(e) && (e as { constraint?: string }).constraint === 'users_display_name_key_unique') {
+        const r = nameTaken(true);
+        throw refusal(new HttpError(r.status, r.code, r.message), { reason: 'display_name' });
+      }
       if (isUniqueViolation(e)) throw new HttpError(409, 'EMAIL_EXISTS', 'this email address is already registered');
       throw e;
     }

@@ -5,10 +5,18 @@ import type { BridgeContext } from '../../core/context.ts';
 
 export type VerificationContext = Pick<
   BridgeContext,
-  'db' | 'outbox' | 'audit' | 'throttle' | 'opener' | 'now' | 'sessions' | 'notifier' | 'passwords' | 'keys'
+  'db' | 'outbox' | 'audit' | 'throttle' | 'opener' | 'now' | 'sessions' | 'notifier' | 'passwords' | 'keys' | 'frontendOrigins'
 > & {
   config: Pick<
     BridgeConfig,
-    'PUBLIC_URL' | 'FRONTEND_ORIGINS' | 'LOGIN_WINDOW_MINUTES' | 'LOGIN_MAX_FAILURES' | 'EMAIL_BRAND_DOMAIN' | 'BOOTSTRAP_ADMIN_EMAILS'
+    | 'PUBLIC_URL'
+    | 'FRONTEND_ORIGINS'
+    | 'LOGIN_WINDOW_MINUTES'
+    | 'LOGIN_MAX_FAILURES'
+    | 'EMAIL_BRAND_DOMAIN'
+    | 'BOOTSTRAP_ADMIN_EMAILS'
+    | 'COOKIE_DOMAIN'
+    | 'SESSION_ABSOLUTE_HOURS'
+    | 'BRAND_DAO_NAME'
   >;
 };

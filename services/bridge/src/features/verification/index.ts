@@ -23,6 +23,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ageOn } from '../../core/identity/registration-rules.ts';
 import { ageGate, type Answers } from './owner-answers.ts';
 import { answersStep, BLOCK_TITLE, blockScreen, dobStep, formAnswers } from './owner-pages.ts';
+import { signInAfterVerification } from './sign-in.ts';
 import { startAfresh } from './start-afresh.ts';
 
 export interface VerificationOptions {
@@ -46,11 +47,17 @@ const ConfirmBody = Type.Object(
       description: "with new_password: the mailbox owner's date of birth (YYYY-MM-DD), sealed as at registration; under 13 is COPPA_BLOCK (decision B86)",
     }),
     tos_accepted: Type.Optional(Type.Literal(true, { description: 'with new_password: the mailbox owner accepts the terms (decision B86)' })),
+    display_name: Type.Optional(
+      Type.String({
+        maxLength: 128,
+        description: "with new_password: the name other members see, plain text, held to the profile's rules (decision F47); absent: the random default",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 type Proof = { password: string } | { new_password: string; answers: Answers };
-type Confirmed = { status: 'verified'; membership_token_pending: boolean; password: 'confirmed' | 'chosen' };
+type Confirmed = { status: 'verified'; membership_token_pending: boolean; password: 'confirmed' | 'chosen'; signed_in: boolean };
 const FORM_FIELD_MAX = 1024;
 
 export default async function verification(app: BridgeApp, { ctx }: VerificationOptions): Promise<void> {
@@ -63,7 +70,8 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
       .type('text/html; charset=utf-8')
       .header('content-security-policy', script ? PAGE_CSP : VERIFY_PAGE_CSP)
       .header('x-frame-options', 'DENY')
-      .header('referrer-policy', 'no-referrer')
+      // Decision B105: the origin alone (never the link's token), so the form's POST carries the page's real Origin (no-referrer made it `null`).
+      .header('referrer-policy', 'strict-origin')
       .header('cache-control', 'no-store')
       .send(page(title, body, { script }));
   const para = (text: string) => `<p>${escapeHtml(text)}</p>`;
@@ -104,10 +112,11 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
     }
   }
 
-  /** Checks the proof, then verifies through the outbox; every session of the account ends (B51). */
-  const confirm = (token: string, proof: Proof, req: FastifyRequest): Promise<Confirmed> => audited(req, () => confirmOnce(token, proof, req));
+  /** Checks the proof, then verifies through the outbox; every earlier session of the account ends (B51) and the confirmer is signed in (B105). */
+  const confirm = (token: string, proof: Proof, req: FastifyRequest, reply: FastifyReply): Promise<Confirmed> =>
+    audited(req, () => confirmOnce(token, proof, req, reply));
 
-  async function confirmOnce(token: string, proof: Proof, req: FastifyRequest): Promise<Confirmed> {
+  async function confirmOnce(token: string, proof: Proof, req: FastifyRequest, reply: FastifyReply): Promise<Confirmed> {
     const log = req.log;
     const owner = await pendingAccount(token);
     const opId = verifyOpId(token);
@@ -171,15 +180,27 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
     }
     // Whoever controls the mailbox is now in sole control: no session made before this moment lives on.
     const ended = await ctx.sessions.destroyAllFor(accountId);
+    const session = await signInAfterVerification(ctx, req, reply, accountId);
     await ctx.audit.record(req, {
       event: 'verification.completed',
       actor: accountId,
       // Decision B86: the registration the owner's account replaced.
       ...(chosen && { subject: owner.id }),
       outcome: 'success',
-      detail: { proof: chosen ? 'new_password' : 'registered_password', sessions_ended: ended, ...(chosen && { started_afresh: true }) },
+      detail: {
+        proof: chosen ? 'new_password' : 'registered_password',
+        sessions_ended: ended,
+        signed_in: session.signed_in,
+        ...(!session.signed_in && { no_session: session.reason }),
+        ...(chosen && { started_afresh: true }),
+      },
     });
-    return { status: 'verified', membership_token_pending: r.Ok.membership_token_id === undefined, password: chosen ? 'chosen' : 'confirmed' };
+    return {
+      status: 'verified',
+      membership_token_pending: r.Ok.membership_token_id === undefined,
+      password: chosen ? 'chosen' : 'confirmed',
+      signed_in: session.signed_in,
+    };
   }
 
   const formFor = (token: string, error?: string) => {
@@ -191,12 +212,17 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
 ${alert}<button type="submit">Verify my email</button></form>
 <p><a href="/verify-email?token=${t}&amp;choose=1">I did not register, or I don't know this password: choose a new one</a></p>`;
   };
+  // Decision B105: signed in, Continue goes on to the web app; otherwise to the sign-in page.
   const verifiedPage = (reply: FastifyReply, done: Confirmed) =>
     html(
       reply,
       200,
       'Email verified',
-      `${para(`Your email address is verified${done.membership_token_pending ? '. Your membership token is being issued; it will appear shortly' : ' and your Registered membership is ready'}.`)}<p><a href="${escapeHtml(continueTo)}">Continue</a></p>`,
+      `${para(`Your email address is verified${done.membership_token_pending ? '. Your membership token is being issued; it will appear shortly' : ' and your Registered membership is ready'}.`)}${
+        done.signed_in
+          ? `${para('You are signed in.')}<p><a class="button" href="${escapeHtml(continueTo)}">Continue</a></p>`
+          : `<p><a class="button" href="${escapeHtml(signIn)}">Sign in to continue</a></p>`
+      }`,
     );
   const refusalPage = (reply: FastifyReply, e: HttpError) => {
     const title =
@@ -259,21 +285,28 @@ ${alert}<button type="submit">Verify my email</button></form>
         });
         return html(reply, 200, 'Confirm your email', answersStep(token, dob!, age! < 18));
       }
-      return verifiedPage(reply, await confirm(token, { new_password: newPassword, answers: { plain: answers } }, req));
+      return verifiedPage(reply, await confirm(token, { new_password: newPassword, answers: { plain: answers } }, req, reply));
     } catch (e) {
       if (!(e instanceof HttpError)) throw e;
       if (e.code === 'COPPA_BLOCK') return html(reply, 403, BLOCK_TITLE, blockScreen(), true);
-      if (e.code !== 'VALIDATION_ERROR' && e.code !== 'WEAK_PASSWORD') return refusalPage(reply, e);
+      if (e.code !== 'VALIDATION_ERROR' && e.code !== 'WEAK_PASSWORD' && e.code !== 'NAME_TAKEN') return refusalPage(reply, e);
       if (age === undefined) return html(reply, e.status, 'Confirm your email', dobStep(token, 'Enter your date of birth.'));
       const error =
         e.code === 'WEAK_PASSWORD'
           ? `Password: ${e.message}.`
-          : !answers.name?.trim()
-            ? 'Enter your name.'
-            : !answers.tos_accepted
-              ? 'Accept the terms of membership to continue.'
-              : `${e.message[0]!.toUpperCase()}${e.message.slice(1)}.`;
-      return html(reply, e.status, 'Confirm your email', answersStep(token, dob!, age < 18, { name: answers.name ?? '', error }));
+          : e.code === 'NAME_TAKEN' || e.message.startsWith('display_name')
+            ? `Name other members see: ${e.message.replace(/^display_name: /, '')}.`
+            : !answers.name?.trim()
+              ? 'Enter your name.'
+              : !answers.tos_accepted
+                ? 'Accept the terms of membership to continue.'
+                : `${e.message[0]!.toUpperCase()}${e.message.slice(1)}.`;
+      return html(
+        reply,
+        e.status,
+        'Confirm your email',
+        answersStep(token, dob!, age < 18, { name: answers.name ?? '', display_name: answers.display_name ?? '', error }),
+      );
     }
   }
 
@@ -292,7 +325,7 @@ ${alert}<button type="submit">Verify my email</button></form>
       const secret = b.password;
       if (typeof secret !== 'string' || secret.length === 0 || secret.length > FORM_FIELD_MAX) return refusalPage(reply, invalid());
       try {
-        return verifiedPage(reply, await confirm(token, { password: secret }, req));
+        return verifiedPage(reply, await confirm(token, { password: secret }, req, reply));
       } catch (e) {
         if (!(e instanceof HttpError)) throw e;
         // A wrong password keeps the form, with the reason; a dead link says what to do next.
@@ -303,20 +336,23 @@ ${alert}<button type="submit">Verify my email</button></form>
   });
 
   // The same confirmation for front ends that render their own page (JSON in, JSON out).
-  app.post('/api/auth/verify-email', { schema: { body: ConfirmBody } }, async (req) => {
-    const { token, password, new_password, name_encrypted, dob_encrypted, tos_accepted } = req.body;
+  app.post('/api/auth/verify-email', { schema: { body: ConfirmBody } }, async (req, reply) => {
+    const { token, password, new_password, name_encrypted, dob_encrypted, tos_accepted, display_name } = req.body;
     if ((password === undefined) === (new_password === undefined))
       throw new HttpError(400, 'VALIDATION_ERROR', 'send exactly one of password (the one chosen at registration) and new_password');
-    if (password !== undefined && (name_encrypted !== undefined || dob_encrypted !== undefined || tos_accepted !== undefined))
+    if (password !== undefined && (name_encrypted !== undefined || dob_encrypted !== undefined || tos_accepted !== undefined || display_name !== undefined))
       throw new HttpError(
         400,
         'VALIDATION_ERROR',
-        "name_encrypted, dob_encrypted and tos_accepted go with new_password only: with the registration's password its own answers stand",
+        "name_encrypted, dob_encrypted, tos_accepted and display_name go with new_password only: with the registration's password its own answers stand",
       );
     return confirm(
       token,
-      password !== undefined ? { password } : { new_password: new_password!, answers: { sealed: { name_encrypted, dob_encrypted, tos_accepted } } },
+      password !== undefined
+        ? { password }
+        : { new_password: new_password!, answers: { sealed: { name_encrypted, dob_encrypted, tos_accepted, display_name } } },
       req,
+      reply,
     );
   });
 }

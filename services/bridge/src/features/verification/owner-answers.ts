@@ -13,12 +13,16 @@ export interface SealedAnswers {
   name_encrypted?: string | undefined;
   dob_encrypted?: string | undefined;
   tos_accepted?: boolean | undefined;
+  /** Decision F47: the name other members see, plain (it is public); absent: the random default. */
+  display_name?: string | undefined;
 }
 /** The link page's form fields. */
 export interface PlainAnswers {
   name?: string | undefined;
   dob?: string | undefined;
   tos_accepted?: boolean | undefined;
+  /** Decision F47: the name other members see; empty or absent: the name above. */
+  display_name?: string | undefined;
 }
 export type Answers = { sealed: SealedAnswers } | { plain: PlainAnswers };
 
@@ -27,6 +31,10 @@ export interface OwnerAnswers {
   name_encrypted: string;
   dob_encrypted: string;
   age: number;
+  /** The name in clear, for the admins' word index (decision B106); never stored as it is. */
+  name: string;
+  /** The display name asked for (decision F47), not yet checked against the members' names. */
+  display_name?: string;
 }
 
 /** The fields an answer set lacks, by the names its route uses. */
@@ -63,8 +71,15 @@ export async function readAnswers(ctx: Pick<VerificationContext, 'opener' | 'now
   try {
     if ('sealed' in a) {
       const age = ageGate(await ctx.opener.open('dob', a.sealed.dob_encrypted!), ctx.now());
-      nameGate(await ctx.opener.open('name', a.sealed.name_encrypted!));
-      return { name_encrypted: a.sealed.name_encrypted!, dob_encrypted: a.sealed.dob_encrypted!, age };
+      const name = await ctx.opener.open('name', a.sealed.name_encrypted!);
+      nameGate(name);
+      return {
+        name_encrypted: a.sealed.name_encrypted!,
+        dob_encrypted: a.sealed.dob_encrypted!,
+        age,
+        name,
+        ...(a.sealed.display_name !== undefined && { display_name: a.sealed.display_name }),
+      };
     }
   } catch (e) {
     if (e instanceof UndecryptableError)
@@ -76,7 +91,9 @@ export async function readAnswers(ctx: Pick<VerificationContext, 'opener' | 'now
   // Trimmed as the web app's join page trims it before sealing.
   const name = a.plain.name!.trim();
   nameGate(name);
-  return { name_encrypted: await ctx.opener.seal('name', name), dob_encrypted: await ctx.opener.seal('dob', dob), age };
+  // Decision F47: the page's field left empty shows the name typed above.
+  const display = a.plain.display_name?.trim() || name;
+  return { name_encrypted: await ctx.opener.seal('name', name), dob_encrypted: await ctx.opener.seal('dob', dob), age, name, display_name: display };
 }
 
 function nameGate(name: string): void {

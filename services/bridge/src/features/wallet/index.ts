@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
-import { isPrincipalText, type CanisterClients } from '@domdao/canisters';
+import { isPrincipalText, type BlocksCallbackQuery, type CanisterClients } from '@domdao/canisters';
 import type { Session } from '../../core/auth/sessions.ts';
 import type { Db } from '../../core/db/index.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
@@ -34,6 +34,8 @@ export interface WalletOptions {
   ledger: Pick<CanisterClients['ledger'], 'icrc1_fee' | 'icrc1_balance_of' | 'icrc3_get_blocks'>;
   /** What the index of the ledger's blocks is bound to (decision B103): the canister set and its ledger. */
   index: { canisterSet: string; ledgerId: string };
+  /** The archives' callbacks the ledger names, called as the bridge (decision B104). */
+  blocksCallback: BlocksCallbackQuery;
   known: KnownCanisters;
   names: DisplayNames;
   /** The display name of the verified member with this principal; undefined for anyone else. */
@@ -113,7 +115,16 @@ const requestHash = (b: { to: string; amount_e8s: string; fee_e8s?: string | und
 
 export default async function wallet(app: BridgeApp, opts: WalletOptions): Promise<void> {
   const { db } = opts;
-  const index = new LedgerIndex({ db, ledger: opts.ledger, ...opts.index, pollMs: opts.followMs, now: opts.now, log: app.log, onPass: opts.onIndexPass });
+  const index = new LedgerIndex({
+    db,
+    ledger: opts.ledger,
+    ...opts.index,
+    blocksCallback: opts.blocksCallback,
+    pollMs: opts.followMs,
+    now: opts.now,
+    log: app.log,
+    onPass: opts.onIndexPass,
+  });
   app.addHook('onReady', async () => index.start());
   app.addHook('onClose', async () => index.close());
   registerTransferOperation({ outbox: opts.outbox, index, ledgerAs: opts.ledgerAs, now: opts.now });

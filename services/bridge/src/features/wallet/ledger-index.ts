@@ -1,24 +1,27 @@
-// The ledger's blocks indexed per account in the bridge's database (decision B76): a follower reads
-// the blocks after its cursor with icrc3_get_blocks, a page at a time, and stores each block once and,
-// for the account that sent and the account that received, one (account, block) row, with the cursor
-// moved in the same transaction. A member's history is then one index range scan, however long the
-// ledger's log; a pass costs one ledger query when nothing is new. Several bridge instances may follow
-// at once: a page another instance already stored is skipped under the cursor row's lock. Every row
-// is the canister set's (decision B103): a block index is a position in one ledger's log, so another
-// set's blocks and cursor, in a database that holds them, are never read, extended or shown here.
+// The ledger's blocks indexed per account in the bridge's database (decisions B76, B104): a follower
+// reads the blocks after its cursor with icrc3_get_blocks, a page at a time, and stores each block once
+// and, for the account that sent and the account that received, one (account, block) row, with the
+// cursor moved in the same transaction. A page may be short (DFINITY's ledger and ours answer at most
+// 100 blocks): the next call asks from where it got to. Blocks the ledger has handed to an archive come
+// from the `archived_blocks` callback it names, whose pages may be short too. A member's history is then
+// one index range scan, however long the ledger's log; a pass costs one ledger query when nothing is
+// new. Several bridge instances may follow at once: a page another instance already stored is skipped
+// under the cursor row's lock. Every row is the canister set's (decision B103): a block index is a
+// position in one ledger's log, so another set's blocks and cursor, in a database that holds them, are
+// never read, extended or shown here.
 import { sql } from 'kysely';
-import type { CanisterClients } from '@domdao/canisters';
+import type { BlocksCallback, BlocksCallbackQuery, CanisterClients } from '@domdao/canisters';
 import type { Db } from '../../core/db/index.ts';
 import { Poller } from '../../core/events/poller.ts';
 import { readBlock, type IndexedBlock } from './blocks.ts';
 
-/** Blocks asked for per call (the embedded ledger answers at most 2 000, decision L5). */
-export const LEDGER_PAGE = 500;
+/** Blocks asked for per call: what DFINITY's ledger and ours answer at most (decision L42); fewer may come. */
+export const LEDGER_PAGE = 100;
 /**
- * Pages per pass at most: a pass (and so a request that waits for one) stays bounded while a new index
- * reads a long log; the next pass goes on from the cursor.
+ * Calls (to the ledger or an archive) per pass at most, about 10 000 blocks: a pass (and so a request
+ * that waits for one) stays bounded while a new index reads a long log; the next pass goes on from the cursor.
  */
-export const PAGES_PER_PASS = 20;
+export const CALLS_PER_PASS = 100;
 
 export interface LedgerIndexOptions {
   db: Db;
@@ -27,10 +30,12 @@ export interface LedgerIndexOptions {
   canisterSet: string;
   /** The ledger canister's id, recorded on the cursor: what the index was read from. */
   ledgerId: string;
+  /** Calls an archive's callback (decision B104). */
+  blocksCallback: BlocksCallbackQuery;
   pollMs: number;
   now(): number;
-  /** Pages a pass reads at most (default PAGES_PER_PASS). */
-  pagesPerPass?: number;
+  /** Calls a pass makes at most (default CALLS_PER_PASS). */
+  callsPerPass?: number;
   /** The cursor row's name (default `ledger`): one per index kept in the database. */
   cursor?: string;
   log?: { warn(obj: object, msg: string): void };
@@ -72,7 +77,7 @@ export class LedgerIndex {
     });
   }
 
-  /** One pass (joining the one under way): at most PAGES_PER_PASS pages; returns how many blocks were stored. */
+  /** One pass (joining the one under way): at most CALLS_PER_PASS calls; returns how many blocks were stored. */
   follow(): Promise<number> {
     return this.#poll.run();
   }
@@ -98,7 +103,7 @@ export class LedgerIndex {
     return BigInt(row?.next_block ?? 0);
   }
 
-  /** How many blocks the index skipped because the ledger had archived them before it read them (IC only). */
+  /** How many blocks the index skipped because the ledger answered neither them nor an archive holding them (decision B104). */
   async skipped(): Promise<bigint> {
     const row = await this.#o.db
       .selectFrom('wallet_ledger_cursor')
@@ -149,32 +154,58 @@ export class LedgerIndex {
 
   async #pass(): Promise<number> {
     let stored = 0;
-    for (let page = 0; page < (this.#o.pagesPerPass ?? PAGES_PER_PASS) && !this.#poll.closed; page++) {
+    let calls = 0;
+    const budget = this.#o.callsPerPass ?? CALLS_PER_PASS;
+    while (calls < budget && !this.#poll.closed) {
       const start = await this.indexed();
       const r = await this.#o.ledger.icrc3_get_blocks([{ start, length: BigInt(LEDGER_PAGE) }]);
+      calls++;
       this.#tip = r.log_length;
-      const blocks = [...r.blocks].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).filter((b) => b.id >= start);
-      // Blocks a ledger on the IC has moved to its archive canisters before this follower read them are
-      // not read from there (decision B76): the gap is logged and counted, and the history starts after it.
-      const archivedEnd = r.archived_blocks.flatMap((a) => a.args).reduce((end, a) => (a.start + a.length > end ? a.start + a.length : end), start);
-      const firstLive = blocks[0]?.id ?? archivedEnd;
-      const skipped = firstLive > start && r.archived_blocks.length > 0 ? firstLive - start : 0n;
-      if (!blocks.length && !skipped) break;
-      if (skipped)
-        this.#o.log?.warn(
-          { event: 'wallet.ledger_blocks_archived', from: String(start), to: String(firstLive - 1n) },
-          'ledger blocks were archived before the wallet index read them; members do not see them in their history',
-        );
-      const read = blocks.map((b) => readBlock(b.id, b.block)).filter((b): b is IndexedBlock => b !== undefined);
-      const next = blocks.length ? blocks[blocks.length - 1]!.id + 1n : firstLive;
-      stored += await this.#store(start, next, skipped, read);
-      if (next >= r.log_length) break;
+      if (start >= r.log_length) break;
+      const archive = archiveHolding(r.archived_blocks, start);
+      if (archive) {
+        // The archive's blocks, a page at a time from where the index got to, to the end of its range.
+        for (let at = start; at < archive.end && calls < budget && !this.#poll.closed;) {
+          const length = archive.end - at < BigInt(LEDGER_PAGE) ? archive.end - at : BigInt(LEDGER_PAGE);
+          const page = await this.#o.blocksCallback(archive.callback, [{ start: at, length }]);
+          calls++;
+          const run = runFrom(page.blocks, at);
+          // Not skipped: the pass fails (logged, retried), so no member's history silently misses blocks.
+          if (!run.length) throw new Error(`the archive ${archive.callback[0]} (${archive.callback[1]}) did not answer ledger block ${at}`);
+          const done = await this.#store(at, at + BigInt(run.length), 0n, run);
+          if (done === undefined) break; // another instance moved the cursor: ask the ledger again from there
+          stored += done;
+          at += BigInt(run.length);
+        }
+        continue;
+      }
+      const run = runFrom(r.blocks, start);
+      if (run.length) {
+        const next = start + BigInt(run.length);
+        stored += (await this.#store(start, next, 0n, run)) ?? 0;
+        if (next >= r.log_length) break;
+        continue;
+      }
+      // Neither the block nor an archive holding it: a ledger that let blocks go without an archive
+      // (decision B76). The gap is logged and counted, and the index goes on from the next block it has.
+      const after = [...r.blocks.map((b) => b.id), ...r.archived_blocks.flatMap((a) => a.args.map((g) => g.start))].filter((i) => i > start);
+      if (!after.length) break;
+      const firstLive = after.reduce((a, b) => (a < b ? a : b));
+      this.#o.log?.warn(
+        { event: 'wallet.ledger_blocks_archived', from: String(start), to: String(firstLive - 1n) },
+        'the ledger answered neither these blocks nor an archive holding them; members do not see them in their history',
+      );
+      await this.#store(start, firstLive, firstLive - start, []);
     }
     return stored;
   }
 
-  /** Stores one page and moves the cursor from `start` to `next`, unless another instance already did. */
-  async #store(start: bigint, next: bigint, skipped: bigint, blocks: IndexedBlock[]): Promise<number> {
+  /**
+   * Stores a run of blocks (read from `start` on, each id the one before + 1) and moves the cursor from
+   * `start` to `next`; the blocks stored, or undefined when another instance had moved the cursor.
+   */
+  async #store(start: bigint, next: bigint, skipped: bigint, run: Array<{ id: bigint; block: unknown }>): Promise<number | undefined> {
+    const blocks = run.map((b) => readBlock(b.id, b.block)).filter((b): b is IndexedBlock => b !== undefined);
     return this.#o.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('wallet_ledger_cursor')
@@ -188,7 +219,7 @@ export class LedgerIndex {
         .where('id', '=', this.#cursor)
         .forUpdate()
         .executeTakeFirstOrThrow();
-      if (BigInt(cursor.next_block) !== start) return 0;
+      if (BigInt(cursor.next_block) !== start) return undefined;
       if (blocks.length) {
         await trx
           .insertInto('wallet_ledger_blocks')
@@ -231,4 +262,20 @@ export class LedgerIndex {
       return blocks.length;
     });
   }
+}
+
+/** The blocks of a page that follow on from `start` without a gap, in order (a page may hold others, or be short). */
+function runFrom<B extends { id: bigint }>(blocks: B[], start: bigint): B[] {
+  const byId = new Map(blocks.map((b) => [b.id, b]));
+  const run: B[] = [];
+  for (let id = start; byId.has(id); id++) run.push(byId.get(id)!);
+  return run;
+}
+
+/** The archived range that holds block `start`, with its callback: ICRC-3 groups ranges by callback. */
+function archiveHolding(archived: Array<{ args: Array<{ start: bigint; length: bigint }>; callback: BlocksCallback }>, start: bigint) {
+  for (const a of archived)
+    for (const range of a.args)
+      if (range.start <= start && start < range.start + range.length) return { callback: a.callback, end: range.start + range.length };
+  return undefined;
 }

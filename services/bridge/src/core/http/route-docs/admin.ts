@@ -49,7 +49,8 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
   'GET /api/admin/users': {
     operationId: 'listUsers',
     description: 'Admin session required; the email filter is matched through the blind index, never decrypted in bulk (decision B39).',
-    summary: 'Find users: exact email (blind index), role, membership status; paged by cursor (decision B39)',
+    summary:
+      'Find users: exact email (blind index), part of the display name or whole words of the registration name (keyed word index, decision B106), role, membership status; paged by cursor (decision B39)',
     tag: 'admin',
     security: 'admin',
     responses: {
@@ -64,6 +65,9 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
                 description: 'the account email, opened for admins only (decision F28); null when it cannot be opened',
               }),
               display_name: Type.String({ description: 'decision F22' }),
+              registration_name: Type.Union([Type.String(), Type.Null()], {
+                description: 'the name given at registration, opened for admins only (decisions F48, B106); null when it cannot be opened',
+              }),
               roles: Type.Array(Type.String()),
               email_verified: Type.Boolean(),
               kyc_status: Type.String(),

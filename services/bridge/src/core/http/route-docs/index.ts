@@ -143,16 +143,21 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     operationId: 'register',
     description: 'Creates an unverified account from sealed fields and sends the verification email; nothing is stored on refusal.',
     security: 'public',
-    summary: 'Register: sealed email, name and date of birth, the password, ToS accepted (spec 2 Registration)',
+    summary:
+      'Register: sealed email, name and date of birth, the password, ToS accepted (spec 2 Registration); optionally `display_name`, the name other members see (decision F47), held to the profile rules (F22, B89–B91)',
     tag: 'registration',
     responses: {
       201: Json(
         'account created; a verification email was sent (or not: verification_email_sent)',
         Type.Object({ user_id: Type.String({ format: 'uuid' }), status: Type.Literal('verification_pending'), verification_email_sent: Type.Boolean() }),
       ),
-      400: err('VALIDATION_ERROR, UNDECRYPTABLE (tampered or sealed to another key) or WEAK_PASSWORD'),
+      400: err(
+        'VALIDATION_ERROR (a `display_name` message starts `display_name:`: characters, length, invisible characters, combining marks, a reserved name), UNDECRYPTABLE (tampered or sealed to another key) or WEAK_PASSWORD',
+      ),
       403: err('COPPA_BLOCK: under 13; nothing is stored'),
-      409: err('EMAIL_EXISTS: a verified account holds the address (an unverified registration of it is replaced, decision B51)'),
+      409: err(
+        'EMAIL_EXISTS: a verified account holds the address (an unverified registration of it is replaced, decision B51); NAME_TAKEN: another account chose this display_name or one that looks the same (decision F47)',
+      ),
       429: err('TOO_MANY_ATTEMPTS, with Retry-After: too many registrations from this client address, or emails to this address, this hour (decision B33)'),
       502: err('ACCOUNT_NOT_CREATED: the user canister refused'),
       503: err('REGISTRATION_UNAVAILABLE: nothing was stored'),
@@ -232,16 +237,20 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     description: "The verification page's form: the token and the password confirm the address; no cookie needed.",
     security: 'public',
     summary:
-      "The link page's form (application/x-www-form-urlencoded): token and password verifies the address, grants `member` (and `admin` for a bootstrap address), ends every session of the account (decision B51); token and dob (YYYY-MM-DD) alone is the first step of starting afresh and answers the second; token, dob, name, tos_accepted=true and new_password replaces the registration by an account of the owner's answers and verifies it (decisions B86, B87)",
+      "The link page's form (application/x-www-form-urlencoded): token and password verifies the address, grants `member` (and `admin` for a bootstrap address), ends every earlier session of the account (decision B51) and signs the confirmer in (decision B105); token and dob (YYYY-MM-DD) alone is the first step of starting afresh and answers the second; token, dob, name, display_name (empty: the name, decision F47), tos_accepted=true and new_password replaces the registration by an account of the owner's answers and verifies it (decisions B86, B87)",
     tag: 'pages',
     responses: {
-      200: Html('verified, with a Continue link to the first front end; or, after a date of birth alone, the second step (name, terms, new password)'),
+      200: Html(
+        'verified and signed in (the `session` cookie, decision B105; only when the form was posted from the bridge or a configured front end), with a Continue link to the first front end (else a sign-in link); or, after a date of birth alone, the second step (name, terms, new password)',
+      ),
       400: Html(
         'the link is not valid, used or expired; or an answer is missing or refused, or the new password is too weak (the step again, with the reason)',
       ),
       401: Html('not the password of the registration (the form again, offering to choose a new one)'),
       403: Html('COPPA_BLOCK: the date of birth is under 13; the block screen, nothing stored (decision B86)'),
-      409: Html('CONFLICT: the registration has a payment on record and cannot be started afresh'),
+      409: Html(
+        'CONFLICT: the registration has a payment on record and cannot be started afresh; NAME_TAKEN: the name other members see is taken (the step again, with the reason, decision F47)',
+      ),
       429: Html('too many wrong passwords on this link (LOGIN_MAX_FAILURES per LOGIN_WINDOW_MINUTES)'),
       502: Html('ACCOUNT_NOT_CREATED: the user canister refused the new account'),
       503: Html('the user canister did not answer (an account started afresh keeps the answers and finishes by itself); open the link again later'),
@@ -252,7 +261,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     description: "The JSON form of the verification page for a front end's own page: the emailed token with the password confirms the address.",
     security: 'public',
     summary:
-      "Confirm a verification link from a front end's own page (decision B51): the token with the password chosen at registration, or with new_password and the mailbox owner's own name_encrypted, dob_encrypted and tos_accepted, which replace everything the registration said by a new account (decision B86); ends every session of the account",
+      "Confirm a verification link from a front end's own page (decision B51): the token with the password chosen at registration, or with new_password and the mailbox owner's own name_encrypted, dob_encrypted and tos_accepted, which replace everything the registration said by a new account (decision B86); ends every earlier session of the account and signs the confirmer in (decision B105)",
     tag: 'registration',
     responses: {
       200: Json(
@@ -261,6 +270,10 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
           status: Type.Literal('verified'),
           membership_token_pending: Type.Boolean({ description: 'true while the Registered membership token is being minted' }),
           password: Type.Union([Type.Literal('confirmed'), Type.Literal('chosen')]),
+          signed_in: Type.Boolean({
+            description:
+              'decision B105: true when the answer set the `session` cookie (the confirmation came from a configured front end or the bridge itself); false otherwise: sign in with POST /auth/login',
+          }),
         }),
       ),
       400: err(
@@ -268,7 +281,9 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
       ),
       401: err('INVALID_CREDENTIALS: not the password of the registration; send new_password (with your own answers) to start afresh'),
       403: err("COPPA_BLOCK: the owner's date of birth is under 13; nothing is created or changed (decision B86)"),
-      409: err('CONFLICT: the registration has a payment on record and cannot be started afresh'),
+      409: err(
+        'CONFLICT: the registration has a payment on record and cannot be started afresh; NAME_TAKEN: another account chose display_name or one that looks the same (decision F47)',
+      ),
       429: err('TOO_MANY_ATTEMPTS, with Retry-After: too many wrong passwords on this link'),
       502: err('ACCOUNT_NOT_CREATED: the user canister refused the account started afresh'),
       503: err(

@@ -9,7 +9,9 @@ import { bls12_381 } from '@noble/curves/bls12-381';
 import { Cbor } from '@icp-sdk/core/agent';
 import { Principal } from '@icp-sdk/core/principal';
 
-type Tree = [1, Tree, Tree] | [2, Uint8Array, Tree] | [3, Uint8Array];
+import { rootHash, type HashTree } from '../http/state-tree.ts';
+
+type Tree = HashTree;
 
 const sha256 = (...parts: Uint8Array[]) => {
   const h = createHash('sha256');
@@ -18,12 +20,6 @@ const sha256 = (...parts: Uint8Array[]) => {
 };
 const text = (s: string) => new Uint8Array(Buffer.from(s));
 const domain = (s: string) => Uint8Array.from([s.length, ...Buffer.from(s)]);
-
-function rootHash(t: Tree): Uint8Array {
-  if (t[0] === 3) return sha256(domain('ic-hashtree-leaf'), t[1]);
-  if (t[0] === 2) return sha256(domain('ic-hashtree-labeled'), t[1], rootHash(t[2]));
-  return sha256(domain('ic-hashtree-fork'), rootHash(t[1]), rootHash(t[2]));
-}
 
 function leb128(n: bigint): Uint8Array {
   const out: number[] = [];
@@ -57,6 +53,11 @@ export class TestSubnetKey {
       [2, text('canister'), [2, Principal.fromText(canister).toUint8Array(), [2, text('certified_data'), [3, certifiedData]]]],
       [2, text('time'), [3, leb128(time)]],
     ];
+    return this.sign(tree);
+  }
+
+  /** A certificate of `tree` (decision W13's reads and calls): the CBOR of `{tree, signature}` signed by this key. */
+  sign(tree: HashTree): Uint8Array {
     const s = bls12_381.shortSignatures;
     const signature = s.sign(s.hash(new Uint8Array(Buffer.concat([domain('ic-state-root'), rootHash(tree)]))), this.secret).toBytes(true);
     return new Uint8Array(Cbor.encode({ tree, signature }));

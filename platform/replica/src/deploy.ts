@@ -12,11 +12,11 @@ import { userTypes } from '@domdao/canister-user';
 import { campaignTypes } from '@domdao/canister-campaign';
 import { treasuryTypes } from '@domdao/canister-treasury';
 import { ledgerTypes } from '@domdao/canister-ledger';
-import { EMBEDDED_CANISTER_IDS, type CanisterClients, type CanisterIds, type CanisterName } from '../../src/index.ts';
-import { candidClients, principalCodec } from '../../src/ic/index.ts';
-import { WasmReplica, type ReplicaImage } from './host.ts';
+import { EMBEDDED_CANISTER_IDS, type CanisterClients, type CanisterIds, type CanisterName } from '@domdao/canisters';
+import { candidClients, principalCodec } from '@domdao/canisters/ic';
+import { WasmReplica, type ReplicaImage } from './host/index.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
+const ROOT = join(import.meta.dirname, '..', '..', '..');
 /** The build's output per canister (the ledger's Azle build is `ledger_embedded`, decision L9). */
 const WASM: Record<CanisterName, string> = {
   governance: 'governance',
@@ -52,8 +52,12 @@ export interface DeployOptions {
   registrars: string[];
   controller: string;
   transferFee?: bigint;
+  /** The ledger's initial distribution (decision L6): accounts' owners and their e8s. */
+  initialBalances?: Array<[owner: string, e8s: bigint]>;
   /** Install for real even when this process has installed the same deployment before (decision W10). */
   fresh?: boolean;
+  /** The ledger in archive mode, for tests of ICRC-3 clients (decision L43). */
+  ledgerArchive?: { localBlocks: bigint };
 }
 
 /**
@@ -75,6 +79,7 @@ export async function deployWasm(options: DeployOptions, replica = new WasmRepli
       encode(governanceTypes(IDL).InitArgs, {
         membership_canister: ids.membership,
         treasury_canister: ids.treasury,
+        campaign_canister: ids.campaign,
         admins: options.admins,
         trusted_proposers: options.registrars,
       }),
@@ -94,7 +99,8 @@ export async function deployWasm(options: DeployOptions, replica = new WasmRepli
         token_name: 'DOM',
         token_symbol: 'DOM',
         decimals: 8,
-        initial_balances: [],
+        initial_balances: (options.initialBalances ?? []).map(([owner, e8s]) => [{ owner }, e8s]),
+        ...(options.ledgerArchive && { archive: { local_blocks: options.ledgerArchive.localBlocks } }),
       }),
   };
   const order: CanisterName[] = ['ledger', 'membership', 'governance', 'user', 'campaign', 'treasury'];

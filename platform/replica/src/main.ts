@@ -1,0 +1,53 @@
+// `npm run replica` (decisions W12–W16, R30): the test replica over the IC's HTTP interface, for
+// development and tests only. REPLICA_PORT (default 4943, a local replica's usual port; 0 takes a free
+// one), REPLICA_DIR (default .data/replica: the canisters' state, keys, identity and ic.env, kept
+// across restarts), REPLICA_HOST (loopback only: 127.0.0.1 by default, or ::1). SIGTERM and SIGINT
+// stop it with a snapshot; a second signal exits at once (the journal keeps every answered call).
+import { performance } from 'node:perf_hooks';
+import { ReplicaConfigError, startReplica } from './server.ts';
+
+const started = performance.now();
+const env = (name: string) => (process.env[name] === '' ? undefined : process.env[name]);
+const portText = env('REPLICA_PORT') ?? '4943';
+const port = Number(portText);
+const fail = (message: string): never => {
+  console.error(`replica: ${message}`);
+  process.exit(1);
+};
+if (!/^\d+$/.test(portText) || port > 65_535) fail(`REPLICA_PORT=${portText} is not a port number (0–65535)`);
+const dir = env('REPLICA_DIR') ?? '.data/replica';
+
+try {
+  const r = await startReplica({ dir, port, host: env('REPLICA_HOST') ?? '127.0.0.1', log: (l) => console.log(l) });
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  console.log(
+    [
+      'DOM DAO test replica: a development and test tool, NOT an IC network (the canisters run in Node, metered, with a test root key)',
+      `  ${r.installed ? 'installed the six canisters in' : 'restored the canisters from'} ${r.dir}`,
+      `  IC HTTP interface: ${r.url} (root key from /api/v2/status: agents need fetchRootKey)`,
+      `  identity (controller, admin, registrar, trusted proposer): ${r.principal}`,
+      `  bridge variables: ${r.dir}/ic.env   (set -a && . ${r.dir}/ic.env && set +a && npm start)`,
+      `ready in ${seconds} s at ${r.url}`,
+    ].join('\n'),
+  );
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    console.log(`replica: ${signal} received: writing a snapshot and stopping`);
+    r.stop().then(
+      () => {
+        console.log('replica: stopped');
+        process.exit(0);
+      },
+      (e: unknown) => fail(`stopping failed: ${(e as Error).message}`),
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+} catch (e) {
+  if (e instanceof ReplicaConfigError) fail(e.message);
+  const code = (e as { code?: string }).code;
+  if (code === 'EADDRINUSE') fail(`port ${port} is taken: set REPLICA_PORT to another one (0 takes a free port)`);
+  throw e;
+}

@@ -1,0 +1,206 @@
+// Decision R27: a SIGTERM to `npm start` under load from keep-alive clients cuts no request. Each run
+// starts the platform (npm start, as a process manager does), loads the gateway, the bridge and the
+// notification service directly with Node's fetch (its agent keeps connections alive) and curl (a
+// process sends a batch over one connection), POSTs that change state among the requests, signals
+// npm's PID in the middle, and counts: every request got a complete answer or had its connection
+// refused (never sent); none was reset; every answer is a 2xx (served during the close, not 503); every
+// acknowledged POST is found applied. Before R27 each run reset 1 to 9 requests.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { openDatabase } from '../../services/bridge/src/core/db/index.ts';
+import { signPayload } from '../../services/bridge/src/features/payments/signature.ts';
+import { seededDataDir } from '../../services/bridge/test/embedded-template.ts';
+import { DEV_NOTIFICATION_TOKEN, DEV_WEBHOOK_SECRET } from '../dev-defaults.ts';
+import { curlLoop, fetchLoop, newTally, type LoadRequest, type RunState, type Tally } from './keepalive-load.ts';
+import { endLeftovers, platformPorts, startNpm, unlessHung } from './npm-start.ts';
+
+const RUNS = 10;
+/** Requests answered before the signal; those sent after it come on top. */
+const BEFORE_SIGNAL = 100;
+
+/** Round-robin over request makers. */
+function mix(...makers: Array<() => LoadRequest>): () => LoadRequest {
+  let i = 0;
+  return () => makers[i++ % makers.length]!();
+}
+
+const health = (base: string): LoadRequest => ({ method: 'GET', url: `${base}/health` });
+
+/** A signed payment event of a type the bridge records (webhook_events) and acknowledges. */
+function webhook(base: string): LoadRequest {
+  const id = `evt_r27_${randomUUID()}`;
+  const body = JSON.stringify({ id, type: 'r27.load' });
+  return {
+    method: 'POST',
+    url: `${base}/api/webhooks/payments`,
+    headers: { 'content-type': 'application/json', 'payment-signature': signPayload(DEV_WEBHOOK_SECRET, Math.floor(Date.now() / 1000), body) },
+    body,
+    tag: `event ${id}`,
+  };
+}
+
+/** A send in stub mode: applied when an email.stub_send line carries its request id. */
+function send(url: string): LoadRequest {
+  const id = randomUUID();
+  return {
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${DEV_NOTIFICATION_TOKEN}`, 'x-request-id': id },
+    body: JSON.stringify({ type: 'welcome', to: 'ada@example.com', domain: 'domdao.example', data: { user_name: 'Ada' } }),
+    tag: `send ${id}`,
+  };
+}
+
+/** One run: the platform started, loaded, signalled, and what every request came to. */
+async function run(data: string): Promise<{ tally: Tally; exit: { code: number | null; signal: NodeJS.Signals | null }; stubSends: Set<string> }> {
+  const ports = await platformPorts();
+  // info: the notification service logs each stub send (email.stub_send) with its request id.
+  const s = startNpm(data, ports, { LOG_LEVEL: 'info' });
+  try {
+    await unlessHung(s.waitFor(/DOM DAO platform is up[\s\S]*try: curl/), 'start', s);
+    const gateway = `http://127.0.0.1:${ports.gateway}`;
+    const bridge = `http://127.0.0.1:${ports.bridge}`;
+    const notification = `http://127.0.0.1:${ports.notification}`;
+    const tally = newTally();
+    const state: RunState = { signalledAt: undefined };
+    const loops = Promise.all([
+      fetchLoop(
+        mix(
+          () => health(gateway),
+          () => webhook(gateway),
+          () => send(`${gateway}/notify/api/v1/send`),
+        ),
+        tally,
+        state,
+      ),
+      fetchLoop(
+        mix(
+          () => webhook(gateway),
+          () => health(gateway),
+        ),
+        tally,
+        state,
+      ),
+      fetchLoop(
+        mix(
+          () => send(`${gateway}/notify/api/v1/send`),
+          () => health(gateway),
+        ),
+        tally,
+        state,
+      ),
+      fetchLoop(
+        mix(
+          () => health(bridge),
+          () => webhook(bridge),
+        ),
+        tally,
+        state,
+      ),
+      fetchLoop(() => webhook(bridge), tally, state),
+      fetchLoop(() => send(`${notification}/api/v1/send`), tally, state),
+      curlLoop(
+        mix(
+          () => health(gateway),
+          () => webhook(gateway),
+          () => send(`${gateway}/notify/api/v1/send`),
+        ),
+        8,
+        tally,
+        state,
+      ),
+      curlLoop(
+        mix(
+          () => webhook(bridge),
+          () => health(bridge),
+        ),
+        8,
+        tally,
+        state,
+      ),
+      curlLoop(() => send(`${notification}/api/v1/send`), 8, tally, state),
+    ]);
+    await unlessHung(
+      new Promise<void>((resolve) => {
+        const check = () => (tally.answered >= BEFORE_SIGNAL ? resolve() : setTimeout(check, 5));
+        check();
+      }),
+      'the load',
+      s,
+    );
+    state.signalledAt = Date.now();
+    process.kill(s.npm.pid!, 'SIGTERM');
+    const exit = await unlessHung(s.exited, 'npm exiting', s);
+    // Every loop ends at its first refused connection, which comes once the platform has stopped.
+    await unlessHung(loops, 'the clients ending', s);
+    const stubSends = new Set<string>();
+    for (const line of s.output().split('\n')) {
+      if (!line.includes('"email.stub_send"')) continue;
+      const id = (JSON.parse(line) as { request_id?: string }).request_id;
+      if (id) stubSends.add(id);
+    }
+    return { tally, exit, stubSends };
+  } finally {
+    await endLeftovers(s.marker);
+  }
+}
+
+describe('decision R27: a SIGTERM to npm start under keep-alive load cuts no request', () => {
+  let data = '';
+  before(async () => {
+    data = await seededDataDir('domdao-keepalive-');
+  });
+  after(() => rmSync(data, { recursive: true, force: true }));
+
+  it(`${RUNS} runs of Node's fetch and curl on the gateway, the bridge and the notification service, SIGTERM to npm amid at least ${BEFORE_SIGNAL} requests: each request answered 2xx or its connection refused, none reset; each acknowledged POST applied`, async (t) => {
+    const events: string[] = [];
+    const resets: Array<Tally['resets'][number] & { run: number }> = [];
+    for (let i = 0; i < RUNS; i++) {
+      const { tally, exit, stubSends } = await run(data);
+      t.diagnostic(
+        `run ${i + 1}: ${tally.sent} requests, ${tally.answered} answered ${JSON.stringify(tally.statuses)}, ${tally.refused} refused, ${tally.resets.length} reset; exit ${exit.code}`,
+      );
+      resets.push(...tally.resets.map((r) => ({ ...r, run: i + 1 })));
+      assert.deepEqual(exit, { code: 0, signal: null }, `run ${i + 1}: npm start exits 0`);
+      assert.ok(tally.sent >= BEFORE_SIGNAL, `run ${i + 1}: ${tally.sent} requests`);
+      assert.deepEqual(
+        Object.keys(tally.statuses).filter((status) => !/^2\d\d$/.test(status)),
+        [],
+        `run ${i + 1}: every answer is a 2xx: ${JSON.stringify(tally.statuses)}`,
+      );
+      const sends = tally.acknowledged.filter((tag) => tag.startsWith('send ')).map((tag) => tag.slice(5));
+      assert.ok(sends.length > 0);
+      assert.deepEqual(
+        sends.filter((id) => !stubSends.has(id)),
+        [],
+        `run ${i + 1}: every acknowledged send was made (email.stub_send)`,
+      );
+      events.push(...tally.acknowledged.filter((tag) => tag.startsWith('event ')).map((tag) => tag.slice(6)));
+    }
+    assert.deepEqual(resets, [], 'no request reset');
+    // The bridge's own database, once every run has stopped: each acknowledged event is recorded.
+    const database = await openDatabase({ dir: join(data, 'pglite') });
+    try {
+      const recorded = new Set<string>();
+      for (let i = 0; i < events.length; i += 500) {
+        const rows = await database.db
+          .selectFrom('webhook_events')
+          .select('event_id')
+          .where('event_id', 'in', events.slice(i, i + 500))
+          .execute();
+        for (const row of rows) recorded.add(row.event_id);
+      }
+      assert.ok(events.length > 0);
+      assert.deepEqual(
+        events.filter((id) => !recorded.has(id)),
+        [],
+        'every acknowledged payment event is recorded',
+      );
+    } finally {
+      await database.close();
+    }
+  });
+});
