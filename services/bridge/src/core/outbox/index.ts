@@ -16,45 +16,10 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import type { Database, Db } from '../db/index.ts';
+import { fromJson, toJson } from './json.ts';
+import type { FaultHook, FaultPoint, OperationHandler, OutboxOp, RunOutcome } from './types.ts';
 
-/**
- * Where a fault can be injected (tests only): a throw at `before-call` (after the enqueue commit),
- * `after-call` (the answer received, not applied) or `after-apply` (before the follow-up) is a crash of
- * the process; a throw at `lost-reply` is a call that did its work but whose reply never arrived.
- */
-export type FaultPoint = 'before-call' | 'lost-reply' | 'after-call' | 'after-apply';
-/** Test-only hook (never reachable from configuration): throwing leaves the row as a crash would. */
-export type FaultHook = (point: FaultPoint, op: { operation: string; opId: string }) => void | Promise<void>;
-
-export interface OutboxOp<P> {
-  id: string;
-  operation: string;
-  opId: string;
-  aggregate: string;
-  payload: P;
-  attempts: number;
-}
-
-export interface OperationHandler<P, R, A = unknown> {
-  /** The cross-system call, idempotent under `op.opId`. A throw is transient: the row is retried. */
-  call(op: OutboxOp<P>): Promise<R>;
-  /** The bridge's own change for the answer (success or refusal), in the transaction that marks the row done. */
-  apply(trx: Transaction<Database>, op: OutboxOp<P>, result: R): Promise<void>;
-  /** Undoes the bridge's side when the call cannot be finished (cancelled, or attempts exhausted). */
-  compensate?(trx: Transaction<Database>, op: OutboxOp<P>, reason: string): Promise<void>;
-  /** After the commit (emails): at most once per completion, never retried; its value is handed to `run`'s caller. */
-  after?(op: OutboxOp<P>, result: R): Promise<A>;
-  /**
-   * Attempts before `compensate` (default: the outbox's `maxAttempts`). `Infinity`: never given up, for
-   * an operation whose call itself decides in the end (a member's DOM transfer, decision L41: the
-   * ledger's TooOld after 24 hours is a definite answer, while compensating earlier could undo a
-   * transfer the ledger made).
-   */
-  maxAttempts?: number;
-}
-
-export type RunOutcome<R, A = unknown> =
-  { state: 'done'; result: R; after?: A } | { state: 'pending'; error?: string } | { state: 'compensated'; error: string };
+export type { FaultHook, FaultPoint, OperationHandler, OutboxOp, RunOutcome } from './types.ts';
 
 export interface OutboxOptions {
   db: Db;
@@ -74,21 +39,6 @@ export interface OutboxOptions {
 export const OUTBOX_LEASE_MS = 60_000;
 export const OUTBOX_MAX_ATTEMPTS = 20;
 const BATCH = 50;
-
-/** bigint-safe JSON for payloads and results (canister answers carry nat64). */
-const toJson = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? { $bigint: x.toString() } : x));
-const fromJson = (v: unknown): unknown => {
-  const revive = (x: unknown): unknown => {
-    if (Array.isArray(x)) return x.map(revive);
-    if (x && typeof x === 'object') {
-      const o = x as Record<string, unknown>;
-      if (Object.keys(o).length === 1 && typeof o.$bigint === 'string') return BigInt(o.$bigint);
-      return Object.fromEntries(Object.entries(o).map(([k, y]) => [k, revive(y)]));
-    }
-    return x;
-  };
-  return revive(typeof v === 'string' ? JSON.parse(v) : v);
-};
 
 /** Backoff after the n-th failed attempt: 5 s doubling, at most 5 minutes. */
 export const retryDelayMs = (attempts: number) => Math.min(300_000, 5_000 * 2 ** Math.max(0, attempts - 1));

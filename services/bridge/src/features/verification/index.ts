@@ -16,7 +16,6 @@ import type { VerificationContext } from './context.ts';
 import { deliver } from '../../core/email/deliveries.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import { escapeHtml, page, PAGE_CSP, PAGE_CSP_NO_SCRIPT } from '../../core/http/page.ts';
-import { canonicalEmail } from '../../core/identity/email.ts';
 import { OP, tokenHash, userAggregate, verifyOpId, type VerifyAnswer } from '../../core/outbox/user-operations.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -25,6 +24,8 @@ import { ageGate, type Answers } from './owner-answers.ts';
 import { answersStep, BLOCK_TITLE, blockScreen, dobStep, formAnswers } from './owner-pages.ts';
 import { signInAfterVerification } from './sign-in.ts';
 import { startAfresh } from './start-afresh.ts';
+
+export { verificationRoles } from './roles.ts';
 
 export interface VerificationOptions {
   ctx: VerificationContext;
@@ -355,31 +356,6 @@ ${alert}<button type="submit">Verify my email</button></form>
       reply,
     );
   });
-}
-
-/** The canonical addresses of BOOTSTRAP_ADMIN_EMAILS (config.ts refuses an entry that has none). */
-function bootstrapAdminAddresses(list: string | undefined): Set<string> {
-  return new Set(
-    (list ?? '')
-      .split(',')
-      .filter((s) => s.trim() !== '')
-      .map((s) => canonicalEmail(s))
-      .flatMap((c) => ('address' in c ? [c.address] : [])),
-  );
-}
-
-/**
- * Spec 2 Roles rule 2: `member` on verification; the bootstrap admins also get `admin`, only when the
- * verified address is exactly a configured one (decision B83): the stored address is compared as it is,
- * never folded, so a look-alike registered before decision B82 (`ᵃdmin@`) is not an admin.
- */
-export function verificationRoles(ctx: VerificationContext): (user: { roles: string[]; email_encrypted: string }) => Promise<string[]> {
-  const bootstrapAdmins = bootstrapAdminAddresses(ctx.config.BOOTSTRAP_ADMIN_EMAILS);
-  return async (user) => {
-    // Decrypting the address is only needed to recognise a bootstrap admin.
-    const email = bootstrapAdmins.size > 0 ? (await ctx.opener.open('email', user.email_encrypted).catch(() => '')).trim() : '';
-    return [...new Set([...user.roles, 'member', ...(bootstrapAdmins.has(email) ? ['admin'] : [])])];
-  };
 }
 
 /** The verification email (registration, resend), recorded in email_deliveries (decision N21); true when accepted. */
