@@ -40,21 +40,21 @@ async function bridgeSession(url: string, email: string, outbox: string): Promis
 }
 
 export async function benchBridge(): Promise<string> {
-  const dbName = `bridge_bench_${Date.now()}`;
+  // A database per bridge: each runs embedded canisters of its own, and a database belongs to one canister set (decision B100).
+  const dbNames = [`bridge_bench_${Date.now()}_db`, `bridge_bench_${Date.now()}_redis`];
   const admin = new pg.Client({ connectionString: PG });
   await admin.connect();
-  await admin.query(`create database ${dbName}`);
-  const dbUrl = new URL(PG);
-  dbUrl.pathname = `/${dbName}`;
+  for (const name of dbNames) await admin.query(`create database ${name}`);
+  const dbUrls = dbNames.map((name) => Object.assign(new URL(PG), { pathname: `/${name}` }).href);
   const dirs = [mkdtempSync(join(tmpdir(), 'bench-bridge-')), mkdtempSync(join(tmpdir(), 'bench-bridge-'))];
   const prefix = `bench:${randomUUID()}:`;
-  const common = { NODE_ENV: 'development', LOG_LEVEL: 'info', DATABASE_URL: dbUrl.href };
+  const common = { NODE_ENV: 'development', LOG_LEVEL: 'info' };
   const children: Child[] = [];
   try {
     const outbox = (dir: string) => join(dir, 'dev-outbox.jsonl');
     const dbBridge = await startChild(
       'services/bridge/src/main.ts',
-      { ...common, DATA_DIR: dirs[0]!, DEV_OUTBOX_FILE: outbox(dirs[0]!), SESSION_STORE: 'database' },
+      { ...common, DATABASE_URL: dbUrls[0]!, DATA_DIR: dirs[0]!, DEV_OUTBOX_FILE: outbox(dirs[0]!), SESSION_STORE: 'database' },
       '/health',
     );
     children.push(dbBridge);
@@ -62,6 +62,7 @@ export async function benchBridge(): Promise<string> {
       'services/bridge/src/main.ts',
       {
         ...common,
+        DATABASE_URL: dbUrls[1]!,
         DATA_DIR: dirs[1]!,
         DEV_OUTBOX_FILE: outbox(dirs[1]!),
         SESSION_STORE: 'redis',
@@ -127,7 +128,7 @@ export async function benchBridge(): Promise<string> {
     ].join('\n');
   } finally {
     await Promise.all(children.map((c) => c.stop()));
-    await admin.query(`drop database if exists ${dbName} with (force)`);
+    for (const name of dbNames) await admin.query(`drop database if exists ${name} with (force)`);
     await admin.end();
     dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
   }

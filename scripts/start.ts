@@ -6,6 +6,7 @@ import { ConfigError } from '@domdao/config';
 import { startNotificationService } from '../services/notification/src/main.ts';
 import { startBridge } from '../services/bridge/src/main.ts';
 import { databaseProgressLine } from '../services/bridge/src/core/db/index.ts';
+import { CanisterSetRefused } from '../services/bridge/src/core/canister-set/index.ts';
 import { startGateway } from '../services/gateway/src/main.ts';
 import { buildPortal } from '../apps/portal/build.ts';
 import { Metrics, NPM_START_METRICS_PORT, serveMetrics } from '@domdao/service-kit';
@@ -267,8 +268,9 @@ try {
     process.exit(1);
   }
   if (running.length === 0) throw err;
-  // What had started is closed before the error ends the process.
-  console.error(err);
+  // What had started is closed before the error ends the process; a bridge refused its canister set's
+  // database (decisions B100, B101) says why in one sentence.
+  console.error(err instanceof CanisterSetRefused ? `platform: bridge: ${err.message}` : err);
   await stopAll(1);
 }
 if (stopping) await stopAll();

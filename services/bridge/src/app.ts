@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import { notificationClientFromEnv, type NotificationClient } from '@domdao/notification-client';
 import { createLogger, drainOnClose, lingerAfterEarlyAnswers, Metrics, parseTrustProxy, requestIdFor, type ServiceLogger } from '@domdao/service-kit';
@@ -19,9 +19,11 @@ import { passwordHasher, type Argon2Cost } from './core/auth/passwords.ts';
 import loginPage from './features/sign-in/login-page.ts';
 import authRoutes from './features/sign-in/routes.ts';
 import { sealer } from './core/auth/seal.ts';
-import { databaseSessionStore, redisSessionStore, type SessionStore } from './core/auth/session-store.ts';
+import type { SessionStore } from './core/auth/session-store.ts';
+import { openSessionStore } from './app-session-store.ts';
 import { sessionManager } from './core/auth/sessions.ts';
 import { openCanisters, refuseDevOptionsOnIc, type OpenedCanisters } from './canisters.ts';
+import { bindBridgeCanisterSet } from './app-canister-set.ts';
 import { frontendOrigins, type BridgeConfig } from './config.ts';
 import type { BridgeContext } from './core/context.ts';
 import type { Db, OpenDatabaseOptions } from './core/db/index.ts';
@@ -111,7 +113,7 @@ export interface BridgeParts {
    * (timed by the same clock) mid-run, a jump no real clock makes.
    */
   jobTimer?: boolean;
-  /** The embedded database's failure (decision P16), once it has failed: /health answers 503 from then on. */
+  /** The embedded database's failure (decision P16), or the embedded canisters lost to another bridge (decision B101): /health answers 503 from then on. */
   databaseFailure?: () => Error | undefined;
   /** The bridge's metrics (decision B69); made here when not given. */
   metrics?: BridgeMetrics;
@@ -156,13 +158,14 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   await app.register(fastifyCookie);
   const outbox = new Outbox({
     db: parts.db,
+    canisterSet: parts.canisters.set.id,
     now,
     log: app.log,
     reconcileMs: config.OUTBOX_RECONCILE_SECONDS * 1000,
     ...(parts.outboxFaults && { faults: parts.outboxFaults }),
   });
   // Before the features: flows publish what happened in their own transactions (an outbox).
-  const events = new EventLog({ db: parts.db, log: app.log });
+  const events = new EventLog({ db: parts.db, canisterSet: parts.canisters.set.id, log: app.log });
   const audit = new AuditLog({ db: parts.db, log: app.log, now });
   const ctx: BridgeContext = {
     config,
@@ -342,57 +345,46 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
   const metrics = bridgeMetrics(options.metrics ?? new Metrics(), options.now);
   let databaseFailure: Error | undefined;
   const database = await openBridgeDatabase(config, options, log, metrics, (err) => (databaseFailure = err));
-  let redis: Redis | undefined;
-  let sessionStore: SessionStore;
-  if (config.SESSION_STORE === 'redis') {
-    // Fail fast while Redis is down (503), instead of queueing requests behind a reconnect; and while
-    // it is connected but silent (a stalled server or a lost host, decision B50), after 2 s, instead
-    // of waiting for an answer that may never come. A connection silent for 5 s while commands wait
-    // is dropped and made again, so a lost host is not waited on until TCP gives up (≈15 minutes).
-    redis = new Redis(config.SESSION_REDIS_URL, {
-      maxRetriesPerRequest: 1,
-      enableOfflineQueue: false,
-      connectTimeout: 2000,
-      commandTimeout: 2000,
-      socketTimeout: 5000,
-      lazyConnect: true,
-    });
-    redis.on('error', () => undefined);
-    await redis.connect().catch(() => undefined);
-    sessionStore = redisSessionStore(redis, config.SESSION_KEY_PREFIX);
-  } else sessionStore = databaseSessionStore(database.db, database.pool);
-  const canisters = await openCanisters(env, config.DATA_DIR, {
-    fsync: config.CANISTERS_FSYNC,
-    ...(options.canisterClock && { clock: options.canisterClock }),
-    ...(options.scheduler !== undefined && { scheduler: options.scheduler }),
-    ...(options.interceptCall && { interceptCall: options.interceptCall }),
-    ...(options.ledgerArchive && { ledgerArchive: options.ledgerArchive }),
-    treasuryDom: config.EMBEDDED_TREASURY_DOM,
-    devVotingMinutes: config.DEV_VOTING_MINUTES,
-  });
+  const bound = await bindBridgeCanisterSet(config, env, database, log, options.now ?? Date.now, (e) => (databaseFailure = e));
+  const { sessionStore, redis } = await openSessionStore(config, database);
+  const canisters = await bound.orRelease(
+    openCanisters(env, config.DATA_DIR, bound.set, {
+      fsync: config.CANISTERS_FSYNC,
+      ...(options.canisterClock && { clock: options.canisterClock }),
+      ...(options.scheduler !== undefined && { scheduler: options.scheduler }),
+      ...(options.interceptCall && { interceptCall: options.interceptCall }),
+      ...(options.ledgerArchive && { ledgerArchive: options.ledgerArchive }),
+      treasuryDom: config.EMBEDDED_TREASURY_DOM,
+      devVotingMinutes: config.DEV_VOTING_MINUTES,
+    }),
+  );
+  bound.stopOnLoss(() => canisters.close());
   const notifier = options.notifier ?? notificationClientFromEnv(log.logger, env);
-  const app = await buildApp({
-    config,
-    db: database.db,
-    sessionStore,
-    canisters: { ...canisters, clients: timedCanisters(canisters.clients, metrics) },
-    notifier,
-    keys,
-    log,
-    metrics,
-    databaseFailure: () => databaseFailure,
-    ...(redis && { redis }),
-    ...(options.now && { now: options.now }),
-    ...(options.outboxFaults && { outboxFaults: options.outboxFaults }),
-    ...(options.ai && { ai: options.ai }),
-    ...(options.jobTimer === false && { jobTimer: false }),
-    ...(options.passwordCost && { passwordCost: options.passwordCost }),
-    ...(options.closeIdleMs !== undefined && { closeIdleMs: options.closeIdleMs }),
-  });
+  const app = await bound.orRelease(
+    buildApp({
+      config,
+      db: database.db,
+      sessionStore,
+      canisters: { ...canisters, clients: timedCanisters(canisters.clients, metrics) },
+      notifier,
+      keys,
+      log,
+      metrics,
+      databaseFailure: () => databaseFailure,
+      ...(redis && { redis }),
+      ...(options.now && { now: options.now }),
+      ...(options.outboxFaults && { outboxFaults: options.outboxFaults }),
+      ...(options.ai && { ai: options.ai }),
+      ...(options.jobTimer === false && { jobTimer: false }),
+      ...(options.passwordCost && { passwordCost: options.passwordCost }),
+      ...(options.closeIdleMs !== undefined && { closeIdleMs: options.closeIdleMs }),
+    }),
+  );
   app.addHook('onClose', async () => {
     log.flush();
     canisters.close();
     redis?.disconnect();
+    await bound.binding.release();
     await database.close();
     releaseLock();
   });

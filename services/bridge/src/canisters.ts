@@ -8,6 +8,7 @@ import type { Identity } from '@icp-sdk/core/agent';
 import { icClientsForIdentity, icClientsFromEnv } from '@domdao/canisters/ic';
 import { ConfigError } from '@domdao/config';
 import type { BridgeConfig } from './config.ts';
+import type { CanisterSet } from './core/canister-set/index.ts';
 
 export const EMBEDDED_BRIDGE_PRINCIPAL = principalFromSeed('domdao-bridge');
 const NS_PER_MINUTE = 60_000_000_000n;
@@ -17,6 +18,8 @@ export interface OpenedCanisters {
   mode: 'ic' | 'embedded';
   /** The canisters' principals (the campaign canister is the spender members approve). */
   ids: CanisterIds;
+  /** The canister set these are (decision B100): what the database's rows are bound to. */
+  set: CanisterSet;
   principal: string;
   platform?: EmbeddedPlatform;
   /** ICRC-3 archive callbacks, called as the bridge (decision B104). */
@@ -29,6 +32,7 @@ export interface OpenedCanisters {
 export async function openCanisters(
   env: NodeJS.ProcessEnv,
   dataDir: string | undefined,
+  set: CanisterSet,
   options: {
     fsync?: boolean;
     clock?: () => bigint;
@@ -47,6 +51,7 @@ export async function openCanisters(
       clients: ic.clients,
       mode: 'ic',
       ids: ic.ids,
+      set,
       principal: ic.principal,
       blocksCallback: ic.blocksCallback,
       forIdentity: (identity) => icClientsForIdentity(env, identity),
@@ -74,6 +79,7 @@ export async function openCanisters(
     clients: platform.as(EMBEDDED_BRIDGE_PRINCIPAL),
     mode: 'embedded',
     ids: platform.ids,
+    set,
     principal: EMBEDDED_BRIDGE_PRINCIPAL,
     platform,
     blocksCallback: platform.blocksCallback(EMBEDDED_BRIDGE_PRINCIPAL),

@@ -31,6 +31,10 @@ export const BridgeEnv = Type.Object({
   DATABASE_MIGRATION_URL: Env.string(
     "PostgreSQL URL of the role that owns the bridge's tables: at start the bridge migrates as it, records the audit retention floor and grants DATABASE_URL's role what it needs, then closes it and serves as DATABASE_URL's role; unset = DATABASE_URL's role does all (refused in production when that role owns the tables, is a superuser or has CREATEROLE; docs/operations.md \"Database roles\", decisions B97–B99)",
   ),
+  BRIDGE_SINGLE_INSTANCE: Env.bool(
+    false,
+    "`true` declares that this bridge is the only one: its embedded canisters (no IC_* canister ids) are one process's state and never scale out. Required with NODE_ENV=production unless the canisters are on an IC network; a second bridge on the same database is refused in every mode (decisions B101, B102)",
+  ),
   EMBEDDED_DATABASE_FSYNC: Env.bool(
     true,
     "embedded database (PGlite under DATA_DIR): `true` = every commit is fsynced before its answer and checkpoints sync what they write (survives a power cut; each commit blocks the process for one fsync); `false` = PGlite's own fsync off (survives a process crash only; decision P16)",
@@ -301,6 +305,11 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
     ] as const) {
       if (c[name] === undefined) problems.push(`${name}: required in production`);
     }
+    // Decision B102: scaling out is a deployment choice; embedded canisters cannot follow it.
+    if (!env.IC_GOVERNANCE_CANISTER_ID && !c.BRIDGE_SINGLE_INSTANCE)
+      problems.push(
+        "BRIDGE_SINGLE_INSTANCE: required in production with the embedded canisters (no IC_GOVERNANCE_CANISTER_ID), which are one process's state: set BRIDGE_SINGLE_INSTANCE=true to run this one bridge, or give it canisters on an IC network (IC_*) to run several",
+      );
     if (c.DEV_OUTBOX_FILE !== undefined) problems.push('DEV_OUTBOX_FILE: development only; it writes the links of every email to a file');
     if (c.DEV_CHECKOUT) problems.push('DEV_CHECKOUT: development only; it lets anyone signed in pay with a simulated card');
     if (c.DEV_FAUCET_DOM > 0) problems.push('DEV_FAUCET_DOM: development only; it mints DOM for anyone signed in');

@@ -5,6 +5,7 @@ import { DirectoryLockedError } from '@domdao/canisters/embedded';
 import { listenForMetrics } from '@domdao/service-kit';
 import { openBridge, type OpenBridgeOptions } from './app.ts';
 import { loadBridgeConfig } from './config.ts';
+import { CanisterSetRefused } from './core/canister-set/index.ts';
 
 export async function startBridge(env: NodeJS.ProcessEnv, options: Pick<OpenBridgeOptions, 'metrics' | 'onProgress'> = {}) {
   const config = loadBridgeConfig(env);
@@ -43,7 +44,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
           ),
       );
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof DirectoryLockedError) {
+    if (err instanceof ConfigError || err instanceof DirectoryLockedError || err instanceof CanisterSetRefused) {
       console.error(`bridge: ${err.message}`);
       process.exit(1);
     }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { EMBED_SWEEP_JOB, REINDEX_JOB } from '../src/features/ai/index.ts';
-import { bridge, freshPostgres, type Bridge } from './harness.ts';
+import { bridge, sameSetInstance, type Bridge } from './harness.ts';
 import { fakeEmbedding, startFakeInference } from './fake-inference.ts';
 
 const API_TOKEN = 'test-api-token-0123456789';
@@ -165,29 +165,28 @@ for (const db of ['pglite', 'postgres'] as const) {
 }
 
 describe('nightly reindex across instances (decision A8)', () => {
-  it('two bridge instances on one PostgreSQL database: the 03:30 UTC slot runs once', async () => {
-    const scratch = await freshPostgres('bridge_ai');
+  it('two bridge instances on one PostgreSQL database and one set of canisters: the 03:30 UTC slot runs once', async () => {
     const fake = await startFakeInference();
-    const env = { INFERENCE_URL: fake.url, DATABASE_URL: scratch.url };
-    const a = await bridge({ db: 'postgres', sessions: 'database' }, env);
-    const b = await bridge({ db: 'postgres', sessions: 'database' }, env);
+    const a = await bridge({ db: 'postgres', sessions: 'database' }, { INFERENCE_URL: fake.url });
+    // Decision B101: instances share a canister set (IC canisters in a deployment), never a database with sets of their own.
+    const b = await sameSetInstance(a);
     try {
+      await Promise.all([a.app.ready(), b.app.ready()]);
       await a.opened.canisters.clients.governance.create_proposal({ ...PROPOSALS[0]!, category: 'General' });
-      await b.opened.canisters.clients.governance.create_proposal({ ...PROPOSALS[1]!, category: 'General' });
-      // 2026-03-10T12:00Z → the next nightly slot, 2026-03-11T03:30Z.
-      for (const h of [a, b]) h.advance(15.5 * 3_600_000);
+      await a.opened.canisters.clients.governance.create_proposal({ ...PROPOSALS[1]!, category: 'General' });
+      // 2026-03-10T12:00Z → the next nightly slot, 2026-03-11T03:30Z (one clock for both).
+      a.advance(15.5 * 3_600_000);
       await Promise.all([a.app.jobs.tick(), b.app.jobs.tick(), a.app.jobs.tick(), b.app.jobs.tick()]);
       const runs = await a.opened.db.selectFrom('job_runs').selectAll().where('job', '=', REINDEX_JOB).where('slot', '=', '2026-03-11T03:30:00.000Z').execute();
       assert.equal(runs.length, 1, 'one run of the slot across both instances');
       assert.equal(runs[0]!.status, 'succeeded');
-      assert.equal((runs[0]!.detail as { summarised: number }).summarised, 1);
+      assert.equal((runs[0]!.detail as { summarised: number }).summarised, 2, 'both proposals of the one set');
       const all = await a.opened.db.selectFrom('job_runs').select(['slot']).where('job', '=', REINDEX_JOB).execute();
       assert.equal(new Set(all.map((r) => r.slot)).size, all.length, 'never two runs of one slot');
     } finally {
-      await a.close();
       await b.close();
+      await a.close();
       await fake.close();
-      await scratch.drop();
     }
   });
 });

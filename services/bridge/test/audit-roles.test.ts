@@ -6,6 +6,9 @@
 // it is handed. Production refuses a DATABASE_URL role that could remove rows.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { ConfigError } from '@domdao/config';
@@ -23,6 +26,19 @@ const urlAs = (role: string, database = DB) => Object.assign(new URL(PG_URL), { 
 const OWNER_URL = urlAs(OWNER);
 const APP_URL = urlAs(APP);
 const SUPERUSER_URL = urlAs(new URL(PG_URL).username || 'postgres');
+
+// Decision B100: a database belongs to one canister set, so the bridges this file starts one after
+// another on one database share one DATA_DIR (one set of embedded canisters) per database.
+const dataDirs = new Map<string, string>();
+const dataDirFor = (url: string) => {
+  const database = new URL(url).pathname;
+  if (!dataDirs.has(database)) dataDirs.set(database, mkdtempSync(join(tmpdir(), 'domdao-audit-roles-')));
+  return dataDirs.get(database)!;
+};
+after(() => {
+  for (const dir of dataDirs.values()) rmSync(dir, { recursive: true, force: true });
+});
+const bridgeOn = (env: Record<string, string>) => bridge(BACKENDS[0], { ...(env.DATABASE_URL && { DATA_DIR: dataDirFor(env.DATABASE_URL) }), ...env });
 
 /** Runs `statements` on one connection as `url`'s role, closed afterwards. */
 async function as<T>(url: string, run: (c: pg.Client) => Promise<T>): Promise<T> {
@@ -42,6 +58,8 @@ function productionEnv(databaseUrl: string): Record<string, string> {
   const key = () => randomBytes(32).toString('base64url');
   return {
     NODE_ENV: 'production',
+    // Decision B102: production with the embedded canisters is a declared single instance.
+    BRIDGE_SINGLE_INSTANCE: 'true',
     DATABASE_URL: databaseUrl,
     HPKE_PRIVATE_KEY: key(),
     BLIND_INDEX_KEY: key(),
@@ -54,7 +72,7 @@ function productionEnv(databaseUrl: string): Record<string, string> {
 /** A bridge that must refuse to start: the one problem it names. */
 async function refusal(env: Record<string, string>): Promise<string> {
   let problem = '';
-  await assert.rejects(bridge(BACKENDS[0], env), (e: unknown) => {
+  await assert.rejects(bridgeOn(env), (e: unknown) => {
     assert.ok(e instanceof ConfigError, String(e));
     assert.equal(e.problems.length, 1, e.message);
     problem = e.problems[0]!;
@@ -94,7 +112,7 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
   it('decision B98: a role that does not own audit_log cannot delete its rows by setting domdao.audit_retention, even with DELETE granted (the bypass of issue 45 item 9)', async () => {
     // The tables made by their owner (a bridge run as the owner), then the grants the old advice
     // gave a non-owner bridge role so the retention job could run: SELECT, INSERT, DELETE.
-    const h = await bridge(BACKENDS[0], { DATABASE_URL: OWNER_URL });
+    const h = await bridgeOn({ DATABASE_URL: OWNER_URL });
     try {
       await failedSignIns(h, 2, 'bypass');
     } finally {
@@ -120,7 +138,7 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
   describe('the documented set-up: migrated as the owner (DATABASE_MIGRATION_URL), served as the app role (DATABASE_URL)', () => {
     let h: Bridge;
     before(async () => {
-      h = await bridge(BACKENDS[0], { DATABASE_URL: APP_URL, DATABASE_MIGRATION_URL: OWNER_URL, AUDIT_RETENTION_DAYS: '30', AUDIT_RETENTION_BATCH: '2' });
+      h = await bridgeOn({ DATABASE_URL: APP_URL, DATABASE_MIGRATION_URL: OWNER_URL, AUDIT_RETENTION_DAYS: '30', AUDIT_RETENTION_BATCH: '2' });
     });
     after(() => h.close());
 
@@ -275,7 +293,7 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
       } finally {
         await as(SUPERUSER_URL, (c) => c.query(`alter role ${APP} nocreaterole`));
       }
-      const h = await bridge(BACKENDS[0], { ...productionEnv(APP_URL), DATABASE_MIGRATION_URL: OWNER_URL });
+      const h = await bridgeOn({ ...productionEnv(APP_URL), DATABASE_MIGRATION_URL: OWNER_URL });
       try {
         assert.equal((await h.request({ method: 'GET', url: '/health' })).statusCode, 200);
       } finally {
@@ -284,7 +302,7 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
     });
 
     it('decision B99: outside production the owner role starts with a warning line (database.role_can_remove_audit)', async () => {
-      const h = await bridge(BACKENDS[0], { DATABASE_URL: OWNER_URL });
+      const h = await bridgeOn({ DATABASE_URL: OWNER_URL });
       try {
         const lines = h.logs.events('database.role_can_remove_audit');
         assert.equal(lines.length, 1);
@@ -324,7 +342,7 @@ describe('decision B97: an existing one-role database moved to two roles with th
       await c.query(`create database ${MOVED} owner ${OLD}`);
     });
     const oldUrl = urlAs(OLD, MOVED);
-    let h = await bridge(BACKENDS[0], { DATABASE_URL: oldUrl });
+    let h = await bridgeOn({ DATABASE_URL: oldUrl });
     try {
       await failedSignIns(h, 1, 'one-role');
     } finally {
@@ -336,7 +354,7 @@ describe('decision B97: an existing one-role database moved to two roles with th
       await c.query(`alter database ${MOVED} owner to ${NEW_OWNER}`);
       await c.query(`reassign owned by ${OLD} to ${NEW_OWNER}`);
     });
-    h = await bridge(BACKENDS[0], { ...productionEnv(oldUrl), DATABASE_MIGRATION_URL: urlAs(NEW_OWNER, MOVED) });
+    h = await bridgeOn({ ...productionEnv(oldUrl), DATABASE_MIGRATION_URL: urlAs(NEW_OWNER, MOVED) });
     try {
       await failedSignIns(h, 1, 'two-roles');
       const rows = await count(oldUrl);
@@ -357,7 +375,7 @@ describe('decision B97: an existing one-role database moved to two roles with th
 describe('the audit log on the embedded database, one role (decision B99)', () => {
   let h: Bridge;
   before(async () => {
-    h = await bridge(BACKENDS[0], { AUDIT_RETENTION_DAYS: '30', AUDIT_RETENTION_BATCH: '2' });
+    h = await bridgeOn({ AUDIT_RETENTION_DAYS: '30', AUDIT_RETENTION_BATCH: '2' });
   });
   after(() => h.close());
 

@@ -35,7 +35,7 @@ describe('governance admin-event follower (decisions V1, V3)', () => {
   it('copies ProposalCreated and ProposalOpened once, typed, in order, and resumes from the stored log', async () => {
     const { p, gov, advance } = await platform();
     const database = await openTemplateDatabase();
-    const events = new EventLog({ db: database.db });
+    const events = new EventLog({ db: database.db, canisterSet: 'test' });
     const follower = new GovernanceFollower({ db: database.db, events, governance: gov, pollMs: 60_000 });
     try {
       const created = await gov.create_proposal({ title: 'Events', body: 'b', category: 'General' });
@@ -60,7 +60,7 @@ describe('governance admin-event follower (decisions V1, V3)', () => {
       assert.equal(seen[0]!.occurredAt.toISOString(), '2026-05-01T00:00:00.000Z');
 
       // A restarted bridge (a new EventLog on the same database) does not deliver them again.
-      const again = new EventLog({ db: database.db });
+      const again = new EventLog({ db: database.db, canisterSet: 'test' });
       const seenAgain: BridgeEvent[] = [];
       again.subscribe('test:all', '*', async (e) => void seenAgain.push(e));
       const opened: BridgeEvent[] = [];
@@ -125,7 +125,7 @@ describe('event delivery (decisions V2, V4)', () => {
     const database = await openTemplateDatabase();
     const db: Db = database.db;
     await sql`create table handled (event_id text not null)`.execute(db);
-    const events = new EventLog({ db, retryBaseMs: 1 });
+    const events = new EventLog({ db, canisterSet: 'test', retryBaseMs: 1 });
     try {
       await events.publish('ConfigChanged', { proposal_id: '7' }, { source: 'test', sourceId: 'a' });
       assert.equal(await events.publish('ConfigChanged', { proposal_id: '7' }, { source: 'test', sourceId: 'a' }), false, 'same source id: ignored');
@@ -166,7 +166,7 @@ describe('event delivery (decisions V2, V4)', () => {
     const a = await openDatabase({ url: pgdb.url });
     const b = await openDatabase({ url: pgdb.url });
     await sql`create table handled (event_id text not null, instance text not null)`.execute(a.db);
-    const logs = [new EventLog({ db: a.db }), new EventLog({ db: b.db })];
+    const logs = [new EventLog({ db: a.db, canisterSet: 'test' }), new EventLog({ db: b.db, canisterSet: 'test' })];
     const followers = [
       new GovernanceFollower({ db: a.db, events: logs[0]!, governance: gov, pollMs: 60_000 }),
       new GovernanceFollower({ db: b.db, events: logs[1]!, governance: gov, pollMs: 60_000 }),

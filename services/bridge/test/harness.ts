@@ -13,7 +13,12 @@ import { buildApp as buildNotification } from '@domdao/notification-service';
 import { loadNotificationConfig } from '@domdao/notification-service/config';
 import { createNotificationClient } from '@domdao/notification-client';
 import { captureLogs, redisUrlForTests, requireRedis, startRecorder, uniquePrefix, type Recorder } from '@domdao/test-helpers';
-import { openBridge, type AiTestOptions } from '../src/app.ts';
+import { createLogger } from '@domdao/service-kit';
+import { notificationClientFromEnv } from '@domdao/notification-client';
+import { buildApp, openBridge, type AiTestOptions } from '../src/app.ts';
+import { databaseSessionStore } from '../src/core/auth/session-store.ts';
+import { openDatabase } from '../src/core/db/index.ts';
+import { loadKeys } from '../src/core/keys.ts';
 import type { FaultHook } from '../src/core/outbox/index.ts';
 import { loadBridgeConfig } from '../src/config.ts';
 import { encryptRegistration } from '../src/features/registration/client-crypto.ts';
@@ -367,4 +372,34 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
 
 export function paymentEvent(userId: string, id = `evt_${randomUUID().slice(0, 8)}`, amount = 2500) {
   return { id, type: 'payment_intent.succeeded', data: { object: { id: `pi_${id}`, amount, currency: 'usd', metadata: { user_id: userId } } } };
+}
+
+/**
+ * Another bridge instance of the same canister set on `h`'s PostgreSQL database (what IC canisters let a
+ * deployment run, decision B100), built the production way around `h`'s canisters, with a pool of its
+ * own. Instances with canisters of their own on one database are refused (decision B101).
+ */
+export async function sameSetInstance(h: Bridge, options: { jobTimer?: boolean } = {}) {
+  const database = await openDatabase({ url: h.config.DATABASE_URL! });
+  const log = createLogger('silent', 'bridge', 'test');
+  const app = await buildApp({
+    config: h.config,
+    db: database.db,
+    sessionStore: databaseSessionStore(database.db, database.pool),
+    canisters: h.opened.canisters,
+    notifier: notificationClientFromEnv(log.logger, {}),
+    keys: await loadKeys(h.config),
+    log,
+    now: h.now,
+    passwordCost: TEST_PASSWORD_COST,
+    ...(options.jobTimer === false && { jobTimer: false }),
+  });
+  return {
+    app,
+    db: database.db,
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
 }

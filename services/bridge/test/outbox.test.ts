@@ -86,7 +86,7 @@ function fakeCanister() {
 }
 
 function outboxOn(db: Db, clock: { now: number }, faults?: (p: FaultPoint) => void, maxAttempts?: number) {
-  const o = new Outbox({ db, now: () => clock.now, reconcileMs: 0, ...(faults && { faults }), ...(maxAttempts && { maxAttempts }) });
+  const o = new Outbox({ db, canisterSet: 'test', now: () => clock.now, reconcileMs: 0, ...(faults && { faults }), ...(maxAttempts && { maxAttempts }) });
   return o;
 }
 

@@ -602,6 +602,8 @@ describe('the ledger blocks the index reads (decision B76)', () => {
       pollMs: 60_000,
       log: h.app.log,
       cursor: 'archive-test',
+      canisterSet: 'test:archive-test',
+      ledgerId: 'archive-test',
       ledger: d.ledger,
       blocksCallback: d.blocksCallback,
     });
@@ -642,6 +644,8 @@ describe('the ledger blocks the index reads (decision B76)', () => {
       pollMs: 60_000,
       log: h.app.log,
       cursor: 'archive-gap',
+      canisterSet: 'test:archive-gap',
+      ledgerId: 'archive-gap',
       ledger: d.ledger,
       blocksCallback: d.blocksCallback,
     });
@@ -660,7 +664,9 @@ describe('the ledger blocks the index reads (decision B76)', () => {
       now: h.now,
       pollMs: 60_000,
       log: h.app.log,
-      // Beside the bridge's own index of the real ledger, in the same tables.
+      // Beside the bridge's own index of the real ledger, in the same tables: another ledger, so another set's rows (decision B103).
+      canisterSet: 'test:archived-ledger',
+      ledgerId: 'archived-ledger',
       cursor: 'archived-test',
       // Blocks 0–9 are gone without an archive; 10–11 are live.
       ledger: {
@@ -683,6 +689,8 @@ describe('the ledger blocks the index reads (decision B76)', () => {
       now: h.now,
       pollMs: 60_000,
       callsPerPass: 2,
+      canisterSet: 'test:long-ledger',
+      ledgerId: 'long-ledger',
       cursor: 'long-test',
       ledger: d.ledger,
       blocksCallback: d.blocksCallback,

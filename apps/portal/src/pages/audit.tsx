@@ -36,6 +36,7 @@ const EVENTS = [
   'secret.rotation_noticed',
   'members.display_name_refused',
   'members.display_name_reset',
+  'canister_set.refused',
 ];
 
 /** `datetime-local` text (the browser's local time) as UTC ISO-8601, or undefined. */

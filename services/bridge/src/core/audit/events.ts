@@ -36,6 +36,8 @@ export const AUDIT_EVENTS = {
     "a chosen display name was refused as passing for someone else (decisions B89–B91; `reason`: `invisible` characters, `combining_marks` stacked, a `reserved` name, or a `lookalike` of another member's name)",
   'members.display_name_reset':
     "a member's chosen display name went back to their default (`reason`: `reserved` at start-up, or `invisible`, `combining_marks`, `lookalike` when the look-alike rules arrived)",
+  'canister_set.refused':
+    'a bridge was refused at start, or stopped its embedded canisters, because it would split a canister set (`reason`: another_set, in_use, unreadable or lease_lost; `canister_set`: its own; decisions B100, B101)',
 } as const;
 
 export type AuditEvent = keyof typeof AUDIT_EVENTS;

@@ -21,6 +21,7 @@ import * as displayNameKeys from './migrations/065-display-name-keys.ts';
 import * as auditRetention from './migrations/066-audit-retention.ts';
 import * as registrationNameIndex from './migrations/067-registration-name-index.ts';
 import * as delegateStatements from './migrations/068-delegate-statements.ts';
+import * as canisterSet from './migrations/070-canister-set.ts';
 import { pgliteDialect, type Lite } from './pglite-dialect.ts';
 import { auditRemovalRight, grantAppRole, type RemovalRight } from './roles.ts';
 import type { Database } from './schema.ts';
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '066-audit-retention': auditRetention,
   '067-registration-name-index': registrationNameIndex,
   '068-delegate-statements': delegateStatements,
+  '070-canister-set': canisterSet,
 };
 
 export interface OpenDatabaseOptions {

@@ -88,6 +88,8 @@ export interface BridgeEventsTable {
   source_id: string;
   occurred_at: Timestamp;
   recorded_at: ColumnType<Date, Date | string | undefined, never>;
+  /** The canister set the row was written for (decisions B100, V40); '' = written before sets were recorded, adopted at a start. */
+  canister_set: ColumnType<string, string, never>;
 }
 
 /** Each durable subscriber's position in bridge_events (decision V2). */
@@ -177,6 +179,8 @@ export interface OutboxTable {
   next_attempt_at: Timestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The canister set the row was written for (decisions B100, V40); '' = written before sets were recorded, adopted at a start. */
+  canister_set: ColumnType<string, string, never>;
 }
 
 /** One member email under its idempotency key (decisions N13–N14): sent, or failed and retried. */
@@ -248,12 +252,16 @@ export interface WalletLedgerBlocksTable {
   amount_e8s: ColumnType<string, string, never>;
   fee_e8s: ColumnType<string, string, never>;
   memo: Uint8Array | null;
+  /** The canister set the row was written for (decisions B100, V40); '' = written before sets were recorded, adopted at a start. */
+  canister_set: ColumnType<string, string, never>;
 }
 
 /** (account, block) for every account that sent or received in a block (decision B76). */
 export interface WalletAccountBlocksTable {
   account: string;
   block_index: ColumnType<string, string, never>;
+  /** The canister set the row was written for (decisions B100, V40); '' = written before sets were recorded, adopted at a start. */
+  canister_set: ColumnType<string, string, never>;
 }
 
 /** How far the ledger follower has read (decision B76). */
@@ -262,6 +270,21 @@ export interface WalletLedgerCursorTable {
   next_block: ColumnType<string, string, string>;
   skipped_blocks: ColumnType<string, string | undefined, string>;
   updated_at: Timestamp;
+  /** The canister set the row was written for (decisions B100, V40); '' = written before sets were recorded, adopted at a start. */
+  canister_set: ColumnType<string, string, never>;
+  /** The ledger canister the index was read from (decision B103). */
+  ledger_id: ColumnType<string, string, string>;
+}
+
+/** The canister set this database belongs to (decision B100): one row, written at the first start. */
+export interface CanisterSetTable {
+  id: ColumnType<number, never, never>;
+  set_id: string;
+  mode: 'embedded' | 'ic';
+  description: ColumnType<unknown, string, never>;
+  recorded_at: ColumnType<Date, Date, never>;
+  /** Embedded canisters on PostgreSQL: the bridge that holds them now (decision B101); null otherwise. */
+  holder: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 /** A member's statement as a delegate (decision B108): one a member. */
@@ -274,6 +297,7 @@ export interface DelegateStatementsTable {
 
 export interface Database {
   delegate_statements: DelegateStatementsTable;
+  bridge_canister_set: CanisterSetTable;
   wallet_transfers: WalletTransfersTable;
   wallet_ledger_blocks: WalletLedgerBlocksTable;
   wallet_account_blocks: WalletAccountBlocksTable;

@@ -1,8 +1,9 @@
 // Follows the campaign and treasury canisters into the bridge's event log (decision N22).
 // Neither canister keeps an event log, so the follower compares their state with what it already
-// published: a campaign is looked at until its CampaignSettled event is stored (a finished campaign
-// costs one set lookup per pass), refunds are read only for a Failed or Cancelled campaign still
-// refunding, and payouts are read newest first until a page holds nothing new.
+// published for this canister set (decision V40): a campaign is looked at until its CampaignSettled
+// event is stored (a finished campaign costs one set lookup per pass), refunds are read only for a
+// Failed or Cancelled campaign still refunding, and payouts are read newest first until a page holds
+// nothing new.
 import { sql } from 'kysely';
 import type { CanisterClients } from '@domdao/canisters';
 import type { Db } from '../db/index.ts';
@@ -50,7 +51,7 @@ export class FundsFollower {
   }
 
   async #published(source: string, notLike?: string): Promise<Set<string>> {
-    let q = this.#o.db.selectFrom('bridge_events').select('source_id').where('source', '=', source);
+    let q = this.#o.db.selectFrom('bridge_events').select('source_id').where('canister_set', '=', this.#o.events.canisterSet).where('source', '=', source);
     if (notLike) q = q.where('source_id', 'not like', notLike);
     return new Set((await q.execute()).map((r) => r.source_id));
   }
@@ -108,7 +109,9 @@ export class FundsFollower {
   async #refunds(campaignId: string, title: string, status: 'Failed' | 'Cancelled'): Promise<number> {
     const { rows } = await sql<{
       n: string;
-    }>`select count(*)::text as n from bridge_events where source = 'campaign' and source_id like ${`refund:${campaignId}:%`}`.execute(this.#o.db);
+    }>`select count(*)::text as n from bridge_events where canister_set = ${this.#o.events.canisterSet} and source = 'campaign' and source_id like ${`refund:${campaignId}:%`}`.execute(
+      this.#o.db,
+    );
     let copied = 0;
     let after: bigint | undefined;
     let refunded = 0;

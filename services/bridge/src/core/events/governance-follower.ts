@@ -1,7 +1,8 @@
 // Follows the governance canister's admin event log (decision V3) into the bridge's event log. The
-// cursor is the log itself: the highest governance event id stored. Two instances following at once
-// both insert, and the unique (source, source_id) keeps one copy, so each canister event becomes
-// exactly one bridge event whichever instance copied it.
+// cursor is the log itself: the highest governance event id stored for this canister set (decision
+// V40: another set's ids, in a database that holds its rows, are another log's). Two instances
+// following at once both insert, and the unique (canister_set, source, source_id) keeps one copy, so
+// each canister event becomes exactly one bridge event whichever instance copied it.
 import { sql } from 'kysely';
 import type { CanisterClients } from '@domdao/canisters';
 import type { Db } from '../db/index.ts';
@@ -47,9 +48,9 @@ export class GovernanceFollower {
     const { db, events, governance } = this.#o;
     let copied = 0;
     for (;;) {
-      const { rows } = await sql<{ last: string | null }>`select max(source_id::bigint)::text as last from bridge_events where source = 'governance'`.execute(
-        db,
-      );
+      const { rows } = await sql<{
+        last: string | null;
+      }>`select max(source_id::bigint)::text as last from bridge_events where canister_set = ${events.canisterSet} and source = 'governance'`.execute(db);
       const last = rows[0]?.last;
       const page = await governance.list_admin_events(last == null ? undefined : BigInt(last) + 1n, PAGE);
       for (const e of page) {

@@ -65,6 +65,11 @@ interface Subscription {
 
 export interface EventLogOptions {
   db: Db;
+  /**
+   * The canister set this bridge serves (decision V40): every event is written for it, and only its
+   * events are delivered, tailed and followed from (a database holds one set's, decision B100).
+   */
+  canisterSet: string;
   log?: { warn(obj: object, msg: string): void };
   now?: () => number;
   /** A failed handler is retried after this many ms (doubling, at most 5 minutes). */
@@ -85,6 +90,11 @@ export class EventLog {
     this.#opts = opts;
   }
 
+  /** The canister set whose events this log holds (decision V40); the followers' cursors are per set. */
+  get canisterSet(): string {
+    return this.#opts.canisterSet;
+  }
+
   async publish<T extends EventType>(type: T, data: EventMap[T], opts: PublishOptions = {}): Promise<boolean> {
     const write = async (trx: Transaction<Database>) => {
       await sql`select pg_advisory_xact_lock(${PUBLISH_LOCK})`.execute(trx);
@@ -96,8 +106,9 @@ export class EventLog {
           source: opts.source ?? 'bridge',
           source_id: opts.sourceId ?? randomUUID(),
           occurred_at: opts.occurredAt ?? new Date(this.#now()),
+          canister_set: this.#opts.canisterSet,
         })
-        .onConflict((oc) => oc.columns(['source', 'source_id']).doNothing())
+        .onConflict((oc) => oc.columns(['canister_set', 'source', 'source_id']).doNothing())
         .returning('seq')
         .executeTakeFirst();
       return row !== undefined;
@@ -184,6 +195,7 @@ export class EventLog {
       .selectFrom('bridge_events')
       .select(['seq', 'type', 'data'])
       .where('seq', '>', afterSeq)
+      .where('canister_set', '=', this.#opts.canisterSet)
       .where('type', 'in', types)
       .orderBy('seq')
       .limit(limit)
@@ -241,7 +253,14 @@ export class EventLog {
             .skipLocked()
             .executeTakeFirst();
           if (!cursor) return 'busy';
-          const rows = await trx.selectFrom('bridge_events').selectAll().where('seq', '>', String(cursor.last_seq)).orderBy('seq').limit(BATCH).execute();
+          const rows = await trx
+            .selectFrom('bridge_events')
+            .selectAll()
+            .where('seq', '>', String(cursor.last_seq))
+            .where('canister_set', '=', this.#opts.canisterSet)
+            .orderBy('seq')
+            .limit(BATCH)
+            .execute();
           if (rows.length === 0) return 'done';
           const row = rows.find((r) => !sub.types || sub.types.has(r.type));
           // Nothing for this subscriber in the batch: step over it; otherwise deliver one event.

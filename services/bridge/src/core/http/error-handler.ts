@@ -3,6 +3,7 @@
 // framework refusal (validation, body size) as the API's error shape; anything else as 500, logged.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SessionStoreUnavailable } from '../auth/session-store.ts';
+import { CanisterSetRefused } from '../canister-set/refused.ts';
 import { isDatabaseUnavailable, isEmbeddedDatabaseFailed } from '../db/errors.ts';
 import { frameworkClientError, HttpError, sendError, validationMessage } from './errors.ts';
 
@@ -44,7 +45,10 @@ export function unreadableUrl(err: FastifyError, req: FastifyRequest, reply: Fas
   void sendError(req, reply, new HttpError(400, 'VALIDATION_ERROR', `URL: ${what}`));
 }
 
-/** GET /health, as spec 2 defines it, and 503 DATABASE_FAILED once the embedded database failed a sync (decision P16). */
+/**
+ * GET /health, as spec 2 defines it, and 503 DATABASE_FAILED once the embedded database failed a sync
+ * (decision P16) or another bridge took the database's embedded canisters (decision B101).
+ */
 export function livenessRoute(app: FastifyInstance, databaseFailure: () => Error | undefined): void {
   // Spec 2: 200 {"status":"ok"}. Decision P16: an embedded database that failed a sync refuses every
   // statement until a restart, so health says so and an orchestrator restarts the bridge.
@@ -54,7 +58,11 @@ export function livenessRoute(app: FastifyInstance, databaseFailure: () => Error
     return reply.code(503).send({
       status: 'unavailable',
       error: 'DATABASE_FAILED',
-      message: 'the embedded database could not sync its files and refuses every statement; restart the bridge once the disk is sound',
+      // Decision B101: the database's embedded canisters are another bridge's now.
+      message:
+        failed instanceof CanisterSetRefused
+          ? "another bridge holds this database's embedded canisters now and this one has stopped using them; stop one of the two, then restart this one"
+          : 'the embedded database could not sync its files and refuses every statement; restart the bridge once the disk is sound',
       request_id: req.id,
     });
   });

@@ -9,51 +9,22 @@
 //
 // Rows of one aggregate (e.g. `user:<id>`) run in creation order: a row waits while an earlier row of
 // its aggregate is pending, so a later KYC decision or password can never be overtaken by an earlier one.
+//
+// Each row is written for one canister set (decision B103): its call acts on that set's canisters and
+// its answer on that set's rows, so only a bridge of the same set claims, runs or cancels it. A row of
+// another set is left as it is and reported at start (`outbox.foreign_operations`).
 import { randomUUID } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import type { Database, Db } from '../db/index.ts';
+import { fromJson, toJson } from './json.ts';
+import type { FaultHook, FaultPoint, OperationHandler, OutboxOp, RunOutcome } from './types.ts';
 
-/**
- * Where a fault can be injected (tests only): a throw at `before-call` (after the enqueue commit),
- * `after-call` (the answer received, not applied) or `after-apply` (before the follow-up) is a crash of
- * the process; a throw at `lost-reply` is a call that did its work but whose reply never arrived.
- */
-export type FaultPoint = 'before-call' | 'lost-reply' | 'after-call' | 'after-apply';
-/** Test-only hook (never reachable from configuration): throwing leaves the row as a crash would. */
-export type FaultHook = (point: FaultPoint, op: { operation: string; opId: string }) => void | Promise<void>;
-
-export interface OutboxOp<P> {
-  id: string;
-  operation: string;
-  opId: string;
-  aggregate: string;
-  payload: P;
-  attempts: number;
-}
-
-export interface OperationHandler<P, R, A = unknown> {
-  /** The cross-system call, idempotent under `op.opId`. A throw is transient: the row is retried. */
-  call(op: OutboxOp<P>): Promise<R>;
-  /** The bridge's own change for the answer (success or refusal), in the transaction that marks the row done. */
-  apply(trx: Transaction<Database>, op: OutboxOp<P>, result: R): Promise<void>;
-  /** Undoes the bridge's side when the call cannot be finished (cancelled, or attempts exhausted). */
-  compensate?(trx: Transaction<Database>, op: OutboxOp<P>, reason: string): Promise<void>;
-  /** After the commit (emails): at most once per completion, never retried; its value is handed to `run`'s caller. */
-  after?(op: OutboxOp<P>, result: R): Promise<A>;
-  /**
-   * Attempts before `compensate` (default: the outbox's `maxAttempts`). `Infinity`: never given up, for
-   * an operation whose call itself decides in the end (a member's DOM transfer, decision L41: the
-   * ledger's TooOld after 24 hours is a definite answer, while compensating earlier could undo a
-   * transfer the ledger made).
-   */
-  maxAttempts?: number;
-}
-
-export type RunOutcome<R, A = unknown> =
-  { state: 'done'; result: R; after?: A } | { state: 'pending'; error?: string } | { state: 'compensated'; error: string };
+export type { FaultHook, FaultPoint, OperationHandler, OutboxOp, RunOutcome } from './types.ts';
 
 export interface OutboxOptions {
   db: Db;
+  /** The canister set this bridge serves (decision B103): the only rows it writes, claims, runs and cancels. */
+  canisterSet: string;
   now?: () => number;
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** How often the reconciler looks for pending rows (ms); 0 turns the timer off. */
@@ -68,21 +39,6 @@ export interface OutboxOptions {
 export const OUTBOX_LEASE_MS = 60_000;
 export const OUTBOX_MAX_ATTEMPTS = 20;
 const BATCH = 50;
-
-/** bigint-safe JSON for payloads and results (canister answers carry nat64). */
-const toJson = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? { $bigint: x.toString() } : x));
-const fromJson = (v: unknown): unknown => {
-  const revive = (x: unknown): unknown => {
-    if (Array.isArray(x)) return x.map(revive);
-    if (x && typeof x === 'object') {
-      const o = x as Record<string, unknown>;
-      if (Object.keys(o).length === 1 && typeof o.$bigint === 'string') return BigInt(o.$bigint);
-      return Object.fromEntries(Object.entries(o).map(([k, y]) => [k, revive(y)]));
-    }
-    return x;
-  };
-  return revive(typeof v === 'string' ? JSON.parse(v) : v);
-};
 
 /** Backoff after the n-th failed attempt: 5 s doubling, at most 5 minutes. */
 export const retryDelayMs = (attempts: number) => Math.min(300_000, 5_000 * 2 ** Math.max(0, attempts - 1));
@@ -121,6 +77,7 @@ export class Outbox {
         op_id: op.opId,
         aggregate: op.aggregate,
         payload: toJson(op.payload),
+        canister_set: this.#opts.canisterSet,
         next_attempt_at: now,
         created_at: now,
         updated_at: now,
@@ -133,7 +90,12 @@ export class Outbox {
 
   /** Whether an operation of the aggregate is still pending (e.g. to refuse a conflicting request). */
   async pending(aggregate: string, operation?: string): Promise<boolean> {
-    let q = this.#db.selectFrom('bridge_outbox').select('id').where('aggregate', '=', aggregate).where('state', '=', 'pending');
+    let q = this.#db
+      .selectFrom('bridge_outbox')
+      .select('id')
+      .where('canister_set', '=', this.#opts.canisterSet)
+      .where('aggregate', '=', aggregate)
+      .where('state', '=', 'pending');
     if (operation) q = q.where('operation', '=', operation);
     return (await q.executeTakeFirst()) !== undefined;
   }
@@ -162,6 +124,7 @@ export class Outbox {
         .updateTable('bridge_outbox')
         .set({ state: 'compensated', last_error: reason.slice(0, 1000), lease_token: null, lease_until: null, updated_at: now })
         .where('op_id', '=', opId)
+        .where('canister_set', '=', this.#opts.canisterSet)
         .where('state', '=', 'pending')
         .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
         .returningAll()
@@ -184,6 +147,7 @@ export class Outbox {
           const due = await this.#db
             .selectFrom('bridge_outbox')
             .select('id')
+            .where('canister_set', '=', this.#opts.canisterSet)
             .where('state', '=', 'pending')
             .where('next_attempt_at', '<=', now)
             .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
@@ -217,6 +181,7 @@ export class Outbox {
 
   /** Reconciles now (what a crash left) and then every `reconcileMs`. */
   start(): void {
+    void this.reportForeign().catch(() => undefined);
     const tick = () =>
       void this.reconcile().catch((err: unknown) =>
         this.#opts.log?.error({ event: 'outbox.reconcile_failed', err: err instanceof Error ? err.message : String(err) }, 'outbox reconciliation failed'),
@@ -235,11 +200,34 @@ export class Outbox {
     await this.#reconciling?.catch(() => undefined);
   }
 
+  /**
+   * Pending rows written for another canister set (decision B103): never run here, so an operator is
+   * told at start. They come from a database shared by two sets before sets were recorded, or from rows
+   * copied in; delete them, or run them with a bridge of their set on a copy of the database.
+   */
+  async reportForeign(): Promise<Array<{ canister_set: string; pending: number }>> {
+    const rows = await this.#db
+      .selectFrom('bridge_outbox')
+      .select(['canister_set', sql<string>`count(*)::text`.as('pending')])
+      .where('state', '=', 'pending')
+      .where('canister_set', '!=', this.#opts.canisterSet)
+      .groupBy('canister_set')
+      .orderBy('canister_set')
+      .execute();
+    const foreign = rows.map((r) => ({ canister_set: r.canister_set, pending: Number(r.pending) }));
+    if (foreign.length)
+      this.#opts.log?.warn(
+        { event: 'outbox.foreign_operations', canister_set: this.#opts.canisterSet, foreign },
+        'pending outbox operations written for another canister set are not run by this bridge; see GET /api/admin/outbox (their canister_set) and docs/operations.md',
+      );
+    return foreign;
+  }
+
   /** Rows (never their payloads: they hold password hashes and tokens), oldest first unless `newestFirst`. */
   async list(filter: { state?: 'pending' | 'done' | 'compensated'; aggregate?: string; opId?: string; newestFirst?: boolean; limit?: number } = {}) {
     let q = this.#db
       .selectFrom('bridge_outbox')
-      .select(['id', 'operation', 'op_id', 'aggregate', 'state', 'attempts', 'last_error', 'next_attempt_at', 'created_at', 'updated_at'])
+      .select(['id', 'operation', 'op_id', 'aggregate', 'state', 'attempts', 'last_error', 'next_attempt_at', 'created_at', 'updated_at', 'canister_set'])
       .orderBy('id', filter.newestFirst ? 'desc' : 'asc');
     if (filter.limit !== undefined) q = q.limit(filter.limit);
     if (filter.state) q = q.where('state', '=', filter.state);
@@ -280,6 +268,7 @@ export class Outbox {
         updated_at: new Date(now),
       }))
       .where('o.id', '=', id)
+      .where('o.canister_set', '=', this.#opts.canisterSet)
       .where('o.state', '=', 'pending')
       .where((eb) => eb.or([eb('o.lease_until', 'is', null), eb('o.lease_until', '<', new Date(now))]))
       .$if(reconciling, (qb) => qb.where('o.next_attempt_at', '<=', new Date(now)))
@@ -289,6 +278,7 @@ export class Outbox {
             selectFrom('bridge_outbox as e')
               .select('e.id')
               .whereRef('e.aggregate', '=', 'o.aggregate')
+              .whereRef('e.canister_set', '=', 'o.canister_set')
               .whereRef('e.id', '<', 'o.id')
               .where('e.state', '=', 'pending'),
           ),

@@ -32,6 +32,8 @@ export interface WalletOptions {
   ledgerAs(member: { user_id: string; principal: string }): Promise<Pick<CanisterClients['ledger'], 'icrc1_transfer'>>;
   /** The bridge's own ledger client, for reads. */
   ledger: Pick<CanisterClients['ledger'], 'icrc1_fee' | 'icrc1_balance_of' | 'icrc3_get_blocks'>;
+  /** What the index of the ledger's blocks is bound to (decision B103): the canister set and its ledger. */
+  index: { canisterSet: string; ledgerId: string };
   /** The archives' callbacks the ledger names, called as the bridge (decision B104). */
   blocksCallback: BlocksCallbackQuery;
   known: KnownCanisters;
@@ -121,6 +123,7 @@ export default async function wallet(app: BridgeApp, opts: WalletOptions): Promi
   const index = new LedgerIndex({
     db,
     ledger: opts.ledger,
+    ...opts.index,
     blocksCallback: opts.blocksCallback,
     pollMs: opts.followMs,
     now: opts.now,

@@ -6,7 +6,9 @@
 // from the `archived_blocks` callback it names, whose pages may be short too. A member's history is then
 // one index range scan, however long the ledger's log; a pass costs one ledger query when nothing is
 // new. Several bridge instances may follow at once: a page another instance already stored is skipped
-// under the cursor row's lock.
+// under the cursor row's lock. Every row is the canister set's (decision B103): a block index is a
+// position in one ledger's log, so another set's blocks and cursor, in a database that holds them, are
+// never read, extended or shown here.
 import { sql } from 'kysely';
 import type { BlocksCallback, BlocksCallbackQuery, CanisterClients } from '@domdao/canisters';
 import type { Db } from '../../core/db/index.ts';
@@ -24,6 +26,10 @@ export const CALLS_PER_PASS = 100;
 export interface LedgerIndexOptions {
   db: Db;
   ledger: Pick<CanisterClients['ledger'], 'icrc3_get_blocks'>;
+  /** The canister set the ledger belongs to (decision B103): the index's rows are its own. */
+  canisterSet: string;
+  /** The ledger canister's id, recorded on the cursor: what the index was read from. */
+  ledgerId: string;
   /** Calls an archive's callback (decision B104). */
   blocksCallback: BlocksCallbackQuery;
   pollMs: number;
@@ -88,13 +94,23 @@ export class LedgerIndex {
 
   /** How many blocks of the log the index has read (the next block it will read). */
   async indexed(): Promise<bigint> {
-    const row = await this.#o.db.selectFrom('wallet_ledger_cursor').select('next_block').where('id', '=', this.#cursor).executeTakeFirst();
+    const row = await this.#o.db
+      .selectFrom('wallet_ledger_cursor')
+      .select('next_block')
+      .where('canister_set', '=', this.#o.canisterSet)
+      .where('id', '=', this.#cursor)
+      .executeTakeFirst();
     return BigInt(row?.next_block ?? 0);
   }
 
   /** How many blocks the index skipped because the ledger answered neither them nor an archive holding them (decision B104). */
   async skipped(): Promise<bigint> {
-    const row = await this.#o.db.selectFrom('wallet_ledger_cursor').select('skipped_blocks').where('id', '=', this.#cursor).executeTakeFirst();
+    const row = await this.#o.db
+      .selectFrom('wallet_ledger_cursor')
+      .select('skipped_blocks')
+      .where('canister_set', '=', this.#o.canisterSet)
+      .where('id', '=', this.#cursor)
+      .executeTakeFirst();
     return BigInt(row?.skipped_blocks ?? 0);
   }
 
@@ -102,8 +118,9 @@ export class LedgerIndex {
   async history(account: string, before: bigint | undefined, limit: number): Promise<StoredBlock[]> {
     const rows = await this.#o.db
       .selectFrom('wallet_account_blocks as a')
-      .innerJoin('wallet_ledger_blocks as b', 'b.block_index', 'a.block_index')
+      .innerJoin('wallet_ledger_blocks as b', (j) => j.onRef('b.canister_set', '=', 'a.canister_set').onRef('b.block_index', '=', 'a.block_index'))
       .select(['b.block_index', 'b.btype', 'b.ts', 'b.from_account', 'b.to_account', 'b.spender_account', 'b.amount_e8s', 'b.fee_e8s', 'b.memo'])
+      .where('a.canister_set', '=', this.#o.canisterSet)
       .where('a.account', '=', account)
       .$if(before !== undefined, (q) => q.where('a.block_index', '<', String(before)))
       .orderBy('a.block_index', 'desc')
@@ -116,8 +133,9 @@ export class LedgerIndex {
   async findSent(from: string, memo: Uint8Array): Promise<string | undefined> {
     const row = await this.#o.db
       .selectFrom('wallet_account_blocks as a')
-      .innerJoin('wallet_ledger_blocks as b', 'b.block_index', 'a.block_index')
+      .innerJoin('wallet_ledger_blocks as b', (j) => j.onRef('b.canister_set', '=', 'a.canister_set').onRef('b.block_index', '=', 'a.block_index'))
       .select('b.block_index')
+      .where('a.canister_set', '=', this.#o.canisterSet)
       .where('a.account', '=', from)
       .where('b.from_account', '=', from)
       .where('b.memo', '=', memo)
@@ -191,16 +209,23 @@ export class LedgerIndex {
     return this.#o.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('wallet_ledger_cursor')
-        .values({ id: this.#cursor, next_block: '0', updated_at: new Date(this.#o.now()) })
-        .onConflict((oc) => oc.column('id').doNothing())
+        .values({ canister_set: this.#o.canisterSet, ledger_id: this.#o.ledgerId, id: this.#cursor, next_block: '0', updated_at: new Date(this.#o.now()) })
+        .onConflict((oc) => oc.columns(['canister_set', 'id']).doNothing())
         .execute();
-      const cursor = await trx.selectFrom('wallet_ledger_cursor').select('next_block').where('id', '=', this.#cursor).forUpdate().executeTakeFirstOrThrow();
+      const cursor = await trx
+        .selectFrom('wallet_ledger_cursor')
+        .select('next_block')
+        .where('canister_set', '=', this.#o.canisterSet)
+        .where('id', '=', this.#cursor)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
       if (BigInt(cursor.next_block) !== start) return undefined;
       if (blocks.length) {
         await trx
           .insertInto('wallet_ledger_blocks')
           .values(
             blocks.map((b) => ({
+              canister_set: this.#o.canisterSet,
               block_index: String(b.index),
               btype: b.btype,
               ts: String(b.ts),
@@ -212,21 +237,26 @@ export class LedgerIndex {
               memo: b.memo ?? null,
             })),
           )
-          .onConflict((oc) => oc.column('block_index').doNothing())
+          .onConflict((oc) => oc.columns(['canister_set', 'block_index']).doNothing())
           .execute();
         const accounts = blocks.flatMap((b) =>
-          [...new Set([b.from?.text, b.to?.text].filter((a): a is string => a !== undefined))].map((account) => ({ account, block_index: String(b.index) })),
+          [...new Set([b.from?.text, b.to?.text].filter((a): a is string => a !== undefined))].map((account) => ({
+            canister_set: this.#o.canisterSet,
+            account,
+            block_index: String(b.index),
+          })),
         );
         if (accounts.length)
           await trx
             .insertInto('wallet_account_blocks')
             .values(accounts)
-            .onConflict((oc) => oc.columns(['account', 'block_index']).doNothing())
+            .onConflict((oc) => oc.columns(['canister_set', 'account', 'block_index']).doNothing())
             .execute();
       }
       await trx
         .updateTable('wallet_ledger_cursor')
         .set({ next_block: String(next), skipped_blocks: sql<string>`skipped_blocks + ${String(skipped)}::bigint`, updated_at: new Date(this.#o.now()) })
+        .where('canister_set', '=', this.#o.canisterSet)
         .where('id', '=', this.#cursor)
         .execute();
       return blocks.length;
