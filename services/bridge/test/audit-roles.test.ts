@@ -38,7 +38,8 @@ const dataDirFor = (url: string) => {
 after(() => {
   for (const dir of dataDirs.values()) rmSync(dir, { recursive: true, force: true });
 });
-const bridgeOn = (env: Record<string, string>) => bridge(BACKENDS[0], { ...(env.DATABASE_URL && { DATA_DIR: dataDirFor(env.DATABASE_URL) }), ...env });
+const bridgeOn = (env: Record<string, string>, options: Parameters<typeof bridge>[2] = {}) =>
+  bridge(BACKENDS[0], { ...(env.DATABASE_URL && { DATA_DIR: dataDirFor(env.DATABASE_URL) }), ...env }, options);
 
 /** Runs `statements` on one connection as `url`'s role, closed afterwards. */
 async function as<T>(url: string, run: (c: pg.Client) => Promise<T>): Promise<T> {
@@ -138,7 +139,12 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
   describe('the documented set-up: migrated as the owner (DATABASE_MIGRATION_URL), served as the app role (DATABASE_URL)', () => {
     let h: Bridge;
     before(async () => {
-      h = await bridgeOn({ DATABASE_URL: APP_URL, DATABASE_MIGRATION_URL: OWNER_URL, AUDIT_RETENTION_DAYS: '30', AUDIT_RETENTION_BATCH: '2' });
+      // The retention job runs only when a test runs it: these tests move the bridge's clock by days,
+      // and the runner's own timer would run each day's slot as the clock reaches it, racing runNow.
+      h = await bridgeOn(
+        { DATABASE_URL: APP_URL, DATABASE_MIGRATION_URL: OWNER_URL, AUDIT_RETENTION_DAYS: '30', AUDIT_RETENTION_BATCH: '2' },
+        { jobTimer: false },
+      );
     });
     after(() => h.close());
 
@@ -375,7 +381,8 @@ describe('decision B97: an existing one-role database moved to two roles with th
 describe('the audit log on the embedded database, one role (decision B99)', () => {
   let h: Bridge;
   before(async () => {
-    h = await bridgeOn({ AUDIT_RETENTION_DAYS: '30', AUDIT_RETENTION_BATCH: '2' });
+    // As above: no timer runs the job's slots while the tests move the clock by days.
+    h = await bridgeOn({ AUDIT_RETENTION_DAYS: '30', AUDIT_RETENTION_BATCH: '2' }, { jobTimer: false });
   });
   after(() => h.close());
 
