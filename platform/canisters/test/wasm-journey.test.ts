@@ -166,7 +166,7 @@ describe('IC message semantics on the built wasm (decision W2)', () => {
         .then((r) => {
           if ('rejectCode' in r) throw new CanisterCallError('aaaaa-aa', 'install_code', r.rejectMessage, r.rejectCode);
         }),
-      /no management method/,
+      /the arguments of install_code could not be decoded/,
     );
     assert.equal(Principal.fromText(d.ids.governance).toText(), d.ids.governance);
   });
