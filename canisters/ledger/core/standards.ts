@@ -1,6 +1,6 @@
 // The standards the DOM ledger claims, the same list from icrc1_supported_standards and ICRC-10's
 // icrc10_supported_standards (decision L27), as DFINITY's ledger answers both.
-import type { CallContext } from '@domdao/canister-kit';
+import { ICRC10_STANDARD, type CallContext } from '@domdao/canister-kit';
 
 export interface SupportedStandard {
   name: string;
@@ -11,7 +11,8 @@ export const SUPPORTED_STANDARDS: SupportedStandard[] = [
   { name: 'ICRC-1', url: 'https://github.com/dfinity/ICRC-1/tree/main/standards/ICRC-1' },
   { name: 'ICRC-2', url: 'https://github.com/dfinity/ICRC-1/tree/main/standards/ICRC-2' },
   { name: 'ICRC-3', url: 'https://github.com/dfinity/ICRC-1/tree/main/standards/ICRC-3' },
-  { name: 'ICRC-10', url: 'https://github.com/dfinity/ICRC/ICRCs/ICRC-10' },
+  // The standard's own self-reference, exactly (decision L50).
+  ICRC10_STANDARD,
   // Consent messages for icrc1_transfer, icrc2_approve and icrc2_transfer_from (decision L36).
   { name: 'ICRC-21', url: 'https://github.com/dfinity/ICRC/blob/main/ICRCs/ICRC-21/ICRC-21.md' },
 ];

@@ -6,6 +6,7 @@ export { compositeKey, u64Key, withPrefix } from './keys.ts';
 export { CanisterReject, clampLimit, requireNats } from './reject.ts';
 export { ANSWER_COST, ANSWER_STORED_BYTES, REPLY_TEXT_BUDGET, utf8Length, withinReplyBudget } from './reply-budget.ts';
 export {
+  ICRC10_STANDARD,
   ICRC7_MAX_MEMO_SIZE,
   ICRC7_MAX_QUERY_BATCH,
   ICRC7_MAX_TAKE,

@@ -3,6 +3,12 @@
 // queries the same way for both (decisions G15, M5, G19).
 import { isDefaultSubaccount, type Account, type CallContext } from './call.ts';
 
+/**
+ * ICRC-10's self-reference, as the standard's MUST gives it (`record{name="ICRC-10"; url=...}`), exactly:
+ * every canister that answers icrc10_supported_standards lists this one record (decision L50).
+ */
+export const ICRC10_STANDARD = { name: 'ICRC-10', url: 'https://github.com/dfinity/ICRCs/ICRC-10' } as const;
+
 export const ICRC7_MAX_QUERY_BATCH = 100;
 export const ICRC7_MAX_TAKE = 100;
 /** ICRC-7's default memo limit; memos are never stored since every transfer is refused. */
@@ -123,7 +129,7 @@ export function soulboundIcrc7(c: SoulboundCollection) {
     },
     icrc10_supported_standards: (_ctx: CallContext) => [
       { name: 'ICRC-7', url: 'https://github.com/dfinity/ICRC/ICRCs/ICRC-7' },
-      { name: 'ICRC-10', url: 'https://github.com/dfinity/ICRC/ICRCs/ICRC-10' },
+      ICRC10_STANDARD,
     ],
   };
 }

@@ -10,6 +10,9 @@ export const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5
 export const CALL_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+/** prom-client's default gauges whose `_total` suffix says counter (decision B117): not exported. */
+const GAUGES_NAMED_AS_COUNTERS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'] as const;
+
 /** The route label of a request no route matched: one value, whatever the path (no label per probe). */
 export const UNMATCHED_ROUTE = '(unmatched)';
 
@@ -46,6 +49,10 @@ export class Metrics {
     if (this.#processMetrics) return;
     this.#processMetrics = true;
     client.collectDefaultMetrics({ register: this.registry });
+    // Decision B117: prom-client's three unlabelled totals are gauges named like counters, which
+    // `promtool check metrics` refuses; each is the sum of the gauge by type it also exports
+    // (`sum without (type) (nodejs_active_handles)`), so they go.
+    for (const name of GAUGES_NAMED_AS_COUNTERS) this.registry.removeSingleMetric(name);
   }
 
   /** The counter of that name, made on first use (a shared registry is asked by several parts). */

@@ -185,6 +185,16 @@ describe('observability across the three services', () => {
     assert.equal(promtool.status, 0, promtool.stdout + promtool.stderr);
   });
 
+  it('decision B117: promtool check metrics accepts a real scrape of each service (no gauge named like a counter)', async () => {
+    for (const name of ['gateway', 'bridge', 'notification']) {
+      const text = await scrape(name);
+      assert.match(text, /^nodejs_active_handles\{type="[^"]+"\} \d+$/m, `${name}: the handles by type stay`);
+      const lint = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+      assert.equal(lint.status, 0, `${name}: ${lint.stdout}${lint.stderr}`);
+      assert.equal(`${lint.stdout}${lint.stderr}`.trim(), '', name);
+    }
+  });
+
   it('decision B72: /health/ready lists what is down (503), while spec 2 /health stays 200 {"status":"ok"}', async () => {
     const ready = await fetch(`${home}/health/ready`);
     const body = (await ready.json()) as { status: string; checks: Record<string, string>; down: string[] };

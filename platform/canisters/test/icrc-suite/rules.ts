@@ -258,11 +258,16 @@ export const RULES: Case[] = [
     },
   },
   {
-    name: 'icrc10: icrc10_supported_standards and icrc1_supported_standards list ICRC-1, ICRC-2, ICRC-3, ICRC-10 and ICRC-21 (decisions L27, L36)',
+    name: 'icrc10: icrc10_supported_standards and icrc1_supported_standards list ICRC-1, ICRC-2, ICRC-3, ICRC-10 and ICRC-21; ICRC-10 by the MUST text\'s own record (decisions L27, L36, L50)',
     async run(env) {
       const l = env.ledger(ROOT);
-      const names = (await l.icrc10_supported_standards()).map((s) => s.name);
+      const standards = await l.icrc10_supported_standards();
+      const names = standards.map((s) => s.name);
       for (const n of ['ICRC-1', 'ICRC-2', 'ICRC-3', 'ICRC-10', 'ICRC-21']) assert.ok(names.includes(n), n);
+      assert.deepEqual(
+        standards.filter((s) => s.name === 'ICRC-10'),
+        [{ name: 'ICRC-10', url: 'https://github.com/dfinity/ICRCs/ICRC-10' }],
+      );
       assert.deepEqual(await l.icrc1_supported_standards(), await l.icrc10_supported_standards());
     },
   },
