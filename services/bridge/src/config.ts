@@ -3,8 +3,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError, Env, loadConfig } from '@domdao/config';
 import { observabilityEnv } from '@domdao/service-kit';
-import { parsePriceSources } from './features/oracle/sources.ts';
 import { canonicalEmail } from './core/identity/email.ts';
+import { parsePriceSources } from './core/price-sources.ts';
 
 export const BridgeEnv = Type.Object({
   PORT: Env.port(3200, 'listen port'),

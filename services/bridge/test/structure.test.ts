@@ -45,7 +45,9 @@ export function violations(files: Map<string, string>): string[] {
       out.push(`${file}: (outside core/ and features/<name>/: a seam goes in core/, a feature in features/<name>/)`);
       continue;
     }
-    if (from.kind === 'root') continue; // the composition root opens and wires everything
+    // The composition root opens and wires everything; config.ts, which every part reads, is held to
+    // core's rule (decision S27): it imports core/ and packages, never a feature or the rest of the root.
+    if (from.kind === 'root' && !(SHARED_ROOT_FILES as readonly string[]).includes(from.file)) continue;
     for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g)) {
       const spec = m[1]!;
       if (!spec.startsWith('.')) continue; // packages: always allowed
@@ -64,9 +66,13 @@ export function violations(files: Map<string, string>): string[] {
       }
       if (to.kind === 'core') continue;
       if (to.kind === 'feature' && from.kind === 'feature' && to.folder === from.folder) continue;
-      out.push(
-        `${file}: ${spec} (${describeUnit(from)} imports ${describeUnit(to)}: ${from.kind === 'core' ? 'core/ never imports a feature; the feature passes it in' : 'features share through core/, the options app.ts passes, or a package'})`,
-      );
+      const why =
+        from.kind === 'core'
+          ? 'core/ never imports a feature; the feature passes it in'
+          : from.kind === 'root'
+            ? 'every part reads the configuration, so it imports no feature: what it checks goes in core/ or a package (decision S27)'
+            : 'features share through core/, the options app.ts passes, or a package';
+      out.push(`${file}: ${spec} (${describeUnit(from)} imports ${describeUnit(to)}: ${why})`);
     }
   }
   return out;
@@ -79,7 +85,7 @@ function bridgeSources(): Map<string, string> {
 }
 
 describe('dependency rules of the bridge (decisions S1, S18)', () => {
-  it('no feature imports another feature or the composition root, core/ imports no feature, nothing leaves the bridge by path', () => {
+  it('no feature imports another feature or the composition root, core/ and config.ts import no feature (decision S27), nothing leaves the bridge by path', () => {
     const files = bridgeSources();
     assert.ok(files.size > 40, 'the scan sees the bridge sources');
     assert.deepEqual(violations(files), []);
@@ -129,6 +135,10 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
       ],
       ['core/outbox/index.ts', "import type { BridgeConfig } from '../../config.ts';\nimport type { Db } from '../db/index.ts';"],
       ['app.ts', "import roles from './features/roles/index.ts';"],
+      [
+        'config.ts',
+        "import { parsePriceSources } from './features/oracle/sources.ts';\nimport { canonicalEmail } from './core/identity/email.ts';\nimport { Type } from '@sinclair/typebox';\nimport type { Db } from './app-database.ts';",
+      ],
     ]);
     assert.deepEqual(
       violations(bad).map((v) => v.split(' (')[0]),
@@ -142,6 +152,8 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
         'core/context.ts: ../app.ts',
         'features/home/index.ts: ../../../../notification/src/app.ts',
         'helpers/x.ts:',
+        'config.ts: ./features/oracle/sources.ts',
+        'config.ts: ./app-database.ts',
       ],
     );
   });
