@@ -87,7 +87,6 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
           tags: own.tags ?? [doc.tag],
           security: own.security ?? SECURITY[doc.security],
           ...(doc.body && !own.body && { body: doc.body }),
-          ...(doc.query && !own.querystring && { querystring: doc.query }),
           response: own.response ?? doc.responses,
         },
       };

@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { HOUR_MS, tooMany } from '../../core/auth/brute-force.ts';
+import { clientNetwork } from '../../core/auth/client-network.ts';
 import { csrfGuard } from '../../core/auth/csrf.ts';
 import { SESSION_COOKIE } from '../../core/auth/cookie.ts';
 import type { RecoveryContext } from './context.ts';
@@ -30,6 +31,11 @@ export interface AccountRecoveryOptions {
 export const RESET_LIFETIME_MS = 60 * 60_000;
 const EmailBody = Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }) });
 const ConfirmBody = Type.Object({ token: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' }), password: Type.String({ minLength: 1, maxLength: 1024 }) });
+/** The reset page's query (decision S28): the token of the link, when there is one, in the form the confirm takes. */
+const ResetPageQuery = Type.Object(
+  { token: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'the token of the reset email' })) },
+  { additionalProperties: false },
+);
 const ACCEPTED = { status: 'accepted', message: 'if an account uses this address, an email is on its way' } as const;
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
@@ -50,7 +56,8 @@ export default async function accountRecovery(app: BridgeApp, opts: AccountRecov
       await ctx.audit.record(req, { event: 'recovery.limited', outcome: 'denied', detail: { kind, limit } });
       return tooMany(wait);
     };
-    const client = { key: `${kind}-client:${req.ip}`, limit: ctx.config.REGISTRATION_LIMIT_PER_CLIENT, windowMs: HOUR_MS };
+    // Decision B119: per IPv4 address or IPv6 /64.
+    const client = { key: `${kind}-client:${clientNetwork(req.ip)}`, limit: ctx.config.REGISTRATION_LIMIT_PER_CLIENT, windowMs: HOUR_MS };
     const byClient = await ctx.throttle.reserve([client]);
     if (byClient > 0) throw await limited('client', byClient);
     // Reserved for every address, existing or not: a 429 tells nothing about the account. A refusal
@@ -210,14 +217,18 @@ export default async function accountRecovery(app: BridgeApp, opts: AccountRecov
     return { status: 'password_changed', sessions_ended: ended };
   });
 
-  // Where the emailed link lands: a form that posts to the confirm endpoint.
-  app.get('/reset-password', async (req, reply) => {
-    const { token: given } = req.query as { token?: unknown };
-    const token = typeof given === 'string' ? given : '';
-    const form = `<form id="reset" data-token="${escapeHtml(token)}">
+  // Where the emailed link lands: a form that posts to the confirm endpoint. A token that cannot be
+  // one the bridge mailed is a page that says so (400), with the way to a new link (decision S28).
+  app.get('/reset-password', { schema: { querystring: ResetPageQuery }, attachValidation: true }, async (req, reply) => {
+    const bad = req.validationError !== undefined;
+    const token = bad ? '' : (req.query.token ?? '');
+    const form = bad
+      ? '<p class="error">This reset link is not valid: copy the whole link from the email, or ask for a new one.</p><p><a href="/login">Sign in or ask for a new link</a></p>'
+      : `<form id="reset" data-token="${escapeHtml(token)}">
 <label for="password">New password (12 characters or more)</label><input id="password" name="password" type="password" autocomplete="new-password" required minlength="12">
 <p id="error" class="error" role="alert"></p><button type="submit">Set password</button></form>`;
     return reply
+      .code(bad ? 400 : 200)
       .type('text/html; charset=utf-8')
       .header('content-security-policy', PAGE_CSP)
       .header('x-frame-options', 'DENY')

@@ -1,5 +1,6 @@
 // Spec 2 admin notifications: GET /api/admin/notifications lists what the user canister raised
 // (`membership_mint_failed` after 10 failed mints), with the bridge user id beside each principal.
+import { Type } from '@sinclair/typebox';
 import type { Guards } from '../../core/auth/guards.ts';
 import type { CanisterClients } from '@domdao/canisters';
 import type { Db } from '../../core/db/index.ts';
@@ -12,11 +13,17 @@ export interface AdminNotificationsOptions {
   guards: Pick<Guards, 'admin'>;
 }
 
+/** Decision S28: the cursor typed by the route's schema; a bad one is 400 VALIDATION_ERROR, no longer ignored. */
+const Query = Type.Object(
+  { after_id: Type.Optional(Type.String({ pattern: '^\\d{1,19}$', description: 'only notifications after this id' })) },
+  { additionalProperties: false },
+);
+
 export default async function adminNotifications(app: BridgeApp, { db, user, guards }: AdminNotificationsOptions): Promise<void> {
   app.addHook('preHandler', guards.admin);
-  app.get('/api/admin/notifications', async (req) => {
-    const after = (req.query as { after_id?: string }).after_id;
-    const afterId = after !== undefined && /^\d{1,19}$/.test(after) ? BigInt(after) : undefined;
+  app.get('/api/admin/notifications', { schema: { querystring: Query } }, async (req) => {
+    const after = req.query.after_id;
+    const afterId = after === undefined ? undefined : BigInt(after);
     const list = await user.list_admin_notifications(afterId, 100);
     const users = await Promise.all(list.map((n) => db.selectFrom('users').select('id').where('principal', '=', n.user_principal).executeTakeFirst()));
     return {

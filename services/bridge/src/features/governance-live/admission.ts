@@ -3,8 +3,6 @@
 // signed-in members whoever else connects; and one client (a member by account, a visitor by address,
 // an IPv6 one by its /64) holds at most LIVE_STREAMS_PER_CLIENT. A place is taken when the stream is
 // admitted, before anything is awaited, so concurrent requests cannot both take the last one.
-import { isIPv6 } from 'node:net';
-
 export interface AdmissionLimits {
   maxStreams: number;
   maxAnonymousStreams: number;
@@ -17,25 +15,8 @@ export type RefusalReason = 'instance_full' | 'anonymous_share_full' | 'per_clie
 
 export type Admission = { admitted: true; release(): void } | { admitted: false; reason: RefusalReason };
 
-/**
- * The client a visitor's stream is counted for: its address as the bridge sees it (after
- * TRUST_PROXY), an IPv6 address by its /64, which one host can hold whole.
- */
-export function visitorKey(ip: string): string {
-  const addr = ip.replace(/%.*$/, '');
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(addr)?.[1];
-  if (mapped) return mapped;
-  if (!isIPv6(addr)) return addr;
-  const [head = '', tail = ''] = addr.toLowerCase().split('::');
-  const front = head ? head.split(':') : [];
-  const back = tail ? tail.split(':') : [];
-  // An embedded IPv4 tail (::1.2.3.4) sits beyond the first four groups: the /64 does not read it.
-  const groups = addr.includes('::') ? [...front, ...Array<string>(8 - front.length - back.length).fill('0'), ...back] : front;
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`;
-}
+/** The client a visitor's stream is counted for: an IPv4 address, an IPv6 one by its /64 (core's rule, B119). */
+export { clientNetwork as visitorKey } from '../../core/auth/client-network.ts';
 
 export class StreamAdmission {
   readonly open: Record<StreamKind, number> = { member: 0, anonymous: 0 };

@@ -18,6 +18,11 @@ export interface PaymentsOptions {
   guards: Pick<Guards, 'admin' | 'requireMember'>;
 }
 
+const PaymentsQuery = Type.Object(
+  { status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('escrow'), Type.Literal('applied')], { description: 'only payments in this state' })) },
+  { additionalProperties: false },
+);
+
 export default async function payments(app: BridgeApp, { ctx, guards }: PaymentsOptions): Promise<void> {
   registerPaymentOperations(ctx);
   // Admin only: one guard for the scope (decision S2).
@@ -67,10 +72,11 @@ export default async function payments(app: BridgeApp, { ctx, guards }: Payments
       },
     );
 
-    scope.get('/api/admin/payments', async (req) => {
-      const status = (req.query as { status?: string }).status;
+    // Decision S28: the filter typed by the route's schema; one the list does not know is 400, no longer ignored.
+    scope.get('/api/admin/payments', { schema: { querystring: PaymentsQuery } }, async (req) => {
+      const { status } = req.query;
       let q = ctx.db.selectFrom('payments').selectAll().orderBy('id', 'desc').limit(100);
-      if (status === 'escrow' || status === 'applied' || status === 'pending') q = q.where('status', '=', status);
+      if (status !== undefined) q = q.where('status', '=', status);
       const rows = await q.execute();
       // bigint columns come back as strings from pg and as numbers from PGlite: answer strings either way.
       return {

@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { BridgeApp } from '../../core/http/typed.ts';
 
@@ -94,8 +95,8 @@ export default async function portal(app: BridgeApp, o: PortalOptions): Promise<
     app.get(path, { schema: page }, async (_req, reply) => send(reply));
   }
 
-  app.get('/assets/:file', { schema: { hide: true } }, async (req, reply) => {
-    const file = (req.params as { file: string }).file;
+  app.get('/assets/:file', { schema: { hide: true, params: Type.Object({ file: Type.String() }) } }, async (req, reply) => {
+    const { file } = req.params;
     const body = assets.get(file);
     if (!body) return reply.code(404).send({ error: 'NOT_FOUND', message: `no asset ${file}` });
     return (

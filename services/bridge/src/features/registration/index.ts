@@ -10,6 +10,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { memberPrincipal } from '../../core/identity/member-identity.ts';
 import { HOUR_MS, tooMany } from '../../core/auth/brute-force.ts';
+import { clientNetwork } from '../../core/auth/client-network.ts';
 import type { RegistrationContext } from './context.ts';
 import type { AuditDetail } from '../../core/audit/index.ts';
 import { mailBudget } from '../../core/email/budget.ts';
@@ -78,8 +79,8 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
   });
 
   async function register(req: FastifyRequest, body: Static<typeof RegisterBody>, reply: FastifyReply) {
-    // Decision B33: per client address before any work (even decryption)...
-    const byClient = await ctx.throttle.reserve([{ key: `register-client:${req.ip}`, limit: ctx.config.REGISTRATION_LIMIT_PER_CLIENT, windowMs: HOUR_MS }]);
+    // Decision B33: per client address (an IPv6 one by its /64, B119) before any work (even decryption)...
+    const byClient = await ctx.throttle.reserve([{ key: `register-client:${clientNetwork(req.ip)}`, limit: ctx.config.REGISTRATION_LIMIT_PER_CLIENT, windowMs: HOUR_MS }]);
     if (byClient > 0) throw refusal(tooMany(byClient), { limit: 'client' });
     let typed: string, name: string, age: number;
     try {

@@ -3,9 +3,11 @@
 // front-end origin (decision B9); anything else (another host, //host, javascript:, userinfo tricks,
 // backslashes) falls back to the first front-end origin. The check runs on the server; the page only
 // receives the already-safe target.
+import { Type } from '@sinclair/typebox';
 import { firstOrigin, type BridgeConfig } from '../../config.ts';
 import { escapeHtml, page, PAGE_CSP } from '../../core/http/page.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
+import type { FastifyReply } from 'fastify';
 
 export interface LoginPageOptions {
   config: BridgeConfig;
@@ -26,10 +28,25 @@ export function safeReturnUrl(raw: unknown, allowed: ReadonlySet<string>, fallba
   return allowed.has(url.origin) ? url.href : fallback;
 }
 
+const LoginQuery = Type.Object(
+  {
+    returnUrl: Type.Optional(
+      Type.String({ maxLength: 2048, description: 'where to go after sign-in: an http(s) URL on a configured front end, elsewhere = the first front-end origin' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const html = (reply: FastifyReply, status: number, title: string, body: string) =>
+  reply.code(status).type('text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).header('x-frame-options', 'DENY').send(page(title, body));
+
 export default async function loginPage(app: BridgeApp, opts: LoginPageOptions): Promise<void> {
   const fallback = firstOrigin(opts.config);
-  app.get('/login', async (req, reply) => {
-    const target = safeReturnUrl((req.query as { returnUrl?: unknown }).returnUrl, opts.frontendOrigins, fallback);
+  // Decision S28: the query is typed by its schema; a page answers bad input with a page (400), not JSON.
+  app.get('/login', { schema: { querystring: LoginQuery }, attachValidation: true }, async (req, reply) => {
+    if (req.validationError)
+      return html(reply, 400, 'Sign in', '<p class="error">This sign-in link is not valid (returnUrl: one address of at most 2048 characters).</p><p><a href="/login">Sign in</a></p>');
+    const target = safeReturnUrl(req.query.returnUrl, opts.frontendOrigins, fallback);
     // Decision F23: every way on from here: forgot password, join, and a new link for an unconfirmed address.
     const form = `<form id="login" data-return="${escapeHtml(target)}">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required>
@@ -39,6 +56,6 @@ export default async function loginPage(app: BridgeApp, opts: LoginPageOptions):
 <details><summary>Forgot password?</summary><form id="forgot"><label for="forgot-email">Your email</label><input id="forgot-email" name="email" type="email" autocomplete="email" required>
 <button type="submit" class="secondary">Email me a link</button><p id="forgot-status" role="status"></p></form></details>
 <p class="muted">New to DOM DAO? <a href="/join">Join</a>.</p>`;
-    return reply.type('text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).header('x-frame-options', 'DENY').send(page('Sign in', form));
+    return html(reply, 200, 'Sign in', form);
   });
 }

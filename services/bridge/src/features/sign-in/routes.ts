@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { CanisterClients } from '@domdao/canisters';
 import type { BridgeConfig } from '../../config.ts';
 import type { Throttle } from '../../core/auth/brute-force.ts';
+import { clientNetwork } from '../../core/auth/client-network.ts';
 import type { Db } from '../../core/db/index.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import { normaliseEmail } from '../../core/identity/email.ts';
@@ -82,8 +83,10 @@ export default async function authRoutes(
     const max = config.LOGIN_MAX_FAILURES;
     // Decision B30: the guess is reserved before the password is checked, (account, address) first, so
     // a client blocked there never counts against the account's ceiling, which other clients share.
-    const pairKey = `login:${account}:${req.ip}`;
-    const keys = [pairKey, `login-address:${req.ip}`, `login-account:${account}`];
+    // Decision B119: an IPv6 client is its /64, which one host holds whole.
+    const client = clientNetwork(req.ip);
+    const pairKey = `login:${account}:${client}`;
+    const keys = [pairKey, `login-address:${client}`, `login-account:${account}`];
     const wait = await throttle.reserve([
       { key: pairKey, limit: max, windowMs },
       { key: keys[1]!, limit: max * 10, windowMs },

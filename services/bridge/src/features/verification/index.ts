@@ -57,6 +57,14 @@ const ConfirmBody = Type.Object(
   },
   { additionalProperties: false },
 );
+/** GET /verify-email's query (decision S28): the link's token, and `choose=1` for the owner's first step. */
+const VerifyPageQuery = Type.Object(
+  {
+    token: { ...TOKEN, description: 'the verification token of the email link' },
+    choose: Type.Optional(Type.Literal('1', { description: "show the first step of starting afresh: the owner's date of birth (decision B87)" })),
+  },
+  { additionalProperties: false },
+);
 type Proof = { password: string } | { new_password: string; answers: Answers };
 type Confirmed = { status: 'verified'; membership_token_pending: boolean; password: 'confirmed' | 'chosen'; signed_in: boolean };
 const FORM_FIELD_MAX = 1024;
@@ -258,9 +266,10 @@ ${alert}<button type="submit">Verify my email</button></form>
     return html(reply, e.status, title, para(text) + onward, e.code === 'VERIFICATION_LINK_EXPIRED' || e.code === 'VERIFICATION_LINK_INVALID');
   };
 
-  app.get('/verify-email', async (req, reply) => {
-    const q = req.query as { token?: unknown; choose?: unknown };
-    if (typeof q.token !== 'string' || q.token.length > 64) return refusalPage(reply, invalid());
+  // Decision S28: the query typed by its schema; a link it refuses is the invalid-link page (400), as before.
+  app.get('/verify-email', { schema: { querystring: VerifyPageQuery }, attachValidation: true }, async (req, reply) => {
+    if (req.validationError) return refusalPage(reply, invalid());
+    const q = req.query;
     try {
       await pendingAccount(q.token);
     } catch (e) {

@@ -152,7 +152,6 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
     summary: 'Payments, newest first (`?status=pending|escrow|applied`), 100 at most',
     tag: 'admin',
     security: 'admin',
-    query: Type.Object({ status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('escrow'), Type.Literal('applied')])) }),
     responses: {
       200: Json(
         'payments',
@@ -172,6 +171,7 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
           ),
         }),
       ),
+      400: err('VALIDATION_ERROR (status is not pending, escrow or applied)'),
       ...ADMIN_ERRORS,
     },
   },
@@ -211,7 +211,6 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
     summary: 'Admin notifications raised by the user canister (membership_mint_failed), `?after_id=`',
     tag: 'admin',
     security: 'admin',
-    query: Type.Object({ after_id: Type.Optional(Type.String({ pattern: '^\\d{1,19}$', description: 'only notifications after this id' })) }),
     responses: {
       200: Json(
         'notifications, oldest first',
@@ -230,6 +229,7 @@ export const ADMIN_DOCS: Record<string, RouteDoc> = {
           ),
         }),
       ),
+      400: err('VALIDATION_ERROR (after_id is not an id of 1 to 19 digits)'),
       ...ADMIN_ERRORS,
     },
   },

@@ -38,7 +38,7 @@ export type Tag =
   | 'inbox'
   | 'ai';
 /**
- * What the document says of one operation (decision B56): every field but body/query is required, so
+ * What the document says of one operation (decision B56): every field but body is required, so
  * a route added without them does not compile; a route that carries its own schema instead gives
  * `operationId`, `summary`, `description`, `tags` and `security` there (openapi.test.ts checks both).
  */
@@ -56,7 +56,7 @@ export interface RouteDoc {
    */
   security: 'public' | 'optionalSession' | 'session' | 'admin' | 'bearer' | 'signature' | 'apiToken';
   body?: TSchema;
-  query?: TSchema;
+  // No query here: a route declares its querystring in its own schema, which types the handler (decision S28).
   /** Status code → description (errors get the error body) or a full response object. */
   responses: Responses;
 }

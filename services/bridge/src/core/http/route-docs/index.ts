@@ -213,8 +213,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     security: 'public',
     summary: 'The page of the reset link: a form that posts to /api/auth/password-reset/confirm',
     tag: 'pages',
-    query: Type.Object({ token: Type.Optional(Type.String({ description: 'the token of the reset email' })) }),
-    responses: { 200: Html('the new-password form') },
+    responses: { 200: Html('the new-password form'), 400: Html('a token that is not one the bridge mails (43 characters of base64url): the way to a new link') },
   },
   'GET /verify-email': {
     operationId: 'getVerifyEmailPage',
@@ -223,10 +222,6 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     summary:
       'The link of the verification email: a page that asks for the password chosen at registration, or (`choose=1`) lets the mailbox owner start the account afresh, date of birth first (decisions B51, B86, B87); opening it changes nothing',
     tag: 'pages',
-    query: Type.Object({
-      token: Type.String({ description: 'the verification token of the email link' }),
-      choose: Type.Optional(Type.Literal('1', { description: "show the first step of starting afresh: the owner's date of birth (decision B87)" })),
-    }),
     responses: {
       200: Html('the confirmation form (no script)'),
       400: Html('not valid, already used (with a sign-in link) or expired (with the way to a new link)'),
@@ -297,7 +292,6 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     security: 'public',
     summary: 'The minimal login page; `returnUrl` must be on a configured front end (decision B9)',
     tag: 'pages',
-    query: Type.Object({ returnUrl: Type.Optional(Type.String({ description: 'where to go after sign-in; elsewhere = the first front-end origin' })) }),
-    responses: { 200: Html('the sign-in form') },
+    responses: { 200: Html('the sign-in form'), 400: Html('a returnUrl that is not one text of at most 2048 characters') },
   },
 };
