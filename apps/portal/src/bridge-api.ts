@@ -2547,7 +2547,7 @@ export interface operations {
     getLoginPage: {
         parameters: {
             query?: {
-                /** @description where to go after sign-in; elsewhere = the first front-end origin */
+                /** @description where to go after sign-in: an http(s) URL on a configured front end, elsewhere = the first front-end origin */
                 returnUrl?: string;
             };
             header?: never;
@@ -2558,6 +2558,15 @@ export interface operations {
         responses: {
             /** @description the sign-in form */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a returnUrl that is not one text of at most 2048 characters */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3661,6 +3670,15 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description a token that is not one the bridge mails (43 characters of base64url): the way to a new link */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     listUsers: {
@@ -4366,6 +4384,7 @@ export interface operations {
     listPayments: {
         parameters: {
             query?: {
+                /** @description only payments in this state */
                 status?: "pending" | "escrow" | "applied";
             };
             header?: never;
@@ -4395,6 +4414,24 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR (status is not pending, escrow or applied) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -4827,6 +4864,24 @@ export interface operations {
                             /** Format: date-time */
                             at: string;
                         }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR (after_id is not an id of 1 to 19 digits) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };

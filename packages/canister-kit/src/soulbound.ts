@@ -127,9 +127,6 @@ export function soulboundIcrc7(c: SoulboundCollection) {
       batch(args.length);
       return args.map(() => ({ Err: { GenericError: { error_code: 1n, message: c.soulBound } } }));
     },
-    icrc10_supported_standards: (_ctx: CallContext) => [
-      { name: 'ICRC-7', url: 'https://github.com/dfinity/ICRC/ICRCs/ICRC-7' },
-      ICRC10_STANDARD,
-    ],
+    icrc10_supported_standards: (_ctx: CallContext) => [{ name: 'ICRC-7', url: 'https://github.com/dfinity/ICRC/ICRCs/ICRC-7' }, ICRC10_STANDARD],
   };
 }

@@ -31,7 +31,8 @@ function* sources(dir: string): Generator<string> {
 export function literalCodes(text: string): string[] {
   const out: string[] = [];
   for (const m of text.matchAll(/new HttpError\(\s*[^,()]+,\s*'([^']+)'/g)) out.push(m[1]!);
-  for (const m of text.matchAll(/\b(?:error|code|error_code): '([^' ]+)'/g)) out.push(m[1]!);
+  // A code starts with a letter; `code: '23505'` is PostgreSQL's, given to a database error.
+  for (const m of text.matchAll(/\b(?:error|code|error_code): '([A-Za-z][^' ]*)'/g)) out.push(m[1]!);
   return out;
 }
 

@@ -92,7 +92,9 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
   });
 
   it('decisions S5, S28: no handler casts a request body, query or params; route schemas type them (TypeBox type provider, core/http/typed.ts)', () => {
-    const casts = [...bridgeSources()].flatMap(([file, text]) => [...text.matchAll(/\b(?:req|request)\.(body|query|params)\)? as\b/g)].map((m) => `${file}: ${m[1]}`));
+    const casts = [...bridgeSources()].flatMap(([file, text]) =>
+      [...text.matchAll(/\b(?:req|request)\.(body|query|params)\)? as\b/g)].map((m) => `${file}: ${m[1]}`),
+    );
     assert.deepEqual(casts, [], 'declare the body, querystring or params with TypeBox in the route schema and take the app as BridgeApp instead of casting');
   });
 

@@ -258,7 +258,7 @@ export const RULES: Case[] = [
     },
   },
   {
-    name: 'icrc10: icrc10_supported_standards and icrc1_supported_standards list ICRC-1, ICRC-2, ICRC-3, ICRC-10 and ICRC-21; ICRC-10 by the MUST text\'s own record (decisions L27, L36, L50)',
+    name: "icrc10: icrc10_supported_standards and icrc1_supported_standards list ICRC-1, ICRC-2, ICRC-3, ICRC-10 and ICRC-21; ICRC-10 by the MUST text's own record (decisions L27, L36, L50)",
     async run(env) {
       const l = env.ledger(ROOT);
       const standards = await l.icrc10_supported_standards();

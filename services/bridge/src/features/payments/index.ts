@@ -19,7 +19,11 @@ export interface PaymentsOptions {
 }
 
 const PaymentsQuery = Type.Object(
-  { status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('escrow'), Type.Literal('applied')], { description: 'only payments in this state' })) },
+  {
+    status: Type.Optional(
+      Type.Union([Type.Literal('pending'), Type.Literal('escrow'), Type.Literal('applied')], { description: 'only payments in this state' }),
+    ),
+  },
   { additionalProperties: false },
 );
 

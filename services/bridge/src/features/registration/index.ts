@@ -80,7 +80,9 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
 
   async function register(req: FastifyRequest, body: Static<typeof RegisterBody>, reply: FastifyReply) {
     // Decision B33: per client address (an IPv6 one by its /64, B119) before any work (even decryption)...
-    const byClient = await ctx.throttle.reserve([{ key: `register-client:${clientNetwork(req.ip)}`, limit: ctx.config.REGISTRATION_LIMIT_PER_CLIENT, windowMs: HOUR_MS }]);
+    const byClient = await ctx.throttle.reserve([
+      { key: `register-client:${clientNetwork(req.ip)}`, limit: ctx.config.REGISTRATION_LIMIT_PER_CLIENT, windowMs: HOUR_MS },
+    ]);
     if (byClient > 0) throw refusal(tooMany(byClient), { limit: 'client' });
     let typed: string, name: string, age: number;
     try {

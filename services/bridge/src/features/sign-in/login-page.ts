@@ -31,7 +31,10 @@ export function safeReturnUrl(raw: unknown, allowed: ReadonlySet<string>, fallba
 const LoginQuery = Type.Object(
   {
     returnUrl: Type.Optional(
-      Type.String({ maxLength: 2048, description: 'where to go after sign-in: an http(s) URL on a configured front end, elsewhere = the first front-end origin' }),
+      Type.String({
+        maxLength: 2048,
+        description: 'where to go after sign-in: an http(s) URL on a configured front end, elsewhere = the first front-end origin',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -45,7 +48,12 @@ export default async function loginPage(app: BridgeApp, opts: LoginPageOptions):
   // Decision S28: the query is typed by its schema; a page answers bad input with a page (400), not JSON.
   app.get('/login', { schema: { querystring: LoginQuery }, attachValidation: true }, async (req, reply) => {
     if (req.validationError)
-      return html(reply, 400, 'Sign in', '<p class="error">This sign-in link is not valid (returnUrl: one address of at most 2048 characters).</p><p><a href="/login">Sign in</a></p>');
+      return html(
+        reply,
+        400,
+        'Sign in',
+        '<p class="error">This sign-in link is not valid (returnUrl: one address of at most 2048 characters).</p><p><a href="/login">Sign in</a></p>',
+      );
     const target = safeReturnUrl(req.query.returnUrl, opts.frontendOrigins, fallback);
     // Decision F23: every way on from here: forgot password, join, and a new link for an unconfirmed address.
     const form = `<form id="login" data-return="${escapeHtml(target)}">

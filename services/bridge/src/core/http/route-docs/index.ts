@@ -213,7 +213,10 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     security: 'public',
     summary: 'The page of the reset link: a form that posts to /api/auth/password-reset/confirm',
     tag: 'pages',
-    responses: { 200: Html('the new-password form'), 400: Html('a token that is not one the bridge mails (43 characters of base64url): the way to a new link') },
+    responses: {
+      200: Html('the new-password form'),
+      400: Html('a token that is not one the bridge mails (43 characters of base64url): the way to a new link'),
+    },
   },
   'GET /verify-email': {
     operationId: 'getVerifyEmailPage',
