@@ -17,7 +17,7 @@ export interface RulesNow {
 
 export interface PayloadContext {
   /** principal → display name; a principal without one is shown as an account without a member name. */
-  names?: Readonly<Record<string, string>> | ReadonlyMap<string, string>;
+  names?: Readonly<Record<string, string>>;
   /** The ratified DOM/USD price now, null when none was ratified. */
   ratified_price_usd?: number | null;
   /** The oracle's aggregate now, when the reader has it. */
@@ -55,7 +55,7 @@ type Obj = Record<string, unknown>;
 const label = (c: string) => CATEGORY_LABEL[c as Category] ?? c;
 
 function nameOf(ctx: PayloadContext, principal: string): string {
-  const n = ctx.names instanceof Map ? ctx.names.get(principal) : (ctx.names as Record<string, string> | undefined)?.[principal];
+  const n = ctx.names !== undefined && Object.hasOwn(ctx.names, principal) ? ctx.names[principal] : undefined;
   // Decision F45: a principal no member has named is shown by its first characters, never the word "principal".
   return n ?? `account ${principal.slice(0, 11)}…`;
 }
@@ -127,7 +127,7 @@ function policy(m: { add_admins: string[]; remove_admins: string[]; revoke: stri
     lines.push({ label: 'Memberships revoked', text: names(m.revoke).map((n) => `${n}: member → no membership`).join('; ') });
     parts.push(`${done ? 'revoked' : 'revokes'} the membership of ${listed(names(m.revoke))}`);
   }
-  const s = listed(parts, parts.length).replace(/ and ([^,]*)$/, '; and $1');
+  const s = parts.join('; ');
   return { summary: s.charAt(0).toUpperCase() + s.slice(1), lines };
 }
 

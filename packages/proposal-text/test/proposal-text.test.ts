@@ -49,7 +49,7 @@ describe('proposal-text: every payload, readable (decisions F43–F46)', () => {
 
   it('decision F44: membership changes as before → after, by name; the summary lists them', () => {
     const t = describePayload('MembershipPolicy', { MembershipPolicy: { add_admins: [ADA], remove_admins: [BOB], revoke: [] } }, { names });
-    assert.equal(t.summary, 'Makes Ada Lovelace admin; and removes Bob Builder as admin');
+    assert.equal(t.summary, 'Makes Ada Lovelace admin; removes Bob Builder as admin');
     assert.match(text(t), /Admins added: Ada Lovelace: member → admin/);
     assert.match(text(t), /Admins removed: Bob Builder: admin → member/);
     assert.deepEqual(payloadPrincipals({ MembershipPolicy: { add_admins: [ADA], remove_admins: [BOB], revoke: [ADA] } }), [ADA, BOB, ADA]);

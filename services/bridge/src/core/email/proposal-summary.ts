@@ -18,7 +18,7 @@ export async function proposalSummary(db: Db, governance: Governance, p: Proposa
     p.category === 'ConstitutionalAmendment' || p.category === 'EmergencyAction' ? governance.get_settings().catch(() => undefined) : undefined,
   ]);
   const { summary } = describePayload(p.category, payload, {
-    names,
+    names: Object.fromEntries(names),
     ratified_price_usd: tick?.price_usd ?? null,
     rules_now: settings ?? null,
     status: p.status,

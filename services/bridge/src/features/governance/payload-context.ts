@@ -23,7 +23,7 @@ export async function readableViews(o: ContextSources, items: Proposal[]) {
     items.some((p) => p.payload !== undefined) ? o.governance.get_dom_price() : undefined,
     paidIds.length
       ? o.db.selectFrom('bridge_events').select(['source_id', 'data']).where('source', '=', 'treasury').where('source_id', 'in', paidIds).execute()
-      : [],
+      : Promise.resolve<{ source_id: string; data: unknown }[]>([]),
   ]);
   const paidE8s = new Map(paid.map((r) => [r.source_id, (r.data as { amount_e8s?: string }).amount_e8s ?? null]));
   return items.map((p) =>
