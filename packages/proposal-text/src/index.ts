@@ -89,11 +89,16 @@ function payout(t: { recipient: string; amount: { Usd?: number; DomE8s?: Whole }
   if (ctx.paid_e8s !== undefined && ctx.paid_e8s !== null) lines.push({ label: 'Paid', text: domE8s(ctx.paid_e8s) });
   if (t.memo) lines.push({ label: 'Memo', text: t.memo });
   const summary =
-    done && ctx.paid_e8s !== undefined && ctx.paid_e8s !== null ? `Paid ${who} ${domE8s(ctx.paid_e8s)} from the treasury` : `${done ? 'Paid' : 'Pays'} ${who} ${amount} from the treasury`;
+    done && ctx.paid_e8s !== undefined && ctx.paid_e8s !== null
+      ? `Paid ${who} ${domE8s(ctx.paid_e8s)} from the treasury`
+      : `${done ? 'Paid' : 'Pays'} ${who} ${amount} from the treasury`;
   return { summary, lines };
 }
 
-function setPrice(s: { price_usd: number; effective_at?: Whole | null; expires_at?: Whole | null; source_url?: string | null }, ctx: PayloadContext): PayloadText {
+function setPrice(
+  s: { price_usd: number; effective_at?: Whole | null; expires_at?: Whole | null; source_url?: string | null },
+  ctx: PayloadContext,
+): PayloadText {
   const rate = ctx.ratified_price_usd ?? null;
   const done = ctx.status === 'Executed';
   const against = (n: number) => `${price(n)} per DOM (this proposal: ${change(s.price_usd, n)})`;
@@ -116,15 +121,30 @@ function policy(m: { add_admins: string[]; remove_admins: string[]; revoke: stri
   const parts: string[] = [];
   // Decision F44: each change as before → after of the member's role.
   if (m.add_admins.length) {
-    lines.push({ label: 'Admins added', text: names(m.add_admins).map((n) => `${n}: member → admin`).join('; ') });
+    lines.push({
+      label: 'Admins added',
+      text: names(m.add_admins)
+        .map((n) => `${n}: member → admin`)
+        .join('; '),
+    });
     parts.push(`${done ? 'made' : 'makes'} ${listed(names(m.add_admins))} admin${m.add_admins.length > 1 ? 's' : ''}`);
   }
   if (m.remove_admins.length) {
-    lines.push({ label: 'Admins removed', text: names(m.remove_admins).map((n) => `${n}: admin → member`).join('; ') });
+    lines.push({
+      label: 'Admins removed',
+      text: names(m.remove_admins)
+        .map((n) => `${n}: admin → member`)
+        .join('; '),
+    });
     parts.push(`${done ? 'removed' : 'removes'} ${listed(names(m.remove_admins))} as admin`);
   }
   if (m.revoke.length) {
-    lines.push({ label: 'Memberships revoked', text: names(m.revoke).map((n) => `${n}: member → no membership`).join('; ') });
+    lines.push({
+      label: 'Memberships revoked',
+      text: names(m.revoke)
+        .map((n) => `${n}: member → no membership`)
+        .join('; '),
+    });
     parts.push(`${done ? 'revoked' : 'revokes'} the membership of ${listed(names(m.revoke))}`);
   }
   const s = parts.join('; ');
@@ -147,9 +167,13 @@ function amendment(a: { category_rules: RuleChange[]; voting_delay?: Whole | nul
     if (r.voting_window != null)
       lines.push({ label: `${label(r.category)}: voting period`, text: arrow(now && duration(now.voting_window), duration(r.voting_window)) });
   }
-  if (a.voting_delay != null) lines.push({ label: 'Review time before voting', text: arrow(before ? duration(before.voting_delay) : undefined, duration(a.voting_delay)) });
+  if (a.voting_delay != null)
+    lines.push({ label: 'Review time before voting', text: arrow(before ? duration(before.voting_delay) : undefined, duration(a.voting_delay)) });
   if (a.execution_window != null)
-    lines.push({ label: 'Time to execute an approved proposal', text: arrow(before ? duration(before.execution_window) : undefined, duration(a.execution_window)) });
+    lines.push({
+      label: 'Time to execute an approved proposal',
+      text: arrow(before ? duration(before.execution_window) : undefined, duration(a.execution_window)),
+    });
   const shown = lines.map((l) => `${l.label} ${l.text}`);
   const verb = ctx.status === 'Executed' ? 'Changed' : 'Changes';
   return { summary: `${verb} the rules: ${listed(shown, 2)}`, lines };
@@ -173,7 +197,8 @@ export function describePayload(category: string, payload: unknown, ctx: Payload
     // Decision F46: an emergency action opens at once and runs 24 hours; with a payload, it does that payload.
     const track = { label: 'Emergency', text: 'Voting opens at once and runs 24 hours; it needs 80 % Yes of a 5 % quorum' };
     const window = ctx.rules_now?.rules.find((r) => r.category === 'EmergencyAction');
-    if (window) track.text = `Voting opens at once and runs ${duration(window.voting_window)}; it needs ${percent(window.threshold_bps)} Yes of a ${percent(window.quorum_bps)} quorum`;
+    if (window)
+      track.text = `Voting opens at once and runs ${duration(window.voting_window)}; it needs ${percent(window.threshold_bps)} Yes of a ${percent(window.quorum_bps)} quorum`;
     if (action) return { summary: `Emergency: ${action.summary.charAt(0).toLowerCase()}${action.summary.slice(1)}`, lines: [track, ...action.lines] };
     return { summary: `An emergency decision on the fast track; nothing is executed automatically`, lines: [track, { label: 'Action', text: NOTHING }] };
   }

@@ -23,10 +23,18 @@ describe('proposal-text: every payload, readable (decisions F43–F46)', () => {
     const usd = describePayload('TreasuryPayout', { TreasuryPayout: { recipient: ADA, amount: { Usd: 50 } } }, { names, ratified_price_usd: 0.25 });
     assert.equal(usd.summary, 'Pays Ada Lovelace 50.00 USD (about 200 DOM) from the treasury');
     assert.match(text(usd), /In DOM: about 200 DOM at the ratified price of 0\.25 USD/);
-    const dom = describePayload('TreasuryPayout', { TreasuryPayout: { recipient: ADA, amount: { DomE8s: 12_550_000_000n }, memo: 'garden' } }, { names, ratified_price_usd: 0.2 });
+    const dom = describePayload(
+      'TreasuryPayout',
+      { TreasuryPayout: { recipient: ADA, amount: { DomE8s: 12_550_000_000n }, memo: 'garden' } },
+      { names, ratified_price_usd: 0.2 },
+    );
     assert.equal(dom.summary, 'Pays Ada Lovelace 125.5 DOM (about 25.10 USD) from the treasury');
     assert.match(text(dom), /Memo: garden/);
-    const paid = describePayload('TreasuryPayout', { TreasuryPayout: { recipient: ADA, amount: { Usd: 50 } } }, { names, status: 'Executed', paid_e8s: '20000000000' });
+    const paid = describePayload(
+      'TreasuryPayout',
+      { TreasuryPayout: { recipient: ADA, amount: { Usd: 50 } } },
+      { names, status: 'Executed', paid_e8s: '20000000000' },
+    );
     assert.equal(paid.summary, 'Paid Ada Lovelace 200 DOM from the treasury');
     const noPrice = describePayload('TreasuryPayout', { TreasuryPayout: { recipient: ADA, amount: { Usd: 50 } } }, { ratified_price_usd: null });
     assert.equal(noPrice.summary, 'Pays account bl7j7-aaaaa… 50.00 USD (in DOM at the ratified price) from the treasury', 'decision F45: no member name');
@@ -56,7 +64,12 @@ describe('proposal-text: every payload, readable (decisions F43–F46)', () => {
   });
 
   it('decision F44: an amendment as before → after of each rule while it waits; once executed it says what it set', () => {
-    const payload = { ConstitutionalAmendment: { category_rules: [{ category: 'TreasuryPayout', quorum_bps: 2500, voting_window: String(3n * DAY) }], voting_delay: String(DAY / 12n) } };
+    const payload = {
+      ConstitutionalAmendment: {
+        category_rules: [{ category: 'TreasuryPayout', quorum_bps: 2500, voting_window: String(3n * DAY) }],
+        voting_delay: String(DAY / 12n),
+      },
+    };
     const t = describePayload('ConstitutionalAmendment', payload, { rules_now });
     assert.match(text(t), /Treasury payout: quorum: 20 % → 25 %/);
     assert.match(text(t), /Treasury payout: voting period: 5 days → 3 days/);

@@ -67,7 +67,8 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
     const platform = h.opened.canisters.platform!;
     h.advance(HOUR_MS + 1000);
     await platform.tick();
-    for (const m of [ada, bob, cy]) for (const id of [ids.price, ids.paid]) assert.ok('Ok' in (await platform.as(m.principal).governance.cast_vote(BigInt(id!), 'Yes')));
+    for (const m of [ada, bob, cy])
+      for (const id of [ids.price, ids.paid]) assert.ok('Ok' in (await platform.as(m.principal).governance.cast_vote(BigInt(id!), 'Yes')));
     h.advance(5 * DAY_MS + 1000);
     await eventually('both carried out', async () => {
       await platform.tick();
@@ -155,7 +156,9 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
   it('decision N26: the feed items and the vote reminder say what the proposal does, in the same sentence', async () => {
     ada.jar = (await h.login(ada.email)).jar;
     const items = await eventually('the new payout in the feed', async () => {
-      const r = (await h.request({ method: 'GET', url: '/api/me/activity?limit=100', jar: ada.jar })).json() as { items: { title: string; body: string | null }[] };
+      const r = (await h.request({ method: 'GET', url: '/api/me/activity?limit=100', jar: ada.jar })).json() as {
+        items: { title: string; body: string | null }[];
+      };
       return r.items.find((i) => i.title === 'New proposal: Garden tools for Bob') ? r.items : undefined;
     });
     const created = items.find((i) => i.title === 'New proposal: Garden tools for Bob')!;
