@@ -19,6 +19,7 @@ const SOURCES = [
   join(ROOT, '../../services/bridge/src/core/identity/password-policy.ts'),
   join(ROOT, '../../packages/canister-kit/src/rules.ts'),
   join(ROOT, '../../packages/canister-kit/src/bidi.ts'),
+  join(ROOT, '../../packages/proposal-text/src'),
 ];
 
 function files(p: string): string[] {

@@ -6281,6 +6281,17 @@ export interface operations {
                                 quorum_met: boolean;
                                 threshold_met: boolean;
                             } | null;
+                            /** @description what the payload is read with in words (decision F43, @domdao/proposal-text) */
+                            payload_context: {
+                                /** @description display names of the principals the payload names (recipient, admins, revocations) */
+                                names: {
+                                    [key: string]: string;
+                                };
+                                /** @description the ratified DOM/USD price now; null before the first */
+                                ratified_price_usd: number | null;
+                                /** @description an executed payout: what the treasury paid, e8s */
+                                paid_e8s: string | null;
+                            };
                         }[];
                         limit: number;
                     };
@@ -7017,6 +7028,17 @@ export interface operations {
                             quorum_met: boolean;
                             threshold_met: boolean;
                         } | null;
+                        /** @description what the payload is read with in words (decision F43, @domdao/proposal-text) */
+                        payload_context: {
+                            /** @description display names of the principals the payload names (recipient, admins, revocations) */
+                            names: {
+                                [key: string]: string;
+                            };
+                            /** @description the ratified DOM/USD price now; null before the first */
+                            ratified_price_usd: number | null;
+                            /** @description an executed payout: what the treasury paid, e8s */
+                            paid_e8s: string | null;
+                        };
                         /** @description direct and delegated turnout apart (decision V27); null before the window opens */
                         turnout: {
                             /** @description votes cast directly */

@@ -3,6 +3,7 @@ import { api, ApiError, useApi, useLive, when, handler, type Answer } from '../a
 import { isActive, useSession } from '../session.tsx';
 import { CATEGORIES, ProposeForm } from './propose.tsx';
 import { phase, StatusBadge, statusLabel, Tally, useNow } from './at-a-glance.tsx';
+import { PayloadLine } from './proposal-payload.tsx';
 
 export type Settings = Answer<'getGovernanceSettings'>;
 
@@ -112,6 +113,7 @@ export function GovernPage() {
             <span class="muted">
               #{p.id} · {p.category} · by <bdi>{p.proposed_by_name ?? 'the platform'}</bdi>
             </span>
+            <PayloadLine p={p} rules={settings.data} />
             {p.status !== 'Created' ? <Tally p={p} quorumBps={settings.data?.rules.find((r) => r.category === p.category)?.quorum_bps} compact /> : null}
           </li>
         ))}

@@ -1,6 +1,7 @@
 import { useApi, usd, type Answer } from '../api.ts';
 import { phase, StatusBadge, useNow } from './at-a-glance.tsx';
 import { useSession } from '../session.tsx';
+import { PayloadLine } from './proposal-payload.tsx';
 
 export function HomePage() {
   const { session, signInUrl } = useSession();
@@ -52,6 +53,7 @@ export function HomePage() {
                     <bdi>{p.title}</bdi>
                   </a>{' '}
                   <StatusBadge status={p.status} /> <span class="muted">{phase(p, now)}</span>
+                  <PayloadLine p={p} rules={undefined} />
                 </li>
               ))}
             </ul>

@@ -10,6 +10,7 @@ import type { Settings } from './govern.tsx';
 import { phase, StatusBadge, Tally, useNow } from './at-a-glance.tsx';
 import { BallotLine, TurnoutLine, VoteReasons } from './proposal-delegation.tsx';
 import { ProposalTimeline, VotesList } from './proposal-timeline.tsx';
+import { PayloadCard } from './proposal-payload.tsx';
 
 // Decision F6: a body is Markdown only; raw HTML in it is shown as text (never parsed), and what
 // Markdown makes is sanitised too (links: no javascript: and the like).
@@ -105,6 +106,8 @@ export function ProposalPage({ id }: { id: string }) {
           )}
         </section>
       ) : null}
+      {/* Decision F43: what a vote decides, in words, before the reasons for it (as Tally decodes its calls). */}
+      <PayloadCard p={pr} rules={settings.data} />
       <section class="card prose" aria-label="Proposal text">
         <div dir="auto" dangerouslySetInnerHTML={{ __html: renderMarkdown(pr.body) }} />
       </section>

@@ -18,6 +18,7 @@ import { CATEGORIES, canisterPayload, Principal } from './payload.ts';
 import delegationRoutes from './delegation.ts';
 import delegateProfiles from './delegate-profiles.ts';
 import { proposalTimeline } from './timeline.ts';
+import { readableViews } from './payload-context.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 
 /** The largest page of votes (the canister answers at most 200 a call, decision V25), and the default (decision V31). */
@@ -148,8 +149,7 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
       limit,
     });
     reply.header('cache-control', 'public, max-age=5');
-    const names = await opts.names(items.map((p) => p.proposed_by));
-    return { items: items.map((p) => proposalView(p, names)), limit };
+    return { items: await readableViews(opts, items), limit };
   });
 
   app.get('/api/governance/price', { schema: { tags: ['governance'] } }, async (_req, reply) => {
@@ -359,7 +359,7 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
     // Status and tally move while voting: short shared caching, revalidated by clients.
     reply.header('cache-control', 'public, max-age=5');
     // Decision V27: direct and delegated turnout apart (delegated votes are counted after close).
-    return { ...proposalView(p, await opts.names([p.proposed_by])), turnout: turnout === undefined ? null : plain(turnout) };
+    return { ...(await readableViews(opts, [p]))[0]!, turnout: turnout === undefined ? null : plain(turnout) };
   });
 
   // Decision V28: the reasons given with votes, oldest first, without their voters (spec 1 Authentication rule 2).

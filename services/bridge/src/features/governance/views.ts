@@ -1,5 +1,6 @@
 // Proposals as JSON for front ends: nat64 ids and counts as decimal strings, ns times as ISO-8601 (V12).
 import type { CanisterClients } from '@domdao/canisters';
+import { payloadPrincipals } from '@domdao/proposal-text';
 
 type Proposal = NonNullable<Awaited<ReturnType<CanisterClients['governance']['get_proposal']>>>;
 
@@ -12,8 +13,14 @@ export function plain(v: unknown): unknown {
   return v;
 }
 
+/** What a reader needs beside the payload to read it in words (decision F43, payload-context.ts). */
+export interface PayloadContextParts {
+  ratified_price_usd: number | null;
+  paid_e8s: string | null;
+}
+
 /** `names`: principal → display name (decision F22); a principal without one shows `proposed_by_name: null`. */
-export function proposalView(p: Proposal, names: ReadonlyMap<string, string> = new Map()) {
+export function proposalView(p: Proposal, names: ReadonlyMap<string, string> = new Map(), context?: PayloadContextParts) {
   return {
     id: p.id.toString(),
     title: p.title,
@@ -27,6 +34,11 @@ export function proposalView(p: Proposal, names: ReadonlyMap<string, string> = n
     voting_closes: iso(p.voting_closes),
     payload: p.payload === undefined ? null : plain(p.payload),
     tally: p.tally === undefined ? null : plain(p.tally),
+    payload_context: {
+      names: Object.fromEntries(payloadPrincipals(p.payload).flatMap((x) => (names.has(x) ? [[x, names.get(x)!]] : []))),
+      ratified_price_usd: context?.ratified_price_usd ?? null,
+      paid_e8s: context?.paid_e8s ?? null,
+    },
   };
 }
 

@@ -10,6 +10,7 @@ import type { InboxOptions } from './options.ts';
 import { addActivity, type NewActivity } from './activity.ts';
 import { domAmount } from '../../core/email/format.ts';
 import { appLinks } from '../../core/http/app-links.ts';
+import { withPayloadSummary } from './proposal-summary.ts';
 
 const TYPES = [
   'ProposalCreated',
@@ -222,6 +223,6 @@ export function followActivity(o: InboxOptions): void {
     const memberOf: MemberOf = async (principal) =>
       (await trx.selectFrom('users').select('id').where('principal', '=', principal).where('email_verified_at', 'is not', null).executeTakeFirst())?.id;
     const item = await itemFor(o, e, memberOf);
-    if (item) await addActivity(trx, `event:${e.id}`, item, new Date(o.now()));
+    if (item) await addActivity(trx, `event:${e.id}`, await withPayloadSummary(o, trx, e, item), new Date(o.now()));
   });
 }

@@ -4,6 +4,7 @@
 // past when the job first sees the proposal is skipped (a 1-hour reminder is never sent as "24h").
 import type { Delivery } from '../../core/email/deliveries.ts';
 import { deliver } from '../../core/email/deliveries.ts';
+import { proposalSummary } from '../../core/email/proposal-summary.ts';
 import type { MemberEmailsOptions } from './options.ts';
 import { appLinks } from '../../core/http/app-links.ts';
 
@@ -52,6 +53,8 @@ export async function sendVoteReminders(o: MemberEmailsOptions, log?: { warn(o: 
       { proposal_id: id, title: p.title, window: window!, voting_closes: iso(p.voting_closes) },
       { sourceId: `closing:${id}:${window}` },
     );
+    // Decision F43: the reminder says what the vote decides, as the proposal's list row does.
+    const summary = await proposalSummary(o.db, o.governance, p);
     for (const m of members) {
       const key = `event-reminder:${id}:${m.id}:${window}`;
       if ((await o.db.selectFrom('email_deliveries').select('status').where('key', '=', key).executeTakeFirst())?.status === 'sent') {
@@ -85,7 +88,7 @@ export async function sendVoteReminders(o: MemberEmailsOptions, log?: { warn(o: 
             start_time: iso(p.voting_closes),
             end_time: iso(p.voting_closes + DEADLINE_EVENT_NS),
             window_label: window!,
-            event_description: `Voting on proposal ${id} closes ${iso(p.voting_closes)}. You have not voted yet.`,
+            event_description: `${summary}\nVoting on proposal ${id} closes ${iso(p.voting_closes)}. You have not voted yet.`,
             event_url: link,
             preferences_url: `${o.linkBase}/preferences`,
           },

@@ -33,6 +33,14 @@ export const ProposalBody = Type.Object({
     }),
     Type.Null(),
   ]),
+  payload_context: Type.Object(
+    {
+      names: Type.Record(Type.String(), Type.String(), { description: 'display names of the principals the payload names (recipient, admins, revocations)' }),
+      ratified_price_usd: Type.Union([Type.Number(), Type.Null()], { description: 'the ratified DOM/USD price now; null before the first' }),
+      paid_e8s: Type.Union([Type.String(), Type.Null()], { description: 'an executed payout: what the treasury paid, e8s' }),
+    },
+    { description: 'what the payload is read with in words (decision F43, @domdao/proposal-text)' },
+  ),
 });
 const Tick = Type.Object({ price_usd: Type.Number(), proposal_id: Nat, set_by: Type.String({ description: 'principal' }), effective_at: Time });
 

@@ -1,0 +1,89 @@
+// Decisions F43–F46: every payload in words, from the canister's form (bigint) and the bridge's JSON
+// (decimal strings) alike, with names, prices and the rules in force as the reader brings them.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { describePayload, payloadPrincipals, type RulesNow } from '../src/index.ts';
+
+const ADA = 'bl7j7-aaaaa-aaaaa-aaaaa-cai';
+const BOB = 'rrkah-fqaaa-aaaaa-aaaaq-cai';
+const names = { [ADA]: 'Ada Lovelace', [BOB]: 'Bob Builder' };
+const DAY = 86_400_000_000_000n;
+const rules_now: RulesNow = {
+  rules: [
+    { category: 'TreasuryPayout', quorum_bps: 2000, threshold_bps: 6000, voting_window: String(5n * DAY) },
+    { category: 'EmergencyAction', quorum_bps: 500, threshold_bps: 8000, voting_window: String(DAY) },
+  ],
+  voting_delay: String(DAY / 24n),
+  execution_window: String(7n * DAY),
+};
+const text = (t: { summary: string; lines: { label: string; text: string }[] }) => [t.summary, ...t.lines.map((l) => `${l.label}: ${l.text}`)].join('\n');
+
+describe('proposal-text: every payload, readable (decisions F43–F46)', () => {
+  it('decision F43: a USD payout names the recipient and gives DOM at the ratified price; a DOM payout gives USD; the paid amount once executed', () => {
+    const usd = describePayload('TreasuryPayout', { TreasuryPayout: { recipient: ADA, amount: { Usd: 50 } } }, { names, ratified_price_usd: 0.25 });
+    assert.equal(usd.summary, 'Pays Ada Lovelace 50.00 USD (about 200 DOM) from the treasury');
+    assert.match(text(usd), /In DOM: about 200 DOM at the ratified price of 0\.25 USD/);
+    const dom = describePayload(
+      'TreasuryPayout',
+      { TreasuryPayout: { recipient: ADA, amount: { DomE8s: 12_550_000_000n }, memo: 'garden' } },
+      { names, ratified_price_usd: 0.2 },
+    );
+    assert.equal(dom.summary, 'Pays Ada Lovelace 125.5 DOM (about 25.10 USD) from the treasury');
+    assert.match(text(dom), /Memo: garden/);
+    const paid = describePayload(
+      'TreasuryPayout',
+      { TreasuryPayout: { recipient: ADA, amount: { Usd: 50 } } },
+      { names, status: 'Executed', paid_e8s: '20000000000' },
+    );
+    assert.equal(paid.summary, 'Paid Ada Lovelace 200 DOM from the treasury');
+    const noPrice = describePayload('TreasuryPayout', { TreasuryPayout: { recipient: ADA, amount: { Usd: 50 } } }, { ratified_price_usd: null });
+    assert.equal(noPrice.summary, 'Pays account bl7j7-aaaaa… 50.00 USD (in DOM at the ratified price) from the treasury', 'decision F45: no member name');
+    assert.match(text(noPrice), /no DOM price is ratified yet/);
+  });
+
+  it('decision F43: a price proposal against the oracle and the ratified price, with its times and source', () => {
+    const t = describePayload(
+      'SetDomPrice',
+      { SetDomPrice: { price_usd: 0.25, effective_at: '1795910400000000000', source_url: 'https://example.org/p' } },
+      { ratified_price_usd: 0.2, oracle_price_usd: 0.26 },
+    );
+    assert.equal(t.summary, 'Sets the DOM price to 0.25 USD (ratified now: 0.20 USD)');
+    assert.match(text(t), /Oracle price now: 0\.26 USD per DOM \(this proposal: -3\.8 %\)/);
+    assert.match(text(t), /Ratified price now: 0\.20 USD per DOM \(this proposal: \+25 %\)/);
+    assert.match(text(t), /In force from: 29 November 2026, 00:00 UTC/);
+    assert.match(text(t), /Source: https:\/\/example\.org\/p/);
+    assert.match(text(describePayload('SetDomPrice', { SetDomPrice: { price_usd: 0.25 } }, {})), /Ratified price now: none yet: this would be the first/);
+  });
+
+  it('decision F44: membership changes as before → after, by name; the summary lists them', () => {
+    const t = describePayload('MembershipPolicy', { MembershipPolicy: { add_admins: [ADA], remove_admins: [BOB], revoke: [] } }, { names });
+    assert.equal(t.summary, 'Makes Ada Lovelace admin; removes Bob Builder as admin');
+    assert.match(text(t), /Admins added: Ada Lovelace: member → admin/);
+    assert.match(text(t), /Admins removed: Bob Builder: admin → member/);
+    assert.deepEqual(payloadPrincipals({ MembershipPolicy: { add_admins: [ADA], remove_admins: [BOB], revoke: [ADA] } }), [ADA, BOB, ADA]);
+  });
+
+  it('decision F44: an amendment as before → after of each rule while it waits; once executed it says what it set', () => {
+    const payload = {
+      ConstitutionalAmendment: {
+        category_rules: [{ category: 'TreasuryPayout', quorum_bps: 2500, voting_window: String(3n * DAY) }],
+        voting_delay: String(DAY / 12n),
+      },
+    };
+    const t = describePayload('ConstitutionalAmendment', payload, { rules_now });
+    assert.match(text(t), /Treasury payout: quorum: 20 % → 25 %/);
+    assert.match(text(t), /Treasury payout: voting period: 5 days → 3 days/);
+    assert.match(text(t), /Review time before voting: 1 hour → 2 hours/);
+    assert.match(t.summary, /^Changes the rules: Treasury payout: quorum 20 % → 25 %, Treasury payout: voting period 5 days → 3 days and 1 more$/);
+    assert.match(text(describePayload('ConstitutionalAmendment', payload, { rules_now, status: 'Executed' })), /quorum: set to 25 %/);
+  });
+
+  it('decision F46: an emergency action in plain words, with or without a payload; General says nothing runs by itself', () => {
+    const bare = describePayload('EmergencyAction', null, { rules_now });
+    assert.equal(bare.summary, 'An emergency decision on the fast track; nothing is executed automatically');
+    assert.match(text(bare), /Emergency: Voting opens at once and runs 1 day; it needs 80 % Yes of a 5 % quorum/);
+    const pay = describePayload('EmergencyAction', { TreasuryPayout: { recipient: BOB, amount: { Usd: 10 } } }, { names, ratified_price_usd: 0.5 });
+    assert.equal(pay.summary, 'Emergency: pays Bob Builder 10.00 USD (about 20 DOM) from the treasury');
+    assert.equal(describePayload('General', null).summary, 'A decision of the members; nothing is executed automatically');
+  });
+});
