@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { openBridge } from '../services/bridge/src/app.ts';
 import { loadBridgeConfig } from '../services/bridge/src/config.ts';
-import { encryptRegistration } from '../services/bridge/src/features/registration/client-crypto.ts';
+import { encryptRegistration } from '@domdao/registration/seal';
 import { verificationPath } from './outbox.ts';
 
 const config = loadBridgeConfig(process.env);

@@ -35,7 +35,7 @@ import { refuseNonFiniteNumbers } from './core/http/finite-numbers.ts';
 import { openApiRoute, registerOpenApi } from './core/http/openapi.ts';
 import { pageAssets } from './core/http/page-assets.ts';
 import { emailBlindIndex } from './core/identity/email.ts';
-import { passwordProblem } from './core/identity/password-policy.ts';
+import { passwordProblem } from '@domdao/registration/password-policy';
 import { nameIndex } from './core/identity/registration-name-index.ts';
 import { loadKeys, type BridgeKeys } from './core/keys.ts';
 import { registerUserOperations } from './core/outbox/user-operations.ts';
