@@ -16,7 +16,7 @@ import { captureLogs } from '@domdao/test-helpers';
 import type { FastifyInstance } from 'fastify';
 import { buildGateway } from '../../gateway/src/app.ts';
 import { loadGatewayConfig } from '../../gateway/src/config.ts';
-import { openBridge } from '../src/app.ts';
+import { openBridge } from '../src/compose/open-bridge.ts';
 import { loadBridgeConfig } from '../src/config.ts';
 import { seedEmbeddedDatabase } from './embedded-template.ts';
 
