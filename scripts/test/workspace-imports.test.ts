@@ -56,7 +56,9 @@ export function crossings(files: Map<string, string>, spaces: Workspace[]): stri
     if (!from) continue; // the root's tooling
     for (const { fileName: spec } of ts.preProcessFile(text, true, true).importedFiles) {
       if (spec.startsWith('.')) {
-        const target = normalize(join(dirname(file), spec)).split('\\').join('/');
+        const target = normalize(join(dirname(file), spec))
+          .split('\\')
+          .join('/');
         const to = home(target);
         if (to && to !== from && !KNOWN_CROSSINGS.has(`${file} -> ${target}`))
           out.push(`${file} -> ${target} (${from.dir} reaches into ${to.dir} by path: import its package, ${to.name})`);
@@ -74,7 +76,8 @@ export function crossings(files: Map<string, string>, spaces: Workspace[]): stri
 function repositoryFiles(): Map<string, string> {
   const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...GROUPS], { cwd: ROOT, encoding: 'utf8' });
   const files = new Map<string, string>();
-  for (const f of listed.split('\n')) if (SOURCE.test(f) && !f.endsWith('.d.ts') && existsSync(join(ROOT, f))) files.set(f, readFileSync(join(ROOT, f), 'utf8'));
+  for (const f of listed.split('\n'))
+    if (SOURCE.test(f) && !f.endsWith('.d.ts') && existsSync(join(ROOT, f))) files.set(f, readFileSync(join(ROOT, f), 'utf8'));
   return files;
 }
 
@@ -110,7 +113,7 @@ describe('decision S24: each workspace through its front door', () => {
       ['packages/notification-client/src/index.ts', "import type { TemplateData } from '@domdao/notification-service/templates';"],
       ['packages/notification-client/test/client.test.ts', "import { buildApp } from '@domdao/notification-service';"],
       ['services/bridge/src/features/x/index.ts', "const m = await import('../../../../notification/src/app.ts');"],
-      ['services/bridge/test/fixture.test.ts', "const bad = \"import { x } from '../../notification/src/app.ts';\";"],
+      ['services/bridge/test/fixture.test.ts', 'const bad = "import { x } from \'../../notification/src/app.ts\';";'],
       ['scripts/start.ts', "import { startBridge } from '../services/bridge/src/main.ts';"],
     ]);
     assert.deepEqual(

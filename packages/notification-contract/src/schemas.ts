@@ -111,22 +111,22 @@ export const templateSchemas = {
     preferences_url: field.opt(field.webUrl()),
   }),
   'notification-digest': Type.Object({
-  recipient_name: field.line(),
-  digest_frequency: field.enumOf(['daily', 'weekly'] as const),
-  items: Type.Array(
-    Type.Object({
-      title: field.line(200),
-      body: field.opt(field.text(500)),
-      deep_link: field.opt(field.httpsUrl()),
-      created_at: field.date(),
-      category: field.opt(field.line(32)),
-    }),
-    { minItems: 1, maxItems: 50 },
-  ),
-  total_count: field.count(),
-  unsubscribe_url: field.httpsUrl(),
-  inbox_url: field.opt(field.webUrl()),
-}),
+    recipient_name: field.line(),
+    digest_frequency: field.enumOf(['daily', 'weekly'] as const),
+    items: Type.Array(
+      Type.Object({
+        title: field.line(200),
+        body: field.opt(field.text(500)),
+        deep_link: field.opt(field.httpsUrl()),
+        created_at: field.date(),
+        category: field.opt(field.line(32)),
+      }),
+      { minItems: 1, maxItems: 50 },
+    ),
+    total_count: field.count(),
+    unsubscribe_url: field.httpsUrl(),
+    inbox_url: field.opt(field.webUrl()),
+  }),
 } as const;
 
 export type TemplateType = keyof typeof templateSchemas;

@@ -41,7 +41,11 @@ export async function encryptRegistration(publicKey: string, fields: Registratio
   const suite = new CipherSuite({ kem: new DhkemP256HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes256Gcm() });
   const pk = await suite.kem.deserializePublicKey(fromB64url(publicKey));
   const seal = async (field: keyof RegistrationPlaintext) => {
-    const { enc, ct } = await suite.seal({ recipientPublicKey: pk, info: REGISTRATION_HPKE_INFO }, new TextEncoder().encode(fields[field]), new TextEncoder().encode(field));
+    const { enc, ct } = await suite.seal(
+      { recipientPublicKey: pk, info: REGISTRATION_HPKE_INFO },
+      new TextEncoder().encode(fields[field]),
+      new TextEncoder().encode(field),
+    );
     return `hpke1.${b64url(enc)}.${b64url(ct)}`;
   };
   return { email_encrypted: await seal('email'), name_encrypted: await seal('name'), dob_encrypted: await seal('dob') };

@@ -23,7 +23,7 @@ import { openDatabase } from '../src/core/db/index.ts';
 import { loadKeys } from '../src/core/keys.ts';
 import type { FaultHook } from '../src/core/outbox/index.ts';
 import { loadBridgeConfig } from '../src/config.ts';
-import { encryptRegistration } from '../src/features/registration/client-crypto.ts';
+import { encryptRegistration } from '@domdao/registration/seal';
 import { signPayload } from '../src/features/payments/signature.ts';
 import { initdbFromTemplate, lendEmbeddedDatabase, seedEmbeddedDatabase, type EmbeddedLoan } from './embedded-template.ts';
 import { forgetPostgresTemplate, postgresTemplate } from './postgres-template.ts';

@@ -82,7 +82,9 @@ export function rootCircles(files: Map<string, string>): string[] {
     const to: string[] = [];
     for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g)) {
       if (!m[1]!.startsWith('.')) continue;
-      const target = relative(SRC, resolve(SRC, dirname(file), m[1]!)).split('\\').join('/');
+      const target = relative(SRC, resolve(SRC, dirname(file), m[1]!))
+        .split('\\')
+        .join('/');
       if (files.has(target) && unitOf(target).kind === 'root') to.push(target);
     }
     edges.set(file, to);
@@ -122,7 +124,9 @@ export function migrationImportProblems(files: Map<string, string>): string[] {
         out.push(`${file}: ${spec} (a package a migration may not use: copy what it needs into the migration)`);
         continue;
       }
-      const target = relative(SRC, resolve(SRC, dirname(file), spec)).split('\\').join('/');
+      const target = relative(SRC, resolve(SRC, dirname(file), spec))
+        .split('\\')
+        .join('/');
       if (target.startsWith('core/db/migrations/')) continue;
       if (typeOnly && target === 'core/db/schema.ts') continue;
       out.push(`${file}: ${spec} (live code: copy what the migration needs into it, frozen, decision R42)`);
@@ -204,9 +208,18 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
   it('decision R42: the migration check refuses live code and other packages (it can fail)', () => {
     const bad = new Map([
       ['core/db/migrations/061-display-names.ts', "import { sql } from 'kysely';\nimport { defaultDisplayName } from '../../identity/display-names.ts';"],
-      ['core/db/migrations/065-display-name-keys.ts', "import unhomoglyph from 'unhomoglyph';\nimport { lookalikeKey } from '../../identity/display-name-rules.ts';"],
-      ['core/db/migrations/080-x.ts', "import { createHash } from 'node:crypto';\nimport type { Database } from '../schema.ts';\nimport { helper } from './frozen-helper.ts';"],
-      ['core/db/migrations/081-y.ts', "import { Database } from '../schema.ts';\nimport { Type } from '@sinclair/typebox';\nconst m = await import('../../../config.ts');"],
+      [
+        'core/db/migrations/065-display-name-keys.ts',
+        "import unhomoglyph from 'unhomoglyph';\nimport { lookalikeKey } from '../../identity/display-name-rules.ts';",
+      ],
+      [
+        'core/db/migrations/080-x.ts',
+        "import { createHash } from 'node:crypto';\nimport type { Database } from '../schema.ts';\nimport { helper } from './frozen-helper.ts';",
+      ],
+      [
+        'core/db/migrations/081-y.ts',
+        "import { Database } from '../schema.ts';\nimport { Type } from '@sinclair/typebox';\nconst m = await import('../../../config.ts');",
+      ],
       ['core/db/index.ts', "import { x } from '../identity/display-names.ts';"],
     ]);
     assert.deepEqual(

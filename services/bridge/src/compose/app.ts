@@ -212,4 +212,3 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   });
   return app;
 }
-

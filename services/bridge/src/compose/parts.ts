@@ -84,4 +84,3 @@ export const BRIDGE_VERSION = '0.1.0';
  * step that never ends; a slow machine is not one.
  */
 export const START_STEP_TIMEOUT_MS = 120_000;
-
