@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { encryptRegistration } from '../services/bridge/src/features/registration/client-crypto.ts';
+import { encryptRegistration } from '@domdao/registration/seal';
 import { verificationPath } from './outbox.ts';
 import { load, medianOf, startChild, table, type Child, type LoadResult, loadColumns } from './lib.ts';
 

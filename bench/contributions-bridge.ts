@@ -3,9 +3,9 @@
 // before its answer), seeded with BENCH_MEMBERS members signed in through HTTP, each given DOM by the
 // development faucet, and one open campaign; then listening. The seed goes to BENCH_SEED_FILE.
 import { writeFileSync } from 'node:fs';
-import { openBridge } from '../services/bridge/src/app.ts';
+import { openBridge } from '../services/bridge/src/compose/open-bridge.ts';
 import { loadBridgeConfig } from '../services/bridge/src/config.ts';
-import { encryptRegistration } from '../services/bridge/src/features/registration/client-crypto.ts';
+import { encryptRegistration } from '@domdao/registration/seal';
 import { verificationPath } from './outbox.ts';
 
 const config = loadBridgeConfig(process.env);

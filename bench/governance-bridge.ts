@@ -3,9 +3,9 @@
 // seeded with BENCH_MEMBERS Active members signed in through HTTP and BENCH_PROPOSALS open
 // proposals, then listening. The seed (session cookies, proposal ids) goes to BENCH_SEED_FILE.
 import { writeFileSync } from 'node:fs';
-import { openBridge } from '../services/bridge/src/app.ts';
+import { openBridge } from '../services/bridge/src/compose/open-bridge.ts';
 import { loadBridgeConfig } from '../services/bridge/src/config.ts';
-import { encryptRegistration } from '../services/bridge/src/features/registration/client-crypto.ts';
+import { encryptRegistration } from '@domdao/registration/seal';
 import { verificationPath } from './outbox.ts';
 
 const config = loadBridgeConfig(process.env);

@@ -4,7 +4,7 @@
 // The bridge and the outbox are those of `npm start`'s environment (BRIDGE_URL, HOST, BRIDGE_PORT,
 // DATA_DIR, DEV_OUTBOX_FILE; decision R16); whatever fails is said in one sentence, without a stack.
 import { randomUUID } from 'node:crypto';
-import { encryptRegistration } from '../services/bridge/src/features/registration/client-crypto.ts';
+import { encryptRegistration } from '@domdao/registration/seal';
 import { signPayload } from '../services/bridge/src/features/payments/signature.ts';
 import { DEV_ADMIN_EMAIL, DEV_WEBHOOK_SECRET, JOURNEY_PASSWORD } from './dev-defaults.ts';
 import { notRunning, outboxLink, platformEnv } from './platform-env.ts';

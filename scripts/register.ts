@@ -1,11 +1,11 @@
 // `npm run register -- --email … --name … --dob YYYY-MM-DD [--bridge URL]`: registers an account on a
 // running bridge the way a front end does: fetches the bridge's published HPKE key, seals email, name
-// and date of birth with it (client-crypto.ts) and posts them with the password. The password is
+// and date of birth with it (@domdao/registration) and posts them with the password. The password is
 // asked for without echo on a terminal, or read from the first line of stdin (for scripts).
 // The bridge and the outbox are those of `npm start`'s environment (BRIDGE_URL, HOST, BRIDGE_PORT,
 // DATA_DIR, DEV_OUTBOX_FILE; decision R16).
 import { parseArgs } from 'node:util';
-import { encryptRegistration } from '../services/bridge/src/features/registration/client-crypto.ts';
+import { encryptRegistration } from '@domdao/registration/seal';
 import { notRunning, outboxLink, platformEnv } from './platform-env.ts';
 
 const USAGE =

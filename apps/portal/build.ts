@@ -15,8 +15,7 @@ export const PORTAL_DIST = DEFAULT_DIST;
 const SOURCES = [
   join(ROOT, 'src'),
   join(ROOT, 'build.ts'),
-  join(ROOT, '../../services/bridge/src/features/registration/client-crypto.ts'),
-  join(ROOT, '../../services/bridge/src/core/identity/password-policy.ts'),
+  join(ROOT, '../../packages/registration/src'),
   join(ROOT, '../../packages/canister-kit/src/rules.ts'),
   join(ROOT, '../../packages/canister-kit/src/bidi.ts'),
   join(ROOT, '../../packages/proposal-text/src'),

@@ -3,7 +3,7 @@
 // 2. without NOTIFICATION_SERVICE_URL or NOTIFICATION_SERVICE_TOKEN it is a no-op that warns per call;
 // 3. `stubbed` is surfaced, and there is no delivery confirmation: callers needing one retry themselves
 //    (pass an idempotencyKey so a retry never sends twice).
-import type { TemplateData, TemplateType } from '@domdao/notification-service/templates';
+import type { TemplateData, TemplateType } from '@domdao/notification-contract';
 import { currentTraceparent } from '@domdao/service-kit';
 
 export type { TemplateData, TemplateType };

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { ConfigError } from '@domdao/config';
 import { DirectoryLockedError } from '@domdao/canisters/embedded';
 import { listenForMetrics } from '@domdao/service-kit';
-import { openBridge, type OpenBridgeOptions } from './app.ts';
+import { openBridge, type OpenBridgeOptions } from './compose/open-bridge.ts';
 import { loadBridgeConfig } from './config.ts';
 import { CanisterSetRefused } from './core/canister-set/index.ts';
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { ConfigError } from '@domdao/config';
-import { openBridge } from '../src/app.ts';
+import { openBridge } from '../src/compose/open-bridge.ts';
 import { loadBridgeConfig } from '../src/config.ts';
 import { AUDIT_EVENT_NAMES, AUDIT_EVENTS, clientClass, type AuditEvent } from '../src/core/audit/index.ts';
 import { AUDIT_RETENTION_JOB } from '../src/core/audit/retention.ts';

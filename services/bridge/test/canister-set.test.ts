@@ -15,7 +15,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { ConfigError } from '@domdao/config';
 import { captureLogs, freePort, START_DEV_FLAGS, type CapturedLogs } from '@domdao/test-helpers';
-import { openBridge } from '../src/app.ts';
+import { openBridge } from '../src/compose/open-bridge.ts';
 import { loadBridgeConfig } from '../src/config.ts';
 import { CanisterSetRefused, EMBEDDED_LEASE_KEY, icCanisterSet, SET_FILE } from '../src/core/canister-set/index.ts';
 import { ADMIN_EMAIL, BACKENDS, bridge, eventually, freshPostgres, TEST_PASSWORD_COST, type Bridge } from './harness.ts';

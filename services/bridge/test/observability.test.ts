@@ -14,9 +14,9 @@ import { createNotificationClient } from '@domdao/notification-client';
 import { serveMetrics, type MetricsListener } from '@domdao/service-kit';
 import { captureLogs } from '@domdao/test-helpers';
 import type { FastifyInstance } from 'fastify';
-import { buildGateway } from '../../gateway/src/app.ts';
-import { loadGatewayConfig } from '../../gateway/src/config.ts';
-import { openBridge } from '../src/app.ts';
+import { buildGateway } from '@domdao/gateway';
+import { loadGatewayConfig } from '@domdao/gateway/config';
+import { openBridge } from '../src/compose/open-bridge.ts';
 import { loadBridgeConfig } from '../src/config.ts';
 import { seedEmbeddedDatabase } from './embedded-template.ts';
 

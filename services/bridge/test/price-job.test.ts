@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '@domdao/service-kit';
 import { notificationClientFromEnv } from '@domdao/notification-client';
-import { buildApp } from '../src/app.ts';
+import { buildApp } from '../src/compose/app.ts';
 import { databaseSessionStore } from '../src/core/auth/session-store.ts';
 import { openDatabase } from '../src/core/db/index.ts';
 import { loadKeys } from '../src/core/keys.ts';

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import argon2 from 'argon2';
 import { ADMIN_EMAIL, bridge, type Bridge } from './harness.ts';
 import { generateRegistrationKey } from '../src/core/identity/sealed-fields.ts';
-import { encryptRegistration } from '../src/features/registration/client-crypto.ts';
+import { encryptRegistration } from '@domdao/registration/seal';
 
 const PASSWORD = 'correct horse battery staple';
 

@@ -1,10 +1,11 @@
 // Decisions S1 and S18 (docs/architecture.md "Dependency rules of the bridge"): the folder tree
 // is the layering. services/bridge/src/core/ holds the shared seams (auth, identity, db, http, events,
-// jobs, outbox, email, the context and the keys), src/features/<name>/ one feature plugin each, and the
-// files at src/ the composition root. A feature imports its own folder, core/ and packages, never
-// another feature; core/ imports core/ and packages, never a feature; neither imports the composition
-// root except config.ts, the configuration every part reads. A new seam or feature is a new folder:
-// nothing here changes.
+// jobs, outbox, email, the context and the keys), src/features/<name>/ one feature plugin each, and
+// src/compose/ the composition root (decision S23), beside the process entry main.ts and config.ts at
+// src/. A feature imports its own folder, core/ and packages, never another feature; core/ imports
+// core/ and packages, never a feature; neither imports the composition root except config.ts, the
+// configuration every part reads; the composition root's files import each other without a circle.
+// A new seam or feature is a new folder: nothing here changes.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -29,6 +30,7 @@ type Unit = { kind: 'root'; file: string } | { kind: 'core' } | { kind: 'feature
 function unitOf(path: string): Unit {
   const [first, second, ...rest] = path.split('/');
   if (second === undefined) return { kind: 'root', file: first! };
+  if (first === 'compose' && rest.length === 0) return { kind: 'root', file: `compose/${second}` };
   if (first === 'core') return { kind: 'core' };
   if (first === 'features' && rest.length > 0) return { kind: 'feature', folder: second };
   return { kind: 'stray', path };
@@ -78,6 +80,67 @@ export function violations(files: Map<string, string>): string[] {
   return out;
 }
 
+/** The import circles among the composition root's files (decision S23), each as `a → b → a`. */
+export function rootCircles(files: Map<string, string>): string[] {
+  const edges = new Map<string, string[]>();
+  for (const [file, text] of files) {
+    if (unitOf(file).kind !== 'root') continue;
+    const to: string[] = [];
+    for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g)) {
+      if (!m[1]!.startsWith('.')) continue;
+      const target = relative(SRC, resolve(SRC, dirname(file), m[1]!))
+        .split('\\')
+        .join('/');
+      if (files.has(target) && unitOf(target).kind === 'root') to.push(target);
+    }
+    edges.set(file, to);
+  }
+  const circles = new Set<string>();
+  const walk = (path: string[]) => {
+    for (const next of edges.get(path.at(-1)!) ?? []) {
+      const at = path.indexOf(next);
+      if (at >= 0) {
+        const loop = path.slice(at);
+        const start = loop.indexOf([...loop].sort()[0]!);
+        const turned = [...loop.slice(start), ...loop.slice(0, start)];
+        circles.add([...turned, turned[0]].join(' → '));
+      } else walk([...path, next]);
+    }
+  };
+  for (const file of edges.keys()) walk([file]);
+  return [...circles].sort();
+}
+
+/**
+ * Decision R42: what a migration (core/db/migrations/*.ts) may import: its own folder, the driver
+ * (kysely), Node's built-ins, the pinned confusables data (unhomoglyph, migration 065), and the
+ * database's types (`import type` of core/db/schema.ts). Anything else is live code, which would let a
+ * later change alter what an old migration does.
+ */
+const MIGRATION_PACKAGES = ['kysely', 'unhomoglyph'];
+export function migrationImportProblems(files: Map<string, string>): string[] {
+  const out: string[] = [];
+  for (const [file, text] of files) {
+    if (!/^core\/db\/migrations\/[^/]+$/.test(file)) continue;
+    for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g)) {
+      const spec = m[1]!;
+      const typeOnly = /^import\s+type\b/.test(text.slice(text.lastIndexOf('\n', m.index) + 1, m.index + m[0].length));
+      if (!spec.startsWith('.')) {
+        if (spec.startsWith('node:') || MIGRATION_PACKAGES.includes(spec)) continue;
+        out.push(`${file}: ${spec} (a package a migration may not use: copy what it needs into the migration)`);
+        continue;
+      }
+      const target = relative(SRC, resolve(SRC, dirname(file), spec))
+        .split('\\')
+        .join('/');
+      if (target.startsWith('core/db/migrations/')) continue;
+      if (typeOnly && target === 'core/db/schema.ts') continue;
+      out.push(`${file}: ${spec} (live code: copy what the migration needs into it, frozen, decision R42)`);
+    }
+  }
+  return out;
+}
+
 function bridgeSources(): Map<string, string> {
   const files = new Map<string, string>();
   for (const f of sources(SRC)) files.set(relative(SRC, f).split('\\').join('/'), readFileSync(f, 'utf8'));
@@ -98,12 +161,18 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
     assert.deepEqual(casts, [], 'declare the body, querystring or params with TypeBox in the route schema and take the app as BridgeApp instead of casting');
   });
 
-  it('decision S18: src/ holds core/, features/ and the composition root’s files, nothing else', () => {
-    const dirs = readdirSync(SRC, { withFileTypes: true })
+  it('decisions S18, S23: src/ holds compose/ (the composition root), core/, features/, the entry main.ts and config.ts, nothing else', () => {
+    const entries = readdirSync(SRC, { withFileTypes: true });
+    const dirs = entries
       .filter((e) => e.isDirectory())
       .map((e) => e.name)
       .sort();
-    assert.deepEqual(dirs, ['core', 'features']);
+    assert.deepEqual(dirs, ['compose', 'core', 'features']);
+    const rootFiles = entries
+      .filter((e) => !e.isDirectory())
+      .map((e) => e.name)
+      .sort();
+    assert.deepEqual(rootFiles, ['config.ts', 'main.ts'], 'the composition root’s files live in compose/');
     const loose = readdirSync(join(SRC, 'features'), { withFileTypes: true })
       .filter((e) => !e.isDirectory())
       .map((e) => e.name);
@@ -118,6 +187,59 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
       )
       .map(([file]) => file);
     assert.deepEqual(whole, []);
+  });
+
+  it('decision S23: the composition root’s files import each other without a circle', () => {
+    const files = bridgeSources();
+    assert.ok([...files.keys()].filter((f) => f.startsWith('compose/')).length >= 5, 'the scan sees the composition root');
+    assert.deepEqual(rootCircles(files), []);
+  });
+
+  it('decision S23: the circle check finds a circle in the composition root, type-only imports included (it can fail)', () => {
+    const bad = new Map([
+      ['compose/app.ts', "import { registerAi } from './ai.ts';\nimport { BRIDGE_VERSION } from './parts.ts';"],
+      ['compose/ai.ts', "import type { BridgeParts } from './app.ts';"],
+      ['compose/parts.ts', "import type { Db } from '../core/db/index.ts';"],
+      ['main.ts', "import { openBridge } from './compose/open-bridge.ts';"],
+      ['compose/open-bridge.ts', "import { buildApp } from './app.ts';"],
+    ]);
+    assert.deepEqual(rootCircles(bad), ['compose/ai.ts → compose/app.ts → compose/ai.ts']);
+    assert.deepEqual(violations(new Map([['features/oracle/index.ts', "import type { BridgeParts } from '../../compose/parts.ts';"]])).length, 1);
+  });
+
+  it('decision R42: migrations are frozen; a migration imports only its own folder, the driver, Node built-ins, pinned data and the database types', () => {
+    const files = bridgeSources();
+    assert.ok([...files.keys()].filter((f) => f.startsWith('core/db/migrations/')).length >= 20, 'the scan sees the migrations');
+    assert.deepEqual(migrationImportProblems(files), []);
+  });
+
+  it('decision R42: the migration check refuses live code and other packages (it can fail)', () => {
+    const bad = new Map([
+      ['core/db/migrations/061-display-names.ts', "import { sql } from 'kysely';\nimport { defaultDisplayName } from '../../identity/display-names.ts';"],
+      [
+        'core/db/migrations/065-display-name-keys.ts',
+        "import unhomoglyph from 'unhomoglyph';\nimport { lookalikeKey } from '../../identity/display-name-rules.ts';",
+      ],
+      [
+        'core/db/migrations/080-x.ts',
+        "import { createHash } from 'node:crypto';\nimport type { Database } from '../schema.ts';\nimport { helper } from './frozen-helper.ts';",
+      ],
+      [
+        'core/db/migrations/081-y.ts',
+        "import { Database } from '../schema.ts';\nimport { Type } from '@sinclair/typebox';\nconst m = await import('../../../config.ts');",
+      ],
+      ['core/db/index.ts', "import { x } from '../identity/display-names.ts';"],
+    ]);
+    assert.deepEqual(
+      migrationImportProblems(bad).map((v) => v.split(' (')[0]),
+      [
+        'core/db/migrations/061-display-names.ts: ../../identity/display-names.ts',
+        'core/db/migrations/065-display-name-keys.ts: ../../identity/display-name-rules.ts',
+        'core/db/migrations/081-y.ts: ../schema.ts',
+        'core/db/migrations/081-y.ts: @sinclair/typebox',
+        'core/db/migrations/081-y.ts: ../../../config.ts',
+      ],
+    );
   });
 
   it('the scan finds each kind of violation, type-only and dynamic imports included (it can fail)', () => {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { it } from 'node:test';
 import { chromium } from 'playwright-core';
 import { request, type Dispatcher } from 'undici';
-import { encryptRegistration } from '@domdao/bridge-service/client-crypto';
+import { encryptRegistration } from '@domdao/registration/seal';
 import { curlPost, nodeFetch, notificationClientSend, pythonUrllib, rawExpectPost } from './clients.ts';
 import { FOREIGN_TOKEN, SERVICE_TOKEN, type Platform } from './harness.ts';
 

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Agent } from 'undici';
 import { chromium } from 'playwright-core';
-import { encryptRegistration } from '@domdao/bridge-service/client-crypto';
+import { encryptRegistration } from '@domdao/registration/seal';
 import { freePort } from '@domdao/test-helpers';
 import { call, edgeCases, type EdgeTarget } from './edge-cases.ts';
 import { FOREIGN_TOKEN, root, SERVICE_TOKEN, startPlatform, type Platform } from './harness.ts';

@@ -4,8 +4,7 @@
 // before they leave it. Decision F47: the form also asks the name other members see, filled in from
 // the name as it is typed until the member edits it; it is public, so it is sent as it is.
 import { useState } from 'preact/hooks';
-import { encryptRegistration } from '../../../../services/bridge/src/features/registration/client-crypto.ts';
-import { passwordProblem, PASSWORD_MAX, PASSWORD_MIN } from '../../../../services/bridge/src/core/identity/password-policy.ts';
+import { encryptRegistration, passwordProblem, PASSWORD_MAX, PASSWORD_MIN } from '@domdao/registration';
 import { api, ApiError, handler, type Answer } from '../api.ts';
 
 export const BLOCK_KEY = 'age_block_until';

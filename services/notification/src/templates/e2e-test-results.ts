@@ -1,20 +1,11 @@
-import { Type } from '@sinclair/typebox';
-import { defineTemplate, field } from './template-schema.ts';
+import { templateSchemas } from '@domdao/notification-contract';
+import { defineTemplate } from './template-schema.ts';
 
 export const e2eTestResults = defineTemplate({
   type: 'e2e-test-results',
   brands: 'both',
   description: 'Summary of an end-to-end test run for the engineering team.',
-  schema: Type.Object({
-    run_id: field.line(128),
-    pass_count: field.count(),
-    fail_count: field.count(),
-    total: field.count(),
-    run_url: field.webUrl(),
-    suite_results: field.opt(
-      Type.Array(Type.Object({ suite: field.line(200), pass: field.count(), fail: field.count(), url: field.opt(field.webUrl()) }), { maxItems: 200 }),
-    ),
-  }),
+  schema: templateSchemas['e2e-test-results'],
   example: {
     run_id: 'run-2026-11-22-0417',
     pass_count: 182,

@@ -1,26 +1,13 @@
-import { Type } from '@sinclair/typebox';
+import { templateSchemas } from '@domdao/notification-contract';
 import { icsAttachment } from '../calendar/ics.ts';
 import { formatDateTime } from '../rendering/format.ts';
-import { defineTemplate, field } from './template-schema.ts';
+import { defineTemplate } from './template-schema.ts';
 
 export const eventReminder = defineTemplate({
   type: 'event-reminder',
   brands: 'both',
   description: 'Reminds of an event 24 hours or 1 hour ahead, with an event.ics calendar attachment built by the service.',
-  schema: Type.Object({
-    recipient_name: field.line(),
-    event_id: field.line(255),
-    event_title: field.line(200),
-    start_time: field.dateTime(),
-    end_time: field.dateTime(),
-    window_label: field.enumOf(['24h', '1h'] as const),
-    event_description: field.opt(field.text(5000)),
-    event_location: field.opt(field.line(500)),
-    event_url: field.opt(field.webUrl()),
-    organizer_name: field.opt(field.line(200)),
-    organizer_email: field.opt(field.email()),
-    preferences_url: field.opt(field.webUrl()),
-  }),
+  schema: templateSchemas['event-reminder'],
   example: {
     recipient_name: 'Ada Lovelace',
     event_id: 'townhall-2026-11@domdao.example',

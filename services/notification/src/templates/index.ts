@@ -1,5 +1,6 @@
 // The catalog (spec 3 "Template catalog"): 13 transactional templates and 1 opt-in digest.
-import type { Static } from '@sinclair/typebox';
+import type { templateSchemas, TemplateData, TemplateType } from '@domdao/notification-contract';
+import type { TemplateDefinition } from './template-schema.ts';
 import { e2eTestResults } from './e2e-test-results.ts';
 import { eventReminder } from './event-reminder.ts';
 import { invitation } from './invitation.ts';
@@ -30,8 +31,7 @@ export const templates = {
   'parental-consent': parentalConsent,
   'event-reminder': eventReminder,
   'notification-digest': notificationDigest,
-} as const;
+} as const satisfies { [K in TemplateType]: TemplateDefinition<(typeof templateSchemas)[K]> };
 
-export type TemplateType = keyof typeof templates;
-/** What callers put in `data` for each type (optional fields with defaults stay optional). */
-export type TemplateData = { [K in TemplateType]: Static<(typeof templates)[K]['schema']> };
+// The contract's types (decision S22): one definition for every type the contract names, on its schema.
+export type { TemplateData, TemplateType };

@@ -1,17 +1,12 @@
-import { Type } from '@sinclair/typebox';
+import { templateSchemas } from '@domdao/notification-contract';
 import { plural } from '../rendering/format.ts';
-import { defineTemplate, field } from './template-schema.ts';
+import { defineTemplate } from './template-schema.ts';
 
 export const invitation = defineTemplate({
   type: 'invitation',
   brands: 'both',
   description: 'Invites someone to a workspace.',
-  schema: Type.Object({
-    inviter_name: field.line(),
-    workspace_name: field.line(),
-    invitation_link: field.httpsUrl(),
-    expires_days: field.opt(field.positive(365)),
-  }),
+  schema: templateSchemas['invitation'],
   example: {
     inviter_name: 'Grace Hopper',
     workspace_name: 'Treasury working group',

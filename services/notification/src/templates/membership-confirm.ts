@@ -1,19 +1,12 @@
-import { Type } from '@sinclair/typebox';
+import { templateSchemas } from '@domdao/notification-contract';
 import { formatDate } from '../rendering/format.ts';
-import { defineTemplate, field } from './template-schema.ts';
+import { defineTemplate } from './template-schema.ts';
 
 export const membershipConfirm = defineTemplate({
   type: 'membership-confirm',
   brands: 'dao',
   description: 'Confirms an activated DAO membership.',
-  schema: Type.Object({
-    member_name: field.line(),
-    activated_at: field.date(),
-    expires_at: field.date(),
-    membership_tier: field.opt(field.line(64)),
-    dashboard_url: field.opt(field.webUrl()),
-    sbt_token_id: field.opt(field.line(64)),
-  }),
+  schema: templateSchemas['membership-confirm'],
   example: {
     member_name: 'Ada Lovelace',
     activated_at: '2026-11-22T10:00:00Z',

@@ -1,27 +1,12 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { templateSchemas } from '@domdao/notification-contract';
 import { formatDateTime } from '../rendering/format.ts';
 import type { Block } from '../rendering/blocks.ts';
-import { defineTemplate, field, type RenderContext, type RenderedContent } from './template-schema.ts';
+import { defineTemplate, type RenderContext, type RenderedContent } from './template-schema.ts';
 
 export const DIGEST_RENDERED_ITEMS = 25;
 
-const schema = Type.Object({
-  recipient_name: field.line(),
-  digest_frequency: field.enumOf(['daily', 'weekly'] as const),
-  items: Type.Array(
-    Type.Object({
-      title: field.line(200),
-      body: field.opt(field.text(500)),
-      deep_link: field.opt(field.httpsUrl()),
-      created_at: field.date(),
-      category: field.opt(field.line(32)),
-    }),
-    { minItems: 1, maxItems: 50 },
-  ),
-  total_count: field.count(),
-  unsubscribe_url: field.httpsUrl(),
-  inbox_url: field.opt(field.webUrl()),
-});
+const schema = templateSchemas['notification-digest'];
 
 type Digest = Static<typeof schema>;
 

@@ -1,19 +1,12 @@
-import { Type } from '@sinclair/typebox';
+import { templateSchemas } from '@domdao/notification-contract';
 import { formatDateTime } from '../rendering/format.ts';
-import { defineTemplate, field } from './template-schema.ts';
+import { defineTemplate } from './template-schema.ts';
 
 export const parentalConsent = defineTemplate({
   type: 'parental-consent',
   brands: 'both',
   description: 'Asks a parent or guardian to consent to a minor’s account.',
-  schema: Type.Object({
-    parent_name: field.line(),
-    minor_name: field.line(),
-    minor_email: field.email(),
-    consent_url: field.httpsUrl(),
-    consent_expires_at: field.date(),
-    platform_contact_email: field.email(),
-  }),
+  schema: templateSchemas['parental-consent'],
   example: {
     parent_name: 'Charles Babbage',
     minor_name: 'Ada',

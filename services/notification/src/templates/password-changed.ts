@@ -1,18 +1,12 @@
-import { Type } from '@sinclair/typebox';
+import { templateSchemas } from '@domdao/notification-contract';
 import { formatDateTime } from '../rendering/format.ts';
-import { defineTemplate, field } from './template-schema.ts';
+import { defineTemplate } from './template-schema.ts';
 
 export const passwordChanged = defineTemplate({
   type: 'password-changed',
   brands: 'both',
   description: 'Confirms a password change and points to the security page.',
-  schema: Type.Object({
-    recipient_name: field.line(),
-    changed_at: field.dateTime(),
-    security_url: field.webUrl(),
-    ip_hint: field.opt(field.line(64)),
-    device_hint: field.opt(field.line(200)),
-  }),
+  schema: templateSchemas['password-changed'],
   example: {
     recipient_name: 'Ada Lovelace',
     changed_at: '2026-11-22T09:30:00Z',

@@ -1,16 +1,12 @@
-import { Type } from '@sinclair/typebox';
+import { templateSchemas } from '@domdao/notification-contract';
 import { plural } from '../rendering/format.ts';
-import { defineTemplate, field } from './template-schema.ts';
+import { defineTemplate } from './template-schema.ts';
 
 export const passwordReset = defineTemplate({
   type: 'password-reset',
   brands: 'both',
   description: 'Carries a password-reset link with a token.',
-  schema: Type.Object({
-    reset_link: field.httpsUrl(),
-    user_name: field.line(),
-    expires_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 10080, default: 60 })),
-  }),
+  schema: templateSchemas['password-reset'],
   example: { reset_link: 'https://app.domdao.example/reset?token=3f2a9c', user_name: 'Ada Lovelace', expires_minutes: 60 },
   render: (d, { brand }) => {
     const expires = plural(d.expires_minutes ?? 60, 'minute');

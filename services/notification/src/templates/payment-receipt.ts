@@ -1,22 +1,12 @@
-import { Type } from '@sinclair/typebox';
+import { templateSchemas } from '@domdao/notification-contract';
 import { formatDate, formatDateTime } from '../rendering/format.ts';
-import { currency } from './money.ts';
-import { defineTemplate, field } from './template-schema.ts';
+import { defineTemplate } from './template-schema.ts';
 
 export const paymentReceipt = defineTemplate({
   type: 'payment-receipt',
   brands: 'both',
   description: 'Sent by the payment gateway on every pending to completed payment transition.',
-  schema: Type.Object({
-    payment_id: field.line(128),
-    amount_display: field.line(64),
-    currency: currency(),
-    type_label: field.line(100),
-    user_name: field.line(),
-    payment_date: field.date(),
-    support_url: field.opt(field.webUrl()),
-    completed_at: field.opt(field.date()),
-  }),
+  schema: templateSchemas['payment-receipt'],
   example: {
     payment_id: 'pay_8J2kQ',
     amount_display: '$25.00',

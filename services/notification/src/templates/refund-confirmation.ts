@@ -1,23 +1,12 @@
-import { Type } from '@sinclair/typebox';
+import { templateSchemas } from '@domdao/notification-contract';
 import { formatDate, plural } from '../rendering/format.ts';
-import { currency } from './money.ts';
-import { defineTemplate, field } from './template-schema.ts';
+import { defineTemplate } from './template-schema.ts';
 
 export const refundConfirmation = defineTemplate({
   type: 'refund-confirmation',
   brands: 'both',
   description: 'Sent by the payment gateway when a refund reaches a terminal state.',
-  schema: Type.Object({
-    refund_id: field.line(128),
-    original_payment_id: field.line(128),
-    amount_display: field.line(64),
-    currency: currency(),
-    reason_label: field.line(200),
-    user_name: field.line(),
-    refund_date: field.date(),
-    processing_days: Type.Integer({ minimum: 0, maximum: 365 }),
-    support_url: field.opt(field.webUrl()),
-  }),
+  schema: templateSchemas['refund-confirmation'],
   example: {
     refund_id: 're_3Lk9',
     original_payment_id: 'pay_8J2kQ',

@@ -1,23 +1,12 @@
-import { Type } from '@sinclair/typebox';
+import { templateSchemas } from '@domdao/notification-contract';
 import { formatDate } from '../rendering/format.ts';
-import { currency } from './money.ts';
-import { defineTemplate, field } from './template-schema.ts';
+import { defineTemplate } from './template-schema.ts';
 
 export const renewalReceipt = defineTemplate({
   type: 'renewal-receipt',
   brands: 'dao',
   description: 'Receipt for a membership renewal.',
-  schema: Type.Object({
-    member_name: field.line(),
-    amount: field.line(64),
-    payment_date: field.date(),
-    payment_id: field.line(128),
-    expiration_date: field.date(),
-    receipt_number: field.line(128),
-    currency: Type.Optional(currency({ default: 'USD' })),
-    payment_last4: field.opt(Type.String({ pattern: '^[0-9]{4}$', 'x-message': 'exactly 4 digits' })),
-    dashboard_url: field.opt(field.webUrl()),
-  }),
+  schema: templateSchemas['renewal-receipt'],
   example: {
     member_name: 'Ada Lovelace',
     amount: '$120.00',

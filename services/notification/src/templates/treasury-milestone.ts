@@ -1,19 +1,11 @@
-import { Type } from '@sinclair/typebox';
-import { currency } from './money.ts';
-import { defineTemplate, field } from './template-schema.ts';
+import { templateSchemas } from '@domdao/notification-contract';
+import { defineTemplate } from './template-schema.ts';
 
 export const treasuryMilestone = defineTemplate({
   type: 'treasury-milestone',
   brands: 'dao',
   description: 'Announces a treasury milestone payout with its transaction.',
-  schema: Type.Object({
-    recipient_name: field.line(),
-    milestone_title: field.line(200),
-    amount: field.line(64),
-    currency: currency(),
-    tx_hash: field.line(200),
-    dashboard_url: field.webUrl(),
-  }),
+  schema: templateSchemas['treasury-milestone'],
   example: {
     recipient_name: 'Ada Lovelace',
     milestone_title: 'Phase 1: community garden beds',

@@ -1,18 +1,13 @@
-import { Type } from '@sinclair/typebox';
+import { templateSchemas } from '@domdao/notification-contract';
 import { plural } from '../rendering/format.ts';
 import type { Block } from '../rendering/blocks.ts';
-import { defineTemplate, field } from './template-schema.ts';
+import { defineTemplate } from './template-schema.ts';
 
 export const verification = defineTemplate({
   type: 'verification',
   brands: 'both',
   description: 'Email verification by link, by code, or both (at least one).',
-  schema: Type.Object({
-    user_name: field.line(),
-    verification_link: field.opt(field.webUrl()),
-    verification_code: field.opt(Type.String({ pattern: '^[\\x21-\\x7E]{6,8}$', 'x-message': '6 to 8 visible ASCII characters' })),
-    expires_minutes: field.opt(field.positive(10080)),
-  }),
+  schema: templateSchemas['verification'],
   example: {
     user_name: 'Ada Lovelace',
     verification_link: 'https://app.domdao.example/verify-email?token=0b6f3a8e-5c1d-4e2a-9f7b-2d4c6e8a0b1c',

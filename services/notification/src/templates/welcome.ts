@@ -1,11 +1,11 @@
-import { Type } from '@sinclair/typebox';
-import { defineTemplate, field } from './template-schema.ts';
+import { templateSchemas } from '@domdao/notification-contract';
+import { defineTemplate } from './template-schema.ts';
 
 export const welcome = defineTemplate({
   type: 'welcome',
   brands: 'both',
   description: 'Greets a new user after sign-up.',
-  schema: Type.Object({ user_name: field.line(), dashboard_url: field.opt(field.webUrl()) }),
+  schema: templateSchemas['welcome'],
   example: { user_name: 'Ada Lovelace', dashboard_url: 'https://app.domdao.example/dashboard' },
   render: (d, { brand }) => ({
     subject: `Welcome to ${brand.name}, ${d.user_name}`,

@@ -3,9 +3,11 @@
 // AAD, so a ciphertext cannot be moved to another field. Wire form: `hpke1.<enc>.<ct>` (base64url).
 import { createECDH } from 'node:crypto';
 import { Aes256Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
+import { REGISTRATION_HPKE_INFO } from '@domdao/registration/seal';
 
 export const SUITE = { kem: 'DHKEM(P-256, HKDF-SHA256)', kdf: 'HKDF-SHA256', aead: 'AES-256-GCM' } as const;
-export const INFO = new TextEncoder().encode('domdao registration v1');
+/** The front ends seal with the same info (@domdao/registration, decision S21). */
+export const INFO = REGISTRATION_HPKE_INFO;
 export const FIELDS = ['email', 'name', 'dob'] as const;
 export type Field = (typeof FIELDS)[number];
 

@@ -16,7 +16,7 @@ import type { AuditDetail } from '../../core/audit/index.ts';
 import { mailBudget } from '../../core/email/budget.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import { canonicalEmail, emailBlindIndex } from '../../core/identity/email.ts';
-import { passwordProblem } from '../../core/identity/password-policy.ts';
+import { passwordProblem } from '@domdao/registration/password-policy';
 import { SUITE, UndecryptableError } from '../../core/identity/sealed-fields.ts';
 import { ageOn, displayNameProblem } from '../../core/identity/registration-rules.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';

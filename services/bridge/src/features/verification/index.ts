@@ -13,7 +13,6 @@
 import { Type } from '@sinclair/typebox';
 import { firstOrigin } from '../../config.ts';
 import type { VerificationContext } from './context.ts';
-import { deliver } from '../../core/email/deliveries.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import { escapeHtml, page, PAGE_CSP, PAGE_CSP_NO_SCRIPT } from '../../core/http/page.ts';
 import { OP, tokenHash, userAggregate, verifyOpId, type VerifyAnswer } from '../../core/outbox/user-operations.ts';
@@ -26,6 +25,7 @@ import { signInAfterVerification } from './sign-in.ts';
 import { startAfresh } from './start-afresh.ts';
 
 export { verificationRoles } from './roles.ts';
+export { sendVerification, verificationSender } from './send.ts';
 
 export interface VerificationOptions {
   ctx: VerificationContext;
@@ -365,26 +365,4 @@ ${alert}<button type="submit">Verify my email</button></form>
       reply,
     );
   });
-}
-
-/** The verification email (registration, resend), recorded in email_deliveries (decision N21); true when accepted. */
-export async function sendVerification(
-  ctx: VerificationContext,
-  m: { userId: string; email: string; name: string; token: string; expiresAt: bigint; requestId: string },
-): Promise<boolean> {
-  const link = `${ctx.config.PUBLIC_URL}/verify-email?token=${encodeURIComponent(m.token)}`;
-  const minutes = Math.max(1, Math.round(Number(m.expiresAt / 1_000_000n - BigInt(ctx.now())) / 60_000));
-  const r = await deliver(ctx, {
-    key: `verification:${m.token}`,
-    userId: m.userId,
-    request: {
-      type: 'verification',
-      to: m.email,
-      domain: ctx.config.EMAIL_BRAND_DOMAIN,
-      data: { user_name: m.name, verification_link: link, expires_minutes: minutes },
-    },
-    requestId: m.requestId,
-    retry: false,
-  });
-  return r !== 'failed';
 }

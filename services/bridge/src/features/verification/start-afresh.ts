@@ -15,7 +15,7 @@ import { reservedKeys } from '../../core/identity/display-name-rules.ts';
 import { nameIndex } from '../../core/identity/registration-name-index.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
 import { memberPrincipal } from '../../core/identity/member-identity.ts';
-import { passwordProblem } from '../../core/identity/password-policy.ts';
+import { passwordProblem } from '@domdao/registration/password-policy';
 import {
   OP,
   refusal,

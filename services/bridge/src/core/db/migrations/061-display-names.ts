@@ -1,7 +1,118 @@
 // Display names (decision F22): the member's chosen name (unique ignoring case) and the default derived
 // from their principal, filled in here for accounts that registered before.
+//
+// Decision R42: a migration is frozen. What it computes is copied here as it stood when it was written
+// (identity/display-names.ts at migration 061), never imported: a later change to the live default name
+// must not change what this step wrote, nor what a database migrated later holds.
+import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { defaultDisplayName } from '../../identity/display-names.ts';
+
+const ADJECTIVES = [
+  'Amber',
+  'Azure',
+  'Bold',
+  'Brave',
+  'Bright',
+  'Calm',
+  'Clever',
+  'Coral',
+  'Crisp',
+  'Daring',
+  'Eager',
+  'Fair',
+  'Gentle',
+  'Golden',
+  'Happy',
+  'Hazel',
+  'Ivory',
+  'Jolly',
+  'Keen',
+  'Kind',
+  'Lively',
+  'Lucky',
+  'Mellow',
+  'Merry',
+  'Misty',
+  'Noble',
+  'Olive',
+  'Plucky',
+  'Quiet',
+  'Rosy',
+  'Rustic',
+  'Sage',
+  'Scarlet',
+  'Silver',
+  'Sunny',
+  'Swift',
+  'Tidy',
+  'True',
+  'Velvet',
+  'Vivid',
+  'Warm',
+  'Wise',
+  'Witty',
+  'Young',
+  'Zesty',
+  'Cosmic',
+  'Dusky',
+  'Frosty',
+] as const;
+const ANIMALS = [
+  'Otter',
+  'Heron',
+  'Badger',
+  'Falcon',
+  'Fox',
+  'Hare',
+  'Ibis',
+  'Jay',
+  'Koala',
+  'Lark',
+  'Lynx',
+  'Marten',
+  'Newt',
+  'Owl',
+  'Panda',
+  'Puffin',
+  'Quail',
+  'Raven',
+  'Robin',
+  'Seal',
+  'Swan',
+  'Tern',
+  'Tiger',
+  'Vole',
+  'Wren',
+  'Yak',
+  'Zebra',
+  'Beaver',
+  'Crane',
+  'Dolphin',
+  'Egret',
+  'Finch',
+  'Gecko',
+  'Hedgehog',
+  'Kestrel',
+  'Lemur',
+  'Moose',
+  'Narwhal',
+  'Ocelot',
+  'Pelican',
+  'Rabbit',
+  'Salmon',
+  'Toucan',
+  'Walrus',
+  'Bison',
+  'Cougar',
+  'Dove',
+  'Elk',
+] as const;
+
+/** The default name as decision F22 defined it at this migration (frozen copy, decision R42). */
+function defaultDisplayName(principal: string): string {
+  const h = createHash('sha256').update(`domdao/display-name/v1:${principal}`).digest();
+  return `${ADJECTIVES[h[0]! % ADJECTIVES.length]} ${ANIMALS[h[1]! % ANIMALS.length]} #${h.subarray(2, 4).toString('hex')}`;
+}
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`alter table users add column display_name text`.execute(db);

@@ -1,15 +1,15 @@
 // The AI endpoints buildApp wires (decisions A1–A18): alerts, the inference server behind its
 // breaker and queue, and the routes.
 import type { FastifyInstance } from 'fastify';
-import { BRIDGE_VERSION, type BridgeParts } from './app.ts';
-import type { Guards } from './core/auth/guards.ts';
-import type { BridgeContext } from './core/context.ts';
-import type { JobRunner } from './core/jobs/index.ts';
-import type { BridgeMetrics } from './core/metrics/index.ts';
-import aiRoutes from './features/ai/index.ts';
-import { createAlerts } from './features/ai/alerts.ts';
-import { createInference } from './features/ai/inference.ts';
-import { CATEGORIES } from './features/governance/payload.ts';
+import { BRIDGE_VERSION, type BridgeParts } from './parts.ts';
+import type { Guards } from '../core/auth/guards.ts';
+import type { BridgeContext } from '../core/context.ts';
+import type { JobRunner } from '../core/jobs/index.ts';
+import type { BridgeMetrics } from '../core/metrics/index.ts';
+import aiRoutes from '../features/ai/index.ts';
+import { createAlerts } from '../features/ai/alerts.ts';
+import { createInference } from '../features/ai/inference.ts';
+import { CATEGORIES } from '../features/governance/payload.ts';
 
 export interface AiParts {
   parts: BridgeParts;

@@ -1,5 +1,6 @@
 // What front ends (and tests) use to encrypt the registration fields for the bridge (spec 2
-// registration rule 2). Browser-safe: WebCrypto through @hpke/core, no Node APIs.
+// registration rule 2). Browser-safe: WebCrypto through @hpke/core, no Node APIs. The bridge opens
+// them with the same suite and info (core/identity/sealed-fields.ts, decision S21).
 //   const key = await (await fetch(`${bridge}/api/auth/registration-key`)).json();
 //   const fields = await encryptRegistration(key.public_key, { email, name, dob: '2001-04-09' });
 //   await fetch(`${bridge}/api/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' },
@@ -7,7 +8,8 @@
 // From a terminal: `npm run register` (scripts/register.ts) does exactly this.
 import { Aes256Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
 
-const INFO = new TextEncoder().encode('domdao registration v1');
+/** HPKE `info` of every sealed registration field: the sealer here and the bridge's opener must agree. */
+export const REGISTRATION_HPKE_INFO = new TextEncoder().encode('domdao registration v1');
 
 function b64url(bytes: ArrayBuffer | Uint8Array): string {
   const b = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
@@ -39,7 +41,11 @@ export async function encryptRegistration(publicKey: string, fields: Registratio
   const suite = new CipherSuite({ kem: new DhkemP256HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes256Gcm() });
   const pk = await suite.kem.deserializePublicKey(fromB64url(publicKey));
   const seal = async (field: keyof RegistrationPlaintext) => {
-    const { enc, ct } = await suite.seal({ recipientPublicKey: pk, info: INFO }, new TextEncoder().encode(fields[field]), new TextEncoder().encode(field));
+    const { enc, ct } = await suite.seal(
+      { recipientPublicKey: pk, info: REGISTRATION_HPKE_INFO },
+      new TextEncoder().encode(fields[field]),
+      new TextEncoder().encode(field),
+    );
     return `hpke1.${b64url(enc)}.${b64url(ct)}`;
   };
   return { email_encrypted: await seal('email'), name_encrypted: await seal('name'), dob_encrypted: await seal('dob') };

@@ -4,19 +4,19 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
-import type { BridgeParts } from './app.ts';
-import type { Guards } from './core/auth/guards.ts';
-import type { BridgeContext } from './core/context.ts';
-import type { EventLog } from './core/events/index.ts';
-import { FundsFollower } from './core/events/funds-follower.ts';
-import { GovernanceFollower } from './core/events/governance-follower.ts';
-import { JobRunner } from './core/jobs/index.ts';
-import jobRoutes from './core/jobs/routes.ts';
-import type { Outbox } from './core/outbox/index.ts';
-import type { BridgeMetrics } from './core/metrics/index.ts';
-import { expireUnverifiedRegistrations } from './core/outbox/user-operations.ts';
-import priceOracleRoutes, { createPriceOracle, parsePriceSources } from './features/oracle/index.ts';
-import priceJob from './features/price-job/index.ts';
+import type { BridgeParts } from './parts.ts';
+import type { Guards } from '../core/auth/guards.ts';
+import type { BridgeContext } from '../core/context.ts';
+import type { EventLog } from '../core/events/index.ts';
+import { FundsFollower } from '../core/events/funds-follower.ts';
+import { GovernanceFollower } from '../core/events/governance-follower.ts';
+import { JobRunner } from '../core/jobs/index.ts';
+import jobRoutes from '../core/jobs/routes.ts';
+import type { Outbox } from '../core/outbox/index.ts';
+import type { BridgeMetrics } from '../core/metrics/index.ts';
+import { expireUnverifiedRegistrations } from '../core/outbox/user-operations.ts';
+import priceOracleRoutes, { createPriceOracle, parsePriceSources } from '../features/oracle/index.ts';
+import priceJob from '../features/price-job/index.ts';
 
 /** How often each bridge instance reads the governance admin event log (decision V3). */
 const GOVERNANCE_FOLLOW_MS = 1_000;

@@ -8,9 +8,9 @@ import { sql } from 'kysely';
 import type { CanisterClients } from '@domdao/canisters';
 import type { NotificationClient } from '@domdao/notification-client';
 import { checkReadiness, observeRequests, READINESS_TIMEOUT_MS, traceOf, traceRequests, type ReadinessCheck } from '@domdao/service-kit';
-import type { BridgeConfig } from './config.ts';
-import type { Db } from './core/db/index.ts';
-import { tableGauges, type BridgeMetrics, type CallOutcome } from './core/metrics/index.ts';
+import type { BridgeConfig } from '../config.ts';
+import type { Db } from '../core/db/index.ts';
+import { tableGauges, type BridgeMetrics, type CallOutcome } from '../core/metrics/index.ts';
 
 /** Paths whose successful answers leave no access line at info (decision D50). */
 const QUIET_ROUTES = new Set(['/health', '/health/ready', '/api/ai/health']);

@@ -3,17 +3,30 @@
 // as the owner (decision B98); a serving role that could remove audit rows refused in production (B99).
 import { ConfigError } from '@domdao/config';
 import type { ServiceLogger } from '@domdao/service-kit';
-import type { OpenBridgeOptions } from './app.ts';
-import type { BridgeConfig } from './config.ts';
-import { recordRetentionFloor } from './core/audit/retention.ts';
-import { databaseProgressLine, MigrationPrivilegeError, openDatabase, type DatabaseProgress, type OpenedDatabase } from './core/db/index.ts';
-import type { BridgeMetrics } from './core/metrics/index.ts';
+import type { BridgeConfig } from '../config.ts';
+import { recordRetentionFloor } from '../core/audit/retention.ts';
+import {
+  databaseProgressLine,
+  MigrationPrivilegeError,
+  openDatabase,
+  type DatabaseProgress,
+  type OpenDatabaseOptions,
+  type OpenedDatabase,
+} from '../core/db/index.ts';
+import type { BridgeMetrics } from '../core/metrics/index.ts';
+
+/** `lent` and `embeddedInitdb`: tests only, for the embedded database (decisions R24, R25). */
+/** `onProgress`: what a long database open is doing (decision R32), beside the log's lines. */
+export interface DatabaseOpenOptions extends Pick<OpenDatabaseOptions, 'lent' | 'embeddedInitdb' | 'onProgress'> {
+  /** Tests only: told of each sync of the embedded database's files; a throw stands for a failed sync (decision P16). */
+  embeddedSyncFault?: (fd: number) => void;
+}
 
 const ROLES_DOC = 'docs/operations.md "Database roles"';
 
 export async function openBridgeDatabase(
   config: BridgeConfig,
-  options: OpenBridgeOptions,
+  options: DatabaseOpenOptions,
   log: ServiceLogger,
   metrics: BridgeMetrics,
   onFailed: (err: Error) => void,

@@ -1,17 +1,17 @@
 // The audit log's wiring (decisions B61–B67): refusals audited where every request's errors pass,
 // the admin route, the retention job, escrow resolutions from the event log, and the secret check at start.
 import type { FastifyInstance } from 'fastify';
-import type { BridgeParts } from './app.ts';
-import type { Guards } from './core/auth/guards.ts';
-import { requestOrigin } from './core/auth/csrf.ts';
-import { SYSTEM, type AuditLog } from './core/audit/index.ts';
-import { defineAuditRetention } from './core/audit/retention.ts';
-import { noticeSecretRotations } from './core/audit/secrets.ts';
-import type { BridgeContext } from './core/context.ts';
-import { HttpError } from './core/http/errors.ts';
-import type { JobRunner } from './core/jobs/index.ts';
-import type { BridgeKeys } from './core/keys.ts';
-import adminAudit from './features/admin-audit/index.ts';
+import type { BridgeParts } from './parts.ts';
+import type { Guards } from '../core/auth/guards.ts';
+import { requestOrigin } from '../core/auth/csrf.ts';
+import { SYSTEM, type AuditLog } from '../core/audit/index.ts';
+import { defineAuditRetention } from '../core/audit/retention.ts';
+import { noticeSecretRotations } from '../core/audit/secrets.ts';
+import type { BridgeContext } from '../core/context.ts';
+import { HttpError } from '../core/http/errors.ts';
+import type { JobRunner } from '../core/jobs/index.ts';
+import type { BridgeKeys } from '../core/keys.ts';
+import adminAudit from '../features/admin-audit/index.ts';
 
 /** Admin routes: the admin session's and the X-API-Token automation's. */
 const ADMIN_ROUTE = /^\/api\/(ai\/)?admin\//;

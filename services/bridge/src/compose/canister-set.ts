@@ -3,10 +3,10 @@
 // fatal log line and an audit row.
 import { EMBEDDED_CANISTER_IDS } from '@domdao/canisters';
 import type { ServiceLogger } from '@domdao/service-kit';
-import type { BridgeConfig } from './config.ts';
-import { AuditLog, SYSTEM } from './core/audit/index.ts';
-import { bindCanisterSet, CanisterSetRefused, embeddedCanisterSet, icCanisterSet, type Binding, type CanisterSet } from './core/canister-set/index.ts';
-import type { OpenedDatabase } from './core/db/index.ts';
+import type { BridgeConfig } from '../config.ts';
+import { AuditLog, SYSTEM } from '../core/audit/index.ts';
+import { bindCanisterSet, CanisterSetRefused, embeddedCanisterSet, icCanisterSet, type Binding, type CanisterSet } from '../core/canister-set/index.ts';
+import type { OpenedDatabase } from '../core/db/index.ts';
 
 export interface BoundSet {
   set: CanisterSet;
