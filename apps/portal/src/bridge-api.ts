@@ -1573,8 +1573,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The signed-in member's activity feed, newest first, keyset-paged by before_id (decisions N7–N8)
-         * @description Session required; items for everyone, for Active members while the member is Active, and for the member alone (decision N7).
+         * The signed-in member's activity feed, newest first, keyset-paged by before_id (decisions N7–N8, N27, N30)
+         * @description Session required; items for everyone, for Active members while the member is Active, and for the member alone (decision N7). A reminder to vote is left out once the member’s ballot (their own or a delegate’s) is in (decision N27). Paging (decision N30): at most `limit` items (1–100, default 20), newest first; `next_before_id` is the cursor of the next, older page (pass it as `before_id`), null exactly when there is nothing older.
          */
         get: operations["listMyActivity"];
         put?: never;
@@ -9773,9 +9773,20 @@ export interface operations {
                             body: string | null;
                             /** @description https link to the thing itself */
                             deep_link: string | null;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description when it happened; show it relative and in the reader’s zone (decision N29)
+                             */
                             created_at: string;
+                            /** @description the proposal the item is about, if any */
+                            proposal_id: string | null;
+                            /**
+                             * Format: date-time
+                             * @description the voting deadline the item speaks of ("Voting closes in 2 minutes"); texts never embed it (decision N29)
+                             */
+                            closes_at: string | null;
                         }[];
+                        /** @description before_id of the next, older page; null: this is the last page */
                         next_before_id: string | null;
                     };
                 };

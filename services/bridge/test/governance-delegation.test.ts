@@ -179,12 +179,12 @@ describe('delegation through the bridge (decisions V26–V29)', () => {
     // Decision N25: ann's feed says her delegate voted for her, while she can still vote herself.
     await h.app.events.settle();
     const feed = (await call('ann', 'GET', '/api/me/activity')).json() as { items: Array<{ title: string; body: string }> };
-    const item = feed.items.find((i) => i.title === 'Your delegate voted Yes: Repaint the hall');
+    const item = feed.items.find((i) => i.title === `Your delegate ${mine.delegate_name} voted Yes: Repaint the hall`);
     assert.ok(item, JSON.stringify(feed.items.map((i) => i.title)));
     assert.match(item.body, /unless you vote yourself before voting closes/);
     const catFeed = (await call('cat', 'GET', '/api/me/activity')).json() as { items: Array<{ title: string }> };
     assert.ok(
-      catFeed.items.some((i) => i.title.startsWith('Your delegate voted')),
+      catFeed.items.some((i) => i.title.startsWith('Your delegate ') && i.title.includes(' voted Yes: ')),
       'per-category delegation (General) too',
     );
     // ann overrides before close.

@@ -20,7 +20,7 @@ async function eventually(check: () => Promise<boolean>, what: string): Promise<
   }
 }
 
-type Item = { id: string; category: string; title: string; body: string | null; deep_link: string | null; created_at: string };
+type Item = { id: string; category: string; title: string; body: string | null; deep_link: string | null; created_at: string; closes_at: string | null };
 const feed = async (jar: Jar | undefined, query = ''): Promise<{ items: Item[]; next_before_id: string | null }> => {
   const r = await h.request({ method: 'GET', url: `/api/me/activity${query}`, ...(jar && { jar }) });
   assert.equal(r.statusCode, 200, r.body);
@@ -55,7 +55,10 @@ describe('activity feed (decisions N7, N8)', () => {
     const opened = mine.find((i) => i.title === 'Voting is open: Plant a community garden')!;
     assert.equal(opened.category, 'Vote');
     assert.equal(opened.deep_link, `https://domdao.example/proposals/${id}`);
-    assert.match(opened.body!, /Voting closes 2026-/);
+    // Decision N29: the deadline is an instant the reader words, never text.
+    assert.equal(opened.body, 'Active members can vote now.');
+    const p = (await h.opened.canisters.clients.governance.get_proposal(BigInt(id)))!;
+    assert.equal(opened.closes_at, new Date(Number(p.voting_closes / 1_000_000n)).toISOString());
     assert.ok(mine.some((i) => i.title === 'New proposal: Plant a community garden' && i.category === 'Proposal'));
     const theirs = (await feed(registered.jar)).items;
     assert.ok(

@@ -233,7 +233,7 @@ describe('member emails (decisions N13–N18)', () => {
       const items = (await h.request({ method: 'GET', url: '/api/me/activity', jar: (await h.login('voter@example.org')).jar })).json().items as Array<{
         title: string;
       }>;
-      return items.some((i) => i.title === 'Voting closes in an hour: Repaint the hall') || undefined;
+      return items.some((i) => i.title === 'Voting closes soon: Repaint the hall') || undefined;
     });
     assert.ok(Array.isArray(feed));
   });

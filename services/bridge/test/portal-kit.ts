@@ -56,9 +56,9 @@ export async function signIn(email: string, returnPath = '/', on: Page = page): 
   await Promise.all([on.waitForURL(`${base}${returnPath}`), on.click('#login button[type=submit]')]);
 }
 
-/** A second person's browser (its own context: its own cookies), watched like the first. */
-export async function secondBrowser(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+/** A second person's browser (its own context: its own cookies), watched like the first; `timezoneId` is its time zone. */
+export async function secondBrowser({ timezoneId }: { timezoneId?: string } = {}): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...(timezoneId !== undefined && { timezoneId }) });
   const p = await context.newPage();
   watchPage(p, problems, expected);
   return p;

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, dom, useApi, when, handler, type Answer, type Loaded } from '../api.ts';
 import { useSession } from '../session.tsx';
+import { ActivityCard } from './activity.tsx';
 import { DisplayNameCard, WalletCard } from './profile.tsx';
 
 /** Decision F12: the types of the bridge's answers come from the OpenAPI document. */
@@ -152,7 +153,6 @@ function Me({ status, email }: { status: string | undefined; email: string }) {
   const { refresh } = useSession();
   const membership = useApi<Membership>('/api/me/membership');
   const prefs = useApi<Prefs>('/api/me/notification-preferences');
-  const feed = useApi<Answer<'listMyActivity'>>('/api/me/activity?limit=20');
   const mine = useApi<Answer<'listMyContributions'>>('/api/me/contributions?limit=20');
   const [msg, setMsg] = useState('');
   const save = async (change: Partial<Prefs>) => {
@@ -219,36 +219,7 @@ function Me({ status, email }: { status: string | undefined; email: string }) {
         {mine.data?.refunds.length ? <p class="muted">{mine.data.refunds.length} refunded.</p> : null}
       </section>
       <Sessions />
-      <section class="card">
-        <h2>Activity</h2>
-        {feed.data?.items.length ? (
-          <ul class="list">
-            {feed.data.items.map((i) => (
-              <li key={i.id} class="item">
-                <strong>
-                  {i.deep_link ? (
-                    <a
-                      href={new URL(i.deep_link).pathname
-                        .replace(/^\/api\/governance\/proposals\//, '/proposals/')
-                        .replace(/^\/api\/campaigns\//, '/campaigns/')}
-                    >
-                      <bdi>{i.title}</bdi>
-                    </a>
-                  ) : (
-                    <bdi>{i.title}</bdi>
-                  )}
-                </strong>
-                <span class="muted">
-                  {i.category} · {when(i.created_at)}
-                </span>
-                {i.body ? <span dir="auto">{i.body}</span> : null}
-              </li>
-            ))}
-          </ul>
-        ) : (
-          <p>{feed.data ? 'Nothing yet.' : '…'}</p>
-        )}
-      </section>
+      <ActivityCard />
     </>
   );
 }

@@ -161,6 +161,12 @@ export interface ActivityItemsTable {
   body: string | null;
   deep_link: string | null;
   created_at: Timestamp;
+  /** The proposal the item is about (migration 071). */
+  proposal_id: ColumnType<string | null, string | bigint | null | undefined, string | null>;
+  /** The voting deadline the item speaks of: readers word it relative and in their zone (decision N29). */
+  closes_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** A call to vote: hidden from a member whose ballot on `proposal_id` is in (decision N27). */
+  reminder: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 /** The outbox of cross-system operations (decisions B20–B23). */

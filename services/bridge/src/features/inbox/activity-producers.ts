@@ -32,6 +32,7 @@ const TYPES = [
 
 const day = (iso: string) => new Date(iso).toISOString().slice(0, 10);
 const nsToIso = (ns: string) => new Date(Number(BigInt(ns) / 1_000_000n)).toISOString();
+const nsToDate = (ns: bigint) => new Date(Number(ns / 1_000_000n));
 
 export const proposalLink = (o: Pick<InboxOptions, 'linkBase'>, id: string): string => appLinks.proposal(o.linkBase, id);
 
@@ -72,14 +73,16 @@ export async function itemFor(
     case 'ProposalOpened': {
       const d = e.data as BridgeEvent<'ProposalOpened'>['data'];
       const t = await title(d.proposal_id);
-      const closes = 'p' in t && t.p ? ` Voting closes ${nsToIso(String(t.p.voting_closes)).replace('.000Z', 'Z')}.` : '';
-      // Only Active members vote (spec 2 rule 5): the call to vote is theirs.
+      // Only Active members vote (spec 2 rule 5): the news is theirs. The deadline is an instant the
+      // reader words (decision N29); the item is news, not a reminder, so it stays after a vote.
       return {
         category: 'Vote',
         title: `Voting is open: ${t.title}`,
-        body: `Cast your vote.${closes}`,
+        body: 'Active members can vote now.',
         deep_link: proposalLink(o, d.proposal_id),
         audience: { kind: 'active' },
+        proposal_id: d.proposal_id,
+        ...('p' in t && t.p && { closes_at: nsToDate(t.p.voting_closes) }),
       };
     }
     case 'ProposalApproved':
@@ -140,12 +143,17 @@ export async function itemFor(
     }
     case 'VoteClosingSoon': {
       const d = e.data as BridgeEvent<'VoteClosingSoon'>['data'];
+      // Decisions N27–N29: "how soon" is worded from voting_closes when read, never from the window's
+      // name; a member whose ballot is in does not see it.
       return {
         category: 'Vote',
-        title: `Voting closes in ${d.window === '1h' ? 'an hour' : '24 hours'}: ${d.title}`,
-        body: `Voting closes ${d.voting_closes.replace(/\.\d{3}Z$/, 'Z')}.`,
+        title: `Voting closes soon: ${d.title}`,
+        body: 'Vote before it closes.',
         deep_link: proposalLink(o, d.proposal_id),
         audience: { kind: 'active' },
+        proposal_id: d.proposal_id,
+        closes_at: new Date(d.voting_closes),
+        reminder: true,
       };
     }
     case 'MembershipExpiring': {

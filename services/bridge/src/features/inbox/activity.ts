@@ -18,6 +18,12 @@ export interface NewActivity {
   body?: string;
   deep_link?: string;
   audience: Audience;
+  /** The proposal the item is about. */
+  proposal_id?: string;
+  /** The voting deadline the item speaks of; the text never embeds it (decision N29). */
+  closes_at?: Date;
+  /** A call to vote: hidden from a member whose ballot is in (decision N27); needs proposal_id. */
+  reminder?: boolean;
 }
 
 export interface ActivityView {
@@ -27,6 +33,9 @@ export interface ActivityView {
   body: string | null;
   deep_link: string | null;
   created_at: string;
+  proposal_id: string | null;
+  closes_at: string | null;
+  reminder: boolean;
 }
 
 /** Clips to the digest's limits by code point, with an ellipsis, so an item is never refused for length. */
@@ -56,6 +65,9 @@ export async function addActivity(db: Kysely<Database> | Transaction<Database>, 
       body: item.body === undefined ? null : clip(item.body, 500),
       deep_link: item.deep_link ?? null,
       created_at: now,
+      proposal_id: item.proposal_id ?? null,
+      closes_at: item.closes_at ?? null,
+      reminder: item.reminder === true && item.proposal_id !== undefined,
     })
     .onConflict((oc) => oc.column('source_key').doNothing())
     .returning('id')
@@ -87,7 +99,10 @@ const visible = (q: FeedQuery) =>
  * and the digest show them as typed, rows stored before included.
  */
 export async function feed(db: Db, q: FeedQuery): Promise<Array<ActivityView & { audience?: string }>> {
-  let query = db.selectFrom('activity_items').select(['id', 'category', 'title', 'body', 'deep_link', 'created_at', 'audience']).where(visible(q));
+  let query = db
+    .selectFrom('activity_items')
+    .select(['id', 'category', 'title', 'body', 'deep_link', 'created_at', 'audience', 'proposal_id', 'closes_at', 'reminder'])
+    .where(visible(q));
   if (q.after) query = query.where('created_at', '>', q.after);
   if (q.until) query = query.where('created_at', '<=', q.until);
   if (q.beforeId !== undefined) query = query.where('id', '<', q.beforeId);
@@ -99,8 +114,60 @@ export async function feed(db: Db, q: FeedQuery): Promise<Array<ActivityView & {
     body: r.body === null ? null : withoutBidiControls(r.body),
     deep_link: r.deep_link,
     created_at: new Date(r.created_at).toISOString(),
+    proposal_id: r.proposal_id === null ? null : String(r.proposal_id),
+    closes_at: r.closes_at === null ? null : new Date(r.closes_at).toISOString(),
+    reminder: r.reminder,
     ...(q.withAudience && { audience: r.audience }),
   }));
+}
+
+/** The proposals among `ids` on which the member's ballot is in (decision N27). */
+export type BallotsCast = (proposalIds: string[]) => Promise<Set<string>>;
+
+/**
+ * Decision N27: a ballot that counts for the member, their own or a delegate's (the canister's
+ * get_my_ballot, asked as the member), means no reminder. A read that fails shows the reminder: a
+ * needless reminder costs less than a missing one.
+ */
+export function ballotsCastBy(o: Pick<InboxOptions, 'governanceAs'>, member: { user_id: string; principal: string }): BallotsCast {
+  return async (ids) => {
+    if (ids.length === 0) return new Set();
+    const g = await o.governanceAs(member);
+    const cast = await Promise.all(
+      ids.map((id) =>
+        g.get_my_ballot(BigInt(id)).then(
+          (b) => b !== undefined,
+          () => false,
+        ),
+      ),
+    );
+    return new Set(ids.filter((_, i) => cast[i]));
+  };
+}
+
+export interface FeedPage<T> {
+  items: T[];
+  /** The cursor of the next page, null exactly when no older item is visible (decision N30). */
+  next_before_id: string | null;
+}
+
+/**
+ * One page of what the member sees (decision N30): reminders for proposals they have voted on are
+ * skipped without making the page short, and one row past the limit says whether there is more.
+ */
+export async function feedPage(db: Db, q: FeedQuery, cast: BallotsCast): Promise<FeedPage<ActivityView & { audience?: string }>> {
+  const shown: Array<ActivityView & { audience?: string }> = [];
+  let beforeId = q.beforeId;
+  for (;;) {
+    const rows = await feed(db, { ...q, limit: q.limit + 1, ...(beforeId !== undefined && { beforeId }) });
+    const asked = [...new Set(rows.flatMap((r) => (r.reminder && r.proposal_id !== null ? [r.proposal_id] : [])))];
+    const voted = await cast(asked);
+    for (const r of rows) if (!(r.reminder && r.proposal_id !== null && voted.has(r.proposal_id))) shown.push(r);
+    if (shown.length > q.limit || rows.length <= q.limit) break;
+    beforeId = rows[rows.length - 1]!.id;
+  }
+  const items = shown.slice(0, q.limit);
+  return { items, next_before_id: shown.length > q.limit ? items[items.length - 1]!.id : null };
 }
 
 export async function countFeed(db: Db, q: Omit<FeedQuery, 'limit' | 'beforeId' | 'withAudience'>): Promise<number> {
@@ -119,7 +186,11 @@ export const ActivityItemBody = Type.Object({
   title: Type.String({ maxLength: 200 }),
   body: Type.Union([Type.String({ maxLength: 500 }), Type.Null()]),
   deep_link: Type.Union([Type.String(), Type.Null()], { description: 'https link to the thing itself' }),
-  created_at: Type.String({ format: 'date-time' }),
+  created_at: Type.String({ format: 'date-time', description: 'when it happened; show it relative and in the reader’s zone (decision N29)' }),
+  proposal_id: Type.Union([Type.String(), Type.Null()], { description: 'the proposal the item is about, if any' }),
+  closes_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'the voting deadline the item speaks of ("Voting closes in 2 minutes"); texts never embed it (decision N29)',
+  }),
 });
 const ErrorBody = Type.Object({ error: Type.String(), message: Type.String(), request_id: Type.String() });
 
@@ -128,9 +199,13 @@ export async function activityRoutes(app: BridgeApp, o: InboxOptions): Promise<v
     '/api/me/activity',
     {
       schema: {
-        summary: "The signed-in member's activity feed, newest first, keyset-paged by before_id (decisions N7–N8)",
+        summary: "The signed-in member's activity feed, newest first, keyset-paged by before_id (decisions N7–N8, N27, N30)",
         operationId: 'listMyActivity',
-        description: 'Session required; items for everyone, for Active members while the member is Active, and for the member alone (decision N7).',
+        description:
+          'Session required; items for everyone, for Active members while the member is Active, and for the member alone (decision N7). ' +
+          'A reminder to vote is left out once the member’s ballot (their own or a delegate’s) is in (decision N27). ' +
+          'Paging (decision N30): at most `limit` items (1–100, default 20), newest first; `next_before_id` is the cursor of the next, older page ' +
+          '(pass it as `before_id`), null exactly when there is nothing older.',
         tags: ['inbox'],
         security: [{ sessionCookie: [] }],
         querystring: Type.Object(
@@ -141,7 +216,10 @@ export async function activityRoutes(app: BridgeApp, o: InboxOptions): Promise<v
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({ items: Type.Array(ActivityItemBody), next_before_id: Type.Union([Type.String(), Type.Null()]) }),
+          200: Type.Object({
+            items: Type.Array(ActivityItemBody),
+            next_before_id: Type.Union([Type.String(), Type.Null()], { description: 'before_id of the next, older page; null: this is the last page' }),
+          }),
           400: { description: 'VALIDATION_ERROR', ...ErrorBody },
           401: { description: 'UNAUTHORIZED', ...ErrorBody },
         },
@@ -152,12 +230,24 @@ export async function activityRoutes(app: BridgeApp, o: InboxOptions): Promise<v
       const q = req.query;
       const limit = q.limit ?? 20;
       const active = await isActive(o, s.principal);
-      const items = await feed(o.db, { userId: s.user_id, active, limit, ...(q.before_id !== undefined && { beforeId: q.before_id }) });
+      const page = await feedPage(o.db, { userId: s.user_id, active, limit, ...(q.before_id !== undefined && { beforeId: q.before_id }) }, ballotsCastBy(o, s));
       reply.header('cache-control', 'private, no-store');
-      return { items, next_before_id: items.length === limit ? items[items.length - 1]!.id : null };
+      return { items: page.items.map(itemBody), next_before_id: page.next_before_id };
     },
   );
 }
+
+/** What the API shows of an item (its reminder flag is the bridge's). */
+export const itemBody = (i: ActivityView) => ({
+  id: i.id,
+  category: i.category,
+  title: i.title,
+  body: i.body,
+  deep_link: i.deep_link,
+  created_at: i.created_at,
+  proposal_id: i.proposal_id,
+  closes_at: i.closes_at,
+});
 
 /** Active now; an unreachable membership canister counts as not Active (the feed still answers). */
 export async function isActive(o: Pick<InboxOptions, 'membership'>, principal: string): Promise<boolean> {

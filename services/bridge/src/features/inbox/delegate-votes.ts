@@ -5,6 +5,7 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../../core/db/index.ts';
 import type { BridgeEvent } from '../../core/events/index.ts';
+import { displayNames } from '../../core/identity/display-names.ts';
 import { addActivity } from './activity.ts';
 import { proposalLink } from './activity-producers.ts';
 import type { InboxOptions } from './options.ts';
@@ -18,7 +19,10 @@ export function followDelegateVotes(o: InboxOptions): void {
     const id = BigInt(d.proposal_id);
     const p = await o.governance.get_proposal(id);
     if (!p) return;
-    const closes = new Date(Number(p.voting_closes / 1_000_000n)).toISOString().replace('.000Z', 'Z');
+    const closes = new Date(Number(p.voting_closes / 1_000_000n));
+    // Decision F55: the delegate by the name members know them by, never their principal.
+    const name = (await displayNames(trx, [d.voter])).get(d.voter);
+    const who = name === undefined ? 'Your delegate' : `Your delegate ${name}`;
     for (let after: string | undefined; ;) {
       const page = await o.governance.list_represented(id, d.voter, after, PAGE);
       for (const member of page.members) {
@@ -29,10 +33,12 @@ export function followDelegateVotes(o: InboxOptions): void {
           `event:${e.id}:${user.id}`,
           {
             category: 'Vote',
-            title: `Your delegate voted ${d.vote}: ${p.title}`,
-            body: `Your delegate (${d.voter}) voted ${d.vote}; it counts for you unless you vote yourself before voting closes ${closes}.`,
+            title: `${who} voted ${d.vote}: ${p.title}`,
+            body: 'Their vote counts for you unless you vote yourself before voting closes.',
             deep_link: proposalLink(o, d.proposal_id),
             audience: { kind: 'user', user_id: user.id },
+            proposal_id: d.proposal_id,
+            closes_at: closes,
           },
           new Date(o.now()),
         );

@@ -14,7 +14,8 @@ import { sql } from 'kysely';
 import type { Db } from '../../core/db/index.ts';
 import type { DigestFrequency } from '../../core/db/schema.ts';
 import type { InboxOptions } from './options.ts';
-import { countFeed, feed, isActive, type FeedQuery } from './activity.ts';
+import { closesSentence } from '../../core/email/when.ts';
+import { ballotsCastBy, clip, countFeed, feedPage, isActive, type FeedQuery } from './activity.ts';
 import { unsubscribeUrl } from './unsubscribe.ts';
 
 export const DIGEST_INTERVAL_MS: Record<Exclude<DigestFrequency, 'none'>, number> = { daily: 86_400_000, weekly: 7 * 86_400_000 };
@@ -123,14 +124,18 @@ async function digestFor(o: InboxOptions, c: Candidate, at: Date): Promise<Outco
   const window: Omit<FeedQuery, 'limit' | 'active'> = { userId: c.user_id, until: at, ...(since && { after: since }) };
   // Items for Active members count only if this member is Active: ask the canister only when such
   // items are pending (most runs never need it).
+  // Decision N27: no reminder for a vote the member's ballot is already in.
+  const cast = ballotsCastBy(o, { user_id: c.user_id, principal: c.principal });
   let active = true;
-  let items = await feed(o.db, { ...window, active, limit: DIGEST_MAX_ITEMS, withAudience: true });
-  if (items.some((i) => i.audience === 'active') && !(await isActive(o, c.principal))) {
+  let page = await feedPage(o.db, { ...window, active, limit: DIGEST_MAX_ITEMS, withAudience: true }, cast);
+  if (page.items.some((i) => i.audience === 'active') && !(await isActive(o, c.principal))) {
     active = false;
-    items = await feed(o.db, { ...window, active, limit: DIGEST_MAX_ITEMS, withAudience: true });
+    page = await feedPage(o.db, { ...window, active, limit: DIGEST_MAX_ITEMS, withAudience: true }, cast);
   }
+  const { items } = page;
   if (items.length === 0) return 'skipped_no_items';
-  const total = items.length < DIGEST_MAX_ITEMS ? items.length : await countFeed(o.db, { ...window, active });
+  // Past the first 50 the count includes reminders the member no longer needs: "+N more" may say a few too many.
+  const total = page.next_before_id === null ? items.length : await countFeed(o.db, { ...window, active });
   const [email, name] = await Promise.all([o.openField('email', c.email_encrypted), o.openField('name', c.name_encrypted)]);
   // An unsubscribe that arrived while this run was going on wins (spec 3: `none` excludes the user):
   // checked again right before the send.
@@ -144,13 +149,17 @@ async function digestFor(o: InboxOptions, c: Candidate, at: Date): Promise<Outco
       data: {
         recipient_name: name,
         digest_frequency: c.digest_frequency,
-        items: items.map((i) => ({
-          title: i.title,
-          created_at: i.created_at,
-          category: i.category,
-          ...(i.body !== null && { body: i.body }),
-          ...(i.deep_link !== null && { deep_link: i.deep_link }),
-        })),
+        items: items.map((i) => {
+          // Decision N29: the deadline worded at the run's instant, in UTC (the bridge knows no member's zone).
+          const body = [i.body, i.closes_at && closesSentence(Date.parse(i.closes_at), at.getTime())].filter(Boolean).join(' ');
+          return {
+            title: i.title,
+            created_at: i.created_at,
+            category: i.category,
+            ...(body !== '' && { body: clip(body, 500) }),
+            ...(i.deep_link !== null && { deep_link: i.deep_link }),
+          };
+        }),
         total_count: total,
         unsubscribe_url: unsubscribeUrl(o, c.user_id, at.getTime()),
         inbox_url: `${o.linkBase}/activity`,

@@ -4,7 +4,8 @@
 import { Type } from '@sinclair/typebox';
 import { Int8Text } from '../../core/http/decimal.ts';
 import { escapeHtml, page, PAGE_CSP } from '../../core/http/page.ts';
-import { activityRoutes, feed, isActive } from './activity.ts';
+import { bothTimes, closesSentence } from '../../core/email/when.ts';
+import { activityRoutes, ballotsCastBy, feedPage, isActive } from './activity.ts';
 import { followActivity } from './activity-producers.ts';
 import { followDelegateVotes } from './delegate-votes.ts';
 import { runDigest } from './digest-job.ts';
@@ -78,21 +79,25 @@ export default async function inbox(app: BridgeApp, o: InboxOptions): Promise<vo
         return reply.send(page('Activity', `<p>Sign in to see what happened.</p><p><a href="${escapeHtml(login)}">Sign in</a></p>`));
       }
       const before = req.query.before_id;
-      const items = await feed(o.db, {
-        userId: s.user_id,
-        active: await isActive(o, s.principal),
-        limit: 50,
-        ...(before !== undefined && { beforeId: before }),
-      });
+      const { items, next_before_id } = await feedPage(
+        o.db,
+        { userId: s.user_id, active: await isActive(o, s.principal), limit: 50, ...(before !== undefined && { beforeId: before }) },
+        ballotsCastBy(o, s),
+      );
+      // Decision N29: a page the server writes has no browser zone: relative, and the instant in UTC, said so.
+      const now = o.now();
+      const time = (iso: string) => `<time datetime="${escapeHtml(iso)}">${escapeHtml(bothTimes(Date.parse(iso), now))}</time>`;
       const list = items.length
         ? `<ul class="feed">${items
-            .map(
-              (i) =>
-                `<li><strong>${i.deep_link ? `<a href="${escapeHtml(i.deep_link)}">${escapeHtml(i.title)}</a>` : escapeHtml(i.title)}</strong><br><small class="muted">${escapeHtml(i.category)} · ${escapeHtml(i.created_at.slice(0, 16).replace('T', ' '))} UTC</small>${i.body ? `<br>${escapeHtml(i.body)}` : ''}</li>`,
-            )
+            .map((i) => {
+              const title = i.deep_link ? `<a href="${escapeHtml(i.deep_link)}">${escapeHtml(i.title)}</a>` : escapeHtml(i.title);
+              const text = [i.body, i.closes_at && closesSentence(Date.parse(i.closes_at), now)].filter(Boolean).join(' ');
+              const body = text ? `<br>${escapeHtml(text)}` : '';
+              return `<li><strong>${title}</strong><br><small class="muted">${escapeHtml(i.category)} · ${time(i.created_at)}</small>${body}</li>`;
+            })
             .join('')}</ul>`
         : '<p>Nothing yet. Proposals, votes and campaigns that concern you will show here.</p>';
-      const more = items.length === 50 ? `<p><a href="/activity?before_id=${items[49]!.id}">Older</a></p>` : '';
+      const more = next_before_id ? `<p><a href="/activity?before_id=${next_before_id}">Older</a></p>` : '';
       return reply.send(page('Activity', `${list}${more}<p><a href="/preferences">Email preferences</a></p>`));
     },
   );

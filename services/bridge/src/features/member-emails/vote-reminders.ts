@@ -1,12 +1,15 @@
-// event-reminder (decisions N15–N16): 24 hours and 1 hour before an open vote closes, to
-// Active members who opted in (`vote_reminders`) and have not voted, with the voting window as the
-// calendar event at the deadline (DTSTART = voting_closes). At most one per (proposal, member, window); a window already
-// past when the job first sees the proposal is skipped (a 1-hour reminder is never sent as "24h").
+// event-reminder (decisions N15–N16, N27–N29): 24 hours and 1 hour before an open vote closes, to
+// Active members who opted in (`vote_reminders`) and whose ballot is not in (their own or a delegate's,
+// N27), with the voting window as the calendar event at the deadline (DTSTART = voting_closes). At most
+// one per (proposal, member, window); a window is used only while at least half of it is left (N28), so
+// "in 1 hour" and "tomorrow" are never said of a vote closing in 2 minutes, and the text says how soon
+// from voting_closes at the send (N29).
 import type { Delivery } from '../../core/email/deliveries.ts';
 import { deliver } from '../../core/email/deliveries.ts';
 import { proposalSummary } from '../../core/email/proposal-summary.ts';
 import type { MemberEmailsOptions } from './options.ts';
 import { appLinks } from '../../core/http/app-links.ts';
+import { closesSentence } from '../../core/email/when.ts';
 
 export const REMINDER_WINDOWS = [
   { label: '1h' as const, ms: 3_600_000 },
@@ -17,10 +20,15 @@ export const REMINDER_WINDOWS = [
 const DEADLINE_EVENT_NS = 15n * 60n * 1_000_000_000n;
 const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-/** The window a vote closing in `remainingMs` is in: the smallest one that contains it. */
+/**
+ * The window a vote closing in `remainingMs` is in: the smallest one that contains it, while at least
+ * half of it is left (decision N28: 1 h from 60 to 30 minutes before, 24 h from 24 to 12 hours before).
+ * A shorter vote gets no reminder for that window: its "Voting is open" item already says when it closes.
+ */
 export function reminderWindow(remainingMs: number): '24h' | '1h' | undefined {
   if (remainingMs <= 0) return undefined;
-  return REMINDER_WINDOWS.find((w) => remainingMs <= w.ms)?.label;
+  const w = REMINDER_WINDOWS.find((x) => remainingMs <= x.ms);
+  return w && remainingMs >= w.ms / 2 ? w.label : undefined;
 }
 
 export interface ReminderReport {
@@ -66,8 +74,9 @@ export async function sendVoteReminders(o: MemberEmailsOptions, log?: { warn(o: 
         report.skipped_not_active++;
         continue;
       }
-      const vote = await (await o.governanceAs({ user_id: m.id, principal: m.principal })).get_my_vote(p.id).catch(() => undefined);
-      if (vote !== undefined) {
+      // Decision N27: a delegate's ballot that counts for the member is their vote too.
+      const ballot = await (await o.governanceAs({ user_id: m.id, principal: m.principal })).get_my_ballot(p.id).catch(() => undefined);
+      if (ballot !== undefined) {
         report.skipped_voted++;
         continue;
       }
@@ -88,7 +97,8 @@ export async function sendVoteReminders(o: MemberEmailsOptions, log?: { warn(o: 
             start_time: iso(p.voting_closes),
             end_time: iso(p.voting_closes + DEADLINE_EVENT_NS),
             window_label: window!,
-            event_description: `${summary}\nVoting on proposal ${id} closes ${iso(p.voting_closes)}. You have not voted yet.`,
+            // Decision N29: how soon from the deadline itself, and the instant in UTC, said so; N26: what the proposal does.
+            event_description: `${summary}\n${closesSentence(Number(p.voting_closes / 1_000_000n), now)} You have not voted yet.`,
             event_url: link,
             preferences_url: `${o.linkBase}/preferences`,
           },
