@@ -37,7 +37,7 @@ import { pageAssets } from './core/http/page-assets.ts';
 import { emailBlindIndex } from './core/identity/email.ts';
 import { passwordProblem } from './core/identity/password-policy.ts';
 import { nameIndex } from './core/identity/registration-name-index.ts';
-import { loadKeys, type BridgeKeys } from './core/keys.ts';
+import { keyFingerprints, loadKeys, type BridgeKeys } from './core/keys.ts';
 import { registerUserOperations } from './core/outbox/user-operations.ts';
 import accountRecovery from './features/account-recovery/index.ts';
 import adminNotifications from './features/admin-notifications/index.ts';
@@ -345,7 +345,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
   const metrics = bridgeMetrics(options.metrics ?? new Metrics(), options.now);
   let databaseFailure: Error | undefined;
   const database = await openBridgeDatabase(config, options, log, metrics, (err) => (databaseFailure = err));
-  const bound = await bindBridgeCanisterSet(config, env, database, log, options.now ?? Date.now, (e) => (databaseFailure = e));
+  const bound = await bindBridgeCanisterSet(config, env, database, log, options.now ?? Date.now, (e) => (databaseFailure = e), keyFingerprints(keys));
   const { sessionStore, redis } = await openSessionStore(config, database);
   const canisters = await bound.orRelease(
     openCanisters(env, config.DATA_DIR, bound.set, {

@@ -22,6 +22,7 @@ import * as auditRetention from './migrations/066-audit-retention.ts';
 import * as registrationNameIndex from './migrations/067-registration-name-index.ts';
 import * as delegateStatements from './migrations/068-delegate-statements.ts';
 import * as canisterSet from './migrations/070-canister-set.ts';
+import * as keyFingerprints from './migrations/072-key-fingerprints.ts';
 import { pgliteDialect, type Lite } from './pglite-dialect.ts';
 import { auditRemovalRight, grantAppRole, type RemovalRight } from './roles.ts';
 import type { Database } from './schema.ts';
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '067-registration-name-index': registrationNameIndex,
   '068-delegate-statements': delegateStatements,
   '070-canister-set': canisterSet,
+  '072-key-fingerprints': keyFingerprints,
 };
 
 export interface OpenDatabaseOptions {
