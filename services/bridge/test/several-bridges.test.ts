@@ -80,7 +80,7 @@ describe('several bridges, one state: three instances in IC mode behind nginx (i
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('decision B109: a session made on one instance works on every other, through the edge too, and sign-out on one ends it on all', async () => {
+  it('decision B110: a session made on one instance works on every other, through the edge too, and sign-out on one ends it on all', async () => {
     admin = await signUp(edge.base, bridges, ADMIN, 'Cluster Admin');
     for (const b of bridges) {
       const s = await call(b.url, '/auth/session', { jar: admin.jar });
@@ -102,7 +102,7 @@ describe('several bridges, one state: three instances in IC mode behind nginx (i
     for (const b of bridges) assert.equal((await call(b.url, '/auth/session', { jar: copy })).body.authenticated, false, `${b.name} still knows the session`);
   });
 
-  it('decisions B30, B93: login lockouts and member rate limits are counted once for all instances', async () => {
+  it('decisions B110, B30, B93: login lockouts and member rate limits are counted once for all instances', async () => {
     const m = await signUp(C(), bridges, `locked-${randomUUID().slice(0, 6)}@cluster.example`, 'Locked Member');
     // LOGIN_MAX_FAILURES=3: one wrong password on each instance; the fourth attempt, right, is refused.
     for (const base of [A(), B(), C()]) assert.equal((await call(base, '/auth/login', { body: { email: m.email, password: 'wrong wrong wrong' } })).status, 401);
