@@ -1,7 +1,7 @@
 // The bounded load of several-bridges.test.ts's kill test (decision B111): each member, one request
 // after another as a person's browser would, votes on every proposal, contributes to the campaign and
 // sends DOM, all through the edge; after `killAfter` acknowledged operations one instance is killed.
-// A request the edge answers 502/503/504, or that fails on the wire, is sent again (the same
+// A request the edge answers 502/503/504 (or 429), or that fails on the wire, is sent again (the same
 // Idempotency-Key for money, so the retry cannot pay twice): what counts is what was acknowledged.
 import { call, type Answer } from './bridge-cluster.ts';
 
@@ -29,7 +29,8 @@ export interface LoadResult {
 }
 
 const RETRIES = 6;
-const lostAnswer = (status: number) => status === 502 || status === 503 || status === 504;
+/** The edge's answers for an instance gone (502–504) or its own rate limit (429, nothing reached a bridge). */
+const sendAgain = (status: number) => status === 429 || status === 502 || status === 503 || status === 504;
 
 export async function runLoad(o: { base: string; members: LoadMember[]; proposals: string[]; campaign: string; killAfter: number; kill: () => void }): Promise<LoadResult> {
   const r: LoadResult = { votes: [], contributions: [], transfers: [], refused: [], killedAt: 0, retried: 0 };
@@ -47,10 +48,10 @@ export async function runLoad(o: { base: string; members: LoadMember[]; proposal
     for (let attempt = 0; attempt < RETRIES; attempt++) {
       if (attempt > 0) {
         r.retried++;
-        await new Promise((res) => setTimeout(res, 300));
+        await new Promise((res) => setTimeout(res, a?.status === 429 ? 1000 : 300));
       }
       a = await call(o.base, path, { body, jar: { ...m.jar }, headers }).catch(() => undefined);
-      if (a && !lostAnswer(a.status)) return { a, retried: attempt > 0 };
+      if (a && !sendAgain(a.status)) return { a, retried: attempt > 0 };
     }
     return { a, retried: true };
   };

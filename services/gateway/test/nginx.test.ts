@@ -1,14 +1,11 @@
 // test-lane: browser (decision R17: one Chromium file at a time)
 // The production edge (decisions E10–E13): deploy/nginx as committed, started by this test
-// as its own process on 127.0.0.1 with a self-signed certificate made in a temporary directory, in
+// as its own process on 127.0.0.1 (startEdge of @domdao/test-helpers) with a self-signed certificate, in
 // front of `npm start`'s bridge and notification service; the gateway's routing cases run through it,
 // then what only the production edge adds: HTTP/2 over TLS, security headers and rate limits.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { connect as http2Connect } from 'node:http2';
-import { connect as netConnect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Agent } from 'undici';
@@ -16,7 +13,7 @@ import { chromium } from 'playwright-core';
 import { encryptRegistration } from '@domdao/bridge-service/client-crypto';
 import { freePort, startEdge, type Edge } from '@domdao/test-helpers';
 import { call, edgeCases, type EdgeTarget } from './edge-cases.ts';
-import { FOREIGN_TOKEN, root, SERVICE_TOKEN, startPlatform, type Platform } from './harness.ts';
+import { FOREIGN_TOKEN, SERVICE_TOKEN, startPlatform, type Platform } from './harness.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT_DIR = new URL('../../../screenshots/', import.meta.url).pathname;
