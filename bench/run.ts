@@ -8,6 +8,7 @@ import { benchDurability } from './durability.ts';
 import { benchLedger } from './ledger.ts';
 import { benchNotification } from './notification.ts';
 import { benchPrice } from './price.ts';
+import { benchSeveralBridges } from './several-bridges.ts';
 import { benchGovernance } from './governance.ts';
 import { benchMemory } from './memory.ts';
 import { benchWasm } from './wasm.ts';
@@ -25,6 +26,7 @@ const benches: Record<string, () => Promise<string>> = {
   memory: benchMemory,
   wasm: benchWasm,
   'access-log': benchAccessLog,
+  'several-bridges': benchSeveralBridges,
 };
 const wanted = process.argv.slice(2);
 const names = wanted.length > 0 ? wanted : Object.keys(benches);

@@ -7,3 +7,4 @@ export { startPrivatePostgres, type PrivatePostgres } from './private-postgres.t
 export { startPrivateRedis, type PrivateRedis } from './private-redis.ts';
 export { acceptsConnection, freePort, portRange } from './free-port.ts';
 export { START_DEV_FLAGS } from './start-dev.ts';
+export { requireNginx, startEdge, type AccessLine, type Edge, type EdgeOptions } from './nginx-edge.ts';

@@ -243,7 +243,7 @@ describe('decisions B100, B101: one canister set per database, one live bridge p
     await eventually('the loss audited', async () => (await auditRows(db.url)).find((r) => r.detail.reason === 'lease_lost'));
   });
 
-  it('canisters on an IC network are named by their ids and network: the same ones start again, another ledger id is another set (configuration only)', async (t) => {
+  it('canisters on an IC network are named by their ids and network: the same ones start again, another ledger id is another set (configuration only); an instance with secrets of its own is refused, one with the same starts beside (decision B109)', async (t) => {
     const db = await freshPostgres('bridge_split_ic', { migrated: true });
     t.after(() => db.drop());
     const dir = tempDir('split-ic-');
@@ -270,7 +270,15 @@ describe('decisions B100, B101: one canister set per database, one live bridge p
     const first = await open({ ...baseEnv(dir, db.url), ...ic });
     assert.equal(first.opened.canisters.mode, 'ic');
     assert.equal(first.logs.events('canister_set.recorded')[0]!.canister_set, icCanisterSet(ic).id);
-    // IC canisters scale out: a second instance of the same set starts beside the first (no lease).
+    // Decision B109: an instance whose generated secrets are its own (another DATA_DIR's keys.json) is refused.
+    await refused(
+      open({ ...baseEnv(join(dir, 'own-keys'), db.url), ...ic }),
+      'other_secrets',
+      /^this database's rows are bound to other secrets than this bridge's: MEMBER_IDENTITY_SECRET and BLIND_INDEX_KEY differ from the ones recorded when it was first used .+ \(decision B109\)$/,
+    );
+    // IC canisters scale out: a second instance of the same set, with the same secrets, starts beside the first (no lease).
+    mkdirSync(join(dir, 'other'));
+    copyFileSync(join(dir, 'keys.json'), join(dir, 'other', 'keys.json'));
     const beside = await open({ ...baseEnv(join(dir, 'other'), db.url), ...ic });
     await beside.app.close();
     await first.app.close();

@@ -1,25 +1,20 @@
 // test-lane: browser (decision R17: one Chromium file at a time)
 // The production edge (decisions E10–E13): deploy/nginx as committed, started by this test
-// as its own process on 127.0.0.1 with a self-signed certificate made in a temporary directory, in
+// as its own process on 127.0.0.1 (startEdge of @domdao/test-helpers) with a self-signed certificate, in
 // front of `npm start`'s bridge and notification service; the gateway's routing cases run through it,
 // then what only the production edge adds: HTTP/2 over TLS, security headers and rate limits.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { connect as http2Connect } from 'node:http2';
-import { connect as netConnect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Agent } from 'undici';
 import { chromium } from 'playwright-core';
 import { encryptRegistration } from '@domdao/registration/seal';
-import { freePort } from '@domdao/test-helpers';
+import { freePort, startEdge, type Edge } from '@domdao/test-helpers';
 import { call, edgeCases, type EdgeTarget } from './edge-cases.ts';
-import { FOREIGN_TOKEN, root, SERVICE_TOKEN, startPlatform, type Platform } from './harness.ts';
+import { FOREIGN_TOKEN, SERVICE_TOKEN, startPlatform, type Platform } from './harness.ts';
 
-const NGINX = process.env.NGINX_PATH ?? '/usr/sbin/nginx';
-const NJS = '/usr/lib/nginx/modules/ngx_http_js_module.so';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT_DIR = new URL('../../../screenshots/', import.meta.url).pathname;
 
@@ -30,115 +25,47 @@ async function waitFor(condition: () => boolean): Promise<void> {
   }
 }
 
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const c = netConnect({ host: '127.0.0.1', port });
-    c.once('connect', () => {
-      c.destroy();
-      resolve(true);
-    });
-    c.once('error', () => resolve(false));
-  });
-}
-
 describe('the production edge: deploy/nginx', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'domdao-nginx-'));
+  let dir = '';
+  let edge: Edge | undefined;
   let platform: Platform;
-  let nginx: ChildProcess | undefined;
   let port = 0;
   let ca = '';
   let target: EdgeTarget;
   let dispatcher: Agent;
 
   before(async () => {
-    assert.ok(existsSync(NGINX) && existsSync(NJS), `nginx with its njs module is required: apt-get install nginx-light libnginx-mod-http-js (README "Tests")`);
     port = await freePort();
     platform = await startPlatform(() => ({ FRONTEND_ORIGINS: `https://app.domdao.test:${port},https://gov.domdao.test:${port}` }));
-    // A self-signed certificate for the two sibling hostnames and the loopback address.
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-days',
-        '2',
-        '-subj',
-        '/CN=domdao.test',
-        '-addext',
-        'subjectAltName=DNS:app.domdao.test,DNS:gov.domdao.test,IP:127.0.0.1',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    ca = readFileSync(join(dir, 'cert.pem'), 'utf8');
-    // nginx's workers (not root) must reach the temporary paths below.
-    chmodSync(dir, 0o755);
     // The committed configuration, with this test's site/ files (the only part an operator edits).
-    for (const f of ['nginx.conf', 'routes.conf', 'proxy-headers.conf', 'notify-auth.js']) copyFileSync(join(root, 'deploy/nginx', f), join(dir, f));
-    mkdirSync(join(dir, 'site'));
-    writeFileSync(
-      join(dir, 'site/upstreams.conf'),
-      `upstream domdao_bridge { server 127.0.0.1:${platform.bridgePort}; keepalive 8; }\nupstream domdao_notification { server 127.0.0.1:${platform.notificationPort}; keepalive 8; }\n`,
-    );
-    writeFileSync(
-      join(dir, 'site/server.conf'),
-      `listen 127.0.0.1:${port} ssl http2;\nserver_name _;\nssl_certificate ${dir}/cert.pem;\nssl_certificate_key ${dir}/key.pem;\nssl_session_cache shared:domdao_tls:1m;\n`,
-    );
-    writeFileSync(
-      join(dir, 'site/http.conf'),
-      ['access_log', 'error_log'].map((d) => `${d} ${dir}/${d === 'access_log' ? 'access.log domdao' : 'error.log info'};`).join('\n') +
-        '\n' +
-        ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `${t}_temp_path ${dir}/tmp-${t};`).join('\n') +
-        '\n',
-    );
-    nginx = spawn(NGINX, ['-e', join(dir, 'error.log'), '-p', `${dir}/`, '-c', join(dir, 'nginx.conf'), '-g', `daemon off; pid ${dir}/nginx.pid;`], {
-      env: { PATH: process.env.PATH, NOTIFICATION_SERVICE_TOKEN: SERVICE_TOKEN, FOREIGN_SERVICE_TOKENS: `payments=${FOREIGN_TOKEN}` },
-      stdio: ['ignore', 'ignore', 'pipe'],
+    edge = await startEdge({
+      bridges: [platform.bridgePort],
+      notifications: [platform.notificationPort],
+      tlsNames: ['app.domdao.test', 'gov.domdao.test'],
+      port,
+      env: { NOTIFICATION_SERVICE_TOKEN: SERVICE_TOKEN, FOREIGN_SERVICE_TOKENS: `payments=${FOREIGN_TOKEN}` },
     });
-    let stderr = '';
-    nginx.stderr!.on('data', (d) => (stderr += d));
-    // nginx writes its pid file only once its sockets are bound: another process on the port (a
-    // concurrent run drew the same free port) fails the start here instead of answering for nginx.
-    for (let i = 0; !(existsSync(join(dir, 'nginx.pid')) && (await accepts(port))); i++) {
-      if (nginx.exitCode !== null || i > 100)
-        throw new Error(`nginx did not start: ${stderr}\n${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    dir = edge.dir;
+    ca = edge.ca!;
     dispatcher = new Agent({ connect: { ca } });
     target = {
-      base: `https://127.0.0.1:${port}`,
+      base: edge.base,
       dispatcher,
       platform,
       hosts: { app: `app.domdao.test:${port}`, gov: `gov.domdao.test:${port}` },
       origin: (host) => `https://${host}`,
-      caFile: join(dir, 'cert.pem'),
+      caFile: edge.caFile!,
     };
   });
 
   after(async () => {
     await dispatcher?.close();
-    // Stopped by its PID (the master; its workers follow it).
     // The platform is stopped whatever happened to nginx, or the file would hang until the watchdog.
     try {
-      if (nginx?.pid && nginx.exitCode === null) {
-        const exited = new Promise((r) => nginx!.once('exit', r));
-        nginx.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-        if (nginx.exitCode === null) nginx.kill('SIGKILL');
-      }
+      await edge?.stop();
     } finally {
       await platform?.stop();
     }
-    if (process.env.KEEP_NGINX_DIR) console.log(`# kept ${dir}`);
-    else rmSync(dir, { recursive: true, force: true });
   });
 
   edgeCases(() => target);

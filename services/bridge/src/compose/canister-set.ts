@@ -24,6 +24,7 @@ export async function bindBridgeCanisterSet(
   log: ServiceLogger,
   now: () => number,
   onLost: (err: CanisterSetRefused) => void,
+  keyFingerprints?: Record<string, string>,
 ): Promise<BoundSet> {
   const refused = async (err: CanisterSetRefused, set: CanisterSet | undefined) => {
     log.logger.fatal(
@@ -54,6 +55,7 @@ export async function bindBridgeCanisterSet(
       dataDir: config.DATA_DIR,
       now,
       log: log.logger,
+      ...(keyFingerprints && { keyFingerprints }),
       // Another bridge holds the embedded canisters now: this one stops using them, and /health says so.
       onLeaseLost: (err) => {
         lost = true;

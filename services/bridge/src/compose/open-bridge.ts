@@ -6,7 +6,7 @@ import { createLogger, Metrics, type ServiceLogger } from '@domdao/service-kit';
 import { lockDirectory } from '@domdao/canisters/embedded';
 import type { BridgeConfig } from '../config.ts';
 import type { Argon2Cost } from '../core/auth/passwords.ts';
-import { loadKeys } from '../core/keys.ts';
+import { keyFingerprints, loadKeys } from '../core/keys.ts';
 import { bridgeMetrics } from '../core/metrics/index.ts';
 import type { FaultHook } from '../core/outbox/index.ts';
 import { buildApp } from './app.ts';
@@ -60,7 +60,7 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
   const metrics = bridgeMetrics(options.metrics ?? new Metrics(), options.now);
   let databaseFailure: Error | undefined;
   const database = await openBridgeDatabase(config, options, log, metrics, (err) => (databaseFailure = err));
-  const bound = await bindBridgeCanisterSet(config, env, database, log, options.now ?? Date.now, (e) => (databaseFailure = e));
+  const bound = await bindBridgeCanisterSet(config, env, database, log, options.now ?? Date.now, (e) => (databaseFailure = e), keyFingerprints(keys));
   const { sessionStore, redis } = await openSessionStore(config, database);
   const canisters = await bound.orRelease(
     openCanisters(env, config.DATA_DIR, bound.set, {

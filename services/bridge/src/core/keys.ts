@@ -1,6 +1,6 @@
 // The bridge's secrets: from the environment, or on embedded defaults generated once and kept in
 // DATA_DIR/keys.json (0600) so restarts keep decrypting what was stored (decision B7).
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BridgeConfig } from '../config.ts';
@@ -58,4 +58,15 @@ export async function loadKeys(config: BridgeConfig): Promise<BridgeKeys> {
     writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
   }
   return keys;
+}
+
+/**
+ * Decision B109: what the database records of the secrets its rows are bound to for their life (a
+ * member's principal is derived from MEMBER_IDENTITY_SECRET, an email's lookup from BLIND_INDEX_KEY),
+ * so a bridge given others is refused. A SHA-256 of a 32-byte random key, cut to 128 bits, tells
+ * nothing of the key.
+ */
+export function keyFingerprints(keys: BridgeKeys): Record<string, string> {
+  const print = (name: string, key: Uint8Array) => createHash('sha256').update(`domdao key fingerprint ${name}\0`).update(key).digest().subarray(0, 16).toString('base64url');
+  return { MEMBER_IDENTITY_SECRET: print('MEMBER_IDENTITY_SECRET', keys.memberIdentitySecret), BLIND_INDEX_KEY: print('BLIND_INDEX_KEY', keys.blindIndexKey) };
 }

@@ -52,6 +52,8 @@ export interface BindOptions {
   log: Log;
   /** The lease was lost for good while running (another bridge holds it now): the canisters must stop. */
   onLeaseLost(err: CanisterSetRefused): void;
+  /** Decision B109: fingerprints of the secrets the rows are bound to (core/keys.ts), recorded and compared with the set. */
+  keyFingerprints?: Record<string, string>;
 }
 
 export interface Binding {
@@ -96,7 +98,7 @@ const ADOPT: Array<{ table: string; key: string[] }> = [
 
 async function record(trx: Transaction<Database>, o: BindOptions, holder: Holder | undefined): Promise<{ recorded: boolean; adopted: number }> {
   await sql`select pg_advisory_xact_lock(${RECORD_KEY})`.execute(trx);
-  const row = await trx.selectFrom('bridge_canister_set').select(['set_id', 'mode', 'description', 'recorded_at']).executeTakeFirst();
+  const row = await trx.selectFrom('bridge_canister_set').select(['set_id', 'mode', 'description', 'recorded_at', 'key_fingerprints']).executeTakeFirst();
   const description = { mode: o.set.mode, where: o.set.where, canisters: o.set.ids };
   if (row && row.set_id !== o.set.id) {
     const theirs = row.description as { mode: string; where: string };
@@ -109,6 +111,14 @@ async function record(trx: Transaction<Database>, o: BindOptions, holder: Holder
       `this database belongs to another canister set (${describe(theirs)}, ${row.set_id}, recorded ${new Date(row.recorded_at).toISOString()}) than this bridge's (${describe(o.set)}, ${o.set.id}): ${fix} (decision B100)`,
     );
   }
+  const keys = o.keyFingerprints ?? {};
+  const recordedKeys = row?.key_fingerprints ?? {};
+  const differ = Object.keys(keys).filter((k) => recordedKeys[k] !== undefined && recordedKeys[k] !== keys[k]);
+  if (differ.length > 0)
+    throw new CanisterSetRefused(
+      'other_secrets',
+      `this database's rows are bound to other secrets than this bridge's: ${differ.join(' and ')} ${differ.length > 1 ? 'differ' : 'differs'} from the one${differ.length > 1 ? 's' : ''} recorded when it was first used (a member's principal and an email's lookup are derived from them): give every bridge on one database the same secrets (decision B109)`,
+    );
   if (!row)
     await trx
       .insertInto('bridge_canister_set')
@@ -118,7 +128,14 @@ async function record(trx: Transaction<Database>, o: BindOptions, holder: Holder
         description: JSON.stringify(description),
         recorded_at: new Date(o.now()),
         holder: holder ? JSON.stringify(holder) : null,
+        key_fingerprints: JSON.stringify(keys),
       })
+      .execute();
+  else if (Object.keys(keys).some((k) => recordedKeys[k] === undefined))
+    // A database of an earlier release: the secrets of its first start under this one are its own.
+    await trx
+      .updateTable('bridge_canister_set')
+      .set({ key_fingerprints: JSON.stringify({ ...keys, ...recordedKeys }) })
       .execute();
   else if (holder)
     await trx

@@ -23,6 +23,7 @@ import * as registrationNameIndex from './migrations/067-registration-name-index
 import * as delegateStatements from './migrations/068-delegate-statements.ts';
 import * as canisterSet from './migrations/070-canister-set.ts';
 import * as activityTimes from './migrations/071-activity-times.ts';
+import * as keyFingerprints from './migrations/072-key-fingerprints.ts';
 import { pgliteDialect, type Lite } from './pglite-dialect.ts';
 import { auditRemovalRight, grantAppRole, type RemovalRight } from './roles.ts';
 import type { Database } from './schema.ts';
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '068-delegate-statements': delegateStatements,
   '070-canister-set': canisterSet,
   '071-activity-times': activityTimes,
+  '072-key-fingerprints': keyFingerprints,
 };
 
 export interface OpenDatabaseOptions {

@@ -291,6 +291,8 @@ export interface CanisterSetTable {
   recorded_at: ColumnType<Date, Date, never>;
   /** Embedded canisters on PostgreSQL: the bridge that holds them now (decision B101); null otherwise. */
   holder: ColumnType<unknown, string | null | undefined, string | null>;
+  /** Decision B109: name → fingerprint of the secrets the rows are bound to; null until a bridge of this release started. */
+  key_fingerprints: ColumnType<Record<string, string> | null, string | null | undefined, string>;
 }
 
 /** A member's statement as a delegate (decision B108): one a member. */
