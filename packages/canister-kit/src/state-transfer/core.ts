@@ -177,7 +177,9 @@ export function stateTransfer(stores: Record<string, Store<StoreKey, unknown>>, 
       const entries: EntryText[] = [];
       let chars = 0;
       let cut = false;
-      for (const [k, v] of store.entries({ ...(after !== undefined && { from: after }), limit: limit + 1, maxStoredBytes: EXPORT_PAGE_CHARS })) {
+      // maxStoredBytes (W6): the IC's store stops before decoding what would pass the page; the embedded one ignores it.
+      const range = { limit: limit + 1, maxStoredBytes: EXPORT_PAGE_CHARS, ...(after !== undefined && { from: after }) };
+      for (const [k, v] of store.entries(range)) {
         if (after !== undefined && compareKeys(k, after) === 0) continue;
         const entry: EntryText = [encode(k), encode(v)];
         chars += entry[0].length + entry[1].length;
