@@ -11,7 +11,7 @@ import { checkSourceLevel, dumpRows, openSource, type Source } from './migrate/s
 import { checkTargetEmpty, commit, makeSchema, openTarget, rebindCanisterSet, restorable, restoreRows, rollback, serverVersion, type Target } from './migrate/target.ts';
 import { compareDatabases, databaseSums, REBOUND_COLUMNS, type Query } from './migrate/checksums.ts';
 import { icTargetFromEnv } from './migrate/canisters.ts';
-import { canisterStep, type CanisterStep } from './migrate/canister-step.ts';
+import type { CanisterStep } from './migrate/canister-step.ts';
 import { reportText, type MigrationReport } from './migrate/report.ts';
 
 const USAGE = 'usage: npm run migrate -- --from DATA_DIR --to-database URL [--json] [--keep-embedded-canisters]';
@@ -58,7 +58,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   // Decision B114: with --keep-embedded-canisters only the database moves (embedded canisters on PostgreSQL).
   const ic = o.keepEmbedded ? undefined : icTargetFromEnv(env);
   let step: CanisterStep | undefined;
-  if (ic) step = await canisterStep(ic.target, (line) => process.stderr.write(`migrate: ${line}\n`));
+  // Loaded only for IC canisters: --keep-embedded-canisters needs none of the state transfer.
+  if (ic) step = await (await import('./migrate/canister-step.ts')).canisterStep(ic.target, (line) => process.stderr.write(`migrate: ${line}\n`));
   const source: Source = await openSource(o.from);
   let target: Target | undefined;
   try {

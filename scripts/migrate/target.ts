@@ -54,19 +54,23 @@ export async function checkTargetEmpty(t: Target): Promise<void> {
     );
 }
 
-/** The dump's statements the target can run: psql's meta-commands and settings the server does not know left out. */
+/**
+ * The dump's statements the target can run: its header's psql meta-commands and settings the server does
+ * not know left out. Only the header (before the first row): a row's text may hold any line.
+ */
 export async function restorable(t: Target, dump: string): Promise<string> {
   const known = new Set((await t.pool.query<{ name: string }>('select name from pg_settings')).rows.map((r) => r.name));
-  return dump
-    .split('\n')
-    .filter((line) => {
-      // pg_dump 18's `\restrict KEY` / `\unrestrict KEY` guard a psql session; this is no psql session.
-      if (line.startsWith('\\')) return false;
-      const set = /^SET ([a-z_]+) = /.exec(line);
-      // A PostgreSQL 18 dump sets transaction_timeout, which an older server does not know.
-      return !set || known.has(set[1]!);
-    })
-    .join('\n');
+  const lines = dump.split('\n');
+  const body = lines.findIndex((l) => l.startsWith('INSERT INTO '));
+  const header = body < 0 ? lines : lines.slice(0, body);
+  const kept = header.filter((line) => {
+    // pg_dump 18's `\restrict KEY` guards a psql session; this is no psql session.
+    if (line.startsWith('\\')) return false;
+    const set = /^SET ([a-z_]+) = /.exec(line);
+    // A PostgreSQL 18 dump sets transaction_timeout, which an older server does not know.
+    return !set || known.has(set[1]!);
+  });
+  return [...kept, ...(body < 0 ? [] : lines.slice(body))].join('\n');
 }
 
 /** Opens the transaction and makes the schema (the migrations, as the bridge runs them). */
