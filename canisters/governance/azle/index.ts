@@ -14,6 +14,7 @@ import {
   hostServices,
   stableStores,
   wiringStore,
+  canisterStateTransfer,
 } from '@domdao/canister-kit/azle';
 import { campaignMethods } from '@domdao/canister-campaign';
 import { membershipMethods } from '@domdao/canister-membership';
@@ -34,12 +35,15 @@ const callees = canisterCalls({ membership: membershipMethods(AzleIdl), treasury
   return id;
 });
 const stores = stableStores<GovernanceStores>(GOVERNANCE_STORE_NAMES);
+/** Decision W22: the whole state in and out, by a controller, into a canister not yet used. */
+const transfer = canisterStateTransfer(stores);
 const core = governanceCore(stores, governanceWiring.deps(callees, hostServices));
 const calls = dispatcher(table, core);
 
-export default class extends icrc7EntryPoints(calls) {
+export default class extends transfer.entryPoints(icrc7EntryPoints(calls)) {
   @init([types.InitArgs as unknown as IDL.Type])
   init(args: unknown): void {
+    transfer.installed();
     const a = fromCandidArgs<Omit<GovernanceInit, 'self'>>(types.InitArgs, args);
     initArgs.set(a);
     core.init({ ...a, self: canisterSelf().toText() });

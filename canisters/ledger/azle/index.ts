@@ -2,7 +2,7 @@
 // Production networks run DFINITY's ICRC-1 ledger wasm as the DOM ledger instead (dfx.json "ledger",
 // decision L1); this build keeps the embedded core deployable on a local replica with the same interface.
 import { canisterSelf, certifiedDataSet, dataCertificate, IDL, init, msgArgData, msgReply, postUpgrade, query, StableBTreeMap, update } from 'azle';
-import { armIndexBuild, AzleIdl, azleMethods, context, dispatcher, fromCandidArgs, hostServices, stableStores } from '@domdao/canister-kit/azle';
+import { armIndexBuild, AzleIdl, azleMethods, context, dispatcher, fromCandidArgs, hostServices, stableStores, canisterStateTransfer } from '@domdao/canister-kit/azle';
 import { encodeGetBlocksReply, encodeValue, getBlocksReplyHeader } from '../candid-blocks.ts';
 import { ledgerMethods, ledgerTypes } from '../candid.ts';
 import { blockValue } from '../core/blocks.ts';
@@ -28,6 +28,20 @@ function blockKey(index: bigint): Uint8Array {
   return key;
 }
 const encodeBlock = (block: Block) => encodeValue(blockValue(block));
+
+/**
+ * Decision W22: the whole state in and out. Begin drops the encoded blocks of the install's own mint
+ * (an imported block has none: it is encoded from the block when read, as L42's older blocks are);
+ * the seal certifies the imported tip, or nothing for an empty log (decision L47).
+ */
+const transfer = canisterStateTransfer(stores, {
+  cleared() {
+    for (const key of encodedBlocks.keys()) encodedBlocks.remove(key);
+  },
+  sealed() {
+    certifiedDataSet(certifiedTip(stores) ?? new Uint8Array());
+  },
+});
 
 const core = ledgerCore(
   stores,
@@ -72,9 +86,10 @@ async function appending(name: string, a: unknown[]): Promise<unknown> {
   return result;
 }
 
-export default class {
+export default class extends transfer.entryPoints() {
   @init([types.InitArgs as unknown as IDL.Type])
   init(args: unknown): void {
+    transfer.installed();
     core.init(fromCandidArgs<LedgerInit>(types.InitArgs, args), context());
     certifyTip();
   }

@@ -11,6 +11,7 @@ import {
   hostServices,
   stableStores,
   wiringStore,
+  canisterStateTransfer,
 } from '@domdao/canister-kit/azle';
 import { governanceMethods } from '@domdao/canister-governance';
 import { ledgerMethods } from '@domdao/canister-ledger';
@@ -30,12 +31,15 @@ const types = treasuryTypes(AzleIdl);
 const initArgs = wiringStore<InitArgs>();
 const callees = canisterCalls({ governance: governanceMethods(AzleIdl), ledger: ledgerMethods(AzleIdl) }, (to) => initArgs.get()[`${to}_canister`]);
 const stores = stableStores<TreasuryStores>(TREASURY_STORE_NAMES);
+/** Decision W22: the whole state in and out, by a controller, into a canister not yet used. */
+const transfer = canisterStateTransfer(stores);
 const core = treasuryCore(stores, treasuryWiring.deps(callees, hostServices));
 const calls = dispatcher(table, core);
 
-export default class {
+export default class extends transfer.entryPoints() {
   @init([types.InitArgs as unknown as IDL.Type])
   init(args: unknown): void {
+    transfer.installed();
     const a = fromCandidArgs<InitArgs>(types.InitArgs, args);
     initArgs.set(a);
     core.init({

@@ -13,6 +13,7 @@ import {
   hostServices,
   stableStores,
   wiringStore,
+  canisterStateTransfer,
 } from '@domdao/canister-kit/azle';
 import { membershipMethods } from '@domdao/canister-membership';
 import { userMethods, userTypes } from '../candid.ts';
@@ -26,12 +27,15 @@ const types = userTypes(AzleIdl);
 const initArgs = wiringStore<InitArgs>();
 const callees = canisterCalls({ membership: membershipMethods(AzleIdl) }, (to) => initArgs.get()[`${to}_canister`]);
 const stores = stableStores<UserStores>(USER_STORE_NAMES);
+/** Decision W22: the whole state in and out, by a controller, into a canister not yet used. */
+const transfer = canisterStateTransfer(stores);
 const core = userCore(stores, userWiring.deps(callees, hostServices));
 const calls = dispatcher(table, core);
 
-export default class {
+export default class extends transfer.entryPoints() {
   @init([types.InitArgs as unknown as IDL.Type])
   init(args: unknown): void {
+    transfer.installed();
     const a = fromCandidArgs<InitArgs>(types.InitArgs, args);
     initArgs.set(a);
     core.init({ registrars: a.registrars, admins: a.admins });

@@ -36,6 +36,13 @@ export function azleMethods<T extends MethodTable>(table: T): AzleMethods<T> {
 
 type CoreFn = (ctx: CallContext, ...args: unknown[]) => unknown;
 
+/**
+ * What the state transfer (decision W22) asks of every update call and timer: a fresh canister is in
+ * use from its first update call, and while an import is under way other update calls are refused
+ * and timers do nothing. Unset in a canister without the transfer.
+ */
+export const transferHold: { beforeUpdate?: () => void; timersHeld?: () => boolean } = {};
+
 /** Runs `core[name]` for a Candid call: converts arguments in and the result out. */
 export function dispatcher(table: MethodTable, core: object) {
   const fns = core as Record<string, CoreFn>;
@@ -45,7 +52,8 @@ export function dispatcher(table: MethodTable, core: object) {
       const result = fns[name](context(), ...args.map((a, i) => fromCandid(m.args[i], a, principals)));
       return toCandid(m.ret, result, principals);
     },
-    async update(name: string, args: unknown[]): Promise<unknown> {
+    async update(name: string, args: unknown[], options: { transfer?: boolean } = {}): Promise<unknown> {
+      if (!options.transfer) transferHold.beforeUpdate?.();
       const m = table[name];
       const result = await fns[name](context(), ...args.map((a, i) => fromCandid(m.args[i], a, principals)));
       return toCandid(m.ret, result, principals);

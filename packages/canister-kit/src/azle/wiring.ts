@@ -3,7 +3,7 @@
 import { canisterSelf, setTimerInterval, time } from 'azle';
 import type { MethodTable } from '../candid/methods.ts';
 import type { CanisterCall, CanisterTimer } from '../wiring.ts';
-import { interCanister } from './entry.ts';
+import { interCanister, transferHold } from './entry.ts';
 
 /** Calls to each callee named in `tables`, at the principal `canisterOf` gives when the call is made. */
 export function canisterCalls<To extends string>(tables: Record<To, MethodTable>, canisterOf: (to: To) => string): CanisterCall<To> {
@@ -20,6 +20,7 @@ export function canisterCalls<To extends string>(tables: Record<To, MethodTable>
 export function armTimers<Core>(timers: readonly CanisterTimer<Core>[], core: Core): void {
   for (const timer of timers) {
     setTimerInterval(timer.every_seconds, async () => {
+      if (transferHold.timersHeld?.()) return; // an import under way (decision W22)
       await timer.run(core, { caller: canisterSelf().toText(), now: time() });
     });
   }
