@@ -1,9 +1,9 @@
 // The canister half of `npm run migrate`: the embedded canisters' state (DATA_DIR/canisters) into the
-// deployed IC canisters, through @domdao/canisters' state transfer (export, import, summary).
+// deployed IC canisters: where they are, from the IC_* settings `npm run deploy` writes.
 import { existsSync, readFileSync } from 'node:fs';
 import { loadConfig, ConfigError } from '@domdao/config';
 import { icCanisterIds, IcEnv } from '@domdao/canisters/ic';
-import type { CanisterIds } from '@domdao/canisters';
+import type { IcTarget } from '@domdao/canisters/state-transfer';
 import { icCanisterSet, type CanisterSet } from '../../services/bridge/src/core/canister-set/identity.ts';
 import { Refusal } from './refusal.ts';
 
@@ -18,13 +18,6 @@ export const IC_SETTINGS = [
   'IC_TREASURY_CANISTER_ID',
   'IC_LEDGER_CANISTER_ID',
 ] as const;
-
-export interface IcTarget {
-  host: string;
-  identityPem: string;
-  fetchRootKey: boolean;
-  canisterIds: CanisterIds;
-}
 
 /** The deployed canisters named by the IC_* settings (`npm run deploy -- --out FILE` writes them), or a refusal naming what is missing. */
 export function icTargetFromEnv(env: NodeJS.ProcessEnv): { target: IcTarget; set: CanisterSet } {
