@@ -57,6 +57,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '072-key-fingerprints': keyFingerprints,
 };
 
+/** The release's migrations by name: a database at this release's level has run exactly these (decision P22). */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);
+
 export interface OpenDatabaseOptions {
   /** postgres://… — PostgreSQL; otherwise PGlite. */
   url?: string;
@@ -238,7 +241,11 @@ async function migrationStep(db: Db, options: OpenDatabaseOptions): Promise<void
   }
 }
 
-export async function migrate(db: Kysely<unknown> | Db, onProgress?: (progress: DatabaseProgress) => void): Promise<void> {
+/**
+ * `inTransaction`: the caller's transaction holds the whole run (`npm run migrate` restores rows into the
+ * same one, decision P22), so the migrator opens none of its own.
+ */
+export async function migrate(db: Kysely<unknown> | Db, onProgress?: (progress: DatabaseProgress) => void, inTransaction = false): Promise<void> {
   // Decision R32: each step that runs is told before it runs (a new database runs them all).
   let migrations = MIGRATIONS;
   let of = 0;
@@ -259,7 +266,10 @@ export async function migrate(db: Kysely<unknown> | Db, onProgress?: (progress: 
   }
   // Features add migrations in numbered ranges of their own (decision R12), so a database that ran a
   // later range must still accept an earlier one that arrives afterwards.
-  const migrator = new Migrator({ db: db as Kysely<unknown>, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
+  const migrator = new Migrator({ db: db as Kysely<unknown>, provider: { getMigrations: async () => migrations },
+    allowUnorderedMigrations: true,
+    ...(inTransaction && { disableTransactions: true }),
+  });
   const started = Date.now();
   if (onProgress) of = (await migrator.getMigrations()).filter((m) => m.executedAt === undefined).length;
   const { error, results } = await migrator.migrateToLatest();
