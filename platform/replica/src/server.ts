@@ -23,7 +23,17 @@ import { icEnv, isLoopback, writeIcEnv } from './ic-env.ts';
 const E8S = 100_000_000n;
 const MANAGEMENT = 'aaaaa-aa';
 /** The management methods that change what a journal record does not carry (decision W18). */
-const CHANGING = new Set(['provisional_create_canister_with_cycles', 'install_code', 'update_settings']);
+const CHANGING = new Set([
+  'provisional_create_canister_with_cycles',
+  'install_code',
+  'update_settings',
+  // Decision W26: snapshots and a canister's stopped state are in the replica's image only.
+  'take_canister_snapshot',
+  'load_canister_snapshot',
+  'delete_canister_snapshot',
+  'stop_canister',
+  'start_canister',
+]);
 /** The ledger's first distribution on a new replica (decision W16): the treasury's, as `npm start` gives it, and the identity's. */
 export const INITIAL_DOM = 1_000_000n;
 /** How often due canister timers are looked for. */

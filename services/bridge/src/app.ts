@@ -5,6 +5,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import type { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
 import type { DestinationStream } from 'pino';
 import { notificationClientFromEnv, type NotificationClient } from '@domdao/notification-client';
 import { createLogger, drainOnClose, lingerAfterEarlyAnswers, Metrics, parseTrustProxy, requestIdFor, type ServiceLogger } from '@domdao/service-kit';
@@ -28,6 +29,7 @@ import { frontendOrigins, type BridgeConfig } from './config.ts';
 import type { BridgeContext } from './core/context.ts';
 import type { Db, OpenDatabaseOptions } from './core/db/index.ts';
 import { openBridgeDatabase } from './app-database.ts';
+import { serveBackups } from './app-backup.ts';
 import { compiledSchemas } from './core/http/compiled-schemas.ts';
 import { bridgeErrorHandler, livenessRoute, unreadableUrl } from './core/http/error-handler.ts';
 import { HttpError, sendError } from './core/http/errors.ts';
@@ -380,7 +382,10 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
       ...(options.closeIdleMs !== undefined && { closeIdleMs: options.closeIdleMs }),
     }),
   );
+  // Decision B115: `npm run backup` asks this bridge for a consistent copy of DATA_DIR over a socket there.
+  const backups = await serveBackups(config.DATA_DIR, database.kind === 'pglite' ? (database.db as Kysely<unknown>) : undefined, canisters.platform?.host, log);
   app.addHook('onClose', async () => {
+    await backups?.close();
     log.flush();
     canisters.close();
     redis?.disconnect();
