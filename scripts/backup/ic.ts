@@ -7,10 +7,10 @@
 // one sentence, given before any canister is stopped.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Actor, HttpAgent } from '@icp-sdk/core/agent';
+import { Actor, HttpAgent, type Identity } from '@icp-sdk/core/agent';
 import { Principal } from '@icp-sdk/core/principal';
 import type { CanisterIds, CanisterName } from '@domdao/canisters';
-import { icCanisterIds, IcEnv, identityFromPem } from '@domdao/canisters/ic';
+import { icCanisterIds, IcEnv, identityFromPem, type IcConfig } from '@domdao/canisters/ic';
 import { MANAGEMENT_CANISTER_ID, managementIdl, type CanisterSnapshotInfo, type ManagementService } from '@domdao/canisters/management';
 import { loadConfig } from '@domdao/config';
 import { Refusal } from './refusal.ts';
@@ -27,6 +27,22 @@ interface SnapshotSet {
   ic_host: string;
   taken_at: string;
   canisters: Record<CanisterName, { canister_id: string; snapshot_id: string }>;
+}
+
+function settings(env: NodeJS.ProcessEnv): IcConfig {
+  try {
+    return loadConfig(IcEnv, env);
+  } catch (e) {
+    throw new Refusal(`the IC_* settings are incomplete (${(e as Error).message.replace(/\n/g, '; ')}): source the file \`npm run deploy -- --out FILE\` wrote`);
+  }
+}
+
+function identityOf(file: string): Identity {
+  try {
+    return identityFromPem(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Refusal(`IC_IDENTITY_PEM_FILE ${file} is not a usable identity: ${(e as Error).message}`);
+  }
 }
 
 const hex = (b: Uint8Array | number[]) => Buffer.from(b).toString('hex');
@@ -48,19 +64,9 @@ export async function icBackup(argv: string[], env: NodeJS.ProcessEnv, say: (lin
     else throw new Refusal(`unknown option ${a} (${USAGE})`);
   }
   if (command !== 'take' && command !== 'list' && command !== 'restore') throw new Refusal(`--ic needs take, list or restore (${USAGE})`);
-  let config;
-  try {
-    config = loadConfig(IcEnv, env);
-  } catch (e) {
-    throw new Refusal(`the IC_* settings are incomplete (${(e as Error).message.replace(/\n/g, '; ')}): source the file \`npm run deploy -- --out FILE\` wrote`);
-  }
+  const config = settings(env);
   const ids: CanisterIds = icCanisterIds(config);
-  let identity;
-  try {
-    identity = identityFromPem(readFileSync(config.IC_IDENTITY_PEM_FILE, 'utf8'));
-  } catch (e) {
-    throw new Refusal(`IC_IDENTITY_PEM_FILE ${config.IC_IDENTITY_PEM_FILE} is not a usable identity: ${(e as Error).message}`);
-  }
+  const identity = identityOf(config.IC_IDENTITY_PEM_FILE);
   const me = identity.getPrincipal().toText();
   const agent = await HttpAgent.create({ host: config.IC_HOST, identity, shouldFetchRootKey: config.IC_FETCH_ROOT_KEY });
   const management = (id: string) =>

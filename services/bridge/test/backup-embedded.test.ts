@@ -89,7 +89,7 @@ describe('decisions R39, R40: npm run backup and npm run restore of the embedded
       cpSync(b1, damaged, { recursive: true });
       const snap = join(damaged, 'data', 'canisters', 'snapshot.bin');
       const bytes = readFileSync(snap);
-      bytes[bytes.length - 10]! ^= 0xff;
+      bytes.writeUInt8(bytes.readUInt8(bytes.length - 10) ^ 0xff, bytes.length - 10);
       writeFileSync(snap, bytes);
       const incomplete = join(work, 'incomplete');
       cpSync(b1, incomplete, { recursive: true });

@@ -51,7 +51,7 @@ export function snapshotCall(replica: WasmReplica, method: string, arg: Uint8Arr
   const reply = (type: IDL.Type | undefined, value?: unknown): Result => ({
     reply: new Uint8Array(type ? IDL.encode([type], [value]) : IDL.encode([], [])),
   });
-  const [a] = IDL.decode([argType(method)], Uint8Array.from(arg)) as Array<{
+  const [a] = IDL.decode([argType(method)], Uint8Array.from(arg)) as unknown as Array<{
     canister_id: Principal;
     snapshot_id?: Uint8Array | number[];
     replace_snapshot?: [] | [Uint8Array | number[]];
