@@ -1,5 +1,5 @@
-// Decision W18: the management canister's (`aaaaa-aa`) methods the deploy tool calls and the test replica
-// serves, as Candid (the interface specification's ic.did, the fields used here). Records are Candid
+// Decision W18: the management canister's (`aaaaa-aa`) methods the deploy tool (and, W26, the backup
+// tool's canister snapshots) calls and the test replica serves, as Candid (the interface specification's ic.did, the fields used here). Records are Candid
 // records: a network answering with more fields (a newer ic.did) still decodes into these.
 import { IDL } from '@icp-sdk/core/candid';
 import type { Principal } from '@icp-sdk/core/principal';
@@ -13,6 +13,8 @@ const settings = IDL.Record({
   freezing_threshold: IDL.Opt(IDL.Nat),
 });
 const upgradeOptions = IDL.Record({ skip_pre_upgrade: IDL.Opt(IDL.Bool) });
+/** Decision W26: a canister snapshot as ic.did lists it. */
+const snapshot = IDL.Record({ id: IDL.Vec(IDL.Nat8), taken_at_timestamp: IDL.Nat64, total_size: IDL.Nat64 });
 
 export const managementTypes = {
   settings,
@@ -33,6 +35,16 @@ export const managementTypes = {
   }),
   updateSettingsArgs: IDL.Record({ canister_id: IDL.Principal, settings, sender_canister_version: IDL.Opt(IDL.Nat64) }),
   canisterIdArg: IDL.Record({ canister_id: IDL.Principal }),
+  snapshotInfo: snapshot,
+  snapshotList: IDL.Vec(snapshot),
+  takeSnapshotArgs: IDL.Record({
+    canister_id: IDL.Principal,
+    replace_snapshot: IDL.Opt(IDL.Vec(IDL.Nat8)),
+    uninstall_code: IDL.Opt(IDL.Bool),
+    sender_canister_version: IDL.Opt(IDL.Nat64),
+  }),
+  loadSnapshotArgs: IDL.Record({ canister_id: IDL.Principal, snapshot_id: IDL.Vec(IDL.Nat8), sender_canister_version: IDL.Opt(IDL.Nat64) }),
+  deleteSnapshotArgs: IDL.Record({ canister_id: IDL.Principal, snapshot_id: IDL.Vec(IDL.Nat8) }),
   statusResult: IDL.Record({
     status: IDL.Variant({ running: IDL.Null, stopping: IDL.Null, stopped: IDL.Null }),
     settings: IDL.Record({
@@ -54,6 +66,12 @@ export const managementIdl: IDL.InterfaceFactory = () =>
     install_code: IDL.Func([managementTypes.installArgs], [], []),
     update_settings: IDL.Func([managementTypes.updateSettingsArgs], [], []),
     canister_status: IDL.Func([managementTypes.canisterIdArg], [managementTypes.statusResult], []),
+    stop_canister: IDL.Func([managementTypes.canisterIdArg], [], []),
+    start_canister: IDL.Func([managementTypes.canisterIdArg], [], []),
+    take_canister_snapshot: IDL.Func([managementTypes.takeSnapshotArgs], [managementTypes.snapshotInfo], []),
+    load_canister_snapshot: IDL.Func([managementTypes.loadSnapshotArgs], [], []),
+    list_canister_snapshots: IDL.Func([managementTypes.canisterIdArg], [managementTypes.snapshotList], []),
+    delete_canister_snapshot: IDL.Func([managementTypes.deleteSnapshotArgs], [], []),
   });
 
 export type InstallMode = { install: null } | { reinstall: null } | { upgrade: [] | [{ skip_pre_upgrade: [] | [boolean] }] };
@@ -86,4 +104,20 @@ export interface ManagementService {
   }): Promise<void>;
   update_settings(a: { canister_id: Principal; settings: CanisterSettings; sender_canister_version: [] | [bigint] }): Promise<void>;
   canister_status(a: { canister_id: Principal }): Promise<CanisterStatus>;
+  stop_canister(a: { canister_id: Principal }): Promise<void>;
+  start_canister(a: { canister_id: Principal }): Promise<void>;
+  take_canister_snapshot(a: {
+    canister_id: Principal;
+    replace_snapshot: [] | [Uint8Array];
+    uninstall_code: [] | [boolean];
+    sender_canister_version: [] | [bigint];
+  }): Promise<CanisterSnapshotInfo>;
+  load_canister_snapshot(a: { canister_id: Principal; snapshot_id: Uint8Array; sender_canister_version: [] | [bigint] }): Promise<void>;
+  list_canister_snapshots(a: { canister_id: Principal }): Promise<CanisterSnapshotInfo[]>;
+  delete_canister_snapshot(a: { canister_id: Principal; snapshot_id: Uint8Array }): Promise<void>;
+}
+export interface CanisterSnapshotInfo {
+  id: Uint8Array | number[];
+  taken_at_timestamp: bigint;
+  total_size: bigint;
 }

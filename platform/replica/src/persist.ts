@@ -33,6 +33,8 @@ export interface RoundRecord {
   offsetNs: bigint;
   canisters: Array<[id: string, patch: CanisterPatch]>;
   calls: Array<[string, CallStatus]>;
+  /** Decision W26: the canisters stopped after the round (absent in records of earlier releases). */
+  stopped?: string[];
 }
 
 function syncDir(dir: string): void {

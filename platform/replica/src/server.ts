@@ -23,7 +23,15 @@ import { icEnv, isLoopback, writeIcEnv } from './ic-env.ts';
 const E8S = 100_000_000n;
 const MANAGEMENT = 'aaaaa-aa';
 /** The management methods that change what a journal record does not carry (decision W18). */
-const CHANGING = new Set(['provisional_create_canister_with_cycles', 'install_code', 'update_settings']);
+const CHANGING = new Set([
+  'provisional_create_canister_with_cycles',
+  'install_code',
+  'update_settings',
+  // Decision W26: snapshots are in the replica's image only (the stopped set goes with each journal record).
+  'take_canister_snapshot',
+  'load_canister_snapshot',
+  'delete_canister_snapshot',
+]);
 /** The ledger's first distribution on a new replica (decision W16): the treasury's, as `npm start` gives it, and the identity's. */
 export const INITIAL_DOM = 1_000_000n;
 /** How often due canister timers are looked for. */
@@ -151,6 +159,8 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
     for (const r of opened.records) {
       for (const [id, patch] of r.canisters) replica.canister(id).patch(patch);
       for (const [id, s] of r.calls) calls.set(id, s);
+      if (r.stopped) replica.stopped.clear();
+      for (const id of r.stopped ?? []) replica.stopped.add(id);
       replica.time = r.time;
       offsetNs = r.offsetNs;
     }
@@ -191,7 +201,7 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
     const run = async () => {
       replica.time = [replica.time + 1n, wallNs() + offsetNs].reduce((a, b) => (a > b ? a : b));
       const value = await work();
-      const record: RoundRecord = { time: replica.time, offsetNs, canisters: tracker.collect(), calls: answered };
+      const record: RoundRecord = { time: replica.time, offsetNs, canisters: tracker.collect(), calls: answered, stopped: [...replica.stopped] };
       if (management) {
         for (const [id, status] of answered) calls.set(id, status);
         snapshot();

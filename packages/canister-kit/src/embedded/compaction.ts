@@ -1,7 +1,7 @@
 // Compaction (decision P5): the state at one sequence number written as a new snapshot beside the
 // updates, a slice at a time between turns of the event loop, reusing the last snapshot's frames for
 // slices that did not change (P15), then the closed logs it covers deleted.
-import { open as openFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open as openFile, rename, rm } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { StoreKey } from '../store.ts';
@@ -29,6 +29,13 @@ export interface Compaction {
   closed: () => boolean;
   /** The new snapshot is in place: its size and slices. */
   installed: (bytes: number, slices: Map<string, SliceRecord[]>) => void;
+}
+
+/** Decision P24: `stores` (the state at `seq`) written as the snapshot of `dir`, a new directory (a backup's). */
+export async function snapshotInto(dir: string, seq: number, stores: StoreEntries, options: WalOptions, closed: () => boolean): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const { compactionProbe: _probe, compactionStats: _stats, ...plain } = options;
+  await compactInto({ dir, seq, stores, options: plain, lastSlices: undefined, closed, installed: () => undefined });
 }
 
 /** Writes the snapshot of `stores` at `seq`, installs it, and deletes the logs it covers. */

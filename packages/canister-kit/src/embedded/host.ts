@@ -162,6 +162,21 @@ export class EmbeddedHost {
     return this.wal?.compact(() => this.capture()) ?? Promise.resolve();
   }
 
+  /**
+   * Decision P24: the committed state as it is at this call (taken synchronously: a copy-on-write clone,
+   * as a compaction takes it), written as a snapshot into `dir`, an empty directory a host can later be
+   * opened on. Updates and queries go on meanwhile. Resolves with the snapshot's sequence number once
+   * the file is synced and every update it holds is durable in this host's own log too.
+   */
+  backupInto(dir: string): Promise<number> {
+    if (this.closed) return Promise.reject(new Error('the embedded host is closed'));
+    const wal = this.wal;
+    if (!wal) return Promise.reject(new Error('an embedded host without a directory has no state to back up'));
+    const seq = wal.lastSeq;
+    const stores = this.capture();
+    return wal.snapshotInto(dir, seq, stores).then(() => seq);
+  }
+
   /** True while new update calls wait for a compaction that fell behind the log (decision P11). */
   get stalling(): boolean {
     return this.wal?.stalling ?? false;

@@ -19,16 +19,13 @@
 // fsynced, with group commit: records appended while an fsync is in flight are written and synced
 // together by the next one, so the cost of an fsync is shared by every update waiting for it. With
 // `fsync: false` each record is written (not synced) before the answer: that survives a process crash,
-// not a power cut. A torn last line
-// (the process died mid-write) is dropped; damage anywhere else stops the host, never guessed around:
-// sequence numbers that do not rise by one (a second writer, a spliced file) are refused (K21).
-// The directory is locked for one process (K20); it is 0700 and its files 0600 (they hold password
-// hashes and tokens, K22).
-// The parts: wal-files.ts (names, errors), snapshot-format.ts, log-format.ts (replay), compaction.ts; this
-// file is the log itself (appending, group commit, rotation, close).
+// not a power cut. A torn last line (the process died mid-write) is dropped; damage anywhere else stops
+// the host, never guessed around: sequence numbers that do not rise by one (a second writer, a spliced
+// file) are refused (K21). The directory is locked for one process (K20); 0700, files 0600 (K22).
+// The parts: wal-files.ts (names, errors), snapshot-format.ts, log-format.ts (replay), compaction.ts; this file is the log itself.
 import { chmodSync, closeSync, existsSync, rmSync, fdatasync, fsync, fsyncSync, mkdirSync, readdirSync, renameSync, statSync, ftruncateSync } from 'node:fs';
 import { join } from 'node:path';
-import { compactInto } from './compaction.ts';
+import { compactInto, snapshotInto } from './compaction.ts';
 import { lockDirectory, type DirectoryLock } from './lock.ts';
 import { replay } from './log-format.ts';
 import { encodeLine } from './record.ts';
@@ -375,6 +372,11 @@ export class WriteAheadLog {
         this.lastSlices = slices;
       },
     });
+  }
+
+  /** Decision P24: `stores` (the state at `seq`) as a backup directory's snapshot, once this log holds them durably. */
+  snapshotInto(dir: string, seq: number, stores: StoreEntries): Promise<void> {
+    return snapshotInto(dir, seq, stores, this.options, () => this.closed).then(() => this.durable(seq));
   }
 
   close(): void {

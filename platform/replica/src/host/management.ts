@@ -1,13 +1,15 @@
 // Decision W18: the management canister's methods a deployment needs, served by the test replica to
 // ingress and canister calls alike: provisional_create_canister_with_cycles, install_code (install,
 // reinstall, upgrade; a gzipped module is unpacked), update_settings (controllers) and canister_status,
-// with the IC's controller check and reject forms; raw_rand answers 32 random bytes.
+// with the IC's controller check and reject forms; raw_rand answers 32 random bytes. The snapshot
+// methods and stop/start (decision W26) are in snapshots.ts.
 import { createHash, randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { IDL } from '@icp-sdk/core/candid';
 import { Principal } from '@icp-sdk/core/principal';
 import { managementTypes } from '@domdao/canisters/management';
 import { notFound, type WasmReplica } from './replica.ts';
+import { SNAPSHOT_METHODS, snapshotCall } from './snapshots.ts';
 import { ERROR_CODE, REJECT, type Result } from './types.ts';
 
 export const noModule = (id: string): Result => ({
@@ -61,6 +63,12 @@ export function managementCall(replica: WasmReplica, caller: string, method: str
     return controllers;
   };
   try {
+    if (SNAPSHOT_METHODS.has(method)) {
+      // Decision W26: controllers only, then the method itself (snapshots.ts).
+      const controllers = controlled(decode<{ canister_id: Principal }>(t.canisterIdArg).canister_id.toText());
+      if (!Array.isArray(controllers)) return controllers;
+      return snapshotCall(replica, method, arg);
+    }
     switch (method) {
       case 'raw_rand':
         return reply(IDL.Vec(IDL.Nat8), randomBytes(32));
@@ -132,7 +140,7 @@ export function managementCall(replica: WasmReplica, caller: string, method: str
         if (!Array.isArray(controllers)) return controllers;
         const c = replica.canisters.get(id);
         return reply(t.statusResult, {
-          status: { running: null },
+          status: replica.stopped.has(id) ? { stopped: null } : { running: null },
           settings: {
             controllers: controllers.map((p) => Principal.fromText(p)),
             compute_allocation: 0n,

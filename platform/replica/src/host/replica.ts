@@ -18,13 +18,14 @@
 // Cycles are not accounted (balances report a constant); `raw_rand` on the management canister
 // answers 32 random bytes; provisional_create_canister_with_cycles, install_code (install, reinstall,
 // upgrade; a gzipped module is unpacked), update_settings (controllers) and canister_status are served
-// with the IC's controller check (decision W18). Rejects carry the IC's reject codes,
+// with the IC's controller check (decision W18); canister snapshots and stop/start (decision W26). Rejects carry the IC's reject codes,
 // error codes and message forms (decision W13), which the HTTP interface (../http/) passes on.
 import { Principal } from '@icp-sdk/core/principal';
 import { CanisterCallError, type CandidTransport } from '@domdao/canisters/ic';
 import { WasmCanister } from './canister.ts';
 import { TestSubnetKey } from './certification.ts';
 import { InstallTrap, managementCall, noModule } from './management.ts';
+import { MAX_SNAPSHOTS, stoppedResult, type CanisterSnapshot } from './snapshots.ts';
 import {
   CallContext,
   ERROR_CODE,
@@ -98,8 +99,14 @@ export class WasmReplica {
   /** Fault injection: a message that answers `method` traps at its reply, after all its writes. */
   trapAtReply: ((canister: string, method: string) => boolean) | undefined;
   private readonly queue: Task[] = [];
-  /** What each installed canister's wasm is (for upgrades). */
-  private readonly modules = new Map<string, Uint8Array>();
+  /** What each installed canister's wasm is (for upgrades, and a loaded snapshot's). */
+  readonly modules = new Map<string, Uint8Array>();
+  /** Decision W26: stopped canisters (every call and query to them is rejected) and canister snapshots. */
+  readonly stopped = new Set<string>();
+  readonly snapshots = new Map<string, CanisterSnapshot[]>();
+  /** The last local snapshot number per canister (ids are never reused), and the IC's limit (a test may lower it). */
+  readonly snapshotCounter = new Map<string, bigint>();
+  snapshotLimit = MAX_SNAPSHOTS;
 
   /** Installs `wasm` as canister `id` and runs its `canister_init` with `arg` (Candid) as `installer`. */
   async install(id: string, wasm: Uint8Array, arg: Uint8Array, installer: string): Promise<void> {
@@ -176,6 +183,8 @@ export class WasmReplica {
       empty: [...this.empty].map(([id, controllers]) => [id, [...controllers]]),
       log: this.log.map((l) => ({ ...l })),
       counts: this.counts.map((c) => ({ ...c })),
+      stopped: [...this.stopped],
+      snapshots: [...this.snapshotCounter].map(([id, counter]) => [id, [...(this.snapshots.get(id) ?? [])], counter]),
     };
   }
 
@@ -190,6 +199,11 @@ export class WasmReplica {
     for (const [id, controllers] of image.empty ?? []) this.empty.set(id, [...controllers]);
     this.log.push(...image.log.map((l) => ({ ...l })));
     this.counts.push(...image.counts.map((c) => ({ ...c })));
+    for (const id of image.stopped ?? []) this.stopped.add(id);
+    for (const [id, snapshots, counter] of image.snapshots ?? []) {
+      this.snapshots.set(id, [...snapshots]);
+      this.snapshotCounter.set(id, counter);
+    }
   }
 
   canister(id: string): WasmCanister {
@@ -202,6 +216,7 @@ export class WasmReplica {
   async query(caller: string, id: string, method: string, arg: Uint8Array): Promise<Result> {
     const canister = this.canisters.get(id);
     if (!canister) return this.empty.has(id) ? noModule(id) : notFound(id);
+    if (this.stopped.has(id)) return stoppedResult(id);
     const name = `canister_query ${method}`;
     if (typeof canister.instance.exports[name] !== 'function') return noMethod(id, 'query', method);
     // The answer is what the message replied; the context only lets it reply.
@@ -261,6 +276,7 @@ export class WasmReplica {
       if (id === MANAGEMENT) return answer(this.management(Principal.fromUint8Array(caller).toText(), method, arg));
       const canister = this.canisters.get(id);
       if (!canister) return answer(this.empty.has(id) ? noModule(id) : notFound(id));
+      if (this.stopped.has(id)) return answer(stoppedResult(id));
       // A query method may be called as an update (other canisters do so): it runs, but commits nothing.
       const exports = canister.instance.exports;
       const asQuery = typeof exports[`canister_update ${method}`] !== 'function' && typeof exports[`canister_query ${method}`] === 'function';

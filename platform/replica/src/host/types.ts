@@ -31,6 +31,11 @@ export const ERROR_CODE = {
   CANISTER_INVALID_CONTROLLER: 'IC0512',
   CANISTER_WASM_MODULE_NOT_FOUND: 'IC0537',
   CANISTER_INVALID_ARGUMENT: 'IC0517',
+  /** Decision W26: a call to a stopped canister, a load into one that is not stopped, the snapshot errors. */
+  CANISTER_STOPPED: 'IC0508',
+  CANISTER_NOT_STOPPED: 'IC0510',
+  CANISTER_SNAPSHOT_NOT_FOUND: 'IC0305',
+  CANISTER_SNAPSHOT_LIMIT: 'IC0532',
 } as const;
 export type ErrorCode = (typeof ERROR_CODE)[keyof typeof ERROR_CODE];
 
@@ -147,4 +152,7 @@ export interface ReplicaImage {
   empty?: Array<[id: string, controllers: string[]]>;
   log: CanisterLog[];
   counts: InstructionCount[];
+  /** Decision W26: stopped canisters, and each canister's snapshots with the last local number used. */
+  stopped?: string[];
+  snapshots?: Array<[id: string, snapshots: Array<{ id: Uint8Array; takenAt: bigint; image: CanisterImage }>, counter: bigint]>;
 }

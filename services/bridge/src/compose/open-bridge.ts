@@ -1,5 +1,6 @@
 // Opens every dependency of the bridge from configuration (database, canister set, session store,
 // canisters, notification client, keys) and builds the app on them (decision S23).
+import type { Kysely } from 'kysely';
 import type { DestinationStream } from 'pino';
 import { notificationClientFromEnv, type NotificationClient } from '@domdao/notification-client';
 import { createLogger, Metrics, type ServiceLogger } from '@domdao/service-kit';
@@ -13,6 +14,7 @@ import { buildApp } from './app.ts';
 import { bindBridgeCanisterSet } from './canister-set.ts';
 import { openCanisters, refuseDevOptionsOnIc } from './canisters.ts';
 import { openBridgeDatabase, type DatabaseOpenOptions } from './database.ts';
+import { serveBackups } from './backup.ts';
 import { timedCanisters } from './observability.ts';
 import { BRIDGE_VERSION, type AiTestOptions } from './parts.ts';
 import { openSessionStore } from './session-store.ts';
@@ -95,7 +97,10 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
       ...(options.closeIdleMs !== undefined && { closeIdleMs: options.closeIdleMs }),
     }),
   );
+  // Decision B115: `npm run backup` asks this bridge for a consistent copy of DATA_DIR over a socket there.
+  const backups = await serveBackups(config.DATA_DIR, database.kind === 'pglite' ? (database.db as Kysely<unknown>) : undefined, canisters.platform?.host, log);
   app.addHook('onClose', async () => {
+    await backups?.close();
     log.flush();
     canisters.close();
     redis?.disconnect();
