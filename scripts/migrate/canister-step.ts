@@ -14,7 +14,7 @@ import {
 } from '@domdao/canisters/state-transfer';
 import { identityFromPem } from '@domdao/canisters/ic';
 import { CANISTERS } from '@domdao/canisters';
-import { EMBEDDED_BRIDGE_PRINCIPAL } from '../../services/bridge/src/canisters.ts';
+import { EMBEDDED_BRIDGE_PRINCIPAL } from '../../services/bridge/src/compose/canisters.ts';
 import type { MigrationReport, StoreCompare } from './report.ts';
 import { Refusal } from './refusal.ts';
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { captureLogs } from '@domdao/test-helpers';
-import { openBridge } from '../src/app.ts';
+import { openBridge } from '../src/compose/open-bridge.ts';
 import { filesUnder, type BackupManifest } from '../src/core/backup/manifest.ts';
 import { APP, bridge, TEST_PASSWORD_COST } from './harness.ts';
 

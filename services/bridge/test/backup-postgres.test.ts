@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { captureLogs } from '@domdao/test-helpers';
-import { openBridge } from '../src/app.ts';
+import { openBridge } from '../src/compose/open-bridge.ts';
 import { loadBridgeConfig } from '../src/config.ts';
 import type { BackupManifest } from '../src/core/backup/manifest.ts';
 import { APP, BACKENDS, bridge, freshPostgres, TEST_PASSWORD_COST } from './harness.ts';
@@ -62,7 +62,7 @@ describe('decision R41: a bridge on PostgreSQL backed up with pg_dump and npm ru
           payload: JSON.stringify({ email, password: 'correct horse battery staple' }),
         });
       const key = (await current.app.inject({ method: 'GET', url: '/api/auth/registration-key' })).json() as { public_key: string };
-      const { encryptRegistration } = await import('../src/features/registration/client-crypto.ts');
+      const { encryptRegistration } = await import('@domdao/registration/seal');
       const fields = await encryptRegistration(key.public_key, { email: 'after@example.org', name: 'Grace Hopper', dob: '1990-05-01' });
       const registered = await current.app.inject({
         method: 'POST',

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, START_DEV_FLAGS } from '@domdao/test-helpers';
 import { generateRegistrationKey } from '../src/core/identity/sealed-fields.ts';
-import { encryptRegistration } from '../src/features/registration/client-crypto.ts';
+import { encryptRegistration } from '@domdao/registration/seal';
 import { signPayload } from '../src/features/payments/signature.ts';
 
 const MAIN = new URL('../src/main.ts', import.meta.url).pathname;

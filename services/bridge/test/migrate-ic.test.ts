@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { EMBEDDED_CANISTER_IDS } from '@domdao/canisters';
 import { startReplica, type RunningReplica } from '@domdao/replica';
-import { EMBEDDED_BRIDGE_PRINCIPAL } from '../src/canisters.ts';
+import { EMBEDDED_BRIDGE_PRINCIPAL } from '../src/compose/canisters.ts';
 import { bridge, freshPostgres } from './harness.ts';
 import { runMigrate, seedPlatform, servedView, type Seeded } from './migrate-seed.ts';
 

@@ -156,8 +156,9 @@ describe('several bridges, one state: three instances in IC mode behind nginx (i
     assert.equal(stream.status, 200);
     const seen = (async () => {
       let text = '';
-      for await (const chunk of stream.body!) {
-        text += Buffer.from(chunk).toString();
+      const reader = stream.body!.getReader();
+      for (let r = await reader.read(); !r.done; r = await reader.read()) {
+        text += Buffer.from(r.value).toString();
         if (text.includes(`"type":"MemberVoted","proposal_id":"${proposals[0]}"`)) return text;
       }
       return text;
