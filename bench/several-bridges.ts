@@ -19,7 +19,7 @@ import { freePort, medianOf, pinning, root, table, loadColumns, type LoadResult 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const MEMBERS = 20;
-const PROPOSALS = 150;
+const PROPOSALS = 100;
 const CONNECTIONS = 20;
 
 /** Servers started while this process is pinned to the client's CPUs would inherit that: they get all of them. */
