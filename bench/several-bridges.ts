@@ -19,7 +19,7 @@ import { freePort, medianOf, pinning, root, table, loadColumns, type LoadResult 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const MEMBERS = 20;
-const PROPOSALS = 150;
+const PROPOSALS = 100;
 const CONNECTIONS = 20;
 
 /** Servers started while this process is pinned to the client's CPUs would inherit that: they get all of them. */
@@ -92,7 +92,11 @@ export async function benchSeveralBridges(): Promise<string> {
     for (let i = 0; i < MEMBERS; i++) {
       const m = await signUp(bridges[i % 2]!.url, bridges, `voter-${i}@bench.example`, `Voter ${i}`);
       if (!('Ok' in (await registrar.clients.user.record_kyc(m.principal, true)))) throw new Error('kyc failed');
-      const up = await registrar.clients.user.upgrade_membership_to_active({ principal: m.principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) });
+      const up = await registrar.clients.user.upgrade_membership_to_active({
+        principal: m.principal,
+        kyc_proof: new Uint8Array([1]),
+        payment_proof: new Uint8Array([2]),
+      });
       if (!('Ok' in up)) throw new Error('upgrade failed');
       cookies.push(`session=${m.jar.cookie}`);
     }
@@ -147,7 +151,12 @@ export async function benchSeveralBridges(): Promise<string> {
     if (next > pairs) throw new Error(`out of (member, proposal) pairs after ${pairs}: raise PROPOSALS in bench/several-bridges.ts`);
     const one = medianOf(rounds.one[0]!.name, rounds.one);
     const two = medianOf(rounds.two[0]!.name, rounds.two);
-    const rows = [one, two].map((r) => ({ ...loadColumns(r), 'non-2xx': r.non2xx, errors: r.errors, 'vs one bridge': `${((r.rps / one.rps) * 100).toFixed(0)} %` }));
+    const rows = [one, two].map((r) => ({
+      ...loadColumns(r),
+      'non-2xx': r.non2xx,
+      errors: r.errors,
+      'vs one bridge': `${((r.rps / one.rps) * 100).toFixed(0)} %`,
+    }));
     return [
       `## Several bridges: votes through one and two bridge instances in IC mode (one test replica over HTTP, one PostgreSQL, one Redis; ${ROUNDS} alternating rounds × ${SECONDS} s, medians; ${MEMBERS} members, each vote a distinct pair)`,
       '',

@@ -32,7 +32,14 @@ const RETRIES = 6;
 /** The edge's answers for an instance gone (502–504) or its own rate limit (429, nothing reached a bridge). */
 const sendAgain = (status: number) => status === 429 || status === 502 || status === 503 || status === 504;
 
-export async function runLoad(o: { base: string; members: LoadMember[]; proposals: string[]; campaign: string; killAfter: number; kill: () => void }): Promise<LoadResult> {
+export async function runLoad(o: {
+  base: string;
+  members: LoadMember[];
+  proposals: string[];
+  campaign: string;
+  killAfter: number;
+  kill: () => void;
+}): Promise<LoadResult> {
   const r: LoadResult = { votes: [], contributions: [], transfers: [], refused: [], killedAt: 0, retried: 0 };
   let acknowledged = 0;
   const acked = () => {
@@ -43,7 +50,12 @@ export async function runLoad(o: { base: string; members: LoadMember[]; proposal
     }
   };
   /** Sends until an answer that is not the edge's "instance gone"; the answer and whether it was a retry. */
-  const send = async (path: string, body: unknown, m: LoadMember, headers: Record<string, string> = {}): Promise<{ a: Answer | undefined; retried: boolean }> => {
+  const send = async (
+    path: string,
+    body: unknown,
+    m: LoadMember,
+    headers: Record<string, string> = {},
+  ): Promise<{ a: Answer | undefined; retried: boolean }> => {
     let a: Answer | undefined;
     for (let attempt = 0; attempt < RETRIES; attempt++) {
       if (attempt > 0) {

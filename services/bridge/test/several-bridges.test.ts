@@ -1,5 +1,5 @@
 // test-lane: wasm
-// Several bridges, one state (issue 46 item 3; decisions B100, B109–B111): three `npm run bridge`
+// Several bridges, one state (issue 46 item 3; decisions B100, B109–B111): two `npm run bridge`
 // processes in IC mode against one test replica, on one PostgreSQL database and one Redis key prefix,
 // behind the committed nginx edge (deploy/nginx). What a member does through one instance holds on
 // the others: sessions and sign-out, login lockouts and rate limits, job slots, outbox operations,
@@ -24,7 +24,7 @@ const E8S = 100_000_000n;
 const ADMIN = 'admin@cluster.example';
 type Member = Awaited<ReturnType<typeof signUp>>;
 
-describe('several bridges, one state: three instances in IC mode behind nginx (issue 46 item 3)', { timeout: 540_000 }, () => {
+describe('several bridges, one state: two instances in IC mode behind nginx (issue 46 item 3)', { timeout: 570_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'domdao-several-'));
   let replica: RunningReplica;
   let db: { url: string; drop(): Promise<void> };
@@ -36,7 +36,10 @@ describe('several bridges, one state: three instances in IC mode behind nginx (i
   let proposals: bigint[] = [];
   let campaign = '';
   let env: Record<string, string> = {};
-  const [A, B, C] = [0, 1, 2].map((i) => () => bridges[i]!.url) as [() => string, () => string, () => string];
+  const [A, B] = [0, 1].map((i) => () => bridges[i]!.url) as [() => string, () => string];
+  /** The load's members, the proposals they vote on and each member's money operations (decision B111). */
+  const MEMBERS = 4;
+  const PROPOSALS = 4;
 
   before(async () => {
     (await requireRedis()).disconnect();
@@ -65,11 +68,8 @@ describe('several bridges, one state: three instances in IC mode behind nginx (i
       OUTBOX_RECONCILE_SECONDS: '1',
       LIVE_POLL_MS: '200',
     };
-    // The first records the canister set; the other two start together.
-    bridges.push(await startBridgeProcess('a', env));
-    const started = await Promise.allSettled(['b', 'c'].map((n) => startBridgeProcess(n, env)));
-    for (const s of started) if (s.status === 'fulfilled') bridges.push(s.value);
-    for (const s of started) if (s.status === 'rejected') throw s.reason;
+    // The first records the canister set, the second compares it.
+    for (const name of ['a', 'b']) bridges.push(await startBridgeProcess(name, env));
     edge = await startEdge({ bridges: bridges.map((b) => b.port) });
     registrar = await icClientsFromEnv(replica.env);
   });
@@ -96,7 +96,7 @@ describe('several bridges, one state: three instances in IC mode behind nginx (i
         .slice(before)
         .map((l) => l.upstream),
     );
-    assert.deepEqual([...served].sort(), bridges.map((b) => `127.0.0.1:${b.port}`).sort(), 'nginx spread the requests over all three');
+    assert.deepEqual([...served].sort(), bridges.map((b) => `127.0.0.1:${b.port}`).sort(), 'nginx spread the requests over both');
 
     const other = await signUp(A(), bridges, `leaving-${randomUUID().slice(0, 6)}@cluster.example`, 'Leaving Member');
     const copy = { ...other.jar };
@@ -105,29 +105,30 @@ describe('several bridges, one state: three instances in IC mode behind nginx (i
   });
 
   it('decisions B110, B30, B93: login lockouts and member rate limits are counted once for all instances', async () => {
-    const m = await signUp(C(), bridges, `locked-${randomUUID().slice(0, 6)}@cluster.example`, 'Locked Member');
-    // LOGIN_MAX_FAILURES=3: one wrong password on each instance; the fourth attempt, right, is refused.
-    for (const base of [A(), B(), C()]) assert.equal((await call(base, '/auth/login', { body: { email: m.email, password: 'wrong wrong wrong' } })).status, 401);
-    const locked = await call(A(), '/auth/login', { body: { email: m.email, password: 'correct horse battery staple' } });
+    const m = await signUp(B(), bridges, `locked-${randomUUID().slice(0, 6)}@cluster.example`, 'Locked Member');
+    // LOGIN_MAX_FAILURES=3: wrong passwords on A, B and A; the fourth attempt, right, on B is refused.
+    for (const base of [A(), B(), A()])
+      assert.equal((await call(base, '/auth/login', { body: { email: m.email, password: 'wrong wrong wrong' } })).status, 401);
+    const locked = await call(B(), '/auth/login', { body: { email: m.email, password: 'correct horse battery staple' } });
     assert.equal(locked.status, 429, locked.text);
-    // MEMBER_SEARCH_LIMIT_PER_MINUTE=3: one search on each instance, the fourth refused.
-    for (const base of [A(), B(), C()]) assert.equal((await call(base, '/api/members?q=member', { jar: m.jar })).status, 200);
+    // MEMBER_SEARCH_LIMIT_PER_MINUTE=3: searches on A, B and A; the fourth, on B, refused.
+    for (const base of [A(), B(), A()]) assert.equal((await call(base, '/api/members?q=member', { jar: m.jar })).status, 200);
     const limited = await call(B(), '/api/members?q=member', { jar: m.jar });
     assert.deepEqual([limited.status, limited.body.error], [429, 'RATE_LIMITED'], limited.text);
   });
 
   it('decision B103: every outbox operation (KYC, membership payments) runs once, on the canister set the database records', async () => {
-    for (let i = 0; i < 6; i++) members.push(await signUp(edge.base, bridges, `member-${i}-${randomUUID().slice(0, 6)}@cluster.example`, `Member ${i}`));
+    for (let i = 0; i < MEMBERS; i++) members.push(await signUp(edge.base, bridges, `member-${i}-${randomUUID().slice(0, 6)}@cluster.example`, `Member ${i}`));
     for (const [i, m] of members.entries()) {
       const kyc = await call(edge.base, `/api/admin/users/${m.user_id}/kyc`, { body: { approved: true }, jar: admin.jar });
       assert.equal(kyc.status, 200, kyc.text);
       // The payment through another instance than the next one's: each instance runs some of them.
-      const paid = await paymentWebhook(bridges[i % 3]!.url, m.user_id, `evt_${randomUUID().slice(0, 12)}`);
+      const paid = await paymentWebhook(bridges[i % 2]!.url, m.user_id, `evt_${randomUUID().slice(0, 12)}`);
       assert.equal(paid.status, 200, await paid.text());
     }
     for (const m of members) {
       const s = await eventually('the membership Active', async () => {
-        const r = await call(bridges[members.indexOf(m) % 3]!.url, '/api/auth/session', { jar: m.jar });
+        const r = await call(bridges[members.indexOf(m) % 2]!.url, '/api/auth/session', { jar: m.jar });
         return r.body.membership_status === 'Active' ? r.body : undefined;
       });
       assert.equal(s.user_id, m.user_id);
@@ -136,32 +137,39 @@ describe('several bridges, one state: three instances in IC mode behind nginx (i
     assert.ok(ops.length >= members.length, `${ops.length} operations`);
     assert.equal(new Set(ops.map((o) => o.op_id)).size, ops.length, 'each operation once');
     assert.deepEqual([...new Set(ops.map((o) => o.state))], ['done']);
-    assert.deepEqual([...new Set(ops.map((o) => o.canister_set))], [icCanisterSet(replica.env).id], 'all written for the replica\'s canister set');
+    assert.deepEqual([...new Set(ops.map((o) => o.canister_set))], [icCanisterSet(replica.env).id], "all written for the replica's canister set");
   });
 
   it('decision V32: a vote through instance A reaches a viewer of the live stream on instance B', async () => {
     for (const m of members) assert.ok('Ok' in (await registrar.clients.ledger.icrc1_transfer({ to: { owner: m.principal }, amount: 100n * E8S })));
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < PROPOSALS; i++) {
       const r = await registrar.clients.governance.create_proposal({ title: `Cluster ${i}`, body: 'b', category: 'EmergencyAction' });
-      assert.ok('Ok' in r, JSON.stringify(r));
+      assert.ok('Ok' in r, 'Ok' in r ? '' : Object.keys(r.Err).join());
       proposals.push(r.Ok);
     }
     const deadline = new Date(Date.now() + 10 * 86_400_000).toISOString();
-    const created = await call(edge.base, '/api/campaigns', { body: { title: 'Roof', description: 'Tiles', goal: { dom_e8s: String(1000n * E8S) }, deadline }, jar: members[0]!.jar });
+    const created = await call(edge.base, '/api/campaigns', {
+      body: { title: 'Roof', description: 'Tiles', goal: { dom_e8s: String(1000n * E8S) }, deadline },
+      jar: members[0]!.jar,
+    });
     assert.equal(created.status, 201, created.text);
     campaign = created.body.id;
 
     const watch = new AbortController();
-    const stream = await fetch(`${B()}/api/governance/live?proposal_id=${proposals[0]}`, { headers: { cookie: `session=${admin.jar.cookie}` }, signal: watch.signal });
+    const stream = await fetch(`${B()}/api/governance/live?proposal_id=${proposals[0]}`, {
+      headers: { cookie: `session=${admin.jar.cookie}` },
+      signal: watch.signal,
+    });
     assert.equal(stream.status, 200);
     const seen = (async () => {
       let text = '';
       const reader = stream.body!.getReader();
-      for (let r = await reader.read(); !r.done; r = await reader.read()) {
-        text += Buffer.from(r.value).toString();
+      for (;;) {
+        const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
+        if (done || !value) return text;
+        text += Buffer.from(value).toString();
         if (text.includes(`"type":"MemberVoted","proposal_id":"${proposals[0]}"`)) return text;
       }
-      return text;
     })();
     const cap = setTimeout(() => watch.abort(), 30_000);
     try {
@@ -177,7 +185,11 @@ describe('several bridges, one state: three instances in IC mode behind nginx (i
   it('decision B110: the same Idempotency-Key sent to A and B at the same moment makes one transfer', async () => {
     const [from, to] = [members[1]!, members[2]!];
     const send = (base: string) =>
-      call(base, '/api/me/transfers', { body: { to: to.principal, amount_e8s: String(E8S) }, jar: { ...from.jar }, headers: { 'idempotency-key': 'both-at-once' } });
+      call(base, '/api/me/transfers', {
+        body: { to: to.principal, amount_e8s: String(E8S) },
+        jar: { ...from.jar },
+        headers: { 'idempotency-key': 'both-at-once' },
+      });
     const answers = await Promise.all([send(A()), send(B())]);
     for (const a of answers) assert.ok(a.status === 201 || a.status === 202, a.text);
     assert.equal(answers[0]!.body.id, answers[1]!.body.id, 'both answer the one transfer');
@@ -194,10 +206,15 @@ describe('several bridges, one state: three instances in IC mode behind nginx (i
       members: load,
       proposals: proposals.slice(1).map(String),
       campaign,
-      killAfter: 15,
+      killAfter: 6,
       kill: () => victim.child.kill('SIGKILL'),
     });
-    assert.equal(victim.child.signalCode ?? (await victim.exited, victim.child.signalCode), 'SIGKILL');
+    assert.ok(
+      result.killedAt >= 6,
+      `the load ended after ${result.votes.length + result.contributions.length + result.transfers.length} acknowledgements, before the kill`,
+    );
+    await victim.exited;
+    assert.equal(victim.child.signalCode, 'SIGKILL');
     // What the killed instance left running is finished by another once its lease runs out (60 s).
     await eventually('no pending outbox operation', async () => ((await allOperations()).every((o) => o.state !== 'pending') ? true : undefined), 150_000);
 
@@ -226,14 +243,14 @@ describe('several bridges, one state: three instances in IC mode behind nginx (i
     console.log(`# kill -9 of ${victim.name} (PID ${victim.pid}) after ${result.killedAt} acknowledged operations, ${result.retried} retried:`);
     for (const [what, c] of Object.entries({ votes, contributions, transfers }))
       console.log(`#   ${what}: acknowledged ${c.acknowledged}, found ${c.found}, lost ${c.lost}, doubled ${c.doubled}`);
-    assert.ok(result.killedAt >= 15 && result.refused.length === 0, JSON.stringify(result.refused));
+    assert.equal(result.refused.length, 0, JSON.stringify(result.refused));
     for (const c of [votes, contributions, transfers]) assert.deepEqual([c.lost, c.doubled], [0, 0]);
-    assert.ok(votes.acknowledged + contributions.acknowledged + transfers.acknowledged >= 40, 'most of the load acknowledged');
+    assert.ok(votes.acknowledged + contributions.acknowledged + transfers.acknowledged >= 16, 'most of the load acknowledged');
   });
 
   it('decision V16: every job slot ran once across the instances, the killed one included', async () => {
     const runs: Array<{ job: string; slot: string; attempt: number; status: string; trigger: string }> = [];
-    for (let before: string | undefined; ; ) {
+    for (let before: string | undefined; ;) {
       const page = await call(A(), `/api/admin/jobs/runs?limit=200${before ? `&before_id=${before}` : ''}`, { jar: admin.jar });
       assert.equal(page.status, 200, page.text);
       runs.push(...page.body.items);
@@ -266,7 +283,7 @@ describe('several bridges, one state: three instances in IC mode behind nginx (i
   });
 
   async function allOperations(): Promise<Array<{ op_id: string; state: string; canister_set: string }>> {
-    const r = await call(C(), '/api/admin/outbox?limit=500', { jar: admin.jar });
+    const r = await call(A(), '/api/admin/outbox?limit=500', { jar: admin.jar });
     assert.equal(r.status, 200, r.text);
     return r.body.operations;
   }

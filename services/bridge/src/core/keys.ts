@@ -67,6 +67,7 @@ export async function loadKeys(config: BridgeConfig): Promise<BridgeKeys> {
  * nothing of the key.
  */
 export function keyFingerprints(keys: BridgeKeys): Record<string, string> {
-  const print = (name: string, key: Uint8Array) => createHash('sha256').update(`domdao key fingerprint ${name}\0`).update(key).digest().subarray(0, 16).toString('base64url');
+  const print = (name: string, key: Uint8Array) =>
+    createHash('sha256').update(`domdao key fingerprint ${name}\0`).update(key).digest().subarray(0, 16).toString('base64url');
   return { MEMBER_IDENTITY_SECRET: print('MEMBER_IDENTITY_SECRET', keys.memberIdentitySecret), BLIND_INDEX_KEY: print('BLIND_INDEX_KEY', keys.blindIndexKey) };
 }

@@ -37,6 +37,8 @@ export interface OutboxOptions {
 }
 
 export const OUTBOX_LEASE_MS = 60_000;
+/** Decision B110: how long the reconciler's timer leaves a new row to the request that made it. */
+export const OUTBOX_FRESH_MS = 2_000;
 export const OUTBOX_MAX_ATTEMPTS = 20;
 const BATCH = 50;
 
@@ -48,6 +50,7 @@ export class Outbox {
   readonly #opts: OutboxOptions;
   readonly #handlers = new Map<string, OperationHandler<never, never, unknown>>();
   #timer: NodeJS.Timeout | undefined;
+  #reconcilingFresh = 0;
   #reconciling: Promise<number> | undefined;
   #closed = false;
 
@@ -136,8 +139,17 @@ export class Outbox {
     });
   }
 
-  /** Runs every pending row that is due and free; returns how many finished (done or compensated). */
-  reconcile(): Promise<number> {
+  /**
+   * Runs every pending row that is due and free; returns how many finished (done or compensated).
+   * `leaveFreshMs` (the timer's passes): a row no one has tried yet, made less than that ago, is left to
+   * the request that made it, which runs it right after its commit (decision B110): another instance's
+   * pass could otherwise claim it in between, and that request would answer "pending" for work under way.
+   */
+  reconcile(options: { leaveFreshMs?: number } = {}): Promise<number> {
+    const fresh = options.leaveFreshMs ?? 0;
+    // An explicit pass does not settle for a timer's pass under way, which leaves the fresh rows.
+    if (this.#reconciling && fresh === 0 && this.#reconcilingFresh > 0) return this.#reconciling.catch(() => 0).then(() => this.reconcile(options));
+    this.#reconcilingFresh = this.#reconciling ? this.#reconcilingFresh : fresh;
     this.#reconciling ??= (async () => {
       let finished = 0;
       try {
@@ -151,6 +163,7 @@ export class Outbox {
             .where('state', '=', 'pending')
             .where('next_attempt_at', '<=', now)
             .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+            .$if(fresh > 0, (qb) => qb.where((eb) => eb.or([eb('attempts', '>', 0), eb('created_at', '<=', new Date(now.getTime() - fresh))])))
             .orderBy('id')
             .limit(BATCH)
             .execute();
@@ -183,7 +196,7 @@ export class Outbox {
   start(): void {
     void this.reportForeign().catch(() => undefined);
     const tick = () =>
-      void this.reconcile().catch((err: unknown) =>
+      void this.reconcile({ leaveFreshMs: OUTBOX_FRESH_MS }).catch((err: unknown) =>
         this.#opts.log?.error({ event: 'outbox.reconcile_failed', err: err instanceof Error ? err.message : String(err) }, 'outbox reconciliation failed'),
       );
     tick();
