@@ -129,7 +129,7 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
       ['payout', 'Pays Bob Builder 50.00 USD (about 200 DOM) from the treasury'],
       ['setPrice', 'Sets the DOM price to 0.30 USD (ratified now: 0.25 USD)'],
       ['policy', 'Makes Cy Young admin; removes Ada Lovelace as admin'],
-      ['amendment', 'Changes the rules: Treasury payout: quorum 20 % → 25 %, Treasury payout: voting period 5 days → 3 days and 1 more'],
+      ['amendment', 'Changes the rules: Treasury payout quorum 20 % → 25 %, Treasury payout voting period 5 days → 3 days and 1 more'],
       ['emergency', 'An emergency decision on the fast track; nothing is executed automatically'],
     ];
     for (const [key, line] of rows) {
