@@ -174,7 +174,7 @@ function amendment(a: { category_rules: RuleChange[]; voting_delay?: Whole | nul
       label: 'Time to execute an approved proposal',
       text: arrow(before ? duration(before.execution_window) : undefined, duration(a.execution_window)),
     });
-  const shown = lines.map((l) => `${l.label} ${l.text}`);
+  const shown = lines.map((l) => `${l.label.replace(': ', ' ')} ${l.text}`);
   const verb = ctx.status === 'Executed' ? 'Changed' : 'Changes';
   return { summary: `${verb} the rules: ${listed(shown, 2)}`, lines };
 }

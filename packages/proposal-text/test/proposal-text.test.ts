@@ -74,7 +74,7 @@ describe('proposal-text: every payload, readable (decisions F43–F46)', () => {
     assert.match(text(t), /Treasury payout: quorum: 20 % → 25 %/);
     assert.match(text(t), /Treasury payout: voting period: 5 days → 3 days/);
     assert.match(text(t), /Review time before voting: 1 hour → 2 hours/);
-    assert.match(t.summary, /^Changes the rules: Treasury payout: quorum 20 % → 25 %, Treasury payout: voting period 5 days → 3 days and 1 more$/);
+    assert.match(t.summary, /^Changes the rules: Treasury payout quorum 20 % → 25 %, Treasury payout voting period 5 days → 3 days and 1 more$/);
     assert.match(text(describePayload('ConstitutionalAmendment', payload, { rules_now, status: 'Executed' })), /quorum: set to 25 %/);
   });
 
