@@ -19,11 +19,11 @@ const LOCAL = new Intl.DateTimeFormat('en-GB', {
 export function relativeTime(at: number, now: number): string {
   const s = (at - now) / 1000;
   const a = Math.abs(s);
-  if (a < 45) return RELATIVE.format(Math.round(s), 'second');
-  if (a < 45 * 60) return RELATIVE.format(Math.round(s / 60), 'minute');
-  if (a < 22 * 3600) return RELATIVE.format(Math.round(s / 3600), 'hour');
-  if (a < 26 * 86_400) return RELATIVE.format(Math.round(s / 86_400), 'day');
-  if (a < 320 * 86_400) return RELATIVE.format(Math.round(s / (30 * 86_400)), 'month');
+  if (a < 60) return RELATIVE.format(Math.round(s), 'second');
+  if (a < 3600) return RELATIVE.format(Math.round(s / 60), 'minute');
+  if (a < 86_400) return RELATIVE.format(Math.round(s / 3600), 'hour');
+  if (a < 30 * 86_400) return RELATIVE.format(Math.round(s / 86_400), 'day');
+  if (a < 365 * 86_400) return RELATIVE.format(Math.round(s / (30 * 86_400)), 'month');
   return RELATIVE.format(Math.round(s / (365 * 86_400)), 'year');
 }
 

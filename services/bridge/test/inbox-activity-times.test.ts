@@ -6,6 +6,7 @@
 // said so (N29); the feed pages by cursor with an exact end, tested at the limit and one past (N30).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql, type Kysely } from 'kysely';
 import { addActivity } from '../src/features/inbox/activity.ts';
 import { bridge, eventually, type Bridge, type Jar } from './harness.ts';
 
@@ -168,5 +169,50 @@ describe('issue 48 item 5: activity and emails that read finished (decisions N27
       const r = await h.request({ method: 'GET', url: `/api/me/activity${q}`, jar: eve.jar });
       assert.deepEqual([r.statusCode, r.json().error], [400, 'VALIDATION_ERROR'], q);
     }
+  });
+
+  it('migration 071: rows stored before are rewritten: the deadline out of the text into closes_at, the old "in an hour" a reminder, the delegate’s principal his name', async () => {
+    const m = await import('../src/core/db/migrations/071-activity-times.ts');
+    const db = h.opened.db as unknown as Kysely<unknown>;
+    await m.down(db);
+    const link = 'https://domdao.example/proposals/77';
+    const closes = 'Voting closes 2026-11-28T22:02:38Z.';
+    await sql`insert into activity_items (source_key, audience, user_id, category, title, body, deep_link, created_at) values
+      ('old:1', 'active', null, 'Vote', 'Voting is open: Old hall', ${`Cast your vote. ${closes}`}, ${link}, now()),
+      ('old:2', 'active', null, 'Vote', 'Voting closes in an hour: Old hall', ${closes}, ${link}, now()),
+      ('old:3', 'user', ${people.cat!.user_id}, 'Vote', 'Your delegate voted Yes: Old hall',
+        ${`Your delegate (${people.ben!.principal}) voted Yes; it counts for you unless you vote yourself before voting closes 2026-11-28T22:02:38Z.`}, ${link}, now()),
+      ('old:4', 'all', null, 'Test', 'Unrelated', 'Nothing to change.', null, now())`.execute(db);
+    await m.up(db);
+    const rows = await h.opened.db
+      .selectFrom('activity_items')
+      .select(['source_key', 'title', 'body', 'proposal_id', 'closes_at', 'reminder'])
+      .where('source_key', 'like', 'old:%')
+      .orderBy('source_key')
+      .execute();
+    const at = new Date('2026-11-28T22:02:38Z').toISOString();
+    assert.deepEqual(
+      rows.map((r) => [
+        r.source_key,
+        r.title,
+        r.body,
+        r.proposal_id === null ? null : String(r.proposal_id),
+        r.closes_at && new Date(r.closes_at).toISOString(),
+        r.reminder,
+      ]),
+      [
+        ['old:1', 'Voting is open: Old hall', 'Cast your vote.', '77', at, false],
+        ['old:2', 'Voting closes soon: Old hall', null, '77', at, true],
+        [
+          'old:3',
+          'Your delegate voted Yes: Old hall',
+          'Your delegate Ben Delegate voted Yes; it counts for you unless you vote yourself before voting closes.',
+          '77',
+          at,
+          false,
+        ],
+        ['old:4', 'Unrelated', 'Nothing to change.', null, null, false],
+      ],
+    );
   });
 });

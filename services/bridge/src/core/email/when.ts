@@ -9,11 +9,11 @@ const RELATIVE = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
 /** The unit a gap of `seconds` is said in, and the count (rounded). */
 export function relativeParts(seconds: number): [number, Intl.RelativeTimeFormatUnit] {
   const a = Math.abs(seconds);
-  if (a < 45) return [Math.round(seconds), 'second'];
-  if (a < 45 * 60) return [Math.round(seconds / 60), 'minute'];
-  if (a < 22 * 3600) return [Math.round(seconds / 3600), 'hour'];
-  if (a < 26 * 86_400) return [Math.round(seconds / 86_400), 'day'];
-  if (a < 320 * 86_400) return [Math.round(seconds / (30 * 86_400)), 'month'];
+  if (a < 60) return [Math.round(seconds), 'second'];
+  if (a < 3600) return [Math.round(seconds / 60), 'minute'];
+  if (a < 86_400) return [Math.round(seconds / 3600), 'hour'];
+  if (a < 30 * 86_400) return [Math.round(seconds / 86_400), 'day'];
+  if (a < 365 * 86_400) return [Math.round(seconds / (30 * 86_400)), 'month'];
   return [Math.round(seconds / (365 * 86_400)), 'year'];
 }
 
