@@ -8,14 +8,7 @@ import { describe, it } from 'node:test';
 import { decode } from '@domdao/canister-kit';
 import { hashValue, type Value } from '@domdao/canister-ledger';
 import { CANISTERS } from '../src/api.ts';
-import {
-  exportEmbeddedState,
-  readStateExport,
-  remapPrincipals,
-  StateTransferRefusal,
-  summarizeState,
-  writeStateExport,
-} from '../src/state-transfer/index.ts';
+import { exportEmbeddedState, readStateExport, remapPrincipals, StateTransferRefusal, summarizeState, writeStateExport } from '../src/state-transfer/index.ts';
 import { harness, tempDir } from './harness.ts';
 import { populate } from './scenarios/populated.ts';
 
@@ -26,7 +19,10 @@ describe('state transfer from the embedded platform (decisions K23, W22–W24)',
     const { members, openProposal } = await populate(h);
     await assert.rejects(exportEmbeddedState(dataDir), (e: unknown) => {
       assert.ok(e instanceof StateTransferRefusal);
-      assert.match(e.message, new RegExp(`^${dataDir} is in use by a running process \\(PID ${process.pid}\\): stop npm start before exporting its canisters$`));
+      assert.match(
+        e.message,
+        new RegExp(`^${dataDir} is in use by a running process \\(PID ${process.pid}\\): stop npm start before exporting its canisters$`),
+      );
       return true;
     });
     const tally = await h.as(members.a).governance.get_tally(openProposal);
@@ -94,7 +90,11 @@ describe('state transfer from the embedded platform (decisions K23, W22–W24)',
     const after = summarizeState(moved);
     assert.equal(after.ledger.tipHash, before.ledger.tipHash);
     assert.deepEqual(after.canisters.ledger.stores.blocks, before.canisters.ledger.stores.blocks);
-    assert.notDeepEqual(after.canisters.ledger.stores.balances, before.canisters.ledger.stores.balances, 'the treasury and campaign accounts follow their canisters');
+    assert.notDeepEqual(
+      after.canisters.ledger.stores.balances,
+      before.canisters.ledger.stores.balances,
+      'the treasury and campaign accounts follow their canisters',
+    );
     // The campaign's escrow: its accounts (by subaccount) move to the campaign canister's new id.
     const escrow = exp.canisters.ledger.stores.balances!.filter(([k]) => decode<string>(k).startsWith(exp.canisterIds.campaign));
     assert.ok(escrow.length > 0);

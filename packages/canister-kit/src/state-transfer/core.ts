@@ -7,15 +7,7 @@ import { decode, encode } from '../codec.ts';
 import type { CallContext } from '../call.ts';
 import { Err, Ok, type Result } from '../result.ts';
 import { compareKeys, type Store, type StoreKey } from '../store.ts';
-import {
-  crc32Entry,
-  EXPORT_PAGE_CHARS,
-  MAX_CHUNK_CHARS,
-  MAX_CHUNK_ENTRIES,
-  MAX_EXPORT_ENTRIES,
-  stateVersion,
-  type EntryText,
-} from './format.ts';
+import { crc32Entry, EXPORT_PAGE_CHARS, MAX_CHUNK_CHARS, MAX_CHUNK_ENTRIES, MAX_EXPORT_ENTRIES, stateVersion, type EntryText } from './format.ts';
 
 /**
  * fresh: installed, no update call since (importable); importing: an import has begun; sealed: an
