@@ -60,17 +60,19 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let step: CanisterStep | undefined;
   // Loaded only for IC canisters: --keep-embedded-canisters needs none of the state transfer.
   if (ic) step = await (await import('./migrate/canister-step.ts')).canisterStep(ic.target, (line) => process.stderr.write(`migrate: ${line}\n`));
-  const source: Source = await openSource(o.from);
-  let target: Target | undefined;
+  // The target first: its checks are cheap, and opening the source's database is not.
+  const target: Target = await openTarget(o.to);
+  let source: Source | undefined;
   try {
-    const level = await checkSourceLevel(source.lite);
-    target = await openTarget(o.to);
     await checkTargetEmpty(target);
+    source = await openSource(o.from);
+    const level = await checkSourceLevel(source.lite);
     await step?.check(source.dir);
     lap('check');
 
     const dump = await dumpRows(source.lite);
-    const liteQuery: Query = async <R>(text: string) => (await source.lite.query<R>(text)).rows;
+    const lite = source.lite;
+    const liteQuery: Query = async <R>(text: string) => (await lite.query<R>(text)).rows;
     const sourceSums = await databaseSums(liteQuery);
     lap('dump');
 
@@ -125,11 +127,11 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       );
     return report.ok ? 0 : 1;
   } catch (e) {
-    if (target) await rollback(target);
+    await rollback(target);
     throw e;
   } finally {
-    await target?.close();
-    await source.close();
+    await target.close();
+    await source?.close();
   }
 }
 

@@ -3,7 +3,7 @@
 // real[] by what the server offers, decision A15), then the source's rows are restored from its dump,
 // the canister-set row is rebound (decision B113) and the copy is verified, all in one transaction:
 // anything that fails leaves the database as empty as it was found.
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { migrate } from '../../services/bridge/src/core/db/index.ts';
 import type { CanisterSet } from '../../services/bridge/src/core/canister-set/identity.ts';
@@ -134,5 +134,5 @@ export async function rollback(t: Target): Promise<void> {
 
 /** For the report: the target server's version. */
 export async function serverVersion(t: Target): Promise<string> {
-  return (await sql<{ v: string }>`show server_version`.execute(t.db)).rows[0]!.v;
+  return (await t.pool.query<{ server_version: string }>('show server_version')).rows[0]!.server_version;
 }

@@ -127,7 +127,7 @@ export async function servedView(call: Call, seeded: Seeded, jars: Jar[]) {
   }
   const proposals: Record<string, unknown> = {};
   for (const id of Object.values(seeded.proposals))
-    proposals[id] = { proposal: await get(`/api/governance/proposals/${id}`), votes: await get(`/api/governance/proposals/${id}/votes?limit=200`, jars[0]) };
+    proposals[id] = await get(`/api/governance/proposals/${id}`);
   return {
     members,
     proposals,

@@ -104,12 +104,8 @@ describe('npm run migrate: refusals and the database move (decisions P22, P23, B
       await lite.exec(statement);
       await lite.close();
     };
-    await edit(`insert into kysely_migration (name, timestamp) values ('999-from-the-future', '2030-01-01')`);
+    await edit(`delete from kysely_migration where name = '070-canister-set'`);
     let r = await runMigrate(['--from', copy, '--to-database', target.url, '--keep-embedded-canisters']);
-    assert.equal(r.code, 2, r.err);
-    assert.match(r.err, /^migrate: the source database has run migrations this release does not know \(999-from-the-future\): it was written by a newer release; migrate with that release\n$/);
-    await edit(`delete from kysely_migration where name in ('999-from-the-future', '070-canister-set')`);
-    r = await runMigrate(['--from', copy, '--to-database', target.url, '--keep-embedded-canisters']);
     assert.equal(r.code, 2, r.err);
     assert.match(r.err, /^migrate: the source database is at an older schema level \(it has not run 070-canister-set\): start it once with this release's npm start/);
     const old = join(dir, 'old');
