@@ -45,7 +45,9 @@ export async function backupDataDir(dataDirArg: string, toArg: string, say: (lin
 function askRunningBridge(dataDir: string, to: string, pid: number): Promise<BackupManifest> {
   const path = join(dataDir, BACKUP_SOCKET);
   if (!existsSync(path))
-    throw new Refusal(`DATA_DIR ${dataDir} is in use by PID ${pid}, which serves no backup socket (${path}): stop it, then run this again to copy the directory at rest`);
+    throw new Refusal(
+      `DATA_DIR ${dataDir} is in use by PID ${pid}, which serves no backup socket (${path}): stop it, then run this again to copy the directory at rest`,
+    );
   return new Promise((ok, fail) => {
     let text = '';
     const socket = createConnection(path);

@@ -33,7 +33,9 @@ function settings(env: NodeJS.ProcessEnv): IcConfig {
   try {
     return loadConfig(IcEnv, env);
   } catch (e) {
-    throw new Refusal(`the IC_* settings are incomplete (${(e as Error).message.replace(/\n/g, '; ')}): source the file \`npm run deploy -- --out FILE\` wrote`);
+    throw new Refusal(
+      `the IC_* settings are incomplete (${(e as Error).message.replace(/\n/g, '; ')}): source the file \`npm run deploy -- --out FILE\` wrote`,
+    );
   }
 }
 
@@ -82,7 +84,9 @@ export async function icBackup(argv: string[], env: NodeJS.ProcessEnv, say: (lin
     } catch (e) {
       const message = (e as Error).message;
       if (/IC0512|Only the controllers/.test(message))
-        throw new Refusal(`the identity ${me} (IC_IDENTITY_PEM_FILE) is not a controller of the ${name} canister ${id}: snapshots are for its controllers only`);
+        throw new Refusal(
+          `the identity ${me} (IC_IDENTITY_PEM_FILE) is not a controller of the ${name} canister ${id}: snapshots are for its controllers only`,
+        );
       if (/IC0301|not found/i.test(message)) throw new Refusal(`the ${name} canister ${id} does not exist on ${config.IC_HOST}`);
       if (/no management method|IC0536|list_canister_snapshots/.test(message))
         throw new Refusal(`${config.IC_HOST} offers no canister snapshots: back up with \`npm run migrate\`'s export instead (docs/operations.md)`);
@@ -109,14 +113,19 @@ export async function icBackup(argv: string[], env: NodeJS.ProcessEnv, say: (lin
       } catch (e) {
         throw new Refusal(`${opts.from} is not a snapshot set written by \`npm run backup -- --ic take --out\` (${(e as Error).message})`);
       }
-      if (set?.format !== 'domdao-canister-snapshots' || set.version !== 1) throw new Refusal(`${opts.from} is not a snapshot set written by \`npm run backup -- --ic take --out\``);
+      if (set?.format !== 'domdao-canister-snapshots' || set.version !== 1)
+        throw new Refusal(`${opts.from} is not a snapshot set written by \`npm run backup -- --ic take --out\``);
     }
     for (const name of NAMES) {
       const snaps = listed.get(name)!;
       const want = set ? set.canisters[name] : undefined;
       if (set && want?.canister_id !== ids[name])
-        throw new Refusal(`${opts.from} was taken of another ${name} canister (${want?.canister_id ?? 'none'}), not ${ids[name]}: restore with the IC_* settings of that deployment`);
-      const pick = want ? snaps.find((s) => hex(s.id) === want.snapshot_id) : [...snaps].sort((a, b) => (a.taken_at_timestamp < b.taken_at_timestamp ? 1 : -1))[0];
+        throw new Refusal(
+          `${opts.from} was taken of another ${name} canister (${want?.canister_id ?? 'none'}), not ${ids[name]}: restore with the IC_* settings of that deployment`,
+        );
+      const pick = want
+        ? snaps.find((s) => hex(s.id) === want.snapshot_id)
+        : [...snaps].sort((a, b) => (a.taken_at_timestamp < b.taken_at_timestamp ? 1 : -1))[0];
       if (!pick)
         throw new Refusal(
           want
@@ -152,12 +161,23 @@ export async function icBackup(argv: string[], env: NodeJS.ProcessEnv, say: (lin
         const snaps = listed.get(name)!;
         const oldest = [...snaps].sort((a, b) => (a.taken_at_timestamp < b.taken_at_timestamp ? -1 : 1))[0];
         const replace: [] | [Uint8Array] = snaps.length >= MAX_SNAPSHOTS && oldest ? [Uint8Array.from(oldest.id)] : [];
-        const s = await management(ids[name]).take_canister_snapshot({ canister_id: p(ids[name]), replace_snapshot: replace, uninstall_code: [], sender_canister_version: [] });
+        const s = await management(ids[name]).take_canister_snapshot({
+          canister_id: p(ids[name]),
+          replace_snapshot: replace,
+          uninstall_code: [],
+          sender_canister_version: [],
+        });
         taken[name] = { canister_id: ids[name], snapshot_id: hex(s.id) };
         say(`${name} ${ids[name]}: snapshot ${hex(s.id)} taken (${s.total_size} bytes)`);
       }
       if (opts.out) {
-        const set: SnapshotSet = { format: 'domdao-canister-snapshots', version: 1, ic_host: config.IC_HOST, taken_at: new Date().toISOString(), canisters: taken };
+        const set: SnapshotSet = {
+          format: 'domdao-canister-snapshots',
+          version: 1,
+          ic_host: config.IC_HOST,
+          taken_at: new Date().toISOString(),
+          canisters: taken,
+        };
         writeFileSync(opts.out, `${JSON.stringify(set, null, 2)}\n`, { mode: 0o600 });
         say(`wrote the snapshot set to ${opts.out} (npm run backup -- --ic restore --from ${opts.out})`);
       }

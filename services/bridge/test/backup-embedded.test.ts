@@ -33,7 +33,15 @@ function run(script: string, args: string[], env: Record<string, string | undefi
 }
 
 /** Every file of a directory with its SHA-256: "nothing changed" is this, equal before and after. */
-const tree = (dir: string) => Object.fromEntries(filesUnder(dir).map((f) => [f, createHash('sha256').update(readFileSync(join(dir, f))).digest('hex')]));
+const tree = (dir: string) =>
+  Object.fromEntries(
+    filesUnder(dir).map((f) => [
+      f,
+      createHash('sha256')
+        .update(readFileSync(join(dir, f)))
+        .digest('hex'),
+    ]),
+  );
 const siblings = (dir: string) => readdirSync(dirname(dir)).filter((n) => n.startsWith(`${basename(dir)}.`));
 
 describe('decisions R39, R40: npm run backup and npm run restore of the embedded platform', () => {

@@ -92,7 +92,8 @@ describe('decision R41: a bridge on PostgreSQL backed up with pg_dump and npm ru
       await target.drop();
       await h.close();
       const dataDir = h.config.DATA_DIR;
-      for (const s of readdirSync(dirname(dataDir)).filter((n) => n.startsWith(`${basename(dataDir)}.`))) rmSync(join(dirname(dataDir), s), { recursive: true, force: true });
+      for (const s of readdirSync(dirname(dataDir)).filter((n) => n.startsWith(`${basename(dataDir)}.`)))
+        rmSync(join(dirname(dataDir), s), { recursive: true, force: true });
     }
   });
 });

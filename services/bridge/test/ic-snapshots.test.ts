@@ -64,12 +64,17 @@ describe('decisions W26, W27: canister snapshots on the replica, driven by npm r
       email_encrypted: 'e',
       name_encrypted: 'n',
       dob_encrypted: 'd',
-      password_hash: 'h',
+      password_hash: '$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG',
       tos_accepted_at: 1n,
       is_age_verified_18_plus: true,
     });
-    assert.ok('Ok' in (await clients.ledger.icrc1_transfer({ to: { owner: before1 }, amount: 5n * E8S })));
-    assert.ok('Ok' in (await clients.user.create_account(account(before1))));
+    const ok = (r: object) =>
+      assert.ok(
+        'Ok' in r,
+        JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)),
+      );
+    ok(await clients.ledger.icrc1_transfer({ to: { owner: before1 }, amount: 5n * E8S }));
+    ok(await clients.user.create_account(account(before1)));
     const blocksBefore = (await clients.ledger.icrc3_get_blocks([{ start: 0n, length: 0n }])).log_length;
     const mineBefore = await clients.ledger.icrc1_balance_of({ owner: r.principal });
 
@@ -83,8 +88,8 @@ describe('decisions W26, W27: canister snapshots on the replica, driven by npm r
     for (const n of NAMES) assert.match(listed.out, new RegExp(`^${n} ${r.ids[n]}: 1 snapshot\\(s\\)$`, 'm'));
 
     // After the backup: a transfer and an account.
-    assert.ok('Ok' in (await clients.ledger.icrc1_transfer({ to: { owner: after1 }, amount: 7n * E8S })));
-    assert.ok('Ok' in (await clients.user.create_account(account(after1))));
+    ok(await clients.ledger.icrc1_transfer({ to: { owner: after1 }, amount: 7n * E8S }));
+    ok(await clients.user.create_account(account(after1)));
     assert.equal(await clients.ledger.icrc1_balance_of({ owner: after1 }), 7n * E8S);
 
     const restored = await run(['--ic', 'restore', '--from', set], r.env);
@@ -97,7 +102,7 @@ describe('decisions W26, W27: canister snapshots on the replica, driven by npm r
     assert.equal(await clients.ledger.icrc1_balance_of({ owner: r.principal }), mineBefore);
     assert.equal((await clients.ledger.icrc3_get_blocks([{ start: 0n, length: 0n }])).log_length, blocksBefore, 'the ledger ends where it ended at the backup');
     // And it goes on: a transfer after the restore.
-    assert.ok('Ok' in (await clients.ledger.icrc1_transfer({ to: { owner: after1 }, amount: 2n * E8S })));
+    ok(await clients.ledger.icrc1_transfer({ to: { owner: after1 }, amount: 2n * E8S }));
     assert.equal(await clients.ledger.icrc1_balance_of({ owner: after1 }), 2n * E8S);
   });
 
@@ -117,10 +122,16 @@ describe('decisions W26, W27: canister snapshots on the replica, driven by npm r
     const before = snapshotsOf();
     const res = await run(['--ic', 'take'], { ...r.env, IC_IDENTITY_PEM_FILE: stranger });
     assert.equal(res.code, 2, res.err);
-    assert.match(res.err, /^backup: the identity \S+ \(IC_IDENTITY_PEM_FILE\) is not a controller of the ledger canister \S+: snapshots are for its controllers only\n$/);
+    assert.match(
+      res.err,
+      /^backup: the identity \S+ \(IC_IDENTITY_PEM_FILE\) is not a controller of the ledger canister \S+: snapshots are for its controllers only\n$/,
+    );
     assert.deepEqual(snapshotsOf(), before);
     assert.equal(r.replica.stopped.size, 0);
-    await assert.rejects((await management(id, stranger)).take_canister_snapshot({ canister_id, replace_snapshot: [], uninstall_code: [], sender_canister_version: [] }), /IC0512|Only the controllers/);
+    await assert.rejects(
+      (await management(id, stranger)).take_canister_snapshot({ canister_id, replace_snapshot: [], uninstall_code: [], sender_canister_version: [] }),
+      /IC0512|Only the controllers/,
+    );
     // Stopped: calls and queries are rejected, status says so; started again, they run.
     await mc.stop_canister({ canister_id });
     assert.deepEqual((await mc.canister_status({ canister_id })).status, { stopped: null });
@@ -132,10 +143,21 @@ describe('decisions W26, W27: canister snapshots on the replica, driven by npm r
     r.replica.snapshotLimit = 2;
     try {
       const second = await mc.take_canister_snapshot({ canister_id, replace_snapshot: [], uninstall_code: [], sender_canister_version: [] });
-      await assert.rejects(mc.take_canister_snapshot({ canister_id, replace_snapshot: [], uninstall_code: [], sender_canister_version: [] }), /maximum number of snapshots allowed: 2/);
-      const third = await mc.take_canister_snapshot({ canister_id, replace_snapshot: [Uint8Array.from(first.id)], uninstall_code: [], sender_canister_version: [] });
+      await assert.rejects(
+        mc.take_canister_snapshot({ canister_id, replace_snapshot: [], uninstall_code: [], sender_canister_version: [] }),
+        /maximum number of snapshots allowed: 2/,
+      );
+      const third = await mc.take_canister_snapshot({
+        canister_id,
+        replace_snapshot: [Uint8Array.from(first.id)],
+        uninstall_code: [],
+        sender_canister_version: [],
+      });
       const ids = (await mc.list_canister_snapshots({ canister_id })).map((s) => Buffer.from(s.id).toString('hex'));
-      assert.deepEqual(ids, [second, third].map((s) => Buffer.from(s.id).toString('hex')));
+      assert.deepEqual(
+        ids,
+        [second, third].map((s) => Buffer.from(s.id).toString('hex')),
+      );
       await mc.delete_canister_snapshot({ canister_id, snapshot_id: Uint8Array.from(second.id) });
       await assert.rejects(mc.delete_canister_snapshot({ canister_id, snapshot_id: Uint8Array.from(second.id) }), /Could not find the snapshot ID/);
       assert.equal((await mc.list_canister_snapshots({ canister_id })).length, 1);

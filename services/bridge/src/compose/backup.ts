@@ -60,7 +60,10 @@ export async function serveBackups(
       liveBackup({ dataDir, db, host }, to)
         .then((manifest) => {
           const ms = Date.now() - started;
-          log.logger.info({ event: 'backup.made', to, files: manifest.files.length, canister_seq: manifest.canister_seq, ms }, `backup of DATA_DIR made in ${to}`);
+          log.logger.info(
+            { event: 'backup.made', to, files: manifest.files.length, canister_seq: manifest.canister_seq, ms },
+            `backup of DATA_DIR made in ${to}`,
+          );
           answer({ ok: true, manifest, ms });
         })
         .catch((e: Error) => {

@@ -94,7 +94,8 @@ export function verifyBackup(backup: string): BackupManifest {
   const present = existsSync(data) ? filesUnder(data) : [];
   const listed = new Set(manifest.files.map((f) => f.path));
   const extra = present.filter((p) => !listed.has(p));
-  if (extra.length > 0) throw new BackupDamaged(`${backup} holds ${extra.length} file(s) its manifest does not list (${extra.slice(0, 3).join(', ')}): the backup is damaged`);
+  if (extra.length > 0)
+    throw new BackupDamaged(`${backup} holds ${extra.length} file(s) its manifest does not list (${extra.slice(0, 3).join(', ')}): the backup is damaged`);
   for (const f of manifest.files) {
     const file = join(data, f.path);
     if (!existsSync(file)) throw new BackupDamaged(`${f.path} is missing from ${backup}: the backup is damaged`);
