@@ -107,7 +107,7 @@ function setPrice(
     lines.push({ label: 'Oracle price now', text: ctx.oracle_price_usd ? against(ctx.oracle_price_usd) : 'the oracle has no price now' });
   if (done && rate === s.price_usd) lines.push({ label: 'Ratified price now', text: `${price(rate)} per DOM: this proposal's` });
   else lines.push({ label: 'Ratified price now', text: rate ? against(rate) : 'none yet: this would be the first' });
-  lines.push({ label: 'In force from', text: s.effective_at ? moment(s.effective_at) : 'when it executes' });
+  lines.push({ label: 'In force from', text: s.effective_at ? moment(s.effective_at) : done ? 'when it executed' : 'when it executes' });
   if (s.expires_at) lines.push({ label: 'Valid until', text: moment(s.expires_at) });
   if (s.source_url) lines.push({ label: 'Source', text: s.source_url });
   const was = !done && rate ? ` (ratified now: ${price(rate)})` : '';

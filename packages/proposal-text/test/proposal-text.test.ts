@@ -53,6 +53,10 @@ describe('proposal-text: every payload, readable (decisions F43–F46)', () => {
     assert.match(text(t), /In force from: 29 November 2026, 00:00 UTC/);
     assert.match(text(t), /Source: https:\/\/example\.org\/p/);
     assert.match(text(describePayload('SetDomPrice', { SetDomPrice: { price_usd: 0.25 } }, {})), /Ratified price now: none yet: this would be the first/);
+    const done = text(describePayload('SetDomPrice', { SetDomPrice: { price_usd: 0.25 } }, { status: 'Executed', ratified_price_usd: 0.25 }));
+    assert.match(done, /^Set the DOM price to 0\.25 USD\n/);
+    assert.match(done, /Ratified price now: 0\.25 USD per DOM: this proposal's/);
+    assert.match(done, /In force from: when it executed/);
   });
 
   it('decision F44: membership changes as before → after, by name; the summary lists them', () => {

@@ -102,6 +102,7 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
     assert.match(price, /Set the DOM price to 0\.25 USD\./);
     assert.match(price, /Ratified price now\s+0\.25 USD per DOM: this proposal's/);
     assert.match(price, /Source\s+https:\/\/example\.org\/dom/);
+    assert.match(price, /In force from\s+when it executed/);
     await shoot('payload-price-result');
     const payout = await card(ids.paid!, 'What it did');
     assert.match(payout, /Paid Bob Builder 7 DOM from the treasury\./);
