@@ -26,6 +26,10 @@ export const SECONDS = {
   'services/gateway/test/gateway.test.ts': 32,
   'platform/replica/test/replica-http.test.ts': 31,
   'services/bridge/test/ic-replica.test.ts': 65,
+  // Measured alone while the machine's load average was 16–20 (other sessions' work): 520 s wall, 131 s CPU; 193 s and 77 s wall.
+  'services/bridge/test/ic-snapshots.test.ts': 200,
+  'services/bridge/test/backup-embedded.test.ts': 60,
+  'services/bridge/test/backup-postgres.test.ts': 25,
   'scripts/test/start-signals.test.ts': 31,
   'services/bridge/test/crash-consistency.test.ts': 28,
   'platform/canisters/test/wasm-delegation.test.ts': 27,
