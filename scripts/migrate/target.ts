@@ -82,18 +82,18 @@ export async function makeSchema(t: Target): Promise<void> {
 
 /** The source's rows into the new tables; vectors into real[] where the server has no pgvector (decision A15). */
 export async function restoreRows(t: Target, sqlText: string): Promise<void> {
-  const vectorless = (
-    await t.pool.query<{ t: string }>(
-      `select format_type(a.atttypid, a.atttypmod) as t from pg_attribute a where a.attrelid = to_regclass('public.ai_embeddings') and a.attname = 'embedding'`,
-    )
-  ).rows[0]?.t === 'real[]';
+  const vectorless =
+    (
+      await t.pool.query<{ t: string }>(
+        `select format_type(a.atttypid, a.atttypmod) as t from pg_attribute a where a.attrelid = to_regclass('public.ai_embeddings') and a.attname = 'embedding'`,
+      )
+    ).rows[0]?.t === 'real[]';
   // The dump writes a vector as its text, '[1,2]': taken as text, then read as an array.
   if (vectorless) await t.pool.query('alter table public.ai_embeddings alter column embedding type text');
   await t.pool.query(sqlText);
   // The dump cleared search_path for its own statements (pg_dump's safety rule); ours name no schema.
   await t.pool.query('reset search_path');
-  if (vectorless)
-    await t.pool.query(`alter table public.ai_embeddings alter column embedding type real[] using translate(embedding, '[]', '{}')::real[]`);
+  if (vectorless) await t.pool.query(`alter table public.ai_embeddings alter column embedding type real[] using translate(embedding, '[]', '{}')::real[]`);
 }
 
 export interface Rebound {
