@@ -46,12 +46,17 @@ export const BridgeEnv = Type.Object({
   SESSION_ABSOLUTE_HOURS: Env.int(24, 'a session ends this long after login, used or not', 1, 30 * 24),
   LOGIN_MAX_FAILURES: Env.int(
     5,
-    'login attempts per (account, client address) within the window before 429; per client address × 10, per account over all addresses × 20 (decision B30)',
+    'login attempts per (account, client address) within the window before 429; per client address × 10, per account over all addresses × 20 (decision B30); an IPv6 client is its /64 (decision B119)',
     1,
     1000,
   ),
   LOGIN_WINDOW_MINUTES: Env.int(15, 'window of the login attempt counts', 1, 24 * 60),
-  REGISTRATION_LIMIT_PER_CLIENT: Env.int(10, 'registrations per client address per hour before 429 (decision B33)', 1, 100_000),
+  REGISTRATION_LIMIT_PER_CLIENT: Env.int(
+    10,
+    'registrations per client address (an IPv6 client: its /64, decision B119) per hour before 429 (decision B33)',
+    1,
+    100_000,
+  ),
   EMAIL_LIMIT_PER_RECIPIENT: Env.int(
     3,
     'emails a client can make the bridge send to one address per hour (registration, resend, password reset) before 429; each client has its own count, an IPv6 client per /64 (decisions B33, B84)',
