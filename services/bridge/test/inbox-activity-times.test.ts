@@ -63,7 +63,7 @@ describe('issue 48 item 5: activity and emails that read finished (decisions N27
       assert.ok('Ok' in (await user.record_kyc(principal, true)));
       assert.ok('Ok' in (await user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
       people[name] = { ...m, email, principal };
-      assert.equal((await call(name, 'PUT', '/api/me/notification-preferences', { vote_reminders: true })).statusCode, 200);
+      assert.equal((await call(name, 'PUT', '/api/me/notification-preferences', { vote_reminders: true, digest_frequency: 'daily' })).statusCode, 200);
     }
     const named = await call('ben', 'PUT', '/api/me/display-name', { display_name: 'Ben Delegate' });
     assert.equal(named.statusCode, 200, named.body);
@@ -121,6 +121,13 @@ describe('issue 48 item 5: activity and emails that read finished (decisions N27
         `${name}: pages of one, no gap, no repeat`,
       );
     }
+    // The digest leaves it out for them too, and words the deadline at the run, in UTC said.
+    const digest = await h.app.jobs.runNow('inbox:digest');
+    assert.equal(digest.status, 'succeeded', JSON.stringify(digest));
+    const digestOf = (name: string) => (h.emails() as Sent[]).filter((m) => m.to.includes(people[name]!.email) && /digest/i.test(m.subject)).at(-1)!;
+    assert.match(digestOf('dan').text, /Voting closes soon: Repaint the hall/);
+    assert.match(digestOf('dan').text, /Vote before it closes\. Voting closes in 45 minutes \(\w{3}, \d{1,2} \w{3} \d{4}, \d\d:\d\d UTC\)\./);
+    for (const name of ['ann', 'cat']) assert.doesNotMatch(digestOf(name).text, /Voting closes soon/, `${name}'s digest`);
     // The bridge's own page words it at the reading: relative, and UTC said.
     const page = await h.request({ method: 'GET', url: '/activity', jar: await jarOf('dan') });
     assert.match(page.body, /Voting closes in 45 minutes \(\w{3}, \d{1,2} \w{3} \d{4}, \d\d:\d\d UTC\)\./);
