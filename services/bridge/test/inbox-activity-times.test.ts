@@ -90,7 +90,10 @@ describe('issue 48 item 5: activity and emails that read finished (decisions N27
     assert.equal(delegated.proposal_id, hall.id);
     assert.ok(!JSON.stringify(cats).includes(people.ben!.principal), 'no principal anywhere in cat’s feed');
     const opened = (await feed('dan')).items.find((i) => i.title === 'Voting is open: Repaint the hall')!;
-    assert.deepEqual([opened.body, opened.closes_at, opened.proposal_id], ['Active members can vote now.', hall.closesIso, hall.id]);
+    assert.deepEqual(
+      [opened.body, opened.closes_at, opened.proposal_id],
+      ['A decision of the members; nothing is executed automatically. Active members can vote now.', hall.closesIso, hall.id],
+    );
     for (const i of [...cats, ...(await feed('dan')).items])
       assert.doesNotMatch(`${i.title} ${i.body ?? ''}`, /\d{4}-\d\d-\d\dT\d\d:\d\d/, `no raw timestamp in "${i.title}"`);
   });
@@ -111,7 +114,7 @@ describe('issue 48 item 5: activity and emails that read finished (decisions N27
     await h.app.events.settle();
     const soon = 'Voting closes soon: Repaint the hall';
     const dans = await eventually('dan’s reminder item', async () => (await feed('dan')).items.find((i) => i.title === soon));
-    assert.deepEqual([dans.body, dans.closes_at], ['Vote before it closes.', hall.closesIso]);
+    assert.deepEqual([dans.body, dans.closes_at], ['A decision of the members; nothing is executed automatically. Vote before it closes.', hall.closesIso]);
     for (const name of ['ann', 'ben', 'cat']) {
       const all = await everything(name, 1);
       assert.ok(!all.some((i) => i.title === soon), `${name} sees no reminder`);

@@ -56,7 +56,8 @@ describe('activity feed (decisions N7, N8)', () => {
     assert.equal(opened.category, 'Vote');
     assert.equal(opened.deep_link, `https://domdao.example/proposals/${id}`);
     // Decision N29: the deadline is an instant the reader words, never text.
-    assert.equal(opened.body, 'Active members can vote now.');
+    // Decision N26: an item about a proposal begins with what the proposal does.
+    assert.equal(opened.body, 'A decision of the members; nothing is executed automatically. Active members can vote now.');
     const p = (await h.opened.canisters.clients.governance.get_proposal(BigInt(id)))!;
     assert.equal(opened.closes_at, new Date(Number(p.voting_closes / 1_000_000n)).toISOString());
     assert.ok(mine.some((i) => i.title === 'New proposal: Plant a community garden' && i.category === 'Proposal'));
