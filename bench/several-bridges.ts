@@ -131,7 +131,7 @@ export async function benchSeveralBridges(): Promise<string> {
               },
             ],
           } as unknown as autocannon.Options,
-          (err, result) => (err ? reject(err) : resolve(result)),
+          (err, result) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(result)),
         );
       });
     const rounds: Record<'one' | 'two', LoadResult[]> = { one: [], two: [] };

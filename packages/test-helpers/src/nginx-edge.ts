@@ -64,7 +64,6 @@ export async function startEdge(o: EdgeOptions): Promise<Edge> {
   const port = o.port ?? (await freePort());
   let nginx: ChildProcess | undefined;
   try {
-    let ca: string | undefined;
     if (o.tlsNames) {
       execFileSync(
         'openssl',
@@ -75,7 +74,6 @@ export async function startEdge(o: EdgeOptions): Promise<Edge> {
         ],
         { stdio: 'ignore' },
       );
-      ca = readFileSync(join(dir, 'cert.pem'), 'utf8');
     }
     for (const f of COMMITTED) copyFileSync(join(ROOT, 'deploy/nginx', f), join(dir, f));
     mkdirSync(join(dir, 'site'));
@@ -102,7 +100,7 @@ export async function startEdge(o: EdgeOptions): Promise<Edge> {
     });
     nginx = proc;
     let stderr = '';
-    proc.stderr!.on('data', (d) => (stderr += d));
+    proc.stderr.on('data', (d) => (stderr += d));
     // nginx writes its pid file only once its sockets are bound: another process on the port (a
     // concurrent run drew the same free port) fails the start here instead of answering for nginx.
     for (let i = 0; !(existsSync(join(dir, 'nginx.pid')) && (await acceptsConnection(port))); i++) {

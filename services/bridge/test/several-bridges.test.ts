@@ -28,12 +28,12 @@ describe('several bridges, one state: two instances in IC mode behind nginx (iss
   const dir = mkdtempSync(join(tmpdir(), 'domdao-several-'));
   let replica: RunningReplica;
   let db: { url: string; drop(): Promise<void> };
-  let bridges: BridgeProcess[] = [];
+  const bridges: BridgeProcess[] = [];
   let edge: Edge;
   let admin: Member;
-  let members: Member[] = [];
+  const members: Member[] = [];
   let registrar: Awaited<ReturnType<typeof icClientsFromEnv>>;
-  let proposals: bigint[] = [];
+  const proposals: bigint[] = [];
   let campaign = '';
   let env: Record<string, string> = {};
   const [A, B] = [0, 1].map((i) => () => bridges[i]!.url) as [() => string, () => string];
