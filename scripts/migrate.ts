@@ -8,7 +8,18 @@
 import { performance } from 'node:perf_hooks';
 import { Refusal } from './migrate/refusal.ts';
 import { checkSourceLevel, dumpRows, openSource, type Source } from './migrate/source.ts';
-import { checkTargetEmpty, commit, makeSchema, openTarget, rebindCanisterSet, restorable, restoreRows, rollback, serverVersion, type Target } from './migrate/target.ts';
+import {
+  checkTargetEmpty,
+  commit,
+  makeSchema,
+  openTarget,
+  rebindCanisterSet,
+  restorable,
+  restoreRows,
+  rollback,
+  serverVersion,
+  type Target,
+} from './migrate/target.ts';
 import { compareDatabases, databaseSums, REBOUND_COLUMNS, type Query } from './migrate/checksums.ts';
 import { icTargetFromEnv } from './migrate/canisters.ts';
 import type { CanisterStep } from './migrate/canister-step.ts';
@@ -88,9 +99,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     let unbound = 0;
     if (ic)
       for (const table of Object.keys(REBOUND_COLUMNS).filter((x) => x !== 'bridge_canister_set'))
-        unbound += Number(
-          (await t.pool.query<{ n: string }>(`select count(*)::text as n from ${table} where canister_set <> $1`, [ic.set.id])).rows[0]!.n,
-        );
+        unbound += Number((await t.pool.query<{ n: string }>(`select count(*)::text as n from ${table} where canister_set <> $1`, [ic.set.id])).rows[0]!.n);
     lap('verify_database');
 
     const report: MigrationReport = {
@@ -135,14 +144,17 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   }
 }
 
+let code: number;
 try {
-  process.exitCode = await main(process.argv.slice(2), process.env);
+  code = await main(process.argv.slice(2), process.env);
 } catch (e) {
   if (e instanceof Refusal) {
     process.stderr.write(`migrate: ${e.message}\n`);
-    process.exitCode = 2;
+    code = 2;
   } else {
     process.stderr.write(`migrate: failed: ${e instanceof Error ? e.message : String(e)} (the target database was rolled back)\n`);
-    process.exitCode = 1;
+    code = 1;
   }
 }
+// Whatever a library left open (an agent, a pool), the command is done.
+process.exit(code);

@@ -52,9 +52,7 @@ export async function databaseSums(q: Query): Promise<DatabaseSums> {
     const parts = cols
       .filter((c) => !excluded.includes(c))
       .map((c) =>
-        table === 'ai_embeddings' && c === 'embedding'
-          ? `'${c}', translate(t.${ident(c)}::text, '[]', '{}')`
-          : `'${c.replace(/'/g, "''")}', t.${ident(c)}`,
+        table === 'ai_embeddings' && c === 'embedding' ? `'${c}', translate(t.${ident(c)}::text, '[]', '{}')` : `'${c.replace(/'/g, "''")}', t.${ident(c)}`,
       );
     // jsonb_build_object takes at most 100 arguments: the row is built from pieces of 40 columns.
     const pieces: string[] = [];
@@ -79,7 +77,10 @@ export interface TableCompare extends TableSum {
   ok: boolean;
 }
 
-export function compareDatabases(source: DatabaseSums, target: DatabaseSums): { tables: TableCompare[]; sequences: Array<{ sequence: string; source: string | null; target: string | null; ok: boolean }> } {
+export function compareDatabases(
+  source: DatabaseSums,
+  target: DatabaseSums,
+): { tables: TableCompare[]; sequences: Array<{ sequence: string; source: string | null; target: string | null; ok: boolean }> } {
   const names = [...new Set([...Object.keys(source.tables), ...Object.keys(target.tables)])].sort();
   const tables = names.map((table) => {
     const s = source.tables[table] ?? { rows: 0, checksum: 'missing' };

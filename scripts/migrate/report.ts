@@ -41,7 +41,9 @@ export function reportText(r: MigrationReport): string {
   if (r.canister_set) out.push(`canister set: ${r.canister_set.from} -> ${r.canister_set.to}`);
   out.push('', `${pad('table', 32)} ${pad('rows', 8)} ${pad('checksum', 32)} match`);
   for (const t of r.database.tables)
-    out.push(`${pad(t.table, 32)} ${pad(String(t.rows), 8)} ${pad(t.checksum, 32)} ${t.ok ? 'yes' : `NO (target: ${t.target ? `${t.target.rows} rows, ${t.target.checksum}` : 'missing'})`}`);
+    out.push(
+      `${pad(t.table, 32)} ${pad(String(t.rows), 8)} ${pad(t.checksum, 32)} ${t.ok ? 'yes' : `NO (target: ${t.target ? `${t.target.rows} rows, ${t.target.checksum}` : 'missing'})`}`,
+    );
   for (const s of r.database.sequences) out.push(`sequence ${pad(s.sequence, 23)} ${pad(String(s.source), 41)} ${s.ok ? 'yes' : `NO (target: ${s.target})`}`);
   if (r.canisters) {
     out.push('', `${pad('canister store', 40)} ${pad('count', 8)} ${pad('checksum', 64)} match`);
@@ -49,9 +51,16 @@ export function reportText(r: MigrationReport): string {
       out.push(
         `${pad(`${s.canister}.${s.store}`, 40)} ${pad(String(s.source.count), 8)} ${pad(s.source.checksum, 64)} ${s.ok ? 'yes' : `NO (target: ${s.target ? `${s.target.count}, ${s.target.checksum}` : 'missing'})`}`,
       );
-    out.push(`ledger tip hash: ${r.canisters.ledger_tip.source ?? 'none'} -> ${r.canisters.ledger_tip.target ?? 'none'} ${r.canisters.ledger_tip.ok ? 'yes' : 'NO'}`);
+    out.push(
+      `ledger tip hash: ${r.canisters.ledger_tip.source ?? 'none'} -> ${r.canisters.ledger_tip.target ?? 'none'} ${r.canisters.ledger_tip.ok ? 'yes' : 'NO'}`,
+    );
   }
-  out.push('', `times: ${Object.entries(r.times_ms).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`).join(', ')}`);
+  out.push(
+    '',
+    `times: ${Object.entries(r.times_ms)
+      .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`)
+      .join(', ')}`,
+  );
   out.push(r.ok ? 'verified: every table, sequence and canister store matches' : `NOT verified: ${r.problems.join('; ')}`);
   return `${out.join('\n')}\n`;
 }

@@ -27,7 +27,8 @@ export async function openSource(dataDir: string): Promise<Source> {
   const pgdir = join(dir, 'pglite');
   const version = existsSync(join(pgdir, 'PG_VERSION')) ? readFileSync(join(pgdir, 'PG_VERSION'), 'utf8').trim() : undefined;
   if (version === undefined) throw new Refusal(`${dir} holds no embedded database (${pgdir}): it is not the DATA_DIR of an npm start`);
-  if (!existsSync(join(dir, 'canisters'))) throw new Refusal(`${dir} holds no embedded canisters (${join(dir, 'canisters')}): it is not the DATA_DIR of an npm start`);
+  if (!existsSync(join(dir, 'canisters')))
+    throw new Refusal(`${dir} holds no embedded canisters (${join(dir, 'canisters')}): it is not the DATA_DIR of an npm start`);
   let lock: DirectoryLock;
   try {
     lock = lockDirectory(dir);

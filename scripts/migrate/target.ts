@@ -38,7 +38,16 @@ export async function openTarget(url: string): Promise<Target> {
     throw new Refusal(`the target database ${redact(url)} cannot be reached (${(e as Error).message}): create it and give a URL the migration can connect to`);
   }
   const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
-  return { url, db, pool, close: () => db.destroy() };
+  return {
+    url,
+    db,
+    pool,
+    async close() {
+      // Kysely ends the pool only if it used it: a refusal before the schema step did not.
+      await db.destroy();
+      if (!pool.ending) await pool.end();
+    },
+  };
 }
 
 /** Refused unless the target holds no relation of its own (tables, views, sequences) in any schema. */
@@ -82,18 +91,18 @@ export async function makeSchema(t: Target): Promise<void> {
 
 /** The source's rows into the new tables; vectors into real[] where the server has no pgvector (decision A15). */
 export async function restoreRows(t: Target, sqlText: string): Promise<void> {
-  const vectorless = (
-    await t.pool.query<{ t: string }>(
-      `select format_type(a.atttypid, a.atttypmod) as t from pg_attribute a where a.attrelid = to_regclass('public.ai_embeddings') and a.attname = 'embedding'`,
-    )
-  ).rows[0]?.t === 'real[]';
+  const vectorless =
+    (
+      await t.pool.query<{ t: string }>(
+        `select format_type(a.atttypid, a.atttypmod) as t from pg_attribute a where a.attrelid = to_regclass('public.ai_embeddings') and a.attname = 'embedding'`,
+      )
+    ).rows[0]?.t === 'real[]';
   // The dump writes a vector as its text, '[1,2]': taken as text, then read as an array.
   if (vectorless) await t.pool.query('alter table public.ai_embeddings alter column embedding type text');
   await t.pool.query(sqlText);
   // The dump cleared search_path for its own statements (pg_dump's safety rule); ours name no schema.
   await t.pool.query('reset search_path');
-  if (vectorless)
-    await t.pool.query(`alter table public.ai_embeddings alter column embedding type real[] using translate(embedding, '[]', '{}')::real[]`);
+  if (vectorless) await t.pool.query(`alter table public.ai_embeddings alter column embedding type real[] using translate(embedding, '[]', '{}')::real[]`);
 }
 
 export interface Rebound {

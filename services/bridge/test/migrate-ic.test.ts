@@ -68,7 +68,11 @@ describe('npm run migrate onto PostgreSQL and the replica (decisions P22, B113)'
     try {
       h.advance(Date.now() - h.now());
       seeded = await timed('seed', () => seedPlatform(h, MEMBERS));
-      view = await servedView((url, jar) => h.request({ method: 'GET', url, ...(jar && { jar }) }), seeded, seeded.members.map((m) => m.jar));
+      view = await servedView(
+        (url, jar) => h.request({ method: 'GET', url, ...(jar && { jar }) }),
+        seeded,
+        seeded.members.map((m) => m.jar),
+      );
       endedAt = h.now();
     } finally {
       await h.close();
@@ -95,7 +99,10 @@ describe('npm run migrate onto PostgreSQL and the replica (decisions P22, B113)'
     const report = JSON.parse(migrated.out) as {
       ok: boolean;
       database: { tables: Array<{ table: string; rows: number; checksum: string; ok: boolean }>; unbound_rows: number };
-      canisters: { stores: Array<{ canister: string; store: string; source: { count: number }; ok: boolean }>; ledger_tip: { source: string; target: string; ok: boolean } };
+      canisters: {
+        stores: Array<{ canister: string; store: string; source: { count: number }; ok: boolean }>;
+        ledger_tip: { source: string; target: string; ok: boolean };
+      };
       canister_set: { from: string; to: string };
       times_ms: Record<string, number>;
     };
@@ -132,7 +139,12 @@ describe('npm run migrate onto PostgreSQL and the replica (decisions P22, B113)'
       expected = expected.replaceAll(EMBEDDED_BRIDGE_PRINCIPAL, identity);
       assert.deepEqual(served, JSON.parse(expected));
 
-      const vote = await moved.request({ method: 'POST', url: '/api/governance/vote', jar: jars[30]!, payload: { proposal_id: seeded.proposals.open, vote: 'No' } });
+      const vote = await moved.request({
+        method: 'POST',
+        url: '/api/governance/vote',
+        jar: jars[30]!,
+        payload: { proposal_id: seeded.proposals.open, vote: 'No' },
+      });
       assert.equal(vote.statusCode, 200, vote.body);
       const sent = await moved.request({
         method: 'POST',

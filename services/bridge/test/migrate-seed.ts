@@ -47,13 +47,26 @@ export async function seedPlatform(h: Bridge, n: number): Promise<Seeded> {
   for (const m of members) await post(m, '/api/dev/faucet', {}, 200);
   for (let i = 0; i < n; i++) {
     const to = members[(i + 1) % n]!;
-    await post(members[i]!, '/api/me/transfers', { to: to.principal, amount_e8s: String(BigInt(i + 1) * E8S), fee_e8s: String(FEE) }, 201, { 'idempotency-key': `seed-${i}` });
+    await post(members[i]!, '/api/me/transfers', { to: to.principal, amount_e8s: String(BigInt(i + 1) * E8S), fee_e8s: String(FEE) }, 201, {
+      'idempotency-key': `seed-${i}`,
+    });
   }
   // A campaign and contributions to it (escrow in the campaign canister).
   const campaign = (
-    await post(members[0]!, '/api/campaigns', { title: 'Community garden', description: 'Seeds and tools', goal: { dom_e8s: String(10_000n * E8S) }, deadline: new Date(h.now() + 60 * DAY_MS).toISOString() }, 201)
+    await post(
+      members[0]!,
+      '/api/campaigns',
+      {
+        title: 'Community garden',
+        description: 'Seeds and tools',
+        goal: { dom_e8s: String(10_000n * E8S) },
+        deadline: new Date(h.now() + 60 * DAY_MS).toISOString(),
+      },
+      201,
+    )
   ).id!;
-  for (let i = 1; i < Math.min(n, 11); i++) await post(members[i]!, `/api/campaigns/${campaign}/contributions`, { amount: { dom_e8s: String(BigInt(i) * E8S) } }, 201);
+  for (let i = 1; i < Math.min(n, 11); i++)
+    await post(members[i]!, `/api/campaigns/${campaign}/contributions`, { amount: { dom_e8s: String(BigInt(i) * E8S) } }, 201);
   // Delegations: the last fifth of the members delegate to member 1, before any vote opens.
   for (const m of members.slice(n - Math.floor(n / 5))) {
     const r = await h.request({ method: 'PUT', url: '/api/governance/delegation', jar: m.jar, payload: { delegate: members[1]!.principal, show_name: true } });
@@ -67,7 +80,8 @@ export async function seedPlatform(h: Bridge, n: number): Promise<Seeded> {
     for (const m of members) m.jar = (await h.login(m.email)).jar;
   };
   const propose = async (body: object) => (await post(members[2]!, '/api/governance/propose', body, 201)).proposal_id!;
-  const proposal = async (id: string) => (await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json() as { status: string; voting_closes: string };
+  const proposal = async (id: string) =>
+    (await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json() as { status: string; voting_closes: string };
   const votes = async (id: string, vote: 'Yes' | 'No', voters: SeedMember[]) => {
     for (const [i, m] of voters.entries()) await post(m, '/api/governance/vote', { proposal_id: id, vote, reason: `reason ${i}` }, 200);
   };
@@ -78,7 +92,12 @@ export async function seedPlatform(h: Bridge, n: number): Promise<Seeded> {
   };
   const voters = members.slice(0, Math.max(3, Math.floor(n / 2)));
   // A payout in USD cannot run without a DOM price: approved, it waits for its execution deadline.
-  const payout = { title: 'Pay the gardener', body: 'Ten dollars', category: 'TreasuryPayout', payload: { recipient: members[3]!.principal, amount: { usd: 10 } } };
+  const payout = {
+    title: 'Pay the gardener',
+    body: 'Ten dollars',
+    category: 'TreasuryPayout',
+    payload: { recipient: members[3]!.principal, amount: { usd: 10 } },
+  };
   const executed = await propose({ title: 'Paint the fence', body: 'Green.', category: 'General' });
   const rejected = await propose({ title: 'Pave the garden', body: 'Grey.', category: 'General' });
   const expired = await propose(payout);
@@ -111,7 +130,7 @@ export async function servedView(call: Call, seeded: Seeded, jars: Jar[]) {
     return r.json() as Record<string, unknown>;
   };
   const members = [];
-  for (const [i, m] of seeded.members.entries()) {
+  for (const i of seeded.members.keys()) {
     const jar = jars[i]!;
     const session = await get('/auth/session', jar);
     const { faucet_e8s: _f, faucet_per_day: _d, ...balance } = await get('/api/me/balance', jar);
@@ -126,8 +145,7 @@ export async function servedView(call: Call, seeded: Seeded, jars: Jar[]) {
     });
   }
   const proposals: Record<string, unknown> = {};
-  for (const id of Object.values(seeded.proposals))
-    proposals[id] = await get(`/api/governance/proposals/${id}`);
+  for (const id of Object.values(seeded.proposals)) proposals[id] = await get(`/api/governance/proposals/${id}`);
   return {
     members,
     proposals,

@@ -42,9 +42,13 @@ describe('npm run migrate: refusals and the database move (decisions P22, P23, B
   before(async () => {
     h = await bridge(undefined, { DATA_DIR: dataDir, DEV_FAUCET_DOM: '100' });
     h.advance(Date.now() - h.now());
-    seeded = await seedPlatform(h, 6);
+    seeded = await seedPlatform(h, 4);
     const source = h;
-    view = await servedView((url, jar) => source.request({ method: 'GET', url, ...(jar && { jar }) }), seeded, seeded.members.map((m) => m.jar));
+    view = await servedView(
+      (url, jar) => source.request({ method: 'GET', url, ...(jar && { jar }) }),
+      seeded,
+      seeded.members.map((m) => m.jar),
+    );
     target = await freshPostgres('migrate_test');
   });
   after(async () => {
@@ -56,7 +60,10 @@ describe('npm run migrate: refusals and the database move (decisions P22, P23, B
   it('decision P23: a running source (its DATA_DIR locked) is refused in one sentence; nothing changed', async () => {
     const r = await runMigrate(['--from', dataDir, '--to-database', target.url, '--keep-embedded-canisters']);
     assert.equal(r.code, 2, r.err + r.out);
-    assert.match(r.err, /^migrate: \S+ is in use by a running platform \(PID \d+\): stop npm start first, the migration moves a stopped data directory only\n$/);
+    assert.match(
+      r.err,
+      /^migrate: \S+ is in use by a running platform \(PID \d+\): stop npm start first, the migration moves a stopped data directory only\n$/,
+    );
     assert.equal(await relations(target.url), 0);
   });
 
@@ -73,10 +80,18 @@ describe('npm run migrate: refusals and the database move (decisions P22, P23, B
       const cases: Array<[string[], Record<string, string>, RegExp]> = [
         [['--to-database', target.url], {}, /^migrate: --from DATA_DIR is required: /],
         [['--from', dataDir], {}, /^migrate: --to-database URL is required: /],
-        [['--from', dataDir, '--to-database', target.url], {}, /^migrate: the IC_\* settings of the deployed canisters are missing \(IC_HOST, IC_IDENTITY_PEM_FILE, .*IC_LEDGER_CANISTER_ID\): deploy with npm run deploy -- --out FILE/],
+        [
+          ['--from', dataDir, '--to-database', target.url],
+          {},
+          /^migrate: the IC_\* settings of the deployed canisters are missing \(IC_HOST, IC_IDENTITY_PEM_FILE, .*IC_LEDGER_CANISTER_ID\): deploy with npm run deploy -- --out FILE/,
+        ],
         [['--from', join(dir, 'absent'), '--to-database', target.url, '--keep-embedded-canisters'], {}, /^migrate: --from \S+absent does not exist: /],
         [['--from', dataDir, '--to-database', 'mysql://x', '--keep-embedded-canisters'], {}, /^migrate: --to-database mysql:\/\/x is not a PostgreSQL URL/],
-        [['--from', dataDir, '--to-database', 'postgres://postgres@127.0.0.1:1/none', '--keep-embedded-canisters'], {}, /^migrate: the target database \S+ cannot be reached \(/],
+        [
+          ['--from', dataDir, '--to-database', 'postgres://postgres@127.0.0.1:1/none', '--keep-embedded-canisters'],
+          {},
+          /^migrate: the target database \S+ cannot be reached \(/,
+        ],
         [
           ['--from', dataDir, '--to-database', full.url, '--keep-embedded-canisters'],
           {},
@@ -107,7 +122,10 @@ describe('npm run migrate: refusals and the database move (decisions P22, P23, B
     await edit(`delete from kysely_migration where name = '070-canister-set'`);
     let r = await runMigrate(['--from', copy, '--to-database', target.url, '--keep-embedded-canisters']);
     assert.equal(r.code, 2, r.err);
-    assert.match(r.err, /^migrate: the source database is at an older schema level \(it has not run 070-canister-set\): start it once with this release's npm start/);
+    assert.match(
+      r.err,
+      /^migrate: the source database is at an older schema level \(it has not run 070-canister-set\): start it once with this release's npm start/,
+    );
     const old = join(dir, 'old');
     mkdirSync(join(old, 'pglite'), { recursive: true });
     mkdirSync(join(old, 'canisters'));
@@ -145,7 +163,12 @@ describe('npm run migrate: refusals and the database move (decisions P22, P23, B
       const after = await servedView((url, jar) => moved.request({ method: 'GET', url, ...(jar && { jar }) }), seeded, jars);
       assert.deepEqual(after, view);
       const b = seeded.members[1]!;
-      const vote = await moved.request({ method: 'POST', url: '/api/governance/vote', jar: jars[4]!, payload: { proposal_id: seeded.proposals.open, vote: 'No' } });
+      const vote = await moved.request({
+        method: 'POST',
+        url: '/api/governance/vote',
+        jar: jars[4]!,
+        payload: { proposal_id: seeded.proposals.open, vote: 'No' },
+      });
       assert.equal(vote.statusCode, 200, vote.body);
       const sent = await moved.request({
         method: 'POST',

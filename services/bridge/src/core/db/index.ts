@@ -262,7 +262,9 @@ export async function migrate(db: Kysely<unknown> | Db, onProgress?: (progress: 
   }
   // Features add migrations in numbered ranges of their own (decision R12), so a database that ran a
   // later range must still accept an earlier one that arrives afterwards.
-  const migrator = new Migrator({ db: db as Kysely<unknown>, provider: { getMigrations: async () => migrations },
+  const migrator = new Migrator({
+    db: db as Kysely<unknown>,
+    provider: { getMigrations: async () => migrations },
     allowUnorderedMigrations: true,
     ...(inTransaction && { disableTransactions: true }),
   });
