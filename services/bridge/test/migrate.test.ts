@@ -166,7 +166,7 @@ describe('npm run migrate: refusals and the database move (decisions P22, P23, B
       const vote = await moved.request({
         method: 'POST',
         url: '/api/governance/vote',
-        jar: jars[4]!,
+        jar: jars[jars.length - 1]!,
         payload: { proposal_id: seeded.proposals.open, vote: 'No' },
       });
       assert.equal(vote.statusCode, 200, vote.body);
