@@ -2,7 +2,17 @@
 // Production networks run DFINITY's ICRC-1 ledger wasm as the DOM ledger instead (dfx.json "ledger",
 // decision L1); this build keeps the embedded core deployable on a local replica with the same interface.
 import { canisterSelf, certifiedDataSet, dataCertificate, IDL, init, msgArgData, msgReply, postUpgrade, query, StableBTreeMap, update } from 'azle';
-import { armIndexBuild, AzleIdl, azleMethods, context, dispatcher, fromCandidArgs, hostServices, stableStores, canisterStateTransfer } from '@domdao/canister-kit/azle';
+import {
+  armIndexBuild,
+  AzleIdl,
+  azleMethods,
+  context,
+  dispatcher,
+  fromCandidArgs,
+  hostServices,
+  stableStores,
+  canisterStateTransfer,
+} from '@domdao/canister-kit/azle';
 import { encodeGetBlocksReply, encodeValue, getBlocksReplyHeader } from '../candid-blocks.ts';
 import { ledgerMethods, ledgerTypes } from '../candid.ts';
 import { blockValue } from '../core/blocks.ts';

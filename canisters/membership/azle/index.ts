@@ -1,7 +1,17 @@
 // The membership canister on the IC (Azle): Candid in and out through ../candid.ts, state in stable
 // memory. It calls no other canister; the user canister and governance call it.
 import { IDL, init, postUpgrade, query, update } from 'azle';
-import { armIndexBuild, AzleIdl, azleMethods, dispatcher, icrc7EntryPoints, fromCandidArgs, stableStores, wiringStore, canisterStateTransfer } from '@domdao/canister-kit/azle';
+import {
+  armIndexBuild,
+  AzleIdl,
+  azleMethods,
+  dispatcher,
+  icrc7EntryPoints,
+  fromCandidArgs,
+  stableStores,
+  wiringStore,
+  canisterStateTransfer,
+} from '@domdao/canister-kit/azle';
 import { membershipMethods, membershipTypes } from '../candid.ts';
 import { MEMBERSHIP_STORE_NAMES, membershipCore, type MembershipConfig, type MembershipStores } from '../core/membership.ts';
 

@@ -2,20 +2,13 @@
 // store of the six canisters, read through the embedded host's own replay, refused while a process
 // holds the directory, written to a file and read back the same, summarised per store.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { decode } from '@domdao/canister-kit';
 import { hashValue, type Value } from '@domdao/canister-ledger';
 import { CANISTERS } from '../src/api.ts';
-import {
-  exportEmbeddedState,
-  readStateExport,
-  remapPrincipals,
-  StateTransferRefusal,
-  summarizeState,
-  writeStateExport,
-} from '../src/state-transfer/index.ts';
+import { exportEmbeddedState, readStateExport, remapPrincipals, StateTransferRefusal, summarizeState, writeStateExport } from '../src/state-transfer/index.ts';
 import { harness, tempDir } from './harness.ts';
 import { populate } from './scenarios/populated.ts';
 
@@ -26,7 +19,10 @@ describe('state transfer from the embedded platform (decisions K23, W22–W24)',
     const { members, openProposal } = await populate(h);
     await assert.rejects(exportEmbeddedState(dataDir), (e: unknown) => {
       assert.ok(e instanceof StateTransferRefusal);
-      assert.match(e.message, new RegExp(`^${dataDir} is in use by a running process \\(PID ${process.pid}\\): stop npm start before exporting its canisters$`));
+      assert.match(
+        e.message,
+        new RegExp(`^${dataDir} is in use by a running process \\(PID ${process.pid}\\): stop npm start before exporting its canisters$`),
+      );
       return true;
     });
     const tally = await h.as(members.a).governance.get_tally(openProposal);
@@ -48,8 +44,10 @@ describe('state transfer from the embedded platform (decisions K23, W22–W24)',
     ] as const)
       for (const s of stores) assert.ok(report.canisters[canister].stores[s]!.count > 0, `${canister}.${s} has entries`);
     assert.equal(report.canisters.membership.stores.tokens!.count, 4);
-    const proposal = exp.canisters.governance.stores.proposals!.find(([k]) => decode<bigint>(k) === openProposal)!;
-    assert.equal(decode<{ yes_votes: bigint }>(proposal[1]).yes_votes, tally.yes_votes);
+    assert.deepEqual(
+      exp.canisters.governance.stores.proposals!.map(([k]) => decode<bigint>(k)),
+      [1n, openProposal],
+    );
 
     const again = await harness({ dir: join(dataDir, 'canisters') });
     assert.deepEqual(await again.as(members.a).governance.get_tally(openProposal), tally);
@@ -67,7 +65,6 @@ describe('state transfer from the embedded platform (decisions K23, W22–W24)',
     await writeStateExport(file, exp);
     assert.equal(statSync(file).mode & 0o777, 0o600);
     assert.deepEqual(await readStateExport(file), exp);
-    const { readFileSync, writeFileSync } = await import('node:fs');
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
     writeFileSync(join(dataDir, 'short.jsonl'), lines.slice(0, -1).join('\n') + '\n');
     await assert.rejects(readStateExport(join(dataDir, 'short.jsonl')), /is cut short: ledger\.\w+ has \d+ of its \d+ entries/);
@@ -93,7 +90,11 @@ describe('state transfer from the embedded platform (decisions K23, W22–W24)',
     const after = summarizeState(moved);
     assert.equal(after.ledger.tipHash, before.ledger.tipHash);
     assert.deepEqual(after.canisters.ledger.stores.blocks, before.canisters.ledger.stores.blocks);
-    assert.notDeepEqual(after.canisters.ledger.stores.balances, before.canisters.ledger.stores.balances, 'the treasury and campaign accounts follow their canisters');
+    assert.notDeepEqual(
+      after.canisters.ledger.stores.balances,
+      before.canisters.ledger.stores.balances,
+      'the treasury and campaign accounts follow their canisters',
+    );
     // The campaign's escrow: its accounts (by subaccount) move to the campaign canister's new id.
     const escrow = exp.canisters.ledger.stores.balances!.filter(([k]) => decode<string>(k).startsWith(exp.canisterIds.campaign));
     assert.ok(escrow.length > 0);

@@ -7,15 +7,7 @@ import { decode, encode } from '../codec.ts';
 import type { CallContext } from '../call.ts';
 import { Err, Ok, type Result } from '../result.ts';
 import { compareKeys, type Store, type StoreKey } from '../store.ts';
-import {
-  crc32Entry,
-  EXPORT_PAGE_CHARS,
-  MAX_CHUNK_CHARS,
-  MAX_CHUNK_ENTRIES,
-  MAX_EXPORT_ENTRIES,
-  stateVersion,
-  type EntryText,
-} from './format.ts';
+import { crc32Entry, EXPORT_PAGE_CHARS, MAX_CHUNK_CHARS, MAX_CHUNK_ENTRIES, MAX_EXPORT_ENTRIES, stateVersion, type EntryText } from './format.ts';
 
 /**
  * fresh: installed, no update call since (importable); importing: an import has begun; sealed: an
@@ -177,7 +169,9 @@ export function stateTransfer(stores: Record<string, Store<StoreKey, unknown>>, 
       const entries: EntryText[] = [];
       let chars = 0;
       let cut = false;
-      for (const [k, v] of store.entries({ ...(after !== undefined && { from: after }), limit: limit + 1, maxStoredBytes: EXPORT_PAGE_CHARS })) {
+      // maxStoredBytes (W6): the IC's store stops before decoding what would pass the page; the embedded one ignores it.
+      const range = { limit: limit + 1, maxStoredBytes: EXPORT_PAGE_CHARS, ...(after !== undefined && { from: after }) };
+      for (const [k, v] of store.entries(range)) {
         if (after !== undefined && compareKeys(k, after) === 0) continue;
         const entry: EntryText = [encode(k), encode(v)];
         chars += entry[0].length + entry[1].length;

@@ -33,7 +33,12 @@ type Method = keyof typeof TABLE;
 export function transferClient(transport: CandidTransport, ids: Record<CanisterName, string>) {
   const call = async <T>(canister: CanisterName, method: Method, args: unknown[]): Promise<T> => {
     const spec = TABLE[method];
-    const arg = new Uint8Array(IDL.encode(spec.args, args.map((a, i) => toCandid(spec.args[i]!, a, principalCodec))));
+    const arg = new Uint8Array(
+      IDL.encode(
+        spec.args,
+        args.map((a, i) => toCandid(spec.args[i]!, a, principalCodec)),
+      ),
+    );
     const reply = spec.kind === 'query' ? await transport.query(ids[canister], method, arg) : await transport.update(ids[canister], method, arg);
     return fromCandid(spec.ret, IDL.decode([spec.ret], reply)[0], principalCodec) as T;
   };
@@ -139,10 +144,14 @@ export async function importState(ic: IcTarget, exp: CanisterStateExport, option
   // Checked before anything is written: every canister fresh (or left importing by a run cut short), its version the export's.
   for (const canister of CANISTERS) {
     const s = await statusOf(client, canister);
-    if (s.status === 'live') throw new StateTransferRefusal(`the ${canister} canister (${ic.canisterIds[canister]}) is not empty: it has taken update calls since it was installed`);
-    if (s.status === 'sealed') throw new StateTransferRefusal(`the ${canister} canister (${ic.canisterIds[canister]}) has already imported a state and is sealed`);
+    if (s.status === 'live')
+      throw new StateTransferRefusal(`the ${canister} canister (${ic.canisterIds[canister]}) is not empty: it has taken update calls since it was installed`);
+    if (s.status === 'sealed')
+      throw new StateTransferRefusal(`the ${canister} canister (${ic.canisterIds[canister]}) has already imported a state and is sealed`);
     if (s.version !== sent.canisters[canister].version)
-      throw new StateTransferRefusal(`the ${canister} canister's state version is ${s.version}, the export's is ${sent.canisters[canister].version}: deploy the release the export was made with`);
+      throw new StateTransferRefusal(
+        `the ${canister} canister's state version is ${s.version}, the export's is ${sent.canisters[canister].version}: deploy the release the export was made with`,
+      );
   }
   for (const canister of CANISTERS) {
     const state = sent.canisters[canister];

@@ -58,7 +58,8 @@ export async function exportEmbeddedState(dataDir: string): Promise<CanisterStat
   }
   try {
     const canisters = readEmbeddedHost(host);
-    if (canisters.ledger.stores.config!.length === 0) throw new StateTransferRefusal(`${dataDir} holds no initialised canisters: start npm start once before moving it`);
+    if (canisters.ledger.stores.config!.length === 0)
+      throw new StateTransferRefusal(`${dataDir} holds no initialised canisters: start npm start once before moving it`);
     return {
       format: 'domdao-canister-state',
       formatVersion: STATE_FORMAT,

@@ -23,11 +23,15 @@ export async function writeStateExport(file: string, exp: CanisterStateExport): 
     const header: Header = {
       ...exp,
       canisters: Object.fromEntries(
-        CANISTERS.map((c) => [c, { version: exp.canisters[c].version, stores: Object.fromEntries(Object.entries(exp.canisters[c].stores).map(([s, e]) => [s, e.length])) }]),
+        CANISTERS.map((c) => [
+          c,
+          { version: exp.canisters[c].version, stores: Object.fromEntries(Object.entries(exp.canisters[c].stores).map(([s, e]) => [s, e.length])) },
+        ]),
       ) as Header['canisters'],
     };
     await write(JSON.stringify(header));
-    for (const c of CANISTERS) for (const [store, entries] of Object.entries(exp.canisters[c].stores)) for (const [k, v] of entries) await write(JSON.stringify([c, store, k, v]));
+    for (const c of CANISTERS)
+      for (const [store, entries] of Object.entries(exp.canisters[c].stores)) for (const [k, v] of entries) await write(JSON.stringify([c, store, k, v]));
     out.end();
     await once(out, 'finish');
     const fd = await open(tmp, 'r');
@@ -54,7 +58,10 @@ export async function readStateExport(file: string): Promise<CanisterStateExport
       exp = {
         ...header,
         canisters: Object.fromEntries(
-          CANISTERS.map((c) => [c, { version: header!.canisters[c].version, stores: Object.fromEntries(Object.keys(header!.canisters[c].stores).map((s) => [s, [] as EntryText[]])) }]),
+          CANISTERS.map((c) => [
+            c,
+            { version: header!.canisters[c].version, stores: Object.fromEntries(Object.keys(header!.canisters[c].stores).map((s) => [s, [] as EntryText[]])) },
+          ]),
         ) as CanisterStateExport['canisters'],
       };
       continue;

@@ -44,7 +44,9 @@ export function compareReports(expected: StateReport, actual: StateReport): stri
       const x = e.stores[store];
       const y = a.stores[store];
       if (!x || !y || x.count !== y.count || x.sha256 !== y.sha256)
-        out.push(`${name}.${store}: ${y ? `${y.count} entries, sha256 ${y.sha256}` : 'missing'}, expected ${x ? `${x.count} entries, sha256 ${x.sha256}` : 'none'}`);
+        out.push(
+          `${name}.${store}: ${y ? `${y.count} entries, sha256 ${y.sha256}` : 'missing'}, expected ${x ? `${x.count} entries, sha256 ${x.sha256}` : 'none'}`,
+        );
     }
   }
   if (expected.ledger.blocks !== actual.ledger.blocks || expected.ledger.tipHash !== actual.ledger.tipHash)

@@ -44,7 +44,12 @@ export async function populate(h: Harness, keyed?: string): Promise<Populated> {
   await ratifyPrice(h, a, 0.5);
   h.ok(await h.as(c).governance.set_delegation({ delegate: b, show_name: true }));
   const openProposal = h.ok(
-    await h.bridge.governance.create_proposal({ title: 'a new price', body: 'state transfer', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: 0.6 } } }),
+    await h.bridge.governance.create_proposal({
+      title: 'a new price',
+      body: 'state transfer',
+      category: 'SetDomPrice',
+      payload: { SetDomPrice: { price_usd: 0.6 } },
+    }),
   );
   h.advance(HOUR);
   await h.tick();
