@@ -144,14 +144,17 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   }
 }
 
+let code: number;
 try {
-  process.exitCode = await main(process.argv.slice(2), process.env);
+  code = await main(process.argv.slice(2), process.env);
 } catch (e) {
   if (e instanceof Refusal) {
     process.stderr.write(`migrate: ${e.message}\n`);
-    process.exitCode = 2;
+    code = 2;
   } else {
     process.stderr.write(`migrate: failed: ${e instanceof Error ? e.message : String(e)} (the target database was rolled back)\n`);
-    process.exitCode = 1;
+    code = 1;
   }
 }
+// Whatever a library left open (an agent, a pool), the command is done.
+process.exit(code);

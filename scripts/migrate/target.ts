@@ -38,7 +38,16 @@ export async function openTarget(url: string): Promise<Target> {
     throw new Refusal(`the target database ${redact(url)} cannot be reached (${(e as Error).message}): create it and give a URL the migration can connect to`);
   }
   const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
-  return { url, db, pool, close: () => db.destroy() };
+  return {
+    url,
+    db,
+    pool,
+    async close() {
+      // Kysely ends the pool only if it used it: a refusal before the schema step did not.
+      await db.destroy();
+      if (!pool.ending) await pool.end();
+    },
+  };
 }
 
 /** Refused unless the target holds no relation of its own (tables, views, sequences) in any schema. */

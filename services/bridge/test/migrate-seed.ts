@@ -130,7 +130,7 @@ export async function servedView(call: Call, seeded: Seeded, jars: Jar[]) {
     return r.json() as Record<string, unknown>;
   };
   const members = [];
-  for (const [i, m] of seeded.members.entries()) {
+  for (const i of seeded.members.keys()) {
     const jar = jars[i]!;
     const session = await get('/auth/session', jar);
     const { faucet_e8s: _f, faucet_per_day: _d, ...balance } = await get('/api/me/balance', jar);
