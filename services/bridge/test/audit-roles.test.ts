@@ -38,8 +38,17 @@ const dataDirFor = (url: string) => {
 after(() => {
   for (const dir of dataDirs.values()) rmSync(dir, { recursive: true, force: true });
 });
+// Decision B109: every bridge on one database has the same secrets, so this file gives all of its bridges one set.
+const key = () => randomBytes(32).toString('base64url');
+const SECRETS = {
+  HPKE_PRIVATE_KEY: key(),
+  BLIND_INDEX_KEY: key(),
+  SESSION_DATA_KEY: key(),
+  MEMBER_IDENTITY_SECRET: key(),
+  SIGNING_SECRET: `${key()}${key()}`,
+};
 const bridgeOn = (env: Record<string, string>, options: Parameters<typeof bridge>[2] = {}) =>
-  bridge(BACKENDS[0], { ...(env.DATABASE_URL && { DATA_DIR: dataDirFor(env.DATABASE_URL) }), ...env }, options);
+  bridge(BACKENDS[0], { ...(env.DATABASE_URL && { DATA_DIR: dataDirFor(env.DATABASE_URL) }), ...SECRETS, ...env }, options);
 
 /** Runs `statements` on one connection as `url`'s role, closed afterwards. */
 async function as<T>(url: string, run: (c: pg.Client) => Promise<T>): Promise<T> {
@@ -56,17 +65,12 @@ const count = (url: string) => as(url, async (c) => Number((await c.query<{ n: s
 
 /** The environment of a production bridge: every secret explicit (the harness sets the rest). */
 function productionEnv(databaseUrl: string): Record<string, string> {
-  const key = () => randomBytes(32).toString('base64url');
   return {
     NODE_ENV: 'production',
     // Decision B102: production with the embedded canisters is a declared single instance.
     BRIDGE_SINGLE_INSTANCE: 'true',
     DATABASE_URL: databaseUrl,
-    HPKE_PRIVATE_KEY: key(),
-    BLIND_INDEX_KEY: key(),
-    SESSION_DATA_KEY: key(),
-    MEMBER_IDENTITY_SECRET: key(),
-    SIGNING_SECRET: `${key()}${key()}`,
+    ...SECRETS,
   };
 }
 
