@@ -3,7 +3,9 @@
 //
 // Lanes are marked in the test file itself, by a line `// test-lane: <name>` in its comment head: at
 // most one file of a lane runs at a time, beside files of other lanes or of none. `browser`: Chromium
-// and the servers it is pointed at; `wasm`: the canisters' built wasm in Node's WebAssembly.
+// and the servers it is pointed at; `wasm`: the canisters' built wasm in Node's WebAssembly; `replica`:
+// the longest files that run the test replica beside bridges (decision R43), a lane of their own so they
+// run beside the `wasm` lane rather than after it.
 
 /**
  * Seconds each file took in a whole `npm test` on the 2-CPU machine (the runner's table: wall seconds
@@ -110,7 +112,7 @@ export const DEFAULT_SECONDS = 1;
  * 30.4 CPU s with it, 27.8 without). The canisters' wasm runs billions of instructions of QuickJS, where the
  * optimizing tier pays: two wasm files took 22.7 CPU s with it and 51.7 without.
  */
-export const OPTIMIZED_WASM_LANES = ['wasm'];
+export const OPTIMIZED_WASM_LANES = ['wasm', 'replica'];
 
 /**
  * `npm run test:fast` (decision R18): the deterministic cores and units, no servers, no browser, no

@@ -1,4 +1,4 @@
-// test-lane: wasm
+// test-lane: replica
 // Canisters on an IC network backed up and restored with canister snapshots (decisions W26, W27): the
 // test replica serves the management canister's snapshot methods over the IC's HTTP interface with the
 // IC's rules, and `npm run backup -- --ic take|list|restore` drives them with the deploy tool's agent.

@@ -1,4 +1,4 @@
-// test-lane: wasm
+// test-lane: replica
 // `npm run migrate` onto PostgreSQL and IC canisters (decisions P22, B113): a DAO of 50 members built on the
 // embedded platform (active memberships, transfers, a campaign with contributions, delegations, proposals
 // in every state a proposal rests in) is stopped and moved to a new PostgreSQL database and to canisters

@@ -1,4 +1,4 @@
-// test-lane: wasm
+// test-lane: replica
 // Several bridges, one state (issue 46 item 3; decisions B100, B109–B111): two `npm run bridge`
 // processes in IC mode against one test replica, on one PostgreSQL database and one Redis key prefix,
 // behind the committed nginx edge (deploy/nginx). What a member does through one instance holds on
