@@ -8,3 +8,4 @@ export { startPrivateRedis, type PrivateRedis } from './private-redis.ts';
 export { acceptsConnection, freePort, portRange } from './free-port.ts';
 export { START_DEV_FLAGS } from './start-dev.ts';
 export { requireNginx, startEdge, type AccessLine, type Edge, type EdgeOptions } from './nginx-edge.ts';
+export { runScript, type ScriptResult } from './run-script.ts';

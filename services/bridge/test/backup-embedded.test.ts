@@ -4,33 +4,17 @@
 // platform and a damaged or incomplete backup with one sentence and nothing changed, and otherwise puts
 // DATA_DIR back: everything from before the backup is there (database and canisters), nothing from after.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { captureLogs } from '@domdao/test-helpers';
+import { captureLogs, runScript } from '@domdao/test-helpers';
 import { openBridge } from '../src/compose/open-bridge.ts';
 import { filesUnder, type BackupManifest } from '../src/core/backup/manifest.ts';
 import { APP, bridge, TEST_PASSWORD_COST } from './harness.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..', '..');
-
-function run(script: string, args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.once('exit', (code) => resolve({ code, out, err }));
-  });
-}
+const run = runScript;
 
 /** Every file of a directory with its SHA-256: "nothing changed" is this, equal before and after. */
 const tree = (dir: string) =>

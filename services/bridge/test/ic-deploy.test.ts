@@ -5,7 +5,6 @@
 // keeps the ids and the state (nothing to do with the same wasm; an upgrade of the one module that
 // changed). Bad input is refused in one sentence with nothing changed.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +15,7 @@ import { icClientsFromEnv } from '@domdao/canisters/ic';
 import { startReplica, type RunningReplica } from '@domdao/replica';
 import { freePort } from '@domdao/test-helpers/free-port';
 import { ADMIN_EMAIL, bridge, WEBHOOK_SECRET } from './harness.ts';
+import { runScript } from '@domdao/test-helpers';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const E8S = 100_000_000n;
@@ -29,20 +29,7 @@ const ID_VARS = [
   'IC_LEDGER_CANISTER_ID',
 ];
 
-function run(script: string, args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.once('exit', (code) => resolve({ code, out, err }));
-  });
-}
+const run = runScript;
 
 const settings = (file: string) =>
   Object.fromEntries(

@@ -5,7 +5,6 @@
 // Snapshot, then a transfer and an account made, then the snapshots loaded: the transfer and the account
 // are gone and everything from before is there.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { generateKeyPairSync } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -17,25 +16,12 @@ import { principalFromSeed } from '@domdao/canisters';
 import { icClientsFromEnv, identityFromPem } from '@domdao/canisters/ic';
 import { MANAGEMENT_CANISTER_ID, managementIdl, type ManagementService } from '@domdao/canisters/management';
 import { startReplica, type RunningReplica } from '@domdao/replica';
+import { runScript } from '@domdao/test-helpers';
 
-const ROOT = join(import.meta.dirname, '..', '..', '..');
 const E8S = 100_000_000n;
 const NAMES = ['ledger', 'membership', 'governance', 'user', 'campaign', 'treasury'] as const;
 
-function run(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/backup.ts', ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.once('exit', (code) => resolve({ code, out, err }));
-  });
-}
+const run = (args: string[], env: Record<string, string | undefined>) => runScript('scripts/backup.ts', args, env);
 
 describe('decisions W26, W27: canister snapshots on the replica, driven by npm run backup -- --ic', () => {
   const dir = mkdtempSync(join(tmpdir(), 'domdao-snapshots-'));

@@ -7,7 +7,6 @@
 // serves the same members, sessions after sign-in, balances, histories, proposals and tallies; a vote
 // and a transfer work after the move. Migrating again into the now used canisters is refused, nothing changed.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,25 +16,12 @@ import { startReplica, type RunningReplica } from '@domdao/replica';
 import { EMBEDDED_BRIDGE_PRINCIPAL } from '../src/compose/canisters.ts';
 import { bridge, freshPostgres } from './harness.ts';
 import { inBatches, runMigrate, seedPlatform, servedView, type Seeded } from './migrate-seed.ts';
+import { runScript } from '@domdao/test-helpers';
 
-const ROOT = join(import.meta.dirname, '..', '..', '..');
 const E8S = 100_000_000n;
 const MEMBERS = 50;
 
-function deploy(out: string, env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/deploy.ts', '--out', out], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let o = '';
-    let e = '';
-    child.stdout.on('data', (d) => (o += d));
-    child.stderr.on('data', (d) => (e += d));
-    child.once('exit', (code) => resolve({ code, out: o, err: e }));
-  });
-}
+const deploy = (out: string, env: Record<string, string>) => runScript('scripts/deploy.ts', ['--out', out], env);
 
 const settings = (file: string) =>
   Object.fromEntries(

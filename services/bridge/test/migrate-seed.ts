@@ -4,11 +4,9 @@
 // Executed, Expired; Tallied lasts only while delegated ballots are counted). And what the bridge serves
 // about them, read through its HTTP API, so the same view can be read after the move and compared.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import type { Bridge, Jar } from './harness.ts';
+import { runScript } from '@domdao/test-helpers';
 
-const ROOT = join(import.meta.dirname, '..', '..', '..');
 const E8S = 100_000_000n;
 const FEE = 10_000n;
 const HOUR_MS = 3_600_000;
@@ -163,17 +161,4 @@ export async function servedView(call: Call, seeded: Seeded, jars: Jar[]) {
 }
 
 /** `npm run migrate` with these arguments and only this environment (and PATH, HOME). */
-export function runMigrate(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts', ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.once('exit', (code) => resolve({ code, out, err }));
-  });
-}
+export const runMigrate = (args: string[], env: Record<string, string | undefined> = {}) => runScript('scripts/migrate.ts', args, env);
