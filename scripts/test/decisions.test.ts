@@ -21,20 +21,21 @@ const decisions = new Map(
     file,
     read(`docs/decisions/${file}`)
       .split('\n')
-      .flatMap((line, i) => {
+      .flatMap((line, i, lines) => {
         const m = HEADING.exec(line);
-        return m ? [{ anchor: m[1]!, id: `${m[2]}${m[3]}`, prefix: m[2]!, n: Number(m[3]), line: i + 1 }] : [];
+        return m ? [{ anchor: m[1]!, id: `${m[2]}${m[3]}`, prefix: m[2]!, n: Number(m[3]), line: i + 1, status: lines[i + 2] ?? '' }] : [];
       }),
   ]),
 );
 
-it('decision R15: every decision id is one heading, anchored by its own id in lower case, and unique', () => {
+it('decision R15: every decision id is one heading, anchored by its own id in lower case, unique, with its status', () => {
   const seen = new Map<string, string>();
   const wrong: string[] = [];
   for (const [file, list] of decisions) {
     assert.ok(list.length > 0, `${file} holds decisions`);
     for (const d of list) {
       if (d.anchor !== d.id.toLowerCase()) wrong.push(`${file}:${d.line}: ${d.id} anchored as ${d.anchor}`);
+      if (!/^Status: (in force|(amended|replaced) by \S.*|retired)$/.test(d.status)) wrong.push(`${file}:${d.line + 2}: ${d.id} has no status line`);
       if (seen.has(d.id)) wrong.push(`${file}:${d.line}: ${d.id} already in ${seen.get(d.id)}`);
       seen.set(d.id, file);
     }
