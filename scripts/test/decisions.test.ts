@@ -124,3 +124,16 @@ it('decision R15: every link into a decision file lands on an anchor or heading 
   }
   assert.deepEqual(broken, []);
 });
+
+it('decision R15: the index lists every decision that is not simply in force, with the status its section gives', () => {
+  const index = read('docs/decisions/README.md');
+  const listed = new Map([...index.matchAll(/^\| \[([A-Z]\d+)\]\(([a-z-]+\.md)#[a-z0-9]+\) \| ([^|]+) \|/gm)].map((m) => [m[1]!, `${m[2]}: ${m[3]!.trim()}`]));
+  const notInForce = new Map(
+    [...decisions].flatMap(([file, list]) =>
+      list
+        .filter((d) => d.status !== 'Status: in force')
+        .map((d) => [d.id, `${file}: ${d.status.replace(/^Status: /, '').replace(/\[([A-Z]\d+)\]\([^)]*\)/g, '$1')}`] as const),
+    ),
+  );
+  assert.deepEqual(Object.fromEntries([...listed].sort()), Object.fromEntries([...notInForce].sort()));
+});
