@@ -54,6 +54,8 @@ it('decision R15: no decision is a table row any more, and no line of a decision
         if (/^\s*```/.test(line)) fenced = !fenced;
         const where = `${file}:${i + 1}`;
         if (/^\s*\|/.test(line)) found.push(`${where}: a table row`);
+        // A wrapped line starting with `<` or `>` would open an HTML block (`<details>`) or a quote.
+        else if (!fenced && /^[<>]/.test(line)) found.push(`${where}: starts with ${line[0]}`);
         // A heading is the decision's point and cannot wrap; everything else is prose.
         else if (!fenced && !line.startsWith('#') && [...line].length > 120) found.push(`${where}: ${[...line].length} columns`);
       });
