@@ -11,7 +11,7 @@ import { startGateway } from '../services/gateway/src/main.ts';
 import { buildPortal } from '../apps/portal/build.ts';
 import { Metrics, NPM_START_METRICS_PORT, serveMetrics } from '@domdao/service-kit';
 
-/** Documented in README: only for local development, never for a deployment. */
+/** Documented in docs/reference/config-start.md: only for local development, never for a deployment. */
 import type { AddressInfo } from 'node:net';
 import {
   DEV_ADMIN_EMAIL,
