@@ -25,6 +25,8 @@ export interface Table {
   heading: string;
   /** Who parses these variables: a file path, linked from the reference. */
   parser: string;
+  /** How the reference names that file: the schema that parses them, or the list the scripts' reads are checked against. */
+  verb?: string;
   rows: readonly Row[];
   /** Markdown after the table: the format of a variable too rich for its row. */
   after?: string;
@@ -78,7 +80,7 @@ export function renderReference(ref: Reference): string {
       '',
       `## ${t.heading}`,
       '',
-      `Parsed by [\`${t.parser}\`](../../${t.parser}).`,
+      `${t.verb ?? 'Parsed by'} [\`${t.parser}\`](../../${t.parser}).`,
       '',
       '| Variable | Default | Accepts | Meaning |',
       '|---|---|---|---|',
@@ -149,8 +151,8 @@ export const REFERENCES: Reference[] = [
     title: 'Configuration: `npm start` and the operator scripts',
     intro: `\`npm start\` runs the notification service, the bridge and the gateway in one process and passes its environment to each (see their references: [bridge](config-bridge.md), [notification](config-notification.md), [gateway](config-gateway.md)). The variables below are read by \`npm start\` itself, or are the development defaults it gives the services when unset: the services alone never default them.`,
     tables: [
-      { heading: 'npm start', parser: 'scripts/start-env.ts', rows: START_ENV },
-      { heading: 'Operator scripts', parser: 'scripts/start-env.ts', rows: SCRIPT_ENV },
+      { heading: 'npm start', parser: 'scripts/start-env.ts', verb: 'Read by `scripts/start.ts`; declared in', rows: START_ENV },
+      { heading: 'Operator scripts', parser: 'scripts/start-env.ts', verb: 'Read by the scripts named in each row; declared in', rows: SCRIPT_ENV },
     ],
     readers: [
       'scripts/start.ts',
