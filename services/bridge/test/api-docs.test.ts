@@ -5,11 +5,13 @@
 // its policy. In Chromium an operation is rendered with no console error and no CSP violation.
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import { freePort } from '@domdao/test-helpers';
 import { PAGE_CSP } from '../src/core/http/page.ts';
+import { editRedoc } from '../src/features/api-docs/index.ts';
 import { APP, bridge, type Bridge } from './harness.ts';
 import { SHOTS, watchPage } from './browser-watch.ts';
 
@@ -65,9 +67,23 @@ describe('the API reference page (decision S30)', () => {
     assert.equal((await fetch(`${base}/api/docs/unknown.js`)).status, 404);
   });
 
-  it('decision S30: the other pages keep their policy: the sign-in page has no nonce and no worker source', async () => {
+  it('decision S30: the other pages keep their policy: the sign-in page and the web app have no nonce and no worker source', async () => {
     const res = await fetch(`${base}/login`);
     assert.equal(res.headers.get('content-security-policy'), PAGE_CSP);
+    const app = (await fetch(`${base}/`)).headers.get('content-security-policy') ?? '';
+    assert.match(app, /style-src 'self';/);
+    assert.doesNotMatch(app, /nonce|worker-src|unsafe/);
+  });
+
+  it('decision S30: both edits find their one string in the pinned bundle; a bundle without them is reported, not edited', () => {
+    const bundle = readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8');
+    const edited = editRedoc(bundle);
+    assert.deepEqual(edited.missing, []);
+    assert.doesNotMatch(edited.text, /cdn\.redoc\.ly/);
+    assert.match(edited.text, /r\.nc=document\.currentScript&&document\.currentScript\.nonce\|\|void 0/);
+    const other = editRedoc('console.log("another version")');
+    assert.equal(other.missing.length, 2);
+    assert.equal(other.text, 'console.log("another version")');
   });
 
   it('decision S30: in Chromium the page renders the operations, with no console error, CSP violation or request to another origin', async () => {
