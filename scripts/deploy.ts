@@ -22,7 +22,7 @@ import { canisterIdsEnv, canisterInitArgs, INITIAL_DOM } from '@domdao/replica';
 
 const ROOT = join(import.meta.dirname, '..');
 const E8S = 100_000_000n;
-/** Decision L1: the DOM ledger's fee (10 000 e8s), as dfx.json's init argument and the README give it. */
+/** Decision L1: the DOM ledger's fee (10 000 e8s), as dfx.json's init argument and docs/reference/ledger.md give it. */
 const TRANSFER_FEE = 10_000n;
 /** Decision W19: the IC's mainnet API hosts; a deployment there needs --allow-mainnet. */
 const MAINNET_HOSTS = ['ic0.app', 'icp0.io', 'icp-api.io'];

@@ -1,4 +1,4 @@
-// Development defaults of `npm start` (README "Quick start"); never used by the services alone.
+// Development defaults of `npm start` (docs/reference/config-start.md); never used by the services alone.
 export const DEV_NOTIFICATION_TOKEN = 'dev-notification-token-change-me';
 export const DEV_WEBHOOK_SECRET = 'dev-webhook-secret-change-me';
 export const DEV_API_TOKEN = 'dev-api-token-change-me';

@@ -11,7 +11,7 @@ import { startGateway } from '../services/gateway/src/main.ts';
 import { buildPortal } from '../apps/portal/build.ts';
 import { Metrics, NPM_START_METRICS_PORT, serveMetrics } from '@domdao/service-kit';
 
-/** Documented in README: only for local development, never for a deployment. */
+/** Documented in docs/reference/config-start.md: only for local development, never for a deployment. */
 import type { AddressInfo } from 'node:net';
 import {
   DEV_ADMIN_EMAIL,
@@ -235,6 +235,7 @@ try {
       '',
       ...(exposed ? [exposed, ''] : []),
       `  member web app ${home}/   join at ${home}/join, sign in at ${home}/login, admin console ${home}/admin (simulated checkout on /me: development only)`,
+      `  API reference  ${home}/api/docs   (the bridge's OpenAPI document, rendered; the guide is docs/api/README.md)`,
       `  or register from a terminal: npm run register -- --email ada@example.org --name 'Ada Lovelace' --dob 1990-05-01   (asks for the password)`,
       `  first admin: ${DEV_ADMIN_EMAIL} (admin once verified). It has no password until it is registered: register it as above`,
       `               with the password you choose, or let \`npm run journey\` register it with the password '${JOURNEY_PASSWORD}'`,

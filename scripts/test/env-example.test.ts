@@ -46,7 +46,7 @@ it('.env.example lists every variable of the services and the gateway, each once
   assert.deepEqual(
     { missing, unknown },
     { missing: [], unknown: [] },
-    'add a new variable to .env.example (with a comment and a safe placeholder) as well as to the README',
+    'add a new variable to .env.example (with a comment and a safe placeholder); its reference in docs/reference/ is generated (npm run docs:config)',
   );
   // Safe placeholders: no secret is filled in.
   for (const secret of [

@@ -135,6 +135,15 @@ describe('npm start and npm run register', () => {
     }
   });
 
+  it('decision S30: the banner names the API reference, which answers through the gateway under its own policy', async () => {
+    const link = new RegExp(`API reference +(http://127\\.0\\.0\\.1:${gatewayPort}/api/docs) `).exec(banner);
+    assert.ok(link, banner);
+    const res = await fetch(link[1]!);
+    assert.equal(res.status, 200);
+    assert.match(await res.text(), /<div id="redoc"/);
+    assert.match(res.headers.get('content-security-policy') ?? '', /^default-src 'none'; script-src 'self'; style-src 'self' 'nonce-/);
+  });
+
   it('decision R11: the banner tells how to register and how the first admin gets a password', () => {
     assert.match(banner, /npm run register -- --email \S+ --name .+ --dob \d{4}-\d{2}-\d{2}/);
     assert.match(banner, /first admin: admin@domdao\.localhost .*no password until it is registered/);

@@ -153,7 +153,7 @@ export const LEDGER_STORE_NAMES: Record<keyof LedgerStores, string> = {
   counters: 'counters',
 };
 
-/** GenericError codes this ledger answers (documented in the README). */
+/** GenericError codes this ledger answers (documented in docs/reference/ledger.md). */
 export const ERROR_CODES = {
   /** A subaccount that is not 32 bytes, a memo above the limit. */
   INVALID_ARGUMENT: 1n,

@@ -38,7 +38,7 @@ export function loadConfig<S extends TObject>(schema: S, env: NodeJS.ProcessEnv 
   return input;
 }
 
-/** Documentation row per variable, for README tables and `--help` output. */
+/** Documentation row per variable, for the generated configuration references (docs/reference/) and `--help` output. */
 export function describeConfig(schema: TObject): Array<{ name: string; default: string; description: string }> {
   return Object.entries(schema.properties).map(([name, s]: [string, TSchema]) => ({
     name,

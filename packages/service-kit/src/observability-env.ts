@@ -1,5 +1,5 @@
 // The variables every service reads for its access lines and metrics (decisions D50, B70), one
-// definition so the three services and their README tables say the same.
+// definition so the three services and their generated configuration references (docs/reference/) say the same.
 import { Env } from '@domdao/config';
 
 /**

@@ -53,7 +53,9 @@ export interface Edge {
 
 export function requireNginx(): void {
   if (!(existsSync(NGINX) && existsSync(NJS)))
-    throw new Error(`nginx with its njs module is required: apt-get install nginx-light libnginx-mod-http-js (README "Tests")`);
+    throw new Error(
+      `nginx with its njs module is required: apt-get install nginx-light libnginx-mod-http-js (scripts/README.md "Servers and tools the tests need")`,
+    );
 }
 
 export async function startEdge(o: EdgeOptions): Promise<Edge> {

@@ -25,7 +25,11 @@ export async function startPrivateRedis(bin = process.env.REDIS_SERVER_BIN ?? 'r
   let spawnFailed: Error | undefined;
   const spawnError = new Promise<never>((_, reject) =>
     child.once('error', (e) =>
-      reject((spawnFailed = new Error(`redis-server is required for this test and could not be started (${e.message}); see README "Tests"`))),
+      reject(
+        (spawnFailed = new Error(
+          `redis-server is required for this test and could not be started (${e.message}); see scripts/README.md "Servers and tools the tests need"`,
+        )),
+      ),
     ),
   );
   void spawnError.catch(() => undefined); // raced below; an error after the start is not this helper's to report

@@ -11,7 +11,9 @@ export async function requireRedis(url = redisUrlForTests): Promise<Redis> {
     await redis.ping();
   } catch (err) {
     redis.disconnect();
-    throw new Error(`Redis is required for this test and is not reachable at ${url} (${(err as Error).message}); start it, see README "Tests"`);
+    throw new Error(
+      `Redis is required for this test and is not reachable at ${url} (${(err as Error).message}); start it, see scripts/README.md "Servers and tools the tests need"`,
+    );
   }
   return redis;
 }

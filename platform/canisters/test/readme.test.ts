@@ -1,6 +1,7 @@
-// The README documents every service's configuration (repo promise): the IC client variables too.
+// Every IC client variable is documented with its default (decision S29), in the bridge's reference.
 import { it } from 'node:test';
-import { assertReadmeDocuments } from '@domdao/test-helpers';
+import { assertConfigReferenceDocuments } from '@domdao/test-helpers';
 import { IcEnv } from '../src/ic/index.ts';
 
-it('README.md documents every IC_* variable with its default', () => assertReadmeDocuments(IcEnv, '### Canister clients on an IC network'));
+it('docs/reference/config-bridge.md documents every IC_* variable with its default', () =>
+  assertConfigReferenceDocuments(IcEnv, 'bridge', '## Canister clients on an IC network'));

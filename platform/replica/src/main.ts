@@ -4,25 +4,28 @@
 // across restarts), REPLICA_HOST (loopback only: 127.0.0.1 by default, or ::1). SIGTERM and SIGINT
 // stop it with a snapshot; a second signal exits at once (the journal keeps every answered call).
 import { performance } from 'node:perf_hooks';
+import { readReplicaEnv, type ReplicaEnv } from './env.ts';
 import { ReplicaConfigError, startReplica } from './server.ts';
 
 const started = performance.now();
-const env = (name: string) => (process.env[name] === '' ? undefined : process.env[name]);
-const portText = env('REPLICA_PORT') ?? '4943';
-const port = Number(portText);
 const fail = (message: string): never => {
   console.error(`replica: ${message}`);
   process.exit(1);
 };
-if (!/^\d+$/.test(portText) || port > 65_535) fail(`REPLICA_PORT=${portText} is not a port number (0–65535)`);
-const dir = env('REPLICA_DIR') ?? '.data/replica';
+let settings: ReplicaEnv;
+try {
+  settings = readReplicaEnv();
+} catch (e) {
+  fail((e as Error).message);
+}
+const { port, dir, host } = settings!;
 // Decision W18: `npm run replica -- --empty` makes a new REPLICA_DIR with no canister, for `npm run deploy`.
 const args = process.argv.slice(2);
 for (const a of args) if (a !== '--empty') fail(`unknown option ${a}: the only option is --empty (start a new REPLICA_DIR with no canisters)`);
 const empty = args.includes('--empty');
 
 try {
-  const r = await startReplica({ dir, empty, port, host: env('REPLICA_HOST') ?? '127.0.0.1', log: (l) => console.log(l) });
+  const r = await startReplica({ dir, empty, port, host, log: (l) => console.log(l) });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(
     [

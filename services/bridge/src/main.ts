@@ -1,4 +1,4 @@
-// `npm run bridge`: the bridge alone, configured by the environment (README "Bridge service").
+// `npm run bridge`: the bridge alone, configured by the environment (docs/reference/config-bridge.md).
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '@domdao/config';
 import { DirectoryLockedError } from '@domdao/canisters/embedded';

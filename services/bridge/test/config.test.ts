@@ -1,14 +1,15 @@
 // Bridge configuration (repo promise: validated at start-up with every problem listed; documented in
-// the README), and the admin view of mint failures raised by the user canister.
+// docs/reference/config-bridge.md, decision S29), and the admin view of mint failures raised by the user canister.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { ConfigError } from '@domdao/config';
-import { assertReadmeDocuments } from '@domdao/test-helpers';
+import { assertConfigReferenceDocuments } from '@domdao/test-helpers';
 import { BridgeEnv, loadBridgeConfig } from '../src/config.ts';
 import { ADMIN_EMAIL, bridge } from './harness.ts';
 
 describe('bridge configuration', () => {
-  it('README.md documents every bridge variable with its default', () => assertReadmeDocuments(BridgeEnv, '### Bridge service'));
+  it('docs/reference/config-bridge.md documents every bridge variable with its default', () =>
+    assertConfigReferenceDocuments(BridgeEnv, 'bridge', '## Bridge service'));
 
   it('refuses bad values, all listed at once', () => {
     assert.throws(

@@ -69,7 +69,9 @@ export async function freshPostgres(prefix = 'bridge_test', options: { migrated?
   try {
     await admin.connect();
   } catch (e) {
-    throw new Error(`PostgreSQL is required for this test and is not reachable at ${PG_URL} (${(e as Error).message}); see README "Tests"`);
+    throw new Error(
+      `PostgreSQL is required for this test and is not reachable at ${PG_URL} (${(e as Error).message}); see scripts/README.md "Servers and tools the tests need"`,
+    );
   }
   try {
     if (!options.migrated) await admin.query(`create database ${name}`);

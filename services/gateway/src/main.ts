@@ -1,4 +1,4 @@
-// `npm run gateway`: the gateway alone, configured by the environment (README "Platform gateway").
+// `npm run gateway`: the gateway alone, configured by the environment (docs/reference/config-gateway.md).
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '@domdao/config';
 import { listenForMetrics, type Metrics } from '@domdao/service-kit';

@@ -1,6 +1,7 @@
-// The README documents the gateway's configuration (repo promise); this keeps it true.
+// Every gateway variable is documented with its default (decision S29): docs/reference/config-gateway.md.
 import { it } from 'node:test';
-import { assertReadmeDocuments } from '@domdao/test-helpers';
+import { assertConfigReferenceDocuments } from '@domdao/test-helpers';
 import { GatewayEnv } from '../src/config.ts';
 
-it('README.md documents every gateway variable with its default', () => assertReadmeDocuments(GatewayEnv, '### Platform gateway'));
+it('docs/reference/config-gateway.md documents every gateway variable with its default', () =>
+  assertConfigReferenceDocuments(GatewayEnv, 'gateway', '## Platform gateway'));

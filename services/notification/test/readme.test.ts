@@ -1,6 +1,7 @@
-// The README documents every service's configuration (repo promise); this keeps it true.
+// Every notification variable is documented with its default (decision S29): docs/reference/config-notification.md.
 import { it } from 'node:test';
-import { assertReadmeDocuments } from '@domdao/test-helpers';
+import { assertConfigReferenceDocuments } from '@domdao/test-helpers';
 import { NotificationEnv } from '../src/config.ts';
 
-it('README.md documents every notification variable with its default', () => assertReadmeDocuments(NotificationEnv, '### Notification service'));
+it('docs/reference/config-notification.md documents every notification variable with its default', () =>
+  assertConfigReferenceDocuments(NotificationEnv, 'notification', '## Notification service'));

@@ -39,6 +39,7 @@ import adminUsers from '../features/admin-users/index.ts';
 import members from '../features/members/index.ts';
 import payments from '../features/payments/index.ts';
 import portal, { DEFAULT_PORTAL_DIR } from '../features/portal/index.ts';
+import apiDocs from '../features/api-docs/index.ts';
 import registration from '../features/registration/index.ts';
 import roles from '../features/roles/index.ts';
 import loginPage from '../features/sign-in/login-page.ts';
@@ -200,6 +201,7 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   await registerMemberFeatures(app, { parts, ctx, guards, jobs, metrics, memberLimit });
   await registerAi(app, { parts, ctx, guards, jobs, metrics });
   registerObservability(app, metrics, { db: parts.db, redis: parts.redis, canisters: ctx.canisters, notifier: parts.notifier }, now);
+  await app.register(apiDocs);
   await app.register(portal, {
     dir: config.PORTAL_DIR ?? DEFAULT_PORTAL_DIR,
     exposeNotFound: (send) => (appNotFound = send),
