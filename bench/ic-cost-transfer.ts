@@ -10,6 +10,8 @@ export function importCycles(messages: number, argBytes: number, instructions: n
   return (FEES.ingressMessage + FEES.updateMessage) * messages + FEES.ingressByte * argBytes + FEES.instruction * instructions;
 }
 
+/** state_export's and state_import's most entries a page or chunk (W22). */
+const PAGE_ENTRIES = 500;
 const billions = (n: number) => (n / 1e9).toFixed(1);
 const count = (n: number) => Math.ceil(n).toLocaleString('en');
 const share = (n: number, of: number) => `${((n / of) * 100).toFixed(1)} %`;
@@ -25,10 +27,10 @@ export function transferTable(files: CostFile[]): string[] {
   for (const [canister, list] of [...byCanister].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const entries = fit(list, (t) => t.entries);
     const pages = fit(list, (t) => t.pages);
-    const page = fit(list, (t) => t.largestPage);
+    const { page, pageStore, chunk, chunkStore } = largestAt(list);
+    const fits = page.perEntry > 0 ? Math.floor(QUERY_LIMIT / page.perEntry) : PAGE_ENTRIES;
     const exported = fit(list, (t) => t.exportInstructions);
     const messages = fit(list, (t) => t.importMessages);
-    const chunk = fit(list, (t) => t.largestChunk);
     const imported = fit(list, (t) => t.importInstructions);
     const cycles = importCycles(
       Math.ceil(messages),
@@ -42,11 +44,11 @@ export function transferTable(files: CostFile[]): string[] {
       messages: total.messages + Math.ceil(messages),
       imported: total.imported + imported,
       cycles: total.cycles + cycles,
-      page: Math.max(total.page, page),
-      chunk: Math.max(total.chunk, chunk),
+      page: Math.max(total.page, page.value),
+      chunk: Math.max(total.chunk, chunk.value),
     });
     rows.push(
-      `| ${canister} | ${count(entries)} | ${count(pages)} | ${millions(page)} (${share(page, QUERY_LIMIT)}) | ${billions(exported)} | ${count(messages)} | ${millions(chunk)} (${share(chunk, UPDATE_LIMIT)}; ${Math.ceil(chunk / SLICE_INSTRUCTIONS)} slice${chunk > SLICE_INSTRUCTIONS ? 's' : ''}) | ${billions(imported)} | ${millions(cycles)} M | ${money(usd(cycles))} |`,
+      `| ${canister} | ${count(entries)} | ${count(pages)} | ${millions(page.value)} in ${pageStore} (${share(page.value, QUERY_LIMIT)}${page.value > QUERY_LIMIT ? `: over the query limit, the IC traps it; a page within it holds at most ${fits} entries` : ''}) | ${billions(exported)} | ${count(messages)} | ${millions(chunk.value)} in ${chunkStore} (${share(chunk.value, UPDATE_LIMIT)}; ${Math.ceil(chunk.value / SLICE_INSTRUCTIONS)} slice${chunk.value > SLICE_INSTRUCTIONS ? 's' : ''}${chunk.value > UPDATE_LIMIT ? ': over the update limit, the IC traps it' : ''}) | ${billions(imported)} | ${millions(cycles)} M | ${money(usd(cycles))} |`,
     );
   }
   const sizes = withTransfer.map((f) => f.members.toLocaleString('en')).join(', ');
@@ -61,4 +63,48 @@ export function transferTable(files: CostFile[]): string[] {
     `| **all six** | ${count(total.entries)} | ${count(total.pages)} | ${millions(total.page)} (${share(total.page, QUERY_LIMIT)}) | ${billions(total.exported)} | ${count(total.messages)} | ${millions(total.chunk)} (${share(total.chunk, UPDATE_LIMIT)}) | ${billions(total.imported)} | ${millions(total.cycles)} M | ${money(usd(total.cycles))} |`,
     '<!-- /state transfer -->',
   ];
+}
+
+/** The state_export (state_import) row's instructions at 10,000: the canister's largest page (chunk) as the table gives it. */
+export function pagedAt(files: CostFile[], canister: string, method: string): number | undefined {
+  if (method !== 'state_export' && method !== 'state_import') return undefined;
+  const list = files.flatMap((f) => (f.transfer ?? []).filter((t) => t.canister === canister).map((t): [number, TransferCost] => [f.members, t]));
+  if (list.length === 0) return undefined;
+  const at = largestAt(list);
+  return method === 'state_export' ? at.page.value : at.chunk.value;
+}
+
+/**
+ * The largest export page and import chunk at 10,000 members. A page (a chunk) holds more entries as a
+ * store grows, up to 500, so per store: the instructions an entry of its largest page (chunk), fitted,
+ * times the entries a page of it holds at 10,000 (the store's entries fitted, at most 500). The fixed
+ * cost of the call counted in each entry makes it an upper bound for a store whose pages were short.
+ */
+function largestAt(list: Array<[number, TransferCost]>) {
+  const names = new Set(list.flatMap(([, t]) => (t.stores ?? []).map((x) => x.name)));
+  let best = { page: { value: 0, perEntry: 0 }, pageStore: '', chunk: { value: 0, perEntry: 0 }, chunkStore: '' };
+  for (const name of names) {
+    const points = list.flatMap(([n, t]) => (t.stores ?? []).filter((x) => x.name === name).map((x) => [n, x] as const));
+    const held = Math.min(PAGE_ENTRIES, Math.ceil(fitAt(points.map(([n, x]) => [n, x.entries])).value));
+    const perEntry = (of: (x: (typeof points)[number][1]) => [string, number]) => {
+      const seen = points.filter(([, x]) => of(x)[1] > 0);
+      return seen.length === 0 ? 0 : fitAt(seen.map(([n, x]) => [n, Number(of(x)[0]) / of(x)[1]])).value;
+    };
+    const page = perEntry((x) => [x.largestPage, x.largestPageEntries]);
+    const chunk = perEntry((x) => [x.largestChunk, x.largestChunkEntries]);
+    if (page * held > best.page.value) best = { ...best, page: { value: page * held, perEntry: page }, pageStore: name };
+    if (chunk * held > best.chunk.value) best = { ...best, chunk: { value: chunk * held, perEntry: chunk }, chunkStore: name };
+  }
+  // Files without the per-store figures: the canister's largest page and chunk as measured, fitted.
+  if (names.size === 0) {
+    const fitted = (of: (t: TransferCost) => string) => fitAt(list.map(([n, t]) => [n, Number(of(t))])).value;
+    const perEntry = (t: TransferCost) => Number(t.largestPage) / Math.max(1, t.largestPageEntries ?? 1);
+    best = {
+      page: { value: fitted((t) => t.largestPage), perEntry: perEntry(list.at(-1)![1]) },
+      pageStore: 'a store',
+      chunk: { value: fitted((t) => t.largestChunk), perEntry: 0 },
+      chunkStore: 'a store',
+    };
+  }
+  return best;
 }

@@ -6,7 +6,7 @@
 // rewrites only the rows (and the whole-state table) those files hold in the doc (BENCH_WASM_COST_ONLY, W32).
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { CostCall, CostFile } from './wasm-cost.ts';
-import { transferTable } from './ic-cost-transfer.ts';
+import { pagedAt, transferTable } from './ic-cost-transfer.ts';
 
 export const AT = 10_000;
 /** The IC's fees on a 13-node application subnet, in cycles (docs/ic-cost.md cites the page). */
@@ -29,8 +29,8 @@ export const SLICE_INSTRUCTIONS = 2_000_000_000;
 
 export interface Fit {
   value: number;
-  /** measured (at 10,000), constant, linear or log. */
-  fit: 'measured' | 'constant' | 'linear' | 'log';
+  /** measured (at 10,000), constant, linear or log; a page or chunk: per entry (bench/ic-cost-transfer.ts). */
+  fit: 'measured' | 'constant' | 'linear' | 'log' | 'per entry';
 }
 
 /** The value at AT from (size, value) points, the largest two extrapolated; with three, linear or log by the middle point. */
@@ -111,12 +111,17 @@ export function costTables(files: CostFile[]): string {
         '| --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |',
       );
     }
-    const own = fitAt(list.map(([n, c]) => [n, Number(c.instructions)]));
-    const chain = fitAt(list.map(([n, c]) => [n, Number(c.chainInstructions)]));
+    const paged = pagedAt(files, last.canister, last.method);
+    const own: Fit = paged === undefined ? fitAt(list.map(([n, c]) => [n, Number(c.instructions)])) : { value: paged, fit: 'per entry' };
+    const chain = paged === undefined ? fitAt(list.map(([n, c]) => [n, Number(c.chainInstructions)])) : own;
     const cycles = cyclesOf(last, chain.value);
     const charged = cycles > 0;
-    const rounds = String(Math.floor(ROUND_INSTRUCTIONS / (own.value + EXECUTION_OVERHEAD)));
-    const ofLimit = `${((own.value / QUERY_LIMIT) * 100).toFixed(2)} % of the query limit`;
+    // Past a slice, one message is spread over several rounds (deterministic time slicing).
+    const rounds =
+      own.value > SLICE_INSTRUCTIONS
+        ? `1 in ${Math.ceil(own.value / SLICE_INSTRUCTIONS)} rounds (sliced)`
+        : String(Math.floor(ROUND_INSTRUCTIONS / (own.value + EXECUTION_OVERHEAD)));
+    const ofLimit = `${((own.value / QUERY_LIMIT) * 100).toFixed(2)} % of the query limit${own.value > QUERY_LIMIT ? ': over it, the IC traps it' : ''}`;
     const perRound = last.kind === 'update' ? rounds : charged ? `${rounds} (${ofLimit})` : `— (${ofLimit})`;
     const row = `| ${last.kind} | ${HOW[last.how]} → ${last.outcome.replace(/\|/g, '/')} | ${millions(own.value)} | ${own.fit} | ${last.messages > 1 ? `${millions(chain.value)} (${last.messages})` : '—'} | ${charged ? `${millions(cycles)} M` : '0'} | ${money(usd(cycles))} | ${money(usd(cycles) * 1000)} | ${perRound} |`;
     if (HEADLINE.includes(key)) headline[HEADLINE.indexOf(key)] = `| ${key.replace(' ', '.')} ${row}`;

@@ -24,12 +24,18 @@ export interface TransferCost {
   pages: number;
   exportInstructions: string;
   largestPage: string;
+  /** The entries of the largest page (what a page of that store holds at the default limit, 500). */
+  largestPageEntries?: number;
+  /** Per store: its entries, and its largest page's instructions and entries (absent in the first 300-member file). */
+  stores?: Array<{ name: string; entries: number; largestPage: string; largestPageEntries: number; largestChunk: string; largestChunkEntries: number }>;
   /** Reply bytes of every page (the IC charges a query from outside nothing for them). */
   exportBytes: number;
   /** state_import calls: Begin, the chunks, Seal. */
   importMessages: number;
   importInstructions: string;
   largestChunk: string;
+  /** Absent in the files of the first run (300 members), which did not record it. */
+  largestChunkEntries?: number;
   /** Candid argument bytes plus the method name, over every import message (the ingress byte fee). */
   importArgBytes: number;
 }
@@ -112,18 +118,23 @@ export async function transferSurvey(
       pages: 0,
       exportInstructions: '0',
       largestPage: '0',
+      largestPageEntries: 0,
       exportBytes: 0,
       importMessages: 0,
       importInstructions: '0',
       largestChunk: '0',
+      largestChunkEntries: 0,
       importArgBytes: 0,
     };
     let total = 0n;
     let largest = 0n;
     let largestArg = 0;
     const stores: Record<string, EntryText[]> = {};
+    t.stores = [];
     for (const { name } of status.stores) {
       const entries: EntryText[] = [];
+      const mine = { name, entries: 0, largestPage: '0', largestPageEntries: 0, largestChunk: '0', largestChunkEntries: 0 };
+      t.stores.push(mine);
       let after: [] | [string] = [];
       do {
         const arg = encoded('state_export', [{ store: name, after, limit: [] }]);
@@ -137,9 +148,11 @@ export async function transferSurvey(
         t.pages++;
         t.exportBytes += p.reply.length;
         total += p.own;
-        if (p.own > largest) [largest, largestArg] = [p.own, arg.length];
+        if (p.own > largest) [largest, largestArg, t.largestPageEntries] = [p.own, arg.length, page.entries.length];
+        if (p.own > BigInt(mine.largestPage)) [mine.largestPage, mine.largestPageEntries] = [String(p.own), page.entries.length];
       } while (after.length > 0);
       stores[name] = entries;
+      mine.entries = entries.length;
       t.entries += entries.length;
     }
     t.exportInstructions = String(total);
@@ -168,7 +181,11 @@ export async function transferSurvey(
       okOf(`${t.canister} state_import`, decoded<{ Ok: unknown } | { Err: string }>('state_import', r.reply));
       total += r.own;
       t.importArgBytes += arg.length + 'state_import'.length;
-      if ('Chunk' in (step as object) && r.own > largest) [largest, largestArg] = [r.own, arg.length];
+      const chunkOf = (step as { Chunk?: { store: string; entries: unknown[] } }).Chunk;
+      const mine = chunkOf && t.stores?.find((x) => x.name === chunkOf.store);
+      if (chunkOf && mine && r.own > BigInt(mine.largestChunk)) [mine.largestChunk, mine.largestChunkEntries] = [String(r.own), chunkOf.entries.length];
+      if ('Chunk' in (step as object) && r.own > largest)
+        [largest, largestArg, t.largestChunkEntries] = [r.own, arg.length, (step as { Chunk: { entries: unknown[] } }).Chunk.entries.length];
     }
     t.importMessages = steps.length;
     t.importInstructions = String(total);
