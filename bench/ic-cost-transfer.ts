@@ -12,6 +12,7 @@ export function importCycles(messages: number, argBytes: number, instructions: n
 
 /** state_export's and state_import's most entries a page or chunk (W22). */
 const PAGE_ENTRIES = 500;
+const cyclesText = (n: number) => (n >= 1e9 ? `${(n / 1e9).toFixed(1)} B` : `${millions(n)} M`);
 const billions = (n: number) => (n / 1e9).toFixed(1);
 const count = (n: number) => Math.ceil(n).toLocaleString('en');
 const share = (n: number, of: number) => `${((n / of) * 100).toFixed(1)} %`;
@@ -22,19 +23,21 @@ export function transferTable(files: CostFile[]): string[] {
   const byCanister = new Map<string, Array<[number, TransferCost]>>();
   for (const f of withTransfer) for (const t of f.transfer!) byCanister.set(t.canister, [...(byCanister.get(t.canister) ?? []), [f.members, t]]);
   const fit = (list: Array<[number, TransferCost]>, of: (t: TransferCost) => number | string) => fitAt(list.map(([n, t]) => [n, Number(of(t))])).value;
+  // Entries, pages, messages and bytes: a line through the two largest sizes (fitAt's 50,000 is for instructions).
+  const grow = (list: Array<[number, TransferCost]>, of: (t: TransferCost) => number) => countAt(list.map(([n, t]) => [n, of(t)]));
   const total = { entries: 0, pages: 0, exported: 0, messages: 0, imported: 0, cycles: 0, page: 0, chunk: 0 };
   const rows: string[] = [];
   for (const [canister, list] of [...byCanister].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const entries = fit(list, (t) => t.entries);
-    const pages = fit(list, (t) => t.pages);
+    const entries = grow(list, (t) => t.entries);
+    const pages = grow(list, (t) => t.pages);
     const { page, pageStore, chunk, chunkStore } = largestAt(list);
     const fits = page.perEntry > 0 ? Math.floor(QUERY_LIMIT / page.perEntry) : PAGE_ENTRIES;
     const exported = fit(list, (t) => t.exportInstructions);
-    const messages = fit(list, (t) => t.importMessages);
+    const messages = grow(list, (t) => t.importMessages);
     const imported = fit(list, (t) => t.importInstructions);
     const cycles = importCycles(
       Math.ceil(messages),
-      fit(list, (t) => t.importArgBytes),
+      grow(list, (t) => t.importArgBytes),
       imported,
     );
     Object.assign(total, {
@@ -48,7 +51,7 @@ export function transferTable(files: CostFile[]): string[] {
       chunk: Math.max(total.chunk, chunk.value),
     });
     rows.push(
-      `| ${canister} | ${count(entries)} | ${count(pages)} | ${millions(page.value)} in ${pageStore} (${share(page.value, QUERY_LIMIT)}${page.value > QUERY_LIMIT ? `: over the query limit, the IC traps it; a page within it holds at most ${fits} entries` : ''}) | ${billions(exported)} | ${count(messages)} | ${millions(chunk.value)} in ${chunkStore} (${share(chunk.value, UPDATE_LIMIT)}; ${Math.ceil(chunk.value / SLICE_INSTRUCTIONS)} slice${chunk.value > SLICE_INSTRUCTIONS ? 's' : ''}${chunk.value > UPDATE_LIMIT ? ': over the update limit, the IC traps it' : ''}) | ${billions(imported)} | ${millions(cycles)} M | ${money(usd(cycles))} |`,
+      `| ${canister} | ${count(entries)} | ${count(pages)} | ${millions(page.value)} in ${pageStore} (${share(page.value, QUERY_LIMIT)}${page.value > QUERY_LIMIT ? `: over the query limit, the IC traps it; a page within it holds at most ${fits} entries` : ''}) | ${billions(exported)} | ${count(messages)} | ${millions(chunk.value)} in ${chunkStore} (${share(chunk.value, UPDATE_LIMIT)}; ${Math.ceil(chunk.value / SLICE_INSTRUCTIONS)} slice${chunk.value > SLICE_INSTRUCTIONS ? 's' : ''}${chunk.value > UPDATE_LIMIT ? ': over the update limit, the IC traps it' : ''}) | ${billions(imported)} | ${cyclesText(cycles)} | ${money(usd(cycles))} |`,
     );
   }
   const sizes = withTransfer.map((f) => f.members.toLocaleString('en')).join(', ');
@@ -60,9 +63,17 @@ export function transferTable(files: CostFile[]): string[] {
     '| canister | entries | export pages | largest page, M (of the 5 B query limit) | export, B in all | import messages | largest chunk, M (of the 40 B update limit; 2 B slices) | import, B in all | import cycles | import USD |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
-    `| **all six** | ${count(total.entries)} | ${count(total.pages)} | ${millions(total.page)} (${share(total.page, QUERY_LIMIT)}) | ${billions(total.exported)} | ${count(total.messages)} | ${millions(total.chunk)} (${share(total.chunk, UPDATE_LIMIT)}) | ${billions(total.imported)} | ${millions(total.cycles)} M | ${money(usd(total.cycles))} |`,
+    `| **all six** | ${count(total.entries)} | ${count(total.pages)} | ${millions(total.page)} (${share(total.page, QUERY_LIMIT)}) | ${billions(total.exported)} | ${count(total.messages)} | ${millions(total.chunk)} (${share(total.chunk, UPDATE_LIMIT)}) | ${billions(total.imported)} | ${cyclesText(total.cycles)} | ${money(usd(total.cycles))} |`,
     '<!-- /state transfer -->',
   ];
+}
+
+/** A count at AT: a line through the two largest sizes (the same when they are). */
+function countAt(points: Array<[number, number]>): number {
+  const sorted = [...points].sort((a, b) => a[0] - b[0]);
+  const [n2, v2] = sorted.at(-1)!;
+  const [n1, v1] = sorted.at(-2) ?? sorted.at(-1)!;
+  return n1 === n2 ? v2 : v2 + ((v2 - v1) * (AT - n2)) / (n2 - n1);
 }
 
 /** The state_export (state_import) row's instructions at 10,000: the canister's largest page (chunk) as the table gives it. */
@@ -85,7 +96,7 @@ function largestAt(list: Array<[number, TransferCost]>) {
   let best = { page: { value: 0, perEntry: 0 }, pageStore: '', chunk: { value: 0, perEntry: 0 }, chunkStore: '' };
   for (const name of names) {
     const points = list.flatMap(([n, t]) => (t.stores ?? []).filter((x) => x.name === name).map((x) => [n, x] as const));
-    const held = Math.min(PAGE_ENTRIES, Math.ceil(fitAt(points.map(([n, x]) => [n, x.entries])).value));
+    const held = Math.min(PAGE_ENTRIES, Math.ceil(countAt(points.map(([n, x]) => [n, x.entries]))));
     const perEntry = (of: (x: (typeof points)[number][1]) => [string, number]) => {
       const seen = points.filter(([, x]) => of(x)[1] > 0);
       return seen.length === 0 ? 0 : fitAt(seen.map(([n, x]) => [n, Number(of(x)[0]) / of(x)[1]])).value;
