@@ -14,6 +14,7 @@ import { METHOD_TABLES } from '../platform/canisters/src/tables.ts';
 import { principalFromSeed } from '../platform/canisters/src/principals.ts';
 import type { WasmDeployment } from '@domdao/replica';
 import type { WasmReplica } from '@domdao/replica/host';
+import { transferSurvey, type TransferCost } from './wasm-cost-state.ts';
 
 export const E8S = 100_000_000n;
 const HOUR = 3_600_000_000_000n;
@@ -45,6 +46,8 @@ export interface CostFile {
   members: number;
   votes: number;
   calls: CostCall[];
+  /** Each canister's whole state exported and imported (decision W32). */
+  transfer?: TransferCost[];
 }
 
 /** The smallest value of a Candid type: 0, '', false, none, [], the first case of a variant. */
@@ -119,8 +122,19 @@ const outcomeOf = (canister: CanisterName, method: string, r: { reply: Uint8Arra
 export async function costSurvey(
   d: WasmDeployment,
   replica: WasmReplica,
-  o: { admin: string; bridge: string; members: string[]; votes: number; file: string },
+  o: {
+    admin: string;
+    bridge: string;
+    members: string[];
+    votes: number;
+    file: string;
+    /** A second, fresh set of the canisters (the state import's target). */
+    fresh: () => Promise<WasmDeployment>;
+    /** Only these methods (BENCH_WASM_COST_ONLY), on every canister: a run for a few rows, merged into the doc. */
+    only?: string[];
+  },
 ): Promise<string> {
+  const want = (method: string) => !o.only || o.only.includes(method);
   const calls: CostCall[] = [];
   const callees: CostCall[] = [];
   const idOf = (c: CanisterName) => d.ids[c];
@@ -168,51 +182,10 @@ export async function costSurvey(
     return 'reply' in r ? r.reply : undefined;
   };
 
-  // What the bridge does for real, at the full size.
-  const m = o.members.at(-1)!;
-  const other = o.members[0]!;
-  const joiner = principalFromSeed('wasm-cost-joiner');
-  const created = await real(o.bridge, 'user', 'create_account', [
-    {
-      principal: joiner,
-      email_encrypted: 'e',
-      name_encrypted: 'n',
-      dob_encrypted: 'd',
-      password_hash: HASH,
-      tos_accepted_at: replica.time - 1n,
-      is_age_verified_18_plus: true,
-    },
-  ]);
-  const [account] = IDL.decode([METHOD_TABLES.user.create_account!.ret], created!) as [{ Ok: { verification_token: string } }];
-  await real(o.bridge, 'user', 'verify_email', [account.Ok.verification_token]);
-  await real(o.bridge, 'user', 'record_kyc', [joiner, true]);
-  await real(o.bridge, 'user', 'upgrade_membership_to_active', [{ principal: joiner, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) }]);
-  await real(m, 'ledger', 'icrc1_transfer', [{ to: { owner: other }, amount: E8S }]);
-  await real(m, 'ledger', 'icrc2_approve', [{ spender: { owner: d.ids.campaign }, amount: 10n * E8S }]);
-  const campaign = await real(m, 'campaign', 'create_campaign', [
-    { title: 'Cost', description: 'The survey', goal: { DomTokens: 100n * E8S }, deadline: replica.time + 7n * 24n * HOUR },
-  ]);
-  const [campaignId] = IDL.decode([METHOD_TABLES.campaign.create_campaign!.ret], campaign!) as [{ Ok: string }];
-  await real(m, 'campaign', 'contribute', [campaignId.Ok, { Dom: E8S }]);
-  const proposal = await real(o.bridge, 'governance', 'create_proposal', [{ title: 'Cost', body: 'The survey', category: 'General' }]);
-  const [proposalId] = IDL.decode([METHOD_TABLES.governance.create_proposal!.ret], proposal!) as [{ Ok: bigint }];
-  replica.time += HOUR;
-  await replica.tick();
-  await real(m, 'governance', 'cast_vote', [proposalId.Ok, 'Yes']);
-  await real(other, 'governance', 'cast_vote_with_reason', [proposalId.Ok, 'No', 'The survey']);
-  await real(m, 'governance', 'get_my_vote', [proposalId.Ok]);
-  await real(o.admin, 'governance', 'list_proposals', [{}]);
-  await real(o.admin, 'governance', 'get_proposal', [proposalId.Ok]);
-  await real(o.admin, 'governance', 'get_tally', [proposalId.Ok]);
-  await real(o.admin, 'governance', 'list_votes_page', [proposalId.Ok, undefined, 40]);
-  await real(o.admin, 'membership', 'get_membership_status', [m]);
-  await real(o.admin, 'membership', 'count_active_members', []);
-  await real(o.admin, 'user', 'get_account', [m]);
-  await real(o.admin, 'ledger', 'icrc1_balance_of', [{ owner: m }]);
-  await real(o.admin, 'ledger', 'icrc3_get_blocks', [[{ start: 0n, length: 100n }]]);
-  await real(o.admin, 'campaign', 'get_campaign', [campaignId.Ok]);
-  await real(o.admin, 'campaign', 'list_campaigns', []);
-
+  if (!o.only) await bridgeCalls();
+  // Methods added after the survey first ran: the price refresh, the state transfer (W32).
+  const added = await transferSurvey(d, replica, { admin: o.admin, want, fresh: o.fresh });
+  calls.push(...added.calls);
   // The methods only other canisters call, as they were called (the first time each).
   for (const c of callees) if (!calls.some((x) => x.canister === c.canister && x.method === c.method)) calls.push(c);
   // Every other method, once, with the smallest arguments, by an admin.
@@ -220,7 +193,7 @@ export async function costSurvey(
   const seen = new Set(calls.map((c) => `${c.canister} ${c.method}`));
   for (const canister of Object.keys(METHOD_TABLES) as CanisterName[])
     for (const [method, spec] of Object.entries(METHOD_TABLES[canister])) {
-      if (seen.has(`${canister} ${method}`)) continue;
+      if (seen.has(`${canister} ${method}`) || !want(method)) continue;
       const arg = new Uint8Array(
         IDL.encode(
           spec.args,
@@ -229,7 +202,54 @@ export async function costSurvey(
       );
       await call(o.admin, canister, method, arg, 'probe');
     }
-  const file: CostFile = { members: o.members.length, votes: o.votes, calls };
+  const file: CostFile = { members: o.members.length, votes: o.votes, calls, ...(added.transfer.length > 0 && { transfer: added.transfer }) };
   writeFileSync(o.file, JSON.stringify(file, null, 1) + '\n');
   return `Cost survey (decision W21): ${calls.length} methods called once each at ${o.members.length} members, written to ${o.file}.`;
+
+  /** What the bridge does for real, at the full size. */
+  async function bridgeCalls() {
+    const m = o.members.at(-1)!;
+    const other = o.members[0]!;
+    const joiner = principalFromSeed('wasm-cost-joiner');
+    const created = await real(o.bridge, 'user', 'create_account', [
+      {
+        principal: joiner,
+        email_encrypted: 'e',
+        name_encrypted: 'n',
+        dob_encrypted: 'd',
+        password_hash: HASH,
+        tos_accepted_at: replica.time - 1n,
+        is_age_verified_18_plus: true,
+      },
+    ]);
+    const [account] = IDL.decode([METHOD_TABLES.user.create_account!.ret], created!) as [{ Ok: { verification_token: string } }];
+    await real(o.bridge, 'user', 'verify_email', [account.Ok.verification_token]);
+    await real(o.bridge, 'user', 'record_kyc', [joiner, true]);
+    await real(o.bridge, 'user', 'upgrade_membership_to_active', [{ principal: joiner, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) }]);
+    await real(m, 'ledger', 'icrc1_transfer', [{ to: { owner: other }, amount: E8S }]);
+    await real(m, 'ledger', 'icrc2_approve', [{ spender: { owner: d.ids.campaign }, amount: 10n * E8S }]);
+    const campaign = await real(m, 'campaign', 'create_campaign', [
+      { title: 'Cost', description: 'The survey', goal: { DomTokens: 100n * E8S }, deadline: replica.time + 7n * 24n * HOUR },
+    ]);
+    const [campaignId] = IDL.decode([METHOD_TABLES.campaign.create_campaign!.ret], campaign!) as [{ Ok: string }];
+    await real(m, 'campaign', 'contribute', [campaignId.Ok, { Dom: E8S }]);
+    const proposal = await real(o.bridge, 'governance', 'create_proposal', [{ title: 'Cost', body: 'The survey', category: 'General' }]);
+    const [proposalId] = IDL.decode([METHOD_TABLES.governance.create_proposal!.ret], proposal!) as [{ Ok: bigint }];
+    replica.time += HOUR;
+    await replica.tick();
+    await real(m, 'governance', 'cast_vote', [proposalId.Ok, 'Yes']);
+    await real(other, 'governance', 'cast_vote_with_reason', [proposalId.Ok, 'No', 'The survey']);
+    await real(m, 'governance', 'get_my_vote', [proposalId.Ok]);
+    await real(o.admin, 'governance', 'list_proposals', [{}]);
+    await real(o.admin, 'governance', 'get_proposal', [proposalId.Ok]);
+    await real(o.admin, 'governance', 'get_tally', [proposalId.Ok]);
+    await real(o.admin, 'governance', 'list_votes_page', [proposalId.Ok, undefined, 40]);
+    await real(o.admin, 'membership', 'get_membership_status', [m]);
+    await real(o.admin, 'membership', 'count_active_members', []);
+    await real(o.admin, 'user', 'get_account', [m]);
+    await real(o.admin, 'ledger', 'icrc1_balance_of', [{ owner: m }]);
+    await real(o.admin, 'ledger', 'icrc3_get_blocks', [[{ start: 0n, length: 100n }]]);
+    await real(o.admin, 'campaign', 'get_campaign', [campaignId.Ok]);
+    await real(o.admin, 'campaign', 'list_campaigns', []);
+  }
 }
