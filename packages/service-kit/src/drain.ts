@@ -1,13 +1,14 @@
-// A close that answers every request that reaches a connection (decisions R14, R27).
+// A close that answers every request that reaches a connection (decisions R14, R27, R48).
 // - The listener stops first, at a quiet turn of the event loop (QUIET_TURN_MS): a connection made
 //   after that is refused, so its request was never sent.
 // - The connections already open are served on. From then on every answer says `Connection: close`,
 //   so Node ends its connection once it is written and the client's next connection is refused.
 // - The server itself closes a connection only once it has been quiet for idleMs (IDLE_CLOSE_MS): no
-//   answer in progress and not a byte read (a client's spare connection, on which nothing was ever
-//   sent, included), checked again after the event loop has read what had arrived by then. A request
-//   whose bytes have begun to arrive is never cut here: the caller's grace period bounds it (npm
-//   start's SHUTDOWN_GRACE_SECONDS).
+//   answer in progress and not a byte read since its last answer ended (or since it was opened: a
+//   client's spare connection, on which nothing was ever sent), counted from then even when that was
+//   before the close began, and checked again after the event loop has read what had arrived by then.
+//   A request whose bytes have begun to arrive is never cut here: the caller's grace period bounds it
+//   (npm start's SHUTDOWN_GRACE_SECONDS).
 // Node's server.close() and Fastify's close() destroy instead every connection idle at the instant
 // the close begins, and a keep-alive client may just have sent a request on one: under load 1 to 5
 // requests were reset at each SIGTERM (ECONNRESET; 502s behind a proxy), and a client could not tell
@@ -16,13 +17,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
- * How long a connection must be quiet, once the close has begun, before the server closes it
- * (decision R27): longer than an answer takes to reach a keep-alive client and its next request to
- * come back on the same connection (well under a millisecond on loopback or in a data centre, a few
- * hundred across the internet). The gateway keeps an idle connection to a service for half of it
- * (decision E19), so it never sends on one a closing service may be closing.
+ * How long a connection must have been quiet since its last answer before a closing server closes it
+ * (decisions R27, R48): longer than a keep-alive client takes to send its next request on the same
+ * connection, a round trip (well under a millisecond on loopback or in a data centre, a few hundred
+ * across the internet) plus the time its process may go without CPU: a client whose process was
+ * starved across the close for 2.4 s (one CPU busy elsewhere, load 12) read its last kept-alive answer
+ * and sent its next requests on a connection the server had closed at 1 s, and they were reset.
+ * The gateway keeps an idle connection to a service for half of it (decisions E19, E20), so it never
+ * sends on one a closing service may be closing.
  */
-export const IDLE_CLOSE_MS = 1000;
+export const IDLE_CLOSE_MS = 3000;
 
 /** What drainOnClose needs of a Fastify instance (this package does not depend on Fastify). */
 export interface DrainableApp {
@@ -72,11 +76,26 @@ export function drainOnClose(app: DrainableApp, options: DrainOptions = {}): voi
   let closing = false;
   let accepted = 0;
   const sockets = new Set<HttpSocket>();
+  /**
+   * A quiet connection (decision R48): since when (its opening or its last answer's end, before the
+   * close or during it), and how many bytes it had read then (more means a request has begun).
+   */
+  const quiet = new Map<HttpSocket, { since: number; bytes: number }>();
+  const settle = (socket: HttpSocket) => {
+    if (socket._httpMessage || socket.destroyed) quiet.delete(socket);
+    else quiet.set(socket, { since: performance.now(), bytes: socket.bytesRead });
+  };
   app.server.on('connection', (socket) => {
     accepted++;
     sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    quiet.set(socket, { since: performance.now(), bytes: 0 });
+    socket.once('close', () => {
+      sockets.delete(socket);
+      quiet.delete(socket);
+    });
   });
+  // Node's own 'finish' listener detaches the response first: then the socket is quiet, or answers the next one.
+  app.server.on('request', (req, res) => res.once('finish', () => settle(req.socket)));
 
   /** Runs `then` in a check phase after a quiet turn of the event loop (see QUIET_TURN_MS). */
   const atQuietTurn = (then: () => void) => {
@@ -107,18 +126,11 @@ export function drainOnClose(app: DrainableApp, options: DrainOptions = {}): voi
   /** From the close on: closes each connection once it has been quiet for idleMs. */
   function watchQuiet(): void {
     const server = app.server;
-    /** A quiet connection: since when, and how many bytes it had read then (more means a request has begun). */
-    const quiet = new Map<HttpSocket, { since: number; bytes: number }>();
-    const settle = (socket: HttpSocket) => {
-      if (socket._httpMessage || socket.destroyed) quiet.delete(socket);
-      else quiet.set(socket, { since: performance.now(), bytes: socket.bytesRead });
-    };
     for (const socket of sockets) {
-      settle(socket);
-      socket._httpMessage?.once('finish', () => settle(socket));
+      const q = quiet.get(socket);
+      // Bytes read since its last answer (a request begun before the close): quiet from now at most.
+      if (q === undefined || q.bytes !== socket.bytesRead) settle(socket);
     }
-    // Node's own 'finish' listener detaches the response first: then the socket is quiet, or answers the next one.
-    server.on('request', (req, res) => res.once('finish', () => settle(req.socket)));
     const isIdle = (socket: HttpSocket, now: number) => {
       const q = quiet.get(socket);
       return q !== undefined && !socket._httpMessage && socket.bytesRead === q.bytes && now - q.since >= idleMs;
@@ -133,7 +145,7 @@ export function drainOnClose(app: DrainableApp, options: DrainOptions = {}): voi
         if (due.length > 0) setImmediate(() => due.forEach((socket) => isIdle(socket, now) && socket.destroy()));
         if (sockets.size === 0) clearInterval(sweep);
       },
-      Math.max(1, Math.floor(idleMs / 10)),
+      Math.max(1, Math.min(100, Math.floor(idleMs / 10))),
     );
     sweep.unref();
     server.once('close', () => clearInterval(sweep));

@@ -1,7 +1,8 @@
-// Decisions R14 and R27 (drainOnClose): a close answers every request that reaches a connection. The
-// listener stops first; the connections already open are served on, each answer saying
+// Decisions R14, R27 and R48 (drainOnClose): a close answers every request that reaches a connection.
+// The listener stops first; the connections already open are served on, each answer saying
 // `Connection: close`; the server closes a connection itself only once it has been quiet for the
-// idle bound, so neither a client's spare connection nor one left idle after its answer holds the close.
+// idle bound since its last answer, so neither a client's spare connection nor one left idle after its
+// answer holds the close, and a client whose process was starved for a while after its answer is served.
 import assert from 'node:assert/strict';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
@@ -71,7 +72,7 @@ const request = (method: string, path: string) => `${method} ${path} HTTP/1.1\r\
 const closeOutcome = (close: Promise<unknown>) =>
   Promise.race([close.then(() => 'closed'), new Promise((r) => setTimeout(r, 10_000).unref()).then(() => 'held')]);
 
-describe('decisions R14, R27: the close drains requests, not connections', () => {
+describe('decisions R14, R27, R48: the close drains requests, not connections', () => {
   it('decision R14: a connection that never sent a request does not hold the close', async () => {
     const { a, port } = await app({ idleMs: 50 });
     const spare = await rawClient(port);
@@ -149,5 +150,43 @@ describe('decisions R14, R27: the close drains requests, not connections', () =>
     assert.match(answer, /\r\nconnection: close\r\n/i);
     await client.closed;
     assert.equal(await closeOutcome(closing), 'closed');
+  });
+
+  it('decision R48: a client that sends its next request on a kept-alive connection 2 s after its answer (its process starved across the close) is served; R27 closed the connection at 1 s', async () => {
+    // The platform's own bound (IDLE_CLOSE_MS), not a test's.
+    const { a, port, listenerClosed, counted } = await app();
+    const client = await rawClient(port);
+    const first = client.answer();
+    client.socket.write(request('GET', '/fast'));
+    assert.doesNotMatch(await first, /\r\nconnection: close\r\n/i, 'kept alive before the close');
+    const answeredAt = performance.now();
+    const closing = a.close();
+    await listenerClosed;
+    // The client's process gets no CPU: it neither reads nor writes until 2 s after the answer.
+    await new Promise((r) => setTimeout(r, 2000 - (performance.now() - answeredAt)));
+    assert.equal(client.socket.readableEnded, false, 'the server has not closed the connection');
+    const second = client.answer();
+    client.socket.write(request('POST', '/count'));
+    const answer = await second;
+    assert.match(answer, /^HTTP\/1\.1 200 /);
+    assert.match(answer, /\r\nconnection: close\r\n/i);
+    assert.equal(counted(), 1, 'the POST was applied');
+    await client.closed;
+    assert.deepEqual(client.errors, [], 'closed cleanly, not reset');
+    assert.equal(await closeOutcome(closing), 'closed');
+  });
+
+  it('decision R48: a connection already quiet for the idle bound when the close begins is closed at once, not after another bound', async () => {
+    const { a, port } = await app({ idleMs: 2000 });
+    const client = await rawClient(port);
+    const first = client.answer();
+    client.socket.write(request('GET', '/fast'));
+    await first;
+    await new Promise((r) => setTimeout(r, 2100));
+    const start = performance.now();
+    assert.equal(await closeOutcome(a.close()), 'closed');
+    const took = performance.now() - start;
+    assert.ok(took < 1000, `the close took ${Math.round(took)} ms (a second bound from the close would be 2000)`);
+    await client.closed;
   });
 });

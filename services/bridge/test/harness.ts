@@ -46,8 +46,8 @@ export const TEST_PASSWORD_COST = { memoryCost: 8, timeCost: 1 } as const;
 
 /**
  * Decision R27: the bridge and the notification service this harness opens close a quiet connection
- * as soon as the close has begun, instead of after IDLE_CLOSE_MS (1 s): the bridge's client keeps
- * its connections to the notification service alive, and each harness would wait that second out
+ * as soon as the close has begun, instead of after IDLE_CLOSE_MS (3 s, R48): the bridge's client keeps
+ * its connections to the notification service alive, and each harness would wait that bound out
  * when it closes (registration.test: 20.5 s → 24.8 s). A test of the close itself passes
  * `closeIdleMs: IDLE_CLOSE_MS`; the processes tests start use the real bound.
  */

@@ -458,7 +458,7 @@ describe('decision D48: the answers of one turn of the event loop are written to
     const answer = response((c!.write(request()), c!));
     assert.equal((await answer).status, 200);
     // Written before the listener stopped, the answer may keep the connection alive (R27): the server
-    // then closes it once it has been quiet for IDLE_CLOSE_MS (1 s), not after 72 s.
+    // then closes it once it has been quiet for IDLE_CLOSE_MS (3 s, R48), not after 72 s.
     const closed = await Promise.race([
       Promise.all([closing!, ended]).then(() => 'closed'),
       new Promise((ok) => setTimeout(() => ok('still open after 10 s'), 10_000)),

@@ -1,0 +1,126 @@
+// Decisions R27 and R48: a SIGTERM to `npm start` cuts no request of a keep-alive client whose process
+// got no CPU across it. The client (a process of its own, Node's fetch) is answered on the gateway,
+// the bridge and the notification service, with the connections kept alive; it then blocks, as a
+// process starved of CPU does between reading its answers and sending its next requests; npm is
+// signalled; 2 s after its answers the client sends its next requests on the connections it kept.
+// Under R27 the gateway had closed them once quiet for 1 s: the client read the close only after it
+// had written a request (a GET and a POST reset, UND_ERR_SOCKET "other side closed", as in issue 45's
+// run at load 12). Under R48 a connection is closed only once quiet for IDLE_CLOSE_MS (3 s) since its
+// last answer: each request is answered 2xx on its kept connection (or refused a new one, so never
+// sent), and each acknowledged send is made.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { IDLE_CLOSE_MS } from '@domdao/service-kit';
+import { seededDataDir } from '../../services/bridge/test/embedded-template.ts';
+import { DEV_NOTIFICATION_TOKEN } from '../dev-defaults.ts';
+import { endLeftovers, platformPorts, startNpm, unlessHung } from './npm-start.ts';
+
+/** How long the client gets no CPU after its answers: twice R27's old bound (1 s), under R48's. */
+const STALL_MS = 2000;
+
+interface Request {
+  method: 'GET' | 'POST';
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+type Outcome = { status: number; connection: string | null } | { error: string[] };
+
+/** `2xx` for a success, else the status or the error's codes. */
+const shown = (o: Outcome) => ('status' in o ? (o.status >= 200 && o.status < 300 ? '2xx' : String(o.status)) : o.error.join(' / '));
+
+const health = (base: string): Request => ({ method: 'GET', url: `${base}/health` });
+
+function send(url: string): Request {
+  const id = randomUUID();
+  return {
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${DEV_NOTIFICATION_TOKEN}`, 'x-request-id': id },
+    body: JSON.stringify({ type: 'welcome', to: 'ada@example.com', domain: 'domdao.example', data: { user_name: 'Ada' } }),
+  };
+}
+
+describe('decisions R27, R48: a SIGTERM to npm start cuts no request of a keep-alive client starved of CPU across it', () => {
+  let data = '';
+  before(async () => {
+    data = await seededDataDir('domdao-stalled-');
+  });
+  after(() => rmSync(data, { recursive: true, force: true }));
+
+  it(`a client blocked from its kept-alive answers until ${STALL_MS} ms later, across the SIGTERM, sends on the gateway, the bridge and the notification service: each request answered 2xx on its kept connection or refused a new one (never sent), none reset; each acknowledged send made`, async (t) => {
+    assert.ok(STALL_MS + 500 < IDLE_CLOSE_MS, `the stall (${STALL_MS} ms) and a loaded machine's delays fit under IDLE_CLOSE_MS (${IDLE_CLOSE_MS} ms)`);
+    const ports = await platformPorts();
+    // info: the notification service logs each stub send (email.stub_send) with its request id.
+    const s = startNpm(data, ports, { LOG_LEVEL: 'info' });
+    try {
+      await unlessHung(s.waitFor(/DOM DAO platform is up[\s\S]*try: curl/), 'start', s);
+      const gateway = `http://127.0.0.1:${ports.gateway}`;
+      // Each origin's requests go at once: one kept-alive connection each.
+      const batch = (): Request[] => [
+        health(gateway),
+        send(`${gateway}/notify/api/v1/send`),
+        health(`http://127.0.0.1:${ports.bridge}`),
+        send(`http://127.0.0.1:${ports.notification}/api/v1/send`),
+      ];
+      const requests = [batch(), batch()];
+      const client = spawn(process.execPath, [new URL('./fixtures/stalled-client.cjs', import.meta.url).pathname, JSON.stringify(requests)], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      let out = '';
+      client.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+      const line = (n: number) =>
+        unlessHung(
+          new Promise<string>((resolve) => {
+            const check = () => (out.split('\n').length > n ? resolve(out.split('\n')[n - 1]!) : setTimeout(check, 5));
+            check();
+          }),
+          `the client's line ${n}`,
+          s,
+        );
+      const firstOutcomes = JSON.parse(await line(1)) as Outcome[];
+      const signalledAt = performance.now();
+      assert.deepEqual(
+        firstOutcomes.map((o) => `${shown(o)} ${'status' in o ? o.connection : ''}`),
+        firstOutcomes.map(() => '2xx keep-alive'),
+        'answered before the signal, the connections kept alive',
+      );
+      process.kill(s.npm.pid!, 'SIGTERM');
+      await new Promise((r) => setTimeout(r, STALL_MS - (performance.now() - signalledAt)));
+      client.stdin.end('\n');
+      const { stalledMs, outcomes } = JSON.parse(await line(2)) as { stalledMs: number; outcomes: Outcome[] };
+      t.diagnostic(`blocked ${stalledMs} ms; then ${JSON.stringify(outcomes)}`);
+      const second = requests[1]!.map((r, i) => ({ request: `${r.method} ${r.url}`, origin: new URL(r.url).origin, outcome: shown(outcomes[i]!) }));
+      // Refused: a new connection (the kept one busy), never sent; the listener had closed.
+      assert.deepEqual(
+        second.filter((r) => r.outcome !== '2xx' && !r.outcome.includes('ECONNREFUSED')),
+        [],
+        'no request reset',
+      );
+      assert.deepEqual(
+        second.filter((r, i) => second.findIndex((o) => o.origin === r.origin) === i && r.outcome !== '2xx'),
+        [],
+        "each origin's first request, sent on the connection kept from before the stall, answered",
+      );
+      const exit = await unlessHung(s.exited, 'npm exiting', s);
+      assert.deepEqual(exit, { code: 0, signal: null }, `npm start exits 0:\n${s.output()}`);
+      const made = new Set<string>();
+      for (const l of s.output().split('\n')) if (l.includes('"email.stub_send"')) made.add((JSON.parse(l) as { request_id?: string }).request_id ?? '');
+      assert.deepEqual(
+        [firstOutcomes, outcomes].flatMap((batch, b) =>
+          batch.flatMap((o, i) => {
+            const id = requests[b]![i]!.headers?.['x-request-id'];
+            return id !== undefined && shown(o) === '2xx' && !made.has(id) ? [id] : [];
+          }),
+        ),
+        [],
+        'every acknowledged send was made (email.stub_send)',
+      );
+    } finally {
+      await endLeftovers(s.marker);
+    }
+  });
+});
