@@ -22,7 +22,7 @@ import type { GatewayConfig } from './config.ts';
 import { notifyEdgeCheck } from './notify/edge-check.ts';
 import { notifyError } from './notify/errors.ts';
 import { deferContinue } from './expect-continue.ts';
-import { BodyTooLarge, declaredTooLarge, forwardHeaders, logFailure, poolOptions, streamedBody, upstreamFailure } from './upstream.ts';
+import { BodyTooLarge, declaredTooLarge, dropHopByHop, forwardHeaders, logFailure, poolOptions, streamedBody, upstreamFailure } from './upstream.ts';
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -134,7 +134,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     disableRequestLogging: true,
     // Our parser below streams the body and enforces MAX_BODY_BYTES.
     proxyPayloads: false,
-    replyOptions: { rewriteRequestHeaders: onRequestHeaders(rewrite), onError: onUpstreamError(onError) },
+    replyOptions: { rewriteRequestHeaders: onRequestHeaders(rewrite), rewriteHeaders: dropHopByHop, onError: onUpstreamError(onError) },
   });
   const streamed = streamedBody(config.MAX_BODY_BYTES);
 

@@ -110,3 +110,13 @@ export function logFailure(reply: FastifyReply, upstream: string, error: { code?
     `${upstream} ${failure.reason}`,
   );
 }
+
+/**
+ * Decision E21 (RFC 9110 §7.6.1): a proxy does not relay the hop-by-hop headers of its upstream connection. The
+ * service's `Keep-Alive: timeout=72` describes the gateway's pooled connection to it, not the client's to the gateway
+ * (whose own hint Node writes, and which says `Connection: close` while the gateway closes, R27).
+ */
+export function dropHopByHop<H extends Record<string, unknown>>(headers: H): H {
+  const { 'keep-alive': _keepAlive, 'proxy-connection': _proxyConnection, ...rest } = headers;
+  return rest as H;
+}

@@ -121,6 +121,8 @@ async function recorder(): Promise<{
     req.on('end', () => {
       seen.push({ method: req.method!, url: req.url!, headers: req.headers, bytes });
       res.setHeader('content-type', 'application/json');
+      // What the services' Node servers write on a kept connection (their keepAliveTimeout is 72 s).
+      res.setHeader('keep-alive', 'timeout=72');
       res.end(JSON.stringify({ ok: true }));
     });
   });
@@ -151,6 +153,9 @@ describe('the gateway alone', () => {
       });
       assert.equal(r.statusCode, 200);
       assert.equal(r.headers['x-request-id'], id);
+      // Decision E21 (RFC 9110 §7.6.1): the service's hop-by-hop Keep-Alive hint is not relayed; the gateway's own
+      // connection to the client says its own (Node writes it), or `Connection: close` while closing (R27).
+      assert.equal(r.headers['keep-alive'], undefined);
       const seen = up.seen.at(-1)!;
       assert.equal(seen.url, '/api/v1/send?x=1');
       assert.equal(seen.bytes, 7);
