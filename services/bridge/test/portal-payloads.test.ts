@@ -211,7 +211,13 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
     const platform = h.opened.canisters.platform!;
     for (const m of [ada, bob, cy])
       for (const key of ['general', 'policy', 'amendment']) await platform.as(m.principal).governance.cast_vote(BigInt(ids[key]!), 'Yes');
-    h.advance(14 * DAY_MS);
+    // The 7-day votes close and execute first (in one 14-day jump their execution window would pass).
+    h.advance(4 * DAY_MS);
+    await eventually('the general decision carried out', async () => {
+      await platform.tick();
+      return (await proposal(ids.general!)).status === 'Executed';
+    });
+    h.advance(10 * DAY_MS);
     await eventually('the amendment carried out', async () => {
       await platform.tick();
       return (await proposal(ids.amendment!)).status === 'Executed';
