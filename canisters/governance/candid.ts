@@ -42,6 +42,11 @@ export function governanceTypes(I: Idl) {
     quorum_met: I.Bool,
     threshold_met: I.Bool,
   });
+  const GovernanceSettings = I.Record({
+    rules: I.Vec(I.Record({ category: ProposalCategory, quorum_bps: I.Nat16, threshold_bps: I.Nat16, voting_window: I.Nat64 })),
+    voting_delay: I.Nat64,
+    execution_window: I.Nat64,
+  });
   const Proposal = I.Record({
     id: I.Nat64,
     title: I.Text,
@@ -54,6 +59,8 @@ export function governanceTypes(I: Idl) {
     status: ProposalStatus,
     payload: I.Opt(ProposalPayload),
     tally: I.Opt(VoteTally),
+    // Decision G52: optional, so clients built before it still decode a proposal.
+    rules_before: I.Opt(GovernanceSettings),
   });
   const CreateProposalArgs = I.Record({
     title: I.Text,
@@ -134,11 +141,6 @@ export function governanceTypes(I: Idl) {
     ConfigChanged: I.Record({ proposal_id: I.Nat64 }),
   });
   const AdminEvent = I.Record({ id: I.Nat64, at: I.Nat64, kind: AdminEventKind });
-  const GovernanceSettings = I.Record({
-    rules: I.Vec(I.Record({ category: ProposalCategory, quorum_bps: I.Nat16, threshold_bps: I.Nat16, voting_window: I.Nat64 })),
-    voting_delay: I.Nat64,
-    execution_window: I.Nat64,
-  });
   const InitArgs = I.Record({
     membership_canister: I.Principal,
     treasury_canister: I.Principal,

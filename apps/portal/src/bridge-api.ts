@@ -6301,6 +6301,20 @@ export interface operations {
                                 quorum_met: boolean;
                                 threshold_met: boolean;
                             } | null;
+                            /** @description an executed amendment (a ConstitutionalAmendment payload): the rules in force just before it applied, as GET /api/governance/settings answers them; null otherwise (decision G52) */
+                            rules_before: {
+                                /** @description a decimal nat64 */
+                                execution_window: string;
+                                /** @description a decimal nat64 */
+                                voting_delay: string;
+                                rules: {
+                                    category: "General" | "TreasuryPayout" | "SetDomPrice" | "MembershipPolicy" | "ConstitutionalAmendment" | "EmergencyAction";
+                                    quorum_bps: number;
+                                    threshold_bps: number;
+                                    /** @description a decimal nat64 */
+                                    voting_window: string;
+                                }[];
+                            } | null;
                             /** @description what the payload is read with in words (decision F43, @domdao/proposal-text) */
                             payload_context: {
                                 /** @description display names of the principals the payload names (recipient, admins, revocations) */
@@ -7047,6 +7061,20 @@ export interface operations {
                             total_eligible: string;
                             quorum_met: boolean;
                             threshold_met: boolean;
+                        } | null;
+                        /** @description an executed amendment (a ConstitutionalAmendment payload): the rules in force just before it applied, as GET /api/governance/settings answers them; null otherwise (decision G52) */
+                        rules_before: {
+                            /** @description a decimal nat64 */
+                            execution_window: string;
+                            /** @description a decimal nat64 */
+                            voting_delay: string;
+                            rules: {
+                                category: "General" | "TreasuryPayout" | "SetDomPrice" | "MembershipPolicy" | "ConstitutionalAmendment" | "EmergencyAction";
+                                quorum_bps: number;
+                                threshold_bps: number;
+                                /** @description a decimal nat64 */
+                                voting_window: string;
+                            }[];
                         } | null;
                         /** @description what the payload is read with in words (decision F43, @domdao/proposal-text) */
                         payload_context: {

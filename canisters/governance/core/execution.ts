@@ -2,9 +2,10 @@
 // payload's action (actions/<payload>.ts) calls other canisters, then governance records the outcome.
 import { Err, Ok, type Result } from '@domdao/canister-kit';
 import { actionOf } from './actions/index.ts';
+import { CATEGORIES } from './rules/categories.ts';
 import type { PriceEntry } from './rules/price.ts';
 import type { GovernanceState } from './state.ts';
-import type { GovernanceDeps, GovernanceError, GovernanceStores, UpdateDomPriceArgs } from './types.ts';
+import type { GovernanceConfig, GovernanceDeps, GovernanceError, GovernanceStores, SettingsSnapshot, UpdateDomPriceArgs } from './types.ts';
 
 export function proposalExecution(stores: GovernanceStores, deps: GovernanceDeps, state: GovernanceState) {
   const { config, emit, transition } = state;
@@ -54,17 +55,20 @@ export function proposalExecution(stores: GovernanceStores, deps: GovernanceDeps
       return Err({ ExecutionFailed: failure });
     }
     let priced = false;
+    let rulesBefore: SettingsSnapshot | undefined;
     act?.action.apply?.(id, act.content, now, {
       setPrice: (args) => {
         applyPrice(args, now);
         priced = true;
       },
       updateConfig: (change) => {
+        // Decision G52: the rules this change replaces, kept with the proposal so its result reads before → after.
+        rulesBefore ??= settingsSnapshot(config());
         stores.config.set('config', change(config()));
         emit(now, { ConfigChanged: { proposal_id: id } });
       },
     });
-    transition(p, 'Executed', now);
+    transition(rulesBefore ? { ...p, rules_before: rulesBefore } : p, 'Executed', now);
     if (priced) await tellCampaigns();
     return Ok(null);
   };
@@ -84,6 +88,23 @@ export function proposalExecution(stores: GovernanceStores, deps: GovernanceDeps
   };
 
   return { applyPrice, execute };
+}
+
+/**
+ * Decision G52: the stored rules (what an amendment changes), not get_settings' development-host
+ * windows (decision G45), so before and after are in the same terms as the amendment's payload.
+ */
+export function settingsSnapshot(c: GovernanceConfig): SettingsSnapshot {
+  return {
+    rules: CATEGORIES.map((category) => ({
+      category,
+      quorum_bps: c.rules[category].quorumBps,
+      threshold_bps: c.rules[category].thresholdBps,
+      voting_window: c.rules[category].votingWindowNs,
+    })),
+    voting_delay: c.voting_delay,
+    execution_window: c.execution_window,
+  };
 }
 
 export type ProposalExecution = ReturnType<typeof proposalExecution>;

@@ -116,6 +116,7 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
       status,
       ...(p.payload !== undefined && { payload: p.payload }),
       ...(status !== 'Created' && { tally: tallyOf(p) }),
+      ...(p.rules_before !== undefined && { rules_before: p.rules_before }),
     };
   };
 

@@ -73,6 +73,15 @@ export interface Proposal {
   status: ProposalStatus;
   payload?: ProposalPayload;
   tally?: VoteTally;
+  /** Decision G52: an executed amendment's rules as they were just before it applied (get_settings' shape). */
+  rules_before?: SettingsSnapshot;
+}
+
+/** The rules in force at one instant, as get_settings answers them (decision G52). */
+export interface SettingsSnapshot {
+  rules: Array<{ category: ProposalCategory; quorum_bps: number; threshold_bps: number; voting_window: bigint }>;
+  voting_delay: bigint;
+  execution_window: bigint;
 }
 
 export interface ListProposalsArgs {
@@ -267,6 +276,8 @@ export interface ProposalRecord {
   delegation_counted_to?: string;
   /** Votes counted through delegates (decision G32); absent: none. */
   delegated_votes?: bigint;
+  /** Decision G52: an amendment's rules just before its execution applied them; absent on other proposals and older records. */
+  rules_before?: SettingsSnapshot;
 }
 
 export interface Receipt {

@@ -24,6 +24,8 @@ export interface PayloadContext {
   oracle_price_usd?: number | null;
   /** The rules in force now: an amendment's "before" while it has not executed (decision F44). */
   rules_now?: RulesNow | null;
+  /** An executed amendment's rules just before it applied (the proposal's `rules_before`, decision G52): its "before". */
+  rules_before?: RulesNow | null;
   /** The proposal's status: an executed proposal is told in the past tense. */
   status?: string;
   /** What the treasury paid for this proposal, e8s, once paid (the treasury's record). */
@@ -52,7 +54,9 @@ export const CATEGORY_LABEL: Record<Category, string> = {
 };
 
 type Obj = Record<string, unknown>;
-const label = (c: string) => CATEGORY_LABEL[c as Category] ?? c;
+/** A category as a person reads it (decision F56): the label, or the text itself when it is no category. */
+export const categoryLabel = (c: string): string => CATEGORY_LABEL[c as Category] ?? c;
+const label = categoryLabel;
 
 function nameOf(ctx: PayloadContext, principal: string): string {
   const n = ctx.names !== undefined && Object.hasOwn(ctx.names, principal) ? ctx.names[principal] : undefined;
@@ -154,9 +158,10 @@ function policy(m: { add_admins: string[]; remove_admins: string[]; revoke: stri
 type RuleChange = { category: string; quorum_bps?: number | null; threshold_bps?: number | null; voting_window?: Whole | null };
 
 function amendment(a: { category_rules: RuleChange[]; voting_delay?: Whole | null; execution_window?: Whole | null }, ctx: PayloadContext): PayloadText {
-  // Decision F44: "before" is the rule in force now while the amendment waits; once executed the
-  // canister keeps no earlier value, so the result says what it set.
-  const before = ctx.status === 'Executed' ? null : (ctx.rules_now ?? null);
+  // Decision F44: "before" is the rule in force now while the amendment waits; decision G52: once
+  // executed, the rules the canister recorded just before it applied them (an older record has none,
+  // and the result then says what it set).
+  const before = ctx.status === 'Executed' ? (ctx.rules_before ?? null) : (ctx.rules_now ?? null);
   const arrow = (from: string | undefined, to: string) => (from === undefined ? `set to ${to}` : from === to ? `${to} (unchanged)` : `${from} → ${to}`);
   const lines: PayloadLine[] = [];
   for (const r of a.category_rules) {

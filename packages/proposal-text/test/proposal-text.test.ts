@@ -82,6 +82,18 @@ describe('proposal-text: every payload, readable (decisions F43–F46)', () => {
     assert.match(text(describePayload('ConstitutionalAmendment', payload, { rules_now, status: 'Executed' })), /quorum: set to 25 %/);
   });
 
+  it('decision G52: an executed amendment reads before → after from the rules the canister recorded, not the rules now', () => {
+    const payload = { ConstitutionalAmendment: { category_rules: [{ category: 'TreasuryPayout', quorum_bps: 2500 }], voting_delay: String(DAY / 12n) } };
+    // The rules now already hold the change (and a later one): the "before" must not come from them.
+    const later: RulesNow = { ...rules_now, rules: rules_now.rules.map((r) => (r.category === 'TreasuryPayout' ? { ...r, quorum_bps: 3000 } : r)) };
+    const t = describePayload('ConstitutionalAmendment', payload, { rules_now: later, rules_before: rules_now, status: 'Executed' });
+    assert.match(text(t), /Treasury payout: quorum: 20 % → 25 %/);
+    assert.match(text(t), /Review time before voting: 1 hour → 2 hours/);
+    assert.equal(t.summary, 'Changed the rules: Treasury payout quorum 20 % → 25 % and Review time before voting 1 hour → 2 hours');
+    const emergency = describePayload('EmergencyAction', payload, { rules_now: later, rules_before: rules_now, status: 'Executed' });
+    assert.match(emergency.summary, /^Emergency: changed the rules: Treasury payout quorum 20 % → 25 %/);
+  });
+
   it('decision F46: an emergency action in plain words, with or without a payload; General says nothing runs by itself', () => {
     const bare = describePayload('EmergencyAction', null, { rules_now });
     assert.equal(bare.summary, 'An emergency decision on the fast track; nothing is executed automatically');

@@ -230,4 +230,28 @@ describe('issue 48 item 5: activity and emails that read finished (decisions N27
       ],
     );
   });
+
+  it('migration 073 (decision N31): stored "A TreasuryPayout proposal was submitted" items name the category as members read it; other texts unchanged', async () => {
+    const m = await import('../src/core/db/migrations/073-activity-category-labels.ts');
+    const db = h.opened.db as unknown as Kysely<unknown>;
+    await sql`insert into activity_items (source_key, audience, user_id, category, title, body, deep_link, created_at) values
+      ('cat:1', 'all', null, 'Proposal', 'New proposal: Tools', 'Pays Bob 5 DOM from the treasury. A TreasuryPayout proposal was submitted; voting opens after the review delay.', null, now()),
+      ('cat:2', 'all', null, 'Proposal', 'New proposal: Hall', 'A ConstitutionalAmendment proposal was submitted; voting opens after the review delay.', null, now()),
+      ('cat:3', 'all', null, 'Test', 'Unrelated', 'TreasuryPayout stays in a text that is not this sentence.', null, now())`.execute(db);
+    await m.up(db);
+    const rows = await h.opened.db
+      .selectFrom('activity_items')
+      .select(['source_key', 'body'])
+      .where('source_key', 'like', 'cat:%')
+      .orderBy('source_key')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => [r.source_key, r.body]),
+      [
+        ['cat:1', 'Pays Bob 5 DOM from the treasury. A proposal was submitted (Treasury payout); voting opens after the review delay.'],
+        ['cat:2', 'A proposal was submitted (Constitutional amendment); voting opens after the review delay.'],
+        ['cat:3', 'TreasuryPayout stays in a text that is not this sentence.'],
+      ],
+    );
+  });
 });

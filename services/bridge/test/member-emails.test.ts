@@ -203,7 +203,8 @@ describe('member emails (decisions N13–N18)', () => {
     assert.equal(reminders('voter@example.org').length, 1);
     for (const who of ['quiet@example.org', 'busy@example.org', 'registered-only@example.org']) assert.equal(reminders(who).length, 0, who);
     const mail = reminders('voter@example.org')[0]!;
-    assert.match(mail.subject, /starts tomorrow$/);
+    // Decision N32: the subject from window_label (spec 3), true for any time left in the window (N28).
+    assert.match(mail.subject, /^Reminder: Vote deadline: Repaint the hall starts within 24 hours$/);
     assert.match(
       mail.text,
       new RegExp(`https://domdao\\.example/proposals/${created.Ok}\\b`),
@@ -224,7 +225,7 @@ describe('member emails (decisions N13–N18)', () => {
     await h.app.jobs.runNow('member-emails:vote-reminders');
     const both = reminders('voter@example.org');
     assert.equal(both.length, 2);
-    assert.match(both[1]!.subject, /starts in 1 hour$/);
+    assert.match(both[1]!.subject, /^Reminder: Vote deadline: Repaint the hall starts within the hour$/);
     // The closing call is also in the Active members' feed.
     const feed = (await h.request({ method: 'GET', url: '/api/me/activity', jar: (await h.login('voter@example.org')).jar })).json().items as Array<{
       title: string;

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { SHOTS } from './browser-watch.ts';
 import { ADMIN_EMAIL, eventually, type Jar } from './harness.ts';
-import { base, expected, h, HOUR_MS, member, page, PASSWORD, problems, shoot, signIn, usePortal } from './portal-kit.ts';
+import { base, expected, h, HOUR_MS, member, page, PASSWORD, problems, secondBrowser, shoot, signIn, usePortal } from './portal-kit.ts';
 
 usePortal();
 
@@ -57,7 +57,10 @@ describe('issue 48 items 6 and 7: what members see, in Chromium (decisions F50â€
     assert.equal(await page.locator('[data-testid=active-until]').count(), 0, 'no end date while Registered');
     await page.click('button:has-text("simulated checkout")');
     const paid = async () => {
-      await page.waitForSelector(`[data-testid=active-until]:has-text("Active until 31 December ${year} (end of the day, UTC).")`);
+      // Decision F57: the end in the reader's zone (this browser's: UTC) and how far off it is.
+      await page.waitForSelector(`[data-testid=active-until]:has-text("31 Dec ${year}, 23:59")`);
+      const until = await page.locator('[data-testid=active-until]').innerText();
+      assert.match(until, new RegExp(`^Active until \\w{3}, 31 Dec ${year}, 23:59 UTC \\((in \\d+ \\w+|next month|tomorrow)\\)\\.$`), until);
       await page.waitForSelector('[data-testid=payment]:has-text("Payment of 25.00 USD received on")');
       await page.waitForSelector('[data-testid=payment]:has-text("Thank you: it paid your membership.")');
     };
@@ -67,6 +70,26 @@ describe('issue 48 items 6 and 7: what members see, in Chromium (decisions F50â€
     await paid();
     assert.equal(await page.locator('section[aria-labelledby=upgrade-h]').count(), 0, 'nothing left to pay');
     await shoot('me-paid-reloaded');
+  });
+
+  it("decision F57: the Sessions card and the membership end in the reader's own zone (Tokyo here), relative as elsewhere", async () => {
+    const tokyo = await secondBrowser({ timezoneId: 'Asia/Tokyo' });
+    await tokyo.clock.setFixedTime(h.now());
+    await signIn('pat-pays@example.org', '/me', tokyo);
+    const until = tokyo.locator('[data-testid=active-until]');
+    await until.waitFor();
+    assert.match(await until.innerText(), new RegExp(`^Active until \\w{3}, 1 Jan ${year + 1}, 08:59 GMT\\+9 \\(`));
+    const session = tokyo.locator('section[aria-labelledby=sessions-h] li').first();
+    await session.waitFor();
+    const text = await session.innerText();
+    assert.match(
+      text,
+      /^Signed in (now|.+ ago|in \d+ seconds?) \(\w{3}, \d+ \w{3} \d{4}, \d\d:\d\d GMT\+9\), last active .+ \(.+GMT\+9\), ends (in .+|tomorrow) \(.+GMT\+9\)$/,
+      text,
+    );
+    assert.doesNotMatch(text, /UTC/);
+    await tokyo.context().close();
+    assert.deepEqual(problems, []);
   });
 
   it('decision B107: "Get test DOM" gives five times a day; the sixth says when to come back and the button waits', async () => {

@@ -1,7 +1,8 @@
 // test-lane: browser (decision R17: one Chromium file at a time)
 // Issue 48 item 1 in Chromium at 1280 and 375 px: every payload in words (decisions F43–F46), on the
 // proposal page before the vote and on its result, in the /govern rows, and the same sentence in the
-// activity feed and the vote reminder (decision N26). portal-kit.ts checks axe-core, console errors,
+// activity feed and the vote reminder (decision N26); an executed amendment's before → after (G52) and
+// categories by their names (F56, N31). portal-kit.ts checks axe-core, console errors,
 // CSP violations and failed requests on every page; each page's shot is checked at both widths.
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
@@ -199,5 +200,68 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
     const mail = h.emails().find((m) => m.to.includes(ada.email) && /Vote deadline: Garden tools for Bob/.test(m.subject));
     assert.ok(mail, JSON.stringify(h.emails().map((m) => m.subject)));
     assert.match(mail.text, /Pays Bob Builder 50\.00 USD \(about 200 DOM\) from the treasury\./);
+    // Decision N32: the subject says what spec 3's window_label says, not "tomorrow".
+    assert.match(mail.subject, /starts within 24 hours$/);
+    // Decision N31: the feed names the category as members read it.
+    assert.match(created.body!, /A proposal was submitted \(Treasury payout\); voting opens after the review delay\.$/);
+    assert.doesNotMatch(JSON.stringify(items), /TreasuryPayout|MembershipPolicy|ConstitutionalAmendment|SetDomPrice|EmergencyAction/);
+  });
+
+  it('decisions G52, F56: an executed amendment reads before → after on its result, its row and its activity item; categories by their names', async () => {
+    const platform = h.opened.canisters.platform!;
+    for (const m of [ada, bob, cy])
+      for (const key of ['general', 'policy', 'amendment']) await platform.as(m.principal).governance.cast_vote(BigInt(ids[key]!), 'Yes');
+    // The 7-day votes close and execute first (in one 14-day jump their execution window would pass).
+    h.advance(4 * DAY_MS);
+    await eventually('the general decision carried out', async () => {
+      await platform.tick();
+      return (await proposal(ids.general!)).status === 'Executed';
+    });
+    h.advance(10 * DAY_MS);
+    await eventually('the amendment carried out', async () => {
+      await platform.tick();
+      return (await proposal(ids.amendment!)).status === 'Executed';
+    });
+    await h.app.events.drain();
+    const done = (await h.request({ method: 'GET', url: `/api/governance/proposals/${ids.amendment}` })).json() as {
+      rules_before: { rules: { category: string; quorum_bps: number; voting_window: string }[]; voting_delay: string } | null;
+    };
+    assert.deepEqual(
+      done.rules_before?.rules.find((r) => r.category === 'TreasuryPayout'),
+      { category: 'TreasuryPayout', quorum_bps: 2000, threshold_bps: 6000, voting_window: String(5n * 86_400n * 1_000_000_000n) },
+      'decision G52: the rules just before it applied',
+    );
+    await page.clock.setFixedTime(h.now());
+    await relogin(ada);
+    await signIn('ada@example.org', `/proposals/${ids.amendment}`);
+    const amendment = await card(ids.amendment!, 'What it did');
+    assert.match(amendment, /Changed the rules: Treasury payout quorum 20 % → 25 %, Treasury payout voting period 5 days → 3 days and 1 more\./);
+    assert.match(amendment, /Treasury payout: quorum\s+20 % → 25 %/);
+    assert.match(amendment, /Review time before voting\s+1 hour → 2 hours/);
+    assert.doesNotMatch(amendment, /set to/);
+    // Decision F56: the header names the category as people read it.
+    await page.locator('main', { hasText: 'Constitutional amendment · proposed by' }).waitFor();
+    await shoot('payload-amendment-result');
+    for (const key of ['general', 'policy', 'emergency'] as const) {
+      await page.goto(`${base}/proposals/${ids[key]}`);
+      await page.locator('[data-testid=payload]').waitFor();
+      await shoot(`payload-${key === 'policy' ? 'membership' : key}-result`);
+    }
+    await page.goto(`${base}/govern`);
+    const row = page.locator('li.item', { has: page.locator(`a[href="/proposals/${ids.amendment}"]`) });
+    assert.equal(
+      await row.locator('[data-testid=payload-summary]').innerText(),
+      'Changed the rules: Treasury payout quorum 20 % → 25 %, Treasury payout voting period 5 days → 3 days and 1 more',
+    );
+    assert.match(await row.innerText(), /· Constitutional amendment · by/);
+    const options = await page.getByLabel('Category').locator('option').allInnerTexts();
+    assert.deepEqual(options, ['Any', 'General', 'Treasury payout', 'DOM price', 'Membership policy', 'Constitutional amendment', 'Emergency action']);
+    await shoot('payload-govern-rows-result');
+    const items = (await h.request({ method: 'GET', url: '/api/me/activity?limit=100', jar: ada.jar })).json() as {
+      items: { title: string; body: string | null }[];
+    };
+    const carried = items.items.find((i) => i.title === 'Carried out: Quicker payouts');
+    assert.match(carried?.body ?? '', /^Changed the rules: Treasury payout quorum 20 % → 25 %, Treasury payout voting period 5 days → 3 days and 1 more\. /);
+    assert.deepEqual(problems, []);
   });
 });

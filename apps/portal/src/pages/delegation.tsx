@@ -4,6 +4,7 @@
 // back what is delegated; see how your delegates voted for you on the latest proposals in one request
 // (decision F53), with the way to vote yourself while voting is open; and, as a delegate, how many
 // delegations you vote for and who, where they allowed it, and your own statement.
+import { categoryLabel } from '@domdao/proposal-text';
 import { useState } from 'preact/hooks';
 import { PROPOSAL_CATEGORIES } from '@domdao/canister-kit/rules';
 import { api, ApiError, handler, useApi, when, type Answer } from '../api.ts';
@@ -220,7 +221,7 @@ export function DelegationPage() {
           <ul class="plain">
             {mine.data.delegations.map((d) => (
               <li key={d.category ?? 'All'} data-testid="delegation">
-                {d.category ?? 'All categories'}:{' '}
+                {d.category ? categoryLabel(d.category) : 'All categories'}:{' '}
                 <strong title={d.delegate}>
                   <bdi>{d.delegate_name ?? 'a member without a name'}</bdi>
                 </strong>{' '}
@@ -228,7 +229,7 @@ export function DelegationPage() {
                 <button
                   type="button"
                   class="secondary small"
-                  aria-label={`Take back the delegation for ${d.category ?? 'all categories'}`}
+                  aria-label={`Take back the delegation for ${d.category ? categoryLabel(d.category) : 'all categories'}`}
                   onClick={run(
                     () => api(`/api/governance/delegation${d.category ? `?category=${d.category}` : ''}`, { method: 'DELETE' }),
                     'Delegation taken back.',
@@ -261,7 +262,7 @@ export function DelegationPage() {
                     method: 'PUT',
                     body: { delegate: delegate.principal, show_name: showName, ...(category && { category }) },
                   }),
-                `You delegate to ${delegate.display_name}${category ? ` for ${category}` : ''}.`,
+                `You delegate to ${delegate.display_name}${category ? ` for ${categoryLabel(category)}` : ''}.`,
               )(e);
             }}
           >
@@ -289,7 +290,7 @@ export function DelegationPage() {
               <option value="">All categories</option>
               {CATEGORIES.map((c) => (
                 <option key={c} value={c}>
-                  {c} only
+                  {categoryLabel(c)} only
                 </option>
               ))}
             </select>
@@ -333,7 +334,7 @@ export function DelegationPage() {
                 ) : (
                   <span class="muted">a member who keeps their name private</span>
                 )}{' '}
-                · {i.category ?? 'all categories'}
+                · {i.category ? categoryLabel(i.category) : 'all categories'}
               </li>
             ))}
           </ul>

@@ -1,3 +1,4 @@
+import { categoryLabel } from '@domdao/proposal-text';
 import { useState } from 'preact/hooks';
 import { api, ApiError, useApi, useLive, when, handler, type Answer } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
@@ -84,7 +85,7 @@ export function GovernPage() {
           <select value={category} onChange={(e) => setCategory(e.currentTarget.value)}>
             {CATEGORY_FILTER.map((s) => (
               <option key={s} value={s}>
-                {s || 'Any'}
+                {s ? categoryLabel(s) : 'Any'}
               </option>
             ))}
           </select>
@@ -111,7 +112,7 @@ export function GovernPage() {
               {phase(p, now)}
             </span>
             <span class="muted">
-              #{p.id} · {p.category} · by <bdi>{p.proposed_by_name ?? 'the platform'}</bdi>
+              #{p.id} · {categoryLabel(p.category)} · by <bdi>{p.proposed_by_name ?? 'the platform'}</bdi>
             </span>
             <PayloadLine p={p} rules={settings.data} />
             {p.status !== 'Created' ? <Tally p={p} quorumBps={settings.data?.rules.find((r) => r.category === p.category)?.quorum_bps} compact /> : null}

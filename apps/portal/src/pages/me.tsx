@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, dom, useApi, when, handler, type Answer, type Loaded } from '../api.ts';
 import { useSession } from '../session.tsx';
+import { localTime, relativeTime, useNow, When } from '../time.tsx';
 import { ActivityCard } from './activity.tsx';
 import { DisplayNameCard, WalletCard } from './profile.tsx';
 
@@ -49,14 +50,19 @@ const PAID: Record<NonNullable<Membership['payment']>['state'], string> = {
 function MembershipCard({ m, status, email }: { m: Loaded<Membership>; status: string | undefined; email: string }) {
   const d = m.data;
   const now = d?.status ?? status;
+  const clock = useNow();
   return (
     <section class="card" aria-labelledby="membership-h">
       <h2 id="membership-h">Membership</h2>
       <p class="big">{now ?? 'None yet'}</p>
       {d?.active_until && (now === 'Active' || now === 'Expired') ? (
         <p data-testid="active-until">
-          {now === 'Active' ? 'Active until ' : 'Ended on '}
-          <strong>{day(d.active_until)}</strong> (end of the day, UTC).
+          {/* Decision F57: in the reader's zone, with how far off it is, as every other time in the app. */}
+          {now === 'Active' ? 'Active until ' : 'Ended '}
+          <strong>
+            <time dateTime={d.active_until}>{localTime(Date.parse(d.active_until))}</time>
+          </strong>{' '}
+          ({relativeTime(Date.parse(d.active_until), clock)}).
         </p>
       ) : null}
       <p>{STATUS_HELP[now ?? ''] ?? 'Your membership appears once your email address is confirmed.'}</p>
@@ -120,6 +126,7 @@ function BecomeActive({ onPaid }: { onPaid(): void }) {
 
 function Sessions() {
   const list = useApi<Answer<'listMySessions'>>('/api/me/sessions');
+  const now = useNow();
   return (
     <section class="card" aria-labelledby="sessions-h">
       <h2 id="sessions-h">Sessions</h2>
@@ -127,7 +134,8 @@ function Sessions() {
         <ul>
           {list.data.sessions.map((x, i) => (
             <li key={i}>
-              Signed in {when(x.created_at)}, last active {when(x.last_seen_at)}, ends {when(x.expires_at)}
+              {/* Decision F57: relative and in the reader's zone, not raw UTC. */}
+              Signed in <When iso={x.created_at} now={now} />, last active <When iso={x.last_seen_at} now={now} />, ends <When iso={x.expires_at} now={now} />
             </li>
           ))}
         </ul>

@@ -1,6 +1,7 @@
 // Forms for the payloads that used to be raw JSON (decision F27): members are chosen by searching their
 // display names (GET /api/members), never typed as principals; the constitution's numbers are entered in
 // the units people use (percent, hours, days) and sent in the API's (basis points, seconds).
+import { categoryLabel } from '@domdao/proposal-text';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type Answer } from '../api.ts';
 
@@ -173,7 +174,7 @@ export function AmendmentForm({ value, onChange, categories }: { value: Amendmen
         <select value={value.category} onChange={(e) => onChange({ ...value, category: e.currentTarget.value })}>
           {categories.map((c) => (
             <option key={c} value={c}>
-              {c}
+              {categoryLabel(c)}
             </option>
           ))}
         </select>

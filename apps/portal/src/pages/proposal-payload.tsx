@@ -7,7 +7,7 @@ import { Fragment } from 'preact';
 import { useApi, type Answer } from '../api.ts';
 import type { Proposal } from './govern.tsx';
 
-type Readable = Pick<Proposal, 'category' | 'payload' | 'payload_context' | 'status'>;
+type Readable = Pick<Proposal, 'category' | 'payload' | 'payload_context' | 'status' | 'rules_before'>;
 
 function text(p: Readable, rules: RulesNow | undefined, oracle?: number | null) {
   return describePayload(p.category, p.payload, {
@@ -15,6 +15,7 @@ function text(p: Readable, rules: RulesNow | undefined, oracle?: number | null) 
     ratified_price_usd: p.payload_context.ratified_price_usd,
     paid_e8s: p.payload_context.paid_e8s,
     rules_now: rules ?? null,
+    rules_before: p.rules_before,
     status: p.status,
     ...(oracle !== undefined && { oracle_price_usd: oracle }),
   });

@@ -1,6 +1,7 @@
 // A proposal: its Markdown body rendered and sanitised (a body is untrusted input), the AI summary,
 // the tally against quorum and threshold with the time left, my vote, and voting for Active members
 // (spec 2 rule 5: Registered members see governance read-only).
+import { categoryLabel } from '@domdao/proposal-text';
 import DOMPurify from 'dompurify';
 import { marked } from 'marked';
 import { useState } from 'preact/hooks';
@@ -73,7 +74,7 @@ export function ProposalPage({ id }: { id: string }) {
       </div>
       <p class="when">{phase(pr, now)}</p>
       <p class="muted">
-        {pr.category} · proposed by <bdi title={pr.proposed_by}>{pr.proposed_by_name ?? 'the platform'}</bdi> · voting {when(pr.voting_opens)} –{' '}
+        {categoryLabel(pr.category)} · proposed by <bdi title={pr.proposed_by}>{pr.proposed_by_name ?? 'the platform'}</bdi> · voting {when(pr.voting_opens)} –{' '}
         {when(pr.voting_closes)}
       </p>
       {/* The proposal first, as Snapshot and Tally show it: read it, then vote (decision F39). */}

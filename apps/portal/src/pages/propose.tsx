@@ -1,5 +1,6 @@
 // A proposal form per category (spec 1 payloads as the bridge takes them), with the AI drafting
 // helper when the bridge has an inference server (a draft is a starting point the member edits).
+import { categoryLabel } from '@domdao/proposal-text';
 import { useState } from 'preact/hooks';
 import { PROPOSAL_CATEGORIES } from '@domdao/canister-kit/rules';
 import { api, ApiError, toE8s, useApi, handler, type Answer } from '../api.ts';
@@ -77,7 +78,7 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
       <select id="p-category" value={category} onChange={(e) => setCategory(e.currentTarget.value as (typeof CATEGORIES)[number])}>
         {CATEGORIES.map((c) => (
           <option key={c} value={c}>
-            {c}
+            {categoryLabel(c)}
           </option>
         ))}
       </select>

@@ -77,6 +77,14 @@ export async function membershipAndGovernanceJourney(host: JourneyHost): Promise
     }),
   );
   assert.equal((await bridge().governance.get_proposal(id))?.status, 'Created');
+  const amend = ok(
+    await bridge().governance.create_proposal({
+      title: 'Higher general quorum',
+      body: 'Quorum 25 %, two hours to read',
+      category: 'ConstitutionalAmendment',
+      payload: { ConstitutionalAmendment: { category_rules: [{ category: 'General', quorum_bps: 2500 }], voting_delay: 2n * HOUR } },
+    }),
+  );
   host.advance(HOUR);
   await host.tick();
   assert.equal((await bridge().governance.get_proposal(id))?.status, 'Open', 'the governance timer opened the vote');
@@ -84,6 +92,8 @@ export async function membershipAndGovernanceJourney(host: JourneyHost): Promise
   ok(await host.as(members[1]!).governance.cast_vote(id, 'Yes'));
   const again = await host.as(members[1]!).governance.cast_vote(id, 'No');
   assert.ok('Err' in again, 'a second vote is refused');
+  // Decision G52: an amendment, voted before the restart and executed after it.
+  for (const m of members) ok(await host.as(m).governance.cast_vote(amend, 'Yes'));
 
   await host.restart();
 
@@ -102,6 +112,30 @@ export async function membershipAndGovernanceJourney(host: JourneyHost): Promise
   host.advance(3n * DAY);
   await host.tick();
   assert.equal((await bridge().governance.get_proposal(id))?.status, 'Executed', 'tallied, approved and executed by the timer re-armed after the restart');
+  assert.equal((await bridge().governance.get_proposal(id))?.rules_before, undefined, 'decision G52: only an amendment keeps the rules it replaced');
+  host.advance(11n * DAY); // the amendment's 14-day window
+  await host.tick();
+  if ((await bridge().governance.get_proposal(amend))?.status !== 'Executed') await host.tick();
+  const amended = (await bridge().governance.get_proposal(amend))!;
+  assert.equal(amended.status, 'Executed');
+  // Decision G52: the stored rules just before it applied, on the proposal after a restart (upgrade on the wasm).
+  assert.deepEqual(
+    amended.rules_before?.rules.find((r) => r.category === 'General'),
+    {
+      category: 'General',
+      quorum_bps: 1000,
+      threshold_bps: 5100,
+      voting_window: 7n * DAY,
+    },
+  );
+  assert.equal(amended.rules_before?.voting_delay, HOUR);
+  assert.equal(amended.rules_before?.execution_window, 7n * DAY);
+  assert.equal(amended.rules_before?.rules.length, 6, 'every category, as get_settings answers');
+  assert.equal(
+    (await bridge().governance.get_settings()).rules.find((r) => r.category === 'General')?.quorum_bps,
+    2500,
+    'and the rules now are the amended ones',
+  );
   const price = await bridge().governance.get_dom_price();
   assert.equal(price?.price_usd, 0.05);
   assert.equal(price?.proposal_id, id);

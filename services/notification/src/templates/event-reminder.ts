@@ -25,7 +25,9 @@ export const eventReminder = defineTemplate({
   check: (d) => (Date.parse(d.end_time) <= Date.parse(d.start_time) ? [{ field: 'data.end_time', message: 'must be after start_time' }] : []),
   render: (d, { brand, now }) => {
     const when = formatDateTime(d.start_time);
-    const soon = d.window_label === '1h' ? 'in 1 hour' : 'tomorrow';
+    // Decision N32: the words say what window_label says and nothing more: a 24h reminder sent 13 hours
+    // ahead is not "tomorrow" when the event is later today, nor is a 1h one sent 40 minutes ahead "in 1 hour".
+    const soon = d.window_label === '1h' ? 'within the hour' : 'within 24 hours';
     return {
       subject: `Reminder: ${d.event_title} starts ${soon}`,
       preheader: `${when}${d.event_location ? `, ${d.event_location}` : ''}.`,

@@ -24,6 +24,7 @@ import * as delegateStatements from './migrations/068-delegate-statements.ts';
 import * as canisterSet from './migrations/070-canister-set.ts';
 import * as activityTimes from './migrations/071-activity-times.ts';
 import * as keyFingerprints from './migrations/072-key-fingerprints.ts';
+import * as activityCategoryLabels from './migrations/073-activity-category-labels.ts';
 import { pgliteDialect, type Lite } from './pglite-dialect.ts';
 import { auditRemovalRight, grantAppRole, type RemovalRight } from './roles.ts';
 import type { Database } from './schema.ts';
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '070-canister-set': canisterSet,
   '071-activity-times': activityTimes,
   '072-key-fingerprints': keyFingerprints,
+  '073-activity-category-labels': activityCategoryLabels,
 };
 
 /** The release's migrations by name: a database at this release's level has run exactly these (decision P22). */

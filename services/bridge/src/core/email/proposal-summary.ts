@@ -21,6 +21,7 @@ export async function proposalSummary(db: Db, governance: Governance, p: Proposa
     names: Object.fromEntries(names),
     ratified_price_usd: tick?.price_usd ?? null,
     rules_now: settings ?? null,
+    rules_before: p.rules_before ?? null,
     status: p.status,
   });
   return `${summary}.`;

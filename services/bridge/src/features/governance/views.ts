@@ -1,6 +1,6 @@
 // Proposals as JSON for front ends: nat64 ids and counts as decimal strings, ns times as ISO-8601 (V12).
 import type { CanisterClients } from '@domdao/canisters';
-import { payloadPrincipals } from '@domdao/proposal-text';
+import { payloadPrincipals, type RulesNow } from '@domdao/proposal-text';
 
 type Proposal = NonNullable<Awaited<ReturnType<CanisterClients['governance']['get_proposal']>>>;
 
@@ -34,6 +34,8 @@ export function proposalView(p: Proposal, names: ReadonlyMap<string, string> = n
     voting_closes: iso(p.voting_closes),
     payload: p.payload === undefined ? null : plain(p.payload),
     tally: p.tally === undefined ? null : plain(p.tally),
+    // Decision G52: an executed amendment's rules just before it applied, so its result reads before → after.
+    rules_before: p.rules_before === undefined ? null : (plain(p.rules_before) as RulesNow),
     payload_context: {
       names: Object.fromEntries(payloadPrincipals(p.payload).flatMap((x) => (names.has(x) ? [[x, names.get(x)!]] : []))),
       ratified_price_usd: context?.ratified_price_usd ?? null,

@@ -3,6 +3,7 @@
 // events (decision N22: a new campaign, its goal reached, its outcome, a member's refund, a payout)
 // and the bridge's own member events. One durable subscriber; each item is keyed on the event id, so a redelivery adds nothing,
 // and it is written in the subscriber's transaction (exactly once with the cursor move).
+import { categoryLabel } from '@domdao/proposal-text';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../core/db/index.ts';
 import type { BridgeEvent, EventType } from '../../core/events/index.ts';
@@ -65,7 +66,8 @@ export async function itemFor(
       return {
         category: 'Proposal',
         title: `New proposal: ${t.title}`,
-        body: `A ${d.category} proposal was submitted; voting opens after the review delay.`,
+        // Decision N31: the category as members read it, never the variant's name.
+        body: `A proposal was submitted (${categoryLabel(d.category)}); voting opens after the review delay.`,
         deep_link: proposalLink(o, d.proposal_id),
         audience: { kind: 'all' },
       };

@@ -10,6 +10,19 @@ const Time = Type.String({ format: 'date-time' });
 // The categories have one source (decision S17).
 const Category = Type.Union(PROPOSAL_CATEGORIES.map((c) => Type.Literal(c)));
 const Status = Type.Union(['Created', 'Open', 'Tallied', 'Approved', 'Rejected', 'Executed', 'Expired'].map((c) => Type.Literal(c)));
+/** The rules proposals are decided by (GET /api/governance/settings; an amendment's rules_before, decision G52). */
+const Settings = Type.Object({
+  execution_window: Nat,
+  voting_delay: Nat,
+  rules: Type.Array(
+    Type.Object({
+      category: Category,
+      quorum_bps: Type.Integer(),
+      threshold_bps: Type.Integer(),
+      voting_window: Nat,
+    }),
+  ),
+});
 export const ProposalBody = Type.Object({
   id: Nat,
   title: Type.String(),
@@ -33,6 +46,10 @@ export const ProposalBody = Type.Object({
     }),
     Type.Null(),
   ]),
+  rules_before: Type.Union([Settings, Type.Null()], {
+    description:
+      'an executed amendment (a ConstitutionalAmendment payload): the rules in force just before it applied, as GET /api/governance/settings answers them; null otherwise (decision G52)',
+  }),
   payload_context: Type.Object(
     {
       names: Type.Record(Type.String(), Type.String(), { description: 'display names of the principals the payload names (recipient, admins, revocations)' }),
@@ -151,21 +168,7 @@ export const GOVERNANCE_DOCS: Record<string, RouteDoc> = {
     summary: 'Category settings: quorum, threshold, voting window; voting delay, execution window (decision V14)',
     tag: 'governance',
     responses: {
-      200: Json(
-        'settings; Cache-Control: public, max-age=60',
-        Type.Object({
-          execution_window: Nat,
-          voting_delay: Nat,
-          rules: Type.Array(
-            Type.Object({
-              category: Category,
-              quorum_bps: Type.Integer(),
-              threshold_bps: Type.Integer(),
-              voting_window: Nat,
-            }),
-          ),
-        }),
-      ),
+      200: Json('settings; Cache-Control: public, max-age=60', Settings),
     },
   },
   'GET /api/governance/proposals/{id}/my-vote': {
