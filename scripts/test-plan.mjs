@@ -30,8 +30,8 @@ export const SECONDS = {
   'services/bridge/test/ic-replica.test.ts': 65,
   // Not in the run above; measured alone: 177 s wall, 128 s CPU (a 50-member seed, deploy onto the replica, migrate); 470 s under other helpers' load.
   'services/bridge/test/migrate-ic.test.ts': 180,
-  // Measured alone while the machine's load average was 16–20 (other sessions' work): 520 s wall, 131 s CPU; 193 s and 77 s wall.
-  'services/bridge/test/ic-snapshots.test.ts': 200,
+  // Decision W28 (a snapshot is a file of its own, journaled): measured alone at a load average of 25, back to back: 223 s wall and 62.8 s CPU before, 197 s and 39.6 s after (with W28's crash and restart test).
+  'services/bridge/test/ic-snapshots.test.ts': 197,
   'services/bridge/test/backup-embedded.test.ts': 60,
   'services/bridge/test/backup-postgres.test.ts': 25,
   // Not in the run above; measured alone through the runner beside other helpers' work: 146 s (415 s at a load average of 20); two bridge processes, nginx, the replica.
