@@ -30,10 +30,10 @@ export const SECONDS = {
   'services/gateway/test/gateway.test.ts': 32,
   'platform/replica/test/replica-http.test.ts': 31,
   'services/bridge/test/ic-replica.test.ts': 65,
-  // Not in the run above; measured alone: 177 s wall, 128 s CPU (a 50-member seed, deploy onto the replica, migrate); 470 s under other helpers' load.
-  'services/bridge/test/migrate-ic.test.ts': 180,
-  // Measured alone while the machine's load average was 16–20 (other sessions' work): 520 s wall, 131 s CPU; 193 s and 77 s wall.
-  'services/bridge/test/ic-snapshots.test.ts': 200,
+  // Decision R44 (25 members, not 50): measured alone at a load average of 16–22, back to back: 576 s wall and 109.9 s CPU before, 283 s and 77.4 s after; the figure is the old one (180) scaled by 283/576.
+  'services/bridge/test/migrate-ic.test.ts': 88,
+  // Decision W28 (a snapshot is a file of its own, journaled): measured alone at a load average of 25, back to back: 223 s wall and 62.8 s CPU before, 197 s and 39.6 s after (with W28's crash and restart test); the figure is the old one scaled by 197/223.
+  'services/bridge/test/ic-snapshots.test.ts': 177,
   'services/bridge/test/backup-embedded.test.ts': 60,
   'services/bridge/test/backup-postgres.test.ts': 25,
   // Not in the run above; measured alone through the runner beside other helpers' work: 146 s (415 s at a load average of 20); two bridge processes, nginx, the replica.

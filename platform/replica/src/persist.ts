@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
 import type { WasmCanister, WasmReplica } from './host/index.ts';
-import type { CanisterPatch, ReplicaImage } from './host/types.ts';
+import type { CanisterPatch } from './host/types.ts';
 import type { CallStatus } from './http/read-state.ts';
+import type { SnapshotChange, StoredImage } from './snapshot-files.ts';
 
 /** A journal past this many bytes is folded into a new snapshot. */
 export const JOURNAL_MAX = 256 * 1024 * 1024;
@@ -23,7 +24,8 @@ const FORMAT = 1;
 export interface Snapshot {
   format: number;
   generation: number;
-  image: ReplicaImage;
+  /** Decision W28: the canister snapshots are named, their images are in files of their own. */
+  image: StoredImage;
   calls: Array<[string, CallStatus]>;
   offsetNs: bigint;
 }
@@ -35,6 +37,8 @@ export interface RoundRecord {
   calls: Array<[string, CallStatus]>;
   /** Decision W26: the canisters stopped after the round (absent in records of earlier releases). */
   stopped?: string[];
+  /** Decision W28: the canister snapshots taken, deleted or loaded in the round (absent if none). */
+  snapshots?: SnapshotChange;
 }
 
 function syncDir(dir: string): void {

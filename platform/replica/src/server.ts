@@ -19,19 +19,12 @@ import type { CallStatus, CanisterFacts, StateView } from './http/read-state.ts'
 import { hashTree } from './http/state-tree.ts';
 import { ReplicaStore, RoundTracker, JOURNAL_MAX, type RoundRecord } from './persist.ts';
 import { icEnv, isLoopback, writeIcEnv } from './ic-env.ts';
+import { SnapshotFiles } from './snapshot-files.ts';
 
 const E8S = 100_000_000n;
 const MANAGEMENT = 'aaaaa-aa';
 /** The management methods that change what a journal record does not carry (decision W18). */
-const CHANGING = new Set([
-  'provisional_create_canister_with_cycles',
-  'install_code',
-  'update_settings',
-  // Decision W26: snapshots are in the replica's image only (the stopped set goes with each journal record).
-  'take_canister_snapshot',
-  'load_canister_snapshot',
-  'delete_canister_snapshot',
-]);
+const CHANGING = new Set(['provisional_create_canister_with_cycles', 'install_code', 'update_settings']);
 /** The ledger's first distribution on a new replica (decision W16): the treasury's, as `npm start` gives it, and the identity's. */
 export const INITIAL_DOM = 1_000_000n;
 /** How often due canister timers are looked for. */
@@ -148,15 +141,18 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
   const store = new ReplicaStore(dir);
   const calls = new Map<string, CallStatus>();
   let offsetNs = 0n;
+  const files = new SnapshotFiles(dir, replica);
   const opened = store.open();
   const emptyMarker = join(dir, 'empty');
   if (!opened && options.empty) writeFileSync(emptyMarker, 'made by npm run replica -- --empty: the canisters are what npm run deploy installed\n');
   const empty = existsSync(emptyMarker);
   if (opened) {
-    replica.restore(opened.snapshot.image);
+    replica.restore(files.fromDisk(opened.snapshot.image));
+    files.restored();
     for (const [id, s] of opened.snapshot.calls) calls.set(id, s);
     offsetNs = opened.snapshot.offsetNs;
     for (const r of opened.records) {
+      if (r.snapshots) files.replay(r.snapshots);
       for (const [id, patch] of r.canisters) replica.canister(id).patch(patch);
       for (const [id, s] of r.calls) calls.set(id, s);
       if (r.stopped) replica.stopped.clear();
@@ -183,12 +179,11 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
       replica,
     );
   }
-  const snapshot = () =>
-    store.snapshot({
-      image: { ...replica.image(), log: [], counts: [] },
-      calls: [...calls].filter(([, s]) => s.status === 'replied' || s.status === 'rejected'),
-      offsetNs,
-    });
+  const snapshot = () => {
+    const image = files.toDisk({ ...replica.image(), log: [], counts: [] });
+    store.snapshot({ image, calls: [...calls].filter(([, s]) => s.status === 'replied' || s.status === 'rejected'), offsetNs });
+    files.prune(image);
+  };
   if (!opened) snapshot();
   let tracker = new RoundTracker(replica);
   let logged = replica.log.length;
@@ -202,11 +197,17 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
       replica.time = [replica.time + 1n, wallNs() + offsetNs].reduce((a, b) => (a > b ? a : b));
       const value = await work();
       const record: RoundRecord = { time: replica.time, offsetNs, canisters: tracker.collect(), calls: answered, stopped: [...replica.stopped] };
+      // Decision W28: a snapshot's image is written to its own file here, before the record that names it.
+      const snapshots = files.changes();
+      if (snapshots) {
+        record.snapshots = snapshots;
+        for (const [id] of snapshots.loads) tracker.watch(replica.canister(id));
+      }
       if (management) {
         for (const [id, status] of answered) calls.set(id, status);
         snapshot();
         tracker = new RoundTracker(replica);
-      } else if (record.canisters.length > 0 || record.calls.length > 0) store.append(record);
+      } else if (record.canisters.length > 0 || record.calls.length > 0 || snapshots) store.append(record);
       if (store.journalBytes > JOURNAL_MAX) snapshot();
       for (const l of replica.log.slice(logged)) log(`canister ${l.canister}: ${l.message}`);
       if (replica.log.length > KEPT_ENTRIES) replica.log.splice(0, replica.log.length - KEPT_ENTRIES);

@@ -4,8 +4,9 @@
 // IC's rules, and `npm run backup -- --ic take|list|restore` drives them with the deploy tool's agent.
 // Snapshot, then a transfer and an account made, then the snapshots loaded: the transfer and the account
 // are gone and everything from before is there.
+// Decision W28: the snapshots and loads survive a crash and a clean stop, each image in a file of its own.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { generateKeyPairSync } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -151,5 +152,48 @@ describe('decisions W26, W27: canister snapshots on the replica, driven by npm r
       r.replica.snapshotLimit = 10;
     }
     assert.equal(existsSync(join(dir, 'set.json')), true);
+  });
+
+  it("decision W28: each snapshot's image is a file of its own and the journal names it (no whole state.bin per snapshot); a crash and a clean stop keep every take, load and delete", async () => {
+    const replicaDir = join(dir, 'replica');
+    const { clients } = await icClientsFromEnv(r.env);
+    const balances = async (c: typeof clients) =>
+      Promise.all(['snapshot-before', 'snapshot-after'].map((seed) => c.ledger.icrc1_balance_of({ owner: principalFromSeed(seed) })));
+    const held = await balances(clients);
+    assert.deepEqual(held, [5n * E8S, 2n * E8S]);
+    const listed = () =>
+      Object.fromEntries(NAMES.map((n) => [n, (r.replica.snapshots.get(r.ids[n]) ?? []).map((s) => Buffer.from(s.id).toString('hex')).sort()]));
+    const kept = listed();
+    const counters = Object.fromEntries(NAMES.map((n) => [n, r.replica.snapshotCounter.get(r.ids[n])]));
+    // Eight takes, six loads and a delete since the start: still the first generation's journal, no new state.bin.
+    assert.deepEqual(
+      readdirSync(replicaDir).filter((f) => /^journal-/.test(f)),
+      ['journal-1.bin'],
+    );
+    const files = () => readdirSync(join(replicaDir, 'snapshots')).sort();
+    assert.deepEqual(files().length, NAMES.length + 2, 'one file per snapshot taken (the deleted one stays until the next state.bin)');
+
+    // A crash: the journal's records bring back the loads (the later transfer applies on the loaded state) and the lists.
+    await r.abandon();
+    r = await startReplica({ dir: replicaDir });
+    assert.deepEqual(listed(), kept);
+    assert.deepEqual(Object.fromEntries(NAMES.map((n) => [n, r.replica.snapshotCounter.get(r.ids[n])])), counters);
+    assert.deepEqual(await balances((await icClientsFromEnv(r.env)).clients), held);
+
+    // A clean stop: state.bin names the snapshots kept, and the deleted one's file is gone.
+    await r.stop();
+    r = await startReplica({ dir: replicaDir });
+    assert.deepEqual(listed(), kept);
+    assert.deepEqual(
+      files(),
+      Object.values(kept)
+        .flat()
+        .map((id) => `${id}.bin`)
+        .sort(),
+    );
+    assert.deepEqual(await balances((await icClientsFromEnv(r.env)).clients), held);
+    const again = await run(['--ic', 'list'], r.env);
+    assert.equal(again.code, 0, again.err);
+    assert.match(again.out, new RegExp(`^treasury ${r.ids.treasury}: 1 snapshot\\(s\\)$`, 'm'));
   });
 });

@@ -107,6 +107,8 @@ export class WasmReplica {
   /** The last local snapshot number per canister (ids are never reused), and the IC's limit (a test may lower it). */
   readonly snapshotCounter = new Map<string, bigint>();
   snapshotLimit = MAX_SNAPSHOTS;
+  /** The snapshots loaded (canister, snapshot id) since the HTTP replica last took them for its journal (decision W28). */
+  readonly loads: Array<[canister: string, snapshot: Uint8Array]> = [];
 
   /** Installs `wasm` as canister `id` and runs its `canister_init` with `arg` (Candid) as `installer`. */
   async install(id: string, wasm: Uint8Array, arg: Uint8Array, installer: string): Promise<void> {

@@ -113,12 +113,8 @@ export function snapshotCall(replica: WasmReplica, method: string, arg: Uint8Arr
           rejectMessage: `Canister ${id} must be stopped before loading a snapshot.`,
           errorCode: ERROR_CODE.CANISTER_NOT_STOPPED,
         };
-      const controllers = replica.controllersOf(id)!;
-      const version = (canister?.version ?? 0n) + 1n;
-      const loaded = WasmCanister.fromImage(id, replica, { ...found.image, controllers: [...controllers], version });
-      replica.canisters.set(id, loaded);
-      replica.empty.delete(id);
-      replica.modules.set(id, found.image.wasm);
+      loadSnapshot(replica, id, found);
+      replica.loads.push([id, found.id]);
       return reply(undefined);
     }
     case 'delete_canister_snapshot': {
@@ -132,6 +128,19 @@ export function snapshotCall(replica: WasmReplica, method: string, arg: Uint8Arr
     }
   }
   throw new Error(`not a snapshot method: ${method}`);
+}
+
+/**
+ * Puts snapshot `s` in canister `id`'s place: its code, heap, stable memory, globals, timer and certified
+ * data; the controllers stay and the version moves on. The HTTP replica replays a journaled load with it
+ * (decision W28).
+ */
+export function loadSnapshot(replica: WasmReplica, id: string, s: CanisterSnapshot): void {
+  const controllers = replica.controllersOf(id)!;
+  const version = (replica.canisters.get(id)?.version ?? 0n) + 1n;
+  replica.canisters.set(id, WasmCanister.fromImage(id, replica, { ...s.image, controllers: [...controllers], version }));
+  replica.empty.delete(id);
+  replica.modules.set(id, s.image.wasm);
 }
 
 function argType(method: string): IDL.Type {
