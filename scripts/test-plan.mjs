@@ -30,6 +30,8 @@ export const SECONDS = {
   'services/bridge/test/ic-replica.test.ts': 65,
   // Not in the run above; measured alone: 177 s wall, 128 s CPU (a 50-member seed, deploy onto the replica, migrate); 470 s under other helpers' load.
   'services/bridge/test/migrate-ic.test.ts': 180,
+  // Not in the run above; measured alone through the runner at a load average of 17–20 (other sessions' work): 364 s wall, 71 s CPU (a 4-member seed, deploy, a killed migrate and its rerun, decision R52).
+  'services/bridge/test/migrate-crash.test.ts': 200,
   // Measured alone while the machine's load average was 16–20 (other sessions' work): 520 s wall, 131 s CPU; 193 s and 77 s wall.
   'services/bridge/test/ic-snapshots.test.ts': 200,
   'services/bridge/test/backup-embedded.test.ts': 60,
