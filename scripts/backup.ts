@@ -5,6 +5,7 @@
 import { backupDataDir } from './backup/data-dir.ts';
 import { icBackup } from './backup/ic.ts';
 import { Refusal } from './backup/refusal.ts';
+import { cliLog } from './cli-log.ts';
 
 const USAGE = 'usage: npm run backup -- --to DIR [--data-dir DIR] | --ic take [--out FILE] [--replace-oldest] | --ic list | --ic restore [--from FILE]';
 
@@ -30,11 +31,12 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
 try {
   await main(process.argv.slice(2), process.env);
 } catch (e) {
+  const log = cliLog('backup');
   if (e instanceof Refusal) {
-    console.error(`backup: ${e.message}`);
+    log.refused(e.message);
     process.exit(2);
   }
   const message = (e as Error).message;
-  console.error(`backup: failed: ${/Reject text: (.*)/.exec(message)?.[1] ?? message}`);
+  log.failed(/Reject text: (.*)/.exec(message)?.[1] ?? message);
   process.exit(1);
 }

@@ -24,6 +24,9 @@ import { compareDatabases, databaseSums, REBOUND_COLUMNS, type Query } from './m
 import { icTargetFromEnv } from './migrate/canisters.ts';
 import type { CanisterStep } from './migrate/canister-step.ts';
 import { reportText, type MigrationReport } from './migrate/report.ts';
+import { cliLog } from './cli-log.ts';
+
+const log = cliLog('migrate');
 
 const USAGE = 'usage: npm run migrate -- --from DATA_DIR --to-database URL [--json] [--keep-embedded-canisters]';
 
@@ -125,6 +128,11 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     }
     report.problems = bad;
     report.ok = bad.length === 0;
+    // Test-only (decision R52): the crash point between the canisters' seal and the database's commit.
+    if (env.MIGRATE_TEST_PAUSE === 'before-commit') {
+      process.stderr.write('PAUSED before-commit\n');
+      await new Promise(() => undefined);
+    }
     if (report.ok) await commit(t);
     else await rollback(t);
     lap('commit');
@@ -149,10 +157,10 @@ try {
   code = await main(process.argv.slice(2), process.env);
 } catch (e) {
   if (e instanceof Refusal) {
-    process.stderr.write(`migrate: ${e.message}\n`);
+    log.refused(e.message);
     code = 2;
   } else {
-    process.stderr.write(`migrate: failed: ${e instanceof Error ? e.message : String(e)} (the target database was rolled back)\n`);
+    log.failed(`${e instanceof Error ? e.message : String(e)} (the target database was rolled back)`);
     code = 1;
   }
 }

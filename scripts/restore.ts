@@ -2,6 +2,7 @@
 // refused (exit 2, one sentence, nothing changed) for a running platform or a damaged or incomplete backup.
 import { restoreDataDir } from './backup/restore.ts';
 import { Refusal } from './backup/refusal.ts';
+import { cliLog } from './cli-log.ts';
 
 const USAGE = 'usage: npm run restore -- --from DIR [--data-dir DIR]';
 
@@ -20,10 +21,11 @@ try {
   if (!from) throw new Refusal(`--from DIR is required: the backup \`npm run backup -- --to DIR\` wrote (${USAGE})`);
   restoreDataDir(from, dataDir, (l) => console.log(l));
 } catch (e) {
+  const log = cliLog('restore');
   if (e instanceof Refusal) {
-    console.error(`restore: ${e.message}`);
+    log.refused(e.message);
     process.exit(2);
   }
-  console.error(`restore: failed: ${(e as Error).message}`);
+  log.failed((e as Error).message);
   process.exit(1);
 }

@@ -34,6 +34,8 @@ export const SECONDS = {
   'services/bridge/test/migrate-ic.test.ts': 88,
   // Decision W28 (a snapshot is a file of its own, journaled): measured alone at a load average of 25, back to back: 223 s wall and 62.8 s CPU before, 197 s and 39.6 s after (with W28's crash and restart test); the figure is the old one scaled by 197/223.
   'services/bridge/test/ic-snapshots.test.ts': 177,
+  // Not in the run above; measured alone through the runner at a load average of 17–20 (other sessions' work): 364 s wall, 71 s CPU (a 4-member seed, deploy, a killed migrate and its rerun, decision R52).
+  'services/bridge/test/migrate-crash.test.ts': 200,
   'services/bridge/test/backup-embedded.test.ts': 60,
   'services/bridge/test/backup-postgres.test.ts': 25,
   // Not in the run above; measured alone through the runner beside other helpers' work: 146 s (415 s at a load average of 20); two bridge processes, nginx, the replica.

@@ -3,12 +3,13 @@
 // (services/bridge/src/app-backup.ts); with none running this command takes the lock itself, so no
 // bridge starts meanwhile, and copies the files at rest. Either way `DIR/manifest.json`, written last,
 // makes the backup complete.
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join, resolve, sep } from 'node:path';
 import { DirectoryLockedError, lockDirectory } from '@domdao/canister-kit/embedded';
 import { BACKUP_SOCKET, copyStopped } from '../../services/bridge/src/core/backup/copy.ts';
 import { DATA, writeManifest, type BackupManifest } from '../../services/bridge/src/core/backup/manifest.ts';
+import { emptyOrIncomplete } from '../../services/bridge/src/core/backup/live.ts';
 import { Refusal } from './refusal.ts';
 
 export async function backupDataDir(dataDirArg: string, toArg: string, say: (line: string) => void): Promise<BackupManifest> {
@@ -16,7 +17,8 @@ export async function backupDataDir(dataDirArg: string, toArg: string, say: (lin
   const to = resolve(toArg);
   if (!existsSync(dataDir)) throw new Refusal(`DATA_DIR ${dataDir} does not exist: give the DATA_DIR \`npm start\` runs with`);
   if (to === dataDir || to.startsWith(dataDir + sep)) throw new Refusal(`${to} is inside DATA_DIR ${dataDir}: give a backup directory outside it`);
-  if (existsSync(to) && readdirSync(to).length > 0) throw new Refusal(`${to} is not empty: give a new or empty directory`);
+  // Decision B120: a directory holding only an incomplete backup (a killed run's, no manifest) is taken again.
+  if (!emptyOrIncomplete(to)) throw new Refusal(`${to} is not empty: give a new or empty directory`);
   let lock;
   try {
     lock = lockDirectory(dataDir);
@@ -26,6 +28,7 @@ export async function backupDataDir(dataDirArg: string, toArg: string, say: (lin
     return askRunningBridge(dataDir, to, e.pid);
   }
   try {
+    rmSync(join(to, DATA), { recursive: true, force: true });
     const made = copyStopped(dataDir, join(to, DATA));
     const manifest = writeManifest(to, {
       mode: 'stopped',
@@ -46,7 +49,7 @@ function askRunningBridge(dataDir: string, to: string, pid: number): Promise<Bac
   const path = join(dataDir, BACKUP_SOCKET);
   if (!existsSync(path))
     throw new Refusal(
-      `DATA_DIR ${dataDir} is in use by PID ${pid}, which serves no backup socket (${path}): stop it, then run this again to copy the directory at rest`,
+      `DATA_DIR ${dataDir} is in use by PID ${pid}, which serves no backup socket (${path}: BACKUP_SOCKET=false, or its path is too long): stop it, then run this again to copy the directory at rest`,
     );
   return new Promise((ok, fail) => {
     let text = '';

@@ -18,6 +18,7 @@ import {
   stateVersion,
   type EntryText,
   type ImportManifest,
+  type TransferLogLine,
   type TransferRecord,
 } from '../src/state-transfer/index.ts';
 
@@ -28,14 +29,16 @@ function canister(fill?: (s: { config: Store<string, unknown>; items: Store<bigi
   const stores = { config: plainStore<string, unknown>(), items: plainStore<bigint, unknown>() };
   const own = plainStore<string, TransferRecord>();
   const events: string[] = [];
+  const logged: TransferLogLine[] = [];
   const t = stateTransfer(stores as unknown as Record<string, Store<StoreKey, unknown>>, own, {
     isController: (c) => c === CONTROLLER,
     cleared: () => events.push('cleared'),
     sealed: () => events.push('sealed'),
+    log: (line) => logged.push(line),
   });
   t.installed();
   fill?.(stores);
-  return { stores, t, events };
+  return { stores, t, events, logged };
 }
 
 const items = (n: number, from = 0): EntryText[] => Array.from({ length: n }, (_, i) => [encode(BigInt(from + i)), encode({ n: from + i })]);
@@ -50,6 +53,58 @@ const ok = <T>(r: { Ok: T } | { Err: string }): T => {
 };
 
 describe('state transfer core (decisions K23, W22)', () => {
+  it("K25: state_status is a controller's only (it tells the status, the version and every store's size); a stranger's call traps and is logged", () => {
+    const c = canister((s) => s.items.set(1n, { n: 1 }));
+    assert.deepEqual(c.t.state_status(ctx()), {
+      status: 'fresh',
+      version: stateVersion(['config', 'items']),
+      stores: [
+        { name: 'config', count: 0n },
+        { name: 'items', count: 1n },
+      ],
+    });
+    assert.deepEqual(c.logged, []);
+    assert.throws(() => c.t.state_status(ctx('stranger')), new Error(REFUSALS.notController));
+    assert.deepEqual(c.logged, [{ event: 'state_status.refused', caller: 'stranger', status: 'fresh', reason: REFUSALS.notController }]);
+  });
+
+  it('K25: every refusal of state_import and state_export writes one structured line to the canister log; an accepted step writes none', () => {
+    const c = canister();
+    const entries = items(2);
+    const m = manifest({ items: entries });
+    err(c.t.state_import(ctx('stranger'), { Begin: m }));
+    err(c.t.state_import(ctx(), { Seal: null }));
+    err(c.t.state_export(ctx('stranger'), { store: 'items' }));
+    err(c.t.state_export(ctx(), { store: 'nope' }));
+    ok(c.t.state_import(ctx(), { Begin: m }));
+    err(c.t.state_import(ctx(), { Chunk: { store: 'items', entries: [entries[1]!, entries[0]!] } }));
+    ok(c.t.state_import(ctx(), { Chunk: { store: 'items', entries } }));
+    ok(c.t.state_import(ctx(), { Seal: null }));
+    err(c.t.state_import(ctx(), { Begin: m }));
+    assert.deepEqual(
+      c.logged.map((l) => [l.event, l.caller, l.step, l.status]),
+      [
+        ['state_import.refused', 'stranger', 'Begin', 'fresh'],
+        ['state_import.refused', CONTROLLER, 'Seal', 'fresh'],
+        ['state_export.refused', 'stranger', 'items', 'fresh'],
+        ['state_export.refused', CONTROLLER, 'nope', 'fresh'],
+        ['state_import.refused', CONTROLLER, 'Chunk items', 'importing'],
+        ['state_import.refused', CONTROLLER, 'Begin', 'sealed'],
+      ],
+    );
+    assert.deepEqual(
+      c.logged.map((l) => l.reason),
+      [
+        REFUSALS.notController,
+        REFUSALS.notBegun,
+        REFUSALS.notController,
+        'this canister has no store nope',
+        'the entries of store items must come in ascending key order, each after the last one imported',
+        REFUSALS.sealed,
+      ],
+    );
+  });
+
   it('K23: the checksum is zlib.crc32 of each entry as UTF-8 `key \\n value \\n`, lone surrogates as TextEncoder writes them', () => {
     fc.assert(
       fc.property(

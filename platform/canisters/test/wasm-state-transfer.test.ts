@@ -69,6 +69,18 @@ function deploy(out: string, env: Record<string, string>): Promise<CanisterIds> 
   });
 }
 
+/** The transfer's refusals in the replica's canister log (decision K25): Azle writes each as its JSON. */
+function transferLog(r: RunningReplica) {
+  return r.replica.log.flatMap((l) => {
+    try {
+      const line = JSON.parse(l.message) as { event?: unknown; caller: string; step?: string; status: string; reason: string };
+      return typeof line.event === 'string' && line.event.startsWith('state_') ? [{ canister: l.canister, ...line, event: line.event }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
 describe('canister state moved into deployed canisters over the IC HTTP interface (decisions W22–W24, L47)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'domdao-state-transfer-'));
   let r: RunningReplica;
@@ -127,6 +139,15 @@ describe('canister state moved into deployed canisters over the IC HTTP interfac
     });
     await assert.rejects(exportDeployedState(stranger), new RegExp(REFUSALS.notController));
     assert.deepEqual(await statuses(target), Array(6).fill('fresh'));
+    // Decision K25: the status is a controller's only too, and each refusal is a line in the canister's log.
+    await assert.rejects((await transfer(stranger)).status('ledger'), new RegExp(REFUSALS.notController));
+    const strangerText = identityFromPem(stranger.identityPem).getPrincipal().toText();
+    const lines = transferLog(r!);
+    assert.ok(
+      lines.some((l) => l.event === 'state_status.refused' && l.canister === target.canisterIds.ledger && l.caller === strangerText),
+      JSON.stringify(lines),
+    );
+    assert.ok(lines.some((l) => l.event === 'state_status.refused' && l.canister === target.canisterIds.governance && l.reason === REFUSALS.notController));
   });
 
   it('W22: a canister that has taken an update call is not empty: the import is refused and nothing changes; reinstalled, it is fresh again', async () => {
@@ -222,8 +243,17 @@ describe('canister state moved into deployed canisters over the IC HTTP interfac
   });
 
   it("W22: after the seal, another import is refused; a member votes and transfers, the bridge's principal (renamed) proposes, the escrow is at the campaign canister's new id", async () => {
-    await assert.rejects(importState(target, exp), /has already imported a state and is sealed/);
+    await assert.rejects(importState(target, exp), /has already imported a state and is sealed, and not this export's/);
     assert.deepEqual(await (await transfer(target)).importRaw('membership', { Seal: null }), { Err: REFUSALS.sealed });
+    // Decision K25: the refused step is a line in the membership canister's log.
+    assert.ok(transferLog(r!).some((l) => l.canister === target.canisterIds.membership && l.event === 'state_import.refused' && l.step === 'Seal'));
+    // Decision W30: the very import again (a run killed after the seal) finds it done: every canister kept, nothing written.
+    const kept: string[] = [];
+    assert.deepEqual(await importState(target, exp, { principals: { [BRIDGE]: deployer }, say: (l) => kept.push(l) }), facts.report);
+    assert.deepEqual(
+      kept,
+      CANISTERS.map((c) => `${c}: already sealed with this export, kept`),
+    );
 
     const member = candidClients(target.canisterIds, agentTransport(await HttpAgent.create({ host: target.host, identity: keyed, shouldFetchRootKey: true })));
     const { b, c } = world.members;

@@ -39,6 +39,10 @@ export const BridgeEnv = Type.Object({
     true,
     "embedded database (PGlite under DATA_DIR): `true` = every commit is fsynced before its answer and checkpoints sync what they write (survives a power cut; each commit blocks the process for one fsync); `false` = PGlite's own fsync off (survives a process crash only; decision P16)",
   ),
+  BACKUP_SOCKET: Env.bool(
+    true,
+    '`true` = the running bridge serves `npm run backup` on `DATA_DIR/backup.sock` (0600) when it holds embedded state, the only way to back up a running embedded platform; `false` = no socket (back up with the platform stopped, or by a filesystem snapshot taken with it stopped; decisions B115, B121)',
+  ),
   SESSION_STORE: Env.enumOf(['database', 'redis'], 'database', 'where sessions live'),
   SESSION_REDIS_URL: Env.string('Redis URL when SESSION_STORE=redis'),
   SESSION_KEY_PREFIX: Env.string('Redis key prefix of sessions', 'bridge:session:'),

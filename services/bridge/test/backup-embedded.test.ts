@@ -56,6 +56,11 @@ describe('decisions R39, R40: npm run backup and npm run restore of the embedded
       const inside = await run('scripts/backup.ts', ['--to', join(dataDir, 'b')], env);
       assert.equal(inside.code, 2);
       assert.match(inside.err, /^backup: \S+ is inside DATA_DIR \S+: give a backup directory outside it\n$/);
+      // Decision R51: the sentence for the operator, and a structured line beside it.
+      assert.deepEqual(
+        inside.logs.map((l) => [l.service, l.level, l.event, l.reason]),
+        [['backup', 'warn', 'backup.refused', inside.err.trim().replace(/^backup: /, '')]],
+      );
       const full = await run('scripts/backup.ts', ['--to', b1], env);
       assert.equal(full.code, 2);
       assert.match(full.err, /^backup: \S+b1 is not empty: give a new or empty directory\n$/);
@@ -71,6 +76,10 @@ describe('decisions R39, R40: npm run backup and npm run restore of the embedded
       const running = await run('scripts/restore.ts', ['--from', b1], env);
       assert.equal(running.code, 2, running.out);
       assert.match(running.err, /^restore: DATA_DIR \S+ is in use by a running process \(PID \d+\): stop the platform first; nothing was changed\n$/);
+      assert.deepEqual(
+        running.logs.map((l) => [l.service, l.level, l.event]),
+        [['restore', 'warn', 'restore.refused']],
+      );
       assert.deepEqual(siblings(dataDir), []);
       assert.equal((await h.login('after@example.org')).res.statusCode, 200);
 

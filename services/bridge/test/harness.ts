@@ -16,7 +16,7 @@ import { captureLogs, redisUrlForTests, requireRedis, startRecorder, uniquePrefi
 import { createLogger } from '@domdao/service-kit';
 import { notificationClientFromEnv } from '@domdao/notification-client';
 import { buildApp } from '../src/compose/app.ts';
-import { openBridge } from '../src/compose/open-bridge.ts';
+import { openBridge, type OpenBridgeOptions } from '../src/compose/open-bridge.ts';
 import type { AiTestOptions } from '../src/compose/parts.ts';
 import { databaseSessionStore } from '../src/core/auth/session-store.ts';
 import { openDatabase } from '../src/core/db/index.ts';
@@ -116,6 +116,7 @@ export async function bridge(
   env: Record<string, string> = {},
   faults: {
     interceptCall?: (from: string, to: string, method: string) => void;
+    backupPause?: OpenBridgeOptions['backupPause'];
     ai?: AiTestOptions;
     outboxFaults?: FaultHook;
     jobTimer?: boolean;

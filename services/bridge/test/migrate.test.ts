@@ -103,6 +103,12 @@ describe('npm run migrate: refusals and the database move (decisions P22, P23, B
         assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}${r.out}`);
         assert.match(r.err, message);
         assert.equal(r.err.trim().split('\n').length, 1, r.err);
+        // Decision R51: beside the sentence, one structured line in the services' form.
+        assert.equal(r.logs.length, 1, JSON.stringify(r.logs));
+        assert.deepEqual(
+          { service: r.logs[0]!.service, level: r.logs[0]!.level, event: r.logs[0]!.event, reason: r.logs[0]!.reason },
+          { service: 'migrate', level: 'warn', event: 'migrate.refused', reason: r.err.trim().replace(/^migrate: /, '') },
+        );
         assert.equal(await relations(target.url), 0);
       }
       assert.equal(await relations(full.url), 1, 'the non-empty target is as it was');

@@ -20,6 +20,8 @@ export function canisterStateTransfer(stores: object, hooks: Pick<TransferHost, 
   const own = new StableStore<string, TransferRecord>(TRANSFER_MEMORY_ID); // read by key only: no index
   const transfer = stateTransfer(stores as Record<string, Store<StoreKey, unknown>>, own, {
     isController: (caller) => isController(Principal.fromText(caller)),
+    // Decision K25: Azle's console.log is ic0.debug_print (the canister log its controllers fetch) and writes an object as its JSON.
+    log: (line) => console.log(line),
     ...hooks,
   });
   let status: TransferStatus | undefined;

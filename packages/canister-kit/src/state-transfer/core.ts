@@ -61,6 +61,19 @@ export interface TransferHost {
   cleared?(): void;
   /** After a successful seal: the host rebuilds what it derives (the ledger's certified tip). */
   sealed?(): void;
+  /** A structured line for the canister's log (decision K25): every refusal writes one (ic0.debug_print on the IC). */
+  log?(line: TransferLogLine): void;
+}
+
+/** A refusal of the transfer's methods, as the canister logs it (decision K25). */
+export interface TransferLogLine {
+  event: 'state_status.refused' | 'state_export.refused' | 'state_import.refused';
+  caller: string;
+  /** The import's step (Begin, Chunk, Seal), or the store an export asked for. */
+  step?: string;
+  /** The transfer's status when it refused. */
+  status: TransferStatus;
+  reason: string;
 }
 
 export const REFUSALS = {
@@ -76,6 +89,10 @@ export function stateTransfer(stores: Record<string, Store<StoreKey, unknown>>, 
   const record = (): TransferRecord => own.get('transfer') ?? { status: 'live' };
   const save = (r: TransferRecord) => own.set('transfer', r);
   const storeOf = (name: string) => (Object.hasOwn(stores, name) ? stores[name] : undefined);
+  const refused = <T>(event: TransferLogLine['event'], ctx: CallContext, step: string | undefined, result: Result<T, string>): Result<T, string> => {
+    if ('Err' in result) host.log?.({ event, caller: ctx.caller, ...(step !== undefined && { step }), status: record().status, reason: result.Err });
+    return result;
+  };
 
   function begin(m: ImportManifest): Result<ImportProgress, string> {
     if (m.version !== version) return Err(`this canister's state version is ${version}, the export's is ${m.version}: export and import with the same release`);
@@ -151,52 +168,65 @@ export function stateTransfer(stores: Record<string, Store<StoreKey, unknown>>, 
       if (record().status === 'fresh') save({ status: 'live' });
     },
 
-    state_status(_ctx: CallContext): StatusReply {
+    /** Decision K25: a controller's only, like the export: it tells the transfer's status and every store's size. Others get a trap (no Result in its Candid type). */
+    state_status(ctx: CallContext): StatusReply {
+      if (!host.isController(ctx.caller)) {
+        refused('state_status.refused', ctx, undefined, Err(REFUSALS.notController));
+        throw new Error(REFUSALS.notController);
+      }
       return { status: record().status, version, stores: names.map((name) => ({ name, count: BigInt(stores[name]!.size) })) };
     },
 
     state_export(ctx: CallContext, args: ExportArgs): Result<ExportPage, string> {
-      if (!host.isController(ctx.caller)) return Err(REFUSALS.notController);
-      const store = storeOf(args.store);
-      if (!store) return Err(`this canister has no store ${args.store}`);
-      const limit = Math.max(1, Math.min(args.limit ?? MAX_EXPORT_ENTRIES, MAX_EXPORT_ENTRIES));
-      let after: StoreKey | undefined;
-      try {
-        after = args.after === undefined ? undefined : decode<StoreKey>(args.after);
-      } catch {
-        return Err('after is not the JSON of a key');
-      }
-      const entries: EntryText[] = [];
-      let chars = 0;
-      let cut = false;
-      // maxStoredBytes (W6): the IC's store stops before decoding what would pass the page; the embedded one ignores it.
-      const range = { limit: limit + 1, maxStoredBytes: EXPORT_PAGE_CHARS, ...(after !== undefined && { from: after }) };
-      for (const [k, v] of store.entries(range)) {
-        if (after !== undefined && compareKeys(k, after) === 0) continue;
-        const entry: EntryText = [encode(k), encode(v)];
-        chars += entry[0].length + entry[1].length;
-        if (entries.length >= limit || (entries.length > 0 && chars > EXPORT_PAGE_CHARS)) {
-          cut = true;
-          break;
-        }
-        entries.push(entry);
-      }
-      // A page the stored-bytes budget ended early (the IC's store) may leave entries: then the key after says so.
-      const next = entries.length > 0 && (cut || hasAfter(store, entries));
-      return Ok({ entries, ...(next && { next: entries[entries.length - 1]![0] }) });
+      return refused('state_export.refused', ctx, args.store, exportPage(ctx, args));
     },
 
     state_import(ctx: CallContext, step: ImportStep): Result<ImportProgress, string> {
-      if (!host.isController(ctx.caller)) return Err(REFUSALS.notController);
-      const r = record();
-      if (r.status === 'live') return Err(REFUSALS.live);
-      if (r.status === 'sealed') return Err(REFUSALS.sealed);
-      if ('Begin' in step) return begin(step.Begin);
-      if (r.status !== 'importing') return Err(REFUSALS.notBegun);
-      if ('Chunk' in step) return chunk(r, step.Chunk.store, step.Chunk.entries);
-      return seal(r);
+      return refused('state_import.refused', ctx, 'Begin' in step ? 'Begin' : 'Chunk' in step ? `Chunk ${step.Chunk.store}` : 'Seal', importStep(ctx, step));
     },
   };
+
+  function exportPage(ctx: CallContext, args: ExportArgs): Result<ExportPage, string> {
+    if (!host.isController(ctx.caller)) return Err(REFUSALS.notController);
+    const store = storeOf(args.store);
+    if (!store) return Err(`this canister has no store ${args.store}`);
+    const limit = Math.max(1, Math.min(args.limit ?? MAX_EXPORT_ENTRIES, MAX_EXPORT_ENTRIES));
+    let after: StoreKey | undefined;
+    try {
+      after = args.after === undefined ? undefined : decode<StoreKey>(args.after);
+    } catch {
+      return Err('after is not the JSON of a key');
+    }
+    const entries: EntryText[] = [];
+    let chars = 0;
+    let cut = false;
+    // maxStoredBytes (W6): the IC's store stops before decoding what would pass the page; the embedded one ignores it.
+    const range = { limit: limit + 1, maxStoredBytes: EXPORT_PAGE_CHARS, ...(after !== undefined && { from: after }) };
+    for (const [k, v] of store.entries(range)) {
+      if (after !== undefined && compareKeys(k, after) === 0) continue;
+      const entry: EntryText = [encode(k), encode(v)];
+      chars += entry[0].length + entry[1].length;
+      if (entries.length >= limit || (entries.length > 0 && chars > EXPORT_PAGE_CHARS)) {
+        cut = true;
+        break;
+      }
+      entries.push(entry);
+    }
+    // A page the stored-bytes budget ended early (the IC's store) may leave entries: then the key after says so.
+    const next = entries.length > 0 && (cut || hasAfter(store, entries));
+    return Ok({ entries, ...(next && { next: entries[entries.length - 1]![0] }) });
+  }
+
+  function importStep(ctx: CallContext, step: ImportStep): Result<ImportProgress, string> {
+    if (!host.isController(ctx.caller)) return Err(REFUSALS.notController);
+    const r = record();
+    if (r.status === 'live') return Err(REFUSALS.live);
+    if (r.status === 'sealed') return Err(REFUSALS.sealed);
+    if ('Begin' in step) return begin(step.Begin);
+    if (r.status !== 'importing') return Err(REFUSALS.notBegun);
+    if ('Chunk' in step) return chunk(r, step.Chunk.store, step.Chunk.entries);
+    return seal(r);
+  }
 }
 
 /** Whether the store holds a key after the page's last. */

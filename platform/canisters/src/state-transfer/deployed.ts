@@ -9,6 +9,7 @@ import {
   crc32Entry,
   MAX_CHUNK_CHARS,
   MAX_CHUNK_ENTRIES,
+  REFUSALS,
   STATE_FORMAT,
   type EntryText,
   type ExportPage,
@@ -47,6 +48,7 @@ export function transferClient(transport: CandidTransport, ids: Record<CanisterN
     return r.Ok;
   };
   return {
+    id: (canister: CanisterName) => ids[canister],
     status: (canister: CanisterName) => call<StatusReply>(canister, 'state_status', []),
     exportPage: async (canister: CanisterName, store: string, after?: string) =>
       ok(canister, await call<Result<ExportPage, string>>(canister, 'state_export', [{ store, ...(after !== undefined && { after }) }])),
@@ -87,6 +89,9 @@ async function statusOf(client: TransferClient, canister: CanisterName): Promise
   try {
     return await client.status(canister);
   } catch (e) {
+    // Decision K25: the status is a controller's only; a stranger's query traps with the refusal.
+    if (e instanceof CanisterCallError && e.message.includes(REFUSALS.notController))
+      throw new StateTransferRefusal(`the ${canister} canister (${client.id(canister)}) refused: ${REFUSALS.notController}`);
     if (e instanceof CanisterCallError)
       throw new StateTransferRefusal(
         `the ${canister} canister has no state transfer (${e.message}): it must run this release's build (the ledger too: DFINITY's ledger wasm takes no import, decision L47)`,
@@ -142,18 +147,33 @@ export async function importState(ic: IcTarget, exp: CanisterStateExport, option
   const sent = remapPrincipals(exp, mapping);
   const client = transferClient(await targetTransport(ic), ic.canisterIds);
   // Checked before anything is written: every canister fresh (or left importing by a run cut short), its version the export's.
+  const sealed: CanisterName[] = [];
   for (const canister of CANISTERS) {
     const s = await statusOf(client, canister);
     if (s.status === 'live')
       throw new StateTransferRefusal(`the ${canister} canister (${ic.canisterIds[canister]}) is not empty: it has taken update calls since it was installed`);
-    if (s.status === 'sealed')
-      throw new StateTransferRefusal(`the ${canister} canister (${ic.canisterIds[canister]}) has already imported a state and is sealed`);
     if (s.version !== sent.canisters[canister].version)
       throw new StateTransferRefusal(
         `the ${canister} canister's state version is ${s.version}, the export's is ${sent.canisters[canister].version}: deploy the release the export was made with`,
       );
+    if (s.status === 'sealed') sealed.push(canister);
   }
-  for (const canister of CANISTERS) {
+  const expected = summarizeState(sent);
+  // Decision W30: a run killed after sealing (before the database's commit) left sealed canisters; one
+  // that holds exactly what this import would send is this import, done, and is kept as it is.
+  if (sealed.length > 0) {
+    const held = summarizeState({ ...sent, canisters: await readDeployed(client) });
+    for (const canister of sealed) {
+      const differences = compareReports(only(expected, canister), only(held, canister));
+      if (differences.length > 0)
+        throw new StateTransferRefusal(
+          `the ${canister} canister (${ic.canisterIds[canister]}) has already imported a state and is sealed, and not this export's (${differences[0]}): deploy new canisters to migrate again`,
+        );
+      say(`${canister}: already sealed with this export, kept`);
+    }
+  }
+  const todo = CANISTERS.filter((c) => !sealed.includes(c));
+  for (const canister of todo) {
     const state = sent.canisters[canister];
     await client.import(canister, { Begin: manifestOf(state) });
     let chunks = 0;
@@ -166,17 +186,25 @@ export async function importState(ic: IcTarget, exp: CanisterStateExport, option
   }
   // Read back while the import holds every canister (no timer, no other update), then sealed: each
   // canister checks its counts and CRC-32s itself; this compares SHA-256 too, and the ledger's tip.
-  const expected = summarizeState(sent);
-  if (options.verify !== false) {
+  if (options.verify !== false && todo.length > 0) {
     const differences = compareReports(expected, summarizeState({ ...sent, canisters: await readDeployed(client) }));
     if (differences.length) throw new Error(`the imported state differs from the export, not sealed: ${differences.join('; ')}`);
   }
   // Callees before callers, so a sealed canister's first calls find the others sealed as far as possible.
-  for (const canister of SEAL_ORDER) {
+  for (const canister of SEAL_ORDER.filter((c) => todo.includes(c))) {
     const done = await client.import(canister, { Seal: null });
     say(`${canister}: sealed, ${done.imported} entries`);
   }
   return expected;
+}
+
+/** A report of one canister only, the ledger's figures kept for the ledger alone. */
+function only(report: StateReport, canister: CanisterName): StateReport {
+  const empty = { version: '', stores: {} };
+  return {
+    canisters: Object.fromEntries(CANISTERS.map((c) => [c, c === canister ? report.canisters[c] : empty])) as StateReport['canisters'],
+    ledger: canister === 'ledger' ? report.ledger : { blocks: 0, tipHash: null },
+  };
 }
 
 const SEAL_ORDER: CanisterName[] = ['ledger', 'membership', 'user', 'treasury', 'campaign', 'governance'];

@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import type { EmbeddedHost } from '@domdao/canister-kit/embedded';
 import type { ServiceLogger } from '@domdao/service-kit';
 import { BACKUP_SOCKET } from '../core/backup/copy.ts';
-import { BackupRefused, liveBackup } from '../core/backup/live.ts';
+import { BackupAbandoned, BackupRefused, liveBackup, type LiveSources } from '../core/backup/live.ts';
 
 /** Linux's limit for a socket path (sun_path, 108 bytes with its terminating zero). */
 const MAX_SOCKET_PATH = 107;
@@ -25,6 +25,8 @@ export async function serveBackups(
   db: Kysely<unknown> | undefined,
   host: EmbeddedHost | undefined,
   log: ServiceLogger,
+  /** Tests only: see LiveSources.pause. */
+  pause?: LiveSources['pause'],
 ): Promise<BackupService | undefined> {
   if (!db && !host) return undefined; // nothing embedded: DATA_DIR holds the keys only, copied at any time
   const path = resolve(dataDir, BACKUP_SOCKET);
@@ -57,7 +59,10 @@ export async function serveBackups(
       if (busy) return answer({ ok: false, error: 'a backup is being made already; ask again once it is done' });
       busy = true;
       const started = Date.now();
-      liveBackup({ dataDir, db, host }, to)
+      // Decision B120: a requester gone mid-way (`npm run backup` killed) gets no backup finished behind its back.
+      let gone = false;
+      socket.once('close', () => (gone = true));
+      liveBackup({ dataDir, db, host, abandoned: () => gone, ...(pause && { pause }) }, to)
         .then((manifest) => {
           const ms = Date.now() - started;
           log.logger.info(
@@ -67,6 +72,8 @@ export async function serveBackups(
           answer({ ok: true, manifest, ms });
         })
         .catch((e: Error) => {
+          if (e instanceof BackupAbandoned)
+            return log.logger.warn({ event: 'backup.abandoned', to, reason: e.message }, `backup to ${to} abandoned: ${e.message}`);
           log.logger.warn({ event: 'backup.failed', to, err: e.message }, `backup to ${to} failed`);
           answer({ ok: false, error: e instanceof BackupRefused ? e.message : `the backup failed: ${e.message}` });
         })

@@ -39,6 +39,8 @@ export interface OpenBridgeOptions extends DatabaseOpenOptions {
   passwordCost?: Argon2Cost;
   /** Tests only: see BridgeParts.closeIdleMs. */
   closeIdleMs?: number;
+  /** Tests only: awaited at each step of a live backup (LiveSources.pause). */
+  backupPause?: (step: 'after-database' | 'before-manifest') => Promise<void>;
 }
 
 /** Opens every dependency from configuration: database, session store, canisters, notification client, keys. */
@@ -98,7 +100,16 @@ async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, op
     }),
   );
   // Decision B115: `npm run backup` asks this bridge for a consistent copy of DATA_DIR over a socket there.
-  const backups = await serveBackups(config.DATA_DIR, database.kind === 'pglite' ? (database.db as Kysely<unknown>) : undefined, canisters.platform?.host, log);
+  // Decision B121: on unless BACKUP_SOCKET=false.
+  const backups = config.BACKUP_SOCKET
+    ? await serveBackups(
+        config.DATA_DIR,
+        database.kind === 'pglite' ? (database.db as Kysely<unknown>) : undefined,
+        canisters.platform?.host,
+        log,
+        options.backupPause,
+      )
+    : undefined;
   app.addHook('onClose', async () => {
     await backups?.close();
     log.flush();
