@@ -148,4 +148,10 @@ export const SCRIPT_ENV: readonly ScriptVariable[] = [
     accepts: 'origin',
     description: '`npm run build:portal`: the bridge a web app hosted on another subdomain calls (as `--bridge-origin`)',
   },
+  {
+    name: 'MIGRATE_TEST_PAUSE',
+    accepts: '`before-commit`',
+    description:
+      '`npm run migrate`, tests only (decision R52): pause after the canisters are sealed and before the database commits, so a test can kill the run there; never set it in production',
+  },
 ];

@@ -195,7 +195,7 @@ describe('npm start and npm run register', () => {
       await page.goto(`${app}/`);
       await page.waitForSelector('text=You are not signed in.');
       await page.click('header >> text=Govern');
-      await page.waitForSelector('ul.list li >> text=SetDomPrice');
+      await page.waitForSelector('ul.list li >> text=DOM price'); // decision F56: the category's label
       await page.click('header >> text=Price');
       await page.waitForSelector('h1:has-text("DOM price")');
       assert.deepEqual(problems, []);

@@ -313,7 +313,7 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
         await shoot('propose');
         await Promise.all([page.waitForURL(/\/proposals\/\d+$/), page.click('button:has-text("Submit proposal")')]);
         id = /\/proposals\/(\d+)$/.exec(page.url())![1]!;
-        await page.waitForSelector('text=SetDomPrice');
+        await page.waitForSelector('text=DOM price'); // decision F56: the category's label, not its internal name
       } else {
         const r = await h.request({
           method: 'POST',
