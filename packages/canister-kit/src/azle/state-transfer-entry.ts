@@ -8,7 +8,7 @@ import { isController, Principal, query, update } from 'azle';
 import { stateTransferMethods } from '../candid/state-transfer.ts';
 import type { Store, StoreKey } from '../store.ts';
 import { stateTransfer, type TransferHost, type TransferRecord, type TransferStatus } from '../state-transfer/core.ts';
-import { AzleIdl, azleMethods, dispatcher, transferHold } from './entry.ts';
+import { AzleIdl, azleMethods, dispatcher, hostServices, transferHold } from './entry.ts';
 import { StableStore } from './stable-store.ts';
 
 export const TRANSFER_MEMORY_ID = 251;
@@ -20,6 +20,7 @@ export function canisterStateTransfer(stores: object, hooks: Pick<TransferHost, 
   const own = new StableStore<string, TransferRecord>(TRANSFER_MEMORY_ID); // read by key only: no index
   const transfer = stateTransfer(stores as Record<string, Store<StoreKey, unknown>>, own, {
     isController: (caller) => isController(Principal.fromText(caller)),
+    instructions: hostServices.instructions, // an export page stops within the query limit (W33)
     ...hooks,
   });
   let status: TransferStatus | undefined;

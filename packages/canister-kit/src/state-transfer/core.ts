@@ -7,7 +7,7 @@ import { decode, encode } from '../codec.ts';
 import type { CallContext } from '../call.ts';
 import { Err, Ok, type Result } from '../result.ts';
 import { compareKeys, type Store, type StoreKey } from '../store.ts';
-import { crc32Entry, EXPORT_PAGE_CHARS, MAX_CHUNK_CHARS, MAX_CHUNK_ENTRIES, MAX_EXPORT_ENTRIES, stateVersion, type EntryText } from './format.ts';
+import { crc32Entry, EXPORT_INSTRUCTION_BUDGET, EXPORT_PAGE_CHARS, MAX_CHUNK_CHARS, MAX_CHUNK_ENTRIES, MAX_EXPORT_ENTRIES, stateVersion, type EntryText } from './format.ts';
 
 /**
  * fresh: installed, no update call since (importable); importing: an import has begun; sealed: an
@@ -57,6 +57,12 @@ export interface TransferRecord {
 export interface TransferHost {
   /** Whether `caller` controls this canister (ic0.is_controller on the IC). */
   isController(caller: string): boolean;
+  /**
+   * Instructions the current message has run so far, where the host counts them (the IC's
+   * performance_counter, as G20's HostServices.instructions); absent on the embedded host, which has
+   * no per-message limit: there MAX_EXPORT_ENTRIES and EXPORT_PAGE_CHARS alone bound a page.
+   */
+  instructions?(): bigint;
   /** After Begin emptied the stores: state the host derives from them goes too (the ledger's encoded blocks). */
   cleared?(): void;
   /** After a successful seal: the host rebuilds what it derives (the ledger's certified tip). */
@@ -180,6 +186,11 @@ export function stateTransfer(stores: Record<string, Store<StoreKey, unknown>>, 
           break;
         }
         entries.push(entry);
+        // Decision W33: checked after an entry is taken, so a page always holds one and the cursor moves on.
+        if (host.instructions !== undefined && host.instructions() > EXPORT_INSTRUCTION_BUDGET) {
+          cut = true;
+          break;
+        }
       }
       // A page the stored-bytes budget ended early (the IC's store) may leave entries: then the key after says so.
       const next = entries.length > 0 && (cut || hasAfter(store, entries));

@@ -12,6 +12,13 @@ export const MAX_CHUNK_CHARS = 1_000_000;
 /** One export page holds at most this many entries, and stops after this many characters (the reply stays far below 2 MiB). */
 export const MAX_EXPORT_ENTRIES = 500;
 export const EXPORT_PAGE_CHARS = 1_000_000;
+/**
+ * Where the host counts instructions (the IC), an export page also stops once its message has used
+ * this many (decision W33): the IC stops a query at 5 billion, and a page of 500 accounts would cost
+ * about 10.9 billion (≈ 21.8 million an account, docs/ic-cost.md, W32). Well under the limit, so the
+ * entry that crosses it and the reply's Candid encoding still fit.
+ */
+export const EXPORT_INSTRUCTION_BUDGET = 2_000_000_000n;
 
 /** A store's entry in transit: the codec's JSON of its key and of its value. */
 export type EntryText = [key: string, value: string];
