@@ -7,7 +7,18 @@ import { decode, encode } from '../codec.ts';
 import type { CallContext } from '../call.ts';
 import { Err, Ok, type Result } from '../result.ts';
 import { compareKeys, type Store, type StoreKey } from '../store.ts';
-import { crc32Entry, EXPORT_INSTRUCTION_BUDGET, EXPORT_PAGE_CHARS, MAX_CHUNK_CHARS, MAX_CHUNK_ENTRIES, MAX_EXPORT_ENTRIES, stateVersion, type EntryText } from './format.ts';
+import { utf8Length } from '../reply-budget.ts';
+import {
+  crc32Entry,
+  EXPORT_INSTRUCTION_BUDGET,
+  EXPORT_PAGE_CHARS,
+  EXPORT_REPLY_COST_PER_BYTE,
+  MAX_CHUNK_CHARS,
+  MAX_CHUNK_ENTRIES,
+  MAX_EXPORT_ENTRIES,
+  stateVersion,
+  type EntryText,
+} from './format.ts';
 
 /**
  * fresh: installed, no update call since (importable); importing: an import has begun; sealed: an
@@ -175,19 +186,24 @@ export function stateTransfer(stores: Record<string, Store<StoreKey, unknown>>, 
       const entries: EntryText[] = [];
       let chars = 0;
       let cut = false;
+      // Decision W33: the page's cost so far and its reply's encoding, where the host counts instructions.
+      let replyBytes = 0n;
+      const over = (bytes: bigint) => host.instructions !== undefined && host.instructions() + bytes * EXPORT_REPLY_COST_PER_BYTE > EXPORT_INSTRUCTION_BUDGET;
       // maxStoredBytes (W6): the IC's store stops before decoding what would pass the page; the embedded one ignores it.
       const range = { limit: limit + 1, maxStoredBytes: EXPORT_PAGE_CHARS, ...(after !== undefined && { from: after }) };
       for (const [k, v] of store.entries(range)) {
         if (after !== undefined && compareKeys(k, after) === 0) continue;
         const entry: EntryText = [encode(k), encode(v)];
         chars += entry[0].length + entry[1].length;
-        if (entries.length >= limit || (entries.length > 0 && chars > EXPORT_PAGE_CHARS)) {
+        const bytes = host.instructions === undefined ? 0n : BigInt(utf8Length(entry[0]) + utf8Length(entry[1]));
+        if (entries.length >= limit || (entries.length > 0 && (chars > EXPORT_PAGE_CHARS || over(replyBytes + bytes)))) {
           cut = true;
           break;
         }
         entries.push(entry);
-        // Decision W33: checked after an entry is taken, so a page always holds one and the cursor moves on.
-        if (host.instructions !== undefined && host.instructions() > EXPORT_INSTRUCTION_BUDGET) {
+        replyBytes += bytes;
+        // Reading the next entry costs its decoding: not when the page is already at its budget.
+        if (entries.length < limit && over(replyBytes)) {
           cut = true;
           break;
         }
