@@ -73,6 +73,7 @@ describe('an export page within the IC query limit (decision W33)', () => {
     const perPage = EXPORT_INSTRUCTION_BUDGET / (bytesOf(all[0]!) * EXPORT_REPLY_COST_PER_BYTE);
     assert.ok(perPage >= 2n && perPage < 100n, `${perPage} a page`);
     const pages = readAll(canister(100, () => 0n, 5_000));
+    assert.equal(pages.length, Math.ceil(100 / Number(perPage)), 'far within the entry and character limits, yet cut');
     assert.deepEqual(
       pages.slice(0, -1).map((p) => p.length),
       Array.from({ length: pages.length - 1 }, () => Number(perPage)),
