@@ -12,6 +12,11 @@ export function importCycles(messages: number, argBytes: number, instructions: n
 
 /** state_export's and state_import's most entries a page or chunk (W22). */
 const PAGE_ENTRIES = 500;
+/**
+ * Decision W33: an export page stops where its instructions, its reply's encoding counted, would pass 3 B
+ * (`EXPORT_INSTRUCTION_BUDGET`); a page holds at least one entry. A chunk has no such budget (W22).
+ */
+const PAGE_BUDGET = 3e9;
 const cyclesText = (n: number) => (n >= 1e9 ? `${(n / 1e9).toFixed(1)} B` : `${millions(n)} M`);
 const billions = (n: number) => (n / 1e9).toFixed(1);
 const count = (n: number) => Math.ceil(n).toLocaleString('en');
@@ -29,8 +34,8 @@ export function transferTable(files: CostFile[]): string[] {
   const rows: string[] = [];
   for (const [canister, list] of [...byCanister].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const entries = grow(list, (t) => t.entries);
-    const pages = grow(list, (t) => t.pages);
-    const { page, pageStore, chunk, chunkStore } = largestAt(list);
+    const { page, pageStore, chunk, chunkStore, pages: paged } = largestAt(list);
+    const pages = paged ?? grow(list, (t) => t.pages);
     const fits = page.perEntry > 0 ? Math.floor(QUERY_LIMIT / page.perEntry) : PAGE_ENTRIES;
     const exported = fit(list, (t) => t.exportInstructions);
     const messages = grow(list, (t) => t.importMessages);
@@ -88,12 +93,14 @@ export function pagedAt(files: CostFile[], canister: string, method: string): nu
 /**
  * The largest export page and import chunk at 10,000 members. A page (a chunk) holds more entries as a
  * store grows, up to 500, so per store: the instructions an entry of its largest page (chunk), fitted,
- * times the entries a page of it holds at 10,000 (the store's entries fitted, at most 500). The fixed
+ * times the entries a page of it holds at 10,000 (the store's entries fitted, at most 500, and for a page at most
+ * what W33's 3 B budget lets through). The fixed
  * cost of the call counted in each entry makes it an upper bound for a store whose pages were short.
  */
 function largestAt(list: Array<[number, TransferCost]>) {
   const names = new Set(list.flatMap(([, t]) => (t.stores ?? []).map((x) => x.name)));
   let best = { page: { value: 0, perEntry: 0 }, pageStore: '', chunk: { value: 0, perEntry: 0 }, chunkStore: '' };
+  let pages: number | undefined;
   for (const name of names) {
     const points = list.flatMap(([n, t]) => (t.stores ?? []).filter((x) => x.name === name).map((x) => [n, x] as const));
     const held = Math.min(PAGE_ENTRIES, Math.ceil(countAt(points.map(([n, x]) => [n, x.entries]))));
@@ -103,7 +110,11 @@ function largestAt(list: Array<[number, TransferCost]>) {
     };
     const page = perEntry((x) => [x.largestPage, x.largestPageEntries]);
     const chunk = perEntry((x) => [x.largestChunk, x.largestChunkEntries]);
-    if (page * held > best.page.value) best = { ...best, page: { value: page * held, perEntry: page }, pageStore: name };
+    // W33: the entries a page holds within its budget; the store's pages at 10,000 follow from it.
+    const pageHeld = page > 0 ? Math.max(1, Math.min(held, Math.floor(PAGE_BUDGET / page))) : held;
+    const storeEntries = Math.ceil(countAt(points.map(([n, x]) => [n, x.entries])));
+    pages = (pages ?? 0) + Math.max(1, Math.ceil(storeEntries / Math.max(1, pageHeld)));
+    if (page * pageHeld > best.page.value) best = { ...best, page: { value: page * pageHeld, perEntry: page }, pageStore: name };
     if (chunk * held > best.chunk.value) best = { ...best, chunk: { value: chunk * held, perEntry: chunk }, chunkStore: name };
   }
   // Files without the per-store figures: the canister's largest page and chunk as measured, fitted.
@@ -117,5 +128,5 @@ function largestAt(list: Array<[number, TransferCost]>) {
       chunkStore: 'a store',
     };
   }
-  return best;
+  return { ...best, pages };
 }

@@ -8,7 +8,7 @@ import { isController, Principal, query, update } from 'azle';
 import { stateTransferMethods } from '../candid/state-transfer.ts';
 import type { Store, StoreKey } from '../store.ts';
 import { stateTransfer, type TransferHost, type TransferRecord, type TransferStatus } from '../state-transfer/core.ts';
-import { AzleIdl, azleMethods, dispatcher, transferHold } from './entry.ts';
+import { AzleIdl, azleMethods, dispatcher, hostServices, transferHold } from './entry.ts';
 import { StableStore } from './stable-store.ts';
 
 export const TRANSFER_MEMORY_ID = 251;
@@ -22,6 +22,7 @@ export function canisterStateTransfer(stores: object, hooks: Pick<TransferHost, 
     isController: (caller) => isController(Principal.fromText(caller)),
     // Decision K25: Azle's console.log is ic0.debug_print (the canister log its controllers fetch) and writes an object as its JSON.
     log: (line) => console.log(line),
+    instructions: hostServices.instructions, // an export page stops within the query limit (W33)
     ...hooks,
   });
   let status: TransferStatus | undefined;

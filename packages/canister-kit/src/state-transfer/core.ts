@@ -7,7 +7,18 @@ import { decode, encode } from '../codec.ts';
 import type { CallContext } from '../call.ts';
 import { Err, Ok, type Result } from '../result.ts';
 import { compareKeys, type Store, type StoreKey } from '../store.ts';
-import { crc32Entry, EXPORT_PAGE_CHARS, MAX_CHUNK_CHARS, MAX_CHUNK_ENTRIES, MAX_EXPORT_ENTRIES, stateVersion, type EntryText } from './format.ts';
+import { utf8Length } from '../reply-budget.ts';
+import {
+  crc32Entry,
+  EXPORT_INSTRUCTION_BUDGET,
+  EXPORT_PAGE_CHARS,
+  EXPORT_REPLY_COST_PER_BYTE,
+  MAX_CHUNK_CHARS,
+  MAX_CHUNK_ENTRIES,
+  MAX_EXPORT_ENTRIES,
+  stateVersion,
+  type EntryText,
+} from './format.ts';
 
 /**
  * fresh: installed, no update call since (importable); importing: an import has begun; sealed: an
@@ -57,6 +68,12 @@ export interface TransferRecord {
 export interface TransferHost {
   /** Whether `caller` controls this canister (ic0.is_controller on the IC). */
   isController(caller: string): boolean;
+  /**
+   * Instructions the current message has run so far, where the host counts them (the IC's
+   * performance_counter, as G20's HostServices.instructions); absent on the embedded host, which has
+   * no per-message limit: there MAX_EXPORT_ENTRIES and EXPORT_PAGE_CHARS alone bound a page.
+   */
+  instructions?(): bigint;
   /** After Begin emptied the stores: state the host derives from them goes too (the ledger's encoded blocks). */
   cleared?(): void;
   /** After a successful seal: the host rebuilds what it derives (the ledger's certified tip). */
@@ -200,17 +217,27 @@ export function stateTransfer(stores: Record<string, Store<StoreKey, unknown>>, 
     const entries: EntryText[] = [];
     let chars = 0;
     let cut = false;
+    // Decision W33: the page's cost so far and its reply's encoding, where the host counts instructions.
+    let replyBytes = 0n;
+    const over = (bytes: bigint) => host.instructions !== undefined && host.instructions() + bytes * EXPORT_REPLY_COST_PER_BYTE > EXPORT_INSTRUCTION_BUDGET;
     // maxStoredBytes (W6): the IC's store stops before decoding what would pass the page; the embedded one ignores it.
     const range = { limit: limit + 1, maxStoredBytes: EXPORT_PAGE_CHARS, ...(after !== undefined && { from: after }) };
     for (const [k, v] of store.entries(range)) {
       if (after !== undefined && compareKeys(k, after) === 0) continue;
       const entry: EntryText = [encode(k), encode(v)];
       chars += entry[0].length + entry[1].length;
-      if (entries.length >= limit || (entries.length > 0 && chars > EXPORT_PAGE_CHARS)) {
+      const bytes = host.instructions === undefined ? 0n : BigInt(textBytes(entry[0]) + textBytes(entry[1]));
+      if (entries.length >= limit || (entries.length > 0 && (chars > EXPORT_PAGE_CHARS || over(replyBytes + bytes)))) {
         cut = true;
         break;
       }
       entries.push(entry);
+      replyBytes += bytes;
+      // Reading the next entry costs its decoding: not when the page is already at its budget.
+      if (entries.length < limit && over(replyBytes)) {
+        cut = true;
+        break;
+      }
     }
     // A page the stored-bytes budget ended early (the IC's store) may leave entries: then the key after says so.
     const next = entries.length > 0 && (cut || hasAfter(store, entries));
@@ -228,6 +255,14 @@ export function stateTransfer(stores: Record<string, Store<StoreKey, unknown>>, 
     return seal(r);
   }
 }
+
+const NON_ASCII = /[\u0080-\uffff]/;
+/**
+ * UTF-8 bytes of `s`. utf8Length's loop costs about 11,000 instructions a character in QuickJS (a
+ * quarter of a page's cost on the wasm); the regular expression runs natively, and the codec's JSON
+ * of a key or value is mostly ASCII.
+ */
+const textBytes = (s: string): number => (NON_ASCII.test(s) ? utf8Length(s) : s.length);
 
 /** Whether the store holds a key after the page's last. */
 function hasAfter(store: Store<StoreKey, unknown>, entries: EntryText[]): boolean {

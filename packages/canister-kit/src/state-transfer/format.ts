@@ -12,6 +12,21 @@ export const MAX_CHUNK_CHARS = 1_000_000;
 /** One export page holds at most this many entries, and stops after this many characters (the reply stays far below 2 MiB). */
 export const MAX_EXPORT_ENTRIES = 500;
 export const EXPORT_PAGE_CHARS = 1_000_000;
+/**
+ * Where the host counts instructions (the IC), an export page also stops before its message would pass
+ * this many (decision W33): the IC stops a query at 5 billion, and a page of 500 accounts cost about
+ * 10.9 billion (≈ 21.8 million an account, docs/ic-cost.md, W32). What a page will cost is the
+ * instructions used so far (the counter) plus the Candid encoding of its reply, which runs after the
+ * page is made, so the counter cannot see it: EXPORT_REPLY_COST_PER_BYTE a byte of key and value text.
+ * As W6's ANSWER_COST.total, 3 of the 5 billion, leaving room for the model's error.
+ */
+export const EXPORT_INSTRUCTION_BUDGET = 3_000_000_000n;
+/**
+ * Instructions Azle 0.33 spends Candid-encoding a byte of the reply's text (its TextEncoder in QuickJS,
+ * W17): measured on the metered wasm, a page of 761-character accounts costs 30.6 M an entry, of which
+ * the loop that makes the page 1.9 M (≈ 37,700 a byte for the rest).
+ */
+export const EXPORT_REPLY_COST_PER_BYTE = 40_000n;
 
 /** A store's entry in transit: the codec's JSON of its key and of its value. */
 export type EntryText = [key: string, value: string];

@@ -70,19 +70,26 @@ export async function readDeployed(client: TransferClient): Promise<Record<Canis
   for (const canister of CANISTERS) {
     const status = await statusOf(client, canister);
     const stores: Record<string, EntryText[]> = {};
-    for (const { name } of status.stores) {
-      const entries: EntryText[] = [];
-      let after: string | undefined;
-      do {
-        const page = await client.exportPage(canister, name, after);
-        entries.push(...page.entries);
-        after = page.next;
-      } while (after !== undefined);
-      stores[name] = entries;
-    }
+    for (const { name } of status.stores) stores[name] = await readStore(client, canister, name);
     out[canister] = { version: status.version, stores };
   }
   return out;
+}
+
+/** One store of a deployed canister, a page at a time from its start. */
+export async function readStore(client: TransferClient, canister: CanisterName, name: string): Promise<EntryText[]> {
+  const entries: EntryText[] = [];
+  let after: string | undefined;
+  // Pages may be short (the canister stops one at its instruction budget, W33): the cursor alone says
+  // whether more follows. A cursor that does not move on would loop forever, so it is refused.
+  do {
+    const page = await client.exportPage(canister, name, after);
+    if (page.next !== undefined && (page.entries.length === 0 || page.next === after))
+      throw new StateTransferRefusal(`the ${canister} canister's export of store ${name} does not move on after ${after ?? 'its start'}`);
+    entries.push(...page.entries);
+    after = page.next;
+  } while (after !== undefined);
+  return entries;
 }
 
 async function statusOf(client: TransferClient, canister: CanisterName): Promise<StatusReply> {

@@ -3,7 +3,7 @@
 export type { CanisterState, CanisterStateExport, EntryText, IcTarget, ImportOptions, StateReport, StoreSummary } from './types.ts';
 export { StateTransferRefusal } from './types.ts';
 export { exportEmbeddedState, readEmbeddedHost, STORE_NAMES } from './embedded.ts';
-export { chunksOf, exportDeployedState, importState, manifestOf, transferClient, type TransferClient } from './deployed.ts';
+export { chunksOf, exportDeployedState, importState, manifestOf, readDeployed, readStore, transferClient, type TransferClient } from './deployed.ts';
 export { compareReports, summarizeState, summarizeStore } from './summary.ts';
 export { remapPrincipals } from './remap.ts';
 export { readStateExport, writeStateExport } from './file.ts';
