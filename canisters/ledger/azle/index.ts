@@ -11,6 +11,7 @@ import {
   fromCandidArgs,
   hostServices,
   stableStores,
+  tableEntryPoints,
   canisterStateTransfer,
 } from '@domdao/canister-kit/azle';
 import { encodeGetBlocksReply, encodeValue, getBlocksReplyHeader } from '../candid-blocks.ts';
@@ -96,7 +97,10 @@ async function appending(name: string, a: unknown[]): Promise<unknown> {
   return result;
 }
 
-export default class extends transfer.entryPoints() {
+// The appending updates certify the new tip, and the block queries reply by hand: declared below.
+const SPECIAL = ['icrc1_transfer', 'icrc2_approve', 'icrc2_transfer_from', 'icrc3_get_blocks', 'get_archived_blocks'];
+
+export default class extends transfer.entryPoints(tableEntryPoints(table, calls, { except: SPECIAL })) {
   @init([types.InitArgs as unknown as IDL.Type])
   init(args: unknown): void {
     transfer.installed();
@@ -111,53 +115,13 @@ export default class extends transfer.entryPoints() {
     certifyTip();
   }
 
-  @query(methods.icrc1_name.args, methods.icrc1_name.ret)
-  icrc1_name(...a: unknown[]) {
-    return calls.query('icrc1_name', a);
-  }
-  @query(methods.icrc1_symbol.args, methods.icrc1_symbol.ret)
-  icrc1_symbol(...a: unknown[]) {
-    return calls.query('icrc1_symbol', a);
-  }
-  @query(methods.icrc1_decimals.args, methods.icrc1_decimals.ret)
-  icrc1_decimals(...a: unknown[]) {
-    return calls.query('icrc1_decimals', a);
-  }
-  @query(methods.icrc1_fee.args, methods.icrc1_fee.ret)
-  icrc1_fee(...a: unknown[]) {
-    return calls.query('icrc1_fee', a);
-  }
-  @query(methods.icrc1_metadata.args, methods.icrc1_metadata.ret)
-  icrc1_metadata(...a: unknown[]) {
-    return calls.query('icrc1_metadata', a);
-  }
-  @query(methods.icrc1_total_supply.args, methods.icrc1_total_supply.ret)
-  icrc1_total_supply(...a: unknown[]) {
-    return calls.query('icrc1_total_supply', a);
-  }
-  @query(methods.icrc1_minting_account.args, methods.icrc1_minting_account.ret)
-  icrc1_minting_account(...a: unknown[]) {
-    return calls.query('icrc1_minting_account', a);
-  }
-  @query(methods.icrc1_balance_of.args, methods.icrc1_balance_of.ret)
-  icrc1_balance_of(...a: unknown[]) {
-    return calls.query('icrc1_balance_of', a);
-  }
   @update(methods.icrc1_transfer.args, methods.icrc1_transfer.ret)
   icrc1_transfer(...a: unknown[]) {
     return appending('icrc1_transfer', a);
   }
-  @query(methods.icrc1_supported_standards.args, methods.icrc1_supported_standards.ret)
-  icrc1_supported_standards(...a: unknown[]) {
-    return calls.query('icrc1_supported_standards', a);
-  }
   @update(methods.icrc2_approve.args, methods.icrc2_approve.ret)
   icrc2_approve(...a: unknown[]) {
     return appending('icrc2_approve', a);
-  }
-  @query(methods.icrc2_allowance.args, methods.icrc2_allowance.ret)
-  icrc2_allowance(...a: unknown[]) {
-    return calls.query('icrc2_allowance', a);
   }
   @update(methods.icrc2_transfer_from.args, methods.icrc2_transfer_from.ret)
   icrc2_transfer_from(...a: unknown[]) {
@@ -170,25 +134,5 @@ export default class extends transfer.entryPoints() {
   @query(methods.get_archived_blocks.args, methods.get_archived_blocks.ret, { manual: true })
   get_archived_blocks(): void {
     replyBlocks('archive');
-  }
-  @query(methods.icrc3_supported_block_types.args, methods.icrc3_supported_block_types.ret)
-  icrc3_supported_block_types(...a: unknown[]) {
-    return calls.query('icrc3_supported_block_types', a);
-  }
-  @query(methods.icrc3_get_tip_certificate.args, methods.icrc3_get_tip_certificate.ret)
-  icrc3_get_tip_certificate(...a: unknown[]) {
-    return calls.query('icrc3_get_tip_certificate', a);
-  }
-  @query(methods.icrc3_get_archives.args, methods.icrc3_get_archives.ret)
-  icrc3_get_archives(...a: unknown[]) {
-    return calls.query('icrc3_get_archives', a);
-  }
-  @query(methods.icrc10_supported_standards.args, methods.icrc10_supported_standards.ret)
-  icrc10_supported_standards(...a: unknown[]) {
-    return calls.query('icrc10_supported_standards', a);
-  }
-  @update(methods.icrc21_canister_call_consent_message.args, methods.icrc21_canister_call_consent_message.ret)
-  icrc21_canister_call_consent_message(...a: unknown[]) {
-    return calls.update('icrc21_canister_call_consent_message', a);
   }
 }

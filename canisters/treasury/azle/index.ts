@@ -1,15 +1,15 @@
 // The treasury canister on the IC (Azle): Candid in and out through ../candid.ts, state in stable
 // memory, the ratified price read from governance for USD payouts.
-import { canisterSelf, IDL, init, postUpgrade, query, update } from 'azle';
+import { canisterSelf, IDL, init, postUpgrade } from 'azle';
 import {
   armIndexBuild,
   AzleIdl,
-  azleMethods,
   canisterCalls,
   dispatcher,
   fromCandidArgs,
   hostServices,
   stableStores,
+  tableEntryPoints,
   wiringStore,
   canisterStateTransfer,
 } from '@domdao/canister-kit/azle';
@@ -26,7 +26,6 @@ interface InitArgs {
   price_max_age?: bigint;
 }
 const table = treasuryMethods(AzleIdl);
-const methods = azleMethods(table);
 const types = treasuryTypes(AzleIdl);
 const initArgs = wiringStore<InitArgs>();
 const callees = canisterCalls({ governance: governanceMethods(AzleIdl), ledger: ledgerMethods(AzleIdl) }, (to) => initArgs.get()[`${to}_canister`]);
@@ -36,7 +35,7 @@ const transfer = canisterStateTransfer(stores);
 const core = treasuryCore(stores, treasuryWiring.deps(callees, hostServices));
 const calls = dispatcher(table, core);
 
-export default class extends transfer.entryPoints() {
+export default class extends transfer.entryPoints(tableEntryPoints(table, calls)) {
   @init([types.InitArgs as unknown as IDL.Type])
   init(args: unknown): void {
     transfer.installed();
@@ -55,30 +54,5 @@ export default class extends transfer.entryPoints() {
   postUpgrade(args: unknown): void {
     initArgs.set(fromCandidArgs<InitArgs>(types.InitArgs, args));
     armIndexBuild(stores);
-  }
-
-  @update(methods.execute_payout.args, methods.execute_payout.ret)
-  execute_payout(...a: unknown[]) {
-    return calls.update('execute_payout', a);
-  }
-  @query(methods.get_account.args, methods.get_account.ret)
-  get_account(...a: unknown[]) {
-    return calls.query('get_account', a);
-  }
-  @update(methods.get_balance.args, methods.get_balance.ret)
-  get_balance(...a: unknown[]) {
-    return calls.update('get_balance', a);
-  }
-  @query(methods.list_pending_payouts.args, methods.list_pending_payouts.ret)
-  list_pending_payouts(...a: unknown[]) {
-    return calls.query('list_pending_payouts', a);
-  }
-  @query(methods.get_payout.args, methods.get_payout.ret)
-  get_payout(...a: unknown[]) {
-    return calls.query('get_payout', a);
-  }
-  @query(methods.list_payouts.args, methods.list_payouts.ret)
-  list_payouts(...a: unknown[]) {
-    return calls.query('list_payouts', a);
   }
 }

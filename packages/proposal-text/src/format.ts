@@ -1,9 +1,10 @@
 // Numbers, amounts and durations as members read them (decision F43). Whole numbers as the canister
 // keeps them (nanoseconds, e8s) arrive as bigint from a canister client or as decimal strings in JSON.
+import { duration as nsDuration } from '@domdao/canister-kit/duration';
+
 export type Whole = bigint | string | number;
 
 const E8S = 100_000_000n;
-const NS_PER_SECOND = 1_000_000_000n;
 
 export const whole = (v: Whole): bigint => (typeof v === 'bigint' ? v : BigInt(typeof v === 'number' ? Math.trunc(v) : v));
 
@@ -29,22 +30,8 @@ export const domAbout = (n: number): string => `about ${grouped(n, 0, 2)} DOM`;
 /** Basis points → "20 %" (as the consent messages write a share, decision G25). */
 export const percent = (bps: number): string => `${bps / 100} %`;
 
-/** Nanoseconds → "3 days", "1 day 12 hours", "2 minutes". */
-export function duration(v: Whole): string {
-  let s = whole(v) / NS_PER_SECOND;
-  const parts: string[] = [];
-  for (const [unit, size] of [
-    ['day', 86_400n],
-    ['hour', 3_600n],
-    ['minute', 60n],
-    ['second', 1n],
-  ] as const) {
-    const n = s / size;
-    s %= size;
-    if (n > 0n) parts.push(`${n} ${unit}${n === 1n ? '' : 's'}`);
-  }
-  return parts.length ? parts.slice(0, 2).join(' ') : '0 seconds';
-}
+/** Nanoseconds → "3 days", "1 day 12 hours", "2 minutes": the two largest units. */
+export const duration = (v: Whole): string => nsDuration(whole(v), 2);
 
 /** Nanoseconds since the epoch → "28 November 2026, 22:02 UTC" (the same words in a page and an email). */
 export function moment(v: Whole): string {

@@ -5,6 +5,7 @@
 import { change, domAbout, domE8s, duration, listed, moment, percent, price, usd, whole, type Whole } from './format.ts';
 
 export { domE8s, duration, moment, percent, price, usd } from './format.ts';
+export { absoluteTime, relativeTime } from './when.ts';
 
 export type Category = 'General' | 'TreasuryPayout' | 'SetDomPrice' | 'MembershipPolicy' | 'ConstitutionalAmendment' | 'EmergencyAction';
 

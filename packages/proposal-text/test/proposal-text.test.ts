@@ -2,7 +2,7 @@
 // (decimal strings) alike, with names, prices and the rules in force as the reader brings them.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { describePayload, payloadPrincipals, type RulesNow } from '../src/index.ts';
+import { absoluteTime, describePayload, duration, payloadPrincipals, relativeTime, type RulesNow } from '../src/index.ts';
 
 const ADA = 'bl7j7-aaaaa-aaaaa-aaaaa-cai';
 const BOB = 'rrkah-fqaaa-aaaaa-aaaaq-cai';
@@ -19,6 +19,23 @@ const rules_now: RulesNow = {
 const text = (t: { summary: string; lines: { label: string; text: string }[] }) => [t.summary, ...t.lines.map((l) => `${l.label}: ${l.text}`)].join('\n');
 
 describe('proposal-text: every payload, readable (decisions F43–F46)', () => {
+  it('decision F43: a duration in its two largest units (a consent message, decision L36, gives them all)', () => {
+    assert.equal(duration(0n), '0 seconds');
+    assert.equal(duration('3600000000000'), '1 hour');
+    assert.equal(duration(90_061n * 1_000_000_000n), '1 day 1 hour');
+    assert.equal(duration(7 * 86_400 * 1e9 + 90e9), '7 days 1 minute');
+  });
+  it('decisions F49, N29: a moment relative to now in one unit, and absolute with its zone named', () => {
+    const now = Date.UTC(2026, 10, 29, 14, 2);
+    assert.equal(relativeTime(now + 59_000, now), 'in 59 seconds');
+    assert.equal(relativeTime(now + 60 * 60_000, now), 'in 1 hour');
+    assert.equal(relativeTime(now - 3 * 3_600_000, now), '3 hours ago');
+    assert.equal(relativeTime(now + 86_400_000, now), 'tomorrow');
+    assert.equal(relativeTime(now - 45 * 86_400_000, now), 'last month');
+    assert.equal(relativeTime(now + 400 * 86_400_000, now), 'next year');
+    assert.equal(absoluteTime(now, 'UTC'), 'Sun, 29 Nov 2026, 14:02 UTC');
+    assert.equal(absoluteTime(now, 'Asia/Tokyo'), 'Sun, 29 Nov 2026, 23:02 GMT+9');
+  });
   it('decision F43: a USD payout names the recipient and gives DOM at the ratified price; a DOM payout gives USD; the paid amount once executed', () => {
     const usd = describePayload('TreasuryPayout', { TreasuryPayout: { recipient: ADA, amount: { Usd: 50 } } }, { names, ratified_price_usd: 0.25 });
     assert.equal(usd.summary, 'Pays Ada Lovelace 50.00 USD (about 200 DOM) from the treasury');

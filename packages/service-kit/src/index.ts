@@ -21,3 +21,4 @@ export { listenForMetrics, METRICS_PATH, serveMetrics, type MetricsListener, typ
 export { accessLevel, accessLine, observeRequests, type AccessLineFields, type ObserveOptions } from './observe-requests.ts';
 export { checkReadiness, httpCheck, READINESS_TIMEOUT_MS, type ReadinessAnswer, type ReadinessCheck } from './readiness.ts';
 export { NPM_START_METRICS_PORT, observabilityEnv, SUGGESTED_METRICS_PORTS } from './observability-env.ts';
+export { runService } from './run-service.ts';

@@ -2,7 +2,7 @@
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '@domdao/config';
 import { DirectoryLockedError } from '@domdao/canisters/embedded';
-import { listenForMetrics } from '@domdao/service-kit';
+import { listenForMetrics, runService } from '@domdao/service-kit';
 import { openBridge, type OpenBridgeOptions } from './compose/open-bridge.ts';
 import { loadBridgeConfig } from './config.ts';
 import { CanisterSetRefused } from './core/canister-set/index.ts';
@@ -31,23 +31,5 @@ export async function startBridge(env: NodeJS.ProcessEnv, options: Pick<OpenBrid
   return { ...opened, config };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  try {
-    const { app } = await startBridge(process.env);
-    for (const signal of ['SIGINT', 'SIGTERM'] as const)
-      process.once(
-        signal,
-        () =>
-          void app.close().then(
-            () => process.exit(0),
-            () => process.exit(1),
-          ),
-      );
-  } catch (err) {
-    if (err instanceof ConfigError || err instanceof DirectoryLockedError || err instanceof CanisterSetRefused) {
-      console.error(`bridge: ${err.message}`);
-      process.exit(1);
-    }
-    throw err;
-  }
-}
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href)
+  await runService('bridge', () => startBridge(process.env), [ConfigError, DirectoryLockedError, CanisterSetRefused]);

@@ -1,7 +1,7 @@
 // `npm run gateway`: the gateway alone, configured by the environment (docs/reference/config-gateway.md).
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '@domdao/config';
-import { listenForMetrics, type Metrics } from '@domdao/service-kit';
+import { listenForMetrics, runService, type Metrics } from '@domdao/service-kit';
 import { buildGateway } from './app.ts';
 import { loadGatewayConfig } from './config.ts';
 
@@ -27,23 +27,4 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env, options
   return { app, config, metricsListener };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  try {
-    const { app } = await startGateway();
-    for (const signal of ['SIGINT', 'SIGTERM'] as const)
-      process.once(
-        signal,
-        () =>
-          void app.close().then(
-            () => process.exit(0),
-            () => process.exit(1),
-          ),
-      );
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`gateway: ${err.message}`);
-      process.exit(1);
-    }
-    throw err;
-  }
-}
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runService('gateway', () => startGateway(), [ConfigError]);

@@ -5,6 +5,8 @@
 import { BIDI_CONTROL_CLASS } from '../bidi.ts';
 import { isDefaultSubaccount, type Account } from '../call.ts';
 
+export { duration } from '../duration.ts';
+
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;
@@ -87,23 +89,6 @@ export function timestamp(ns: bigint, utcOffsetMinutes = 0): string {
   if (utcOffsetMinutes === 0) return `${date} ${time} UTC`;
   const abs = Math.abs(utcOffsetMinutes);
   return `${date} ${time} UTC${utcOffsetMinutes < 0 ? '-' : '+'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
-}
-
-/** A duration (ns) in days, hours, minutes and seconds, largest units first ("7 days", "1 hour 30 minutes"). */
-export function duration(ns: bigint): string {
-  let s = ns / 1_000_000_000n;
-  const parts: string[] = [];
-  for (const [unit, size] of [
-    ['day', 86_400n],
-    ['hour', 3_600n],
-    ['minute', 60n],
-    ['second', 1n],
-  ] as const) {
-    const n = s / size;
-    s %= size;
-    if (n > 0n) parts.push(`${n} ${unit}${n === 1n ? '' : 's'}`);
-  }
-  return parts.length ? parts.join(' ') : '0 seconds';
 }
 
 /** Strict UTF-8 (no overlongs, surrogates or values past U+10FFFF), or undefined. */
