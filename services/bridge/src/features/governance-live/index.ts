@@ -13,6 +13,8 @@ import { Int8Text } from '../../core/http/decimal.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import { StreamAdmission, visitorKey, type RefusalReason, type StreamKind } from './admission.ts';
 import { BoundedWriter } from './slow-readers.ts';
+import { routeSchema } from '../../core/http/route-doc.ts';
+import { streamGovernanceChangesDoc } from './route-docs.ts';
 
 /** What changes a proposal's page or its row in the list. */
 export const LIVE_TYPES: readonly EventType[] = [
@@ -185,7 +187,7 @@ export default async function governanceLive(app: BridgeApp, opts: GovernanceLiv
   // Open streams would hold a graceful shutdown (SIGTERM) until they end: end them first.
   app.addHook('preClose', async () => reader.close());
 
-  app.get('/api/governance/live', { schema: { querystring: Query } }, async (req, reply) => {
+  app.get('/api/governance/live', { schema: { ...routeSchema(streamGovernanceChangesDoc), querystring: Query } }, async (req, reply) => {
     const user = await opts.signedIn(req);
     const kind: StreamKind = user === undefined ? 'anonymous' : 'member';
     const place = admission.admit(kind, user === undefined ? `visitor:${visitorKey(req.ip)}` : `member:${user}`);

@@ -14,7 +14,7 @@ import type { Db } from '../../core/db/index.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
 import { Int8Text, NAT64_MAX } from '../../core/http/decimal.ts';
 import { HttpError } from '../../core/http/errors.ts';
-import { CSRF, err } from '../../core/http/route-docs/common.ts';
+import { CSRF, err } from '../../core/http/route-doc.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import type { DisplayNames } from '../../core/identity/display-names.ts';
 import type { Outbox } from '../../core/outbox/index.ts';
