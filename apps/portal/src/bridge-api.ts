@@ -2058,6 +2058,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description the embedded database failed a sync and refuses every statement until a restart (decision P16) */
             503: {
                 headers: {
@@ -2091,7 +2109,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -2185,6 +2223,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description TOO_MANY_ATTEMPTS, with Retry-After: 5 guesses per (account, client address), 50 per address, 100 per account in 15 minutes (decision B30) */
             429: {
                 headers: {
@@ -2252,6 +2308,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description SESSION_STORE_UNAVAILABLE: the session store is down; try again */
             503: {
                 headers: {
@@ -2303,6 +2377,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description MEMBERSHIP_UNAVAILABLE (the canister did not answer) or SESSION_STORE_UNAVAILABLE */
             503: {
                 headers: {
@@ -2348,6 +2440,24 @@ export interface operations {
                             expires_at: string;
                             roles: string[];
                         }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -2411,6 +2521,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: sign in first */
             401: {
                 headers: {
@@ -2431,6 +2559,24 @@ export interface operations {
             };
             /** @description CSRF_REJECTED (decision B8) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2488,8 +2634,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description CSRF_REJECTED: the Origin (or, without Origin, the Referer) is not a configured front end, or is `null` (decision B8) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2602,6 +2784,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     register: {
@@ -2679,6 +2879,24 @@ export interface operations {
             };
             /** @description EMAIL_EXISTS: a verified account holds the address (an unverified registration of it is replaced, decision B51); NAME_TAKEN: another account chose this display_name or one that looks the same (decision F47) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2839,6 +3057,24 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description too many wrong passwords on this link (LOGIN_MAX_FAILURES per LOGIN_WINDOW_MINUTES) */
             429: {
                 headers: {
@@ -2969,6 +3205,24 @@ export interface operations {
             };
             /** @description CONFLICT: the registration has a payment on record and cannot be started afresh; NAME_TAKEN: another account chose display_name or one that looks the same (decision F47) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3240,6 +3494,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     revokeUserRole: {
@@ -3358,6 +3630,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     resendVerification: {
@@ -3408,6 +3698,24 @@ export interface operations {
             };
             /** @description CSRF_REJECTED: the Origin (or, without Origin, the Referer) is not a configured front end, or is `null` (decision B8) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3526,6 +3834,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description TOO_MANY_ATTEMPTS, with Retry-After (decision B33) */
             429: {
                 headers: {
@@ -3613,6 +3939,24 @@ export interface operations {
             };
             /** @description CSRF_REJECTED: the Origin (or, without Origin, the Referer) is not a configured front end, or is `null` (decision B8) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4025,6 +4369,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description SESSION_STORE_UNAVAILABLE: the session store is down; try again */
             503: {
                 headers: {
@@ -4070,6 +4432,24 @@ export interface operations {
                         default_name: string;
                         /** @description true when the member chose display_name */
                         chosen: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -4172,6 +4552,24 @@ export interface operations {
                         error?: string;
                         message?: string;
                         request_id?: string;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -4379,6 +4777,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     listPayments: {
@@ -4533,6 +4949,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description WEBHOOK_NOT_CONFIGURED: PAYMENT_WEBHOOK_SECRET is not set */
             503: {
                 headers: {
@@ -4577,6 +5011,24 @@ export interface operations {
                         currency: string;
                         /** @description POST /api/dev/checkout is on (DEV_CHECKOUT with a webhook secret) */
                         simulated_checkout: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -4673,6 +5125,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED or SESSION_REQUIRED */
             401: {
                 headers: {
@@ -4758,6 +5228,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED or SESSION_REQUIRED */
             401: {
                 headers: {
@@ -4796,6 +5284,24 @@ export interface operations {
             };
             /** @description NOT_FOUND: the simulated checkout is off */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5081,6 +5587,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description EMAIL_NOT_SENT */
             502: {
                 headers: {
@@ -5161,6 +5685,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description 503: PRICE_UNAVAILABLE before the first aggregate (no sources configured, or none agreed yet; decision O12), with Retry-After */
@@ -5353,6 +5895,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED */
             401: {
                 headers: {
@@ -5366,7 +5926,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description FORBIDDEN (not an admin) or CROSS_SITE */
+            /** @description FORBIDDEN (not an admin) or CSRF_REJECTED (a mutation from another site, decision B8) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5451,7 +6011,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description FORBIDDEN (not an admin) or CROSS_SITE */
+            /** @description FORBIDDEN (not an admin) or CSRF_REJECTED (a mutation from another site, decision B8) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5567,7 +6127,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description FORBIDDEN (not an admin) or CROSS_SITE */
+            /** @description FORBIDDEN (not an admin) or CSRF_REJECTED (a mutation from another site, decision B8) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5640,6 +6200,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: X-API-Token wrong, or neither the header nor a live session */
             401: {
                 headers: {
@@ -5676,6 +6254,24 @@ export interface operations {
                         error: string;
                         message: string;
                         request_id: string;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -6343,6 +6939,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description NO_RATIFIED_PRICE */
             404: {
                 headers: {
@@ -6440,6 +7054,24 @@ export interface operations {
                             /** @description a decimal nat64 */
                             voting_window: string;
                         }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -7189,6 +7821,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED or SESSION_REQUIRED */
             401: {
                 headers: {
@@ -7288,6 +7938,24 @@ export interface operations {
             };
             /** @description NotAMember or CSRF_REJECTED */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7427,6 +8095,24 @@ export interface operations {
             };
             /** @description NotDelegating */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7790,6 +8476,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     streamGovernanceChanges: {
@@ -8097,6 +8801,24 @@ export interface operations {
             };
             /** @description CSRF_REJECTED, NotAMember or NotAuthorized */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8465,6 +9187,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description LedgerError: the ledger refused or could not be reached */
             502: {
                 headers: {
@@ -8650,6 +9390,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     getMyBalance: {
@@ -8684,6 +9442,24 @@ export interface operations {
                         faucet_e8s: string | null;
                         /** @description how many times one member may take it in 24 hours (DEV_FAUCET_PER_DAY); null when it is off (decision B107) */
                         faucet_per_day: number | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -8998,6 +9774,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description LedgerError: the ledger refused or could not be reached */
             502: {
                 headers: {
@@ -9042,6 +9836,24 @@ export interface operations {
                         };
                         /** @description e8s (10^-8 DOM) as a decimal string */
                         balance_e8s: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -9133,6 +9945,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED */
             401: {
                 headers: {
@@ -9171,6 +10001,24 @@ export interface operations {
             };
             /** @description NOT_FOUND: the faucet is off */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9354,6 +10202,24 @@ export interface operations {
             };
             /** @description InsufficientFunds (message with balance, pending and required), BadFee (fee_e8s is not the ledger's fee; message with the fee), TooOld (the ledger was unreachable for 24 hours: nothing was sent) or CANCELLED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9560,6 +10426,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED */
             401: {
                 headers: {
@@ -9647,6 +10531,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
@@ -9678,6 +10580,24 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -9742,6 +10662,24 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -9921,6 +10859,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description TOO_MANY_INVITATIONS: 10 per 24 hours */
             429: {
                 headers: {
@@ -10037,6 +10993,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
         };
     };
     summarizeProposal: {
@@ -10072,7 +11040,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie); CSRF_REJECTED is 403 */
+            /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10080,6 +11048,31 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description human-readable */
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED: the Origin (or Referer) is not a configured front end (decision B8) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description human-readable */
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
                         error: string;
                         code: string;
                     };
@@ -10177,7 +11170,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie); CSRF_REJECTED is 403 */
+            /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10185,6 +11178,31 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description human-readable */
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED: the Origin (or Referer) is not a configured front end (decision B8) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description human-readable */
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
                         error: string;
                         code: string;
                     };
@@ -10273,7 +11291,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie); CSRF_REJECTED is 403 */
+            /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10281,6 +11299,31 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description human-readable */
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED: the Origin (or Referer) is not a configured front end (decision B8) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description human-readable */
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
                         error: string;
                         code: string;
                     };
@@ -10377,7 +11420,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie); CSRF_REJECTED is 403 */
+            /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10385,6 +11428,31 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description human-readable */
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED: the Origin (or Referer) is not a configured front end (decision B8) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description human-readable */
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
                         error: string;
                         code: string;
                     };
@@ -10482,6 +11550,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: no or wrong X-API-Token */
             401: {
                 headers: {
@@ -10503,6 +11583,18 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description human-readable */
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
                         error: string;
                         code: string;
                     };
@@ -10549,6 +11641,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description something the bridge needs is down */
             503: {
                 headers: {
@@ -10586,6 +11696,24 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     getAppJoin: {
@@ -10606,6 +11734,24 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     getAppGovern: {
@@ -10624,6 +11770,24 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -10648,6 +11812,24 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     getAppPrice: {
@@ -10668,6 +11850,24 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     getAppCampaigns: {
@@ -10686,6 +11886,24 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -10710,6 +11928,24 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     getAppMe: {
@@ -10728,6 +11964,24 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -10750,6 +12004,24 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     getAppAdmin: {
@@ -10768,6 +12040,24 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -10790,6 +12080,24 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     getAppDelegation: {
@@ -10808,6 +12116,24 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };

@@ -5,6 +5,8 @@
 import fastifySwagger, { type SwaggerTransformObject } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { SESSION_COOKIE } from '../auth/cookie.ts';
+import { errorCode } from './error-codes.ts';
+import { ErrorBody } from './route-doc.ts';
 import { routeSchema } from './route-doc.ts';
 import { getOpenApiDocumentDoc } from './health-docs.ts';
 
@@ -63,11 +65,32 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
     transformObject: (doc) => draft04Bounds('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject) as ReturnType<SwaggerTransformObject>,
     // Decision B124: every route carries its own operation in its schema (routeSchema); a body the
     // route reads raw is documented under `x-raw-body`, which Fastify does not validate.
-    transform: ({ schema, url }) => {
+    transform: ({ schema, url, route }) => {
       const { 'x-raw-body': rawBody, ...own } = (schema ?? {}) as Record<string, unknown>;
-      return { url, schema: rawBody && !own.body ? { ...own, body: rawBody } : own };
+      const method = String(Array.isArray(route.method) ? route.method[0] : route.method);
+      const response = withAnyRouteErrors(method, url, (own.response ?? {}) as Record<string, unknown>);
+      return { url, schema: { ...own, ...(rawBody !== undefined && !own.body && { body: rawBody }), response } };
     },
   });
+}
+
+const AI_SCOPE = '/api/ai/';
+/** The AI scope's error body (spec 2): `{error: <message>, code}`. */
+const AiErrorBody = { type: 'object', properties: { error: { type: 'string' }, code: { type: 'string' } }, required: ['error', 'code'] };
+
+/**
+ * Decision B126: the answers any route may give, from the registry (decision B125), added where the
+ * route does not describe them itself: 400 VALIDATION_ERROR (a URL the router cannot read, input the
+ * schema refuses; 422 in the AI scope, spec 2) and, on a method that takes a body, 413
+ * PAYLOAD_TOO_LARGE. Only the document changes: Fastify serializes by the route's own answers.
+ */
+export function withAnyRouteErrors(method: string, url: string, response: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...response };
+  const body = url.startsWith(AI_SCOPE) ? AiErrorBody : ErrorBody;
+  const answer = (code: 'VALIDATION_ERROR' | 'PAYLOAD_TOO_LARGE') => ({ description: `${code}: ${errorCode(code).meaning}`, ...body });
+  if (out['400'] === undefined && out['422'] === undefined) out['400'] = answer('VALIDATION_ERROR');
+  if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(method) && out['413'] === undefined) out['413'] = answer('PAYLOAD_TOO_LARGE');
+  return out;
 }
 
 /** A copy with every numeric `exclusiveMinimum`/`exclusiveMaximum` in draft-04 form. */

@@ -26,6 +26,7 @@ import { createVectorStore } from './vector-store.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import { API_TOKEN_ACTOR, type AuditRecorder } from '../../core/audit/index.ts';
 import { routeSchema } from '../../core/http/route-doc.ts';
+import type { ErrorCode } from '../../core/http/error-codes.ts';
 import { getAiHealthDoc, summarizeProposalDoc, searchProposalsDoc, draftProposalDoc, embedTextDoc, reindexSummariesDoc } from './route-docs.ts';
 
 type Governance = Pick<CanisterClients['governance'], 'get_proposal' | 'list_proposals'>;
@@ -86,7 +87,7 @@ export const DraftBody = Type.Object(
 );
 export const EmbedBody = Type.Object({ text: Type.String({ minLength: 1, maxLength: 20_000 }) }, { additionalProperties: false });
 
-const aiError = (reply: FastifyReply, status: number, code: string, error: string, headers: Record<string, string> = {}) => {
+const aiError = (reply: FastifyReply, status: number, code: ErrorCode, error: string, headers: Record<string, string> = {}) => {
   for (const [k, v] of Object.entries(headers)) reply.header(k, v);
   return reply.code(status).send({ error, code });
 };
@@ -148,7 +149,10 @@ export default async function aiRoutes(app: BridgeApp, o: AiOptions): Promise<vo
       return aiError(reply, 502, 'EMBEDDING_DIMENSIONS', err.message);
     }
     if (err instanceof QueueFullError) return aiError(reply, 503, 'AI_BUSY', 'the AI service is busy; try again shortly', { 'retry-after': '10' });
-    if (err instanceof HttpError) return aiError(reply, err.status, err.code, err.message, err.headers);
+    if (err instanceof HttpError) {
+      const e = err as HttpError;
+      return aiError(reply, e.status, e.code, e.message, e.headers);
+    }
     const fe = err as FastifyError;
     if (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) {
       // A body that is not JSON is a validation failure like any other here: 422 (decisions A3, B55).

@@ -8,7 +8,8 @@ const AiError = (codes: string) => ({
   ...Type.Object({ error: Type.String({ description: 'human-readable' }), code: Type.String() }),
 });
 const AI_COMMON = {
-  401: AiError('UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie); CSRF_REJECTED is 403'),
+  401: AiError('UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie)'),
+  403: AiError('CSRF_REJECTED: the Origin (or Referer) is not a configured front end (decision B8)'),
   422: AiError('VALIDATION_ERROR'),
   429: AiError('RATE_LIMITED, with Retry-After (AI_RATE_LIMIT_PER_MINUTE per member; decision A9)'),
   502: AiError('INFERENCE_ERROR (an unusable model answer), EMBEDDING_DIMENSIONS (the model returned another size than 4096)'),

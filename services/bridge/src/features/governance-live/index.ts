@@ -159,21 +159,18 @@ class LiveReader {
 
 const Query = Type.Object({ proposal_id: Type.Optional(Int8Text('only this proposal’s events', 0n)) }, { additionalProperties: false });
 
-const REFUSALS: Record<RefusalReason, { status: number; code: string; message: string; line: string }> = {
+const REFUSALS: Record<RefusalReason, { code: 'LIVE_STREAMS_FULL' | 'TOO_MANY_STREAMS'; message: string; line: string }> = {
   instance_full: {
-    status: 503,
     code: 'LIVE_STREAMS_FULL',
     message: 'too many live streams on this instance; try again shortly',
     line: 'live stream refused: LIVE_MAX_STREAMS reached',
   },
   anonymous_share_full: {
-    status: 503,
     code: 'LIVE_STREAMS_FULL',
     message: 'the live streams for visitors who are not signed in are all taken; try again shortly, or sign in',
     line: "live stream refused: the visitors' share (LIVE_ANONYMOUS_STREAMS_PERCENT) is taken",
   },
   per_client: {
-    status: 429,
     code: 'TOO_MANY_STREAMS',
     message: 'this client already holds as many live streams as one may; close one first',
     line: 'live stream refused: LIVE_STREAMS_PER_CLIENT reached',
@@ -195,7 +192,7 @@ export default async function governanceLive(app: BridgeApp, opts: GovernanceLiv
       const r = REFUSALS[place.reason];
       opts.counters?.refused(place.reason);
       req.log.warn({ event: 'live.stream_refused', reason: place.reason, kind, streams: { ...admission.open } }, r.line);
-      throw new HttpError(r.status, r.code, r.message, { 'retry-after': RETRY_AFTER });
+      throw HttpError.of(r.code, r.message, { 'retry-after': RETRY_AFTER });
     }
     let from: string;
     try {

@@ -166,7 +166,7 @@ export default async function wallet(app: BridgeApp, opts: WalletOptions): Promi
   const answer = async (reply: FastifyReply, row: Row, replayed: boolean) => {
     if (replayed) reply.header('idempotent-replayed', 'true');
     if (row.state === 'failed')
-      throw new HttpError(REFUSAL_STATUS[row.error_code ?? ''] ?? 502, row.error_code ?? 'LedgerError', row.error_message ?? 'refused');
+      throw HttpError.passThrough(REFUSAL_STATUS[row.error_code ?? ''] ?? 502, row.error_code ?? 'LedgerError', row.error_message ?? 'refused');
     const names = await opts.names([row.to_principal]);
     return reply.code(row.state === 'done' ? 201 : 202).send(transferView(row, names));
   };
