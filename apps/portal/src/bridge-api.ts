@@ -2754,6 +2754,16 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -2999,6 +3009,16 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -3028,6 +3048,16 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description not the password of the registration (the form again, offering to choose a new one) */
@@ -4021,6 +4051,16 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -10630,6 +10670,16 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -10662,6 +10712,16 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
@@ -10994,7 +11054,7 @@ export interface operations {
                 };
             };
             /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11550,18 +11610,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
             /** @description UNAUTHORIZED: no or wrong X-API-Token */
             401: {
                 headers: {
@@ -11590,6 +11638,18 @@ export interface operations {
             };
             /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -81,14 +81,19 @@ const AiErrorBody = { type: 'object', properties: { error: { type: 'string' }, c
 /**
  * Decision B126: the answers any route may give, from the registry (decision B125), added where the
  * route does not describe them itself: 400 VALIDATION_ERROR (a URL the router cannot read, input the
- * schema refuses; 422 in the AI scope, spec 2) and, on a method that takes a body, 413
- * PAYLOAD_TOO_LARGE. Only the document changes: Fastify serializes by the route's own answers.
+ * schema refuses; 422 in the AI scope, spec 2), the JSON form of a page's 400 and, on a method that
+ * takes a body, 413 PAYLOAD_TOO_LARGE. Only the document changes: Fastify serializes by the route's own answers.
  */
 export function withAnyRouteErrors(method: string, url: string, response: Record<string, unknown>): Record<string, unknown> {
   const out = { ...response };
   const body = url.startsWith(AI_SCOPE) ? AiErrorBody : ErrorBody;
   const answer = (code: 'VALIDATION_ERROR' | 'PAYLOAD_TOO_LARGE') => ({ description: `${code}: ${errorCode(code).meaning}`, ...body });
-  if (out['400'] === undefined && out['422'] === undefined) out['400'] = answer('VALIDATION_ERROR');
+  const ai = url.startsWith(AI_SCOPE);
+  if (ai ? out['422'] === undefined : out['400'] === undefined && out['422'] === undefined) out[ai ? '422' : '400'] = answer('VALIDATION_ERROR');
+  // A page's 400 (the HTML of a refused link) is JSON too when the URL or the input never reached the page.
+  const refused = out['400'] as { content?: Record<string, unknown> } | undefined;
+  if (refused?.content && !refused.content['application/json'])
+    out['400'] = { ...refused, content: { ...refused.content, 'application/json': { schema: ErrorBody } } };
   if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(method) && out['413'] === undefined) out['413'] = answer('PAYLOAD_TOO_LARGE');
   return out;
 }
