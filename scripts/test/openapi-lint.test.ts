@@ -23,7 +23,7 @@ function lint(command: 'redocly' | 'spectral', service: string, args: string[]) 
 
 const HOW: Record<string, string> = {
   bridge:
-    'docs/api/bridge.openapi.json does not lint clean. Fix the route (services/bridge/src/core/http/route-docs/ or the route schema), run `npm run openapi:bridge` and commit the document; a GET that takes no input and answers no 4XX may be added to services/bridge/.redocly.lint-ignore.yaml (decision B57).',
+    'docs/api/bridge.openapi.json does not lint clean. Fix the route (its RouteDoc in the feature’s route-docs.ts file, decision B124), run `npm run openapi:bridge` and commit the document; a GET that takes no input and answers no 4XX may be added to services/bridge/.redocly.lint-ignore.yaml (decision B57).',
   notification:
     'docs/api/notification.openapi.json does not lint clean: fix services/notification/src/routes/openapi.ts, then `npm run openapi` (decision D33).',
 };

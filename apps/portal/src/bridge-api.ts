@@ -2078,6 +2078,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description the embedded database failed a sync and refuses every statement until a restart (decision P16) */
             503: {
                 headers: {
@@ -2111,7 +2129,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -2205,6 +2243,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description TOO_MANY_ATTEMPTS, with Retry-After: 5 guesses per (account, client address), 50 per address, 100 per account in 15 minutes (decision B30) */
             429: {
                 headers: {
@@ -2272,6 +2328,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description SESSION_STORE_UNAVAILABLE: the session store is down; try again */
             503: {
                 headers: {
@@ -2323,6 +2397,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description MEMBERSHIP_UNAVAILABLE (the canister did not answer) or SESSION_STORE_UNAVAILABLE */
             503: {
                 headers: {
@@ -2368,6 +2460,24 @@ export interface operations {
                             expires_at: string;
                             roles: string[];
                         }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -2431,6 +2541,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: sign in first */
             401: {
                 headers: {
@@ -2451,6 +2579,24 @@ export interface operations {
             };
             /** @description CSRF_REJECTED (decision B8) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2508,8 +2654,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description CSRF_REJECTED: the Origin (or, without Origin, the Referer) is not a configured front end, or is `null` (decision B8) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2592,6 +2774,16 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -2619,6 +2811,24 @@ export interface operations {
                         aead: string;
                         info: string;
                         aad: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -2699,6 +2909,24 @@ export interface operations {
             };
             /** @description EMAIL_EXISTS: a verified account holds the address (an unverified registration of it is replaced, decision B51); NAME_TAKEN: another account chose this display_name or one that looks the same (decision F47) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2801,6 +3029,16 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -2830,6 +3068,16 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description not the password of the registration (the form again, offering to choose a new one) */
@@ -2857,6 +3105,24 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description too many wrong passwords on this link (LOGIN_MAX_FAILURES per LOGIN_WINDOW_MINUTES) */
@@ -2989,6 +3255,24 @@ export interface operations {
             };
             /** @description CONFLICT: the registration has a payment on record and cannot be started afresh; NAME_TAKEN: another account chose display_name or one that looks the same (decision F47) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3260,6 +3544,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     revokeUserRole: {
@@ -3378,6 +3680,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     resendVerification: {
@@ -3428,6 +3748,24 @@ export interface operations {
             };
             /** @description CSRF_REJECTED: the Origin (or, without Origin, the Referer) is not a configured front end, or is `null` (decision B8) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3530,6 +3868,24 @@ export interface operations {
             };
             /** @description CSRF_REJECTED: the Origin (or, without Origin, the Referer) is not a configured front end, or is `null` (decision B8) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3649,6 +4005,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description SESSION_STORE_UNAVAILABLE: the session store is down; try again */
             503: {
                 headers: {
@@ -3697,6 +4071,16 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -4045,6 +4429,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description SESSION_STORE_UNAVAILABLE: the session store is down; try again */
             503: {
                 headers: {
@@ -4090,6 +4492,24 @@ export interface operations {
                         default_name: string;
                         /** @description true when the member chose display_name */
                         chosen: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -4192,6 +4612,24 @@ export interface operations {
                         error?: string;
                         message?: string;
                         request_id?: string;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -4399,6 +4837,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     listPayments: {
@@ -4553,6 +5009,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description WEBHOOK_NOT_CONFIGURED: PAYMENT_WEBHOOK_SECRET is not set */
             503: {
                 headers: {
@@ -4597,6 +5071,24 @@ export interface operations {
                         currency: string;
                         /** @description POST /api/dev/checkout is on (DEV_CHECKOUT with a webhook secret) */
                         simulated_checkout: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -4693,6 +5185,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED or SESSION_REQUIRED */
             401: {
                 headers: {
@@ -4778,6 +5288,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED or SESSION_REQUIRED */
             401: {
                 headers: {
@@ -4816,6 +5344,24 @@ export interface operations {
             };
             /** @description NOT_FOUND: the simulated checkout is off */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5101,6 +5647,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description EMAIL_NOT_SENT */
             502: {
                 headers: {
@@ -5181,6 +5745,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description 503: PRICE_UNAVAILABLE before the first aggregate (no sources configured, or none agreed yet; decision O12), with Retry-After */
@@ -5373,6 +5955,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED */
             401: {
                 headers: {
@@ -5386,7 +5986,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description FORBIDDEN (not an admin) or CROSS_SITE */
+            /** @description FORBIDDEN (not an admin) or CSRF_REJECTED (a mutation from another site, decision B8) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5471,7 +6071,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description FORBIDDEN (not an admin) or CROSS_SITE */
+            /** @description FORBIDDEN (not an admin) or CSRF_REJECTED (a mutation from another site, decision B8) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5587,7 +6187,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description FORBIDDEN (not an admin) or CROSS_SITE */
+            /** @description FORBIDDEN (not an admin) or CSRF_REJECTED (a mutation from another site, decision B8) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5660,6 +6260,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: X-API-Token wrong, or neither the header nor a live session */
             401: {
                 headers: {
@@ -5696,6 +6314,24 @@ export interface operations {
                         error: string;
                         message: string;
                         request_id: string;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -6377,6 +7013,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description NO_RATIFIED_PRICE */
             404: {
                 headers: {
@@ -6474,6 +7128,24 @@ export interface operations {
                             /** @description a decimal nat64 */
                             voting_window: string;
                         }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -7237,6 +7909,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED or SESSION_REQUIRED */
             401: {
                 headers: {
@@ -7336,6 +8026,24 @@ export interface operations {
             };
             /** @description NotAMember or CSRF_REJECTED */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7475,6 +8183,24 @@ export interface operations {
             };
             /** @description NotDelegating */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7838,6 +8564,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     streamGovernanceChanges: {
@@ -8145,6 +8889,24 @@ export interface operations {
             };
             /** @description CSRF_REJECTED, NotAMember or NotAuthorized */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8513,6 +9275,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description LedgerError: the ledger refused or could not be reached */
             502: {
                 headers: {
@@ -8698,6 +9478,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     getMyBalance: {
@@ -8732,6 +9530,24 @@ export interface operations {
                         faucet_e8s: string | null;
                         /** @description how many times one member may take it in 24 hours (DEV_FAUCET_PER_DAY); null when it is off (decision B107) */
                         faucet_per_day: number | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -9046,6 +9862,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description LedgerError: the ledger refused or could not be reached */
             502: {
                 headers: {
@@ -9090,6 +9924,24 @@ export interface operations {
                         };
                         /** @description e8s (10^-8 DOM) as a decimal string */
                         balance_e8s: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -9181,6 +10033,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED */
             401: {
                 headers: {
@@ -9219,6 +10089,24 @@ export interface operations {
             };
             /** @description NOT_FOUND: the faucet is off */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9402,6 +10290,24 @@ export interface operations {
             };
             /** @description InsufficientFunds (message with balance, pending and required), BadFee (fee_e8s is not the ledger's fee; message with the fee), TooOld (the ledger was unreachable for 24 hours: nothing was sent) or CANCELLED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9608,6 +10514,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED */
             401: {
                 headers: {
@@ -9695,6 +10619,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
@@ -9728,6 +10670,24 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     unsubscribeByLink: {
@@ -9758,6 +10718,16 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -9790,6 +10760,34 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -9969,6 +10967,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description TOO_MANY_INVITATIONS: 10 per 24 hours */
             429: {
                 headers: {
@@ -10085,6 +11101,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
         };
     };
     summarizeProposal: {
@@ -10120,7 +11148,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie); CSRF_REJECTED is 403 */
+            /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10128,6 +11156,31 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description human-readable */
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED: the Origin (or Referer) is not a configured front end (decision B8) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description human-readable */
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
                         error: string;
                         code: string;
                     };
@@ -10225,7 +11278,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie); CSRF_REJECTED is 403 */
+            /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10233,6 +11286,31 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description human-readable */
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED: the Origin (or Referer) is not a configured front end (decision B8) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description human-readable */
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
                         error: string;
                         code: string;
                     };
@@ -10321,7 +11399,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie); CSRF_REJECTED is 403 */
+            /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10329,6 +11407,31 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description human-readable */
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED: the Origin (or Referer) is not a configured front end (decision B8) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description human-readable */
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
                         error: string;
                         code: string;
                     };
@@ -10425,7 +11528,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie); CSRF_REJECTED is 403 */
+            /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10433,6 +11536,31 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description human-readable */
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED: the Origin (or Referer) is not a configured front end (decision B8) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description human-readable */
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
                         error: string;
                         code: string;
                     };
@@ -10556,6 +11684,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                    };
+                };
+            };
             /** @description NOT_CONFIGURED (API_TOKEN unset) or CIRCUIT_OPEN */
             503: {
                 headers: {
@@ -10597,6 +11749,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description something the bridge needs is down */
             503: {
                 headers: {
@@ -10634,6 +11804,24 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     getAppRoot: {
@@ -10652,6 +11840,24 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -10674,6 +11880,24 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     getAppGovern: {
@@ -10692,6 +11916,24 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -10716,6 +11958,24 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     getAppPrice: {
@@ -10736,6 +11996,24 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     getAppCampaigns: {
@@ -10754,6 +12032,24 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -10778,6 +12074,24 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     getAppMe: {
@@ -10796,6 +12110,24 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -10818,6 +12150,24 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     getAppAdmin: {
@@ -10836,6 +12186,24 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -10858,6 +12226,24 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     getAppDelegation: {
@@ -10876,6 +12262,24 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
+                        error: string;
+                        /** @description human-readable explanation */
+                        message: string;
+                        /** @description the X-Request-Id of the request, for support */
+                        request_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };

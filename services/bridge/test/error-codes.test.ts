@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { CANISTER_REFUSALS, ERROR_CODES, errorCode, type ErrorCode } from '../src/core/http/error-codes.ts';
 import { MONEY_ERROR_STATUS } from '../src/features/campaigns/errors.ts';
+import { errorsPage } from '../scripts/error-codes.ts';
 import { GOVERNANCE_ERROR_STATUS } from '../src/features/governance/errors.ts';
 import { REFUSAL_STATUS } from '../src/features/wallet/transfers.ts';
 
@@ -79,5 +81,61 @@ describe('the casing of error codes (decision B118)', () => {
       ['c.ts', "throw new HttpError(404, 'ProposalNotFound', 'x'); throw new HttpError(400, 'VALIDATION_ERROR', 'x');"],
     ];
     assert.deepEqual(bridgeViolations(bad), ['a.ts: NameTaken', 'b.ts: bad_input']);
+  });
+});
+
+describe('one registry of the bridge’s error codes (decision B125)', () => {
+  const registered = new Set<string>([...Object.keys(ERROR_CODES), ...Object.keys(CANISTER_REFUSALS)]);
+  const files = bridgeFiles().filter(([f]) => !f.endsWith('core/http/error-codes.ts') && !f.includes('route-docs') && !f.endsWith('-docs.ts'));
+
+  it('decision B125: every code the bridge answers with is registered, and every registered code is answered somewhere', () => {
+    const emitted = new Set(files.flatMap(([, t]) => literalCodes(t)).filter((c) => UPPER_SNAKE.test(c) || VARIANTS.has(c)));
+    assert.deepEqual(
+      [...emitted].filter((c) => !registered.has(c)),
+      [],
+      'register these in services/bridge/src/core/http/error-codes.ts',
+    );
+    const text = files.map(([, t]) => t).join('\n');
+    // A variant comes from the canister (its Candid type); the bridge's own codes are written in its source.
+    assert.deepEqual(
+      Object.keys(ERROR_CODES).filter((c) => !text.includes(`'${c}'`)),
+      [],
+      'registered but never answered: remove them from the registry',
+    );
+  });
+
+  it('decision B125: every code the OpenAPI document names under an error status is registered with that status', () => {
+    const doc = JSON.parse(read('docs/api/bridge.openapi.json')) as {
+      paths: Record<string, Record<string, { responses: Record<string, { description?: string }> }>>;
+    };
+    const wrong: string[] = [];
+    let named = 0;
+    for (const [path, ops] of Object.entries(doc.paths))
+      for (const [method, op] of Object.entries(ops))
+        for (const [status, r] of Object.entries(op.responses)) {
+          if (Number(status) < 400) continue;
+          for (const m of (r.description ?? '').matchAll(/\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z][a-z]+(?:[A-Z][a-z]*)+)\b/g)) {
+            const code = m[1]!;
+            if (!registered.has(code)) {
+              // Prose in PascalCase (a type name) is not a code; an UPPER_SNAKE word is a setting or a code.
+              if (
+                UPPER_SNAKE.test(code) &&
+                !/_(LIMIT|PER|MAX|MINUTES|HOURS|SECONDS|PERCENT|URL|KEY|SECRET|TOKEN|ORIGINS|DOMAIN|MODEL|BYTES|MINOR|CURRENCY|CHECKOUT|FAILURES)/.test(code)
+              )
+                wrong.push(`${method.toUpperCase()} ${path} ${status}: ${code} is not registered`);
+              continue;
+            }
+            named++;
+            const statuses: readonly number[] = errorCode(code as ErrorCode).status;
+            if (!statuses.includes(Number(status))) wrong.push(`${method.toUpperCase()} ${path} ${status}: ${code} is registered as ${statuses.join(', ')}`);
+          }
+        }
+    assert.ok(named > 100, `the scan reads the document (${named})`);
+    assert.deepEqual(wrong, []);
+  });
+
+  it('decision B125: docs/reference/errors.md is generated from the registry and current', () => {
+    assert.equal(read('docs/reference/errors.md'), errorsPage(), 'docs/reference/errors.md is stale: run `npm run errors:bridge` and commit it');
+    for (const code of registered) assert.ok(errorsPage().includes(`\`${code}\``), code);
   });
 });

@@ -54,7 +54,7 @@ describe('the bridge OpenAPI document (decision B47)', () => {
   it('decision B56: every operation has a unique lowerCamelCase operationId, a description, one declared tag and its security', async () => {
     const doc = (await h.request({ method: 'GET', url: '/api/openapi.json' })).json() as Doc;
     const where =
-      "give it in the route's ROUTE_DOCS entry (services/bridge/src/core/http/route-docs/: operationId, description, tag, security) or in the route's own schema (operationId, description, tags, security), then run `npm run openapi:bridge`";
+      "give it in the route's RouteDoc beside the handler (the feature's route-docs.ts, spread into the schema by routeSchema(): operationId, description, tag, security, decision B124), then run `npm run openapi:bridge`";
     const tags = new Set(doc.tags.map((t) => t.name));
     const schemes = doc.components.securitySchemes;
     const seen = new Map<string, string>();
@@ -101,7 +101,7 @@ describe('the bridge OpenAPI document (decision B47)', () => {
   it('decision B47: every operation has a summary, a tag and described responses; decision S30: the page that renders them is one of them', async () => {
     const doc = (await h.request({ method: 'GET', url: '/api/openapi.json' })).json() as Doc;
     for (const { key, op } of operations(doc)) {
-      assert.ok(op.summary, `${key}: no summary (add it to ROUTE_DOCS in services/bridge/src/core/http/route-docs/ or to the route's schema)`);
+      assert.ok(op.summary, `${key}: no summary (add it to the route's RouteDoc, decision B124)`);
       assert.ok(op.tags?.length, `${key}: no tag`);
       const codes = Object.keys(op.responses ?? {});
       assert.ok(

@@ -11,6 +11,8 @@ import { checkReadiness, observeRequests, READINESS_TIMEOUT_MS, traceOf, traceRe
 import type { BridgeConfig } from '../config.ts';
 import type { Db } from '../core/db/index.ts';
 import { tableGauges, type BridgeMetrics, type CallOutcome } from '../core/metrics/index.ts';
+import { routeSchema } from '../core/http/route-doc.ts';
+import { getReadinessDoc } from '../core/http/health-docs.ts';
 
 /** Paths whose successful answers leave no access line at info (decision D50). */
 const QUIET_ROUTES = new Set(['/health', '/health/ready', '/api/ai/health']);
@@ -80,7 +82,7 @@ export function registerObservability(app: FastifyInstance, metrics: BridgeMetri
       const health = await app.inference.health();
       if (health.status === 'unavailable') throw new Error(`inference ${health.status}`);
     };
-  app.get('/health/ready', async (request, reply) => {
+  app.get('/health/ready', { schema: routeSchema(getReadinessDoc) }, async (request, reply) => {
     const { statusCode, body } = await checkReadiness(checks, READINESS_TIMEOUT_MS, (name, reason) =>
       request.log.warn({ event: 'readiness.down', check: name, reason }, `readiness: ${name} is down`),
     );

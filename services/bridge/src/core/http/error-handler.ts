@@ -6,6 +6,8 @@ import { SessionStoreUnavailable } from '../auth/session-store.ts';
 import { CanisterSetRefused } from '../canister-set/refused.ts';
 import { isDatabaseUnavailable, isEmbeddedDatabaseFailed } from '../db/errors.ts';
 import { frameworkClientError, HttpError, sendError, validationMessage } from './errors.ts';
+import { routeSchema } from './route-doc.ts';
+import { getHealthDoc } from './health-docs.ts';
 
 /** `databaseFailure`: the embedded database's failed sync, once there was one (decision P16). */
 export function bridgeErrorHandler(databaseFailure: () => Error | undefined) {
@@ -52,7 +54,7 @@ export function unreadableUrl(err: FastifyError, req: FastifyRequest, reply: Fas
 export function livenessRoute(app: FastifyInstance, databaseFailure: () => Error | undefined): void {
   // Spec 2: 200 {"status":"ok"}. Decision P16: an embedded database that failed a sync refuses every
   // statement until a restart, so health says so and an orchestrator restarts the bridge.
-  app.get('/health', async (req, reply) => {
+  app.get('/health', { schema: routeSchema(getHealthDoc) }, async (req, reply) => {
     const failed = databaseFailure();
     if (!failed) return { status: 'ok' };
     return reply.code(503).send({

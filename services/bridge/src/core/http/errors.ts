@@ -1,15 +1,31 @@
 // The bridge's error body (decision B3): { error: CODE, message, request_id }, codes from spec 2 where it
 // names them (COPPA_BLOCK, EMAIL_EXISTS, UNAUTHORIZED, VALIDATION_ERROR), documented ones otherwise.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errorCode, type ErrorCode, type StatusOf } from './error-codes.ts';
 
-export class HttpError extends Error {
+/**
+ * A refusal a route throws: only a code of the registry (core/http/error-codes.ts, decision B125),
+ * with one of the statuses registered for it, so a new code is registered (and documented) first.
+ */
+export class HttpError<C extends ErrorCode = ErrorCode> extends Error {
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly status: StatusOf<C>,
+    readonly code: C,
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
+  }
+  /**
+   * A code the bridge passes on without knowing it in advance: a canister variant the registry does
+   * not list yet (502, decisions V9, L21), a code read back from a stored record, a framework status.
+   */
+  /** `code` with its usual status (the registry's first). */
+  static of<C extends ErrorCode>(code: C, message: string, headers: Record<string, string> = {}): HttpError<C> {
+    return new HttpError<C>(errorCode(code).status[0] as StatusOf<C>, code, message, headers);
+  }
+  static passThrough(status: number, code: string, message: string, headers: Record<string, string> = {}): HttpError {
+    return new HttpError(status as never, code as never, message, headers);
   }
   /** The signed-in user a refusal was given to (an admin route's 403), for the audit line (decision B61). */
   actor?: string;
@@ -32,7 +48,7 @@ export function frameworkClientError(e: { statusCode?: number; code?: string; me
       'VALIDATION_ERROR',
       `body: ${e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'empty, though Content-Type is application/json' : 'not valid JSON (a "__proto__" or "constructor" key is refused too)'}`,
     );
-  return new HttpError(status, 'VALIDATION_ERROR', e.message);
+  return HttpError.passThrough(status, 'VALIDATION_ERROR', e.message);
 }
 
 interface SchemaError {

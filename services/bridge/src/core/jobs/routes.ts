@@ -19,7 +19,7 @@ const ErrorBody = Type.Object({ error: Type.String(), message: Type.String(), re
 const RUNS_ERRORS = {
   400: { description: 'VALIDATION_ERROR', ...ErrorBody },
   401: { description: 'UNAUTHORIZED', ...ErrorBody },
-  403: { description: 'FORBIDDEN (not an admin) or CROSS_SITE', ...ErrorBody },
+  403: { description: 'FORBIDDEN (not an admin) or CSRF_REJECTED (a mutation from another site, decision B8)', ...ErrorBody },
   404: { description: 'JOB_NOT_FOUND', ...ErrorBody },
 };
 const JobRunBody = Type.Object({
@@ -91,7 +91,7 @@ export default async function jobRoutes(app: BridgeApp, opts: JobRoutesOptions):
             ),
           }),
           401: { description: 'UNAUTHORIZED', ...ErrorBody },
-          403: { description: 'FORBIDDEN (not an admin) or CROSS_SITE', ...ErrorBody },
+          403: { description: 'FORBIDDEN (not an admin) or CSRF_REJECTED (a mutation from another site, decision B8)', ...ErrorBody },
         },
       },
     },

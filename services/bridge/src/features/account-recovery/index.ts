@@ -17,6 +17,8 @@ import { HttpError } from '../../core/http/errors.ts';
 import { escapeHtml, page, PAGE_CSP } from '../../core/http/page.ts';
 import { OP, tokenHash, userAggregate } from '../../core/outbox/user-operations.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
+import { routeSchema } from '../../core/http/route-doc.ts';
+import { resendVerificationDoc, requestPasswordResetDoc, confirmPasswordResetDoc, getResetPasswordPageDoc } from './route-docs.ts';
 
 export interface AccountRecoveryOptions {
   ctx: RecoveryContext;
@@ -87,7 +89,7 @@ export default async function accountRecovery(app: BridgeApp, opts: AccountRecov
     return user?.id;
   };
 
-  app.post('/api/auth/resend-verification', { schema: { body: EmailBody } }, async (req, reply) => {
+  app.post('/api/auth/resend-verification', { schema: { ...routeSchema(resendVerificationDoc), body: EmailBody } }, async (req, reply) => {
     csrf(req, req.headers.origin !== undefined);
     await handle(req, 'resend', async (user) => {
       if (user.verified) return; // nothing to resend; the same answer anyway
@@ -113,7 +115,7 @@ export default async function accountRecovery(app: BridgeApp, opts: AccountRecov
     return reply.code(202).send(ACCEPTED);
   });
 
-  app.post('/api/auth/password-reset/request', { schema: { body: EmailBody } }, async (req, reply) => {
+  app.post('/api/auth/password-reset/request', { schema: { ...routeSchema(requestPasswordResetDoc), body: EmailBody } }, async (req, reply) => {
     csrf(req, req.headers.origin !== undefined);
     const userId = await handle(req, 'reset', async (user) => {
       const token = randomBytes(32).toString('base64url');
@@ -146,7 +148,7 @@ export default async function accountRecovery(app: BridgeApp, opts: AccountRecov
     return reply.code(202).send(ACCEPTED);
   });
 
-  app.post('/api/auth/password-reset/confirm', { schema: { body: ConfirmBody } }, async (req) => {
+  app.post('/api/auth/password-reset/confirm', { schema: { ...routeSchema(confirmPasswordResetDoc), body: ConfirmBody } }, async (req) => {
     csrf(req, req.headers.origin !== undefined);
     const { token, password } = req.body;
     const hash = sha256(token);
@@ -219,20 +221,24 @@ export default async function accountRecovery(app: BridgeApp, opts: AccountRecov
 
   // Where the emailed link lands: a form that posts to the confirm endpoint. A token that cannot be
   // one the bridge mailed is a page that says so (400), with the way to a new link (decision S28).
-  app.get('/reset-password', { schema: { querystring: ResetPageQuery }, attachValidation: true }, async (req, reply) => {
-    const bad = req.validationError !== undefined;
-    const token = bad ? '' : (req.query.token ?? '');
-    const form = bad
-      ? '<p class="error">This reset link is not valid: copy the whole link from the email, or ask for a new one.</p><p><a href="/login">Sign in or ask for a new link</a></p>'
-      : `<form id="reset" data-token="${escapeHtml(token)}">
+  app.get(
+    '/reset-password',
+    { schema: { ...routeSchema(getResetPasswordPageDoc), querystring: ResetPageQuery }, attachValidation: true },
+    async (req, reply) => {
+      const bad = req.validationError !== undefined;
+      const token = bad ? '' : (req.query.token ?? '');
+      const form = bad
+        ? '<p class="error">This reset link is not valid: copy the whole link from the email, or ask for a new one.</p><p><a href="/login">Sign in or ask for a new link</a></p>'
+        : `<form id="reset" data-token="${escapeHtml(token)}">
 <label for="password">New password (12 characters or more)</label><input id="password" name="password" type="password" autocomplete="new-password" required minlength="12">
 <p id="error" class="error" role="alert"></p><button type="submit">Set password</button></form>`;
-    return reply
-      .code(bad ? 400 : 200)
-      .type('text/html; charset=utf-8')
-      .header('content-security-policy', PAGE_CSP)
-      .header('x-frame-options', 'DENY')
-      .header('referrer-policy', 'no-referrer')
-      .send(page('Choose a new password', form));
-  });
+      return reply
+        .code(bad ? 400 : 200)
+        .type('text/html; charset=utf-8')
+        .header('content-security-policy', PAGE_CSP)
+        .header('x-frame-options', 'DENY')
+        .header('referrer-policy', 'no-referrer')
+        .send(page('Choose a new password', form));
+    },
+  );
 }

@@ -5,6 +5,8 @@ import type { Guards } from '../../core/auth/guards.ts';
 import type { CanisterClients } from '@domdao/canisters';
 import type { Db } from '../../core/db/index.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
+import { routeSchema } from '../../core/http/route-doc.ts';
+import { listAdminNotificationsDoc } from './route-docs.ts';
 
 export interface AdminNotificationsOptions {
   db: Db;
@@ -21,7 +23,7 @@ const Query = Type.Object(
 
 export default async function adminNotifications(app: BridgeApp, { db, user, guards }: AdminNotificationsOptions): Promise<void> {
   app.addHook('preHandler', guards.admin);
-  app.get('/api/admin/notifications', { schema: { querystring: Query } }, async (req) => {
+  app.get('/api/admin/notifications', { schema: { ...routeSchema(listAdminNotificationsDoc), querystring: Query } }, async (req) => {
     const after = req.query.after_id;
     const afterId = after === undefined ? undefined : BigInt(after);
     const list = await user.list_admin_notifications(afterId, 100);

@@ -5,6 +5,8 @@ import { Type } from '@sinclair/typebox';
 import type { Guards } from '../../core/auth/guards.ts';
 import type { Outbox } from '../../core/outbox/index.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
+import { routeSchema } from '../../core/http/route-doc.ts';
+import { listOutboxDoc } from './route-docs.ts';
 
 export interface AdminOutboxOptions {
   outbox: Pick<Outbox, 'list'>;
@@ -21,7 +23,7 @@ const Query = Type.Object(
 
 export default async function adminOutbox(app: BridgeApp, { outbox, guards }: AdminOutboxOptions): Promise<void> {
   app.addHook('preHandler', guards.admin);
-  app.get('/api/admin/outbox', { schema: { querystring: Query } }, async (req) => {
+  app.get('/api/admin/outbox', { schema: { ...routeSchema(listOutboxDoc), querystring: Query } }, async (req) => {
     const { state, limit = 100 } = req.query;
     const rows = await outbox.list({ ...(state && { state }), newestFirst: true, limit });
     const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());

@@ -9,6 +9,8 @@ import { USER_ID_PATTERN } from '../../core/identity/user-id.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import type { AuditRecorder } from '../../core/audit/index.ts';
+import { routeSchema } from '../../core/http/route-doc.ts';
+import { listUserSessionsDoc, endUserSessionsDoc } from './route-docs.ts';
 
 export interface AdminSessionsOptions {
   db: Db;
@@ -27,13 +29,13 @@ export default async function adminSessions(app: BridgeApp, opts: AdminSessionsO
     if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
   };
 
-  app.get('/api/admin/users/:user_id/sessions', { schema: { params } }, async (req) => {
+  app.get('/api/admin/users/:user_id/sessions', { schema: { ...routeSchema(listUserSessionsDoc), params } }, async (req) => {
     const { user_id } = req.params;
     await known(user_id);
     return { user_id, sessions: await opts.sessions.listFor(user_id) };
   });
 
-  app.delete('/api/admin/users/:user_id/sessions', { schema: { params } }, async (req) => {
+  app.delete('/api/admin/users/:user_id/sessions', { schema: { ...routeSchema(endUserSessionsDoc), params } }, async (req) => {
     const admin = signedIn(req);
     const { user_id } = req.params;
     await known(user_id);

@@ -12,6 +12,8 @@ import type { Db } from '../../core/db/index.ts';
 import { USER_ID_PATTERN } from '../../core/identity/user-id.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
+import { routeSchema } from '../../core/http/route-doc.ts';
+import { listUsersDoc } from './route-docs.ts';
 
 export interface AdminUsersOptions {
   db: Db;
@@ -80,7 +82,7 @@ export default async function adminUsers(app: BridgeApp, opts: AdminUsersOptions
     await filling;
   });
   app.addHook('preHandler', opts.guards.admin);
-  app.get('/api/admin/users', { schema: { querystring: Query } }, async (req) => {
+  app.get('/api/admin/users', { schema: { ...routeSchema(listUsersDoc), querystring: Query } }, async (req) => {
     const q = req.query;
     const limit = q.limit ?? 50;
     const after = q.cursor !== undefined ? decodeCursor(q.cursor) : undefined;

@@ -25,6 +25,9 @@ import { createSummaries } from './summaries.ts';
 import { createVectorStore } from './vector-store.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import { API_TOKEN_ACTOR, type AuditRecorder } from '../../core/audit/index.ts';
+import { routeSchema } from '../../core/http/route-doc.ts';
+import type { ErrorCode } from '../../core/http/error-codes.ts';
+import { getAiHealthDoc, summarizeProposalDoc, searchProposalsDoc, draftProposalDoc, embedTextDoc, reindexSummariesDoc } from './route-docs.ts';
 
 type Governance = Pick<CanisterClients['governance'], 'get_proposal' | 'list_proposals'>;
 
@@ -84,7 +87,7 @@ export const DraftBody = Type.Object(
 );
 export const EmbedBody = Type.Object({ text: Type.String({ minLength: 1, maxLength: 20_000 }) }, { additionalProperties: false });
 
-const aiError = (reply: FastifyReply, status: number, code: string, error: string, headers: Record<string, string> = {}) => {
+const aiError = (reply: FastifyReply, status: number, code: ErrorCode, error: string, headers: Record<string, string> = {}) => {
   for (const [k, v] of Object.entries(headers)) reply.header(k, v);
   return reply.code(status).send({ error, code });
 };
@@ -146,7 +149,10 @@ export default async function aiRoutes(app: BridgeApp, o: AiOptions): Promise<vo
       return aiError(reply, 502, 'EMBEDDING_DIMENSIONS', err.message);
     }
     if (err instanceof QueueFullError) return aiError(reply, 503, 'AI_BUSY', 'the AI service is busy; try again shortly', { 'retry-after': '10' });
-    if (err instanceof HttpError) return aiError(reply, err.status, err.code, err.message, err.headers);
+    if (err instanceof HttpError) {
+      const e = err as HttpError;
+      return aiError(reply, e.status, e.code, e.message, e.headers);
+    }
     const fe = err as FastifyError;
     if (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) {
       // A body that is not JSON is a validation failure like any other here: 422 (decisions A3, B55).
@@ -173,9 +179,9 @@ export default async function aiRoutes(app: BridgeApp, o: AiOptions): Promise<vo
   };
   const route = { bodyLimit: AI_BODY_LIMIT, attachValidation: true } as const;
 
-  app.get('/api/ai/health', async () => o.inference.health());
+  app.get('/api/ai/health', { schema: routeSchema(getAiHealthDoc) }, async () => o.inference.health());
 
-  app.post('/api/ai/summarize', { ...route, schema: { body: SummarizeBody } }, async (req) => {
+  app.post('/api/ai/summarize', { ...route, schema: { ...routeSchema(summarizeProposalDoc), body: SummarizeBody } }, async (req) => {
     const s = await member(req);
     const b = req.body;
     const id = nat64(b.proposal_id);
@@ -195,7 +201,7 @@ export default async function aiRoutes(app: BridgeApp, o: AiOptions): Promise<vo
     return summaries.uncached(b.title, b.body);
   });
 
-  app.post('/api/ai/draft', { ...route, schema: { body: DraftBody } }, async (req) => {
+  app.post('/api/ai/draft', { ...route, schema: { ...routeSchema(draftProposalDoc), body: DraftBody } }, async (req) => {
     const s = await member(req);
     const b = req.body;
     if (!o.categories.includes(b.category)) throw new HttpError(422, 'VALIDATION_ERROR', `category: one of ${o.categories.join(', ')}`);
@@ -222,7 +228,7 @@ export default async function aiRoutes(app: BridgeApp, o: AiOptions): Promise<vo
     throw new HttpError(502, 'DRAFT_MALFORMED', `the AI model did not return a valid draft twice (${problem}); try again or rephrase the intent`);
   });
 
-  app.post('/api/ai/embed', { ...route, schema: { body: EmbedBody } }, async (req) => {
+  app.post('/api/ai/embed', { ...route, schema: { ...routeSchema(embedTextDoc), body: EmbedBody } }, async (req) => {
     const s = await member(req);
     const b = req.body;
     needInference();
@@ -231,7 +237,7 @@ export default async function aiRoutes(app: BridgeApp, o: AiOptions): Promise<vo
     return { embedding: r.embeddings[0]!, dimensions: EMBEDDING_DIMENSIONS, model: r.model };
   });
 
-  app.post('/api/ai/search', { ...route, schema: { body: SearchBody } }, async (req) => {
+  app.post('/api/ai/search', { ...route, schema: { ...routeSchema(searchProposalsDoc), body: SearchBody } }, async (req) => {
     const s = await member(req);
     const b = req.body;
     needInference();
@@ -242,7 +248,7 @@ export default async function aiRoutes(app: BridgeApp, o: AiOptions): Promise<vo
     return { results, query_embedding_ms: q.latency_ms, search_ms: Math.round((performance.now() - t0) * 10) / 10 };
   });
 
-  app.post('/api/ai/admin/reindex', async (req, reply) => {
+  app.post('/api/ai/admin/reindex', { schema: routeSchema(reindexSummariesDoc) }, async (req, reply) => {
     const token = req.headers['x-api-token'];
     if (!o.apiToken) throw new HttpError(503, 'NOT_CONFIGURED', 'API_TOKEN is not set: the reindex endpoint is off');
     if (typeof token !== 'string' || !safeEqual(token, o.apiToken)) throw new HttpError(401, 'UNAUTHORIZED', 'a valid X-API-Token header is required');

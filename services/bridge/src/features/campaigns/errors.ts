@@ -1,19 +1,23 @@
 // Decision L21: each campaign/treasury canister error variant as an HTTP status, the variant's name as
 // the error code (as the governance gateway does, V9). An unknown variant is 502, never a silent 500.
+import { CANISTER_REFUSALS, type CanisterRefusal } from '../../core/http/error-codes.ts';
 import { HttpError } from '../../core/http/errors.ts';
 
-export const MONEY_ERROR_STATUS: Record<string, number> = {
-  InvalidArgument: 400,
-  NotAuthorized: 403,
-  NotAMember: 403,
-  CampaignNotFound: 404,
-  CampaignClosed: 409,
-  PriceUnavailable: 409,
-  PriceStale: 409,
-  InsufficientFunds: 409,
-  InsufficientAllowance: 409,
-  LedgerError: 502,
-};
+/** The canister's variants the bridge answers with; each one's status is the registry's (decision B125). */
+const MONEY_VARIANTS = [
+  'InvalidArgument',
+  'NotAuthorized',
+  'NotAMember',
+  'CampaignNotFound',
+  'CampaignClosed',
+  'PriceUnavailable',
+  'PriceStale',
+  'InsufficientFunds',
+  'InsufficientAllowance',
+  'LedgerError',
+] as const satisfies readonly CanisterRefusal[];
+
+export const MONEY_ERROR_STATUS: Record<string, number> = Object.fromEntries(MONEY_VARIANTS.map((v) => [v, CANISTER_REFUSALS[v].status[0]]));
 
 const MESSAGES: Record<string, string> = {
   InvalidArgument: 'invalid request',
@@ -38,5 +42,5 @@ export function moneyHttpError(err: Record<string, unknown>): HttpError {
     return new HttpError(400, 'InvalidArgument', `the amount is below the ledger's minimum burn: ${detail}`);
   const status = MONEY_ERROR_STATUS[variant] ?? 502;
   const extra = typeof detail === 'string' ? (detail ? `: ${detail}` : '') : detail === null || detail === undefined ? '' : ` ${text(detail)}`;
-  return new HttpError(status, variant, `${MESSAGES[variant] ?? `the canister answered ${variant}`}${extra}`);
+  return HttpError.passThrough(status, variant, `${MESSAGES[variant] ?? `the canister answered ${variant}`}${extra}`);
 }

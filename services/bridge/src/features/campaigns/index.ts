@@ -20,6 +20,22 @@ import type { BridgeApp } from '../../core/http/typed.ts';
 import { moneyHttpError } from './errors.ts';
 import { accountView, campaignView, contributionView, donationView, payoutView } from './views.ts';
 import { serialByKey } from '../../core/serial.ts';
+import { routeSchema } from '../../core/http/route-doc.ts';
+import {
+  listCampaignsDoc,
+  getCampaignDoc,
+  listCampaignContributionsDoc,
+  createCampaignDoc,
+  contributeToCampaignDoc,
+  cancelCampaignDoc,
+  getMyBalanceDoc,
+  listMyContributionsDoc,
+  donateDoc,
+  listDonationsDoc,
+  getTreasuryDoc,
+  listTreasuryPayoutsDoc,
+  mintDevelopmentDomDoc,
+} from './route-docs.ts';
 
 type Member = Pick<CanisterClients, 'campaign' | 'ledger'>;
 
@@ -144,7 +160,7 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     return e8s + (e8s * USD_HEADROOM_PCT) / 100n + 1n;
   };
 
-  app.get('/api/campaigns', { schema: { querystring: pageQuery, tags: ['campaigns'] } }, async (req, reply) => {
+  app.get('/api/campaigns', { schema: { ...routeSchema(listCampaignsDoc), querystring: pageQuery } }, async (req, reply) => {
     const q = req.query;
     reply.header('cache-control', 'public, max-age=5');
     const items = await clients.campaign.list_campaigns(q.from_id, q.limit ?? 20);
@@ -152,7 +168,7 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     return { items: items.map((c) => campaignView(c, names)) };
   });
 
-  app.get('/api/campaigns/:id', { schema: { params: idParams, tags: ['campaigns'] } }, async (req, reply) => {
+  app.get('/api/campaigns/:id', { schema: { ...routeSchema(getCampaignDoc), params: idParams } }, async (req, reply) => {
     const c = await clients.campaign.get_campaign(req.params.id);
     if (!c) throw moneyHttpError({ CampaignNotFound: null });
     reply.header('cache-control', 'public, max-age=5');
@@ -166,16 +182,20 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     },
     { additionalProperties: false },
   );
-  app.get('/api/campaigns/:id/contributions', { schema: { params: idParams, querystring: contributionsQuery, tags: ['campaigns'] } }, async (req) => {
-    const { id } = req.params;
-    const q = req.query;
-    if (!(await clients.campaign.get_campaign(id))) throw moneyHttpError({ CampaignNotFound: null });
-    const items = await clients.campaign.list_contributions(id, q.after_seq === undefined ? undefined : BigInt(q.after_seq), q.limit ?? 20);
-    const names = await opts.names(items.map((c) => c.contributor));
-    return { items: items.map((c) => contributionView(c, names)) };
-  });
+  app.get(
+    '/api/campaigns/:id/contributions',
+    { schema: { ...routeSchema(listCampaignContributionsDoc), params: idParams, querystring: contributionsQuery } },
+    async (req) => {
+      const { id } = req.params;
+      const q = req.query;
+      if (!(await clients.campaign.get_campaign(id))) throw moneyHttpError({ CampaignNotFound: null });
+      const items = await clients.campaign.list_contributions(id, q.after_seq === undefined ? undefined : BigInt(q.after_seq), q.limit ?? 20);
+      const names = await opts.names(items.map((c) => c.contributor));
+      return { items: items.map((c) => contributionView(c, names)) };
+    },
+  );
 
-  app.post('/api/campaigns', { bodyLimit: BODY_LIMIT, schema: { body: createBody, tags: ['campaigns'] } }, async (req, reply) => {
+  app.post('/api/campaigns', { bodyLimit: BODY_LIMIT, schema: { ...routeSchema(createCampaignDoc), body: createBody } }, async (req, reply) => {
     const session = await opts.requireSession(req);
     const b = req.body;
     const deadline = Date.parse(b.deadline);
@@ -197,7 +217,7 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
 
   app.post(
     '/api/campaigns/:id/contributions',
-    { bodyLimit: BODY_LIMIT, schema: { params: idParams, body: amountBody, tags: ['campaigns'] } },
+    { bodyLimit: BODY_LIMIT, schema: { ...routeSchema(contributeToCampaignDoc), params: idParams, body: amountBody } },
     async (req, reply) => {
       const session = await opts.requireSession(req);
       const { id } = req.params;
@@ -213,7 +233,7 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     },
   );
 
-  app.post('/api/campaigns/:id/cancel', { bodyLimit: 1024, schema: { params: idParams, tags: ['campaigns'] } }, async (req) => {
+  app.post('/api/campaigns/:id/cancel', { bodyLimit: 1024, schema: { ...routeSchema(cancelCampaignDoc), params: idParams } }, async (req) => {
     const session = await opts.requireSession(req);
     const { id } = req.params;
     const r = await (await opts.clientsAs(session)).campaign.cancel_campaign(id);
@@ -224,7 +244,7 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     return campaignView(cancelled, await opts.names([cancelled.owner, cancelled.beneficiary]));
   });
 
-  app.get('/api/me/balance', { schema: { tags: ['campaigns'] } }, async (req) => {
+  app.get('/api/me/balance', { schema: { ...routeSchema(getMyBalanceDoc) } }, async (req) => {
     const session = await opts.requireSession(req);
     const account = { owner: session.principal };
     return {
@@ -244,8 +264,8 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     '/api/me/contributions',
     {
       schema: {
+        ...routeSchema(listMyContributionsDoc),
         querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 100 })) }, { additionalProperties: false }),
-        tags: ['campaigns'],
       },
     },
     async (req) => {
@@ -258,7 +278,7 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     },
   );
 
-  app.post('/api/donations', { bodyLimit: BODY_LIMIT, schema: { body: amountBody, tags: ['campaigns'] } }, async (req, reply) => {
+  app.post('/api/donations', { bodyLimit: BODY_LIMIT, schema: { ...routeSchema(donateDoc), body: amountBody } }, async (req, reply) => {
     const session = await opts.requireSession(req);
     const { amount } = req.body;
     const op = opId(req, session);
@@ -279,27 +299,27 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     return reply.code(201).send(donationView(d, await opts.names([d.donor])));
   });
 
-  app.get('/api/donations', { schema: { querystring: pageQuery, tags: ['campaigns'] } }, async (req) => {
+  app.get('/api/donations', { schema: { ...routeSchema(listDonationsDoc), querystring: pageQuery } }, async (req) => {
     const q = req.query;
     const items = await clients.campaign.list_donations(q.from_id === undefined ? undefined : BigInt(q.from_id), q.limit ?? 20);
     const names = await opts.names(items.map((d) => d.donor));
     return { items: items.map((d) => donationView(d, names)) };
   });
 
-  app.get('/api/treasury', { schema: { tags: ['campaigns'] } }, async (_req, reply) => {
+  app.get('/api/treasury', { schema: { ...routeSchema(getTreasuryDoc) } }, async (_req, reply) => {
     const account = await clients.treasury.get_account();
     reply.header('cache-control', 'public, max-age=5');
     return { account: accountView(account), balance_e8s: (await clients.ledger.icrc1_balance_of(account)).toString() };
   });
 
-  app.get('/api/treasury/payouts', { schema: { querystring: pageQuery, tags: ['campaigns'] } }, async (req) => {
+  app.get('/api/treasury/payouts', { schema: { ...routeSchema(listTreasuryPayoutsDoc), querystring: pageQuery } }, async (req) => {
     const q = req.query;
     const items = await clients.treasury.list_payouts(q.from_id === undefined ? undefined : BigInt(q.from_id), q.limit ?? 20);
     const names = await opts.names(items.map((p) => p.recipient));
     return { items: items.map((p) => payoutView(p, names)) };
   });
 
-  app.post('/api/dev/faucet', { bodyLimit: 1024, schema: { tags: ['campaigns'] } }, async (req) => {
+  app.post('/api/dev/faucet', { bodyLimit: 1024, schema: { ...routeSchema(mintDevelopmentDomDoc) } }, async (req) => {
     if (!opts.faucet) throw new HttpError(404, 'NOT_FOUND', 'the development faucet is off (DEV_FAUCET_DOM is 0; production refuses it)');
     const session = await opts.requireSession(req);
     // Decision B107: a few grants a member a day, so a press held down cannot mint without end.

@@ -13,6 +13,8 @@ import { Int8Text } from '../../core/http/decimal.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import { StreamAdmission, visitorKey, type RefusalReason, type StreamKind } from './admission.ts';
 import { BoundedWriter } from './slow-readers.ts';
+import { routeSchema } from '../../core/http/route-doc.ts';
+import { streamGovernanceChangesDoc } from './route-docs.ts';
 
 /** What changes a proposal's page or its row in the list. */
 export const LIVE_TYPES: readonly EventType[] = [
@@ -157,21 +159,18 @@ class LiveReader {
 
 const Query = Type.Object({ proposal_id: Type.Optional(Int8Text('only this proposal’s events', 0n)) }, { additionalProperties: false });
 
-const REFUSALS: Record<RefusalReason, { status: number; code: string; message: string; line: string }> = {
+const REFUSALS: Record<RefusalReason, { code: 'LIVE_STREAMS_FULL' | 'TOO_MANY_STREAMS'; message: string; line: string }> = {
   instance_full: {
-    status: 503,
     code: 'LIVE_STREAMS_FULL',
     message: 'too many live streams on this instance; try again shortly',
     line: 'live stream refused: LIVE_MAX_STREAMS reached',
   },
   anonymous_share_full: {
-    status: 503,
     code: 'LIVE_STREAMS_FULL',
     message: 'the live streams for visitors who are not signed in are all taken; try again shortly, or sign in',
     line: "live stream refused: the visitors' share (LIVE_ANONYMOUS_STREAMS_PERCENT) is taken",
   },
   per_client: {
-    status: 429,
     code: 'TOO_MANY_STREAMS',
     message: 'this client already holds as many live streams as one may; close one first',
     line: 'live stream refused: LIVE_STREAMS_PER_CLIENT reached',
@@ -185,7 +184,7 @@ export default async function governanceLive(app: BridgeApp, opts: GovernanceLiv
   // Open streams would hold a graceful shutdown (SIGTERM) until they end: end them first.
   app.addHook('preClose', async () => reader.close());
 
-  app.get('/api/governance/live', { schema: { querystring: Query } }, async (req, reply) => {
+  app.get('/api/governance/live', { schema: { ...routeSchema(streamGovernanceChangesDoc), querystring: Query } }, async (req, reply) => {
     const user = await opts.signedIn(req);
     const kind: StreamKind = user === undefined ? 'anonymous' : 'member';
     const place = admission.admit(kind, user === undefined ? `visitor:${visitorKey(req.ip)}` : `member:${user}`);
@@ -193,7 +192,7 @@ export default async function governanceLive(app: BridgeApp, opts: GovernanceLiv
       const r = REFUSALS[place.reason];
       opts.counters?.refused(place.reason);
       req.log.warn({ event: 'live.stream_refused', reason: place.reason, kind, streams: { ...admission.open } }, r.line);
-      throw new HttpError(r.status, r.code, r.message, { 'retry-after': RETRY_AFTER });
+      throw HttpError.of(r.code, r.message, { 'retry-after': RETRY_AFTER });
     }
     let from: string;
     try {

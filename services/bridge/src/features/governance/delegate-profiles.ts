@@ -11,6 +11,8 @@ import type { GovernanceGatewayOptions } from './index.ts';
 import { MUTATION_BODY_LIMIT } from './index.ts';
 import { Principal } from './payload.ts';
 import { normaliseStatement, STATEMENT_MAX_CHARS } from './statement-rules.ts';
+import { routeSchema } from '../../core/http/route-doc.ts';
+import { listDelegatesDoc, getDelegateDoc, setDelegateStatementDoc } from './delegation-docs.ts';
 
 /** list_my_delegators' largest page (G33), and how many delegations a count reads at most. */
 const DELEGATORS_PAGE = 500;
@@ -74,10 +76,7 @@ export default function delegateProfiles(app: BridgeApp, opts: GovernanceGateway
   app.get(
     '/api/delegates',
     {
-      schema: {
-        tags: ['governance'],
-        querystring: listQuery,
-      },
+      schema: { ...routeSchema(listDelegatesDoc), querystring: listQuery },
     },
     async (req, reply) => {
       await opts.requireSession(req);
@@ -105,10 +104,7 @@ export default function delegateProfiles(app: BridgeApp, opts: GovernanceGateway
   app.get(
     '/api/delegates/:principal',
     {
-      schema: {
-        tags: ['governance'],
-        params: Type.Object({ principal: Principal }),
-      },
+      schema: { ...routeSchema(getDelegateDoc), params: Type.Object({ principal: Principal }) },
     },
     async (req, reply) => {
       await opts.requireSession(req);
@@ -133,10 +129,7 @@ export default function delegateProfiles(app: BridgeApp, opts: GovernanceGateway
     '/api/me/delegate-statement',
     {
       bodyLimit: MUTATION_BODY_LIMIT,
-      schema: {
-        tags: ['governance'],
-        body: putBody,
-      },
+      schema: { ...routeSchema(setDelegateStatementDoc), body: putBody },
     },
     async (req) => {
       const session = await opts.requireSession(req);

@@ -10,6 +10,8 @@ import { governanceHttpError } from './errors.ts';
 import type { GovernanceGatewayOptions } from './index.ts';
 import { MUTATION_BODY_LIMIT } from './index.ts';
 import { CATEGORIES, Principal } from './payload.ts';
+import { routeSchema } from '../../core/http/route-doc.ts';
+import { getMyDelegationsDoc, setDelegationDoc, revokeDelegationDoc, listMyDelegatorsDoc } from './delegation-docs.ts';
 
 const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
 const security = [{ sessionCookie: [] }];
@@ -34,11 +36,11 @@ export default function delegationRoutes(app: BridgeApp, opts: GovernanceGateway
     '/api/governance/delegation',
     {
       schema: {
+        ...routeSchema(getMyDelegationsDoc),
         operationId: 'getDelegation',
         summary: "The member's delegations in force, and how many delegate to them (decision V26)",
         description:
           'Each delegation: its category (null: all categories where no per-category one applies), the delegate, since when, and whether the delegate may see the member. `delegators` counts the delegations made to the member now.',
-        tags: ['governance'],
         security,
       },
     },
@@ -64,11 +66,11 @@ export default function delegationRoutes(app: BridgeApp, opts: GovernanceGateway
     {
       bodyLimit: MUTATION_BODY_LIMIT,
       schema: {
+        ...routeSchema(setDelegationDoc),
         operationId: 'setDelegation',
         summary: 'Delegate your vote, for all categories or one (decision V26)',
         description:
           "Replaces the delegation in force for that scope. It applies to proposals whose voting opens after now (decision G30); your own vote on a proposal always replaces your delegate's before it closes. Errors: SelfDelegation 400, DelegateNotAMember 400, NotAMember 403, MembershipUnavailable 503.",
-        tags: ['governance'],
         security,
         body: putBody,
       },
@@ -94,10 +96,10 @@ export default function delegationRoutes(app: BridgeApp, opts: GovernanceGateway
     '/api/governance/delegation',
     {
       schema: {
+        ...routeSchema(revokeDelegationDoc),
         operationId: 'revokeDelegation',
         summary: 'Take back a delegation: for one category, or (no category) the one for all categories (decision V26)',
         description: 'Applies to proposals whose voting opens after now (decision G30). NotDelegating 404 when there is none for that scope.',
-        tags: ['governance'],
         security,
         querystring: scopeQuery,
       },
@@ -124,11 +126,11 @@ export default function delegationRoutes(app: BridgeApp, opts: GovernanceGateway
     '/api/governance/delegation/delegators',
     {
       schema: {
+        ...routeSchema(listMyDelegatorsDoc),
         operationId: 'listDelegators',
         summary: 'Who delegates to you: the count, and a page of delegations (decisions V27, G33)',
         description:
           'Each item: its category (null: all categories) and the member’s principal only where they allowed it (show_name), else null. Page with `after` = `next_after` (or an item’s `key`): opaque, valid only for you, new in every answer; nothing in an item names a member who chose not to be shown (decision V33).',
-        tags: ['governance'],
         security,
         querystring: delegatorsQuery,
       },

@@ -1,29 +1,33 @@
 // Decision V9: each governance canister error variant as an HTTP status, the variant's name as the
 // error code. ExecutionFailed is 409 (the canister uses it for "not Approved" too). A new variant the table does not know is a 502 (the canister answered something the
 // bridge cannot place), never a silent 500.
+import { CANISTER_REFUSALS, type CanisterRefusal } from '../../core/http/error-codes.ts';
 import { HttpError } from '../../core/http/errors.ts';
 
-export const GOVERNANCE_ERROR_STATUS: Record<string, number> = {
-  InvalidPayload: 400,
-  NotAuthorized: 403,
-  NotAMember: 403,
-  ProposalNotFound: 404,
-  ProposalNotOpen: 409,
-  AlreadyVoted: 409,
-  VotingWindowClosed: 409,
-  QuorumNotMet: 409,
-  PriceStale: 409,
+/** The canister's variants the bridge answers with; each one's status is the registry's (decision B125). */
+const GOVERNANCE_VARIANTS = [
+  'InvalidPayload',
+  'NotAuthorized',
+  'NotAMember',
+  'ProposalNotFound',
+  'ProposalNotOpen',
+  'AlreadyVoted',
+  'VotingWindowClosed',
+  'QuorumNotMet',
+  'PriceStale',
   // The canister's refusal to execute in the proposal's state, or the action failing: not now, retry later.
-  ExecutionFailed: 409,
-  MembershipUnavailable: 503,
+  'ExecutionFailed',
+  'MembershipUnavailable',
   // Decision G23: Active now, but not when the proposal's vote opened; a decision, not an outage.
-  NotActiveWhenVotingOpened: 403,
+  'NotActiveWhenVotingOpened',
   // Decisions V26, V28: delegation and reasons.
-  SelfDelegation: 400,
-  DelegateNotAMember: 400,
-  NotDelegating: 404,
-  ReasonTooLong: 400,
-};
+  'SelfDelegation',
+  'DelegateNotAMember',
+  'NotDelegating',
+  'ReasonTooLong',
+] as const satisfies readonly CanisterRefusal[];
+
+export const GOVERNANCE_ERROR_STATUS: Record<string, number> = Object.fromEntries(GOVERNANCE_VARIANTS.map((v) => [v, CANISTER_REFUSALS[v].status[0]]));
 
 const MESSAGES: Record<string, string> = {
   InvalidPayload: 'the proposal payload is invalid for its category',
@@ -59,5 +63,5 @@ export function governanceHttpError(err: Record<string, unknown>): HttpError {
   const detail = err[variant];
   const status = GOVERNANCE_ERROR_STATUS[variant] ?? 502;
   const message = `${MESSAGES[variant] ?? `the governance canister answered ${variant}`}${detailOf(detail)}`;
-  return new HttpError(status, variant, message, status === 503 ? { 'retry-after': '5' } : {});
+  return HttpError.passThrough(status, variant, message, status === 503 ? { 'retry-after': '5' } : {});
 }

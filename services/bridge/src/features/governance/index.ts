@@ -20,6 +20,24 @@ import delegateProfiles from './delegate-profiles.ts';
 import { proposalTimeline } from './timeline.ts';
 import { readableViews } from './payload-context.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
+import { routeSchema } from '../../core/http/route-doc.ts';
+import { listVoteReasonsDoc } from './delegation-docs.ts';
+import {
+  createProposalDoc,
+  castVoteDoc,
+  executeProposalDoc,
+  listProposalsDoc,
+  getRatifiedPriceDoc,
+  listRatifiedPricesDoc,
+  getGovernanceSettingsDoc,
+  getMyVoteDoc,
+  listMyRecentBallotsDoc,
+  listMyVoteReceiptsDoc,
+  listProposalVotesDoc,
+  listGovernanceEventsDoc,
+  getProposalTimelineDoc,
+  getProposalDoc,
+} from './route-docs.ts';
 
 /** The largest page of votes (the canister answers at most 200 a call, decision V25), and the default (decision V31). */
 const VOTES_PAGE = 200;
@@ -93,23 +111,27 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
   // Decision V23: every 200 GET here carries an ETag; If-None-Match → 304.
   addEtags(app);
 
-  app.post('/api/governance/propose', { bodyLimit: PROPOSE_BODY_LIMIT, schema: { body: proposeBody, tags: ['governance'] } }, async (req, reply) => {
-    const session = await opts.requireSession(req);
-    const b = req.body;
-    const payload = canisterPayload(b.category, b.payload);
-    // Decision V35: counted once the request is valid and about to reach the canister.
-    await opts.limit(req, session.user_id, 'proposals');
-    const r = await (
-      await opts.governanceAs(session)
-    ).create_proposal({ title: b.title, body: b.body, category: b.category, ...(payload !== undefined && { payload: payload as never }) });
-    if ('Err' in r) throw governanceHttpError(r.Err);
-    const p = (await opts.governance.get_proposal(r.Ok))!;
-    req.log.info({ event: 'governance.proposed', proposal_id: String(r.Ok), category: b.category, user_id: session.user_id }, 'proposal created');
-    const v = proposalView(p);
-    return reply.code(201).send({ proposal_id: v.id, status: v.status, voting_opens: v.voting_opens, voting_closes: v.voting_closes });
-  });
+  app.post(
+    '/api/governance/propose',
+    { bodyLimit: PROPOSE_BODY_LIMIT, schema: { ...routeSchema(createProposalDoc), body: proposeBody } },
+    async (req, reply) => {
+      const session = await opts.requireSession(req);
+      const b = req.body;
+      const payload = canisterPayload(b.category, b.payload);
+      // Decision V35: counted once the request is valid and about to reach the canister.
+      await opts.limit(req, session.user_id, 'proposals');
+      const r = await (
+        await opts.governanceAs(session)
+      ).create_proposal({ title: b.title, body: b.body, category: b.category, ...(payload !== undefined && { payload: payload as never }) });
+      if ('Err' in r) throw governanceHttpError(r.Err);
+      const p = (await opts.governance.get_proposal(r.Ok))!;
+      req.log.info({ event: 'governance.proposed', proposal_id: String(r.Ok), category: b.category, user_id: session.user_id }, 'proposal created');
+      const v = proposalView(p);
+      return reply.code(201).send({ proposal_id: v.id, status: v.status, voting_opens: v.voting_opens, voting_closes: v.voting_closes });
+    },
+  );
 
-  app.post('/api/governance/vote', { bodyLimit: MUTATION_BODY_LIMIT, schema: { body: voteBody, tags: ['governance'] } }, async (req) => {
+  app.post('/api/governance/vote', { bodyLimit: MUTATION_BODY_LIMIT, schema: { ...routeSchema(castVoteDoc), body: voteBody } }, async (req) => {
     const session = await opts.requireSession(req);
     const { proposal_id, vote, reason } = req.body;
     const g = await opts.governanceAs(session);
@@ -121,7 +143,7 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
     return { proposal_id, vote, ...(reason !== undefined && reason.trim() !== '' && { reason: reason.trim() }) };
   });
 
-  app.post('/api/governance/execute', { bodyLimit: MUTATION_BODY_LIMIT, schema: { body: executeBody, tags: ['governance'] } }, async (req) => {
+  app.post('/api/governance/execute', { bodyLimit: MUTATION_BODY_LIMIT, schema: { ...routeSchema(executeProposalDoc), body: executeBody } }, async (req) => {
     const session = await opts.requireSession(req);
     const { proposal_id } = req.body;
     const r = await (await opts.governanceAs(session)).execute_proposal(nat64(proposal_id));
@@ -139,7 +161,7 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
     },
     { additionalProperties: false },
   );
-  app.get('/api/governance/proposals', { schema: { querystring: listQuery, tags: ['governance'] } }, async (req, reply) => {
+  app.get('/api/governance/proposals', { schema: { ...routeSchema(listProposalsDoc), querystring: listQuery } }, async (req, reply) => {
     const q = req.query;
     const limit = q.limit ?? 20;
     const items = await opts.governance.list_proposals({
@@ -152,7 +174,7 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
     return { items: await readableViews(opts, items), limit };
   });
 
-  app.get('/api/governance/price', { schema: { tags: ['governance'] } }, async (_req, reply) => {
+  app.get('/api/governance/price', { schema: { ...routeSchema(getRatifiedPriceDoc) } }, async (_req, reply) => {
     const tick = await opts.governance.get_dom_price();
     if (!tick) throw new HttpError(404, 'NO_RATIFIED_PRICE', 'no price has been ratified yet');
     reply.header('cache-control', 'public, max-age=30');
@@ -160,19 +182,19 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
   });
 
   const historyQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })) }, { additionalProperties: false });
-  app.get('/api/governance/price/history', { schema: { querystring: historyQuery, tags: ['governance'] } }, async (req, reply) => {
+  app.get('/api/governance/price/history', { schema: { ...routeSchema(listRatifiedPricesDoc), querystring: historyQuery } }, async (req, reply) => {
     const { limit = 50 } = req.query;
     reply.header('cache-control', 'public, max-age=30');
     return { items: (await opts.governance.list_price_history(limit)).map(tickView) };
   });
 
-  app.get('/api/governance/settings', { schema: { tags: ['governance'] } }, async (_req, reply) => {
+  app.get('/api/governance/settings', { schema: { ...routeSchema(getGovernanceSettingsDoc) } }, async (_req, reply) => {
     const s = await opts.governance.get_settings();
     reply.header('cache-control', 'public, max-age=60');
     return plain(s);
   });
 
-  app.get('/api/governance/proposals/:id/my-vote', { schema: { params: idParams, tags: ['governance'] } }, async (req, reply) => {
+  app.get('/api/governance/proposals/:id/my-vote', { schema: { ...routeSchema(getMyVoteDoc), params: idParams } }, async (req, reply) => {
     const session = await opts.requireSession(req);
     const { id } = req.params;
     const ballot = await (await opts.governanceAs(session)).get_my_ballot(nat64(id));
@@ -196,7 +218,7 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
     { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: RECENT_BALLOTS_MAX, default: RECENT_BALLOTS_DEFAULT })) },
     { additionalProperties: false },
   );
-  app.get('/api/governance/my-ballots', { schema: { querystring: ballotsQuery, tags: ['governance'] } }, async (req, reply) => {
+  app.get('/api/governance/my-ballots', { schema: { ...routeSchema(listMyRecentBallotsDoc), querystring: ballotsQuery } }, async (req, reply) => {
     const session = await opts.requireSession(req);
     const { limit = RECENT_BALLOTS_DEFAULT } = req.query;
     const opened = (await opts.governance.list_proposals({ limit })).filter((p) => p.status !== 'Created');
@@ -228,32 +250,36 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
     },
     { additionalProperties: false },
   );
-  app.get('/api/governance/admin/events', { preHandler: opts.admin, schema: { querystring: eventsQuery, tags: ['governance'] } }, async (req) => {
-    const { after_seq, before_seq, order = 'oldest', limit = 100 } = req.query;
-    // Decision F53: the console reads the newest first, a page at a time, older pages by before_seq.
-    if (order === 'newest' ? after_seq !== undefined : before_seq !== undefined)
-      throw new HttpError(
-        400,
-        'VALIDATION_ERROR',
-        order === 'newest' ? 'after_seq: not with order=newest (use before_seq)' : 'before_seq: only with order=newest',
-      );
-    let q = opts.db
-      .selectFrom('bridge_events')
-      .select(['seq', 'type', 'data', 'source', 'source_id', 'occurred_at'])
-      .where('source', '=', 'governance')
-      .limit(limit);
-    q = order === 'newest' ? q.orderBy('seq', 'desc') : q.orderBy('seq').where('seq', '>', after_seq ?? '0');
-    if (before_seq !== undefined) q = q.where('seq', '<', before_seq);
-    const items = (await q.execute()).map((r) => ({
-      seq: String(r.seq),
-      id: `${r.source}:${r.source_id}`,
-      type: r.type,
-      data: r.data,
-      occurred_at: new Date(r.occurred_at).toISOString(),
-    }));
-    const last = items.length === limit ? items[items.length - 1]!.seq : null;
-    return order === 'newest' ? { items, next_before_seq: last } : { items, next_after_seq: last };
-  });
+  app.get(
+    '/api/governance/admin/events',
+    { preHandler: opts.admin, schema: { ...routeSchema(listGovernanceEventsDoc), querystring: eventsQuery } },
+    async (req) => {
+      const { after_seq, before_seq, order = 'oldest', limit = 100 } = req.query;
+      // Decision F53: the console reads the newest first, a page at a time, older pages by before_seq.
+      if (order === 'newest' ? after_seq !== undefined : before_seq !== undefined)
+        throw new HttpError(
+          400,
+          'VALIDATION_ERROR',
+          order === 'newest' ? 'after_seq: not with order=newest (use before_seq)' : 'before_seq: only with order=newest',
+        );
+      let q = opts.db
+        .selectFrom('bridge_events')
+        .select(['seq', 'type', 'data', 'source', 'source_id', 'occurred_at'])
+        .where('source', '=', 'governance')
+        .limit(limit);
+      q = order === 'newest' ? q.orderBy('seq', 'desc') : q.orderBy('seq').where('seq', '>', after_seq ?? '0');
+      if (before_seq !== undefined) q = q.where('seq', '<', before_seq);
+      const items = (await q.execute()).map((r) => ({
+        seq: String(r.seq),
+        id: `${r.source}:${r.source_id}`,
+        type: r.type,
+        data: r.data,
+        occurred_at: new Date(r.occurred_at).toISOString(),
+      }));
+      const last = items.length === limit ? items[items.length - 1]!.seq : null;
+      return order === 'newest' ? { items, next_before_seq: last } : { items, next_after_seq: last };
+    },
+  );
 
   // Spec 1 Events rule 2: the member's vote-pass receipts (ICRC-7, public on the canister), newest
   // token last, paged by the last token id seen.
@@ -261,7 +287,7 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
     { prev: Type.Optional(ID), take: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })) },
     { additionalProperties: false },
   );
-  app.get('/api/governance/my-receipts', { schema: { querystring: receiptsQuery, tags: ['governance'] } }, async (req, reply) => {
+  app.get('/api/governance/my-receipts', { schema: { ...routeSchema(listMyVoteReceiptsDoc), querystring: receiptsQuery } }, async (req, reply) => {
     const session = await opts.requireSession(req);
     const { prev, take = 20 } = req.query;
     const ids = await opts.governance.icrc7_tokens_of({ owner: session.principal }, prev === undefined ? undefined : nat64(prev), BigInt(take));
@@ -290,7 +316,7 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
   );
   app.get(
     '/api/governance/proposals/:id/votes',
-    { preHandler: opts.admin, schema: { params: idParams, querystring: votesQuery, tags: ['governance'] } },
+    { preHandler: opts.admin, schema: { ...routeSchema(listProposalVotesDoc), params: idParams, querystring: votesQuery } },
     async (req, reply) => {
       const { id } = req.params;
       const { after, limit = VOTES_DEFAULT } = req.query;
@@ -332,11 +358,11 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
     '/api/governance/proposals/:id/timeline',
     {
       schema: {
+        ...routeSchema(getProposalTimelineDoc),
         operationId: 'getProposalTimeline',
         summary: "A proposal's timeline: what happened when, and what is planned (decision V30)",
         description:
           'Public. Steps in order: created, opens, closes, tallied, approved or rejected (`result` while still ahead), the newest execution failures, executed (with price_updated / config_changed) or expired, or `execution_deadline` while execution is ahead. A past step carries the admin event that recorded it (null until the follower copied it; `at` is then the proposal’s own time); a step still ahead has `done: false` and its planned time.',
-        tags: ['governance'],
         security: [],
         params: idParams,
       },
@@ -351,7 +377,7 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
     },
   );
 
-  app.get('/api/governance/proposals/:id', { schema: { params: idParams, tags: ['governance'] } }, async (req, reply) => {
+  app.get('/api/governance/proposals/:id', { schema: { ...routeSchema(getProposalDoc), params: idParams } }, async (req, reply) => {
     const { id } = req.params;
     const p = await opts.governance.get_proposal(nat64(id));
     if (!p) throw governanceHttpError({ ProposalNotFound: null });
@@ -371,10 +397,10 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
     '/api/governance/proposals/:id/reasons',
     {
       schema: {
+        ...routeSchema(listVoteReasonsDoc),
         operationId: 'listVoteReasons',
         summary: 'Reasons given with votes on a proposal, without voters (decision V28)',
         description: 'Oldest first; page with `after` = the last item’s `seq`. Each item: seq, vote, reason.',
-        tags: ['governance'],
         params: idParams,
         querystring: reasonsQuery,
       },

@@ -10,11 +10,13 @@ import { HttpError } from '../../core/http/errors.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import { signPayload } from './signature.ts';
 import { HANDLED_EVENT } from './webhook.ts';
+import { routeSchema } from '../../core/http/route-doc.ts';
+import { getMembershipUpgradeDoc, getMyMembershipDoc, simulateCheckoutDoc } from './route-docs.ts';
 
 const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
 
 export default async function checkout(app: BridgeApp, { ctx, guards }: { ctx: PaymentsContext; guards: Pick<Guards, 'requireMember'> }): Promise<void> {
-  app.get('/api/me/membership-upgrade', async (req) => {
+  app.get('/api/me/membership-upgrade', { schema: routeSchema(getMembershipUpgradeDoc) }, async (req) => {
     const s = await guards.requireMember(req);
     const user = await ctx.db.selectFrom('users').select(['kyc_status', 'is_minor']).where('id', '=', s.user_id).executeTakeFirstOrThrow();
     return {
@@ -29,7 +31,7 @@ export default async function checkout(app: BridgeApp, { ctx, guards }: { ctx: P
   // Decision F50: the membership's term and the member's latest payment, from the membership canister
   // and the payments table, so what /me says after a payment survives a reload (it was a message held
   // in the page's memory).
-  app.get('/api/me/membership', async (req, reply) => {
+  app.get('/api/me/membership', { schema: routeSchema(getMyMembershipDoc) }, async (req, reply) => {
     const s = await guards.requireMember(req);
     let token;
     try {
@@ -62,36 +64,30 @@ export default async function checkout(app: BridgeApp, { ctx, guards }: { ctx: P
     };
   });
 
-  app.post(
-    '/api/dev/checkout',
-    {
-      bodyLimit: 1024,
-    },
-    async (req, reply) => {
-      const s = await guards.requireMember(req);
-      const secret = ctx.config.PAYMENT_WEBHOOK_SECRET;
-      if (!ctx.config.DEV_CHECKOUT || !secret) throw new HttpError(404, 'NOT_FOUND', 'the simulated checkout is off (DEV_CHECKOUT, development only)');
-      const id = `evt_dev_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
-      const raw = JSON.stringify({
-        id,
-        type: HANDLED_EVENT,
-        data: {
-          object: {
-            id: `pi_dev_${id.slice(8)}`,
-            amount: ctx.config.MEMBERSHIP_PRICE_MINOR,
-            currency: ctx.config.MEMBERSHIP_PRICE_CURRENCY.toLowerCase(),
-            metadata: { user_id: s.user_id },
-          },
+  app.post('/api/dev/checkout', { schema: routeSchema(simulateCheckoutDoc), bodyLimit: 1024 }, async (req, reply) => {
+    const s = await guards.requireMember(req);
+    const secret = ctx.config.PAYMENT_WEBHOOK_SECRET;
+    if (!ctx.config.DEV_CHECKOUT || !secret) throw new HttpError(404, 'NOT_FOUND', 'the simulated checkout is off (DEV_CHECKOUT, development only)');
+    const id = `evt_dev_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
+    const raw = JSON.stringify({
+      id,
+      type: HANDLED_EVENT,
+      data: {
+        object: {
+          id: `pi_dev_${id.slice(8)}`,
+          amount: ctx.config.MEMBERSHIP_PRICE_MINOR,
+          currency: ctx.config.MEMBERSHIP_PRICE_CURRENCY.toLowerCase(),
+          metadata: { user_id: s.user_id },
         },
-      });
-      const r = await app.inject({
-        method: 'POST',
-        url: '/api/webhooks/payments',
-        headers: { 'content-type': 'application/json', 'payment-signature': signPayload(secret, Math.floor(ctx.now() / 1000), raw) },
-        payload: raw,
-      });
-      req.log.info({ event: 'dev.checkout', user_id: s.user_id, event_id: id, status: r.statusCode }, 'simulated checkout');
-      return reply.code(r.statusCode).send({ simulated: true, event_id: id, webhook: r.json<unknown>() });
-    },
-  );
+      },
+    });
+    const r = await app.inject({
+      method: 'POST',
+      url: '/api/webhooks/payments',
+      headers: { 'content-type': 'application/json', 'payment-signature': signPayload(secret, Math.floor(ctx.now() / 1000), raw) },
+      payload: raw,
+    });
+    req.log.info({ event: 'dev.checkout', user_id: s.user_id, event_id: id, status: r.statusCode }, 'simulated checkout');
+    return reply.code(r.statusCode).send({ simulated: true, event_id: id, webhook: r.json<unknown>() });
+  });
 }

@@ -12,6 +12,8 @@ import { OP_RECORD_KYC, registerPaymentOperations } from './operations.ts';
 import checkout from './checkout.ts';
 import paymentWebhook from './webhook.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
+import { routeSchema } from '../../core/http/route-doc.ts';
+import { recordKycDecisionDoc, listPaymentsDoc } from './route-docs.ts';
 
 export interface PaymentsOptions {
   ctx: PaymentsContext;
@@ -36,6 +38,7 @@ export default async function payments(app: BridgeApp, { ctx, guards }: Payments
       '/api/admin/users/:user_id/kyc',
       {
         schema: {
+          ...routeSchema(recordKycDecisionDoc),
           params: Type.Object({ user_id: Type.String({ pattern: UUID }) }),
           body: Type.Object({ approved: Type.Boolean(), reference: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }),
         },
@@ -77,7 +80,7 @@ export default async function payments(app: BridgeApp, { ctx, guards }: Payments
     );
 
     // Decision S28: the filter typed by the route's schema; one the list does not know is 400, no longer ignored.
-    scope.get('/api/admin/payments', { schema: { querystring: PaymentsQuery } }, async (req) => {
+    scope.get('/api/admin/payments', { schema: { ...routeSchema(listPaymentsDoc), querystring: PaymentsQuery } }, async (req) => {
       const { status } = req.query;
       let q = ctx.db.selectFrom('payments').selectAll().orderBy('id', 'desc').limit(100);
       if (status !== undefined) q = q.where('status', '=', status);

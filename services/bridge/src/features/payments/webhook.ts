@@ -10,6 +10,8 @@ import { refusal, userAggregate } from '../../core/outbox/user-operations.ts';
 import { OP_UPGRADE, upgradeOpId, type UpgradeOutcome, type UpgradePayload } from './operations.ts';
 import { verifySignature } from './signature.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
+import { routeSchema } from '../../core/http/route-doc.ts';
+import { receivePaymentWebhookDoc } from './route-docs.ts';
 
 export const HANDLED_EVENT = 'payment_intent.succeeded';
 
@@ -44,7 +46,7 @@ export default async function paymentWebhook(app: BridgeApp, { ctx }: { ctx: Pay
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 64 * 1024 }, (_req, body, done) => done(null, body));
-    scope.post('/api/webhooks/payments', async (req, reply) => {
+    scope.post('/api/webhooks/payments', { schema: routeSchema(receivePaymentWebhookDoc) }, async (req, reply) => {
       const secret = ctx.config.PAYMENT_WEBHOOK_SECRET;
       if (!secret) throw new HttpError(503, 'WEBHOOK_NOT_CONFIGURED', 'PAYMENT_WEBHOOK_SECRET is not set');
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);

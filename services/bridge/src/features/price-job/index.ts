@@ -243,7 +243,7 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
       });
       if (run.status === 'failed') throw new HttpError(502, 'PROPOSAL_NOT_SUBMITTED', `${run.error ?? 'the run failed'} (run ${run.id})`);
       if (run.status === 'skipped') {
-        const [code, message] =
+        const [code, message]: ['PRICE_STALE' | 'PROPOSAL_PENDING' | 'NO_AGGREGATE', string] =
           d.reason === 'stale'
             ? ['PRICE_STALE', 'the price aggregate is stale: a stale price is never proposed']
             : d.reason === 'pending_proposal'

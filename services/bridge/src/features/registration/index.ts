@@ -25,6 +25,8 @@ import type { BridgeApp } from '../../core/http/typed.ts';
 import { chosenAtJoin, defaultDisplayName, nameTaken } from '../../core/identity/display-names.ts';
 import { reservedKeys } from '../../core/identity/display-name-rules.ts';
 import { nameIndex } from '../../core/identity/registration-name-index.ts';
+import { routeSchema } from '../../core/http/route-doc.ts';
+import { getRegistrationKeyDoc, registerDoc } from './route-docs.ts';
 
 const Cipher = Type.String({ minLength: 1, maxLength: 16_500 });
 const RegisterBody = Type.Object(
@@ -56,14 +58,14 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
   const refusalDetail = new WeakMap<HttpError, AuditDetail>();
   const refusal = (e: HttpError, detail: AuditDetail) => (refusalDetail.set(e, detail), e);
 
-  app.get('/api/auth/registration-key', async () => ({
+  app.get('/api/auth/registration-key', { schema: routeSchema(getRegistrationKeyDoc) }, async () => ({
     public_key: ctx.opener.publicKey,
     ...SUITE,
     info: 'domdao registration v1',
     aad: 'the field name: email, name or dob',
   }));
 
-  app.post('/api/auth/register', { schema: { body: RegisterBody } }, async (req, reply) => {
+  app.post('/api/auth/register', { schema: { ...routeSchema(registerDoc), body: RegisterBody } }, async (req, reply) => {
     try {
       return await register(req, req.body, reply);
     } catch (e) {

@@ -9,6 +9,8 @@ import { HttpError } from '../../core/http/errors.ts';
 import { USER_ID_PATTERN as UUID } from '../../core/identity/user-id.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import type { AuditRecorder } from '../../core/audit/index.ts';
+import { routeSchema } from '../../core/http/route-doc.ts';
+import { getUserRolesDoc, grantUserRoleDoc, revokeUserRoleDoc } from './route-docs.ts';
 
 export const ASSIGNABLE = ['admin', 'moderator', 'developer'] as const;
 
@@ -25,34 +27,38 @@ export default async function roles(app: BridgeApp, { db, sessions, guards, audi
   app.addHook('preHandler', guards.admin);
   const params = Type.Object({ user_id: Type.String({ pattern: UUID }) });
 
-  app.get('/api/admin/users/:user_id/roles', { schema: { params } }, async (req) => {
+  app.get('/api/admin/users/:user_id/roles', { schema: { ...routeSchema(getUserRolesDoc), params } }, async (req) => {
     const { user_id } = req.params;
     const u = await db.selectFrom('users').select('roles').where('id', '=', user_id).executeTakeFirst();
     if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
     return { user_id, roles: u.roles.length ? u.roles : ['user'] };
   });
 
-  app.post('/api/admin/users/:user_id/roles', { schema: { params, body: Type.Object({ role: Type.String() }) } }, async (req) => {
-    const admin = signedIn(req);
-    const { user_id } = req.params;
-    const { role } = req.body;
-    // Case-sensitive and lowercase (spec 2): `Admin` is not a role.
-    if (!(ASSIGNABLE as readonly string[]).includes(role))
-      throw new HttpError(400, 'VALIDATION_ERROR', `role must be one of ${ASSIGNABLE.join(', ')} (lowercase)`);
-    const roles = await db.transaction().execute(async (tx) => {
-      const u = await tx.selectFrom('users').select('roles').where('id', '=', user_id).forUpdate().executeTakeFirst();
-      if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
-      const next = [...new Set([...u.roles, role])];
-      await tx.updateTable('users').set({ roles: next }).where('id', '=', user_id).execute();
-      await audit.record(req, { event: 'roles.granted', actor: admin.user_id, subject: user_id, outcome: 'success', detail: { role } }, tx);
-      return next;
-    });
-    return { user_id, roles, effective: 'at the next login' };
-  });
+  app.post(
+    '/api/admin/users/:user_id/roles',
+    { schema: { ...routeSchema(grantUserRoleDoc), params, body: Type.Object({ role: Type.String() }) } },
+    async (req) => {
+      const admin = signedIn(req);
+      const { user_id } = req.params;
+      const { role } = req.body;
+      // Case-sensitive and lowercase (spec 2): `Admin` is not a role.
+      if (!(ASSIGNABLE as readonly string[]).includes(role))
+        throw new HttpError(400, 'VALIDATION_ERROR', `role must be one of ${ASSIGNABLE.join(', ')} (lowercase)`);
+      const roles = await db.transaction().execute(async (tx) => {
+        const u = await tx.selectFrom('users').select('roles').where('id', '=', user_id).forUpdate().executeTakeFirst();
+        if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
+        const next = [...new Set([...u.roles, role])];
+        await tx.updateTable('users').set({ roles: next }).where('id', '=', user_id).execute();
+        await audit.record(req, { event: 'roles.granted', actor: admin.user_id, subject: user_id, outcome: 'success', detail: { role } }, tx);
+        return next;
+      });
+      return { user_id, roles, effective: 'at the next login' };
+    },
+  );
 
   app.delete(
     '/api/admin/users/:user_id/roles/:role',
-    { schema: { params: Type.Object({ user_id: Type.String({ pattern: UUID }), role: Type.String() }) } },
+    { schema: { ...routeSchema(revokeUserRoleDoc), params: Type.Object({ user_id: Type.String({ pattern: UUID }), role: Type.String() }) } },
     async (req) => {
       const admin = signedIn(req);
       const { user_id, role } = req.params;

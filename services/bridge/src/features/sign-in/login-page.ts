@@ -8,6 +8,8 @@ import { firstOrigin, type BridgeConfig } from '../../config.ts';
 import { escapeHtml, page, PAGE_CSP } from '../../core/http/page.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import type { FastifyReply } from 'fastify';
+import { routeSchema } from '../../core/http/route-doc.ts';
+import { getLoginPageDoc } from './route-docs.ts';
 
 export interface LoginPageOptions {
   config: BridgeConfig;
@@ -46,7 +48,7 @@ const html = (reply: FastifyReply, status: number, title: string, body: string) 
 export default async function loginPage(app: BridgeApp, opts: LoginPageOptions): Promise<void> {
   const fallback = firstOrigin(opts.config);
   // Decision S28: the query is typed by its schema; a page answers bad input with a page (400), not JSON.
-  app.get('/login', { schema: { querystring: LoginQuery }, attachValidation: true }, async (req, reply) => {
+  app.get('/login', { schema: { ...routeSchema(getLoginPageDoc), querystring: LoginQuery }, attachValidation: true }, async (req, reply) => {
     if (req.validationError)
       return html(
         reply,

@@ -15,6 +15,8 @@ import type { Session, SessionManager } from '../../core/auth/sessions.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import type { AuditRecorder } from '../../core/audit/index.ts';
 import type { SignInCounters } from '../../core/metrics/index.ts';
+import { routeSchema } from '../../core/http/route-doc.ts';
+import { loginDoc, getSessionDoc, getSessionWithMembershipDoc, logoutDoc, listMySessionsDoc, endMySessionsDoc } from './route-docs.ts';
 
 export interface AuthOptions {
   config: Pick<BridgeConfig, 'COOKIE_DOMAIN' | 'LOGIN_WINDOW_MINUTES' | 'LOGIN_MAX_FAILURES' | 'SESSION_ABSOLUTE_HOURS'>;
@@ -73,7 +75,7 @@ export default async function authRoutes(
   const domain = config.COOKIE_DOMAIN;
   const invalid = () => new HttpError(401, 'INVALID_CREDENTIALS', 'the email address or the password is wrong');
 
-  app.post('/auth/login', { schema: { body: LoginBody } }, async (req, reply) => {
+  app.post('/auth/login', { schema: { ...routeSchema(loginDoc), body: LoginBody } }, async (req, reply) => {
     // Login CSRF: only a configured front end may sign someone in.
     csrf(req, req.headers.origin !== undefined);
     const { email, password } = req.body;
@@ -142,13 +144,13 @@ export default async function authRoutes(
     return sessionBody(session);
   });
 
-  app.get('/auth/session', async (req) => {
+  app.get('/auth/session', { schema: routeSchema(getSessionDoc) }, async (req) => {
     const s = await currentSession(req);
     return s ? sessionBody(s) : { authenticated: false };
   });
 
   /** Spec 2: the bridge validates the cookie, resolves the principal and asks the membership canister. */
-  app.get('/api/auth/session', async (req) => {
+  app.get('/api/auth/session', { schema: routeSchema(getSessionWithMembershipDoc) }, async (req) => {
     const s = await currentSession(req);
     if (!s) return { authenticated: false };
     let token;
@@ -166,14 +168,14 @@ export default async function authRoutes(
   });
 
   // Decision F9: a member sees their own live sessions and can end them all.
-  app.get('/api/me/sessions', async (req, reply) => {
+  app.get('/api/me/sessions', { schema: routeSchema(listMySessionsDoc) }, async (req, reply) => {
     const s = await currentSession(req);
     if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
     reply.header('cache-control', 'private, no-store');
     return { sessions: await sessions.listFor(s.user_id) };
   });
 
-  app.delete('/api/me/sessions', async (req, reply) => {
+  app.delete('/api/me/sessions', { schema: routeSchema(endMySessionsDoc) }, async (req, reply) => {
     csrf(req);
     const s = await currentSession(req);
     if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
@@ -183,7 +185,7 @@ export default async function authRoutes(
     return { authenticated: false, sessions_ended: ended };
   });
 
-  app.post('/auth/logout', async (req, reply) => {
+  app.post('/auth/logout', { schema: routeSchema(logoutDoc) }, async (req, reply) => {
     csrf(req);
     const s = await currentSession(req);
     await sessions.destroy(req.cookies[SESSION_COOKIE]);

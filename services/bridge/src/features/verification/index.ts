@@ -23,6 +23,8 @@ import { ageGate, type Answers } from './owner-answers.ts';
 import { answersStep, BLOCK_TITLE, blockScreen, dobStep, formAnswers } from './owner-pages.ts';
 import { signInAfterVerification } from './sign-in.ts';
 import { startAfresh } from './start-afresh.ts';
+import { routeSchema } from '../../core/http/route-doc.ts';
+import { getVerifyEmailPageDoc, confirmVerificationFormDoc, confirmVerificationDoc } from './route-docs.ts';
 
 export { verificationRoles } from './roles.ts';
 export { sendVerification, verificationSender } from './send.ts';
@@ -267,7 +269,7 @@ ${alert}<button type="submit">Verify my email</button></form>
   };
 
   // Decision S28: the query typed by its schema; a link it refuses is the invalid-link page (400), as before.
-  app.get('/verify-email', { schema: { querystring: VerifyPageQuery }, attachValidation: true }, async (req, reply) => {
+  app.get('/verify-email', { schema: { ...routeSchema(getVerifyEmailPageDoc), querystring: VerifyPageQuery }, attachValidation: true }, async (req, reply) => {
     if (req.validationError) return refusalPage(reply, invalid());
     const q = req.query;
     try {
@@ -325,7 +327,7 @@ ${alert}<button type="submit">Verify my email</button></form>
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_req, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
     });
-    scope.post('/verify-email', async (req, reply) => {
+    scope.post('/verify-email', { schema: routeSchema(confirmVerificationFormDoc) }, async (req, reply) => {
       const b = (req.body ?? {}) as Record<string, unknown>;
       const token = typeof b.token === 'string' ? b.token : '';
       if (token.length === 0 || token.length > 64) return refusalPage(reply, invalid());
@@ -346,7 +348,7 @@ ${alert}<button type="submit">Verify my email</button></form>
   });
 
   // The same confirmation for front ends that render their own page (JSON in, JSON out).
-  app.post('/api/auth/verify-email', { schema: { body: ConfirmBody } }, async (req, reply) => {
+  app.post('/api/auth/verify-email', { schema: { ...routeSchema(confirmVerificationDoc), body: ConfirmBody } }, async (req, reply) => {
     const { token, password, new_password, name_encrypted, dob_encrypted, tos_accepted, display_name } = req.body;
     if ((password === undefined) === (new_password === undefined))
       throw new HttpError(400, 'VALIDATION_ERROR', 'send exactly one of password (the one chosen at registration) and new_password');

@@ -14,7 +14,7 @@ import type { Db } from '../../core/db/index.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
 import { Int8Text, NAT64_MAX } from '../../core/http/decimal.ts';
 import { HttpError } from '../../core/http/errors.ts';
-import { CSRF, err } from '../../core/http/route-docs/common.ts';
+import { CSRF, err } from '../../core/http/route-doc.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import type { DisplayNames } from '../../core/identity/display-names.ts';
 import type { Outbox } from '../../core/outbox/index.ts';
@@ -166,7 +166,7 @@ export default async function wallet(app: BridgeApp, opts: WalletOptions): Promi
   const answer = async (reply: FastifyReply, row: Row, replayed: boolean) => {
     if (replayed) reply.header('idempotent-replayed', 'true');
     if (row.state === 'failed')
-      throw new HttpError(REFUSAL_STATUS[row.error_code ?? ''] ?? 502, row.error_code ?? 'LedgerError', row.error_message ?? 'refused');
+      throw HttpError.passThrough(REFUSAL_STATUS[row.error_code ?? ''] ?? 502, row.error_code ?? 'LedgerError', row.error_message ?? 'refused');
     const names = await opts.names([row.to_principal]);
     return reply.code(row.state === 'done' ? 201 : 202).send(transferView(row, names));
   };

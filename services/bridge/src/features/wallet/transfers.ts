@@ -10,6 +10,7 @@
 import type { CanisterClients } from '@domdao/canisters';
 import type { Outbox } from '../../core/outbox/index.ts';
 import type { LedgerIndex } from './ledger-index.ts';
+import { errorCode } from '../../core/http/error-codes.ts';
 
 export const OP_TRANSFER = 'wallet.transfer';
 export const transferOpId = (id: string) => `wallet-transfer:${id}`;
@@ -35,14 +36,10 @@ export interface TransferRefusal {
 }
 export type TransferAnswer = { Ok: string } | { Err: TransferRefusal };
 
-/** The HTTP status of each recorded refusal (decision B75). */
-export const REFUSAL_STATUS: Record<string, number> = {
-  InsufficientFunds: 409,
-  BadFee: 409,
-  TooOld: 409,
-  CANCELLED: 409,
-  LedgerError: 502,
-};
+/** The HTTP status of each recorded refusal (decision B75), as the registry gives it (decision B125). */
+export const REFUSAL_STATUS: Record<string, number> = Object.fromEntries(
+  (['InsufficientFunds', 'BadFee', 'TooOld', 'CANCELLED', 'LedgerError'] as const).map((c) => [c, errorCode(c).status[0]!]),
+);
 
 const text = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x));
 

@@ -1,4 +1,6 @@
-// What the route documents share: the error body, the session body, response helpers and the common errors.
+// How a route declares what the OpenAPI document says of it (decision B124): a RouteDoc beside the
+// handler (the feature's route-docs.ts), spread into the route's own schema by routeSchema(), so the
+// operation, its answers and its errors live with the route and no table keyed by "METHOD /path" exists.
 import { Type, type TSchema } from '@sinclair/typebox';
 
 export const ErrorBody = Type.Object(
@@ -55,7 +57,8 @@ export interface RouteDoc {
    * X-API-Token; `signature`: the webhook's Payment-Signature.
    */
   security: 'public' | 'optionalSession' | 'session' | 'admin' | 'bearer' | 'signature' | 'apiToken';
-  body?: TSchema;
+  /** A body the route reads raw (the signed webhook): documented, never validated by Fastify. */
+  rawBody?: TSchema;
   // No query here: a route declares its querystring in its own schema, which types the handler (decision S28).
   /** Status code → description (errors get the error body) or a full response object. */
   responses: Responses;
@@ -72,3 +75,31 @@ export const MEMBER = {
   401: err('UNAUTHORIZED: sign in first, or SESSION_REQUIRED (a bearer token without the cookie)'),
   403: err('CSRF_REJECTED, NotAMember or NotAuthorized'),
 };
+
+/** RouteDoc `security` → the operation's requirement (decision B56): `public` is `security: []`. */
+export const SECURITY: Record<RouteDoc['security'], Array<Record<string, string[]>>> = {
+  public: [],
+  optionalSession: [{}, { sessionCookie: [] }],
+  session: [{ sessionCookie: [] }],
+  admin: [{ sessionCookie: [] }],
+  bearer: [{ bearerToken: [] }],
+  signature: [{ paymentSignature: [] }],
+  apiToken: [{ apiToken: [] }],
+};
+
+/**
+ * The route-schema fields of a RouteDoc: spread first into the route's `schema`, beside its body,
+ * params and querystring (decision B124). The answers become the route's `response`, as Fastify and
+ * @fastify/swagger read it.
+ */
+export function routeSchema(doc: RouteDoc) {
+  return {
+    operationId: doc.operationId,
+    summary: doc.summary,
+    description: doc.description,
+    tags: [doc.tag],
+    security: SECURITY[doc.security],
+    ...(doc.rawBody && { 'x-raw-body': doc.rawBody }),
+    response: doc.responses,
+  };
+}
