@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, dom, useApi, when, handler, type Answer, type Loaded } from '../api.ts';
 import { useSession } from '../session.tsx';
-import { localTime, relativeTime, useNow, When } from '../time.tsx';
+import { absoluteTime, relativeTime } from '@domdao/proposal-text';
+import { useNow, When } from '../time.tsx';
 import { ActivityCard } from './activity.tsx';
 import { DisplayNameCard, WalletCard } from './profile.tsx';
 
@@ -60,7 +61,7 @@ function MembershipCard({ m, status, email }: { m: Loaded<Membership>; status: s
           {/* Decision F57: in the reader's zone, with how far off it is, as every other time in the app. */}
           {now === 'Active' ? 'Active until ' : 'Ended '}
           <strong>
-            <time dateTime={d.active_until}>{localTime(Date.parse(d.active_until))}</time>
+            <time dateTime={d.active_until}>{absoluteTime(Date.parse(d.active_until))}</time>
           </strong>{' '}
           ({relativeTime(Date.parse(d.active_until), clock)}).
         </p>
