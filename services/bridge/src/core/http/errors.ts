@@ -16,6 +16,10 @@ export class HttpError<C extends ErrorCode = ErrorCode> extends Error {
   ) {
     super(message);
   }
+  /** `instanceof` narrows to `HttpError` (every registered code), not to `HttpError<any>` as a generic class would. */
+  static override [Symbol.hasInstance](value: unknown): value is HttpError {
+    return Function.prototype[Symbol.hasInstance].call(this, value);
+  }
   /**
    * A code the bridge passes on without knowing it in advance: a canister variant the registry does
    * not list yet (502, decisions V9, L21), a code read back from a stored record, a framework status.

@@ -25,6 +25,7 @@ export const listOutboxDoc: RouteDoc = {
             next_attempt_at: Type.String({ format: 'date-time' }),
             created_at: Type.String({ format: 'date-time' }),
             updated_at: Type.String({ format: 'date-time' }),
+            canister_set: Type.String({ description: 'the canister set the operation was written for and runs on (decision B103)' }),
           }),
         ),
       }),

@@ -149,10 +149,7 @@ export default async function aiRoutes(app: BridgeApp, o: AiOptions): Promise<vo
       return aiError(reply, 502, 'EMBEDDING_DIMENSIONS', err.message);
     }
     if (err instanceof QueueFullError) return aiError(reply, 503, 'AI_BUSY', 'the AI service is busy; try again shortly', { 'retry-after': '10' });
-    if (err instanceof HttpError) {
-      const e = err as HttpError;
-      return aiError(reply, e.status, e.code, e.message, e.headers);
-    }
+    if (err instanceof HttpError) return aiError(reply, err.status, err.code, err.message, err.headers);
     const fe = err as FastifyError;
     if (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) {
       // A body that is not JSON is a validation failure like any other here: 422 (decisions A3, B55).

@@ -15,6 +15,7 @@ import { addEtags } from '../../core/http/etag.ts';
 import { governanceHttpError } from './errors.ts';
 import { plain, proposalView, tickView } from './views.ts';
 import { CATEGORIES, canisterPayload, Principal } from './payload.ts';
+import { executeBody, ID, idParams, MUTATION_BODY_LIMIT, nat64, PROPOSE_BODY_LIMIT, proposeBody, voteBody } from './requests.ts';
 import delegationRoutes from './delegation.ts';
 import delegateProfiles from './delegate-profiles.ts';
 import { proposalTimeline } from './timeline.ts';
@@ -71,39 +72,8 @@ export interface GovernanceGatewayOptions {
   announceVote?(proposal_id: string, voter: string, vote: string): Promise<void>;
 }
 
-/** Decision V28: a vote's reason is at most this many characters, as the canister keeps (G34). */
-export const REASON_MAX_CHARS = 1_000;
-
-/** Decision V11: a mutation body is a few short fields; 16 KiB leaves room for propose's Markdown later. */
-export const MUTATION_BODY_LIMIT = 16 * 1024;
-const ID = Type.String({ pattern: '^[0-9]{1,20}$', description: 'proposal id (decimal nat64)' });
-const voteBody = Type.Object(
-  {
-    proposal_id: ID,
-    vote: Type.Union([Type.Literal('Yes'), Type.Literal('No'), Type.Literal('Abstain')]),
-    reason: Type.Optional(Type.String({ maxLength: REASON_MAX_CHARS, description: 'why (decision V28); shown on the proposal page without your name' })),
-  },
-  { additionalProperties: false },
-);
-const executeBody = Type.Object({ proposal_id: ID }, { additionalProperties: false });
-const idParams = Type.Object({ id: ID });
-/** Decision V11: propose carries Markdown; 64 KiB bounds it. */
-export const PROPOSE_BODY_LIMIT = 64 * 1024;
-const proposeBody = Type.Object(
-  {
-    title: Type.String({ minLength: 1, maxLength: 200 }),
-    body: Type.String({ maxLength: 50_000, description: 'Markdown' }),
-    category: Type.Union(CATEGORIES.map((c) => Type.Literal(c))),
-    payload: Type.Optional(Type.Object({}, { additionalProperties: true })),
-  },
-  { additionalProperties: false },
-);
-
-function nat64(id: string): bigint {
-  const n = BigInt(id);
-  if (n > 0xffff_ffff_ffff_ffffn) throw new HttpError(400, 'VALIDATION_ERROR', 'proposal_id: out of range (nat64)');
-  return n;
-}
+// The request bodies and their limits live in requests.ts; the limits are re-exported for their users.
+export { MUTATION_BODY_LIMIT, PROPOSE_BODY_LIMIT, REASON_MAX_CHARS } from './requests.ts';
 
 const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
 
