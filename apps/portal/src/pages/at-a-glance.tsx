@@ -102,16 +102,21 @@ export function Tally({
     ['No', no, 'no'],
     ['Abstain', abstain, 'abstain'],
   ];
-  if (compact)
+  // Decision F59: a list row takes no quorum: the rules in force today need not be the ones the proposal
+  // is decided by (an amendment leaves created proposals their own, G12), and the API does not publish
+  // those. The tally's own verdict is the canister's, counted under the proposal's rules.
+  if (compact) {
+    const verdict = t ? (t.quorum_met ? ' · quorum met' : p.status === 'Open' ? ' · quorum not met yet' : ' · quorum not met') : '';
     return (
       <div class="glance">
         <span class="muted">
           Yes {yes} · No {no} · Abstain {abstain} · turnout {fmt(turnout)}
-          {quorum !== undefined ? ` of ${quorum} % quorum` : ''}
+          {verdict}
         </span>
-        <Bar pct={turnout} marker={quorum} kind="quorum" label={`Turnout ${fmt(turnout)}${quorum !== undefined ? `, quorum ${quorum} %` : ''}`} />
+        <Bar pct={turnout} kind="quorum" label={`Turnout ${fmt(turnout)}${verdict ? `,${verdict.slice(2)}` : ''}`} />
       </div>
     );
+  }
   return (
     <div class="tally">
       {choices.map(([label, n, kind]) => (
