@@ -299,6 +299,11 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
     const steps = await timeline.innerText();
     assert.match(steps, /(\d+ days? ago|yesterday) \(\w{3}, \d+ \w{3} \d{4}, \d\d:\d\d GMT\+9\)/, steps);
     assert.doesNotMatch(steps, /UTC/);
+    // Decision F59: the payout was decided under a 20 % quorum, not today's 25 %: its page gives the verdict.
+    const tally = await tokyo.locator('section[aria-label=Tally]').innerText();
+    assert.doesNotMatch(tally, /25 %/, tally);
+    assert.match(tally, /3 of 3 members voted \(100 %\) · quorum met/);
+    assert.match(tally, /Counted under the rules fixed for this proposal: quorum met, Yes needed met\./);
     await shootOn(tokyo, 'voters-proposal-tokyo');
     await tokyo.context().close();
     assert.deepEqual(problems, []);

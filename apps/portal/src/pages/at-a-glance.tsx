@@ -134,11 +134,17 @@ export function Tally({
         <div class="row">
           <strong>Quorum</strong>
           <span>
-            {cast} of {eligible} members voted ({fmt(turnout)}){needed !== undefined ? ` · ${needed} needed${t?.quorum_met ? ': met' : ''}` : ''}
+            {cast} of {eligible} members voted ({fmt(turnout)})
+            {needed !== undefined ? ` · ${needed} needed${t?.quorum_met ? ': met' : ''}` : t ? ` · quorum ${t.quorum_met ? 'met' : 'not met'}` : ''}
           </span>
         </div>
         <Bar pct={turnout} marker={quorum} kind="quorum" label={`Turnout ${fmt(turnout)}${quorum !== undefined ? ` against a quorum of ${quorum} %` : ''}`} />
       </div>
+      {thresholdBps === undefined && t ? (
+        <p class="muted">
+          Counted under the rules fixed for this proposal: quorum {t.quorum_met ? 'met' : 'not met'}, Yes needed {t.threshold_met ? 'met' : 'not met'}.
+        </p>
+      ) : null}
       {thresholdBps !== undefined ? (
         <p class="muted">
           Passes with a quorum of {quorum} % of members and at least {thresholdBps / 100} % yes among yes and no

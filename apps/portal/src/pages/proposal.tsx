@@ -47,7 +47,9 @@ export function ProposalPage({ id }: { id: string }) {
   if (p.error) return <p class="error">{p.error.status === 404 ? 'No such proposal.' : p.error.message}</p>;
   if (!p.data) return <p aria-busy="true">Loading…</p>;
   const pr = p.data;
-  const rule = settings.data?.rules.find((r) => r.category === pr.category);
+  // Decision F59: today's rules are shown as this proposal's only while it is being decided; a settled one
+  // gives the canister's verdict, counted under the rules fixed for it (an amendment may have changed today's).
+  const rule = pr.status === 'Created' || pr.status === 'Open' ? settings.data?.rules.find((r) => r.category === pr.category) : undefined;
   const t = pr.tally;
   const vote = async (v: 'Yes' | 'No' | 'Abstain') => {
     setMsg('');
