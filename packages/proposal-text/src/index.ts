@@ -124,32 +124,22 @@ function policy(m: { add_admins: string[]; remove_admins: string[]; revoke: stri
   const names = (ps: string[]) => ps.map((p) => nameOf(ctx, p));
   const lines: PayloadLine[] = [];
   const parts: string[] = [];
-  // Decision F44: each change as before → after of the member's role.
+  // Decision F58: only what the payload says. The canister records no one's role before it applies a
+  // change, so a "before" (admin → member) would be assumed, and false for someone who never held it.
+  const each = (ps: string[], pending: string, executed: string) =>
+    names(ps)
+      .map((n) => `${n}: ${done ? executed : pending}`)
+      .join('; ');
   if (m.add_admins.length) {
-    lines.push({
-      label: 'Admins added',
-      text: names(m.add_admins)
-        .map((n) => `${n}: member → admin`)
-        .join('; '),
-    });
+    lines.push({ label: 'Admins added', text: each(m.add_admins, 'to be made admin', 'made admin') });
     parts.push(`${done ? 'made' : 'makes'} ${listed(names(m.add_admins))} admin${m.add_admins.length > 1 ? 's' : ''}`);
   }
   if (m.remove_admins.length) {
-    lines.push({
-      label: 'Admins removed',
-      text: names(m.remove_admins)
-        .map((n) => `${n}: admin → member`)
-        .join('; '),
-    });
+    lines.push({ label: 'Admins removed', text: each(m.remove_admins, 'to be removed as admin', 'removed as admin') });
     parts.push(`${done ? 'removed' : 'removes'} ${listed(names(m.remove_admins))} as admin`);
   }
   if (m.revoke.length) {
-    lines.push({
-      label: 'Memberships revoked',
-      text: names(m.revoke)
-        .map((n) => `${n}: member → no membership`)
-        .join('; '),
-    });
+    lines.push({ label: 'Memberships revoked', text: each(m.revoke, 'membership to be revoked', 'membership revoked') });
     parts.push(`${done ? 'revoked' : 'revokes'} the membership of ${listed(names(m.revoke))}`);
   }
   const s = parts.join('; ');

@@ -76,11 +76,18 @@ describe('proposal-text: every payload, readable (decisions F43–F46)', () => {
     assert.match(done, /In force from: when it executed/);
   });
 
-  it('decision F44: membership changes as before → after, by name; the summary lists them', () => {
+  it('decision F58: membership changes by name, only what the payload says (no assumed role before); the summary lists them', () => {
     const t = describePayload('MembershipPolicy', { MembershipPolicy: { add_admins: [ADA], remove_admins: [BOB], revoke: [] } }, { names });
     assert.equal(t.summary, 'Makes Ada Lovelace admin; removes Bob Builder as admin');
-    assert.match(text(t), /Admins added: Ada Lovelace: member → admin/);
-    assert.match(text(t), /Admins removed: Bob Builder: admin → member/);
+    assert.match(text(t), /Admins added: Ada Lovelace: to be made admin/);
+    assert.match(text(t), /Admins removed: Bob Builder: to be removed as admin/);
+    assert.doesNotMatch(text(t), /→/);
+    const done = text(
+      describePayload('MembershipPolicy', { MembershipPolicy: { add_admins: [], remove_admins: [BOB], revoke: [ADA] } }, { names, status: 'Executed' }),
+    );
+    assert.match(done, /Admins removed: Bob Builder: removed as admin/);
+    assert.match(done, /Memberships revoked: Ada Lovelace: membership revoked/);
+    assert.doesNotMatch(done, /admin → member|→/);
     assert.deepEqual(payloadPrincipals({ MembershipPolicy: { add_admins: [ADA], remove_admins: [BOB], revoke: [ADA] } }), [ADA, BOB, ADA]);
   });
 

@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { eventually, type Jar } from './harness.ts';
-import { base, DAY_MS, h, HOUR_MS, member, page, PASSWORD, problems, shoot, signIn, usePortal } from './portal-kit.ts';
+import { shoot as shootOn } from './browser-watch.ts';
+import { base, DAY_MS, h, HOUR_MS, member, page, PASSWORD, problems, secondBrowser, shoot, signIn, usePortal } from './portal-kit.ts';
 
 usePortal();
 
@@ -157,8 +158,10 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
     assert.match(price, /In force from\s+when it executes/);
     await shoot('payload-price');
     const policy = await card(ids.policy!, 'What it does');
-    assert.match(policy, /Admins added\s+Cy Young: member → admin/);
-    assert.match(policy, /Admins removed\s+Ada Lovelace: admin → member/);
+    // Decision F58: Ada was never an admin: the page says only what the payload asks, no assumed role before.
+    assert.match(policy, /Admins added\s+Cy Young: to be made admin/);
+    assert.match(policy, /Admins removed\s+Ada Lovelace: to be removed as admin/);
+    assert.doesNotMatch(policy, /admin → member|member → admin/);
     await shoot('payload-membership');
     const amendment = await card(ids.amendment!, 'voting period');
     assert.match(amendment, /Treasury payout: quorum\s+20 % → 25 %/);
@@ -247,6 +250,12 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
       await page.locator('[data-testid=payload]').waitFor();
       await shoot(`payload-${key === 'policy' ? 'membership' : key}-result`);
     }
+    // Decision F58: the result says what was done, without a "before" no one recorded.
+    const policy = await card(ids.policy!, 'What it did');
+    assert.match(policy, /Admins removed\s+Ada Lovelace: removed as admin/);
+    assert.match(policy, /Admins added\s+Cy Young: made admin/);
+    assert.doesNotMatch(policy, /→/);
+    await shoot('voters-membership-result');
     await page.goto(`${base}/govern`);
     const row = page.locator('li.item', { has: page.locator(`a[href="/proposals/${ids.amendment}"]`) });
     assert.equal(
@@ -254,6 +263,14 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
       'Changed the rules: Treasury payout quorum 20 % → 25 %, Treasury payout voting period 5 days → 3 days and 1 more',
     );
     assert.match(await row.innerText(), /· Constitutional amendment · by/);
+    // Decision F59: the payouts were decided under a 20 % quorum; today's 25 % is not theirs, so a row
+    // gives the canister's verdict, counted under the proposal's own rules, and no percentage.
+    for (const key of ['paid', 'payout'] as const) {
+      const text = await page.locator('li.item', { has: page.locator(`a[href="/proposals/${ids[key]}"]`) }).innerText();
+      assert.doesNotMatch(text, /% quorum/, key);
+    }
+    assert.match(await page.locator('li.item', { has: page.locator(`a[href="/proposals/${ids.paid}"]`) }).innerText(), /turnout 100 % · quorum met/);
+    await shoot('voters-govern-rows');
     const options = await page.getByLabel('Category').locator('option').allInnerTexts();
     assert.deepEqual(options, ['Any', 'General', 'Treasury payout', 'DOM price', 'Membership policy', 'Constitutional amendment', 'Emergency action']);
     await shoot('payload-govern-rows-result');
@@ -262,6 +279,33 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
     };
     const carried = items.items.find((i) => i.title === 'Carried out: Quicker payouts');
     assert.match(carried?.body ?? '', /^Changed the rules: Treasury payout quorum 20 % → 25 %, Treasury payout voting period 5 days → 3 days and 1 more\. /);
+    assert.deepEqual(problems, []);
+  });
+
+  it("decision F60: the proposal page's voting window and timeline in the reader's own zone (Tokyo here), named, a step done said relative too", async () => {
+    const tokyo = await secondBrowser({ timezoneId: 'Asia/Tokyo' });
+    await tokyo.clock.setFixedTime(h.now());
+    await signIn('ada@example.org', `/proposals/${ids.paid}`, tokyo);
+    const header = tokyo.locator('p.muted', { hasText: 'proposed by' });
+    await header.waitFor();
+    const opens = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'Asia/Tokyo' });
+    const p = (await h.request({ method: 'GET', url: `/api/governance/proposals/${ids.paid}` })).json() as { voting_opens: string; voting_closes: string };
+    const text = await header.innerText();
+    assert.match(text, /voting \w{3}, \d+ \w{3} \d{4}, \d\d:\d\d GMT\+9 – \w{3}, \d+ \w{3} \d{4}, \d\d:\d\d GMT\+9$/, text);
+    assert.ok(text.includes(opens.format(Date.parse(p.voting_opens))), text);
+    assert.doesNotMatch(text, /UTC/);
+    const timeline = tokyo.locator('section[aria-labelledby=timeline-h]');
+    await timeline.locator('li.done').first().waitFor();
+    const steps = await timeline.innerText();
+    assert.match(steps, /(\d+ days? ago|yesterday) \(\w{3}, \d+ \w{3} \d{4}, \d\d:\d\d GMT\+9\)/, steps);
+    assert.doesNotMatch(steps, /UTC/);
+    // Decision F59: the payout was decided under a 20 % quorum, not today's 25 %: its page gives the verdict.
+    const tally = await tokyo.locator('section[aria-label=Tally]').innerText();
+    assert.doesNotMatch(tally, /25 %/, tally);
+    assert.match(tally, /3 of 3 members voted \(100 %\) · quorum met/);
+    assert.match(tally, /Counted under the rules fixed for this proposal: quorum met, Yes needed met\./);
+    await shootOn(tokyo, 'voters-proposal-tokyo');
+    await tokyo.context().close();
     assert.deepEqual(problems, []);
   });
 });

@@ -102,16 +102,21 @@ export function Tally({
     ['No', no, 'no'],
     ['Abstain', abstain, 'abstain'],
   ];
-  if (compact)
+  // Decision F59: a list row takes no quorum: the rules in force today need not be the ones the proposal
+  // is decided by (an amendment leaves created proposals their own, G12), and the API does not publish
+  // those. The tally's own verdict is the canister's, counted under the proposal's rules.
+  if (compact) {
+    const verdict = t ? (t.quorum_met ? ' · quorum met' : p.status === 'Open' ? ' · quorum not met yet' : ' · quorum not met') : '';
     return (
       <div class="glance">
         <span class="muted">
           Yes {yes} · No {no} · Abstain {abstain} · turnout {fmt(turnout)}
-          {quorum !== undefined ? ` of ${quorum} % quorum` : ''}
+          {verdict}
         </span>
-        <Bar pct={turnout} marker={quorum} kind="quorum" label={`Turnout ${fmt(turnout)}${quorum !== undefined ? `, quorum ${quorum} %` : ''}`} />
+        <Bar pct={turnout} kind="quorum" label={`Turnout ${fmt(turnout)}${verdict ? `,${verdict.slice(2)}` : ''}`} />
       </div>
     );
+  }
   return (
     <div class="tally">
       {choices.map(([label, n, kind]) => (
@@ -129,11 +134,17 @@ export function Tally({
         <div class="row">
           <strong>Quorum</strong>
           <span>
-            {cast} of {eligible} members voted ({fmt(turnout)}){needed !== undefined ? ` · ${needed} needed${t?.quorum_met ? ': met' : ''}` : ''}
+            {cast} of {eligible} members voted ({fmt(turnout)})
+            {needed !== undefined ? ` · ${needed} needed${t?.quorum_met ? ': met' : ''}` : t ? ` · quorum ${t.quorum_met ? 'met' : 'not met'}` : ''}
           </span>
         </div>
         <Bar pct={turnout} marker={quorum} kind="quorum" label={`Turnout ${fmt(turnout)}${quorum !== undefined ? ` against a quorum of ${quorum} %` : ''}`} />
       </div>
+      {thresholdBps === undefined && t ? (
+        <p class="muted">
+          Counted under the rules fixed for this proposal: quorum {t.quorum_met ? 'met' : 'not met'}, Yes needed {t.threshold_met ? 'met' : 'not met'}.
+        </p>
+      ) : null}
       {thresholdBps !== undefined ? (
         <p class="muted">
           Passes with a quorum of {quorum} % of members and at least {thresholdBps / 100} % yes among yes and no

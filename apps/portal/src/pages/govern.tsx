@@ -115,7 +115,7 @@ export function GovernPage() {
               #{p.id} · {categoryLabel(p.category)} · by <bdi>{p.proposed_by_name ?? 'the platform'}</bdi>
             </span>
             <PayloadLine p={p} rules={settings.data} />
-            {p.status !== 'Created' ? <Tally p={p} quorumBps={settings.data?.rules.find((r) => r.category === p.category)?.quorum_bps} compact /> : null}
+            {p.status !== 'Created' ? <Tally p={p} compact /> : null}
           </li>
         ))}
       </ul>

@@ -3,7 +3,9 @@
 // rules let the member see it (spec 1 Authentication rule 2: admins), by name, directly or by delegate,
 // a page at a time; otherwise the page says why there is no list.
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, handler, useApi, usd, when, type Answer } from '../api.ts';
+import { absoluteTime } from '@domdao/proposal-text';
+import { api, ApiError, handler, useApi, usd, type Answer } from '../api.ts';
+import { When } from '../time.tsx';
 import { isAdmin, type Session } from '../session.tsx';
 import { span, statusLabel } from './at-a-glance.tsx';
 
@@ -70,7 +72,8 @@ export function ProposalTimeline({ id, status, now }: { id: string; status: stri
             <li key={`${s.kind}-${i}`} class={s.done ? 'done' : s === next ? 'planned next' : 'planned'} data-kind={s.kind}>
               <span class="what">{stepText(s, t.data!.status)}</span>
               <span class="at muted">
-                <time dateTime={s.at}>{when(s.at)}</time>
+                {/* Decision F60: local time with its zone; a step done also says how long ago. */}
+                {s.done ? <When iso={s.at} now={now} /> : <time dateTime={s.at}>{absoluteTime(Date.parse(s.at))}</time>}
                 {s.done ? null : ` · planned${ahead > 0 ? `, in ${span(ahead)}` : ', due now'}`}
               </span>
             </li>
@@ -108,7 +111,7 @@ function VoteRow({ v }: { v: Vote }) {
         </span>
       ) : null}
       <time dateTime={v.voted_at} class="muted">
-        {when(v.voted_at)}
+        {absoluteTime(Date.parse(v.voted_at))}
       </time>
     </li>
   );

@@ -1,11 +1,11 @@
 // A proposal: its Markdown body rendered and sanitised (a body is untrusted input), the AI summary,
 // the tally against quorum and threshold with the time left, my vote, and voting for Active members
 // (spec 2 rule 5: Registered members see governance read-only).
-import { categoryLabel } from '@domdao/proposal-text';
+import { absoluteTime, categoryLabel } from '@domdao/proposal-text';
 import DOMPurify from 'dompurify';
 import { marked } from 'marked';
 import { useState } from 'preact/hooks';
-import { api, ApiError, useApi, useLive, when, handler, type Answer } from '../api.ts';
+import { api, ApiError, useApi, useLive, handler, type Answer } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
 import type { Settings } from './govern.tsx';
 import { phase, StatusBadge, Tally, useNow } from './at-a-glance.tsx';
@@ -47,7 +47,9 @@ export function ProposalPage({ id }: { id: string }) {
   if (p.error) return <p class="error">{p.error.status === 404 ? 'No such proposal.' : p.error.message}</p>;
   if (!p.data) return <p aria-busy="true">Loading…</p>;
   const pr = p.data;
-  const rule = settings.data?.rules.find((r) => r.category === pr.category);
+  // Decision F59: today's rules are shown as this proposal's only while it is being decided; a settled one
+  // gives the canister's verdict, counted under the rules fixed for it (an amendment may have changed today's).
+  const rule = pr.status === 'Created' || pr.status === 'Open' ? settings.data?.rules.find((r) => r.category === pr.category) : undefined;
   const t = pr.tally;
   const vote = async (v: 'Yes' | 'No' | 'Abstain') => {
     setMsg('');
@@ -74,8 +76,10 @@ export function ProposalPage({ id }: { id: string }) {
       </div>
       <p class="when">{phase(pr, now)}</p>
       <p class="muted">
-        {categoryLabel(pr.category)} · proposed by <bdi title={pr.proposed_by}>{pr.proposed_by_name ?? 'the platform'}</bdi> · voting {when(pr.voting_opens)} –{' '}
-        {when(pr.voting_closes)}
+        {categoryLabel(pr.category)} · proposed by <bdi title={pr.proposed_by}>{pr.proposed_by_name ?? 'the platform'}</bdi> · voting{' '}
+        {/* Decision F60: in the reader's own time zone, named, as /me and activity word a moment. */}
+        <time dateTime={pr.voting_opens}>{absoluteTime(Date.parse(pr.voting_opens))}</time> –{' '}
+        <time dateTime={pr.voting_closes}>{absoluteTime(Date.parse(pr.voting_closes))}</time>
       </p>
       {/* The proposal first, as Snapshot and Tally show it: read it, then vote (decision F39). */}
       {session && ai.data?.status === 'ok' ? (
@@ -126,7 +130,7 @@ export function ProposalPage({ id }: { id: string }) {
         {receipt ? (
           <p class="muted">
             Your vote receipt #{receipt.token_id}
-            {receipt.minted_at ? `, issued ${when(receipt.minted_at)}` : ''}: proof that you voted, withdrawn once the proposal is settled.
+            {receipt.minted_at ? `, issued ${absoluteTime(Date.parse(receipt.minted_at))}` : ''}: proof that you voted, withdrawn once the proposal is settled.
           </p>
         ) : null}
         {pr.status === 'Open' && lateMember ? (
