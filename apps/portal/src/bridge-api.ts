@@ -5522,6 +5522,8 @@ export interface operations {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @description the canister set the operation was written for and runs on (decision B103) */
+                            canister_set: string;
                         }[];
                     };
                 };
