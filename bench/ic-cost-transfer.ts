@@ -1,7 +1,7 @@
 // docs/ic-cost.md's whole-state table (decision W32): each canister's state exported page by page and
 // imported chunk by chunk (W22), fitted to 10,000 members like the method rows, priced with the same
 // fees, and held against the IC's instruction limits for a query, an update and a round's slice.
-import { AT, FEES, fitAt, millions, money, QUERY_LIMIT, SLICE_INSTRUCTIONS, UPDATE_LIMIT, usd } from './ic-cost.ts';
+import { AT, FEES, fitAt, millions, money, QUERY_LIMIT, SLICE_INSTRUCTIONS, UPDATE_LIMIT, usd } from './ic-cost-model.ts';
 import type { CostFile } from './wasm-cost.ts';
 import type { TransferCost } from './wasm-cost-state.ts';
 

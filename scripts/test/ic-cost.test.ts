@@ -5,7 +5,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { cyclesOf, mergeInto } from '../../bench/ic-cost.ts';
+import { cyclesOf } from '../../bench/ic-cost-model.ts';
+import { mergeInto } from '../../bench/ic-cost.ts';
 import { importCycles } from '../../bench/ic-cost-transfer.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
