@@ -12,6 +12,11 @@ export const ErrorBody = Type.Object(
   { additionalProperties: true },
 );
 
+/** The same three fields and no other: several features' answers (the serializer drops any other field). */
+export const StrictErrorBody = Type.Object({ error: Type.String(), message: Type.String(), request_id: Type.String() });
+/** The AI scope's error body (spec 2): `{error: <message>, code}`. */
+export const AiErrorBody = Type.Object({ error: Type.String({ description: 'human-readable' }), code: Type.String() });
+
 export const SessionBody = Type.Object({
   authenticated: Type.Literal(true),
   user_id: Type.String({ format: 'uuid' }),
