@@ -64,7 +64,9 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
     // with) is written as minimum + exclusiveMinimum: true (decision B56).
     // Decision B127: each error body and each repeated error answer once, under components.
     transformObject: (doc) =>
-      withSharedComponents(draft04Bounds('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject) as Record<string, unknown>) as ReturnType<SwaggerTransformObject>,
+      withSharedComponents(
+        draft04Bounds('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject) as Record<string, unknown>,
+      ) as ReturnType<SwaggerTransformObject>,
     // Decision B124: every route carries its own operation in its schema (routeSchema); a body the
     // route reads raw is documented under `x-raw-body`, which Fastify does not validate.
     transform: ({ schema, url, route }) => {

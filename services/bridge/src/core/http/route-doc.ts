@@ -24,6 +24,13 @@ export const SessionBody = Type.Object({
   roles: Type.Array(Type.String(), { description: 'cached at login (spec 2 Roles); `voter` while the membership is Active (decision B53)' }),
 });
 export const NoSession = Type.Object({ authenticated: Type.Literal(false) });
+/** One live session as its member and admins see it: times and cached roles, never its id (decisions B35, F9). */
+export const SessionSummary = Type.Object({
+  created_at: Type.String({ format: 'date-time' }),
+  last_seen_at: Type.String({ format: 'date-time' }),
+  expires_at: Type.String({ format: 'date-time' }),
+  roles: Type.Array(Type.String()),
+});
 export const Html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
 export const Json = (description: string, schema: TSchema) => ({ description, ...schema });
 
