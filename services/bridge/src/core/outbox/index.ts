@@ -231,7 +231,7 @@ export class Outbox {
     if (foreign.length)
       this.#opts.log?.warn(
         { event: 'outbox.foreign_operations', canister_set: this.#opts.canisterSet, foreign },
-        'pending outbox operations written for another canister set are not run by this bridge; see GET /api/admin/outbox (their canister_set) and docs/operations/bridge.md',
+        'pending outbox operations written for another canister set are not run by this bridge; see GET /api/admin/outbox (their canister_set) and docs/operations.md',
       );
     return foreign;
   }
