@@ -30,7 +30,7 @@ const plain = (value: unknown): Json => JSON.parse(JSON.stringify(value)) as Jso
 
 /** `VALIDATION_ERROR: …` answered 400 → `ValidationError400`: the answer's first code and its status. */
 function responseName(status: string, description: unknown): string {
-  const code = /[A-Z][A-Za-z0-9_]*/.exec(String(description ?? ''))?.[0] ?? 'Error';
+  const code = /[A-Z][A-Za-z0-9_]*/.exec(typeof description === 'string' ? description : '')?.[0] ?? 'Error';
   const pascal = /^[A-Z0-9_]+$/.test(code)
     ? code
         .split('_')
