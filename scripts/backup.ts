@@ -1,7 +1,7 @@
 // `npm run backup` (decisions R39–R41, W26, W27): `-- --to DIR` makes a backup of DATA_DIR (the embedded
 // platform: its database, canisters and keys), with the platform running or not; `-- --ic take|list|restore`
 // works the canister snapshots of the six canisters on an IC network. PostgreSQL is pg_dump's
-// (docs/operations.md). Exit 2 and one sentence for bad input, nothing changed.
+// (docs/operations/backup-and-restore.md). Exit 2 and one sentence for bad input, nothing changed.
 import { backupDataDir } from './backup/data-dir.ts';
 import { icBackup } from './backup/ic.ts';
 import { Refusal } from './backup/refusal.ts';

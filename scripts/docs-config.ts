@@ -117,7 +117,7 @@ export const REFERENCES: Reference[] = [
   {
     name: 'bridge',
     title: 'Configuration: the bridge',
-    intro: `The bridge (\`npm run bridge\` alone, or inside \`npm start\`, which sets the development defaults listed in [config-start.md](config-start.md)). On embedded defaults it keeps everything under \`DATA_DIR\`; a deployment points \`DATABASE_URL\` at PostgreSQL and the \`IC_*\` variables at canisters on an IC network. What the settings mean for an operator (durability, database roles, Redis, inference, several bridges) is in [the operator's guide](../operations.md).`,
+    intro: `The bridge (\`npm run bridge\` alone, or inside \`npm start\`, which sets the development defaults listed in [config-start.md](config-start.md)). On embedded defaults it keeps everything under \`DATA_DIR\`; a deployment points \`DATABASE_URL\` at PostgreSQL and the \`IC_*\` variables at canisters on an IC network. What the settings mean for an operator (durability, database roles, Redis, inference, several bridges) is in [the operator's guide](../operations/README.md).`,
     tables: [
       { heading: 'Bridge service', parser: 'services/bridge/src/config.ts', rows: schemaRows(BridgeEnv), after: PRICE_SOURCES_FORMAT },
       { heading: 'Canister clients on an IC network', parser: 'platform/canisters/src/ic/index.ts', rows: schemaRows(IcEnv) },
@@ -135,7 +135,7 @@ export const REFERENCES: Reference[] = [
   {
     name: 'gateway',
     title: 'Configuration: the platform gateway',
-    intro: `The platform gateway (\`npm run gateway\` alone; \`npm start\` runs it in front of both services on \`GATEWAY_PORT\` and checks \`/notify\` against \`SERVICE_TOKEN\`). Its routes are in [the operator's guide](../operations.md#the-platform-gateway); in production the same routing is nginx's configuration in \`deploy/nginx/\`.`,
+    intro: `The platform gateway (\`npm run gateway\` alone; \`npm start\` runs it in front of both services on \`GATEWAY_PORT\` and checks \`/notify\` against \`SERVICE_TOKEN\`). Its routes are in [the operator's guide](../operations/gateway-and-nginx.md#the-platform-gateway); in production the same routing is nginx's configuration in \`deploy/nginx/\`.`,
     tables: [{ heading: 'Platform gateway', parser: 'services/gateway/src/config.ts', rows: schemaRows(GatewayEnv) }],
     readers: ['services/gateway/src'],
   },

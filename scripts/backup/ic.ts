@@ -89,7 +89,9 @@ export async function icBackup(argv: string[], env: NodeJS.ProcessEnv, say: (lin
         );
       if (/IC0301|not found/i.test(message)) throw new Refusal(`the ${name} canister ${id} does not exist on ${config.IC_HOST}`);
       if (/no management method|IC0536|list_canister_snapshots/.test(message))
-        throw new Refusal(`${config.IC_HOST} offers no canister snapshots: back up with \`npm run migrate\`'s export instead (docs/operations.md)`);
+        throw new Refusal(
+          `${config.IC_HOST} offers no canister snapshots: back up with \`npm run migrate\`'s export instead (docs/operations/backup-and-restore.md)`,
+        );
       throw e;
     }
   }

@@ -46,9 +46,10 @@ export function restoreDataDir(fromArg: string, dataDirArg: string, say: (line: 
   syncDir(dirname(dataDir));
   say(`restored ${dataDir} from ${from} (a ${manifest.mode} backup made ${manifest.created_at}, ${manifest.files.length} files)`);
   if (lock) say(`the directory it replaced is kept at ${aside}: remove it once the restored platform runs as it should`);
-  if (manifest.database !== 'embedded') say(`the database is not in this backup: restore it with pg_restore from the dump made with it (docs/operations.md)`);
+  if (manifest.database !== 'embedded')
+    say(`the database is not in this backup: restore it with pg_restore from the dump made with it (docs/operations/backup-and-restore.md)`);
   if (manifest.canisters !== 'embedded')
-    say(`the canisters are not in this backup: load their snapshots with \`npm run backup -- --ic restore\` (docs/operations.md)`);
+    say(`the canisters are not in this backup: load their snapshots with \`npm run backup -- --ic restore\` (docs/operations/backup-and-restore.md)`);
   return manifest;
 }
 

@@ -2048,8 +2048,366 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
-    responses: never;
+    schemas: {
+        /** @description The bridge’s error answer (spec 2): a code, a message and the request’s id; more fields may come. */
+        ErrorBody: {
+            /** @description machine-readable code, e.g. VALIDATION_ERROR */
+            error: string;
+            /** @description human-readable explanation */
+            message: string;
+            /** @description the X-Request-Id of the request, for support */
+            request_id: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The bridge’s error answer with exactly its three fields. */
+        StrictErrorBody: {
+            error: string;
+            message: string;
+            request_id: string;
+        };
+        /** @description The AI scope’s error answer (spec 2): `{error: <message>, code}`. */
+        AiErrorBody: {
+            /** @description human-readable */
+            error: string;
+            code: string;
+        };
+    };
+    responses: {
+        /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+        ValidationError400: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description VALIDATION_ERROR */
+        ValidationError400_2: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+        PayloadTooLarge413: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description SESSION_STORE_UNAVAILABLE: the session store is down; try again */
+        SessionStoreUnavailable503: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description UNAUTHORIZED: sign in first */
+        Unauthorized401: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description CSRF_REJECTED: the Origin (or, without Origin, the Referer) is not a configured front end, or is `null` (decision B8) */
+        CsrfRejected403: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description FORBIDDEN (admin role required) or CSRF_REJECTED on a mutation */
+        Forbidden403: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description NOT_FOUND */
+        NotFound404: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description UNAUTHORIZED */
+        Unauthorized401_2: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error?: string;
+                    message?: string;
+                    request_id?: string;
+                };
+            };
+        };
+        /** @description VALIDATION_ERROR */
+        ValidationError400_3: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error?: string;
+                    message?: string;
+                    request_id?: string;
+                };
+            };
+        };
+        /** @description UNAUTHORIZED or SESSION_REQUIRED */
+        Unauthorized401_3: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description CSRF_REJECTED */
+        CsrfRejected403_2: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description VALIDATION_ERROR */
+        ValidationError400_4: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["StrictErrorBody"];
+            };
+        };
+        /** @description UNAUTHORIZED */
+        Unauthorized401_4: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["StrictErrorBody"];
+            };
+        };
+        /** @description FORBIDDEN (not an admin) or CSRF_REJECTED (a mutation from another site, decision B8) */
+        Forbidden403_2: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["StrictErrorBody"];
+            };
+        };
+        /** @description JOB_NOT_FOUND */
+        JobNotFound404: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["StrictErrorBody"];
+            };
+        };
+        /** @description ProposalNotFound */
+        ProposalNotFound404: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description UNAUTHORIZED */
+        Unauthorized401_5: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description FORBIDDEN */
+        Forbidden403_3: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description RATE_LIMITED, with Retry-After: DELEGATION_CHANGE_LIMIT_PER_HOUR delegations set or taken back (PUT and DELETE together) per member per hour (decision V36) */
+        RateLimited429: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description VALIDATION_ERROR or InvalidArgument */
+        ValidationError400_5: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description UNAUTHORIZED: sign in first, or SESSION_REQUIRED (a bearer token without the cookie) */
+        Unauthorized401_6: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description CSRF_REJECTED, NotAMember or NotAuthorized */
+        CsrfRejected403_3: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description CampaignNotFound */
+        CampaignNotFound404: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description CampaignClosed, PriceUnavailable, InsufficientFunds, InsufficientAllowance or CONCURRENT_APPROVAL */
+        CampaignClosed409: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description LedgerError: the ledger refused or could not be reached */
+        LedgerError502: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description CSRF_REJECTED */
+        CsrfRejected403_4: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["StrictErrorBody"];
+            };
+        };
+        /** @description HTML page */
+        Html400: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/html": string;
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
+        ValidationError422: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AiErrorBody"];
+            };
+        };
+        /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie) */
+        Unauthorized401_7: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AiErrorBody"];
+            };
+        };
+        /** @description CSRF_REJECTED: the Origin (or Referer) is not a configured front end (decision B8) */
+        CsrfRejected403_5: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AiErrorBody"];
+            };
+        };
+        /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
+        PayloadTooLarge413_2: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AiErrorBody"];
+            };
+        };
+        /** @description VALIDATION_ERROR */
+        ValidationError422_2: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AiErrorBody"];
+            };
+        };
+        /** @description RATE_LIMITED, with Retry-After (AI_RATE_LIMIT_PER_MINUTE per member; decision A9) */
+        RateLimited429_2: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AiErrorBody"];
+            };
+        };
+        /** @description INFERENCE_ERROR (an unusable model answer), EMBEDDING_DIMENSIONS (the model returned another size than 4096) */
+        InferenceError502: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AiErrorBody"];
+            };
+        };
+        /** @description CIRCUIT_OPEN: `{"error": "AI service temporarily unavailable", "code": "CIRCUIT_OPEN"}` (inference unreachable, circuit open, or INFERENCE_URL unset); AI_BUSY (queue full) */
+        CircuitOpen503: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AiErrorBody"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -2078,24 +2436,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
             /** @description the embedded database failed a sync and refuses every statement until a restart (decision P16) */
             503: {
                 headers: {
@@ -2134,24 +2475,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
         };
     };
     login: {
@@ -2189,40 +2513,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
             /** @description INVALID_CREDENTIALS: the same answer for an unknown email and a wrong password */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description EMAIL_NOT_VERIFIED: the right password of an account whose email is not verified yet; no session (decision B32). Or CSRF_REJECTED (decision B8) */
@@ -2231,72 +2529,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge413"];
             /** @description TOO_MANY_ATTEMPTS, with Retry-After: 5 guesses per (account, client address), 50 per address, 100 per account in 15 minutes (decision B30) */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description SESSION_STORE_UNAVAILABLE: the session store is down; try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            503: components["responses"]["SessionStoreUnavailable503"];
         };
     };
     getSession: {
@@ -2328,42 +2574,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description SESSION_STORE_UNAVAILABLE: the session store is down; try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
+            503: components["responses"]["SessionStoreUnavailable503"];
         };
     };
     getSessionWithMembership: {
@@ -2397,40 +2609,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
             /** @description MEMBERSHIP_UNAVAILABLE (the canister did not answer) or SESSION_STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2463,60 +2649,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED: sign in first */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description SESSION_STORE_UNAVAILABLE: the session store is down; try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
+            401: components["responses"]["Unauthorized401"];
+            503: components["responses"]["SessionStoreUnavailable503"];
         };
     };
     endMySessions: {
@@ -2541,96 +2676,19 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED: sign in first */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
+            401: components["responses"]["Unauthorized401"];
             /** @description CSRF_REJECTED (decision B8) */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description SESSION_STORE_UNAVAILABLE: the session store is down; try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge413"];
+            503: components["responses"]["SessionStoreUnavailable503"];
         };
     };
     logout: {
@@ -2654,96 +2712,19 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED: the Origin (or, without Origin, the Referer) is not a configured front end, or is `null` (decision B8) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
+            403: components["responses"]["CsrfRejected403"];
+            413: components["responses"]["PayloadTooLarge413"];
             /** @description UNSUPPORTED_MEDIA_TYPE: a form body */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description SESSION_STORE_UNAVAILABLE: the session store is down; try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            503: components["responses"]["SessionStoreUnavailable503"];
         };
     };
     getLoginPage: {
@@ -2774,16 +2755,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2814,24 +2786,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
         };
     };
     register: {
@@ -2877,16 +2832,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description COPPA_BLOCK: under 13; nothing is stored */
@@ -2895,16 +2841,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description EMAIL_EXISTS: a verified account holds the address (an unverified registration of it is replaced, decision B51); NAME_TAKEN: another account chose this display_name or one that looks the same (decision F47) */
@@ -2913,52 +2850,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge413"];
             /** @description TOO_MANY_ATTEMPTS, with Retry-After: too many registrations from this client address, or emails to this address, this hour (decision B33) */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description ACCOUNT_NOT_CREATED: the user canister refused */
@@ -2967,16 +2869,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description REGISTRATION_UNAVAILABLE: nothing was stored */
@@ -2985,16 +2878,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3029,16 +2913,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3068,16 +2943,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description not the password of the registration (the form again, offering to choose a new one) */
@@ -3107,24 +2973,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge413"];
             /** @description too many wrong passwords on this link (LOGIN_MAX_FAILURES per LOGIN_WINDOW_MINUTES) */
             429: {
                 headers: {
@@ -3205,16 +3054,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description INVALID_CREDENTIALS: not the password of the registration; send new_password (with your own answers) to start afresh */
@@ -3223,16 +3063,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description COPPA_BLOCK: the owner's date of birth is under 13; nothing is created or changed (decision B86) */
@@ -3241,16 +3072,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description CONFLICT: the registration has a payment on record and cannot be started afresh; NAME_TAKEN: another account chose display_name or one that looks the same (decision F47) */
@@ -3259,52 +3081,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge413"];
             /** @description TOO_MANY_ATTEMPTS, with Retry-After: too many wrong passwords on this link */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description ACCOUNT_NOT_CREATED: the user canister refused the account started afresh */
@@ -3313,16 +3100,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description VERIFICATION_UNAVAILABLE: the user canister did not answer (an account started afresh keeps the answers and finishes by itself), or a confirmation of the link is still being finished; SESSION_STORE_UNAVAILABLE: the session store is down; try again */
@@ -3331,16 +3109,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3368,78 +3137,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED: sign in first */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description FORBIDDEN (admin role required) or CSRF_REJECTED on a mutation */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            401: components["responses"]["Unauthorized401"];
+            403: components["responses"]["Forbidden403"];
+            404: components["responses"]["NotFound404"];
         };
     };
     grantUserRole: {
@@ -3478,90 +3179,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: sign in first */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description FORBIDDEN (admin role required) or CSRF_REJECTED on a mutation */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized401"];
+            403: components["responses"]["Forbidden403"];
+            404: components["responses"]["NotFound404"];
+            413: components["responses"]["PayloadTooLarge413"];
         };
     };
     revokeUserRole: {
@@ -3590,114 +3214,20 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED: sign in first */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description FORBIDDEN (admin role required) or CSRF_REJECTED on a mutation */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            401: components["responses"]["Unauthorized401"];
+            403: components["responses"]["Forbidden403"];
+            404: components["responses"]["NotFound404"];
             /** @description CONFLICT: an admin cannot revoke their own admin role */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge413"];
         };
     };
     resendVerification: {
@@ -3728,96 +3258,19 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED: the Origin (or, without Origin, the Referer) is not a configured front end, or is `null` (decision B8) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            403: components["responses"]["CsrfRejected403"];
+            413: components["responses"]["PayloadTooLarge413"];
             /** @description TOO_MANY_ATTEMPTS, with Retry-After: too many requests from this client, or emails to this address, this hour (decision B33) */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description SESSION_STORE_UNAVAILABLE: the session store is down; try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            503: components["responses"]["SessionStoreUnavailable503"];
         };
     };
     requestPasswordReset: {
@@ -3848,96 +3301,19 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED: the Origin (or, without Origin, the Referer) is not a configured front end, or is `null` (decision B8) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            403: components["responses"]["CsrfRejected403"];
+            413: components["responses"]["PayloadTooLarge413"];
             /** @description TOO_MANY_ATTEMPTS, with Retry-After (decision B33) */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description SESSION_STORE_UNAVAILABLE: the session store is down; try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            503: components["responses"]["SessionStoreUnavailable503"];
         };
     };
     confirmPasswordReset: {
@@ -3975,72 +3351,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description CSRF_REJECTED: the Origin (or, without Origin, the Referer) is not a configured front end, or is `null` (decision B8) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description SESSION_STORE_UNAVAILABLE: the session store is down; try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            403: components["responses"]["CsrfRejected403"];
+            413: components["responses"]["PayloadTooLarge413"];
+            503: components["responses"]["SessionStoreUnavailable503"];
         };
     };
     getResetPasswordPage: {
@@ -4071,16 +3387,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4143,70 +3450,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: sign in first */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description FORBIDDEN (admin role required) or CSRF_REJECTED on a mutation */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized401"];
+            403: components["responses"]["Forbidden403"];
             /** @description MEMBERSHIP_UNAVAILABLE or SESSION_STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4242,96 +3497,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED: sign in first */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description FORBIDDEN (admin role required) or CSRF_REJECTED on a mutation */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description SESSION_STORE_UNAVAILABLE: the session store is down; try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            401: components["responses"]["Unauthorized401"];
+            403: components["responses"]["Forbidden403"];
+            404: components["responses"]["NotFound404"];
+            503: components["responses"]["SessionStoreUnavailable503"];
         };
     };
     endUserSessions: {
@@ -4357,114 +3527,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED: sign in first */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description FORBIDDEN (admin role required) or CSRF_REJECTED on a mutation */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description SESSION_STORE_UNAVAILABLE: the session store is down; try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            401: components["responses"]["Unauthorized401"];
+            403: components["responses"]["Forbidden403"];
+            404: components["responses"]["NotFound404"];
+            413: components["responses"]["PayloadTooLarge413"];
+            503: components["responses"]["SessionStoreUnavailable503"];
         };
     };
     getMyProfile: {
@@ -4495,37 +3563,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: string;
-                        message?: string;
-                        request_id?: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
+            401: components["responses"]["Unauthorized401_2"];
         };
     };
     setMyDisplayName: {
@@ -4563,32 +3602,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: string;
-                        message?: string;
-                        request_id?: string;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: string;
-                        message?: string;
-                        request_id?: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_3"];
+            401: components["responses"]["Unauthorized401_2"];
             /** @description CSRF_REJECTED */
             403: {
                 headers: {
@@ -4615,24 +3630,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge413"];
         };
     };
     searchMembers: {
@@ -4662,32 +3660,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: string;
-                        message?: string;
-                        request_id?: string;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error?: string;
-                        message?: string;
-                        request_id?: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_3"];
+            401: components["responses"]["Unauthorized401_2"];
             /** @description RATE_LIMITED, with Retry-After: MEMBER_SEARCH_LIMIT_PER_MINUTE searches per member per minute (decision B93) */
             429: {
                 headers: {
@@ -4747,114 +3721,20 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED: sign in first */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description FORBIDDEN (admin role required) or CSRF_REJECTED on a mutation */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            401: components["responses"]["Unauthorized401"];
+            403: components["responses"]["Forbidden403"];
+            404: components["responses"]["NotFound404"];
             /** @description KYC_NOT_RECORDED: the user canister refused */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge413"];
         };
     };
     listPayments: {
@@ -4899,54 +3779,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: sign in first */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description FORBIDDEN (admin role required) or CSRF_REJECTED on a mutation */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized401"];
+            403: components["responses"]["Forbidden403"];
         };
     };
     receivePaymentWebhook: {
@@ -4997,52 +3834,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge413"];
             /** @description WEBHOOK_NOT_CONFIGURED: PAYMENT_WEBHOOK_SECRET is not set */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -5074,78 +3876,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED or SESSION_REQUIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description SESSION_STORE_UNAVAILABLE: the session store is down; try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
+            401: components["responses"]["Unauthorized401_3"];
+            403: components["responses"]["CsrfRejected403_2"];
+            503: components["responses"]["SessionStoreUnavailable503"];
         };
     };
     getMyMembership: {
@@ -5185,76 +3919,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED or SESSION_REQUIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
+            401: components["responses"]["Unauthorized401_3"];
+            403: components["responses"]["CsrfRejected403_2"];
             /** @description MEMBERSHIP_UNAVAILABLE (the membership canister did not answer) or SESSION_STORE_UNAVAILABLE; try again */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -5288,114 +3962,20 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED or SESSION_REQUIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
+            401: components["responses"]["Unauthorized401_3"];
+            403: components["responses"]["CsrfRejected403_2"];
             /** @description NOT_FOUND: the simulated checkout is off */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description SESSION_STORE_UNAVAILABLE: the session store is down; try again */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge413"];
+            503: components["responses"]["SessionStoreUnavailable503"];
         };
     };
     listAdminNotifications: {
@@ -5439,54 +4019,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: sign in first */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description FORBIDDEN (admin role required) or CSRF_REJECTED on a mutation */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized401"];
+            403: components["responses"]["Forbidden403"];
         };
     };
     listOutbox: {
@@ -5534,54 +4071,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: sign in first */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description FORBIDDEN (admin role required) or CSRF_REJECTED on a mutation */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized401"];
+            403: components["responses"]["Forbidden403"];
         };
     };
     sendTestEmail: {
@@ -5613,76 +4107,24 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
             /** @description UNAUTHORIZED: a valid bearer token (ACCESS_TOKEN) is required */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge413"];
             /** @description EMAIL_NOT_SENT */
             502: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description NOT_CONFIGURED: ACCESS_TOKEN is not set */
@@ -5691,16 +4133,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -5749,35 +4182,14 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
             /** @description 503: PRICE_UNAVAILABLE before the first aggregate (no sources configured, or none agreed yet; decision O12), with Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["StrictErrorBody"];
                 };
             };
         };
@@ -5823,19 +4235,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_4"];
         };
     };
     getDomUsdPriceRecord: {
@@ -5884,30 +4284,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_4"];
             /** @description PRICE_RECORD_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["StrictErrorBody"];
                 };
             };
         };
@@ -5957,50 +4341,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description FORBIDDEN (not an admin) or CSRF_REJECTED (a mutation from another site, decision B8) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
+            401: components["responses"]["Unauthorized401_4"];
+            403: components["responses"]["Forbidden403_2"];
         };
     };
     listJobRuns: {
@@ -6047,58 +4390,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description FORBIDDEN (not an admin) or CSRF_REJECTED (a mutation from another site, decision B8) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description JOB_NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_4"];
+            401: components["responses"]["Unauthorized401_4"];
+            403: components["responses"]["Forbidden403_2"];
+            404: components["responses"]["JobNotFound404"];
         };
     };
     listJobRunsGrouped: {
@@ -6163,58 +4458,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description FORBIDDEN (not an admin) or CSRF_REJECTED (a mutation from another site, decision B8) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description JOB_NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_4"];
+            401: components["responses"]["Unauthorized401_4"];
+            403: components["responses"]["Forbidden403_2"];
+            404: components["responses"]["JobNotFound404"];
         };
     };
     submitPriceProposal: {
@@ -6262,35 +4509,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
             /** @description UNAUTHORIZED: X-API-Token wrong, or neither the header nor a live session */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["StrictErrorBody"];
                 };
             };
             /** @description FORBIDDEN: the session is not an admin’s; CSRF_REJECTED: a session from an origin that is not a front end */
@@ -6299,11 +4525,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["StrictErrorBody"];
                 };
             };
             /** @description PRICE_STALE, PROPOSAL_PENDING or NO_AGGREGATE (nothing submitted; the run is recorded), or JOB_BUSY */
@@ -6312,42 +4534,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["StrictErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge413"];
             /** @description PROPOSAL_NOT_SUBMITTED: the governance canister refused or failed */
             502: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["StrictErrorBody"];
                 };
             };
             /** @description NOT_CONFIGURED: X-API-Token was sent and API_TOKEN is not set */
@@ -6356,11 +4553,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["StrictErrorBody"];
                 };
             };
         };
@@ -6423,11 +4616,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["StrictErrorBody"];
                 };
             };
             /** @description UNAUTHORIZED: sign in first */
@@ -6436,11 +4625,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["StrictErrorBody"];
                 };
             };
             /** @description FORBIDDEN: admin role required */
@@ -6449,11 +4634,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["StrictErrorBody"];
                 };
             };
         };
@@ -6499,16 +4680,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHORIZED or SESSION_REQUIRED (bearer token without the session cookie; spec 1 Authentication 6) */
@@ -6517,16 +4689,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description NotAMember, NotAuthorized or CSRF_REJECTED */
@@ -6535,16 +4698,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE (64 KiB) */
@@ -6553,16 +4707,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description RATE_LIMITED, with Retry-After: PROPOSAL_LIMIT_PER_HOUR proposals per member per hour (decision V35) */
@@ -6571,16 +4716,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -6623,16 +4759,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHORIZED (no session) or SESSION_REQUIRED (bearer token without the session cookie: sign in again at the URL in the message and X-Login-URL; spec 1 Authentication 6) */
@@ -6641,16 +4768,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description NotAMember (no Active membership now), NotActiveWhenVotingOpened (Active now but not when voting opened on this proposal: only members Active then vote on it; the message names the instant; decision G23) or CSRF_REJECTED */
@@ -6659,52 +4777,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description ProposalNotFound */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            404: components["responses"]["ProposalNotFound404"];
             /** @description ProposalNotOpen, AlreadyVoted or VotingWindowClosed (decision V9) */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE (16 KiB) */
@@ -6713,16 +4796,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description MembershipUnavailable, with Retry-After */
@@ -6731,16 +4805,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -6773,94 +4838,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED or SESSION_REQUIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description ProposalNotFound */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            401: components["responses"]["Unauthorized401_3"];
+            403: components["responses"]["CsrfRejected403_2"];
+            404: components["responses"]["ProposalNotFound404"];
             /** @description ExecutionFailed (not Approved, or the action failed), PriceStale, QuorumNotMet */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE */
@@ -6869,16 +4857,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -6969,24 +4948,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
         };
     };
     getRatifiedPrice: {
@@ -7015,40 +4977,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
             /** @description NO_RATIFIED_PRICE */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -7083,24 +5019,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
         };
     };
     getGovernanceSettings: {
@@ -7133,24 +5052,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
         };
     };
     getMyVote: {
@@ -7183,42 +5085,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED or SESSION_REQUIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            401: components["responses"]["Unauthorized401_3"];
         };
     };
     listMyRecentBallots: {
@@ -7265,36 +5133,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED or SESSION_REQUIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized401_3"];
         };
     };
     listGovernanceEvents: {
@@ -7348,54 +5190,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description FORBIDDEN */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized401_5"];
+            403: components["responses"]["Forbidden403_3"];
         };
     };
     listMyVoteReceipts: {
@@ -7428,42 +5227,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED or SESSION_REQUIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            401: components["responses"]["Unauthorized401_3"];
         };
     };
     listProposalVotes: {
@@ -7510,94 +5275,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description FORBIDDEN */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description ProposalNotFound */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            401: components["responses"]["Unauthorized401_5"];
+            403: components["responses"]["Forbidden403_3"];
+            404: components["responses"]["ProposalNotFound404"];
             /** @description NOT_CONFIGURED: the bridge is not a governance admin */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -7646,42 +5334,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description ProposalNotFound */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            404: components["responses"]["ProposalNotFound404"];
         };
     };
     getProposal: {
@@ -7773,42 +5427,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description ProposalNotFound */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            404: components["responses"]["ProposalNotFound404"];
         };
     };
     listVoteReasons: {
@@ -7844,42 +5464,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description ProposalNotFound */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            404: components["responses"]["ProposalNotFound404"];
         };
     };
     getDelegation: {
@@ -7911,42 +5497,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED or SESSION_REQUIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
+            401: components["responses"]["Unauthorized401_3"];
         };
     };
     setDelegation: {
@@ -7996,106 +5548,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED or SESSION_REQUIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized401_3"];
             /** @description NotAMember or CSRF_REJECTED */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description RATE_LIMITED, with Retry-After: DELEGATION_CHANGE_LIMIT_PER_HOUR delegations set or taken back (PUT and DELETE together) per member per hour (decision V36) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge413"];
+            429: components["responses"]["RateLimited429"];
             /** @description MembershipUnavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -8129,114 +5603,20 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED or SESSION_REQUIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            401: components["responses"]["Unauthorized401_3"];
+            403: components["responses"]["CsrfRejected403_2"];
             /** @description NotDelegating */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description RATE_LIMITED, with Retry-After: DELEGATION_CHANGE_LIMIT_PER_HOUR delegations set or taken back (PUT and DELETE together) per member per hour (decision V36) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge413"];
+            429: components["responses"]["RateLimited429"];
         };
     };
     listDelegators: {
@@ -8279,36 +5659,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED or SESSION_REQUIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized401_3"];
         };
     };
     listDelegates: {
@@ -8348,42 +5702,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED or SESSION_REQUIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            401: components["responses"]["Unauthorized401_3"];
         };
     };
     getDelegate: {
@@ -8419,58 +5739,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED or SESSION_REQUIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            401: components["responses"]["Unauthorized401_3"];
             /** @description NOT_FOUND: no member has this principal */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -8518,72 +5795,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED or SESSION_REQUIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized401_3"];
+            403: components["responses"]["CsrfRejected403_2"];
+            413: components["responses"]["PayloadTooLarge413"];
         };
     };
     streamGovernanceChanges: {
@@ -8607,40 +5824,14 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
             /** @description TOO_MANY_STREAMS */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description LIVE_STREAMS_FULL */
@@ -8649,16 +5840,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -8741,24 +5923,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
         };
     };
     createCampaign: {
@@ -8853,78 +6018,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR or InvalidArgument */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED: sign in first, or SESSION_REQUIRED (a bearer token without the cookie) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED, NotAMember or NotAuthorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_5"];
+            401: components["responses"]["Unauthorized401_6"];
+            403: components["responses"]["CsrfRejected403_3"];
+            413: components["responses"]["PayloadTooLarge413"];
         };
     };
     getCampaign: {
@@ -9002,42 +6099,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CampaignNotFound */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            404: components["responses"]["CampaignNotFound404"];
         };
     };
     listCampaignContributions: {
@@ -9092,42 +6155,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CampaignNotFound */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            404: components["responses"]["CampaignNotFound404"];
         };
     };
     contributeToCampaign: {
@@ -9187,132 +6216,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR or InvalidArgument */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED: sign in first, or SESSION_REQUIRED (a bearer token without the cookie) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED, NotAMember or NotAuthorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CampaignNotFound */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CampaignClosed, PriceUnavailable, InsufficientFunds, InsufficientAllowance or CONCURRENT_APPROVAL */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description LedgerError: the ledger refused or could not be reached */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_5"];
+            401: components["responses"]["Unauthorized401_6"];
+            403: components["responses"]["CsrfRejected403_3"];
+            404: components["responses"]["CampaignNotFound404"];
+            409: components["responses"]["CampaignClosed409"];
+            413: components["responses"]["PayloadTooLarge413"];
+            502: components["responses"]["LedgerError502"];
         };
     };
     cancelCampaign: {
@@ -9390,114 +6300,20 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED: sign in first, or SESSION_REQUIRED (a bearer token without the cookie) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED, NotAMember or NotAuthorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CampaignNotFound */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            401: components["responses"]["Unauthorized401_6"];
+            403: components["responses"]["CsrfRejected403_3"];
+            404: components["responses"]["CampaignNotFound404"];
             /** @description CampaignClosed */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge413"];
         };
     };
     getMyBalance: {
@@ -9535,42 +6351,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
+            401: components["responses"]["Unauthorized401_5"];
         };
     };
     listMyContributions: {
@@ -9631,42 +6413,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            401: components["responses"]["Unauthorized401_5"];
         };
     };
     listDonations: {
@@ -9709,24 +6457,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
         };
     };
     donate: {
@@ -9774,132 +6505,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR or InvalidArgument */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED: sign in first, or SESSION_REQUIRED (a bearer token without the cookie) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED, NotAMember or NotAuthorized */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CampaignNotFound */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CampaignClosed, PriceUnavailable, InsufficientFunds, InsufficientAllowance or CONCURRENT_APPROVAL */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description LedgerError: the ledger refused or could not be reached */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_5"];
+            401: components["responses"]["Unauthorized401_6"];
+            403: components["responses"]["CsrfRejected403_3"];
+            404: components["responses"]["CampaignNotFound404"];
+            409: components["responses"]["CampaignClosed409"];
+            413: components["responses"]["PayloadTooLarge413"];
+            502: components["responses"]["LedgerError502"];
         };
     };
     getTreasury: {
@@ -9929,24 +6541,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
         };
     };
     listTreasuryPayouts: {
@@ -9990,24 +6585,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
         };
     };
     mintDevelopmentDom: {
@@ -10035,112 +6613,26 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
+            401: components["responses"]["Unauthorized401_5"];
+            403: components["responses"]["CsrfRejected403_2"];
             /** @description NOT_FOUND: the faucet is off */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge413"];
             /** @description RATE_LIMITED, with Retry-After: DEV_FAUCET_PER_DAY grants taken in the 24 hours since the first (decision B107) */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -10224,70 +6716,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: sign in first, or SESSION_REQUIRED (a bearer token without the cookie) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED: the Origin (or, without Origin, the Referer) is not a configured front end, or is `null` (decision B8) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized401_6"];
+            403: components["responses"]["CsrfRejected403"];
             /** @description RECIPIENT_NOT_FOUND: no verified member has this principal */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description InsufficientFunds (message with balance, pending and required), BadFee (fee_e8s is not the ledger's fee; message with the fee), TooOld (the ledger was unreachable for 24 hours: nothing was sent) or CANCELLED */
@@ -10296,52 +6736,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge413"];
             /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description LedgerError: the ledger refused the transfer for another reason; nothing was sent */
@@ -10350,16 +6755,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description LEDGER_UNAVAILABLE: the ledger could not be read before the transfer; nothing was recorded */
@@ -10368,16 +6764,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -10453,42 +6840,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED: sign in first, or SESSION_REQUIRED (a bearer token without the cookie) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_2"];
+            401: components["responses"]["Unauthorized401_6"];
         };
     };
     getMyNotificationPreferences: {
@@ -10516,37 +6869,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
+            401: components["responses"]["Unauthorized401_4"];
         };
     };
     updateMyNotificationPreferences: {
@@ -10582,74 +6906,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_4"];
+            401: components["responses"]["Unauthorized401_4"];
+            403: components["responses"]["CsrfRejected403_4"];
+            413: components["responses"]["PayloadTooLarge413"];
             /** @description UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["StrictErrorBody"];
                 };
             };
         };
@@ -10672,24 +6939,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
         };
     };
     unsubscribeByLink: {
@@ -10713,25 +6963,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description HTML page */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["Html400"];
         };
     };
     unsubscribeOneClick: {
@@ -10755,43 +6987,8 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description HTML page */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["Html400"];
+            413: components["responses"]["PayloadTooLarge413"];
         };
     };
     listMyActivity: {
@@ -10839,32 +7036,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_4"];
+            401: components["responses"]["Unauthorized401_4"];
         };
     };
     getActivityPage: {
@@ -10936,68 +7109,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["StrictErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized401_4"];
+            403: components["responses"]["CsrfRejected403_4"];
+            413: components["responses"]["PayloadTooLarge413"];
             /** @description TOO_MANY_INVITATIONS: 10 per 24 hours */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["StrictErrorBody"];
                 };
             };
         };
@@ -11036,43 +7160,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description UNAUTHORIZED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400_4"];
+            401: components["responses"]["Unauthorized401_4"];
             /** @description FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        message: string;
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["StrictErrorBody"];
                 };
             };
         };
@@ -11103,18 +7199,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
+            422: components["responses"]["ValidationError422"];
         };
     };
     summarizeProposal: {
@@ -11150,96 +7235,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED: the Origin (or Referer) is not a configured front end (decision B8) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description VALIDATION_ERROR */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description RATE_LIMITED, with Retry-After (AI_RATE_LIMIT_PER_MINUTE per member; decision A9) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description INFERENCE_ERROR (an unusable model answer), EMBEDDING_DIMENSIONS (the model returned another size than 4096) */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description CIRCUIT_OPEN: `{"error": "AI service temporarily unavailable", "code": "CIRCUIT_OPEN"}` (inference unreachable, circuit open, or INFERENCE_URL unset); AI_BUSY (queue full) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized401_7"];
+            403: components["responses"]["CsrfRejected403_5"];
+            413: components["responses"]["PayloadTooLarge413_2"];
+            422: components["responses"]["ValidationError422_2"];
+            429: components["responses"]["RateLimited429_2"];
+            502: components["responses"]["InferenceError502"];
+            503: components["responses"]["CircuitOpen503"];
         };
     };
     draftProposal: {
@@ -11280,96 +7282,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED: the Origin (or Referer) is not a configured front end (decision B8) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description VALIDATION_ERROR */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description RATE_LIMITED, with Retry-After (AI_RATE_LIMIT_PER_MINUTE per member; decision A9) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized401_7"];
+            403: components["responses"]["CsrfRejected403_5"];
+            413: components["responses"]["PayloadTooLarge413_2"];
+            422: components["responses"]["ValidationError422_2"];
+            429: components["responses"]["RateLimited429_2"];
             /** @description DRAFT_MALFORMED (two unusable answers), INFERENCE_ERROR */
             502: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
+                    "application/json": components["schemas"]["AiErrorBody"];
                 };
             };
-            /** @description CIRCUIT_OPEN: `{"error": "AI service temporarily unavailable", "code": "CIRCUIT_OPEN"}` (inference unreachable, circuit open, or INFERENCE_URL unset); AI_BUSY (queue full) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
+            503: components["responses"]["CircuitOpen503"];
         };
     };
     embedText: {
@@ -11401,96 +7328,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED: the Origin (or Referer) is not a configured front end (decision B8) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description VALIDATION_ERROR */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description RATE_LIMITED, with Retry-After (AI_RATE_LIMIT_PER_MINUTE per member; decision A9) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description INFERENCE_ERROR (an unusable model answer), EMBEDDING_DIMENSIONS (the model returned another size than 4096) */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description CIRCUIT_OPEN: `{"error": "AI service temporarily unavailable", "code": "CIRCUIT_OPEN"}` (inference unreachable, circuit open, or INFERENCE_URL unset); AI_BUSY (queue full) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized401_7"];
+            403: components["responses"]["CsrfRejected403_5"];
+            413: components["responses"]["PayloadTooLarge413_2"];
+            422: components["responses"]["ValidationError422_2"];
+            429: components["responses"]["RateLimited429_2"];
+            502: components["responses"]["InferenceError502"];
+            503: components["responses"]["CircuitOpen503"];
         };
     };
     searchProposals: {
@@ -11530,96 +7374,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description CSRF_REJECTED: the Origin (or Referer) is not a configured front end (decision B8) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description VALIDATION_ERROR */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description RATE_LIMITED, with Retry-After (AI_RATE_LIMIT_PER_MINUTE per member; decision A9) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description INFERENCE_ERROR (an unusable model answer), EMBEDDING_DIMENSIONS (the model returned another size than 4096) */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description CIRCUIT_OPEN: `{"error": "AI service temporarily unavailable", "code": "CIRCUIT_OPEN"}` (inference unreachable, circuit open, or INFERENCE_URL unset); AI_BUSY (queue full) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized401_7"];
+            403: components["responses"]["CsrfRejected403_5"];
+            413: components["responses"]["PayloadTooLarge413_2"];
+            422: components["responses"]["ValidationError422_2"];
+            429: components["responses"]["RateLimited429_2"];
+            502: components["responses"]["InferenceError502"];
+            503: components["responses"]["CircuitOpen503"];
         };
     };
     reindexSummaries: {
@@ -11666,11 +7427,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
+                    "application/json": components["schemas"]["AiErrorBody"];
                 };
             };
             /** @description REINDEX_RUNNING */
@@ -11679,48 +7436,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
+                    "application/json": components["schemas"]["AiErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: The request body is over the route’s limit; nothing was read. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge413_2"];
+            422: components["responses"]["ValidationError422"];
             /** @description NOT_CONFIGURED (API_TOKEN unset) or CIRCUIT_OPEN */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description human-readable */
-                        error: string;
-                        code: string;
-                    };
+                    "application/json": components["schemas"]["AiErrorBody"];
                 };
             };
         };
@@ -11751,24 +7478,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
             /** @description something the bridge needs is down */
             503: {
                 headers: {
@@ -11806,24 +7516,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
         };
     };
     getAppRoot: {
@@ -11844,24 +7537,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
         };
     };
     getAppJoin: {
@@ -11882,24 +7558,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
         };
     };
     getAppGovern: {
@@ -11920,24 +7579,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
         };
     };
     getAppProposalsById: {
@@ -11960,24 +7602,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
         };
     };
     getAppPrice: {
@@ -11998,24 +7623,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
         };
     };
     getAppCampaigns: {
@@ -12036,24 +7644,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
         };
     };
     getAppCampaignsById: {
@@ -12076,24 +7667,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
         };
     };
     getAppMe: {
@@ -12114,24 +7688,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
         };
     };
     getAppWallet: {
@@ -12152,24 +7709,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
         };
     };
     getAppAdmin: {
@@ -12190,24 +7730,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
         };
     };
     getAppAdminAudit: {
@@ -12228,24 +7751,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
         };
     };
     getAppDelegation: {
@@ -12266,24 +7772,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description VALIDATION_ERROR: The request does not match the route’s schema or rules; the message names the field. 422 in the AI scope (spec 2). A URL the router cannot read starts the message with `URL: `, a body sent as JSON that is not JSON with `body: `. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine-readable code, e.g. VALIDATION_ERROR */
-                        error: string;
-                        /** @description human-readable explanation */
-                        message: string;
-                        /** @description the X-Request-Id of the request, for support */
-                        request_id: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError400"];
         };
     };
 }

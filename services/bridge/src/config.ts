@@ -29,7 +29,7 @@ export const BridgeEnv = Type.Object({
   ),
   DATABASE_URL: Env.string('PostgreSQL URL (postgres://…); unset = PGlite under DATA_DIR'),
   DATABASE_MIGRATION_URL: Env.string(
-    "PostgreSQL URL of the role that owns the bridge's tables: at start the bridge migrates as it, records the audit retention floor and grants DATABASE_URL's role what it needs, then closes it and serves as DATABASE_URL's role; unset = DATABASE_URL's role does all (refused in production when that role owns the tables, is a superuser or has CREATEROLE; docs/operations.md \"Database roles\", decisions B97–B99)",
+    "PostgreSQL URL of the role that owns the bridge's tables: at start the bridge migrates as it, records the audit retention floor and grants DATABASE_URL's role what it needs, then closes it and serves as DATABASE_URL's role; unset = DATABASE_URL's role does all (refused in production when that role owns the tables, is a superuser or has CREATEROLE; docs/operations/postgres.md \"Database roles\", decisions B97–B99)",
   ),
   BRIDGE_SINGLE_INSTANCE: Env.bool(
     false,

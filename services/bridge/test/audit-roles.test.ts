@@ -103,7 +103,7 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
       await c.query(`create role ${APP} login`);
       await c.query(`create database ${DB} owner ${OWNER}`);
     });
-    // What docs/operations.md has an operator run: nobody but the owner creates in the schema.
+    // What docs/operations/postgres.md has an operator run: nobody but the owner creates in the schema.
     await as(SUPERUSER_URL, (c) => c.query('revoke create on schema public from public'));
   });
   after(async () => {
@@ -334,7 +334,7 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
   });
 });
 
-describe('decision B97: an existing one-role database moved to two roles with the SQL of docs/operations.md', () => {
+describe('decision B97: an existing one-role database moved to two roles with the SQL of docs/operations/postgres.md', () => {
   const OLD = `domdao_single_${id}`;
   const NEW_OWNER = `domdao_newowner_${id}`;
   const MOVED = `audit_moved_${id}`;

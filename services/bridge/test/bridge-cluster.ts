@@ -18,7 +18,7 @@ export const CLUSTER_ORIGIN = 'https://app.domdao.example';
 export const CLUSTER_WEBHOOK_SECRET = 'whsec_cluster_0123456789abcdef';
 export const CLUSTER_PASSWORD = 'correct horse battery staple';
 
-/** The secrets every instance of one deployment is given alike (docs/operations.md "Several bridges"). */
+/** The secrets every instance of one deployment is given alike (docs/operations/several-bridges.md). */
 export async function clusterSecrets(): Promise<Record<string, string>> {
   const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64url');
   return {

@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { CANISTER_REFUSALS, ERROR_CODES, errorCode, type ErrorCode } from '../src/core/http/error-codes.ts';
 import { MONEY_ERROR_STATUS } from '../src/features/campaigns/errors.ts';
 import { errorsPage } from '../scripts/error-codes.ts';
+import { readBridgeOpenApi } from '../scripts/openapi.ts';
 import { GOVERNANCE_ERROR_STATUS } from '../src/features/governance/errors.ts';
 import { REFUSAL_STATUS } from '../src/features/wallet/transfers.ts';
 
@@ -105,9 +106,7 @@ describe('one registry of the bridge’s error codes (decision B125)', () => {
   });
 
   it('decision B125: every code the OpenAPI document names under an error status is registered with that status', () => {
-    const doc = JSON.parse(read('docs/api/bridge.openapi.json')) as {
-      paths: Record<string, Record<string, { responses: Record<string, { description?: string }> }>>;
-    };
+    const doc = readBridgeOpenApi<{ paths: Record<string, Record<string, { responses: Record<string, { description?: string }> }>> }>();
     const wrong: string[] = [];
     let named = 0;
     for (const [path, ops] of Object.entries(doc.paths))

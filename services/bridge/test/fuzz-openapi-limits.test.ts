@@ -3,9 +3,9 @@
 // admin who is a member (with the bearer token, API token or webhook signature it asks for), and
 // the answer's status must be one the operation lists, in a content type that status lists.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { signPayload } from '../src/features/payments/signature.ts';
+import { readBridgeOpenApi } from '../scripts/openapi.ts';
 import { ACCESS_TOKEN, ADMIN_EMAIL, WEBHOOK_SECRET, bridge, type Bridge, type Jar } from './harness.ts';
 
 type Schema = { type?: string; maxLength?: number; enum?: unknown[]; anyOf?: Schema[]; pattern?: string };
@@ -15,9 +15,7 @@ type Operation = {
   requestBody?: unknown;
   responses: Record<string, { content?: Record<string, unknown> }>;
 };
-const doc = JSON.parse(readFileSync(new URL('../../../docs/api/bridge.openapi.json', import.meta.url), 'utf8')) as {
-  paths: Record<string, Record<string, Operation>>;
-};
+const doc = readBridgeOpenApi<{ paths: Record<string, Record<string, Operation>> }>();
 const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
 const API_TOKEN = 'fuzz-api-token-0123456789abcdef';
 const ENDS_SESSION = new Set(['POST /auth/logout', 'DELETE /api/me/sessions']);

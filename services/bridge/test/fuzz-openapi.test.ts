@@ -8,10 +8,11 @@
 // runs (FUZZ_RUNS per operation, default 25). To explore: FUZZ_SEED=<n> FUZZ_RUNS=40, and
 // FUZZ_REPORT=<file> to append every failure to the file (one line each) instead of stopping.
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { signPayload } from '../src/features/payments/signature.ts';
+import { readBridgeOpenApi } from '../scripts/openapi.ts';
 import { ACCESS_TOKEN, ADMIN_EMAIL, WEBHOOK_SECRET, bridge, type Bridge, type Jar } from './harness.ts';
 import { startFakeInference, type FakeInference } from './fake-inference.ts';
 
@@ -44,7 +45,7 @@ type Doc = { paths: Record<string, Record<string, Operation>> };
 const SEED = Number(process.env.FUZZ_SEED ?? 20260310);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 const API_TOKEN = 'fuzz-api-token-0123456789abcdef';
-const doc = JSON.parse(readFileSync(new URL('../../../docs/api/bridge.openapi.json', import.meta.url), 'utf8')) as Doc;
+const doc = readBridgeOpenApi<Doc>();
 
 /** Statuses any route may answer whatever it documents: no route matched (a path parameter that is
  *  empty or too long), a body over the limit, a body that is not JSON. */

@@ -3,14 +3,14 @@
 // Every JSON answer the portal reads is validated against the document's schema for its status, with
 // no field the document does not name (an object without `additionalProperties: true` is closed).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Ajv } from 'ajv';
+import { readBridgeOpenApi } from '../scripts/openapi.ts';
 import { ADMIN_EMAIL, bridge, type Bridge, type Jar } from './harness.ts';
 
 type Schema = Record<string, unknown>;
 type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>> };
-const doc = JSON.parse(readFileSync(new URL('../../../docs/api/bridge.openapi.json', import.meta.url), 'utf8')) as Doc;
+const doc = readBridgeOpenApi<Doc>();
 
 /** The schema with every object that does not allow more fields closed to them. */
 function closed(s: unknown): unknown {

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { BRIDGE_OPENAPI_FILE, generateBridgeOpenApi } from '../scripts/openapi.ts';
+import { inlineRefs, SHARED_ERROR_SCHEMAS, withSharedComponents } from '../src/core/http/openapi-components.ts';
 import { bridge, type Bridge } from './harness.ts';
 
 type Operation = {
@@ -99,7 +100,7 @@ describe('the bridge OpenAPI document (decision B47)', () => {
   });
 
   it('decision B47: every operation has a summary, a tag and described responses; decision S30: the page that renders them is one of them', async () => {
-    const doc = (await h.request({ method: 'GET', url: '/api/openapi.json' })).json() as Doc;
+    const doc = inlineRefs((await h.request({ method: 'GET', url: '/api/openapi.json' })).json() as Doc);
     for (const { key, op } of operations(doc)) {
       assert.ok(op.summary, `${key}: no summary (add it to the route's RouteDoc, decision B124)`);
       assert.ok(op.tags?.length, `${key}: no tag`);
@@ -114,5 +115,35 @@ describe('the bridge OpenAPI document (decision B47)', () => {
       operations(doc).some((o) => o.key === 'GET /api/docs'),
       'GET /api/docs, the rendered reference, is in the document',
     );
+  });
+
+  it('decision B127: each error body and each error answer two operations give is written once, under components, and $ref-ed', async () => {
+    type Answers = Record<string, Record<string, unknown>>;
+    const doc = (await h.request({ method: 'GET', url: '/api/openapi.json' })).json() as {
+      paths: Record<string, Record<string, { responses: Answers }>>;
+      components: { securitySchemes: unknown; schemas?: Record<string, unknown>; responses?: Answers };
+    };
+    assert.deepEqual(Object.keys(doc.components.schemas ?? {}).sort(), Object.keys(SHARED_ERROR_SCHEMAS).sort(), 'the shared error bodies are components');
+    assert.ok(!JSON.stringify(doc.paths).includes('machine-readable code'), 'no operation writes the error body out: it $refs components/schemas/ErrorBody');
+    const refs = new Map<string, number>();
+    const inline = new Map<string, string>();
+    for (const [path, ops] of Object.entries(doc.paths))
+      for (const [method, op] of Object.entries(ops))
+        for (const [status, answer] of Object.entries(op.responses)) {
+          if (typeof answer.$ref === 'string') refs.set(answer.$ref, (refs.get(answer.$ref) ?? 0) + 1);
+          else if (Number(status) >= 400) {
+            const text = JSON.stringify(answer);
+            assert.equal(inline.get(text), undefined, `${method.toUpperCase()} ${path} ${status} is also ${inline.get(text)}: one component`);
+            inline.set(text, `${method.toUpperCase()} ${path} ${status}`);
+          }
+        }
+    const named = Object.keys(doc.components.responses ?? {});
+    assert.ok(named.length >= 20, `repeated error answers are named (${named.length})`);
+    for (const name of named) assert.ok((refs.get(`#/components/responses/${name}`) ?? 0) >= 2, `${name} is given by two operations or more`);
+    // Written out and folded again, it is the same document: folding loses nothing an operation says.
+    assert.deepEqual(withSharedComponents(inlineRefs(doc)), doc);
+    const unfolded = { ...inlineRefs(doc), components: { securitySchemes: doc.components.securitySchemes } };
+    const [size, full] = [doc, unfolded].map((d) => Buffer.byteLength(JSON.stringify(d, null, 2)));
+    assert.ok(size! < full! * 0.75, `the document (${size} bytes) is well under the one with every answer in full (${full})`);
   });
 });

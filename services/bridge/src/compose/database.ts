@@ -22,7 +22,7 @@ export interface DatabaseOpenOptions extends Pick<OpenDatabaseOptions, 'lent' | 
   embeddedSyncFault?: (fd: number) => void;
 }
 
-const ROLES_DOC = 'docs/operations.md "Database roles"';
+const ROLES_DOC = 'docs/operations/postgres.md "Database roles"';
 
 export async function openBridgeDatabase(
   config: BridgeConfig,

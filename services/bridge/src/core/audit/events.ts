@@ -1,5 +1,5 @@
 // The security events the bridge audits (decision B61): each is one JSON log line and one row of the
-// append-only audit_log. The meanings are the operators' list (docs/operations.md "Audit events").
+// append-only audit_log. The meanings are the operators' list (docs/operations/audit.md).
 export const AUDIT_EVENTS = {
   'auth.login_succeeded': 'a sign-in succeeded; a new session was made',
   'auth.login_failed': 'a sign-in was refused: wrong email or password (`reason: invalid_credentials`), or the address is not verified yet',

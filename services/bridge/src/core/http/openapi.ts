@@ -6,8 +6,8 @@ import fastifySwagger, { type SwaggerTransformObject } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { SESSION_COOKIE } from '../auth/cookie.ts';
 import { errorCode } from './error-codes.ts';
-import { ErrorBody } from './route-doc.ts';
-import { routeSchema } from './route-doc.ts';
+import { withSharedComponents } from './openapi-components.ts';
+import { AiErrorBody, ErrorBody, routeSchema } from './route-doc.ts';
 import { getOpenApiDocumentDoc } from './health-docs.ts';
 
 export const OPENAPI_PATH = '/api/openapi.json';
@@ -62,7 +62,11 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
     },
     // OpenAPI 3.0 schemas are draft-04's: a numeric exclusiveMinimum (draft-07, what Ajv validates
     // with) is written as minimum + exclusiveMinimum: true (decision B56).
-    transformObject: (doc) => draft04Bounds('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject) as ReturnType<SwaggerTransformObject>,
+    // Decision B127: each error body and each repeated error answer once, under components.
+    transformObject: (doc) =>
+      withSharedComponents(
+        draft04Bounds('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject) as Record<string, unknown>,
+      ) as ReturnType<SwaggerTransformObject>,
     // Decision B124: every route carries its own operation in its schema (routeSchema); a body the
     // route reads raw is documented under `x-raw-body`, which Fastify does not validate.
     transform: ({ schema, url, route }) => {
@@ -75,8 +79,6 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
 }
 
 const AI_SCOPE = '/api/ai/';
-/** The AI scope's error body (spec 2): `{error: <message>, code}`. */
-const AiErrorBody = { type: 'object', properties: { error: { type: 'string' }, code: { type: 'string' } }, required: ['error', 'code'] };
 
 /**
  * Decision B126: the answers any route may give, from the registry (decision B125), added where the

@@ -12,6 +12,11 @@ export const ErrorBody = Type.Object(
   { additionalProperties: true },
 );
 
+/** The same three fields and no other: several features' answers (the serializer drops any other field). */
+export const StrictErrorBody = Type.Object({ error: Type.String(), message: Type.String(), request_id: Type.String() });
+/** The AI scope's error body (spec 2): `{error: <message>, code}`. */
+export const AiErrorBody = Type.Object({ error: Type.String({ description: 'human-readable' }), code: Type.String() });
+
 export const SessionBody = Type.Object({
   authenticated: Type.Literal(true),
   user_id: Type.String({ format: 'uuid' }),
@@ -19,6 +24,13 @@ export const SessionBody = Type.Object({
   roles: Type.Array(Type.String(), { description: 'cached at login (spec 2 Roles); `voter` while the membership is Active (decision B53)' }),
 });
 export const NoSession = Type.Object({ authenticated: Type.Literal(false) });
+/** One live session as its member and admins see it: times and cached roles, never its id (decisions B35, F9). */
+export const SessionSummary = Type.Object({
+  created_at: Type.String({ format: 'date-time' }),
+  last_seen_at: Type.String({ format: 'date-time' }),
+  expires_at: Type.String({ format: 'date-time' }),
+  roles: Type.Array(Type.String()),
+});
 export const Html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
 export const Json = (description: string, schema: TSchema) => ({ description, ...schema });
 

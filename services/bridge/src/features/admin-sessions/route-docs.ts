@@ -1,7 +1,7 @@
 // What the OpenAPI document says of this feature's routes (decision B124): each route's schema spreads its
 // doc through routeSchema() beside the handler.
 import { Type } from '@sinclair/typebox';
-import { ADMIN_ERRORS, err, Json, STORE, type RouteDoc } from '../../core/http/route-doc.ts';
+import { ADMIN_ERRORS, err, Json, SessionSummary, STORE, type RouteDoc } from '../../core/http/route-doc.ts';
 
 export const listUserSessionsDoc: RouteDoc = {
   operationId: 'listUserSessions',
@@ -14,14 +14,7 @@ export const listUserSessionsDoc: RouteDoc = {
       'oldest first',
       Type.Object({
         user_id: Type.String(),
-        sessions: Type.Array(
-          Type.Object({
-            created_at: Type.String({ format: 'date-time' }),
-            last_seen_at: Type.String({ format: 'date-time' }),
-            expires_at: Type.String({ format: 'date-time' }),
-            roles: Type.Array(Type.String()),
-          }),
-        ),
+        sessions: Type.Array(SessionSummary),
       }),
     ),
     400: err('VALIDATION_ERROR'),

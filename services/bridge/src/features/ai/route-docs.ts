@@ -1,12 +1,9 @@
 // What the OpenAPI document says of this feature's routes (decision B124): each route's schema spreads its
 // doc through routeSchema() beside the handler.
 import { Type } from '@sinclair/typebox';
-import { Json, type RouteDoc } from '../../core/http/route-doc.ts';
+import { AiErrorBody, Json, type RouteDoc } from '../../core/http/route-doc.ts';
 
-const AiError = (codes: string) => ({
-  description: codes,
-  ...Type.Object({ error: Type.String({ description: 'human-readable' }), code: Type.String() }),
-});
+const AiError = (codes: string) => ({ description: codes, ...AiErrorBody });
 const AI_COMMON = {
   401: AiError('UNAUTHORIZED: sign in first (or SESSION_REQUIRED: a bearer token without the cookie)'),
   403: AiError('CSRF_REJECTED: the Origin (or Referer) is not a configured front end (decision B8)'),

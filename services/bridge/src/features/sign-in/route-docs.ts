@@ -1,7 +1,7 @@
 // What the OpenAPI document says of this feature's routes (decision B124): each route's schema spreads its
 // doc through routeSchema() beside the handler.
 import { Type } from '@sinclair/typebox';
-import { err, Json, STORE, CSRF, Html, NoSession, SessionBody, type RouteDoc } from '../../core/http/route-doc.ts';
+import { err, Json, STORE, CSRF, Html, NoSession, SessionBody, SessionSummary, type RouteDoc } from '../../core/http/route-doc.ts';
 
 export const loginDoc: RouteDoc = {
   operationId: 'login',
@@ -75,14 +75,7 @@ export const listMySessionsDoc: RouteDoc = {
     200: Json(
       'the live sessions (Cache-Control: private, no-store)',
       Type.Object({
-        sessions: Type.Array(
-          Type.Object({
-            created_at: Type.String({ format: 'date-time' }),
-            last_seen_at: Type.String({ format: 'date-time' }),
-            expires_at: Type.String({ format: 'date-time' }),
-            roles: Type.Array(Type.String()),
-          }),
-        ),
+        sessions: Type.Array(SessionSummary),
       }),
     ),
     401: err('UNAUTHORIZED: sign in first'),
