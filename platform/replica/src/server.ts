@@ -187,7 +187,7 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
   };
   if (!opened) snapshot();
   installs.journaled();
-  let tracker = new RoundTracker(replica);
+  const tracker = new RoundTracker(replica);
   let logged = replica.log.length;
 
   // One round at a time (decision W14): the journal's records follow the order the rounds ran in.
