@@ -6,7 +6,6 @@
 // escrow and balances answer as before; a vote and a transfer work. Refused: an identity that is not a
 // controller, a canister that took an update call, an import after the seal, a chunk over the limit.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +16,8 @@ import { Principal } from '@icp-sdk/core/principal';
 import { Ed25519KeyIdentity } from '@icp-sdk/core/identity';
 import { encode } from '@domdao/canister-kit';
 import { MAX_CHUNK_ENTRIES, REFUSALS, type EntryText } from '@domdao/canister-kit/state-transfer';
-import { canisterInitArgs, startReplica, type RunningReplica } from '@domdao/replica';
+import { canisterInitArgs, type RunningReplica } from '@domdao/replica';
+import { startDeployedReplica } from '@domdao/test-helpers/replica-fixture';
 import { MANAGEMENT_CANISTER_ID, managementIdl, type ManagementService } from '../src/management.ts';
 import { CANISTERS, type CanisterIds, type CanisterName } from '../src/api.ts';
 import { agentTransport, candidClients, identityFromPem } from '../src/ic/index.ts';
@@ -46,27 +46,15 @@ const ID_VAR: Record<CanisterName, string> = {
   ledger: 'IC_LEDGER_CANISTER_ID',
 };
 
-function deploy(out: string, env: Record<string, string>): Promise<CanisterIds> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/deploy.ts', '--out', out], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let text = '';
-    child.stdout.on('data', (d) => (text += d));
-    child.stderr.on('data', (d) => (text += d));
-    child.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`deploy exited ${code}: ${text}`));
-      const vars = Object.fromEntries(
-        readFileSync(out, 'utf8')
-          .split('\n')
-          .filter((l) => l.includes('='))
-          .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-      );
-      resolve(Object.fromEntries(CANISTERS.map((c) => [c, vars[ID_VAR[c]]!])) as CanisterIds);
-    });
-  });
+/** The canister ids `npm run deploy -- --out` wrote. */
+function deployedIds(out: string): CanisterIds {
+  const vars = Object.fromEntries(
+    readFileSync(out, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
+  return Object.fromEntries(CANISTERS.map((c) => [c, vars[ID_VAR[c]]!])) as CanisterIds;
 }
 
 /** The transfer's refusals in the replica's canister log (decision K25): Azle writes each as its JSON. */
@@ -109,9 +97,10 @@ describe('canister state moved into deployed canisters over the IC HTTP interfac
     h.platform.close();
     exp = await exportEmbeddedState(dataDir);
 
-    r = await startReplica({ dir: join(dir, 'replica'), empty: true });
+    // Decision R54: a copy of the run's replica that `npm run deploy` installed the six onto (`--empty`).
+    r = await startDeployedReplica(join(dir, 'replica'), join(dir, 'a.env'));
     const pem = readFileSync(r.env.IC_IDENTITY_PEM_FILE!, 'utf8');
-    target = { host: r.env.IC_HOST!, identityPem: pem, fetchRootKey: true, canisterIds: await deploy(join(dir, 'a.env'), r.env) };
+    target = { host: r.env.IC_HOST!, identityPem: pem, fetchRootKey: true, canisterIds: deployedIds(join(dir, 'a.env')) };
     deployer = identityFromPem(pem).getPrincipal().toText();
     // The embedded bridge's principal becomes the deploying identity (registrar, trusted proposer) with the canister ids.
     mapping = { ...Object.fromEntries(CANISTERS.map((c) => [exp.canisterIds[c], target.canisterIds[c]])), [BRIDGE]: deployer };

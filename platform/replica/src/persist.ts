@@ -14,6 +14,7 @@ import type { WasmCanister, WasmReplica } from './host/index.ts';
 import type { CanisterPatch } from './host/types.ts';
 import type { CallStatus } from './http/read-state.ts';
 import type { SnapshotChange, StoredImage } from './snapshot-files.ts';
+import type { CanisterChange } from './canister-changes.ts';
 
 /** A journal past this many bytes is folded into a new snapshot. */
 export const JOURNAL_MAX = 256 * 1024 * 1024;
@@ -39,6 +40,8 @@ export interface RoundRecord {
   stopped?: string[];
   /** Decision W28: the canister snapshots taken, deleted or loaded in the round (absent if none). */
   snapshots?: SnapshotChange;
+  /** Decision W34: the canisters created, installed or upgraded and the controllers changed in the round (absent if none). */
+  installs?: CanisterChange;
 }
 
 function syncDir(dir: string): void {

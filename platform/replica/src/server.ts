@@ -20,11 +20,9 @@ import { hashTree } from './http/state-tree.ts';
 import { ReplicaStore, RoundTracker, JOURNAL_MAX, type RoundRecord } from './persist.ts';
 import { icEnv, isLoopback, writeIcEnv } from './ic-env.ts';
 import { SnapshotFiles } from './snapshot-files.ts';
+import { CanisterChanges } from './canister-changes.ts';
 
 const E8S = 100_000_000n;
-const MANAGEMENT = 'aaaaa-aa';
-/** The management methods that change what a journal record does not carry (decision W18). */
-const CHANGING = new Set(['provisional_create_canister_with_cycles', 'install_code', 'update_settings']);
 /** The ledger's first distribution on a new replica (decision W16): the treasury's, as `npm start` gives it, and the identity's. */
 export const INITIAL_DOM = 1_000_000n;
 /** How often due canister timers are looked for. */
@@ -142,6 +140,7 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
   const calls = new Map<string, CallStatus>();
   let offsetNs = 0n;
   const files = new SnapshotFiles(dir, replica);
+  const installs = new CanisterChanges(dir, replica);
   const opened = store.open();
   const emptyMarker = join(dir, 'empty');
   if (!opened && options.empty) writeFileSync(emptyMarker, 'made by npm run replica -- --empty: the canisters are what npm run deploy installed\n');
@@ -153,6 +152,7 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
     offsetNs = opened.snapshot.offsetNs;
     for (const r of opened.records) {
       if (r.snapshots) files.replay(r.snapshots);
+      if (r.installs) installs.replay(r.installs);
       for (const [id, patch] of r.canisters) replica.canister(id).patch(patch);
       for (const [id, s] of r.calls) calls.set(id, s);
       if (r.stopped) replica.stopped.clear();
@@ -183,16 +183,16 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
     const image = files.toDisk({ ...replica.image(), log: [], counts: [] });
     store.snapshot({ image, calls: [...calls].filter(([, s]) => s.status === 'replied' || s.status === 'rejected'), offsetNs });
     files.prune(image);
+    installs.prune();
   };
   if (!opened) snapshot();
-  let tracker = new RoundTracker(replica);
+  installs.journaled();
+  const tracker = new RoundTracker(replica);
   let logged = replica.log.length;
 
   // One round at a time (decision W14): the journal's records follow the order the rounds ran in.
   let queue: Promise<unknown> = Promise.resolve();
-  // A management call (decision W18) may create a canister, replace a module or change controllers, which
-  // a journal record does not carry: its round ends with a snapshot instead (deployments are rare).
-  const round = <T>(work: () => Promise<T>, answered: Array<[string, CallStatus]> = [], management = false): Promise<T> => {
+  const round = <T>(work: () => Promise<T>, answered: Array<[string, CallStatus]> = []): Promise<T> => {
     const run = async () => {
       replica.time = [replica.time + 1n, wallNs() + offsetNs].reduce((a, b) => (a > b ? a : b));
       const value = await work();
@@ -202,12 +202,18 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
       if (snapshots) {
         record.snapshots = snapshots;
         for (const [id] of snapshots.loads) tracker.watch(replica.canister(id));
+        installs.loaded(snapshots.loads.map(([id]) => id));
       }
-      if (management) {
-        for (const [id, status] of answered) calls.set(id, status);
-        snapshot();
-        tracker = new RoundTracker(replica);
-      } else if (record.canisters.length > 0 || record.calls.length > 0 || snapshots) store.append(record);
+      // Decision W34: a canister created, (re)installed or upgraded, or controllers changed (W18), journaled
+      // whole (a new module's file first) in place of its pages; it was a whole state.bin before.
+      const changed = installs.changes();
+      if (changed) {
+        record.installs = changed;
+        const whole = new Set(changed.installed.map(([id]) => id));
+        record.canisters = record.canisters.filter(([id]) => !whole.has(id));
+        for (const id of whole) tracker.watch(replica.canister(id));
+      }
+      if (record.canisters.length > 0 || record.calls.length > 0 || snapshots || changed) store.append(record);
       if (store.journalBytes > JOURNAL_MAX) snapshot();
       for (const l of replica.log.slice(logged)) log(`canister ${l.canister}: ${l.message}`);
       if (replica.log.length > KEPT_ENTRIES) replica.log.splice(0, replica.log.length - KEPT_ENTRIES);
@@ -256,19 +262,15 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
       const base = { sender: a.sender, canister: ecid, expiry: a.expiry };
       calls.set(id, { ...base, status: 'processing' });
       const answered: Array<[string, CallStatus]> = [];
-      const done = round(
-        async () => {
-          const r: Result = await replica.update(a.sender, target, a.content.method_name as string, a.content.arg as Uint8Array);
-          const status: CallStatus =
-            'reply' in r
-              ? { ...base, status: 'replied', reply: r.reply }
-              : { ...base, status: 'rejected', reject_code: r.rejectCode, reject_message: r.rejectMessage, ...(r.errorCode && { error_code: r.errorCode }) };
-          answered.push([id, status]);
-          return status;
-        },
-        answered,
-        target === MANAGEMENT && CHANGING.has(a.content.method_name as string),
-      ).then(
+      const done = round(async () => {
+        const r: Result = await replica.update(a.sender, target, a.content.method_name as string, a.content.arg as Uint8Array);
+        const status: CallStatus =
+          'reply' in r
+            ? { ...base, status: 'replied', reply: r.reply }
+            : { ...base, status: 'rejected', reject_code: r.rejectCode, reject_message: r.rejectMessage, ...(r.errorCode && { error_code: r.errorCode }) };
+        answered.push([id, status]);
+        return status;
+      }, answered).then(
         (status) => {
           calls.set(id, status);
           return status;

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { icClientsFromEnv } from '@domdao/canisters/ic';
-import { startReplica, type RunningReplica } from '@domdao/replica';
+import type { RunningReplica } from '@domdao/replica';
+import { startInstalledReplica } from '@domdao/test-helpers/replica-fixture';
 import { freePort } from '@domdao/test-helpers/free-port';
 import { ADMIN_EMAIL, bridge, paymentEvent, WEBHOOK_SECRET, type Bridge, type Jar } from './harness.ts';
 
@@ -29,7 +30,8 @@ describe('the bridge in IC mode against the test replica over HTTP', () => {
   let url = '';
 
   before(async () => {
-    r = await startReplica({ dir: join(dir, 'replica') });
+    // Decision R54: a copy of the run's replica with the six canisters installed.
+    r = await startInstalledReplica(join(dir, 'replica'));
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     h = await bridge(undefined, {

@@ -18,6 +18,7 @@ import { icClientsFromEnv, identityFromPem } from '@domdao/canisters/ic';
 import { MANAGEMENT_CANISTER_ID, managementIdl, type ManagementService } from '@domdao/canisters/management';
 import { startReplica, type RunningReplica } from '@domdao/replica';
 import { runScript } from '@domdao/test-helpers';
+import { startInstalledReplica } from '@domdao/test-helpers/replica-fixture';
 
 const E8S = 100_000_000n;
 const NAMES = ['ledger', 'membership', 'governance', 'user', 'campaign', 'treasury'] as const;
@@ -30,8 +31,11 @@ describe('decisions W26, W27: canister snapshots on the replica, driven by npm r
   let management: (id: string, pem?: string) => Promise<ManagementService>;
   const snapshotsOf = () => Object.fromEntries(NAMES.map((n) => [n, r.replica.snapshots.get(r.ids[n])?.length ?? 0]));
 
+  /** The journal the replica started with (a copy of the run's installed replica, decision R54). */
+  let firstJournal: string[] = [];
   before(async () => {
-    r = await startReplica({ dir: join(dir, 'replica') });
+    r = await startInstalledReplica(join(dir, 'replica'));
+    firstJournal = readdirSync(join(dir, 'replica')).filter((f) => /^journal-/.test(f));
     management = async (id, pem = r.env.IC_IDENTITY_PEM_FILE!) => {
       const agent = await HttpAgent.create({ host: r.url, identity: identityFromPem(readFileSync(pem, 'utf8')), shouldFetchRootKey: true });
       return Actor.createActor<ManagementService>(managementIdl, { agent, canisterId: MANAGEMENT_CANISTER_ID, effectiveCanisterId: Principal.fromText(id) });
@@ -165,10 +169,11 @@ describe('decisions W26, W27: canister snapshots on the replica, driven by npm r
       Object.fromEntries(NAMES.map((n) => [n, (r.replica.snapshots.get(r.ids[n]) ?? []).map((s) => Buffer.from(s.id).toString('hex')).sort()]));
     const kept = listed();
     const counters = Object.fromEntries(NAMES.map((n) => [n, r.replica.snapshotCounter.get(r.ids[n])]));
-    // Eight takes, six loads and a delete since the start: still the first generation's journal, no new state.bin.
+    // Eight takes, six loads and a delete since the start: still the journal it started with, no new state.bin.
+    assert.equal(firstJournal.length, 1);
     assert.deepEqual(
       readdirSync(replicaDir).filter((f) => /^journal-/.test(f)),
-      ['journal-1.bin'],
+      firstJournal,
     );
     const files = () => readdirSync(join(replicaDir, 'snapshots')).sort();
     assert.deepEqual(files().length, NAMES.length + 2, 'one file per snapshot taken (the deleted one stays until the next state.bin)');

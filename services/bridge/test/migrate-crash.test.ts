@@ -5,8 +5,8 @@
 // canisters keep the sealed state. Run again, the migration finds each canister sealed with exactly what it
 // would import, keeps it, restores the database and commits: every table, store and the ledger's tip match,
 // the bridge in IC mode serves the DAO as it was, nothing lost and nothing doubled. The crash point exists
-// only with deployed canisters (--keep-embedded-canisters has no canister step), hence the replica, with a
-// DAO of four members to keep it short.
+// only with deployed canisters (--keep-embedded-canisters has no canister step), hence the replica (a copy
+// of the run's deployed replica, decision R54), with a DAO of four members to keep it short.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -16,8 +16,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { EMBEDDED_CANISTER_IDS } from '@domdao/canisters';
-import { startReplica, type RunningReplica } from '@domdao/replica';
-import { runScript, START_DEV_FLAGS } from '@domdao/test-helpers';
+import type { RunningReplica } from '@domdao/replica';
+import { START_DEV_FLAGS } from '@domdao/test-helpers';
+import { startDeployedReplica } from '@domdao/test-helpers/replica-fixture';
 import { EMBEDDED_BRIDGE_PRINCIPAL } from '../src/compose/canisters.ts';
 import { bridge, freshPostgres } from './harness.ts';
 import { runMigrate, seedPlatform, servedView, type Seeded } from './migrate-seed.ts';
@@ -73,10 +74,8 @@ describe('decision W30: npm run migrate killed between the canisters’ seal and
   });
 
   it('SIGKILL before the commit: the database is empty, the canisters sealed; the rerun keeps them, commits, and the DAO is served whole, once', async () => {
-    r = await startReplica({ dir: join(dir, 'replica'), empty: true });
     const out = join(dir, 'deployed.env');
-    const deployed = await runScript('scripts/deploy.ts', ['--out', out], r.env);
-    assert.equal(deployed.code, 0, deployed.err + deployed.out);
+    r = await startDeployedReplica(join(dir, 'replica'), out);
     const env = settings(out);
     const target = await freshPostgres('migrate_crash');
     dbs.push(target);

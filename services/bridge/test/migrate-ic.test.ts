@@ -2,7 +2,8 @@
 // `npm run migrate` onto PostgreSQL and IC canisters (decisions P22, B113): a DAO of 25 members built on the
 // embedded platform (active memberships, transfers, a campaign with contributions, delegations, proposals
 // in every state a proposal rests in) is stopped and moved to a new PostgreSQL database and to canisters
-// that `npm run deploy` installed on `npm run replica -- --empty`. The report shows every table, store
+// that `npm run deploy` installed on `npm run replica -- --empty` (a copy of the run's deployed replica, decision
+// R54). The report shows every table, store
 // and the ledger's tip hash matching; the bridge in IC mode on that database with the same DATA_DIR
 // serves the same members, sessions after sign-in, balances, histories, proposals and tallies; a vote
 // and a transfer work after the move. Migrating again into the now used canisters is refused, nothing changed.
@@ -12,11 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { EMBEDDED_CANISTER_IDS } from '@domdao/canisters';
-import { startReplica, type RunningReplica } from '@domdao/replica';
+import type { RunningReplica } from '@domdao/replica';
 import { EMBEDDED_BRIDGE_PRINCIPAL } from '../src/compose/canisters.ts';
 import { bridge, freshPostgres } from './harness.ts';
 import { inBatches, runMigrate, seedPlatform, servedView, type Seeded } from './migrate-seed.ts';
-import { runScript } from '@domdao/test-helpers';
+import { startDeployedReplica } from '@domdao/test-helpers/replica-fixture';
 
 const E8S = 100_000_000n;
 /**
@@ -27,8 +28,6 @@ const E8S = 100_000_000n;
 const MEMBERS = 25;
 /** A member who neither voted in the seed (the first half) nor delegated (the last fifth). */
 const NON_VOTER = Math.floor(MEMBERS / 2) + 1;
-
-const deploy = (out: string, env: Record<string, string>) => runScript('scripts/deploy.ts', ['--out', out], env);
 
 const settings = (file: string) =>
   Object.fromEntries(
@@ -79,10 +78,8 @@ describe('npm run migrate onto PostgreSQL and the replica (decisions P22, B113)'
   });
 
   it('decisions P22, B113: deploy on an empty replica, migrate, and the bridge in IC mode serves the same DAO; a vote and a transfer work', async () => {
-    r = await timed('replica', () => startReplica({ dir: join(dir, 'replica'), empty: true }));
     const out = join(dir, 'deployed.env');
-    const deployed = await timed('deploy', () => deploy(out, r!.env));
-    assert.equal(deployed.code, 0, deployed.err + deployed.out);
+    r = await timed('replica_deployed', () => startDeployedReplica(join(dir, 'replica'), out));
     const env = settings(out);
     const target = await freshPostgres('migrate_ic');
     dbs.push(target);

@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { icClientsFromEnv } from '@domdao/canisters/ic';
-import { startReplica, type RunningReplica } from '@domdao/replica';
+import type { RunningReplica } from '@domdao/replica';
+import { startInstalledReplica } from '@domdao/test-helpers/replica-fixture';
 import { redisUrlForTests, requireRedis, startEdge, uniquePrefix, type Edge } from '@domdao/test-helpers';
 import { icCanisterSet } from '../src/core/canister-set/index.ts';
 import { call, clusterSecrets, CLUSTER_ORIGIN, paymentWebhook, signUp, startBridgeProcess, type BridgeProcess } from './bridge-cluster.ts';
@@ -43,7 +44,8 @@ describe('several bridges, one state: two instances in IC mode behind nginx (iss
 
   before(async () => {
     (await requireRedis()).disconnect();
-    replica = await startReplica({ dir: join(dir, 'replica') });
+    // Decision R54: a copy of the run's replica with the six canisters installed.
+    replica = await startInstalledReplica(join(dir, 'replica'));
     db = await freshPostgres('several_bridges', { migrated: true });
     env = {
       ...replica.env,
