@@ -11,8 +11,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { addActivity } from '../src/features/inbox/activity.ts';
-import { accessible, smallTargets, TARGET_MIN_PX } from './browser-watch.ts';
+import { addActivity } from '@domdao/bridge-service/testing';
+import { accessible, smallTargets, TARGET_MIN_PX } from '@domdao/test-helpers/browser';
 import { base, h, HOUR_MS, member, problems, secondBrowser, signIn, usePortal } from './portal-kit.ts';
 
 usePortal();
