@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, dom, toE8s, useApi, when, handler, type Answer } from '../api.ts';
 import { useSession } from '../session.tsx';
-import { type Campaign, Progress } from './campaigns.tsx';
+import { type Campaign, Progress } from '../components/campaign-progress.tsx';
 
 export function CampaignPage({ id }: { id: string }) {
   const { session, signInUrl } = useSession();

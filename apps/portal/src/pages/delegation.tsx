@@ -9,8 +9,8 @@ import { useState } from 'preact/hooks';
 import { PROPOSAL_CATEGORIES } from '@domdao/canister-kit/rules';
 import { api, ApiError, handler, useApi, when, type Answer } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
-import { MemberPicker, type Member } from './payload-forms.tsx';
-import { statusLabel } from './at-a-glance.tsx';
+import { MemberPicker, type Member } from '../components/payload-forms.tsx';
+import { statusLabel } from '../components/at-a-glance.tsx';
 
 // The categories have one source (decision S17).
 const CATEGORIES = PROPOSAL_CATEGORIES;

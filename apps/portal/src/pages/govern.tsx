@@ -2,14 +2,11 @@ import { categoryLabel } from '@domdao/proposal-text';
 import { useState } from 'preact/hooks';
 import { api, ApiError, useApi, useLive, when, handler, type Answer } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
-import { CATEGORIES, ProposeForm } from './propose.tsx';
-import { phase, StatusBadge, statusLabel, Tally, useNow } from './at-a-glance.tsx';
-import { PayloadLine } from './proposal-payload.tsx';
+import { CATEGORIES, ProposeForm } from '../components/propose.tsx';
+import { phase, StatusBadge, statusLabel, Tally, type Proposal, type Settings } from '../components/at-a-glance.tsx';
+import { useNow } from '../time.tsx';
+import { PayloadLine } from '../components/proposal-payload.tsx';
 
-export type Settings = Answer<'getGovernanceSettings'>;
-
-/** A proposal as the bridge lists it (decision F12: from the OpenAPI document). */
-export type Proposal = Answer<'listProposals'>['items'][number];
 
 const STATUSES = ['', 'Created', 'Open', 'Tallied', 'Approved', 'Rejected', 'Executed', 'Expired'];
 const CATEGORY_FILTER = ['', ...CATEGORIES];

@@ -1,7 +1,8 @@
 import { useApi, usd, type Answer } from '../api.ts';
-import { phase, StatusBadge, useNow } from './at-a-glance.tsx';
+import { phase, StatusBadge } from '../components/at-a-glance.tsx';
+import { useNow } from '../time.tsx';
 import { useSession } from '../session.tsx';
-import { PayloadLine } from './proposal-payload.tsx';
+import { PayloadLine } from '../components/proposal-payload.tsx';
 
 export function HomePage() {
   const { session, signInUrl } = useSession();

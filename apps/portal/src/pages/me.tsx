@@ -3,8 +3,8 @@ import { api, ApiError, dom, useApi, when, handler, type Answer, type Loaded } f
 import { useSession } from '../session.tsx';
 import { absoluteTime, relativeTime } from '@domdao/proposal-text';
 import { useNow, When } from '../time.tsx';
-import { ActivityCard } from './activity.tsx';
-import { DisplayNameCard, WalletCard } from './profile.tsx';
+import { ActivityCard } from '../components/activity.tsx';
+import { DisplayNameCard, WalletCard } from '../components/profile.tsx';
 
 /** Decision F12: the types of the bridge's answers come from the OpenAPI document. */
 type Prefs = Answer<'getMyNotificationPreferences'>;

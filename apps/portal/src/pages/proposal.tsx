@@ -7,11 +7,11 @@ import { marked } from 'marked';
 import { useState } from 'preact/hooks';
 import { api, ApiError, useApi, useLive, handler, type Answer } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
-import type { Settings } from './govern.tsx';
-import { phase, StatusBadge, Tally, useNow } from './at-a-glance.tsx';
-import { BallotLine, TurnoutLine, VoteReasons } from './proposal-delegation.tsx';
-import { ProposalTimeline, VotesList } from './proposal-timeline.tsx';
-import { PayloadCard } from './proposal-payload.tsx';
+import { phase, StatusBadge, Tally, type Settings } from '../components/at-a-glance.tsx';
+import { useNow } from '../time.tsx';
+import { BallotLine, TurnoutLine, VoteReasons } from '../components/proposal-delegation.tsx';
+import { ProposalTimeline, VotesList } from '../components/proposal-timeline.tsx';
+import { PayloadCard } from '../components/proposal-payload.tsx';
 
 // Decision F6: a body is Markdown only; raw HTML in it is shown as text (never parsed), and what
 // Markdown makes is sanitised too (links: no javascript: and the like).

@@ -6,7 +6,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, ApiError, dom, handler, toE8s, useApi, waitText, when, type Answer, type Loaded } from '../api.ts';
 import { useSession } from '../session.tsx';
-import { MemberPicker, type Member } from './payload-forms.tsx';
+import { MemberPicker, type Member } from '../components/payload-forms.tsx';
 
 type Balance = Answer<'getMyBalance'>;
 type History = Answer<'listMyTransactions'>;

@@ -1,7 +1,12 @@
 // Governance at a glance (decision F25): friendly status names, "voting opens in 42 min" and "ends in 3
 // days" from a clock that ticks on the page (no request), a bar per choice and quorum progress.
-import { useEffect, useState } from 'preact/hooks';
-import type { Proposal } from './govern.tsx';
+import type { Answer } from '../api.ts';
+
+/** The rules in force, as the bridge answers them. */
+export type Settings = Answer<'getGovernanceSettings'>;
+
+/** A proposal as the bridge lists it (decision F12: from the OpenAPI document). */
+export type Proposal = Answer<'listProposals'>['items'][number];
 
 /** What each canister status means to a member (the canister's own name stays in the title attribute). */
 export const STATUS_LABELS: Record<string, string> = {
@@ -21,16 +26,6 @@ export function StatusBadge({ status }: { status: string }) {
       {statusLabel(status)}
     </span>
   );
-}
-
-/** The time now, moved on every 30 s (countdowns; no network). */
-export function useNow(everyMs = 30_000): number {
-  const [now, setNow] = useState(Date.now());
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), everyMs);
-    return () => clearInterval(t);
-  }, [everyMs]);
-  return now;
 }
 
 /** "42 min", "5 h", "3 days": the distance between two instants in a unit a person uses (minutes and hours rounded down, days to the nearest). */
