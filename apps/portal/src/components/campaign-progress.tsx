@@ -26,6 +26,7 @@ export function Progress({ c }: { c: Campaign }) {
       >
         <div
           class="fill"
+          // Through the CSSOM, which decision F2's `style-src 'self'` allows (a style attribute it would not).
           ref={(el) => {
             el?.style.setProperty('width', `${pct}%`);
           }}

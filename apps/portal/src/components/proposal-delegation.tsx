@@ -10,6 +10,7 @@ export interface Turnout {
 }
 export type Ballot = Answer<'getMyVote'>;
 
+/** Decision F20: the canister counts delegated votes at close (G31), so until then the line says so, not 0. */
 export function TurnoutLine({ turnout }: { turnout: Turnout | null | undefined }) {
   if (!turnout) return null;
   return (
@@ -28,6 +29,7 @@ export function BallotLine({ ballot, open }: { ballot: Ballot | undefined; open:
     return (
       <p data-testid="ballot">
         Your vote: {ballot.vote}, voted by your delegate{' '}
+        {/* The name to read, the principal on hover for whoever needs to tell two members apart (F22). */}
         <strong title={ballot.delegate ?? undefined}>
           <bdi>{ballot.delegate_name ?? 'a member without a name'}</bdi>
         </strong>
@@ -47,6 +49,7 @@ export function BallotLine({ ballot, open }: { ballot: Ballot | undefined; open:
   );
 }
 
+/** Decision F21: the reasons members gave, with their vote and without their names (G34, V28). */
 export function VoteReasons({ id }: { id: string }) {
   const reasons = useApi<Answer<'listVoteReasons'>>(`/api/governance/proposals/${encodeURIComponent(id)}/reasons`);
   if (!reasons.data?.items.length) return null;

@@ -1,3 +1,5 @@
+// The campaigns (spec 1): every campaign with its progress, and for a signed-in member the form that
+// starts one. A goal is in DOM or in USD; a USD goal is measured at the ratified price (campaign-progress).
 import { useState } from 'preact/hooks';
 import { api, ApiError, dom, toE8s, useApi, usd, when, handler, type Answer } from '../api.ts';
 import { useSession } from '../session.tsx';
@@ -48,6 +50,7 @@ function CreateCampaign({ onCreated }: { onCreated(id: string): void }) {
         setError('');
         const g = unit === 'usd' ? Number(goal) > 0 && { usd: Number(goal) } : toE8s(goal) && { dom_e8s: toE8s(goal)! };
         if (!g) return setError('Enter a goal above 0.');
+        // The canister takes a deadline instant; people think in days open, counted from now.
         const deadline = new Date(Date.now() + Number(days) * 86_400_000).toISOString();
         try {
           onCreated((await api<Answer<'createCampaign'>>('/api/campaigns', { method: 'POST', body: { title, description, goal: g, deadline } })).id);
