@@ -54,8 +54,8 @@ export function DisplayNameCard() {
           />
         </label>
         <button type="submit">Save name</button>
+        {/* null clears the chosen name: the member is shown the default one they were given (decision F22). */}
         {d.chosen ? (
-          {/* null clears the chosen name: the member is shown the default one they were given (decision F22). */}
           <button type="button" class="secondary" onClick={handler(() => save(null))}>
             Use {d.default_name}
           </button>
