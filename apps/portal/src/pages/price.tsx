@@ -94,7 +94,7 @@ export function PricePage() {
               </table>
             </>
           ) : live.error ? (
-            {/* 503 PRICE_UNAVAILABLE: before the oracle's first aggregate (spec 1), not a failure. */}
+            // 503 PRICE_UNAVAILABLE: before the oracle's first aggregate (spec 1), not a failure.
             <p>{live.error.status === 503 ? 'The oracle has no price yet.' : live.error.message}</p>
           ) : (
             <p aria-busy="true">…</p>
