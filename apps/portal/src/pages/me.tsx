@@ -151,7 +151,7 @@ function Sessions() {
         class="secondary"
         onClick={handler(async () => {
           // Decision F9: every session ends on the bridge, this one too; whatever it answers, this browser
-          // forgets the member and starts again signed out (a failure here leaves nothing signed in to show).
+          // forgets the member and loads / again, where the session is read afresh.
           await api('/api/me/sessions', { method: 'DELETE' }).catch(() => undefined);
           localStorage.removeItem('user_data');
           window.location.assign('/');
@@ -191,7 +191,7 @@ function Me({ status, email }: { status: string | undefined; email: string }) {
         <BecomeActive
           onPaid={() => {
             membership.reload();
-            // The session carries the membership status, which the header and other pages read.
+            // The session carries the membership status that voting and proposing check (isActive).
             void refresh();
           }}
         />
@@ -199,7 +199,7 @@ function Me({ status, email }: { status: string | undefined; email: string }) {
       <section class="card">
         <h2>Email</h2>
         {prefs.data ? (
-          {/* Each control saves as it changes: no Save button to forget. */}
+          // Each control saves as it changes: no Save button to forget.
           <form class="filters" onSubmit={(e) => e.preventDefault()}>
             <label>
               Activity digest email
