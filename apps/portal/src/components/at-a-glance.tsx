@@ -47,6 +47,7 @@ export function phase(p: Pick<Proposal, 'status' | 'voting_opens' | 'voting_clos
   return closes > 0 ? `Ended early` : `Ended ${span(closes)} ago`;
 }
 
+/** A bar drawn by CSS; widths through the CSSOM, as decision F2's `style-src 'self'` allows. `role=img` and the label say it to a screen reader. */
 function Bar({ pct, label, kind, marker }: { pct: number; label: string; kind?: string; marker?: number }) {
   return (
     <div class={`bar ${kind ?? ''}`} role="img" aria-label={label}>
@@ -90,6 +91,7 @@ export function Tally({
   const eligible = Number(t?.total_eligible ?? 0);
   const cast = yes + no + abstain;
   const quorum = quorumBps !== undefined ? quorumBps / 100 : undefined;
+  // Members, not percent: "1 needed" is what a member can act on; a part of a member rounds up.
   const needed = quorum !== undefined ? Math.ceil((eligible * quorum) / 100) : undefined;
   const turnout = pctOf(cast, eligible);
   const choices: Array<[string, number, string]> = [
