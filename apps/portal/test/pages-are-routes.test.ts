@@ -13,8 +13,7 @@ const SRC = join(import.meta.dirname, '..', 'src');
 function sources(): Map<string, string> {
   const files = new Map<string, string>();
   for (const dir of ['', 'pages', 'components'])
-    for (const f of readdirSync(join(SRC, dir)))
-      if (/\.tsx?$/.test(f)) files.set(dir ? `${dir}/${f}` : f, readFileSync(join(SRC, dir, f), 'utf8'));
+    for (const f of readdirSync(join(SRC, dir))) if (/\.tsx?$/.test(f)) files.set(dir ? `${dir}/${f}` : f, readFileSync(join(SRC, dir, f), 'utf8'));
   return files;
 }
 

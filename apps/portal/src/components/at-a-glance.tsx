@@ -47,7 +47,7 @@ export function phase(p: Pick<Proposal, 'status' | 'voting_opens' | 'voting_clos
   return closes > 0 ? `Ended early` : `Ended ${span(closes)} ago`;
 }
 
-/** A bar drawn by CSS; widths through the CSSOM, as decision F2's `style-src 'self'` allows. `role=img` and the label say it to a screen reader. */
+/** A bar drawn by CSS, its width set through the CSSOM (decision F2's `style-src 'self'` allows that); read aloud by its label. */
 function Bar({ pct, label, kind, marker }: { pct: number; label: string; kind?: string; marker?: number }) {
   return (
     <div class={`bar ${kind ?? ''}`} role="img" aria-label={label}>

@@ -25,11 +25,11 @@ export function TurnoutLine({ turnout }: { turnout: Turnout | null | undefined }
 export function BallotLine({ ballot, open }: { ballot: Ballot | undefined; open: boolean }) {
   if (!ballot) return <p>Your vote: …</p>;
   if (!ballot.vote) return <p>Your vote: not cast</p>;
+  // The delegate by name; the principal on hover, for whoever needs to tell two members apart (F22).
   if (ballot.cast === 'delegate')
     return (
       <p data-testid="ballot">
         Your vote: {ballot.vote}, voted by your delegate{' '}
-        {/* The name to read, the principal on hover for whoever needs to tell two members apart (F22). */}
         <strong title={ballot.delegate ?? undefined}>
           <bdi>{ballot.delegate_name ?? 'a member without a name'}</bdi>
         </strong>

@@ -139,7 +139,7 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
                   <strong>
                     <bdi>{recipient.display_name}</bdi>
                   </strong>{' '}
-                  {/* The principal beside the name: money goes to an account, and two members' names may look alike (F27). */}
+                  {/* The principal beside the name: money goes to an account, and two names may look alike (F27). */}
                   <span class="muted">{recipient.principal}</span>
                 </>
               ) : (

@@ -1,10 +1,9 @@
 // The campaigns (spec 1): every campaign with its progress, and for a signed-in member the form that
 // starts one. A goal is in DOM or in USD; a USD goal is measured at the ratified price (campaign-progress).
 import { useState } from 'preact/hooks';
-import { api, ApiError, dom, toE8s, useApi, usd, when, handler, type Answer } from '../api.ts';
+import { api, ApiError, toE8s, useApi, when, handler, type Answer } from '../api.ts';
 import { useSession } from '../session.tsx';
-import { type Campaign, Progress } from '../components/campaign-progress.tsx';
-
+import { Progress } from '../components/campaign-progress.tsx';
 
 export function CampaignsPage() {
   const { session } = useSession();

@@ -10,7 +10,6 @@ import { phase, StatusBadge, statusLabel, Tally, type Proposal, type Settings } 
 import { useNow } from '../time.tsx';
 import { PayloadLine } from '../components/proposal-payload.tsx';
 
-
 const STATUSES = ['', 'Created', 'Open', 'Tallied', 'Approved', 'Rejected', 'Executed', 'Expired'];
 const CATEGORY_FILTER = ['', ...CATEGORIES];
 
