@@ -346,7 +346,7 @@ describe('scripts/test.mjs', () => {
     assert.ok(
       all.slice(wasm + 1).findIndex((l) => !l.startsWith('  FILE ')) > all.slice(wasm + 1).indexOf('  FILE platform/canisters/test/wasm-journey.test.ts'),
     );
-    assert.ok(all.some((l) => /^BATCH lane browser: /.test(l)) && all.includes('  FILE services/bridge/test/portal-browser.test.ts'));
+    assert.ok(all.some((l) => /^BATCH lane browser: /.test(l)) && all.includes('  FILE apps/portal/test/portal-browser.test.ts'));
     assert.ok(all.indexOf('  FILE platform/canisters/test/wasm-journey.test.ts') < all.indexOf('  FILE canisters/campaign/test/progress.test.ts'));
   });
 

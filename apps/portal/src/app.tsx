@@ -1,3 +1,6 @@
+// The frame around every page: the header (brand, menu, sign-in), the routes of routes.tsx, and a
+// footer linking the bridge's own pages (/activity, /preferences: server-rendered, they work from an
+// email without JavaScript, decision F2).
 import { ErrorBoundary, LocationProvider, Router, useLocation } from 'preact-iso';
 import { useEffect } from 'preact/hooks';
 import { useBrand } from './brand.ts';
@@ -12,6 +15,7 @@ function Header() {
   return (
     <header class="top">
       <a class="brand" href="/">
+        {/* Decision F4: a logo that fails to load is hidden and the name stands alone. */}
         {brand.logo_url ? <img src={brand.logo_url} alt="" class="logo" onError={(e) => (e.currentTarget.hidden = true)} /> : null}
         <span>{brand.name}</span>
       </a>
@@ -19,6 +23,7 @@ function Header() {
         <ul>
           {[
             ...NAV,
+            // The console's links only for admins; the bridge refuses its API to anyone else whatever the menu shows.
             ...(isAdmin(session)
               ? [
                   { href: '/admin', label: 'Admin' },
@@ -35,6 +40,7 @@ function Header() {
         </ul>
       </nav>
       <div class="who">
+        {/* Nothing until the session is known, so a signed-in member never sees "Sign in" flash first. */}
         {session === undefined ? null : session ? (
           <button id="signout" type="button" class="link" onClick={() => void signOut()}>
             Sign out
@@ -52,6 +58,7 @@ function Header() {
   );
 }
 
+/** The tab's title names the page (browser history, tabs and screen readers read it), then the DAO. */
 function Titled({ title, children }: { title: string; children: preact.ComponentChildren }) {
   const brand = useBrand();
   useEffect(() => {
@@ -82,18 +89,21 @@ function NotFound(_: { default?: boolean }) {
 
 export function App() {
   return (
+    // preact-iso routes only the app's own links in the page; any other link loads from the server.
     <LocationProvider scope={APP_LINK}>
       <SessionProvider>
         <a class="skip" href="#main">
           Skip to content
         </a>
         <Header />
+        {/* Focusable, so the skip link moves the keyboard's focus past the menu, not only the view. */}
         <main id="main" tabIndex={-1}>
           <ErrorBoundary>
             <Router>{[...ROUTES.map((r) => <Page key={r.path} path={r.path} route={r} />), <NotFound key="404" default />]}</Router>
           </ErrorBoundary>
         </main>
         <footer class="foot">
+          {/* bridgeUrl: on another origin than the bridge (decision F11) these are the bridge's, not the app's. */}
           <a href={bridgeUrl('/activity')}>Activity</a> · <a href={bridgeUrl('/preferences')}>Email preferences</a>
         </footer>
       </SessionProvider>

@@ -5,33 +5,27 @@
 // its policy. In Chromium an operation is rendered with no console error and no CSP violation.
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { freePort } from '@domdao/test-helpers';
 import { PAGE_CSP } from '../src/core/http/page.ts';
 import { editRedoc } from '../src/features/api-docs/index.ts';
 import { APP, bridge, type Bridge } from './harness.ts';
-import { SHOTS, watchPage } from './browser-watch.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { launchChromium, requireChromium, SHOTS, watchPage } from '@domdao/test-helpers/browser';
 
 let h: Bridge;
 let browser: Browser;
 let base = '';
 
 before(async () => {
-  assert.ok(existsSync(CHROMIUM), `Chromium is required at ${CHROMIUM}`);
-  mkdirSync(SHOTS, { recursive: true });
+  requireChromium();
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   h = await bridge(undefined, { PUBLIC_URL: base, FRONTEND_ORIGINS: `${base},${APP}`, COOKIE_DOMAIN: '' });
   await h.app.listen({ port, host: '127.0.0.1' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
 });
 
 after(async () => {

@@ -5,14 +5,11 @@
 // screenshots/portal/ at 1280 and 375 px (looked at by a person).
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { freePort } from '@domdao/test-helpers';
 import { ADMIN_EMAIL, APP, bridge, type Bridge, type Jar } from './harness.ts';
-import { SHOTS, shoot as shootOn } from './browser-watch.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { launchChromium, requireChromium, shoot as shootOn } from '@domdao/test-helpers/browser';
 
 let h: Bridge;
 let browser: Browser;
@@ -31,17 +28,13 @@ async function pageAs(jar: Jar): Promise<Page> {
 const shoot = (page: Page, name: string): Promise<void> => shootOn(page, name, { sideways: false });
 
 before(async () => {
-  assert.ok(existsSync(CHROMIUM), `Chromium is required at ${CHROMIUM}`);
-  mkdirSync(SHOTS, { recursive: true });
+  requireChromium();
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   // One origin and a host-only cookie, as on `npm start`; the harness's own origin too, for its helpers.
   h = await bridge(undefined, { PUBLIC_URL: base, FRONTEND_ORIGINS: `${base},${APP}`, COOKIE_DOMAIN: '' });
   await h.app.listen({ port, host: '127.0.0.1' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
 });
 
 after(async () => {

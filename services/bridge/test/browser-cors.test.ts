@@ -8,7 +8,7 @@
 // certificate generated here (openssl) and --ignore-certificate-errors. The screenshot goes to
 // screenshots/ (gitignored).
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { CHROMIUM, closeServers, daoTestServers, launchDaoTestChromium, listen, proxyTo } from './dao-test-tls.ts';
+import { requireChromium } from '@domdao/test-helpers/browser';
+import { closeServers, daoTestServers, launchDaoTestChromium, listen, proxyTo } from '@domdao/test-helpers/dao-test-tls';
 import { bridge, type Bridge } from './harness.ts';
 
 const SCREENSHOT_DIR = new URL('../../../screenshots/', import.meta.url).pathname;
@@ -55,7 +56,7 @@ describe('CORS with credentials across sibling subdomains in Chromium (decision 
   let foreign = '';
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `Chromium is required at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`);
+    requireChromium();
     // Ports are known before the bridge is configured: the servers exist first, their handlers are set later.
     const [apiServer, frontServer, foreignServer] = daoTestServers(dir, 3) as [Server, Server, Server];
     servers.push(apiServer, frontServer, foreignServer);

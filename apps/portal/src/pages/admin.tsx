@@ -7,7 +7,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, useApi, usd, when, type Answer } from '../api.ts';
 import { AdminOnly } from '../session.tsx';
-import { JobRuns, reason, Status } from './admin-jobs.tsx';
+import { JobRuns, reason, Status } from '../components/admin-jobs.tsx';
 
 /** What the console puts before a rejection's reason; with it the reference stays within the bridge's 200 characters (decision F35). */
 const REJECTED = 'rejected: ';

@@ -49,6 +49,7 @@ function toLocal(iso: string | undefined): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
 }
+// A uuid is cut to its first 8 characters to keep the table narrow; the whole id is in the title or the filter.
 const short = (id: string | null) => (id && /^[0-9a-f-]{36}$/.test(id) ? id.slice(0, 8) : (id ?? '—'));
 const details = (d: Record<string, unknown>) =>
   Object.entries(d)
@@ -60,6 +61,7 @@ function AuditLog() {
   const path = url.split('?')[0]!;
   const [event, setEvent] = useState(query.event ?? '');
   const [actor, setActor] = useState(query.actor ?? '');
+  // The form starts from the URL's filters; the query is the state (go() writes it), the fields only edit it.
   const [from, setFrom] = useState(toLocal(query.from));
   const [to, setTo] = useState(toLocal(query.to));
   const filters = new URLSearchParams();
@@ -68,6 +70,7 @@ function AuditLog() {
   const page = useApi<Answer<'listAuditEvents'>>(`/api/admin/audit?${filters.toString()}`);
   const go = (q: Record<string, string | undefined>) => {
     const s = new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => !!e[1]));
+    // A new URL, not new state: the browser's Back returns to the previous view, and the link can be shared.
     route(s.size > 0 ? `${path}?${s.toString()}` : path);
   };
   const current = { event: query.event, actor: query.actor, from: query.from, to: query.to };
@@ -113,6 +116,7 @@ function AuditLog() {
         </p>
       ) : null}
       {page.data && page.data.items.length === 0 ? <p class="muted">No event matches.</p> : null}
+      {/* Decision F35: the wide table scrolls inside its own box, reachable by keyboard, so the page fits 375 px. */}
       <div class="scroll" tabIndex={0} role="region" aria-label="Security events">
         <table class="audit">
           <thead>
@@ -131,6 +135,7 @@ function AuditLog() {
             {(page.data?.items ?? []).map((r) => (
               <tr key={r.id} data-event={r.event}>
                 <td>
+                  {/* UTC as the log records it, to the second (the page says "Times are UTC"). */}
                   <time dateTime={r.at}>{r.at.slice(0, 19).replace('T', ' ')}</time>
                 </td>
                 <td>
@@ -154,6 +159,7 @@ function AuditLog() {
         </table>
       </div>
       <p class="actions">
+        {/* Paged by cursor (decision F16): "Newest" drops it, "Older" follows the answer's next_cursor. */}
         {query.cursor ? (
           <button type="button" class="small" onClick={() => go(current)}>
             Newest

@@ -1,7 +1,10 @@
+// A campaign's page (spec 1 campaigns): its progress, contributing in DOM or in USD at the ratified
+// price, and the contributions with their refunds. Names are isolated in <bdi> (decision F42); a
+// contribution without a member behind it is "the platform's" (decision F51).
 import { useState } from 'preact/hooks';
 import { api, ApiError, dom, toE8s, useApi, when, handler, type Answer } from '../api.ts';
 import { useSession } from '../session.tsx';
-import { type Campaign, Progress } from './campaigns.tsx';
+import { type Campaign, Progress } from '../components/campaign-progress.tsx';
 
 export function CampaignPage({ id }: { id: string }) {
   const { session, signInUrl } = useSession();
@@ -44,13 +47,16 @@ export function CampaignPage({ id }: { id: string }) {
                   const r = await api<Answer<'contributeToCampaign'>>(`/api/campaigns/${encodeURIComponent(cp.id)}/contributions`, {
                     method: 'POST',
                     body: { amount: a },
+                    // The canister's operation id: the bridge answers a repeat of the same key with the first result.
                     headers: { 'idempotency-key': `web-${crypto.randomUUID()}` },
                   });
                   setMsg(`Thank you: ${dom(r.amount_e8s)} DOM contributed.`);
                   setAmount('');
+                  // The progress and the list both changed: read them again rather than guess the canister's numbers.
                   c.reload();
                   k.reload();
                 } catch (err) {
+                  // A USD amount needs a ratified price to convert at; before the first, DOM is the only way to give.
                   setMsg(err instanceof ApiError ? `${err.code === 'PriceUnavailable' ? 'No ratified price: contribute in DOM.' : err.message}` : String(err));
                 }
               })}

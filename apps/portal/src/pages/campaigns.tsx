@@ -1,45 +1,9 @@
+// The campaigns (spec 1): every campaign with its progress, and for a signed-in member the form that
+// starts one. A goal is in DOM or in USD; a USD goal is measured at the ratified price (campaign-progress).
 import { useState } from 'preact/hooks';
-import { api, ApiError, dom, toE8s, useApi, usd, when, handler, type Answer } from '../api.ts';
+import { api, ApiError, toE8s, useApi, when, handler, type Answer } from '../api.ts';
 import { useSession } from '../session.tsx';
-
-/** A campaign as the bridge answers it (decision F12: from the OpenAPI document). */
-export type Campaign = Answer<'getCampaign'>;
-
-export function Progress({ c }: { c: Campaign }) {
-  const pct = Math.min(100, c.progress.pct_complete);
-  // A USD goal is measured at the ratified DOM price: before the first there is nothing to measure against.
-  if ('usd' in c.goal && c.progress.price_tick_id === null)
-    return (
-      <p class="muted">
-        Goal {usd(c.goal.usd)} · {dom(c.progress.raised_dom)} DOM raised. Progress in dollars shows once members ratify a DOM price (see{' '}
-        <a href="/price">Price</a>); until then contribute in DOM.
-      </p>
-    );
-  return (
-    <div>
-      <div
-        class="bar"
-        role="progressbar"
-        aria-valuemin={0}
-        aria-valuemax={100}
-        aria-valuenow={Math.round(pct)}
-        aria-label={`${c.title}: ${pct.toFixed(0)} % funded`}
-      >
-        <div
-          class="fill"
-          ref={(el) => {
-            el?.style.setProperty('width', `${pct}%`);
-          }}
-        />
-      </div>
-      <p class="muted">
-        {dom(c.progress.raised_dom)} DOM raised
-        {c.progress.raised_usd !== null ? ` (${usd(c.progress.raised_usd)})` : ''} of {'usd' in c.goal ? usd(c.goal.usd) : `${dom(c.goal.dom_e8s)} DOM`} ·{' '}
-        {c.progress.pct_complete.toFixed(0)} %
-      </p>
-    </div>
-  );
-}
+import { Progress } from '../components/campaign-progress.tsx';
 
 export function CampaignsPage() {
   const { session } = useSession();
@@ -85,6 +49,7 @@ function CreateCampaign({ onCreated }: { onCreated(id: string): void }) {
         setError('');
         const g = unit === 'usd' ? Number(goal) > 0 && { usd: Number(goal) } : toE8s(goal) && { dom_e8s: toE8s(goal)! };
         if (!g) return setError('Enter a goal above 0.');
+        // The canister takes a deadline instant; people think in days open, counted from now.
         const deadline = new Date(Date.now() + Number(days) * 86_400_000).toISOString();
         try {
           onCreated((await api<Answer<'createCampaign'>>('/api/campaigns', { method: 'POST', body: { title, description, goal: g, deadline } })).id);

@@ -9,8 +9,8 @@ import { useState } from 'preact/hooks';
 import { PROPOSAL_CATEGORIES } from '@domdao/canister-kit/rules';
 import { api, ApiError, handler, useApi, when, type Answer } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
-import { MemberPicker, type Member } from './payload-forms.tsx';
-import { statusLabel } from './at-a-glance.tsx';
+import { MemberPicker, type Member } from '../components/payload-forms.tsx';
+import { statusLabel } from '../components/at-a-glance.tsx';
 
 // The categories have one source (decision S17).
 const CATEGORIES = PROPOSAL_CATEGORIES;
@@ -63,6 +63,7 @@ function DelegateVotes() {
 
 /** "Votes for 3 members" (decision B108: each member once, whatever their categories). */
 function following(p: Pick<Profile, 'members' | 'delegations'>): string {
+  // members is null past 2,000 delegations, where the bridge stops counting members: the delegations stand in.
   if (p.members !== null) return p.members === '0' ? 'No one delegates to them yet' : `Votes for ${p.members} ${p.members === '1' ? 'member' : 'members'}`;
   return `Votes for ${p.delegations ?? '0'} delegations`;
 }
@@ -129,6 +130,7 @@ function MyStatement({ principal, onSaved }: { principal: string; onSaved(): voi
   const [msg, setMsg] = useState('');
   if (!mine.data) return mine.error ? <p class="error">{mine.error.message}</p> : <p aria-busy="true">…</p>;
   const value = text ?? mine.data.statement ?? '';
+  // Counted in characters as the bridge counts them (code points, trimmed), not UTF-16 units.
   const length = [...value.trim()].length;
   const save = async (statement: string | null) => {
     setMsg('');
@@ -157,6 +159,7 @@ function MyStatement({ principal, onSaved }: { principal: string; onSaved(): voi
         value={value}
         aria-describedby="statement-hint"
         onInput={(e) => setText(e.currentTarget.value)}
+        // Room past the limit, so pasted text is not cut silently: the count turns red and Save waits.
         maxLength={STATEMENT_MAX * 2}
       />
       <p id="statement-hint" class={`hint${length > STATEMENT_MAX ? ' bad' : ''}`}>

@@ -1,15 +1,14 @@
+// The proposals (spec 1 governance): filtered by status and category, searched by meaning when the
+// bridge's AI is up (decisions A13–A16; else by words in the titles and texts), each row at a
+// glance (decision F25) with what it does in words (F43); Active members propose from here.
 import { categoryLabel } from '@domdao/proposal-text';
 import { useState } from 'preact/hooks';
 import { api, ApiError, useApi, useLive, when, handler, type Answer } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
-import { CATEGORIES, ProposeForm } from './propose.tsx';
-import { phase, StatusBadge, statusLabel, Tally, useNow } from './at-a-glance.tsx';
-import { PayloadLine } from './proposal-payload.tsx';
-
-export type Settings = Answer<'getGovernanceSettings'>;
-
-/** A proposal as the bridge lists it (decision F12: from the OpenAPI document). */
-export type Proposal = Answer<'listProposals'>['items'][number];
+import { CATEGORIES, ProposeForm } from '../components/propose.tsx';
+import { phase, StatusBadge, statusLabel, Tally, type Proposal, type Settings } from '../components/at-a-glance.tsx';
+import { useNow } from '../time.tsx';
+import { PayloadLine } from '../components/proposal-payload.tsx';
 
 const STATUSES = ['', 'Created', 'Open', 'Tallied', 'Approved', 'Rejected', 'Executed', 'Expired'];
 const CATEGORY_FILTER = ['', ...CATEGORIES];
@@ -29,8 +28,10 @@ export function GovernPage() {
   const now = useNow();
   // Decision V32: rows follow new votes and status changes as they happen.
   useLive(undefined, list.reload);
+  // The AI search is a member's call (counted against their AI limit) and needs the inference server up.
   const semantic = !!session && ai.data?.status === 'ok';
   let items = list.data?.items ?? [];
+  // A search keeps its ranking (best first) and shows only the proposals the list holds.
   if (found) items = found.ids.map((id) => items.find((p) => p.id === id)).filter((p): p is Proposal => !!p);
   return (
     <>
@@ -60,9 +61,11 @@ export function GovernPage() {
               });
               return setFound({ ids: r.results.map((x) => x.proposal_id), how: 'semantic' });
             } catch (err) {
+              // A failed semantic search falls back to the text match below rather than show nothing.
               setNote(`Semantic search is unavailable (${err instanceof ApiError ? err.code : 'error'}); showing title matches.`);
             }
           }
+          // Every word in the title or text, over the proposals already listed: no request, no index.
           const words = q.toLowerCase().split(/\s+/);
           setFound({
             ids: (list.data?.items ?? []).filter((p) => words.every((w) => `${p.title} ${p.body}`.toLowerCase().includes(w))).map((p) => p.id),

@@ -1,7 +1,11 @@
+// The home page: who is signed in and their membership, the ratified DOM price, and the votes open
+// or about to open, each at a glance (decision F25) with what it does in words (F43). Everyone may read
+// it; signing in and joining start here.
 import { useApi, usd, type Answer } from '../api.ts';
-import { phase, StatusBadge, useNow } from './at-a-glance.tsx';
+import { phase, StatusBadge } from '../components/at-a-glance.tsx';
+import { useNow } from '../time.tsx';
 import { useSession } from '../session.tsx';
-import { PayloadLine } from './proposal-payload.tsx';
+import { PayloadLine } from '../components/proposal-payload.tsx';
 
 export function HomePage() {
   const { session, signInUrl } = useSession();
@@ -11,6 +15,7 @@ export function HomePage() {
   const open = useApi<Answer<'listProposals'>>('/api/governance/proposals?status=Open&limit=5');
   const soon = useApi<Answer<'listProposals'>>('/api/governance/proposals?status=Created&limit=5');
   const now = useNow();
+  // Open first, then those about to open: what a member can act on now comes first.
   const votes = [...(open.data?.items ?? []), ...(soon.data?.items ?? [])];
   return (
     <>
@@ -53,6 +58,7 @@ export function HomePage() {
                     <bdi>{p.title}</bdi>
                   </a>{' '}
                   <StatusBadge status={p.status} /> <span class="muted">{phase(p, now)}</span>
+                  {/* No settings request here: the rules in force only add an amendment's "before" (decision F44). */}
                   <PayloadLine p={p} rules={undefined} />
                 </li>
               ))}

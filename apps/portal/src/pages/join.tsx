@@ -7,9 +7,12 @@ import { useState } from 'preact/hooks';
 import { encryptRegistration, passwordProblem, PASSWORD_MAX, PASSWORD_MIN } from '@domdao/registration';
 import { api, ApiError, handler, type Answer } from '../api.ts';
 
+// Decision F5: the under-13 block is kept in this browser only (nothing about the child is sent or stored).
 export const BLOCK_KEY = 'age_block_until';
 const BLOCK_MS = 24 * 3_600_000;
 
+/** Whole years from `dob` (YYYY-MM-DD) to `today`, counted in UTC so a birthday does not depend on the
+ *  browser's zone; undefined for a date that does not exist or lies ahead. */
 export function ageOn(dob: string, today = new Date()): number | undefined {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(dob);
   if (!m) return undefined;
@@ -24,6 +27,7 @@ export function ageOn(dob: string, today = new Date()): number | undefined {
 function blocked(): boolean {
   const until = Number(localStorage.getItem(BLOCK_KEY) ?? 0);
   if (until > Date.now()) return true;
+  // An expired flag is removed, so a later visit starts at the date of birth again.
   if (until) localStorage.removeItem(BLOCK_KEY);
   return false;
 }
@@ -112,11 +116,13 @@ function FormStep({ dob, minor, onSent }: { dob: string; minor: boolean; onSent(
         if (!tos) return setError('Accept the terms to continue.');
         setBusy(true);
         try {
+          // Asked at each submit, not kept from the page's load: a restarted bridge may hold another key (B66).
           const key = await api<Answer<'getRegistrationKey'>>('/api/auth/registration-key');
           const sealed = await encryptRegistration(key.public_key, { email: email.trim(), name: name.trim(), dob });
           await api('/api/auth/register', { method: 'POST', body: { ...sealed, password, tos_accepted: true, display_name: displayName.trim() } });
           onSent(email.trim());
         } catch (err) {
+          // A refused display name is said beside its field and focused there: the rest of the form stands.
           if (err instanceof ApiError && (err.code === 'NAME_TAKEN' || err.message.startsWith('display_name'))) {
             const why = err.message.replace(/^display_name: /, '');
             setNameError(`${why[0]!.toUpperCase()}${why.slice(1)}.`);

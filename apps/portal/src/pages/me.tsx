@@ -1,10 +1,13 @@
+// /me, the member's own page: membership (status, paid term, latest payment, decision F50) and the way
+// to Active (spec 2 rule 6), balance and name, email preferences, contributions, activity (F49) and
+// sessions (F9). Every card reads the bridge's record, so a reload shows what the member did.
 import { useState } from 'preact/hooks';
 import { api, ApiError, dom, useApi, when, handler, type Answer, type Loaded } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { absoluteTime, relativeTime } from '@domdao/proposal-text';
 import { useNow, When } from '../time.tsx';
-import { ActivityCard } from './activity.tsx';
-import { DisplayNameCard, WalletCard } from './profile.tsx';
+import { ActivityCard } from '../components/activity.tsx';
+import { DisplayNameCard, WalletCard } from '../components/profile.tsx';
 
 /** Decision F12: the types of the bridge's answers come from the OpenAPI document. */
 type Prefs = Answer<'getMyNotificationPreferences'>;
@@ -147,6 +150,8 @@ function Sessions() {
         type="button"
         class="secondary"
         onClick={handler(async () => {
+          // Decision F9: every session ends on the bridge, this one too; whatever it answers, this browser
+          // forgets the member and loads / again, where the session is read afresh.
           await api('/api/me/sessions', { method: 'DELETE' }).catch(() => undefined);
           localStorage.removeItem('user_data');
           window.location.assign('/');
@@ -186,6 +191,7 @@ function Me({ status, email }: { status: string | undefined; email: string }) {
         <BecomeActive
           onPaid={() => {
             membership.reload();
+            // The session carries the membership status that voting and proposing check (isActive).
             void refresh();
           }}
         />
@@ -193,6 +199,7 @@ function Me({ status, email }: { status: string | undefined; email: string }) {
       <section class="card">
         <h2>Email</h2>
         {prefs.data ? (
+          // Each control saves as it changes: no Save button to forget.
           <form class="filters" onSubmit={(e) => e.preventDefault()}>
             <label>
               Activity digest email

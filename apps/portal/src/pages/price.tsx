@@ -1,3 +1,5 @@
+// The DOM price (spec 1 price oracle): the ratified price, the one campaigns and payouts use, beside
+// the oracle's market aggregate and its sources, and the history of ratified prices as a line.
 import { useApi, usd, when, type Answer } from '../api.ts';
 
 type Ratified = Answer<'listRatifiedPrices'>['items'][number];
@@ -11,7 +13,9 @@ export function History({ items }: { items: Ratified[] }) {
   const H = 160;
   const xs = pts.map((p) => Date.parse(p.effective_at));
   const ys = pts.map((p) => p.price_usd);
+  // 5 % of room above and below, so a flat series is not drawn on the chart's edge.
   const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys) * 0.95, Math.max(...ys) * 1.05];
+  // Math.max: one instant or one price would divide by zero.
   const sx = (x: number) => 10 + ((x - x0) / Math.max(1, x1 - x0)) * (W - 20);
   const sy = (y: number) => H - 10 - ((y - y0) / Math.max(1e-12, y1 - y0)) * (H - 20);
   const d = pts.map((p, i) => `${i ? 'L' : 'M'}${sx(xs[i]!).toFixed(1)},${sy(ys[i]!).toFixed(1)}`).join(' ');
@@ -90,6 +94,7 @@ export function PricePage() {
               </table>
             </>
           ) : live.error ? (
+            // 503 PRICE_UNAVAILABLE: before the oracle's first aggregate (spec 1), not a failure.
             <p>{live.error.status === 503 ? 'The oracle has no price yet.' : live.error.message}</p>
           ) : (
             <p aria-busy="true">…</p>

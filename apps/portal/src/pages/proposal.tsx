@@ -7,11 +7,11 @@ import { marked } from 'marked';
 import { useState } from 'preact/hooks';
 import { api, ApiError, useApi, useLive, handler, type Answer } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
-import type { Settings } from './govern.tsx';
-import { phase, StatusBadge, Tally, useNow } from './at-a-glance.tsx';
-import { BallotLine, TurnoutLine, VoteReasons } from './proposal-delegation.tsx';
-import { ProposalTimeline, VotesList } from './proposal-timeline.tsx';
-import { PayloadCard } from './proposal-payload.tsx';
+import { phase, StatusBadge, Tally, type Settings } from '../components/at-a-glance.tsx';
+import { useNow } from '../time.tsx';
+import { BallotLine, TurnoutLine, VoteReasons } from '../components/proposal-delegation.tsx';
+import { ProposalTimeline, VotesList } from '../components/proposal-timeline.tsx';
+import { PayloadCard } from '../components/proposal-payload.tsx';
 
 // Decision F6: a body is Markdown only; raw HTML in it is shown as text (never parsed), and what
 // Markdown makes is sanitised too (links: no javascript: and the like).
@@ -27,6 +27,7 @@ export function ProposalPage({ id }: { id: string }) {
   const p = useApi<Answer<'getProposal'>>(`/api/governance/proposals/${encodeURIComponent(id)}`);
   const settings = useApi<Settings>('/api/governance/settings');
   const mine = useApi<Answer<'getMyVote'>>(session ? `/api/governance/proposals/${encodeURIComponent(id)}/my-vote` : null);
+  // A receipt exists only for a direct vote (a delegate's vote for the member has none): asked only then.
   const receipts = useApi<Answer<'listMyVoteReceipts'>>(session && mine.data?.cast === 'direct' ? '/api/governance/my-receipts?take=100' : null);
   const receipt = receipts.data?.items.find((r) => r.proposal_id === id);
   // The summary helper only when the bridge has an inference server (as the drafting helper and search).
@@ -36,6 +37,7 @@ export function ProposalPage({ id }: { id: string }) {
   const [reason, setReason] = useState('');
   // Decision G23: only members Active when voting opened vote; the canister says so when one was not.
   const [lateMember, setLateMember] = useState(false);
+  // Bumped by a vote or a live event: the votes list and the reasons take it in their key and read again.
   const [version, setVersion] = useState(0);
   const now = useNow();
   // Decision V32: the tally, the member's ballot and the votes follow what happens, without a reload.

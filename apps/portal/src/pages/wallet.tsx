@@ -6,7 +6,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, ApiError, dom, handler, toE8s, useApi, waitText, when, type Answer, type Loaded } from '../api.ts';
 import { useSession } from '../session.tsx';
-import { MemberPicker, type Member } from './payload-forms.tsx';
+import { MemberPicker, type Member } from '../components/payload-forms.tsx';
 
 type Balance = Answer<'getMyBalance'>;
 type History = Answer<'listMyTransactions'>;
@@ -126,6 +126,7 @@ function SendCard({ balance, onSent }: { balance: Balance | undefined; onSent():
   if (!balance) return <section class="card" aria-labelledby="send-h" />;
   const fee = BigInt(balance.fee_e8s);
   const have = BigInt(balance.balance_e8s);
+  // "Max": the ledger takes the fee from the sender's balance too (decision F30).
   const max = have > fee ? have - fee : 0n;
 
   const review = (e: Event) => {
@@ -135,6 +136,7 @@ function SendCard({ balance, onSent }: { balance: Balance | undefined; onSent():
     const e8s = toE8s(amount);
     if (!e8s) return setStep({ at: 'edit', error: 'Enter an amount above 0 DOM with at most 8 decimals.' });
     if (BigInt(e8s) + fee > have) return setStep({ at: 'edit', error: `The amount plus the fee is more than your balance: at most ${dom(max)} DOM.` });
+    // Decision F30: the key is made once, as the confirmation opens; every "Try again" sends the same one.
     setStep({ at: 'confirm', to, amount: e8s, fee: balance.fee_e8s, key: `web-${crypto.randomUUID()}` });
   };
 
@@ -143,6 +145,7 @@ function SendCard({ balance, onSent }: { balance: Balance | undefined; onSent():
     try {
       const sent = await api<Sent>('/api/me/transfers', {
         method: 'POST',
+        // The fee the member saw: one that changed meanwhile is refused (409 BadFee), never charged unseen.
         body: { to: s.to.principal, amount_e8s: s.amount, fee_e8s: s.fee },
         headers: { 'idempotency-key': s.key },
       });
@@ -276,6 +279,7 @@ function useHistory(enabled: boolean) {
   const last = pages[pages.length - 1];
   return {
     items: pages.flatMap((p) => p.items),
+    // Transfers still waiting for the ledger: shown once, on top, from the newest page's answer.
     pending: pages[0]?.pending ?? [],
     loaded: pages.length > 0,
     more: last?.next_before ? () => void load(last.next_before, false) : undefined,
@@ -287,6 +291,7 @@ function useHistory(enabled: boolean) {
 
 function who(i: Item): string {
   const c = i.counterparty;
+  // Decision F29: a member's name, else the platform's name for a canister account, else the account cut short.
   return c ? (c.display_name ?? c.label ?? short(c.account)) : '';
 }
 

@@ -1,7 +1,12 @@
 // Governance at a glance (decision F25): friendly status names, "voting opens in 42 min" and "ends in 3
 // days" from a clock that ticks on the page (no request), a bar per choice and quorum progress.
-import { useEffect, useState } from 'preact/hooks';
-import type { Proposal } from './govern.tsx';
+import type { Answer } from '../api.ts';
+
+/** The rules in force, as the bridge answers them. */
+export type Settings = Answer<'getGovernanceSettings'>;
+
+/** A proposal as the bridge lists it (decision F12: from the OpenAPI document). */
+export type Proposal = Answer<'listProposals'>['items'][number];
 
 /** What each canister status means to a member (the canister's own name stays in the title attribute). */
 export const STATUS_LABELS: Record<string, string> = {
@@ -23,16 +28,6 @@ export function StatusBadge({ status }: { status: string }) {
   );
 }
 
-/** The time now, moved on every 30 s (countdowns; no network). */
-export function useNow(everyMs = 30_000): number {
-  const [now, setNow] = useState(Date.now());
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), everyMs);
-    return () => clearInterval(t);
-  }, [everyMs]);
-  return now;
-}
-
 /** "42 min", "5 h", "3 days": the distance between two instants in a unit a person uses (minutes and hours rounded down, days to the nearest). */
 export function span(ms: number): string {
   const m = Math.floor(Math.abs(ms) / 60_000);
@@ -52,6 +47,7 @@ export function phase(p: Pick<Proposal, 'status' | 'voting_opens' | 'voting_clos
   return closes > 0 ? `Ended early` : `Ended ${span(closes)} ago`;
 }
 
+/** A bar drawn by CSS, its width set through the CSSOM (decision F2's `style-src 'self'` allows that); read aloud by its label. */
 function Bar({ pct, label, kind, marker }: { pct: number; label: string; kind?: string; marker?: number }) {
   return (
     <div class={`bar ${kind ?? ''}`} role="img" aria-label={label}>
@@ -95,6 +91,7 @@ export function Tally({
   const eligible = Number(t?.total_eligible ?? 0);
   const cast = yes + no + abstain;
   const quorum = quorumBps !== undefined ? quorumBps / 100 : undefined;
+  // Members, not percent: "1 needed" is what a member can act on; a part of a member rounds up.
   const needed = quorum !== undefined ? Math.ceil((eligible * quorum) / 100) : undefined;
   const turnout = pctOf(cast, eligible);
   const choices: Array<[string, number, string]> = [

@@ -1,16 +1,49 @@
-// What a browser test holds every page to (issue 35): every console error, CSP violation, page error,
-// failed request and refused answer of a page is a problem (except the answers a journey asks for
-// on purpose); no serious or critical axe-core violation; screenshots at 1280 and 375 px; at 375 px no
-// control under 24 × 24 px (WCAG 2.2 SC 2.5.8, decision F52).
+// What a browser test holds every page to (issue 35), shared by the web app's tests (apps/portal/test)
+// and the bridge's own pages (the API reference, the audit console): Chromium launched with the house
+// flags; every console error, CSP violation, page error, failed request and refused answer of a page is
+// a problem (except the answers a journey asks for on purpose); no serious or critical axe-core
+// violation; screenshots at 1280 and 375 px; at 375 px no control under 24 × 24 px (WCAG 2.2 SC 2.5.8,
+// decision F52). Imported as `@domdao/test-helpers/browser`, apart from the index, so a test without a
+// browser does not load Playwright.
+/// <reference lib="dom" />
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/** Debian's Chromium unless CHROMIUM_PATH names another (scripts/README.md). */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * The flags every test's Chromium runs with: no sandbox (it needs kernel features a container may lack), no
+ * GPU,
+ * and none of the browser's own traffic (updates, sync, first-run pages) beside the page's, which
+ * would cost CPU on the shared machine and show up as requests nobody made.
+ */
+export const CHROMIUM_FLAGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/** Chromium with CHROMIUM_FLAGS and `extra` (a host resolver rule, a certificate exception). */
+export function launchChromium(extra: readonly string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_FLAGS, ...extra] });
+}
 
 /** Where the pages' screenshots go (not committed; looked at by whoever changes a page). */
 export const SHOTS = new URL('../../../screenshots/portal/', import.meta.url).pathname;
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** First in a browser test's before(): fails with how to install Chromium when it is missing, and makes SHOTS. */
+export function requireChromium(): void {
+  assert.ok(existsSync(CHROMIUM), `Chromium is required at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`);
+  mkdirSync(SHOTS, { recursive: true });
+}
 
 /** Puts into `problems` what goes wrong on `page`; `expected` answers (`METHOD path status`) are not problems. */
 export function watchPage(page: Page, problems: string[], expected: ReadonlySet<string>): void {
@@ -31,8 +64,9 @@ export function watchPage(page: Page, problems: string[], expected: ReadonlySet<
 
 /** No serious or critical axe-core violation on the page as it is now. */
 export async function accessible(page: Page, what: string): Promise<void> {
-  const found = (await page.evaluate(`${AXE}
-    axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`)) as string[];
+  // axe-core's source is run in the page as text: the app never loads it, so the page checked is the page members get.
+  const found = await page.evaluate<string[]>(`${AXE}
+    axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`);
   assert.deepEqual(found, [], `${what}: axe-core violations`);
 }
 

@@ -7,7 +7,7 @@
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ADMIN_EMAIL } from './harness.ts';
+import { ADMIN_EMAIL } from '@domdao/bridge-service/testing';
 import { base, h, HOUR_MS, member, page, problems, shoot, signIn, usePortal } from './portal-kit.ts';
 
 usePortal();

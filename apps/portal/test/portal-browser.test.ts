@@ -11,17 +11,13 @@
 // An unknown path a browser opens is the app's own 404 page (decision F24).
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { freePort } from '@domdao/test-helpers';
-import { EMBED_SWEEP_JOB } from '../src/features/ai/index.ts';
-import { startFakeInference, type FakeInference } from './fake-inference.ts';
-import { ADMIN_EMAIL, bridge, type Bridge, type Jar } from './harness.ts';
-import { SHOTS, shoot as shootOn } from './browser-watch.ts';
+import { ADMIN_EMAIL, bridge, EMBED_SWEEP_JOB, startFakeInference, type Bridge, type FakeInference, type Jar } from '@domdao/bridge-service/testing';
+import { launchChromium, requireChromium, SHOTS, shoot as shootOn } from '@domdao/test-helpers/browser';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PASSWORD = 'a long and private passphrase';
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -49,8 +45,7 @@ async function apiLogin(email: string): Promise<{ jar: Jar; user_id: string; pri
 const shoot = (name: string): Promise<void> => shootOn(page, name, { sideways: false });
 
 before(async () => {
-  assert.ok(existsSync(CHROMIUM), `Chromium is required at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`);
-  mkdirSync(SHOTS, { recursive: true });
+  requireChromium();
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   // As on `npm start`: one origin, a host-only session cookie.
@@ -67,10 +62,7 @@ before(async () => {
     AI_RATE_LIMIT_PER_MINUTE: '1000',
   });
   await h.app.listen({ port, host: '127.0.0.1' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   page = await context.newPage();
   page.on('console', (m) => /Content Security Policy/i.test(m.text()) && csp.push(`${page.url()}: ${m.text().slice(0, 120)}`));

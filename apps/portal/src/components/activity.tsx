@@ -16,11 +16,13 @@ const appPath = (link: string) =>
   new URL(link).pathname.replace(/^\/api\/governance\/proposals\//, '/proposals/').replace(/^\/api\/campaigns\//, '/campaigns/');
 
 function Entry({ i, now }: { i: Item; now: number }) {
+  // Decision N29: the deadline comes as a time, never inside the text, so it is worded from now as the page ticks.
   const deadline = i.closes_at;
   const closes = deadline === null ? undefined : Date.parse(deadline);
   return (
     <li class="item">
       <strong>
+        {/* A mail link opens the app's own page for it (decision F10); titles and bodies are isolated (F42). */}
         {i.deep_link ? (
           <a href={appPath(i.deep_link)}>
             <bdi>{i.title}</bdi>
@@ -47,6 +49,7 @@ function Entry({ i, now }: { i: Item; now: number }) {
 }
 
 export function ActivityCard() {
+  // One clock for every item, so "3 hours ago" moves on while /me stays open.
   const now = useNow();
   const [items, setItems] = useState<Item[] | undefined>();
   const [next, setNext] = useState<string | null>(null);
@@ -56,6 +59,7 @@ export function ActivityCard() {
     setBusy(true);
     setError('');
     try {
+      // Paged by the feed's cursor, not an offset: items written meanwhile neither repeat nor go missing.
       const page = await api<Feed>(`/api/me/activity?limit=${ACTIVITY_PAGE}${before === null ? '' : `&before_id=${before}`}`);
       setItems((shown) => (before === null ? page.items : [...(shown ?? []), ...page.items]));
       setNext(page.next_before_id);

@@ -10,6 +10,7 @@ export interface Turnout {
 }
 export type Ballot = Answer<'getMyVote'>;
 
+/** Decision F20: the canister counts delegated votes at close (G31), so until then the line says so, not 0. */
 export function TurnoutLine({ turnout }: { turnout: Turnout | null | undefined }) {
   if (!turnout) return null;
   return (
@@ -24,6 +25,7 @@ export function TurnoutLine({ turnout }: { turnout: Turnout | null | undefined }
 export function BallotLine({ ballot, open }: { ballot: Ballot | undefined; open: boolean }) {
   if (!ballot) return <p>Your vote: …</p>;
   if (!ballot.vote) return <p>Your vote: not cast</p>;
+  // The delegate by name; the principal on hover, for whoever needs to tell two members apart (F22).
   if (ballot.cast === 'delegate')
     return (
       <p data-testid="ballot">
@@ -47,6 +49,7 @@ export function BallotLine({ ballot, open }: { ballot: Ballot | undefined; open:
   );
 }
 
+/** Decision F21: the reasons members gave, with their vote and without their names (G34, V28). */
 export function VoteReasons({ id }: { id: string }) {
   const reasons = useApi<Answer<'listVoteReasons'>>(`/api/governance/proposals/${encodeURIComponent(id)}/reasons`);
   if (!reasons.data?.items.length) return null;

@@ -7,9 +7,7 @@
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadKeys } from '../src/core/keys.ts';
-import { createOpener } from '../src/core/identity/sealed-fields.ts';
-import { eventually } from './harness.ts';
+import { createOpener, eventually, loadKeys } from '@domdao/bridge-service/testing';
 import { base, expected, h, page, PASSWORD, problems, shoot, usePortal } from './portal-kit.ts';
 
 usePortal();

@@ -7,8 +7,8 @@
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { eventually, type Jar } from './harness.ts';
-import { shoot as shootOn } from './browser-watch.ts';
+import { eventually, type Jar } from '@domdao/bridge-service/testing';
+import { shoot as shootOn } from '@domdao/test-helpers/browser';
 import { base, DAY_MS, h, HOUR_MS, member, page, PASSWORD, problems, secondBrowser, shoot, signIn, usePortal } from './portal-kit.ts';
 
 usePortal();

@@ -19,6 +19,7 @@ export function MemberPicker({ id, label, onPick }: { id: string; label: string;
       setNote(text ? 'Type at least 2 letters of a name.' : '');
       return;
     }
+    // A slower earlier answer must not overwrite a later one: only the newest query's answer is shown.
     let live = true;
     // Asked once the member pauses typing, not on every key.
     const t = setTimeout(() => {
@@ -55,6 +56,7 @@ export function MemberPicker({ id, label, onPick }: { id: string; label: string;
                   setQ('');
                 }}
               >
+                {/* The principal's start beside the name tells two members with names alike apart (F27). */}
                 <bdi>{m.display_name}</bdi> <span class="muted">{m.principal.slice(0, 11)}…</span>
               </button>
             </li>
@@ -112,6 +114,7 @@ export function PolicyForm({ value, onChange }: { value: Policy; onChange(p: Pol
           <MemberPicker
             id={`p-${key}`}
             label={label}
+            // A member already in the list is not added again: each is named once in the proposal.
             onPick={(m) => value[key].every((x) => x.principal !== m.principal) && onChange({ ...value, [key]: [...value[key], m] })}
           />
           <Chosen members={value[key]} empty={empty} onRemove={(p) => onChange({ ...value, [key]: value[key].filter((x) => x.principal !== p) })} />
@@ -140,6 +143,7 @@ export const emptyAmendment = (category: string): Amendment => ({
 
 /** The API's ConstitutionalAmendment payload, or why the form is not complete. */
 export function amendmentPayload(a: Amendment): { payload: Record<string, unknown> } | { problem: string } {
+  // An empty field is left out of the payload, which keeps today's rule for it (F27).
   const num = (s: string) => (s.trim() === '' ? undefined : Number(s));
   const rule: Record<string, unknown> = { category: a.category };
   const q = num(a.quorum_pct);
@@ -149,6 +153,7 @@ export function amendmentPayload(a: Amendment): { payload: Record<string, unknow
   if (t !== undefined) rule.threshold_bps = Math.round(t * 100);
   if (w !== undefined) rule.voting_window = Math.round(w * 86_400);
   const payload: Record<string, unknown> = {};
+  // `category` alone changes nothing: a rule is sent only with at least one number in it.
   if (Object.keys(rule).length > 1) payload.category_rules = [rule];
   const d = num(a.delay_hours);
   const x = num(a.execution_days);

@@ -7,6 +7,7 @@ type Profile = Answer<'getMyProfile'>;
 
 export function DisplayNameCard() {
   const p = useApi<Profile>('/api/me/profile');
+  // null: the field shows the saved name; a string: what the member is typing.
   const [name, setName] = useState<string | null>(null);
   const [msg, setMsg] = useState('');
   if (!p.data) return <section class="card">{p.error ? <p class="error">{p.error.message}</p> : <p aria-busy="true">…</p>}</section>;
@@ -53,6 +54,7 @@ export function DisplayNameCard() {
           />
         </label>
         <button type="submit">Save name</button>
+        {/* null clears the chosen name: the member is shown the default one they were given (decision F22). */}
         {d.chosen ? (
           <button type="button" class="secondary" onClick={handler(() => save(null))}>
             Use {d.default_name}

@@ -9,16 +9,13 @@
 // screenshots/portal/ (looked at by a person).
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { freePort } from '@domdao/test-helpers';
-import { ADMIN_EMAIL, bridge, type Bridge, type Jar } from './harness.ts';
-import { startFakeSources, type FakeSources } from './oracle-fakes.ts';
-import { SHOTS, shoot as shootOn, watchPage } from './browser-watch.ts';
+import { ADMIN_EMAIL, bridge, startFakeSources, type Bridge, type FakeSources, type Jar } from '@domdao/bridge-service/testing';
+import { launchChromium, requireChromium, SHOTS, shoot as shootOn, watchPage } from '@domdao/test-helpers/browser';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PASSWORD = 'a long and private passphrase';
 const MIN = 60_000;
 
@@ -71,8 +68,7 @@ async function signIn(email: string, returnPath: string): Promise<void> {
 }
 
 before(async () => {
-  assert.ok(existsSync(CHROMIUM), `Chromium is required at ${CHROMIUM}`);
-  mkdirSync(SHOTS, { recursive: true });
+  requireChromium();
   fake = await startFakeSources();
   setPrice(null);
   const port = await freePort();
@@ -121,10 +117,7 @@ before(async () => {
     h.advance(MIN);
   }
   await h.app.listen({ port, host: '127.0.0.1' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await context.clock.setFixedTime(h.now());
   page = await context.newPage();

@@ -10,6 +10,7 @@ type Entry = Group['entries'][number];
 /** A run's status as a badge; a failure in the bad colour. */
 export const Status = ({ status }: { status: string }) => <span class={`badge s-${status}`}>{status}</span>;
 
+// Decision F34: the console says times in UTC, one zone for every admin wherever they are.
 const HM = { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' } as const;
 const today = () => new Date().toISOString().slice(0, 10);
 /** "9 Mar" this year, "9 Mar 2025" another year (UTC). */

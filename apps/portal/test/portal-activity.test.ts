@@ -4,20 +4,16 @@
 // about a vote says how soon voting closes from the real deadline, the delegate is named, never a
 // principal, and "Show older activity" reads the next page until "That is all your activity."
 // (decisions F49, F55, N29, N30). portal-kit.ts checks axe-core, console errors, CSP violations and
-// failed requests on every page; the screenshots go to /work/shots/activity (or SHOTS_DIR).
+// failed requests on every page; the times are worded by @domdao/proposal-text, as the page words them.
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
-import { addActivity } from '../src/features/inbox/activity.ts';
-import { accessible, smallTargets, TARGET_MIN_PX } from './browser-watch.ts';
+import { addActivity } from '@domdao/bridge-service/testing';
+import { absoluteTime, relativeTime } from '@domdao/proposal-text';
+import { shoot } from '@domdao/test-helpers/browser';
 import { base, h, HOUR_MS, member, problems, secondBrowser, signIn, usePortal } from './portal-kit.ts';
 
 usePortal();
-
-const SHOTS = process.env.SHOTS_DIR ?? '/work/shots/activity';
 
 describe('issue 48 item 5: the activity on /me reads finished, in Chromium (decisions F49, F55, N29, N30)', () => {
   it('decisions F49, F55, N29, N30: relative and Tokyo-local times, "Voting closes in …" from the deadline, the delegate by name, "Show older activity" to the end; 1280 and 375 px, axe clean', async () => {
@@ -58,48 +54,24 @@ describe('issue 48 item 5: the activity on /me reads finished, in Chromium (deci
     await signIn('ann-activity@example.org', '/me', tokyo);
     const delegateItem = tokyo.locator('[data-testid=activity] li', { hasText: 'Your delegate Ben Delegate voted Yes: Repaint the hall' });
     await delegateItem.waitFor();
-    const local = new Intl.DateTimeFormat('en-GB', {
-      weekday: 'short',
-      day: 'numeric',
-      month: 'short',
-      year: 'numeric',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-      timeZone: 'Asia/Tokyo',
-      timeZoneName: 'short',
-    });
     const text = await delegateItem.innerText();
     assert.match(text, / · 3 hours ago \(.+GMT\+9\)/, text);
-    assert.ok(text.includes(`Voting closes in ${Math.round((closes - h.now()) / 86_400_000)} days (${local.format(closes)}).`), text);
+    assert.ok(text.includes(`Voting closes ${relativeTime(closes, h.now())} (${absoluteTime(closes, 'Asia/Tokyo')}).`), text);
     const openItem = await tokyo.locator('[data-testid=activity] li', { hasText: 'Voting is open: Repaint the hall' }).innerText();
     assert.match(openItem, /Active members can vote now\. Voting closes in \d+ days \(.+GMT\+9\)\./);
     const all = await tokyo.evaluate(() => document.body.innerText);
     assert.ok(!all.includes(ben.principal), 'no principal on the page');
     assert.doesNotMatch(all, /\d{4}-\d\d-\d\dT\d\d:\d\d/, 'no raw timestamp');
     assert.equal(await tokyo.locator('[data-testid=activity] > li').count(), 20, 'a page of 20');
-    await shots(tokyo, 'me-activity');
+    await shoot(tokyo, 'me-activity');
     await tokyo.click('button:has-text("Show older activity")');
     await tokyo.locator('[data-testid=activity-end]').waitFor();
     assert.equal(await tokyo.locator('button:has-text("Show older activity")').count(), 0, 'nothing older: no button');
     const titles = await tokyo.locator('[data-testid=activity] > li strong').allInnerTexts();
     assert.ok(titles.length > 20 && titles.includes('Older item 1'), titles.join(' | '));
     assert.equal(new Set(titles).size, titles.length, 'no item twice');
-    await shots(tokyo, 'me-activity-all');
+    await shoot(tokyo, 'me-activity-all');
     assert.deepEqual(problems, []);
     await tokyo.context().close();
   });
 });
-
-/** axe, then 1280 and 375 px screenshots; at 375 px no control under 24 × 24 px (decision F52). */
-async function shots(page: Page, name: string): Promise<void> {
-  mkdirSync(SHOTS, { recursive: true });
-  await accessible(page, name);
-  for (const width of [1280, 375]) {
-    await page.setViewportSize({ width, height: 800 });
-    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
-    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1), false, `${name} at ${width} px scrolls sideways`);
-    if (width === 375) assert.deepEqual(await smallTargets(page), [], `${name} at 375 px: controls under ${TARGET_MIN_PX} px`);
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}

@@ -11,8 +11,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { SHOTS } from './browser-watch.ts';
-import { ADMIN_EMAIL, eventually, type Jar } from './harness.ts';
+import { SHOTS } from '@domdao/test-helpers/browser';
+import { ADMIN_EMAIL, eventually, type Jar } from '@domdao/bridge-service/testing';
 import { base, expected, h, HOUR_MS, member, page, PASSWORD, problems, secondBrowser, shoot, signIn, usePortal } from './portal-kit.ts';
 
 usePortal();

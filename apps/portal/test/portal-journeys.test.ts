@@ -7,7 +7,7 @@
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { eventually } from './harness.ts';
+import { eventually } from '@domdao/bridge-service/testing';
 import { base, DAY_MS, expected, h, member, page, PASSWORD, problems, shoot, usePortal } from './portal-kit.ts';
 
 usePortal();

@@ -8,7 +8,7 @@
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ADMIN_EMAIL, eventually } from './harness.ts';
+import { ADMIN_EMAIL, eventually } from '@domdao/bridge-service/testing';
 import { base, h, HOUR_MS, member, page, problems, shoot, signIn, usePortal } from './portal-kit.ts';
 
 usePortal();

@@ -5,7 +5,7 @@
 import { describePayload, type RulesNow } from '@domdao/proposal-text';
 import { Fragment } from 'preact';
 import { useApi, type Answer } from '../api.ts';
-import type { Proposal } from './govern.tsx';
+import type { Proposal } from './at-a-glance.tsx';
 
 type Readable = Pick<Proposal, 'category' | 'payload' | 'payload_context' | 'status' | 'rules_before'>;
 

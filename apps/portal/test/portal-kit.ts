@@ -4,14 +4,12 @@
 // `expected`). Decisions F22–F28.
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
 import { after, before } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { freePort } from '@domdao/test-helpers';
-import { bridge, type Bridge, type Jar } from './harness.ts';
-import { accessible as accessibleOn, SHOTS, shoot as shootOn, watchPage } from './browser-watch.ts';
+import { bridge, type Bridge, type Jar } from '@domdao/bridge-service/testing';
+import { accessible as accessibleOn, launchChromium, requireChromium, shoot as shootOn, watchPage } from '@domdao/test-helpers/browser';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const PASSWORD = 'a long and private passphrase';
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -82,18 +80,14 @@ async function open(): Promise<void> {
   problems.length = 0;
   expected.clear();
   for (const e of EXPECTED_ALWAYS) expected.add(e);
-  assert.ok(existsSync(CHROMIUM), `Chromium is required at ${CHROMIUM}`);
-  mkdirSync(SHOTS, { recursive: true });
+  requireChromium();
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   h = await bridge(undefined, { PUBLIC_URL: base, FRONTEND_ORIGINS: base, COOKIE_DOMAIN: '', DEV_FAUCET_DOM: '1000', DEV_CHECKOUT: 'true' });
   // The browser counts down with its own clock: the bridge's and the canisters' clock starts at it.
   h.advance(Date.now() - h.now());
   await h.app.listen({ port, host: '127.0.0.1' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
   page = await context.newPage();

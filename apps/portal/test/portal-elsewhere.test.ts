@@ -8,7 +8,7 @@
 // out ends the server session. Both hostnames resolve to 127.0.0.1 (--host-resolver-rules); TLS with
 // a certificate generated here (openssl) and --ignore-certificate-errors.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -16,11 +16,11 @@ import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { bridgeOrigin, buildPortal } from '../../../apps/portal/build.ts';
-import { CHROMIUM, closeServers, daoTestServers, launchDaoTestChromium, listen, proxyTo } from './dao-test-tls.ts';
-import { bridge, type Bridge } from './harness.ts';
+import { bridgeOrigin, buildPortal } from '../build.ts';
+import { requireChromium, SHOTS } from '@domdao/test-helpers/browser';
+import { closeServers, daoTestServers, launchDaoTestChromium, listen, proxyTo } from '@domdao/test-helpers/dao-test-tls';
+import { bridge, type Bridge } from '@domdao/bridge-service/testing';
 
-const SHOTS = new URL('../../../screenshots/portal/', import.meta.url).pathname;
 const PASSWORD = 'correct horse battery staple';
 const HOUR_MS = 3_600_000;
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json' };
@@ -36,8 +36,7 @@ describe('the member app hosted on another subdomain than the bridge (decision F
   const problems: string[] = [];
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `Chromium is required at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`);
-    mkdirSync(SHOTS, { recursive: true });
+    requireChromium();
     const [apiServer, appServer] = daoTestServers(dir, 2) as [Server, Server];
     servers.push(apiServer, appServer);
     api = `https://api.dao.test:${await listen(apiServer)}`;

@@ -26,9 +26,12 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
   const [msg, setMsg] = useState('');
   const [busy, setBusy] = useState(false);
 
+  // The payload the bridge takes for the category (spec 1), or undefined for General; a throw is a
+  // problem the member fixes in the form, said before anything is sent.
   const payload = (): unknown => {
     if (category === 'SetDomPrice') return { price_usd: Number(price), ...(sourceUrl.trim() && { source_url: sourceUrl.trim() }) };
     if (category === 'TreasuryPayout') {
+      // A USD amount is paid at the ratified price when the proposal executes, not at today's.
       const a = unit === 'usd' ? { usd: Number(amount) } : { dom_e8s: toE8s(amount) ?? '0' };
       if (!recipient) throw new Error('Choose the member to pay.');
       return { recipient: recipient.principal, amount: a, ...(memo.trim() && { memo: memo.trim() }) };
@@ -82,6 +85,7 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
           </option>
         ))}
       </select>
+      {/* Only when the bridge's inference server answers: no button that can only fail. */}
       {ai.data?.status === 'ok' ? (
         <div class="note">
           <label for="p-intent">Describe what you want; AI drafts a title and text for you to edit</label>
@@ -135,6 +139,7 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
                   <strong>
                     <bdi>{recipient.display_name}</bdi>
                   </strong>{' '}
+                  {/* The principal beside the name: money goes to an account, and two names may look alike (F27). */}
                   <span class="muted">{recipient.principal}</span>
                 </>
               ) : (

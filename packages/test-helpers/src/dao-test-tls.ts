@@ -7,9 +7,8 @@ import { request as httpRequest, type IncomingMessage, type ServerResponse } fro
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from './browser.ts';
 
 /** HTTPS servers for *.dao.test, not yet listening (written into `dir`: key.pem, cert.pem). */
 export function daoTestServers(dir: string, count: number): Server[] {
@@ -58,20 +57,9 @@ export function proxyTo(server: Server, port: number): void {
   });
 }
 
+/** Chromium (the house flags) resolving *.dao.test to 127.0.0.1 and taking daoTestServers' certificate. */
 export function launchDaoTestChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--host-resolver-rules=MAP *.dao.test 127.0.0.1',
-      '--ignore-certificate-errors',
-    ],
-  });
+  return launchChromium(['--host-resolver-rules=MAP *.dao.test 127.0.0.1', '--ignore-certificate-errors']);
 }
 
 export async function closeServers(servers: Server[]): Promise<void> {
