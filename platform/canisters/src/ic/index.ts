@@ -1,4 +1,4 @@
-// The canister clients over the IC (`@domdao/canisters/ic`, decision S32): configuration, identity and the agent transport.
+// The canister clients over the IC (`@domdao/canisters/ic`, S32): configuration, identity and the agent transport.
 export { icCanisterIds, icClientsForIdentity, icClientsFromEnv, IcEnv, type IcConfig } from './env.ts';
 export { blocksCallbackQuery, candidClient, candidClients, decodeReply, encodeArgs, principalCodec } from './client.ts';
 export { identityFromPem } from './identity.ts';
