@@ -2,7 +2,7 @@
 // welcome send (its hot path, the front door) with LOG_REQUESTS=true and =false, two processes up at
 // once and their rounds interleaved, so the ratio is taken in one run on one machine state. Its stdout
 // goes to /dev/null: the cost measured is making and writing the line, not a terminal.
-import { templates } from '../services/notification/src/templates/index.ts';
+import { templates } from '../services/notification/src/templates/catalog.ts';
 import { load, medianOf, startChild, table, type LoadResult } from './lib.ts';
 
 const TOKEN = 'bench-access-log-token-0123456789';

@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedPlatform } from '../platform/canisters/src/embedded/index.ts';
 import { principalFromSeed } from '../platform/canisters/src/principals.ts';
+import { makeMember, ok } from './members.ts';
 
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 100_000);
 const PROPOSALS = Number(process.env.BENCH_PROPOSALS ?? 10_000);
 const HOUR = 3_600_000_000_000n;
 const DAY = 24n * HOUR;
-const HASH = '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaGhhc2hoYXNo';
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 const heapMiB = () => {
   gc();
@@ -32,10 +32,6 @@ const afterClose = async (): Promise<bigint> => {
   gc();
   gc();
   return process.hrtime.bigint();
-};
-const ok = <T>(r: { Ok: T } | { Err: unknown }): T => {
-  if ('Err' in r) throw new Error(JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
-  return r.Ok;
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'domdao-bench-canisters-'));
@@ -58,20 +54,7 @@ const CHUNK = 1000;
 for (let i = 0; i < MEMBERS; i += CHUNK) {
   await Promise.all(
     members.slice(i, i + CHUNK).map(async (principal) => {
-      const c = ok(
-        await b.user.create_account({
-          principal,
-          email_encrypted: 'e',
-          name_encrypted: 'n',
-          dob_encrypted: 'd',
-          password_hash: HASH,
-          tos_accepted_at: now - 1n,
-          is_age_verified_18_plus: true,
-        }),
-      );
-      ok(await b.user.verify_email(c.verification_token));
-      ok(await b.user.record_kyc(principal, true));
-      ok(await b.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) }));
+      await makeMember(b.user, principal, now);
     }),
   );
 }

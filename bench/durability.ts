@@ -12,16 +12,12 @@ import pg from 'pg';
 import { EmbeddedPlatform } from '../platform/canisters/src/embedded/index.ts';
 import { principalFromSeed } from '../platform/canisters/src/principals.ts';
 import { pinning, table } from './lib.ts';
+import { makeMember, ok } from './members.ts';
 
 const CLIENTS = 50;
 const HOUR = 3_600_000_000_000n;
-const HASH = '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaGhhc2hoYXNo';
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
-const ok = <T>(r: { Ok: T } | { Err: unknown }): T => {
-  if ('Err' in r) throw new Error(JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
-  return r.Ok;
-};
 
 /** `n` calls through `clients` concurrent closed loops; returns calls per second. */
 async function closedLoop(n: number, clients: number, call: (i: number, client: number) => Promise<unknown>): Promise<number> {
@@ -51,20 +47,7 @@ async function embedded(fsync: boolean, members: number, rounds: number): Promis
   const principals = Array.from({ length: members }, (_, i) => principalFromSeed(`member-${i}`));
   await closedLoop(members, CLIENTS, async (i) => {
     const principal = principals[i]!;
-    const c = ok(
-      await b.user.create_account({
-        principal,
-        email_encrypted: 'e',
-        name_encrypted: 'n',
-        dob_encrypted: 'd',
-        password_hash: HASH,
-        tos_accepted_at: now - 1n,
-        is_age_verified_18_plus: true,
-      }),
-    );
-    ok(await b.user.verify_email(c.verification_token));
-    ok(await b.user.record_kyc(principal, true));
-    ok(await b.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) }));
+    await makeMember(b.user, principal, now);
   });
   const proposals: bigint[] = [];
   for (let r = 0; r < rounds; r++)

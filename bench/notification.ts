@@ -8,7 +8,7 @@ import { validateEnvelope } from '../services/notification/src/envelope/envelope
 import { Composer } from '../services/notification/src/rendering/compose.ts';
 import { formatDateTime } from '../services/notification/src/rendering/format.ts';
 import { layoutHtml, layoutText } from '../services/notification/src/rendering/layout.ts';
-import { templates } from '../services/notification/src/templates/index.ts';
+import { templates } from '../services/notification/src/templates/catalog.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { createLogger } from '@domdao/service-kit';
 import { parseJsonBody } from '../services/notification/src/http/json-body.ts';

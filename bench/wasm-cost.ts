@@ -14,11 +14,11 @@ import { METHOD_TABLES } from '../platform/canisters/src/tables.ts';
 import { principalFromSeed } from '../platform/canisters/src/principals.ts';
 import type { WasmDeployment } from '@domdao/replica';
 import type { WasmReplica } from '@domdao/replica/host';
+import { memberAccount } from './members.ts';
 import { transferSurvey, type TransferCost } from './wasm-cost-state.ts';
 
 export const E8S = 100_000_000n;
 const HOUR = 3_600_000_000_000n;
-const HASH = '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaGhhc2hoYXNo';
 
 export interface CostCall {
   canister: CanisterName;
@@ -211,17 +211,7 @@ export async function costSurvey(
     const m = o.members.at(-1)!;
     const other = o.members[0]!;
     const joiner = principalFromSeed('wasm-cost-joiner');
-    const created = await real(o.bridge, 'user', 'create_account', [
-      {
-        principal: joiner,
-        email_encrypted: 'e',
-        name_encrypted: 'n',
-        dob_encrypted: 'd',
-        password_hash: HASH,
-        tos_accepted_at: replica.time - 1n,
-        is_age_verified_18_plus: true,
-      },
-    ]);
+    const created = await real(o.bridge, 'user', 'create_account', [memberAccount(joiner, replica.time)]);
     const [account] = IDL.decode([METHOD_TABLES.user.create_account!.ret], created!) as [{ Ok: { verification_token: string } }];
     await real(o.bridge, 'user', 'verify_email', [account.Ok.verification_token]);
     await real(o.bridge, 'user', 'record_kyc', [joiner, true]);

@@ -13,6 +13,7 @@ import { principalFromSeed } from '../platform/canisters/src/principals.ts';
 import { limitOf, WasmReplica, type InstructionCount } from '@domdao/replica/host';
 import { deployWasm } from '@domdao/replica';
 import { root, table } from './lib.ts';
+import { makeMember, ok } from './members.ts';
 import { costSurvey, E8S } from './wasm-cost.ts';
 
 const MEMBERS = Number(process.env.BENCH_WASM_MEMBERS ?? 300);
@@ -29,11 +30,6 @@ const progress = (what: string, i: number, n: number, t0: number) => {
   if (i > 0 && i % 1000 === 0) console.error(`bench wasm: ${what} ${i}/${n} (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
 };
 const HOUR = 3_600_000_000_000n;
-const HASH = '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaGhhc2hoYXNo';
-const ok = <T>(r: { Ok: T } | { Err: unknown }): T => {
-  if ('Err' in r) throw new Error(JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
-  return r.Ok;
-};
 const billions = (n: bigint) => (Number(n) / 1e9).toFixed(3);
 
 export async function benchWasm(): Promise<string> {
@@ -58,20 +54,7 @@ export async function benchWasm(): Promise<string> {
     sampled(i);
     progress('members', i, MEMBERS, filling);
     const principal = principalFromSeed(`wasm-bench-${i}`);
-    const created = ok(
-      await b.user.create_account({
-        principal,
-        email_encrypted: 'e',
-        name_encrypted: 'n',
-        dob_encrypted: 'd',
-        password_hash: HASH,
-        tos_accepted_at: replica.time - 1n,
-        is_age_verified_18_plus: true,
-      }),
-    );
-    ok(await b.user.verify_email(created.verification_token));
-    ok(await b.user.record_kyc(principal, true));
-    ok(await b.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) }));
+    await makeMember(b.user, principal, replica.time);
     members.push(principal);
   }
   const proposal = ok(await b.governance.create_proposal({ title: 'Bench', body: 'One vote per member', category: 'General' }));

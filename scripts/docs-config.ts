@@ -8,7 +8,7 @@ import type { TObject, TSchema } from '@sinclair/typebox';
 import { BridgeEnv } from '../services/bridge/src/config.ts';
 import { NotificationEnv } from '../services/notification/src/config.ts';
 import { GatewayEnv } from '../services/gateway/src/config.ts';
-import { IcEnv } from '../platform/canisters/src/ic/index.ts';
+import { IcEnv } from '../platform/canisters/src/ic/env.ts';
 import { REPLICA_ENV } from '../platform/replica/src/env.ts';
 import { SCRIPT_ENV, START_ENV } from './start-env.ts';
 
@@ -120,8 +120,8 @@ export const REFERENCES: Reference[] = [
     intro: `The bridge (\`npm run bridge\` alone, or inside \`npm start\`, which sets the development defaults listed in [config-start.md](config-start.md)). On embedded defaults it keeps everything under \`DATA_DIR\`; a deployment points \`DATABASE_URL\` at PostgreSQL and the \`IC_*\` variables at canisters on an IC network. What the settings mean for an operator (durability, database roles, Redis, inference, several bridges) is in [the operator's guide](../operations/README.md).`,
     tables: [
       { heading: 'Bridge service', parser: 'services/bridge/src/config.ts', rows: schemaRows(BridgeEnv), after: PRICE_SOURCES_FORMAT },
-      { heading: 'Canister clients on an IC network', parser: 'platform/canisters/src/ic/index.ts', rows: schemaRows(IcEnv) },
-      { heading: 'Notification client', parser: 'packages/notification-client/src/index.ts', rows: NOTIFICATION_CLIENT },
+      { heading: 'Canister clients on an IC network', parser: 'platform/canisters/src/ic/env.ts', rows: schemaRows(IcEnv) },
+      { heading: 'Notification client', parser: 'packages/notification-client/src/client.ts', rows: NOTIFICATION_CLIENT },
     ],
     readers: ['services/bridge/src', 'platform/canisters/src', 'packages/notification-client/src'],
   },

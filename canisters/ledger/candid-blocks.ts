@@ -7,7 +7,7 @@
 // and the archive callbacks. Pure: both the Azle entry and Node's tests (which compare every byte with
 // the candid library's own encoding) run it.
 import type { Idl, IdlType } from '@domdao/canister-kit/candid';
-import type { GetBlocksArgs } from './core/ledger.ts';
+import type { GetBlocksArgs } from './core/block-log.ts';
 import type { Value } from './core/types.ts';
 
 /**

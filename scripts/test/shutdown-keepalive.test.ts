@@ -15,7 +15,7 @@ import { signPayload } from '../../services/bridge/src/features/payments/signatu
 import { seededDataDir } from '../../services/bridge/test/embedded-template.ts';
 import { DEV_NOTIFICATION_TOKEN, DEV_WEBHOOK_SECRET } from '../dev-defaults.ts';
 import { curlLoop, fetchLoop, newTally, type LoadRequest, type RunState, type Tally } from './keepalive-load.ts';
-import { endLeftovers, platformPorts, startNpm, unlessHung } from './npm-start.ts';
+import { endLeftovers, startPlatform, stubSend, stubSends, unlessHung } from '@domdao/test-helpers/npm-start';
 
 const RUNS = 10;
 /** Requests answered before the signal; those sent after it come on top. */
@@ -44,26 +44,14 @@ function webhook(base: string): LoadRequest {
 
 /** A send in stub mode: applied when an email.stub_send line carries its request id. */
 function send(url: string): LoadRequest {
-  const id = randomUUID();
-  return {
-    method: 'POST',
-    url,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${DEV_NOTIFICATION_TOKEN}`, 'x-request-id': id },
-    body: JSON.stringify({ type: 'welcome', to: 'ada@example.com', domain: 'domdao.example', data: { user_name: 'Ada' } }),
-    tag: `send ${id}`,
-  };
+  const { id, ...request } = stubSend(url, DEV_NOTIFICATION_TOKEN);
+  return { ...request, tag: `send ${id}` };
 }
 
 /** One run: the platform started, loaded, signalled, and what every request came to. */
 async function run(data: string): Promise<{ tally: Tally; exit: { code: number | null; signal: NodeJS.Signals | null }; stubSends: Set<string> }> {
-  const ports = await platformPorts();
-  // info: the notification service logs each stub send (email.stub_send) with its request id.
-  const s = startNpm(data, ports, { LOG_LEVEL: 'info' });
+  const { s, gateway, bridge, notification } = await startPlatform(data);
   try {
-    await unlessHung(s.waitFor(/DOM DAO platform is up[\s\S]*try: curl/), 'start', s);
-    const gateway = `http://127.0.0.1:${ports.gateway}`;
-    const bridge = `http://127.0.0.1:${ports.bridge}`;
-    const notification = `http://127.0.0.1:${ports.notification}`;
     const tally = newTally();
     const state: RunState = { signalledAt: undefined };
     const loops = Promise.all([
@@ -136,13 +124,7 @@ async function run(data: string): Promise<{ tally: Tally; exit: { code: number |
     const exit = await unlessHung(s.exited, 'npm exiting', s);
     // Every loop ends at its first refused connection, which comes once the platform has stopped.
     await unlessHung(loops, 'the clients ending', s);
-    const stubSends = new Set<string>();
-    for (const line of s.output().split('\n')) {
-      if (!line.includes('"email.stub_send"')) continue;
-      const id = (JSON.parse(line) as { request_id?: string }).request_id;
-      if (id) stubSends.add(id);
-    }
-    return { tally, exit, stubSends };
+    return { tally, exit, stubSends: stubSends(s.output()) };
   } finally {
     await endLeftovers(s.marker);
   }

@@ -10,13 +10,12 @@
 // sent), and each acknowledged send is made.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { IDLE_CLOSE_MS } from '@domdao/service-kit';
 import { seededDataDir } from '../../services/bridge/test/embedded-template.ts';
 import { DEV_NOTIFICATION_TOKEN } from '../dev-defaults.ts';
-import { endLeftovers, platformPorts, startNpm, unlessHung } from './npm-start.ts';
+import { endLeftovers, startPlatform, stubSend, stubSends, unlessHung } from '@domdao/test-helpers/npm-start';
 
 /** How long the client gets no CPU after its answers: twice R27's old bound (1 s), under R48's. */
 const STALL_MS = 2000;
@@ -34,15 +33,7 @@ const shown = (o: Outcome) => ('status' in o ? (o.status >= 200 && o.status < 30
 
 const health = (base: string): Request => ({ method: 'GET', url: `${base}/health` });
 
-function send(url: string): Request {
-  const id = randomUUID();
-  return {
-    method: 'POST',
-    url,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${DEV_NOTIFICATION_TOKEN}`, 'x-request-id': id },
-    body: JSON.stringify({ type: 'welcome', to: 'ada@example.com', domain: 'domdao.example', data: { user_name: 'Ada' } }),
-  };
-}
+const send = (url: string): Request => stubSend(url, DEV_NOTIFICATION_TOKEN);
 
 describe('decisions R27, R48: a SIGTERM to npm start cuts no request of a keep-alive client starved of CPU across it', () => {
   let data = '';
@@ -53,19 +44,10 @@ describe('decisions R27, R48: a SIGTERM to npm start cuts no request of a keep-a
 
   it(`a client blocked from its kept-alive answers until ${STALL_MS} ms later, across the SIGTERM, sends on the gateway, the bridge and the notification service: each request answered 2xx on its kept connection or refused a new one (never sent), none reset; each acknowledged send made`, async (t) => {
     assert.ok(STALL_MS + 500 < IDLE_CLOSE_MS, `the stall (${STALL_MS} ms) and a loaded machine's delays fit under IDLE_CLOSE_MS (${IDLE_CLOSE_MS} ms)`);
-    const ports = await platformPorts();
-    // info: the notification service logs each stub send (email.stub_send) with its request id.
-    const s = startNpm(data, ports, { LOG_LEVEL: 'info' });
+    const { s, gateway, bridge, notification } = await startPlatform(data);
     try {
-      await unlessHung(s.waitFor(/DOM DAO platform is up[\s\S]*try: curl/), 'start', s);
-      const gateway = `http://127.0.0.1:${ports.gateway}`;
       // Each origin's requests go at once: one kept-alive connection each.
-      const batch = (): Request[] => [
-        health(gateway),
-        send(`${gateway}/notify/api/v1/send`),
-        health(`http://127.0.0.1:${ports.bridge}`),
-        send(`http://127.0.0.1:${ports.notification}/api/v1/send`),
-      ];
+      const batch = (): Request[] => [health(gateway), send(`${gateway}/notify/api/v1/send`), health(bridge), send(`${notification}/api/v1/send`)];
       const requests = [batch(), batch()];
       const client = spawn(process.execPath, [new URL('./fixtures/stalled-client.cjs', import.meta.url).pathname, JSON.stringify(requests)], {
         stdio: ['pipe', 'pipe', 'inherit'],
@@ -107,8 +89,7 @@ describe('decisions R27, R48: a SIGTERM to npm start cuts no request of a keep-a
       );
       const exit = await unlessHung(s.exited, 'npm exiting', s);
       assert.deepEqual(exit, { code: 0, signal: null }, `npm start exits 0:\n${s.output()}`);
-      const made = new Set<string>();
-      for (const l of s.output().split('\n')) if (l.includes('"email.stub_send"')) made.add((JSON.parse(l) as { request_id?: string }).request_id ?? '');
+      const made = stubSends(s.output());
       assert.deepEqual(
         [firstOutcomes, outcomes].flatMap((batch, b) =>
           batch.flatMap((o, i) => {

@@ -11,11 +11,11 @@ import { connect } from 'node:net';
 import { acceptsConnection } from '@domdao/test-helpers';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { seedEmbeddedDatabase } from '../../services/bridge/test/embedded-template.ts';
-import { endLeftovers, markedProcesses, platformPorts, startNpm as startPlatform, unlessHung, type Started } from './npm-start.ts';
+import { endLeftovers, markedProcesses, platformPorts, startNpm as startPlatform, unlessHung, type Started } from '@domdao/test-helpers/npm-start';
 
 let current: string | undefined;
 
-/** Starts npm start (npm-start.ts) and remembers its marker for afterEach. */
+/** Starts npm start (@domdao/test-helpers/npm-start) and remembers its marker for afterEach. */
 function startNpm(...args: Parameters<typeof startPlatform>): Started {
   const s = startPlatform(...args);
   current = s.marker;

@@ -19,7 +19,7 @@ import {
 } from '@domdao/canister-kit';
 import type { Idl } from '@domdao/canister-kit/candid';
 import { governanceMethods } from '../candid.ts';
-import { payloadKind } from './actions/index.ts';
+import { payloadKind } from './actions/registry.ts';
 import { statusAt } from './lifecycle.ts';
 import { createArgsProblem } from './payloads.ts';
 import type { GovernanceState } from './state.ts';

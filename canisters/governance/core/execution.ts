@@ -1,7 +1,7 @@
 // Execution of approved proposals (spec 1 "Execution on approval"), as a Governor's execute step: the
 // payload's action (actions/<payload>.ts) calls other canisters, then governance records the outcome.
 import { Err, Ok, type Result } from '@domdao/canister-kit';
-import { actionOf } from './actions/index.ts';
+import { actionOf } from './actions/registry.ts';
 import { CATEGORIES } from './rules/categories.ts';
 import type { PriceEntry } from './rules/price.ts';
 import type { GovernanceState } from './state.ts';

@@ -2,14 +2,16 @@
 // G10–G12, G14): title, body, and which payload variant; each payload's own check is its action's
 // (actions/<payload>.ts). Returns the reason a proposal is refused, or undefined; the canister answers
 // InvalidPayload and the reason is what the bridge shows the member.
-import { actionOf, payloadKind, type PayloadKind } from './actions/index.ts';
+import { actionOf, payloadKind, type PayloadKind } from './actions/registry.ts';
 import { isCategory, type ProposalCategory } from './rules/categories.ts';
 import type { CreateProposalArgs, GovernanceSettings, ProposalPayload } from './types.ts';
 
 export const MAX_TITLE_CHARS = 200;
 export const MAX_BODY_CHARS = 50_000;
 export { MAX_MEMO_CHARS, payoutProblem } from '@domdao/canister-kit/rules';
-export { applyRulesChange, MAX_POLICY_PRINCIPALS, payloadKind } from './actions/index.ts';
+export { applyRulesChange } from './actions/constitutional-amendment.ts';
+export { MAX_POLICY_PRINCIPALS } from './actions/membership-policy.ts';
+export { payloadKind } from './actions/registry.ts';
 // Control characters other than tab and newlines have no place in a title or a Markdown body.
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 

@@ -3,12 +3,14 @@
 // is DFINITY's ICRC-1 ledger canister (dfx.json); this core implements the same public interface for
 // the embedded platform, with the standard's errors, deduplication window and fee rules (decisions
 // L1–L8). Fees are burned (no fee collector). Mints are transfers from the minting account, burns
-// transfers to it. Blocks carry ICRC-3's hash chain and the tip is certified (decision L26).
-import { CanisterReject, compositeKey, Err, Ok, requireNats, u64Key, type CallContext, type Result } from '@domdao/canister-kit';
+// transfers to it. Blocks carry ICRC-3's hash chain and the tip is certified (decision L26). The log is
+// block-log.ts's, the deduplication window dedup.ts's.
+import { CanisterReject, compositeKey, Err, Ok, requireNats, type CallContext, type Result } from '@domdao/canister-kit';
 import { accountKey, accountProblem, bytesKey, givenAccountKey, normalAccount, sameAccount } from './account.ts';
-import { blockValue, SUPPORTED_BLOCK_TYPES } from './blocks.ts';
-import { hashValue } from './certification.ts';
-import { blockHash, icrc3TipQueries, lastBlock, type ArchiveInfo, type LedgerHost } from './icrc3.ts';
+import { blockLog, type BlocksPlan, type GetBlocksArgs, type GetBlocksResult } from './block-log.ts';
+import { SUPPORTED_BLOCK_TYPES } from './blocks.ts';
+import { dedupWindow } from './dedup.ts';
+import { icrc3TipQueries, type ArchiveInfo, type LedgerHost } from './icrc3.ts';
 import { standardsQueries } from './standards.ts';
 import { ledgerConsent, type LedgerDeps } from './consent.ts';
 import {
@@ -27,7 +29,6 @@ import {
   type TransferError,
   type TransferFromArgs,
   type TransferFromError,
-  type Value,
 } from './types.ts';
 
 export const NS_PER_SECOND = 1_000_000_000n;
@@ -35,35 +36,6 @@ export const NS_PER_SECOND = 1_000_000_000n;
 export const TX_WINDOW = 24n * 3600n * NS_PER_SECOND;
 export const PERMITTED_DRIFT = 60n * NS_PER_SECOND;
 export const MAX_MEMO_LENGTH = 32;
-/** Dedup entries pruned per update call at most (amortised: each call adds at most one). */
-const PRUNE_BATCH = 100;
-/**
- * Blocks one icrc3_get_blocks answers at most, over all its ranges (decision L42): DFINITY's ICRC ledger
- * answers 100, and 100 blocks cost the wasm a small part of a query's 5 B instructions.
- */
-export const MAX_BLOCKS_PER_REQUEST = 100n;
-/** The method of this ledger that answers its archived blocks in archive mode (decision L43). */
-export const ARCHIVE_METHOD = 'get_archived_blocks';
-
-export interface GetBlocksArgs {
-  start: bigint;
-  length: bigint;
-}
-/** ICRC-3's callback: a query method, as its canister's principal and the method's name. */
-export type BlocksCallback = [canister: string, method: string];
-export interface GetBlocksResult {
-  log_length: bigint;
-  blocks: Array<{ id: bigint; block: Value }>;
-  /** The ranges asked for that an archive answers, by callback (archive mode, decision L43). */
-  archived_blocks: Array<{ args: GetBlocksArgs[]; callback: BlocksCallback }>;
-}
-
-/** Which blocks a reply holds: the log's length, the runs of blocks it answers itself, the ranges it leaves to the archive. */
-export interface BlocksPlan {
-  log_length: bigint;
-  runs: Array<{ start: bigint; count: number }>;
-  archived: GetBlocksArgs[];
-}
 
 const generic = (error_code: bigint, message: string) => ({ GenericError: { error_code, message } });
 
@@ -91,85 +63,10 @@ export function ledgerCore(stores: LedgerStores, deps: LedgerDeps, host: LedgerH
     const a = stores.allowances.get(allowanceKey(owner, spender));
     return a && (a.expires_at === undefined || a.expires_at > now) ? a : { allowance: 0n };
   };
-  const append = (block: Block): bigint => {
-    const index = counter('blocks');
-    const parent = lastBlock(stores);
-    const chained: Block = parent ? { ...block, phash: blockHash(parent.block) } : block;
-    const stored: Block = { ...chained, hash: hashValue(blockValue(chained)) };
-    stores.blocks.set(index, stored);
-    stores.counters.set('blocks', index + 1n);
-    host.blockAppended?.(index, stored);
-    return index;
-  };
-  /** Archive mode (decision L43): the blocks below this index are answered by the archive callback. */
-  const archivedBelow = (length: bigint): bigint => {
-    const local = config().archive_local_blocks;
-    return local === undefined || length <= local ? 0n : length - local;
-  };
-  /**
-   * The plan of an icrc3_get_blocks reply (`ledger`) or of the archive's (`archive`), as DFINITY's ledger
-   * makes it: ranges in the order given, each cut to what is left of MAX_BLOCKS_PER_REQUEST; the ledger
-   * answers its blocks at or above the archive boundary and names the ranges below it; the archive
-   * answers the blocks below it and nothing else.
-   */
-  function plan(ranges: GetBlocksArgs[], facet: 'ledger' | 'archive'): BlocksPlan {
-    for (const r of ranges) requireNats({ start: r.start, length: r.length });
-    const length = counter('blocks');
-    const boundary = archivedBelow(length);
-    const runs: BlocksPlan['runs'] = [];
-    const archived: GetBlocksArgs[] = [];
-    let budget = MAX_BLOCKS_PER_REQUEST;
-    for (const r of ranges) {
-      if (budget === 0n) break;
-      const start = r.start;
-      const end = [r.start + (r.length < budget ? r.length : budget), length].reduce((x, y) => (x < y ? x : y));
-      if (start >= end) continue;
-      const own = facet === 'ledger' ? { from: start > boundary ? start : boundary, to: end } : { from: start, to: end < boundary ? end : boundary };
-      if (facet === 'ledger' && start < boundary) archived.push({ start, length: (end < boundary ? end : boundary) - start });
-      if (own.from >= own.to) continue;
-      runs.push({ start: own.from, count: Number(own.to - own.from) });
-      budget -= own.to - own.from;
-    }
-    return { log_length: length, runs, archived };
-  }
-  const answer = (p: BlocksPlan): GetBlocksResult => {
-    const blocks: GetBlocksResult['blocks'] = [];
-    for (const run of p.runs)
-      for (const [id, block] of stores.blocks.entries({ from: run.start, limit: run.count })) blocks.push({ id, block: blockValue(block) });
-    return { log_length: p.log_length, blocks, archived_blocks: p.archived.length ? [{ args: p.archived, callback: [host.self(), ARCHIVE_METHOD] }] : [] };
-  };
+  const { append, archivedBelow, plan, answer } = blockLog(stores, host, config);
   const isMinting = (a: Account) => sameAccount(a, config().minting_account);
 
-  /** ICRC-1 "Transaction deduplication": TooOld, CreatedInFuture, then Duplicate (only with created_at_time). */
-  function timeAndDuplicate(created_at_time: bigint | undefined, key: string, now: bigint) {
-    if (created_at_time === undefined) return undefined;
-    const c = config();
-    if (created_at_time + c.tx_window + c.permitted_drift < now) return { TooOld: null } as const;
-    if (created_at_time > now + c.permitted_drift) return { CreatedInFuture: { ledger_time: now } } as const;
-    const dup = stores.dedup.get(key);
-    if (dup !== undefined) return { Duplicate: { duplicate_of: dup } } as const;
-    return undefined;
-  }
-  function remember(created_at_time: bigint | undefined, key: string, index: bigint): void {
-    if (created_at_time === undefined) return;
-    stores.dedup.set(key, index);
-    stores.dedup_by_time.set(compositeKey(u64Key(created_at_time), key), null);
-  }
-  /** Drops dedup entries that can no longer match (their created_at_time is TooOld now). */
-  function prune(now: bigint): void {
-    const c = config();
-    const horizon = now - c.tx_window - c.permitted_drift;
-    if (horizon <= 0n) return;
-    const stale: string[] = [];
-    for (const [k] of stores.dedup_by_time.entries({ limit: PRUNE_BATCH })) {
-      if (k < u64Key(horizon)) stale.push(k);
-      else break;
-    }
-    for (const k of stale) {
-      stores.dedup_by_time.delete(k);
-      stores.dedup.delete(k.slice(21));
-    }
-  }
+  const { timeAndDuplicate, remember, prune } = dedupWindow(stores, config);
   function argumentProblem(accounts: Array<Account | undefined>, memo: Uint8Array | undefined): string | undefined {
     for (const a of accounts) {
       const p = a && accountProblem(a);

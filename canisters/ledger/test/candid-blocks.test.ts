@@ -10,7 +10,7 @@ import { Principal } from '@icp-sdk/core/principal';
 import { toCandid } from '@domdao/canister-kit/candid';
 import { encodeGetBlocksReply, encodeValue, getBlocksReplyHeader, idlHash } from '../candid-blocks.ts';
 import { ledgerTypes } from '../candid.ts';
-import type { GetBlocksResult } from '../core/ledger.ts';
+import type { GetBlocksResult } from '../core/block-log.ts';
 import type { Value } from '../core/types.ts';
 
 const types = ledgerTypes(IDL);

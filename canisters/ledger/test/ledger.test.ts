@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Principal } from '@icp-sdk/core/principal';
 import { E8S, FEE, LEDGER, ledger, MINTER, NOW0, party, sub } from './harness.ts';
-import { ARCHIVE_METHOD, MAX_BLOCKS_PER_REQUEST, PERMITTED_DRIFT, TX_WINDOW } from '../core/ledger.ts';
+import { ARCHIVE_METHOD, MAX_BLOCKS_PER_REQUEST } from '../core/block-log.ts';
+import { PERMITTED_DRIFT, TX_WINDOW } from '../core/ledger.ts';
 
 const ALICE = party(1);
 const BOB = party(2);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { copyValue } from '../src/embedded/platform.ts';
+import { copyValue } from '../src/embedded/copy-value.ts';
 
 const cloneable = fc.letrec((tie) => ({
   value: fc.oneof(

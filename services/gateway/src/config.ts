@@ -6,7 +6,7 @@ import { observabilityEnv, parseForeignTokens } from '@domdao/service-kit';
 export const GatewayEnv = Type.Object({
   PORT: Env.port(3000, 'listen port (`npm start`: GATEWAY_PORT)'),
   HOST: Env.string('listen address', '0.0.0.0'),
-  LOG_LEVEL: Env.enumOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level'),
+  LOG_LEVEL: Env.logLevel(),
   TRUST_PROXY: Env.string(
     'Fastify trustProxy for a load balancer in front of the gateway: `true`, a hop count, or comma-separated addresses/CIDRs; `false` = X-Forwarded-For from clients is replaced',
     'false',

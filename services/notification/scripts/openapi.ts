@@ -4,7 +4,7 @@ import { SERVICE_VERSION } from '../src/app.ts';
 import { brandsFromConfig } from '../src/brands/brands.ts';
 import { loadNotificationConfig } from '../src/config.ts';
 import { buildOpenApi } from '../src/routes/openapi.ts';
-import { templates } from '../src/templates/index.ts';
+import { templates } from '../src/templates/catalog.ts';
 import type { TemplateDefinition } from '../src/templates/template-schema.ts';
 
 export const OPENAPI_PATH = new URL('../../../docs/api/notification.openapi.json', import.meta.url);

@@ -6,7 +6,7 @@ import { brandsFromConfig } from '../src/brands/brands.ts';
 import { loadNotificationConfig } from '../src/config.ts';
 import { Composer } from '../src/rendering/compose.ts';
 import { escapeText } from '../src/rendering/escape.ts';
-import { templates } from '../src/templates/index.ts';
+import { templates } from '../src/templates/catalog.ts';
 import type { TemplateDefinition } from '../src/templates/template-schema.ts';
 
 export function renderPreviews(outDir: string, env: NodeJS.ProcessEnv = process.env): string[] {

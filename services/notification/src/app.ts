@@ -26,14 +26,15 @@ import {
   tokenPrefix,
   traceOf,
 } from '@domdao/service-kit';
-import { providerFromConfig, type EmailProvider } from './providers/index.ts';
+import { providerFromConfig } from './providers/from-config.ts';
+import type { EmailProvider } from './providers/provider.ts';
 import { Composer } from './rendering/compose.ts';
 import { HEALTH_PATH, healthRoutes, READY_PATH } from './routes/health.ts';
 import { openapiRoutes } from './routes/openapi.ts';
 import { createSender, sendRoutes } from './routes/send.ts';
 import { FrontDoor } from './http/front-door.ts';
 import type { TemplateDefinition } from './templates/template-schema.ts';
-import { templates as catalog } from './templates/index.ts';
+import { templates as catalog } from './templates/catalog.ts';
 
 export const SERVICE_VERSION = '1.5.0';
 

@@ -8,12 +8,8 @@ const MiB = 1024 * 1024;
 export const NotificationEnv = Type.Object({
   PORT: Env.port(3100, 'listen port'),
   HOST: Env.string('listen address', '0.0.0.0'),
-  LOG_LEVEL: Env.enumOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level'),
-  NODE_ENV: Env.enumOf(
-    ['development', 'production', 'test'],
-    'development',
-    '`test` skips the brand URL assertions; `production` also refuses the example brand domains',
-  ),
+  LOG_LEVEL: Env.logLevel(),
+  NODE_ENV: Env.nodeEnv('`test` skips the brand URL assertions; `production` also refuses the example brand domains'),
   SERVICE_TOKEN: Type.Optional(
     Type.String({
       minLength: 16,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import { freePort, startSmtpSink, type SmtpSink } from '@domdao/test-helpers';
-import { templates } from '../src/templates/index.ts';
+import { templates } from '../src/templates/catalog.ts';
 import { defineTemplate } from '../src/templates/template-schema.ts';
 import { makeService, makeServiceWithProvider, validBody } from './harness.ts';
 

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { defaultOpenApiText, OPENAPI_PATH } from '../scripts/openapi.ts';
 import { renderPreviews } from '../scripts/preview.ts';
-import { templates } from '../src/templates/index.ts';
+import { templates } from '../src/templates/catalog.ts';
 import { MULTI_LINE, NOT_LINE_BREAK_OR_CONTROL, SINGLE_LINE } from '../src/templates/template-schema.ts';
 import { makeService, TEST_TOKEN } from './harness.ts';
 

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { Ajv } from 'ajv';
 import { isMultiLine, isNotBlank, isSingleLine, PLAIN_HTTPS_URL, PLAIN_WEB_URL } from '../src/templates/fast-checks.ts';
-import { templates } from '../src/templates/index.ts';
+import { templates } from '../src/templates/catalog.ts';
 import { fastValidatorFor, MULTI_LINE, SINGLE_LINE, urlWith, type TemplateDefinition } from '../src/templates/template-schema.ts';
 import { compileFastValidator } from '../src/templates/fast-validator.ts';
 import { ajv } from '../src/templates/template-schema.ts';

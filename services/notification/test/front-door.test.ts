@@ -7,7 +7,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import { defineTemplate } from '../src/templates/template-schema.ts';
-import { templates, type TemplateType } from '../src/templates/index.ts';
+import { templates, type TemplateType } from '../src/templates/catalog.ts';
 import { BATCH_LIMIT } from '../src/http/front-door.ts';
 import { makeService, makeServiceWithProvider, PRODUCT, TEST_TOKEN, validBody } from './harness.ts';
 

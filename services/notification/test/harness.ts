@@ -3,7 +3,7 @@ import type { InjectOptions } from 'fastify';
 import { captureLogs, startRecorder, type Recorder, type Responder } from '@domdao/test-helpers';
 import { buildApp, type BuildOptions } from '../src/app.ts';
 import { loadNotificationConfig } from '../src/config.ts';
-import { templates, type TemplateType } from '../src/templates/index.ts';
+import { templates, type TemplateType } from '../src/templates/catalog.ts';
 
 export const TEST_TOKEN = 'test-notification-token-0123456789';
 export const DAO = 'domdao.example';

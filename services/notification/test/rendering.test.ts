@@ -1,7 +1,7 @@
 // Spec 3 "Brands", rendering rules of the digest, escaping of caller values, email-client layout.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { templates, type TemplateType } from '../src/templates/index.ts';
+import { templates, type TemplateType } from '../src/templates/catalog.ts';
 import { DAO, makeServiceWithProvider, PRODUCT, validBody, withoutField } from './harness.ts';
 
 let p: Awaited<ReturnType<typeof makeServiceWithProvider>>;

@@ -2,7 +2,7 @@
 // verification at-least-one rule, defaults; send flow step 4 → 400 invalid_template_data with details[].
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { templates } from '../src/templates/index.ts';
+import { templates } from '../src/templates/catalog.ts';
 import { DAO, makeService, makeServiceWithProvider, PRODUCT, validBody, withoutField } from './harness.ts';
 
 // Transcribed from the spec's catalog, not from our schemas, so a drift in either shows here.

@@ -22,10 +22,12 @@
 // not a power cut. A torn last line (the process died mid-write) is dropped; damage anywhere else stops
 // the host, never guessed around: sequence numbers that do not rise by one (a second writer, a spliced
 // file) are refused (K21). The directory is locked for one process (K20); 0700, files 0600 (K22).
-// The parts: wal-files.ts (names, errors), snapshot-format.ts, log-format.ts (replay), compaction.ts; this file is the log itself.
-import { chmodSync, closeSync, existsSync, rmSync, fdatasync, fsync, fsyncSync, mkdirSync, readdirSync, renameSync, statSync, ftruncateSync } from 'node:fs';
+// The parts: wal-files.ts (names, errors), snapshot-format.ts, log-format.ts (replay), compaction.ts,
+// group-commit.ts (fsyncs and who waits for them); this file is the log itself.
+import { chmodSync, closeSync, existsSync, rmSync, fsyncSync, mkdirSync, readdirSync, renameSync, statSync, ftruncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { compactInto, snapshotInto } from './compaction.ts';
+import { GroupCommit } from './group-commit.ts';
 import { lockDirectory, type DirectoryLock } from './lock.ts';
 import { replay } from './log-format.ts';
 import { encodeLine } from './record.ts';
@@ -49,14 +51,6 @@ export { LazyEntries, loadedEntries, type StoreLoad } from './snapshot-format.ts
 export { LoggedEntries } from './log-format.ts';
 export type { Op, Snapshot, StoreEntries, WalOptions } from './wal-types.ts';
 
-/**
- * Overlapping syncs of the log (decision P9): while one group syncs, the next ones are written and
- * started, so under a slow disk an answer waits for about one sync rather than two. Three, so one of
- * libuv's four threads stays free for other file work (a compaction's writes, argon2 in the bridge).
- */
-const MAX_FSYNCS_IN_FLIGHT = 3;
-/** A group split off mid-turn (decision P12) holds at least this many records: each split costs one more write and fdatasync. */
-const MIN_SPLIT_GROUP = 4;
 /** Default compaction size (decision P8): the log may grow to this share of the snapshot, and at least MIN_COMPACT_BYTES. */
 const COMPACT_FRACTION = 8;
 const MIN_COMPACT_BYTES = 16 * 1024 * 1024;
@@ -71,24 +65,12 @@ export class WriteAheadLog {
   private pendingChars = 0;
   /** Size of the snapshot in place, for the default compaction size. */
   private snapshotBytes: number;
-  /** fsync mode: encoded records not yet written and the last sequence made durable. */
+  /** fsync mode: encoded records not yet written. */
   private pending: string[] = [];
   /** Where the next record goes in the open log, and how far the file is written ahead with zeros (decision P9). */
   private pos = 0;
   private allocated = 0;
-  private durableSeq: number;
-  /** Highest sequence an answer waits for, highest covered by an fsync already started, fsyncs running. */
-  private wanted = 0;
-  private submitted = 0;
-  private inFlight = 0;
-  private scheduled = false;
-  /** A closed log's last fsync is running: the new log's records wait for it (durability in order). */
-  private barrier = false;
-  /** Files being synced (fd → syncs running) and closed logs to close once no sync uses them. */
-  private readonly fdUsers = new Map<number, number>();
-  private readonly retired = new Set<number>();
-  private failed: Error | undefined;
-  private waiters: Array<{ seq: number; resolve: () => void; reject: (e: Error) => void }> = [];
+  private readonly commit: GroupCommit;
   private closed = false;
   private compacting: Promise<void> | undefined;
   /** The slices of the snapshot in place, as its compaction wrote them (none after a restart: decision P15). */
@@ -109,8 +91,18 @@ export class WriteAheadLog {
     this.syncs = options.fsync ?? true;
     if (created && this.syncs) syncDirectory(dir);
     this.seq = seq;
-    this.durableSeq = seq;
-    this.submitted = seq;
+    this.commit = new GroupCommit(
+      {
+        dir,
+        options,
+        lastSeq: () => this.seq,
+        fd: () => this.fd,
+        closed: () => this.closed,
+        pendingRecords: () => this.pending.length,
+        writePending: () => this.writePending(),
+      },
+      seq,
+    );
     this.pos = statSync(join(dir, LOG)).size;
     this.allocated = this.pos;
     this.snapshotBytes = existsSync(join(dir, SNAPSHOT))
@@ -153,7 +145,7 @@ export class WriteAheadLog {
    */
   append(ops: Op[]): boolean {
     if (ops.length === 0) return false;
-    if (this.failed) throw this.failed;
+    if (this.commit.failed) throw this.commit.failed;
     // An update that was under way when the host closed: its file descriptor may already be another
     // log's (a host reopened in the same process), and nothing after close() may be acknowledged.
     if (this.closed) throw new LogWriteError(`the log in ${this.dir} is closed`);
@@ -182,24 +174,7 @@ export class WriteAheadLog {
 
   /** Resolves once every record up to `seq` (default: all appended so far) is on disk and fsynced. */
   durable(seq = this.seq): Promise<void> {
-    if (!this.syncs || seq <= this.durableSeq) return Promise.resolve();
-    if (this.failed) return Promise.reject(this.failed);
-    const done = new Promise<void>((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
-    if (seq > this.wanted) this.wanted = seq;
-    // The disk is idle: sync now. A group that has grown as large as the records still syncing ahead of
-    // it is synced now too (decision P12): its fsync runs while this turn goes on instead of after it,
-    // so the disk and the CPU work at once. Otherwise the next fsync starts at the end of this turn of
-    // the event loop (or when one in flight completes), so every update answered meanwhile joins its group.
-    if (this.inFlight === 0 || (this.inFlight < MAX_FSYNCS_IN_FLIGHT && this.pending.length >= Math.max(MIN_SPLIT_GROUP, this.submitted - this.durableSeq)))
-      this.issue();
-    else if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => {
-        this.scheduled = false;
-        this.issue();
-      });
-    }
-    return done;
+    return this.syncs ? this.commit.durable(seq) : Promise.resolve();
   }
 
   /**
@@ -226,80 +201,12 @@ export class WriteAheadLog {
   }
 
   /**
-   * One group commit: writes every pending record in one call and fsyncs off the main thread. Up to
-   * MAX_FSYNCS_IN_FLIGHT overlap, so the next group's records are written while the previous one is
-   * still syncing; an fsync covers everything written before it started, whichever finishes first.
-   */
-  private issue(): void {
-    if (this.failed || this.closed || this.barrier || this.inFlight >= MAX_FSYNCS_IN_FLIGHT || this.wanted <= this.submitted) return;
-    try {
-      this.writePending();
-    } catch (e) {
-      this.fail(new LogWriteError(`writing the log in ${this.dir} failed: ${(e as Error).message}`, { cause: e }));
-      return;
-    }
-    this.startSync(this.seq, this.fd);
-  }
-
-  private startSync(target: number, fd: number, then?: () => Promise<void>): void {
-    this.submitted = target;
-    this.inFlight += 1;
-    this.fdUsers.set(fd, (this.fdUsers.get(fd) ?? 0) + 1);
-    void this.syncUpTo(target, fd, then);
-  }
-
-  private async syncUpTo(target: number, fd: number, then?: () => Promise<void>): Promise<void> {
-    try {
-      await this.fsyncProbeBefore();
-      if (this.closed) return;
-      // A group's records: fdatasync (the data, and the size only when it grew). A closed log: fsync.
-      await new Promise<void>((resolve, reject) => (then ? fsync : fdatasync)(fd, (e) => (e ? reject(e) : resolve())));
-      if (then) await then();
-      this.markDurable(target);
-      this.options.fsyncProbe?.after?.(target);
-    } catch (e) {
-      if (!this.closed) this.fail(new LogWriteError(`syncing the log in ${this.dir} failed: ${(e as Error).message}`, { cause: e }));
-    } finally {
-      this.inFlight -= 1;
-      const users = this.fdUsers.get(fd)! - 1;
-      if (users > 0) this.fdUsers.set(fd, users);
-      else {
-        this.fdUsers.delete(fd);
-        if (this.retired.delete(fd) && !this.closed) closeSync(fd);
-      }
-      if (then) this.barrier = false;
-      this.issue();
-    }
-  }
-
-  private async fsyncProbeBefore(): Promise<void> {
-    if (this.options.fsyncProbe?.before) await this.options.fsyncProbe.before();
-  }
-
-  private markDurable(seq: number): void {
-    if (seq > this.durableSeq) this.durableSeq = seq;
-    const waiting = this.waiters;
-    this.waiters = [];
-    for (const w of waiting) {
-      if (w.seq <= this.durableSeq) w.resolve();
-      else this.waiters.push(w);
-    }
-  }
-
-  private fail(error: Error): void {
-    this.failed = error;
-    const waiting = this.waiters;
-    this.waiters = [];
-    for (const w of waiting) w.reject(error);
-  }
-
-  /**
    * Closes the current log under the name of its last record and opens an empty one; returns that
    * sequence number. With fsync, the closed log's last fsync and the directory's run before any record
    * of the new log is synced, so what is durable is always a prefix of the sequence.
    */
   private rotate(): number {
-    if (this.failed) throw this.failed;
+    if (this.commit.failed) throw this.commit.failed;
     this.writePending();
     const last = this.seq;
     // A closed log holds its records only (the space written ahead is cut; its fsync below covers it).
@@ -311,7 +218,7 @@ export class WriteAheadLog {
     } catch (e) {
       // The closed log is replayed in order, so nothing acknowledged is lost; but nothing more is taken.
       const error = new LogWriteError(`opening a new log in ${this.dir} failed: ${(e as Error).message}`, { cause: e });
-      this.fail(error);
+      this.commit.fail(error);
       throw error;
     }
     this.pos = 0;
@@ -320,9 +227,7 @@ export class WriteAheadLog {
       closeSync(old);
       return last;
     }
-    this.retired.add(old);
-    this.barrier = true;
-    this.startSync(last, old, () => syncDirectoryAsync(this.dir));
+    this.commit.retire(old, last, () => syncDirectoryAsync(this.dir));
     return last;
   }
 
@@ -381,19 +286,17 @@ export class WriteAheadLog {
 
   close(): void {
     if (this.closed) return;
-    if (!this.failed && this.pending.length > 0) this.write(Buffer.from(this.pending.join(''), 'utf8'));
+    if (!this.commit.failed && this.pending.length > 0) this.write(Buffer.from(this.pending.join(''), 'utf8'));
     this.pending = [];
     this.pendingChars = 0;
     // A clean close leaves the log as plain JSON lines (the space written ahead is cut).
     if (this.allocated > this.pos) ftruncateSync(this.fd, this.pos);
     // Closed logs whose last fsync had not run yet, then the open one and the directory (a rename).
-    for (const fd of this.retired) fsyncSync(fd);
+    const retired = this.commit.syncRetired();
     fsyncSync(this.fd);
-    if (this.retired.size > 0) syncDirectory(this.dir);
+    if (retired) syncDirectory(this.dir);
     this.closed = true;
-    this.markDurable(this.seq);
-    for (const fd of this.retired) closeSync(fd);
-    this.retired.clear();
+    this.commit.closed(this.seq);
     closeSync(this.fd);
     this.lock.release();
   }

@@ -1,20 +1,14 @@
 // The embedded platform: the six canister cores on one EmbeddedHost, wired to each other the way the
-// IC wires them (each inter-canister call is a query or an update call of the callee, made with the
-// caller canister's principal), initialised on first open, driven by a scheduler that plays the part
-// of the IC's canister timers, and reached through in-process clients with a chosen caller principal.
-import { randomBytes } from 'node:crypto';
-import { IDL } from '@icp-sdk/core/candid';
-import type { Account, CallContext, CanisterCall, CanisterTimer, HostServices, StoreKey } from '@domdao/canister-kit';
+// IC wires them (cores.ts), initialised on first open, driven by a scheduler that plays the part of the
+// IC's canister timers, and reached through in-process clients with a chosen caller principal.
+import type { Account, CallContext } from '@domdao/canister-kit';
 import { EmbeddedHost } from '@domdao/canister-kit/embedded';
-import { CAMPAIGN_STORE_NAMES, campaignCore, campaignWiring, type CampaignStores } from '@domdao/canister-campaign';
-import { GOVERNANCE_STORE_NAMES, governanceCore, governanceWiring, type DevVoting, type GovernanceStores } from '@domdao/canister-governance';
-import { LEDGER_STORE_NAMES, ledgerCore, ledgerWiring, type LedgerStores } from '@domdao/canister-ledger';
-import { MEMBERSHIP_STORE_NAMES, membershipCore, membershipWiring, type MembershipStores } from '@domdao/canister-membership';
-import { TREASURY_STORE_NAMES, treasuryCore, treasuryWiring, type TreasuryStores } from '@domdao/canister-treasury';
-import { USER_STORE_NAMES, userCore, userWiring, type UserStores } from '@domdao/canister-user';
+import type { DevVoting } from '@domdao/canister-governance';
 import type { BlocksCallbackQuery, CanisterClients, CanisterIds, CanisterName } from '../api.ts';
 import { EMBEDDED_CANISTER_IDS } from '../principals.ts';
 import { METHOD_TABLES } from '../tables.ts';
+import { copyValue } from './copy-value.ts';
+import { TIMERS, wire, type Cores } from './cores.ts';
 
 /** The DOM ledger's fee: 10 000 e8s (0.0001 DOM), as DFINITY's ledgers charge for ICP and most SNS tokens. */
 export const DEFAULT_TRANSFER_FEE = 10_000n;
@@ -66,20 +60,6 @@ export interface EmbeddedPlatformOptions {
   devVoting?: DevVoting;
 }
 
-/** Each canister's wiring (canisters/<name>/wiring.ts), as its Azle entry point reads it; step order is this order. */
-const WIRING = {
-  governance: governanceWiring,
-  membership: membershipWiring,
-  user: userWiring,
-  campaign: campaignWiring,
-  treasury: treasuryWiring,
-  ledger: ledgerWiring,
-};
-type Cores = ReturnType<typeof wire>;
-/** Every canister's timers, as the IC would arm them. */
-const TIMERS = (Object.keys(WIRING) as CanisterName[]).flatMap((canister) =>
-  (WIRING[canister].timers as readonly CanisterTimer<unknown>[]).map((timer) => ({ canister, timer, periodNs: BigInt(timer.every_seconds) * 1_000_000_000n })),
-);
 /** The longest the scheduler sleeps by default (the shortest timer period), so it notices work created by calls it did not see. */
 const MAX_SLEEP_MS = Math.min(...TIMERS.map((t) => t.timer.every_seconds)) * 1000;
 
@@ -294,97 +274,4 @@ export class EmbeddedPlatform {
       );
     }
   }
-}
-
-/**
- * A copy of a value crossing between canisters, as `structuredClone` makes it (decision P7): plain
- * objects, arrays and Uint8Arrays are copied here, which for the small records of a call costs a
- * fraction of a structured clone; anything else (Map, Date, a class instance, a Buffer, a cycle or
- * very deep nesting) goes to structuredClone itself.
- */
-export function copyValue<T>(value: T): T {
-  if (value === null || typeof value !== 'object') return typeof value === 'function' || typeof value === 'symbol' ? structuredClone(value) : value;
-  try {
-    return copyObject(value, 0) as T;
-  } catch (e) {
-    if (e instanceof NotPlain) return structuredClone(value);
-    throw e;
-  }
-}
-
-class NotPlain extends Error {}
-
-function copyObject(v: object, depth: number): unknown {
-  if (depth > 32) throw new NotPlain();
-  if (Array.isArray(v)) {
-    if (Object.getPrototypeOf(v) !== Array.prototype) throw new NotPlain();
-    const out = new Array<unknown>(v.length);
-    for (let i = 0; i < v.length; i++) {
-      if (!(i in v)) continue; // a hole stays a hole
-      const x: unknown = v[i];
-      out[i] = x === null || typeof x !== 'object' ? plain(x) : copyObject(x, depth + 1);
-    }
-    return out;
-  }
-  const proto = Object.getPrototypeOf(v) as unknown;
-  if (proto === Uint8Array.prototype) return new Uint8Array(v as Uint8Array);
-  if (proto !== Object.prototype && proto !== null) throw new NotPlain();
-  const out: Record<string, unknown> = {};
-  const o = v as Record<string, unknown>;
-  for (const k of Object.keys(o)) {
-    const x = o[k];
-    // defineProperty: a key named __proto__ stays an own property, as structuredClone keeps it.
-    const c = x === null || typeof x !== 'object' ? plain(x) : copyObject(x, depth + 1);
-    if (k === '__proto__') Object.defineProperty(out, k, { value: c, writable: true, enumerable: true, configurable: true });
-    else out[k] = c;
-  }
-  return out;
-}
-
-/** Primitives are copied as they are; functions and symbols cannot be (structuredClone's error). */
-function plain(x: unknown): unknown {
-  if (typeof x === 'function' || typeof x === 'symbol') throw new NotPlain();
-  return x;
-}
-
-function stores<T>(host: EmbeddedHost, canister: CanisterName, names: Record<keyof T, string>): T {
-  return Object.fromEntries(Object.entries(names).map(([k, name]) => [k, host.store<StoreKey, unknown>(canister, name as string)])) as T;
-}
-
-/** The cores, each given its dependencies as its wiring declares them: each call runs as the callee's query or update. */
-function wire(
-  host: EmbeddedHost,
-  clock: () => bigint,
-  ids: CanisterIds,
-  { interceptCall: intercept, interceptReply, devVoting }: Pick<EmbeddedPlatformOptions, 'interceptCall' | 'interceptReply' | 'devVoting'>,
-) {
-  const services: HostServices = { randomBytes: async () => new Uint8Array(randomBytes(16)), candid: IDL };
-  // Calls resolve their callee when made, so a core may call one built after it (governance → treasury).
-  const callFrom =
-    (from: CanisterName): CanisterCall<CanisterName> =>
-    async (to, method, ...args) => {
-      const spec = METHOD_TABLES[to][method];
-      const fn = (cores[to] as unknown as Record<string, (ctx: CallContext, ...a: unknown[]) => unknown>)[method];
-      if (!spec || typeof fn !== 'function') throw new Error(`${from} calls ${to}.${method}, which is not in ${to}'s Candid interface`);
-      // A call is a commit point, as on the IC: the caller's writes so far are kept whatever happens
-      // after, a rejection of the call included (decision L10).
-      host.commitPoint();
-      intercept?.(from, to, method);
-      const ctx: CallContext = { caller: ids[from], now: clock() };
-      const reply = copyValue(spec.kind === 'query' ? host.query(to, () => fn(ctx, ...args)) : await host.update(to, () => fn(ctx, ...args)));
-      interceptReply?.(from, to, method);
-      return reply as never;
-    };
-  const cores = {
-    governance: governanceCore(stores<GovernanceStores>(host, 'governance', GOVERNANCE_STORE_NAMES), {
-      ...governanceWiring.deps(callFrom('governance'), services),
-      ...(devVoting && { devVoting }),
-    }),
-    membership: membershipCore(stores<MembershipStores>(host, 'membership', MEMBERSHIP_STORE_NAMES)),
-    user: userCore(stores<UserStores>(host, 'user', USER_STORE_NAMES), userWiring.deps(callFrom('user'), services)),
-    campaign: campaignCore(stores<CampaignStores>(host, 'campaign', CAMPAIGN_STORE_NAMES), campaignWiring.deps(callFrom('campaign'), services)),
-    treasury: treasuryCore(stores<TreasuryStores>(host, 'treasury', TREASURY_STORE_NAMES), treasuryWiring.deps(callFrom('treasury'), services)),
-    ledger: ledgerCore(stores<LedgerStores>(host, 'ledger', LEDGER_STORE_NAMES), ledgerWiring.deps(callFrom('ledger'), services), { self: () => ids.ledger }),
-  };
-  return cores;
 }

@@ -1,4 +1,4 @@
-// Builds the test-only store probe (./index.ts) with azle when its wasm is missing or older than its
+// Builds the test-only store probe (./canister.ts) with azle when its wasm is missing or older than its
 // sources (the probe and the canister kit's IC store); its own dfx.json names it, its output stays in ./.azle.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -20,7 +20,7 @@ function newest(dir: string): number {
 }
 
 export function probeWasm(): Uint8Array {
-  const sources = Math.max(statSync(join(HERE, 'index.ts')).mtimeMs, newest(join(ROOT, 'packages', 'canister-kit', 'src')));
+  const sources = Math.max(statSync(join(HERE, 'canister.ts')).mtimeMs, newest(join(ROOT, 'packages', 'canister-kit', 'src')));
   if (!existsSync(WASM) || statSync(WASM).mtimeMs < sources) {
     const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'azle'), ['build', 'store_probe'], {
       cwd: HERE,

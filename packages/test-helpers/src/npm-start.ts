@@ -4,9 +4,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { freePort } from '@domdao/test-helpers';
+import { join } from 'node:path';
+import { freePort } from './free-port.ts';
 
-const root = new URL('../..', import.meta.url).pathname;
+const root = join(import.meta.dirname, '..', '..', '..');
 const MARKER = 'DOMDAO_SIGNAL_TEST';
 
 /** Every live process whose environment carries this run's marker, with its command line. */
@@ -96,8 +97,8 @@ export function startNpm(
     out += d.toString();
     for (const w of waiters) w();
   };
-  npm.stdout!.on('data', onData);
-  npm.stderr!.on('data', onData);
+  npm.stdout.on('data', onData);
+  npm.stderr.on('data', onData);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     npm.once('exit', (code, signal) => resolve({ code, signal })),
   );
@@ -122,4 +123,47 @@ export function startNpm(
 /** Free ports for the platform's four listeners. */
 export async function platformPorts() {
   return { gateway: await freePort(), bridge: await freePort(), notification: await freePort(), metrics: await freePort() };
+}
+
+/** What `npm start` prints once the gateway, the bridge and the notification service all listen. */
+const UP = /DOM DAO platform is up[\s\S]*try: curl/;
+
+/**
+ * `npm start` on free ports at LOG_LEVEL info (the notification service logs each stub send, email.stub_send,
+ * with its request id), once it is up; its listeners' base URLs. A start that fails or hangs ends what it started.
+ */
+export async function startPlatform(dataDir: string): Promise<{ s: Started; gateway: string; bridge: string; notification: string }> {
+  const ports = await platformPorts();
+  const s = startNpm(dataDir, ports, { LOG_LEVEL: 'info' });
+  try {
+    await unlessHung(s.waitFor(UP), 'start', s);
+  } catch (e) {
+    await endLeftovers(s.marker);
+    throw e;
+  }
+  const url = (port: number) => `http://127.0.0.1:${port}`;
+  return { s, gateway: url(ports.gateway), bridge: url(ports.bridge), notification: url(ports.notification) };
+}
+
+/** A welcome email sent in stub mode with `token` to the send endpoint `url`; its request id names it in email.stub_send. */
+export function stubSend(url: string, token: string) {
+  const id = randomUUID();
+  return {
+    method: 'POST' as const,
+    url,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'x-request-id': id },
+    body: JSON.stringify({ type: 'welcome', to: 'ada@example.com', domain: 'domdao.example', data: { user_name: 'Ada' } }),
+    id,
+  };
+}
+
+/** The request ids of the sends the notification service made in stub mode (its email.stub_send lines in `output`). */
+export function stubSends(output: string): Set<string> {
+  const ids = new Set<string>();
+  for (const line of output.split('\n')) {
+    if (!line.includes('"email.stub_send"')) continue;
+    const id = (JSON.parse(line) as { request_id?: string }).request_id;
+    if (id) ids.add(id);
+  }
+  return ids;
 }

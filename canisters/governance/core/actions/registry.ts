@@ -6,10 +6,6 @@ import { membershipPolicy } from './membership-policy.ts';
 import { setDomPrice } from './set-dom-price.ts';
 import { treasuryPayout } from './treasury-payout.ts';
 
-export type { ActionEffects, ProposalAction } from './action.ts';
-export { applyRulesChange } from './constitutional-amendment.ts';
-export { MAX_POLICY_PRINCIPALS } from './membership-policy.ts';
-
 type Variants<U> = U extends unknown ? { [K in keyof U]: U[K] } : never;
 type PayloadOf<K extends PayloadKind> = Extract<Variants<ProposalPayload>, Record<K, unknown>>[K];
 export type PayloadKind = ProposalPayload extends infer U ? (U extends unknown ? keyof U : never) : never;

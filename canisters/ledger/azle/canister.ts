@@ -18,7 +18,8 @@ import { encodeGetBlocksReply, encodeValue, getBlocksReplyHeader } from '../cand
 import { ledgerMethods, ledgerTypes } from '../candid.ts';
 import { blockValue } from '../core/blocks.ts';
 import { certifiedTip } from '../core/icrc3.ts';
-import { ARCHIVE_METHOD, ledgerCore, type GetBlocksArgs } from '../core/ledger.ts';
+import { ARCHIVE_METHOD, type GetBlocksArgs } from '../core/block-log.ts';
+import { ledgerCore } from '../core/ledger.ts';
 import { LEDGER_STORE_NAMES, type Block, type LedgerInit, type LedgerStores } from '../core/types.ts';
 import { ledgerWiring } from '../wiring.ts';
 

@@ -1,11 +1,9 @@
+// Which email provider the service sends through, from its configuration.
 import type { NotificationConfig } from '../config.ts';
 import type { EmailProvider } from './provider.ts';
 import { resendProvider } from './resend.ts';
 import { smtpProvider } from './smtp.ts';
 import { stubProvider } from './stub.ts';
-
-export type { EmailProvider } from './provider.ts';
-export { ProviderError } from './provider.ts';
 
 /** Stub mode exactly when EMAIL_PROVIDER_API_KEY is unset (spec 3), whatever EMAIL_PROVIDER says. */
 export function providerFromConfig(config: NotificationConfig): EmailProvider {
