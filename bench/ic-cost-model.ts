@@ -1,6 +1,6 @@
 // The IC's prices and the fits docs/ic-cost.md's tables use (decision W21): what bench/ic-cost.ts and
 // bench/ic-cost-transfer.ts both read, so neither imports the other.
-import type { CostCall } from './wasm-cost.ts';
+import type { CostCall } from './cost-types.ts';
 
 export const AT = 10_000;
 /** The IC's fees on a 13-node application subnet, in cycles (docs/ic-cost.md cites the page). */

@@ -2,8 +2,8 @@
 // imported chunk by chunk (W22), fitted to 10,000 members like the method rows, priced with the same
 // fees, and held against the IC's instruction limits for a query, an update and a round's slice.
 import { AT, FEES, fitAt, millions, money, QUERY_LIMIT, SLICE_INSTRUCTIONS, UPDATE_LIMIT, usd } from './ic-cost-model.ts';
-import type { CostFile } from './wasm-cost.ts';
-import type { TransferCost } from './wasm-cost-state.ts';
+import type { CostFile } from './cost-types.ts';
+import type { TransferCost } from './cost-types.ts';
 
 /** An import's cycles: each message received and executed, its bytes and its instructions; no other canister is called. */
 export function importCycles(messages: number, argBytes: number, instructions: number): number {

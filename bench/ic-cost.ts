@@ -5,7 +5,7 @@
 //   node --import tsx bench/ic-cost.ts --merge docs/ic-cost.md only-300.json only-1000.json
 // rewrites only the rows (and the whole-state table) those files hold in the doc (BENCH_WASM_COST_ONLY, W32).
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { CostCall, CostFile } from './wasm-cost.ts';
+import type { CostCall, CostFile } from './cost-types.ts';
 import { pagedAt, transferTable } from './ic-cost-transfer.ts';
 import { cyclesOf, EXECUTION_OVERHEAD, fitAt, type Fit, millions, money, QUERY_LIMIT, ROUND_INSTRUCTIONS, SLICE_INSTRUCTIONS, usd } from './ic-cost-model.ts';
 

@@ -11,34 +11,10 @@ import { chunksOf, manifestOf } from '../platform/canisters/src/state-transfer/i
 import type { WasmDeployment } from '@domdao/replica';
 import type { WasmReplica } from '@domdao/replica/host';
 import { METHOD_TABLES } from '../platform/canisters/src/tables.ts';
-import type { CostCall } from './wasm-cost.ts';
+import type { CostCall, TransferCost } from './cost-types.ts';
 
 const TRANSFER = stateTransferMethods(IDL);
 export const TRANSFER_METHODS = ['state_status', 'state_export', 'state_import'] as const;
-
-/** One canister's whole state moved at the survey's size: every page exported, every import step. */
-export interface TransferCost {
-  canister: CanisterName;
-  entries: number;
-  /** state_export calls (every store to its last page). */
-  pages: number;
-  exportInstructions: string;
-  largestPage: string;
-  /** The entries of the largest page (what a page of that store holds at the default limit, 500). */
-  largestPageEntries?: number;
-  /** Per store: its entries, and its largest page's instructions and entries (absent in the first 300-member file). */
-  stores?: Array<{ name: string; entries: number; largestPage: string; largestPageEntries: number; largestChunk: string; largestChunkEntries: number }>;
-  /** Reply bytes of every page (the IC charges a query from outside nothing for them). */
-  exportBytes: number;
-  /** state_import calls: Begin, the chunks, Seal. */
-  importMessages: number;
-  importInstructions: string;
-  largestChunk: string;
-  /** Absent in the files of the first run (300 members), which did not record it. */
-  largestChunkEntries?: number;
-  /** Candid argument bytes plus the method name, over every import message (the ingress byte fee). */
-  importArgBytes: number;
-}
 
 type Reply = { reply: Uint8Array } | object;
 

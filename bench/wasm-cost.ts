@@ -15,40 +15,11 @@ import { principalFromSeed } from '../platform/canisters/src/principals.ts';
 import type { WasmDeployment } from '@domdao/replica';
 import type { WasmReplica } from '@domdao/replica/host';
 import { memberAccount } from './members.ts';
-import { transferSurvey, type TransferCost } from './wasm-cost-state.ts';
+import type { CostCall, CostFile } from './cost-types.ts';
+import { transferSurvey } from './wasm-cost-state.ts';
 
 export const E8S = 100_000_000n;
 const HOUR = 3_600_000_000_000n;
-
-export interface CostCall {
-  canister: CanisterName;
-  method: string;
-  kind: 'update' | 'query';
-  /**
-   * 'real': a call the bridge makes, with real arguments; 'callee': called by another canister in a real
-   * call's chain (outcome names the caller); 'probe': the smallest arguments, by an admin.
-   */
-  how: 'real' | 'callee' | 'probe';
-  /** Ok, Err:<case>, or reject: <message>. */
-  outcome: string;
-  /** The Candid argument's bytes plus the method name: what the ingress fee per byte is charged on. */
-  argBytes: number;
-  /** The method's own message. */
-  instructions: string;
-  /** Every message of the call's chain: the method, what it calls on other canisters, its callbacks. */
-  messages: number;
-  chainInstructions: string;
-  /** Calls to other canisters in the chain (each pays the IC's inter-canister call fee). */
-  interCanisterCalls: number;
-}
-
-export interface CostFile {
-  members: number;
-  votes: number;
-  calls: CostCall[];
-  /** Each canister's whole state exported and imported (decision W32). */
-  transfer?: TransferCost[];
-}
 
 /** The smallest value of a Candid type: 0, '', false, none, [], the first case of a variant. */
 class Smallest extends IDL.Visitor<null, unknown> {

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { decode } from '../codec.ts';
 import type { StoreKey } from '../store.ts';
-import { LazyEntries, readSnapshot, type StoreLoad } from './snapshot-format.ts';
-import type { Op, Snapshot } from './wal-types.ts';
+import { LazyEntries, readSnapshot } from './snapshot-format.ts';
+import type { Op, Snapshot, StoreLoad } from './wal-types.ts';
 import { closedLogs, CorruptStateError, LOG } from './wal-files.ts';
 import { COMPACT_TURN_MS, WorkTurn } from './work-turn.ts';
 

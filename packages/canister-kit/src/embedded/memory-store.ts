@@ -5,7 +5,8 @@
 import { deepFreeze, freezeRecord, newBTree, orderedEntries, type BTree, type EntriesOptions } from '../btree.ts';
 import type { Store, StoreKey } from '../store.ts';
 import type { Transaction } from './transaction.ts';
-import { loadedEntries, type StoreLoad } from './wal.ts';
+import { loadedEntries } from './snapshot-format.ts';
+import type { StoreLoad } from './wal-types.ts';
 
 export class MemoryStore<K extends StoreKey, V> implements Store<K, V> {
   private built: BTree<K, V> | undefined;
@@ -74,7 +75,7 @@ export class MemoryStore<K extends StoreKey, V> implements Store<K, V> {
     const frozen = freezeRecord(value);
     const map = this.map;
     const existed = map.has(key);
-    tx.record(this as unknown as MemoryStore<StoreKey, unknown>, key, existed ? map.get(key) : undefined, existed, frozen, false);
+    tx.record(this, key, existed ? map.get(key) : undefined, existed, frozen, false);
     map.set(key, frozen);
     this.tree.set(key, frozen);
   }
@@ -83,7 +84,7 @@ export class MemoryStore<K extends StoreKey, V> implements Store<K, V> {
     const map = this.map;
     if (!map.has(key)) return false;
     const tx = this.writable();
-    tx.record(this as unknown as MemoryStore<StoreKey, unknown>, key, map.get(key), true, undefined, true);
+    tx.record(this, key, map.get(key), true, undefined, true);
     map.delete(key);
     this.tree.delete(key);
     return true;

@@ -6,7 +6,7 @@
 // the codec's in every case; property tests hold the two equal.
 import { crc32 } from 'node:zlib';
 import { encode } from '../codec.ts';
-import type { Op } from './wal.ts';
+import type { Op } from './wal-types.ts';
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 const quoted = new Map<string, string>();

@@ -8,7 +8,7 @@ import { DefaultDeserializer, serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
 import { decode } from '../codec.ts';
 import type { StoreKey } from '../store.ts';
-import type { LoggedEntries } from './log-format.ts';
+import type { StoreLoad } from './wal-types.ts';
 import { CorruptStateError, LEGACY_SNAPSHOT, SNAPSHOT } from './wal-files.ts';
 
 export const SNAPSHOT_MAGIC = Buffer.from('DOMDAO-SNAPSHOT\n', 'latin1');
@@ -99,7 +99,6 @@ export class LazyEntries implements Iterable<[StoreKey, unknown]> {
 }
 
 /** A store's entries as loaded: decoded (formats 1 and 2, or replayed from the log), or lazily. */
-export type StoreLoad = Array<[StoreKey, unknown]> | LazyEntries | LoggedEntries;
 export const loadedEntries = (load: StoreLoad): Array<[StoreKey, unknown]> => (Array.isArray(load) ? load : load.all());
 
 export type LoadedSnapshot = { seq: number; stores: Array<[string, StoreLoad]> };

@@ -1,10 +1,15 @@
 import type { StoreKey } from '../store.ts';
-import type { MemoryStore } from './memory-store.ts';
-import type { Op } from './wal.ts';
+import type { Op } from './wal-types.ts';
+
+/** What a transaction needs of a store (memory-store.ts's MemoryStore): its journal name and a way to undo a write. */
+export interface JournaledStore {
+  readonly qualifiedName: string;
+  restore(key: StoreKey, before: unknown, existed: boolean): void;
+}
 
 /** One write of an update call: the value before (to undo it) and after (to journal it). */
 interface Write {
-  store: MemoryStore<StoreKey, unknown>;
+  store: JournaledStore;
   key: StoreKey;
   before: unknown;
   existed: boolean;
@@ -26,7 +31,7 @@ export class Transaction {
   ) {}
 
   /** A write: the key's value before it (`existed` false: absent) and after it (`deleted`: removed). */
-  record(store: MemoryStore<StoreKey, unknown>, key: StoreKey, before: unknown, existed: boolean, after: unknown, deleted: boolean): void {
+  record(store: JournaledStore, key: StoreKey, before: unknown, existed: boolean, after: unknown, deleted: boolean): void {
     this.writes.push({ store, key, before, existed, after, deleted });
   }
 
@@ -82,8 +87,8 @@ function overwritten(w: Write[], i: number): boolean {
   return false;
 }
 
-function lastWrites(w: Write[]): Map<MemoryStore<StoreKey, unknown>, Map<StoreKey, number>> {
-  const last = new Map<MemoryStore<StoreKey, unknown>, Map<StoreKey, number>>();
+function lastWrites(w: Write[]): Map<JournaledStore, Map<StoreKey, number>> {
+  const last = new Map<JournaledStore, Map<StoreKey, number>>();
   w.forEach((x, i) => {
     let m = last.get(x.store);
     if (!m) last.set(x.store, (m = new Map<StoreKey, number>()));

@@ -1,7 +1,14 @@
 // The write-ahead log's records, loaded state and options (see wal.ts).
 import type { StoreKey } from '../store.ts';
-import type { StoreLoad } from './snapshot-format.ts';
 
+/**
+ * A store's entries as a restart loads them: a list, or a view decoded on first use (snapshot-format.ts's
+ * LazyEntries, log-format.ts's LoggedEntries). Described by shape, so the two formats need not import each other.
+ */
+export interface LoadedView extends Iterable<[StoreKey, unknown]> {
+  all(): Array<[StoreKey, unknown]>;
+}
+export type StoreLoad = Array<[StoreKey, unknown]> | LoadedView;
 export type Op = [store: string, key: StoreKey, value: unknown] | [store: string, key: StoreKey];
 export type Snapshot = Map<string, StoreLoad>;
 /** What a compaction writes: every store's entries as they were at one sequence number. */

@@ -47,9 +47,9 @@ import {
 } from './wal-files.ts';
 
 export { CorruptStateError, LogWriteError } from './wal-files.ts';
-export { LazyEntries, loadedEntries, type StoreLoad } from './snapshot-format.ts';
+export { LazyEntries, loadedEntries } from './snapshot-format.ts';
 export { LoggedEntries } from './log-format.ts';
-export type { Op, Snapshot, StoreEntries, WalOptions } from './wal-types.ts';
+export type { Op, Snapshot, StoreEntries, StoreLoad, WalOptions } from './wal-types.ts';
 
 /** Default compaction size (decision P8): the log may grow to this share of the snapshot, and at least MIN_COMPACT_BYTES. */
 const COMPACT_FRACTION = 8;
