@@ -9,8 +9,8 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, rea
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { WasmReplica } from './host/index.ts';
-import { loadSnapshot, type CanisterSnapshot } from './host/snapshots.ts';
-import type { CanisterImage, ReplicaImage } from './host/types.ts';
+import { loadSnapshot } from './host/snapshots.ts';
+import type { CanisterImage, CanisterSnapshot, ReplicaImage } from './host/types.ts';
 
 /** A snapshot as `state.bin` and the journal name it (an image inline is a `state.bin` of an earlier release). */
 export interface SnapshotRef {

@@ -1,8 +1,7 @@
 // Decisions W1, W2, W4, W9–W11: one canister of the test replica: its wasm instance, heap, globals, stable
 // memory, timer and certified data, and the atomic execution of one message (a trap restores them all).
 import { prepare, type Prepared } from './compile.ts';
-import { systemApi } from './ic0.ts';
-import type { WasmReplica } from './replica.ts';
+import { systemApi, type SystemApiCanister } from './ic0.ts';
 import { copyBytes, StableUndo } from './stable-undo.ts';
 import {
   ERROR_CODE,
@@ -10,6 +9,7 @@ import {
   nonZeroPages,
   PAGE,
   Trap,
+  type CanisterHost,
   type CanisterImage,
   type CanisterPatch,
   type MessageState,
@@ -17,7 +17,8 @@ import {
   type Result,
 } from './types.ts';
 
-export class WasmCanister {
+// Its replica is a CanisterHost, not WasmReplica: replica.ts creates canisters (decision S35: no import circle).
+export class WasmCanister implements SystemApiCanister {
   private running!: WebAssembly.Instance;
   private memory!: WebAssembly.Memory;
   /** A view of the heap, made again when memory.grow has detached its buffer (decision W11). */
@@ -42,7 +43,7 @@ export class WasmCanister {
 
   constructor(
     readonly id: string,
-    readonly replica: WasmReplica,
+    readonly replica: CanisterHost,
     readonly controllers: string[],
   ) {}
 
@@ -117,7 +118,7 @@ export class WasmCanister {
   }
 
   /** The canister an image was taken of, in `replica`, metered as the replica is. */
-  static fromImage(id: string, replica: WasmReplica, image: CanisterImage): WasmCanister {
+  static fromImage(id: string, replica: CanisterHost, image: CanisterImage): WasmCanister {
     const c = new WasmCanister(id, replica, [...image.controllers]);
     c.load(image.wasm);
     c.setRunningState(image.heap, image.globals);

@@ -1,11 +1,33 @@
 // Decisions W1, W2, W9, W11: the `ic0` system API the canisters' wasm imports (the 44 functions Azle 0.33
 // uses), over one canister of the test replica.
 import { Principal } from '@icp-sdk/core/principal';
-import type { WasmCanister } from './canister.ts';
 import { copyBytes } from './stable-undo.ts';
-import { ERROR_CODE, MAX_REPLY, PAGE, REJECT, Trap } from './types.ts';
+import { ERROR_CODE, MAX_REPLY, PAGE, REJECT, Trap, type CanisterHost, type MessageState, type Result } from './types.ts';
 
-export function systemApi(c: WasmCanister): Record<string, (...a: never[]) => unknown> {
+/**
+ * What the system API reads and writes of its canister; WasmCanister implements it. Named here rather
+ * than imported from canister.ts, which imports this file (decision S35: no import circle).
+ */
+export interface SystemApiCanister {
+  readonly id: string;
+  readonly replica: CanisterHost;
+  readonly controllers: string[];
+  readonly version: bigint;
+  timer: bigint;
+  certifiedData: Uint8Array;
+  stable: Uint8Array;
+  stablePages: number;
+  readonly written: ((offset: number, size: number) => void) | undefined;
+  bytes(ptr: number, len: number): Uint8Array;
+  put(dst: number, src: Uint8Array, offset: number, size: number): void;
+  inHeap(ptr: number, len: number): Uint8Array;
+  current(name: string): MessageState;
+  dataCertificate(name: string): Uint8Array;
+  answer(name: string, result: Result): void;
+  counter(): bigint;
+}
+
+export function systemApi(c: SystemApiCanister): Record<string, (...a: never[]) => unknown> {
   const text = (p: number, l: number) => Buffer.from(c.bytes(p, l)).toString('utf8');
   const selfBytes = () => Principal.fromText(c.id).toUint8Array();
   const write128 = (dst: number, value: bigint) => {

@@ -8,15 +8,9 @@ import { gunzipSync } from 'node:zlib';
 import { IDL } from '@icp-sdk/core/candid';
 import { Principal } from '@icp-sdk/core/principal';
 import { managementTypes } from '@domdao/canisters/management';
-import { notFound, type WasmReplica } from './replica.ts';
+import { notFound, type ManagementHost } from './management-host.ts';
 import { SNAPSHOT_METHODS, snapshotCall } from './snapshots.ts';
 import { ERROR_CODE, REJECT, type Result } from './types.ts';
-
-export const noModule = (id: string): Result => ({
-  rejectCode: REJECT.CANISTER_ERROR,
-  rejectMessage: `Error from Canister ${id}: Attempted to execute a message, but the canister contains no Wasm module.`,
-  errorCode: ERROR_CODE.CANISTER_WASM_MODULE_NOT_FOUND,
-});
 
 /** An init, pre_upgrade or post_upgrade that trapped: the install fails with the IC's reject (decision W18). */
 export class InstallTrap extends Error {
@@ -30,7 +24,7 @@ export class InstallTrap extends Error {
 }
 
 /** The next free id of the replica's range (decision W18: as a local replica numbers them, from 0). */
-function nextCanisterId(replica: WasmReplica): string {
+function nextCanisterId(replica: ManagementHost): string {
   for (let n = 0; n < 0x100000; n++) {
     const id = Principal.fromUint8Array(Uint8Array.from([0, 0, 0, 0, 0, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff, 1, 1])).toText();
     if (!replica.canisters.has(id) && !replica.empty.has(id)) return id;
@@ -42,7 +36,7 @@ function nextCanisterId(replica: WasmReplica): string {
  * Decision W18: the management canister's methods a deployment needs. Each is one message: it
  * changes what it says and answers, or rejects (as the IC words it) and changes nothing.
  */
-export function managementCall(replica: WasmReplica, caller: string, method: string, arg: Uint8Array): Result {
+export function managementCall(replica: ManagementHost, caller: string, method: string, arg: Uint8Array): Result {
   const t = managementTypes;
   const reply = (type: IDL.Type | undefined, value?: unknown): Result => ({
     reply: new Uint8Array(type ? IDL.encode([type], [value]) : IDL.encode([], [])),

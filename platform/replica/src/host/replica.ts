@@ -24,14 +24,16 @@ import { Principal } from '@icp-sdk/core/principal';
 import { CanisterCallError, type CandidTransport } from '@domdao/canisters/ic';
 import { WasmCanister } from './canister.ts';
 import { TestSubnetKey } from './certification.ts';
-import { InstallTrap, managementCall, noModule } from './management.ts';
-import { MAX_SNAPSHOTS, stoppedResult, type CanisterSnapshot } from './snapshots.ts';
+import { noModule, notFound, type ManagementHost } from './management-host.ts';
+import { InstallTrap, managementCall } from './management.ts';
+import { MAX_SNAPSHOTS, stoppedResult } from './snapshots.ts';
 import {
   CallContext,
   ERROR_CODE,
   INSTRUCTION_LIMITS,
   REJECT,
   type CanisterLog,
+  type CanisterSnapshot,
   type InstructionCount,
   type InstructionLimits,
   type PendingCall,
@@ -50,11 +52,6 @@ export function trapResult(id: string, trap: Trap): Result {
       : `Error from Canister ${id}: Canister trapped: ${trap.message}`;
   return { rejectCode: REJECT.CANISTER_ERROR, rejectMessage, errorCode: trap.code };
 }
-export const notFound = (id: string): Result => ({
-  rejectCode: REJECT.DESTINATION_INVALID,
-  rejectMessage: `Canister ${id} not found`,
-  errorCode: ERROR_CODE.CANISTER_NOT_FOUND,
-});
 const noMethod = (id: string, kind: 'query' | 'update', method: string): Result => ({
   rejectCode: REJECT.CANISTER_ERROR,
   rejectMessage: `Error from Canister ${id}: Canister has no ${kind} method '${method}'.`,
@@ -68,7 +65,7 @@ const noReply = (id: string): Result => ({
 
 type Task = () => void;
 
-export class WasmReplica {
+export class WasmReplica implements ManagementHost {
   /** The key that signs this replica's certificates; `subnetKey.rootKey` verifies them (decision W9). */
   readonly subnetKey: TestSubnetKey;
   /** Nanoseconds since the epoch, as ic0.time returns them; tests move it. */

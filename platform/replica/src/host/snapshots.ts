@@ -9,17 +9,11 @@ import { IDL } from '@icp-sdk/core/candid';
 import type { Principal } from '@icp-sdk/core/principal';
 import { managementTypes } from '@domdao/canisters/management';
 import { WasmCanister } from './canister.ts';
-import type { WasmReplica } from './replica.ts';
-import { ERROR_CODE, REJECT, type CanisterImage, type Result } from './types.ts';
+import { noModule, type ManagementHost } from './management-host.ts';
+import { ERROR_CODE, REJECT, type CanisterImage, type CanisterSnapshot, type Result } from './types.ts';
 
 /** The IC's limit of snapshots kept per canister (decision W26). */
 export const MAX_SNAPSHOTS = 10;
-
-export interface CanisterSnapshot {
-  id: Uint8Array;
-  takenAt: bigint;
-  image: CanisterImage;
-}
 
 export const SNAPSHOT_METHODS = new Set([
   'take_canister_snapshot',
@@ -46,7 +40,7 @@ const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
  * One snapshot or lifecycle call by `caller`, who `controlled` has already found a controller of the
  * named canister. Each changes what it says and answers, or rejects and changes nothing.
  */
-export function snapshotCall(replica: WasmReplica, method: string, arg: Uint8Array): Result {
+export function snapshotCall(replica: ManagementHost, method: string, arg: Uint8Array): Result {
   const t = managementTypes;
   const reply = (type: IDL.Type | undefined, value?: unknown): Result => ({
     reply: new Uint8Array(type ? IDL.encode([type], [value]) : IDL.encode([], [])),
@@ -135,7 +129,7 @@ export function snapshotCall(replica: WasmReplica, method: string, arg: Uint8Arr
  * data; the controllers stay and the version moves on. The HTTP replica replays a journaled load with it
  * (decision W28).
  */
-export function loadSnapshot(replica: WasmReplica, id: string, s: CanisterSnapshot): void {
+export function loadSnapshot(replica: ManagementHost, id: string, s: CanisterSnapshot): void {
   const controllers = replica.controllersOf(id)!;
   const version = (replica.canisters.get(id)?.version ?? 0n) + 1n;
   replica.canisters.set(id, WasmCanister.fromImage(id, replica, { ...s.image, controllers: [...controllers], version }));
@@ -150,9 +144,3 @@ function argType(method: string): IDL.Type {
   if (method === 'delete_canister_snapshot') return t.deleteSnapshotArgs;
   return t.canisterIdArg;
 }
-
-const noModule = (id: string): Result => ({
-  rejectCode: REJECT.CANISTER_ERROR,
-  rejectMessage: `Error from Canister ${id}: Attempted to execute a message, but the canister contains no Wasm module.`,
-  errorCode: ERROR_CODE.CANISTER_WASM_MODULE_NOT_FOUND,
-});

@@ -105,6 +105,19 @@ export interface CanisterLog {
   message: string;
 }
 
+/**
+ * What a canister and its `ic0` use of the replica that runs it. canister.ts and ic0.ts depend on this,
+ * not on WasmReplica, which creates canisters: no import circle (decision S35).
+ */
+export interface CanisterHost {
+  readonly metering: boolean;
+  readonly limits: InstructionLimits;
+  readonly counts: InstructionCount[];
+  readonly log: CanisterLog[];
+  readonly time: bigint;
+  readonly trapAtReply: ((canister: string, method: string) => boolean) | undefined;
+}
+
 /** A canister between messages, as `WasmCanister.image` takes it (decision W10). */
 export interface CanisterImage {
   wasm: Uint8Array;
@@ -131,6 +144,13 @@ export function nonZeroPages(bytes: Uint8Array): Array<[number, Uint8Array]> {
   return out;
 }
 
+/** One canister snapshot (decision W26): its IC-form id, when it was taken and the canister as it was then. */
+export interface CanisterSnapshot {
+  id: Uint8Array;
+  takenAt: bigint;
+  image: CanisterImage;
+}
+
 /** What changed in a canister in one round of the HTTP replica, as its journal records it (decision W14). */
 export interface CanisterPatch {
   heapLength: number;
@@ -154,5 +174,5 @@ export interface ReplicaImage {
   counts: InstructionCount[];
   /** Decision W26: stopped canisters, and each canister's snapshots with the last local number used. */
   stopped?: string[];
-  snapshots?: Array<[id: string, snapshots: Array<{ id: Uint8Array; takenAt: bigint; image: CanisterImage }>, counter: bigint]>;
+  snapshots?: Array<[id: string, snapshots: CanisterSnapshot[], counter: bigint]>;
 }
