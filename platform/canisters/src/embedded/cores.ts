@@ -13,7 +13,7 @@ import { USER_STORE_NAMES, userCore, userWiring, type UserStores } from '@domdao
 import type { CanisterIds, CanisterName } from '../api.ts';
 import { METHOD_TABLES } from '../tables.ts';
 import { copyValue } from './copy-value.ts';
-import type { EmbeddedPlatformOptions } from './platform.ts';
+import type { EmbeddedPlatformOptions } from './options.ts';
 
 /** Each canister's wiring (canisters/<name>/wiring.ts), as its Azle entry point reads it; step order is this order. */
 const WIRING = {

@@ -1,14 +1,16 @@
 // The embedded platform: the six canister cores on one EmbeddedHost, wired to each other the way the
 // IC wires them (cores.ts), initialised on first open, driven by a scheduler that plays the part of the
 // IC's canister timers, and reached through in-process clients with a chosen caller principal.
-import type { Account, CallContext } from '@domdao/canister-kit';
+import type { CallContext } from '@domdao/canister-kit';
 import { EmbeddedHost } from '@domdao/canister-kit/embedded';
-import type { DevVoting } from '@domdao/canister-governance';
 import type { BlocksCallbackQuery, CanisterClients, CanisterIds, CanisterName } from '../api.ts';
 import { EMBEDDED_CANISTER_IDS } from '../principals.ts';
 import { METHOD_TABLES } from '../tables.ts';
 import { copyValue } from './copy-value.ts';
 import { TIMERS, wire, type Cores } from './cores.ts';
+import type { EmbeddedPlatformOptions } from './options.ts';
+
+export type { EmbeddedPlatformOptions } from './options.ts';
 
 /** The DOM ledger's fee: 10 000 e8s (0.0001 DOM), as DFINITY's ledgers charge for ICP and most SNS tokens. */
 export const DEFAULT_TRANSFER_FEE = 10_000n;
@@ -19,46 +21,6 @@ type ClientClass = new (caller: string) => Record<string, (...args: unknown[]) =
 
 /** How many principals' clients `as()` keeps (a bounded cache: members are many). */
 export const AS_CACHE_SIZE = 10_000;
-
-export interface EmbeddedPlatformOptions {
-  /** Directory of durable state; in memory when absent. */
-  dir?: string;
-  /** Default true: every acknowledged update is fsynced first, with group commit (decision P1). */
-  fsync?: boolean;
-  /** IC time in nanoseconds; the wall clock by default. Tests pass a controllable one. */
-  clock?: () => bigint;
-  /** Used on first open only (later opens keep the stored configuration). */
-  admins?: string[];
-  /** Governance admins besides `admins` (first open only): the bridge, so it can read votes for platform admins (decision V22). */
-  governanceAdmins?: string[];
-  /** The bridge's principal(s): user canister registrars and trusted governance proposers. */
-  registrars?: string[];
-  trustedProposers?: string[];
-  /** Run the timers (default true). Tests that drive time themselves call tick(). */
-  scheduler?: boolean;
-  /** Longest scheduler sleep in ms (default 60 000): it also wakes at the next known due time. */
-  schedulerMaxSleepMs?: number;
-  /** Test-only fault injection: throw to make an inter-canister call fail as a rejected call would. */
-  interceptCall?: (from: CanisterName, to: CanisterName, method: string) => void;
-  /**
-   * Test-only fault injection after the callee has run and committed: throw to lose the reply, as a
-   * caller that traps (or a host that crashes) after the call would (decision L10).
-   */
-  interceptReply?: (from: CanisterName, to: CanisterName, method: string) => void;
-  /**
-   * The DOM ledger on first open (decision L9): fee (default 10 000 e8s), the initial distribution, and
-   * archive mode for tests of ICRC-3 clients (decision L43: only the newest `localBlocks` blocks answered
-   * by icrc3_get_blocks itself).
-   */
-  ledger?: { transferFee?: bigint; initialBalances?: Array<[Account, bigint]>; archive?: { localBlocks: bigint } };
-  /** Scheduler errors (a step that threw); default: written to stderr. */
-  onSchedulerError?: (err: unknown) => void;
-  /**
-   * Development only (decision G45): the voting delay and window, in nanoseconds, of proposals created
-   * while this platform is open (every open; not stored). The built wasm has no such option.
-   */
-  devVoting?: DevVoting;
-}
 
 /** The longest the scheduler sleeps by default (the shortest timer period), so it notices work created by calls it did not see. */
 const MAX_SLEEP_MS = Math.min(...TIMERS.map((t) => t.timer.every_seconds)) * 1000;
