@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import { freePort } from '@domdao/test-helpers';
 import { PAGE_CSP } from '../src/core/http/page.ts';
-import { editRedoc } from '../src/features/api-docs/index.ts';
+import { editRedoc } from '../src/features/api-docs/routes.ts';
 import { APP, bridge, type Bridge } from './harness.ts';
 import { SHOTS, watchPage } from './browser-watch.ts';
 

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { freePort } from '@domdao/test-helpers';
-import { EMBED_SWEEP_JOB } from '../src/features/ai/index.ts';
+import { EMBED_SWEEP_JOB } from '../src/features/ai/routes.ts';
 import { startFakeInference, type FakeInference } from './fake-inference.ts';
 import { ADMIN_EMAIL, bridge, type Bridge, type Jar } from './harness.ts';
 import { SHOTS, shoot as shootOn } from './browser-watch.ts';

@@ -15,7 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { icClientsFromEnv } from '@domdao/canisters/ic';
 import { startReplica, type RunningReplica } from '@domdao/replica';
 import { redisUrlForTests, requireRedis, startEdge, uniquePrefix, type Edge } from '@domdao/test-helpers';
-import { icCanisterSet } from '../src/core/canister-set/index.ts';
+import { icCanisterSet } from '../src/core/canister-set/identity.ts';
 import { call, clusterSecrets, CLUSTER_ORIGIN, paymentWebhook, signUp, startBridgeProcess, type BridgeProcess } from './bridge-cluster.ts';
 import { eventually, freshPostgres } from './harness.ts';
 import { runLoad, type LoadMember } from './several-bridges-load.ts';

@@ -26,9 +26,6 @@ import { startAfresh } from './start-afresh.ts';
 import { routeSchema } from '../../core/http/route-doc.ts';
 import { getVerifyEmailPageDoc, confirmVerificationFormDoc, confirmVerificationDoc } from './route-docs.ts';
 
-export { verificationRoles } from './roles.ts';
-export { sendVerification, verificationSender } from './send.ts';
-
 export interface VerificationOptions {
   ctx: VerificationContext;
 }
