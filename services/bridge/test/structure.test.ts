@@ -161,7 +161,7 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
     assert.deepEqual(casts, [], 'declare the body, querystring or params with TypeBox in the route schema and take the app as BridgeApp instead of casting');
   });
 
-  it('decisions S18, S23: src/ holds compose/ (the composition root), core/, features/, the entry main.ts and config.ts, nothing else', () => {
+  it('decisions S18, S23, S32: src/ holds compose/ (the composition root), core/, features/, the entry main.ts and config.ts with its schema, nothing else', () => {
     const entries = readdirSync(SRC, { withFileTypes: true });
     const dirs = entries
       .filter((e) => e.isDirectory())
@@ -172,7 +172,7 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
       .filter((e) => !e.isDirectory())
       .map((e) => e.name)
       .sort();
-    assert.deepEqual(rootFiles, ['config.ts', 'main.ts'], 'the composition root’s files live in compose/');
+    assert.deepEqual(rootFiles, ['config-schema.ts', 'config.ts', 'main.ts'], 'the composition root’s files live in compose/');
     const loose = readdirSync(join(SRC, 'features'), { withFileTypes: true })
       .filter((e) => !e.isDirectory())
       .map((e) => e.name);
