@@ -2,7 +2,7 @@
 // route's schema spreads its doc through routeSchema() beside the handler. Votes and history: vote-docs.ts.
 import { Type } from '@sinclair/typebox';
 import { err, Json, type RouteDoc } from '../../core/http/route-doc.ts';
-import { Category, Nat, ProposalBody, Settings, Status, Tick, Time } from './view-schemas.ts';
+import { ProposalBody, Settings, Tick } from './view-schemas.ts';
 
 export const createProposalDoc: RouteDoc = {
   operationId: 'createProposal',
