@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { openDatabase } from '../services/bridge/src/core/db/index.ts';
+import { openDatabase } from '../services/bridge/src/core/db/connect.ts';
 
 const { db } = await openDatabase({ dir: join(mkdtempSync(join(tmpdir(), 'bench-pglite-')), 'pglite') });
 const settings = await sql<{

@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { TObject, TSchema } from '@sinclair/typebox';
-import { BridgeEnv } from '../services/bridge/src/config.ts';
+import { BridgeEnv } from '../services/bridge/src/config-schema.ts';
 import { NotificationEnv } from '../services/notification/src/config.ts';
 import { GatewayEnv } from '../services/gateway/src/config.ts';
 import { IcEnv } from '../platform/canisters/src/ic/env.ts';
@@ -119,7 +119,13 @@ export const REFERENCES: Reference[] = [
     title: 'Configuration: the bridge',
     intro: `The bridge (\`npm run bridge\` alone, or inside \`npm start\`, which sets the development defaults listed in [config-start.md](config-start.md)). On embedded defaults it keeps everything under \`DATA_DIR\`; a deployment points \`DATABASE_URL\` at PostgreSQL and the \`IC_*\` variables at canisters on an IC network. What the settings mean for an operator (durability, database roles, Redis, inference, several bridges) is in [the operator's guide](../operations/README.md).`,
     tables: [
-      { heading: 'Bridge service', parser: 'services/bridge/src/config.ts', rows: schemaRows(BridgeEnv), after: PRICE_SOURCES_FORMAT },
+      {
+        heading: 'Bridge service',
+        parser: 'services/bridge/src/config-schema.ts',
+        verb: 'Parsed by `services/bridge/src/config.ts`; declared in',
+        rows: schemaRows(BridgeEnv),
+        after: PRICE_SOURCES_FORMAT,
+      },
       { heading: 'Canister clients on an IC network', parser: 'platform/canisters/src/ic/env.ts', rows: schemaRows(IcEnv) },
       { heading: 'Notification client', parser: 'packages/notification-client/src/client.ts', rows: NOTIFICATION_CLIENT },
     ],

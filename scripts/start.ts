@@ -5,8 +5,8 @@
 import { ConfigError } from '@domdao/config';
 import { startNotificationService } from '../services/notification/src/main.ts';
 import { startBridge } from '../services/bridge/src/main.ts';
-import { databaseProgressLine } from '../services/bridge/src/core/db/index.ts';
-import { CanisterSetRefused } from '../services/bridge/src/core/canister-set/index.ts';
+import { databaseProgressLine } from '../services/bridge/src/core/db/migrate.ts';
+import { CanisterSetRefused } from '../services/bridge/src/core/canister-set/refused.ts';
 import { startGateway } from '../services/gateway/src/main.ts';
 import { buildPortal } from '../apps/portal/build.ts';
 import { Metrics, NPM_START_METRICS_PORT, serveMetrics } from '@domdao/service-kit';

@@ -8,7 +8,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { pgDump } from '@electric-sql/pglite-tools/pg_dump';
 import { DirectoryLockedError, lockDirectory, type DirectoryLock } from '@domdao/canisters/embedded';
 import { openEmbedded } from '../../services/bridge/src/core/db/embedded.ts';
-import { MIGRATION_NAMES } from '../../services/bridge/src/core/db/index.ts';
+import { MIGRATION_NAMES } from '../../services/bridge/src/core/db/migrate.ts';
 import { Refusal } from './refusal.ts';
 
 /** Tables the target's own migrations fill (the migrator's bookkeeping): not copied, compared by level. */

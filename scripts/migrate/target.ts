@@ -5,7 +5,7 @@
 // anything that fails leaves the database as empty as it was found.
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { migrate } from '../../services/bridge/src/core/db/index.ts';
+import { migrate } from '../../services/bridge/src/core/db/migrate.ts';
 import type { CanisterSet } from '../../services/bridge/src/core/canister-set/identity.ts';
 import { Refusal } from './refusal.ts';
 

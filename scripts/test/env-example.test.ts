@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { it } from 'node:test';
-import { BridgeEnv } from '../../services/bridge/src/config.ts';
+import { BridgeEnv } from '../../services/bridge/src/config-schema.ts';
 import { NotificationEnv } from '../../services/notification/src/config.ts';
 import { GatewayEnv } from '../../services/gateway/src/config.ts';
 

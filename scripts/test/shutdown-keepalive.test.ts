@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openDatabase } from '../../services/bridge/src/core/db/index.ts';
+import { openDatabase } from '../../services/bridge/src/core/db/connect.ts';
 import { signPayload } from '../../services/bridge/src/features/payments/signature.ts';
 import { seededDataDir } from '../../services/bridge/test/embedded-template.ts';
 import { DEV_NOTIFICATION_TOKEN, DEV_WEBHOOK_SECRET } from '../dev-defaults.ts';

@@ -1,7 +1,7 @@
 // The app's pages, one line each: a new page is a component in pages/ and a line here (and, if it is
 // in the main navigation, in NAV); what two pages share goes in components/ (decision F61, checked by
 // apps/portal/test/pages-are-routes.test.ts). The bridge serves index.html for every path listed in
-// services/bridge/src/features/portal/index.ts APP_PATHS.
+// services/bridge/src/features/portal/routes.ts APP_PATHS.
 import type { ComponentType } from 'preact';
 import { AdminPage } from './pages/admin.tsx';
 import { AuditPage } from './pages/audit.tsx';

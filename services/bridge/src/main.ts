@@ -5,7 +5,7 @@ import { DirectoryLockedError } from '@domdao/canisters/embedded';
 import { listenForMetrics, runService } from '@domdao/service-kit';
 import { openBridge, type OpenBridgeOptions } from './compose/open-bridge.ts';
 import { loadBridgeConfig } from './config.ts';
-import { CanisterSetRefused } from './core/canister-set/index.ts';
+import { CanisterSetRefused } from './core/canister-set/refused.ts';
 
 export async function startBridge(env: NodeJS.ProcessEnv, options: Pick<OpenBridgeOptions, 'metrics' | 'onProgress'> = {}) {
   const config = loadBridgeConfig(env);

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { EMBED_SWEEP_JOB, REINDEX_JOB } from '../src/features/ai/index.ts';
+import { EMBED_SWEEP_JOB, REINDEX_JOB } from '../src/features/ai/routes.ts';
 import { bridge, sameSetInstance, type Bridge } from './harness.ts';
 import { fakeEmbedding, startFakeInference } from './fake-inference.ts';
 

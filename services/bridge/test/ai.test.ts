@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { CIRCUIT_OPEN_BODY } from '../src/features/ai/index.ts';
+import { CIRCUIT_OPEN_BODY } from '../src/features/ai/routes.ts';
 import { bridge, type Bridge, type Jar } from './harness.ts';
 import { startFakeInference, type FakeInference } from './fake-inference.ts';
 

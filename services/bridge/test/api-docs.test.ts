@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { freePort } from '@domdao/test-helpers';
 import { PAGE_CSP } from '../src/core/http/page.ts';
-import { editRedoc } from '../src/features/api-docs/index.ts';
+import { editRedoc } from '../src/features/api-docs/routes.ts';
 import { APP, bridge, type Bridge } from './harness.ts';
 import { launchChromium, requireChromium, SHOTS, watchPage } from '@domdao/test-helpers/browser';
 

@@ -17,7 +17,9 @@ import { ConfigError } from '@domdao/config';
 import { captureLogs, freePort, START_DEV_FLAGS, type CapturedLogs } from '@domdao/test-helpers';
 import { openBridge } from '../src/compose/open-bridge.ts';
 import { loadBridgeConfig } from '../src/config.ts';
-import { CanisterSetRefused, EMBEDDED_LEASE_KEY, icCanisterSet, SET_FILE } from '../src/core/canister-set/index.ts';
+import { CanisterSetRefused } from '../src/core/canister-set/refused.ts';
+import { EMBEDDED_LEASE_KEY } from '../src/core/canister-set/binding.ts';
+import { icCanisterSet, SET_FILE } from '../src/core/canister-set/identity.ts';
 import { ADMIN_EMAIL, BACKENDS, bridge, eventually, freshPostgres, TEST_PASSWORD_COST, type Bridge } from './harness.ts';
 
 const MAIN = new URL('../src/main.ts', import.meta.url).pathname;

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { ConfigError } from '@domdao/config';
 import { assertConfigReferenceDocuments } from '@domdao/test-helpers';
-import { BridgeEnv, loadBridgeConfig } from '../src/config.ts';
+import { BridgeEnv } from '../src/config-schema.ts';
+import { loadBridgeConfig } from '../src/config.ts';
 import { ADMIN_EMAIL, bridge } from './harness.ts';
 
 describe('bridge configuration', () => {

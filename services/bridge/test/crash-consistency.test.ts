@@ -8,8 +8,8 @@
 // reaching the canister (B28).
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import type { FaultPoint } from '../src/core/outbox/index.ts';
-import { OUTBOX_LEASE_MS } from '../src/core/outbox/index.ts';
+import type { FaultPoint } from '../src/core/outbox/types.ts';
+import { OUTBOX_LEASE_MS } from '../src/core/outbox/queue.ts';
 import { ADMIN_EMAIL, bridge, paymentEvent, type Bridge } from './harness.ts';
 
 const POINTS: FaultPoint[] = ['before-call', 'after-call', 'after-apply'];

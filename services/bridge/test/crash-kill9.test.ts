@@ -9,7 +9,8 @@ import { once } from 'node:events';
 import { after, describe, it } from 'node:test';
 import { freePort, START_DEV_FLAGS } from '@domdao/test-helpers';
 import { signPayload } from '../src/features/payments/signature.ts';
-import { OUTBOX_LEASE_MS, type FaultPoint } from '../src/core/outbox/index.ts';
+import { OUTBOX_LEASE_MS } from '../src/core/outbox/queue.ts';
+import type { FaultPoint } from '../src/core/outbox/types.ts';
 import { ADMIN_EMAIL, WEBHOOK_SECRET, bridge, paymentEvent } from './harness.ts';
 
 const child = new URL('./fixtures/crash-child.ts', import.meta.url).pathname;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { openBridge } from '../src/compose/open-bridge.ts';
 import { loadBridgeConfig } from '../src/config.ts';
-import { openDatabase } from '../src/core/db/index.ts';
+import { openDatabase } from '../src/core/db/connect.ts';
 import { bridge } from './harness.ts';
 import { lendEmbeddedDatabase, type EmbeddedLoan } from './embedded-template.ts';
 

@@ -10,7 +10,8 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { migrateLite, openDatabase } from '../src/core/db/index.ts';
+import { migrateLite } from '../src/core/db/migrate.ts';
+import { openDatabase } from '../src/core/db/connect.ts';
 import { initdbChild, openEmbedded } from '../src/core/db/embedded.ts';
 import type { Lite } from '../src/core/db/pglite-dialect.ts';
 import { migrationsHash } from './migrations-hash.ts';

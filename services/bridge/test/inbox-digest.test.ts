@@ -6,12 +6,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { NotificationClient } from '@domdao/notification-client';
-import { openDatabase } from '../src/core/db/index.ts';
+import { openDatabase } from '../src/core/db/connect.ts';
 import { addActivity } from '../src/features/inbox/activity.ts';
 import { runDigest } from '../src/features/inbox/digest-job.ts';
 import type { InboxOptions } from '../src/features/inbox/options.ts';
 import { verifyUnsubscribeToken } from '../src/features/inbox/unsubscribe-token.ts';
-import { JobRunner } from '../src/core/jobs/index.ts';
+import { JobRunner } from '../src/core/jobs/runner.ts';
 import { loadKeys } from '../src/core/keys.ts';
 import { createOpener } from '../src/core/identity/sealed-fields.ts';
 import { BACKENDS, bridge, type Bridge, type Jar } from './harness.ts';

@@ -4,7 +4,7 @@
 // before_id; the runs behind a fold through GET /api/admin/jobs/runs; admin only. On PGlite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { JobRun } from '../src/core/jobs/index.ts';
+import type { JobRun } from '../src/core/jobs/types.ts';
 import { ADMIN_EMAIL, BACKENDS, bridge, type Bridge, type Jar } from './harness.ts';
 
 const MIN = 60_000;

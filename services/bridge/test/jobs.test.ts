@@ -7,9 +7,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { openDatabase, type Db } from '../src/core/db/index.ts';
+import { openDatabase } from '../src/core/db/connect.ts';
+import type { Db } from '../src/core/db/schema.ts';
 import { openTemplateDatabase } from './embedded-template.ts';
-import { JobBusyError, JobRunner, slotStart, type JobContext, type JobRun } from '../src/core/jobs/index.ts';
+import { JobBusyError, type JobContext, type JobRun } from '../src/core/jobs/types.ts';
+import { JobRunner } from '../src/core/jobs/runner.ts';
+import { slotStart } from '../src/core/jobs/slots.ts';
 import { ADMIN_EMAIL, bridge, freshPostgres } from './harness.ts';
 
 const MIN = 60_000;

@@ -9,7 +9,9 @@ import { ConfigError } from '@domdao/config';
 import Fastify from 'fastify';
 import { loadBridgeConfig } from '../src/config.ts';
 import { openTemplateDatabase } from './embedded-template.ts';
-import priceOracleRoutes, { createPriceOracle, parsePriceSources } from '../src/features/oracle/index.ts';
+import priceOracleRoutes from '../src/features/oracle/routes.ts';
+import { createPriceOracle } from '../src/features/oracle/oracle.ts';
+import { parsePriceSources } from '../src/core/price-sources.ts';
 import { MAX_BODY_BYTES, observe, resolvePointer, timestampValue, type SourceConfig } from '../src/features/oracle/sources.ts';
 import { startFakeSources } from './oracle-fakes.ts';
 

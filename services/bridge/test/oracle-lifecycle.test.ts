@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { openTemplateDatabase } from './embedded-template.ts';
-import priceOracleRoutes, { createPriceOracle, type SourceConfig } from '../src/features/oracle/index.ts';
+import priceOracleRoutes from '../src/features/oracle/routes.ts';
+import { createPriceOracle } from '../src/features/oracle/oracle.ts';
+import type { SourceConfig } from '../src/core/price-sources.ts';
 import { startFakeSources } from './oracle-fakes.ts';
 
 const fixed = (name: string, price: number): SourceConfig => ({ kind: 'fixed', name, weight: 1, price, timeout_ms: 1000, max_age_seconds: 60 });

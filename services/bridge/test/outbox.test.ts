@@ -6,9 +6,11 @@
 // cannot finish; two runners on one database apply an answer once.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { openDatabase, type Db } from '../src/core/db/index.ts';
+import { openDatabase } from '../src/core/db/connect.ts';
+import type { Db } from '../src/core/db/schema.ts';
 import { openTemplateDatabase } from './embedded-template.ts';
-import { Outbox, OUTBOX_LEASE_MS, type FaultPoint, type OperationHandler } from '../src/core/outbox/index.ts';
+import { Outbox, OUTBOX_LEASE_MS } from '../src/core/outbox/queue.ts';
+import type { FaultPoint, OperationHandler } from '../src/core/outbox/types.ts';
 import { freshPostgres } from './harness.ts';
 
 async function database(kind: 'pglite' | 'postgres'): Promise<{ db: Db; second(): Promise<Db>; close(): Promise<void> }> {

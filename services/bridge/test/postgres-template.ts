@@ -6,7 +6,7 @@
 // sets, and ones a killed process left half-built, are dropped then, unless something is using them.
 // The other tests that take a database of their own get an empty one and migrate it themselves.
 import pg from 'pg';
-import { openDatabase } from '../src/core/db/index.ts';
+import { openDatabase } from '../src/core/db/connect.ts';
 import { migrationsHash } from './migrations-hash.ts';
 
 const PREFIX = 'bridge_template_';

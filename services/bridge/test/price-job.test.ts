@@ -8,10 +8,10 @@ import { createLogger } from '@domdao/service-kit';
 import { notificationClientFromEnv } from '@domdao/notification-client';
 import { buildApp } from '../src/compose/app.ts';
 import { databaseSessionStore } from '../src/core/auth/session-store.ts';
-import { openDatabase } from '../src/core/db/index.ts';
+import { openDatabase } from '../src/core/db/connect.ts';
 import { loadKeys } from '../src/core/keys.ts';
-import type { JobRun } from '../src/core/jobs/index.ts';
-import { PRICE_JOB } from '../src/features/price-job/index.ts';
+import type { JobRun } from '../src/core/jobs/types.ts';
+import { PRICE_JOB } from '../src/features/price-job/routes.ts';
 import { ADMIN_EMAIL, BACKENDS, bridge, type Bridge } from './harness.ts';
 import { startFakeSources, type FakeSources } from './oracle-fakes.ts';
 

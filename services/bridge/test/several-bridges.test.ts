@@ -16,7 +16,7 @@ import { icClientsFromEnv } from '@domdao/canisters/ic';
 import type { RunningReplica } from '@domdao/replica';
 import { startInstalledReplica } from '@domdao/test-helpers/replica-fixture';
 import { redisUrlForTests, requireRedis, startEdge, uniquePrefix, type Edge } from '@domdao/test-helpers';
-import { icCanisterSet } from '../src/core/canister-set/index.ts';
+import { icCanisterSet } from '../src/core/canister-set/identity.ts';
 import { call, clusterSecrets, CLUSTER_ORIGIN, paymentWebhook, signUp, startBridgeProcess, type BridgeProcess } from './bridge-cluster.ts';
 import { eventually, freshPostgres } from './harness.ts';
 import { runLoad, type LoadMember } from './several-bridges-load.ts';

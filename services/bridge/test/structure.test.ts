@@ -11,8 +11,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 
-/** The one root module core and features may import: the configuration (it validates every part's settings, so it sits at the root). */
-export const SHARED_ROOT_FILES = ['config.ts'] as const;
+/** The root modules core and features may import: the configuration and its schema (it validates every part's settings, so it sits at the root). */
+export const SHARED_ROOT_FILES = ['config.ts', 'config-schema.ts'] as const;
 
 const SRC = resolve(new URL('../src/', import.meta.url).pathname);
 
@@ -161,7 +161,7 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
     assert.deepEqual(casts, [], 'declare the body, querystring or params with TypeBox in the route schema and take the app as BridgeApp instead of casting');
   });
 
-  it('decisions S18, S23: src/ holds compose/ (the composition root), core/, features/, the entry main.ts and config.ts, nothing else', () => {
+  it('decisions S18, S23, S32: src/ holds compose/ (the composition root), core/, features/, the entry main.ts and config.ts with its schema, nothing else', () => {
     const entries = readdirSync(SRC, { withFileTypes: true });
     const dirs = entries
       .filter((e) => e.isDirectory())
@@ -172,7 +172,7 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
       .filter((e) => !e.isDirectory())
       .map((e) => e.name)
       .sort();
-    assert.deepEqual(rootFiles, ['config.ts', 'main.ts'], 'the composition root’s files live in compose/');
+    assert.deepEqual(rootFiles, ['config-schema.ts', 'config.ts', 'main.ts'], 'the composition root’s files live in compose/');
     const loose = readdirSync(join(SRC, 'features'), { withFileTypes: true })
       .filter((e) => !e.isDirectory())
       .map((e) => e.name);
@@ -199,12 +199,12 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
     const bad = new Map([
       ['compose/app.ts', "import { registerAi } from './ai.ts';\nimport { BRIDGE_VERSION } from './parts.ts';"],
       ['compose/ai.ts', "import type { BridgeParts } from './app.ts';"],
-      ['compose/parts.ts', "import type { Db } from '../core/db/index.ts';"],
+      ['compose/parts.ts', "import type { Db } from '../core/db/schema.ts';"],
       ['main.ts', "import { openBridge } from './compose/open-bridge.ts';"],
       ['compose/open-bridge.ts', "import { buildApp } from './app.ts';"],
     ]);
     assert.deepEqual(rootCircles(bad), ['compose/ai.ts → compose/app.ts → compose/ai.ts']);
-    assert.deepEqual(violations(new Map([['features/oracle/index.ts', "import type { BridgeParts } from '../../compose/parts.ts';"]])).length, 1);
+    assert.deepEqual(violations(new Map([['features/oracle/routes.ts', "import type { BridgeParts } from '../../compose/parts.ts';"]])).length, 1);
   });
 
   it('decision R42: migrations are frozen; a migration imports only its own folder, the driver, Node built-ins, pinned data and the database types', () => {
@@ -228,7 +228,7 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
         'core/db/migrations/081-y.ts',
         "import { Database } from '../schema.ts';\nimport { Type } from '@sinclair/typebox';\nconst m = await import('../../../config.ts');",
       ],
-      ['core/db/index.ts', "import { x } from '../identity/display-names.ts';"],
+      ['core/db/migrate.ts', "import { x } from '../identity/display-names.ts';"],
     ]);
     assert.deepEqual(
       migrationImportProblems(bad).map((v) => v.split(' (')[0]),
@@ -244,21 +244,21 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
 
   it('the scan finds each kind of violation, type-only and dynamic imports included (it can fail)', () => {
     const bad = new Map([
-      ['features/roles/index.ts', "import { currentSession } from '../../core/auth/guards.ts';\nimport type { X } from '../payments/index.ts';"],
-      ['core/auth/login-page.ts', "import { firstOrigin } from '../../features/registration/index.ts';"],
+      ['features/roles/routes.ts', "import { currentSession } from '../../core/auth/guards.ts';\nimport type { X } from '../payments/routes.ts';"],
+      ['core/auth/login-page.ts', "import { firstOrigin } from '../../features/registration/routes.ts';"],
       ['core/keys.ts', "import { generateRegistrationKey } from '../features/registration/hpke.ts';"],
-      ['features/payments/webhook.ts', "const m = await import('../verification/index.ts');"],
-      ['features/governance/index.ts', "export { y } from '../oracle/index.ts';"],
-      ['features/oracle/index.ts', "import { buildApp } from '../../app.ts';"],
+      ['features/payments/webhook.ts', "const m = await import('../verification/routes.ts');"],
+      ['features/governance/routes.ts', "export { y } from '../oracle/routes.ts';"],
+      ['features/oracle/routes.ts', "import { buildApp } from '../../app.ts';"],
       ['core/context.ts', "import type { BridgeParts } from '../app.ts';"],
-      ['features/home/index.ts', "import { x } from '../../../../notification/src/app.ts';"],
+      ['features/home/routes.ts', "import { x } from '../../../../notification/src/app.ts';"],
       ['helpers/x.ts', 'export const x = 1;'],
       [
-        'features/verification/index.ts',
+        'features/verification/routes.ts',
         "import { firstOrigin } from '../../config.ts';\nimport { page } from '../../core/http/page.ts';\nimport { emailBlindIndex } from '../../core/identity/email.ts';\nimport { sendError } from '../../core/http/errors.ts';\nimport { Type } from '@sinclair/typebox';\nimport { SUITE } from './hpke.ts';",
       ],
-      ['core/outbox/index.ts', "import type { BridgeConfig } from '../../config.ts';\nimport type { Db } from '../db/index.ts';"],
-      ['app.ts', "import roles from './features/roles/index.ts';"],
+      ['core/outbox/queue.ts', "import type { BridgeConfig } from '../../config.ts';\nimport type { Db } from '../db/schema.ts';"],
+      ['app.ts', "import roles from './features/roles/routes.ts';"],
       [
         'config.ts',
         "import { parsePriceSources } from './features/oracle/sources.ts';\nimport { canonicalEmail } from './core/identity/email.ts';\nimport { Type } from '@sinclair/typebox';\nimport type { Db } from './app-database.ts';",
@@ -267,14 +267,14 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
     assert.deepEqual(
       violations(bad).map((v) => v.split(' (')[0]),
       [
-        'features/roles/index.ts: ../payments/index.ts',
-        'core/auth/login-page.ts: ../../features/registration/index.ts',
+        'features/roles/routes.ts: ../payments/routes.ts',
+        'core/auth/login-page.ts: ../../features/registration/routes.ts',
         'core/keys.ts: ../features/registration/hpke.ts',
-        'features/payments/webhook.ts: ../verification/index.ts',
-        'features/governance/index.ts: ../oracle/index.ts',
-        'features/oracle/index.ts: ../../app.ts',
+        'features/payments/webhook.ts: ../verification/routes.ts',
+        'features/governance/routes.ts: ../oracle/routes.ts',
+        'features/oracle/routes.ts: ../../app.ts',
         'core/context.ts: ../app.ts',
-        'features/home/index.ts: ../../../../notification/src/app.ts',
+        'features/home/routes.ts: ../../../../notification/src/app.ts',
         'helpers/x.ts:',
         'config.ts: ./features/oracle/sources.ts',
         'config.ts: ./app-database.ts',

@@ -14,7 +14,7 @@ describe('decision R28: the PGlite template is keyed by the migrations', () => {
   const copy = mkdtempSync(join(tmpdir(), 'domdao-migrations-'));
   after(() => rmSync(copy, { recursive: true, force: true }));
   cpSync(join(DB_DIR, 'migrations'), join(copy, 'migrations'), { recursive: true });
-  cpSync(join(DB_DIR, 'index.ts'), join(copy, 'index.ts'));
+  cpSync(join(DB_DIR, 'migrate.ts'), join(copy, 'migrate.ts'));
 
   it('the same migrations hash the same; a changed byte of one, or one more file, hash otherwise', () => {
     const original = migrationsHash();

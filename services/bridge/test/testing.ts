@@ -7,6 +7,6 @@ export { startFakeSources, type FakeSources } from './oracle-fakes.ts';
 // A test sets up what it cannot reach over HTTP in time: an activity line with a chosen time, the AI
 // index's sweep run now, and the sealed fields read with the bridge's own key.
 export { addActivity } from '../src/features/inbox/activity.ts';
-export { EMBED_SWEEP_JOB } from '../src/features/ai/index.ts';
+export { EMBED_SWEEP_JOB } from '../src/features/ai/routes.ts';
 export { loadKeys } from '../src/core/keys.ts';
 export { createOpener } from '../src/core/identity/sealed-fields.ts';

@@ -4,14 +4,14 @@ import type { FastifyInstance } from 'fastify';
 import type { BridgeParts } from './parts.ts';
 import type { Guards } from '../core/auth/guards.ts';
 import { requestOrigin } from '../core/auth/csrf.ts';
-import { SYSTEM, type AuditLog } from '../core/audit/index.ts';
+import { SYSTEM, type AuditLog } from '../core/audit/log.ts';
 import { defineAuditRetention } from '../core/audit/retention.ts';
 import { noticeSecretRotations } from '../core/audit/secrets.ts';
 import type { BridgeContext } from '../core/context.ts';
 import { HttpError } from '../core/http/errors.ts';
-import type { JobRunner } from '../core/jobs/index.ts';
+import type { JobRunner } from '../core/jobs/runner.ts';
 import type { BridgeKeys } from '../core/keys.ts';
-import adminAudit from '../features/admin-audit/index.ts';
+import adminAudit from '../features/admin-audit/routes.ts';
 
 /** Admin routes: the admin session's and the X-API-Token automation's. */
 const ADMIN_ROUTE = /^\/api\/(ai\/)?admin\//;

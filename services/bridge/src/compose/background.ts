@@ -7,16 +7,18 @@ import type { FastifyInstance } from 'fastify';
 import type { BridgeParts } from './parts.ts';
 import type { Guards } from '../core/auth/guards.ts';
 import type { BridgeContext } from '../core/context.ts';
-import type { EventLog } from '../core/events/index.ts';
+import type { EventLog } from '../core/events/bus.ts';
 import { FundsFollower } from '../core/events/funds-follower.ts';
 import { GovernanceFollower } from '../core/events/governance-follower.ts';
-import { JobRunner } from '../core/jobs/index.ts';
+import { JobRunner } from '../core/jobs/runner.ts';
 import jobRoutes from '../core/jobs/routes.ts';
-import type { Outbox } from '../core/outbox/index.ts';
-import type { BridgeMetrics } from '../core/metrics/index.ts';
+import type { Outbox } from '../core/outbox/queue.ts';
+import type { BridgeMetrics } from '../core/metrics/meters.ts';
 import { expireUnverifiedRegistrations } from '../core/outbox/user-operations.ts';
-import priceOracleRoutes, { createPriceOracle, parsePriceSources } from '../features/oracle/index.ts';
-import priceJob from '../features/price-job/index.ts';
+import priceOracleRoutes from '../features/oracle/routes.ts';
+import { createPriceOracle } from '../features/oracle/oracle.ts';
+import { parsePriceSources } from '../core/price-sources.ts';
+import priceJob from '../features/price-job/routes.ts';
 
 /** How often each bridge instance reads the governance admin event log (decision V3). */
 const GOVERNANCE_FOLLOW_MS = 1_000;

@@ -4,9 +4,11 @@
 import { EMBEDDED_CANISTER_IDS } from '@domdao/canisters';
 import type { ServiceLogger } from '@domdao/service-kit';
 import type { BridgeConfig } from '../config.ts';
-import { AuditLog, SYSTEM } from '../core/audit/index.ts';
-import { bindCanisterSet, CanisterSetRefused, embeddedCanisterSet, icCanisterSet, type Binding, type CanisterSet } from '../core/canister-set/index.ts';
-import type { OpenedDatabase } from '../core/db/index.ts';
+import { AuditLog, SYSTEM } from '../core/audit/log.ts';
+import { bindCanisterSet, type Binding } from '../core/canister-set/binding.ts';
+import { CanisterSetRefused } from '../core/canister-set/refused.ts';
+import { embeddedCanisterSet, icCanisterSet, type CanisterSet } from '../core/canister-set/identity.ts';
+import type { OpenedDatabase } from '../core/db/connect.ts';
 
 export interface BoundSet {
   set: CanisterSet;

@@ -8,7 +8,7 @@ import type { Identity } from '@icp-sdk/core/agent';
 import { icClientsForIdentity, icClientsFromEnv } from '@domdao/canisters/ic';
 import { ConfigError } from '@domdao/config';
 import type { BridgeConfig } from '../config.ts';
-import type { CanisterSet } from '../core/canister-set/index.ts';
+import type { CanisterSet } from '../core/canister-set/identity.ts';
 
 export const EMBEDDED_BRIDGE_PRINCIPAL = principalFromSeed('domdao-bridge');
 const NS_PER_MINUTE = 60_000_000_000n;

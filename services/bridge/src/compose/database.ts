@@ -5,15 +5,9 @@ import { ConfigError } from '@domdao/config';
 import type { ServiceLogger } from '@domdao/service-kit';
 import type { BridgeConfig } from '../config.ts';
 import { recordRetentionFloor } from '../core/audit/retention.ts';
-import {
-  databaseProgressLine,
-  MigrationPrivilegeError,
-  openDatabase,
-  type DatabaseProgress,
-  type OpenDatabaseOptions,
-  type OpenedDatabase,
-} from '../core/db/index.ts';
-import type { BridgeMetrics } from '../core/metrics/index.ts';
+import { databaseProgressLine, type DatabaseProgress } from '../core/db/migrate.ts';
+import { MigrationPrivilegeError, openDatabase, type OpenDatabaseOptions, type OpenedDatabase } from '../core/db/connect.ts';
+import type { BridgeMetrics } from '../core/metrics/meters.ts';
 
 /** `lent` and `embeddedInitdb`: tests only, for the embedded database (decisions R24, R25). */
 /** `onProgress`: what a long database open is doing (decision R32), beside the log's lines. */

@@ -10,15 +10,15 @@ import type { BridgeContext } from '../core/context.ts';
 import { HttpError } from '../core/http/errors.ts';
 import { displayNames, verifiedMemberName } from '../core/identity/display-names.ts';
 import { memberIdentity } from '../core/identity/member-identity.ts';
-import type { JobRunner } from '../core/jobs/index.ts';
-import campaignGateway from '../features/campaigns/index.ts';
+import type { JobRunner } from '../core/jobs/runner.ts';
+import campaignGateway from '../features/campaigns/routes.ts';
 import { delegatorsCursorKey } from '../features/governance/cursor.ts';
-import governanceGateway from '../features/governance/index.ts';
-import governanceLive from '../features/governance-live/index.ts';
-import inbox from '../features/inbox/index.ts';
-import memberEmails from '../features/member-emails/index.ts';
-import wallet from '../features/wallet/index.ts';
-import type { BridgeMetrics } from '../core/metrics/index.ts';
+import governanceGateway from '../features/governance/routes.ts';
+import governanceLive from '../features/governance-live/routes.ts';
+import inbox from '../features/inbox/routes.ts';
+import memberEmails from '../features/member-emails/routes.ts';
+import wallet from '../features/wallet/routes.ts';
+import type { BridgeMetrics } from '../core/metrics/meters.ts';
 
 /** How often the wallet's ledger follower reads new blocks in the background (decision B76); reads catch up on their own. */
 const LEDGER_FOLLOW_MS = 5_000;

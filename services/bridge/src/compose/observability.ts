@@ -9,8 +9,8 @@ import type { CanisterClients } from '@domdao/canisters';
 import type { NotificationClient } from '@domdao/notification-client';
 import { checkReadiness, observeRequests, READINESS_TIMEOUT_MS, traceOf, traceRequests, type ReadinessCheck } from '@domdao/service-kit';
 import type { BridgeConfig } from '../config.ts';
-import type { Db } from '../core/db/index.ts';
-import { tableGauges, type BridgeMetrics, type CallOutcome } from '../core/metrics/index.ts';
+import type { Db } from '../core/db/schema.ts';
+import { tableGauges, type BridgeMetrics, type CallOutcome } from '../core/metrics/meters.ts';
 import { routeSchema } from '../core/http/route-doc.ts';
 import { getReadinessDoc } from '../core/http/health-docs.ts';
 

@@ -6,16 +6,17 @@ import type { Metrics, ServiceLogger } from '@domdao/service-kit';
 import type { BridgeConfig } from '../config.ts';
 import type { Argon2Cost } from '../core/auth/passwords.ts';
 import type { SessionStore } from '../core/auth/session-store.ts';
-import type { Db } from '../core/db/index.ts';
-import type { EventLog } from '../core/events/index.ts';
+import type { Db } from '../core/db/schema.ts';
+import type { EventLog } from '../core/events/bus.ts';
 import type { FundsFollower } from '../core/events/funds-follower.ts';
-import type { JobRunner } from '../core/jobs/index.ts';
+import type { JobRunner } from '../core/jobs/runner.ts';
 import type { BridgeKeys } from '../core/keys.ts';
-import type { BridgeMetrics } from '../core/metrics/index.ts';
-import type { FaultHook, Outbox } from '../core/outbox/index.ts';
+import type { BridgeMetrics } from '../core/metrics/meters.ts';
+import type { FaultHook } from '../core/outbox/types.ts';
+import type { Outbox } from '../core/outbox/queue.ts';
 import type { Alerts } from '../features/ai/alerts.ts';
 import type { Inference } from '../features/ai/inference.ts';
-import type { PriceOracle } from '../features/oracle/index.ts';
+import type { PriceOracle } from '../features/oracle/oracle.ts';
 import type { OpenedCanisters } from './canisters.ts';
 
 declare module 'fastify' {

@@ -2,7 +2,7 @@
 import { Redis } from 'ioredis';
 import type { BridgeConfig } from '../config.ts';
 import { databaseSessionStore, redisSessionStore, type SessionStore } from '../core/auth/session-store.ts';
-import type { OpenedDatabase } from '../core/db/index.ts';
+import type { OpenedDatabase } from '../core/db/connect.ts';
 
 export async function openSessionStore(config: BridgeConfig, database: OpenedDatabase): Promise<{ sessionStore: SessionStore; redis?: Redis }> {
   if (config.SESSION_STORE !== 'redis') return { sessionStore: databaseSessionStore(database.db, database.pool) };

@@ -2,13 +2,13 @@
 import type { CanisterClients } from '@domdao/canisters';
 import type { NotificationClient } from '@domdao/notification-client';
 import type { BridgeConfig } from '../config.ts';
-import type { Db } from './db/index.ts';
+import type { Db } from './db/schema.ts';
 import type { Throttle } from './auth/brute-force.ts';
 import type { SessionManager } from './auth/sessions.ts';
 import type { BridgeKeys } from './keys.ts';
-import type { Outbox } from './outbox/index.ts';
-import type { EventLog } from './events/index.ts';
-import type { AuditRecorder } from './audit/index.ts';
+import type { Outbox } from './outbox/queue.ts';
+import type { EventLog } from './events/bus.ts';
+import type { AuditRecorder } from './audit/log.ts';
 import type { Passwords } from './auth/passwords.ts';
 
 /** Opens the HPKE-sealed registration fields the client encrypted to the bridge's key (and seals one as a client would). */

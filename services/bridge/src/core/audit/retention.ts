@@ -2,8 +2,8 @@
 // AUDIT_RETENTION_DAYS, AUDIT_RETENTION_BATCH rows per transaction, once a day. The database keeps every
 // row younger than the floor the migration step records from the same setting (decision B98).
 import { sql, type Kysely } from 'kysely';
-import type { JobRunner } from '../jobs/index.ts';
-import type { AuditLog } from './index.ts';
+import type { JobRunner } from '../jobs/runner.ts';
+import type { AuditLog } from './log.ts';
 
 export const AUDIT_RETENTION_JOB = 'audit:retention';
 const DAY_MS = 86_400_000;

@@ -5,8 +5,8 @@
 // leaked table does not let guesses of a weak token be tested at hash speed. About 10 ms a secret.
 import { createHash, scrypt } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { Db } from '../db/index.ts';
-import { SYSTEM, type AuditRecorder } from './index.ts';
+import type { Db } from '../db/schema.ts';
+import { SYSTEM, type AuditRecorder } from './log.ts';
 
 const scryptAsync = promisify(scrypt) as (
   password: Uint8Array | string,

@@ -6,7 +6,7 @@
 // stops the rest (its predecessors are given back), so a refused attempt never counts against the
 // wider keys: an attacker blocked on (account, address) cannot push the account's global ceiling.
 import { sql } from 'kysely';
-import type { Db } from '../db/index.ts';
+import type { Db } from '../db/schema.ts';
 import { SessionStoreUnavailable } from './session-store.ts';
 
 import { HttpError } from '../http/errors.ts';

@@ -4,7 +4,7 @@
 // attempt is reserved before the work it guards and is not given back: a refused request costs the
 // canister or the database as much as an accepted one.
 import type { FastifyRequest } from 'fastify';
-import type { AuditRecorder } from '../audit/index.ts';
+import type { AuditRecorder } from '../audit/log.ts';
 import { HttpError } from '../http/errors.ts';
 import type { Throttle } from './brute-force.ts';
 

@@ -4,7 +4,7 @@
 import type { Redis } from 'ioredis';
 import { CompiledQuery } from 'kysely';
 import type pg from 'pg';
-import type { Db } from '../db/index.ts';
+import type { Db } from '../db/schema.ts';
 
 export interface SessionRecord {
   user_id: string;

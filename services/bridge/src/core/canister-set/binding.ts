@@ -15,7 +15,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { sql, type Transaction } from 'kysely';
 import pg from 'pg';
-import type { Database, Db } from '../db/index.ts';
+import type { Database, Db } from '../db/schema.ts';
 import type { CanisterSet } from './identity.ts';
 import { CanisterSetRefused } from './refused.ts';
 

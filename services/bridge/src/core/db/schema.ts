@@ -1,5 +1,5 @@
 // The bridge's tables as Kysely sees them (db/migrations creates them, one set for PostgreSQL and PGlite).
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, Kysely } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
@@ -328,3 +328,6 @@ export interface Database {
   webhook_events: WebhookEventsTable;
   payments: PaymentsTable;
 }
+
+/** The bridge's database handle: Kysely over these tables. */
+export type Db = Kysely<Database>;

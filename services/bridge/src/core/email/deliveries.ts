@@ -6,7 +6,7 @@
 import { withoutBidiControlsDeep } from '@domdao/canister-kit/bidi';
 import type { SendOutcome, SendRequest } from '@domdao/notification-client';
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/index.ts';
+import type { Database } from '../db/schema.ts';
 
 export const MAX_ATTEMPTS = 6;
 const BACKOFF_MS = 5 * 60_000;

@@ -3,7 +3,7 @@
 // names from the members' display names, the ratified price and the rules in force from governance.
 import type { CanisterClients } from '@domdao/canisters';
 import { describePayload, payloadPrincipals } from '@domdao/proposal-text';
-import type { Db } from '../db/index.ts';
+import type { Db } from '../db/schema.ts';
 import { displayNames } from '../identity/display-names.ts';
 
 type Governance = Pick<CanisterClients['governance'], 'get_dom_price' | 'get_settings'>;

@@ -6,8 +6,8 @@
 // nothing new.
 import { sql } from 'kysely';
 import type { CanisterClients } from '@domdao/canisters';
-import type { Db } from '../db/index.ts';
-import type { EventLog } from './index.ts';
+import type { Db } from '../db/schema.ts';
+import type { EventLog } from './bus.ts';
 import { Poller } from './poller.ts';
 
 const PAGE = 100;

@@ -5,9 +5,9 @@
 // each canister event becomes exactly one bridge event whichever instance copied it.
 import { sql } from 'kysely';
 import type { CanisterClients } from '@domdao/canisters';
-import type { Db } from '../db/index.ts';
+import type { Db } from '../db/schema.ts';
 import { governanceEvent } from './governance-events.ts';
-import type { EventLog } from './index.ts';
+import type { EventLog } from './bus.ts';
 import { Poller } from './poller.ts';
 
 const PAGE = 100;

@@ -1,7 +1,7 @@
 // What the canister followers share: one pass at a time (a second caller joins the pass under way),
 // a pass now and every pollMs after the previous one ends, failures logged and retried at the next
 // tick, subscribers kicked after each pass, and close() waiting for the pass in flight.
-import type { EventLog } from './index.ts';
+import type { EventLog } from './bus.ts';
 
 export interface PollerOptions {
   pass(): Promise<number>;

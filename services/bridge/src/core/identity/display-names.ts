@@ -5,7 +5,7 @@
 // `#` or `@`, so it never looks like someone's default or an email address.
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Db } from '../db/index.ts';
+import type { Db } from '../db/schema.ts';
 import { invisibleProblem, isReserved, lookalikeKey, marksProblem, type LookalikeRefusal } from './display-name-rules.ts';
 
 const ADJECTIVES = [

@@ -4,7 +4,7 @@
 // with one streak, hides the other jobs, and the page's last streak may go on past it. Here a streak
 // costs two indexed queries however long it is, and each job's page holds `limit` entries.
 import { sql } from 'kysely';
-import type { Db } from '../db/index.ts';
+import type { Db } from '../db/schema.ts';
 import { iso, toRun, type JobRun } from './types.ts';
 
 export interface RunEntry {

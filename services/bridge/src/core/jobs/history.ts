@@ -1,6 +1,6 @@
 // What the jobs seam answers about its runs (decisions V16, V20): the run history, newest first and
 // keyset-paged by id, one run, and the defined jobs with their next slot, lease and last run.
-import type { Db } from '../db/index.ts';
+import type { Db } from '../db/schema.ts';
 import { slotKey, slotStart } from './slots.ts';
 import { iso, toRun, type JobInfo, type JobRun, type JobSpec, type JobStatus, type Row } from './types.ts';
 

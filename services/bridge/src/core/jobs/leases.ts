@@ -1,6 +1,6 @@
 // A job's lease row (decisions V17, V19): one holder at a time runs a job; a holder that dies lets
 // its lease expire, and the next one takes it over.
-import type { Db } from '../db/index.ts';
+import type { Db } from '../db/schema.ts';
 
 export class JobLeases {
   constructor(

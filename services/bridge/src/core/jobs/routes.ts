@@ -5,7 +5,7 @@ import type { preHandlerAsyncHookHandler } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { Int8Text } from '../http/decimal.ts';
 import { HttpError } from '../http/errors.ts';
-import type { JobRunner } from './index.ts';
+import type { JobRunner } from './runner.ts';
 import type { BridgeApp } from '../http/typed.ts';
 
 export interface JobRoutesOptions {

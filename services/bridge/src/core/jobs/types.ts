@@ -1,5 +1,5 @@
-// The jobs seam's public types and errors (see index.ts), and a run's row as the database returns it.
-import type { Db } from '../db/index.ts';
+// The jobs seam's public types and errors (see runner.ts), and a run's row as the database returns it.
+import type { Db } from '../db/schema.ts';
 
 export type JobTrigger = 'schedule' | 'manual';
 export type JobStatus = 'running' | 'succeeded' | 'skipped' | 'failed';

@@ -1,6 +1,6 @@
 // The outbox's operations and their handlers (decisions B20–B23), as features write them.
 import type { Transaction } from 'kysely';
-import type { Database } from '../db/index.ts';
+import type { Database } from '../db/schema.ts';
 
 /**
  * Where a fault can be injected (tests only): a throw at `before-call` (after the enqueue commit),

@@ -5,8 +5,9 @@
 import { createHash } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { CanisterClients } from '@domdao/canisters';
-import type { Database } from '../db/index.ts';
-import type { Outbox, OutboxOp } from './index.ts';
+import type { Database } from '../db/schema.ts';
+import type { Outbox } from './queue.ts';
+import type { OutboxOp } from './types.ts';
 
 type UserClient = CanisterClients['user'];
 type CanisterResult<T> = { Ok: T } | { Err: Record<string, unknown> };
@@ -177,7 +178,7 @@ export type { OutboxOp };
  * through the outbox, from the user canister. Skipped: a user with a payment on record (escrow keeps its
  * user) or with an operation still pending (it finishes first). Returns how many were removed.
  */
-export async function expireUnverifiedRegistrations(db: import('../db/index.ts').Db, outbox: Outbox, now: number, limit = 500): Promise<number> {
+export async function expireUnverifiedRegistrations(db: import('../db/schema.ts').Db, outbox: Outbox, now: number, limit = 500): Promise<number> {
   const due = await db
     .selectFrom('users')
     .select(['id', 'principal'])

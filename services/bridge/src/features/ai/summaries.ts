@@ -3,7 +3,7 @@
 // canister are cached, from the canister's own title and body, so no member can plant a summary for
 // a real proposal by posting a made-up body (decision A2). Concurrent misses of one proposal share a
 // single inference call.
-import type { Db } from '../../core/db/index.ts';
+import type { Db } from '../../core/db/schema.ts';
 import type { Inference } from './inference.ts';
 import { bodyHash, summaryPrompt, tidySummary, SUMMARY_MAX_TOKENS } from './summary.ts';
 

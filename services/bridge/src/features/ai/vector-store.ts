@@ -3,7 +3,7 @@
 // re-ranked by exact cosine on the full vectors. Without it (a PostgreSQL server whose pgvector is not
 // installed) the same answer by an exact scan. Vectors are stored unit length, so cosine = dot product.
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database } from '../../core/db/index.ts';
+import type { Database } from '../../core/db/schema.ts';
 
 export interface StoredEmbedding {
   proposal_id: string;

@@ -3,7 +3,7 @@
 // and, for an executed payout, what the treasury paid (its TreasuryPayoutPaid event, decision N22).
 import type { CanisterClients } from '@domdao/canisters';
 import { payloadPrincipals } from '@domdao/proposal-text';
-import type { Db } from '../../core/db/index.ts';
+import type { Db } from '../../core/db/schema.ts';
 import type { DisplayNames } from '../../core/identity/display-names.ts';
 import { proposalView } from './views.ts';
 

@@ -4,7 +4,7 @@
 // planned for it (the proposal's own times; the execution deadline from the canister, G46). Public, as
 // the proposal itself: the events it shows carry nothing the proposal's page does not.
 import { sql } from 'kysely';
-import type { Db } from '../../core/db/index.ts';
+import type { Db } from '../../core/db/schema.ts';
 
 /** Execution failures listed (the newest); a member may ask for execution any number of times, each failure is an event. */
 export const FAILURES_SHOWN = 5;

@@ -5,8 +5,8 @@
 // and it is written in the subscriber's transaction (exactly once with the cursor move).
 import { categoryLabel } from '@domdao/proposal-text';
 import type { Transaction } from 'kysely';
-import type { Database } from '../../core/db/index.ts';
-import type { BridgeEvent, EventType } from '../../core/events/index.ts';
+import type { Database } from '../../core/db/schema.ts';
+import type { BridgeEvent, EventType } from '../../core/events/bus.ts';
 import type { InboxOptions } from './options.ts';
 import { addActivity, type NewActivity } from './activity.ts';
 import { domAmount } from '../../core/email/format.ts';

@@ -5,7 +5,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { Type } from '@sinclair/typebox';
 import { withoutBidiControls } from '@domdao/canister-kit/bidi';
-import type { Database, Db } from '../../core/db/index.ts';
+import type { Database, Db } from '../../core/db/schema.ts';
 import { Int8Text } from '../../core/http/decimal.ts';
 import type { InboxOptions } from './options.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';

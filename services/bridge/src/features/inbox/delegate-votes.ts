@@ -3,8 +3,8 @@
 // delegate's vote now is (list_represented, admin only: the bridge is a governance admin, decision V22),
 // a page at a time; one item per member, keyed on the vote event, so a redelivery adds nothing.
 import type { Transaction } from 'kysely';
-import type { Database } from '../../core/db/index.ts';
-import type { BridgeEvent } from '../../core/events/index.ts';
+import type { Database } from '../../core/db/schema.ts';
+import type { BridgeEvent } from '../../core/events/bus.ts';
 import { displayNames } from '../../core/identity/display-names.ts';
 import { addActivity } from './activity.ts';
 import { proposalLink } from './activity-producers.ts';

@@ -11,7 +11,7 @@
 // - last_digest_sent_at = `at`, only after the service accepted the send, compare-and-set.
 // Users are read in pages and sent DIGEST_CONCURRENCY at a time; progress is logged per page.
 import { sql } from 'kysely';
-import type { Db } from '../../core/db/index.ts';
+import type { Db } from '../../core/db/schema.ts';
 import type { DigestFrequency } from '../../core/db/schema.ts';
 import type { InboxOptions } from './options.ts';
 import { closesSentence } from '../../core/email/when.ts';

@@ -1,12 +1,12 @@
 // What the inbox feature is given by the app (it imports no other feature, decision S-rule).
-import type { AuditRecorder } from '../../core/audit/index.ts';
+import type { AuditRecorder } from '../../core/audit/log.ts';
 import type { FastifyRequest } from 'fastify';
 import type { CanisterClients } from '@domdao/canisters';
 import type { NotificationClient } from '@domdao/notification-client';
 import type { Session } from '../../core/auth/sessions.ts';
-import type { Db } from '../../core/db/index.ts';
-import type { EventLog } from '../../core/events/index.ts';
-import type { JobRunner } from '../../core/jobs/index.ts';
+import type { Db } from '../../core/db/schema.ts';
+import type { EventLog } from '../../core/events/bus.ts';
+import type { JobRunner } from '../../core/jobs/runner.ts';
 
 export interface InboxOptions {
   db: Db;

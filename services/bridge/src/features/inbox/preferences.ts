@@ -3,7 +3,7 @@
 // page the unsubscribe pages and email footers link to.
 import { sql } from 'kysely';
 import { Type } from '@sinclair/typebox';
-import type { Db } from '../../core/db/index.ts';
+import type { Db } from '../../core/db/schema.ts';
 import type { DigestFrequency } from '../../core/db/schema.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import { escapeHtml, page, PAGE_CSP } from '../../core/http/page.ts';

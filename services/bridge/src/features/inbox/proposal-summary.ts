@@ -2,8 +2,8 @@
 // row shows (core/email/proposal-summary.ts), before the item's own words. One place, around the
 // producers (activity-producers.ts words the event itself).
 import type { Transaction } from 'kysely';
-import type { Database } from '../../core/db/index.ts';
-import type { BridgeEvent } from '../../core/events/index.ts';
+import type { Database } from '../../core/db/schema.ts';
+import type { BridgeEvent } from '../../core/events/bus.ts';
 import { proposalSummary } from '../../core/email/proposal-summary.ts';
 import type { NewActivity } from './activity.ts';
 import type { InboxOptions } from './options.ts';

@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { Db } from '../../core/db/index.ts';
+import type { Db } from '../../core/db/schema.ts';
 import { escapeHtml, page, PAGE_CSP } from '../../core/http/page.ts';
 import type { InboxOptions } from './options.ts';
 import { signUnsubscribeToken, verifyUnsubscribeToken } from './unsubscribe-token.ts';

@@ -4,8 +4,8 @@
 // payment renews it. Keys are per event, so a redelivered event sends nothing twice.
 import type { SendRequest } from '@domdao/notification-client';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../core/db/index.ts';
-import type { BridgeEvent } from '../../core/events/index.ts';
+import type { Database } from '../../core/db/schema.ts';
+import type { BridgeEvent } from '../../core/events/bus.ts';
 import type { Delivery } from '../../core/email/deliveries.ts';
 import type { MemberEmailsOptions } from './options.ts';
 import { domAmount } from '../../core/email/format.ts';

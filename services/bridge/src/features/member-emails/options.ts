@@ -3,9 +3,9 @@ import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { CanisterClients } from '@domdao/canisters';
 import type { NotificationClient } from '@domdao/notification-client';
 import type { Session } from '../../core/auth/sessions.ts';
-import type { Db } from '../../core/db/index.ts';
-import type { EventLog } from '../../core/events/index.ts';
-import type { JobRunner } from '../../core/jobs/index.ts';
+import type { Db } from '../../core/db/schema.ts';
+import type { EventLog } from '../../core/events/bus.ts';
+import type { JobRunner } from '../../core/jobs/runner.ts';
 
 export interface MemberEmailsOptions {
   db: Db;

@@ -3,9 +3,9 @@
 // applied to payments and users once; a confirmed upgrade announces MembershipActivated (its emails follow).
 import type { Transaction } from 'kysely';
 import type { PaymentsContext } from './context.ts';
-import type { Database } from '../../core/db/index.ts';
+import type { Database } from '../../core/db/schema.ts';
 import { refusal } from '../../core/outbox/user-operations.ts';
-import { SYSTEM } from '../../core/audit/index.ts';
+import { SYSTEM } from '../../core/audit/log.ts';
 
 export const OP_UPGRADE = 'user.upgrade_membership_to_active';
 export const OP_RECORD_KYC = 'user.record_kyc';

@@ -11,7 +11,7 @@
 // never read, extended or shown here.
 import { sql } from 'kysely';
 import type { BlocksCallback, BlocksCallbackQuery, CanisterClients } from '@domdao/canisters';
-import type { Db } from '../../core/db/index.ts';
+import type { Db } from '../../core/db/schema.ts';
 import { Poller } from '../../core/events/poller.ts';
 import { readBlock, type IndexedBlock } from './blocks.ts';
 

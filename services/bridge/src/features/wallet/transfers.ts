@@ -8,7 +8,7 @@
 // holds the member's block with this memo (it was made) or it never will (nothing moved). The operation
 // is never given up before one of those answers (the outbox's per-operation `maxAttempts: Infinity`).
 import type { CanisterClients } from '@domdao/canisters';
-import type { Outbox } from '../../core/outbox/index.ts';
+import type { Outbox } from '../../core/outbox/queue.ts';
 import type { LedgerIndex } from './ledger-index.ts';
 import { errorCode } from '../../core/http/error-codes.ts';
 

@@ -9,13 +9,12 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { CanisterClients } from '@domdao/canisters';
 import { HttpError } from '../../core/http/errors.ts';
-import { JobBusyError, type JobContext, type JobOutcome, type JobRun, type JobRunner } from '../../core/jobs/index.ts';
+import { JobBusyError, type JobContext, type JobOutcome, type JobRun } from '../../core/jobs/types.ts';
+import type { JobRunner } from '../../core/jobs/runner.ts';
 import { JobRunBody } from '../../core/jobs/routes.ts';
 import { decidePriceProposal, heartbeatProblem, type PriceJobDecision, type PriceJobSettings } from './decide.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
-import { API_TOKEN_ACTOR, type AuditRecorder } from '../../core/audit/index.ts';
-
-export { decidePriceProposal, heartbeatProblem } from './decide.ts';
+import { API_TOKEN_ACTOR, type AuditRecorder } from '../../core/audit/log.ts';
 
 type Governance = CanisterClients['governance'];
 

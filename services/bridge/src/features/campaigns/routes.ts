@@ -3,14 +3,12 @@
 // member's session (cross-site rule, bearer-defect rule) and is signed as the member (embedded: the
 // member's principal; IC: the member's derived key, decision V5): the campaign canister pulls the
 // amount (plus the fee) with an ICRC-2 allowance, which the bridge approves only when it falls short
-// and the balance covers it (decision L25), so a refused payment costs nothing. Canister
+// and the balance covers it (decision L25, paying.ts), so a refused payment costs nothing. Canister
 // errors become HTTP errors with the variant's name as the code (errors.ts).
-import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { CanisterClients } from '@domdao/canisters';
 import { accountText } from '@domdao/canister-kit';
-import { usdToDomE8s } from '@domdao/canister-kit/rules';
 import type { DisplayNames } from '../../core/identity/display-names.ts';
 import type { MemberLimiter } from '../../core/auth/member-limits.ts';
 import type { Session } from '../../core/auth/sessions.ts';
@@ -19,7 +17,6 @@ import { HttpError } from '../../core/http/errors.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import { moneyHttpError } from './errors.ts';
 import { accountView, campaignView, contributionView, donationView, payoutView } from './views.ts';
-import { serialByKey } from '../../core/serial.ts';
 import { routeSchema } from '../../core/http/route-doc.ts';
 import {
   listCampaignsDoc,
@@ -37,7 +34,7 @@ import {
   mintDevelopmentDomDoc,
 } from './route-docs.ts';
 
-type Member = Pick<CanisterClients, 'campaign' | 'ledger'>;
+import { canisterAmount, memberPayments, type Member } from './paying.ts';
 
 export interface CampaignGatewayOptions {
   requireSession(req: FastifyRequest): Promise<Session>;
@@ -56,10 +53,6 @@ export interface CampaignGatewayOptions {
   limit: MemberLimiter;
 }
 
-/** Decision L21: a USD contribution's approval leaves 1 % for a price ratified between the bridge's read and the canister's. */
-export const USD_HEADROOM_PCT = 1n;
-/** The approval a contribution makes expires after this (unused allowance does not linger). */
-export const APPROVAL_TTL_MS = 15 * 60_000;
 const BODY_LIMIT = 32 * 1024;
 const ID = Nat64Text('campaign id', 1n);
 const E8S = Type.String({ pattern: '^[1-9][0-9]{0,27}$', description: 'DOM amount in e8s (10⁻⁸ DOM), decimal' });
@@ -83,82 +76,10 @@ const pageQuery = Type.Object(
   { from_id: Type.Optional(ID), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })) },
   { additionalProperties: false },
 );
-const IDEMPOTENCY = /^[A-Za-z0-9._:-]{1,100}$/;
-
-type AmountIn = { dom_e8s: string } | { usd: number };
-const canisterAmount = (a: AmountIn) => ('dom_e8s' in a ? { Dom: BigInt(a.dom_e8s) } : { Usd: a.usd });
 
 export default async function campaignGateway(app: BridgeApp, opts: CampaignGatewayOptions): Promise<void> {
   const { clients } = opts;
-  const nowNs = () => BigInt(opts.now()) * 1_000_000n;
-  /** The canister's op id: the client's Idempotency-Key (a retry is answered by the first result), else a fresh one. */
-  const opId = (req: FastifyRequest, session: Session): string => {
-    const key = req.headers['idempotency-key'];
-    if (key === undefined) return `http-${randomUUID()}`;
-    if (typeof key !== 'string' || !IDEMPOTENCY.test(key)) throw new HttpError(400, 'VALIDATION_ERROR', 'Idempotency-Key: 1 to 100 of A-Z a-z 0-9 . _ : -');
-    return `http-${session.user_id.slice(0, 8)}-${key}`;
-  };
-  /**
-   * Approves the campaign canister for `pull` more (what the canister will take from the allowance),
-   * compare-and-set on the allowance (L21); first the balance must cover `pull` and the approval's own
-   * fee, else nothing is approved and no fee is paid (decision L25).
-   */
-  const approve = async (member: Member, principal: string, pull: bigint): Promise<void> => {
-    const fee = await clients.ledger.icrc1_fee();
-    const account = { owner: principal };
-    const spender = { owner: opts.campaignCanister };
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const balance = await clients.ledger.icrc1_balance_of(account);
-      if (balance < pull + fee) throw moneyHttpError({ InsufficientFunds: { balance, required: pull + fee } });
-      const { allowance } = await member.ledger.icrc2_allowance({ account, spender });
-      const r = await member.ledger.icrc2_approve({
-        spender,
-        amount: allowance + pull,
-        expected_allowance: allowance,
-        expires_at: nowNs() + BigInt(APPROVAL_TTL_MS) * 1_000_000n,
-      });
-      if ('Ok' in r) return;
-      if ('AllowanceChanged' in r.Err) continue;
-      throw moneyHttpError(
-        'InsufficientFunds' in r.Err ? { InsufficientFunds: r.Err.InsufficientFunds } : { LedgerError: Object.keys(r.Err)[0] ?? 'approve refused' },
-      );
-    }
-    throw new HttpError(409, 'CONCURRENT_APPROVAL', 'another payment of yours is changing the same approval; try again');
-  };
-  // A member's operations one at a time on this instance (decision L25).
-  const perMember = serialByKey();
-  /**
-   * Decision L25: a contribution or donation costs a fee only if it is made. The canister is asked
-   * first, with the allowance as it is: its own refusals (closed campaign, membership, price, amount)
-   * and the ledger's InsufficientFunds move nothing, and a repeated Idempotency-Key is answered as
-   * before without an approval. Only when the allowance alone is short does the bridge approve (after
-   * checking the balance covers it) and ask again. One operation per member at a time, so parallel
-   * requests cannot all pass the balance check and each pay an approval for funds that cover only
-   * some of them.
-   */
-  const pay = <T>(
-    member: Member,
-    principal: string,
-    pull: () => Promise<bigint>,
-    call: () => Promise<{ Ok: T } | { Err: Record<string, unknown> }>,
-  ): Promise<T> =>
-    perMember(principal, async () => {
-      let r = await call();
-      if ('Err' in r && 'InsufficientAllowance' in r.Err) {
-        await approve(member, principal, await pull());
-        r = await call();
-      }
-      if ('Err' in r) throw moneyHttpError(r.Err);
-      return r.Ok;
-    });
-  /** What to approve for an amount: DOM as given; USD at the ratified price with USD_HEADROOM_PCT. */
-  const approvalFor = async (a: AmountIn): Promise<bigint> => {
-    if ('dom_e8s' in a) return BigInt(a.dom_e8s);
-    const tick = await clients.governance.get_dom_price();
-    if (!tick) throw moneyHttpError({ PriceUnavailable: null });
-    const e8s = usdToDomE8s(a.usd, tick);
-    return e8s + (e8s * USD_HEADROOM_PCT) / 100n + 1n;
-  };
+  const { opId, pay, approvalFor } = memberPayments(opts);
 
   app.get('/api/campaigns', { schema: { ...routeSchema(listCampaignsDoc), querystring: pageQuery } }, async (req, reply) => {
     const q = req.query;

@@ -5,33 +5,18 @@
 // - Every run of a job (scheduled or `runNow`) holds the job's lease row, renewed while it runs, so
 //   two runs of one job never overlap; a lease that expires means its holder died, and the next
 //   holder marks that run `failed` ("interrupted") and retries the slot (at-least-once per slot).
-// - Every run is a row: trigger, status, attempt, started/finished, detail JSON, error.
+// - Every run is a row (store.ts): trigger, status, attempt, started/finished, detail JSON, error.
 // The clock is injected (`now`): leases, slots and retries use it, never the database's clock, so
 // tests move time; instances are assumed NTP-synchronised (a lease is a minute by default).
 import { inNewTrace } from '@domdao/service-kit';
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import { isEmbeddedDatabaseFailed } from '../db/errors.ts';
-import type { Db } from '../db/index.ts';
+import type { Db } from '../db/schema.ts';
 import { foldRuns, orderGroups, type JobGroup } from './folds.ts';
 import { jobInfos, listRuns, runById, type RunsQuery } from './history.ts';
 import { JobLeases } from './leases.ts';
 import { scheduleProblem, slotKey, slotStart } from './slots.ts';
-
-export { slotKey, slotStart } from './slots.ts';
-export type { FoldedRuns, JobGroup, RunEntry } from './folds.ts';
-export {
-  JobBusyError,
-  UnknownJobError,
-  type JobContext,
-  type JobInfo,
-  type JobOutcome,
-  type JobRun,
-  type JobRunnerOptions,
-  type JobSpec,
-  type JobStatus,
-  type JobTrigger,
-} from './types.ts';
+import { claimSlot, failInterrupted, finishRun, insertManualRun } from './store.ts';
 import {
   toRun,
   type JobInfo,
@@ -154,21 +139,8 @@ export class JobRunner {
       (async () => {
         try {
           await this.#recoverOrphans(job);
-          const row = await this.#db
-            .insertInto('job_runs')
-            .values({
-              job: name,
-              slot: `manual:${randomUUID()}`,
-              trigger: 'manual',
-              status: 'running',
-              attempt: 1,
-              owner: this.instanceId,
-              scheduled_for: new Date(now),
-              started_at: new Date(now),
-            })
-            .returning(['id', 'slot'])
-            .executeTakeFirstOrThrow();
-          return await this.#execute(job, String(row.id), row.slot, 'manual', 1, opts.input);
+          const row = await insertManualRun(this.#db, { job: name, slot: `manual:${randomUUID()}`, owner: this.instanceId, at: new Date(now) });
+          return await this.#execute(job, row.id, row.slot, 'manual', 1, opts.input);
         } finally {
           await this.#leases.release(name);
         }
@@ -253,41 +225,8 @@ export class JobRunner {
     }
     try {
       await this.#recoverOrphans(job);
-      const t = new Date(this.#now());
-      let claimed = await this.#db
-        .insertInto('job_runs')
-        .values({
-          job: spec.name,
-          slot,
-          trigger: 'schedule',
-          status: 'running',
-          attempt: 1,
-          owner: this.instanceId,
-          scheduled_for: new Date(start),
-          started_at: t,
-        })
-        .onConflict((oc) => oc.columns(['job', 'slot']).doNothing())
-        .returning(['id', 'attempt'])
-        .executeTakeFirst();
-      claimed ??= await this.#db
-        .updateTable('job_runs')
-        .set((eb) => ({
-          status: 'running',
-          attempt: eb('attempt', '+', 1),
-          owner: this.instanceId,
-          started_at: t,
-          finished_at: null,
-          retry_at: null,
-          error: null,
-          detail: null,
-        }))
-        .where('job', '=', spec.name)
-        .where('slot', '=', slot)
-        .where('status', '=', 'failed')
-        .where('retry_at', '<=', t)
-        .returning(['id', 'attempt'])
-        .executeTakeFirst();
-      if (claimed) await this.#execute(job, String(claimed.id), slot, 'schedule', Number(claimed.attempt), undefined);
+      const claimed = await claimSlot(this.#db, { job: spec.name, slot, scheduledFor: new Date(start), owner: this.instanceId, at: new Date(this.#now()) });
+      if (claimed) await this.#execute(job, claimed.id, slot, 'schedule', claimed.attempt, undefined);
       job.settledSlot = slot;
       job.recheckAt = 0; // look at this slot once more: it may need a retry
     } finally {
@@ -332,17 +271,7 @@ export class JobRunner {
     }
     const now = this.#now();
     const retryAt = status === 'failed' && trigger === 'schedule' && attempt < spec.maxAttempts ? new Date(now + spec.retryDelayMs * 2 ** (attempt - 1)) : null;
-    // Only the run's owner finishes it, and only while it is still running (a late finish of a run
-    // another instance already declared interrupted changes nothing).
-    const row = await this.#db
-      .updateTable('job_runs')
-      .set({ status, finished_at: new Date(now), detail: detail === null ? null : JSON.stringify(detail), error, retry_at: retryAt })
-      .where('id', '=', runId)
-      .where('owner', '=', this.instanceId)
-      .where('status', '=', 'running')
-      .where('attempt', '=', attempt)
-      .returningAll()
-      .executeTakeFirst();
+    const row = await finishRun(this.#db, { id: runId, owner: this.instanceId, attempt }, { status, at: new Date(now), detail, error, retryAt });
     this.#onRunFinished?.(spec.name, status, (Date.now() - t0) / 1000);
     const log = status === 'failed' ? this.#log?.warn : this.#log?.info;
     log?.call(
@@ -375,19 +304,7 @@ export class JobRunner {
    * expired): it is failed as interrupted, and a scheduled slot with tries left is retried at once.
    */
   async #recoverOrphans(job: Job): Promise<void> {
-    const now = new Date(this.#now());
-    const rows = await this.#db
-      .updateTable('job_runs')
-      .set((eb) => ({
-        status: 'failed',
-        finished_at: now,
-        error: 'interrupted: the instance running it stopped before it finished',
-        retry_at: sql<Date | null>`case when ${eb.ref('trigger')} = 'schedule' and ${eb.ref('attempt')} < ${job.spec.maxAttempts} then ${now}::timestamptz end`,
-      }))
-      .where('job', '=', job.spec.name)
-      .where('status', '=', 'running')
-      .returning(['id', 'owner', 'slot'])
-      .execute();
+    const rows = await failInterrupted(this.#db, job.spec.name, job.spec.maxAttempts, new Date(this.#now()));
     for (const r of rows)
       this.#log?.warn(
         { event: 'jobs.run.interrupted', job: job.spec.name, run_id: String(r.id), slot: r.slot, owner: r.owner },

@@ -4,7 +4,7 @@
 // table holds (the outbox backlog, the subscribers' lag) are taken at scrape time.
 import { sql } from 'kysely';
 import type { Metrics } from '@domdao/service-kit';
-import type { Db } from '../db/index.ts';
+import type { Db } from '../db/schema.ts';
 
 /** What the sign-in feature counts (decision B69): refused passwords and lockouts, never who. */
 export interface SignInCounters {

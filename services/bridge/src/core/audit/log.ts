@@ -3,12 +3,9 @@
 // read the rows (GET /api/admin/audit); the retention job (retention.ts) deletes old ones in batches.
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { sql, type Transaction } from 'kysely';
-import type { Database, Db } from '../db/index.ts';
+import type { Database, Db } from '../db/schema.ts';
 import { clientClass } from './client-class.ts';
 import type { AuditEvent } from './events.ts';
-
-export { AUDIT_EVENTS, AUDIT_EVENT_NAMES, type AuditEvent } from './events.ts';
-export { clientClass, type ClientClass } from './client-class.ts';
 
 export type AuditOutcome = 'success' | 'failure' | 'denied';
 export type AuditDetail = Record<string, string | number | boolean | null>;

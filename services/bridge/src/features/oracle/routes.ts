@@ -6,9 +6,6 @@ import { HttpError, sendError } from '../../core/http/errors.ts';
 import type { PriceOracle, StoredAggregate } from './oracle.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 
-export { createPriceOracle, type LatestPrice, type PriceOracle, type PriceResponse, type StoredAggregate } from './oracle.ts';
-export { parsePriceSources, SOURCE_KINDS, type SourceConfig, type SourceKind } from './sources.ts';
-
 export interface PriceOracleRoutesOptions {
   oracle: PriceOracle;
   /** Retry-After of the 503 before the first aggregate: the poll interval in seconds. */

@@ -3,7 +3,7 @@
 // are never shown (they hold password hashes and tokens); the state, attempts and last error are.
 import { Type } from '@sinclair/typebox';
 import type { Guards } from '../../core/auth/guards.ts';
-import type { Outbox } from '../../core/outbox/index.ts';
+import type { Outbox } from '../../core/outbox/queue.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import { routeSchema } from '../../core/http/route-doc.ts';
 import { listOutboxDoc } from './route-docs.ts';

@@ -12,7 +12,7 @@ import { memberPrincipal } from '../../core/identity/member-identity.ts';
 import { HOUR_MS, tooMany } from '../../core/auth/brute-force.ts';
 import { clientNetwork } from '../../core/auth/client-network.ts';
 import type { RegistrationContext } from './context.ts';
-import type { AuditDetail } from '../../core/audit/index.ts';
+import type { AuditDetail } from '../../core/audit/log.ts';
 import { mailBudget } from '../../core/email/budget.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import { canonicalEmail, emailBlindIndex } from '../../core/identity/email.ts';

@@ -3,7 +3,8 @@
 // admin route's (admin.access_denied).
 import { Type } from '@sinclair/typebox';
 import type { Guards } from '../../core/auth/guards.ts';
-import { AUDIT_EVENT_NAMES, type AuditLog } from '../../core/audit/index.ts';
+import { AUDIT_EVENT_NAMES } from '../../core/audit/events.ts';
+import type { AuditLog } from '../../core/audit/log.ts';
 import { Int8Text } from '../../core/http/decimal.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';

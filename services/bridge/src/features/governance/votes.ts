@@ -1,44 +1,24 @@
-// Governance gateway (decisions V8–V12): members vote and execute through the bridge, which
-// calls the governance canister as the member (their derived principal, decision V5); front ends
-// never call canisters. Every mutation: session cookie, cross-site rule, JSON body of bounded size.
-// Canister errors become HTTP errors with the variant's name as the code (errors.ts).
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+// The governance gateway's vote and history routes (decisions V15, V25–V31, F53): the member's own vote,
+// ballots and receipts, a proposal's votes, the governance events for admins and a proposal's timeline.
 import { Type } from '@sinclair/typebox';
-import type { CanisterClients } from '@domdao/canisters';
-import type { MemberLimiter } from '../../core/auth/member-limits.ts';
-import type { Session } from '../../core/auth/sessions.ts';
-import type { Db } from '../../core/db/index.ts';
-import type { DisplayNames } from '../../core/identity/display-names.ts';
 import { Int8Text } from '../../core/http/decimal.ts';
 import { HttpError } from '../../core/http/errors.ts';
-import { addEtags } from '../../core/http/etag.ts';
-import { governanceHttpError } from './errors.ts';
-import { plain, proposalView, tickView } from './views.ts';
-import { CATEGORIES, canisterPayload, Principal } from './payload.ts';
-import { executeBody, ID, idParams, MUTATION_BODY_LIMIT, nat64, PROPOSE_BODY_LIMIT, proposeBody, voteBody } from './requests.ts';
-import delegationRoutes from './delegation.ts';
-import delegateProfiles from './delegate-profiles.ts';
-import { proposalTimeline } from './timeline.ts';
-import { readableViews } from './payload-context.ts';
-import type { BridgeApp } from '../../core/http/typed.ts';
 import { routeSchema } from '../../core/http/route-doc.ts';
-import { listVoteReasonsDoc } from './delegation-docs.ts';
+import type { BridgeApp } from '../../core/http/typed.ts';
+import { governanceHttpError } from './errors.ts';
+import type { Governance, GovernanceGatewayOptions } from './options.ts';
+import { Principal } from './payload.ts';
+import { ID, idParams, nat64 } from './requests.ts';
+import { proposalTimeline } from './timeline.ts';
+import { proposalView } from './views.ts';
 import {
-  createProposalDoc,
-  castVoteDoc,
-  executeProposalDoc,
-  listProposalsDoc,
-  getRatifiedPriceDoc,
-  listRatifiedPricesDoc,
-  getGovernanceSettingsDoc,
   getMyVoteDoc,
+  getProposalTimelineDoc,
+  listGovernanceEventsDoc,
   listMyRecentBallotsDoc,
   listMyVoteReceiptsDoc,
   listProposalVotesDoc,
-  listGovernanceEventsDoc,
-  getProposalTimelineDoc,
-  getProposalDoc,
-} from './route-docs.ts';
+} from './vote-docs.ts';
 
 /** The largest page of votes (the canister answers at most 200 a call, decision V25), and the default (decision V31). */
 const VOTES_PAGE = 200;
@@ -47,123 +27,9 @@ const VOTES_DEFAULT = 100;
 export const RECENT_BALLOTS_DEFAULT = 10;
 export const RECENT_BALLOTS_MAX = 20;
 
-type Governance = CanisterClients['governance'];
-
-export interface GovernanceGatewayOptions {
-  /** Cross-site rule, bearer-defect rule and the session (decision V10). */
-  requireSession(req: FastifyRequest): Promise<Session>;
-  /** The governance canister called as this member (embedded: as the principal; IC: signed with the member's key). */
-  governanceAs(member: Pick<Session, 'user_id' | 'principal'>): Governance | Promise<Governance>;
-  /** The bridge's own client, for public reads. */
-  governance: Governance;
-  /** preHandler of the admin routes: cross-site rule, session and admin role (auth/guards.ts `guards.admin`, decision S2). */
-  admin: preHandlerAsyncHookHandler;
-  /** The in-bridge event log the governance follower fills (decision V3), for the admin event log. */
-  db: Db;
-  /** principal → display name, for proposers and voters (decision F22). */
-  names: DisplayNames;
-  /** Per-member limits: proposals (decision V35), delegation changes (decision V36). */
-  limit: MemberLimiter;
-  /** Decision V33: the key the delegators list's cursors are sealed with. */
-  cursorKey: Uint8Array;
-  /** The bridge's clock (decision B81): when a delegate statement was written. */
-  now(): number;
-  /** Decision V29: tells the inbox a member voted (their delegators may be represented by it). */
-  announceVote?(proposal_id: string, voter: string, vote: string): Promise<void>;
-}
-
-// The request bodies and their limits live in requests.ts; the limits are re-exported for their users.
-export { MUTATION_BODY_LIMIT, PROPOSE_BODY_LIMIT, REASON_MAX_CHARS } from './requests.ts';
-
 const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
 
-export default async function governanceGateway(app: BridgeApp, opts: GovernanceGatewayOptions): Promise<void> {
-  // Decision V23: every 200 GET here carries an ETag; If-None-Match → 304.
-  addEtags(app);
-
-  app.post(
-    '/api/governance/propose',
-    { bodyLimit: PROPOSE_BODY_LIMIT, schema: { ...routeSchema(createProposalDoc), body: proposeBody } },
-    async (req, reply) => {
-      const session = await opts.requireSession(req);
-      const b = req.body;
-      const payload = canisterPayload(b.category, b.payload);
-      // Decision V35: counted once the request is valid and about to reach the canister.
-      await opts.limit(req, session.user_id, 'proposals');
-      const r = await (
-        await opts.governanceAs(session)
-      ).create_proposal({ title: b.title, body: b.body, category: b.category, ...(payload !== undefined && { payload: payload as never }) });
-      if ('Err' in r) throw governanceHttpError(r.Err);
-      const p = (await opts.governance.get_proposal(r.Ok))!;
-      req.log.info({ event: 'governance.proposed', proposal_id: String(r.Ok), category: b.category, user_id: session.user_id }, 'proposal created');
-      const v = proposalView(p);
-      return reply.code(201).send({ proposal_id: v.id, status: v.status, voting_opens: v.voting_opens, voting_closes: v.voting_closes });
-    },
-  );
-
-  app.post('/api/governance/vote', { bodyLimit: MUTATION_BODY_LIMIT, schema: { ...routeSchema(castVoteDoc), body: voteBody } }, async (req) => {
-    const session = await opts.requireSession(req);
-    const { proposal_id, vote, reason } = req.body;
-    const g = await opts.governanceAs(session);
-    // Decision V28: with a reason, the canister's cast_vote_with_reason; without, cast_vote as before.
-    const r = reason === undefined ? await g.cast_vote(nat64(proposal_id), vote) : await g.cast_vote_with_reason(nat64(proposal_id), vote, reason);
-    if ('Err' in r) throw governanceHttpError(r.Err);
-    req.log.info({ event: 'governance.voted', proposal_id, user_id: session.user_id }, 'vote cast');
-    await opts.announceVote?.(proposal_id, session.principal, vote);
-    return { proposal_id, vote, ...(reason !== undefined && reason.trim() !== '' && { reason: reason.trim() }) };
-  });
-
-  app.post('/api/governance/execute', { bodyLimit: MUTATION_BODY_LIMIT, schema: { ...routeSchema(executeProposalDoc), body: executeBody } }, async (req) => {
-    const session = await opts.requireSession(req);
-    const { proposal_id } = req.body;
-    const r = await (await opts.governanceAs(session)).execute_proposal(nat64(proposal_id));
-    if ('Err' in r) throw governanceHttpError(r.Err);
-    const p = await opts.governance.get_proposal(nat64(proposal_id));
-    return { proposal_id, status: p?.status ?? 'Executed' };
-  });
-
-  const listQuery = Type.Object(
-    {
-      status: Type.Optional(Type.Union(['Created', 'Open', 'Tallied', 'Approved', 'Rejected', 'Executed', 'Expired'].map((x) => Type.Literal(x)))),
-      category: Type.Optional(Type.Union(CATEGORIES.map((c) => Type.Literal(c)))),
-      from_id: Type.Optional(ID),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    },
-    { additionalProperties: false },
-  );
-  app.get('/api/governance/proposals', { schema: { ...routeSchema(listProposalsDoc), querystring: listQuery } }, async (req, reply) => {
-    const q = req.query;
-    const limit = q.limit ?? 20;
-    const items = await opts.governance.list_proposals({
-      ...(q.status && { status: q.status as never }),
-      ...(q.category && { category: q.category }),
-      ...(q.from_id !== undefined && { from_id: nat64(q.from_id) }),
-      limit,
-    });
-    reply.header('cache-control', 'public, max-age=5');
-    return { items: await readableViews(opts, items), limit };
-  });
-
-  app.get('/api/governance/price', { schema: { ...routeSchema(getRatifiedPriceDoc) } }, async (_req, reply) => {
-    const tick = await opts.governance.get_dom_price();
-    if (!tick) throw new HttpError(404, 'NO_RATIFIED_PRICE', 'no price has been ratified yet');
-    reply.header('cache-control', 'public, max-age=30');
-    return tickView(tick);
-  });
-
-  const historyQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })) }, { additionalProperties: false });
-  app.get('/api/governance/price/history', { schema: { ...routeSchema(listRatifiedPricesDoc), querystring: historyQuery } }, async (req, reply) => {
-    const { limit = 50 } = req.query;
-    reply.header('cache-control', 'public, max-age=30');
-    return { items: (await opts.governance.list_price_history(limit)).map(tickView) };
-  });
-
-  app.get('/api/governance/settings', { schema: { ...routeSchema(getGovernanceSettingsDoc) } }, async (_req, reply) => {
-    const s = await opts.governance.get_settings();
-    reply.header('cache-control', 'public, max-age=60');
-    return plain(s);
-  });
-
+export default function voteRoutes(app: BridgeApp, opts: GovernanceGatewayOptions): void {
   app.get('/api/governance/proposals/:id/my-vote', { schema: { ...routeSchema(getMyVoteDoc), params: idParams } }, async (req, reply) => {
     const session = await opts.requireSession(req);
     const { id } = req.params;
@@ -346,49 +212,4 @@ export default async function governanceGateway(app: BridgeApp, opts: Governance
       return proposalTimeline(opts.db, proposalView(p), deadline === undefined ? null : iso(deadline));
     },
   );
-
-  app.get('/api/governance/proposals/:id', { schema: { ...routeSchema(getProposalDoc), params: idParams } }, async (req, reply) => {
-    const { id } = req.params;
-    const p = await opts.governance.get_proposal(nat64(id));
-    if (!p) throw governanceHttpError({ ProposalNotFound: null });
-    const turnout = await opts.governance.get_turnout(nat64(id));
-    // Status and tally move while voting: short shared caching, revalidated by clients.
-    reply.header('cache-control', 'public, max-age=5');
-    // Decision V27: direct and delegated turnout apart (delegated votes are counted after close).
-    return { ...(await readableViews(opts, [p]))[0]!, turnout: turnout === undefined ? null : plain(turnout) };
-  });
-
-  // Decision V28: the reasons given with votes, oldest first, without their voters (spec 1 Authentication rule 2).
-  const reasonsQuery = Type.Object(
-    { after: Type.Optional(ID), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })) },
-    { additionalProperties: false },
-  );
-  app.get(
-    '/api/governance/proposals/:id/reasons',
-    {
-      schema: {
-        ...routeSchema(listVoteReasonsDoc),
-        operationId: 'listVoteReasons',
-        summary: 'Reasons given with votes on a proposal, without voters (decision V28)',
-        description: 'Oldest first; page with `after` = the last item’s `seq`. Each item: seq, vote, reason.',
-        params: idParams,
-        querystring: reasonsQuery,
-      },
-    },
-    async (req, reply) => {
-      const { id } = req.params;
-      const { after, limit = 50 } = req.query;
-      if (!(await opts.governance.get_proposal(nat64(id)))) throw governanceHttpError({ ProposalNotFound: null });
-      const items = (await opts.governance.list_vote_reasons(nat64(id), after === undefined ? undefined : nat64(after), limit)).map((r) => ({
-        seq: String(r.seq),
-        vote: r.vote,
-        reason: r.reason,
-      }));
-      reply.header('cache-control', 'public, max-age=5');
-      return { proposal_id: id, items, next_after: items.length === limit ? items.at(-1)!.seq : null };
-    },
-  );
-
-  delegationRoutes(app, opts);
-  delegateProfiles(app, opts);
 }

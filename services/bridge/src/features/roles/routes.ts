@@ -4,11 +4,11 @@
 import { Type } from '@sinclair/typebox';
 import { signedIn, type Guards } from '../../core/auth/guards.ts';
 import type { SessionManager } from '../../core/auth/sessions.ts';
-import type { Db } from '../../core/db/index.ts';
+import type { Db } from '../../core/db/schema.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import { USER_ID_PATTERN as UUID } from '../../core/identity/user-id.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
-import type { AuditRecorder } from '../../core/audit/index.ts';
+import type { AuditRecorder } from '../../core/audit/log.ts';
 import { routeSchema } from '../../core/http/route-doc.ts';
 import { getUserRolesDoc, grantUserRoleDoc, revokeUserRoleDoc } from './route-docs.ts';
 

@@ -10,24 +10,20 @@
 // the mailbox's owner verified, and a bootstrap admin address gets `admin` only with both proofs.
 // Decision B86: choosing a new password proves only the mailbox, so the account starts afresh from the
 // owner's own answers (start-afresh.ts); the page asks for them date of birth first (decision B87).
+// The confirmation itself (the proof, the outbox, the sign-in) is confirm.ts's; these are its pages.
 import { Type } from '@sinclair/typebox';
 import { firstOrigin } from '../../config.ts';
 import type { VerificationContext } from './context.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import { escapeHtml, page, PAGE_CSP, PAGE_CSP_NO_SCRIPT } from '../../core/http/page.ts';
-import { OP, tokenHash, userAggregate, verifyOpId, type VerifyAnswer } from '../../core/outbox/user-operations.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ageOn } from '../../core/identity/registration-rules.ts';
-import { ageGate, type Answers } from './owner-answers.ts';
+import { ageGate } from './owner-answers.ts';
 import { answersStep, BLOCK_TITLE, blockScreen, dobStep, formAnswers } from './owner-pages.ts';
-import { signInAfterVerification } from './sign-in.ts';
-import { startAfresh } from './start-afresh.ts';
+import { audited, confirmVerification, invalidLink, pendingAccount, type Confirmed } from './confirm.ts';
 import { routeSchema } from '../../core/http/route-doc.ts';
 import { getVerifyEmailPageDoc, confirmVerificationFormDoc, confirmVerificationDoc } from './route-docs.ts';
-
-export { verificationRoles } from './roles.ts';
-export { sendVerification, verificationSender } from './send.ts';
 
 export interface VerificationOptions {
   ctx: VerificationContext;
@@ -67,14 +63,11 @@ const VerifyPageQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-type Proof = { password: string } | { new_password: string; answers: Answers };
-type Confirmed = { status: 'verified'; membership_token_pending: boolean; password: 'confirmed' | 'chosen'; signed_in: boolean };
 const FORM_FIELD_MAX = 1024;
 
 export default async function verification(app: BridgeApp, { ctx }: VerificationOptions): Promise<void> {
   const continueTo = firstOrigin(ctx.config);
   const signIn = `${ctx.config.PUBLIC_URL}/login`;
-  const max = ctx.config.LOGIN_MAX_FAILURES;
   const html = (reply: FastifyReply, status: number, title: string, body: string, script = false) =>
     reply
       .code(status)
@@ -86,133 +79,6 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
       .header('cache-control', 'no-store')
       .send(page(title, body, { script }));
   const para = (text: string) => `<p>${escapeHtml(text)}</p>`;
-  const invalid = () =>
-    new HttpError(400, 'VERIFICATION_LINK_INVALID', 'this verification link is not valid or was already used; sign in, or ask for a new link');
-
-  /** The unverified account a live link belongs to; the refusal otherwise (decision B51). */
-  async function pendingAccount(token: string) {
-    const owner = await ctx.db
-      .selectFrom('users')
-      .select(['id', 'principal', 'password_hash', 'email_encrypted', 'verification_expires_at'])
-      .where('verification_token_hash', '=', tokenHash(token))
-      .where('email_verified_at', 'is', null)
-      .executeTakeFirst();
-    if (!owner) {
-      // A link whose verification finished (the hash is cleared then) was used; anything else was never issued.
-      const used = (await ctx.outbox.list({ opId: verifyOpId(token) }))[0]?.state === 'done';
-      throw used ? new HttpError(400, 'VERIFICATION_LINK_USED', 'this verification link was already used: the address is verified; sign in') : invalid();
-    }
-    if (owner.verification_expires_at !== null && new Date(owner.verification_expires_at).getTime() <= ctx.now()) {
-      throw new HttpError(
-        400,
-        'VERIFICATION_LINK_EXPIRED',
-        'this verification link has expired (links last 24 hours); ask for a new one from the sign-in page',
-      );
-    }
-    return owner;
-  }
-
-  /** Every refusal of a confirmation is audited (the wrong password as its own event, below); never the token nor an answer (decision B61). */
-  async function audited<T>(req: FastifyRequest, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (e) {
-      if (e instanceof HttpError && e.code !== 'INVALID_CREDENTIALS')
-        await ctx.audit.record(req, { event: 'verification.refused', outcome: 'failure', detail: { error: e.code } });
-      throw e;
-    }
-  }
-
-  /** Checks the proof, then verifies through the outbox; every earlier session of the account ends (B51) and the confirmer is signed in (B105). */
-  const confirm = (token: string, proof: Proof, req: FastifyRequest, reply: FastifyReply): Promise<Confirmed> =>
-    audited(req, () => confirmOnce(token, proof, req, reply));
-
-  async function confirmOnce(token: string, proof: Proof, req: FastifyRequest, reply: FastifyReply): Promise<Confirmed> {
-    const log = req.log;
-    const owner = await pendingAccount(token);
-    const opId = verifyOpId(token);
-    let chosen = false;
-    let accountId = owner.id;
-    if ('password' in proof) {
-      // Guesses are counted per link: only the mailbox holds it, and whoever does not know the password starts afresh below.
-      const key = `verify:${tokenHash(token).toString('hex')}`;
-      const wait = await ctx.throttle.reserve([{ key, limit: max, windowMs: ctx.config.LOGIN_WINDOW_MINUTES * 60_000 }]);
-      if (wait > 0)
-        throw new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many wrong passwords; try again in ${wait} seconds, or choose a new password`, {
-          'retry-after': String(wait),
-        });
-      if (!(await ctx.passwords.verify(owner.password_hash, proof.password))) {
-        await ctx.audit.record(req, {
-          event: 'verification.password_refused',
-          subject: owner.id,
-          outcome: 'failure',
-          detail: { error: 'INVALID_CREDENTIALS' },
-        });
-        throw new HttpError(
-          401,
-          'INVALID_CREDENTIALS',
-          'this is not the password this account was registered with; if you did not choose it, choose a new password',
-        );
-      }
-      await ctx.throttle.clear(key);
-      // Decision B86: an account started afresh is verified by its own creation, once the canister answers.
-      if (await ctx.outbox.pending(userAggregate(owner.id), OP.createConfirmedAccount))
-        throw new HttpError(503, 'VERIFICATION_UNAVAILABLE', 'your account is still being created; open the link again in a few minutes');
-      await ctx.db.transaction().execute(async (tx) => {
-        await ctx.outbox.enqueue(tx, { operation: OP.verifyEmail, opId, aggregate: userAggregate(owner.id), payload: { token, request_id: req.id } });
-        // Under the aggregate's lock: a start afresh (B86) that removed the registration meanwhile wins.
-        const still = await tx
-          .selectFrom('users')
-          .select('id')
-          .where('id', '=', owner.id)
-          .where('email_verified_at', 'is', null)
-          .where('verification_token_hash', '=', tokenHash(token))
-          .executeTakeFirst();
-        if (!still) throw invalid();
-      });
-    } else {
-      ({ userId: accountId } = await startAfresh(ctx, { token, registration: owner, newPassword: proof.new_password, answers: proof.answers, req, invalid }));
-      chosen = true;
-    }
-    const outcome = await ctx.outbox.run<VerifyAnswer>(opId);
-    if (outcome.state !== 'done') {
-      log.error({ event: 'canister.unavailable', canister: 'user', err: outcome.error }, 'verify_email failed');
-      throw new HttpError(503, 'VERIFICATION_UNAVAILABLE', 'we could not verify your email right now; open the link again in a few minutes');
-    }
-    const r = outcome.result;
-    if ('Err' in r) {
-      if ('TokenExpired' in r.Err)
-        throw new HttpError(
-          400,
-          'VERIFICATION_LINK_EXPIRED',
-          'this verification link has expired (links last 24 hours); ask for a new one from the sign-in page',
-        );
-      throw invalid();
-    }
-    // Whoever controls the mailbox is now in sole control: no session made before this moment lives on.
-    const ended = await ctx.sessions.destroyAllFor(accountId);
-    const session = await signInAfterVerification(ctx, req, reply, accountId);
-    await ctx.audit.record(req, {
-      event: 'verification.completed',
-      actor: accountId,
-      // Decision B86: the registration the owner's account replaced.
-      ...(chosen && { subject: owner.id }),
-      outcome: 'success',
-      detail: {
-        proof: chosen ? 'new_password' : 'registered_password',
-        sessions_ended: ended,
-        signed_in: session.signed_in,
-        ...(!session.signed_in && { no_session: session.reason }),
-        ...(chosen && { started_afresh: true }),
-      },
-    });
-    return {
-      status: 'verified',
-      membership_token_pending: r.Ok.membership_token_id === undefined,
-      password: chosen ? 'chosen' : 'confirmed',
-      signed_in: session.signed_in,
-    };
-  }
 
   const formFor = (token: string, error?: string) => {
     const t = escapeHtml(token);
@@ -270,10 +136,10 @@ ${alert}<button type="submit">Verify my email</button></form>
 
   // Decision S28: the query typed by its schema; a link it refuses is the invalid-link page (400), as before.
   app.get('/verify-email', { schema: { ...routeSchema(getVerifyEmailPageDoc), querystring: VerifyPageQuery }, attachValidation: true }, async (req, reply) => {
-    if (req.validationError) return refusalPage(reply, invalid());
+    if (req.validationError) return refusalPage(reply, invalidLink());
     const q = req.query;
     try {
-      await pendingAccount(q.token);
+      await pendingAccount(ctx, q.token);
     } catch (e) {
       if (e instanceof HttpError) return refusalPage(reply, e);
       throw e;
@@ -291,13 +157,13 @@ ${alert}<button type="submit">Verify my email</button></form>
     const age = dob === undefined ? undefined : ageOn(dob, new Date(ctx.now()));
     try {
       if (newPassword === undefined) {
-        await audited(req, async () => {
-          await pendingAccount(token);
+        await audited(ctx, req, async () => {
+          await pendingAccount(ctx, token);
           ageGate(dob ?? '', ctx.now());
         });
         return html(reply, 200, 'Confirm your email', answersStep(token, dob!, age! < 18));
       }
-      return verifiedPage(reply, await confirm(token, { new_password: newPassword, answers: { plain: answers } }, req, reply));
+      return verifiedPage(reply, await confirmVerification(ctx, token, { new_password: newPassword, answers: { plain: answers } }, req, reply));
     } catch (e) {
       if (!(e instanceof HttpError)) throw e;
       if (e.code === 'COPPA_BLOCK') return html(reply, 403, BLOCK_TITLE, blockScreen(), true);
@@ -330,14 +196,14 @@ ${alert}<button type="submit">Verify my email</button></form>
     scope.post('/verify-email', { schema: routeSchema(confirmVerificationFormDoc) }, async (req, reply) => {
       const b = (req.body ?? {}) as Record<string, unknown>;
       const token = typeof b.token === 'string' ? b.token : '';
-      if (token.length === 0 || token.length > 64) return refusalPage(reply, invalid());
+      if (token.length === 0 || token.length > 64) return refusalPage(reply, invalidLink());
       const chosen = typeof b.new_password === 'string' ? b.new_password : undefined;
-      if (chosen !== undefined && (chosen.length === 0 || chosen.length > FORM_FIELD_MAX)) return refusalPage(reply, invalid());
+      if (chosen !== undefined && (chosen.length === 0 || chosen.length > FORM_FIELD_MAX)) return refusalPage(reply, invalidLink());
       if (chosen !== undefined || (b.password === undefined && b.dob !== undefined)) return ownerStep(req, reply, token, chosen, b);
       const secret = b.password;
-      if (typeof secret !== 'string' || secret.length === 0 || secret.length > FORM_FIELD_MAX) return refusalPage(reply, invalid());
+      if (typeof secret !== 'string' || secret.length === 0 || secret.length > FORM_FIELD_MAX) return refusalPage(reply, invalidLink());
       try {
-        return verifiedPage(reply, await confirm(token, { password: secret }, req, reply));
+        return verifiedPage(reply, await confirmVerification(ctx, token, { password: secret }, req, reply));
       } catch (e) {
         if (!(e instanceof HttpError)) throw e;
         // A wrong password keeps the form, with the reason; a dead link says what to do next.
@@ -358,7 +224,8 @@ ${alert}<button type="submit">Verify my email</button></form>
         'VALIDATION_ERROR',
         "name_encrypted, dob_encrypted, tos_accepted and display_name go with new_password only: with the registration's password its own answers stand",
       );
-    return confirm(
+    return confirmVerification(
+      ctx,
       token,
       password !== undefined
         ? { password }

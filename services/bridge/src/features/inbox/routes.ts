@@ -15,8 +15,6 @@ import { preferenceRoutes } from './preferences.ts';
 import { unsubscribeRoutes } from './unsubscribe.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 
-export type { InboxOptions } from './options.ts';
-
 /** The digest job looks for due members every hour, on the hour (decision N9). */
 export const DIGEST_EVERY_MS = 3_600_000;
 

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { Type } from '@sinclair/typebox';
-import type { BridgeEvent, EventType } from '../../core/events/index.ts';
+import type { BridgeEvent, EventType } from '../../core/events/bus.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import { deliver, MAX_ATTEMPTS } from '../../core/email/deliveries.ts';
@@ -15,8 +15,6 @@ import { lifecycleEmails, recipient } from './lifecycle.ts';
 import type { MemberEmailsOptions } from './options.ts';
 import { sendVoteReminders } from './vote-reminders.ts';
 import { appLinks } from '../../core/http/app-links.ts';
-
-export type { MemberEmailsOptions } from './options.ts';
 
 const LIFECYCLE = [
   'MemberVerified',

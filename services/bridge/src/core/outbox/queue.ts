@@ -12,14 +12,13 @@
 //
 // Each row is written for one canister set (decision B103): its call acts on that set's canisters and
 // its answer on that set's rows, so only a bridge of the same set claims, runs or cancels it. A row of
-// another set is left as it is and reported at start (`outbox.foreign_operations`).
+// another set is left as it is and reported at start (`outbox.foreign_operations`). The queries are store.ts's.
 import { randomUUID } from 'node:crypto';
-import { sql, type Transaction } from 'kysely';
-import type { Database, Db } from '../db/index.ts';
+import type { Transaction } from 'kysely';
+import type { Database, Db } from '../db/schema.ts';
 import { fromJson, toJson } from './json.ts';
+import { claimRow, dueIds, foreignPending, hasPending, insertRow, listRows, markDone, scheduleRetry, type OutboxFilter } from './store.ts';
 import type { FaultHook, FaultPoint, OperationHandler, OutboxOp, RunOutcome } from './types.ts';
-
-export type { FaultHook, FaultPoint, OperationHandler, OutboxOp, RunOutcome } from './types.ts';
 
 export interface OutboxOptions {
   db: Db;
@@ -70,37 +69,12 @@ export class Outbox {
    */
   async enqueue<P>(trx: Transaction<Database>, op: { operation: string; opId: string; aggregate: string; payload: P }): Promise<boolean> {
     if (!this.#handlers.has(op.operation)) throw new Error(`outbox operation ${op.operation} has no handler`);
-    // Rows of one aggregate are numbered in commit order: writers of an aggregate serialise here.
-    await sql`select pg_advisory_xact_lock(hashtext(${op.aggregate}))`.execute(trx);
-    const now = new Date(this.#now());
-    const row = await trx
-      .insertInto('bridge_outbox')
-      .values({
-        operation: op.operation,
-        op_id: op.opId,
-        aggregate: op.aggregate,
-        payload: toJson(op.payload),
-        canister_set: this.#opts.canisterSet,
-        next_attempt_at: now,
-        created_at: now,
-        updated_at: now,
-      })
-      .onConflict((oc) => oc.column('op_id').doNothing())
-      .returning('id')
-      .executeTakeFirst();
-    return row !== undefined;
+    return insertRow(trx, { ...op, payload: toJson(op.payload), canisterSet: this.#opts.canisterSet, at: new Date(this.#now()) });
   }
 
   /** Whether an operation of the aggregate is still pending (e.g. to refuse a conflicting request). */
-  async pending(aggregate: string, operation?: string): Promise<boolean> {
-    let q = this.#db
-      .selectFrom('bridge_outbox')
-      .select('id')
-      .where('canister_set', '=', this.#opts.canisterSet)
-      .where('aggregate', '=', aggregate)
-      .where('state', '=', 'pending');
-    if (operation) q = q.where('operation', '=', operation);
-    return (await q.executeTakeFirst()) !== undefined;
+  pending(aggregate: string, operation?: string): Promise<boolean> {
+    return hasPending(this.#db, { canisterSet: this.#opts.canisterSet, aggregate, ...(operation !== undefined && { operation }) });
   }
 
   /**
@@ -156,19 +130,9 @@ export class Outbox {
         for (;;) {
           if (this.#closed) break;
           const now = new Date(this.#now());
-          const due = await this.#db
-            .selectFrom('bridge_outbox')
-            .select('id')
-            .where('canister_set', '=', this.#opts.canisterSet)
-            .where('state', '=', 'pending')
-            .where('next_attempt_at', '<=', now)
-            .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-            .$if(fresh > 0, (qb) => qb.where((eb) => eb.or([eb('attempts', '>', 0), eb('created_at', '<=', new Date(now.getTime() - fresh))])))
-            .orderBy('id')
-            .limit(BATCH)
-            .execute();
+          const due = await dueIds(this.#db, { canisterSet: this.#opts.canisterSet, now, leaveFreshMs: fresh, limit: BATCH });
           let progressed = 0;
-          for (const { id } of due) {
+          for (const id of due) {
             if (this.#closed) break;
             const out = await this.#attempt(id, true).catch((err: unknown) => {
               this.#opts.log?.error(
@@ -219,34 +183,18 @@ export class Outbox {
    * copied in; delete them, or run them with a bridge of their set on a copy of the database.
    */
   async reportForeign(): Promise<Array<{ canister_set: string; pending: number }>> {
-    const rows = await this.#db
-      .selectFrom('bridge_outbox')
-      .select(['canister_set', sql<string>`count(*)::text`.as('pending')])
-      .where('state', '=', 'pending')
-      .where('canister_set', '!=', this.#opts.canisterSet)
-      .groupBy('canister_set')
-      .orderBy('canister_set')
-      .execute();
-    const foreign = rows.map((r) => ({ canister_set: r.canister_set, pending: Number(r.pending) }));
+    const foreign = await foreignPending(this.#db, this.#opts.canisterSet);
     if (foreign.length)
       this.#opts.log?.warn(
         { event: 'outbox.foreign_operations', canister_set: this.#opts.canisterSet, foreign },
-        'pending outbox operations written for another canister set are not run by this bridge; see GET /api/admin/outbox (their canister_set) and docs/operations.md',
+        'pending outbox operations written for another canister set are not run by this bridge; see GET /api/admin/outbox (their canister_set) and docs/operations/bridge.md',
       );
     return foreign;
   }
 
   /** Rows (never their payloads: they hold password hashes and tokens), oldest first unless `newestFirst`. */
-  async list(filter: { state?: 'pending' | 'done' | 'compensated'; aggregate?: string; opId?: string; newestFirst?: boolean; limit?: number } = {}) {
-    let q = this.#db
-      .selectFrom('bridge_outbox')
-      .select(['id', 'operation', 'op_id', 'aggregate', 'state', 'attempts', 'last_error', 'next_attempt_at', 'created_at', 'updated_at', 'canister_set'])
-      .orderBy('id', filter.newestFirst ? 'desc' : 'asc');
-    if (filter.limit !== undefined) q = q.limit(filter.limit);
-    if (filter.state) q = q.where('state', '=', filter.state);
-    if (filter.aggregate) q = q.where('aggregate', '=', filter.aggregate);
-    if (filter.opId) q = q.where('op_id', '=', filter.opId);
-    return (await q.execute()).map((r) => ({ ...r, id: String(r.id) }));
+  list(filter: OutboxFilter = {}) {
+    return listRows(this.#db, filter);
   }
 
   #now(): number {
@@ -270,35 +218,8 @@ export class Outbox {
   async #attempt<R, A>(id: string, reconciling: boolean): Promise<RunOutcome<R, A>> {
     const now = this.#now();
     const token = randomUUID();
-    // Claim: pending, not leased by a live runner, due (the fast path ignores the backoff: a person is
-    // waiting), and no earlier pending row of the same aggregate.
-    const claimed = await this.#db
-      .updateTable('bridge_outbox as o')
-      .set((eb) => ({
-        lease_token: token,
-        lease_until: new Date(now + (this.#opts.leaseMs ?? OUTBOX_LEASE_MS)),
-        attempts: eb('o.attempts', '+', 1),
-        updated_at: new Date(now),
-      }))
-      .where('o.id', '=', id)
-      .where('o.canister_set', '=', this.#opts.canisterSet)
-      .where('o.state', '=', 'pending')
-      .where((eb) => eb.or([eb('o.lease_until', 'is', null), eb('o.lease_until', '<', new Date(now))]))
-      .$if(reconciling, (qb) => qb.where('o.next_attempt_at', '<=', new Date(now)))
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('bridge_outbox as e')
-              .select('e.id')
-              .whereRef('e.aggregate', '=', 'o.aggregate')
-              .whereRef('e.canister_set', '=', 'o.canister_set')
-              .whereRef('e.id', '<', 'o.id')
-              .where('e.state', '=', 'pending'),
-          ),
-        ),
-      )
-      .returningAll()
-      .executeTakeFirst();
+    const leaseMs = this.#opts.leaseMs ?? OUTBOX_LEASE_MS;
+    const claimed = await claimRow(this.#db, { id, canisterSet: this.#opts.canisterSet, token, now, leaseMs, due: reconciling });
     if (!claimed) {
       const row = await this.#db.selectFrom('bridge_outbox').select(['state', 'result', 'last_error']).where('id', '=', id).executeTakeFirst();
       if (row?.state === 'done') return { state: 'done', result: fromJson(row.result) as R };
@@ -318,16 +239,8 @@ export class Outbox {
     }
     await this.#fault('after-call', op);
     const applied = await this.#db.transaction().execute(async (trx) => {
-      const mine = await trx
-        .updateTable('bridge_outbox')
-        .set({ state: 'done', result: toJson(result), last_error: null, lease_token: null, lease_until: null, updated_at: new Date(this.#now()) })
-        .where('id', '=', op.id)
-        .where('state', '=', 'pending')
-        .where('lease_token', '=', token)
-        .returning('id')
-        .executeTakeFirst();
       // Our lease ran out and another runner finished it: its apply stands, ours must not repeat it.
-      if (!mine) return false;
+      if (!(await markDone(trx, { id: op.id, token, result: toJson(result), at: new Date(this.#now()) }))) return false;
       await handler.apply(trx, op, result);
       return true;
     });
@@ -372,18 +285,8 @@ export class Outbox {
       );
       return done ? { state: 'compensated', error: reason } : { state: 'pending', error: message };
     }
-    await this.#db
-      .updateTable('bridge_outbox')
-      .set({
-        last_error: message.slice(0, 1000),
-        lease_token: null,
-        lease_until: null,
-        next_attempt_at: new Date(this.#now() + retryDelayMs(op.attempts)),
-        updated_at: new Date(this.#now()),
-      })
-      .where('id', '=', op.id)
-      .where('lease_token', '=', token)
-      .execute();
+    const at = this.#now();
+    await scheduleRetry(this.#db, { id: op.id, token, error: message, nextAt: new Date(at + retryDelayMs(op.attempts)), at: new Date(at) });
     this.#opts.log?.warn(
       { event: 'outbox.retry', operation: op.operation, op_id: op.opId, attempts: op.attempts, err: message },
       'an outbox operation failed; it is retried',

@@ -8,14 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import { isEmbeddedDatabaseFailed } from '../db/errors.ts';
-import type { Database, Db } from '../db/index.ts';
+import type { Database, Db } from '../db/schema.ts';
 
-export type { GovernanceEventMap } from './governance-events.ts';
 import type { GovernanceEventMap } from './governance-events.ts';
 import type { MemberEventMap } from './member-events.ts';
-export type { MemberEventMap } from './member-events.ts';
 import type { FundsEventMap } from './funds-events.ts';
-export type { FundsEventMap } from './funds-events.ts';
 
 /** Every event type the bridge publishes, by name, with its payload. Features add theirs here. */
 export type EventMap = GovernanceEventMap & MemberEventMap & FundsEventMap;

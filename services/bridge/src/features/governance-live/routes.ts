@@ -7,7 +7,7 @@
 // stream is admission.ts's (decision V37), a reader that falls behind is slow-readers.ts's (V38).
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { EventLog, EventType } from '../../core/events/index.ts';
+import type { EventLog, EventType } from '../../core/events/bus.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import { Int8Text } from '../../core/http/decimal.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';

@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { CanisterClients } from '@domdao/canisters';
 import type { Guards } from '../../core/auth/guards.ts';
-import type { Db } from '../../core/db/index.ts';
+import type { Db } from '../../core/db/schema.ts';
 import { USER_ID_PATTERN } from '../../core/identity/user-id.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';

@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Guards } from '../../core/auth/guards.ts';
 import type { CanisterClients } from '@domdao/canisters';
-import type { Db } from '../../core/db/index.ts';
+import type { Db } from '../../core/db/schema.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import { routeSchema } from '../../core/http/route-doc.ts';
 import { listAdminNotificationsDoc } from './route-docs.ts';

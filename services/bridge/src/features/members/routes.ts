@@ -5,10 +5,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import { SYSTEM, type AuditRecorder } from '../../core/audit/index.ts';
+import { SYSTEM, type AuditRecorder } from '../../core/audit/log.ts';
 import type { Guards } from '../../core/auth/guards.ts';
 import type { MemberLimiter } from '../../core/auth/member-limits.ts';
-import type { Db } from '../../core/db/index.ts';
+import type { Db } from '../../core/db/schema.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
 import { isReserved, lookalikeKey, reservedKeys, type LookalikeRefusal } from '../../core/identity/display-name-rules.ts';
 import { DISPLAY_NAME_MAX, normaliseDisplayName } from '../../core/identity/display-names.ts';
