@@ -1,3 +1,3 @@
-// The package's front door (S32): environment configuration, validated once at start-up.
+// The package's front door (decision S32): environment configuration, validated once at start-up.
 export { ConfigError, describeConfig, loadConfig } from './load.ts';
 export { Env } from './env.ts';

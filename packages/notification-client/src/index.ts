@@ -1,4 +1,4 @@
-// The package's front door (S32): the caller side of the notification service.
+// The package's front door (decision S32): the caller side of the notification service.
 export {
   createNotificationClient,
   notificationClientFromEnv,

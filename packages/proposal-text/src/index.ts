@@ -1,4 +1,4 @@
-// The package's front door (S32): what a proposal does, in words (decision F43).
+// The package's front door (decision S32): what a proposal does, in words (decision F43).
 export {
   CATEGORY_LABEL,
   categoryLabel,
