@@ -27,7 +27,12 @@ export default tseslint.config(
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     languageOptions: {
       parserOptions: {
-        project: ['./tsconfig.json', './tsconfig.azle.json', './apps/portal/tsconfig.json', './tsconfig.eslint-js.json'],
+        project: [
+          './tsconfig.json',
+          './tsconfig.azle.json',
+          './apps/portal/tsconfig.json',
+          './tsconfig.eslint-js.json',
+        ],
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -39,13 +44,22 @@ export default tseslint.config(
         'error',
         {
           allowForKnownSafeCalls: [
-            { from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] },
+            {
+              from: 'package',
+              package: 'node:test',
+              name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'],
+            },
           ],
         },
       ],
       '@typescript-eslint/no-unused-vars': [
         'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none' },
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          caughtErrors: 'none',
+        },
       ],
       // A destructuring whose names are partly reassigned stays one statement.
       'prefer-const': ['error', { destructuring: 'all' }],
@@ -85,5 +99,9 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
     },
   },
-  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs' }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

@@ -12,10 +12,19 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 export async function benchAccessLog(): Promise<string> {
   const env = { SERVICE_TOKEN: TOKEN, NODE_ENV: 'production', LOG_LEVEL: 'info', ...BRANDS };
-  const body = JSON.stringify({ type: 'welcome', to: 'ada@example.com', domain: BRANDS.BRAND_DAO_DOMAIN, data: templates.welcome.example });
+  const body = JSON.stringify({
+    type: 'welcome',
+    to: 'ada@example.com',
+    domain: BRANDS.BRAND_DAO_DOMAIN,
+    data: templates.welcome.example,
+  });
   const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
   const on = await startChild('services/notification/src/main.ts', { ...env, LOG_REQUESTS: 'true' }, '/api/v1/health');
-  const off = await startChild('services/notification/src/main.ts', { ...env, LOG_REQUESTS: 'false' }, '/api/v1/health');
+  const off = await startChild(
+    'services/notification/src/main.ts',
+    { ...env, LOG_REQUESTS: 'false' },
+    '/api/v1/health',
+  );
   const runs: Record<string, LoadResult[]> = { 'LOG_REQUESTS=true': [], 'LOG_REQUESTS=false': [] };
   try {
     for (let round = 0; round < ROUNDS; round++) {
@@ -23,7 +32,9 @@ export async function benchAccessLog(): Promise<string> {
         ['LOG_REQUESTS=true', on],
         ['LOG_REQUESTS=false', off],
       ] as const)
-        runs[name]!.push(await load(name, { url: `${child.url}/api/v1/send`, method: 'POST', headers, body, seconds: SECONDS }));
+        runs[name]!.push(
+          await load(name, { url: `${child.url}/api/v1/send`, method: 'POST', headers, body, seconds: SECONDS }),
+        );
     }
   } finally {
     await on.stop();
@@ -34,7 +45,16 @@ export async function benchAccessLog(): Promise<string> {
   return [
     `### Access line (decision D50): notification welcome send, ${ROUNDS} interleaved rounds of ${SECONDS} s, medians`,
     '',
-    table(results.map((r) => ({ scenario: r.name, 'req/s': r.rps, range: `${r.minRps}–${r.maxRps}`, 'p50 ms': r.p50, 'p99 ms': r.p99, non2xx: r.non2xx }))),
+    table(
+      results.map((r) => ({
+        scenario: r.name,
+        'req/s': r.rps,
+        range: `${r.minRps}–${r.maxRps}`,
+        'p50 ms': r.p50,
+        'p99 ms': r.p99,
+        non2xx: r.non2xx,
+      })),
+    ),
     '',
     `Same-run ratio on/off: ${ratio.toFixed(3)} (${((1 - ratio) * 100).toFixed(1)} % fewer requests per second with the access line).`,
   ].join('\n');

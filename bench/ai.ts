@@ -70,7 +70,8 @@ function exactTop(vectors: Float32Array[], q: Float32Array, k: number): number[]
   return best.map((b) => b.i);
 }
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const ms = (x: number) => Math.round(x * 10) / 10;
 
 async function fill(db: Db, vectors: Float32Array[]) {
@@ -80,12 +81,20 @@ async function fill(db: Db, vectors: Float32Array[]) {
   const pgvector = (await store.mode()) === 'pgvector';
   if (pgvector) await sql`drop index ai_embeddings_bq_hnsw`.execute(db);
   for (let i = 0; i < vectors.length; i += 50) {
-    const batch = vectors
-      .slice(i, i + 50)
-      .map((v, k) => ({ proposal_id: String(i + k), title: `P${i + k}`, excerpt: '', body_sha256: '', model: 'bench', embedding: Array.from(v) }));
+    const batch = vectors.slice(i, i + 50).map((v, k) => ({
+      proposal_id: String(i + k),
+      title: `P${i + k}`,
+      excerpt: '',
+      body_sha256: '',
+      model: 'bench',
+      embedding: Array.from(v),
+    }));
     await db.transaction().execute((trx) => store.upsert(batch, at, trx));
   }
-  if (pgvector) await sql`create index ai_embeddings_bq_hnsw on ai_embeddings using hnsw ((binary_quantize(embedding)::bit(4096)) bit_hamming_ops)`.execute(db);
+  if (pgvector)
+    await sql`create index ai_embeddings_bq_hnsw on ai_embeddings using hnsw ((binary_quantize(embedding)::bit(4096)) bit_hamming_ops)`.execute(
+      db,
+    );
   return store;
 }
 
@@ -109,7 +118,9 @@ async function searchRow(label: string, db: Db, data: ReturnType<typeof corpus>)
   if (mode === 'pgvector') {
     for (const q of data.queries.slice(0, 10)) {
       const s = performance.now();
-      await sql`select proposal_id from ai_embeddings order by embedding <=> ${`[${Array.from(q).join(',')}]`}::vector limit 10`.execute(db);
+      await sql`select proposal_id from ai_embeddings order by embedding <=> ${`[${Array.from(q).join(',')}]`}::vector limit 10`.execute(
+        db,
+      );
       exact.push(performance.now() - s);
     }
   }
@@ -161,7 +172,8 @@ export async function benchAi(): Promise<string> {
       await admin.end();
     }
   } else
-    pgNote = '\nPostgreSQL: not measured — this server has no pgvector (Debian bookworm does not package it; decision A15), so it would run the exact path.\n';
+    pgNote =
+      '\nPostgreSQL: not measured — this server has no pgvector (Debian bookworm does not package it; decision A15), so it would run the exact path.\n';
 
   // Cached summaries at 50 connections, against GET /auth/session with the same cookie (the same
   // session lookup, which bounds both) and GET /health, on the embedded defaults and on PostgreSQL + Redis.
@@ -187,9 +199,17 @@ export async function benchAi(): Promise<string> {
       await h.request({ method: 'POST', url: '/api/ai/summarize', payload: JSON.parse(payload) as object, jar });
       await h.app.listen({ port: 0, host: '127.0.0.1' });
       const base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
-      const headers = { 'content-type': 'application/json', cookie: `session=${jar.cookie}`, origin: 'https://app.domdao.example' };
+      const headers = {
+        'content-type': 'application/json',
+        cookie: `session=${jar.cookie}`,
+        origin: 'https://app.domdao.example',
+      };
       const label = `${backend.db}, ${backend.sessions} sessions`;
-      const session = await load(`GET /auth/session (yardstick; ${label})`, { url: `${base}/auth/session`, seconds: 8, headers });
+      const session = await load(`GET /auth/session (yardstick; ${label})`, {
+        url: `${base}/auth/session`,
+        seconds: 8,
+        headers,
+      });
       const cached = await load(`POST /api/ai/summarize cached (${label})`, {
         url: `${base}/api/ai/summarize`,
         method: 'POST',
@@ -197,9 +217,13 @@ export async function benchAi(): Promise<string> {
         seconds: 8,
         headers,
       });
-      if (cached.non2xx || cached.errors) throw new Error(`cached summaries: ${cached.non2xx} non-2xx, ${cached.errors} errors`);
+      if (cached.non2xx || cached.errors)
+        throw new Error(`cached summaries: ${cached.non2xx} non-2xx, ${cached.errors} errors`);
       for (const r of [session, cached])
-        cacheRows.push({ ...loadColumns({ ...r, minRps: r.rps, maxRps: r.rps }), 'vs /auth/session': `${((r.rps / session.rps) * 100).toFixed(0)} %` });
+        cacheRows.push({
+          ...loadColumns({ ...r, minRps: r.rps, maxRps: r.rps }),
+          'vs /auth/session': `${((r.rps / session.rps) * 100).toFixed(0)} %`,
+        });
     } finally {
       await h.close();
       await fake.close();

@@ -15,13 +15,25 @@ const app = Fastify({
 const sent = {
   type: 'object',
   required: ['id', 'status', 'stubbed', 'request_id'],
-  properties: { id: { type: 'string' }, status: { type: 'string' }, stubbed: { type: 'boolean' }, request_id: { type: 'string' } },
+  properties: {
+    id: { type: 'string' },
+    status: { type: 'string' },
+    stubbed: { type: 'boolean' },
+    request_id: { type: 'string' },
+  },
 } as const;
 app.post('/', { schema: { response: { 200: sent } } }, async (request, reply) => {
   reply.header('x-request-id', request.id);
   const id = `stub_${randomUUID()}`;
   request.log.info(
-    { event: 'email.stub_send', message_id: id, template: 'welcome', brand: 'dao', attachment_count: 0, attachment_filenames: [] },
+    {
+      event: 'email.stub_send',
+      message_id: id,
+      template: 'welcome',
+      brand: 'dao',
+      attachment_count: 0,
+      attachment_filenames: [],
+    },
     'stub mode: email not delivered',
   );
   return { id, status: 'sent', stubbed: true, request_id: request.id };

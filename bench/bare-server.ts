@@ -20,7 +20,12 @@ const writeOutgoing = () => {
 createServer((req, res) => {
   req.resume();
   req.on('end', () => {
-    const body = JSON.stringify({ id: `stub_${randomUUID()}`, status: 'sent', stubbed: true, request_id: randomUUID() });
+    const body = JSON.stringify({
+      id: `stub_${randomUUID()}`,
+      status: 'sent',
+      stubbed: true,
+      request_id: randomUUID(),
+    });
     if (!batched) write(res, body);
     else if (outgoing.push([res, body]) === 1) setImmediate(writeOutgoing);
   });

@@ -35,12 +35,17 @@ async function bridgeSession(url: string, email: string, outbox: string): Promis
   const v = await fetch(`${url}${verificationPath(outbox, email)}`);
   if (v.status !== 200) throw new Error(`verification failed: ${v.status} ${await v.text()}`);
   return cookieFrom(
-    await fetch(`${url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) }),
+    await fetch(`${url}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: PASSWORD }),
+    }),
   );
 }
 
 export async function benchBridge(): Promise<string> {
-  // A database per bridge: each runs embedded canisters of its own, and a database belongs to one canister set (decision B100).
+  // A database per bridge: each runs embedded canisters of its own, and a database belongs to one canister set
+  // (decision B100).
   const dbNames = [`bridge_bench_${Date.now()}_db`, `bridge_bench_${Date.now()}_redis`];
   const admin = new pg.Client({ connectionString: PG });
   await admin.connect();
@@ -54,7 +59,13 @@ export async function benchBridge(): Promise<string> {
     const outbox = (dir: string) => join(dir, 'dev-outbox.jsonl');
     const dbBridge = await startChild(
       'services/bridge/src/main.ts',
-      { ...common, DATABASE_URL: dbUrls[0]!, DATA_DIR: dirs[0]!, DEV_OUTBOX_FILE: outbox(dirs[0]!), SESSION_STORE: 'database' },
+      {
+        ...common,
+        DATABASE_URL: dbUrls[0]!,
+        DATA_DIR: dirs[0]!,
+        DEV_OUTBOX_FILE: outbox(dirs[0]!),
+        SESSION_STORE: 'database',
+      },
       '/health',
     );
     children.push(dbBridge);
@@ -72,29 +83,50 @@ export async function benchBridge(): Promise<string> {
       '/health',
     );
     children.push(redisBridge);
-    const peer = await startChild('bench/peer-express-session.ts', { REDIS_URL: REDIS, PEER_PREFIX: `${prefix}peer:` }, '/health');
+    const peer = await startChild(
+      'bench/peer-express-session.ts',
+      { REDIS_URL: REDIS, PEER_PREFIX: `${prefix}peer:` },
+      '/health',
+    );
     children.push(peer);
 
     const scenarios: Array<[string, string, string]> = [
-      ['bridge, sessions in PostgreSQL', dbBridge.url, await bridgeSession(dbBridge.url, 'bench-db@example.org', outbox(dirs[0]!))],
-      ['bridge, sessions in Redis', redisBridge.url, await bridgeSession(redisBridge.url, 'bench-redis@example.org', outbox(dirs[1]!))],
+      [
+        'bridge, sessions in PostgreSQL',
+        dbBridge.url,
+        await bridgeSession(dbBridge.url, 'bench-db@example.org', outbox(dirs[0]!)),
+      ],
+      [
+        'bridge, sessions in Redis',
+        redisBridge.url,
+        await bridgeSession(redisBridge.url, 'bench-redis@example.org', outbox(dirs[1]!)),
+      ],
       [
         'express-session + connect-redis (peer)',
         peer.url,
         await cookieFrom(
-          await fetch(`${peer.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"peer@example.org"}' }),
+          await fetch(`${peer.url}/auth/login`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{"email":"peer@example.org"}',
+          }),
         ),
       ],
     ];
     for (const [, url, cookie] of scenarios) {
-      const check = (await (await fetch(`${url}/auth/session`, { headers: { cookie } })).json()) as { authenticated: boolean };
+      const check = (await (await fetch(`${url}/auth/session`, { headers: { cookie } })).json()) as {
+        authenticated: boolean;
+      };
       if (!check.authenticated) throw new Error(`${url}: the benchmark cookie is not a session`);
       await load('warm-up', { url: `${url}/auth/session`, headers: { cookie }, seconds: 2 });
     }
     const rounds = new Map<string, LoadResult[]>();
     for (let round = 0; round < ROUNDS; round++) {
       for (const [name, url, cookie] of scenarios)
-        rounds.set(name, [...(rounds.get(name) ?? []), await load(name, { url: `${url}/auth/session`, headers: { cookie }, seconds: SECONDS })]);
+        rounds.set(name, [
+          ...(rounds.get(name) ?? []),
+          await load(name, { url: `${url}/auth/session`, headers: { cookie }, seconds: SECONDS }),
+        ]);
     }
     const results = scenarios.map(([name]) => medianOf(name, rounds.get(name)!));
     const peerRps = results[2]!.rps;

@@ -38,7 +38,8 @@ const dir = mkdtempSync(join(tmpdir(), 'domdao-bench-canisters-'));
 let now = BigInt(Date.parse('2026-03-10T12:00:00Z')) * 1_000_000n;
 const admin = principalFromSeed('admin');
 const bridge = principalFromSeed('bridge');
-const open = () => EmbeddedPlatform.open({ dir, clock: () => now, scheduler: false, admins: [admin], registrars: [bridge] });
+const open = () =>
+  EmbeddedPlatform.open({ dir, clock: () => now, scheduler: false, admins: [admin], registrars: [bridge] });
 let platform = await open();
 // Clients are taken from the platform in force each time, so a closed one is garbage before a restart is timed.
 const b = {
@@ -60,7 +61,11 @@ for (let i = 0; i < MEMBERS; i += CHUNK) {
 }
 const setupMs = ms(t0);
 
-const proposal = ok(await platform.as(admin).governance.create_proposal({ title: 'Bench', body: 'One vote per member', category: 'General' }));
+const proposal = ok(
+  await platform
+    .as(admin)
+    .governance.create_proposal({ title: 'Bench', body: 'One vote per member', category: 'General' }),
+);
 now += HOUR;
 // Half yes, a quarter no, a quarter abstaining: quorum and threshold met, so the proposal is Approved and executed.
 const votes = ['Yes', 'Yes', 'No', 'Abstain'] as const;
@@ -79,10 +84,12 @@ const voteMs = ms(t0);
 t0 = process.hrtime.bigint();
 const live = (await platform.as(admin).governance.get_tally(proposal))!;
 const liveTallyMs = ms(t0);
-if (live.yes_votes + live.no_votes + live.abstentions !== BigInt(MEMBERS) || live.total_eligible !== BigInt(MEMBERS)) throw new Error('tally mismatch');
+if (live.yes_votes + live.no_votes + live.abstentions !== BigInt(MEMBERS) || live.total_eligible !== BigInt(MEMBERS))
+  throw new Error('tally mismatch');
 const heapWithVotes = heapMiB();
 
-// Restart with the members and votes on disk (the last snapshot and the log after it), then after compaction (snapshot).
+// Restart with the members and votes on disk (the last snapshot and the log after it), then after compaction
+// (snapshot).
 const LOGS = /^wal(\.\d+)?\.jsonl$/;
 const logBytes = () =>
   readdirSync(dir)
@@ -93,7 +100,8 @@ platform.close();
 t0 = await afterClose();
 platform = await open();
 const restartWalMs = ms(t0);
-if ((await platform.as(admin).governance.get_tally(proposal))!.yes_votes !== live.yes_votes) throw new Error('restart lost votes');
+if ((await platform.as(admin).governance.get_tally(proposal))!.yes_votes !== live.yes_votes)
+  throw new Error('restart lost votes');
 // The first compaction after that restart: most stores not used yet, so it copies their snapshot frames
 // and log parts (decisions P5, P10) without building them.
 const compactionAfterRestart = await compactionWith(idleWhile);
@@ -107,13 +115,15 @@ const restartSnapshotMs = ms(t0);
 // Decision P6: a store's index is built on its first use, so the first reads of the big stores pay it.
 t0 = process.hrtime.bigint();
 if ((await platform.as(members[0]!).governance.get_my_vote(proposal)) === undefined) throw new Error('vote lost');
-if ((await platform.as(admin).membership.get_membership_status(members[0]!))?.status !== 'Active') throw new Error('membership lost');
+if ((await platform.as(admin).membership.get_membership_status(members[0]!))?.status !== 'Active')
+  throw new Error('membership lost');
 const firstReadsMs = ms(t0);
 platform.close();
 // Yardstick in the same run: reading the state's files from disk, without decoding them.
 t0 = process.hrtime.bigint();
 let readBytes = 0;
-for (const f of readdirSync(dir)) if (f.startsWith('snapshot') || f === 'wal.jsonl') readBytes += readFileSync(join(dir, f)).length;
+for (const f of readdirSync(dir))
+  if (f.startsWith('snapshot') || f === 'wal.jsonl') readBytes += readFileSync(join(dir, f)).length;
 const readFilesMs = ms(t0);
 // Before decision P2, the same state as a version 1 JSON snapshot (JSON.parse with a reviver).
 const binary = readFileSync(join(dir, 'snapshot.bin'));
@@ -132,12 +142,17 @@ for (let at = 20; at < binary.length;) {
     pendingName = undefined;
   } else if ((value as { seq?: number }).seq !== undefined) state.seq = (value as { seq: number }).seq;
 }
-writeFileSync(join(dir, 'snapshot.json'), encode({ version: 1, seq: state.seq, stores: Object.fromEntries(state.stores) }), { mode: 0o600 });
+writeFileSync(
+  join(dir, 'snapshot.json'),
+  encode({ version: 1, seq: state.seq, stores: Object.fromEntries(state.stores) }),
+  { mode: 0o600 },
+);
 rmSync(join(dir, 'snapshot.bin'));
 t0 = await afterClose();
 platform = await open();
 const restartJsonMs = ms(t0);
-if ((await platform.as(admin).governance.get_tally(proposal))!.yes_votes !== live.yes_votes) throw new Error('restart from JSON lost votes');
+if ((await platform.as(admin).governance.get_tally(proposal))!.yes_votes !== live.yes_votes)
+  throw new Error('restart from JSON lost votes');
 platform.close();
 writeFileSync(join(dir, 'snapshot.bin'), binary, { mode: 0o600 });
 rmSync(join(dir, 'snapshot.json'));
@@ -165,13 +180,20 @@ const settledHeapMiB = async () => {
 };
 const before = await settledHeapMiB();
 const g = {
-  create_proposal: (...a: Parameters<ReturnType<typeof platform.as>['governance']['create_proposal']>) => platform.as(admin).governance.create_proposal(...a),
+  create_proposal: (...a: Parameters<ReturnType<typeof platform.as>['governance']['create_proposal']>) =>
+    platform.as(admin).governance.create_proposal(...a),
 };
 t0 = process.hrtime.bigint();
 for (let i = 0; i < PROPOSALS; i += CHUNK) {
   await Promise.all(
     Array.from({ length: Math.min(CHUNK, PROPOSALS - i) }, (_, j) =>
-      g.create_proposal({ title: `Proposal ${i + j}`, body: 'A typical proposal body of a few hundred characters. '.repeat(6), category: 'General' }).then(ok),
+      g
+        .create_proposal({
+          title: `Proposal ${i + j}`,
+          body: 'A typical proposal body of a few hundred characters. '.repeat(6),
+          category: 'General',
+        })
+        .then(ok),
     ),
   );
 }
@@ -199,7 +221,9 @@ async function idleWhile(compacting: () => boolean): Promise<number> {
   return 0;
 }
 const compactionAlone = await compactionWith(idleWhile);
-const extra = await g.create_proposal({ title: 'During compaction', body: 'Votes while the snapshot is written', category: 'General' }).then(ok);
+const extra = await g
+  .create_proposal({ title: 'During compaction', body: 'Votes while the snapshot is written', category: 'General' })
+  .then(ok);
 now += HOUR;
 const compactionWithVotes = await compactionWith(async (compacting) => {
   let n = 0;
@@ -216,13 +240,17 @@ const compactionWithVotes = await compactionWith(async (compacting) => {
 // wait for it (decision P11). Votes on a new proposal until a compaction starts, then beside it until
 // updates would be held, then the host is closed without letting the compaction finish (what a crash
 // leaves, less the temp file, removed at open).
-const boundProposal = await g.create_proposal({ title: 'Crash bound', body: 'Votes up to a compaction', category: 'General' }).then(ok);
+const boundProposal = await g
+  .create_proposal({ title: 'Crash bound', body: 'Votes up to a compaction', category: 'General' })
+  .then(ok);
 now += HOUR;
 const closedLog = () => readdirSync(dir).some((f) => /^wal\.\d+\.jsonl$/.test(f));
 let voter = 0;
 // 1,000 in flight, as in the burst above: beside a compaction they reach the stall (P11), the bound.
 const vote1000 = async () => {
-  await Promise.all(members.slice(voter, voter + 1000).map((m) => platform.as(m).governance.cast_vote(boundProposal, 'Yes').then(ok)));
+  await Promise.all(
+    members.slice(voter, voter + 1000).map((m) => platform.as(m).governance.cast_vote(boundProposal, 'Yes').then(ok)),
+  );
   voter += 1000;
 };
 while (!closedLog() && voter < MEMBERS) await vote1000();
@@ -233,12 +261,14 @@ platform.close();
 const boundLogMiB = logBytes() / 2 ** 20;
 t0 = process.hrtime.bigint();
 let boundReadBytes = 0;
-for (const f of readdirSync(dir)) if (f === 'snapshot.bin' || LOGS.test(f)) boundReadBytes += readFileSync(join(dir, f)).length;
+for (const f of readdirSync(dir))
+  if (f === 'snapshot.bin' || LOGS.test(f)) boundReadBytes += readFileSync(join(dir, f)).length;
 const boundReadMs = ms(t0);
 t0 = await afterClose();
 platform = await open();
 const restartBoundMs = ms(t0);
-if ((await platform.as(members[0]!).governance.get_my_vote(boundProposal)) !== 'Yes') throw new Error('crash-bound restart lost a vote');
+if ((await platform.as(members[0]!).governance.get_my_vote(boundProposal)) !== 'Yes')
+  throw new Error('crash-bound restart lost a vote');
 platform.close();
 rmSync(dir, { recursive: true, force: true });
 

@@ -23,9 +23,14 @@ const cookies: string[] = [];
 for (let i = 0; i < members; i++) {
   const email = `giver-${i}@bench.example`;
   const fields = await encryptRegistration(key.public_key, { email, name: `Giver ${i}`, dob: '1990-05-01' });
-  const r = await app.inject({ method: 'POST', url: '/api/auth/register', ...json({ ...fields, password, tos_accepted: true }) });
+  const r = await app.inject({
+    method: 'POST',
+    url: '/api/auth/register',
+    ...json({ ...fields, password, tos_accepted: true }),
+  });
   if (r.statusCode !== 201) throw new Error(`register: ${r.statusCode} ${r.body}`);
-  if ((await app.inject({ url: verificationPath(config.DEV_OUTBOX_FILE, email) })).statusCode !== 200) throw new Error('verify failed');
+  if ((await app.inject({ url: verificationPath(config.DEV_OUTBOX_FILE, email) })).statusCode !== 200)
+    throw new Error('verify failed');
   const login = await app.inject({ method: 'POST', url: '/auth/login', ...json({ email, password }) });
   const cookie = String(login.headers['set-cookie']).split(';')[0]!;
   if (login.statusCode !== 200 || !cookie.startsWith('session=')) throw new Error(`login: ${login.statusCode}`);
@@ -40,6 +45,10 @@ const created = await app.inject({
   ...json({ title: 'Bench', description: '', goal: { dom_e8s: String(10n ** 15n) }, deadline }, cookies[0]),
 });
 if (created.statusCode !== 201) throw new Error(`campaign: ${created.statusCode} ${created.body}`);
-writeFileSync(process.env.BENCH_SEED_FILE!, JSON.stringify({ cookies, campaign: (created.json() as { id: string }).id, origin }));
+writeFileSync(
+  process.env.BENCH_SEED_FILE!,
+  JSON.stringify({ cookies, campaign: (created.json() as { id: string }).id, origin }),
+);
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void app.close().then(() => process.exit(0)));
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => void app.close().then(() => process.exit(0)));

@@ -43,7 +43,14 @@ export interface TransferCost {
   /** The entries of the largest page (what a page of that store holds at the default limit, 500). */
   largestPageEntries?: number;
   /** Per store: its entries, and its largest page's instructions and entries (absent in the first 300-member file). */
-  stores?: Array<{ name: string; entries: number; largestPage: string; largestPageEntries: number; largestChunk: string; largestChunkEntries: number }>;
+  stores?: Array<{
+    name: string;
+    entries: number;
+    largestPage: string;
+    largestPageEntries: number;
+    largestChunk: string;
+    largestChunkEntries: number;
+  }>;
   /** Reply bytes of every page (the IC charges a query from outside nothing for them). */
   exportBytes: number;
   /** state_import calls: Begin, the chunks, Seal. */

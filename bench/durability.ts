@@ -1,9 +1,9 @@
-// `npm run bench durability` (decisions P1, P7, P9): governance cast_vote on the embedded host, every vote
-// fsynced before its answer (the default, decision P1: group commit), against the database a user would
-// pick instead: PostgreSQL (127.0.0.1:5432, a private database dropped afterwards) doing one INSERT per
-// transaction with synchronous_commit on. Both with 50 clients in flight (a closed loop: each client
-// sends its next call when the previous one is answered), same machine (every CPU for both), same run, rounds alternated
-// so load from elsewhere hits both; medians and ranges over the rounds.
+// `npm run bench durability` (decisions P1, P7, P9): governance cast_vote on the embedded host, every vote fsynced
+// before its answer (the default, decision P1: group commit), against the database a user would pick instead:
+// PostgreSQL (127.0.0.1:5432, a private database dropped afterwards) doing one INSERT per transaction with
+// synchronous_commit on. Both with 50 clients in flight (a closed loop: each client sends its next call when the
+// previous one is answered), same machine (every CPU for both), same run, rounds alternated so load from elsewhere hits
+// both; medians and ranges over the rounds.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +20,11 @@ const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/p
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 
 /** `n` calls through `clients` concurrent closed loops; returns calls per second. */
-async function closedLoop(n: number, clients: number, call: (i: number, client: number) => Promise<unknown>): Promise<number> {
+async function closedLoop(
+  n: number,
+  clients: number,
+  call: (i: number, client: number) => Promise<unknown>,
+): Promise<number> {
   let next = 0;
   const t0 = process.hrtime.bigint();
   await Promise.all(
@@ -35,14 +39,26 @@ const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
-const summary = (xs: number[], d = 0) => `${median(xs).toFixed(d)} (${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)})`;
+const summary = (xs: number[], d = 0) =>
+  `${median(xs).toFixed(d)} (${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)})`;
 
-async function embedded(fsync: boolean, members: number, rounds: number): Promise<{ open: () => Promise<number>; close: () => void }> {
+async function embedded(
+  fsync: boolean,
+  members: number,
+  rounds: number,
+): Promise<{ open: () => Promise<number>; close: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), `domdao-bench-durability-${fsync ? 'fsync' : 'nosync'}-`));
   let now = BigInt(Date.parse('2026-03-10T12:00:00Z')) * 1_000_000n;
   const admin = principalFromSeed('admin');
   const bridge = principalFromSeed('bridge');
-  const platform = await EmbeddedPlatform.open({ dir, fsync, clock: () => now, scheduler: false, admins: [admin], registrars: [bridge] });
+  const platform = await EmbeddedPlatform.open({
+    dir,
+    fsync,
+    clock: () => now,
+    scheduler: false,
+    admins: [admin],
+    registrars: [bridge],
+  });
   const b = platform.as(bridge);
   const principals = Array.from({ length: members }, (_, i) => principalFromSeed(`member-${i}`));
   await closedLoop(members, CLIENTS, async (i) => {
@@ -51,7 +67,13 @@ async function embedded(fsync: boolean, members: number, rounds: number): Promis
   });
   const proposals: bigint[] = [];
   for (let r = 0; r < rounds; r++)
-    proposals.push(ok(await platform.as(admin).governance.create_proposal({ title: `Bench ${r}`, body: 'One vote per member', category: 'General' })));
+    proposals.push(
+      ok(
+        await platform
+          .as(admin)
+          .governance.create_proposal({ title: `Bench ${r}`, body: 'One vote per member', category: 'General' }),
+      ),
+    );
   now += HOUR;
   const votes = ['Yes', 'Yes', 'No', 'Abstain'] as const;
   let round = 0;
@@ -92,7 +114,8 @@ async function postgres(members: number): Promise<{ round: () => Promise<number>
       'SELECT current_setting($1) AS synchronous_commit, current_setting($2) AS fsync',
       ['synchronous_commit', 'fsync'],
     );
-    if (rows[0]!.synchronous_commit !== 'on' || rows[0]!.fsync !== 'on') throw new Error(`PostgreSQL is not durable here: ${JSON.stringify(rows[0])}`);
+    if (rows[0]!.synchronous_commit !== 'on' || rows[0]!.fsync !== 'on')
+      throw new Error(`PostgreSQL is not durable here: ${JSON.stringify(rows[0])}`);
   }
   const principals = Array.from({ length: members }, (_, i) => principalFromSeed(`member-${i}`));
   const votes = ['Yes', 'Yes', 'No', 'Abstain'];
@@ -121,7 +144,9 @@ async function postgres(members: number): Promise<{ round: () => Promise<number>
 export async function benchDurability(): Promise<string> {
   // Both systems get every CPU (PostgreSQL's backends are not pinned): lift the load generator's
   // pinning from bench/lib.ts for this benchmark, and put it back afterwards.
-  const lifted = pinning ? spawnSync('taskset', ['-a', '-pc', pinning.all, String(process.pid)], { encoding: 'utf8' }) : undefined;
+  const lifted = pinning
+    ? spawnSync('taskset', ['-a', '-pc', pinning.all, String(process.pid)], { encoding: 'utf8' })
+    : undefined;
   // Under a cpuset without those CPUs the lift fails, and the embedded side would quietly have one CPU.
   const warning =
     lifted && lifted.status !== 0
@@ -140,7 +165,13 @@ async function measure(): Promise<string> {
   const synced = await embedded(true, members, rounds);
   const unsynced = await embedded(false, members, rounds);
   const db = await postgres(members);
-  const r = { synced: [] as number[], unsynced: [] as number[], pg: [] as number[], ratio: [] as number[], ratioUnsynced: [] as number[] };
+  const r = {
+    synced: [] as number[],
+    unsynced: [] as number[],
+    pg: [] as number[],
+    ratio: [] as number[],
+    ratioUnsynced: [] as number[],
+  };
   try {
     for (let i = 0; i < rounds; i++) {
       const p = await db.round();
@@ -171,7 +202,11 @@ async function measure(): Promise<string> {
         'calls/s': summary(r.unsynced),
         '÷ PostgreSQL (same round)': summary(r.ratioUnsynced, 2),
       },
-      { system: 'yardstick: PostgreSQL, one INSERT per transaction, synchronous_commit on', 'calls/s': summary(r.pg), '÷ PostgreSQL (same round)': '1.00' },
+      {
+        system: 'yardstick: PostgreSQL, one INSERT per transaction, synchronous_commit on',
+        'calls/s': summary(r.pg),
+        '÷ PostgreSQL (same round)': '1.00',
+      },
     ]),
   ].join('\n');
 }

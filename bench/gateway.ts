@@ -15,27 +15,50 @@ export async function benchGateway(): Promise<string> {
     { BRIDGE_URL: bare.url, NOTIFICATION_URL: bare.url, NOTIFICATION_SERVICE_TOKEN: TOKEN, LOG_LEVEL: 'warn' },
     '/gateway/health',
   );
-  const body = JSON.stringify({ type: 'welcome', to: 'ada@example.com', domain: 'domdao.example', data: { user_name: 'Ada' } });
+  const body = JSON.stringify({
+    type: 'welcome',
+    to: 'ada@example.com',
+    domain: 'domdao.example',
+    data: { user_name: 'Ada' },
+  });
   const json = { 'content-type': 'application/json' };
   const scenarios: Array<[string, string, Record<string, string>]> = [
     ['bare node:http, direct (yardstick)', `${bare.url}/api/v1/send`, json],
     ['via gateway: a bridge route', `${gw.url}/api/auth/register`, json],
-    ['via gateway: /notify, token checked', `${gw.url}/notify/api/v1/send`, { ...json, authorization: `Bearer ${TOKEN}` }],
-    ['via gateway: /notify, wrong token (401 at the edge)', `${gw.url}/notify/api/v1/send`, { ...json, authorization: 'Bearer not-the-token-0123456789' }],
+    [
+      'via gateway: /notify, token checked',
+      `${gw.url}/notify/api/v1/send`,
+      { ...json, authorization: `Bearer ${TOKEN}` },
+    ],
+    [
+      'via gateway: /notify, wrong token (401 at the edge)',
+      `${gw.url}/notify/api/v1/send`,
+      { ...json, authorization: 'Bearer not-the-token-0123456789' },
+    ],
   ];
   try {
     for (const [, url, headers] of scenarios) await load('warm-up', { url, method: 'POST', headers, body, seconds: 2 });
     const rounds = new Map<string, LoadResult[]>();
     for (let round = 0; round < ROUNDS; round++) {
       for (const [name, url, headers] of scenarios)
-        rounds.set(name, [...(rounds.get(name) ?? []), await load(name, { url, method: 'POST', headers, body, seconds: SECONDS })]);
+        rounds.set(name, [
+          ...(rounds.get(name) ?? []),
+          await load(name, { url, method: 'POST', headers, body, seconds: SECONDS }),
+        ]);
     }
     const results = scenarios.map(([name]) => medianOf(name, rounds.get(name)!));
     const yardstick = results[0]!.rps;
     return [
       `## Gateway (issue 17): ${ROUNDS} rounds of ${SECONDS} s, 50 connections, medians`,
       '',
-      table(results.map((r) => ({ ...loadColumns(r), 'vs direct': `${(r.rps / yardstick).toFixed(2)}×`, 'non-2xx': r.non2xx, errors: r.errors }))),
+      table(
+        results.map((r) => ({
+          ...loadColumns(r),
+          'vs direct': `${(r.rps / yardstick).toFixed(2)}×`,
+          'non-2xx': r.non2xx,
+          errors: r.errors,
+        })),
+      ),
     ].join('\n');
   } finally {
     await gw.stop();

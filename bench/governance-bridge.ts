@@ -14,20 +14,41 @@ const members = Number(process.env.BENCH_MEMBERS ?? 100);
 const proposals = Number(process.env.BENCH_PROPOSALS ?? 500);
 const password = 'a long benchmark passphrase';
 const origin = config.FRONTEND_ORIGINS.split(',')[0]!;
-const json = (payload: unknown) => ({ payload: JSON.stringify(payload), headers: { 'content-type': 'application/json', origin } });
+const json = (payload: unknown) => ({
+  payload: JSON.stringify(payload),
+  headers: { 'content-type': 'application/json', origin },
+});
 
 const key = (await app.inject({ url: '/api/auth/registration-key' })).json() as { public_key: string };
 const cookies: string[] = [];
 for (let i = 0; i < members; i++) {
   const email = `voter-${i}@bench.example`;
   const fields = await encryptRegistration(key.public_key, { email, name: `Voter ${i}`, dob: '1990-05-01' });
-  const r = await app.inject({ method: 'POST', url: '/api/auth/register', ...json({ ...fields, password, tos_accepted: true }) });
+  const r = await app.inject({
+    method: 'POST',
+    url: '/api/auth/register',
+    ...json({ ...fields, password, tos_accepted: true }),
+  });
   if (r.statusCode !== 201) throw new Error(`register: ${r.statusCode} ${r.body}`);
   const { user_id } = r.json() as { user_id: string };
-  if ((await app.inject({ url: verificationPath(config.DEV_OUTBOX_FILE, email) })).statusCode !== 200) throw new Error('verify failed');
-  const { principal } = await db.selectFrom('users').select('principal').where('id', '=', user_id).executeTakeFirstOrThrow();
+  if ((await app.inject({ url: verificationPath(config.DEV_OUTBOX_FILE, email) })).statusCode !== 200)
+    throw new Error('verify failed');
+  const { principal } = await db
+    .selectFrom('users')
+    .select('principal')
+    .where('id', '=', user_id)
+    .executeTakeFirstOrThrow();
   if (!('Ok' in (await canisters.clients.user.record_kyc(principal, true)))) throw new Error('kyc failed');
-  if (!('Ok' in (await canisters.clients.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) }))))
+  if (
+    !(
+      'Ok' in
+      (await canisters.clients.user.upgrade_membership_to_active({
+        principal,
+        kyc_proof: new Uint8Array([1]),
+        payment_proof: new Uint8Array([2]),
+      }))
+    )
+  )
     throw new Error('upgrade failed');
   const login = await app.inject({ method: 'POST', url: '/auth/login', ...json({ email, password }) });
   const cookie = String(login.headers['set-cookie']).split(';')[0]!;
@@ -37,7 +58,11 @@ for (let i = 0; i < members; i++) {
 // EmergencyAction opens at once (no voting delay) and stays open 24 h.
 const ids: string[] = [];
 for (let i = 0; i < proposals; i++) {
-  const r = await canisters.clients.governance.create_proposal({ title: `Bench ${i}`, body: 'b', category: 'EmergencyAction' });
+  const r = await canisters.clients.governance.create_proposal({
+    title: `Bench ${i}`,
+    body: 'b',
+    category: 'EmergencyAction',
+  });
   if (!('Ok' in r)) throw new Error(`create_proposal: ${Object.keys(r.Err).join()}`);
   ids.push(String(r.Ok));
 }
@@ -46,7 +71,9 @@ for (let i = 0; i < proposals; i++) {
 const { sql } = await import('kysely');
 for (let last = '', stable = 0; stable < 3;) {
   await new Promise((r) => setTimeout(r, 1_000));
-  const { rows } = await sql<{ n: string }>`select count(*)::text as n from bridge_events where source = 'governance'`.execute(db);
+  const { rows } = await sql<{
+    n: string;
+  }>`select count(*)::text as n from bridge_events where source = 'governance'`.execute(db);
   const { rows: top } = await sql<{ s: string | null }>`select max(seq)::text as s from bridge_events`.execute(db);
   const cursors = await app.events.status();
   const behind = cursors.some((c) => BigInt(c.last_seq) < BigInt(top[0]!.s ?? '0'));
@@ -56,4 +83,5 @@ for (let last = '', stable = 0; stable < 3;) {
 }
 writeFileSync(process.env.BENCH_SEED_FILE!, JSON.stringify({ cookies, proposals: ids, origin }));
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void app.close().then(() => process.exit(0)));
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => void app.close().then(() => process.exit(0)));

@@ -1,5 +1,5 @@
-// The governance gateway benchmark (decisions V8–V12): votes through POST /api/governance/vote per second at 50 connections on the
-// embedded canisters (target ≥ 2,000/s, p99 < 50 ms), each vote a distinct (member, proposal) pair,
+// The governance gateway benchmark (decisions V8–V12): votes through POST /api/governance/vote per second at 50
+// connections on the embedded canisters (target ≥ 2,000/s, p99 < 50 ms), each vote a distinct (member, proposal) pair,
 // answered only once it is in the canisters' write-ahead log (durable against a process crash).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -76,7 +76,9 @@ export async function benchGovernance(): Promise<string> {
   ].join('\n');
 }
 
-async function benchVotes(backend: 'PGlite (embedded default)' | 'PostgreSQL'): Promise<Record<string, string | number>> {
+async function benchVotes(
+  backend: 'PGlite (embedded default)' | 'PostgreSQL',
+): Promise<Record<string, string | number>> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-governance-'));
   const seedFile = join(dir, 'seed.json');
   const database = backend === 'PostgreSQL' ? await scratchDatabase() : undefined;
@@ -101,7 +103,11 @@ async function benchVotes(backend: 'PGlite (embedded default)' | 'PostgreSQL'): 
       '/health',
       180_000,
     );
-    const seed = JSON.parse(readFileSync(seedFile, 'utf8')) as { cookies: string[]; proposals: string[]; origin: string };
+    const seed = JSON.parse(readFileSync(seedFile, 'utf8')) as {
+      cookies: string[];
+      proposals: string[];
+      origin: string;
+    };
     let next = 0;
     const pairs = seed.cookies.length * seed.proposals.length;
     // Each request the next (member, proposal) pair: members vary fastest, so 100 members hit one proposal at a time.
@@ -127,8 +133,15 @@ async function benchVotes(backend: 'PGlite (embedded default)' | 'PostgreSQL'): 
                   }
                   return {
                     ...req,
-                    headers: { 'content-type': 'application/json', origin: seed.origin, cookie: seed.cookies[k % seed.cookies.length]! },
-                    body: JSON.stringify({ proposal_id: seed.proposals[Math.floor(k / seed.cookies.length)]!, vote: k % 3 === 0 ? 'No' : 'Yes' }),
+                    headers: {
+                      'content-type': 'application/json',
+                      origin: seed.origin,
+                      cookie: seed.cookies[k % seed.cookies.length]!,
+                    },
+                    body: JSON.stringify({
+                      proposal_id: seed.proposals[Math.floor(k / seed.cookies.length)]!,
+                      vote: k % 3 === 0 ? 'No' : 'Yes',
+                    }),
                   };
                 },
               },
@@ -136,7 +149,13 @@ async function benchVotes(backend: 'PGlite (embedded default)' | 'PostgreSQL'): 
           } as unknown as autocannon.Options,
           (err, result) =>
             err || exhausted
-              ? reject(err instanceof Error ? err : new Error(`out of (member, proposal) pairs after ${pairs}: raise PROPOSALS in bench/governance.ts`))
+              ? reject(
+                  err instanceof Error
+                    ? err
+                    : new Error(
+                        `out of (member, proposal) pairs after ${pairs}: raise PROPOSALS in bench/governance.ts`,
+                      ),
+                )
               : resolve({
                   name,
                   rps: Math.round(result.requests.average),
@@ -149,9 +168,16 @@ async function benchVotes(backend: 'PGlite (embedded default)' | 'PostgreSQL'): 
       });
     await votes('warm-up', 1);
     const rounds: LoadResult[] = [];
-    for (let round = 0; round < ROUNDS; round++) rounds.push(await votes(`POST /api/governance/vote, sessions in ${backend}`, SECONDS));
+    for (let round = 0; round < ROUNDS; round++)
+      rounds.push(await votes(`POST /api/governance/vote, sessions in ${backend}`, SECONDS));
     const r = medianOf(rounds[0]!.name, rounds);
-    return { ...loadColumns(r), target: '≥ 2,000/s, p99 < 50 ms', 'votes sent': next, 'non-2xx': r.non2xx, errors: r.errors };
+    return {
+      ...loadColumns(r),
+      target: '≥ 2,000/s, p99 < 50 ms',
+      'votes sent': next,
+      'non-2xx': r.non2xx,
+      errors: r.errors,
+    };
   } finally {
     await child?.stop();
     await database?.drop();

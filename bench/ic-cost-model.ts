@@ -35,7 +35,8 @@ export function fitAt(points: Array<[number, number]>): Fit {
   const [n2, v2] = sorted.at(-1)!;
   const [n1, v1] = sorted.at(-2) ?? sorted.at(-1)!;
   // Within 3 % (or 50,000 instructions) between the sizes: the same cost, what the store holds does not matter.
-  if (n1 === n2 || Math.abs(v2 - v1) <= Math.max(0.03 * v1, 50_000)) return { value: Math.max(v1, v2), fit: 'constant' };
+  if (n1 === n2 || Math.abs(v2 - v1) <= Math.max(0.03 * v1, 50_000))
+    return { value: Math.max(v1, v2), fit: 'constant' };
   let log = false;
   if (sorted.length >= 3) {
     const [a, va] = sorted[0]!;
@@ -45,7 +46,9 @@ export function fitAt(points: Array<[number, number]>): Fit {
     const logarithmic = va + ((vb - va) * Math.log(mid / a)) / Math.log(b / a);
     log = Math.abs(logarithmic - vm) < Math.abs(linear - vm);
   }
-  const value = log ? v2 + ((v2 - v1) * Math.log(AT / n2)) / Math.log(n2 / n1) : v2 + ((v2 - v1) * (AT - n2)) / (n2 - n1);
+  const value = log
+    ? v2 + ((v2 - v1) * Math.log(AT / n2)) / Math.log(n2 / n1)
+    : v2 + ((v2 - v1) * (AT - n2)) / (n2 - n1);
   return { value, fit: log ? 'log' : 'linear' };
 }
 
@@ -54,7 +57,10 @@ export function fitAt(points: Array<[number, number]>): Fit {
  * makes. A method another canister calls (a query too: between canisters it runs replicated and is
  * charged): its execution plus the call, which the caller pays. A query from outside: free.
  */
-export function cyclesOf(c: Pick<CostCall, 'kind' | 'how' | 'argBytes' | 'messages' | 'interCanisterCalls'>, chainInstructions: number): number {
+export function cyclesOf(
+  c: Pick<CostCall, 'kind' | 'how' | 'argBytes' | 'messages' | 'interCanisterCalls'>,
+  chainInstructions: number,
+): number {
   if (c.how === 'callee') return FEES.interCanisterCall + FEES.updateMessage + FEES.instruction * chainInstructions;
   if (c.kind === 'query') return 0;
   return (

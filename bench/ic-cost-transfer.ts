@@ -1,13 +1,27 @@
 // docs/ic-cost.md's whole-state table (decision W32): each canister's state exported page by page and
 // imported chunk by chunk (W22), fitted to 10,000 members like the method rows, priced with the same
 // fees, and held against the IC's instruction limits for a query, an update and a round's slice.
-import { AT, FEES, fitAt, millions, money, QUERY_LIMIT, SLICE_INSTRUCTIONS, UPDATE_LIMIT, usd } from './ic-cost-model.ts';
+import {
+  AT,
+  FEES,
+  fitAt,
+  millions,
+  money,
+  QUERY_LIMIT,
+  SLICE_INSTRUCTIONS,
+  UPDATE_LIMIT,
+  usd,
+} from './ic-cost-model.ts';
 import type { CostFile } from './cost-types.ts';
 import type { TransferCost } from './cost-types.ts';
 
 /** An import's cycles: each message received and executed, its bytes and its instructions; no other canister is called. */
 export function importCycles(messages: number, argBytes: number, instructions: number): number {
-  return (FEES.ingressMessage + FEES.updateMessage) * messages + FEES.ingressByte * argBytes + FEES.instruction * instructions;
+  return (
+    (FEES.ingressMessage + FEES.updateMessage) * messages +
+    FEES.ingressByte * argBytes +
+    FEES.instruction * instructions
+  );
 }
 
 /** state_export's and state_import's most entries a page or chunk (W22). */
@@ -26,10 +40,13 @@ export function transferTable(files: CostFile[]): string[] {
   const withTransfer = files.filter((f) => f.transfer && f.transfer.length > 0);
   if (withTransfer.length === 0) return [];
   const byCanister = new Map<string, Array<[number, TransferCost]>>();
-  for (const f of withTransfer) for (const t of f.transfer!) byCanister.set(t.canister, [...(byCanister.get(t.canister) ?? []), [f.members, t]]);
-  const fit = (list: Array<[number, TransferCost]>, of: (t: TransferCost) => number | string) => fitAt(list.map(([n, t]) => [n, Number(of(t))])).value;
+  for (const f of withTransfer)
+    for (const t of f.transfer!) byCanister.set(t.canister, [...(byCanister.get(t.canister) ?? []), [f.members, t]]);
+  const fit = (list: Array<[number, TransferCost]>, of: (t: TransferCost) => number | string) =>
+    fitAt(list.map(([n, t]) => [n, Number(of(t))])).value;
   // Entries, pages, messages and bytes: a line through the two largest sizes (fitAt's 50,000 is for instructions).
-  const grow = (list: Array<[number, TransferCost]>, of: (t: TransferCost) => number) => countAt(list.map(([n, t]) => [n, of(t)]));
+  const grow = (list: Array<[number, TransferCost]>, of: (t: TransferCost) => number) =>
+    countAt(list.map(([n, t]) => [n, of(t)]));
   const total = { entries: 0, pages: 0, exported: 0, messages: 0, imported: 0, cycles: 0, page: 0, chunk: 0 };
   const rows: string[] = [];
   for (const [canister, list] of [...byCanister].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -84,7 +101,9 @@ function countAt(points: Array<[number, number]>): number {
 /** The state_export (state_import) row's instructions at 10,000: the canister's largest page (chunk) as the table gives it. */
 export function pagedAt(files: CostFile[], canister: string, method: string): number | undefined {
   if (method !== 'state_export' && method !== 'state_import') return undefined;
-  const list = files.flatMap((f) => (f.transfer ?? []).filter((t) => t.canister === canister).map((t): [number, TransferCost] => [f.members, t]));
+  const list = files.flatMap((f) =>
+    (f.transfer ?? []).filter((t) => t.canister === canister).map((t): [number, TransferCost] => [f.members, t]),
+  );
   if (list.length === 0) return undefined;
   const at = largestAt(list);
   return method === 'state_export' ? at.page.value : at.chunk.value;
@@ -102,7 +121,9 @@ function largestAt(list: Array<[number, TransferCost]>) {
   let best = { page: { value: 0, perEntry: 0 }, pageStore: '', chunk: { value: 0, perEntry: 0 }, chunkStore: '' };
   let pages: number | undefined;
   for (const name of names) {
-    const points = list.flatMap(([n, t]) => (t.stores ?? []).filter((x) => x.name === name).map((x) => [n, x] as const));
+    const points = list.flatMap(([n, t]) =>
+      (t.stores ?? []).filter((x) => x.name === name).map((x) => [n, x] as const),
+    );
     const held = Math.min(PAGE_ENTRIES, Math.ceil(countAt(points.map(([n, x]) => [n, x.entries]))));
     const perEntry = (of: (x: (typeof points)[number][1]) => [string, number]) => {
       const seen = points.filter(([, x]) => of(x)[1] > 0);
@@ -114,8 +135,10 @@ function largestAt(list: Array<[number, TransferCost]>) {
     const pageHeld = page > 0 ? Math.max(1, Math.min(held, Math.floor(PAGE_BUDGET / page))) : held;
     const storeEntries = Math.ceil(countAt(points.map(([n, x]) => [n, x.entries])));
     pages = (pages ?? 0) + Math.max(1, Math.ceil(storeEntries / Math.max(1, pageHeld)));
-    if (page * pageHeld > best.page.value) best = { ...best, page: { value: page * pageHeld, perEntry: page }, pageStore: name };
-    if (chunk * held > best.chunk.value) best = { ...best, chunk: { value: chunk * held, perEntry: chunk }, chunkStore: name };
+    if (page * pageHeld > best.page.value)
+      best = { ...best, page: { value: page * pageHeld, perEntry: page }, pageStore: name };
+    if (chunk * held > best.chunk.value)
+      best = { ...best, chunk: { value: chunk * held, perEntry: chunk }, chunkStore: name };
   }
   // Files without the per-store figures: the canister's largest page and chunk as measured, fitted.
   if (names.size === 0) {

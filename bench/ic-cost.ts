@@ -7,7 +7,18 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { CostCall, CostFile } from './cost-types.ts';
 import { pagedAt, transferTable } from './ic-cost-transfer.ts';
-import { cyclesOf, EXECUTION_OVERHEAD, fitAt, type Fit, millions, money, QUERY_LIMIT, ROUND_INSTRUCTIONS, SLICE_INSTRUCTIONS, usd } from './ic-cost-model.ts';
+import {
+  cyclesOf,
+  EXECUTION_OVERHEAD,
+  fitAt,
+  type Fit,
+  millions,
+  money,
+  QUERY_LIMIT,
+  ROUND_INSTRUCTIONS,
+  SLICE_INSTRUCTIONS,
+  usd,
+} from './ic-cost-model.ts';
 
 const HOW = { real: 'real', callee: 'real, as a callee', probe: 'smallest' } as const;
 
@@ -29,7 +40,9 @@ export const HEADLINE = [
 export function costTables(files: CostFile[]): string {
   const sizes = files.map((f) => f.members);
   const byKey = new Map<string, Array<[number, CostCall]>>();
-  for (const f of files) for (const c of f.calls) byKey.set(`${c.canister} ${c.method}`, [...(byKey.get(`${c.canister} ${c.method}`) ?? []), [f.members, c]]);
+  for (const f of files)
+    for (const c of f.calls)
+      byKey.set(`${c.canister} ${c.method}`, [...(byKey.get(`${c.canister} ${c.method}`) ?? []), [f.members, c]]);
   const out: string[] = [];
   const headline: string[] = [];
   let canister = '';
@@ -46,7 +59,10 @@ export function costTables(files: CostFile[]): string {
       );
     }
     const paged = pagedAt(files, last.canister, last.method);
-    const own: Fit = paged === undefined ? fitAt(list.map(([n, c]) => [n, Number(c.instructions)])) : { value: paged, fit: 'per entry' };
+    const own: Fit =
+      paged === undefined
+        ? fitAt(list.map(([n, c]) => [n, Number(c.instructions)]))
+        : { value: paged, fit: 'per entry' };
     const chain = paged === undefined ? fitAt(list.map(([n, c]) => [n, Number(c.chainInstructions)])) : own;
     const cycles = cyclesOf(last, chain.value);
     const charged = cycles > 0;
@@ -63,7 +79,8 @@ export function costTables(files: CostFile[]): string {
       `| ${key.split(' ')[1]} | ${last.kind} | ${HOW[last.how]} → ${last.outcome.replace(/\|/g, '/')} | ${millions(own.value)} | ${own.fit} | ${last.messages > 1 ? `${millions(chain.value)} (${last.messages})` : '—'} | ${charged ? `${millions(cycles)} M` : '0'} | ${money(usd(cycles))} | ${money(usd(cycles) * 1000)} | ${perRound} |`,
     );
   }
-  const head = '| kind | called with → outcome | instructions (M) | fit | chain (M, messages) | cycles | USD a call | USD per 1,000 | a round |';
+  const head =
+    '| kind | called with → outcome | instructions (M) | fit | chain (M, messages) | cycles | USD a call | USD per 1,000 | a round |';
   return [
     `| method ${head}`,
     '| --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |',
@@ -95,7 +112,8 @@ export function mergeInto(doc: string, generated: string): string {
     if (start < 0) throw new Error(`the doc has no table for ${canister}`);
     let at = start + 1;
     while (at < lines.length && !lines[at]!.startsWith(`| ${method} |`) && !lines[at]!.startsWith('#')) at++;
-    if (at >= lines.length || !lines[at]!.startsWith(`| ${method} |`)) throw new Error(`the doc's ${canister} table has no row for ${method}`);
+    if (at >= lines.length || !lines[at]!.startsWith(`| ${method} |`))
+      throw new Error(`the doc's ${canister} table has no row for ${method}`);
     lines[at] = line;
   }
   let out = lines.join('\n');
@@ -103,7 +121,8 @@ export function mergeInto(doc: string, generated: string): string {
   if (g[0]! >= 0) {
     const block = generated.slice(g[0], g[1]! + TRANSFER_END.length);
     const d = [out.indexOf(TRANSFER_START), out.indexOf(TRANSFER_END)];
-    if (d[0]! < 0 || d[1]! < 0) throw new Error(`the doc has no ${TRANSFER_START} … ${TRANSFER_END} block for the whole-state table`);
+    if (d[0]! < 0 || d[1]! < 0)
+      throw new Error(`the doc has no ${TRANSFER_START} … ${TRANSFER_END} block for the whole-state table`);
     out = out.slice(0, d[0]) + block + out.slice(d[1]! + TRANSFER_END.length);
   }
   return out;

@@ -55,7 +55,9 @@ async function yardstick(n: number, fsync: boolean, concurrency: number): Promis
     const t0 = process.hrtime.bigint();
     for (let i = 0; i < n; i += concurrency) {
       await Promise.all(
-        Array.from({ length: Math.min(concurrency, n - i) }, (_, j) => host.update('bench', () => store.set(BigInt((i + j) % ACCOUNTS), BigInt(i + j)))),
+        Array.from({ length: Math.min(concurrency, n - i) }, (_, j) =>
+          host.update('bench', () => store.set(BigInt((i + j) % ACCOUNTS), BigInt(i + j))),
+        ),
       );
     }
     return (n / ms(t0)) * 1000;
@@ -165,7 +167,8 @@ async function benchContributions(): Promise<string> {
       });
     await load('warm-up', 1);
     const rounds: LoadResult[] = [];
-    for (let round = 0; round < ROUNDS; round++) rounds.push(await load('POST /api/campaigns/{id}/contributions (approve + transfer_from, durable)', SECONDS));
+    for (let round = 0; round < ROUNDS; round++)
+      rounds.push(await load('POST /api/campaigns/{id}/contributions (approve + transfer_from, durable)', SECONDS));
     const r = medianOf(rounds[0]!.name, rounds);
     rows.push({ ...loadColumns(r), 'requests sent': next, 'non-2xx': r.non2xx, errors: r.errors });
   } finally {

@@ -38,7 +38,14 @@ export async function startChild(
 ): Promise<Child> {
   const port = await freePort();
   // BENCH_NODE_ARGS: extra Node flags for the measured processes (e.g. --cpu-prof --cpu-prof-dir=prof).
-  const node = [process.execPath, ...nodeFlags, ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []), '--import', 'tsx', entry];
+  const node = [
+    process.execPath,
+    ...nodeFlags,
+    ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []),
+    '--import',
+    'tsx',
+    entry,
+  ];
   const [cmd, ...args] = pinning ? ['taskset', '-c', pinning.server, ...node] : node;
   const proc = spawn(cmd!, args, {
     cwd: root,
@@ -87,7 +94,14 @@ export interface LoadResult {
 
 export async function load(
   name: string,
-  opts: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; connections?: number; seconds?: number },
+  opts: {
+    url: string;
+    method?: 'GET' | 'POST';
+    headers?: Record<string, string>;
+    body?: string;
+    connections?: number;
+    seconds?: number;
+  },
 ): Promise<LoadResult> {
   const result = await autocannon({
     url: opts.url,
@@ -97,7 +111,14 @@ export async function load(
     connections: opts.connections ?? 50,
     duration: opts.seconds ?? 10,
   });
-  return { name, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  return {
+    name,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
 }
 
 /** Median of several rounds of one scenario (latencies too), with the req/s range. */
@@ -124,7 +145,13 @@ export function memoryOf(pid: number): { peakMiB: number; rssMiB: number } {
 
 /** The columns every load scenario reports; each bench adds its own comparison. */
 export function loadColumns(r: LoadResult): Record<string, string | number> {
-  return { scenario: r.name, 'req/s (median)': r.rps, 'req/s range': `${r.minRps}–${r.maxRps}`, 'p50 ms': r.p50, 'p99 ms': r.p99 };
+  return {
+    scenario: r.name,
+    'req/s (median)': r.rps,
+    'req/s range': `${r.minRps}–${r.maxRps}`,
+    'p50 ms': r.p50,
+    'p99 ms': r.p99,
+  };
 }
 
 export function table(rows: Array<Record<string, string | number>>): string {

@@ -29,5 +29,11 @@ export async function makeMember(user: UserClient, principal: string, now: bigin
   const created = ok(await user.create_account(memberAccount(principal, now)));
   ok(await user.verify_email(created.verification_token));
   ok(await user.record_kyc(principal, true));
-  ok(await user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) }));
+  ok(
+    await user.upgrade_membership_to_active({
+      principal,
+      kyc_proof: new Uint8Array([1]),
+      payment_proof: new Uint8Array([2]),
+    }),
+  );
 }

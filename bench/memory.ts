@@ -38,7 +38,8 @@ async function idleOnceUp(
     } catch {
       // not up yet
     }
-    if (i > tries || proc.exitCode !== null) throw new Error(`${what} did not come up within ${(tries * everyMs) / 1000} s`);
+    if (i > tries || proc.exitCode !== null)
+      throw new Error(`${what} did not come up within ${(tries * everyMs) / 1000} s`);
     await sleep(everyMs);
   }
   await sleep(IDLE_MS);
@@ -63,7 +64,13 @@ async function npmStart(entry: string, dataDir: string): Promise<{ rssMiB: numbe
     stdio: ['ignore', 'ignore', 'ignore'],
   });
   try {
-    return await idleOnceUp(proc, [`http://127.0.0.1:${gateway}/health`, `http://127.0.0.1:${bridge}/health`], 'npm start', 1200, 100);
+    return await idleOnceUp(
+      proc,
+      [`http://127.0.0.1:${gateway}/health`, `http://127.0.0.1:${bridge}/health`],
+      'npm start',
+      1200,
+      100,
+    );
   } finally {
     proc.kill('SIGTERM');
     await new Promise((r) => proc.once('exit', r));
@@ -111,7 +118,13 @@ async function idleSlope(entry: string, dataDir: string, probeFile: string): Pro
   });
   const rss: Array<[number, number]> = [];
   try {
-    await idleOnceUp(proc, [`http://127.0.0.1:${gateway}/health`, `http://127.0.0.1:${bridge}/health`], 'npm start (idle slope)', 1200, 100);
+    await idleOnceUp(
+      proc,
+      [`http://127.0.0.1:${gateway}/health`, `http://127.0.0.1:${bridge}/health`],
+      'npm start (idle slope)',
+      1200,
+      100,
+    );
     const t0 = Date.now();
     for (;;) {
       const minutes = (Date.now() - t0) / 60_000;
@@ -129,7 +142,8 @@ async function idleSlope(entry: string, dataDir: string, probeFile: string): Pro
     .split('\n')
     .map((l) => JSON.parse(l) as { t: number; heapUsed: number; heapTotal: number; external: number });
   const p0 = probes[0]!.t;
-  const series = (f: (p: (typeof probes)[number]) => number): Array<[number, number]> => probes.map((p) => [(p.t - p0) / 60_000, mib(f(p))]);
+  const series = (f: (p: (typeof probes)[number]) => number): Array<[number, number]> =>
+    probes.map((p) => [(p.t - p0) / 60_000, mib(f(p))]);
   const half = (pts: Array<[number, number]>) => pts.filter(([m]) => m >= SLOPE_MINUTES / 2);
   const row = (what: string, pts: Array<[number, number]>) => ({
     what,
@@ -159,7 +173,11 @@ async function idleSlope(entry: string, dataDir: string, probeFile: string): Pro
   };
 }
 
-async function idle(entry: string, flags: readonly string[], health = '/'): Promise<{ rssMiB: number; peakMiB: number; body: string }> {
+async function idle(
+  entry: string,
+  flags: readonly string[],
+  health = '/',
+): Promise<{ rssMiB: number; peakMiB: number; body: string }> {
   const child = await startChild(entry, {}, health, 60_000, flags);
   try {
     await sleep(IDLE_MS);
@@ -174,7 +192,10 @@ async function idle(entry: string, flags: readonly string[], health = '/'): Prom
 async function idlePlain(): Promise<{ rssMiB: number; peakMiB: number }> {
   const port = await freePort();
   const code = "require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.env.PORT), '127.0.0.1')";
-  const proc = spawn(process.execPath, [...START_FLAGS, '-e', code], { env: { PATH: process.env.PATH, PORT: String(port) }, stdio: 'ignore' });
+  const proc = spawn(process.execPath, [...START_FLAGS, '-e', code], {
+    env: { PATH: process.env.PATH, PORT: String(port) },
+    stdio: 'ignore',
+  });
   try {
     return await idleOnceUp(proc, [`http://127.0.0.1:${port}/`], 'the plain node:http server', 200, 50);
   } finally {
@@ -199,10 +220,30 @@ export async function benchMemory(): Promise<string> {
   const pglite = await idle('bench/pglite-idle.ts', START_FLAGS);
   const flags = START_FLAGS.length > 0 ? ` (\`${START_FLAGS.join(' ')}\`)` : '';
   const rows = [
-    { process: `\`npm start\`${flags} on a new data directory, idle`, 'RSS MiB': first.rssMiB, 'peak MiB': first.peakMiB, target: '≤ 250' },
-    { process: '`npm start` again on that data (a restart), idle', 'RSS MiB': again.rssMiB, 'peak MiB': again.peakMiB, target: '≤ 250' },
-    { process: 'bare node:http server, plain node (yardstick)', 'RSS MiB': plain.rssMiB, 'peak MiB': plain.peakMiB, target: '' },
-    { process: 'bare node:http server through tsx (yardstick)', 'RSS MiB': bare.rssMiB, 'peak MiB': bare.peakMiB, target: '' },
+    {
+      process: `\`npm start\`${flags} on a new data directory, idle`,
+      'RSS MiB': first.rssMiB,
+      'peak MiB': first.peakMiB,
+      target: '≤ 250',
+    },
+    {
+      process: '`npm start` again on that data (a restart), idle',
+      'RSS MiB': again.rssMiB,
+      'peak MiB': again.peakMiB,
+      target: '≤ 250',
+    },
+    {
+      process: 'bare node:http server, plain node (yardstick)',
+      'RSS MiB': plain.rssMiB,
+      'peak MiB': plain.peakMiB,
+      target: '',
+    },
+    {
+      process: 'bare node:http server through tsx (yardstick)',
+      'RSS MiB': bare.rssMiB,
+      'peak MiB': bare.peakMiB,
+      target: '',
+    },
     {
       process: `PGlite alone, opened as the bridge opens it, through tsx (its settings: ${pglite.body})`,
       'RSS MiB': pglite.rssMiB,

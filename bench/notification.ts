@@ -31,7 +31,12 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const BRANDS = { BRAND_DAO_DOMAIN: 'domdao.example.org', BRAND_PRODUCT_DOMAIN: 'domapp.example.org' };
 
 function body(type: keyof typeof templates, data?: Record<string, unknown>) {
-  return JSON.stringify({ type, to: 'ada@example.com', domain: BRANDS.BRAND_DAO_DOMAIN, data: data ?? templates[type].example });
+  return JSON.stringify({
+    type,
+    to: 'ada@example.com',
+    domain: BRANDS.BRAND_DAO_DOMAIN,
+    data: data ?? templates[type].example,
+  });
 }
 
 function digest50() {
@@ -47,7 +52,11 @@ function digest50() {
 
 export async function benchNotification(): Promise<string> {
   const env = { SERVICE_TOKEN: TOKEN, NODE_ENV: 'production', LOG_LEVEL: 'info', ...BRANDS };
-  const bodies = { welcome: body('welcome'), 'notification-digest (50 items)': digest50(), 'event-reminder': body('event-reminder') };
+  const bodies = {
+    welcome: body('welcome'),
+    'notification-digest (50 items)': digest50(),
+    'event-reminder': body('event-reminder'),
+  };
   const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
   const results: LoadResult[] = [];
 
@@ -61,7 +70,8 @@ export async function benchNotification(): Promise<string> {
   const BATCHED = 'bare node:http, answers written per turn as D48';
   // Decision D46: each template is also measured against the bare server reading that template's own
   // body (the kernel's and node:http's work for 14.7 KB is no part of the service's overhead).
-  const bareFor = (name: string) => (name === 'welcome' ? 'bare node:http (ceiling)' : `bare node:http, ${name}'s body`);
+  const bareFor = (name: string) =>
+    name === 'welcome' ? 'bare node:http (ceiling)' : `bare node:http, ${name}'s body`;
   // Name, the process that serves it (its CPU is read), URL, body.
   type Scenario = [string, Child, string, string];
   const scenarios: Scenario[] = [
@@ -84,7 +94,10 @@ export async function benchNotification(): Promise<string> {
       const cpuBefore = cpuSeconds(pid);
       const r = await load(name, { url, method: 'POST', headers, body: b, seconds: SECONDS });
       rounds.set(name, [...(rounds.get(name) ?? []), r]);
-      cpuPerRequest.set(name, [...(cpuPerRequest.get(name) ?? []), ((cpuSeconds(pid) - cpuBefore) * 1e6) / Math.max(1, r.rps * SECONDS)]);
+      cpuPerRequest.set(name, [
+        ...(cpuPerRequest.get(name) ?? []),
+        ((cpuSeconds(pid) - cpuBefore) * 1e6) / Math.max(1, r.rps * SECONDS),
+      ]);
     }
   }
   const cpuMedian = (name: string) => [...cpuPerRequest.get(name)!].sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]!;
@@ -148,7 +161,8 @@ export async function benchNotification(): Promise<string> {
       'non-2xx': r.non2xx + r.errors,
       'server CPU µs/req (median)': Math.round(cpuMedian(r.name)),
       'bare CPU ÷ this CPU': pct(cpuRatio(r)),
-      'vs bare, same body (req/s; CPU)': same && same !== ceiling ? `${pct(ratio(r, same))}; ${pct(cpuRatio(r, same))}` : '',
+      'vs bare, same body (req/s; CPU)':
+        same && same !== ceiling ? `${pct(ratio(r, same))}; ${pct(cpuRatio(r, same))}` : '',
     };
   });
   return [
@@ -218,7 +232,11 @@ function stageBreakdown(bodies: Record<string, string>) {
   const { logger } = createLogger('info', 'notification', '0', { write: () => true });
   // As the front door logs a send (D45): from the service's logger and the request id, no child made.
   const requestId = '6f1c1b7e-2f0a-4c1e-9a55-0c7f1d2f9e11';
-  const sendLog = { id: requestId, parentLog: logger, log: logger.child({ request_id: requestId }) as unknown as FastifyBaseLogger };
+  const sendLog = {
+    id: requestId,
+    parentLog: logger,
+    log: logger.child({ request_id: requestId }) as unknown as FastifyBaseLogger,
+  };
   const parse = (b: Buffer) => {
     let value: unknown;
     parseJsonBody(undefined, b, (_e, v) => (value = v));
@@ -241,7 +259,8 @@ function stageBreakdown(bodies: Record<string, string>) {
       return [layoutHtml(content, e.brand), layoutText(content, e.brand)];
     };
     // Each stage alone on the same input (compose fills defaults in place once; the data stays valid).
-    const mid = (f: () => unknown) => [...Array(ROUNDS)].map(() => cpuMicros(f, 20000)).sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]!;
+    const mid = (f: () => unknown) =>
+      [...Array(ROUNDS)].map(() => cpuMicros(f, 20000)).sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]!;
     const jsonParse = mid(() => JSON.parse(text));
     const parsed = mid(() => parse(bytes));
     const body = parse(bytes);
@@ -249,7 +268,16 @@ function stageBreakdown(bodies: Record<string, string>) {
     const withCompose = mid(() => composer.compose(e, now));
     const render = mid(renderOnly);
     const logLine = mid(() => logSent(sendLog, true, 'stub_6f1c1b7e-2f0a-4c1e-9a55-0c7f1d2f9e11', composed.message));
-    return { name, bytes: bytes.length, jsonParse, parse: parsed, envelope: withEnvelope, check: withCompose - render, render, log: logLine };
+    return {
+      name,
+      bytes: bytes.length,
+      jsonParse,
+      parse: parsed,
+      envelope: withEnvelope,
+      check: withCompose - render,
+      render,
+      log: logLine,
+    };
   });
 }
 
@@ -321,7 +349,9 @@ function cpuMicros(fn: () => unknown, calls: number): number {
   return (used.user + used.system) / calls;
 }
 
-export async function renderYardstick(rounds = ROUNDS): Promise<{ ours: number[]; mjml: number[]; htmlBytes: { ours: number; mjml: number } }> {
+export async function renderYardstick(
+  rounds = ROUNDS,
+): Promise<{ ours: number[]; mjml: number[]; htmlBytes: { ours: number; mjml: number } }> {
   const require = createRequire(import.meta.url);
   const mjml2html = require('mjml') as (mjml: string, options: object) => { html: string; errors: unknown[] };
   const Handlebars = (await import('handlebars')).default;
@@ -388,7 +418,11 @@ export async function renderYardstick(rounds = ROUNDS): Promise<{ ours: number[]
     const t = text(view);
     return [h, t, Buffer.byteLength(h) + Buffer.byteLength(t)] as const;
   };
-  const result = { ours: [] as number[], mjml: [] as number[], htmlBytes: { ours: Buffer.byteLength(ours()[0]), mjml: Buffer.byteLength(mjml()[0]) } };
+  const result = {
+    ours: [] as number[],
+    mjml: [] as number[],
+    htmlBytes: { ours: Buffer.byteLength(ours()[0]), mjml: Buffer.byteLength(mjml()[0]) },
+  };
   for (let r = 0; r < rounds; r++) {
     result.ours.push(cpuMicros(ours, 3000));
     result.mjml.push(cpuMicros(mjml, 3000));

@@ -25,9 +25,17 @@ declare module 'express-session' {
 app.get('/health', (_req, res) => void res.json({ status: 'ok' }));
 app.post('/auth/login', (req, res) => {
   req.session.regenerate(() => {
-    req.session.user = { user_id: '6b0f1f3e-2f4e-4c1e-9b7a-1d2e3f4a5b6c', email: String(req.body?.email ?? 'ada@example.org'), roles: ['member'] };
+    req.session.user = {
+      user_id: '6b0f1f3e-2f4e-4c1e-9b7a-1d2e3f4a5b6c',
+      email: String(req.body?.email ?? 'ada@example.org'),
+      roles: ['member'],
+    };
     res.json({ authenticated: true, ...req.session.user });
   });
 });
-app.get('/auth/session', (req, res) => void res.json(req.session.user ? { authenticated: true, ...req.session.user } : { authenticated: false }));
+app.get(
+  '/auth/session',
+  (req, res) =>
+    void res.json(req.session.user ? { authenticated: true, ...req.session.user } : { authenticated: false }),
+);
 app.listen(Number(process.env.PORT ?? 3300), process.env.HOST ?? '127.0.0.1');

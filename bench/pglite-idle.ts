@@ -13,6 +13,11 @@ const settings = await sql<{
   name: string;
   setting: string;
   unit: string | null;
-}>`select name, setting, unit from pg_settings where name in ('shared_buffers', 'wal_buffers', 'temp_buffers', 'server_version')`.execute(db);
+}>`select name, setting, unit from pg_settings where name in ('shared_buffers', 'wal_buffers', 'temp_buffers', 'server_version')`.execute(
+  db,
+);
 const body = JSON.stringify(Object.fromEntries(settings.rows.map((r) => [r.name, `${r.setting}${r.unit ?? ''}`])));
-createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body)).listen(Number(process.env.PORT), process.env.HOST);
+createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body)).listen(
+  Number(process.env.PORT),
+  process.env.HOST,
+);

@@ -1,5 +1,5 @@
-// The price oracle benchmark (decision O12): GET /api/price/dom-usd req/s and p99 at 50 connections (a memory read; target
-// at least 50 % of a bare node:http server answering the same body, in the same run).
+// The price oracle benchmark (decision O12): GET /api/price/dom-usd req/s and p99 at 50 connections (a memory read;
+// target at least 50 % of a bare node:http server answering the same body, in the same run).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +33,8 @@ export async function benchPrice(): Promise<string> {
     for (const [, url] of scenarios) await load('warm-up', { url, seconds: 2 });
     const rounds = new Map<string, LoadResult[]>();
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [name, url] of scenarios) rounds.set(name, [...(rounds.get(name) ?? []), await load(name, { url, seconds: SECONDS })]);
+      for (const [name, url] of scenarios)
+        rounds.set(name, [...(rounds.get(name) ?? []), await load(name, { url, seconds: SECONDS })]);
     }
     const results = scenarios.map(([name]) => medianOf(name, rounds.get(name)!));
     const bareRps = results[1]!.rps;

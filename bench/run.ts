@@ -30,7 +30,9 @@ const benches: Record<string, () => Promise<string>> = {
 };
 const wanted = process.argv.slice(2);
 const names = wanted.length > 0 ? wanted : Object.keys(benches);
-console.log(`# Benchmarks (${new Date().toISOString()}, Node ${process.version}, ${(await import('node:os')).cpus().length} CPUs)\n`);
+console.log(
+  `# Benchmarks (${new Date().toISOString()}, Node ${process.version}, ${(await import('node:os')).cpus().length} CPUs)\n`,
+);
 for (const name of names) {
   const run = benches[name];
   if (!run) {

@@ -12,7 +12,13 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { icClientsFromEnv } from '@domdao/canisters/ic';
 import { freshPostgres } from '../services/bridge/test/harness.ts';
-import { clusterSecrets, CLUSTER_ORIGIN, signUp, startBridgeProcess, type BridgeProcess } from '../services/bridge/test/bridge-cluster.ts';
+import {
+  clusterSecrets,
+  CLUSTER_ORIGIN,
+  signUp,
+  startBridgeProcess,
+  type BridgeProcess,
+} from '../services/bridge/test/bridge-cluster.ts';
 import { redisUrlForTests, uniquePrefix } from '@domdao/test-helpers';
 import { freePort, medianOf, pinning, root, table, loadColumns, type LoadResult } from './lib.ts';
 
@@ -103,7 +109,11 @@ export async function benchSeveralBridges(): Promise<string> {
     // EmergencyAction opens at once, with the members above in its snapshot.
     const proposals: string[] = [];
     for (let i = 0; i < PROPOSALS; i++) {
-      const r = await registrar.clients.governance.create_proposal({ title: `Bench ${i}`, body: 'b', category: 'EmergencyAction' });
+      const r = await registrar.clients.governance.create_proposal({
+        title: `Bench ${i}`,
+        body: 'b',
+        category: 'EmergencyAction',
+      });
       if (!('Ok' in r)) throw new Error(`create_proposal: ${Object.keys(r.Err).join()}`);
       proposals.push(String(r.Ok));
     }
@@ -124,7 +134,11 @@ export async function benchSeveralBridges(): Promise<string> {
                   const k = next++ % pairs;
                   return {
                     ...req,
-                    headers: { 'content-type': 'application/json', origin: CLUSTER_ORIGIN, cookie: cookies[k % MEMBERS]! },
+                    headers: {
+                      'content-type': 'application/json',
+                      origin: CLUSTER_ORIGIN,
+                      cookie: cookies[k % MEMBERS]!,
+                    },
                     body: JSON.stringify({ proposal_id: proposals[Math.floor(k / MEMBERS)]!, vote: 'Yes' }),
                   };
                 },
@@ -148,7 +162,8 @@ export async function benchSeveralBridges(): Promise<string> {
           errors: results.reduce((s, r) => s + r.errors, 0),
         });
       }
-    if (next > pairs) throw new Error(`out of (member, proposal) pairs after ${pairs}: raise PROPOSALS in bench/several-bridges.ts`);
+    if (next > pairs)
+      throw new Error(`out of (member, proposal) pairs after ${pairs}: raise PROPOSALS in bench/several-bridges.ts`);
     const one = medianOf(rounds.one[0]!.name, rounds.one);
     const two = medianOf(rounds.two[0]!.name, rounds.two);
     const rows = [one, two].map((r) => ({

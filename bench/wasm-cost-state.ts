@@ -19,17 +19,27 @@ export const TRANSFER_METHODS = ['state_status', 'state_export', 'state_import']
 type Reply = { reply: Uint8Array } | object;
 
 /** A message and what it counted on the replica, its own message found by canister, method and kind. */
-async function metered(replica: WasmReplica, id: string, kind: 'query' | 'update', caller: string, method: string, arg: Uint8Array) {
+async function metered(
+  replica: WasmReplica,
+  id: string,
+  kind: 'query' | 'update',
+  caller: string,
+  method: string,
+  arg: Uint8Array,
+) {
   const from = replica.counts.length;
-  const r: Reply = kind === 'query' ? await replica.query(caller, id, method, arg) : await replica.update(caller, id, method, arg);
+  const r: Reply =
+    kind === 'query' ? await replica.query(caller, id, method, arg) : await replica.update(caller, id, method, arg);
   const chain = replica.counts.slice(from);
   const own = chain.find((c) => c.canister === id && c.method === method && c.kind === kind);
   if (!('reply' in r)) throw new Error(`${method} on ${id} was rejected: ${JSON.stringify(r).slice(0, 200)}`);
   return { reply: r.reply, own: own?.instructions ?? 0n, chain };
 }
 
-const decoded = <T>(method: keyof typeof TRANSFER, reply: Uint8Array): T => IDL.decode([TRANSFER[method].ret], reply)[0] as T;
-const encoded = (method: keyof typeof TRANSFER, args: unknown[]) => new Uint8Array(IDL.encode(TRANSFER[method].args, args));
+const decoded = <T>(method: keyof typeof TRANSFER, reply: Uint8Array): T =>
+  IDL.decode([TRANSFER[method].ret], reply)[0] as T;
+const encoded = (method: keyof typeof TRANSFER, args: unknown[]) =>
+  new Uint8Array(IDL.encode(TRANSFER[method].args, args));
 const okOf = <T>(what: string, r: { Ok: T } | { Err: string }): T => {
   if ('Err' in r) throw new Error(`${what}: ${r.Err}`);
   return r.Ok;
@@ -43,7 +53,14 @@ export async function transferSurvey(
   const calls: CostCall[] = [];
   replica.metering = true;
   // A transfer method calls no other canister: its chain is its own message.
-  const row = (canister: CanisterName, method: string, kind: CostCall['kind'], outcome: string, argBytes: number, own: bigint) =>
+  const row = (
+    canister: CanisterName,
+    method: string,
+    kind: CostCall['kind'],
+    outcome: string,
+    argBytes: number,
+    own: bigint,
+  ) =>
     calls.push({
       canister,
       method,
@@ -58,8 +75,16 @@ export async function transferSurvey(
     });
 
   if (o.want('refresh_price')) {
-    // G51: the campaign's timer, governance or an admin; an admin here. It reads governance's price and the ledger's fee.
-    const r = await metered(replica, d.ids.campaign, 'update', o.admin, 'refresh_price', new Uint8Array(IDL.encode([], [])));
+    // G51: the campaign's timer, governance or an admin; an admin here. It reads governance's price and the ledger's
+    // fee.
+    const r = await metered(
+      replica,
+      d.ids.campaign,
+      'update',
+      o.admin,
+      'refresh_price',
+      new Uint8Array(IDL.encode([], [])),
+    );
     const chain = r.chain.map((c) => c.instructions);
     const callees = r.chain.filter((c) => c.kind === 'update' || c.kind === 'query').length - 1;
     const [value] = IDL.decode([METHOD_TABLES.campaign.refresh_price!.ret], r.reply) as [object];
@@ -86,8 +111,12 @@ export async function transferSurvey(
   for (const canister of CANISTERS) {
     const id = d.ids[canister];
     const s = await metered(replica, id, 'query', d.controller, 'state_status', encoded('state_status', []));
-    const status = decoded<{ version: string; stores: Array<{ name: string; count: bigint }> }>('state_status', s.reply);
-    if (o.want('state_status')) row(canister, 'state_status', 'query', 'Ok, by the controller', encoded('state_status', []).length + 12, s.own);
+    const status = decoded<{ version: string; stores: Array<{ name: string; count: bigint }> }>(
+      'state_status',
+      s.reply,
+    );
+    if (o.want('state_status'))
+      row(canister, 'state_status', 'query', 'Ok, by the controller', encoded('state_status', []).length + 12, s.own);
     const t: TransferCost = {
       canister,
       entries: 0,
@@ -109,7 +138,14 @@ export async function transferSurvey(
     t.stores = [];
     for (const { name } of status.stores) {
       const entries: EntryText[] = [];
-      const mine = { name, entries: 0, largestPage: '0', largestPageEntries: 0, largestChunk: '0', largestChunkEntries: 0 };
+      const mine = {
+        name,
+        entries: 0,
+        largestPage: '0',
+        largestPageEntries: 0,
+        largestChunk: '0',
+        largestChunkEntries: 0,
+      };
       t.stores.push(mine);
       let after: [] | [string] = [];
       do {
@@ -125,7 +161,8 @@ export async function transferSurvey(
         t.exportBytes += p.reply.length;
         total += p.own;
         if (p.own > largest) [largest, largestArg, t.largestPageEntries] = [p.own, arg.length, page.entries.length];
-        if (p.own > BigInt(mine.largestPage)) [mine.largestPage, mine.largestPageEntries] = [String(p.own), page.entries.length];
+        if (p.own > BigInt(mine.largestPage))
+          [mine.largestPage, mine.largestPageEntries] = [String(p.own), page.entries.length];
       } while (after.length > 0);
       stores[name] = entries;
       mine.entries = entries.length;
@@ -134,7 +171,15 @@ export async function transferSurvey(
     t.exportInstructions = String(total);
     t.largestPage = String(largest);
     exported[canister] = { version: status.version, stores };
-    if (o.want('state_export')) row(canister, 'state_export', 'query', 'Ok, by the controller: the largest page (whole state below)', largestArg + 12, largest);
+    if (o.want('state_export'))
+      row(
+        canister,
+        'state_export',
+        'query',
+        'Ok, by the controller: the largest page (whole state below)',
+        largestArg + 12,
+        largest,
+      );
     transfer.push(t);
   }
 
@@ -146,7 +191,8 @@ export async function transferSurvey(
     const id = target.ids[t.canister];
     const state = exported[t.canister];
     const steps: unknown[] = [{ Begin: manifestOf(state) }];
-    for (const [store, entries] of Object.entries(state.stores)) for (const chunk of chunksOf(entries)) steps.push({ Chunk: { store, entries: chunk } });
+    for (const [store, entries] of Object.entries(state.stores))
+      for (const chunk of chunksOf(entries)) steps.push({ Chunk: { store, entries: chunk } });
     steps.push({ Seal: null });
     let total = 0n;
     let largest = 0n;
@@ -159,15 +205,27 @@ export async function transferSurvey(
       t.importArgBytes += arg.length + 'state_import'.length;
       const chunkOf = (step as { Chunk?: { store: string; entries: unknown[] } }).Chunk;
       const mine = chunkOf && t.stores?.find((x) => x.name === chunkOf.store);
-      if (chunkOf && mine && r.own > BigInt(mine.largestChunk)) [mine.largestChunk, mine.largestChunkEntries] = [String(r.own), chunkOf.entries.length];
+      if (chunkOf && mine && r.own > BigInt(mine.largestChunk))
+        [mine.largestChunk, mine.largestChunkEntries] = [String(r.own), chunkOf.entries.length];
       if ('Chunk' in (step as object) && r.own > largest)
-        [largest, largestArg, t.largestChunkEntries] = [r.own, arg.length, (step as { Chunk: { entries: unknown[] } }).Chunk.entries.length];
+        [largest, largestArg, t.largestChunkEntries] = [
+          r.own,
+          arg.length,
+          (step as { Chunk: { entries: unknown[] } }).Chunk.entries.length,
+        ];
     }
     t.importMessages = steps.length;
     t.importInstructions = String(total);
     t.largestChunk = String(largest);
     if (o.want('state_import'))
-      row(t.canister, 'state_import', 'update', 'Ok, by the controller into a fresh set: the largest chunk (whole state below)', largestArg + 12, largest);
+      row(
+        t.canister,
+        'state_import',
+        'update',
+        'Ok, by the controller into a fresh set: the largest chunk (whole state below)',
+        largestArg + 12,
+        largest,
+      );
   }
   return { calls, transfer };
 }

@@ -77,7 +77,11 @@ class Smallest extends IDL.Visitor<null, unknown> {
   }
 }
 
-const outcomeOf = (canister: CanisterName, method: string, r: { reply: Uint8Array } | { reject: unknown } | object): string => {
+const outcomeOf = (
+  canister: CanisterName,
+  method: string,
+  r: { reply: Uint8Array } | { reject: unknown } | object,
+): string => {
   if (!('reply' in r)) return `reject: ${JSON.stringify((r as { message?: string }).message ?? r).slice(0, 80)}`;
   const [value] = IDL.decode([METHOD_TABLES[canister][method]!.ret], r.reply);
   if (value && typeof value === 'object' && !Array.isArray(value)) {
@@ -111,10 +115,19 @@ export async function costSurvey(
   const idOf = (c: CanisterName) => d.ids[c];
   const canisterOf = (id: string) => (Object.entries(d.ids).find(([, x]) => x === id)?.[0] ?? id) as CanisterName;
   replica.metering = true;
-  const call = async (caller: string, canister: CanisterName, method: string, arg: Uint8Array, how: CostCall['how']) => {
+  const call = async (
+    caller: string,
+    canister: CanisterName,
+    method: string,
+    arg: Uint8Array,
+    how: CostCall['how'],
+  ) => {
     const spec = METHOD_TABLES[canister][method]!;
     const from = replica.counts.length;
-    const r = spec.kind === 'query' ? await replica.query(caller, idOf(canister), method, arg) : await replica.update(caller, idOf(canister), method, arg);
+    const r =
+      spec.kind === 'query'
+        ? await replica.query(caller, idOf(canister), method, arg)
+        : await replica.update(caller, idOf(canister), method, arg);
     const chain = replica.counts.slice(from);
     const own = chain.find((c) => canisterOf(c.canister) === canister && c.method === method && c.kind === spec.kind);
     if (how === 'real')
@@ -173,7 +186,12 @@ export async function costSurvey(
       );
       await call(o.admin, canister, method, arg, 'probe');
     }
-  const file: CostFile = { members: o.members.length, votes: o.votes, calls, ...(added.transfer.length > 0 && { transfer: added.transfer }) };
+  const file: CostFile = {
+    members: o.members.length,
+    votes: o.votes,
+    calls,
+    ...(added.transfer.length > 0 && { transfer: added.transfer }),
+  };
   writeFileSync(o.file, JSON.stringify(file, null, 1) + '\n');
   return `Cost survey (decision W21): ${calls.length} methods called once each at ${o.members.length} members, written to ${o.file}.`;
 
@@ -183,18 +201,29 @@ export async function costSurvey(
     const other = o.members[0]!;
     const joiner = principalFromSeed('wasm-cost-joiner');
     const created = await real(o.bridge, 'user', 'create_account', [memberAccount(joiner, replica.time)]);
-    const [account] = IDL.decode([METHOD_TABLES.user.create_account!.ret], created!) as [{ Ok: { verification_token: string } }];
+    const [account] = IDL.decode([METHOD_TABLES.user.create_account!.ret], created!) as [
+      { Ok: { verification_token: string } },
+    ];
     await real(o.bridge, 'user', 'verify_email', [account.Ok.verification_token]);
     await real(o.bridge, 'user', 'record_kyc', [joiner, true]);
-    await real(o.bridge, 'user', 'upgrade_membership_to_active', [{ principal: joiner, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) }]);
+    await real(o.bridge, 'user', 'upgrade_membership_to_active', [
+      { principal: joiner, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) },
+    ]);
     await real(m, 'ledger', 'icrc1_transfer', [{ to: { owner: other }, amount: E8S }]);
     await real(m, 'ledger', 'icrc2_approve', [{ spender: { owner: d.ids.campaign }, amount: 10n * E8S }]);
     const campaign = await real(m, 'campaign', 'create_campaign', [
-      { title: 'Cost', description: 'The survey', goal: { DomTokens: 100n * E8S }, deadline: replica.time + 7n * 24n * HOUR },
+      {
+        title: 'Cost',
+        description: 'The survey',
+        goal: { DomTokens: 100n * E8S },
+        deadline: replica.time + 7n * 24n * HOUR,
+      },
     ]);
     const [campaignId] = IDL.decode([METHOD_TABLES.campaign.create_campaign!.ret], campaign!) as [{ Ok: string }];
     await real(m, 'campaign', 'contribute', [campaignId.Ok, { Dom: E8S }]);
-    const proposal = await real(o.bridge, 'governance', 'create_proposal', [{ title: 'Cost', body: 'The survey', category: 'General' }]);
+    const proposal = await real(o.bridge, 'governance', 'create_proposal', [
+      { title: 'Cost', body: 'The survey', category: 'General' },
+    ]);
     const [proposalId] = IDL.decode([METHOD_TABLES.governance.create_proposal!.ret], proposal!) as [{ Ok: bigint }];
     replica.time += HOUR;
     await replica.tick();

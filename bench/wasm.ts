@@ -27,7 +27,8 @@ const ONLY = process.env.BENCH_WASM_COST_ONLY?.split(',')
   .map((m) => m.trim())
   .filter(Boolean);
 const progress = (what: string, i: number, n: number, t0: number) => {
-  if (i > 0 && i % 1000 === 0) console.error(`bench wasm: ${what} ${i}/${n} (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+  if (i > 0 && i % 1000 === 0)
+    console.error(`bench wasm: ${what} ${i}/${n} (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
 };
 const HOUR = 3_600_000_000_000n;
 const billions = (n: bigint) => (Number(n) / 1e9).toFixed(3);
@@ -42,8 +43,15 @@ export async function benchWasm(): Promise<string> {
   const started = Date.now();
   // For the cost survey the first and the last member hold 100 DOM. Not every member: the ledger's init
   // costs about 100 M instructions a balance and traps past about 2,900 (the 300 B install limit).
-  const initialBalances = COST ? [0, MEMBERS - 1].map((i) => [principalFromSeed(`wasm-bench-${i}`), 100n * E8S] as [string, bigint]) : undefined;
-  const options = { admins: [admin], registrars: [bridge], controller: principalFromSeed('controller'), initialBalances };
+  const initialBalances = COST
+    ? [0, MEMBERS - 1].map((i) => [principalFromSeed(`wasm-bench-${i}`), 100n * E8S] as [string, bigint])
+    : undefined;
+  const options = {
+    admins: [admin],
+    registrars: [bridge],
+    controller: principalFromSeed('controller'),
+    initialBalances,
+  };
   const d = await deployWasm(options, replica);
   const b = d.as(bridge);
   const members: string[] = [];
@@ -57,7 +65,9 @@ export async function benchWasm(): Promise<string> {
     await makeMember(b.user, principal, replica.time);
     members.push(principal);
   }
-  const proposal = ok(await b.governance.create_proposal({ title: 'Bench', body: 'One vote per member', category: 'General' }));
+  const proposal = ok(
+    await b.governance.create_proposal({ title: 'Bench', body: 'One vote per member', category: 'General' }),
+  );
   replica.time += HOUR;
   await replica.tick();
 
@@ -69,14 +79,24 @@ export async function benchWasm(): Promise<string> {
     await replica.upgrade(d.ids.governance, d.initArg('governance'), d.controller);
     const from = replica.counts.length;
     const middle = [...members.slice(0, voted)].sort()[Math.floor(voted / 2)]!;
-    await replica.query(admin, d.ids.governance, 'list_votes_page', encodeArgs(METHOD_TABLES.governance, 'list_votes_page', [proposal, middle, 40]));
+    await replica.query(
+      admin,
+      d.ids.governance,
+      'list_votes_page',
+      encodeArgs(METHOD_TABLES.governance, 'list_votes_page', [proposal, middle, 40]),
+    );
     const again = await d.as(members[0]!).governance.cast_vote(proposal, 'Yes');
     if (!('Err' in again)) throw new Error('a repeated vote was accepted');
     // list_votes costs ≈ 16–19 million instructions a vote: past LIST_VOTES_MAX it is beyond the query
     // limit (V25: list_votes_page is the way), and metering 200 billion instructions takes minutes.
     const listed =
       voted <= LIST_VOTES_MAX
-        ? await replica.query(admin, d.ids.governance, 'list_votes', encodeArgs(METHOD_TABLES.governance, 'list_votes', [proposal]))
+        ? await replica.query(
+            admin,
+            d.ids.governance,
+            'list_votes',
+            encodeArgs(METHOD_TABLES.governance, 'list_votes', [proposal]),
+          )
         : undefined;
     const mine = replica.counts.slice(from);
     const of = (method: string) => mine.find((c) => c.method === method)?.instructions;
@@ -118,7 +138,8 @@ export async function benchWasm(): Promise<string> {
   for (let from = replica.counts.length; steps < 60; steps++, from = replica.counts.length) {
     replica.time += 60n * 1_000_000_000n;
     await replica.tick();
-    if (!replica.counts.slice(from).some((c) => c.canister === d.ids.governance && c.instructions > 1_000_000_000n)) break;
+    if (!replica.counts.slice(from).some((c) => c.canister === d.ids.governance && c.instructions > 1_000_000_000n))
+      break;
   }
   const closingMessages = replica.counts.slice(closingFrom).filter((c) => c.canister === d.ids.governance);
   const closing = closingMessages.reduce((m, c) => (c.instructions > m ? c.instructions : m), 0n);
@@ -146,7 +167,17 @@ export async function benchWasm(): Promise<string> {
     };
   });
   const fresh = () => deployWasm(options, new WasmReplica({ limits }));
-  const survey = COST ? await costSurvey(d, replica, { admin, bridge, members, votes: MEMBERS, file: COST, fresh, ...(ONLY && { only: ONLY }) }) : undefined;
+  const survey = COST
+    ? await costSurvey(d, replica, {
+        admin,
+        bridge,
+        members,
+        votes: MEMBERS,
+        file: COST,
+        fresh,
+        ...(ONLY && { only: ONLY }),
+      })
+    : undefined;
   const votesSmall = third;
   const extrapolate = (a: bigint, b: bigint) => {
     const per = Number(b - a) / (MEMBERS - votesSmall);
@@ -155,7 +186,12 @@ export async function benchWasm(): Promise<string> {
   const page = extrapolate(small.page, large.page);
   const repeatedVote = extrapolate(small.repeatedVote, large.repeatedVote);
   // list_votes is run only at sizes within LIST_VOTES_MAX; otherwise its cost per vote is taken from the smaller size.
-  const listPer = small.list === undefined ? undefined : large.list === undefined ? Number(small.list) / votesSmall : extrapolate(small.list, large.list).per;
+  const listPer =
+    small.list === undefined
+      ? undefined
+      : large.list === undefined
+        ? Number(small.list) / votesSmall
+        : extrapolate(small.list, large.list).per;
   const bytesPer =
     small.listVotesBytes === undefined
       ? undefined
@@ -200,7 +236,10 @@ export async function benchWasm(): Promise<string> {
         [`at ${votesSmall} votes`]: small.list === undefined ? 'not run' : `${billions(small.list)} × 10⁹`,
         [`at ${MEMBERS} votes`]: large.list === undefined ? notRun : `${billions(large.list)} × 10⁹`,
         'per vote': listPer === undefined ? '' : `${(listPer / 1e6).toFixed(2)} × 10⁶`,
-        'at 100,000 votes': listPer === undefined ? '' : `${((listPer * 100_000) / 1e9).toFixed(1)} × 10⁹ (query limit 5: use list_votes_page, V25)`,
+        'at 100,000 votes':
+          listPer === undefined
+            ? ''
+            : `${((listPer * 100_000) / 1e9).toFixed(1)} × 10⁹ (query limit 5: use list_votes_page, V25)`,
       },
       {
         measure: `closing the vote: the timer's steps until the receipts are burned (status ${status})`,
@@ -214,7 +253,8 @@ export async function benchWasm(): Promise<string> {
         [`at ${votesSmall} votes`]: small.listVotesBytes === undefined ? 'not run' : `${small.listVotesBytes} B`,
         [`at ${MEMBERS} votes`]: large.listVotesBytes === undefined ? notRun : `${large.listVotesBytes} B`,
         'per vote': bytesPer === undefined ? '' : `${bytesPer.toFixed(0)} B`,
-        'at 100,000 votes': bytesPer === undefined ? '' : `${((bytesPer * 100_000) / 2 ** 20).toFixed(1)} MiB (limit 2 MiB)`,
+        'at 100,000 votes':
+          bytesPer === undefined ? '' : `${((bytesPer * 100_000) / 2 ** 20).toFixed(1)} MiB (limit 2 MiB)`,
       },
     ]),
     '',

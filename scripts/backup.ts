@@ -7,7 +7,8 @@ import { icBackup } from './backup/ic.ts';
 import { Refusal } from './backup/refusal.ts';
 import { cliLog } from './cli-log.ts';
 
-const USAGE = 'usage: npm run backup -- --to DIR [--data-dir DIR] | --ic take [--out FILE] [--replace-oldest] | --ic list | --ic restore [--from FILE]';
+const USAGE =
+  'usage: npm run backup -- --to DIR [--data-dir DIR] | --ic take [--out FILE] [--replace-oldest] | --ic list | --ic restore [--from FILE]';
 
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   if (argv[0] === '--ic') return icBackup(argv.slice(1), env, (l) => console.log(l));
@@ -16,7 +17,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const v = argv[i + 1];
-    if ((a === '--to' || a === '--data-dir') && (v === undefined || v.startsWith('--'))) throw new Refusal(`${a} needs a value (${USAGE})`);
+    if ((a === '--to' || a === '--data-dir') && (v === undefined || v.startsWith('--')))
+      throw new Refusal(`${a} needs a value (${USAGE})`);
     if (a === '--to') to = argv[++i];
     else if (a === '--data-dir') dataDir = argv[++i]!;
     else throw new Refusal(`unknown option ${a} (${USAGE})`);

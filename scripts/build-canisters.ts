@@ -37,12 +37,15 @@ function build(name: string): Promise<void> {
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`azle build ${name} failed (exit ${code}):\n${output}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`azle build ${name} failed (exit ${code}):\n${output}`)),
+    );
   });
 }
 
 const dfxEntry = (name: string): string =>
-  (JSON.parse(readFileSync(join(ROOT, 'dfx.json'), 'utf8')) as { canisters: Record<string, { main: string }> }).canisters[dfxName(name)]!.main;
+  (JSON.parse(readFileSync(join(ROOT, 'dfx.json'), 'utf8')) as { canisters: Record<string, { main: string }> })
+    .canisters[dfxName(name)]!.main;
 const inputsFile = (name: string) => join(ROOT, '.azle', dfxName(name), 'inputs.sha256');
 
 /**
@@ -71,7 +74,14 @@ async function inputsHash(name: string): Promise<string | undefined> {
       .filter(([k]) => k.startsWith('AZLE_'))
       .sort())
       h.update(`${k}=${v}\0`);
-    const always = ['dfx.json', 'tsconfig.json', 'tsconfig.azle.json', 'package-lock.json', 'node_modules/azle/package.json', 'scripts/build-canisters.ts'];
+    const always = [
+      'dfx.json',
+      'tsconfig.json',
+      'tsconfig.azle.json',
+      'package-lock.json',
+      'node_modules/azle/package.json',
+      'scripts/build-canisters.ts',
+    ];
     for (const f of [...always, ...Object.keys(r.metafile.inputs).sort()])
       h.update(f)
         .update('\0')
@@ -100,7 +110,9 @@ function firstDifference(a: string, b: string): string {
 }
 
 const started = Date.now();
-const hashes = Object.fromEntries(await Promise.all(targets.map(async (name) => [name, await inputsHash(name)] as const)));
+const hashes = Object.fromEntries(
+  await Promise.all(targets.map(async (name) => [name, await inputsHash(name)] as const)),
+);
 const queue = targets.filter((name) => force || !upToDate(name, hashes[name]));
 const skipped = targets.filter((name) => !queue.includes(name));
 // Two at a time: each build is one busy process.
@@ -132,7 +144,9 @@ for (const name of targets) {
     if (updateDid) writeFileSync(committedPath, generated);
     else {
       stale++;
-      console.error(`canisters/${name}/${name}.did differs from what azle build generates, ${firstDifference(committed, generated)}`);
+      console.error(
+        `canisters/${name}/${name}.did differs from what azle build generates, ${firstDifference(committed, generated)}`,
+      );
     }
   }
   const wasm = statSync(join(ROOT, '.azle', dfxName(name), `${dfxName(name)}.wasm`)).size;
@@ -145,6 +159,8 @@ console.log(
   `built ${targets.length - skipped.length} canister(s) in ${((Date.now() - started) / 1000).toFixed(1)} s${skipped.length ? `; unchanged since their last build, not rebuilt: ${skipped.join(', ')} (-- --force rebuilds them)` : ''}`,
 );
 if (stale) {
-  console.error(`${stale} committed .did file(s) are stale: if the change is intended, run npm run build:canisters -- --update and commit them`);
+  console.error(
+    `${stale} committed .did file(s) are stale: if the change is intended, run npm run build:canisters -- --update and commit them`,
+  );
   process.exit(1);
 }

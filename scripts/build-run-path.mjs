@@ -22,8 +22,14 @@ const runPath = {
   name: 'run-path',
   setup(build) {
     build.onResolve({ filter: /^[^./]/ }, async (args) => {
-      if (args.path.startsWith('@domdao/') || args.path.startsWith('node:') || args.pluginData === 'inner') return undefined;
-      const found = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'inner' });
+      if (args.path.startsWith('@domdao/') || args.path.startsWith('node:') || args.pluginData === 'inner')
+        return undefined;
+      const found = await build.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        importer: args.importer,
+        pluginData: 'inner',
+      });
       if (found.errors.length > 0) return { errors: found.errors };
       return { path: found.path, external: true };
     });

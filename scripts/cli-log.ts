@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { createLogger } from '@domdao/service-kit';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
 
 export interface CliLog {
   /** Bad input, nothing changed: the sentence, then `<tool>.refused` at warn. */
@@ -15,7 +16,9 @@ export interface CliLog {
 }
 
 export function cliLog(tool: 'migrate' | 'backup' | 'restore'): CliLog {
-  const { logger } = createLogger(process.env.LOG_LEVEL ?? 'info', tool, VERSION, { write: (line: string) => void process.stderr.write(line) });
+  const { logger } = createLogger(process.env.LOG_LEVEL ?? 'info', tool, VERSION, {
+    write: (line: string) => void process.stderr.write(line),
+  });
   return {
     refused(message, fields = {}) {
       process.stderr.write(`${tool}: ${message}\n`);

@@ -80,11 +80,16 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--allow-mainnet') o.allowMainnet = true;
     else throw new Refusal(`unknown option ${a} (${USAGE})`);
   }
-  if (!o.out) throw new Refusal(`--out FILE is required: the file the IC_* settings (and the canister ids kept between runs) are written to (${USAGE})`);
+  if (!o.out)
+    throw new Refusal(
+      `--out FILE is required: the file the IC_* settings (and the canister ids kept between runs) are written to (${USAGE})`,
+    );
   if (o.ledgerSha256 !== undefined && !/^[0-9a-f]{64}$/.test(o.ledgerSha256))
     throw new Refusal(`--ledger-wasm-sha256 ${o.ledgerSha256} is not a SHA-256 in hex (64 hex digits)`);
   if ((o.ledgerWasm === undefined) !== (o.ledgerSha256 === undefined))
-    throw new Refusal('--ledger-wasm and --ledger-wasm-sha256 go together: the ledger wasm you provide is checked against the hash you expect');
+    throw new Refusal(
+      '--ledger-wasm and --ledger-wasm-sha256 go together: the ledger wasm you provide is checked against the hash you expect',
+    );
   return o;
 }
 
@@ -188,15 +193,20 @@ async function deploy(argv: string[], env: NodeJS.ProcessEnv, say: (line: string
     throw new Refusal(`IC_HOST=${hostText} is not a URL`);
   }
   const pemFile = env.IC_IDENTITY_PEM_FILE;
-  if (!pemFile) throw new Refusal('IC_IDENTITY_PEM_FILE is not set: the deploying identity (a controller of the canisters) signs every call');
+  if (!pemFile)
+    throw new Refusal(
+      'IC_IDENTITY_PEM_FILE is not set: the deploying identity (a controller of the canisters) signs every call',
+    );
   if (!existsSync(pemFile)) throw new Refusal(`IC_IDENTITY_PEM_FILE=${pemFile} does not exist`);
   const fetchRootKey = env.IC_FETCH_ROOT_KEY === 'true';
   if (env.IC_FETCH_ROOT_KEY !== undefined && !['true', 'false', ''].includes(env.IC_FETCH_ROOT_KEY))
     throw new Refusal(`IC_FETCH_ROOT_KEY=${env.IC_FETCH_ROOT_KEY} is neither true nor false`);
   const hostname = host.hostname.toLowerCase();
   const mainnet = MAINNET_HOSTS.some((h) => hostname === h || hostname.endsWith(`.${h}`));
-  if (mainnet && !o.allowMainnet) throw new Refusal(`IC_HOST=${hostText} is the IC mainnet: deploying there needs --allow-mainnet, given on purpose`);
-  if (mainnet && fetchRootKey) throw new Refusal('IC_FETCH_ROOT_KEY=true on the IC mainnet would trust any root key: unset it');
+  if (mainnet && !o.allowMainnet)
+    throw new Refusal(`IC_HOST=${hostText} is the IC mainnet: deploying there needs --allow-mainnet, given on purpose`);
+  if (mainnet && fetchRootKey)
+    throw new Refusal('IC_FETCH_ROOT_KEY=true on the IC mainnet would trust any root key: unset it');
   // Decision W19: only a replica on this machine whose root key is fetched is local; there the
   // project's ledger build stands in for DFINITY's ledger and canisters are created provisionally.
   const local = fetchRootKey && isLoopback(hostname);
@@ -222,7 +232,9 @@ async function deploy(argv: string[], env: NodeJS.ProcessEnv, say: (line: string
       if (!existsSync(o.ledgerWasm!)) throw new Refusal(`the ledger wasm ${o.ledgerWasm} does not exist`);
       const bytes = new Uint8Array(readFileSync(o.ledgerWasm!));
       if (sha256(bytes) !== o.ledgerSha256)
-        throw new Refusal(`the ledger wasm ${o.ledgerWasm} has SHA-256 ${sha256(bytes)}, not the ${o.ledgerSha256} given: it is not the release you meant`);
+        throw new Refusal(
+          `the ledger wasm ${o.ledgerWasm} has SHA-256 ${sha256(bytes)}, not the ${o.ledgerSha256} given: it is not the release you meant`,
+        );
       modules[name] = { raw: bytes, sent: bytes };
       continue;
     }
@@ -239,7 +251,9 @@ async function deploy(argv: string[], env: NodeJS.ProcessEnv, say: (line: string
     ORDER.filter((n) => kept[ID_VAR[n]]).map((n) => [n, principal(kept[ID_VAR[n]]!, `${ID_VAR[n]} in ${out}`)]),
   ) as Partial<CanisterIds>;
   if (kept.IC_HOST && kept.IC_HOST !== hostText)
-    throw new Refusal(`${out} holds the canister ids of IC_HOST=${kept.IC_HOST}, not ${hostText}: give another --out file for another network`);
+    throw new Refusal(
+      `${out} holds the canister ids of IC_HOST=${kept.IC_HOST}, not ${hostText}: give another --out file for another network`,
+    );
   const missing = ORDER.filter((n) => !known[n]);
   if (!local && missing.length > 0)
     throw new Refusal(
@@ -256,8 +270,11 @@ async function deploy(argv: string[], env: NodeJS.ProcessEnv, say: (line: string
   const refuseReject = (name: CanisterName, id: string, e: unknown): never => {
     const message = (e as Error).message;
     if (/IC0512|Only the controllers/.test(message))
-      throw new Refusal(`the identity ${me} (IC_IDENTITY_PEM_FILE) is not a controller of the ${name} canister ${id}: deploy with one of its controllers`);
-    if (/IC0301|not found/i.test(message)) throw new Refusal(`the ${name} canister ${id} (in ${out}) does not exist on ${hostText}`);
+      throw new Refusal(
+        `the identity ${me} (IC_IDENTITY_PEM_FILE) is not a controller of the ${name} canister ${id}: deploy with one of its controllers`,
+      );
+    if (/IC0301|not found/i.test(message))
+      throw new Refusal(`the ${name} canister ${id} (in ${out}) does not exist on ${hostText}`);
     throw e;
   };
   // Every canister already made is checked first: a non-controller identity changes nothing.
@@ -267,13 +284,23 @@ async function deploy(argv: string[], env: NodeJS.ProcessEnv, say: (line: string
     const s = await management(id)
       .canister_status({ canister_id: Principal.fromText(id) })
       .catch((e: unknown) => refuseReject(name, id, e));
-    status.set(name, { moduleHash: s.module_hash[0] ? hex(s.module_hash[0]) : undefined, controllers: s.settings.controllers.map((p) => p.toText()) });
+    status.set(name, {
+      moduleHash: s.module_hash[0] ? hex(s.module_hash[0]) : undefined,
+      controllers: s.settings.controllers.map((p) => p.toText()),
+    });
   }
 
   for (const name of missing) {
     const made = await management(MANAGEMENT_CANISTER_ID).provisional_create_canister_with_cycles({
       amount: [],
-      settings: [{ controllers: [controllers.map((p) => Principal.fromText(p))], compute_allocation: [], memory_allocation: [], freezing_threshold: [] }],
+      settings: [
+        {
+          controllers: [controllers.map((p) => Principal.fromText(p))],
+          compute_allocation: [],
+          memory_allocation: [],
+          freezing_threshold: [],
+        },
+      ],
       specified_id: [],
       sender_canister_version: [],
     });
@@ -281,15 +308,24 @@ async function deploy(argv: string[], env: NodeJS.ProcessEnv, say: (line: string
     status.set(name, { controllers });
     say(`created ${name}: ${known[name]}`);
     // Kept at once: a run stopped half-way goes on with the same ids next time.
-    writeSettings(out, { IC_HOST: hostText, IC_FETCH_ROOT_KEY: String(fetchRootKey), IC_IDENTITY_PEM_FILE: resolve(pemFile), ...partialIds(known) });
+    writeSettings(out, {
+      IC_HOST: hostText,
+      IC_FETCH_ROOT_KEY: String(fetchRootKey),
+      IC_IDENTITY_PEM_FILE: resolve(pemFile),
+      ...partialIds(known),
+    });
   }
   const ids = known as CanisterIds;
   const args = canisterInitArgs(ids, {
     admins: [bridge],
     registrars: [bridge],
     transferFee: TRANSFER_FEE,
-    // The treasury's first DOM (dfx.json's init argument); on a local replica the deploying identity's too, as `npm run replica` gives it (W16).
-    initialBalances: [[ids.treasury, INITIAL_DOM * E8S], ...(local ? ([[me, INITIAL_DOM * E8S]] as Array<[string, bigint]>) : [])],
+    // The treasury's first DOM (dfx.json's init argument); on a local replica the deploying identity's too, as `npm run
+    // replica` gives it (W16).
+    initialBalances: [
+      [ids.treasury, INITIAL_DOM * E8S],
+      ...(local ? ([[me, INITIAL_DOM * E8S]] as Array<[string, bigint]>) : []),
+    ],
   });
 
   for (const name of ORDER) {
@@ -326,7 +362,12 @@ async function deploy(argv: string[], env: NodeJS.ProcessEnv, say: (line: string
     });
     say(`${name} ${id}: ${upgrade ? 'upgraded' : 'installed'} (module ${sha256(m.raw)})`);
   }
-  writeSettings(out, { IC_HOST: hostText, IC_FETCH_ROOT_KEY: String(fetchRootKey), IC_IDENTITY_PEM_FILE: resolve(pemFile), ...canisterIdsEnv(ids) });
+  writeSettings(out, {
+    IC_HOST: hostText,
+    IC_FETCH_ROOT_KEY: String(fetchRootKey),
+    IC_IDENTITY_PEM_FILE: resolve(pemFile),
+    ...canisterIdsEnv(ids),
+  });
   say(`wrote the bridge's IC_* settings to ${out} (set -a && . ${out} && set +a && npm start)`);
 }
 

@@ -44,7 +44,8 @@ export interface Reference {
 /** What a TypeBox property accepts, in words: the bounds the loader enforces. */
 function accepts(s: TSchema): string {
   if (Array.isArray(s.enum)) return s.enum.map((v: unknown) => `\`${String(v)}\``).join(', ');
-  if (s.type === 'integer') return s.minimum !== undefined && s.maximum !== undefined ? `integer ${s.minimum}–${s.maximum}` : 'integer';
+  if (s.type === 'integer')
+    return s.minimum !== undefined && s.maximum !== undefined ? `integer ${s.minimum}–${s.maximum}` : 'integer';
   if (s.type === 'number') return 'number';
   if (s.type === 'boolean') return '`true` or `false`';
   if (s.format === 'uri') return 'URL';
@@ -86,7 +87,9 @@ export function renderReference(ref: Reference): string {
       '|---|---|---|---|',
     );
     for (const r of t.rows)
-      out.push(`| \`${r.name}\` | ${r.default === undefined ? '—' : `\`${cell(r.default)}\``} | ${cell(r.accepts)} | ${cell(r.description)} |`);
+      out.push(
+        `| \`${r.name}\` | ${r.default === undefined ? '—' : `\`${cell(r.default)}\``} | ${cell(r.accepts)} | ${cell(r.description)} |`,
+      );
     if (t.after) out.push('', t.after.trim());
   }
   return `${out.join('\n')}\n`;
@@ -110,7 +113,11 @@ const NOTIFICATION_CLIENT: Row[] = [
     description:
       "base URL of the notification service without trailing slash (in-cluster, or the gateway's `…/notify`); unset = the client logs a warning per send and sends nothing",
   },
-  { name: 'NOTIFICATION_SERVICE_TOKEN', accepts: 'token', description: "equal to the notification service's `SERVICE_TOKEN`; unset = as above" },
+  {
+    name: 'NOTIFICATION_SERVICE_TOKEN',
+    accepts: 'token',
+    description: "equal to the notification service's `SERVICE_TOKEN`; unset = as above",
+  },
 ];
 
 export const REFERENCES: Reference[] = [
@@ -126,8 +133,16 @@ export const REFERENCES: Reference[] = [
         rows: schemaRows(BridgeEnv),
         after: PRICE_SOURCES_FORMAT,
       },
-      { heading: 'Canister clients on an IC network', parser: 'platform/canisters/src/ic/env.ts', rows: schemaRows(IcEnv) },
-      { heading: 'Notification client', parser: 'packages/notification-client/src/client.ts', rows: NOTIFICATION_CLIENT },
+      {
+        heading: 'Canister clients on an IC network',
+        parser: 'platform/canisters/src/ic/env.ts',
+        rows: schemaRows(IcEnv),
+      },
+      {
+        heading: 'Notification client',
+        parser: 'packages/notification-client/src/client.ts',
+        rows: NOTIFICATION_CLIENT,
+      },
     ],
     readers: ['services/bridge/src', 'platform/canisters/src', 'packages/notification-client/src'],
   },
@@ -135,7 +150,13 @@ export const REFERENCES: Reference[] = [
     name: 'notification',
     title: 'Configuration: the notification service',
     intro: `The notification service (spec 3; \`npm run notification\` alone, or inside \`npm start\` in stub mode). The spec's variables (\`PORT\`, \`LOG_LEVEL\`, \`NODE_ENV\`, \`SERVICE_TOKEN\`, \`EMAIL_PROVIDER_API_KEY\`) keep their spec meaning. Never deploy with \`npm start\`'s development token: the service alone has no default and answers 503 to everything while \`SERVICE_TOKEN\` is unset.`,
-    tables: [{ heading: 'Notification service', parser: 'services/notification/src/config.ts', rows: schemaRows(NotificationEnv) }],
+    tables: [
+      {
+        heading: 'Notification service',
+        parser: 'services/notification/src/config.ts',
+        rows: schemaRows(NotificationEnv),
+      },
+    ],
     readers: ['services/notification/src'],
   },
   {
@@ -157,8 +178,18 @@ export const REFERENCES: Reference[] = [
     title: 'Configuration: `npm start` and the operator scripts',
     intro: `\`npm start\` runs the notification service, the bridge and the gateway in one process and passes its environment to each (see their references: [bridge](config-bridge.md), [notification](config-notification.md), [gateway](config-gateway.md)). The variables below are read by \`npm start\` itself, or are the development defaults it gives the services when unset: the services alone never default them.`,
     tables: [
-      { heading: 'npm start', parser: 'scripts/start-env.ts', verb: 'Read by `scripts/start.ts`; declared in', rows: START_ENV },
-      { heading: 'Operator scripts', parser: 'scripts/start-env.ts', verb: 'Read by the scripts named in each row; declared in', rows: SCRIPT_ENV },
+      {
+        heading: 'npm start',
+        parser: 'scripts/start-env.ts',
+        verb: 'Read by `scripts/start.ts`; declared in',
+        rows: START_ENV,
+      },
+      {
+        heading: 'Operator scripts',
+        parser: 'scripts/start-env.ts',
+        verb: 'Read by the scripts named in each row; declared in',
+        rows: SCRIPT_ENV,
+      },
     ],
     readers: [
       'scripts/start.ts',

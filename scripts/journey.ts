@@ -38,14 +38,24 @@ async function call(path: string, init: RequestInit & { cookie?: string } = {}) 
 async function register(email: string, name: string) {
   const key = (await call('/api/auth/registration-key')).body as { public_key: string };
   const fields = await encryptRegistration(key.public_key, { email, name, dob: '1990-05-01' });
-  const r = await call('/api/auth/register', { method: 'POST', body: JSON.stringify({ ...fields, password: PASSWORD, tos_accepted: true }) });
-  if (r.status !== 201 && !(r.status === 409 && email === DEV_ADMIN_EMAIL)) throw new Error(`register ${email}: ${r.status} ${JSON.stringify(r.body)}`);
+  const r = await call('/api/auth/register', {
+    method: 'POST',
+    body: JSON.stringify({ ...fields, password: PASSWORD, tos_accepted: true }),
+  });
+  if (r.status !== 201 && !(r.status === 409 && email === DEV_ADMIN_EMAIL))
+    throw new Error(`register ${email}: ${r.status} ${JSON.stringify(r.body)}`);
   if (r.status === 201) {
     const link = outboxLink(OUTBOX, email, 'verification');
-    if (!link) throw new Error(`the development outbox ${OUTBOX} holds no verification link for ${email}: is it the outbox of the platform at ${BRIDGE}?`);
+    if (!link)
+      throw new Error(
+        `the development outbox ${OUTBOX} holds no verification link for ${email}: is it the outbox of the platform at ${BRIDGE}?`,
+      );
     // Decision B51: the link proves the mailbox; the confirmation carries the password chosen at registration.
     const token = new URL(link).searchParams.get('token');
-    const v = await call('/api/auth/verify-email', { method: 'POST', body: JSON.stringify({ token, password: PASSWORD }) });
+    const v = await call('/api/auth/verify-email', {
+      method: 'POST',
+      body: JSON.stringify({ token, password: PASSWORD }),
+    });
     if (v.status !== 200) throw new Error(`verify ${email}: ${v.status}`);
   }
   const login = await call('/auth/login', { method: 'POST', body: JSON.stringify({ email, password: PASSWORD }) });
@@ -72,17 +82,28 @@ async function journey(): Promise<void> {
   const event = JSON.stringify({
     id: `evt_${randomUUID().slice(0, 12)}`,
     type: 'payment_intent.succeeded',
-    data: { object: { id: `pi_${randomUUID().slice(0, 12)}`, amount: 2500, currency: 'usd', metadata: { user_id: session.user_id } } },
+    data: {
+      object: {
+        id: `pi_${randomUUID().slice(0, 12)}`,
+        amount: 2500,
+        currency: 'usd',
+        metadata: { user_id: session.user_id },
+      },
+    },
   });
   const paid = await fetch(`${BRIDGE}/api/webhooks/payments`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'payment-signature': signPayload(SECRET, Math.floor(Date.now() / 1000), event) },
+    headers: {
+      'content-type': 'application/json',
+      'payment-signature': signPayload(SECRET, Math.floor(Date.now() / 1000), event),
+    },
     body: event,
   });
   step(`webhook answered ${paid.status} ${await paid.text()}`);
   session = (await call('/api/auth/session', { cookie })).body;
   step(`the member's session now shows membership ${session.membership_status}`);
-  if (session.membership_status !== 'Active') throw new Error(`the membership is ${session.membership_status}, not Active`);
+  if (session.membership_status !== 'Active')
+    throw new Error(`the membership is ${session.membership_status}, not Active`);
 }
 
 try {

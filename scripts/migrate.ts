@@ -73,7 +73,10 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const ic = o.keepEmbedded ? undefined : icTargetFromEnv(env);
   let step: CanisterStep | undefined;
   // Loaded only for IC canisters: --keep-embedded-canisters needs none of the state transfer.
-  if (ic) step = await (await import('./migrate/canister-step.ts')).canisterStep(ic.target, (line) => process.stderr.write(`migrate: ${line}\n`));
+  if (ic)
+    step = await (
+      await import('./migrate/canister-step.ts')
+    ).canisterStep(ic.target, (line) => process.stderr.write(`migrate: ${line}\n`));
   // The target first: its checks are cheap, and opening the source's database is not.
   const target: Target = await openTarget(o.to);
   let source: Source | undefined;
@@ -102,7 +105,13 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     let unbound = 0;
     if (ic)
       for (const table of Object.keys(REBOUND_COLUMNS).filter((x) => x !== 'bridge_canister_set'))
-        unbound += Number((await t.pool.query<{ n: string }>(`select count(*)::text as n from ${table} where canister_set <> $1`, [ic.set.id])).rows[0]!.n);
+        unbound += Number(
+          (
+            await t.pool.query<{ n: string }>(`select count(*)::text as n from ${table} where canister_set <> $1`, [
+              ic.set.id,
+            ])
+          ).rows[0]!.n,
+        );
     lap('verify_database');
 
     const report: MigrationReport = {

@@ -29,7 +29,9 @@ export function notRunning(bridge: string, err: unknown, also = ''): string {
 /** The newest link of `type` the development outbox holds for `to`; a sentence (thrown) when there is no outbox. */
 export function outboxLink(outbox: string, to: string, type: string): string | undefined {
   if (!existsSync(outbox)) {
-    throw new Error(`no development outbox at ${outbox}: give this command the DATA_DIR (or DEV_OUTBOX_FILE) that npm start runs with`);
+    throw new Error(
+      `no development outbox at ${outbox}: give this command the DATA_DIR (or DEV_OUTBOX_FILE) that npm start runs with`,
+    );
   }
   const lines = readFileSync(outbox, 'utf8')
     .trim()

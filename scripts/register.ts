@@ -56,7 +56,13 @@ async function main() {
   let values;
   try {
     ({ values } = parseArgs({
-      options: { email: { type: 'string' }, name: { type: 'string' }, dob: { type: 'string' }, bridge: { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        email: { type: 'string' },
+        name: { type: 'string' },
+        dob: { type: 'string' },
+        bridge: { type: 'string' },
+        help: { type: 'boolean' },
+      },
       strict: true,
     }));
   } catch (e) {
@@ -72,7 +78,9 @@ async function main() {
   const platform = platformEnv();
   const bridge = values.bridge ? values.bridge.replace(/\/+$/, '') : platform.bridge;
 
-  const password = process.stdin.isTTY ? await promptHidden('password (12 to 128 characters): ') : await readStdinLine();
+  const password = process.stdin.isTTY
+    ? await promptHidden('password (12 to 128 characters): ')
+    : await readStdinLine();
   if (!password) fail('no password given');
 
   let keyRes: Response;
@@ -97,7 +105,9 @@ async function main() {
     verification_email_sent?: boolean;
   };
   if (res.status !== 201) fail(`${res.status} ${body.error ?? ''}: ${body.message ?? JSON.stringify(body)}`);
-  console.log(`registered ${email}: user_id ${body.user_id}, ${body.status}; verification email ${body.verification_email_sent ? 'sent' : 'NOT sent'}`);
+  console.log(
+    `registered ${email}: user_id ${body.user_id}, ${body.status}; verification email ${body.verification_email_sent ? 'sent' : 'NOT sent'}`,
+  );
   // `npm start` writes verification links to a development outbox: show this one.
   // A bridge that sends real email keeps no outbox: say where the link was looked for, once.
   let link: string | undefined;

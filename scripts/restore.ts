@@ -13,7 +13,8 @@ try {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const v = argv[i + 1];
-    if ((a === '--from' || a === '--data-dir') && (v === undefined || v.startsWith('--'))) throw new Refusal(`${a} needs a value (${USAGE})`);
+    if ((a === '--from' || a === '--data-dir') && (v === undefined || v.startsWith('--')))
+      throw new Refusal(`${a} needs a value (${USAGE})`);
     if (a === '--from') from = argv[++i];
     else if (a === '--data-dir') dataDir = argv[++i]!;
     else throw new Refusal(`unknown option ${a} (${USAGE})`);

@@ -30,9 +30,19 @@ export const START_ENV: readonly ScriptVariable[] = [
     description:
       "every service's listen address (the services alone default to `0.0.0.0`); another value prints a warning, since the development secrets become reachable",
   },
-  { name: 'GATEWAY_PORT', default: '3000', accepts: 'port', description: 'port of the platform gateway, the one origin to open' },
+  {
+    name: 'GATEWAY_PORT',
+    default: '3000',
+    accepts: 'port',
+    description: 'port of the platform gateway, the one origin to open',
+  },
   { name: 'BRIDGE_PORT', default: '3200', accepts: 'port', description: "the bridge's port (its `PORT`)" },
-  { name: 'NOTIFICATION_PORT', default: '3100', accepts: 'port', description: "the notification service's port (its `PORT`)" },
+  {
+    name: 'NOTIFICATION_PORT',
+    default: '3100',
+    accepts: 'port',
+    description: "the notification service's port (its `PORT`)",
+  },
   {
     name: 'PRICE_SOURCE_PORT',
     default: '0',
@@ -58,13 +68,15 @@ export const START_ENV: readonly ScriptVariable[] = [
     name: 'DATA_DIR',
     default: '.data/bridge',
     accepts: 'path',
-    description: "the bridge's embedded state (database, canisters, keys); also read by `register`, `journey`, `backup` and `restore`",
+    description:
+      "the bridge's embedded state (database, canisters, keys); also read by `register`, `journey`, `backup` and `restore`",
   },
   {
     name: 'DEV_OUTBOX_FILE',
     default: '<DATA_DIR>/dev-outbox.jsonl',
     accepts: 'path',
-    description: 'the development outbox where the bridge writes every link it emails; `register` and `journey` read the links there',
+    description:
+      'the development outbox where the bridge writes every link it emails; `register` and `journey` read the links there',
   },
   {
     name: 'PAYMENT_WEBHOOK_SECRET',
@@ -84,33 +96,54 @@ export const START_ENV: readonly ScriptVariable[] = [
     accepts: 'emails',
     description: 'the first admin: gets the `admin` role once its address is verified',
   },
-  { name: 'PUBLIC_URL', default: 'http://127.0.0.1:<GATEWAY_PORT>', accepts: 'URL', description: "the bridge's public URL: links go through the gateway" },
+  {
+    name: 'PUBLIC_URL',
+    default: 'http://127.0.0.1:<GATEWAY_PORT>',
+    accepts: 'URL',
+    description: "the bridge's public URL: links go through the gateway",
+  },
   {
     name: 'FRONTEND_ORIGINS',
     default: 'http://127.0.0.1:<GATEWAY_PORT>,http://127.0.0.1:<BRIDGE_PORT>',
     accepts: 'origins',
     description: "the gateway's origin and the bridge's own",
   },
-  { name: 'NOTIFICATION_SERVICE_URL', default: 'the notification service it started', accepts: 'URL', description: 'where the bridge sends email' },
+  {
+    name: 'NOTIFICATION_SERVICE_URL',
+    default: 'the notification service it started',
+    accepts: 'URL',
+    description: 'where the bridge sends email',
+  },
   {
     name: 'NOTIFICATION_SERVICE_TOKEN',
     default: '<SERVICE_TOKEN>',
     accepts: 'token',
     description: 'the token the bridge presents to the notification service',
   },
-  { name: 'DEV_CHECKOUT', default: 'true', accepts: '`true` or `false`', description: "the web app's simulated card checkout through the signed webhook" },
+  {
+    name: 'DEV_CHECKOUT',
+    default: 'true',
+    accepts: '`true` or `false`',
+    description: "the web app's simulated card checkout through the signed webhook",
+  },
   {
     name: 'DEV_FAUCET_DOM',
     default: String(DEV_FAUCET_DOM),
     accepts: 'integer',
     description: 'DOM the development faucet gives a member per request (embedded canisters only)',
   },
-  { name: 'EMBEDDED_TREASURY_DOM', default: String(DEV_TREASURY_DOM), accepts: 'integer', description: "the embedded treasury's initial DOM" },
+  {
+    name: 'EMBEDDED_TREASURY_DOM',
+    default: String(DEV_TREASURY_DOM),
+    accepts: 'integer',
+    description: "the embedded treasury's initial DOM",
+  },
   {
     name: 'DEV_VOTING_MINUTES',
     default: String(DEV_VOTING_MINUTES),
     accepts: 'integer',
-    description: 'a new proposal opens a minute after it is made and closes this many minutes later (embedded canisters only)',
+    description:
+      'a new proposal opens a minute after it is made and closes this many minutes later (embedded canisters only)',
   },
   {
     name: 'IC_GOVERNANCE_CANISTER_ID',
@@ -118,18 +151,40 @@ export const START_ENV: readonly ScriptVariable[] = [
     description:
       'set (with the other `IC_*` variables, docs/reference/config-bridge.md): canisters on an IC network, so no faucet, treasury funding or short votes',
   },
-  { name: 'PRICE_SOURCES', accepts: 'JSON', description: "the bridge's price sources; set, no development price source is started" },
-  { name: 'PRICE_SOURCES_FILE', accepts: 'path', description: "a file of the bridge's price sources; set, no development price source is started" },
-  { name: 'METRICS_PORT', default: String(NPM_START_METRICS_PORT), accepts: 'port', description: 'one Prometheus listener for all three services' },
+  {
+    name: 'PRICE_SOURCES',
+    accepts: 'JSON',
+    description: "the bridge's price sources; set, no development price source is started",
+  },
+  {
+    name: 'PRICE_SOURCES_FILE',
+    accepts: 'path',
+    description: "a file of the bridge's price sources; set, no development price source is started",
+  },
+  {
+    name: 'METRICS_PORT',
+    default: String(NPM_START_METRICS_PORT),
+    accepts: 'port',
+    description: 'one Prometheus listener for all three services',
+  },
   { name: 'METRICS_HOST', default: DEV_HOST, accepts: 'address', description: 'address of that listener' },
   { name: 'METRICS_TOKEN', accepts: 'token', description: 'bearer token a scrape must present' },
-  { name: 'PORTAL_DIR', accepts: 'path', description: 'a built web app to serve; unset = `npm start` builds `apps/portal` when its sources changed' },
+  {
+    name: 'PORTAL_DIR',
+    accepts: 'path',
+    description: 'a built web app to serve; unset = `npm start` builds `apps/portal` when its sources changed',
+  },
   {
     name: 'EMAIL_PROVIDER_API_KEY',
     accepts: 'secret',
     description: 'set: the notification service delivers (the banner says through which provider); unset: stub mode',
   },
-  { name: 'EMAIL_PROVIDER', default: 'resend', accepts: '`resend` or `smtp`', description: 'named in the banner when delivering' },
+  {
+    name: 'EMAIL_PROVIDER',
+    default: 'resend',
+    accepts: '`resend` or `smtp`',
+    description: 'named in the banner when delivering',
+  },
 ];
 
 /** What the operator scripts read besides `npm start`'s variables above. */
@@ -138,15 +193,30 @@ export const SCRIPT_ENV: readonly ScriptVariable[] = [
     name: 'BRIDGE_URL',
     default: 'http://<HOST>:<BRIDGE_PORT>',
     accepts: 'URL',
-    description: '`npm run register` and `npm run journey`: the bridge to talk to (else `HOST` and `BRIDGE_PORT` as `npm start` listens)',
+    description:
+      '`npm run register` and `npm run journey`: the bridge to talk to (else `HOST` and `BRIDGE_PORT` as `npm start` listens)',
   },
-  { name: 'IC_HOST', accepts: 'URL', description: '`npm run deploy`, `npm run backup -- --ic`: the IC network (as the bridge reads it)' },
-  { name: 'IC_IDENTITY_PEM_FILE', accepts: 'path', description: '`npm run deploy`: the deploying identity, made a controller of every canister' },
-  { name: 'IC_FETCH_ROOT_KEY', default: 'false', accepts: '`true` or `false`', description: '`npm run deploy`: fetch the root key (a local replica only)' },
+  {
+    name: 'IC_HOST',
+    accepts: 'URL',
+    description: '`npm run deploy`, `npm run backup -- --ic`: the IC network (as the bridge reads it)',
+  },
+  {
+    name: 'IC_IDENTITY_PEM_FILE',
+    accepts: 'path',
+    description: '`npm run deploy`: the deploying identity, made a controller of every canister',
+  },
+  {
+    name: 'IC_FETCH_ROOT_KEY',
+    default: 'false',
+    accepts: '`true` or `false`',
+    description: '`npm run deploy`: fetch the root key (a local replica only)',
+  },
   {
     name: 'PORTAL_BRIDGE_ORIGIN',
     accepts: 'origin',
-    description: '`npm run build:portal`: the bridge a web app hosted on another subdomain calls (as `--bridge-origin`)',
+    description:
+      '`npm run build:portal`: the bridge a web app hosted on another subdomain calls (as `--bridge-origin`)',
   },
   {
     name: 'MIGRATE_TEST_PAUSE',

@@ -34,12 +34,15 @@ class StartError extends Error {}
 function priceSourcePort(value: string | undefined): number {
   if (value === undefined) return 0;
   const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) throw new StartError(`PRICE_SOURCE_PORT must be a port number from 0 to 65535, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value) || port > 65535)
+    throw new StartError(`PRICE_SOURCE_PORT must be a port number from 0 to 65535, got ${JSON.stringify(value)}`);
   return port;
 }
 
 // Empty counts as unset, as in the services (a copied .env.example leaves many variables empty).
-const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== ''));
+const env: NodeJS.ProcessEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([, v]) => v !== undefined && v !== ''),
+);
 
 /**
  * Stopping (decision R14). A SIGTERM or SIGINT stops what has started, newest first (the gateway,
@@ -54,7 +57,9 @@ function shutdownGraceSeconds(raw: string | undefined): number {
   if (raw === undefined) return GRACE_DEFAULT_SECONDS;
   const n = Number(raw.trim());
   if (!/^\d+$/.test(raw.trim()) || n < 1 || n > 3600)
-    throw new ConfigError([`SHUTDOWN_GRACE_SECONDS: must be a whole number of seconds from 1 to 3600 (got ${JSON.stringify(raw)})`]);
+    throw new ConfigError([
+      `SHUTDOWN_GRACE_SECONDS: must be a whole number of seconds from 1 to 3600 (got ${JSON.stringify(raw)})`,
+    ]);
   return n;
 }
 const running: Array<{ name: string; close: () => Promise<unknown> }> = [];
@@ -110,7 +115,13 @@ if (!env.SERVICE_TOKEN) {
 // Each service keeps its own default port unless NOTIFICATION_PORT / BRIDGE_PORT / GATEWAY_PORT say
 // otherwise; the development price source takes PRICE_SOURCE_PORT, else a free one. The banner names
 // every port the platform opens (decision R16).
-const { PORT: _port, METRICS_PORT: _metricsPort, METRICS_HOST: _metricsHost, METRICS_TOKEN: metricsToken, ...shared } = env;
+const {
+  PORT: _port,
+  METRICS_PORT: _metricsPort,
+  METRICS_HOST: _metricsHost,
+  METRICS_TOKEN: metricsToken,
+  ...shared
+} = env;
 // Decision B70: the three services share one registry and one metrics listener (one process, one scrape).
 shared.METRICS_PORT = '0';
 const metrics = new Metrics({ processMetrics: true });
@@ -135,7 +146,10 @@ try {
   if (stopping) await stopAll();
   const notification = await started(
     'notification service',
-    await startNotificationService({ ...shared, ...(env.NOTIFICATION_PORT && { PORT: env.NOTIFICATION_PORT }) }, { metrics }),
+    await startNotificationService(
+      { ...shared, ...(env.NOTIFICATION_PORT && { PORT: env.NOTIFICATION_PORT }) },
+      { metrics },
+    ),
     (app) => app.close(),
   );
   const url = (a: AddressInfo) => `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
@@ -150,11 +164,13 @@ try {
       ? undefined
       : await started(
           'development price source',
-          await startDevPriceSource(DEV_DOM_PRICE_USD, priceSourcePort(env.PRICE_SOURCE_PORT)).catch((e: NodeJS.ErrnoException) => {
-            throw new StartError(
-              `the development price source cannot listen on port ${env.PRICE_SOURCE_PORT}: ${e.code ?? e.message} (set PRICE_SOURCE_PORT to a free port, or leave it unset)`,
-            );
-          }),
+          await startDevPriceSource(DEV_DOM_PRICE_USD, priceSourcePort(env.PRICE_SOURCE_PORT)).catch(
+            (e: NodeJS.ErrnoException) => {
+              throw new StartError(
+                `the development price source cannot listen on port ${env.PRICE_SOURCE_PORT}: ${e.code ?? e.message} (set PRICE_SOURCE_PORT to a free port, or leave it unset)`,
+              );
+            },
+          ),
           (source) => source.close(),
         );
   const bridge = await started(
@@ -208,18 +224,27 @@ try {
   const metricsHost = env.METRICS_HOST ?? DEV_HOST;
   const scrape = await started(
     'metrics listener',
-    await serveMetrics({ metrics, host: metricsHost, port: metricsPort(env.METRICS_PORT), token: metricsToken, log: gateway.app.log }).catch(
-      (e: NodeJS.ErrnoException) => {
-        throw new StartError(
-          `the metrics listener cannot listen on ${metricsHost}:${env.METRICS_PORT ?? NPM_START_METRICS_PORT}: ${e.code ?? e.message} (set METRICS_PORT to a free port)`,
-        );
-      },
-    ),
+    await serveMetrics({
+      metrics,
+      host: metricsHost,
+      port: metricsPort(env.METRICS_PORT),
+      token: metricsToken,
+      log: gateway.app.log,
+    }).catch((e: NodeJS.ErrnoException) => {
+      throw new StartError(
+        `the metrics listener cannot listen on ${metricsHost}:${env.METRICS_PORT ?? NPM_START_METRICS_PORT}: ${e.code ?? e.message} (set METRICS_PORT to a free port)`,
+      );
+    }),
     (m) => m.close(),
   );
   const home = url(gateway.app.server.address() as AddressInfo);
-  const exposed = env.HOST !== DEV_HOST ? `  WARNING: HOST=${env.HOST}: the development secrets below are reachable from the network` : '';
-  const mode = env.EMAIL_PROVIDER_API_KEY ? `delivering through ${env.EMAIL_PROVIDER ?? 'resend'}` : 'stub mode: nothing is delivered';
+  const exposed =
+    env.HOST !== DEV_HOST
+      ? `  WARNING: HOST=${env.HOST}: the development secrets below are reachable from the network`
+      : '';
+  const mode = env.EMAIL_PROVIDER_API_KEY
+    ? `delivering through ${env.EMAIL_PROVIDER ?? 'resend'}`
+    : 'stub mode: nothing is delivered';
   console.error(
     [
       '',
@@ -228,7 +253,9 @@ try {
       `  notification service  ${base}  (${mode}; NOTIFICATION_PORT moves it)`,
       `  bridge service        ${bridgeBase}  (${bridge.dbKind} database, ${bridge.config.SESSION_STORE} sessions, ${bridge.canisters.mode} canisters, state in ${bridge.config.DATA_DIR}; BRIDGE_PORT moves it)`,
       ...(fakePrice
-        ? [`  dev price source      ${new URL(fakePrice.url).origin}  (a fake JSON exchange the bridge polls; PRICE_SOURCE_PORT fixes its port)`]
+        ? [
+            `  dev price source      ${new URL(fakePrice.url).origin}  (a fake JSON exchange the bridge polls; PRICE_SOURCE_PORT fixes its port)`,
+          ]
         : []),
       `  metrics               ${scrape.url}  (Prometheus text, all three services${metricsToken ? ', bearer METRICS_TOKEN' : ''}; METRICS_PORT moves it)`,
       `  service token         ${generatedToken ? `${DEV_NOTIFICATION_TOKEN}  (development default; set SERVICE_TOKEN to override)` : 'from SERVICE_TOKEN'}`,

@@ -29,7 +29,11 @@ const SETTLE_MS = Number(process.env.TEST_BATCH_SETTLE_MS) || 5_000;
 
 /** A file's start or end; an end may carry what the file left behind, for the runner to print as its reason. */
 function mark(event, file, problem) {
-  if (times) appendFileSync(times, `${JSON.stringify({ event, file, ms: Date.now(), cpu: cpuSeconds(), ...(problem && { problem }) })}\n`);
+  if (times)
+    appendFileSync(
+      times,
+      `${JSON.stringify({ event, file, ms: Date.now(), cpu: cpuSeconds(), ...(problem && { problem }) })}\n`,
+    );
 }
 
 /** What keeps the event loop alive, counted by kind ("TCPServerWrap": 1, "Timeout": 2, …). */
@@ -81,9 +85,12 @@ function snapshot() {
 function changes(was, now) {
   const out = [];
   for (const key of new Set([...Object.keys(was.env), ...Object.keys(now.env)]))
-    if (was.env[key] !== now.env[key]) out.push(`process.env.${key} ${key in now.env ? (key in was.env ? 'changed' : 'added') : 'deleted'}`);
+    if (was.env[key] !== now.env[key])
+      out.push(`process.env.${key} ${key in now.env ? (key in was.env ? 'changed' : 'added') : 'deleted'}`);
   for (const name of Object.keys(STANDARD)) if (now.standard[name] !== was.standard[name]) out.push(`${name} replaced`);
-  for (const e of LISTENED) if (now.listeners[e] !== was.listeners[e]) out.push(`process '${e}' listeners ${was.listeners[e]} → ${now.listeners[e]}`);
+  for (const e of LISTENED)
+    if (now.listeners[e] !== was.listeners[e])
+      out.push(`process '${e}' listeners ${was.listeners[e]} → ${now.listeners[e]}`);
   if (now.cwd !== was.cwd) out.push(`working directory changed to ${now.cwd}`);
   return out;
 }
@@ -94,7 +101,8 @@ const ENDS_BY_ITSELF = new Set(['Timeout', 'Immediate']);
 /** Resources of a kind that there are more of than before the file, timers aside. */
 function leftOpen(was) {
   const out = [];
-  for (const [kind, n] of resources()) if (!ENDS_BY_ITSELF.has(kind) && n > (was.get(kind) ?? 0)) out.push(`${n - (was.get(kind) ?? 0)} × ${kind}`);
+  for (const [kind, n] of resources())
+    if (!ENDS_BY_ITSELF.has(kind) && n > (was.get(kind) ?? 0)) out.push(`${n - (was.get(kind) ?? 0)} × ${kind}`);
   return out;
 }
 

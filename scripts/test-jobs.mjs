@@ -96,24 +96,32 @@ export function plan(jobs) {
   }
   for (const [part, members] of parts) {
     const total = members.reduce((n, j) => n + j.seconds, 0);
-    const bins = Array.from({ length: members[0].lane ? 1 : Math.max(1, Math.round(total / BATCH_SECONDS)) }, () => ({ seconds: 0, members: [] }));
+    const bins = Array.from({ length: members[0].lane ? 1 : Math.max(1, Math.round(total / BATCH_SECONDS)) }, () => ({
+      seconds: 0,
+      members: [],
+    }));
     for (const job of [...members].sort((a, b) => b.seconds - a.seconds || (a.name < b.name ? -1 : 1))) {
       const bin = bins.reduce((a, b) => (b.seconds < a.seconds ? b : a));
       bin.seconds += job.seconds;
       bin.members.push(job);
     }
-    for (const bin of bins) if (bin.members.length > 0) out.push(bin.members.length === 1 ? bin.members[0] : batchJob(part, bin.members));
+    for (const bin of bins)
+      if (bin.members.length > 0) out.push(bin.members.length === 1 ? bin.members[0] : batchJob(part, bin.members));
   }
   return out;
 }
 
 /** The steps of a package.json script joined by &&, or of the variable that replaces it (the runner's own test). */
 function scriptSteps(script, override) {
-  return (process.env[override] || JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts[script]).split('&&').map((step) => step.trim());
+  return (process.env[override] || JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts[script])
+    .split('&&')
+    .map((step) => step.trim());
 }
 
 function refuse(flag, form, step) {
-  console.error(`${flag} runs the package's ${flag.slice(2)} script as ${form} steps joined by &&; cannot run ${JSON.stringify(step)}`);
+  console.error(
+    `${flag} runs the package's ${flag.slice(2)} script as ${form} steps joined by &&; cannot run ${JSON.stringify(step)}`,
+  );
   process.exit(2);
 }
 
@@ -155,12 +163,16 @@ export function lintJobs(steps = lintSteps()) {
   }));
 }
 
-const LINT_BINS = { eslint: join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), prettier: join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs') };
+const LINT_BINS = {
+  eslint: join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'),
+  prettier: join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'),
+};
 
 function lintSteps() {
   return scriptSteps('lint', 'TEST_LINT').map((step) => {
     const [bin, ...rest] = step.split(/\s+/);
-    if (!(bin in LINT_BINS) || rest.some((a) => /["'$`\\|;<>*]/.test(a))) refuse('--lint', '`eslint …` and `prettier …`', step);
+    if (!(bin in LINT_BINS) || rest.some((a) => /["'$`\\|;<>*]/.test(a)))
+      refuse('--lint', '`eslint …` and `prettier …`', step);
     return { step, bin, rest };
   });
 }
@@ -181,7 +193,14 @@ export function typecheckAndLintJobs() {
     kind: 'TASK',
     lane: 'typecheck',
     seconds: Number.MAX_SAFE_INTEGER,
-    args: ['--import', cpuPreload, join(root, 'scripts', 'typecheck-and-lint.mjs'), ...types.flatMap((t) => ['-p', t.project]), 'eslint', ...eslint[0].rest],
+    args: [
+      '--import',
+      cpuPreload,
+      join(root, 'scripts', 'typecheck-and-lint.mjs'),
+      ...types.flatMap((t) => ['-p', t.project]),
+      'eslint',
+      ...eslint[0].rest,
+    ],
   };
   return [combined, ...lintJobs(lint.filter((s) => s.bin !== 'eslint'))];
 }
@@ -225,8 +244,19 @@ export function batchResults(job, run) {
     let reason;
     if (!r) reason = start ? ended : `not run: ${ended} before it started`;
     else if (!r.ok && own?.problem) reason = own.problem;
-    else if (!r.ok && counts.fail === 0) reason = r.problem ? `a hook failed: ${r.problem}` : 'a hook failed (decision R20)';
+    else if (!r.ok && counts.fail === 0)
+      reason = r.problem ? `a hook failed: ${r.problem}` : 'a hook failed (decision R20)';
     if (reason) counts.fail += 1;
-    return { file, kind: 'FILE', ms, cpu, counts, output: run.output, ok: r?.ok === true && counts.fail === 0, reason, batch: job.name };
+    return {
+      file,
+      kind: 'FILE',
+      ms,
+      cpu,
+      counts,
+      output: run.output,
+      ok: r?.ok === true && counts.fail === 0,
+      reason,
+      batch: job.name,
+    };
   });
 }

@@ -24,21 +24,27 @@ export const SECONDS = {
   // Decision R48's stalled client: one start of npm start; measured alone at a load average of 20: 54–68 s wall.
   'scripts/test/shutdown-stalled-client.test.ts': 55,
   'apps/portal/test/portal-browser.test.ts': 47,
-  // Not in the run above; measured alone (35–70 s wall as other work shared the CPUs: five PostgreSQL databases, three bridge processes).
+  // Not in the run above; measured alone (35–70 s wall as other work shared the CPUs: five PostgreSQL databases, three
+  // bridge processes).
   'services/bridge/test/canister-set.test.ts': 45,
   'scripts/test-runner.test.ts': 39,
   'services/gateway/test/gateway.test.ts': 32,
   'platform/replica/test/replica-http.test.ts': 31,
   'services/bridge/test/ic-replica.test.ts': 65,
-  // Decision R44 (25 members, not 50): measured alone at a load average of 16–22, back to back: 576 s wall and 109.9 s CPU before, 283 s and 77.4 s after; the figure is the old one (180) scaled by 283/576.
+  // Decision R44 (25 members, not 50): measured alone at a load average of 16–22, back to back: 576 s wall and 109.9 s
+  // CPU before, 283 s and 77.4 s after; the figure is the old one (180) scaled by 283/576.
   'services/bridge/test/migrate-ic.test.ts': 88,
-  // Decision W28 (a snapshot is a file of its own, journaled): measured alone at a load average of 25, back to back: 223 s wall and 62.8 s CPU before, 197 s and 39.6 s after (with W28's crash and restart test); the figure is the old one scaled by 197/223.
+  // Decision W28 (a snapshot is a file of its own, journaled): measured alone at a load average of 25, back to back:
+  // 223 s wall and 62.8 s CPU before, 197 s and 39.6 s after (with W28's crash and restart test); the figure is the old
+  // one scaled by 197/223.
   'services/bridge/test/ic-snapshots.test.ts': 177,
-  // Not in the run above; measured alone through the runner at a load average of 17–20 (other sessions' work): 364 s wall, 71 s CPU (a 4-member seed, deploy, a killed migrate and its rerun, decision R52).
+  // Not in the run above; measured alone through the runner at a load average of 17–20 (other sessions' work): 364 s
+  // wall, 71 s CPU (a 4-member seed, deploy, a killed migrate and its rerun, decision R52).
   'services/bridge/test/migrate-crash.test.ts': 200,
   'services/bridge/test/backup-embedded.test.ts': 60,
   'services/bridge/test/backup-postgres.test.ts': 25,
-  // Not in the run above; measured alone through the runner beside other helpers' work: 146 s (415 s at a load average of 20); two bridge processes, nginx, the replica.
+  // Not in the run above; measured alone through the runner beside other helpers' work: 146 s (415 s at a load average
+  // of 20); two bridge processes, nginx, the replica.
   'services/bridge/test/several-bridges.test.ts': 150,
   'scripts/test/start-signals.test.ts': 31,
   'services/bridge/test/crash-consistency.test.ts': 28,

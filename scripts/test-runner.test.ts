@@ -16,13 +16,17 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 function run(files: string[], env: Record<string, string> = {}) {
   const started = Date.now();
-  const r = spawnSync(process.execPath, ['scripts/test.mjs', ...files.map((f) => (f.startsWith('--') ? f : `scripts/fixtures/${f}.fixture.ts`))], {
-    cwd: root,
-    // Files share processes unless a test says otherwise (decision R20), whatever this run was told.
-    env: { ...process.env, TEST_SHARED: '1', ...env },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const r = spawnSync(
+    process.execPath,
+    ['scripts/test.mjs', ...files.map((f) => (f.startsWith('--') ? f : `scripts/fixtures/${f}.fixture.ts`))],
+    {
+      cwd: root,
+      // Files share processes unless a test says otherwise (decision R20), whatever this run was told.
+      env: { ...process.env, TEST_SHARED: '1', ...env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
   // A CI host may ask tools for colour (FORCE_COLOR, CI): the assertions read the text.
   return { status: r.status, out: stripVTControlCharacters(r.stdout + r.stderr), ms: Date.now() - started };
 }
@@ -54,7 +58,16 @@ describe('scripts/test.mjs', () => {
     );
     assert.match(r.out, /✔ FILE scripts\/fixtures\/passes\.fixture\.ts: 3 passed, 0 failed/);
     assert.match(r.out, /✖ 1 file\(s\) failed:\n {2}✖ scripts\/fixtures\/hangs\.fixture\.ts: timed out/);
-    assert.deepEqual(summary(r.out), ['ℹ tests 3', 'ℹ suites 0', 'ℹ pass 3', 'ℹ fail 1', 'ℹ cancelled 0', 'ℹ skipped 0', 'ℹ todo 0', 'ℹ duration_ms']);
+    assert.deepEqual(summary(r.out), [
+      'ℹ tests 3',
+      'ℹ suites 0',
+      'ℹ pass 3',
+      'ℹ fail 1',
+      'ℹ cancelled 0',
+      'ℹ skipped 0',
+      'ℹ todo 0',
+      'ℹ duration_ms',
+    ]);
     // The whole process group went: the fixture's process holding the server is gone.
     // SIGKILL is delivered at once but the kernel tears the process down asynchronously: allow it 2 s.
     const pid = Number(readFileSync(pidFile, 'utf8'));
@@ -66,18 +79,36 @@ describe('scripts/test.mjs', () => {
   it('decision R5: per-file results, a slowest-first table and one summed ℹ pass / ℹ fail summary; exit code 1 on a failure', () => {
     const r = run(['mixed', 'passes']);
     assert.equal(r.status, 1, r.out);
-    assert.match(r.out, /✖ FILE scripts\/fixtures\/mixed\.fixture\.ts: 2 passed, 1 failed \([\d.]+ s, [\d.]+ s CPU\)\n/);
-    assert.match(r.out, /✔ FILE scripts\/fixtures\/passes\.fixture\.ts: 3 passed, 0 failed \([\d.]+ s, [\d.]+ s CPU\)\n/);
+    assert.match(
+      r.out,
+      /✖ FILE scripts\/fixtures\/mixed\.fixture\.ts: 2 passed, 1 failed \([\d.]+ s, [\d.]+ s CPU\)\n/,
+    );
+    assert.match(
+      r.out,
+      /✔ FILE scripts\/fixtures\/passes\.fixture\.ts: 3 passed, 0 failed \([\d.]+ s, [\d.]+ s CPU\)\n/,
+    );
     assert.match(
       r.out,
       /Per file \(slowest first; wall, then CPU user\+sys of the file and the processes it started\):\n( {2}[✔✖] +[\d.]+ s +[\d.]+ s {2}scripts\/fixtures\/(mixed|passes)\.fixture\.ts\n){2}/,
     );
-    assert.deepEqual(summary(r.out), ['ℹ tests 6', 'ℹ suites 0', 'ℹ pass 5', 'ℹ fail 1', 'ℹ cancelled 0', 'ℹ skipped 0', 'ℹ todo 0', 'ℹ duration_ms']);
+    assert.deepEqual(summary(r.out), [
+      'ℹ tests 6',
+      'ℹ suites 0',
+      'ℹ pass 5',
+      'ℹ fail 1',
+      'ℹ cancelled 0',
+      'ℹ skipped 0',
+      'ℹ todo 0',
+      'ℹ duration_ms',
+    ]);
     // Exactly one summary: the files' own summary lines are folded into their FILE line.
     assert.equal(r.out.match(/^ℹ pass /gm)?.length, 1);
     // The failure's own words are repeated after the list of failed files, before the summary.
     const tail = r.out.slice(r.out.indexOf('file(s) failed:'));
-    assert.match(tail, /✖ scripts\/fixtures\/mixed\.fixture\.ts, what failed:\n[\s\S]*✖ three fails[\s\S]*1 !== 2[\s\S]*\nℹ tests 6\n/);
+    assert.match(
+      tail,
+      /✖ scripts\/fixtures\/mixed\.fixture\.ts, what failed:\n[\s\S]*✖ three fails[\s\S]*1 !== 2[\s\S]*\nℹ tests 6\n/,
+    );
   });
 
   it('exit code 0 when every file passes', () => {
@@ -129,7 +160,11 @@ describe('scripts/test.mjs', () => {
     const pidFile = join(tmp, 'pids');
     const runner = spawn(
       process.execPath,
-      ['scripts/test.mjs', 'scripts/fixtures/stubborn.fixture.ts', ...more.map((f) => `scripts/fixtures/${f}.fixture.ts`)],
+      [
+        'scripts/test.mjs',
+        'scripts/fixtures/stubborn.fixture.ts',
+        ...more.map((f) => `scripts/fixtures/${f}.fixture.ts`),
+      ],
       {
         cwd: root,
         // Each file in a process of its own, so the test can tell the fixture's process from the one behind it.
@@ -137,7 +172,9 @@ describe('scripts/test.mjs', () => {
         stdio: 'ignore',
       },
     );
-    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => runner.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      runner.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     const pids: number[] = [];
     /** Processes of this run's fixtures still there (by command line and environment, not by pid alone). */
     const leftovers = () =>
@@ -161,7 +198,8 @@ describe('scripts/test.mjs', () => {
       for (const pid of leftovers()) process.kill(pid, 'SIGKILL');
     });
     const until = Date.now() + 30_000;
-    while (!(existsSync(pidFile) && readFileSync(pidFile, 'utf8').split('\n').length === 3) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    while (!(existsSync(pidFile) && readFileSync(pidFile, 'utf8').split('\n').length === 3) && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 50));
     assert.ok(existsSync(pidFile), 'the fixture started within 30 s');
     pids.push(...readFileSync(pidFile, 'utf8').trim().split('\n').map(Number));
     assert.ok(pids.every(alive), 'the fixture and its child run');
@@ -211,7 +249,8 @@ describe('scripts/test.mjs', () => {
   it('decision R17: each file reports the CPU it and the processes it started used, in its FILE line, the table and the total', () => {
     const r = run(['burns-cpu'], { FIXTURE_CPU_SECONDS: '1' });
     assert.equal(r.status, 0, r.out);
-    const line = /✔ FILE scripts\/fixtures\/burns-cpu\.fixture\.ts: 1 passed, 0 failed \([\d.]+ s, ([\d.]+) s CPU\)/.exec(r.out);
+    const line =
+      /✔ FILE scripts\/fixtures\/burns-cpu\.fixture\.ts: 1 passed, 0 failed \([\d.]+ s, ([\d.]+) s CPU\)/.exec(r.out);
     assert.ok(line, r.out);
     const cpu = line[1]!;
     assert.ok(Number(cpu) >= 1, `reported ${cpu} s of CPU for a child that used 1 s`);
@@ -232,7 +271,11 @@ describe('scripts/test.mjs', () => {
     const seen = readFileSync(log, 'utf8').trim().split('\n');
     assert.equal(seen.length, 4);
     assert.match(seen[0]!, /^start (one|two)$/);
-    assert.equal(seen[1], seen[0]!.replace('start', 'end'), `the other file of the lane started while the first ran: ${seen.join(', ')}`);
+    assert.equal(
+      seen[1],
+      seen[0]!.replace('start', 'end'),
+      `the other file of the lane started while the first ran: ${seen.join(', ')}`,
+    );
     assert.deepEqual(summary(r.out).slice(2, 4), ['ℹ pass 5', 'ℹ fail 0']);
   });
 
@@ -240,9 +283,15 @@ describe('scripts/test.mjs', () => {
     const r = run(['passes', '--typecheck'], { TEST_TYPECHECK: 'tsc -p scripts/fixtures/type-error/tsconfig.json' });
     assert.equal(r.status, 1, r.out);
     assert.match(r.out, /bad\.ts\(2,14\): error TS2322/);
-    assert.match(r.out, /✖ TASK typecheck: tsc -p scripts\/fixtures\/type-error\/tsconfig\.json: failed \([\d.]+ s, [\d.]+ s CPU\) exited with code 2\n/);
+    assert.match(
+      r.out,
+      /✖ TASK typecheck: tsc -p scripts\/fixtures\/type-error\/tsconfig\.json: failed \([\d.]+ s, [\d.]+ s CPU\) exited with code 2\n/,
+    );
     assert.match(r.out, /✔ FILE scripts\/fixtures\/passes\.fixture\.ts: 3 passed, 0 failed/);
-    assert.match(r.out, /✖ 1 file\(s\) failed:\n {2}✖ typecheck: tsc -p scripts\/fixtures\/type-error\/tsconfig\.json: exited with code 2/);
+    assert.match(
+      r.out,
+      /✖ 1 file\(s\) failed:\n {2}✖ typecheck: tsc -p scripts\/fixtures\/type-error\/tsconfig\.json: exited with code 2/,
+    );
     assert.deepEqual(summary(r.out).slice(2, 4), ['ℹ pass 3', 'ℹ fail 1']);
     const other = run(['passes', '--typecheck'], { TEST_TYPECHECK: 'tsc --build' });
     assert.equal(other.status, 2, 'a step that is not `tsc -p <project>` is refused');
@@ -259,8 +308,15 @@ describe('scripts/test.mjs', () => {
     });
     assert.equal(r.status, 1, r.out);
     assert.match(r.out, /bad\.ts\(2,14\): error TS2322/, 'the type error, as tsc prints it');
-    assert.match(r.out, /floating\.ts\n\s+8:3\s+error\s+Promises must be awaited.*@typescript-eslint\/no-floating-promises/, 'the type-aware lint finding');
-    assert.match(r.out, /typecheck: 1 project\(s\), 1 error\(s\); eslint: \d+ file\(s\), 1 error\(s\); 1 program\(s\) built once for both/);
+    assert.match(
+      r.out,
+      /floating\.ts\n\s+8:3\s+error\s+Promises must be awaited.*@typescript-eslint\/no-floating-promises/,
+      'the type-aware lint finding',
+    );
+    assert.match(
+      r.out,
+      /typecheck: 1 project\(s\), 1 error\(s\); eslint: \d+ file\(s\), 1 error\(s\); 1 program\(s\) built once for both/,
+    );
     const name = `typecheck and lint: tsc -p ${project}/tsconfig.json, eslint -c ${project}/eslint.config.js ${project}`;
     assert.ok(r.out.includes(`✖ TASK ${name}: failed (`), r.out);
     assert.match(r.out, /✖ TASK lint: prettier --check \S+badly-formatted-too\.ts: failed/);
@@ -279,11 +335,15 @@ describe('scripts/test.mjs', () => {
     assert.match(wrong.out, /usage: typecheck-and-lint\.mjs/);
     // Without exactly one eslint step there is nothing to share: the steps are jobs of their own again.
     for (const lint of ['prettier --check .', 'eslint a && eslint b && prettier --check .']) {
-      const apart = run(['--list', '--typecheck', '--lint'], { TEST_TYPECHECK: 'tsc -p tsconfig.json', TEST_LINT: lint });
+      const apart = run(['--list', '--typecheck', '--lint'], {
+        TEST_TYPECHECK: 'tsc -p tsconfig.json',
+        TEST_LINT: lint,
+      });
       assert.equal(apart.status, 0, apart.out);
       assert.doesNotMatch(apart.out, /typecheck and lint/, lint);
       assert.match(apart.out, /^TASK typecheck: tsc -p tsconfig\.json \(lane typecheck\)$/m, lint);
-      for (const step of lint.split(' && ')) assert.ok(apart.out.includes(`TASK lint: ${step} (lane lint)\n`), `${lint}: ${apart.out}`);
+      for (const step of lint.split(' && '))
+        assert.ok(apart.out.includes(`TASK lint: ${step} (lane lint)\n`), `${lint}: ${apart.out}`);
     }
   });
 
@@ -293,7 +353,10 @@ describe('scripts/test.mjs', () => {
     const r = run(['passes', '--lint'], { TEST_LINT: `prettier --check ${bad}` });
     assert.equal(r.status, 1, r.out);
     assert.match(r.out, /\[warn\] .*badly-formatted\.ts/);
-    assert.match(r.out, /✖ TASK lint: prettier --check \S+badly-formatted\.ts: failed \([\d.]+ s, [\d.]+ s CPU\) exited with code 1\n/);
+    assert.match(
+      r.out,
+      /✖ TASK lint: prettier --check \S+badly-formatted\.ts: failed \([\d.]+ s, [\d.]+ s CPU\) exited with code 1\n/,
+    );
     assert.match(r.out, /✔ FILE scripts\/fixtures\/passes\.fixture\.ts: 3 passed, 0 failed/);
     assert.deepEqual(summary(r.out).slice(2, 4), ['ℹ pass 3', 'ℹ fail 1']);
     const other = run(['passes', '--lint'], { TEST_LINT: 'rm -rf node_modules' });
@@ -303,7 +366,11 @@ describe('scripts/test.mjs', () => {
 
   /** `--list`: the jobs the runner would start, in order, without running them. */
   function list(...args: string[]) {
-    const r = spawnSync(process.execPath, ['scripts/test.mjs', '--list', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, TEST_SHARED: '1' } });
+    const r = spawnSync(process.execPath, ['scripts/test.mjs', '--list', ...args], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, TEST_SHARED: '1' },
+    });
     assert.equal(r.status, 0, r.stderr);
     return r.stdout.trim().split('\n');
   }
@@ -344,10 +411,17 @@ describe('scripts/test.mjs', () => {
     const wasm = all.findIndex((l) => /^BATCH lane wasm: \d+ files in one process \(lane wasm\)$/.test(l));
     assert.ok(wasm > 0, all.join('\n'));
     assert.ok(
-      all.slice(wasm + 1).findIndex((l) => !l.startsWith('  FILE ')) > all.slice(wasm + 1).indexOf('  FILE platform/canisters/test/wasm-journey.test.ts'),
+      all.slice(wasm + 1).findIndex((l) => !l.startsWith('  FILE ')) >
+        all.slice(wasm + 1).indexOf('  FILE platform/canisters/test/wasm-journey.test.ts'),
     );
-    assert.ok(all.some((l) => /^BATCH lane browser: /.test(l)) && all.includes('  FILE apps/portal/test/portal-browser.test.ts'));
-    assert.ok(all.indexOf('  FILE platform/canisters/test/wasm-journey.test.ts') < all.indexOf('  FILE canisters/campaign/test/progress.test.ts'));
+    assert.ok(
+      all.some((l) => /^BATCH lane browser: /.test(l)) &&
+        all.includes('  FILE apps/portal/test/portal-browser.test.ts'),
+    );
+    assert.ok(
+      all.indexOf('  FILE platform/canisters/test/wasm-journey.test.ts') <
+        all.indexOf('  FILE canisters/campaign/test/progress.test.ts'),
+    );
   });
 
   it('decision R20: the files of one part share a process, one after another, each with its own FILE line and counts; TEST_SHARED=0 and `// test-process: own` give a file its own', () => {
@@ -367,12 +441,24 @@ describe('scripts/test.mjs', () => {
     const shared = pids();
     assert.equal(shared.one, shared.two, 'pid-one and pid-two in one process');
     assert.notEqual(shared.own, shared.one, 'the file marked own in another');
-    assert.match(r.out, /✔ FILE scripts\/fixtures\/pid-one\.fixture\.ts: 1 passed, 0 failed \([\d.]+ s, [\d.]+ s CPU\)\n/);
+    assert.match(
+      r.out,
+      /✔ FILE scripts\/fixtures\/pid-one\.fixture\.ts: 1 passed, 0 failed \([\d.]+ s, [\d.]+ s CPU\)\n/,
+    );
     assert.match(r.out, /✔ FILE scripts\/fixtures\/passes\.fixture\.ts: 3 passed, 0 failed/);
     assert.match(r.out, /✔ BATCH scripts: 3 files in one process \([\d.]+ s, [\d.]+ s CPU\)\n/);
     assert.match(r.out, /, 4 job\(s\) in 2 process\(es\), /);
     // The files' own counts: the suite each file runs in is not counted.
-    assert.deepEqual(summary(r.out), ['ℹ tests 6', 'ℹ suites 0', 'ℹ pass 6', 'ℹ fail 0', 'ℹ cancelled 0', 'ℹ skipped 0', 'ℹ todo 0', 'ℹ duration_ms']);
+    assert.deepEqual(summary(r.out), [
+      'ℹ tests 6',
+      'ℹ suites 0',
+      'ℹ pass 6',
+      'ℹ fail 0',
+      'ℹ cancelled 0',
+      'ℹ skipped 0',
+      'ℹ todo 0',
+      'ℹ duration_ms',
+    ]);
     const alone = run(['pid-one', 'pid-two'], { FIXTURE_PID_LOG: log, TEST_SHARED: '0' });
     assert.equal(alone.status, 0, alone.out);
     const own = pids();
@@ -402,7 +488,10 @@ describe('scripts/test.mjs', () => {
   });
 
   it('decision R20: a file that leaves the process changed, or a server open, or whose own hook fails, fails by name at once, with the reason in its FILE line; the files after it still run', () => {
-    const r = run(['changes-process', 'hangs', 'hook-fails', 'passes'], { FIXTURE_PID_FILE: join(dir, 'hangs-pid'), TEST_BATCH_SETTLE_MS: '1000' });
+    const r = run(['changes-process', 'hangs', 'hook-fails', 'passes'], {
+      FIXTURE_PID_FILE: join(dir, 'hangs-pid'),
+      TEST_BATCH_SETTLE_MS: '1000',
+    });
     assert.equal(r.status, 1, r.out);
     assert.ok(r.ms < 45_000, `took ${r.ms} ms`);
     // The reason is in each file's own FILE line, whatever the reporter prints: Node 22 and later print a
@@ -426,7 +515,10 @@ describe('scripts/test.mjs', () => {
   it('decision R20: a shared process that dies fails the file it was running with its exit code, and the files after it as not run', () => {
     const r = run(['exits', 'passes']);
     assert.equal(r.status, 1, r.out);
-    assert.match(r.out, /✖ FILE scripts\/fixtures\/exits\.fixture\.ts: 0 passed, 1 failed .* the shared process exited with code 3\n/);
+    assert.match(
+      r.out,
+      /✖ FILE scripts\/fixtures\/exits\.fixture\.ts: 0 passed, 1 failed .* the shared process exited with code 3\n/,
+    );
     assert.match(
       r.out,
       /✖ FILE scripts\/fixtures\/passes\.fixture\.ts: 0 passed, 1 failed .* not run: the shared process exited with code 3 before it started\n/,
@@ -439,7 +531,11 @@ describe('scripts/test.mjs', () => {
     for (const shared of ['1', '0']) {
       const r = run(['engine', 'engine-wasm', 'passes'], { FIXTURE_ENGINE_LOG: log, TEST_SHARED: shared });
       assert.equal(r.status, 0, r.out);
-      assert.deepEqual(readFileSync(log, 'utf8').trim().split('\n').sort(), ['plain true', 'wasm false'], `TEST_SHARED=${shared}`);
+      assert.deepEqual(
+        readFileSync(log, 'utf8').trim().split('\n').sort(),
+        ['plain true', 'wasm false'],
+        `TEST_SHARED=${shared}`,
+      );
       rmSync(log);
     }
   });

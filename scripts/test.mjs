@@ -14,13 +14,13 @@
 // Scheduling (decision R17): TEST_CONCURRENCY files at a time (default 4: on 2 CPUs many files
 // spend much of their time waiting on servers, sockets, disks and timers), longest first by the table
 // in scripts/test-plan.mjs, and at most one file of a lane at a time (a `// test-lane: <name>` line in
-// the file: the Chromium files, the files on the built wasm). Each file's CPU seconds (user + system,
-// with the processes it started and waited for) are read back from scripts/test-cpu.mjs. `--typecheck`
-// runs the package's typecheck steps (`tsc -p …`) as jobs of their own, one at a time, first; a type
-// error fails the run like a failed file. `--lint` runs the lint script's steps (`eslint …`, `prettier …`)
-// the same way, in a lane of their own (decision R19); with both, the `tsc -p` steps and the `eslint` step
-// are one job on one set of TypeScript programs, scripts/typecheck-and-lint.mjs (decision R22). `--fast`
-// keeps only the files FAST lists (decision R18). `--list` prints the jobs in the order they would start, with their lanes, and runs nothing.
+// the file: the Chromium files, the files on the built wasm). Each file's CPU seconds (user + system, with the
+// processes it started and waited for) are read back from scripts/test-cpu.mjs. `--typecheck` runs the package's
+// typecheck steps (`tsc -p …`) as jobs of their own, one at a time, first; a type error fails the run like a failed
+// file. `--lint` runs the lint script's steps (`eslint …`, `prettier …`) the same way, in a lane of their own (decision
+// R19); with both, the `tsc -p` steps and the `eslint` step are one job on one set of TypeScript programs,
+// scripts/typecheck-and-lint.mjs (decision R22). `--fast` keeps only the files FAST lists (decision R18). `--list`
+// prints the jobs in the order they would start, with their lanes, and runs nothing.
 //
 // Shared processes (decision R20): files of one part of the repository (a service, the platform, the
 // canister cores, the packages, the scripts) run several to a process, one after another, through
@@ -30,12 +30,33 @@
 // of its tests; the loading is the process's, in the total), and a file that changes the process or
 // leaves something open fails by name. A file with a `// test-process: own` line in its head, a run of
 // one file, and every file when TEST_SHARED=0, run in a process of their own as before.
-import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { FAST } from './test-plan.mjs';
-import { batchResults, configure, fileJob, KEYS, lintJobs, noCounts, plan, typecheckAndLintJobs, typecheckJobs } from './test-jobs.mjs';
+import {
+  batchResults,
+  configure,
+  fileJob,
+  KEYS,
+  lintJobs,
+  noCounts,
+  plan,
+  typecheckAndLintJobs,
+  typecheckJobs,
+} from './test-jobs.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const skip = new Set(['node_modules', '.git', '.data', 'preview', 'dist']);
@@ -77,13 +98,17 @@ for (const f of flags) {
   }
 }
 const words = args.filter((a) => !a.startsWith('--'));
-const explicit = words.filter((a) => existsSync(resolve(a)) && statSync(resolve(a)).isFile()).map((a) => relative(root, resolve(a)));
+const explicit = words
+  .filter((a) => existsSync(resolve(a)) && statSync(resolve(a)).isFile())
+  .map((a) => relative(root, resolve(a)));
 const filters = words.filter((a) => !explicit.includes(relative(root, resolve(a))));
 const inFast = (f) => FAST.some((p) => (p.endsWith('/') ? f.startsWith(p) : f === p));
 const found =
   filters.length === 0 && explicit.length > 0
     ? []
-    : find(root).filter((f) => (filters.length === 0 || filters.some((p) => f.includes(p))) && (!flags.has('--fast') || inFast(f)));
+    : find(root).filter(
+        (f) => (filters.length === 0 || filters.some((p) => f.includes(p))) && (!flags.has('--fast') || inFast(f)),
+      );
 const files = [...new Set([...explicit, ...found])].sort();
 if (files.length === 0) {
   console.error('no test files matched');
@@ -139,7 +164,8 @@ async function stop(code) {
   }
   stopping = [...running];
   for (const child of stopping) signalGroup(child, 'SIGTERM');
-  const exited = (c) => new Promise((resolve) => (c.exitCode !== null || c.signalCode !== null ? resolve() : c.once('exit', resolve)));
+  const exited = (c) =>
+    new Promise((resolve) => (c.exitCode !== null || c.signalCode !== null ? resolve() : c.once('exit', resolve)));
   await Promise.race([Promise.all(stopping.map(exited)), new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS))]);
   // The group's other processes (a file's servers, workers) may outlive its first process.
   for (const child of stopping) signalGroup(child, 'SIGKILL');
@@ -237,7 +263,23 @@ function runJob(job, slot) {
       if (timedOut) reason = `timed out: killed after ${fileTimeoutMs} ms (TEST_FILE_TIMEOUT_MS)`;
       else if (code !== 0 && counts.fail === 0) reason = signal ? `killed by ${signal}` : `exited with code ${code}`;
       if (reason) counts.fail += 1;
-      done({ output, ms, cpu, results: [{ file: job.name, kind: job.kind, ms, cpu, counts, output, ok: !reason && code === 0 && counts.fail === 0, reason }] });
+      done({
+        output,
+        ms,
+        cpu,
+        results: [
+          {
+            file: job.name,
+            kind: job.kind,
+            ms,
+            cpu,
+            counts,
+            output,
+            ok: !reason && code === 0 && counts.fail === 0,
+            reason,
+          },
+        ],
+      });
     });
   });
 }
@@ -249,10 +291,16 @@ function report(job, { output, results: rs, ms, cpu }) {
     results.push(r);
     const mark = r.ok ? '✔' : '✖';
     const detail = r.reason ? ` ${r.reason}` : '';
-    const what = r.kind === 'FILE' ? `: ${r.counts.pass} passed, ${r.counts.fail} failed` : r.ok ? ': passed' : ': failed';
-    console.log(`${mark} ${r.kind} ${r.file}${what} (${(r.ms / 1000).toFixed(1)} s, ${cpuText(r)})${detail}${job.kind === 'BATCH' ? '' : '\n'}`);
+    const what =
+      r.kind === 'FILE' ? `: ${r.counts.pass} passed, ${r.counts.fail} failed` : r.ok ? ': passed' : ': failed';
+    console.log(
+      `${mark} ${r.kind} ${r.file}${what} (${(r.ms / 1000).toFixed(1)} s, ${cpuText(r)})${detail}${job.kind === 'BATCH' ? '' : '\n'}`,
+    );
   }
-  if (job.kind === 'BATCH') console.log(`${rs.every((r) => r.ok) ? '✔' : '✖'} BATCH ${job.name} (${(ms / 1000).toFixed(1)} s, ${cpuText({ cpu })})\n`);
+  if (job.kind === 'BATCH')
+    console.log(
+      `${rs.every((r) => r.ok) ? '✔' : '✖'} BATCH ${job.name} (${(ms / 1000).toFixed(1)} s, ${cpuText({ cpu })})\n`,
+    );
   processCpu.push(cpu ?? 0);
 }
 
@@ -262,7 +310,9 @@ const checks =
   flags.has('--typecheck') && flags.has('--lint')
     ? typecheckAndLintJobs()
     : [...(flags.has('--typecheck') ? typecheckJobs() : []), ...(flags.has('--lint') ? lintJobs() : [])];
-const queue = [...checks, ...plan(files.map(fileJob))].sort((a, b) => b.seconds - a.seconds || (a.name < b.name ? -1 : 1));
+const queue = [...checks, ...plan(files.map(fileJob))].sort(
+  (a, b) => b.seconds - a.seconds || (a.name < b.name ? -1 : 1),
+);
 if (flags.has('--list')) {
   for (const job of queue) {
     console.log(`${job.kind} ${job.name}${job.lane ? ` (lane ${job.lane})` : ''}`);
@@ -306,7 +356,9 @@ if (stopping) await new Promise(() => undefined);
 console.log('Per file (slowest first; wall, then CPU user+sys of the file and the processes it started):');
 for (const r of [...results].sort((a, b) => b.ms - a.ms)) {
   const cpu = r.cpu === undefined ? '?'.padStart(7) : r.cpu.toFixed(1).padStart(7);
-  console.log(`  ${r.ok ? '✔' : '✖'} ${(r.ms / 1000).toFixed(1).padStart(7)} s ${cpu} s  ${r.file}${r.reason ? `  (${r.reason})` : ''}`);
+  console.log(
+    `  ${r.ok ? '✔' : '✖'} ${(r.ms / 1000).toFixed(1).padStart(7)} s ${cpu} s  ${r.file}${r.reason ? `  (${r.reason})` : ''}`,
+  );
 }
 const cpuTotal = processCpu.reduce((n, c) => n + c, 0);
 console.log(
@@ -330,7 +382,8 @@ if (failed.length > 0) {
     const block = at >= 0 ? lines.slice(at + 1) : lines.slice(-40);
     console.log(`\n✖ ${r.file}, what failed:`);
     console.log(block.slice(0, FAILURE_LINES).join('\n'));
-    if (block.length > FAILURE_LINES) console.log(`  … ${block.length - FAILURE_LINES} more lines above, in the file's own output`);
+    if (block.length > FAILURE_LINES)
+      console.log(`  … ${block.length - FAILURE_LINES} more lines above, in the file's own output`);
   }
 }
 const total = Object.fromEntries(KEYS.map((k) => [k, results.reduce((n, r) => n + r.counts[k], 0)]));

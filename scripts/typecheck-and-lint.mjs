@@ -26,14 +26,22 @@ function fail(message) {
   process.exit(2);
 }
 
-const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: ts.sys.getCurrentDirectory, getNewLine: () => ts.sys.newLine };
+const host = {
+  getCanonicalFileName: (f) => f,
+  getCurrentDirectory: ts.sys.getCurrentDirectory,
+  getNewLine: () => ts.sys.newLine,
+};
 const programs = new Map();
 
 /** The project's program, built once; its configuration's own errors are returned with it. */
 function program(tsconfig) {
   if (!programs.has(tsconfig)) {
     const errors = [];
-    const config = ts.getParsedCommandLineOfConfigFile(tsconfig, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => errors.push(d) });
+    const config = ts.getParsedCommandLineOfConfigFile(
+      tsconfig,
+      {},
+      { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => errors.push(d) },
+    );
     const built =
       config &&
       ts.createProgram({
@@ -61,7 +69,8 @@ for (const tsconfig of projects) {
 const base = new ESLint({ ...(configFile && { overrideConfigFile: configFile }) });
 const named = [];
 for (const path of args) {
-  const options = (await base.calculateConfigForFile(resolve(path, path.endsWith('.ts') ? '' : 'x.ts')))?.languageOptions?.parserOptions;
+  const options = (await base.calculateConfigForFile(resolve(path, path.endsWith('.ts') ? '' : 'x.ts')))
+    ?.languageOptions?.parserOptions;
   for (const p of [options?.project ?? []].flat()) {
     const tsconfig = resolve(options.tsconfigRootDir ?? process.cwd(), p);
     if (!named.includes(tsconfig)) named.push(tsconfig);
@@ -76,7 +85,9 @@ for (const tsconfig of named.filter((p) => !projects.includes(p))) {
 }
 const eslint = new ESLint({
   ...(configFile && { overrideConfigFile: configFile }),
-  overrideConfig: { languageOptions: { parserOptions: { project: null, programs: named.map((p) => program(p).built).filter(Boolean) } } },
+  overrideConfig: {
+    languageOptions: { parserOptions: { project: null, programs: named.map((p) => program(p).built).filter(Boolean) } },
+  },
 });
 const results = await eslint.lintFiles(args);
 const lintErrors = results.reduce((n, r) => n + r.errorCount + r.fatalErrorCount, 0);

@@ -36,7 +36,9 @@ export function bridgeOrigin(value: string | undefined): string {
   try {
     u = new URL(value);
   } catch {
-    throw new Error(`PORTAL_BRIDGE_ORIGIN must be an http(s) origin such as https://bridge.example.org, not ${JSON.stringify(value)}`);
+    throw new Error(
+      `PORTAL_BRIDGE_ORIGIN must be an http(s) origin such as https://bridge.example.org, not ${JSON.stringify(value)}`,
+    );
   }
   if (!/^https?:$/.test(u.protocol) || u.origin === 'null' || value.replace(/\/+$/, '') !== u.origin) {
     throw new Error(
@@ -55,13 +57,19 @@ function sourceHash(bridge: string): string {
 }
 
 /** Builds into dist/ unless it is current; returns whether it built. */
-export async function buildPortal(opts: { force?: boolean; log?: (s: string) => void; bridgeOrigin?: string; outDir?: string } = {}): Promise<boolean> {
+export async function buildPortal(
+  opts: { force?: boolean; log?: (s: string) => void; bridgeOrigin?: string; outDir?: string } = {},
+): Promise<boolean> {
   const bridge = bridgeOrigin(opts.bridgeOrigin ?? process.env.PORTAL_BRIDGE_ORIGIN);
   const PORTAL_DIST = opts.outDir ?? DEFAULT_DIST;
   const hash = sourceHash(bridge);
   if (!opts.force) {
     try {
-      if ((JSON.parse(readFileSync(join(PORTAL_DIST, 'build.json'), 'utf8')) as { source_hash?: string }).source_hash === hash) return false;
+      if (
+        (JSON.parse(readFileSync(join(PORTAL_DIST, 'build.json'), 'utf8')) as { source_hash?: string }).source_hash ===
+        hash
+      )
+        return false;
     } catch {
       // no build yet
     }
@@ -104,7 +112,10 @@ ${css ? `<link rel="stylesheet" href="/${css}">\n` : ''}<script type="module" sr
 </html>
 `;
   writeFileSync(join(PORTAL_DIST, 'index.html'), html);
-  writeFileSync(join(PORTAL_DIST, 'build.json'), `${JSON.stringify({ source_hash: hash, files: outputs, built_ms: Date.now() - t0 }, null, 2)}\n`);
+  writeFileSync(
+    join(PORTAL_DIST, 'build.json'),
+    `${JSON.stringify({ source_hash: hash, files: outputs, built_ms: Date.now() - t0 }, null, 2)}\n`,
+  );
   opts.log?.(`portal built in ${Date.now() - t0} ms: ${outputs.join(', ')}`);
   return true;
 }

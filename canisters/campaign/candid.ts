@@ -31,7 +31,13 @@ export function campaignTypes(I: Idl) {
     refunds: I.Nat64,
     settled: I.Bool,
   });
-  const CreateCampaignArgs = I.Record({ title: I.Text, description: I.Text, goal: CampaignGoal, deadline: I.Nat64, beneficiary: I.Opt(I.Principal) });
+  const CreateCampaignArgs = I.Record({
+    title: I.Text,
+    description: I.Text,
+    goal: CampaignGoal,
+    deadline: I.Nat64,
+    beneficiary: I.Opt(I.Principal),
+  });
   const ContributionAmount = I.Variant({ Dom: I.Nat, Usd: I.Float64 });
   const Contribution = I.Record({
     campaign_id: I.Text,

@@ -24,7 +24,16 @@ export const campaignWiring: CanisterWiring<'governance' | 'membership' | 'ledge
     ...(host.instructions && { instructions: host.instructions }),
   }),
   timers: [
-    { name: 'refresh_price', every_seconds: CAMPAIGN_PRICE_REFRESH_SECONDS, run: (core, ctx) => core.refresh_price(ctx) },
-    { name: 'settle', every_seconds: CAMPAIGN_SETTLE_SECONDS, run: (core, ctx) => core.settle(ctx), due: (core, ctx) => core.next_settlement(ctx) },
+    {
+      name: 'refresh_price',
+      every_seconds: CAMPAIGN_PRICE_REFRESH_SECONDS,
+      run: (core, ctx) => core.refresh_price(ctx),
+    },
+    {
+      name: 'settle',
+      every_seconds: CAMPAIGN_SETTLE_SECONDS,
+      run: (core, ctx) => core.settle(ctx),
+      due: (core, ctx) => core.next_settlement(ctx),
+    },
   ],
 };

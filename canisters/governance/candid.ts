@@ -20,14 +20,22 @@ export function governanceTypes(I: Idl) {
     amount: I.Variant({ DomE8s: I.Nat, Usd: I.Float64 }),
     memo: I.Opt(I.Text),
   });
-  const MembershipPolicyPayload = I.Record({ add_admins: I.Vec(I.Principal), remove_admins: I.Vec(I.Principal), revoke: I.Vec(I.Principal) });
+  const MembershipPolicyPayload = I.Record({
+    add_admins: I.Vec(I.Principal),
+    remove_admins: I.Vec(I.Principal),
+    revoke: I.Vec(I.Principal),
+  });
   const CategoryRulesChange = I.Record({
     category: ProposalCategory,
     quorum_bps: I.Opt(I.Nat16),
     threshold_bps: I.Opt(I.Nat16),
     voting_window: I.Opt(I.Nat64),
   });
-  const AmendmentPayload = I.Record({ category_rules: I.Vec(CategoryRulesChange), voting_delay: I.Opt(I.Nat64), execution_window: I.Opt(I.Nat64) });
+  const AmendmentPayload = I.Record({
+    category_rules: I.Vec(CategoryRulesChange),
+    voting_delay: I.Opt(I.Nat64),
+    execution_window: I.Opt(I.Nat64),
+  });
   const ProposalPayload = I.Variant({
     SetDomPrice: SetDomPricePayload,
     TreasuryPayout: PayoutPayload,
@@ -43,7 +51,9 @@ export function governanceTypes(I: Idl) {
     threshold_met: I.Bool,
   });
   const GovernanceSettings = I.Record({
-    rules: I.Vec(I.Record({ category: ProposalCategory, quorum_bps: I.Nat16, threshold_bps: I.Nat16, voting_window: I.Nat64 })),
+    rules: I.Vec(
+      I.Record({ category: ProposalCategory, quorum_bps: I.Nat16, threshold_bps: I.Nat16, voting_window: I.Nat64 }),
+    ),
     voting_delay: I.Nat64,
     execution_window: I.Nat64,
   });
@@ -110,8 +120,17 @@ export function governanceTypes(I: Idl) {
   // cast_vote's errors and one more: a new variant, so cast_vote's clients see no change (decision G34).
   const VoteWithReasonError = I.Variant({ ...voteErrors, ReasonTooLong: I.Record({ max: I.Nat32 }) });
   const VoteReason = I.Record({ seq: I.Nat64, vote: Vote, reason: I.Text });
-  const SetDelegationArgs = I.Record({ category: I.Opt(ProposalCategory), delegate: I.Principal, show_name: I.Opt(I.Bool) });
-  const Delegation = I.Record({ category: I.Opt(ProposalCategory), delegate: I.Principal, since: I.Nat64, show_name: I.Bool });
+  const SetDelegationArgs = I.Record({
+    category: I.Opt(ProposalCategory),
+    delegate: I.Principal,
+    show_name: I.Opt(I.Bool),
+  });
+  const Delegation = I.Record({
+    category: I.Opt(ProposalCategory),
+    delegate: I.Principal,
+    since: I.Nat64,
+    show_name: I.Bool,
+  });
   const DelegationError = I.Variant({
     NotAMember: I.Null,
     DelegateNotAMember: I.Null,
@@ -125,7 +144,12 @@ export function governanceTypes(I: Idl) {
   });
   const Ballot = I.Record({ vote: Vote, delegate: I.Opt(I.Principal), reason: I.Opt(I.Text), final: I.Bool });
   const Turnout = I.Record({ direct: I.Nat64, delegated: I.Nat64, delegated_counted: I.Bool });
-  const DomPriceTick = I.Record({ price_usd: I.Float64, set_by: I.Principal, proposal_id: I.Nat64, timestamp: I.Nat64 });
+  const DomPriceTick = I.Record({
+    price_usd: I.Float64,
+    set_by: I.Principal,
+    proposal_id: I.Nat64,
+    timestamp: I.Nat64,
+  });
   const UpdateDomPriceArgs = I.Record({
     proposal_id: I.Nat64,
     price_usd: I.Float64,
@@ -136,7 +160,13 @@ export function governanceTypes(I: Idl) {
   const AdminEventKind = I.Variant({
     ProposalCreated: I.Record({ proposal_id: I.Nat64, category: ProposalCategory, proposed_by: I.Principal }),
     StatusChanged: I.Record({ proposal_id: I.Nat64, from: ProposalStatus, to: ProposalStatus }),
-    PriceUpdated: I.Record({ proposal_id: I.Nat64, price_usd: I.Float64, effective_at: I.Nat64, expires_at: I.Opt(I.Nat64), source_url: I.Opt(I.Text) }),
+    PriceUpdated: I.Record({
+      proposal_id: I.Nat64,
+      price_usd: I.Float64,
+      effective_at: I.Nat64,
+      expires_at: I.Opt(I.Nat64),
+      source_url: I.Opt(I.Text),
+    }),
     ExecutionFailed: I.Record({ proposal_id: I.Nat64, attempt: I.Nat32, message: I.Text }),
     ConfigChanged: I.Record({ proposal_id: I.Nat64 }),
   });
@@ -144,7 +174,8 @@ export function governanceTypes(I: Idl) {
   const InitArgs = I.Record({
     membership_canister: I.Principal,
     treasury_canister: I.Principal,
-    // Decision G50: optional, so an upgrade with the arguments of before keeps working (campaigns then wait for their timer).
+    // Decision G50: optional, so an upgrade with the arguments of before keeps working (campaigns then wait for their
+    // timer).
     campaign_canister: I.Opt(I.Principal),
     admins: I.Vec(I.Principal),
     trusted_proposers: I.Vec(I.Principal),
@@ -206,7 +237,10 @@ export function governanceMethods(I: Idl) {
     list_my_delegators: query([I.Opt(I.Text), I.Opt(I.Nat32)], t.DelegatorsPage),
     get_my_ballot: query([I.Nat64], I.Opt(t.Ballot)),
     get_turnout: query([I.Nat64], I.Opt(t.Turnout)),
-    list_represented: query([I.Nat64, I.Principal, I.Opt(I.Text), I.Opt(I.Nat32)], I.Record({ members: I.Vec(I.Principal), next: I.Opt(I.Text) })),
+    list_represented: query(
+      [I.Nat64, I.Principal, I.Opt(I.Text), I.Opt(I.Nat32)],
+      I.Record({ members: I.Vec(I.Principal), next: I.Opt(I.Text) }),
+    ),
     ...icrc7Methods(I),
     // ICRC-21 consent messages for cast_vote and create_proposal (decision G24).
     ...icrc21Methods(I),

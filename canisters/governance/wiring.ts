@@ -9,19 +9,27 @@ import type { GovernanceDeps } from './core/types.ts';
 
 export const GOVERNANCE_TICK_SECONDS = 60;
 
-export const governanceWiring: CanisterWiring<'membership' | 'treasury' | 'campaign', GovernanceDeps, GovernanceCore> = {
-  calls: ['membership', 'treasury', 'campaign'],
-  deps: (call, host) => ({
-    membership: {
-      get_membership_status: (owner) => call('membership', 'get_membership_status', owner),
-      active_member_snapshot: () => call('membership', 'active_member_snapshot'),
-      voting_eligibility: (owner, at) => call('membership', 'voting_eligibility', owner, at),
-      apply_policy: (policy) => call('membership', 'apply_policy', policy),
-    },
-    treasury: { execute_payout: (id, payout) => call('treasury', 'execute_payout', id, payout) },
-    campaign: { refresh_price: () => call('campaign', 'refresh_price') },
-    ...(host.instructions && { instructions: host.instructions }),
-    candid: host.candid,
-  }),
-  timers: [{ name: 'tick', every_seconds: GOVERNANCE_TICK_SECONDS, run: (core, ctx) => core.tick(ctx), due: (core, ctx) => core.next_wakeup(ctx) }],
-};
+export const governanceWiring: CanisterWiring<'membership' | 'treasury' | 'campaign', GovernanceDeps, GovernanceCore> =
+  {
+    calls: ['membership', 'treasury', 'campaign'],
+    deps: (call, host) => ({
+      membership: {
+        get_membership_status: (owner) => call('membership', 'get_membership_status', owner),
+        active_member_snapshot: () => call('membership', 'active_member_snapshot'),
+        voting_eligibility: (owner, at) => call('membership', 'voting_eligibility', owner, at),
+        apply_policy: (policy) => call('membership', 'apply_policy', policy),
+      },
+      treasury: { execute_payout: (id, payout) => call('treasury', 'execute_payout', id, payout) },
+      campaign: { refresh_price: () => call('campaign', 'refresh_price') },
+      ...(host.instructions && { instructions: host.instructions }),
+      candid: host.candid,
+    }),
+    timers: [
+      {
+        name: 'tick',
+        every_seconds: GOVERNANCE_TICK_SECONDS,
+        run: (core, ctx) => core.tick(ctx),
+        due: (core, ctx) => core.next_wakeup(ctx),
+      },
+    ],
+  };

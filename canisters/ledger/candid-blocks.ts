@@ -19,7 +19,8 @@ function textBytes(t: string): Uint8Array {
   let b = texts.get(t);
   if (!b) {
     const codes = Array.from(t, (c) => c.charCodeAt(0));
-    b = codes.every((c) => c < 0x80) && codes.length === t.length ? Uint8Array.from(codes) : new TextEncoder().encode(t);
+    b =
+      codes.every((c) => c < 0x80) && codes.length === t.length ? Uint8Array.from(codes) : new TextEncoder().encode(t);
     if (texts.size < 256) texts.set(t, b);
   }
   return b;
@@ -35,7 +36,9 @@ export function idlHash(label: string): number {
 /** Labels in the order Candid writes a record's fields or numbers a variant's cases: by id. */
 const byId = <T extends string>(labels: T[]): T[] => [...labels].sort((a, b) => idlHash(a) - idlHash(b));
 
-const VALUE_CASES = Object.fromEntries(byId(['Blob', 'Text', 'Nat', 'Int', 'Array', 'Map']).map((c, i) => [c, i])) as Record<string, number>;
+const VALUE_CASES = Object.fromEntries(
+  byId(['Blob', 'Text', 'Nat', 'Int', 'Array', 'Map']).map((c, i) => [c, i]),
+) as Record<string, number>;
 const RESULT_FIELDS = byId(['log_length', 'blocks', 'archived_blocks']);
 const BLOCK_FIELDS = byId(['id', 'block']);
 const ARCHIVED_FIELDS = byId(['args', 'callback']);
@@ -180,7 +183,8 @@ export function encodeGetBlocksReply(header: Uint8Array, r: EncodedBlocksResult)
         for (const f of ARCHIVED_FIELDS) {
           if (f === 'args') {
             w.length(a.args.length);
-            for (const range of a.args) for (const rf of RANGE_FIELDS) w.nat(rf === 'start' ? range.start : range.length);
+            for (const range of a.args)
+              for (const rf of RANGE_FIELDS) w.nat(rf === 'start' ? range.start : range.length);
           } else {
             // A func reference: 1 (transparent), the service (1, then the principal's bytes), the method name.
             w.byte(1);

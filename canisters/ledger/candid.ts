@@ -36,7 +36,11 @@ export function ledgerTypes(I: Idl) {
     memo: I.Opt(I.Vec(I.Nat8)),
     created_at_time: I.Opt(I.Nat64),
   });
-  const ApproveError = I.Variant({ ...common, AllowanceChanged: I.Record({ current_allowance: I.Nat }), Expired: I.Record({ ledger_time: I.Nat64 }) });
+  const ApproveError = I.Variant({
+    ...common,
+    AllowanceChanged: I.Record({ current_allowance: I.Nat }),
+    Expired: I.Record({ ledger_time: I.Nat64 }),
+  });
   const TransferFromArgs = I.Record({
     spender_subaccount: I.Opt(Subaccount),
     from: Account,
@@ -46,19 +50,34 @@ export function ledgerTypes(I: Idl) {
     memo: I.Opt(I.Vec(I.Nat8)),
     created_at_time: I.Opt(I.Nat64),
   });
-  const TransferFromError = I.Variant({ ...common, BadBurn: I.Record({ min_burn_amount: I.Nat }), InsufficientAllowance: I.Record({ allowance: I.Nat }) });
+  const TransferFromError = I.Variant({
+    ...common,
+    BadBurn: I.Record({ min_burn_amount: I.Nat }),
+    InsufficientAllowance: I.Record({ allowance: I.Nat }),
+  });
   const AllowanceArgs = I.Record({ account: Account, spender: Account });
   const Allowance = I.Record({ allowance: I.Nat, expires_at: I.Opt(I.Nat64) });
   // ICRC-3.
   const Value = I.Rec();
-  Value.fill(I.Variant({ Blob: I.Vec(I.Nat8), Text: I.Text, Nat: I.Nat, Int: I.Int, Array: I.Vec(Value), Map: I.Vec(I.Tuple(I.Text, Value)) }));
+  Value.fill(
+    I.Variant({
+      Blob: I.Vec(I.Nat8),
+      Text: I.Text,
+      Nat: I.Nat,
+      Int: I.Int,
+      Array: I.Vec(Value),
+      Map: I.Vec(I.Tuple(I.Text, Value)),
+    }),
+  );
   const GetBlocksArgs = I.Vec(I.Record({ start: I.Nat, length: I.Nat }));
   const GetBlocksResult = I.Rec();
   GetBlocksResult.fill(
     I.Record({
       log_length: I.Nat,
       blocks: I.Vec(I.Record({ id: I.Nat, block: Value })),
-      archived_blocks: I.Vec(I.Record({ args: GetBlocksArgs, callback: I.Func([GetBlocksArgs], [GetBlocksResult], ['query']) })),
+      archived_blocks: I.Vec(
+        I.Record({ args: GetBlocksArgs, callback: I.Func([GetBlocksArgs], [GetBlocksResult], ['query']) }),
+      ),
     }),
   );
   const BlockType = I.Record({ block_type: I.Text, url: I.Text });

@@ -3,7 +3,14 @@
 export * from './core/types.ts';
 export * from './core/account.ts';
 export * from './core/ledger.ts';
-export { ARCHIVE_METHOD, MAX_BLOCKS_PER_REQUEST, type BlocksCallback, type BlocksPlan, type GetBlocksArgs, type GetBlocksResult } from './core/block-log.ts';
+export {
+  ARCHIVE_METHOD,
+  MAX_BLOCKS_PER_REQUEST,
+  type BlocksCallback,
+  type BlocksPlan,
+  type GetBlocksArgs,
+  type GetBlocksResult,
+} from './core/block-log.ts';
 export * from './core/consent.ts';
 export * from './candid.ts';
 export * from './wiring.ts';

@@ -1,6 +1,14 @@
 // The membership canister's Candid interface (spec 2 "Canister operations used by registration",
 // "Membership token and status"), for the Azle entry point and the IC agent client.
-import { enumVariant, icrc7Methods, query, result, update, type Idl, type MethodTable } from '@domdao/canister-kit/candid';
+import {
+  enumVariant,
+  icrc7Methods,
+  query,
+  result,
+  update,
+  type Idl,
+  type MethodTable,
+} from '@domdao/canister-kit/candid';
 
 export function membershipTypes(I: Idl) {
   const MembershipStatus = enumVariant(I, ['Registered', 'Active', 'Expired', 'Revoked']);
@@ -15,8 +23,16 @@ export function membershipTypes(I: Idl) {
   });
   const ActiveMemberSnapshot = I.Record({ count: I.Nat64, at: I.Nat64 });
   const VotingEligibility = I.Record({ active_now: I.Bool, active_at: I.Bool });
-  const MembershipPolicy = I.Record({ add_admins: I.Vec(I.Principal), remove_admins: I.Vec(I.Principal), revoke: I.Vec(I.Principal) });
-  const InitArgs = I.Record({ user_canister: I.Principal, governance_canister: I.Principal, admins: I.Vec(I.Principal) });
+  const MembershipPolicy = I.Record({
+    add_admins: I.Vec(I.Principal),
+    remove_admins: I.Vec(I.Principal),
+    revoke: I.Vec(I.Principal),
+  });
+  const InitArgs = I.Record({
+    user_canister: I.Principal,
+    governance_canister: I.Principal,
+    admins: I.Vec(I.Principal),
+  });
   return { MembershipStatus, MembershipToken, ActiveMemberSnapshot, VotingEligibility, MembershipPolicy, InitArgs };
 }
 

@@ -7,5 +7,12 @@ import type { MembershipCore } from './core/membership.ts';
 export const membershipWiring: CanisterWiring<never, Record<string, never>, MembershipCore> = {
   calls: [],
   deps: () => ({}),
-  timers: [{ name: 'count-active', every_seconds: 60, run: async (core) => core.count_active_step(), due: (core, ctx) => core.count_active_due(ctx) }],
+  timers: [
+    {
+      name: 'count-active',
+      every_seconds: 60,
+      run: async (core) => core.count_active_step(),
+      due: (core, ctx) => core.count_active_due(ctx),
+    },
+  ],
 };

@@ -35,7 +35,12 @@ export function treasuryTypes(I: Idl) {
     InvalidPayout: I.Text,
     LedgerError: I.Text,
   });
-  const InitArgs = I.Record({ governance_canister: I.Principal, ledger_canister: I.Principal, admins: I.Vec(I.Principal), price_max_age: I.Opt(I.Nat64) });
+  const InitArgs = I.Record({
+    governance_canister: I.Principal,
+    ledger_canister: I.Principal,
+    admins: I.Vec(I.Principal),
+    price_max_age: I.Opt(I.Nat64),
+  });
   return { PayoutPayload, PayoutRecord, PayoutIntent, Account, TreasuryError, InitArgs };
 }
 

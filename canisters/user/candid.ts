@@ -13,7 +13,11 @@ export function userTypes(I: Idl) {
     is_age_verified_18_plus: I.Bool,
   });
   const CreateAccountResponse = I.Record({ principal: I.Principal, verification_token: I.Text, expires_at: I.Nat64 });
-  const UpgradeMembershipRequest = I.Record({ principal: I.Principal, kyc_proof: I.Vec(I.Nat8), payment_proof: I.Vec(I.Nat8) });
+  const UpgradeMembershipRequest = I.Record({
+    principal: I.Principal,
+    kyc_proof: I.Vec(I.Nat8),
+    payment_proof: I.Vec(I.Nat8),
+  });
   const VerifyEmailResponse = I.Record({ principal: I.Principal, membership_token_id: I.Opt(I.Nat64) });
   const Account = I.Record({
     principal: I.Principal,
@@ -58,7 +62,11 @@ export function userTypes(I: Idl) {
     MembershipCallFailed: I.Text,
     InProgress: I.Null,
   });
-  const InitArgs = I.Record({ membership_canister: I.Principal, registrars: I.Vec(I.Principal), admins: I.Vec(I.Principal) });
+  const InitArgs = I.Record({
+    membership_canister: I.Principal,
+    registrars: I.Vec(I.Principal),
+    admins: I.Vec(I.Principal),
+  });
   return {
     CreateAccountRequest,
     CreateAccountResponse,

@@ -84,7 +84,8 @@ function browserMark(r) {
   // sends Sec-Fetch-Site with it (decision E15).
   if (r.headersIn['Sec-Fetch-Site'] !== undefined) return { field: 'Sec-Fetch-Site', message };
   const cookie = r.headersIn.Cookie;
-  if (cookie !== undefined && SESSION_COOKIE.test(cookie)) return { field: 'Cookie', message: 'requests carrying the session cookie may not call /notify' };
+  if (cookie !== undefined && SESSION_COOKIE.test(cookie))
+    return { field: 'Cookie', message: 'requests carrying the session cookie may not call /notify' };
   return undefined;
 }
 

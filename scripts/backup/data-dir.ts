@@ -12,11 +12,17 @@ import { DATA, writeManifest, type BackupManifest } from '../../services/bridge/
 import { emptyOrIncomplete } from '../../services/bridge/src/core/backup/live.ts';
 import { Refusal } from './refusal.ts';
 
-export async function backupDataDir(dataDirArg: string, toArg: string, say: (line: string) => void): Promise<BackupManifest> {
+export async function backupDataDir(
+  dataDirArg: string,
+  toArg: string,
+  say: (line: string) => void,
+): Promise<BackupManifest> {
   const dataDir = resolve(dataDirArg);
   const to = resolve(toArg);
-  if (!existsSync(dataDir)) throw new Refusal(`DATA_DIR ${dataDir} does not exist: give the DATA_DIR \`npm start\` runs with`);
-  if (to === dataDir || to.startsWith(dataDir + sep)) throw new Refusal(`${to} is inside DATA_DIR ${dataDir}: give a backup directory outside it`);
+  if (!existsSync(dataDir))
+    throw new Refusal(`DATA_DIR ${dataDir} does not exist: give the DATA_DIR \`npm start\` runs with`);
+  if (to === dataDir || to.startsWith(dataDir + sep))
+    throw new Refusal(`${to} is inside DATA_DIR ${dataDir}: give a backup directory outside it`);
   // Decision B120: a directory holding only an incomplete backup (a killed run's, no manifest) is taken again.
   if (!emptyOrIncomplete(to)) throw new Refusal(`${to} is not empty: give a new or empty directory`);
   let lock;

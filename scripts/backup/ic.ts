@@ -11,14 +11,20 @@ import { Actor, HttpAgent, type Identity } from '@icp-sdk/core/agent';
 import { Principal } from '@icp-sdk/core/principal';
 import type { CanisterIds, CanisterName } from '@domdao/canisters';
 import { icCanisterIds, IcEnv, identityFromPem, type IcConfig } from '@domdao/canisters/ic';
-import { MANAGEMENT_CANISTER_ID, managementIdl, type CanisterSnapshotInfo, type ManagementService } from '@domdao/canisters/management';
+import {
+  MANAGEMENT_CANISTER_ID,
+  managementIdl,
+  type CanisterSnapshotInfo,
+  type ManagementService,
+} from '@domdao/canisters/management';
 import { loadConfig } from '@domdao/config';
 import { Refusal } from './refusal.ts';
 
 const NAMES: CanisterName[] = ['ledger', 'membership', 'governance', 'user', 'campaign', 'treasury'];
 /** The IC's limit of snapshots per canister (decision W26). */
 const MAX_SNAPSHOTS = 10;
-const USAGE = 'usage: npm run backup -- --ic take [--out FILE] [--replace-oldest] | --ic list | --ic restore [--from FILE]';
+const USAGE =
+  'usage: npm run backup -- --ic take [--out FILE] [--replace-oldest] | --ic list | --ic restore [--from FILE]';
 
 /** What `take --out FILE` writes and `restore --from FILE` reads: one snapshot id per canister. */
 interface SnapshotSet {
@@ -65,14 +71,23 @@ export async function icBackup(argv: string[], env: NodeJS.ProcessEnv, say: (lin
     else if (a === '--from' && command === 'restore') opts.from = resolve(value());
     else throw new Refusal(`unknown option ${a} (${USAGE})`);
   }
-  if (command !== 'take' && command !== 'list' && command !== 'restore') throw new Refusal(`--ic needs take, list or restore (${USAGE})`);
+  if (command !== 'take' && command !== 'list' && command !== 'restore')
+    throw new Refusal(`--ic needs take, list or restore (${USAGE})`);
   const config = settings(env);
   const ids: CanisterIds = icCanisterIds(config);
   const identity = identityOf(config.IC_IDENTITY_PEM_FILE);
   const me = identity.getPrincipal().toText();
-  const agent = await HttpAgent.create({ host: config.IC_HOST, identity, shouldFetchRootKey: config.IC_FETCH_ROOT_KEY });
+  const agent = await HttpAgent.create({
+    host: config.IC_HOST,
+    identity,
+    shouldFetchRootKey: config.IC_FETCH_ROOT_KEY,
+  });
   const management = (id: string) =>
-    Actor.createActor<ManagementService>(managementIdl, { agent, canisterId: MANAGEMENT_CANISTER_ID, effectiveCanisterId: Principal.fromText(id) });
+    Actor.createActor<ManagementService>(managementIdl, {
+      agent,
+      canisterId: MANAGEMENT_CANISTER_ID,
+      effectiveCanisterId: Principal.fromText(id),
+    });
   const p = (id: string) => Principal.fromText(id);
 
   // Every canister's snapshots first: it also checks the identity controls each (nothing is stopped yet).
@@ -87,7 +102,8 @@ export async function icBackup(argv: string[], env: NodeJS.ProcessEnv, say: (lin
         throw new Refusal(
           `the identity ${me} (IC_IDENTITY_PEM_FILE) is not a controller of the ${name} canister ${id}: snapshots are for its controllers only`,
         );
-      if (/IC0301|not found/i.test(message)) throw new Refusal(`the ${name} canister ${id} does not exist on ${config.IC_HOST}`);
+      if (/IC0301|not found/i.test(message))
+        throw new Refusal(`the ${name} canister ${id} does not exist on ${config.IC_HOST}`);
       if (/no management method|IC0536|list_canister_snapshots/.test(message))
         throw new Refusal(
           `${config.IC_HOST} offers no canister snapshots: back up with \`npm run migrate\`'s export instead (docs/operations/backup-and-restore.md)`,
@@ -113,7 +129,9 @@ export async function icBackup(argv: string[], env: NodeJS.ProcessEnv, say: (lin
       try {
         set = JSON.parse(readFileSync(opts.from, 'utf8')) as SnapshotSet;
       } catch (e) {
-        throw new Refusal(`${opts.from} is not a snapshot set written by \`npm run backup -- --ic take --out\` (${(e as Error).message})`);
+        throw new Refusal(
+          `${opts.from} is not a snapshot set written by \`npm run backup -- --ic take --out\` (${(e as Error).message})`,
+        );
       }
       if (set?.format !== 'domdao-canister-snapshots' || set.version !== 1)
         throw new Refusal(`${opts.from} is not a snapshot set written by \`npm run backup -- --ic take --out\``);

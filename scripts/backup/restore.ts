@@ -8,7 +8,13 @@ import { existsSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:f
 import { basename, dirname, join, resolve } from 'node:path';
 import { DirectoryLockedError, lockDirectory } from '@domdao/canister-kit/embedded';
 import { copyFiles } from '../../services/bridge/src/core/backup/copy.ts';
-import { BackupDamaged, DATA, syncDir, verifyBackup, type BackupManifest } from '../../services/bridge/src/core/backup/manifest.ts';
+import {
+  BackupDamaged,
+  DATA,
+  syncDir,
+  verifyBackup,
+  type BackupManifest,
+} from '../../services/bridge/src/core/backup/manifest.ts';
 import { Refusal } from './refusal.ts';
 
 export function restoreDataDir(fromArg: string, dataDirArg: string, say: (line: string) => void): BackupManifest {
@@ -30,7 +36,8 @@ export function restoreDataDir(fromArg: string, dataDirArg: string, say: (line: 
     // The copy is checked as the backup was: a disk that garbles it fails here, before the swap.
     for (const f of manifest.files) {
       const content = readFileSync(join(staging, f.path));
-      if (createHash('sha256').update(content).digest('hex') !== f.sha256) throw new Error(`the copy of ${f.path} in ${staging} does not match its checksum`);
+      if (createHash('sha256').update(content).digest('hex') !== f.sha256)
+        throw new Error(`the copy of ${f.path} in ${staging} does not match its checksum`);
     }
     syncDir(staging);
   } catch (e) {
@@ -44,12 +51,19 @@ export function restoreDataDir(fromArg: string, dataDirArg: string, say: (line: 
   }
   renameSync(staging, dataDir);
   syncDir(dirname(dataDir));
-  say(`restored ${dataDir} from ${from} (a ${manifest.mode} backup made ${manifest.created_at}, ${manifest.files.length} files)`);
-  if (lock) say(`the directory it replaced is kept at ${aside}: remove it once the restored platform runs as it should`);
+  say(
+    `restored ${dataDir} from ${from} (a ${manifest.mode} backup made ${manifest.created_at}, ${manifest.files.length} files)`,
+  );
+  if (lock)
+    say(`the directory it replaced is kept at ${aside}: remove it once the restored platform runs as it should`);
   if (manifest.database !== 'embedded')
-    say(`the database is not in this backup: restore it with pg_restore from the dump made with it (docs/operations/backup-and-restore.md)`);
+    say(
+      `the database is not in this backup: restore it with pg_restore from the dump made with it (docs/operations/backup-and-restore.md)`,
+    );
   if (manifest.canisters !== 'embedded')
-    say(`the canisters are not in this backup: load their snapshots with \`npm run backup -- --ic restore\` (docs/operations/backup-and-restore.md)`);
+    say(
+      `the canisters are not in this backup: load their snapshots with \`npm run backup -- --ic restore\` (docs/operations/backup-and-restore.md)`,
+    );
   return manifest;
 }
 
@@ -58,7 +72,9 @@ function takeLock(dataDir: string) {
     return lockDirectory(dataDir);
   } catch (e) {
     if (e instanceof DirectoryLockedError)
-      throw new Refusal(`DATA_DIR ${dataDir} is in use by a running process (PID ${e.pid}): stop the platform first; nothing was changed`);
+      throw new Refusal(
+        `DATA_DIR ${dataDir} is in use by a running process (PID ${e.pid}): stop the platform first; nothing was changed`,
+      );
     throw e;
   }
 }

@@ -42,7 +42,10 @@ export async function canisterStep(target: IcTarget, say: (line: string) => void
       // The embedded bridge's principal (registrar, trusted proposer, governance admin) is the deployed
       // bridge's identity, as `npm run deploy` installed it; the canister ids map onto the deployed ones.
       const principals = { [EMBEDDED_BRIDGE_PRINCIPAL]: identity };
-      const mapping = { ...principals, ...Object.fromEntries(CANISTERS.map((n) => [exp.canisterIds[n], target.canisterIds[n]])) };
+      const mapping = {
+        ...principals,
+        ...Object.fromEntries(CANISTERS.map((n) => [exp.canisterIds[n], target.canisterIds[n]])),
+      };
       const source = summarizeState(exp);
       const expected = summarizeState(remapPrincipals(exp, mapping));
       await refusal(importState(target, exp, { principals, verify: false, say }));

@@ -31,10 +31,14 @@ export function icTargetFromEnv(env: NodeJS.ProcessEnv): { target: IcTarget; set
     config = loadConfig(IcEnv, env);
     icCanisterIds(config);
   } catch (e) {
-    throw new Refusal(`the IC_* settings are not valid: ${e instanceof ConfigError ? e.problems.join('; ') : (e as Error).message}`);
+    throw new Refusal(
+      `the IC_* settings are not valid: ${e instanceof ConfigError ? e.problems.join('; ') : (e as Error).message}`,
+    );
   }
   if (!existsSync(config.IC_IDENTITY_PEM_FILE))
-    throw new Refusal(`IC_IDENTITY_PEM_FILE ${config.IC_IDENTITY_PEM_FILE} does not exist: give the controller identity the canisters were deployed with`);
+    throw new Refusal(
+      `IC_IDENTITY_PEM_FILE ${config.IC_IDENTITY_PEM_FILE} does not exist: give the controller identity the canisters were deployed with`,
+    );
   return {
     target: {
       host: config.IC_HOST,

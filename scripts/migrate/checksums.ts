@@ -41,7 +41,11 @@ async function columns(q: Query, table: string): Promise<string[]> {
 
 export async function databaseSums(q: Query): Promise<DatabaseSums> {
   await q("set timezone = 'UTC'");
-  const names = (await q<{ t: string }>(`select tablename as t from pg_tables where schemaname = 'public' order by tablename collate "C"`))
+  const names = (
+    await q<{ t: string }>(
+      `select tablename as t from pg_tables where schemaname = 'public' order by tablename collate "C"`,
+    )
+  )
     .map((r) => r.t)
     .filter((t) => !MIGRATOR_TABLES.includes(t));
   const tables: Record<string, TableSum> = {};
@@ -52,7 +56,9 @@ export async function databaseSums(q: Query): Promise<DatabaseSums> {
     const parts = cols
       .filter((c) => !excluded.includes(c))
       .map((c) =>
-        table === 'ai_embeddings' && c === 'embedding' ? `'${c}', translate(t.${ident(c)}::text, '[]', '{}')` : `'${c.replace(/'/g, "''")}', t.${ident(c)}`,
+        table === 'ai_embeddings' && c === 'embedding'
+          ? `'${c}', translate(t.${ident(c)}::text, '[]', '{}')`
+          : `'${c.replace(/'/g, "''")}', t.${ident(c)}`,
       );
     // jsonb_build_object takes at most 100 arguments: the row is built from pieces of 40 columns.
     const pieces: string[] = [];
@@ -80,7 +86,10 @@ export interface TableCompare extends TableSum {
 export function compareDatabases(
   source: DatabaseSums,
   target: DatabaseSums,
-): { tables: TableCompare[]; sequences: Array<{ sequence: string; source: string | null; target: string | null; ok: boolean }> } {
+): {
+  tables: TableCompare[];
+  sequences: Array<{ sequence: string; source: string | null; target: string | null; ok: boolean }>;
+} {
   const names = [...new Set([...Object.keys(source.tables), ...Object.keys(target.tables)])].sort();
   const tables = names.map((table) => {
     const s = source.tables[table] ?? { rows: 0, checksum: 'missing' };
@@ -91,7 +100,12 @@ export function compareDatabases(
   const sequences = seqNames.map((sequence) => {
     const s = source.sequences[sequence] ?? null;
     const t = target.sequences[sequence] ?? null;
-    return { sequence, source: s, target: t, ok: s === t && sequence in source.sequences && sequence in target.sequences };
+    return {
+      sequence,
+      source: s,
+      target: t,
+      ok: s === t && sequence in source.sequences && sequence in target.sequences,
+    };
   });
   return { tables, sequences };
 }

@@ -37,14 +37,19 @@ const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.
 
 export function reportText(r: MigrationReport): string {
   const out: string[] = [];
-  out.push(`migration report: ${r.from} -> ${r.to_database} (PostgreSQL ${r.target_server}, ${r.schema_migrations} schema migrations)`);
+  out.push(
+    `migration report: ${r.from} -> ${r.to_database} (PostgreSQL ${r.target_server}, ${r.schema_migrations} schema migrations)`,
+  );
   if (r.canister_set) out.push(`canister set: ${r.canister_set.from} -> ${r.canister_set.to}`);
   out.push('', `${pad('table', 32)} ${pad('rows', 8)} ${pad('checksum', 32)} match`);
   for (const t of r.database.tables)
     out.push(
       `${pad(t.table, 32)} ${pad(String(t.rows), 8)} ${pad(t.checksum, 32)} ${t.ok ? 'yes' : `NO (target: ${t.target ? `${t.target.rows} rows, ${t.target.checksum}` : 'missing'})`}`,
     );
-  for (const s of r.database.sequences) out.push(`sequence ${pad(s.sequence, 23)} ${pad(String(s.source), 41)} ${s.ok ? 'yes' : `NO (target: ${s.target})`}`);
+  for (const s of r.database.sequences)
+    out.push(
+      `sequence ${pad(s.sequence, 23)} ${pad(String(s.source), 41)} ${s.ok ? 'yes' : `NO (target: ${s.target})`}`,
+    );
   if (r.canisters) {
     out.push('', `${pad('canister store', 40)} ${pad('count', 8)} ${pad('checksum', 64)} match`);
     for (const s of r.canisters.stores)
@@ -61,6 +66,8 @@ export function reportText(r: MigrationReport): string {
       .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`)
       .join(', ')}`,
   );
-  out.push(r.ok ? 'verified: every table, sequence and canister store matches' : `NOT verified: ${r.problems.join('; ')}`);
+  out.push(
+    r.ok ? 'verified: every table, sequence and canister store matches' : `NOT verified: ${r.problems.join('; ')}`,
+  );
   return `${out.join('\n')}\n`;
 }

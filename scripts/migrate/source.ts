@@ -25,16 +25,23 @@ export async function openSource(dataDir: string): Promise<Source> {
   const dir = resolve(dataDir);
   if (!existsSync(dir)) throw new Refusal(`--from ${dir} does not exist: give the DATA_DIR of the stopped npm start`);
   const pgdir = join(dir, 'pglite');
-  const version = existsSync(join(pgdir, 'PG_VERSION')) ? readFileSync(join(pgdir, 'PG_VERSION'), 'utf8').trim() : undefined;
-  if (version === undefined) throw new Refusal(`${dir} holds no embedded database (${pgdir}): it is not the DATA_DIR of an npm start`);
+  const version = existsSync(join(pgdir, 'PG_VERSION'))
+    ? readFileSync(join(pgdir, 'PG_VERSION'), 'utf8').trim()
+    : undefined;
+  if (version === undefined)
+    throw new Refusal(`${dir} holds no embedded database (${pgdir}): it is not the DATA_DIR of an npm start`);
   if (!existsSync(join(dir, 'canisters')))
-    throw new Refusal(`${dir} holds no embedded canisters (${join(dir, 'canisters')}): it is not the DATA_DIR of an npm start`);
+    throw new Refusal(
+      `${dir} holds no embedded canisters (${join(dir, 'canisters')}): it is not the DATA_DIR of an npm start`,
+    );
   let lock: DirectoryLock;
   try {
     lock = lockDirectory(dir);
   } catch (e) {
     if (e instanceof DirectoryLockedError)
-      throw new Refusal(`${dir} is in use by a running platform (PID ${e.pid}): stop npm start first, the migration moves a stopped data directory only`);
+      throw new Refusal(
+        `${dir} is in use by a running platform (PID ${e.pid}): stop npm start first, the migration moves a stopped data directory only`,
+      );
     throw e;
   }
   try {
@@ -66,7 +73,9 @@ export async function openSource(dataDir: string): Promise<Source> {
 /** The migration names the source database has run, in this release's terms: refused unless they are exactly this release's. */
 export async function checkSourceLevel(lite: PGlite): Promise<string[]> {
   const table = await lite.query<{ t: string | null }>(`select to_regclass('public.kysely_migration')::text as t`);
-  const names = table.rows[0]?.t ? (await lite.query<{ name: string }>('select name from kysely_migration order by name')).rows.map((r) => r.name) : [];
+  const names = table.rows[0]?.t
+    ? (await lite.query<{ name: string }>('select name from kysely_migration order by name')).rows.map((r) => r.name)
+    : [];
   const ours = [...MIGRATION_NAMES].sort();
   const unknown = names.filter((n) => !ours.includes(n));
   const missing = ours.filter((n) => !names.includes(n));
@@ -85,7 +94,13 @@ export async function checkSourceLevel(lite: PGlite): Promise<string[]> {
 export async function dumpRows(lite: PGlite): Promise<string> {
   const file = await pgDump({
     pg: lite,
-    args: ['--data-only', '--no-owner', '--no-privileges', '--schema=public', ...MIGRATOR_TABLES.map((t) => `--exclude-table=public.${t}`)],
+    args: [
+      '--data-only',
+      '--no-owner',
+      '--no-privileges',
+      '--schema=public',
+      ...MIGRATOR_TABLES.map((t) => `--exclude-table=public.${t}`),
+    ],
   });
   return file.text();
 }

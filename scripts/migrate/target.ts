@@ -28,14 +28,17 @@ const redact = (url: string) => {
 };
 
 export async function openTarget(url: string): Promise<Target> {
-  if (!/^postgres(ql)?:\/\//.test(url)) throw new Refusal(`--to-database ${redact(url)} is not a PostgreSQL URL (postgres://user@host:port/database)`);
+  if (!/^postgres(ql)?:\/\//.test(url))
+    throw new Refusal(`--to-database ${redact(url)} is not a PostgreSQL URL (postgres://user@host:port/database)`);
   const pool = new pg.Pool({ connectionString: url, max: 1, idleTimeoutMillis: 0, connectionTimeoutMillis: 10_000 });
   pool.on('error', () => undefined);
   try {
     await pool.query('select 1');
   } catch (e) {
     await pool.end().catch(() => undefined);
-    throw new Refusal(`the target database ${redact(url)} cannot be reached (${(e as Error).message}): create it and give a URL the migration can connect to`);
+    throw new Refusal(
+      `the target database ${redact(url)} cannot be reached (${(e as Error).message}): create it and give a URL the migration can connect to`,
+    );
   }
   const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
   return {
@@ -102,7 +105,10 @@ export async function restoreRows(t: Target, sqlText: string): Promise<void> {
   await t.pool.query(sqlText);
   // The dump cleared search_path for its own statements (pg_dump's safety rule); ours name no schema.
   await t.pool.query('reset search_path');
-  if (vectorless) await t.pool.query(`alter table public.ai_embeddings alter column embedding type real[] using translate(embedding, '[]', '{}')::real[]`);
+  if (vectorless)
+    await t.pool.query(
+      `alter table public.ai_embeddings alter column embedding type real[] using translate(embedding, '[]', '{}')::real[]`,
+    );
 }
 
 export interface Rebound {
@@ -112,7 +118,13 @@ export interface Rebound {
 }
 
 /** Tables whose rows name the canister set they were written for (migration 070). */
-const TAGGED = ['bridge_events', 'bridge_outbox', 'wallet_ledger_blocks', 'wallet_account_blocks', 'wallet_ledger_cursor'];
+const TAGGED = [
+  'bridge_events',
+  'bridge_outbox',
+  'wallet_ledger_blocks',
+  'wallet_account_blocks',
+  'wallet_ledger_cursor',
+];
 
 /**
  * Decision B113: the database belonged to the embedded set of DATA_DIR/canisters; its canisters' state
@@ -124,12 +136,22 @@ export async function rebindCanisterSet(t: Target, set: CanisterSet): Promise<Re
   const rows: Record<string, number> = {};
   if (from === set.id) return { from, to: set.id, rows };
   const description = JSON.stringify({ mode: set.mode, where: set.where, canisters: set.ids });
-  if (row) await t.pool.query('update bridge_canister_set set set_id = $1, mode = $2, description = $3::jsonb, holder = null', [set.id, set.mode, description]);
+  if (row)
+    await t.pool.query(
+      'update bridge_canister_set set set_id = $1, mode = $2, description = $3::jsonb, holder = null',
+      [set.id, set.mode, description],
+    );
   for (const table of TAGGED) {
-    const r = await t.pool.query(`update ${table} set canister_set = $1 where canister_set = $2 or canister_set = ''`, [set.id, from]);
+    const r = await t.pool.query(`update ${table} set canister_set = $1 where canister_set = $2 or canister_set = ''`, [
+      set.id,
+      from,
+    ]);
     rows[table] = r.rowCount ?? 0;
   }
-  await t.pool.query('update wallet_ledger_cursor set ledger_id = $1 where canister_set = $2', [set.ids.ledger, set.id]);
+  await t.pool.query('update wallet_ledger_cursor set ledger_id = $1 where canister_set = $2', [
+    set.ids.ledger,
+    set.id,
+  ]);
   return { from, to: set.id, rows };
 }
 

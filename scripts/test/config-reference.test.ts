@@ -39,9 +39,17 @@ export function directReads(files: string[]): Map<string, string> {
 }
 
 it('decision S29: every docs/reference/config-*.md is what `npm run docs:config` generates from the schemas now', () => {
-  assert.deepEqual(staleReferences(), [], 'a config schema changed: run `npm run docs:config` and commit docs/reference/');
+  assert.deepEqual(
+    staleReferences(),
+    [],
+    'a config schema changed: run `npm run docs:config` and commit docs/reference/',
+  );
   const committed = readdirSync(join(ROOT, 'docs/reference')).filter((f) => f.startsWith('config-'));
-  assert.deepEqual(committed.sort(), REFERENCES.map((r) => referencePath(r).split('/').pop()!).sort(), 'no reference without a schema behind it');
+  assert.deepEqual(
+    committed.sort(),
+    REFERENCES.map((r) => referencePath(r).split('/').pop()!).sort(),
+    'no reference without a schema behind it',
+  );
 });
 
 it('decision S29: every variable a service, the replica or a script reads is a row of its reference, with its default', () => {
@@ -49,8 +57,10 @@ it('decision S29: every variable a service, the replica or a script reads is a r
   for (const ref of REFERENCES) {
     const text = readFileSync(join(ROOT, referencePath(ref)), 'utf8');
     const rows = new Set([...text.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((m) => m[1]!));
-    for (const t of ref.tables) for (const r of t.rows) if (!rows.has(r.name)) missing.push(`${referencePath(ref)}: ${r.name} (schema)`);
-    for (const [name, file] of directReads(ref.readers.flatMap(sources))) if (!rows.has(name)) missing.push(`${referencePath(ref)}: ${name} (read by ${file})`);
+    for (const t of ref.tables)
+      for (const r of t.rows) if (!rows.has(r.name)) missing.push(`${referencePath(ref)}: ${r.name} (schema)`);
+    for (const [name, file] of directReads(ref.readers.flatMap(sources)))
+      if (!rows.has(name)) missing.push(`${referencePath(ref)}: ${name} (read by ${file})`);
   }
   assert.deepEqual(missing, [], 'each variable the code reads is documented in its reference');
 });

@@ -23,7 +23,18 @@ const decisions = new Map(
       .split('\n')
       .flatMap((line, i, lines) => {
         const m = HEADING.exec(line);
-        return m ? [{ anchor: m[1]!, id: `${m[2]}${m[3]}`, prefix: m[2]!, n: Number(m[3]), line: i + 1, status: lines[i + 2] ?? '' }] : [];
+        return m
+          ? [
+              {
+                anchor: m[1]!,
+                id: `${m[2]}${m[3]}`,
+                prefix: m[2]!,
+                n: Number(m[3]),
+                line: i + 1,
+                status: lines[i + 2] ?? '',
+              },
+            ]
+          : [];
       }),
   ]),
 );
@@ -35,7 +46,8 @@ it('decision R15: every decision id is one heading, anchored by its own id in lo
     assert.ok(list.length > 0, `${file} holds decisions`);
     for (const d of list) {
       if (d.anchor !== d.id.toLowerCase()) wrong.push(`${file}:${d.line}: ${d.id} anchored as ${d.anchor}`);
-      if (!/^Status: (in force|(amended|replaced) by \S.*|retired)$/.test(d.status)) wrong.push(`${file}:${d.line + 2}: ${d.id} has no status line`);
+      if (!/^Status: (in force|(amended|replaced) by \S.*|retired)$/.test(d.status))
+        wrong.push(`${file}:${d.line + 2}: ${d.id} has no status line`);
       if (seen.has(d.id)) wrong.push(`${file}:${d.line}: ${d.id} already in ${seen.get(d.id)}`);
       seen.set(d.id, file);
     }
@@ -57,7 +69,8 @@ it('decision R15: no decision is a table row any more, and no line of a decision
         // A wrapped line starting with `<` or `>` would open an HTML block (`<details>`) or a quote.
         else if (!fenced && /^[<>]/.test(line)) found.push(`${where}: starts with ${line[0]}`);
         // A heading is the decision's point and cannot wrap; everything else is prose.
-        else if (!fenced && !line.startsWith('#') && [...line].length > 120) found.push(`${where}: ${[...line].length} columns`);
+        else if (!fenced && !line.startsWith('#') && [...line].length > 120)
+          found.push(`${where}: ${[...line].length} columns`);
       });
   }
   assert.deepEqual(found, [], 'run the converter the README names over rows added as a table');
@@ -87,7 +100,8 @@ it("decision R15: the index's area table counts and ranges the decisions each fi
     const others = list.filter((d) => d.prefix !== prefix).map((d) => d.id);
     if (others.length > 0) wrong.push(`${file}: ${others.join(', ')} not of prefix ${prefix}`);
     const expected = ranges(list.filter((d) => d.prefix === prefix));
-    if (cell!.trim() !== expected) wrong.push(`${file}: the index says "${cell!.trim()}", the file holds "${expected}"`);
+    if (cell!.trim() !== expected)
+      wrong.push(`${file}: the index says "${cell!.trim()}", the file holds "${expected}"`);
   }
   assert.deepEqual(wrong, []);
 });
@@ -129,12 +143,20 @@ it('decision R15: every link into a decision file lands on an anchor or heading 
 
 it('decision R15: the index lists every decision that is not simply in force, with the status its section gives', () => {
   const index = read('docs/decisions/README.md');
-  const listed = new Map([...index.matchAll(/^\| \[([A-Z]\d+)\]\(([a-z-]+\.md)#[a-z0-9]+\) \| ([^|]+) \|/gm)].map((m) => [m[1]!, `${m[2]}: ${m[3]!.trim()}`]));
+  const listed = new Map(
+    [...index.matchAll(/^\| \[([A-Z]\d+)\]\(([a-z-]+\.md)#[a-z0-9]+\) \| ([^|]+) \|/gm)].map((m) => [
+      m[1]!,
+      `${m[2]}: ${m[3]!.trim()}`,
+    ]),
+  );
   const notInForce = new Map(
     [...decisions].flatMap(([file, list]) =>
       list
         .filter((d) => d.status !== 'Status: in force')
-        .map((d) => [d.id, `${file}: ${d.status.replace(/^Status: /, '').replace(/\[([A-Z]\d+)\]\([^)]*\)/g, '$1')}`] as const),
+        .map(
+          (d) =>
+            [d.id, `${file}: ${d.status.replace(/^Status: /, '').replace(/\[([A-Z]\d+)\]\([^)]*\)/g, '$1')}`] as const,
+        ),
     ),
   );
   assert.deepEqual(Object.fromEntries([...listed].sort()), Object.fromEntries([...notInForce].sort()));

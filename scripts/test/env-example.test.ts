@@ -8,7 +8,8 @@ import { NotificationEnv } from '../../services/notification/src/config.ts';
 import { GatewayEnv } from '../../services/gateway/src/config.ts';
 
 const root = new URL('../..', import.meta.url);
-// Read by scripts rather than a service's config schema: the ports, URLs and grace period of npm start (the price source's port too, decision R16), the IC client's, and the portal build's (PORTAL_BRIDGE_ORIGIN).
+// Read by scripts rather than a service's config schema: the ports, URLs and grace period of npm start (the price
+// source's port too, decision R16), the IC client's, and the portal build's (PORTAL_BRIDGE_ORIGIN).
 const EXTRA = [
   'NOTIFICATION_PORT',
   'BRIDGE_PORT',
@@ -39,7 +40,12 @@ it('.env.example lists every variable of the services and the gateway, each once
     names.push(m[1]!);
     assert.match(lines[i - 1] ?? '', /^#\s+\S/, `${m[1]} has a comment line above it`);
   });
-  const expected = new Set([...Object.keys(BridgeEnv.properties), ...Object.keys(NotificationEnv.properties), ...Object.keys(GatewayEnv.properties), ...EXTRA]);
+  const expected = new Set([
+    ...Object.keys(BridgeEnv.properties),
+    ...Object.keys(NotificationEnv.properties),
+    ...Object.keys(GatewayEnv.properties),
+    ...EXTRA,
+  ]);
   assert.equal(new Set(names).size, names.length, 'no variable twice');
   const missing = [...expected].filter((n) => !names.includes(n));
   const unknown = names.filter((n) => !expected.has(n));

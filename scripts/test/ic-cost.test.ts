@@ -17,7 +17,8 @@ function didMethods(canister: string): Map<string, 'query' | 'update'> {
   const did = readFileSync(join(root, 'canisters', canister, `${canister}.did`), 'utf8');
   const service = did.slice(did.indexOf('service'));
   const methods = new Map<string, 'query' | 'update'>();
-  for (const m of service.matchAll(/^\s+"?([a-z0-9_]+)"?\s*:\s*\(.*\)\s*->\s*\(.*\)(\s*query)?\s*;\s*$/gm)) methods.set(m[1]!, m[2] ? 'query' : 'update');
+  for (const m of service.matchAll(/^\s+"?([a-z0-9_]+)"?\s*:\s*\(.*\)\s*->\s*\(.*\)(\s*query)?\s*;\s*$/gm))
+    methods.set(m[1]!, m[2] ? 'query' : 'update');
   return methods;
 }
 
@@ -63,7 +64,8 @@ it("W21: an update's cycles are the 13-node fees: 1.2 M ingress + 2,000 a byte +
 });
 
 it('W32: every row of docs/ic-cost.md is measured: none says "not surveyed", each gives its instructions', () => {
-  for (const row of doc.split('\n').filter((l) => l.startsWith('|'))) assert.doesNotMatch(row, /not surveyed/i, 'a row still says it was not surveyed');
+  for (const row of doc.split('\n').filter((l) => l.startsWith('|')))
+    assert.doesNotMatch(row, /not surveyed/i, 'a row still says it was not surveyed');
   const lines = doc.split('\n');
   for (const canister of canisters) {
     const start = lines.indexOf(`### ${canister}`);
@@ -85,8 +87,15 @@ it('W32: the whole-state table moves all six canisters and says of each page and
     const page = Number(/^([\d.]+) in /.exec(cells[4]!)![1]) * 1e6;
     const chunk = Number(/^([\d.]+) in /.exec(cells[7]!)![1]) * 1e6;
     assert.ok(page > 0 && chunk > 0, `${cells[1]}: a page and a chunk measured`);
-    assert.equal(/over the query limit/.test(cells[4]!), page > 5e9, `${cells[1]}: the page (${page}) is said to pass the query limit exactly when it does`);
-    assert.ok(chunk <= 40e9 || /over/.test(cells[7]!), `${cells[1]}: a chunk (${chunk}) over the update limit is said to be`);
+    assert.equal(
+      /over the query limit/.test(cells[4]!),
+      page > 5e9,
+      `${cells[1]}: the page (${page}) is said to pass the query limit exactly when it does`,
+    );
+    assert.ok(
+      chunk <= 40e9 || /over/.test(cells[7]!),
+      `${cells[1]}: a chunk (${chunk}) over the update limit is said to be`,
+    );
   }
 });
 
@@ -110,9 +119,14 @@ it('W32: a run of a few methods replaces only their rows and the whole-state tab
     '<!-- /state transfer -->',
     '',
   ].join('\n');
-  const generated = ['| campaign.b | update |', '### campaign', '| b | update | new |', '<!-- state transfer -->', 'new', '<!-- /state transfer -->'].join(
-    '\n',
-  );
+  const generated = [
+    '| campaign.b | update |',
+    '### campaign',
+    '| b | update | new |',
+    '<!-- state transfer -->',
+    'new',
+    '<!-- /state transfer -->',
+  ].join('\n');
   const after = mergeInto(before, generated);
   assert.match(after, /\| a \| query \| old \|/);
   assert.match(after, /\| b \| update \| new \|/);

@@ -21,7 +21,16 @@ function resolveIn(known: Set<string>, from: string, spec: string): string | und
     .split('\\')
     .join('/');
   const stem = base.replace(/\.(js|mjs|ts|tsx)$/, '');
-  const tries = [base, `${stem}.ts`, `${stem}.tsx`, `${stem}.mts`, `${stem}.mjs`, `${stem}.js`, `${base}/index.ts`, `${base}/index.tsx`];
+  const tries = [
+    base,
+    `${stem}.ts`,
+    `${stem}.tsx`,
+    `${stem}.mts`,
+    `${stem}.mjs`,
+    `${stem}.js`,
+    `${base}/index.ts`,
+    `${base}/index.tsx`,
+  ];
   return tries.find((t) => known.has(t));
 }
 
@@ -72,7 +81,10 @@ export function importCircles(files: Map<string, string>): string[] {
 }
 
 function sourceFiles(): Map<string, string> {
-  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
+  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   const files = new Map<string, string>();
   for (const f of listed.split('\n')) {
     if (!SOURCE.test(f) || EXEMPT.test(f) || f.startsWith('node_modules/') || !existsSync(join(ROOT, f))) continue;

@@ -21,14 +21,26 @@ function isFrontDoor(s: ts.Statement): boolean {
 
 /** The statements of `text` (an index file) that are code, as `line: first words`. */
 export function codeIn(file: string, text: string): string[] {
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const source = ts.createSourceFile(
+    file,
+    text,
+    ts.ScriptTarget.Latest,
+    true,
+    file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   return source.statements
     .filter((s) => !isFrontDoor(s))
-    .map((s) => `${source.getLineAndCharacterOfPosition(s.getStart()).line + 1}: ${s.getText().split('\n')[0]!.slice(0, 60)}`);
+    .map(
+      (s) =>
+        `${source.getLineAndCharacterOfPosition(s.getStart()).line + 1}: ${s.getText().split('\n')[0]!.slice(0, 60)}`,
+    );
 }
 
 function indexFiles(): string[] {
-  return execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
+  return execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
     .split('\n')
     .filter((f) => INDEX.test(f) && existsSync(join(ROOT, f)));
 }

@@ -48,7 +48,8 @@ function record(tally: Tally, state: RunState, request: LoadRequest, outcome: Ou
   else {
     tally.answered++;
     tally.statuses[outcome.status] = (tally.statuses[outcome.status] ?? 0) + 1;
-    if (request.tag !== undefined && outcome.status >= 200 && outcome.status < 300) tally.acknowledged.push(request.tag);
+    if (request.tag !== undefined && outcome.status >= 200 && outcome.status < 300)
+      tally.acknowledged.push(request.tag);
   }
 }
 

@@ -16,7 +16,13 @@ function lint(command: 'redocly' | 'spectral', service: string, args: string[]) 
     cwd: `${root}services/${service}`,
     encoding: 'utf8',
     timeout: 120_000,
-    env: { ...process.env, NODE_OPTIONS: `--require ${offline}`, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+    env: {
+      ...process.env,
+      NODE_OPTIONS: `--require ${offline}`,
+      REDOCLY_TELEMETRY: 'off',
+      REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+      NO_COLOR: '1',
+    },
   });
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }

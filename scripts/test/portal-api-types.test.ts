@@ -21,7 +21,8 @@ describe('decision F12: the portal types come from the bridge OpenAPI document',
     for (const f of files) {
       const text = readFileSync(new URL(f, dir), 'utf8');
       // A call typed, or an answer cast, with an inline object or array literal is a hand-written answer type.
-      for (const m of text.matchAll(/\b(?:api|useApi)<\s*[{[]|\(d as \{/g)) handTyped.push(`${f}: ${text.slice(m.index, m.index + 60).split('\n')[0]}`);
+      for (const m of text.matchAll(/\b(?:api|useApi)<\s*[{[]|\(d as \{/g))
+        handTyped.push(`${f}: ${text.slice(m.index, m.index + 60).split('\n')[0]}`);
     }
     assert.deepEqual(handTyped, [], 'type the answer as Answer<operationId> (apps/portal/src/api.ts) instead');
   });

@@ -49,18 +49,30 @@ it('decision R15: every row of the README status table names code that exists, a
     const paths = [...(code ?? '').matchAll(/\]\(([^)]+)\)/g)].map((m) => m[1]!);
     assert.ok(paths.length > 0, `${piece}: its Code cell links the code`);
     for (const path of paths) assert.ok(exists(path), `${piece}: ${path} exists`);
-    assert.doesNotMatch(state ?? '', /\b(next|planned|later|to do|todo)\b/i, `${piece}: its code is in the repository, so its state is not "${state}"`);
+    assert.doesNotMatch(
+      state ?? '',
+      /\b(next|planned|later|to do|todo)\b/i,
+      `${piece}: its code is in the repository, so its state is not "${state}"`,
+    );
   }
 });
 
 it('decision R15: the README and the architecture count the canisters there are', () => {
   const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
   const text = `${readme}\n${read('docs/architecture.md')}`;
-  const counts = [...text.matchAll(/\b(zero|one|two|three|four|five|six|seven|eight|nine|ten)\s+(canisters|front doors|cores)\b|Canisters \((\w+)\)/gi)];
+  const counts = [
+    ...text.matchAll(
+      /\b(zero|one|two|three|four|five|six|seven|eight|nine|ten)\s+(canisters|front doors|cores)\b|Canisters \((\w+)\)/gi,
+    ),
+  ];
   assert.ok(counts.length > 0);
   for (const m of counts) {
     const word = (m[1] ?? m[3] ?? '').toLowerCase();
-    assert.equal(words.indexOf(word), canisters.length, `"${m[0]}": canisters/ holds ${canisters.length} (${canisters.join(', ')})`);
+    assert.equal(
+      words.indexOf(word),
+      canisters.length,
+      `"${m[0]}": canisters/ holds ${canisters.length} (${canisters.join(', ')})`,
+    );
   }
 });
 
@@ -85,7 +97,8 @@ for (const doc of ['README.md', 'CONTRIBUTING.md'])
       }
     }
     assert.ok(entries.length > 10);
-    const expand = (path: string): string[] => (path.includes('<name>') ? canisters.map((c) => path.replaceAll('<name>', c)) : [path]);
+    const expand = (path: string): string[] =>
+      path.includes('<name>') ? canisters.map((c) => path.replaceAll('<name>', c)) : [path];
     const missing: string[] = [];
     for (const { path, description } of entries) {
       for (const p of expand(path)) if (!exists(p)) missing.push(p);
@@ -112,7 +125,9 @@ for (const doc of ['README.md', 'CONTRIBUTING.md'])
 
 /** The Markdown files a reader opens: the README, the guides and docs/, decisions included. */
 function documents(): string[] {
-  const docs = readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md') && !f.startsWith('spec'));
+  const docs = readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' }).filter(
+    (f) => f.endsWith('.md') && !f.startsWith('spec'),
+  );
   return ['README.md', 'CONTRIBUTING.md', 'scripts/README.md', ...docs.map((f) => `docs/${f}`)];
 }
 
@@ -120,11 +135,14 @@ it('decision R15: every relative link and every Markdown file the docs name is i
   const broken: string[] = [];
   for (const doc of documents()) {
     const text = read(doc);
-    const targets = [...text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((t) => !/^[a-z]+:/.test(t));
+    const targets = [...text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+      .map((m) => m[1]!)
+      .filter((t) => !/^[a-z]+:/.test(t));
     const named = [...text.matchAll(/`([\w./-]+\.md)`/g)].map((m) => m[1]!);
     for (const target of [...targets, ...named]) {
       const fromDoc = relative(root, join(root, dirname(doc), target));
-      if (!existsSync(join(root, fromDoc)) && !(named.includes(target) && existsSync(join(root, target)))) broken.push(`${doc}: ${target}`);
+      if (!existsSync(join(root, fromDoc)) && !(named.includes(target) && existsSync(join(root, target))))
+        broken.push(`${doc}: ${target}`);
     }
   }
   assert.deepEqual(broken, [], 'links and file names in the docs resolve inside the repository');
@@ -138,8 +156,10 @@ it('decision R15: every decision id that code, tests and docs cite is a row of d
     .filter((f) => /^decisions-new-.*\.md$/.test(f))
     .map((f) => `docs/${f}`);
   for (const file of [...decisionFiles, ...pending]) {
-    // A decision is a heading `### <a id="b51"></a>B51 — point` (docs/decisions/README.md); a pending file may still hold rows.
-    for (const m of read(file).matchAll(/^(?:\| |### )(?:<a id="[a-z0-9]+"><\/a>)?([A-Z]\d+)(?: \|| — )/gm)) decided.add(m[1]!);
+    // A decision is a heading `### <a id="b51"></a>B51 — point` (docs/decisions/README.md); a pending file may still
+    // hold rows.
+    for (const m of read(file).matchAll(/^(?:\| |### )(?:<a id="[a-z0-9]+"><\/a>)?([A-Z]\d+)(?: \|| — )/gm))
+      decided.add(m[1]!);
   }
   assert.ok(decided.size > 300);
   const sources: string[] = [];
@@ -205,7 +225,8 @@ it('decision R53: every relative link of the README, the guides and docs/ resolv
       }
       if (anchor === undefined || anchor === '') continue;
       if (!target.endsWith('.md')) broken.push(`${doc}: ${link} (an anchor into a file that is not Markdown)`);
-      else if (!anchors(read(target)).has(anchor)) broken.push(`${doc}: ${link} (no heading or id "${anchor}" in ${target})`);
+      else if (!anchors(read(target)).has(anchor))
+        broken.push(`${doc}: ${link} (no heading or id "${anchor}" in ${target})`);
     }
   }
   assert.deepEqual(broken, [], 'every relative link resolves, anchor included');
@@ -213,13 +234,18 @@ it('decision R53: every relative link of the README, the guides and docs/ resolv
 
 it('decision R53: the README is under 15 KB and its prose cites no decision id', () => {
   const bytes = Buffer.byteLength(readme);
-  assert.ok(bytes < 15 * 1024, `README.md is ${bytes} bytes: keep it under 15 KB (${15 * 1024} bytes); move the detail to a guide and link it`);
+  assert.ok(
+    bytes < 15 * 1024,
+    `README.md is ${bytes} bytes: keep it under 15 KB (${15 * 1024} bytes); move the detail to a guide and link it`,
+  );
   const prose = readme.replace(/```[\s\S]*?```/g, '').replace(/`[^`]*`/g, '');
   const ids = [...prose.matchAll(/\b[A-Z]\d{1,3}\b/g)].map((m) => m[0]);
   assert.deepEqual(ids, [], 'the README names no decision: its guides and docs/decisions/ do');
 });
 
 it("decision R53: the anchors of a heading are GitHub's: lower case, punctuation dropped, spaces as hyphens, repeats numbered", () => {
-  const a = anchors('# Moving a DAO off `npm start`: the command\n## Tests\n## Tests\n```\n# not a heading\n```\n<a id="s29"></a>S29');
+  const a = anchors(
+    '# Moving a DAO off `npm start`: the command\n## Tests\n## Tests\n```\n# not a heading\n```\n<a id="s29"></a>S29',
+  );
   assert.deepEqual([...a].sort(), ['moving-a-dao-off-npm-start-the-command', 's29', 'tests', 'tests-1']);
 });

@@ -36,7 +36,10 @@ function webhook(base: string): LoadRequest {
   return {
     method: 'POST',
     url: `${base}/api/webhooks/payments`,
-    headers: { 'content-type': 'application/json', 'payment-signature': signPayload(DEV_WEBHOOK_SECRET, Math.floor(Date.now() / 1000), body) },
+    headers: {
+      'content-type': 'application/json',
+      'payment-signature': signPayload(DEV_WEBHOOK_SECRET, Math.floor(Date.now() / 1000), body),
+    },
     body,
     tag: `event ${id}`,
   };
@@ -49,7 +52,9 @@ function send(url: string): LoadRequest {
 }
 
 /** One run: the platform started, loaded, signalled, and what every request came to. */
-async function run(data: string): Promise<{ tally: Tally; exit: { code: number | null; signal: NodeJS.Signals | null }; stubSends: Set<string> }> {
+async function run(
+  data: string,
+): Promise<{ tally: Tally; exit: { code: number | null; signal: NodeJS.Signals | null }; stubSends: Set<string> }> {
   const { s, gateway, bridge, notification } = await startPlatform(data);
   try {
     const tally = newTally();

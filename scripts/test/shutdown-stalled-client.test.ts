@@ -29,7 +29,8 @@ interface Request {
 type Outcome = { status: number; connection: string | null } | { error: string[] };
 
 /** `2xx` for a success, else the status or the error's codes. */
-const shown = (o: Outcome) => ('status' in o ? (o.status >= 200 && o.status < 300 ? '2xx' : String(o.status)) : o.error.join(' / '));
+const shown = (o: Outcome) =>
+  'status' in o ? (o.status >= 200 && o.status < 300 ? '2xx' : String(o.status)) : o.error.join(' / ');
 
 const health = (base: string): Request => ({ method: 'GET', url: `${base}/health` });
 
@@ -43,15 +44,27 @@ describe('decisions R27, R48: a SIGTERM to npm start cuts no request of a keep-a
   after(() => rmSync(data, { recursive: true, force: true }));
 
   it(`a client blocked from its kept-alive answers until ${STALL_MS} ms later, across the SIGTERM, sends on the gateway, the bridge and the notification service: each request answered 2xx on its kept connection or refused a new one (never sent), none reset; each acknowledged send made`, async (t) => {
-    assert.ok(STALL_MS + 500 < IDLE_CLOSE_MS, `the stall (${STALL_MS} ms) and a loaded machine's delays fit under IDLE_CLOSE_MS (${IDLE_CLOSE_MS} ms)`);
+    assert.ok(
+      STALL_MS + 500 < IDLE_CLOSE_MS,
+      `the stall (${STALL_MS} ms) and a loaded machine's delays fit under IDLE_CLOSE_MS (${IDLE_CLOSE_MS} ms)`,
+    );
     const { s, gateway, bridge, notification } = await startPlatform(data);
     try {
       // Each origin's requests go at once: one kept-alive connection each.
-      const batch = (): Request[] => [health(gateway), send(`${gateway}/notify/api/v1/send`), health(bridge), send(`${notification}/api/v1/send`)];
+      const batch = (): Request[] => [
+        health(gateway),
+        send(`${gateway}/notify/api/v1/send`),
+        health(bridge),
+        send(`${notification}/api/v1/send`),
+      ];
       const requests = [batch(), batch()];
-      const client = spawn(process.execPath, [new URL('./fixtures/stalled-client.cjs', import.meta.url).pathname, JSON.stringify(requests)], {
-        stdio: ['pipe', 'pipe', 'inherit'],
-      });
+      const client = spawn(
+        process.execPath,
+        [new URL('./fixtures/stalled-client.cjs', import.meta.url).pathname, JSON.stringify(requests)],
+        {
+          stdio: ['pipe', 'pipe', 'inherit'],
+        },
+      );
       let out = '';
       client.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
       const line = (n: number) =>
@@ -75,7 +88,11 @@ describe('decisions R27, R48: a SIGTERM to npm start cuts no request of a keep-a
       client.stdin.end('\n');
       const { stalledMs, outcomes } = JSON.parse(await line(2)) as { stalledMs: number; outcomes: Outcome[] };
       t.diagnostic(`blocked ${stalledMs} ms; then ${JSON.stringify(outcomes)}`);
-      const second = requests[1]!.map((r, i) => ({ request: `${r.method} ${r.url}`, origin: new URL(r.url).origin, outcome: shown(outcomes[i]!) }));
+      const second = requests[1]!.map((r, i) => ({
+        request: `${r.method} ${r.url}`,
+        origin: new URL(r.url).origin,
+        outcome: shown(outcomes[i]!),
+      }));
       // Refused: a new connection (the kept one busy), never sent; the listener had closed.
       assert.deepEqual(
         second.filter((r) => r.outcome !== '2xx' && !r.outcome.includes('ECONNREFUSED')),

@@ -17,7 +17,10 @@ const EXEMPT = /(^|\/)(test|tests|fixtures|bench)\/|\.test\.ts$|\.d\.ts$/;
 const lineCount = (file: string) => readFileSync(join(ROOT, file), 'utf8').split('\n').length - 1;
 
 describe('decision S20: source files of at most 400 lines', () => {
-  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
+  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
     .split('\n')
     .filter((f) => SOURCE.test(f) && !EXEMPT.test(f) && !GENERATED.has(f));
 

@@ -17,9 +17,17 @@ import { buildRunPath, RUN_FLAGS } from '../build-run-path.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
 
-function run(args: string[], env: NodeJS.ProcessEnv, stdin?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  stdin?: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      cwd: root,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d) => (stdout += d));
@@ -37,7 +45,13 @@ function run(args: string[], env: NodeJS.ProcessEnv, stdin?: string): Promise<{ 
 describe('npm start and npm run register', () => {
   const dir = mkdtempSync(join(tmpdir(), 'domdao-start-'));
   const built = mkdtempSync(join(tmpdir(), 'domdao-start-built-'));
-  const baseEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'development', DATA_DIR: dir, LOG_LEVEL: 'info' };
+  const baseEnv: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'development',
+    DATA_DIR: dir,
+    LOG_LEVEL: 'info',
+  };
   let child: ChildProcess | undefined;
   let banner = '';
   /** What the platform logged (JSON lines, LOG_LEVEL info). */
@@ -97,7 +111,9 @@ describe('npm start and npm run register', () => {
   });
 
   it('decision P14: `npm start` builds the run path and runs it with the flags this test runs it with; start:dev with the flags tests start a platform from source with (R21)', () => {
-    const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    const scripts = (
+      JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
     assert.equal(scripts.start, `exec node ${RUN_FLAGS.join(' ')} scripts/run-platform.mjs`);
     // Tests that start a bridge or the platform from source start it as start:dev does (decision R21).
     assert.equal(scripts['start:dev'], `node ${START_DEV_FLAGS.join(' ')} scripts/start.ts`);
@@ -105,10 +121,14 @@ describe('npm start and npm run register', () => {
 
   it('decision R32: the first start says it is creating the database before it goes quiet, then each migration step, then that the database is ready, all before the banner', () => {
     const up = banner.indexOf('DOM DAO platform is up');
-    const creating = banner.indexOf(`platform: creating the database in ${dir}/pglite (first start, about a minute)…\n`);
+    const creating = banner.indexOf(
+      `platform: creating the database in ${dir}/pglite (first start, about a minute)…\n`,
+    );
     assert.ok(creating >= 0 && creating < up, banner.slice(0, 2000));
     assert.match(banner, /\nplatform: database created in \d+\.\d s; bringing it to this release's schema…\n/);
-    const steps = [...banner.matchAll(/^platform: database step (\d+) of (\d+): (\S+)$/gm)].map((m) => [Number(m[1]), Number(m[2]), m[3]] as const);
+    const steps = [...banner.matchAll(/^platform: database step (\d+) of (\d+): (\S+)$/gm)].map(
+      (m) => [Number(m[1]), Number(m[2]), m[3]] as const,
+    );
     assert.ok(steps.length > 10, `the steps: ${JSON.stringify(steps)}`);
     assert.deepEqual(
       steps.map(([i]) => i),
@@ -125,7 +145,10 @@ describe('npm start and npm run register', () => {
   });
 
   it('decision R10: without HOST, the gateway and both services listen on 127.0.0.1 only, as the banner says (the gateway first, decision E1)', async () => {
-    assert.match(banner, new RegExp(`up \\(embedded defaults\\)\\n +platform gateway +http://127\\.0\\.0\\.1:${gatewayPort} `));
+    assert.match(
+      banner,
+      new RegExp(`up \\(embedded defaults\\)\\n +platform gateway +http://127\\.0\\.0\\.1:${gatewayPort} `),
+    );
     assert.match(banner, new RegExp(`notification service +http://127\\.0\\.0\\.1:${notificationPort} `));
     assert.match(banner, new RegExp(`bridge service +http://127\\.0\\.0\\.1:${bridgePort} `));
     for (const port of [gatewayPort, bridgePort, notificationPort]) {
@@ -141,7 +164,10 @@ describe('npm start and npm run register', () => {
     const res = await fetch(link[1]!);
     assert.equal(res.status, 200);
     assert.match(await res.text(), /<div id="redoc"/);
-    assert.match(res.headers.get('content-security-policy') ?? '', /^default-src 'none'; script-src 'self'; style-src 'self' 'nonce-/);
+    assert.match(
+      res.headers.get('content-security-policy') ?? '',
+      /^default-src 'none'; script-src 'self'; style-src 'self' 'nonce-/,
+    );
   });
 
   it('decision R11: the banner tells how to register and how the first admin gets a password', () => {
@@ -166,14 +192,27 @@ describe('npm start and npm run register', () => {
     }
     const body = (await r.json()) as { error?: string; proposal_id?: string; source_url?: string | null };
     assert.ok(r.status === 201 || (r.status === 409 && body.error === 'PROPOSAL_PENDING'), JSON.stringify(body));
-    if (r.status === 201) assert.equal(body.source_url, null, 'a plain-http development bridge cites the record in the body only (decision O21)');
-    const list = (await (await fetch(`${bridge}/api/governance/proposals?category=SetDomPrice`)).json()) as { items: unknown[] };
+    if (r.status === 201)
+      assert.equal(
+        body.source_url,
+        null,
+        'a plain-http development bridge cites the record in the body only (decision O21)',
+      );
+    const list = (await (await fetch(`${bridge}/api/governance/proposals?category=SetDomPrice`)).json()) as {
+      items: unknown[];
+    };
     assert.equal(list.items.length, 1);
   });
 
   it('decision G45: the banner names the development voting times, and the governance settings are those times', async () => {
-    assert.match(banner, /voting: new proposals open 1 min after they are made and close 10 min later \(DEV_VOTING_MINUTES/);
-    const settings = (await (await fetch(`${bridge}/api/governance/settings`)).json()) as { voting_delay: string; rules: Array<{ voting_window: string }> };
+    assert.match(
+      banner,
+      /voting: new proposals open 1 min after they are made and close 10 min later \(DEV_VOTING_MINUTES/,
+    );
+    const settings = (await (await fetch(`${bridge}/api/governance/settings`)).json()) as {
+      voting_delay: string;
+      rules: Array<{ voting_window: string }>;
+    };
     assert.equal(settings.voting_delay, String(60_000_000_000n));
     assert.ok(
       settings.rules.every((r) => r.voting_window === String(600_000_000_000n)),
@@ -184,13 +223,23 @@ describe('npm start and npm run register', () => {
   it("decisions E1, F2: through the gateway, the member web app renders in Chromium, lists the price job's proposal and shows the price page, with no page or CSP error", async () => {
     const browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
     try {
       const page = await browser.newPage();
       const problems: string[] = [];
       page.on('pageerror', (e) => problems.push(e.message));
-      page.on('console', (m) => m.type() === 'error' && !/^Failed to load resource/.test(m.text()) && problems.push(m.text()));
+      page.on(
+        'console',
+        (m) => m.type() === 'error' && !/^Failed to load resource/.test(m.text()) && problems.push(m.text()),
+      );
       const app = `http://127.0.0.1:${gatewayPort}`;
       await page.goto(`${app}/`);
       await page.waitForSelector('text=You are not signed in.');
@@ -212,7 +261,10 @@ describe('npm start and npm run register', () => {
       'a very long test passphrase\n',
     );
     assert.equal(r.code, 0, r.stderr);
-    const id = /^registered grace@example\.org: user_id ([0-9a-f-]{36}), verification_pending; verification email sent$/m.exec(r.stdout)?.[1];
+    const id =
+      /^registered grace@example\.org: user_id ([0-9a-f-]{36}), verification_pending; verification email sent$/m.exec(
+        r.stdout,
+      )?.[1];
     assert.ok(id, r.stdout);
     const link = /^ {2}(http:\/\/127\.0\.0\.1:\d+\/verify-email\?token=[0-9a-f-]+)$/m.exec(r.stdout)?.[1];
     assert.ok(link, `the development outbox link is printed: ${r.stdout}`);
@@ -248,7 +300,12 @@ describe('npm start and npm run register', () => {
       body: JSON.stringify({ email: 'grace@example.org', password: 'a very long test passphrase' }),
     });
     assert.equal(login.status, 200, await login.clone().text());
-    assert.deepEqual(await login.json(), { authenticated: true, user_id: id, email: 'grace@example.org', roles: ['member'] });
+    assert.deepEqual(await login.json(), {
+      authenticated: true,
+      user_id: id,
+      email: 'grace@example.org',
+      roles: ['member'],
+    });
 
     const again = await run(
       ['scripts/register.ts', '--email', 'grace@example.org', '--name', 'Grace Hopper', '--dob', '1990-12-09'],
@@ -269,7 +326,11 @@ describe('npm start and npm run register', () => {
     assert.equal(requested.status, 202);
     const outbox = join(dir, 'dev-outbox.jsonl');
     let reset: { type: string; to: string; link: string } | undefined;
-    for (const until = Date.now() + 15_000; !reset && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+    for (
+      const until = Date.now() + 15_000;
+      !reset && Date.now() < until;
+      await new Promise((r) => setTimeout(r, 100))
+    ) {
       reset = readFileSync(outbox, 'utf8')
         .trim()
         .split('\n')
@@ -294,17 +355,32 @@ describe('npm start and npm run register', () => {
     assert.equal(login.status, 200);
     // The reset email's fate, as the services log it: sent in stub mode, or (before D49) refused for its http:// link.
     const fate = () =>
-      logs.split('\n').find((l) => l.includes('"password-reset"') && (l.includes('"email.stub_send"') || l.includes('"notification.send_failed"')));
-    for (const until = Date.now() + 15_000; !fate() && Date.now() < until;) await new Promise((r) => setTimeout(r, 100));
+      logs
+        .split('\n')
+        .find(
+          (l) =>
+            l.includes('"password-reset"') &&
+            (l.includes('"email.stub_send"') || l.includes('"notification.send_failed"')),
+        );
+    for (const until = Date.now() + 15_000; !fate() && Date.now() < until;)
+      await new Promise((r) => setTimeout(r, 100));
     assert.match(fate() ?? 'no log line', /"email\.stub_send"/, 'the notification service sent the reset email');
   });
 
   it('decision R11: npm run register explains bad input and changes nothing', async () => {
     const env = { ...baseEnv, BRIDGE_URL: bridge };
-    const missing = await run(['scripts/register.ts', '--email', 'x@example.org'], env, 'a very long test passphrase\n');
+    const missing = await run(
+      ['scripts/register.ts', '--email', 'x@example.org'],
+      env,
+      'a very long test passphrase\n',
+    );
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /--email, --name and --dob are required\nusage: npm run register/);
-    const weak = await run(['scripts/register.ts', '--email', 'weak@example.org', '--name', 'W', '--dob', '1990-01-01'], env, 'short\n');
+    const weak = await run(
+      ['scripts/register.ts', '--email', 'weak@example.org', '--name', 'W', '--dob', '1990-01-01'],
+      env,
+      'short\n',
+    );
     assert.equal(weak.code, 1);
     assert.match(weak.stderr, /^register: 400 WEAK_PASSWORD: /m);
     const child13 = await run(
@@ -315,7 +391,17 @@ describe('npm start and npm run register', () => {
     assert.equal(child13.code, 1);
     assert.match(child13.stderr, /^register: 403 COPPA_BLOCK: /m);
     const down = await run(
-      ['scripts/register.ts', '--email', 'a@example.org', '--name', 'A', '--dob', '1990-01-01', '--bridge', `http://127.0.0.1:${await freePort()}`],
+      [
+        'scripts/register.ts',
+        '--email',
+        'a@example.org',
+        '--name',
+        'A',
+        '--dob',
+        '1990-01-01',
+        '--bridge',
+        `http://127.0.0.1:${await freePort()}`,
+      ],
       env,
       'a very long test passphrase\n',
     );
@@ -325,7 +411,10 @@ describe('npm start and npm run register', () => {
 
   it("decision R16: every port the platform opens is in the banner with the variable that moves it, the development price source's included", () => {
     assert.match(banner, new RegExp(`platform gateway +http://127\\.0\\.0\\.1:${gatewayPort} .*GATEWAY_PORT moves it`));
-    assert.match(banner, new RegExp(`notification service +http://127\\.0\\.0\\.1:${notificationPort} .*NOTIFICATION_PORT moves it`));
+    assert.match(
+      banner,
+      new RegExp(`notification service +http://127\\.0\\.0\\.1:${notificationPort} .*NOTIFICATION_PORT moves it`),
+    );
     assert.match(banner, new RegExp(`bridge service +http://127\\.0\\.0\\.1:${bridgePort} .*BRIDGE_PORT moves it`));
     const price = /dev price source +http:\/\/127\.0\.0\.1:(\d+) .*PRICE_SOURCE_PORT/.exec(banner);
     assert.ok(price, banner);
@@ -336,10 +425,17 @@ describe('npm start and npm run register', () => {
     const entry = join(built, 'run', 'start.js');
     for (const [value, said] of [
       ['65536', /^platform: PRICE_SOURCE_PORT must be a port number from 0 to 65535, got "65536"$/m],
-      [String(priceSourcePort), new RegExp(`^platform: the development price source cannot listen on port ${priceSourcePort}: EADDRINUSE`, 'm')],
+      [
+        String(priceSourcePort),
+        new RegExp(`^platform: the development price source cannot listen on port ${priceSourcePort}: EADDRINUSE`, 'm'),
+      ],
     ] as const) {
       const other = mkdtempSync(join(tmpdir(), 'domdao-start-port-'));
-      const ports = { BRIDGE_PORT: String(await freePort()), NOTIFICATION_PORT: String(await freePort()), GATEWAY_PORT: String(await freePort()) };
+      const ports = {
+        BRIDGE_PORT: String(await freePort()),
+        NOTIFICATION_PORT: String(await freePort()),
+        GATEWAY_PORT: String(await freePort()),
+      };
       try {
         const r = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
           const p = spawn(process.execPath, [...RUN_FLAGS, entry], {
@@ -367,7 +463,13 @@ describe('npm start and npm run register', () => {
 
   it('decision R16: npm run register and npm run journey find the platform by the variables npm start reads (BRIDGE_PORT, DATA_DIR; empty counts as unset)', async () => {
     // As a copied .env.example leaves them: BRIDGE_URL and DEV_OUTBOX_FILE empty.
-    const env = { ...baseEnv, BRIDGE_PORT: String(bridgePort), BRIDGE_URL: '', DEV_OUTBOX_FILE: '', PAYMENT_WEBHOOK_SECRET: '' };
+    const env = {
+      ...baseEnv,
+      BRIDGE_PORT: String(bridgePort),
+      BRIDGE_URL: '',
+      DEV_OUTBOX_FILE: '',
+      PAYMENT_WEBHOOK_SECRET: '',
+    };
     const r = await run(
       ['scripts/register.ts', '--email', 'lin@example.org', '--name', 'Lin Ports', '--dob', '1990-03-04'],
       env,

@@ -11,7 +11,14 @@ import { connect } from 'node:net';
 import { acceptsConnection } from '@domdao/test-helpers';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { seedEmbeddedDatabase } from '../../services/bridge/test/embedded-template.ts';
-import { endLeftovers, markedProcesses, platformPorts, startNpm as startPlatform, unlessHung, type Started } from '@domdao/test-helpers/npm-start';
+import {
+  endLeftovers,
+  markedProcesses,
+  platformPorts,
+  startNpm as startPlatform,
+  unlessHung,
+  type Started,
+} from '@domdao/test-helpers/npm-start';
 
 let current: string | undefined;
 
@@ -52,14 +59,18 @@ async function requestInFlight(port: number): Promise<{ finish: () => Promise<st
   // On loopback those bytes are in the gateway's receive queue now. A request on a connection opened
   // after them is answered only once the gateway's event loop has read every connection that was
   // ready before it, so once it is answered the login is in flight.
-  assert.equal((await fetch(`http://127.0.0.1:${port}/gateway/health`, { headers: { connection: 'close' } })).status, 200);
+  assert.equal(
+    (await fetch(`http://127.0.0.1:${port}/gateway/health`, { headers: { connection: 'close' } })).status,
+    200,
+  );
   assert.equal(answer, '', 'nothing is answered before the body is complete');
   /** Resolves with the raw answer once it is complete (its Content-Length) or the connection closed. */
   const answered = new Promise<string>((resolve) => {
     const check = () => {
       const end = answer.indexOf('\r\n\r\n');
       const length = /\r\ncontent-length: (\d+)\r\n/i.exec(answer)?.[1];
-      if (end >= 0 && length !== undefined && Buffer.byteLength(answer.slice(end + 4)) >= Number(length)) resolve(answer);
+      if (end >= 0 && length !== undefined && Buffer.byteLength(answer.slice(end + 4)) >= Number(length))
+        resolve(answer);
     };
     socket.on('data', check);
     void closed.then(() => resolve(answer));
@@ -70,8 +81,13 @@ async function requestInFlight(port: number): Promise<{ finish: () => Promise<st
 
 async function assertNothingLeft(s: Started, extraPorts: number[] = []): Promise<void> {
   const left = markedProcesses(s.marker);
-  assert.deepEqual(left, [], `processes of the platform still running after npm exited:\n${left.map((p) => `${p.pid} ${p.cmd}`).join('\n')}\n${s.output()}`);
-  for (const port of [...s.ports, ...extraPorts]) assert.equal(await acceptsConnection(port), false, `127.0.0.1:${port} still accepts connections`);
+  assert.deepEqual(
+    left,
+    [],
+    `processes of the platform still running after npm exited:\n${left.map((p) => `${p.pid} ${p.cmd}`).join('\n')}\n${s.output()}`,
+  );
+  for (const port of [...s.ports, ...extraPorts])
+    assert.equal(await acceptsConnection(port), false, `127.0.0.1:${port} still accepts connections`);
 }
 
 describe('decision R14: a signal to npm start ends the whole platform', () => {
@@ -96,14 +112,22 @@ describe('decision R14: a signal to npm start ends the whole platform', () => {
   for (const { signal, group, what } of cases) {
     it(`${what}: the request in flight is answered, npm exits 0, every port closes and no process remains`, async () => {
       // SHUTDOWN_GRACE_SECONDS at its upper limit is accepted.
-      const s = startNpm(data, await platformPorts(), signal === 'SIGINT' && !group ? { SHUTDOWN_GRACE_SECONDS: '3600' } : {});
+      const s = startNpm(
+        data,
+        await platformPorts(),
+        signal === 'SIGINT' && !group ? { SHUTDOWN_GRACE_SECONDS: '3600' } : {},
+      );
       await unlessHung(s.waitFor(/DOM DAO platform is up[\s\S]*try: curl/), 'start', s);
       const price = pricePort(s.output());
       const login = await requestInFlight(s.gateway);
       process.kill(group ? -s.npm.pid! : s.npm.pid!, signal);
       // The platform says it is stopping and then waits for the login, which is sent only now. (Before
       // decision R14, only npm's shell died: nothing said so, and the platform served on.)
-      await unlessHung(Promise.race([s.waitFor(new RegExp(`platform: ${signal} received: stopping`)), s.exited]), 'the platform saying it stops', s);
+      await unlessHung(
+        Promise.race([s.waitFor(new RegExp(`platform: ${signal} received: stopping`)), s.exited]),
+        'the platform saying it stops',
+        s,
+      );
       const answer = await unlessHung(login.finish(), 'the answer to the request in flight', s);
       assert.match(
         answer,

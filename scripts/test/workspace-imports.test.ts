@@ -25,7 +25,10 @@ const TEST = /(^|\/)(test|tests|fixtures)\/|\.test\.ts$/;
  * name, `@domdao/bridge-service/testing`, decision F62.)
  */
 export const KNOWN_CROSSINGS: ReadonlyMap<string, string> = new Map([
-  ['services/gateway/test/harness.ts -> services/bridge/test/embedded-template.ts', 'the bridge’s seeded embedded database, a test fixture'],
+  [
+    'services/gateway/test/harness.ts -> services/bridge/test/embedded-template.ts',
+    'the bridge’s seeded embedded database, a test fixture',
+  ],
 ]);
 
 export interface Workspace {
@@ -34,14 +37,21 @@ export interface Workspace {
 }
 
 export function workspaces(root = ROOT): Workspace[] {
-  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...GROUPS.map((g) => `${g}/*/package.json`)], {
-    cwd: root,
-    encoding: 'utf8',
-  });
+  const listed = execFileSync(
+    'git',
+    ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...GROUPS.map((g) => `${g}/*/package.json`)],
+    {
+      cwd: root,
+      encoding: 'utf8',
+    },
+  );
   return listed
     .split('\n')
     .filter((f) => /^[^/]+\/[^/]+\/package\.json$/.test(f))
-    .map((f) => ({ dir: dirname(f), name: (JSON.parse(readFileSync(join(root, f), 'utf8')) as { name: string }).name }));
+    .map((f) => ({
+      dir: dirname(f),
+      name: (JSON.parse(readFileSync(join(root, f), 'utf8')) as { name: string }).name,
+    }));
 }
 
 const isWing = (dir: string) => WINGS.includes(dir.split('/')[0]!);
@@ -74,10 +84,14 @@ export function crossings(files: Map<string, string>, spaces: Workspace[]): stri
 }
 
 function repositoryFiles(): Map<string, string> {
-  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...GROUPS], { cwd: ROOT, encoding: 'utf8' });
+  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...GROUPS], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   const files = new Map<string, string>();
   for (const f of listed.split('\n'))
-    if (SOURCE.test(f) && !f.endsWith('.d.ts') && existsSync(join(ROOT, f))) files.set(f, readFileSync(join(ROOT, f), 'utf8'));
+    if (SOURCE.test(f) && !f.endsWith('.d.ts') && existsSync(join(ROOT, f)))
+      files.set(f, readFileSync(join(ROOT, f), 'utf8'));
   return files;
 }
 
@@ -94,7 +108,9 @@ describe('decision S24: each workspace through its front door', () => {
     const files = repositoryFiles();
     const present = [...KNOWN_CROSSINGS.keys()].filter((k) => {
       const [from, to] = k.split(' -> ') as [string, string];
-      return ts.preProcessFile(files.get(from) ?? '', true, true).importedFiles.some((i) => normalize(join(dirname(from), i.fileName)) === to);
+      return ts
+        .preProcessFile(files.get(from) ?? '', true, true)
+        .importedFiles.some((i) => normalize(join(dirname(from), i.fileName)) === to);
     });
     assert.deepEqual(present, [...KNOWN_CROSSINGS.keys()], 'remove a crossing that is gone from KNOWN_CROSSINGS');
   });
@@ -108,9 +124,18 @@ describe('decision S24: each workspace through its front door', () => {
       { dir: 'packages/registration', name: '@domdao/registration' },
     ];
     const files = new Map([
-      ['apps/portal/src/pages/join.tsx', "import { encryptRegistration } from '../../../../services/bridge/src/features/registration/client-crypto.ts';"],
-      ['apps/portal/src/pages/ok.tsx', "import { passwordProblem } from '@domdao/registration';\nimport { api } from '../api.ts';"],
-      ['packages/notification-client/src/index.ts', "import type { TemplateData } from '@domdao/notification-service/templates';"],
+      [
+        'apps/portal/src/pages/join.tsx',
+        "import { encryptRegistration } from '../../../../services/bridge/src/features/registration/client-crypto.ts';",
+      ],
+      [
+        'apps/portal/src/pages/ok.tsx',
+        "import { passwordProblem } from '@domdao/registration';\nimport { api } from '../api.ts';",
+      ],
+      [
+        'packages/notification-client/src/index.ts',
+        "import type { TemplateData } from '@domdao/notification-service/templates';",
+      ],
       ['packages/notification-client/test/client.test.ts', "import { buildApp } from '@domdao/notification-service';"],
       ['services/bridge/src/features/x/index.ts', "const m = await import('../../../../notification/src/app.ts');"],
       ['services/bridge/test/fixture.test.ts', 'const bad = "import { x } from \'../../notification/src/app.ts\';";'],

@@ -7,7 +7,13 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { operations } from './bridge-api.ts';
 
 type JsonOf<R> = R extends { content: { 'application/json': infer J } } ? J : never;
-type Success<R> = R extends { 200: infer A } ? A : R extends { 201: infer A } ? A : R extends { 202: infer A } ? A : never;
+type Success<R> = R extends { 200: infer A }
+  ? A
+  : R extends { 201: infer A }
+    ? A
+    : R extends { 202: infer A }
+      ? A
+      : never;
 /** The JSON of an operation's success answer (200, 201 or 202), by operationId: generated from the
  *  bridge's OpenAPI document (bridge-api.ts, `npm run types:portal`; decision F12), never typed here. */
 export type Answer<Op extends keyof operations> = JsonOf<Success<operations[Op]['responses']>>;
@@ -25,7 +31,10 @@ export class ApiError extends Error {
 }
 
 /** The bridge's origin from index.html's <meta name="domdao-bridge">; '' when the bridge serves the app. */
-export const BRIDGE = (document.querySelector('meta[name="domdao-bridge"]')?.getAttribute('content') ?? '').replace(/\/+$/, '');
+export const BRIDGE = (document.querySelector('meta[name="domdao-bridge"]')?.getAttribute('content') ?? '').replace(
+  /\/+$/,
+  '',
+);
 
 /** A URL on the bridge (its API and its own pages: login, activity, preferences). */
 export const bridgeUrl = (path: string): string => `${BRIDGE}${path}`;
@@ -36,7 +45,10 @@ export function handler<E>(action: (e: E) => Promise<unknown>): (e: E) => void {
   return (e) => void action(e).catch((err: unknown) => console.error(err));
 }
 
-export async function api<T>(path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<T> {
+export async function api<T>(
+  path: string,
+  init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   let r: Response;
@@ -57,7 +69,9 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   try {
     // Decision F41: no bidi control in any answer reaches the page (titles, bodies, reasons, names,
     // activity…), so member-written text cannot reorder what is shown, wherever a page puts it.
-    data = text ? JSON.parse(text, (_key, value: unknown) => (typeof value === 'string' ? withoutBidiControls(value) : value)) : undefined;
+    data = text
+      ? JSON.parse(text, (_key, value: unknown) => (typeof value === 'string' ? withoutBidiControls(value) : value))
+      : undefined;
   } catch {
     data = undefined;
   }
@@ -91,7 +105,12 @@ export function useApi<T>(path: string | null): Loaded<T> {
     setState((s) => ({ ...s, loading: true }));
     api<T>(path).then(
       (data) => live && setState({ data, loading: false }),
-      (error: unknown) => live && setState({ error: error instanceof ApiError ? error : new ApiError(0, 'ERROR', String(error)), loading: false }),
+      (error: unknown) =>
+        live &&
+        setState({
+          error: error instanceof ApiError ? error : new ApiError(0, 'ERROR', String(error)),
+          loading: false,
+        }),
     );
     return () => {
       live = false;
@@ -129,8 +148,10 @@ export function waitText(seconds: number): string {
   return min < 60 ? `${min} min` : `${Math.floor(min / 60)} h${min % 60 ? ` ${min % 60} min` : ''}`;
 }
 
-export const usd = (n: number) => n.toLocaleString('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: n < 1 ? 6 : 2 });
-export const when = (iso: string) => new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC';
+export const usd = (n: number) =>
+  n.toLocaleString('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: n < 1 ? 6 : 2 });
+export const when = (iso: string) =>
+  new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC';
 
 /**
  * Decision V32: calls `onChange` when a proposal changes (a vote, voting opened, tallied, executed…),

@@ -16,7 +16,9 @@ function Header() {
     <header class="top">
       <a class="brand" href="/">
         {/* Decision F4: a logo that fails to load is hidden and the name stands alone. */}
-        {brand.logo_url ? <img src={brand.logo_url} alt="" class="logo" onError={(e) => (e.currentTarget.hidden = true)} /> : null}
+        {brand.logo_url ? (
+          <img src={brand.logo_url} alt="" class="logo" onError={(e) => (e.currentTarget.hidden = true)} />
+        ) : null}
         <span>{brand.name}</span>
       </a>
       <nav aria-label="Main">
@@ -99,7 +101,9 @@ export function App() {
         {/* Focusable, so the skip link moves the keyboard's focus past the menu, not only the view. */}
         <main id="main" tabIndex={-1}>
           <ErrorBoundary>
-            <Router>{[...ROUTES.map((r) => <Page key={r.path} path={r.path} route={r} />), <NotFound key="404" default />]}</Router>
+            <Router>
+              {[...ROUTES.map((r) => <Page key={r.path} path={r.path} route={r} />), <NotFound key="404" default />]}
+            </Router>
           </ErrorBoundary>
         </main>
         <footer class="foot">

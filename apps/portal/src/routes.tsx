@@ -32,7 +32,8 @@ export const ROUTES: Array<{ path: string; component: ComponentType<Record<strin
 ];
 
 /** Links the app routes itself; any other link (the bridge's /login, /activity, /preferences, the API) loads normally. */
-export const APP_LINK = /^\/(?:$|[?#]|(?:join|govern|price|campaigns|wallet|me|admin|delegation)(?:[/?#]|$)|proposals\/)/;
+export const APP_LINK =
+  /^\/(?:$|[?#]|(?:join|govern|price|campaigns|wallet|me|admin|delegation)(?:[/?#]|$)|proposals\/)/;
 
 export const NAV: Array<{ href: string; label: string }> = [
   { href: '/govern', label: 'Govern' },

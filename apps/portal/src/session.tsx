@@ -19,7 +19,12 @@ interface SessionState {
   signInUrl(returnTo?: string): string;
 }
 
-const Ctx = createContext<SessionState>({ session: undefined, refresh: async () => {}, signOut: async () => {}, signInUrl: () => bridgeUrl('/login') });
+const Ctx = createContext<SessionState>({
+  session: undefined,
+  refresh: async () => {},
+  signOut: async () => {},
+  signInUrl: () => bridgeUrl('/login'),
+});
 
 export function clearLocalData(): void {
   localStorage.removeItem(USER_DATA_KEY);
@@ -65,7 +70,10 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
       window.location.assign('/');
     }
   }, []);
-  const signInUrl = useCallback((returnTo?: string) => bridgeUrl(`/login?returnUrl=${encodeURIComponent(returnTo ?? window.location.href)}`), []);
+  const signInUrl = useCallback(
+    (returnTo?: string) => bridgeUrl(`/login?returnUrl=${encodeURIComponent(returnTo ?? window.location.href)}`),
+    [],
+  );
   return <Ctx.Provider value={{ session, refresh, signOut, signInUrl }}>{children}</Ctx.Provider>;
 }
 

@@ -13,7 +13,8 @@ const SRC = join(import.meta.dirname, '..', 'src');
 function sources(): Map<string, string> {
   const files = new Map<string, string>();
   for (const dir of ['', 'pages', 'components'])
-    for (const f of readdirSync(join(SRC, dir))) if (/\.tsx?$/.test(f)) files.set(dir ? `${dir}/${f}` : f, readFileSync(join(SRC, dir, f), 'utf8'));
+    for (const f of readdirSync(join(SRC, dir)))
+      if (/\.tsx?$/.test(f)) files.set(dir ? `${dir}/${f}` : f, readFileSync(join(SRC, dir, f), 'utf8'));
   return files;
 }
 
@@ -32,10 +33,13 @@ export function misplaced(files: ReadonlyMap<string, string>): string[] {
   const out: string[] = [];
   const routed = new Set(imports('routes.tsx', files.get('routes.tsx') ?? ''));
   for (const [file, text] of files) {
-    if (file.startsWith('pages/') && !routed.has(file)) out.push(`${file} is no route of routes.tsx: move it to components/`);
+    if (file.startsWith('pages/') && !routed.has(file))
+      out.push(`${file} is no route of routes.tsx: move it to components/`);
     for (const to of imports(file, text)) {
-      if (file.startsWith('pages/') && to.startsWith('pages/')) out.push(`${file} imports the page ${to}: move what they share to components/`);
-      if (file.startsWith('components/') && to.startsWith('pages/')) out.push(`${file} imports the page ${to}: a component imports no page`);
+      if (file.startsWith('pages/') && to.startsWith('pages/'))
+        out.push(`${file} imports the page ${to}: move what they share to components/`);
+      if (file.startsWith('components/') && to.startsWith('pages/'))
+        out.push(`${file} imports the page ${to}: a component imports no page`);
     }
   }
   return out;
@@ -51,10 +55,16 @@ describe('decision F61: pages are routes, components are shared pieces', () => {
   it('the check finds a shared piece in pages/, a page importing a page and a component importing a page (it can fail)', () => {
     const files = new Map([
       ['routes.tsx', "import { HomePage } from './pages/home.tsx';\nimport { GovernPage } from './pages/govern.tsx';"],
-      ['pages/home.tsx', "import { Tally } from '../components/tally.tsx';\nimport { CATEGORIES } from './govern.tsx';"],
+      [
+        'pages/home.tsx',
+        "import { Tally } from '../components/tally.tsx';\nimport { CATEGORIES } from './govern.tsx';",
+      ],
       ['pages/govern.tsx', "import { Tally } from '../components/tally.tsx';\nimport { api } from '../api.ts';"],
       ['pages/at-a-glance.tsx', "import type { Proposal } from './govern.tsx';"],
-      ['components/tally.tsx', "import type { Proposal } from '../pages/govern.tsx';\nimport { categoryLabel } from '@domdao/proposal-text';"],
+      [
+        'components/tally.tsx',
+        "import type { Proposal } from '../pages/govern.tsx';\nimport { categoryLabel } from '@domdao/proposal-text';",
+      ],
       ['api.ts', "import type { paths } from './bridge-api.ts';"],
     ]);
     assert.deepEqual(misplaced(files), [

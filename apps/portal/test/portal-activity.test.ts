@@ -19,11 +19,25 @@ describe('issue 48 item 5: the activity on /me reads finished, in Chromium (deci
   it('decisions F49, F55, N29, N30: relative and Tokyo-local times, "Voting closes in …" from the deadline, the delegate by name, "Show older activity" to the end; 1280 and 375 px, axe clean', async () => {
     const ann = await member('ann-activity@example.org', true);
     const ben = await member('ben-activity@example.org', true);
-    const named = await h.request({ method: 'PUT', url: '/api/me/display-name', jar: ben.jar, origin: base, payload: { display_name: 'Ben Delegate' } });
+    const named = await h.request({
+      method: 'PUT',
+      url: '/api/me/display-name',
+      jar: ben.jar,
+      origin: base,
+      payload: { display_name: 'Ben Delegate' },
+    });
     assert.equal(named.statusCode, 200, named.body);
-    const delegated = await h.request({ method: 'PUT', url: '/api/governance/delegation', jar: ann.jar, origin: base, payload: { delegate: ben.principal } });
+    const delegated = await h.request({
+      method: 'PUT',
+      url: '/api/governance/delegation',
+      jar: ann.jar,
+      origin: base,
+      payload: { delegate: ben.principal },
+    });
     assert.equal(delegated.statusCode, 200, delegated.body);
-    const annId = ((await h.request({ method: 'GET', url: '/auth/session', jar: ann.jar })).json() as { user_id: string }).user_id;
+    const annId = (
+      (await h.request({ method: 'GET', url: '/auth/session', jar: ann.jar })).json() as { user_id: string }
+    ).user_id;
     // 25 older items of ann's own, so the proposal's items are on the first page and these run past it.
     for (let i = 1; i <= 25; i++)
       await addActivity(
@@ -32,7 +46,11 @@ describe('issue 48 item 5: the activity on /me reads finished, in Chromium (deci
         { category: 'Test', title: `Older item ${i}`, audience: { kind: 'user', user_id: annId } },
         new Date(h.now()),
       );
-    const made = await h.opened.canisters.clients.governance.create_proposal({ title: 'Repaint the hall', body: 'Fresh paint.', category: 'General' });
+    const made = await h.opened.canisters.clients.governance.create_proposal({
+      title: 'Repaint the hall',
+      body: 'Fresh paint.',
+      category: 'General',
+    });
     if (!('Ok' in made)) assert.fail(`create_proposal: ${Object.keys(made.Err).join()}`);
     h.advance(HOUR_MS + 1000);
     await h.opened.canisters.platform!.tick();
@@ -52,12 +70,19 @@ describe('issue 48 item 5: the activity on /me reads finished, in Chromium (deci
     const tokyo = await secondBrowser({ timezoneId: 'Asia/Tokyo' });
     await tokyo.clock.setFixedTime(h.now());
     await signIn('ann-activity@example.org', '/me', tokyo);
-    const delegateItem = tokyo.locator('[data-testid=activity] li', { hasText: 'Your delegate Ben Delegate voted Yes: Repaint the hall' });
+    const delegateItem = tokyo.locator('[data-testid=activity] li', {
+      hasText: 'Your delegate Ben Delegate voted Yes: Repaint the hall',
+    });
     await delegateItem.waitFor();
     const text = await delegateItem.innerText();
     assert.match(text, / · 3 hours ago \(.+GMT\+9\)/, text);
-    assert.ok(text.includes(`Voting closes ${relativeTime(closes, h.now())} (${absoluteTime(closes, 'Asia/Tokyo')}).`), text);
-    const openItem = await tokyo.locator('[data-testid=activity] li', { hasText: 'Voting is open: Repaint the hall' }).innerText();
+    assert.ok(
+      text.includes(`Voting closes ${relativeTime(closes, h.now())} (${absoluteTime(closes, 'Asia/Tokyo')}).`),
+      text,
+    );
+    const openItem = await tokyo
+      .locator('[data-testid=activity] li', { hasText: 'Voting is open: Repaint the hall' })
+      .innerText();
     assert.match(openItem, /Active members can vote now\. Voting closes in \d+ days \(.+GMT\+9\)\./);
     const all = await tokyo.evaluate(() => document.body.innerText);
     assert.ok(!all.includes(ben.principal), 'no principal on the page');

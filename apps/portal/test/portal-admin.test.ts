@@ -13,7 +13,14 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { freePort } from '@domdao/test-helpers';
-import { ADMIN_EMAIL, bridge, startFakeSources, type Bridge, type FakeSources, type Jar } from '@domdao/bridge-service/testing';
+import {
+  ADMIN_EMAIL,
+  bridge,
+  startFakeSources,
+  type Bridge,
+  type FakeSources,
+  type Jar,
+} from '@domdao/bridge-service/testing';
 import { launchChromium, requireChromium, SHOTS, shoot as shootOn, watchPage } from '@domdao/test-helpers/browser';
 
 const PASSWORD = 'a long and private passphrase';
@@ -30,7 +37,8 @@ const problems: string[] = [];
 const expected = new Set(['POST /api/admin/price/submit-proposal 409']);
 
 const setPrice = (price: number | null) => {
-  for (const s of ['a', 'b']) fake.set(`/${s}`, price === null ? { status: 503, body: { error: 'down' } } : { body: { price } });
+  for (const s of ['a', 'b'])
+    fake.set(`/${s}`, price === null ? { status: 503, body: { error: 'down' } } : { body: { price } });
 };
 
 const shoot = (name: string): Promise<void> => shootOn(page, name);
@@ -40,7 +48,10 @@ async function buttonsOnScreen(what: string): Promise<void> {
   await page.setViewportSize({ width: 375, height: 800 });
   const off = await page.evaluate(() =>
     Array.from(document.querySelectorAll('main button, main input, main summary'))
-      .map((b) => ({ text: (b.textContent || (b as HTMLInputElement).placeholder || b.tagName).trim().slice(0, 40), r: b.getBoundingClientRect() }))
+      .map((b) => ({
+        text: (b.textContent || (b as HTMLInputElement).placeholder || b.tagName).trim().slice(0, 40),
+        r: b.getBoundingClientRect(),
+      }))
       .filter(({ r }) => r.width > 0 && (r.left < 0 || r.right > 375))
       .map(({ text, r }) => `${text} (${Math.round(r.left)}–${Math.round(r.right)})`),
   );
@@ -50,12 +61,27 @@ async function buttonsOnScreen(what: string): Promise<void> {
 
 async function member(email: string, name: string): Promise<{ jar: Jar; user_id: string }> {
   const fields = await h.encrypt({ email, name: 'Member', dob: '1980-01-01' });
-  const r = await h.request({ method: 'POST', url: '/api/auth/register', origin: base, payload: { ...fields, password: PASSWORD, tos_accepted: true } });
+  const r = await h.request({
+    method: 'POST',
+    url: '/api/auth/register',
+    origin: base,
+    payload: { ...fields, password: PASSWORD, tos_accepted: true },
+  });
   assert.equal(r.statusCode, 201, r.body);
   assert.equal((await h.verify(email, { password: PASSWORD })).statusCode, 200);
   const jar: Jar = {};
-  assert.equal((await h.request({ method: 'POST', url: '/auth/login', payload: { email, password: PASSWORD }, jar, origin: base })).statusCode, 200);
-  const put = await h.request({ method: 'PUT', url: '/api/me/display-name', jar, origin: base, payload: { display_name: name } });
+  assert.equal(
+    (await h.request({ method: 'POST', url: '/auth/login', payload: { email, password: PASSWORD }, jar, origin: base }))
+      .statusCode,
+    200,
+  );
+  const put = await h.request({
+    method: 'PUT',
+    url: '/api/me/display-name',
+    jar,
+    origin: base,
+    payload: { display_name: name },
+  });
   assert.equal(put.statusCode, 200, put.body);
   return { jar, user_id: (r.json() as { user_id: string }).user_id };
 }
@@ -181,7 +207,9 @@ describe('the admin console in Chromium (decisions F28, F33–F35, B78, B79)', (
     await page.waitForSelector('p[role=status]:has-text("KYC rejected.")');
     await card.locator('text=Rejected because: The passport photo was unreadable').waitFor();
     await card.locator('text=KYC rejected').waitFor();
-    const kyc = (await h.request({ method: 'GET', url: `/api/admin/users?name=applicant`, jar: (await adminJar()).jar })).json() as {
+    const kyc = (
+      await h.request({ method: 'GET', url: `/api/admin/users?name=applicant`, jar: (await adminJar()).jar })
+    ).json() as {
       users: Array<{ user_id: string; kyc_status: string; kyc_reference: string | null }>;
     };
     const row = kyc.users.find((u) => u.user_id === ann.user_id)!;
@@ -213,15 +241,28 @@ describe('the admin console in Chromium (decisions F28, F33–F35, B78, B79)', (
 
     await button.click();
     await outcome.locator('text=PROPOSAL_PENDING').waitFor();
-    assert.match(await outcome.innerText(), new RegExp(`skipped\\s+PROPOSAL_PENDING SetDomPrice proposal ${proposal} is still pending \\(run \\d+\\)`));
+    assert.match(
+      await outcome.innerText(),
+      new RegExp(`skipped\\s+PROPOSAL_PENDING SetDomPrice proposal ${proposal} is still pending \\(run \\d+\\)`),
+    );
     await price.locator('li.run').first().locator('text=pending proposal').waitFor();
     await buttonsOnScreen('the price job at 375 px');
     await shoot('admin-price-skipped');
     // Both runs are audited with the admin as the actor (decision B61).
-    const audit = (await h.request({ method: 'GET', url: '/api/admin/audit?event=price.proposal_triggered', jar: (await adminJar()).jar })).json() as {
+    const audit = (
+      await h.request({
+        method: 'GET',
+        url: '/api/admin/audit?event=price.proposal_triggered',
+        jar: (await adminJar()).jar,
+      })
+    ).json() as {
       items: Array<{ actor: string; detail: { status: string } }>;
     };
-    const adminId = ((await h.request({ method: 'GET', url: '/auth/session', jar: (await adminJar()).jar })).json() as { user_id: string }).user_id;
+    const adminId = (
+      (await h.request({ method: 'GET', url: '/auth/session', jar: (await adminJar()).jar })).json() as {
+        user_id: string;
+      }
+    ).user_id;
     assert.deepEqual(
       audit.items.map((r) => [r.actor, r.detail.status]),
       [
@@ -234,10 +275,15 @@ describe('the admin console in Chromium (decisions F28, F33–F35, B78, B79)', (
   it('decisions F34, B79: job runs grouped by job: the failing job first and marked, skipped streaks folded into one line that opens onto its runs', async () => {
     await page.goto(`${base}/admin`);
     await page.waitForSelector('li.job');
-    const jobs = await page.locator('li.job').evaluateAll((els) => els.map((e) => [e.getAttribute('data-job'), e.classList.contains('bad')] as const));
+    const jobs = await page
+      .locator('li.job')
+      .evaluateAll((els) => els.map((e) => [e.getAttribute('data-job'), e.classList.contains('bad')] as const));
     const firstFine = jobs.findIndex(([, bad]) => !bad);
     const at = jobs.findIndex(([job]) => job === 'test:flaky-export');
-    assert.ok(at >= 0 && at < firstFine, `a job whose last run failed comes before every other: ${JSON.stringify(jobs)}`);
+    assert.ok(
+      at >= 0 && at < firstFine,
+      `a job whose last run failed comes before every other: ${JSON.stringify(jobs)}`,
+    );
     const flaky = page.locator('li.job[data-job="test:flaky-export"]');
     assert.match((await flaky.getAttribute('class')) ?? '', /\bbad\b/);
     await flaky.locator('text=Last run failed').waitFor();
@@ -271,7 +317,15 @@ async function adminJar(): Promise<{ jar: Jar }> {
   if (!adminSession) {
     const jar: Jar = {};
     assert.equal(
-      (await h.request({ method: 'POST', url: '/auth/login', payload: { email: ADMIN_EMAIL, password: PASSWORD }, jar, origin: base })).statusCode,
+      (
+        await h.request({
+          method: 'POST',
+          url: '/auth/login',
+          payload: { email: ADMIN_EMAIL, password: PASSWORD },
+          jar,
+          origin: base,
+        })
+      ).statusCode,
       200,
     );
     adminSession = { jar };

@@ -39,7 +39,8 @@ function edges(selector: string, text: string): Promise<number[] | null> {
 async function readsAsTyped(selector: string, text: string): Promise<void> {
   const x = await edges(selector, text);
   assert.ok(x, `${selector}: "${text}" not found`);
-  for (let k = 1; k < x.length; k++) assert.ok(x[k]! > x[k - 1]!, `${selector}: "${text}" is not laid out as typed (${x.map(Math.round).join(', ')})`);
+  for (let k = 1; k < x.length; k++)
+    assert.ok(x[k]! > x[k - 1]!, `${selector}: "${text}" is not laid out as typed (${x.map(Math.round).join(', ')})`);
 }
 
 describe('decisions F41, F42: bidi controls in member-written text, in Chromium', () => {
@@ -51,7 +52,11 @@ describe('decisions F41, F42: bidi controls in member-written text, in Chromium'
       url: '/api/governance/propose',
       jar: ann.jar,
       origin: base,
-      payload: { title, body: `Open the attachment ${RLO}gnp.exe\u202C today.\n\nSigned \u2067Ann\u2069.`, category: 'General' },
+      payload: {
+        title,
+        body: `Open the attachment ${RLO}gnp.exe\u202C today.\n\nSigned \u2067Ann\u2069.`,
+        category: 'General',
+      },
     });
     assert.equal(r.statusCode, 201, r.body);
     const id = r.json().proposal_id as string;
@@ -87,7 +92,10 @@ describe('decisions F41, F42: bidi controls in member-written text, in Chromium'
     assert.equal(await page.textContent('h1'), 'Invoice gnp.exe');
     assert.equal(await page.getAttribute('h1', 'dir'), 'auto', 'decision F42: the title is its own isolate');
     await readsAsTyped('section[aria-label="Proposal text"]', 'gnp.exe');
-    assert.match((await page.textContent('section[aria-label="Proposal text"]')) ?? '', /Open the attachment gnp\.exe today\.\s*Signed Ann\./);
+    assert.match(
+      (await page.textContent('section[aria-label="Proposal text"]')) ?? '',
+      /Open the attachment gnp\.exe today\.\s*Signed Ann\./,
+    );
     await readsAsTyped('section[aria-label="Reasons"]', 'gnp.exe');
     assert.equal(await page.textContent('section[aria-label="Reasons"] li bdi'), 'I opened gnp.exe');
     await page.waitForSelector('[data-testid="ballot"]:has-text("I opened gnp.exe")');

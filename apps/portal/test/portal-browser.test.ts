@@ -15,7 +15,15 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { freePort } from '@domdao/test-helpers';
-import { ADMIN_EMAIL, bridge, EMBED_SWEEP_JOB, startFakeInference, type Bridge, type FakeInference, type Jar } from '@domdao/bridge-service/testing';
+import {
+  ADMIN_EMAIL,
+  bridge,
+  EMBED_SWEEP_JOB,
+  startFakeInference,
+  type Bridge,
+  type FakeInference,
+  type Jar,
+} from '@domdao/bridge-service/testing';
 import { launchChromium, requireChromium, SHOTS, shoot as shootOn } from '@domdao/test-helpers/browser';
 
 const PASSWORD = 'a long and private passphrase';
@@ -34,10 +42,20 @@ const errors: string[] = [];
 /** Signs in through the API (for setting up what the browser then shows); the user's id and principal. */
 async function apiLogin(email: string): Promise<{ jar: Jar; user_id: string; principal: string }> {
   const jar: Jar = {};
-  const r = await h.request({ method: 'POST', url: '/auth/login', payload: { email, password: PASSWORD }, jar, origin: base });
+  const r = await h.request({
+    method: 'POST',
+    url: '/auth/login',
+    payload: { email, password: PASSWORD },
+    jar,
+    origin: base,
+  });
   assert.equal(r.statusCode, 200, r.body);
   const { user_id } = (await h.request({ method: 'GET', url: '/auth/session', jar })).json() as { user_id: string };
-  const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', user_id).executeTakeFirstOrThrow();
+  const { principal } = await h.opened.db
+    .selectFrom('users')
+    .select('principal')
+    .where('id', '=', user_id)
+    .executeTakeFirstOrThrow();
   return { jar, user_id, principal };
 }
 
@@ -65,7 +83,10 @@ before(async () => {
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   page = await context.newPage();
-  page.on('console', (m) => /Content Security Policy/i.test(m.text()) && csp.push(`${page.url()}: ${m.text().slice(0, 120)}`));
+  page.on(
+    'console',
+    (m) => /Content Security Policy/i.test(m.text()) && csp.push(`${page.url()}: ${m.text().slice(0, 120)}`),
+  );
   page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
 });
 
@@ -110,7 +131,14 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     const sent = page.waitForRequest((r) => r.url().endsWith('/api/auth/register'));
     await page.click('button[type=submit]');
     const body = (await sent).postDataJSON() as Record<string, unknown>;
-    assert.deepEqual(Object.keys(body).sort(), ['display_name', 'dob_encrypted', 'email_encrypted', 'name_encrypted', 'password', 'tos_accepted']);
+    assert.deepEqual(Object.keys(body).sort(), [
+      'display_name',
+      'dob_encrypted',
+      'email_encrypted',
+      'name_encrypted',
+      'password',
+      'tos_accepted',
+    ]);
     // Decision F47: the name other members see is public, so it alone travels in clear.
     assert.equal(body.display_name, 'Grace Hopper');
     assert.match(String(body.email_encrypted), /^hpke1\./, 'sealed before it left the browser');
@@ -137,20 +165,32 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     await page.waitForSelector('text=You are not signed in.');
     await shoot('home-signed-out');
     await Promise.all([page.waitForURL(/\/login\?returnUrl=/), page.click('main >> text=Sign in')]);
-    assert.equal(new URL(page.url()).searchParams.get('returnUrl'), `${base}/`, 'URL-encoded returnUrl (spec 2 Authentication 7)');
+    assert.equal(
+      new URL(page.url()).searchParams.get('returnUrl'),
+      `${base}/`,
+      'URL-encoded returnUrl (spec 2 Authentication 7)',
+    );
     await shoot('login');
     await page.fill('#email', 'grace@example.org');
     await page.fill('#password', PASSWORD);
     await Promise.all([page.waitForURL(`${base}/`), page.click('button[type=submit]')]);
     await page.waitForSelector('text=Signed in as grace@example.org (member).');
-    const mirrored = JSON.parse((await page.evaluate(() => localStorage.getItem('user_data'))) ?? 'null') as { email: string; roles: string[] };
-    assert.deepEqual([mirrored.email, mirrored.roles], ['grace@example.org', ['member']], 'user_data mirror (spec 2 Authentication 6)');
+    const mirrored = JSON.parse((await page.evaluate(() => localStorage.getItem('user_data'))) ?? 'null') as {
+      email: string;
+      roles: string[];
+    };
+    assert.deepEqual(
+      [mirrored.email, mirrored.roles],
+      ['grace@example.org', ['member']],
+      'user_data mirror (spec 2 Authentication 6)',
+    );
     await shoot('home-signed-in');
   });
 
   it('spec 1/2: proposals list and a proposal; the Markdown body is sanitised; an Active member votes; a Registered one reads only', async () => {
     const { jar, principal } = await apiLogin('grace@example.org');
-    const body = '# Plan\n\nFix the **fence**.\n\n<script>window.pwned = 1</script>\n\n[click](javascript:window.pwned=2) <img src=x onerror="window.pwned=3">';
+    const body =
+      '# Plan\n\nFix the **fence**.\n\n<script>window.pwned = 1</script>\n\n[click](javascript:window.pwned=2) <img src=x onerror="window.pwned=3">';
     const proposed = await h.request({
       method: 'POST',
       url: '/api/governance/propose',
@@ -161,7 +201,14 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     assert.equal(proposed.statusCode, 403, 'a Registered member cannot propose (Active only)');
     const c = h.opened.canisters.clients;
     assert.ok('Ok' in (await c.user.record_kyc(principal, true)));
-    assert.ok('Ok' in (await c.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+    assert.ok(
+      'Ok' in
+        (await c.user.upgrade_membership_to_active({
+          principal,
+          kyc_proof: new Uint8Array([1]),
+          payment_proof: new Uint8Array([2]),
+        })),
+    );
     const ok = await h.request({
       method: 'POST',
       url: '/api/governance/propose',
@@ -182,8 +229,15 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     await page.waitForSelector('.prose h1');
     assert.equal(await page.locator('.prose strong').textContent(), 'fence');
     assert.equal(await page.locator('.prose script, .prose img').count(), 0, 'no script or image from the body');
-    assert.match((await page.locator('.prose').textContent()) ?? '', /<script>window\.pwned = 1<\/script>/, 'raw HTML is shown as text (decision F6)');
-    assert.ok(!((await page.locator('.prose a').getAttribute('href')) ?? '').startsWith('javascript:'), 'no javascript: link');
+    assert.match(
+      (await page.locator('.prose').textContent()) ?? '',
+      /<script>window\.pwned = 1<\/script>/,
+      'raw HTML is shown as text (decision F6)',
+    );
+    assert.ok(
+      !((await page.locator('.prose a').getAttribute('href')) ?? '').startsWith('javascript:'),
+      'no javascript: link',
+    );
     assert.equal(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned), undefined);
     // The session was read before the upgrade: the app sees Active after its refresh (here: a reload).
     await page.reload();
@@ -201,19 +255,37 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     const email = 'late@example.org';
     const fields = await h.encrypt({ email, name: 'Late Member', dob: '1980-01-01' });
     assert.equal(
-      (await h.request({ method: 'POST', url: '/api/auth/register', origin: base, payload: { ...fields, password: PASSWORD, tos_accepted: true } })).statusCode,
+      (
+        await h.request({
+          method: 'POST',
+          url: '/api/auth/register',
+          origin: base,
+          payload: { ...fields, password: PASSWORD, tos_accepted: true },
+        })
+      ).statusCode,
       201,
     );
     assert.equal((await h.verify(email, { password: PASSWORD })).statusCode, 200);
     const c = h.opened.canisters.clients;
-    const created = await c.governance.create_proposal({ title: 'Plant the orchard', body: 'Apples.', category: 'General' });
+    const created = await c.governance.create_proposal({
+      title: 'Plant the orchard',
+      body: 'Apples.',
+      category: 'General',
+    });
     assert.ok('Ok' in created);
     h.advance(HOUR_MS + 1000);
     await h.opened.canisters.platform!.tick();
     h.advance(1000);
     const { principal } = await apiLogin(email);
     assert.ok('Ok' in (await c.user.record_kyc(principal, true)));
-    assert.ok('Ok' in (await c.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+    assert.ok(
+      'Ok' in
+        (await c.user.upgrade_membership_to_active({
+          principal,
+          kyc_proof: new Uint8Array([1]),
+          payment_proof: new Uint8Array([2]),
+        })),
+    );
     const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
       const late = await other.newPage();
@@ -228,7 +300,11 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
         'text=You became a voting member after voting opened on this proposal, so you cannot vote on it. You can vote on proposals that open from now on.',
       );
       assert.equal(await late.locator('text=Vote yes').count(), 0, 'the vote buttons are gone');
-      assert.match((await late.locator('[aria-label=Tally]').textContent()) ?? '', /0 of \d+ members voted/, 'nothing counted');
+      assert.match(
+        (await late.locator('[aria-label=Tally]').textContent()) ?? '',
+        /0 of \d+ members voted/,
+        'nothing counted',
+      );
       await late.screenshot({ path: join(SHOTS, 'proposal-joined-after-opening-1280.png'), fullPage: true });
     } finally {
       await other.close();
@@ -242,7 +318,11 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
       url: '/api/governance/propose',
       jar,
       origin: base,
-      payload: { title: 'Plant a community garden', body: 'Plant a community garden with vegetable seeds.', category: 'General' },
+      payload: {
+        title: 'Plant a community garden',
+        body: 'Plant a community garden with vegetable seeds.',
+        category: 'General',
+      },
     });
     assert.equal(garden.statusCode, 201, garden.body);
     const gardenId = (garden.json() as { proposal_id: string }).proposal_id;
@@ -353,7 +433,9 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     await Promise.all([page.waitForURL(`${base}/campaigns`), page.click('button[type=submit]')]);
     assert.equal(
       await page.evaluate(() =>
-        fetch('/api/dev/faucet', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then((r) => r.status),
+        fetch('/api/dev/faucet', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then(
+          (r) => r.status,
+        ),
       ),
       200,
     );
@@ -382,7 +464,10 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     await page.selectOption('select', 'weekly');
     await page.waitForSelector('text=Saved.');
     const { jar } = await apiLogin('grace@example.org');
-    assert.equal((await h.request({ method: 'GET', url: '/api/me/notification-preferences', jar })).json().digest_frequency, 'weekly');
+    assert.equal(
+      (await h.request({ method: 'GET', url: '/api/me/notification-preferences', jar })).json().digest_frequency,
+      'weekly',
+    );
     await shoot('me');
     // The bridge's own pages the app and the emails link to (server-rendered, usable without JavaScript).
     await page.goto(`${base}/activity`);
@@ -408,7 +493,9 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     });
     assert.equal(news.statusCode, 201, news.body);
     for (let i = 0; i < 200; i++) {
-      const items = (await h.request({ method: 'GET', url: '/api/me/activity', jar })).json().items as Array<{ title: string }>;
+      const items = (await h.request({ method: 'GET', url: '/api/me/activity', jar })).json().items as Array<{
+        title: string;
+      }>;
       if (items.some((x) => x.title === 'New proposal: Paint the gate')) break;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -426,7 +513,11 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     await shoot('bridge-unsubscribed');
     // (Eight days on, the browser's session has expired: read the preference through the API.)
     const again = await apiLogin('grace@example.org');
-    assert.equal((await h.request({ method: 'GET', url: '/api/me/notification-preferences', jar: again.jar })).json().digest_frequency, 'none');
+    assert.equal(
+      (await h.request({ method: 'GET', url: '/api/me/notification-preferences', jar: again.jar })).json()
+        .digest_frequency,
+      'none',
+    );
   });
 
   it('decision F7: the admin console: the admin approves KYC in the browser; after the payment the member is Active', async () => {
@@ -434,8 +525,14 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     const verified = async (email: string) => {
       const fields = await h.encrypt({ email, name: 'Member', dob: '1980-01-01' });
       assert.equal(
-        (await h.request({ method: 'POST', url: '/api/auth/register', origin: base, payload: { ...fields, password: PASSWORD, tos_accepted: true } }))
-          .statusCode,
+        (
+          await h.request({
+            method: 'POST',
+            url: '/api/auth/register',
+            origin: base,
+            payload: { ...fields, password: PASSWORD, tos_accepted: true },
+          })
+        ).statusCode,
         201,
       );
       const mail = h
@@ -474,7 +571,10 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
     await page.waitForSelector('p.big:has-text("Active")');
     assert.equal(await page.locator('#upgrade-h').count(), 0);
     const { jar } = await apiLogin('kyc@example.org');
-    assert.equal((await h.request({ method: 'GET', url: '/api/auth/session', jar })).json().membership_status, 'Active');
+    assert.equal(
+      (await h.request({ method: 'GET', url: '/api/auth/session', jar })).json().membership_status,
+      'Active',
+    );
     // A member who is not an admin sees the console refused (and the server answers 403 anyway).
     await page.goto(`${base}/admin`);
     await page.waitForSelector('text=This console is for administrators.');
@@ -494,7 +594,11 @@ describe('the member web app in Chromium (decisions F1–F5)', () => {
       await page.waitForFunction(() => document.querySelectorAll('section[aria-labelledby=sessions-h] li').length >= 2);
       await Promise.all([page.waitForURL(`${base}/`), page.click('text=Sign out everywhere')]);
       await page.waitForSelector('text=You are not signed in.');
-      assert.equal(await second.evaluate(() => fetch('/api/me/sessions').then((r) => r.status)), 401, 'the other browser is signed out too');
+      assert.equal(
+        await second.evaluate(() => fetch('/api/me/sessions').then((r) => r.status)),
+        401,
+        'the other browser is signed out too',
+      );
       // Signed in again for the next test.
       await page.goto(`${base}/login?returnUrl=${encodeURIComponent(`${base}/`)}`);
       await page.fill('#email', 'kyc@example.org');

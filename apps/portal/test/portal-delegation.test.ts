@@ -15,7 +15,13 @@ usePortal();
 
 async function named(email: string, name: string) {
   const m = await member(email, true);
-  const r = await h.request({ method: 'PUT', url: '/api/me/display-name', jar: m.jar, origin: base, payload: { display_name: name } });
+  const r = await h.request({
+    method: 'PUT',
+    url: '/api/me/display-name',
+    jar: m.jar,
+    origin: base,
+    payload: { display_name: name },
+  });
   assert.equal(r.statusCode, 200, r.body);
   return m;
 }
@@ -35,9 +41,23 @@ describe('issue 36: delegating by name, voting by delegate and overriding, in Ch
     await named('ben@example.org', 'Ben Delegate');
     const cat = await named('cat@example.org', 'Cat Follower');
     // A third member delegates to B through the API, keeping their name private (decision G33).
-    const ben = (await h.opened.db.selectFrom('users').select('principal').where('display_name', '=', 'Ben Delegate').executeTakeFirstOrThrow()).principal;
+    const ben = (
+      await h.opened.db
+        .selectFrom('users')
+        .select('principal')
+        .where('display_name', '=', 'Ben Delegate')
+        .executeTakeFirstOrThrow()
+    ).principal;
     assert.equal(
-      (await h.request({ method: 'PUT', url: '/api/governance/delegation', jar: cat.jar, origin: base, payload: { delegate: ben } })).statusCode,
+      (
+        await h.request({
+          method: 'PUT',
+          url: '/api/governance/delegation',
+          jar: cat.jar,
+          origin: base,
+          payload: { delegate: ben },
+        })
+      ).statusCode,
       200,
     );
 
@@ -89,13 +109,17 @@ describe('issue 36: delegating by name, voting by delegate and overriding, in Ch
     await page.waitForSelector('text=Your vote “Yes” is recorded.');
 
     await signIn('ann@example.org', '/delegation');
-    await page.waitForSelector(`[data-testid=delegate-vote]:has-text("#${id} Plant a hedge: Yes, voted by your delegate Ben Delegate")`);
+    await page.waitForSelector(
+      `[data-testid=delegate-vote]:has-text("#${id} Plant a hedge: Yes, voted by your delegate Ben Delegate")`,
+    );
     await page.waitForSelector('[data-testid=delegate-vote] >> text=open the proposal to vote yourself instead');
     await shoot('delegation-voted-by-delegate');
 
     await page.click(`a:has-text("#${id} Plant a hedge")`);
     await page.waitForURL(`${base}/proposals/${id}`);
-    await page.waitForSelector('[data-testid=ballot]:has-text("Your vote: Yes, voted by your delegate Ben Delegate. Vote below to replace it")');
+    await page.waitForSelector(
+      '[data-testid=ballot]:has-text("Your vote: Yes, voted by your delegate Ben Delegate. Vote below to replace it")',
+    );
     await page.waitForSelector('li[data-kind=opens].done >> text=Voting opened');
     await page.waitForSelector('li[data-kind=closes].next >> text=in 7 days');
     await page.waitForSelector('text=Who voted how is shown only to the DAO’s admins');
@@ -108,7 +132,9 @@ describe('issue 36: delegating by name, voting by delegate and overriding, in Ch
   });
 
   it('decisions F36, F37: after the close the timeline shows counted, passed and executed; an admin sees who voted how, directly or by delegate', async () => {
-    const p = (await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json() as { voting_closes: string };
+    const p = (await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json() as {
+      voting_closes: string;
+    };
     // Ann's page is closed first: seven days on, her session has expired, and her open proposal page would
     // reload her vote on the close's live event and be refused (401) whenever that event came first.
     await page.goto('about:blank');
@@ -131,7 +157,12 @@ describe('issue 36: delegating by name, voting by delegate and overriding, in Ch
     const votes = page.locator('section[aria-labelledby=votes-h] ul.votes li');
     await votes.first().waitFor();
     const rows = (
-      await votes.evaluateAll((lis) => lis.map((li) => [li.querySelector('.vote-line')!.textContent, li.querySelector('.reason')?.textContent ?? null]))
+      await votes.evaluateAll((lis) =>
+        lis.map((li) => [
+          li.querySelector('.vote-line')!.textContent,
+          li.querySelector('.reason')?.textContent ?? null,
+        ]),
+      )
     ).sort();
     assert.deepEqual(rows, [
       ['Ann Delegator voted No directly', null],

@@ -18,12 +18,23 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { bridgeOrigin, buildPortal } from '../build.ts';
 import { requireChromium, SHOTS } from '@domdao/test-helpers/browser';
-import { closeServers, daoTestServers, launchDaoTestChromium, listen, proxyTo } from '@domdao/test-helpers/dao-test-tls';
+import {
+  closeServers,
+  daoTestServers,
+  launchDaoTestChromium,
+  listen,
+  proxyTo,
+} from '@domdao/test-helpers/dao-test-tls';
 import { bridge, type Bridge } from '@domdao/bridge-service/testing';
 
 const PASSWORD = 'correct horse battery staple';
 const HOUR_MS = 3_600_000;
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.json': 'application/json',
+};
 
 describe('the member app hosted on another subdomain than the bridge (decision F11)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'domdao-portal-elsewhere-'));
@@ -49,7 +60,12 @@ describe('the member app hosted on another subdomain than the bridge (decision F
       const path = normalize(decodeURIComponent(new URL(req.url ?? '/', app).pathname));
       const file = join(dist, path);
       const found = file.startsWith(dist) && path !== '/' && existsSync(file) ? file : join(dist, 'index.html');
-      res.writeHead(200, { 'content-type': TYPES[extname(found)] ?? 'application/octet-stream', 'content-security-policy': csp }).end(readFileSync(found));
+      res
+        .writeHead(200, {
+          'content-type': TYPES[extname(found)] ?? 'application/octet-stream',
+          'content-security-policy': csp,
+        })
+        .end(readFileSync(found));
     });
 
     h = await bridge(undefined, { FRONTEND_ORIGINS: app, COOKIE_DOMAIN: '.dao.test', PUBLIC_URL: api });
@@ -63,15 +79,41 @@ describe('the member app hosted on another subdomain than the bridge (decision F
     assert.equal((await h.verify('ada@example.org', { password: PASSWORD })).statusCode, 200);
     const jar = {};
     assert.equal(
-      (await h.request({ method: 'POST', url: '/auth/login', payload: { email: 'ada@example.org', password: PASSWORD }, jar, origin: app })).statusCode,
+      (
+        await h.request({
+          method: 'POST',
+          url: '/auth/login',
+          payload: { email: 'ada@example.org', password: PASSWORD },
+          jar,
+          origin: app,
+        })
+      ).statusCode,
       200,
     );
     const { user_id } = (await h.request({ method: 'GET', url: '/auth/session', jar })).json() as { user_id: string };
-    const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', user_id).executeTakeFirstOrThrow();
+    const { principal } = await h.opened.db
+      .selectFrom('users')
+      .select('principal')
+      .where('id', '=', user_id)
+      .executeTakeFirstOrThrow();
     const c = h.opened.canisters.clients;
     assert.ok('Ok' in (await c.user.record_kyc(principal, true)));
-    assert.ok('Ok' in (await c.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
-    assert.ok('Ok' in (await c.governance.create_proposal({ title: 'Light the path', body: 'Solar lamps along the **path**.', category: 'General' })));
+    assert.ok(
+      'Ok' in
+        (await c.user.upgrade_membership_to_active({
+          principal,
+          kyc_proof: new Uint8Array([1]),
+          payment_proof: new Uint8Array([2]),
+        })),
+    );
+    assert.ok(
+      'Ok' in
+        (await c.governance.create_proposal({
+          title: 'Light the path',
+          body: 'Solar lamps along the **path**.',
+          category: 'General',
+        })),
+    );
     h.advance(HOUR_MS + 1000);
     await h.opened.canisters.platform!.tick();
 
@@ -93,7 +135,10 @@ describe('the member app hosted on another subdomain than the bridge (decision F
       // before sign-in) is logged as "Failed to load resource" and handled by the app.
       page.on(
         'console',
-        (m) => m.type() === 'error' && !/^Failed to load resource/.test(m.text()) && problems.push(`${page.url()}: ${m.text().slice(0, 160)}`),
+        (m) =>
+          m.type() === 'error' &&
+          !/^Failed to load resource/.test(m.text()) &&
+          problems.push(`${page.url()}: ${m.text().slice(0, 160)}`),
       );
       page.on('pageerror', (e) => problems.push(`${page.url()}: ${e.message}`));
 
@@ -102,7 +147,11 @@ describe('the member app hosted on another subdomain than the bridge (decision F
       assert.equal(await page.getAttribute('meta[name=domdao-bridge]', 'content'), api);
       const signIn = page.locator('header >> text=Sign in');
       const href = (await signIn.getAttribute('href')) ?? '';
-      assert.equal(href, `${api}/login?returnUrl=${encodeURIComponent(`${app}/govern`)}`, 'the bridge login page, returning to the app');
+      assert.equal(
+        href,
+        `${api}/login?returnUrl=${encodeURIComponent(`${app}/govern`)}`,
+        'the bridge login page, returning to the app',
+      );
 
       await Promise.all([page.waitForURL(`${api}/login?*`), signIn.click()]);
       await page.fill('#email', 'ada@example.org');
@@ -118,11 +167,15 @@ describe('the member app hosted on another subdomain than the bridge (decision F
 
       // The cookie the browser held (Domain=.dao.test), replayed after the sign-out: its session is gone.
       const cookie = (await context.cookies(api)).map((k) => `${k.name}=${k.value}`).join('; ');
-      const before = (await h.request({ method: 'GET', url: '/api/auth/session', headers: { cookie } })).json() as { authenticated: boolean };
+      const before = (await h.request({ method: 'GET', url: '/api/auth/session', headers: { cookie } })).json() as {
+        authenticated: boolean;
+      };
       assert.equal(before.authenticated, true);
       await page.click('header >> text=Sign out');
       await page.waitForSelector('header >> text=Sign in');
-      const after = (await h.request({ method: 'GET', url: '/api/auth/session', headers: { cookie } })).json() as { authenticated: boolean };
+      const after = (await h.request({ method: 'GET', url: '/api/auth/session', headers: { cookie } })).json() as {
+        authenticated: boolean;
+      };
       assert.equal(after.authenticated, false, 'the server session is gone');
       assert.deepEqual(problems, []);
     } finally {

@@ -17,7 +17,11 @@ describe('issue 35: governance, names, wallet and admin in Chromium (decisions F
     await member('grace@example.org', true);
     await signIn('grace@example.org', '/me');
     await page.waitForSelector('text=Other members see you as');
-    assert.match((await page.locator('#name-h + p strong').textContent()) ?? '', /^[A-Z][a-z]+ [A-Z][a-z]+ #[0-9a-f]{4}$/, 'a friendly default');
+    assert.match(
+      (await page.locator('#name-h + p strong').textContent()) ?? '',
+      /^[A-Z][a-z]+ [A-Z][a-z]+ #[0-9a-f]{4}$/,
+      'a friendly default',
+    );
     await page.fill('#display-name', 'Grace Hopper');
     await page.click('button:has-text("Save name")');
     await page.waitForSelector('text=other members now see “Grace Hopper”');
@@ -29,7 +33,10 @@ describe('issue 35: governance, names, wallet and admin in Chromium (decisions F
     await page.waitForSelector('.big:has-text("1,000 DOM")');
     await page.click('button:has-text("Copy")');
     await page.waitForSelector('button:has-text("Copied")');
-    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), (await page.textContent('#account'))?.trim());
+    assert.equal(
+      await page.evaluate(() => navigator.clipboard.readText()),
+      (await page.textContent('#account'))?.trim(),
+    );
   });
 
   it('decision F25: a proposal counts down to its vote, then shows a bar per choice and the quorum, in the list and on its page', async () => {
@@ -37,7 +44,13 @@ describe('issue 35: governance, names, wallet and admin in Chromium (decisions F
     h.advance(Date.now() - h.now());
     await page.clock.setFixedTime(h.now());
     const grace = await member('grace2@example.org', true);
-    await h.request({ method: 'PUT', url: '/api/me/display-name', jar: grace.jar, origin: base, payload: { display_name: 'Grace Two' } });
+    await h.request({
+      method: 'PUT',
+      url: '/api/me/display-name',
+      jar: grace.jar,
+      origin: base,
+      payload: { display_name: 'Grace Two' },
+    });
     const ada = await member('ada@example.org', true);
     const r = await h.request({
       method: 'POST',
@@ -62,7 +75,15 @@ describe('issue 35: governance, names, wallet and admin in Chromium (decisions F
     await page.clock.setFixedTime(h.now());
     await h.opened.canisters.platform!.tick();
     assert.equal(
-      (await h.request({ method: 'POST', url: '/api/governance/vote', jar: ada.jar, origin: base, payload: { proposal_id: id, vote: 'Yes' } })).statusCode,
+      (
+        await h.request({
+          method: 'POST',
+          url: '/api/governance/vote',
+          jar: ada.jar,
+          origin: base,
+          payload: { proposal_id: id, vote: 'Yes' },
+        })
+      ).statusCode,
       200,
     );
     await page.goto(`${base}/govern`);
@@ -93,8 +114,16 @@ describe('issue 35: governance, names, wallet and admin in Chromium (decisions F
     await shoot('propose-payout');
     await Promise.all([page.waitForURL(/\/proposals\/\d+$/), page.click('#propose button[type=submit]')]);
     const id = page.url().split('/').at(-1)!;
-    const p = (await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json() as { payload: { TreasuryPayout: { recipient: string } } };
-    const grace2 = (await h.opened.db.selectFrom('users').select('principal').where('display_name', '=', 'Grace Two').executeTakeFirstOrThrow()).principal;
+    const p = (await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json() as {
+      payload: { TreasuryPayout: { recipient: string } };
+    };
+    const grace2 = (
+      await h.opened.db
+        .selectFrom('users')
+        .select('principal')
+        .where('display_name', '=', 'Grace Two')
+        .executeTakeFirstOrThrow()
+    ).principal;
     assert.equal(p.payload.TreasuryPayout.recipient, grace2, 'the chosen member is the recipient');
 
     await page.goto(`${base}/govern`);
@@ -113,7 +142,13 @@ describe('issue 35: governance, names, wallet and admin in Chromium (decisions F
   it('decision F28: at 375 px an admin finds a user by name, sees the email and rejects KYC with a reason', async () => {
     await member(ADMIN_EMAIL);
     const applicant = await member('applicant@example.org');
-    await h.request({ method: 'PUT', url: '/api/me/display-name', jar: applicant.jar, origin: base, payload: { display_name: 'Applicant Ann' } });
+    await h.request({
+      method: 'PUT',
+      url: '/api/me/display-name',
+      jar: applicant.jar,
+      origin: base,
+      payload: { display_name: 'Applicant Ann' },
+    });
     await page.setViewportSize({ width: 375, height: 800 });
     await signIn(ADMIN_EMAIL, '/admin');
     await page.fill('#find-user', 'applicant');

@@ -15,7 +15,12 @@ usePortal();
 describe('issue 35: ways on, in Chromium (decisions F23–F25)', () => {
   it('decision F23: sign-in offers forgot password, join, and a new link for an unconfirmed address', async () => {
     const fields = await h.encrypt({ email: 'unconfirmed@example.org', name: 'Member', dob: '1980-01-01' });
-    const r = await h.request({ method: 'POST', url: '/api/auth/register', origin: base, payload: { ...fields, password: PASSWORD, tos_accepted: true } });
+    const r = await h.request({
+      method: 'POST',
+      url: '/api/auth/register',
+      origin: base,
+      payload: { ...fields, password: PASSWORD, tos_accepted: true },
+    });
     assert.equal(r.statusCode, 201);
     await page.goto(`${base}/login`);
     await page.waitForSelector('a[href="/join"]');
@@ -68,7 +73,9 @@ describe('issue 35: ways on, in Chromium (decisions F23–F25)', () => {
     });
     assert.equal(c.statusCode, 201, c.body);
     await page.goto(`${base}/campaigns`);
-    await page.waitForSelector('li:has-text("Orchard fund") >> text=Progress in dollars shows once members ratify a DOM price');
+    await page.waitForSelector(
+      'li:has-text("Orchard fund") >> text=Progress in dollars shows once members ratify a DOM price',
+    );
     await shoot('campaigns-usd-no-price');
     await page.goto(`${base}/price`);
     await page.waitForSelector('text=No price has been ratified yet');

@@ -8,7 +8,13 @@ import { after, before } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { freePort } from '@domdao/test-helpers';
 import { bridge, type Bridge, type Jar } from '@domdao/bridge-service/testing';
-import { accessible as accessibleOn, launchChromium, requireChromium, shoot as shootOn, watchPage } from '@domdao/test-helpers/browser';
+import {
+  accessible as accessibleOn,
+  launchChromium,
+  requireChromium,
+  shoot as shootOn,
+  watchPage,
+} from '@domdao/test-helpers/browser';
 
 export const PASSWORD = 'a long and private passphrase';
 export const HOUR_MS = 3_600_000;
@@ -22,7 +28,8 @@ let browser: Browser;
 export const problems: string[] = [];
 /** Answers a journey asks for on purpose (a refusal it shows the member), as `METHOD path status`. */
 const EXPECTED_ALWAYS = [
-  // Before the oracle's first aggregate its price answers 503 PRICE_UNAVAILABLE (spec 1); this test has no price source.
+  // Before the oracle's first aggregate its price answers 503 PRICE_UNAVAILABLE (spec 1); this test has no price
+  // source.
   'GET /api/price/dom-usd 503',
 ];
 export const expected = new Set<string>(EXPECTED_ALWAYS);
@@ -33,16 +40,34 @@ export const shoot = (name: string): Promise<void> => shootOn(page, name);
 
 export async function member(email: string, active = false): Promise<{ jar: Jar; principal: string }> {
   const fields = await h.encrypt({ email, name: 'Member', dob: '1980-01-01' });
-  const r = await h.request({ method: 'POST', url: '/api/auth/register', origin: base, payload: { ...fields, password: PASSWORD, tos_accepted: true } });
+  const r = await h.request({
+    method: 'POST',
+    url: '/api/auth/register',
+    origin: base,
+    payload: { ...fields, password: PASSWORD, tos_accepted: true },
+  });
   assert.equal(r.statusCode, 201, r.body);
   assert.equal((await h.verify(email, { password: PASSWORD })).statusCode, 200);
   const jar: Jar = {};
-  assert.equal((await h.request({ method: 'POST', url: '/auth/login', payload: { email, password: PASSWORD }, jar, origin: base })).statusCode, 200);
-  const { principal } = (await h.request({ method: 'GET', url: '/api/me/profile', jar })).json() as { principal: string };
+  assert.equal(
+    (await h.request({ method: 'POST', url: '/auth/login', payload: { email, password: PASSWORD }, jar, origin: base }))
+      .statusCode,
+    200,
+  );
+  const { principal } = (await h.request({ method: 'GET', url: '/api/me/profile', jar })).json() as {
+    principal: string;
+  };
   if (active) {
     const c = h.opened.canisters.clients;
     assert.ok('Ok' in (await c.user.record_kyc(principal, true)));
-    assert.ok('Ok' in (await c.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+    assert.ok(
+      'Ok' in
+        (await c.user.upgrade_membership_to_active({
+          principal,
+          kyc_proof: new Uint8Array([1]),
+          payment_proof: new Uint8Array([2]),
+        })),
+    );
   }
   return { jar, principal };
 }
@@ -56,7 +81,10 @@ export async function signIn(email: string, returnPath = '/', on: Page = page): 
 
 /** A second person's browser (its own context: its own cookies), watched like the first; `timezoneId` is its time zone. */
 export async function secondBrowser({ timezoneId }: { timezoneId?: string } = {}): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...(timezoneId !== undefined && { timezoneId }) });
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 800 },
+    ...(timezoneId !== undefined && { timezoneId }),
+  });
   const p = await context.newPage();
   watchPage(p, problems, expected);
   return p;
@@ -83,7 +111,13 @@ async function open(): Promise<void> {
   requireChromium();
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  h = await bridge(undefined, { PUBLIC_URL: base, FRONTEND_ORIGINS: base, COOKIE_DOMAIN: '', DEV_FAUCET_DOM: '1000', DEV_CHECKOUT: 'true' });
+  h = await bridge(undefined, {
+    PUBLIC_URL: base,
+    FRONTEND_ORIGINS: base,
+    COOKIE_DOMAIN: '',
+    DEV_FAUCET_DOM: '1000',
+    DEV_CHECKOUT: 'true',
+  });
   // The browser counts down with its own clock: the bridge's and the canisters' clock starts at it.
   h.advance(Date.now() - h.now());
   await h.app.listen({ port, host: '127.0.0.1' });

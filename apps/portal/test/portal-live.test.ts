@@ -21,7 +21,11 @@ describe('decision V32: live tallies in two browsers', () => {
     });
     assert.ok('Ok' in created);
     const id = String(created.Ok);
-    const second = await h.opened.canisters.clients.governance.create_proposal({ title: 'Paint the benches', body: 'Green.', category: 'General' });
+    const second = await h.opened.canisters.clients.governance.create_proposal({
+      title: 'Paint the benches',
+      body: 'Green.',
+      category: 'General',
+    });
     assert.ok('Ok' in second);
     h.advance(HOUR_MS + 1000);
     await h.opened.canisters.platform!.tick();

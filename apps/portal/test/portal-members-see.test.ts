@@ -13,7 +13,20 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { SHOTS } from '@domdao/test-helpers/browser';
 import { ADMIN_EMAIL, eventually, type Jar } from '@domdao/bridge-service/testing';
-import { base, expected, h, HOUR_MS, member, page, PASSWORD, problems, secondBrowser, shoot, signIn, usePortal } from './portal-kit.ts';
+import {
+  base,
+  expected,
+  h,
+  HOUR_MS,
+  member,
+  page,
+  PASSWORD,
+  problems,
+  secondBrowser,
+  shoot,
+  signIn,
+  usePortal,
+} from './portal-kit.ts';
 
 usePortal();
 
@@ -22,18 +35,29 @@ const INTERNAL = /\bdecision [A-Z]{1,2}\d+\b|canister|ICRC|\bprincipal\b/i;
 
 async function named(email: string, name: string, active = true) {
   const m = await member(email, active);
-  const r = await h.request({ method: 'PUT', url: '/api/me/display-name', jar: m.jar, origin: base, payload: { display_name: name } });
+  const r = await h.request({
+    method: 'PUT',
+    url: '/api/me/display-name',
+    jar: m.jar,
+    origin: base,
+    payload: { display_name: name },
+  });
   assert.equal(r.statusCode, 200, r.body);
   return m;
 }
 
-const userId = async (jar: Jar) => ((await h.request({ method: 'GET', url: '/auth/session', jar })).json() as { user_id: string }).user_id;
+const userId = async (jar: Jar) =>
+  ((await h.request({ method: 'GET', url: '/auth/session', jar })).json() as { user_id: string }).user_id;
 
 /** The page's whole text (header, main, footer) names nothing internal. */
 async function saysNothingInternal(what: string): Promise<void> {
   const text = await page.evaluate(() => document.body.innerText);
   const found = INTERNAL.exec(text);
-  assert.equal(found, null, `${what}: "${text.slice(Math.max(0, (found?.index ?? 0) - 60), (found?.index ?? 0) + 60)}"`);
+  assert.equal(
+    found,
+    null,
+    `${what}: "${text.slice(Math.max(0, (found?.index ?? 0) - 60), (found?.index ?? 0) + 60)}"`,
+  );
 }
 
 describe('issue 48 items 6 and 7: what members see, in Chromium (decisions F50â€“F54, B107, B108)', () => {
@@ -60,7 +84,11 @@ describe('issue 48 items 6 and 7: what members see, in Chromium (decisions F50â€
       // Decision F57: the end in the reader's zone (this browser's: UTC) and how far off it is.
       await page.waitForSelector(`[data-testid=active-until]:has-text("31 Dec ${year}, 23:59")`);
       const until = await page.locator('[data-testid=active-until]').innerText();
-      assert.match(until, new RegExp(`^Active until \\w{3}, 31 Dec ${year}, 23:59 UTC \\((in \\d+ \\w+|next month|tomorrow)\\)\\.$`), until);
+      assert.match(
+        until,
+        new RegExp(`^Active until \\w{3}, 31 Dec ${year}, 23:59 UTC \\((in \\d+ \\w+|next month|tomorrow)\\)\\.$`),
+        until,
+      );
       await page.waitForSelector('[data-testid=payment]:has-text("Payment of 25.00 USD received on")');
       await page.waitForSelector('[data-testid=payment]:has-text("Thank you: it paid your membership.")');
     };
@@ -110,7 +138,11 @@ describe('issue 48 items 6 and 7: what members see, in Chromium (decisions F50â€
 
   it('decision F51: no decision id, "canister", ICRC or principal on /me, /wallet, /delegation, /govern, a proposal (its receipt, its platform proposer) or the admin console', async () => {
     // A proposal the platform itself made (the bridge's own principal, no member's: "proposed by the platform").
-    const made = await h.opened.canisters.clients.governance.create_proposal({ title: 'Platform housekeeping', body: 'Routine.', category: 'General' });
+    const made = await h.opened.canisters.clients.governance.create_proposal({
+      title: 'Platform housekeeping',
+      body: 'Routine.',
+      category: 'General',
+    });
     if (!('Ok' in made)) assert.fail(`create_proposal: ${Object.keys(made.Err).join()}`);
     const platformId = String(made.Ok);
     h.advance(HOUR_MS + 1000);
@@ -156,7 +188,8 @@ describe('issue 48 items 6 and 7: what members see, in Chromium (decisions F50â€
     const asked: string[] = [];
     const record = (r: { url(): string }) => {
       const u = new URL(r.url());
-      if (u.origin === base && (u.pathname.startsWith('/api/') || u.pathname.startsWith('/portal/'))) asked.push(u.pathname);
+      if (u.origin === base && (u.pathname.startsWith('/api/') || u.pathname.startsWith('/portal/')))
+        asked.push(u.pathname);
     };
     page.on('request', record);
     await page.goto(`${base}/delegation`);
@@ -172,14 +205,26 @@ describe('issue 48 items 6 and 7: what members see, in Chromium (decisions F50â€
 
     // Enough governance events for two pages: proposals the platform makes.
     for (let i = 1; i <= 12; i++) {
-      const r = await h.opened.canisters.clients.governance.create_proposal({ title: `Housekeeping ${i}`, body: 'Routine.', category: 'General' });
+      const r = await h.opened.canisters.clients.governance.create_proposal({
+        title: `Housekeeping ${i}`,
+        body: 'Routine.',
+        category: 'General',
+      });
       assert.ok('Ok' in r);
     }
     const jar: Jar = {};
-    const login = await h.request({ method: 'POST', url: '/auth/login', payload: { email: ADMIN_EMAIL, password: PASSWORD }, jar, origin: base });
+    const login = await h.request({
+      method: 'POST',
+      url: '/auth/login',
+      payload: { email: ADMIN_EMAIL, password: PASSWORD },
+      jar,
+      origin: base,
+    });
     assert.equal(login.statusCode, 200, login.body);
     const log = await eventually('the events copied to the log', async () => {
-      const items = (await h.request({ method: 'GET', url: '/api/governance/admin/events?order=newest&limit=500', jar })).json().items as Array<{
+      const items = (
+        await h.request({ method: 'GET', url: '/api/governance/admin/events?order=newest&limit=500', jar })
+      ).json().items as Array<{
         seq: string;
       }>;
       return items.length >= 14 ? items : undefined;
@@ -199,17 +244,25 @@ describe('issue 48 items 6 and 7: what members see, in Chromium (decisions F50â€
     await page.setViewportSize({ width: 375, height: 800 });
     const card = await page.locator('section[aria-labelledby=h-events]').boundingBox();
     const whole = await page.evaluate(() => document.documentElement.scrollHeight);
-    await page.locator('section[aria-labelledby=h-events]').screenshot({ path: join(SHOTS, 'admin-event-log-card-375.png') });
+    await page
+      .locator('section[aria-labelledby=h-events]')
+      .screenshot({ path: join(SHOTS, 'admin-event-log-card-375.png') });
     await page.setViewportSize({ width: 1280, height: 800 });
     t.diagnostic(`at 375 px the event log card is ${Math.round(card!.height)} px tall, the console ${whole} px`);
     assert.ok(card!.height < 800, `the event log at 375 px: ${card!.height} px`);
     await shoot('admin-event-log');
     await page.click('button:has-text("Older events")');
-    await page.waitForFunction((top) => !document.querySelector('[data-testid=events] li')?.textContent?.startsWith(`#${top} `), first[0]);
+    await page.waitForFunction(
+      (top) => !document.querySelector('[data-testid=events] li')?.textContent?.startsWith(`#${top} `),
+      first[0],
+    );
     const older = await seqs();
     assert.ok(Math.max(...older) < Math.min(...first), `older: ${older.join(',')} after ${first.join(',')}`);
     await page.click('button:has-text("Newer events")');
-    await page.waitForFunction((top) => document.querySelector('[data-testid=events] li')?.textContent?.startsWith(`#${top} `), first[0]);
+    await page.waitForFunction(
+      (top) => document.querySelector('[data-testid=events] li')?.textContent?.startsWith(`#${top} `),
+      first[0],
+    );
   });
 
   it('decisions F54, B108: Ben writes his statement (501 characters are held back, 500 are saved); Ann reads it with how many members he votes for, chooses him from the list, and he votes for one more', async () => {
@@ -217,13 +270,22 @@ describe('issue 48 items 6 and 7: what members see, in Chromium (decisions F50â€
     const cat = await named('cat-profile@example.org', 'Cat Profile');
     await named('ann-profile@example.org', 'Ann Profile');
     assert.equal(
-      (await h.request({ method: 'PUT', url: '/api/governance/delegation', jar: cat.jar, origin: base, payload: { delegate: ben.principal } })).statusCode,
+      (
+        await h.request({
+          method: 'PUT',
+          url: '/api/governance/delegation',
+          jar: cat.jar,
+          origin: base,
+          payload: { delegate: ben.principal },
+        })
+      ).statusCode,
       200,
     );
-    const statement = 'I read every proposal in full before I vote, I explain each vote in its reason, and I ask the proposer when something is unclear. '
-      .repeat(5)
-      .slice(0, 499)
-      .concat('.');
+    const statement =
+      'I read every proposal in full before I vote, I explain each vote in its reason, and I ask the proposer when something is unclear. '
+        .repeat(5)
+        .slice(0, 499)
+        .concat('.');
     assert.equal([...statement].length, 500);
 
     await signIn('ben-profile@example.org', '/delegation');
@@ -244,7 +306,9 @@ describe('issue 48 items 6 and 7: what members see, in Chromium (decisions F50â€
     await page.click('button[aria-label="Choose Ben Profile as your delegate"]');
     await page.waitForSelector('#delegate-chosen >> text=Ben Profile');
     await page.waitForSelector('[data-testid=chosen-profile] >> text=Votes for 1 member');
-    await page.waitForSelector('[data-testid=chosen-profile] .statement:has-text("I ask the proposer when something is unclear")');
+    await page.waitForSelector(
+      '[data-testid=chosen-profile] .statement:has-text("I ask the proposer when something is unclear")',
+    );
     await shoot('delegation-chosen-profile');
     await page.click('#delegate-form button[type=submit]');
     await page.waitForSelector('text=You delegate to Ben Profile.');

@@ -9,7 +9,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ADMIN_EMAIL, eventually } from '@domdao/bridge-service/testing';
-import { base, DAY_MS, expected, h, HOUR_MS, member, page, PASSWORD, problems, shoot, signIn, usePortal } from './portal-kit.ts';
+import {
+  base,
+  DAY_MS,
+  expected,
+  h,
+  HOUR_MS,
+  member,
+  page,
+  PASSWORD,
+  problems,
+  shoot,
+  signIn,
+  usePortal,
+} from './portal-kit.ts';
 
 usePortal();
 
@@ -56,7 +69,10 @@ describe('issue 48: names, signed in after verifying, the campaign follows the p
     await page.waitForSelector('text=Check your email');
     await shoot('join-sent');
 
-    await eventually('the verification email', () => h.emails().some((m) => m.to.includes('ada@example.org')) || undefined);
+    await eventually(
+      'the verification email',
+      () => h.emails().some((m) => m.to.includes('ada@example.org')) || undefined,
+    );
     await page.goto(`${base}${h.verificationPath('ada@example.org')}`);
     await page.fill('#password', PASSWORD);
     await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
@@ -82,7 +98,10 @@ describe('issue 48: names, signed in after verifying, the campaign follows the p
       payload: { ...attacker, password: 'attacker chose this one 42', tos_accepted: true, display_name: 'Eve' },
     });
     assert.equal(r.statusCode, 201, r.body);
-    await eventually('the verification email', () => h.emails().some((m) => m.to.includes('owner@example.org')) || undefined);
+    await eventually(
+      'the verification email',
+      () => h.emails().some((m) => m.to.includes('owner@example.org')) || undefined,
+    );
     await page.goto(`${base}${h.verificationPath('owner@example.org')}&choose=1`);
     await page.fill('#dob', '1985-04-12');
     await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
@@ -110,7 +129,11 @@ describe('issue 48: names, signed in after verifying, the campaign follows the p
     await card.waitFor();
     assert.match(await card.innerText(), /Registered as Ada Lovelace/);
     assert.match(await card.innerText(), /ada@example\.org/);
-    assert.equal(await page.locator('li.user', { hasText: 'Ada Lovelace' }).count(), 2, 'the one shown as Ada Lovelace too');
+    assert.equal(
+      await page.locator('li.user', { hasText: 'Ada Lovelace' }).count(),
+      2,
+      'the one shown as Ada Lovelace too',
+    );
     await shoot('admin-find-registration-name');
     assert.deepEqual(problems, []);
   });
@@ -118,7 +141,11 @@ describe('issue 48: names, signed in after verifying, the campaign follows the p
   it(`decision G50: the campaign page shows dollar progress within ${FOLLOW_MS / 1000} s of the SetDomPrice's execution, with no timer step between`, async () => {
     await signedOut();
     const grace = await member('grace@example.org', true);
-    assert.equal((await h.request({ method: 'POST', url: '/api/dev/faucet', jar: grace.jar, origin: base, payload: {} })).statusCode, 200);
+    assert.equal(
+      (await h.request({ method: 'POST', url: '/api/dev/faucet', jar: grace.jar, origin: base, payload: {} }))
+        .statusCode,
+      200,
+    );
     const deadline = new Date(h.now() + 10 * DAY_MS).toISOString();
     const c = await h.request({
       method: 'POST',

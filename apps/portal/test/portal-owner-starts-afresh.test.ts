@@ -62,14 +62,20 @@ describe('starting afresh on the link page, in Chromium (decisions B86, B87)', (
     await page.waitForSelector('text=Your email address is verified');
     await shoot('verify-afresh-done');
 
-    const login = (password: string) => h.request({ method: 'POST', url: '/auth/login', origin: base, payload: { email: EMAIL, password } });
+    const login = (password: string) =>
+      h.request({ method: 'POST', url: '/auth/login', origin: base, payload: { email: EMAIL, password } });
     assert.equal((await login(ATTACKER.password)).statusCode, 401);
     const signedIn = await login(PASSWORD);
     assert.equal(signedIn.statusCode, 200, signedIn.body);
     const row = await h.opened.db.selectFrom('users').selectAll().executeTakeFirstOrThrow();
     const opener = await createOpener((await loadKeys(h.config)).hpkePrivateKey);
     assert.deepEqual(
-      [await opener.open('name', row.name_encrypted), await opener.open('dob', row.dob_encrypted), row.is_minor, row.id !== r.json().user_id],
+      [
+        await opener.open('name', row.name_encrypted),
+        await opener.open('dob', row.dob_encrypted),
+        row.is_minor,
+        row.id !== r.json().user_id,
+      ],
       ['Olive Owner', '1985-04-12', false, true],
     );
     assert.deepEqual(problems, []);

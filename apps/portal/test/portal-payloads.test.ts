@@ -9,7 +9,20 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { eventually, type Jar } from '@domdao/bridge-service/testing';
 import { shoot as shootOn } from '@domdao/test-helpers/browser';
-import { base, DAY_MS, h, HOUR_MS, member, page, PASSWORD, problems, secondBrowser, shoot, signIn, usePortal } from './portal-kit.ts';
+import {
+  base,
+  DAY_MS,
+  h,
+  HOUR_MS,
+  member,
+  page,
+  PASSWORD,
+  problems,
+  secondBrowser,
+  shoot,
+  signIn,
+  usePortal,
+} from './portal-kit.ts';
 
 usePortal();
 
@@ -18,7 +31,13 @@ type Member = { jar: Jar; principal: string; email: string };
 
 async function named(email: string, name: string): Promise<Member> {
   const m = await member(email, true);
-  const r = await h.request({ method: 'PUT', url: '/api/me/display-name', jar: m.jar, origin: base, payload: { display_name: name } });
+  const r = await h.request({
+    method: 'PUT',
+    url: '/api/me/display-name',
+    jar: m.jar,
+    origin: base,
+    payload: { display_name: name },
+  });
   assert.equal(r.statusCode, 200, r.body);
   return { ...m, email };
 }
@@ -26,7 +45,13 @@ async function named(email: string, name: string): Promise<Member> {
 /** A fresh session: the bridge's clock moves by days in this file. */
 async function relogin(m: Member): Promise<void> {
   m.jar = {};
-  const r = await h.request({ method: 'POST', url: '/auth/login', payload: { email: m.email, password: PASSWORD }, jar: m.jar, origin: base });
+  const r = await h.request({
+    method: 'POST',
+    url: '/auth/login',
+    payload: { email: m.email, password: PASSWORD },
+    jar: m.jar,
+    origin: base,
+  });
   assert.equal(r.statusCode, 200, r.body);
 }
 
@@ -67,15 +92,21 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
     ada = await named('ada@example.org', 'Ada Lovelace');
     bob = await named('bob@example.org', 'Bob Builder');
     cy = await named('cy@example.org', 'Cy Young');
-    ids.price = await propose(ada, 'Ratify 0.25 USD', 'SetDomPrice', { price_usd: 0.25, source_url: 'https://example.org/dom' });
+    ids.price = await propose(ada, 'Ratify 0.25 USD', 'SetDomPrice', {
+      price_usd: 0.25,
+      source_url: 'https://example.org/dom',
+    });
     ids.paid = await propose(ada, 'Pay Bob for the fence', 'TreasuryPayout', {
       recipient: bob.principal,
       amount: { dom_e8s: String(7n * E8S) },
       memo: 'fence repair',
     });
     const platform = h.opened.canisters.platform!;
-    // The treasury starts empty: DOM minted into it (as the development faucet mints), enough for the payout and its fee.
-    const minted = await platform.as(platform.ids.governance).ledger.icrc1_transfer({ to: { owner: platform.ids.treasury }, amount: 10n * E8S });
+    // The treasury starts empty: DOM minted into it (as the development faucet mints), enough for the payout and its
+    // fee.
+    const minted = await platform
+      .as(platform.ids.governance)
+      .ledger.icrc1_transfer({ to: { owner: platform.ids.treasury }, amount: 10n * E8S });
     assert.ok(
       'Ok' in minted,
       JSON.stringify(minted, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)),
@@ -83,7 +114,8 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
     h.advance(HOUR_MS + 1000);
     await platform.tick();
     for (const m of [ada, bob, cy])
-      for (const id of [ids.price, ids.paid]) assert.ok('Ok' in (await platform.as(m.principal).governance.cast_vote(BigInt(id!), 'Yes')));
+      for (const id of [ids.price, ids.paid])
+        assert.ok('Ok' in (await platform.as(m.principal).governance.cast_vote(BigInt(id!), 'Yes')));
     h.advance(5 * DAY_MS + 1000);
     let seen = '';
     await eventually('both carried out', async () => {
@@ -91,12 +123,18 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
       seen = `${(await proposal(ids.price!)).status} ${(await proposal(ids.paid!)).status}`;
       return seen === 'Executed Executed';
     }).catch(async (err: Error) =>
-      assert.fail(`${err.message}: ${seen}; ${(await h.request({ method: 'GET', url: `/api/governance/proposals/${ids.paid}/timeline` })).body}`),
+      assert.fail(
+        `${err.message}: ${seen}; ${(await h.request({ method: 'GET', url: `/api/governance/proposals/${ids.paid}/timeline` })).body}`,
+      ),
     );
     await h.app.fundsFollower.catchUp();
     await h.app.events.drain();
     const paid = await proposal(ids.paid!);
-    assert.deepEqual(paid.payload_context, { names: { [bob.principal]: 'Bob Builder' }, ratified_price_usd: 0.25, paid_e8s: String(7n * E8S) });
+    assert.deepEqual(paid.payload_context, {
+      names: { [bob.principal]: 'Bob Builder' },
+      ratified_price_usd: 0.25,
+      paid_e8s: String(7n * E8S),
+    });
     await page.clock.setFixedTime(h.now());
 
     await signIn('ada@example.org', `/proposals/${ids.price}`);
@@ -118,9 +156,16 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
 
   it('decisions F43–F46: all six types before the vote: the page says who gets what, the price against the oracle and the ratified one, each rule before → after, admins by name, the emergency in plain words', async () => {
     ids.general = await propose(bob, 'Community garden day', 'General');
-    ids.payout = await propose(bob, 'Garden tools for Bob', 'TreasuryPayout', { recipient: bob.principal, amount: { usd: 50 }, memo: 'spades and rakes' });
+    ids.payout = await propose(bob, 'Garden tools for Bob', 'TreasuryPayout', {
+      recipient: bob.principal,
+      amount: { usd: 50 },
+      memo: 'spades and rakes',
+    });
     ids.setPrice = await propose(bob, 'Ratify 0.30 USD', 'SetDomPrice', { price_usd: 0.3 });
-    ids.policy = await propose(cy, 'Cy joins the admins, Ada steps down', 'MembershipPolicy', { add_admins: [cy.principal], remove_admins: [ada.principal] });
+    ids.policy = await propose(cy, 'Cy joins the admins, Ada steps down', 'MembershipPolicy', {
+      add_admins: [cy.principal],
+      remove_admins: [ada.principal],
+    });
     ids.amendment = await propose(cy, 'Quicker payouts', 'ConstitutionalAmendment', {
       category_rules: [{ category: 'TreasuryPayout', quorum_bps: 2500, voting_window: 3 * 86_400 }],
       voting_delay: 7_200,
@@ -132,7 +177,10 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
       ['payout', 'Pays Bob Builder 50.00 USD (about 200 DOM) from the treasury'],
       ['setPrice', 'Sets the DOM price to 0.30 USD (ratified now: 0.25 USD)'],
       ['policy', 'Makes Cy Young admin; removes Ada Lovelace as admin'],
-      ['amendment', 'Changes the rules: Treasury payout quorum 20 % → 25 %, Treasury payout voting period 5 days → 3 days and 1 more'],
+      [
+        'amendment',
+        'Changes the rules: Treasury payout quorum 20 % → 25 %, Treasury payout voting period 5 days → 3 days and 1 more',
+      ],
       ['emergency', 'An emergency decision on the fast track; nothing is executed automatically'],
     ];
     for (const [key, line] of rows) {
@@ -147,7 +195,10 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
     const payout = await card(ids.payout!, 'What it does');
     assert.match(payout, /Recipient\s+Bob Builder/);
     assert.match(payout, /Amount\s+50\.00 USD/);
-    assert.match(payout, /In DOM\s+about 200 DOM at the ratified price of 0\.25 USD; paid in DOM at the price ratified when it executes/);
+    assert.match(
+      payout,
+      /In DOM\s+about 200 DOM at the ratified price of 0\.25 USD; paid in DOM at the price ratified when it executes/,
+    );
     assert.match(payout, /Memo\s+spades and rakes/);
     await shoot('payload-payout');
     const price = await card(ids.setPrice!, 'Oracle price now');
@@ -189,7 +240,15 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
     assert.match(policy.body!, /^Makes Cy Young admin; removes Ada Lovelace as admin\. /);
 
     assert.equal(
-      (await h.request({ method: 'PUT', url: '/api/me/notification-preferences', payload: { vote_reminders: true }, jar: ada.jar, origin: base })).statusCode,
+      (
+        await h.request({
+          method: 'PUT',
+          url: '/api/me/notification-preferences',
+          payload: { vote_reminders: true },
+          jar: ada.jar,
+          origin: base,
+        })
+      ).statusCode,
       200,
     );
     const platform = h.opened.canisters.platform!;
@@ -200,20 +259,26 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
     h.advance(Number(open.voting_closes / 1_000_000n) - h.now() - 23 * HOUR_MS);
     const run = await h.app.jobs.runNow('member-emails:vote-reminders');
     assert.equal(run.status, 'succeeded', JSON.stringify(run));
-    const mail = h.emails().find((m) => m.to.includes(ada.email) && /Vote deadline: Garden tools for Bob/.test(m.subject));
+    const mail = h
+      .emails()
+      .find((m) => m.to.includes(ada.email) && /Vote deadline: Garden tools for Bob/.test(m.subject));
     assert.ok(mail, JSON.stringify(h.emails().map((m) => m.subject)));
     assert.match(mail.text, /Pays Bob Builder 50\.00 USD \(about 200 DOM\) from the treasury\./);
     // Decision N32: the subject says what spec 3's window_label says, not "tomorrow".
     assert.match(mail.subject, /starts within 24 hours$/);
     // Decision N31: the feed names the category as members read it.
     assert.match(created.body!, /A proposal was submitted \(Treasury payout\); voting opens after the review delay\.$/);
-    assert.doesNotMatch(JSON.stringify(items), /TreasuryPayout|MembershipPolicy|ConstitutionalAmendment|SetDomPrice|EmergencyAction/);
+    assert.doesNotMatch(
+      JSON.stringify(items),
+      /TreasuryPayout|MembershipPolicy|ConstitutionalAmendment|SetDomPrice|EmergencyAction/,
+    );
   });
 
   it('decisions G52, F56: an executed amendment reads before → after on its result, its row and its activity item; categories by their names', async () => {
     const platform = h.opened.canisters.platform!;
     for (const m of [ada, bob, cy])
-      for (const key of ['general', 'policy', 'amendment']) await platform.as(m.principal).governance.cast_vote(BigInt(ids[key]!), 'Yes');
+      for (const key of ['general', 'policy', 'amendment'])
+        await platform.as(m.principal).governance.cast_vote(BigInt(ids[key]!), 'Yes');
     // The 7-day votes close and execute first (in one 14-day jump their execution window would pass).
     h.advance(4 * DAY_MS);
     await eventually('the general decision carried out', async () => {
@@ -227,18 +292,29 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
     });
     await h.app.events.drain();
     const done = (await h.request({ method: 'GET', url: `/api/governance/proposals/${ids.amendment}` })).json() as {
-      rules_before: { rules: { category: string; quorum_bps: number; voting_window: string }[]; voting_delay: string } | null;
+      rules_before: {
+        rules: { category: string; quorum_bps: number; voting_window: string }[];
+        voting_delay: string;
+      } | null;
     };
     assert.deepEqual(
       done.rules_before?.rules.find((r) => r.category === 'TreasuryPayout'),
-      { category: 'TreasuryPayout', quorum_bps: 2000, threshold_bps: 6000, voting_window: String(5n * 86_400n * 1_000_000_000n) },
+      {
+        category: 'TreasuryPayout',
+        quorum_bps: 2000,
+        threshold_bps: 6000,
+        voting_window: String(5n * 86_400n * 1_000_000_000n),
+      },
       'decision G52: the rules just before it applied',
     );
     await page.clock.setFixedTime(h.now());
     await relogin(ada);
     await signIn('ada@example.org', `/proposals/${ids.amendment}`);
     const amendment = await card(ids.amendment!, 'What it did');
-    assert.match(amendment, /Changed the rules: Treasury payout quorum 20 % → 25 %, Treasury payout voting period 5 days → 3 days and 1 more\./);
+    assert.match(
+      amendment,
+      /Changed the rules: Treasury payout quorum 20 % → 25 %, Treasury payout voting period 5 days → 3 days and 1 more\./,
+    );
     assert.match(amendment, /Treasury payout: quorum\s+20 % → 25 %/);
     assert.match(amendment, /Review time before voting\s+1 hour → 2 hours/);
     assert.doesNotMatch(amendment, /set to/);
@@ -269,16 +345,30 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
       const text = await page.locator('li.item', { has: page.locator(`a[href="/proposals/${ids[key]}"]`) }).innerText();
       assert.doesNotMatch(text, /% quorum/, key);
     }
-    assert.match(await page.locator('li.item', { has: page.locator(`a[href="/proposals/${ids.paid}"]`) }).innerText(), /turnout 100 % · quorum met/);
+    assert.match(
+      await page.locator('li.item', { has: page.locator(`a[href="/proposals/${ids.paid}"]`) }).innerText(),
+      /turnout 100 % · quorum met/,
+    );
     await shoot('voters-govern-rows');
     const options = await page.getByLabel('Category').locator('option').allInnerTexts();
-    assert.deepEqual(options, ['Any', 'General', 'Treasury payout', 'DOM price', 'Membership policy', 'Constitutional amendment', 'Emergency action']);
+    assert.deepEqual(options, [
+      'Any',
+      'General',
+      'Treasury payout',
+      'DOM price',
+      'Membership policy',
+      'Constitutional amendment',
+      'Emergency action',
+    ]);
     await shoot('payload-govern-rows-result');
     const items = (await h.request({ method: 'GET', url: '/api/me/activity?limit=100', jar: ada.jar })).json() as {
       items: { title: string; body: string | null }[];
     };
     const carried = items.items.find((i) => i.title === 'Carried out: Quicker payouts');
-    assert.match(carried?.body ?? '', /^Changed the rules: Treasury payout quorum 20 % → 25 %, Treasury payout voting period 5 days → 3 days and 1 more\. /);
+    assert.match(
+      carried?.body ?? '',
+      /^Changed the rules: Treasury payout quorum 20 % → 25 %, Treasury payout voting period 5 days → 3 days and 1 more\. /,
+    );
     assert.deepEqual(problems, []);
   });
 
@@ -288,10 +378,22 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
     await signIn('ada@example.org', `/proposals/${ids.paid}`, tokyo);
     const header = tokyo.locator('p.muted', { hasText: 'proposed by' });
     await header.waitFor();
-    const opens = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'Asia/Tokyo' });
-    const p = (await h.request({ method: 'GET', url: `/api/governance/proposals/${ids.paid}` })).json() as { voting_opens: string; voting_closes: string };
+    const opens = new Intl.DateTimeFormat('en-GB', {
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      timeZone: 'Asia/Tokyo',
+    });
+    const p = (await h.request({ method: 'GET', url: `/api/governance/proposals/${ids.paid}` })).json() as {
+      voting_opens: string;
+      voting_closes: string;
+    };
     const text = await header.innerText();
-    assert.match(text, /voting \w{3}, \d+ \w{3} \d{4}, \d\d:\d\d GMT\+9 – \w{3}, \d+ \w{3} \d{4}, \d\d:\d\d GMT\+9$/, text);
+    assert.match(
+      text,
+      /voting \w{3}, \d+ \w{3} \d{4}, \d\d:\d\d GMT\+9 – \w{3}, \d+ \w{3} \d{4}, \d\d:\d\d GMT\+9$/,
+      text,
+    );
     assert.ok(text.includes(opens.format(Date.parse(p.voting_opens))), text);
     assert.doesNotMatch(text, /UTC/);
     const timeline = tokyo.locator('section[aria-labelledby=timeline-h]');

@@ -21,13 +21,23 @@ describe('issue 35 item 4: the wallet in Chromium (decisions F29, F30)', () => {
       [sender, 'Grace Sender'],
       [receiver, 'Ada Receiver'],
     ] as const) {
-      const r = await h.request({ method: 'PUT', url: '/api/me/display-name', jar: m.jar, origin: base, payload: { display_name: name } });
+      const r = await h.request({
+        method: 'PUT',
+        url: '/api/me/display-name',
+        jar: m.jar,
+        origin: base,
+        payload: { display_name: name },
+      });
       assert.equal(r.statusCode, 200, r.body);
     }
     await signIn('grace-wallet@example.org', '/me');
     await page.click('a:has-text("Open your wallet")');
     await page.waitForURL(`${base}/wallet`);
-    assert.equal(await page.getAttribute('nav a[href="/wallet"]', 'aria-current'), 'page', 'the navigation marks the wallet');
+    assert.equal(
+      await page.getAttribute('nav a[href="/wallet"]', 'aria-current'),
+      'page',
+      'the navigation marks the wallet',
+    );
     await page.waitForSelector('text=Nothing yet: DOM you receive or send shows here.');
     await shoot('wallet-empty');
     await page.click('button:has-text("Get test DOM")');
@@ -39,7 +49,11 @@ describe('issue 35 item 4: the wallet in Chromium (decisions F29, F30)', () => {
     // By keyboard: the copy button is in the tab order, just before "Get test DOM", and Enter presses it.
     await page.focus('button:has-text("Get test DOM")');
     await page.keyboard.press('Shift+Tab');
-    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Copy', 'the keyboard reaches the copy button');
+    assert.equal(
+      await page.evaluate(() => document.activeElement?.textContent),
+      'Copy',
+      'the keyboard reaches the copy button',
+    );
     await page.keyboard.press('Enter');
     await page.waitForSelector('button:has-text("Copied")');
     await page.waitForSelector('#copy-status:has-text("Copied: your account is on the clipboard.")');
@@ -74,7 +88,10 @@ describe('issue 35 item 4: the wallet in Chromium (decisions F29, F30)', () => {
     await page.waitForSelector('li:has-text("Sent to Ada Receiver") >> text=−12.5001 DOM');
     const line = (await page.textContent('li:has-text("Sent to Ada Receiver")')) ?? '';
     assert.match(line, /amount 12\.5 DOM · fee 0\.0001 DOM · block #\d+/);
-    assert.equal(await h.opened.canisters.clients.ledger.icrc1_balance_of({ owner: receiver.principal }), 1_250_000_000n);
+    assert.equal(
+      await h.opened.canisters.clients.ledger.icrc1_balance_of({ owner: receiver.principal }),
+      1_250_000_000n,
+    );
     await shoot('wallet-sent');
   });
 

@@ -102,7 +102,8 @@ export function campaignCore(stores: CampaignStores, deps: CampaignDeps) {
      */
     async refresh_price(ctx: CallContext): Promise<Result<null, CampaignError>> {
       const c = config();
-      if (ctx.caller !== c.self && ctx.caller !== c.governance && !c.admins.includes(ctx.caller)) return Err({ NotAuthorized: null });
+      if (ctx.caller !== c.self && ctx.caller !== c.governance && !c.admins.includes(ctx.caller))
+        return Err({ NotAuthorized: null });
       const tick = await deps.governance.get_dom_price();
       const ledgerFee = await deps.ledger.icrc1_fee();
       storePrice(tick);
@@ -126,7 +127,8 @@ function createProblem(a: CreateCampaignArgs, now: bigint): string | undefined {
   ) {
     return 'goal must be a positive amount';
   }
-  if (a.deadline < now + MIN_CAMPAIGN_LENGTH || a.deadline > now + MAX_CAMPAIGN_LENGTH) return 'deadline must be 1 hour to 365 days from now';
+  if (a.deadline < now + MIN_CAMPAIGN_LENGTH || a.deadline > now + MAX_CAMPAIGN_LENGTH)
+    return 'deadline must be 1 hour to 365 days from now';
   return undefined;
 }
 

@@ -4,7 +4,14 @@ import { compositeKey, Err, Ok, type CallContext, type Result } from '@domdao/ca
 import { usdToDomE8s } from '@domdao/canister-kit/rules';
 import type { Movement } from './escrow.ts';
 import { AMOUNT_RANGE, amountInRange, parseId, valuation, type CampaignState } from './state.ts';
-import { MAX_CONTRIBUTION_E8S, type CampaignDeps, type CampaignError, type CampaignStores, type Contribution, type ContributionAmount } from './types.ts';
+import {
+  MAX_CONTRIBUTION_E8S,
+  type CampaignDeps,
+  type CampaignError,
+  type CampaignStores,
+  type Contribution,
+  type ContributionAmount,
+} from './types.ts';
 
 export function contributionMethods(stores: CampaignStores, deps: CampaignDeps, state: CampaignState) {
   const { usable, view, fee, ledgerErr, newMovement, run, opLookup, readPrice, storePrice, isMember } = state;
@@ -20,7 +27,12 @@ export function contributionMethods(stores: CampaignStores, deps: CampaignDeps, 
      * it was valued at (a DOM amount needs no price; a USD amount does). With an op_id, a repeat answers
      * the first contribution, or finishes it if its ledger call's outcome was not seen.
      */
-    async contribute(ctx: CallContext, campaign_id: string, amount: ContributionAmount, op_id?: string): Promise<Result<Contribution, CampaignError>> {
+    async contribute(
+      ctx: CallContext,
+      campaign_id: string,
+      amount: ContributionAmount,
+      op_id?: string,
+    ): Promise<Result<Contribution, CampaignError>> {
       const id = parseId(campaign_id);
       if (id === undefined || !stores.campaigns.has(id)) return Err({ CampaignNotFound: null });
       const op = opLookup(ctx.caller, op_id);
@@ -40,7 +52,8 @@ export function contributionMethods(stores: CampaignStores, deps: CampaignDeps, 
       else {
         if (!price) return Err({ PriceUnavailable: null });
         e8s = usdToDomE8s(amount.Usd, price);
-        if (e8s <= 0n || e8s > MAX_CONTRIBUTION_E8S) return Err({ InvalidArgument: 'amount must be worth 1e-8 to 1e9 DOM at the current price' });
+        if (e8s <= 0n || e8s > MAX_CONTRIBUTION_E8S)
+          return Err({ InvalidArgument: 'amount must be worth 1e-8 to 1e9 DOM at the current price' });
       }
       // A refund returns the amount less the fee: a contribution must be worth refunding (no dust stranded in escrow).
       if (e8s <= ledgerFee) return Err({ InvalidArgument: `amount must be above the ledger fee of ${ledgerFee} e8s` });

@@ -11,7 +11,11 @@ export function donationMethods(stores: CampaignStores, state: CampaignState) {
      * Donation burn (decision L18): a member destroys DOM from its own account (after approving this
      * canister for the amount), valued in USD at the tick when one is usable, and recorded.
      */
-    async burn_donation(ctx: CallContext, amount: ContributionAmount, op_id?: string): Promise<Result<Donation, CampaignError>> {
+    async burn_donation(
+      ctx: CallContext,
+      amount: ContributionAmount,
+      op_id?: string,
+    ): Promise<Result<Donation, CampaignError>> {
       const op = opLookup(ctx.caller, op_id);
       if (op.error) return op.error;
       if (op.entry?.donation !== undefined) return Ok(stores.donations.get(op.entry.donation)!);

@@ -49,11 +49,19 @@ export interface LedgerDeps {
     memo?: Uint8Array;
     created_at_time?: bigint;
   }): Promise<Result<bigint, LedgerError>>;
-  icrc2_transfer_from(args: { from: Account; to: Account; amount: bigint; memo?: Uint8Array; created_at_time?: bigint }): Promise<Result<bigint, LedgerError>>;
+  icrc2_transfer_from(args: {
+    from: Account;
+    to: Account;
+    amount: bigint;
+    memo?: Uint8Array;
+    created_at_time?: bigint;
+  }): Promise<Result<bigint, LedgerError>>;
   icrc1_fee(): Promise<bigint>;
   icrc1_minting_account(): Promise<Account | undefined>;
   /** ICRC-3: to check a block an admin names when reconciling a movement (decision L19). */
-  icrc3_get_blocks(ranges: Array<{ start: bigint; length: bigint }>): Promise<{ blocks: Array<{ id: bigint; block: unknown }> }>;
+  icrc3_get_blocks(
+    ranges: Array<{ start: bigint; length: bigint }>,
+  ): Promise<{ blocks: Array<{ id: bigint; block: unknown }> }>;
 }
 
 /** The escrow subaccount of campaign `id`: "CAMPAIGN" then the id as 8 big-endian bytes, zero-padded to 32. */
@@ -78,7 +86,9 @@ export type Outcome =
 
 export function describe(e: LedgerError): string {
   const [k, v] = Object.entries(e)[0]! as [string, unknown];
-  return v === null ? k : `${k}: ${JSON.stringify(v, (_key, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))}`;
+  return v === null
+    ? k
+    : `${k}: ${JSON.stringify(v, (_key, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))}`;
 }
 
 /** Runs one movement's ledger call; a rejected call throws (outcome unknown: the intent stays). */
@@ -90,12 +100,19 @@ export async function runMovement(
   const common = { amount: m.amount_e8s, memo: movementMemo(m.id), created_at_time: m.created_at_time };
   const r = route.fromAccount
     ? await ledger.icrc2_transfer_from({ from: route.fromAccount, to: route.to, ...common })
-    : await ledger.icrc1_transfer({ ...(route.fromSubaccount && { from_subaccount: route.fromSubaccount }), to: route.to, ...common });
+    : await ledger.icrc1_transfer({
+        ...(route.fromSubaccount && { from_subaccount: route.fromSubaccount }),
+        to: route.to,
+        ...common,
+      });
   if ('Ok' in r) return { done: r.Ok };
   const e = r.Err;
   if ('Duplicate' in e) return { done: e.Duplicate.duplicate_of };
   // Past the window a re-sent call cannot be told from a new one: it stays for an admin (L17).
-  if ('TooOld' in e) return { retry: `TooOld: past the ledger's deduplication window; reconcile with the block log (memo dom-mv:${m.id})` };
+  if ('TooOld' in e)
+    return {
+      retry: `TooOld: past the ledger's deduplication window; reconcile with the block log (memo dom-mv:${m.id})`,
+    };
   if ('TemporarilyUnavailable' in e) return { retry: 'TemporarilyUnavailable' };
   return { refused: e };
 }

@@ -15,7 +15,11 @@ export interface CampaignProgress {
 export { domE8sToUsd, E8S_PER_DOM, usdToDomE8s, type UsablePrice } from '@domdao/canister-kit/rules';
 import { domE8sToUsd, usdToDomE8s, type UsablePrice } from '@domdao/canister-kit/rules';
 
-export function campaignProgress(goal: CampaignGoal, raisedDom: bigint, price: UsablePrice | undefined): CampaignProgress {
+export function campaignProgress(
+  goal: CampaignGoal,
+  raisedDom: bigint,
+  price: UsablePrice | undefined,
+): CampaignProgress {
   const usdGoal = 'UsdValue' in goal ? goal.UsdValue : undefined;
   // A USD goal has no DOM equivalent without a price: goal_dom 0 and 0 % (unknown), decision G4.
   const goalDom = 'DomTokens' in goal ? goal.DomTokens : price ? usdToDomE8s(goal.UsdValue, price) : 0n;

@@ -1,5 +1,13 @@
 // The campaign canister's queries: campaigns, contributions, donations and pending movements, paged.
-import { ANSWER_STORED_BYTES, clampLimit, compositeKey, u64Key, withinReplyBudget, withPrefix, type CallContext } from '@domdao/canister-kit';
+import {
+  ANSWER_STORED_BYTES,
+  clampLimit,
+  compositeKey,
+  u64Key,
+  withinReplyBudget,
+  withPrefix,
+  type CallContext,
+} from '@domdao/canister-kit';
 import type { Movement } from './escrow.ts';
 import { parseId, type CampaignState } from './state.ts';
 import type { Campaign, CampaignDeps, CampaignStores, Contribution, Donation } from './types.ts';
@@ -46,11 +54,17 @@ export function queryMethods(stores: CampaignStores, deps: CampaignDeps, state: 
     /** Donation burns, newest first from from_id (inclusive). */
     list_donations(_ctx: CallContext, from_id?: bigint, limit?: number): Donation[] {
       const n = clampLimit(limit, 20, 100);
-      return n === 0 ? [] : Array.from(stores.donations.entries({ reverse: true, limit: n, ...(from_id !== undefined && { from: from_id }) }), ([, v]) => v);
+      return n === 0
+        ? []
+        : Array.from(
+            stores.donations.entries({ reverse: true, limit: n, ...(from_id !== undefined && { from: from_id }) }),
+            ([, v]) => v,
+          );
     },
 
     /** Ledger movements decided but not yet known to be done, oldest first (admins watch these). */
-    list_pending_movements: (_ctx: CallContext): Movement[] => Array.from(stores.movements.entries({ limit: 100 }), ([, v]) => v),
+    list_pending_movements: (_ctx: CallContext): Movement[] =>
+      Array.from(stores.movements.entries({ limit: 100 }), ([, v]) => v),
 
     /** Oldest first, after contribution `after_seq` when given. */
     list_contributions(_ctx: CallContext, campaign_id: string, after_seq?: bigint, limit?: number): Contribution[] {

@@ -4,7 +4,14 @@
 import { Err, Ok, u64Key, withPrefix, type CallContext, type Result } from '@domdao/canister-kit';
 import { movementMemo } from './escrow.ts';
 import { parseId, type CampaignState } from './state.ts';
-import { SETTLE_BATCH, type Campaign, type CampaignDeps, type CampaignError, type CampaignStores, type Contribution } from './types.ts';
+import {
+  SETTLE_BATCH,
+  type Campaign,
+  type CampaignDeps,
+  type CampaignError,
+  type CampaignStores,
+  type Contribution,
+} from './types.ts';
 
 export function settlementMethods(stores: CampaignStores, deps: CampaignDeps, state: CampaignState) {
   const { config, view, fee, newMovement, apply, attempt, retryAt, pendingFor } = state;
@@ -29,7 +36,16 @@ export function settlementMethods(stores: CampaignStores, deps: CampaignDeps, st
     const ledgerFee = await fee();
     if (c.outcome === 'Succeeded') {
       if (c.raised_dom <= ledgerFee) return;
-      await attempt(ctx, newMovement({ kind: 'release', campaign: id, party: c.beneficiary, amount_e8s: c.raised_dom - ledgerFee, created_at_time: ctx.now }));
+      await attempt(
+        ctx,
+        newMovement({
+          kind: 'release',
+          campaign: id,
+          party: c.beneficiary,
+          amount_e8s: c.raised_dom - ledgerFee,
+          created_at_time: ctx.now,
+        }),
+      );
       return;
     }
     const prefix = `${u64Key(id)}|`;
@@ -42,7 +58,14 @@ export function settlementMethods(stores: CampaignStores, deps: CampaignDeps, st
       if (k.amount_e8s <= ledgerFee) continue;
       await attempt(
         ctx,
-        newMovement({ kind: 'refund', campaign: id, party: k.contributor, seq: k.seq, amount_e8s: k.amount_e8s - ledgerFee, created_at_time: ctx.now }),
+        newMovement({
+          kind: 'refund',
+          campaign: id,
+          party: k.contributor,
+          seq: k.seq,
+          amount_e8s: k.amount_e8s - ledgerFee,
+          created_at_time: ctx.now,
+        }),
       );
     }
     const after = stores.campaigns.get(id)!;
@@ -59,7 +82,8 @@ export function settlementMethods(stores: CampaignStores, deps: CampaignDeps, st
      * every contribution, SETTLE_BATCH at a time (Failed, Cancelled) (decisions L15–L17).
      */
     async settle(ctx: CallContext): Promise<void> {
-      for (const [, m] of Array.from(stores.movements.entries({ limit: SETTLE_BATCH }))) if (ctx.now >= retryAt(m)) await attempt(ctx, m);
+      for (const [, m] of Array.from(stores.movements.entries({ limit: SETTLE_BATCH })))
+        if (ctx.now >= retryAt(m)) await attempt(ctx, m);
       for (const [id] of Array.from(stores.unsettled.entries({ limit: SETTLE_BATCH }))) await settleOne(ctx, id);
     },
 
@@ -74,19 +98,25 @@ export function settlementMethods(stores: CampaignStores, deps: CampaignDeps, st
       const m = stores.movements.get(id);
       if (!m) return Err({ InvalidArgument: `no pending movement ${id}` });
       if (block_index === undefined) {
-        apply(ctx, m, { refused: { GenericError: { error_code: 0n, message: `reconciled by ${ctx.caller}: not on the ledger` } } });
+        apply(ctx, m, {
+          refused: { GenericError: { error_code: 0n, message: `reconciled by ${ctx.caller}: not on the ledger` } },
+        });
         return Ok(null);
       }
       const { blocks } = await deps.ledger.icrc3_get_blocks([{ start: block_index, length: 1n }]);
       const block = blocks.find((b) => b.id === block_index)?.block;
       const map = (v: unknown) =>
-        v && typeof v === 'object' && 'Map' in v ? new Map((v as { Map: Array<[string, unknown]> }).Map) : new Map<string, unknown>();
+        v && typeof v === 'object' && 'Map' in v
+          ? new Map((v as { Map: Array<[string, unknown]> }).Map)
+          : new Map<string, unknown>();
       const tx = map(map(block).get('tx'));
       const memo = (tx.get('memo') as { Blob?: Uint8Array } | undefined)?.Blob;
       const amt = (tx.get('amt') as { Nat?: bigint } | undefined)?.Nat;
       const expected = movementMemo(m.id);
       if (!memo || memo.length !== expected.length || memo.some((b, i) => b !== expected[i]) || amt !== m.amount_e8s) {
-        return Err({ InvalidArgument: `block ${block_index} is not movement ${id} (memo dom-mv:${id}, amount ${m.amount_e8s})` });
+        return Err({
+          InvalidArgument: `block ${block_index} is not movement ${id} (memo dom-mv:${id}, amount ${m.amount_e8s})`,
+        });
       }
       const still = stores.movements.get(id);
       if (!still) return Ok(null);

@@ -26,12 +26,23 @@ export const AMOUNT_RANGE = 'amount must be above 0 (and at most 1e9 DOM)';
 
 /** The argument rule contributions and donation burns share. */
 export function amountInRange(amount: ContributionAmount): boolean {
-  return 'Dom' in amount ? amount.Dom > 0n && amount.Dom <= MAX_CONTRIBUTION_E8S : Number.isFinite(amount.Usd) && amount.Usd > 0;
+  return 'Dom' in amount
+    ? amount.Dom > 0n && amount.Dom <= MAX_CONTRIBUTION_E8S
+    : Number.isFinite(amount.Usd) && amount.Usd > 0;
 }
 
 /** A movement's USD value and the tick it was valued at, when a usable price exists (spec 1 USD goal rule 3). */
-export function valuation(amount: ContributionAmount, e8s: bigint, price: UsablePrice | undefined): { usd_value?: number; price_tick_id?: bigint } {
-  return price ? { usd_value: 'Usd' in amount ? amount.Usd : (Number(e8s) / 1e8) * price.price_usd, price_tick_id: price.proposal_id } : {};
+export function valuation(
+  amount: ContributionAmount,
+  e8s: bigint,
+  price: UsablePrice | undefined,
+): { usd_value?: number; price_tick_id?: bigint } {
+  return price
+    ? {
+        usd_value: 'Usd' in amount ? amount.Usd : (Number(e8s) / 1e8) * price.price_usd,
+        price_tick_id: price.proposal_id,
+      }
+    : {};
 }
 
 /** Campaign ids are decimal text of a nat64 (get_campaign takes text, spec 1). */
@@ -109,7 +120,11 @@ export function campaignState(stores: CampaignStores, deps: CampaignDeps) {
   const run = async (ctx: CallContext, m: Movement): Promise<{ outcome: Outcome; result?: Contribution | Donation }> =>
     apply(ctx, m, await runMovement(deps.ledger, m, await route(m)));
   /** Applies a movement's outcome once (after the ledger call, or an admin's reconciliation). */
-  const apply = (ctx: CallContext, m: Movement, outcome: Outcome): { outcome: Outcome; result?: Contribution | Donation } => {
+  const apply = (
+    ctx: CallContext,
+    m: Movement,
+    outcome: Outcome,
+  ): { outcome: Outcome; result?: Contribution | Donation } => {
     const opKey = m.op_id === undefined ? undefined : compositeKey(m.party, m.op_id);
     // Another attempt finished it while this one awaited (calls interleave on the IC): apply once.
     if (!stores.movements.has(m.id)) {
@@ -132,7 +147,10 @@ export function campaignState(stores: CampaignStores, deps: CampaignDeps) {
     }
     const block_index = outcome.done;
     const settled: Settled = { block_index, amount_e8s: m.amount_e8s, at: ctx.now };
-    const priced = { ...(m.usd_value !== undefined && { usd_value: m.usd_value }), ...(m.price_tick_id !== undefined && { price_tick_id: m.price_tick_id }) };
+    const priced = {
+      ...(m.usd_value !== undefined && { usd_value: m.usd_value }),
+      ...(m.price_tick_id !== undefined && { price_tick_id: m.price_tick_id }),
+    };
     const c = stores.campaigns.get(m.campaign);
     switch (m.kind) {
       case 'contribution': {
@@ -154,7 +172,14 @@ export function campaignState(stores: CampaignStores, deps: CampaignDeps) {
         return { outcome, result: contribution };
       }
       case 'burn': {
-        const donation: Donation = { id: m.id, donor: m.party, amount_e8s: m.amount_e8s, ...priced, at: ctx.now, block_index };
+        const donation: Donation = {
+          id: m.id,
+          donor: m.party,
+          amount_e8s: m.amount_e8s,
+          ...priced,
+          at: ctx.now,
+          block_index,
+        };
         stores.donations.set(m.id, donation);
         if (opKey) stores.ops.set(opKey, { donation: m.id });
         return { outcome, result: donation };
@@ -177,15 +202,24 @@ export function campaignState(stores: CampaignStores, deps: CampaignDeps) {
       await run(ctx, m);
     } catch (e) {
       const now = stores.movements.get(m.id);
-      if (now) stores.movements.set(m.id, { ...now, last_error: e instanceof Error ? e.message : String(e), attempted_at: ctx.now });
+      if (now)
+        stores.movements.set(m.id, {
+          ...now,
+          last_error: e instanceof Error ? e.message : String(e),
+          attempted_at: ctx.now,
+        });
     }
   };
   const retryAt = (m: Movement) => (m.attempted_at ?? m.created_at_time) + MOVEMENT_RETRY_AFTER;
-  const pendingFor = (campaign: bigint) => Array.from(stores.movements.entries(), ([, m]) => m).filter((m) => m.campaign === campaign);
+  const pendingFor = (campaign: bigint) =>
+    Array.from(stores.movements.entries(), ([, m]) => m).filter((m) => m.campaign === campaign);
   /** Validates an operation id; answers what a repeat should see, or the pending movement to resume. */
   const opLookup = (caller: string, op_id: string | undefined) => {
     if (op_id === undefined) return {};
-    if (!OP_ID.test(op_id)) return { error: Err({ InvalidArgument: 'op_id must be 1 to 128 of A-Z a-z 0-9 : . _ -' }) as { Err: CampaignError } };
+    if (!OP_ID.test(op_id))
+      return {
+        error: Err({ InvalidArgument: 'op_id must be 1 to 128 of A-Z a-z 0-9 : . _ -' }) as { Err: CampaignError },
+      };
     return { entry: stores.ops.get(compositeKey(caller, op_id)) };
   };
   /** Spec 1 USD goal rule 1: read the price from governance; keep the last good one if the call fails. */

@@ -9,7 +9,14 @@ const DOM = 100_000_000n;
 describe('CampaignProgress', () => {
   it('USD goal at the current price: goal_dom = usd / price, both views present, price_tick_id set', () => {
     const p = campaignProgress({ UsdValue: 1000 }, 500n * DOM, price);
-    assert.deepEqual(p, { goal_dom: 2000n * DOM, raised_dom: 500n * DOM, raised_usd: 250, goal_usd: 1000, pct_complete: 25, price_tick_id: 12n });
+    assert.deepEqual(p, {
+      goal_dom: 2000n * DOM,
+      raised_dom: 500n * DOM,
+      raised_usd: 250,
+      goal_usd: 1000,
+      pct_complete: 25,
+      price_tick_id: 12n,
+    });
   });
   it('DomTokens goal: goal_usd absent, raised_usd present when a price exists', () => {
     const p = campaignProgress({ DomTokens: 100n * DOM }, 50n * DOM, price);
@@ -24,7 +31,12 @@ describe('CampaignProgress', () => {
     assert.equal(p.pct_complete, 50);
   });
   it('decision G4: a USD goal without a price has goal_dom 0 and 0 %, goal_usd still shown', () => {
-    assert.deepEqual(campaignProgress({ UsdValue: 1000 }, 7n * DOM, undefined), { goal_dom: 0n, raised_dom: 7n * DOM, goal_usd: 1000, pct_complete: 0 });
+    assert.deepEqual(campaignProgress({ UsdValue: 1000 }, 7n * DOM, undefined), {
+      goal_dom: 0n,
+      raised_dom: 7n * DOM,
+      goal_usd: 1000,
+      pct_complete: 0,
+    });
   });
   it('pct_complete is clamped to 100 when over-funded', () => {
     assert.equal(campaignProgress({ DomTokens: 10n * DOM }, 25n * DOM, undefined).pct_complete, 100);

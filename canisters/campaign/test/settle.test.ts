@@ -13,7 +13,9 @@ const DAY = 86_400_000_000_000n;
 describe('settle step timing (decision L16)', () => {
   it('a pending movement is due 30 s after its creation, then 30 s after each failed attempt', async () => {
     const host = EmbeddedHost.open({});
-    const stores = Object.fromEntries(Object.entries(CAMPAIGN_STORE_NAMES).map(([k, n]) => [k, host.store('campaign', n)])) as unknown as CampaignStores;
+    const stores = Object.fromEntries(
+      Object.entries(CAMPAIGN_STORE_NAMES).map(([k, n]) => [k, host.store('campaign', n)]),
+    ) as unknown as CampaignStores;
     let calls = 0;
     const reject = async (): Promise<never> => {
       host.commitPoint();
@@ -36,7 +38,12 @@ describe('settle step timing (decision L16)', () => {
     await host.update('campaign', () => core.init({ admins: [], self: 'campaign-canister' }));
     const id = (
       (await host.update('campaign', () =>
-        core.create_campaign(ctx(), { title: 't', description: '', goal: { DomTokens: 100_000_000n }, deadline: NOW + DAY }),
+        core.create_campaign(ctx(), {
+          title: 't',
+          description: '',
+          goal: { DomTokens: 100_000_000n },
+          deadline: NOW + DAY,
+        }),
       )) as { Ok: string }
     ).Ok;
     await assert.rejects(host.update('campaign', () => core.contribute(ctx(), id, { Dom: 100_000_000n }, 'op-1')));
@@ -61,7 +68,9 @@ describe('settle step timing (decision L16)', () => {
 
   it('next_settlement is the earliest deadline of the open campaigns, whichever was made first', async () => {
     const host = EmbeddedHost.open({});
-    const stores = Object.fromEntries(Object.entries(CAMPAIGN_STORE_NAMES).map(([k, n]) => [k, host.store('campaign', n)])) as unknown as CampaignStores;
+    const stores = Object.fromEntries(
+      Object.entries(CAMPAIGN_STORE_NAMES).map(([k, n]) => [k, host.store('campaign', n)]),
+    ) as unknown as CampaignStores;
     const never = async (): Promise<never> => {
       throw new Error('not called');
     };
@@ -79,7 +88,9 @@ describe('settle step timing (decision L16)', () => {
     const ctx = { caller: 'member', now: NOW };
     await host.update('campaign', () => core.init({ admins: [], self: 'campaign-canister' }));
     for (const deadline of [NOW + 3n * DAY, NOW + DAY, NOW + 2n * DAY])
-      await host.update('campaign', () => core.create_campaign(ctx, { title: 't', description: '', goal: { DomTokens: 100_000_000n }, deadline }));
+      await host.update('campaign', () =>
+        core.create_campaign(ctx, { title: 't', description: '', goal: { DomTokens: 100_000_000n }, deadline }),
+      );
     assert.equal(
       host.query('campaign', () => core.next_settlement(ctx)),
       NOW + DAY,

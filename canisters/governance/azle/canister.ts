@@ -28,12 +28,15 @@ const table = governanceMethods(AzleIdl);
 const methods = azleMethods(table);
 const types = governanceTypes(AzleIdl);
 const initArgs = wiringStore<Omit<GovernanceInit, 'self'>>();
-const callees = canisterCalls({ membership: membershipMethods(AzleIdl), treasury: treasuryMethods(AzleIdl), campaign: campaignMethods(AzleIdl) }, (to) => {
-  const id = initArgs.get()[`${to}_canister`];
-  // Decision G50: without campaign_canister the call is refused here, and ignored by the execution that made it.
-  if (id === undefined) throw new Error(`no ${to}_canister in the init arguments`);
-  return id;
-});
+const callees = canisterCalls(
+  { membership: membershipMethods(AzleIdl), treasury: treasuryMethods(AzleIdl), campaign: campaignMethods(AzleIdl) },
+  (to) => {
+    const id = initArgs.get()[`${to}_canister`];
+    // Decision G50: without campaign_canister the call is refused here, and ignored by the execution that made it.
+    if (id === undefined) throw new Error(`no ${to}_canister in the init arguments`);
+    return id;
+  },
+);
 const stores = stableStores<GovernanceStores>(GOVERNANCE_STORE_NAMES);
 /** Decision W22: the whole state in and out, by a controller, into a canister not yet used. */
 const transfer = canisterStateTransfer(stores);

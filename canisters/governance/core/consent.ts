@@ -59,14 +59,20 @@ function payloadLines(p: ProposalPayload): ConsentLine[] {
     return [
       { label: 'Action', value: { text: 'Pay DOM from the treasury.' } },
       { label: 'Recipient', value: { code: t.recipient } },
-      { label: 'Amount', value: amount, note: 'DomE8s' in t.amount ? undefined : 'Paid in DOM at the ratified price when the proposal executes.' },
+      {
+        label: 'Amount',
+        value: amount,
+        note: 'DomE8s' in t.amount ? undefined : 'Paid in DOM at the ratified price when the proposal executes.',
+      },
       ...(t.memo !== undefined ? [{ label: 'Memo', value: { code: t.memo, max: 256 } }] : []),
     ];
   }
   if ('MembershipPolicy' in p) {
     const m = p.MembershipPolicy;
     const list = (label: string, principals: string[]): ConsentLine[] =>
-      principals.length ? [{ label: `${label} (${principals.length})`, value: { code: principals.join(', '), max: 8000 } }] : [];
+      principals.length
+        ? [{ label: `${label} (${principals.length})`, value: { code: principals.join(', '), max: 8000 } }]
+        : [];
     return [
       { label: 'Action', value: { text: 'Change the membership policy.' } },
       ...list('Make admins', m.add_admins),
@@ -77,7 +83,10 @@ function payloadLines(p: ProposalPayload): ConsentLine[] {
   if ('ConstitutionalAmendment' in p) {
     const a = p.ConstitutionalAmendment;
     return [
-      { label: 'Action', value: { text: 'Amend the constitution: the rules below apply to proposals created after it executes.' } },
+      {
+        label: 'Action',
+        value: { text: 'Amend the constitution: the rules below apply to proposals created after it executes.' },
+      },
       ...a.category_rules.map((r): ConsentLine => ({
         label: `${r.category} rules`,
         value: {
@@ -92,7 +101,9 @@ function payloadLines(p: ProposalPayload): ConsentLine[] {
         },
       })),
       ...(a.voting_delay !== undefined ? [{ label: 'New voting delay', value: { duration: a.voting_delay } }] : []),
-      ...(a.execution_window !== undefined ? [{ label: 'New execution window', value: { duration: a.execution_window } }] : []),
+      ...(a.execution_window !== undefined
+        ? [{ label: 'New execution window', value: { duration: a.execution_window } }]
+        : []),
     ];
   }
   throw new Error(`no consent text for payload ${kind}`);
@@ -107,17 +118,21 @@ export function governanceConsent(stores: GovernanceStores, state: GovernanceSta
     if (!p) return `there is no proposal ${id}`;
     const status = statusAt(p, ctx.now);
     if (status !== 'Created' && status !== 'Open') return `voting on proposal ${id} has closed (it is ${status})`;
-    if (ctx.caller !== ANONYMOUS && stores.votes.has(state.voteKey(id, ctx.caller))) return `you have already voted on proposal ${id}`;
+    if (ctx.caller !== ANONYMOUS && stores.votes.has(state.voteKey(id, ctx.caller)))
+      return `you have already voted on proposal ${id}`;
     return {
       intent: `Vote ${choice} on proposal ${id}`,
-      summary: 'You are casting your vote in DOM DAO governance. A vote is final, and a vote-pass receipt (a soul-bound ICRC-7 token) is minted to you.',
+      summary:
+        'You are casting your vote in DOM DAO governance. A vote is final, and a vote-pass receipt (a soul-bound ICRC-7 token) is minted to you.',
       lines: [
         ...(ctx.caller !== ANONYMOUS ? [{ label: 'Voter', value: { code: ctx.caller } }] : []),
         { label: 'Proposal', value: { text: `#${id}` } },
         { label: 'Title', value: { code: p.title } },
         { label: 'Category', value: { text: p.category } },
         { label: 'Your vote', value: { text: choice }, note: VOTE_MEANING[choice] },
-        ...(status === 'Created' ? [{ label: 'Voting opens', value: { time: p.voting_opens }, note: 'A vote sent before then is refused.' }] : []),
+        ...(status === 'Created'
+          ? [{ label: 'Voting opens', value: { time: p.voting_opens }, note: 'A vote sent before then is refused.' }]
+          : []),
         { label: 'Voting closes', value: { time: p.voting_closes } },
       ],
     };
@@ -140,7 +155,11 @@ export function governanceConsent(stores: GovernanceStores, state: GovernanceSta
         ...(a.proposer !== undefined ? [{ label: 'On behalf of', value: { code: a.proposer } }] : []),
         { label: 'Title', value: { code: a.title.trim() } },
         { label: 'Category', value: { text: a.category } },
-        { label: 'Body', value: { code: a.body, max: CONSENT_BODY_CHARS }, note: `${Array.from(a.body).length} characters of Markdown in all.` },
+        {
+          label: 'Body',
+          value: { code: a.body, max: CONSENT_BODY_CHARS },
+          note: `${Array.from(a.body).length} characters of Markdown in all.`,
+        },
         ...(a.payload === undefined ? [] : payloadLines(a.payload)),
         emergency
           ? { label: 'Voting opens', value: { text: 'At once (emergency fast track).' } }
@@ -148,7 +167,9 @@ export function governanceConsent(stores: GovernanceStores, state: GovernanceSta
         { label: 'Voting period', value: { duration: rules.votingWindowNs } },
         {
           label: 'Needs',
-          value: { text: `a quorum of ${percent(rules.quorumBps)} of active members and ${percent(rules.thresholdBps)} Yes of Yes and No votes` },
+          value: {
+            text: `a quorum of ${percent(rules.quorumBps)} of active members and ${percent(rules.thresholdBps)} Yes of Yes and No votes`,
+          },
         },
       ],
     };
@@ -169,7 +190,9 @@ export function governanceConsent(stores: GovernanceStores, state: GovernanceSta
         method === 'cast_vote'
           ? vote(ctx, decoded.args[0] as bigint, decoded.args[1] as Vote)
           : proposal(ctx, decoded.args[0] as CreateProposalArgs, state.config());
-      return typeof draft === 'string' ? unsupported(`${method} would be refused: ${draft}`) : renderConsent(draft, request.user_preferences);
+      return typeof draft === 'string'
+        ? unsupported(`${method} would be refused: ${draft}`)
+        : renderConsent(draft, request.user_preferences);
     },
   };
 }

@@ -1,6 +1,7 @@
-// The reference model of delegated counting (decisions G29–G31), exported by the front door so the property tests on both hosts share one oracle: each member's ballot on a closed proposal, from the
-// delegations fixed when its window opened and the direct votes: their own vote, else the first direct
-// voter along their chain (at most MAX_CHAIN_HOPS hops, a cycle ends it), else none.
+// The reference model of delegated counting (decisions G29–G31), exported by the front door so the property tests on
+// both hosts share one oracle: each member's ballot on a closed proposal, from the delegations fixed when its window
+// opened and the direct votes: their own vote, else the first direct voter along their chain (at most MAX_CHAIN_HOPS
+// hops, a cycle ends it), else none.
 import { MAX_CHAIN_HOPS } from './delegation.ts';
 import type { ProposalCategory, Vote } from './types.ts';
 

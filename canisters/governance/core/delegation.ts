@@ -3,7 +3,16 @@
 // and scope, so the delegation in force when a window opened is known at any later time without copying
 // anything at the opening (as G23 fixes eligibility). A delegate's vote costs what any vote costs: the
 // votes it carries are counted after close, in bounded scheduler steps, one ballot per delegating member.
-import { CanisterReject, compositeKey, Err, Ok, u64Key, withPrefix, type CallContext, type Result } from '@domdao/canister-kit';
+import {
+  CanisterReject,
+  compositeKey,
+  Err,
+  Ok,
+  u64Key,
+  withPrefix,
+  type CallContext,
+  type Result,
+} from '@domdao/canister-kit';
 import { statusAt } from './lifecycle.ts';
 import type { GovernanceState } from './state.ts';
 import type {
@@ -37,8 +46,10 @@ const ANONYMOUS = '2vxsx-fae';
 const MAX_U64 = 0xffff_ffff_ffff_ffffn;
 
 const scopeOf = (category: ProposalCategory | undefined): DelegationScope => category ?? 'All';
-const historyKey = (member: string, scope: DelegationScope, since: bigint) => compositeKey(member, scope, u64Key(since));
-const delegatorKey = (delegate: string, member: string, scope: DelegationScope) => compositeKey(delegate, member, scope);
+const historyKey = (member: string, scope: DelegationScope, since: bigint) =>
+  compositeKey(member, scope, u64Key(since));
+const delegatorKey = (delegate: string, member: string, scope: DelegationScope) =>
+  compositeKey(delegate, member, scope);
 const countKey = (delegate: string) => `delegators|${delegate}`;
 
 /**
@@ -52,13 +63,22 @@ const fixedAt = (p: ProposalRecord): bigint => {
   return recorded < p.voting_opens ? recorded : p.voting_opens;
 };
 
-export function delegationCore(stores: GovernanceStores, deps: GovernanceDeps, state: GovernanceState, overBudget: () => boolean) {
+export function delegationCore(
+  stores: GovernanceStores,
+  deps: GovernanceDeps,
+  state: GovernanceState,
+  overBudget: () => boolean,
+) {
   const { voteKey } = state;
 
   /** The last entry of `member`'s history for `scope` made at or before `upTo`. */
   const entryUpTo = (member: string, scope: DelegationScope, upTo: bigint): DelegationEntry | undefined => {
     const prefix = compositeKey(member, scope, '');
-    for (const [key, e] of stores.delegations.entries({ from: historyKey(member, scope, upTo), reverse: true, limit: 1 })) {
+    for (const [key, e] of stores.delegations.entries({
+      from: historyKey(member, scope, upTo),
+      reverse: true,
+      limit: 1,
+    })) {
       return key.startsWith(prefix) ? e : undefined;
     }
     return undefined;
@@ -124,7 +144,12 @@ export function delegationCore(stores: GovernanceStores, deps: GovernanceDeps, s
     let handled = 0;
     const save = () => {
       const q = stores.proposals.get(id)!;
-      if (q.delegation_pending && cursor !== undefined && cursor !== q.delegation_counted_to && (q.delegation_counted_to ?? '') < cursor) {
+      if (
+        q.delegation_pending &&
+        cursor !== undefined &&
+        cursor !== q.delegation_counted_to &&
+        (q.delegation_counted_to ?? '') < cursor
+      ) {
         stores.proposals.set(id, { ...q, delegation_counted_to: cursor });
       }
     };
@@ -157,7 +182,13 @@ export function delegationCore(stores: GovernanceStores, deps: GovernanceDeps, s
         p = stores.proposals.get(id)!;
         if (!p.delegation_pending) return true; // another step finished meanwhile
         if (eligible && !stores.votes.has(key)) {
-          stores.votes.set(key, { voter: member, vote: found.vote, voted_at: now, receipt_token_id: 0n, delegate: found.delegate });
+          stores.votes.set(key, {
+            voter: member,
+            vote: found.vote,
+            voted_at: now,
+            receipt_token_id: 0n,
+            delegate: found.delegate,
+          });
           stores.tallies.set(id, {
             yes_votes: p.yes_votes + (found.vote === 'Yes' ? 1n : 0n),
             no_votes: p.no_votes + (found.vote === 'No' ? 1n : 0n),
@@ -181,11 +212,16 @@ export function delegationCore(stores: GovernanceStores, deps: GovernanceDeps, s
       if (args.delegate === ctx.caller) return Err({ SelfDelegation: null });
       try {
         if (!(await deps.membership.get_membership_status(ctx.caller))?.is_active) return Err({ NotAMember: null });
-        if (!(await deps.membership.get_membership_status(args.delegate))?.is_active) return Err({ DelegateNotAMember: null });
+        if (!(await deps.membership.get_membership_status(args.delegate))?.is_active)
+          return Err({ DelegateNotAMember: null });
       } catch (e) {
         return Err({ MembershipUnavailable: e instanceof Error ? e.message : String(e) });
       }
-      write(ctx.caller, scopeOf(args.category), { delegate: args.delegate, since: ctx.now, show_name: args.show_name ?? false });
+      write(ctx.caller, scopeOf(args.category), {
+        delegate: args.delegate,
+        since: ctx.now,
+        show_name: args.show_name ?? false,
+      });
       return Ok(null);
     },
 
@@ -203,7 +239,12 @@ export function delegationCore(stores: GovernanceStores, deps: GovernanceDeps, s
       for (const scope of ['All', ...CATEGORIES] as const) {
         const e = current(ctx.caller, scope);
         if (e?.delegate !== undefined) {
-          out.push({ ...(scope !== 'All' && { category: scope }), delegate: e.delegate, since: e.since, show_name: e.show_name });
+          out.push({
+            ...(scope !== 'All' && { category: scope }),
+            delegate: e.delegate,
+            since: e.since,
+            show_name: e.show_name,
+          });
         }
       }
       return out;
@@ -235,7 +276,12 @@ export function delegationCore(stores: GovernanceStores, deps: GovernanceDeps, s
       if (!p) return undefined;
       const v = stores.votes.get(voteKey(proposal_id, ctx.caller));
       if (v)
-        return { vote: v.vote, ...(v.delegate !== undefined && { delegate: v.delegate }), ...(v.reason !== undefined && { reason: v.reason }), final: true };
+        return {
+          vote: v.vote,
+          ...(v.delegate !== undefined && { delegate: v.delegate }),
+          ...(v.reason !== undefined && { reason: v.reason }),
+          final: true,
+        };
       if (statusAt(p, ctx.now) !== 'Open' || p.total_eligible === undefined) return undefined;
       const found = resolve(p, ctx.caller);
       return found && { vote: found.vote, delegate: found.delegate, final: false };
@@ -246,7 +292,13 @@ export function delegationCore(stores: GovernanceStores, deps: GovernanceDeps, s
      * whose ballot on an open proposal is `delegate`'s vote now (no vote of their own). A page scans at
      * most `limit` delegations (default and largest as list_my_delegators); `next` goes on after it.
      */
-    list_represented(ctx: CallContext, proposal_id: bigint, delegate: string, after?: string, limit?: number): { members: string[]; next?: string } {
+    list_represented(
+      ctx: CallContext,
+      proposal_id: bigint,
+      delegate: string,
+      after?: string,
+      limit?: number,
+    ): { members: string[]; next?: string } {
       if (!state.isAdmin(ctx.caller)) throw new CanisterReject('NotAuthorized: list_represented is admin only');
       const p = stores.proposals.get(proposal_id);
       if (!p || p.total_eligible === undefined || statusAt(p, ctx.now) !== 'Open') return { members: [] };

@@ -5,7 +5,14 @@ import { actionOf } from './actions/registry.ts';
 import { CATEGORIES } from './rules/categories.ts';
 import type { PriceEntry } from './rules/price.ts';
 import type { GovernanceState } from './state.ts';
-import type { GovernanceConfig, GovernanceDeps, GovernanceError, GovernanceStores, SettingsSnapshot, UpdateDomPriceArgs } from './types.ts';
+import type {
+  GovernanceConfig,
+  GovernanceDeps,
+  GovernanceError,
+  GovernanceStores,
+  SettingsSnapshot,
+  UpdateDomPriceArgs,
+} from './types.ts';
 
 export function proposalExecution(stores: GovernanceStores, deps: GovernanceDeps, state: GovernanceState) {
   const { config, emit, transition } = state;

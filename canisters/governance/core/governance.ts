@@ -5,7 +5,16 @@
 // time come in the CallContext, other canisters through GovernanceDeps, all state lives in the stores.
 // Update methods finish every await before their first write, so an interleaved call never sees half
 // an update and a throw leaves nothing behind.
-import { ANSWER_STORED_BYTES, CanisterReject, clampLimit, Err, Ok, withinReplyBudget, type CallContext, type Result } from '@domdao/canister-kit';
+import {
+  ANSWER_STORED_BYTES,
+  CanisterReject,
+  clampLimit,
+  Err,
+  Ok,
+  withinReplyBudget,
+  type CallContext,
+  type Result,
+} from '@domdao/canister-kit';
 import { governanceConsent } from './consent.ts';
 import { proposalExecution } from './execution.ts';
 import { proposalIndex } from './proposal-index.ts';
@@ -58,7 +67,10 @@ export const GOVERNANCE_STORE_NAMES: Record<keyof GovernanceStores, string> = {
  * The proposals store as the core reads it: each record with its counts from `tallies` when a vote
  * has written them there (decision P4); writes pass through unchanged.
  */
-function proposalsWithTallies(proposals: GovernanceStores['proposals'], tallies: GovernanceStores['tallies']): GovernanceStores['proposals'] {
+function proposalsWithTallies(
+  proposals: GovernanceStores['proposals'],
+  tallies: GovernanceStores['tallies'],
+): GovernanceStores['proposals'] {
   const merged = (p: ProposalRecord): ProposalRecord => {
     const t = tallies.get(p.id);
     return t ? Object.freeze({ ...p, ...t }) : p;
@@ -123,7 +135,12 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
   return {
     init(init: GovernanceInit, settings: GovernanceSettings = DEFAULT_SETTINGS): void {
       if (stores.config.has('config')) throw new Error('already initialised');
-      stores.config.set('config', { ...init, ...settings, rules: { ...settings.rules }, execution_retry_interval: EXECUTION_RETRY_INTERVAL });
+      stores.config.set('config', {
+        ...init,
+        ...settings,
+        rules: { ...settings.rules },
+        execution_retry_interval: EXECUTION_RETRY_INTERVAL,
+      });
       index.markComplete(); // no proposals yet: every one is indexed as it is created (decision W8)
     },
 
@@ -141,7 +158,8 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
       const opensAt = args.category === 'EmergencyAction' ? ctx.now : ctx.now + votingDelay(c, deps.devVoting);
       let snapshot: { count: bigint; at: bigint } | undefined;
       try {
-        if (mustBeMember && !(await deps.membership.get_membership_status(proposer))?.is_active) return Err({ NotAMember: null });
+        if (mustBeMember && !(await deps.membership.get_membership_status(proposer))?.is_active)
+          return Err({ NotAMember: null });
         if (opensAt === ctx.now) snapshot = await deps.membership.active_member_snapshot();
       } catch (e) {
         throw new CanisterReject(`membership canister unavailable: ${e instanceof Error ? e.message : String(e)}`);
@@ -199,7 +217,10 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
       };
       // A filter reads only its candidates (decision W8): an index, the active proposals, or both.
       const candidates = index.candidates(
-        { ...(args.status !== undefined && { status: args.status }), ...(args.category !== undefined && { category: args.category }) },
+        {
+          ...(args.status !== undefined && { status: args.status }),
+          ...(args.category !== undefined && { category: args.category }),
+        },
         from,
       );
       function* matching(): Generator<Proposal> {
@@ -214,7 +235,8 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
           }
           return;
         }
-        // As maxStoredBytes does for the scan (decision W6): stop before decoding a record whose text would pass the budget.
+        // As maxStoredBytes does for the scan (decision W6): stop before decoding a record whose text would pass the
+        // budget.
         let bytes = 0;
         let yielded = 0;
         for (const id of candidates) {
@@ -249,9 +271,13 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
       const c = config();
       if (ctx.caller !== c.self) return Err({ NotAuthorized: null });
       const p = stores.proposals.get(args.proposal_id);
-      if (!p || p.payload === undefined || !('SetDomPrice' in p.payload) || statusAt(p, ctx.now) !== 'Approved') return Err({ ProposalNotFound: null });
+      if (!p || p.payload === undefined || !('SetDomPrice' in p.payload) || statusAt(p, ctx.now) !== 'Approved')
+        return Err({ ProposalNotFound: null });
       // effective_at may already be past at execution; only the price and the order of the times matter here.
-      const problem = setDomPriceProblem({ ...args, effective_at: args.effective_at ?? ctx.now }, args.effective_at ?? ctx.now);
+      const problem = setDomPriceProblem(
+        { ...args, effective_at: args.effective_at ?? ctx.now },
+        args.effective_at ?? ctx.now,
+      );
       if (problem !== undefined) return Err({ InvalidPayload: problem });
       applyPrice(args, ctx.now);
       return Ok(null);
@@ -275,7 +301,10 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
     list_admin_events(_ctx: CallContext, from_id?: bigint, limit?: number): AdminEvent[] {
       const n = clampLimit(limit, LIST_DEFAULT, LIST_MAX);
       if (n === 0) return [];
-      return Array.from(stores.events.entries({ limit: n, ...(from_id !== undefined && { from: from_id }) }), ([, e]) => e);
+      return Array.from(
+        stores.events.entries({ limit: n, ...(from_id !== undefined && { from: from_id }) }),
+        ([, e]) => e,
+      );
     },
 
     /** The rules proposals created now get (changed only by ConstitutionalAmendment; the times by decision G45 on a development host). */
@@ -303,14 +332,25 @@ export function governanceCore(stored: GovernanceStores, deps: GovernanceDeps) {
 
     ...governanceConsent(stores, state, deps.candid),
     /** ICRC-10: the vote-pass receipts' ICRC-7 and ICRC-10, and ICRC-21 consent messages (decision G24). */
-    icrc10_supported_standards: (ctx: CallContext) => [...receipts.queries.icrc10_supported_standards(ctx), ICRC21_STANDARD],
+    icrc10_supported_standards: (ctx: CallContext) => [
+      ...receipts.queries.icrc10_supported_standards(ctx),
+      ICRC21_STANDARD,
+    ],
   };
 }
 
-export const ICRC21_STANDARD = { name: 'ICRC-21', url: 'https://github.com/dfinity/ICRC/blob/main/ICRCs/ICRC-21/ICRC-21.md' } as const;
+export const ICRC21_STANDARD = {
+  name: 'ICRC-21',
+  url: 'https://github.com/dfinity/ICRC/blob/main/ICRCs/ICRC-21/ICRC-21.md',
+} as const;
 
 export interface SettingsView {
-  rules: Array<{ category: (typeof CATEGORIES)[number]; quorum_bps: number; threshold_bps: number; voting_window: bigint }>;
+  rules: Array<{
+    category: (typeof CATEGORIES)[number];
+    quorum_bps: number;
+    threshold_bps: number;
+    voting_window: bigint;
+  }>;
   voting_delay: bigint;
   execution_window: bigint;
 }

@@ -6,7 +6,15 @@ import { passes, tally } from './rules/counting.ts';
 import type { ProposalRecord, ProposalStatus, VoteTally } from './types.ts';
 
 export function tallyOf(p: ProposalRecord): VoteTally {
-  return tally({ yes_votes: p.yes_votes, no_votes: p.no_votes, abstentions: p.abstentions, total_eligible: p.total_eligible ?? 0n }, p.rules);
+  return tally(
+    {
+      yes_votes: p.yes_votes,
+      no_votes: p.no_votes,
+      abstentions: p.abstentions,
+      total_eligible: p.total_eligible ?? 0n,
+    },
+    p.rules,
+  );
 }
 
 /** The status in force at `now`, whatever the scheduler has recorded so far. */
@@ -27,7 +35,8 @@ export function settleSteps(p: ProposalRecord, now: bigint): Array<[ProposalStat
   if (s === 'Created' && now >= p.voting_opens) steps.push([s, (s = 'Open')]);
   if (s === 'Open' && now >= p.voting_closes) steps.push([s, (s = 'Tallied')]);
   // Decision G31: judged once the votes cast through delegates are counted.
-  if (s === 'Tallied' && p.delegation_pending !== true) steps.push([s, (s = passes(tallyOf(p)) ? 'Approved' : 'Rejected')]);
+  if (s === 'Tallied' && p.delegation_pending !== true)
+    steps.push([s, (s = passes(tallyOf(p)) ? 'Approved' : 'Rejected')]);
   if (s === 'Approved' && now >= p.execution_deadline) steps.push([s, (s = 'Expired')]);
   return steps;
 }

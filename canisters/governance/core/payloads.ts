@@ -25,12 +25,17 @@ const PAYLOAD_OF: Record<ProposalCategory, PayloadKind | 'none' | 'emergency'> =
   EmergencyAction: 'emergency',
 };
 
-export function createArgsProblem(args: CreateProposalArgs, now: bigint, settings: GovernanceSettings): string | undefined {
+export function createArgsProblem(
+  args: CreateProposalArgs,
+  now: bigint,
+  settings: GovernanceSettings,
+): string | undefined {
   if (!isCategory(args.category)) return 'unknown category';
   const title = args.title.trim();
   if (title.length === 0 || title.length > MAX_TITLE_CHARS) return `title must be 1 to ${MAX_TITLE_CHARS} characters`;
   if (CONTROL.test(args.title)) return 'title contains control characters';
-  if (args.body.trim().length === 0 || args.body.length > MAX_BODY_CHARS) return `body must be 1 to ${MAX_BODY_CHARS} characters`;
+  if (args.body.trim().length === 0 || args.body.length > MAX_BODY_CHARS)
+    return `body must be 1 to ${MAX_BODY_CHARS} characters`;
   if (CONTROL.test(args.body)) return 'body contains control characters';
 
   const wanted = PAYLOAD_OF[args.category];
@@ -38,7 +43,8 @@ export function createArgsProblem(args: CreateProposalArgs, now: bigint, setting
   if (wanted === 'none') return p === undefined ? undefined : `${args.category} proposals carry no payload`;
   if (wanted === 'emergency') {
     if (p === undefined) return undefined;
-    if (payloadKind(p) === 'ConstitutionalAmendment') return 'the constitution cannot be amended by an emergency action';
+    if (payloadKind(p) === 'ConstitutionalAmendment')
+      return 'the constitution cannot be amended by an emergency action';
     return payloadProblem(p, now, settings);
   }
   if (p === undefined || payloadKind(p) !== wanted) return `${args.category} proposals need a ${wanted} payload`;

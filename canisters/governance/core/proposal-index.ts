@@ -24,7 +24,8 @@ const ID_DIGITS = 20;
 export const textKey = (id: bigint) => `t|${u64Key(id)}`;
 export const categoryKey = (c: ProposalCategory, id?: bigint) => `c|${c}|${id === undefined ? '' : u64Key(id)}`;
 export const statusKey = (s: ProposalStatus, id?: bigint) => `s|${s}|${id === undefined ? '' : u64Key(id)}`;
-export const bothKey = (s: ProposalStatus, c: ProposalCategory, id?: bigint) => `x|${s}|${c}|${id === undefined ? '' : u64Key(id)}`;
+export const bothKey = (s: ProposalStatus, c: ProposalCategory, id?: bigint) =>
+  `x|${s}|${c}|${id === undefined ? '' : u64Key(id)}`;
 
 /** UTF-8 bytes of what a list answer carries as text (the W6 budget's measure). */
 export const textBytes = (p: Pick<ProposalRecord, 'title' | 'body'>) => utf8Length(p.title) + utf8Length(p.body);
@@ -76,7 +77,10 @@ export function proposalIndex(stores: Pick<GovernanceStores, 'proposalIndex' | '
    * for (if any); active ones must still be checked for the status in force. Undefined while the
    * index is incomplete, or without a filter.
    */
-  const candidates = (filter: { status?: ProposalStatus; category?: ProposalCategory }, from: bigint | undefined): Generator<bigint> | undefined => {
+  const candidates = (
+    filter: { status?: ProposalStatus; category?: ProposalCategory },
+    from: bigint | undefined,
+  ): Generator<bigint> | undefined => {
     const { status, category } = filter;
     if ((status === undefined && category === undefined) || !complete()) return undefined;
     if (status === undefined) return ids(categoryKey(category!), from);
@@ -110,5 +114,13 @@ export function proposalIndex(stores: Pick<GovernanceStores, 'proposalIndex' | '
     return false;
   };
 
-  return { created, finalised, candidates, size, complete, buildStep, markComplete: () => stores.counters.set(INDEX_DONE, 1n) };
+  return {
+    created,
+    finalised,
+    candidates,
+    size,
+    complete,
+    buildStep,
+    markComplete: () => stores.counters.set(INDEX_DONE, 1n),
+  };
 }

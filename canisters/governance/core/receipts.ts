@@ -38,7 +38,8 @@ export function receiptsApi(stores: ReceiptStores) {
       owner: (id) => stores.receipts.get(id)?.owner,
       *tokensOf(owner, prev) {
         const from = prev === undefined ? `${owner}|` : ownerKey(owner, prev);
-        for (const [, id] of withPrefix((f) => stores.receiptsByOwner.entries({ from: f }), `${owner}|`, from)) yield id;
+        for (const [, id] of withPrefix((f) => stores.receiptsByOwner.entries({ from: f }), `${owner}|`, from))
+          yield id;
       },
       *tokens(prev) {
         for (const [id] of stores.receipts.entries(prev === undefined ? {} : { from: prev })) yield id;

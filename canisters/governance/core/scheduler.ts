@@ -18,7 +18,8 @@ export const BURN_BATCH = 5_000;
  */
 export const STEP_INSTRUCTION_BUDGET = 20_000_000_000n;
 
-export const overBudgetOf = (deps: GovernanceDeps) => () => deps.instructions !== undefined && deps.instructions() > STEP_INSTRUCTION_BUDGET;
+export const overBudgetOf = (deps: GovernanceDeps) => () =>
+  deps.instructions !== undefined && deps.instructions() > STEP_INSTRUCTION_BUDGET;
 
 export function governanceScheduler(
   stores: GovernanceStores,
@@ -119,7 +120,8 @@ export function governanceScheduler(
       for (const [id] of stores.active.entries()) {
         const p = stores.proposals.get(id)!;
         const s = statusAt(p, ctx.now);
-        if (s !== p.status || p.receipts_pending || TERMINAL.has(s) || (s === 'Tallied' && p.delegation_pending)) consider(ctx.now);
+        if (s !== p.status || p.receipts_pending || TERMINAL.has(s) || (s === 'Tallied' && p.delegation_pending))
+          consider(ctx.now);
         else if (s === 'Created') consider(p.voting_opens);
         else if (s === 'Open') consider(p.voting_closes);
         else if (s === 'Approved') {

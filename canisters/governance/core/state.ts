@@ -3,7 +3,14 @@
 import { compositeKey, u64Key } from '@domdao/canister-kit';
 import { settleSteps } from './lifecycle.ts';
 import { receiptsApi } from './receipts.ts';
-import { TERMINAL, type AdminEventKind, type GovernanceConfig, type GovernanceStores, type ProposalRecord, type ProposalStatus } from './types.ts';
+import {
+  TERMINAL,
+  type AdminEventKind,
+  type GovernanceConfig,
+  type GovernanceStores,
+  type ProposalRecord,
+  type ProposalStatus,
+} from './types.ts';
 
 export function governanceState(stores: GovernanceStores) {
   const config = (): GovernanceConfig => {

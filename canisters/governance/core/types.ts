@@ -132,7 +132,11 @@ export interface SetDelegationArgs {
 }
 
 export type DelegationError =
-  { NotAMember: null } | { DelegateNotAMember: null } | { SelfDelegation: null } | { NotDelegating: null } | { MembershipUnavailable: string };
+  | { NotAMember: null }
+  | { DelegateNotAMember: null }
+  | { SelfDelegation: null }
+  | { NotDelegating: null }
+  | { MembershipUnavailable: string };
 
 /** Decision G32: the caller's ballot on a proposal: direct, or a delegate's vote counted for them. */
 export interface Ballot {
@@ -203,7 +207,15 @@ export interface UpdateDomPriceArgs {
 export type AdminEventKind =
   | { ProposalCreated: { proposal_id: bigint; category: ProposalCategory; proposed_by: string } }
   | { StatusChanged: { proposal_id: bigint; from: ProposalStatus; to: ProposalStatus } }
-  | { PriceUpdated: { proposal_id: bigint; price_usd: number; effective_at: bigint; expires_at?: bigint; source_url?: string } }
+  | {
+      PriceUpdated: {
+        proposal_id: bigint;
+        price_usd: number;
+        effective_at: bigint;
+        expires_at?: bigint;
+        source_url?: string;
+      };
+    }
   | { ExecutionFailed: { proposal_id: bigint; attempt: number; message: string } }
   | { ConfigChanged: { proposal_id: bigint } };
 

@@ -1,9 +1,28 @@
 // Voting (spec 1 Authentication rule 1, "Votes"): one vote per Active member while the window is open,
 // each with its ICRC-7 vote-pass receipt; the tally, one's own vote, and the admin-only vote list.
-import { CanisterReject, compositeKey, Err, Ok, u64Key, withPrefix, type CallContext, type Result } from '@domdao/canister-kit';
+import {
+  CanisterReject,
+  compositeKey,
+  Err,
+  Ok,
+  u64Key,
+  withPrefix,
+  type CallContext,
+  type Result,
+} from '@domdao/canister-kit';
 import { statusAt, tallyOf } from './lifecycle.ts';
 import type { GovernanceState } from './state.ts';
-import type { GovernanceDeps, GovernanceStores, ProposalRecord, Vote, VoteError, VoteReason, VoteRecord, VoteTally, VoteWithReasonError } from './types.ts';
+import type {
+  GovernanceDeps,
+  GovernanceStores,
+  ProposalRecord,
+  Vote,
+  VoteError,
+  VoteReason,
+  VoteRecord,
+  VoteTally,
+  VoteWithReasonError,
+} from './types.ts';
 
 /** list_votes_page's page size when none is given, and the largest it answers (decision V25). */
 export const VOTES_PAGE_DEFAULT = 100;
@@ -38,7 +57,12 @@ export function votingMethods(stores: GovernanceStores, deps: GovernanceDeps, st
    * the voters are members counted in total_eligible and turnout never exceeds it. A delegate's vote
    * costs the same as anyone's: what it carries is counted after close (decision G31).
    */
-  const castVote = async (ctx: CallContext, proposal_id: bigint, vote: Vote, reason?: string): Promise<Result<null, VoteError>> => {
+  const castVote = async (
+    ctx: CallContext,
+    proposal_id: bigint,
+    vote: Vote,
+    reason?: string,
+  ): Promise<Result<null, VoteError>> => {
     const key = voteKey(proposal_id, ctx.caller);
     for (;;) {
       const before = stores.proposals.get(proposal_id);
@@ -58,7 +82,8 @@ export function votingMethods(stores: GovernanceStores, deps: GovernanceDeps, st
       // Re-check after the awaits: on the IC other messages may have run in between.
       let p = stores.proposals.get(proposal_id)!;
       const recorded = openedWith(p);
-      // Another message recorded the opening meanwhile, at another instant: check at that one (once: it never changes again).
+      // Another message recorded the opening meanwhile, at another instant: check at that one (once: it never changes
+      // again).
       if (recorded && recorded.at !== snapshot.at) continue;
       const closedNow = windowError(p, ctx.now);
       if (closedNow) return Err(closedNow);
@@ -77,7 +102,13 @@ export function votingMethods(stores: GovernanceStores, deps: GovernanceDeps, st
         abstentions: p.abstentions + (vote === 'Abstain' ? 1n : 0n),
       });
       const token_id = receipts.mint(nextId('receipt'), ctx.caller, proposal_id, ctx.now);
-      stores.votes.set(key, { voter: ctx.caller, vote, voted_at: ctx.now, receipt_token_id: token_id, ...(reason !== undefined && { reason }) });
+      stores.votes.set(key, {
+        voter: ctx.caller,
+        vote,
+        voted_at: ctx.now,
+        receipt_token_id: token_id,
+        ...(reason !== undefined && { reason }),
+      });
       if (reason !== undefined) {
         const seq = nextId(`reason|${proposal_id}`);
         stores.reasons.set(compositeKey(u64Key(proposal_id), u64Key(seq)), { seq, vote, reason });
@@ -92,7 +123,12 @@ export function votingMethods(stores: GovernanceStores, deps: GovernanceDeps, st
     },
 
     /** Decision G34: a vote with the voter's reason (OpenZeppelin's castVoteWithReason); an empty reason is none. */
-    async cast_vote_with_reason(ctx: CallContext, proposal_id: bigint, vote: Vote, reason: string): Promise<Result<null, VoteWithReasonError>> {
+    async cast_vote_with_reason(
+      ctx: CallContext,
+      proposal_id: bigint,
+      vote: Vote,
+      reason: string,
+    ): Promise<Result<null, VoteWithReasonError>> {
       const text = reason.trim();
       if ([...text].length > MAX_REASON_CHARS) return Err({ ReasonTooLong: { max: MAX_REASON_CHARS } });
       return castVote(ctx, proposal_id, vote, text === '' ? undefined : text);
@@ -107,7 +143,9 @@ export function votingMethods(stores: GovernanceStores, deps: GovernanceDeps, st
       const prefix = `${u64Key(proposal_id)}|`;
       if (after !== undefined && after >= 0xffff_ffff_ffff_ffffn) return [];
       const start = after === undefined ? prefix : compositeKey(u64Key(proposal_id), u64Key(after + 1n));
-      return [...withPrefix((from) => stores.reasons.entries({ from }), prefix, start)].slice(0, size).map(([, r]) => r);
+      return [...withPrefix((from) => stores.reasons.entries({ from }), prefix, start)]
+        .slice(0, size)
+        .map(([, r]) => r);
     },
 
     get_tally(ctx: CallContext, proposal_id: bigint): VoteTally | undefined {

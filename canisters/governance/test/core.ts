@@ -12,7 +12,11 @@ export async function coreWithProposal(
   deps: Partial<GovernanceDeps> & { eligible?: bigint } = {},
   wrap: (stores: GovernanceStores) => GovernanceStores = (s) => s,
 ) {
-  const stores = wrap(Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()])) as unknown as GovernanceStores);
+  const stores = wrap(
+    Object.fromEntries(
+      Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()]),
+    ) as unknown as GovernanceStores,
+  );
   const { eligible = 3n, ...rest } = deps;
   const clock = { now: 1_000n * NS_PER_HOUR };
   const core = governanceCore(stores, {
@@ -27,7 +31,13 @@ export async function coreWithProposal(
     candid: rest.candid ?? IDL,
   });
   const ctx = (caller: string) => ({ caller, now: clock.now });
-  core.init({ self: 'gov', membership_canister: 'm', treasury_canister: 't', admins: ['admin'], trusted_proposers: [] });
+  core.init({
+    self: 'gov',
+    membership_canister: 'm',
+    treasury_canister: 't',
+    admins: ['admin'],
+    trusted_proposers: [],
+  });
   const created = await core.create_proposal(ctx('admin'), { title: 'T', body: 'b', category: 'General' });
   assert.ok('Ok' in created);
   return { core, ctx, clock, id: created.Ok };

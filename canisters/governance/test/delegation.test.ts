@@ -12,7 +12,9 @@ import { expectedBallots } from '../core/delegation-oracle.ts';
 
 /** `deps`: what the test adds to the core's dependencies (an instruction counter, decision G20). */
 function setup(members: string[], deps: Partial<GovernanceDeps> = {}) {
-  const stores = Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()])) as unknown as GovernanceStores;
+  const stores = Object.fromEntries(
+    Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()]),
+  ) as unknown as GovernanceStores;
   const clock = { now: 1_000n * NS_PER_HOUR };
   /** Who is Active, and since when (Active at `at` means since < at, as M8 counts). */
   const activeSince = new Map<string, bigint>(members.map((m) => [m, 0n]));
@@ -20,26 +22,40 @@ function setup(members: string[], deps: Partial<GovernanceDeps> = {}) {
     candid: IDL,
     membership: {
       get_membership_status: async (o) => (activeSince.has(o) ? { is_active: true } : undefined),
-      active_member_snapshot: async () => ({ count: BigInt([...activeSince.values()].filter((s) => s < clock.now).length), at: clock.now }),
-      voting_eligibility: async (o, at) => ({ active_now: activeSince.has(o), active_at: (activeSince.get(o) ?? at) < at }),
+      active_member_snapshot: async () => ({
+        count: BigInt([...activeSince.values()].filter((s) => s < clock.now).length),
+        at: clock.now,
+      }),
+      voting_eligibility: async (o, at) => ({
+        active_now: activeSince.has(o),
+        active_at: (activeSince.get(o) ?? at) < at,
+      }),
       apply_policy: async () => ({ Ok: null }),
     },
     treasury: { execute_payout: async () => ({ Ok: null }) },
     ...deps,
   });
-  core.init({ self: 'gov', membership_canister: 'm', treasury_canister: 't', admins: ['admin'], trusted_proposers: [] });
+  core.init({
+    self: 'gov',
+    membership_canister: 'm',
+    treasury_canister: 't',
+    admins: ['admin'],
+    trusted_proposers: [],
+  });
   const ctx = (caller: string) => ({ caller, now: clock.now });
   const ok = <T>(r: { Ok: T } | { Err: unknown }): T => {
     if ('Err' in r) throw new Error(`expected Ok, got ${JSON.stringify(r.Err)}`);
     return r.Ok;
   };
-  const propose = async (category: ProposalCategory = 'EmergencyAction') => ok(await core.create_proposal(ctx('admin'), { title: 'T', body: 'b', category }));
+  const propose = async (category: ProposalCategory = 'EmergencyAction') =>
+    ok(await core.create_proposal(ctx('admin'), { title: 'T', body: 'b', category }));
   const delegate = async (from: string, to: string, category?: ProposalCategory, show_name = false) =>
     core.set_delegation(ctx(from), { delegate: to, show_name, ...(category && { category }) });
   /** Past the window, then scheduler steps until the delegated votes are counted. */
   const close = async (id: bigint) => {
     clock.now = core.get_proposal(ctx('x'), id)!.voting_closes;
-    for (let i = 0; i < 50 && core.get_turnout(ctx('x'), id)?.delegated_counted !== true; i++) await core.tick(ctx('scheduler'));
+    for (let i = 0; i < 50 && core.get_turnout(ctx('x'), id)?.delegated_counted !== true; i++)
+      await core.tick(ctx('scheduler'));
     return core.get_proposal(ctx('x'), id)!;
   };
   const step = () => (clock.now += 1n);
@@ -99,7 +115,11 @@ describe('liquid democracy on the governance core (decisions G28–G33)', () => 
     const id = await s.propose();
     s.ok(await s.core.cast_vote(s.ctx('c'), id, 'No'));
     const p = await s.close(id);
-    assert.deepEqual([p.tally?.no_votes, p.tally?.yes_votes], [3n, 0n], 'a and b through c; the x ↔ y cycle with no voter counts nobody');
+    assert.deepEqual(
+      [p.tally?.no_votes, p.tally?.yes_votes],
+      [3n, 0n],
+      'a and b through c; the x ↔ y cycle with no voter counts nobody',
+    );
     assert.deepEqual(s.core.get_my_ballot(s.ctx('a'), id), { vote: 'No', delegate: 'c', final: true });
     // A cycle with a voter in it: y votes, x follows y, and y is counted once.
     const id2 = await s.propose();
@@ -176,10 +196,18 @@ describe('liquid democracy on the governance core (decisions G28–G33)', () => 
     s.ok(await s.core.cast_vote(s.ctx('d'), id, 'Yes'));
     s.clock.now = s.core.get_proposal(s.ctx('x'), id)!.voting_closes;
     await s.core.tick(s.ctx('scheduler'));
-    assert.deepEqual(s.core.get_turnout(s.ctx('x'), id), { direct: 1n, delegated: 2_000n, delegated_counted: false }, 'the first step stops at 2,000');
+    assert.deepEqual(
+      s.core.get_turnout(s.ctx('x'), id),
+      { direct: 1n, delegated: 2_000n, delegated_counted: false },
+      'the first step stops at 2,000',
+    );
     assert.equal(s.core.get_proposal(s.ctx('x'), id)!.status, 'Tallied');
     await s.core.tick(s.ctx('scheduler'));
-    assert.deepEqual(s.core.get_turnout(s.ctx('x'), id), { direct: 1n, delegated: 2_001n, delegated_counted: true }, 'the second step counts the last one');
+    assert.deepEqual(
+      s.core.get_turnout(s.ctx('x'), id),
+      { direct: 1n, delegated: 2_001n, delegated_counted: true },
+      'the second step counts the last one',
+    );
     const p = s.core.get_proposal(s.ctx('x'), id)!;
     assert.equal(p.tally?.yes_votes, 2_002n);
     assert.notEqual(p.status, 'Tallied', 'judged once counted');
@@ -204,9 +232,14 @@ describe('liquid democracy on the governance core (decisions G28–G33)', () => 
       await s.core.tick(s.ctx('scheduler'));
       counted.push(s.core.get_turnout(s.ctx('x'), id)!.delegated);
     }
-    assert.equal(s.core.get_turnout(s.ctx('x'), id)?.delegated_counted, true, `finished (delegated after each step: ${counted.join(', ')})`);
+    assert.equal(
+      s.core.get_turnout(s.ctx('x'), id)?.delegated_counted,
+      true,
+      `finished (delegated after each step: ${counted.join(', ')})`,
+    );
     assert.ok(counted.length >= 5, `several steps: ${counted.join(', ')}`);
-    for (let i = 1; i < counted.length - 1; i++) assert.ok(counted[i]! > counted[i - 1]!, `each step goes on: ${counted.join(', ')}`);
+    for (let i = 1; i < counted.length - 1; i++)
+      assert.ok(counted[i]! > counted[i - 1]!, `each step goes on: ${counted.join(', ')}`);
     assert.equal(counted.at(-1), 10n);
     const votes = s.core.list_votes(s.ctx('admin'), id);
     assert.equal(votes.length, 11);
@@ -264,7 +297,8 @@ describe('liquid democracy on the governance core (decisions G28–G33)', () => 
     assert.equal(s.core.get_my_ballot(s.ctx('in-between'), id), undefined);
     assert.deepEqual(s.core.get_turnout(s.ctx('x'), id), { direct: 1n, delegated: 1n, delegated_counted: true });
     assert.equal(p.tally?.yes_votes, 2n);
-    // A window that opens as it is created (EmergencyAction): a delegation made at that very instant does not count either.
+    // A window that opens as it is created (EmergencyAction): a delegation made at that very instant does not count
+    // either.
     s.step();
     s.ok(await s.delegate('same-instant', 'd'));
     const now = await s.propose('EmergencyAction');
@@ -329,7 +363,10 @@ describe('liquid democracy on the governance core (decisions G28–G33)', () => 
     s.ok(await s.core.cast_vote(s.ctx('b'), id, 'No'));
     assert.deepEqual(s.core.list_represented(s.ctx('admin'), id, 'd').members.sort(), ['a', 'c']);
     const first = s.core.list_represented(s.ctx('admin'), id, 'd', undefined, 1);
-    assert.deepEqual([first.members, s.core.list_represented(s.ctx('admin'), id, 'd', first.next, 5).members.sort()], [['a'], ['c']]);
+    assert.deepEqual(
+      [first.members, s.core.list_represented(s.ctx('admin'), id, 'd', first.next, 5).members.sort()],
+      [['a'], ['c']],
+    );
     assert.throws(() => s.core.list_represented(s.ctx('d'), id, 'd'), /NotAuthorized/);
     s.ok(await s.delegate('a', 'c')); // a changes delegate: d loses one
     assert.equal(s.core.list_my_delegators(s.ctx('d')).total, 2n);
@@ -354,7 +391,9 @@ describe('reasons with votes (decision G34)', () => {
     const s = setup(['a', 'b']);
     const id = await s.propose();
     const long = 'é'.repeat(1_001);
-    assert.deepEqual(await s.core.cast_vote_with_reason(s.ctx('a'), id, 'Yes', long), { Err: { ReasonTooLong: { max: 1_000 } } });
+    assert.deepEqual(await s.core.cast_vote_with_reason(s.ctx('a'), id, 'Yes', long), {
+      Err: { ReasonTooLong: { max: 1_000 } },
+    });
     assert.equal(s.core.get_my_vote(s.ctx('a'), id), undefined);
     const atLimit = 'é'.repeat(1_000);
     s.ok(await s.core.cast_vote_with_reason(s.ctx('a'), id, 'Yes', atLimit));
@@ -372,7 +411,11 @@ describe('reasons with votes (decision G34)', () => {
       ['too costly'],
     );
     assert.equal(s.core.list_votes(s.ctx('admin'), id).find((v) => v.voter === 'b')?.reason, 'too costly');
-    assert.deepEqual(s.core.list_vote_reasons(s.ctx('anyone'), id, 0xffff_ffff_ffff_ffffn), [], 'after the last nat64: nothing, no trap');
+    assert.deepEqual(
+      s.core.list_vote_reasons(s.ctx('anyone'), id, 0xffff_ffff_ffff_ffffn),
+      [],
+      'after the last nat64: nothing, no trap',
+    );
   });
 });
 
@@ -383,10 +426,23 @@ const MEMBERS = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5'];
 const VOTES: Vote[] = ['Yes', 'No', 'Abstain'];
 const scope = fc.constantFrom<'All' | ProposalCategory>('All', 'EmergencyAction', 'General');
 const op = fc.oneof(
-  fc.record({ kind: fc.constant('delegate' as const), from: fc.nat(MEMBERS.length - 1), to: fc.nat(MEMBERS.length - 1), scope }),
+  fc.record({
+    kind: fc.constant('delegate' as const),
+    from: fc.nat(MEMBERS.length - 1),
+    to: fc.nat(MEMBERS.length - 1),
+    scope,
+  }),
   fc.record({ kind: fc.constant('revoke' as const), from: fc.nat(MEMBERS.length - 1), scope }),
-  fc.record({ kind: fc.constant('vote' as const), by: fc.nat(MEMBERS.length - 1), proposal: fc.nat(3), vote: fc.nat(2) }),
-  fc.record({ kind: fc.constant('open' as const), category: fc.constantFrom<ProposalCategory>('EmergencyAction', 'General') }),
+  fc.record({
+    kind: fc.constant('vote' as const),
+    by: fc.nat(MEMBERS.length - 1),
+    proposal: fc.nat(3),
+    vote: fc.nat(2),
+  }),
+  fc.record({
+    kind: fc.constant('open' as const),
+    category: fc.constantFrom<ProposalCategory>('EmergencyAction', 'General'),
+  }),
 );
 
 describe('one member, one vote (decisions G29–G31, property)', () => {
@@ -395,7 +451,12 @@ describe('one member, one vote (decisions G29–G31, property)', () => {
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 40 }), async (ops) => {
         const s = setup(MEMBERS);
         const live = new Map<string, string>(); // member|scope → delegate
-        const proposals: Array<{ id: bigint; category: ProposalCategory; fixed: Map<string, string>; direct: Map<string, Vote> }> = [];
+        const proposals: Array<{
+          id: bigint;
+          category: ProposalCategory;
+          fixed: Map<string, string>;
+          direct: Map<string, Vote>;
+        }> = [];
         for (const o of ops) {
           s.step();
           if (o.kind === 'delegate') {
@@ -428,7 +489,12 @@ describe('one member, one vote (decisions G29–G31, property)', () => {
           const expected = expectedBallots(p.fixed, p.direct, p.category, MEMBERS);
           const votes = s.core.list_votes(s.ctx('admin'), p.id);
           assert.equal(new Set(votes.map((v) => v.voter)).size, votes.length, 'one ballot per member');
-          assert.deepEqual(new Map(votes.map((v) => [v.voter, { vote: v.vote, ...(v.delegate !== undefined && { delegate: v.delegate }) }])), expected);
+          assert.deepEqual(
+            new Map(
+              votes.map((v) => [v.voter, { vote: v.vote, ...(v.delegate !== undefined && { delegate: v.delegate }) }]),
+            ),
+            expected,
+          );
           const t = s.core.get_proposal(s.ctx('x'), p.id)!.tally!;
           assert.equal(t.yes_votes + t.no_votes + t.abstentions, BigInt(expected.size));
           assert.ok(BigInt(expected.size) <= t.total_eligible);

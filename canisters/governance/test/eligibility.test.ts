@@ -13,7 +13,8 @@ import type { GovernanceDeps, ProposalCategory } from '../core/types.ts';
 const USER = 'user-canister';
 const GOV = 'gov';
 const at = (iso: string) => BigInt(Date.parse(iso)) * 1_000_000n;
-const stores = <S>(names: Record<string, string>) => Object.fromEntries(Object.keys(names).map((k) => [k, plainStore()])) as unknown as S;
+const stores = <S>(names: Record<string, string>) =>
+  Object.fromEntries(Object.keys(names).map((k) => [k, plainStore()])) as unknown as S;
 
 function setup(start = '2026-03-10T12:00:00Z') {
   const clock = { now: at(start) };
@@ -161,6 +162,10 @@ describe('eligibility is fixed when voting opens (decision G23)', () => {
     s.gs.proposals.set(id, before);
     s.clock.now += NS_PER_DAY;
     assert.deepEqual(await s.vote('old', id), { Ok: null }, 'a member from before the history: Active since joining');
-    assert.deepEqual(await s.vote('between', id), { Err: { NotActiveWhenVotingOpened: { opened_at: opens } } }, 'voting_opens stands in');
+    assert.deepEqual(
+      await s.vote('between', id),
+      { Err: { NotActiveWhenVotingOpened: { opened_at: opens } } },
+      'voting_opens stands in',
+    );
   });
 });

@@ -10,7 +10,9 @@ import { NS_PER_DAY, NS_PER_HOUR } from '../core/rules/categories.ts';
 
 describe('the execution deadline (decision G46)', () => {
   it('is voting_closes plus the execution window at creation; an amendment moves only later proposals; unknown id: none', async () => {
-    const stores = Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()])) as unknown as GovernanceStores;
+    const stores = Object.fromEntries(
+      Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()]),
+    ) as unknown as GovernanceStores;
     const clock = { now: 1_000n * NS_PER_HOUR };
     const core = governanceCore(stores, {
       candid: IDL,
@@ -22,7 +24,13 @@ describe('the execution deadline (decision G46)', () => {
       },
       treasury: { execute_payout: async () => ({ Ok: null }) },
     });
-    core.init({ self: 'gov', membership_canister: 'm', treasury_canister: 't', admins: ['admin'], trusted_proposers: [] });
+    core.init({
+      self: 'gov',
+      membership_canister: 'm',
+      treasury_canister: 't',
+      admins: ['admin'],
+      trusted_proposers: [],
+    });
     const ctx = (caller: string) => ({ caller, now: clock.now });
     const propose = async (args: Parameters<typeof core.create_proposal>[1]) => {
       const r = await core.create_proposal(ctx('admin'), args);
@@ -32,7 +40,11 @@ describe('the execution deadline (decision G46)', () => {
 
     const before = await propose({ title: 'Before', body: 'b', category: 'General' });
     const p = core.get_proposal(ctx('x'), before)!;
-    assert.equal(core.get_execution_deadline(ctx('anyone'), before), p.voting_closes + 7n * NS_PER_DAY, 'the default execution window: 7 days');
+    assert.equal(
+      core.get_execution_deadline(ctx('anyone'), before),
+      p.voting_closes + 7n * NS_PER_DAY,
+      'the default execution window: 7 days',
+    );
     assert.equal(core.get_execution_deadline(ctx('anyone'), 999n), undefined);
 
     // An amendment to a one-day execution window, voted through and executed.
@@ -45,12 +57,20 @@ describe('the execution deadline (decision G46)', () => {
     clock.now = core.get_proposal(ctx('x'), amendment)!.voting_opens;
     assert.deepEqual(await core.cast_vote(ctx('voter'), amendment, 'Yes'), { Ok: null });
     clock.now = core.get_proposal(ctx('x'), amendment)!.voting_closes;
-    for (let i = 0; i < 10 && core.get_proposal(ctx('x'), amendment)!.status !== 'Executed'; i++) await core.tick(ctx('scheduler'));
+    for (let i = 0; i < 10 && core.get_proposal(ctx('x'), amendment)!.status !== 'Executed'; i++)
+      await core.tick(ctx('scheduler'));
     assert.equal(core.get_proposal(ctx('x'), amendment)!.status, 'Executed');
     assert.equal(core.get_settings(ctx('x')).execution_window, NS_PER_DAY);
 
-    assert.equal(core.get_execution_deadline(ctx('anyone'), before), p.voting_closes + 7n * NS_PER_DAY, 'fixed at creation (spec 1 Categories rule 2)');
+    assert.equal(
+      core.get_execution_deadline(ctx('anyone'), before),
+      p.voting_closes + 7n * NS_PER_DAY,
+      'fixed at creation (spec 1 Categories rule 2)',
+    );
     const after = await propose({ title: 'After', body: 'b', category: 'General' });
-    assert.equal(core.get_execution_deadline(ctx('anyone'), after), core.get_proposal(ctx('x'), after)!.voting_closes + NS_PER_DAY);
+    assert.equal(
+      core.get_execution_deadline(ctx('anyone'), after),
+      core.get_proposal(ctx('x'), after)!.voting_closes + NS_PER_DAY,
+    );
   });
 });

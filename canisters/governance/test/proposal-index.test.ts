@@ -39,7 +39,9 @@ function counted<K extends StoreKey, V>(store: Store<K, V>, count: { read: numbe
 
 async function governanceWith(proposals: Array<{ category: ProposalCategory; votes: number; at: number }>) {
   const count = { read: 0 };
-  const raw = Object.fromEntries(Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()])) as unknown as GovernanceStores;
+  const raw = Object.fromEntries(
+    Object.keys(GOVERNANCE_STORE_NAMES).map((k) => [k, plainStore()]),
+  ) as unknown as GovernanceStores;
   const stores = { ...raw, proposals: counted(raw.proposals, count) };
   const core = governanceCore(stores, {
     membership: {
@@ -53,11 +55,21 @@ async function governanceWith(proposals: Array<{ category: ProposalCategory; vot
   });
   const clock = { now: 1_000n * NS_PER_HOUR };
   const ctx = (caller: string) => ({ caller, now: clock.now });
-  core.init({ self: 'gov', membership_canister: 'm', treasury_canister: 't', admins: ['admin'], trusted_proposers: [] });
+  core.init({
+    self: 'gov',
+    membership_canister: 'm',
+    treasury_canister: 't',
+    admins: ['admin'],
+    trusted_proposers: [],
+  });
   const ids: bigint[] = [];
   for (const p of proposals) {
     clock.now = 1_000n * NS_PER_HOUR + BigInt(p.at) * NS_PER_HOUR;
-    const r = await core.create_proposal(ctx('admin'), { title: `P${ids.length}`, body: 'b'.repeat(10), category: p.category });
+    const r = await core.create_proposal(ctx('admin'), {
+      title: `P${ids.length}`,
+      body: 'b'.repeat(10),
+      category: p.category,
+    });
     assert.ok('Ok' in r);
     ids.push(r.Ok);
     if (p.votes > 0) {
@@ -75,14 +87,23 @@ function expected(g: Awaited<ReturnType<typeof governanceWith>>, args: ListPropo
     .reverse()
     .filter((id) => args.from_id === undefined || id <= args.from_id)
     .map((id) => g.core.get_proposal(g.ctx('anyone'), id)!)
-    .filter((p) => (args.category === undefined || p.category === args.category) && (args.status === undefined || p.status === args.status));
+    .filter(
+      (p) =>
+        (args.category === undefined || p.category === args.category) &&
+        (args.status === undefined || p.status === args.status),
+    );
 }
 
 function checkEveryFilter(g: Awaited<ReturnType<typeof governanceWith>>) {
   for (const status of [undefined, ...STATUSES]) {
     for (const category of [undefined, 'General', 'EmergencyAction'] as const) {
       for (const from_id of [undefined, g.ids[0], g.ids[Math.floor(g.ids.length / 2)], g.ids.at(-1)! + 5n]) {
-        const args: ListProposalsArgs = { limit: 100, ...(status && { status }), ...(category && { category }), ...(from_id !== undefined && { from_id }) };
+        const args: ListProposalsArgs = {
+          limit: 100,
+          ...(status && { status }),
+          ...(category && { category }),
+          ...(from_id !== undefined && { from_id }),
+        };
         assert.deepEqual(
           g.core.list_proposals(g.ctx('anyone'), args),
           expected(g, args).slice(0, 100),
@@ -120,7 +141,11 @@ describe('filtered proposal lists (decision W8)', () => {
 
   it('read only their candidates: a rare category or a live status costs the same however long the history', async () => {
     const many = Array.from({ length: 300 }, (_, i) => ({ category: 'General' as ProposalCategory, votes: 0, at: i }));
-    const g = await governanceWith([{ category: 'EmergencyAction', votes: 0, at: 0 }, ...many, { category: 'EmergencyAction', votes: 0, at: 300 }]);
+    const g = await governanceWith([
+      { category: 'EmergencyAction', votes: 0, at: 0 },
+      ...many,
+      { category: 'EmergencyAction', votes: 0, at: 300 },
+    ]);
     g.clock.now += 24n * 30n * NS_PER_HOUR;
     await g.core.tick(g.ctx('timer')); // every proposal closed (no votes: Rejected) and final
     const late = await g.core.create_proposal(g.ctx('admin'), { title: 'Late', body: 'b', category: 'General' });
@@ -140,7 +165,11 @@ describe('filtered proposal lists (decision W8)', () => {
   it('a store kept without the index is listed by a scan until the scheduler has indexed it, a bounded part per step', async () => {
     const g = await governanceWith([
       ...history(),
-      ...Array.from({ length: INDEX_STEP + 50 }, (_, i) => ({ category: 'General' as ProposalCategory, votes: 0, at: 400 + i })),
+      ...Array.from({ length: INDEX_STEP + 50 }, (_, i) => ({
+        category: 'General' as ProposalCategory,
+        votes: 0,
+        at: 400 + i,
+      })),
     ]);
     g.clock.now = 1_000n * NS_PER_HOUR + 500n * NS_PER_HOUR;
     await g.core.tick(g.ctx('timer'));

@@ -3,7 +3,13 @@ import { MAX_SOURCE_URL_CHARS, SOURCE_URL_RULE } from '@domdao/canister-kit/rule
 import { coreWithProposal } from './core.ts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { categoryRulesProblem, DEFAULT_CATEGORY_RULES, NS_PER_DAY, NS_PER_HOUR, type ProposalCategory } from '../core/rules/categories.ts';
+import {
+  categoryRulesProblem,
+  DEFAULT_CATEGORY_RULES,
+  NS_PER_DAY,
+  NS_PER_HOUR,
+  type ProposalCategory,
+} from '../core/rules/categories.ts';
 import { passes, quorumMet, tally, thresholdMet } from '../core/rules/counting.ts';
 import { isStale, priceInForce, setDomPriceProblem, toTick, type PriceEntry } from '../core/rules/price.ts';
 
@@ -32,7 +38,10 @@ describe('category rules (spec 1 Categories table)', () => {
   it('amended rules must stay sensible', () => {
     assert.equal(categoryRulesProblem({ quorumBps: 1000, thresholdBps: 5100, votingWindowNs: NS_PER_DAY }), undefined);
     assert.match(categoryRulesProblem({ quorumBps: 0, thresholdBps: 5100, votingWindowNs: NS_PER_DAY })!, /quorum/);
-    assert.match(categoryRulesProblem({ quorumBps: 1000, thresholdBps: 5000, votingWindowNs: NS_PER_DAY })!, /above 50/);
+    assert.match(
+      categoryRulesProblem({ quorumBps: 1000, thresholdBps: 5000, votingWindowNs: NS_PER_DAY })!,
+      /above 50/,
+    );
     assert.match(categoryRulesProblem({ quorumBps: 1000, thresholdBps: 5100, votingWindowNs: 60n })!, /window/);
   });
 });
@@ -78,13 +87,23 @@ describe('counting (decision G1: "at least")', () => {
   });
   it('passes needs both, and the tally carries the counts with both flags', () => {
     const t = tally(c(60, 40, 0, 1000), general);
-    assert.deepEqual(t, { yes_votes: 60n, no_votes: 40n, abstentions: 0n, total_eligible: 1000n, quorum_met: true, threshold_met: true });
+    assert.deepEqual(t, {
+      yes_votes: 60n,
+      no_votes: 40n,
+      abstentions: 0n,
+      total_eligible: 1000n,
+      quorum_met: true,
+      threshold_met: true,
+    });
     assert.equal(passes(t), true);
     assert.equal(passes(tally(c(6, 4, 0, 1000), general)), false, 'threshold met, quorum not');
   });
   it('counts beyond 2^53 stay exact (bigint arithmetic)', () => {
     const big = 2n ** 60n;
-    assert.equal(thresholdMet({ yes_votes: big * 51n, no_votes: big * 49n, abstentions: 0n, total_eligible: big * 100n }, general), true);
+    assert.equal(
+      thresholdMet({ yes_votes: big * 51n, no_votes: big * 49n, abstentions: 0n, total_eligible: big * 100n }, general),
+      true,
+    );
   });
 });
 
@@ -142,7 +161,13 @@ describe('SetDomPrice payload validation (InvalidPayload at creation)', () => {
   }
   it('accepts a plain price, and one with effect, expiry and an https source', () => {
     assert.equal(setDomPriceProblem({ price_usd: 0.042 }, 10n), undefined);
-    assert.equal(setDomPriceProblem({ price_usd: 1, effective_at: 20n, expires_at: 30n, source_url: 'https://prices.example/dom' }, 10n), undefined);
+    assert.equal(
+      setDomPriceProblem(
+        { price_usd: 1, effective_at: 20n, expires_at: 30n, source_url: 'https://prices.example/dom' },
+        10n,
+      ),
+      undefined,
+    );
   });
 });
 
@@ -156,14 +181,25 @@ describe('decision G22: one source_url rule, and the refusal names the field', (
   it('create_proposal refuses an http:// (or too long) source_url with InvalidPayload naming source_url; https at 2048 characters is accepted, 2049 refused', async () => {
     const { core, ctx } = await coreWithProposal();
     const why = `source_url must be ${SOURCE_URL_RULE}`;
-    assert.deepEqual(await core.create_proposal(ctx('admin'), price('http://prices.example/dom')), { Err: { InvalidPayload: why } });
-    assert.deepEqual(await core.create_proposal(ctx('admin'), price('https://prices example/dom')), { Err: { InvalidPayload: why } });
+    assert.deepEqual(await core.create_proposal(ctx('admin'), price('http://prices.example/dom')), {
+      Err: { InvalidPayload: why },
+    });
+    assert.deepEqual(await core.create_proposal(ctx('admin'), price('https://prices example/dom')), {
+      Err: { InvalidPayload: why },
+    });
     const at = (n: number) => 'https://p.example/' + 'x'.repeat(n - 'https://p.example/'.length);
     assert.equal(at(MAX_SOURCE_URL_CHARS).length, 2048);
-    assert.deepEqual(await core.create_proposal(ctx('admin'), price(at(MAX_SOURCE_URL_CHARS + 1))), { Err: { InvalidPayload: why } });
+    assert.deepEqual(await core.create_proposal(ctx('admin'), price(at(MAX_SOURCE_URL_CHARS + 1))), {
+      Err: { InvalidPayload: why },
+    });
     assert.ok('Ok' in (await core.create_proposal(ctx('admin'), price(at(MAX_SOURCE_URL_CHARS)))));
     assert.deepEqual(
-      await core.create_proposal(ctx('admin'), { title: 'Price', body: 'b', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: 0 } } }),
+      await core.create_proposal(ctx('admin'), {
+        title: 'Price',
+        body: 'b',
+        category: 'SetDomPrice',
+        payload: { SetDomPrice: { price_usd: 0 } },
+      }),
       { Err: { InvalidPayload: 'price_usd must be a finite number above 0' } },
     );
   });

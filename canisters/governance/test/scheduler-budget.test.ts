@@ -8,8 +8,15 @@ import { STEP_INSTRUCTION_BUDGET } from '../core/scheduler.ts';
 import { NS_PER_HOUR } from '../core/rules/categories.ts';
 import { coreWithProposal } from './core.ts';
 
-async function closedProposalWithVotes(voters: number, instructions?: () => bigint, wrap?: Parameters<typeof coreWithProposal>[1]) {
-  const { core, ctx, clock, id } = await coreWithProposal({ eligible: BigInt(voters), ...(instructions && { instructions }) }, wrap);
+async function closedProposalWithVotes(
+  voters: number,
+  instructions?: () => bigint,
+  wrap?: Parameters<typeof coreWithProposal>[1],
+) {
+  const { core, ctx, clock, id } = await coreWithProposal(
+    { eligible: BigInt(voters), ...(instructions && { instructions }) },
+    wrap,
+  );
   clock.now += 2n * NS_PER_HOUR;
   await core.tick(ctx('timer'));
   for (let i = 0; i < voters; i++) assert.deepEqual(await core.cast_vote(ctx(`voter-${i}`), id, 'Yes'), { Ok: null });
@@ -113,7 +120,9 @@ describe('scheduler limits at the limit and one unit past it (decisions G6, G20,
   it('decision G6: after a failed execution the scheduler next wakes exactly execution_retry_interval after the attempt', async () => {
     let fail = true;
     const { core, ctx, clock } = await coreWithProposal({
-      treasury: { execute_payout: async () => (fail ? { Err: { LedgerError: 'TemporarilyUnavailable' } } : { Ok: null }) } as never,
+      treasury: {
+        execute_payout: async () => (fail ? { Err: { LedgerError: 'TemporarilyUnavailable' } } : { Ok: null }),
+      } as never,
     });
     const id = (
       (await core.create_proposal(ctx('admin'), {
@@ -136,7 +145,11 @@ describe('scheduler limits at the limit and one unit past it (decisions G6, G20,
     clock.now = wake - 1n;
     fail = false;
     await core.tick(ctx('timer'));
-    assert.equal(core.get_proposal(ctx('admin'), id)!.status, 'Approved', 'one ns before the retry is due: not retried');
+    assert.equal(
+      core.get_proposal(ctx('admin'), id)!.status,
+      'Approved',
+      'one ns before the retry is due: not retried',
+    );
     clock.now = wake;
     await core.tick(ctx('timer'));
     assert.equal(core.get_proposal(ctx('admin'), id)!.status, 'Executed', 'retried exactly when next_wakeup said');

@@ -32,7 +32,11 @@ describe('cast_vote under interleaving (spec 1: one vote per member)', () => {
     await core.tick(ctx('admin')); // the opening recorded: the membership check is the vote's first await
     const first = core.cast_vote(ctx('alice'), created.Ok, 'Yes');
     const second = core.cast_vote(ctx('alice'), created.Ok, 'No');
-    assert.equal(gates.length, 2, 'both calls passed their first AlreadyVoted check and wait on the membership canister');
+    assert.equal(
+      gates.length,
+      2,
+      'both calls passed their first AlreadyVoted check and wait on the membership canister',
+    );
     gates[0]!.resolve({ active_now: true, active_at: true });
     assert.deepEqual(await first, { Ok: null });
     gates[1]!.resolve({ active_now: true, active_at: true });
@@ -51,7 +55,8 @@ describe('cast_vote under interleaving (spec 1: one vote per member)', () => {
       membership: {
         get_membership_status: async () => ({ is_active: true }),
         // The vote's own count waits; the scheduler's, later, answers at once.
-        active_member_snapshot: () => (snapshots++ === 0 ? snapshotGate.promise : Promise.resolve({ count: 3n, at: clock.now })),
+        active_member_snapshot: () =>
+          snapshots++ === 0 ? snapshotGate.promise : Promise.resolve({ count: 3n, at: clock.now }),
         voting_eligibility: async (_voter, at) => ({ active_now: true, active_at: joinedAt < at }),
         apply_policy: async () => ({ Ok: null }),
       },
@@ -74,7 +79,10 @@ describe('cast_vote under interleaving (spec 1: one vote per member)', () => {
     const { core, ctx, clock, id } = await coreWithProposal({ eligible: 300n });
     const created = { Ok: id };
     clock.now += 2n * NS_PER_HOUR;
-    for (let i = 0; i < 201; i++) assert.deepEqual(await core.cast_vote(ctx(`voter-${String(i).padStart(3, '0')}`), created.Ok, 'Yes'), { Ok: null });
+    for (let i = 0; i < 201; i++)
+      assert.deepEqual(await core.cast_vote(ctx(`voter-${String(i).padStart(3, '0')}`), created.Ok, 'Yes'), {
+        Ok: null,
+      });
     assert.equal(core.list_votes_page(ctx('admin'), created.Ok, undefined, 10_000).length, 200);
     assert.equal(core.list_votes_page(ctx('admin'), created.Ok, 'voter-199', 10_000).length, 1);
   });

@@ -1,7 +1,19 @@
 // The ledger canister on the IC (Azle): Candid in and out through ../candid.ts, state in stable memory.
 // Production networks run DFINITY's ICRC-1 ledger wasm as the DOM ledger instead (dfx.json "ledger",
 // decision L1); this build keeps the embedded core deployable on a local replica with the same interface.
-import { canisterSelf, certifiedDataSet, dataCertificate, IDL, init, msgArgData, msgReply, postUpgrade, query, StableBTreeMap, update } from 'azle';
+import {
+  canisterSelf,
+  certifiedDataSet,
+  dataCertificate,
+  IDL,
+  init,
+  msgArgData,
+  msgReply,
+  postUpgrade,
+  query,
+  StableBTreeMap,
+  update,
+} from 'azle';
 import {
   armIndexBuild,
   AzleIdl,
@@ -83,7 +95,9 @@ function replyBlocks(facet: 'ledger' | 'archive'): void {
       const id = run.start + BigInt(i);
       blocks.push({ id, value: encodedBlocks.get(blockKey(id)) ?? encodeBlock(stores.blocks.get(id)!) });
     }
-  const archived = plan.archived.length ? [{ args: plan.archived, callback: { canister: canisterSelf().toUint8Array(), method: ARCHIVE_METHOD } }] : [];
+  const archived = plan.archived.length
+    ? [{ args: plan.archived, callback: { canister: canisterSelf().toUint8Array(), method: ARCHIVE_METHOD } }]
+    : [];
   msgReply(encodeGetBlocksReply(REPLY_HEADER, { log_length: plan.log_length, blocks, archived_blocks: archived }));
 }
 

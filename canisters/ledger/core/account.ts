@@ -6,7 +6,8 @@ const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '
 
 /** Why `account` is not a valid ICRC-1 account, if it is not. */
 export function accountProblem(account: Account): string | undefined {
-  if (account.subaccount !== undefined && account.subaccount.length !== 32) return `a subaccount must be 32 bytes, got ${account.subaccount.length}`;
+  if (account.subaccount !== undefined && account.subaccount.length !== 32)
+    return `a subaccount must be 32 bytes, got ${account.subaccount.length}`;
   return undefined;
 }
 
@@ -29,7 +30,9 @@ export function sameAccount(a: Account, b: Account): boolean {
 
 /** The account as the ledger reports it: the default subaccount as none. */
 export function normalAccount(account: Account): Account {
-  return isDefaultSubaccount(account.subaccount) ? { owner: account.owner } : { owner: account.owner, subaccount: account.subaccount! };
+  return isDefaultSubaccount(account.subaccount)
+    ? { owner: account.owner }
+    : { owner: account.owner, subaccount: account.subaccount! };
 }
 
 export function bytesKey(b: Uint8Array | undefined): string {

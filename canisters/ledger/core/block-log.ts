@@ -35,7 +35,11 @@ export interface BlocksPlan {
 }
 
 /** The log over the ledger's stores; `config` is read at each call (archive mode's boundary). */
-export function blockLog(stores: Pick<LedgerStores, 'blocks' | 'counters'>, host: LedgerHost, config: () => LedgerConfig) {
+export function blockLog(
+  stores: Pick<LedgerStores, 'blocks' | 'counters'>,
+  host: LedgerHost,
+  config: () => LedgerConfig,
+) {
   const blockCount = (): bigint => stores.counters.get('blocks') ?? 0n;
   const append = (block: Block): bigint => {
     const index = blockCount();
@@ -70,8 +74,12 @@ export function blockLog(stores: Pick<LedgerStores, 'blocks' | 'counters'>, host
       const start = r.start;
       const end = [r.start + (r.length < budget ? r.length : budget), length].reduce((x, y) => (x < y ? x : y));
       if (start >= end) continue;
-      const own = facet === 'ledger' ? { from: start > boundary ? start : boundary, to: end } : { from: start, to: end < boundary ? end : boundary };
-      if (facet === 'ledger' && start < boundary) archived.push({ start, length: (end < boundary ? end : boundary) - start });
+      const own =
+        facet === 'ledger'
+          ? { from: start > boundary ? start : boundary, to: end }
+          : { from: start, to: end < boundary ? end : boundary };
+      if (facet === 'ledger' && start < boundary)
+        archived.push({ start, length: (end < boundary ? end : boundary) - start });
       if (own.from >= own.to) continue;
       runs.push({ start: own.from, count: Number(own.to - own.from) });
       budget -= own.to - own.from;
@@ -81,8 +89,13 @@ export function blockLog(stores: Pick<LedgerStores, 'blocks' | 'counters'>, host
   const answer = (p: BlocksPlan): GetBlocksResult => {
     const blocks: GetBlocksResult['blocks'] = [];
     for (const run of p.runs)
-      for (const [id, block] of stores.blocks.entries({ from: run.start, limit: run.count })) blocks.push({ id, block: blockValue(block) });
-    return { log_length: p.log_length, blocks, archived_blocks: p.archived.length ? [{ args: p.archived, callback: [host.self(), ARCHIVE_METHOD] }] : [] };
+      for (const [id, block] of stores.blocks.entries({ from: run.start, limit: run.count }))
+        blocks.push({ id, block: blockValue(block) });
+    return {
+      log_length: p.log_length,
+      blocks,
+      archived_blocks: p.archived.length ? [{ args: p.archived, callback: [host.self(), ARCHIVE_METHOD] }] : [],
+    };
   };
   return { append, archivedBelow, plan, answer };
 }

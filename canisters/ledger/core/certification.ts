@@ -49,7 +49,21 @@ function compare(a: Uint8Array, b: Uint8Array): number {
  * was a third of a block's hashing on the wasm (decision L40). Only these texts are kept, so the cache
  * cannot grow with input.
  */
-const FIXED_TEXTS = ['btype', 'ts', 'phash', 'fee', 'tx', 'amt', 'from', 'to', 'memo', 'created_at_time', 'spender', 'expected_allowance', 'expires_at'];
+const FIXED_TEXTS = [
+  'btype',
+  'ts',
+  'phash',
+  'fee',
+  'tx',
+  'amt',
+  'from',
+  'to',
+  'memo',
+  'created_at_time',
+  'spender',
+  'expected_allowance',
+  'expires_at',
+];
 const FIXED = new Map<string, Uint8Array>();
 for (const t of [...FIXED_TEXTS, '1mint', '1burn', '1xfer', '2approve', '2xfer']) FIXED.set(t, sha256(utf8.encode(t)));
 const textHash = (t: string) => FIXED.get(t) ?? sha256(utf8.encode(t));
@@ -79,7 +93,10 @@ export function treeRootHash(t: HashTree): Uint8Array {
 /** ICRC-3's tip tree: the two labels in the tree's (lexicographic) order. */
 export function tipTree(lastIndex: bigint, lastHash: Uint8Array): HashTree {
   return {
-    fork: [{ labeled: [utf8.encode('last_block_hash'), { leaf: lastHash }] }, { labeled: [utf8.encode('last_block_index'), { leaf: leb128(lastIndex) }] }],
+    fork: [
+      { labeled: [utf8.encode('last_block_hash'), { leaf: lastHash }] },
+      { labeled: [utf8.encode('last_block_index'), { leaf: leb128(lastIndex) }] },
+    ],
   };
 }
 

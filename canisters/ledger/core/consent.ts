@@ -28,28 +28,45 @@ export interface LedgerDeps {
 }
 
 const ANONYMOUS = '2vxsx-fae';
-const DEDUP_NOTE = 'The ledger accepts this request only within its 24-hour deduplication window after this time, and only once.';
+const DEDUP_NOTE =
+  'The ledger accepts this request only within its 24-hour deduplication window after this time, and only once.';
 
 export function ledgerConsent(config: () => LedgerConfig, candid: Idl) {
   let table: ReturnType<typeof ledgerMethods> | undefined;
   const methods = () => (table ??= ledgerMethods(candid));
 
-  function describe(ctx: CallContext, method: string, arg: unknown, c: LedgerConfig): { intent: string; summary: string; lines: ConsentLine[] } | string {
+  function describe(
+    ctx: CallContext,
+    method: string,
+    arg: unknown,
+    c: LedgerConfig,
+  ): { intent: string; summary: string; lines: ConsentLine[] } | string {
     const token = (amount: bigint): Shown => ({ token: amount, decimals: c.decimals, symbol: c.token_symbol });
     const account = (a: Account): Shown => ({ code: accountText(a), max: 200 });
-    const own = (subaccount: Uint8Array | undefined): Account => ({ owner: ctx.caller, ...(subaccount !== undefined && { subaccount }) });
+    const own = (subaccount: Uint8Array | undefined): Account => ({
+      owner: ctx.caller,
+      ...(subaccount !== undefined && { subaccount }),
+    });
     const anonymous = ctx.caller === ANONYMOUS;
     const tail = (a: { memo?: Uint8Array; created_at_time?: bigint }): ConsentLine[] => [
       ...(a.memo !== undefined ? [{ label: 'Memo', value: { code: memoText(a.memo), max: 80 } }] : []),
-      ...(a.created_at_time !== undefined ? [{ label: 'Created at', value: { time: a.created_at_time }, note: DEDUP_NOTE }] : []),
+      ...(a.created_at_time !== undefined
+        ? [{ label: 'Created at', value: { time: a.created_at_time }, note: DEDUP_NOTE }]
+        : []),
     ];
-    const check = (accounts: Array<Account | undefined>, a: { memo?: Uint8Array; fee?: bigint }, expectedFee: bigint): string | undefined => {
+    const check = (
+      accounts: Array<Account | undefined>,
+      a: { memo?: Uint8Array; fee?: bigint },
+      expectedFee: bigint,
+    ): string | undefined => {
       for (const acc of accounts) {
         const p = acc && accountProblem(acc);
         if (p) return p;
       }
-      if (a.memo !== undefined && a.memo.length > c.max_memo_length) return `the memo is ${a.memo.length} bytes, above the limit of ${c.max_memo_length}`;
-      if (a.fee !== undefined && a.fee !== expectedFee) return `the fee must be ${expectedFee} (the ledger answers BadFee)`;
+      if (a.memo !== undefined && a.memo.length > c.max_memo_length)
+        return `the memo is ${a.memo.length} bytes, above the limit of ${c.max_memo_length}`;
+      if (a.fee !== undefined && a.fee !== expectedFee)
+        return `the fee must be ${expectedFee} (the ledger answers BadFee)`;
       return undefined;
     };
 
@@ -64,7 +81,12 @@ export function ledgerConsent(config: () => LedgerConfig, candid: Idl) {
       const source: ConsentLine[] = from
         ? [{ label: 'From', value: account(from) }]
         : a.from_subaccount !== undefined
-          ? [{ label: 'From subaccount', value: { code: Array.from(a.from_subaccount, (b) => b.toString(16).padStart(2, '0')).join('') } }]
+          ? [
+              {
+                label: 'From subaccount',
+                value: { code: Array.from(a.from_subaccount, (b) => b.toString(16).padStart(2, '0')).join('') },
+              },
+            ]
           : [];
       if (burn)
         return {
@@ -74,7 +96,9 @@ export function ledgerConsent(config: () => LedgerConfig, candid: Idl) {
         };
       return {
         intent: mint ? `Mint ${c.token_name}` : `Send ${c.token_name}`,
-        summary: mint ? 'You are creating new tokens from the minting account.' : 'You are approving a transfer of funds from your account.',
+        summary: mint
+          ? 'You are creating new tokens from the minting account.'
+          : 'You are approving a transfer of funds from your account.',
         lines: [
           ...source,
           { label: 'Amount', value: token(a.amount) },
@@ -82,7 +106,10 @@ export function ledgerConsent(config: () => LedgerConfig, candid: Idl) {
           {
             label: 'Fee',
             value: token(fee),
-            note: fee > 0n ? 'Charged for processing the transfer, paid by the sending account on top of the amount.' : undefined,
+            note:
+              fee > 0n
+                ? 'Charged for processing the transfer, paid by the sending account on top of the amount.'
+                : undefined,
           },
           ...tail(a),
         ],
@@ -96,7 +123,8 @@ export function ledgerConsent(config: () => LedgerConfig, candid: Idl) {
       if (problem) return problem;
       if (!anonymous && sameAccount(from, c.minting_account)) return 'the minting account cannot approve';
       if (!anonymous && sameAccount(from, a.spender)) return 'an account cannot approve itself';
-      if (a.expires_at !== undefined && a.expires_at <= ctx.now) return 'the approval has already expired (the ledger answers Expired)';
+      if (a.expires_at !== undefined && a.expires_at <= ctx.now)
+        return 'the approval has already expired (the ledger answers Expired)';
       return {
         intent: a.amount === 0n ? 'Revoke spending approval' : 'Approve spending',
         summary:
@@ -106,14 +134,26 @@ export function ledgerConsent(config: () => LedgerConfig, candid: Idl) {
         lines: [
           ...(anonymous ? [] : [{ label: 'From', value: account(from) }]),
           { label: 'Spender', value: account(a.spender) },
-          { label: 'Requested allowance', value: token(a.amount), note: 'The most the spender may withdraw (each withdrawal also takes the fee from it).' },
+          {
+            label: 'Requested allowance',
+            value: token(a.amount),
+            note: 'The most the spender may withdraw (each withdrawal also takes the fee from it).',
+          },
           a.expected_allowance !== undefined
-            ? { label: 'Only if the existing allowance is', value: token(a.expected_allowance), note: 'Otherwise the ledger refuses the approval.' }
+            ? {
+                label: 'Only if the existing allowance is',
+                value: token(a.expected_allowance),
+                note: 'Otherwise the ledger refuses the approval.',
+              }
             : { label: 'Existing allowance', value: { text: 'Replaced by the requested allowance, whatever it is.' } },
           a.expires_at !== undefined
             ? { label: 'Approval expires', value: { time: a.expires_at } }
             : { label: 'Approval expires', value: { text: 'Never: this approval has no expiration.' } },
-          { label: 'Approval fee', value: token(c.transfer_fee), note: 'Charged for processing the approval, paid by your account.' },
+          {
+            label: 'Approval fee',
+            value: token(c.transfer_fee),
+            note: 'Charged for processing the approval, paid by your account.',
+          },
           ...tail(a),
         ],
       };
@@ -139,7 +179,10 @@ export function ledgerConsent(config: () => LedgerConfig, candid: Idl) {
         {
           label: 'Fee',
           value: token(fee),
-          note: fee > 0n ? 'Charged for processing the transfer, paid by the From account and taken from your allowance too.' : undefined,
+          note:
+            fee > 0n
+              ? 'Charged for processing the transfer, paid by the From account and taken from your allowance too.'
+              : undefined,
         },
         ...tail(a),
       ],
@@ -158,7 +201,9 @@ export function ledgerConsent(config: () => LedgerConfig, candid: Idl) {
       const decoded = decodeArgs(candid, methods()[method].args, request.arg);
       if ('problem' in decoded) return unsupported(decoded.problem);
       const draft = describe(ctx, method, decoded.args[0], config());
-      return typeof draft === 'string' ? unsupported(`${method} would be refused: ${draft}`) : renderConsent(draft, request.user_preferences);
+      return typeof draft === 'string'
+        ? unsupported(`${method} would be refused: ${draft}`)
+        : renderConsent(draft, request.user_preferences);
     },
   };
 }

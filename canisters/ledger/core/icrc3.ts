@@ -33,7 +33,9 @@ export interface ArchiveInfo {
 }
 
 /** The last block of the log and its index; none while the log is empty. */
-export function lastBlock(stores: Pick<LedgerStores, 'blocks' | 'counters'>): { index: bigint; block: Block } | undefined {
+export function lastBlock(
+  stores: Pick<LedgerStores, 'blocks' | 'counters'>,
+): { index: bigint; block: Block } | undefined {
   const length = stores.counters.get('blocks') ?? 0n;
   return length === 0n ? undefined : { index: length - 1n, block: stores.blocks.get(length - 1n)! };
 }

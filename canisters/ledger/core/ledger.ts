@@ -5,7 +5,15 @@
 // L1–L8). Fees are burned (no fee collector). Mints are transfers from the minting account, burns
 // transfers to it. Blocks carry ICRC-3's hash chain and the tip is certified (decision L26). The log is
 // block-log.ts's, the deduplication window dedup.ts's.
-import { CanisterReject, compositeKey, Err, Ok, requireNats, type CallContext, type Result } from '@domdao/canister-kit';
+import {
+  CanisterReject,
+  compositeKey,
+  Err,
+  Ok,
+  requireNats,
+  type CallContext,
+  type Result,
+} from '@domdao/canister-kit';
 import { accountKey, accountProblem, bytesKey, givenAccountKey, normalAccount, sameAccount } from './account.ts';
 import { blockLog, type BlocksPlan, type GetBlocksArgs, type GetBlocksResult } from './block-log.ts';
 import { SUPPORTED_BLOCK_TYPES } from './blocks.ts';
@@ -72,7 +80,8 @@ export function ledgerCore(stores: LedgerStores, deps: LedgerDeps, host: LedgerH
       const p = a && accountProblem(a);
       if (p) return p;
     }
-    if (memo !== undefined && memo.length > config().max_memo_length) return `the memo is ${memo.length} bytes, above the limit of ${config().max_memo_length}`;
+    if (memo !== undefined && memo.length > config().max_memo_length)
+      return `the memo is ${memo.length} bytes, above the limit of ${config().max_memo_length}`;
     return undefined;
   }
 
@@ -90,7 +99,8 @@ export function ledgerCore(stores: LedgerStores, deps: LedgerDeps, host: LedgerH
     const mint = isMinting(a.from);
     const burn = isMinting(a.to);
     if (mint && burn) return Err(generic(ERROR_CODES.NOT_ALLOWED, 'the minting account cannot transfer to itself'));
-    if (mint && spender) return Err(generic(ERROR_CODES.NOT_ALLOWED, 'the minting account cannot be the source of transfer_from'));
+    if (mint && spender)
+      return Err(generic(ERROR_CODES.NOT_ALLOWED, 'the minting account cannot be the source of transfer_from'));
     const expected = mint || burn ? 0n : c.transfer_fee;
     const timing = timeAndDuplicate(a.created_at_time, dedupKey, now);
     if (timing) return Err(timing);
@@ -181,24 +191,45 @@ export function ledgerCore(stores: LedgerStores, deps: LedgerDeps, host: LedgerH
 
     icrc1_transfer(ctx: CallContext, a: TransferArgs): Result<bigint, TransferError> {
       requireNats({ amount: a.amount, fee: a.fee, created_at_time: a.created_at_time }, ['created_at_time']);
-      const from: Account = { owner: ctx.caller, ...(a.from_subaccount !== undefined && { subaccount: a.from_subaccount }) };
+      const from: Account = {
+        owner: ctx.caller,
+        ...(a.from_subaccount !== undefined && { subaccount: a.from_subaccount }),
+      };
       const problem = argumentProblem([from, a.to], a.memo);
       if (problem) return Err(generic(ERROR_CODES.INVALID_ARGUMENT, problem));
-      const key = ['1', givenAccountKey(from), givenAccountKey(a.to), a.amount, a.fee ?? '-', bytesKey(a.memo), a.created_at_time ?? '-'].join('|');
+      const key = [
+        '1',
+        givenAccountKey(from),
+        givenAccountKey(a.to),
+        a.amount,
+        a.fee ?? '-',
+        bytesKey(a.memo),
+        a.created_at_time ?? '-',
+      ].join('|');
       return move(ctx.now, { ...a, from }, key) as Result<bigint, TransferError>;
     },
 
     icrc2_approve(ctx: CallContext, a: ApproveArgs): Result<bigint, ApproveError> {
-      requireNats({ amount: a.amount, expected_allowance: a.expected_allowance, expires_at: a.expires_at, fee: a.fee, created_at_time: a.created_at_time }, [
-        'expires_at',
-        'created_at_time',
-      ]);
+      requireNats(
+        {
+          amount: a.amount,
+          expected_allowance: a.expected_allowance,
+          expires_at: a.expires_at,
+          fee: a.fee,
+          created_at_time: a.created_at_time,
+        },
+        ['expires_at', 'created_at_time'],
+      );
       const c = config();
-      const from: Account = { owner: ctx.caller, ...(a.from_subaccount !== undefined && { subaccount: a.from_subaccount }) };
+      const from: Account = {
+        owner: ctx.caller,
+        ...(a.from_subaccount !== undefined && { subaccount: a.from_subaccount }),
+      };
       const problem = argumentProblem([from, a.spender], a.memo);
       if (problem) return Err(generic(ERROR_CODES.INVALID_ARGUMENT, problem));
       if (isMinting(from)) return Err(generic(ERROR_CODES.NOT_ALLOWED, 'the minting account cannot approve'));
-      if (sameAccount(from, a.spender)) return Err(generic(ERROR_CODES.NOT_ALLOWED, 'an account cannot approve itself'));
+      if (sameAccount(from, a.spender))
+        return Err(generic(ERROR_CODES.NOT_ALLOWED, 'an account cannot approve itself'));
       const key = [
         '2a',
         givenAccountKey(from),
@@ -215,14 +246,19 @@ export function ledgerCore(stores: LedgerStores, deps: LedgerDeps, host: LedgerH
       if (a.fee !== undefined && a.fee !== c.transfer_fee) return Err({ BadFee: { expected_fee: c.transfer_fee } });
       if (a.expires_at !== undefined && a.expires_at <= ctx.now) return Err({ Expired: { ledger_time: ctx.now } });
       const current = allowanceAt(from, a.spender, ctx.now).allowance;
-      if (a.expected_allowance !== undefined && a.expected_allowance !== current) return Err({ AllowanceChanged: { current_allowance: current } });
+      if (a.expected_allowance !== undefined && a.expected_allowance !== current)
+        return Err({ AllowanceChanged: { current_allowance: current } });
       const have = balanceOf(from);
       if (have < c.transfer_fee) return Err({ InsufficientFunds: { balance: have } });
       setBalance(from, have - c.transfer_fee);
       add('fees_burned', c.transfer_fee);
       const akey = allowanceKey(from, a.spender);
       if (a.amount === 0n) stores.allowances.delete(akey);
-      else stores.allowances.set(akey, { allowance: a.amount, ...(a.expires_at !== undefined && { expires_at: a.expires_at }) });
+      else
+        stores.allowances.set(akey, {
+          allowance: a.amount,
+          ...(a.expires_at !== undefined && { expires_at: a.expires_at }),
+        });
       const index = append({
         btype: '2approve',
         ts: ctx.now,
@@ -250,7 +286,10 @@ export function ledgerCore(stores: LedgerStores, deps: LedgerDeps, host: LedgerH
     /** ICRC-2: the caller (with spender_subaccount) spends from `from` within its allowance; amount + fee come off both. */
     icrc2_transfer_from(ctx: CallContext, a: TransferFromArgs): Result<bigint, TransferFromError> {
       requireNats({ amount: a.amount, fee: a.fee, created_at_time: a.created_at_time }, ['created_at_time']);
-      const spender: Account = { owner: ctx.caller, ...(a.spender_subaccount !== undefined && { subaccount: a.spender_subaccount }) };
+      const spender: Account = {
+        owner: ctx.caller,
+        ...(a.spender_subaccount !== undefined && { subaccount: a.spender_subaccount }),
+      };
       const problem = argumentProblem([spender, a.from, a.to], a.memo);
       if (problem) return Err(generic(ERROR_CODES.INVALID_ARGUMENT, problem));
       const key = [
@@ -265,13 +304,19 @@ export function ledgerCore(stores: LedgerStores, deps: LedgerDeps, host: LedgerH
       ].join('|');
       // An account spending its own tokens needs no allowance (as DFINITY's ledger does).
       const self = sameAccount(spender, a.from);
-      return move(ctx.now, a, key, self ? undefined : { account: spender, allowance: allowanceAt(a.from, spender, ctx.now).allowance });
+      return move(
+        ctx.now,
+        a,
+        key,
+        self ? undefined : { account: spender, allowance: allowanceAt(a.from, spender, ctx.now).allowance },
+      );
     },
 
     /** ICRC-3's icrc3_get_blocks: at most MAX_BLOCKS_PER_REQUEST blocks a call; in archive mode the older ones by callback (decisions L42, L43). */
     icrc3_get_blocks: (_ctx: CallContext, ranges: GetBlocksArgs[]): GetBlocksResult => answer(plan(ranges, 'ledger')),
     /** The archive's icrc3_get_blocks (decision L43): the archived blocks of the ranges, nothing else. */
-    get_archived_blocks: (_ctx: CallContext, ranges: GetBlocksArgs[]): GetBlocksResult => answer(plan(ranges, 'archive')),
+    get_archived_blocks: (_ctx: CallContext, ranges: GetBlocksArgs[]): GetBlocksResult =>
+      answer(plan(ranges, 'archive')),
     /** What the Azle entry encodes itself (decision L42): the same plans, without the Values. */
     blocksPlan: (ranges: GetBlocksArgs[], facet: 'ledger' | 'archive'): BlocksPlan => plan(ranges, facet),
     /** One archive in archive mode: this ledger, holding blocks 0 to the boundary (decision L43). */

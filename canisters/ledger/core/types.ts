@@ -57,15 +57,23 @@ type Common =
 /** ICRC-1 TransferError, exactly as the standard lists it. */
 export type TransferError = Common | { BadBurn: { min_burn_amount: bigint } };
 /** ICRC-2 ApproveError. */
-export type ApproveError = Common | { AllowanceChanged: { current_allowance: bigint } } | { Expired: { ledger_time: bigint } };
+export type ApproveError =
+  Common | { AllowanceChanged: { current_allowance: bigint } } | { Expired: { ledger_time: bigint } };
 /** ICRC-2 TransferFromError. */
-export type TransferFromError = Common | { BadBurn: { min_burn_amount: bigint } } | { InsufficientAllowance: { allowance: bigint } };
+export type TransferFromError =
+  Common | { BadBurn: { min_burn_amount: bigint } } | { InsufficientAllowance: { allowance: bigint } };
 
 /** ICRC-1 metadata values. */
 export type MetadataValue = { Nat: bigint } | { Int: bigint } | { Text: string } | { Blob: Uint8Array };
 
 /** ICRC-3's generic value, in which blocks are read. */
-export type Value = { Blob: Uint8Array } | { Text: string } | { Nat: bigint } | { Int: bigint } | { Array: Value[] } | { Map: Array<[string, Value]> };
+export type Value =
+  | { Blob: Uint8Array }
+  | { Text: string }
+  | { Nat: bigint }
+  | { Int: bigint }
+  | { Array: Value[] }
+  | { Map: Array<[string, Value]> };
 
 /** Block types of ICRC-1/ICRC-2 ledgers (ICRC-3 "supported block types"). */
 export type BlockType = '1mint' | '1burn' | '1xfer' | '2approve' | '2xfer';

@@ -14,12 +14,26 @@ import type { GetBlocksResult } from '../core/block-log.ts';
 import type { Value } from '../core/types.ts';
 
 const types = ledgerTypes(IDL);
-const principalCodec = { fromText: (t: string) => Principal.fromText(t), toText: (p: unknown) => (p as Principal).toText() };
+const principalCodec = {
+  fromText: (t: string) => Principal.fromText(t),
+  toText: (p: unknown) => (p as Principal).toText(),
+};
 const header = getBlocksReplyHeader(IDL, types.GetBlocksResult);
 
 const nat = fc.oneof(
   fc.bigInt({ min: 0n, max: 300n }),
-  fc.constantFrom(127n, 128n, 16383n, 16384n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 63n, 2n ** 64n - 1n, 2n ** 64n, 2n ** 70n + 5n),
+  fc.constantFrom(
+    127n,
+    128n,
+    16383n,
+    16384n,
+    2n ** 53n - 1n,
+    2n ** 53n,
+    2n ** 63n,
+    2n ** 64n - 1n,
+    2n ** 64n,
+    2n ** 70n + 5n,
+  ),
   fc.bigInt({ min: 0n, max: 2n ** 80n }),
 );
 const int = fc.oneof(
@@ -42,7 +56,8 @@ const principal = fc.uint8Array({ minLength: 0, maxLength: 29 }).map((b) => Prin
 const range = fc.record({ start: nat, length: nat });
 
 /** The candid library's encoding of a result, as any canister of the ledger's interface would reply it. */
-const libraryEncoding = (r: GetBlocksResult) => new Uint8Array(IDL.encode([types.GetBlocksResult], [toCandid(types.GetBlocksResult, r, principalCodec)]));
+const libraryEncoding = (r: GetBlocksResult) =>
+  new Uint8Array(IDL.encode([types.GetBlocksResult], [toCandid(types.GetBlocksResult, r, principalCodec)]));
 
 describe('icrc3_get_blocks replies written directly (decision L42)', () => {
   it('field ids are Candid’s hash of the label (the spec’s examples)', () => {
@@ -56,7 +71,9 @@ describe('icrc3_get_blocks replies written directly (decision L42)', () => {
       fc.property(
         nat,
         fc.array(fc.tuple(nat, value), { maxLength: 5 }),
-        fc.array(fc.tuple(fc.array(range, { maxLength: 3 }), principal, fc.string({ maxLength: 20 })), { maxLength: 3 }),
+        fc.array(fc.tuple(fc.array(range, { maxLength: 3 }), principal, fc.string({ maxLength: 20 })), {
+          maxLength: 3,
+        }),
         (log_length, blocks, archived) => {
           const result: GetBlocksResult = {
             log_length,

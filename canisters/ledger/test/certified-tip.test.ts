@@ -30,11 +30,17 @@ function valueHash(v: Value): Buffer {
   if ('Text' in v) return sha256(Buffer.from(v.Text, 'utf8'));
   if ('Blob' in v) return sha256(v.Blob);
   if ('Array' in v) return sha256(...v.Array.map(valueHash));
-  if ('Map' in v) return sha256(...v.Map.map(([k, x]) => Buffer.concat([sha256(Buffer.from(k, 'utf8')), valueHash(x)])).sort(Buffer.compare));
-  throw new Error(`no Int in a ledger block: ${JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? String(x) : x))}`);
+  if ('Map' in v)
+    return sha256(
+      ...v.Map.map(([k, x]) => Buffer.concat([sha256(Buffer.from(k, 'utf8')), valueHash(x)])).sort(Buffer.compare),
+    );
+  throw new Error(
+    `no Int in a ledger block: ${JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? String(x) : x))}`,
+  );
 }
 /** ICRC-3's tip tree: the labels in order, last_block_hash then last_block_index (leb128). */
-const tipRoot = (index: bigint, hash: Uint8Array) => fork(labeled('last_block_hash', leaf(hash)), labeled('last_block_index', leaf(uleb(index))));
+const tipRoot = (index: bigint, hash: Uint8Array) =>
+  fork(labeled('last_block_hash', leaf(hash)), labeled('last_block_index', leaf(uleb(index))));
 
 describe('ICRC-3 certified tip (decision L26)', () => {
   it('the tip tree of index 300 and a hash of 32 bytes 0xab has the root computed by hand (a known vector)', () => {
@@ -50,12 +56,21 @@ describe('ICRC-3 certified tip (decision L26)', () => {
     assert.equal(certifiedTip(l.stores), undefined, 'an empty log certifies nothing');
     const l2 = await ledger([[{ owner: party(1) }, 10n * E8S]]);
     for (let i = 1; i <= 3; i++) {
-      assert.ok('Ok' in (await l2.as(party(1)).icrc1_transfer({ to: { owner: party(2) }, amount: BigInt(i), memo: new Uint8Array([i]) })));
+      assert.ok(
+        'Ok' in
+          (await l2
+            .as(party(1))
+            .icrc1_transfer({ to: { owner: party(2) }, amount: BigInt(i), memo: new Uint8Array([i]) })),
+      );
       const log = await l2.as(party(2)).icrc3_get_blocks([{ start: 0n, length: 100n }]);
       const last = log.blocks.at(-1)!;
       assert.equal(last.id, log.log_length - 1n);
       assert.equal(last.id, BigInt(i));
-      assert.deepEqual(Buffer.from(certifiedTip(l2.stores)!), tipRoot(last.id, valueHash(last.block as Value)), `after block ${i}`);
+      assert.deepEqual(
+        Buffer.from(certifiedTip(l2.stores)!),
+        tipRoot(last.id, valueHash(last.block as Value)),
+        `after block ${i}`,
+      );
     }
   });
 });

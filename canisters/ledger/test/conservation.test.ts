@@ -57,7 +57,9 @@ describe('conservation of DOM (decision L3)', () => {
           switch (o.kind) {
             case 'mint':
               ok(
-                await l.as(MINTER).icrc1_transfer({ to: o.to, amount: o.amount, ...(o.fee !== undefined && { fee: o.fee }) }),
+                await l
+                  .as(MINTER)
+                  .icrc1_transfer({ to: o.to, amount: o.amount, ...(o.fee !== undefined && { fee: o.fee }) }),
                 () => (book.minted += o.amount),
               );
               break;
@@ -128,8 +130,16 @@ describe('conservation of DOM (decision L3)', () => {
             [...l.stores.allowances.entries()].every(([, a]) => a.allowance > 0n),
             'no negative allowance',
           );
-          assert.equal(sum + book.burned + book.fees, book.minted, 'balances + burned + fees burned = minted (by the answers)');
-          assert.deepEqual([c('minted'), c('burned'), c('fees_burned')], [book.minted, book.burned, book.fees], 'the ledger counts what its answers said');
+          assert.equal(
+            sum + book.burned + book.fees,
+            book.minted,
+            'balances + burned + fees burned = minted (by the answers)',
+          );
+          assert.deepEqual(
+            [c('minted'), c('burned'), c('fees_burned')],
+            [book.minted, book.burned, book.fees],
+            'the ledger counts what its answers said',
+          );
           assert.equal(await l.as(MINTER).icrc1_total_supply(), sum);
           assert.equal((await l.as(MINTER).icrc3_get_blocks([{ start: 0n, length: 0n }])).log_length, c('blocks'));
         }

@@ -10,19 +10,35 @@ export const FEE = 10_000n;
 export const E8S = 100_000_000n;
 export const NOW0 = BigInt(Date.parse('2026-06-01T00:00:00Z')) * 1_000_000n;
 
-export type Client = { [K in keyof LedgerCore]: LedgerCore[K] extends (ctx: never, ...a: infer A) => infer R ? (...a: A) => Promise<Awaited<R>> : never };
+export type Client = {
+  [K in keyof LedgerCore]: LedgerCore[K] extends (ctx: never, ...a: infer A) => infer R
+    ? (...a: A) => Promise<Awaited<R>>
+    : never;
+};
 
 /** The ledger's own principal in these tests (the canister of its archive callback, decision L43). */
 export const LEDGER = 'renrk-eyaaa-aaaaa-aaada-cai';
 
-export async function ledger(initial: Array<[Account, bigint]> = [], options: { archive?: { local_blocks: bigint } } = {}) {
+export async function ledger(
+  initial: Array<[Account, bigint]> = [],
+  options: { archive?: { local_blocks: bigint } } = {},
+) {
   const host = EmbeddedHost.open({});
-  const stores = Object.fromEntries(Object.entries(LEDGER_STORE_NAMES).map(([k, name]) => [k, host.store('ledger', name)])) as unknown as LedgerStores;
+  const stores = Object.fromEntries(
+    Object.entries(LEDGER_STORE_NAMES).map(([k, name]) => [k, host.store('ledger', name)]),
+  ) as unknown as LedgerStores;
   const core = ledgerCore(stores, { candid: IDL }, { self: () => LEDGER });
   const clock = { now: NOW0 };
   await host.update('ledger', () =>
     core.init(
-      { minting_account: { owner: MINTER }, transfer_fee: FEE, token_name: 'DOM', token_symbol: 'DOM', initial_balances: initial, ...options },
+      {
+        minting_account: { owner: MINTER },
+        transfer_fee: FEE,
+        token_name: 'DOM',
+        token_symbol: 'DOM',
+        initial_balances: initial,
+        ...options,
+      },
       { caller: MINTER, now: clock.now },
     ),
   );

@@ -13,7 +13,12 @@ import {
   canisterStateTransfer,
 } from '@domdao/canister-kit/azle';
 import { membershipMethods, membershipTypes } from '../candid.ts';
-import { MEMBERSHIP_STORE_NAMES, membershipCore, type MembershipConfig, type MembershipStores } from '../core/membership.ts';
+import {
+  MEMBERSHIP_STORE_NAMES,
+  membershipCore,
+  type MembershipConfig,
+  type MembershipStores,
+} from '../core/membership.ts';
 
 type InitArgs = Omit<MembershipConfig, 'next_token_id'>;
 const table = membershipMethods(AzleIdl);

@@ -3,7 +3,15 @@
 //   Active ──Dec 31 23:59:59 UTC passes──▶ Expired ──upgrade_to_active (renewal)──▶ Active
 //   any ──revoke_membership (admin)──▶ Revoked (final)
 // Pure: caller and time come in the CallContext; all state is in the stores.
-import { Err, ICRC7_MAX_TAKE as MAX_TAKE, Ok, soulboundIcrc7, type CallContext, type Result, type Store } from '@domdao/canister-kit';
+import {
+  Err,
+  ICRC7_MAX_TAKE as MAX_TAKE,
+  Ok,
+  soulboundIcrc7,
+  type CallContext,
+  type Result,
+  type Store,
+} from '@domdao/canister-kit';
 import { activeUntil } from './expiry.ts';
 
 export type MembershipStatus = 'Registered' | 'Active' | 'Expired' | 'Revoked';
@@ -98,7 +106,8 @@ export function membershipCore(stores: MembershipStores) {
   };
   const isAdmin = (p: string) => config().admins.includes(p);
   /** Tokens below this id are in `activeByExpiry` (decision M7). */
-  const countedBelow = (c: MembershipConfig): bigint => (c.active_counted === undefined ? 1n : c.active_counted === true ? c.next_token_id : c.active_counted);
+  const countedBelow = (c: MembershipConfig): bigint =>
+    c.active_counted === undefined ? 1n : c.active_counted === true ? c.next_token_id : c.active_counted;
   /** Moves `token`'s contribution to the active count from what it was to what it becomes (decision M7). */
   const recount = (before: TokenRecord, after: TokenRecord): void => {
     if (before.token_id >= countedBelow(config())) return;
@@ -116,7 +125,9 @@ export function membershipCore(stores: MembershipStores) {
     let n = 0n;
     for (const [expiry, count] of stores.activeByExpiry.entries()) if (expiry > now) n += count;
     const below = countedBelow(config());
-    if (below < config().next_token_id) for (const [, t] of stores.tokens.entries({ from: below })) if (t.status === 'Active' && t.expiration_date > now) n++;
+    if (below < config().next_token_id)
+      for (const [, t] of stores.tokens.entries({ from: below }))
+        if (t.status === 'Active' && t.expiration_date > now) n++;
     return n;
   };
   const write = (before: TokenRecord, after: TokenRecord): void => {
@@ -133,14 +144,26 @@ export function membershipCore(stores: MembershipStores) {
     /** Spec 2: callable only by the user canister, once per principal. */
     mint_membership_registered(ctx: CallContext, owner: string, tos_accepted_at: bigint): Result<bigint, string> {
       const c = config();
-      if (ctx.caller !== c.user_canister) return Err('not authorised: only the user canister may mint membership tokens');
+      if (ctx.caller !== c.user_canister)
+        return Err('not authorised: only the user canister may mint membership tokens');
       if (stores.byOwner.has(owner)) return Err('a membership token already exists for this principal');
       if (tos_accepted_at === 0n || tos_accepted_at > ctx.now) return Err('tos_accepted_at must be a past time');
       const token_id = c.next_token_id;
-      stores.tokens.set(token_id, { token_id, owner, join_date: ctx.now, status: 'Registered', tos_accepted_at, expiration_date: 0n });
+      stores.tokens.set(token_id, {
+        token_id,
+        owner,
+        join_date: ctx.now,
+        status: 'Registered',
+        tos_accepted_at,
+        expiration_date: 0n,
+      });
       stores.byOwner.set(owner, token_id);
       // A new token is Registered (not counted); while an earlier store is being counted, the cursor stays put.
-      stores.config.set('config', { ...c, next_token_id: token_id + 1n, active_counted: c.active_counted ?? countedBelow(c) });
+      stores.config.set('config', {
+        ...c,
+        next_token_id: token_id + 1n,
+        active_counted: c.active_counted ?? countedBelow(c),
+      });
       return Ok(token_id);
     },
 
@@ -149,7 +172,8 @@ export function membershipCore(stores: MembershipStores) {
      * already checked age and KYC and the bridge the payment; this records it.
      */
     upgrade_to_active(ctx: CallContext, owner: string, payment_proof: Uint8Array): Result<null, string> {
-      if (ctx.caller !== config().user_canister) return Err('not authorised: only the user canister may upgrade memberships');
+      if (ctx.caller !== config().user_canister)
+        return Err('not authorised: only the user canister may upgrade memberships');
       if (payment_proof.length === 0 || payment_proof.length > MAX_PAYMENT_PROOF_BYTES) {
         return Err(`payment_proof must be 1 to ${MAX_PAYMENT_PROOF_BYTES} bytes`);
       }
@@ -160,7 +184,10 @@ export function membershipCore(stores: MembershipStores) {
       const current = token.status === 'Active' ? token.expiration_date : undefined;
       const stillActive = current !== undefined && current > ctx.now;
       // Decision M8: a renewal of an Expired membership starts a new run and keeps the one before it.
-      const lapsed = token.status === 'Active' && !stillActive ? { since: token.active_since ?? token.join_date, until: token.expiration_date } : undefined;
+      const lapsed =
+        token.status === 'Active' && !stillActive
+          ? { since: token.active_since ?? token.join_date, until: token.expiration_date }
+          : undefined;
       write(token, {
         ...token,
         status: 'Active',
@@ -186,9 +213,13 @@ export function membershipCore(stores: MembershipStores) {
      * A MembershipPolicy proposal executed by governance (decision G11): admins added and removed,
      * memberships revoked, all or nothing.
      */
-    apply_policy(ctx: CallContext, policy: { add_admins: string[]; remove_admins: string[]; revoke: string[] }): Result<null, string> {
+    apply_policy(
+      ctx: CallContext,
+      policy: { add_admins: string[]; remove_admins: string[]; revoke: string[] },
+    ): Result<null, string> {
       const c = config();
-      if (ctx.caller !== c.governance_canister) return Err('not authorised: only the governance canister applies membership policy');
+      if (ctx.caller !== c.governance_canister)
+        return Err('not authorised: only the governance canister applies membership policy');
       for (const owner of policy.revoke) {
         const id = stores.byOwner.get(owner);
         if (id === undefined) return Err(`no membership exists for ${owner}`);
@@ -197,7 +228,10 @@ export function membershipCore(stores: MembershipStores) {
         const token = stores.tokens.get(stores.byOwner.get(owner)!)!;
         if (token.status !== 'Revoked') write(token, { ...token, status: 'Revoked', revoked_at: ctx.now });
       }
-      const admins = [...c.admins.filter((a) => !policy.remove_admins.includes(a)), ...policy.add_admins.filter((a) => !c.admins.includes(a))];
+      const admins = [
+        ...c.admins.filter((a) => !policy.remove_admins.includes(a)),
+        ...policy.add_admins.filter((a) => !c.admins.includes(a)),
+      ];
       stores.config.set('config', { ...c, admins });
       return Ok(null);
     },
@@ -260,7 +294,8 @@ export function membershipCore(stores: MembershipStores) {
           next = id;
           break;
         }
-        if (t.status === 'Active') stores.activeByExpiry.set(t.expiration_date, (stores.activeByExpiry.get(t.expiration_date) ?? 0n) + 1n);
+        if (t.status === 'Active')
+          stores.activeByExpiry.set(t.expiration_date, (stores.activeByExpiry.get(t.expiration_date) ?? 0n) + 1n);
       }
       stores.config.set('config', { ...c, active_counted: next >= c.next_token_id ? true : next });
     },

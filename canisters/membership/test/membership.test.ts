@@ -42,12 +42,15 @@ function setup(dir?: string, initialise = true) {
     now: () => now,
     status: (p: string) => query(() => core.get_membership_status(ctx('anyone'), p)),
     mint: (p: string, caller = USER) => update(() => core.mint_membership_registered(ctx(caller), p, now - 1_000n)),
-    upgrade: (p: string, caller = USER, proof = new Uint8Array([1, 2, 3])) => update(() => core.upgrade_to_active(ctx(caller), p, proof)),
+    upgrade: (p: string, caller = USER, proof = new Uint8Array([1, 2, 3])) =>
+      update(() => core.upgrade_to_active(ctx(caller), p, proof)),
     active: () => query(() => core.count_active_members(ctx('anyone'))),
   };
   return {
     ...s,
-    ready: initialise ? update(() => core.init({ user_canister: USER, governance_canister: GOV, admins: [ADMIN] })).then(() => s) : Promise.resolve(s),
+    ready: initialise
+      ? update(() => core.init({ user_canister: USER, governance_canister: GOV, admins: [ADMIN] })).then(() => s)
+      : Promise.resolve(s),
   };
 }
 
@@ -79,7 +82,10 @@ describe('mint_membership_registered', () => {
   });
   it('tos_accepted_at must be in the past', async () => {
     const m = await setup().ready;
-    assert.match(err(await m.update(() => m.core.mint_membership_registered(m.ctx(USER), ALICE, at('2030-01-01T00:00:00Z'))))!, /past/);
+    assert.match(
+      err(await m.update(() => m.core.mint_membership_registered(m.ctx(USER), ALICE, at('2030-01-01T00:00:00Z'))))!,
+      /past/,
+    );
   });
   it('the canister must be initialised, once', async () => {
     const m = await setup(undefined, false).ready;
@@ -152,7 +158,8 @@ describe('revoke_membership (decision M4)', () => {
 });
 
 describe('membership history: voting_eligibility and active_member_snapshot (decision M8)', () => {
-  const eligibility = (m: Awaited<ReturnType<typeof setup>['ready']>, p: string, t: bigint) => m.query(() => m.core.voting_eligibility(m.ctx(GOV), p, t));
+  const eligibility = (m: Awaited<ReturnType<typeof setup>['ready']>, p: string, t: bigint) =>
+    m.query(() => m.core.voting_eligibility(m.ctx(GOV), p, t));
 
   it('a run of Active status counts from strictly after its start until its expiry: each end at the limit and one unit past it', async () => {
     const m = await setup().ready;
@@ -162,13 +169,25 @@ describe('membership history: voting_eligibility and active_member_snapshot (dec
     await m.upgrade(ALICE);
     const until = m.status(ALICE)!.expiration_date;
     m.setNow('2026-06-01T00:00:00Z');
-    assert.deepEqual(eligibility(m, ALICE, since), { active_now: true, active_at: false }, 'made Active at that very instant: not yet');
+    assert.deepEqual(
+      eligibility(m, ALICE, since),
+      { active_now: true, active_at: false },
+      'made Active at that very instant: not yet',
+    );
     assert.deepEqual(eligibility(m, ALICE, since + 1n), { active_now: true, active_at: true });
     assert.deepEqual(eligibility(m, ALICE, since - 1n), { active_now: true, active_at: false }, 'Registered then');
     m.setNow(until + 5n);
     assert.deepEqual(eligibility(m, ALICE, until - 1n), { active_now: false, active_at: true });
-    assert.deepEqual(eligibility(m, ALICE, until), { active_now: false, active_at: false }, 'expired at its expiration_date (M3)');
-    assert.deepEqual(eligibility(m, ALICE, m.now() + 1n), { active_now: false, active_at: false }, 'the future is not known');
+    assert.deepEqual(
+      eligibility(m, ALICE, until),
+      { active_now: false, active_at: false },
+      'expired at its expiration_date (M3)',
+    );
+    assert.deepEqual(
+      eligibility(m, ALICE, m.now() + 1n),
+      { active_now: false, active_at: false },
+      'the future is not known',
+    );
     assert.deepEqual(eligibility(m, 'nobody', since + 1n), { active_now: false, active_at: false });
     await m.mint(BOB);
     assert.deepEqual(eligibility(m, BOB, m.now()), { active_now: false, active_at: false }, 'Registered is not Active');
@@ -184,8 +203,16 @@ describe('membership history: voting_eligibility and active_member_snapshot (dec
     assert.ok(m.now() < until, 'before expiry');
     assert.deepEqual(eligibility(m, ALICE, since + 1n), { active_now: true, active_at: true });
     assert.deepEqual(eligibility(m, ALICE, m.now()), { active_now: true, active_at: true }, 'now is known');
-    assert.deepEqual(eligibility(m, ALICE, m.now() + 1n), { active_now: true, active_at: false }, 'one ns ahead is not');
-    assert.deepEqual(eligibility(m, ALICE, until - 1n), { active_now: true, active_at: false }, 'within the run, but ahead');
+    assert.deepEqual(
+      eligibility(m, ALICE, m.now() + 1n),
+      { active_now: true, active_at: false },
+      'one ns ahead is not',
+    );
+    assert.deepEqual(
+      eligibility(m, ALICE, until - 1n),
+      { active_now: true, active_at: false },
+      'within the run, but ahead',
+    );
   });
 
   it('an early renewal keeps the run; a renewal after a lapse starts a new one and keeps the previous', async () => {
@@ -279,7 +306,8 @@ describe('count_active_members (the quorum snapshot governance takes)', () => {
 
 describe('count_active_members from the count by expiry (decision M7)', () => {
   /** What the count must be: every owner's status in force now, one by one. */
-  const scan = (m: Awaited<ReturnType<typeof setup>['ready']>, owners: string[]) => BigInt(owners.filter((p) => m.status(p)?.is_active).length);
+  const scan = (m: Awaited<ReturnType<typeof setup>['ready']>, owners: string[]) =>
+    BigInt(owners.filter((p) => m.status(p)?.is_active).length);
 
   it('stays equal to a scan of every token through mints, activations, renewals, revocations, policy and the turn of the year', async () => {
     const m = await setup().ready;
@@ -302,8 +330,15 @@ describe('count_active_members from the count by expiry (decision M7)', () => {
       else if (op <= 2) await m.upgrade(p);
       else if (op === 3 && next(4) === 0) await m.update(() => m.core.revoke_membership(m.ctx(ADMIN), p));
       else if (op === 4 && next(8) === 0)
-        await m.update(() => m.core.apply_policy(m.ctx(GOV), { add_admins: [], remove_admins: [], revoke: [p].filter((o) => m.status(o)) }));
-      else if (op === 5 && next(10) === 0) m.setNow(`${days[Math.min(days.length - 1, Math.floor(step / 70))]}T12:00:00Z`);
+        await m.update(() =>
+          m.core.apply_policy(m.ctx(GOV), {
+            add_admins: [],
+            remove_admins: [],
+            revoke: [p].filter((o) => m.status(o)),
+          }),
+        );
+      else if (op === 5 && next(10) === 0)
+        m.setNow(`${days[Math.min(days.length - 1, Math.floor(step / 70))]}T12:00:00Z`);
       assert.equal(m.active(), scan(m, owners), `after step ${step}`);
       seen.add(m.active());
     }
@@ -330,7 +365,12 @@ describe('count_active_members from the count by expiry (decision M7)', () => {
         m.host.store<bigint, TokenRecord>('membership', 'tokens').set(token_id, record);
         m.host.store<string, bigint>('membership', 'by_owner').set(owner, token_id);
       });
-      m.host.store('membership', 'config').set('config', { user_canister: USER, governance_canister: GOV, admins: [ADMIN], next_token_id: BigInt(n + 1) });
+      m.host.store('membership', 'config').set('config', {
+        user_canister: USER,
+        governance_canister: GOV,
+        admins: [ADMIN],
+        next_token_id: BigInt(n + 1),
+      });
     });
     const expected = () => scan(m, owners);
     assert.equal(m.active(), expected(), 'before any step: the tokens not yet counted are scanned');
@@ -344,7 +384,8 @@ describe('count_active_members from the count by expiry (decision M7)', () => {
     await m.upgrade('newcomer');
     owners.push('newcomer');
     assert.equal(m.active(), expected(), 'during the count');
-    for (let i = 0; i < 5 && m.query(() => m.core.count_active_due(m.ctx('timer'))) !== undefined; i++) await m.update(() => m.core.count_active_step());
+    for (let i = 0; i < 5 && m.query(() => m.core.count_active_due(m.ctx('timer'))) !== undefined; i++)
+      await m.update(() => m.core.count_active_step());
     assert.equal(
       m.query(() => m.core.count_active_due(m.ctx('timer'))),
       undefined,
@@ -364,7 +405,13 @@ describe('ICRC-7 (soul-bound)', () => {
     await m.mint(BOB);
     const c = m.core;
     assert.deepEqual(
-      m.query(() => c.icrc7_balance_of(m.ctx('x'), [{ owner: ALICE }, { owner: 'nobody' }, { owner: ALICE, subaccount: new Uint8Array(32).fill(1) }])),
+      m.query(() =>
+        c.icrc7_balance_of(m.ctx('x'), [
+          { owner: ALICE },
+          { owner: 'nobody' },
+          { owner: ALICE, subaccount: new Uint8Array(32).fill(1) },
+        ]),
+      ),
       [1n, 0n, 0n],
     );
     assert.deepEqual(
@@ -393,7 +440,10 @@ describe('ICRC-7 (soul-bound)', () => {
       m.query(() => c.icrc7_total_supply(m.ctx('x'))),
       2n,
     );
-    assert.deepEqual(m.query(() => c.icrc7_token_metadata(m.ctx('x'), [1n]))[0]![0], ['status', { Text: 'Registered' }]);
+    assert.deepEqual(m.query(() => c.icrc7_token_metadata(m.ctx('x'), [1n]))[0]![0], [
+      'status',
+      { Text: 'Registered' },
+    ]);
     assert.deepEqual(
       m.query(() => c.icrc10_supported_standards(m.ctx('x'))).map((s) => s.name),
       ['ICRC-7', 'ICRC-10'],

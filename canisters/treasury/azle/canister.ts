@@ -28,7 +28,10 @@ interface InitArgs {
 const table = treasuryMethods(AzleIdl);
 const types = treasuryTypes(AzleIdl);
 const initArgs = wiringStore<InitArgs>();
-const callees = canisterCalls({ governance: governanceMethods(AzleIdl), ledger: ledgerMethods(AzleIdl) }, (to) => initArgs.get()[`${to}_canister`]);
+const callees = canisterCalls(
+  { governance: governanceMethods(AzleIdl), ledger: ledgerMethods(AzleIdl) },
+  (to) => initArgs.get()[`${to}_canister`],
+);
 const stores = stableStores<TreasuryStores>(TREASURY_STORE_NAMES);
 /** Decision W22: the whole state in and out, by a controller, into a canister not yet used. */
 const transfer = canisterStateTransfer(stores);

@@ -6,7 +6,14 @@
 // retry after a lost reply or a crash finds the intent and the ledger answers Duplicate for a transfer
 // it already made, so a proposal is never paid twice.
 import { clampLimit, Err, Ok, type Account, type CallContext, type Result, type Store } from '@domdao/canister-kit';
-import { DEFAULT_PRICE_MAX_AGE, isStale, payoutProblem, usdToDomE8s, type DomPriceTick, type PayoutPayload } from '@domdao/canister-kit/rules';
+import {
+  DEFAULT_PRICE_MAX_AGE,
+  isStale,
+  payoutProblem,
+  usdToDomE8s,
+  type DomPriceTick,
+  type PayoutPayload,
+} from '@domdao/canister-kit/rules';
 
 export { DEFAULT_PRICE_MAX_AGE };
 
@@ -50,7 +57,11 @@ export interface TreasuryStores {
   intents: Store<bigint, PayoutIntent>;
 }
 
-export const TREASURY_STORE_NAMES: Record<keyof TreasuryStores, string> = { config: 'config', payouts: 'payouts', intents: 'intents' };
+export const TREASURY_STORE_NAMES: Record<keyof TreasuryStores, string> = {
+  config: 'config',
+  payouts: 'payouts',
+  intents: 'intents',
+};
 
 type LedgerTransferError =
   | { BadFee: { expected_fee: bigint } }
@@ -65,7 +76,12 @@ type LedgerTransferError =
 export interface TreasuryDeps {
   governance: { get_dom_price(): Promise<DomPriceTick | undefined> };
   ledger: {
-    icrc1_transfer(args: { to: Account; amount: bigint; memo?: Uint8Array; created_at_time?: bigint }): Promise<Result<bigint, LedgerTransferError>>;
+    icrc1_transfer(args: {
+      to: Account;
+      amount: bigint;
+      memo?: Uint8Array;
+      created_at_time?: bigint;
+    }): Promise<Result<bigint, LedgerTransferError>>;
     icrc1_balance_of(account: Account): Promise<bigint>;
     icrc1_fee(): Promise<bigint>;
   };
@@ -78,7 +94,9 @@ export function payoutMemo(proposal_id: bigint): Uint8Array {
 
 export function describeLedgerError(e: LedgerTransferError): string {
   const [k, v] = Object.entries(e)[0]! as [string, unknown];
-  return v === null ? k : `${k}: ${JSON.stringify(v, (_key, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))}`;
+  return v === null
+    ? k
+    : `${k}: ${JSON.stringify(v, (_key, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))}`;
 }
 
 export function treasuryCore(stores: TreasuryStores, deps: TreasuryDeps) {
@@ -92,14 +110,22 @@ export function treasuryCore(stores: TreasuryStores, deps: TreasuryDeps) {
   return {
     init(init: Omit<TreasuryConfig, 'price_max_age'> & { price_max_age?: bigint }): void {
       if (stores.config.has('config')) throw new Error('already initialised');
-      stores.config.set('config', { ...init, admins: [...init.admins], price_max_age: init.price_max_age ?? DEFAULT_PRICE_MAX_AGE });
+      stores.config.set('config', {
+        ...init,
+        admins: [...init.admins],
+        price_max_age: init.price_max_age ?? DEFAULT_PRICE_MAX_AGE,
+      });
     },
 
     /**
      * Governance only; idempotent by proposal: a retried execution answers the first payout, and a
      * retry after a lost ledger reply re-sends the same transfer, which the ledger deduplicates.
      */
-    async execute_payout(ctx: CallContext, proposal_id: bigint, payout: PayoutPayload): Promise<Result<PayoutRecord, TreasuryError>> {
+    async execute_payout(
+      ctx: CallContext,
+      proposal_id: bigint,
+      payout: PayoutPayload,
+    ): Promise<Result<PayoutRecord, TreasuryError>> {
       const c = config();
       if (ctx.caller !== c.governance_canister) return Err({ NotAuthorized: null });
       const done = stores.payouts.get(proposal_id);
@@ -115,7 +141,8 @@ export function treasuryCore(stores: TreasuryStores, deps: TreasuryDeps) {
           const tick = await deps.governance.get_dom_price();
           if (!tick || isStale(tick, ctx.now, c.price_max_age)) return Err({ PriceStale: null });
           amount = usdToDomE8s(payout.amount.Usd, { price_usd: tick.price_usd, proposal_id: tick.proposal_id });
-          if (amount <= 0n) return Err({ InvalidPayout: 'the USD amount is worth less than 1e-8 DOM at the current price' });
+          if (amount <= 0n)
+            return Err({ InvalidPayout: 'the USD amount is worth less than 1e-8 DOM at the current price' });
           priced = { usd_value: payout.amount.Usd, price_tick_id: tick.proposal_id };
         }
         // After the await: another attempt may have got further meanwhile (on the IC calls interleave).
@@ -171,11 +198,17 @@ export function treasuryCore(stores: TreasuryStores, deps: TreasuryDeps) {
     get_balance: async (_ctx: CallContext): Promise<bigint> => deps.ledger.icrc1_balance_of(account()),
     get_payout: (_ctx: CallContext, proposal_id: bigint): PayoutRecord | undefined => stores.payouts.get(proposal_id),
     /** Payouts decided whose ledger transfer is not yet confirmed (retried by governance's execution). */
-    list_pending_payouts: (_ctx: CallContext): PayoutIntent[] => Array.from(stores.intents.entries({ limit: 100 }), ([, v]) => v),
+    list_pending_payouts: (_ctx: CallContext): PayoutIntent[] =>
+      Array.from(stores.intents.entries({ limit: 100 }), ([, v]) => v),
     /** Newest first from from_id (inclusive). */
     list_payouts(_ctx: CallContext, from_id?: bigint, limit?: number): PayoutRecord[] {
       const n = clampLimit(limit, 20, 100);
-      return n === 0 ? [] : Array.from(stores.payouts.entries({ reverse: true, limit: n, ...(from_id !== undefined && { from: from_id }) }), ([, v]) => v);
+      return n === 0
+        ? []
+        : Array.from(
+            stores.payouts.entries({ reverse: true, limit: n, ...(from_id !== undefined && { from: from_id }) }),
+            ([, v]) => v,
+          );
     },
   };
 }

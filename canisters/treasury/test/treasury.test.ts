@@ -7,7 +7,14 @@ import { describe, it } from 'node:test';
 import { Err, Ok, type Account, type Result } from '@domdao/canister-kit';
 import { type DomPriceTick } from '@domdao/canister-kit/rules';
 import { EmbeddedHost } from '@domdao/canister-kit/embedded';
-import { DEFAULT_PRICE_MAX_AGE, payoutMemo, TREASURY_STORE_NAMES, treasuryCore, type TreasuryDeps, type TreasuryStores } from '../core/treasury.ts';
+import {
+  DEFAULT_PRICE_MAX_AGE,
+  payoutMemo,
+  TREASURY_STORE_NAMES,
+  treasuryCore,
+  type TreasuryDeps,
+  type TreasuryStores,
+} from '../core/treasury.ts';
 
 const GOV = 'governance-canister';
 const SELF = 'treasury-canister';
@@ -56,7 +63,9 @@ function scriptedLedger(balance: bigint, commit: () => void) {
 
 async function setup(balance = 0n) {
   const host = EmbeddedHost.open({});
-  const stores = Object.fromEntries(Object.entries(TREASURY_STORE_NAMES).map(([k, name]) => [k, host.store('treasury', name)])) as unknown as TreasuryStores;
+  const stores = Object.fromEntries(
+    Object.entries(TREASURY_STORE_NAMES).map(([k, name]) => [k, host.store('treasury', name)]),
+  ) as unknown as TreasuryStores;
   const gov = { price: undefined as DomPriceTick | undefined };
   const ledger = scriptedLedger(balance, () => host.commitPoint());
   const core = treasuryCore(stores, { governance: { get_dom_price: async () => gov.price }, ledger: ledger.ledger });
@@ -83,12 +92,21 @@ describe('treasury payouts from its ledger account (spec 1 Errors rule 1, decisi
     const t = await setup();
     assert.deepEqual(t.account(), { owner: SELF });
     assert.deepEqual(await t.pay(1n, { DomE8s: 500n }, ADMIN), { Err: { NotAuthorized: null } });
-    assert.deepEqual(await t.pay(1n, { DomE8s: 500n }), { Err: { InsufficientFunds: { balance: 0n, required: 500n + FEE } } });
+    assert.deepEqual(await t.pay(1n, { DomE8s: 500n }), {
+      Err: { InsufficientFunds: { balance: 0n, required: 500n + FEE } },
+    });
     assert.deepEqual(t.pending(), [], 'nothing moved: no intent kept');
     t.ledger.fund(1_000n + FEE);
     const paid = await t.pay(1n, { DomE8s: 500n });
-    assert.deepEqual(paid, { Ok: { proposal_id: 1n, recipient: RECIPIENT, amount_e8s: 500n, paid_at: NOW, block_index: 0n } });
-    assert.deepEqual(t.ledger.calls.at(-1), { to: { owner: RECIPIENT }, amount: 500n, memo: payoutMemo(1n), created_at_time: NOW });
+    assert.deepEqual(paid, {
+      Ok: { proposal_id: 1n, recipient: RECIPIENT, amount_e8s: 500n, paid_at: NOW, block_index: 0n },
+    });
+    assert.deepEqual(t.ledger.calls.at(-1), {
+      to: { owner: RECIPIENT },
+      amount: 500n,
+      memo: payoutMemo(1n),
+      created_at_time: NOW,
+    });
     assert.deepEqual(await t.pay(1n, { DomE8s: 500n }), paid, 'the same proposal answers its first payout');
     assert.equal(t.ledger.calls.length, 2, 'without calling the ledger again');
     assert.equal(await t.balance(), 500n);
@@ -140,12 +158,16 @@ describe('treasury payouts from its ledger account (spec 1 Errors rule 1, decisi
     });
     assert.equal(t.pending().length, 1, 'kept: a re-sent transfer could pay twice');
     t.ledger.script.push(Err({ GenericError: { error_code: 1n, message: 'bad' } }));
-    assert.deepEqual(await t.pay(5n, { DomE8s: 10n }), { Err: { LedgerError: 'GenericError: {"error_code":"1","message":"bad"}' } });
+    assert.deepEqual(await t.pay(5n, { DomE8s: 10n }), {
+      Err: { LedgerError: 'GenericError: {"error_code":"1","message":"bad"}' },
+    });
     assert.deepEqual(
       t.pending().map((i) => i.proposal_id),
       [4n],
     );
-    assert.deepEqual(await t.pay(4n, { DomE8s: 10n }), { Ok: { proposal_id: 4n, recipient: RECIPIENT, amount_e8s: 10n, paid_at: NOW, block_index: 0n } });
+    assert.deepEqual(await t.pay(4n, { DomE8s: 10n }), {
+      Ok: { proposal_id: 4n, recipient: RECIPIENT, amount_e8s: 10n, paid_at: NOW, block_index: 0n },
+    });
   });
 
   it('a USD payout converts at the ratified price, and a price older than the window is PriceStale (G16)', async () => {
@@ -157,7 +179,15 @@ describe('treasury payouts from its ledger account (spec 1 Errors rule 1, decisi
     t.gov.price = { ...t.gov.price, timestamp: NOW - DEFAULT_PRICE_MAX_AGE };
     const r = await t.pay(3n, { Usd: 10 });
     assert.deepEqual(r, {
-      Ok: { proposal_id: 3n, recipient: RECIPIENT, amount_e8s: 5n * 100_000_000n, usd_value: 10, price_tick_id: 9n, paid_at: NOW, block_index: 0n },
+      Ok: {
+        proposal_id: 3n,
+        recipient: RECIPIENT,
+        amount_e8s: 5n * 100_000_000n,
+        usd_value: 10,
+        price_tick_id: 9n,
+        paid_at: NOW,
+        block_index: 0n,
+      },
     });
     assert.equal(await t.balance(), 95n * 100_000_000n - FEE);
   });
@@ -165,11 +195,15 @@ describe('treasury payouts from its ledger account (spec 1 Errors rule 1, decisi
   it('limits: a USD payout worth exactly 0.5e-8 DOM rounds to 1 e8 and is paid, just under it rounds to 0 and is refused; a memo of 256 characters is accepted, 257 refused', async () => {
     const t = await setup(1_000_000n);
     t.gov.price = { price_usd: 1, set_by: GOV, proposal_id: 9n, timestamp: NOW };
-    assert.deepEqual(await t.pay(6n, { Usd: 0.0000000049 }), { Err: { InvalidPayout: 'the USD amount is worth less than 1e-8 DOM at the current price' } });
+    assert.deepEqual(await t.pay(6n, { Usd: 0.0000000049 }), {
+      Err: { InvalidPayout: 'the USD amount is worth less than 1e-8 DOM at the current price' },
+    });
     assert.equal(((await t.pay(6n, { Usd: 0.000000005 })) as { Ok: { amount_e8s: bigint } }).Ok.amount_e8s, 1n);
     assert.equal(t.ledger.calls.length, 1, 'the refused one never reached the ledger');
     const withMemo = (id: bigint, memo: string) => t.pay2(id, { DomE8s: 1n }, memo);
-    assert.deepEqual(await withMemo(7n, 'm'.repeat(257)), { Err: { InvalidPayout: 'memo must be at most 256 characters' } });
+    assert.deepEqual(await withMemo(7n, 'm'.repeat(257)), {
+      Err: { InvalidPayout: 'memo must be at most 256 characters' },
+    });
     assert.equal(((await withMemo(7n, 'm'.repeat(256))) as { Ok: { memo: string } }).Ok.memo.length, 256);
   });
 });

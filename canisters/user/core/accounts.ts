@@ -65,13 +65,20 @@ export function accountMethods(
 
   return {
     /** Spec 2 registration rule 3, after the bridge's checks: the account and its 24-hour token. */
-    async create_account(ctx: CallContext, req: CreateAccountRequest, op_id?: string): Promise<Result<CreateAccountResponse, UserError>> {
+    async create_account(
+      ctx: CallContext,
+      req: CreateAccountRequest,
+      op_id?: string,
+    ): Promise<Result<CreateAccountResponse, UserError>> {
       if (!access.isRegistrar(ctx.caller)) return Err({ NotAuthorized: null });
       return ops.once(ctx, 'create_account', op_id, () => createAccount(ctx, req));
     },
 
     /** A new 24-hour token for an unverified account; the previous one stops working. */
-    async reissue_verification_token(ctx: CallContext, principal: string): Promise<Result<CreateAccountResponse, UserError>> {
+    async reissue_verification_token(
+      ctx: CallContext,
+      principal: string,
+    ): Promise<Result<CreateAccountResponse, UserError>> {
       if (!access.isRegistrar(ctx.caller)) return Err({ NotAuthorized: null });
       const a = stores.accounts.get(principal);
       if (!a) return Err({ AccountNotFound: null });
@@ -85,13 +92,22 @@ export function accountMethods(
      * Spec 2 rule 4: the token must exist, be unexpired and belong to the account; then email_verified,
      * and the Registered membership is minted, or the account joins the retry queue.
      */
-    async verify_email(ctx: CallContext, token: string, op_id?: string): Promise<Result<VerifyEmailResponse, UserError>> {
+    async verify_email(
+      ctx: CallContext,
+      token: string,
+      op_id?: string,
+    ): Promise<Result<VerifyEmailResponse, UserError>> {
       if (!access.isRegistrar(ctx.caller)) return Err({ NotAuthorized: null });
       return ops.once(ctx, 'verify_email', op_id, () => verifyEmail(ctx, token));
     },
 
     /** KYC approval (decision U2): recorded by the registrar or an admin; the proof travels with the upgrade request. */
-    async record_kyc(ctx: CallContext, principal: string, approved: boolean, op_id?: string): Promise<Result<null, UserError>> {
+    async record_kyc(
+      ctx: CallContext,
+      principal: string,
+      approved: boolean,
+      op_id?: string,
+    ): Promise<Result<null, UserError>> {
       if (!access.isStaff(ctx.caller)) return Err({ NotAuthorized: null });
       return ops.once(ctx, 'record_kyc', op_id, () => {
         const a = stores.accounts.get(principal);
@@ -102,7 +118,11 @@ export function accountMethods(
     },
 
     /** Spec 2 rule 6: Registered, 18+, KYC approved and a payment proof; otherwise a clear refusal. */
-    async upgrade_membership_to_active(ctx: CallContext, req: UpgradeMembershipRequest, op_id?: string): Promise<Result<null, UserError>> {
+    async upgrade_membership_to_active(
+      ctx: CallContext,
+      req: UpgradeMembershipRequest,
+      op_id?: string,
+    ): Promise<Result<null, UserError>> {
       if (!access.isRegistrar(ctx.caller)) return Err({ NotAuthorized: null });
       return ops.once(ctx, 'upgrade_membership_to_active', op_id, () => upgrade(ctx, req));
     },
@@ -111,12 +131,17 @@ export function accountMethods(
      * Decision U6: an unverified registration that expired (or that the bridge could not complete) is
      * removed with its token, so the address can be registered again. A verified account is never removed.
      */
-    async remove_unverified_account(ctx: CallContext, principal: string, op_id?: string): Promise<Result<null, UserError>> {
+    async remove_unverified_account(
+      ctx: CallContext,
+      principal: string,
+      op_id?: string,
+    ): Promise<Result<null, UserError>> {
       if (!access.isRegistrar(ctx.caller)) return Err({ NotAuthorized: null });
       return ops.once(ctx, 'remove_unverified_account', op_id, () => {
         const a = stores.accounts.get(principal);
         if (!a) return Err({ AccountNotFound: null });
-        if (a.email_verified) return Err({ InvalidRequest: 'the account is verified; only an unverified account is removed' });
+        if (a.email_verified)
+          return Err({ InvalidRequest: 'the account is verified; only an unverified account is removed' });
         dropToken(principal);
         stores.retries.delete(principal);
         stores.accounts.delete(principal);
@@ -125,7 +150,12 @@ export function accountMethods(
     },
 
     /** Decision U7: a password reset at the bridge sets the account's new argon2id hash here too. */
-    async set_password_hash(ctx: CallContext, principal: string, password_hash: string, op_id?: string): Promise<Result<null, UserError>> {
+    async set_password_hash(
+      ctx: CallContext,
+      principal: string,
+      password_hash: string,
+      op_id?: string,
+    ): Promise<Result<null, UserError>> {
       if (!access.isRegistrar(ctx.caller)) return Err({ NotAuthorized: null });
       return ops.once(ctx, 'set_password_hash', op_id, () => {
         if (!isArgon2id(password_hash)) return Err({ InvalidRequest: 'password_hash must be an argon2id PHC string' });
@@ -144,7 +174,10 @@ export function accountMethods(
     },
   };
 
-  async function createAccount(ctx: CallContext, req: CreateAccountRequest): Promise<Result<CreateAccountResponse, UserError>> {
+  async function createAccount(
+    ctx: CallContext,
+    req: CreateAccountRequest,
+  ): Promise<Result<CreateAccountResponse, UserError>> {
     const problem = createProblem(req, ctx.now);
     if (problem) return Err({ InvalidRequest: problem });
     if (stores.accounts.has(req.principal)) return Err({ AccountExists: null });
@@ -170,7 +203,8 @@ export function accountMethods(
   async function verifyEmail(ctx: CallContext, token: string): Promise<Result<VerifyEmailResponse, UserError>> {
     if (!UUID.test(token)) return Err({ TokenInvalid: null });
     const t = stores.tokens.get(token);
-    if (!t || stores.tokenOf.get(t.user_principal) !== token || !stores.accounts.has(t.user_principal)) return Err({ TokenInvalid: null });
+    if (!t || stores.tokenOf.get(t.user_principal) !== token || !stores.accounts.has(t.user_principal))
+      return Err({ TokenInvalid: null });
     if (ctx.now >= t.expires_at) return Err({ TokenExpired: null });
     const outcome = await queue.mint(stores.accounts.get(t.user_principal)!);
     // After the await: the token may have been used by an interleaved call.
@@ -194,7 +228,8 @@ export function accountMethods(
       ['kyc_proof', req.kyc_proof],
       ['payment_proof', req.payment_proof],
     ] as const) {
-      if (proof.length === 0 || proof.length > MAX_PROOF_BYTES) return Err({ InvalidRequest: `${name} must be 1 to ${MAX_PROOF_BYTES} bytes` });
+      if (proof.length === 0 || proof.length > MAX_PROOF_BYTES)
+        return Err({ InvalidRequest: `${name} must be 1 to ${MAX_PROOF_BYTES} bytes` });
     }
     let r: { Ok: null } | { Err: string };
     try {
@@ -208,7 +243,8 @@ export function accountMethods(
   }
 }
 
-const isArgon2id = (h: string) => h.length <= 512 && /^\$argon2id\$v=19\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/.test(h);
+const isArgon2id = (h: string) =>
+  h.length <= 512 && /^\$argon2id\$v=19\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/.test(h);
 
 function createProblem(r: CreateAccountRequest, now: bigint): string | undefined {
   if (r.principal === ANONYMOUS || r.principal.length === 0) return 'principal must not be anonymous';
@@ -217,7 +253,8 @@ function createProblem(r: CreateAccountRequest, now: bigint): string | undefined
     ['name_encrypted', r.name_encrypted],
     ['dob_encrypted', r.dob_encrypted],
   ] as const) {
-    if (v.length === 0 || v.length > MAX_CIPHERTEXT_CHARS) return `${name} must be 1 to ${MAX_CIPHERTEXT_CHARS} characters of ciphertext`;
+    if (v.length === 0 || v.length > MAX_CIPHERTEXT_CHARS)
+      return `${name} must be 1 to ${MAX_CIPHERTEXT_CHARS} characters of ciphertext`;
   }
   // Decision U3: only an argon2id PHC string is accepted, so a plaintext password can never be stored.
   if (!isArgon2id(r.password_hash)) {

@@ -101,7 +101,8 @@ export function mintRetryQueue(stores: UserStores, deps: Pick<UserDeps, 'members
           read.push(...items(undefined, RETRY_STEP_READ - read.length).filter((r) => r.user_principal <= cursor));
         // A read short of the budget has seen every item: the next step starts at the start.
         const next = read.length === RETRY_STEP_READ ? read[read.length - 1]!.user_principal : undefined;
-        if (next !== cursor) stores.config.set('config', next === undefined ? withoutCursor(config) : { ...config, retry_cursor: next });
+        if (next !== cursor)
+          stores.config.set('config', next === undefined ? withoutCursor(config) : { ...config, retry_cursor: next });
         const due = read.filter((r) => r.next_attempt <= ctx.now);
         for (const item of due) {
           const a = stores.accounts.get(item.user_principal);
@@ -119,7 +120,8 @@ export function mintRetryQueue(stores: UserStores, deps: Pick<UserDeps, 'members
 
       next_retry_at(_ctx: CallContext): bigint | undefined {
         let next: bigint | undefined;
-        for (const [, r] of stores.retries.entries()) if (next === undefined || r.next_attempt < next) next = r.next_attempt;
+        for (const [, r] of stores.retries.entries())
+          if (next === undefined || r.next_attempt < next) next = r.next_attempt;
         return next;
       },
 

@@ -68,7 +68,11 @@ describe('operation ids make the registrar calls idempotent (decision U5)', () =
     assert.equal(u.stores.accounts.size, 1);
     assert.equal(u.stores.tokens.size, 1, 'no second token was issued');
     assert.deepEqual(await u.core.create_account(u.ctx(), u.request()), { Err: { AccountExists: null } });
-    assert.deepEqual(await u.core.create_account(u.ctx(), u.request(), 'register:2'), { Err: { AccountExists: null } }, 'another op id is another operation');
+    assert.deepEqual(
+      await u.core.create_account(u.ctx(), u.request(), 'register:2'),
+      { Err: { AccountExists: null } },
+      'another op id is another operation',
+    );
   });
 
   it('verify_email: a repeat after the token was used answers Ok again (the bridge lost the first reply), minting once', async () => {
@@ -113,7 +117,9 @@ describe('operation ids make the registrar calls idempotent (decision U5)', () =
     u.gate(new Promise<void>((r) => (open = r)));
     const req = { principal: ALICE, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) };
     const first = u.core.upgrade_membership_to_active(u.ctx(), req, 'upgrade:pi_1');
-    assert.deepEqual(await u.core.upgrade_membership_to_active(u.ctx(), req, 'upgrade:pi_1'), { Err: { InProgress: null } });
+    assert.deepEqual(await u.core.upgrade_membership_to_active(u.ctx(), req, 'upgrade:pi_1'), {
+      Err: { InProgress: null },
+    });
     open();
     assert.deepEqual(await first, { Ok: null });
     assert.deepEqual(await u.core.upgrade_membership_to_active(u.ctx(), req, 'upgrade:pi_1'), { Ok: null });
@@ -129,9 +135,17 @@ describe('operation ids make the registrar calls idempotent (decision U5)', () =
       { Err: { AccountNotFound: null } },
       'the recorded answer, though the account exists now',
     );
-    assert.deepEqual(await u.core.set_password_hash(u.ctx('stranger'), ALICE, HASH2, 'pw:1'), { Err: { NotAuthorized: null } });
-    assert.deepEqual(await u.core.set_password_hash(u.ctx(), ALICE, HASH2, 'pw:1'), { Ok: null }, 'a stranger cannot spend the op id');
-    assert.deepEqual(await u.core.remove_unverified_account(u.ctx(), ALICE, 'pw:1'), { Err: { InvalidRequest: 'op_id pw:1 was used for set_password_hash' } });
+    assert.deepEqual(await u.core.set_password_hash(u.ctx('stranger'), ALICE, HASH2, 'pw:1'), {
+      Err: { NotAuthorized: null },
+    });
+    assert.deepEqual(
+      await u.core.set_password_hash(u.ctx(), ALICE, HASH2, 'pw:1'),
+      { Ok: null },
+      'a stranger cannot spend the op id',
+    );
+    assert.deepEqual(await u.core.remove_unverified_account(u.ctx(), ALICE, 'pw:1'), {
+      Err: { InvalidRequest: 'op_id pw:1 was used for set_password_hash' },
+    });
     assert.ok(u.stores.accounts.has(ALICE));
     for (const bad of ['', 'x'.repeat(129), 'has space', 'ünï']) {
       assert.deepEqual(await u.core.record_kyc(u.ctx(), ALICE, true, bad), {
@@ -144,7 +158,11 @@ describe('operation ids make the registrar calls idempotent (decision U5)', () =
     const u = setup();
     const c = await u.core.create_account(u.ctx(), u.request(), 'register:1');
     u.advance(OP_RETENTION - 1n);
-    assert.deepEqual(await u.core.create_account(u.ctx(), u.request(), 'register:1'), c, 'kept until the retention ends');
+    assert.deepEqual(
+      await u.core.create_account(u.ctx(), u.request(), 'register:1'),
+      c,
+      'kept until the retention ends',
+    );
     u.advance(1n);
     await u.core.record_kyc(u.ctx(), ALICE, true, 'kyc:later'); // any recorded call prunes what is due
     assert.equal(u.stores.ops.has('register:1'), false);
@@ -156,7 +174,8 @@ describe('operation ids make the registrar calls idempotent (decision U5)', () =
     const u = setup(host);
     await host.update('user', () => u.core.init({ registrars: [BRIDGE], admins: [ADMIN] }));
     await host.update('user', () => u.core.create_account(u.ctx(), u.request()));
-    for (let i = 0; i < MAX_OPS + 100; i++) await host.update('user', () => u.core.record_kyc(u.ctx(), ALICE, true, `kyc:${i}`));
+    for (let i = 0; i < MAX_OPS + 100; i++)
+      await host.update('user', () => u.core.record_kyc(u.ctx(), ALICE, true, `kyc:${i}`));
     assert.ok(u.stores.ops.size <= MAX_OPS, `${u.stores.ops.size} answers kept`);
     assert.equal(u.stores.ops.size, u.stores.opOrder.size);
     assert.equal(u.stores.ops.has('kyc:0'), false);
@@ -169,9 +188,17 @@ describe('remove_unverified_account (decision U6) and set_password_hash (decisio
     const u = setup();
     const c = await u.core.create_account(u.ctx(), u.request());
     assert.ok('Ok' in c);
-    assert.deepEqual(await u.core.remove_unverified_account(u.ctx(ADMIN), ALICE), { Err: { NotAuthorized: null } }, 'registrar only');
+    assert.deepEqual(
+      await u.core.remove_unverified_account(u.ctx(ADMIN), ALICE),
+      { Err: { NotAuthorized: null } },
+      'registrar only',
+    );
     assert.deepEqual(await u.core.remove_unverified_account(u.ctx(), ALICE, 'expire:1'), { Ok: null });
-    assert.deepEqual(await u.core.remove_unverified_account(u.ctx(), ALICE, 'expire:1'), { Ok: null }, 'a repeat answers the same');
+    assert.deepEqual(
+      await u.core.remove_unverified_account(u.ctx(), ALICE, 'expire:1'),
+      { Ok: null },
+      'a repeat answers the same',
+    );
     assert.deepEqual(await u.core.remove_unverified_account(u.ctx(), ALICE), { Err: { AccountNotFound: null } });
     assert.equal(u.core.get_account(u.ctx(), ALICE), undefined);
     assert.equal(u.stores.tokens.size + u.stores.tokenOf.size, 0);

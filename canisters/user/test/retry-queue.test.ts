@@ -17,7 +17,9 @@ type Mint = { Ok: bigint } | { Err: string };
 
 async function setup() {
   const host = EmbeddedHost.open({});
-  const stores = Object.fromEntries(Object.entries(USER_STORE_NAMES).map(([k, name]) => [k, host.store('user', name)])) as unknown as UserStores;
+  const stores = Object.fromEntries(
+    Object.entries(USER_STORE_NAMES).map(([k, name]) => [k, host.store('user', name)]),
+  ) as unknown as UserStores;
   const membership = {
     /** What the next mint answers (a function: throwing plays an unreachable canister). */
     mint: (): Mint => ({ Err: 'membership canister is stopped' }),
@@ -97,7 +99,11 @@ describe('mint retry queue (spec 2 Limits "mint retry", decision U4)', () => {
       assert.equal(await u.process(), 1);
       [item] = u.queue();
       assert.equal(item!.attempts, attempt);
-      assert.equal(item!.next_attempt - u.now(), 5n * NS_PER_MINUTE * 2n ** BigInt(attempt - 1), `wait after failure ${attempt}`);
+      assert.equal(
+        item!.next_attempt - u.now(),
+        5n * NS_PER_MINUTE * 2n ** BigInt(attempt - 1),
+        `wait after failure ${attempt}`,
+      );
     }
     assert.deepEqual(u.notifications(), []);
     u.setNow(item!.next_attempt);

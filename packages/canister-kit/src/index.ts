@@ -16,7 +16,17 @@ export {
   type SoulboundCollection,
 } from './soulbound.ts';
 export type { CanisterCall, CanisterTimer, CanisterWiring, HostServices } from './wiring.ts';
-export { accountText, codeSpan, duration, inert, memoText, principalBytes, timestamp, tokenAmount, utf8 } from './consent/format.ts';
+export {
+  accountText,
+  codeSpan,
+  duration,
+  inert,
+  memoText,
+  principalBytes,
+  timestamp,
+  tokenAmount,
+  utf8,
+} from './consent/format.ts';
 export {
   consentLanguage,
   decodeArgs,

@@ -14,7 +14,11 @@ export function compositeKey(...parts: string[]): string {
 }
 
 /** Entries of a store whose string keys start with `prefix`, in key order, from `start` (inclusive) when given. */
-export function* withPrefix<V>(entries: (from: string) => IterableIterator<[string, V]>, prefix: string, start = prefix): IterableIterator<[string, V]> {
+export function* withPrefix<V>(
+  entries: (from: string) => IterableIterator<[string, V]>,
+  prefix: string,
+  start = prefix,
+): IterableIterator<[string, V]> {
   for (const entry of entries(start)) {
     if (!entry[0].startsWith(prefix)) return;
     yield entry;

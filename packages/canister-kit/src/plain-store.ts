@@ -17,7 +17,8 @@ export function plainStore<K extends StoreKey, V>(): Store<K, V> {
     *entries(o = {}) {
       let all = sorted();
       if (o.reverse) all = all.reverse();
-      if (o.from !== undefined) all = all.filter(([k]) => (o.reverse ? compareKeys(k, o.from!) <= 0 : compareKeys(k, o.from!) >= 0));
+      if (o.from !== undefined)
+        all = all.filter(([k]) => (o.reverse ? compareKeys(k, o.from!) <= 0 : compareKeys(k, o.from!) >= 0));
       yield* all.slice(0, o.limit ?? all.length);
     },
   };

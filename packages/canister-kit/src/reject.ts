@@ -25,8 +25,10 @@ const NAT64_MAX = (1n << 64n) - 1n;
 export function requireNats(fields: Record<string, unknown>, nat64: readonly string[] = []): void {
   for (const [name, v] of Object.entries(fields)) {
     if (v === undefined) continue;
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- whatever the caller passed, shown as JavaScript prints it
-    if (typeof v !== 'bigint' || v < 0n) throw new CanisterReject(`InvalidArgument: ${name} must be a nat (an integer ≥ 0), got ${String(v)}`);
-    if (nat64.includes(name) && v > NAT64_MAX) throw new CanisterReject(`InvalidArgument: ${name} must be a nat64, got ${v}`);
+    if (typeof v !== 'bigint' || v < 0n)
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- whatever the caller passed, shown as JavaScript prints it
+      throw new CanisterReject(`InvalidArgument: ${name} must be a nat (an integer ≥ 0), got ${String(v)}`);
+    if (nat64.includes(name) && v > NAT64_MAX)
+      throw new CanisterReject(`InvalidArgument: ${name} must be a nat64, got ${v}`);
   }
 }

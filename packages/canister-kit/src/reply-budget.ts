@@ -38,7 +38,12 @@ export const ANSWER_STORED_BYTES = ANSWER_COST.total / ANSWER_COST.perByte;
  * `metered` (the host counts instructions), while their estimated cost stays within ANSWER_COST.total;
  * at most `limit`, at least one.
  */
-export function withinReplyBudget<T>(items: Iterable<T>, limit: number, text: (item: T) => string, options: { metered?: boolean; budget?: number } = {}): T[] {
+export function withinReplyBudget<T>(
+  items: Iterable<T>,
+  limit: number,
+  text: (item: T) => string,
+  options: { metered?: boolean; budget?: number } = {},
+): T[] {
   const budget = options.budget ?? REPLY_TEXT_BUDGET;
   const out: T[] = [];
   let bytes = 0;

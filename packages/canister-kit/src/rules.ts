@@ -8,7 +8,14 @@ export const NS_PER_HOUR = 3600n * NS_PER_SECOND;
 export const NS_PER_DAY = 24n * NS_PER_HOUR;
 
 /** Spec 1 "Categories", in the spec's order (the web app lists them in it). */
-export const PROPOSAL_CATEGORIES = ['General', 'TreasuryPayout', 'SetDomPrice', 'MembershipPolicy', 'ConstitutionalAmendment', 'EmergencyAction'] as const;
+export const PROPOSAL_CATEGORIES = [
+  'General',
+  'TreasuryPayout',
+  'SetDomPrice',
+  'MembershipPolicy',
+  'ConstitutionalAmendment',
+  'EmergencyAction',
+] as const;
 export type ProposalCategory = (typeof PROPOSAL_CATEGORIES)[number];
 
 /** A ratified price older than this is stale for USD conversion (decision G16), unless configured otherwise. */
@@ -57,8 +64,10 @@ export const MAX_MEMO_CHARS = 256;
 export function payoutProblem(p: PayoutPayload): string | undefined {
   if ('DomE8s' in p.amount) {
     if (p.amount.DomE8s <= 0n) return 'payout amount must be above 0';
-  } else if (!Number.isFinite(p.amount.Usd) || p.amount.Usd <= 0) return 'payout amount in USD must be a finite number above 0';
-  if (p.memo !== undefined && p.memo.length > MAX_MEMO_CHARS) return `memo must be at most ${MAX_MEMO_CHARS} characters`;
+  } else if (!Number.isFinite(p.amount.Usd) || p.amount.Usd <= 0)
+    return 'payout amount in USD must be a finite number above 0';
+  if (p.memo !== undefined && p.memo.length > MAX_MEMO_CHARS)
+    return `memo must be at most ${MAX_MEMO_CHARS} characters`;
   return undefined;
 }
 

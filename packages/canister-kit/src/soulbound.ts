@@ -16,7 +16,12 @@ export const ICRC7_MAX_MEMO_SIZE = 32;
 
 /** ICRC-3's generic value, as ICRC-7 declares it. */
 export type Icrc7Value =
-  { Blob: Uint8Array } | { Text: string } | { Nat: bigint } | { Int: bigint } | { Array: Icrc7Value[] } | { Map: Array<[string, Icrc7Value]> };
+  | { Blob: Uint8Array }
+  | { Text: string }
+  | { Nat: bigint }
+  | { Int: bigint }
+  | { Array: Icrc7Value[] }
+  | { Map: Array<[string, Icrc7Value]> };
 
 export type Icrc7TransferError =
   | { NonExistingTokenId: null }
@@ -48,8 +53,14 @@ function batch(n: number): void {
   if (n > ICRC7_MAX_QUERY_BATCH) throw new RangeError(`at most ${ICRC7_MAX_QUERY_BATCH} items per call`);
 }
 
-function page(ids: Iterable<bigint>, prev: bigint | undefined, take: bigint | undefined, defaultTake: number): bigint[] {
-  if (take !== undefined && take > BigInt(ICRC7_MAX_TAKE)) throw new RangeError(`take must be at most ${ICRC7_MAX_TAKE}`);
+function page(
+  ids: Iterable<bigint>,
+  prev: bigint | undefined,
+  take: bigint | undefined,
+  defaultTake: number,
+): bigint[] {
+  if (take !== undefined && take > BigInt(ICRC7_MAX_TAKE))
+    throw new RangeError(`take must be at most ${ICRC7_MAX_TAKE}`);
   const n = take === undefined ? defaultTake : Number(take);
   const out: bigint[] = [];
   if (n === 0) return out;
@@ -127,6 +138,9 @@ export function soulboundIcrc7(c: SoulboundCollection) {
       batch(args.length);
       return args.map(() => ({ Err: { GenericError: { error_code: 1n, message: c.soulBound } } }));
     },
-    icrc10_supported_standards: (_ctx: CallContext) => [{ name: 'ICRC-7', url: 'https://github.com/dfinity/ICRC/ICRCs/ICRC-7' }, ICRC10_STANDARD],
+    icrc10_supported_standards: (_ctx: CallContext) => [
+      { name: 'ICRC-7', url: 'https://github.com/dfinity/ICRC/ICRCs/ICRC-7' },
+      ICRC10_STANDARD,
+    ],
   };
 }

@@ -10,7 +10,8 @@ let fallback: TextDecoder | undefined;
 /** The UTF-8 text of `bytes`; a byte sequence that is not UTF-8 is read as TextDecoder reads it (U+FFFD). */
 export function decodeUtf8(bytes: Uint8Array): string {
   let latin1 = '';
-  for (let i = 0; i < bytes.length; i += CHUNK) latin1 += String.fromCharCode.apply(null, bytes.subarray(i, i + CHUNK) as unknown as number[]);
+  for (let i = 0; i < bytes.length; i += CHUNK)
+    latin1 += String.fromCharCode.apply(null, bytes.subarray(i, i + CHUNK) as unknown as number[]);
   try {
     return decodeURIComponent(escape(latin1));
   } catch {

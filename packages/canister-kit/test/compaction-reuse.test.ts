@@ -16,7 +16,11 @@ type Vote = { n: number; text: string };
 const votes = (host: EmbeddedHost) => host.store<number, Vote>('governance', 'votes');
 
 /** The same history on any host: 20 votes, a compaction, 4 appended and vote 10 rewritten, another compaction. */
-async function history(host: EmbeddedHost, stats: Array<{ copied: number; serialized: number }>, between?: () => void): Promise<void> {
+async function history(
+  host: EmbeddedHost,
+  stats: Array<{ copied: number; serialized: number }>,
+  between?: () => void,
+): Promise<void> {
   await host.update('governance', () => {
     for (let i = 1; i <= 20; i++) votes(host).set(i, { n: i, text: `vote ${i}` });
   });
@@ -45,12 +49,20 @@ describe('decision P15: a compaction copies the slices that did not change', () 
 
     const full: Array<{ copied: number; serialized: number }> = [];
     const b = tempDir();
-    const plain = EmbeddedHost.open({ dir: b, compactSliceEntries: 4, reuseSnapshotFrames: false, compactionStats: (s) => full.push(s) });
+    const plain = EmbeddedHost.open({
+      dir: b,
+      compactSliceEntries: 4,
+      reuseSnapshotFrames: false,
+      compactionStats: (s) => full.push(s),
+    });
     await history(plain, full);
     plain.close();
     assert.equal(full[1]!.copied, 0);
     assert.equal(full[1]!.serialized, reused[1]!.serialized + 4);
-    assert.ok(readFileSync(join(a, 'snapshot.bin')).equals(readFileSync(join(b, 'snapshot.bin'))), 'byte for byte the same snapshot');
+    assert.ok(
+      readFileSync(join(a, 'snapshot.bin')).equals(readFileSync(join(b, 'snapshot.bin'))),
+      'byte for byte the same snapshot',
+    );
 
     const again = EmbeddedHost.open({ dir: a });
     const read = [...votes(again).entries()];

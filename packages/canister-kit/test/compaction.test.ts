@@ -58,7 +58,8 @@ function turnProbe(stage: 'decode' | 'gather') {
     },
   };
 }
-const numbers = (host: EmbeddedHost) => [...host.store<number, { n: number }>('governance', 'votes').entries()].map(([k]) => k);
+const numbers = (host: EmbeddedHost) =>
+  [...host.store<number, { n: number }>('governance', 'votes').entries()].map(([k]) => k);
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 describe('compaction beside the updates (decision P5)', () => {
@@ -167,7 +168,12 @@ describe('compaction beside the updates (decision P5)', () => {
   it('compactions started by the log size keep the directory to one snapshot and one log', async () => {
     const dir = tempDir();
     const errors: Error[] = [];
-    const host = EmbeddedHost.open({ dir, compactBytes: 20_000, compactSliceEntries: 64, onCompactionError: (e) => errors.push(e) });
+    const host = EmbeddedHost.open({
+      dir,
+      compactBytes: 20_000,
+      compactSliceEntries: 64,
+      onCompactionError: (e) => errors.push(e),
+    });
     await fill(host, 3_000);
     await host.compact(); // and whatever was started by size has finished
     host.close();
@@ -247,7 +253,11 @@ describe('compaction beside the updates (decision P5)', () => {
     first.close(); // 40 records of ≈1.5 KiB: one turn of 256 KiB by size alone
     let steps = 0;
     // A budget of 0 ms stands for a machine on which every record takes the whole budget.
-    const host = EmbeddedHost.open({ dir, compactTurnMs: 0, compactionProbe: (stage) => void (stage === 'decode' && steps++) });
+    const host = EmbeddedHost.open({
+      dir,
+      compactTurnMs: 0,
+      compactionProbe: (stage) => void (stage === 'decode' && steps++),
+    });
     host.store<number, { n: number }>('governance', 'votes');
     await host.compact();
     assert.ok(steps >= 39, `decoded in ${steps} turns, one per record`);
@@ -261,7 +271,14 @@ describe('compaction beside the updates (decision P5)', () => {
     const dir = tempDir();
     // One slice of 4,000 entries, and a budget of 0 ms: a machine on which every 64 entries take it all.
     const turns = turnProbe('gather');
-    const host = EmbeddedHost.open({ dir, fsync: false, compactBytes: 1e9, compactSliceEntries: 4_000, compactTurnMs: 0, compactionProbe: turns.probe });
+    const host = EmbeddedHost.open({
+      dir,
+      fsync: false,
+      compactBytes: 1e9,
+      compactSliceEntries: 4_000,
+      compactTurnMs: 0,
+      compactionProbe: turns.probe,
+    });
     await fill(host, 4_000);
     await turns.during(() => host.compact());
     // 62 pauses while it is gathered (every 64 entries), one before it is serialized.
@@ -277,7 +294,13 @@ describe('compaction beside the updates (decision P5)', () => {
     const hold = holdAt('slice');
     const compactBytes = 32 * 1024;
     // Unsynced, an update that is not held answers within the turn it was made in.
-    const host = EmbeddedHost.open({ dir, fsync: false, compactBytes, compactSliceEntries: 100, compactionProbe: hold.probe });
+    const host = EmbeddedHost.open({
+      dir,
+      fsync: false,
+      compactBytes,
+      compactSliceEntries: 100,
+      compactionProbe: hold.probe,
+    });
     await fill(host, 300);
     let compacted = false;
     const compaction = host.compact().then(() => (compacted = true));
@@ -299,7 +322,10 @@ describe('compaction beside the updates (decision P5)', () => {
     }
     assert.ok(stalled, 'an update is held once the log written beside the compaction reaches its size');
     assert.equal(host.stalling, true);
-    assert.ok(answeredBeside * 20 >= compactBytes / 2, `updates were answered beside the compaction first (${answeredBeside})`);
+    assert.ok(
+      answeredBeside * 20 >= compactBytes / 2,
+      `updates were answered beside the compaction first (${answeredBeside})`,
+    );
     assert.equal(
       host.query('governance', () => host.store('governance', 'votes').size),
       300 + answeredBeside,
@@ -337,7 +363,13 @@ describe('compaction beside the updates (decision P5)', () => {
       h.arrived();
       return h.gate;
     };
-    const host = EmbeddedHost.open({ dir, fsync: false, compactBytes, compactSliceEntries: 100, compactionProbe: probe });
+    const host = EmbeddedHost.open({
+      dir,
+      fsync: false,
+      compactBytes,
+      compactSliceEntries: 100,
+      compactionProbe: probe,
+    });
     await fill(host, 300);
     const firstHold = hold();
     const first = host.compact();
@@ -351,7 +383,9 @@ describe('compaction beside the updates (decision P5)', () => {
     // The second has not rotated the log yet: the log beside the first is not beside it.
     assert.equal(host.stalling, false);
     let answered = false;
-    const update = host.update('governance', () => host.store('governance', 'votes').set(-1, { n: -1, text: 'late' })).then(() => (answered = true));
+    const update = host
+      .update('governance', () => host.store('governance', 'votes').set(-1, { n: -1, text: 'late' }))
+      .then(() => (answered = true));
     await secondHold.reached; // the second compaction has rotated and is held at its first slice
     for (let i = 0; i < 20 && !answered; i++) await new Promise((r) => setImmediate(r));
     assert.ok(answered, 'the update made between the two compactions was not held for the second');

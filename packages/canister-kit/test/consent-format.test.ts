@@ -23,12 +23,19 @@ const OWNER = 'k2t6j-2nvnp-4zjm3-25dtz-6xhaa-c7boj-5gayf-oj3xs-i43lp-teztq-6ae';
 describe('consent message values (decision L36)', () => {
   it('accounts in ICRC-1 textual form: the standard’s examples', () => {
     assert.equal(accountText({ owner: OWNER }), OWNER);
-    assert.equal(accountText({ owner: OWNER, subaccount: new Uint8Array(32) }), OWNER, 'the default subaccount is the principal alone');
+    assert.equal(
+      accountText({ owner: OWNER, subaccount: new Uint8Array(32) }),
+      OWNER,
+      'the default subaccount is the principal alone',
+    );
     const one = new Uint8Array(32);
     one[31] = 1;
     assert.equal(accountText({ owner: OWNER, subaccount: one }), `${OWNER}-6cc627i.1`);
     const counting = Uint8Array.from({ length: 32 }, (_, i) => i + 1);
-    assert.equal(accountText({ owner: OWNER, subaccount: counting }), `${OWNER}-dfxgiyy.102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20`);
+    assert.equal(
+      accountText({ owner: OWNER, subaccount: counting }),
+      `${OWNER}-dfxgiyy.102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20`,
+    );
   });
 
   it('principal bytes as @icp-sdk/core reads the text', () => {
@@ -89,7 +96,11 @@ describe('consent message values (decision L36)', () => {
 
   it('decision F41: every bidi formatting character the web app drops is inert here too, the Arabic letter mark U+061C included', () => {
     assert.equal(inert('a\u061Cb\u200Ec\u200Fd\u202Ae\u202Df\u2067g\u2069h'), 'a b c d e f g h');
-    assert.equal(memoText(new TextEncoder().encode('pay\u061C')), `0x${Buffer.from('pay\u061C').toString('hex')}`, 'a memo holding one is shown as hex');
+    assert.equal(
+      memoText(new TextEncoder().encode('pay\u061C')),
+      `0x${Buffer.from('pay\u061C').toString('hex')}`,
+      'a memo holding one is shown as hex',
+    );
   });
 
   it('text from the arguments is inert: no controls or direction overrides, one line, bounded; code spans cannot be closed from inside', () => {
@@ -99,7 +110,11 @@ describe('consent message values (decision L36)', () => {
     assert.equal(inert('x'.repeat(6), 5), 'xxxx…', 'one past it is cut');
     assert.equal(inert('x'.repeat(200)), 'x'.repeat(200), 'the default maximum, 200, exactly');
     assert.equal(inert('x'.repeat(201)), `${'x'.repeat(199)}…`);
-    assert.equal(inert(`${'y'.repeat(10)}${' '.repeat(50_000)}z`, 20), `${'y'.repeat(10)}…`, 'only the start of a long text is read, and it says it goes on');
+    assert.equal(
+      inert(`${'y'.repeat(10)}${' '.repeat(50_000)}z`, 20),
+      `${'y'.repeat(10)}…`,
+      'only the start of a long text is read, and it says it goes on',
+    );
     assert.equal(inert('😀'.repeat(100), 10), `${'😀'.repeat(9)}…`, 'never half a surrogate pair');
     assert.equal(codeSpan('plain'), '`plain`');
     assert.equal(codeSpan('a `b` c'), '`` a `b` c ``');
@@ -130,23 +145,29 @@ describe('consent message rendering (decision L37)', () => {
   it('GenericDisplay when device_spec is absent; FieldsDisplay leaves notes out and types values', () => {
     assert.deepEqual(renderConsent(draft, { metadata: { language: 'fr' } }), {
       Ok: {
-        consent_message: { GenericDisplayMessage: '# Do it\n\nYou are doing it.\n\n**When:** 1970-01-01 00:00:01 UTC\n\n**Who:** `` x`y ``  \nThe one.' },
+        consent_message: {
+          GenericDisplayMessage:
+            '# Do it\n\nYou are doing it.\n\n**When:** 1970-01-01 00:00:01 UTC\n\n**Who:** `` x`y ``  \nThe one.',
+        },
         metadata: { language: 'en', utc_offset_minutes: 0 },
       },
     });
-    assert.deepEqual(renderConsent(draft, { metadata: { language: 'en', utc_offset_minutes: -60 }, device_spec: 'FieldsDisplay' }), {
-      Ok: {
-        consent_message: {
-          FieldsDisplayMessage: {
-            intent: 'Do it',
-            fields: [
-              ['When', { TimestampSeconds: { amount: 1n } }],
-              ['Who', { Text: { content: 'x`y' } }],
-            ],
+    assert.deepEqual(
+      renderConsent(draft, { metadata: { language: 'en', utc_offset_minutes: -60 }, device_spec: 'FieldsDisplay' }),
+      {
+        Ok: {
+          consent_message: {
+            FieldsDisplayMessage: {
+              intent: 'Do it',
+              fields: [
+                ['When', { TimestampSeconds: { amount: 1n } }],
+                ['Who', { Text: { content: 'x`y' } }],
+              ],
+            },
           },
+          metadata: { language: 'en', utc_offset_minutes: -60 },
         },
-        metadata: { language: 'en', utc_offset_minutes: -60 },
       },
-    });
+    );
   });
 });

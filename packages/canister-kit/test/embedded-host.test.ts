@@ -119,7 +119,11 @@ describe('atomic update calls', () => {
     assert.deepEqual([...s.entries()], [['intent', 1]]);
     host.close();
     const again = EmbeddedHost.open({ dir });
-    assert.deepEqual([...again.store<string, number>('treasury', 'intents').entries()], [['intent', 1]], 'journaled at the commit point');
+    assert.deepEqual(
+      [...again.store<string, number>('treasury', 'intents').entries()],
+      [['intent', 1]],
+      'journaled at the commit point',
+    );
     host.commitPoint();
     again.close();
   });
@@ -164,7 +168,10 @@ describe('atomic update calls', () => {
       ReentrantCallError,
     );
     // Queries may re-enter: they only read.
-    assert.equal(await host.update('governance', () => host.update('treasury', () => host.query('governance', () => 42))), 42);
+    assert.equal(
+      await host.update('governance', () => host.update('treasury', () => host.query('governance', () => 42))),
+      42,
+    );
   });
 });
 
@@ -288,7 +295,10 @@ describe('durable state', () => {
     await a.update('user', () => a.store<string, number>('user', 'n').set('y', 2));
     a.close();
     // What a second process on the same directory wrote: its own seq 1 and 2 after ours.
-    appendFileSync(join(dir, 'wal.jsonl'), `${encode({ seq: 1, ops: [['user/n', 'z', 3]] })}\n${encode({ seq: 2, ops: [['user/n', 'w', 4]] })}\n`);
+    appendFileSync(
+      join(dir, 'wal.jsonl'),
+      `${encode({ seq: 1, ops: [['user/n', 'z', 3]] })}\n${encode({ seq: 2, ops: [['user/n', 'w', 4]] })}\n`,
+    );
     assert.throws(
       () => EmbeddedHost.open({ dir }),
       (e: Error) => e instanceof CorruptStateError && /backwards/.test(e.message),
@@ -327,7 +337,10 @@ describe('durable state', () => {
 const h = EmbeddedHost.open({ dir: process.argv[1] });
 await h.update('user', () => h.store('user', 'n').set(String(process.pid), 1));
 console.log('open'); setInterval(() => undefined, 1000);`;
-    const start = () => spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const start = () =>
+      spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, dir], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     const output = (c: ChildProcess) => {
       let out = '';
       c.stdout!.on('data', (d) => (out += d));
@@ -371,7 +384,10 @@ console.log('open'); setInterval(() => undefined, 1000);`;
     // On Node 20 each enabled AsyncLocalStorage marks every new async resource with a symbol of its own
     // (and is visited for every promise, and never freed): a storage per host made a process that opens
     // many hosts pay for all of them. Node 24's AsyncLocalStorage marks nothing, and has nothing to leak.
-    const storages = () => new Promise<number>((resolve) => setImmediate(() => resolve(Object.getOwnPropertySymbols(executionAsyncResource()).length)));
+    const storages = () =>
+      new Promise<number>((resolve) =>
+        setImmediate(() => resolve(Object.getOwnPropertySymbols(executionAsyncResource()).length)),
+      );
     const first = EmbeddedHost.open();
     await first.update('x', () => first.store<string, number>('x', 's').set('a', 1));
     const before = await storages();
@@ -401,7 +417,13 @@ console.log('open'); setInterval(() => undefined, 1000);`;
 
 describe('codec', () => {
   it('round-trips nat64 (bigint), blobs (Uint8Array) and nested records', () => {
-    const value = { id: 18446744073709551615n, proof: new Uint8Array([0, 1, 255]), nested: [{ n: -5n }], s: 'x', o: null };
+    const value = {
+      id: 18446744073709551615n,
+      proof: new Uint8Array([0, 1, 255]),
+      nested: [{ n: -5n }],
+      s: 'x',
+      o: null,
+    };
     assert.deepEqual(decode(encode(value)), value);
   });
 });

@@ -166,7 +166,9 @@ const h = EmbeddedHost.open({ dir: process.argv[1] });
 const canister = (i) => (i % 2 ? 'governance' : 'ledger');
 await Promise.all(Array.from({ length: 200 }, (_, i) => h.update(canister(i), () => h.store(canister(i), 'votes').set(i, i)).then(() => process.stdout.write('ack ' + i + '\\n'))));
 setInterval(() => undefined, 1000);`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, dir], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const acked: number[] = [];
     let buffer = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -179,7 +181,12 @@ setInterval(() => undefined, 1000);`;
     await once(child, 'exit');
     assert.ok(acked.length >= 100, `the child acknowledged ${acked.length} updates`);
     const host = EmbeddedHost.open({ dir });
-    for (const i of acked) assert.equal(host.store<number, number>(i % 2 ? 'governance' : 'ledger', 'votes').get(i), i, `acknowledged update ${i} survived`);
+    for (const i of acked)
+      assert.equal(
+        host.store<number, number>(i % 2 ? 'governance' : 'ledger', 'votes').get(i),
+        i,
+        `acknowledged update ${i} survived`,
+      );
     host.close();
   });
 });

@@ -20,11 +20,20 @@ const anyValue = fc.letrec((tie) => ({
     fc.integer(),
     fc.boolean(),
     fc.constantFrom(null, undefined, -0, NaN, Infinity, () => 1, Symbol('s')),
-    fc.constantFrom(new Date(0), new Map([[1, 2]]), Buffer.from([1, 2]), new Int16Array([3]), Object.assign(Object.create(null) as object, { a: 1 }), {
-      toJSON: () => 'x',
-    }),
+    fc.constantFrom(
+      new Date(0),
+      new Map([[1, 2]]),
+      Buffer.from([1, 2]),
+      new Int16Array([3]),
+      Object.assign(Object.create(null) as object, { a: 1 }),
+      {
+        toJSON: () => 'x',
+      },
+    ),
     fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('__proto__', '0', '10', 'constructor', 'a"b')), tie('value'), { maxKeys: 4 }),
+    fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('__proto__', '0', '10', 'constructor', 'a"b')), tie('value'), {
+      maxKeys: 4,
+    }),
   ),
 })).value;
 
@@ -64,51 +73,58 @@ describe('the log line (decision P7)', () => {
 describe('the embedded store against a map (decision P7)', () => {
   it('get, has, set, delete, size and order agree under random writes, with undefined values, rollbacks and keys past the end', async () => {
     const action = fc.oneof(
-      fc.record({ kind: fc.constant('set' as const), key: fc.integer({ min: 0, max: 400 }), value: fc.option(fc.integer(), { nil: undefined }) }),
+      fc.record({
+        kind: fc.constant('set' as const),
+        key: fc.integer({ min: 0, max: 400 }),
+        value: fc.option(fc.integer(), { nil: undefined }),
+      }),
       fc.record({ kind: fc.constant('delete' as const), key: fc.integer({ min: 0, max: 400 }) }),
       fc.record({ kind: fc.constant('append' as const), value: fc.option(fc.integer(), { nil: undefined }) }),
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.record({ actions: fc.array(action, { maxLength: 40 }), fail: fc.boolean() }), { maxLength: 12 }), async (calls) => {
-        const host = EmbeddedHost.open();
-        const s = host.store<number, number | undefined>('governance', 'votes');
-        const model = new Map<number, number | undefined>();
-        // Enough keys for the tree to have internal nodes, where sorted-btree's get(key, default) slips.
-        await host.update('governance', () => {
-          for (let k = 0; k < 400; k += 4) s.set(k, k % 8 ? k : undefined);
-        });
-        for (let k = 0; k < 400; k += 4) model.set(k, k % 8 ? k : undefined);
-        for (const call of calls) {
-          const draft = new Map(model);
-          const outcome = host.update('governance', () => {
-            for (const a of call.actions) {
-              if (a.kind === 'delete') assert.equal(s.delete(a.key), draft.delete(a.key));
-              else {
-                const key = a.kind === 'append' ? Math.max(400, ...draft.keys()) + 1 : a.key;
-                s.set(key, a.value);
-                draft.set(key, a.value);
-              }
-            }
-            if (call.fail) throw new Error('trap');
+      fc.asyncProperty(
+        fc.array(fc.record({ actions: fc.array(action, { maxLength: 40 }), fail: fc.boolean() }), { maxLength: 12 }),
+        async (calls) => {
+          const host = EmbeddedHost.open();
+          const s = host.store<number, number | undefined>('governance', 'votes');
+          const model = new Map<number, number | undefined>();
+          // Enough keys for the tree to have internal nodes, where sorted-btree's get(key, default) slips.
+          await host.update('governance', () => {
+            for (let k = 0; k < 400; k += 4) s.set(k, k % 8 ? k : undefined);
           });
-          if (call.fail) await assert.rejects(outcome, /trap/);
-          else {
-            await outcome;
-            model.clear();
-            for (const [k, v] of draft) model.set(k, v);
+          for (let k = 0; k < 400; k += 4) model.set(k, k % 8 ? k : undefined);
+          for (const call of calls) {
+            const draft = new Map(model);
+            const outcome = host.update('governance', () => {
+              for (const a of call.actions) {
+                if (a.kind === 'delete') assert.equal(s.delete(a.key), draft.delete(a.key));
+                else {
+                  const key = a.kind === 'append' ? Math.max(400, ...draft.keys()) + 1 : a.key;
+                  s.set(key, a.value);
+                  draft.set(key, a.value);
+                }
+              }
+              if (call.fail) throw new Error('trap');
+            });
+            if (call.fail) await assert.rejects(outcome, /trap/);
+            else {
+              await outcome;
+              model.clear();
+              for (const [k, v] of draft) model.set(k, v);
+            }
+            assert.equal(s.size, model.size);
+            for (let k = 0; k <= 402 + calls.length * 40; k++) {
+              assert.equal(s.has(k), model.has(k), `has(${k})`);
+              assert.equal(s.get(k), model.get(k), `get(${k})`);
+            }
+            assert.deepEqual(
+              [...s.entries()],
+              [...model].sort((a, b) => a[0] - b[0]),
+            );
           }
-          assert.equal(s.size, model.size);
-          for (let k = 0; k <= 402 + calls.length * 40; k++) {
-            assert.equal(s.has(k), model.has(k), `has(${k})`);
-            assert.equal(s.get(k), model.get(k), `get(${k})`);
-          }
-          assert.deepEqual(
-            [...s.entries()],
-            [...model].sort((a, b) => a[0] - b[0]),
-          );
-        }
-        host.close();
-      }),
+          host.close();
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -36,7 +36,9 @@ function writeSnapshot(dir: string, seq: number, stores: Array<[string, Array<[S
 }
 const v1 = (seq: number, ops: Op[]) => `${encodeRecord(seq, ops)}\n`;
 const v2 = (seq: number, ops: Op[]) => `${encodeLine(seq, ops)}\n`;
-const entriesOf = (host: EmbeddedHost, canister: string, store: string) => [...host.store<StoreKey, unknown>(canister, store).entries()];
+const entriesOf = (host: EmbeddedHost, canister: string, store: string) => [
+  ...host.store<StoreKey, unknown>(canister, store).entries(),
+];
 
 describe('log line format 2 (decision P10)', () => {
   it('the host writes format 2 lines: checksummed, split per store', async () => {
@@ -98,7 +100,10 @@ describe('log line format 2 (decision P10)', () => {
 
   it('a damaged line before the last is refused at open (its checksum), also in a closed log', () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'wal.jsonl'), v2(1, [['user/n', 'a', 1]]) + v2(2, [['user/n', 'b', 2]]) + v2(3, [['user/n', 'c', 3]]));
+    writeFileSync(
+      join(dir, 'wal.jsonl'),
+      v2(1, [['user/n', 'a', 1]]) + v2(2, [['user/n', 'b', 2]]) + v2(3, [['user/n', 'c', 3]]),
+    );
     const text = readFileSync(join(dir, 'wal.jsonl'), 'utf8');
     const at = text.indexOf('"b",2') + 4;
     writeFileSync(join(dir, 'wal.jsonl'), `${text.slice(0, at)}7${text.slice(at + 1)}`); // a 2 became a 7
@@ -120,7 +125,10 @@ describe('log line format 2 (decision P10)', () => {
 
   it('a line of an unknown format version is refused, not skipped', () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'wal.jsonl'), v2(1, [['user/n', 'a', 1]]).replace(/^L2/, 'L3') + v2(2, [['user/n', 'b', 2]]));
+    writeFileSync(
+      join(dir, 'wal.jsonl'),
+      v2(1, [['user/n', 'a', 1]]).replace(/^L2/, 'L3') + v2(2, [['user/n', 'b', 2]]),
+    );
     assert.throws(
       () => EmbeddedHost.open({ dir }),
       (e: Error) => e instanceof CorruptStateError && /version 3/.test(e.message),
@@ -172,7 +180,10 @@ describe('log line format 2 (decision P10)', () => {
   it('closed logs of both formats are replayed in order, with one rising sequence', () => {
     const dir = tempDir();
     writeSnapshot(dir, 2, [['user/n', [['a', 1]]]]);
-    writeFileSync(join(dir, 'wal.0000000000000004.jsonl'), v1(1, [['user/n', 'old', 0]]) + v1(3, [['user/n', 'a', 10]]) + v1(4, [['user/n', 'b', 20]]));
+    writeFileSync(
+      join(dir, 'wal.0000000000000004.jsonl'),
+      v1(1, [['user/n', 'old', 0]]) + v1(3, [['user/n', 'a', 10]]) + v1(4, [['user/n', 'b', 20]]),
+    );
     writeFileSync(
       join(dir, 'wal.0000000000000006.jsonl'),
       v2(5, [
@@ -193,7 +204,10 @@ describe('log line format 2 (decision P10)', () => {
     writeFileSync(join(gap, 'wal.jsonl'), v2(3, [['user/n', 'b', 2]]));
     assert.throws(() => EmbeddedHost.open({ dir: gap }), CorruptStateError);
     const backwards = tempDir();
-    writeFileSync(join(backwards, 'wal.jsonl'), v2(1, [['user/n', 'a', 1]]) + v2(2, [['user/n', 'a', 2]]) + v1(2, [['user/n', 'a', 3]]));
+    writeFileSync(
+      join(backwards, 'wal.jsonl'),
+      v2(1, [['user/n', 'a', 1]]) + v2(2, [['user/n', 'a', 2]]) + v1(2, [['user/n', 'a', 3]]),
+    );
     assert.throws(() => EmbeddedHost.open({ dir: backwards }), CorruptStateError);
   });
 
@@ -231,7 +245,10 @@ describe('log line format 2 (decision P10)', () => {
 
   it('a compaction copies the snapshot frames of a store nobody used as they are (decision P5)', async () => {
     const dir = tempDir();
-    const big = Array.from({ length: 3_000 }, (_, i): [StoreKey, unknown] => [i, { n: i, b: new Uint8Array([i % 256]), at: BigInt(i) * 10n ** 12n }]);
+    const big = Array.from({ length: 3_000 }, (_, i): [StoreKey, unknown] => [
+      i,
+      { n: i, b: new Uint8Array([i % 256]), at: BigInt(i) * 10n ** 12n },
+    ]);
     writeSnapshot(dir, 1, [['user/n', big]]);
     const before = readFileSync(join(dir, 'snapshot.bin'));
     const entriesFrame = frame(big);
@@ -262,11 +279,17 @@ describe('log line format 2 (decision P10)', () => {
       fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }),
       fc.uint8Array({ maxLength: 4 }),
       fc.constant(null),
-      fc.record({ n: fc.integer(), tags: fc.array(fc.string({ maxLength: 2 }), { maxLength: 2 }) }).map((r) => ({ ...r })),
+      fc
+        .record({ n: fc.integer(), tags: fc.array(fc.string({ maxLength: 2 }), { maxLength: 2 }) })
+        .map((r) => ({ ...r })),
     );
     const op: fc.Arbitrary<Op> = fc
       .constantFrom(...STORES)
-      .chain((store) => fc.oneof(fc.tuple(fc.constant(store), keys[store]!, value), fc.tuple(fc.constant(store), keys[store]!)).map((t) => t as Op));
+      .chain((store) =>
+        fc
+          .oneof(fc.tuple(fc.constant(store), keys[store]!, value), fc.tuple(fc.constant(store), keys[store]!))
+          .map((t) => t as Op),
+      );
     const update = fc.array(op, { minLength: 1, maxLength: 5 });
     await fc.assert(
       fc.asyncProperty(
@@ -277,7 +300,8 @@ describe('log line format 2 (decision P10)', () => {
         fc.shuffledSubarray(STORES, { minLength: 3, maxLength: 3 }),
         fc.constantFrom('none', 'unopened', 'opened', 'one used'),
         async (base, updates, split, formats, order, compactFirst) => {
-          // The history: a snapshot of c1/s at seq 0, then one update per line (each key's last write, as a transaction journals).
+          // The history: a snapshot of c1/s at seq 0, then one update per line (each key's last write, as a transaction
+          // journals).
           const model = new Map<string, Map<StoreKey, unknown>>(STORES.map((s) => [s, new Map()]));
           for (const [k, v] of base) model.get('c1/s')!.set(k, v);
           const journal = updates.map((ops) => {
@@ -294,7 +318,8 @@ describe('log line format 2 (decision P10)', () => {
           const write = (dir: string, line: (i: number) => (seq: number, ops: Op[]) => string) => {
             writeSnapshot(dir, 0, [['c1/s', [...new Map(base)]]]);
             const text = journal.map((ops, i) => line(i)(i + 1, ops));
-            if (cut > 0) writeFileSync(join(dir, `wal.${String(cut).padStart(16, '0')}.jsonl`), text.slice(0, cut).join(''));
+            if (cut > 0)
+              writeFileSync(join(dir, `wal.${String(cut).padStart(16, '0')}.jsonl`), text.slice(0, cut).join(''));
             writeFileSync(join(dir, 'wal.jsonl'), text.slice(cut).join(''));
           };
           const eagerDir = tempDir();

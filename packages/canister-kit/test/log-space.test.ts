@@ -73,7 +73,10 @@ describe('the log written ahead (decision P9)', () => {
 
   it('a log closed by a compaction holds its records only', async () => {
     const dir = tempDir();
-    const host = EmbeddedHost.open({ dir, compactionProbe: (stage) => (stage === 'installed' ? new Promise(() => undefined) : undefined) });
+    const host = EmbeddedHost.open({
+      dir,
+      compactionProbe: (stage) => (stage === 'installed' ? new Promise(() => undefined) : undefined),
+    });
     const s = host.store<number, number>('user', 'n');
     await host.update('user', () => s.set(1, 1));
     void host.compact(); // held before the closed log is deleted
@@ -117,7 +120,10 @@ describe('the log written ahead (decision P9)', () => {
         ),
       );
       host.close();
-      assert.ok(covered.length >= 2 && covered.length < 200, `group commit: ${covered.length} fdatasyncs for 200 updates`);
+      assert.ok(
+        covered.length >= 2 && covered.length < 200,
+        `group commit: ${covered.length} fdatasyncs for 200 updates`,
+      );
     } finally {
       fs.fdatasync = original;
       syncBuiltinESMExports();

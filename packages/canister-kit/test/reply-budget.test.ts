@@ -23,7 +23,11 @@ describe('reply budget (decision W6)', () => {
       withinReplyBudget(texts, 1, (t) => t, { budget: 1_500 }),
       texts.slice(0, 1),
     );
-    assert.deepEqual(withinReplyBudget(['x'.repeat(5_000)], 10, (t) => t, { budget: 1_500 }).length, 1, 'one item even above the budget');
+    assert.deepEqual(
+      withinReplyBudget(['x'.repeat(5_000)], 10, (t) => t, { budget: 1_500 }).length,
+      1,
+      'one item even above the budget',
+    );
     assert.equal(REPLY_TEXT_BUDGET, 1_572_864);
   });
 

@@ -115,9 +115,18 @@ describe('restart after a crash (decision P8)', () => {
     const MiB = 2 ** 20;
     const blob = (mib: number) => new Uint8Array(mib * MiB).fill(7);
     /** Writes `kept` (a log still below the size: no compaction), then `more` (past it: one compaction). */
-    const compactsAfter = async (dir: string, kept: [key: number, mib: number], more: [key: number, mib: number], labels: [string, string]) => {
+    const compactsAfter = async (
+      dir: string,
+      kept: [key: number, mib: number],
+      more: [key: number, mib: number],
+      labels: [string, string],
+    ) => {
       let installed = 0;
-      const host = EmbeddedHost.open({ dir, fsync: false, compactionProbe: (stage) => void (stage === 'installed' && installed++) });
+      const host = EmbeddedHost.open({
+        dir,
+        fsync: false,
+        compactionProbe: (stage) => void (stage === 'installed' && installed++),
+      });
       const s = host.store<number, Uint8Array>('user', 'blobs');
       await host.update('user', () => s.set(kept[0], blob(kept[1])));
       await new Promise((r) => setTimeout(r, 100));
@@ -132,7 +141,12 @@ describe('restart after a crash (decision P8)', () => {
     // With a 144 MiB snapshot the size is 18 MiB: 17 MiB of log is kept (above the floor), 21 MiB is compacted.
     const big = tempDir();
     writeSnapshot(big, 1, [['user/blobs', Array.from({ length: 12 }, (_, i) => [[i, blob(12)]])]]);
-    await compactsAfter(big, [100, 8.5], [101, 2], ['17 MiB of log beside a 144 MiB snapshot: kept', '21 MiB of log: compacted']);
+    await compactsAfter(
+      big,
+      [100, 8.5],
+      [101, 2],
+      ['17 MiB of log beside a 144 MiB snapshot: kept', '21 MiB of log: compacted'],
+    );
     assert.ok(readdirSync(big).includes('snapshot.bin'));
   });
 });

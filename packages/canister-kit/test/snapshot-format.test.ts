@@ -22,16 +22,25 @@ function frame(value: unknown): Buffer {
   return Buffer.concat([head, body]);
 }
 
-const record = { id: 18446744073709551615n, proof: new Uint8Array([0, 1, 255]), nested: [{ n: -5n, s: 'é', none: null }], flag: true };
+const record = {
+  id: 18446744073709551615n,
+  proof: new Uint8Array([0, 1, 255]),
+  nested: [{ n: -5n, s: 'é', none: null }],
+  flag: true,
+};
 
 describe('snapshot format (decision P2)', () => {
   it('a version 1 JSON snapshot and its log are read; the next compaction replaces it with snapshot.bin', async () => {
     const dir = tempDir();
     mkdirSync(dir, { recursive: true });
     // What the previous release wrote: snapshot.json at seq 2 and one later record in the log.
-    writeFileSync(join(dir, 'snapshot.json'), encode({ version: 1, seq: 2, stores: { 'governance/proposals': [[1n, record]], 'user/n': [['a', 1]] } }), {
-      mode: 0o600,
-    });
+    writeFileSync(
+      join(dir, 'snapshot.json'),
+      encode({ version: 1, seq: 2, stores: { 'governance/proposals': [[1n, record]], 'user/n': [['a', 1]] } }),
+      {
+        mode: 0o600,
+      },
+    );
     writeFileSync(join(dir, 'wal.jsonl'), `${encode({ seq: 3, ops: [['user/n', 'b', 2]] })}\n`, { mode: 0o600 });
     const a = EmbeddedHost.open({ dir });
     assert.deepEqual(a.store('governance', 'proposals').get(1n), record);
@@ -47,7 +56,11 @@ describe('snapshot format (decision P2)', () => {
     assert.equal(existsSync(join(dir, 'snapshot.json')), false, 'the superseded JSON snapshot is removed');
     assert.equal(readFileSync(join(dir, 'snapshot.bin')).subarray(0, 16).toString('latin1'), 'DOMDAO-SNAPSHOT\n');
     const b = EmbeddedHost.open({ dir });
-    assert.deepEqual(b.store('governance', 'proposals').get(1n), record, 'bigint, blobs and nesting round-trip in the binary format');
+    assert.deepEqual(
+      b.store('governance', 'proposals').get(1n),
+      record,
+      'bigint, blobs and nesting round-trip in the binary format',
+    );
     assert.deepEqual(
       [...b.store<string, number>('user', 'n').entries()],
       [
@@ -75,7 +88,11 @@ describe('snapshot format (decision P2)', () => {
         ['user/n', [['a', 1]]],
       ],
     });
-    writeFileSync(join(dir, 'snapshot.bin'), Buffer.concat([Buffer.from('DOMDAO-SNAPSHOT\n', 'latin1'), version, body]), { mode: 0o600 });
+    writeFileSync(
+      join(dir, 'snapshot.bin'),
+      Buffer.concat([Buffer.from('DOMDAO-SNAPSHOT\n', 'latin1'), version, body]),
+      { mode: 0o600 },
+    );
     writeFileSync(join(dir, 'wal.jsonl'), `${encode({ seq: 5, ops: [['user/n', 'b', 2]] })}\n`, { mode: 0o600 });
     const a = EmbeddedHost.open({ dir });
     assert.deepEqual(a.store('governance', 'proposals').get(1n), record);
@@ -133,7 +150,10 @@ describe('snapshot format (decision P2)', () => {
       (e: Error) => e instanceof CorruptStateError && /ends early/.test(e.message),
     );
     // Its end frame counts the slices: a snapshot missing one is refused, not read short.
-    writeFileSync(join(dir, 'snapshot.bin'), Buffer.concat([good.subarray(0, 20), frame({ seq: 1, stores: 1 }), frame({ end: 1 })]));
+    writeFileSync(
+      join(dir, 'snapshot.bin'),
+      Buffer.concat([good.subarray(0, 20), frame({ seq: 1, stores: 1 }), frame({ end: 1 })]),
+    );
     assert.throws(
       () => EmbeddedHost.open({ dir }),
       (e: Error) => e instanceof CorruptStateError && /unreadable snapshot/.test(e.message),
@@ -243,7 +263,8 @@ describe('snapshot format (decision P2)', () => {
     const dir = tempDir();
     const first = EmbeddedHost.open({ dir });
     await first.update('user', () => {
-      for (let i = 0; i < 5_000; i++) first.store<number, { i: number; s: string }>('user', 'n').set(i, { i, s: `entry ${i}` });
+      for (let i = 0; i < 5_000; i++)
+        first.store<number, { i: number; s: string }>('user', 'n').set(i, { i, s: `entry ${i}` });
       first.store<string, number>('user', 'm').set('x', 1);
     });
     await first.compact();

@@ -118,7 +118,13 @@ function ops<K>(key: fc.Arbitrary<K>): fc.Arbitrary<Op<K>[]> {
       {
         weight: 2,
         arbitrary: fc.record(
-          { op: fc.constant('read' as const), from: key, limit: fc.nat({ max: 12 }), reverse: fc.boolean(), maxStoredBytes: fc.nat({ max: 40 }) },
+          {
+            op: fc.constant('read' as const),
+            from: key,
+            limit: fc.nat({ max: 12 }),
+            reverse: fc.boolean(),
+            maxStoredBytes: fc.nat({ max: 40 }),
+          },
           { requiredKeys: ['op', 'reverse'] },
         ),
       },
@@ -168,13 +174,19 @@ function run<K extends StoreKey>(initial: Array<[K, number]>, program: Op<K>[], 
 describe('the stable index of the IC Store (decision W7)', () => {
   it('answers what the B-tree answers under random writes, deletes and reads, indexed from the first write', () => {
     fc.assert(
-      fc.property(fc.oneof(ops<StoreKey>(smallBigKey), ops<StoreKey>(stringKey), ops<StoreKey>(bigKey)), (program) => run([], program, 3)),
+      fc.property(fc.oneof(ops<StoreKey>(smallBigKey), ops<StoreKey>(stringKey), ops<StoreKey>(bigKey)), (program) =>
+        run([], program, 3),
+      ),
       { numRuns: 300 },
     );
   });
 
   it('builds the index of a store written without one in steps, while it is written and read', () => {
-    const initial = fc.uniqueArray(fc.tuple(smallBigKey, fc.nat({ max: 1000 })), { selector: ([k]) => k, maxLength: 60, size: 'max' });
+    const initial = fc.uniqueArray(fc.tuple(smallBigKey, fc.nat({ max: 1000 })), {
+      selector: ([k]) => k,
+      maxLength: 60,
+      size: 'max',
+    });
     fc.assert(
       fc.property(initial, ops<StoreKey>(smallBigKey), fc.integer({ min: 1, max: 7 }), (init, program, buildKeys) =>
         run(init as Array<[StoreKey, number]>, program, buildKeys),
@@ -189,7 +201,8 @@ describe('the stable index of the IC Store (decision W7)', () => {
     const counts = new Array<number>(33).fill(0);
     for (let i = 0; i < 100_000; i++) counts[levelOfKey(BigInt(i))]!++;
     // ≈ 50,000 at level 1, 25,000 at 2, …: within 10 % for the first levels.
-    for (let l = 1; l <= 5; l++) assert.ok(Math.abs(counts[l]! - 100_000 / 2 ** l) < 10_000 / 2 ** l, `level ${l}: ${counts[l]}`);
+    for (let l = 1; l <= 5; l++)
+      assert.ok(Math.abs(counts[l]! - 100_000 / 2 ** l) < 10_000 / 2 ** l, `level ${l}: ${counts[l]}`);
   });
 
   it('at 100,000 entries a page at the start or the end costs O(log n) point reads and no positional read, before and after the build', () => {
@@ -201,14 +214,26 @@ describe('the stable index of the IC Store (decision W7)', () => {
     const page = (from: bigint | undefined, reverse = false) => {
       data.cost.gets = index.cost.gets = data.cost.positional = data.cost.skipped = 0;
       const got = [...store.entries({ ...(from !== undefined && { from }), limit: 10, reverse })].map(([k]) => k);
-      return { got, gets: data.cost.gets + index.cost.gets, positional: data.cost.positional, skipped: data.cost.skipped };
+      return {
+        got,
+        gets: data.cost.gets + index.cost.gets,
+        positional: data.cost.positional,
+        skipped: data.cost.skipped,
+      };
     };
     const endBefore = page(2n * BigInt(n) - 21n);
     assert.ok(endBefore.skipped > n, `${endBefore.skipped} skipped before the build`);
     let steps = 0;
     while (!store.index!.buildStep(2_000)) steps++;
     assert.equal(steps, n / 2_000);
-    const reads = [page(undefined), page(1n), page(2n * BigInt(n) - 21n), page(undefined, true), page(2n * BigInt(n) - 1n, true), page(101n, true)];
+    const reads = [
+      page(undefined),
+      page(1n),
+      page(2n * BigInt(n) - 21n),
+      page(undefined, true),
+      page(2n * BigInt(n) - 1n, true),
+      page(101n, true),
+    ];
     assert.deepEqual(reads[2]!.got, endBefore.got);
     assert.deepEqual(
       reads[1]!.got,
@@ -226,7 +251,10 @@ describe('the stable index of the IC Store (decision W7)', () => {
     // A write in the middle: O(log n) reads and a few writes.
     index.cost.gets = index.cost.writes = 0;
     store.set(100_001n, 1);
-    assert.ok(index.cost.gets <= 60 && index.cost.writes <= 40, `${index.cost.gets} reads, ${index.cost.writes} writes`);
+    assert.ok(
+      index.cost.gets <= 60 && index.cost.writes <= 40,
+      `${index.cost.gets} reads, ${index.cost.writes} writes`,
+    );
     checkIndex(data, index);
   });
 });

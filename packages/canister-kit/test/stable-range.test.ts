@@ -57,7 +57,11 @@ describe('range reads from stable memory (decision W5)', () => {
             const k = pool[fromIndex % pool.length]!;
             from = exact ? k : typeof k === 'bigint' ? k + 1n : `${k}b`;
           }
-          const options: EntriesOptions<StoreKey> = { ...(from !== undefined && { from }), ...(limit !== undefined && { limit }), reverse };
+          const options: EntriesOptions<StoreKey> = {
+            ...(from !== undefined && { from }),
+            ...(limit !== undefined && { limit }),
+            reverse,
+          };
           const { map } = positional(entries);
           assert.deepEqual([...positionalEntries(map, options)], [...orderedEntries(tree, options)]);
         },
@@ -92,7 +96,9 @@ describe('range reads from stable memory (decision W5)', () => {
   });
 
   it('maxStoredBytes stops before the entry that would pass it, without decoding that entry; the first always comes', () => {
-    const { map } = positional(Array.from({ length: 10 }, (_, i): [bigint, Uint8Array] => [BigInt(i), new Uint8Array(100 * (i + 1))]));
+    const { map } = positional(
+      Array.from({ length: 10 }, (_, i): [bigint, Uint8Array] => [BigInt(i), new Uint8Array(100 * (i + 1))]),
+    );
     const decoded: bigint[] = [];
     const read = (options: EntriesOptions<bigint>) =>
       [

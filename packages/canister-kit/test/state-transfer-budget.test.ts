@@ -26,10 +26,14 @@ const ctx = { caller: CONTROLLER, now: 0n };
 function canister(n: number, counter?: () => bigint, pad = 0) {
   const items = plainStore<bigint, unknown>();
   for (let i = 0; i < n; i++) items.set(BigInt(i), value(i, pad));
-  const t = stateTransfer({ items } as unknown as Record<string, Store<StoreKey, unknown>>, plainStore<string, TransferRecord>(), {
-    isController: (c) => c === CONTROLLER,
-    ...(counter && { instructions: counter }),
-  });
+  const t = stateTransfer(
+    { items } as unknown as Record<string, Store<StoreKey, unknown>>,
+    plainStore<string, TransferRecord>(),
+    {
+      isController: (c) => c === CONTROLLER,
+      ...(counter && { instructions: counter }),
+    },
+  );
   return t;
 }
 
@@ -49,7 +53,8 @@ function readAll(t: ReturnType<typeof canister>, newMessage: () => void = () => 
 }
 
 const value = (i: number, pad = 0) => (pad > 0 ? { n: i, text: 'é'.repeat(pad) } : { n: i });
-const expected = (n: number, pad = 0): EntryText[] => Array.from({ length: n }, (_, i) => [encode(BigInt(i)), encode(value(i, pad))]);
+const expected = (n: number, pad = 0): EntryText[] =>
+  Array.from({ length: n }, (_, i) => [encode(BigInt(i)), encode(value(i, pad))]);
 /** UTF-8 bytes of an entry's key and value text: what its reply's encoding is charged for. */
 const bytesOf = ([k, v]: EntryText) => BigInt(Buffer.byteLength(k) + Buffer.byteLength(v));
 

@@ -41,10 +41,15 @@ function canister(fill?: (s: { config: Store<string, unknown>; items: Store<bigi
   return { stores, t, events, logged };
 }
 
-const items = (n: number, from = 0): EntryText[] => Array.from({ length: n }, (_, i) => [encode(BigInt(from + i)), encode({ n: from + i })]);
+const items = (n: number, from = 0): EntryText[] =>
+  Array.from({ length: n }, (_, i) => [encode(BigInt(from + i)), encode({ n: from + i })]);
 const manifest = (stores: Record<string, EntryText[]>): ImportManifest => ({
   version: stateVersion(['config', 'items']),
-  stores: ['config', 'items'].map((name) => ({ name, count: BigInt(stores[name]?.length ?? 0), crc32: (stores[name] ?? []).reduce(crc32Entry, 0) })),
+  stores: ['config', 'items'].map((name) => ({
+    name,
+    count: BigInt(stores[name]?.length ?? 0),
+    crc32: (stores[name] ?? []).reduce(crc32Entry, 0),
+  })),
 });
 const err = (r: { Ok: unknown } | { Err: string }): string => ('Err' in r ? r.Err : assert.fail('expected a refusal'));
 const ok = <T>(r: { Ok: T } | { Err: string }): T => {
@@ -65,7 +70,9 @@ describe('state transfer core (decisions K23, W22)', () => {
     });
     assert.deepEqual(c.logged, []);
     assert.throws(() => c.t.state_status(ctx('stranger')), new Error(REFUSALS.notController));
-    assert.deepEqual(c.logged, [{ event: 'state_status.refused', caller: 'stranger', status: 'fresh', reason: REFUSALS.notController }]);
+    assert.deepEqual(c.logged, [
+      { event: 'state_status.refused', caller: 'stranger', status: 'fresh', reason: REFUSALS.notController },
+    ]);
   });
 
   it('K25: every refusal of state_import and state_export writes one structured line to the canister log; an accepted step writes none', () => {
@@ -108,7 +115,10 @@ describe('state transfer core (decisions K23, W22)', () => {
   it('K23: the checksum is zlib.crc32 of each entry as UTF-8 `key \\n value \\n`, lone surrogates as TextEncoder writes them', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 40 })), { maxLength: 20 }),
+        fc.array(
+          fc.tuple(fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 40 })),
+          { maxLength: 20 },
+        ),
         (entries) => {
           const ours = entries.reduce((c, e) => crc32Entry(c, e as EntryText), 0);
           const bytes = Buffer.concat(entries.map(([k, v]) => Buffer.from(new TextEncoder().encode(`${k}\n${v}\n`))));
@@ -143,13 +153,21 @@ describe('state transfer core (decisions K23, W22)', () => {
     assert.equal(dst.stores.config.size, 0, 'Begin empties what the install wrote');
     ok(dst.t.state_import(ctx(), { Chunk: { store: 'config', entries: exported.config } }));
     for (let i = 0; i < exported.items.length; i += MAX_CHUNK_ENTRIES)
-      ok(dst.t.state_import(ctx(), { Chunk: { store: 'items', entries: exported.items.slice(i, i + MAX_CHUNK_ENTRIES) } }));
+      ok(
+        dst.t.state_import(ctx(), {
+          Chunk: { store: 'items', entries: exported.items.slice(i, i + MAX_CHUNK_ENTRIES) },
+        }),
+      );
     assert.equal(dst.t.blocking(), true, 'other updates and timers wait while importing');
     assert.deepEqual(ok(dst.t.state_import(ctx(), { Seal: null })), { status: 'sealed', imported: 1_204n });
     assert.deepEqual(dst.events, ['cleared', 'sealed']);
     assert.deepEqual({ config: read(dst.t, 'config'), items: read(dst.t, 'items') }, exported);
     assert.equal(dst.t.blocking(), false);
-    assert.deepEqual(dst.t.state_import(ctx(), { Begin: manifest(exported) }), { Err: REFUSALS.sealed }, 'after the seal, never again');
+    assert.deepEqual(
+      dst.t.state_import(ctx(), { Begin: manifest(exported) }),
+      { Err: REFUSALS.sealed },
+      'after the seal, never again',
+    );
   });
 
   it('W22: only a controller exports or imports; a canister that took an update call takes no import; chunk and seal need a begin', () => {
@@ -158,7 +176,9 @@ describe('state transfer core (decisions K23, W22)', () => {
     assert.deepEqual(c.t.state_export(ctx('someone'), { store: 'items' }), { Err: REFUSALS.notController });
     assert.deepEqual(c.t.state_import(ctx('someone'), { Begin: m }), { Err: REFUSALS.notController });
     assert.deepEqual(c.t.state_import(ctx(), { Seal: null }), { Err: REFUSALS.notBegun });
-    assert.deepEqual(c.t.state_import(ctx(), { Chunk: { store: 'items', entries: items(1) } }), { Err: REFUSALS.notBegun });
+    assert.deepEqual(c.t.state_import(ctx(), { Chunk: { store: 'items', entries: items(1) } }), {
+      Err: REFUSALS.notBegun,
+    });
     c.t.touched();
     assert.equal(c.t.status(), 'live');
     assert.deepEqual(c.t.state_import(ctx(), { Begin: m }), { Err: REFUSALS.live });
@@ -168,13 +188,19 @@ describe('state transfer core (decisions K23, W22)', () => {
 
   it('W22: a chunk at the limits is taken, one entry or one character past is refused and changes nothing', () => {
     const c = canister();
-    const long = (i: number, chars: number): EntryText => [encode(BigInt(i)), JSON.stringify('x'.repeat(chars - encode(BigInt(i)).length - 2))];
+    const long = (i: number, chars: number): EntryText => [
+      encode(BigInt(i)),
+      JSON.stringify('x'.repeat(chars - encode(BigInt(i)).length - 2)),
+    ];
     const atEntries = items(MAX_CHUNK_ENTRIES);
     const per = Math.floor(MAX_CHUNK_CHARS / 2);
     const atChars = [long(0, per), long(1, MAX_CHUNK_CHARS - per)];
     const all = { items: [...atEntries.map((e, i): EntryText => [encode(BigInt(i)), e[1]])] };
     ok(c.t.state_import(ctx(), { Begin: manifest(all) }));
-    assert.match(err(c.t.state_import(ctx(), { Chunk: { store: 'items', entries: items(MAX_CHUNK_ENTRIES + 1) } })), /at most 500 entries/);
+    assert.match(
+      err(c.t.state_import(ctx(), { Chunk: { store: 'items', entries: items(MAX_CHUNK_ENTRIES + 1) } })),
+      /at most 500 entries/,
+    );
     const overChars = [long(0, per), long(1, MAX_CHUNK_CHARS - per + 1)];
     assert.match(err(c.t.state_import(ctx(), { Chunk: { store: 'items', entries: overChars } })), /1000001/);
     assert.equal(c.stores.items.size, 0, 'a refused chunk writes nothing');
@@ -191,10 +217,17 @@ describe('state transfer core (decisions K23, W22)', () => {
     const all = { items: items(4) };
     ok(c.t.state_import(ctx(), { Begin: manifest(all) }));
     ok(c.t.state_import(ctx(), { Chunk: { store: 'items', entries: all.items.slice(0, 2) } }));
-    assert.match(err(c.t.state_import(ctx(), { Chunk: { store: 'items', entries: all.items.slice(1, 3) } })), /ascending key order/);
+    assert.match(
+      err(c.t.state_import(ctx(), { Chunk: { store: 'items', entries: all.items.slice(1, 3) } })),
+      /ascending key order/,
+    );
     assert.match(err(c.t.state_import(ctx(), { Chunk: { store: 'nope', entries: [] } })), /no store nope/);
     assert.match(err(c.t.state_import(ctx(), { Seal: null })), /^store items holds 2 entries/);
-    ok(c.t.state_import(ctx(), { Chunk: { store: 'items', entries: [all.items[2]!, [all.items[3]![0], encode({ n: 'changed' })]] } }));
+    ok(
+      c.t.state_import(ctx(), {
+        Chunk: { store: 'items', entries: [all.items[2]!, [all.items[3]![0], encode({ n: 'changed' })]] },
+      }),
+    );
     assert.match(err(c.t.state_import(ctx(), { Seal: null })), /CRC-32/);
     ok(c.t.state_import(ctx(), { Begin: manifest(all) }));
     assert.equal(c.stores.items.size, 0);
@@ -205,7 +238,10 @@ describe('state transfer core (decisions K23, W22)', () => {
   it('K23: a manifest of another release (store list or format) is refused before anything is emptied', () => {
     const c = canister((s) => s.config.set('config', 1));
     const m = manifest({});
-    assert.match(err(c.t.state_import(ctx(), { Begin: { ...m, version: '1:config' } })), /state version is 1:config,items, the export's is 1:config/);
+    assert.match(
+      err(c.t.state_import(ctx(), { Begin: { ...m, version: '1:config' } })),
+      /state version is 1:config,items, the export's is 1:config/,
+    );
     assert.match(err(c.t.state_import(ctx(), { Begin: { ...m, stores: [...m.stores].reverse() } })), /in order/);
     assert.equal(c.stores.config.size, 1);
     assert.equal(c.t.status(), 'fresh');

@@ -12,7 +12,9 @@ const reference = new TextDecoder();
 describe('decodeUtf8 (decision W17)', () => {
   it('reads the UTF-8 of any string as TextDecoder does', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (s) => assert.equal(decodeUtf8(utf8.encode(s)), reference.decode(utf8.encode(s)))),
+      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (s) =>
+        assert.equal(decodeUtf8(utf8.encode(s)), reference.decode(utf8.encode(s))),
+      ),
       { numRuns: 500 },
     );
   });

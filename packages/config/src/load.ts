@@ -29,7 +29,8 @@ export function loadConfig<S extends TObject>(schema: S, env: NodeJS.ProcessEnv 
   const validate = ajv.compile(schema);
   if (!validate(input)) {
     const problems = (validate.errors ?? []).map((e) => {
-      const name = e.instancePath.replace(/^\//, '') || (e.params as { missingProperty?: string }).missingProperty || '(root)';
+      const name =
+        e.instancePath.replace(/^\//, '') || (e.params as { missingProperty?: string }).missingProperty || '(root)';
       const got = name in input ? ` (got ${JSON.stringify(input[name])})` : '';
       return `${name}: ${e.message ?? 'invalid'}${got}`;
     });

@@ -75,7 +75,14 @@ export function createNotificationClient(opts: NotificationClientOptions): Notif
 
   const fail = (outcome: Extract<SendOutcome, { ok: false }>, type: string): SendOutcome => {
     logger.warn(
-      { event: 'notification.send_failed', type, reason: outcome.reason, status: outcome.status, error: outcome.error, request_id: outcome.requestId },
+      {
+        event: 'notification.send_failed',
+        type,
+        reason: outcome.reason,
+        status: outcome.status,
+        error: outcome.error,
+        request_id: outcome.requestId,
+      },
       'email not sent; continuing',
     );
     return outcome;
@@ -106,7 +113,14 @@ export function createNotificationClient(opts: NotificationClientOptions): Notif
           signal: AbortSignal.timeout(timeoutMs),
         });
       } catch (err) {
-        return fail({ ok: false, reason: 'unavailable', error: (err as Error).name === 'TimeoutError' ? 'timeout' : 'network_error' }, request.type);
+        return fail(
+          {
+            ok: false,
+            reason: 'unavailable',
+            error: (err as Error).name === 'TimeoutError' ? 'timeout' : 'network_error',
+          },
+          request.type,
+        );
       }
       let body: Record<string, unknown> = {};
       try {
@@ -114,14 +128,18 @@ export function createNotificationClient(opts: NotificationClientOptions): Notif
       } catch {
         // A gateway error page is not JSON; the status still says enough.
       }
-      const requestId = typeof body.request_id === 'string' ? body.request_id : (res.headers.get('x-request-id') ?? undefined);
+      const requestId =
+        typeof body.request_id === 'string' ? body.request_id : (res.headers.get('x-request-id') ?? undefined);
       if (res.ok && typeof body.id === 'string') {
         return { ok: true, id: body.id, stubbed: body.stubbed === true, requestId: requestId ?? '' };
       }
       return fail(
         {
           ok: false,
-          reason: res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429 ? 'rejected' : 'unavailable',
+          reason:
+            res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429
+              ? 'rejected'
+              : 'unavailable',
           status: res.status,
           ...(typeof body.error === 'string' && { error: body.error }),
           ...(Array.isArray(body.details) && { details: body.details as Array<{ field: string; message: string }> }),
@@ -134,6 +152,13 @@ export function createNotificationClient(opts: NotificationClientOptions): Notif
 }
 
 /** The client as every caller configures it: NOTIFICATION_SERVICE_URL and NOTIFICATION_SERVICE_TOKEN. */
-export function notificationClientFromEnv(logger: WarnLogger, env: NodeJS.ProcessEnv = process.env): NotificationClient {
-  return createNotificationClient({ baseUrl: env.NOTIFICATION_SERVICE_URL, token: env.NOTIFICATION_SERVICE_TOKEN, logger });
+export function notificationClientFromEnv(
+  logger: WarnLogger,
+  env: NodeJS.ProcessEnv = process.env,
+): NotificationClient {
+  return createNotificationClient({
+    baseUrl: env.NOTIFICATION_SERVICE_URL,
+    token: env.NOTIFICATION_SERVICE_TOKEN,
+    logger,
+  });
 }

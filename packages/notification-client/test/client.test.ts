@@ -16,13 +16,21 @@ function memoryLogger() {
   return { logger, lines };
 }
 
-const welcome = { type: 'welcome' as const, to: 'ada@example.com', domain: 'domdao.example', data: { user_name: 'Ada' } };
+const welcome = {
+  type: 'welcome' as const,
+  to: 'ada@example.com',
+  domain: 'domdao.example',
+  data: { user_name: 'Ada' },
+};
 
 describe('notification client', () => {
   let url: string;
   let app: Awaited<ReturnType<typeof buildApp>>;
   before(async () => {
-    app = await buildApp({ config: loadNotificationConfig({ NODE_ENV: 'test', SERVICE_TOKEN: TOKEN }), logStream: captureLogs().stream });
+    app = await buildApp({
+      config: loadNotificationConfig({ NODE_ENV: 'test', SERVICE_TOKEN: TOKEN }),
+      logStream: captureLogs().stream,
+    });
     await app.listen({ port: 0, host: '127.0.0.1' });
     url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/`;
   });
@@ -61,7 +69,9 @@ describe('notification client', () => {
 
   it('a wrong token is rejected (401) and the token is not logged', async () => {
     const { logger, lines } = memoryLogger();
-    const out = await createNotificationClient({ baseUrl: url, token: 'wrong-token-wrong-token-000', logger }).send(welcome);
+    const out = await createNotificationClient({ baseUrl: url, token: 'wrong-token-wrong-token-000', logger }).send(
+      welcome,
+    );
     assert.ok(!out.ok && out.status === 401 && out.error === 'unauthorized');
     assert.ok(!JSON.stringify(lines).includes('wrong-token'));
   });
@@ -75,14 +85,23 @@ describe('notification client', () => {
 
   it('a service that does not answer in time resolves with reason unavailable (timeout)', async () => {
     const slow = await startRecorder(() => ({ status: 200, body: { id: 'x' }, delayMs: 1000 }));
-    const out = await createNotificationClient({ baseUrl: slow.url, token: TOKEN, logger: memoryLogger().logger, timeoutMs: 200 }).send(welcome);
+    const out = await createNotificationClient({
+      baseUrl: slow.url,
+      token: TOKEN,
+      logger: memoryLogger().logger,
+      timeoutMs: 200,
+    }).send(welcome);
     assert.ok(!out.ok && out.reason === 'unavailable' && out.error === 'timeout');
     await slow.close();
   });
 
   it('a 503 (service fail-closed) or a non-JSON gateway page is unavailable', async () => {
     const gateway = await startRecorder(() => ({ status: 502, body: '<html>bad gateway</html>' }));
-    const out = await createNotificationClient({ baseUrl: gateway.url, token: TOKEN, logger: memoryLogger().logger }).send(welcome);
+    const out = await createNotificationClient({
+      baseUrl: gateway.url,
+      token: TOKEN,
+      logger: memoryLogger().logger,
+    }).send(welcome);
     assert.ok(!out.ok && out.reason === 'unavailable' && out.status === 502);
     await gateway.close();
   });
@@ -100,7 +119,10 @@ describe('notification client', () => {
   });
 
   it('reads NOTIFICATION_SERVICE_URL (trailing slash tolerated) and NOTIFICATION_SERVICE_TOKEN', async () => {
-    const client = notificationClientFromEnv(memoryLogger().logger, { NOTIFICATION_SERVICE_URL: url, NOTIFICATION_SERVICE_TOKEN: TOKEN });
+    const client = notificationClientFromEnv(memoryLogger().logger, {
+      NOTIFICATION_SERVICE_URL: url,
+      NOTIFICATION_SERVICE_TOKEN: TOKEN,
+    });
     assert.equal(client.configured, true);
     assert.equal((await client.send(welcome)).ok, true);
   });

@@ -14,10 +14,21 @@ export const MULTI_LINE = `^(?=[\\s\\S]*\\S)(?:${NOT_LINE_BREAK_OR_CONTROL}|\\r?
 /** Field types of the catalog. `max` is in characters. */
 export const field = {
   /** One line of text: names, titles, labels, ids. */
-  line: (max = 200) => Type.String({ minLength: 1, maxLength: max, pattern: SINGLE_LINE, 'x-message': 'a single line of text without control characters' }),
+  line: (max = 200) =>
+    Type.String({
+      minLength: 1,
+      maxLength: max,
+      pattern: SINGLE_LINE,
+      'x-message': 'a single line of text without control characters',
+    }),
   /** Free text where line breaks are allowed: descriptions, bodies. */
   text: (max = 5000) =>
-    Type.String({ minLength: 1, maxLength: max, pattern: MULTI_LINE, 'x-message': 'text without control characters other than line breaks and tabs' }),
+    Type.String({
+      minLength: 1,
+      maxLength: max,
+      pattern: MULTI_LINE,
+      'x-message': 'text without control characters other than line breaks and tabs',
+    }),
   httpsUrl: () => Type.String({ format: 'https-url' }),
   /** Rendered as a link, so only http(s): never javascript:, data: or a relative path. */
   webUrl: () => Type.String({ format: 'web-url' }),

@@ -21,7 +21,9 @@ export const templateSchemas = {
   verification: Type.Object({
     user_name: field.line(),
     verification_link: field.opt(field.webUrl()),
-    verification_code: field.opt(Type.String({ pattern: '^[\\x21-\\x7E]{6,8}$', 'x-message': '6 to 8 visible ASCII characters' })),
+    verification_code: field.opt(
+      Type.String({ pattern: '^[\\x21-\\x7E]{6,8}$', 'x-message': '6 to 8 visible ASCII characters' }),
+    ),
     expires_minutes: field.opt(field.positive(10080)),
   }),
   invitation: Type.Object({
@@ -85,7 +87,15 @@ export const templateSchemas = {
     total: field.count(),
     run_url: field.webUrl(),
     suite_results: field.opt(
-      Type.Array(Type.Object({ suite: field.line(200), pass: field.count(), fail: field.count(), url: field.opt(field.webUrl()) }), { maxItems: 200 }),
+      Type.Array(
+        Type.Object({
+          suite: field.line(200),
+          pass: field.count(),
+          fail: field.count(),
+          url: field.opt(field.webUrl()),
+        }),
+        { maxItems: 200 },
+      ),
     ),
   }),
   'parental-consent': Type.Object({

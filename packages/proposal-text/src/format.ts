@@ -6,9 +6,11 @@ export type Whole = bigint | string | number;
 
 const E8S = 100_000_000n;
 
-export const whole = (v: Whole): bigint => (typeof v === 'bigint' ? v : BigInt(typeof v === 'number' ? Math.trunc(v) : v));
+export const whole = (v: Whole): bigint =>
+  typeof v === 'bigint' ? v : BigInt(typeof v === 'number' ? Math.trunc(v) : v);
 
-const grouped = (n: number, min: number, max: number) => n.toLocaleString('en-US', { minimumFractionDigits: min, maximumFractionDigits: max });
+const grouped = (n: number, min: number, max: number) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: min, maximumFractionDigits: max });
 
 /** 50 → "50.00 USD"; a price keeps up to six decimals: 0.2513 → "0.2513 USD". */
 export const usd = (n: number): string => `${grouped(n, 2, 2)} USD`;

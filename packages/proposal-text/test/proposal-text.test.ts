@@ -2,7 +2,14 @@
 // (decimal strings) alike, with names, prices and the rules in force as the reader brings them.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { absoluteTime, describePayload, duration, payloadPrincipals, relativeTime, type RulesNow } from '../src/index.ts';
+import {
+  absoluteTime,
+  describePayload,
+  duration,
+  payloadPrincipals,
+  relativeTime,
+  type RulesNow,
+} from '../src/index.ts';
 
 const ADA = 'bl7j7-aaaaa-aaaaa-aaaaa-cai';
 const BOB = 'rrkah-fqaaa-aaaaa-aaaaq-cai';
@@ -16,7 +23,8 @@ const rules_now: RulesNow = {
   voting_delay: String(DAY / 24n),
   execution_window: String(7n * DAY),
 };
-const text = (t: { summary: string; lines: { label: string; text: string }[] }) => [t.summary, ...t.lines.map((l) => `${l.label}: ${l.text}`)].join('\n');
+const text = (t: { summary: string; lines: { label: string; text: string }[] }) =>
+  [t.summary, ...t.lines.map((l) => `${l.label}: ${l.text}`)].join('\n');
 
 describe('proposal-text: every payload, readable (decisions F43–F46)', () => {
   it('decision F43: a duration in its two largest units (a consent message, decision L36, gives them all)', () => {
@@ -37,7 +45,11 @@ describe('proposal-text: every payload, readable (decisions F43–F46)', () => {
     assert.equal(absoluteTime(now, 'Asia/Tokyo'), 'Sun, 29 Nov 2026, 23:02 GMT+9');
   });
   it('decision F43: a USD payout names the recipient and gives DOM at the ratified price; a DOM payout gives USD; the paid amount once executed', () => {
-    const usd = describePayload('TreasuryPayout', { TreasuryPayout: { recipient: ADA, amount: { Usd: 50 } } }, { names, ratified_price_usd: 0.25 });
+    const usd = describePayload(
+      'TreasuryPayout',
+      { TreasuryPayout: { recipient: ADA, amount: { Usd: 50 } } },
+      { names, ratified_price_usd: 0.25 },
+    );
     assert.equal(usd.summary, 'Pays Ada Lovelace 50.00 USD (about 200 DOM) from the treasury');
     assert.match(text(usd), /In DOM: about 200 DOM at the ratified price of 0\.25 USD/);
     const dom = describePayload(
@@ -53,8 +65,16 @@ describe('proposal-text: every payload, readable (decisions F43–F46)', () => {
       { names, status: 'Executed', paid_e8s: '20000000000' },
     );
     assert.equal(paid.summary, 'Paid Ada Lovelace 200 DOM from the treasury');
-    const noPrice = describePayload('TreasuryPayout', { TreasuryPayout: { recipient: ADA, amount: { Usd: 50 } } }, { ratified_price_usd: null });
-    assert.equal(noPrice.summary, 'Pays account bl7j7-aaaaa… 50.00 USD (in DOM at the ratified price) from the treasury', 'decision F45: no member name');
+    const noPrice = describePayload(
+      'TreasuryPayout',
+      { TreasuryPayout: { recipient: ADA, amount: { Usd: 50 } } },
+      { ratified_price_usd: null },
+    );
+    assert.equal(
+      noPrice.summary,
+      'Pays account bl7j7-aaaaa… 50.00 USD (in DOM at the ratified price) from the treasury',
+      'decision F45: no member name',
+    );
     assert.match(text(noPrice), /no DOM price is ratified yet/);
   });
 
@@ -69,26 +89,46 @@ describe('proposal-text: every payload, readable (decisions F43–F46)', () => {
     assert.match(text(t), /Ratified price now: 0\.20 USD per DOM \(this proposal: \+25 %\)/);
     assert.match(text(t), /In force from: 29 November 2026, 00:00 UTC/);
     assert.match(text(t), /Source: https:\/\/example\.org\/p/);
-    assert.match(text(describePayload('SetDomPrice', { SetDomPrice: { price_usd: 0.25 } }, {})), /Ratified price now: none yet: this would be the first/);
-    const done = text(describePayload('SetDomPrice', { SetDomPrice: { price_usd: 0.25 } }, { status: 'Executed', ratified_price_usd: 0.25 }));
+    assert.match(
+      text(describePayload('SetDomPrice', { SetDomPrice: { price_usd: 0.25 } }, {})),
+      /Ratified price now: none yet: this would be the first/,
+    );
+    const done = text(
+      describePayload(
+        'SetDomPrice',
+        { SetDomPrice: { price_usd: 0.25 } },
+        { status: 'Executed', ratified_price_usd: 0.25 },
+      ),
+    );
     assert.match(done, /^Set the DOM price to 0\.25 USD\n/);
     assert.match(done, /Ratified price now: 0\.25 USD per DOM: this proposal's/);
     assert.match(done, /In force from: when it executed/);
   });
 
   it('decision F58: membership changes by name, only what the payload says (no assumed role before); the summary lists them', () => {
-    const t = describePayload('MembershipPolicy', { MembershipPolicy: { add_admins: [ADA], remove_admins: [BOB], revoke: [] } }, { names });
+    const t = describePayload(
+      'MembershipPolicy',
+      { MembershipPolicy: { add_admins: [ADA], remove_admins: [BOB], revoke: [] } },
+      { names },
+    );
     assert.equal(t.summary, 'Makes Ada Lovelace admin; removes Bob Builder as admin');
     assert.match(text(t), /Admins added: Ada Lovelace: to be made admin/);
     assert.match(text(t), /Admins removed: Bob Builder: to be removed as admin/);
     assert.doesNotMatch(text(t), /→/);
     const done = text(
-      describePayload('MembershipPolicy', { MembershipPolicy: { add_admins: [], remove_admins: [BOB], revoke: [ADA] } }, { names, status: 'Executed' }),
+      describePayload(
+        'MembershipPolicy',
+        { MembershipPolicy: { add_admins: [], remove_admins: [BOB], revoke: [ADA] } },
+        { names, status: 'Executed' },
+      ),
     );
     assert.match(done, /Admins removed: Bob Builder: removed as admin/);
     assert.match(done, /Memberships revoked: Ada Lovelace: membership revoked/);
     assert.doesNotMatch(done, /admin → member|→/);
-    assert.deepEqual(payloadPrincipals({ MembershipPolicy: { add_admins: [ADA], remove_admins: [BOB], revoke: [ADA] } }), [ADA, BOB, ADA]);
+    assert.deepEqual(
+      payloadPrincipals({ MembershipPolicy: { add_admins: [ADA], remove_admins: [BOB], revoke: [ADA] } }),
+      [ADA, BOB, ADA],
+    );
   });
 
   it('decision F44: an amendment as before → after of each rule while it waits; once executed it says what it set', () => {
@@ -102,19 +142,44 @@ describe('proposal-text: every payload, readable (decisions F43–F46)', () => {
     assert.match(text(t), /Treasury payout: quorum: 20 % → 25 %/);
     assert.match(text(t), /Treasury payout: voting period: 5 days → 3 days/);
     assert.match(text(t), /Review time before voting: 1 hour → 2 hours/);
-    assert.match(t.summary, /^Changes the rules: Treasury payout quorum 20 % → 25 %, Treasury payout voting period 5 days → 3 days and 1 more$/);
-    assert.match(text(describePayload('ConstitutionalAmendment', payload, { rules_now, status: 'Executed' })), /quorum: set to 25 %/);
+    assert.match(
+      t.summary,
+      /^Changes the rules: Treasury payout quorum 20 % → 25 %, Treasury payout voting period 5 days → 3 days and 1 more$/,
+    );
+    assert.match(
+      text(describePayload('ConstitutionalAmendment', payload, { rules_now, status: 'Executed' })),
+      /quorum: set to 25 %/,
+    );
   });
 
   it('decision G52: an executed amendment reads before → after from the rules the canister recorded, not the rules now', () => {
-    const payload = { ConstitutionalAmendment: { category_rules: [{ category: 'TreasuryPayout', quorum_bps: 2500 }], voting_delay: String(DAY / 12n) } };
+    const payload = {
+      ConstitutionalAmendment: {
+        category_rules: [{ category: 'TreasuryPayout', quorum_bps: 2500 }],
+        voting_delay: String(DAY / 12n),
+      },
+    };
     // The rules now already hold the change (and a later one): the "before" must not come from them.
-    const later: RulesNow = { ...rules_now, rules: rules_now.rules.map((r) => (r.category === 'TreasuryPayout' ? { ...r, quorum_bps: 3000 } : r)) };
-    const t = describePayload('ConstitutionalAmendment', payload, { rules_now: later, rules_before: rules_now, status: 'Executed' });
+    const later: RulesNow = {
+      ...rules_now,
+      rules: rules_now.rules.map((r) => (r.category === 'TreasuryPayout' ? { ...r, quorum_bps: 3000 } : r)),
+    };
+    const t = describePayload('ConstitutionalAmendment', payload, {
+      rules_now: later,
+      rules_before: rules_now,
+      status: 'Executed',
+    });
     assert.match(text(t), /Treasury payout: quorum: 20 % → 25 %/);
     assert.match(text(t), /Review time before voting: 1 hour → 2 hours/);
-    assert.equal(t.summary, 'Changed the rules: Treasury payout quorum 20 % → 25 % and Review time before voting 1 hour → 2 hours');
-    const emergency = describePayload('EmergencyAction', payload, { rules_now: later, rules_before: rules_now, status: 'Executed' });
+    assert.equal(
+      t.summary,
+      'Changed the rules: Treasury payout quorum 20 % → 25 % and Review time before voting 1 hour → 2 hours',
+    );
+    const emergency = describePayload('EmergencyAction', payload, {
+      rules_now: later,
+      rules_before: rules_now,
+      status: 'Executed',
+    });
     assert.match(emergency.summary, /^Emergency: changed the rules: Treasury payout quorum 20 % → 25 %/);
   });
 
@@ -122,8 +187,15 @@ describe('proposal-text: every payload, readable (decisions F43–F46)', () => {
     const bare = describePayload('EmergencyAction', null, { rules_now });
     assert.equal(bare.summary, 'An emergency decision on the fast track; nothing is executed automatically');
     assert.match(text(bare), /Emergency: Voting opens at once and runs 1 day; it needs 80 % Yes of a 5 % quorum/);
-    const pay = describePayload('EmergencyAction', { TreasuryPayout: { recipient: BOB, amount: { Usd: 10 } } }, { names, ratified_price_usd: 0.5 });
+    const pay = describePayload(
+      'EmergencyAction',
+      { TreasuryPayout: { recipient: BOB, amount: { Usd: 10 } } },
+      { names, ratified_price_usd: 0.5 },
+    );
     assert.equal(pay.summary, 'Emergency: pays Bob Builder 10.00 USD (about 20 DOM) from the treasury');
-    assert.equal(describePayload('General', null).summary, 'A decision of the members; nothing is executed automatically');
+    assert.equal(
+      describePayload('General', null).summary,
+      'A decision of the members; nothing is executed automatically',
+    );
   });
 });

@@ -27,6 +27,7 @@ export function passwordProblem(password: string, email: string): string | undef
   if (COMMON.has(lower) || /^(.)\1+$/.test(password)) return 'the password is too common or repetitive';
   const e = email.trim().toLowerCase();
   const local = e.split('@')[0] ?? '';
-  if (lower === e || (local.length >= 4 && lower.includes(local))) return 'the password must not contain your email address';
+  if (lower === e || (local.length >= 4 && lower.includes(local)))
+    return 'the password must not contain your email address';
   return undefined;
 }

@@ -37,7 +37,10 @@ export interface EncryptedRegistration {
 }
 
 /** Seals each field to the bridge's public key (base64url, from GET /api/auth/registration-key). */
-export async function encryptRegistration(publicKey: string, fields: RegistrationPlaintext): Promise<EncryptedRegistration> {
+export async function encryptRegistration(
+  publicKey: string,
+  fields: RegistrationPlaintext,
+): Promise<EncryptedRegistration> {
   const suite = new CipherSuite({ kem: new DhkemP256HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes256Gcm() });
   const pk = await suite.kem.deserializePublicKey(fromB64url(publicKey));
   const seal = async (field: keyof RegistrationPlaintext) => {

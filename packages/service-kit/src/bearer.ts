@@ -39,7 +39,8 @@ export class TokenRegistry {
   ) {
     this.tokens = [];
     if (own !== undefined) this.tokens.push({ scope: ownScope, padded: pad(own), length: Buffer.byteLength(own) });
-    for (const { scope, token } of foreign) this.tokens.push({ scope, padded: pad(token), length: Buffer.byteLength(token) });
+    for (const { scope, token } of foreign)
+      this.tokens.push({ scope, padded: pad(token), length: Buffer.byteLength(token) });
   }
 
   /** False when the service's own token was unset at boot: it then answers 503. */
@@ -51,7 +52,8 @@ export class TokenRegistry {
     if (authorization === undefined) return { ok: false, status: 401, reason: 'absent' };
     const m = BEARER.exec(authorization);
     const token = m?.[1];
-    if (token === undefined || Buffer.byteLength(token) > TOKEN_WIDTH) return { ok: false, status: 401, reason: 'malformed' };
+    if (token === undefined || Buffer.byteLength(token) > TOKEN_WIDTH)
+      return { ok: false, status: 401, reason: 'malformed' };
     // One scratch buffer, refilled per call: the check is synchronous, so it is never shared.
     const presented = this.scratch.fill(0);
     const length = presented.write(token, 'utf8');
@@ -69,7 +71,11 @@ export class TokenRegistry {
 }
 
 /** `scope=token,scope=token` (FOREIGN_SERVICE_TOKENS). */
-export function parseForeignTokens(value: string | undefined, own: string | undefined, ownScope: string): Array<{ scope: string; token: string }> {
+export function parseForeignTokens(
+  value: string | undefined,
+  own: string | undefined,
+  ownScope: string,
+): Array<{ scope: string; token: string }> {
   if (value === undefined) return [];
   const problems: string[] = [];
   const pairs = value
@@ -81,7 +87,9 @@ export function parseForeignTokens(value: string | undefined, own: string | unde
       const scope = pair.slice(0, eq).trim();
       const token = pair.slice(eq + 1).trim();
       if (eq <= 0 || !/^[a-z0-9-]+$/.test(scope) || !BEARER.test(`Bearer ${token}`)) {
-        problems.push('FOREIGN_SERVICE_TOKENS: each entry must be scope=token (scope lowercase letters, digits, dashes)');
+        problems.push(
+          'FOREIGN_SERVICE_TOKENS: each entry must be scope=token (scope lowercase letters, digits, dashes)',
+        );
       } else if (scope === ownScope) {
         problems.push(`FOREIGN_SERVICE_TOKENS: scope "${ownScope}" is this service's own; use SERVICE_TOKEN`);
       } else if (token === own) {

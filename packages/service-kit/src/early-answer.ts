@@ -47,7 +47,8 @@ function lingerOnClose(socket: Socket, request: IncomingMessage, ms: number): vo
 export function lingerAfterEarlyAnswers(app: LingeringApp, ms = LINGER_MS): void {
   const onSend: OnSend = (request, reply, payload, done) => {
     const socket = request.raw.socket as Socket | null;
-    if (socket && !request.raw.complete && String(reply.getHeader('connection')).toLowerCase() === 'close') lingerOnClose(socket, request.raw, ms);
+    if (socket && !request.raw.complete && String(reply.getHeader('connection')).toLowerCase() === 'close')
+      lingerOnClose(socket, request.raw, ms);
     done(null, payload);
   };
   app.addHook('onSend', onSend);

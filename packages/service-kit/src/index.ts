@@ -17,8 +17,26 @@ export {
   type TraceContext,
 } from './trace-context.ts';
 export { CALL_BUCKETS, HTTP_BUCKETS, Metrics, UNMATCHED_ROUTE } from './metrics.ts';
-export { listenForMetrics, METRICS_PATH, serveMetrics, type MetricsListener, type MetricsListenerOptions } from './metrics-server.ts';
-export { accessLevel, accessLine, observeRequests, type AccessLineFields, type ObserveOptions } from './observe-requests.ts';
-export { checkReadiness, httpCheck, READINESS_TIMEOUT_MS, type ReadinessAnswer, type ReadinessCheck } from './readiness.ts';
+export {
+  listenForMetrics,
+  METRICS_PATH,
+  serveMetrics,
+  type MetricsListener,
+  type MetricsListenerOptions,
+} from './metrics-server.ts';
+export {
+  accessLevel,
+  accessLine,
+  observeRequests,
+  type AccessLineFields,
+  type ObserveOptions,
+} from './observe-requests.ts';
+export {
+  checkReadiness,
+  httpCheck,
+  READINESS_TIMEOUT_MS,
+  type ReadinessAnswer,
+  type ReadinessCheck,
+} from './readiness.ts';
 export { NPM_START_METRICS_PORT, observabilityEnv, SUGGESTED_METRICS_PORTS } from './observability-env.ts';
 export { runService } from './run-service.ts';

@@ -72,12 +72,23 @@ function traceMixin(obj: object): object {
   return ctx === undefined || (obj as { trace_id?: unknown }).trace_id !== undefined ? {} : { trace_id: ctx.traceId };
 }
 
-export function createLogger(level: string, service: string, version: string, stream?: DestinationStream, options: LoggerOptions = {}): ServiceLogger {
+export function createLogger(
+  level: string,
+  service: string,
+  version: string,
+  stream?: DestinationStream,
+  options: LoggerOptions = {},
+): ServiceLogger {
   // Buffered stdout: lines are written in 4 KiB batches instead of one syscall each (a third of the
   // per-request cost under load otherwise), at least every second, on shutdown and on exit.
   const destination = stream ?? new BatchedDestination(pino.destination({ sync: true, minLength: 0 }));
   const logger = pino(
-    { level, base: { service, version }, formatters: { level: (label) => ({ level: label }) }, ...(options.traceFromContext && { mixin: traceMixin }) },
+    {
+      level,
+      base: { service, version },
+      formatters: { level: (label) => ({ level: label }) },
+      ...(options.traceFromContext && { mixin: traceMixin }),
+    },
     destination,
   );
   const flush = () => {

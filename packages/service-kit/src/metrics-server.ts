@@ -36,7 +36,8 @@ export async function serveMetrics(o: MetricsListenerOptions): Promise<MetricsLi
       res.end(req.method === 'HEAD' ? undefined : body);
     };
     if (path !== METRICS_PATH) return answer(404, 'not found: metrics are at /metrics\n');
-    if (req.method !== 'GET' && req.method !== 'HEAD') return answer(405, 'method not allowed\n', { allow: 'GET, HEAD' });
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return answer(405, 'method not allowed\n', { allow: 'GET, HEAD' });
     if (tokens) {
       const result = tokens.check(req.headers.authorization);
       if (!result.ok) {
@@ -48,7 +49,10 @@ export async function serveMetrics(o: MetricsListenerOptions): Promise<MetricsLi
     o.metrics.text().then(
       (text) => answer(200, text, { 'content-type': o.metrics.contentType }),
       (err: unknown) => {
-        o.log?.error({ event: 'metrics.collect_failed', err: err instanceof Error ? err.message : String(err) }, 'collecting metrics failed');
+        o.log?.error(
+          { event: 'metrics.collect_failed', err: err instanceof Error ? err.message : String(err) },
+          'collecting metrics failed',
+        );
         answer(500, 'collecting metrics failed\n');
       },
     );
@@ -62,7 +66,12 @@ export async function serveMetrics(o: MetricsListenerOptions): Promise<MetricsLi
     });
   });
   const address = server.address() as AddressInfo;
-  const host = address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const host =
+    address.address === '0.0.0.0' || address.address === '::'
+      ? '127.0.0.1'
+      : address.family === 'IPv6'
+        ? `[${address.address}]`
+        : address.address;
   return {
     port: address.port,
     url: `http://${host}:${address.port}${METRICS_PATH}`,
@@ -93,7 +102,13 @@ export async function listenForMetrics(
   if (config.METRICS_PORT === 0) return undefined;
   let listener: MetricsListener;
   try {
-    listener = await serveMetrics({ metrics: app.metrics, host: config.METRICS_HOST, port: config.METRICS_PORT, token: config.METRICS_TOKEN, log: app.log });
+    listener = await serveMetrics({
+      metrics: app.metrics,
+      host: config.METRICS_HOST,
+      port: config.METRICS_PORT,
+      token: config.METRICS_TOKEN,
+      log: app.log,
+    });
   } catch (err) {
     await app.close();
     throw new ConfigError([

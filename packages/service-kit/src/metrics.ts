@@ -11,7 +11,11 @@ export const CALL_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 /** prom-client's default gauges whose `_total` suffix says counter (decision B117): not exported. */
-const GAUGES_NAMED_AS_COUNTERS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'] as const;
+const GAUGES_NAMED_AS_COUNTERS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+] as const;
 
 /** The route label of a request no route matched: one value, whatever the path (no label per probe). */
 export const UNMATCHED_ROUTE = '(unmatched)';
@@ -29,12 +33,11 @@ export class Metrics {
   readonly #duration: Histogram<string>;
 
   constructor(options: { processMetrics?: boolean } = {}) {
-    this.#requests = this.counter('http_requests_total', 'HTTP requests answered, by service, method, route template and status', [
-      'service',
-      'method',
-      'route',
-      'status',
-    ]);
+    this.#requests = this.counter(
+      'http_requests_total',
+      'HTTP requests answered, by service, method, route template and status',
+      ['service', 'method', 'route', 'status'],
+    );
     this.#duration = this.histogram(
       'http_request_duration_seconds',
       'time from the request to the end of its answer, by service, method, route template and status',
@@ -57,11 +60,19 @@ export class Metrics {
 
   /** The counter of that name, made on first use (a shared registry is asked by several parts). */
   counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
-    return (this.registry.getSingleMetric(name) as Counter<L> | undefined) ?? new client.Counter({ name, help, labelNames, registers: [this.registry] });
+    return (
+      (this.registry.getSingleMetric(name) as Counter<L> | undefined) ??
+      new client.Counter({ name, help, labelNames, registers: [this.registry] })
+    );
   }
 
   /** A gauge; `collect` runs at each scrape (a reading taken then: a table's backlog, an age). */
-  gauge<L extends string>(name: string, help: string, labelNames: readonly L[] = [], collect?: (gauge: Gauge<L>) => void | Promise<void>): Gauge<L> {
+  gauge<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+    collect?: (gauge: Gauge<L>) => void | Promise<void>,
+  ): Gauge<L> {
     const existing = this.registry.getSingleMetric(name) as Gauge<L> | undefined;
     if (existing) return existing;
     return new client.Gauge<L>({
@@ -77,9 +88,15 @@ export class Metrics {
     });
   }
 
-  histogram<L extends string>(name: string, help: string, labelNames: readonly L[] = [], buckets: number[] = CALL_BUCKETS): Histogram<L> {
+  histogram<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+    buckets: number[] = CALL_BUCKETS,
+  ): Histogram<L> {
     return (
-      (this.registry.getSingleMetric(name) as Histogram<L> | undefined) ?? new client.Histogram({ name, help, labelNames, buckets, registers: [this.registry] })
+      (this.registry.getSingleMetric(name) as Histogram<L> | undefined) ??
+      new client.Histogram({ name, help, labelNames, buckets, registers: [this.registry] })
     );
   }
 

@@ -20,7 +20,12 @@ export function observabilityEnv(service: keyof typeof SUGGESTED_METRICS_PORTS) 
       0,
       `port of the Prometheus metrics listener (GET /metrics), never the public port; \`0\` = no metrics listener (deployments use ${SUGGESTED_METRICS_PORTS[service]}; \`npm start\`: one listener for all three services, METRICS_PORT ${NPM_START_METRICS_PORT})`,
     ),
-    METRICS_HOST: Env.string('address the metrics listener binds (loopback by default: widen it only on a private network, with METRICS_TOKEN)', '127.0.0.1'),
-    METRICS_TOKEN: Env.secret('bearer token a scrape of /metrics must present; unset = none (the listener address is the protection)'),
+    METRICS_HOST: Env.string(
+      'address the metrics listener binds (loopback by default: widen it only on a private network, with METRICS_TOKEN)',
+      '127.0.0.1',
+    ),
+    METRICS_TOKEN: Env.secret(
+      'bearer token a scrape of /metrics must present; unset = none (the listener address is the protection)',
+    ),
   };
 }

@@ -20,8 +20,22 @@ export interface AccessLineFields {
   trace_id?: string;
 }
 
-export function accessLine(method: string, route: string, status: number, ms: number, bytes: number | undefined, ip: string | undefined): AccessLineFields {
-  const line: AccessLineFields = { event: 'request.completed', method, route, status, ms: Math.round(ms * 10) / 10, source_ip_class: sourceIpClass(ip) };
+export function accessLine(
+  method: string,
+  route: string,
+  status: number,
+  ms: number,
+  bytes: number | undefined,
+  ip: string | undefined,
+): AccessLineFields {
+  const line: AccessLineFields = {
+    event: 'request.completed',
+    method,
+    route,
+    status,
+    ms: Math.round(ms * 10) / 10,
+    source_ip_class: sourceIpClass(ip),
+  };
   if (bytes !== undefined && Number.isFinite(bytes)) line.bytes = bytes;
   return line;
 }
@@ -47,7 +61,11 @@ interface Req {
   url: string;
   ip: string;
   routeOptions: { url?: string | undefined };
-  log: { info(obj: object, msg: string): void; debug(obj: object, msg: string): void; isLevelEnabled?(level: string): boolean };
+  log: {
+    info(obj: object, msg: string): void;
+    debug(obj: object, msg: string): void;
+    isLevelEnabled?(level: string): boolean;
+  };
 }
 interface Rep {
   statusCode: number;
@@ -67,7 +85,14 @@ export function observeRequests(app: HookApp, o: ObserveOptions, debugEnabled: b
     const level = accessLevel(o.logRequests, status, o.quiet?.(request, route) ?? false);
     if (level === 'debug' && !debugEnabled) return done();
     const declared = reply.getHeader('content-length');
-    const line = accessLine(request.method, route, status, ms, declared === undefined ? undefined : Number(declared), request.ip);
+    const line = accessLine(
+      request.method,
+      route,
+      status,
+      ms,
+      declared === undefined ? undefined : Number(declared),
+      request.ip,
+    );
     const traceId = o.traceId?.(request);
     if (traceId !== undefined) line.trace_id = traceId;
     request.log[level](line, 'request completed');

@@ -52,7 +52,11 @@ export async function checkReadiness(
 }
 
 /** A service's readiness check of another over HTTP: up when `url` answers 2xx within the timeout. */
-export function httpCheck(url: string, timeoutMs = READINESS_TIMEOUT_MS, headers: Record<string, string> = {}): ReadinessCheck {
+export function httpCheck(
+  url: string,
+  timeoutMs = READINESS_TIMEOUT_MS,
+  headers: Record<string, string> = {},
+): ReadinessCheck {
   return async () => {
     const res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
     await res.body?.cancel();

@@ -5,7 +5,11 @@
 
 type Refusal = abstract new (...args: never[]) => Error;
 
-export async function runService(name: string, start: () => Promise<{ app: { close(): Promise<unknown> } }>, refusals: readonly Refusal[]): Promise<void> {
+export async function runService(
+  name: string,
+  start: () => Promise<{ app: { close(): Promise<unknown> } }>,
+  refusals: readonly Refusal[],
+): Promise<void> {
   try {
     const { app } = await start();
     for (const signal of ['SIGINT', 'SIGTERM'] as const)

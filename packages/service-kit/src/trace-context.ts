@@ -24,12 +24,21 @@ const ZERO_TRACE = '0'.repeat(32);
 const ZERO_SPAN = '0'.repeat(16);
 
 /** The caller's trace id and flags, or undefined when the header is absent or malformed (then a new trace starts). */
-export function parseTraceparent(header: string | string[] | undefined): { traceId: string; parentId: string; flags: string } | undefined {
+export function parseTraceparent(
+  header: string | string[] | undefined,
+): { traceId: string; parentId: string; flags: string } | undefined {
   // Two traceparent headers are ambiguous: W3C says to start a new trace.
   if (typeof header !== 'string' || header.length < 55) return undefined;
   const m = TRACEPARENT.exec(header.trim());
   if (!m) return undefined;
-  const [, version, traceId, parentId, flags, rest] = m as unknown as [string, string, string, string, string, string | undefined];
+  const [, version, traceId, parentId, flags, rest] = m as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string | undefined,
+  ];
   if (version === 'ff' || (version === '00' && rest !== undefined)) return undefined;
   if (traceId === ZERO_TRACE || parentId === ZERO_SPAN) return undefined;
   return { traceId, parentId, flags };
@@ -91,7 +100,10 @@ export function inNewTrace<T>(fn: () => T): T {
 
 /** What a Fastify instance needs for traceRequests (this package does not depend on Fastify). */
 interface HookApp {
-  addHook(name: 'onRequest' | 'preValidation', hook: (request: { raw: IncomingMessage }, reply: unknown, done: () => void) => void): unknown;
+  addHook(
+    name: 'onRequest' | 'preValidation',
+    hook: (request: { raw: IncomingMessage }, reply: unknown, done: () => void) => void,
+  ): unknown;
 }
 
 /**
@@ -100,7 +112,8 @@ interface HookApp {
  * before validation: body parsing runs on the socket's callbacks, outside the request's context.
  */
 export function traceRequests(app: HookApp): void {
-  const enter = (request: { raw: IncomingMessage }, _reply: unknown, done: () => void) => traceStore.run(traceOf(request.raw), done);
+  const enter = (request: { raw: IncomingMessage }, _reply: unknown, done: () => void) =>
+    traceStore.run(traceOf(request.raw), done);
   app.addHook('onRequest', enter);
   app.addHook('preValidation', enter);
 }

@@ -30,7 +30,14 @@ async function app(options: DrainOptions = {}) {
   const listenerClosed = new Promise<void>((r) => (stopped = r));
   a.addHook('preClose', async () => stopped());
   await a.listen({ port: 0, host: '127.0.0.1' });
-  return { a, port: (a.server.address() as AddressInfo).port, release, inHandler, listenerClosed, counted: () => counted };
+  return {
+    a,
+    port: (a.server.address() as AddressInfo).port,
+    release,
+    inHandler,
+    listenerClosed,
+    counted: () => counted,
+  };
 }
 
 /** A raw HTTP/1.1 client on one socket: what it received, and when the server closed it. */
@@ -59,14 +66,19 @@ async function rawClient(port: number) {
       };
       socket.on('data', check);
       void closed.then(() =>
-        reject(new Error(`closed before a complete answer (${errors.join(', ') || 'no error'}): ${JSON.stringify(received.slice(from))}`)),
+        reject(
+          new Error(
+            `closed before a complete answer (${errors.join(', ') || 'no error'}): ${JSON.stringify(received.slice(from))}`,
+          ),
+        ),
       );
       check();
     });
   return { socket, received: () => received, errors, closed, answer };
 }
 
-const request = (method: string, path: string) => `${method} ${path} HTTP/1.1\r\nHost: drain.test\r\nContent-Length: 0\r\n\r\n`;
+const request = (method: string, path: string) =>
+  `${method} ${path} HTTP/1.1\r\nHost: drain.test\r\nContent-Length: 0\r\n\r\n`;
 
 /** 'closed', or 'held' if the close did not finish within 10 s (a guard, not a speed measure). */
 const closeOutcome = (close: Promise<unknown>) =>

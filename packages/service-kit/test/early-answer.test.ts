@@ -44,7 +44,9 @@ describe('decision E17: lingering after an early answer', () => {
       let answer = '';
       client.on('data', (d: Buffer) => (answer += d.toString('latin1')));
       const ended = new Promise((r) => client.once('end', r));
-      client.write('POST /small HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":');
+      client.write(
+        'POST /small HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":',
+      );
       await ended;
       assert.match(answer, /^HTTP\/1\.1 413 /);
       const server = sockets[0]!;

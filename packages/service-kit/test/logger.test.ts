@@ -14,7 +14,10 @@ describe('logger', () => {
     let out = '';
     const started = Date.now();
     const line = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no log line within 60 s; stdout so far: ${JSON.stringify(out)}`)), 60_000);
+      const timer = setTimeout(
+        () => reject(new Error(`no log line within 60 s; stdout so far: ${JSON.stringify(out)}`)),
+        60_000,
+      );
       child.stdout.on('data', (chunk: Buffer) => {
         out += chunk.toString('utf8');
         const first = out.split('\n').find((l) => l.includes('fixture.started'));
@@ -37,9 +40,13 @@ describe('logger', () => {
   });
 
   it('decision D30: every line, the partial last batch included, is on stdout when the process exits', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./fixtures/log-and-exit.ts', import.meta.url))], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('./fixtures/log-and-exit.ts', import.meta.url))],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
     const code = await new Promise((resolve) => child.on('close', resolve));
@@ -58,8 +65,15 @@ describe('logger', () => {
 describe('BatchedDestination', () => {
   const recorder = () => {
     const calls: string[] = [];
-    const sonic = { write: (s: string) => calls.push(`write:${s}`), flush: () => calls.push('flush'), flushSync: () => calls.push('flushSync') };
-    return { calls, destination: new BatchedDestination(sonic as unknown as ConstructorParameters<typeof BatchedDestination>[0]) };
+    const sonic = {
+      write: (s: string) => calls.push(`write:${s}`),
+      flush: () => calls.push('flush'),
+      flushSync: () => calls.push('flushSync'),
+    };
+    return {
+      calls,
+      destination: new BatchedDestination(sonic as unknown as ConstructorParameters<typeof BatchedDestination>[0]),
+    };
   };
 
   it('decision D30: hands lines over in one write once a batch reaches 4 KiB, in order', () => {

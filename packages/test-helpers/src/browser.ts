@@ -41,7 +41,10 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 
 /** First in a browser test's before(): fails with how to install Chromium when it is missing, and makes SHOTS. */
 export function requireChromium(): void {
-  assert.ok(existsSync(CHROMIUM), `Chromium is required at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`);
+  assert.ok(
+    existsSync(CHROMIUM),
+    `Chromium is required at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`,
+  );
   mkdirSync(SHOTS, { recursive: true });
 }
 
@@ -50,12 +53,17 @@ export function watchPage(page: Page, problems: string[], expected: ReadonlySet<
   page.on('console', (m) => {
     // A refused request is judged below by its answer; Chromium also logs each one as "Failed to load resource".
     if (/^Failed to load resource: the server responded with a status of/.test(m.text())) return;
-    if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(`${page.url()}: console: ${m.text().slice(0, 160)}`);
+    if (m.type() === 'error' || /Content Security Policy/i.test(m.text()))
+      problems.push(`${page.url()}: console: ${m.text().slice(0, 160)}`);
   });
   page.on('pageerror', (e) => problems.push(`${page.url()}: ${e.message}`));
   // ERR_ABORTED is a request the browser dropped because the page navigated on (an icon mid-load, an
   // event stream), not a failure.
-  page.on('requestfailed', (r) => r.failure()?.errorText !== 'net::ERR_ABORTED' && problems.push(`${r.url()}: failed ${r.failure()?.errorText}`));
+  page.on(
+    'requestfailed',
+    (r) =>
+      r.failure()?.errorText !== 'net::ERR_ABORTED' && problems.push(`${r.url()}: failed ${r.failure()?.errorText}`),
+  );
   page.on('response', (r) => {
     const what = `${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`;
     if (r.status() >= 400 && !expected.has(what)) problems.push(what);
@@ -89,7 +97,8 @@ export async function smallTargets(page: Page): Promise<string[]> {
     for (const el of Array.from(controls)) {
       const style = getComputedStyle(el);
       const r = el.getBoundingClientRect();
-      if (r.width === 0 || r.height === 0 || style.visibility === 'hidden' || el.closest('[hidden], .sr-only')) continue;
+      if (r.width === 0 || r.height === 0 || style.visibility === 'hidden' || el.closest('[hidden], .sr-only'))
+        continue;
       if (r.width >= min - 0.01 && r.height >= min - 0.01) continue;
       if (el.tagName === 'A' && style.display === 'inline') {
         let block = el.parentElement;
@@ -98,7 +107,9 @@ export async function smallTargets(page: Page): Promise<string[]> {
         const all = (block?.textContent ?? '').replace(/\s+/g, ' ').trim();
         if (all.length > own.length) continue;
       }
-      const label = (el.getAttribute('aria-label') || el.textContent || (el as HTMLInputElement).placeholder || el.id).trim().slice(0, 40);
+      const label = (el.getAttribute('aria-label') || el.textContent || (el as HTMLInputElement).placeholder || el.id)
+        .trim()
+        .slice(0, 40);
       found.push(
         `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(' ').join('.')}` : ''} "${label}" ${r.width.toFixed(1)}×${r.height.toFixed(1)}`,
       );
@@ -121,7 +132,12 @@ export async function shoot(page: Page, name: string, { sideways = true }: { sid
       const wide = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1);
       assert.equal(wide, false, `${name} at ${width} px scrolls sideways`);
     }
-    if (width === 375) assert.deepEqual(await smallTargets(page), [], `${name} at 375 px: controls under ${TARGET_MIN_PX} × ${TARGET_MIN_PX} px (WCAG 2.5.8)`);
+    if (width === 375)
+      assert.deepEqual(
+        await smallTargets(page),
+        [],
+        `${name} at 375 px: controls under ${TARGET_MIN_PX} × ${TARGET_MIN_PX} px (WCAG 2.5.8)`,
+      );
   }
   await page.setViewportSize({ width: 1280, height: 800 });
 }

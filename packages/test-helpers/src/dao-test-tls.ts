@@ -48,10 +48,13 @@ export async function listen(server: Server): Promise<number> {
 /** TLS in front of a plain-HTTP server on 127.0.0.1:port, as the platform gateway does. */
 export function proxyTo(server: Server, port: number): void {
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const up = httpRequest({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
+    const up = httpRequest(
+      { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
     up.on('error', () => res.writeHead(502).end());
     req.pipe(up);
   });

@@ -31,7 +31,10 @@ function ephemeralLow(): number {
  * The ports this process may hand out, [from, to): below the ephemeral range (`below`), narrowed by each
  * level of `slot` ("i/n" takes the i-th of n equal shares).
  */
-export function portRange(slot = process.env.TEST_PORT_SLOT ?? '', below = ephemeralLow()): { from: number; to: number } {
+export function portRange(
+  slot = process.env.TEST_PORT_SLOT ?? '',
+  below = ephemeralLow(),
+): { from: number; to: number } {
   if (below - FLOOR < SMALLEST_SHARE)
     throw new Error(
       `the kernel hands out ephemeral ports from ${below} (net.ipv4.ip_local_port_range), which leaves fewer than ${SMALLEST_SHARE} ports from ${FLOOR} below them for test servers: raise the range's low end`,
@@ -41,9 +44,15 @@ export function portRange(slot = process.env.TEST_PORT_SLOT ?? '', below = ephem
   for (const level of slot.split(',').filter((s) => s.trim() !== '')) {
     const m = /^\s*(\d+)\/(\d+)\s*$/.exec(level);
     const [i, n] = m ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
-    if (!(i >= 0 && n > 0 && i < n)) throw new Error(`TEST_PORT_SLOT must be shares "i/n" with 0 <= i < n, joined by commas (got ${JSON.stringify(slot)})`);
+    if (!(i >= 0 && n > 0 && i < n))
+      throw new Error(
+        `TEST_PORT_SLOT must be shares "i/n" with 0 <= i < n, joined by commas (got ${JSON.stringify(slot)})`,
+      );
     const size = Math.floor((to - from) / n);
-    if (size < SMALLEST_SHARE) throw new Error(`TEST_PORT_SLOT ${JSON.stringify(slot)} leaves fewer than ${SMALLEST_SHARE} ports below ${below}`);
+    if (size < SMALLEST_SHARE)
+      throw new Error(
+        `TEST_PORT_SLOT ${JSON.stringify(slot)} leaves fewer than ${SMALLEST_SHARE} ports below ${below}`,
+      );
     from += i * size;
     to = from + size;
   }
@@ -72,7 +81,9 @@ export async function freePort(): Promise<number> {
     const port = range.from + (next++ % size);
     if (await listensFree(port)) return port;
   }
-  throw new Error(`no free port on 127.0.0.1 in ${range.from}–${range.to - 1} (TEST_PORT_SLOT ${JSON.stringify(process.env.TEST_PORT_SLOT ?? '')})`);
+  throw new Error(
+    `no free port on 127.0.0.1 in ${range.from}–${range.to - 1} (TEST_PORT_SLOT ${JSON.stringify(process.env.TEST_PORT_SLOT ?? '')})`,
+  );
 }
 
 /** Whether host:port accepts a TCP connection now (2 s at most): a server's listener, seen from outside. */

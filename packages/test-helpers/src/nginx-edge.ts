@@ -3,7 +3,16 @@
 // holding a copy of the committed files and site/ files of the test's own (the only part an operator
 // edits: upstreams, listen, logs). Used by the edge's own tests and by those of several bridges.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { acceptsConnection, freePort } from './free-port.ts';
@@ -70,7 +79,19 @@ export async function startEdge(o: EdgeOptions): Promise<Edge> {
       execFileSync(
         'openssl',
         [
-          ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-subj', '/CN=domdao.test'],
+          ...[
+            'req',
+            '-x509',
+            '-newkey',
+            'ec',
+            '-pkeyopt',
+            'ec_paramgen_curve:P-256',
+            '-nodes',
+            '-days',
+            '2',
+            '-subj',
+            '/CN=domdao.test',
+          ],
           ...['-addext', `subjectAltName=${[...o.tlsNames.map((n) => `DNS:${n}`), 'IP:127.0.0.1'].join(',')}`],
           ...['-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
         ],
@@ -83,7 +104,10 @@ export async function startEdge(o: EdgeOptions): Promise<Edge> {
     // As the committed upstreams.conf: every instance with its failure bound, idle connections kept 500 ms (E19).
     const upstream = (name: string, ports: number[]) =>
       `upstream ${name} {\n${ports.map((p) => `  server 127.0.0.1:${p} max_fails=3 fail_timeout=10s;\n`).join('')}  keepalive 8;\n  keepalive_timeout 500ms;\n}\n`;
-    writeFileSync(join(dir, 'site/upstreams.conf'), upstream('domdao_bridge', o.bridges) + upstream('domdao_notification', notifications));
+    writeFileSync(
+      join(dir, 'site/upstreams.conf'),
+      upstream('domdao_bridge', o.bridges) + upstream('domdao_notification', notifications),
+    );
     writeFileSync(
       join(dir, 'site/server.conf'),
       o.tlsNames
@@ -96,10 +120,23 @@ export async function startEdge(o: EdgeOptions): Promise<Edge> {
         ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `${t}_temp_path ${dir}/tmp-${t};`).join('\n') +
         '\n',
     );
-    const proc = spawn(NGINX, ['-e', join(dir, 'error.log'), '-p', `${dir}/`, '-c', join(dir, 'nginx.conf'), '-g', `daemon off; pid ${dir}/nginx.pid;`], {
-      env: { PATH: process.env.PATH, ...o.env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const proc = spawn(
+      NGINX,
+      [
+        '-e',
+        join(dir, 'error.log'),
+        '-p',
+        `${dir}/`,
+        '-c',
+        join(dir, 'nginx.conf'),
+        '-g',
+        `daemon off; pid ${dir}/nginx.pid;`,
+      ],
+      {
+        env: { PATH: process.env.PATH, ...o.env },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     nginx = proc;
     let stderr = '';
     proc.stderr.on('data', (d) => (stderr += d));
@@ -107,7 +144,9 @@ export async function startEdge(o: EdgeOptions): Promise<Edge> {
     // concurrent run drew the same free port) fails the start here instead of answering for nginx.
     for (let i = 0; !(existsSync(join(dir, 'nginx.pid')) && (await acceptsConnection(port))); i++) {
       if (proc.exitCode !== null || i > 100)
-        throw new Error(`nginx did not start: ${stderr}\n${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`);
+        throw new Error(
+          `nginx did not start: ${stderr}\n${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`,
+        );
       await new Promise((r) => setTimeout(r, 100));
     }
   } catch (e) {

@@ -19,7 +19,10 @@ export function markedProcesses(marker: string): Array<{ pid: number; cmd: strin
       if (!readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(`${MARKER}=${marker}`)) continue;
       const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${name}/status`, 'latin1'))?.[1];
       if (state === 'Z') continue; // exited, waiting for its parent to reap it
-      found.push({ pid: Number(name), cmd: readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0').join(' ').trim() });
+      found.push({
+        pid: Number(name),
+        cmd: readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0').join(' ').trim(),
+      });
     } catch {
       // gone meanwhile, or not ours to read
     }
@@ -117,12 +120,25 @@ export function startNpm(
         if (!re.test(out)) reject(new Error(`npm exited before printing ${re}:\n${out}`));
       });
     });
-  return { npm, marker, ports: [ports.gateway, ports.bridge, ports.notification, ports.metrics], gateway: ports.gateway, output: () => out, exited, waitFor };
+  return {
+    npm,
+    marker,
+    ports: [ports.gateway, ports.bridge, ports.notification, ports.metrics],
+    gateway: ports.gateway,
+    output: () => out,
+    exited,
+    waitFor,
+  };
 }
 
 /** Free ports for the platform's four listeners. */
 export async function platformPorts() {
-  return { gateway: await freePort(), bridge: await freePort(), notification: await freePort(), metrics: await freePort() };
+  return {
+    gateway: await freePort(),
+    bridge: await freePort(),
+    notification: await freePort(),
+    metrics: await freePort(),
+  };
 }
 
 /** What `npm start` prints once the gateway, the bridge and the notification service all listen. */
@@ -132,7 +148,9 @@ const UP = /DOM DAO platform is up[\s\S]*try: curl/;
  * `npm start` on free ports at LOG_LEVEL info (the notification service logs each stub send, email.stub_send,
  * with its request id), once it is up; its listeners' base URLs. A start that fails or hangs ends what it started.
  */
-export async function startPlatform(dataDir: string): Promise<{ s: Started; gateway: string; bridge: string; notification: string }> {
+export async function startPlatform(
+  dataDir: string,
+): Promise<{ s: Started; gateway: string; bridge: string; notification: string }> {
   const ports = await platformPorts();
   const s = startNpm(dataDir, ports, { LOG_LEVEL: 'info' });
   try {
@@ -152,7 +170,12 @@ export function stubSend(url: string, token: string) {
     method: 'POST' as const,
     url,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'x-request-id': id },
-    body: JSON.stringify({ type: 'welcome', to: 'ada@example.com', domain: 'domdao.example', data: { user_name: 'Ada' } }),
+    body: JSON.stringify({
+      type: 'welcome',
+      to: 'ada@example.com',
+      domain: 'domdao.example',
+      data: { user_name: 'Ada' },
+    }),
     id,
   };
 }

@@ -24,7 +24,8 @@ export interface PrivatePostgres {
 const BIN = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
 
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
-  if (!existsSync(join(BIN, 'initdb'))) throw new Error(`PostgreSQL binaries are required for this test and are missing in ${BIN} (set PG_BIN_DIR)`);
+  if (!existsSync(join(BIN, 'initdb')))
+    throw new Error(`PostgreSQL binaries are required for this test and are missing in ${BIN} (set PG_BIN_DIR)`);
   const root = mkdtempSync(join(tmpdir(), 'private-pg-'));
   const data = join(root, 'data');
   const asRoot = process.getuid?.() === 0;
@@ -33,7 +34,8 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     const { stdout: gid } = await run('id', ['-g', 'postgres']);
     chownSync(root, Number(stdout.trim()), Number(gid.trim()));
   }
-  const pg = (tool: string, args: string[]) => (asRoot ? run('runuser', ['-u', 'postgres', '--', join(BIN, tool), ...args]) : run(join(BIN, tool), args));
+  const pg = (tool: string, args: string[]) =>
+    asRoot ? run('runuser', ['-u', 'postgres', '--', join(BIN, tool), ...args]) : run(join(BIN, tool), args);
   const port = await freePort();
   await pg('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
   const options = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;

@@ -18,9 +18,16 @@ export interface PrivateRedis {
   restart(): Promise<PrivateRedis>;
 }
 
-export async function startPrivateRedis(bin = process.env.REDIS_SERVER_BIN ?? 'redis-server', onPort?: number): Promise<PrivateRedis> {
+export async function startPrivateRedis(
+  bin = process.env.REDIS_SERVER_BIN ?? 'redis-server',
+  onPort?: number,
+): Promise<PrivateRedis> {
   const port = onPort ?? (await freePort());
-  const child: ChildProcess = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child: ChildProcess = spawn(
+    bin,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let spawnFailed: Error | undefined;
   const spawnError = new Promise<never>((_, reject) =>

@@ -25,6 +25,10 @@ export function assertConfigReferenceDocuments(schema: TObject, reference: strin
   for (const v of describeConfig(schema)) {
     const row = lines.find((l) => l.startsWith(`| \`${v.name}\` |`));
     assert.ok(row, `${v.name} is missing from ${file} (run npm run docs:config)`);
-    if (v.default !== '(none)') assert.ok(row.includes(`\`${v.default}\``), `${v.name}: ${file} default differs from ${v.default} (run npm run docs:config)`);
+    if (v.default !== '(none)')
+      assert.ok(
+        row.includes(`\`${v.default}\``),
+        `${v.name}: ${file} default differs from ${v.default} (run npm run docs:config)`,
+      );
   }
 }

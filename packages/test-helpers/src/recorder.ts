@@ -65,10 +65,15 @@ export async function startRecorder(initial?: Responder): Promise<Recorder> {
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
     active--;
     res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-    res.end(answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
+    res.end(
+      answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body),
+    );
   };
   // node:http ignores a handler's promise: a responder that throws drops the connection, which the caller sees.
-  const server = createServer((req, res) => void handle(req, res).catch((err: unknown) => res.destroy(err instanceof Error ? err : new Error(String(err)))));
+  const server = createServer(
+    (req, res) =>
+      void handle(req, res).catch((err: unknown) => res.destroy(err instanceof Error ? err : new Error(String(err)))),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   rec.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return rec;

@@ -45,7 +45,10 @@ async function make(kind: ReplicaFixtureKind, out: string): Promise<void> {
   try {
     if (kind === 'deployed') {
       const deployed = await runScript('scripts/deploy.ts', ['--out', join(out, 'deployed.env')], r.env);
-      if (deployed.code !== 0) throw new Error(`npm run deploy onto the fixture replica exited ${deployed.code}: ${deployed.err}${deployed.out}`);
+      if (deployed.code !== 0)
+        throw new Error(
+          `npm run deploy onto the fixture replica exited ${deployed.code}: ${deployed.err}${deployed.out}`,
+        );
     }
   } finally {
     await r.stop();

@@ -24,14 +24,19 @@ function splitStderr(raw: string): { err: string; logs: Array<Record<string, unk
     } catch {
       parsed = undefined;
     }
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) logs.push(parsed as Record<string, unknown>);
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+      logs.push(parsed as Record<string, unknown>);
     else text.push(line);
   }
   return { err: text.join(''), logs };
 }
 
 /** `script` is a path from the repository root, e.g. `scripts/deploy.ts`. */
-export function runScript(script: string, args: string[], env: Record<string, string | undefined> = {}): Promise<ScriptResult> {
+export function runScript(
+  script: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<ScriptResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
       cwd: ROOT,

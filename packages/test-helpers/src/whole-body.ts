@@ -10,7 +10,12 @@ export interface WholeBodyAnswer {
   error: string | undefined;
 }
 
-export function sendWholeBody(port: number, path: string, bodyBytes: number, headers: Record<string, string> = {}): Promise<WholeBodyAnswer> {
+export function sendWholeBody(
+  port: number,
+  path: string,
+  bodyBytes: number,
+  headers: Record<string, string> = {},
+): Promise<WholeBodyAnswer> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
     let answer = '';

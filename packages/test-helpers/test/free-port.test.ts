@@ -33,12 +33,19 @@ describe('ports for test servers (decision R26)', () => {
       /the kernel hands out ephemeral ports from 10015 \(net\.ipv4\.ip_local_port_range\), which leaves fewer than 16 ports/,
     );
     for (const bad of ['4/4', '1/0', '-1/4', 'x', '1/4;2/4', '1.5/4'])
-      assert.throws(() => portRange(bad, 32_768), /TEST_PORT_SLOT must be shares "i\/n" with 0 <= i < n, joined by commas/, bad);
+      assert.throws(
+        () => portRange(bad, 32_768),
+        /TEST_PORT_SLOT must be shares "i\/n" with 0 <= i < n, joined by commas/,
+        bad,
+      );
   });
 
   it("decision R26: freePort hands out ports of this process's share, each once, one after another, passing over ports something listens on", async () => {
     const { from, to } = portRange();
-    assert.ok(to <= Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(/\s+/)[0]), 'below the ephemeral range');
+    assert.ok(
+      to <= Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(/\s+/)[0]),
+      'below the ephemeral range',
+    );
     const size = to - from;
     const ports: number[] = [];
     for (let i = 0; i < 20; i++) ports.push(await freePort());

@@ -16,7 +16,9 @@ import type { ledgerMethods } from '@domdao/canister-ledger';
 import type { UserCore } from '@domdao/canister-user';
 import type { userMethods } from '@domdao/canister-user';
 
-type Method<Fn> = Fn extends (ctx: CallContext, ...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
+type Method<Fn> = Fn extends (ctx: CallContext, ...args: infer A) => infer R
+  ? (...args: A) => Promise<Awaited<R>>
+  : never;
 export type ClientOf<Core, Table> = { [K in keyof Table & keyof Core]: Method<Core[K]> };
 
 export type GovernanceClient = ClientOf<GovernanceCore, ReturnType<typeof governanceMethods>>;

@@ -1,6 +1,6 @@
-// Decision W18: the management canister's (`aaaaa-aa`) methods the deploy tool (and, W26, the backup
-// tool's canister snapshots) calls and the test replica serves, as Candid (the interface specification's ic.did, the fields used here). Records are Candid
-// records: a network answering with more fields (a newer ic.did) still decodes into these.
+// Decision W18: the management canister's (`aaaaa-aa`) methods the deploy tool (and, W26, the backup tool's canister
+// snapshots) calls and the test replica serves, as Candid (the interface specification's ic.did, the fields used here).
+// Records are Candid records: a network answering with more fields (a newer ic.did) still decodes into these.
 import { IDL } from '@icp-sdk/core/candid';
 import type { Principal } from '@icp-sdk/core/principal';
 
@@ -43,7 +43,11 @@ export const managementTypes = {
     uninstall_code: IDL.Opt(IDL.Bool),
     sender_canister_version: IDL.Opt(IDL.Nat64),
   }),
-  loadSnapshotArgs: IDL.Record({ canister_id: IDL.Principal, snapshot_id: IDL.Vec(IDL.Nat8), sender_canister_version: IDL.Opt(IDL.Nat64) }),
+  loadSnapshotArgs: IDL.Record({
+    canister_id: IDL.Principal,
+    snapshot_id: IDL.Vec(IDL.Nat8),
+    sender_canister_version: IDL.Opt(IDL.Nat64),
+  }),
   deleteSnapshotArgs: IDL.Record({ canister_id: IDL.Principal, snapshot_id: IDL.Vec(IDL.Nat8) }),
   statusResult: IDL.Record({
     status: IDL.Variant({ running: IDL.Null, stopping: IDL.Null, stopped: IDL.Null }),
@@ -62,7 +66,11 @@ export const managementTypes = {
 /** The management canister's service, for `Actor.createActor` (the deploy tool). */
 export const managementIdl: IDL.InterfaceFactory = () =>
   IDL.Service({
-    provisional_create_canister_with_cycles: IDL.Func([managementTypes.provisionalCreateArgs], [managementTypes.createResult], []),
+    provisional_create_canister_with_cycles: IDL.Func(
+      [managementTypes.provisionalCreateArgs],
+      [managementTypes.createResult],
+      [],
+    ),
     install_code: IDL.Func([managementTypes.installArgs], [], []),
     update_settings: IDL.Func([managementTypes.updateSettingsArgs], [], []),
     canister_status: IDL.Func([managementTypes.canisterIdArg], [managementTypes.statusResult], []),
@@ -74,7 +82,8 @@ export const managementIdl: IDL.InterfaceFactory = () =>
     delete_canister_snapshot: IDL.Func([managementTypes.deleteSnapshotArgs], [], []),
   });
 
-export type InstallMode = { install: null } | { reinstall: null } | { upgrade: [] | [{ skip_pre_upgrade: [] | [boolean] }] };
+export type InstallMode =
+  { install: null } | { reinstall: null } | { upgrade: [] | [{ skip_pre_upgrade: [] | [boolean] }] };
 export interface CanisterSettings {
   controllers: [] | [Principal[]];
   compute_allocation: [] | [bigint];
@@ -83,7 +92,12 @@ export interface CanisterSettings {
 }
 export interface CanisterStatus {
   status: { running: null } | { stopping: null } | { stopped: null };
-  settings: { controllers: Principal[]; compute_allocation: bigint; memory_allocation: bigint; freezing_threshold: bigint };
+  settings: {
+    controllers: Principal[];
+    compute_allocation: bigint;
+    memory_allocation: bigint;
+    freezing_threshold: bigint;
+  };
   module_hash: [] | [Uint8Array | number[]];
   memory_size: bigint;
   cycles: bigint;
@@ -102,7 +116,11 @@ export interface ManagementService {
     arg: Uint8Array;
     sender_canister_version: [] | [bigint];
   }): Promise<void>;
-  update_settings(a: { canister_id: Principal; settings: CanisterSettings; sender_canister_version: [] | [bigint] }): Promise<void>;
+  update_settings(a: {
+    canister_id: Principal;
+    settings: CanisterSettings;
+    sender_canister_version: [] | [bigint];
+  }): Promise<void>;
   canister_status(a: { canister_id: Principal }): Promise<CanisterStatus>;
   stop_canister(a: { canister_id: Principal }): Promise<void>;
   start_canister(a: { canister_id: Principal }): Promise<void>;
@@ -112,7 +130,11 @@ export interface ManagementService {
     uninstall_code: [] | [boolean];
     sender_canister_version: [] | [bigint];
   }): Promise<CanisterSnapshotInfo>;
-  load_canister_snapshot(a: { canister_id: Principal; snapshot_id: Uint8Array; sender_canister_version: [] | [bigint] }): Promise<void>;
+  load_canister_snapshot(a: {
+    canister_id: Principal;
+    snapshot_id: Uint8Array;
+    sender_canister_version: [] | [bigint];
+  }): Promise<void>;
   list_canister_snapshots(a: { canister_id: Principal }): Promise<CanisterSnapshotInfo[]>;
   delete_canister_snapshot(a: { canister_id: Principal; snapshot_id: Uint8Array }): Promise<void>;
 }

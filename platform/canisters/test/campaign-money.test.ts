@@ -57,9 +57,13 @@ describe('campaign contributions move DOM into escrow; the deadline releases or 
     const { h } = s;
     const tick = await ratifyPrice(h, s.voter, 0.5);
     const id = h.ok(
-      await h
-        .as(s.owner)
-        .campaign.create_campaign({ title: 'Garden', description: '', goal: { UsdValue: 20 }, deadline: h.now() + DAY, beneficiary: s.beneficiary }),
+      await h.as(s.owner).campaign.create_campaign({
+        title: 'Garden',
+        description: '',
+        goal: { UsdValue: 20 },
+        deadline: h.now() + DAY,
+        beneficiary: s.beneficiary,
+      }),
     );
     const a = h.ok(await h.as(s.alice).campaign.contribute(id, { Usd: 15 }, 'op-a'));
     assert.deepEqual([a.amount_e8s, a.usd_value, a.price_tick_id], [30n * E8S, 15, tick]);
@@ -69,7 +73,14 @@ describe('campaign contributions move DOM into escrow; the deadline releases or 
     assert.equal(await h.admin.ledger.icrc1_balance_of(escrow), 42n * E8S);
     assert.equal(await h.balance(s.alice), 70n * E8S - FEE, 'the contributor paid amount + fee');
     let c = (await h.admin.campaign.get_campaign(id))!;
-    assert.deepEqual(c.progress, { goal_dom: 40n * E8S, raised_dom: 42n * E8S, raised_usd: 21, goal_usd: 20, pct_complete: 100, price_tick_id: tick });
+    assert.deepEqual(c.progress, {
+      goal_dom: 40n * E8S,
+      raised_dom: 42n * E8S,
+      raised_usd: 21,
+      goal_usd: 20,
+      pct_complete: 100,
+      price_tick_id: tick,
+    });
     h.advance(DAY);
     await h.tick();
     c = (await h.admin.campaign.get_campaign(id))!;
@@ -90,10 +101,20 @@ describe('campaign contributions move DOM into escrow; the deadline releases or 
     const s = await setup();
     const { h } = s;
     const failed = h.ok(
-      await h.as(s.owner).campaign.create_campaign({ title: 'Big', description: '', goal: { DomTokens: 1000n * E8S }, deadline: h.now() + DAY }),
+      await h.as(s.owner).campaign.create_campaign({
+        title: 'Big',
+        description: '',
+        goal: { DomTokens: 1000n * E8S },
+        deadline: h.now() + DAY,
+      }),
     );
     const cancelled = h.ok(
-      await h.as(s.owner).campaign.create_campaign({ title: 'Stop', description: '', goal: { DomTokens: 10n * E8S }, deadline: h.now() + 2n * DAY }),
+      await h.as(s.owner).campaign.create_campaign({
+        title: 'Stop',
+        description: '',
+        goal: { DomTokens: 10n * E8S },
+        deadline: h.now() + 2n * DAY,
+      }),
     );
     h.ok(await h.as(s.alice).campaign.contribute(failed, { Dom: 10n * E8S }));
     h.ok(await h.as(s.alice).campaign.contribute(failed, { Dom: 5n * E8S }));
@@ -108,7 +129,11 @@ describe('campaign contributions move DOM into escrow; the deadline releases or 
     await h.tick();
     const f = (await h.admin.campaign.get_campaign(failed))!;
     assert.deepEqual([f.status, f.settled, f.refunds, f.contributions], ['Failed', true, 3n, 3n]);
-    assert.equal(await h.balance(s.alice), 100n * E8S - 2n * FEE - 2n * FEE, 'two contributions, each costing the fee twice (in and back)');
+    assert.equal(
+      await h.balance(s.alice),
+      100n * E8S - 2n * FEE - 2n * FEE,
+      'two contributions, each costing the fee twice (in and back)',
+    );
     assert.equal(await h.balance(s.bob), 100n * E8S - 4n * FEE);
     const mine = await h.as(s.alice).campaign.list_contributions_by(s.alice, undefined);
     assert.deepEqual(
@@ -118,7 +143,8 @@ describe('campaign contributions move DOM into escrow; the deadline releases or 
         [failed, 5n * E8S, 5n * E8S - FEE],
       ],
     );
-    for (const id of [failed, cancelled]) assert.equal(await h.admin.ledger.icrc1_balance_of(await s.escrowOf(id)), 0n, 'nothing stranded');
+    for (const id of [failed, cancelled])
+      assert.equal(await h.admin.ledger.icrc1_balance_of(await s.escrowOf(id)), 0n, 'nothing stranded');
     await h.tick();
     k = (await h.admin.campaign.get_campaign(cancelled))!;
     assert.equal(k.refunds, 1n, 'refunded once');
@@ -128,10 +154,20 @@ describe('campaign contributions move DOM into escrow; the deadline releases or 
   it("no approval, too little allowance or too few DOM: the ledger's error, nothing recorded", async () => {
     const s = await setup();
     const { h } = s;
-    const id = h.ok(await h.as(s.owner).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: E8S }, deadline: h.now() + DAY }));
-    assert.deepEqual(await h.as(s.owner).campaign.contribute(id, { Dom: E8S }), { Err: { InsufficientAllowance: { allowance: 0n } } });
-    assert.deepEqual(await h.as(s.alice).campaign.contribute(id, { Dom: 200n * E8S }), { Err: { InsufficientAllowance: { allowance: 100n * E8S + FEE } } });
-    h.ok(await h.as(s.alice).ledger.icrc2_approve({ spender: { owner: h.platform.ids.campaign }, amount: 1000n * E8S }));
+    const id = h.ok(
+      await h
+        .as(s.owner)
+        .campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: E8S }, deadline: h.now() + DAY }),
+    );
+    assert.deepEqual(await h.as(s.owner).campaign.contribute(id, { Dom: E8S }), {
+      Err: { InsufficientAllowance: { allowance: 0n } },
+    });
+    assert.deepEqual(await h.as(s.alice).campaign.contribute(id, { Dom: 200n * E8S }), {
+      Err: { InsufficientAllowance: { allowance: 100n * E8S + FEE } },
+    });
+    h.ok(
+      await h.as(s.alice).ledger.icrc2_approve({ spender: { owner: h.platform.ids.campaign }, amount: 1000n * E8S }),
+    );
     assert.deepEqual(
       await h.as(s.alice).campaign.contribute(id, { Dom: 200n * E8S }),
       { Err: { InsufficientFunds: { balance: 100n * E8S - FEE } } },
@@ -145,14 +181,25 @@ describe('campaign contributions move DOM into escrow; the deadline releases or 
   it('a repeated contribution under the same op id moves DOM once and answers the first contribution', async () => {
     const s = await setup();
     const { h } = s;
-    const id = h.ok(await h.as(s.owner).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: 100n * E8S }, deadline: h.now() + DAY }));
+    const id = h.ok(
+      await h.as(s.owner).campaign.create_campaign({
+        title: 'T',
+        description: '',
+        goal: { DomTokens: 100n * E8S },
+        deadline: h.now() + DAY,
+      }),
+    );
     const first = h.ok(await h.as(s.alice).campaign.contribute(id, { Dom: 2n * E8S }, 'req-1'));
     h.advance(1_000_000n);
     assert.deepEqual(h.ok(await h.as(s.alice).campaign.contribute(id, { Dom: 2n * E8S }, 'req-1')), first);
     assert.equal(await h.balance(s.alice), 98n * E8S - FEE);
     const other = h.ok(await h.as(s.alice).campaign.contribute(id, { Dom: 2n * E8S }, 'req-2'));
     assert.equal(other.seq, 2n, 'another op id is another contribution');
-    assert.equal(h.ok(await h.as(s.bob).campaign.contribute(id, { Dom: 2n * E8S }, 'req-1')).contributor, s.bob, 'op ids are per member');
+    assert.equal(
+      h.ok(await h.as(s.bob).campaign.contribute(id, { Dom: 2n * E8S }, 'req-1')).contributor,
+      s.bob,
+      'op ids are per member',
+    );
   });
 });
 
@@ -161,12 +208,20 @@ describe("a crash between the ledger transfer and the campaign's record, then re
     let lose = true;
     const h = await harness({
       interceptReply: (from, _to, method) => {
-        if (lose && from === 'campaign' && method === 'icrc2_transfer_from') throw new Error('campaign canister trapped after the transfer');
+        if (lose && from === 'campaign' && method === 'icrc2_transfer_from')
+          throw new Error('campaign canister trapped after the transfer');
       },
     });
     const alice = await h.register('alice');
     await h.fund(alice, 10n * E8S + FEE);
-    const id = h.ok(await h.as(alice).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: 100n * E8S }, deadline: h.now() + DAY }));
+    const id = h.ok(
+      await h.as(alice).campaign.create_campaign({
+        title: 'T',
+        description: '',
+        goal: { DomTokens: 100n * E8S },
+        deadline: h.now() + DAY,
+      }),
+    );
     await assert.rejects(h.as(alice).campaign.contribute(id, { Dom: 3n * E8S }, 'pay-1'), /trapped after the transfer/);
     const escrow = (await h.admin.campaign.get_campaign(id))!.escrow;
     assert.equal(await h.admin.ledger.icrc1_balance_of(escrow), 3n * E8S, 'the DOM moved');
@@ -192,7 +247,14 @@ describe("a crash between the ledger transfer and the campaign's record, then re
     });
     const alice = await h0.register('alice');
     await h0.fund(alice, 10n * E8S + FEE);
-    const id = h0.ok(await h0.as(alice).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: 100n * E8S }, deadline: h0.now() + DAY }));
+    const id = h0.ok(
+      await h0.as(alice).campaign.create_campaign({
+        title: 'T',
+        description: '',
+        goal: { DomTokens: 100n * E8S },
+        deadline: h0.now() + DAY,
+      }),
+    );
     await assert.rejects(h0.as(alice).campaign.contribute(id, { Dom: 4n * E8S }));
     lose = 'icrc1_transfer';
     h0.advance(DAY);
@@ -221,7 +283,8 @@ describe("a movement stuck past the ledger's window is reconciled by an admin ag
     let mode: 'lose-reply' | 'reject' | undefined = 'lose-reply';
     const h = await harness({
       interceptCall: (from, _to, method) => {
-        if (mode === 'reject' && from === 'campaign' && method === 'icrc2_transfer_from') throw new Error('ledger stopped');
+        if (mode === 'reject' && from === 'campaign' && method === 'icrc2_transfer_from')
+          throw new Error('ledger stopped');
       },
       interceptReply: (from, _to, method) => {
         if (mode === 'lose-reply' && from === 'campaign' && method === 'icrc2_transfer_from') throw new Error('lost');
@@ -229,7 +292,14 @@ describe("a movement stuck past the ledger's window is reconciled by an admin ag
     });
     const alice = await h.register('alice');
     await h.fund(alice, 10n * E8S + FEE);
-    const id = h.ok(await h.as(alice).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: 100n * E8S }, deadline: h.now() + 3n * DAY }));
+    const id = h.ok(
+      await h.as(alice).campaign.create_campaign({
+        title: 'T',
+        description: '',
+        goal: { DomTokens: 100n * E8S },
+        deadline: h.now() + 3n * DAY,
+      }),
+    );
     await assert.rejects(h.as(alice).campaign.contribute(id, { Dom: 2n * E8S }));
     mode = 'reject';
     await assert.rejects(h.as(alice).campaign.contribute(id, { Dom: 3n * E8S }));
@@ -270,13 +340,19 @@ describe('donation burns (spec 1, decision L18)', () => {
     const { h } = s;
     const campaign = h.platform.ids.campaign;
     const supply = await h.admin.ledger.icrc1_total_supply();
-    assert.deepEqual(await h.as(s.alice).campaign.burn_donation({ Usd: 1 }, undefined), { Err: { PriceUnavailable: null } });
+    assert.deepEqual(await h.as(s.alice).campaign.burn_donation({ Usd: 1 }, undefined), {
+      Err: { PriceUnavailable: null },
+    });
     const d1 = h.ok(await h.as(s.alice).campaign.burn_donation({ Dom: E8S }, 'burn-1'));
     assert.deepEqual([d1.donor, d1.amount_e8s, d1.usd_value, d1.price_tick_id], [s.alice, E8S, undefined, undefined]);
     const tick = await ratifyPrice(h, s.voter, 2);
     const d2 = h.ok(await h.as(s.alice).campaign.burn_donation({ Usd: 4 }, 'burn-2'));
     assert.deepEqual([d2.amount_e8s, d2.usd_value, d2.price_tick_id], [2n * E8S, 4, tick]);
-    assert.deepEqual(h.ok(await h.as(s.alice).campaign.burn_donation({ Usd: 4 }, 'burn-2')), d2, 'a repeat burns nothing more');
+    assert.deepEqual(
+      h.ok(await h.as(s.alice).campaign.burn_donation({ Usd: 4 }, 'burn-2')),
+      d2,
+      'a repeat burns nothing more',
+    );
     assert.equal(await h.admin.ledger.icrc1_total_supply(), supply - 3n * E8S, 'a burn charges no fee');
     assert.equal(await h.balance(s.alice), 97n * E8S);
     assert.deepEqual(
@@ -286,7 +362,9 @@ describe('donation burns (spec 1, decision L18)', () => {
     assert.deepEqual(await h.as(s.alice).campaign.burn_donation({ Dom: FEE - 1n }, undefined), {
       Err: { LedgerError: 'BadBurn: {"min_burn_amount":"10000"}' },
     });
-    assert.deepEqual(await h.as(s.owner).campaign.burn_donation({ Dom: E8S }, undefined), { Err: { InsufficientAllowance: { allowance: 0n } } });
+    assert.deepEqual(await h.as(s.owner).campaign.burn_donation({ Dom: E8S }, undefined), {
+      Err: { InsufficientAllowance: { allowance: 0n } },
+    });
     void campaign;
     await assertConserved(h, await s.accounts([]), s.minted);
   });
@@ -298,8 +376,16 @@ describe('campaign limits at the limit and one unit past it (spec 1, decisions G
     const alice = await h.register('alice');
     await h.fund(alice, 100n * E8S);
     const deadline = h.now() + DAY;
-    const exact = h.ok(await h.as(alice).campaign.create_campaign({ title: 'Exact', description: '', goal: { DomTokens: 2n * E8S }, deadline }));
-    const short = h.ok(await h.as(alice).campaign.create_campaign({ title: 'Short', description: '', goal: { DomTokens: 2n * E8S + 1n }, deadline }));
+    const exact = h.ok(
+      await h
+        .as(alice)
+        .campaign.create_campaign({ title: 'Exact', description: '', goal: { DomTokens: 2n * E8S }, deadline }),
+    );
+    const short = h.ok(
+      await h
+        .as(alice)
+        .campaign.create_campaign({ title: 'Short', description: '', goal: { DomTokens: 2n * E8S + 1n }, deadline }),
+    );
     h.setNow(deadline - 1n);
     h.ok(await h.as(alice).campaign.contribute(exact, { Dom: 2n * E8S }));
     h.ok(await h.as(alice).campaign.contribute(short, { Dom: 2n * E8S }));
@@ -314,7 +400,11 @@ describe('campaign limits at the limit and one unit past it (spec 1, decisions G
     const h = await harness();
     const alice = await h.register('alice');
     await h.fund(alice, E8S);
-    const id = h.ok(await h.as(alice).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: E8S }, deadline: h.now() + DAY }));
+    const id = h.ok(
+      await h
+        .as(alice)
+        .campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: E8S }, deadline: h.now() + DAY }),
+    );
     assert.deepEqual(await h.as(alice).campaign.contribute(id, { Dom: FEE }), {
       Err: { InvalidArgument: `amount must be above the ledger fee of ${FEE} e8s` },
     });
@@ -336,7 +426,12 @@ describe('campaign limits at the limit and one unit past it (spec 1, decisions G
     const tick = (await h.admin.governance.get_dom_price())!;
     await h.fund(voter, 100n * E8S);
     const id = h.ok(
-      await h.as(voter).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: 100n * E8S }, deadline: h.now() + 60n * DAY }),
+      await h.as(voter).campaign.create_campaign({
+        title: 'T',
+        description: '',
+        goal: { DomTokens: 100n * E8S },
+        deadline: h.now() + 60n * DAY,
+      }),
     );
     h.setNow(tick.timestamp + 10n * DAY);
     assert.equal(h.ok(await h.as(voter).campaign.contribute(id, { Usd: 2 })).amount_e8s, E8S);
@@ -369,7 +464,11 @@ describe('campaign limits at the limit and one unit past it (spec 1, decisions G
     const voter = await h.activate('voter');
     await ratifyPrice(h, voter, 1);
     await h.fund(voter, E8S);
-    const id = h.ok(await h.as(voter).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: E8S }, deadline: h.now() + DAY }));
+    const id = h.ok(
+      await h
+        .as(voter)
+        .campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: E8S }, deadline: h.now() + DAY }),
+    );
     assert.ok(
       !('InvalidArgument' in ((await h.as(voter).campaign.contribute(id, { Usd: 1e9 })) as { Err: object }).Err),
       'exactly 1e17 e8s is in range (the ledger then refuses it)',
@@ -380,7 +479,8 @@ describe('campaign limits at the limit and one unit past it (spec 1, decisions G
       'the next e8s amount a double can express above 1e17',
     );
     const goal = async (g: { DomTokens: bigint } | { UsdValue: number }) =>
-      'Ok' in (await h.as(voter).campaign.create_campaign({ title: 'G', description: '', goal: g, deadline: h.now() + DAY }));
+      'Ok' in
+      (await h.as(voter).campaign.create_campaign({ title: 'G', description: '', goal: g, deadline: h.now() + DAY }));
     assert.deepEqual(
       [
         await goal({ DomTokens: 10n ** 20n }),
@@ -398,7 +498,14 @@ describe('campaign limits at the limit and one unit past it (spec 1, decisions G
     const bob = await h.register('bob');
     await h.fund(alice, 10n * E8S);
     await h.fund(bob, 10n * E8S);
-    const id = h.ok(await h.as(alice).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: 100n * E8S }, deadline: h.now() + DAY }));
+    const id = h.ok(
+      await h.as(alice).campaign.create_campaign({
+        title: 'T',
+        description: '',
+        goal: { DomTokens: 100n * E8S },
+        deadline: h.now() + DAY,
+      }),
+    );
     const a = h.ok(await h.as(alice).campaign.contribute(id, { Dom: E8S }, 'same-op'));
     const b = h.ok(await h.as(bob).campaign.contribute(id, { Dom: 2n * E8S }, 'same-op'));
     assert.deepEqual([a.contributor, a.seq, b.contributor, b.seq, b.amount_e8s], [alice, 1n, bob, 2n, 2n * E8S]);
@@ -408,7 +515,8 @@ describe('campaign limits at the limit and one unit past it (spec 1, decisions G
     let mode: 'lose-reply' | 'reject' | undefined = 'lose-reply';
     const h = await harness({
       interceptCall: (from, _to, method) => {
-        if (mode === 'reject' && from === 'campaign' && method === 'icrc2_transfer_from') throw new Error('ledger stopped');
+        if (mode === 'reject' && from === 'campaign' && method === 'icrc2_transfer_from')
+          throw new Error('ledger stopped');
       },
       interceptReply: (from, _to, method) => {
         if (mode === 'lose-reply' && from === 'campaign' && method === 'icrc2_transfer_from') throw new Error('lost');
@@ -416,13 +524,24 @@ describe('campaign limits at the limit and one unit past it (spec 1, decisions G
     });
     const alice = await h.register('alice');
     await h.fund(alice, 10n * E8S + FEE);
-    const id = h.ok(await h.as(alice).campaign.create_campaign({ title: 'T', description: '', goal: { DomTokens: 100n * E8S }, deadline: h.now() + DAY }));
+    const id = h.ok(
+      await h.as(alice).campaign.create_campaign({
+        title: 'T',
+        description: '',
+        goal: { DomTokens: 100n * E8S },
+        deadline: h.now() + DAY,
+      }),
+    );
     await assert.rejects(h.as(alice).campaign.contribute(id, { Dom: 2n * E8S }));
     mode = 'reject';
     h.advance(DAY);
     await h.tick();
     let c = (await h.admin.campaign.get_campaign(id))!;
-    assert.deepEqual([c.status, c.contributions, c.settled], ['Failed', 0n, false], 'not settled while the contribution is pending');
+    assert.deepEqual(
+      [c.status, c.contributions, c.settled],
+      ['Failed', 0n, false],
+      'not settled while the contribution is pending',
+    );
     mode = undefined;
     h.advance(60n * 1_000_000_000n);
     await h.tick();

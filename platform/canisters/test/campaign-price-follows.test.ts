@@ -13,7 +13,14 @@ const REFRESH = 600n * NS_PER_SECOND;
 /** A campaign with a USD goal made before any price was ratified: its progress is in DOM only. */
 async function usdCampaign(h: Harness) {
   const owner = await h.register('owner');
-  const id = h.ok(await h.as(owner).campaign.create_campaign({ title: 'Garden', description: '', goal: { UsdValue: 1000 }, deadline: h.now() + 30n * DAY }));
+  const id = h.ok(
+    await h.as(owner).campaign.create_campaign({
+      title: 'Garden',
+      description: '',
+      goal: { UsdValue: 1000 },
+      deadline: h.now() + 30n * DAY,
+    }),
+  );
   await h.fund(owner, 11n * E8S);
   h.ok(await h.as(owner).campaign.contribute(id, { Dom: 10n * E8S }));
   const progress = async () => (await h.as(owner).campaign.get_campaign(id))!.progress;
@@ -24,7 +31,12 @@ async function usdCampaign(h: Harness) {
 /** A SetDomPrice proposal voted Yes, its window closed `pastClose` ago; the campaign's timer ran just before the window closed. */
 async function approvedPrice(h: Harness, voter: string, price: number, pastClose: bigint) {
   const id = h.ok(
-    await h.bridge.governance.create_proposal({ title: 'price', body: 'b', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: price } } }),
+    await h.bridge.governance.create_proposal({
+      title: 'price',
+      body: 'b',
+      category: 'SetDomPrice',
+      payload: { SetDomPrice: { price_usd: price } },
+    }),
   );
   h.advance(HOUR);
   await h.tick();
@@ -73,7 +85,8 @@ describe('the campaign follows a ratified price at once (decisions G50, G51)', (
     let refuse = true;
     const h = await harness({
       interceptCall: (from, to, method) => {
-        if (refuse && from === 'governance' && to === 'campaign' && method === 'refresh_price') throw new Error('campaign canister stopped');
+        if (refuse && from === 'governance' && to === 'campaign' && method === 'refresh_price')
+          throw new Error('campaign canister stopped');
       },
     });
     const voter = await h.activate('voter');

@@ -14,7 +14,12 @@ describe('campaigns (spec 1 CampaignGoal, CampaignProgress, decision G18)', () =
     const owner = await h.register('owner');
     const tickId = await ratifyPrice(h, voter, 0.5);
     const id = h.ok(
-      await h.as(owner).campaign.create_campaign({ title: 'Community garden', description: 'Seeds', goal: { UsdValue: 1000 }, deadline: h.now() + 30n * DAY }),
+      await h.as(owner).campaign.create_campaign({
+        title: 'Community garden',
+        description: 'Seeds',
+        goal: { UsdValue: 1000 },
+        deadline: h.now() + 30n * DAY,
+      }),
     );
     assert.equal(id, '1');
     await h.fund(voter, 1000n * E8S);
@@ -22,7 +27,16 @@ describe('campaigns (spec 1 CampaignGoal, CampaignProgress, decision G18)', () =
     const c = h.ok(await h.as(voter).campaign.contribute(id, { Usd: 250 }));
     assert.deepEqual(
       { ...c, at: 0n, block_index: 0n },
-      { campaign_id: '1', seq: 1n, contributor: voter, amount_e8s: 500n * E8S, usd_value: 250, price_tick_id: tickId, at: 0n, block_index: 0n },
+      {
+        campaign_id: '1',
+        seq: 1n,
+        contributor: voter,
+        amount_e8s: 500n * E8S,
+        usd_value: 250,
+        price_tick_id: tickId,
+        at: 0n,
+        block_index: 0n,
+      },
     );
     const d = h.ok(await h.as(owner).campaign.contribute(id, { Dom: 100n * E8S }));
     assert.equal(d.usd_value, 50);
@@ -50,12 +64,23 @@ describe('campaigns (spec 1 CampaignGoal, CampaignProgress, decision G18)', () =
   it('with no usable price, DOM contributions are accepted and tracked in DOM only; USD ones cannot be valued', async () => {
     const h = await harness();
     const owner = await h.register('owner');
-    const id = h.ok(await h.as(owner).campaign.create_campaign({ title: 'USD goal', description: '', goal: { UsdValue: 100 }, deadline: h.now() + 10n * DAY }));
+    const id = h.ok(
+      await h.as(owner).campaign.create_campaign({
+        title: 'USD goal',
+        description: '',
+        goal: { UsdValue: 100 },
+        deadline: h.now() + 10n * DAY,
+      }),
+    );
     await h.fund(owner, 10n * E8S);
     h.ok(await h.as(owner).campaign.contribute(id, { Dom: 5n * E8S }));
     assert.deepEqual(await h.as(owner).campaign.contribute(id, { Usd: 5 }), { Err: { PriceUnavailable: null } });
     const p = (await h.as(owner).campaign.get_campaign(id))!.progress;
-    assert.deepEqual(p, { goal_dom: 0n, raised_dom: 5n * E8S, goal_usd: 100, pct_complete: 0 }, 'raised_usd and price_tick_id absent');
+    assert.deepEqual(
+      p,
+      { goal_dom: 0n, raised_dom: 5n * E8S, goal_usd: 100, pct_complete: 0 },
+      'raised_usd and price_tick_id absent',
+    );
     const [c] = await h.as(owner).campaign.list_contributions(id, undefined, undefined);
     assert.equal(c!.usd_value, undefined);
     assert.equal(c!.price_tick_id, undefined);
@@ -66,7 +91,12 @@ describe('campaigns (spec 1 CampaignGoal, CampaignProgress, decision G18)', () =
     const voter = await h.activate('voter');
     await ratifyPrice(h, voter, 2);
     const id = h.ok(
-      await h.as(voter).campaign.create_campaign({ title: 'DOM goal', description: 'd', goal: { DomTokens: 10n * E8S }, deadline: h.now() + 60n * DAY }),
+      await h.as(voter).campaign.create_campaign({
+        title: 'DOM goal',
+        description: 'd',
+        goal: { DomTokens: 10n * E8S },
+        deadline: h.now() + 60n * DAY,
+      }),
     );
     assert.equal((await h.as(voter).campaign.get_campaign(id))!.progress.raised_usd, 0);
     h.advance(10n * DAY + 1n);
@@ -78,8 +108,22 @@ describe('campaigns (spec 1 CampaignGoal, CampaignProgress, decision G18)', () =
   it('progress is clamped to 100 %; after the deadline a campaign is Succeeded or Failed and closed to contributions', async () => {
     const h = await harness();
     const owner = await h.register('owner');
-    const rich = h.ok(await h.as(owner).campaign.create_campaign({ title: 'Small', description: '', goal: { DomTokens: E8S }, deadline: h.now() + DAY }));
-    const poor = h.ok(await h.as(owner).campaign.create_campaign({ title: 'Big', description: '', goal: { DomTokens: 1000n * E8S }, deadline: h.now() + DAY }));
+    const rich = h.ok(
+      await h.as(owner).campaign.create_campaign({
+        title: 'Small',
+        description: '',
+        goal: { DomTokens: E8S },
+        deadline: h.now() + DAY,
+      }),
+    );
+    const poor = h.ok(
+      await h.as(owner).campaign.create_campaign({
+        title: 'Big',
+        description: '',
+        goal: { DomTokens: 1000n * E8S },
+        deadline: h.now() + DAY,
+      }),
+    );
     await h.fund(owner, 10n * E8S);
     h.ok(await h.as(owner).campaign.contribute(rich, { Dom: 3n * E8S }));
     assert.equal((await h.as(owner).campaign.get_campaign(rich))!.progress.pct_complete, 100);
@@ -108,7 +152,8 @@ describe('campaigns (spec 1 CampaignGoal, CampaignProgress, decision G18)', () =
       { ...args, deadline: h.now() },
       { ...args, deadline: h.now() + 400n * DAY },
     ];
-    for (const a of bad) assert.ok('InvalidArgument' in ((await h.as(owner).campaign.create_campaign(a)) as { Err: object }).Err);
+    for (const a of bad)
+      assert.ok('InvalidArgument' in ((await h.as(owner).campaign.create_campaign(a)) as { Err: object }).Err);
     assert.deepEqual(await h.as(owner).campaign.list_campaigns(undefined, undefined), []);
     const id = h.ok(await h.as(owner).campaign.create_campaign(args));
     await h.fund(other, 10n * E8S);
@@ -123,7 +168,9 @@ describe('campaigns (spec 1 CampaignGoal, CampaignProgress, decision G18)', () =
       assert.ok('InvalidArgument' in ((await h.as(other).campaign.contribute(id, amount)) as { Err: object }).Err);
     }
     for (const missing of ['99', 'abc', '', '01', "1' OR '1'='1"]) {
-      assert.deepEqual(await h.as(other).campaign.contribute(missing, { Dom: 1n }), { Err: { CampaignNotFound: null } });
+      assert.deepEqual(await h.as(other).campaign.contribute(missing, { Dom: 1n }), {
+        Err: { CampaignNotFound: null },
+      });
       assert.equal(await h.as(other).campaign.get_campaign(missing), undefined);
     }
     assert.equal((await h.as(owner).campaign.get_campaign(id))!.contributions, 0n);
@@ -132,7 +179,11 @@ describe('campaigns (spec 1 CampaignGoal, CampaignProgress, decision G18)', () =
     assert.equal((await h.as(owner).campaign.get_campaign(id))!.status, 'Cancelled');
     assert.deepEqual(await h.as(owner).campaign.contribute(id, { Dom: E8S }), { Err: { CampaignClosed: null } });
     h.ok(await h.admin.membership.revoke_membership(other));
-    assert.deepEqual(await h.as(other).campaign.create_campaign(args), { Err: { NotAMember: null } }, 'revoked members lose access');
+    assert.deepEqual(
+      await h.as(other).campaign.create_campaign(args),
+      { Err: { NotAMember: null } },
+      'revoked members lose access',
+    );
   });
 });
 
@@ -158,16 +209,30 @@ describe('treasury pays from its ledger account (spec 1 Errors rule 1, decisions
     const voter = await h.activate('voter');
     const gov = h.as(h.platform.ids.governance).treasury;
     await h.mint(h.platform.ids.treasury, 1000n * E8S);
-    const first = h.ok(await gov.execute_payout(7n, { recipient: voter, amount: { DomE8s: 10n * E8S }, memo: 'thanks' }));
-    assert.deepEqual(h.ok(await gov.execute_payout(7n, { recipient: voter, amount: { DomE8s: 10n * E8S } })), first, 'idempotent by proposal');
+    const first = h.ok(
+      await gov.execute_payout(7n, { recipient: voter, amount: { DomE8s: 10n * E8S }, memo: 'thanks' }),
+    );
+    assert.deepEqual(
+      h.ok(await gov.execute_payout(7n, { recipient: voter, amount: { DomE8s: 10n * E8S } })),
+      first,
+      'idempotent by proposal',
+    );
     assert.equal(await h.admin.treasury.get_balance(), 990n * E8S - FEE);
     assert.equal(await h.balance(voter), 10n * E8S, 'the recipient holds the DOM');
-    assert.deepEqual(await gov.execute_payout(8n, { recipient: voter, amount: { Usd: 10 } }), { Err: { PriceStale: null } }, 'no price at all');
+    assert.deepEqual(
+      await gov.execute_payout(8n, { recipient: voter, amount: { Usd: 10 } }),
+      { Err: { PriceStale: null } },
+      'no price at all',
+    );
     const tick = await ratifyPrice(h, voter, 0.25);
     const usd = h.ok(await gov.execute_payout(8n, { recipient: voter, amount: { Usd: 10 } }));
     assert.deepEqual([usd.amount_e8s, usd.usd_value, usd.price_tick_id], [40n * E8S, 10, tick]);
     h.advance(10n * DAY + 1n);
-    assert.deepEqual(await gov.execute_payout(9n, { recipient: voter, amount: { Usd: 10 } }), { Err: { PriceStale: null } }, 'outdated tick refused');
+    assert.deepEqual(
+      await gov.execute_payout(9n, { recipient: voter, amount: { Usd: 10 } }),
+      { Err: { PriceStale: null } },
+      'outdated tick refused',
+    );
     const balance = 950n * E8S - 2n * FEE;
     assert.deepEqual(await gov.execute_payout(10n, { recipient: voter, amount: { DomE8s: 10_000n * E8S } }), {
       Err: { InsufficientFunds: { balance, required: 10_000n * E8S + FEE } },
@@ -179,7 +244,9 @@ describe('treasury pays from its ledger account (spec 1 Errors rule 1, decisions
     assert.equal((await h.admin.treasury.get_payout(7n))!.memo, 'thanks');
     // The payout's ledger block carries the proposal in its memo.
     const { blocks } = await h.admin.ledger.icrc3_get_blocks([{ start: first.block_index, length: 1n }]);
-    const tx = (blocks[0]!.block as { Map: Array<[string, { Map?: Array<[string, unknown]> }]> }).Map.find(([k]) => k === 'tx')![1].Map!;
+    const tx = (blocks[0]!.block as { Map: Array<[string, { Map?: Array<[string, unknown]> }]> }).Map.find(
+      ([k]) => k === 'tx',
+    )![1].Map!;
     assert.deepEqual(tx.find(([k]) => k === 'memo')![1], { Blob: new TextEncoder().encode('dom-payout:7') });
   });
 
@@ -187,13 +254,17 @@ describe('treasury pays from its ledger account (spec 1 Errors rule 1, decisions
     let lose = true;
     const h = await harness({
       interceptReply: (from, to, method) => {
-        if (lose && from === 'treasury' && method === 'icrc1_transfer') throw new Error('treasury trapped after the transfer');
+        if (lose && from === 'treasury' && method === 'icrc1_transfer')
+          throw new Error('treasury trapped after the transfer');
       },
     });
     const voter = await h.activate('voter');
     const gov = h.as(h.platform.ids.governance).treasury;
     await h.mint(h.platform.ids.treasury, 100n * E8S);
-    await assert.rejects(gov.execute_payout(3n, { recipient: voter, amount: { DomE8s: 10n * E8S } }), /trapped after the transfer/);
+    await assert.rejects(
+      gov.execute_payout(3n, { recipient: voter, amount: { DomE8s: 10n * E8S } }),
+      /trapped after the transfer/,
+    );
     assert.equal(await h.balance(voter), 10n * E8S, 'the ledger moved the DOM');
     assert.equal(await gov.get_payout(3n), undefined, 'the treasury has no record');
     assert.equal((await gov.list_pending_payouts()).length, 1, 'but it kept its intent');
@@ -222,8 +293,12 @@ describe('treasury pays from its ledger account (spec 1 Errors rule 1, decisions
     h.ok(await h.as(voter).governance.cast_vote(id, 'Yes'));
     h.advance(5n * DAY);
     await h.tick();
-    const failed = (await h.admin.governance.list_admin_events(undefined, 100)).find((e) => 'ExecutionFailed' in e.kind)!;
-    assert.deepEqual(failed.kind, { ExecutionFailed: { proposal_id: id, attempt: 1, message: 'treasury refused the payout: PriceStale' } });
+    const failed = (await h.admin.governance.list_admin_events(undefined, 100)).find(
+      (e) => 'ExecutionFailed' in e.kind,
+    )!;
+    assert.deepEqual(failed.kind, {
+      ExecutionFailed: { proposal_id: id, attempt: 1, message: 'treasury refused the payout: PriceStale' },
+    });
     assert.equal(await h.admin.treasury.get_balance(), 100n * E8S);
   });
 });

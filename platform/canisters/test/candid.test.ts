@@ -13,20 +13,33 @@ import { IDL } from '@icp-sdk/core/candid';
 import { Principal } from '@icp-sdk/core/principal';
 import type { Agent } from '@icp-sdk/core/agent';
 import { ConfigError } from '@domdao/config';
-import { fromCandid, stateTransferMethods, toCandid, type MethodSpec, type MethodTable } from '@domdao/canister-kit/candid';
+import {
+  fromCandid,
+  stateTransferMethods,
+  toCandid,
+  type MethodSpec,
+  type MethodTable,
+} from '@domdao/canister-kit/candid';
 import { CANISTERS, type CanisterName } from '../src/api.ts';
 import { METHOD_TABLES } from '../src/tables.ts';
-import { agentTransport, CanisterCallError, candidClients, icClientsFromEnv, identityFromPem, principalCodec, type CandidTransport } from '../src/ic/index.ts';
+import {
+  agentTransport,
+  CanisterCallError,
+  candidClients,
+  icClientsFromEnv,
+  identityFromPem,
+  principalCodec,
+  type CandidTransport,
+} from '../src/ic/index.ts';
 import { ADMIN, BRIDGE, DAY, HOUR, harness, PASSWORD_HASH, tempDir } from './harness.ts';
 import { principalFromSeed } from '../src/principals.ts';
 
 const require = createRequire(import.meta.url);
 const didc = require('@dfinity/didc') as typeof import('@dfinity/didc');
 const ROOT = new URL('../../../', import.meta.url).pathname;
-const DID: Record<CanisterName, string> = Object.fromEntries(CANISTERS.map((c) => [c, readFileSync(join(ROOT, 'canisters', c, `${c}.did`), 'utf8')])) as Record<
-  CanisterName,
-  string
->;
+const DID: Record<CanisterName, string> = Object.fromEntries(
+  CANISTERS.map((c) => [c, readFileSync(join(ROOT, 'canisters', c, `${c}.did`), 'utf8')]),
+) as Record<CanisterName, string>;
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 // A copy: IDL.decode reads the whole underlying ArrayBuffer, and Buffer.from(hex) may sit in a shared pool.
 const fromHex = (h: string) => new Uint8Array(Buffer.from(h, 'hex'));
@@ -90,16 +103,32 @@ class Sampler extends IDL.Visitor<number, unknown> {
 const sampler = new Sampler();
 
 /** didc decodes our bytes against the committed .did, re-encodes its reading, and we decode that: it must be what we sent. */
-function checkAgainstDid(canister: CanisterName, method: string, spec: MethodSpec, bytes: Uint8Array, kind: 'args' | 'ret') {
+function checkAgainstDid(
+  canister: CanisterName,
+  method: string,
+  spec: MethodSpec,
+  bytes: Uint8Array,
+  kind: 'args' | 'ret',
+) {
   const did = DID[canister];
   const types = kind === 'args' ? spec.args : [spec.ret];
-  const text = didc.decode({ idl: did, serviceMethod: method, useServiceMethodReturnType: kind === 'ret', input: hex(bytes) });
+  const text = didc.decode({
+    idl: did,
+    serviceMethod: method,
+    useServiceMethodReturnType: kind === 'ret',
+    input: hex(bytes),
+  });
   assert.ok(text.startsWith('('), `${canister}.${method} ${kind}: didc read ${text}`);
   // Round trip: didc encodes its reading with the .did's own types, and we must decode what we sent.
   const again =
     kind === 'args'
       ? didc.encode({ idl: did, withType: { kind: 'methodParams', name: method }, input: text, targetFormat: 'hex' })
-      : didc.encode({ idl: replyService(did, method), withType: { kind: 'methodParams', name: 'reply' }, input: text, targetFormat: 'hex' });
+      : didc.encode({
+          idl: replyService(did, method),
+          withType: { kind: 'methodParams', name: 'reply' },
+          input: text,
+          targetFormat: 'hex',
+        });
   assert.deepEqual(
     IDL.decode(types, fromHex(again)),
     IDL.decode(types, bytes),
@@ -139,14 +168,35 @@ describe('Candid encoding of every method against the committed .did files (didc
 
   it('a reply of the wrong type is refused by the .did (the check can fail)', () => {
     const spec = METHOD_TABLES.governance.get_settings!;
-    assert.throws(() => checkAgainstDid('governance', 'get_settings', spec, new Uint8Array(IDL.encode([IDL.Text], ['not settings'])), 'ret'));
     assert.throws(() =>
-      checkAgainstDid('governance', 'cast_vote', METHOD_TABLES.governance.cast_vote!, new Uint8Array(IDL.encode([IDL.Nat64, IDL.Text], [1n, 'Yes'])), 'args'),
+      checkAgainstDid(
+        'governance',
+        'get_settings',
+        spec,
+        new Uint8Array(IDL.encode([IDL.Text], ['not settings'])),
+        'ret',
+      ),
+    );
+    assert.throws(() =>
+      checkAgainstDid(
+        'governance',
+        'cast_vote',
+        METHOD_TABLES.governance.cast_vote!,
+        new Uint8Array(IDL.encode([IDL.Nat64, IDL.Text], [1n, 'Yes'])),
+        'args',
+      ),
     );
     // An opt of another type decodes as null (Candid's opt rule): only the round trip sees the loss.
     const optText = { kind: 'query' as const, args: [], ret: IDL.Opt(IDL.Text) };
     assert.throws(
-      () => checkAgainstDid('governance', 'get_dom_price', optText, new Uint8Array(IDL.encode([IDL.Opt(IDL.Text)], [['x']])), 'ret'),
+      () =>
+        checkAgainstDid(
+          'governance',
+          'get_dom_price',
+          optText,
+          new Uint8Array(IDL.encode([IDL.Opt(IDL.Text)], [['x']])),
+          'ret',
+        ),
       /as we meant them/,
     );
   });
@@ -168,7 +218,8 @@ function annotations(did: string): Map<string, string> {
   const text = did.replace(/\/\/.*$/gm, '').replace(/\s+/g, ' ');
   // The service's '{' is the first one outside the init arguments' parentheses.
   let open = text.search(/service ?:/);
-  for (let parens = 0; text[open] !== '{' || parens > 0; open++) parens += text[open] === '(' ? 1 : text[open] === ')' ? -1 : 0;
+  for (let parens = 0; text[open] !== '{' || parens > 0; open++)
+    parens += text[open] === '(' ? 1 : text[open] === ')' ? -1 : 0;
   const body = text.slice(open + 1, text.lastIndexOf('}'));
   const out = new Map<string, string>();
   let depth = 0;
@@ -194,20 +245,37 @@ function annotations(did: string): Map<string, string> {
  * relation Candid applies at the boundary: a value lost by opt's "decode as null" rule shows as a
  * difference. Used for ICRC-7 (governance, membership) and ICRC-1/2/3/10 (the ledger).
  */
-function checkStandard(standardDid: string, canister: CanisterName, method: string, spec: MethodSpec, seed: number, did = DID[canister]): void {
+function checkStandard(
+  standardDid: string,
+  canister: CanisterName,
+  method: string,
+  spec: MethodSpec,
+  seed: number,
+  did = DID[canister],
+): void {
   const args = new Uint8Array(
     IDL.encode(
       spec.args,
       spec.args.map((t, i) => t.accept(sampler, seed + i)),
     ),
   );
-  const official = didc.decode({ idl: standardDid, serviceMethod: method, useServiceMethodReturnType: false, input: hex(args) });
+  const official = didc.decode({
+    idl: standardDid,
+    serviceMethod: method,
+    useServiceMethodReturnType: false,
+    input: hex(args),
+  });
   assert.equal(
     didc.decode({ idl: did, serviceMethod: method, useServiceMethodReturnType: false, input: hex(args) }),
     official,
     `${canister}.${method}: the official interface reads these arguments as the canister does`,
   );
-  const fromClient = didc.encode({ idl: standardDid, withType: { kind: 'methodParams', name: method }, input: official, targetFormat: 'hex' });
+  const fromClient = didc.encode({
+    idl: standardDid,
+    withType: { kind: 'methodParams', name: method },
+    input: official,
+    targetFormat: 'hex',
+  });
   assert.equal(
     didc.decode({ idl: did, serviceMethod: method, useServiceMethodReturnType: false, input: fromClient }),
     official,
@@ -244,7 +312,11 @@ describe('decision G19: ICRC-7 as the official ICRC-7.did declares it (didc)', (
     assert.notEqual(spec1, DID.governance);
     const narrowTake = {
       kind: 'query' as const,
-      args: [IDL.Record({ owner: IDL.Principal, subaccount: IDL.Opt(IDL.Vec(IDL.Nat8)) }), IDL.Opt(IDL.Nat), IDL.Opt(IDL.Nat32)],
+      args: [
+        IDL.Record({ owner: IDL.Principal, subaccount: IDL.Opt(IDL.Vec(IDL.Nat8)) }),
+        IDL.Opt(IDL.Nat),
+        IDL.Opt(IDL.Nat32),
+      ],
       ret: IDL.Vec(IDL.Nat),
     };
     assert.throws(() => {
@@ -268,7 +340,8 @@ describe('decisions L1–L5, L26, L27: the DOM ledger is a subtype of the offici
       for (const [method, kind] of standard) {
         assert.equal(mine.get(method), kind, `ledger.${method} is a ${kind} method`);
         assert.equal(METHOD_TABLES.ledger[method]?.kind, kind);
-        for (let seed = 0; seed < 12; seed++) checkStandard(standardDid, 'ledger', method, METHOD_TABLES.ledger[method], seed);
+        for (let seed = 0; seed < 12; seed++)
+          checkStandard(standardDid, 'ledger', method, METHOD_TABLES.ledger[method], seed);
       }
     });
   }
@@ -276,13 +349,26 @@ describe('decisions L1–L5, L26, L27: the DOM ledger is a subtype of the offici
     const noTemp = DID.ledger.replace('TemporarilyUnavailable; BadBurn', 'BadBurn');
     assert.notEqual(noTemp, DID.ledger);
     // A standard ledger may answer TemporarilyUnavailable: a client typed by the narrow .did cannot read it.
-    const reply = hex(new Uint8Array(IDL.encode([METHOD_TABLES.ledger.icrc1_transfer!.ret], [{ Err: { TemporarilyUnavailable: null } }])));
-    assert.throws(() => didc.decode({ idl: noTemp, serviceMethod: 'icrc1_transfer', useServiceMethodReturnType: true, input: reply }));
+    const reply = hex(
+      new Uint8Array(
+        IDL.encode([METHOD_TABLES.ledger.icrc1_transfer!.ret], [{ Err: { TemporarilyUnavailable: null } }]),
+      ),
+    );
+    assert.throws(() =>
+      didc.decode({ idl: noTemp, serviceMethod: 'icrc1_transfer', useServiceMethodReturnType: true, input: reply }),
+    );
     const draft = DID.ledger.replace('-> (record {allowance:nat; expires_at:opt nat64}) query', '-> (nat) query');
     assert.notEqual(draft, DID.ledger);
     assert.throws(() => {
       for (let seed = 0; seed < 3; seed++)
-        checkStandard(fixture('ICRC-2.did'), 'ledger', 'icrc2_allowance', METHOD_TABLES.ledger.icrc2_allowance!, seed, draft);
+        checkStandard(
+          fixture('ICRC-2.did'),
+          'ledger',
+          'icrc2_allowance',
+          METHOD_TABLES.ledger.icrc2_allowance!,
+          seed,
+          draft,
+        );
     });
   });
 });
@@ -307,15 +393,23 @@ describe('decisions L36, G24: ICRC-21 consent messages as the official ICRC-21.d
     it(`${canister}: ${methods.join(' and ')} ${methods.length > 1 ? 'exist' : 'exists'} with the standard's annotation; requests and answers are the standard's`, () => {
       const mine = annotations(DID[canister]);
       for (const method of methods) {
-        assert.equal(mine.get(method), standard.get(method), `${canister}.${method} is a ${standard.get(method)} method`);
+        assert.equal(
+          mine.get(method),
+          standard.get(method),
+          `${canister}.${method} is a ${standard.get(method)} method`,
+        );
         assert.equal(METHOD_TABLES[canister][method]?.kind, standard.get(method));
-        for (let seed = 0; seed < 12; seed++) checkStandard(standardDid, canister, method, METHOD_TABLES[canister][method]!, seed);
+        for (let seed = 0; seed < 12; seed++)
+          checkStandard(standardDid, canister, method, METHOD_TABLES[canister][method]!, seed);
       }
     });
   }
   it('the check fails for the draft whose fields were text pairs, and for an error variant without InsufficientPayment', () => {
     const spec = METHOD_TABLES.ledger.icrc21_canister_call_consent_message!;
-    const textFields = DID.ledger.replace(/fields:vec record \{text; variant \{[^}]*\}[^}]*\}[^}]*\}[^}]*\}[^}]*\}\}/, 'fields:vec record {text; text}');
+    const textFields = DID.ledger.replace(
+      /fields:vec record \{text; variant \{[^}]*\}[^}]*\}[^}]*\}[^}]*\}[^}]*\}\}/,
+      'fields:vec record {text; text}',
+    );
     assert.notEqual(textFields, DID.ledger);
     const fields = hex(
       new Uint8Array(
@@ -325,7 +419,10 @@ describe('decisions L36, G24: ICRC-21 consent messages as the official ICRC-21.d
             {
               Ok: {
                 consent_message: {
-                  FieldsDisplayMessage: { intent: 'Send DOM', fields: [['Amount', { TokenAmount: { decimals: 8, amount: 1n, symbol: 'DOM' } }]] },
+                  FieldsDisplayMessage: {
+                    intent: 'Send DOM',
+                    fields: [['Amount', { TokenAmount: { decimals: 8, amount: 1n, symbol: 'DOM' } }]],
+                  },
                 },
                 metadata: { language: 'en', utc_offset_minutes: [] },
               },
@@ -334,18 +431,37 @@ describe('decisions L36, G24: ICRC-21 consent messages as the official ICRC-21.d
         ),
       ),
     );
-    const read = (idl: string) => didc.decode({ idl, serviceMethod: 'icrc21_canister_call_consent_message', useServiceMethodReturnType: true, input: fields });
+    const read = (idl: string) =>
+      didc.decode({
+        idl,
+        serviceMethod: 'icrc21_canister_call_consent_message',
+        useServiceMethodReturnType: true,
+        input: fields,
+      });
     assert.equal(read(DID.ledger), read(standardDid), 'a signer reads the typed fields as sent');
     assert.throws(() => read(textFields));
     const noPayment = DID.ledger.replace('InsufficientPayment:record {description:text}; ', '');
     assert.notEqual(noPayment, DID.ledger);
-    const reply = hex(new Uint8Array(IDL.encode([spec.ret], [{ Err: { InsufficientPayment: { description: 'pay' } } }])));
-    assert.throws(() => didc.decode({ idl: noPayment, serviceMethod: 'icrc21_canister_call_consent_message', useServiceMethodReturnType: true, input: reply }));
+    const reply = hex(
+      new Uint8Array(IDL.encode([spec.ret], [{ Err: { InsufficientPayment: { description: 'pay' } } }])),
+    );
+    assert.throws(() =>
+      didc.decode({
+        idl: noPayment,
+        serviceMethod: 'icrc21_canister_call_consent_message',
+        useServiceMethodReturnType: true,
+        input: reply,
+      }),
+    );
   });
 });
 
 /** Carries each call's bytes into the embedded platform as `caller`, checking them against the .did both ways. */
-function loopback(platform: Awaited<ReturnType<typeof harness>>['platform'], caller: string, seen: Set<string>): CandidTransport {
+function loopback(
+  platform: Awaited<ReturnType<typeof harness>>['platform'],
+  caller: string,
+  seen: Set<string>,
+): CandidTransport {
   const byId = new Map(CANISTERS.map((c) => [platform.ids[c], c]));
   const call = async (canisterId: string, method: string, arg: Uint8Array) => {
     const canister = byId.get(canisterId);
@@ -393,11 +509,20 @@ describe('IC clients (Candid over a transport) against the embedded canisters', 
     assert.equal(await bridge.user.get_account(alice), undefined);
     const recreated = h.ok(await bridge.user.create_account(request, 'op:create-again'));
     h.ok(await bridge.user.set_password_hash(alice, PASSWORD_HASH, 'op:password'));
-    assert.deepEqual(h.ok(await bridge.user.verify_email(recreated.verification_token, 'op:verify')), { principal: alice, membership_token_id: 1n });
-    assert.deepEqual(h.ok(await bridge.user.verify_email(recreated.verification_token, 'op:verify')), { principal: alice, membership_token_id: 1n });
+    assert.deepEqual(h.ok(await bridge.user.verify_email(recreated.verification_token, 'op:verify')), {
+      principal: alice,
+      membership_token_id: 1n,
+    });
+    assert.deepEqual(h.ok(await bridge.user.verify_email(recreated.verification_token, 'op:verify')), {
+      principal: alice,
+      membership_token_id: 1n,
+    });
     h.ok(await bridge.user.record_kyc(alice, true, 'op:kyc'));
     h.ok(
-      await bridge.user.upgrade_membership_to_active({ principal: alice, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2, 3]) }, 'op:upgrade'),
+      await bridge.user.upgrade_membership_to_active(
+        { principal: alice, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2, 3]) },
+        'op:upgrade',
+      ),
     );
     assert.equal((await bridge.membership.get_membership_status(alice))!.status, 'Active');
     const a = as(alice);
@@ -413,18 +538,33 @@ describe('IC clients (Candid over a transport) against the embedded canisters', 
     assert.deepEqual(await a.governance.cast_vote(id, 'Yes'), { Ok: null });
     assert.equal(await a.governance.get_my_vote(id), 'Yes');
     assert.deepEqual(await a.governance.icrc7_tokens_of({ owner: alice }, undefined, undefined), [1n]);
-    await assert.rejects(a.governance.list_votes(id), (e: unknown) => e instanceof CanisterCallError && /NotAuthorized/.test(e.message));
+    await assert.rejects(
+      a.governance.list_votes(id),
+      (e: unknown) => e instanceof CanisterCallError && /NotAuthorized/.test(e.message),
+    );
     assert.equal((await admin.governance.list_votes(id)).length, 1);
     h.advance(3n * DAY);
     await h.tick();
     assert.equal((await a.governance.get_dom_price())!.price_usd, 0.5);
     assert.equal((await a.governance.list_proposals({ status: 'Executed' }))[0]!.id, id);
-    const campaign = h.ok(await a.campaign.create_campaign({ title: 'C', description: '', goal: { UsdValue: 10 }, deadline: h.now() + DAY }));
+    const campaign = h.ok(
+      await a.campaign.create_campaign({
+        title: 'C',
+        description: '',
+        goal: { UsdValue: 10 },
+        deadline: h.now() + DAY,
+      }),
+    );
     h.ok(await as(h.platform.ids.governance).ledger.icrc1_transfer({ to: { owner: alice }, amount: 100_000_000_000n }));
     h.ok(await a.ledger.icrc2_approve({ spender: { owner: h.platform.ids.campaign }, amount: 20_000_000_000n }));
     assert.equal(h.ok(await a.campaign.contribute(campaign, { Usd: 5 })).amount_e8s, 1_000_000_000n);
     assert.equal((await a.campaign.get_campaign(campaign))!.progress.pct_complete, 50);
-    h.ok(await as(h.platform.ids.governance).ledger.icrc1_transfer({ to: { owner: h.platform.ids.treasury }, amount: 1_000_000_000n }));
+    h.ok(
+      await as(h.platform.ids.governance).ledger.icrc1_transfer({
+        to: { owner: h.platform.ids.treasury },
+        amount: 1_000_000_000n,
+      }),
+    );
     assert.equal(await admin.treasury.get_balance(), 1_000_000_000n);
     assert.equal(seen.size, 21, 'every call above went through the transport');
   });
@@ -460,13 +600,17 @@ describe('agent transport and identity', () => {
 
   it('loads Ed25519 and secp256k1 PEM identities as dfx writes them; refuses other keys', () => {
     const ed = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-    const ec = generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).privateKey.export({ format: 'pem', type: 'sec1' }).toString();
+    const ec = generateKeyPairSync('ec', { namedCurve: 'secp256k1' })
+      .privateKey.export({ format: 'pem', type: 'sec1' })
+      .toString();
     for (const pem of [ed, ec]) {
       const p = identityFromPem(pem).getPrincipal();
       assert.equal(p.toUint8Array().at(-1), 0x02, 'self-authenticating principal');
       assert.equal(identityFromPem(pem).getPrincipal().toText(), p.toText(), 'stable');
     }
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 })
+      .privateKey.export({ format: 'pem', type: 'pkcs8' })
+      .toString();
     assert.throws(() => identityFromPem(rsa), /unsupported key type rsa/);
     assert.throws(() => identityFromPem('not a key'), /no private key/);
   });
@@ -474,7 +618,10 @@ describe('agent transport and identity', () => {
   it('IC configuration is validated at start-up: every missing variable listed, bad canister ids named', async () => {
     await assert.rejects(icClientsFromEnv({}), (e: unknown) => e instanceof ConfigError && e.problems.length === 7);
     const pemFile = join(tempDir(), 'id.pem');
-    writeFileSync(pemFile, generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString());
+    writeFileSync(
+      pemFile,
+      generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    );
     const env = {
       IC_IDENTITY_PEM_FILE: pemFile,
       IC_GOVERNANCE_CANISTER_ID: 'rrkah-fqaaa-aaaaa-aaaaq-cai',
@@ -486,7 +633,11 @@ describe('agent transport and identity', () => {
     };
     await assert.rejects(icClientsFromEnv(env), /not canister ids: membership=not-a-principal/);
     await assert.rejects(icClientsFromEnv({ ...env, IC_LEDGER_CANISTER_ID: undefined }), /IC_LEDGER_CANISTER_ID/);
-    const ok = await icClientsFromEnv({ ...env, IC_MEMBERSHIP_CANISTER_ID: 'ryjl3-tyaaa-aaaaa-aaaba-cai', IC_HOST: 'http://127.0.0.1:9' });
+    const ok = await icClientsFromEnv({
+      ...env,
+      IC_MEMBERSHIP_CANISTER_ID: 'ryjl3-tyaaa-aaaaa-aaaba-cai',
+      IC_HOST: 'http://127.0.0.1:9',
+    });
     assert.equal(typeof ok.clients.governance.get_proposal, 'function');
     assert.equal(typeof ok.clients.ledger.icrc2_transfer_from, 'function');
     assert.equal(ok.principal, identityFromPem(readFileSync(pemFile, 'utf8')).getPrincipal().toText());

@@ -34,7 +34,8 @@ export function violations(files: Map<string, string>): string[] {
       if (!spec.startsWith('.')) continue;
       const target = relative(ROOT, resolve(ROOT, dirname(file), spec));
       const into = canisterOf(target);
-      if (into !== undefined && into !== home) out.push(`${file}: ${spec} (relative path into canister ${into}; import @domdao/canister-${into})`);
+      if (into !== undefined && into !== home)
+        out.push(`${file}: ${spec} (relative path into canister ${into}; import @domdao/canister-${into})`);
     }
   }
   return out;
@@ -53,7 +54,10 @@ describe('dependency rules of the canisters (decisions S4, S14)', () => {
 
   it('every canister has a front door and its package exports only it', () => {
     for (const c of CANISTERS) {
-      const pkg = JSON.parse(readFileSync(join(ROOT, 'canisters', c, 'package.json'), 'utf8')) as { name: string; exports: unknown };
+      const pkg = JSON.parse(readFileSync(join(ROOT, 'canisters', c, 'package.json'), 'utf8')) as {
+        name: string;
+        exports: unknown;
+      };
       assert.equal(pkg.name, `@domdao/canister-${c}`);
       assert.deepEqual(pkg.exports, { '.': './index.ts' });
     }
@@ -61,7 +65,10 @@ describe('dependency rules of the canisters (decisions S4, S14)', () => {
 
   it('the scan finds each kind of violation (it can fail)', () => {
     const bad = new Map([
-      ['platform/canisters/src/x.ts', "import { governanceCore } from '@domdao/canister-governance/core/governance.ts';"],
+      [
+        'platform/canisters/src/x.ts',
+        "import { governanceCore } from '@domdao/canister-governance/core/governance.ts';",
+      ],
       ['canisters/treasury/core/treasury.ts', "import { usdToDomE8s } from '../../campaign/core/progress.ts';"],
       ['services/bridge/src/y.ts', "const m = await import('../../../canisters/user/core/user.ts');"],
       [
@@ -80,7 +87,14 @@ describe('the proposal categories have one source (decision S17)', () => {
   /** A list literal naming every category: spec 1's six names between one pair of brackets. */
   const spellsTheList = (text: string) =>
     [...text.matchAll(/\[[^[\]]*\]/g)].some((m) =>
-      ['General', 'TreasuryPayout', 'SetDomPrice', 'MembershipPolicy', 'ConstitutionalAmendment', 'EmergencyAction'].every((c) => m[0].includes(`'${c}'`)),
+      [
+        'General',
+        'TreasuryPayout',
+        'SetDomPrice',
+        'MembershipPolicy',
+        'ConstitutionalAmendment',
+        'EmergencyAction',
+      ].every((c) => m[0].includes(`'${c}'`)),
     );
 
   it('only @domdao/canister-kit/rules spells the list; the canister, the bridge and the web app import it', () => {
@@ -94,7 +108,8 @@ describe('the proposal categories have one source (decision S17)', () => {
       }
     };
     for (const top of ['canisters', 'packages', 'platform', 'services', 'apps', 'scripts']) {
-      for (const f of walk(join(ROOT, top))) if (spellsTheList(readFileSync(f, 'utf8'))) spelled.push(relative(ROOT, f));
+      for (const f of walk(join(ROOT, top)))
+        if (spellsTheList(readFileSync(f, 'utf8'))) spelled.push(relative(ROOT, f));
     }
     assert.deepEqual(spelled, ['packages/canister-kit/src/rules.ts']);
   });

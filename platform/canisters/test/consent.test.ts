@@ -39,7 +39,10 @@ const request = (method: string, bytes: Uint8Array, p: Prefs = {}) => ({
   method,
   arg: bytes,
   user_preferences: {
-    metadata: { language: p.language ?? 'en', ...(p.utc_offset_minutes !== undefined && { utc_offset_minutes: p.utc_offset_minutes }) },
+    metadata: {
+      language: p.language ?? 'en',
+      ...(p.utc_offset_minutes !== undefined && { utc_offset_minutes: p.utc_offset_minutes }),
+    },
     ...(p.device && { device_spec: p.device }),
   },
 });
@@ -60,7 +63,10 @@ const fields = (r: ConsentResponse) => {
 };
 /** The description of a refusal of `kind`. */
 const refusal = (r: ConsentResponse, kind: 'UnsupportedCanisterCall' | 'ConsentMessageUnavailable') => {
-  assert.ok('Err' in r && kind in r.Err, `${kind} expected: ${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))}`);
+  assert.ok(
+    'Err' in r && kind in r.Err,
+    `${kind} expected: ${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))}`,
+  );
   return (r.Err as Record<string, { description: string }>)[kind]!.description;
 };
 
@@ -82,11 +88,18 @@ const HOSTS: Array<[string, () => Promise<Host>]> = [
   [
     'built wasm',
     async () => {
-      const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: principalFromSeed('controller') });
+      const d = await deployWasm({
+        admins: [ADMIN],
+        registrars: [BRIDGE],
+        controller: principalFromSeed('controller'),
+      });
       return {
         as: (p) => d.as(p),
         close: () => undefined,
-        consentInstructions: () => d.replica.counts.filter((c) => c.method === 'icrc21_canister_call_consent_message').map((c) => c.instructions),
+        consentInstructions: () =>
+          d.replica.counts
+            .filter((c) => c.method === 'icrc21_canister_call_consent_message')
+            .map((c) => c.instructions),
       };
     },
   ],
@@ -101,7 +114,11 @@ for (const [name, open] of HOSTS) {
       host = await open();
       ledgerOf = (p) => host.as(p).ledger;
       govOf = (p) => host.as(p).governance;
-      const created = await govOf(BRIDGE).create_proposal({ title: TITLE, body: 'Plant trees.\nThen water them.', category: 'General' });
+      const created = await govOf(BRIDGE).create_proposal({
+        title: TITLE,
+        body: 'Plant trees.\nThen water them.',
+        category: 'General',
+      });
       assert.deepEqual(created, { Ok: 1n });
     });
     after(() => host.close());
@@ -132,12 +149,24 @@ for (const [name, open] of HOSTS) {
     });
 
     it('decision L36: icrc1_transfer as fields for an anonymous (cold signer) request: typed TokenAmount values, no sender; a binary memo in hex', async () => {
-      const bytes = arg('ledger', 'icrc1_transfer', { from_subaccount: SUB, to: { owner: BOB }, amount: 2n ** 64n - 1n, memo: Uint8Array.from([0, 1, 0xff]) });
-      const f = fields(await ledgerOf(ANONYMOUS).icrc21_canister_call_consent_message(request('icrc1_transfer', bytes, { device: 'FieldsDisplay' })));
+      const bytes = arg('ledger', 'icrc1_transfer', {
+        from_subaccount: SUB,
+        to: { owner: BOB },
+        amount: 2n ** 64n - 1n,
+        memo: Uint8Array.from([0, 1, 0xff]),
+      });
+      const f = fields(
+        await ledgerOf(ANONYMOUS).icrc21_canister_call_consent_message(
+          request('icrc1_transfer', bytes, { device: 'FieldsDisplay' }),
+        ),
+      );
       assert.deepEqual(f, {
         intent: 'Send DOM',
         fields: [
-          ['From subaccount', { Text: { content: '0000000000000000000000000000000000000000000000000000000000000007' } }],
+          [
+            'From subaccount',
+            { Text: { content: '0000000000000000000000000000000000000000000000000000000000000007' } },
+          ],
           ['Amount', { TokenAmount: { decimals: 8, amount: 2n ** 64n - 1n, symbol: 'DOM' } }],
           ['To', { Text: { content: BOB } }],
           ['Fee', { TokenAmount: { decimals: 8, amount: 10_000n, symbol: 'DOM' } }],
@@ -147,8 +176,13 @@ for (const [name, open] of HOSTS) {
     });
 
     it('decision L39: a transfer to the minting account says it burns, with no fee', async () => {
-      const bytes = arg('ledger', 'icrc1_transfer', { to: { owner: EMBEDDED_CANISTER_IDS.governance }, amount: 5n * E8S });
-      const text = generic(await ledgerOf(ALICE).icrc21_canister_call_consent_message(request('icrc1_transfer', bytes)));
+      const bytes = arg('ledger', 'icrc1_transfer', {
+        to: { owner: EMBEDDED_CANISTER_IDS.governance },
+        amount: 5n * E8S,
+      });
+      const text = generic(
+        await ledgerOf(ALICE).icrc21_canister_call_consent_message(request('icrc1_transfer', bytes)),
+      );
       assert.match(text, /^# Burn DOM\n\nYou are burning DOM: sent to the minting account, the tokens are destroyed/);
       assert.match(text, /\*\*Amount:\*\* `5 DOM`/);
       assert.doesNotMatch(text, /Fee/);
@@ -161,7 +195,9 @@ for (const [name, open] of HOSTS) {
         expected_allowance: 0n,
         expires_at: T0 + 86_400n * 1_000_000_000n,
       });
-      const r = await ledgerOf(ALICE).icrc21_canister_call_consent_message(request('icrc2_approve', bytes, { language: 'en-GB', utc_offset_minutes: 120 }));
+      const r = await ledgerOf(ALICE).icrc21_canister_call_consent_message(
+        request('icrc2_approve', bytes, { language: 'en-GB', utc_offset_minutes: 120 }),
+      );
       assert.ok('Ok' in r);
       assert.deepEqual(r.Ok.metadata, { language: 'en-GB', utc_offset_minutes: 120 });
       const text = generic(r);
@@ -175,29 +211,64 @@ for (const [name, open] of HOSTS) {
         '**Approval fee:** `0.0001 DOM`',
       ])
         assert.ok(text.includes(line), `has ${line}\n${text}`);
-      const f = fields(await ledgerOf(ANONYMOUS).icrc21_canister_call_consent_message(request('icrc2_approve', bytes, { device: 'FieldsDisplay' })));
-      assert.deepEqual(f.fields[3], ['Approval expires', { TimestampSeconds: { amount: T0 / 1_000_000_000n + 86_400n } }]);
+      const f = fields(
+        await ledgerOf(ANONYMOUS).icrc21_canister_call_consent_message(
+          request('icrc2_approve', bytes, { device: 'FieldsDisplay' }),
+        ),
+      );
+      assert.deepEqual(f.fields[3], [
+        'Approval expires',
+        { TimestampSeconds: { amount: T0 / 1_000_000_000n + 86_400n } },
+      ]);
       assert.equal(f.fields[0]![0], 'Spender', 'no From line for an anonymous request');
     });
 
     it('decision L38: an approval without conditions replaces any allowance and never expires; an allowance past nat64 is shown as text in fields; 0 revokes', async () => {
       const huge = arg('ledger', 'icrc2_approve', { spender: { owner: BOB }, amount: 2n ** 64n });
-      const f = fields(await ledgerOf(ALICE).icrc21_canister_call_consent_message(request('icrc2_approve', huge, { device: 'FieldsDisplay' })));
+      const f = fields(
+        await ledgerOf(ALICE).icrc21_canister_call_consent_message(
+          request('icrc2_approve', huge, { device: 'FieldsDisplay' }),
+        ),
+      );
       assert.deepEqual(f.fields[2], ['Requested allowance', { Text: { content: '184467440737.09551616 DOM' } }]);
-      assert.deepEqual(f.fields[3], ['Existing allowance', { Text: { content: 'Replaced by the requested allowance, whatever it is.' } }]);
-      assert.deepEqual(f.fields[4], ['Approval expires', { Text: { content: 'Never: this approval has no expiration.' } }]);
+      assert.deepEqual(f.fields[3], [
+        'Existing allowance',
+        { Text: { content: 'Replaced by the requested allowance, whatever it is.' } },
+      ]);
+      assert.deepEqual(f.fields[4], [
+        'Approval expires',
+        { Text: { content: 'Never: this approval has no expiration.' } },
+      ]);
       const r = await ledgerOf(ALICE).icrc21_canister_call_consent_message(request('icrc2_approve', huge));
       assert.ok('Ok' in r);
       assert.equal(r.Ok.metadata.utc_offset_minutes, undefined, 'no time shown: not timezone sensitive');
       const revoke = arg('ledger', 'icrc2_approve', { spender: { owner: BOB }, amount: 0n });
-      assert.match(generic(await ledgerOf(ALICE).icrc21_canister_call_consent_message(request('icrc2_approve', revoke))), /^# Revoke spending approval/);
+      assert.match(
+        generic(await ledgerOf(ALICE).icrc21_canister_call_consent_message(request('icrc2_approve', revoke))),
+        /^# Revoke spending approval/,
+      );
     });
 
     it('decision L36: icrc2_transfer_from: the spender (caller), the source, amount, recipient and fee', async () => {
-      const bytes = arg('ledger', 'icrc2_transfer_from', { from: { owner: ALICE }, to: { owner: BOB, subaccount: SUB }, amount: 123_456_789n });
-      const text = generic(await ledgerOf(BOB).icrc21_canister_call_consent_message(request('icrc2_transfer_from', bytes)));
-      assert.match(text, /^# Spend DOM\n\nYou are transferring funds from an account that approved you as its spender\./);
-      for (const line of [`**Spender:** \`${BOB}\``, `**From:** \`${ALICE}\``, '**Amount:** `1.23456789 DOM`', `**To:** \`${BOB}-`, '**Fee:** `0.0001 DOM`'])
+      const bytes = arg('ledger', 'icrc2_transfer_from', {
+        from: { owner: ALICE },
+        to: { owner: BOB, subaccount: SUB },
+        amount: 123_456_789n,
+      });
+      const text = generic(
+        await ledgerOf(BOB).icrc21_canister_call_consent_message(request('icrc2_transfer_from', bytes)),
+      );
+      assert.match(
+        text,
+        /^# Spend DOM\n\nYou are transferring funds from an account that approved you as its spender\./,
+      );
+      for (const line of [
+        `**Spender:** \`${BOB}\``,
+        `**From:** \`${ALICE}\``,
+        '**Amount:** `1.23456789 DOM`',
+        `**To:** \`${BOB}-`,
+        '**Fee:** `0.0001 DOM`',
+      ])
         assert.ok(text.includes(line), `has ${line}\n${text}`);
     });
 
@@ -209,7 +280,9 @@ for (const [name, open] of HOSTS) {
         ['', 'en'],
         ['EN-us', 'EN-us'],
       ]) {
-        const r = await ledgerOf(ALICE).icrc21_canister_call_consent_message(request('icrc1_transfer', bytes, { language: asked }));
+        const r = await ledgerOf(ALICE).icrc21_canister_call_consent_message(
+          request('icrc1_transfer', bytes, { language: asked }),
+        );
         assert.ok('Ok' in r);
         assert.equal(r.Ok.metadata.language, answered, `asked ${asked}`);
         assert.match(generic(r), /^# Send DOM\n\nYou are approving a transfer/);
@@ -219,11 +292,20 @@ for (const [name, open] of HOSTS) {
     it('decision L36: other methods: UnsupportedCanisterCall for one the ledger lacks, ConsentMessageUnavailable for one that moves nothing', async () => {
       const l = ledgerOf(ALICE);
       assert.match(
-        refusal(await l.icrc21_canister_call_consent_message(request('icrc1_mint', new Uint8Array())), 'UnsupportedCanisterCall'),
+        refusal(
+          await l.icrc21_canister_call_consent_message(request('icrc1_mint', new Uint8Array())),
+          'UnsupportedCanisterCall',
+        ),
         /no method "icrc1_mint"/,
       );
       const balance = arg('ledger', 'icrc1_balance_of', { owner: ALICE });
-      assert.match(refusal(await l.icrc21_canister_call_consent_message(request('icrc1_balance_of', balance)), 'ConsentMessageUnavailable'), /moves no tokens/);
+      assert.match(
+        refusal(
+          await l.icrc21_canister_call_consent_message(request('icrc1_balance_of', balance)),
+          'ConsentMessageUnavailable',
+        ),
+        /moves no tokens/,
+      );
     });
 
     it('decision L36: arguments that are not the method’s Candid, and arguments the ledger would refuse, answer UnsupportedCanisterCall; the memo at its 32-byte limit is fine, 33 is not', async () => {
@@ -231,21 +313,43 @@ for (const [name, open] of HOSTS) {
       const unsupported = async (method: string, bytes: Uint8Array) =>
         refusal(await l.icrc21_canister_call_consent_message(request(method, bytes)), 'UnsupportedCanisterCall');
       assert.match(await unsupported('icrc1_transfer', Uint8Array.from([1, 2, 3])), /not Candid for this method/);
-      assert.match(await unsupported('icrc2_approve', new Uint8Array(IDL.encode([IDL.Text], ['20 DOM']))), /not Candid for this method/);
+      assert.match(
+        await unsupported('icrc2_approve', new Uint8Array(IDL.encode([IDL.Text], ['20 DOM']))),
+        /not Candid for this method/,
+      );
       assert.match(await unsupported('icrc1_transfer', new Uint8Array()), /not Candid for this method/);
-      const memo = (n: number) => arg('ledger', 'icrc1_transfer', { to: { owner: BOB }, amount: 1n, memo: new Uint8Array(n).fill(0x61) });
-      assert.match(generic(await l.icrc21_canister_call_consent_message(request('icrc1_transfer', memo(32)))), /\*\*Memo:\*\* `a{32}`/);
+      const memo = (n: number) =>
+        arg('ledger', 'icrc1_transfer', { to: { owner: BOB }, amount: 1n, memo: new Uint8Array(n).fill(0x61) });
+      assert.match(
+        generic(await l.icrc21_canister_call_consent_message(request('icrc1_transfer', memo(32)))),
+        /\*\*Memo:\*\* `a{32}`/,
+      );
       assert.match(await unsupported('icrc1_transfer', memo(33)), /the memo is 33 bytes, above the limit of 32/);
       assert.match(
-        await unsupported('icrc1_transfer', arg('ledger', 'icrc1_transfer', { to: { owner: BOB, subaccount: new Uint8Array(31) }, amount: 1n })),
+        await unsupported(
+          'icrc1_transfer',
+          arg('ledger', 'icrc1_transfer', { to: { owner: BOB, subaccount: new Uint8Array(31) }, amount: 1n }),
+        ),
         /32 bytes, got 31/,
       );
-      assert.match(await unsupported('icrc1_transfer', arg('ledger', 'icrc1_transfer', { to: { owner: BOB }, amount: 1n, fee: 1n })), /BadFee/);
       assert.match(
-        await unsupported('icrc2_approve', arg('ledger', 'icrc2_approve', { spender: { owner: BOB }, amount: 1n, expires_at: T0 - 1n })),
+        await unsupported(
+          'icrc1_transfer',
+          arg('ledger', 'icrc1_transfer', { to: { owner: BOB }, amount: 1n, fee: 1n }),
+        ),
+        /BadFee/,
+      );
+      assert.match(
+        await unsupported(
+          'icrc2_approve',
+          arg('ledger', 'icrc2_approve', { spender: { owner: BOB }, amount: 1n, expires_at: T0 - 1n }),
+        ),
         /already expired/,
       );
-      assert.match(await unsupported('icrc2_approve', arg('ledger', 'icrc2_approve', { spender: { owner: ALICE }, amount: 1n })), /cannot approve itself/);
+      assert.match(
+        await unsupported('icrc2_approve', arg('ledger', 'icrc2_approve', { spender: { owner: ALICE }, amount: 1n })),
+        /cannot approve itself/,
+      );
     });
 
     it('decision L38: asking for a consent message changes nothing on the ledger', async () => {
@@ -284,8 +388,13 @@ for (const [name, open] of HOSTS) {
         ['Category', { Text: { content: 'General' } }],
         ['Your vote', { Text: { content: 'Yes' } }],
       ]);
-      assert.deepEqual(f.fields.at(-1), ['Voting closes', { TimestampSeconds: { amount: T0 / 1_000_000_000n + 3600n + 7n * 86_400n } }]);
-      const missing = await govOf(ALICE).icrc21_canister_call_consent_message(request('cast_vote', arg('governance', 'cast_vote', 99n, 'No')));
+      assert.deepEqual(f.fields.at(-1), [
+        'Voting closes',
+        { TimestampSeconds: { amount: T0 / 1_000_000_000n + 3600n + 7n * 86_400n } },
+      ]);
+      const missing = await govOf(ALICE).icrc21_canister_call_consent_message(
+        request('cast_vote', arg('governance', 'cast_vote', 99n, 'No')),
+      );
       assert.match(refusal(missing, 'UnsupportedCanisterCall'), /no proposal 99/);
     });
 
@@ -297,7 +406,10 @@ for (const [name, open] of HOSTS) {
         payload: { TreasuryPayout: { recipient: BOB, amount: { DomE8s: 250n * E8S }, memo: 'invoice 12' } },
       });
       const text = generic(await govOf(ALICE).icrc21_canister_call_consent_message(request('create_proposal', payout)));
-      assert.match(text, /^# Submit a TreasuryPayout proposal\n\nYou are submitting a proposal to DOM DAO governance\. If members approve it/);
+      assert.match(
+        text,
+        /^# Submit a TreasuryPayout proposal\n\nYou are submitting a proposal to DOM DAO governance\. If members approve it/,
+      );
       for (const line of [
         '**Title:** `Pay the gardener`',
         '**Category:** TreasuryPayout',
@@ -317,7 +429,11 @@ for (const [name, open] of HOSTS) {
         category: 'SetDomPrice',
         payload: { SetDomPrice: { price_usd: 0.42, source_url: 'https://prices.example.org/dom' } },
       });
-      const f = fields(await govOf(ANONYMOUS).icrc21_canister_call_consent_message(request('create_proposal', price, { device: 'FieldsDisplay' })));
+      const f = fields(
+        await govOf(ANONYMOUS).icrc21_canister_call_consent_message(
+          request('create_proposal', price, { device: 'FieldsDisplay' }),
+        ),
+      );
       assert.deepEqual(
         f.fields.filter(([label]) => ['Price', 'Source', 'Voting period'].includes(label)),
         [
@@ -326,7 +442,11 @@ for (const [name, open] of HOSTS) {
           ['Voting period', { DurationSeconds: { amount: 3n * 86_400n } }],
         ],
       );
-      const general = arg('governance', 'create_proposal', { title: 'Hello', body: 'x'.repeat(500), category: 'General' });
+      const general = arg('governance', 'create_proposal', {
+        title: 'Hello',
+        body: 'x'.repeat(500),
+        category: 'General',
+      });
       const g = generic(await govOf(ALICE).icrc21_canister_call_consent_message(request('create_proposal', general)));
       assert.match(g, /carries no on-chain action/);
       assert.ok(g.includes(`**Body:** \`${'x'.repeat(159)}…\`  \n500 characters of Markdown in all.`));
@@ -335,35 +455,66 @@ for (const [name, open] of HOSTS) {
     it('decision G25: a create_proposal the canister would refuse, other methods and bad arguments answer the standard errors; icrc10 lists ICRC-21', async () => {
       const g = govOf(ALICE);
       const at = (title: string) => arg('governance', 'create_proposal', { title, body: 'b', category: 'General' });
-      assert.ok('Ok' in (await g.icrc21_canister_call_consent_message(request('create_proposal', at('t'.repeat(200))))), 'a title at its 200-character limit');
+      assert.ok(
+        'Ok' in (await g.icrc21_canister_call_consent_message(request('create_proposal', at('t'.repeat(200))))),
+        'a title at its 200-character limit',
+      );
       assert.match(
-        refusal(await g.icrc21_canister_call_consent_message(request('create_proposal', at('t'.repeat(201)))), 'UnsupportedCanisterCall'),
+        refusal(
+          await g.icrc21_canister_call_consent_message(request('create_proposal', at('t'.repeat(201)))),
+          'UnsupportedCanisterCall',
+        ),
         /title must be 1 to 200/,
       );
-      const longest = arg('governance', 'create_proposal', { title: 'T'.repeat(200), body: 'B'.repeat(50_000), category: 'General' });
+      const longest = arg('governance', 'create_proposal', {
+        title: 'T'.repeat(200),
+        body: 'B'.repeat(50_000),
+        category: 'General',
+      });
       assert.match(
         generic(await g.icrc21_canister_call_consent_message(request('create_proposal', longest))),
         /\*\*Body:\*\* `B{159}…` {2}\n50000 characters of Markdown in all\./,
         'a title and a body at their limits (200 and 50 000 characters)',
       );
-      const tooLong = arg('governance', 'create_proposal', { title: 'T', body: 'B'.repeat(50_001), category: 'General' });
+      const tooLong = arg('governance', 'create_proposal', {
+        title: 'T',
+        body: 'B'.repeat(50_001),
+        category: 'General',
+      });
       assert.match(
-        refusal(await g.icrc21_canister_call_consent_message(request('create_proposal', tooLong)), 'UnsupportedCanisterCall'),
+        refusal(
+          await g.icrc21_canister_call_consent_message(request('create_proposal', tooLong)),
+          'UnsupportedCanisterCall',
+        ),
         /body must be 1 to 50000/,
       );
       const noPayload = arg('governance', 'create_proposal', { title: 'x', body: 'b', category: 'TreasuryPayout' });
       assert.match(
-        refusal(await g.icrc21_canister_call_consent_message(request('create_proposal', noPayload)), 'UnsupportedCanisterCall'),
+        refusal(
+          await g.icrc21_canister_call_consent_message(request('create_proposal', noPayload)),
+          'UnsupportedCanisterCall',
+        ),
         /need a TreasuryPayout payload/,
       );
       assert.match(
-        refusal(await g.icrc21_canister_call_consent_message(request('cast_vote', Uint8Array.from([0x44, 0x49, 0x44, 0x4c]))), 'UnsupportedCanisterCall'),
+        refusal(
+          await g.icrc21_canister_call_consent_message(request('cast_vote', Uint8Array.from([0x44, 0x49, 0x44, 0x4c]))),
+          'UnsupportedCanisterCall',
+        ),
         /not Candid/,
       );
-      assert.match(refusal(await g.icrc21_canister_call_consent_message(request('drop_table', new Uint8Array())), 'UnsupportedCanisterCall'), /no method/);
       assert.match(
         refusal(
-          await g.icrc21_canister_call_consent_message(request('execute_proposal', arg('governance', 'execute_proposal', 1n))),
+          await g.icrc21_canister_call_consent_message(request('drop_table', new Uint8Array())),
+          'UnsupportedCanisterCall',
+        ),
+        /no method/,
+      );
+      assert.match(
+        refusal(
+          await g.icrc21_canister_call_consent_message(
+            request('execute_proposal', arg('governance', 'execute_proposal', 1n)),
+          ),
           'ConsentMessageUnavailable',
         ),
         /execute_proposal/,
@@ -383,7 +534,8 @@ for (const [name, open] of HOSTS) {
         console.log(
           `consent messages on the wasm: ${counted.length}, median ${sorted[sorted.length >> 1]}, largest ${largest} instructions (limit ${INSTRUCTION_LIMITS.update})`,
         );
-        // The largest decodes a 50 000-character body (decoding costs the wasm per byte, decision W6); a canister's first message also builds its method table.
+        // The largest decodes a 50 000-character body (decoding costs the wasm per byte, decision W6); a canister's
+        // first message also builds its method table.
         assert.ok(largest < INSTRUCTION_LIMITS.update / 10n, `${largest} instructions`);
       });
   });

@@ -26,7 +26,9 @@ const cloneable = fc.letrec((tie) => ({
       [1, , 3],
     ),
     fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('__proto__', '0', 'constructor')), tie('value'), { maxKeys: 4 }),
+    fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('__proto__', '0', 'constructor')), tie('value'), {
+      maxKeys: 4,
+    }),
   ),
 })).value;
 

@@ -6,7 +6,11 @@ import { ADMIN, BRIDGE, DAY, HOUR, harness, tempDir, type Harness } from './harn
 import { principalFromSeed } from '../src/principals.ts';
 import type { GovernanceClient } from '../src/api.ts';
 
-const general = { title: 'Adopt a code of conduct', body: 'We adopt the **Contributor Covenant**.', category: 'General' as const };
+const general = {
+  title: 'Adopt a code of conduct',
+  body: 'We adopt the **Contributor Covenant**.',
+  category: 'General' as const,
+};
 const priceProposal = (price_usd: number, extra: Record<string, unknown> = {}) => ({
   title: `DOM at $${price_usd}`,
   body: 'Oracle aggregate',
@@ -52,12 +56,21 @@ describe('create_proposal (decision G7: Active members, admins, trusted proposer
       TreasuryPayout: { TreasuryPayout: { recipient: h.members[0]!, amount: { DomE8s: 1n } } },
       SetDomPrice: { SetDomPrice: { price_usd: 1 } },
       MembershipPolicy: { MembershipPolicy: { add_admins: [h.members[0]!], remove_admins: [], revoke: [] } },
-      ConstitutionalAmendment: { ConstitutionalAmendment: { category_rules: [{ category: 'General' as const, voting_window: 3n * DAY }] } },
+      ConstitutionalAmendment: {
+        ConstitutionalAmendment: { category_rules: [{ category: 'General' as const, voting_window: 3n * DAY }] },
+      },
       EmergencyAction: undefined,
     };
     for (const [category, window] of Object.entries(expected)) {
       const payload = payloads[category as keyof typeof payloads];
-      const id = h.ok(await g.create_proposal({ title: category, body: 'x', category: category as 'General', ...(payload && { payload }) }));
+      const id = h.ok(
+        await g.create_proposal({
+          title: category,
+          body: 'x',
+          category: category as 'General',
+          ...(payload && { payload }),
+        }),
+      );
       const p = (await g.get_proposal(id))!;
       assert.equal(p.voting_closes - p.voting_opens, window, category);
     }
@@ -65,7 +78,11 @@ describe('create_proposal (decision G7: Active members, admins, trusted proposer
 
   it('EmergencyAction bypasses the delay: Open at creation with its 24-hour fast track and the quorum snapshot', async () => {
     const h = await withMembers(3);
-    const id = h.ok(await h.gov(h.members[0]!).create_proposal({ title: 'Pause payouts', body: 'Incident', category: 'EmergencyAction' }));
+    const id = h.ok(
+      await h
+        .gov(h.members[0]!)
+        .create_proposal({ title: 'Pause payouts', body: 'Incident', category: 'EmergencyAction' }),
+    );
     const p = (await h.gov(h.members[0]!).get_proposal(id))!;
     assert.equal(p.status, 'Open');
     assert.equal(p.voting_opens, p.created_at);
@@ -77,7 +94,9 @@ describe('create_proposal (decision G7: Active members, admins, trusted proposer
     const h = await withMembers(1);
     const registered = await h.register('registered-only');
     assert.deepEqual(await h.gov(registered).create_proposal(general), { Err: { NotAMember: null } });
-    assert.deepEqual(await h.gov(principalFromSeed('stranger')).create_proposal(general), { Err: { NotAMember: null } });
+    assert.deepEqual(await h.gov(principalFromSeed('stranger')).create_proposal(general), {
+      Err: { NotAMember: null },
+    });
     assert.deepEqual(await h.gov('2vxsx-fae').create_proposal(general), { Err: { NotAuthorized: null } });
     assert.deepEqual(await h.gov(registered).list_proposals({}), [], 'nothing was created');
     const id = h.ok(await h.admin.governance.create_proposal(general));
@@ -96,7 +115,10 @@ describe('create_proposal (decision G7: Active members, admins, trusted proposer
     assert.equal((await h.admin.governance.get_proposal(price))!.proposed_by, BRIDGE);
     const relayed = h.ok(await h.bridge.governance.create_proposal({ ...general, proposer: h.members[0]! }));
     assert.equal((await h.admin.governance.get_proposal(relayed))!.proposed_by, h.members[0]);
-    assert.deepEqual(await h.bridge.governance.create_proposal({ ...general, proposer: principalFromSeed('not-a-member') }), { Err: { NotAMember: null } });
+    assert.deepEqual(
+      await h.bridge.governance.create_proposal({ ...general, proposer: principalFromSeed('not-a-member') }),
+      { Err: { NotAMember: null } },
+    );
     assert.deepEqual(
       await h.gov(h.members[0]!).create_proposal({ ...general, proposer: ADMIN }),
       { Err: { NotAuthorized: null } },
@@ -118,16 +140,38 @@ describe('create_proposal (decision G7: Active members, admins, trusted proposer
       priceProposal(1, { expires_at: h.now() - 1n }),
       priceProposal(1, { source_url: 'javascript:alert(1)' }),
       { title: 'p', body: 'b', category: 'TreasuryPayout' as const },
-      { title: 'p', body: 'b', category: 'TreasuryPayout' as const, payload: { TreasuryPayout: { recipient: ADMIN, amount: { DomE8s: 0n } } } },
-      { title: 'p', body: 'b', category: 'TreasuryPayout' as const, payload: { TreasuryPayout: { recipient: ADMIN, amount: { Usd: Number.NaN } } } },
-      { title: 'p', body: 'b', category: 'MembershipPolicy' as const, payload: { MembershipPolicy: { add_admins: [], remove_admins: [], revoke: [] } } },
+      {
+        title: 'p',
+        body: 'b',
+        category: 'TreasuryPayout' as const,
+        payload: { TreasuryPayout: { recipient: ADMIN, amount: { DomE8s: 0n } } },
+      },
+      {
+        title: 'p',
+        body: 'b',
+        category: 'TreasuryPayout' as const,
+        payload: { TreasuryPayout: { recipient: ADMIN, amount: { Usd: Number.NaN } } },
+      },
+      {
+        title: 'p',
+        body: 'b',
+        category: 'MembershipPolicy' as const,
+        payload: { MembershipPolicy: { add_admins: [], remove_admins: [], revoke: [] } },
+      },
       {
         title: 'p',
         body: 'b',
         category: 'ConstitutionalAmendment' as const,
-        payload: { ConstitutionalAmendment: { category_rules: [{ category: 'General' as const, threshold_bps: 5000 }] } },
+        payload: {
+          ConstitutionalAmendment: { category_rules: [{ category: 'General' as const, threshold_bps: 5000 }] },
+        },
       },
-      { title: 'p', body: 'b', category: 'EmergencyAction' as const, payload: { ConstitutionalAmendment: { category_rules: [], voting_delay: 0n } } },
+      {
+        title: 'p',
+        body: 'b',
+        category: 'EmergencyAction' as const,
+        payload: { ConstitutionalAmendment: { category_rules: [], voting_delay: 0n } },
+      },
       { ...general, title: '   ' },
       { ...general, title: 'x'.repeat(201) },
       { ...general, body: 'x'.repeat(50_001) },
@@ -139,7 +183,10 @@ describe('create_proposal (decision G7: Active members, admins, trusted proposer
       const what = JSON.stringify(args, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)).slice(0, 120);
       // Decision G22: the refusal carries its reason.
       assert.ok(
-        'Err' in r && 'InvalidPayload' in r.Err && typeof r.Err.InvalidPayload === 'string' && r.Err.InvalidPayload.length > 0,
+        'Err' in r &&
+          'InvalidPayload' in r.Err &&
+          typeof r.Err.InvalidPayload === 'string' &&
+          r.Err.InvalidPayload.length > 0,
         `${what}: ${JSON.stringify(r)}`,
       );
     }
@@ -166,7 +213,9 @@ describe('state machine: Created → Open → Tallied → Approved/Rejected → 
     await h.tick();
     const p = (await g.get_proposal(id))!;
     assert.equal(p.status, 'Executed', 'General executes at once (informational)');
-    const changes = (await events(h)).flatMap((e) => ('StatusChanged' in e.kind ? [`${e.kind.StatusChanged.from}→${e.kind.StatusChanged.to}`] : []));
+    const changes = (await events(h)).flatMap((e) =>
+      'StatusChanged' in e.kind ? [`${e.kind.StatusChanged.from}→${e.kind.StatusChanged.to}`] : [],
+    );
     assert.deepEqual(changes, ['Created→Open', 'Open→Tallied', 'Tallied→Approved', 'Approved→Executed']);
   });
 
@@ -197,9 +246,12 @@ describe('state machine: Created → Open → Tallied → Approved/Rejected → 
     const h = await withMembers(1);
     const m = h.members[0]!;
     const id = h.ok(
-      await h
-        .gov(m)
-        .create_proposal({ title: 'Pay', body: 'b', category: 'TreasuryPayout', payload: { TreasuryPayout: { recipient: m, amount: { DomE8s: 500n } } } }),
+      await h.gov(m).create_proposal({
+        title: 'Pay',
+        body: 'b',
+        category: 'TreasuryPayout',
+        payload: { TreasuryPayout: { recipient: m, amount: { DomE8s: 500n } } },
+      }),
     );
     h.advance(HOUR);
     h.ok(await h.gov(m).cast_vote(id, 'Yes'));
@@ -208,7 +260,10 @@ describe('state machine: Created → Open → Tallied → Approved/Rejected → 
     assert.equal((await h.gov(m).get_proposal(id))!.status, 'Approved', 'the treasury is empty: execution failed');
     const failed = (await events(h)).filter((e) => 'ExecutionFailed' in e.kind);
     assert.equal(failed.length, 1);
-    assert.match((failed[0]!.kind as { ExecutionFailed: { message: string } }).ExecutionFailed.message, /InsufficientFunds/);
+    assert.match(
+      (failed[0]!.kind as { ExecutionFailed: { message: string } }).ExecutionFailed.message,
+      /InsufficientFunds/,
+    );
     assert.deepEqual(await h.gov(m).execute_proposal(id), {
       Err: { ExecutionFailed: 'treasury refused the payout: InsufficientFunds: {"balance":"0","required":"10500"}' },
     });
@@ -216,7 +271,9 @@ describe('state machine: Created → Open → Tallied → Approved/Rejected → 
     assert.deepEqual(await h.gov(m).execute_proposal(id), { Ok: null }, 'retry within the window succeeds');
     assert.equal((await h.gov(m).get_proposal(id))!.status, 'Executed');
     assert.equal(await h.admin.treasury.get_balance(), 500n, '11 000 − 500 − the 10 000 fee');
-    assert.deepEqual(await h.gov(m).execute_proposal(id), { Err: { ExecutionFailed: 'proposal is Executed, not Approved' } });
+    assert.deepEqual(await h.gov(m).execute_proposal(id), {
+      Err: { ExecutionFailed: 'proposal is Executed, not Approved' },
+    });
 
     const id2 = h.ok(
       await h.gov(m).create_proposal({
@@ -232,7 +289,9 @@ describe('state machine: Created → Open → Tallied → Approved/Rejected → 
     assert.equal((await h.gov(m).get_proposal(id2))!.status, 'Expired', 'observed late, past the execution window');
     await h.tick();
     assert.equal((await h.gov(m).get_proposal(id2))!.status, 'Expired');
-    assert.deepEqual(await h.gov(m).execute_proposal(id2), { Err: { ExecutionFailed: 'proposal is Expired, not Approved' } });
+    assert.deepEqual(await h.gov(m).execute_proposal(id2), {
+      Err: { ExecutionFailed: 'proposal is Expired, not Approved' },
+    });
     assert.equal(await h.admin.treasury.get_balance(), 500n, 'nothing paid');
   });
 
@@ -240,16 +299,23 @@ describe('state machine: Created → Open → Tallied → Approved/Rejected → 
     const h = await withMembers(1);
     const m = h.members[0]!;
     const id = h.ok(
-      await h
-        .gov(m)
-        .create_proposal({ title: 'Pay', body: 'b', category: 'TreasuryPayout', payload: { TreasuryPayout: { recipient: m, amount: { DomE8s: 5n } } } }),
+      await h.gov(m).create_proposal({
+        title: 'Pay',
+        body: 'b',
+        category: 'TreasuryPayout',
+        payload: { TreasuryPayout: { recipient: m, amount: { DomE8s: 5n } } },
+      }),
     );
     h.advance(HOUR);
     h.ok(await h.gov(m).cast_vote(id, 'Yes'));
     h.advance(5n * DAY);
     await h.tick();
     await h.tick();
-    assert.equal((await events(h)).filter((e) => 'ExecutionFailed' in e.kind).length, 1, 'not retried before 5 minutes');
+    assert.equal(
+      (await events(h)).filter((e) => 'ExecutionFailed' in e.kind).length,
+      1,
+      'not retried before 5 minutes',
+    );
     await h.mint(h.platform.ids.treasury, 10_005n);
     h.advance(300n * 1_000_000_000n);
     await h.tick();
@@ -260,10 +326,15 @@ describe('state machine: Created → Open → Tallied → Approved/Rejected → 
 describe('counting (decision G1): quorum = turnout / total_eligible, threshold = yes / (yes + no), "at least"', () => {
   async function vote(n: number, category: 'TreasuryPayout' | 'SetDomPrice', yes: number, no: number, abstain: number) {
     const h = await withMembers(n);
-    const payload = category === 'SetDomPrice' ? { SetDomPrice: { price_usd: 2 } } : { TreasuryPayout: { recipient: h.members[0]!, amount: { DomE8s: 1n } } };
+    const payload =
+      category === 'SetDomPrice'
+        ? { SetDomPrice: { price_usd: 2 } }
+        : { TreasuryPayout: { recipient: h.members[0]!, amount: { DomE8s: 1n } } };
     const id = h.ok(await h.admin.governance.create_proposal({ title: 't', body: 'b', category, payload }));
     h.advance(HOUR);
-    const choices = [...Array(yes).fill('Yes'), ...Array(no).fill('No'), ...Array(abstain).fill('Abstain')] as Array<'Yes' | 'No' | 'Abstain'>;
+    const choices = [...Array(yes).fill('Yes'), ...Array(no).fill('No'), ...Array(abstain).fill('Abstain')] as Array<
+      'Yes' | 'No' | 'Abstain'
+    >;
     for (const [i, c] of choices.entries()) h.ok(await h.gov(h.members[i]!).cast_vote(id, c));
     h.advance(6n * DAY);
     return (await h.admin.governance.get_proposal(id))!;
@@ -297,7 +368,11 @@ describe('cast_vote (spec 1 Authentication rule 1, decision G9)', () => {
     assert.deepEqual(await h.gov(a).cast_vote(id, 'Yes'), { Err: { ProposalNotOpen: null } }, 'Created: not open yet');
     h.advance(HOUR);
     const registered = await h.register('registered');
-    assert.deepEqual(await h.gov(registered).cast_vote(id, 'Yes'), { Err: { NotAMember: null } }, 'Registered members do not vote');
+    assert.deepEqual(
+      await h.gov(registered).cast_vote(id, 'Yes'),
+      { Err: { NotAMember: null } },
+      'Registered members do not vote',
+    );
     assert.deepEqual(await h.gov(principalFromSeed('nobody')).cast_vote(id, 'Yes'), { Err: { NotAMember: null } });
     assert.deepEqual(await h.gov(a).cast_vote(id, 'No'), { Ok: null });
     assert.deepEqual(await h.gov(a).cast_vote(id, 'Yes'), { Err: { AlreadyVoted: null } });
@@ -306,7 +381,11 @@ describe('cast_vote (spec 1 Authentication rule 1, decision G9)', () => {
     const t = (await h.gov(b).get_tally(id))!;
     assert.deepEqual([t.yes_votes, t.no_votes, t.abstentions], [0n, 1n, 0n]);
     h.advance(7n * DAY);
-    assert.deepEqual(await h.gov(b).cast_vote(id, 'Yes'), { Err: { VotingWindowClosed: null } }, 'even before the scheduler ran');
+    assert.deepEqual(
+      await h.gov(b).cast_vote(id, 'Yes'),
+      { Err: { VotingWindowClosed: null } },
+      'even before the scheduler ran',
+    );
   });
 
   it('a membership that expired (Dec 31 23:59:59 UTC) or was revoked no longer votes', async () => {
@@ -332,7 +411,9 @@ describe('cast_vote (spec 1 Authentication rule 1, decision G9)', () => {
     const id = h.ok(await h.admin.governance.create_proposal(general));
     h.advance(HOUR);
     down = true;
-    assert.deepEqual(await h.as(m).governance.cast_vote(id, 'Yes'), { Err: { MembershipUnavailable: 'canister stopped' } });
+    assert.deepEqual(await h.as(m).governance.cast_vote(id, 'Yes'), {
+      Err: { MembershipUnavailable: 'canister stopped' },
+    });
     down = false;
     assert.deepEqual(await h.as(m).governance.cast_vote(id, 'Yes'), { Ok: null });
   });
@@ -349,12 +430,15 @@ describe('vote-pass receipts (spec 1 Events rule 2, ICRC-7 and ICRC-10)', () => 
     h.ok(await h.gov(a).cast_vote(p2, 'No'));
     const g = h.gov(c);
     assert.equal(await g.icrc7_total_supply(), 3n);
-    assert.deepEqual(await g.icrc7_balance_of([{ owner: a }, { owner: b }, { owner: c }, { owner: a, subaccount: new Uint8Array(32).fill(7) }]), [
-      2n,
-      1n,
-      0n,
-      0n,
-    ]);
+    assert.deepEqual(
+      await g.icrc7_balance_of([
+        { owner: a },
+        { owner: b },
+        { owner: c },
+        { owner: a, subaccount: new Uint8Array(32).fill(7) },
+      ]),
+      [2n, 1n, 0n, 0n],
+    );
     assert.deepEqual(await g.icrc7_tokens_of({ owner: a }, undefined, undefined), [1n, 3n]);
     assert.deepEqual(await g.icrc7_tokens_of({ owner: a }, 1n, 1n), [3n], 'prev and take page');
     assert.deepEqual(await g.icrc7_owner_of([2n, 42n]), [{ owner: b }, undefined]);
@@ -431,7 +515,14 @@ describe('queries: list_proposals, get_tally, list_votes (decision G8)', () => {
     h.advance(HOUR);
     h.ok(await h.gov(a).cast_vote(id, 'Yes'));
     h.ok(await h.gov(b).cast_vote(id, 'Abstain'));
-    assert.deepEqual(await h.gov(a).get_tally(id), { yes_votes: 1n, no_votes: 0n, abstentions: 1n, total_eligible: 2n, quorum_met: true, threshold_met: true });
+    assert.deepEqual(await h.gov(a).get_tally(id), {
+      yes_votes: 1n,
+      no_votes: 0n,
+      abstentions: 1n,
+      total_eligible: 2n,
+      quorum_met: true,
+      threshold_met: true,
+    });
     await assert.rejects(h.gov(a).list_votes(id), /NotAuthorized/);
     await assert.rejects(h.bridge.governance.list_votes(id), /NotAuthorized/);
     const votes = await h.admin.governance.list_votes(id);
@@ -486,7 +577,11 @@ describe('list_votes_page (decision V25)', () => {
 });
 
 describe('SetDomPrice execution and the price oracle (spec 1 Execution rules)', () => {
-  async function ratify(h: Harness & { members: string[]; gov: (p: string) => GovernanceClient }, price: number, extra: Record<string, unknown> = {}) {
+  async function ratify(
+    h: Harness & { members: string[]; gov: (p: string) => GovernanceClient },
+    price: number,
+    extra: Record<string, unknown> = {},
+  ) {
     const id = h.ok(await h.bridge.governance.create_proposal(priceProposal(price, extra)));
     h.advance(HOUR);
     h.ok(await h.gov(h.members[0]!).cast_vote(id, 'Yes'));
@@ -503,7 +598,14 @@ describe('SetDomPrice execution and the price oracle (spec 1 Execution rules)', 
     assert.deepEqual(tick, { price_usd: 0.25, set_by: h.platform.ids.governance, proposal_id: id, timestamp: h.now() });
     assert.equal((await h.admin.governance.get_proposal(id))!.status, 'Executed');
     const updated = (await events(h)).find((e) => 'PriceUpdated' in e.kind)!;
-    assert.deepEqual(updated.kind, { PriceUpdated: { proposal_id: id, price_usd: 0.25, effective_at: h.now(), source_url: 'https://oracle.example.org/dom' } });
+    assert.deepEqual(updated.kind, {
+      PriceUpdated: {
+        proposal_id: id,
+        price_usd: 0.25,
+        effective_at: h.now(),
+        source_url: 'https://oracle.example.org/dom',
+      },
+    });
     const id2 = await ratify(h, 0.3);
     assert.deepEqual(
       (await h.admin.governance.list_price_history(undefined)).map((t) => t.proposal_id),
@@ -537,12 +639,19 @@ describe('SetDomPrice execution and the price oracle (spec 1 Execution rules)', 
     h.advance(3n * DAY);
     assert.equal((await h.admin.governance.get_proposal(id))!.status, 'Approved', 'closed, not executed yet');
     const self = h.as(h.platform.ids.governance).governance;
-    assert.deepEqual(await self.update_dom_price({ proposal_id: 999n, price_usd: 0.42 }), { Err: { ProposalNotFound: null } });
+    assert.deepEqual(await self.update_dom_price({ proposal_id: 999n, price_usd: 0.42 }), {
+      Err: { ProposalNotFound: null },
+    });
     assert.deepEqual(await self.update_dom_price({ proposal_id: id, price_usd: Number.NaN }), {
       Err: { InvalidPayload: 'price_usd must be a finite number above 0' },
     });
     assert.deepEqual(await self.update_dom_price({ proposal_id: id, price_usd: 0.42 }), { Ok: null });
-    assert.deepEqual(await h.admin.governance.get_dom_price(), { price_usd: 0.42, set_by: h.platform.ids.governance, proposal_id: id, timestamp: h.now() });
+    assert.deepEqual(await h.admin.governance.get_dom_price(), {
+      price_usd: 0.42,
+      set_by: h.platform.ids.governance,
+      proposal_id: id,
+      timestamp: h.now(),
+    });
   });
 
   it('update_dom_price is refused for a SetDomPrice proposal that is Open, Rejected or Executed (rule 1: Approved only)', async () => {
@@ -555,7 +664,11 @@ describe('SetDomPrice execution and the price oracle (spec 1 Execution rules)', 
     h.ok(await h.gov(h.members[0]!).cast_vote(rejected, 'No'));
     h.ok(await h.gov(h.members[0]!).cast_vote(executed, 'Yes'));
     assert.equal((await h.admin.governance.get_proposal(open))!.status, 'Open');
-    assert.deepEqual(await self.update_dom_price({ proposal_id: open, price_usd: 0.1 }), { Err: { ProposalNotFound: null } }, 'Open');
+    assert.deepEqual(
+      await self.update_dom_price({ proposal_id: open, price_usd: 0.1 }),
+      { Err: { ProposalNotFound: null } },
+      'Open',
+    );
     h.advance(3n * DAY);
     await h.tick();
     assert.equal((await h.admin.governance.get_proposal(rejected))!.status, 'Rejected');
@@ -565,15 +678,25 @@ describe('SetDomPrice execution and the price oracle (spec 1 Execution rules)', 
       history.map((t) => t.price_usd),
       [0.3],
     );
-    assert.deepEqual(await self.update_dom_price({ proposal_id: rejected, price_usd: 0.2 }), { Err: { ProposalNotFound: null } }, 'Rejected');
-    assert.deepEqual(await self.update_dom_price({ proposal_id: executed, price_usd: 0.3 }), { Err: { ProposalNotFound: null } }, 'Executed: applied once');
+    assert.deepEqual(
+      await self.update_dom_price({ proposal_id: rejected, price_usd: 0.2 }),
+      { Err: { ProposalNotFound: null } },
+      'Rejected',
+    );
+    assert.deepEqual(
+      await self.update_dom_price({ proposal_id: executed, price_usd: 0.3 }),
+      { Err: { ProposalNotFound: null } },
+      'Executed: applied once',
+    );
     assert.deepEqual(await h.admin.governance.list_price_history(undefined), history, 'nothing applied');
   });
 
   it('update_dom_price is callable by the governance canister only', async () => {
     const h = await withMembers(1);
     for (const who of [ADMIN, BRIDGE, h.members[0]!]) {
-      assert.deepEqual(await h.as(who).governance.update_dom_price({ proposal_id: 1n, price_usd: 9 }), { Err: { NotAuthorized: null } });
+      assert.deepEqual(await h.as(who).governance.update_dom_price({ proposal_id: 1n, price_usd: 9 }), {
+        Err: { NotAuthorized: null },
+      });
     }
     assert.equal(await h.admin.governance.get_dom_price(), undefined);
   });
@@ -588,7 +711,11 @@ describe('ConstitutionalAmendment and MembershipPolicy execution (spec 1 rule 2,
         title: 'Shorter general votes',
         body: 'b',
         category: 'ConstitutionalAmendment',
-        payload: { ConstitutionalAmendment: { category_rules: [{ category: 'General', voting_window: 3n * DAY, quorum_bps: 2000 }] } },
+        payload: {
+          ConstitutionalAmendment: {
+            category_rules: [{ category: 'General', voting_window: 3n * DAY, quorum_bps: 2000 }],
+          },
+        },
       }),
     );
     h.advance(HOUR);
@@ -643,9 +770,16 @@ describe('durability of the embedded host across a restart', () => {
     const id = h.ok(await h.as(a!).governance.create_proposal(general));
     h.advance(HOUR);
     const host = h.platform.host;
-    const proposals = host.store<bigint, { yes_votes: bigint; no_votes: bigint; abstentions: bigint; status: string }>('governance', 'proposals');
-    const tallies = host.store<bigint, { yes_votes: bigint; no_votes: bigint; abstentions: bigint }>('governance', 'tallies');
-    const counts = (t: { yes_votes: bigint; no_votes: bigint; abstentions: bigint } | undefined) => t && [t.yes_votes, t.no_votes, t.abstentions];
+    const proposals = host.store<bigint, { yes_votes: bigint; no_votes: bigint; abstentions: bigint; status: string }>(
+      'governance',
+      'proposals',
+    );
+    const tallies = host.store<bigint, { yes_votes: bigint; no_votes: bigint; abstentions: bigint }>(
+      'governance',
+      'tallies',
+    );
+    const counts = (t: { yes_votes: bigint; no_votes: bigint; abstentions: bigint } | undefined) =>
+      t && [t.yes_votes, t.no_votes, t.abstentions];
     h.ok(await h.as(a!).governance.cast_vote(id, 'Yes'));
     assert.deepEqual(counts(tallies.get(id)), [1n, 0n, 0n]);
     assert.deepEqual(counts(proposals.get(id)), [0n, 0n, 0n], 'the proposal record is not rewritten by the vote');
@@ -678,7 +812,11 @@ describe('durability of the embedded host across a restart', () => {
     const id = h.ok(await h.as(a!).governance.create_proposal(priceProposal(0.7)));
     h.advance(HOUR);
     h.ok(await h.as(a!).governance.cast_vote(id, 'Yes'));
-    const before = { p: await h.admin.governance.get_proposal(id), e: await events(h), s: await h.admin.governance.icrc7_total_supply() };
+    const before = {
+      p: await h.admin.governance.get_proposal(id),
+      e: await events(h),
+      s: await h.admin.governance.icrc7_total_supply(),
+    };
     const h2 = await h.reopen();
     assert.deepEqual(await h2.admin.governance.get_proposal(id), before.p);
     assert.deepEqual(await events(h2), before.e);
@@ -703,15 +841,24 @@ describe('development voting times (decision G45: embedded host only, not stored
     const gov = h.as(member!).governance;
     const p = (await gov.get_proposal(h.ok(await gov.create_proposal(general))))!;
     assert.deepEqual([p.voting_opens - p.created_at, p.voting_closes - p.voting_opens], [MINUTE, 10n * MINUTE]);
-    const emergency = (await gov.get_proposal(h.ok(await gov.create_proposal({ title: 'Pause payouts', body: 'Now.', category: 'EmergencyAction' }))))!;
-    assert.deepEqual([emergency.voting_opens - emergency.created_at, emergency.voting_closes - emergency.voting_opens], [0n, 10n * MINUTE]);
+    const emergency = (await gov.get_proposal(
+      h.ok(await gov.create_proposal({ title: 'Pause payouts', body: 'Now.', category: 'EmergencyAction' })),
+    ))!;
+    assert.deepEqual(
+      [emergency.voting_opens - emergency.created_at, emergency.voting_closes - emergency.voting_opens],
+      [0n, 10n * MINUTE],
+    );
     const settings = await gov.get_settings();
     assert.equal(settings.voting_delay, MINUTE);
     assert.ok(settings.rules.every((r) => r.voting_window === 10n * MINUTE));
     // The quorum and threshold stay the constitution's.
     assert.deepEqual(
       settings.rules.map((r) => [r.category, r.quorum_bps, r.threshold_bps]),
-      (await (await harness()).admin.governance.get_settings()).rules.map((r) => [r.category, r.quorum_bps, r.threshold_bps]),
+      (await (await harness()).admin.governance.get_settings()).rules.map((r) => [
+        r.category,
+        r.quorum_bps,
+        r.threshold_bps,
+      ]),
     );
   });
 
@@ -724,7 +871,10 @@ describe('development voting times (decision G45: embedded host only, not stored
     h = await harness({ dir, start: '2026-03-10T12:00:01Z' });
     const gov = h.as(member!).governance;
     const after = (await gov.get_proposal(h.ok(await gov.create_proposal(general))))!;
-    assert.deepEqual([after.voting_opens - after.created_at, after.voting_closes - after.voting_opens], [HOUR, 7n * DAY]);
+    assert.deepEqual(
+      [after.voting_opens - after.created_at, after.voting_closes - after.voting_opens],
+      [HOUR, 7n * DAY],
+    );
     const old = (await gov.get_proposal(before))!;
     assert.equal(old.voting_closes - old.voting_opens, 10n * MINUTE);
     assert.equal((await gov.get_settings()).voting_delay, HOUR);

@@ -51,7 +51,8 @@ export interface Harness {
 export async function harness(options: EmbeddedPlatformOptions & { start?: string } = {}): Promise<Harness> {
   let now = at(options.start ?? '2026-03-10T12:00:00Z');
   const clock = () => now;
-  const open = (o: EmbeddedPlatformOptions) => EmbeddedPlatform.open({ clock, scheduler: false, admins: [ADMIN], registrars: [BRIDGE], ...o });
+  const open = (o: EmbeddedPlatformOptions) =>
+    EmbeddedPlatform.open({ clock, scheduler: false, admins: [ADMIN], registrars: [BRIDGE], ...o });
   const build = (platform: EmbeddedPlatform): Harness => {
     const h: Harness = {
       platform,
@@ -63,7 +64,10 @@ export async function harness(options: EmbeddedPlatformOptions & { start?: strin
       bridge: platform.as(BRIDGE),
       tick: () => platform.tick(),
       ok<T>(r: { Ok: T } | { Err: unknown }): T {
-        if ('Err' in r) throw new Error(`expected Ok, got ${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
+        if ('Err' in r)
+          throw new Error(
+            `expected Ok, got ${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`,
+          );
         return r.Ok;
       },
       async register(label, opts = {}) {
@@ -85,7 +89,13 @@ export async function harness(options: EmbeddedPlatformOptions & { start?: strin
       async activate(label) {
         const principal = await h.register(label);
         h.ok(await h.bridge.user.record_kyc(principal, true));
-        h.ok(await h.bridge.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) }));
+        h.ok(
+          await h.bridge.user.upgrade_membership_to_active({
+            principal,
+            kyc_proof: new Uint8Array([1]),
+            payment_proof: new Uint8Array([2]),
+          }),
+        );
         return principal;
       },
       async activateMany(prefix, n) {
@@ -94,7 +104,11 @@ export async function harness(options: EmbeddedPlatformOptions & { start?: strin
         return out;
       },
       async mint(owner, e8s, subaccount) {
-        return h.ok(await platform.as(platform.ids.governance).ledger.icrc1_transfer({ to: { owner, ...(subaccount && { subaccount }) }, amount: e8s }));
+        return h.ok(
+          await platform
+            .as(platform.ids.governance)
+            .ledger.icrc1_transfer({ to: { owner, ...(subaccount && { subaccount }) }, amount: e8s }),
+        );
       },
       async fund(owner, e8s) {
         await h.mint(owner, e8s);
@@ -102,7 +116,8 @@ export async function harness(options: EmbeddedPlatformOptions & { start?: strin
         const { allowance } = await platform.as(owner).ledger.icrc2_allowance({ account: { owner }, spender });
         h.ok(await platform.as(owner).ledger.icrc2_approve({ spender, amount: allowance + e8s }));
       },
-      balance: (owner, subaccount) => platform.as(owner).ledger.icrc1_balance_of({ owner, ...(subaccount && { subaccount }) }),
+      balance: (owner, subaccount) =>
+        platform.as(owner).ledger.icrc1_balance_of({ owner, ...(subaccount && { subaccount }) }),
       async reopen() {
         platform.close();
         return build(await open(options));
@@ -116,7 +131,12 @@ export async function harness(options: EmbeddedPlatformOptions & { start?: strin
 /** Ratifies `price` through a SetDomPrice proposal voted by `voter`; returns the proposal id. */
 export async function ratifyPrice(h: Harness, voter: string, price: number): Promise<bigint> {
   const id = h.ok(
-    await h.bridge.governance.create_proposal({ title: 'price', body: 'b', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: price } } }),
+    await h.bridge.governance.create_proposal({
+      title: 'price',
+      body: 'b',
+      category: 'SetDomPrice',
+      payload: { SetDomPrice: { price_usd: price } },
+    }),
   );
   h.advance(HOUR);
   h.ok(await h.as(voter).governance.cast_vote(id, 'Yes'));

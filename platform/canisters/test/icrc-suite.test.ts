@@ -48,7 +48,14 @@ async function wasmEnv(): Promise<{ env: LedgerEnv; replica: WasmReplica; upgrad
   const replica = new WasmReplica();
   const ids = EMBEDDED_CANISTER_IDS;
   const init = ledgerTypes(IDL).InitArgs;
-  const arg = { minting_account: { owner: ids.governance }, transfer_fee: 10_000n, token_name: 'DOM', token_symbol: 'DOM', decimals: 8, initial_balances: [] };
+  const arg = {
+    minting_account: { owner: ids.governance },
+    transfer_fee: 10_000n,
+    token_name: 'DOM',
+    token_symbol: 'DOM',
+    decimals: 8,
+    initial_balances: [],
+  };
   const initArg = new Uint8Array(IDL.encode([init], [toCandid(init as never, arg, principalCodec)]));
   await replica.install(ids.ledger, wasmOf('ledger'), initArg, CONTROLLER);
   const canisterId = Principal.fromText(ids.ledger);
@@ -66,22 +73,46 @@ async function wasmEnv(): Promise<{ env: LedgerEnv; replica: WasmReplica; upgrad
       assert.deepEqual(lookup(tree, ['last_block_hash']), lastHash, 'last_block_hash is the hash of the last block');
       // The certificate as a client checks it: the agent's verification with the replica's root key...
       const verify = (certificate: Uint8Array) =>
-        Certificate.create({ certificate, rootKey: replica.subnetKey.rootKey, principal: { canisterId }, disableTimeVerification: true });
+        Certificate.create({
+          certificate,
+          rootKey: replica.subnetKey.rootKey,
+          principal: { canisterId },
+          disableTimeVerification: true,
+        });
       const cert = await verify(tip.certificate);
-      const certified = lookupResultToBuffer(cert.lookup_path(['canister', canisterId.toUint8Array(), 'certified_data']));
-      assert.deepEqual(Buffer.from(certified!), reconstruct(tree), 'the certified data is the root hash of the tip tree');
+      const certified = lookupResultToBuffer(
+        cert.lookup_path(['canister', canisterId.toUint8Array(), 'certified_data']),
+      );
+      assert.deepEqual(
+        Buffer.from(certified!),
+        reconstruct(tree),
+        'the certified data is the root hash of the tip tree',
+      );
       // ...and our own reading of the same certificate.
       const raw = Cbor.decode<{ tree: Tree; signature: Uint8Array }>(tip.certificate);
       assert.deepEqual(lookup(raw.tree, ['canister', canisterId.toUint8Array(), 'certified_data']), reconstruct(tree));
       assert.deepEqual(lookup(raw.tree, ['time']), uleb(replica.time));
-      const forged = new Uint8Array(Cbor.encode({ ...raw, signature: raw.signature.map((b, i) => (i === 5 ? b ^ 1 : b)) }));
+      const forged = new Uint8Array(
+        Cbor.encode({ ...raw, signature: raw.signature.map((b, i) => (i === 5 ? b ^ 1 : b)) }),
+      );
       await assert.rejects(verify(forged), 'a changed signature does not verify');
       const otherTree = new Uint8Array(Cbor.encode({ ...raw, tree: [1, raw.tree, [3, new Uint8Array([1])]] }));
       await assert.rejects(verify(otherTree), 'a changed tree does not verify');
       // An update call of the same query (replicated) has no certificate, as on the IC.
-      const viaUpdate = await replica.update(ROOT, ids.ledger, 'icrc3_get_tip_certificate', new Uint8Array(IDL.encode([], [])));
+      const viaUpdate = await replica.update(
+        ROOT,
+        ids.ledger,
+        'icrc3_get_tip_certificate',
+        new Uint8Array(IDL.encode([], [])),
+      );
       assert.ok('reply' in viaUpdate);
-      assert.deepEqual(IDL.decode([IDL.Opt(IDL.Record({ certificate: IDL.Vec(IDL.Nat8), hash_tree: IDL.Vec(IDL.Nat8) }))], viaUpdate.reply), [[]]);
+      assert.deepEqual(
+        IDL.decode(
+          [IDL.Opt(IDL.Record({ certificate: IDL.Vec(IDL.Nat8), hash_tree: IDL.Vec(IDL.Nat8) }))],
+          viaUpdate.reply,
+        ),
+        [[]],
+      );
     },
   };
   return { env, replica, upgrade: () => replica.upgrade(ids.ledger, initArg, CONTROLLER) };
@@ -95,7 +126,10 @@ describe('ICRC-3 representation-independent hash: the test vectors of the standa
     assert.equal(hex({ Int: -42n }), 'de5a6f78116eca62d7fc5ce159d23ae6b889b365a1739ad2cf36f925a140d0cc');
     assert.equal(hex({ Text: 'Hello, World!' }), 'dffd6021bb2bd5b0af676290809ec3a53191dd81c7f70a4b28688a362182986f');
     assert.equal(hex({ Blob: bytes('01020304') }), '9f64a747e1b97f131fabb6b447296c9b6f0201e79fb3c5356e6c77e89b6a806a');
-    assert.equal(hex({ Array: [{ Nat: 3n }, { Text: 'foo' }, { Blob: bytes('0506') }] }), '514a04011caa503990d446b7dec5d79e19c221ae607fb08b2848c67734d468d6');
+    assert.equal(
+      hex({ Array: [{ Nat: 3n }, { Text: 'foo' }, { Blob: bytes('0506') }] }),
+      '514a04011caa503990d446b7dec5d79e19c221ae607fb08b2848c67734d468d6',
+    );
     assert.equal(
       hex({
         Map: [
@@ -141,7 +175,10 @@ describe('decisions L26, W9: the certified tip on the test replica follows commi
     const certifiedTip = async () => {
       const tip = await root.icrc3_get_tip_certificate();
       assert.ok(tip);
-      return { data: Buffer.from(ledger.certifiedData), index: lookup(Cbor.decode<Tree>(tip.hash_tree), ['last_block_index']) };
+      return {
+        data: Buffer.from(ledger.certifiedData),
+        index: lookup(Cbor.decode<Tree>(tip.hash_tree), ['last_block_index']),
+      };
     };
     const before = await certifiedTip();
     assert.equal(before.data.length, 32);
@@ -165,7 +202,11 @@ describe('decisions L26, W9: the certified tip on the test replica follows commi
       disableTimeVerification: true,
     });
     assert.deepEqual(
-      Buffer.from(lookupResultToBuffer(cert.lookup_path(['canister', Principal.fromText(env.ledgerId).toUint8Array(), 'certified_data']))!),
+      Buffer.from(
+        lookupResultToBuffer(
+          cert.lookup_path(['canister', Principal.fromText(env.ledgerId).toUint8Array(), 'certified_data']),
+        )!,
+      ),
       moved.data,
     );
   });

@@ -21,7 +21,11 @@ describe('ICRC-10 self-reference (decision L50)', () => {
   it('decision L50: the ledger, the membership collection and the vote-pass receipts each list ICRC-10 once, with the url of the standard’s MUST text', async () => {
     const clients = h.admin as unknown as Record<keyof CanisterClients, Partial<Lister>>;
     const listing = Object.entries(clients).filter(([, c]) => typeof c.icrc10_supported_standards === 'function');
-    assert.deepEqual(listing.map(([name]) => name).sort(), ['governance', 'ledger', 'membership'], 'the canisters that claim ICRC-10');
+    assert.deepEqual(
+      listing.map(([name]) => name).sort(),
+      ['governance', 'ledger', 'membership'],
+      'the canisters that claim ICRC-10',
+    );
     for (const [name, client] of listing) {
       const standards = await client.icrc10_supported_standards!();
       assert.deepEqual(

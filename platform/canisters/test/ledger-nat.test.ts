@@ -33,8 +33,14 @@ describe('a negative nat moves nothing on either host (decision L24)', () => {
     try {
       await h.mint(ALICE, 10n * E8S);
       const before = await state(h.admin.ledger);
-      await assert.rejects(h.as(ALICE).ledger.icrc1_transfer({ to: { owner: BOB }, amount: -5n }), /InvalidArgument: amount must be a nat/);
-      await assert.rejects(h.as(ALICE).ledger.icrc2_approve({ spender: { owner: BOB }, amount: -100n }), /InvalidArgument: amount must be a nat/);
+      await assert.rejects(
+        h.as(ALICE).ledger.icrc1_transfer({ to: { owner: BOB }, amount: -5n }),
+        /InvalidArgument: amount must be a nat/,
+      );
+      await assert.rejects(
+        h.as(ALICE).ledger.icrc2_approve({ spender: { owner: BOB }, amount: -100n }),
+        /InvalidArgument: amount must be a nat/,
+      );
       await assert.rejects(
         h.as(BOB).ledger.icrc2_transfer_from({ from: { owner: ALICE }, to: { owner: BOB }, amount: -1n }),
         /InvalidArgument: amount must be a nat/,
@@ -47,8 +53,13 @@ describe('a negative nat moves nothing on either host (decision L24)', () => {
 
   it('built wasm: the same calls with an int where the ledger takes a nat are rejected by Candid decoding; balances, supply and allowance unchanged', async () => {
     const replica = new WasmReplica();
-    const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: principalFromSeed('controller') }, replica);
-    assert.deepEqual(await d.as(d.ids.governance).ledger.icrc1_transfer({ to: { owner: ALICE }, amount: 10n * E8S }), { Ok: 0n });
+    const d = await deployWasm(
+      { admins: [ADMIN], registrars: [BRIDGE], controller: principalFromSeed('controller') },
+      replica,
+    );
+    assert.deepEqual(await d.as(d.ids.governance).ledger.icrc1_transfer({ to: { owner: ALICE }, amount: 10n * E8S }), {
+      Ok: 0n,
+    });
     const ledger = d.as(ADMIN).ledger;
     const before = await state(ledger);
     const Account = IDL.Record({ owner: IDL.Principal, subaccount: IDL.Opt(IDL.Vec(IDL.Nat8)) });
@@ -58,8 +69,20 @@ describe('a negative nat moves nothing on either host (decision L24)', () => {
     assert.throws(() => raw(IDL.Record({ to: Account, amount: IDL.Nat }), { to: account(BOB), amount: -5n }));
     const calls: Array<[string, string, Uint8Array]> = [
       [ALICE, 'icrc1_transfer', raw(IDL.Record({ to: Account, amount: IDL.Int }), { to: account(BOB), amount: -5n })],
-      [ALICE, 'icrc2_approve', raw(IDL.Record({ spender: Account, amount: IDL.Int }), { spender: account(BOB), amount: -100n })],
-      [BOB, 'icrc2_transfer_from', raw(IDL.Record({ from: Account, to: Account, amount: IDL.Int }), { from: account(ALICE), to: account(BOB), amount: -1n })],
+      [
+        ALICE,
+        'icrc2_approve',
+        raw(IDL.Record({ spender: Account, amount: IDL.Int }), { spender: account(BOB), amount: -100n }),
+      ],
+      [
+        BOB,
+        'icrc2_transfer_from',
+        raw(IDL.Record({ from: Account, to: Account, amount: IDL.Int }), {
+          from: account(ALICE),
+          to: account(BOB),
+          amount: -1n,
+        }),
+      ],
     ];
     for (const [caller, method, arg] of calls) {
       const r = await replica.update(caller, d.ids.ledger, method, arg);

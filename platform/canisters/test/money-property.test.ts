@@ -37,7 +37,11 @@ const op = fc.oneof(
     amount: fc.bigInt({ min: 1n, max: 600n * E8S }),
     lose: fc.boolean(),
   }),
-  fc.record({ kind: fc.constant('burn' as const), by: fc.nat(MEMBERS - 1), amount: fc.bigInt({ min: 1n, max: 50n * E8S }) }),
+  fc.record({
+    kind: fc.constant('burn' as const),
+    by: fc.nat(MEMBERS - 1),
+    amount: fc.bigInt({ min: 1n, max: 50n * E8S }),
+  }),
 );
 
 describe('conservation over random money flows (decisions L3, L11–L18)', () => {
@@ -78,7 +82,9 @@ describe('conservation over random money flows (decisions L3, L11–L18)', () =>
             for (const { block } of blocks) {
               const m = (block as { Map: Array<[string, unknown]> }).Map;
               const type = (m.find(([k]) => k === 'btype')![1] as { Text: string }).Text;
-              const amt = (m.find(([k]) => k === 'tx')![1] as { Map: Array<[string, { Nat: bigint }]> }).Map.find(([k]) => k === 'amt')![1].Nat;
+              const amt = (m.find(([k]) => k === 'tx')![1] as { Map: Array<[string, { Nat: bigint }]> }).Map.find(
+                ([k]) => k === 'amt',
+              )![1].Nat;
               if (type === '1mint') mintedLog += amt;
               else if (type === '1burn') burned += amt;
               else fees += FEE;
@@ -89,9 +95,12 @@ describe('conservation over random money flows (decisions L3, L11–L18)', () =>
           for (const o of ops) {
             switch (o.kind) {
               case 'create': {
-                const r = await h
-                  .as(members[o.by]!)
-                  .campaign.create_campaign({ title: 't', description: '', goal: { DomTokens: o.goal }, deadline: h.now() + BigInt(o.days) * DAY });
+                const r = await h.as(members[o.by]!).campaign.create_campaign({
+                  title: 't',
+                  description: '',
+                  goal: { DomTokens: o.goal },
+                  deadline: h.now() + BigInt(o.days) * DAY,
+                });
                 const id = h.ok(r);
                 campaigns.push(id);
                 escrows.push((await h.admin.campaign.get_campaign(id))!.escrow);
@@ -122,7 +131,9 @@ describe('conservation over random money flows (decisions L3, L11–L18)', () =>
                 break;
               case 'payout':
                 if (o.lose) loseNext = 'icrc1_transfer';
-                await gov.execute_payout(BigInt(o.proposal), { recipient: members[o.to]!, amount: { DomE8s: o.amount } }).catch(() => undefined);
+                await gov
+                  .execute_payout(BigInt(o.proposal), { recipient: members[o.to]!, amount: { DomE8s: o.amount } })
+                  .catch(() => undefined);
                 loseNext = undefined;
                 break;
               case 'burn':
@@ -163,9 +174,9 @@ describe('conservation over random money flows (decisions L3, L11–L18)', () =>
             const n = blocks.filter(
               ({ block }) =>
                 JSON.stringify(
-                  (block as { Map: Array<[string, { Map?: Array<[string, unknown]> }]> }).Map.find(([k]) => k === 'tx')![1].Map!.find(
-                    ([k]) => k === 'memo',
-                  )?.[1],
+                  (block as { Map: Array<[string, { Map?: Array<[string, unknown]> }]> }).Map.find(
+                    ([k]) => k === 'tx',
+                  )![1].Map!.find(([k]) => k === 'memo')?.[1],
                   (_k, v: unknown) => (v instanceof Uint8Array ? Array.from(v) : typeof v === 'bigint' ? String(v) : v),
                 ) === JSON.stringify({ Blob: Array.from(memo) }),
             ).length;

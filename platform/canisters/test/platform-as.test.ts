@@ -15,7 +15,11 @@ describe('EmbeddedPlatform.as (decision K8)', () => {
       assert.equal(p.as(admin).governance, p.as(admin).governance);
       assert.notEqual(p.as(other), p.as(admin));
       assert.deepEqual(await p.as(admin).governance.list_admin_events(undefined, 1), []);
-      await assert.rejects(p.as(other).governance.list_votes(1n), /NotAuthorized/, 'the cached clients of another principal call as that principal');
+      await assert.rejects(
+        p.as(other).governance.list_votes(1n),
+        /NotAuthorized/,
+        'the cached clients of another principal call as that principal',
+      );
       assert.ok(
         await p
           .as(admin)

@@ -45,16 +45,24 @@ describe('embedded scheduler (the IC timers, embedded)', () => {
       await bridge.user.verify_email(acct.Ok.verification_token);
       const r = await p.as(ADMIN).governance.create_proposal({ title: 'Timers', body: 'b', category: 'General' });
       assert.ok('Ok' in r);
-      const statusChanges = async () => (await p.as(ADMIN).governance.list_admin_events(undefined, 100)).filter((e) => 'StatusChanged' in e.kind).length;
+      const statusChanges = async () =>
+        (await p.as(ADMIN).governance.list_admin_events(undefined, 100)).filter((e) => 'StatusChanged' in e.kind)
+          .length;
       now += HOUR;
       await eventually(async () => (await statusChanges()) === 1, 'Created → Open recorded by the scheduler');
       // The scheduler already retried the mint once (it was due after 5 minutes); the next try is 10 minutes later.
       await eventually(async () => (await bridge.user.list_retry_queue())[0]?.attempts === 2, 'the first mint retry');
       mintDown = false;
       now += 10n * 60_000_000_000n;
-      await eventually(async () => (await bridge.user.get_account(principal))?.membership_token_id !== undefined, 'the second mint retry, 10 minutes later');
+      await eventually(
+        async () => (await bridge.user.get_account(principal))?.membership_token_id !== undefined,
+        'the second mint retry, 10 minutes later',
+      );
       now += 7n * DAY;
-      await eventually(async () => (await statusChanges()) === 3, 'Open → Tallied → Rejected recorded by the scheduler');
+      await eventually(
+        async () => (await statusChanges()) === 3,
+        'Open → Tallied → Rejected recorded by the scheduler',
+      );
       assert.deepEqual(errors, []);
     } finally {
       p.close();
@@ -64,7 +72,13 @@ describe('embedded scheduler (the IC timers, embedded)', () => {
   it('sleeps until the next due time: a proposal created an hour before its vote opens wakes the scheduler 1 h (+1 ms) later', async (t) => {
     const now = at('2026-05-01T00:00:00Z');
     const dir = tempDir();
-    const first = await EmbeddedPlatform.open({ dir, clock: () => now, admins: [ADMIN], registrars: [BRIDGE], scheduler: false });
+    const first = await EmbeddedPlatform.open({
+      dir,
+      clock: () => now,
+      admins: [ADMIN],
+      registrars: [BRIDGE],
+      scheduler: false,
+    });
     const r = await first.as(ADMIN).governance.create_proposal({ title: 'Wake', body: 'b', category: 'General' });
     assert.ok('Ok' in r);
     assert.equal((await first.as(ADMIN).governance.get_proposal(r.Ok))!.voting_opens, now + HOUR);
@@ -77,10 +91,19 @@ describe('embedded scheduler (the IC timers, embedded)', () => {
       return (real as (...a: unknown[]) => ReturnType<typeof setTimeout>)(fn, ms, ...rest);
     }) as typeof setTimeout;
     t.after(() => (globalThis.setTimeout = real));
-    const p = await EmbeddedPlatform.open({ dir, clock: () => now, schedulerMaxSleepMs: 24 * 3_600_000, onSchedulerError: (e) => assert.fail(String(e)) });
+    const p = await EmbeddedPlatform.open({
+      dir,
+      clock: () => now,
+      schedulerMaxSleepMs: 24 * 3_600_000,
+      onSchedulerError: (e) => assert.fail(String(e)),
+    });
     t.after(() => p.close());
     await eventually(async () => delays.length >= 2, 'the first step and the sleep after it');
     globalThis.setTimeout = real;
-    assert.deepEqual(delays.slice(0, 2), [0, 3_600_001], 'a first step at once, then sleep until voting opens (rounded up to the next ms)');
+    assert.deepEqual(
+      delays.slice(0, 2),
+      [0, 3_600_001],
+      'a first step at once, then sleep until voting opens (rounded up to the next ms)',
+    );
   });
 });

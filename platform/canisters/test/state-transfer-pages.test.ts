@@ -8,7 +8,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encode, type Store, type StoreKey } from '@domdao/canister-kit';
 import { plainStore } from '@domdao/canister-kit/testing';
-import { EXPORT_INSTRUCTION_BUDGET, stateTransfer, type ExportPage, type TransferRecord } from '@domdao/canister-kit/state-transfer';
+import {
+  EXPORT_INSTRUCTION_BUDGET,
+  stateTransfer,
+  type ExportPage,
+  type TransferRecord,
+} from '@domdao/canister-kit/state-transfer';
 import { CANISTERS } from '../src/api.ts';
 import { readDeployed, StateTransferRefusal, type TransferClient } from '../src/state-transfer/index.ts';
 
@@ -19,10 +24,14 @@ function client(n: number, page?: (after?: string) => ExportPage) {
   const items = plainStore<bigint, unknown>();
   for (let i = 0; i < n; i++) items.set(BigInt(i), { n: i, who: `member-${i}` });
   let used = 0n;
-  const core = stateTransfer({ items } as unknown as Record<string, Store<StoreKey, unknown>>, plainStore<string, TransferRecord>(), {
-    isController: (c) => c === CONTROLLER,
-    instructions: () => (used += EXPORT_INSTRUCTION_BUDGET / 5n),
-  });
+  const core = stateTransfer(
+    { items } as unknown as Record<string, Store<StoreKey, unknown>>,
+    plainStore<string, TransferRecord>(),
+    {
+      isController: (c) => c === CONTROLLER,
+      instructions: () => (used += EXPORT_INSTRUCTION_BUDGET / 5n),
+    },
+  );
   const calls = { pages: 0 };
   const fake = {
     status: async () => core.state_status({ caller: CONTROLLER, now: 0n }),
@@ -54,7 +63,10 @@ describe('the transfer client follows short export pages (decision W33)', () => 
   });
 
   it('a canister whose cursor does not move on is refused in one sentence, after one page', async () => {
-    for (const stuck of [(after?: string) => ({ entries: [], next: after ?? encode(0n) }), (after?: string) => ({ entries: [], next: `${after ?? ''}x` })]) {
+    for (const stuck of [
+      (after?: string) => ({ entries: [], next: after ?? encode(0n) }),
+      (after?: string) => ({ entries: [], next: `${after ?? ''}x` }),
+    ]) {
       const { fake, calls } = client(10, stuck);
       await assert.rejects(readDeployed(fake), (e: unknown) => {
         assert.ok(e instanceof StateTransferRefusal, String(e));

@@ -8,7 +8,14 @@ import { describe, it } from 'node:test';
 import { decode } from '@domdao/canister-kit';
 import { hashValue, type Value } from '@domdao/canister-ledger';
 import { CANISTERS } from '../src/api.ts';
-import { exportEmbeddedState, readStateExport, remapPrincipals, StateTransferRefusal, summarizeState, writeStateExport } from '../src/state-transfer/index.ts';
+import {
+  exportEmbeddedState,
+  readStateExport,
+  remapPrincipals,
+  StateTransferRefusal,
+  summarizeState,
+  writeStateExport,
+} from '../src/state-transfer/index.ts';
 import { harness, tempDir } from './harness.ts';
 import { populate } from './scenarios/populated.ts';
 
@@ -21,7 +28,9 @@ describe('state transfer from the embedded platform (decisions K23, W22–W24)',
       assert.ok(e instanceof StateTransferRefusal);
       assert.match(
         e.message,
-        new RegExp(`^${dataDir} is in use by a running process \\(PID ${process.pid}\\): stop npm start before exporting its canisters$`),
+        new RegExp(
+          `^${dataDir} is in use by a running process \\(PID ${process.pid}\\): stop npm start before exporting its canisters$`,
+        ),
       );
       return true;
     });
@@ -34,7 +43,11 @@ describe('state transfer from the embedded platform (decisions K23, W22–W24)',
     const report = summarizeState(exp);
     assert.equal(report.ledger.blocks, blocks.blocks.length);
     const last = blocks.blocks[blocks.blocks.length - 1]!.block as Value;
-    assert.equal(report.ledger.tipHash, Buffer.from(hashValue(last)).toString('hex'), 'the tip is the ICRC-3 hash of the last block');
+    assert.equal(
+      report.ledger.tipHash,
+      Buffer.from(hashValue(last)).toString('hex'),
+      'the tip is the ICRC-3 hash of the last block',
+    );
     for (const [canister, stores] of [
       ['user', ['accounts', 'config']],
       ['membership', ['tokens', 'byOwner']],
@@ -42,7 +55,8 @@ describe('state transfer from the embedded platform (decisions K23, W22–W24)',
       ['campaign', ['campaigns', 'contributions']],
       ['ledger', ['balances', 'allowances', 'blocks']],
     ] as const)
-      for (const s of stores) assert.ok(report.canisters[canister].stores[s]!.count > 0, `${canister}.${s} has entries`);
+      for (const s of stores)
+        assert.ok(report.canisters[canister].stores[s]!.count > 0, `${canister}.${s} has entries`);
     assert.equal(report.canisters.membership.stores.tokens!.count, 4);
     assert.deepEqual(
       exp.canisters.governance.stores.proposals!.map(([k]) => decode<bigint>(k)),
@@ -67,7 +81,10 @@ describe('state transfer from the embedded platform (decisions K23, W22–W24)',
     assert.deepEqual(await readStateExport(file), exp);
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
     writeFileSync(join(dataDir, 'short.jsonl'), lines.slice(0, -1).join('\n') + '\n');
-    await assert.rejects(readStateExport(join(dataDir, 'short.jsonl')), /is cut short: ledger\.\w+ has \d+ of its \d+ entries/);
+    await assert.rejects(
+      readStateExport(join(dataDir, 'short.jsonl')),
+      /is cut short: ledger\.\w+ has \d+ of its \d+ entries/,
+    );
   });
 
   it('W22: a directory with no canister state is refused, and none is made', async () => {
@@ -96,9 +113,13 @@ describe('state transfer from the embedded platform (decisions K23, W22–W24)',
       'the treasury and campaign accounts follow their canisters',
     );
     // The campaign's escrow: its accounts (by subaccount) move to the campaign canister's new id.
-    const escrow = exp.canisters.ledger.stores.balances!.filter(([k]) => decode<string>(k).startsWith(exp.canisterIds.campaign));
+    const escrow = exp.canisters.ledger.stores.balances!.filter(([k]) =>
+      decode<string>(k).startsWith(exp.canisterIds.campaign),
+    );
     assert.ok(escrow.length > 0);
-    const movedEscrow = moved.canisters.ledger.stores.balances!.filter(([k]) => decode<string>(k).startsWith(moved.canisterIds.campaign));
+    const movedEscrow = moved.canisters.ledger.stores.balances!.filter(([k]) =>
+      decode<string>(k).startsWith(moved.canisterIds.campaign),
+    );
     assert.deepEqual(
       movedEscrow.map(([, v]) => v),
       escrow.map(([, v]) => v),

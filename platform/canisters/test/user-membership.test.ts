@@ -36,12 +36,18 @@ describe('create_account and get_account (spec 2 User account, decisions U1, U3)
     assert.equal(a.email_encrypted, 'ct-email-alice');
     assert.ok(!('dob_encrypted' in a) && !('password_hash' in a));
     assert.deepEqual(await h.bridge.user.get_account(r.principal), a, 'the registrar sees the same view');
-    assert.equal(await h.as(principalFromSeed('someone-else')).user.get_account(r.principal), undefined, 'other callers see nothing');
+    assert.equal(
+      await h.as(principalFromSeed('someone-else')).user.get_account(r.principal),
+      undefined,
+      'other callers see nothing',
+    );
   });
 
   it('only the registrar creates accounts; duplicates and malformed requests are refused and nothing is stored', async () => {
     const h = await harness();
-    assert.deepEqual(await h.as(principalFromSeed('x')).user.create_account(request('a', h.now())), { Err: { NotAuthorized: null } });
+    assert.deepEqual(await h.as(principalFromSeed('x')).user.create_account(request('a', h.now())), {
+      Err: { NotAuthorized: null },
+    });
     assert.deepEqual(await h.admin.user.create_account(request('a', h.now())), { Err: { NotAuthorized: null } });
     const bad: Array<[Partial<CreateAccountRequest>, RegExp]> = [
       [{ password_hash: 'hunter2' }, /argon2id/],
@@ -73,19 +79,31 @@ describe('verify_email (spec 2 Email verification token, registration rule 4)', 
     assert.equal(a.membership_token_id, 1n);
     const m = (await h.bridge.membership.get_membership_status(r.principal))!;
     assert.deepEqual([m.status, m.is_active, m.expiration_date], ['Registered', false, 0n]);
-    assert.deepEqual(await h.bridge.user.verify_email(r.verification_token), { Err: { TokenInvalid: null } }, 'used tokens are gone');
+    assert.deepEqual(
+      await h.bridge.user.verify_email(r.verification_token),
+      { Err: { TokenInvalid: null } },
+      'used tokens are gone',
+    );
   });
 
   it('unknown, malformed, expired and superseded tokens are refused; only the registrar verifies', async () => {
     const h = await harness();
     const r = h.ok(await h.bridge.user.create_account(request('alice', h.now())));
-    assert.deepEqual(await h.bridge.user.verify_email('00000000-0000-4000-8000-000000000000'), { Err: { TokenInvalid: null } });
+    assert.deepEqual(await h.bridge.user.verify_email('00000000-0000-4000-8000-000000000000'), {
+      Err: { TokenInvalid: null },
+    });
     assert.deepEqual(await h.bridge.user.verify_email("' OR 1=1 --"), { Err: { TokenInvalid: null } });
     assert.deepEqual(await h.as(r.principal).user.verify_email(r.verification_token), { Err: { NotAuthorized: null } });
-    assert.deepEqual(await h.as(r.principal).user.reissue_verification_token(r.principal), { Err: { NotAuthorized: null } });
+    assert.deepEqual(await h.as(r.principal).user.reissue_verification_token(r.principal), {
+      Err: { NotAuthorized: null },
+    });
     assert.deepEqual(await h.admin.user.reissue_verification_token(r.principal), { Err: { NotAuthorized: null } });
     const again = h.ok(await h.bridge.user.reissue_verification_token(r.principal));
-    assert.deepEqual(await h.bridge.user.verify_email(r.verification_token), { Err: { TokenInvalid: null } }, 'the reissued token replaced it');
+    assert.deepEqual(
+      await h.bridge.user.verify_email(r.verification_token),
+      { Err: { TokenInvalid: null } },
+      'the reissued token replaced it',
+    );
     h.advance(DAY);
     assert.deepEqual(
       await h.bridge.user.verify_email(again.verification_token),
@@ -96,7 +114,9 @@ describe('verify_email (spec 2 Email verification token, registration rule 4)', 
     const fresh = h.ok(await h.bridge.user.reissue_verification_token(r.principal));
     h.advance(DAY - 1n);
     h.ok(await h.bridge.user.verify_email(fresh.verification_token));
-    assert.deepEqual(await h.bridge.user.reissue_verification_token(r.principal), { Err: { InvalidRequest: 'the email address is already verified' } });
+    assert.deepEqual(await h.bridge.user.reissue_verification_token(r.principal), {
+      Err: { InvalidRequest: 'the email address is already verified' },
+    });
   });
 });
 
@@ -105,7 +125,8 @@ describe('mint retry queue (spec 2 Limits "mint retry", RetryQueueItem, Admin no
     let down = true;
     const h = await harness({
       interceptCall: (from, to, method) => {
-        if (down && from === 'user' && method === 'mint_membership_registered') throw new Error('membership canister stopped');
+        if (down && from === 'user' && method === 'mint_membership_registered')
+          throw new Error('membership canister stopped');
       },
     });
     const r = h.ok(await h.bridge.user.create_account(request('alice', h.now())));
@@ -194,11 +215,20 @@ describe('upgrade_membership_to_active (spec 2 registration rule 6)', () => {
     assert.deepEqual(await upgrade(r.principal, { ...proofs, payment_proof: new Uint8Array() }), {
       Err: { InvalidRequest: 'payment_proof must be 1 to 65536 bytes' },
     });
-    assert.deepEqual(await h.as(r.principal).user.upgrade_membership_to_active({ principal: r.principal, ...proofs }), { Err: { NotAuthorized: null } });
-    assert.equal((await h.bridge.membership.get_membership_status(r.principal))!.status, 'Registered', 'nothing changed');
+    assert.deepEqual(await h.as(r.principal).user.upgrade_membership_to_active({ principal: r.principal, ...proofs }), {
+      Err: { NotAuthorized: null },
+    });
+    assert.equal(
+      (await h.bridge.membership.get_membership_status(r.principal))!.status,
+      'Registered',
+      'nothing changed',
+    );
     h.ok(await upgrade(r.principal));
     const m = (await h.bridge.membership.get_membership_status(r.principal))!;
-    assert.deepEqual([m.status, m.is_active, m.expiration_date], ['Active', true, BigInt(Date.parse('2026-12-31T23:59:59Z')) * 1_000_000n]);
+    assert.deepEqual(
+      [m.status, m.is_active, m.expiration_date],
+      ['Active', true, BigInt(Date.parse('2026-12-31T23:59:59Z')) * 1_000_000n],
+    );
     assert.equal(await h.bridge.membership.count_active_members(), 1n);
   });
 
@@ -207,11 +237,19 @@ describe('upgrade_membership_to_active (spec 2 registration rule 6)', () => {
     const minor = await h.register('teen', { adult: false });
     h.ok(await h.bridge.user.record_kyc(minor, true));
     const proofs = { kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) };
-    assert.deepEqual(await h.bridge.user.upgrade_membership_to_active({ principal: minor, ...proofs }), { Err: { Under18: null } });
+    assert.deepEqual(await h.bridge.user.upgrade_membership_to_active({ principal: minor, ...proofs }), {
+      Err: { Under18: null },
+    });
     const unverified = h.ok(await h.bridge.user.create_account(request('pending', h.now())));
     h.ok(await h.bridge.user.record_kyc(unverified.principal, true));
-    assert.deepEqual(await h.bridge.user.upgrade_membership_to_active({ principal: unverified.principal, ...proofs }), { Err: { EmailNotVerified: null } });
-    assert.equal(await h.bridge.membership.get_membership_status(unverified.principal), undefined, 'no token was minted or upgraded');
+    assert.deepEqual(await h.bridge.user.upgrade_membership_to_active({ principal: unverified.principal, ...proofs }), {
+      Err: { EmailNotVerified: null },
+    });
+    assert.equal(
+      await h.bridge.membership.get_membership_status(unverified.principal),
+      undefined,
+      'no token was minted or upgraded',
+    );
     const adult = await h.register('adult');
     h.ok(await h.admin.user.record_kyc(adult, true));
     h.ok(await h.admin.membership.revoke_membership(adult));
@@ -228,12 +266,22 @@ describe('membership canister: restricted methods (spec 2 Canister operations)',
     const p = principalFromSeed('p');
     for (const caller of [ADMIN, BRIDGE, p, h.platform.ids.governance]) {
       const c = h.as(caller).membership;
-      assert.match(((await c.mint_membership_registered(p, h.now() - 1n)) as { Err: string }).Err, /only the user canister/);
-      assert.match(((await c.upgrade_to_active(p, new Uint8Array([1]))) as { Err: string }).Err, /only the user canister/);
+      assert.match(
+        ((await c.mint_membership_registered(p, h.now() - 1n)) as { Err: string }).Err,
+        /only the user canister/,
+      );
+      assert.match(
+        ((await c.upgrade_to_active(p, new Uint8Array([1]))) as { Err: string }).Err,
+        /only the user canister/,
+      );
     }
     for (const caller of [ADMIN, BRIDGE, p]) {
       assert.match(
-        ((await h.as(caller).membership.apply_policy({ add_admins: [caller], remove_admins: [], revoke: [] })) as { Err: string }).Err,
+        (
+          (await h.as(caller).membership.apply_policy({ add_admins: [caller], remove_admins: [], revoke: [] })) as {
+            Err: string;
+          }
+        ).Err,
         /only the governance canister/,
       );
     }

@@ -1,9 +1,9 @@
 // test-lane: wasm (decision R17: one file on the built wasm at a time)
-// Decisions G29–G31 on the built wasm: one member, one vote under random sequences of delegations,
-// revocations, direct votes and openings (a smaller run than the core's, on one deployment), and the
-// cost of a delegate's vote and of counting what it carries: cast_vote by a delegate with DELEGATORS
-// delegators (50 here, within the runner's 5 minutes; `DELEGATORS=1000` for the figure in decision G31) within the update limit,
-// and every counting step after close within it too.
+// Decisions G29–G31 on the built wasm: one member, one vote under random sequences of delegations, revocations, direct
+// votes and openings (a smaller run than the core's, on one deployment), and the cost of a delegate's vote and of
+// counting what it carries: cast_vote by a delegate with DELEGATORS delegators (50 here, within the runner's 5 minutes;
+// `DELEGATORS=1000` for the figure in decision G31) within the update limit, and every counting step after close within
+// it too.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -32,7 +32,14 @@ async function activate(d: WasmDeployment, label: string): Promise<string> {
   assert.ok('Ok' in created);
   assert.ok('Ok' in (await b.user.verify_email(created.Ok.verification_token)));
   assert.ok('Ok' in (await b.user.record_kyc(principal, true)));
-  assert.ok('Ok' in (await b.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+  assert.ok(
+    'Ok' in
+      (await b.user.upgrade_membership_to_active({
+        principal,
+        kyc_proof: new Uint8Array([1]),
+        payment_proof: new Uint8Array([2]),
+      })),
+  );
   return principal;
 }
 
@@ -73,11 +80,16 @@ describe('liquid democracy on the built wasm (decisions G29–G31)', () => {
             replica.time += 1_000n;
             if (i === Math.floor(ops.length / 2)) await open();
             if (o.kind === 'delegate') {
-              const r = await d.as(members[o.from]!).governance.set_delegation({ delegate: members[o.to]!, ...(o.scope !== 'All' && { category: o.scope }) });
+              const r = await d.as(members[o.from]!).governance.set_delegation({
+                delegate: members[o.to]!,
+                ...(o.scope !== 'All' && { category: o.scope }),
+              });
               if (o.from === o.to) assert.deepEqual(r, { Err: { SelfDelegation: null } });
               else live.set(`m${o.from}|${o.scope}`, `m${o.to}`);
             } else if (o.kind === 'revoke') {
-              const r = await d.as(members[o.from]!).governance.revoke_delegation(o.scope === 'All' ? undefined : o.scope);
+              const r = await d
+                .as(members[o.from]!)
+                .governance.revoke_delegation(o.scope === 'All' ? undefined : o.scope);
               assert.equal('Ok' in r, live.delete(`m${o.from}|${o.scope}`));
             } else {
               const p = proposals[o.proposal];
@@ -93,7 +105,12 @@ describe('liquid democracy on the built wasm (decisions G29–G31)', () => {
             const expected = expectedBallots(p.fixed, p.direct, category, ['m0', 'm1', 'm2', 'm3', 'm4']);
             const votes = await d.as(ADMIN).governance.list_votes(p.id);
             assert.deepEqual(
-              new Map(votes.map((v) => [names.get(v.voter)!, { vote: v.vote, ...(v.delegate !== undefined && { delegate: names.get(v.delegate)! }) }])),
+              new Map(
+                votes.map((v) => [
+                  names.get(v.voter)!,
+                  { vote: v.vote, ...(v.delegate !== undefined && { delegate: names.get(v.delegate)! }) },
+                ]),
+              ),
               expected,
             );
             const t = (await d.as(ADMIN).governance.get_tally(p.id))!;
@@ -108,7 +125,9 @@ describe('liquid democracy on the built wasm (decisions G29–G31)', () => {
     await replica.upgrade(d.ids.governance, d.initArg('governance'), CONTROLLER);
     const after = await Promise.all(members.map((m) => d.as(m).governance.get_my_delegations()));
     assert.deepEqual(after, before);
-    const shown = after.flatMap((ds, i) => ds.map((x) => [`m${i}|${x.category ?? 'All'}`, names.get(x.delegate)!] as const));
+    const shown = after.flatMap((ds, i) =>
+      ds.map((x) => [`m${i}|${x.category ?? 'All'}`, names.get(x.delegate)!] as const),
+    );
     assert.deepEqual(new Map(shown), live);
   });
 
@@ -127,7 +146,9 @@ describe('liquid democracy on the built wasm (decisions G29–G31)', () => {
     const setupSeconds = (Date.now() - started) / 1000;
     replica.time += 1_000n;
     replica.metering = true;
-    const created = await d.as(BRIDGE).governance.create_proposal({ title: 'Counted', body: 'by delegates', category: 'EmergencyAction' });
+    const created = await d
+      .as(BRIDGE)
+      .governance.create_proposal({ title: 'Counted', body: 'by delegates', category: 'EmergencyAction' });
     assert.ok('Ok' in created);
     const measure = async (who: string) => {
       const from = replica.counts.length;
@@ -147,14 +168,21 @@ describe('liquid democracy on the built wasm (decisions G29–G31)', () => {
       const p = await d.as(ADMIN).governance.get_proposal(created.Ok);
       if (p?.status !== 'Tallied') break;
     }
-    const timerCounts = replica.counts.slice(from).filter((c) => c.kind === 'timer' || c.method === 'canister_global_timer');
-    const largest = replica.counts.slice(from).reduce((m, c) => (c.kind !== 'query' && c.instructions > m ? c.instructions : m), 0n);
+    const timerCounts = replica.counts
+      .slice(from)
+      .filter((c) => c.kind === 'timer' || c.method === 'canister_global_timer');
+    const largest = replica.counts
+      .slice(from)
+      .reduce((m, c) => (c.kind !== 'query' && c.instructions > m ? c.instructions : m), 0n);
     const t = (await d.as(ADMIN).governance.get_turnout(created.Ok))!;
     console.log(
       `FIGURES delegators=${DELEGATORS} cast_vote(plain)=${byPlain} cast_vote(delegate)=${byDelegate} counting: ${steps + 1} tick(s), ${timerCounts.length} timer message(s), largest update message ${largest} (limit ${INSTRUCTION_LIMITS.update}); set-up ${setupSeconds}s`,
     );
     assert.deepEqual(t, { direct: 2n, delegated: BigInt(DELEGATORS), delegated_counted: true });
-    assert.ok(byDelegate < INSTRUCTION_LIMITS.update && byDelegate < (byPlain * 3n) / 2n, `delegate ${byDelegate} against plain ${byPlain}`);
+    assert.ok(
+      byDelegate < INSTRUCTION_LIMITS.update && byDelegate < (byPlain * 3n) / 2n,
+      `delegate ${byDelegate} against plain ${byPlain}`,
+    );
     assert.ok(largest < INSTRUCTION_LIMITS.update, `largest message ${largest}`);
     const p = (await d.as(ADMIN).governance.get_proposal(created.Ok))!;
     assert.equal(p.tally?.yes_votes, BigInt(DELEGATORS) + 2n);

@@ -87,14 +87,20 @@ describe('decisions W2, W11: ic0 bounds on the test replica', () => {
       ['read_past_the_heap', /heap out of bounds/],
     ] as const) {
       const r = await replica.update(CONTROLLER, ID, method, new Uint8Array());
-      assert.ok('rejectCode' in r && r.rejectCode === 5 && message.test(r.rejectMessage), `${method}: ${JSON.stringify(r)}`);
+      assert.ok(
+        'rejectCode' in r && r.rejectCode === 5 && message.test(r.rejectMessage),
+        `${method}: ${JSON.stringify(r)}`,
+      );
       assert.ok(stable().equals(Buffer.alloc(65_536)), `${method}: the eight bytes written before the trap are undone`);
     }
     // Exactly at the end (stable memory's last eight bytes, the heap's last four) is within bounds: the
     // call works, then the `unreachable` after it traps and undoes what the message wrote.
     for (const method of ['write_at_the_end', 'read_at_the_heap_end']) {
       const r = await replica.update(CONTROLLER, ID, method, new Uint8Array());
-      assert.ok('rejectCode' in r && r.rejectCode === 5 && !/out of bounds/.test(r.rejectMessage), `${method}: ${JSON.stringify(r)}`);
+      assert.ok(
+        'rejectCode' in r && r.rejectCode === 5 && !/out of bounds/.test(r.rejectMessage),
+        `${method}: ${JSON.stringify(r)}`,
+      );
       assert.ok(stable().equals(Buffer.alloc(65_536)), method);
     }
   });

@@ -106,13 +106,20 @@ describe('decision W10: a deployment this process installed before is restored f
     await deployWasm(options, first);
     const installed = new WasmReplica();
     assert.equal((await deployWasm({ ...options, fresh: true }, installed)).restored, false);
-    assert.equal(digest(installed.image()), digest(first.image()), 'an install is deterministic, and its image is what it made');
+    assert.equal(
+      digest(installed.image()),
+      digest(first.image()),
+      'an install is deterministic, and its image is what it made',
+    );
     const replica = new WasmReplica();
     const d = await deployWasm(options, replica);
     assert.equal(d.restored, true);
     assert.equal(digest(replica.image()), digest(installed.image()));
     // The restored canisters answer and change as installed ones do (the journeys above upgrade restored ones).
-    assert.deepEqual(await d.as(BRIDGE).governance.create_proposal({ title: 'Restored', body: 'from the image', category: 'General' }), { Ok: 1n });
+    assert.deepEqual(
+      await d.as(BRIDGE).governance.create_proposal({ title: 'Restored', body: 'from the image', category: 'General' }),
+      { Ok: 1n },
+    );
     assert.equal((await d.as(BRIDGE).governance.list_proposals({})).length, 1);
   });
 });
@@ -122,12 +129,22 @@ describe('IC message semantics on the built wasm (decision W2)', () => {
     const replica = new WasmReplica();
     const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: CONTROLLER }, replica);
     const before = await d.as(BRIDGE).governance.list_proposals({});
-    const stable = Buffer.from(replica.canister(d.ids.governance).stable.subarray(0, replica.canister(d.ids.governance).stablePages * 65_536));
-    const r = await replica.update(BRIDGE, d.ids.governance, 'create_proposal', new Uint8Array(IDL.encode([IDL.Text], ['not a proposal'])));
+    const stable = Buffer.from(
+      replica.canister(d.ids.governance).stable.subarray(0, replica.canister(d.ids.governance).stablePages * 65_536),
+    );
+    const r = await replica.update(
+      BRIDGE,
+      d.ids.governance,
+      'create_proposal',
+      new Uint8Array(IDL.encode([IDL.Text], ['not a proposal'])),
+    );
     assert.ok('rejectCode' in r && r.rejectCode === 5, JSON.stringify(r));
     assert.deepEqual(await d.as(BRIDGE).governance.list_proposals({}), before);
     const after = replica.canister(d.ids.governance);
-    assert.ok(Buffer.from(after.stable.buffer, after.stable.byteOffset, after.stablePages * 65_536).equals(stable), 'stable memory unchanged');
+    assert.ok(
+      Buffer.from(after.stable.buffer, after.stable.byteOffset, after.stablePages * 65_536).equals(stable),
+      'stable memory unchanged',
+    );
     // And the canister still works after the trap.
     const ok = await d.as(BRIDGE).governance.create_proposal({ title: 'After', body: 'a trap', category: 'General' });
     assert.ok('Ok' in ok);
@@ -144,9 +161,14 @@ describe('IC message semantics on the built wasm (decision W2)', () => {
       (e: Error) => e instanceof CanisterCallError && e.rejectCode === 5,
     );
     replica.trapAtReply = undefined;
-    assert.ok(Buffer.from(g.stable.buffer, g.stable.byteOffset, g.stablePages * 65_536).equals(stable), 'stable memory as before');
+    assert.ok(
+      Buffer.from(g.stable.buffer, g.stable.byteOffset, g.stablePages * 65_536).equals(stable),
+      'stable memory as before',
+    );
     assert.deepEqual(await d.as(BRIDGE).governance.list_proposals({}), [], 'nor does list_proposals see it');
-    const id = await d.as(BRIDGE).governance.create_proposal({ title: 'Kept', body: 'after the trap', category: 'General' });
+    const id = await d
+      .as(BRIDGE)
+      .governance.create_proposal({ title: 'Kept', body: 'after the trap', category: 'General' });
     assert.deepEqual(id, { Ok: 1n }, 'the id the trapped call took is given again');
   });
 
@@ -156,8 +178,14 @@ describe('IC message semantics on the built wasm (decision W2)', () => {
     const settings = await d.as(ADMIN).governance.get_settings();
     assert.equal(settings.rules.length > 0, true);
     const missing = await replica.query(ADMIN, d.ids.governance, 'no_such_method', new Uint8Array(IDL.encode([], [])));
-    assert.ok('rejectCode' in missing && missing.rejectCode === 5 && missing.errorCode === 'IC0536', JSON.stringify(missing));
-    assert.equal(missing.rejectMessage, `Error from Canister ${d.ids.governance}: Canister has no query method 'no_such_method'.`);
+    assert.ok(
+      'rejectCode' in missing && missing.rejectCode === 5 && missing.errorCode === 'IC0536',
+      JSON.stringify(missing),
+    );
+    assert.equal(
+      missing.rejectMessage,
+      `Error from Canister ${d.ids.governance}: Canister has no query method 'no_such_method'.`,
+    );
     await assert.rejects(
       d
         .as(ADMIN)

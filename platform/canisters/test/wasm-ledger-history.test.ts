@@ -27,7 +27,9 @@ const PER_BLOCK = 2_000_000n;
 const NAME = 'Dóm "ĐOM" \\ 😀';
 
 /** A ledger installed unmetered with BLOCKS mint blocks (its initial balances, to accounts with subaccounts), optionally in archive mode. */
-async function ledgerWith(archive?: bigint): Promise<{ replica: WasmReplica; ledger: LedgerClient; upgrade(): Promise<void> }> {
+async function ledgerWith(
+  archive?: bigint,
+): Promise<{ replica: WasmReplica; ledger: LedgerClient; upgrade(): Promise<void> }> {
   const replica = new WasmReplica();
   const init = ledgerTypes(IDL).InitArgs;
   const sub = (i: number) => Uint8Array.from({ length: 32 }, (_, j) => (j === 31 ? i & 0xff : j === 30 ? 1 : 0));
@@ -37,24 +39,38 @@ async function ledgerWith(archive?: bigint): Promise<{ replica: WasmReplica; led
     token_name: NAME,
     token_symbol: 'DOM',
     decimals: 8,
-    initial_balances: Array.from({ length: BLOCKS }, (_, i) => [{ owner: principalFromSeed(`holder-${i % 40}`), subaccount: sub(i) }, BigInt(1 + i)]),
+    initial_balances: Array.from({ length: BLOCKS }, (_, i) => [
+      { owner: principalFromSeed(`holder-${i % 40}`), subaccount: sub(i) },
+      BigInt(1 + i),
+    ]),
     ...(archive !== undefined && { archive: { local_blocks: archive } }),
   };
   const initArg = new Uint8Array(IDL.encode([init], [toCandid(init as never, arg, principalCodec)]));
   replica.metering = false;
   await replica.install(ids.ledger, wasmOf('ledger'), initArg, CONTROLLER);
   replica.metering = true;
-  return { replica, ledger: candidClients(ids, replica.transport(READER)).ledger, upgrade: () => replica.upgrade(ids.ledger, initArg, CONTROLLER) };
+  return {
+    replica,
+    ledger: candidClients(ids, replica.transport(READER)).ledger,
+    upgrade: () => replica.upgrade(ids.ledger, initArg, CONTROLLER),
+  };
 }
 
 /** The instructions of the last message of `method`. */
-const cost = (replica: WasmReplica, method: string) => replica.counts.findLast((c) => c.method === method)!.instructions;
+const cost = (replica: WasmReplica, method: string) =>
+  replica.counts.findLast((c) => c.method === method)!.instructions;
 
 /** Each block's parent hash is the hash of the block before it: the blocks are the ledger's, in order. */
 function assertChained(blocks: GetBlocksResult['blocks']): void {
   for (let i = 1; i < blocks.length; i++) {
-    const phash = (blocks[i]!.block as { Map: Array<[string, Value]> }).Map.find(([k]) => k === 'phash')![1] as { Blob: Uint8Array };
-    assert.deepEqual(Buffer.from(phash.Blob), valueHash(blocks[i - 1]!.block as Value), `block ${blocks[i]!.id} follows ${blocks[i - 1]!.id}`);
+    const phash = (blocks[i]!.block as { Map: Array<[string, Value]> }).Map.find(([k]) => k === 'phash')![1] as {
+      Blob: Uint8Array;
+    };
+    assert.deepEqual(
+      Buffer.from(phash.Blob),
+      valueHash(blocks[i - 1]!.block as Value),
+      `block ${blocks[i]!.id} follows ${blocks[i - 1]!.id}`,
+    );
   }
 }
 
@@ -78,14 +94,23 @@ describe('the ledger’s history on the built wasm (decisions L42, W17)', () => 
     assertChained(page.blocks);
     const perBlock = (hundred - fixed) / 100n;
     assert.ok(perBlock <= PER_BLOCK, `${perBlock} instructions a block (fixed ${fixed})`);
-    // What the wallet index used to ask for (500), and the ledger's former limit (2 000): a short page, far within the query limit.
+    // What the wallet index used to ask for (500), and the ledger's former limit (2 000): a short page, far within the
+    // query limit.
     for (const length of [135n, 500n, 2000n]) {
       const r = await ledger.icrc3_get_blocks([{ start: 10n, length }]);
-      assert.deepEqual([r.blocks.length, r.blocks[0]!.id, r.blocks.at(-1)!.id], [100, 10n, 109n], `a request for ${length}`);
+      assert.deepEqual(
+        [r.blocks.length, r.blocks[0]!.id, r.blocks.at(-1)!.id],
+        [100, 10n, 109n],
+        `a request for ${length}`,
+      );
       assert.ok(cost(replica, 'icrc3_get_blocks') < fixed + 100n * PER_BLOCK);
     }
     const tail = await ledger.icrc3_get_blocks([{ start: 140n, length: 100n }]);
-    assert.deepEqual([tail.blocks.length, tail.blocks[0]!.id, tail.archived_blocks], [10, 140n, []], 'the end of the log; nothing archived');
+    assert.deepEqual(
+      [tail.blocks.length, tail.blocks[0]!.id, tail.archived_blocks],
+      [10, 140n, []],
+      'the end of the log; nothing archived',
+    );
     assertChained([...page.blocks, ...(await ledger.icrc3_get_blocks([{ start: 100n, length: 100n }])).blocks]);
     // The kept encodings are in stable memory: after an upgrade the same blocks at the same cost.
     await upgrade();
@@ -113,7 +138,9 @@ describe('archive mode on the built wasm (decision L43)', () => {
       r.blocks.map((b) => b.id),
       Array.from({ length: 60 }, (_, i) => BigInt(90 + i)),
     );
-    assert.deepEqual(r.archived_blocks, [{ args: [{ start: 50n, length: 40n }], callback: [ids.ledger, ARCHIVE_METHOD] }]);
+    assert.deepEqual(r.archived_blocks, [
+      { args: [{ start: 50n, length: 40n }], callback: [ids.ledger, ARCHIVE_METHOD] },
+    ]);
     assert.deepEqual(await ledger.icrc3_get_archives({}), [{ canister_id: ids.ledger, start: 0n, end: 89n }]);
     const follow = blocksCallbackQuery(replica.transport(READER));
     const archived = await follow(r.archived_blocks[0]!.callback, r.archived_blocks[0]!.args);
@@ -121,7 +148,10 @@ describe('archive mode on the built wasm (decision L43)', () => {
       archived.blocks.map((b) => b.id),
       Array.from({ length: 40 }, (_, i) => BigInt(50 + i)),
     );
-    assert.ok(cost(replica, ARCHIVE_METHOD) < cost(replica, 'icrc3_get_blocks'), 'the archive’s reply costs like the ledger’s');
+    assert.ok(
+      cost(replica, ARCHIVE_METHOD) < cost(replica, 'icrc3_get_blocks'),
+      'the archive’s reply costs like the ledger’s',
+    );
     assertChained([...archived.blocks, ...r.blocks]);
     await assert.rejects(follow([ids.ledger, 'icrc3_no_such_method'], []), /no_such_method|not found|has no/);
   });

@@ -21,8 +21,8 @@ const CONTROLLER = principalFromSeed('controller');
  */
 function countingLoop(): Uint8Array {
   return moduleOf([
-    0x01, 0x01, 0x7f, 0x02, 0x40, 0x03, 0x40, 0x20, 0x01, 0x20, 0x00, 0x4f, 0x0d, 0x01, 0x20, 0x01, 0x41, 0x01, 0x6a, 0x21, 0x01, 0x0c, 0x00, 0x0b, 0x0b, 0x20,
-    0x01, 0x0b,
+    0x01, 0x01, 0x7f, 0x02, 0x40, 0x03, 0x40, 0x20, 0x01, 0x20, 0x00, 0x4f, 0x0d, 0x01, 0x20, 0x01, 0x41, 0x01, 0x6a,
+    0x21, 0x01, 0x0c, 0x00, 0x0b, 0x0b, 0x20, 0x01, 0x0b,
   ]);
 }
 
@@ -39,7 +39,26 @@ function countingLoop(): Uint8Array {
 function nestedBlocks(depth: number): Uint8Array {
   const blocks = Array.from({ length: depth }, () => [0x02, 0x40]).flat();
   const ends = Array.from({ length: depth }, () => 0x0b);
-  return moduleOf([0x00, 0x03, 0x40, ...blocks, 0x20, 0x00, 0x41, 0x01, 0x6b, 0x22, 0x00, 0x0d, ...u32(depth), ...ends, 0x0b, 0x20, 0x00, 0x0b]);
+  return moduleOf([
+    0x00,
+    0x03,
+    0x40,
+    ...blocks,
+    0x20,
+    0x00,
+    0x41,
+    0x01,
+    0x6b,
+    0x22,
+    0x00,
+    0x0d,
+    ...u32(depth),
+    ...ends,
+    0x0b,
+    0x20,
+    0x00,
+    0x0b,
+  ]);
 }
 
 /** A module of one function `run: (i32) -> i32` with this body (its locals, then its code). */
@@ -63,7 +82,11 @@ function metered(wasm: Uint8Array): { run: (n: number) => number; counter: WebAs
   const tail = [0x7c, 0x24, ...u32(m.counter)];
   let adds = 0;
   for (let i = 0; i + tail.length <= m.wasm.length; i++) if (tail.every((b, k) => m.wasm[i + k] === b)) adds++;
-  return { run: instance.exports.run as (n: number) => number, counter: instance.exports[`__host_global_${m.counter}`] as WebAssembly.Global, adds };
+  return {
+    run: instance.exports.run as (n: number) => number,
+    counter: instance.exports[`__host_global_${m.counter}`] as WebAssembly.Global,
+    adds,
+  };
 }
 
 describe('instruction counting (decision W4)', () => {
@@ -97,7 +120,9 @@ describe('instruction counting (decision W4)', () => {
   it('every message of a deployment and a proposal is counted, and stays within its limit', async () => {
     const replica = new WasmReplica();
     const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: CONTROLLER }, replica);
-    const id = await d.as(BRIDGE).governance.create_proposal({ title: 'Counted', body: 'every instruction', category: 'General' });
+    const id = await d
+      .as(BRIDGE)
+      .governance.create_proposal({ title: 'Counted', body: 'every instruction', category: 'General' });
     assert.deepEqual(id, { Ok: 1n });
     await d.as(BRIDGE).governance.list_proposals({});
     const kinds = new Set(replica.counts.map((c) => c.kind));
@@ -116,11 +141,15 @@ describe('instruction counting (decision W4)', () => {
     replica.limits.update = 1_000_000n;
     await assert.rejects(
       d.as(BRIDGE).governance.create_proposal({ title: 'Too long', body: 'for the limit', category: 'General' }),
-      (e: Error) => e instanceof CanisterCallError && e.rejectCode === 5 && /instruction limit exceeded/.test(e.message),
+      (e: Error) =>
+        e instanceof CanisterCallError && e.rejectCode === 5 && /instruction limit exceeded/.test(e.message),
     );
     replica.limits.update = INSTRUCTION_LIMITS.update;
     assert.deepEqual(await d.as(BRIDGE).governance.list_proposals({}), []);
-    assert.deepEqual(await d.as(BRIDGE).governance.create_proposal({ title: 'Within', body: 'the limit', category: 'General' }), { Ok: 1n });
+    assert.deepEqual(
+      await d.as(BRIDGE).governance.create_proposal({ title: 'Within', body: 'the limit', category: 'General' }),
+      { Ok: 1n },
+    );
   });
 
   it('decision W4: set-up run unmetered keeps its state when metering resumes; unmetered messages are neither counted nor limited', async () => {
@@ -131,15 +160,31 @@ describe('instruction counting (decision W4)', () => {
     replica.metering = false;
     // Metered, this limit stops create_proposal (the test above); unmetered it does not apply.
     replica.limits.update = 1_000_000n;
-    assert.deepEqual(await b.governance.create_proposal({ title: 'Unmetered', body: 'made while set-up ran unmetered', category: 'General' }), { Ok: 1n });
+    assert.deepEqual(
+      await b.governance.create_proposal({
+        title: 'Unmetered',
+        body: 'made while set-up ran unmetered',
+        category: 'General',
+      }),
+      { Ok: 1n },
+    );
     await replica.upgrade(d.ids.governance, d.initArg('governance'), CONTROLLER);
-    assert.deepEqual(await b.governance.create_proposal({ title: 'After the upgrade', body: 'still unmetered', category: 'General' }), { Ok: 2n });
+    assert.deepEqual(
+      await b.governance.create_proposal({ title: 'After the upgrade', body: 'still unmetered', category: 'General' }),
+      { Ok: 2n },
+    );
     assert.equal(replica.counts.length, counted, 'nothing counted while unmetered');
     replica.metering = true;
     // The state moved into the metered instance: the limit applies again, and a stopped message keeps nothing.
-    await assert.rejects(b.governance.create_proposal({ title: 'Too long', body: 'for the limit', category: 'General' }), /instruction limit exceeded/);
+    await assert.rejects(
+      b.governance.create_proposal({ title: 'Too long', body: 'for the limit', category: 'General' }),
+      /instruction limit exceeded/,
+    );
     replica.limits.update = INSTRUCTION_LIMITS.update;
-    assert.deepEqual(await b.governance.create_proposal({ title: 'Metered', body: 'counted again', category: 'General' }), { Ok: 3n });
+    assert.deepEqual(
+      await b.governance.create_proposal({ title: 'Metered', body: 'counted again', category: 'General' }),
+      { Ok: 3n },
+    );
     assert.deepEqual(
       (await b.governance.list_proposals({})).map((p) => p.title),
       ['Metered', 'After the upgrade', 'Unmetered'],
@@ -162,7 +207,12 @@ describe('instruction counting (decision W4)', () => {
     const governance = async () => {
       const replica = new WasmReplica();
       const d = await deployWasm({ admins: [ADMIN], registrars: [BRIDGE], controller: CONTROLLER }, replica);
-      assert.deepEqual(await d.as(BRIDGE).governance.create_proposal({ title: 'Kept', body: 'across a failed upgrade', category: 'General' }), { Ok: 1n });
+      assert.deepEqual(
+        await d
+          .as(BRIDGE)
+          .governance.create_proposal({ title: 'Kept', body: 'across a failed upgrade', category: 'General' }),
+        { Ok: 1n },
+      );
       const g = replica.canister(d.ids.governance);
       return { replica, d, g, stable: () => Buffer.from(g.stable.subarray(0, g.stablePages * 65_536)) };
     };
@@ -178,7 +228,10 @@ describe('instruction counting (decision W4)', () => {
     const before = { stable: stable(), pages: g.stablePages, version: g.version, instance: g.instance };
     assert.ok(before.stable.equals(first));
     replica.limits.install = post / 2n;
-    await assert.rejects(replica.upgrade(d.ids.governance, d.initArg('governance'), CONTROLLER), /post_upgrade of \S+ trapped: instruction limit exceeded/);
+    await assert.rejects(
+      replica.upgrade(d.ids.governance, d.initArg('governance'), CONTROLLER),
+      /post_upgrade of \S+ trapped: instruction limit exceeded/,
+    );
     replica.limits.install = INSTRUCTION_LIMITS.install;
     assert.ok(stable().equals(before.stable), 'stable memory as before');
     assert.deepEqual([g.stablePages, g.version, g.instance === before.instance], [before.pages, before.version, true]);
@@ -209,10 +262,21 @@ describe('instruction counting (decision W4)', () => {
       assert.ok('Ok' in created);
       assert.ok('Ok' in (await b.user.verify_email(created.Ok.verification_token)));
       assert.ok('Ok' in (await b.user.record_kyc(principal, true)));
-      assert.ok('Ok' in (await b.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+      assert.ok(
+        'Ok' in
+          (await b.user.upgrade_membership_to_active({
+            principal,
+            kyc_proof: new Uint8Array([1]),
+            payment_proof: new Uint8Array([2]),
+          })),
+      );
       voters.push(principal);
     }
-    const created = await b.governance.create_proposal({ title: 'W5', body: 'votes across an upgrade', category: 'General' });
+    const created = await b.governance.create_proposal({
+      title: 'W5',
+      body: 'votes across an upgrade',
+      category: 'General',
+    });
     assert.ok('Ok' in created);
     replica.time += 3_600_000_000_000n;
     await replica.tick();
@@ -232,8 +296,14 @@ describe('instruction counting (decision W4)', () => {
     const after = { vote: await repeated(), page: await page() };
     // With K5's heap index, the first read of the votes after an upgrade rebuilt it: ≈ 10 million
     // instructions per vote, several times these calls' own cost at 24 votes.
-    assert.ok(after.vote < (before.vote * 3n) / 2n, `repeated vote: ${before.vote} before, ${after.vote} after the upgrade`);
-    assert.ok(after.page < (before.page * 3n) / 2n, `a page of 5: ${before.page} before, ${after.page} after the upgrade`);
+    assert.ok(
+      after.vote < (before.vote * 3n) / 2n,
+      `repeated vote: ${before.vote} before, ${after.vote} after the upgrade`,
+    );
+    assert.ok(
+      after.page < (before.page * 3n) / 2n,
+      `a page of 5: ${before.page} before, ${after.page} after the upgrade`,
+    );
   });
 
   it('decision W6: list_proposals stops within the query instruction limit, and paging reaches every proposal', async () => {

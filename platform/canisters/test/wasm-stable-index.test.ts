@@ -35,7 +35,9 @@ describe('range reads of the IC Store at 100,000 entries (decision W7)', () => {
         CONTROLLER,
         PROBE,
         'page',
-        new Uint8Array(IDL.encode([IDL.Opt(IDL.Nat64), IDL.Nat32, IDL.Bool], [from === undefined ? [] : [from], 10, reverse])),
+        new Uint8Array(
+          IDL.encode([IDL.Opt(IDL.Nat64), IDL.Nat32, IDL.Bool], [from === undefined ? [] : [from], 10, reverse]),
+        ),
       );
       if (!('reply' in r)) return { rejected: r.rejectMessage, instructions: last().instructions };
       const v = IDL.decode([Page], r.reply)[0] as unknown as { keys: bigint[]; complete: boolean; size: bigint };
@@ -47,7 +49,8 @@ describe('range reads of the IC Store at 100,000 entries (decision W7)', () => {
 
     // Set-up, unmetered: the data map alone, 10,000 entries a message.
     replica.metering = false;
-    for (let s = 0; s < N; s += 10_000) await update('fill', [IDL.Nat64, IDL.Nat32, IDL.Nat64, IDL.Bool], [2n * BigInt(s), 10_000, 2n, false]);
+    for (let s = 0; s < N; s += 10_000)
+      await update('fill', [IDL.Nat64, IDL.Nat32, IDL.Nat64, IDL.Bool], [2n * BigInt(s), 10_000, 2n, false]);
     replica.metering = true;
 
     // Without the index (decision W5): a page from the start is cheap, from the end it is beyond a query.
@@ -105,7 +108,10 @@ describe('range reads of the IC Store at 100,000 entries (decision W7)', () => {
     // Far below the 5 billion of a query, and the end costs what the start costs (within a logarithmic term).
     assert.ok(Math.max(...values) < 100_000_000, JSON.stringify(counts));
     assert.ok(Math.max(...values) < 2 * Math.min(...values), JSON.stringify(counts));
-    assert.ok(counts['afterUpgrade end']! < 1.1 * counts['indexed end']! && counts['afterUpgrade end']! > 0.9 * counts['indexed end']!);
+    assert.ok(
+      counts['afterUpgrade end']! < 1.1 * counts['indexed end']! &&
+        counts['afterUpgrade end']! > 0.9 * counts['indexed end']!,
+    );
 
     // A new key and a removal at 100,000 keep the index: O(log n) point operations.
     const insert = await update('fill', [IDL.Nat64, IDL.Nat32, IDL.Nat64, IDL.Bool], [END, 1, 2n, true]);

@@ -9,7 +9,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encode } from '@domdao/canister-kit';
-import { crc32Entry, EXPORT_INSTRUCTION_BUDGET, MAX_EXPORT_ENTRIES, type EntryText } from '@domdao/canister-kit/state-transfer';
+import {
+  crc32Entry,
+  EXPORT_INSTRUCTION_BUDGET,
+  MAX_EXPORT_ENTRIES,
+  type EntryText,
+} from '@domdao/canister-kit/state-transfer';
 import { canisterInitArgs, wasmOf } from '@domdao/replica';
 import { INSTRUCTION_LIMITS, WasmReplica } from '@domdao/replica/host';
 import { EMBEDDED_CANISTER_IDS } from '../src/index.ts';
@@ -59,10 +64,15 @@ describe('an export page on the built wasm stays within the IC query limit (deci
     await client.import('user', {
       Begin: {
         version: status.version,
-        stores: status.stores.map(({ name }) => ({ name, count: BigInt(of(name).length), crc32: of(name).reduce(crc32Entry, 0) })),
+        stores: status.stores.map(({ name }) => ({
+          name,
+          count: BigInt(of(name).length),
+          crc32: of(name).reduce(crc32Entry, 0),
+        })),
       },
     });
-    for (const name of ['config', 'accounts']) await client.import('user', { Chunk: { store: name, entries: of(name) } });
+    for (const name of ['config', 'accounts'])
+      await client.import('user', { Chunk: { store: name, entries: of(name) } });
     assert.equal((await client.import('user', { Seal: null })).status, 'sealed');
 
     replica.metering = true;
@@ -80,7 +90,13 @@ describe('an export page on the built wasm stays within the IC query limit (deci
     // near it: the cost model (the counter, and the reply's encoding by the byte) is about right.
     assert.ok(ACCOUNTS < MAX_EXPORT_ENTRIES);
     assert.ok(
-      pages.slice(0, -1).every((p) => p.instructions > (EXPORT_INSTRUCTION_BUDGET * 8n) / 10n && p.instructions < (EXPORT_INSTRUCTION_BUDGET * 12n) / 10n),
+      pages
+        .slice(0, -1)
+        .every(
+          (p) =>
+            p.instructions > (EXPORT_INSTRUCTION_BUDGET * 8n) / 10n &&
+            p.instructions < (EXPORT_INSTRUCTION_BUDGET * 12n) / 10n,
+        ),
       `pages: ${pages.map((p) => p.instructions).join(', ')}`,
     );
     // One page of all 450, as before W33, would have cost about the pages' sum: over the query limit.

@@ -61,8 +61,16 @@ function deployedIds(out: string): CanisterIds {
 function transferLog(r: RunningReplica) {
   return r.replica.log.flatMap((l) => {
     try {
-      const line = JSON.parse(l.message) as { event?: unknown; caller: string; step?: string; status: string; reason: string };
-      return typeof line.event === 'string' && line.event.startsWith('state_') ? [{ canister: l.canister, ...line, event: line.event }] : [];
+      const line = JSON.parse(l.message) as {
+        event?: unknown;
+        caller: string;
+        step?: string;
+        status: string;
+        reason: string;
+      };
+      return typeof line.event === 'string' && line.event.startsWith('state_')
+        ? [{ canister: l.canister, ...line, event: line.event }]
+        : [];
     } catch {
       return [];
     }
@@ -84,7 +92,10 @@ describe('canister state moved into deployed canisters over the IC HTTP interfac
   before(async () => {
     // The source: `npm start`'s canisters, populated a few days before now (the replica runs on the wall clock).
     const dataDir = tempDir();
-    const h = await harness({ dir: join(dataDir, 'canisters'), start: new Date(Date.now() - 4 * 86_400_000).toISOString() });
+    const h = await harness({
+      dir: join(dataDir, 'canisters'),
+      start: new Date(Date.now() - 4 * 86_400_000).toISOString(),
+    });
     world = await populate(h, keyed.getPrincipal().toText());
     const { a, b, c, owner } = world.members;
     const as = (p: string) => h.as(p);
@@ -93,17 +104,28 @@ describe('canister state moved into deployed canisters over the IC HTTP interfac
     facts.allowance = await as(b).ledger.icrc2_allowance({ account: { owner: b }, spender: { owner } });
     facts.tally = await as(a).governance.get_tally(world.openProposal);
     facts.campaign = await as(owner).campaign.get_campaign(world.campaign);
-    facts.tokens = await Promise.all([a, b, c, owner].map((p) => as(p).membership.icrc7_tokens_of({ owner: p }, undefined, undefined)));
+    facts.tokens = await Promise.all(
+      [a, b, c, owner].map((p) => as(p).membership.icrc7_tokens_of({ owner: p }, undefined, undefined)),
+    );
     h.platform.close();
     exp = await exportEmbeddedState(dataDir);
 
     // Decision R54: a copy of the run's replica that `npm run deploy` installed the six onto (`--empty`).
     r = await startDeployedReplica(join(dir, 'replica'), join(dir, 'a.env'));
     const pem = readFileSync(r.env.IC_IDENTITY_PEM_FILE!, 'utf8');
-    target = { host: r.env.IC_HOST!, identityPem: pem, fetchRootKey: true, canisterIds: deployedIds(join(dir, 'a.env')) };
+    target = {
+      host: r.env.IC_HOST!,
+      identityPem: pem,
+      fetchRootKey: true,
+      canisterIds: deployedIds(join(dir, 'a.env')),
+    };
     deployer = identityFromPem(pem).getPrincipal().toText();
-    // The embedded bridge's principal becomes the deploying identity (registrar, trusted proposer) with the canister ids.
-    mapping = { ...Object.fromEntries(CANISTERS.map((c) => [exp.canisterIds[c], target.canisterIds[c]])), [BRIDGE]: deployer };
+    // The embedded bridge's principal becomes the deploying identity (registrar, trusted proposer) with the canister
+    // ids.
+    mapping = {
+      ...Object.fromEntries(CANISTERS.map((c) => [exp.canisterIds[c], target.canisterIds[c]])),
+      [BRIDGE]: deployer,
+    };
   });
   after(async () => {
     await r?.stop();
@@ -111,7 +133,11 @@ describe('canister state moved into deployed canisters over the IC HTTP interfac
   });
 
   const transfer = async (t: IcTarget) => {
-    const agent = await HttpAgent.create({ host: t.host, identity: identityFromPem(t.identityPem), shouldFetchRootKey: true });
+    const agent = await HttpAgent.create({
+      host: t.host,
+      identity: identityFromPem(t.identityPem),
+      shouldFetchRootKey: true,
+    });
     return transferClient(agentTransport(agent), t.canisterIds);
   };
   const statuses = async (t: IcTarget) => {
@@ -120,10 +146,16 @@ describe('canister state moved into deployed canisters over the IC HTTP interfac
   };
 
   it('W22: an identity that is not a controller is refused before anything is written', async () => {
-    const stranger = { ...target, identityPem: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString() };
+    const stranger = {
+      ...target,
+      identityPem: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    };
     await assert.rejects(importState(stranger, exp), (e: unknown) => {
       assert.ok(e instanceof StateTransferRefusal);
-      assert.equal(e.message, `the governance canister (${target.canisterIds.governance}) refused: ${REFUSALS.notController}`);
+      assert.equal(
+        e.message,
+        `the governance canister (${target.canisterIds.governance}) refused: ${REFUSALS.notController}`,
+      );
       return true;
     });
     await assert.rejects(exportDeployedState(stranger), new RegExp(REFUSALS.notController));
@@ -133,25 +165,45 @@ describe('canister state moved into deployed canisters over the IC HTTP interfac
     const strangerText = identityFromPem(stranger.identityPem).getPrincipal().toText();
     const lines = transferLog(r!);
     assert.ok(
-      lines.some((l) => l.event === 'state_status.refused' && l.canister === target.canisterIds.ledger && l.caller === strangerText),
+      lines.some(
+        (l) =>
+          l.event === 'state_status.refused' && l.canister === target.canisterIds.ledger && l.caller === strangerText,
+      ),
       JSON.stringify(lines),
     );
-    assert.ok(lines.some((l) => l.event === 'state_status.refused' && l.canister === target.canisterIds.governance && l.reason === REFUSALS.notController));
+    assert.ok(
+      lines.some(
+        (l) =>
+          l.event === 'state_status.refused' &&
+          l.canister === target.canisterIds.governance &&
+          l.reason === REFUSALS.notController,
+      ),
+    );
   });
 
   it('W22: a canister that has taken an update call is not empty: the import is refused and nothing changes; reinstalled, it is fresh again', async () => {
-    const agent = await HttpAgent.create({ host: target.host, identity: identityFromPem(target.identityPem), shouldFetchRootKey: true });
+    const agent = await HttpAgent.create({
+      host: target.host,
+      identity: identityFromPem(target.identityPem),
+      shouldFetchRootKey: true,
+    });
     const clients = candidClients(target.canisterIds, agentTransport(agent));
     await clients.treasury.get_balance();
     const before = summarizeState(await exportDeployedState(target));
     await assert.rejects(importState(target, exp), (e: unknown) => {
       assert.ok(e instanceof StateTransferRefusal);
-      assert.equal(e.message, `the treasury canister (${target.canisterIds.treasury}) is not empty: it has taken update calls since it was installed`);
+      assert.equal(
+        e.message,
+        `the treasury canister (${target.canisterIds.treasury}) is not empty: it has taken update calls since it was installed`,
+      );
       return true;
     });
     assert.deepEqual(await statuses(target), ['fresh', 'fresh', 'fresh', 'fresh', 'live', 'fresh']);
     assert.deepEqual(summarizeState(await exportDeployedState(target)), before);
-    assert.deepEqual(await (await transfer(target)).importRaw('treasury', { Begin: manifestOf(exp.canisters.treasury) }), { Err: REFUSALS.live });
+    assert.deepEqual(
+      await (await transfer(target)).importRaw('treasury', { Begin: manifestOf(exp.canisters.treasury) }),
+      { Err: REFUSALS.live },
+    );
     // A controller may reinstall it (the IC empties its stable memory): fresh again, as deploy left it.
     const management = Actor.createActor<ManagementService>(managementIdl, {
       agent,
@@ -170,14 +222,19 @@ describe('canister state moved into deployed canisters over the IC HTTP interfac
 
   it('W22: a chunk past the limit (entries) is refused by the canister; one at the limit is taken', async () => {
     const client = await transfer(target);
-    const entries = (n: number): EntryText[] => Array.from({ length: n }, (_, i) => [encode(`k${String(i).padStart(4, '0')}`), encode(i)]);
+    const entries = (n: number): EntryText[] =>
+      Array.from({ length: n }, (_, i) => [encode(`k${String(i).padStart(4, '0')}`), encode(i)]);
     assert.deepEqual(
-      await client.importRaw('treasury', { Begin: { version: exp.canisters.treasury.version, stores: manifestOf(exp.canisters.treasury).stores } }),
+      await client.importRaw('treasury', {
+        Begin: { version: exp.canisters.treasury.version, stores: manifestOf(exp.canisters.treasury).stores },
+      }),
       {
         Ok: { status: 'importing', imported: 0n },
       },
     );
-    const over = await client.importRaw('treasury', { Chunk: { store: 'intents', entries: entries(MAX_CHUNK_ENTRIES + 1) } });
+    const over = await client.importRaw('treasury', {
+      Chunk: { store: 'intents', entries: entries(MAX_CHUNK_ENTRIES + 1) },
+    });
     assert.match('Err' in over ? over.Err : '', /^a chunk holds at most 500 entries/);
     const at = await client.importRaw('treasury', { Chunk: { store: 'intents', entries: entries(MAX_CHUNK_ENTRIES) } });
     assert.deepEqual(at, { Ok: { status: 'importing', imported: BigInt(MAX_CHUNK_ENTRIES) } });
@@ -186,9 +243,18 @@ describe('canister state moved into deployed canisters over the IC HTTP interfac
     // An update call to a canister that is importing waits for the seal.
     const clients = candidClients(
       target.canisterIds,
-      agentTransport(await HttpAgent.create({ host: target.host, identity: identityFromPem(target.identityPem), shouldFetchRootKey: true })),
+      agentTransport(
+        await HttpAgent.create({
+          host: target.host,
+          identity: identityFromPem(target.identityPem),
+          shouldFetchRootKey: true,
+        }),
+      ),
     );
-    await assert.rejects(clients.treasury.get_balance(), /this canister is importing its state: update calls wait until the import is sealed/);
+    await assert.rejects(
+      clients.treasury.get_balance(),
+      /this canister is importing its state: update calls wait until the import is sealed/,
+    );
   });
 
   it('W22, W23, L47: imported into the freshly deployed canisters, every store checksum and the ledger tip equal the export; members, votes, escrow and balances answer as before', async () => {
@@ -218,16 +284,30 @@ describe('canister state moved into deployed canisters over the IC HTTP interfac
     const agent = await HttpAgent.create({ host: target.host, identity, shouldFetchRootKey: true });
     const clients = candidClients(target.canisterIds, agentTransport(agent));
     const { a, b, c, owner } = world.members;
-    assert.deepEqual(await Promise.all([a, b, c, owner].map((p) => clients.ledger.icrc1_balance_of({ owner: p }))), facts.balances);
+    assert.deepEqual(
+      await Promise.all([a, b, c, owner].map((p) => clients.ledger.icrc1_balance_of({ owner: p }))),
+      facts.balances,
+    );
     assert.equal(await clients.ledger.icrc1_total_supply(), facts.supply);
-    assert.deepEqual(await clients.ledger.icrc2_allowance({ account: { owner: b }, spender: { owner } }), facts.allowance);
+    assert.deepEqual(
+      await clients.ledger.icrc2_allowance({ account: { owner: b }, spender: { owner } }),
+      facts.allowance,
+    );
     assert.deepEqual(await clients.governance.get_tally(world.openProposal), facts.tally);
     assert.deepEqual(await clients.campaign.get_campaign(world.campaign), facts.campaign);
-    assert.deepEqual(await Promise.all([a, b, c, owner].map((p) => clients.membership.icrc7_tokens_of({ owner: p }, undefined, undefined))), facts.tokens);
+    assert.deepEqual(
+      await Promise.all(
+        [a, b, c, owner].map((p) => clients.membership.icrc7_tokens_of({ owner: p }, undefined, undefined)),
+      ),
+      facts.tokens,
+    );
     // The certified tip is the imported one: the ledger's tip certificate's tree names the last block.
     const tip = await clients.ledger.icrc3_get_tip_certificate();
     assert.ok(tip, 'the ledger certifies its tip after the seal');
-    assert.ok(Buffer.from(tip.hash_tree).toString('hex').includes(report.ledger.tipHash!), 'the certified tree holds the tip hash');
+    assert.ok(
+      Buffer.from(tip.hash_tree).toString('hex').includes(report.ledger.tipHash!),
+      'the certified tree holds the tip hash',
+    );
     facts.report = report;
   });
 
@@ -235,16 +315,27 @@ describe('canister state moved into deployed canisters over the IC HTTP interfac
     await assert.rejects(importState(target, exp), /has already imported a state and is sealed, and not this export's/);
     assert.deepEqual(await (await transfer(target)).importRaw('membership', { Seal: null }), { Err: REFUSALS.sealed });
     // Decision K25: the refused step is a line in the membership canister's log.
-    assert.ok(transferLog(r!).some((l) => l.canister === target.canisterIds.membership && l.event === 'state_import.refused' && l.step === 'Seal'));
-    // Decision W30: the very import again (a run killed after the seal) finds it done: every canister kept, nothing written.
+    assert.ok(
+      transferLog(r!).some(
+        (l) => l.canister === target.canisterIds.membership && l.event === 'state_import.refused' && l.step === 'Seal',
+      ),
+    );
+    // Decision W30: the very import again (a run killed after the seal) finds it done: every canister kept, nothing
+    // written.
     const kept: string[] = [];
-    assert.deepEqual(await importState(target, exp, { principals: { [BRIDGE]: deployer }, say: (l) => kept.push(l) }), facts.report);
+    assert.deepEqual(
+      await importState(target, exp, { principals: { [BRIDGE]: deployer }, say: (l) => kept.push(l) }),
+      facts.report,
+    );
     assert.deepEqual(
       kept,
       CANISTERS.map((c) => `${c}: already sealed with this export, kept`),
     );
 
-    const member = candidClients(target.canisterIds, agentTransport(await HttpAgent.create({ host: target.host, identity: keyed, shouldFetchRootKey: true })));
+    const member = candidClients(
+      target.canisterIds,
+      agentTransport(await HttpAgent.create({ host: target.host, identity: keyed, shouldFetchRootKey: true })),
+    );
     const { b, c } = world.members;
     assert.deepEqual(await member.governance.cast_vote(world.openProposal, 'Yes'), { Ok: null });
     const tally = (await member.governance.get_tally(world.openProposal))!;
@@ -254,9 +345,19 @@ describe('canister state moved into deployed canisters over the IC HTTP interfac
 
     const bridge = candidClients(
       target.canisterIds,
-      agentTransport(await HttpAgent.create({ host: target.host, identity: identityFromPem(target.identityPem), shouldFetchRootKey: true })),
+      agentTransport(
+        await HttpAgent.create({
+          host: target.host,
+          identity: identityFromPem(target.identityPem),
+          shouldFetchRootKey: true,
+        }),
+      ),
     );
-    assert.equal(await bridge.ledger.icrc1_balance_of({ owner: deployer }), 5n * E8S, "the embedded bridge's DOM is the deploying identity's now");
+    assert.equal(
+      await bridge.ledger.icrc1_balance_of({ owner: deployer }),
+      5n * E8S,
+      "the embedded bridge's DOM is the deploying identity's now",
+    );
     const created = await bridge.governance.create_proposal({
       title: 'after the move',
       body: 'b',
@@ -269,15 +370,21 @@ describe('canister state moved into deployed canisters over the IC HTTP interfac
       JSON.stringify(created, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)),
     );
 
-    const escrow = exp.canisters.ledger.stores.balances!.filter(([k]) => (JSON.parse(k) as string).startsWith(exp.canisterIds.campaign));
+    const escrow = exp.canisters.ledger.stores.balances!.filter(([k]) =>
+      (JSON.parse(k) as string).startsWith(exp.canisterIds.campaign),
+    );
     assert.ok(escrow.length > 0);
     const after = await exportDeployedState(target);
-    const moved = after.canisters.ledger.stores.balances!.filter(([k]) => (JSON.parse(k) as string).startsWith(target.canisterIds.campaign));
+    const moved = after.canisters.ledger.stores.balances!.filter(([k]) =>
+      (JSON.parse(k) as string).startsWith(target.canisterIds.campaign),
+    );
     assert.deepEqual(
       moved.map(([, v]) => v),
       escrow.map(([, v]) => v),
     );
-    console.log(`# W22 measured: a chunk of ${MAX_CHUNK_ENTRIES} small entries took ${String(facts.chunkInstructions)} instructions (update limit 40 B)`);
+    console.log(
+      `# W22 measured: a chunk of ${MAX_CHUNK_ENTRIES} small entries took ${String(facts.chunkInstructions)} instructions (update limit 40 B)`,
+    );
     console.log(`# W24 report: ${JSON.stringify(facts.report)}`);
   });
 });

@@ -29,7 +29,9 @@ async function callsMade(canister: CanisterName): Promise<Array<{ to: string; me
     made.push({ to, method, args });
     return undefined as never;
   };
-  const deps = (WIRING[canister].deps as (c: CanisterCall<string>, h: { randomBytes(): Promise<Uint8Array> }) => object)(call, {
+  const deps = (
+    WIRING[canister].deps as (c: CanisterCall<string>, h: { randomBytes(): Promise<Uint8Array> }) => object
+  )(call, {
     randomBytes: async () => new Uint8Array(16),
   });
   for (const group of Object.values(deps)) {
@@ -44,10 +46,20 @@ describe('canister wiring (decision S11)', () => {
     it(`${canister}: every dependency is a call to a declared callee's Candid method`, async () => {
       const made = await callsMade(canister);
       for (const { to, method } of made) {
-        assert.ok((WIRING[canister].calls as readonly string[]).includes(to), `${canister} calls ${to}, not in its calls`);
-        assert.ok(METHOD_TABLES[to as CanisterName][method], `${canister} calls ${to}.${method}, not in ${to}'s Candid interface`);
+        assert.ok(
+          (WIRING[canister].calls as readonly string[]).includes(to),
+          `${canister} calls ${to}, not in its calls`,
+        );
+        assert.ok(
+          METHOD_TABLES[to as CanisterName][method],
+          `${canister} calls ${to}.${method}, not in ${to}'s Candid interface`,
+        );
       }
-      assert.deepEqual([...new Set(made.map((m) => m.to))].sort(), [...WIRING[canister].calls].sort(), `${canister} declares callees it never calls`);
+      assert.deepEqual(
+        [...new Set(made.map((m) => m.to))].sort(),
+        [...WIRING[canister].calls].sort(),
+        `${canister} declares callees it never calls`,
+      );
     });
   }
 
@@ -55,7 +67,13 @@ describe('canister wiring (decision S11)', () => {
     for (const [canister, w] of Object.entries(WIRING)) assert.ok(!(w.calls as readonly string[]).includes(canister));
     assert.deepEqual(
       Object.entries(WIRING).flatMap(([c, w]) => w.timers.map((t) => `${c}.${t.name}/${t.every_seconds}s`)),
-      ['governance.tick/60s', 'membership.count-active/60s', 'user.process_retry_queue/300s', 'campaign.refresh_price/600s', 'campaign.settle/60s'],
+      [
+        'governance.tick/60s',
+        'membership.count-active/60s',
+        'user.process_retry_queue/300s',
+        'campaign.refresh_price/600s',
+        'campaign.settle/60s',
+      ],
     );
   });
 });

@@ -6,7 +6,18 @@
 // is emptied after each new `state.bin`. Such a round used to end with a whole `state.bin` (every
 // canister's heap and module serialized and synced): a deploy of the six canisters wrote 14 of them.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { WasmCanister, type WasmReplica } from './host/index.ts';
 import type { CanisterImage } from './host/types.ts';
@@ -52,7 +63,10 @@ export class CanisterChanges {
   }
 
   private settingsNow(): { key: string; controllers: CanisterChange['controllers']; empty: CanisterChange['empty'] } {
-    const controllers: CanisterChange['controllers'] = [...this.replica.canisters].map(([id, c]) => [id, [...c.controllers]]);
+    const controllers: CanisterChange['controllers'] = [...this.replica.canisters].map(([id, c]) => [
+      id,
+      [...c.controllers],
+    ]);
     const empty: CanisterChange['empty'] = [...this.replica.empty].map(([id, list]) => [id, [...list]]);
     return { key: JSON.stringify([controllers, empty]), controllers, empty };
   }
@@ -116,9 +130,11 @@ export class CanisterChanges {
       this.replica.modules.set(id, wasm);
       this.onDisk.add(module);
     }
-    for (const [id, controllers] of change.controllers) this.replica.canisters.get(id)?.controllers.splice(0, Infinity, ...controllers);
+    for (const [id, controllers] of change.controllers)
+      this.replica.canisters.get(id)?.controllers.splice(0, Infinity, ...controllers);
     this.replica.empty.clear();
-    for (const [id, controllers] of change.empty) if (!this.replica.canisters.has(id)) this.replica.empty.set(id, [...controllers]);
+    for (const [id, controllers] of change.empty)
+      if (!this.replica.canisters.has(id)) this.replica.empty.set(id, [...controllers]);
   }
 
   /** After a new `state.bin` (which holds every module): the module files are not needed any more. */

@@ -78,9 +78,15 @@ export function canisterInitArgs(
   ids: CanisterIds,
   o: Pick<DeployOptions, 'admins' | 'registrars' | 'transferFee' | 'initialBalances' | 'ledgerArchive'>,
 ): Record<CanisterName, () => Uint8Array> {
-  const encode = (type: IDL.Type, value: unknown) => new Uint8Array(IDL.encode([type], [toCandid(type as never, value, principalCodec)]));
+  const encode = (type: IDL.Type, value: unknown) =>
+    new Uint8Array(IDL.encode([type], [toCandid(type as never, value, principalCodec)]));
   return {
-    membership: () => encode(membershipTypes(IDL).InitArgs, { user_canister: ids.user, governance_canister: ids.governance, admins: o.admins }),
+    membership: () =>
+      encode(membershipTypes(IDL).InitArgs, {
+        user_canister: ids.user,
+        governance_canister: ids.governance,
+        admins: o.admins,
+      }),
     governance: () =>
       encode(governanceTypes(IDL).InitArgs, {
         membership_canister: ids.membership,
@@ -89,7 +95,12 @@ export function canisterInitArgs(
         admins: o.admins,
         trusted_proposers: o.registrars,
       }),
-    user: () => encode(userTypes(IDL).InitArgs, { membership_canister: ids.membership, registrars: o.registrars, admins: o.admins }),
+    user: () =>
+      encode(userTypes(IDL).InitArgs, {
+        membership_canister: ids.membership,
+        registrars: o.registrars,
+        admins: o.admins,
+      }),
     campaign: () =>
       encode(campaignTypes(IDL).InitArgs, {
         governance_canister: ids.governance,
@@ -97,7 +108,12 @@ export function canisterInitArgs(
         ledger_canister: ids.ledger,
         admins: o.admins,
       }),
-    treasury: () => encode(treasuryTypes(IDL).InitArgs, { governance_canister: ids.governance, ledger_canister: ids.ledger, admins: o.admins }),
+    treasury: () =>
+      encode(treasuryTypes(IDL).InitArgs, {
+        governance_canister: ids.governance,
+        ledger_canister: ids.ledger,
+        admins: o.admins,
+      }),
     ledger: () =>
       encode(ledgerTypes(IDL).InitArgs, {
         minting_account: { owner: ids.governance },
@@ -126,11 +142,16 @@ export async function deployWasm(options: DeployOptions, replica = new WasmRepli
     limits: Object.entries(replica.limits).map(([k, v]) => [k, String(v)]),
   });
   // Only onto an empty replica with nothing recorded and no fault set: then the image is all there is.
-  const blank = replica.canisters.size === 0 && replica.log.length === 0 && replica.counts.length === 0 && replica.trapAtReply === undefined;
+  const blank =
+    replica.canisters.size === 0 &&
+    replica.log.length === 0 &&
+    replica.counts.length === 0 &&
+    replica.trapAtReply === undefined;
   const image = blank && !options.fresh ? installed.get(key) : undefined;
   if (image) replica.restore(image);
   else {
-    for (const canister of order) await replica.install(ids[canister], wasms[canister], inits[canister], options.controller);
+    for (const canister of order)
+      await replica.install(ids[canister], wasms[canister], inits[canister], options.controller);
     if (blank) installed.set(key, replica.image());
   }
   const clients = new Map<string, CanisterClients>();

@@ -20,13 +20,15 @@ export const REPLICA_ENV: readonly EnvVariable[] = [
     name: 'REPLICA_DIR',
     default: '.data/replica',
     accepts: 'path',
-    description: "the canisters' state, keys, identity and `ic.env` (the bridge's `IC_*` variables), kept across restarts; remove it to start afresh",
+    description:
+      "the canisters' state, keys, identity and `ic.env` (the bridge's `IC_*` variables), kept across restarts; remove it to start afresh",
   },
   {
     name: 'REPLICA_HOST',
     default: '127.0.0.1',
     accepts: 'loopback address',
-    description: 'listen address: loopback only (`127.0.0.1` or `::1`), since the replica is a development and test tool with a test root key',
+    description:
+      'listen address: loopback only (`127.0.0.1` or `::1`), since the replica is a development and test tool with a test root key',
   },
 ];
 
@@ -41,9 +43,11 @@ const defaults = Object.fromEntries(REPLICA_ENV.map((v) => [v.name, v.default!])
 /** The replica's settings, or the sentence that says which variable is wrong (thrown). */
 export function readReplicaEnv(source: NodeJS.ProcessEnv = process.env): ReplicaEnv {
   // Empty counts as unset, as in the services (a copied .env.example leaves many variables empty).
-  const env = (name: string): string => (source[name] === undefined || source[name] === '' ? defaults[name]! : source[name]);
+  const env = (name: string): string =>
+    source[name] === undefined || source[name] === '' ? defaults[name]! : source[name];
   const portText = env('REPLICA_PORT');
   const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port > 65_535) throw new Error(`REPLICA_PORT=${portText} is not a port number (0–65535)`);
+  if (!/^\d+$/.test(portText) || port > 65_535)
+    throw new Error(`REPLICA_PORT=${portText} is not a port number (0–65535)`);
   return { port, dir: env('REPLICA_DIR'), host: env('REPLICA_HOST') };
 }

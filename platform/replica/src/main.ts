@@ -21,7 +21,9 @@ try {
 const { port, dir, host } = settings!;
 // Decision W18: `npm run replica -- --empty` makes a new REPLICA_DIR with no canister, for `npm run deploy`.
 const args = process.argv.slice(2);
-for (const a of args) if (a !== '--empty') fail(`unknown option ${a}: the only option is --empty (start a new REPLICA_DIR with no canisters)`);
+for (const a of args)
+  if (a !== '--empty')
+    fail(`unknown option ${a}: the only option is --empty (start a new REPLICA_DIR with no canisters)`);
 const empty = args.includes('--empty');
 
 try {
@@ -34,7 +36,9 @@ try {
         ? `  no canisters but those \`npm run deploy\` installed (an --empty replica) in ${r.dir}`
         : `  ${r.installed ? 'installed the six canisters in' : 'restored the canisters from'} ${r.dir}`,
       `  IC HTTP interface: ${r.url} (root key from /api/v2/status: agents need fetchRootKey)`,
-      r.empty ? `  identity (a controller for npm run deploy): ${r.principal}` : `  identity (controller, admin, registrar, trusted proposer): ${r.principal}`,
+      r.empty
+        ? `  identity (a controller for npm run deploy): ${r.principal}`
+        : `  identity (controller, admin, registrar, trusted proposer): ${r.principal}`,
       `  bridge variables: ${r.dir}/ic.env   (set -a && . ${r.dir}/ic.env && set +a && npm start)`,
       `ready in ${seconds} s at ${r.url}`,
     ].join('\n'),

@@ -6,7 +6,19 @@
 // so a torn last record (a crash mid-write) is cut off at the next start and nothing acknowledged is
 // lost. A clean stop, and a journal past JOURNAL_MAX bytes, write a new snapshot (to a temporary file,
 // synced, renamed over, the directory synced) and start the next generation's journal.
-import { closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
@@ -83,7 +95,8 @@ export class ReplicaStore {
     const file = join(this.dir, 'state.bin');
     if (!existsSync(file)) return undefined;
     const snapshot = deserialize(readFileSync(file)) as Snapshot;
-    if (snapshot.format !== FORMAT) throw new Error(`${file} is of format ${snapshot.format}, not ${FORMAT}: remove ${this.dir} to start afresh`);
+    if (snapshot.format !== FORMAT)
+      throw new Error(`${file} is of format ${snapshot.format}, not ${FORMAT}: remove ${this.dir} to start afresh`);
     this.generation = snapshot.generation;
     const journal = this.journalFile();
     const { records, good } = readJournal(journal);
@@ -100,7 +113,8 @@ export class ReplicaStore {
 
   private dropOtherJournals(): void {
     for (const f of readdirSync(this.dir))
-      if (/^journal-\d+\.bin$/.test(f) && f !== `journal-${this.generation}.bin`) rmSync(join(this.dir, f), { force: true });
+      if (/^journal-\d+\.bin$/.test(f) && f !== `journal-${this.generation}.bin`)
+        rmSync(join(this.dir, f), { force: true });
   }
 
   /** Writes one round's record and syncs it: called before the round's answers go out. */
@@ -164,7 +178,8 @@ export class RoundTracker {
     const pages = new Set<number>();
     this.written.set(c.id, pages);
     c.written = (offset, size) => {
-      for (let p = Math.floor(offset / PAGE), last = Math.floor((offset + size - 1) / PAGE); p <= last; p++) pages.add(p);
+      for (let p = Math.floor(offset / PAGE), last = Math.floor((offset + size - 1) / PAGE); p <= last; p++)
+        pages.add(p);
     };
     c.committed = false;
   }

@@ -4,7 +4,14 @@
 // `ic.env`; on a directory it has run in before it restores the canisters (W14). Every update call and
 // every timer firing is a round, one at a time: the canisters' clock is set (W15), the messages run, the
 // round is journaled and synced, then its callers are answered.
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  type KeyObject,
+} from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -75,7 +82,8 @@ export interface RunningReplica {
 }
 
 /** The canister ids the replica's one subnet hosts, as a local replica's: the first 2^20 (the six installed are the first ones). */
-const canisterId = (n: number) => Principal.fromUint8Array(Uint8Array.from([0, 0, 0, 0, 0, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff, 1, 1]));
+const canisterId = (n: number) =>
+  Principal.fromUint8Array(Uint8Array.from([0, 0, 0, 0, 0, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff, 1, 1]));
 export const CANISTER_RANGE: [Principal, Principal] = [canisterId(0), canisterId(0xfffff)];
 
 const wallNs = () => BigInt(Date.now()) * 1_000_000n;
@@ -98,7 +106,10 @@ function keysOf(dir: string): Keys {
 
 function identityOf(dir: string): { file: string; principal: string } {
   const file = join(dir, 'identity.pem');
-  if (!existsSync(file)) writeFileSync(file, generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600 });
+  if (!existsSync(file))
+    writeFileSync(file, generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }), {
+      mode: 0o600,
+    });
   const der = createPublicKey(createPrivateKey(readFileSync(file))).export({ format: 'der', type: 'spki' });
   return { file, principal: Principal.selfAuthenticating(new Uint8Array(der)).toText() };
 }
@@ -118,7 +129,9 @@ function metadataOf(wasm: Uint8Array): CanisterFacts['metadata'] {
 export async function startReplica(options: ReplicaOptions): Promise<RunningReplica> {
   const host = options.host ?? '127.0.0.1';
   if (!isLoopback(host))
-    throw new ReplicaConfigError(`REPLICA_HOST=${host} is not a loopback address: the test replica is a development tool and listens on 127.0.0.1 or ::1 only`);
+    throw new ReplicaConfigError(
+      `REPLICA_HOST=${host} is not a loopback address: the test replica is a development tool and listens on 127.0.0.1 or ::1 only`,
+    );
   const dir = resolve(options.dir);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   let lock: ReturnType<typeof lockDirectory>;
@@ -126,7 +139,9 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
     lock = lockDirectory(dir);
   } catch (e) {
     if (e instanceof DirectoryLockedError)
-      throw new ReplicaConfigError(`${dir} is in use by another replica (PID ${e.pid}); stop it first, or give this one a REPLICA_DIR of its own`);
+      throw new ReplicaConfigError(
+        `${dir} is in use by another replica (PID ${e.pid}); stop it first, or give this one a REPLICA_DIR of its own`,
+      );
     throw e;
   }
   const log = options.log ?? (() => undefined);
@@ -143,7 +158,8 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
   const installs = new CanisterChanges(dir, replica);
   const opened = store.open();
   const emptyMarker = join(dir, 'empty');
-  if (!opened && options.empty) writeFileSync(emptyMarker, 'made by npm run replica -- --empty: the canisters are what npm run deploy installed\n');
+  if (!opened && options.empty)
+    writeFileSync(emptyMarker, 'made by npm run replica -- --empty: the canisters are what npm run deploy installed\n');
   const empty = existsSync(emptyMarker);
   if (opened) {
     replica.restore(files.fromDisk(opened.snapshot.image));
@@ -181,7 +197,11 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
   }
   const snapshot = () => {
     const image = files.toDisk({ ...replica.image(), log: [], counts: [] });
-    store.snapshot({ image, calls: [...calls].filter(([, s]) => s.status === 'replied' || s.status === 'rejected'), offsetNs });
+    store.snapshot({
+      image,
+      calls: [...calls].filter(([, s]) => s.status === 'replied' || s.status === 'rejected'),
+      offsetNs,
+    });
     files.prune(image);
     installs.prune();
   };
@@ -196,7 +216,13 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
     const run = async () => {
       replica.time = [replica.time + 1n, wallNs() + offsetNs].reduce((a, b) => (a > b ? a : b));
       const value = await work();
-      const record: RoundRecord = { time: replica.time, offsetNs, canisters: tracker.collect(), calls: answered, stopped: [...replica.stopped] };
+      const record: RoundRecord = {
+        time: replica.time,
+        offsetNs,
+        canisters: tracker.collect(),
+        calls: answered,
+        stopped: [...replica.stopped],
+      };
       // Decision W28: a snapshot's image is written to its own file here, before the record that names it.
       const snapshots = files.changes();
       if (snapshots) {
@@ -240,8 +266,16 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
         const c = replica.canisters.get(id);
         if (!c) return undefined;
         let f = facts.get(id);
-        if (!f || f.moduleHash.length === 0 || !Buffer.from(f.moduleHash).equals(createHash('sha256').update(c.wasm).digest())) {
-          f = { moduleHash: new Uint8Array(createHash('sha256').update(c.wasm).digest()), controllers: [...c.controllers], metadata: metadataOf(c.wasm) };
+        if (
+          !f ||
+          f.moduleHash.length === 0 ||
+          !Buffer.from(f.moduleHash).equals(createHash('sha256').update(c.wasm).digest())
+        ) {
+          f = {
+            moduleHash: new Uint8Array(createHash('sha256').update(c.wasm).digest()),
+            controllers: [...c.controllers],
+            metadata: metadataOf(c.wasm),
+          };
           facts.set(id, f);
         }
         return f;
@@ -263,11 +297,22 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
       calls.set(id, { ...base, status: 'processing' });
       const answered: Array<[string, CallStatus]> = [];
       const done = round(async () => {
-        const r: Result = await replica.update(a.sender, target, a.content.method_name as string, a.content.arg as Uint8Array);
+        const r: Result = await replica.update(
+          a.sender,
+          target,
+          a.content.method_name as string,
+          a.content.arg as Uint8Array,
+        );
         const status: CallStatus =
           'reply' in r
             ? { ...base, status: 'replied', reply: r.reply }
-            : { ...base, status: 'rejected', reject_code: r.rejectCode, reject_message: r.rejectMessage, ...(r.errorCode && { error_code: r.errorCode }) };
+            : {
+                ...base,
+                status: 'rejected',
+                reject_code: r.rejectCode,
+                reject_message: r.rejectMessage,
+                ...(r.errorCode && { error_code: r.errorCode }),
+              };
         answered.push([id, status]);
         return status;
       }, answered).then(
@@ -302,7 +347,11 @@ export async function startReplica(options: ReplicaOptions): Promise<RunningRepl
   };
   const ticker = setInterval(() => {
     forget();
-    if ([...replica.canisters.values()].some((c) => c.timer !== 0n && c.timer <= [replica.time + 1n, wallNs() + offsetNs].reduce((a, b) => (a > b ? a : b))))
+    if (
+      [...replica.canisters.values()].some(
+        (c) => c.timer !== 0n && c.timer <= [replica.time + 1n, wallNs() + offsetNs].reduce((a, b) => (a > b ? a : b)),
+      )
+    )
       void round(() => replica.tick()).catch((e: unknown) => log(`a timer round failed: ${(e as Error).message}`));
   }, options.tickMs ?? TICK_MS);
   let stopped = false;

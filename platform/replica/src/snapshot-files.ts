@@ -5,7 +5,18 @@
 // `state.bin` (every canister's heap and every snapshot's image, ~14 s each on the loaded test machine).
 // A file no longer named by `state.bin` is removed after the next one is written (a journaled load may
 // still need a deleted snapshot's file until then).
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { WasmReplica } from './host/index.ts';
@@ -18,7 +29,9 @@ export interface SnapshotRef {
   takenAt: bigint;
   image?: CanisterImage;
 }
-export type StoredImage = Omit<ReplicaImage, 'snapshots'> & { snapshots?: Array<[id: string, snapshots: SnapshotRef[], counter: bigint]> };
+export type StoredImage = Omit<ReplicaImage, 'snapshots'> & {
+  snapshots?: Array<[id: string, snapshots: SnapshotRef[], counter: bigint]>;
+};
 
 /** What a round changed in the canister snapshots (a journal record's `snapshots`). */
 export interface SnapshotChange {
@@ -104,7 +117,8 @@ export class SnapshotFiles {
   replay(change: SnapshotChange): void {
     for (const [canister, id] of change.loads) {
       const found = this.replica.snapshots.get(canister)?.find((s) => hex(s.id) === hex(id));
-      if (!found) throw new Error(`the journal loads snapshot ${hex(id)} of ${canister}, which the replica does not have`);
+      if (!found)
+        throw new Error(`the journal loads snapshot ${hex(id)} of ${canister}, which the replica does not have`);
       loadSnapshot(this.replica, canister, found);
     }
     for (const [canister, refs, counter] of change.lists) {
@@ -117,7 +131,11 @@ export class SnapshotFiles {
   }
 
   private read(r: SnapshotRef): CanisterSnapshot {
-    const s = { id: r.id, takenAt: r.takenAt, image: r.image ?? (deserialize(readFileSync(this.file(r.id))) as CanisterImage) };
+    const s = {
+      id: r.id,
+      takenAt: r.takenAt,
+      image: r.image ?? (deserialize(readFileSync(this.file(r.id))) as CanisterImage),
+    };
     if (!r.image) this.onDisk.add(s);
     return s;
   }
@@ -144,7 +162,8 @@ export class SnapshotFiles {
 
   /** After the replica is restored from `state.bin`: its lists are the journaled ones. */
   restored(): void {
-    for (const [canister, counter] of this.replica.snapshotCounter) this.remember(canister, this.replica.snapshots.get(canister) ?? [], counter);
+    for (const [canister, counter] of this.replica.snapshotCounter)
+      this.remember(canister, this.replica.snapshots.get(canister) ?? [], counter);
   }
 
   /** Removes the files `state.bin` (just written from `named`) does not name. */

@@ -12,11 +12,20 @@ import { Actor, HttpAgent } from '@icp-sdk/core/agent';
 import { Ed25519KeyIdentity } from '@icp-sdk/core/identity';
 import { Principal } from '@icp-sdk/core/principal';
 import { identityFromPem } from '@domdao/canisters/ic';
-import { MANAGEMENT_CANISTER_ID, managementIdl, type CanisterSettings, type ManagementService } from '@domdao/canisters/management';
+import {
+  MANAGEMENT_CANISTER_ID,
+  managementIdl,
+  type CanisterSettings,
+  type ManagementService,
+} from '@domdao/canisters/management';
 import { startReplica, type RunningReplica } from '../src/index.ts';
 import { u32 } from '../src/host/index.ts';
 
-const noSettings: Omit<CanisterSettings, 'controllers'> = { compute_allocation: [], memory_allocation: [], freezing_threshold: [] };
+const noSettings: Omit<CanisterSettings, 'controllers'> = {
+  compute_allocation: [],
+  memory_allocation: [],
+  freezing_threshold: [],
+};
 
 const name = (text: string) => [...u32(text.length), ...Buffer.from(text)];
 const section = (id: number, content: number[]) => [id, ...u32(content.length), ...content];
@@ -27,15 +36,39 @@ const storeAtZero = (value: number) => [0x41, 0x00, 0x42, value, 0x37, 0x03, 0x0
  * stable memory it grows, and whose `canister_post_upgrade` stores `upgraded` there (stable memory kept).
  */
 function probe(init: number, upgraded: number): Uint8Array {
-  const bodies = [[...storeAtZero(init), 0x42, 0x01, 0x10, 0x00, 0x1a, 0x42, 0x00, 0x42, 0x00, 0x42, 0x08, 0x10, 0x01], storeAtZero(upgraded)];
+  const bodies = [
+    [...storeAtZero(init), 0x42, 0x01, 0x10, 0x00, 0x1a, 0x42, 0x00, 0x42, 0x00, 0x42, 0x08, 0x10, 0x01],
+    storeAtZero(upgraded),
+  ];
   return Uint8Array.from([
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
     // () -> (), (i64) -> i64, (i64, i64, i64) -> ()
     ...section(1, [0x03, 0x60, 0x00, 0x00, 0x60, 0x01, 0x7e, 0x01, 0x7e, 0x60, 0x03, 0x7e, 0x7e, 0x7e, 0x00]),
-    ...section(2, [0x02, ...name('ic0'), ...name('stable64_grow'), 0x00, 0x01, ...name('ic0'), ...name('stable64_write'), 0x00, 0x02]),
+    ...section(2, [
+      0x02,
+      ...name('ic0'),
+      ...name('stable64_grow'),
+      0x00,
+      0x01,
+      ...name('ic0'),
+      ...name('stable64_write'),
+      0x00,
+      0x02,
+    ]),
     ...section(3, [0x02, 0x00, 0x00]),
     ...section(5, [0x01, 0x00, 0x01]),
-    ...section(7, [0x03, ...name('memory'), 0x02, 0x00, ...name('canister_init'), 0x00, 0x02, ...name('canister_post_upgrade'), 0x00, 0x03]),
+    ...section(7, [
+      0x03,
+      ...name('memory'),
+      0x02,
+      0x00,
+      ...name('canister_init'),
+      0x00,
+      0x02,
+      ...name('canister_post_upgrade'),
+      0x00,
+      0x03,
+    ]),
     ...section(10, [0x02, ...bodies.flatMap((b) => [...u32(b.length + 2), 0x00, ...b, 0x0b])]),
   ]);
 }
@@ -61,7 +94,12 @@ describe('decision W18: the management canister of an --empty test replica over 
 
   it("decision W18: a created canister is the caller's; only a controller reads its status or changes its settings (IC0512), and a restart keeps it", async () => {
     const mine = await management(owner(), MANAGEMENT_CANISTER_ID);
-    const { canister_id } = await mine.provisional_create_canister_with_cycles({ amount: [], settings: [], specified_id: [], sender_canister_version: [] });
+    const { canister_id } = await mine.provisional_create_canister_with_cycles({
+      amount: [],
+      settings: [],
+      specified_id: [],
+      sender_canister_version: [],
+    });
     const id = canister_id.toText();
     const at = await management(owner(), id);
     const status = await at.canister_status({ canister_id });
@@ -70,8 +108,13 @@ describe('decision W18: the management canister of an --empty test replica over 
     const stranger = Ed25519KeyIdentity.generate();
     const theirs = await management(stranger, id);
     await assert.rejects(
-      theirs.update_settings({ canister_id, settings: { controllers: [[stranger.getPrincipal()]], ...noSettings }, sender_canister_version: [] }),
-      (e: Error) => /IC0512/.test(e.message) && e.message.includes(`Only the controllers of the canister ${id} can control it.`),
+      theirs.update_settings({
+        canister_id,
+        settings: { controllers: [[stranger.getPrincipal()]], ...noSettings },
+        sender_canister_version: [],
+      }),
+      (e: Error) =>
+        /IC0512/.test(e.message) && e.message.includes(`Only the controllers of the canister ${id} can control it.`),
     );
     await assert.rejects(theirs.canister_status({ canister_id }), /IC0512/);
     assert.deepEqual(r.replica.controllersOf(id), [r.principal]);
@@ -104,7 +147,11 @@ describe('decision W18: the management canister of an --empty test replica over 
         shouldFetchRootKey: true,
       });
       const at = (effective: string) =>
-        Actor.createActor<ManagementService>(managementIdl, { agent, canisterId: MANAGEMENT_CANISTER_ID, effectiveCanisterId: Principal.fromText(effective) });
+        Actor.createActor<ManagementService>(managementIdl, {
+          agent,
+          canisterId: MANAGEMENT_CANISTER_ID,
+          effectiveCanisterId: Principal.fromText(effective),
+        });
       const made = await at(MANAGEMENT_CANISTER_ID).provisional_create_canister_with_cycles({
         amount: [],
         settings: [],
@@ -115,7 +162,13 @@ describe('decision W18: the management canister of an --empty test replica over 
       const id = canister_id.toText();
       const mine = at(id);
       const installed = probe(0x11, 0x22);
-      await mine.install_code({ mode: { install: null }, canister_id, wasm_module: installed, arg: new Uint8Array(), sender_canister_version: [] });
+      await mine.install_code({
+        mode: { install: null },
+        canister_id,
+        wasm_module: installed,
+        arg: new Uint8Array(),
+        sender_canister_version: [],
+      });
       const other = Ed25519KeyIdentity.generate().getPrincipal();
       await mine.update_settings({
         canister_id,
@@ -123,7 +176,13 @@ describe('decision W18: the management canister of an --empty test replica over 
         sender_canister_version: [],
       });
       const upgraded = probe(0x11, 0x33);
-      await mine.install_code({ mode: { upgrade: [] }, canister_id, wasm_module: upgraded, arg: new Uint8Array(), sender_canister_version: [] });
+      await mine.install_code({
+        mode: { upgrade: [] },
+        canister_id,
+        wasm_module: upgraded,
+        arg: new Uint8Array(),
+        sender_canister_version: [],
+      });
       const state = () => {
         const c = q.replica.canister(id);
         return {
@@ -169,10 +228,17 @@ describe('decision W18: the management canister of an --empty test replica over 
 
   it('decision W18: a management call is made at the canister its argument names: another effective canister id in the URL is refused', async () => {
     const mine = await management(owner(), MANAGEMENT_CANISTER_ID);
-    const { canister_id } = await mine.provisional_create_canister_with_cycles({ amount: [], settings: [], specified_id: [], sender_canister_version: [] });
+    const { canister_id } = await mine.provisional_create_canister_with_cycles({
+      amount: [],
+      settings: [],
+      specified_id: [],
+      sender_canister_version: [],
+    });
     const elsewhere = await management(owner(), MANAGEMENT_CANISTER_ID);
     await assert.rejects(elsewhere.canister_status({ canister_id }), (e: Error) =>
-      e.message.includes(`Specified CanisterId ${canister_id.toText()} does not match effective canister id in URL aaaaa-aa`),
+      e.message.includes(
+        `Specified CanisterId ${canister_id.toText()} does not match effective canister id in URL aaaaa-aa`,
+      ),
     );
   });
 });

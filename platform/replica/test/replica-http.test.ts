@@ -10,13 +10,28 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Cbor, HttpAgent, IC_REQUEST_DOMAIN_SEPARATOR, pollForResponse, RejectError, requestIdOf, TrustError } from '@icp-sdk/core/agent';
+import {
+  Cbor,
+  HttpAgent,
+  IC_REQUEST_DOMAIN_SEPARATOR,
+  pollForResponse,
+  RejectError,
+  requestIdOf,
+  TrustError,
+} from '@icp-sdk/core/agent';
 import { IDL } from '@icp-sdk/core/candid';
 import { DelegationChain, DelegationIdentity, Ed25519KeyIdentity } from '@icp-sdk/core/identity';
 import { Secp256k1KeyIdentity } from '@icp-sdk/core/identity/secp256k1';
 import { Principal } from '@icp-sdk/core/principal';
 import { loadConfig } from '@domdao/config';
-import { agentTransport, CanisterCallError, icClientsForIdentity, icClientsFromEnv, IcEnv, identityFromPem } from '@domdao/canisters/ic';
+import {
+  agentTransport,
+  CanisterCallError,
+  icClientsForIdentity,
+  icClientsFromEnv,
+  IcEnv,
+  identityFromPem,
+} from '@domdao/canisters/ic';
 import { freePort } from '@domdao/test-helpers/free-port';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -68,7 +83,10 @@ function readEnv(file: string): Record<string, string> {
 
 const nat = (b: Uint8Array) => IDL.decode([IDL.Nat], b)[0] as bigint;
 const account = (owner: string) =>
-  IDL.encode([IDL.Record({ owner: IDL.Principal, subaccount: IDL.Opt(IDL.Vec(IDL.Nat8)) })], [{ owner: Principal.fromText(owner), subaccount: [] }]);
+  IDL.encode(
+    [IDL.Record({ owner: IDL.Principal, subaccount: IDL.Opt(IDL.Vec(IDL.Nat8)) })],
+    [{ owner: Principal.fromText(owner), subaccount: [] }],
+  );
 
 describe('npm run replica: the IC HTTP interface in front of the built canisters', () => {
   const dir = mkdtempSync(join(tmpdir(), 'domdao-replica-'));
@@ -117,36 +135,88 @@ describe('npm run replica: the IC HTTP interface in front of the built canisters
     const identity = Ed25519KeyIdentity.generate();
     const agent = await HttpAgent.create({ host: url, identity, shouldFetchRootKey: true });
     const ledger = env.IC_LEDGER_CANISTER_ID!;
-    const q = await agent.query(ledger, { methodName: 'icrc1_balance_of', arg: account(identity.getPrincipal().toText()) });
+    const q = await agent.query(ledger, {
+      methodName: 'icrc1_balance_of',
+      arg: account(identity.getPrincipal().toText()),
+    });
     assert.equal(q.status, 'replied');
     assert.equal(nat((q as { reply: { arg: Uint8Array } }).reply.arg), 0n);
     assert.equal((q as { signatures?: unknown[] }).signatures?.length, 1);
     // The v4 call answers with a certificate the agent checks against the root key it fetched.
-    const u = await agent.update(ledger, { methodName: 'icrc1_balance_of', arg: account(identity.getPrincipal().toText()) });
+    const u = await agent.update(ledger, {
+      methodName: 'icrc1_balance_of',
+      arg: account(identity.getPrincipal().toText()),
+    });
     assert.equal(nat(u.reply), 0n);
     assert.ok(u.certificate, 'a verified certificate');
     // The v2 call: 202, then the request status polled through read_state.
-    const { requestId, response } = await agent.call(ledger, { methodName: 'icrc1_name', arg: IDL.encode([], []), callSync: false });
+    const { requestId, response } = await agent.call(ledger, {
+      methodName: 'icrc1_name',
+      arg: IDL.encode([], []),
+      callSync: false,
+    });
     assert.equal(response.status, 202);
     const polled = await pollForResponse(agent, { canisterId: Principal.fromText(ledger) }, requestId);
     assert.equal(IDL.decode([IDL.Text], polled.reply)[0], 'DOM');
     // With a root key that is not the replica's, every certificate is refused, and so is every query.
-    const stranger = await HttpAgent.create({ host: url, identity, rootKey: (await HttpAgent.create({ host: 'http://127.0.0.1:1' })).rootKey! });
-    await assert.rejects(stranger.update(ledger, { methodName: 'icrc1_name', arg: IDL.encode([], []) }), (e: unknown) => e instanceof TrustError);
-    await assert.rejects(stranger.query(ledger, { methodName: 'icrc1_name', arg: IDL.encode([], []) }), (e: unknown) => e instanceof TrustError);
+    const stranger = await HttpAgent.create({
+      host: url,
+      identity,
+      rootKey: (await HttpAgent.create({ host: 'http://127.0.0.1:1' })).rootKey!,
+    });
+    await assert.rejects(
+      stranger.update(ledger, { methodName: 'icrc1_name', arg: IDL.encode([], []) }),
+      (e: unknown) => e instanceof TrustError,
+    );
+    await assert.rejects(
+      stranger.query(ledger, { methodName: 'icrc1_name', arg: IDL.encode([], []) }),
+      (e: unknown) => e instanceof TrustError,
+    );
     // secp256k1 keys and delegation chains are checked too; a delegation's targets bind it.
-    const k1 = await HttpAgent.create({ host: url, identity: Secp256k1KeyIdentity.generate(), shouldFetchRootKey: true });
-    assert.equal(nat((await k1.update(ledger, { methodName: 'icrc1_balance_of', arg: account(identity.getPrincipal().toText()) })).reply), 0n);
+    const k1 = await HttpAgent.create({
+      host: url,
+      identity: Secp256k1KeyIdentity.generate(),
+      shouldFetchRootKey: true,
+    });
+    assert.equal(
+      nat(
+        (await k1.update(ledger, { methodName: 'icrc1_balance_of', arg: account(identity.getPrincipal().toText()) }))
+          .reply,
+      ),
+      0n,
+    );
     const session = Ed25519KeyIdentity.generate();
     const delegated = (targets?: Principal[]) =>
-      DelegationChain.create(identity, session.getPublicKey(), new Date(Date.now() + 60_000), targets ? { targets } : {}).then((chain) =>
-        HttpAgent.create({ host: url, identity: DelegationIdentity.fromDelegation(session, chain), shouldFetchRootKey: true }),
+      DelegationChain.create(
+        identity,
+        session.getPublicKey(),
+        new Date(Date.now() + 60_000),
+        targets ? { targets } : {},
+      ).then((chain) =>
+        HttpAgent.create({
+          host: url,
+          identity: DelegationIdentity.fromDelegation(session, chain),
+          shouldFetchRootKey: true,
+        }),
       );
     const viaDelegation = await delegated();
     assert.equal((await viaDelegation.getPrincipal()).toText(), identity.getPrincipal().toText());
-    assert.equal(nat((await viaDelegation.update(ledger, { methodName: 'icrc1_balance_of', arg: account(identity.getPrincipal().toText()) })).reply), 0n);
+    assert.equal(
+      nat(
+        (
+          await viaDelegation.update(ledger, {
+            methodName: 'icrc1_balance_of',
+            arg: account(identity.getPrincipal().toText()),
+          })
+        ).reply,
+      ),
+      0n,
+    );
     const elsewhere = await delegated([Principal.fromText(env.IC_GOVERNANCE_CANISTER_ID!)]);
-    await assert.rejects(elsewhere.update(ledger, { methodName: 'icrc1_name', arg: IDL.encode([], []) }), /400|delegation does not allow/);
+    await assert.rejects(
+      elsewhere.update(ledger, { methodName: 'icrc1_name', arg: IDL.encode([], []) }),
+      /400|delegation does not allow/,
+    );
     // A query answer whose node signature was changed on the way is refused by the agent.
     const tampering = await HttpAgent.create({
       host: url,
@@ -155,12 +225,17 @@ describe('npm run replica: the IC HTTP interface in front of the built canisters
       fetch: async (input, init) => {
         const res = await fetch(input, init);
         if (!res.url.endsWith('/query')) return res;
-        const body = Cbor.decode<{ signatures: Array<{ signature: Uint8Array }> }>(new Uint8Array(await res.arrayBuffer()));
+        const body = Cbor.decode<{ signatures: Array<{ signature: Uint8Array }> }>(
+          new Uint8Array(await res.arrayBuffer()),
+        );
         body.signatures[0]!.signature[0]! ^= 1;
         return new Response(Buffer.from(Cbor.encode(body)), { status: res.status, headers: res.headers });
       },
     });
-    await assert.rejects(tampering.query(ledger, { methodName: 'icrc1_name', arg: IDL.encode([], []) }), (e: unknown) => e instanceof TrustError);
+    await assert.rejects(
+      tampering.query(ledger, { methodName: 'icrc1_name', arg: IDL.encode([], []) }),
+      (e: unknown) => e instanceof TrustError,
+    );
   });
 
   it('decision W13: a trap, a missing method and a missing canister are rejected with the codes the IC gives, and the agent raises them as it does for a local replica', async () => {
@@ -171,8 +246,14 @@ describe('npm run replica: the IC HTTP interface in front of the built canisters
     // Azle decodes its argument and calls ic0.trap when it cannot.
     const q = await agent.query(ledger, { methodName: 'icrc1_balance_of', arg: garbage });
     assert.equal(q.status, 'rejected');
-    assert.deepEqual([Number((q as { reject_code: number }).reject_code), (q as { error_code: string }).error_code], [5, 'IC0503']);
-    assert.match((q as { reject_message: string }).reject_message, new RegExp(`^Error from Canister ${ledger}: Canister called \`ic0.trap\` with message: '`));
+    assert.deepEqual(
+      [Number((q as { reject_code: number }).reject_code), (q as { error_code: string }).error_code],
+      [5, 'IC0503'],
+    );
+    assert.match(
+      (q as { reject_message: string }).reject_message,
+      new RegExp(`^Error from Canister ${ledger}: Canister called \`ic0.trap\` with message: '`),
+    );
     await assert.rejects(
       agent.update(ledger, { methodName: 'icrc1_transfer', arg: garbage }),
       (e: unknown) =>
@@ -181,16 +262,29 @@ describe('npm run replica: the IC HTTP interface in front of the built canisters
         (e.code as unknown as { rejectErrorCode: string }).rejectErrorCode === 'IC0503',
     );
     const missing = await agent.query(ledger, { methodName: 'no_such_method', arg: IDL.encode([], []) });
-    assert.deepEqual([Number((missing as { reject_code: number }).reject_code), (missing as { error_code: string }).error_code], [5, 'IC0536']);
+    assert.deepEqual(
+      [Number((missing as { reject_code: number }).reject_code), (missing as { error_code: string }).error_code],
+      [5, 'IC0536'],
+    );
     const nowhere = 'qoctq-giaaa-aaaaa-aaaea-cai';
     const none = await agent.query(nowhere, { methodName: 'icrc1_name', arg: IDL.encode([], []) });
-    assert.deepEqual([Number((none as { reject_code: number }).reject_code), (none as { error_code: string }).error_code], [3, 'IC0301']);
+    assert.deepEqual(
+      [Number((none as { reject_code: number }).reject_code), (none as { error_code: string }).error_code],
+      [3, 'IC0301'],
+    );
     // The project's transport keeps the code and the IC's text: a CanisterCallError the bridge can read.
     const transport = agentTransport(agent);
-    for (const call of [() => transport.query(ledger, 'icrc1_balance_of', garbage), () => transport.update(ledger, 'icrc1_transfer', garbage)])
+    for (const call of [
+      () => transport.query(ledger, 'icrc1_balance_of', garbage),
+      () => transport.update(ledger, 'icrc1_transfer', garbage),
+    ])
       await assert.rejects(
         call(),
-        (e: unknown) => e instanceof CanisterCallError && e.rejectCode === 5 && e.errorCode === 'IC0503' && /Canister called `ic0.trap`/.test(e.message),
+        (e: unknown) =>
+          e instanceof CanisterCallError &&
+          e.rejectCode === 5 &&
+          e.errorCode === 'IC0503' &&
+          /Canister called `ic0.trap`/.test(e.message),
       );
   });
 
@@ -211,7 +305,9 @@ describe('npm run replica: the IC HTTP interface in front of the built canisters
       const id = requestIdOf(c);
       const sig = new Uint8Array(await identity.sign(new Uint8Array([...IC_REQUEST_DOMAIN_SEPARATOR, ...id])));
       if (o.flip) sig[0]! ^= 1;
-      const envelope = o.anonymous ? { content: c } : { content: c, sender_pubkey: identity.getPublicKey().toDer(), sender_sig: sig };
+      const envelope = o.anonymous
+        ? { content: c }
+        : { content: c, sender_pubkey: identity.getPublicKey().toDer(), sender_sig: sig };
       const res = await fetch(`${url}/api/v3/canister/${o.at ?? ledger}/query`, {
         method: 'POST',
         headers: { 'content-type': 'application/cbor' },
@@ -223,15 +319,26 @@ describe('npm run replica: the IC HTTP interface in front of the built canisters
     const bad = await send(content(), { flip: true });
     assert.deepEqual([bad.status, /Invalid signature/.test(bad.text)], [400, true], bad.text);
     const other = await send(content({ sender: Ed25519KeyIdentity.generate().getPrincipal().toUint8Array() }));
-    assert.deepEqual([other.status, /is not the self-authenticating principal/.test(other.text)], [400, true], other.text);
+    assert.deepEqual(
+      [other.status, /is not the self-authenticating principal/.test(other.text)],
+      [400, true],
+      other.text,
+    );
     for (const expiry of [now - 60_000_000_000n, now + 7n * 60_000_000_000n]) {
       const r = await send(content({ ingress_expiry: expiry }));
       assert.deepEqual([r.status, /^Invalid request expiry: /.test(r.text)], [400, true], r.text);
     }
     const elsewhere = await send(content(), { at: env.IC_GOVERNANCE_CANISTER_ID! });
-    assert.deepEqual([elsewhere.status, /does not match effective canister id/.test(elsewhere.text)], [400, true], elsewhere.text);
+    assert.deepEqual(
+      [elsewhere.status, /does not match effective canister id/.test(elsewhere.text)],
+      [400, true],
+      elsewhere.text,
+    );
     // Anonymous: unsigned, allowed where the IC allows it.
-    assert.equal((await send(content({ sender: Principal.anonymous().toUint8Array() }), { anonymous: true })).status, 200);
+    assert.equal(
+      (await send(content({ sender: Principal.anonymous().toUint8Array() }), { anonymous: true })).status,
+      200,
+    );
     assert.equal((await send(content(), { anonymous: true })).status, 400);
     const big = await fetch(`${url}/api/v3/canister/${ledger}/query`, {
       method: 'POST',
@@ -243,7 +350,11 @@ describe('npm run replica: the IC HTTP interface in front of the built canisters
     // The same signed call twice (one nonce): received twice, run once.
     const ic = await icClientsFromEnv(env);
     const before = await ic.clients.ledger.icrc1_balance_of({ owner: identity.getPrincipal().toText() });
-    const giver = await HttpAgent.create({ host: url, identity: identityFromPem(readFileSync(env.IC_IDENTITY_PEM_FILE!, 'utf8')), shouldFetchRootKey: true });
+    const giver = await HttpAgent.create({
+      host: url,
+      identity: identityFromPem(readFileSync(env.IC_IDENTITY_PEM_FILE!, 'utf8')),
+      shouldFetchRootKey: true,
+    });
     const transfer = IDL.encode(
       [
         IDL.Record({
@@ -255,11 +366,30 @@ describe('npm run replica: the IC HTTP interface in front of the built canisters
           created_at_time: IDL.Opt(IDL.Nat64),
         }),
       ],
-      [{ to: { owner: identity.getPrincipal(), subaccount: [] }, amount: 7n, fee: [], memo: [], from_subaccount: [], created_at_time: [] }],
+      [
+        {
+          to: { owner: identity.getPrincipal(), subaccount: [] },
+          amount: 7n,
+          fee: [],
+          memo: [],
+          from_subaccount: [],
+          created_at_time: [],
+        },
+      ],
     );
     const nonce = new Uint8Array(16).fill(7);
-    const first = await giver.call(ledger, { methodName: 'icrc1_transfer', arg: transfer, nonce: nonce as never, callSync: false });
-    const again = await giver.call(ledger, { methodName: 'icrc1_transfer', arg: transfer, nonce: nonce as never, callSync: false });
+    const first = await giver.call(ledger, {
+      methodName: 'icrc1_transfer',
+      arg: transfer,
+      nonce: nonce as never,
+      callSync: false,
+    });
+    const again = await giver.call(ledger, {
+      methodName: 'icrc1_transfer',
+      arg: transfer,
+      nonce: nonce as never,
+      callSync: false,
+    });
     assert.deepEqual(again.requestId, first.requestId);
     await pollForResponse(giver, { canisterId: Principal.fromText(ledger) }, first.requestId);
     assert.equal(await ic.clients.ledger.icrc1_balance_of({ owner: identity.getPrincipal().toText() }), before + 7n);
@@ -271,7 +401,8 @@ describe('npm run replica: the IC HTTP interface in front of the built canisters
   it('decision W14: a clean stop writes a snapshot and a restart finds the state; a kill after an answered call loses nothing of it', async () => {
     const ic = await icClientsFromEnv(env);
     const who = Ed25519KeyIdentity.generate().getPrincipal().toText();
-    const send = async (amount: bigint) => assert.ok('Ok' in (await ic.clients.ledger.icrc1_transfer({ to: { owner: who }, amount })));
+    const send = async (amount: bigint) =>
+      assert.ok('Ok' in (await ic.clients.ledger.icrc1_transfer({ to: { owner: who }, amount })));
     const balance = async () => (await icClientsFromEnv(env)).clients.ledger.icrc1_balance_of({ owner: who });
     await send(11n);
     running!.child.kill('SIGTERM');

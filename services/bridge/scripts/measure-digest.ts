@@ -32,13 +32,26 @@ try {
     await h.opened.db.insertInto('users').values(rows).execute();
     await h.opened.db
       .insertInto('digest_preferences')
-      .values(rows.map((r) => ({ user_id: r.id, digest_frequency: 'daily' as const, opted_in_at: new Date(at - 2 * 86_400_000), updated_at: new Date(at) })))
+      .values(
+        rows.map((r) => ({
+          user_id: r.id,
+          digest_frequency: 'daily' as const,
+          opted_in_at: new Date(at - 2 * 86_400_000),
+          updated_at: new Date(at),
+        })),
+      )
       .execute();
   }
   await addActivity(
     h.opened.db,
     'measure:1',
-    { category: 'Test', title: 'Something happened', body: 'For everyone.', deep_link: 'https://domdao.example/x', audience: { kind: 'all' } },
+    {
+      category: 'Test',
+      title: 'Something happened',
+      body: 'For everyone.',
+      deep_link: 'https://domdao.example/x',
+      audience: { kind: 'all' },
+    },
     new Date(at - 3_600_000),
   );
   console.log(`setup: ${count} members in ${((Date.now() - t0) / 1000).toFixed(1)} s`);

@@ -20,7 +20,9 @@ export const BridgeEnv = Type.Object({
     'comma-separated origins of the front-end suites: allowed Origin of cookie-authenticated mutations and returnUrl targets; the first is the default after login',
     'http://127.0.0.1:3200',
   ),
-  COOKIE_DOMAIN: Env.string('Domain of the `session` cookie with its leading dot, e.g. `.domdao.example`; unset = host-only cookie (development only)'),
+  COOKIE_DOMAIN: Env.string(
+    'Domain of the `session` cookie with its leading dot, e.g. `.domdao.example`; unset = host-only cookie (development only)',
+  ),
   DATA_DIR: Env.string('embedded state: PGlite database, generated keys, embedded canisters', '.data/bridge'),
   CANISTERS_FSYNC: Env.bool(
     true,
@@ -84,21 +86,28 @@ export const BridgeEnv = Type.Object({
     1,
     100_000,
   ),
-  HPKE_PRIVATE_KEY: Env.secret('registration encryption key: base64url of the 32-byte P-256 private key (HPKE DHKEM(P-256), HKDF-SHA256, AES-256-GCM)'),
+  HPKE_PRIVATE_KEY: Env.secret(
+    'registration encryption key: base64url of the 32-byte P-256 private key (HPKE DHKEM(P-256), HKDF-SHA256, AES-256-GCM)',
+  ),
   BLIND_INDEX_KEY: Env.secret('key of the email blind index: base64url, at least 32 bytes'),
   SESSION_DATA_KEY: Env.secret('AES-256-GCM key sealing session data at rest: base64url, 32 bytes'),
   MEMBER_IDENTITY_SECRET: Env.secret(
     "secret every member's IC key is derived from (HKDF with the user id; decision V6): base64url, 32 bytes; losing it loses every member's principal",
   ),
   ACCESS_TOKEN: Env.secret('bearer token of POST /test-email (at least 16 characters); unset = 503'),
-  PAYMENT_WEBHOOK_SECRET: Env.secret("shared secret of the card processor's webhook signatures; unset = the webhook answers 503"),
+  PAYMENT_WEBHOOK_SECRET: Env.secret(
+    "shared secret of the card processor's webhook signatures; unset = the webhook answers 503",
+  ),
   MEMBERSHIP_PRICE_MINOR: Env.int(
     2500,
     'price of the annual membership in minor units of MEMBERSHIP_PRICE_CURRENCY; a payment of any other amount goes to escrow',
     1,
     100_000_000,
   ),
-  MEMBERSHIP_PRICE_CURRENCY: Env.string('ISO 4217 currency of the membership price; a payment in any other currency goes to escrow', 'USD'),
+  MEMBERSHIP_PRICE_CURRENCY: Env.string(
+    'ISO 4217 currency of the membership price; a payment in any other currency goes to escrow',
+    'USD',
+  ),
   OUTBOX_RECONCILE_SECONDS: Env.int(
     30,
     'how often the outbox reconciler runs pending cross-system operations (canister calls) that a crash or an outage left unfinished; it also runs at start (decision B22)',
@@ -158,12 +167,18 @@ export const BridgeEnv = Type.Object({
     2,
     7 * 86_400,
   ),
-  PRICE_PROPOSAL_INTERVAL_SECONDS: Env.int(3600, 'the price-proposal job runs once per interval of this length (decision O20)', 10, 7 * 86_400),
+  PRICE_PROPOSAL_INTERVAL_SECONDS: Env.int(
+    3600,
+    'the price-proposal job runs once per interval of this length (decision O20)',
+    10,
+    7 * 86_400,
+  ),
   PRICE_PROPOSAL_MIN_CHANGE_PCT: Type.Number({
     exclusiveMinimum: 0,
     maximum: 100,
     default: 2,
-    description: 'a SetDomPrice proposal is submitted when the aggregate moved at least this percentage from the ratified price (decision O20)',
+    description:
+      'a SetDomPrice proposal is submitted when the aggregate moved at least this percentage from the ratified price (decision O20)',
   }),
   PRICE_PROPOSAL_HEARTBEAT_HOURS: Type.Number({
     exclusiveMinimum: 0,
@@ -176,7 +191,8 @@ export const BridgeEnv = Type.Object({
     exclusiveMinimum: 0,
     maximum: 87_600,
     default: 240,
-    description: "how long a ratified price stays usable: the campaign and treasury canisters' price_max_age (10 days unless they were installed with another)",
+    description:
+      "how long a ratified price stays usable: the campaign and treasury canisters' price_max_age (10 days unless they were installed with another)",
   }),
   API_TOKEN: Env.secret(
     'X-API-Token of the automation endpoints (POST /api/admin/price/submit-proposal, POST /api/ai/admin/reindex), at least 16 characters; unset = they answer 503',
@@ -189,15 +205,28 @@ export const BridgeEnv = Type.Object({
     'model for summaries and drafts, as the server names it at /v1/models (spec: a quantized 7B drafting model)',
     'draft-7b-q4',
   ),
-  INFERENCE_EMBED_MODEL: Env.string('model for embeddings (4096 dimensions), as the server names it at /v1/models (spec: a 3B model)', 'embed-3b'),
+  INFERENCE_EMBED_MODEL: Env.string(
+    'model for embeddings (4096 dimensions), as the server names it at /v1/models (spec: a 3B model)',
+    'embed-3b',
+  ),
   INFERENCE_TIMEOUT_MS: Env.int(
     30000,
     'one inference call may take this long; a call that makes the server swap models gets INFERENCE_SWAP_ALLOWANCE_MS more (decision A6)',
     1000,
     600_000,
   ),
-  INFERENCE_SWAP_ALLOWANCE_MS: Env.int(30000, 'extra time given to a call that needs a model swap (spec: a swap takes 10–30 s; decision A6)', 0, 600_000),
-  INFERENCE_CIRCUIT_OPEN_THRESHOLD: Env.int(3, 'consecutive inference failures that open the circuit (spec 2 Inference circuit breaker)', 1, 1000),
+  INFERENCE_SWAP_ALLOWANCE_MS: Env.int(
+    30000,
+    'extra time given to a call that needs a model swap (spec: a swap takes 10–30 s; decision A6)',
+    0,
+    600_000,
+  ),
+  INFERENCE_CIRCUIT_OPEN_THRESHOLD: Env.int(
+    3,
+    'consecutive inference failures that open the circuit (spec 2 Inference circuit breaker)',
+    1,
+    1000,
+  ),
   INFERENCE_CIRCUIT_RESET_MS: Env.int(60000, 'an open circuit lets one probe through after this long', 100, 3_600_000),
   AI_CACHE_TTL_SECONDS: Env.int(3600, 'lifetime of a cached proposal summary', 1, 30 * 86_400),
   SENTRY_DSN: Env.string(
@@ -209,7 +238,10 @@ export const BridgeEnv = Type.Object({
     1,
     100_000,
   ),
-  EMAIL_BRAND_DOMAIN: Env.string('brand domain the bridge sends email for (a notification service brand)', 'domdao.example'),
+  EMAIL_BRAND_DOMAIN: Env.string(
+    'brand domain the bridge sends email for (a notification service brand)',
+    'domdao.example',
+  ),
   EMAIL_LINK_BASE_URL: Env.string(
     "https base URL the links in members' email point at (unsubscribe, activity, proposals, invitations): the public edge that serves the member app and routes /unsubscribe to the bridge; unset = https://EMAIL_BRAND_DOMAIN (spec 3 unsubscribe_url shape; decision N3)",
   ),
@@ -225,8 +257,14 @@ export const BridgeEnv = Type.Object({
     "the member web app's brand name: the same variable as the notification service's DAO brand (decision F4); no member may take it as a display name (decision B91)",
     'DOM DAO',
   ),
-  BRAND_DAO_PRIMARY_COLOR: Env.string("the member web app's brand colour #RRGGBB (as the emails, decision F4)", '#4338CA'),
-  BRAND_DAO_BACKGROUND_COLOR: Env.string("the member web app's page background #RRGGBB (as the emails, decision F4)", '#F4F4F7'),
+  BRAND_DAO_PRIMARY_COLOR: Env.string(
+    "the member web app's brand colour #RRGGBB (as the emails, decision F4)",
+    '#4338CA',
+  ),
+  BRAND_DAO_BACKGROUND_COLOR: Env.string(
+    "the member web app's page background #RRGGBB (as the emails, decision F4)",
+    '#F4F4F7',
+  ),
   BRAND_DAO_LOGO_URL: Env.string(
     "the member web app's logo: an https URL (allowed by its Content-Security-Policy) or a path on the bridge; unset = the brand name only (decision F4)",
   ),
@@ -237,15 +275,30 @@ export const BridgeEnv = Type.Object({
     1,
     3650,
   ),
-  AUDIT_RETENTION_BATCH: Env.int(1000, 'audit rows the retention job deletes per transaction (it repeats until none is older; decision B65)', 1, 100_000),
+  AUDIT_RETENTION_BATCH: Env.int(
+    1000,
+    'audit rows the retention job deletes per transaction (it repeats until none is older; decision B65)',
+    1,
+    100_000,
+  ),
   LIVE_POLL_MS: Env.int(
     1000,
     'how often the live stream (GET /api/governance/live) reads events other bridge instances published, ms (decision V32)',
     100,
     60_000,
   ),
-  LIVE_HEARTBEAT_SECONDS: Env.int(15, 'a comment line on each idle live stream this often, so proxies keep it open (decision V32)', 1, 300),
-  LIVE_MAX_STREAMS: Env.int(1000, 'live streams one bridge instance serves at once; one more is answered 503 LIVE_STREAMS_FULL (decision V32)', 1, 100_000),
+  LIVE_HEARTBEAT_SECONDS: Env.int(
+    15,
+    'a comment line on each idle live stream this often, so proxies keep it open (decision V32)',
+    1,
+    300,
+  ),
+  LIVE_MAX_STREAMS: Env.int(
+    1000,
+    'live streams one bridge instance serves at once; one more is answered 503 LIVE_STREAMS_FULL (decision V32)',
+    1,
+    100_000,
+  ),
   LIVE_ANONYMOUS_STREAMS_PERCENT: Env.int(
     20,
     'percent of LIVE_MAX_STREAMS (rounded down) open to visitors who are not signed in; one more visitor is answered 503 LIVE_STREAMS_FULL, the rest is kept for members (decision V37)',

@@ -11,25 +11,30 @@ export type BridgeConfig = Static<typeof BridgeEnv>;
 export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
   const c = loadConfig(BridgeEnv, env);
   const problems: string[] = [];
-  if (c.SESSION_STORE === 'redis' && !c.SESSION_REDIS_URL) problems.push('SESSION_REDIS_URL: required when SESSION_STORE=redis');
+  if (c.SESSION_STORE === 'redis' && !c.SESSION_REDIS_URL)
+    problems.push('SESSION_REDIS_URL: required when SESSION_STORE=redis');
   if (c.COOKIE_DOMAIN !== undefined && !/^\.[a-z0-9.-]+$/.test(c.COOKIE_DOMAIN))
     problems.push('COOKIE_DOMAIN: must start with a dot, e.g. .domdao.example (spec 2 Session cookie)');
   if (c.DATABASE_MIGRATION_URL !== undefined && c.DATABASE_URL === undefined)
     problems.push('DATABASE_MIGRATION_URL: needs DATABASE_URL (the embedded database has one role, decision B99)');
   if (c.API_TOKEN !== undefined && c.API_TOKEN.length < 16) problems.push('API_TOKEN: at least 16 characters');
-  if (c.INFERENCE_URL !== undefined && !/^https?:\/\/[^/]+/.test(c.INFERENCE_URL)) problems.push(`INFERENCE_URL: ${c.INFERENCE_URL} is not an http(s) URL`);
+  if (c.INFERENCE_URL !== undefined && !/^https?:\/\/[^/]+/.test(c.INFERENCE_URL))
+    problems.push(`INFERENCE_URL: ${c.INFERENCE_URL} is not an http(s) URL`);
   if (c.ACCESS_TOKEN !== undefined && (c.ACCESS_TOKEN.length < 16 || !/^[A-Za-z0-9._~+/-]+=*$/.test(c.ACCESS_TOKEN))) {
     problems.push('ACCESS_TOKEN: at least 16 characters of a bearer token (letters, digits, . _ ~ + / -)');
   }
-  if (!isOrigin(c.PUBLIC_URL.replace(/\/+$/, '').replace(/^(\w+:\/\/[^/]+).*$/, '$1'))) problems.push(`PUBLIC_URL: ${c.PUBLIC_URL} is not an http(s) URL`);
+  if (!isOrigin(c.PUBLIC_URL.replace(/\/+$/, '').replace(/^(\w+:\/\/[^/]+).*$/, '$1')))
+    problems.push(`PUBLIC_URL: ${c.PUBLIC_URL} is not an http(s) URL`);
   if (!/^[A-Z]{3}$/.test(c.MEMBERSHIP_PRICE_CURRENCY) || c.MEMBERSHIP_PRICE_CURRENCY === 'XXX')
     problems.push('MEMBERSHIP_PRICE_CURRENCY: an ISO 4217 code in capitals, e.g. USD');
-  for (const origin of origins(c.FRONTEND_ORIGINS)) if (!isOrigin(origin)) problems.push(`FRONTEND_ORIGINS: ${origin} is not an origin (scheme://host[:port])`);
+  for (const origin of origins(c.FRONTEND_ORIGINS))
+    if (!isOrigin(origin)) problems.push(`FRONTEND_ORIGINS: ${origin} is not an origin (scheme://host[:port])`);
   problems.push(...parsePriceSources(c).problems);
   // Decision B83: a bootstrap admin is matched exactly, so each entry must be an address registration accepts.
   for (const entry of (c.BOOTSTRAP_ADMIN_EMAILS ?? '').split(',').filter((s) => s.trim() !== '')) {
     const canonical = canonicalEmail(entry);
-    if (!('address' in canonical)) problems.push(`BOOTSTRAP_ADMIN_EMAILS: ${entry.trim()}: ${canonical.message.replace(/^email /, '')}`);
+    if (!('address' in canonical))
+      problems.push(`BOOTSTRAP_ADMIN_EMAILS: ${entry.trim()}: ${canonical.message.replace(/^email /, '')}`);
   }
   for (const name of ['SIGNING_SECRET', 'SIGNING_SECRET_PREVIOUS'] as const)
     if (c[name] !== undefined && c[name].length < 32) problems.push(`${name}: at least 32 characters`);
@@ -40,7 +45,9 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
   if (c.BRAND_DAO_LOGO_URL !== undefined && !/^(https:\/\/[^\s/?#]+|\/)[^\s]*$/.test(c.BRAND_DAO_LOGO_URL))
     problems.push('BRAND_DAO_LOGO_URL: an https URL or a path starting with /');
   if (c.PRICE_STALENESS_SECONDS < 2 * c.PRICE_POLL_SECONDS)
-    problems.push('PRICE_STALENESS_SECONDS: must be at least twice PRICE_POLL_SECONDS, or one slow poll makes the price stale');
+    problems.push(
+      'PRICE_STALENESS_SECONDS: must be at least twice PRICE_POLL_SECONDS, or one slow poll makes the price stale',
+    );
   if (c.NODE_ENV === 'production') {
     for (const name of [
       'HPKE_PRIVATE_KEY',
@@ -58,10 +65,13 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
       problems.push(
         "BRIDGE_SINGLE_INSTANCE: required in production with the embedded canisters (no IC_GOVERNANCE_CANISTER_ID), which are one process's state: set BRIDGE_SINGLE_INSTANCE=true to run this one bridge, or give it canisters on an IC network (IC_*) to run several",
       );
-    if (c.DEV_OUTBOX_FILE !== undefined) problems.push('DEV_OUTBOX_FILE: development only; it writes the links of every email to a file');
-    if (c.DEV_CHECKOUT) problems.push('DEV_CHECKOUT: development only; it lets anyone signed in pay with a simulated card');
+    if (c.DEV_OUTBOX_FILE !== undefined)
+      problems.push('DEV_OUTBOX_FILE: development only; it writes the links of every email to a file');
+    if (c.DEV_CHECKOUT)
+      problems.push('DEV_CHECKOUT: development only; it lets anyone signed in pay with a simulated card');
     if (c.DEV_FAUCET_DOM > 0) problems.push('DEV_FAUCET_DOM: development only; it mints DOM for anyone signed in');
-    if (c.DEV_VOTING_MINUTES > 0) problems.push('DEV_VOTING_MINUTES: development only; it overrides the voting times of the constitution');
+    if (c.DEV_VOTING_MINUTES > 0)
+      problems.push('DEV_VOTING_MINUTES: development only; it overrides the voting times of the constitution');
   }
   if (problems.length) throw new ConfigError(problems);
   return c;

@@ -7,7 +7,10 @@ import { openBridge, type OpenBridgeOptions } from './compose/open-bridge.ts';
 import { loadBridgeConfig } from './config.ts';
 import { CanisterSetRefused } from './core/canister-set/refused.ts';
 
-export async function startBridge(env: NodeJS.ProcessEnv, options: Pick<OpenBridgeOptions, 'metrics' | 'onProgress'> = {}) {
+export async function startBridge(
+  env: NodeJS.ProcessEnv,
+  options: Pick<OpenBridgeOptions, 'metrics' | 'onProgress'> = {},
+) {
   const config = loadBridgeConfig(env);
   const opened = await openBridge(config, env, {
     ...(options.metrics && { metrics: options.metrics }),

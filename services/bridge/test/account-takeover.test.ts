@@ -9,27 +9,38 @@ import { ADMIN_EMAIL, bridge, eventually, OWNER_DOB, OWNER_NAME, type Bridge } f
 const ATTACKER_PASSWORD = 'attacker chose this one 42';
 const VICTIM_PASSWORD = 'the mailbox owner picked this';
 
-const verificationMails = (h: Bridge, email: string) => h.emails().filter((m) => m.to.includes(email) && /confirm your email/i.test(m.text));
+const verificationMails = (h: Bridge, email: string) =>
+  h.emails().filter((m) => m.to.includes(email) && /confirm your email/i.test(m.text));
 const tokenOf = (path: string) => new URL(path, 'https://x.example').searchParams.get('token')!;
 
 async function sessionRoles(h: Bridge, email: string, password: string) {
   const { res, jar } = await h.login(email, password);
   if (res.statusCode !== 200) return { status: res.statusCode, error: res.json().error as string };
-  return { status: 200, roles: (await h.request({ method: 'GET', url: '/auth/session', jar })).json().roles as string[] };
+  return {
+    status: 200,
+    roles: (await h.request({ method: 'GET', url: '/auth/session', jar })).json().roles as string[],
+  };
 }
 
 /** The attack as reported: the attacker registers first; the owner asks for a new link and opens it. */
 async function attackThenOwnerFollowsLink(h: Bridge, email: string) {
   assert.equal((await h.register(email, { password: ATTACKER_PASSWORD })).statusCode, 201);
   const before = verificationMails(h, email).length;
-  assert.equal((await h.request({ method: 'POST', url: '/api/auth/resend-verification', payload: { email } })).statusCode, 202);
+  assert.equal(
+    (await h.request({ method: 'POST', url: '/api/auth/resend-verification', payload: { email } })).statusCode,
+    202,
+  );
   await eventually('the new verification email', () => verificationMails(h, email).length > before || undefined);
   const path = h.verificationPath(email);
   // Opening the link verifies nothing: the account stays unverified until the page's form is sent.
   const page = await h.request({ method: 'GET', url: path });
   assert.equal(page.statusCode, 200);
   assert.match(page.body, /enter the password you chose/i);
-  assert.equal((await h.login(email, ATTACKER_PASSWORD)).res.json().error, 'EMAIL_NOT_VERIFIED', 'opening the link verified nothing');
+  assert.equal(
+    (await h.login(email, ATTACKER_PASSWORD)).res.json().error,
+    'EMAIL_NOT_VERIFIED',
+    'opening the link verified nothing',
+  );
   // The owner's own password is not the registration's: refused, and the page offers to choose one.
   const wrong = await h.verify(email, { password: VICTIM_PASSWORD });
   assert.equal(wrong.statusCode, 401);
@@ -44,11 +55,15 @@ describe('pre-account takeover (decision B51)', () => {
     const h = await bridge();
     after(() => h.close());
     await attackThenOwnerFollowsLink(h, 'victim@example.org');
-    assert.deepEqual(await sessionRoles(h, 'victim@example.org', ATTACKER_PASSWORD), { status: 401, error: 'INVALID_CREDENTIALS' });
+    assert.deepEqual(await sessionRoles(h, 'victim@example.org', ATTACKER_PASSWORD), {
+      status: 401,
+      error: 'INVALID_CREDENTIALS',
+    });
     assert.deepEqual(await sessionRoles(h, 'victim@example.org', VICTIM_PASSWORD), { status: 200, roles: ['member'] });
     assert.ok(h.logs.events('verification.password_refused').length >= 1, 'the refused password is logged');
     const logs = JSON.stringify(h.logs.lines());
-    for (const secret of ['victim@example.org', ATTACKER_PASSWORD, VICTIM_PASSWORD]) assert.ok(!logs.includes(secret), `${secret} in the logs`);
+    for (const secret of ['victim@example.org', ATTACKER_PASSWORD, VICTIM_PASSWORD])
+      assert.ok(!logs.includes(secret), `${secret} in the logs`);
     // Decision B86: the registration left the canister and the owner's account was created there, verified.
     const u = await h.opened.db.selectFrom('users').select(['principal']).executeTakeFirstOrThrow();
     const ops = await h.app.outbox.list();
@@ -65,7 +80,10 @@ describe('pre-account takeover (decision B51)', () => {
     const h = await bridge();
     after(() => h.close());
     await attackThenOwnerFollowsLink(h, ADMIN_EMAIL);
-    assert.deepEqual(await sessionRoles(h, ADMIN_EMAIL, ATTACKER_PASSWORD), { status: 401, error: 'INVALID_CREDENTIALS' });
+    assert.deepEqual(await sessionRoles(h, ADMIN_EMAIL, ATTACKER_PASSWORD), {
+      status: 401,
+      error: 'INVALID_CREDENTIALS',
+    });
     assert.deepEqual(await sessionRoles(h, ADMIN_EMAIL, VICTIM_PASSWORD), { status: 200, roles: ['member', 'admin'] });
   });
 
@@ -75,13 +93,25 @@ describe('pre-account takeover (decision B51)', () => {
     assert.equal((await h.register(ADMIN_EMAIL, { password: ATTACKER_PASSWORD })).statusCode, 201);
     for (const token of ['00000000-0000-4000-8000-000000000000', 'x'.repeat(64)]) {
       const form = new URLSearchParams({ token, password: ATTACKER_PASSWORD }).toString();
-      const r = await h.request({ method: 'POST', url: '/verify-email', payload: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const r = await h.request({
+        method: 'POST',
+        url: '/verify-email',
+        payload: form,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       assert.equal(r.statusCode, 400);
-      const api = await h.request({ method: 'POST', url: '/api/auth/verify-email', payload: { token, new_password: VICTIM_PASSWORD } });
+      const api = await h.request({
+        method: 'POST',
+        url: '/api/auth/verify-email',
+        payload: { token, new_password: VICTIM_PASSWORD },
+      });
       assert.equal(api.statusCode, 400);
       assert.equal(api.json().error, 'VERIFICATION_LINK_INVALID');
     }
-    assert.deepEqual(await sessionRoles(h, ADMIN_EMAIL, ATTACKER_PASSWORD), { status: 403, error: 'EMAIL_NOT_VERIFIED' });
+    assert.deepEqual(await sessionRoles(h, ADMIN_EMAIL, ATTACKER_PASSWORD), {
+      status: 403,
+      error: 'EMAIL_NOT_VERIFIED',
+    });
   });
 
   it('decision B51: registering an unverified address again replaces the pending registration: its links die, the new password is the one that counts, the old canister account is removed', async () => {
@@ -93,10 +123,24 @@ describe('pre-account takeover (decision B51)', () => {
     const again = await h.register('taken@example.org', { password: VICTIM_PASSWORD });
     assert.equal(again.statusCode, 201, again.body);
     assert.notEqual(again.json().user_id, first!.id);
-    assert.equal((await h.request({ method: 'GET', url: attackerLink })).statusCode, 400, "the replaced registration's link is dead");
-    const form = new URLSearchParams({ token: tokenOf(attackerLink), new_password: 'a third password here' }).toString();
     assert.equal(
-      (await h.request({ method: 'POST', url: '/verify-email', payload: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } })).statusCode,
+      (await h.request({ method: 'GET', url: attackerLink })).statusCode,
+      400,
+      "the replaced registration's link is dead",
+    );
+    const form = new URLSearchParams({
+      token: tokenOf(attackerLink),
+      new_password: 'a third password here',
+    }).toString();
+    assert.equal(
+      (
+        await h.request({
+          method: 'POST',
+          url: '/verify-email',
+          payload: form,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        })
+      ).statusCode,
       400,
       'and cannot set a password',
     );
@@ -121,8 +165,10 @@ describe('pre-account takeover (decision B51)', () => {
     // Decision B86: a new password goes with the owner's own answers.
     const answers = await h.encrypt({ email: 'typo@example.org', name: OWNER_NAME, dob: OWNER_DOB });
     const mine = { name_encrypted: answers.name_encrypted, dob_encrypted: answers.dob_encrypted, tos_accepted: true };
-    const confirm = (body: Record<string, unknown>) => h.request({ method: 'POST', url: '/api/auth/verify-email', payload: { token, ...body } });
-    for (let i = 1; i <= h.config.LOGIN_MAX_FAILURES; i++) assert.equal((await confirm({ password: `not it, try ${i}` })).statusCode, 401, `guess ${i}`);
+    const confirm = (body: Record<string, unknown>) =>
+      h.request({ method: 'POST', url: '/api/auth/verify-email', payload: { token, ...body } });
+    for (let i = 1; i <= h.config.LOGIN_MAX_FAILURES; i++)
+      assert.equal((await confirm({ password: `not it, try ${i}` })).statusCode, 401, `guess ${i}`);
     const over = await confirm({ password: 'correct horse battery staple' });
     assert.equal(over.statusCode, 429, 'one past the limit: even the right password waits');
     assert.equal(over.json().error, 'TOO_MANY_ATTEMPTS');
@@ -131,12 +177,18 @@ describe('pre-account takeover (decision B51)', () => {
     assert.equal(weak.json().error, 'WEAK_PASSWORD');
     const both = await confirm({ password: 'correct horse battery staple', new_password: VICTIM_PASSWORD });
     assert.equal(both.json().error, 'VALIDATION_ERROR');
-    assert.equal((await h.request({ method: 'POST', url: '/api/auth/verify-email', payload: { token } })).json().error, 'VALIDATION_ERROR');
+    assert.equal(
+      (await h.request({ method: 'POST', url: '/api/auth/verify-email', payload: { token } })).json().error,
+      'VALIDATION_ERROR',
+    );
     const ok = await confirm({ new_password: VICTIM_PASSWORD, ...mine });
     assert.equal(ok.statusCode, 200, ok.body);
     assert.equal(ok.json().status, 'verified');
     assert.equal(ok.json().password, 'chosen');
-    assert.equal((await confirm({ new_password: 'yet another long one', ...mine })).json().error, 'VERIFICATION_LINK_USED');
+    assert.equal(
+      (await confirm({ new_password: 'yet another long one', ...mine })).json().error,
+      'VERIFICATION_LINK_USED',
+    );
     assert.deepEqual(
       h.logs.events('verification.refused').map((l) => l.error),
       ['TOO_MANY_ATTEMPTS', 'WEAK_PASSWORD', 'VERIFICATION_LINK_USED'],

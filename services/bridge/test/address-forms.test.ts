@@ -18,8 +18,10 @@ import { bridge, eventually, type Bridge } from './harness.ts';
 const PASSWORD = 'correct horse battery staple';
 const BOOTSTRAP = 'admin@domdao.localhost';
 
-const verificationMails = (h: Bridge, to: string) => h.emails().filter((m) => m.to.includes(to) && /confirm your email/i.test(m.text));
-const users = async (h: Bridge) => (await h.opened.db.selectFrom('users').select(['id', 'email_encrypted']).execute()).length;
+const verificationMails = (h: Bridge, to: string) =>
+  h.emails().filter((m) => m.to.includes(to) && /confirm your email/i.test(m.text));
+const users = async (h: Bridge) =>
+  (await h.opened.db.selectFrom('users').select(['id', 'email_encrypted']).execute()).length;
 
 async function rolesOf(h: Bridge, email: string): Promise<string[]> {
   const { res, jar } = await h.login(email);
@@ -28,14 +30,26 @@ async function rolesOf(h: Bridge, email: string): Promise<string[]> {
 }
 
 async function refusals(h: Bridge): Promise<Array<Record<string, unknown>>> {
-  const rows = await h.opened.db.selectFrom('audit_log').select(['detail', 'outcome']).where('event', '=', 'registration.refused').orderBy('id').execute();
-  return rows.map((r) => ({ outcome: r.outcome, ...(typeof r.detail === 'string' ? (JSON.parse(r.detail) as object) : r.detail) }));
+  const rows = await h.opened.db
+    .selectFrom('audit_log')
+    .select(['detail', 'outcome'])
+    .where('event', '=', 'registration.refused')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({
+    outcome: r.outcome,
+    ...(typeof r.detail === 'string' ? (JSON.parse(r.detail) as object) : r.detail),
+  }));
 }
 
 /** What the account's sealed address opens to: the form the bridge stores. */
 async function storedAddress(h: Bridge, userId: string): Promise<string> {
   const opener = await createOpener((await loadKeys(h.config)).hpkePrivateKey);
-  const row = await h.opened.db.selectFrom('users').select('email_encrypted').where('id', '=', userId).executeTakeFirstOrThrow();
+  const row = await h.opened.db
+    .selectFrom('users')
+    .select('email_encrypted')
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
   return opener.open('email', row.email_encrypted);
 }
 
@@ -58,7 +72,10 @@ describe('one canonical form per address (decision B82)', () => {
       const r = await h.register(email);
       assert.equal(r.statusCode, 400, `${email}: ${r.body}`);
       assert.equal(r.json().error, 'VALIDATION_ERROR', "the spec's code for a bad field");
-      assert.match(r.json().message, /^email contains characters that stand for other characters.*ordinary characters$/);
+      assert.match(
+        r.json().message,
+        /^email contains characters that stand for other characters.*ordinary characters$/,
+      );
     }
     assert.equal(await users(h), 0, 'nothing stored');
     assert.equal(h.emails().length, 0, 'nothing mailed');
@@ -85,18 +102,29 @@ describe('one canonical form per address (decision B82)', () => {
     t.after(() => h.close());
     const first = await h.register('x@example.com.');
     assert.equal(first.statusCode, 201, first.body);
-    assert.equal(first.json().verification_email_sent, true, 'the notification service accepted what the bridge mailed (decision D12)');
+    assert.equal(
+      first.json().verification_email_sent,
+      true,
+      'the notification service accepted what the bridge mailed (decision D12)',
+    );
     assert.equal(verificationMails(h, 'x@example.com').length, 1, 'mailed to the canonical form');
     assert.equal(h.emails()[0]!.to.join(), 'x@example.com');
     assert.equal(await storedAddress(h, first.json().user_id), 'x@example.com', 'stored in the canonical form');
     assert.equal((await h.verify('x@example.com')).statusCode, 200);
-    for (const variant of ['x@example.com', '"x"@example.com', 'X@EXAMPLE.COM.', ' "X"@Example.Com ', '"\\x"@example.com']) {
+    for (const variant of [
+      'x@example.com',
+      '"x"@example.com',
+      'X@EXAMPLE.COM.',
+      ' "X"@Example.Com ',
+      '"\\x"@example.com',
+    ]) {
       const r = await h.register(variant);
       assert.equal(r.statusCode, 409, `${variant}: ${r.body}`);
       assert.equal(r.json().error, 'EMAIL_EXISTS');
     }
     assert.equal(await users(h), 1, 'one account for the mailbox');
-    for (const variant of ['"x"@example.com', 'x@example.com.']) assert.equal((await h.login(variant)).res.statusCode, 200, `signs in as ${variant}`);
+    for (const variant of ['"x"@example.com', 'x@example.com.'])
+      assert.equal((await h.login(variant)).res.statusCode, 200, `signs in as ${variant}`);
 
     // A quoted local part registered first is mailed and stored unquoted.
     const quoted = await h.register('"Quinn.Q"@Example.org');
@@ -104,7 +132,11 @@ describe('one canonical form per address (decision B82)', () => {
     assert.equal(quoted.json().verification_email_sent, true);
     assert.equal(await storedAddress(h, quoted.json().user_id), 'quinn.q@example.org');
     assert.equal(verificationMails(h, 'quinn.q@example.org').length, 1);
-    assert.equal(h.emails().filter((m) => m.to.some((to) => to.includes('"'))).length, 0, 'no quoted address is mailed');
+    assert.equal(
+      h.emails().filter((m) => m.to.some((to) => to.includes('"'))).length,
+      0,
+      'no quoted address is mailed',
+    );
   });
 
   it('decision B82: delivery goes to the stored canonical form: a mixed-case address is stored, mailed, resent and reset in lower case', async (t) => {
@@ -159,10 +191,17 @@ describe('one canonical form per address (decision B82)', () => {
   it("decisions B82 and D12: every address the bridge would store passes the notification service's `to` rule, and is its own canonical and lookup form", () => {
     // Mostly ordinary characters, with the ones every rule is about mixed in.
     const mix = (plain: string, odd: string[]) =>
-      fc.oneof({ arbitrary: fc.constantFrom(...plain.split('')), weight: 6 }, { arbitrary: fc.constantFrom(...odd), weight: 1 });
+      fc.oneof(
+        { arbitrary: fc.constantFrom(...plain.split('')), weight: 6 },
+        { arbitrary: fc.constantFrom(...odd), weight: 1 },
+      );
     const odd = [...'.-_+!\'"\\ @()<>[],;üÜßé́ẞİKςΣᵃａ＠。­​'.split(''), 'xn--'];
     const local = fc.string({ unit: mix('abcXYZ09', odd), minLength: 1, maxLength: 16 });
-    const label = fc.string({ unit: mix('abcxyz09', ['-', 'ü', 'ß', 'é', 'xn--', '。', 'ａ', 'A']), minLength: 1, maxLength: 10 });
+    const label = fc.string({
+      unit: mix('abcxyz09', ['-', 'ü', 'ß', 'é', 'xn--', '。', 'ａ', 'A']),
+      minLength: 1,
+      maxLength: 10,
+    });
     const structured = fc
       .tuple(
         local,
@@ -198,10 +237,18 @@ describe('a bootstrap admin is the exact configured address (decision B83)', () 
     assert.equal(r.statusCode, 201, r.body);
     // What the old registration stored for `ᵃdmin@`: the client's ciphertext of the typed form.
     const sealed = await h.encrypt({ email: '\u1d43dmin@domdao.localhost', name: 'Mallory', dob: '1990-01-01' });
-    await h.opened.db.updateTable('users').set({ email_encrypted: sealed.email_encrypted }).where('id', '=', r.json().user_id).execute();
+    await h.opened.db
+      .updateTable('users')
+      .set({ email_encrypted: sealed.email_encrypted })
+      .where('id', '=', r.json().user_id)
+      .execute();
     assert.equal((await h.verify('legacy@domdao.localhost')).statusCode, 200);
     assert.deepEqual(await rolesOf(h, 'legacy@domdao.localhost'), ['member'], 'no admin for a look-alike');
-    const granted = await h.opened.db.selectFrom('audit_log').select('id').where('event', '=', 'roles.bootstrap_admin_granted').execute();
+    const granted = await h.opened.db
+      .selectFrom('audit_log')
+      .select('id')
+      .where('event', '=', 'roles.bootstrap_admin_granted')
+      .execute();
     assert.equal(granted.length, 0);
   });
 

@@ -5,7 +5,13 @@ import { describe, it } from 'node:test';
 import { ADMIN_EMAIL, BACKENDS, bridge, type Bridge } from './harness.ts';
 
 type Page = {
-  users: Array<{ user_id: string; roles: string[]; membership_status: string; email_verified: boolean; created_at: string }>;
+  users: Array<{
+    user_id: string;
+    roles: string[];
+    membership_status: string;
+    email_verified: boolean;
+    created_at: string;
+  }>;
   next_cursor: string | null;
 };
 
@@ -13,7 +19,11 @@ async function all(h: Bridge, jar: { cookie?: string }, query: string): Promise<
   const pages: Page[] = [];
   let cursor: string | null = null;
   do {
-    const r = await h.request({ method: 'GET', url: `/api/admin/users?${query}${cursor ? `&cursor=${cursor}` : ''}`, jar });
+    const r = await h.request({
+      method: 'GET',
+      url: `/api/admin/users?${query}${cursor ? `&cursor=${cursor}` : ''}`,
+      jar,
+    });
     assert.equal(r.statusCode, 200, r.body);
     const page = r.json() as Page;
     pages.push(page);
@@ -29,7 +39,8 @@ for (const backend of [BACKENDS[0]!, BACKENDS[2]!]) {
       t.after(() => h.close());
       const root = await h.member(ADMIN_EMAIL);
       const members = [root.user_id];
-      for (const name of ['carol', 'dave', 'erin', 'finn']) members.push((await h.member(`${name}@example.org`)).user_id);
+      for (const name of ['carol', 'dave', 'erin', 'finn'])
+        members.push((await h.member(`${name}@example.org`)).user_id);
       // Registered a minute later by the bridge's clock, which is what created_at says (decision B81).
       h.advance(60_000);
       const pending = (await h.register('pending@example.org')).json().user_id as string;
@@ -44,7 +55,11 @@ for (const backend of [BACKENDS[0]!, BACKENDS[2]!]) {
       assert.equal(pages.length, 3);
 
       const carol = (
-        await h.request({ method: 'GET', url: `/api/admin/users?email=${encodeURIComponent(' Carol@Example.org ')}`, jar: root.jar })
+        await h.request({
+          method: 'GET',
+          url: `/api/admin/users?email=${encodeURIComponent(' Carol@Example.org ')}`,
+          jar: root.jar,
+        })
       ).json() as Page;
       assert.deepEqual(
         carol.users.map((u) => u.user_id),
@@ -58,20 +73,38 @@ for (const backend of [BACKENDS[0]!, BACKENDS[2]!]) {
       assert.equal(carolRow.email, 'carol@example.org');
       const carolSession = (await h.login('carol@example.org')).jar;
       assert.equal(
-        (await h.request({ method: 'PUT', url: '/api/me/display-name', jar: carolSession, payload: { display_name: 'Carol_50 Off' } })).statusCode,
+        (
+          await h.request({
+            method: 'PUT',
+            url: '/api/me/display-name',
+            jar: carolSession,
+            payload: { display_name: 'Carol_50 Off' },
+          })
+        ).statusCode,
         200,
       );
       const byName = async (q: string) =>
-        ((await h.request({ method: 'GET', url: `/api/admin/users?name=${encodeURIComponent(q)}`, jar: root.jar })).json() as Page).users.map((u) => u.user_id);
+        (
+          (
+            await h.request({ method: 'GET', url: `/api/admin/users?name=${encodeURIComponent(q)}`, jar: root.jar })
+          ).json() as Page
+        ).users.map((u) => u.user_id);
       assert.deepEqual(await byName('carol_50'), [members[1]]);
       assert.deepEqual(await byName('l_5'), [members[1]], '_ is literal');
       assert.deepEqual(await byName('%%'), [], '% is literal');
       assert.deepEqual(await byName('a_r'), [], 'not a wildcard');
-      assert.equal((await h.request({ method: 'GET', url: '/api/admin/users?name=c', jar: root.jar })).statusCode, 400, 'two characters at least');
-      assert.deepEqual((await h.request({ method: 'GET', url: '/api/admin/users?email=nobody%40example.org', jar: root.jar })).json(), {
-        users: [],
-        next_cursor: null,
-      });
+      assert.equal(
+        (await h.request({ method: 'GET', url: '/api/admin/users?name=c', jar: root.jar })).statusCode,
+        400,
+        'two characters at least',
+      );
+      assert.deepEqual(
+        (await h.request({ method: 'GET', url: '/api/admin/users?email=nobody%40example.org', jar: root.jar })).json(),
+        {
+          users: [],
+          next_cursor: null,
+        },
+      );
 
       assert.deepEqual((await all(h, root.jar, 'role=admin')).ids, [root.user_id]);
       assert.deepEqual((await all(h, root.jar, 'role=user')).ids, [pending], '`user` = no explicit role');
@@ -116,11 +149,17 @@ describe('KYC decisions from the console (decisions F28, F35)', () => {
       h.request({ method: 'POST', url: `/api/admin/users/${user}/kyc`, jar: root.jar, payload: body });
     const find = async (email: string) =>
       (
-        (await h.request({ method: 'GET', url: `/api/admin/users?email=${encodeURIComponent(email)}`, jar: root.jar })).json() as {
+        (
+          await h.request({ method: 'GET', url: `/api/admin/users?email=${encodeURIComponent(email)}`, jar: root.jar })
+        ).json() as {
           users: Array<{ kyc_status: string; kyc_reference: string | null }>;
         }
       ).users[0]!;
-    assert.deepEqual(await find('ann-kyc@example.org').then((u) => [u.kyc_status, u.kyc_reference]), ['none', null], 'no decision yet');
+    assert.deepEqual(
+      await find('ann-kyc@example.org').then((u) => [u.kyc_status, u.kyc_reference]),
+      ['none', null],
+      'no decision yet',
+    );
     // The console sends `rejected: <reason>` with a reason of at most 190 characters: 200 in all.
     const reason = `rejected: ${'r'.repeat(190)}`;
     assert.equal(reason.length, 200);
@@ -129,13 +168,23 @@ describe('KYC decisions from the console (decisions F28, F35)', () => {
     assert.equal((await find('ann-kyc@example.org')).kyc_status, 'none', 'a refused request changes nothing');
     const rejected = await kyc(ann.user_id, { approved: false, reference: reason });
     assert.deepEqual([rejected.statusCode, rejected.json()], [200, { user_id: ann.user_id, kyc_status: 'rejected' }]);
-    assert.deepEqual(await find('ann-kyc@example.org').then((u) => [u.kyc_status, u.kyc_reference]), ['rejected', reason]);
+    assert.deepEqual(await find('ann-kyc@example.org').then((u) => [u.kyc_status, u.kyc_reference]), [
+      'rejected',
+      reason,
+    ]);
     // Approved later: the new decision and its reference replace the rejection.
     assert.equal((await kyc(ann.user_id, { approved: true, reference: 'provider-case-7' })).statusCode, 200);
-    assert.deepEqual(await find('ann-kyc@example.org').then((u) => [u.kyc_status, u.kyc_reference]), ['approved', 'provider-case-7']);
+    assert.deepEqual(await find('ann-kyc@example.org').then((u) => [u.kyc_status, u.kyc_reference]), [
+      'approved',
+      'provider-case-7',
+    ]);
     // Without a reference the bridge names the admin and the time.
     assert.equal((await kyc(bo.user_id, { approved: true })).statusCode, 200);
     assert.match((await find('bo-kyc@example.org')).kyc_reference!, new RegExp(`^admin:${root.user_id}:\\d{4}-`));
-    assert.equal((await kyc(bo.user_id, { approved: false, reference: '' })).statusCode, 400, 'an empty reference is refused');
+    assert.equal(
+      (await kyc(bo.user_id, { approved: false, reference: '' })).statusCode,
+      400,
+      'an empty reference is refused',
+    );
   });
 });

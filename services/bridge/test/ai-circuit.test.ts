@@ -19,13 +19,19 @@ describe('inference circuit breaker (spec 2)', () => {
     const fake = await startFakeInference();
     const h = await bridge(
       undefined,
-      { INFERENCE_URL: fake.url, INFERENCE_CIRCUIT_OPEN_THRESHOLD: '3', INFERENCE_CIRCUIT_RESET_MS: '60000', AI_RATE_LIMIT_PER_MINUTE: '1000' },
+      {
+        INFERENCE_URL: fake.url,
+        INFERENCE_CIRCUIT_OPEN_THRESHOLD: '3',
+        INFERENCE_CIRCUIT_RESET_MS: '60000',
+        AI_RATE_LIMIT_PER_MINUTE: '1000',
+      },
       { ai: { circuit: true } },
     );
     try {
       const { jar } = await h.member('ada@example.org');
       const embed = () => h.request({ method: 'POST', url: '/api/ai/embed', payload: { text: 'hello world' }, jar });
-      const circuit = async () => ((await h.request({ method: 'GET', url: '/api/ai/health' })).json() as { circuit: string }).circuit;
+      const circuit = async () =>
+        ((await h.request({ method: 'GET', url: '/api/ai/health' })).json() as { circuit: string }).circuit;
       const calls = () => fake.embedCalls().filter((c) => JSON.stringify(c.body.input) === '["hello world"]').length;
       const alerts = () => h.logs.lines().filter((l) => l.event === 'ai.alert' && l.alert === 'ai.circuit_open');
 
@@ -74,7 +80,13 @@ describe('inference circuit breaker (spec 2)', () => {
         .lines()
         .filter((l) => l.event === 'ai.circuit_changed')
         .map((l) => `${String(l.from)}→${String(l.to)}`);
-      assert.deepEqual(changes, ['CLOSED→OPEN', 'OPEN→HALF-OPEN', 'HALF-OPEN→OPEN', 'OPEN→HALF-OPEN', 'HALF-OPEN→CLOSED']);
+      assert.deepEqual(changes, [
+        'CLOSED→OPEN',
+        'OPEN→HALF-OPEN',
+        'HALF-OPEN→OPEN',
+        'OPEN→HALF-OPEN',
+        'HALF-OPEN→CLOSED',
+      ]);
     } finally {
       await h.close();
       await fake.close();
@@ -83,12 +95,23 @@ describe('inference circuit breaker (spec 2)', () => {
 
   it('a malformed or refused answer comes from a live server: it does not open the circuit (decision A5)', async () => {
     const fake = await startFakeInference();
-    const h = await bridge(undefined, { INFERENCE_URL: fake.url, AI_RATE_LIMIT_PER_MINUTE: '1000' }, { ai: { circuit: true } });
+    const h = await bridge(
+      undefined,
+      { INFERENCE_URL: fake.url, AI_RATE_LIMIT_PER_MINUTE: '1000' },
+      { ai: { circuit: true } },
+    );
     try {
       const { jar } = await h.member('bo@example.org');
       fake.always = 'malformed';
-      for (let i = 0; i < 5; i++) assert.equal((await h.request({ method: 'POST', url: '/api/ai/embed', payload: { text: 'x' }, jar })).statusCode, 502);
-      assert.equal(((await h.request({ method: 'GET', url: '/api/ai/health' })).json() as { circuit: string }).circuit, 'CLOSED');
+      for (let i = 0; i < 5; i++)
+        assert.equal(
+          (await h.request({ method: 'POST', url: '/api/ai/embed', payload: { text: 'x' }, jar })).statusCode,
+          502,
+        );
+      assert.equal(
+        ((await h.request({ method: 'GET', url: '/api/ai/health' })).json() as { circuit: string }).circuit,
+        'CLOSED',
+      );
     } finally {
       await h.close();
       await fake.close();
@@ -141,7 +164,9 @@ describe('AI alerts (spec 2 Events, decision A12)', () => {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const raw = Buffer.concat(chunks);
-        envelopes.push(`${req.url}\n${(req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8')}`);
+        envelopes.push(
+          `${req.url}\n${(req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8')}`,
+        );
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       });
     });
@@ -149,7 +174,12 @@ describe('AI alerts (spec 2 Events, decision A12)', () => {
     const port = (server.address() as AddressInfo).port;
     try {
       const r = recorder();
-      const a = await createAlerts({ log: r.log, sentryDsn: `http://publickey@127.0.0.1:${port}/42`, environment: 'test', release: 'bridge@test' });
+      const a = await createAlerts({
+        log: r.log,
+        sentryDsn: `http://publickey@127.0.0.1:${port}/42`,
+        environment: 'test',
+        release: 'bridge@test',
+      });
       a.circuitOpened({ failures: 3, reason: 'consecutive inference failures' });
       await a.flush(5_000);
       assert.equal(envelopes.length, 1);
@@ -157,7 +187,11 @@ describe('AI alerts (spec 2 Events, decision A12)', () => {
       assert.equal(url!.split('?')[0], '/api/42/envelope/');
       const header = JSON.parse(lines[0]!) as { event_id?: string; sent_at?: string };
       assert.match(String(header.event_id), /^[0-9a-f]{32}$/);
-      assert.match(envelopes[0]!.split('\n')[0]!, /sentry_key=publickey/, 'the DSN public key authenticates the envelope');
+      assert.match(
+        envelopes[0]!.split('\n')[0]!,
+        /sentry_key=publickey/,
+        'the DSN public key authenticates the envelope',
+      );
       assert.equal((JSON.parse(lines[1]!) as { type: string }).type, 'event');
       const event = JSON.parse(lines[2]!) as {
         message: string;

@@ -10,17 +10,29 @@ import { startFakeInference } from './fake-inference.ts';
 
 describe('per-model queue (decision A7)', () => {
   it('50/50 embed and summarize traffic: every request answered, swaps a small fraction of requests', async () => {
-    // Scaled: swap 200 ms (spec 10–30 s), the loaded model keeps the server at most 1 s while the other waits (20 s in production).
+    // Scaled: swap 200 ms (spec 10–30 s), the loaded model keeps the server at most 1 s while the other waits (20 s in
+    // production).
     const fake = await startFakeInference({ swapDelayMs: 200 });
-    const h = await bridge(undefined, { INFERENCE_URL: fake.url, AI_RATE_LIMIT_PER_MINUTE: '100000' }, { ai: { queue: { quantumMs: 1_000 } } });
+    const h = await bridge(
+      undefined,
+      { INFERENCE_URL: fake.url, AI_RATE_LIMIT_PER_MINUTE: '100000' },
+      { ai: { queue: { quantumMs: 1_000 } } },
+    );
     try {
       const { jar } = await h.member('ada@example.org');
       const N = 160;
       const started = Date.now();
       const pending: Promise<number>[] = [];
       for (let i = 0; i < N; i++) {
-        const payload = i % 2 ? { text: `embed me ${i}` } : { proposal_id: String(100_000 + i), title: `Idea ${i}`, body: `A draft idea number ${i}.` };
-        pending.push(h.request({ method: 'POST', url: i % 2 ? '/api/ai/embed' : '/api/ai/summarize', payload, jar }).then((r) => r.statusCode));
+        const payload =
+          i % 2
+            ? { text: `embed me ${i}` }
+            : { proposal_id: String(100_000 + i), title: `Idea ${i}`, body: `A draft idea number ${i}.` };
+        pending.push(
+          h
+            .request({ method: 'POST', url: i % 2 ? '/api/ai/embed' : '/api/ai/summarize', payload, jar })
+            .then((r) => r.statusCode),
+        );
         await new Promise((r) => setTimeout(r, 25)); // 40 requests/s, alternating models
       }
       const codes = await Promise.all(pending);
@@ -54,7 +66,11 @@ describe('per-model queue (decision A7)', () => {
     try {
       const { jar } = await h.member('ada@example.org');
       const ask = (url: string, payload: object) => h.request({ method: 'POST', url, payload, jar });
-      assert.equal((await ask('/api/ai/draft', { intent: 'x', category: 'General' })).statusCode, 200, 'the first load (1.5 s) fits the allowance');
+      assert.equal(
+        (await ask('/api/ai/draft', { intent: 'x', category: 'General' })).statusCode,
+        200,
+        'the first load (1.5 s) fits the allowance',
+      );
       const swapped = await ask('/api/ai/embed', { text: 'x' });
       assert.equal(swapped.statusCode, 200, 'a 1.5 s swap within 1 s + 3 s');
       fake.delays.push(1_500);

@@ -34,25 +34,36 @@ function cosine(a: number[], b: number[]) {
 }
 
 const PROPOSALS = [
-  { title: 'Solar panels for the community hall', body: 'Install solar panels on the community hall roof to cut the electricity bill.' },
+  {
+    title: 'Solar panels for the community hall',
+    body: 'Install solar panels on the community hall roof to cut the electricity bill.',
+  },
   { title: 'Repair the river bridge', body: 'The wooden bridge over the river needs new planks and railings.' },
   { title: 'Community garden', body: 'Grow vegetables in a community garden behind the hall, open to every member.' },
-  { title: 'Solar lights on the river path', body: 'Put solar powered lights along the river path for safety at night.' },
+  {
+    title: 'Solar lights on the river path',
+    body: 'Put solar powered lights along the river path for safety at night.',
+  },
   { title: 'Annual members picnic', body: 'A picnic in the park for members and their families in June.' },
 ];
 
-const count = async (h: Bridge) => Number((await sql<{ n: string }>`select count(*) as n from ai_embeddings`.execute(h.opened.db)).rows[0]!.n);
+const count = async (h: Bridge) =>
+  Number((await sql<{ n: string }>`select count(*) as n from ai_embeddings`.execute(h.opened.db)).rows[0]!.n);
 
 for (const db of ['pglite', 'postgres'] as const) {
   describe(`AI search on ${db}`, () => {
     it('new proposals are embedded asynchronously (ProposalCreated); results ranked by cosine, at or above the threshold, as brute force says', async () => {
       const fake = await startFakeInference();
-      const h = await bridge({ db, sessions: 'database' }, { INFERENCE_URL: fake.url, AI_RATE_LIMIT_PER_MINUTE: '1000' });
+      const h = await bridge(
+        { db, sessions: 'database' },
+        { INFERENCE_URL: fake.url, AI_RATE_LIMIT_PER_MINUTE: '1000' },
+      );
       try {
         const { jar } = await h.member('ada@example.org');
         const gov = h.opened.canisters.clients.governance;
         const ids: string[] = [];
-        for (const p of PROPOSALS) ids.push(String(((await gov.create_proposal({ ...p, category: 'General' })) as { Ok: bigint }).Ok));
+        for (const p of PROPOSALS)
+          ids.push(String(((await gov.create_proposal({ ...p, category: 'General' })) as { Ok: bigint }).Ok));
         await eventually(async () => (await count(h)) === PROPOSALS.length, 'the follower to embed every new proposal');
         const search = async (payload: object) => {
           const r = await h.request({ method: 'POST', url: '/api/ai/search', payload, jar });
@@ -64,7 +75,10 @@ for (const db of ['pglite', 'postgres'] as const) {
           };
         };
         const brute = (query: string, threshold: number, limit: number) =>
-          PROPOSALS.map((p, i) => ({ id: ids[i]!, score: cosine(fakeEmbedding(query), fakeEmbedding(`${p.title}\n\n${p.body}`)) }))
+          PROPOSALS.map((p, i) => ({
+            id: ids[i]!,
+            score: cosine(fakeEmbedding(query), fakeEmbedding(`${p.title}\n\n${p.body}`)),
+          }))
             .filter((x) => x.score >= threshold)
             .sort((a, b) => b.score - a.score)
             .slice(0, limit);
@@ -117,7 +131,9 @@ for (const db of ['pglite', 'postgres'] as const) {
         await h.app.ready(); // the governance follower starts with the app
         await h.app.jobs.tick();
         fake.always = 'fail';
-        const missed = String(((await gov.create_proposal({ ...PROPOSALS[2]!, category: 'General' })) as { Ok: bigint }).Ok);
+        const missed = String(
+          ((await gov.create_proposal({ ...PROPOSALS[2]!, category: 'General' })) as { Ok: bigint }).Ok,
+        );
         await eventually(async () => fake.embedCalls().length > 0, 'the kick to try');
         await new Promise((r) => setTimeout(r, 100));
         assert.equal(await count(h), 0, 'the server failed: nothing stored');
@@ -128,7 +144,8 @@ for (const db of ['pglite', 'postgres'] as const) {
         assert.equal(await count(h), 1);
         assert.equal((await h.app.jobs.runNow(EMBED_SWEEP_JOB)).detail!.current, 1, 'a second sweep finds it current');
 
-        const reindex = (headers: Record<string, string> = {}) => h.request({ method: 'POST', url: '/api/ai/admin/reindex', origin: null, headers });
+        const reindex = (headers: Record<string, string> = {}) =>
+          h.request({ method: 'POST', url: '/api/ai/admin/reindex', origin: null, headers });
         /** The finished run's detail: answered at once (200) or, on a slow machine, 202 and read from the run history. */
         const reindexed = async () => {
           const r = await reindex({ 'x-api-token': API_TOKEN });
@@ -136,7 +153,10 @@ for (const db of ['pglite', 'postgres'] as const) {
           if (r.statusCode === 200) return r.json().detail;
           assert.deepEqual(r.json(), { job: REINDEX_JOB, status: 'running' });
           let run;
-          await eventually(async () => (run = (await h.app.jobs.runs({ job: REINDEX_JOB, limit: 1 }))[0])?.status !== 'running', 'the reindex run to finish');
+          await eventually(
+            async () => (run = (await h.app.jobs.runs({ job: REINDEX_JOB, limit: 1 }))[0])?.status !== 'running',
+            'the reindex run to finish',
+          );
           return run!.detail;
         };
         const none = await reindex();
@@ -147,7 +167,10 @@ for (const db of ['pglite', 'postgres'] as const) {
         const chats = fake.chatCalls().length;
         const done = (await reindexed()) as { summarised: number; current: number; embedded: number };
         assert.deepEqual([done.summarised, done.current], [2, 0]);
-        assert.ok(done.embedded <= 1, 'the new proposal is embedded by the reindex unless its ProposalCreated kick did it first');
+        assert.ok(
+          done.embedded <= 1,
+          'the new proposal is embedded by the reindex unless its ProposalCreated kick did it first',
+        );
         await eventually(async () => (await count(h)) === 2, 'both proposals embedded');
         assert.equal(fake.chatCalls().length, chats + 2);
         const rows = await h.opened.db.selectFrom('ai_summaries').select('proposal_id').execute();
@@ -168,7 +191,8 @@ describe('nightly reindex across instances (decision A8)', () => {
   it('two bridge instances on one PostgreSQL database and one set of canisters: the 03:30 UTC slot runs once', async () => {
     const fake = await startFakeInference();
     const a = await bridge({ db: 'postgres', sessions: 'database' }, { INFERENCE_URL: fake.url });
-    // Decision B101: instances share a canister set (IC canisters in a deployment), never a database with sets of their own.
+    // Decision B101: instances share a canister set (IC canisters in a deployment), never a database with sets of their
+    // own.
     const b = await sameSetInstance(a);
     try {
       await Promise.all([a.app.ready(), b.app.ready()]);
@@ -177,7 +201,12 @@ describe('nightly reindex across instances (decision A8)', () => {
       // 2026-03-10T12:00Z → the next nightly slot, 2026-03-11T03:30Z (one clock for both).
       a.advance(15.5 * 3_600_000);
       await Promise.all([a.app.jobs.tick(), b.app.jobs.tick(), a.app.jobs.tick(), b.app.jobs.tick()]);
-      const runs = await a.opened.db.selectFrom('job_runs').selectAll().where('job', '=', REINDEX_JOB).where('slot', '=', '2026-03-11T03:30:00.000Z').execute();
+      const runs = await a.opened.db
+        .selectFrom('job_runs')
+        .selectAll()
+        .where('job', '=', REINDEX_JOB)
+        .where('slot', '=', '2026-03-11T03:30:00.000Z')
+        .execute();
       assert.equal(runs.length, 1, 'one run of the slot across both instances');
       assert.equal(runs[0]!.status, 'succeeded');
       assert.equal((runs[0]!.detail as { summarised: number }).summarised, 2, 'both proposals of the one set');

@@ -82,7 +82,9 @@ describe('summary cache (spec 2 AI resources, decision A2)', () => {
     await Promise.all([x, y, shared]);
     assert.equal(f.calls.length, 2, 'the third call shared the first one in flight');
     assert.deepEqual(
-      (await database.db.selectFrom('ai_summaries').select('proposal_id').orderBy('proposal_id').execute()).map((r) => r.proposal_id),
+      (await database.db.selectFrom('ai_summaries').select('proposal_id').orderBy('proposal_id').execute()).map(
+        (r) => r.proposal_id,
+      ),
       ['8', '9'],
     );
   });

@@ -16,7 +16,8 @@ describe('AI endpoints against an OpenAI-compatible server (spec 2)', () => {
   let h: Bridge;
   let jar: Jar;
   let proposalId: string;
-  const post = (url: string, payload: object, j: Jar | null = jar) => h.request({ method: 'POST', url, payload, ...(j && { jar: j }) });
+  const post = (url: string, payload: object, j: Jar | null = jar) =>
+    h.request({ method: 'POST', url, payload, ...(j && { jar: j }) });
 
   before(async () => {
     fake = await startFakeInference();
@@ -47,7 +48,10 @@ describe('AI endpoints against an OpenAI-compatible server (spec 2)', () => {
     });
     fake.models = ['embed-3b'];
     try {
-      const d = (await h.request({ method: 'GET', url: '/api/ai/health' })).json() as { status: string; model_available: boolean };
+      const d = (await h.request({ method: 'GET', url: '/api/ai/health' })).json() as {
+        status: string;
+        model_available: boolean;
+      };
       assert.deepEqual([d.status, d.model_available], ['degraded', false], 'the default model is not on the server');
     } finally {
       fake.models = ['draft-7b-q4', 'embed-3b'];
@@ -62,7 +66,11 @@ describe('AI endpoints against an OpenAI-compatible server (spec 2)', () => {
       assert.equal(r.json().code, 'UNAUTHORIZED', url);
       assert.equal(typeof r.json().error, 'string');
     }
-    assert.equal(fake.requests.filter((r) => !/Solar panels/.test(JSON.stringify(r.body))).length, n, 'nothing but the background embedding of the proposal');
+    assert.equal(
+      fake.requests.filter((r) => !/Solar panels/.test(JSON.stringify(r.body))).length,
+      n,
+      'nothing but the background embedding of the proposal',
+    );
   });
 
   it('spec 2 AI errors: 422 VALIDATION_ERROR for a missing or invalid proposal_id or body; nothing is asked of the model', async () => {
@@ -89,7 +97,11 @@ describe('AI endpoints against an OpenAI-compatible server (spec 2)', () => {
     ] as const) {
       assert.equal((await post(url, payload)).statusCode, 422, `${url} ${JSON.stringify(payload)}`);
     }
-    assert.equal(fake.requests.filter((r) => !/Solar panels/.test(JSON.stringify(r.body))).length, n, 'nothing but the background embedding of the proposal');
+    assert.equal(
+      fake.requests.filter((r) => !/Solar panels/.test(JSON.stringify(r.body))).length,
+      n,
+      'nothing but the background embedding of the proposal',
+    );
   });
 
   it('summarize: cached by proposal_id (latency_ms 0 when cached), expires after AI_CACHE_TTL_SECONDS, invalidated by a new body hash', async () => {
@@ -107,48 +119,95 @@ describe('AI endpoints against an OpenAI-compatible server (spec 2)', () => {
     const sentences = a.summary.match(/[.!?](\s|$)/g)?.length ?? 0;
     assert.ok(sentences >= 1 && sentences <= 3, a.summary);
     const second = (
-      await post('/api/ai/summarize', { proposal_id: proposalId, title: 'x', body: 'Install solar panels on the community hall roof for 12,000 USD.' })
+      await post('/api/ai/summarize', {
+        proposal_id: proposalId,
+        title: 'x',
+        body: 'Install solar panels on the community hall roof for 12,000 USD.',
+      })
     ).json();
     assert.deepEqual(second, { summary: a.summary, cached: true, model: a.model, latency_ms: 0 });
     assert.equal(fake.chatCalls().length, before + 1, 'the hit made no inference call');
 
     h.advance(HOUR + 1_000);
-    assert.equal((await post('/api/ai/summarize', { proposal_id: proposalId, title: 't', body: 'b' })).json().cached, false, 'the TTL (3600 s) has passed');
-    assert.equal((await post('/api/ai/summarize', { proposal_id: proposalId, title: 't', body: 'b' })).json().cached, true);
+    assert.equal(
+      (await post('/api/ai/summarize', { proposal_id: proposalId, title: 't', body: 'b' })).json().cached,
+      false,
+      'the TTL (3600 s) has passed',
+    );
+    assert.equal(
+      (await post('/api/ai/summarize', { proposal_id: proposalId, title: 't', body: 'b' })).json().cached,
+      true,
+    );
 
     // The entry was made from another body (the canister's body changed since): a miss.
-    await sql`update ai_summaries set body_sha256 = ${'0'.repeat(64)} where proposal_id = ${proposalId}`.execute(h.opened.db);
-    assert.equal((await post('/api/ai/summarize', { proposal_id: proposalId, title: 't', body: 'b' })).json().cached, false, 'the body hash changed');
+    await sql`update ai_summaries set body_sha256 = ${'0'.repeat(64)} where proposal_id = ${proposalId}`.execute(
+      h.opened.db,
+    );
+    assert.equal(
+      (await post('/api/ai/summarize', { proposal_id: proposalId, title: 't', body: 'b' })).json().cached,
+      false,
+      'the body hash changed',
+    );
   });
 
   it('decision A2: a member cannot poison the shared cache: a real proposal is summarised from its canister body; a made-up one is never cached', async () => {
     const n = fake.chatCalls().length;
     await sql`delete from ai_summaries`.execute(h.opened.db);
-    const r = await post('/api/ai/summarize', { proposal_id: proposalId, title: 'Send all funds to me', body: 'Transfer the whole treasury to mallory.' });
+    const r = await post('/api/ai/summarize', {
+      proposal_id: proposalId,
+      title: 'Send all funds to me',
+      body: 'Transfer the whole treasury to mallory.',
+    });
     assert.equal(r.statusCode, 200);
     const asked = JSON.stringify(fake.chatCalls()[n]!.body.messages);
     assert.match(asked, /community hall roof/, "the canister's body was summarised");
     assert.doesNotMatch(asked, /mallory/, 'the posted body was not');
-    const row = await h.opened.db.selectFrom('ai_summaries').selectAll().where('proposal_id', '=', proposalId).executeTakeFirstOrThrow();
+    const row = await h.opened.db
+      .selectFrom('ai_summaries')
+      .selectAll()
+      .where('proposal_id', '=', proposalId)
+      .executeTakeFirstOrThrow();
     assert.doesNotMatch(row.summary, /mallory|funds to me/i);
 
     const ghost = { proposal_id: '424242', title: 'Draft idea', body: 'A community garden behind the hall.' };
     const g1 = (await post('/api/ai/summarize', ghost)).json();
     const g2 = (await post('/api/ai/summarize', ghost)).json();
-    assert.deepEqual([g1.cached, g2.cached], [false, false], 'not a proposal on the canister: summarised as posted, not cached');
+    assert.deepEqual(
+      [g1.cached, g2.cached],
+      [false, false],
+      'not a proposal on the canister: summarised as posted, not cached',
+    );
     assert.match(JSON.stringify(fake.chatCalls().at(-1)!.body.messages), /community garden/);
-    assert.equal(await h.opened.db.selectFrom('ai_summaries').select('proposal_id').where('proposal_id', '=', '424242').executeTakeFirst(), undefined);
+    assert.equal(
+      await h.opened.db
+        .selectFrom('ai_summaries')
+        .select('proposal_id')
+        .where('proposal_id', '=', '424242')
+        .executeTakeFirst(),
+      undefined,
+    );
   });
 
   it('draft: structured output (json_schema) validated; one malformed answer is retried, two give 502 DRAFT_MALFORMED', async () => {
     const n = fake.chatCalls().length;
-    const ok = await post('/api/ai/draft', { intent: 'Plant trees along the river', category: 'General', max_tokens: 600 });
+    const ok = await post('/api/ai/draft', {
+      intent: 'Plant trees along the river',
+      category: 'General',
+      max_tokens: 600,
+    });
     assert.equal(ok.statusCode, 200, ok.body);
-    const d = ok.json() as { draft: { title: string; body: string; suggested_budget: number | null; tags: string[] }; model: string; latency_ms: number };
+    const d = ok.json() as {
+      draft: { title: string; body: string; suggested_budget: number | null; tags: string[] };
+      model: string;
+      latency_ms: number;
+    };
     assert.ok(d.draft.title && d.draft.body.includes('##'));
     assert.ok(Array.isArray(d.draft.tags));
     assert.equal(d.model, 'draft-7b-q4');
-    const sent = fake.chatCalls()[n]!.body as { response_format: { type: string; json_schema: { schema: { required: string[] } } }; max_tokens: number };
+    const sent = fake.chatCalls()[n]!.body as {
+      response_format: { type: string; json_schema: { schema: { required: string[] } } };
+      max_tokens: number;
+    };
     assert.equal(sent.response_format.type, 'json_schema');
     assert.deepEqual(sent.response_format.json_schema.schema.required, ['title', 'body', 'suggested_budget', 'tags']);
     assert.equal(sent.max_tokens, 600);
@@ -167,8 +226,16 @@ describe('AI endpoints against an OpenAI-compatible server (spec 2)', () => {
 
   it('decision A18: a draft with ordinary deviations is repaired or the field dropped, and returned without a retry', async () => {
     const draft = (fields: Record<string, unknown>) =>
-      JSON.stringify({ title: 'Solar roof', body: '## Summary\n\nPanels.', suggested_budget: 1000, tags: ['energy'], ...fields });
-    const cases: Array<[Record<string, unknown>, Partial<{ title: string; suggested_budget: number | null; tags: string[] }>]> = [
+      JSON.stringify({
+        title: 'Solar roof',
+        body: '## Summary\n\nPanels.',
+        suggested_budget: 1000,
+        tags: ['energy'],
+        ...fields,
+      });
+    const cases: Array<
+      [Record<string, unknown>, Partial<{ title: string; suggested_budget: number | null; tags: string[] }>]
+    > = [
       [{ suggested_budget: '$1,200' }, { suggested_budget: 1200 }],
       [{ suggested_budget: '1,500.50 USD' }, { suggested_budget: 1500.5 }],
       [{ suggested_budget: 'USD 300' }, { suggested_budget: 300 }],
@@ -181,7 +248,10 @@ describe('AI endpoints against an OpenAI-compatible server (spec 2)', () => {
       [{ suggested_budget: { amount: 5 } }, { suggested_budget: null }],
       [{ suggested_budget: undefined }, { suggested_budget: null }],
       [{ tags: 'Energy, Solar ,energy' }, { tags: ['energy', 'solar'] }],
-      [{ tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }, { tags: Array.from({ length: 10 }, (_, i) => `t${i}`) }],
+      [
+        { tags: Array.from({ length: 11 }, (_, i) => `t${i}`) },
+        { tags: Array.from({ length: 10 }, (_, i) => `t${i}`) },
+      ],
       [{ tags: [1, 'Ok', '', 'x'.repeat(41)] }, { tags: ['ok'] }],
       [{ tags: null }, { tags: [] }],
       [{ title: 'T'.repeat(200) }, { title: 'T'.repeat(200) }],
@@ -194,8 +264,13 @@ describe('AI endpoints against an OpenAI-compatible server (spec 2)', () => {
       const r = await post('/api/ai/draft', { intent: 'Solar roof', category: 'General' });
       assert.equal(r.statusCode, 200, `${JSON.stringify(fields)}: ${r.body}`);
       const d = r.json().draft as Record<string, unknown>;
-      assert.deepEqual(Object.keys(d).sort(), ['body', 'suggested_budget', 'tags', 'title'], 'unknown fields are dropped');
-      for (const [k, v] of Object.entries(expected)) assert.deepEqual(d[k], v, `${JSON.stringify(fields).slice(0, 80)}: ${k}`);
+      assert.deepEqual(
+        Object.keys(d).sort(),
+        ['body', 'suggested_budget', 'tags', 'title'],
+        'unknown fields are dropped',
+      );
+      for (const [k, v] of Object.entries(expected))
+        assert.deepEqual(d[k], v, `${JSON.stringify(fields).slice(0, 80)}: ${k}`);
       assert.equal(fake.chatCalls().length, n + 1, 'no retry');
     }
     // What cannot be repaired is still asked again, then refused.
@@ -258,11 +333,19 @@ describe('AI rate limit per member (decision A9)', () => {
     try {
       const { jar } = await h.member('bob@example.org');
       const { jar: other } = await h.member('eve@example.org');
-      const created = await h.opened.canisters.clients.governance.create_proposal({ title: 'Garden', body: 'Plant a garden.', category: 'General' });
+      const created = await h.opened.canisters.clients.governance.create_proposal({
+        title: 'Garden',
+        body: 'Plant a garden.',
+        category: 'General',
+      });
       const id = String((created as { Ok: bigint }).Ok);
       const ask = (j: Jar, url: string, payload: object) => h.request({ method: 'POST', url, payload, jar: j });
       assert.equal((await ask(jar, '/api/ai/summarize', { proposal_id: id, title: 't', body: 'b' })).statusCode, 200);
-      for (let i = 0; i < 5; i++) assert.equal((await ask(jar, '/api/ai/summarize', { proposal_id: id, title: 't', body: 'b' })).json().cached, true);
+      for (let i = 0; i < 5; i++)
+        assert.equal(
+          (await ask(jar, '/api/ai/summarize', { proposal_id: id, title: 't', body: 'b' })).json().cached,
+          true,
+        );
       assert.equal((await ask(jar, '/api/ai/embed', { text: 'a' })).statusCode, 200);
       assert.equal((await ask(jar, '/api/ai/embed', { text: 'b' })).statusCode, 200);
       const limited = await ask(jar, '/api/ai/embed', { text: 'c' });

@@ -42,13 +42,24 @@ describe('the API reference page (decision S30)', () => {
     const nonce = /'nonce-([A-Za-z0-9+/=]+)'/.exec(csp)?.[1];
     assert.ok(nonce && nonce.length >= 22, `a nonce of 16 random bytes: ${csp}`);
     assert.match(csp, /default-src 'none'; script-src 'self';/, 'scripts from the bridge only, no inline or eval');
-    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|https?:/, 'no inline script or style without the nonce, no other origin');
+    assert.doesNotMatch(
+      csp,
+      /unsafe-inline|unsafe-eval|https?:/,
+      'no inline script or style without the nonce, no other origin',
+    );
     const html = await res.text();
     assert.ok(html.includes(`data-nonce="${nonce}"`));
     const again = await fetch(`${base}/api/docs`);
-    assert.notEqual(/'nonce-([^']+)'/.exec(again.headers.get('content-security-policy') ?? '')?.[1], nonce, 'a new nonce per answer');
+    assert.notEqual(
+      /'nonce-([^']+)'/.exec(again.headers.get('content-security-policy') ?? '')?.[1],
+      nonce,
+      'a new nonce per answer',
+    );
     const scripts = [...html.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]!);
-    assert.ok(html.includes(`<script src="/api/docs/redoc.standalone.js" nonce="${nonce}">`), 'the bundle learns the nonce from its own element');
+    assert.ok(
+      html.includes(`<script src="/api/docs/redoc.standalone.js" nonce="${nonce}">`),
+      'the bundle learns the nonce from its own element',
+    );
     assert.deepEqual(scripts, ['/api/docs/redoc.standalone.js', '/api/docs/init.js'], 'only scripts the bridge serves');
     for (const src of scripts) {
       const s = await fetch(`${base}${src}`);

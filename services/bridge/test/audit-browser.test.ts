@@ -21,7 +21,10 @@ async function pageAs(jar: Jar): Promise<Page> {
   await context.addCookies([{ name: 'session', value: jar.cookie!, url: base }]);
   const page = await context.newPage();
   page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
-  page.on('console', (m) => /Content Security Policy/i.test(m.text()) && errors.push(`${page.url()}: ${m.text().slice(0, 120)}`));
+  page.on(
+    'console',
+    (m) => /Content Security Policy/i.test(m.text()) && errors.push(`${page.url()}: ${m.text().slice(0, 120)}`),
+  );
   return page;
 }
 
@@ -48,14 +51,19 @@ describe('the Audit page of the admin console in Chromium (decision F16)', () =>
     const member = await h.member('member-audit-page@domdao.example');
     assert.equal((await h.login('member-audit-page@domdao.example', 'not the right password')).res.statusCode, 401);
     // 55 refusals at an admin route: more than one page of 50.
-    for (let i = 0; i < 55; i++) assert.equal((await h.request({ method: 'GET', url: '/api/admin/audit' })).statusCode, 401);
+    for (let i = 0; i < 55; i++)
+      assert.equal((await h.request({ method: 'GET', url: '/api/admin/audit' })).statusCode, 401);
 
     const page = await pageAs(admin.jar);
     await page.goto(`${base}/admin/audit`);
     await page.waitForSelector('tr[data-event]');
     assert.equal(await page.locator('nav a[href="/admin/audit"]').count(), 1, 'the Audit link is in the navigation');
     assert.equal(await page.locator('tr[data-event]').count(), 50);
-    assert.equal(await page.locator('tr[data-event]').first().getAttribute('data-event'), 'admin.access_denied', 'newest first');
+    assert.equal(
+      await page.locator('tr[data-event]').first().getAttribute('data-event'),
+      'admin.access_denied',
+      'newest first',
+    );
     const text = await page.locator('main').innerText();
     assert.ok(!/@domdao\.example/.test(text), 'no email address on the page');
     await shoot(page, 'admin-audit');
@@ -63,7 +71,9 @@ describe('the Audit page of the admin console in Chromium (decision F16)', () =>
     await page.locator('button', { hasText: 'Older' }).click();
     await page.waitForURL(/cursor=/);
     await page.waitForFunction(() => document.querySelectorAll('tr[data-event]').length < 50);
-    const older = await page.locator('tr[data-event]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-event')));
+    const older = await page
+      .locator('tr[data-event]')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-event')));
     assert.ok(older.includes('auth.login_failed') && older.includes('registration.created'), older.join());
 
     await page.goto(`${base}/admin/audit`);
@@ -72,7 +82,9 @@ describe('the Audit page of the admin console in Chromium (decision F16)', () =>
     await page.locator('button[type=submit]', { hasText: 'Filter' }).click();
     await page.waitForURL(/event=auth\.login_failed/);
     await page.waitForFunction(() =>
-      Array.from(document.querySelectorAll('tr[data-event]')).every((r) => r.getAttribute('data-event') === 'auth.login_failed'),
+      Array.from(document.querySelectorAll('tr[data-event]')).every(
+        (r) => r.getAttribute('data-event') === 'auth.login_failed',
+      ),
     );
     assert.equal(await page.locator('tr[data-event]').count(), 1);
     const row = await page.locator('tr[data-event]').innerText();

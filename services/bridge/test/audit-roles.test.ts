@@ -22,7 +22,8 @@ const id = randomUUID().replace(/-/g, '').slice(0, 16);
 const OWNER = `domdao_owner_${id}`;
 const APP = `domdao_app_${id}`;
 const DB = `audit_roles_${id}`;
-const urlAs = (role: string, database = DB) => Object.assign(new URL(PG_URL), { username: role, pathname: `/${database}` }).href;
+const urlAs = (role: string, database = DB) =>
+  Object.assign(new URL(PG_URL), { username: role, pathname: `/${database}` }).href;
 const OWNER_URL = urlAs(OWNER);
 const APP_URL = urlAs(APP);
 const SUPERUSER_URL = urlAs(new URL(PG_URL).username || 'postgres');
@@ -48,7 +49,11 @@ const SECRETS = {
   SIGNING_SECRET: `${key()}${key()}`,
 };
 const bridgeOn = (env: Record<string, string>, options: Parameters<typeof bridge>[2] = {}) =>
-  bridge(BACKENDS[0], { ...(env.DATABASE_URL && { DATA_DIR: dataDirFor(env.DATABASE_URL) }), ...SECRETS, ...env }, options);
+  bridge(
+    BACKENDS[0],
+    { ...(env.DATABASE_URL && { DATA_DIR: dataDirFor(env.DATABASE_URL) }), ...SECRETS, ...env },
+    options,
+  );
 
 /** Runs `statements` on one connection as `url`'s role, closed afterwards. */
 async function as<T>(url: string, run: (c: pg.Client) => Promise<T>): Promise<T> {
@@ -61,7 +66,8 @@ async function as<T>(url: string, run: (c: pg.Client) => Promise<T>): Promise<T>
   }
 }
 
-const count = (url: string) => as(url, async (c) => Number((await c.query<{ n: string }>('select count(*) as n from audit_log')).rows[0]!.n));
+const count = (url: string) =>
+  as(url, async (c) => Number((await c.query<{ n: string }>('select count(*) as n from audit_log')).rows[0]!.n));
 
 /** The environment of a production bridge: every secret explicit (the harness sets the rest). */
 function productionEnv(databaseUrl: string): Record<string, string> {
@@ -90,7 +96,8 @@ async function refusal(env: Record<string, string>): Promise<string> {
 
 /** Audit rows through the public interface: failed sign-ins, at the bridge's clock. */
 async function failedSignIns(h: Bridge, n: number, tag: string): Promise<void> {
-  for (let i = 0; i < n; i++) assert.equal((await h.login(`${tag}-${i}@domdao.example`, 'guess guess guess')).res.statusCode, 401);
+  for (let i = 0; i < n; i++)
+    assert.equal((await h.login(`${tag}-${i}@domdao.example`, 'guess guess guess')).res.statusCode, 401);
 }
 
 /** Moves the bridge's clock to `at` (the rows it writes carry it). */
@@ -135,7 +142,10 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
       await assert.rejects(c.query('delete from audit_log'), /append-only: DELETE refused/);
       await c.query('rollback');
       await c.query(`select set_config('domdao.audit_retention', 'on', false)`);
-      await assert.rejects(c.query('delete from audit_log where id = (select min(id) from audit_log)'), /append-only: DELETE refused/);
+      await assert.rejects(
+        c.query('delete from audit_log where id = (select min(id) from audit_log)'),
+        /append-only: DELETE refused/,
+      );
     });
     assert.equal(await count(OWNER_URL), rows, 'every row is still there');
   });
@@ -146,7 +156,12 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
       // The retention job runs only when a test runs it: these tests move the bridge's clock by days,
       // and the runner's own timer would run each day's slot as the clock reaches it, racing runNow.
       h = await bridgeOn(
-        { DATABASE_URL: APP_URL, DATABASE_MIGRATION_URL: OWNER_URL, AUDIT_RETENTION_DAYS: '30', AUDIT_RETENTION_BATCH: '2' },
+        {
+          DATABASE_URL: APP_URL,
+          DATABASE_MIGRATION_URL: OWNER_URL,
+          AUDIT_RETENTION_DAYS: '30',
+          AUDIT_RETENTION_BATCH: '2',
+        },
         { jobTimer: false },
       );
     });
@@ -163,7 +178,11 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
       assert.deepEqual(r.rows[0], { owner: OWNER, tables: '0' });
       assert.equal((await h.request({ method: 'GET', url: '/health/ready' })).statusCode, 200);
       const admin = await h.member(ADMIN_EMAIL);
-      const audit = await h.request({ method: 'GET', url: '/api/admin/audit?event=roles.bootstrap_admin_granted', jar: admin.jar });
+      const audit = await h.request({
+        method: 'GET',
+        url: '/api/admin/audit?event=roles.bootstrap_admin_granted',
+        jar: admin.jar,
+      });
       assert.equal(audit.statusCode, 200, audit.body);
       assert.equal((audit.json() as { items: unknown[] }).items.length, 1);
       assert.equal((await h.request({ method: 'POST', url: '/auth/logout', jar: admin.jar })).statusCode, 200);
@@ -211,7 +230,9 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
       await failedSignIns(h, 3, 'old');
       clockTo(h, real);
       await failedSignIns(h, 1, 'recent');
-      const ats = await as(APP_URL, async (c) => (await c.query<{ at: Date }>('select at from audit_log')).rows.map((r) => r.at.getTime()));
+      const ats = await as(APP_URL, async (c) =>
+        (await c.query<{ at: Date }>('select at from audit_log')).rows.map((r) => r.at.getTime()),
+      );
       const old = ats.filter((t) => t < real - 30 * DAY_MS).length;
       assert.ok(old >= 3, `old rows: ${old}`);
       const run = await h.app.jobs.runNow(AUDIT_RETENTION_JOB);
@@ -219,7 +240,9 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
       const detail = run.detail as { deleted: number; batches: number };
       assert.equal(detail.deleted, old);
       assert.equal(detail.batches, Math.ceil(old / 2));
-      const left = await as(APP_URL, async (c) => (await c.query<{ at: Date }>('select at from audit_log')).rows.map((r) => r.at.getTime()));
+      const left = await as(APP_URL, async (c) =>
+        (await c.query<{ at: Date }>('select at from audit_log')).rows.map((r) => r.at.getTime()),
+      );
       assert.equal(left.length, ats.length - old);
       assert.ok(left.every((t) => t >= real - 30 * DAY_MS));
     });
@@ -233,7 +256,9 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
       await failedSignIns(h, 1, 'outside');
       const inside = new Date(real - 30 * DAY_MS + HOUR_MS).toISOString();
       const subjects = async () =>
-        as(APP_URL, async (c) => (await c.query<{ at: Date }>('select at from audit_log order by at')).rows.map((r) => r.at.toISOString()));
+        as(APP_URL, async (c) =>
+          (await c.query<{ at: Date }>('select at from audit_log order by at')).rows.map((r) => r.at.toISOString()),
+        );
       const all = await subjects();
       assert.ok(all.includes(inside));
       // The bridge's clock ten days ahead: its own cutoff would take the row 29 days old too.
@@ -253,7 +278,8 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
         assert.equal((await c.query<{ n: number | null }>('select audit_log_purge(null, 10) as n')).rows[0]!.n, null);
         // Its batch at the limits of AUDIT_RETENTION_BATCH and one past.
         for (const ok of [1, 100000]) await c.query('select audit_log_purge(now(), $1)', [ok]);
-        for (const bad of [0, 100001]) await assert.rejects(c.query('select audit_log_purge(now(), $1)', [bad]), /batch .* outside 1 to 100000/);
+        for (const bad of [0, 100001])
+          await assert.rejects(c.query('select audit_log_purge(now(), $1)', [bad]), /batch .* outside 1 to 100000/);
       });
       assert.ok((await subjects()).includes(inside));
     });
@@ -265,7 +291,10 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
         await c.query('insert into audit_retention_floor values (true, 0)');
         await c.query('create temp table audit_log (id bigint, at timestamptz)');
         await c.query('set search_path = pg_temp, public');
-        assert.equal((await c.query<{ n: number }>(`select public.audit_log_purge('infinity', 100000) as n`)).rows[0]!.n, 0);
+        assert.equal(
+          (await c.query<{ n: number }>(`select public.audit_log_purge('infinity', 100000) as n`)).rows[0]!.n,
+          0,
+        );
       });
       assert.equal(await count(APP_URL), before);
       const acl = await as(SUPERUSER_URL, (c) =>
@@ -278,7 +307,11 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
       );
       assert.equal(acl.rows.length, 1);
       const f = acl.rows[0]!;
-      assert.deepEqual([f.public, f.app, f.definer], [false, true, true], 'EXECUTE revoked from PUBLIC, granted to the app role; SECURITY DEFINER');
+      assert.deepEqual(
+        [f.public, f.app, f.definer],
+        [false, true, true],
+        'EXECUTE revoked from PUBLIC, granted to the app role; SECURITY DEFINER',
+      );
       assert.ok(
         f.config.some((s) => /^search_path=.*pg_temp$/.test(s)),
         f.config.join(' '),
@@ -299,7 +332,11 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
       );
       await as(SUPERUSER_URL, (c) => c.query(`alter role ${APP} createrole`));
       try {
-        if (version < 160000) assert.match(await refusal({ ...productionEnv(APP_URL), DATABASE_MIGRATION_URL: OWNER_URL }), /which has CREATEROLE/);
+        if (version < 160000)
+          assert.match(
+            await refusal({ ...productionEnv(APP_URL), DATABASE_MIGRATION_URL: OWNER_URL }),
+            /which has CREATEROLE/,
+          );
       } finally {
         await as(SUPERUSER_URL, (c) => c.query(`alter role ${APP} nocreaterole`));
       }
@@ -328,7 +365,10 @@ describe('the audit log with an owner role and an app role on PostgreSQL (decisi
       assert.match(problem, /set DATABASE_MIGRATION_URL/);
       assert.throws(
         () => loadBridgeConfig({ DATABASE_MIGRATION_URL: OWNER_URL }),
-        (e: unknown) => e instanceof ConfigError && e.problems.length === 1 && /^DATABASE_MIGRATION_URL: needs DATABASE_URL/.test(e.problems[0]!),
+        (e: unknown) =>
+          e instanceof ConfigError &&
+          e.problems.length === 1 &&
+          /^DATABASE_MIGRATION_URL: needs DATABASE_URL/.test(e.problems[0]!),
       );
     });
   });

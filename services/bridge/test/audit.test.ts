@@ -42,7 +42,11 @@ async function allRows(h: Bridge, jar: Jar, query = ''): Promise<Row[]> {
   const rows: Row[] = [];
   let cursor: string | null = null;
   do {
-    const r = await h.request({ method: 'GET', url: `/api/admin/audit?limit=200${query}${cursor ? `&cursor=${cursor}` : ''}`, jar });
+    const r = await h.request({
+      method: 'GET',
+      url: `/api/admin/audit?limit=200${query}${cursor ? `&cursor=${cursor}` : ''}`,
+      jar,
+    });
     assert.equal(r.statusCode, 200, r.body);
     const page = r.json() as Page;
     rows.push(...page.items);
@@ -57,7 +61,11 @@ const auditLines = (h: Bridge) => h.logs.lines().filter((l) => l.audit === true)
 function assertNoPersonalData(text: string, secrets: string[], where: string): void {
   for (const s of secrets) assert.ok(!text.includes(s), `${where} carries ${s.slice(0, 12)}…`);
   assert.doesNotMatch(text, /[^\s"@]+@[^\s"@]+\.[a-z]+/i, `${where} carries an email address`);
-  assert.doesNotMatch(text, /"(email|name|dob|date_of_birth|password|token|session_id|cookie|ip)"\s*:/, `${where} carries a personal-data key`);
+  assert.doesNotMatch(
+    text,
+    /"(email|name|dob|date_of_birth|password|token|session_id|cookie|ip)"\s*:/,
+    `${where} carries a personal-data key`,
+  );
 }
 
 describe('the audit log: every security event through HTTP, in the log and at GET /api/admin/audit (decisions B61–B68)', () => {
@@ -91,32 +99,65 @@ describe('the audit log: every security event through HTTP, in the log and at GE
 
     // Sign-in failed (a wrong password), then locked out (an address with no account, LOGIN_MAX_FAILURES=2).
     assert.equal((await h.login('ada-audit@domdao.example', 'not the password at all')).res.statusCode, 401);
-    for (let i = 0; i < 2; i++) assert.equal((await h.login('nobody-audit@domdao.example', 'guess guess guess')).res.statusCode, 401);
+    for (let i = 0; i < 2; i++)
+      assert.equal((await h.login('nobody-audit@domdao.example', 'guess guess guess')).res.statusCode, 401);
     assert.equal((await h.login('nobody-audit@domdao.example', 'guess guess guess')).res.statusCode, 429);
     // A member past a per-member limit (MEMBER_SEARCH_LIMIT_PER_MINUTE=1, decision B92).
-    for (const status of [200, 429]) assert.equal((await h.request({ method: 'GET', url: '/api/members?q=ada', jar: ada.jar })).statusCode, status);
+    for (const status of [200, 429])
+      assert.equal((await h.request({ method: 'GET', url: '/api/members?q=ada', jar: ada.jar })).statusCode, status);
     // CSRF refusal; 401 and 403 at an admin route (the session's and the X-API-Token's).
-    assert.equal((await h.request({ method: 'POST', url: '/auth/logout', jar: ada.jar, origin: 'https://evil.example' })).statusCode, 403);
+    assert.equal(
+      (await h.request({ method: 'POST', url: '/auth/logout', jar: ada.jar, origin: 'https://evil.example' }))
+        .statusCode,
+      403,
+    );
     assert.equal((await h.request({ method: 'GET', url: '/api/admin/audit' })).statusCode, 401);
     assert.equal((await h.request({ method: 'GET', url: '/api/admin/audit', jar: ada.jar })).statusCode, 403);
-    assert.equal((await post('/api/admin/price/submit-proposal', undefined, {}, { 'x-api-token': 'a-wrong-api-token-000000' })).statusCode, 401);
+    assert.equal(
+      (await post('/api/admin/price/submit-proposal', undefined, {}, { 'x-api-token': 'a-wrong-api-token-000000' }))
+        .statusCode,
+      401,
+    );
     // Verification refused (a made-up link), and its wrong password; then verified.
-    assert.equal((await post('/api/auth/verify-email', undefined, { token: 'made-up-token', password: PASSWORD })).statusCode, 400);
+    assert.equal(
+      (await post('/api/auth/verify-email', undefined, { token: 'made-up-token', password: PASSWORD })).statusCode,
+      400,
+    );
     assert.equal((await h.register('bea-audit@domdao.example')).statusCode, 201);
-    const beaToken = new URL(h.verificationPath('bea-audit@domdao.example'), 'https://x.example').searchParams.get('token')!;
+    const beaToken = new URL(h.verificationPath('bea-audit@domdao.example'), 'https://x.example').searchParams.get(
+      'token',
+    )!;
     secrets.push(beaToken);
-    assert.equal((await post('/api/auth/verify-email', undefined, { token: beaToken, password: 'someone else chose this' })).statusCode, 401);
+    assert.equal(
+      (await post('/api/auth/verify-email', undefined, { token: beaToken, password: 'someone else chose this' }))
+        .statusCode,
+      401,
+    );
     assert.equal((await h.verify('bea-audit@domdao.example')).statusCode, 200);
     const bea = (await h.login('bea-audit@domdao.example')).jar;
-    const beaId = ((await h.request({ method: 'GET', url: '/auth/session', jar: bea })).json() as { user_id: string }).user_id;
+    const beaId = ((await h.request({ method: 'GET', url: '/auth/session', jar: bea })).json() as { user_id: string })
+      .user_id;
     // Password reset requested (a known and an unknown address) and completed.
-    assert.equal((await post('/api/auth/password-reset/request', undefined, { email: 'ada-audit@domdao.example' })).statusCode, 202);
-    assert.equal((await post('/api/auth/password-reset/request', undefined, { email: 'nobody-audit@domdao.example' })).statusCode, 202);
-    const mail = await eventually('the reset email', () => h.emails().find((m) => m.to.includes('ada-audit@domdao.example') && /reset/i.test(m.subject)));
+    assert.equal(
+      (await post('/api/auth/password-reset/request', undefined, { email: 'ada-audit@domdao.example' })).statusCode,
+      202,
+    );
+    assert.equal(
+      (await post('/api/auth/password-reset/request', undefined, { email: 'nobody-audit@domdao.example' })).statusCode,
+      202,
+    );
+    const mail = await eventually('the reset email', () =>
+      h.emails().find((m) => m.to.includes('ada-audit@domdao.example') && /reset/i.test(m.subject)),
+    );
     const resetToken = /\/reset-password\?token=([A-Za-z0-9_-]{43})/.exec(mail.text)![1]!;
     secrets.push(resetToken);
-    assert.equal((await post('/api/auth/password-reset/confirm', undefined, { token: resetToken, password: NEW_PASSWORD })).statusCode, 200);
-    // Registration refused (a look-alike address, decision B82); a resend past the client's email budget for an address (B84).
+    assert.equal(
+      (await post('/api/auth/password-reset/confirm', undefined, { token: resetToken, password: NEW_PASSWORD }))
+        .statusCode,
+      200,
+    );
+    // Registration refused (a look-alike address, decision B82); a resend past the client's email budget for an address
+    // (B84).
     assert.equal((await h.register('\u1d43da-audit@domdao.example')).statusCode, 400);
     const resend = () => post('/api/auth/resend-verification', undefined, { email: 'limit-audit@domdao.example' });
     for (let i = 0; i < 3; i++) assert.equal((await resend()).statusCode, 202);
@@ -128,10 +169,17 @@ describe('the audit log: every security event through HTTP, in the log and at GE
     assert.equal((await h.request({ method: 'DELETE', url: '/api/me/sessions', jar })).statusCode, 200);
     jar = (await h.login('ada-audit@domdao.example', NEW_PASSWORD)).jar;
     secrets.push(jar.cookie!);
-    assert.equal((await h.request({ method: 'DELETE', url: `/api/admin/users/${beaId}/sessions`, jar: admin.jar })).statusCode, 200);
+    assert.equal(
+      (await h.request({ method: 'DELETE', url: `/api/admin/users/${beaId}/sessions`, jar: admin.jar })).statusCode,
+      200,
+    );
     // Role granted and revoked; KYC approved and rejected; the upgrade applied.
     assert.equal((await post(`/api/admin/users/${beaId}/roles`, admin.jar, { role: 'moderator' })).statusCode, 200);
-    assert.equal((await h.request({ method: 'DELETE', url: `/api/admin/users/${beaId}/roles/moderator`, jar: admin.jar })).statusCode, 200);
+    assert.equal(
+      (await h.request({ method: 'DELETE', url: `/api/admin/users/${beaId}/roles/moderator`, jar: admin.jar }))
+        .statusCode,
+      200,
+    );
     assert.equal((await post(`/api/admin/users/${ada.user_id}/kyc`, admin.jar, { approved: true })).statusCode, 200);
     assert.equal((await post(`/api/admin/users/${beaId}/kyc`, admin.jar, { approved: false })).statusCode, 200);
     const paid = await h.signedWebhook(paymentEvent(ada.user_id));
@@ -142,14 +190,27 @@ describe('the audit log: every security event through HTTP, in the log and at GE
     const reindex = await post('/api/ai/admin/reindex', undefined, {}, { 'x-api-token': API_TOKEN });
     assert.ok([200, 202].includes(reindex.statusCode), reindex.body);
     // Unsubscribe with the emailed token.
-    const unsubscribeToken = signUnsubscribeToken(new TextEncoder().encode(SIGNING_SECRET), ada.user_id, h.now() + 30 * DAY_MS);
+    const unsubscribeToken = signUnsubscribeToken(
+      new TextEncoder().encode(SIGNING_SECRET),
+      ada.user_id,
+      h.now() + 30 * DAY_MS,
+    );
     secrets.push(unsubscribeToken);
     assert.equal((await h.request({ method: 'GET', url: `/unsubscribe?token=${unsubscribeToken}` })).statusCode, 200);
     // A display name that passes for an admin (decision B91: Cyrillic А).
-    assert.equal((await h.request({ method: 'PUT', url: '/api/me/display-name', jar, payload: { display_name: '\u0410dmin' } })).statusCode, 400);
+    assert.equal(
+      (await h.request({ method: 'PUT', url: '/api/me/display-name', jar, payload: { display_name: '\u0410dmin' } }))
+        .statusCode,
+      400,
+    );
     // A campaign's escrow resolved at its deadline (no contribution: refunded, nothing to refund).
     const deadline = new Date(h.now() + 2 * HOUR_MS).toISOString();
-    const c = await post('/api/campaigns', jar, { title: 'Audit barn', description: '', goal: { dom_e8s: '100000000' }, deadline });
+    const c = await post('/api/campaigns', jar, {
+      title: 'Audit barn',
+      description: '',
+      goal: { dom_e8s: '100000000' },
+      deadline,
+    });
     assert.equal(c.statusCode, 201, c.body);
     h.advance(3 * HOUR_MS);
     await h.opened.canisters.platform!.tick();
@@ -162,14 +223,19 @@ describe('the audit log: every security event through HTTP, in the log and at GE
     const lines = auditLines(h);
     // Produced at start-up only: a changed secret, a chosen name that became reserved (member-names-lookalike.test.ts),
     // a refused canister set (canister-set.test.ts).
-    const expected = AUDIT_EVENT_NAMES.filter((e) => e !== 'secret.rotation_noticed' && e !== 'members.display_name_reset' && e !== 'canister_set.refused');
+    const expected = AUDIT_EVENT_NAMES.filter(
+      (e) => e !== 'secret.rotation_noticed' && e !== 'members.display_name_reset' && e !== 'canister_set.refused',
+    );
     for (const event of expected) {
       const r = rows.filter((x) => x.event === event);
       const l = lines.filter((x) => x.event === event);
       assert.ok(r.length >= 1, `${event}: no row at GET /api/admin/audit`);
       assert.equal(l.length, r.length, `${event}: one log line per row`);
       for (const line of l) {
-        assert.ok(typeof line.actor === 'string' && typeof line.outcome === 'string' && typeof line.client === 'string', `${event}: line fields`);
+        assert.ok(
+          typeof line.actor === 'string' && typeof line.outcome === 'string' && typeof line.client === 'string',
+          `${event}: line fields`,
+        );
         assert.ok('request_id' in line, `${event}: the line names its request`);
       }
     }
@@ -190,8 +256,14 @@ describe('the audit log: every security event through HTTP, in the log and at GE
       [limited.actor, limited.outcome, limited.detail],
       [ada.user_id, 'denied', { limit: 'member_searches', max: 1, per: 'minute', retry_after_seconds: 60 }],
     );
-    assert.deepEqual(one('auth.csrf_refused').detail, { method: 'POST', route: '/auth/logout', origin: 'https://evil.example' });
-    const denied = rows.filter((x) => x.event === 'admin.access_denied').map((x) => [x.actor, x.detail.status, x.detail.route] as [string, number, string]);
+    assert.deepEqual(one('auth.csrf_refused').detail, {
+      method: 'POST',
+      route: '/auth/logout',
+      origin: 'https://evil.example',
+    });
+    const denied = rows
+      .filter((x) => x.event === 'admin.access_denied')
+      .map((x) => [x.actor, x.detail.status, x.detail.route] as [string, number, string]);
     assert.deepEqual(
       denied.sort((x, y) => x[1] - y[1] || x[2].localeCompare(y[2])),
       [
@@ -218,7 +290,10 @@ describe('the audit log: every security event through HTTP, in the log and at GE
       rows.filter((x) => x.event === 'sessions.ended').map((x) => x.detail.scope),
       ['admin', 'everywhere', 'logout'],
     );
-    assert.deepEqual([one('roles.granted').actor, one('roles.granted').subject, one('roles.granted').detail.role], [admin.user_id, beaId, 'moderator']);
+    assert.deepEqual(
+      [one('roles.granted').actor, one('roles.granted').subject, one('roles.granted').detail.role],
+      [admin.user_id, beaId, 'moderator'],
+    );
     assert.deepEqual([one('kyc.approved').subject, one('kyc.rejected').subject], [ada.user_id, beaId]);
     assert.deepEqual([one('membership.upgraded').actor, one('membership.upgraded').subject], ['system', ada.user_id]);
     assert.ok(one('membership.upgraded').request_id, 'the upgrade names the webhook request that queued it');
@@ -247,7 +322,13 @@ describe('the audit log: every security event through HTTP, in the log and at GE
     const to = await allRows(h, admin.jar, `&to=${encodeURIComponent(mid.at)}`);
     assert.ok(!to.some((r) => r.id === mid.id) && to.every((r) => r.at < mid.at), 'to is exclusive');
     assert.equal(from.length + to.length, all.length);
-    for (const q of ['event=no.such_event', `from=${encodeURIComponent(mid.at)}&to=2000-01-01T00:00:00Z`, 'from=yesterday', 'actor=', 'cursor=0']) {
+    for (const q of [
+      'event=no.such_event',
+      `from=${encodeURIComponent(mid.at)}&to=2000-01-01T00:00:00Z`,
+      'from=yesterday',
+      'actor=',
+      'cursor=0',
+    ]) {
       const r = await h.request({ method: 'GET', url: `/api/admin/audit?${q}`, jar: admin.jar });
       assert.equal(r.statusCode, 400, q);
       assert.equal((r.json() as { error: string }).error, 'VALIDATION_ERROR');
@@ -256,7 +337,10 @@ describe('the audit log: every security event through HTTP, in the log and at GE
     const unknown = await h.request({ method: 'GET', url: '/api/admin/audit?event=csrf.refused', jar: admin.jar });
     const message = (unknown.json() as { message: string }).message;
     assert.ok(message.startsWith('querystring/event must be one of: auth.login_succeeded, '), message);
-    assert.ok(message.includes('auth.csrf_refused') && !message.includes('constant') && !message.includes('anyOf'), message);
+    assert.ok(
+      message.includes('auth.csrf_refused') && !message.includes('constant') && !message.includes('anyOf'),
+      message,
+    );
   });
 
   it('decision B67: cursor pages: limit 200 is accepted and 201 refused, 0 refused; a page exactly as long as what is left has no next cursor, one shorter has one; the cursor at the bigint limit and one past', async () => {
@@ -370,7 +454,9 @@ describe('the audit log on PostgreSQL: append-only, retention, secret rotation (
     for (let i = 0; i < 4; i++) await h.login(`old-${i}@domdao.example`, 'guess guess guess');
     h.advance(1);
     await h.login('at-limit@domdao.example', 'guess guess guess');
-    const old = (await db.selectFrom('audit_log').select('at').execute()).filter((r) => new Date(r.at).getTime() === start).length;
+    const old = (await db.selectFrom('audit_log').select('at').execute()).filter(
+      (r) => new Date(r.at).getTime() === start,
+    ).length;
     assert.ok(old >= 5, `rows at the start: ${old}`);
     const total = await count();
     h.advance(DAY_MS);
@@ -400,7 +486,12 @@ describe('the audit log on PostgreSQL: append-only, retention, secret rotation (
     const adminJar = (await h.member(ADMIN_EMAIL)).jar;
     await h.app.close();
     const reopen = async (env: Record<string, string>) =>
-      openBridge(loadBridgeConfig(env), env, { now: h.now, canisterClock: () => BigInt(h.now()) * 1_000_000n, scheduler: false, logStream: h.logs.stream });
+      openBridge(loadBridgeConfig(env), env, {
+        now: h.now,
+        canisterClock: () => BigInt(h.now()) * 1_000_000n,
+        scheduler: false,
+        logStream: h.logs.stream,
+      });
     const rotatedEnv = { ...h.env, ACCESS_TOKEN: 'a-new-access-token-0123456789' };
     let opened = await reopen(rotatedEnv);
     await opened.app.ready();
@@ -421,7 +512,11 @@ describe('the audit log on PostgreSQL: append-only, retention, secret rotation (
       );
       const lines = h.logs.events('secret.rotation_noticed');
       assert.equal(lines.length, 1);
-      assertNoPersonalData(JSON.stringify([items, lines]), ['a-new-access-token-0123456789', h.env.ACCESS_TOKEN!], 'secret.rotation_noticed');
+      assertNoPersonalData(
+        JSON.stringify([items, lines]),
+        ['a-new-access-token-0123456789', h.env.ACCESS_TOKEN!],
+        'secret.rotation_noticed',
+      );
     } finally {
       await opened.app.close();
       await h.restart();

@@ -22,7 +22,14 @@ for (const backend of BACKENDS) {
       // connection scheduling, so a right password inside the burst could be one of the 5 checked.
       const guesses = Array.from({ length: 30 }, (_, i) => `${WRONG} ${i}`);
       const res = await Promise.all(
-        guesses.map((p) => h.request({ method: 'POST', url: '/auth/login', payload: { email: 'ada@example.org', password: p }, remoteAddress: '203.0.113.9' })),
+        guesses.map((p) =>
+          h.request({
+            method: 'POST',
+            url: '/auth/login',
+            payload: { email: 'ada@example.org', password: p },
+            remoteAddress: '203.0.113.9',
+          }),
+        ),
       );
       const codes = res.map((r) => r.statusCode);
       assert.equal(codes.filter((c) => c !== 429).length, 5, `exactly 5 passwords checked: ${codes.join(',')}`);
@@ -55,23 +62,51 @@ for (const backend of BACKENDS) {
       const carol = await h.member('carol@example.org');
       const dave = await h.member('dave@example.org');
       assert.equal(
-        (await h.request({ method: 'POST', url: `/api/admin/users/${carol.user_id}/roles`, payload: { role: 'admin' }, jar: root.jar })).statusCode,
+        (
+          await h.request({
+            method: 'POST',
+            url: `/api/admin/users/${carol.user_id}/roles`,
+            payload: { role: 'admin' },
+            jar: root.jar,
+          })
+        ).statusCode,
         200,
       );
       const carolAdmin = (await h.login('carol@example.org')).jar;
       const other = (await h.login('carol@example.org', PASSWORD, {})).jar;
-      assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar: carolAdmin })).json().roles, ['member', 'admin']);
-      const revoke = await h.request({ method: 'DELETE', url: `/api/admin/users/${carol.user_id}/roles/admin`, jar: root.jar });
+      assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar: carolAdmin })).json().roles, [
+        'member',
+        'admin',
+      ]);
+      const revoke = await h.request({
+        method: 'DELETE',
+        url: `/api/admin/users/${carol.user_id}/roles/admin`,
+        jar: root.jar,
+      });
       assert.equal(revoke.statusCode, 200, revoke.body);
       assert.equal(revoke.json().sessions_ended, 3, 'the first login, the admin one and the second browser');
       for (const jar of [carolAdmin, other, carol.jar])
-        assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar })).json(), { authenticated: false });
-      const grant = await h.request({ method: 'POST', url: `/api/admin/users/${dave.user_id}/roles`, payload: { role: 'admin' }, jar: carolAdmin });
+        assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar })).json(), {
+          authenticated: false,
+        });
+      const grant = await h.request({
+        method: 'POST',
+        url: `/api/admin/users/${dave.user_id}/roles`,
+        payload: { role: 'admin' },
+        jar: carolAdmin,
+      });
       assert.equal(grant.statusCode, 401, 'the revoked admin is signed out');
       const back = await h.login('carol@example.org');
       assert.deepEqual(back.res.json().roles, ['member'], 'the next login reads the new roles');
       assert.equal(
-        (await h.request({ method: 'POST', url: `/api/admin/users/${dave.user_id}/roles`, payload: { role: 'admin' }, jar: back.jar })).statusCode,
+        (
+          await h.request({
+            method: 'POST',
+            url: `/api/admin/users/${dave.user_id}/roles`,
+            payload: { role: 'admin' },
+            jar: back.jar,
+          })
+        ).statusCode,
         403,
       );
       assert.deepEqual(
@@ -93,7 +128,11 @@ for (const backend of BACKENDS) {
       assert.equal(listed.statusCode, 200, listed.body);
       const { sessions } = listed.json() as { sessions: Array<Record<string, unknown>> };
       assert.equal(sessions.length, 2);
-      assert.deepEqual(Object.keys(sessions[0]!).sort(), ['created_at', 'expires_at', 'last_seen_at', 'roles'], 'no ids, no sealed data');
+      assert.deepEqual(
+        Object.keys(sessions[0]!).sort(),
+        ['created_at', 'expires_at', 'last_seen_at', 'roles'],
+        'no ids, no sealed data',
+      );
       assert.equal(sessions[0]!.created_at, new Date(h.now() - 60_000).toISOString(), 'oldest first');
       assert.equal(sessions[1]!.expires_at, new Date(h.now() + 24 * 3_600_000).toISOString());
       assert.equal((await h.request({ method: 'GET', url, jar: erin.jar })).statusCode, 403, 'admins only');
@@ -103,14 +142,39 @@ for (const backend of BACKENDS) {
         403,
         'cross-site rule (decision B8)',
       );
-      assert.equal((await h.request({ method: 'GET', url: '/api/admin/users/00000000-0000-4000-8000-000000000000/sessions', jar: root.jar })).statusCode, 404);
-      assert.equal((await h.request({ method: 'DELETE', url: "/api/admin/users/1'%20OR%201=1/sessions", jar: root.jar, origin: GOV })).statusCode, 400);
+      assert.equal(
+        (
+          await h.request({
+            method: 'GET',
+            url: '/api/admin/users/00000000-0000-4000-8000-000000000000/sessions',
+            jar: root.jar,
+          })
+        ).statusCode,
+        404,
+      );
+      assert.equal(
+        (
+          await h.request({
+            method: 'DELETE',
+            url: "/api/admin/users/1'%20OR%201=1/sessions",
+            jar: root.jar,
+            origin: GOV,
+          })
+        ).statusCode,
+        400,
+      );
       const ended = await h.request({ method: 'DELETE', url, jar: root.jar, origin: GOV });
       assert.equal(ended.statusCode, 200, ended.body);
       assert.deepEqual(ended.json(), { user_id: erin.user_id, sessions_ended: 2 });
-      for (const jar of [erin.jar, second]) assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar })).json(), { authenticated: false });
+      for (const jar of [erin.jar, second])
+        assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar })).json(), {
+          authenticated: false,
+        });
       assert.deepEqual((await h.request({ method: 'GET', url, jar: root.jar })).json().sessions, []);
-      assert.equal((await h.request({ method: 'GET', url: '/auth/session', jar: root.jar })).json().authenticated, true);
+      assert.equal(
+        (await h.request({ method: 'GET', url: '/auth/session', jar: root.jar })).json().authenticated,
+        true,
+      );
     });
   });
 
@@ -120,9 +184,16 @@ for (const backend of BACKENDS) {
       t.after(() => h.close());
       const from = async (email: string, remoteAddress: string) => {
         const fields = await h.encrypt({ email, name: 'Ada Lovelace', dob: '1990-05-01' });
-        return h.request({ method: 'POST', url: '/api/auth/register', payload: { ...fields, password: PASSWORD, tos_accepted: true }, remoteAddress });
+        return h.request({
+          method: 'POST',
+          url: '/api/auth/register',
+          payload: { ...fields, password: PASSWORD, tos_accepted: true },
+          remoteAddress,
+        });
       };
-      const burst = await Promise.all(Array.from({ length: 8 }, (_, i) => from(`victim${i}@example.org`, '203.0.113.5')));
+      const burst = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => from(`victim${i}@example.org`, '203.0.113.5')),
+      );
       assert.deepEqual(burst.map((r) => r.statusCode).sort(), [201, 201, 201, 429, 429, 429, 429, 429]);
       const refused = burst.find((r) => r.statusCode === 429)!;
       assert.equal(refused.json().error, 'TOO_MANY_ATTEMPTS');
@@ -145,7 +216,11 @@ describe('the owner of an attacked account (decision B30)', () => {
       h.request({ method: 'POST', url: '/auth/login', payload: { email: 'bob@example.org', password }, remoteAddress });
     for (let i = 0; i < 5; i++) assert.equal((await from('203.0.113.66', WRONG)).statusCode, 401);
     for (let i = 0; i < 20; i++) assert.equal((await from('203.0.113.66', WRONG)).statusCode, 429);
-    assert.equal((await from('203.0.113.66', PASSWORD)).statusCode, 429, "the stranger's address stays blocked, even with the password");
+    assert.equal(
+      (await from('203.0.113.66', PASSWORD)).statusCode,
+      429,
+      "the stranger's address stays blocked, even with the password",
+    );
     const owner = await from('198.51.100.20', PASSWORD);
     assert.equal(owner.statusCode, 200, 'the owner is not locked out');
     assert.equal(owner.json().email, 'bob@example.org');
@@ -156,9 +231,15 @@ describe('the owner of an attacked account (decision B30)', () => {
     t.after(() => h.close());
     await h.member('cleo@example.org');
     const from = (remoteAddress: string, password = WRONG) =>
-      h.request({ method: 'POST', url: '/auth/login', payload: { email: 'cleo@example.org', password }, remoteAddress });
+      h.request({
+        method: 'POST',
+        url: '/auth/login',
+        payload: { email: 'cleo@example.org', password },
+        remoteAddress,
+      });
     for (let i = 0; i < 10; i++) await from('203.0.113.1');
-    for (let a = 2; a <= 19; a++) for (let i = 0; i < 2; i++) assert.equal((await from(`203.0.113.${a}`)).statusCode, 401);
+    for (let a = 2; a <= 19; a++)
+      for (let i = 0; i < 2; i++) assert.equal((await from(`203.0.113.${a}`)).statusCode, 401);
     // 2 + 36 = 38 checked guesses: the 8 refused at 203.0.113.1 did not count.
     assert.equal((await from('198.51.100.1', PASSWORD)).statusCode, 200, 'below the ceiling of 40');
     for (let i = 0; i < 2; i++) assert.equal((await from('203.0.113.20')).statusCode, 401);
@@ -196,7 +277,11 @@ describe('password length (decision B4)', () => {
     assert.equal(eleven.json().error, 'WEAK_PASSWORD');
     assert.match(eleven.json().message, /at least 12/);
     assert.equal((await h.register('len@example.org', { password: 'Tr0ub4dor&3x' })).statusCode, 201);
-    assert.equal((await h.register('len2@example.org', { password: 'ñandú-ñandú' + 'é' })).statusCode, 201, 'characters, not bytes: 12 of them');
+    assert.equal(
+      (await h.register('len2@example.org', { password: 'ñandú-ñandú' + 'é' })).statusCode,
+      201,
+      'characters, not bytes: 12 of them',
+    );
   });
 });
 
@@ -208,13 +293,23 @@ describe('where the attempt counters live (decision B52)', () => {
     t.after(() => h.close());
     const { jar } = await h.member('locked@example.org');
     const attempt = (password: string) =>
-      h.request({ method: 'POST', url: '/auth/login', payload: { email: 'locked@example.org', password }, remoteAddress: '203.0.113.7' });
-    for (let i = 1; i <= h.config.LOGIN_MAX_FAILURES; i++) assert.equal((await attempt(`${WRONG} ${i}`)).statusCode, 401, `guess ${i} of the limit is checked`);
+      h.request({
+        method: 'POST',
+        url: '/auth/login',
+        payload: { email: 'locked@example.org', password },
+        remoteAddress: '203.0.113.7',
+      });
+    for (let i = 1; i <= h.config.LOGIN_MAX_FAILURES; i++)
+      assert.equal((await attempt(`${WRONG} ${i}`)).statusCode, 401, `guess ${i} of the limit is checked`);
     assert.equal((await attempt(PASSWORD)).statusCode, 429, 'one past the limit is refused');
     redis = await redis.restart();
     // The bridge's client reconnects on its own; until then a session read answers 503.
     let session = 503;
-    for (const until = Date.now() + 10_000; session === 503 && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+    for (
+      const until = Date.now() + 10_000;
+      session === 503 && Date.now() < until;
+      await new Promise((r) => setTimeout(r, 100))
+    ) {
       session = (await h.request({ method: 'GET', url: '/api/me/sessions', jar })).statusCode;
     }
     assert.equal(session, 401, 'Redis came back empty: the session is gone');

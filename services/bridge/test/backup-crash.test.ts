@@ -57,12 +57,17 @@ describe('decision B120: a live backup cut mid-way by a kill of npm run backup',
       const restoredDir = join(work, 'restored');
       const refused = await runScript('scripts/restore.ts', ['--from', to], { DATA_DIR: restoredDir });
       assert.equal(refused.code, 2, refused.err + refused.out);
-      assert.match(refused.err, /^restore: \S+cut has no manifest\.json: it is incomplete \(a backup cut short\) or not a backup; nothing was changed\n$/);
+      assert.match(
+        refused.err,
+        /^restore: \S+cut has no manifest\.json: it is incomplete \(a backup cut short\) or not a backup; nothing was changed\n$/,
+      );
       assert.equal(existsSync(restoredDir), false);
 
       // The bridge goes on past the pause, finds nobody waiting, and abandons the backup.
       resume();
-      const line = await eventually('the backup.abandoned line', () => h.logs.lines().find((l) => l.event === 'backup.abandoned'));
+      const line = await eventually('the backup.abandoned line', () =>
+        h.logs.lines().find((l) => l.event === 'backup.abandoned'),
+      );
       assert.equal(line.level, 'warn');
       assert.match(String(line.reason), /went away after the database was copied/);
       assert.deepEqual(readdirSync(to), [], 'nothing half-made is left');

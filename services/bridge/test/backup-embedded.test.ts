@@ -48,7 +48,8 @@ describe('decisions R39, R40: npm run backup and npm run restore of the embedded
       assert.equal(manifest.mode, 'live');
       assert.deepEqual([manifest.database, manifest.canisters], ['embedded', 'embedded']);
       const paths = manifest.files.map((f) => f.path);
-      for (const p of ['keys.json', 'pglite/PG_VERSION', 'canisters/snapshot.bin', 'canisters/canister-set.json']) assert.ok(paths.includes(p), p);
+      for (const p of ['keys.json', 'pglite/PG_VERSION', 'canisters/snapshot.bin', 'canisters/canister-set.json'])
+        assert.ok(paths.includes(p), p);
       assert.ok(!paths.some((p) => /(^|\/)\.lock$|backup\.sock|wal\.jsonl/.test(p)), paths.join(' '));
       assert.ok(manifest.canister_seq! > 0);
 
@@ -75,7 +76,10 @@ describe('decisions R39, R40: npm run backup and npm run restore of the embedded
       // A running platform: refused, nothing changed, the bridge goes on.
       const running = await run('scripts/restore.ts', ['--from', b1], env);
       assert.equal(running.code, 2, running.out);
-      assert.match(running.err, /^restore: DATA_DIR \S+ is in use by a running process \(PID \d+\): stop the platform first; nothing was changed\n$/);
+      assert.match(
+        running.err,
+        /^restore: DATA_DIR \S+ is in use by a running process \(PID \d+\): stop the platform first; nothing was changed\n$/,
+      );
       assert.deepEqual(
         running.logs.map((l) => [l.service, l.level, l.event]),
         [['restore', 'warn', 'restore.refused']],
@@ -100,9 +104,18 @@ describe('decisions R39, R40: npm run backup and npm run restore of the embedded
       mkdirSync(join(added, 'data', 'extra'));
       writeFileSync(join(added, 'data', 'extra', 'x'), 'x');
       const cases: Array<[string, RegExp]> = [
-        [damaged, /^restore: canisters\/snapshot\.bin in \S+ does not match its checksum in manifest\.json: the backup is damaged; nothing was changed\n$/],
-        [incomplete, /^restore: \S+ has no manifest\.json: it is incomplete \(a backup cut short\) or not a backup; nothing was changed\n$/],
-        [added, /^restore: \S+ holds 1 file\(s\) its manifest does not list \(extra\/x\): the backup is damaged; nothing was changed\n$/],
+        [
+          damaged,
+          /^restore: canisters\/snapshot\.bin in \S+ does not match its checksum in manifest\.json: the backup is damaged; nothing was changed\n$/,
+        ],
+        [
+          incomplete,
+          /^restore: \S+ has no manifest\.json: it is incomplete \(a backup cut short\) or not a backup; nothing was changed\n$/,
+        ],
+        [
+          added,
+          /^restore: \S+ holds 1 file\(s\) its manifest does not list \(extra\/x\): the backup is damaged; nothing was changed\n$/,
+        ],
       ];
       for (const [from, message] of cases) {
         const res = await run('scripts/restore.ts', ['--from', from], env);
@@ -123,7 +136,11 @@ describe('decisions R39, R40: npm run backup and npm run restore of the embedded
       assert.match(restored.out, /the directory it replaced is kept at \S+\.before-restore-/);
       assert.equal(siblings(dataDir).length, 1);
 
-      reopened = await openBridge(h.config, h.env, { scheduler: false, logStream: captureLogs().stream, passwordCost: TEST_PASSWORD_COST });
+      reopened = await openBridge(h.config, h.env, {
+        scheduler: false,
+        logStream: captureLogs().stream,
+        passwordCost: TEST_PASSWORD_COST,
+      });
       const login = (email: string) =>
         reopened!.app.inject({
           method: 'POST',
@@ -138,7 +155,10 @@ describe('decisions R39, R40: npm run backup and npm run restore of the embedded
         now.map((u) => u.principal),
         [pBefore],
       );
-      assert.ok(await reopened.canisters.clients.user.get_account(pBefore!), 'the canister has the account from before');
+      assert.ok(
+        await reopened.canisters.clients.user.get_account(pBefore!),
+        'the canister has the account from before',
+      );
       assert.equal(await reopened.canisters.clients.user.get_account(pAfter!), undefined, 'and not the one from after');
     } finally {
       await reopened?.app.close();

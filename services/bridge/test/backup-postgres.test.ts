@@ -17,9 +17,17 @@ import { APP, BACKENDS, bridge, freshPostgres, TEST_PASSWORD_COST } from './harn
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 
-function run(command: string, args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number | null; out: string; err: string }> {
+function run(
+  command: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -27,7 +35,8 @@ function run(command: string, args: string[], env: Record<string, string | undef
     child.once('exit', (code) => resolve({ code, out, err }));
   });
 }
-const tsx = (script: string, args: string[], env: Record<string, string>) => run(process.execPath, ['--import', 'tsx', script, ...args], env);
+const tsx = (script: string, args: string[], env: Record<string, string>) =>
+  run(process.execPath, ['--import', 'tsx', script, ...args], env);
 
 describe('decision R41: a bridge on PostgreSQL backed up with pg_dump and npm run backup, restored with pg_restore and npm run restore', () => {
   const work = mkdtempSync(join(tmpdir(), 'domdao-pg-backup-'));
@@ -37,7 +46,11 @@ describe('decision R41: a bridge on PostgreSQL backed up with pg_dump and npm ru
     const h = await bridge(BACKENDS.find((b) => b.db === 'postgres' && b.sessions === 'database'));
     const target = await freshPostgres('bridge_restore');
     const open = (env: Record<string, string>) =>
-      openBridge(loadBridgeConfig(env), env, { scheduler: false, logStream: captureLogs().stream, passwordCost: TEST_PASSWORD_COST });
+      openBridge(loadBridgeConfig(env), env, {
+        scheduler: false,
+        logStream: captureLogs().stream,
+        passwordCost: TEST_PASSWORD_COST,
+      });
     let current: Awaited<ReturnType<typeof openBridge>> | undefined;
     try {
       await h.member('before@example.org');
@@ -50,7 +63,10 @@ describe('decision R41: a bridge on PostgreSQL backed up with pg_dump and npm ru
       const copied = await tsx('scripts/backup.ts', ['--to', dirBackup], { DATA_DIR: h.config.DATA_DIR });
       assert.equal(copied.code, 0, copied.err);
       const manifest = JSON.parse(readFileSync(join(dirBackup, 'manifest.json'), 'utf8')) as BackupManifest;
-      assert.deepEqual([manifest.database, manifest.canisters], ['not included (DATABASE_URL: back it up with pg_dump)', 'embedded']);
+      assert.deepEqual(
+        [manifest.database, manifest.canisters],
+        ['not included (DATABASE_URL: back it up with pg_dump)', 'embedded'],
+      );
 
       // After the backup: another member.
       current = await open(h.env);
@@ -61,9 +77,15 @@ describe('decision R41: a bridge on PostgreSQL backed up with pg_dump and npm ru
           headers: { origin: APP, 'content-type': 'application/json' },
           payload: JSON.stringify({ email, password: 'correct horse battery staple' }),
         });
-      const key = (await current.app.inject({ method: 'GET', url: '/api/auth/registration-key' })).json() as { public_key: string };
+      const key = (await current.app.inject({ method: 'GET', url: '/api/auth/registration-key' })).json() as {
+        public_key: string;
+      };
       const { encryptRegistration } = await import('@domdao/registration/seal');
-      const fields = await encryptRegistration(key.public_key, { email: 'after@example.org', name: 'Grace Hopper', dob: '1990-05-01' });
+      const fields = await encryptRegistration(key.public_key, {
+        email: 'after@example.org',
+        name: 'Grace Hopper',
+        dob: '1990-05-01',
+      });
       const registered = await current.app.inject({
         method: 'POST',
         url: '/api/auth/register',
@@ -76,7 +98,14 @@ describe('decision R41: a bridge on PostgreSQL backed up with pg_dump and npm ru
       current = undefined;
 
       // The restore: the dump into a new, empty database; DATA_DIR put back; the bridge pointed at both.
-      const restored = await run('pg_restore', ['--exit-on-error', '--single-transaction', '--no-owner', '--dbname', target.url, dump]);
+      const restored = await run('pg_restore', [
+        '--exit-on-error',
+        '--single-transaction',
+        '--no-owner',
+        '--dbname',
+        target.url,
+        dump,
+      ]);
       assert.equal(restored.code, 0, restored.err);
       const back = await tsx('scripts/restore.ts', ['--from', dirBackup], { DATA_DIR: h.config.DATA_DIR });
       assert.equal(back.code, 0, back.err);

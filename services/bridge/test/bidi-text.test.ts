@@ -10,7 +10,13 @@ const HOUR = 3_600_000;
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 const TITLE = 'Invoice \u202Egnp.exe \u2067and\u2069 \u200Fmore\u061C';
 const SHOWN = 'Invoice gnp.exe and more';
-type Sent = { to: string[]; subject: string; text: string; html: string; attachments?: Array<{ filename: string; content: string }> };
+type Sent = {
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+  attachments?: Array<{ filename: string; content: string }>;
+};
 
 describe('bidi controls in what the bridge shows (decision F41)', () => {
   let h: Bridge;
@@ -21,28 +27,53 @@ describe('bidi controls in what the bridge shows (decision F41)', () => {
     const admin = await h.member(ADMIN_EMAIL);
     voter = await h.member('bidi-voter@example.org');
     assert.equal(
-      (await h.request({ method: 'POST', url: `/api/admin/users/${voter.user_id}/kyc`, payload: { approved: true }, jar: admin.jar })).statusCode,
+      (
+        await h.request({
+          method: 'POST',
+          url: `/api/admin/users/${voter.user_id}/kyc`,
+          payload: { approved: true },
+          jar: admin.jar,
+        })
+      ).statusCode,
       200,
     );
     assert.equal((await h.signedWebhook(paymentEvent(voter.user_id))).json().status, 'applied');
     voter.jar = (await h.login('bidi-voter@example.org')).jar;
     assert.equal(
-      (await h.request({ method: 'PUT', url: '/api/me/notification-preferences', payload: { vote_reminders: true }, jar: voter.jar })).statusCode,
+      (
+        await h.request({
+          method: 'PUT',
+          url: '/api/me/notification-preferences',
+          payload: { vote_reminders: true },
+          jar: voter.jar,
+        })
+      ).statusCode,
       200,
     );
   });
   after(() => h.close());
 
   it('decision F41: a proposal titled with U+202E and isolates: the feed, the /activity page and the vote reminder (subject, text, calendar file) show it as typed, without the controls', async () => {
-    const r = await h.request({ method: 'POST', url: '/api/governance/propose', jar: voter.jar, payload: { title: TITLE, body: 'b', category: 'General' } });
+    const r = await h.request({
+      method: 'POST',
+      url: '/api/governance/propose',
+      jar: voter.jar,
+      payload: { title: TITLE, body: 'b', category: 'General' },
+    });
     assert.equal(r.statusCode, 201, r.body);
     const id = r.json().proposal_id as string;
-    assert.equal((await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json().title, TITLE, 'the record keeps what was typed');
+    assert.equal(
+      (await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json().title,
+      TITLE,
+      'the record keeps what was typed',
+    );
     h.advance(HOUR);
     await h.opened.canisters.platform!.tick();
 
     const items = await eventually('the proposal in the feed', async () => {
-      const feed = (await h.request({ method: 'GET', url: '/api/me/activity', jar: voter.jar })).json().items as Array<{ title: string }>;
+      const feed = (await h.request({ method: 'GET', url: '/api/me/activity', jar: voter.jar })).json().items as Array<{
+        title: string;
+      }>;
       return feed.some((i) => i.title.startsWith('Voting is open')) ? feed : undefined;
     });
     const titles = items.map((i) => i.title).filter((t) => t.includes('Invoice'));
@@ -55,14 +86,19 @@ describe('bidi controls in what the bridge shows (decision F41)', () => {
     const p = (await h.opened.canisters.clients.governance.get_proposal(BigInt(id)))!;
     h.advance(Number(p.voting_closes / 1_000_000n) - h.now() - 23 * HOUR);
     assert.equal((await h.app.jobs.runNow('member-emails:vote-reminders')).status, 'succeeded');
-    const mail = (h.emails() as Sent[]).find((m) => m.to.includes('bidi-voter@example.org') && /^Reminder: Vote deadline/.test(m.subject))!;
+    const mail = (h.emails() as Sent[]).find(
+      (m) => m.to.includes('bidi-voter@example.org') && /^Reminder: Vote deadline/.test(m.subject),
+    )!;
     assert.ok(mail, 'the reminder was sent');
     assert.match(mail.subject, new RegExp(`^Reminder: Vote deadline: ${SHOWN.replace(/\./g, '\\.')}`));
     for (const [what, text] of [
       ['subject', mail.subject],
       ['text', mail.text],
       ['html', mail.html],
-      ['event.ics', Buffer.from(mail.attachments!.find((a) => a.filename === 'event.ics')!.content, 'base64').toString('utf8')],
+      [
+        'event.ics',
+        Buffer.from(mail.attachments!.find((a) => a.filename === 'event.ics')!.content, 'base64').toString('utf8'),
+      ],
     ] as const)
       assert.doesNotMatch(text, BIDI, what);
   });

@@ -46,12 +46,24 @@ export interface BridgeProcess {
 }
 
 /** `npm run bridge` with `env` on a free port; resolves once /health/ready answers 200. */
-export async function startBridgeProcess(name: string, env: Record<string, string>, readyWithinMs = 120_000): Promise<BridgeProcess> {
+export async function startBridgeProcess(
+  name: string,
+  env: Record<string, string>,
+  readyWithinMs = 120_000,
+): Promise<BridgeProcess> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), `domdao-bridge-${name}-`));
   const outbox = join(dir, 'dev-outbox.jsonl');
   const child = spawn(process.execPath, [...START_DEV_FLAGS, MAIN], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dir, DEV_OUTBOX_FILE: outbox, ...env, HOST: '127.0.0.1', PORT: String(port) },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATA_DIR: dir,
+      DEV_OUTBOX_FILE: outbox,
+      ...env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -95,14 +107,24 @@ export interface Answer {
 export async function call(
   base: string,
   path: string,
-  o: { method?: string; body?: unknown; jar?: { cookie?: string }; headers?: Record<string, string>; form?: boolean } = {},
+  o: {
+    method?: string;
+    body?: unknown;
+    jar?: { cookie?: string };
+    headers?: Record<string, string>;
+    form?: boolean;
+  } = {},
 ): Promise<Answer> {
   const headers: Record<string, string> = { ...o.headers };
   if (o.jar?.cookie) headers.cookie = `session=${o.jar.cookie}`;
   const method = o.method ?? (o.body === undefined ? 'GET' : 'POST');
   if (method !== 'GET') headers.origin ??= CLUSTER_ORIGIN;
   if (o.body !== undefined) headers['content-type'] ??= 'application/json';
-  const res = await fetch(`${base}${path}`, { method, headers, ...(o.body !== undefined && { body: JSON.stringify(o.body) }) });
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers,
+    ...(o.body !== undefined && { body: JSON.stringify(o.body) }),
+  });
   const text = await res.text();
   const line = res.headers.getSetCookie().find((c) => c.startsWith('session='));
   if (o.jar && line) o.jar.cookie = /Max-Age=0/i.test(line) ? undefined : /^session=([^;]*)/.exec(line)![1];
@@ -128,7 +150,9 @@ export function outboxLink(bridges: Array<{ outbox: string }>, to: string, type:
 export async function signUp(base: string, bridges: Array<{ outbox: string }>, email: string, name: string) {
   const key = (await call(base, '/api/auth/registration-key')).body as { public_key: string };
   const fields = await encryptRegistration(key.public_key, { email, name, dob: '1990-05-01' });
-  const r = await call(base, '/api/auth/register', { body: { ...fields, password: CLUSTER_PASSWORD, tos_accepted: true } });
+  const r = await call(base, '/api/auth/register', {
+    body: { ...fields, password: CLUSTER_PASSWORD, tos_accepted: true },
+  });
   if (r.status !== 201) throw new Error(`register ${email}: ${r.status} ${r.text}`);
   const link = outboxLink(bridges, email, 'verification');
   if (!link) throw new Error(`no verification link for ${email}`);
@@ -152,7 +176,10 @@ export function paymentWebhook(base: string, userId: string, id: string) {
   });
   return fetch(`${base}/api/webhooks/payments`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'payment-signature': signPayload(CLUSTER_WEBHOOK_SECRET, Math.floor(Date.now() / 1000), raw) },
+    headers: {
+      'content-type': 'application/json',
+      'payment-signature': signPayload(CLUSTER_WEBHOOK_SECRET, Math.floor(Date.now() / 1000), raw),
+    },
     body: raw,
   });
 }

@@ -17,7 +17,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { requireChromium } from '@domdao/test-helpers/browser';
-import { closeServers, daoTestServers, launchDaoTestChromium, listen, proxyTo } from '@domdao/test-helpers/dao-test-tls';
+import {
+  closeServers,
+  daoTestServers,
+  launchDaoTestChromium,
+  listen,
+  proxyTo,
+} from '@domdao/test-helpers/dao-test-tls';
 import { bridge, type Bridge } from './harness.ts';
 
 const SCREENSHOT_DIR = new URL('../../../screenshots/', import.meta.url).pathname;
@@ -60,7 +66,11 @@ describe('CORS with credentials across sibling subdomains in Chromium (decision 
     // Ports are known before the bridge is configured: the servers exist first, their handlers are set later.
     const [apiServer, frontServer, foreignServer] = daoTestServers(dir, 3) as [Server, Server, Server];
     servers.push(apiServer, frontServer, foreignServer);
-    const [apiPort, frontPort, foreignPort] = [await listen(apiServer), await listen(frontServer), await listen(foreignServer)];
+    const [apiPort, frontPort, foreignPort] = [
+      await listen(apiServer),
+      await listen(frontServer),
+      await listen(foreignServer),
+    ];
     api = `https://api.dao.test:${apiPort}`;
     front = `https://b.dao.test:${frontPort}`;
     foreign = `https://evil.dao.test:${foreignPort}`;
@@ -72,7 +82,9 @@ describe('CORS with credentials across sibling subdomains in Chromium (decision 
     const serve = (req: IncomingMessage, res: ServerResponse) => {
       if (req.url === '/sandboxed') {
         // An opaque origin: the browser sends `Origin: null` (and a Referer naming this page).
-        res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': 'sandbox allow-scripts' }).end(frontendPage(api));
+        res
+          .writeHead(200, { 'content-type': 'text/html', 'content-security-policy': 'sandbox allow-scripts' })
+          .end(frontendPage(api));
         return;
       }
       res.writeHead(200, { 'content-type': 'text/html' }).end(frontendPage(api));
@@ -113,12 +125,22 @@ describe('CORS with credentials across sibling subdomains in Chromium (decision 
       assert.equal(out.login.status, 200, JSON.stringify(out));
       assert.equal(out.login.body.authenticated, true);
       assert.equal(out.session.status, 200);
-      assert.deepEqual([out.session.body.authenticated, out.session.body.email, out.session.body.membership_status], [true, 'ada@example.org', 'Registered']);
+      assert.deepEqual(
+        [out.session.body.authenticated, out.session.body.email, out.session.body.membership_status],
+        [true, 'ada@example.org', 'Registered'],
+      );
       assert.equal(out.cookieVisibleToPage, false, 'HttpOnly: the page cannot read the cookie');
       const [cookie] = (await context.cookies(api)).filter((c) => c.name === 'session');
       assert.ok(cookie, 'the browser stored the session cookie');
-      assert.deepEqual([cookie.domain, cookie.secure, cookie.httpOnly, cookie.sameSite], ['.dao.test', true, true, 'Lax']);
-      assert.equal((await context.cookies(front)).filter((c) => c.name === 'session').length, 1, 'sent to every sibling of .dao.test');
+      assert.deepEqual(
+        [cookie.domain, cookie.secure, cookie.httpOnly, cookie.sameSite],
+        ['.dao.test', true, true, 'Lax'],
+      );
+      assert.equal(
+        (await context.cookies(front)).filter((c) => c.name === 'session').length,
+        1,
+        'sent to every sibling of .dao.test',
+      );
       mkdirSync(SCREENSHOT_DIR, { recursive: true });
       await page.screenshot({ path: join(SCREENSHOT_DIR, 'cors-sibling-subdomains.png'), fullPage: true });
     } finally {
@@ -132,11 +154,15 @@ describe('CORS with credentials across sibling subdomains in Chromium (decision 
       const page = await context.newPage();
       await page.goto(`${foreign}/`);
       const tryRead = (url: string, init: RequestInit) =>
-        page.evaluate(([u, i]) => (globalThis as unknown as { tryRead(u: string, i: RequestInit): Promise<{ read: boolean }> }).tryRead(u, i), [
-          url,
-          init,
-        ] as const);
-      assert.deepEqual(await tryRead(`${api}/api/auth/session`, { credentials: 'include' }), { read: false, error: 'TypeError: Failed to fetch' });
+        page.evaluate(
+          ([u, i]) =>
+            (globalThis as unknown as { tryRead(u: string, i: RequestInit): Promise<{ read: boolean }> }).tryRead(u, i),
+          [url, init] as const,
+        );
+      assert.deepEqual(await tryRead(`${api}/api/auth/session`, { credentials: 'include' }), {
+        read: false,
+        error: 'TypeError: Failed to fetch',
+      });
       const login = await tryRead(`${api}/auth/login`, {
         method: 'POST',
         credentials: 'include',
@@ -155,7 +181,11 @@ describe('CORS with credentials across sibling subdomains in Chromium (decision 
     try {
       const page = await context.newPage();
       await page.goto(`${front}/sandboxed`);
-      assert.equal(await page.evaluate(() => (globalThis as unknown as { origin: string }).origin), 'null', 'the page runs in an opaque origin');
+      assert.equal(
+        await page.evaluate(() => (globalThis as unknown as { origin: string }).origin),
+        'null',
+        'the page runs in an opaque origin',
+      );
       const r = await page.evaluate(
         ([u, p]) =>
           (globalThis as unknown as { tryRead(u: string, i: RequestInit): Promise<{ read: boolean }> }).tryRead(u!, {

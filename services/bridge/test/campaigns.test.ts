@@ -18,7 +18,8 @@ let alice: { jar: Jar; user_id: string; principal: string };
 let bob: { jar: Jar; user_id: string; principal: string };
 
 async function principalOf(userId: string) {
-  return (await h.opened.db.selectFrom('users').select('principal').where('id', '=', userId).executeTakeFirstOrThrow()).principal;
+  return (await h.opened.db.selectFrom('users').select('principal').where('id', '=', userId).executeTakeFirstOrThrow())
+    .principal;
 }
 
 /** A SetDomPrice ratified on the embedded canisters (the governance gateway's own tests cover it through HTTP). */
@@ -28,9 +29,21 @@ async function ratifyPrice(price: number) {
   const voter = await principalOf(alice.user_id);
   if ((await c.membership.get_membership_status(voter))!.status !== 'Active') {
     assert.ok('Ok' in (await c.user.record_kyc(voter, true)));
-    assert.ok('Ok' in (await c.user.upgrade_membership_to_active({ principal: voter, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+    assert.ok(
+      'Ok' in
+        (await c.user.upgrade_membership_to_active({
+          principal: voter,
+          kyc_proof: new Uint8Array([1]),
+          payment_proof: new Uint8Array([2]),
+        })),
+    );
   }
-  const r = await c.governance.create_proposal({ title: 'price', body: 'b', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: price } } });
+  const r = await c.governance.create_proposal({
+    title: 'price',
+    body: 'b',
+    category: 'SetDomPrice',
+    payload: { SetDomPrice: { price_usd: price } },
+  });
   assert.ok('Ok' in r);
   h.advance(HOUR_MS + 1000);
   await platform.tick();
@@ -67,7 +80,11 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
       balance_e8s: String(1000n * E8S),
     });
     assert.equal((await post('/api/dev/faucet', bob.jar, {})).statusCode, 200);
-    const bal = (await get('/api/me/balance', alice.jar)).json() as { account: { owner: string; subaccount: null }; balance_e8s: string; fee_e8s: string };
+    const bal = (await get('/api/me/balance', alice.jar)).json() as {
+      account: { owner: string; subaccount: null };
+      balance_e8s: string;
+      fee_e8s: string;
+    };
     assert.deepEqual(bal, {
       account: { owner: alice.principal, subaccount: null },
       // ICRC-1 textual encoding: the principal itself without a subaccount (decision F29).
@@ -85,7 +102,12 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
 
   it('a USD-goal campaign: DOM contributions without a price, USD ones at the ratified tick; progress in DOM and USD', async () => {
     const deadline = new Date(h.now() + 10 * DAY_MS).toISOString();
-    const created = await post('/api/campaigns', alice.jar, { title: 'Garden', description: 'Seeds', goal: { usd: 100 }, deadline });
+    const created = await post('/api/campaigns', alice.jar, {
+      title: 'Garden',
+      description: 'Seeds',
+      goal: { usd: 100 },
+      deadline,
+    });
     assert.equal(created.statusCode, 201, created.body);
     const c = created.json() as { id: string; progress: Record<string, unknown>; status: string };
     assert.deepEqual(
@@ -95,10 +117,23 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
     );
     const usdNoPrice = await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { usd: 5 } });
     assert.deepEqual([usdNoPrice.statusCode, usdNoPrice.json().error], [409, 'PriceUnavailable']);
-    const dom = await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { dom_e8s: String(10n * E8S) } }, { 'idempotency-key': 'bob-1' });
+    const dom = await post(
+      `/api/campaigns/${c.id}/contributions`,
+      bob.jar,
+      { amount: { dom_e8s: String(10n * E8S) } },
+      { 'idempotency-key': 'bob-1' },
+    );
     assert.equal(dom.statusCode, 201, dom.body);
-    assert.deepEqual([dom.json().amount_e8s, dom.json().usd_value, dom.json().price_tick_id], [String(10n * E8S), null, null]);
-    const again = await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { dom_e8s: String(10n * E8S) } }, { 'idempotency-key': 'bob-1' });
+    assert.deepEqual(
+      [dom.json().amount_e8s, dom.json().usd_value, dom.json().price_tick_id],
+      [String(10n * E8S), null, null],
+    );
+    const again = await post(
+      `/api/campaigns/${c.id}/contributions`,
+      bob.jar,
+      { amount: { dom_e8s: String(10n * E8S) } },
+      { 'idempotency-key': 'bob-1' },
+    );
     assert.deepEqual(
       [again.statusCode, again.json().seq, again.json().block_index],
       [201, dom.json().seq, dom.json().block_index],
@@ -107,8 +142,14 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
     const tick = await ratifyPrice(0.5);
     const usd = await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { usd: 20 } });
     assert.equal(usd.statusCode, 201, usd.body);
-    assert.deepEqual([usd.json().amount_e8s, usd.json().usd_value, usd.json().price_tick_id], [String(40n * E8S), 20, String(tick)]);
-    const view = (await get(`/api/campaigns/${c.id}`)).json() as { progress: Record<string, unknown>; contributions: string };
+    assert.deepEqual(
+      [usd.json().amount_e8s, usd.json().usd_value, usd.json().price_tick_id],
+      [String(40n * E8S), 20, String(tick)],
+    );
+    const view = (await get(`/api/campaigns/${c.id}`)).json() as {
+      progress: Record<string, unknown>;
+      contributions: string;
+    };
     assert.deepEqual(view.progress, {
       goal_dom: String(200n * E8S),
       raised_dom: String(50n * E8S),
@@ -119,27 +160,48 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
     });
     assert.equal(view.contributions, '2');
     assert.deepEqual(
-      ((await get(`/api/campaigns/${c.id}/contributions`)).json() as { items: Array<{ seq: string }> }).items.map((x) => x.seq),
+      ((await get(`/api/campaigns/${c.id}/contributions`)).json() as { items: Array<{ seq: string }> }).items.map(
+        (x) => x.seq,
+      ),
       ['1', '2'],
     );
-    assert.ok(((await get('/api/campaigns')).json() as { items: Array<{ id: string }> }).items.some((x) => x.id === c.id));
+    assert.ok(
+      ((await get('/api/campaigns')).json() as { items: Array<{ id: string }> }).items.some((x) => x.id === c.id),
+    );
   });
 
   it('cancelled: every contributor is refunded; my contributions show the refunds; my balance has them back', async () => {
     const deadline = new Date(h.now() + 2 * DAY_MS).toISOString();
-    const c = (await post('/api/campaigns', alice.jar, { title: 'Stop', description: '', goal: { dom_e8s: String(500n * E8S) }, deadline })).json() as {
+    const c = (
+      await post('/api/campaigns', alice.jar, {
+        title: 'Stop',
+        description: '',
+        goal: { dom_e8s: String(500n * E8S) },
+        deadline,
+      })
+    ).json() as {
       id: string;
     };
     const before = BigInt(((await get('/api/me/balance', bob.jar)).json() as { balance_e8s: string }).balance_e8s);
-    assert.equal((await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { dom_e8s: String(3n * E8S) } })).statusCode, 201);
+    assert.equal(
+      (await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { dom_e8s: String(3n * E8S) } }))
+        .statusCode,
+      201,
+    );
     const notOwner = await post(`/api/campaigns/${c.id}/cancel`, bob.jar, {});
     assert.deepEqual([notOwner.statusCode, notOwner.json().error], [403, 'NotAuthorized']);
     const cancelled = await post(`/api/campaigns/${c.id}/cancel`, alice.jar, {});
     assert.equal(cancelled.statusCode, 200, cancelled.body);
-    assert.deepEqual([cancelled.json().status, cancelled.json().settled, cancelled.json().refunds], ['Cancelled', true, '1']);
+    assert.deepEqual(
+      [cancelled.json().status, cancelled.json().settled, cancelled.json().refunds],
+      ['Cancelled', true, '1'],
+    );
     const after = BigInt(((await get('/api/me/balance', bob.jar)).json() as { balance_e8s: string }).balance_e8s);
     assert.equal(after, before - 3n * FEE, 'back, less the approval, contribution and refund fees');
-    const mine = (await get('/api/me/contributions', bob.jar)).json() as { items: unknown[]; refunds: Array<{ campaign_id: string; amount_e8s: string }> };
+    const mine = (await get('/api/me/contributions', bob.jar)).json() as {
+      items: unknown[];
+      refunds: Array<{ campaign_id: string; amount_e8s: string }>;
+    };
     assert.deepEqual(
       mine.refunds.map((r) => [r.campaign_id, r.amount_e8s]),
       [[c.id, String(3n * E8S - FEE)]],
@@ -151,31 +213,69 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
   it('at the deadline through HTTP: a funded campaign is released to its beneficiary, a short one refunds every contributor', async () => {
     const deadline = new Date(h.now() + 2 * HOUR_MS).toISOString();
     const funded = (
-      await post('/api/campaigns', alice.jar, { title: 'Small', description: '', goal: { dom_e8s: String(2n * E8S) }, deadline, beneficiary: alice.principal })
+      await post('/api/campaigns', alice.jar, {
+        title: 'Small',
+        description: '',
+        goal: { dom_e8s: String(2n * E8S) },
+        deadline,
+        beneficiary: alice.principal,
+      })
     ).json() as { id: string };
-    const short = (await post('/api/campaigns', alice.jar, { title: 'Large', description: '', goal: { dom_e8s: String(900n * E8S) }, deadline })).json() as {
+    const short = (
+      await post('/api/campaigns', alice.jar, {
+        title: 'Large',
+        description: '',
+        goal: { dom_e8s: String(900n * E8S) },
+        deadline,
+      })
+    ).json() as {
       id: string;
     };
-    const aliceBefore = BigInt(((await get('/api/me/balance', alice.jar)).json() as { balance_e8s: string }).balance_e8s);
-    assert.equal((await post(`/api/campaigns/${funded.id}/contributions`, bob.jar, { amount: { dom_e8s: String(3n * E8S) } })).statusCode, 201);
-    assert.equal((await post(`/api/campaigns/${short.id}/contributions`, bob.jar, { amount: { dom_e8s: String(4n * E8S) } })).statusCode, 201);
+    const aliceBefore = BigInt(
+      ((await get('/api/me/balance', alice.jar)).json() as { balance_e8s: string }).balance_e8s,
+    );
+    assert.equal(
+      (await post(`/api/campaigns/${funded.id}/contributions`, bob.jar, { amount: { dom_e8s: String(3n * E8S) } }))
+        .statusCode,
+      201,
+    );
+    assert.equal(
+      (await post(`/api/campaigns/${short.id}/contributions`, bob.jar, { amount: { dom_e8s: String(4n * E8S) } }))
+        .statusCode,
+      201,
+    );
     h.advance(3 * HOUR_MS);
     await h.opened.canisters.platform!.tick();
     alice.jar = (await h.login('alice-money@domdao.example')).jar;
     bob.jar = (await h.login('bob-money@domdao.example')).jar;
-    const f = (await get(`/api/campaigns/${funded.id}`)).json() as { status: string; settled: boolean; released: { amount_e8s: string } };
+    const f = (await get(`/api/campaigns/${funded.id}`)).json() as {
+      status: string;
+      settled: boolean;
+      released: { amount_e8s: string };
+    };
     assert.deepEqual([f.status, f.settled, f.released.amount_e8s], ['Succeeded', true, String(3n * E8S - FEE)]);
-    const aliceAfter = BigInt(((await get('/api/me/balance', alice.jar)).json() as { balance_e8s: string }).balance_e8s);
+    const aliceAfter = BigInt(
+      ((await get('/api/me/balance', alice.jar)).json() as { balance_e8s: string }).balance_e8s,
+    );
     assert.equal(aliceAfter - aliceBefore, 3n * E8S - FEE, 'the beneficiary received the escrow less the fee');
-    const s2 = (await get(`/api/campaigns/${short.id}`)).json() as { status: string; settled: boolean; refunds: string };
+    const s2 = (await get(`/api/campaigns/${short.id}`)).json() as {
+      status: string;
+      settled: boolean;
+      refunds: string;
+    };
     assert.deepEqual([s2.status, s2.settled, s2.refunds], ['Failed', true, '1']);
-    const mine = (await get('/api/me/contributions', bob.jar)).json() as { refunds: Array<{ campaign_id: string; amount_e8s: string }> };
+    const mine = (await get('/api/me/contributions', bob.jar)).json() as {
+      refunds: Array<{ campaign_id: string; amount_e8s: string }>;
+    };
     assert.ok(mine.refunds.some((r) => r.campaign_id === short.id && r.amount_e8s === String(4n * E8S - FEE)));
   });
 
   it('errors: unauthenticated 401, bad input 400, unknown campaign 404, too little DOM 409 InsufficientFunds; a donation burn is recorded', async () => {
     const deadline = new Date(h.now() + 2 * DAY_MS).toISOString();
-    assert.equal((await post('/api/campaigns', undefined, { title: 'x', description: '', goal: { usd: 1 }, deadline })).statusCode, 401);
+    assert.equal(
+      (await post('/api/campaigns', undefined, { title: 'x', description: '', goal: { usd: 1 }, deadline })).statusCode,
+      401,
+    );
     for (const body of [
       { title: '', description: '', goal: { usd: 1 }, deadline },
       { title: 'x', description: '', goal: { dom_e8s: '1.5' }, deadline },
@@ -183,15 +283,31 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
     ]) {
       assert.equal((await post('/api/campaigns', alice.jar, body)).statusCode, 400);
     }
-    const tooSoon = await post('/api/campaigns', alice.jar, { title: 'x', description: '', goal: { usd: 1 }, deadline: new Date(h.now()).toISOString() });
+    const tooSoon = await post('/api/campaigns', alice.jar, {
+      title: 'x',
+      description: '',
+      goal: { usd: 1 },
+      deadline: new Date(h.now()).toISOString(),
+    });
     assert.deepEqual([tooSoon.statusCode, tooSoon.json().error], [400, 'InvalidArgument']);
     assert.deepEqual((await get('/api/campaigns/999')).json().error, 'CampaignNotFound');
     assert.equal((await get('/api/campaigns/999')).statusCode, 404);
-    const c = (await post('/api/campaigns', alice.jar, { title: 'Big', description: '', goal: { usd: 1 }, deadline })).json() as { id: string };
-    const poor = await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { dom_e8s: String(1_000_000n * E8S) } });
+    const c = (
+      await post('/api/campaigns', alice.jar, { title: 'Big', description: '', goal: { usd: 1 }, deadline })
+    ).json() as { id: string };
+    const poor = await post(`/api/campaigns/${c.id}/contributions`, bob.jar, {
+      amount: { dom_e8s: String(1_000_000n * E8S) },
+    });
     assert.deepEqual([poor.statusCode, poor.json().error], [409, 'InsufficientFunds']);
     assert.equal(
-      (await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { dom_e8s: '1' } }, { 'idempotency-key': 'bad key!' })).statusCode,
+      (
+        await post(
+          `/api/campaigns/${c.id}/contributions`,
+          bob.jar,
+          { amount: { dom_e8s: '1' } },
+          { 'idempotency-key': 'bad key!' },
+        )
+      ).statusCode,
       400,
     );
     const burn = await post('/api/donations', alice.jar, { amount: { usd: 1 } });
@@ -206,15 +322,27 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
     const { platform, ids, clients } = h.opened.canisters;
     const A = E8S;
     // Each contribution costs its approval's fee and A + the transfer fee: funds for exactly three.
-    assert.ok('Ok' in (await platform!.as(ids.governance).ledger.icrc1_transfer({ to: { owner }, amount: 3n * (A + 2n * FEE) })));
+    assert.ok(
+      'Ok' in
+        (await platform!.as(ids.governance).ledger.icrc1_transfer({ to: { owner }, amount: 3n * (A + 2n * FEE) })),
+    );
     const deadline = new Date(h.now() + 2 * DAY_MS).toISOString();
-    const c = (await post('/api/campaigns', dora.jar, { title: 'Parallel', description: '', goal: { dom_e8s: String(100n * E8S) }, deadline })).json() as {
+    const c = (
+      await post('/api/campaigns', dora.jar, {
+        title: 'Parallel',
+        description: '',
+        goal: { dom_e8s: String(100n * E8S) },
+        deadline,
+      })
+    ).json() as {
       id: string;
     };
     /** dora's ledger blocks from `start` on, by type: each approval and transfer of hers is one. */
     const blocksOf = async (start: bigint) => {
       const owned = (v: unknown) =>
-        JSON.stringify(v, (_k, x: unknown) => (x instanceof Uint8Array ? Buffer.from(x).toString('hex') : typeof x === 'bigint' ? String(x) : x));
+        JSON.stringify(v, (_k, x: unknown) =>
+          x instanceof Uint8Array ? Buffer.from(x).toString('hex') : typeof x === 'bigint' ? String(x) : x,
+        );
       const me = Buffer.from(Principal.fromText(owner).toUint8Array()).toString('hex');
       const { blocks } = await clients.ledger.icrc3_get_blocks([{ start, length: 1000n }]);
       const types: string[] = [];
@@ -227,9 +355,13 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
     };
     let start = (await clients.ledger.icrc3_get_blocks([])).log_length;
     const contributions = await Promise.all(
-      Array.from({ length: 10 }, () => post(`/api/campaigns/${c.id}/contributions`, dora.jar, { amount: { dom_e8s: String(A) } })),
+      Array.from({ length: 10 }, () =>
+        post(`/api/campaigns/${c.id}/contributions`, dora.jar, { amount: { dom_e8s: String(A) } }),
+      ),
     );
-    const codes = contributions.map((r) => `${r.statusCode} ${r.statusCode === 201 ? '' : r.json().error}`.trim()).sort();
+    const codes = contributions
+      .map((r) => `${r.statusCode} ${r.statusCode === 201 ? '' : r.json().error}`.trim())
+      .sort();
     assert.deepEqual(codes, [...Array(3).fill('201'), ...Array(7).fill('409 InsufficientFunds')]);
     const refused = contributions.find((r) => r.statusCode === 409)!;
     assert.match(refused.json().message, /"balance":"0","required":"100020000"/, 'the refusal says what is missing');
@@ -240,18 +372,25 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
     );
     assert.equal(await clients.ledger.icrc1_balance_of({ owner }), 0n);
     assert.deepEqual(
-      [(await get(`/api/campaigns/${c.id}`)).json().contributions, (await get(`/api/campaigns/${c.id}`)).json().progress.raised_dom],
+      [
+        (await get(`/api/campaigns/${c.id}`)).json().contributions,
+        (await get(`/api/campaigns/${c.id}`)).json().progress.raised_dom,
+      ],
       ['3', String(3n * A)],
     );
 
     // Donations: a burn charges no transfer fee, so each costs A + one approval fee.
-    assert.ok('Ok' in (await platform!.as(ids.governance).ledger.icrc1_transfer({ to: { owner }, amount: 3n * (A + FEE) })));
+    assert.ok(
+      'Ok' in (await platform!.as(ids.governance).ledger.icrc1_transfer({ to: { owner }, amount: 3n * (A + FEE) })),
+    );
     start = (await clients.ledger.icrc3_get_blocks([])).log_length;
-    const donations = await Promise.all(Array.from({ length: 10 }, () => post('/api/donations', dora.jar, { amount: { dom_e8s: String(A) } })));
-    assert.deepEqual(donations.map((r) => `${r.statusCode} ${r.statusCode === 201 ? '' : r.json().error}`.trim()).sort(), [
-      ...Array(3).fill('201'),
-      ...Array(7).fill('409 InsufficientFunds'),
-    ]);
+    const donations = await Promise.all(
+      Array.from({ length: 10 }, () => post('/api/donations', dora.jar, { amount: { dom_e8s: String(A) } })),
+    );
+    assert.deepEqual(
+      donations.map((r) => `${r.statusCode} ${r.statusCode === 201 ? '' : r.json().error}`.trim()).sort(),
+      [...Array(3).fill('201'), ...Array(7).fill('409 InsufficientFunds')],
+    );
     assert.deepEqual(
       await blocksOf(start),
       ['1burn', '1burn', '1burn', '2approve', '2approve', '2approve'],
@@ -266,26 +405,48 @@ describe('DOM through the bridge (decisions L20–L23)', () => {
     const { platform, ids, clients } = h.opened.canisters;
     assert.ok('Ok' in (await platform!.as(ids.governance).ledger.icrc1_transfer({ to: { owner }, amount: 10n * E8S })));
     const deadline = new Date(h.now() + 2 * DAY_MS).toISOString();
-    const c = (await post('/api/campaigns', erin.jar, { title: 'Refusals', description: '', goal: { dom_e8s: String(100n * E8S) }, deadline })).json() as {
+    const c = (
+      await post('/api/campaigns', erin.jar, {
+        title: 'Refusals',
+        description: '',
+        goal: { dom_e8s: String(100n * E8S) },
+        deadline,
+      })
+    ).json() as {
       id: string;
     };
     const supply = await clients.ledger.icrc1_total_supply();
     const dust = await post(`/api/campaigns/${c.id}/contributions`, erin.jar, { amount: { dom_e8s: String(FEE) } });
-    assert.deepEqual([dust.statusCode, dust.json().error], [400, 'InvalidArgument'], 'at the fee: refused by the canister');
+    assert.deepEqual(
+      [dust.statusCode, dust.json().error],
+      [400, 'InvalidArgument'],
+      'at the fee: refused by the canister',
+    );
     assert.equal(await clients.ledger.icrc1_balance_of({ owner }), 10n * E8S, 'no approval was made for it');
     assert.equal(await clients.ledger.icrc1_total_supply(), supply);
     // An allowance already there (approved elsewhere) is used: one transfer fee, no approval.
-    assert.ok('Ok' in (await platform!.as(owner).ledger.icrc2_approve({ spender: { owner: ids.campaign }, amount: E8S + FEE })));
+    assert.ok(
+      'Ok' in (await platform!.as(owner).ledger.icrc2_approve({ spender: { owner: ids.campaign }, amount: E8S + FEE })),
+    );
     const made = await post(`/api/campaigns/${c.id}/contributions`, erin.jar, { amount: { dom_e8s: String(E8S) } });
     assert.equal(made.statusCode, 201, made.body);
-    assert.equal(await clients.ledger.icrc1_balance_of({ owner }), 10n * E8S - FEE - E8S - FEE, 'the approval made beforehand, then amount + fee');
-    assert.deepEqual((await platform!.as(owner).ledger.icrc2_allowance({ account: { owner }, spender: { owner: ids.campaign } })).allowance, 0n);
+    assert.equal(
+      await clients.ledger.icrc1_balance_of({ owner }),
+      10n * E8S - FEE - E8S - FEE,
+      'the approval made beforehand, then amount + fee',
+    );
+    assert.deepEqual(
+      (await platform!.as(owner).ledger.icrc2_allowance({ account: { owner }, spender: { owner: ids.campaign } }))
+        .allowance,
+      0n,
+    );
   });
 
   it('production refuses the faucet; without it the route answers 404', async () => {
     assert.throws(
       () => loadBridgeConfig({ NODE_ENV: 'production', DEV_FAUCET_DOM: '5' }),
-      (e: unknown) => e instanceof ConfigError && e.problems.some((p) => p.startsWith('DEV_FAUCET_DOM: development only')),
+      (e: unknown) =>
+        e instanceof ConfigError && e.problems.some((p) => p.startsWith('DEV_FAUCET_DOM: development only')),
     );
     const plain = await bridge();
     try {

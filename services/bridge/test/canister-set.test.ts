@@ -20,14 +20,26 @@ import { loadBridgeConfig } from '../src/config.ts';
 import { CanisterSetRefused } from '../src/core/canister-set/refused.ts';
 import { EMBEDDED_LEASE_KEY } from '../src/core/canister-set/binding.ts';
 import { icCanisterSet, SET_FILE } from '../src/core/canister-set/identity.ts';
-import { ADMIN_EMAIL, BACKENDS, bridge, eventually, freshPostgres, TEST_PASSWORD_COST, type Bridge } from './harness.ts';
+import {
+  ADMIN_EMAIL,
+  BACKENDS,
+  bridge,
+  eventually,
+  freshPostgres,
+  TEST_PASSWORD_COST,
+  type Bridge,
+} from './harness.ts';
 
 const MAIN = new URL('../src/main.ts', import.meta.url).pathname;
 const FOREIGN = 'embedded:AAAAAAAAAAAAAAAAAAAAAA';
 
 /** A bridge opened the production way from `env` (what `npm run bridge` does before it listens). */
 async function open(env: Record<string, string>, logs: CapturedLogs = captureLogs()) {
-  const opened = await openBridge(loadBridgeConfig(env), env, { logStream: logs.stream, scheduler: false, passwordCost: TEST_PASSWORD_COST });
+  const opened = await openBridge(loadBridgeConfig(env), env, {
+    logStream: logs.stream,
+    scheduler: false,
+    passwordCost: TEST_PASSWORD_COST,
+  });
   return { app: opened.app, opened, logs };
 }
 
@@ -42,7 +54,11 @@ const baseEnv = (dir: string, url: string): Record<string, string> => ({
 const tempDir = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 
 /** The refusal `open` must end in, with its reason. */
-async function refused(p: Promise<unknown>, reason: CanisterSetRefused['reason'], message: RegExp): Promise<CanisterSetRefused> {
+async function refused(
+  p: Promise<unknown>,
+  reason: CanisterSetRefused['reason'],
+  message: RegExp,
+): Promise<CanisterSetRefused> {
   let err: unknown;
   await p.then(
     () => assert.fail(`the bridge started; expected a refusal (${reason})`),
@@ -54,11 +70,15 @@ async function refused(p: Promise<unknown>, reason: CanisterSetRefused['reason']
   return err;
 }
 
-async function auditRows(url: string): Promise<Array<{ event: string; outcome: string; detail: Record<string, unknown> }>> {
+async function auditRows(
+  url: string,
+): Promise<Array<{ event: string; outcome: string; detail: Record<string, unknown> }>> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    return (await c.query(`select event, outcome, detail from audit_log where event = 'canister_set.refused' order by id`)).rows;
+    return (
+      await c.query(`select event, outcome, detail from audit_log where event = 'canister_set.refused' order by id`)
+    ).rows;
   } finally {
     await c.end();
   }
@@ -81,8 +101,15 @@ async function leaseState(url: string): Promise<{ held: number; waiting: number 
   }
 }
 
-function startProcess(env: Record<string, string>): { child: ChildProcess; output: () => string; exit: Promise<number> } {
-  const child = spawn(process.execPath, [...START_DEV_FLAGS, MAIN], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function startProcess(env: Record<string, string>): {
+  child: ChildProcess;
+  output: () => string;
+  exit: Promise<number>;
+} {
+  const child = spawn(process.execPath, [...START_DEV_FLAGS, MAIN], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -102,7 +129,11 @@ describe('decisions B100, B101: one canister set per database, one live bridge p
     assert.equal(recorded.length, 1, 'the first start records the set');
     const setA = recorded[0]!.canister_set as string;
     assert.match(setA, /^embedded:[A-Za-z0-9_-]{22}$/);
-    const proposal = await a.opened.canisters.clients.governance.create_proposal({ title: 'Kept', body: 'Made by the first set.', category: 'General' });
+    const proposal = await a.opened.canisters.clients.governance.create_proposal({
+      title: 'Kept',
+      body: 'Made by the first set.',
+      category: 'General',
+    });
     assert.ok('Ok' in proposal);
 
     // Another DATA_DIR (another set) while the first lives: the lease names the live holder.
@@ -150,7 +181,13 @@ describe('decisions B100, B101: one canister set per database, one live bridge p
     t.after(() => db.drop());
     const [dirA, dirB] = [tempDir('split-pa-'), tempDir('split-pb-')];
     t.after(() => [dirA, dirB].forEach((d) => rmSync(d, { recursive: true, force: true })));
-    const env = (dir: string, port: number) => ({ ...baseEnv(dir, db.url), NODE_ENV: 'development', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info' });
+    const env = (dir: string, port: number) => ({
+      ...baseEnv(dir, db.url),
+      NODE_ENV: 'development',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+    });
 
     /** Resolves once the process answers /health; rejects if it exits first. */
     const answering = (p: ReturnType<typeof startProcess>, port: number) => {
@@ -185,13 +222,22 @@ describe('decisions B100, B101: one canister set per database, one live bridge p
       ),
     ]);
     assert.equal(outcome === 'exited' ? await second.exit : outcome, 1, second.output());
-    assert.match(second.output(), new RegExp(`bridge: this database is in use by the bridge on .+ \\(PID ${first.child.pid}, DATA_DIR ${dirA}, since .+\\)`));
+    assert.match(
+      second.output(),
+      new RegExp(
+        `bridge: this database is in use by the bridge on .+ \\(PID ${first.child.pid}, DATA_DIR ${dirA}, since .+\\)`,
+      ),
+    );
     assert.match(second.output(), /"event":"bridge.start_refused"/, 'and a log line');
 
     first.child.kill('SIGKILL');
     await first.exit;
     // The server ends the killed process's session once it reads the closed socket; the lock goes with it.
-    await eventually('the killed bridge session ended', async () => (await leaseState(db.url)).held === 0 || undefined, 30_000);
+    await eventually(
+      'the killed bridge session ended',
+      async () => (await leaseState(db.url)).held === 0 || undefined,
+      30_000,
+    );
     const again = await open(baseEnv(dirA, db.url));
     await again.app.close();
   });
@@ -229,7 +275,10 @@ describe('decisions B100, B101: one canister set per database, one live bridge p
     // Now another session is queued for the lock when the connection goes: it gets it first.
     await other.connect();
     const otherHolds = other.query('select pg_advisory_lock($1::bigint)', [EMBEDDED_LEASE_KEY.toString()]);
-    await eventually('the other session waiting for the lock', async () => (await leaseState(db.url)).waiting === 1 || undefined);
+    await eventually(
+      'the other session waiting for the lock',
+      async () => (await leaseState(db.url)).waiting === 1 || undefined,
+    );
     await admin.query('select pg_terminate_backend($1)', [secondPid]);
     await otherHolds;
     const lost = await eventually('the lease lost', () => b.logs.events('canister_set.lease_lost')[0], 20_000);
@@ -241,8 +290,13 @@ describe('decisions B100, B101: one canister set per database, one live bridge p
     assert.equal(health.statusCode, 503);
     assert.equal(health.json().error, 'DATABASE_FAILED');
     assert.match(health.json().message, /another bridge holds this database's embedded canisters now/);
-    await assert.rejects(b.opened.canisters.clients.governance.list_proposals({ limit: 1 }), 'its canisters are closed');
-    await eventually('the loss audited', async () => (await auditRows(db.url)).find((r) => r.detail.reason === 'lease_lost'));
+    await assert.rejects(
+      b.opened.canisters.clients.governance.list_proposals({ limit: 1 }),
+      'its canisters are closed',
+    );
+    await eventually('the loss audited', async () =>
+      (await auditRows(db.url)).find((r) => r.detail.reason === 'lease_lost'),
+    );
   });
 
   it('canisters on an IC network are named by their ids and network: the same ones start again, another ledger id is another set (configuration only); an instance with secrets of its own is refused, one with the same starts beside (decision B109)', async (t) => {
@@ -264,7 +318,10 @@ describe('decisions B100, B101: one canister set per database, one live bridge p
       IC_LEDGER_CANISTER_ID: 'renrk-eyaaa-aaaaa-aaada-cai',
     };
     // Mainnet is one network whatever boundary node; a local replica is named by its URL.
-    assert.equal(icCanisterSet({ ...ic, IC_HOST: 'https://icp-api.io' }).id, icCanisterSet({ ...ic, IC_HOST: 'https://ic0.app' }).id);
+    assert.equal(
+      icCanisterSet({ ...ic, IC_HOST: 'https://icp-api.io' }).id,
+      icCanisterSet({ ...ic, IC_HOST: 'https://ic0.app' }).id,
+    );
     assert.notEqual(
       icCanisterSet({ ...ic, IC_FETCH_ROOT_KEY: 'true' }).id,
       icCanisterSet({ ...ic, IC_FETCH_ROOT_KEY: 'true', IC_HOST: 'http://127.0.0.1:4943' }).id,
@@ -278,7 +335,8 @@ describe('decisions B100, B101: one canister set per database, one live bridge p
       'other_secrets',
       /^this database's rows are bound to other secrets than this bridge's: MEMBER_IDENTITY_SECRET and BLIND_INDEX_KEY differ from the ones recorded when it was first used .+ \(decision B109\)$/,
     );
-    // IC canisters scale out: a second instance of the same set, with the same secrets, starts beside the first (no lease).
+    // IC canisters scale out: a second instance of the same set, with the same secrets, starts beside the first (no
+    // lease).
     mkdirSync(join(dir, 'other'));
     copyFileSync(join(dir, 'keys.json'), join(dir, 'other', 'keys.json'));
     const beside = await open({ ...baseEnv(join(dir, 'other'), db.url), ...ic });
@@ -301,19 +359,31 @@ describe('decisions B100, B101: one canister set per database, one live bridge p
         await sql<{
           canister_set: string;
           source_id: string;
-        }>`select canister_set, source_id from bridge_events where source = 'governance' order by seq`.execute(d.opened.db)
+        }>`select canister_set, source_id from bridge_events where source = 'governance' order by seq`.execute(
+          d.opened.db,
+        )
       ).rows;
 
     const before = await open(baseEnv(dir, db.url));
     await before.app.ready();
-    await before.opened.canisters.clients.governance.create_proposal({ title: 'Old', body: 'Before sets.', category: 'General' });
+    await before.opened.canisters.clients.governance.create_proposal({
+      title: 'Old',
+      body: 'Before sets.',
+      category: 'General',
+    });
     await eventually('the first event copied', async () => (await governanceRows(before)).length > 0 || undefined);
     const copied = (await governanceRows(before)).length;
     await before.app.close();
     // As an earlier release left it: no set recorded, no set on the rows, none beside the canisters' state.
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();
-    for (const table of ['bridge_events', 'bridge_outbox', 'wallet_ledger_blocks', 'wallet_account_blocks', 'wallet_ledger_cursor'])
+    for (const table of [
+      'bridge_events',
+      'bridge_outbox',
+      'wallet_ledger_blocks',
+      'wallet_account_blocks',
+      'wallet_ledger_cursor',
+    ])
       await c.query(`update ${table} set canister_set = ''`);
     await c.query(`update wallet_ledger_cursor set ledger_id = ''`);
     await c.query('delete from bridge_canister_set');
@@ -325,7 +395,11 @@ describe('decisions B100, B101: one canister set per database, one live bridge p
       const [line] = after.logs.events('canister_set.recorded');
       assert.ok(line && (line.adopted as number) >= copied, JSON.stringify(line));
       await after.app.ready();
-      await after.opened.canisters.clients.governance.create_proposal({ title: 'New', body: 'After sets.', category: 'General' });
+      await after.opened.canisters.clients.governance.create_proposal({
+        title: 'New',
+        body: 'After sets.',
+        category: 'General',
+      });
       await eventually('the new event copied', async () => (await governanceRows(after)).length > copied || undefined);
       const rows = await governanceRows(after);
       assert.ok(
@@ -333,7 +407,9 @@ describe('decisions B100, B101: one canister set per database, one live bridge p
         'every row is the recorded set',
       );
       assert.equal(new Set(rows.map((r) => r.source_id)).size, rows.length, 'no event copied twice');
-      const { rows: unbound } = await sql<{ n: string }>`select count(*)::text as n from bridge_outbox where canister_set = ''`.execute(after.opened.db);
+      const { rows: unbound } = await sql<{
+        n: string;
+      }>`select count(*)::text as n from bridge_outbox where canister_set = ''`.execute(after.opened.db);
       assert.equal(unbound[0]!.n, '0');
     } finally {
       await after.app.close();
@@ -365,7 +441,9 @@ describe('decision B102: production with embedded canisters needs BRIDGE_SINGLE_
       (e: unknown) => e instanceof ConfigError && e.problems.some((x) => x.startsWith('BRIDGE_SINGLE_INSTANCE')),
     );
     assert.equal(loadBridgeConfig({ ...production, BRIDGE_SINGLE_INSTANCE: 'true' }).BRIDGE_SINGLE_INSTANCE, true);
-    assert.doesNotThrow(() => loadBridgeConfig({ ...production, IC_GOVERNANCE_CANISTER_ID: 'rrkah-fqaaa-aaaaa-aaaaq-cai' }));
+    assert.doesNotThrow(() =>
+      loadBridgeConfig({ ...production, IC_GOVERNANCE_CANISTER_ID: 'rrkah-fqaaa-aaaaa-aaaaq-cai' }),
+    );
     // Development and tests start embedded canisters without it (the lease still holds there).
     assert.equal(loadBridgeConfig({}).BRIDGE_SINGLE_INSTANCE, false);
   });
@@ -384,16 +462,21 @@ describe('decisions V40, B103: rows of another canister set in the tables are ne
           items: Array<{ id: string; type: string; data: { proposal_id?: string } }>;
         }
       ).items;
-    const created = async (title: string) => String(((await gov.create_proposal({ title, body: 'Follow me.', category: 'General' })) as { Ok: bigint }).Ok);
+    const created = async (title: string) =>
+      String(((await gov.create_proposal({ title, body: 'Follow me.', category: 'General' })) as { Ok: bigint }).Ok);
     const first = await created('First');
-    await eventually('the first proposal copied', async () => (await listed()).find((e) => e.type === 'ProposalCreated' && e.data.proposal_id === first));
+    await eventually('the first proposal copied', async () =>
+      (await listed()).find((e) => e.type === 'ProposalCreated' && e.data.proposal_id === first),
+    );
     // Another set's governance events, numbered past this set's (a database two sets once shared).
     await sql`insert into bridge_events (type, data, source, source_id, occurred_at, canister_set)
       select 'ProposalCreated', jsonb_build_object('proposal_id', g::text), 'governance', g::text, now(), ${FOREIGN} from generate_series(1000, 1004) g`.execute(
       h.opened.db,
     );
     const second = await created('Second');
-    await eventually('the second proposal copied', async () => (await listed()).find((e) => e.type === 'ProposalCreated' && e.data.proposal_id === second));
+    await eventually('the second proposal copied', async () =>
+      (await listed()).find((e) => e.type === 'ProposalCreated' && e.data.proposal_id === second),
+    );
 
     // The funds follower likewise: another set's "campaign created" markers are not this set's.
     await sql`insert into bridge_events (type, data, source, source_id, occurred_at, canister_set)
@@ -405,7 +488,12 @@ describe('decisions V40, B103: rows of another canister set in the tables are ne
       method: 'POST',
       url: '/api/campaigns',
       jar,
-      payload: { title: 'Barn', description: '', goal: { dom_e8s: '100000000' }, deadline: new Date(h.now() + 86_400_000).toISOString() },
+      payload: {
+        title: 'Barn',
+        description: '',
+        goal: { dom_e8s: '100000000' },
+        deadline: new Date(h.now() + 86_400_000).toISOString(),
+      },
     });
     assert.equal(campaign.statusCode, 201, campaign.body);
     await h.app.fundsFollower.catchUp();
@@ -426,12 +514,17 @@ describe('decisions V40, B103: rows of another canister set in the tables are ne
     const { jar: adminJar } = await h.member(ADMIN_EMAIL);
     const member = async (email: string) => {
       const m = await h.member(email);
-      const { principal } = (await h.request({ method: 'GET', url: '/api/me/profile', jar: m.jar })).json() as { principal: string };
+      const { principal } = (await h.request({ method: 'GET', url: '/api/me/profile', jar: m.jar })).json() as {
+        principal: string;
+      };
       return { ...m, principal };
     };
     const alice = await member('alice-split@example.org');
     const bob = await member('bob-split@example.org');
-    assert.equal((await h.request({ method: 'POST', url: '/api/dev/faucet', jar: alice.jar, payload: {} })).statusCode, 200);
+    assert.equal(
+      (await h.request({ method: 'POST', url: '/api/dev/faucet', jar: alice.jar, payload: {} })).statusCode,
+      200,
+    );
     // The clients of the bridge open now (a restart opens the canisters again).
     const ledger = () => h.opened.canisters.clients.ledger;
     const balance = async () => BigInt(await ledger().icrc1_balance_of({ owner: alice.principal }));
@@ -455,7 +548,9 @@ describe('decisions V40, B103: rows of another canister set in the tables are ne
     await sql`insert into wallet_ledger_blocks (canister_set, block_index, btype, ts, to_account, amount_e8s, fee_e8s) values (${FOREIGN}, 0, '1mint', 0, ${alice.principal}, 12345600000000, 0)`.execute(
       h.opened.db,
     );
-    await sql`insert into wallet_account_blocks (canister_set, account, block_index) values (${FOREIGN}, ${alice.principal}, 0)`.execute(h.opened.db);
+    await sql`insert into wallet_account_blocks (canister_set, account, block_index) values (${FOREIGN}, ${alice.principal}, 0)`.execute(
+      h.opened.db,
+    );
     await sql`insert into wallet_ledger_cursor (canister_set, ledger_id, id, next_block, updated_at) values (${FOREIGN}, 'another-ledger', 'ledger', 5000, now())`.execute(
       h.opened.db,
     );
@@ -472,7 +567,9 @@ describe('decisions V40, B103: rows of another canister set in the tables are ne
     assert.deepEqual(row, { state: 'pending', attempts: 0 }, 'never claimed');
     const reported = h.logs.events('outbox.foreign_operations').at(-1);
     assert.deepEqual(reported?.foreign, [{ canister_set: FOREIGN, pending: 1 }]);
-    const listed = (await h.request({ method: 'GET', url: '/api/admin/outbox?state=pending', jar: adminJar })).json() as {
+    const listed = (
+      await h.request({ method: 'GET', url: '/api/admin/outbox?state=pending', jar: adminJar })
+    ).json() as {
       operations: Array<{ op_id: string; canister_set: string }>;
     };
     assert.deepEqual(
@@ -490,6 +587,10 @@ describe('decisions V40, B103: rows of another canister set in the tables are ne
       [['mint', String(funded)]],
       "only this ledger's block: the faucet's mint",
     );
-    assert.equal(BigInt(history.indexed_blocks), (await ledger().icrc3_get_blocks([])).log_length, "the index read this ledger's log, not the other cursor");
+    assert.equal(
+      BigInt(history.indexed_blocks),
+      (await ledger().icrc3_get_blocks([])).log_length,
+      "the index read this ledger's log, not the other cursor",
+    );
   });
 });

@@ -5,7 +5,10 @@ import { describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { compiledSchemas } from '../src/core/http/compiled-schemas.ts';
 
-function app(withMemo: boolean, headers: Record<string, unknown> = { 'x-api-token': { type: 'string' } }): FastifyInstance {
+function app(
+  withMemo: boolean,
+  headers: Record<string, unknown> = { 'x-api-token': { type: 'string' } },
+): FastifyInstance {
   const f = Fastify(withMemo ? { schemaController: { compilersFactory: compiledSchemas } } : {});
   f.post(
     '/thing',
@@ -19,7 +22,12 @@ function app(withMemo: boolean, headers: Record<string, unknown> = { 'x-api-toke
         },
         querystring: { type: 'object', properties: { page: { type: 'integer' } } },
         headers: { type: 'object', required: Object.keys(headers), properties: headers },
-        response: { 200: { type: 'object', properties: { n: { type: 'integer' }, tag: { type: 'string' }, page: { type: 'integer' } } } },
+        response: {
+          200: {
+            type: 'object',
+            properties: { n: { type: 'integer' }, tag: { type: 'string' }, page: { type: 'integer' } },
+          },
+        },
       },
     },
     // `secret` is not in the answer's schema: the serializer leaves it out.
@@ -52,19 +60,45 @@ describe('decision B80: route schemas compiled once per process', () => {
 
   it('a second app in the process gets the same compiled functions for the same schemas', () => {
     const options = { customOptions: {} };
-    const route = { schema: { type: 'object', properties: { n: { type: 'integer' } } }, method: 'POST', url: '/a', httpPart: 'body' } as const;
+    const route = {
+      schema: { type: 'object', properties: { n: { type: 'integer' } } },
+      method: 'POST',
+      url: '/a',
+      httpPart: 'body',
+    } as const;
     const first = compiledSchemas.buildValidator!({}, options)(route);
-    const second = compiledSchemas.buildValidator!({}, options)({ ...route, schema: structuredClone(route.schema), url: '/b' });
+    const second = compiledSchemas.buildValidator!(
+      {},
+      options,
+    )({ ...route, schema: structuredClone(route.schema), url: '/b' });
     assert.equal(second, first, 'an equal schema is not compiled again');
-    const other = compiledSchemas.buildValidator!({}, options)({ ...route, schema: { type: 'object', properties: { n: { type: 'string' } } } });
+    const other = compiledSchemas.buildValidator!(
+      {},
+      options,
+    )({ ...route, schema: { type: 'object', properties: { n: { type: 'string' } } } });
     assert.notEqual(other, first, 'another schema is compiled');
-    assert.notEqual(compiledSchemas.buildValidator!({}, { customOptions: { coerceTypes: false } })(route), first, "the compiler's options are in the key");
-    const answer = { schema: { type: 'object', properties: { n: { type: 'integer' } } }, method: 'GET', url: '/a', httpStatus: '200' };
-    assert.equal(compiledSchemas.buildSerializer!({}, {})(answer), compiledSchemas.buildSerializer!({}, {})({ ...answer, url: '/b' }));
+    assert.notEqual(
+      compiledSchemas.buildValidator!({}, { customOptions: { coerceTypes: false } })(route),
+      first,
+      "the compiler's options are in the key",
+    );
+    const answer = {
+      schema: { type: 'object', properties: { n: { type: 'integer' } } },
+      method: 'GET',
+      url: '/a',
+      httpStatus: '200',
+    };
+    assert.equal(
+      compiledSchemas.buildSerializer!({}, {})(answer),
+      compiledSchemas.buildSerializer!({}, {})({ ...answer, url: '/b' }),
+    );
   });
 
   it('a header schema naming a header in capitals is refused when the app is built, with the route named', async () => {
     const f = app(true, { 'X-Api-Token': { type: 'string' } });
-    await assert.rejects(async () => f.ready(), /POST \/thing: name the header "X-Api-Token" in lower case \(decision B80\)/);
+    await assert.rejects(
+      async () => f.ready(),
+      /POST \/thing: name the header "X-Api-Token" in lower case \(decision B80\)/,
+    );
   });
 });

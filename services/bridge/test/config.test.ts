@@ -27,10 +27,17 @@ describe('bridge configuration', () => {
         }),
       (e: unknown) =>
         e instanceof ConfigError &&
-        ['SESSION_REDIS_URL', 'COOKIE_DOMAIN', 'ACCESS_TOKEN', 'FRONTEND_ORIGINS'].every((v) => e.problems.some((p) => p.startsWith(v))),
+        ['SESSION_REDIS_URL', 'COOKIE_DOMAIN', 'ACCESS_TOKEN', 'FRONTEND_ORIGINS'].every((v) =>
+          e.problems.some((p) => p.startsWith(v)),
+        ),
     );
     assert.throws(
-      () => loadBridgeConfig({ COOKIE_DOMAIN: 'domdao.example', FRONTEND_ORIGINS: 'https://app.domdao.example/path', ACCESS_TOKEN: 'short' }),
+      () =>
+        loadBridgeConfig({
+          COOKIE_DOMAIN: 'domdao.example',
+          FRONTEND_ORIGINS: 'https://app.domdao.example/path',
+          ACCESS_TOKEN: 'short',
+        }),
       (e: unknown) => e instanceof ConfigError && e.problems.length === 3,
     );
   });
@@ -40,7 +47,9 @@ describe('bridge configuration', () => {
       () => loadBridgeConfig({ NODE_ENV: 'production' }),
       (e: unknown) =>
         e instanceof ConfigError &&
-        ['HPKE_PRIVATE_KEY', 'BLIND_INDEX_KEY', 'SESSION_DATA_KEY', 'COOKIE_DOMAIN', 'DATABASE_URL'].every((v) => e.problems.some((p) => p.startsWith(v))),
+        ['HPKE_PRIVATE_KEY', 'BLIND_INDEX_KEY', 'SESSION_DATA_KEY', 'COOKIE_DOMAIN', 'DATABASE_URL'].every((v) =>
+          e.problems.some((p) => p.startsWith(v)),
+        ),
     );
     assert.throws(
       () => loadBridgeConfig({ NODE_ENV: 'production', DEV_OUTBOX_FILE: '/tmp/outbox' }),
@@ -75,7 +84,9 @@ describe('admin notifications (spec 2 membership_mint_failed)', () => {
     );
     after(() => h.close());
     const admin = await h.member(ADMIN_EMAIL);
-    assert.deepEqual((await h.request({ method: 'GET', url: '/api/admin/notifications', jar: admin.jar })).json(), { notifications: [] });
+    assert.deepEqual((await h.request({ method: 'GET', url: '/api/admin/notifications', jar: admin.jar })).json(), {
+      notifications: [],
+    });
     down = true;
     assert.equal((await h.register('unminted@example.org')).statusCode, 201);
     const verified = await h.verify('unminted@example.org');
@@ -89,11 +100,17 @@ describe('admin notifications (spec 2 membership_mint_failed)', () => {
     const listed = await h.request({ method: 'GET', url: '/api/admin/notifications', jar });
     assert.equal(listed.statusCode, 200, listed.body);
     const [n] = listed.json().notifications;
-    assert.deepEqual([n.type, n.attempts, n.last_error], ['membership_mint_failed', 10, 'membership canister unavailable: membership canister stopped']);
+    assert.deepEqual(
+      [n.type, n.attempts, n.last_error],
+      ['membership_mint_failed', 10, 'membership canister unavailable: membership canister stopped'],
+    );
     assert.match(n.email_encrypted, /^hpke1\./);
     assert.match(n.user_id, /^[0-9a-f-]{36}$/);
     const member = await h.login('unminted@example.org');
-    assert.equal((await h.request({ method: 'GET', url: '/api/admin/notifications', jar: member.jar })).statusCode, 403);
+    assert.equal(
+      (await h.request({ method: 'GET', url: '/api/admin/notifications', jar: member.jar })).statusCode,
+      403,
+    );
   });
 });
 
@@ -128,14 +145,18 @@ describe('development voting times (decision G45)', () => {
       );
     assert.throws(
       () => loadBridgeConfig({ NODE_ENV: 'production', DEV_VOTING_MINUTES: '10' }),
-      (e: unknown) => e instanceof ConfigError && e.problems.some((p) => p.startsWith('DEV_VOTING_MINUTES: development only')),
+      (e: unknown) =>
+        e instanceof ConfigError && e.problems.some((p) => p.startsWith('DEV_VOTING_MINUTES: development only')),
     );
   });
 
   it('refused with IC canisters (it acts on the embedded ones only), before anything is opened', async () => {
     await assert.rejects(
       bridge(undefined, { IC_GOVERNANCE_CANISTER_ID: 'rrkah-fqaaa-aaaaa-aaaaq-cai', DEV_VOTING_MINUTES: '10' }),
-      (e: unknown) => e instanceof ConfigError && e.problems.length === 1 && e.problems[0]!.startsWith('DEV_VOTING_MINUTES: the embedded canisters only'),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        e.problems.length === 1 &&
+        e.problems[0]!.startsWith('DEV_VOTING_MINUTES: the embedded canisters only'),
     );
   });
 
@@ -151,9 +172,20 @@ describe('development voting times (decision G45)', () => {
       assert.deepEqual(new Set(settings.rules.map((r) => BigInt(r.voting_window))), new Set([10n * MINUTE_NS]));
       const m = await h.member('fast-voter@domdao.example');
       const c = h.opened.canisters.clients;
-      const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow();
+      const { principal } = await h.opened.db
+        .selectFrom('users')
+        .select('principal')
+        .where('id', '=', m.user_id)
+        .executeTakeFirstOrThrow();
       assert.ok('Ok' in (await c.user.record_kyc(principal, true)));
-      assert.ok('Ok' in (await c.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+      assert.ok(
+        'Ok' in
+          (await c.user.upgrade_membership_to_active({
+            principal,
+            kyc_proof: new Uint8Array([1]),
+            payment_proof: new Uint8Array([2]),
+          })),
+      );
       const { jar } = await h.login('fast-voter@domdao.example');
       const r = await h.request({
         method: 'POST',

@@ -74,7 +74,10 @@ describe('registration: a crash at every step boundary (B24)', () => {
       if (point === 'after-apply') {
         // The crash took the email with it (follow-ups are at most once): the user asks for a new link.
         assert.throws(() => h.verificationPath(email));
-        assert.equal((await h.request({ method: 'POST', url: '/api/auth/resend-verification', payload: { email } })).statusCode, 202);
+        assert.equal(
+          (await h.request({ method: 'POST', url: '/api/auth/resend-verification', payload: { email } })).statusCode,
+          202,
+        );
         await waitFor(() => h.emails().find((m) => m.to.includes(email)), 'the new verification email');
       }
       await verifyAndLogin(h, email);
@@ -105,8 +108,13 @@ describe('registration: a crash at every step boundary (B24)', () => {
     const [create, remove] = await h.app.outbox.list();
     assert.equal(create!.state, 'compensated');
     assert.equal(remove!.operation, 'user.remove_unverified_account');
-    const principal = (await h.opened.db.selectFrom('bridge_outbox').select('payload').where('op_id', '=', remove!.op_id).executeTakeFirstOrThrow())
-      .payload as { principal: string };
+    const principal = (
+      await h.opened.db
+        .selectFrom('bridge_outbox')
+        .select('payload')
+        .where('op_id', '=', remove!.op_id)
+        .executeTakeFirstOrThrow()
+    ).payload as { principal: string };
     await h.app.outbox.reconcile();
     assert.equal(await account(h, principal.principal), undefined, 'nothing in the canister');
     assert.equal((await h.register('lost@example.org')).statusCode, 201, 'the address is free');
@@ -122,11 +130,15 @@ describe('registration: a crash at every step boundary (B24)', () => {
     );
     assert.match(String(ops[0]!.last_error), /^registration answered 503: the reply was lost/);
     assert.equal('payload' in ops[0]!, false);
-    const all = (await h.request({ method: 'GET', url: '/api/admin/outbox?limit=2', jar: admin.jar })).json().operations as Array<{ id: string }>;
+    const all = (await h.request({ method: 'GET', url: '/api/admin/outbox?limit=2', jar: admin.jar })).json()
+      .operations as Array<{ id: string }>;
     assert.equal(all.length, 2);
     assert.ok(BigInt(all[0]!.id) > BigInt(all[1]!.id), 'newest first');
     assert.equal((await h.request({ method: 'GET', url: '/api/admin/outbox' })).statusCode, 401);
-    assert.equal((await h.request({ method: 'GET', url: '/api/admin/outbox?state=bogus', jar: admin.jar })).statusCode, 400);
+    assert.equal(
+      (await h.request({ method: 'GET', url: '/api/admin/outbox?state=bogus', jar: admin.jar })).statusCode,
+      400,
+    );
   });
 });
 
@@ -163,7 +175,11 @@ describe('email verification: a crash at every step boundary (B25)', () => {
     await h.register('quiet@example.org');
     await h.verify('quiet@example.org');
     await h.restart();
-    assert.equal((await h.login('quiet@example.org')).res.json().error, 'EMAIL_NOT_VERIFIED', 'the database had not heard yet');
+    assert.equal(
+      (await h.login('quiet@example.org')).res.json().error,
+      'EMAIL_NOT_VERIFIED',
+      'the database had not heard yet',
+    );
     await reconcileAfterLease(h);
     assert.equal((await h.login('quiet@example.org')).res.statusCode, 200);
   });
@@ -174,7 +190,9 @@ async function memberAndAdmin(faults: ReturnType<typeof crashAt>) {
   const h = await bridge(undefined, {}, faults);
   const admin = await h.member(ADMIN_EMAIL);
   const m = await h.member('payer@example.org');
-  const principal = (await h.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow()).principal;
+  const principal = (
+    await h.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow()
+  ).principal;
   return { h, admin, m, principal };
 }
 
@@ -192,7 +210,11 @@ describe('KYC: a crash at every step boundary (B27)', () => {
       assert.equal(r.statusCode, 500);
       await h.restart();
       await reconcileAfterLease(h);
-      const u = await h.opened.db.selectFrom('users').select(['kyc_status', 'kyc_reference']).where('id', '=', m.user_id).executeTakeFirstOrThrow();
+      const u = await h.opened.db
+        .selectFrom('users')
+        .select(['kyc_status', 'kyc_reference'])
+        .where('id', '=', m.user_id)
+        .executeTakeFirstOrThrow();
       assert.deepEqual(u, { kyc_status: 'approved', kyc_reference: 'kyc-ref-1' });
       assert.equal((await account(h, principal))!.kyc_verified, true);
     });
@@ -205,14 +227,22 @@ describe('payment webhook: a crash at every step boundary credits the payment ex
       const { h, admin, m, principal } = await memberAndAdmin(crashAt(point, 'user.upgrade_membership_to_active'));
       after(() => h.close());
       assert.equal(
-        (await h.request({ method: 'POST', url: `/api/admin/users/${m.user_id}/kyc`, jar: admin.jar, payload: { approved: true } })).statusCode,
+        (
+          await h.request({
+            method: 'POST',
+            url: `/api/admin/users/${m.user_id}/kyc`,
+            jar: admin.jar,
+            payload: { approved: true },
+          })
+        ).statusCode,
         200,
       );
       const ev = paymentEvent(m.user_id);
       assert.equal((await h.signedWebhook(ev)).statusCode, 500);
       await h.restart();
       // The processor retries what got a 500, more than once.
-      for (let i = 0; i < 2; i++) assert.deepEqual((await h.signedWebhook(ev)).json(), { received: true, duplicate: true });
+      for (let i = 0; i < 2; i++)
+        assert.deepEqual((await h.signedWebhook(ev)).json(), { received: true, duplicate: true });
       await reconcileAfterLease(h);
       await h.app.outbox.reconcile();
       const payments = await h.opened.db.selectFrom('payments').select(['status', 'payment_id']).execute();
@@ -224,7 +254,10 @@ describe('payment webhook: a crash at every step boundary credits the payment ex
       // A second intent for the same member is a renewal an admin reviews (B19), never an automatic extension.
       const second = await h.signedWebhook(paymentEvent(m.user_id));
       assert.equal(second.json().status, 'escrow');
-      assert.equal((await h.opened.canisters.clients.membership.get_membership_status(principal))!.expiration_date, status!.expiration_date);
+      assert.equal(
+        (await h.opened.canisters.clients.membership.get_membership_status(principal))!.expiration_date,
+        status!.expiration_date,
+      );
     });
   }
 
@@ -233,11 +266,22 @@ describe('payment webhook: a crash at every step boundary credits the payment ex
     const { h, admin, m } = await memberAndAdmin({
       outboxFaults: (p, op) => {
         // A reply that never arrives (the call itself did its work, or not: the op id makes it safe).
-        if (down && p === 'lost-reply' && op.operation === 'user.upgrade_membership_to_active') throw new Error('the user canister did not answer');
+        if (down && p === 'lost-reply' && op.operation === 'user.upgrade_membership_to_active')
+          throw new Error('the user canister did not answer');
       },
     });
     after(() => h.close());
-    assert.equal((await h.request({ method: 'POST', url: `/api/admin/users/${m.user_id}/kyc`, jar: admin.jar, payload: { approved: true } })).statusCode, 200);
+    assert.equal(
+      (
+        await h.request({
+          method: 'POST',
+          url: `/api/admin/users/${m.user_id}/kyc`,
+          jar: admin.jar,
+          payload: { approved: true },
+        })
+      ).statusCode,
+      200,
+    );
     down = true;
     const r = await h.signedWebhook(paymentEvent(m.user_id));
     assert.deepEqual(r.json(), { received: true, status: 'pending' });
@@ -251,7 +295,13 @@ describe('payment webhook: a crash at every step boundary credits the payment ex
     await waitFor(() => h.emails().find((e) => /Payment received/.test(e.subject)), 'the payment receipt');
     assert.equal(
       (await h.opened.canisters.clients.membership.get_membership_status(
-        (await h.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow()).principal,
+        (
+          await h.opened.db
+            .selectFrom('users')
+            .select('principal')
+            .where('id', '=', m.user_id)
+            .executeTakeFirstOrThrow()
+        ).principal,
       ))!.status,
       'Active',
     );
@@ -292,18 +342,43 @@ describe('expiry and password reset reach the canister (B26, B28)', () => {
     const h = await bridge();
     after(() => h.close());
     const m = await h.member('forgetful@example.org');
-    const before = await h.opened.db.selectFrom('users').select(['principal', 'password_hash']).where('id', '=', m.user_id).executeTakeFirstOrThrow();
-    assert.equal((await h.request({ method: 'POST', url: '/api/auth/password-reset/request', payload: { email: 'forgetful@example.org' } })).statusCode, 202);
+    const before = await h.opened.db
+      .selectFrom('users')
+      .select(['principal', 'password_hash'])
+      .where('id', '=', m.user_id)
+      .executeTakeFirstOrThrow();
+    assert.equal(
+      (
+        await h.request({
+          method: 'POST',
+          url: '/api/auth/password-reset/request',
+          payload: { email: 'forgetful@example.org' },
+        })
+      ).statusCode,
+      202,
+    );
     const mail = await waitFor(() => h.emails().find((e) => /reset-password\?token=/.test(e.text)), 'the reset email');
     const token = /reset-password\?token=([A-Za-z0-9_-]{43})/.exec(mail.text)![1]!;
-    const r = await h.request({ method: 'POST', url: '/api/auth/password-reset/confirm', payload: { token, password: `${PASSWORD} again` } });
+    const r = await h.request({
+      method: 'POST',
+      url: '/api/auth/password-reset/confirm',
+      payload: { token, password: `${PASSWORD} again` },
+    });
     assert.equal(r.statusCode, 200, r.body);
-    const afterReset = await h.opened.db.selectFrom('users').select('password_hash').where('id', '=', m.user_id).executeTakeFirstOrThrow();
+    const afterReset = await h.opened.db
+      .selectFrom('users')
+      .select('password_hash')
+      .where('id', '=', m.user_id)
+      .executeTakeFirstOrThrow();
     assert.notEqual(afterReset.password_hash, before.password_hash);
-    const [op] = await h.app.outbox.list({ aggregate: `user:${m.user_id}` }).then((l) => l.filter((o) => o.operation === 'user.set_password_hash'));
+    const [op] = await h.app.outbox
+      .list({ aggregate: `user:${m.user_id}` })
+      .then((l) => l.filter((o) => o.operation === 'user.set_password_hash'));
     assert.equal(op!.state, 'done');
     // The canister never returns the hash (U1): read its state on the embedded host.
-    const stored = h.opened.canisters.platform!.host.store<string, { password_hash: string }>('user', 'accounts').get(before.principal);
+    const stored = h.opened.canisters
+      .platform!.host.store<string, { password_hash: string }>('user', 'accounts')
+      .get(before.principal);
     assert.equal(stored!.password_hash, afterReset.password_hash);
     assert.equal((await h.login('forgetful@example.org', `${PASSWORD} again`)).res.statusCode, 200);
   });
@@ -313,19 +388,41 @@ describe('expiry and password reset reach the canister (B26, B28)', () => {
       const h = await bridge(undefined, {}, crashAt(point, 'user.set_password_hash'));
       after(() => h.close());
       const m = await h.member('crashreset@example.org');
-      const principal = (await h.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow()).principal;
-      await h.request({ method: 'POST', url: '/api/auth/password-reset/request', payload: { email: 'crashreset@example.org' } });
-      const mail = await waitFor(() => h.emails().find((e) => /reset-password\?token=/.test(e.text)), 'the reset email');
+      const principal = (
+        await h.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow()
+      ).principal;
+      await h.request({
+        method: 'POST',
+        url: '/api/auth/password-reset/request',
+        payload: { email: 'crashreset@example.org' },
+      });
+      const mail = await waitFor(
+        () => h.emails().find((e) => /reset-password\?token=/.test(e.text)),
+        'the reset email',
+      );
       const token = /reset-password\?token=([A-Za-z0-9_-]{43})/.exec(mail.text)![1]!;
       assert.equal(
-        (await h.request({ method: 'POST', url: '/api/auth/password-reset/confirm', payload: { token, password: `${PASSWORD} anew` } })).statusCode,
+        (
+          await h.request({
+            method: 'POST',
+            url: '/api/auth/password-reset/confirm',
+            payload: { token, password: `${PASSWORD} anew` },
+          })
+        ).statusCode,
         500,
       );
       await h.restart();
       await reconcileAfterLease(h);
-      const hash = (await h.opened.db.selectFrom('users').select('password_hash').where('id', '=', m.user_id).executeTakeFirstOrThrow()).password_hash;
+      const hash = (
+        await h.opened.db
+          .selectFrom('users')
+          .select('password_hash')
+          .where('id', '=', m.user_id)
+          .executeTakeFirstOrThrow()
+      ).password_hash;
       assert.equal(
-        h.opened.canisters.platform!.host.store<string, { password_hash: string }>('user', 'accounts').get(principal)!.password_hash,
+        h.opened.canisters.platform!.host.store<string, { password_hash: string }>('user', 'accounts').get(principal)!
+          .password_hash,
         hash,
         'the stores agree',
       );

@@ -23,15 +23,31 @@ describe('kill -9 of a real bridge process during the payment webhook (B27)', ()
       const admin = await h.member(ADMIN_EMAIL);
       const m = await h.member('payer@example.org');
       assert.equal(
-        (await h.request({ method: 'POST', url: `/api/admin/users/${m.user_id}/kyc`, jar: admin.jar, payload: { approved: true } })).statusCode,
+        (
+          await h.request({
+            method: 'POST',
+            url: `/api/admin/users/${m.user_id}/kyc`,
+            jar: admin.jar,
+            payload: { approved: true },
+          })
+        ).statusCode,
         200,
       );
-      const principal = (await h.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow()).principal;
+      const principal = (
+        await h.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow()
+      ).principal;
       await h.app.close(); // the data directory is handed to the child
 
       const port = await freePort();
       const proc = spawn(process.execPath, [...START_DEV_FLAGS, child], {
-        env: { ...h.env, PATH: process.env.PATH, PORT: String(port), LOG_LEVEL: 'warn', CRASH_POINT: point, CRASH_OP: 'user.upgrade_membership_to_active' },
+        env: {
+          ...h.env,
+          PATH: process.env.PATH,
+          PORT: String(port),
+          LOG_LEVEL: 'warn',
+          CRASH_POINT: point,
+          CRASH_OP: 'user.upgrade_membership_to_active',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       after(() => proc.kill('SIGKILL'));
@@ -67,7 +83,10 @@ describe('kill -9 of a real bridge process during the payment webhook (B27)', ()
         url: '/api/webhooks/payments',
         payload: raw,
         origin: null,
-        headers: { 'content-type': 'application/json', 'payment-signature': signPayload(WEBHOOK_SECRET, Math.floor(h.now() / 1000), raw) },
+        headers: {
+          'content-type': 'application/json',
+          'payment-signature': signPayload(WEBHOOK_SECRET, Math.floor(h.now() / 1000), raw),
+        },
       });
       assert.deepEqual(retry.json(), { received: true, duplicate: true });
       await h.app.outbox.reconcile();
@@ -78,7 +97,11 @@ describe('kill -9 of a real bridge process during the payment webhook (B27)', ()
       const status = await h.opened.canisters.clients.membership.get_membership_status(principal);
       assert.equal(status!.status, 'Active');
       const year = new Date(h.now()).getUTCFullYear();
-      assert.equal(new Date(Number(status!.expiration_date / 1_000_000n)).toISOString(), `${year}-12-31T23:59:59.000Z`, 'one year credited, once');
+      assert.equal(
+        new Date(Number(status!.expiration_date / 1_000_000n)).toISOString(),
+        `${year}-12-31T23:59:59.000Z`,
+        'one year credited, once',
+      );
     });
   }
 });

@@ -31,12 +31,28 @@ describe('cross-site rules (decisions B8, B45)', () => {
     assert.equal(login.headers['set-cookie'], undefined, 'no session');
 
     const { jar } = await h.login('ada@example.org');
-    const out = await h.request({ method: 'POST', url: '/auth/logout', jar, origin: null, headers: { origin: 'null', referer: `${GOV}/` } });
+    const out = await h.request({
+      method: 'POST',
+      url: '/auth/logout',
+      jar,
+      origin: null,
+      headers: { origin: 'null', referer: `${GOV}/` },
+    });
     assert.equal(out.statusCode, 403);
     assert.equal(out.json().error, 'CSRF_REJECTED');
-    assert.equal((await h.request({ method: 'GET', url: '/auth/session', jar })).json().authenticated, true, 'the session is untouched');
+    assert.equal(
+      (await h.request({ method: 'GET', url: '/auth/session', jar })).json().authenticated,
+      true,
+      'the session is untouched',
+    );
     // Without any Origin, the Referer of a front end is still accepted (browsers that omit Origin).
-    const viaReferer = await h.request({ method: 'POST', url: '/auth/logout', jar, origin: null, headers: { referer: `${GOV}/` } });
+    const viaReferer = await h.request({
+      method: 'POST',
+      url: '/auth/logout',
+      jar,
+      origin: null,
+      headers: { referer: `${GOV}/` },
+    });
     assert.equal(viaReferer.statusCode, 200);
   });
 
@@ -60,7 +76,9 @@ describe('cross-site rules (decisions B8, B45)', () => {
           headers: { 'content-type': type, ...(origin === 'null' && { origin: 'null' }) },
           payload: body,
         });
-        seen.push(`${type.split(';')[0]} ${body ? 'body' : 'empty'} ${origin ?? 'none'}: ${r.statusCode} ${r.json().error ?? ''}`);
+        seen.push(
+          `${type.split(';')[0]} ${body ? 'body' : 'empty'} ${origin ?? 'none'}: ${r.statusCode} ${r.json().error ?? ''}`,
+        );
       }
     }
     assert.deepEqual(seen, [
@@ -92,7 +110,11 @@ describe('cross-site rules (decisions B8, B45)', () => {
       method: 'OPTIONS',
       url: '/auth/login',
       origin: null,
-      headers: { origin: GOV, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: GOV,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     assert.equal(r.statusCode, 204);
     assert.equal(r.headers['access-control-allow-origin'], GOV);

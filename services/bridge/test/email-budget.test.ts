@@ -16,10 +16,17 @@ function client(h: Bridge, remoteAddress: string) {
   return {
     async register(email: string) {
       const fields = await h.encrypt({ email, name: 'Ada Lovelace', dob: '1990-05-01' });
-      return h.request({ method: 'POST', url: '/api/auth/register', payload: { ...fields, password: PASSWORD, tos_accepted: true }, remoteAddress });
+      return h.request({
+        method: 'POST',
+        url: '/api/auth/register',
+        payload: { ...fields, password: PASSWORD, tos_accepted: true },
+        remoteAddress,
+      });
     },
-    resend: (email: string) => h.request({ method: 'POST', url: '/api/auth/resend-verification', payload: { email }, remoteAddress }),
-    reset: (email: string) => h.request({ method: 'POST', url: '/api/auth/password-reset/request', payload: { email }, remoteAddress }),
+    resend: (email: string) =>
+      h.request({ method: 'POST', url: '/api/auth/resend-verification', payload: { email }, remoteAddress }),
+    reset: (email: string) =>
+      h.request({ method: 'POST', url: '/api/auth/password-reset/request', payload: { email }, remoteAddress }),
   };
 }
 
@@ -33,8 +40,16 @@ function assertTooMany(r: LightMyRequestResponse, what: string) {
 const mailsTo = (h: Bridge, to: string) => h.emails().filter((m) => m.to.includes(to));
 
 async function auditRows(h: Bridge, event: string): Promise<Array<Record<string, unknown>>> {
-  const rows = await h.opened.db.selectFrom('audit_log').select(['detail', 'outcome']).where('event', '=', event).orderBy('id').execute();
-  return rows.map((r) => ({ outcome: r.outcome, ...(typeof r.detail === 'string' ? (JSON.parse(r.detail) as object) : r.detail) }));
+  const rows = await h.opened.db
+    .selectFrom('audit_log')
+    .select(['detail', 'outcome'])
+    .where('event', '=', event)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({
+    outcome: r.outcome,
+    ...(typeof r.detail === 'string' ? (JSON.parse(r.detail) as object) : r.detail),
+  }));
 }
 
 describe("the email budget for an address is the requesting client's (decision B84)", () => {
@@ -46,7 +61,8 @@ describe("the email budget for an address is the requesting client's (decision B
     const owner = client(h, OWNER);
     // The stranger's budget for the address: exactly EMAIL_LIMIT_PER_RECIPIENT emails, then 429 on every way of asking.
     assert.equal(h.config.EMAIL_LIMIT_PER_RECIPIENT, 3);
-    for (let i = 1; i <= 3; i++) assert.equal((await stranger.register(victim)).statusCode, 201, `the stranger's registration ${i}`);
+    for (let i = 1; i <= 3; i++)
+      assert.equal((await stranger.register(victim)).statusCode, 201, `the stranger's registration ${i}`);
     assertTooMany(await stranger.register(victim), "the stranger's 4th registration");
     assertTooMany(await stranger.resend(victim), "the stranger's resend");
     assertTooMany(await stranger.reset(victim), "the stranger's reset");
@@ -66,7 +82,9 @@ describe("the email budget for an address is the requesting client's (decision B
     assert.equal((await h.verify(victim)).statusCode, 200, "the owner's latest link verifies");
 
     // Every refusal: a log line and an audit row naming the spent limit (decision B85).
-    assert.deepEqual(await auditRows(h, 'registration.refused'), [{ outcome: 'denied', error: 'TOO_MANY_ATTEMPTS', limit: 'recipient' }]);
+    assert.deepEqual(await auditRows(h, 'registration.refused'), [
+      { outcome: 'denied', error: 'TOO_MANY_ATTEMPTS', limit: 'recipient' },
+    ]);
     assert.deepEqual(await auditRows(h, 'recovery.limited'), [
       { outcome: 'denied', kind: 'resend', limit: 'recipient' },
       { outcome: 'denied', kind: 'reset', limit: 'recipient' },
@@ -84,12 +102,19 @@ describe("the email budget for an address is the requesting client's (decision B
     const member = 'member@example.org';
     await h.member(member);
     const stranger = client(h, STRANGER);
-    for (let i = 1; i <= 3; i++) assert.equal((await stranger.reset(member)).statusCode, 202, `the stranger's reset ${i}`);
+    for (let i = 1; i <= 3; i++)
+      assert.equal((await stranger.reset(member)).statusCode, 202, `the stranger's reset ${i}`);
     assertTooMany(await stranger.reset(member), "the stranger's 4th reset");
-    await eventually("the stranger's three reset emails", () => mailsTo(h, member).filter((m) => /reset/i.test(m.subject)).length === 3 || undefined);
+    await eventually(
+      "the stranger's three reset emails",
+      () => mailsTo(h, member).filter((m) => /reset/i.test(m.subject)).length === 3 || undefined,
+    );
     const own = await client(h, OWNER).reset(member);
     assert.equal(own.statusCode, 202, own.body);
-    await eventually("the member's own reset email", () => mailsTo(h, member).filter((m) => /reset/i.test(m.subject)).length === 4 || undefined);
+    await eventually(
+      "the member's own reset email",
+      () => mailsTo(h, member).filter((m) => /reset/i.test(m.subject)).length === 4 || undefined,
+    );
   });
 
   it('decision B84: an IPv6 client is its /64: addresses inside one share a budget (3, then 429), the next /64 has its own; an IPv4 address seen through IPv6 is that address', async (t) => {

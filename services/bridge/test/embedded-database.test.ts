@@ -5,7 +5,19 @@
 // the old directory in place (the upgrade runs again) or a complete new one (the swap is finished).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -94,7 +106,9 @@ async function withEarlyMember(): Promise<{ h: Bridge; pgdir: string }> {
   after(() => h.close());
   await h.member(EMAIL);
   const vec = `[${Array.from({ length: DIM }, (_, i) => (i % 7) / 7).join(',')}]`;
-  await sql`insert into ai_embeddings values ('p-1', 'A title', 'An excerpt', ${'0'.repeat(64)}, 'test-model', ${vec}::vector, now())`.execute(h.opened.db);
+  await sql`insert into ai_embeddings values ('p-1', 'A title', 'An excerpt', ${'0'.repeat(64)}, 'test-model', ${vec}::vector, now())`.execute(
+    h.opened.db,
+  );
   await h.app.close();
   return { h, pgdir: join(h.env.DATA_DIR!, 'pglite') };
 }
@@ -108,7 +122,9 @@ async function assertCarried(h: Bridge, pgdir: string): Promise<void> {
   const e = await sql<{
     dims: number;
     second: number;
-  }>`select vector_dims(embedding) as dims, (embedding::real[])[2] as second from ai_embeddings where proposal_id = 'p-1'`.execute(h.opened.db);
+  }>`select vector_dims(embedding) as dims, (embedding::real[])[2] as second from ai_embeddings where proposal_id = 'p-1'`.execute(
+    h.opened.db,
+  );
   assert.equal(e.rows.length, 1);
   assert.equal(e.rows[0]!.dims, DIM);
   assert.ok(Math.abs(e.rows[0]!.second - 1 / 7) < 1e-6, `the vector's values carried: ${e.rows[0]!.second}`);
@@ -135,7 +151,11 @@ describe('decision P13: the embedded database', () => {
     await rewriteAsPostgres17(pgdir);
     const before = treeHash(pgdir);
     await h.restart();
-    assert.equal(treeHash(`${pgdir}.postgres17`), before, 'the PostgreSQL 17 directory is kept byte for byte (an earlier release can still open it)');
+    assert.equal(
+      treeHash(`${pgdir}.postgres17`),
+      before,
+      'the PostgreSQL 17 directory is kept byte for byte (an earlier release can still open it)',
+    );
     const line = h.logs.events('database.upgraded')[0];
     assert.ok(line, 'the upgrade is logged');
     assert.equal(line.backup, `${pgdir}.postgres17`);
@@ -178,7 +198,10 @@ describe('decision P13: the embedded database', () => {
     await old.exec("create table notes (body text); insert into notes values ('kept')");
     await old.close();
     const before = treeHash(pgdir);
-    await assert.rejects(openDatabase({ dir: pgdir }), /over from PostgreSQL 17 to 18 failed, and it is left as it was: .*notes/);
+    await assert.rejects(
+      openDatabase({ dir: pgdir }),
+      /over from PostgreSQL 17 to 18 failed, and it is left as it was: .*notes/,
+    );
     assert.equal(treeHash(pgdir), before, 'not a byte of the 17 directory changed');
     assert.deepEqual(readdirSync(join(pgdir, '..')), ['pglite'], 'nothing is left beside it');
     const reopened = new PGlite17(pgdir, { extensions: { vector: vector17 } }) as unknown as Lite;
@@ -192,7 +215,10 @@ describe('decision P13: the embedded database', () => {
     await h.restart();
     await h.app.close();
     rmSync(pgdir, { recursive: true });
-    await assert.rejects(openDatabase({ dir: pgdir }), /pglite is missing but .*pglite\.postgres17 holds the database it was carried over from/);
+    await assert.rejects(
+      openDatabase({ dir: pgdir }),
+      /pglite is missing but .*pglite\.postgres17 holds the database it was carried over from/,
+    );
     assert.equal(existsSync(pgdir), false);
     // Moved back, it is carried over again.
     renameSync(`${pgdir}.postgres17`, pgdir);
@@ -221,13 +247,19 @@ describe('decision P13: the embedded database', () => {
     const base = scratch();
     const made: string[] = [];
     const pgdir = join(base, 'made', 'pglite');
-    const d = await openDatabase({ dir: pgdir, embeddedInitdb: async (building) => (made.push(building), initdbFromTemplate(building)) });
+    const d = await openDatabase({
+      dir: pgdir,
+      embeddedInitdb: async (building) => (made.push(building), initdbFromTemplate(building)),
+    });
     after(() => d.close());
     assert.deepEqual(made, [`${pgdir}.creating-${process.pid}`]);
     assert.equal(version(pgdir), '18');
     assert.deepEqual(readdirSync(join(pgdir, '..')), ['pglite'], 'nothing is left beside it');
     const old = join(base, 'old', 'pglite');
-    const as17 = async (building: string) => (mkdirSync(building, { recursive: true }), writeFileSync(join(building, 'PG_VERSION'), '17\n'));
+    const as17 = async (building: string) => (
+      mkdirSync(building, { recursive: true }),
+      writeFileSync(join(building, 'PG_VERSION'), '17\n')
+    );
     await assert.rejects(
       openDatabase({ dir: old, embeddedInitdb: as17 }),
       /creating the embedded database in .*old\/pglite failed: no PostgreSQL 18 database was made/,
@@ -237,8 +269,15 @@ describe('decision P13: the embedded database', () => {
       mkdirSync(building, { recursive: true });
       throw new Error('out of space');
     };
-    await assert.rejects(openDatabase({ dir: failing, embeddedInitdb: fails }), /creating the embedded database in .*failing\/pglite failed: out of space/);
-    assert.deepEqual([readdirSync(join(base, 'old')), readdirSync(join(base, 'failing'))], [[], []], 'no half-made directory is left');
+    await assert.rejects(
+      openDatabase({ dir: failing, embeddedInitdb: fails }),
+      /creating the embedded database in .*failing\/pglite failed: out of space/,
+    );
+    assert.deepEqual(
+      [readdirSync(join(base, 'old')), readdirSync(join(base, 'failing'))],
+      [[], []],
+      'no half-made directory is left',
+    );
   });
 });
 
@@ -256,7 +295,8 @@ describe('decision P16: the embedded database syncs every commit before its answ
     );
 
   /** Each completed sync, named by its path in the directory ('' is the directory itself). */
-  const recorder = (pgdir: string, events: string[]) => (fd: number) => events.push(readlinkSync(`/proc/self/fd/${fd}`).slice(pgdir.length + 1));
+  const recorder = (pgdir: string, events: string[]) => (fd: number) =>
+    events.push(readlinkSync(`/proc/self/fd/${fd}`).slice(pgdir.length + 1));
 
   /**
    * A new, migrated directory, copied from the run's template (decision R13): what a first start makes
@@ -344,10 +384,17 @@ describe('decision P16: the embedded database syncs every commit before its answ
     });
     await lite.exec('create table p16 (id int primary key); insert into p16 values (1)');
     failing = true;
-    await assert.rejects(lite.query('insert into p16 values (2)'), /could not fsync/, 'PostgreSQL answers the commit with its PANIC');
+    await assert.rejects(
+      lite.query('insert into p16 values (2)'),
+      /could not fsync/,
+      'PostgreSQL answers the commit with its PANIC',
+    );
     failing = false;
     // Without the guard this statement would never return and would block the process.
-    await assert.rejects(lite.query('select 1'), (e: Error) => e instanceof EmbeddedDatabaseFailed && /EIO: i\/o error/.test(e.message));
+    await assert.rejects(
+      lite.query('select 1'),
+      (e: Error) => e instanceof EmbeddedDatabaseFailed && /EIO: i\/o error/.test(e.message),
+    );
     await assert.rejects(lite.exec('insert into p16 values (3)'), EmbeddedDatabaseFailed);
     await assert.rejects(
       lite.transaction(async (tx) => tx.query('select 1')),
@@ -386,7 +433,11 @@ describe('decision P16: the embedded database syncs every commit before its answ
     assert.equal(refused.json().error, 'DATABASE_FAILED', 'named as what it is, through the session store too');
     failing = false;
     const later = await h.register('p16-after@example.org');
-    assert.equal(later.statusCode, 503, `every later statement is refused, without blocking the process: ${later.body}`);
+    assert.equal(
+      later.statusCode,
+      503,
+      `every later statement is refused, without blocking the process: ${later.body}`,
+    );
     assert.equal(later.json().error, 'DATABASE_FAILED');
     const health = await h.request({ method: 'GET', url: '/health' });
     assert.equal(health.statusCode, 503);
@@ -396,8 +447,11 @@ describe('decision P16: the embedded database syncs every commit before its answ
     await h.app.jobs.tick();
     await h.app.jobs.tick();
     assert.equal(h.logs.lines().filter((l) => l.event === 'database.sync_failed').length, 1);
-    // Only the statement that met the failed sync itself (PostgreSQL's PANIC) may be logged where it ran; not every pass after it.
-    const passes = h.logs.lines().filter((l) => l.event === 'jobs.tick_failed' || l.event === 'events.delivery_unavailable');
+    // Only the statement that met the failed sync itself (PostgreSQL's PANIC) may be logged where it ran; not every
+    // pass after it.
+    const passes = h.logs
+      .lines()
+      .filter((l) => l.event === 'jobs.tick_failed' || l.event === 'events.delivery_unavailable');
     assert.deepEqual(
       passes.filter((l) => !/could not fsync/.test(String(l.err))),
       [],
@@ -412,7 +466,9 @@ describe('decision P16: the embedded database syncs every commit before its answ
     ] as const) {
       const h: Bridge = await bridge(undefined, env);
       try {
-        const s = await sql<{ setting: string }>`select setting from pg_settings where name = 'fsync'`.execute(h.opened.db);
+        const s = await sql<{ setting: string }>`select setting from pg_settings where name = 'fsync'`.execute(
+          h.opened.db,
+        );
         assert.equal(s.rows[0]!.setting, want);
       } finally {
         await h.close();

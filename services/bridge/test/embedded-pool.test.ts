@@ -12,7 +12,8 @@ import { openDatabase } from '../src/core/db/connect.ts';
 import { bridge } from './harness.ts';
 import { lendEmbeddedDatabase, type EmbeddedLoan } from './embedded-template.ts';
 
-const count = async (loan: EmbeddedLoan, table: string) => Number((await loan.lite.query<{ n: string }>(`select count(*) as n from ${table}`)).rows[0]!.n);
+const count = async (loan: EmbeddedLoan, table: string) =>
+  Number((await loan.lite.query<{ n: string }>(`select count(*) as n from ${table}`)).rows[0]!.n);
 
 describe('decision R24: the harness lends started embedded databases', () => {
   it('a database given back is lent again with no row and its identities restarted, the audit log too', async () => {
@@ -20,13 +21,30 @@ describe('decision R24: the harness lends started embedded databases', () => {
     const database = await openDatabase({ lent: { lite: first.lite, release: () => first.giveBack() } });
     await database.db
       .insertInto('audit_log')
-      .values({ at: new Date(), event: 'test.event', actor: 'system', client: '127.0.0.1', outcome: 'success', detail: '{}' })
+      .values({
+        at: new Date(),
+        event: 'test.event',
+        actor: 'system',
+        client: '127.0.0.1',
+        outcome: 'success',
+        detail: '{}',
+      })
       .execute();
     await database.db
       .insertInto('audit_log')
-      .values({ at: new Date(), event: 'test.event', actor: 'system', client: '127.0.0.1', outcome: 'success', detail: '{}' })
+      .values({
+        at: new Date(),
+        event: 'test.event',
+        actor: 'system',
+        client: '127.0.0.1',
+        outcome: 'success',
+        detail: '{}',
+      })
       .execute();
-    await database.db.insertInto('secret_fingerprints').values({ name: 'ACCESS_TOKEN', fingerprint: 'x', seen_at: new Date() }).execute();
+    await database.db
+      .insertInto('secret_fingerprints')
+      .values({ name: 'ACCESS_TOKEN', fingerprint: 'x', seen_at: new Date() })
+      .execute();
     // A row written and removed again still moved the identity.
     await database.db.deleteFrom('secret_fingerprints').execute();
     assert.equal(await count(first, 'audit_log'), 2);
@@ -63,7 +81,9 @@ describe('decision R24: the harness lends started embedded databases', () => {
         assert.notEqual(next.lite, changed.lite, `lent again after ${change}`);
         const relations = await next.lite.query("select 1 from pg_class where relname in ('notes', 'counter')");
         assert.equal(relations.rows.length, 0);
-        const columns = await next.lite.query("select 1 from information_schema.columns where table_name = 'users' and column_name = 'nickname'");
+        const columns = await next.lite.query(
+          "select 1 from information_schema.columns where table_name = 'users' and column_name = 'nickname'",
+        );
         assert.equal(columns.rows.length, 0);
       } finally {
         await next.giveBack();

@@ -1,11 +1,10 @@
-// Decision R13: a bridge test on PGlite starts from a copy of a new, migrated embedded database
-// instead of making one. Making one (initdb in a child process, then every migration) took about
-// 4 s of CPU a bridge, and the suite opens well over a hundred; copying the directory and opening
-// it, as a restart does, takes about 0.5 s. The template is made once by the production path
-// (`openDatabase` on a new directory, then a clean close) and shared by every file of one
-// `npm test` run through `TEST_RUN_CACHE_DIR`, which scripts/test.mjs makes and removes; a file
-// run on its own keeps one for its process. Its name carries the migrations' hash (decision R28), as
-// PostgreSQL's template's does: a migration changed while a cache holds a template makes a new one. What only a new directory does (initdb in a child, the
+// Decision R13: a bridge test on PGlite starts from a copy of a new, migrated embedded database instead of making one.
+// Making one (initdb in a child process, then every migration) took about 4 s of CPU a bridge, and the suite opens well
+// over a hundred; copying the directory and opening it, as a restart does, takes about 0.5 s. The template is made once
+// by the production path (`openDatabase` on a new directory, then a clean close) and shared by every file of one `npm
+// test` run through `TEST_RUN_CACHE_DIR`, which scripts/test.mjs makes and removes; a file run on its own keeps one for
+// its process. Its name carries the migrations' hash (decision R28), as PostgreSQL's template's does: a migration
+// changed while a cache holds a template makes a new one. What only a new directory does (initdb in a child, the
 // rename, the first sync of the tree) is tested by embedded-database.test.ts on its own directories.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -219,7 +218,9 @@ async function reset(lite: Lite): Promise<boolean> {
         ).rows.map((r) => r.name);
   // The audit log refuses TRUNCATE (decision B61) through a trigger: replica mode skips triggers.
   if (dirty.length > 0)
-    await lite.exec(`begin; set local session_replication_role = replica; truncate ${[...new Set(dirty)].join(', ')} restart identity cascade; commit`);
+    await lite.exec(
+      `begin; set local session_replication_role = replica; truncate ${[...new Set(dirty)].join(', ')} restart identity cascade; commit`,
+    );
   return (await fingerprint(lite)) === (await expected);
 }
 

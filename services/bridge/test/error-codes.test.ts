@@ -18,9 +18,22 @@ const ROOT = new URL('../../../', import.meta.url).pathname;
 const UPPER_SNAKE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/;
 const LOWER_SNAKE = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 /** ICRC-1's TransferError variants, which the wallet passes through (decision B75). */
-const ICRC1_TRANSFER_ERRORS = ['BadFee', 'BadBurn', 'InsufficientFunds', 'TooOld', 'CreatedInFuture', 'Duplicate', 'TemporarilyUnavailable', 'GenericError'];
+const ICRC1_TRANSFER_ERRORS = [
+  'BadFee',
+  'BadBurn',
+  'InsufficientFunds',
+  'TooOld',
+  'CreatedInFuture',
+  'Duplicate',
+  'TemporarilyUnavailable',
+  'GenericError',
+];
 /** The canisters' error variants the bridge answers with (decisions V9, L21, B75). */
-const VARIANTS = new Set([...Object.keys(GOVERNANCE_ERROR_STATUS), ...Object.keys(MONEY_ERROR_STATUS), ...ICRC1_TRANSFER_ERRORS]);
+const VARIANTS = new Set([
+  ...Object.keys(GOVERNANCE_ERROR_STATUS),
+  ...Object.keys(MONEY_ERROR_STATUS),
+  ...ICRC1_TRANSFER_ERRORS,
+]);
 
 function* sources(dir: string): Generator<string> {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -42,14 +55,20 @@ export function literalCodes(text: string): string[] {
 /** The codes of `files` that break the bridge's rule, as `file: CODE`. */
 export function bridgeViolations(files: Iterable<[string, string]>): string[] {
   const out: string[] = [];
-  for (const [file, text] of files) for (const code of literalCodes(text)) if (!UPPER_SNAKE.test(code) && !VARIANTS.has(code)) out.push(`${file}: ${code}`);
+  for (const [file, text] of files)
+    for (const code of literalCodes(text))
+      if (!UPPER_SNAKE.test(code) && !VARIANTS.has(code)) out.push(`${file}: ${code}`);
   return out;
 }
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
-const bridgeFiles = () => [...sources(join(ROOT, 'services/bridge/src'))].map((f) => [f.slice(ROOT.length), readFileSync(f, 'utf8')] as [string, string]);
+const bridgeFiles = () =>
+  [...sources(join(ROOT, 'services/bridge/src'))].map(
+    (f) => [f.slice(ROOT.length), readFileSync(f, 'utf8')] as [string, string],
+  );
 /** The members of a string-literal union type named `name` in `text`. */
-const unionMembers = (text: string, name: string) => [...(new RegExp(`type ${name} =([^;]+);`).exec(text)?.[1] ?? '').matchAll(/'([^']+)'/g)].map((m) => m[1]!);
+const unionMembers = (text: string, name: string) =>
+  [...(new RegExp(`type ${name} =([^;]+);`).exec(text)?.[1] ?? '').matchAll(/'([^']+)'/g)].map((m) => m[1]!);
 
 describe('the casing of error codes (decision B118)', () => {
   it('decision B118: every code the bridge emits is UPPER_SNAKE_CASE, or the variant name of a canister refusal (spec 1, ICRC-1, decisions V9, L21)', () => {
@@ -57,7 +76,8 @@ describe('the casing of error codes (decision B118)', () => {
     const codes = new Set(files.flatMap(([, t]) => literalCodes(t)));
     assert.ok(codes.size > 40, `the scan sees the codes (${codes.size})`);
     // Spec 2's own codes, as the spec writes them.
-    for (const code of ['VALIDATION_ERROR', 'UNAUTHORIZED', 'COPPA_BLOCK', 'EMAIL_EXISTS', 'CIRCUIT_OPEN']) assert.ok(codes.has(code), code);
+    for (const code of ['VALIDATION_ERROR', 'UNAUTHORIZED', 'COPPA_BLOCK', 'EMAIL_EXISTS', 'CIRCUIT_OPEN'])
+      assert.ok(codes.has(code), code);
     assert.deepEqual(bridgeViolations(files), []);
     // The wallet's stored refusals: ICRC-1's variants, the campaign canister's LedgerError and its own CANCELLED.
     for (const code of Object.keys(REFUSAL_STATUS)) assert.ok(UPPER_SNAKE.test(code) || VARIANTS.has(code), code);
@@ -65,7 +85,15 @@ describe('the casing of error codes (decision B118)', () => {
 
   it('decision B118: the notification service and the gateway’s /notify answer spec 3’s lower_snake_case; the gateway’s bridge paths the bridge’s casing', () => {
     const service = unionMembers(read('services/notification/src/http/errors.ts'), 'ErrorCode');
-    for (const code of ['invalid_request', 'invalid_template_data', 'render_failed', 'unauthorized', 'forbidden', 'send_failed', 'service_unavailable'])
+    for (const code of [
+      'invalid_request',
+      'invalid_template_data',
+      'render_failed',
+      'unauthorized',
+      'forbidden',
+      'send_failed',
+      'service_unavailable',
+    ])
       assert.ok(service.includes(code), `spec 3's ${code}`);
     const notify = unionMembers(read('services/gateway/src/notify/errors.ts'), 'NotifyErrorCode');
     assert.ok(notify.length >= 4);
@@ -87,10 +115,14 @@ describe('the casing of error codes (decision B118)', () => {
 
 describe('one registry of the bridge’s error codes (decision B125)', () => {
   const registered = new Set<string>([...Object.keys(ERROR_CODES), ...Object.keys(CANISTER_REFUSALS)]);
-  const files = bridgeFiles().filter(([f]) => !f.endsWith('core/http/error-codes.ts') && !f.includes('route-docs') && !f.endsWith('-docs.ts'));
+  const files = bridgeFiles().filter(
+    ([f]) => !f.endsWith('core/http/error-codes.ts') && !f.includes('route-docs') && !f.endsWith('-docs.ts'),
+  );
 
   it('decision B125: every code the bridge answers with is registered, and every registered code is answered somewhere', () => {
-    const emitted = new Set(files.flatMap(([, t]) => literalCodes(t)).filter((c) => UPPER_SNAKE.test(c) || VARIANTS.has(c)));
+    const emitted = new Set(
+      files.flatMap(([, t]) => literalCodes(t)).filter((c) => UPPER_SNAKE.test(c) || VARIANTS.has(c)),
+    );
     assert.deepEqual(
       [...emitted].filter((c) => !registered.has(c)),
       [],
@@ -106,27 +138,34 @@ describe('one registry of the bridge’s error codes (decision B125)', () => {
   });
 
   it('decision B125: every code the OpenAPI document names under an error status is registered with that status', () => {
-    const doc = readBridgeOpenApi<{ paths: Record<string, Record<string, { responses: Record<string, { description?: string }> }>> }>();
+    const doc = readBridgeOpenApi<{
+      paths: Record<string, Record<string, { responses: Record<string, { description?: string }> }>>;
+    }>();
     const wrong: string[] = [];
     let named = 0;
     for (const [path, ops] of Object.entries(doc.paths))
       for (const [method, op] of Object.entries(ops))
         for (const [status, r] of Object.entries(op.responses)) {
           if (Number(status) < 400) continue;
-          for (const m of (r.description ?? '').matchAll(/\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z][a-z]+(?:[A-Z][a-z]*)+)\b/g)) {
+          for (const m of (r.description ?? '').matchAll(
+            /\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z][a-z]+(?:[A-Z][a-z]*)+)\b/g,
+          )) {
             const code = m[1]!;
             if (!registered.has(code)) {
               // Prose in PascalCase (a type name) is not a code; an UPPER_SNAKE word is a setting or a code.
               if (
                 UPPER_SNAKE.test(code) &&
-                !/_(LIMIT|PER|MAX|MINUTES|HOURS|SECONDS|PERCENT|URL|KEY|SECRET|TOKEN|ORIGINS|DOMAIN|MODEL|BYTES|MINOR|CURRENCY|CHECKOUT|FAILURES)/.test(code)
+                !/_(LIMIT|PER|MAX|MINUTES|HOURS|SECONDS|PERCENT|URL|KEY|SECRET|TOKEN|ORIGINS|DOMAIN|MODEL|BYTES|MINOR|CURRENCY|CHECKOUT|FAILURES)/.test(
+                  code,
+                )
               )
                 wrong.push(`${method.toUpperCase()} ${path} ${status}: ${code} is not registered`);
               continue;
             }
             named++;
             const statuses: readonly number[] = errorCode(code as ErrorCode).status;
-            if (!statuses.includes(Number(status))) wrong.push(`${method.toUpperCase()} ${path} ${status}: ${code} is registered as ${statuses.join(', ')}`);
+            if (!statuses.includes(Number(status)))
+              wrong.push(`${method.toUpperCase()} ${path} ${status}: ${code} is registered as ${statuses.join(', ')}`);
           }
         }
     assert.ok(named > 100, `the scan reads the document (${named})`);
@@ -134,7 +173,11 @@ describe('one registry of the bridge’s error codes (decision B125)', () => {
   });
 
   it('decision B125: docs/reference/errors.md is generated from the registry and current', () => {
-    assert.equal(read('docs/reference/errors.md'), errorsPage(), 'docs/reference/errors.md is stale: run `npm run errors:bridge` and commit it');
+    assert.equal(
+      read('docs/reference/errors.md'),
+      errorsPage(),
+      'docs/reference/errors.md is stale: run `npm run errors:bridge` and commit it',
+    );
     for (const code of registered) assert.ok(errorsPage().includes(`\`${code}\``), code);
   });
 });

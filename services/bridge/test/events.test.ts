@@ -42,7 +42,10 @@ describe('governance admin-event follower (decisions V1, V3)', () => {
       const created = await gov.create_proposal({ title: 'Events', body: 'b', category: 'General' });
       assert.ok('Ok' in created);
       advance(HOUR);
-      await eventually(async () => (await gov.list_admin_events(undefined, 10)).length === 2, 'Created → Open by the scheduler');
+      await eventually(
+        async () => (await gov.list_admin_events(undefined, 10)).length === 2,
+        'Created → Open by the scheduler',
+      );
       assert.equal(await follower.follow(), 2);
       assert.equal(await follower.follow(), 0, 'the stored log is the cursor: nothing is copied twice');
 
@@ -129,7 +132,11 @@ describe('event delivery (decisions V2, V4)', () => {
     const events = new EventLog({ db, canisterSet: 'test', retryBaseMs: 1 });
     try {
       await events.publish('ConfigChanged', { proposal_id: '7' }, { source: 'test', sourceId: 'a' });
-      assert.equal(await events.publish('ConfigChanged', { proposal_id: '7' }, { source: 'test', sourceId: 'a' }), false, 'same source id: ignored');
+      assert.equal(
+        await events.publish('ConfigChanged', { proposal_id: '7' }, { source: 'test', sourceId: 'a' }),
+        false,
+        'same source id: ignored',
+      );
       let fail = true;
       events.subscribe('test:flaky', ['ConfigChanged'], async (e, trx) => {
         await sql`insert into handled values (${e.id})`.execute(trx);
@@ -138,13 +145,19 @@ describe('event delivery (decisions V2, V4)', () => {
       await events.drain();
       let [s] = await events.status();
       assert.deepEqual([s!.last_seq, s!.failures, s!.last_error], ['0', 1, 'downstream is down']);
-      assert.equal((await sql<{ n: number }>`select count(*)::int as n from handled`.execute(db)).rows[0]!.n, 0, 'the failed attempt wrote nothing');
+      assert.equal(
+        (await sql<{ n: number }>`select count(*)::int as n from handled`.execute(db)).rows[0]!.n,
+        0,
+        'the failed attempt wrote nothing',
+      );
       fail = false;
       await new Promise((r) => setTimeout(r, 5));
       await events.drain();
       [s] = await events.status();
       assert.deepEqual([s!.last_seq, s!.failures, s!.last_error], ['1', 0, null]);
-      assert.deepEqual((await sql<{ event_id: string }>`select event_id from handled`.execute(db)).rows, [{ event_id: 'test:a' }]);
+      assert.deepEqual((await sql<{ event_id: string }>`select event_id from handled`.execute(db)).rows, [
+        { event_id: 'test:a' },
+      ]);
 
       // Published inside a transaction that rolls back: the event never existed.
       await db
@@ -173,9 +186,13 @@ describe('event delivery (decisions V2, V4)', () => {
       new GovernanceFollower({ db: b.db, events: logs[1]!, governance: gov, pollMs: 60_000 }),
     ];
     try {
-      for (let i = 0; i < 12; i++) assert.ok('Ok' in (await gov.create_proposal({ title: `P${i}`, body: 'b', category: 'General' })));
+      for (let i = 0; i < 12; i++)
+        assert.ok('Ok' in (await gov.create_proposal({ title: `P${i}`, body: 'b', category: 'General' })));
       advance(HOUR);
-      await eventually(async () => (await gov.list_admin_events(undefined, 100)).length === 24, 'every proposal opened');
+      await eventually(
+        async () => (await gov.list_admin_events(undefined, 100)).length === 24,
+        'every proposal opened',
+      );
       logs.forEach((log, i) =>
         log.subscribe('test:shared', '*', async (e, trx) => {
           await sql`insert into handled values (${e.id}, ${String(i)})`.execute(trx);
@@ -198,7 +215,12 @@ describe('event delivery (decisions V2, V4)', () => {
         rows.every((r) => r.n === 1),
         'no event processed twice',
       );
-      const types = (await sql<{ type: string; n: number }>`select type, count(*)::int as n from bridge_events group by type order by type`.execute(a.db)).rows;
+      const types = (
+        await sql<{
+          type: string;
+          n: number;
+        }>`select type, count(*)::int as n from bridge_events group by type order by type`.execute(a.db)
+      ).rows;
       assert.deepEqual(types, [
         { type: 'ProposalCreated', n: 12 },
         { type: 'ProposalOpened', n: 12 },

@@ -80,7 +80,9 @@ function defaultChat(body: Record<string, unknown>): string {
   return `This proposal, "${title}", is summarised in one sentence. It asks members to decide.`;
 }
 
-export async function startFakeInference(opts: { models?: string[]; swapDelayMs?: number; dimensions?: number } = {}): Promise<FakeInference> {
+export async function startFakeInference(
+  opts: { models?: string[]; swapDelayMs?: number; dimensions?: number } = {},
+): Promise<FakeInference> {
   const fake: FakeInference = {
     url: '',
     requests: [],
@@ -112,9 +114,16 @@ export async function startFakeInference(opts: { models?: string[]; swapDelayMs?
       const body = req.method === 'POST' ? await readJson(req) : {};
       fake.requests.push({ path, body, at: Date.now() });
       if (path === '/v1/models' && req.method === 'GET')
-        return send(200, { object: 'list', data: fake.models.map((id) => ({ id, object: 'model', owned_by: 'fake' })) });
-      if (path !== '/v1/chat/completions' && path !== '/v1/embeddings') return send(404, { error: { message: 'not found' } });
-      const inputs = path === '/v1/embeddings' ? (Array.isArray(body.input) ? (body.input as unknown[]) : [body.input]).map(String) : [];
+        return send(200, {
+          object: 'list',
+          data: fake.models.map((id) => ({ id, object: 'model', owned_by: 'fake' })),
+        });
+      if (path !== '/v1/chat/completions' && path !== '/v1/embeddings')
+        return send(404, { error: { message: 'not found' } });
+      const inputs =
+        path === '/v1/embeddings'
+          ? (Array.isArray(body.input) ? (body.input as unknown[]) : [body.input]).map(String)
+          : [];
       const keyed = [...fake.faultsForInput.keys()].find((k) => inputs.some((i) => i.includes(k)));
       let fault: Fault | undefined;
       if (keyed !== undefined) {
@@ -135,7 +144,10 @@ export async function startFakeInference(opts: { models?: string[]; swapDelayMs?
       if (fault === 'slow') await sleep(fake.slowMs);
       if (fault === 'malformed') return send(200, '{"choices": [', true);
       if (path === '/v1/chat/completions') {
-        const content = fault === 'bad-json-content' ? 'Sure! Here is your draft: {title: oops' : (fake.replies.shift() ?? defaultChat(body));
+        const content =
+          fault === 'bad-json-content'
+            ? 'Sure! Here is your draft: {title: oops'
+            : (fake.replies.shift() ?? defaultChat(body));
         return send(200, {
           id: 'chatcmpl-fake',
           object: 'chat.completion',
@@ -148,7 +160,10 @@ export async function startFakeInference(opts: { models?: string[]; swapDelayMs?
       const dims = fault === 'wrong-dimensions' ? 1024 : fake.dimensions;
       const data = input.map((text, index) => {
         const e = fakeEmbedding(text, dims);
-        const embedding = fault === 'base64' || body.encoding_format === 'base64' ? Buffer.from(new Float32Array(e).buffer).toString('base64') : e;
+        const embedding =
+          fault === 'base64' || body.encoding_format === 'base64'
+            ? Buffer.from(new Float32Array(e).buffer).toString('base64')
+            : e;
         return { object: 'embedding', index, embedding };
       });
       return send(200, { object: 'list', model, data, usage: { prompt_tokens: 1, total_tokens: 1 } });
@@ -158,7 +173,8 @@ export async function startFakeInference(opts: { models?: string[]; swapDelayMs?
   };
   // node:http ignores a handler's promise: a handler that throws drops the connection, which the caller sees.
   const server: Server = createServer(
-    (req, res) => void handle(req, res).catch((err: unknown) => res.destroy(err instanceof Error ? err : new Error(String(err)))),
+    (req, res) =>
+      void handle(req, res).catch((err: unknown) => res.destroy(err instanceof Error ? err : new Error(String(err)))),
   );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -16,7 +16,9 @@ type Operation = {
   responses: Record<string, { content?: Record<string, unknown> }>;
 };
 const doc = readBridgeOpenApi<{ paths: Record<string, Record<string, Operation>> }>();
-const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
+const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+  Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
+);
 const API_TOKEN = 'fuzz-api-token-0123456789abcdef';
 const ENDS_SESSION = new Set(['POST /auth/logout', 'DELETE /api/me/sessions']);
 /** Over every route's limit: the bridge's largest is 1 MiB (Fastify's default). */
@@ -46,7 +48,8 @@ describe('decision B126: every operation documents the status and content type o
     if (payload !== undefined) headers['content-type'] = 'application/json';
     if (security === 'bearerToken') headers.authorization = `Bearer ${ACCESS_TOKEN}`;
     if (security === 'apiToken' || path === '/api/admin/price/submit-proposal') headers['x-api-token'] = API_TOKEN;
-    if (security === 'paymentSignature') headers['payment-signature'] = signPayload(WEBHOOK_SECRET, Math.floor(h.now() / 1000), payload ?? '');
+    if (security === 'paymentSignature')
+      headers['payment-signature'] = signPayload(WEBHOOK_SECRET, Math.floor(h.now() / 1000), payload ?? '');
     const jar = ENDS_SESSION.has(`${method} ${path}`) ? (await h.login(ADMIN_EMAIL)).jar : admin;
     return h.request({
       method: method as 'GET',
@@ -58,7 +61,11 @@ describe('decision B126: every operation documents the status and content type o
     });
   }
 
-  function documented(op: Operation, what: string, r: { statusCode: number; headers: Record<string, unknown>; body: string }) {
+  function documented(
+    op: Operation,
+    what: string,
+    r: { statusCode: number; headers: Record<string, unknown>; body: string },
+  ) {
     const answer = op.responses[String(r.statusCode)];
     const said = `${what} → ${r.statusCode} ${String(r.headers['content-type'])} ${r.body.slice(0, 200)}`;
     assert.ok(answer, `status not documented: ${said}`);
@@ -66,7 +73,10 @@ describe('decision B126: every operation documents the status and content type o
       .split(';')[0]!
       .trim();
     const types = Object.keys(answer.content ?? {});
-    assert.ok(types.includes(type), `content type not documented for ${r.statusCode} (documented: ${types.join(', ') || 'none'}): ${said}`);
+    assert.ok(
+      types.includes(type),
+      `content type not documented for ${r.statusCode} (documented: ${types.join(', ') || 'none'}): ${said}`,
+    );
   }
 
   for (const { method, path, op } of operations) {
@@ -80,14 +90,23 @@ describe('decision B126: every operation documents the status and content type o
       });
       it(`decision B126: ${method} ${path} with a body that is not JSON answers a documented error`, async () => {
         const r = await send(method, path, op, sample, '{"x":');
-        assert.ok(r.statusCode >= 400 && r.statusCode < 500, `${method} ${path}: ${r.statusCode} ${r.body.slice(0, 200)}`);
+        assert.ok(
+          r.statusCode >= 400 && r.statusCode < 500,
+          `${method} ${path}: ${r.statusCode} ${r.body.slice(0, 200)}`,
+        );
         documented(op, `${method} ${path} (not JSON)`, r);
       });
     }
     const params = op.parameters ?? [];
     if (params.some((p) => p.in === 'path'))
       it(`decision B126: ${method} ${path} with a path segment the router cannot read answers a documented 400`, async () => {
-        const r = await send(method, path, op, path.replace(/\{(\w+)\}/g, '%C0%80'), method === 'GET' ? undefined : '{}');
+        const r = await send(
+          method,
+          path,
+          op,
+          path.replace(/\{(\w+)\}/g, '%C0%80'),
+          method === 'GET' ? undefined : '{}',
+        );
         assert.equal(r.statusCode, 400, r.body);
         documented(op, `${method} ${path} (malformed path)`, r);
       });

@@ -61,7 +61,8 @@ for (const ops of Object.values(doc.paths)) {
   for (const op of Object.values(ops)) {
     for (const [status, r] of Object.entries(op.responses)) {
       if (Number(status) < 400) continue;
-      for (const m of (r.description ?? '').matchAll(/\b([A-Z][A-Z0-9_]{3,}|[A-Z][a-z]+(?:[A-Z][a-z]*)+)\b/g)) KNOWN.add(m[1]!);
+      for (const m of (r.description ?? '').matchAll(/\b([A-Z][A-Z0-9_]{3,}|[A-Z][a-z]+(?:[A-Z][a-z]*)+)\b/g))
+        KNOWN.add(m[1]!);
     }
   }
 }
@@ -113,7 +114,20 @@ const NUMBER_TEXT = [
   '-Infinity',
   '1_000',
 ];
-const NUMBERS = [1e20, -1e20, -1, 0, -0, 1.5, 2 ** 53, 2 ** 53 + 2, 2 ** 64, Number.MAX_VALUE, Number.MIN_VALUE, 1e-300];
+const NUMBERS = [
+  1e20,
+  -1e20,
+  -1,
+  0,
+  -0,
+  1.5,
+  2 ** 53,
+  2 ** 53 + 2,
+  2 ** 64,
+  Number.MAX_VALUE,
+  Number.MIN_VALUE,
+  1e-300,
+];
 const WRONG_TYPES: unknown[] = [null, true, false, {}, [], [1], ['a'], { a: 1 }, [[[]]]];
 
 const oddString = fc.oneof(
@@ -130,13 +144,20 @@ function good(s: Schema): fc.Arbitrary<unknown> {
     case 'string':
       if (s.pattern) return fc.stringMatching(new RegExp(s.pattern));
       if (s.format === 'date-time')
-        return fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
+        return fc
+          .date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+          .map((d) => d.toISOString());
       if (s.format === 'uuid') return fc.uuid();
       return fc.string({ minLength: s.minLength ?? 0, maxLength: Math.min(s.maxLength ?? 30, 30) });
     case 'integer':
       return fc.integer({ min: Math.max(s.minimum ?? -1e6, -1e9), max: Math.min(s.maximum ?? 1e6, 1e9) });
     case 'number':
-      return fc.double({ min: s.minimum ?? -1e6, max: s.maximum ?? 1e6, noNaN: true, minExcluded: s.exclusiveMinimum === true });
+      return fc.double({
+        min: s.minimum ?? -1e6,
+        max: s.maximum ?? 1e6,
+        noNaN: true,
+        minExcluded: s.exclusiveMinimum === true,
+      });
     case 'boolean':
       return fc.boolean();
     case 'array':
@@ -151,16 +172,27 @@ function good(s: Schema): fc.Arbitrary<unknown> {
 function bad(s: Schema): fc.Arbitrary<unknown> {
   const edges: number[] = [...NUMBERS];
   for (const b of [s.minimum, s.maximum]) if (b !== undefined) edges.push(b - 1, b, b + 1, b + 0.5);
-  const arbs: Array<fc.Arbitrary<unknown>> = [fc.constantFrom(...edges), fc.constantFrom(...NUMBER_TEXT), fc.constantFrom(...WRONG_TYPES), oddString];
+  const arbs: Array<fc.Arbitrary<unknown>> = [
+    fc.constantFrom(...edges),
+    fc.constantFrom(...NUMBER_TEXT),
+    fc.constantFrom(...WRONG_TYPES),
+    oddString,
+  ];
   if (s.type === 'object' || s.properties) arbs.push(object(s, false));
   if (s.type === 'array')
-    arbs.push(fc.array(s.items ? value(s.items) : fc.anything(), { minLength: (s.maxItems ?? 10) + 1, maxLength: (s.maxItems ?? 10) + 2 }));
+    arbs.push(
+      fc.array(s.items ? value(s.items) : fc.anything(), {
+        minLength: (s.maxItems ?? 10) + 1,
+        maxLength: (s.maxItems ?? 10) + 2,
+      }),
+    );
   if (s.maxLength !== undefined) arbs.push(fc.constant('y'.repeat(s.maxLength + 1)));
   return fc.oneof(...arbs);
 }
 
 /** One value for a schema: valid a third of the time, so that other fields' bad values are reached. */
-const value = (s: Schema): fc.Arbitrary<unknown> => fc.oneof({ arbitrary: good(s), weight: 1 }, { arbitrary: bad(s), weight: 2 });
+const value = (s: Schema): fc.Arbitrary<unknown> =>
+  fc.oneof({ arbitrary: good(s), weight: 1 }, { arbitrary: bad(s), weight: 2 });
 
 /** An object: each property valid, bad or missing (required ones too), plus an unknown field now and then. */
 function object(s: Schema, valid: boolean): fc.Arbitrary<Record<string, unknown>> {
@@ -174,18 +206,26 @@ function object(s: Schema, valid: boolean): fc.Arbitrary<Record<string, unknown>
   const extra = valid
     ? fc.constant([])
     : fc
-        .option(fc.tuple(fc.constantFrom('extra', '__proto__', 'constructor', 'id', ''), fc.anything({ maxDepth: 1 })), { nil: undefined })
+        .option(
+          fc.tuple(fc.constantFrom('extra', '__proto__', 'constructor', 'id', ''), fc.anything({ maxDepth: 1 })),
+          { nil: undefined },
+        )
         .map((e) => (e ? [e] : []));
   return fc.tuple(fc.tuple(...fields), extra).map(([fs, ex]) => Object.fromEntries([...fs.flat(), ...ex]));
 }
 
 /** Query and path values are text: a generated value as it would be written in a URL. */
-// eslint-disable-next-line @typescript-eslint/no-base-to-string -- what is left is a primitive, printed as itself
-const asText = (v: unknown): string => (typeof v === 'string' ? v : v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+const asText = (v: unknown): string =>
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- what is left is a primitive, printed as itself
+  typeof v === 'string' ? v : v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
 /** Percent-encoding of the text's UTF-8 (lone surrogates become U+FFFD, as a browser sends them). */
 const enc = (t: string) =>
   [...Buffer.from(t, 'utf8')]
-    .map((b) => (/[A-Za-z0-9._~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`))
+    .map((b) =>
+      /[A-Za-z0-9._~-]/.test(String.fromCharCode(b))
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
     .join('');
 /** Ids of what the suite creates first (a campaign, a proposal), so that a cursor reaches a real list. */
 const EXISTING = ['1', '2'];
@@ -221,11 +261,18 @@ function inputFor(op: Operation): fc.Arbitrary<Input> {
           .option(fc.array(value(p.schema), { minLength: 1, maxLength: 2 }), { nil: undefined, freq: 3 })
           .map((vs) => (vs ?? []).map((v) => [p.name, asText(v)] as [string, string])),
       ),
-      fc.option(fc.tuple(fc.constantFrom('extra', 'limit', '__proto__', 'a[b]'), oddString), { nil: undefined, freq: 2 }).map((e) => (e ? [e] : [])),
+      fc
+        .option(fc.tuple(fc.constantFrom('extra', 'limit', '__proto__', 'a[b]'), oddString), {
+          nil: undefined,
+          freq: 2,
+        })
+        .map((e) => (e ? [e] : [])),
     )
     .map((groups) => groups.flat());
   const rawQuery = fc.option(
-    fc.tuple(fc.constantFrom(...queryParams.map((p) => p.name), 'x'), fc.constantFrom(...RAW)).map(([k, v]) => `${k}=${v}`),
+    fc
+      .tuple(fc.constantFrom(...queryParams.map((p) => p.name), 'x'), fc.constantFrom(...RAW))
+      .map(([k, v]) => `${k}=${v}`),
     { nil: undefined, freq: 5 },
   );
   const schema = op.requestBody?.content['application/json']?.schema;
@@ -255,7 +302,9 @@ function inputFor(op: Operation): fc.Arbitrary<Input> {
 
 // ---- the run ----
 
-const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
+const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+  Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
+);
 /** Operations that end the session they are called with get a session of their own each time. */
 const ENDS_SESSION = new Set(['POST /auth/logout', 'DELETE /api/me/sessions']);
 
@@ -266,19 +315,35 @@ describe('decision B55: bad input on every operation of the OpenAPI document ans
 
   before(async () => {
     fake = await startFakeInference();
-    h = await bridge(undefined, { INFERENCE_URL: fake.url, AI_RATE_LIMIT_PER_MINUTE: '100000', API_TOKEN, DEV_FAUCET_DOM: '10' });
+    h = await bridge(undefined, {
+      INFERENCE_URL: fake.url,
+      AI_RATE_LIMIT_PER_MINUTE: '100000',
+      API_TOKEN,
+      DEV_FAUCET_DOM: '10',
+    });
     const signedIn = await h.member(ADMIN_EMAIL);
     // An Active member, so member-only operations (propose, vote) reach their input.
-    const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', signedIn.user_id).executeTakeFirstOrThrow();
+    const { principal } = await h.opened.db
+      .selectFrom('users')
+      .select('principal')
+      .where('id', '=', signedIn.user_id)
+      .executeTakeFirstOrThrow();
     assert.ok('Ok' in (await h.opened.canisters.clients.user.record_kyc(principal, true)));
     assert.ok(
       'Ok' in
-        (await h.opened.canisters.clients.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })),
+        (await h.opened.canisters.clients.user.upgrade_membership_to_active({
+          principal,
+          kyc_proof: new Uint8Array([1]),
+          payment_proof: new Uint8Array([2]),
+        })),
     );
     ({ jar: admin } = await h.login(ADMIN_EMAIL));
     await h.member('member@example.org');
     const roles = (await h.request({ method: 'GET', url: '/auth/session', jar: admin })).json() as { roles: string[] };
-    assert.ok(roles.roles.includes('admin') && roles.roles.includes('member'), 'the fuzzing session is an admin and a member');
+    assert.ok(
+      roles.roles.includes('admin') && roles.roles.includes('member'),
+      'the fuzzing session is an admin and a member',
+    );
     // Something to list: campaign 1 with a contribution, proposal 1 with a vote.
     const post = (url: string, payload: object) => h.request({ method: 'POST', url, payload, jar: admin });
     assert.equal((await post('/api/dev/faucet', {})).statusCode, 200);
@@ -290,12 +355,19 @@ describe('decision B55: bad input on every operation of the OpenAPI document ans
     });
     assert.equal(campaign.json().id, '1', campaign.body);
     assert.equal((await post('/api/campaigns/1/contributions', { amount: { dom_e8s: '100000000' } })).statusCode, 201);
-    const proposal = await post('/api/governance/propose', { title: 'Trees', body: 'Plant trees.', category: 'General' });
+    const proposal = await post('/api/governance/propose', {
+      title: 'Trees',
+      body: 'Plant trees.',
+      category: 'General',
+    });
     assert.equal(proposal.statusCode, 201, proposal.body);
     h.advance(3_600_000);
     await h.opened.canisters.platform!.tick();
     ({ jar: admin } = await h.login(ADMIN_EMAIL));
-    assert.equal((await post('/api/governance/vote', { proposal_id: proposal.json().proposal_id, vote: 'Yes' })).statusCode, 200);
+    assert.equal(
+      (await post('/api/governance/vote', { proposal_id: proposal.json().proposal_id, vote: 'Yes' })).statusCode,
+      200,
+    );
   });
   after(async () => {
     await h?.close();
@@ -310,7 +382,12 @@ describe('decision B55: bad input on every operation of the OpenAPI document ans
     const event = /^text\/event-stream/.test(res.headers.get('content-type') ?? '');
     const body = event ? '' : await res.text();
     ac.abort();
-    return { statusCode: res.status, headers: { 'content-type': res.headers.get('content-type') ?? '' }, body, json: () => JSON.parse(body) as unknown };
+    return {
+      statusCode: res.status,
+      headers: { 'content-type': res.headers.get('content-type') ?? '' },
+      body,
+      json: () => JSON.parse(body) as unknown,
+    };
   };
   let address: string | undefined;
   const listening = async () => (address ??= await h.app.listen({ port: 0, host: '127.0.0.1' }));
@@ -329,7 +406,9 @@ describe('decision B55: bad input on every operation of the OpenAPI document ans
 
   it('decision B55: price history from, to and after_id stop at 2^53 − 1 (400 VALIDATION_ERROR past it, e.g. to=1e20, was a 500)', async () => {
     for (const p of ['from', 'to', 'after_id']) {
-      await expectOk(`/api/price/dom-usd/history?${p}=${Number.MAX_SAFE_INTEGER}${p === 'from' ? `&to=${Number.MAX_SAFE_INTEGER}` : ''}`);
+      await expectOk(
+        `/api/price/dom-usd/history?${p}=${Number.MAX_SAFE_INTEGER}${p === 'from' ? `&to=${Number.MAX_SAFE_INTEGER}` : ''}`,
+      );
       await expectRefused(`/api/price/dom-usd/history?${p}=${Number.MAX_SAFE_INTEGER + 1}`, p);
       await expectRefused(`/api/price/dom-usd/history?${p}=1e20`, p);
     }
@@ -404,23 +483,50 @@ describe('decision B55: bad input on every operation of the OpenAPI document ans
       jar: admin,
     });
     assert.deepEqual([proto.statusCode, proto.json().error], [400, 'VALIDATION_ERROR']);
-    const xml = await h.request({ method: 'POST', url: '/api/campaigns', payload: '<x/>', headers: { 'content-type': 'application/xml' }, jar: admin });
+    const xml = await h.request({
+      method: 'POST',
+      url: '/api/campaigns',
+      payload: '<x/>',
+      headers: { 'content-type': 'application/xml' },
+      jar: admin,
+    });
     assert.deepEqual([xml.statusCode, xml.json().error], [415, 'UNSUPPORTED_MEDIA_TYPE']);
-    const ai = await h.request({ method: 'POST', url: '/api/ai/embed', payload: '{"text":', headers: { 'content-type': 'application/json' }, jar: admin });
-    assert.deepEqual([ai.statusCode, ai.json().code], [422, 'VALIDATION_ERROR'], 'the AI scope answers 422 for any bad body (decision A3)');
+    const ai = await h.request({
+      method: 'POST',
+      url: '/api/ai/embed',
+      payload: '{"text":',
+      headers: { 'content-type': 'application/json' },
+      jar: admin,
+    });
+    assert.deepEqual(
+      [ai.statusCode, ai.json().code],
+      [422, 'VALIDATION_ERROR'],
+      'the AI scope answers 422 for any bad body (decision A3)',
+    );
   });
 
   it("decision B55: a donation below the ledger's minimum burn is 400 InvalidArgument (was a 502 LedgerError); the minimum itself burns", async () => {
     const fee = BigInt((await get('/api/me/balance')).json().fee_e8s as string);
-    const below = await h.request({ method: 'POST', url: '/api/donations', payload: { amount: { dom_e8s: String(fee - 1n) } }, jar: admin });
+    const below = await h.request({
+      method: 'POST',
+      url: '/api/donations',
+      payload: { amount: { dom_e8s: String(fee - 1n) } },
+      jar: admin,
+    });
     assert.deepEqual([below.statusCode, below.json().error], [400, 'InvalidArgument'], below.body);
-    const at = await h.request({ method: 'POST', url: '/api/donations', payload: { amount: { dom_e8s: String(fee) } }, jar: admin });
+    const at = await h.request({
+      method: 'POST',
+      url: '/api/donations',
+      payload: { amount: { dom_e8s: String(fee) } },
+      jar: admin,
+    });
     assert.equal(at.statusCode, 201, at.body);
   });
 
   it('the document lists operations to drive, and codes to expect', () => {
     assert.ok(operations.length > 50, String(operations.length));
-    for (const code of ['VALIDATION_ERROR', 'NOT_FOUND', 'UNAUTHORIZED', 'CampaignNotFound']) assert.ok(KNOWN.has(code), code);
+    for (const code of ['VALIDATION_ERROR', 'NOT_FOUND', 'UNAUTHORIZED', 'CampaignNotFound'])
+      assert.ok(KNOWN.has(code), code);
   });
 
   for (const { method, path, op } of operations) {
@@ -443,7 +549,10 @@ describe('decision B55: bad input on every operation of the OpenAPI document ans
       );
       async function one(input: Input) {
         const url = path.replace(/\{(\w+)\}/g, (_, name: string) => input.path[name] ?? 'x');
-        const qs = [...input.query.map(([k, v]) => `${enc(k)}=${enc(v)}`), ...(input.rawQuery ? [input.rawQuery] : [])].join('&');
+        const qs = [
+          ...input.query.map(([k, v]) => `${enc(k)}=${enc(v)}`),
+          ...(input.rawQuery ? [input.rawQuery] : []),
+        ].join('&');
         const headers: Record<string, string> = {};
         let payload: string | undefined;
         if (input.body && 'json' in input.body) {
@@ -455,7 +564,8 @@ describe('decision B55: bad input on every operation of the OpenAPI document ans
         }
         if (security === 'bearerToken') headers.authorization = `Bearer ${ACCESS_TOKEN}`;
         if (security === 'apiToken' || path === '/api/admin/price/submit-proposal') headers['x-api-token'] = API_TOKEN;
-        if (security === 'paymentSignature') headers['payment-signature'] = signPayload(WEBHOOK_SECRET, Math.floor(h.now() / 1000), payload ?? '');
+        if (security === 'paymentSignature')
+          headers['payment-signature'] = signPayload(WEBHOOK_SECRET, Math.floor(h.now() / 1000), payload ?? '');
         const jar = ENDS_SESSION.has(key) ? (await h.login('member@example.org')).jar : admin;
         // An event stream (decision V32) never ends: it is asked over a socket and let go once its
         // status and headers have come; an injected request would wait for its end for ever.
@@ -477,8 +587,13 @@ describe('decision B55: bad input on every operation of the OpenAPI document ans
         const unreadable =
           r.statusCode === (ai ? 422 : 400) &&
           json &&
-          /^(URL: |body: (not valid JSON|empty))/.test(String((r.json() as { message?: unknown; error?: unknown })[ai ? 'error' : 'message']));
-        assert.ok(op.responses[String(r.statusCode)] || ANY_ROUTE.has(r.statusCode) || unreadable, `status not documented for the operation: ${what}`);
+          /^(URL: |body: (not valid JSON|empty))/.test(
+            String((r.json() as { message?: unknown; error?: unknown })[ai ? 'error' : 'message']),
+          );
+        assert.ok(
+          op.responses[String(r.statusCode)] || ANY_ROUTE.has(r.statusCode) || unreadable,
+          `status not documented for the operation: ${what}`,
+        );
         if (!json) {
           assert.match(String(r.headers['content-type']), /^text\/html/, `neither JSON nor a page: ${what}`);
           return;

@@ -13,9 +13,20 @@ const people: Record<string, { jar: Jar; user_id: string; principal: string; ema
 
 async function activate(userId: string) {
   const c = h.opened.canisters.clients;
-  const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', userId).executeTakeFirstOrThrow();
+  const { principal } = await h.opened.db
+    .selectFrom('users')
+    .select('principal')
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
   assert.ok('Ok' in (await c.user.record_kyc(principal, true)));
-  assert.ok('Ok' in (await c.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+  assert.ok(
+    'Ok' in
+      (await c.user.upgrade_membership_to_active({
+        principal,
+        kyc_proof: new Uint8Array([1]),
+        payment_proof: new Uint8Array([2]),
+      })),
+  );
   return principal;
 }
 
@@ -27,7 +38,11 @@ const call = (who: string | undefined, method: 'GET' | 'PUT' | 'DELETE' | 'POST'
   h.request({ method, url, ...(payload && { payload }), ...(who && { jar: people[who]!.jar }) });
 
 async function openProposal(): Promise<string> {
-  const r = await h.opened.canisters.clients.governance.create_proposal({ title: 'Repaint the hall', body: 'b', category: 'General' });
+  const r = await h.opened.canisters.clients.governance.create_proposal({
+    title: 'Repaint the hall',
+    body: 'b',
+    category: 'General',
+  });
   assert.ok('Ok' in r);
   h.advance(HOUR_MS);
   await h.opened.canisters.platform!.tick();
@@ -47,25 +62,43 @@ describe('delegation through the bridge (decisions V26–V29)', () => {
     people.out = {
       ...outsider,
       email: 'out@domdao.example',
-      principal: (await h.opened.db.selectFrom('users').select('principal').where('id', '=', outsider.user_id).executeTakeFirstOrThrow()).principal,
+      principal: (
+        await h.opened.db
+          .selectFrom('users')
+          .select('principal')
+          .where('id', '=', outsider.user_id)
+          .executeTakeFirstOrThrow()
+      ).principal,
     };
   });
   after(() => h.close());
 
   it('decision V26: PUT sets a delegation per category or for all, GET shows it, DELETE takes it back; refusals with their codes change nothing', async () => {
-    const r = await call('ann', 'PUT', '/api/governance/delegation', { delegate: people.ben!.principal, show_name: true });
+    const r = await call('ann', 'PUT', '/api/governance/delegation', {
+      delegate: people.ben!.principal,
+      show_name: true,
+    });
     assert.equal(r.statusCode, 200, r.body);
     assert.deepEqual(
-      (r.json() as { delegations: Array<{ category: string | null; delegate: string }> }).delegations.map((d) => [d.category, d.delegate]),
+      (r.json() as { delegations: Array<{ category: string | null; delegate: string }> }).delegations.map((d) => [
+        d.category,
+        d.delegate,
+      ]),
       [[null, people.ben!.principal]],
     );
-    const perCategory = await call('ann', 'PUT', '/api/governance/delegation', { delegate: people.cat!.principal, category: 'TreasuryPayout' });
+    const perCategory = await call('ann', 'PUT', '/api/governance/delegation', {
+      delegate: people.cat!.principal,
+      category: 'TreasuryPayout',
+    });
     assert.equal(perCategory.statusCode, 200, perCategory.body);
     const got = await call('ann', 'GET', '/api/governance/delegation');
     assert.equal(got.statusCode, 200);
     assert.equal(got.headers['cache-control'], 'private, no-cache');
     assert.deepEqual(
-      (got.json() as { delegations: Array<{ category: string | null; delegate: string }> }).delegations.map((d) => [d.category, d.delegate]),
+      (got.json() as { delegations: Array<{ category: string | null; delegate: string }> }).delegations.map((d) => [
+        d.category,
+        d.delegate,
+      ]),
       [
         [null, people.ben!.principal],
         ['TreasuryPayout', people.cat!.principal],
@@ -84,7 +117,10 @@ describe('delegation through the bridge (decisions V26–V29)', () => {
     }
     const notMember = await call('out', 'PUT', '/api/governance/delegation', { delegate: people.ben!.principal });
     assert.deepEqual([notMember.statusCode, notMember.json().error], [403, 'NotAMember']);
-    assert.equal((await call(undefined, 'PUT', '/api/governance/delegation', { delegate: people.ben!.principal })).statusCode, 401);
+    assert.equal(
+      (await call(undefined, 'PUT', '/api/governance/delegation', { delegate: people.ben!.principal })).statusCode,
+      401,
+    );
     assert.equal((await call(undefined, 'GET', '/api/governance/delegation')).statusCode, 401);
     const revoked = await call('ann', 'DELETE', '/api/governance/delegation?category=TreasuryPayout');
     assert.equal(revoked.statusCode, 200, revoked.body);
@@ -94,7 +130,10 @@ describe('delegation through the bridge (decisions V26–V29)', () => {
   });
 
   it('decision V27: a delegate sees how many delegate to them, and names only where allowed', async () => {
-    const r = await call('cat', 'PUT', '/api/governance/delegation', { delegate: people.ben!.principal, category: 'General' });
+    const r = await call('cat', 'PUT', '/api/governance/delegation', {
+      delegate: people.ben!.principal,
+      category: 'General',
+    });
     assert.equal(r.statusCode, 200);
     const d = await call('ben', 'GET', '/api/governance/delegation/delegators');
     assert.equal(d.statusCode, 200, d.body);
@@ -129,8 +168,16 @@ describe('delegation through the bridge (decisions V26–V29)', () => {
     const again = await list('ben');
     for (const [i, item] of first.page.items.entries()) {
       assert.match(item.key, /^[A-Za-z0-9_-]+$/, 'base64url, no principal or separator in it');
-      assert.ok(!item.key.includes(people.ann!.principal) && !item.key.includes(hidden) && !item.key.includes(people.ben!.principal));
-      assert.notEqual(again.page.items[i]!.key, item.key, 'a new cursor every answer: nothing follows one delegator from read to read');
+      assert.ok(
+        !item.key.includes(people.ann!.principal) &&
+          !item.key.includes(hidden) &&
+          !item.key.includes(people.ben!.principal),
+      );
+      assert.notEqual(
+        again.page.items[i]!.key,
+        item.key,
+        'a new cursor every answer: nothing follows one delegator from read to read',
+      );
     }
     // Paging one at a time with the opaque cursor reaches every delegation once.
     const seen: Array<[string | null, string | null]> = [];
@@ -162,7 +209,11 @@ describe('delegation through the bridge (decisions V26–V29)', () => {
 
   it('decisions V27–V29: the delegate votes for ann and cat; ann is told, sees "by delegate", overrides; the tally counts each once, direct and delegated apart', async () => {
     const id = await openProposal();
-    const vote = await call('ben', 'POST', '/api/governance/vote', { proposal_id: id, vote: 'Yes', reason: 'worth it' });
+    const vote = await call('ben', 'POST', '/api/governance/vote', {
+      proposal_id: id,
+      vote: 'Yes',
+      reason: 'worth it',
+    });
     assert.equal(vote.statusCode, 200, vote.body);
     assert.deepEqual(vote.json(), { proposal_id: id, vote: 'Yes', reason: 'worth it' });
     const mine = (await call('ann', 'GET', `/api/governance/proposals/${id}/my-vote`)).json();
@@ -178,7 +229,9 @@ describe('delegation through the bridge (decisions V26–V29)', () => {
     assert.match(mine.delegate_name, / #[0-9a-f]{4}$/, 'decision V31: the delegate by name (their default here)');
     // Decision N25: ann's feed says her delegate voted for her, while she can still vote herself.
     await h.app.events.settle();
-    const feed = (await call('ann', 'GET', '/api/me/activity')).json() as { items: Array<{ title: string; body: string }> };
+    const feed = (await call('ann', 'GET', '/api/me/activity')).json() as {
+      items: Array<{ title: string; body: string }>;
+    };
     const item = feed.items.find((i) => i.title === `Your delegate ${mine.delegate_name} voted Yes: Repaint the hall`);
     assert.ok(item, JSON.stringify(feed.items.map((i) => i.title)));
     assert.match(item.body, /unless you vote yourself before voting closes/);
@@ -198,7 +251,9 @@ describe('delegation through the bridge (decisions V26–V29)', () => {
       reason: null,
       final: true,
     });
-    const open = (await call(undefined, 'GET', `/api/governance/proposals/${id}`)).json() as { turnout: Record<string, unknown> };
+    const open = (await call(undefined, 'GET', `/api/governance/proposals/${id}`)).json() as {
+      turnout: Record<string, unknown>;
+    };
     assert.deepEqual(open.turnout, { direct: '2', delegated: '0', delegated_counted: false });
     h.advance(7 * DAY_MS);
     for (let i = 0; i < 3; i++) await h.opened.canisters.platform!.tick();
@@ -223,15 +278,30 @@ describe('delegation through the bridge (decisions V26–V29)', () => {
 
   it('decision V28: a reason of 1,000 characters is kept and listed without its voter; 1,001 is refused and nothing is voted', async () => {
     const id = await openProposal();
-    const over = await call('cat', 'POST', '/api/governance/vote', { proposal_id: id, vote: 'No', reason: 'x'.repeat(1001) });
+    const over = await call('cat', 'POST', '/api/governance/vote', {
+      proposal_id: id,
+      vote: 'No',
+      reason: 'x'.repeat(1001),
+    });
     assert.deepEqual([over.statusCode, over.json().error], [400, 'VALIDATION_ERROR']);
     assert.equal((await call('cat', 'GET', `/api/governance/proposals/${id}/my-vote`)).json().cast, null);
-    const at = await call('cat', 'POST', '/api/governance/vote', { proposal_id: id, vote: 'No', reason: 'x'.repeat(1000) });
+    const at = await call('cat', 'POST', '/api/governance/vote', {
+      proposal_id: id,
+      vote: 'No',
+      reason: 'x'.repeat(1000),
+    });
     assert.equal(at.statusCode, 200, at.body);
     const reasons = await call(undefined, 'GET', `/api/governance/proposals/${id}/reasons`);
     assert.equal(reasons.statusCode, 200);
-    assert.deepEqual(reasons.json(), { proposal_id: id, items: [{ seq: '1', vote: 'No', reason: 'x'.repeat(1000) }], next_after: null });
-    assert.equal((await call(undefined, 'GET', '/api/governance/proposals/999999/reasons')).json().error, 'ProposalNotFound');
+    assert.deepEqual(reasons.json(), {
+      proposal_id: id,
+      items: [{ seq: '1', vote: 'No', reason: 'x'.repeat(1000) }],
+      next_after: null,
+    });
+    assert.equal(
+      (await call(undefined, 'GET', '/api/governance/proposals/999999/reasons')).json().error,
+      'ProposalNotFound',
+    );
     assert.equal((await call('cat', 'GET', `/api/governance/proposals/${id}/my-vote`)).json().reason, 'x'.repeat(1000));
   });
 });

@@ -16,9 +16,20 @@ let bob: { jar: Jar; user_id: string };
 
 async function activate(userId: string) {
   const bridgeClients = h.opened.canisters.clients;
-  const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', userId).executeTakeFirstOrThrow();
+  const { principal } = await h.opened.db
+    .selectFrom('users')
+    .select('principal')
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
   assert.ok('Ok' in (await bridgeClients.user.record_kyc(principal, true)));
-  assert.ok('Ok' in (await bridgeClients.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+  assert.ok(
+    'Ok' in
+      (await bridgeClients.user.upgrade_membership_to_active({
+        principal,
+        kyc_proof: new Uint8Array([1]),
+        payment_proof: new Uint8Array([2]),
+      })),
+  );
   return principal;
 }
 
@@ -29,7 +40,11 @@ async function signIn() {
 }
 
 async function openProposal(): Promise<string> {
-  const r = await h.opened.canisters.clients.governance.create_proposal({ title: 'Fund the garden', body: 'b', category: 'General' });
+  const r = await h.opened.canisters.clients.governance.create_proposal({
+    title: 'Fund the garden',
+    body: 'b',
+    category: 'General',
+  });
   assert.ok('Ok' in r);
   h.advance(HOUR_MS);
   await h.opened.canisters.platform!.tick();
@@ -37,7 +52,11 @@ async function openProposal(): Promise<string> {
   return String(r.Ok);
 }
 
-const vote = (jar: Jar | undefined, payload: unknown, extra: { origin?: string | null; headers?: Record<string, string> } = {}) =>
+const vote = (
+  jar: Jar | undefined,
+  payload: unknown,
+  extra: { origin?: string | null; headers?: Record<string, string> } = {},
+) =>
   h.request({ method: 'POST', url: '/api/governance/vote', payload: payload as object, ...(jar && { jar }), ...extra });
 
 describe('governance gateway', () => {
@@ -62,8 +81,16 @@ describe('governance gateway', () => {
     const r = await vote(alice.jar, { proposal_id: id, vote: 'Yes' });
     assert.equal(r.statusCode, 200, r.body);
     assert.deepEqual(r.json(), { proposal_id: id, vote: 'Yes' });
-    const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', alice.user_id).executeTakeFirstOrThrow();
-    assert.equal(await h.opened.canisters.platform!.as(principal).governance.get_my_vote(BigInt(id)), 'Yes', 'recorded under the member principal');
+    const { principal } = await h.opened.db
+      .selectFrom('users')
+      .select('principal')
+      .where('id', '=', alice.user_id)
+      .executeTakeFirstOrThrow();
+    assert.equal(
+      await h.opened.canisters.platform!.as(principal).governance.get_my_vote(BigInt(id)),
+      'Yes',
+      'recorded under the member principal',
+    );
     const g = await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` });
     assert.equal(g.statusCode, 200);
     assert.equal(g.headers['cache-control'], 'public, max-age=5');
@@ -71,7 +98,10 @@ describe('governance gateway', () => {
     assert.equal(p.id, id);
     assert.equal(p.status, 'Open');
     assert.match(p.voting_opens, /^\d{4}-\d\d-\d\dT/);
-    assert.equal((await h.request({ method: 'GET', url: '/api/governance/proposals/999999' })).json().error, 'ProposalNotFound');
+    assert.equal(
+      (await h.request({ method: 'GET', url: '/api/governance/proposals/999999' })).json().error,
+      'ProposalNotFound',
+    );
   });
 
   it('every VoteError through HTTP: status and variant name (V9)', async () => {
@@ -87,7 +117,11 @@ describe('governance gateway', () => {
       assert.deepEqual([r.statusCode, r.json().error], [status, code], `${what}: ${r.body}`);
     }
     // Created, not yet open.
-    const created = await h.opened.canisters.clients.governance.create_proposal({ title: 'Later', body: 'b', category: 'General' });
+    const created = await h.opened.canisters.clients.governance.create_proposal({
+      title: 'Later',
+      body: 'b',
+      category: 'General',
+    });
     assert.ok('Ok' in created);
     let r = await vote(alice.jar, { proposal_id: String(created.Ok), vote: 'Yes' });
     assert.deepEqual([r.statusCode, r.json().error], [409, 'ProposalNotOpen']);
@@ -127,7 +161,11 @@ describe('governance gateway', () => {
     const after = (await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json() as {
       tally: { yes_votes: string; total_eligible: string };
     };
-    assert.deepEqual([after.tally.yes_votes, after.tally.total_eligible], ['0', opened.tally.total_eligible], 'nothing counted');
+    assert.deepEqual(
+      [after.tally.yes_votes, after.tally.total_eligible],
+      ['0', opened.tally.total_eligible],
+      'nothing counted',
+    );
     const next = await openProposal();
     const ok = await vote((await h.login('carol@domdao.example')).jar, { proposal_id: next, vote: 'Yes' });
     assert.equal(ok.statusCode, 200, ok.body);
@@ -141,7 +179,10 @@ describe('governance gateway', () => {
       assert.equal(r.json().error, 'VALIDATION_ERROR');
     }
     assert.match((await vote(alice.jar, { proposal_id: '1', vote: 'Maybe' })).json().message, /vote/);
-    assert.equal((await vote(alice.jar, { proposal_id: '99999999999999999999', vote: 'Yes' })).json().message, 'proposal_id: out of range (nat64)');
+    assert.equal(
+      (await vote(alice.jar, { proposal_id: '99999999999999999999', vote: 'Yes' })).json().message,
+      'proposal_id: out of range (nat64)',
+    );
     const big = await vote(alice.jar, { proposal_id: '1', vote: 'Yes', pad: 'x'.repeat(20_000) });
     assert.equal(big.statusCode, 413);
   });
@@ -159,22 +200,41 @@ describe('governance gateway', () => {
       assert.deepEqual([r.statusCode, r.json().error], [401, 'UNAUTHORIZED'], `${url} without a session`);
       r = await h.request({ method: 'POST', url, payload, headers: { authorization: 'Bearer abc.def' } });
       assert.deepEqual([r.statusCode, r.json().error], [401, 'SESSION_REQUIRED'], `${url} bearer only`);
-      assert.match(r.json().message, /sign in again at https:\/\/bridge\.domdao\.example\/login\?returnUrl=https%3A%2F%2Fapp\.domdao\.example/);
-      assert.equal(r.headers['x-login-url'], `https://bridge.domdao.example/login?returnUrl=${encodeURIComponent(APP)}`);
+      assert.match(
+        r.json().message,
+        /sign in again at https:\/\/bridge\.domdao\.example\/login\?returnUrl=https%3A%2F%2Fapp\.domdao\.example/,
+      );
+      assert.equal(
+        r.headers['x-login-url'],
+        `https://bridge.domdao.example/login?returnUrl=${encodeURIComponent(APP)}`,
+      );
       r = await h.request({ method: 'POST', url, payload, jar: alice.jar, origin: 'https://evil.example' });
       assert.deepEqual([r.statusCode, r.json().error], [403, 'CSRF_REJECTED'], `${url} foreign origin`);
       r = await h.request({ method: 'POST', url, payload, jar: alice.jar, origin: null });
       assert.deepEqual([r.statusCode, r.json().error], [403, 'CSRF_REJECTED'], `${url} no origin`);
     }
-    assert.equal(await h.opened.canisters.clients.governance.get_tally(BigInt(id)).then((t) => t?.yes_votes ?? 0n), 0n, 'none of the refused requests voted');
-    assert.equal((await h.opened.canisters.clients.governance.list_proposals({})).filter((p) => p.title === 't').length, 0, 'none of them proposed');
+    assert.equal(
+      await h.opened.canisters.clients.governance.get_tally(BigInt(id)).then((t) => t?.yes_votes ?? 0n),
+      0n,
+      'none of the refused requests voted',
+    );
+    assert.equal(
+      (await h.opened.canisters.clients.governance.list_proposals({})).filter((p) => p.title === 't').length,
+      0,
+      'none of them proposed',
+    );
   });
 
   it('execute: permissionless for a signed-in member; refused (409 ExecutionFailed) while Open and once Executed', async () => {
     await signIn();
     const id = await openProposal();
     assert.equal((await vote(alice.jar, { proposal_id: id, vote: 'Yes' })).statusCode, 200);
-    let r = await h.request({ method: 'POST', url: '/api/governance/execute', payload: { proposal_id: id }, jar: bob.jar });
+    let r = await h.request({
+      method: 'POST',
+      url: '/api/governance/execute',
+      payload: { proposal_id: id },
+      jar: bob.jar,
+    });
     assert.deepEqual([r.statusCode, r.json().error], [409, 'ExecutionFailed'], r.body);
     assert.match(r.json().message, /not Approved/);
     h.advance(8 * DAY_MS);
@@ -189,14 +249,23 @@ describe('governance gateway', () => {
 
   it('propose: 201 with id, status and window; payload per category checked field by field (V11, V13)', async () => {
     await signIn();
-    const propose = (jar: Jar, payload: object) => h.request({ method: 'POST', url: '/api/governance/propose', payload, jar });
+    const propose = (jar: Jar, payload: object) =>
+      h.request({ method: 'POST', url: '/api/governance/propose', payload, jar });
     let r = await propose(alice.jar, { title: 'Plant trees', body: '# Why\nShade.', category: 'General' });
     assert.equal(r.statusCode, 201, r.body);
     const created = r.json() as { proposal_id: string; status: string; voting_opens: string; voting_closes: string };
     assert.equal(created.status, 'Created');
     assert.equal(Date.parse(created.voting_opens) - h.now(), HOUR_MS, 'opens after the voting delay');
-    const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', alice.user_id).executeTakeFirstOrThrow();
-    assert.equal((await h.opened.canisters.clients.governance.get_proposal(BigInt(created.proposal_id)))!.proposed_by, principal, 'proposed as the member');
+    const { principal } = await h.opened.db
+      .selectFrom('users')
+      .select('principal')
+      .where('id', '=', alice.user_id)
+      .executeTakeFirstOrThrow();
+    assert.equal(
+      (await h.opened.canisters.clients.governance.get_proposal(BigInt(created.proposal_id)))!.proposed_by,
+      principal,
+      'proposed as the member',
+    );
 
     r = await propose(alice.jar, {
       title: 'Price',
@@ -209,7 +278,9 @@ describe('governance gateway', () => {
       },
     });
     assert.equal(r.statusCode, 201, r.body);
-    const view = (await h.request({ method: 'GET', url: `/api/governance/proposals/${r.json().proposal_id}` })).json() as {
+    const view = (
+      await h.request({ method: 'GET', url: `/api/governance/proposals/${r.json().proposal_id}` })
+    ).json() as {
       payload: { SetDomPrice: { price_usd: number; effective_at: string } };
     };
     assert.equal(view.payload.SetDomPrice.price_usd, 0.5);
@@ -221,12 +292,26 @@ describe('governance gateway', () => {
 
     const bad: [object, RegExp][] = [
       [{ title: 'x', body: 'b', category: 'SetDomPrice', payload: { price_usd: -1 } }, /payload\.price_usd/],
-      [{ title: 'x', body: 'b', category: 'SetDomPrice', payload: { price_usd: 1, source_url: 'ftp://x' } }, /payload\.source_url/],
-      [{ title: 'x', body: 'b', category: 'General', payload: { price_usd: 1 } }, /payload\.price_usd: unknown field/],
-      [{ title: 'x', body: 'b', category: 'TreasuryPayout', payload: { recipient: principal, amount: { usd: 0 } } }, /payload\.amount/],
-      [{ title: 'x', body: 'b', category: 'MembershipPolicy', payload: { revoke: ['not a principal!'] } }, /payload\.revoke/],
       [
-        { title: 'x', body: 'b', category: 'ConstitutionalAmendment', payload: { category_rules: [{ category: 'General', quorum_bps: 20_000 }] } },
+        { title: 'x', body: 'b', category: 'SetDomPrice', payload: { price_usd: 1, source_url: 'ftp://x' } },
+        /payload\.source_url/,
+      ],
+      [{ title: 'x', body: 'b', category: 'General', payload: { price_usd: 1 } }, /payload\.price_usd: unknown field/],
+      [
+        { title: 'x', body: 'b', category: 'TreasuryPayout', payload: { recipient: principal, amount: { usd: 0 } } },
+        /payload\.amount/,
+      ],
+      [
+        { title: 'x', body: 'b', category: 'MembershipPolicy', payload: { revoke: ['not a principal!'] } },
+        /payload\.revoke/,
+      ],
+      [
+        {
+          title: 'x',
+          body: 'b',
+          category: 'ConstitutionalAmendment',
+          payload: { category_rules: [{ category: 'General', quorum_bps: 20_000 }] },
+        },
         /quorum_bps/,
       ],
       [{ title: 'x', body: 'b', category: 'Nope' }, /category/],
@@ -252,7 +337,12 @@ describe('governance gateway', () => {
   it("decision G22: source_url is https only, at most 2048 characters, by one rule; a refusal names the field, the canister's too", async () => {
     await signIn();
     const propose = (payload: object) =>
-      h.request({ method: 'POST', url: '/api/governance/propose', payload: { title: 'Price', body: 'b', category: 'SetDomPrice', payload }, jar: alice.jar });
+      h.request({
+        method: 'POST',
+        url: '/api/governance/propose',
+        payload: { title: 'Price', body: 'b', category: 'SetDomPrice', payload },
+        jar: alice.jar,
+      });
     const count = async () => (await h.opened.canisters.clients.governance.list_proposals({ limit: 100 })).length;
     const before = await count();
     const at = (n: number) => 'https://p.example/' + 'x'.repeat(n - 'https://p.example/'.length);
@@ -278,7 +368,10 @@ describe('governance gateway', () => {
     assert.equal(r.headers['cache-control'], 'public, max-age=5');
     const open = (r.json() as { items: { status: string }[] }).items;
     assert.ok(open.length === 2 && open.every((p) => p.status === 'Open'), JSON.stringify(open));
-    const price = (r = await h.request({ method: 'GET', url: '/api/governance/proposals?category=SetDomPrice' })).json() as { items: { category: string }[] };
+    const price = (r = await h.request({
+      method: 'GET',
+      url: '/api/governance/proposals?category=SetDomPrice',
+    })).json() as { items: { category: string }[] };
     assert.ok(price.items.length >= 1 && price.items.every((p) => p.category === 'SetDomPrice'));
     for (const q of ['status=Nope', 'limit=0', 'limit=101', 'from_id=abc', 'category=Other']) {
       r = await h.request({ method: 'GET', url: `/api/governance/proposals?${q}` });
@@ -300,20 +393,34 @@ describe('governance gateway', () => {
     assert.equal((await vote(alice.jar, { proposal_id: id, vote: 'Abstain' })).statusCode, 200);
     let r = await h.request({ method: 'GET', url: `/api/governance/proposals/${id}/my-vote`, jar: alice.jar });
     // Decision V27: the receipt also says how the vote was cast.
-    assert.deepEqual(r.json(), { proposal_id: id, vote: 'Abstain', cast: 'direct', delegate: null, delegate_name: null, reason: null, final: true });
-    assert.equal(r.headers['cache-control'], 'private, no-cache');
-    assert.deepEqual((await h.request({ method: 'GET', url: `/api/governance/proposals/${id}/my-vote`, jar: bob.jar })).json(), {
+    assert.deepEqual(r.json(), {
       proposal_id: id,
-      vote: null,
-      cast: null,
+      vote: 'Abstain',
+      cast: 'direct',
       delegate: null,
       delegate_name: null,
       reason: null,
-      final: false,
+      final: true,
     });
+    assert.equal(r.headers['cache-control'], 'private, no-cache');
+    assert.deepEqual(
+      (await h.request({ method: 'GET', url: `/api/governance/proposals/${id}/my-vote`, jar: bob.jar })).json(),
+      {
+        proposal_id: id,
+        vote: null,
+        cast: null,
+        delegate: null,
+        delegate_name: null,
+        reason: null,
+        final: false,
+      },
+    );
     assert.equal((await h.request({ method: 'GET', url: `/api/governance/proposals/${id}/my-vote` })).statusCode, 401);
 
-    assert.equal((await h.request({ method: 'GET', url: '/api/governance/admin/events', jar: alice.jar })).statusCode, 403);
+    assert.equal(
+      (await h.request({ method: 'GET', url: '/api/governance/admin/events', jar: alice.jar })).statusCode,
+      403,
+    );
     const admin = await h.member(ADMIN_EMAIL);
     const deadline = Date.now() + 5_000;
     let items: { seq: string; id: string; type: string; data: { proposal_id: string } }[] = [];
@@ -332,12 +439,20 @@ describe('governance gateway', () => {
       items.some((e) => e.type === 'ProposalOpened' && e.data.proposal_id === id),
       'ProposalOpened copied by the follower',
     );
-    const page = (await h.request({ method: 'GET', url: '/api/governance/admin/events?limit=1', jar: admin.jar })).json() as {
+    const page = (
+      await h.request({ method: 'GET', url: '/api/governance/admin/events?limit=1', jar: admin.jar })
+    ).json() as {
       items: { seq: string }[];
       next_after_seq: string;
     };
     assert.equal(page.items.length, 1);
-    const next = (await h.request({ method: 'GET', url: `/api/governance/admin/events?limit=1&after_seq=${page.next_after_seq}`, jar: admin.jar })).json() as {
+    const next = (
+      await h.request({
+        method: 'GET',
+        url: `/api/governance/admin/events?limit=1&after_seq=${page.next_after_seq}`,
+        jar: admin.jar,
+      })
+    ).json() as {
       items: { seq: string }[];
     };
     assert.ok(BigInt(next.items[0]!.seq) > BigInt(page.items[0]!.seq));
@@ -353,7 +468,11 @@ describe('governance gateway: receipts, votes, ETags, execute (decisions V22, V2
     carol = await g.member('carol@domdao.example');
     dave = await g.member('dave@domdao.example');
     for (const m of [carol, dave]) {
-      const { principal } = await g.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow();
+      const { principal } = await g.opened.db
+        .selectFrom('users')
+        .select('principal')
+        .where('id', '=', m.user_id)
+        .executeTakeFirstOrThrow();
       assert.ok('Ok' in (await g.opened.canisters.clients.user.record_kyc(principal, true)));
       assert.ok(
         'Ok' in
@@ -368,7 +487,11 @@ describe('governance gateway: receipts, votes, ETags, execute (decisions V22, V2
   after(() => g.close());
 
   const open = async () => {
-    const r = await g.opened.canisters.clients.governance.create_proposal({ title: 'Plant trees', body: 'b', category: 'General' });
+    const r = await g.opened.canisters.clients.governance.create_proposal({
+      title: 'Plant trees',
+      body: 'b',
+      category: 'General',
+    });
     assert.ok('Ok' in r);
     g.advance(HOUR_MS);
     await g.opened.canisters.platform!.tick();
@@ -382,44 +505,87 @@ describe('governance gateway: receipts, votes, ETags, execute (decisions V22, V2
     const b = await open();
     for (const id of [a, b])
       assert.equal(
-        (await g.request({ method: 'POST', url: '/api/governance/vote', payload: { proposal_id: id, vote: 'Yes' }, jar: carol.jar })).statusCode,
+        (
+          await g.request({
+            method: 'POST',
+            url: '/api/governance/vote',
+            payload: { proposal_id: id, vote: 'Yes' },
+            jar: carol.jar,
+          })
+        ).statusCode,
         200,
       );
     const r = await g.request({ method: 'GET', url: '/api/governance/my-receipts', jar: carol.jar });
     assert.equal(r.statusCode, 200, r.body);
-    const body = r.json() as { principal: string; items: { token_id: string; proposal_id: string; minted_at: string }[]; next_prev: string | null };
+    const body = r.json() as {
+      principal: string;
+      items: { token_id: string; proposal_id: string; minted_at: string }[];
+      next_prev: string | null;
+    };
     assert.deepEqual(
       body.items.map((x) => x.proposal_id),
       [a, b],
     );
     assert.match(body.items[0]!.minted_at, /^\d{4}-\d\d-\d\dT/);
-    const page = (await g.request({ method: 'GET', url: '/api/governance/my-receipts?take=1', jar: carol.jar })).json() as typeof body;
+    const page = (
+      await g.request({ method: 'GET', url: '/api/governance/my-receipts?take=1', jar: carol.jar })
+    ).json() as typeof body;
     assert.deepEqual([page.items.map((x) => x.proposal_id), page.next_prev], [[a], page.items[0]!.token_id]);
-    const rest = (await g.request({ method: 'GET', url: `/api/governance/my-receipts?take=1&prev=${page.next_prev}`, jar: carol.jar })).json() as typeof body;
+    const rest = (
+      await g.request({
+        method: 'GET',
+        url: `/api/governance/my-receipts?take=1&prev=${page.next_prev}`,
+        jar: carol.jar,
+      })
+    ).json() as typeof body;
     assert.deepEqual(
       rest.items.map((x) => x.proposal_id),
       [b],
     );
-    assert.deepEqual((await g.request({ method: 'GET', url: '/api/governance/my-receipts', jar: dave.jar })).json().items, []);
+    assert.deepEqual(
+      (await g.request({ method: 'GET', url: '/api/governance/my-receipts', jar: dave.jar })).json().items,
+      [],
+    );
     assert.equal((await g.request({ method: 'GET', url: '/api/governance/my-receipts' })).statusCode, 401);
   });
 
   it('votes of a proposal: admins only (spec 1 Authentication 2), read by the bridge as a governance admin (V22)', async () => {
     const id = await open();
-    assert.equal((await g.request({ method: 'POST', url: '/api/governance/vote', payload: { proposal_id: id, vote: 'No' }, jar: dave.jar })).statusCode, 200);
+    assert.equal(
+      (
+        await g.request({
+          method: 'POST',
+          url: '/api/governance/vote',
+          payload: { proposal_id: id, vote: 'No' },
+          jar: dave.jar,
+        })
+      ).statusCode,
+      200,
+    );
     assert.equal((await g.request({ method: 'GET', url: `/api/governance/proposals/${id}/votes` })).statusCode, 401);
-    assert.equal((await g.request({ method: 'GET', url: `/api/governance/proposals/${id}/votes`, jar: dave.jar })).json().error, 'FORBIDDEN');
+    assert.equal(
+      (await g.request({ method: 'GET', url: `/api/governance/proposals/${id}/votes`, jar: dave.jar })).json().error,
+      'FORBIDDEN',
+    );
     const admin = await g.member(ADMIN_EMAIL);
     const r = await g.request({ method: 'GET', url: `/api/governance/proposals/${id}/votes`, jar: admin.jar });
     assert.equal(r.statusCode, 200, r.body);
-    const { principal } = await g.opened.db.selectFrom('users').select('principal').where('id', '=', dave.user_id).executeTakeFirstOrThrow();
-    const items = (r.json() as { items: { voter: string; vote: string; voted_at: string; receipt_token_id: string }[] }).items;
+    const { principal } = await g.opened.db
+      .selectFrom('users')
+      .select('principal')
+      .where('id', '=', dave.user_id)
+      .executeTakeFirstOrThrow();
+    const items = (r.json() as { items: { voter: string; vote: string; voted_at: string; receipt_token_id: string }[] })
+      .items;
     assert.deepEqual(
       items.map((v) => [v.voter, v.vote]),
       [[principal, 'No']],
     );
     assert.equal(r.headers['cache-control'], 'private, no-store');
-    assert.equal((await g.request({ method: 'GET', url: '/api/governance/proposals/987654/votes', jar: admin.jar })).json().error, 'ProposalNotFound');
+    assert.equal(
+      (await g.request({ method: 'GET', url: '/api/governance/proposals/987654/votes', jar: admin.jar })).json().error,
+      'ProposalNotFound',
+    );
   });
 
   it('ETag on the cacheable reads; If-None-Match → 304 without a body; a change → a new tag (V23)', async () => {
@@ -430,11 +596,18 @@ describe('governance gateway: receipts, votes, ETags, execute (decisions V22, V2
       const again = await g.request({ method: 'GET', url, headers: { 'if-none-match': etag } });
       assert.deepEqual([again.statusCode, again.body], [304, ''], url);
       assert.equal(again.headers.etag, etag);
-      assert.equal((await g.request({ method: 'GET', url, headers: { 'if-none-match': 'W/"other"' } })).statusCode, 200);
+      assert.equal(
+        (await g.request({ method: 'GET', url, headers: { 'if-none-match': 'W/"other"' } })).statusCode,
+        200,
+      );
     }
     const before = (await g.request({ method: 'GET', url: '/api/governance/proposals' })).headers.etag as string;
     await open();
-    const changed = await g.request({ method: 'GET', url: '/api/governance/proposals', headers: { 'if-none-match': before } });
+    const changed = await g.request({
+      method: 'GET',
+      url: '/api/governance/proposals',
+      headers: { 'if-none-match': before },
+    });
     assert.equal(changed.statusCode, 200);
     assert.notEqual(changed.headers.etag, before);
   });
@@ -442,14 +615,30 @@ describe('governance gateway: receipts, votes, ETags, execute (decisions V22, V2
   it('execute succeeds through the gateway once the window has closed (Approved), before any timer ran', async () => {
     const id = await open();
     for (const m of [carol, dave])
-      assert.equal((await g.request({ method: 'POST', url: '/api/governance/vote', payload: { proposal_id: id, vote: 'Yes' }, jar: m.jar })).statusCode, 200);
+      assert.equal(
+        (
+          await g.request({
+            method: 'POST',
+            url: '/api/governance/vote',
+            payload: { proposal_id: id, vote: 'Yes' },
+            jar: m.jar,
+          })
+        ).statusCode,
+        200,
+      );
     g.advance(8 * DAY_MS);
     const { jar } = await g.login('carol@domdao.example');
-    assert.equal((await g.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json().status, 'Approved');
+    assert.equal(
+      (await g.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json().status,
+      'Approved',
+    );
     const r = await g.request({ method: 'POST', url: '/api/governance/execute', payload: { proposal_id: id }, jar });
     assert.equal(r.statusCode, 200, r.body);
     assert.deepEqual(r.json(), { proposal_id: id, status: 'Executed' });
-    assert.equal((await g.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json().status, 'Executed');
+    assert.equal(
+      (await g.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json().status,
+      'Executed',
+    );
   });
 });
 
@@ -479,21 +668,34 @@ describe('governance gateway: votes past one page', () => {
             assert.ok('Ok' in (await registrar.user.verify_email(created.Ok.verification_token)));
             assert.ok('Ok' in (await registrar.user.record_kyc(principal, true)));
             assert.ok(
-              'Ok' in (await registrar.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })),
+              'Ok' in
+                (await registrar.user.upgrade_membership_to_active({
+                  principal,
+                  kyc_proof: new Uint8Array([1]),
+                  payment_proof: new Uint8Array([2]),
+                })),
             );
             return principal;
           }),
         )),
       );
     }
-    const created = await g.opened.canisters.clients.governance.create_proposal({ title: 'Many voters', body: 'b', category: 'General' });
+    const created = await g.opened.canisters.clients.governance.create_proposal({
+      title: 'Many voters',
+      body: 'b',
+      category: 'General',
+    });
     assert.ok('Ok' in created);
     const id = String(created.Ok);
     g.advance(HOUR_MS);
     await platform.tick();
     for (let i = 0; i < voters.length; i += 40) {
       await Promise.all(
-        voters.slice(i, i + 40).map(async (principal) => assert.ok('Ok' in (await platform.as(principal).governance.cast_vote(BigInt(id), 'Yes')))),
+        voters
+          .slice(i, i + 40)
+          .map(async (principal) =>
+            assert.ok('Ok' in (await platform.as(principal).governance.cast_vote(BigInt(id), 'Yes'))),
+          ),
       );
     }
     const admin = await g.member(ADMIN_EMAIL);
@@ -501,7 +703,11 @@ describe('governance gateway: votes past one page', () => {
     const items: string[] = [];
     const sizes: number[] = [];
     for (let after: string | null = null, n = 0; n === 0 || after !== null; n++) {
-      const r = await g.request({ method: 'GET', url: `/api/governance/proposals/${id}/votes?limit=200${after ? `&after=${after}` : ''}`, jar: admin.jar });
+      const r = await g.request({
+        method: 'GET',
+        url: `/api/governance/proposals/${id}/votes?limit=200${after ? `&after=${after}` : ''}`,
+        jar: admin.jar,
+      });
       assert.equal(r.statusCode, 200, r.body);
       const page = r.json() as { items: { voter: string }[]; next_after: string | null };
       items.push(...page.items.map((v) => v.voter));

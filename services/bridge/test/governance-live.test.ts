@@ -60,7 +60,10 @@ async function open(path: string, extra: Record<string, string> = {}) {
   const events = () =>
     blocks
       .filter((b) => b.includes('event: proposal'))
-      .map((b) => ({ id: /^id: (\d+)$/m.exec(b)?.[1], ...(JSON.parse(/^data: (.*)$/m.exec(b)![1]!) as { type: string; proposal_id: string }) }));
+      .map((b) => ({
+        id: /^id: (\d+)$/m.exec(b)?.[1],
+        ...(JSON.parse(/^data: (.*)$/m.exec(b)![1]!) as { type: string; proposal_id: string }),
+      }));
   /** Waits (on the stream, not a clock) until `done` holds; fails after 20 s. */
   const until = async (done: () => boolean, what: string) => {
     const deadline = Date.now() + 20_000;
@@ -74,16 +77,32 @@ async function open(path: string, extra: Record<string, string> = {}) {
 
 async function activate(userId: string): Promise<string> {
   const c = h.opened.canisters.clients;
-  const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', userId).executeTakeFirstOrThrow();
+  const { principal } = await h.opened.db
+    .selectFrom('users')
+    .select('principal')
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
   assert.ok('Ok' in (await c.user.record_kyc(principal, true)));
-  assert.ok('Ok' in (await c.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+  assert.ok(
+    'Ok' in
+      (await c.user.upgrade_membership_to_active({
+        principal,
+        kyc_proof: new Uint8Array([1]),
+        payment_proof: new Uint8Array([2]),
+      })),
+  );
   return principal;
 }
 
 /** bridge_live_streams_refused_total by reason, as scraped now. */
 async function refusals(): Promise<Record<string, number>> {
   const text = await h.app.metrics.text();
-  return Object.fromEntries([...text.matchAll(/^bridge_live_streams_refused_total\{reason="(\w+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
+  return Object.fromEntries(
+    [...text.matchAll(/^bridge_live_streams_refused_total\{reason="(\w+)"\} (\d+)$/gm)].map((m) => [
+      m[1]!,
+      Number(m[2]),
+    ]),
+  );
 }
 
 async function proposal(title: string): Promise<string> {
@@ -122,11 +141,22 @@ describe('decision V32: live proposal changes as server-sent events', () => {
     // Voting opens: the governance follower copies the status change into the event log.
     h.advance(HOUR_MS);
     await h.opened.canisters.platform!.tick();
-    await stream.until(() => stream.events().some((e) => e.type === 'ProposalOpened' && e.proposal_id === id), 'ProposalOpened');
+    await stream.until(
+      () => stream.events().some((e) => e.type === 'ProposalOpened' && e.proposal_id === id),
+      'ProposalOpened',
+    );
     voter.jar = (await h.login('ada@domdao.example')).jar;
-    const vote = await h.request({ method: 'POST', url: '/api/governance/vote', payload: { proposal_id: id, vote: 'Yes' }, jar: voter.jar });
+    const vote = await h.request({
+      method: 'POST',
+      url: '/api/governance/vote',
+      payload: { proposal_id: id, vote: 'Yes' },
+      jar: voter.jar,
+    });
     assert.equal(vote.statusCode, 200, vote.body);
-    await stream.until(() => stream.events().some((e) => e.type === 'MemberVoted' && e.proposal_id === id), 'MemberVoted');
+    await stream.until(
+      () => stream.events().some((e) => e.type === 'MemberVoted' && e.proposal_id === id),
+      'MemberVoted',
+    );
     assert.ok(!stream.blocks.join('\n').includes(voter.principal), 'the voter is never in the stream');
     const ids = stream.events().map((e) => BigInt(e.id!));
     assert.deepEqual(
@@ -147,11 +177,25 @@ describe('decision V32: live proposal changes as server-sent events', () => {
     await stream.until(() => stream.events().some((e) => e.type === 'ProposalOpened'), 'ProposalOpened of mine');
     voter.jar = (await h.login('ada@domdao.example')).jar;
     assert.equal(
-      (await h.request({ method: 'POST', url: '/api/governance/vote', payload: { proposal_id: other, vote: 'No' }, jar: voter.jar })).statusCode,
+      (
+        await h.request({
+          method: 'POST',
+          url: '/api/governance/vote',
+          payload: { proposal_id: other, vote: 'No' },
+          jar: voter.jar,
+        })
+      ).statusCode,
       200,
     );
     assert.equal(
-      (await h.request({ method: 'POST', url: '/api/governance/vote', payload: { proposal_id: mine, vote: 'Yes' }, jar: voter.jar })).statusCode,
+      (
+        await h.request({
+          method: 'POST',
+          url: '/api/governance/vote',
+          payload: { proposal_id: mine, vote: 'Yes' },
+          jar: voter.jar,
+        })
+      ).statusCode,
       200,
     );
     await stream.until(() => stream.events().some((e) => e.type === 'MemberVoted'), 'the vote on mine');
@@ -173,7 +217,10 @@ describe('decision V32: live proposal changes as server-sent events', () => {
       return Object.fromEntries(Object.entries(now).map(([k, v]) => [k, v - (refusedBefore[k] ?? 0)]));
     };
     // One visitor: its second stream is served, its third refused 429, whatever the others do.
-    const a = [await open('/api/governance/live', from('203.0.113.1')), await open('/api/governance/live', from('203.0.113.1'))];
+    const a = [
+      await open('/api/governance/live', from('203.0.113.1')),
+      await open('/api/governance/live', from('203.0.113.1')),
+    ];
     assert.deepEqual(
       a.map((s) => s.res.status),
       [200, 200],
@@ -390,7 +437,10 @@ describe('decision V38: a reader that falls behind', () => {
       assert.ok(line, 'live.stream_dropped was logged');
       assert.equal(line.reason, 'slow_reader');
       const buffered = line.buffered_bytes as number;
-      assert.ok(buffered > 65_536 && buffered < 65_536 + 200, `dropped one event past the bound: ${buffered} bytes waiting`);
+      assert.ok(
+        buffered > 65_536 && buffered < 65_536 + 200,
+        `dropped one event past the bound: ${buffered} bytes waiting`,
+      );
       console.log(
         `# a client that never reads was dropped after ${((line.written_bytes as number) / 2 ** 20).toFixed(2)} MiB written, ${buffered} bytes waiting in the bridge`,
       );

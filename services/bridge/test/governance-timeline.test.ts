@@ -71,9 +71,20 @@ describe('the proposal timeline and the votes list (decisions V30, V31, G46)', (
     ] as const) {
       const email = `${name}@domdao.example`;
       const m = await h.member(email);
-      const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow();
+      const { principal } = await h.opened.db
+        .selectFrom('users')
+        .select('principal')
+        .where('id', '=', m.user_id)
+        .executeTakeFirstOrThrow();
       assert.ok('Ok' in (await c.user.record_kyc(principal, true)));
-      assert.ok('Ok' in (await c.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+      assert.ok(
+        'Ok' in
+          (await c.user.upgrade_membership_to_active({
+            principal,
+            kyc_proof: new Uint8Array([1]),
+            payment_proof: new Uint8Array([2]),
+          })),
+      );
       people[name] = { ...m, email, principal };
       assert.equal((await call(name, 'PUT', '/api/me/display-name', { display_name: display })).statusCode, 200);
     }
@@ -93,13 +104,21 @@ describe('the proposal timeline and the votes list (decisions V30, V31, G46)', (
 
   it('decisions V30, G46: created, then planned steps with their times; opened, closed, approved and executed with the events that recorded them', async () => {
     // Decision V31 first: ann delegates to ben before the vote opens (G30), with her name shown to him.
-    const d = await call('ann', 'PUT', '/api/governance/delegation', { delegate: people.ben!.principal, show_name: true });
+    const d = await call('ann', 'PUT', '/api/governance/delegation', {
+      delegate: people.ben!.principal,
+      show_name: true,
+    });
     assert.equal(d.statusCode, 200, d.body);
     assert.deepEqual(
-      (d.json() as { delegations: Array<{ delegate: string; delegate_name: string }> }).delegations.map((x) => [x.delegate, x.delegate_name]),
+      (d.json() as { delegations: Array<{ delegate: string; delegate_name: string }> }).delegations.map((x) => [
+        x.delegate,
+        x.delegate_name,
+      ]),
       [[people.ben!.principal, 'Ben Nevis']],
     );
-    const delegators = (await call('ben', 'GET', '/api/governance/delegation/delegators')).json() as { items: Array<{ member: string; member_name: string }> };
+    const delegators = (await call('ben', 'GET', '/api/governance/delegation/delegators')).json() as {
+      items: Array<{ member: string; member_name: string }>;
+    };
     assert.deepEqual(
       delegators.items.map((i) => [i.member, i.member_name]),
       [[people.ann!.principal, 'Ann Arbor']],
@@ -107,38 +126,89 @@ describe('the proposal timeline and the votes list (decisions V30, V31, G46)', (
     h.advance(1000);
 
     const id = await propose('cat', { title: 'Paint the fence', body: 'Green.', category: 'General' });
-    const p = (await call(undefined, 'GET', `/api/governance/proposals/${id}`)).json() as { created_at: string; voting_opens: string; voting_closes: string };
+    const p = (await call(undefined, 'GET', `/api/governance/proposals/${id}`)).json() as {
+      created_at: string;
+      voting_opens: string;
+      voting_closes: string;
+    };
     const created = await timelineWith(id, (t) => t.steps[0]!.event !== null);
     assert.equal(created.status, 'Created');
-    assert.deepEqual(kinds(created), ['created:done', 'opens:planned', 'closes:planned', 'tallied:planned', 'result:planned', 'execution_deadline:planned']);
+    assert.deepEqual(kinds(created), [
+      'created:done',
+      'opens:planned',
+      'closes:planned',
+      'tallied:planned',
+      'result:planned',
+      'execution_deadline:planned',
+    ]);
     assert.deepEqual(created.steps[0]!.event!.type, 'ProposalCreated');
     assert.equal(created.steps[0]!.at, p.created_at);
     assert.equal(created.steps[1]!.at, p.voting_opens, 'a planned step: its planned time');
     assert.equal(created.steps[2]!.at, p.voting_closes);
     const deadline = (await h.opened.canisters.clients.governance.get_execution_deadline(BigInt(id)))!;
     assert.equal(created.steps[5]!.at, iso(deadline));
-    assert.equal(Date.parse(created.steps[5]!.at), Date.parse(p.voting_closes) + 7 * DAY_MS, 'the default execution window, 7 days (decision G46)');
+    assert.equal(
+      Date.parse(created.steps[5]!.at),
+      Date.parse(p.voting_closes) + 7 * DAY_MS,
+      'the default execution window, 7 days (decision G46)',
+    );
     assert.equal(created.execution_failures, '0');
 
     await openVoting();
     const open = await timelineWith(id, (t) => t.steps[1]!.event !== null);
-    assert.deepEqual(kinds(open), ['created:done', 'opens:done', 'closes:planned', 'tallied:planned', 'result:planned', 'execution_deadline:planned']);
+    assert.deepEqual(kinds(open), [
+      'created:done',
+      'opens:done',
+      'closes:planned',
+      'tallied:planned',
+      'result:planned',
+      'execution_deadline:planned',
+    ]);
     assert.equal(open.steps[1]!.event!.type, 'ProposalOpened');
-    assert.equal(open.steps[1]!.at, new Date(h.now()).toISOString(), 'when the opening was recorded, not when it was planned');
+    assert.equal(
+      open.steps[1]!.at,
+      new Date(h.now()).toISOString(),
+      'when the opening was recorded, not when it was planned',
+    );
 
-    assert.equal((await call('ben', 'POST', '/api/governance/vote', { proposal_id: id, vote: 'Yes', reason: 'it is grey' })).statusCode, 200);
+    assert.equal(
+      (await call('ben', 'POST', '/api/governance/vote', { proposal_id: id, vote: 'Yes', reason: 'it is grey' }))
+        .statusCode,
+      200,
+    );
     // Decision V31: ann's ballot names her delegate.
     const mine = (await call('ann', 'GET', `/api/governance/proposals/${id}/my-vote`)).json();
-    assert.deepEqual([mine.cast, mine.delegate, mine.delegate_name, mine.final], ['delegate', people.ben!.principal, 'Ben Nevis', false]);
+    assert.deepEqual(
+      [mine.cast, mine.delegate, mine.delegate_name, mine.final],
+      ['delegate', people.ben!.principal, 'Ben Nevis', false],
+    );
     const own = (await call('ben', 'GET', `/api/governance/proposals/${id}/my-vote`)).json();
     assert.deepEqual([own.cast, own.delegate, own.delegate_name], ['direct', null, null]);
 
     await closeVoting(id);
-    const done = await timelineWith(id, (t) => t.status === 'Executed' && t.steps.every((s) => s.kind === 'closes' || s.event !== null));
-    assert.deepEqual(kinds(done), ['created:done', 'opens:done', 'closes:done', 'tallied:done', 'approved:done', 'executed:done']);
+    const done = await timelineWith(
+      id,
+      (t) => t.status === 'Executed' && t.steps.every((s) => s.kind === 'closes' || s.event !== null),
+    );
+    assert.deepEqual(kinds(done), [
+      'created:done',
+      'opens:done',
+      'closes:done',
+      'tallied:done',
+      'approved:done',
+      'executed:done',
+    ]);
     assert.deepEqual(
       done.steps.map((s) => s.event?.type ?? null),
-      [null, 'ProposalCreated', 'ProposalOpened', null, 'ProposalTallied', 'ProposalApproved', 'ProposalExecuted'].slice(1),
+      [
+        null,
+        'ProposalCreated',
+        'ProposalOpened',
+        null,
+        'ProposalTallied',
+        'ProposalApproved',
+        'ProposalExecuted',
+      ].slice(1),
     );
     assert.ok(
       done.steps.every((s, i) => i === 0 || Date.parse(s.at) >= Date.parse(done.steps[i - 1]!.at)),
@@ -160,22 +230,35 @@ describe('the proposal timeline and the votes list (decisions V30, V31, G46)', (
   it('decision V31: the votes a page at a time: limit 1–200, next_after at a full page, after a voter; refusals change nothing', async () => {
     const id = await propose('cat', { title: 'Mend the gate', body: 'Hinges.', category: 'General' });
     await openVoting();
-    for (const who of ['ann', 'ben', 'cat']) assert.equal((await call(who, 'POST', '/api/governance/vote', { proposal_id: id, vote: 'No' })).statusCode, 200);
+    for (const who of ['ann', 'ben', 'cat'])
+      assert.equal((await call(who, 'POST', '/api/governance/vote', { proposal_id: id, vote: 'No' })).statusCode, 200);
     const url = `/api/governance/proposals/${id}/votes`;
-    const all = (await call('admin', 'GET', url)).json() as { items: Array<{ voter: string }>; next_after: string | null };
+    const all = (await call('admin', 'GET', url)).json() as {
+      items: Array<{ voter: string }>;
+      next_after: string | null;
+    };
     assert.equal(all.items.length, 3);
     assert.equal(all.next_after, null, 'a short page: no more');
     const voters = all.items.map((v) => v.voter);
     assert.deepEqual(voters, [...voters].sort(), 'voter order');
-    const first = (await call('admin', 'GET', `${url}?limit=1`)).json() as { items: Array<{ voter: string }>; next_after: string };
+    const first = (await call('admin', 'GET', `${url}?limit=1`)).json() as {
+      items: Array<{ voter: string }>;
+      next_after: string;
+    };
     assert.deepEqual([first.items.map((v) => v.voter), first.next_after], [[voters[0]], voters[0]]);
-    const rest = (await call('admin', 'GET', `${url}?limit=2&after=${first.next_after}`)).json() as { items: Array<{ voter: string }>; next_after: string };
+    const rest = (await call('admin', 'GET', `${url}?limit=2&after=${first.next_after}`)).json() as {
+      items: Array<{ voter: string }>;
+      next_after: string;
+    };
     assert.deepEqual(
       rest.items.map((v) => v.voter),
       voters.slice(1),
     );
     assert.equal(rest.next_after, voters[2], 'a full page names its last voter');
-    const end = (await call('admin', 'GET', `${url}?limit=2&after=${rest.next_after}`)).json() as { items: unknown[]; next_after: string | null };
+    const end = (await call('admin', 'GET', `${url}?limit=2&after=${rest.next_after}`)).json() as {
+      items: unknown[];
+      next_after: string | null;
+    };
     assert.deepEqual([end.items, end.next_after], [[], null]);
     assert.equal((await call('admin', 'GET', `${url}?limit=200`)).statusCode, 200, 'at the limit');
     for (const q of ['limit=201', 'limit=0', 'after=Not%20A%20Principal']) {
@@ -245,7 +328,11 @@ describe('the proposal timeline and the votes list (decisions V30, V31, G46)', (
     h.advance(Date.parse(deadline) - h.now() + 1000);
     await h.opened.canisters.platform!.tick();
     const expired = await timelineWith(id, (t) => t.status === 'Expired' && t.steps.at(-1)!.event !== null);
-    assert.deepEqual(kinds(expired).slice(4), ['approved:done', ...Array(5).fill('execution_failed:done'), 'expired:done']);
+    assert.deepEqual(kinds(expired).slice(4), [
+      'approved:done',
+      ...Array(5).fill('execution_failed:done'),
+      'expired:done',
+    ]);
     assert.equal(expired.steps.at(-1)!.event!.type, 'ProposalExpired');
     assert.ok(Date.parse(expired.steps.at(-1)!.at) >= Date.parse(deadline));
   });

@@ -12,7 +12,14 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp as buildNotification } from '@domdao/notification-service';
 import { loadNotificationConfig } from '@domdao/notification-service/config';
 import { createNotificationClient } from '@domdao/notification-client';
-import { captureLogs, redisUrlForTests, requireRedis, startRecorder, uniquePrefix, type Recorder } from '@domdao/test-helpers';
+import {
+  captureLogs,
+  redisUrlForTests,
+  requireRedis,
+  startRecorder,
+  uniquePrefix,
+  type Recorder,
+} from '@domdao/test-helpers';
 import { createLogger } from '@domdao/service-kit';
 import { notificationClientFromEnv } from '@domdao/notification-client';
 import { buildApp } from '../src/compose/app.ts';
@@ -25,7 +32,12 @@ import type { FaultHook } from '../src/core/outbox/types.ts';
 import { loadBridgeConfig } from '../src/config.ts';
 import { encryptRegistration } from '@domdao/registration/seal';
 import { signPayload } from '../src/features/payments/signature.ts';
-import { initdbFromTemplate, lendEmbeddedDatabase, seedEmbeddedDatabase, type EmbeddedLoan } from './embedded-template.ts';
+import {
+  initdbFromTemplate,
+  lendEmbeddedDatabase,
+  seedEmbeddedDatabase,
+  type EmbeddedLoan,
+} from './embedded-template.ts';
 import { forgetPostgresTemplate, postgresTemplate } from './postgres-template.ts';
 
 export const APP = 'https://app.domdao.example';
@@ -63,7 +75,10 @@ export const BACKENDS: Backend[] = [
 /** A database of its own on the real PostgreSQL server (fails, never skips, when it is down);
  *  `prefix` names it after the test that made it, for whoever looks at the server meanwhile.
  *  Empty, or with `migrated`, a copy of the migrated template (decision R13, postgres-template.ts). */
-export async function freshPostgres(prefix = 'bridge_test', options: { migrated?: boolean } = {}): Promise<{ url: string; drop(): Promise<void> }> {
+export async function freshPostgres(
+  prefix = 'bridge_test',
+  options: { migrated?: boolean } = {},
+): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `${prefix}_${randomUUID().replace(/-/g, '')}`;
   const admin = new pg.Client({ connectionString: PG_URL });
   try {
@@ -161,7 +176,10 @@ export async function bridge(
     // Suites register many accounts from one injected address; the limit's own test sets it (decision B33).
     REGISTRATION_LIMIT_PER_CLIENT: '1000',
     SESSION_STORE: backend.sessions,
-    ...(backend.sessions === 'redis' && { SESSION_REDIS_URL: redisUrlForTests, SESSION_KEY_PREFIX: uniquePrefix('bridge-session') }),
+    ...(backend.sessions === 'redis' && {
+      SESSION_REDIS_URL: redisUrlForTests,
+      SESSION_KEY_PREFIX: uniquePrefix('bridge-session'),
+    }),
     ...(pgdb && { DATABASE_URL: pgdb.url }),
     ...env,
   };
@@ -174,7 +192,11 @@ export async function bridge(
   };
   let config: ReturnType<typeof loadBridgeConfig>;
   let opened: Awaited<ReturnType<typeof openBridge>>;
-  const notifier = createNotificationClient({ baseUrl: notificationUrl, token: 'bridge-test-notification-token', logger: { warn: () => undefined } });
+  const notifier = createNotificationClient({
+    baseUrl: notificationUrl,
+    token: 'bridge-test-notification-token',
+    logger: { warn: () => undefined },
+  });
   // Decision R24: the embedded database is lent from the process's pool; it goes back when the bridge
   // closes for good, goes on to the reopened app at a restart, and into DATA_DIR/pglite when its app
   // closes otherwise (a test that reopens the directory), where it stays the bridge's own.
@@ -218,16 +240,21 @@ export async function bridge(
   }
   let app = opened.app;
 
-  const request = async (opts: InjectOptions & { jar?: Jar; origin?: string | null }): Promise<LightMyRequestResponse> => {
+  const request = async (
+    opts: InjectOptions & { jar?: Jar; origin?: string | null },
+  ): Promise<LightMyRequestResponse> => {
     const headers: Record<string, string> = { ...(opts.headers as Record<string, string>) };
     if (opts.jar?.cookie) headers.cookie = `session=${opts.jar.cookie}`;
     if (opts.origin !== null && opts.method && opts.method !== 'GET') headers.origin ??= opts.origin ?? APP;
-    if (opts.payload !== undefined && typeof opts.payload !== 'string' && !Buffer.isBuffer(opts.payload)) headers['content-type'] ??= 'application/json';
+    if (opts.payload !== undefined && typeof opts.payload !== 'string' && !Buffer.isBuffer(opts.payload))
+      headers['content-type'] ??= 'application/json';
     const { jar, origin: _o, ...rest } = opts;
     const res = await app.inject({
       ...rest,
       headers,
-      ...(opts.payload !== undefined && typeof opts.payload === 'object' && !Buffer.isBuffer(opts.payload) && { payload: JSON.stringify(opts.payload) }),
+      ...(opts.payload !== undefined &&
+        typeof opts.payload === 'object' &&
+        !Buffer.isBuffer(opts.payload) && { payload: JSON.stringify(opts.payload) }),
     } as InjectOptions);
     const set = res.headers['set-cookie'];
     const line = (Array.isArray(set) ? set : set ? [set] : []).find((c) => c.startsWith('session='));
@@ -273,9 +300,12 @@ export async function bridge(
     advance: (ms: number) => (now += ms),
     request,
     /** Every email the provider stand-in received, parsed. */
-    emails: () => provider.requests.map((r) => r.json() as { to: string[]; subject: string; text: string; html: string }),
+    emails: () =>
+      provider.requests.map((r) => r.json() as { to: string[]; subject: string; text: string; html: string }),
     async encrypt(fields: { email: string; name: string; dob: string }) {
-      const key = (await request({ method: 'GET', url: '/api/auth/registration-key' })).json() as { public_key: string };
+      const key = (await request({ method: 'GET', url: '/api/auth/registration-key' })).json() as {
+        public_key: string;
+      };
       return encryptRegistration(key.public_key, fields);
     },
     async register(email: string, opts: { dob?: string; password?: string; name?: string } = {}) {
@@ -326,7 +356,13 @@ export async function bridge(
       const dob = proof.dob ?? OWNER_DOB;
       const age = await form({ token, dob });
       if (age.statusCode !== 200) return age;
-      return form({ token, dob, name: proof.name ?? OWNER_NAME, new_password: proof.newPassword, tos_accepted: 'true' });
+      return form({
+        token,
+        dob,
+        name: proof.name ?? OWNER_NAME,
+        new_password: proof.newPassword,
+        tos_accepted: 'true',
+      });
     },
     async login(email: string, password = 'correct horse battery staple', jar: Jar = {}) {
       const res = await request({ method: 'POST', url: '/auth/login', payload: { email, password }, jar });
@@ -365,7 +401,11 @@ export async function bridge(
 export type Bridge = Awaited<ReturnType<typeof bridge>>;
 
 /** Waits for work the bridge does after its answer (emails sent in the background), checking every 20 ms. */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  ms = 10_000,
+): Promise<T> {
   const until = Date.now() + ms;
   for (;;) {
     const v = await check();
@@ -376,7 +416,11 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
 }
 
 export function paymentEvent(userId: string, id = `evt_${randomUUID().slice(0, 8)}`, amount = 2500) {
-  return { id, type: 'payment_intent.succeeded', data: { object: { id: `pi_${id}`, amount, currency: 'usd', metadata: { user_id: userId } } } };
+  return {
+    id,
+    type: 'payment_intent.succeeded',
+    data: { object: { id: `pi_${id}`, amount, currency: 'usd', metadata: { user_id: userId } } },
+  };
 }
 
 /**

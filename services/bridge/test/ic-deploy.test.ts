@@ -6,7 +6,16 @@
 // changed). Bad input is refused in one sentence with nothing changed.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdirSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -43,7 +52,8 @@ describe('npm run deploy against npm run replica -- --empty', () => {
   const dir = mkdtempSync(join(tmpdir(), 'domdao-deploy-'));
   const out = join(dir, 'deployed.env');
   let r: RunningReplica;
-  const deploy = (args: string[], env: Record<string, string | undefined> = r.env) => run('scripts/deploy.ts', ['--out', out, ...args], env);
+  const deploy = (args: string[], env: Record<string, string | undefined> = r.env) =>
+    run('scripts/deploy.ts', ['--out', out, ...args], env);
   /** Nothing made on the replica and no settings written. */
   const untouched = () => {
     assert.equal(r.replica.canisters.size + r.replica.empty.size, 0);
@@ -106,7 +116,10 @@ describe('npm run deploy against npm run replica -- --empty', () => {
     const env = settings(out);
     for (const v of ID_VARS) assert.match(env[v] ?? '', /^[a-z0-9]{5}(-[a-z0-9]{5})*-cai$/, v);
     assert.equal(new Set(ID_VARS.map((v) => env[v])).size, 6);
-    assert.deepEqual([env.IC_HOST, env.IC_FETCH_ROOT_KEY, env.IC_IDENTITY_PEM_FILE], [r.env.IC_HOST, 'true', r.env.IC_IDENTITY_PEM_FILE]);
+    assert.deepEqual(
+      [env.IC_HOST, env.IC_FETCH_ROOT_KEY, env.IC_IDENTITY_PEM_FILE],
+      [r.env.IC_HOST, 'true', r.env.IC_IDENTITY_PEM_FILE],
+    );
 
     // The bridge in IC mode with nothing but the deploy's settings, and the member journey through it.
     const port = await freePort();
@@ -136,7 +149,9 @@ describe('npm run deploy against npm run replica -- --empty', () => {
 
     // State to keep: DOM sent from the deploying identity (funded on a local replica, W16) to a holder.
     const { clients } = await icClientsFromEnv(env);
-    const holder = Principal.selfAuthenticating(new Uint8Array(generateKeyPairSync('ed25519').publicKey.export({ format: 'der', type: 'spki' }))).toText();
+    const holder = Principal.selfAuthenticating(
+      new Uint8Array(generateKeyPairSync('ed25519').publicKey.export({ format: 'der', type: 'spki' })),
+    ).toText();
     assert.ok('Ok' in (await clients.ledger.icrc1_transfer({ to: { owner: holder }, amount: 7n * E8S })));
     const ledger = r.replica.canister(env.IC_LEDGER_CANISTER_ID!);
     const version = ledger.version;
@@ -150,13 +165,21 @@ describe('npm run deploy against npm run replica -- --empty', () => {
     // A new ledger build (here: the same code with one more custom section) is upgraded in place.
     const wasmDir = join(dir, 'wasm');
     mkdirSync(wasmDir);
-    for (const name of ['governance', 'membership', 'user', 'campaign', 'treasury']) symlinkSync(join(ROOT, '.azle', name), join(wasmDir, name), 'dir');
+    for (const name of ['governance', 'membership', 'user', 'campaign', 'treasury'])
+      symlinkSync(join(ROOT, '.azle', name), join(wasmDir, name), 'dir');
     const ledgerDir = join(wasmDir, 'ledger_embedded');
     mkdirSync(ledgerDir, { recursive: true });
-    copyFileSync(join(ROOT, '.azle', 'ledger_embedded', 'ledger_embedded.wasm'), join(ledgerDir, 'ledger_embedded.wasm'));
+    copyFileSync(
+      join(ROOT, '.azle', 'ledger_embedded', 'ledger_embedded.wasm'),
+      join(ledgerDir, 'ledger_embedded.wasm'),
+    );
     const name = Buffer.from('icp:public domdao:build');
     const payload = Buffer.from('upgrade test');
-    writeFileSync(join(ledgerDir, 'ledger_embedded.wasm'), Buffer.from([0, name.length + 1 + payload.length, name.length]), { flag: 'a' });
+    writeFileSync(
+      join(ledgerDir, 'ledger_embedded.wasm'),
+      Buffer.from([0, name.length + 1 + payload.length, name.length]),
+      { flag: 'a' },
+    );
     writeFileSync(join(ledgerDir, 'ledger_embedded.wasm'), Buffer.concat([name, payload]), { flag: 'a' });
     const upgraded = await deploy(['--wasm-dir', wasmDir]);
     assert.equal(upgraded.code, 0, upgraded.err + upgraded.out);
@@ -170,7 +193,9 @@ describe('npm run deploy against npm run replica -- --empty', () => {
   it('decision W18: an identity that is not a controller is refused by the management canister; deploy says so in one sentence and changes nothing', async () => {
     const env = settings(out);
     const stranger = join(dir, 'stranger.pem');
-    writeFileSync(stranger, generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600 });
+    writeFileSync(stranger, generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }), {
+      mode: 0o600,
+    });
     const ledger = r.replica.canister(env.IC_LEDGER_CANISTER_ID!);
     const [version, controllers] = [ledger.version, [...ledger.controllers]];
     const res = await deploy([], { ...r.env, IC_IDENTITY_PEM_FILE: stranger });

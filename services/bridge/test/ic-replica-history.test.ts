@@ -35,7 +35,9 @@ describe('a wallet history longer than 1 000 blocks, the bridge in IC mode again
   it('every block of the member, newest first in pages of 100, those the ledger archived read through its callback over HTTP', async () => {
     assert.equal(h.opened.canisters.mode, 'ic');
     const m = await h.member('long-history-ic@domdao.example');
-    const { principal } = (await h.request({ method: 'GET', url: '/api/me/profile', jar: m.jar })).json() as { principal: string };
+    const { principal } = (await h.request({ method: 'GET', url: '/api/me/profile', jar: m.jar })).json() as {
+      principal: string;
+    };
     // The member's blocks: mints by the minting account (governance), made in-process and unmetered for speed.
     const minter = candidClients(r.ids, r.replica.transport(r.ids.governance)).ledger;
     r.replica.metering = false;
@@ -71,6 +73,13 @@ describe('a wallet history longer than 1 000 blocks, the bridge in IC mode again
       listed.map((i) => [i.kind, i.amount_e8s]),
       Array.from({ length: BLOCKS }, (_, i) => ['mint', String(BLOCKS - i)]),
     );
-    assert.ok(!h.logs.lines().some((l: { event?: string }) => l.event === 'wallet.ledger_blocks_archived' || l.event === 'wallet.ledger_follow_failed'));
+    assert.ok(
+      !h.logs
+        .lines()
+        .some(
+          (l: { event?: string }) =>
+            l.event === 'wallet.ledger_blocks_archived' || l.event === 'wallet.ledger_follow_failed',
+        ),
+    );
   });
 });

@@ -60,10 +60,17 @@ describe('the bridge in IC mode against the test replica over HTTP', () => {
   const active = async (email: string) => {
     const admin = (await h.login(ADMIN_EMAIL)).jar;
     const m = await h.member(email);
-    const kyc = await h.request({ method: 'POST', url: `/api/admin/users/${m.user_id}/kyc`, payload: { approved: true }, jar: admin });
+    const kyc = await h.request({
+      method: 'POST',
+      url: `/api/admin/users/${m.user_id}/kyc`,
+      payload: { approved: true },
+      jar: admin,
+    });
     assert.equal(kyc.statusCode, 200, kyc.body);
     assert.equal((await h.signedWebhook(paymentEvent(m.user_id))).statusCode, 200);
-    const { principal } = (await h.request({ method: 'GET', url: '/api/me/profile', jar: m.jar })).json() as { principal: string };
+    const { principal } = (await h.request({ method: 'GET', url: '/api/me/profile', jar: m.jar })).json() as {
+      principal: string;
+    };
     return { ...m, principal, email };
   };
 
@@ -116,7 +123,12 @@ describe('the bridge in IC mode against the test replica over HTTP', () => {
     await relogin(alice);
     await relogin(bob);
     for (const m of [alice, bob]) {
-      const v = await h.request({ method: 'POST', url: '/api/governance/vote', jar: m.jar, payload: { proposal_id: id, vote: 'Yes' } });
+      const v = await h.request({
+        method: 'POST',
+        url: '/api/governance/vote',
+        jar: m.jar,
+        payload: { proposal_id: id, vote: 'Yes' },
+      });
       assert.equal(v.statusCode, 200, v.body);
     }
     await advance(3 * DAY_MS + 1000);
@@ -135,7 +147,10 @@ describe('the bridge in IC mode against the test replica over HTTP', () => {
 
     // DOM for both, from ic.env's identity (the replica's funded development identity, decision W16).
     const registrar = await icClientsFromEnv(r.env);
-    for (const m of [alice, bob]) assert.ok('Ok' in (await registrar.clients.ledger.icrc1_transfer({ to: { owner: m.principal }, amount: 100n * E8S })));
+    for (const m of [alice, bob])
+      assert.ok(
+        'Ok' in (await registrar.clients.ledger.icrc1_transfer({ to: { owner: m.principal }, amount: 100n * E8S })),
+      );
 
     const deadline = new Date(h.now() + 10 * DAY_MS).toISOString();
     const campaign = await h.request({
@@ -146,10 +161,20 @@ describe('the bridge in IC mode against the test replica over HTTP', () => {
     });
     assert.equal(campaign.statusCode, 201, campaign.body);
     const cid = (campaign.json() as { id: string }).id;
-    const contribution = await h.request({ method: 'POST', url: `/api/campaigns/${cid}/contributions`, jar: bob.jar, payload: { amount: { usd: 5 } } });
+    const contribution = await h.request({
+      method: 'POST',
+      url: `/api/campaigns/${cid}/contributions`,
+      jar: bob.jar,
+      payload: { amount: { usd: 5 } },
+    });
     assert.equal(contribution.statusCode, 201, contribution.body);
     assert.deepEqual([contribution.json().amount_e8s, contribution.json().usd_value], [String(10n * E8S), 5]);
-    const donation = await h.request({ method: 'POST', url: '/api/donations', jar: bob.jar, payload: { amount: { dom_e8s: String(2n * E8S) } } });
+    const donation = await h.request({
+      method: 'POST',
+      url: '/api/donations',
+      jar: bob.jar,
+      payload: { amount: { dom_e8s: String(2n * E8S) } },
+    });
     assert.equal(donation.statusCode, 201, donation.body);
 
     const transfer = await h.request({
@@ -170,9 +195,16 @@ describe('the bridge in IC mode against the test replica over HTTP', () => {
     assert.deepEqual(mine[0] && [mine[0].kind, mine[0].block_index], ['send', transfer.json().block_index]);
     const theirs = await history(bob);
     assert.ok(
-      theirs.some((i) => i.kind === 'receive' && i.block_index === transfer.json().block_index && i.change_e8s === String(3n * E8S)),
+      theirs.some(
+        (i) =>
+          i.kind === 'receive' && i.block_index === transfer.json().block_index && i.change_e8s === String(3n * E8S),
+      ),
       JSON.stringify(theirs),
     );
-    assert.ok((await registrar.clients.ledger.icrc1_balance_of({ owner: bob.principal })) < 100n * E8S - 10n * E8S - 2n * E8S + 3n * E8S, 'fees paid');
+    assert.ok(
+      (await registrar.clients.ledger.icrc1_balance_of({ owner: bob.principal })) <
+        100n * E8S - 10n * E8S - 2n * E8S + 3n * E8S,
+      'fees paid',
+    );
   });
 });

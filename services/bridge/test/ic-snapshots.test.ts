@@ -37,8 +37,16 @@ describe('decisions W26, W27: canister snapshots on the replica, driven by npm r
     r = await startInstalledReplica(join(dir, 'replica'));
     firstJournal = readdirSync(join(dir, 'replica')).filter((f) => /^journal-/.test(f));
     management = async (id, pem = r.env.IC_IDENTITY_PEM_FILE!) => {
-      const agent = await HttpAgent.create({ host: r.url, identity: identityFromPem(readFileSync(pem, 'utf8')), shouldFetchRootKey: true });
-      return Actor.createActor<ManagementService>(managementIdl, { agent, canisterId: MANAGEMENT_CANISTER_ID, effectiveCanisterId: Principal.fromText(id) });
+      const agent = await HttpAgent.create({
+        host: r.url,
+        identity: identityFromPem(readFileSync(pem, 'utf8')),
+        shouldFetchRootKey: true,
+      });
+      return Actor.createActor<ManagementService>(managementIdl, {
+        agent,
+        canisterId: MANAGEMENT_CANISTER_ID,
+        effectiveCanisterId: Principal.fromText(id),
+      });
     };
   });
   after(async () => {
@@ -88,10 +96,18 @@ describe('decisions W26, W27: canister snapshots on the replica, driven by npm r
     for (const n of NAMES) assert.equal(r.replica.stopped.has(r.ids[n]), false, `${n} is running again`);
     assert.equal(await clients.ledger.icrc1_balance_of({ owner: after1 }), 0n, 'the transfer after the backup is gone');
     assert.equal(await clients.user.get_account(after1), undefined, 'the account made after the backup is gone');
-    assert.equal(await clients.ledger.icrc1_balance_of({ owner: before1 }), 5n * E8S, 'the transfer before the backup is there');
+    assert.equal(
+      await clients.ledger.icrc1_balance_of({ owner: before1 }),
+      5n * E8S,
+      'the transfer before the backup is there',
+    );
     assert.ok(await clients.user.get_account(before1), 'the account made before the backup is there');
     assert.equal(await clients.ledger.icrc1_balance_of({ owner: r.principal }), mineBefore);
-    assert.equal((await clients.ledger.icrc3_get_blocks([{ start: 0n, length: 0n }])).log_length, blocksBefore, 'the ledger ends where it ended at the backup');
+    assert.equal(
+      (await clients.ledger.icrc3_get_blocks([{ start: 0n, length: 0n }])).log_length,
+      blocksBefore,
+      'the ledger ends where it ended at the backup',
+    );
     // And it goes on: a transfer after the restore.
     ok(await clients.ledger.icrc1_transfer({ to: { owner: after1 }, amount: 2n * E8S }));
     assert.equal(await clients.ledger.icrc1_balance_of({ owner: after1 }), 2n * E8S);
@@ -109,7 +125,10 @@ describe('decisions W26, W27: canister snapshots on the replica, driven by npm r
     );
     // Another identity is no controller: refused by the tool before any canister is stopped.
     const stranger = join(dir, 'stranger.pem');
-    writeFileSync(stranger, generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString());
+    writeFileSync(
+      stranger,
+      generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    );
     const before = snapshotsOf();
     const res = await run(['--ic', 'take'], { ...r.env, IC_IDENTITY_PEM_FILE: stranger });
     assert.equal(res.code, 2, res.err);
@@ -120,7 +139,12 @@ describe('decisions W26, W27: canister snapshots on the replica, driven by npm r
     assert.deepEqual(snapshotsOf(), before);
     assert.equal(r.replica.stopped.size, 0);
     await assert.rejects(
-      (await management(id, stranger)).take_canister_snapshot({ canister_id, replace_snapshot: [], uninstall_code: [], sender_canister_version: [] }),
+      (await management(id, stranger)).take_canister_snapshot({
+        canister_id,
+        replace_snapshot: [],
+        uninstall_code: [],
+        sender_canister_version: [],
+      }),
       /IC0512|Only the controllers/,
     );
     // Stopped: calls and queries are rejected, status says so; started again, they run.
@@ -133,9 +157,19 @@ describe('decisions W26, W27: canister snapshots on the replica, driven by npm r
     // The limit (lowered here: an image of an Azle canister is tens of MB): one more only by replacing one.
     r.replica.snapshotLimit = 2;
     try {
-      const second = await mc.take_canister_snapshot({ canister_id, replace_snapshot: [], uninstall_code: [], sender_canister_version: [] });
+      const second = await mc.take_canister_snapshot({
+        canister_id,
+        replace_snapshot: [],
+        uninstall_code: [],
+        sender_canister_version: [],
+      });
       await assert.rejects(
-        mc.take_canister_snapshot({ canister_id, replace_snapshot: [], uninstall_code: [], sender_canister_version: [] }),
+        mc.take_canister_snapshot({
+          canister_id,
+          replace_snapshot: [],
+          uninstall_code: [],
+          sender_canister_version: [],
+        }),
         /maximum number of snapshots allowed: 2/,
       );
       const third = await mc.take_canister_snapshot({
@@ -150,7 +184,10 @@ describe('decisions W26, W27: canister snapshots on the replica, driven by npm r
         [second, third].map((s) => Buffer.from(s.id).toString('hex')),
       );
       await mc.delete_canister_snapshot({ canister_id, snapshot_id: Uint8Array.from(second.id) });
-      await assert.rejects(mc.delete_canister_snapshot({ canister_id, snapshot_id: Uint8Array.from(second.id) }), /Could not find the snapshot ID/);
+      await assert.rejects(
+        mc.delete_canister_snapshot({ canister_id, snapshot_id: Uint8Array.from(second.id) }),
+        /Could not find the snapshot ID/,
+      );
       assert.equal((await mc.list_canister_snapshots({ canister_id })).length, 1);
     } finally {
       r.replica.snapshotLimit = 10;
@@ -162,11 +199,20 @@ describe('decisions W26, W27: canister snapshots on the replica, driven by npm r
     const replicaDir = join(dir, 'replica');
     const { clients } = await icClientsFromEnv(r.env);
     const balances = async (c: typeof clients) =>
-      Promise.all(['snapshot-before', 'snapshot-after'].map((seed) => c.ledger.icrc1_balance_of({ owner: principalFromSeed(seed) })));
+      Promise.all(
+        ['snapshot-before', 'snapshot-after'].map((seed) =>
+          c.ledger.icrc1_balance_of({ owner: principalFromSeed(seed) }),
+        ),
+      );
     const held = await balances(clients);
     assert.deepEqual(held, [5n * E8S, 2n * E8S]);
     const listed = () =>
-      Object.fromEntries(NAMES.map((n) => [n, (r.replica.snapshots.get(r.ids[n]) ?? []).map((s) => Buffer.from(s.id).toString('hex')).sort()]));
+      Object.fromEntries(
+        NAMES.map((n) => [
+          n,
+          (r.replica.snapshots.get(r.ids[n]) ?? []).map((s) => Buffer.from(s.id).toString('hex')).sort(),
+        ]),
+      );
     const kept = listed();
     const counters = Object.fromEntries(NAMES.map((n) => [n, r.replica.snapshotCounter.get(r.ids[n])]));
     // Eight takes, six loads and a delete since the start: still the journal it started with, no new state.bin.
@@ -176,9 +222,14 @@ describe('decisions W26, W27: canister snapshots on the replica, driven by npm r
       firstJournal,
     );
     const files = () => readdirSync(join(replicaDir, 'snapshots')).sort();
-    assert.deepEqual(files().length, NAMES.length + 2, 'one file per snapshot taken (the deleted one stays until the next state.bin)');
+    assert.deepEqual(
+      files().length,
+      NAMES.length + 2,
+      'one file per snapshot taken (the deleted one stays until the next state.bin)',
+    );
 
-    // A crash: the journal's records bring back the loads (the later transfer applies on the loaded state) and the lists.
+    // A crash: the journal's records bring back the loads (the later transfer applies on the loaded state) and the
+    // lists.
     await r.abandon();
     r = await startReplica({ dir: replicaDir });
     assert.deepEqual(listed(), kept);

@@ -12,7 +12,14 @@ import { bridge, eventually, type Bridge, type Jar } from './harness.ts';
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
-type Item = { id: string; title: string; body: string | null; created_at: string; proposal_id: string | null; closes_at: string | null };
+type Item = {
+  id: string;
+  title: string;
+  body: string | null;
+  created_at: string;
+  proposal_id: string | null;
+  closes_at: string | null;
+};
 type Page = { items: Item[]; next_before_id: string | null };
 type Sent = { to: string[]; subject: string; text: string };
 
@@ -60,12 +67,31 @@ describe('issue 48 item 5: activity and emails that read finished (decisions N27
     for (const name of ['ann', 'ben', 'cat', 'dan']) {
       const email = `${name}@domdao.example`;
       const m = await h.member(email);
-      const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow();
+      const { principal } = await h.opened.db
+        .selectFrom('users')
+        .select('principal')
+        .where('id', '=', m.user_id)
+        .executeTakeFirstOrThrow();
       const user = h.opened.canisters.clients.user;
       assert.ok('Ok' in (await user.record_kyc(principal, true)));
-      assert.ok('Ok' in (await user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+      assert.ok(
+        'Ok' in
+          (await user.upgrade_membership_to_active({
+            principal,
+            kyc_proof: new Uint8Array([1]),
+            payment_proof: new Uint8Array([2]),
+          })),
+      );
       people[name] = { ...m, email, principal };
-      assert.equal((await call(name, 'PUT', '/api/me/notification-preferences', { vote_reminders: true, digest_frequency: 'daily' })).statusCode, 200);
+      assert.equal(
+        (
+          await call(name, 'PUT', '/api/me/notification-preferences', {
+            vote_reminders: true,
+            digest_frequency: 'daily',
+          })
+        ).statusCode,
+        200,
+      );
     }
     const named = await call('ben', 'PUT', '/api/me/display-name', { display_name: 'Ben Delegate' });
     assert.equal(named.statusCode, 200, named.body);
@@ -78,8 +104,14 @@ describe('issue 48 item 5: activity and emails that read finished (decisions N27
   after(() => h.close());
 
   it('decisions N29, F55: "Voting is open" keeps the deadline as closes_at, no timestamp in any text; the delegate’s vote names Ben Delegate, never his principal', async () => {
-    assert.equal((await call('ben', 'POST', '/api/governance/vote', { proposal_id: hall.id, vote: 'Yes' })).statusCode, 200);
-    assert.equal((await call('ann', 'POST', '/api/governance/vote', { proposal_id: hall.id, vote: 'No' })).statusCode, 200);
+    assert.equal(
+      (await call('ben', 'POST', '/api/governance/vote', { proposal_id: hall.id, vote: 'Yes' })).statusCode,
+      200,
+    );
+    assert.equal(
+      (await call('ann', 'POST', '/api/governance/vote', { proposal_id: hall.id, vote: 'No' })).statusCode,
+      200,
+    );
     await h.app.events.settle();
     const cats = await eventually('cat’s delegate item', async () => {
       const items = (await feed('cat')).items;
@@ -97,29 +129,49 @@ describe('issue 48 item 5: activity and emails that read finished (decisions N27
     );
     assert.deepEqual(
       [opened.body, opened.closes_at, opened.proposal_id],
-      ['A decision of the members; nothing is executed automatically. Active members can vote now.', hall.closesIso, hall.id],
+      [
+        'A decision of the members; nothing is executed automatically. Active members can vote now.',
+        hall.closesIso,
+        hall.id,
+      ],
     );
     for (const i of [...cats, ...(await feed('dan')).items])
-      assert.doesNotMatch(`${i.title} ${i.body ?? ''}`, /\d{4}-\d\d-\d\dT\d\d:\d\d/, `no raw timestamp in "${i.title}"`);
+      assert.doesNotMatch(
+        `${i.title} ${i.body ?? ''}`,
+        /\d{4}-\d\d-\d\dT\d\d:\d\d/,
+        `no raw timestamp in "${i.title}"`,
+      );
   });
 
   it('decisions N27, N29: 45 minutes before the close the reminder goes to dan only (not ann who voted, not ben, not cat whose delegate voted), worded from the real deadline in UTC; the feed hides it from them, pages stay full', async () => {
     const reminders = (name: string, title: string) =>
-      (h.emails() as Sent[]).filter((m) => m.to.includes(people[name]!.email) && m.subject.startsWith(`Reminder: Vote deadline: ${title}`));
+      (h.emails() as Sent[]).filter(
+        (m) => m.to.includes(people[name]!.email) && m.subject.startsWith(`Reminder: Vote deadline: ${title}`),
+      );
     h.advance(hall.closes - h.now() - 45 * MINUTE);
     const run = await h.app.jobs.runNow('member-emails:vote-reminders');
     assert.equal(run.status, 'succeeded', JSON.stringify(run));
     assert.equal(reminders('dan', 'Repaint the hall').length, 1);
-    for (const name of ['ann', 'ben', 'cat']) assert.equal(reminders(name, 'Repaint the hall').length, 0, `${name}'s ballot is in`);
+    for (const name of ['ann', 'ben', 'cat'])
+      assert.equal(reminders(name, 'Repaint the hall').length, 0, `${name}'s ballot is in`);
     assert.match(
       reminders('dan', 'Repaint the hall')[0]!.text,
       /Voting closes in 45 minutes \((Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC\)\. You have not voted yet\./,
     );
-    assert.equal(reminders('dan', 'Fix the roof').length, 0, 'decision N28: 1 h 45 min left is in no window (the 24 h one needs 12 h left)');
+    assert.equal(
+      reminders('dan', 'Fix the roof').length,
+      0,
+      'decision N28: 1 h 45 min left is in no window (the 24 h one needs 12 h left)',
+    );
     await h.app.events.settle();
     const soon = 'Voting closes soon: Repaint the hall';
-    const dans = await eventually('dan’s reminder item', async () => (await feed('dan')).items.find((i) => i.title === soon));
-    assert.deepEqual([dans.body, dans.closes_at], ['A decision of the members; nothing is executed automatically. Vote before it closes.', hall.closesIso]);
+    const dans = await eventually('dan’s reminder item', async () =>
+      (await feed('dan')).items.find((i) => i.title === soon),
+    );
+    assert.deepEqual(
+      [dans.body, dans.closes_at],
+      ['A decision of the members; nothing is executed automatically. Vote before it closes.', hall.closesIso],
+    );
     for (const name of ['ann', 'ben', 'cat']) {
       const all = await everything(name, 1);
       assert.ok(!all.some((i) => i.title === soon), `${name} sees no reminder`);
@@ -132,10 +184,15 @@ describe('issue 48 item 5: activity and emails that read finished (decisions N27
     // The digest leaves it out for them too, and words the deadline at the run, in UTC said.
     const digest = await h.app.jobs.runNow('inbox:digest');
     assert.equal(digest.status, 'succeeded', JSON.stringify(digest));
-    const digestOf = (name: string) => (h.emails() as Sent[]).filter((m) => m.to.includes(people[name]!.email) && /digest/i.test(m.subject)).at(-1)!;
+    const digestOf = (name: string) =>
+      (h.emails() as Sent[]).filter((m) => m.to.includes(people[name]!.email) && /digest/i.test(m.subject)).at(-1)!;
     assert.match(digestOf('dan').text, /Voting closes soon: Repaint the hall/);
-    assert.match(digestOf('dan').text, /Vote before it closes\. Voting closes in 45 minutes \(\w{3}, \d{1,2} \w{3} \d{4}, \d\d:\d\d UTC\)\./);
-    for (const name of ['ann', 'cat']) assert.doesNotMatch(digestOf(name).text, /Voting closes soon/, `${name}'s digest`);
+    assert.match(
+      digestOf('dan').text,
+      /Vote before it closes\. Voting closes in 45 minutes \(\w{3}, \d{1,2} \w{3} \d{4}, \d\d:\d\d UTC\)\./,
+    );
+    for (const name of ['ann', 'cat'])
+      assert.doesNotMatch(digestOf(name).text, /Voting closes soon/, `${name}'s digest`);
     // The bridge's own page words it at the reading: relative, and UTC said.
     const page = await h.request({ method: 'GET', url: '/activity', jar: await jarOf('dan') });
     assert.match(page.body, /Voting closes in 45 minutes \(\w{3}, \d{1,2} \w{3} \d{4}, \d\d:\d\d UTC\)\./);
@@ -149,13 +206,18 @@ describe('issue 48 item 5: activity and emails that read finished (decisions N27
     await h.app.events.settle();
     for (const name of ['ann', 'ben', 'cat', 'dan'])
       assert.equal(
-        (h.emails() as Sent[]).filter((m) => m.to.includes(people[name]!.email) && m.subject.includes('Fix the roof')).length,
+        (h.emails() as Sent[]).filter((m) => m.to.includes(people[name]!.email) && m.subject.includes('Fix the roof'))
+          .length,
         0,
         `${name}: no reminder for a vote closing in 2 minutes`,
       );
     const dans = (await feed('dan', '?limit=100')).items;
     assert.ok(!dans.some((i) => i.title.startsWith('Voting closes') && i.title.endsWith('Fix the roof')));
-    assert.equal(dans.find((i) => i.title === 'Voting is open: Fix the roof')?.closes_at, roof.closesIso, 'the opening item carries the deadline');
+    assert.equal(
+      dans.find((i) => i.title === 'Voting is open: Fix the roof')?.closes_at,
+      roof.closesIso,
+      'the opening item carries the deadline',
+    );
   });
 
   it('decision N30: limit 100 at the limit (next_before_id null) and one past (a cursor to one more item); limit 0 and 101 are 400', async () => {
@@ -163,7 +225,12 @@ describe('issue 48 item 5: activity and emails that read finished (decisions N27
     const seen = (await h.request({ method: 'GET', url: '/api/me/activity?limit=100', jar: eve.jar })).json() as Page;
     assert.equal(seen.next_before_id, null);
     for (let i = seen.items.length; i < 100; i++)
-      await addActivity(h.opened.db, `test:n30:${i}`, { category: 'Test', title: `Item ${i}`, audience: { kind: 'all' } }, new Date(h.now()));
+      await addActivity(
+        h.opened.db,
+        `test:n30:${i}`,
+        { category: 'Test', title: `Item ${i}`, audience: { kind: 'all' } },
+        new Date(h.now()),
+      );
     const get = async (q: string) => {
       const r = await h.request({ method: 'GET', url: `/api/me/activity${q}`, jar: eve.jar });
       assert.equal(r.statusCode, 200, r.body);
@@ -172,7 +239,12 @@ describe('issue 48 item 5: activity and emails that read finished (decisions N27
     const full = await get('?limit=100');
     assert.equal(full.items.length, 100);
     assert.equal(full.next_before_id, null, 'exactly 100 items: no next page');
-    await addActivity(h.opened.db, 'test:n30:past', { category: 'Test', title: 'One past', audience: { kind: 'all' } }, new Date(h.now()));
+    await addActivity(
+      h.opened.db,
+      'test:n30:past',
+      { category: 'Test', title: 'One past', audience: { kind: 'all' } },
+      new Date(h.now()),
+    );
     const first = await get('?limit=100');
     assert.equal(first.items.length, 100);
     assert.equal(first.items[0]!.title, 'One past');
@@ -237,7 +309,9 @@ describe('issue 48 item 5: activity and emails that read finished (decisions N27
     await sql`insert into activity_items (source_key, audience, user_id, category, title, body, deep_link, created_at) values
       ('cat:1', 'all', null, 'Proposal', 'New proposal: Tools', 'Pays Bob 5 DOM from the treasury. A TreasuryPayout proposal was submitted; voting opens after the review delay.', null, now()),
       ('cat:2', 'all', null, 'Proposal', 'New proposal: Hall', 'A ConstitutionalAmendment proposal was submitted; voting opens after the review delay.', null, now()),
-      ('cat:3', 'all', null, 'Test', 'Unrelated', 'TreasuryPayout stays in a text that is not this sentence.', null, now())`.execute(db);
+      ('cat:3', 'all', null, 'Test', 'Unrelated', 'TreasuryPayout stays in a text that is not this sentence.', null, now())`.execute(
+      db,
+    );
     await m.up(db);
     const rows = await h.opened.db
       .selectFrom('activity_items')
@@ -248,7 +322,10 @@ describe('issue 48 item 5: activity and emails that read finished (decisions N27
     assert.deepEqual(
       rows.map((r) => [r.source_key, r.body]),
       [
-        ['cat:1', 'Pays Bob 5 DOM from the treasury. A proposal was submitted (Treasury payout); voting opens after the review delay.'],
+        [
+          'cat:1',
+          'Pays Bob 5 DOM from the treasury. A proposal was submitted (Treasury payout); voting opens after the review delay.',
+        ],
         ['cat:2', 'A proposal was submitted (Constitutional amendment); voting opens after the review delay.'],
         ['cat:3', 'TreasuryPayout stays in a text that is not this sentence.'],
       ],

@@ -20,7 +20,15 @@ async function eventually(check: () => Promise<boolean>, what: string): Promise<
   }
 }
 
-type Item = { id: string; category: string; title: string; body: string | null; deep_link: string | null; created_at: string; closes_at: string | null };
+type Item = {
+  id: string;
+  category: string;
+  title: string;
+  body: string | null;
+  deep_link: string | null;
+  created_at: string;
+  closes_at: string | null;
+};
 const feed = async (jar: Jar | undefined, query = ''): Promise<{ items: Item[]; next_before_id: string | null }> => {
   const r = await h.request({ method: 'GET', url: `/api/me/activity${query}`, ...(jar && { jar }) });
   assert.equal(r.statusCode, 200, r.body);
@@ -32,15 +40,30 @@ describe('activity feed (decisions N7, N8)', () => {
     h = await bridge();
     active = await h.member('active@example.org');
     registered = await h.member('registered@example.org');
-    const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', active.user_id).executeTakeFirstOrThrow();
+    const { principal } = await h.opened.db
+      .selectFrom('users')
+      .select('principal')
+      .where('id', '=', active.user_id)
+      .executeTakeFirstOrThrow();
     const user = h.opened.canisters.clients.user;
     assert.ok('Ok' in (await user.record_kyc(principal, true)));
-    assert.ok('Ok' in (await user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+    assert.ok(
+      'Ok' in
+        (await user.upgrade_membership_to_active({
+          principal,
+          kyc_proof: new Uint8Array([1]),
+          payment_proof: new Uint8Array([2]),
+        })),
+    );
   });
   after(() => h.close());
 
   it('governance events become items: a new proposal for everyone, "voting is open" for Active members only, with https deep links', async () => {
-    const created = await h.opened.canisters.clients.governance.create_proposal({ title: 'Plant a community garden', body: 'b', category: 'General' });
+    const created = await h.opened.canisters.clients.governance.create_proposal({
+      title: 'Plant a community garden',
+      body: 'b',
+      category: 'General',
+    });
     assert.ok('Ok' in created);
     const id = String(created.Ok);
     h.advance(HOUR_MS);
@@ -57,7 +80,10 @@ describe('activity feed (decisions N7, N8)', () => {
     assert.equal(opened.deep_link, `https://domdao.example/proposals/${id}`);
     // Decision N29: the deadline is an instant the reader words, never text.
     // Decision N26: an item about a proposal begins with what the proposal does.
-    assert.equal(opened.body, 'A decision of the members; nothing is executed automatically. Active members can vote now.');
+    assert.equal(
+      opened.body,
+      'A decision of the members; nothing is executed automatically. Active members can vote now.',
+    );
     const p = (await h.opened.canisters.clients.governance.get_proposal(BigInt(id)))!;
     assert.equal(opened.closes_at, new Date(Number(p.voting_closes / 1_000_000n)).toISOString());
     assert.ok(mine.some((i) => i.title === 'New proposal: Plant a community garden' && i.category === 'Proposal'));
@@ -82,15 +108,25 @@ describe('activity feed (decisions N7, N8)', () => {
       renewal: false,
     };
     assert.equal(await h.app.events.publish('MembershipActivated', data, { sourceId: 'membership:evt_1' }), true);
-    assert.equal(await h.app.events.publish('MembershipActivated', data, { sourceId: 'membership:evt_1' }), false, 'the log itself refuses the repeat');
+    assert.equal(
+      await h.app.events.publish('MembershipActivated', data, { sourceId: 'membership:evt_1' }),
+      false,
+      'the log itself refuses the repeat',
+    );
     await h.app.events.drain();
-    await eventually(async () => (await feed(active.jar)).items.some((i) => i.category === 'Membership'), 'the membership item');
+    await eventually(
+      async () => (await feed(active.jar)).items.some((i) => i.category === 'Membership'),
+      'the membership item',
+    );
     const items = (await feed(active.jar)).items.filter((i) => i.category === 'Membership');
     assert.deepEqual(
       items.map((i) => [i.title, i.body, i.deep_link]),
       [['Your membership is Active', 'Active until 2026-12-31: you can vote and propose.', null]],
     );
-    assert.ok(!(await feed(registered.jar)).items.some((i) => i.category === 'Membership'), "another member's item is not shown");
+    assert.ok(
+      !(await feed(registered.jar)).items.some((i) => i.category === 'Membership'),
+      "another member's item is not shown",
+    );
     // A producer key is unique: the same item key again (a redelivery after a crash) is ignored.
     assert.equal(
       await addActivity(
@@ -105,11 +141,21 @@ describe('activity feed (decisions N7, N8)', () => {
 
   it('pages newest first with before_id; limits clip titles and bodies; bad queries 400; no session 401', async () => {
     for (let i = 1; i <= 25; i++)
-      await addActivity(h.opened.db, `test:page:${i}`, { category: 'Test', title: `Item ${i}`, audience: { kind: 'all' } }, new Date(h.now()));
+      await addActivity(
+        h.opened.db,
+        `test:page:${i}`,
+        { category: 'Test', title: `Item ${i}`, audience: { kind: 'all' } },
+        new Date(h.now()),
+      );
     await addActivity(
       h.opened.db,
       'test:long',
-      { category: 'A category name far longer than thirty-two', title: 'T'.repeat(300), body: 'B'.repeat(800), audience: { kind: 'all' } },
+      {
+        category: 'A category name far longer than thirty-two',
+        title: 'T'.repeat(300),
+        body: 'B'.repeat(800),
+        audience: { kind: 'all' },
+      },
       new Date(h.now()),
     );
     const first = await feed(registered.jar, '?limit=10');
@@ -131,7 +177,11 @@ describe('activity feed (decisions N7, N8)', () => {
       'strictly newest first across pages',
     );
     for (const q of ['?limit=0', '?limit=101', '?before_id=abc', '?before_id=1e5'])
-      assert.equal((await h.request({ method: 'GET', url: `/api/me/activity${q}`, jar: registered.jar })).statusCode, 400, q);
+      assert.equal(
+        (await h.request({ method: 'GET', url: `/api/me/activity${q}`, jar: registered.jar })).statusCode,
+        400,
+        q,
+      );
     assert.equal((await h.request({ method: 'GET', url: '/api/me/activity' })).statusCode, 401);
     await assert.rejects(
       addActivity(
@@ -151,11 +201,19 @@ describe('activity feed (decisions N7, N8)', () => {
     assert.match(page.body, /<a href="https:\/\/domdao\.example\/proposals\/1">/);
     assert.doesNotMatch(page.body, />Older</, 'fewer than 50 items: one page');
     for (let i = 1; i <= 30; i++)
-      await addActivity(h.opened.db, `test:more:${i}`, { category: 'Test', title: `More ${i}`, audience: { kind: 'all' } }, new Date(h.now()));
+      await addActivity(
+        h.opened.db,
+        `test:more:${i}`,
+        { category: 'Test', title: `More ${i}`, audience: { kind: 'all' } },
+        new Date(h.now()),
+      );
     const full = await h.request({ method: 'GET', url: '/activity', jar: active.jar });
     const older = /href="\/activity\?before_id=(\d+)">Older/.exec(full.body);
     assert.ok(older, 'a link to the next page');
-    assert.match((await h.request({ method: 'GET', url: `/activity?before_id=${older[1]}`, jar: active.jar })).body, /New proposal: Plant a community garden/);
+    assert.match(
+      (await h.request({ method: 'GET', url: `/activity?before_id=${older[1]}`, jar: active.jar })).body,
+      /New proposal: Plant a community garden/,
+    );
     const out = await h.request({ method: 'GET', url: '/activity' });
     assert.match(out.body, /Sign in/);
   });
@@ -168,7 +226,12 @@ describe('the payment webhook announces MembershipActivated (an outbox row in it
     try {
       const admin = await b.member(ADMIN_EMAIL);
       const m = await b.member('payer@example.org');
-      await b.request({ method: 'POST', url: `/api/admin/users/${m.user_id}/kyc`, payload: { approved: true }, jar: admin.jar });
+      await b.request({
+        method: 'POST',
+        url: `/api/admin/users/${m.user_id}/kyc`,
+        payload: { approved: true },
+        jar: admin.jar,
+      });
       assert.equal((await b.signedWebhook(paymentEvent(m.user_id, 'evt_feed'))).json().status, 'applied');
       const deadline = Date.now() + 10_000;
       let items: Item[] = [];
@@ -181,11 +244,21 @@ describe('the payment webhook announces MembershipActivated (an outbox row in it
       assert.ok(item, 'the item arrived');
       assert.equal(item.title, 'Your membership is Active');
       assert.match(item.body!, /^Active until \d{4}-12-31/);
-      const ev = await b.opened.db.selectFrom('bridge_events').select(['type', 'source_id']).where('type', '=', 'MembershipActivated').execute();
+      const ev = await b.opened.db
+        .selectFrom('bridge_events')
+        .select(['type', 'source_id'])
+        .where('type', '=', 'MembershipActivated')
+        .execute();
       assert.deepEqual(ev, [{ type: 'MembershipActivated', source_id: 'payment:evt_feed' }]);
       assert.equal((await b.signedWebhook(paymentEvent(m.user_id, 'evt_feed'))).json().duplicate, true);
       assert.equal(
-        (await b.opened.db.selectFrom('bridge_events').select('seq').where('type', '=', 'MembershipActivated').execute()).length,
+        (
+          await b.opened.db
+            .selectFrom('bridge_events')
+            .select('seq')
+            .where('type', '=', 'MembershipActivated')
+            .execute()
+        ).length,
         1,
         'a replayed delivery announces nothing',
       );

@@ -66,7 +66,12 @@ describe('digest job (spec 3; decisions N5, N9–N12)', () => {
   let h: Bridge;
   const members: Record<string, { jar: Jar; user_id: string }> = {};
   const mails = (to: string) => (h.emails() as Mail[]).filter((m) => m.to.includes(to) && /digest/.test(m.subject));
-  const setPref = async (who: string, freq: 'daily' | 'weekly' | 'none', lastSent: number | null, optedIn = h.now() - 30 * DAY) => {
+  const setPref = async (
+    who: string,
+    freq: 'daily' | 'weekly' | 'none',
+    lastSent: number | null,
+    optedIn = h.now() - 30 * DAY,
+  ) => {
     await h.opened.db
       .insertInto('digest_preferences')
       .values({
@@ -77,15 +82,22 @@ describe('digest job (spec 3; decisions N5, N9–N12)', () => {
         updated_at: new Date(h.now()),
       })
       .onConflict((oc) =>
-        oc
-          .column('user_id')
-          .doUpdateSet({ digest_frequency: freq, opted_in_at: new Date(optedIn), last_digest_sent_at: lastSent === null ? null : new Date(lastSent) }),
+        oc.column('user_id').doUpdateSet({
+          digest_frequency: freq,
+          opted_in_at: new Date(optedIn),
+          last_digest_sent_at: lastSent === null ? null : new Date(lastSent),
+        }),
       )
       .execute();
   };
   const lastSent = async (who: string) =>
-    (await h.opened.db.selectFrom('digest_preferences').select('last_digest_sent_at').where('user_id', '=', members[who]!.user_id).executeTakeFirstOrThrow())
-      .last_digest_sent_at;
+    (
+      await h.opened.db
+        .selectFrom('digest_preferences')
+        .select('last_digest_sent_at')
+        .where('user_id', '=', members[who]!.user_id)
+        .executeTakeFirstOrThrow()
+    ).last_digest_sent_at;
   const personal = (who: string, n: number, tag: string, at = h.now()) =>
     Promise.all(
       Array.from({ length: n }, (_, i) =>
@@ -102,7 +114,8 @@ describe('digest job (spec 3; decisions N5, N9–N12)', () => {
     h = await bridge();
     // The tests drive runDigest with their own clock; the app's own runner must not run slots meanwhile.
     await h.app.jobs.close();
-    for (const who of ['edge', 'early', 'empty', 'many', 'crash', 'quitter', 'weekly']) members[who] = await h.member(`${who}@example.org`);
+    for (const who of ['edge', 'early', 'empty', 'many', 'crash', 'quitter', 'weekly'])
+      members[who] = await h.member(`${who}@example.org`);
     // Nothing else in the feed: each member's items are their own.
     await h.opened.db.deleteFrom('activity_items').execute();
   });
@@ -130,7 +143,11 @@ describe('digest job (spec 3; decisions N5, N9–N12)', () => {
     assert.equal(mails('edge@example.org').length, 1);
     assert.equal(mails('empty@example.org').length, 0);
     assert.equal(new Date((await lastSent('edge'))!).getTime(), at, 'last_digest_sent_at = the run instant');
-    assert.equal(new Date((await lastSent('empty'))!).getTime(), at - 2 * DAY, 'a skipped member keeps last_digest_sent_at');
+    assert.equal(
+      new Date((await lastSent('empty'))!).getTime(),
+      at - 2 * DAY,
+      'a skipped member keeps last_digest_sent_at',
+    );
     const data = s.sent[0]!.data;
     assert.equal(data.digest_frequency, 'daily');
     assert.equal(data.recipient_name, 'Ada Lovelace');
@@ -151,7 +168,11 @@ describe('digest job (spec 3; decisions N5, N9–N12)', () => {
     h.advance(1000);
     const again = spy(h.notifier);
     await runDigest(await optionsFor(h, { notifier: again.client }), new Date(h.now()));
-    assert.deepEqual(again.sent.map((m) => m.to).sort(), ['early@example.org', 'weekly@example.org'], 'one second later both are exactly at their interval');
+    assert.deepEqual(
+      again.sent.map((m) => m.to).sort(),
+      ['early@example.org', 'weekly@example.org'],
+      'one second later both are exactly at their interval',
+    );
   });
 
   it('51 pending items: 50 sent (newest first), total_count 51, "+26 more" in the email', async () => {
@@ -176,7 +197,10 @@ describe('digest job (spec 3; decisions N5, N9–N12)', () => {
     assert.equal(digest.data.items.length, 50);
     assert.equal(digest.data.total_count, 51);
     assert.equal(digest.data.digest_frequency, 'weekly');
-    assert.ok(!digest.data.items.some((i: { title: string }) => /before the last|after the cut-off/.test(i.title)), 'only the window (last sent, run instant]');
+    assert.ok(
+      !digest.data.items.some((i: { title: string }) => /before the last|after the cut-off/.test(i.title)),
+      'only the window (last sent, run instant]',
+    );
     const mail = mails('many@example.org');
     assert.equal(mail.length, 1);
     assert.match(mail[0]!.subject, /51 updates/);
@@ -188,13 +212,20 @@ describe('digest job (spec 3; decisions N5, N9–N12)', () => {
     await setPref('crash', 'daily', at - 2 * DAY);
     await personal('crash', 3, 'crash', at - HOUR);
     const crashing = spy(h.notifier, () => true);
-    await assert.rejects(runDigest(await optionsFor(h, { notifier: crashing.client, digestConcurrency: 1 }), new Date(at)), /crash/);
+    await assert.rejects(
+      runDigest(await optionsFor(h, { notifier: crashing.client, digestConcurrency: 1 }), new Date(at)),
+      /crash/,
+    );
     assert.equal(mails('crash@example.org').length, 1, 'the provider got the digest');
     assert.equal(new Date((await lastSent('crash'))!).getTime(), at - 2 * DAY, 'not recorded: the process died first');
     // The slot is retried (same instant, same body): the service replays its first answer.
     const retry = spy(h.notifier);
     const report = await runDigest(await optionsFor(h, { notifier: retry.client }), new Date(at));
-    assert.equal(retry.sent.find((m) => m.to === 'crash@example.org')!.key, crashing.sent.find((m) => m.to === 'crash@example.org')!.key, 'the same key');
+    assert.equal(
+      retry.sent.find((m) => m.to === 'crash@example.org')!.key,
+      crashing.sent.find((m) => m.to === 'crash@example.org')!.key,
+      'the same key',
+    );
     assert.equal(mails('crash@example.org').length, 1, 'no second email');
     assert.equal(new Date((await lastSent('crash'))!).getTime(), at);
     assert.ok(report.sent >= 1);
@@ -236,7 +267,11 @@ describe('digest job (spec 3; decisions N5, N9–N12)', () => {
     const racing: InboxOptions = {
       ...opts,
       openField: async (f, sealed) => {
-        await h.opened.db.updateTable('digest_preferences').set({ digest_frequency: 'none' }).where('user_id', '=', members.quitter!.user_id).execute();
+        await h.opened.db
+          .updateTable('digest_preferences')
+          .set({ digest_frequency: 'none' })
+          .where('user_id', '=', members.quitter!.user_id)
+          .execute();
         return opts.openField(f, sealed);
       },
     };
@@ -258,9 +293,19 @@ describe('the digest job on the jobs seam (decision N9)', () => {
     const { user_id } = await h.member('seam@example.org');
     await h.opened.db
       .insertInto('digest_preferences')
-      .values({ user_id, digest_frequency: 'weekly', opted_in_at: new Date(h.now() - DAY), updated_at: new Date(h.now()) })
+      .values({
+        user_id,
+        digest_frequency: 'weekly',
+        opted_in_at: new Date(h.now() - DAY),
+        updated_at: new Date(h.now()),
+      })
       .execute();
-    await addActivity(h.opened.db, 'test:seam', { category: 'Test', title: 'seam', audience: { kind: 'user', user_id } }, new Date(h.now() - HOUR));
+    await addActivity(
+      h.opened.db,
+      'test:seam',
+      { category: 'Test', title: 'seam', audience: { kind: 'user', user_id } },
+      new Date(h.now() - HOUR),
+    );
     const next = Math.ceil((h.now() + 1) / HOUR) * HOUR;
     h.advance(next - h.now() + 5 * 60_000);
     await h.app.jobs.tick();
@@ -268,7 +313,11 @@ describe('the digest job on the jobs seam (decision N9)', () => {
     assert.equal(run!.status, 'succeeded', JSON.stringify(run));
     assert.equal(run!.slot, new Date(next).toISOString());
     assert.equal((run!.detail as { sent: number }).sent, 1);
-    const stamped = await h.opened.db.selectFrom('digest_preferences').select('last_digest_sent_at').where('user_id', '=', user_id).executeTakeFirstOrThrow();
+    const stamped = await h.opened.db
+      .selectFrom('digest_preferences')
+      .select('last_digest_sent_at')
+      .where('user_id', '=', user_id)
+      .executeTakeFirstOrThrow();
     assert.equal(new Date(stamped.last_digest_sent_at!).getTime(), next, 'stamped with the slot start');
     const manual = await h.app.jobs.runNow('inbox:digest');
     assert.equal(manual.status, 'skipped', 'nothing due');
@@ -287,23 +336,41 @@ describe('digest job, two instances on one PostgreSQL database (decision N9)', (
       for (const u of users) {
         await h.opened.db
           .insertInto('digest_preferences')
-          .values({ user_id: u, digest_frequency: 'daily', opted_in_at: new Date(h.now() - DAY), updated_at: new Date(h.now()) })
+          .values({
+            user_id: u,
+            digest_frequency: 'daily',
+            opted_in_at: new Date(h.now() - DAY),
+            updated_at: new Date(h.now()),
+          })
           .execute();
-        await addActivity(h.opened.db, `twin:${u}`, { category: 'Test', title: 'for you', audience: { kind: 'user', user_id: u } }, new Date(h.now() - HOUR));
+        await addActivity(
+          h.opened.db,
+          `twin:${u}`,
+          { category: 'Test', title: 'for you', audience: { kind: 'user', user_id: u } },
+          new Date(h.now() - HOUR),
+        );
       }
       const base = await optionsFor(h);
       const slot = Math.ceil(h.now() / HOUR) * HOUR;
       h.advance(slot - h.now() + 1000);
       const runner = (db: typeof h.opened.db, id: string) => {
         const r = new JobRunner({ db, now: h.now, instanceId: id });
-        r.define({ name: 'inbox:digest', everyMs: HOUR, run: async (ctx) => ({ detail: { ...(await runDigest({ ...base, db }, new Date(ctx.slot))) } }) });
+        r.define({
+          name: 'inbox:digest',
+          everyMs: HOUR,
+          run: async (ctx) => ({ detail: { ...(await runDigest({ ...base, db }, new Date(ctx.slot))) } }),
+        });
         return r;
       };
       const a = runner(h.opened.db, 'a');
       const b = runner(second.db, 'b');
       await Promise.all([a.tick(), b.tick()]);
       const digests = (h.emails() as Mail[]).filter((m) => /digest/.test(m.subject));
-      assert.deepEqual(digests.map((m) => m.to[0]).sort(), users.map((_, i) => `twin${i}@example.org`).sort(), 'the slot ran once: one digest each');
+      assert.deepEqual(
+        digests.map((m) => m.to[0]).sort(),
+        users.map((_, i) => `twin${i}@example.org`).sort(),
+        'the slot ran once: one digest each',
+      );
       // Even two runs at once without the lease (the seam's guarantee lost) mail each member once:
       // the same Idempotency-Key makes the notification service send one of them.
       // A new period for everyone (another key than the first round's "never"), then two runs at once.
@@ -312,7 +379,10 @@ describe('digest job, two instances on one PostgreSQL database (decision N9)', (
         .set({ last_digest_sent_at: new Date(slot - 2 * DAY) })
         .execute();
       const before = h.emails().length;
-      const reports = await Promise.all([runDigest({ ...base, db: h.opened.db }, new Date(slot)), runDigest({ ...base, db: second.db }, new Date(slot))]);
+      const reports = await Promise.all([
+        runDigest({ ...base, db: h.opened.db }, new Date(slot)),
+        runDigest({ ...base, db: second.db }, new Date(slot)),
+      ]);
       assert.equal(h.emails().length - before, users.length, `one new digest each (${JSON.stringify(reports)})`);
     } finally {
       await second.close();

@@ -21,14 +21,19 @@ let bob: Member;
 
 async function member(email: string): Promise<Member> {
   const m = await h.member(email);
-  const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow();
+  const { principal } = await h.opened.db
+    .selectFrom('users')
+    .select('principal')
+    .where('id', '=', m.user_id)
+    .executeTakeFirstOrThrow();
   return { ...m, principal, email };
 }
 const relogin = async () => {
   alice.jar = (await h.login(alice.email)).jar;
   bob.jar = (await h.login(bob.email)).jar;
 };
-const post = (url: string, jar: Jar, payload: unknown) => h.request({ method: 'POST', url, jar, payload: payload as object });
+const post = (url: string, jar: Jar, payload: unknown) =>
+  h.request({ method: 'POST', url, jar, payload: payload as object });
 const feed = async (m: Member): Promise<Item[]> => {
   const r = await h.request({ method: 'GET', url: '/api/me/activity?limit=100', jar: m.jar });
   assert.equal(r.statusCode, 200, r.body);
@@ -59,15 +64,29 @@ after(() => h.close());
 describe('campaign and treasury events in the inbox (decisions N22–N24)', () => {
   it('decision N22: a failed campaign — new campaign and outcome for everyone, the refund for its contributor, one refund-confirmation; following again adds nothing', async () => {
     const deadline = new Date(h.now() + 2 * HOUR_MS).toISOString();
-    const c = (await post('/api/campaigns', alice.jar, { title: 'Big barn', description: '', goal: { dom_e8s: String(900n * E8S) }, deadline })).json() as {
+    const c = (
+      await post('/api/campaigns', alice.jar, {
+        title: 'Big barn',
+        description: '',
+        goal: { dom_e8s: String(900n * E8S) },
+        deadline,
+      })
+    ).json() as {
       id: string;
     };
-    assert.equal((await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { dom_e8s: String(4n * E8S) } })).statusCode, 201);
+    assert.equal(
+      (await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { dom_e8s: String(4n * E8S) } }))
+        .statusCode,
+      201,
+    );
     await follow();
     assert.ok(
       (await feed(alice)).some(
         (i) =>
-          i.category === 'Campaign' && i.title === 'New campaign: Big barn' && i.deep_link?.endsWith(`/campaigns/${c.id}`) && !i.deep_link.includes('/api/'),
+          i.category === 'Campaign' &&
+          i.title === 'New campaign: Big barn' &&
+          i.deep_link?.endsWith(`/campaigns/${c.id}`) &&
+          !i.deep_link.includes('/api/'),
       ),
     );
 
@@ -101,9 +120,19 @@ describe('campaign and treasury events in the inbox (decisions N22–N24)', () =
     await relogin();
     const deadline = new Date(h.now() + 2 * HOUR_MS).toISOString();
     const c = (
-      await post('/api/campaigns', alice.jar, { title: 'Seeds', description: '', goal: { dom_e8s: String(2n * E8S) }, deadline, beneficiary: alice.principal })
+      await post('/api/campaigns', alice.jar, {
+        title: 'Seeds',
+        description: '',
+        goal: { dom_e8s: String(2n * E8S) },
+        deadline,
+        beneficiary: alice.principal,
+      })
     ).json() as { id: string };
-    assert.equal((await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { dom_e8s: String(3n * E8S) } })).statusCode, 201);
+    assert.equal(
+      (await post(`/api/campaigns/${c.id}/contributions`, bob.jar, { amount: { dom_e8s: String(3n * E8S) } }))
+        .statusCode,
+      201,
+    );
     await follow();
     assert.ok((await feed(bob)).some((i) => i.title === 'Goal reached: Seeds'));
     h.advance(3 * HOUR_MS);
@@ -126,7 +155,12 @@ describe('campaign and treasury events in the inbox (decisions N22–N24)', () =
     const c = h.opened.canisters.clients;
     assert.ok('Ok' in (await c.user.record_kyc(alice.principal, true)));
     assert.ok(
-      'Ok' in (await c.user.upgrade_membership_to_active({ principal: alice.principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })),
+      'Ok' in
+        (await c.user.upgrade_membership_to_active({
+          principal: alice.principal,
+          kyc_proof: new Uint8Array([1]),
+          payment_proof: new Uint8Array([2]),
+        })),
     );
     const r = await platform.as(alice.principal).governance.create_proposal({
       title: 'Pay Bob',
@@ -146,7 +180,10 @@ describe('campaign and treasury events in the inbox (decisions N22–N24)', () =
     assert.ok(item);
     assert.deepEqual(
       [item.title, item.body],
-      ['Treasury paid 7 DOM', `Proposal ${r.Ok} was paid out: fence repair (ledger block ${/ledger block (\d+)/.exec(item.body ?? '')?.[1]}).`],
+      [
+        'Treasury paid 7 DOM',
+        `Proposal ${r.Ok} was paid out: fence repair (ledger block ${/ledger block (\d+)/.exec(item.body ?? '')?.[1]}).`,
+      ],
     );
     const mail = mails(bob.email, /fence repair|Treasury payout/);
     assert.equal(mail.length, 1, JSON.stringify(h.emails().map((m) => m.subject)));
@@ -157,8 +194,14 @@ describe('campaign and treasury events in the inbox (decisions N22–N24)', () =
   it('decision N24: a membership nearing expiry (14 days) is one item for that member, once per expiry', async () => {
     await relogin();
     assert.equal(
-      (await h.request({ method: 'POST', url: `/api/admin/users/${bob.user_id}/kyc`, payload: { approved: true }, jar: (await h.login(ADMIN_EMAIL)).jar }))
-        .statusCode,
+      (
+        await h.request({
+          method: 'POST',
+          url: `/api/admin/users/${bob.user_id}/kyc`,
+          payload: { approved: true },
+          jar: (await h.login(ADMIN_EMAIL)).jar,
+        })
+      ).statusCode,
       200,
     );
     assert.equal((await h.signedWebhook(paymentEvent(bob.user_id, 'evt_funds_bob'))).json().status, 'applied');

@@ -21,23 +21,42 @@ describe('unsubscribe token (spec 3, decision N2)', () => {
   it('format v1.<user_id>.<expires_at seconds>.<base64url HMAC-SHA256>; verifies until expires_at, exactly then expired', () => {
     assert.match(token, /^v1\.2b7f3c9e-1d4a-4f6b-9c8e-0a1b2c3d4e5f\.\d{10}\.[A-Za-z0-9_-]{43}$/);
     assert.equal(token.split('.')[2], String((now + 30 * DAY) / 1000));
-    assert.deepEqual(verifyUnsubscribeToken([key(NEW)], token, now), { ok: true, userId: A, expiresAt: now + 30 * DAY });
+    assert.deepEqual(verifyUnsubscribeToken([key(NEW)], token, now), {
+      ok: true,
+      userId: A,
+      expiresAt: now + 30 * DAY,
+    });
     assert.deepEqual(verifyUnsubscribeToken([key(NEW)], token, now + 30 * DAY - 1000).ok, true);
     assert.deepEqual(verifyUnsubscribeToken([key(NEW)], token, now + 30 * DAY), { ok: false, reason: 'expired' });
   });
 
   it('tampered: another user id, a later expiry, a changed MAC, wrong secret → signature; junk → malformed', () => {
     const [v, , exp, mac] = token.split('.');
-    assert.deepEqual(verifyUnsubscribeToken([key(NEW)], `${v}.${B}.${exp}.${mac}`, now), { ok: false, reason: 'signature' }, "another user's id under A's MAC");
+    assert.deepEqual(
+      verifyUnsubscribeToken([key(NEW)], `${v}.${B}.${exp}.${mac}`, now),
+      { ok: false, reason: 'signature' },
+      "another user's id under A's MAC",
+    );
     assert.deepEqual(
       verifyUnsubscribeToken([key(NEW)], `${v}.${A}.${Number(exp) + 86_400}.${mac}`, now),
       { ok: false, reason: 'signature' },
       'extended expiry',
     );
     const flipped = `${mac!.slice(0, 10)}${mac![10] === 'A' ? 'B' : 'A'}${mac!.slice(11)}`;
-    assert.deepEqual(verifyUnsubscribeToken([key(NEW)], `${v}.${A}.${exp}.${flipped}`, now), { ok: false, reason: 'signature' });
+    assert.deepEqual(verifyUnsubscribeToken([key(NEW)], `${v}.${A}.${exp}.${flipped}`, now), {
+      ok: false,
+      reason: 'signature',
+    });
     assert.deepEqual(verifyUnsubscribeToken([key(OLD)], token, now), { ok: false, reason: 'signature' });
-    for (const junk of [undefined, '', 'v2' + token.slice(2), token + '=', token.replace(/\./g, ':'), `${v}.${A}.${exp}.${mac}x`, 'x'.repeat(500)]) {
+    for (const junk of [
+      undefined,
+      '',
+      'v2' + token.slice(2),
+      token + '=',
+      token.replace(/\./g, ':'),
+      `${v}.${A}.${exp}.${mac}x`,
+      'x'.repeat(500),
+    ]) {
       assert.deepEqual(verifyUnsubscribeToken([key(NEW)], junk, now), { ok: false, reason: 'malformed' }, String(junk));
     }
   });
@@ -71,12 +90,22 @@ describe('digest preference and unsubscribe over HTTP (spec 3; decisions N1–N6
       ...(origin !== undefined && { origin }),
     });
   const frequency = async (userId: string) =>
-    (await h.opened.db.selectFrom('digest_preferences').select('digest_frequency').where('user_id', '=', userId).executeTakeFirst())?.digest_frequency ??
-    'none';
-  const tokenFor = (userId: string, secret = NEW, expires = h.now() + 30 * DAY) => signUnsubscribeToken(key(secret), userId, expires);
+    (
+      await h.opened.db
+        .selectFrom('digest_preferences')
+        .select('digest_frequency')
+        .where('user_id', '=', userId)
+        .executeTakeFirst()
+    )?.digest_frequency ?? 'none';
+  const tokenFor = (userId: string, secret = NEW, expires = h.now() + 30 * DAY) =>
+    signUnsubscribeToken(key(secret), userId, expires);
 
   it('decision N4: a new member has none (opt-in); PUT with the session from a front end changes it; GET shows it', async () => {
-    assert.deepEqual((await prefs(ada.jar)).json(), { digest_frequency: 'none', vote_reminders: false, last_digest_sent_at: null });
+    assert.deepEqual((await prefs(ada.jar)).json(), {
+      digest_frequency: 'none',
+      vote_reminders: false,
+      last_digest_sent_at: null,
+    });
     const r = await put(ada.jar, { digest_frequency: 'daily' });
     assert.equal(r.statusCode, 200, r.body);
     assert.deepEqual(r.json(), { digest_frequency: 'daily', vote_reminders: false, last_digest_sent_at: null });
@@ -96,7 +125,13 @@ describe('digest preference and unsubscribe over HTTP (spec 3; decisions N1–N6
     assert.equal(cross.json().error, 'CSRF_REJECTED');
     assert.equal((await put(bob.jar, { digest_frequency: 'none' }, null)).statusCode, 403, 'no Origin at all');
     // Unknown fields are dropped, as everywhere in the bridge (decision V11); an empty change is refused.
-    for (const bad of [{}, { extra: 1 }, { digest_frequency: 'hourly' }, { vote_reminders: 'yes' }, { digest_frequency: null }]) {
+    for (const bad of [
+      {},
+      { extra: 1 },
+      { digest_frequency: 'hourly' },
+      { vote_reminders: 'yes' },
+      { digest_frequency: null },
+    ]) {
       const r = await put(bob.jar, bad);
       assert.equal(r.statusCode, 400, JSON.stringify(bad));
       assert.equal(r.json().error, 'VALIDATION_ERROR');
@@ -157,7 +192,13 @@ describe('digest preference and unsubscribe over HTTP (spec 3; decisions N1–N6
     await put(bob.jar, { digest_frequency: 'daily' });
     const url = `/unsubscribe?token=${tokenFor(bob.user_id)}`;
     const oneClick = () =>
-      h.request({ method: 'POST', url, origin: null, payload: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      h.request({
+        method: 'POST',
+        url,
+        origin: null,
+        payload: 'List-Unsubscribe=One-Click',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
     const r = await oneClick();
     assert.equal(r.statusCode, 200, r.body);
     assert.equal(await frequency(bob.user_id), 'none');
@@ -181,8 +222,16 @@ describe('digest preference and unsubscribe over HTTP (spec 3; decisions N1–N6
     await put(bob.jar, { digest_frequency: 'daily' });
     const url = `/unsubscribe?token=${tokenFor(bob.user_id)}`;
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
-    assert.equal((await h.request({ method: 'POST', url, payload: 'List-Unsubscribe=Yes', origin: null, headers: form })).statusCode, 400);
-    assert.equal((await h.request({ method: 'POST', url, payload: { 'List-Unsubscribe': 'One-Click' } })).statusCode, 400, 'JSON is not the RFC 8058 body');
+    assert.equal(
+      (await h.request({ method: 'POST', url, payload: 'List-Unsubscribe=Yes', origin: null, headers: form }))
+        .statusCode,
+      400,
+    );
+    assert.equal(
+      (await h.request({ method: 'POST', url, payload: { 'List-Unsubscribe': 'One-Click' } })).statusCode,
+      400,
+      'JSON is not the RFC 8058 body',
+    );
     assert.equal(
       (
         await h.request({
@@ -196,7 +245,14 @@ describe('digest preference and unsubscribe over HTTP (spec 3; decisions N1–N6
       400,
     );
     assert.equal(await frequency(bob.user_id), 'daily');
-    const r = await h.request({ method: 'POST', url, jar: ada.jar, origin: 'https://mail.example', payload: 'List-Unsubscribe=One-Click', headers: form });
+    const r = await h.request({
+      method: 'POST',
+      url,
+      jar: ada.jar,
+      origin: 'https://mail.example',
+      payload: 'List-Unsubscribe=One-Click',
+      headers: form,
+    });
     assert.equal(r.statusCode, 200, r.body);
     assert.equal(await frequency(bob.user_id), 'none');
   });

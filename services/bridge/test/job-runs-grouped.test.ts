@@ -74,9 +74,15 @@ for (const backend of [BACKENDS[0]!, BACKENDS[2]!]) {
         'a fold names its newest run, its oldest run and its span',
       );
       assert.equal(Date.parse(streak.last_started_at) - Date.parse(streak.first_started_at), 56 * MIN);
-      assert.deepEqual([fail.run.id, fail.run.error, fail.count, fail.oldest_id], [failed!.id, 'the source answered 500', 1, failed!.id]);
+      assert.deepEqual(
+        [fail.run.id, fail.run.error, fail.count, fail.oldest_id],
+        [failed!.id, 'the source answered 500', 1, failed!.id],
+      );
       assert.deepEqual([small.run.id, small.oldest_id], [early.at(-1)!.id, early[0]!.id]);
-      assert.deepEqual([first.run.id, first.first_started_at, first.last_started_at], [ok!.id, ok!.started_at, ok!.started_at]);
+      assert.deepEqual(
+        [first.run.id, first.first_started_at, first.last_started_at],
+        [ok!.id, ok!.started_at, ok!.started_at],
+      );
       assert.equal(
         f.entries.reduce((n, e) => n + e.count, 0),
         62,
@@ -87,7 +93,11 @@ for (const backend of [BACKENDS[0]!, BACKENDS[2]!]) {
       const seen: string[] = [];
       let before: string | null = null;
       for (let i = 0; i < 10; i++) {
-        const page: Group[] = await grouped(h, admin.jar, `job=test:fold&limit=1${before ? `&before_id=${before}` : ''}`);
+        const page: Group[] = await grouped(
+          h,
+          admin.jar,
+          `job=test:fold&limit=1${before ? `&before_id=${before}` : ''}`,
+        );
         assert.equal(page.length, 1, 'job= answers that job alone');
         seen.push(...shape(page[0]!.entries));
         before = page[0]!.next_before_id;
@@ -121,10 +131,21 @@ for (const backend of [BACKENDS[0]!, BACKENDS[2]!]) {
         const r = await h.request({ method: 'GET', url: `/api/admin/jobs/runs/grouped?${bad}`, jar: admin.jar });
         assert.deepEqual([r.statusCode, r.json().error], [400, 'VALIDATION_ERROR'], bad);
       }
-      const nope = await h.request({ method: 'GET', url: `/api/admin/jobs/runs/grouped?job=${'x'.repeat(64)}`, jar: admin.jar });
-      assert.deepEqual([nope.statusCode, nope.json().error], [404, 'JOB_NOT_FOUND'], 'a name of 64 characters is a name');
+      const nope = await h.request({
+        method: 'GET',
+        url: `/api/admin/jobs/runs/grouped?job=${'x'.repeat(64)}`,
+        jar: admin.jar,
+      });
+      assert.deepEqual(
+        [nope.statusCode, nope.json().error],
+        [404, 'JOB_NOT_FOUND'],
+        'a name of 64 characters is a name',
+      );
       const member = await h.member('grouped-member@domdao.example');
-      assert.equal((await h.request({ method: 'GET', url: '/api/admin/jobs/runs/grouped', jar: member.jar })).statusCode, 403);
+      assert.equal(
+        (await h.request({ method: 'GET', url: '/api/admin/jobs/runs/grouped', jar: member.jar })).statusCode,
+        403,
+      );
       assert.equal((await h.request({ method: 'GET', url: '/api/admin/jobs/runs/grouped' })).statusCode, 401);
       // The default is five entries a job.
       const five = await fold('succeeded', 6);

@@ -58,7 +58,12 @@ for (const kind of ['pglite', 'postgres'] as const) {
           await Promise.all([a.tick(), b.tick()]); // settled: nothing more in this slot
           now += MIN;
         }
-        assert.deepEqual(ran, ['2026-11-23T21:00:00.000Z@1', '2026-11-23T21:01:00.000Z@1', '2026-11-23T21:02:00.000Z@1', '2026-11-23T21:03:00.000Z@1']);
+        assert.deepEqual(ran, [
+          '2026-11-23T21:00:00.000Z@1',
+          '2026-11-23T21:01:00.000Z@1',
+          '2026-11-23T21:02:00.000Z@1',
+          '2026-11-23T21:03:00.000Z@1',
+        ]);
         const runs = await a.runs({ job: 'test:every-minute' });
         assert.equal(runs.length, 4);
         assert.deepEqual(
@@ -102,11 +107,19 @@ for (const kind of ['pglite', 'postgres'] as const) {
         now += MIN;
         await r.tick();
         [run] = await r.runs();
-        assert.deepEqual([run!.attempt, run!.status, run!.retry_at], [2, 'failed', new Date(now + 2 * MIN).toISOString()], 'the delay doubles');
+        assert.deepEqual(
+          [run!.attempt, run!.status, run!.retry_at],
+          [2, 'failed', new Date(now + 2 * MIN).toISOString()],
+          'the delay doubles',
+        );
         now += 2 * MIN;
         await r.tick();
         [run] = await r.runs();
-        assert.deepEqual([run!.attempt, run!.status, run!.retry_at], [3, 'failed', null], 'no tries left: failed for good');
+        assert.deepEqual(
+          [run!.attempt, run!.status, run!.retry_at],
+          [3, 'failed', null],
+          'no tries left: failed for good',
+        );
         now += 10 * MIN;
         await r.tick();
         assert.equal((await r.runs()).length, 1, 'one row per slot, attempts counted on it');
@@ -114,7 +127,10 @@ for (const kind of ['pglite', 'postgres'] as const) {
         failures = 0;
         await r.tick();
         [run] = await r.runs();
-        assert.deepEqual([run!.slot, run!.status, run!.attempt, run!.detail], ['2026-11-23T22:00:00.000Z', 'skipped', 1, { why: 'nothing to do' }]);
+        assert.deepEqual(
+          [run!.slot, run!.status, run!.attempt, run!.detail],
+          ['2026-11-23T22:00:00.000Z', 'skipped', 1, { why: 'nothing to do' }],
+        );
       } finally {
         await r.close();
         await d.close();
@@ -175,10 +191,14 @@ describe('jobs: crashes and shutdown', () => {
   it('an instance killed mid-run (SIGKILL): its run is declared interrupted and the slot retried elsewhere (V18)', async () => {
     const p = await freshPostgres('bridge_jobs');
     const d = await openDatabase({ url: p.url });
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./fixtures/job-crash-child.ts', import.meta.url))], {
-      env: { ...process.env, JOBS_TEST_DATABASE_URL: p.url, JOBS_TEST_NOW: String(T0) },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('./fixtures/job-crash-child.ts', import.meta.url))],
+      {
+        env: { ...process.env, JOBS_TEST_DATABASE_URL: p.url, JOBS_TEST_NOW: String(T0) },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     try {
       await new Promise<void>((resolve, reject) => {
         let out = '';
@@ -261,7 +281,8 @@ describe('jobs: crashes and shutdown', () => {
     a.define({
       name: 'test:shutdown',
       everyMs: 60 * MIN,
-      run: (ctx) => new Promise((_res, rej) => ctx.signal.addEventListener('abort', () => rej(ctx.signal.reason as Error))),
+      run: (ctx) =>
+        new Promise((_res, rej) => ctx.signal.addEventListener('abort', () => rej(ctx.signal.reason as Error))),
     });
     const done: string[] = [];
     b.define({ name: 'test:shutdown', everyMs: 60 * MIN, run: async (ctx) => void done.push(`${ctx.attempt}`) });
@@ -270,7 +291,10 @@ describe('jobs: crashes and shutdown', () => {
       await new Promise((r) => setTimeout(r, 50));
       await a.close();
       let [run] = await b.runs();
-      assert.deepEqual([run!.status, run!.error, run!.retry_at], ['failed', 'the bridge is shutting down', new Date(T0 + MIN).toISOString()]);
+      assert.deepEqual(
+        [run!.status, run!.error, run!.retry_at],
+        ['failed', 'the bridge is shutting down', new Date(T0 + MIN).toISOString()],
+      );
       assert.equal((await d.db.selectFrom('jobs').select('lease_owner').executeTakeFirstOrThrow()).lease_owner, null);
       now += MIN;
       await b.tick();
@@ -283,10 +307,22 @@ describe('jobs: crashes and shutdown', () => {
   });
 
   it('slots: aligned to the epoch plus the offset', () => {
-    assert.equal(slotStart({ everyMs: 3_600_000 }, Date.parse('2026-11-23T21:59:59.999Z')), Date.parse('2026-11-23T21:00:00Z'));
-    assert.equal(slotStart({ everyMs: 86_400_000, offsetMs: 3 * 3_600_000 }, Date.parse('2026-11-23T02:59:59Z')), Date.parse('2026-11-22T03:00:00Z'));
-    assert.throws(() => new JobRunner({ db: {} as Db }).define({ name: 'Bad Name', everyMs: 60_000, run: async () => undefined }), /job name/);
-    assert.throws(() => new JobRunner({ db: {} as Db }).define({ name: 'ok', everyMs: 10, run: async () => undefined }), /at least 1000/);
+    assert.equal(
+      slotStart({ everyMs: 3_600_000 }, Date.parse('2026-11-23T21:59:59.999Z')),
+      Date.parse('2026-11-23T21:00:00Z'),
+    );
+    assert.equal(
+      slotStart({ everyMs: 86_400_000, offsetMs: 3 * 3_600_000 }, Date.parse('2026-11-23T02:59:59Z')),
+      Date.parse('2026-11-22T03:00:00Z'),
+    );
+    assert.throws(
+      () => new JobRunner({ db: {} as Db }).define({ name: 'Bad Name', everyMs: 60_000, run: async () => undefined }),
+      /job name/,
+    );
+    assert.throws(
+      () => new JobRunner({ db: {} as Db }).define({ name: 'ok', everyMs: 10, run: async () => undefined }),
+      /at least 1000/,
+    );
   });
 });
 
@@ -307,7 +343,11 @@ describe('jobs: admin endpoints (V20)', () => {
       assert.equal((await h.request({ method: 'GET', url: '/api/admin/jobs/runs' })).statusCode, 401);
       assert.equal((await h.request({ method: 'GET', url: '/api/admin/jobs/runs', jar: member.jar })).statusCode, 403);
       const admin = await h.member(ADMIN_EMAIL);
-      const page = await h.request({ method: 'GET', url: '/api/admin/jobs/runs?job=test:http&limit=2', jar: admin.jar });
+      const page = await h.request({
+        method: 'GET',
+        url: '/api/admin/jobs/runs?job=test:http&limit=2',
+        jar: admin.jar,
+      });
       assert.equal(page.statusCode, 200, page.body);
       assert.equal(page.headers['cache-control'], 'private, no-store');
       const body = page.json() as { items: JobRun[]; next_before_id: string };
@@ -316,17 +356,28 @@ describe('jobs: admin endpoints (V20)', () => {
         [{ n: 4 }, { n: 3 }],
       );
       const rest = (
-        await h.request({ method: 'GET', url: `/api/admin/jobs/runs?job=test:http&limit=2&before_id=${body.next_before_id}`, jar: admin.jar })
+        await h.request({
+          method: 'GET',
+          url: `/api/admin/jobs/runs?job=test:http&limit=2&before_id=${body.next_before_id}`,
+          jar: admin.jar,
+        })
       ).json() as { items: JobRun[]; next_before_id: string | null };
       assert.deepEqual(
         rest.items.map((r) => r.detail),
         [{ n: 2 }, { n: 1 }],
       );
       const last = (
-        await h.request({ method: 'GET', url: `/api/admin/jobs/runs?job=test:http&limit=2&before_id=${rest.next_before_id}`, jar: admin.jar })
+        await h.request({
+          method: 'GET',
+          url: `/api/admin/jobs/runs?job=test:http&limit=2&before_id=${rest.next_before_id}`,
+          jar: admin.jar,
+        })
       ).json() as { items: JobRun[]; next_before_id: string | null };
       assert.deepEqual([last.items, last.next_before_id], [[], null]);
-      assert.equal((await h.request({ method: 'GET', url: '/api/admin/jobs/runs?job=nope', jar: admin.jar })).json().error, 'JOB_NOT_FOUND');
+      assert.equal(
+        (await h.request({ method: 'GET', url: '/api/admin/jobs/runs?job=nope', jar: admin.jar })).json().error,
+        'JOB_NOT_FOUND',
+      );
       const jobs = (await h.request({ method: 'GET', url: '/api/admin/jobs', jar: admin.jar })).json() as {
         items: { name: string; every_seconds: number; last_run: JobRun }[];
       };

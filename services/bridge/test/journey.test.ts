@@ -28,7 +28,12 @@ for (const backend of BACKENDS) {
         membership_status: 'Registered',
       });
 
-      const kyc = await h.request({ method: 'POST', url: `/api/admin/users/${session.user_id}/kyc`, payload: { approved: true }, jar: admin.jar });
+      const kyc = await h.request({
+        method: 'POST',
+        url: `/api/admin/users/${session.user_id}/kyc`,
+        payload: { approved: true },
+        jar: admin.jar,
+      });
       assert.equal(kyc.statusCode, 200, kyc.body);
       const paid = await h.signedWebhook(paymentEvent(session.user_id, 'evt_journey'));
       assert.equal(paid.statusCode, 200, paid.body);
@@ -56,7 +61,9 @@ for (const backend of BACKENDS) {
         jar.setCookie!,
         /^session=; Max-Age=0; Domain=\.domdao\.example; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Lax$/,
       );
-      assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar: other })).json(), { authenticated: false });
+      assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar: other })).json(), {
+        authenticated: false,
+      });
     });
   });
 }
@@ -73,18 +80,37 @@ describe('journey: delegate, vote by the delegate, override, tally', () => {
     for (const name of ['dee', 'eve', 'fay']) {
       const m = await h.member(`${name}@example.org`);
       assert.equal(
-        (await h.request({ method: 'POST', url: `/api/admin/users/${m.user_id}/kyc`, payload: { approved: true }, jar: admin.jar })).statusCode,
+        (
+          await h.request({
+            method: 'POST',
+            url: `/api/admin/users/${m.user_id}/kyc`,
+            payload: { approved: true },
+            jar: admin.jar,
+          })
+        ).statusCode,
         200,
       );
       assert.equal((await h.signedWebhook(paymentEvent(m.user_id, `evt_${name}`))).statusCode, 200);
-      const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow();
+      const { principal } = await h.opened.db
+        .selectFrom('users')
+        .select('principal')
+        .where('id', '=', m.user_id)
+        .executeTakeFirstOrThrow();
       people[name] = { jar: m.jar, principal };
     }
     const as = (name: string, method: 'GET' | 'PUT' | 'POST', url: string, payload?: object) =>
       h.request({ method, url, jar: people[name]!.jar, ...(payload && { payload }) });
     // dee and fay delegate to eve (for all categories).
-    for (const name of ['dee', 'fay']) assert.equal((await as(name, 'PUT', '/api/governance/delegation', { delegate: people.eve!.principal })).statusCode, 200);
-    const created = await h.opened.canisters.clients.governance.create_proposal({ title: 'Plant trees', body: 'b', category: 'General' });
+    for (const name of ['dee', 'fay'])
+      assert.equal(
+        (await as(name, 'PUT', '/api/governance/delegation', { delegate: people.eve!.principal })).statusCode,
+        200,
+      );
+    const created = await h.opened.canisters.clients.governance.create_proposal({
+      title: 'Plant trees',
+      body: 'b',
+      category: 'General',
+    });
     assert.ok('Ok' in created);
     const id = String(created.Ok);
     h.advance(3_600_000);
@@ -92,7 +118,11 @@ describe('journey: delegate, vote by the delegate, override, tally', () => {
     for (const name of Object.keys(people)) people[name]!.jar = (await h.login(`${name}@example.org`)).jar;
     assert.equal((await as('eve', 'POST', '/api/governance/vote', { proposal_id: id, vote: 'Yes' })).statusCode, 200);
     assert.equal((await as('dee', 'GET', `/api/governance/proposals/${id}/my-vote`)).json().cast, 'delegate');
-    assert.equal((await as('dee', 'POST', '/api/governance/vote', { proposal_id: id, vote: 'No', reason: 'not this year' })).statusCode, 200);
+    assert.equal(
+      (await as('dee', 'POST', '/api/governance/vote', { proposal_id: id, vote: 'No', reason: 'not this year' }))
+        .statusCode,
+      200,
+    );
     assert.equal((await as('dee', 'GET', `/api/governance/proposals/${id}/my-vote`)).json().cast, 'direct');
     h.advance(7 * 24 * 3_600_000);
     for (let i = 0; i < 3; i++) await h.opened.canisters.platform!.tick();
@@ -103,8 +133,9 @@ describe('journey: delegate, vote by the delegate, override, tally', () => {
     // eve Yes, fay Yes through eve, dee No herself: 3 ballots of the 3 Active members.
     assert.deepEqual([p.tally.yes_votes, p.tally.no_votes, p.tally.total_eligible], ['2', '1', '3']);
     assert.deepEqual(p.turnout, { direct: '2', delegated: '1', delegated_counted: true });
-    assert.deepEqual((await h.request({ method: 'GET', url: `/api/governance/proposals/${id}/reasons` })).json().items, [
-      { seq: '1', vote: 'No', reason: 'not this year' },
-    ]);
+    assert.deepEqual(
+      (await h.request({ method: 'GET', url: `/api/governance/proposals/${id}/reasons` })).json().items,
+      [{ seq: '1', vote: 'No', reason: 'not this year' }],
+    );
   });
 });

@@ -11,7 +11,11 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 type Sent = { to: string[]; subject: string; text: string; attachments?: Array<{ filename: string; content: string }> };
 
-async function eventually<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
+async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  ms = 10_000,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await check();
@@ -24,10 +28,21 @@ async function eventually<T>(what: string, check: () => Promise<T | undefined> |
 describe('member emails (decisions N13–N18)', () => {
   let h: Bridge;
   let admin: { jar: Jar; user_id: string };
-  const sent = (to: string, subject?: RegExp) => (h.emails() as Sent[]).filter((m) => m.to.includes(to) && (!subject || subject.test(m.subject)));
+  const sent = (to: string, subject?: RegExp) =>
+    (h.emails() as Sent[]).filter((m) => m.to.includes(to) && (!subject || subject.test(m.subject)));
   const activate = async (userId: string) => {
     admin = { ...admin, jar: (await h.login(ADMIN_EMAIL)).jar }; // time moves by months in these tests
-    assert.equal((await h.request({ method: 'POST', url: `/api/admin/users/${userId}/kyc`, payload: { approved: true }, jar: admin.jar })).statusCode, 200);
+    assert.equal(
+      (
+        await h.request({
+          method: 'POST',
+          url: `/api/admin/users/${userId}/kyc`,
+          payload: { approved: true },
+          jar: admin.jar,
+        })
+      ).statusCode,
+      200,
+    );
   };
 
   before(async () => {
@@ -41,7 +56,12 @@ describe('member emails (decisions N13–N18)', () => {
     const mails = sent('welcome@example.org', /^Welcome to DOM DAO, Ada Lovelace$/);
     assert.equal(mails.length, 1);
     assert.match(mails[0]!.text, /https:\/\/app\.domdao\.example/, 'dashboard_url: the first front end');
-    const row = await h.opened.db.selectFrom('email_deliveries').selectAll().where('template', '=', 'welcome').where('status', '=', 'sent').execute();
+    const row = await h.opened.db
+      .selectFrom('email_deliveries')
+      .selectAll()
+      .where('template', '=', 'welcome')
+      .where('status', '=', 'sent')
+      .execute();
     assert.ok(row.length >= 2, 'recorded (the admin and this member)');
   });
 
@@ -61,7 +81,11 @@ describe('member emails (decisions N13–N18)', () => {
     const renewal = sent('payer@example.org', /^Receipt evt_renew: DOM DAO membership renewed$/);
     assert.equal(renewal.length, 1);
     assert.match(renewal[0]!.text, /25\.00/);
-    assert.equal(sent('payer@example.org', /Payment received/).length, 1, 'a renewal has its own receipt, not a second payment-receipt');
+    assert.equal(
+      sent('payer@example.org', /Payment received/).length,
+      1,
+      'a renewal has its own receipt, not a second payment-receipt',
+    );
     assert.equal(sent('payer@example.org', /membership is active/).length, 1);
   });
 
@@ -79,7 +103,11 @@ describe('member emails (decisions N13–N18)', () => {
     // The stand-in records every attempt, the refused one included.
     const attempted = sent('unlucky@example.org', /^Welcome/).length;
     admin = { ...admin, jar: (await h.login(ADMIN_EMAIL)).jar };
-    const list = await h.request({ method: 'GET', url: '/api/admin/emails?status=failed&template=welcome', jar: admin.jar });
+    const list = await h.request({
+      method: 'GET',
+      url: '/api/admin/emails?status=failed&template=welcome',
+      jar: admin.jar,
+    });
     assert.equal(list.statusCode, 200, list.body);
     const [failed] = list.json().items;
     assert.equal(failed.template, 'welcome');
@@ -97,7 +125,11 @@ describe('member emails (decisions N13–N18)', () => {
     const run = await h.app.jobs.runNow('member-emails:retry');
     assert.equal(run.status, 'succeeded');
     assert.equal(sent('unlucky@example.org', /^Welcome/).length, attempted + 1, 'sent again, accepted this time');
-    const row = await h.opened.db.selectFrom('email_deliveries').selectAll().where('key', '=', failed.key).executeTakeFirstOrThrow();
+    const row = await h.opened.db
+      .selectFrom('email_deliveries')
+      .selectAll()
+      .where('key', '=', failed.key)
+      .executeTakeFirstOrThrow();
     assert.deepEqual([row.status, row.attempts, row.next_attempt_at], ['sent', 2, null]);
   });
 
@@ -106,11 +138,20 @@ describe('member emails (decisions N13–N18)', () => {
     const { user_id } = await h.opened.db
       .selectFrom('users')
       .select('id as user_id')
-      .where('id', 'in', h.opened.db.selectFrom('email_deliveries').select('user_id').where('template', '=', 'verification'))
+      .where(
+        'id',
+        'in',
+        h.opened.db.selectFrom('email_deliveries').select('user_id').where('template', '=', 'verification'),
+      )
       .orderBy('created_at', 'desc')
       .executeTakeFirstOrThrow();
     const rows = async (template: string) =>
-      h.opened.db.selectFrom('email_deliveries').selectAll().where('user_id', '=', user_id).where('template', '=', template).execute();
+      h.opened.db
+        .selectFrom('email_deliveries')
+        .selectAll()
+        .where('user_id', '=', user_id)
+        .where('template', '=', template)
+        .execute();
     assert.deepEqual(
       (await rows('verification')).map((r) => r.status),
       ['sent'],
@@ -118,9 +159,16 @@ describe('member emails (decisions N13–N18)', () => {
     assert.equal((await h.verify('recorded@example.org')).statusCode, 200);
     h.provider.respond(() => ({ status: 503, body: { message: 'provider down' } }));
     try {
-      const ask = await h.request({ method: 'POST', url: '/api/auth/password-reset/request', payload: { email: 'recorded@example.org' } });
+      const ask = await h.request({
+        method: 'POST',
+        url: '/api/auth/password-reset/request',
+        payload: { email: 'recorded@example.org' },
+      });
       assert.equal(ask.statusCode, 202, 'the same answer although the email failed');
-      await eventually('the reset email recorded (sent after the answer)', async () => (await rows('password-reset')).length > 0 || undefined);
+      await eventually(
+        'the reset email recorded (sent after the answer)',
+        async () => (await rows('password-reset')).length > 0 || undefined,
+      );
     } finally {
       h.provider.respond((_r, i) => ({ status: 200, body: { id: `msg_${i + 1}` } }));
     }
@@ -131,7 +179,11 @@ describe('member emails (decisions N13–N18)', () => {
       'failed, not scheduled: the link is replaced by the next request',
     );
     admin = { ...admin, jar: (await h.login(ADMIN_EMAIL)).jar };
-    const list = await h.request({ method: 'GET', url: '/api/admin/emails?status=failed&template=password-reset', jar: admin.jar });
+    const list = await h.request({
+      method: 'GET',
+      url: '/api/admin/emails?status=failed&template=password-reset',
+      jar: admin.jar,
+    });
     assert.ok(
       list.json().items.some((i: { key: string }) => i.key === failed!.key),
       'visible to admins',
@@ -139,15 +191,34 @@ describe('member emails (decisions N13–N18)', () => {
     h.advance(60 * 60_000);
     await h.app.jobs.runNow('member-emails:retry');
     assert.equal((await rows('password-reset'))[0]!.attempts, 1, 'the retry job leaves it alone');
-    assert.equal((await h.request({ method: 'POST', url: '/api/auth/password-reset/request', payload: { email: 'recorded@example.org' } })).statusCode, 202);
+    assert.equal(
+      (
+        await h.request({
+          method: 'POST',
+          url: '/api/auth/password-reset/request',
+          payload: { email: 'recorded@example.org' },
+        })
+      ).statusCode,
+      202,
+    );
     await eventually('the second reset email', async () => (await rows('password-reset')).length === 2 || undefined);
-    assert.deepEqual((await rows('password-reset')).map((r) => r.status).sort(), ['failed', 'sent'], 'a new request, a new link, a new row');
+    assert.deepEqual(
+      (await rows('password-reset')).map((r) => r.status).sort(),
+      ['failed', 'sent'],
+      'a new request, a new link, a new row',
+    );
   });
 
   it('invitation: sent in the member’s name; Origin rule; a bad address 400; 10 per day then 429', async () => {
     const m = await h.member('inviter@example.org');
     const invite = (email: string, origin?: string | null) =>
-      h.request({ method: 'POST', url: '/api/me/invitations', payload: { email }, jar: m.jar, ...(origin !== undefined && { origin }) });
+      h.request({
+        method: 'POST',
+        url: '/api/me/invitations',
+        payload: { email },
+        jar: m.jar,
+        ...(origin !== undefined && { origin }),
+      });
     const r = await invite('friend@example.net');
     assert.equal(r.statusCode, 202, r.body);
     assert.equal(r.json().status, 'sent');
@@ -158,7 +229,10 @@ describe('member emails (decisions N13–N18)', () => {
     assert.equal((await invite('friend@example.net')).statusCode, 202);
     assert.equal(sent('friend@example.net').length, 1, 'the same address the same day: one email');
     assert.equal((await invite('other@example.net', 'https://evil.example')).statusCode, 403);
-    assert.equal((await h.request({ method: 'POST', url: '/api/me/invitations', payload: { email: 'x@example.net' } })).statusCode, 401);
+    assert.equal(
+      (await h.request({ method: 'POST', url: '/api/me/invitations', payload: { email: 'x@example.net' } })).statusCode,
+      401,
+    );
     const bad = await invite('not an address');
     assert.equal(bad.statusCode, 400);
     assert.equal(bad.json().error, 'VALIDATION_ERROR');
@@ -178,10 +252,28 @@ describe('member emails (decisions N13–N18)', () => {
       assert.equal((await h.signedWebhook(paymentEvent(m.user_id))).json().status, 'applied');
     }
     for (const m of [voter, busy, registered]) {
-      const jar = (await h.login(m === voter ? 'voter@example.org' : m === busy ? 'busy@example.org' : 'registered-only@example.org')).jar;
-      assert.equal((await h.request({ method: 'PUT', url: '/api/me/notification-preferences', payload: { vote_reminders: true }, jar })).statusCode, 200);
+      const jar = (
+        await h.login(
+          m === voter ? 'voter@example.org' : m === busy ? 'busy@example.org' : 'registered-only@example.org',
+        )
+      ).jar;
+      assert.equal(
+        (
+          await h.request({
+            method: 'PUT',
+            url: '/api/me/notification-preferences',
+            payload: { vote_reminders: true },
+            jar,
+          })
+        ).statusCode,
+        200,
+      );
     }
-    const created = await h.opened.canisters.clients.governance.create_proposal({ title: 'Repaint the hall', body: 'b', category: 'General' });
+    const created = await h.opened.canisters.clients.governance.create_proposal({
+      title: 'Repaint the hall',
+      body: 'b',
+      category: 'General',
+    });
     assert.ok('Ok' in created);
     h.advance(HOUR);
     await h.opened.canisters.platform!.tick();
@@ -191,17 +283,29 @@ describe('member emails (decisions N13–N18)', () => {
     // busy votes; quiet did not opt in; registered-only is not Active.
     const busyJar = (await h.login('busy@example.org')).jar;
     assert.equal(
-      (await h.request({ method: 'POST', url: '/api/governance/vote', payload: { proposal_id: String(created.Ok), vote: 'Yes' }, jar: busyJar })).statusCode,
+      (
+        await h.request({
+          method: 'POST',
+          url: '/api/governance/vote',
+          payload: { proposal_id: String(created.Ok), vote: 'Yes' },
+          jar: busyJar,
+        })
+      ).statusCode,
       200,
     );
 
     const reminders = (to: string) => sent(to, /^Reminder: Vote deadline: Repaint the hall/);
-    assert.equal((await h.app.jobs.runNow('member-emails:vote-reminders')).status, 'skipped', 'more than 24 h left: nothing due');
+    assert.equal(
+      (await h.app.jobs.runNow('member-emails:vote-reminders')).status,
+      'skipped',
+      'more than 24 h left: nothing due',
+    );
     h.advance(closes - h.now() - 23 * HOUR);
     const run = await h.app.jobs.runNow('member-emails:vote-reminders');
     assert.equal(run.status, 'succeeded', JSON.stringify(run));
     assert.equal(reminders('voter@example.org').length, 1);
-    for (const who of ['quiet@example.org', 'busy@example.org', 'registered-only@example.org']) assert.equal(reminders(who).length, 0, who);
+    for (const who of ['quiet@example.org', 'busy@example.org', 'registered-only@example.org'])
+      assert.equal(reminders(who).length, 0, who);
     const mail = reminders('voter@example.org')[0]!;
     // Decision N32: the subject from window_label (spec 3), true for any time left in the window (N28).
     assert.match(mail.subject, /^Reminder: Vote deadline: Repaint the hall starts within 24 hours$/);
@@ -211,7 +315,9 @@ describe('member emails (decisions N13–N18)', () => {
       'decision F10: the proposal page of the member app, not the JSON API',
     );
     assert.doesNotMatch(mail.text, /\/api\/governance\//);
-    const ics = Buffer.from(mail.attachments!.find((a) => a.filename === 'event.ics')!.content, 'base64').toString('utf8');
+    const ics = Buffer.from(mail.attachments!.find((a) => a.filename === 'event.ics')!.content, 'base64').toString(
+      'utf8',
+    );
     const stamp = (ms: number) =>
       new Date(ms)
         .toISOString()
@@ -227,11 +333,15 @@ describe('member emails (decisions N13–N18)', () => {
     assert.equal(both.length, 2);
     assert.match(both[1]!.subject, /^Reminder: Vote deadline: Repaint the hall starts within the hour$/);
     // The closing call is also in the Active members' feed.
-    const feed = (await h.request({ method: 'GET', url: '/api/me/activity', jar: (await h.login('voter@example.org')).jar })).json().items as Array<{
+    const feed = (
+      await h.request({ method: 'GET', url: '/api/me/activity', jar: (await h.login('voter@example.org')).jar })
+    ).json().items as Array<{
       title: string;
     }>;
     await eventually('the feed item', async () => {
-      const items = (await h.request({ method: 'GET', url: '/api/me/activity', jar: (await h.login('voter@example.org')).jar })).json().items as Array<{
+      const items = (
+        await h.request({ method: 'GET', url: '/api/me/activity', jar: (await h.login('voter@example.org')).jar })
+      ).json().items as Array<{
         title: string;
       }>;
       return items.some((i) => i.title === 'Voting closes soon: Repaint the hall') || undefined;

@@ -9,7 +9,11 @@ import { bridge, type Bridge, type Jar } from './harness.ts';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
-const LIMITS = { PROPOSAL_LIMIT_PER_HOUR: '3', DELEGATION_CHANGE_LIMIT_PER_HOUR: '3', MEMBER_SEARCH_LIMIT_PER_MINUTE: '4' };
+const LIMITS = {
+  PROPOSAL_LIMIT_PER_HOUR: '3',
+  DELEGATION_CHANGE_LIMIT_PER_HOUR: '3',
+  MEMBER_SEARCH_LIMIT_PER_MINUTE: '4',
+};
 
 let h: Bridge;
 const people: Record<string, { jar: Jar; user_id: string; principal: string; email: string }> = {};
@@ -23,7 +27,11 @@ const call = (who: string, method: 'GET' | 'PUT' | 'DELETE' | 'POST', url: strin
 
 /** The refusal's audit rows, its log lines and its count in the metrics. */
 async function refusals(limit: string) {
-  const rows = await h.opened.db.selectFrom('audit_log').selectAll().where('event', '=', 'member.rate_limited').execute();
+  const rows = await h.opened.db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('event', '=', 'member.rate_limited')
+    .execute();
   const text = await h.app.metrics.registry.metrics();
   const counted = new RegExp(`^bridge_member_limit_refusals_total\\{limit="${limit}"\\} (\\d+)$`, 'm').exec(text)?.[1];
   return {
@@ -33,7 +41,11 @@ async function refusals(limit: string) {
   };
 }
 
-function assertLimited(r: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, retryAfter: number, what: string) {
+function assertLimited(
+  r: { statusCode: number; headers: Record<string, unknown>; json(): unknown },
+  retryAfter: number,
+  what: string,
+) {
   assert.equal(r.statusCode, 429, what);
   assert.equal((r.json() as { error: string }).error, 'RATE_LIMITED', what);
   assert.equal(r.headers['retry-after'], String(retryAfter), `${what}: Retry-After is the rest of the window`);
@@ -46,16 +58,28 @@ describe('per-member limits on proposals, delegation changes and member searches
     for (const name of ['ann', 'ben', 'cat']) {
       const email = `${name}-limits@domdao.example`;
       const m = await h.member(email);
-      const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow();
+      const { principal } = await h.opened.db
+        .selectFrom('users')
+        .select('principal')
+        .where('id', '=', m.user_id)
+        .executeTakeFirstOrThrow();
       assert.ok('Ok' in (await c.user.record_kyc(principal, true)));
-      assert.ok('Ok' in (await c.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+      assert.ok(
+        'Ok' in
+          (await c.user.upgrade_membership_to_active({
+            principal,
+            kyc_proof: new Uint8Array([1]),
+            payment_proof: new Uint8Array([2]),
+          })),
+      );
       people[name] = { ...m, email, principal };
     }
   });
   after(() => h.close());
 
   it('decision V35: PROPOSAL_LIMIT_PER_HOUR proposals a member an hour are made; the one past is 429 RATE_LIMITED with Retry-After, makes nothing, is logged, audited and counted', async () => {
-    const propose = (who: string, title: string) => call(who, 'POST', '/api/governance/propose', { title, body: 'b', category: 'EmergencyAction' });
+    const propose = (who: string, title: string) =>
+      call(who, 'POST', '/api/governance/propose', { title, body: 'b', category: 'EmergencyAction' });
     const count = async () => (await h.opened.canisters.clients.governance.list_proposals({ limit: 100 })).length;
     for (let i = 1; i <= 3; i++) {
       const r = await propose('ann', `Alarm ${i}`);
@@ -98,10 +122,18 @@ describe('per-member limits on proposals, delegation changes and member searches
     const del = await call('cat', 'DELETE', '/api/governance/delegation');
     assertLimited(del, HOUR_MS / 1000 - 60, 'the fifth (a DELETE)');
     assert.match(del.json().message, /^at most 3 delegation changes per hour; try again in 3540 seconds$/);
-    assert.deepEqual((await call('cat', 'GET', '/api/governance/delegation')).json(), mine, 'nothing changed; reading is not limited');
+    assert.deepEqual(
+      (await call('cat', 'GET', '/api/governance/delegation')).json(),
+      mine,
+      'nothing changed; reading is not limited',
+    );
     const seen = await refusals('delegation_changes');
     assert.deepEqual([seen.rows.length, seen.lines.length, seen.counted], [2, 2, 2]);
-    assert.equal((await call('ann', 'PUT', '/api/governance/delegation', { delegate: people.ben!.principal })).statusCode, 200, 'another member');
+    assert.equal(
+      (await call('ann', 'PUT', '/api/governance/delegation', { delegate: people.ben!.principal })).statusCode,
+      200,
+      'another member',
+    );
     h.advance(HOUR_MS - MINUTE_MS);
     assert.equal((await put({ delegate: people.ann!.principal })).statusCode, 200, 'a new hour');
   });

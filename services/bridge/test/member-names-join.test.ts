@@ -14,7 +14,12 @@ async function register(h: Bridge, email: string, o: { name?: string; display_na
   return h.request({
     method: 'POST',
     url: '/api/auth/register',
-    payload: { ...fields, password: PASSWORD, tos_accepted: true, ...(o.display_name !== undefined && { display_name: o.display_name }) },
+    payload: {
+      ...fields,
+      password: PASSWORD,
+      tos_accepted: true,
+      ...(o.display_name !== undefined && { display_name: o.display_name }),
+    },
   });
 }
 async function joined(h: Bridge, email: string, o: { name?: string; display_name?: string } = {}) {
@@ -26,18 +31,28 @@ async function joined(h: Bridge, email: string, o: { name?: string; display_name
   return { jar, id: r.json().user_id as string };
 }
 const profile = async (h: Bridge, jar: Jar) =>
-  (await h.request({ method: 'GET', url: '/api/me/profile', jar })).json() as { display_name: string; default_name: string; chosen: boolean };
+  (await h.request({ method: 'GET', url: '/api/me/profile', jar })).json() as {
+    display_name: string;
+    default_name: string;
+    chosen: boolean;
+  };
 const search = async (h: Bridge, jar: Jar, q: string) =>
-  ((await h.request({ method: 'GET', url: `/api/members?q=${encodeURIComponent(q)}`, jar })).json() as { items: { display_name: string }[] }).items.map(
-    (m) => m.display_name,
-  );
+  (
+    (await h.request({ method: 'GET', url: `/api/members?q=${encodeURIComponent(q)}`, jar })).json() as {
+      items: { display_name: string }[];
+    }
+  ).items.map((m) => m.display_name);
 
 describe('the name members see, chosen at join (decision F47)', () => {
   it('decision F47: the display_name given at registration is the name members see and find; without one the random default stays', async () => {
     const h = await bridge();
     after(() => h.close());
     const ada = await joined(h, 'ada@example.org', { display_name: '  Ada   Lovelace ' });
-    assert.deepEqual(await profile(h, ada.jar), { ...(await profile(h, ada.jar)), display_name: 'Ada Lovelace', chosen: true });
+    assert.deepEqual(await profile(h, ada.jar), {
+      ...(await profile(h, ada.jar)),
+      display_name: 'Ada Lovelace',
+      chosen: true,
+    });
     const grace = await joined(h, 'grace@example.org', { name: 'Grace Hopper' });
     const g = await profile(h, grace.jar);
     assert.deepEqual([g.chosen, g.display_name], [false, g.default_name], 'no display_name: the random default');
@@ -54,10 +69,22 @@ describe('the name members see, chosen at join (decision F47)', () => {
     const cases: Array<[string, number, string, RegExp, string]> = [
       ['x'.repeat(33), 400, 'VALIDATION_ERROR', /^display_name: 3 to 32 characters/, 'display_name'],
       ['Ada#1', 400, 'VALIDATION_ERROR', /^display_name: letters, digits/, 'display_name'],
-      ['Ad\u200Bmin', 400, 'VALIDATION_ERROR', /invisible characters are not allowed \(U\+200B\)/, 'display_name_invisible'],
+      [
+        'Ad\u200Bmin',
+        400,
+        'VALIDATION_ERROR',
+        /invisible characters are not allowed \(U\+200B\)/,
+        'display_name_invisible',
+      ],
       ['ADMIN', 400, 'VALIDATION_ERROR', /reserved for the DAO and its admins/, 'display_name_reserved'],
       ['tom smith', 409, 'NAME_TAKEN', /another member already uses this name/, 'display_name'],
-      ['Т\u043em Smith', 409, 'NAME_TAKEN', /another member's name looks the same as this one/, 'display_name_lookalike'],
+      [
+        'Т\u043em Smith',
+        409,
+        'NAME_TAKEN',
+        /another member's name looks the same as this one/,
+        'display_name_lookalike',
+      ],
     ];
     for (const [name, status, code, message, reason] of cases) {
       const r = await register(h, `x${cases.findIndex((c) => c[0] === name)}@example.org`, { display_name: name });
@@ -93,12 +120,19 @@ describe('the name members see, chosen at join (decision F47)', () => {
   it("decision F47 with B86: the link page's new account shows the owner's name (the field left empty) and the attacker's chosen name is free again", async () => {
     const h = await bridge();
     after(() => h.close());
-    assert.equal((await register(h, 'victim@example.org', { name: 'Eve Attacker', display_name: 'Eve' })).statusCode, 201);
+    assert.equal(
+      (await register(h, 'victim@example.org', { name: 'Eve Attacker', display_name: 'Eve' })).statusCode,
+      201,
+    );
     const v = await h.verify('victim@example.org', { newPassword: 'the owner chose this one', name: 'Olive Owner' });
     assert.equal(v.statusCode, 200, v.body);
     const { jar } = await h.login('victim@example.org', 'the owner chose this one');
     assert.deepEqual([(await profile(h, jar)).display_name, (await profile(h, jar)).chosen], ['Olive Owner', true]);
-    assert.equal((await register(h, 'eve@example.org', { display_name: 'Eve' })).statusCode, 201, 'the replaced registration gave up its name');
+    assert.equal(
+      (await register(h, 'eve@example.org', { display_name: 'Eve' })).statusCode,
+      201,
+      'the replaced registration gave up its name',
+    );
   });
 
   it('decision F47: the JSON confirmation takes display_name with new_password only; a taken one is 409 NAME_TAKEN and changes nothing', async () => {
@@ -109,11 +143,16 @@ describe('the name members see, chosen at join (decision F47)', () => {
     const token = new URL(h.verificationPath('owner@example.org'), 'https://x.example').searchParams.get('token')!;
     const sealed = await h.encrypt({ email: 'owner@example.org', name: 'Olive Owner', dob: '1984-02-29' });
     const answers = { name_encrypted: sealed.name_encrypted, dob_encrypted: sealed.dob_encrypted, tos_accepted: true };
-    const confirm = (body: object) => h.request({ method: 'POST', url: '/api/auth/verify-email', payload: { token, ...body } });
+    const confirm = (body: object) =>
+      h.request({ method: 'POST', url: '/api/auth/verify-email', payload: { token, ...body } });
     const withPassword = await confirm({ password: PASSWORD, display_name: 'Olive' });
     assert.equal(withPassword.statusCode, 400);
     assert.match(withPassword.json().message, /display_name go with new_password only/);
-    const taken = await confirm({ new_password: 'a long and private passphrase', ...answers, display_name: 'olive owner' });
+    const taken = await confirm({
+      new_password: 'a long and private passphrase',
+      ...answers,
+      display_name: 'olive owner',
+    });
     assert.deepEqual([taken.statusCode, taken.json().error], [409, 'NAME_TAKEN']);
     assert.equal((await h.opened.db.selectFrom('users').select('id').execute()).length, 2, 'nothing created');
     const ok = await confirm({ new_password: 'a long and private passphrase', ...answers, display_name: 'Olive O' });
@@ -132,7 +171,11 @@ for (const backend of [BACKENDS[0]!, BACKENDS[2]!]) {
       const jose = await joined(h, 'jose@example.org', { name: 'José Lovelace-Byron' });
       await joined(h, 'other@example.org', { name: 'Joseph Other' });
       const find = async (q: string) => {
-        const r = await h.request({ method: 'GET', url: `/api/admin/users?name=${encodeURIComponent(q)}`, jar: root.jar });
+        const r = await h.request({
+          method: 'GET',
+          url: `/api/admin/users?name=${encodeURIComponent(q)}`,
+          jar: root.jar,
+        });
         assert.equal(r.statusCode, 200, r.body);
         return (r.json() as { users: { user_id: string; registration_name: string | null }[] }).users;
       };
@@ -143,10 +186,15 @@ for (const backend of [BACKENDS[0]!, BACKENDS[2]!]) {
           q,
         );
       assert.equal((await find('jose'))[0]!.registration_name, 'José Lovelace-Byron');
-      for (const q of ['Jos', 'lovelac', 'jose smith']) assert.deepEqual(await find(q), [], `${q}: whole words, every one`);
+      for (const q of ['Jos', 'lovelac', 'jose smith'])
+        assert.deepEqual(await find(q), [], `${q}: whole words, every one`);
       assert.deepEqual(await search(h, root.jar, 'jose'), [], "members' search knows display names only");
       const row = await h.opened.db.selectFrom('users').selectAll().where('id', '=', jose.id).executeTakeFirstOrThrow();
-      assert.ok(!JSON.stringify(row, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v)).match(/jos|lovelace|byron/i));
+      assert.ok(
+        !JSON.stringify(row, (_k, v: unknown) =>
+          v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v,
+        ).match(/jos|lovelace|byron/i),
+      );
       assert.equal(row.name_index!.length, 3);
     });
   });
@@ -163,9 +211,15 @@ describe('accounts made before the index (decision B106)', () => {
     assert.deepEqual(r.json().users, [], 'not yet');
     await h.restart();
     await eventually('the index filled', async () =>
-      (await h.opened.db.selectFrom('users').select('id').where('name_index', 'is', null).execute()).length === 0 ? true : undefined,
+      (await h.opened.db.selectFrom('users').select('id').where('name_index', 'is', null).execute()).length === 0
+        ? true
+        : undefined,
     );
-    const again = await h.request({ method: 'GET', url: '/api/admin/users?name=quill', jar: (await h.login(ADMIN_EMAIL)).jar });
+    const again = await h.request({
+      method: 'GET',
+      url: '/api/admin/users?name=quill',
+      jar: (await h.login(ADMIN_EMAIL)).jar,
+    });
     assert.deepEqual(
       (again.json() as { users: { user_id: string }[] }).users.map((u) => u.user_id),
       [old.id],

@@ -12,14 +12,21 @@ import { ADMIN_EMAIL, bridge, type Bridge, type Jar } from './harness.ts';
 
 const DAO = 'River DAO';
 type Profile = { display_name: string; default_name: string; chosen: boolean };
-type AuditRow = { event: string; actor: string; subject: string | null; outcome: string; detail: Record<string, unknown> };
+type AuditRow = {
+  event: string;
+  actor: string;
+  subject: string | null;
+  outcome: string;
+  detail: Record<string, unknown>;
+};
 
 let h: Bridge;
 let admin: { jar: Jar; user_id: string };
 let ann: { jar: Jar; user_id: string };
 let ben: { jar: Jar; user_id: string };
 
-const setName = (jar: Jar, display_name: string | null) => h.request({ method: 'PUT', url: '/api/me/display-name', payload: { display_name }, jar });
+const setName = (jar: Jar, display_name: string | null) =>
+  h.request({ method: 'PUT', url: '/api/me/display-name', payload: { display_name }, jar });
 const profile = async (jar: Jar) => (await h.request({ method: 'GET', url: '/api/me/profile', jar })).json() as Profile;
 const audit = async (event: string): Promise<AuditRow[]> => {
   admin.jar = (await h.login(ADMIN_EMAIL)).jar;
@@ -65,10 +72,12 @@ describe('display names that pass for someone else (decisions B89–B91)', () =>
       'Anna\u202E',
       'Anna\u2066',
     ];
-    for (const name of names) await refused(ben.jar, name, 400, 'VALIDATION_ERROR', /invisible characters are not allowed \(U\+[0-9A-F]{4}\)/);
+    for (const name of names)
+      await refused(ben.jar, name, 400, 'VALIDATION_ERROR', /invisible characters are not allowed \(U\+[0-9A-F]{4}\)/);
     const rows = (await audit('members.display_name_refused')).filter((r) => r.detail.reason === 'invisible');
     assert.equal(rows.length, names.length, 'one audit row each');
-    for (const row of rows) assert.deepEqual([row.actor, row.outcome, row.detail], [ben.user_id, 'denied', { reason: 'invisible' }]);
+    for (const row of rows)
+      assert.deepEqual([row.actor, row.outcome, row.detail], [ben.user_id, 'denied', { reason: 'invisible' }]);
     const lines = h.logs.lines().filter((l) => l.event === 'members.display_name_refused' && l.reason === 'invisible');
     assert.equal(lines.length, names.length, 'one log line each');
     assert.ok(!JSON.stringify(lines).includes('\u3164'), 'the name itself is not logged');
@@ -82,11 +91,29 @@ describe('display names that pass for someone else (decisions B89–B91)', () =>
     await accepted(ben.jar, 'Ade\u0300\u0323\u0330\u0331 Bo\u0301\u0302\u0303\u0304');
     const stacked = (n: number) => `Ad${Array.from({ length: n }, (_, i) => String.fromCodePoint(0x300 + i)).join('')}`;
     const before = await audit('members.display_name_refused');
-    await refused(ben.jar, 'Ade\u0300\u0323\u0330\u0331\u0332', 400, 'VALIDATION_ERROR', /at most 4 combining marks on one letter/);
+    await refused(
+      ben.jar,
+      'Ade\u0300\u0323\u0330\u0331\u0332',
+      400,
+      'VALIDATION_ERROR',
+      /at most 4 combining marks on one letter/,
+    );
     await refused(ben.jar, stacked(5), 400, 'VALIDATION_ERROR', /at most 4 combining marks on one letter/);
     await refused(ben.jar, stacked(30), 400, 'VALIDATION_ERROR', /at most 4 combining marks on one letter/);
-    await refused(ben.jar, 'Andr\u00e9\u0301', 400, 'VALIDATION_ERROR', /the same combining mark \(U\+0301\) twice on one letter/);
-    await refused(ben.jar, 'Ann \u0301Lee', 400, 'VALIDATION_ERROR', /combining mark \(U\+0301\) must follow a letter or digit/);
+    await refused(
+      ben.jar,
+      'Andr\u00e9\u0301',
+      400,
+      'VALIDATION_ERROR',
+      /the same combining mark \(U\+0301\) twice on one letter/,
+    );
+    await refused(
+      ben.jar,
+      'Ann \u0301Lee',
+      400,
+      'VALIDATION_ERROR',
+      /combining mark \(U\+0301\) must follow a letter or digit/,
+    );
     const rows = await audit('members.display_name_refused');
     assert.deepEqual(
       rows.slice(0, rows.length - before.length).map((r) => r.detail.reason),
@@ -115,10 +142,12 @@ describe('display names that pass for someone else (decisions B89–B91)', () =>
       'River-Dao',
       'RlVER DA0',
     ];
-    for (const name of reserved) await refused(ann.jar, name, 400, 'VALIDATION_ERROR', /reserved for the DAO and its admins/);
+    for (const name of reserved)
+      await refused(ann.jar, name, 400, 'VALIDATION_ERROR', /reserved for the DAO and its admins/);
     const rows = (await audit('members.display_name_refused')).filter((r) => r.detail.reason === 'reserved');
     assert.equal(rows.length, reserved.length);
-    for (const name of ['Admiral', 'Admins', 'Mod', 'River', 'River DAOs', 'Moderate Ann']) await accepted(ann.jar, name);
+    for (const name of ['Admiral', 'Admins', 'Mod', 'River', 'River DAOs', 'Moderate Ann'])
+      await accepted(ann.jar, name);
   });
 
   it('decision B91: unique by look: a confusable script, a digit for a letter, I for l and separators are NAME_TAKEN and audited; the same name in other case is NAME_TAKEN without audit', async () => {

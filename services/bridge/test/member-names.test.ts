@@ -13,11 +13,18 @@ let alice: { jar: Jar; user_id: string; principal: string };
 let bob: { jar: Jar; user_id: string; principal: string };
 
 async function principalOf(userId: string) {
-  return (await h.opened.db.selectFrom('users').select('principal').where('id', '=', userId).executeTakeFirstOrThrow()).principal;
+  return (await h.opened.db.selectFrom('users').select('principal').where('id', '=', userId).executeTakeFirstOrThrow())
+    .principal;
 }
 const get = (url: string, jar?: Jar) => h.request({ method: 'GET', url, ...(jar && { jar }) });
 const setName = (jar: Jar | undefined, display_name: unknown, origin?: string | null) =>
-  h.request({ method: 'PUT', url: '/api/me/display-name', payload: { display_name } as object, ...(jar && { jar }), ...(origin !== undefined && { origin }) });
+  h.request({
+    method: 'PUT',
+    url: '/api/me/display-name',
+    payload: { display_name } as object,
+    ...(jar && { jar }),
+    ...(origin !== undefined && { origin }),
+  });
 
 before(async () => {
   h = await bridge(undefined, { DEV_FAUCET_DOM: '1000' });
@@ -53,13 +60,25 @@ describe('display names (decision F22)', () => {
       r = await setName(bob.jar, bad);
       assert.deepEqual([r.statusCode, r.json().error], [400, 'VALIDATION_ERROR'], bad);
     }
-    assert.deepEqual(normaliseDisplayName(' Jose\u0301  Ruiz '), { name: 'Jos\u00e9 Ruiz' }, 'NFC: one code point for é');
+    assert.deepEqual(
+      normaliseDisplayName(' Jose\u0301  Ruiz '),
+      { name: 'Jos\u00e9 Ruiz' },
+      'NFC: one code point for é',
+    );
     r = await setName(bob.jar, 'ADA LOVELACE');
     assert.deepEqual([r.statusCode, r.json().error], [409, 'NAME_TAKEN']);
     assert.equal((await setName(undefined, 'Nobody')).statusCode, 401);
-    assert.deepEqual([(await setName(bob.jar, 'Cross Site', null)).json().error], ['CSRF_REJECTED'], 'the Origin rule (decision B8)');
+    assert.deepEqual(
+      [(await setName(bob.jar, 'Cross Site', null)).json().error],
+      ['CSRF_REJECTED'],
+      'the Origin rule (decision B8)',
+    );
     r = await setName(bob.jar, null);
-    assert.deepEqual([r.json().display_name, r.json().chosen], [defaultDisplayName(bob.principal), false], 'null goes back to the default');
+    assert.deepEqual(
+      [r.json().display_name, r.json().chosen],
+      [defaultDisplayName(bob.principal), false],
+      'null goes back to the default',
+    );
   });
 
   it('search by name: signed-in only, 2 characters at least, chosen and default names, prefix first, no emails, wildcards literal', async () => {
@@ -78,7 +97,11 @@ describe('display names (decision F22)', () => {
       (r.json().items as Array<{ principal: string }>).some((m) => m.principal === bob.principal),
       'a default name is found',
     );
-    assert.deepEqual((await get('/api/members?q=%25%25', bob.jar)).json().items, [], '% is a character, not a wildcard');
+    assert.deepEqual(
+      (await get('/api/members?q=%25%25', bob.jar)).json().items,
+      [],
+      '% is a character, not a wildcard',
+    );
     await setName(bob.jar, 'Lovelace Fan');
     r = await get('/api/members?q=love', alice.jar);
     assert.deepEqual(
@@ -89,7 +112,11 @@ describe('display names (decision F22)', () => {
     assert.equal((await get('/api/members?q=love&limit=1', alice.jar)).json().items.length, 1);
     assert.equal((await get('/api/members?q=love&limit=21', alice.jar)).statusCode, 400, 'at most 20 results');
     await h.register('carol-unverified@domdao.example');
-    const carol = await h.opened.db.selectFrom('users').select(['default_name']).where('email_verified_at', 'is', null).executeTakeFirstOrThrow();
+    const carol = await h.opened.db
+      .selectFrom('users')
+      .select(['default_name'])
+      .where('email_verified_at', 'is', null)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(
       (await get(`/api/members?q=${encodeURIComponent(carol.default_name)}`, alice.jar)).json().items,
       [],
@@ -101,16 +128,32 @@ describe('display names (decision F22)', () => {
     const c = h.opened.canisters.clients;
     assert.ok('Ok' in (await c.user.record_kyc(alice.principal, true)));
     assert.ok(
-      'Ok' in (await c.user.upgrade_membership_to_active({ principal: alice.principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })),
+      'Ok' in
+        (await c.user.upgrade_membership_to_active({
+          principal: alice.principal,
+          kyc_proof: new Uint8Array([1]),
+          payment_proof: new Uint8Array([2]),
+        })),
     );
-    let r = await h.request({ method: 'POST', url: '/api/governance/propose', jar: alice.jar, payload: { title: 'Names', body: 'b', category: 'General' } });
+    let r = await h.request({
+      method: 'POST',
+      url: '/api/governance/propose',
+      jar: alice.jar,
+      payload: { title: 'Names', body: 'b', category: 'General' },
+    });
     assert.equal(r.statusCode, 201, r.body);
     const id = r.json().proposal_id as string;
     assert.equal((await get(`/api/governance/proposals/${id}`)).json().proposed_by_name, 'Ada Lovelace');
-    const listed = (await get('/api/governance/proposals')).json().items as Array<{ id: string; proposed_by_name: string }>;
+    const listed = (await get('/api/governance/proposals')).json().items as Array<{
+      id: string;
+      proposed_by_name: string;
+    }>;
     assert.equal(listed.find((p) => p.id === id)!.proposed_by_name, 'Ada Lovelace');
 
-    assert.equal((await h.request({ method: 'POST', url: '/api/dev/faucet', jar: bob.jar, payload: {} })).statusCode, 200);
+    assert.equal(
+      (await h.request({ method: 'POST', url: '/api/dev/faucet', jar: bob.jar, payload: {} })).statusCode,
+      200,
+    );
     const deadline = new Date(h.now() + 2 * DAY_MS).toISOString();
     r = await h.request({
       method: 'POST',
@@ -121,18 +164,32 @@ describe('display names (decision F22)', () => {
     assert.equal(r.statusCode, 201, r.body);
     assert.deepEqual([r.json().owner_name, r.json().beneficiary_name], ['Ada Lovelace', 'Ada Lovelace']);
     const cid = r.json().id as string;
-    r = await h.request({ method: 'POST', url: `/api/campaigns/${cid}/contributions`, jar: bob.jar, payload: { amount: { dom_e8s: String(2n * E8S) } } });
+    r = await h.request({
+      method: 'POST',
+      url: `/api/campaigns/${cid}/contributions`,
+      jar: bob.jar,
+      payload: { amount: { dom_e8s: String(2n * E8S) } },
+    });
     assert.equal(r.statusCode, 201, r.body);
     assert.equal(r.json().contributor_name, 'Lovelace Fan');
     assert.equal((await get(`/api/campaigns/${cid}/contributions`)).json().items[0].contributor_name, 'Lovelace Fan');
     assert.equal((await get(`/api/campaigns/${cid}`)).json().owner_name, 'Ada Lovelace');
-    assert.equal((await get('/api/campaigns')).json().items.find((c: { id: string }) => c.id === cid).owner_name, 'Ada Lovelace');
+    assert.equal(
+      (await get('/api/campaigns')).json().items.find((c: { id: string }) => c.id === cid).owner_name,
+      'Ada Lovelace',
+    );
     const treasury = (await get('/api/treasury')).json() as { account: { owner: string } };
     r = await h.request({
       method: 'POST',
       url: '/api/campaigns',
       jar: alice.jar,
-      payload: { title: 'To the treasury', description: '', goal: { dom_e8s: String(E8S) }, deadline, beneficiary: treasury.account.owner },
+      payload: {
+        title: 'To the treasury',
+        description: '',
+        goal: { dom_e8s: String(E8S) },
+        deadline,
+        beneficiary: treasury.account.owner,
+      },
     });
     assert.equal(r.statusCode, 201, r.body);
     assert.equal(r.json().beneficiary_name, null, 'a canister is no member: no name');

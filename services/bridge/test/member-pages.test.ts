@@ -15,10 +15,21 @@ const admin = async () => ({ jar: (await h.login(ADMIN_EMAIL)).jar });
 
 async function active(email: string) {
   const m = await h.member(email);
-  const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow();
+  const { principal } = await h.opened.db
+    .selectFrom('users')
+    .select('principal')
+    .where('id', '=', m.user_id)
+    .executeTakeFirstOrThrow();
   const c = h.opened.canisters.clients;
   assert.ok('Ok' in (await c.user.record_kyc(principal, true)));
-  assert.ok('Ok' in (await c.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+  assert.ok(
+    'Ok' in
+      (await c.user.upgrade_membership_to_active({
+        principal,
+        kyc_proof: new Uint8Array([1]),
+        payment_proof: new Uint8Array([2]),
+      })),
+  );
   return { ...m, principal };
 }
 
@@ -33,7 +44,10 @@ describe('decision B107: the development faucet gives DEV_FAUCET_PER_DAY grants 
     const m = await h.member('faucet@example.org');
     const press = (jar: Jar) => h.request({ method: 'POST', url: '/api/dev/faucet', payload: {}, jar });
     const balance = async (jar: Jar) =>
-      (await h.request({ method: 'GET', url: '/api/me/balance', jar })).json() as { balance_e8s: string; faucet_per_day: number };
+      (await h.request({ method: 'GET', url: '/api/me/balance', jar })).json() as {
+        balance_e8s: string;
+        faucet_per_day: number;
+      };
     assert.equal((await balance(m.jar)).faucet_per_day, 3, 'the app learns the limit from the balance');
     for (let i = 1; i <= 3; i++) {
       const r = await press(m.jar);
@@ -44,15 +58,27 @@ describe('decision B107: the development faucet gives DEV_FAUCET_PER_DAY grants 
     const over = await press(m.jar);
     assert.equal(over.statusCode, 429);
     assert.equal(over.json().error, 'RATE_LIMITED');
-    assert.equal(over.headers['retry-after'], String(21 * 3600), 'Retry-After: the rest of the 24 hours since the first grant');
+    assert.equal(
+      over.headers['retry-after'],
+      String(21 * 3600),
+      'Retry-After: the rest of the 24 hours since the first grant',
+    );
     assert.equal(over.json().message, 'at most 3 faucet grants per day; try again in 75600 seconds');
     assert.equal((await balance(m.jar)).balance_e8s, String(30n * 100_000_000n), 'nothing minted');
-    const rows = await h.opened.db.selectFrom('audit_log').selectAll().where('event', '=', 'member.rate_limited').execute();
+    const rows = await h.opened.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('event', '=', 'member.rate_limited')
+      .execute();
     assert.deepEqual(
       rows.map((r) => [r.actor, r.outcome, r.detail]),
       [[m.user_id, 'denied', { limit: 'faucet_grants', max: 3, per: 'day', retry_after_seconds: 75600 }]],
     );
-    assert.equal(h.logs.events('member.rate_limited').filter((l) => l.limit === 'faucet_grants').length, 1, 'one log line');
+    assert.equal(
+      h.logs.events('member.rate_limited').filter((l) => l.limit === 'faucet_grants').length,
+      1,
+      'one log line',
+    );
     assert.equal((await press((await h.member('faucet-other@example.org')).jar)).statusCode, 200, 'another member');
     h.advance(21 * HOUR_MS);
     assert.equal((await press((await h.login('faucet@example.org')).jar)).statusCode, 200, 'a new day');
@@ -69,7 +95,14 @@ describe('decision F50: GET /api/me/membership says the term and the latest paym
     assert.equal(before.payment, null);
     assert.equal(before.joined_at, new Date(h.now()).toISOString(), 'minted at verification, on the bridge’s clock');
     assert.equal(
-      (await h.request({ method: 'POST', url: `/api/admin/users/${m.user_id}/kyc`, payload: { approved: true }, jar: (await admin()).jar })).statusCode,
+      (
+        await h.request({
+          method: 'POST',
+          url: `/api/admin/users/${m.user_id}/kyc`,
+          payload: { approved: true },
+          jar: (await admin()).jar,
+        })
+      ).statusCode,
       200,
     );
     assert.equal((await h.signedWebhook(paymentEvent(m.user_id, 'evt_f50'))).statusCode, 200);
@@ -77,7 +110,12 @@ describe('decision F50: GET /api/me/membership says the term and the latest paym
       status: 'Active',
       joined_at: before.joined_at,
       active_until: '2026-12-31T23:59:59.000Z',
-      payment: { amount_minor: '2500', currency: 'USD', received_at: new Date(h.now()).toISOString(), state: 'applied' },
+      payment: {
+        amount_minor: '2500',
+        currency: 'USD',
+        received_at: new Date(h.now()).toISOString(),
+        state: 'applied',
+      },
     };
     assert.deepEqual(await read(), expected);
     assert.deepEqual(await read(), expected, 'the same on a reload');
@@ -89,7 +127,12 @@ describe('decision F50: GET /api/me/membership says the term and the latest paym
     assert.equal((await h.signedWebhook(paymentEvent(m.user_id, 'evt_f50_held'))).statusCode, 200);
     const r = (await h.request({ method: 'GET', url: '/api/me/membership', jar: m.jar })).json();
     assert.equal(r.status, 'Registered');
-    assert.deepEqual(r.payment, { amount_minor: '2500', currency: 'USD', received_at: new Date(h.now()).toISOString(), state: 'held' });
+    assert.deepEqual(r.payment, {
+      amount_minor: '2500',
+      currency: 'USD',
+      received_at: new Date(h.now()).toISOString(),
+      state: 'held',
+    });
   });
 });
 
@@ -97,12 +140,37 @@ describe('decision F53: one request for the recent ballots; the event log newest
   it('GET /api/governance/my-ballots answers the member’s ballot on each opened proposal, newest first, a delegate’s by name; limit 20 and 21', async () => {
     const ann = await active('ann-ballots@example.org');
     const ben = await active('ben-ballots@example.org');
-    assert.equal((await h.request({ method: 'PUT', url: '/api/me/display-name', jar: ben.jar, payload: { display_name: 'Ben Ballot' } })).statusCode, 200);
-    assert.equal((await h.request({ method: 'PUT', url: '/api/governance/delegation', jar: ann.jar, payload: { delegate: ben.principal } })).statusCode, 200);
+    assert.equal(
+      (
+        await h.request({
+          method: 'PUT',
+          url: '/api/me/display-name',
+          jar: ben.jar,
+          payload: { display_name: 'Ben Ballot' },
+        })
+      ).statusCode,
+      200,
+    );
+    assert.equal(
+      (
+        await h.request({
+          method: 'PUT',
+          url: '/api/governance/delegation',
+          jar: ann.jar,
+          payload: { delegate: ben.principal },
+        })
+      ).statusCode,
+      200,
+    );
     h.advance(1000);
     const ids: string[] = [];
     for (const title of ['First', 'Second', 'Not open yet']) {
-      const r = await h.request({ method: 'POST', url: '/api/governance/propose', jar: ben.jar, payload: { title, body: 'b', category: 'General' } });
+      const r = await h.request({
+        method: 'POST',
+        url: '/api/governance/propose',
+        jar: ben.jar,
+        payload: { title, body: 'b', category: 'General' },
+      });
       assert.equal(r.statusCode, 201, r.body);
       ids.push(r.json().proposal_id);
       if (title === 'Second') {
@@ -131,7 +199,10 @@ describe('decision F53: one request for the recent ballots; the event log newest
       ],
       'the proposal whose voting has not opened is left out',
     );
-    assert.equal((await h.request({ method: 'GET', url: '/api/governance/my-ballots?limit=20', jar: ann.jar })).statusCode, 200);
+    assert.equal(
+      (await h.request({ method: 'GET', url: '/api/governance/my-ballots?limit=20', jar: ann.jar })).statusCode,
+      200,
+    );
     const over = await h.request({ method: 'GET', url: '/api/governance/my-ballots?limit=21', jar: ann.jar });
     assert.deepEqual([over.statusCode, over.json().error], [400, 'VALIDATION_ERROR']);
     assert.equal((await h.request({ method: 'GET', url: '/api/governance/my-ballots' })).statusCode, 401);
@@ -141,10 +212,13 @@ describe('decision F53: one request for the recent ballots; the event log newest
     const { jar } = await admin();
     // The follower copies the canister's events on its own poll (decision V3).
     const all = await eventually('four governance events copied', async () => {
-      const items = (await h.request({ method: 'GET', url: '/api/governance/admin/events?limit=500', jar })).json().items as Array<{ seq: string }>;
+      const items = (await h.request({ method: 'GET', url: '/api/governance/admin/events?limit=500', jar })).json()
+        .items as Array<{ seq: string }>;
       return items.length >= 4 ? items : undefined;
     });
-    const newest = (await h.request({ method: 'GET', url: '/api/governance/admin/events?order=newest&limit=2', jar })).json();
+    const newest = (
+      await h.request({ method: 'GET', url: '/api/governance/admin/events?order=newest&limit=2', jar })
+    ).json();
     const seqs = all.map((e) => e.seq).reverse();
     assert.deepEqual(
       newest.items.map((e: { seq: string }) => e.seq),
@@ -152,7 +226,11 @@ describe('decision F53: one request for the recent ballots; the event log newest
     );
     assert.equal(newest.next_before_seq, seqs[1]);
     const older = (
-      await h.request({ method: 'GET', url: `/api/governance/admin/events?order=newest&limit=2&before_seq=${newest.next_before_seq}`, jar })
+      await h.request({
+        method: 'GET',
+        url: `/api/governance/admin/events?order=newest&limit=2&before_seq=${newest.next_before_seq}`,
+        jar,
+      })
     ).json();
     assert.deepEqual(
       older.items.map((e: { seq: string }) => e.seq),
@@ -168,12 +246,23 @@ describe('decision F53: one request for the recent ballots; the event log newest
 describe('decision B108: delegate statements', () => {
   let cat: Awaited<ReturnType<typeof active>>;
   let dan: Awaited<ReturnType<typeof active>>;
-  const put = (jar: Jar, statement: string | null) => h.request({ method: 'PUT', url: '/api/me/delegate-statement', jar, payload: { statement } });
+  const put = (jar: Jar, statement: string | null) =>
+    h.request({ method: 'PUT', url: '/api/me/delegate-statement', jar, payload: { statement } });
 
   before(async () => {
     cat = await active('cat-delegate@example.org');
     dan = await active('dan-member@example.org');
-    assert.equal((await h.request({ method: 'PUT', url: '/api/me/display-name', jar: cat.jar, payload: { display_name: 'Cat Delegate' } })).statusCode, 200);
+    assert.equal(
+      (
+        await h.request({
+          method: 'PUT',
+          url: '/api/me/display-name',
+          jar: cat.jar,
+          payload: { display_name: 'Cat Delegate' },
+        })
+      ).statusCode,
+      200,
+    );
   });
 
   it('500 characters are kept; 501 are refused with VALIDATION_ERROR and change nothing; a statement is trimmed first', async () => {
@@ -187,7 +276,11 @@ describe('decision B108: delegate statements', () => {
       [over.statusCode, over.json().error, over.json().message],
       [400, 'VALIDATION_ERROR', 'statement: at most 500 characters (this one has 501)'],
     );
-    assert.equal((await h.request({ method: 'GET', url: `/api/delegates/${cat.principal}`, jar: dan.jar })).json().statement, at, 'unchanged');
+    assert.equal(
+      (await h.request({ method: 'GET', url: `/api/delegates/${cat.principal}`, jar: dan.jar })).json().statement,
+      at,
+      'unchanged',
+    );
   });
 
   it('bidi controls are dropped (decision F41), line breaks kept two at most, tabs as spaces; control characters and stacks of marks are refused', async () => {
@@ -207,10 +300,26 @@ describe('decision B108: delegate statements', () => {
   it('the list shows each delegate with the members they vote for (each once) and their delegations; a member without a statement shows no count; null removes it', async () => {
     assert.equal((await put(cat.jar, 'I read every proposal.')).statusCode, 200);
     // Dan delegates everything and one category to Cat: one member, two delegations.
-    assert.equal((await h.request({ method: 'PUT', url: '/api/governance/delegation', jar: dan.jar, payload: { delegate: cat.principal } })).statusCode, 200);
     assert.equal(
-      (await h.request({ method: 'PUT', url: '/api/governance/delegation', jar: dan.jar, payload: { delegate: cat.principal, category: 'General' } }))
-        .statusCode,
+      (
+        await h.request({
+          method: 'PUT',
+          url: '/api/governance/delegation',
+          jar: dan.jar,
+          payload: { delegate: cat.principal },
+        })
+      ).statusCode,
+      200,
+    );
+    assert.equal(
+      (
+        await h.request({
+          method: 'PUT',
+          url: '/api/governance/delegation',
+          jar: dan.jar,
+          payload: { delegate: cat.principal, category: 'General' },
+        })
+      ).statusCode,
       200,
     );
     const list = (await h.request({ method: 'GET', url: '/api/delegates', jar: dan.jar })).json();
@@ -244,7 +353,9 @@ describe('decision B108: delegate statements', () => {
       first.items.map((i: { principal: string }) => i.principal),
       [dan.principal],
     );
-    const second = (await h.request({ method: 'GET', url: `/api/delegates?limit=1&after=${first.next_after}`, jar: cat.jar })).json();
+    const second = (
+      await h.request({ method: 'GET', url: `/api/delegates?limit=1&after=${first.next_after}`, jar: cat.jar })
+    ).json();
     assert.deepEqual(
       second.items.map((i: { principal: string }) => i.principal),
       [cat.principal],

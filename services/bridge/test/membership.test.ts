@@ -58,7 +58,10 @@ describe('payment webhook (decision B11)', () => {
       ['evt_nokyc', member.user_id, 'escrow', 'KYC not approved', '2500', 'USD'],
     );
     assert.equal((await h.request({ method: 'GET', url: '/api/admin/payments', jar: member.jar })).statusCode, 403);
-    assert.equal((await h.request({ method: 'GET', url: '/api/auth/session', jar: member.jar })).json().membership_status, 'Registered');
+    assert.equal(
+      (await h.request({ method: 'GET', url: '/api/auth/session', jar: member.jar })).json().membership_status,
+      'Registered',
+    );
   });
 
   it('with KYC approved the upgrade applies once: replays and concurrent duplicates are acknowledged and ignored', async () => {
@@ -72,11 +75,20 @@ describe('payment webhook (decision B11)', () => {
     const ev = paymentEvent(member.user_id, 'evt_paid');
     const [a, b] = await Promise.all([h.signedWebhook(ev), h.signedWebhook(ev)]);
     const bodies = [a.json(), b.json()].map((x) => JSON.stringify(x)).sort();
-    assert.deepEqual(bodies, [JSON.stringify({ received: true, duplicate: true }), JSON.stringify({ received: true, status: 'applied' })].sort());
+    assert.deepEqual(
+      bodies,
+      [
+        JSON.stringify({ received: true, duplicate: true }),
+        JSON.stringify({ received: true, status: 'applied' }),
+      ].sort(),
+    );
     assert.deepEqual((await h.signedWebhook(ev)).json(), { received: true, duplicate: true }, 'a later replay');
     const payments = await h.opened.db.selectFrom('payments').selectAll().where('event_id', '=', 'evt_paid').execute();
     assert.equal(payments.length, 1);
-    assert.equal((await h.request({ method: 'GET', url: '/api/auth/session', jar: member.jar })).json().membership_status, 'Active');
+    assert.equal(
+      (await h.request({ method: 'GET', url: '/api/auth/session', jar: member.jar })).json().membership_status,
+      'Active',
+    );
     const receipts = h.emails().filter((m) => m.to.includes('payer@example.org') && /Payment received/.test(m.subject));
     assert.equal(receipts.length, 1, 'one receipt, not one per delivery');
   });
@@ -86,16 +98,31 @@ describe('payment webhook (decision B11)', () => {
     assert.deepEqual(ghost.json(), { received: true, status: 'escrow', reason: 'unknown user' });
     const t = new Date(h.now());
     const teen = await h.member('teen@example.org', { dob: `${t.getUTCFullYear() - 15}-01-01` });
-    await h.request({ method: 'POST', url: `/api/admin/users/${teen.user_id}/kyc`, payload: { approved: true }, jar: admin.jar });
-    assert.deepEqual((await h.signedWebhook(paymentEvent(teen.user_id, 'evt_teen'))).json(), { received: true, status: 'escrow', reason: 'under 18' });
-    assert.deepEqual((await h.signedWebhook({ id: 'evt_refund', type: 'charge.refunded', data: {} })).json(), { received: true, handled: false });
+    await h.request({
+      method: 'POST',
+      url: `/api/admin/users/${teen.user_id}/kyc`,
+      payload: { approved: true },
+      jar: admin.jar,
+    });
+    assert.deepEqual((await h.signedWebhook(paymentEvent(teen.user_id, 'evt_teen'))).json(), {
+      received: true,
+      status: 'escrow',
+      reason: 'under 18',
+    });
+    assert.deepEqual((await h.signedWebhook({ id: 'evt_refund', type: 'charge.refunded', data: {} })).json(), {
+      received: true,
+      handled: false,
+    });
     const junk = '{"id": "evt_x", ';
     const bad = await h.request({
       method: 'POST',
       url: '/api/webhooks/payments',
       payload: junk,
       origin: null,
-      headers: { 'content-type': 'application/json', 'payment-signature': signPayload(WEBHOOK_SECRET, Math.floor(h.now() / 1000), junk) },
+      headers: {
+        'content-type': 'application/json',
+        'payment-signature': signPayload(WEBHOOK_SECRET, Math.floor(h.now() / 1000), junk),
+      },
     });
     assert.equal(bad.statusCode, 400);
     assert.equal(bad.json().error, 'VALIDATION_ERROR');
@@ -105,12 +132,30 @@ describe('payment webhook (decision B11)', () => {
 
   it('KYC is recorded by admins only', async () => {
     assert.equal(
-      (await h.request({ method: 'POST', url: `/api/admin/users/${member.user_id}/kyc`, payload: { approved: true }, jar: member.jar })).statusCode,
+      (
+        await h.request({
+          method: 'POST',
+          url: `/api/admin/users/${member.user_id}/kyc`,
+          payload: { approved: true },
+          jar: member.jar,
+        })
+      ).statusCode,
       403,
     );
-    assert.equal((await h.request({ method: 'POST', url: `/api/admin/users/${member.user_id}/kyc`, payload: { approved: true } })).statusCode, 401);
     assert.equal(
-      (await h.request({ method: 'POST', url: `/api/admin/users/${member.user_id}/kyc`, payload: { approved: 'yes please' }, jar: admin.jar })).statusCode,
+      (await h.request({ method: 'POST', url: `/api/admin/users/${member.user_id}/kyc`, payload: { approved: true } }))
+        .statusCode,
+      401,
+    );
+    assert.equal(
+      (
+        await h.request({
+          method: 'POST',
+          url: `/api/admin/users/${member.user_id}/kyc`,
+          payload: { approved: 'yes please' },
+          jar: admin.jar,
+        })
+      ).statusCode,
       400,
     );
   });

@@ -40,7 +40,10 @@ describe(
     after(() => rmSync(dir, { recursive: true, force: true }));
 
     /** A bridge started from `env` on the test's DATA_DIR (the second start is a restart), closed after `use`. */
-    const withBridge = async (env: Record<string, string>, use: (metricsPort: number, b: Awaited<ReturnType<typeof startBridge>>) => Promise<void>) => {
+    const withBridge = async (
+      env: Record<string, string>,
+      use: (metricsPort: number, b: Awaited<ReturnType<typeof startBridge>>) => Promise<void>,
+    ) => {
       const metricsPort = await freePort();
       const b = await startBridge({
         NODE_ENV: 'test',
@@ -61,7 +64,9 @@ describe(
       }
     };
     const scrape = async (host: string, port: number) => {
-      const res = await fetch(`http://${host}:${port}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      const res = await fetch(`http://${host}:${port}/metrics`, {
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+      });
       assert.equal(res.status, 200);
       assert.match(await res.text(), /bridge_sessions_created_total/);
     };

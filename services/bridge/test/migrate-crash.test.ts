@@ -37,7 +37,10 @@ const tables = async (url: string) => {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    return Number((await c.query<{ n: string }>(`select count(*)::text as n from pg_tables where schemaname = 'public'`)).rows[0]!.n);
+    return Number(
+      (await c.query<{ n: string }>(`select count(*)::text as n from pg_tables where schemaname = 'public'`)).rows[0]!
+        .n,
+    );
   } finally {
     await c.end();
   }
@@ -80,11 +83,15 @@ describe('decision W30: npm run migrate killed between the canisters’ seal and
     const target = await freshPostgres('migrate_crash');
     dbs.push(target);
 
-    const proc = spawn(process.execPath, [...START_DEV_FLAGS, 'scripts/migrate.ts', '--from', dataDir, '--to-database', target.url], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, MIGRATE_TEST_PAUSE: 'before-commit' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const proc = spawn(
+      process.execPath,
+      [...START_DEV_FLAGS, 'scripts/migrate.ts', '--from', dataDir, '--to-database', target.url],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, MIGRATE_TEST_PAUSE: 'before-commit' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     after(() => proc.kill('SIGKILL'));
     let said = '';
     proc.stdout.on('data', (d) => (said += d));
@@ -108,7 +115,13 @@ describe('decision W30: npm run migrate killed between the canisters’ seal and
       ok: boolean;
       database: { tables: Array<{ table: string; rows: number; ok: boolean }>; unbound_rows: number };
       canisters: {
-        stores: Array<{ canister: string; store: string; source: { count: number }; target: { count: number } | null; ok: boolean }>;
+        stores: Array<{
+          canister: string;
+          store: string;
+          source: { count: number };
+          target: { count: number } | null;
+          ok: boolean;
+        }>;
         ledger_tip: { ok: boolean };
       };
     };
@@ -117,7 +130,8 @@ describe('decision W30: npm run migrate killed between the canisters’ seal and
     assert.ok(report.canisters.stores.every((s) => s.ok && s.target?.count === s.source.count));
     assert.equal(report.canisters.ledger_tip.ok, true);
     // Counted: as many ledger blocks and users as the source holds, not one more.
-    const count = (canister: string, store: string) => report.canisters.stores.find((s) => s.canister === canister && s.store === store)!;
+    const count = (canister: string, store: string) =>
+      report.canisters.stores.find((s) => s.canister === canister && s.store === store)!;
     assert.ok(count('ledger', 'blocks').source.count > seeded.members.length);
     const rows = (table: string) => report.database.tables.find((t) => t.table === table)!.rows;
     assert.equal(rows('users'), seeded.members.length);
@@ -130,9 +144,14 @@ describe('decision W30: npm run migrate killed between the canisters’ seal and
       assert.equal(moved.opened.canisters.mode, 'ic');
       const jars = [];
       for (const m of seeded.members) jars.push((await moved.login(m.email)).jar);
-      const served = await servedView((url, jar) => moved.request({ method: 'GET', url, ...(jar && { jar }) }), seeded, jars);
+      const served = await servedView(
+        (url, jar) => moved.request({ method: 'GET', url, ...(jar && { jar }) }),
+        seeded,
+        jars,
+      );
       let expected = JSON.stringify(view);
-      for (const [name, id] of Object.entries(EMBEDDED_CANISTER_IDS)) expected = expected.replaceAll(id, env[`IC_${name.toUpperCase()}_CANISTER_ID`]!);
+      for (const [name, id] of Object.entries(EMBEDDED_CANISTER_IDS))
+        expected = expected.replaceAll(id, env[`IC_${name.toUpperCase()}_CANISTER_ID`]!);
       expected = expected.replaceAll(EMBEDDED_BRIDGE_PRINCIPAL, moved.opened.canisters.principal);
       assert.deepEqual(JSON.parse(JSON.stringify(served)), JSON.parse(expected));
     } finally {

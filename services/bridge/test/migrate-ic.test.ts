@@ -84,7 +84,9 @@ describe('npm run migrate onto PostgreSQL and the replica (decisions P22, B113)'
     const target = await freshPostgres('migrate_ic');
     dbs.push(target);
 
-    const migrated = await timed('migrate', () => runMigrate(['--from', dataDir, '--to-database', target.url, '--json'], env));
+    const migrated = await timed('migrate', () =>
+      runMigrate(['--from', dataDir, '--to-database', target.url, '--json'], env),
+    );
     assert.equal(migrated.code, 0, migrated.err + migrated.out);
     const report = JSON.parse(migrated.out) as {
       ok: boolean;
@@ -112,16 +114,23 @@ describe('npm run migrate onto PostgreSQL and the replica (decisions P22, B113)'
 
     // The canisters' clock where the embedded platform's stood (the seeding ran its clock weeks ahead).
     await r.advance(Math.max(0, endedAt - Date.now()));
-    const moved = await timed('bridge_ic_start', () => bridge(undefined, { ...env, DATA_DIR: dataDir, DATABASE_URL: target.url }));
+    const moved = await timed('bridge_ic_start', () =>
+      bridge(undefined, { ...env, DATA_DIR: dataDir, DATABASE_URL: target.url }),
+    );
     try {
       moved.advance(endedAt - moved.now());
       assert.equal(moved.opened.canisters.mode, 'ic');
-      const jars = await timed('sign_in', () => inBatches(seeded.members, async (m) => (await moved.login(m.email)).jar));
-      const served = await timed('read_view', () => servedView((url, jar) => moved.request({ method: 'GET', url, ...(jar && { jar }) }), seeded, jars));
+      const jars = await timed('sign_in', () =>
+        inBatches(seeded.members, async (m) => (await moved.login(m.email)).jar),
+      );
+      const served = await timed('read_view', () =>
+        servedView((url, jar) => moved.request({ method: 'GET', url, ...(jar && { jar }) }), seeded, jars),
+      );
       // The same DAO, with the canisters' and the bridge's principals as deployed.
       const identity = moved.opened.canisters.principal;
       let expected = JSON.stringify(view);
-      for (const [name, id] of Object.entries(EMBEDDED_CANISTER_IDS)) expected = expected.replaceAll(id, env[`IC_${name.toUpperCase()}_CANISTER_ID`]!);
+      for (const [name, id] of Object.entries(EMBEDDED_CANISTER_IDS))
+        expected = expected.replaceAll(id, env[`IC_${name.toUpperCase()}_CANISTER_ID`]!);
       expected = expected.replaceAll(EMBEDDED_BRIDGE_PRINCIPAL, identity);
       // Compared as JSON, as served (a field the bridge leaves undefined is absent on the wire).
       assert.deepEqual(JSON.parse(JSON.stringify(served)), JSON.parse(expected));
@@ -156,7 +165,9 @@ describe('npm run migrate onto PostgreSQL and the replica (decisions P22, B113)'
     assert.match(res.err, /^migrate: the \w+ canister \(\S+\) (is not empty|has already imported a state)/);
     const c = new (await import('pg')).default.Client({ connectionString: again.url });
     await c.connect();
-    const { rows } = await c.query<{ n: string }>(`select count(*)::text as n from pg_tables where schemaname = 'public'`);
+    const { rows } = await c.query<{ n: string }>(
+      `select count(*)::text as n from pg_tables where schemaname = 'public'`,
+    );
     await c.end();
     assert.equal(rows[0]!.n, '0');
   });

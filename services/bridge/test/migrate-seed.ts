@@ -27,7 +27,8 @@ export interface Seeded {
 /** f over items, at most ten at a time, results in order. */
 export async function inBatches<T, R>(items: T[], f: (item: T, i: number) => Promise<R>): Promise<R[]> {
   const out: R[] = [];
-  for (let i = 0; i < items.length; i += 10) out.push(...(await Promise.all(items.slice(i, i + 10).map((x, j) => f(x, i + j)))));
+  for (let i = 0; i < items.length; i += 10)
+    out.push(...(await Promise.all(items.slice(i, i + 10).map((x, j) => f(x, i + j)))));
   return out;
 }
 
@@ -37,13 +38,38 @@ export async function seedPlatform(h: Bridge, n: number): Promise<Seeded> {
   const members = await inBatches([...Array(n).keys()], async (i) => {
     const email = `member${String(i).padStart(2, '0')}@domdao.example`;
     const m = await h.member(email);
-    const { principal } = (await h.request({ method: 'GET', url: '/api/me/profile', jar: m.jar })).json() as { principal: string };
+    const { principal } = (await h.request({ method: 'GET', url: '/api/me/profile', jar: m.jar })).json() as {
+      principal: string;
+    };
     assert.ok('Ok' in (await c.user.record_kyc(principal, true)));
-    assert.ok('Ok' in (await c.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
-    assert.equal((await h.request({ method: 'PUT', url: '/api/me/display-name', jar: m.jar, payload: { display_name: `Member ${i}` } })).statusCode, 200);
+    assert.ok(
+      'Ok' in
+        (await c.user.upgrade_membership_to_active({
+          principal,
+          kyc_proof: new Uint8Array([1]),
+          payment_proof: new Uint8Array([2]),
+        })),
+    );
+    assert.equal(
+      (
+        await h.request({
+          method: 'PUT',
+          url: '/api/me/display-name',
+          jar: m.jar,
+          payload: { display_name: `Member ${i}` },
+        })
+      ).statusCode,
+      200,
+    );
     return { ...m, email, principal } as SeedMember;
   });
-  const post = async (who: SeedMember, url: string, payload: object, status: number, headers: Record<string, string> = {}) => {
+  const post = async (
+    who: SeedMember,
+    url: string,
+    payload: object,
+    status: number,
+    headers: Record<string, string> = {},
+  ) => {
     const r = await h.request({ method: 'POST', url, jar: who.jar, payload, headers });
     assert.equal(r.statusCode, status, `${url}: ${r.body}`);
     return r.json() as Record<string, string>;
@@ -52,9 +78,15 @@ export async function seedPlatform(h: Bridge, n: number): Promise<Seeded> {
   await inBatches(members, (m) => post(m, '/api/dev/faucet', {}, 200));
   for (let i = 0; i < n; i++) {
     const to = members[(i + 1) % n]!;
-    await post(members[i]!, '/api/me/transfers', { to: to.principal, amount_e8s: String(BigInt(i + 1) * E8S), fee_e8s: String(FEE) }, 201, {
-      'idempotency-key': `seed-${i}`,
-    });
+    await post(
+      members[i]!,
+      '/api/me/transfers',
+      { to: to.principal, amount_e8s: String(BigInt(i + 1) * E8S), fee_e8s: String(FEE) },
+      201,
+      {
+        'idempotency-key': `seed-${i}`,
+      },
+    );
   }
   // A campaign and contributions to it (escrow in the campaign canister).
   const campaign = (
@@ -71,10 +103,20 @@ export async function seedPlatform(h: Bridge, n: number): Promise<Seeded> {
     )
   ).id!;
   for (let i = 1; i < Math.min(n, 11); i++)
-    await post(members[i]!, `/api/campaigns/${campaign}/contributions`, { amount: { dom_e8s: String(BigInt(i) * E8S) } }, 201);
+    await post(
+      members[i]!,
+      `/api/campaigns/${campaign}/contributions`,
+      { amount: { dom_e8s: String(BigInt(i) * E8S) } },
+      201,
+    );
   // Delegations: the last fifth of the members delegate to member 1, before any vote opens.
   for (const m of members.slice(n - Math.floor(n / 5))) {
-    const r = await h.request({ method: 'PUT', url: '/api/governance/delegation', jar: m.jar, payload: { delegate: members[1]!.principal, show_name: true } });
+    const r = await h.request({
+      method: 'PUT',
+      url: '/api/governance/delegation',
+      jar: m.jar,
+      payload: { delegate: members[1]!.principal, show_name: true },
+    });
     assert.equal(r.statusCode, 200, r.body);
   }
 
@@ -86,9 +128,13 @@ export async function seedPlatform(h: Bridge, n: number): Promise<Seeded> {
   };
   const propose = async (body: object) => (await post(members[2]!, '/api/governance/propose', body, 201)).proposal_id!;
   const proposal = async (id: string) =>
-    (await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json() as { status: string; voting_closes: string };
+    (await h.request({ method: 'GET', url: `/api/governance/proposals/${id}` })).json() as {
+      status: string;
+      voting_closes: string;
+    };
   const votes = async (id: string, vote: 'Yes' | 'No', voters: SeedMember[]) => {
-    for (const [i, m] of voters.entries()) await post(m, '/api/governance/vote', { proposal_id: id, vote, reason: `reason ${i}` }, 200);
+    for (const [i, m] of voters.entries())
+      await post(m, '/api/governance/vote', { proposal_id: id, vote, reason: `reason ${i}` }, 200);
   };
   const advance = async (ms: number) => {
     h.advance(ms);
@@ -121,7 +167,8 @@ export async function seedPlatform(h: Bridge, n: number): Promise<Seeded> {
   await votes(open, 'Yes', voters.slice(0, 3));
   const created = await propose({ title: 'A bench', body: 'Oak.', category: 'General' });
   const proposals = { created, open, approved, rejected, executed, expired };
-  for (const [state, id] of Object.entries(proposals)) assert.equal((await proposal(id)).status.toLowerCase(), state, `proposal ${id}`);
+  for (const [state, id] of Object.entries(proposals))
+    assert.equal((await proposal(id)).status.toLowerCase(), state, `proposal ${id}`);
   return { members, proposals, campaign };
 }
 
@@ -155,10 +202,14 @@ export async function servedView(call: Call, seeded: Seeded, jars: Jar[]) {
     members,
     proposals,
     list: await get('/api/governance/proposals'),
-    campaign: { campaign: await get(`/api/campaigns/${seeded.campaign}`), contributions: await get(`/api/campaigns/${seeded.campaign}/contributions`) },
+    campaign: {
+      campaign: await get(`/api/campaigns/${seeded.campaign}`),
+      contributions: await get(`/api/campaigns/${seeded.campaign}/contributions`),
+    },
     treasury: await get('/api/treasury'),
   };
 }
 
 /** `npm run migrate` with these arguments and only this environment (and PATH, HOME). */
-export const runMigrate = (args: string[], env: Record<string, string | undefined> = {}) => runScript('scripts/migrate.ts', args, env);
+export const runMigrate = (args: string[], env: Record<string, string | undefined> = {}) =>
+  runScript('scripts/migrate.ts', args, env);

@@ -85,8 +85,16 @@ describe('npm run migrate: refusals and the database move (decisions P22, P23, B
           {},
           /^migrate: the IC_\* settings of the deployed canisters are missing \(IC_HOST, IC_IDENTITY_PEM_FILE, .*IC_LEDGER_CANISTER_ID\): deploy with npm run deploy -- --out FILE/,
         ],
-        [['--from', join(dir, 'absent'), '--to-database', target.url, '--keep-embedded-canisters'], {}, /^migrate: --from \S+absent does not exist: /],
-        [['--from', dataDir, '--to-database', 'mysql://x', '--keep-embedded-canisters'], {}, /^migrate: --to-database mysql:\/\/x is not a PostgreSQL URL/],
+        [
+          ['--from', join(dir, 'absent'), '--to-database', target.url, '--keep-embedded-canisters'],
+          {},
+          /^migrate: --from \S+absent does not exist: /,
+        ],
+        [
+          ['--from', dataDir, '--to-database', 'mysql://x', '--keep-embedded-canisters'],
+          {},
+          /^migrate: --to-database mysql:\/\/x is not a PostgreSQL URL/,
+        ],
         [
           ['--from', dataDir, '--to-database', 'postgres://postgres@127.0.0.1:1/none', '--keep-embedded-canisters'],
           {},
@@ -107,7 +115,12 @@ describe('npm run migrate: refusals and the database move (decisions P22, P23, B
         assert.equal(r.logs.length, 1, JSON.stringify(r.logs));
         assert.deepEqual(
           { service: r.logs[0]!.service, level: r.logs[0]!.level, event: r.logs[0]!.event, reason: r.logs[0]!.reason },
-          { service: 'migrate', level: 'warn', event: 'migrate.refused', reason: r.err.trim().replace(/^migrate: /, '') },
+          {
+            service: 'migrate',
+            level: 'warn',
+            event: 'migrate.refused',
+            reason: r.err.trim().replace(/^migrate: /, ''),
+          },
         );
         assert.equal(await relations(target.url), 0);
       }
@@ -138,7 +151,10 @@ describe('npm run migrate: refusals and the database move (decisions P22, P23, B
     writeFileSync(join(old, 'pglite', 'PG_VERSION'), '17\n');
     r = await runMigrate(['--from', old, '--to-database', target.url, '--keep-embedded-canisters']);
     assert.equal(r.code, 2, r.err);
-    assert.match(r.err, /^migrate: \S+ holds a PostgreSQL 17 database, not this release's 18: start it once with this release's npm start/);
+    assert.match(
+      r.err,
+      /^migrate: \S+ holds a PostgreSQL 17 database, not this release's 18: start it once with this release's npm start/,
+    );
     assert.equal(await relations(target.url), 0);
   });
 
@@ -147,7 +163,11 @@ describe('npm run migrate: refusals and the database move (decisions P22, P23, B
     assert.equal(r.code, 0, r.err + r.out);
     const report = JSON.parse(r.out) as {
       ok: boolean;
-      database: { tables: Array<{ table: string; rows: number; ok: boolean }>; sequences: Array<{ ok: boolean }>; unbound_rows: number };
+      database: {
+        tables: Array<{ table: string; rows: number; ok: boolean }>;
+        sequences: Array<{ ok: boolean }>;
+        unbound_rows: number;
+      };
       canister_set: unknown;
       times_ms: Record<string, number>;
     };
@@ -166,7 +186,11 @@ describe('npm run migrate: refusals and the database move (decisions P22, P23, B
       assert.equal(moved.opened.dbKind, 'postgres');
       const jars = [];
       for (const m of seeded.members) jars.push((await moved.login(m.email)).jar);
-      const after = await servedView((url, jar) => moved.request({ method: 'GET', url, ...(jar && { jar }) }), seeded, jars);
+      const after = await servedView(
+        (url, jar) => moved.request({ method: 'GET', url, ...(jar && { jar }) }),
+        seeded,
+        jars,
+      );
       assert.deepEqual(after, view);
       const b = seeded.members[1]!;
       const vote = await moved.request({

@@ -11,7 +11,8 @@ export const DB_DIR = new URL('../src/core/db/', import.meta.url).pathname;
 /** 16 hex digits of SHA-256 over the migrations under `db` (a copy in a test) and its migrate.ts. */
 export function migrationsHash(db = DB_DIR): string {
   const h = createHash('sha256');
-  for (const file of readdirSync(join(db, 'migrations')).sort()) h.update(`${file}\0`).update(readFileSync(join(db, 'migrations', file)));
+  for (const file of readdirSync(join(db, 'migrations')).sort())
+    h.update(`${file}\0`).update(readFileSync(join(db, 'migrations', file)));
   h.update(readFileSync(join(db, 'migrate.ts')));
   return h.digest('hex').slice(0, 16);
 }

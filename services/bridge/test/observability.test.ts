@@ -42,14 +42,37 @@ describe('observability across the three services', () => {
     });
     await notification.listen({ port: 0, host: '127.0.0.1' });
     const notificationUrl = `http://127.0.0.1:${(notification.server.address() as AddressInfo).port}`;
-    const env = { NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dir, PUBLIC_URL: 'http://127.0.0.1', ACCESS_TOKEN: ACCESS, LOGIN_MAX_FAILURES: '3' };
+    const env = {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      DATA_DIR: dir,
+      PUBLIC_URL: 'http://127.0.0.1',
+      ACCESS_TOKEN: ACCESS,
+      LOGIN_MAX_FAILURES: '3',
+    };
     await seedEmbeddedDatabase(join(dir, 'pglite'));
-    const notifier = createNotificationClient({ baseUrl: notificationUrl, token: TOKEN, logger: { warn: () => undefined } });
-    bridge = (await openBridge(loadBridgeConfig(env), env, { scheduler: false, logStream: logs.bridge.stream, notifier, jobTimer: false })).app;
+    const notifier = createNotificationClient({
+      baseUrl: notificationUrl,
+      token: TOKEN,
+      logger: { warn: () => undefined },
+    });
+    bridge = (
+      await openBridge(loadBridgeConfig(env), env, {
+        scheduler: false,
+        logStream: logs.bridge.stream,
+        notifier,
+        jobTimer: false,
+      })
+    ).app;
     await bridge.listen({ port: 0, host: '127.0.0.1' });
     const bridgeUrl = `http://127.0.0.1:${(bridge.server.address() as AddressInfo).port}`;
     gateway = await buildGateway({
-      config: loadGatewayConfig({ LOG_LEVEL: 'info', BRIDGE_URL: bridgeUrl, NOTIFICATION_URL: notificationUrl, NOTIFICATION_SERVICE_TOKEN: TOKEN }),
+      config: loadGatewayConfig({
+        LOG_LEVEL: 'info',
+        BRIDGE_URL: bridgeUrl,
+        NOTIFICATION_URL: notificationUrl,
+        NOTIFICATION_SERVICE_TOKEN: TOKEN,
+      }),
       logStream: logs.gateway.stream,
     });
     await gateway.listen({ port: 0, host: '127.0.0.1' });
@@ -59,7 +82,12 @@ describe('observability across the three services', () => {
       ['bridge', bridge],
       ['notification', notification],
     ] as const)
-      scrapes[name] = await serveMetrics({ metrics: app.metrics, host: '127.0.0.1', port: 0, ...(name === 'bridge' && { token: METRICS_TOKEN }) });
+      scrapes[name] = await serveMetrics({
+        metrics: app.metrics,
+        host: '127.0.0.1',
+        port: 0,
+        ...(name === 'bridge' && { token: METRICS_TOKEN }),
+      });
   });
   after(async () => {
     for (const s of Object.values(scrapes)) await s.close();
@@ -70,7 +98,10 @@ describe('observability across the three services', () => {
   });
 
   const scrape = async (name: string) => {
-    const res = await fetch(scrapes[name]!.url, name === 'bridge' ? { headers: { authorization: `Bearer ${METRICS_TOKEN}` } } : {});
+    const res = await fetch(
+      scrapes[name]!.url,
+      name === 'bridge' ? { headers: { authorization: `Bearer ${METRICS_TOKEN}` } } : {},
+    );
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
     return res.text();
@@ -145,15 +176,27 @@ describe('observability across the three services', () => {
     assert.equal(other.status, 404);
     await other.body?.cancel();
     const text = await scrape('bridge');
-    assert.match(text, /^http_requests_total\{service="bridge",method="POST",route="\/test-email",status="200"\} \d+$/m);
-    assert.match(await scrape('notification'), /^notification_sends_total\{template="welcome",result="stubbed"\} \d+$/m);
-    assert.match(await scrape('gateway'), /^http_requests_total\{service="gateway",method="POST",route="\/\*",status="200"\} \d+$/m);
+    assert.match(
+      text,
+      /^http_requests_total\{service="bridge",method="POST",route="\/test-email",status="200"\} \d+$/m,
+    );
+    assert.match(
+      await scrape('notification'),
+      /^notification_sends_total\{template="welcome",result="stubbed"\} \d+$/m,
+    );
+    assert.match(
+      await scrape('gateway'),
+      /^http_requests_total\{service="gateway",method="POST",route="\/\*",status="200"\} \d+$/m,
+    );
     assert.match(text, /^process_resident_memory_bytes \d+/m);
   });
 
   it('decision B69: sign-in failures are counted up to LOGIN_MAX_FAILURES, and the attempt one past is a lockout', async () => {
     const value = async (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await scrape('bridge'))?.[1]);
-    const before = { failed: await value('bridge_sign_in_failures_total'), locked: await value('bridge_sign_in_lockouts_total') };
+    const before = {
+      failed: await value('bridge_sign_in_failures_total'),
+      locked: await value('bridge_sign_in_lockouts_total'),
+    };
     const login = () =>
       fetch(`${home}/auth/login`, {
         method: 'POST',
@@ -176,12 +219,22 @@ describe('observability across the three services', () => {
         if (m[2] === 'histogram') for (const s of ['_bucket', '_sum', '_count']) exported.add(m[1]! + s);
       }
     const rules = readFileSync(join(root, 'deploy/prometheus/alerts.yml'), 'utf8');
-    const dashboard = JSON.parse(readFileSync(join(root, 'deploy/grafana/dashboard.json'), 'utf8')) as { panels: Array<{ targets: Array<{ expr: string }> }> };
-    const exprs = [...rules.matchAll(/^\s+expr: (.+)$/gm)].map((m) => m[1]!).concat(dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)));
-    const used = new Set(exprs.flatMap((e) => [...e.matchAll(/\b((?:http|bridge|notification|gateway|process|nodejs)_[a-z0-9_]+)\b/g)].map((m) => m[1]!)));
+    const dashboard = JSON.parse(readFileSync(join(root, 'deploy/grafana/dashboard.json'), 'utf8')) as {
+      panels: Array<{ targets: Array<{ expr: string }> }>;
+    };
+    const exprs = [...rules.matchAll(/^\s+expr: (.+)$/gm)]
+      .map((m) => m[1]!)
+      .concat(dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)));
+    const used = new Set(
+      exprs.flatMap((e) =>
+        [...e.matchAll(/\b((?:http|bridge|notification|gateway|process|nodejs)_[a-z0-9_]+)\b/g)].map((m) => m[1]!),
+      ),
+    );
     assert.ok(used.size >= 20, [...used].join(' '));
     for (const name of used) assert.ok(exported.has(name), `${name} is used but not exported`);
-    const promtool = spawnSync('promtool', ['check', 'rules', join(root, 'deploy/prometheus/alerts.yml')], { encoding: 'utf8' });
+    const promtool = spawnSync('promtool', ['check', 'rules', join(root, 'deploy/prometheus/alerts.yml')], {
+      encoding: 'utf8',
+    });
     assert.equal(promtool.status, 0, promtool.stdout + promtool.stderr);
   });
 

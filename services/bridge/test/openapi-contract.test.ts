@@ -9,7 +9,12 @@ import { readBridgeOpenApi } from '../scripts/openapi.ts';
 import { ADMIN_EMAIL, bridge, type Bridge, type Jar } from './harness.ts';
 
 type Schema = Record<string, unknown>;
-type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>> };
+type Doc = {
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>
+  >;
+};
 const doc = readBridgeOpenApi<Doc>();
 
 /** The schema with every object that does not allow more fields closed to them. */
@@ -17,9 +22,13 @@ function closed(s: unknown): unknown {
   if (Array.isArray(s)) return s.map(closed);
   if (s === null || typeof s !== 'object') return s;
   const out: Schema = Object.fromEntries(
-    Object.entries(s).map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v as Schema).map(([p, x]) => [p, closed(x)])) : closed(v)]),
+    Object.entries(s).map(([k, v]) => [
+      k,
+      k === 'properties' ? Object.fromEntries(Object.entries(v as Schema).map(([p, x]) => [p, closed(x)])) : closed(v),
+    ]),
   );
-  if (out.type === 'object' && out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
+  if (out.type === 'object' && out.properties && out.additionalProperties === undefined)
+    out.additionalProperties = false;
   return out;
 }
 
@@ -33,17 +42,31 @@ describe('decision F12: the answers the portal reads match the OpenAPI document'
   before(async () => {
     h = await bridge(undefined, { DEV_FAUCET_DOM: '10', DEV_CHECKOUT: 'true' });
     const signedIn = await h.member(ADMIN_EMAIL);
-    const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', signedIn.user_id).executeTakeFirstOrThrow();
+    const { principal } = await h.opened.db
+      .selectFrom('users')
+      .select('principal')
+      .where('id', '=', signedIn.user_id)
+      .executeTakeFirstOrThrow();
     assert.ok('Ok' in (await h.opened.canisters.clients.user.record_kyc(principal, true)));
     assert.ok(
       'Ok' in
-        (await h.opened.canisters.clients.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })),
+        (await h.opened.canisters.clients.user.upgrade_membership_to_active({
+          principal,
+          kyc_proof: new Uint8Array([1]),
+          payment_proof: new Uint8Array([2]),
+        })),
     );
     ({ jar } = await h.login(ADMIN_EMAIL));
   });
   after(() => h?.close());
 
-  async function check(method: 'GET' | 'POST' | 'PUT', url: string, template: string, payload?: object, headers?: Record<string, string>) {
+  async function check(
+    method: 'GET' | 'POST' | 'PUT',
+    url: string,
+    template: string,
+    payload?: object,
+    headers?: Record<string, string>,
+  ) {
     const r = await h.request({ method, url, jar, ...(payload && { payload }), ...(headers && { headers }) });
     const response = doc.paths[template]?.[method.toLowerCase()]?.responses[String(r.statusCode)];
     assert.ok(response, `${method} ${url}: status ${r.statusCode} is not documented for ${template}: ${r.body}`);
@@ -51,19 +74,36 @@ describe('decision F12: the answers the portal reads match the OpenAPI document'
     assert.ok(schema, `${method} ${template} ${r.statusCode}: no JSON schema documented`);
     const validate = ajv.compile(closed(schema) as Schema);
     const body = r.json() as unknown;
-    assert.ok(validate(body), `${method} ${url} ${r.statusCode} does not match the document: ${ajv.errorsText(validate.errors)}\n${r.body}`);
+    assert.ok(
+      validate(body),
+      `${method} ${url} ${r.statusCode} does not match the document: ${ajv.errorsText(validate.errors)}\n${r.body}`,
+    );
     return { status: r.statusCode, body: body as Record<string, unknown> };
   }
 
   it('decision F12: campaigns, contributions, balances, donations and the treasury (decision L21 views)', async () => {
     assert.equal((await check('POST', '/api/dev/faucet', '/api/dev/faucet', {})).status, 200);
     const deadline = new Date(h.now() + 7 * 86_400_000).toISOString();
-    const created = await check('POST', '/api/campaigns', '/api/campaigns', { title: 'Garden', description: 'Seeds', goal: { usd: 100 }, deadline });
+    const created = await check('POST', '/api/campaigns', '/api/campaigns', {
+      title: 'Garden',
+      description: 'Seeds',
+      goal: { usd: 100 },
+      deadline,
+    });
     assert.equal(created.status, 201);
-    await check('POST', '/api/campaigns', '/api/campaigns', { title: 'Trees', description: 'Oaks', goal: { dom_e8s: '500000000' }, deadline });
+    await check('POST', '/api/campaigns', '/api/campaigns', {
+      title: 'Trees',
+      description: 'Oaks',
+      goal: { dom_e8s: '500000000' },
+      deadline,
+    });
     const id = String(created.body.id);
     assert.equal(
-      (await check('POST', `/api/campaigns/${id}/contributions`, '/api/campaigns/{id}/contributions', { amount: { dom_e8s: '100000000' } })).status,
+      (
+        await check('POST', `/api/campaigns/${id}/contributions`, '/api/campaigns/{id}/contributions', {
+          amount: { dom_e8s: '100000000' },
+        })
+      ).status,
       201,
     );
     for (const url of ['/api/campaigns', '/api/campaigns?limit=100']) await check('GET', url, '/api/campaigns');
@@ -71,7 +111,10 @@ describe('decision F12: the answers the portal reads match the OpenAPI document'
     await check('GET', `/api/campaigns/${id}/contributions?limit=100`, '/api/campaigns/{id}/contributions');
     await check('GET', '/api/me/balance', '/api/me/balance');
     await check('GET', '/api/me/contributions', '/api/me/contributions');
-    assert.equal((await check('POST', '/api/donations', '/api/donations', { amount: { dom_e8s: '1000000' } })).status, 201);
+    assert.equal(
+      (await check('POST', '/api/donations', '/api/donations', { amount: { dom_e8s: '1000000' } })).status,
+      201,
+    );
     await check('GET', '/api/donations', '/api/donations');
     await check('GET', '/api/treasury', '/api/treasury');
     await check('GET', '/api/treasury/payouts', '/api/treasury/payouts');
@@ -82,23 +125,54 @@ describe('decision F12: the answers the portal reads match the OpenAPI document'
 
   it('decision F12: the wallet: a transfer, its replay, its refusals and the history (decisions B75, B76)', async () => {
     const other = await h.member('contract-wallet@example.org');
-    const { principal: to } = (await h.request({ method: 'GET', url: '/api/me/profile', jar: other.jar })).json() as { principal: string };
+    const { principal: to } = (await h.request({ method: 'GET', url: '/api/me/profile', jar: other.jar })).json() as {
+      principal: string;
+    };
     assert.equal((await check('POST', '/api/dev/faucet', '/api/dev/faucet', {})).status, 200);
     const body = { to, amount_e8s: '100000', fee_e8s: '10000' };
-    assert.equal((await check('POST', '/api/me/transfers', '/api/me/transfers', body, { 'idempotency-key': 'contract-1' })).status, 201);
-    assert.equal((await check('POST', '/api/me/transfers', '/api/me/transfers', body, { 'idempotency-key': 'contract-1' })).status, 201);
     assert.equal(
-      (await check('POST', '/api/me/transfers', '/api/me/transfers', { ...body, amount_e8s: '1' }, { 'idempotency-key': 'contract-1' })).status,
+      (await check('POST', '/api/me/transfers', '/api/me/transfers', body, { 'idempotency-key': 'contract-1' })).status,
+      201,
+    );
+    assert.equal(
+      (await check('POST', '/api/me/transfers', '/api/me/transfers', body, { 'idempotency-key': 'contract-1' })).status,
+      201,
+    );
+    assert.equal(
+      (
+        await check(
+          'POST',
+          '/api/me/transfers',
+          '/api/me/transfers',
+          { ...body, amount_e8s: '1' },
+          { 'idempotency-key': 'contract-1' },
+        )
+      ).status,
       422,
     );
-    assert.equal((await check('POST', '/api/me/transfers', '/api/me/transfers', { ...body, fee_e8s: '1' }, { 'idempotency-key': 'contract-2' })).status, 409);
+    assert.equal(
+      (
+        await check(
+          'POST',
+          '/api/me/transfers',
+          '/api/me/transfers',
+          { ...body, fee_e8s: '1' },
+          { 'idempotency-key': 'contract-2' },
+        )
+      ).status,
+      409,
+    );
     const history = await check('GET', '/api/me/transactions?limit=100', '/api/me/transactions');
     assert.ok((history.body.items as unknown[]).length >= 2);
     await check('GET', '/api/me/transactions?limit=1', '/api/me/transactions');
   });
 
   it('decision F12: proposals, votes, receipts, settings and the ratified price (decision V12 views)', async () => {
-    const created = await check('POST', '/api/governance/propose', '/api/governance/propose', { title: 'Trees', body: 'Plant trees.', category: 'General' });
+    const created = await check('POST', '/api/governance/propose', '/api/governance/propose', {
+      title: 'Trees',
+      body: 'Plant trees.',
+      category: 'General',
+    });
     assert.equal(created.status, 201);
     proposalId = String(created.body.proposal_id);
     h.advance(3_600_000);
@@ -109,9 +183,14 @@ describe('decision F12: the answers the portal reads match the OpenAPI document'
     await check('GET', '/api/governance/proposals?status=Open&limit=5', '/api/governance/proposals');
     await check('GET', `/api/governance/proposals/${proposalId}`, '/api/governance/proposals/{id}');
     await check('GET', `/api/governance/proposals/${proposalId}/my-vote`, '/api/governance/proposals/{id}/my-vote');
-    // Decisions V30, V31: the proposal page's timeline, the votes list (the admin signed in here), reasons; the delegation page.
+    // Decisions V30, V31: the proposal page's timeline, the votes list (the admin signed in here), reasons; the
+    // delegation page.
     await check('GET', `/api/governance/proposals/${proposalId}/timeline`, '/api/governance/proposals/{id}/timeline');
-    await check('GET', `/api/governance/proposals/${proposalId}/votes?limit=50`, '/api/governance/proposals/{id}/votes');
+    await check(
+      'GET',
+      `/api/governance/proposals/${proposalId}/votes?limit=50`,
+      '/api/governance/proposals/{id}/votes',
+    );
     await check('GET', `/api/governance/proposals/${proposalId}/reasons`, '/api/governance/proposals/{id}/reasons');
     await check('GET', '/api/governance/delegation', '/api/governance/delegation');
     await check('GET', '/api/governance/delegation/delegators', '/api/governance/delegation/delegators');
@@ -127,7 +206,9 @@ describe('decision F12: the answers the portal reads match the OpenAPI document'
     await check('GET', '/api/auth/registration-key', '/api/auth/registration-key');
     await check('GET', '/api/me/activity?limit=20', '/api/me/activity');
     await check('GET', '/api/me/notification-preferences', '/api/me/notification-preferences');
-    await check('PUT', '/api/me/notification-preferences', '/api/me/notification-preferences', { digest_frequency: 'weekly' });
+    await check('PUT', '/api/me/notification-preferences', '/api/me/notification-preferences', {
+      digest_frequency: 'weekly',
+    });
     await check('GET', '/api/me/sessions', '/api/me/sessions');
     await check('GET', '/api/me/membership-upgrade', '/api/me/membership-upgrade');
     await check('POST', '/api/dev/checkout', '/api/dev/checkout', {});

@@ -24,7 +24,9 @@ type Doc = {
 };
 
 const operations = (doc: Doc) =>
-  Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })));
+  Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })),
+  );
 
 describe('the bridge OpenAPI document (decision B47)', () => {
   let h: Bridge;
@@ -40,7 +42,8 @@ describe('the bridge OpenAPI document (decision B47)', () => {
     const doc = r.json() as Doc;
     assert.equal(doc.openapi, '3.0.3');
     assert.equal(doc.info.title, 'DOM DAO bridge');
-    for (const path of ['/health', '/auth/login', '/api/auth/register', '/api/webhooks/payments', '/test-email', '/']) assert.ok(doc.paths[path], path);
+    for (const path of ['/health', '/auth/login', '/api/auth/register', '/api/webhooks/payments', '/test-email', '/'])
+      assert.ok(doc.paths[path], path);
   });
 
   it('decision B47: docs/api/bridge.openapi.json is current', async () => {
@@ -63,16 +66,22 @@ describe('the bridge OpenAPI document (decision B47)', () => {
     for (const { key, op } of operations(doc)) {
       const problems: string[] = [];
       if (!op.operationId) problems.push('no operationId');
-      else if (!/^[a-z][A-Za-z0-9]*$/.test(op.operationId)) problems.push(`operationId ${op.operationId} is not lowerCamelCase`);
-      else if (seen.has(op.operationId)) problems.push(`operationId ${op.operationId} is also ${seen.get(op.operationId)}'s`);
+      else if (!/^[a-z][A-Za-z0-9]*$/.test(op.operationId))
+        problems.push(`operationId ${op.operationId} is not lowerCamelCase`);
+      else if (seen.has(op.operationId))
+        problems.push(`operationId ${op.operationId} is also ${seen.get(op.operationId)}'s`);
       else seen.set(op.operationId, key);
       if (!op.description?.trim()) problems.push('no description');
-      if (op.tags?.length !== 1 || !tags.has(op.tags[0]!)) problems.push(`tags ${JSON.stringify(op.tags)}: name exactly one of ${[...tags].join(', ')}`);
+      if (op.tags?.length !== 1 || !tags.has(op.tags[0]!))
+        problems.push(`tags ${JSON.stringify(op.tags)}: name exactly one of ${[...tags].join(', ')}`);
       if (!Array.isArray(op.security))
         problems.push(
           "no security: say who may call it (`security: []` when public, 'public' in a RouteDoc; sessionCookie, bearerToken, apiToken, paymentSignature)",
         );
-      else for (const req of op.security) for (const name of Object.keys(req)) if (!schemes[name]) problems.push(`security scheme ${name} is not declared`);
+      else
+        for (const req of op.security)
+          for (const name of Object.keys(req))
+            if (!schemes[name]) problems.push(`security scheme ${name} is not declared`);
       if (problems.length) missing.push(`${key}: ${problems.join('; ')}`);
     }
     assert.deepEqual(missing, [], `operations missing what the document needs (${where}):\n${missing.join('\n')}`);
@@ -81,18 +90,30 @@ describe('the bridge OpenAPI document (decision B47)', () => {
   it('decision B56: the security schemes: sessionCookie is the real session cookie, bearerToken is HTTP bearer, X-API-Token and the webhook signature are header keys', async () => {
     const doc = (await h.request({ method: 'GET', url: '/api/openapi.json' })).json() as Doc;
     const s = doc.components.securitySchemes;
-    assert.deepEqual(s.sessionCookie && { type: s.sessionCookie.type, in: s.sessionCookie.in, name: s.sessionCookie.name }, {
-      type: 'apiKey',
-      in: 'cookie',
-      name: 'session',
+    assert.deepEqual(
+      s.sessionCookie && { type: s.sessionCookie.type, in: s.sessionCookie.in, name: s.sessionCookie.name },
+      {
+        type: 'apiKey',
+        in: 'cookie',
+        name: 'session',
+      },
+    );
+    assert.deepEqual(s.bearerToken && { type: s.bearerToken.type, scheme: s.bearerToken.scheme }, {
+      type: 'http',
+      scheme: 'bearer',
     });
-    assert.deepEqual(s.bearerToken && { type: s.bearerToken.type, scheme: s.bearerToken.scheme }, { type: 'http', scheme: 'bearer' });
     assert.deepEqual(s.apiToken && { in: s.apiToken.in, name: s.apiToken.name }, { in: 'header', name: 'X-API-Token' });
-    assert.deepEqual(s.paymentSignature && { in: s.paymentSignature.in, name: s.paymentSignature.name }, { in: 'header', name: 'Payment-Signature' });
+    assert.deepEqual(s.paymentSignature && { in: s.paymentSignature.in, name: s.paymentSignature.name }, {
+      in: 'header',
+      name: 'Payment-Signature',
+    });
     const op = (path: string, method: string) => doc.paths[path]![method]!;
     assert.deepEqual(op('/test-email', 'post').security, [{ bearerToken: [] }]);
     // Decision B78: the token, or an admin's session (the console's button).
-    assert.deepEqual(op('/api/admin/price/submit-proposal', 'post').security, [{ apiToken: [] }, { sessionCookie: [] }]);
+    assert.deepEqual(op('/api/admin/price/submit-proposal', 'post').security, [
+      { apiToken: [] },
+      { sessionCookie: [] },
+    ]);
     assert.deepEqual(op('/api/ai/admin/reindex', 'post').security, [{ apiToken: [] }]);
     assert.deepEqual(op('/api/campaigns', 'post').security, [{ sessionCookie: [] }]);
     assert.deepEqual(op('/api/campaigns', 'get').security, []);
@@ -123,8 +144,15 @@ describe('the bridge OpenAPI document (decision B47)', () => {
       paths: Record<string, Record<string, { responses: Answers }>>;
       components: { securitySchemes: unknown; schemas?: Record<string, unknown>; responses?: Answers };
     };
-    assert.deepEqual(Object.keys(doc.components.schemas ?? {}).sort(), Object.keys(SHARED_ERROR_SCHEMAS).sort(), 'the shared error bodies are components');
-    assert.ok(!JSON.stringify(doc.paths).includes('machine-readable code'), 'no operation writes the error body out: it $refs components/schemas/ErrorBody');
+    assert.deepEqual(
+      Object.keys(doc.components.schemas ?? {}).sort(),
+      Object.keys(SHARED_ERROR_SCHEMAS).sort(),
+      'the shared error bodies are components',
+    );
+    assert.ok(
+      !JSON.stringify(doc.paths).includes('machine-readable code'),
+      'no operation writes the error body out: it $refs components/schemas/ErrorBody',
+    );
     const refs = new Map<string, number>();
     const inline = new Map<string, string>();
     for (const [path, ops] of Object.entries(doc.paths))
@@ -133,17 +161,25 @@ describe('the bridge OpenAPI document (decision B47)', () => {
           if (typeof answer.$ref === 'string') refs.set(answer.$ref, (refs.get(answer.$ref) ?? 0) + 1);
           else if (Number(status) >= 400) {
             const text = JSON.stringify(answer);
-            assert.equal(inline.get(text), undefined, `${method.toUpperCase()} ${path} ${status} is also ${inline.get(text)}: one component`);
+            assert.equal(
+              inline.get(text),
+              undefined,
+              `${method.toUpperCase()} ${path} ${status} is also ${inline.get(text)}: one component`,
+            );
             inline.set(text, `${method.toUpperCase()} ${path} ${status}`);
           }
         }
     const named = Object.keys(doc.components.responses ?? {});
     assert.ok(named.length >= 20, `repeated error answers are named (${named.length})`);
-    for (const name of named) assert.ok((refs.get(`#/components/responses/${name}`) ?? 0) >= 2, `${name} is given by two operations or more`);
+    for (const name of named)
+      assert.ok((refs.get(`#/components/responses/${name}`) ?? 0) >= 2, `${name} is given by two operations or more`);
     // Written out and folded again, it is the same document: folding loses nothing an operation says.
     assert.deepEqual(withSharedComponents(inlineRefs(doc)), doc);
     const unfolded = { ...inlineRefs(doc), components: { securitySchemes: doc.components.securitySchemes } };
     const [size, full] = [doc, unfolded].map((d) => Buffer.byteLength(JSON.stringify(d, null, 2)));
-    assert.ok(size! < full! * 0.75, `the document (${size} bytes) is well under the one with every answer in full (${full})`);
+    assert.ok(
+      size! < full! * 0.75,
+      `the document (${size} bytes) is well under the one with every answer in full (${full})`,
+    );
   });
 });

@@ -3,7 +3,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { aggregate, CONFIDENCE, FUTURE_SKEW_MS, weightedMedian, type Observation } from '../src/features/oracle/aggregate.ts';
+import {
+  aggregate,
+  CONFIDENCE,
+  FUTURE_SKEW_MS,
+  weightedMedian,
+  type Observation,
+} from '../src/features/oracle/aggregate.ts';
 
 const NOW = Date.parse('2026-03-10T12:00:00Z');
 const obs = (name: string, price: unknown, weight = 1, extra: Partial<Observation> = {}): Observation => ({
@@ -173,7 +179,10 @@ describe('aggregate (decisions O1, O3, O4)', () => {
     assert.equal(r.observations.find((o) => o.name === 'liar')!.status, 'outlier');
     assert.equal(r.aggregate.price_usd, 1.01, 'recomputed over the three honest sources (the first pass gave 1.015)');
     // Exactly 20 % away is kept; just beyond is rejected.
-    const edge = aggregate([obs('a', 100), obs('b', 100), obs('c', 100), obs('edge', 120), obs('beyond', 120.01)], opts);
+    const edge = aggregate(
+      [obs('a', 100), obs('b', 100), obs('c', 100), obs('edge', 120), obs('beyond', 120.01)],
+      opts,
+    );
     assert.ok(edge.ok);
     assert.deepEqual(
       edge.observations.filter((o) => o.status === 'outlier').map((o) => o.name),
@@ -224,7 +233,10 @@ describe('aggregate limits at the limit and one unit past it (decisions O1, O4)'
   });
   it('decision O4: exactly PRICE_MIN_SOURCES agreeing sources give an aggregate, one fewer none', () => {
     assert.equal(aggregate([obs('a', 1), obs('b', 1), obs('c', 1)], { ...opts, minSources: 3 }).ok, true);
-    const two = aggregate([obs('a', 1), obs('b', 1), obs('c', 1, 1, { observedAt: NOW - 60_001 })], { ...opts, minSources: 3 });
+    const two = aggregate([obs('a', 1), obs('b', 1), obs('c', 1, 1, { observedAt: NOW - 60_001 })], {
+      ...opts,
+      minSources: 3,
+    });
     assert.deepEqual([two.ok, !two.ok && two.reason], [false, '2 agreeing fresh source(s), at least 3 required']);
   });
 });

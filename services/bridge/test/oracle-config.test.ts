@@ -12,7 +12,13 @@ import { openTemplateDatabase } from './embedded-template.ts';
 import priceOracleRoutes from '../src/features/oracle/routes.ts';
 import { createPriceOracle } from '../src/features/oracle/oracle.ts';
 import { parsePriceSources } from '../src/core/price-sources.ts';
-import { MAX_BODY_BYTES, observe, resolvePointer, timestampValue, type SourceConfig } from '../src/features/oracle/sources.ts';
+import {
+  MAX_BODY_BYTES,
+  observe,
+  resolvePointer,
+  timestampValue,
+  type SourceConfig,
+} from '../src/features/oracle/sources.ts';
 import { startFakeSources } from './oracle-fakes.ts';
 
 const fixed = { kind: 'fixed', name: 'dev', weight: 1, price: 0.1 };
@@ -27,7 +33,8 @@ function problems(env: Record<string, string>): string[] {
   }
   return [];
 }
-const withSources = (list: unknown) => problems({ PRICE_SOURCES: typeof list === 'string' ? list : JSON.stringify(list) });
+const withSources = (list: unknown) =>
+  problems({ PRICE_SOURCES: typeof list === 'string' ? list : JSON.stringify(list) });
 
 describe('PRICE_SOURCES validation (decision O8)', () => {
   it('valid sources load with their defaults (timeout_ms 5000, max_age_seconds 300)', () => {
@@ -37,15 +44,19 @@ describe('PRICE_SOURCES validation (decision O8)', () => {
     assert.deepEqual(sources[0], { ...fixed, timeout_ms: 5000, max_age_seconds: 300 });
     assert.equal(sources[1]!.kind, 'json-http');
   });
-  it('unset: no sources and no problem (the endpoint answers 503)', () => assert.deepEqual(parsePriceSources({}), { sources: [], problems: [] }));
+  it('unset: no sources and no problem (the endpoint answers 503)', () =>
+    assert.deepEqual(parsePriceSources({}), { sources: [], problems: [] }));
   it('both PRICE_SOURCES and PRICE_SOURCES_FILE', () =>
-    assert.deepEqual(problems({ PRICE_SOURCES: '[]', PRICE_SOURCES_FILE: '/x' }), ['PRICE_SOURCES: set either PRICE_SOURCES or PRICE_SOURCES_FILE, not both']));
+    assert.deepEqual(problems({ PRICE_SOURCES: '[]', PRICE_SOURCES_FILE: '/x' }), [
+      'PRICE_SOURCES: set either PRICE_SOURCES or PRICE_SOURCES_FILE, not both',
+    ]));
   it('not JSON', () => assert.match(withSources('[{')[0]!, /^PRICE_SOURCES: not valid JSON \(/));
   it('not an array, or empty', () => {
     assert.deepEqual(withSources({ a: 1 }), ['PRICE_SOURCES: must be a non-empty JSON array of sources']);
     assert.deepEqual(withSources([]), ['PRICE_SOURCES: must be a non-empty JSON array of sources']);
   });
-  it('an item that is not an object', () => assert.deepEqual(withSources([fixed, 3]), ['PRICE_SOURCES[1]: must be an object']));
+  it('an item that is not an object', () =>
+    assert.deepEqual(withSources([fixed, 3]), ['PRICE_SOURCES[1]: must be an object']));
   it('unknown kind', () =>
     assert.deepEqual(withSources([{ ...fixed, kind: 'oracle-of-delphi' }]), [
       'PRICE_SOURCES[0] (dev): kind must be one of json-http, fixed (got "oracle-of-delphi")',
@@ -61,24 +72,36 @@ describe('PRICE_SOURCES validation (decision O8)', () => {
       p.join('\n'),
     );
   });
-  it('url not http(s)', () => assert.match(withSources([{ ...http, url: 'ftp://x/p' }]).join('\n'), /^PRICE_SOURCES\[0\] \(ex\): url: /));
+  it('url not http(s)', () =>
+    assert.match(withSources([{ ...http, url: 'ftp://x/p' }]).join('\n'), /^PRICE_SOURCES\[0\] \(ex\): url: /));
   it('a JSON pointer not starting with "/"', () =>
-    assert.match(withSources([{ ...http, price_pointer: 'price' }]).join('\n'), /^PRICE_SOURCES\[0\] \(ex\): price_pointer: /));
+    assert.match(
+      withSources([{ ...http, price_pointer: 'price' }]).join('\n'),
+      /^PRICE_SOURCES\[0\] \(ex\): price_pointer: /,
+    ));
   it('weight zero or negative', () => {
     assert.match(withSources([{ ...fixed, weight: 0 }]).join('\n'), /^PRICE_SOURCES\[0\] \(dev\): weight: /);
     assert.match(withSources([{ ...fixed, weight: -1 }]).join('\n'), /^PRICE_SOURCES\[0\] \(dev\): weight: /);
   });
-  it('a fixed price that is not positive', () => assert.match(withSources([{ ...fixed, price: 0 }]).join('\n'), /^PRICE_SOURCES\[0\] \(dev\): price: /));
+  it('a fixed price that is not positive', () =>
+    assert.match(withSources([{ ...fixed, price: 0 }]).join('\n'), /^PRICE_SOURCES\[0\] \(dev\): price: /));
   it('timeout_ms and max_age_seconds out of range', () => {
     const p = withSources([{ ...fixed, timeout_ms: 10, max_age_seconds: 0 }]);
     assert.ok(
-      p.some((x) => x.startsWith('PRICE_SOURCES[0] (dev): timeout_ms:')) && p.some((x) => x.startsWith('PRICE_SOURCES[0] (dev): max_age_seconds:')),
+      p.some((x) => x.startsWith('PRICE_SOURCES[0] (dev): timeout_ms:')) &&
+        p.some((x) => x.startsWith('PRICE_SOURCES[0] (dev): max_age_seconds:')),
       p.join('\n'),
     );
   });
-  it('an unknown field (a typo must not be ignored)', () => assert.match(withSources([{ ...fixed, wieght: 2 }]).join('\n'), /^PRICE_SOURCES\[0\] \(dev\)/));
-  it('a bad name', () => assert.match(withSources([{ ...fixed, name: 'has space' }]).join('\n'), /^PRICE_SOURCES\[0\] \(has space\): name: /));
-  it('duplicate names', () => assert.deepEqual(withSources([fixed, { ...fixed, price: 0.2 }]), ['PRICE_SOURCES[1] (dev): duplicate name dev']));
+  it('an unknown field (a typo must not be ignored)', () =>
+    assert.match(withSources([{ ...fixed, wieght: 2 }]).join('\n'), /^PRICE_SOURCES\[0\] \(dev\)/));
+  it('a bad name', () =>
+    assert.match(
+      withSources([{ ...fixed, name: 'has space' }]).join('\n'),
+      /^PRICE_SOURCES\[0\] \(has space\): name: /,
+    ));
+  it('duplicate names', () =>
+    assert.deepEqual(withSources([fixed, { ...fixed, price: 0.2 }]), ['PRICE_SOURCES[1] (dev): duplicate name dev']));
   it('every bad source is listed at once', () =>
     assert.equal(
       withSources([
@@ -94,7 +117,9 @@ describe('PRICE_SOURCES validation (decision O8)', () => {
     const file = join(dir, 'sources.json');
     writeFileSync(file, JSON.stringify([fixed]));
     assert.equal(parsePriceSources(loadBridgeConfig({ PRICE_SOURCES_FILE: file })).sources.length, 1);
-    assert.deepEqual(problems({ PRICE_SOURCES_FILE: join(dir, 'missing.json') }), [`PRICE_SOURCES_FILE: cannot read ${join(dir, 'missing.json')} (ENOENT)`]);
+    assert.deepEqual(problems({ PRICE_SOURCES_FILE: join(dir, 'missing.json') }), [
+      `PRICE_SOURCES_FILE: cannot read ${join(dir, 'missing.json')} (ENOENT)`,
+    ]);
     writeFileSync(file, '{');
     assert.match(problems({ PRICE_SOURCES_FILE: file })[0]!, /^PRICE_SOURCES_FILE: not valid JSON/);
   });
@@ -106,13 +131,17 @@ describe('price oracle numeric settings (decisions O3, O4, O11)', () => {
     assert.ok(problems({ PRICE_OUTLIER_PCT: '101' }).some((p) => p.startsWith('PRICE_OUTLIER_PCT')));
     assert.equal(loadBridgeConfig({ PRICE_OUTLIER_PCT: '12.5' }).PRICE_OUTLIER_PCT, 12.5);
   });
-  it('PRICE_MIN_SOURCES at least 1', () => assert.ok(problems({ PRICE_MIN_SOURCES: '0' }).some((p) => p.startsWith('PRICE_MIN_SOURCES'))));
+  it('PRICE_MIN_SOURCES at least 1', () =>
+    assert.ok(problems({ PRICE_MIN_SOURCES: '0' }).some((p) => p.startsWith('PRICE_MIN_SOURCES'))));
   it('decision O11: PRICE_STALENESS_SECONDS at least twice PRICE_POLL_SECONDS', () => {
     assert.deepEqual(problems({ PRICE_POLL_SECONDS: '60', PRICE_STALENESS_SECONDS: '119' }), [
       'PRICE_STALENESS_SECONDS: must be at least twice PRICE_POLL_SECONDS, or one slow poll makes the price stale',
     ]);
     const d = loadBridgeConfig({});
-    assert.deepEqual([d.PRICE_POLL_SECONDS, d.PRICE_STALENESS_SECONDS, d.PRICE_OUTLIER_PCT, d.PRICE_MIN_SOURCES], [30, 300, 20, 2]);
+    assert.deepEqual(
+      [d.PRICE_POLL_SECONDS, d.PRICE_STALENESS_SECONDS, d.PRICE_OUTLIER_PCT, d.PRICE_MIN_SOURCES],
+      [30, 300, 20, 2],
+    );
   });
 });
 
@@ -174,8 +203,20 @@ describe('json-http adapter failures (decisions O1, O9)', () => {
     assert.equal((await observe(src('/past-limit-chunked'), now)).error, `body larger than ${MAX_BODY_BYTES} bytes`);
     assert.match((await observe(src('/moved'), now)).error!, /^fetch failed: /);
     assert.equal((await observe(src('/ok', { price_pointer: '/price' }), now)).error, 'nothing at /price');
-    assert.deepEqual(await observe(src('/ok'), now), { name: 'x', weight: 1, maxAgeMs: 60_000, price: 0.5, observedAt: 1_000 });
-    assert.deepEqual(await observe(src('/ok', { timestamp_pointer: '/t' }), now), { name: 'x', weight: 1, maxAgeMs: 60_000, price: 0.5, observedAt: null });
+    assert.deepEqual(await observe(src('/ok'), now), {
+      name: 'x',
+      weight: 1,
+      maxAgeMs: 60_000,
+      price: 0.5,
+      observedAt: 1_000,
+    });
+    assert.deepEqual(await observe(src('/ok', { timestamp_pointer: '/t' }), now), {
+      name: 'x',
+      weight: 1,
+      maxAgeMs: 60_000,
+      price: 0.5,
+      observedAt: null,
+    });
     assert.equal((await observe(src('/nothing-here'), now)).error, 'HTTP 404');
   });
 });

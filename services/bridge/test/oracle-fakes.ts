@@ -33,7 +33,11 @@ export async function startFakeSources(): Promise<FakeSources> {
       if (!a) return void res.writeHead(404).end();
       const body = typeof a.body === 'string' ? a.body : JSON.stringify(a.body);
       // Not chunked: Content-Length declared (writeHead alone would send chunked encoding).
-      res.writeHead(a.status ?? 200, { 'content-type': 'application/json', ...(!a.chunked && { 'content-length': Buffer.byteLength(body) }), ...a.headers });
+      res.writeHead(a.status ?? 200, {
+        'content-type': 'application/json',
+        ...(!a.chunked && { 'content-length': Buffer.byteLength(body) }),
+        ...a.headers,
+      });
       if (a.chunked) {
         res.write(body);
         res.end();

@@ -10,7 +10,14 @@ import { createPriceOracle } from '../src/features/oracle/oracle.ts';
 import type { SourceConfig } from '../src/core/price-sources.ts';
 import { startFakeSources } from './oracle-fakes.ts';
 
-const fixed = (name: string, price: number): SourceConfig => ({ kind: 'fixed', name, weight: 1, price, timeout_ms: 1000, max_age_seconds: 60 });
+const fixed = (name: string, price: number): SourceConfig => ({
+  kind: 'fixed',
+  name,
+  weight: 1,
+  price,
+  timeout_ms: 1000,
+  max_age_seconds: 60,
+});
 
 /** Polls for a condition (generous bound: only a guard against a hang). */
 async function until(cond: () => boolean): Promise<void> {
@@ -159,7 +166,11 @@ describe('price oracle life cycle', () => {
       stale: false,
     });
     now += 240_000;
-    assert.deepEqual((await app.inject({ method: 'GET', url: '/api/price/dom-usd' })).json(), body, 'exactly PRICE_STALENESS_SECONDS old: still fresh');
+    assert.deepEqual(
+      (await app.inject({ method: 'GET', url: '/api/price/dom-usd' })).json(),
+      body,
+      'exactly PRICE_STALENESS_SECONDS old: still fresh',
+    );
     now += 1;
     assert.deepEqual(
       (await app.inject({ method: 'GET', url: '/api/price/dom-usd' })).json(),

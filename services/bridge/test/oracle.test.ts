@@ -8,14 +8,19 @@ import { startFakeSources, type FakeSources } from './oracle-fakes.ts';
 
 const SLOW_POLLS = { PRICE_POLL_SECONDS: '600', PRICE_STALENESS_SECONDS: '1200' };
 
-async function oracleBridge(sources: unknown[], env: Record<string, string> = {}, backend = BACKENDS[0]): Promise<Bridge> {
+async function oracleBridge(
+  sources: unknown[],
+  env: Record<string, string> = {},
+  backend = BACKENDS[0],
+): Promise<Bridge> {
   const h = await bridge(backend, { ...SLOW_POLLS, PRICE_SOURCES: JSON.stringify(sources), ...env });
   await h.app.ready();
   await h.app.priceOracle.pollNow(); // after the first poll started when the app became ready, a poll of its own
   return h;
 }
 
-const get = (h: Bridge, url: string, headers: Record<string, string> = {}) => h.request({ method: 'GET', url, headers });
+const get = (h: Bridge, url: string, headers: Record<string, string> = {}) =>
+  h.request({ method: 'GET', url, headers });
 
 describe('GET /api/price/dom-usd (spec 1 Oracle price response)', () => {
   let fake: FakeSources;
@@ -80,7 +85,12 @@ describe('GET /api/price/dom-usd (spec 1 Oracle price response)', () => {
     assert.equal(rec.statusCode, 200, rec.body);
     assert.match(String(rec.headers['cache-control']), /immutable/);
     const byName = Object.fromEntries(
-      rec.json().observations.map((o: { name: string; status: string; error?: string }) => [o.name, `${o.status}${o.error ? `: ${o.error}` : ''}`]),
+      rec
+        .json()
+        .observations.map((o: { name: string; status: string; error?: string }) => [
+          o.name,
+          `${o.status}${o.error ? `: ${o.error}` : ''}`,
+        ]),
     );
     assert.deepEqual(byName, {
       fixed: 'used',
@@ -103,7 +113,11 @@ describe('GET /api/price/dom-usd (spec 1 Oracle price response)', () => {
     assert.equal(r.headers['cache-control'], 'no-cache');
     for (let i = 0; i < 25; i++) assert.equal((await get(h, '/api/price/dom-usd')).statusCode, 200);
     assert.equal((await get(h, '/api/price/dom-usd', { 'if-none-match': etag })).statusCode, 304);
-    assert.equal((await get(h, '/api/price/dom-usd', { 'if-none-match': `W/"0-f", ${etag}` })).statusCode, 304, 'a list of ETags');
+    assert.equal(
+      (await get(h, '/api/price/dom-usd', { 'if-none-match': `W/"0-f", ${etag}` })).statusCode,
+      304,
+      'a list of ETags',
+    );
     assert.equal(fake.hits(), hits, 'no source was fetched by 26 requests');
     await h.app.priceOracle.pollNow();
     assert.equal(fake.hits(), hits + 8, 'one poll fetches every HTTP source once');
@@ -192,7 +206,13 @@ for (const backend of [BACKENDS[0]!, BACKENDS[2]!]) {
         windowed.items.map((x: { price_usd: number }) => x.price_usd),
         [2.01, 2.02],
       );
-      assert.deepEqual(Object.keys(windowed.items[0]).sort(), ['confidence', 'id', 'price_usd', 'sources', 'timestamp']);
+      assert.deepEqual(Object.keys(windowed.items[0]).sort(), [
+        'confidence',
+        'id',
+        'price_usd',
+        'sources',
+        'timestamp',
+      ]);
       assert.equal((await get(h, '/api/price/dom-usd/history?limit=1001')).json().error, 'VALIDATION_ERROR');
       assert.equal((await get(h, '/api/price/dom-usd/history?from=10&to=5')).json().error, 'VALIDATION_ERROR');
     });

@@ -13,7 +13,9 @@ import { Outbox, OUTBOX_LEASE_MS } from '../src/core/outbox/queue.ts';
 import type { FaultPoint, OperationHandler } from '../src/core/outbox/types.ts';
 import { freshPostgres } from './harness.ts';
 
-async function database(kind: 'pglite' | 'postgres'): Promise<{ db: Db; second(): Promise<Db>; close(): Promise<void> }> {
+async function database(
+  kind: 'pglite' | 'postgres',
+): Promise<{ db: Db; second(): Promise<Db>; close(): Promise<void> }> {
   if (kind === 'pglite') {
     const d = await openTemplateDatabase();
     return { db: d.db, second: async () => d.db, close: () => d.close() };
@@ -36,7 +38,10 @@ async function database(kind: 'pglite' | 'postgres'): Promise<{ db: Db; second()
 }
 
 /** Runs a test body on a fresh database of that kind, closed whatever happens. */
-async function onDatabase(kind: 'pglite' | 'postgres', body: (d: Awaited<ReturnType<typeof database>>) => Promise<void>): Promise<void> {
+async function onDatabase(
+  kind: 'pglite' | 'postgres',
+  body: (d: Awaited<ReturnType<typeof database>>) => Promise<void>,
+): Promise<void> {
   const d = await database(kind);
   try {
     await body(d);
@@ -88,12 +93,21 @@ function fakeCanister() {
 }
 
 function outboxOn(db: Db, clock: { now: number }, faults?: (p: FaultPoint) => void, maxAttempts?: number) {
-  const o = new Outbox({ db, canisterSet: 'test', now: () => clock.now, reconcileMs: 0, ...(faults && { faults }), ...(maxAttempts && { maxAttempts }) });
+  const o = new Outbox({
+    db,
+    canisterSet: 'test',
+    now: () => clock.now,
+    reconcileMs: 0,
+    ...(faults && { faults }),
+    ...(maxAttempts && { maxAttempts }),
+  });
   return o;
 }
 
 async function enqueue(db: Db, o: Outbox, opId: string, value = 1, aggregate = 'user:a') {
-  await db.transaction().execute((trx) => o.enqueue(trx, { operation: 'test.op', opId, aggregate, payload: { value } }));
+  await db
+    .transaction()
+    .execute((trx) => o.enqueue(trx, { operation: 'test.op', opId, aggregate, payload: { value } }));
 }
 const outcome = async (db: Db, opId: string) =>
   (await db.selectFrom('webhook_events').select('outcome').where('event_id', '=', opId).executeTakeFirst())?.outcome;
@@ -108,7 +122,12 @@ for (const kind of ['pglite', 'postgres'] as const) {
         o.register('test.op', c.handler);
         await assert.rejects(
           d.db.transaction().execute(async (trx) => {
-            await o.enqueue(trx, { operation: 'test.op', opId: 'rolled-back', aggregate: 'user:a', payload: { value: 1 } });
+            await o.enqueue(trx, {
+              operation: 'test.op',
+              opId: 'rolled-back',
+              aggregate: 'user:a',
+              payload: { value: 1 },
+            });
             throw new Error('the feature refused');
           }),
         );
@@ -116,7 +135,11 @@ for (const kind of ['pglite', 'postgres'] as const) {
         await enqueue(d.db, o, 'op-1', 7);
         const r = await o.run('op-1');
         assert.deepEqual(r, { state: 'done', result: { n: 7n * 10n ** 20n }, after: 'mailed' });
-        assert.deepEqual(await o.run('op-1'), { state: 'done', result: { n: 7n * 10n ** 20n } }, 'a done row answers its recorded result');
+        assert.deepEqual(
+          await o.run('op-1'),
+          { state: 'done', result: { n: 7n * 10n ** 20n } },
+          'a done row answers its recorded result',
+        );
         await enqueue(d.db, o, 'op-1', 99);
         assert.equal((await o.list())[0]!.state, 'done', 'the same op id asked for again keeps its row');
         assert.equal(c.state.calls, 1);
@@ -202,7 +225,10 @@ for (const kind of ['pglite', 'postgres'] as const) {
         await o.run('doomed');
         assert.equal(await o.cancel('doomed', 'the client was told nothing was stored'), true);
         assert.equal(await o.cancel('doomed', 'again'), false);
-        assert.deepEqual(await o.run('doomed'), { state: 'compensated', error: 'the client was told nothing was stored' });
+        assert.deepEqual(await o.run('doomed'), {
+          state: 'compensated',
+          error: 'the client was told nothing was stored',
+        });
         assert.deepEqual(c.state.compensated, ['doomed']);
       }));
 
@@ -224,7 +250,8 @@ for (const kind of ['pglite', 'postgres'] as const) {
         assert.equal(c.state.applied.length, 10, 'each row applied once');
         assert.equal(new Set(c.state.applied).size, 10);
         assert.equal(c.state.effects, 10);
-        for (const r of results.slice(0, 20)) assert.ok(typeof r === 'object' && (r.state === 'done' || r.state === 'pending'));
+        for (const r of results.slice(0, 20))
+          assert.ok(typeof r === 'object' && (r.state === 'done' || r.state === 'pending'));
         await a.reconcile();
         assert.equal((await a.list({ state: 'done' })).length, 10);
       }));

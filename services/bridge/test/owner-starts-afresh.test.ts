@@ -15,7 +15,13 @@ const OWNER_PASSWORD = 'the mailbox owner picked this';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const DAY_MS = 86_400_000;
 // The harness's clock: 2026-03-10T12:00:00Z.
-const AGED = { adult: '1990-06-15', thirteenToday: '2013-03-10', thirteenTomorrow: '2013-03-11', eighteenToday: '2008-03-10', minor: '2011-01-20' };
+const AGED = {
+  adult: '1990-06-15',
+  thirteenToday: '2013-03-10',
+  thirteenTomorrow: '2013-03-11',
+  eighteenToday: '2008-03-10',
+  minor: '2011-01-20',
+};
 
 const tokenOf = (path: string) => new URL(path, 'https://x.example').searchParams.get('token')!;
 
@@ -27,7 +33,11 @@ async function opener(h: Bridge) {
 async function attackerRegisters(h: Bridge, email: string, dob: string) {
   const r = await h.register(email, { name: ATTACKER.name, dob, password: ATTACKER.password });
   assert.equal(r.statusCode, 201, r.body);
-  const row = await h.opened.db.selectFrom('users').selectAll().where('id', '=', r.json().user_id).executeTakeFirstOrThrow();
+  const row = await h.opened.db
+    .selectFrom('users')
+    .selectAll()
+    .where('id', '=', r.json().user_id)
+    .executeTakeFirstOrThrow();
   return { id: row.id, principal: row.principal, token: tokenOf(h.verificationPath(email)), at: h.now() };
 }
 
@@ -47,7 +57,8 @@ async function answersFor(h: Bridge, email: string, name: string, dob: string) {
   return { name_encrypted: sealed.name_encrypted, dob_encrypted: sealed.dob_encrypted, tos_accepted: true };
 }
 
-const confirmJson = (h: Bridge, body: Record<string, unknown>) => h.request({ method: 'POST', url: '/api/auth/verify-email', payload: body });
+const confirmJson = (h: Bridge, body: Record<string, unknown>) =>
+  h.request({ method: 'POST', url: '/api/auth/verify-email', payload: body });
 const confirmForm = (h: Bridge, fields: Record<string, string>) =>
   h.request({ method: 'POST', url: '/verify-email', payload: new URLSearchParams(fields).toString(), headers: FORM });
 
@@ -55,15 +66,29 @@ const confirmForm = (h: Bridge, fields: Record<string, string>) =>
 async function shownAccount(h: Bridge, email: string) {
   const { res, jar } = await h.login(email, OWNER_PASSWORD);
   assert.equal(res.statusCode, 200, res.body);
-  const session = (await h.request({ method: 'GET', url: '/auth/session', jar })).json() as { user_id: string; roles: string[] };
-  const upgrade = (await h.request({ method: 'GET', url: '/api/me/membership-upgrade', jar })).json() as { adult: boolean };
-  const row = await h.opened.db.selectFrom('users').selectAll().where('id', '=', session.user_id).executeTakeFirstOrThrow();
+  const session = (await h.request({ method: 'GET', url: '/auth/session', jar })).json() as {
+    user_id: string;
+    roles: string[];
+  };
+  const upgrade = (await h.request({ method: 'GET', url: '/api/me/membership-upgrade', jar })).json() as {
+    adult: boolean;
+  };
+  const row = await h.opened.db
+    .selectFrom('users')
+    .selectAll()
+    .where('id', '=', session.user_id)
+    .executeTakeFirstOrThrow();
   const account = (await h.opened.canisters.clients.user.get_account(row.principal))!;
   const o = await opener(h);
   return {
     session,
     adult: upgrade.adult,
-    row: { name: await o.open('name', row.name_encrypted), dob: await o.open('dob', row.dob_encrypted), is_minor: row.is_minor, principal: row.principal },
+    row: {
+      name: await o.open('name', row.name_encrypted),
+      dob: await o.open('dob', row.dob_encrypted),
+      is_minor: row.is_minor,
+      principal: row.principal,
+    },
     canister: {
       name: await o.open('name', account.name_encrypted),
       adult: account.is_age_verified_18_plus,
@@ -83,14 +108,24 @@ describe("the mailbox owner's confirmation starts the account afresh (decision B
     const mine = await answersFor(h, 'victim@example.org', 'Olive Owner', AGED.minor);
     const r = await confirmJson(h, { token: attack.token, new_password: OWNER_PASSWORD, ...mine });
     assert.equal(r.statusCode, 200, r.body);
-    assert.deepEqual(r.json(), { status: 'verified', membership_token_pending: false, password: 'chosen', signed_in: true });
+    assert.deepEqual(r.json(), {
+      status: 'verified',
+      membership_token_pending: false,
+      password: 'chosen',
+      signed_in: true,
+    });
 
     const shown = await shownAccount(h, 'victim@example.org');
     assert.notEqual(shown.session.user_id, attack.id, 'a new account, not the registration');
     assert.notEqual(shown.row.principal, attack.principal);
     assert.deepEqual(shown.session.roles, ['member']);
     assert.equal(shown.adult, false, "the owner is 15: the attacker's adult date of birth is gone");
-    assert.deepEqual(shown.row, { name: 'Olive Owner', dob: AGED.minor, is_minor: true, principal: shown.row.principal });
+    assert.deepEqual(shown.row, {
+      name: 'Olive Owner',
+      dob: AGED.minor,
+      is_minor: true,
+      principal: shown.row.principal,
+    });
     assert.deepEqual(shown.canister, {
       name: 'Olive Owner',
       adult: false,
@@ -105,17 +140,24 @@ describe("the mailbox owner's confirmation starts the account afresh (decision B
       (await h.opened.canisters.clients.user.get_account(attack.principal)) === undefined ? true : undefined,
     );
     // The welcome email greets the owner; nothing sent after the confirmation names the attacker.
-    await eventually('the welcome email', () => h.emails().find((m) => /welcome/i.test(m.subject) && m.text.includes('Olive Owner')));
+    await eventually('the welcome email', () =>
+      h.emails().find((m) => /welcome/i.test(m.subject) && m.text.includes('Olive Owner')),
+    );
     const afterwards = h.emails().filter((m) => !/confirm your email/i.test(m.text));
     assert.ok(afterwards.length > 0 && afterwards.every((m) => !m.text.includes(ATTACKER.name)));
     // Audited: who verified, which registration gave way.
-    const completed = await h.opened.db.selectFrom('audit_log').selectAll().where('event', '=', 'verification.completed').executeTakeFirstOrThrow();
+    const completed = await h.opened.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('event', '=', 'verification.completed')
+      .executeTakeFirstOrThrow();
     assert.equal(completed.actor, shown.session.user_id);
     assert.equal(completed.subject, attack.id);
     assert.equal((completed.detail as { started_afresh?: boolean }).started_afresh, true);
     assert.equal(h.logs.events('verification.started_afresh').length, 1);
     const logs = JSON.stringify(h.logs.lines());
-    for (const secret of ['Olive Owner', AGED.minor, OWNER_PASSWORD, ATTACKER.name]) assert.ok(!logs.includes(secret), `${secret} in the logs`);
+    for (const secret of ['Olive Owner', AGED.minor, OWNER_PASSWORD, ATTACKER.name])
+      assert.ok(!logs.includes(secret), `${secret} in the logs`);
   });
 
   it("decision B86 and B87: a minor attacker's answers are gone; the adult owner's answers through the link page's two steps are all the account shows", async () => {
@@ -123,7 +165,11 @@ describe("the mailbox owner's confirmation starts the account afresh (decision B
     after(() => h.close());
     await attackerRegisters(h, 'adult@example.org', AGED.minor);
     // Exactly 18 today: an adult (spec 2 registration rule 1).
-    const v = await h.verify('adult@example.org', { newPassword: OWNER_PASSWORD, name: 'Adam Owner', dob: AGED.eighteenToday });
+    const v = await h.verify('adult@example.org', {
+      newPassword: OWNER_PASSWORD,
+      name: 'Adam Owner',
+      dob: AGED.eighteenToday,
+    });
     assert.equal(v.statusCode, 200, v.body);
     assert.match(v.body, /Email verified/);
     const shown = await shownAccount(h, 'adult@example.org');
@@ -168,9 +214,16 @@ describe("the mailbox owner's confirmation starts the account afresh (decision B
       ['COPPA_BLOCK', 'COPPA_BLOCK', 'COPPA_BLOCK'],
       'every refusal leaves a log line',
     );
-    assert.equal((await h.opened.db.selectFrom('audit_log').select('id').where('event', '=', 'verification.refused').execute()).length, 3);
+    assert.equal(
+      (await h.opened.db.selectFrom('audit_log').select('id').where('event', '=', 'verification.refused').execute())
+        .length,
+      3,
+    );
     const logs = JSON.stringify(h.logs.lines());
-    assert.ok(!logs.includes(AGED.thirteenTomorrow) && !logs.includes('Young Owner'), 'neither the date nor the name is logged');
+    assert.ok(
+      !logs.includes(AGED.thirteenTomorrow) && !logs.includes('Young Owner'),
+      'neither the date nor the name is logged',
+    );
 
     // At the limit: 13 today passes the first step (a minor) and creates the owner's account.
     const step = await confirmForm(h, { token: attack.token, dob: AGED.thirteenToday });
@@ -198,11 +251,29 @@ describe("the mailbox owner's confirmation starts the account afresh (decision B
     const { tos_accepted: _t, ...noTerms } = good;
     const { dob_encrypted: _d, ...noDob } = good;
     const cases: Array<[string, Record<string, unknown>, number, string, RegExp]> = [
-      ['a new password alone', { new_password: OWNER_PASSWORD }, 400, 'VALIDATION_ERROR', /dob_encrypted, name_encrypted, tos_accepted/],
+      [
+        'a new password alone',
+        { new_password: OWNER_PASSWORD },
+        400,
+        'VALIDATION_ERROR',
+        /dob_encrypted, name_encrypted, tos_accepted/,
+      ],
       ['no terms', { new_password: OWNER_PASSWORD, ...noTerms }, 400, 'VALIDATION_ERROR', /send your own tos_accepted/],
-      ['terms refused', { new_password: OWNER_PASSWORD, ...good, tos_accepted: false }, 400, 'VALIDATION_ERROR', /tos_accepted/],
+      [
+        'terms refused',
+        { new_password: OWNER_PASSWORD, ...good, tos_accepted: false },
+        400,
+        'VALIDATION_ERROR',
+        /tos_accepted/,
+      ],
       ['no date of birth', { new_password: OWNER_PASSWORD, ...noDob }, 400, 'VALIDATION_ERROR', /dob_encrypted/],
-      ['an impossible date', { new_password: OWNER_PASSWORD, ...(await sealed('Carol Owner', '2001-02-30')) }, 400, 'VALIDATION_ERROR', /real date of birth/],
+      [
+        'an impossible date',
+        { new_password: OWNER_PASSWORD, ...(await sealed('Carol Owner', '2001-02-30')) },
+        400,
+        'VALIDATION_ERROR',
+        /real date of birth/,
+      ],
       [
         'a date sealed as the name',
         { new_password: OWNER_PASSWORD, ...good, dob_encrypted: good.name_encrypted },
@@ -210,7 +281,13 @@ describe("the mailbox owner's confirmation starts the account afresh (decision B
         'UNDECRYPTABLE',
         /could not be decrypted/,
       ],
-      ['a blank name', { new_password: OWNER_PASSWORD, ...(await sealed('   ', AGED.adult)) }, 400, 'VALIDATION_ERROR', /name must be 1 to 200/],
+      [
+        'a blank name',
+        { new_password: OWNER_PASSWORD, ...(await sealed('   ', AGED.adult)) },
+        400,
+        'VALIDATION_ERROR',
+        /name must be 1 to 200/,
+      ],
       [
         'a name of 201 characters',
         { new_password: OWNER_PASSWORD, ...(await sealed('n'.repeat(201), AGED.adult)) },
@@ -218,9 +295,21 @@ describe("the mailbox owner's confirmation starts the account afresh (decision B
         'VALIDATION_ERROR',
         /name must be 1 to 200/,
       ],
-      ['a name of two lines', { new_password: OWNER_PASSWORD, ...(await sealed('Carol\nOwner', AGED.adult)) }, 400, 'VALIDATION_ERROR', /one line/],
+      [
+        'a name of two lines',
+        { new_password: OWNER_PASSWORD, ...(await sealed('Carol\nOwner', AGED.adult)) },
+        400,
+        'VALIDATION_ERROR',
+        /one line/,
+      ],
       ['a weak new password', { new_password: 'short', ...good }, 400, 'WEAK_PASSWORD', /12 to 128/],
-      ["answers with the registration's password", { password: ATTACKER.password, ...good }, 400, 'VALIDATION_ERROR', /go with new_password only/],
+      [
+        "answers with the registration's password",
+        { password: ATTACKER.password, ...good },
+        400,
+        'VALIDATION_ERROR',
+        /go with new_password only/,
+      ],
     ];
     for (const [what, body, status, error, message] of cases) {
       const r = await confirmJson(h, { token: attack.token, ...body });
@@ -233,12 +322,23 @@ describe("the mailbox owner's confirmation starts the account afresh (decision B
     assert.equal(notADate.statusCode, 400);
     assert.match(notADate.body, /Enter your date of birth\./);
     assert.match(notADate.body, /name="dob" type="date"/);
-    const noTick = await confirmForm(h, { token: attack.token, dob: AGED.adult, name: 'Carol Owner', new_password: OWNER_PASSWORD });
+    const noTick = await confirmForm(h, {
+      token: attack.token,
+      dob: AGED.adult,
+      name: 'Carol Owner',
+      new_password: OWNER_PASSWORD,
+    });
     assert.equal(noTick.statusCode, 400);
     assert.match(noTick.body, /Accept the terms of membership to continue\./);
     assert.match(noTick.body, /value="Carol Owner"/);
     assert.doesNotMatch(noTick.body, new RegExp(OWNER_PASSWORD), 'the password is never sent back');
-    const weak = await confirmForm(h, { token: attack.token, dob: AGED.adult, name: 'Carol Owner', new_password: 'short', tos_accepted: 'true' });
+    const weak = await confirmForm(h, {
+      token: attack.token,
+      dob: AGED.adult,
+      name: 'Carol Owner',
+      new_password: 'short',
+      tos_accepted: 'true',
+    });
     assert.equal(weak.statusCode, 400);
     assert.match(weak.body, /Password: the password must be/);
     const oldForm = await confirmForm(h, { token: attack.token, new_password: OWNER_PASSWORD });
@@ -246,7 +346,8 @@ describe("the mailbox owner's confirmation starts the account afresh (decision B
     assert.match(oldForm.body, /Enter your date of birth\./);
 
     assert.deepEqual(await state(h, attack.principal), before, 'nothing changed');
-    // The schema's own refusal (terms false) and the route's shape checks are not confirmations; the rest are audited and logged.
+    // The schema's own refusal (terms false) and the route's shape checks are not confirmations; the rest are audited
+    // and logged.
     const audited = ['VALIDATION_ERROR', 'VALIDATION_ERROR', 'VALIDATION_ERROR', 'VALIDATION_ERROR', 'UNDECRYPTABLE'];
     const expected = [
       ...audited,
@@ -263,7 +364,12 @@ describe("the mailbox owner's confirmation starts the account afresh (decision B
       h.logs.events('verification.refused').map((l) => l.error),
       expected,
     );
-    const rows = await h.opened.db.selectFrom('audit_log').select(['detail']).where('event', '=', 'verification.refused').orderBy('id').execute();
+    const rows = await h.opened.db
+      .selectFrom('audit_log')
+      .select(['detail'])
+      .where('event', '=', 'verification.refused')
+      .orderBy('id')
+      .execute();
     assert.deepEqual(
       rows.map((r) => (r.detail as { error: string }).error),
       expected,
@@ -271,7 +377,11 @@ describe("the mailbox owner's confirmation starts the account afresh (decision B
 
     // At the limit: a name of 200 characters is the owner's name.
     const longest = 'n'.repeat(200);
-    const ok = await confirmJson(h, { token: attack.token, new_password: OWNER_PASSWORD, ...(await sealed(longest, AGED.adult)) });
+    const ok = await confirmJson(h, {
+      token: attack.token,
+      new_password: OWNER_PASSWORD,
+      ...(await sealed(longest, AGED.adult)),
+    });
     assert.equal(ok.statusCode, 200, ok.body);
     assert.equal((await shownAccount(h, email)).row.name, longest);
   });
@@ -283,7 +393,8 @@ describe("the mailbox owner's confirmation starts the account afresh (decision B
       {},
       {
         outboxFaults: (point, op) => {
-          if (lost && point === 'lost-reply' && op.operation === 'user.verify_email') throw new Error('user canister unreachable');
+          if (lost && point === 'lost-reply' && op.operation === 'user.verify_email')
+            throw new Error('user canister unreachable');
         },
       },
     );
@@ -312,7 +423,8 @@ describe("the mailbox owner's confirmation starts the account afresh (decision B
       {
         // The canister's reply is lost: the bridge cannot tell whether the account exists.
         outboxFaults: (point, op) => {
-          if (down && point === 'lost-reply' && op.operation === 'user.create_confirmed_account') throw new Error('user canister unreachable');
+          if (down && point === 'lost-reply' && op.operation === 'user.create_confirmed_account')
+            throw new Error('user canister unreachable');
         },
       },
     );

@@ -15,19 +15,29 @@ describe('decision B19: payments are checked', () => {
 
   const ready = async (email: string) => {
     const m = await h.member(email);
-    const kyc = await h.request({ method: 'POST', url: `/api/admin/users/${m.user_id}/kyc`, payload: { approved: true }, jar: admin.jar });
+    const kyc = await h.request({
+      method: 'POST',
+      url: `/api/admin/users/${m.user_id}/kyc`,
+      payload: { approved: true },
+      jar: admin.jar,
+    });
     assert.equal(kyc.statusCode, 200);
     return m;
   };
   const escrow = async () =>
-    (await h.request({ method: 'GET', url: '/api/admin/payments?status=escrow', jar: admin.jar })).json().payments as Array<{
+    (await h.request({ method: 'GET', url: '/api/admin/payments?status=escrow', jar: admin.jar })).json()
+      .payments as Array<{
       event_id: string;
       reason: string;
       status: string;
       created_at: string;
     }>;
   const tier = async (userId: string) => {
-    const row = await h.opened.db.selectFrom('users').select('principal').where('id', '=', userId).executeTakeFirstOrThrow();
+    const row = await h.opened.db
+      .selectFrom('users')
+      .select('principal')
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
     return (await h.opened.canisters.clients.membership.get_membership_status(row.principal))?.status;
   };
 
@@ -38,7 +48,10 @@ describe('decision B19: payments are checked', () => {
     assert.equal((await h.signedWebhook(xxx)).statusCode, 200);
     assert.equal((await h.signedWebhook(paymentEvent(m.user_id, 'evt_short', 2499))).statusCode, 200);
     const held = await escrow();
-    assert.match(held.find((p) => p.event_id === 'evt_xxx')!.reason, /^price mismatch: paid 1 XXX, the membership costs 2500 USD$/);
+    assert.match(
+      held.find((p) => p.event_id === 'evt_xxx')!.reason,
+      /^price mismatch: paid 1 XXX, the membership costs 2500 USD$/,
+    );
     assert.match(held.find((p) => p.event_id === 'evt_short')!.reason, /^price mismatch: paid 2499 USD/);
     // Recorded at the bridge's clock (decision B81), which the harness holds in March 2026.
     assert.equal(held.find((p) => p.event_id === 'evt_xxx')!.created_at, new Date(h.now()).toISOString());
@@ -50,7 +63,11 @@ describe('decision B19: payments are checked', () => {
 
   it('five event ids for one payment intent are applied once', async () => {
     const m = await ready('five@example.org');
-    const before = await h.opened.db.selectFrom('payments').select('id').where('payment_id', '=', 'pi_shared').execute();
+    const before = await h.opened.db
+      .selectFrom('payments')
+      .select('id')
+      .where('payment_id', '=', 'pi_shared')
+      .execute();
     assert.equal(before.length, 0);
     const answers = [];
     for (let i = 0; i < 5; i++) {
@@ -69,11 +86,18 @@ describe('decision B19: payments are checked', () => {
   it('a payment for an Active member is held for review, not a silent extension', async () => {
     const m = await ready('renew@example.org');
     await h.signedWebhook(paymentEvent(m.user_id, 'evt_first'));
-    const row = await h.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow();
+    const row = await h.opened.db
+      .selectFrom('users')
+      .select('principal')
+      .where('id', '=', m.user_id)
+      .executeTakeFirstOrThrow();
     const first = await h.opened.canisters.clients.membership.get_membership_status(row.principal);
     await h.signedWebhook(paymentEvent(m.user_id, 'evt_again'));
     const second = await h.opened.canisters.clients.membership.get_membership_status(row.principal);
     assert.equal(second?.expiration_date, first?.expiration_date);
-    assert.equal((await escrow()).find((p) => p.event_id === 'evt_again')!.reason, 'already Active: a renewal is reviewed by an admin');
+    assert.equal(
+      (await escrow()).find((p) => p.event_id === 'evt_again')!.reason,
+      'already Active: a renewal is reviewed by an admin',
+    );
   });
 });

@@ -25,12 +25,26 @@ describe("the member web app at the bridge's / (decisions F1–F4)", () => {
     );
     writeFileSync(join(dir, 'assets', 'app-TEST1234.js'), 'console.log("app")');
     writeFileSync(join(dir, 'assets', 'app-TEST1234.css'), 'body{}');
-    h = await bridge(undefined, { PORTAL_DIR: dir, BRAND_DAO_NAME: 'Garden Co-op', BRAND_DAO_PRIMARY_COLOR: '#0F766E' });
+    h = await bridge(undefined, {
+      PORTAL_DIR: dir,
+      BRAND_DAO_NAME: 'Garden Co-op',
+      BRAND_DAO_PRIMARY_COLOR: '#0F766E',
+    });
   });
   after(() => h.close());
 
   it('decision F2: every app path answers index.html with the strict CSP, no-cache and no framing', async () => {
-    for (const path of ['/', '/join', '/govern', '/proposals/12', '/price', '/campaigns', '/campaigns/3', '/me', '/admin']) {
+    for (const path of [
+      '/',
+      '/join',
+      '/govern',
+      '/proposals/12',
+      '/price',
+      '/campaigns',
+      '/campaigns/3',
+      '/me',
+      '/admin',
+    ]) {
       const r = await h.request({ method: 'GET', url: path });
       assert.equal(r.statusCode, 200, path);
       assert.match(String(r.headers['content-type']), /^text\/html; charset=utf-8/);
@@ -49,15 +63,27 @@ describe("the member web app at the bridge's / (decisions F1–F4)", () => {
       [js.statusCode, js.headers['content-type'], js.headers['cache-control'], js.body],
       [200, 'text/javascript; charset=utf-8', 'public, max-age=31536000, immutable', 'console.log("app")'],
     );
-    assert.equal((await h.request({ method: 'GET', url: '/assets/app-TEST1234.css' })).headers['content-type'], 'text/css; charset=utf-8');
+    assert.equal(
+      (await h.request({ method: 'GET', url: '/assets/app-TEST1234.css' })).headers['content-type'],
+      'text/css; charset=utf-8',
+    );
     const missing = await h.request({ method: 'GET', url: '/assets/nope.js' });
     assert.deepEqual([missing.statusCode, missing.json().error], [404, 'NOT_FOUND']);
-    assert.equal((await h.request({ method: 'GET', url: '/assets/..%2Findex.html' })).statusCode, 404, 'no path out of assets/');
+    assert.equal(
+      (await h.request({ method: 'GET', url: '/assets/..%2Findex.html' })).statusCode,
+      404,
+      'no path out of assets/',
+    );
   });
 
   it('decision F4: the brand comes from the same BRAND_DAO_* variables as the emails', async () => {
     const r = await h.request({ method: 'GET', url: '/portal/brand.json' });
-    assert.deepEqual(r.json(), { name: 'Garden Co-op', primary_color: '#0F766E', background_color: '#F4F4F7', logo_url: null });
+    assert.deepEqual(r.json(), {
+      name: 'Garden Co-op',
+      primary_color: '#0F766E',
+      background_color: '#F4F4F7',
+      logo_url: null,
+    });
   });
 
   it("other paths and methods keep the bridge's answers: unknown paths JSON 404, POST / 404, the API untouched", async () => {
@@ -81,10 +107,23 @@ describe("the member web app at the bridge's / (decisions F1–F4)", () => {
   });
 
   it('configuration: a bad brand colour or logo URL is refused at start-up', () => {
-    assert.throws(() => loadBridgeConfig({ BRAND_DAO_PRIMARY_COLOR: 'blue' }), /BRAND_DAO_PRIMARY_COLOR: a colour #RRGGBB/);
-    assert.throws(() => loadBridgeConfig({ BRAND_DAO_LOGO_URL: 'http://insecure.example/logo.png' }), /BRAND_DAO_LOGO_URL/);
-    assert.equal(loadBridgeConfig({ BRAND_DAO_LOGO_URL: 'https://cdn.example/logo.png' }).BRAND_DAO_LOGO_URL, 'https://cdn.example/logo.png');
-    assert.throws(() => loadBridgeConfig({ NODE_ENV: 'production', DEV_CHECKOUT: 'true' }), /DEV_CHECKOUT: development only/, 'decision F8');
+    assert.throws(
+      () => loadBridgeConfig({ BRAND_DAO_PRIMARY_COLOR: 'blue' }),
+      /BRAND_DAO_PRIMARY_COLOR: a colour #RRGGBB/,
+    );
+    assert.throws(
+      () => loadBridgeConfig({ BRAND_DAO_LOGO_URL: 'http://insecure.example/logo.png' }),
+      /BRAND_DAO_LOGO_URL/,
+    );
+    assert.equal(
+      loadBridgeConfig({ BRAND_DAO_LOGO_URL: 'https://cdn.example/logo.png' }).BRAND_DAO_LOGO_URL,
+      'https://cdn.example/logo.png',
+    );
+    assert.throws(
+      () => loadBridgeConfig({ NODE_ENV: 'production', DEV_CHECKOUT: 'true' }),
+      /DEV_CHECKOUT: development only/,
+      'decision F8',
+    );
   });
   it('decision F8: the simulated checkout is off unless DEV_CHECKOUT is set; both routes need a session', async () => {
     assert.equal((await h.request({ method: 'POST', url: '/api/dev/checkout', payload: {} })).statusCode, 401);
@@ -108,11 +147,24 @@ describe("the member web app at the bridge's / (decisions F1–F4)", () => {
     assert.equal(list.statusCode, 200);
     assert.equal((list.json() as { sessions: unknown[] }).sessions.length, 2);
     assert.equal(list.headers['cache-control'], 'private, no-store');
-    const foreign = await h.request({ method: 'DELETE', url: '/api/me/sessions', jar: m.jar, origin: 'https://evil.example' });
+    const foreign = await h.request({
+      method: 'DELETE',
+      url: '/api/me/sessions',
+      jar: m.jar,
+      origin: 'https://evil.example',
+    });
     assert.deepEqual([foreign.statusCode, foreign.json().error], [403, 'CSRF_REJECTED']);
-    assert.equal((await h.request({ method: 'GET', url: '/api/me/sessions', jar: second.jar })).statusCode, 200, 'nothing ended');
+    assert.equal(
+      (await h.request({ method: 'GET', url: '/api/me/sessions', jar: second.jar })).statusCode,
+      200,
+      'nothing ended',
+    );
     const out = await h.request({ method: 'DELETE', url: '/api/me/sessions', jar: m.jar });
     assert.deepEqual(out.json(), { authenticated: false, sessions_ended: 2 });
-    assert.equal((await h.request({ method: 'GET', url: '/api/me/sessions', jar: second.jar })).statusCode, 401, 'the other session ended too');
+    assert.equal(
+      (await h.request({ method: 'GET', url: '/api/me/sessions', jar: second.jar })).statusCode,
+      401,
+      'the other session ended too',
+    );
   });
 });

@@ -19,13 +19,19 @@ describe('decision R13: the PostgreSQL template', () => {
       await server.close();
     });
     const templates = async () =>
-      (await admin.query<{ datname: string }>("select datname from pg_database where datname like 'bridge\\_template\\_%' order by datname")).rows.map(
-        (r) => r.datname,
-      );
+      (
+        await admin.query<{ datname: string }>(
+          "select datname from pg_database where datname like 'bridge\\_template\\_%' order by datname",
+        )
+      ).rows.map((r) => r.datname);
     // What earlier runs left: another migration set's template, one a killed process was building (no
     // such pid), and one a running process is building (the runner, this process's parent).
     const live = `bridge_template_1111111111111111_building_${process.ppid}`;
-    for (const name of ['bridge_template_0000000000000000', 'bridge_template_0000000000000000_building_999999999', live])
+    for (const name of [
+      'bridge_template_0000000000000000',
+      'bridge_template_0000000000000000_building_999999999',
+      live,
+    ])
       await admin.query(`create database ${name}`);
 
     forgetPostgresTemplate();
@@ -51,9 +57,15 @@ describe('decision R13: the PostgreSQL template', () => {
     assert.deepEqual(await templates(), [live, name].sort());
     const other = new pg.Client({ connectionString: withDatabase(server.url, name) });
     await other.connect();
-    const tables = await other.query("select count(*)::int as n from information_schema.tables where table_schema = 'public'");
+    const tables = await other.query(
+      "select count(*)::int as n from information_schema.tables where table_schema = 'public'",
+    );
     await other.end();
-    assert.deepEqual(tables.rows, [{ n: 0 }], 'the template that was there first is kept, not replaced by this process’s');
+    assert.deepEqual(
+      tables.rows,
+      [{ n: 0 }],
+      'the template that was there first is kept, not replaced by this process’s',
+    );
     forgetPostgresTemplate();
     assert.equal(await postgresTemplate(server.url), name, 'found again, nothing built');
     assert.deepEqual(await templates(), [live, name].sort());

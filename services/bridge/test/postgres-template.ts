@@ -46,7 +46,9 @@ async function make(adminUrl: string): Promise<string> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    const { rows } = await admin.query<{ datname: string }>(`select datname from pg_database where datname like '${PREFIX}%'`);
+    const { rows } = await admin.query<{ datname: string }>(
+      `select datname from pg_database where datname like '${PREFIX}%'`,
+    );
     if (rows.some((r) => r.datname === name)) return name;
     const scratch = `${name}_building_${process.pid}`;
     await admin.query(`create database ${scratch}`);
@@ -68,7 +70,8 @@ async function make(adminUrl: string): Promise<string> {
       // 42P04: another process renamed its own in first; that one is as good.
       if ((e as { code?: string }).code !== '42P04') throw e;
     }
-    for (const { datname } of rows) if (!building(datname)) await admin.query(`drop database if exists ${datname}`).catch(() => undefined);
+    for (const { datname } of rows)
+      if (!building(datname)) await admin.query(`drop database if exists ${datname}`).catch(() => undefined);
     return name;
   } finally {
     await admin.end();

@@ -41,7 +41,8 @@ export function priceEnv(fake: FakeSources, extra: Record<string, string> = {}):
 }
 
 export function setPrice(fake: FakeSources, price: number | null) {
-  for (const s of ['a', 'b']) fake.set(`/${s}`, price === null ? { status: 503, body: { error: 'down' } } : { body: { price } });
+  for (const s of ['a', 'b'])
+    fake.set(`/${s}`, price === null ? { status: 503, body: { error: 'down' } } : { body: { price } });
 }
 
 /** Runs the job's current slot and returns that run (the tests' bridges have no job timer of their own). */
@@ -54,9 +55,20 @@ export async function slotRun(h: Bridge): Promise<JobRun> {
 async function activeMember(h: Bridge, email: string) {
   const m = await h.member(email);
   const c = h.opened.canisters.clients;
-  const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', m.user_id).executeTakeFirstOrThrow();
+  const { principal } = await h.opened.db
+    .selectFrom('users')
+    .select('principal')
+    .where('id', '=', m.user_id)
+    .executeTakeFirstOrThrow();
   assert.ok('Ok' in (await c.user.record_kyc(principal, true)));
-  assert.ok('Ok' in (await c.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+  assert.ok(
+    'Ok' in
+      (await c.user.upgrade_membership_to_active({
+        principal,
+        kyc_proof: new Uint8Array([1]),
+        payment_proof: new Uint8Array([2]),
+      })),
+  );
   return { ...m, email, principal };
 }
 
@@ -132,16 +144,29 @@ describe('price-proposal job (decisions O16–O23)', () => {
     h.advance(HOUR);
     const run = await slotRun(h);
     assert.equal(run.status, 'succeeded', JSON.stringify(run));
-    const d = run.detail as { reason: string; proposal_id: string; source_url: string; price_usd: number; aggregate: { record_id: number } };
+    const d = run.detail as {
+      reason: string;
+      proposal_id: string;
+      source_url: string;
+      price_usd: number;
+      aggregate: { record_id: number };
+    };
     assert.equal(d.reason, 'no_ratified_price');
     assert.equal(d.source_url, `https://bridge.domdao.example/api/price/dom-usd/records/${poll.record_id}`);
     const [p] = await proposals();
-    assert.deepEqual(p, { id: d.proposal_id, status: 'Created', payload: { SetDomPrice: { price_usd: 0.25, source_url: d.source_url } } });
+    assert.deepEqual(p, {
+      id: d.proposal_id,
+      status: 'Created',
+      payload: { SetDomPrice: { price_usd: 0.25, source_url: d.source_url } },
+    });
     // The cited record is served by the bridge.
     const rec = await h.request({ method: 'GET', url: new URL(d.source_url).pathname });
     assert.equal(rec.statusCode, 200);
     assert.equal(rec.json().price_usd, 0.25);
-    const view = (await h.request({ method: 'GET', url: `/api/governance/proposals/${d.proposal_id}` })).json() as { body: string; proposed_by: string };
+    const view = (await h.request({ method: 'GET', url: `/api/governance/proposals/${d.proposal_id}` })).json() as {
+      body: string;
+      proposed_by: string;
+    };
     assert.match(view.body, /0\.25 USD/);
     assert.equal(view.proposed_by, h.opened.canisters.principal, 'proposed by the bridge (a trusted proposer)');
   });
@@ -152,7 +177,10 @@ describe('price-proposal job (decisions O16–O23)', () => {
     h.advance(HOUR);
     const run = await slotRun(h);
     const [pending] = await proposals();
-    assert.deepEqual([run.status, run.detail?.reason, run.detail?.pending_proposal_id], ['skipped', 'pending_proposal', pending!.id]);
+    assert.deepEqual(
+      [run.status, run.detail?.reason, run.detail?.pending_proposal_id],
+      ['skipped', 'pending_proposal', pending!.id],
+    );
     assert.equal((await proposals()).length, 1);
   });
 
@@ -164,11 +192,17 @@ describe('price-proposal job (decisions O16–O23)', () => {
       assert.equal((await proposals())[0]!.status, 'Approved');
       h.advance(HOUR);
       const run = await slotRun(h);
-      assert.deepEqual([run.status, run.detail?.reason, run.detail?.pending_proposal_id], ['skipped', 'pending_proposal', p!.id]);
+      assert.deepEqual(
+        [run.status, run.detail?.reason, run.detail?.pending_proposal_id],
+        ['skipped', 'pending_proposal', p!.id],
+      );
     };
     // O17 rule 3: Approved is not terminal; a second proposal now could race the first's execution.
     assert.equal(await ratify(h, p!.id, [alice], 'Yes', approvedButNotExecuted), 'Executed');
-    const price = (await h.request({ method: 'GET', url: '/api/governance/price' })).json() as { price_usd: number; proposal_id: string };
+    const price = (await h.request({ method: 'GET', url: '/api/governance/price' })).json() as {
+      price_usd: number;
+      proposal_id: string;
+    };
     assert.deepEqual([price.price_usd, price.proposal_id], [0.25, p!.id]);
     setPrice(fake, 0.2545); // +1.8 %
     await h.app.priceOracle.pollNow();
@@ -187,7 +221,10 @@ describe('price-proposal job (decisions O16–O23)', () => {
     h.advance(HOUR + 1);
     run = await slotRun(h);
     assert.deepEqual([run.status, run.detail?.reason], ['succeeded', 'heartbeat']);
-    assert.equal(((await proposals())[0]!.payload as { SetDomPrice: { price_usd: number } }).SetDomPrice.price_usd, 0.2545);
+    assert.equal(
+      ((await proposals())[0]!.payload as { SetDomPrice: { price_usd: number } }).SetDomPrice.price_usd,
+      0.2545,
+    );
   });
 
   it('a rejected proposal frees the way; a move of at least the minimum change is proposed (O17 rule 5)', async () => {
@@ -218,8 +255,17 @@ describe('price-proposal job (decisions O16–O23)', () => {
     await h.app.priceOracle.pollNow();
     const r = await submit(h);
     assert.equal(r.statusCode, 201, r.body);
-    const b = r.json() as { submitted: boolean; proposal_id: string; price_usd: number; source_url: string; run: JobRun };
-    assert.deepEqual([b.submitted, b.price_usd, b.run.trigger, b.run.detail?.reason], [true, 0.2625, 'manual', 'manual']);
+    const b = r.json() as {
+      submitted: boolean;
+      proposal_id: string;
+      price_usd: number;
+      source_url: string;
+      run: JobRun;
+    };
+    assert.deepEqual(
+      [b.submitted, b.price_usd, b.run.trigger, b.run.detail?.reason],
+      [true, 0.2625, 'manual', 'manual'],
+    );
     assert.equal(r.headers.location, `/api/governance/proposals/${b.proposal_id}`);
     assert.equal((await proposals())[0]!.id, b.proposal_id);
   });
@@ -240,10 +286,22 @@ describe('price-proposal job (decisions O16–O23)', () => {
     const r = await h.request({ method: 'GET', url: `/api/admin/jobs/runs?job=${PRICE_JOB}&limit=200`, jar });
     assert.equal(r.statusCode, 200, r.body);
     const reasons = (r.json() as { items: JobRun[] }).items.map((x) => x.detail?.reason).filter(Boolean);
-    for (const reason of ['no_aggregate', 'no_ratified_price', 'pending_proposal', 'below_min_change', 'heartbeat', 'change', 'manual', 'stale'])
+    for (const reason of [
+      'no_aggregate',
+      'no_ratified_price',
+      'pending_proposal',
+      'below_min_change',
+      'heartbeat',
+      'change',
+      'manual',
+      'stale',
+    ])
       assert.ok(reasons.includes(reason), `${reason} in ${reasons.join(',')}`);
     const member = await h.login('alice-price@domdao.example');
-    assert.equal((await h.request({ method: 'GET', url: `/api/admin/jobs/runs?job=${PRICE_JOB}`, jar: member.jar })).statusCode, 403);
+    assert.equal(
+      (await h.request({ method: 'GET', url: `/api/admin/jobs/runs?job=${PRICE_JOB}`, jar: member.jar })).statusCode,
+      403,
+    );
   });
 });
 
@@ -267,7 +325,12 @@ describe('price-proposal job: the console runs it with an admin session (decisio
       const member = await h.member('member-price-button@domdao.example');
       const runs = async () => (await h.app.jobs.runs({ job: PRICE_JOB, limit: 200 })).length;
       const post = (jar: { cookie?: string } | undefined, origin?: string | null) =>
-        h.request({ method: 'POST', url: '/api/admin/price/submit-proposal', ...(jar && { jar }), ...(origin !== undefined && { origin }) });
+        h.request({
+          method: 'POST',
+          url: '/api/admin/price/submit-proposal',
+          ...(jar && { jar }),
+          ...(origin !== undefined && { origin }),
+        });
 
       // Refused: nothing runs, and each refusal is in the audit log.
       const byMember = await post(member.jar);
@@ -280,7 +343,9 @@ describe('price-proposal job: the console runs it with an admin session (decisio
       const noOrigin = await post(admin.jar, null);
       assert.deepEqual([noOrigin.statusCode, noOrigin.json().error], [403, 'CSRF_REJECTED']);
       assert.equal(await runs(), 0, 'no refused request ran the job');
-      const denied = (await audited(h, admin.jar, 'admin.access_denied')).filter((r) => r.detail.route === '/api/admin/price/submit-proposal');
+      const denied = (await audited(h, admin.jar, 'admin.access_denied')).filter(
+        (r) => r.detail.route === '/api/admin/price/submit-proposal',
+      );
       assert.deepEqual(
         denied.map((r) => [r.actor, r.detail.status, r.detail.error]),
         [
@@ -288,7 +353,9 @@ describe('price-proposal job: the console runs it with an admin session (decisio
           [member.user_id, 403, 'FORBIDDEN'],
         ],
       );
-      const csrf = (await audited(h, admin.jar, 'auth.csrf_refused')).filter((r) => r.detail.route === '/api/admin/price/submit-proposal');
+      const csrf = (await audited(h, admin.jar, 'auth.csrf_refused')).filter(
+        (r) => r.detail.route === '/api/admin/price/submit-proposal',
+      );
       assert.deepEqual(
         csrf.map((r) => r.detail.origin),
         ['absent', 'https://evil.example'],
@@ -298,13 +365,20 @@ describe('price-proposal job: the console runs it with an admin session (decisio
       const ok = await post(admin.jar);
       assert.equal(ok.statusCode, 201, ok.body);
       const body = ok.json() as { submitted: boolean; proposal_id: string; run: JobRun };
-      assert.deepEqual([body.submitted, body.run.status, body.run.trigger, body.run.detail?.reason], [true, 'succeeded', 'manual', 'no_ratified_price']);
+      assert.deepEqual(
+        [body.submitted, body.run.status, body.run.trigger, body.run.detail?.reason],
+        [true, 'succeeded', 'manual', 'no_ratified_price'],
+      );
       assert.equal(ok.headers.location, `/api/governance/proposals/${body.proposal_id}`);
       // Again: a SetDomPrice is pending, so the run is skipped and the answer says why (decision O22).
       const again = await post(admin.jar);
       assert.deepEqual([again.statusCode, again.json().error], [409, 'PROPOSAL_PENDING']);
-      assert.match(again.json().message, new RegExp(`SetDomPrice proposal ${body.proposal_id} is still pending \\(run \\d+\\)`));
-      // The token still works, and decides alone when a cookie comes with it (no cross-site check for a header a page cannot set).
+      assert.match(
+        again.json().message,
+        new RegExp(`SetDomPrice proposal ${body.proposal_id} is still pending \\(run \\d+\\)`),
+      );
+      // The token still works, and decides alone when a cookie comes with it (no cross-site check for a header a page
+      // cannot set).
       const token = await h.request({
         method: 'POST',
         url: '/api/admin/price/submit-proposal',
@@ -313,8 +387,17 @@ describe('price-proposal job: the console runs it with an admin session (decisio
         origin: 'https://evil.example',
       });
       assert.deepEqual([token.statusCode, token.json().error], [409, 'PROPOSAL_PENDING']);
-      const wrong = await h.request({ method: 'POST', url: '/api/admin/price/submit-proposal', headers: { 'x-api-token': `${TOKEN}x` }, jar: admin.jar });
-      assert.deepEqual([wrong.statusCode, wrong.json().error], [401, 'UNAUTHORIZED'], 'a wrong token is refused even beside an admin session');
+      const wrong = await h.request({
+        method: 'POST',
+        url: '/api/admin/price/submit-proposal',
+        headers: { 'x-api-token': `${TOKEN}x` },
+        jar: admin.jar,
+      });
+      assert.deepEqual(
+        [wrong.statusCode, wrong.json().error],
+        [401, 'UNAUTHORIZED'],
+        'a wrong token is refused even beside an admin session',
+      );
       const triggered = await audited(h, admin.jar, 'price.proposal_triggered');
       assert.deepEqual(
         triggered.map((r) => [r.actor, r.outcome, r.detail.status, r.detail.reason ?? null]),
@@ -350,7 +433,12 @@ describe('price-proposal job: the console runs it with an admin session (decisio
       const r = await h.request({ method: 'POST', url: '/api/admin/price/submit-proposal', jar: admin.jar });
       assert.equal(r.statusCode, 201, r.body);
       assert.equal((await h.request({ method: 'POST', url: '/api/admin/price/submit-proposal' })).statusCode, 401);
-      const token = await h.request({ method: 'POST', url: '/api/admin/price/submit-proposal', headers: { 'x-api-token': TOKEN }, jar: admin.jar });
+      const token = await h.request({
+        method: 'POST',
+        url: '/api/admin/price/submit-proposal',
+        headers: { 'x-api-token': TOKEN },
+        jar: admin.jar,
+      });
       assert.deepEqual([token.statusCode, token.json().error], [503, 'NOT_CONFIGURED']);
     } finally {
       await h.close();
@@ -450,7 +538,9 @@ describe('price-proposal job: two bridge instances (decisions V16, V17)', () => 
       assert.equal(await ratify(h, String(setPrices[0]!.id), [alice]), 'Executed');
       await h.app.priceOracle.pollNow();
       const both = await Promise.all(
-        [h.app, second].map((app) => app.inject({ method: 'POST', url: '/api/admin/price/submit-proposal', headers: { 'x-api-token': TOKEN } })),
+        [h.app, second].map((app) =>
+          app.inject({ method: 'POST', url: '/api/admin/price/submit-proposal', headers: { 'x-api-token': TOKEN } }),
+        ),
       );
       assert.deepEqual(both.map((r) => r.statusCode).sort(), [201, 409], both.map((r) => r.body).join(' | '));
       assert.equal(both.find((r) => r.statusCode === 409)!.json().error, 'PROPOSAL_PENDING');
@@ -494,8 +584,12 @@ describe('the whole chain through HTTP (decisions O16–O23, V8–V12)', () => {
       const platform = h.opened.canisters.platform!;
       const campaign = platform.as(alice.principal).campaign;
       // Real DOM (decision L11): minted by governance (the minting account), approved for the campaign canister.
-      await platform.as(platform.ids.governance).ledger.icrc1_transfer({ to: { owner: alice.principal }, amount: 100n * 100_000_000n });
-      await platform.as(alice.principal).ledger.icrc2_approve({ spender: { owner: platform.ids.campaign }, amount: 50n * 100_000_000n });
+      await platform
+        .as(platform.ids.governance)
+        .ledger.icrc1_transfer({ to: { owner: alice.principal }, amount: 100n * 100_000_000n });
+      await platform
+        .as(alice.principal)
+        .ledger.icrc2_approve({ spender: { owner: platform.ids.campaign }, amount: 50n * 100_000_000n });
       const created = await campaign.create_campaign({
         title: 'Garden',
         description: 'Seeds',

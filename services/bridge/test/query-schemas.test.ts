@@ -36,7 +36,8 @@ describe('queries typed by their route schemas (decision S28)', () => {
   });
 
   it('decision S28: GET /api/admin/payments: a status it does not know is 400 VALIDATION_ERROR (it was ignored: every payment)', async () => {
-    for (const status of ['pending', 'escrow', 'applied']) assert.equal((await get(`/api/admin/payments?status=${status}`, admin)).statusCode, 200, status);
+    for (const status of ['pending', 'escrow', 'applied'])
+      assert.equal((await get(`/api/admin/payments?status=${status}`, admin)).statusCode, 200, status);
     assertValidation(await get('/api/admin/payments?status=refunded', admin), 'status');
   });
 
@@ -57,13 +58,25 @@ describe('queries typed by their route schemas (decision S28)', () => {
     const past = await get(`/login?returnUrl=${encodeURIComponent(`${at}b`)}`);
     assertPage(past, 400);
     assert.doesNotMatch(past.body, /id="login"/);
-    assertPage(await get('/login?returnUrl=https%3A%2F%2Fapp.domdao.example%2F&returnUrl=https%3A%2F%2Fevil.example%2F'), 400);
+    assertPage(
+      await get('/login?returnUrl=https%3A%2F%2Fapp.domdao.example%2F&returnUrl=https%3A%2F%2Fevil.example%2F'),
+      400,
+    );
     assertPage(await get('/login'), 200);
   });
 
   it('decision S28: GET /reset-password: the token the email carries is the form; one that cannot be a reset token is the page’s 400', async () => {
     await h.member('rita@example.org');
-    assert.equal((await h.request({ method: 'POST', url: '/api/auth/password-reset/request', payload: { email: 'rita@example.org' } })).statusCode, 202);
+    assert.equal(
+      (
+        await h.request({
+          method: 'POST',
+          url: '/api/auth/password-reset/request',
+          payload: { email: 'rita@example.org' },
+        })
+      ).statusCode,
+      202,
+    );
     const token = await eventually('the reset email', () =>
       h
         .emails()

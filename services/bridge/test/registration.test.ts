@@ -41,7 +41,8 @@ describe('registration rules (spec 2 Registration rules, decisions B4, B5)', () 
       .lines()
       .map((l) => JSON.stringify(l))
       .join('\n');
-    for (const secret of ['kid@example.org', 'Little Kid', twelve]) assert.ok(!logs.includes(secret), `${secret} appears in the logs`);
+    for (const secret of ['kid@example.org', 'Little Kid', twelve])
+      assert.ok(!logs.includes(secret), `${secret} appears in the logs`);
   });
 
   it('exactly 13 today may register (the birthday counts)', async () => {
@@ -49,7 +50,11 @@ describe('registration rules (spec 2 Registration rules, decisions B4, B5)', () 
     const thirteen = `${t.getUTCFullYear() - 13}-${String(t.getUTCMonth() + 1).padStart(2, '0')}-${String(t.getUTCDate()).padStart(2, '0')}`;
     const r = await h.register('teen@example.org', { dob: thirteen });
     assert.equal(r.statusCode, 201, r.body);
-    const row = await h.opened.db.selectFrom('users').select('is_minor').where('id', '=', r.json().user_id).executeTakeFirstOrThrow();
+    const row = await h.opened.db
+      .selectFrom('users')
+      .select('is_minor')
+      .where('id', '=', r.json().user_id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.is_minor, true);
   });
 
@@ -59,7 +64,11 @@ describe('registration rules (spec 2 Registration rules, decisions B4, B5)', () 
     const check = async (email: string, dob: string, minor: boolean) => {
       const r = await h.register(email, { dob });
       assert.equal(r.statusCode, 201, r.body);
-      const row = await h.opened.db.selectFrom('users').select(['is_minor', 'principal']).where('id', '=', r.json().user_id).executeTakeFirstOrThrow();
+      const row = await h.opened.db
+        .selectFrom('users')
+        .select(['is_minor', 'principal'])
+        .where('id', '=', r.json().user_id)
+        .executeTakeFirstOrThrow();
       assert.equal(row.is_minor, minor, `${dob}: is_minor`);
       const account = await h.opened.canisters.clients.user.get_account(row.principal);
       assert.equal(account?.is_age_verified_18_plus, !minor, `${dob}: is_age_verified_18_plus on the user canister`);
@@ -79,8 +88,13 @@ describe('registration rules (spec 2 Registration rules, decisions B4, B5)', () 
     const r = await h.register('store@example.org', { name: 'Grace Hopper' });
     assert.equal(r.statusCode, 201);
     const all = await dump(h);
-    for (const plain of ['store@example.org', 'Grace Hopper', '1990-05-01', PASSWORD]) assert.ok(!all.includes(plain), `${plain} stored in clear`);
-    const row = await h.opened.db.selectFrom('users').selectAll().where('id', '=', r.json().user_id).executeTakeFirstOrThrow();
+    for (const plain of ['store@example.org', 'Grace Hopper', '1990-05-01', PASSWORD])
+      assert.ok(!all.includes(plain), `${plain} stored in clear`);
+    const row = await h.opened.db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', r.json().user_id)
+      .executeTakeFirstOrThrow();
     assert.match(row.password_hash, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     assert.ok(await argon2.verify(row.password_hash, PASSWORD));
     assert.equal(row.email_index.length, 32, 'full-length HMAC-SHA-256');
@@ -145,7 +159,13 @@ describe('registration rules (spec 2 Registration rules, decisions B4, B5)', () 
       assert.equal(r.json().error, code);
     }
     assert.equal(
-      (await h.request({ method: 'POST', url: '/api/auth/register', payload: { ...good, password: PASSWORD, tos_accepted: false } })).json().error,
+      (
+        await h.request({
+          method: 'POST',
+          url: '/api/auth/register',
+          payload: { ...good, password: PASSWORD, tos_accepted: false },
+        })
+      ).json().error,
       'VALIDATION_ERROR',
       'terms must be accepted',
     );
@@ -160,7 +180,11 @@ describe('registration rules (spec 2 Registration rules, decisions B4, B5)', () 
       [{ email: 'ok@example.org', name: '   ', dob: '1990-01-01' }, /name/],
     ] as const) {
       const enc = await h.encrypt(fields);
-      const r = await h.request({ method: 'POST', url: '/api/auth/register', payload: { ...enc, password: PASSWORD, tos_accepted: true } });
+      const r = await h.request({
+        method: 'POST',
+        url: '/api/auth/register',
+        payload: { ...enc, password: PASSWORD, tos_accepted: true },
+      });
       assert.equal(r.statusCode, 400);
       assert.match(r.json().message, message);
     }
@@ -208,7 +232,10 @@ describe('verification email and link (spec 2 rule 3–4, Email verification tok
     assert.equal(late.statusCode, 400);
     assert.match(late.body, /expired/);
     const admin = await h.member(ADMIN_EMAIL);
-    assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar: admin.jar })).json().roles, ['member', 'admin']);
+    assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar: admin.jar })).json().roles, [
+      'member',
+      'admin',
+    ]);
   });
 
   it('a failing notification service never fails registration', async () => {

@@ -25,7 +25,10 @@ describe('login and the session cookie (spec 2 Session cookie, decision B1)', ()
   it('sets `session` with Domain=.domdao.example, Path=/, HttpOnly, Secure, SameSite=Lax and a 256-bit opaque id', async () => {
     const { res, jar } = await h.login('ada@example.org');
     assert.equal(res.statusCode, 200);
-    assert.match(jar.setCookie!, /^session=[A-Za-z0-9_-]{43}; Max-Age=86400; Domain=\.domdao\.example; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
+    assert.match(
+      jar.setCookie!,
+      /^session=[A-Za-z0-9_-]{43}; Max-Age=86400; Domain=\.domdao\.example; Path=\/; HttpOnly; Secure; SameSite=Lax$/,
+    );
     assert.match(adaId, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     assert.deepEqual(res.json(), { authenticated: true, user_id: adaId, email: 'ada@example.org', roles: ['member'] });
   });
@@ -46,7 +49,9 @@ describe('login and the session cookie (spec 2 Session cookie, decision B1)', ()
     const first = { cookie: jar.cookie };
     await h.login('ada@example.org', undefined, jar);
     assert.notEqual(jar.cookie, first.cookie);
-    assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar: first })).json(), { authenticated: false });
+    assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar: first })).json(), {
+      authenticated: false,
+    });
     assert.equal((await h.request({ method: 'GET', url: '/auth/session', jar })).json().authenticated, true);
   });
 
@@ -55,27 +60,46 @@ describe('login and the session cookie (spec 2 Session cookie, decision B1)', ()
       const r = await h.request({ method: 'GET', url: '/auth/session', jar: { cookie } });
       assert.equal(r.statusCode, 200);
       assert.deepEqual(r.json(), { authenticated: false });
-      assert.deepEqual((await h.request({ method: 'GET', url: '/api/auth/session', jar: { cookie } })).json(), { authenticated: false });
+      assert.deepEqual((await h.request({ method: 'GET', url: '/api/auth/session', jar: { cookie } })).json(), {
+        authenticated: false,
+      });
     }
   });
 
   it('idle sessions end after 2 hours; every session ends 24 hours after login (decision B1)', async () => {
     const { jar } = await h.login('ada@example.org');
     h.advance(2 * HOUR);
-    assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar })).json(), { authenticated: false }, 'idle');
+    assert.deepEqual(
+      (await h.request({ method: 'GET', url: '/auth/session', jar })).json(),
+      { authenticated: false },
+      'idle',
+    );
     const busy = (await h.login('ada@example.org')).jar;
     for (let i = 0; i < 23; i++) {
       h.advance(HOUR);
-      assert.equal((await h.request({ method: 'GET', url: '/auth/session', jar: busy })).json().authenticated, true, `hour ${i + 1}`);
+      assert.equal(
+        (await h.request({ method: 'GET', url: '/auth/session', jar: busy })).json().authenticated,
+        true,
+        `hour ${i + 1}`,
+      );
     }
     h.advance(HOUR - 1);
-    assert.equal((await h.request({ method: 'GET', url: '/auth/session', jar: busy })).json().authenticated, true, 'one ms before the absolute end');
+    assert.equal(
+      (await h.request({ method: 'GET', url: '/auth/session', jar: busy })).json().authenticated,
+      true,
+      'one ms before the absolute end',
+    );
     h.advance(1);
-    assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar: busy })).json(), { authenticated: false }, 'absolute');
+    assert.deepEqual(
+      (await h.request({ method: 'GET', url: '/auth/session', jar: busy })).json(),
+      { authenticated: false },
+      'absolute',
+    );
   });
 
   it('decision B1 at the limits: idle one ms short of 2 hours is alive, exactly 2 hours is not; a read a minute after the last one renews it, one ms earlier does not', async () => {
-    const alive = async (jar: Jar) => (await h.request({ method: 'GET', url: '/auth/session', jar })).json().authenticated as boolean;
+    const alive = async (jar: Jar) =>
+      (await h.request({ method: 'GET', url: '/auth/session', jar })).json().authenticated as boolean;
     const a = (await h.login('ada@example.org')).jar;
     h.advance(2 * HOUR - 1);
     assert.equal(await alive(a), true, 'idle 2 h − 1 ms');
@@ -99,7 +123,9 @@ describe('login and the session cookie (spec 2 Session cookie, decision B1)', ()
     h.advance(HOUR);
     const second = (await h.login('list-limits@example.org')).jar;
     h.advance(HOUR - 1);
-    const count = async () => ((await h.request({ method: 'GET', url: '/api/me/sessions', jar: second })).json() as { sessions: unknown[] }).sessions.length;
+    const count = async () =>
+      ((await h.request({ method: 'GET', url: '/api/me/sessions', jar: second })).json() as { sessions: unknown[] })
+        .sessions.length;
     assert.equal(await count(), 2, 'the first idle 2 h − 1 ms');
     h.advance(1);
     assert.equal(await count(), 1, 'the first idle exactly 2 h');
@@ -112,13 +138,18 @@ describe('brute-force protection (decision B6)', () => {
     const h = await bridge();
     after(() => h.close());
     await h.member('bob@example.org');
-    for (let i = 0; i < 5; i++) assert.equal((await h.login('bob@example.org', 'wrong password!!')).res.statusCode, 401);
+    for (let i = 0; i < 5; i++)
+      assert.equal((await h.login('bob@example.org', 'wrong password!!')).res.statusCode, 401);
     const blocked = await h.login('bob@example.org');
     assert.equal(blocked.res.statusCode, 429, 'even the right password waits');
     assert.equal(blocked.res.json().error, 'TOO_MANY_ATTEMPTS');
     assert.ok(Number(blocked.res.headers['retry-after']) > 0);
     for (let i = 0; i < 5; i++) await h.login('ghost@example.org', 'wrong password!!');
-    assert.equal((await h.login('ghost@example.org', 'wrong password!!')).res.statusCode, 429, 'an unknown email behaves the same');
+    assert.equal(
+      (await h.login('ghost@example.org', 'wrong password!!')).res.statusCode,
+      429,
+      'an unknown email behaves the same',
+    );
     h.advance(15 * 60_000);
     assert.equal((await h.login('bob@example.org')).res.statusCode, 200, 'the window ended');
   });
@@ -129,7 +160,10 @@ describe('roles (spec 2 Roles, decision B10)', () => {
     const h = await bridge();
     after(() => h.close());
     const admin = await h.member(ADMIN_EMAIL);
-    assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar: admin.jar })).json().roles, ['member', 'admin']);
+    assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar: admin.jar })).json().roles, [
+      'member',
+      'admin',
+    ]);
     const r = await h.register('new@example.org');
     assert.equal(r.statusCode, 201);
     const unverified = await h.login('new@example.org');
@@ -137,9 +171,14 @@ describe('roles (spec 2 Roles, decision B10)', () => {
     assert.equal(unverified.res.json().error, 'EMAIL_NOT_VERIFIED');
     assert.equal(unverified.jar.cookie, undefined);
     const m = await h.member('carol@example.org');
-    const grant = (role: string, jar = admin.jar) => h.request({ method: 'POST', url: `/api/admin/users/${m.user_id}/roles`, payload: { role }, jar });
+    const grant = (role: string, jar = admin.jar) =>
+      h.request({ method: 'POST', url: `/api/admin/users/${m.user_id}/roles`, payload: { role }, jar });
     assert.equal((await grant('moderator')).statusCode, 200);
-    assert.deepEqual((await h.request({ method: 'GET', url: '/auth/session', jar: m.jar })).json().roles, ['member'], 'cached at login');
+    assert.deepEqual(
+      (await h.request({ method: 'GET', url: '/auth/session', jar: m.jar })).json().roles,
+      ['member'],
+      'cached at login',
+    );
     const again = await h.login('carol@example.org');
     assert.deepEqual(again.res.json().roles, ['member', 'moderator'], 'additive, after the next login');
     assert.equal((await grant('Admin')).json().error, 'VALIDATION_ERROR', 'case-sensitive');
@@ -147,15 +186,32 @@ describe('roles (spec 2 Roles, decision B10)', () => {
     assert.equal((await grant('moderator', again.jar)).statusCode, 403, 'moderators cannot grant');
     assert.equal((await grant('moderator', {})).statusCode, 401);
     assert.equal(
-      (await h.request({ method: 'POST', url: '/api/admin/users/00000000-0000-4000-8000-000000000000/roles', payload: { role: 'developer' }, jar: admin.jar }))
-        .statusCode,
+      (
+        await h.request({
+          method: 'POST',
+          url: '/api/admin/users/00000000-0000-4000-8000-000000000000/roles',
+          payload: { role: 'developer' },
+          jar: admin.jar,
+        })
+      ).statusCode,
       404,
     );
     assert.equal(
-      (await h.request({ method: 'POST', url: "/api/admin/users/1'%20OR%201=1/roles", payload: { role: 'developer' }, jar: admin.jar })).statusCode,
+      (
+        await h.request({
+          method: 'POST',
+          url: "/api/admin/users/1'%20OR%201=1/roles",
+          payload: { role: 'developer' },
+          jar: admin.jar,
+        })
+      ).statusCode,
       400,
     );
-    const revoke = await h.request({ method: 'DELETE', url: `/api/admin/users/${m.user_id}/roles/moderator`, jar: admin.jar });
+    const revoke = await h.request({
+      method: 'DELETE',
+      url: `/api/admin/users/${m.user_id}/roles/moderator`,
+      jar: admin.jar,
+    });
     assert.deepEqual(revoke.json().roles, ['member']);
     assert.deepEqual(
       (await h.request({ method: 'GET', url: '/auth/session', jar: again.jar })).json(),
@@ -175,8 +231,16 @@ describe('cross-site protection of cookie-authenticated mutations (decision B8)'
       assert.equal(r.statusCode, 403, origin);
       assert.equal(r.json().error, 'CSRF_REJECTED');
     }
-    assert.equal((await h.request({ method: 'POST', url: '/auth/logout', jar, origin: null })).statusCode, 403, 'no Origin at all');
-    assert.equal((await h.request({ method: 'GET', url: '/auth/session', jar })).json().authenticated, true, 'nothing happened');
+    assert.equal(
+      (await h.request({ method: 'POST', url: '/auth/logout', jar, origin: null })).statusCode,
+      403,
+      'no Origin at all',
+    );
+    assert.equal(
+      (await h.request({ method: 'GET', url: '/auth/session', jar })).json().authenticated,
+      true,
+      'nothing happened',
+    );
     assert.equal(
       (
         await h.request({
@@ -199,7 +263,15 @@ describe('cross-site protection of cookie-authenticated mutations (decision B8)'
     });
     assert.equal(form.statusCode, 415, 'a cross-site form body is refused even from an allowed origin');
     assert.equal(
-      (await h.request({ method: 'POST', url: '/auth/logout', jar, headers: { referer: `${GOV}/settings` }, origin: null })).statusCode,
+      (
+        await h.request({
+          method: 'POST',
+          url: '/auth/logout',
+          jar,
+          headers: { referer: `${GOV}/settings` },
+          origin: null,
+        })
+      ).statusCode,
       200,
       'Referer stands in for a missing Origin',
     );
@@ -245,7 +317,8 @@ describe('an embedded bridge keeps its sessions in memory too (decision B49)', (
   after(() => h.close());
 
   it('lookups racing a logout and a logout everywhere never bring an ended session back', async () => {
-    const session = async (jar: Jar) => (await h.request({ method: 'GET', url: '/auth/session', jar })).json().authenticated as boolean;
+    const session = async (jar: Jar) =>
+      (await h.request({ method: 'GET', url: '/auth/session', jar })).json().authenticated as boolean;
     const endings: Array<[string, (jar: Jar) => Promise<unknown>]> = [
       ['logout', (jar) => h.request({ method: 'POST', url: '/auth/logout', jar })],
       ['logout everywhere', (jar) => h.request({ method: 'DELETE', url: '/api/me/sessions', jar })],
@@ -261,7 +334,11 @@ describe('an embedded bridge keeps its sessions in memory too (decision B49)', (
         racing.push(...Array.from({ length: 6 }, () => session(jar)));
         await Promise.all([ended, ...racing]);
         assert.equal(await session(jar), false, `${what}, round ${round}: this session is over`);
-        assert.equal(await session(other), what === 'logout', `${what}, round ${round}: the other session ${what === 'logout' ? 'lives on' : 'ended too'}`);
+        assert.equal(
+          await session(other),
+          what === 'logout',
+          `${what}, round ${round}: the other session ${what === 'logout' ? 'lives on' : 'ended too'}`,
+        );
       }
     }
   });
@@ -272,7 +349,9 @@ describe('an embedded bridge keeps its sessions in memory too (decision B49)', (
     const writer = databaseSessionStore(h.opened.db);
     const store = databaseSessionStore(h.opened.db);
     const { jar } = await h.login('kim@example.org');
-    const { user_id: userId } = (await h.request({ method: 'GET', url: '/auth/session', jar })).json() as { user_id: string };
+    const { user_id: userId } = (await h.request({ method: 'GET', url: '/auth/session', jar })).json() as {
+      user_id: string;
+    };
     const now = Date.now();
     for (const [what, end] of [
       ['delete', (id: Buffer) => store.delete(id)],
@@ -281,7 +360,14 @@ describe('an embedded bridge keeps its sessions in memory too (decision B49)', (
       const id = Buffer.alloc(32, what.length);
       await writer.create(
         id,
-        { user_id: userId, data: 'sealed', roles: ['member'], created_at: now, last_seen_at: now, expires_at: now + 3_600_000 },
+        {
+          user_id: userId,
+          data: 'sealed',
+          roles: ['member'],
+          created_at: now,
+          last_seen_at: now,
+          expires_at: now + 3_600_000,
+        },
         3_600_000,
       );
       const lookup = store.get(id);
@@ -313,8 +399,14 @@ describe('session store outage (decision B1)', () => {
     assert.equal(l.res.statusCode, 503);
     assert.equal(l.jar.cookie, undefined, 'no cookie handed out');
     assert.equal(
-      (await h.request({ method: 'POST', url: `/api/admin/users/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/roles`, payload: { role: 'admin' }, jar }))
-        .statusCode,
+      (
+        await h.request({
+          method: 'POST',
+          url: `/api/admin/users/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/roles`,
+          payload: { role: 'admin' },
+          jar,
+        })
+      ).statusCode,
       503,
     );
   });
@@ -334,7 +426,9 @@ describe('a stalled session store (decision B50)', () => {
       // Bounded here, so a bridge that waits for Redis forever fails this test instead of hanging the file.
       const s = await Promise.race([
         h.request({ method: 'GET', url: '/auth/session', jar }),
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer within 10 s while Redis is stalled')), 10_000).unref()),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('no answer within 10 s while Redis is stalled')), 10_000).unref(),
+        ),
       ]);
       const waited = Date.now() - started;
       assert.equal(s.statusCode, 503, s.body);
@@ -354,7 +448,11 @@ describe('a stalled session store (decision B50)', () => {
     }
     // The same session once Redis answers (after a reconnection, within a few seconds).
     let status = 0;
-    for (const until = Date.now() + 10_000; status !== 200 && Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
+    for (
+      const until = Date.now() + 10_000;
+      status !== 200 && Date.now() < until;
+      await new Promise((r) => setTimeout(r, 200))
+    ) {
       status = (await h.request({ method: 'GET', url: '/auth/session', jar })).statusCode;
     }
     assert.equal(status, 200, 'the same session, once Redis answers');
@@ -373,7 +471,12 @@ describe('bodies', () => {
     });
     assert.equal(big.statusCode, 413);
     assert.equal(big.json().error, 'PAYLOAD_TOO_LARGE');
-    const broken = await h.request({ method: 'POST', url: '/auth/login', payload: '{"email":', headers: { 'content-type': 'application/json' } });
+    const broken = await h.request({
+      method: 'POST',
+      url: '/auth/login',
+      payload: '{"email":',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(broken.statusCode, 400);
     const missing = await h.request({ method: 'POST', url: '/auth/login', payload: { email: 'a@b.co' } });
     assert.equal(missing.json().error, 'VALIDATION_ERROR');

@@ -78,14 +78,18 @@ export async function runLoad(o: {
       const key = `load-${i}-${j}`;
       if (j % 2 === 0) {
         const amount = 1_000_000n + BigInt(i * 100 + j);
-        const c = await send(`/api/campaigns/${o.campaign}/contributions`, { amount: { dom_e8s: String(amount) } }, m, { 'idempotency-key': key });
+        const c = await send(`/api/campaigns/${o.campaign}/contributions`, { amount: { dom_e8s: String(amount) } }, m, {
+          'idempotency-key': key,
+        });
         if (c.a?.status === 201) {
           r.contributions.push(amount);
           acked();
         } else r.refused.push(`contribution ${key}: ${c.a?.status} ${c.a?.text.slice(0, 200)}`);
       } else {
         const amount = 2_000_000n + BigInt(i * 100 + j);
-        const t = await send('/api/me/transfers', { to: m.to, amount_e8s: String(amount) }, m, { 'idempotency-key': key });
+        const t = await send('/api/me/transfers', { to: m.to, amount_e8s: String(amount) }, m, {
+          'idempotency-key': key,
+        });
         if ((t.a?.status === 201 || t.a?.status === 202) && typeof t.a.body?.id === 'string') {
           r.transfers.push(t.a.body.id);
           acked();

@@ -146,7 +146,14 @@ describe('decision B18: one bridge per DATA_DIR', () => {
   const start = async (dir: string): Promise<{ child: ChildProcess; output: () => string; started: Promise<void> }> => {
     const port = await freePort();
     const child = spawn(process.execPath, [...START_DEV_FLAGS, main], {
-      env: { PATH: process.env.PATH, NODE_ENV: 'development', DATA_DIR: dir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: 'development',
+        DATA_DIR: dir,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -24,7 +24,11 @@ function* sources(dir: string): Generator<string> {
   }
 }
 
-type Unit = { kind: 'root'; file: string } | { kind: 'core' } | { kind: 'feature'; folder: string } | { kind: 'stray'; path: string };
+type Unit =
+  | { kind: 'root'; file: string }
+  | { kind: 'core' }
+  | { kind: 'feature'; folder: string }
+  | { kind: 'stray'; path: string };
 
 /** What a path under src/ (relative, with `/`) belongs to, read from the folder tree. */
 function unitOf(path: string): Unit {
@@ -36,7 +40,8 @@ function unitOf(path: string): Unit {
   return { kind: 'stray', path };
 }
 
-const describeUnit = (u: Unit) => (u.kind === 'root' ? u.file : u.kind === 'core' ? 'core/' : u.kind === 'feature' ? `features/${u.folder}/` : u.path);
+const describeUnit = (u: Unit) =>
+  u.kind === 'root' ? u.file : u.kind === 'core' ? 'core/' : u.kind === 'feature' ? `features/${u.folder}/` : u.path;
 
 /** Every import (static, type-only, re-export or dynamic) that breaks the bridge's rules, as `file: specifier (why)`. */
 export function violations(files: Map<string, string>): string[] {
@@ -158,7 +163,11 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
     const casts = [...bridgeSources()].flatMap(([file, text]) =>
       [...text.matchAll(/\b(?:req|request)\.(body|query|params)\)? as\b/g)].map((m) => `${file}: ${m[1]}`),
     );
-    assert.deepEqual(casts, [], 'declare the body, querystring or params with TypeBox in the route schema and take the app as BridgeApp instead of casting');
+    assert.deepEqual(
+      casts,
+      [],
+      'declare the body, querystring or params with TypeBox in the route schema and take the app as BridgeApp instead of casting',
+    );
   });
 
   it('decisions S18, S23, S32: src/ holds compose/ (the composition root), core/, features/, the entry main.ts and config.ts with its schema, nothing else', () => {
@@ -172,7 +181,11 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
       .filter((e) => !e.isDirectory())
       .map((e) => e.name)
       .sort();
-    assert.deepEqual(rootFiles, ['config-schema.ts', 'config.ts', 'main.ts'], 'the composition root’s files live in compose/');
+    assert.deepEqual(
+      rootFiles,
+      ['config-schema.ts', 'config.ts', 'main.ts'],
+      'the composition root’s files live in compose/',
+    );
     const loose = readdirSync(join(SRC, 'features'), { withFileTypes: true })
       .filter((e) => !e.isDirectory())
       .map((e) => e.name);
@@ -183,7 +196,9 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
     const whole = [...bridgeSources()]
       .filter(([file]) => file.startsWith('features/'))
       .filter(([, text]) =>
-        /\bBridgeContext\b/.test(text.replace(/import type \{ BridgeContext \} from [^\n]+\n/g, '').replace(/Pick<\s*BridgeContext\s*,/g, '')),
+        /\bBridgeContext\b/.test(
+          text.replace(/import type \{ BridgeContext \} from [^\n]+\n/g, '').replace(/Pick<\s*BridgeContext\s*,/g, ''),
+        ),
       )
       .map(([file]) => file);
     assert.deepEqual(whole, []);
@@ -191,7 +206,10 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
 
   it('decision S23: the composition root’s files import each other without a circle', () => {
     const files = bridgeSources();
-    assert.ok([...files.keys()].filter((f) => f.startsWith('compose/')).length >= 5, 'the scan sees the composition root');
+    assert.ok(
+      [...files.keys()].filter((f) => f.startsWith('compose/')).length >= 5,
+      'the scan sees the composition root',
+    );
     assert.deepEqual(rootCircles(files), []);
   });
 
@@ -204,18 +222,28 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
       ['compose/open-bridge.ts', "import { buildApp } from './app.ts';"],
     ]);
     assert.deepEqual(rootCircles(bad), ['compose/ai.ts → compose/app.ts → compose/ai.ts']);
-    assert.deepEqual(violations(new Map([['features/oracle/routes.ts', "import type { BridgeParts } from '../../compose/parts.ts';"]])).length, 1);
+    assert.deepEqual(
+      violations(new Map([['features/oracle/routes.ts', "import type { BridgeParts } from '../../compose/parts.ts';"]]))
+        .length,
+      1,
+    );
   });
 
   it('decision R42: migrations are frozen; a migration imports only its own folder, the driver, Node built-ins, pinned data and the database types', () => {
     const files = bridgeSources();
-    assert.ok([...files.keys()].filter((f) => f.startsWith('core/db/migrations/')).length >= 20, 'the scan sees the migrations');
+    assert.ok(
+      [...files.keys()].filter((f) => f.startsWith('core/db/migrations/')).length >= 20,
+      'the scan sees the migrations',
+    );
     assert.deepEqual(migrationImportProblems(files), []);
   });
 
   it('decision R42: the migration check refuses live code and other packages (it can fail)', () => {
     const bad = new Map([
-      ['core/db/migrations/061-display-names.ts', "import { sql } from 'kysely';\nimport { defaultDisplayName } from '../../identity/display-names.ts';"],
+      [
+        'core/db/migrations/061-display-names.ts',
+        "import { sql } from 'kysely';\nimport { defaultDisplayName } from '../../identity/display-names.ts';",
+      ],
       [
         'core/db/migrations/065-display-name-keys.ts',
         "import unhomoglyph from 'unhomoglyph';\nimport { lookalikeKey } from '../../identity/display-name-rules.ts';",
@@ -244,7 +272,10 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
 
   it('the scan finds each kind of violation, type-only and dynamic imports included (it can fail)', () => {
     const bad = new Map([
-      ['features/roles/routes.ts', "import { currentSession } from '../../core/auth/guards.ts';\nimport type { X } from '../payments/routes.ts';"],
+      [
+        'features/roles/routes.ts',
+        "import { currentSession } from '../../core/auth/guards.ts';\nimport type { X } from '../payments/routes.ts';",
+      ],
       ['core/auth/login-page.ts', "import { firstOrigin } from '../../features/registration/routes.ts';"],
       ['core/keys.ts', "import { generateRegistrationKey } from '../features/registration/hpke.ts';"],
       ['features/payments/webhook.ts', "const m = await import('../verification/routes.ts');"],
@@ -257,7 +288,10 @@ describe('dependency rules of the bridge (decisions S1, S18)', () => {
         'features/verification/routes.ts',
         "import { firstOrigin } from '../../config.ts';\nimport { page } from '../../core/http/page.ts';\nimport { emailBlindIndex } from '../../core/identity/email.ts';\nimport { sendError } from '../../core/http/errors.ts';\nimport { Type } from '@sinclair/typebox';\nimport { SUITE } from './hpke.ts';",
       ],
-      ['core/outbox/queue.ts', "import type { BridgeConfig } from '../../config.ts';\nimport type { Db } from '../db/schema.ts';"],
+      [
+        'core/outbox/queue.ts',
+        "import type { BridgeConfig } from '../../config.ts';\nimport type { Db } from '../db/schema.ts';",
+      ],
       ['app.ts', "import roles from './features/roles/routes.ts';"],
       [
         'config.ts',

@@ -18,7 +18,14 @@ after(() => h.close());
 
 const tokenOf = (email: string) => new URL(h.verificationPath(email), 'https://x.example').searchParams.get('token')!;
 const confirmForm = (fields: Record<string, string>, origin: string | null, jar?: Jar) =>
-  h.request({ method: 'POST', url: '/verify-email', payload: new URLSearchParams(fields).toString(), headers: FORM, origin, ...(jar && { jar }) });
+  h.request({
+    method: 'POST',
+    url: '/verify-email',
+    payload: new URLSearchParams(fields).toString(),
+    headers: FORM,
+    origin,
+    ...(jar && { jar }),
+  });
 const sessionOf = (jar: Jar) => h.request({ method: 'GET', url: '/api/auth/session', jar });
 const sessionCookie = (r: { headers: Record<string, unknown> }) => {
   const set = r.headers['set-cookie'];
@@ -49,9 +56,16 @@ describe('signed in after verifying (decision B105)', () => {
     assert.match(r.body, new RegExp(`<a class="button" href="${APP}">Continue</a>`));
     const cookie = sessionCookie(r)!;
     assert.ok(cookie, 'a session cookie');
-    for (const attr of ['Domain=.domdao.example', 'Path=/', 'HttpOnly', 'Secure', 'SameSite=Lax']) assert.ok(cookie.includes(attr), `${attr} in ${cookie}`);
+    for (const attr of ['Domain=.domdao.example', 'Path=/', 'HttpOnly', 'Secure', 'SameSite=Lax'])
+      assert.ok(cookie.includes(attr), `${attr} in ${cookie}`);
     const s = (await sessionOf(jar)).json() as Record<string, unknown>;
-    assert.deepEqual(s, { authenticated: true, user_id: id, email: 'ada@example.org', roles: ['member'], membership_status: 'Registered' });
+    assert.deepEqual(s, {
+      authenticated: true,
+      user_id: id,
+      email: 'ada@example.org',
+      roles: ['member'],
+      membership_status: 'Registered',
+    });
     // The page asks for the origin only as its Referer, so the form's POST carries its Origin.
     assert.equal(r.headers['referrer-policy'], 'strict-origin');
     assert.deepEqual(await completedFor(id), { proof: 'registered_password', sessions_ended: 0, signed_in: true });
@@ -76,12 +90,21 @@ describe('signed in after verifying (decision B105)', () => {
       },
     });
     assert.equal(r.statusCode, 200, r.body);
-    assert.deepEqual(r.json(), { status: 'verified', membership_token_pending: false, password: 'chosen', signed_in: true });
+    assert.deepEqual(r.json(), {
+      status: 'verified',
+      membership_token_pending: false,
+      password: 'chosen',
+      signed_in: true,
+    });
     const s = (await sessionOf(jar)).json() as { authenticated: boolean; user_id: string; email: string };
     assert.equal(s.authenticated, true);
     assert.notEqual(s.user_id, old, 'the account made of the owner’s answers');
     assert.equal(s.email, 'olive@example.org');
-    assert.deepEqual((await sessionOf(other.jar)).json(), { authenticated: false }, 'the session this browser held before ended');
+    assert.deepEqual(
+      (await sessionOf(other.jar)).json(),
+      { authenticated: false },
+      'the session this browser held before ended',
+    );
   });
 
   it('decision B105: a confirmation posted by another site, with an opaque origin or with none, verifies the address but signs no one in (logged and audited)', async () => {
@@ -99,7 +122,12 @@ describe('signed in after verifying (decision B105)', () => {
       assert.doesNotMatch(r.body, /You are signed in/);
       assert.equal(sessionCookie(r), undefined, `${origin}: no session cookie`);
       assert.equal(jar.cookie, undefined);
-      assert.deepEqual(await completedFor(id), { proof: 'registered_password', sessions_ended: 0, signed_in: false, no_session: 'origin' });
+      assert.deepEqual(await completedFor(id), {
+        proof: 'registered_password',
+        sessions_ended: 0,
+        signed_in: false,
+        no_session: 'origin',
+      });
       const login = await h.login(email);
       assert.equal(login.res.statusCode, 200, 'the member signs in as usual');
     }

@@ -9,10 +9,21 @@ const roles = async (h: Bridge, url: '/auth/session' | '/api/auth/session', jar:
   (await h.request({ method: 'GET', url, jar })).json() as { roles: string[]; membership_status?: string };
 
 async function activate(h: Bridge, userId: string): Promise<void> {
-  const { principal } = await h.opened.db.selectFrom('users').select('principal').where('id', '=', userId).executeTakeFirstOrThrow();
+  const { principal } = await h.opened.db
+    .selectFrom('users')
+    .select('principal')
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
   const c = h.opened.canisters.clients;
   assert.ok('Ok' in (await c.user.record_kyc(principal, true)));
-  assert.ok('Ok' in (await c.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) })));
+  assert.ok(
+    'Ok' in
+      (await c.user.upgrade_membership_to_active({
+        principal,
+        kyc_proof: new Uint8Array([1]),
+        payment_proof: new Uint8Array([2]),
+      })),
+  );
 }
 
 describe('the voter role (spec 2 membership table, decision B53)', () => {
@@ -23,11 +34,19 @@ describe('the voter role (spec 2 membership table, decision B53)', () => {
     assert.deepEqual((await roles(h, '/api/auth/session', m.jar)).roles, ['member']);
     await activate(h, m.user_id);
     // Rule 5 caches roles at login; the endpoint that asks the membership canister brings voter in at once.
-    assert.deepEqual(await roles(h, '/auth/session', m.jar).then((r) => r.roles), ['member'], 'the cached roles until the status is heard');
+    assert.deepEqual(
+      await roles(h, '/auth/session', m.jar).then((r) => r.roles),
+      ['member'],
+      'the cached roles until the status is heard',
+    );
     const heard = await roles(h, '/api/auth/session', m.jar);
     assert.equal(heard.membership_status, 'Active');
     assert.deepEqual(heard.roles, ['member', 'voter']);
-    assert.deepEqual((await roles(h, '/auth/session', m.jar)).roles, ['member', 'voter'], 'the session itself now carries it');
+    assert.deepEqual(
+      (await roles(h, '/auth/session', m.jar)).roles,
+      ['member', 'voter'],
+      'the session itself now carries it',
+    );
     const again = await h.login('voter@example.org');
     assert.deepEqual(again.res.json().roles, ['member', 'voter'], 'a new login carries it');
     // Active memberships end Dec 31 23:59:59 UTC: a session signed in just before keeps voter until the
@@ -40,7 +59,11 @@ describe('the voter role (spec 2 membership table, decision B53)', () => {
     const lapsed = await roles(h, '/api/auth/session', late.jar);
     assert.equal(lapsed.membership_status, 'Expired');
     assert.deepEqual(lapsed.roles, ['member']);
-    assert.deepEqual((await roles(h, '/auth/session', late.jar)).roles, ['member'], 'and the session no longer carries it');
+    assert.deepEqual(
+      (await roles(h, '/auth/session', late.jar)).roles,
+      ['member'],
+      'and the session no longer carries it',
+    );
   });
 
   it('decision B53: voter is derived, never granted: an admin cannot grant it, and it is never stored with the user', async (t) => {
@@ -48,12 +71,21 @@ describe('the voter role (spec 2 membership table, decision B53)', () => {
     t.after(() => h.close());
     const admin = await h.member(ADMIN_EMAIL);
     const m = await h.member('granted@example.org');
-    const r = await h.request({ method: 'POST', url: `/api/admin/users/${m.user_id}/roles`, payload: { role: 'voter' }, jar: admin.jar });
+    const r = await h.request({
+      method: 'POST',
+      url: `/api/admin/users/${m.user_id}/roles`,
+      payload: { role: 'voter' },
+      jar: admin.jar,
+    });
     assert.equal(r.statusCode, 400);
     assert.equal(r.json().error, 'VALIDATION_ERROR');
     await activate(h, m.user_id);
     assert.deepEqual((await h.login('granted@example.org')).res.json().roles, ['member', 'voter']);
-    const stored = await h.opened.db.selectFrom('users').select('roles').where('id', '=', m.user_id).executeTakeFirstOrThrow();
+    const stored = await h.opened.db
+      .selectFrom('users')
+      .select('roles')
+      .where('id', '=', m.user_id)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(stored.roles, ['member']);
   });
 });

@@ -30,22 +30,48 @@ type Item = {
   counterparty: { account: string; owner: string; display_name: string | null; label: string | null } | null;
   memo: string | null;
 };
-type History = { items: Item[]; next_before: string | null; pending: Array<{ id: string; state: string }>; indexed_blocks: string; caught_up: boolean };
+type History = {
+  items: Item[];
+  next_before: string | null;
+  pending: Array<{ id: string; state: string }>;
+  indexed_blocks: string;
+  caught_up: boolean;
+};
 
 let keyN = 0;
 const freshKey = () => `test-${++keyN}`;
 
 async function join(h: Bridge, email: string, name?: string): Promise<Member> {
   const m = await h.member(email);
-  const { principal } = (await h.request({ method: 'GET', url: '/api/me/profile', jar: m.jar })).json() as { principal: string };
-  if (name) assert.equal((await h.request({ method: 'PUT', url: '/api/me/display-name', jar: m.jar, payload: { display_name: name } })).statusCode, 200);
+  const { principal } = (await h.request({ method: 'GET', url: '/api/me/profile', jar: m.jar })).json() as {
+    principal: string;
+  };
+  if (name)
+    assert.equal(
+      (await h.request({ method: 'PUT', url: '/api/me/display-name', jar: m.jar, payload: { display_name: name } }))
+        .statusCode,
+      200,
+    );
   return { ...m, principal };
 }
 
 function client(h: Bridge) {
-  const send = (from: Member, body: Record<string, unknown>, key: string | null = freshKey(), extra: { origin?: string | null } = {}) =>
-    h.request({ method: 'POST', url: '/api/me/transfers', jar: from.jar, payload: body, headers: key === null ? {} : { 'idempotency-key': key }, ...extra });
-  const balance = async (m: Member) => BigInt(await h.opened.canisters.clients.ledger.icrc1_balance_of({ owner: m.principal }));
+  const send = (
+    from: Member,
+    body: Record<string, unknown>,
+    key: string | null = freshKey(),
+    extra: { origin?: string | null } = {},
+  ) =>
+    h.request({
+      method: 'POST',
+      url: '/api/me/transfers',
+      jar: from.jar,
+      payload: body,
+      headers: key === null ? {} : { 'idempotency-key': key },
+      ...extra,
+    });
+  const balance = async (m: Member) =>
+    BigInt(await h.opened.canisters.clients.ledger.icrc1_balance_of({ owner: m.principal }));
   const blocks = async () => (await h.opened.canisters.clients.ledger.icrc3_get_blocks([])).log_length;
   const records = async () =>
     Number(
@@ -61,9 +87,21 @@ function client(h: Bridge) {
     assert.equal(r.statusCode, 200, r.body);
     return r.json() as History;
   };
-  const faucet = async (m: Member) => assert.equal((await h.request({ method: 'POST', url: '/api/dev/faucet', jar: m.jar, payload: {} })).statusCode, 200);
+  const faucet = async (m: Member) =>
+    assert.equal(
+      (await h.request({ method: 'POST', url: '/api/dev/faucet', jar: m.jar, payload: {} })).statusCode,
+      200,
+    );
   /** A refusal: the status and code, and nothing changed (no block, no record, no balance moved). */
-  const refused = async (what: string, from: Member, body: Record<string, unknown>, status: number, code: string, key?: string | null, extra = {}) => {
+  const refused = async (
+    what: string,
+    from: Member,
+    body: Record<string, unknown>,
+    status: number,
+    code: string,
+    key?: string | null,
+    extra = {},
+  ) => {
     const [b0, r0, bal0] = [await blocks(), await records(), await balance(from)];
     const r = await send(from, body, key === undefined ? freshKey() : key, extra);
     assert.deepEqual([r.statusCode, r.json().error], [status, code], `${what}: ${r.body}`);
@@ -88,19 +126,40 @@ describe('sending DOM to a member (decisions B75, L41)', () => {
   after(() => h?.close());
 
   it('decision F29: the balance answer carries the ICRC-1 textual account (the principal: no subaccount)', async () => {
-    const r = (await h.request({ method: 'GET', url: '/api/me/balance', jar: ada.jar })).json() as { account_text: string; account: { owner: string } };
+    const r = (await h.request({ method: 'GET', url: '/api/me/balance', jar: ada.jar })).json() as {
+      account_text: string;
+      account: { owner: string };
+    };
     assert.equal(r.account_text, ada.principal);
     assert.equal(r.account.owner, ada.principal);
   });
 
   it('decision B75: a transfer is made once, with the fee the member was shown; both histories show it by name', async () => {
     const before = [await c.balance(ada), await c.balance(bob)];
-    const r = await c.send(ada, { to: bob.principal, amount_e8s: String(2n * E8S), fee_e8s: String(FEE) }, 'first-transfer');
+    const r = await c.send(
+      ada,
+      { to: bob.principal, amount_e8s: String(2n * E8S), fee_e8s: String(FEE) },
+      'first-transfer',
+    );
     assert.equal(r.statusCode, 201, r.body);
-    const t = r.json() as { id: string; state: string; to: string; to_name: string; amount_e8s: string; fee_e8s: string; block_index: string };
-    assert.deepEqual([t.state, t.to, t.to_name, t.amount_e8s, t.fee_e8s], ['done', bob.principal, 'Bob Wallet', String(2n * E8S), String(FEE)]);
+    const t = r.json() as {
+      id: string;
+      state: string;
+      to: string;
+      to_name: string;
+      amount_e8s: string;
+      fee_e8s: string;
+      block_index: string;
+    };
+    assert.deepEqual(
+      [t.state, t.to, t.to_name, t.amount_e8s, t.fee_e8s],
+      ['done', bob.principal, 'Bob Wallet', String(2n * E8S), String(FEE)],
+    );
     assert.match(t.block_index, /^[0-9]+$/);
-    assert.deepEqual([await c.balance(ada), await c.balance(bob)], [before[0]! - 2n * E8S - FEE, before[1]! + 2n * E8S]);
+    assert.deepEqual(
+      [await c.balance(ada), await c.balance(bob)],
+      [before[0]! - 2n * E8S - FEE, before[1]! + 2n * E8S],
+    );
     // The sender's history holds the block as soon as the answer came (decision B76).
     const mine = await c.history(ada);
     assert.equal(mine.caught_up, true);
@@ -116,7 +175,13 @@ describe('sending DOM to a member (decisions B75, L41)', () => {
     assert.equal(mine.items[0]!.memo, `dom-wallet:${t.id}`);
     const theirs = await c.history(bob);
     assert.deepEqual(
-      theirs.items.map((i) => [i.kind, i.block_index, i.change_e8s, i.counterparty?.display_name, i.counterparty?.owner]),
+      theirs.items.map((i) => [
+        i.kind,
+        i.block_index,
+        i.change_e8s,
+        i.counterparty?.display_name,
+        i.counterparty?.owner,
+      ]),
       [['receive', t.block_index, String(2n * E8S), 'Ada Wallet', ada.principal]],
     );
     assert.ok(!JSON.stringify(theirs).includes('@'), 'never an email');
@@ -124,17 +189,42 @@ describe('sending DOM to a member (decisions B75, L41)', () => {
 
   it('decision B75: the same Idempotency-Key answers the first transfer; with another body 422; without one 400; nothing moves again', async () => {
     const [b0, bal0] = [await c.blocks(), await c.balance(ada)];
-    const again = await c.send(ada, { to: bob.principal, amount_e8s: String(2n * E8S), fee_e8s: String(FEE) }, 'first-transfer');
+    const again = await c.send(
+      ada,
+      { to: bob.principal, amount_e8s: String(2n * E8S), fee_e8s: String(FEE) },
+      'first-transfer',
+    );
     assert.equal(again.statusCode, 201);
     assert.equal(again.headers['idempotent-replayed'], 'true');
     const first = (await c.history(ada)).items.find((i) => i.kind === 'send')!;
     assert.equal(again.json().block_index, first.block_index);
     assert.deepEqual([await c.blocks(), await c.balance(ada)], [b0, bal0], 'no second block');
-    await c.refused('another amount under the key', ada, { to: bob.principal, amount_e8s: String(3n * E8S) }, 422, 'IDEMPOTENCY_KEY_REUSED', 'first-transfer');
-    await c.refused('the fee added under the key', ada, { to: bob.principal, amount_e8s: String(2n * E8S) }, 422, 'IDEMPOTENCY_KEY_REUSED', 'first-transfer');
+    await c.refused(
+      'another amount under the key',
+      ada,
+      { to: bob.principal, amount_e8s: String(3n * E8S) },
+      422,
+      'IDEMPOTENCY_KEY_REUSED',
+      'first-transfer',
+    );
+    await c.refused(
+      'the fee added under the key',
+      ada,
+      { to: bob.principal, amount_e8s: String(2n * E8S) },
+      422,
+      'IDEMPOTENCY_KEY_REUSED',
+      'first-transfer',
+    );
     await c.refused('no key', ada, { to: bob.principal, amount_e8s: '1' }, 400, 'VALIDATION_ERROR', null);
     await c.refused('a key with a space', ada, { to: bob.principal, amount_e8s: '1' }, 400, 'VALIDATION_ERROR', 'a b');
-    await c.refused('a key of 101 characters', ada, { to: bob.principal, amount_e8s: '1' }, 400, 'VALIDATION_ERROR', 'k'.repeat(101));
+    await c.refused(
+      'a key of 101 characters',
+      ada,
+      { to: bob.principal, amount_e8s: '1' },
+      400,
+      'VALIDATION_ERROR',
+      'k'.repeat(101),
+    );
     const at100 = await c.send(ada, { to: bob.principal, amount_e8s: '1' }, 'k'.repeat(100));
     assert.equal(at100.statusCode, 201, 'a key of 100 characters');
   });
@@ -146,9 +236,21 @@ describe('sending DOM to a member (decisions B75, L41)', () => {
     const zero = await c.refused('amount 0', ada, { to: bob.principal, amount_e8s: '0' }, 400, 'VALIDATION_ERROR');
     assert.match(zero.message, /at least 1 e8s/);
     // The largest amount passes the amount's rule and meets the balance's.
-    const max = await c.refused('the largest amount', ada, { to: bob.principal, amount_e8s: String(NAT64_MAX) }, 409, 'InsufficientFunds');
+    const max = await c.refused(
+      'the largest amount',
+      ada,
+      { to: bob.principal, amount_e8s: String(NAT64_MAX) },
+      409,
+      'InsufficientFunds',
+    );
     assert.match(max.message, /"required":"18446744073709561615"/);
-    const past = await c.refused('one past the largest', ada, { to: bob.principal, amount_e8s: String(NAT64_MAX + 1n) }, 400, 'VALIDATION_ERROR');
+    const past = await c.refused(
+      'one past the largest',
+      ada,
+      { to: bob.principal, amount_e8s: String(NAT64_MAX + 1n) },
+      400,
+      'VALIDATION_ERROR',
+    );
     assert.match(past.message, /at most 18446744073709551615/);
     await c.refused('a negative amount', ada, { to: bob.principal, amount_e8s: '-1' }, 400, 'VALIDATION_ERROR');
     await c.refused('a fraction', ada, { to: bob.principal, amount_e8s: '1.5' }, 400, 'VALIDATION_ERROR');
@@ -158,7 +260,13 @@ describe('sending DOM to a member (decisions B75, L41)', () => {
     const cy = await join(h, 'cy-wallet@domdao.example');
     await c.faucet(cy);
     const all = await c.balance(cy);
-    const over = await c.refused('one e8s past the balance', cy, { to: bob.principal, amount_e8s: String(all - FEE + 1n) }, 409, 'InsufficientFunds');
+    const over = await c.refused(
+      'one e8s past the balance',
+      cy,
+      { to: bob.principal, amount_e8s: String(all - FEE + 1n) },
+      409,
+      'InsufficientFunds',
+    );
     assert.match(over.message, new RegExp(`"balance":"${all}","pending":"0","required":"${all + 1n}"`));
     const exact = await c.send(cy, { to: bob.principal, amount_e8s: String(all - FEE) });
     assert.equal(exact.statusCode, 201, exact.body);
@@ -169,7 +277,13 @@ describe('sending DOM to a member (decisions B75, L41)', () => {
   it("decision B75: the fee: the ledger's is accepted, one e8s either side refused (BadFee, with the fee)", async () => {
     const ok = await c.send(ada, { to: bob.principal, amount_e8s: '100', fee_e8s: String(FEE) });
     assert.equal(ok.statusCode, 201, ok.body);
-    const more = await c.refused('fee + 1', ada, { to: bob.principal, amount_e8s: '100', fee_e8s: String(FEE + 1n) }, 409, 'BadFee');
+    const more = await c.refused(
+      'fee + 1',
+      ada,
+      { to: bob.principal, amount_e8s: '100', fee_e8s: String(FEE + 1n) },
+      409,
+      'BadFee',
+    );
     assert.match(more.message, /10000 e8s/);
     await c.refused('fee - 1', ada, { to: bob.principal, amount_e8s: '100', fee_e8s: String(FEE - 1n) }, 409, 'BadFee');
     await c.refused('fee 0', ada, { to: bob.principal, amount_e8s: '100', fee_e8s: '0' }, 409, 'BadFee');
@@ -177,10 +291,28 @@ describe('sending DOM to a member (decisions B75, L41)', () => {
 
   it('decision B75: the recipient must be another verified member', async () => {
     await c.refused('to oneself', ada, { to: ada.principal, amount_e8s: '100' }, 400, 'SELF_TRANSFER');
-    await c.refused('a principal no member has', ada, { to: principalFromSeed('nobody'), amount_e8s: '100' }, 404, 'RECIPIENT_NOT_FOUND');
-    await c.refused('a canister (the treasury)', ada, { to: EMBEDDED_CANISTER_IDS.treasury, amount_e8s: '100' }, 404, 'RECIPIENT_NOT_FOUND');
+    await c.refused(
+      'a principal no member has',
+      ada,
+      { to: principalFromSeed('nobody'), amount_e8s: '100' },
+      404,
+      'RECIPIENT_NOT_FOUND',
+    );
+    await c.refused(
+      'a canister (the treasury)',
+      ada,
+      { to: EMBEDDED_CANISTER_IDS.treasury, amount_e8s: '100' },
+      404,
+      'RECIPIENT_NOT_FOUND',
+    );
     assert.equal((await h.register('unverified-wallet@domdao.example')).statusCode, 201);
-    const unverified = (await h.opened.db.selectFrom('users').select('principal').where('email_verified_at', 'is', null).executeTakeFirstOrThrow()).principal;
+    const unverified = (
+      await h.opened.db
+        .selectFrom('users')
+        .select('principal')
+        .where('email_verified_at', 'is', null)
+        .executeTakeFirstOrThrow()
+    ).principal;
     await c.refused('an unverified account', ada, { to: unverified, amount_e8s: '100' }, 404, 'RECIPIENT_NOT_FOUND');
     await c.refused('not a principal', ada, { to: 'not-a-principal', amount_e8s: '100' }, 400, 'VALIDATION_ERROR');
     await c.refused('an empty recipient', ada, { to: '', amount_e8s: '100' }, 400, 'VALIDATION_ERROR');
@@ -194,7 +326,9 @@ describe('sending DOM to a member (decisions B75, L41)', () => {
       headers: { 'idempotency-key': 'x' },
     });
     assert.deepEqual([noSession.statusCode, noSession.json().error], [401, 'UNAUTHORIZED']);
-    await c.refused('another site', ada, { to: bob.principal, amount_e8s: '1' }, 403, 'CSRF_REJECTED', freshKey(), { origin: 'https://evil.example' });
+    await c.refused('another site', ada, { to: bob.principal, amount_e8s: '1' }, 403, 'CSRF_REJECTED', freshKey(), {
+      origin: 'https://evil.example',
+    });
     assert.equal((await h.request({ method: 'GET', url: '/api/me/transactions' })).statusCode, 401);
   });
 
@@ -203,7 +337,9 @@ describe('sending DOM to a member (decisions B75, L41)', () => {
     await c.faucet(dee);
     const part = (await c.balance(dee)) / 2n - FEE;
     const [r0, b0] = [await c.records(), await c.blocks()];
-    const answers = await Promise.all(Array.from({ length: 5 }, () => c.send(dee, { to: bob.principal, amount_e8s: String(part) })));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => c.send(dee, { to: bob.principal, amount_e8s: String(part) })),
+    );
     assert.deepEqual(answers.map((r) => `${r.statusCode} ${r.json().error ?? r.json().state}`).sort(), [
       '201 done',
       '201 done',
@@ -308,7 +444,11 @@ describe('a crash or a lost reply between the record and the ledger (decision L4
       const bob = await join(h, 'bob-crash@domdao.example');
       await c.faucet(ada);
       const b0 = await c.blocks();
-      assert.equal((await c.send(ada, { to: bob.principal, amount_e8s: String(E8S) }, 'crash-key')).statusCode, 500, 'the process "died"');
+      assert.equal(
+        (await c.send(ada, { to: bob.principal, amount_e8s: String(E8S) }, 'crash-key')).statusCode,
+        500,
+        'the process "died"',
+      );
       assert.equal(await c.blocks(), point === 'before-call' ? b0 : b0 + 1n);
       await h.restart();
       await reconcileAfterLease(h);
@@ -316,7 +456,11 @@ describe('a crash or a lost reply between the record and the ledger (decision L4
       assert.equal(await c.balance(bob), E8S);
       const ada2 = { ...ada, jar: (await h.login('ada-crash@domdao.example')).jar };
       const again = await c.send(ada2, { to: bob.principal, amount_e8s: String(E8S) }, 'crash-key');
-      assert.deepEqual([again.statusCode, again.json().state], [201, 'done'], 'the retried request answers the transfer');
+      assert.deepEqual(
+        [again.statusCode, again.json().state],
+        [201, 'done'],
+        'the retried request answers the transfer',
+      );
       assert.equal(await c.blocks(), b0 + 1n);
       assert.deepEqual((await c.history(ada2)).pending, []);
     });
@@ -377,16 +521,28 @@ describe('a crash or a lost reply between the record and the ledger (decision L4
       await c.faucet(ada);
       const b0 = await c.blocks();
       assert.equal((await c.send(ada, { to: bob.principal, amount_e8s: String(E8S) }, 'made')).statusCode, 202);
-      assert.equal((await c.send(ada, { to: bob.principal, amount_e8s: String(2n * E8S) }, 'never-sent')).statusCode, 500);
+      assert.equal(
+        (await c.send(ada, { to: bob.principal, amount_e8s: String(2n * E8S) }, 'never-sent')).statusCode,
+        500,
+      );
       assert.equal(await c.blocks(), b0 + 1n);
       // The ledger cannot be reached for a day and a minute: nothing the reconciler does can reach it.
       await h.restart();
       h.advance(DAY_MS + 2 * 60_000);
       await h.app.outbox.reconcile();
       await h.app.outbox.reconcile();
-      const rows = await h.opened.db.selectFrom('wallet_transfers').select(['idempotency_key', 'state', 'block_index', 'error_code']).orderBy('id').execute();
+      const rows = await h.opened.db
+        .selectFrom('wallet_transfers')
+        .select(['idempotency_key', 'state', 'block_index', 'error_code'])
+        .orderBy('id')
+        .execute();
       assert.deepEqual(
-        rows.map((r) => [r.idempotency_key, r.state, r.block_index === null ? null : String(r.block_index), r.error_code]),
+        rows.map((r) => [
+          r.idempotency_key,
+          r.state,
+          r.block_index === null ? null : String(r.block_index),
+          r.error_code,
+        ]),
         [
           ['made', 'done', String(b0), null],
           ['never-sent', 'failed', null, 'TooOld'],
@@ -396,7 +552,11 @@ describe('a crash or a lost reply between the record and the ledger (decision L4
       assert.equal(await c.balance(bob), E8S);
       const jar = (await h.login('ada-old@domdao.example')).jar;
       const retried = await c.send({ ...ada, jar }, { to: bob.principal, amount_e8s: String(2n * E8S) }, 'never-sent');
-      assert.deepEqual([retried.statusCode, retried.json().error], [409, 'TooOld'], 'the retried request answers the recorded outcome');
+      assert.deepEqual(
+        [retried.statusCode, retried.json().error],
+        [409, 'TooOld'],
+        'the retried request answers the recorded outcome',
+      );
       assert.match(retried.json().message, /nothing was sent/);
     });
 });
@@ -410,7 +570,9 @@ describe('on PostgreSQL (decisions B75, B76)', () => {
     const bob = await join(h, 'bob-pg@domdao.example', 'Bob Postgres');
     await c.faucet(ada);
     const part = (await c.balance(ada)) / 2n - FEE;
-    const answers = await Promise.all(Array.from({ length: 3 }, (_, i) => c.send(ada, { to: bob.principal, amount_e8s: String(part) }, `pg-${i}`)));
+    const answers = await Promise.all(
+      Array.from({ length: 3 }, (_, i) => c.send(ada, { to: bob.principal, amount_e8s: String(part) }, `pg-${i}`)),
+    );
     assert.deepEqual(answers.map((r) => r.statusCode).sort(), [201, 201, 409]);
     const made = answers.find((r) => r.statusCode === 201)!;
     const key = ['pg-0', 'pg-1', 'pg-2'][answers.indexOf(made)]!;
@@ -477,7 +639,10 @@ describe('a history of more than 1 000 blocks through HTTP, from a ledger that a
       listed.map((i) => [i.kind, i.amount_e8s, i.change_e8s]),
       Array.from({ length: 1_100 }, (_, i) => ['mint', String(1_100 - i), String(1_100 - i)]),
     );
-    assert.ok(!h.logs.lines().some((l: { event?: string }) => l.event === 'wallet.ledger_blocks_archived'), 'nothing skipped');
+    assert.ok(
+      !h.logs.lines().some((l: { event?: string }) => l.event === 'wallet.ledger_blocks_archived'),
+      'nothing skipped',
+    );
   });
 });
 
@@ -488,7 +653,11 @@ describe('the ledger blocks the index reads (decision B76)', () => {
 
   it("DFINITY's legacy blocks (tx.op, decision L1) read as ICRC-3's block types; an unknown type is skipped", () => {
     const legacy = (op: string, tx: Array<[string, unknown]>, top: Array<[string, unknown]> = []) => ({
-      Map: [['ts', { Nat: 5_000_000_000n }], ...top, ['tx', { Map: [['op', { Text: op }], ['amt', { Nat: 7n }], ...tx] }]],
+      Map: [
+        ['ts', { Nat: 5_000_000_000n }],
+        ...top,
+        ['tx', { Map: [['op', { Text: op }], ['amt', { Nat: 7n }], ...tx] }],
+      ],
     });
     const kinds = [
       legacy('mint', [['to', owner(a)]]),
@@ -560,9 +729,16 @@ describe('the ledger blocks the index reads (decision B76)', () => {
    * cuts a range to 100 blocks and names the part below the boundary by the archive's callback; of its
    * own it answers at most `page`, the archive at most `archivePage` (short pages are theirs to choose).
    */
-  function ledgerDouble(o: { length: bigint; page: bigint; archivedBelow: bigint; archivePage: bigint; archiveFails?: (r: Ask) => boolean }) {
+  function ledgerDouble(o: {
+    length: bigint;
+    page: bigint;
+    archivedBelow: bigint;
+    archivePage: bigint;
+    archiveFails?: (r: Ask) => boolean;
+  }) {
     const asked = { ledger: [] as Ask[], archive: [] as Ask[] };
-    const ids = (from: bigint, to: bigint) => Array.from({ length: Number(to > from ? to - from : 0n) }, (_, i) => from + BigInt(i));
+    const ids = (from: bigint, to: bigint) =>
+      Array.from({ length: Number(to > from ? to - from : 0n) }, (_, i) => from + BigInt(i));
     return {
       asked,
       ledger: {
@@ -577,7 +753,12 @@ describe('the ledger blocks the index reads (decision B76)', () => {
             blocks: ids(first, min(end, first + o.page)).map(block) as never,
             archived_blocks:
               r!.start < archivedEnd
-                ? [{ args: [{ start: r!.start, length: archivedEnd - r!.start }], callback: [ARCHIVE, 'icrc3_get_blocks'] as [string, string] }]
+                ? [
+                    {
+                      args: [{ start: r!.start, length: archivedEnd - r!.start }],
+                      callback: [ARCHIVE, 'icrc3_get_blocks'] as [string, string],
+                    },
+                  ]
                 : [],
           };
         },
@@ -586,7 +767,9 @@ describe('the ledger blocks the index reads (decision B76)', () => {
         assert.deepEqual([canister, method], [ARCHIVE, 'icrc3_get_blocks'], 'the callback the ledger named');
         asked.archive.push(r!);
         if (o.archiveFails?.(r!)) return { log_length: o.length, blocks: [], archived_blocks: [] };
-        const end = [r!.start + (r!.length < o.archivePage ? r!.length : o.archivePage), o.archivedBelow].reduce((x, y) => (x < y ? x : y));
+        const end = [r!.start + (r!.length < o.archivePage ? r!.length : o.archivePage), o.archivedBelow].reduce(
+          (x, y) => (x < y ? x : y),
+        );
         return { log_length: o.length, blocks: ids(r!.start, end).map(block) as never, archived_blocks: [] };
       },
     };
@@ -625,7 +808,8 @@ describe('the ledger blocks the index reads (decision B76)', () => {
         [100n, 30n],
       ],
     );
-    // The ledger: asked a page of 100 (DFINITY's most) from 0, then after each archived range, and from where its own short pages stopped.
+    // The ledger: asked a page of 100 (DFINITY's most) from 0, then after each archived range, and from where its own
+    // short pages stopped.
     assert.deepEqual(
       d.asked.ledger.map((r) => [r.start, r.length]),
       [0n, 100n, 130n, 170n, 210n].map((s) => [s, 100n]),
@@ -637,7 +821,13 @@ describe('the ledger blocks the index reads (decision B76)', () => {
     const h = await bridge();
     after(() => h.close());
     let failing = true;
-    const d = ledgerDouble({ length: 80n, page: 100n, archivedBelow: 50n, archivePage: 20n, archiveFails: (r) => failing && r.start === 20n });
+    const d = ledgerDouble({
+      length: 80n,
+      page: 100n,
+      archivedBelow: 50n,
+      archivePage: 20n,
+      archiveFails: (r) => failing && r.start === 20n,
+    });
     const index = new LedgerIndex({
       db: h.opened.db,
       now: h.now,
@@ -650,7 +840,11 @@ describe('the ledger blocks the index reads (decision B76)', () => {
       blocksCallback: d.blocksCallback,
     });
     await assert.rejects(index.follow(), /did not answer ledger block 20/);
-    assert.deepEqual([await index.indexed(), await index.skipped()], [20n, 0n], 'the blocks before it are kept, none skipped');
+    assert.deepEqual(
+      [await index.indexed(), await index.skipped()],
+      [20n, 0n],
+      'the blocks before it are kept, none skipped',
+    );
     failing = false;
     assert.equal(await index.follow(), 60);
     assert.deepEqual([await index.indexed(), await index.skipped()], [80n, 0n]);
@@ -664,13 +858,18 @@ describe('the ledger blocks the index reads (decision B76)', () => {
       now: h.now,
       pollMs: 60_000,
       log: h.app.log,
-      // Beside the bridge's own index of the real ledger, in the same tables: another ledger, so another set's rows (decision B103).
+      // Beside the bridge's own index of the real ledger, in the same tables: another ledger, so another set's rows
+      // (decision B103).
       canisterSet: 'test:archived-ledger',
       ledgerId: 'archived-ledger',
       cursor: 'archived-test',
       // Blocks 0–9 are gone without an archive; 10–11 are live.
       ledger: {
-        icrc3_get_blocks: async ([r]) => ({ log_length: 12n, blocks: [10n, 11n].filter((i) => i >= r!.start).map(block) as never, archived_blocks: [] }),
+        icrc3_get_blocks: async ([r]) => ({
+          log_length: 12n,
+          blocks: [10n, 11n].filter((i) => i >= r!.start).map(block) as never,
+          archived_blocks: [],
+        }),
       },
       blocksCallback: () => Promise.reject(new Error('no archive')),
     });
@@ -682,7 +881,8 @@ describe('the ledger blocks the index reads (decision B76)', () => {
     );
     assert.ok(h.logs.lines().some((l: { event?: string }) => l.event === 'wallet.ledger_blocks_archived'));
 
-    // A pass is bounded (a new index reading a long log): 2 calls of 100 here; catching up says whether it reached the tip.
+    // A pass is bounded (a new index reading a long log): 2 calls of 100 here; catching up says whether it reached the
+    // tip.
     const d = ledgerDouble({ length: 1500n, page: 100n, archivedBelow: 0n, archivePage: 0n });
     const long = new LedgerIndex({
       db: h.opened.db,

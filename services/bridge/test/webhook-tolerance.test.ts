@@ -16,7 +16,11 @@ describe('payment webhook timestamp tolerance (decision B11)', () => {
   it('decision B11: a signature exactly 300 s old (or ahead) is accepted; 301 s is refused as stale', async () => {
     const t = Math.floor(h.now() / 1000);
     for (const skew of [-300, 300]) {
-      const r = await h.signedWebhook(paymentEvent(userId, `evt_edge_${skew < 0 ? 'old' : 'new'}`), t + skew, WEBHOOK_SECRET);
+      const r = await h.signedWebhook(
+        paymentEvent(userId, `evt_edge_${skew < 0 ? 'old' : 'new'}`),
+        t + skew,
+        WEBHOOK_SECRET,
+      );
       assert.equal(r.statusCode, 200, `${skew} s: ${r.body}`);
       assert.equal(r.json().received, true);
     }
@@ -26,7 +30,11 @@ describe('payment webhook timestamp tolerance (decision B11)', () => {
       assert.equal(r.statusCode, 400, `${skew} s`);
       assert.equal(r.json().error, 'SIGNATURE_INVALID');
       assert.match(r.json().message, /stale/);
-      const stored = await h.opened.db.selectFrom('webhook_events').select('event_id').where('event_id', '=', id).execute();
+      const stored = await h.opened.db
+        .selectFrom('webhook_events')
+        .select('event_id')
+        .where('event_id', '=', id)
+        .execute();
       assert.equal(stored.length, 0, 'a refused delivery records nothing');
     }
   });

@@ -3,7 +3,13 @@
 // (spec 2 Authentication 9), /notify/* is the notification service with the prefix stripped and the
 // token checked at the edge (spec 3), and every other path — the web app at `/` included — is the
 // bridge's. Routing only: no business rule lives here.
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import proxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
 import type { DestinationStream } from 'pino';
 import {
@@ -22,7 +28,16 @@ import type { GatewayConfig } from './config.ts';
 import { notifyEdgeCheck } from './notify/edge-check.ts';
 import { notifyError } from './notify/errors.ts';
 import { deferContinue } from './expect-continue.ts';
-import { BodyTooLarge, declaredTooLarge, dropHopByHop, forwardHeaders, logFailure, poolOptions, streamedBody, upstreamFailure } from './upstream.ts';
+import {
+  BodyTooLarge,
+  declaredTooLarge,
+  dropHopByHop,
+  forwardHeaders,
+  logFailure,
+  poolOptions,
+  streamedBody,
+  upstreamFailure,
+} from './upstream.ts';
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -35,7 +50,14 @@ export interface GatewayOptions {
 }
 
 /** Paths whose successful answers leave no access line at info (decision D50): the probes of each service's health. */
-const QUIET_PATHS = new Set(['/gateway/health', '/gateway/health/ready', '/health', '/health/ready', '/notify/api/v1/health', '/notify/health/ready']);
+const QUIET_PATHS = new Set([
+  '/gateway/health',
+  '/gateway/health/ready',
+  '/health',
+  '/health/ready',
+  '/notify/api/v1/health',
+  '/notify/health/ready',
+]);
 
 type ReplyOptions = NonNullable<FastifyHttpProxyOptions['replyOptions']>;
 type ReplyFromError = { error: { statusCode?: number; code?: string; message?: string; cause?: unknown } };
@@ -63,7 +85,8 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     // Decision E16: every line of a request carries its trace id.
-    childLoggerFactory: (parent, bindings, options, raw) => parent.child({ ...bindings, trace_id: traceOf(raw).traceId }, options),
+    childLoggerFactory: (parent, bindings, options, raw) =>
+      parent.child({ ...bindings, trace_id: traceOf(raw).traceId }, options),
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     bodyLimit: config.MAX_BODY_BYTES,
@@ -82,14 +105,20 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
   });
   const metrics = opts.metrics ?? new Metrics();
   app.decorate('metrics', metrics);
-  const upstreamFailures = metrics.counter('gateway_upstream_failures_total', 'requests the gateway could not hand to a service, by upstream and reason', [
-    'upstream',
-    'reason',
-  ]);
+  const upstreamFailures = metrics.counter(
+    'gateway_upstream_failures_total',
+    'requests the gateway could not hand to a service, by upstream and reason',
+    ['upstream', 'reason'],
+  );
   // The routes are proxies (`/*`), so the health probes are told apart by their path.
   observeRequests(
     app,
-    { service: 'gateway', metrics, logRequests: config.LOG_REQUESTS, quiet: (request) => QUIET_PATHS.has(request.url.split('?', 1)[0]!) },
+    {
+      service: 'gateway',
+      metrics,
+      logRequests: config.LOG_REQUESTS,
+      quiet: (request) => QUIET_PATHS.has(request.url.split('?', 1)[0]!),
+    },
     logger.isLevelEnabled('debug'),
   );
   app.addHook('onClose', (_app, done) => {
@@ -112,7 +141,9 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
   });
 
   const bridgeTooLarge = (reply: FastifyReply) =>
-    reply.code(413).send({ error: 'PAYLOAD_TOO_LARGE', message: 'the request body is too large', request_id: reply.request.id });
+    reply
+      .code(413)
+      .send({ error: 'PAYLOAD_TOO_LARGE', message: 'the request body is too large', request_id: reply.request.id });
   const bridgeError = (reply: FastifyReply, { error }: ReplyFromError) => {
     if (tooLarge(error)) return bridgeTooLarge(reply);
     const failure = upstreamFailure(error);
@@ -121,11 +152,18 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     if (failure.status === 503) reply.header('retry-after', '5');
     return reply.code(failure.status).send({
       error: failure.status === 504 ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE',
-      message: failure.status === 504 ? 'the service did not answer in time' : 'the service is temporarily unavailable; try again',
+      message:
+        failure.status === 504
+          ? 'the service did not answer in time'
+          : 'the service is temporarily unavailable; try again',
       request_id: reply.request.id,
     });
   };
-  const proxyOptions = (upstream: string, onError: (reply: FastifyReply, e: ReplyFromError) => unknown, rewrite = forwardHeaders) => ({
+  const proxyOptions = (
+    upstream: string,
+    onError: (reply: FastifyReply, e: ReplyFromError) => unknown,
+    rewrite = forwardHeaders,
+  ) => ({
     upstream,
     undici,
     // Decision R27: the pool's idle connections end with the gateway, so a service closing after it
@@ -134,7 +172,11 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     disableRequestLogging: true,
     // Our parser below streams the body and enforces MAX_BODY_BYTES.
     proxyPayloads: false,
-    replyOptions: { rewriteRequestHeaders: onRequestHeaders(rewrite), rewriteHeaders: dropHopByHop, onError: onUpstreamError(onError) },
+    replyOptions: {
+      rewriteRequestHeaders: onRequestHeaders(rewrite),
+      rewriteHeaders: dropHopByHop,
+      onError: onUpstreamError(onError),
+    },
   });
   const streamed = streamedBody(config.MAX_BODY_BYTES);
 

@@ -11,8 +11,14 @@ export const GatewayEnv = Type.Object({
     'Fastify trustProxy for a load balancer in front of the gateway: `true`, a hop count, or comma-separated addresses/CIDRs; `false` = X-Forwarded-For from clients is replaced',
     'false',
   ),
-  BRIDGE_URL: Env.string('base URL of the bridge (every path but /notify, and POST /register)', 'http://127.0.0.1:3200'),
-  NOTIFICATION_URL: Env.string('base URL of the notification service (/notify/* with the prefix stripped)', 'http://127.0.0.1:3100'),
+  BRIDGE_URL: Env.string(
+    'base URL of the bridge (every path but /notify, and POST /register)',
+    'http://127.0.0.1:3200',
+  ),
+  NOTIFICATION_URL: Env.string(
+    'base URL of the notification service (/notify/* with the prefix stripped)',
+    'http://127.0.0.1:3100',
+  ),
   NOTIFICATION_SERVICE_TOKEN: Env.secret(
     "the notification service's SERVICE_TOKEN, checked at the edge before /notify is forwarded; unset = /notify answers 503 (fail-closed)",
   ),
@@ -26,8 +32,18 @@ export const GatewayEnv = Type.Object({
     1024 * 1024 * 1024,
   ),
   UPSTREAM_CONNECT_TIMEOUT_MS: Env.int(5000, 'longest wait for a connection to a service', 100, 60_000),
-  UPSTREAM_TIMEOUT_MS: Env.int(120_000, "longest wait for a service's response headers, and between two chunks of its body; then 504", 1000, 600_000),
-  REQUEST_TIMEOUT_MS: Env.int(120_000, 'longest time a client may take to send a whole request (slow senders are cut off)', 1000, 600_000),
+  UPSTREAM_TIMEOUT_MS: Env.int(
+    120_000,
+    "longest wait for a service's response headers, and between two chunks of its body; then 504",
+    1000,
+    600_000,
+  ),
+  REQUEST_TIMEOUT_MS: Env.int(
+    120_000,
+    'longest time a client may take to send a whole request (slow senders are cut off)',
+    1000,
+    600_000,
+  ),
   ...observabilityEnv('gateway'),
 });
 export type GatewayConfig = Static<typeof GatewayEnv>;
@@ -53,7 +69,13 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
 function isBaseUrl(s: string): boolean {
   try {
     const u = new URL(s);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.search === '' && u.hash === '' && u.username === '' && u.password === '';
+    return (
+      (u.protocol === 'http:' || u.protocol === 'https:') &&
+      u.search === '' &&
+      u.hash === '' &&
+      u.username === '' &&
+      u.password === ''
+    );
   } catch {
     return false;
   }

@@ -27,9 +27,12 @@ function keepReadingAfterPeerGone(socket: Socket): void {
       cb(error);
     };
   const write = socket._write.bind(socket);
-  socket._write = (chunk: unknown, encoding: BufferEncoding, cb: WriteCallback) => (gone ? cb() : write(chunk, encoding, tolerate(cb)));
+  socket._write = (chunk: unknown, encoding: BufferEncoding, cb: WriteCallback) =>
+    gone ? cb() : write(chunk, encoding, tolerate(cb));
   const writev = socket._writev?.bind(socket);
-  if (writev) socket._writev = (chunks: Array<{ chunk: unknown; encoding: BufferEncoding }>, cb: WriteCallback) => (gone ? cb() : writev(chunks, tolerate(cb)));
+  if (writev)
+    socket._writev = (chunks: Array<{ chunk: unknown; encoding: BufferEncoding }>, cb: WriteCallback) =>
+      gone ? cb() : writev(chunks, tolerate(cb));
 }
 
 /** undici's own connector (timeouts, TLS, keep-alive), its sockets made to keep reading after the peer went away. */

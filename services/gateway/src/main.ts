@@ -12,7 +12,10 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env, options
   const metricsListener = await listenForMetrics(app, config);
   await app.listen({ port: config.PORT, host: config.HOST });
   if (config.NOTIFICATION_SERVICE_TOKEN === undefined) {
-    app.log.warn({ event: 'gateway.notify_fail_closed' }, 'NOTIFICATION_SERVICE_TOKEN is unset: /notify answers 503 service_unavailable');
+    app.log.warn(
+      { event: 'gateway.notify_fail_closed' },
+      'NOTIFICATION_SERVICE_TOKEN is unset: /notify answers 503 service_unavailable',
+    );
   }
   app.log.info(
     {
@@ -27,4 +30,5 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env, options
   return { app, config, metricsListener };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runService('gateway', () => startGateway(), [ConfigError]);
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href)
+  await runService('gateway', () => startGateway(), [ConfigError]);

@@ -40,7 +40,12 @@ export function forwardHeaders(request: FastifyRequest, headers: Record<string, 
   const peer = request.socket.remoteAddress ?? '';
   // A client's own X-Forwarded-For is kept only when it came through a trusted proxy (TRUST_PROXY).
   const forwarded = request.headers['x-forwarded-for'];
-  const prior = request.ips !== undefined && request.ips.length > 1 ? (Array.isArray(forwarded) ? forwarded.join(', ') : forwarded) : undefined;
+  const prior =
+    request.ips !== undefined && request.ips.length > 1
+      ? Array.isArray(forwarded)
+        ? forwarded.join(', ')
+        : forwarded
+      : undefined;
   const { expect: _expect, ...rest } = headers;
   return {
     ...rest,
@@ -65,7 +70,11 @@ export function declaredTooLarge(request: FastifyRequest, maxBytes: number): boo
  * through in 64 KiB chunks) and cuts it off past MAX_BODY_BYTES, declared or not.
  */
 export function streamedBody(maxBytes: number) {
-  return (request: FastifyRequest, payload: NodeJS.ReadableStream, done: (err: Error | null, body?: unknown) => void): void => {
+  return (
+    request: FastifyRequest,
+    payload: NodeJS.ReadableStream,
+    done: (err: Error | null, body?: unknown) => void,
+  ): void => {
     // The checks before the body passed: a client waiting on `Expect: 100-continue` may send it now.
     continueBody(request.raw);
     let seen = 0;
@@ -104,7 +113,12 @@ export function upstreamFailure(error: { statusCode?: number; code?: string; cau
   return { status: 502, reason: 'bad_response' };
 }
 
-export function logFailure(reply: FastifyReply, upstream: string, error: { code?: string; message?: string }, failure: UpstreamFailure): void {
+export function logFailure(
+  reply: FastifyReply,
+  upstream: string,
+  error: { code?: string; message?: string },
+  failure: UpstreamFailure,
+): void {
   reply.request.log.error(
     { event: 'upstream.failed', upstream, code: error.code, reason: failure.reason, status: failure.status },
     `${upstream} ${failure.reason}`,

@@ -13,11 +13,24 @@ export interface ClientAnswer {
   text: string;
 }
 
-function run(cmd: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(cmd, args, { cwd: root, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) || 1 : 0, stdout: String(stdout), stderr: String(stderr) });
-    });
+    execFile(
+      cmd,
+      args,
+      { cwd: root, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) => {
+        resolve({
+          code: err ? Number((err as { code?: unknown }).code ?? 1) || 1 : 0,
+          stdout: String(stdout),
+          stderr: String(stderr),
+        });
+      },
+    );
   });
 }
 
@@ -31,7 +44,12 @@ function lastJsonLine(out: { code: number; stdout: string; stderr: string }, wha
 }
 
 /** POST with Node's built-in fetch (undici inside Node), in a Node process of its own. */
-export async function nodeFetch(url: string, headers: Record<string, string>, body: string, caFile?: string): Promise<ClientAnswer> {
+export async function nodeFetch(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  caFile?: string,
+): Promise<ClientAnswer> {
   const script = `const r = await fetch(process.env.URL, { method: 'POST', headers: JSON.parse(process.env.HEADERS), body: process.env.BODY });
 console.log(JSON.stringify({ status: r.status, text: await r.text() }));`;
   const out = await run(process.execPath, ['--input-type=module', '-e', script], {
@@ -44,7 +62,12 @@ console.log(JSON.stringify({ status: r.status, text: await r.text() }));`;
 }
 
 /** A send through the project's own client (@domdao/notification-client, global fetch), in a Node process of its own. */
-export async function notificationClientSend(baseUrl: string, token: string, request: unknown, caFile?: string): Promise<Record<string, unknown>> {
+export async function notificationClientSend(
+  baseUrl: string,
+  token: string,
+  request: unknown,
+  caFile?: string,
+): Promise<Record<string, unknown>> {
   const script = `import { createNotificationClient } from '@domdao/notification-client';
 const client = createNotificationClient({ baseUrl: process.env.BASE_URL, token: process.env.TOKEN, logger: { warn: () => undefined } });
 console.log(JSON.stringify(await client.send(JSON.parse(process.env.REQUEST))));`;
@@ -63,7 +86,12 @@ console.log(JSON.stringify(await client.send(JSON.parse(process.env.REQUEST))));
 }
 
 /** POST with Python's urllib.request (python3), an HTTPError's status and body included. */
-export async function pythonUrllib(url: string, headers: Record<string, string>, body: string, caFile?: string): Promise<ClientAnswer> {
+export async function pythonUrllib(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  caFile?: string,
+): Promise<ClientAnswer> {
   const script = `import json, os, ssl, urllib.request, urllib.error
 ctx = ssl.create_default_context(cafile=os.environ['CA_FILE']) if os.environ.get('CA_FILE') else None
 req = urllib.request.Request(os.environ['URL'], data=os.environ['BODY'].encode(), headers=json.loads(os.environ['HEADERS']), method='POST')
@@ -72,7 +100,12 @@ try:
         print(json.dumps({'status': r.status, 'text': r.read().decode()}))
 except urllib.error.HTTPError as e:
     print(json.dumps({'status': e.code, 'text': e.read().decode()}))`;
-  const out = await run('python3', ['-c', script], { URL: url, HEADERS: JSON.stringify(headers), BODY: body, ...(caFile && { CA_FILE: caFile }) });
+  const out = await run('python3', ['-c', script], {
+    URL: url,
+    HEADERS: JSON.stringify(headers),
+    BODY: body,
+    ...(caFile && { CA_FILE: caFile }),
+  });
   return lastJsonLine(out, "Python's urllib");
 }
 
@@ -114,7 +147,13 @@ export async function curlPost(
     if (m) fields[m[1]!.toLowerCase()] = m[2]!;
     else if (/^<\s*\r?$/.test(line)) break;
   }
-  return { status, text: out.stdout.slice(0, cut), interim, expected: /^> Expect: 100-continue/im.test(out.stderr), headers: fields };
+  return {
+    status,
+    text: out.stdout.slice(0, cut),
+    interim,
+    expected: /^> Expect: 100-continue/im.test(out.stderr),
+    headers: fields,
+  };
 }
 
 export interface RawAnswer extends ClientAnswer {
@@ -151,7 +190,13 @@ export function rawExpectPost(
       reject(e);
     };
     socket.on('error', fail);
-    socket.on('close', () => fail(new Error(`connection closed before a final answer; received ${JSON.stringify(buf.toString('latin1').slice(0, 300))}`)));
+    socket.on('close', () =>
+      fail(
+        new Error(
+          `connection closed before a final answer; received ${JSON.stringify(buf.toString('latin1').slice(0, 300))}`,
+        ),
+      ),
+    );
     socket.on('data', (d: Buffer) => {
       buf = Buffer.concat([buf, d]);
       for (;;) {
@@ -177,7 +222,13 @@ export function rawExpectPost(
         if (buf.length < end + 4 + length) return;
         socket.removeAllListeners('close');
         socket.destroy();
-        resolve({ status, headers: fields, text: buf.subarray(end + 4, end + 4 + length).toString('utf8'), interim, bodySent });
+        resolve({
+          status,
+          headers: fields,
+          text: buf.subarray(end + 4, end + 4 + length).toString('utf8'),
+          interim,
+          bodySent,
+        });
         return;
       }
     });

@@ -58,7 +58,12 @@ export async function call(
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const json = { 'content-type': 'application/json' };
-const welcome = JSON.stringify({ type: 'welcome', to: 'ada@example.com', domain: 'domdao.example', data: { user_name: 'Ada' } });
+const welcome = JSON.stringify({
+  type: 'welcome',
+  to: 'ada@example.com',
+  domain: 'domdao.example',
+  data: { user_name: 'Ada' },
+});
 
 /** A send with one 25 MiB attachment (33.4 MiB of JSON): the largest a caller may send (spec 3). */
 export function bigSend(): Buffer {
@@ -108,13 +113,19 @@ export function edgeCases(target: () => EdgeTarget): void {
     assert.equal(b.json().request_id, id2);
     // A malformed id is replaced by a fresh UUID (spec 3 correlation rule 2).
     const fresh = await call(t, 'GET', '/notify/api/v1/health', { headers: { 'x-request-id': 'not-a-uuid' } });
-    assert.match(String(fresh.headers['x-request-id']), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.match(
+      String(fresh.headers['x-request-id']),
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
     assert.equal(fresh.json().request_id, fresh.headers['x-request-id']);
   });
 
   it('spec 3 Endpoints: /notify/api/v1/send with the token reaches the service with the prefix stripped', async () => {
     const t = target();
-    const sent = await call(t, 'POST', '/notify/api/v1/send', { headers: { ...bearer(SERVICE_TOKEN), ...json }, body: welcome });
+    const sent = await call(t, 'POST', '/notify/api/v1/send', {
+      headers: { ...bearer(SERVICE_TOKEN), ...json },
+      body: welcome,
+    });
     assert.equal(sent.status, 200, sent.text);
     assert.equal(sent.json().stubbed, true);
     assert.match(sent.json().id, /^stub_/);
@@ -131,7 +142,10 @@ export function edgeCases(target: () => EdgeTarget): void {
   it('spec 3 Authentication 1, decisions D1 and E3: /notify without, with a wrong and with a foreign-scoped token is answered at the edge', async () => {
     const t = target();
     const ids = { none: randomUUID(), wrong: randomUUID(), foreign: randomUUID(), malformed: randomUUID() };
-    const none = await call(t, 'POST', '/notify/api/v1/send', { headers: { ...json, 'x-request-id': ids.none }, body: welcome });
+    const none = await call(t, 'POST', '/notify/api/v1/send', {
+      headers: { ...json, 'x-request-id': ids.none },
+      body: welcome,
+    });
     const wrong = await call(t, 'POST', '/notify/api/v1/send', {
       headers: { ...json, ...bearer('not-the-service-token-0123456789'), 'x-request-id': ids.wrong },
       body: welcome,
@@ -141,7 +155,11 @@ export function edgeCases(target: () => EdgeTarget): void {
       body: welcome,
     });
     const malformed = await call(t, 'POST', '/notify/api/v1/send', {
-      headers: { ...json, authorization: `Basic ${Buffer.from('a:b').toString('base64')}`, 'x-request-id': ids.malformed },
+      headers: {
+        ...json,
+        authorization: `Basic ${Buffer.from('a:b').toString('base64')}`,
+        'x-request-id': ids.malformed,
+      },
       body: welcome,
     });
     assert.deepEqual([none.status, wrong.status, foreign.status, malformed.status], [401, 401, 403, 401]);
@@ -164,7 +182,8 @@ export function edgeCases(target: () => EdgeTarget): void {
       true,
       'control: the service logs its own refusals',
     );
-    for (const id of Object.values(ids)) assert.deepEqual(linesOf(t, 'notification', id), [], `request ${id} must not reach the notification service`);
+    for (const id of Object.values(ids))
+      assert.deepEqual(linesOf(t, 'notification', id), [], `request ${id} must not reach the notification service`);
   });
 
   it('decision E4: browser-like requests to /notify are refused even with the right token; the token never serves a browser', async () => {
@@ -172,25 +191,38 @@ export function edgeCases(target: () => EdgeTarget): void {
     const cases: Array<[string, Record<string, string>, string]> = [
       ['Origin', { origin: t.origin(t.hosts.app) }, 'Origin'],
       ['session cookie', { cookie: 'theme=dark; session=abc123' }, 'Cookie'],
-      ['fetch metadata', { 'sec-fetch-mode': 'cors', 'sec-fetch-site': 'same-origin', 'sec-fetch-dest': 'empty' }, 'Sec-Fetch-Site'],
+      [
+        'fetch metadata',
+        { 'sec-fetch-mode': 'cors', 'sec-fetch-site': 'same-origin', 'sec-fetch-dest': 'empty' },
+        'Sec-Fetch-Site',
+      ],
       ['Sec-Fetch-Site alone', { 'sec-fetch-site': 'cross-site' }, 'Sec-Fetch-Site'],
     ];
     for (const [name, headers, field] of cases) {
       const id = randomUUID();
-      const r = await call(t, 'POST', '/notify/api/v1/send', { headers: { ...json, ...bearer(SERVICE_TOKEN), ...headers, 'x-request-id': id }, body: welcome });
+      const r = await call(t, 'POST', '/notify/api/v1/send', {
+        headers: { ...json, ...bearer(SERVICE_TOKEN), ...headers, 'x-request-id': id },
+        body: welcome,
+      });
       assert.equal(r.status, 403, name);
       assert.equal(r.json().error, 'forbidden', name);
       assert.equal(r.json().request_id, id, name);
       assert.equal(r.json().details[0].field, field, name);
     }
     // Other cookies are no mark of a browser session; they are not forwarded either.
-    const ok = await call(t, 'POST', '/notify/api/v1/send', { headers: { ...json, ...bearer(SERVICE_TOKEN), cookie: 'theme=dark' }, body: welcome });
+    const ok = await call(t, 'POST', '/notify/api/v1/send', {
+      headers: { ...json, ...bearer(SERVICE_TOKEN), cookie: 'theme=dark' },
+      body: welcome,
+    });
     assert.equal(ok.status, 200, ok.text);
   });
 
   it('spec 3 Attachments: a 25 MiB attachment passes through the edge', async () => {
     const t = target();
-    const r = await call(t, 'POST', '/notify/api/v1/send', { headers: { ...json, ...bearer(SERVICE_TOKEN) }, body: bigSend() });
+    const r = await call(t, 'POST', '/notify/api/v1/send', {
+      headers: { ...json, ...bearer(SERVICE_TOKEN) },
+      body: bigSend(),
+    });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json().stubbed, true);
   });
@@ -212,7 +244,11 @@ export function edgeCases(target: () => EdgeTarget): void {
     assert.equal(bad.json().error, 'VALIDATION_ERROR');
     // A front end on a sibling origin may call it (CORS preflight answered by the bridge's rules, B45).
     const pre = await call(t, 'OPTIONS', '/register', {
-      headers: { origin: t.origin(t.hosts.gov), 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: t.origin(t.hosts.gov),
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
       host: t.hosts.app,
     });
     assert.ok(pre.status === 204 || pre.status === 200, `preflight ${pre.status} ${pre.text}`);
@@ -226,7 +262,11 @@ export function edgeCases(target: () => EdgeTarget): void {
       .filter((m) => m.to === email)
       .at(-1)?.link;
     assert.ok(link, 'the verification link was emailed');
-    assert.equal((await call(t, 'GET', new URL(link).pathname + new URL(link).search)).status, 200, 'the link opens its confirmation page');
+    assert.equal(
+      (await call(t, 'GET', new URL(link).pathname + new URL(link).search)).status,
+      200,
+      'the link opens its confirmation page',
+    );
     // Decision B51: the link is confirmed with the password chosen at registration.
     const verified = await call(t, 'POST', '/api/auth/verify-email', {
       headers: json,
@@ -238,20 +278,36 @@ export function edgeCases(target: () => EdgeTarget): void {
     assert.equal(again.status, 409);
     assert.equal(again.json().error, 'EMAIL_EXISTS');
 
-    const login = await call(t, 'POST', '/auth/login', { headers: json, body: JSON.stringify({ email, password }), host: t.hosts.app });
+    const login = await call(t, 'POST', '/auth/login', {
+      headers: json,
+      body: JSON.stringify({ email, password }),
+      host: t.hosts.app,
+    });
     assert.equal(login.status, 200, login.text);
     const setCookie = ([] as string[]).concat(login.headers['set-cookie'] ?? []).find((c) => c.startsWith('session='));
     assert.ok(setCookie, 'the session cookie is set through the edge');
     assert.match(setCookie, /; Domain=\.domdao\.test(;|$)/i);
-    for (const host of [t.hosts.app, t.hosts.gov]) assert.ok(host.split(':')[0]!.endsWith('.domdao.test'), `${host} domain-matches the cookie`);
+    for (const host of [t.hosts.app, t.hosts.gov])
+      assert.ok(host.split(':')[0]!.endsWith('.domdao.test'), `${host} domain-matches the cookie`);
     const cookie = setCookie.split(';')[0]!;
     const session = await call(t, 'GET', '/api/auth/session', { headers: { cookie }, host: t.hosts.gov });
     assert.equal(session.status, 200);
-    assert.deepEqual(session.json(), { authenticated: true, user_id, email, roles: ['member'], membership_status: 'Registered' });
+    assert.deepEqual(session.json(), {
+      authenticated: true,
+      user_id,
+      email,
+      roles: ['member'],
+      membership_status: 'Registered',
+    });
     // Logging out on the sibling ends the session for both (spec 2 Authentication 5).
-    const out = await call(t, 'POST', '/auth/logout', { headers: { cookie, origin: t.origin(t.hosts.gov) }, host: t.hosts.gov });
+    const out = await call(t, 'POST', '/auth/logout', {
+      headers: { cookie, origin: t.origin(t.hosts.gov) },
+      host: t.hosts.gov,
+    });
     assert.equal(out.status, 200, out.text);
-    assert.deepEqual((await call(t, 'GET', '/auth/session', { headers: { cookie }, host: t.hosts.app })).json(), { authenticated: false });
+    assert.deepEqual((await call(t, 'GET', '/auth/session', { headers: { cookie }, host: t.hosts.app })).json(), {
+      authenticated: false,
+    });
   });
 
   it("decisions E4, E15: services' own clients reach /notify (Node's fetch, the notification-client, curl with and without Expect, Python's urllib); a browser with the token is still refused", async () => {
@@ -276,7 +332,13 @@ export function edgeCases(target: () => EdgeTarget): void {
         file,
         JSON.stringify({
           ...JSON.parse(welcome),
-          attachments: [{ filename: 'minutes.pdf', content: randomBytes(1 << 20).toString('base64'), content_type: 'application/pdf' }],
+          attachments: [
+            {
+              filename: 'minutes.pdf',
+              content: randomBytes(1 << 20).toString('base64'),
+              content_type: 'application/pdf',
+            },
+          ],
         }),
       );
       const expecting = await curlPost(url, headers, file, { expect: true, caFile: t.caFile });
@@ -295,7 +357,14 @@ export function edgeCases(target: () => EdgeTarget): void {
     // nor a cookie here, only fetch metadata (Sec-Fetch-Site); a POST also an Origin.
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
     try {
       const page = await (await browser.newContext({ ignoreHTTPSErrors: true })).newPage();
@@ -334,11 +403,27 @@ export function edgeCases(target: () => EdgeTarget): void {
     const ok = await rawExpectPost(t.base, '/notify/api/v1/send', headers, body, t.caFile);
     assert.deepEqual([ok.interim, ok.bodySent, ok.status], [[100], true, 200], ok.text);
     assert.equal(JSON.parse(ok.text).stubbed, true);
-    const refusals: Array<[string, string, Record<string, string>, Buffer | { declaredLength: number }, number, string]> = [
+    const refusals: Array<
+      [string, string, Record<string, string>, Buffer | { declaredLength: number }, number, string]
+    > = [
       ['no token', '/notify/api/v1/send', json, body, 401, 'unauthorized'],
       ['a browser', '/notify/api/v1/send', { ...headers, origin: t.origin(t.hosts.app) }, body, 403, 'forbidden'],
-      ['over the limit', '/notify/api/v1/send', headers, { declaredLength: MAX_BODY_BYTES + 1 }, 413, 'payload_too_large'],
-      ["over the limit, the bridge's route", '/no-such-page', json, { declaredLength: MAX_BODY_BYTES + 1 }, 413, 'PAYLOAD_TOO_LARGE'],
+      [
+        'over the limit',
+        '/notify/api/v1/send',
+        headers,
+        { declaredLength: MAX_BODY_BYTES + 1 },
+        413,
+        'payload_too_large',
+      ],
+      [
+        "over the limit, the bridge's route",
+        '/no-such-page',
+        json,
+        { declaredLength: MAX_BODY_BYTES + 1 },
+        413,
+        'PAYLOAD_TOO_LARGE',
+      ],
     ];
     for (const [name, path, h, b, status, error] of refusals) {
       const r = await rawExpectPost(t.base, path, h, b, t.caFile);
@@ -402,7 +487,13 @@ export function edgeCases(target: () => EdgeTarget): void {
       const routes: Array<[string, string, Record<string, string>, number, string]> = [
         ['POST /register', '/register', json, 413, 'PAYLOAD_TOO_LARGE'],
         ['a bridge API route', '/api/governance/vote', json, 413, 'PAYLOAD_TOO_LARGE'],
-        ['/notify', '/notify/api/v1/send', { ...bearer(SERVICE_TOKEN), 'content-type': 'text/plain' }, 415, 'unsupported_media_type'],
+        [
+          '/notify',
+          '/notify/api/v1/send',
+          { ...bearer(SERVICE_TOKEN), 'content-type': 'text/plain' },
+          415,
+          'unsupported_media_type',
+        ],
       ];
       const wrong: string[] = [];
       for (const [name, path, headers, status, error] of routes) {

@@ -26,7 +26,14 @@ async function spawnGateway(env: Record<string, string>) {
   const port = await freePort();
   const gw = spawn(process.execPath, ['--import', 'tsx', 'services/gateway/src/main.ts'], {
     cwd: root,
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', NOTIFICATION_SERVICE_TOKEN: SERVICE_TOKEN, ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      NOTIFICATION_SERVICE_TOKEN: SERVICE_TOKEN,
+      ...env,
+    },
     stdio: 'ignore',
   });
   const base = `http://127.0.0.1:${port}`;
@@ -42,7 +49,8 @@ async function spawnGateway(env: Record<string, string>) {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${gw.pid}/status`, 'utf8'))![1]);
+  const kib = (field: string) =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${gw.pid}/status`, 'utf8'))![1]);
   return {
     base,
     /** Resets the peak resident set size (Linux clear_refs 5) and returns the current one, in bytes. */
@@ -60,7 +68,9 @@ describe('the gateway of npm start', () => {
   let target: EdgeTarget;
   const dispatcher = new Agent();
   before(async () => {
-    platform = await startPlatform((p) => ({ FRONTEND_ORIGINS: `http://app.domdao.test:${p.gateway},http://gov.domdao.test:${p.gateway}` }));
+    platform = await startPlatform((p) => ({
+      FRONTEND_ORIGINS: `http://app.domdao.test:${p.gateway},http://gov.domdao.test:${p.gateway}`,
+    }));
     const port = platform.gatewayPort;
     target = {
       base: `http://127.0.0.1:${port}`,
@@ -78,7 +88,10 @@ describe('the gateway of npm start', () => {
   edgeCases(() => target);
 
   it('decision E6: a 25 MiB attachment streams through the gateway process without being buffered', async () => {
-    const gw = await spawnGateway({ NOTIFICATION_URL: `http://127.0.0.1:${platform.notificationPort}`, BRIDGE_URL: `http://127.0.0.1:${platform.bridgePort}` });
+    const gw = await spawnGateway({
+      NOTIFICATION_URL: `http://127.0.0.1:${platform.notificationPort}`,
+      BRIDGE_URL: `http://127.0.0.1:${platform.bridgePort}`,
+    });
     try {
       const base = gw.base;
       const body = bigSend();
@@ -100,8 +113,13 @@ describe('the gateway of npm start', () => {
       for (const r of results) assert.equal(r.status, 200, r.text);
       const peakGrowth = gw.peak() - before;
       // Buffering would take at least 4 × 33 MiB; 80 MiB leaves room for garbage not yet collected.
-      assert.ok(peakGrowth < 80 << 20, `gateway peak RSS grew ${(peakGrowth / 2 ** 20).toFixed(1)} MiB for 4 × ${(body.length / 2 ** 20).toFixed(1)} MiB`);
-      console.log(`# gateway peak RSS growth during 4 concurrent ${(body.length / 2 ** 20).toFixed(1)} MiB sends: ${(peakGrowth / 2 ** 20).toFixed(1)} MiB`);
+      assert.ok(
+        peakGrowth < 80 << 20,
+        `gateway peak RSS grew ${(peakGrowth / 2 ** 20).toFixed(1)} MiB for 4 × ${(body.length / 2 ** 20).toFixed(1)} MiB`,
+      );
+      console.log(
+        `# gateway peak RSS growth during 4 concurrent ${(body.length / 2 ** 20).toFixed(1)} MiB sends: ${(peakGrowth / 2 ** 20).toFixed(1)} MiB`,
+      );
     } finally {
       gw.stop();
     }
@@ -131,7 +149,8 @@ async function recorder(): Promise<{
 }
 
 describe('the gateway alone', () => {
-  const env = (over: Record<string, string>) => loadGatewayConfig({ LOG_LEVEL: 'silent', NOTIFICATION_SERVICE_TOKEN: SERVICE_TOKEN, ...over });
+  const env = (over: Record<string, string>) =>
+    loadGatewayConfig({ LOG_LEVEL: 'silent', NOTIFICATION_SERVICE_TOKEN: SERVICE_TOKEN, ...over });
 
   it('decision E7: the service receives the stripped path, the request id, X-Forwarded-* and no cookie', async () => {
     const up = await recorder();
@@ -161,18 +180,32 @@ describe('the gateway alone', () => {
       assert.equal(seen.bytes, 7);
       assert.equal(seen.headers['x-request-id'], id);
       assert.equal(seen.headers.cookie, undefined);
-      assert.equal(seen.headers.authorization, `Bearer ${SERVICE_TOKEN}`, 'the service checks the token again (spec 3 Authentication 1)');
+      assert.equal(
+        seen.headers.authorization,
+        `Bearer ${SERVICE_TOKEN}`,
+        'the service checks the token again (spec 3 Authentication 1)',
+      );
       // TRUST_PROXY=false: the client's own X-Forwarded-For is replaced by the peer address.
       assert.equal(seen.headers['x-forwarded-for'], '127.0.0.1');
       assert.equal(seen.headers['x-forwarded-host'], 'gw.domdao.test');
       assert.equal(seen.headers['x-forwarded-proto'], 'http');
       // POST /register is the bridge's registration; the bridge's paths pass unchanged.
-      await app.inject({ method: 'POST', url: '/register', headers: { 'content-type': 'application/json' }, payload: '{}' });
+      await app.inject({
+        method: 'POST',
+        url: '/register',
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      });
       assert.equal(up.seen.at(-1)!.url, '/api/auth/register');
       await app.inject({ method: 'GET', url: '/api/auth/session?a=b' });
       assert.equal(up.seen.at(-1)!.url, '/api/auth/session?a=b');
       const count = up.seen.length;
-      const refused = await app.inject({ method: 'POST', url: '/notify/api/v1/send', headers: { 'content-type': 'application/json' }, payload: '{}' });
+      const refused = await app.inject({
+        method: 'POST',
+        url: '/notify/api/v1/send',
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      });
       assert.equal(refused.statusCode, 401);
       assert.equal(up.seen.length, count, 'nothing was forwarded');
     } finally {
@@ -209,11 +242,16 @@ describe('the gateway alone', () => {
 
   it("decision E8: a service that is down or too slow gets a clear answer in that service's error shape", async () => {
     const port = await freePort();
-    const app = await buildGateway({ config: env({ NOTIFICATION_URL: `http://127.0.0.1:${port}`, BRIDGE_URL: `http://127.0.0.1:${port}` }) });
+    const app = await buildGateway({
+      config: env({ NOTIFICATION_URL: `http://127.0.0.1:${port}`, BRIDGE_URL: `http://127.0.0.1:${port}` }),
+    });
     const slow = createServer(() => undefined);
     await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
     const slowApp = await buildGateway({
-      config: env({ BRIDGE_URL: `http://127.0.0.1:${(slow.address() as AddressInfo).port}`, UPSTREAM_TIMEOUT_MS: '1000' }),
+      config: env({
+        BRIDGE_URL: `http://127.0.0.1:${(slow.address() as AddressInfo).port}`,
+        UPSTREAM_TIMEOUT_MS: '1000',
+      }),
     });
     try {
       const n = await app.inject({ method: 'GET', url: '/notify/api/v1/health' });
@@ -238,7 +276,9 @@ describe('the gateway alone', () => {
 
   it('decision E5: bodies over MAX_BODY_BYTES are refused with 413, declared or streamed', async () => {
     const up = await recorder();
-    const app = await buildGateway({ config: env({ NOTIFICATION_URL: up.url, BRIDGE_URL: up.url, MAX_BODY_BYTES: '2048' }) });
+    const app = await buildGateway({
+      config: env({ NOTIFICATION_URL: up.url, BRIDGE_URL: up.url, MAX_BODY_BYTES: '2048' }),
+    });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     try {
@@ -291,7 +331,12 @@ describe('the gateway alone', () => {
     };
     const early = createServer((req, res) => {
       const [status, extra] = answers[req.url!] ?? [404, {}];
-      res.writeHead(status, { 'content-type': 'application/json', connection: 'close', 'x-upstream': 'early', ...extra });
+      res.writeHead(status, {
+        'content-type': 'application/json',
+        connection: 'close',
+        'x-upstream': 'early',
+        ...extra,
+      });
       res.end(JSON.stringify({ error: `early-${status}`, path: req.url }));
     });
     await new Promise<void>((r) => early.listen(0, '127.0.0.1', r));
@@ -316,7 +361,9 @@ describe('the gateway alone', () => {
       for (const [path, headers, status, upstreamPath] of routes) {
         for (const [i, file] of files.entries()) {
           for (const expect of ['default', false] as const) {
-            const r = await curlPost(`${base}${path}`, { 'content-type': 'application/json', ...headers }, file, { expect });
+            const r = await curlPost(`${base}${path}`, { 'content-type': 'application/json', ...headers }, file, {
+              expect,
+            });
             const what = `${path}, ${sizes[i]} bytes, ${expect === 'default' ? "curl's default (Expect)" : 'no Expect'}`;
             assert.equal(r.expected, expect === 'default', what);
             if (r.status !== status) {
@@ -347,7 +394,10 @@ describe('the gateway alone', () => {
   it('spec 3 Authentication 2: without NOTIFICATION_SERVICE_TOKEN /notify fails closed with 503; the bridge routes still work', async () => {
     const up = await recorder();
     const logs = captureLogs();
-    const app = await buildGateway({ config: loadGatewayConfig({ LOG_LEVEL: 'info', NOTIFICATION_URL: up.url, BRIDGE_URL: up.url }), logStream: logs.stream });
+    const app = await buildGateway({
+      config: loadGatewayConfig({ LOG_LEVEL: 'info', NOTIFICATION_URL: up.url, BRIDGE_URL: up.url }),
+      logStream: logs.stream,
+    });
     try {
       const r = await app.inject({ method: 'GET', url: '/notify/api/v1/health' });
       assert.equal(r.statusCode, 503);

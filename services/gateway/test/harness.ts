@@ -24,7 +24,9 @@ export interface Platform {
   stop(): Promise<void>;
 }
 
-export async function startPlatform(env: (ports: { gateway: number; bridge: number; notification: number }) => Record<string, string>): Promise<Platform> {
+export async function startPlatform(
+  env: (ports: { gateway: number; bridge: number; notification: number }) => Record<string, string>,
+): Promise<Platform> {
   // The embedded database copied from the run's template (decision R13): the platform opens it as a restart does.
   const dir = await seededDataDir('domdao-edge-');
   const ports = { gateway: await freePort(), bridge: await freePort(), notification: await freePort() };

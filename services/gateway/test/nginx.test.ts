@@ -36,7 +36,9 @@ describe('the production edge: deploy/nginx', () => {
 
   before(async () => {
     port = await freePort();
-    platform = await startPlatform(() => ({ FRONTEND_ORIGINS: `https://app.domdao.test:${port},https://gov.domdao.test:${port}` }));
+    platform = await startPlatform(() => ({
+      FRONTEND_ORIGINS: `https://app.domdao.test:${port},https://gov.domdao.test:${port}`,
+    }));
     // The committed configuration, with this test's site/ files (the only part an operator edits).
     edge = await startEdge({
       bridges: [platform.bridgePort],
@@ -74,7 +76,11 @@ describe('the production edge: deploy/nginx', () => {
     // nginx warns "a client request body is buffered to a temporary file" whenever it holds a body
     // (the bridge's routes do, E17's large bodies among them: only /notify streams).
     const log = readFileSync(join(dir, 'error.log'), 'utf8');
-    assert.match(log, /js: edge.unauthorized request_id=/, 'the error log is the one nginx writes (it logged the edge refusals)');
+    assert.match(
+      log,
+      /js: edge.unauthorized request_id=/,
+      'the error log is the one nginx writes (it logged the edge refusals)',
+    );
     assert.doesNotMatch(log, /buffered to a temporary file.*request: "POST \/notify/);
   });
 
@@ -198,7 +204,11 @@ describe('the production edge: deploy/nginx', () => {
       await page.waitForSelector('text=You are not signed in.');
       await gov2.reload();
       await gov2.waitForSelector('text=You are not signed in.');
-      assert.equal(await gov2.evaluate(() => localStorage.getItem('user_data')), null, 'the other suite cleared its user_data');
+      assert.equal(
+        await gov2.evaluate(() => localStorage.getItem('user_data')),
+        null,
+        'the other suite cleared its user_data',
+      );
     } finally {
       await browser.close();
     }
@@ -218,7 +228,9 @@ describe('the production edge: deploy/nginx', () => {
           .map((l) => l.trace_id),
       );
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-    const given = await call(target, 'GET', '/api/campaigns', { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
+    const given = await call(target, 'GET', '/api/campaigns', {
+      headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    });
     assert.equal(given.status, 200, given.text);
     const givenId = String(given.headers['x-request-id']);
     await waitFor(() => platform.logs().some((l) => l.request_id === givenId && l.event === 'request.completed'));
@@ -226,7 +238,11 @@ describe('the production edge: deploy/nginx', () => {
     assert.equal(edgeLines().find((l) => l.request_id === givenId)?.trace_id, traceId, 'the edge logged it');
 
     // None, all-zero or malformed: the edge starts a trace, and the bridge continues that one.
-    const cases: Array<Record<string, string>> = [{}, { traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` }, { traceparent: 'garbage' }];
+    const cases: Array<Record<string, string>> = [
+      {},
+      { traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` },
+      { traceparent: 'garbage' },
+    ];
     for (const headers of cases) {
       const res = await call(target, 'GET', '/api/campaigns', { headers });
       const id = String(res.headers['x-request-id']);
@@ -240,7 +256,10 @@ describe('the production edge: deploy/nginx', () => {
 
   it("decision E12: a client over the sign-in rate limit gets 429 from the edge in the bridge's shape", async () => {
     const answers = [];
-    for (let i = 0; i < 40; i++) answers.push(await call(target, 'POST', '/auth/login', { headers: { 'content-type': 'application/json' }, body: '{}' }));
+    for (let i = 0; i < 40; i++)
+      answers.push(
+        await call(target, 'POST', '/auth/login', { headers: { 'content-type': 'application/json' }, body: '{}' }),
+      );
     const limited = answers.filter((a) => a.status === 429);
     assert.ok(limited.length >= 10, `${limited.length} of 40 limited`);
     assert.equal(limited[0]!.json().error, 'RATE_LIMITED');

@@ -21,7 +21,12 @@ describe('decision E19: idle connections to a service', () => {
     await service.listen({ port: 0, host: '127.0.0.1' });
     const url = `http://127.0.0.1:${(service.server.address() as AddressInfo).port}`;
     const gateway = await buildGateway({
-      config: loadGatewayConfig({ LOG_LEVEL: 'silent', NOTIFICATION_SERVICE_TOKEN: SERVICE_TOKEN, BRIDGE_URL: url, NOTIFICATION_URL: url }),
+      config: loadGatewayConfig({
+        LOG_LEVEL: 'silent',
+        NOTIFICATION_SERVICE_TOKEN: SERVICE_TOKEN,
+        BRIDGE_URL: url,
+        NOTIFICATION_URL: url,
+      }),
     });
     try {
       const connection = async () => {
@@ -31,11 +36,17 @@ describe('decision E19: idle connections to a service', () => {
       };
       const before: number[] = [];
       for (let i = 0; i < 4; i++) before.push(await connection());
-      assert.ok(new Set(before).size < before.length, `connections are kept for the next request: ${before.join(', ')}`);
+      assert.ok(
+        new Set(before).size < before.length,
+        `connections are kept for the next request: ${before.join(', ')}`,
+      );
       // The pool's idle timers were set when the answers arrived, before this one: they run out first.
       await new Promise((r) => setTimeout(r, UPSTREAM_IDLE_MS + 100));
       const after = await connection();
-      assert.ok(!before.includes(after), `idle for UPSTREAM_IDLE_MS, no connection was used again (${before.join(', ')}, then ${after})`);
+      assert.ok(
+        !before.includes(after),
+        `idle for UPSTREAM_IDLE_MS, no connection was used again (${before.join(', ')}, then ${after})`,
+      );
     } finally {
       await gateway.close();
       await service.close();

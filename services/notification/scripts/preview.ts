@@ -20,7 +20,10 @@ export function renderPreviews(outDir: string, env: NodeJS.ProcessEnv = process.
   for (const t of defs) {
     for (const brand of brands.brands) {
       if (t.brands === 'dao' && brand.key !== 'dao') continue;
-      const result = composer.compose({ template: t, brand, to: 'ada@example.com', data: structuredClone(t.example), attachments: [] }, new Date());
+      const result = composer.compose(
+        { template: t, brand, to: 'ada@example.com', data: structuredClone(t.example), attachments: [] },
+        new Date(),
+      );
       if (!result.ok) throw new Error(`${t.type} example does not render: ${JSON.stringify(result)}`);
       const base = `${t.type}.${brand.key}`;
       writeFileSync(join(outDir, `${base}.html`), result.message.html);

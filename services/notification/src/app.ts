@@ -1,7 +1,13 @@
 // The notification service (spec 3) as a Fastify instance: build it with a config, listen elsewhere.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { DestinationStream } from 'pino';
 import { brandsFromConfig } from './brands/brands.ts';
 import type { NotificationConfig } from './config.ts';
@@ -110,7 +116,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     // Our own request.completed line replaces Fastify's two per-request lines.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     // Decision E16: every line of a request carries its trace id (continued from the gateway's traceparent).
-    childLoggerFactory: (parent, bindings, options, raw) => parent.child({ ...bindings, trace_id: traceOf(raw).traceId }, options),
+    childLoggerFactory: (parent, bindings, options, raw) =>
+      parent.child({ ...bindings, trace_id: traceOf(raw).traceId }, options),
     bodyLimit: config.MAX_BODY_BYTES,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     // Decision R27: a request on an open connection is served while the service closes (not Fastify's 503).
@@ -161,7 +168,10 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     provider,
     idempotency,
     now: opts.now ?? (() => new Date()),
-    observe: { send: (template: string, result: string) => sends.inc({ template, result }), storeError: (step: string) => storeErrors.inc({ step }) },
+    observe: {
+      send: (template: string, result: string) => sends.inc({ template, result }),
+      storeError: (step: string) => storeErrors.inc({ step }),
+    },
   };
   const sender = createSender(sendOptions);
   // Decision D44: authenticated small JSON sends are served on Node's objects; everything else by Fastify.
@@ -177,7 +187,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     metrics,
     clientAddress: clientAddress(parseTrustProxy(config.TRUST_PROXY)),
   });
-  const [fastifyHandler] = app.server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+  const [fastifyHandler] = app.server.listeners('request') as Array<
+    (req: IncomingMessage, res: ServerResponse) => void
+  >;
   app.server.removeAllListeners('request');
   app.decorate('frontDoor', door);
   app.decorate('metrics', metrics);
@@ -244,16 +256,24 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   });
   // Body read timeouts (decision D32) are checked by one unref'd sweep, at most a fifth of the shorter
   // timeout (and 1 s) late, instead of a timer set and cleared per request.
-  const sweepMs = Math.max(20, Math.min(1000, Math.floor(Math.min(smallReadTimeoutMs, config.BODY_READ_TIMEOUT_MS) / 5)));
+  const sweepMs = Math.max(
+    20,
+    Math.min(1000, Math.floor(Math.min(smallReadTimeoutMs, config.BODY_READ_TIMEOUT_MS) / 5)),
+  );
   const sweep = setInterval(() => {
     const now = Date.now();
     door.sweep(now);
     for (const request of admitted.keys()) {
-      if (request.bodyDeadline === 0 || Math.min(request.bodyDeadline, closeDeadline) > now || request.raw.complete) continue;
+      if (request.bodyDeadline === 0 || Math.min(request.bodyDeadline, closeDeadline) > now || request.raw.complete)
+        continue;
       request.bodyDeadline = 0;
       const timeoutMs = request.budgetLane === smallBudget ? smallReadTimeoutMs : config.BODY_READ_TIMEOUT_MS;
       request.log.warn(
-        { event: 'request.body_timeout', declared_bytes: Number(request.headers['content-length'] ?? -1), timeout_ms: timeoutMs },
+        {
+          event: 'request.body_timeout',
+          declared_bytes: Number(request.headers['content-length'] ?? -1),
+          timeout_ms: timeoutMs,
+        },
         'request body too slow; connection closed',
       );
       request.raw.socket?.destroy();
@@ -279,7 +299,12 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   // The access line and the HTTP metrics (decisions D24, D50, B69); health probes leave no line when they pass.
   observeRequests(
     app,
-    { service: 'notification', metrics, logRequests: config.LOG_REQUESTS, quiet: (_request, route) => route === HEALTH_PATH || route === READY_PATH },
+    {
+      service: 'notification',
+      metrics,
+      logRequests: config.LOG_REQUESTS,
+      quiet: (_request, route) => route === HEALTH_PATH || route === READY_PATH,
+    },
     debugEnabled,
   );
 
@@ -293,7 +318,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     await pub.register(healthRoutes, {
       version: SERVICE_VERSION,
       // Decision B72: the service needs its idempotency store (Redis, when configured) to keep sends single.
-      readiness: { ...(config.IDEMPOTENCY_REDIS_URL && idempotency.ping && { idempotency_store: () => idempotency.ping!() }) },
+      readiness: {
+        ...(config.IDEMPOTENCY_REDIS_URL && idempotency.ping && { idempotency_store: () => idempotency.ping!() }),
+      },
     });
   });
   // Everything else, unknown paths included (decision D3: their 404 comes after auth), is authenticated.

@@ -4,7 +4,10 @@ import { listenForMetrics, type Metrics } from '@domdao/service-kit';
 import { buildApp } from './app.ts';
 import { loadNotificationConfig } from './config.ts';
 
-export async function startNotificationService(env: NodeJS.ProcessEnv = process.env, options: { metrics?: Metrics } = {}) {
+export async function startNotificationService(
+  env: NodeJS.ProcessEnv = process.env,
+  options: { metrics?: Metrics } = {},
+) {
   const config = loadNotificationConfig(env);
   const app = await buildApp({ config, ...(options.metrics && { metrics: options.metrics }) });
   // Decision B70: metrics on their own listener (METRICS_PORT), never on the service's port.
@@ -12,7 +15,10 @@ export async function startNotificationService(env: NodeJS.ProcessEnv = process.
   await app.listen({ port: config.PORT, host: config.HOST });
   if (metricsListener) app.log.info({ event: 'metrics.listening', url: metricsListener.url }, 'metrics listener up');
   if (config.SERVICE_TOKEN === undefined) {
-    app.log.warn({ event: 'service.fail_closed' }, 'SERVICE_TOKEN is unset: every request answers 503 service_unavailable');
+    app.log.warn(
+      { event: 'service.fail_closed' },
+      'SERVICE_TOKEN is unset: every request answers 503 service_unavailable',
+    );
   }
   return app;
 }

@@ -99,7 +99,13 @@ describe('auth.unauthorized log event (rule 4, Events)', () => {
   after(() => svc.close());
 
   const reject = (authorization: string | undefined, remoteAddress = '127.0.0.1', url = '/api/v1/send?secret=1') =>
-    svc.app.inject({ method: 'POST', url, remoteAddress, headers: { ...(authorization !== undefined && { authorization }) }, payload: {} });
+    svc.app.inject({
+      method: 'POST',
+      url,
+      remoteAddress,
+      headers: { ...(authorization !== undefined && { authorization }) },
+      payload: {},
+    });
 
   it('is WARN with request_id, path, source_ip_class and token_prefix', async () => {
     const res = await reject('Bearer wrong-token-value-1234567');
@@ -108,7 +114,10 @@ describe('auth.unauthorized log event (rule 4, Events)', () => {
     assert.equal(event.level, 'warn');
     assert.equal(event.path, '/api/v1/send', 'path without the query string');
     assert.equal(event.source_ip_class, 'loopback');
-    assert.equal(event.token_prefix, createHash('sha256').update('wrong-token-value-1234567').digest('hex').slice(0, 8));
+    assert.equal(
+      event.token_prefix,
+      createHash('sha256').update('wrong-token-value-1234567').digest('hex').slice(0, 8),
+    );
   });
 
   it('token_prefix is null when there is no Authorization header', async () => {
@@ -153,7 +162,10 @@ describe('auth.unauthorized log event (rule 4, Events)', () => {
 
 describe('token configuration', () => {
   it('rejects a SERVICE_TOKEN shorter than 16 characters at start-up', async () => {
-    await assert.rejects(makeService({ SERVICE_TOKEN: 'short' }), (e: unknown) => e instanceof ConfigError && /SERVICE_TOKEN/.test(e.message));
+    await assert.rejects(
+      makeService({ SERVICE_TOKEN: 'short' }),
+      (e: unknown) => e instanceof ConfigError && /SERVICE_TOKEN/.test(e.message),
+    );
   });
   it('rejects malformed FOREIGN_SERVICE_TOKENS and one that reuses SERVICE_TOKEN', async () => {
     await assert.rejects(makeService({ FOREIGN_SERVICE_TOKENS: 'no-equals-sign' }), ConfigError);
@@ -214,7 +226,10 @@ describe('decision D34: only health is outside the authenticated scope', () => {
   after(() => svc.close());
 
   it('every route but GET/HEAD health and readiness (decision B72) answers 401 without a token', async () => {
-    assert.ok(routes.some((r) => r.url === '/api/v1/send') && routes.some((r) => r.url === '/api/v1/openapi.json'), JSON.stringify(routes));
+    assert.ok(
+      routes.some((r) => r.url === '/api/v1/send') && routes.some((r) => r.url === '/api/v1/openapi.json'),
+      JSON.stringify(routes),
+    );
     for (const { method, url } of routes) {
       const res = await svc.app.inject({ method: method as 'GET', url });
       const expected = url === '/api/v1/health' || url === '/health/ready' ? 200 : 401;

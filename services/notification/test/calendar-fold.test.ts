@@ -14,7 +14,10 @@ const text = fc
     fc.oneof(
       fc.string({ unit: 'binary', maxLength: 120 }),
       fc.string({ unit: 'grapheme', maxLength: 120 }),
-      fc.string({ unit: fc.constantFrom('a', ' ', 'é', '日', '🎉', '\ud83c', '\udf89', '\r\n', '\n', ',', ';', '\\'), maxLength: 200 }),
+      fc.string({
+        unit: fc.constantFrom('a', ' ', 'é', '日', '🎉', '\ud83c', '\udf89', '\r\n', '\n', ',', ';', '\\'),
+        maxLength: 200,
+      }),
     ),
     { maxLength: 6 },
   )
@@ -34,7 +37,11 @@ const brand = (name: string): Brand => ({
 
 // Date-times as callers write them (D41 stamps canonical UTC ones from their text): any fraction, none,
 // offsets, lower-case separators, the same second twice, and texts Date rolls over or refuses.
-const instant = fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true });
+const instant = fc.date({
+  min: new Date('2000-01-01T00:00:00Z'),
+  max: new Date('2100-01-01T00:00:00Z'),
+  noInvalidDate: true,
+});
 const dateText = fc.oneof(
   instant.map((d) => d.toISOString()),
   instant.map((d) => d.toISOString().replace(/\.\d+Z$/, 'Z')),
@@ -78,14 +85,25 @@ describe('decision D35: calendar folding adapter', () => {
       description: text,
       location: fc.option(text, { nil: undefined }),
       url: fc.option(fc.oneof(fc.webUrl({ withQueryParameters: true }), text), { nil: undefined }),
-      organizer: fc.record({ name: fc.oneof(fc.string({ minLength: 1, maxLength: 60 }), text), email: fc.oneof(fc.emailAddress(), text) }),
+      organizer: fc.record({
+        name: fc.oneof(fc.string({ minLength: 1, maxLength: 60 }), text),
+        email: fc.oneof(fc.emailAddress(), text),
+      }),
       start: dateText,
       end: dateText,
-      stamp: fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }),
+      stamp: fc.date({
+        min: new Date('2000-01-01T00:00:00Z'),
+        max: new Date('2100-01-01T00:00:00Z'),
+        noInvalidDate: true,
+      }),
     });
     fc.assert(
       fc.property(event, fc.oneof(fc.string({ minLength: 1, maxLength: 80 }), text), (e, name) => {
-        const ev = { ...e, ...(e.location === undefined && { location: undefined }), ...(e.url === undefined && { url: undefined }) };
+        const ev = {
+          ...e,
+          ...(e.location === undefined && { location: undefined }),
+          ...(e.url === undefined && { url: undefined }),
+        };
         // Same text, or both refuse (an empty organizer name or email, an empty brand name).
         const outcome = (f: typeof buildIcs) => {
           try {

@@ -29,15 +29,21 @@ describe('event.ics', () => {
   });
 
   it('callers do not supply it: a caller file named event.ics comes after the generated one', async () => {
-    const { m } = await ics({}, [{ filename: 'event.ics', content: Buffer.from('BEGIN:VCALENDAR').toString('base64') }]);
+    const { m } = await ics({}, [
+      { filename: 'event.ics', content: Buffer.from('BEGIN:VCALENDAR').toString('base64') },
+    ]);
     assert.match(Buffer.from(m.attachments![0]!.content, 'base64').toString(), /BEGIN:VEVENT/);
   });
 
   it('uses CRLF line endings, ends with CRLF, and folds lines at 75 octets', async () => {
-    const { text } = await ics({ event_title: `Ünïcödé 日本語のイベント ${'long title words '.repeat(8)}`.slice(0, 200), event_description: '🎉'.repeat(100) });
+    const { text } = await ics({
+      event_title: `Ünïcödé 日本語のイベント ${'long title words '.repeat(8)}`.slice(0, 200),
+      event_description: '🎉'.repeat(100),
+    });
     assert.ok(text.endsWith('\r\n'));
     assert.ok(!/[^\r]\n/.test(text), 'no bare LF');
-    for (const line of text.split('\r\n')) assert.ok(Buffer.byteLength(line) <= 75, `line of ${Buffer.byteLength(line)} octets: ${line}`);
+    for (const line of text.split('\r\n'))
+      assert.ok(Buffer.byteLength(line) <= 75, `line of ${Buffer.byteLength(line)} octets: ${line}`);
   });
 
   it('has VCALENDAR with PRODID, VERSION and METHOD:PUBLISH, and one VEVENT with every field', async () => {

@@ -20,7 +20,11 @@ describe('GET /api/v1/health', () => {
   });
 
   it('answers unknown paths with 404 not_found after auth, with request_id', async () => {
-    const res = await svc.app.inject({ method: 'GET', url: '/api/v1/nope', headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+    const res = await svc.app.inject({
+      method: 'GET',
+      url: '/api/v1/nope',
+      headers: { authorization: `Bearer ${TEST_TOKEN}` },
+    });
     assert.equal(res.statusCode, 404);
     assert.deepEqual(Object.keys(res.json()).sort(), ['error', 'request_id']);
     assert.equal(res.json().error, 'not_found');
@@ -32,7 +36,8 @@ describe('X-Request-Id (spec 3 Request correlation)', () => {
   before(async () => (svc = await makeService()));
   after(() => svc.close());
 
-  const health = (id?: string) => svc.app.inject({ method: 'GET', url: '/api/v1/health', headers: id === undefined ? {} : { 'x-request-id': id } });
+  const health = (id?: string) =>
+    svc.app.inject({ method: 'GET', url: '/api/v1/health', headers: id === undefined ? {} : { 'x-request-id': id } });
 
   for (const [version, id] of [
     ['v1', 'c232ab00-9414-11ec-b3c8-9e6bdeced846'],
@@ -76,7 +81,12 @@ describe('X-Request-Id (spec 3 Request correlation)', () => {
 
   it('rule 1: request_id is in error bodies and the header too (401, 400)', async () => {
     const id = '7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f71';
-    const unauth = await svc.app.inject({ method: 'POST', url: '/api/v1/send', headers: { 'x-request-id': id }, payload: {} });
+    const unauth = await svc.app.inject({
+      method: 'POST',
+      url: '/api/v1/send',
+      headers: { 'x-request-id': id },
+      payload: {},
+    });
     assert.equal(unauth.statusCode, 401);
     assert.equal(unauth.json().request_id, id);
     assert.equal(unauth.headers['x-request-id'], id);
@@ -96,7 +106,16 @@ describe('X-Request-Id (spec 3 Request correlation)', () => {
     assert.ok(mine.includes('email.stub_send'));
     const failed = await svc.send({ type: 'nope' }, { 'x-request-id': '7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f73' });
     assert.equal(failed.statusCode, 400);
-    assert.ok(svc.logs.lines().some((l) => l.request_id === '7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f73' && l.event === 'request.completed' && l.status === 400));
+    assert.ok(
+      svc.logs
+        .lines()
+        .some(
+          (l) =>
+            l.request_id === '7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f73' &&
+            l.event === 'request.completed' &&
+            l.status === 400,
+        ),
+    );
     // Nothing logged during the request lacks the id.
     const during = svc.logs.lines().filter((l) => ['email.stub_send', 'request.completed'].includes(String(l.event)));
     assert.ok(during.every((l) => typeof l.request_id === 'string'));
@@ -115,7 +134,8 @@ describe('request.completed with LOG_REQUESTS=false (decisions D24, D50): the ac
       assert.equal(ok.statusCode, 200);
       const bad = await svc.send({ type: 'nope' }, { 'x-request-id': '7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f82' });
       assert.equal(bad.statusCode, 400);
-      const completed = (id: string) => svc.logs.lines().filter((l) => l.event === 'request.completed' && l.request_id === id);
+      const completed = (id: string) =>
+        svc.logs.lines().filter((l) => l.event === 'request.completed' && l.request_id === id);
       assert.equal(completed('7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f81').length, expected ? 1 : 0);
       if (expected) assert.equal(completed('7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f81')[0]!.status, 200);
       assert.equal(completed('7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f82').length, 1);

@@ -17,7 +17,13 @@ function refIsIsoDateTime(value: string): boolean {
   const m = DATE_TIME.exec(value);
   if (!m) return false;
   const [, y, mo, d, h, mi, s, oh, om] = m;
-  return refRealDate(y!, mo!, d!) && Number(h) < 24 && Number(mi) < 60 && Number(s) < 60 && (oh === undefined || (Number(oh) < 24 && Number(om) < 60));
+  return (
+    refRealDate(y!, mo!, d!) &&
+    Number(h) < 24 &&
+    Number(mi) < 60 &&
+    Number(s) < 60 &&
+    (oh === undefined || (Number(oh) < 24 && Number(om) < 60))
+  );
 }
 function refIsIsoDate(value: string): boolean {
   const m = DATE.exec(value);
@@ -25,7 +31,8 @@ function refIsIsoDate(value: string): boolean {
 }
 const ICU = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
 
-const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom('0', '1', '2', '3', '4', '5', '6', '9'), minLength: min, maxLength: max });
+const digits = (min: number, max: number) =>
+  fc.string({ unit: fc.constantFrom('0', '1', '2', '3', '4', '5', '6', '9'), minLength: min, maxLength: max });
 const sep = (...xs: string[]) => fc.constantFrom(...xs, '', 'x', ' ', '٣');
 // Near-valid strings: each part right or slightly wrong, so both sides of every branch are exercised.
 const nearDateTime = fc
@@ -134,7 +141,10 @@ describe('decision D36: date checks and formatting', () => {
       { numRuns: 20000 },
     );
     fc.assert(
-      fc.property(fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('+010001-01-01T00:00:00Z') }), (d) => ours(d) === icu(d)),
+      fc.property(
+        fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('+010001-01-01T00:00:00Z') }),
+        (d) => ours(d) === icu(d),
+      ),
       { numRuns: 20000 },
     );
     assert.equal(ours(new Date(NaN)), icu(new Date(NaN)));
@@ -163,7 +173,9 @@ const outcome = (f: (s: string) => string, s: string) => {
 const two = (max: number) => fc.integer({ min: 0, max }).map((n) => String(n).padStart(2, '0'));
 const fieldwise = fc
   .tuple(
-    fc.oneof(fc.integer({ min: 0, max: 9999 }), fc.constantFrom(999, 1000, 1900, 2000, 2024, 2100)).map((y) => String(y).padStart(4, '0')),
+    fc
+      .oneof(fc.integer({ min: 0, max: 9999 }), fc.constantFrom(999, 1000, 1900, 2000, 2024, 2100))
+      .map((y) => String(y).padStart(4, '0')),
     two(13),
     two(32),
     two(25),
@@ -173,14 +185,18 @@ const fieldwise = fc
     fc.constantFrom('Z', 'z', '', '+00:00', '-05:30', 'ZZ'),
     fc.boolean(),
   )
-  .map(([y, mo, d, h, mi, sec, frac, tail, dateOnly]) => (dateOnly ? `${y}-${mo}-${d}` : `${y}-${mo}-${d}T${h}:${mi}:${sec}${frac}${tail}`));
+  .map(([y, mo, d, h, mi, sec, frac, tail, dateOnly]) =>
+    dateOnly ? `${y}-${mo}-${d}` : `${y}-${mo}-${d}T${h}:${mi}:${sec}${frac}${tail}`,
+  );
 
 describe('decision D37: dates printed from the text of canonical UTC values', () => {
   it('formatDate and formatDateTime print what the Date-based versions printed, for any text', () => {
     fc.assert(
       fc.property(
         fc.oneof(anyText, fieldwise),
-        (s) => outcome(formatDateTime, s) === outcome(refFormatDateTime, s) && outcome(formatDate, s) === outcome(refFormatDate, s),
+        (s) =>
+          outcome(formatDateTime, s) === outcome(refFormatDateTime, s) &&
+          outcome(formatDate, s) === outcome(refFormatDate, s),
       ),
       { numRuns: 50000 },
     );

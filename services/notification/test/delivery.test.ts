@@ -23,7 +23,10 @@ describe('stub mode (EMAIL_PROVIDER_API_KEY unset)', () => {
   });
   it('logs email.stub_send once per send, with the attachment names but never their content; no email.sent (decision D28)', async () => {
     const secret = Buffer.from('TOP-SECRET-ATTACHMENT-BYTES').toString('base64');
-    const res = await svc.send({ ...validBody('event-reminder'), attachments: [{ filename: 'notes.txt', content: secret }] });
+    const res = await svc.send({
+      ...validBody('event-reminder'),
+      attachments: [{ filename: 'notes.txt', content: secret }],
+    });
     const id = res.json().request_id;
     assert.equal(svc.logs.events('email.stub_send').filter((e) => e.request_id === id).length, 1);
     assert.equal(svc.logs.events('email.sent').filter((e) => e.request_id === id).length, 0);
@@ -41,9 +44,17 @@ describe('HTTP API provider (Resend-compatible)', () => {
   it('POSTs /emails with the key, an Idempotency-Key, and the rendered message; returns the provider id', async (t) => {
     const p = await makeServiceWithProvider({}, () => ({ status: 200, body: { id: 'b8f3c1a0-provider-id' } }));
     t.after(() => p.close());
-    const res = await p.send({ ...validBody('notification-digest'), attachments: [{ filename: 'a.csv', content: 'YSxiCg==', content_type: 'text/csv' }] });
+    const res = await p.send({
+      ...validBody('notification-digest'),
+      attachments: [{ filename: 'a.csv', content: 'YSxiCg==', content_type: 'text/csv' }],
+    });
     assert.equal(res.statusCode, 200, res.body);
-    assert.deepEqual(res.json(), { id: 'b8f3c1a0-provider-id', status: 'sent', stubbed: false, request_id: res.json().request_id });
+    assert.deepEqual(res.json(), {
+      id: 'b8f3c1a0-provider-id',
+      status: 'sent',
+      stubbed: false,
+      request_id: res.json().request_id,
+    });
     const call = p.provider.requests[0]!;
     assert.equal(call.method, 'POST');
     assert.equal(call.url, '/emails');
@@ -71,7 +82,9 @@ describe('HTTP API provider (Resend-compatible)', () => {
 
   it('retries a 429, honouring Retry-After, and then succeeds', async (t) => {
     const p = await makeServiceWithProvider({}, (_r, i) =>
-      i === 0 ? { status: 429, headers: { 'retry-after': '1' }, body: { message: 'slow down' } } : { status: 200, body: { id: 'after-retry' } },
+      i === 0
+        ? { status: 429, headers: { 'retry-after': '1' }, body: { message: 'slow down' } }
+        : { status: 200, body: { id: 'after-retry' } },
     );
     t.after(() => p.close());
     const res = await p.send(validBody('welcome'));
@@ -79,12 +92,19 @@ describe('HTTP API provider (Resend-compatible)', () => {
     assert.equal(res.json().id, 'after-retry');
     assert.equal(p.provider.requests.length, 2);
     assert.ok(p.provider.requests[1]!.at - p.provider.requests[0]!.at >= 950, 'waited the Retry-After second');
-    assert.equal(p.provider.requests[0]!.headers['idempotency-key'], p.provider.requests[1]!.headers['idempotency-key'], 'same key on the retry');
+    assert.equal(
+      p.provider.requests[0]!.headers['idempotency-key'],
+      p.provider.requests[1]!.headers['idempotency-key'],
+      'same key on the retry',
+    );
     assert.equal(p.logs.events('email.provider_retry').length, 1);
   });
 
   it('gives up on endless 429s within the attempt bound → 500 send_failed', async (t) => {
-    const p = await makeServiceWithProvider({ PROVIDER_MAX_ATTEMPTS: '3' }, () => ({ status: 429, headers: { 'retry-after': '0' } }));
+    const p = await makeServiceWithProvider({ PROVIDER_MAX_ATTEMPTS: '3' }, () => ({
+      status: 429,
+      headers: { 'retry-after': '0' },
+    }));
     t.after(() => p.close());
     const res = await p.send(validBody('welcome'));
     assert.equal(res.statusCode, 500);
@@ -92,7 +112,10 @@ describe('HTTP API provider (Resend-compatible)', () => {
   });
 
   it('does not wait for a Retry-After beyond the retry budget → 500 send_failed at once', async (t) => {
-    const p = await makeServiceWithProvider({ PROVIDER_RETRY_BUDGET_MS: '2000' }, () => ({ status: 429, headers: { 'retry-after': '120' } }));
+    const p = await makeServiceWithProvider({ PROVIDER_RETRY_BUDGET_MS: '2000' }, () => ({
+      status: 429,
+      headers: { 'retry-after': '120' },
+    }));
     t.after(() => p.close());
     const started = Date.now();
     const res = await p.send(validBody('welcome'));
@@ -133,7 +156,11 @@ describe('HTTP API provider (Resend-compatible)', () => {
   }
 
   it('a provider that does not answer within PROVIDER_TIMEOUT_MS is 500 send_failed', async (t) => {
-    const p = await makeServiceWithProvider({ PROVIDER_TIMEOUT_MS: '300' }, () => ({ status: 200, body: { id: 'late' }, delayMs: 2000 }));
+    const p = await makeServiceWithProvider({ PROVIDER_TIMEOUT_MS: '300' }, () => ({
+      status: 200,
+      body: { id: 'late' },
+      delayMs: 2000,
+    }));
     t.after(() => p.close());
     assert.equal((await p.send(validBody('welcome'))).statusCode, 500);
     // The timeout ended it, not the provider's late 200 (which would have answered 200): no speed bound needed.

@@ -18,7 +18,11 @@ describe('OpenAPI document', () => {
 
   it('is served at GET /api/v1/openapi.json behind the bearer token (Authentication rule 1)', async () => {
     assert.equal((await svc.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).statusCode, 401);
-    const res = await svc.app.inject({ method: 'GET', url: '/api/v1/openapi.json', headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+    const res = await svc.app.inject({
+      method: 'GET',
+      url: '/api/v1/openapi.json',
+      headers: { authorization: `Bearer ${TEST_TOKEN}` },
+    });
     assert.equal(res.statusCode, 200);
     const doc = res.json();
     assert.equal(doc.openapi, '3.1.0');
@@ -26,7 +30,18 @@ describe('OpenAPI document', () => {
     const variants = doc.paths['/api/v1/send'].post.requestBody.content['application/json'].schema.oneOf;
     assert.equal(variants.length, 14);
     assert.deepEqual(variants[0], { $ref: '#/components/schemas/WelcomeRequest' });
-    assert.deepEqual(Object.keys(doc.paths['/api/v1/send'].post.responses).sort(), ['200', '400', '401', '403', '409', '413', '415', '422', '500', '503']);
+    assert.deepEqual(Object.keys(doc.paths['/api/v1/send'].post.responses).sort(), [
+      '200',
+      '400',
+      '401',
+      '403',
+      '409',
+      '413',
+      '415',
+      '422',
+      '500',
+      '503',
+    ]);
   });
 
   it('every variant’s example validates against its own schema (the examples are real requests)', async () => {

@@ -149,14 +149,29 @@ describe('to: one bare RFC 5322 addr-spec', () => {
   it('missing is invalid_request', async () => {
     await expectInvalid({ ...validBody('welcome'), to: undefined }, 'to');
   });
-  for (const to of ['ada@xn--zz.com', 'ada@xn--a.com', 'ada@XN--ZZ.com', 'ada@mail.xn--zz.com', 'ada@example.xn--a', 'ada@xn--.com', 'jörg@xn--zz.com']) {
+  for (const to of [
+    'ada@xn--zz.com',
+    'ada@xn--a.com',
+    'ada@XN--ZZ.com',
+    'ada@mail.xn--zz.com',
+    'ada@example.xn--a',
+    'ada@xn--.com',
+    'jörg@xn--zz.com',
+  ]) {
     it(`decision D12: broken punycode ${to} is refused (one rule for the ASCII fast path and the full path)`, async () => {
       const details = await expectInvalid(validBody('welcome', { to }), 'to');
       assert.deepEqual(details, [{ field: 'to', message: 'domain is not a valid domain name' }]);
     });
   }
   it('decision D12: the ASCII fast path and the full path give the same answer on every address above', () => {
-    for (const to of [...accepted, ...refused.map(([, v]) => v), 'ada@xn--zz.com', 'ada@xn--a.com', 'ada@xn--p1ai.xn--p1ai', 'ada@ab--cd.com']) {
+    for (const to of [
+      ...accepted,
+      ...refused.map(([, v]) => v),
+      'ada@xn--zz.com',
+      'ada@xn--a.com',
+      'ada@xn--p1ai.xn--p1ai',
+      'ada@ab--cd.com',
+    ]) {
       if (typeof to !== 'string') continue;
       assert.equal(addressProblem(to), fullAddressProblem(to), to.slice(0, 80));
     }
@@ -202,7 +217,11 @@ describe('data presence (decision D5)', () => {
 });
 
 describe('attachments', () => {
-  const file = (over: Record<string, unknown> = {}) => ({ filename: 'report.pdf', content: Buffer.from('%PDF-1.7 test').toString('base64'), ...over });
+  const file = (over: Record<string, unknown> = {}) => ({
+    filename: 'report.pdf',
+    content: Buffer.from('%PDF-1.7 test').toString('base64'),
+    ...over,
+  });
   const withFiles = (attachments: unknown) => ({ ...validBody('welcome'), attachments });
 
   it('up to 10 are accepted', async () => {
@@ -278,7 +297,10 @@ describe('attachments', () => {
     });
   }
   it('content_type must be printable ASCII (no CRLF)', async () => {
-    await expectInvalid(withFiles([file({ content_type: 'text/plain\r\nBcc: eve@example.com' })]), 'attachments[0].content_type');
+    await expectInvalid(
+      withFiles([file({ content_type: 'text/plain\r\nBcc: eve@example.com' })]),
+      'attachments[0].content_type',
+    );
     await expectInvalid(withFiles([file({ content_type: 'text/plain; name=ü' })]), 'attachments[0].content_type');
     await expectInvalid(withFiles([file({ content_type: '' })]), 'attachments[0].content_type');
   });
@@ -297,7 +319,10 @@ describe('attachments', () => {
     it(`decision D31: content_type ${JSON.stringify(type)} is invalid_request (type/subtype, charset the only parameter)`, async () => {
       const details = await expectInvalid(withFiles([file({ content_type: type })]), 'attachments[0].content_type');
       assert.deepEqual(details, [
-        { field: 'attachments[0].content_type', message: 'must be type/subtype, optionally with a charset parameter (no other parameters)' },
+        {
+          field: 'attachments[0].content_type',
+          message: 'must be type/subtype, optionally with a charset parameter (no other parameters)',
+        },
       ]);
     });
   }

@@ -6,7 +6,13 @@ import fc from 'fast-check';
 import { Ajv } from 'ajv';
 import { isMultiLine, isNotBlank, isSingleLine, PLAIN_HTTPS_URL, PLAIN_WEB_URL } from '../src/templates/fast-checks.ts';
 import { templates } from '../src/templates/catalog.ts';
-import { fastValidatorFor, MULTI_LINE, SINGLE_LINE, urlWith, type TemplateDefinition } from '../src/templates/template-schema.ts';
+import {
+  fastValidatorFor,
+  MULTI_LINE,
+  SINGLE_LINE,
+  urlWith,
+  type TemplateDefinition,
+} from '../src/templates/template-schema.ts';
 import { compileFastValidator } from '../src/templates/fast-validator.ts';
 import { ajv } from '../src/templates/template-schema.ts';
 
@@ -44,7 +50,11 @@ const tricky = fc.constantFrom(
   'é',
   '\u00ad',
 );
-const text = fc.oneof(fc.string({ unit: tricky, maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 20 }), fc.string({ maxLength: 30 }));
+const text = fc.oneof(
+  fc.string({ unit: tricky, maxLength: 12 }),
+  fc.string({ unit: 'binary', maxLength: 20 }),
+  fc.string({ maxLength: 30 }),
+);
 
 describe('patterns (D37)', () => {
   it('isSingleLine and isMultiLine agree with the u regexes on every UTF-16 code unit, alone and in context', () => {
@@ -73,7 +83,23 @@ describe('patterns (D37)', () => {
 const label = fc.oneof(
   fc.stringMatching(/^[a-z0-9]{1,8}$/),
   fc.stringMatching(/^[A-Za-z0-9-]{0,10}$/),
-  fc.constantFrom('xn--', 'xn--zz', 'XN--a', 'a--b', '-a', 'a-', '0x1f', '0X', '123', '1e3', 'é', 'ß', '_', 'localhost', 'a'.repeat(70)),
+  fc.constantFrom(
+    'xn--',
+    'xn--zz',
+    'XN--a',
+    'a--b',
+    '-a',
+    'a-',
+    '0x1f',
+    '0X',
+    '123',
+    '1e3',
+    'é',
+    'ß',
+    '_',
+    'localhost',
+    'a'.repeat(70),
+  ),
 );
 const host = fc.array(label, { minLength: 1, maxLength: 4 }).map((ls) => ls.join('.'));
 const rest = fc.oneof(
@@ -145,18 +171,32 @@ describe('URL formats (D37)', () => {
   const fullWeb = urlWith(['https:', 'http:']);
   it('every link the one-regex path accepts is accepted by the full check (new URL), so acceptance is unchanged', () => {
     fc.assert(
-      fc.property(fc.oneof(link, fc.webUrl({ withQueryParameters: true, withFragments: true }), fc.string({ maxLength: 40 })), (s) => {
-        if (PLAIN_HTTPS_URL.test(s)) assert.ok(fullHttps(s), `https fast path accepted ${JSON.stringify(s)}`);
-        if (PLAIN_WEB_URL.test(s)) assert.ok(fullWeb(s), `web fast path accepted ${JSON.stringify(s)}`);
-      }),
+      fc.property(
+        fc.oneof(link, fc.webUrl({ withQueryParameters: true, withFragments: true }), fc.string({ maxLength: 40 })),
+        (s) => {
+          if (PLAIN_HTTPS_URL.test(s)) assert.ok(fullHttps(s), `https fast path accepted ${JSON.stringify(s)}`);
+          if (PLAIN_WEB_URL.test(s)) assert.ok(fullWeb(s), `web fast path accepted ${JSON.stringify(s)}`);
+        },
+      ),
       { numRuns: 30000 },
     );
   });
 
   it('the one-regex path does take ordinary links (the point of it) and never an IPv4, punycode, port or credentials form', () => {
-    for (const s of ['https://app.domdao.example/proposals/12', 'https://domdao.example/unsubscribe?token=eyJ1IjoiNDIifQ.c2ln', 'https://a.b/#x'])
+    for (const s of [
+      'https://app.domdao.example/proposals/12',
+      'https://domdao.example/unsubscribe?token=eyJ1IjoiNDIifQ.c2ln',
+      'https://a.b/#x',
+    ])
       assert.ok(PLAIN_HTTPS_URL.test(s), s);
-    for (const s of ['https://1.2.3.4/', 'https://a.0x10/', 'https://xn--zz.com/', 'https://a:1@b.com/', 'https://b.com:443/', 'http://a.com/'])
+    for (const s of [
+      'https://1.2.3.4/',
+      'https://a.0x10/',
+      'https://xn--zz.com/',
+      'https://a:1@b.com/',
+      'https://b.com:443/',
+      'http://a.com/',
+    ])
       assert.ok(!PLAIN_HTTPS_URL.test(s), s);
   });
 });
@@ -164,7 +204,22 @@ describe('URL formats (D37)', () => {
 // Values for any schema node: the template's own valid values, values at and past each limit, astral
 // characters (two UTF-16 units, one code point), wrong types, and missing properties.
 function arbitraryFor(schema: Record<string, unknown>, example: unknown): fc.Arbitrary<unknown> {
-  const wrong = fc.constantFrom(null, true, 0, -1, 1.5, '', ' ', 'x', [], {}, '2026-02-30', 'https://a.example/x', 'http://a.example/x', 'ada@example.com');
+  const wrong = fc.constantFrom(
+    null,
+    true,
+    0,
+    -1,
+    1.5,
+    '',
+    ' ',
+    'x',
+    [],
+    {},
+    '2026-02-30',
+    'https://a.example/x',
+    'http://a.example/x',
+    'ada@example.com',
+  );
   switch (schema.type) {
     case 'string': {
       const max = (schema.maxLength as number | undefined) ?? 60;
@@ -208,7 +263,9 @@ function arbitraryFor(schema: Record<string, unknown>, example: unknown): fc.Arb
       return fc.oneof(
         fc.constant(example),
         fc.array(arbitraryFor(items, sample), { maxLength: 4 }),
-        fc.integer({ min: max - 1, max: max + 1 }).map((n) => Array.from({ length: Math.max(0, n) }, () => structuredClone(sample))),
+        fc
+          .integer({ min: max - 1, max: max + 1 })
+          .map((n) => Array.from({ length: Math.max(0, n) }, () => structuredClone(sample))),
         wrong,
       );
     }
@@ -225,7 +282,10 @@ function arbitraryFor(schema: Record<string, unknown>, example: unknown): fc.Arb
           .map((v) => [name, v] as const),
       );
       return fc.oneof(
-        { weight: 9, arbitrary: fc.tuple(...entries).map((kv) => Object.fromEntries(kv.filter(([, v]) => v !== undefined))) },
+        {
+          weight: 9,
+          arbitrary: fc.tuple(...entries).map((kv) => Object.fromEntries(kv.filter(([, v]) => v !== undefined))),
+        },
         { weight: 1, arbitrary: wrong },
       );
     }
@@ -249,7 +309,11 @@ describe('the fast validator (D37)', () => {
           const b = structuredClone(data);
           const viaFast = fast(a);
           const viaAjv = validate(b);
-          assert.equal(viaFast, viaAjv, `fast ${viaFast}, Ajv ${viaAjv} on ${JSON.stringify(data)}: ${JSON.stringify(validate.errors)}`);
+          assert.equal(
+            viaFast,
+            viaAjv,
+            `fast ${viaFast}, Ajv ${viaAjv} on ${JSON.stringify(data)}: ${JSON.stringify(validate.errors)}`,
+          );
           if (viaAjv) {
             accepted++;
             assert.deepEqual(a, b);
@@ -263,7 +327,13 @@ describe('the fast validator (D37)', () => {
 
   it('a schema with a keyword it does not know gets no fast check (Ajv alone), and a default lands as with Ajv', () => {
     const opts = { formats: {}, pattern: (s: string) => new RegExp(s, 'u') };
-    assert.equal(compileFastValidator({ type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false }, opts), undefined);
+    assert.equal(
+      compileFastValidator(
+        { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false },
+        opts,
+      ),
+      undefined,
+    );
     assert.equal(compileFastValidator({ anyOf: [{ type: 'string' }] }, opts), undefined);
     assert.equal(compileFastValidator({ type: 'string', format: 'unknown-format' }, opts), undefined);
     const schema = { type: 'object', required: ['n'], properties: { n: { type: 'integer', default: 60 } } };
@@ -292,7 +362,10 @@ describe('the clean-text fast validator (D39)', () => {
       }
     }
     fc.assert(
-      fc.property(text, (s) => REFUSED.test(s) || (isNotBlank(s) === SINGLE.test(s) && isNotBlank(s) === MULTI.test(s))),
+      fc.property(
+        text,
+        (s) => REFUSED.test(s) || (isNotBlank(s) === SINGLE.test(s) && isNotBlank(s) === MULTI.test(s)),
+      ),
       { numRuns: 30000 },
     );
   });

@@ -26,7 +26,8 @@ const HEADERS = ['content-type', 'connection', 'idempotent-replayed'];
 function normal(seen: Seen): Seen {
   const id = seen.body.request_id;
   const messageId = seen.body.id;
-  const clean = (v: unknown): unknown => (v === id ? '<request>' : v === messageId && v !== undefined ? '<message>' : v);
+  const clean = (v: unknown): unknown =>
+    v === id ? '<request>' : v === messageId && v !== undefined ? '<message>' : v;
   return {
     ...seen,
     body: Object.fromEntries(Object.entries(seen.body).map(([k, v]) => [k, clean(v)])),
@@ -36,13 +37,25 @@ function normal(seen: Seen): Seen {
       Object.fromEntries(
         Object.entries(l)
           .filter(([k]) => k !== 'time' && k !== 'ms' && k !== 'trace_id')
-          .map(([k, v]) => [k, k === 'original_request_id' ? '<original>' : k === 'err' ? { ...(v as object), stack: undefined } : clean(v)]),
+          .map(([k, v]) => [
+            k,
+            k === 'original_request_id'
+              ? '<original>'
+              : k === 'err'
+                ? { ...(v as object), stack: undefined }
+                : clean(v),
+          ]),
       ),
     ),
   };
 }
 
-async function both(svc: Service, body: string, headers: Record<string, string> = {}, headers2 = headers): Promise<[Seen, Seen]> {
+async function both(
+  svc: Service,
+  body: string,
+  headers: Record<string, string> = {},
+  headers2 = headers,
+): Promise<[Seen, Seen]> {
   const mark = () => svc.logs.lines().length;
   const before = svc.app.frontDoor.served;
   const at0 = mark();
@@ -64,10 +77,21 @@ async function both(svc: Service, body: string, headers: Record<string, string> 
   assert.equal(svc.app.frontDoor.served, before + 1, 'inject went through Fastify');
   const injectedBody = injected.json() as Record<string, unknown>;
   const logs = svc.logs.lines();
-  const pick = (get: (h: string) => string | undefined) => Object.fromEntries(['x-request-id', ...HEADERS].map((h) => [h, get(h)]));
+  const pick = (get: (h: string) => string | undefined) =>
+    Object.fromEntries(['x-request-id', ...HEADERS].map((h) => [h, get(h)]));
   return [
-    normal({ status: real.status, body: realBody, headers: pick((h) => real.headers.get(h) ?? undefined), logs: logs.slice(at0, at1) }),
-    normal({ status: injected.statusCode, body: injectedBody, headers: pick((h) => injected.headers[h] as string | undefined), logs: logs.slice(at1) }),
+    normal({
+      status: real.status,
+      body: realBody,
+      headers: pick((h) => real.headers.get(h) ?? undefined),
+      logs: logs.slice(at0, at1),
+    }),
+    normal({
+      status: injected.statusCode,
+      body: injectedBody,
+      headers: pick((h) => injected.headers[h] as string | undefined),
+      logs: logs.slice(at1),
+    }),
   ];
 }
 
@@ -88,7 +112,11 @@ describe('decision D44: the front door answers as Fastify does', () => {
         ...validBody('notification-digest'),
         data: {
           ...validBody('notification-digest').data,
-          items: Array.from({ length: 50 }, (_, i) => ({ title: `Item ${i}`, created_at: '2026-11-20', deep_link: `https://a.example/${i}` })),
+          items: Array.from({ length: 50 }, (_, i) => ({
+            title: `Item ${i}`,
+            created_at: '2026-11-20',
+            deep_link: `https://a.example/${i}`,
+          })),
           total_count: 80,
         },
       }),
@@ -98,7 +126,10 @@ describe('decision D44: the front door answers as Fastify does', () => {
       s(validBody('welcome', { data: { user_name: '' } })),
       s(validBody('welcome', { data: { user_name: 'Ada\u0007', dashboard_url: 'javascript:alert(1)' } })),
       s({ ...validBody('welcome'), attachments: [{ filename: '../x', content: 'QQ==' }] }),
-      s({ ...validBody('welcome'), attachments: [{ filename: 'a.pdf', content: 'JVBERg==', content_type: 'application/pdf' }] }),
+      s({
+        ...validBody('welcome'),
+        attachments: [{ filename: 'a.pdf', content: 'JVBERg==', content_type: 'application/pdf' }],
+      }),
       '{"type": "welcome",',
       '{"__proto__": {"admin": true}, "type": "welcome"}',
       '[]',
@@ -122,7 +153,12 @@ describe('decision D44: the front door answers as Fastify does', () => {
       [b, 'k1'],
       [a, 'bad key with spaces'],
     ] as const) {
-      const [door, fastify] = await both(svc, body, { 'idempotency-key': `door-${key}` }, { 'idempotency-key': `fastify-${key}` });
+      const [door, fastify] = await both(
+        svc,
+        body,
+        { 'idempotency-key': `door-${key}` },
+        { 'idempotency-key': `fastify-${key}` },
+      );
       assert.deepEqual(door, fastify, `${key}`);
     }
   });
@@ -200,8 +236,16 @@ describe('decision D44: the front door answers as Fastify does', () => {
     assert.equal(door2.body.error, 'internal_error');
     assert.deepEqual(door2, fastify2);
     // The same provider answering later, through a promise: the same answers.
-    const later = await listening(t, await makeService({}, { provider: { ...stub, send: () => Promise.resolve({ messageId: 'stub_later' }) } }));
-    const [door3, fastify3] = await both(later, s(validBody('welcome')), { 'idempotency-key': 'd45-door' }, { 'idempotency-key': 'd45-fastify' });
+    const later = await listening(
+      t,
+      await makeService({}, { provider: { ...stub, send: () => Promise.resolve({ messageId: 'stub_later' }) } }),
+    );
+    const [door3, fastify3] = await both(
+      later,
+      s(validBody('welcome')),
+      { 'idempotency-key': 'd45-door' },
+      { 'idempotency-key': 'd45-fastify' },
+    );
     assert.equal(door3.status, 200);
     assert.deepEqual(door3, fastify3);
     // A provider answering through another promise library (a thenable): delivered, its id answered.
@@ -209,7 +253,13 @@ describe('decision D44: the front door answers as Fastify does', () => {
       t,
       await makeService(
         {},
-        { provider: { ...stub, send: () => ({ then: (ok: (v: { messageId: string }) => void) => ok({ messageId: 'stub_thenable' }) }) as never } },
+        {
+          provider: {
+            ...stub,
+            send: () =>
+              ({ then: (ok: (v: { messageId: string }) => void) => ok({ messageId: 'stub_thenable' }) }) as never,
+          },
+        },
       ),
     );
     const [door4, fastify4] = await both(thenable, s(validBody('welcome')));
@@ -217,8 +267,11 @@ describe('decision D44: the front door answers as Fastify does', () => {
     assert.deepEqual(door4, fastify4);
     // A failure that cannot be answered (the rejection cannot even be turned into text) frees its
     // Idempotency-Key: the retry is tried again, not refused as in progress (409).
-    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the point: a rejection that is not an Error
-    const unprintable = await listening(t, await makeService({}, { provider: { ...stub, send: () => Promise.reject(Object.create(null)) } }));
+    const unprintable = await listening(
+      t,
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the point: a rejection that is not an Error
+      await makeService({}, { provider: { ...stub, send: () => Promise.reject(Object.create(null)) } }),
+    );
     for (const attempt of [1, 2]) {
       const [door5, fastify5] = await both(
         unprintable,
@@ -239,27 +292,46 @@ describe('decision D44: the front door answers as Fastify does', () => {
     const url = `http://127.0.0.1:${port}/api/v1/send`;
     const body = s(validBody('welcome'));
     const send = (init: RequestInit & { headers: Record<string, string> }, to = url) =>
-      fetch(to, { method: 'POST', ...init }).then(async (r) => [r.status, ((await r.json()) as { error?: string }).error]);
-    assert.deepEqual(await send({ headers: { authorization: 'Bearer wrong-token-0123456789', 'content-type': 'application/json' }, body }), [
-      401,
-      'unauthorized',
-    ]);
-    assert.deepEqual(await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'text/plain' }, body }), [415, 'unsupported_media_type']);
-    assert.deepEqual(await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json; charset=utf-8' }, body }), [
-      200,
-      undefined,
-    ]);
-    assert.deepEqual(await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body }, `${url}?x=1`), [
-      200,
-      undefined,
-    ]);
-    assert.deepEqual(await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body: '' }), [
-      400,
-      'invalid_request',
-    ]);
+      fetch(to, { method: 'POST', ...init }).then(async (r) => [
+        r.status,
+        ((await r.json()) as { error?: string }).error,
+      ]);
+    assert.deepEqual(
+      await send({
+        headers: { authorization: 'Bearer wrong-token-0123456789', 'content-type': 'application/json' },
+        body,
+      }),
+      [401, 'unauthorized'],
+    );
+    assert.deepEqual(
+      await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'text/plain' }, body }),
+      [415, 'unsupported_media_type'],
+    );
+    assert.deepEqual(
+      await send({
+        headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json; charset=utf-8' },
+        body,
+      }),
+      [200, undefined],
+    );
+    assert.deepEqual(
+      await send(
+        { headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body },
+        `${url}?x=1`,
+      ),
+      [200, undefined],
+    );
+    assert.deepEqual(
+      await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body: '' }),
+      [400, 'invalid_request'],
+    );
     const chunked = new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode(body)), c.close()) });
     assert.deepEqual(
-      await send({ headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body: chunked, duplex: 'half' } as never),
+      await send({
+        headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' },
+        body: chunked,
+        duplex: 'half',
+      } as never),
       [200, undefined],
     );
     assert.equal(svc.app.frontDoor.served, before);
@@ -324,7 +396,8 @@ describe('decision D48: the answers of one turn of the event loop are written to
       .lines()
       .filter((l) => l.event === 'email.stub_send')
       .map((l) => l.request_id);
-    for (const a of seen) assert.ok(logged.includes(a.body.request_id as string), `${String(a.body.request_id)} logged`);
+    for (const a of seen)
+      assert.ok(logged.includes(a.body.request_id as string), `${String(a.body.request_id)} logged`);
   });
 
   it('decision D32: a pipelined request whose body stops arriving after its client left frees its reservation at the read deadline', async (t) => {
@@ -349,7 +422,8 @@ describe('decision D48: the answers of one turn of the event loop are written to
     c.write(request() + request().replace(/\r\n\r\n[\s\S]*$/, `\r\n\r\n${body.slice(0, 10)}`));
     /** Polls until `done`; the 30 s are a hang guard (the work is a few ms, the read deadline 300 ms). */
     const until = async (done: () => boolean, what: string) => {
-      for (const started = performance.now(); !done(); await new Promise((ok) => setTimeout(ok, 20))) assert.ok(performance.now() - started < 30_000, what);
+      for (const started = performance.now(); !done(); await new Promise((ok) => setTimeout(ok, 20)))
+        assert.ok(performance.now() - started < 30_000, what);
     };
     await until(() => svc.app.frontDoor.open.requests === 2, 'both pipelined requests opened');
     c.destroy();
@@ -367,7 +441,11 @@ describe('decision D48: the answers of one turn of the event loop are written to
     const seen = await Promise.all(sockets.map((c) => (c.write(request()), response(c))));
     assert.ok(seen.every((a) => a.status === 200));
     assert.equal(new Set(seen.map((a) => a.body.request_id)).size, BATCH_LIMIT + 6);
-    assert.equal(svc.app.frontDoor.batches, batches + 2, `${BATCH_LIMIT} at once, then the other 6 at the end of the turn`);
+    assert.equal(
+      svc.app.frontDoor.batches,
+      batches + 2,
+      `${BATCH_LIMIT} at once, then the other 6 at the end of the turn`,
+    );
   });
 
   it('a client gone while its answer waits for the batch costs the others nothing and holds nothing', async (t) => {

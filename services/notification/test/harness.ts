@@ -27,7 +27,11 @@ export async function makeService(env: Record<string, string | undefined> = {}, 
 }
 
 /** The service wired to a local stand-in of the provider's HTTP API, so rendered output is visible. */
-export async function makeServiceWithProvider(env: Record<string, string | undefined> = {}, responder?: Responder, opts: Partial<BuildOptions> = {}) {
+export async function makeServiceWithProvider(
+  env: Record<string, string | undefined> = {},
+  responder?: Responder,
+  opts: Partial<BuildOptions> = {},
+) {
   const provider: Recorder = await startRecorder(responder);
   const service = await makeService(
     {
@@ -61,7 +65,10 @@ export interface ProviderPayload {
   attachments?: Array<{ filename: string; content: string; content_type?: string }>;
 }
 
-export function validBody(type: TemplateType, overrides: { data?: Record<string, unknown>; domain?: string; to?: string } = {}) {
+export function validBody(
+  type: TemplateType,
+  overrides: { data?: Record<string, unknown>; domain?: string; to?: string } = {},
+) {
   const t = templates[type];
   return {
     type,

@@ -65,7 +65,9 @@ for (const store of ['memory', 'redis'] as const) {
       // request_id stays this request's correlation id (spec 3 correlation rule 1).
       assert.equal(second.json().request_id, second.headers['x-request-id']);
       assert.notEqual(second.json().request_id, first.json().request_id);
-      assert.ok(p.logs.events('email.idempotent_replay').some((e) => e.original_request_id === first.json().request_id));
+      assert.ok(
+        p.logs.events('email.idempotent_replay').some((e) => e.original_request_id === first.json().request_id),
+      );
     });
 
     it('the same key with a different body is 422 idempotency_key_reused and sends nothing', async () => {
@@ -79,7 +81,8 @@ for (const store of ['memory', 'redis'] as const) {
     });
 
     it('a concurrent repeat while the first is in flight is 409 idempotency_conflict; exactly one email goes out', async (t) => {
-      // The first send is held at the provider until the repeat has its answer: in flight by an event, not by 100 ms against 400.
+      // The first send is held at the provider until the repeat has its answer: in flight by an event, not by 100 ms
+      // against 400.
       let reached!: () => void;
       const atProvider = new Promise<void>((resolve) => (reached = resolve));
       let answer!: () => void;
@@ -104,7 +107,9 @@ for (const store of ['memory', 'redis'] as const) {
 
     it('a failed send releases the key, so the caller can retry under it', async (t) => {
       let fail = true;
-      const flaky = await makeServiceWithProvider(env, () => (fail ? { status: 500, body: 'down' } : { status: 200, body: { id: 'second-time' } }));
+      const flaky = await makeServiceWithProvider(env, () =>
+        fail ? { status: 500, body: 'down' } : { status: 200, body: { id: 'second-time' } },
+      );
       t.after(() => flaky.close());
       const key = `order-${store}-4`;
       assert.equal((await flaky.send(validBody('welcome'), { 'idempotency-key': key })).statusCode, 500);
@@ -172,7 +177,8 @@ describe('in-process store bound (IDEMPOTENCY_MAX_ENTRIES)', () => {
   it('past the bound the oldest key is forgotten (it sends again); recent keys are still replayed', async (t) => {
     const p = await makeServiceWithProvider({ IDEMPOTENCY_MAX_ENTRIES: '100' });
     t.after(() => p.close());
-    for (let i = 0; i < 101; i++) assert.equal((await p.send(validBody('welcome'), { 'idempotency-key': `bound-${i}` })).statusCode, 200);
+    for (let i = 0; i < 101; i++)
+      assert.equal((await p.send(validBody('welcome'), { 'idempotency-key': `bound-${i}` })).statusCode, 200);
     assert.equal(p.provider.requests.length, 101);
     const recent = await p.send(validBody('welcome'), { 'idempotency-key': 'bound-100' });
     assert.equal(recent.headers['idempotent-replayed'], 'true');
@@ -212,7 +218,13 @@ describe('decisions D9, D47: how long a key is remembered, at the limit and one 
 
   it('Redis: a completed send expires 24 h after it was recorded, a claim 10 minutes after it was made (PEXPIRETIME against the server’s TIME)', async () => {
     const prefix = uniquePrefix('idem-expiry');
-    const store = redisIdempotencyStore({ url: redisUrlForTests, prefix, ttlSeconds: TTL_S, commandTimeoutMs: 60_000, onUnreachable: () => undefined });
+    const store = redisIdempotencyStore({
+      url: redisUrlForTests,
+      prefix,
+      ttlSeconds: TTL_S,
+      commandTimeoutMs: 60_000,
+      onUnreachable: () => undefined,
+    });
     try {
       const serverMs = async () => {
         const [s, us] = await redis.time();
@@ -223,13 +235,19 @@ describe('decisions D9, D47: how long a key is remembered, at the limit and one 
       assert.deepEqual(await store.begin('k', 'f'), { state: 'new' });
       let after = await serverMs();
       let at = await expiresAt('k');
-      assert.ok(at >= before + 600_000 && at <= after + 600_000, `the claim expires at ${at - before} ms after the instant before it`);
+      assert.ok(
+        at >= before + 600_000 && at <= after + 600_000,
+        `the claim expires at ${at - before} ms after the instant before it`,
+      );
       before = await serverMs();
       await store.complete('k', 'f', RESULT);
       after = await serverMs();
       at = await expiresAt('k');
       // EX counts whole seconds from the command's own instant, within [before, after] to the ms.
-      assert.ok(at >= before + 86_400_000 && at <= after + 86_400_000, `the result expires ${at - before} ms after the instant before it`);
+      assert.ok(
+        at >= before + 86_400_000 && at <= after + 86_400_000,
+        `the result expires ${at - before} ms after the instant before it`,
+      );
       assert.deepEqual(await store.begin('k', 'f'), { state: 'replay', result: RESULT });
     } finally {
       await store.close?.();
@@ -245,10 +263,13 @@ describe('decision D47: the idempotency store failing after the provider has ans
   it('a delivered email answers 200 with its id, not 500: the store failure is logged (idempotency.record_failed, step complete)', async (t) => {
     const lost = await startPrivateRedis();
     t.after(() => lost.kill());
-    const p = await makeServiceWithProvider({ IDEMPOTENCY_REDIS_URL: lost.url, IDEMPOTENCY_KEY_PREFIX: 'd47:' }, async () => {
-      await lost.kill();
-      return { status: 200, body: { id: 'delivered-once' } };
-    });
+    const p = await makeServiceWithProvider(
+      { IDEMPOTENCY_REDIS_URL: lost.url, IDEMPOTENCY_KEY_PREFIX: 'd47:' },
+      async () => {
+        await lost.kill();
+        return { status: 200, body: { id: 'delivered-once' } };
+      },
+    );
     t.after(() => p.close());
     const res = await p.send(validBody('welcome'), { 'idempotency-key': 'order-d47-sent' });
     assert.equal(res.statusCode, 200);
@@ -319,7 +340,12 @@ describe('decision D47: the idempotency store failing after the provider has ans
     t.mock.timers.enable({ apis: ['setTimeout'] });
     try {
       stalled.pause();
-      const first = await passTimeUntil(t, p.send(validBody('welcome'), { 'idempotency-key': 'order-d47-claim' }), 2_000, 'the claim never timed out');
+      const first = await passTimeUntil(
+        t,
+        p.send(validBody('welcome'), { 'idempotency-key': 'order-d47-claim' }),
+        2_000,
+        'the claim never timed out',
+      );
       assert.equal(first.statusCode, 500, 'the claim could not be made: nothing sent');
       assert.equal(p.provider.requests.length, 0);
       stalled.resume();
@@ -340,10 +366,13 @@ describe('decision D47: the idempotency store failing after the provider has ans
   it('a failed send answers its own error (500 send_failed) when the key cannot be freed; the store failure is logged (step release)', async (t) => {
     const lost = await startPrivateRedis();
     t.after(() => lost.kill());
-    const p = await makeServiceWithProvider({ IDEMPOTENCY_REDIS_URL: lost.url, IDEMPOTENCY_KEY_PREFIX: 'd47:' }, async () => {
-      await lost.kill();
-      return { status: 422, body: { name: 'validation_error', message: 'suppressed' } };
-    });
+    const p = await makeServiceWithProvider(
+      { IDEMPOTENCY_REDIS_URL: lost.url, IDEMPOTENCY_KEY_PREFIX: 'd47:' },
+      async () => {
+        await lost.kill();
+        return { status: 422, body: { name: 'validation_error', message: 'suppressed' } };
+      },
+    );
     t.after(() => p.close());
     const res = await p.send(validBody('welcome'), { 'idempotency-key': 'order-d47-failed' });
     assert.equal(res.statusCode, 500);

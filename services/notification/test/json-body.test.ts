@@ -57,7 +57,9 @@ const poisonish: fc.Arbitrary<string> = fc.letrec((tie) => ({
   node: fc.oneof(
     { depthSize: 'small' },
     values,
-    fc.array(fc.tuple(keys, tie('node') as fc.Arbitrary<string>), { maxLength: 3 }).map((kv) => `{${kv.map(([k, v]) => `"${k}" :${v}`).join(',')}}`),
+    fc
+      .array(fc.tuple(keys, tie('node') as fc.Arbitrary<string>), { maxLength: 3 })
+      .map((kv) => `{${kv.map(([k, v]) => `"${k}" :${v}`).join(',')}}`),
     fc.array(tie('node') as fc.Arbitrary<string>, { maxLength: 3 }).map((xs) => `[${xs.join(',')}]`),
   ),
 })).node;
@@ -83,7 +85,15 @@ describe('the JSON body parser (D39)', () => {
   it('marks a body clean exactly when its text has no backslash, U+007F–U+009F, U+2028 or U+2029', () => {
     assert.equal(isCleanBody(viaOurs('{"a":"plain text é 😀"}').value), true);
     assert.equal(isCleanBody(viaOurs('{"a":"ascii only"}').value), true);
-    for (const body of ['{"a":"line\\nbreak"}', '{"a":"\\u0041"}', '{"a":"\u0085"}', '{"a":"\u2028"}', '{"a":"\x7f"}', '{"a":"é\\n"}', '{"a":"é\u0085"}']) {
+    for (const body of [
+      '{"a":"line\\nbreak"}',
+      '{"a":"\\u0041"}',
+      '{"a":"\u0085"}',
+      '{"a":"\u2028"}',
+      '{"a":"\x7f"}',
+      '{"a":"é\\n"}',
+      '{"a":"é\u0085"}',
+    ]) {
       assert.equal(isCleanBody(viaOurs(body).value), false, body);
     }
     assert.equal(isCleanBody(viaOurs('"x"').value), false);

@@ -19,7 +19,10 @@ describe('MAX_BODY_BYTES', () => {
   it('a body over the limit is 413 payload_too_large with a JSON body and request_id', async (t) => {
     const svc = await makeService({ MAX_BODY_BYTES: String(64 * 1024) });
     t.after(() => svc.close());
-    const res = await svc.send({ ...validBody('welcome'), attachments: [{ filename: 'a.bin', content: Buffer.alloc(60 * 1024).toString('base64') }] });
+    const res = await svc.send({
+      ...validBody('welcome'),
+      attachments: [{ filename: 'a.bin', content: Buffer.alloc(60 * 1024).toString('base64') }],
+    });
     assert.equal(res.statusCode, 413);
     assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
     assert.equal(res.json().error, 'payload_too_large');
@@ -38,7 +41,11 @@ describe('MAX_BODY_BYTES', () => {
       method: 'POST',
       path: '/api/v1/send',
       agent: false,
-      headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024 * 1024) },
+      headers: {
+        authorization: `Bearer ${TEST_TOKEN}`,
+        'content-type': 'application/json',
+        'content-length': String(10 * 1024 * 1024 * 1024),
+      },
     });
     t.after(() => req.destroy());
     const closed = new Promise<void>((resolve) => req.on('socket', (s) => s.on('close', () => resolve())));
@@ -69,7 +76,11 @@ describe('MAX_BODY_BYTES', () => {
       method: 'POST',
       path: '/api/v1/send',
       agent: false,
-      headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+      headers: {
+        authorization: `Bearer ${TEST_TOKEN}`,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+      },
     });
     t.after(() => req.destroy());
     const answered = new Promise<IncomingMessage>((resolve, reject) => {
@@ -159,10 +170,17 @@ describe('shutdown (decision D29)', () => {
 
 describe('INFLIGHT_BODY_BYTES', () => {
   it('requests beyond the in-flight budget wait their turn instead of failing; all complete', async (t) => {
-    const body = { ...validBody('welcome'), attachments: [{ filename: 'a.bin', content: Buffer.alloc(300 * 1024).toString('base64') }] };
+    const body = {
+      ...validBody('welcome'),
+      attachments: [{ filename: 'a.bin', content: Buffer.alloc(300 * 1024).toString('base64') }],
+    };
     const size = Buffer.byteLength(JSON.stringify(body));
     // Room for one such body at a time: the provider must never see two at once.
-    const p = await makeServiceWithProvider({ INFLIGHT_BODY_BYTES: String(Math.floor(size * 1.5)) }, () => ({ status: 200, body: { id: 'ok' }, delayMs: 150 }));
+    const p = await makeServiceWithProvider({ INFLIGHT_BODY_BYTES: String(Math.floor(size * 1.5)) }, () => ({
+      status: 200,
+      body: { id: 'ok' },
+      delayMs: 150,
+    }));
     t.after(() => p.close());
     const results = await Promise.all(Array.from({ length: 4 }, () => p.send(body)));
     assert.deepEqual(

@@ -27,56 +27,79 @@ const sameTime = (line: string) => line.replace(/"time":\d+/, '"time":0');
 describe('decision D42: the send log line', () => {
   const value = fc.oneof(
     fc.string({ maxLength: 50 }),
-    fc.string({ unit: fc.constantFrom('a', '"', '\\', ' ', '~', '\x1f', '\x7f', 'é', '\u2028', '\ud800', '😀', '\n'), maxLength: 12 }),
+    fc.string({
+      unit: fc.constantFrom('a', '"', '\\', ' ', '~', '\x1f', '\x7f', 'é', '\u2028', '\ud800', '😀', '\n'),
+      maxLength: 12,
+    }),
     fc.uuid().map((u) => `stub_${u}`),
     fc.constantFrom('event.ics', 'welcome', 'notification-digest', 'dao', 'product', ''),
   );
   it('is byte for byte what pino writes for the same object, plain values or not, stub or not', () => {
     fc.assert(
-      fc.property(fc.boolean(), value, value, value, fc.array(value, { maxLength: 3 }), fc.uuid(), (stub, messageId, type, brand, names, requestId) => {
-        const ours = capture();
-        const reference = capture();
-        const message = { type, brand, attachments: names.map((filename) => ({ filename, content: 'QQ==' })) } as unknown as OutboundMessage;
-        // The request's logger made (Fastify's route) and not made (the front door, decision D45).
-        logSent({ id: requestId, log: ours.logger.child({ request_id: requestId }) }, stub, messageId, message);
-        let made = 0;
-        logSent(
-          {
-            id: requestId,
-            parentLog: ours.logger,
-            get log() {
-              made++;
-              return ours.logger.child({ request_id: requestId }) as FastifyBaseLogger;
-            },
-          },
-          stub,
-          messageId,
-          message,
-        );
-        // D45: a plain line is written without making the request's logger.
-        assert.equal(made, [messageId, type, brand, ...names].every((v) => /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/.test(v)) ? 0 : 1);
-        const line = (l: { info(o: object, m: string): void }) =>
-          l.info(
+      fc.property(
+        fc.boolean(),
+        value,
+        value,
+        value,
+        fc.array(value, { maxLength: 3 }),
+        fc.uuid(),
+        (stub, messageId, type, brand, names, requestId) => {
+          const ours = capture();
+          const reference = capture();
+          const message = {
+            type,
+            brand,
+            attachments: names.map((filename) => ({ filename, content: 'QQ==' })),
+          } as unknown as OutboundMessage;
+          // The request's logger made (Fastify's route) and not made (the front door, decision D45).
+          logSent({ id: requestId, log: ours.logger.child({ request_id: requestId }) }, stub, messageId, message);
+          let made = 0;
+          logSent(
             {
-              event: stub ? 'email.stub_send' : 'email.sent',
-              message_id: messageId,
-              template: type,
-              brand,
-              attachment_count: names.length,
-              attachment_filenames: names,
+              id: requestId,
+              parentLog: ours.logger,
+              get log() {
+                made++;
+                return ours.logger.child({ request_id: requestId }) as FastifyBaseLogger;
+              },
             },
-            stub ? 'stub mode: email not delivered' : 'email sent',
+            stub,
+            messageId,
+            message,
           );
-        line(reference.logger.child({ request_id: requestId }));
-        line(reference.logger.child({ request_id: requestId }));
-        assert.deepEqual(ours.lines.map(sameTime), reference.lines.map(sameTime));
-      }),
+          // D45: a plain line is written without making the request's logger.
+          assert.equal(
+            made,
+            [messageId, type, brand, ...names].every((v) => /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/.test(v)) ? 0 : 1,
+          );
+          const line = (l: { info(o: object, m: string): void }) =>
+            l.info(
+              {
+                event: stub ? 'email.stub_send' : 'email.sent',
+                message_id: messageId,
+                template: type,
+                brand,
+                attachment_count: names.length,
+                attachment_filenames: names,
+              },
+              stub ? 'stub mode: email not delivered' : 'email sent',
+            );
+          line(reference.logger.child({ request_id: requestId }));
+          line(reference.logger.child({ request_id: requestId }));
+          assert.deepEqual(ours.lines.map(sameTime), reference.lines.map(sameTime));
+        },
+      ),
       { numRuns: 5000 },
     );
   });
   it('a level above info writes nothing', () => {
     const lines: string[] = [];
-    const { logger } = createLogger('warn', 'notification', '1.5.0', new Writable({ write: (c: Buffer, _e, done) => (lines.push(c.toString()), done()) }));
+    const { logger } = createLogger(
+      'warn',
+      'notification',
+      '1.5.0',
+      new Writable({ write: (c: Buffer, _e, done) => (lines.push(c.toString()), done()) }),
+    );
     const message = { type: 'welcome', brand: 'dao', attachments: [] } as unknown as OutboundMessage;
     logSent({ id: 'r', log: logger.child({ request_id: 'r' }) }, true, 'stub_x', message);
     let made = 0;

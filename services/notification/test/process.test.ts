@@ -10,7 +10,13 @@ const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 describe('logs of a running service (decision D30)', () => {
   it('decision D30: the service.fail_closed warning is readable while the service keeps running (the buffer’s timer writes it, not the exit)', async (t) => {
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'test', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: 'test',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+    };
     delete env.SERVICE_TOKEN;
     const child = spawn(process.execPath, ['--import', 'tsx', main], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     t.after(() => child.kill('SIGKILL'));
@@ -29,8 +35,13 @@ describe('logs of a running service (decision D30)', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     const listening = Date.now();
-    while (!out.includes('"event":"service.fail_closed"') && Date.now() - listening < 30_000) await new Promise((r) => setTimeout(r, 25));
-    assert.match(out, /"event":"service\.fail_closed"/, `stdout after ${Date.now() - listening} ms: ${JSON.stringify(out)}`);
+    while (!out.includes('"event":"service.fail_closed"') && Date.now() - listening < 30_000)
+      await new Promise((r) => setTimeout(r, 25));
+    assert.match(
+      out,
+      /"event":"service\.fail_closed"/,
+      `stdout after ${Date.now() - listening} ms: ${JSON.stringify(out)}`,
+    );
     assert.equal(child.exitCode, null, 'still running');
   });
 });

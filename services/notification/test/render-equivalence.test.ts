@@ -8,7 +8,14 @@ import { blockHtml, blockText, type Block } from '../src/rendering/blocks.ts';
 import { escapeAttr, escapeText } from '../src/rendering/escape.ts';
 import { layoutHtml, layoutText } from '../src/rendering/layout.ts';
 import type { RenderedContent } from '../src/templates/template-schema.ts';
-import { refBlockHtml, refBlockText, refEscapeAttr, refEscapeText, refLayoutHtml, refLayoutText } from './fixtures/render-reference.ts';
+import {
+  refBlockHtml,
+  refBlockText,
+  refEscapeAttr,
+  refEscapeText,
+  refLayoutHtml,
+  refLayoutText,
+} from './fixtures/render-reference.ts';
 import { formatDateTime } from '../src/rendering/format.ts';
 import { notificationDigest } from '../src/templates/notification-digest.ts';
 
@@ -23,15 +30,29 @@ const brand: Brand = {
   primaryColor: '#112233',
   backgroundColor: '#ffffff',
 };
-const text = fc.string({ unit: fc.constantFrom('a', ' ', '\n', '\r', '\r\n', '&', '<', '>', '"', 'é', '😀'), maxLength: 12 });
+const text = fc.string({
+  unit: fc.constantFrom('a', ' ', '\n', '\r', '\r\n', '&', '<', '>', '"', 'é', '😀'),
+  maxLength: 12,
+});
 const opt = fc.option(text, { nil: undefined });
-const items = fc.array(fc.record({ title: text, body: opt, url: opt, meta: opt }, { requiredKeys: ['title'] }), { maxLength: 4 });
+const items = fc.array(fc.record({ title: text, body: opt, url: opt, meta: opt }, { requiredKeys: ['title'] }), {
+  maxLength: 4,
+});
 
 // The code before D37.
 const refMultiline = (value: string) => escapeText(value).replace(/\r?\n/g, '<br>');
 const refItemsText = (list: Array<{ title: string; body?: string; url?: string; meta?: string }>) =>
   list
-    .map((i) => [`* ${i.title}`, i.meta && `  ${i.meta}`, i.body && `  ${i.body.replace(/\r?\n/g, '\n  ')}`, i.url && `  ${i.url}`].filter(Boolean).join('\n'))
+    .map((i) =>
+      [
+        `* ${i.title}`,
+        i.meta && `  ${i.meta}`,
+        i.body && `  ${i.body.replace(/\r?\n/g, '\n  ')}`,
+        i.url && `  ${i.url}`,
+      ]
+        .filter(Boolean)
+        .join('\n'),
+    )
     .join('\n\n');
 
 describe('decision D37: block rendering', () => {
@@ -63,7 +84,13 @@ describe('decision D37: block rendering', () => {
     );
     fc.assert(
       fc.property(fc.array(item, { minLength: 1, maxLength: 30 }), (items) => {
-        const data = { recipient_name: 'Ada', digest_frequency: 'daily' as const, items, total_count: items.length, unsubscribe_url: 'https://a.example/u' };
+        const data = {
+          recipient_name: 'Ada',
+          digest_frequency: 'daily' as const,
+          items,
+          total_count: items.length,
+          unsubscribe_url: 'https://a.example/u',
+        };
         const content = notificationDigest.render(data, { brand, now: new Date() });
         const reference = items.slice(0, 25).map((i) => ({
           title: i.title,
@@ -107,9 +134,15 @@ describe('decision D40: the renderer writes the bytes the previous one wrote', (
     fc.record({
       kind: fc.constant('table' as const),
       head: fc.array(anyText, { maxLength: 3 }),
-      rows: fc.array(fc.record({ cells: fc.array(anyText, { maxLength: 3 }), url: fc.option(anyText, { nil: undefined }) }, { requiredKeys: ['cells'] }), {
-        maxLength: 3,
-      }),
+      rows: fc.array(
+        fc.record(
+          { cells: fc.array(anyText, { maxLength: 3 }), url: fc.option(anyText, { nil: undefined }) },
+          { requiredKeys: ['cells'] },
+        ),
+        {
+          maxLength: 3,
+        },
+      ),
     }),
   );
   const brands = fc

@@ -89,7 +89,9 @@ describe('every caller value is escaped', () => {
   });
   it('in attributes: a quote in a URL cannot close href', async () => {
     const m = await rendered(
-      validBody('e2e-test-results', { data: { suite_results: [{ suite: 's"><b>x', pass: 1, fail: 0, url: 'https://ci.example/a?b=1&c=2' }] } }),
+      validBody('e2e-test-results', {
+        data: { suite_results: [{ suite: 's"><b>x', pass: 1, fail: 0, url: 'https://ci.example/a?b=1&c=2' }] },
+      }),
     );
     assert.match(m.html, /href="https:\/\/ci\.example\/a\?b=1&amp;c=2"/);
     assert.match(m.html, /s"&gt;&lt;b&gt;x/);
@@ -97,14 +99,26 @@ describe('every caller value is escaped', () => {
   it('in the digest item fields and the multi-line body', async () => {
     const m = await rendered(
       validBody('notification-digest', {
-        data: { items: [{ title: '<b>t</b>', body: 'line1\n<i>line2</i>', category: '<u>c</u>', created_at: '2026-11-20T12:00:00Z' }], total_count: 1 },
+        data: {
+          items: [
+            {
+              title: '<b>t</b>',
+              body: 'line1\n<i>line2</i>',
+              category: '<u>c</u>',
+              created_at: '2026-11-20T12:00:00Z',
+            },
+          ],
+          total_count: 1,
+        },
       }),
     );
     assert.ok(!/<b>t<\/b>|<i>line2|<u>c/.test(m.html));
     assert.match(m.html, /line1<br>&lt;i&gt;line2/);
   });
   it('in the subject: a C1 control (NEL) in a subject-bearing field is refused, not folded in', async () => {
-    const res = await p.send(validBody('invitation', { data: { inviter_name: 'Eve', workspace_name: 'Ops\u0085Bcc: x@example.com' } }));
+    const res = await p.send(
+      validBody('invitation', { data: { inviter_name: 'Eve', workspace_name: 'Ops\u0085Bcc: x@example.com' } }),
+    );
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().error, 'invalid_template_data');
   });
@@ -122,7 +136,11 @@ describe('transactional templates carry no unsubscribe link', () => {
 
 describe('notification-digest rendering rules', () => {
   const items = (n: number, over: (i: number) => Record<string, unknown> = () => ({})) =>
-    Array.from({ length: n }, (_, i) => ({ title: `Item number ${i + 1}.`, created_at: '2026-11-20T12:00:00Z', ...over(i) }));
+    Array.from({ length: n }, (_, i) => ({
+      title: `Item number ${i + 1}.`,
+      created_at: '2026-11-20T12:00:00Z',
+      ...over(i),
+    }));
   const digest = (data: Record<string, unknown>) => validBody('notification-digest', { data });
 
   it('rule 1: only the first 25 of 50 items are rendered, then "+25 more" linking to inbox_url', async () => {

@@ -68,15 +68,25 @@ describe('slow senders (decision D32)', () => {
     const small = await timedSend(port, validBody('welcome'));
     assert.equal(small.status, 200);
     assert.ok(SMALL_BODY_READ_TIMEOUT_MS < 30_000);
-    assert.ok(small.ms < 30_000, `small send took ${small.ms} ms: the slow bodies held the lane for BODY_READ_TIMEOUT_MS (60 s)`);
+    assert.ok(
+      small.ms < 30_000,
+      `small send took ${small.ms} ms: the slow bodies held the lane for BODY_READ_TIMEOUT_MS (60 s)`,
+    );
   });
 
   it('decision D32: a body slower than BODY_READ_TIMEOUT_MS loses its connection and frees its budget for the next large send', async (t) => {
-    const { p, port } = await listening(t, { MAX_BODY_BYTES: String(4 * MiB), INFLIGHT_BODY_BYTES: String(4 * MiB), BODY_READ_TIMEOUT_MS: '600' });
+    const { p, port } = await listening(t, {
+      MAX_BODY_BYTES: String(4 * MiB),
+      INFLIGHT_BODY_BYTES: String(4 * MiB),
+      BODY_READ_TIMEOUT_MS: '600',
+    });
     const slow = slowSender(t, port, 4 * MiB);
     await new Promise((r) => setTimeout(r, 100));
     // A large (> 1 MiB) body queues behind the slow one until its read timeout ends it.
-    const body = { ...validBody('welcome'), attachments: [{ filename: 'a.bin', content: Buffer.alloc(2 * MiB).toString('base64') }] };
+    const body = {
+      ...validBody('welcome'),
+      attachments: [{ filename: 'a.bin', content: Buffer.alloc(2 * MiB).toString('base64') }],
+    };
     const large = await timedSend(port, body);
     assert.equal(large.status, 200);
     const slowLife = await slow.closed;
@@ -89,6 +99,9 @@ describe('slow senders (decision D32)', () => {
     assert.ok(timeoutAt >= 0, 'request.body_timeout logged');
     assert.equal(lines[timeoutAt]!.declared_bytes, 4 * MiB);
     const sentAt = lines.findIndex((l) => l.event === 'email.sent');
-    assert.ok(sentAt > timeoutAt, `the large send (line ${sentAt}) went out after the slow body's timeout (line ${timeoutAt})`);
+    assert.ok(
+      sentAt > timeoutAt,
+      `the large send (line ${sentAt}) went out after the slow body's timeout (line ${timeoutAt})`,
+    );
   });
 });

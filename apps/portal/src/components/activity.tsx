@@ -13,7 +13,9 @@ export const ACTIVITY_PAGE = 20;
 
 /** The app's page for a link the bridge wrote for mail (the app's own pages since F10). */
 const appPath = (link: string) =>
-  new URL(link).pathname.replace(/^\/api\/governance\/proposals\//, '/proposals/').replace(/^\/api\/campaigns\//, '/campaigns/');
+  new URL(link).pathname
+    .replace(/^\/api\/governance\/proposals\//, '/proposals/')
+    .replace(/^\/api\/campaigns\//, '/campaigns/');
 
 function Entry({ i, now }: { i: Item; now: number }) {
   // Decision N29: the deadline comes as a time, never inside the text, so it is worded from now as the page ticks.
@@ -60,7 +62,9 @@ export function ActivityCard() {
     setError('');
     try {
       // Paged by the feed's cursor, not an offset: items written meanwhile neither repeat nor go missing.
-      const page = await api<Feed>(`/api/me/activity?limit=${ACTIVITY_PAGE}${before === null ? '' : `&before_id=${before}`}`);
+      const page = await api<Feed>(
+        `/api/me/activity?limit=${ACTIVITY_PAGE}${before === null ? '' : `&before_id=${before}`}`,
+      );
       setItems((shown) => (before === null ? page.items : [...(shown ?? []), ...page.items]));
       setNext(page.next_before_id);
     } catch (err) {

@@ -53,7 +53,14 @@ function message(r: Run): string {
     .filter(([, v]) => typeof v === 'number' || (typeof v === 'string' && !/^https?:/.test(v)))
     .slice(0, 3)
     .map(([k, v]) => {
-      const text = typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : ISO.test(v as string) ? at(v as string) : (v as string);
+      const text =
+        typeof v === 'number'
+          ? Number.isInteger(v)
+            ? String(v)
+            : v.toFixed(2)
+          : ISO.test(v as string)
+            ? at(v as string)
+            : (v as string);
       return `${k.replace(/_/g, ' ')} ${text}`;
     });
   return [reason(r), ...facts].filter(Boolean).join(' · ');
@@ -62,7 +69,9 @@ function message(r: Run): string {
 /** The runs behind a fold, read when it is opened: GET /api/admin/jobs/runs from the fold's newest run. */
 function FoldRuns({ job, entry }: { job: string; entry: Entry }) {
   const limit = Math.min(entry.count, 200);
-  const runs = useApi<Answer<'listJobRuns'>>(`/api/admin/jobs/runs?job=${encodeURIComponent(job)}&before_id=${BigInt(entry.run.id) + 1n}&limit=${limit}`);
+  const runs = useApi<Answer<'listJobRuns'>>(
+    `/api/admin/jobs/runs?job=${encodeURIComponent(job)}&before_id=${BigInt(entry.run.id) + 1n}&limit=${limit}`,
+  );
   if (runs.error) return <p class="error">{runs.error.message}</p>;
   if (!runs.data) return <p aria-busy="true">Loading…</p>;
   return (
@@ -92,7 +101,8 @@ function EntryItem({ job, entry }: { job: string; entry: Entry }) {
       <li class="run folded" data-status="skipped" data-count={entry.count}>
         <details onToggle={(e) => setOpen(e.currentTarget.open)}>
           <summary>
-            <strong class="skipped">skipped {entry.count} times</strong>, {span(entry.first_started_at, entry.last_started_at)}
+            <strong class="skipped">skipped {entry.count} times</strong>,{' '}
+            {span(entry.first_started_at, entry.last_started_at)}
             {message(r) ? <span class="muted"> · latest: {message(r)}</span> : null}
           </summary>
           {open ? <FoldRuns job={job} entry={entry} /> : null}
@@ -110,7 +120,10 @@ function EntryItem({ job, entry }: { job: string; entry: Entry }) {
 }
 
 function JobGroup({ group }: { group: Group }) {
-  const [older, setOlder] = useState<{ entries: Entry[]; next: string | null }>({ entries: [], next: group.next_before_id });
+  const [older, setOlder] = useState<{ entries: Entry[]; next: string | null }>({
+    entries: [],
+    next: group.next_before_id,
+  });
   const [error, setError] = useState('');
   // A reload of the list (a run just triggered) starts the group over.
   useEffect(() => setOlder({ entries: [], next: group.next_before_id }), [group]);
@@ -167,7 +180,10 @@ export function JobRuns({ runs }: { runs: Loaded<Answer<'listJobRunsGrouped'>> }
   return (
     <section class="card" aria-labelledby="runs-h">
       <h2 id="runs-h">Job runs</h2>
-      <p class="muted">Newest first. A job whose last run failed comes first; consecutive skipped runs are one line (open it for each run).</p>
+      <p class="muted">
+        Newest first. A job whose last run failed comes first; consecutive skipped runs are one line (open it for each
+        run).
+      </p>
       {runs.error ? <p class="error">{runs.error.message}</p> : null}
       <ul class="jobs">
         {(runs.data?.jobs ?? []).map((g) => (

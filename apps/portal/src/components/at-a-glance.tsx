@@ -103,7 +103,13 @@ export function Tally({
   // is decided by (an amendment leaves created proposals their own, G12), and the API does not publish
   // those. The tally's own verdict is the canister's, counted under the proposal's rules.
   if (compact) {
-    const verdict = t ? (t.quorum_met ? ' · quorum met' : p.status === 'Open' ? ' · quorum not met yet' : ' · quorum not met') : '';
+    const verdict = t
+      ? t.quorum_met
+        ? ' · quorum met'
+        : p.status === 'Open'
+          ? ' · quorum not met yet'
+          : ' · quorum not met'
+      : '';
     return (
       <div class="glance">
         <span class="muted">
@@ -132,14 +138,24 @@ export function Tally({
           <strong>Quorum</strong>
           <span>
             {cast} of {eligible} members voted ({fmt(turnout)})
-            {needed !== undefined ? ` · ${needed} needed${t?.quorum_met ? ': met' : ''}` : t ? ` · quorum ${t.quorum_met ? 'met' : 'not met'}` : ''}
+            {needed !== undefined
+              ? ` · ${needed} needed${t?.quorum_met ? ': met' : ''}`
+              : t
+                ? ` · quorum ${t.quorum_met ? 'met' : 'not met'}`
+                : ''}
           </span>
         </div>
-        <Bar pct={turnout} marker={quorum} kind="quorum" label={`Turnout ${fmt(turnout)}${quorum !== undefined ? ` against a quorum of ${quorum} %` : ''}`} />
+        <Bar
+          pct={turnout}
+          marker={quorum}
+          kind="quorum"
+          label={`Turnout ${fmt(turnout)}${quorum !== undefined ? ` against a quorum of ${quorum} %` : ''}`}
+        />
       </div>
       {thresholdBps === undefined && t ? (
         <p class="muted">
-          Counted under the rules fixed for this proposal: quorum {t.quorum_met ? 'met' : 'not met'}, Yes needed {t.threshold_met ? 'met' : 'not met'}.
+          Counted under the rules fixed for this proposal: quorum {t.quorum_met ? 'met' : 'not met'}, Yes needed{' '}
+          {t.threshold_met ? 'met' : 'not met'}.
         </p>
       ) : null}
       {thresholdBps !== undefined ? (

@@ -10,8 +10,8 @@ export function Progress({ c }: { c: Campaign }) {
   if ('usd' in c.goal && c.progress.price_tick_id === null)
     return (
       <p class="muted">
-        Goal {usd(c.goal.usd)} · {dom(c.progress.raised_dom)} DOM raised. Progress in dollars shows once members ratify a DOM price (see{' '}
-        <a href="/price">Price</a>); until then contribute in DOM.
+        Goal {usd(c.goal.usd)} · {dom(c.progress.raised_dom)} DOM raised. Progress in dollars shows once members ratify
+        a DOM price (see <a href="/price">Price</a>); until then contribute in DOM.
       </p>
     );
   return (
@@ -34,8 +34,8 @@ export function Progress({ c }: { c: Campaign }) {
       </div>
       <p class="muted">
         {dom(c.progress.raised_dom)} DOM raised
-        {c.progress.raised_usd !== null ? ` (${usd(c.progress.raised_usd)})` : ''} of {'usd' in c.goal ? usd(c.goal.usd) : `${dom(c.goal.dom_e8s)} DOM`} ·{' '}
-        {c.progress.pct_complete.toFixed(0)} %
+        {c.progress.raised_usd !== null ? ` (${usd(c.progress.raised_usd)})` : ''} of{' '}
+        {'usd' in c.goal ? usd(c.goal.usd) : `${dom(c.goal.dom_e8s)} DOM`} · {c.progress.pct_complete.toFixed(0)} %
       </p>
     </div>
   );

@@ -27,7 +27,11 @@ export function MemberPicker({ id, label, onPick }: { id: string; label: string;
         (r) => {
           if (!live) return;
           setFound(r.items);
-          setNote(r.items.length ? `${r.items.length} member${r.items.length === 1 ? '' : 's'} found.` : 'No member has a name like that.');
+          setNote(
+            r.items.length
+              ? `${r.items.length} member${r.items.length === 1 ? '' : 's'} found.`
+              : 'No member has a name like that.',
+          );
         },
         (err: unknown) => live && setNote(err instanceof ApiError ? err.message : String(err)),
       );
@@ -40,7 +44,14 @@ export function MemberPicker({ id, label, onPick }: { id: string; label: string;
   return (
     <div class="picker">
       <label for={id}>{label}</label>
-      <input id={id} type="search" autoComplete="off" placeholder="Search members by name" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
+      <input
+        id={id}
+        type="search"
+        autoComplete="off"
+        placeholder="Search members by name"
+        value={q}
+        onInput={(e) => setQ(e.currentTarget.value)}
+      />
       <p class="hint" role="status">
         {note}
       </p>
@@ -78,7 +89,12 @@ export function Chosen({ members, onRemove, empty }: { members: Member[]; onRemo
             <bdi>{m.display_name}</bdi>
           </strong>{' '}
           <span class="muted">{m.principal}</span>{' '}
-          <button type="button" class="link" onClick={() => onRemove(m.principal)} aria-label={`Remove ${m.display_name}`}>
+          <button
+            type="button"
+            class="link"
+            onClick={() => onRemove(m.principal)}
+            aria-label={`Remove ${m.display_name}`}
+          >
             Remove
           </button>
         </li>
@@ -115,9 +131,15 @@ export function PolicyForm({ value, onChange }: { value: Policy; onChange(p: Pol
             id={`p-${key}`}
             label={label}
             // A member already in the list is not added again: each is named once in the proposal.
-            onPick={(m) => value[key].every((x) => x.principal !== m.principal) && onChange({ ...value, [key]: [...value[key], m] })}
+            onPick={(m) =>
+              value[key].every((x) => x.principal !== m.principal) && onChange({ ...value, [key]: [...value[key], m] })
+            }
           />
-          <Chosen members={value[key]} empty={empty} onRemove={(p) => onChange({ ...value, [key]: value[key].filter((x) => x.principal !== p) })} />
+          <Chosen
+            members={value[key]}
+            empty={empty}
+            onRemove={(p) => onChange({ ...value, [key]: value[key].filter((x) => x.principal !== p) })}
+          />
         </div>
       ))}
     </fieldset>
@@ -164,11 +186,24 @@ export function amendmentPayload(a: Amendment): { payload: Record<string, unknow
   return { payload };
 }
 
-export function AmendmentForm({ value, onChange, categories }: { value: Amendment; onChange(a: Amendment): void; categories: readonly string[] }) {
+export function AmendmentForm({
+  value,
+  onChange,
+  categories,
+}: {
+  value: Amendment;
+  onChange(a: Amendment): void;
+  categories: readonly string[];
+}) {
   const field = (key: keyof Amendment, label: string, hint: string) => (
     <label>
       {label}
-      <input inputMode="decimal" value={value[key]} placeholder={hint} onInput={(e) => onChange({ ...value, [key]: e.currentTarget.value })} />
+      <input
+        inputMode="decimal"
+        value={value[key]}
+        placeholder={hint}
+        onInput={(e) => onChange({ ...value, [key]: e.currentTarget.value })}
+      />
     </label>
   );
   return (

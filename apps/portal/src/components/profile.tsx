@@ -10,7 +10,10 @@ export function DisplayNameCard() {
   // null: the field shows the saved name; a string: what the member is typing.
   const [name, setName] = useState<string | null>(null);
   const [msg, setMsg] = useState('');
-  if (!p.data) return <section class="card">{p.error ? <p class="error">{p.error.message}</p> : <p aria-busy="true">…</p>}</section>;
+  if (!p.data)
+    return (
+      <section class="card">{p.error ? <p class="error">{p.error.message}</p> : <p aria-busy="true">…</p>}</section>
+    );
   const d = p.data;
   const save = async (display_name: string | null) => {
     setMsg('');
@@ -77,7 +80,13 @@ export function WalletCard() {
   return (
     <section class="card" aria-labelledby="wallet-h">
       <h2 id="wallet-h">Wallet</h2>
-      {b.data ? <p class="big">{dom(b.data.balance_e8s)} DOM</p> : b.error ? <p class="error">{b.error.message}</p> : <p aria-busy="true">…</p>}
+      {b.data ? (
+        <p class="big">{dom(b.data.balance_e8s)} DOM</p>
+      ) : b.error ? (
+        <p class="error">{b.error.message}</p>
+      ) : (
+        <p aria-busy="true">…</p>
+      )}
       <p>
         <a href="/wallet">Open your wallet</a> to send DOM to members, copy your account and see your history.
       </p>

@@ -16,7 +16,9 @@ export function TurnoutLine({ turnout }: { turnout: Turnout | null | undefined }
   return (
     <p class="muted" data-testid="turnout">
       {turnout.direct} voted directly ·{' '}
-      {turnout.delegated_counted ? `${turnout.delegated} by their delegates` : 'votes through delegates are counted when voting closes'}
+      {turnout.delegated_counted
+        ? `${turnout.delegated} by their delegates`
+        : 'votes through delegates are counted when voting closes'}
     </p>
   );
 }

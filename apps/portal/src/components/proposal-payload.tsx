@@ -35,7 +35,11 @@ export function PayloadCard({ p, rules }: { p: Readable; rules: RulesNow | undef
   // The oracle's aggregate answers 503 before its first price: asked only where a price is proposed.
   const wantsOracle = p.category === 'SetDomPrice' || (p.payload !== null && 'SetDomPrice' in p.payload);
   const oracle = useApi<Answer<'getDomUsdPrice'>>(wantsOracle && p.status !== 'Executed' ? '/api/price/dom-usd' : null);
-  const t = text(p, rules, wantsOracle && p.status !== 'Executed' ? (oracle.data?.price_usd ?? (oracle.error ? null : undefined)) : undefined);
+  const t = text(
+    p,
+    rules,
+    wantsOracle && p.status !== 'Executed' ? (oracle.data?.price_usd ?? (oracle.error ? null : undefined)) : undefined,
+  );
   return (
     <section class="card" aria-labelledby="does-h" data-testid="payload">
       <h2 id="does-h">{p.status === 'Executed' ? 'What it did' : 'What it does'}</h2>

@@ -43,7 +43,9 @@ function stepText(s: Step, status: string): string {
     case 'expired':
       return 'Expired: not executed within the execution window';
     case 'execution_deadline':
-      return status === 'Approved' ? 'Executed automatically, at the latest by (else it expires)' : 'If passed: executed by (else it expires)';
+      return status === 'Approved'
+        ? 'Executed automatically, at the latest by (else it expires)'
+        : 'If passed: executed by (else it expires)';
   }
 }
 
@@ -69,7 +71,11 @@ export function ProposalTimeline({ id, status, now }: { id: string; status: stri
         {t.data.steps.map((s, i) => {
           const ahead = Date.parse(s.at) - now;
           return (
-            <li key={`${s.kind}-${i}`} class={s.done ? 'done' : s === next ? 'planned next' : 'planned'} data-kind={s.kind}>
+            <li
+              key={`${s.kind}-${i}`}
+              class={s.done ? 'done' : s === next ? 'planned next' : 'planned'}
+              data-kind={s.kind}
+            >
               <span class="what">{stepText(s, t.data!.status)}</span>
               <span class="at muted">
                 {/* Decision F60: local time with its zone; a step done also says how long ago. */}
@@ -123,7 +129,15 @@ const PAGE = 50;
  * Who voted how (decision F37): a list for admins (the only members spec 1 lets see votes), paged;
  * for everyone else a sentence saying why there is none, and what they can see instead.
  */
-export function VotesList({ id, status, session }: { id: string; status: string; session: Session | null | undefined }) {
+export function VotesList({
+  id,
+  status,
+  session,
+}: {
+  id: string;
+  status: string;
+  session: Session | null | undefined;
+}) {
   const admin = isAdmin(session);
   const [items, setItems] = useState<Vote[]>([]);
   const [next, setNext] = useState<string | null>(null);
@@ -152,8 +166,8 @@ export function VotesList({ id, status, session }: { id: string; status: string;
   else if (!admin)
     body = (
       <p class="note">
-        Who voted how is shown only to the DAO’s admins (the governance rules keep ballots private). You see your own vote above, the counts in the tally and
-        the reasons given, without names.
+        Who voted how is shown only to the DAO’s admins (the governance rules keep ballots private). You see your own
+        vote above, the counts in the tally and the reasons given, without names.
       </p>
     );
   else if (!loaded) body = <p aria-busy="true">Loading votes…</p>;
@@ -162,7 +176,10 @@ export function VotesList({ id, status, session }: { id: string; status: string;
   else
     body = (
       <>
-        <p class="muted">Shown to you as an admin. {status === 'Open' ? 'Votes through delegates are listed once counted, when voting closes.' : ''}</p>
+        <p class="muted">
+          Shown to you as an admin.{' '}
+          {status === 'Open' ? 'Votes through delegates are listed once counted, when voting closes.' : ''}
+        </p>
         <ul class="plain votes">
           {items.map((v) => (
             <VoteRow key={v.voter} v={v} />

@@ -4,7 +4,16 @@ import { categoryLabel } from '@domdao/proposal-text';
 import { useState } from 'preact/hooks';
 import { PROPOSAL_CATEGORIES } from '@domdao/canister-kit/rules';
 import { api, ApiError, toE8s, useApi, handler, type Answer } from '../api.ts';
-import { AmendmentForm, amendmentPayload, emptyAmendment, emptyPolicy, MemberPicker, PolicyForm, policyPayload, type Member } from './payload-forms.tsx';
+import {
+  AmendmentForm,
+  amendmentPayload,
+  emptyAmendment,
+  emptyPolicy,
+  MemberPicker,
+  PolicyForm,
+  policyPayload,
+  type Member,
+} from './payload-forms.tsx';
 
 /** Spec 1's categories in the governance canister's order (decision S17): one list, in @domdao/canister-kit/rules. */
 export const CATEGORIES = PROPOSAL_CATEGORIES;
@@ -29,7 +38,8 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
   // The payload the bridge takes for the category (spec 1), or undefined for General; a throw is a
   // problem the member fixes in the form, said before anything is sent.
   const payload = (): unknown => {
-    if (category === 'SetDomPrice') return { price_usd: Number(price), ...(sourceUrl.trim() && { source_url: sourceUrl.trim() }) };
+    if (category === 'SetDomPrice')
+      return { price_usd: Number(price), ...(sourceUrl.trim() && { source_url: sourceUrl.trim() }) };
     if (category === 'TreasuryPayout') {
       // A USD amount is paid at the ratified price when the proposal executes, not at today's.
       const a = unit === 'usd' ? { usd: Number(amount) } : { dom_e8s: toE8s(amount) ?? '0' };
@@ -38,7 +48,8 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
     }
     if (category === 'MembershipPolicy') {
       const p = policyPayload(policy);
-      if (!p.add_admins.length && !p.remove_admins.length && !p.revoke.length) throw new Error('Choose at least one member.');
+      if (!p.add_admins.length && !p.remove_admins.length && !p.revoke.length)
+        throw new Error('Choose at least one member.');
       return p;
     }
     if (category === 'ConstitutionalAmendment') {
@@ -78,7 +89,11 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
     >
       <h2>New proposal</h2>
       <label for="p-category">Category</label>
-      <select id="p-category" value={category} onChange={(e) => setCategory(e.currentTarget.value as (typeof CATEGORIES)[number])}>
+      <select
+        id="p-category"
+        value={category}
+        onChange={(e) => setCategory(e.currentTarget.value as (typeof CATEGORIES)[number])}
+      >
         {CATEGORIES.map((c) => (
           <option key={c} value={c}>
             {categoryLabel(c)}
@@ -98,7 +113,10 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
               setMsg('');
               setBusy(true);
               try {
-                const d = await api<Answer<'draftProposal'>>('/api/ai/draft', { method: 'POST', body: { intent: intent.trim(), category } });
+                const d = await api<Answer<'draftProposal'>>('/api/ai/draft', {
+                  method: 'POST',
+                  body: { intent: intent.trim(), category },
+                });
                 setTitle(d.draft.title);
                 setBody(d.draft.body);
               } catch (err) {
@@ -115,12 +133,25 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
       <label for="p-title">Title</label>
       <input id="p-title" required maxLength={200} value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
       <label for="p-body">Text (Markdown)</label>
-      <textarea id="p-body" required rows={8} maxLength={50000} value={body} onInput={(e) => setBody(e.currentTarget.value)} />
+      <textarea
+        id="p-body"
+        required
+        rows={8}
+        maxLength={50000}
+        value={body}
+        onInput={(e) => setBody(e.currentTarget.value)}
+      />
       {category === 'SetDomPrice' ? (
         <div class="filters">
           <label>
             Price (USD per DOM)
-            <input id="p-price" inputMode="decimal" required value={price} onInput={(e) => setPrice(e.currentTarget.value)} />
+            <input
+              id="p-price"
+              inputMode="decimal"
+              required
+              value={price}
+              onInput={(e) => setPrice(e.currentTarget.value)}
+            />
           </label>
           <label class="grow">
             Source URL (https, optional)
@@ -149,7 +180,13 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
           </div>
           <label>
             Amount
-            <input id="p-amount" inputMode="decimal" required value={amount} onInput={(e) => setAmount(e.currentTarget.value)} />
+            <input
+              id="p-amount"
+              inputMode="decimal"
+              required
+              value={amount}
+              onInput={(e) => setAmount(e.currentTarget.value)}
+            />
           </label>
           <label>
             In
@@ -165,7 +202,9 @@ export function ProposeForm({ onCreated }: { onCreated(id: string): void }) {
         </div>
       ) : null}
       {category === 'MembershipPolicy' ? <PolicyForm value={policy} onChange={setPolicy} /> : null}
-      {category === 'ConstitutionalAmendment' ? <AmendmentForm value={amendment} onChange={setAmendment} categories={CATEGORIES} /> : null}
+      {category === 'ConstitutionalAmendment' ? (
+        <AmendmentForm value={amendment} onChange={setAmendment} categories={CATEGORIES} />
+      ) : null}
       <p class="error" role="alert">
         {msg}
       </p>

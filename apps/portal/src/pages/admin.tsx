@@ -39,12 +39,23 @@ function Users() {
         onSubmit={(e) => {
           e.preventDefault();
           const f = find.trim();
-          setQuery(!f ? 'limit=20' : f.includes('@') ? `email=${encodeURIComponent(f)}` : `name=${encodeURIComponent(f)}&limit=50`);
+          setQuery(
+            !f
+              ? 'limit=20'
+              : f.includes('@')
+                ? `email=${encodeURIComponent(f)}`
+                : `name=${encodeURIComponent(f)}&limit=50`,
+          );
         }}
       >
         <label class="grow">
           Find by email or name
-          <input id="find-user" value={find} onInput={(e) => setFind(e.currentTarget.value)} placeholder="member@example.org or Grace" />
+          <input
+            id="find-user"
+            value={find}
+            onInput={(e) => setFind(e.currentTarget.value)}
+            placeholder="member@example.org or Grace"
+          />
         </label>
         <button type="submit">Find</button>
       </form>
@@ -63,7 +74,8 @@ function Users() {
               </span>
             ) : null}
             <span class="muted">
-              {u.roles.join(', ')} · KYC {u.kyc_status} · membership {u.membership_status ?? 'none'} · since {when(u.created_at)}
+              {u.roles.join(', ')} · KYC {u.kyc_status} · membership {u.membership_status ?? 'none'} · since{' '}
+              {when(u.created_at)}
             </span>
             {u.kyc_status === 'rejected' && u.kyc_reference?.startsWith(REJECTED) ? (
               <span class="why">Rejected because: {u.kyc_reference.slice(REJECTED.length)}</span>
@@ -73,7 +85,11 @@ function Users() {
                 <button
                   type="button"
                   class="small"
-                  onClick={() => void act('KYC approved.', () => api(`/api/admin/users/${u.user_id}/kyc`, { method: 'POST', body: { approved: true } }))}
+                  onClick={() =>
+                    void act('KYC approved.', () =>
+                      api(`/api/admin/users/${u.user_id}/kyc`, { method: 'POST', body: { approved: true } }),
+                    )
+                  }
                 >
                   Approve KYC
                 </button>
@@ -111,7 +127,9 @@ function Users() {
               <button
                 type="button"
                 class="secondary small"
-                onClick={() => void act('Sessions ended.', () => api(`/api/admin/users/${u.user_id}/sessions`, { method: 'DELETE' }))}
+                onClick={() =>
+                  void act('Sessions ended.', () => api(`/api/admin/users/${u.user_id}/sessions`, { method: 'DELETE' }))
+                }
               >
                 End sessions
               </button>
@@ -160,8 +178,8 @@ function PriceJob({ onRan }: { onRan(): void }) {
     <section class="card" aria-labelledby="price-h">
       <h2 id="price-h">Price proposal</h2>
       <p class="muted">
-        Runs the price-proposal job now. It stops when the price is stale or a price proposal is still pending; a change smaller than the usual minimum does not
-        stop it.
+        Runs the price-proposal job now. It stops when the price is stale or a price proposal is still pending; a change
+        smaller than the usual minimum does not stop it.
       </p>
       <button type="button" onClick={() => void run()} disabled={busy} aria-busy={busy}>
         {busy ? 'Running…' : 'Run the price job now'}
@@ -169,7 +187,8 @@ function PriceJob({ onRan }: { onRan(): void }) {
       <div class="outcome" role="status">
         {outcome ? (
           <p class={outcome.status === 'failed' || outcome.status === 'not run' ? 'bad' : ''}>
-            <Status status={outcome.status.replace(' ', '-')} /> {outcome.code ? <code>{outcome.code}</code> : null} {outcome.message}{' '}
+            <Status status={outcome.status.replace(' ', '-')} /> {outcome.code ? <code>{outcome.code}</code> : null}{' '}
+            {outcome.message}{' '}
             {outcome.proposalId ? <a href={`/proposals/${outcome.proposalId}`}>Open the proposal</a> : null}
           </p>
         ) : null}
@@ -235,14 +254,17 @@ type Email = Answer<'listMemberEmails'>['items'][number];
 /** Decision F53: the event log's page (newest first); a phone shows ten lines, not a column of cards. */
 const EVENTS_PAGE = 10;
 /** "ProposalCreated" → "Proposal created". */
-const words = (type: string) => type.replace(/(?<=[a-z0-9])(?=[A-Z])/g, ' ').replace(/ (\w)/g, (_m, c: string) => ` ${c.toLowerCase()}`);
+const words = (type: string) =>
+  type.replace(/(?<=[a-z0-9])(?=[A-Z])/g, ' ').replace(/ (\w)/g, (_m, c: string) => ` ${c.toLowerCase()}`);
 
 /** The governance event log, newest first, a page at a time with Older and Newer (decision F53). */
 function EventLog() {
   // The cursors of the pages opened so far: the last is the page shown ('' is the newest).
   const [pages, setPages] = useState<string[]>(['']);
   const before = pages[pages.length - 1]!;
-  const d = useApi<Answer<'listGovernanceEvents'>>(`/api/governance/admin/events?order=newest&limit=${EVENTS_PAGE}${before ? `&before_seq=${before}` : ''}`);
+  const d = useApi<Answer<'listGovernanceEvents'>>(
+    `/api/governance/admin/events?order=newest&limit=${EVENTS_PAGE}${before ? `&before_seq=${before}` : ''}`,
+  );
   const next = d.data?.next_before_seq;
   return (
     <section class="card" aria-labelledby="h-events">
@@ -336,9 +358,13 @@ function Console() {
       <EventLog />
       <section class="card" aria-labelledby="ops-h">
         <h2 id="ops-h">Operator commands</h2>
-        <p>Rebuilding the AI search index takes the operators' API token, not a signed-in session; scripts may run the price job with it too:</p>
+        <p>
+          Rebuilding the AI search index takes the operators' API token, not a signed-in session; scripts may run the
+          price job with it too:
+        </p>
         <pre>
-          curl -X POST -H "X-API-Token: $API_TOKEN" {location.origin}/api/ai/admin/reindex{'\n'}curl -X POST -H "X-API-Token: $API_TOKEN" {location.origin}
+          curl -X POST -H "X-API-Token: $API_TOKEN" {location.origin}/api/ai/admin/reindex{'\n'}curl -X POST -H
+          "X-API-Token: $API_TOKEN" {location.origin}
           /api/admin/price/submit-proposal
         </pre>
       </section>

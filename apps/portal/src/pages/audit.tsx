@@ -98,7 +98,12 @@ function AuditLog() {
         </label>
         <label class="grow">
           Actor
-          <input name="actor" value={actor} onInput={(e) => setActor(e.currentTarget.value)} placeholder="user id, anonymous, api-token, system" />
+          <input
+            name="actor"
+            value={actor}
+            onInput={(e) => setActor(e.currentTarget.value)}
+            placeholder="user id, anonymous, api-token, system"
+          />
         </label>
         <label>
           From
@@ -143,7 +148,12 @@ function AuditLog() {
                 </td>
                 <td class={`outcome-${r.outcome}`}>{r.outcome}</td>
                 <td>
-                  <button type="button" class="link" title={`only ${r.actor}`} onClick={() => go({ ...current, actor: r.actor })}>
+                  <button
+                    type="button"
+                    class="link"
+                    title={`only ${r.actor}`}
+                    onClick={() => go({ ...current, actor: r.actor })}
+                  >
                     {short(r.actor)}
                   </button>
                 </td>
@@ -180,7 +190,8 @@ export function AuditPage() {
     <AdminOnly what="page">
       <h1>Audit log</h1>
       <p class="muted">
-        Sign-ins, refusals and admin actions, newest first. No email, name, birth date, password, token or session id is kept here. Times are UTC.
+        Sign-ins, refusals and admin actions, newest first. No email, name, birth date, password, token or session id is
+        kept here. Times are UTC.
       </p>
       <AuditLog />
     </AdminOnly>

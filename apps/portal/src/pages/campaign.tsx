@@ -9,7 +9,9 @@ import { type Campaign, Progress } from '../components/campaign-progress.tsx';
 export function CampaignPage({ id }: { id: string }) {
   const { session, signInUrl } = useSession();
   const c = useApi<Campaign>(`/api/campaigns/${encodeURIComponent(id)}`);
-  const k = useApi<Answer<'listCampaignContributions'>>(`/api/campaigns/${encodeURIComponent(id)}/contributions?limit=100`);
+  const k = useApi<Answer<'listCampaignContributions'>>(
+    `/api/campaigns/${encodeURIComponent(id)}/contributions?limit=100`,
+  );
   const [amount, setAmount] = useState('');
   const [unit, setUnit] = useState<'dom' | 'usd'>('dom');
   const [msg, setMsg] = useState('');
@@ -32,7 +34,8 @@ export function CampaignPage({ id }: { id: string }) {
       <section class="card">
         <Progress c={cp} />
         <p class="muted">
-          Open until {when(cp.deadline)} · {cp.contributions} {String(cp.contributions) === '1' ? 'contribution' : 'contributions'}
+          Open until {when(cp.deadline)} · {cp.contributions}{' '}
+          {String(cp.contributions) === '1' ? 'contribution' : 'contributions'}
         </p>
         {cp.status === 'Open' ? (
           session ? (
@@ -41,15 +44,21 @@ export function CampaignPage({ id }: { id: string }) {
               onSubmit={handler(async (e) => {
                 e.preventDefault();
                 setMsg('');
-                const a = unit === 'dom' ? toE8s(amount) && { dom_e8s: toE8s(amount)! } : Number(amount) > 0 && { usd: Number(amount) };
+                const a =
+                  unit === 'dom'
+                    ? toE8s(amount) && { dom_e8s: toE8s(amount)! }
+                    : Number(amount) > 0 && { usd: Number(amount) };
                 if (!a) return setMsg('Enter an amount above 0.');
                 try {
-                  const r = await api<Answer<'contributeToCampaign'>>(`/api/campaigns/${encodeURIComponent(cp.id)}/contributions`, {
-                    method: 'POST',
-                    body: { amount: a },
-                    // The canister's operation id: the bridge answers a repeat of the same key with the first result.
-                    headers: { 'idempotency-key': `web-${crypto.randomUUID()}` },
-                  });
+                  const r = await api<Answer<'contributeToCampaign'>>(
+                    `/api/campaigns/${encodeURIComponent(cp.id)}/contributions`,
+                    {
+                      method: 'POST',
+                      body: { amount: a },
+                      // The canister's operation id: the bridge answers a repeat of the same key with the first result.
+                      headers: { 'idempotency-key': `web-${crypto.randomUUID()}` },
+                    },
+                  );
                   setMsg(`Thank you: ${dom(r.amount_e8s)} DOM contributed.`);
                   setAmount('');
                   // The progress and the list both changed: read them again rather than guess the canister's numbers.
@@ -57,7 +66,11 @@ export function CampaignPage({ id }: { id: string }) {
                   k.reload();
                 } catch (err) {
                   // A USD amount needs a ratified price to convert at; before the first, DOM is the only way to give.
-                  setMsg(err instanceof ApiError ? `${err.code === 'PriceUnavailable' ? 'No ratified price: contribute in DOM.' : err.message}` : String(err));
+                  setMsg(
+                    err instanceof ApiError
+                      ? `${err.code === 'PriceUnavailable' ? 'No ratified price: contribute in DOM.' : err.message}`
+                      : String(err),
+                  );
                 }
               })}
             >

@@ -52,7 +52,14 @@ function CreateCampaign({ onCreated }: { onCreated(id: string): void }) {
         // The canister takes a deadline instant; people think in days open, counted from now.
         const deadline = new Date(Date.now() + Number(days) * 86_400_000).toISOString();
         try {
-          onCreated((await api<Answer<'createCampaign'>>('/api/campaigns', { method: 'POST', body: { title, description, goal: g, deadline } })).id);
+          onCreated(
+            (
+              await api<Answer<'createCampaign'>>('/api/campaigns', {
+                method: 'POST',
+                body: { title, description, goal: g, deadline },
+              })
+            ).id,
+          );
         } catch (err) {
           setError(err instanceof ApiError ? err.message : String(err));
         }
@@ -62,7 +69,13 @@ function CreateCampaign({ onCreated }: { onCreated(id: string): void }) {
       <label for="c-title">Title</label>
       <input id="c-title" required maxLength={200} value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
       <label for="c-desc">Description</label>
-      <textarea id="c-desc" rows={3} maxLength={20000} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+      <textarea
+        id="c-desc"
+        rows={3}
+        maxLength={20000}
+        value={description}
+        onInput={(e) => setDescription(e.currentTarget.value)}
+      />
       <div class="filters">
         <label>
           Goal

@@ -47,7 +47,9 @@ function DelegateVotes() {
                 <bdi>{b.delegate_name ?? 'a member'}</bdi>
               </strong>{' '}
               {p.status === 'Open' && !b.final ? (
-                <span class="muted">· voting open until {when(p.voting_closes)}: open the proposal to vote yourself instead</span>
+                <span class="muted">
+                  · voting open until {when(p.voting_closes)}: open the proposal to vote yourself instead
+                </span>
               ) : (
                 <span class="muted">· {statusLabel(p.status)}</span>
               )}
@@ -64,7 +66,10 @@ function DelegateVotes() {
 /** "Votes for 3 members" (decision B108: each member once, whatever their categories). */
 function following(p: Pick<Profile, 'members' | 'delegations'>): string {
   // members is null past 2,000 delegations, where the bridge stops counting members: the delegations stand in.
-  if (p.members !== null) return p.members === '0' ? 'No one delegates to them yet' : `Votes for ${p.members} ${p.members === '1' ? 'member' : 'members'}`;
+  if (p.members !== null)
+    return p.members === '0'
+      ? 'No one delegates to them yet'
+      : `Votes for ${p.members} ${p.members === '1' ? 'member' : 'members'}`;
   return `Votes for ${p.delegations ?? '0'} delegations`;
 }
 
@@ -76,7 +81,11 @@ function DelegateProfile({ p }: { p: Profile }) {
         <strong>
           <bdi>{p.display_name ?? 'A member'}</bdi>
         </strong>{' '}
-        {p.statement === null ? <span class="muted">has not written a statement as a delegate.</span> : <span class="muted">· {following(p)}</span>}
+        {p.statement === null ? (
+          <span class="muted">has not written a statement as a delegate.</span>
+        ) : (
+          <span class="muted">· {following(p)}</span>
+        )}
       </p>
       {p.statement !== null ? (
         <p class="statement" dir="auto">
@@ -92,7 +101,8 @@ function Delegates({ onChoose }: { onChoose(m: Member): void }) {
   const list = useApi<Answer<'listDelegates'>>(`/api/delegates?limit=${RECENT}`);
   if (list.error) return <p class="error">{list.error.message}</p>;
   if (!list.data) return <p aria-busy="true">Loading delegates…</p>;
-  if (!list.data.items.length) return <p class="muted">No member has written a statement as a delegate yet: search for anyone by name below.</p>;
+  if (!list.data.items.length)
+    return <p class="muted">No member has written a statement as a delegate yet: search for anyone by name below.</p>;
   return (
     <ul class="plain delegates" aria-label="Members who offer to be delegates">
       {list.data.items.map((p) => (
@@ -139,7 +149,11 @@ function MyStatement({ principal, onSaved }: { principal: string; onSaved(): voi
       setText(null);
       mine.reload();
       onSaved();
-      setMsg(r.statement === null ? 'Statement removed: you are no longer listed as a delegate.' : 'Saved: members choosing a delegate now read it.');
+      setMsg(
+        r.statement === null
+          ? 'Statement removed: you are no longer listed as a delegate.'
+          : 'Saved: members choosing a delegate now read it.',
+      );
     } catch (err) {
       setMsg(err instanceof ApiError ? err.message : String(err));
     }
@@ -163,8 +177,8 @@ function MyStatement({ principal, onSaved }: { principal: string; onSaved(): voi
         maxLength={STATEMENT_MAX * 2}
       />
       <p id="statement-hint" class={`hint${length > STATEMENT_MAX ? ' bad' : ''}`}>
-        {length} of {STATEMENT_MAX} characters. Members choosing a delegate read it, with how many members you vote for. Leave it empty to stop offering
-        yourself.
+        {length} of {STATEMENT_MAX} characters. Members choosing a delegate read it, with how many members you vote for.
+        Leave it empty to stop offering yourself.
       </p>
       <div class="actions">
         <button type="submit" disabled={length > STATEMENT_MAX}>
@@ -216,7 +230,8 @@ export function DelegationPage() {
     <article>
       <h1>Delegate your vote</h1>
       <p class="muted">
-        A delegate votes for you on proposals whose voting opens after you choose them. Your own vote always replaces theirs until voting closes.
+        A delegate votes for you on proposals whose voting opens after you choose them. Your own vote always replaces
+        theirs until voting closes.
       </p>
       <section class="card" aria-labelledby="mine-h">
         <h2 id="mine-h">My delegations</h2>
@@ -234,7 +249,10 @@ export function DelegationPage() {
                   class="secondary small"
                   aria-label={`Take back the delegation for ${d.category ? categoryLabel(d.category) : 'all categories'}`}
                   onClick={run(
-                    () => api(`/api/governance/delegation${d.category ? `?category=${d.category}` : ''}`, { method: 'DELETE' }),
+                    () =>
+                      api(`/api/governance/delegation${d.category ? `?category=${d.category}` : ''}`, {
+                        method: 'DELETE',
+                      }),
                     'Delegation taken back.',
                   )}
                 >
@@ -289,7 +307,12 @@ export function DelegationPage() {
               </>
             )}
             <label for="delegate-category">For</label>
-            <select id="delegate-category" name="category" value={category} onChange={(e) => setCategory(e.currentTarget.value)}>
+            <select
+              id="delegate-category"
+              name="category"
+              value={category}
+              onChange={(e) => setCategory(e.currentTarget.value)}
+            >
               <option value="">All categories</option>
               {CATEGORIES.map((c) => (
                 <option key={c} value={c}>
@@ -298,8 +321,13 @@ export function DelegationPage() {
               ))}
             </select>
             <label class="check">
-              <input type="checkbox" name="show_name" checked={showName} onChange={(e) => setShowName(e.currentTarget.checked)} /> Let my delegate see that it
-              is me
+              <input
+                type="checkbox"
+                name="show_name"
+                checked={showName}
+                onChange={(e) => setShowName(e.currentTarget.checked)}
+              />{' '}
+              Let my delegate see that it is me
             </label>
             <button type="submit" disabled={!delegate}>
               Delegate
@@ -316,8 +344,8 @@ export function DelegationPage() {
           {delegators.data ? (
             total ? (
               <>
-                When you vote, you vote for <strong>{total}</strong> {total === 1 ? 'delegation' : 'delegations'} too (a member who delegates several categories
-                to you counts once for each).
+                When you vote, you vote for <strong>{total}</strong> {total === 1 ? 'delegation' : 'delegations'} too (a
+                member who delegates several categories to you counts once for each).
               </>
             ) : (
               'No one delegates to you yet.'
@@ -349,7 +377,9 @@ export function DelegationPage() {
           </strong>{' '}
           (<a href="/me">change it on Me</a>).
         </p>
-        {profile.data ? <MyStatement principal={profile.data.principal} onSaved={() => setVersion((n) => n + 1)} /> : null}
+        {profile.data ? (
+          <MyStatement principal={profile.data.principal} onSaved={() => setVersion((n) => n + 1)} />
+        ) : null}
       </section>
     </article>
   );

@@ -44,7 +44,9 @@ export function GovernPage() {
         ) : null}
       </div>
       {proposing ? <ProposeForm onCreated={(id) => (window.location.href = `/proposals/${id}`)} /> : null}
-      {session && !isActive(session) ? <p class="note">You can read every proposal; voting and proposing need an Active membership.</p> : null}
+      {session && !isActive(session) ? (
+        <p class="note">You can read every proposal; voting and proposing need an Active membership.</p>
+      ) : null}
       <form
         class="filters"
         role="search"
@@ -62,13 +64,17 @@ export function GovernPage() {
               return setFound({ ids: r.results.map((x) => x.proposal_id), how: 'semantic' });
             } catch (err) {
               // A failed semantic search falls back to the text match below rather than show nothing.
-              setNote(`Semantic search is unavailable (${err instanceof ApiError ? err.code : 'error'}); showing title matches.`);
+              setNote(
+                `Semantic search is unavailable (${err instanceof ApiError ? err.code : 'error'}); showing title matches.`,
+              );
             }
           }
           // Every word in the title or text, over the proposals already listed: no request, no index.
           const words = q.toLowerCase().split(/\s+/);
           setFound({
-            ids: (list.data?.items ?? []).filter((p) => words.every((w) => `${p.title} ${p.body}`.toLowerCase().includes(w))).map((p) => p.id),
+            ids: (list.data?.items ?? [])
+              .filter((p) => words.every((w) => `${p.title} ${p.body}`.toLowerCase().includes(w)))
+              .map((p) => p.id),
             how: 'text',
           });
         })}
@@ -95,7 +101,12 @@ export function GovernPage() {
         </label>
         <label class="grow">
           Search {semantic ? '(by meaning)' : '(titles and text)'}
-          <input type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} placeholder="e.g. garden repairs" />
+          <input
+            type="search"
+            value={query}
+            onInput={(e) => setQuery(e.currentTarget.value)}
+            placeholder="e.g. garden repairs"
+          />
         </label>
         <button type="submit">Search</button>
       </form>

@@ -45,7 +45,13 @@ export function HomePage() {
       <div class="grid">
         <section class="card">
           <h2>DOM price</h2>
-          {price ? <p class="big">{usd(price.price_usd)}</p> : prices.data ? <p>No price has been ratified yet.</p> : <p aria-busy="true">…</p>}
+          {price ? (
+            <p class="big">{usd(price.price_usd)}</p>
+          ) : prices.data ? (
+            <p>No price has been ratified yet.</p>
+          ) : (
+            <p aria-busy="true">…</p>
+          )}
           <a href="/price">Price and history</a>
         </section>
         <section class="card">

@@ -32,7 +32,11 @@ function blocked(): boolean {
   return false;
 }
 
-type Step = { kind: 'dob' } | { kind: 'form'; dob: string; minor: boolean } | { kind: 'sent'; email: string } | { kind: 'blocked' };
+type Step =
+  | { kind: 'dob' }
+  | { kind: 'form'; dob: string; minor: boolean }
+  | { kind: 'sent'; email: string }
+  | { kind: 'blocked' };
 
 export function JoinPage() {
   const [step, setStep] = useState<Step>(blocked() ? { kind: 'blocked' } : { kind: 'dob' });
@@ -44,20 +48,31 @@ export function JoinPage() {
         <h2>What you can do</h2>
         <ul>
           <li>
-            Read what the DAO decides: <a href="/govern">proposals</a>, <a href="/campaigns">campaigns</a> and the <a href="/price">DOM price</a> are open to
-            everyone.
+            Read what the DAO decides: <a href="/govern">proposals</a>, <a href="/campaigns">campaigns</a> and the{' '}
+            <a href="/price">DOM price</a> are open to everyone.
           </li>
           <li>Ask a parent or guardian about DOM DAO; you are welcome to join once you are 13.</li>
           <li>
             Entered the wrong date? This device keeps the answer for 24 hours (
-            {new Date(Number(localStorage.getItem(BLOCK_KEY))).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' })}), then you can try again.
+            {new Date(Number(localStorage.getItem(BLOCK_KEY))).toLocaleString('en-GB', {
+              dateStyle: 'medium',
+              timeStyle: 'short',
+            })}
+            ), then you can try again.
           </li>
         </ul>
       </section>
     );
   }
-  if (step.kind === 'dob') return <DobStep onBlocked={() => setStep({ kind: 'blocked' })} onOk={(dob, minor) => setStep({ kind: 'form', dob, minor })} />;
-  if (step.kind === 'form') return <FormStep dob={step.dob} minor={step.minor} onSent={(email) => setStep({ kind: 'sent', email })} />;
+  if (step.kind === 'dob')
+    return (
+      <DobStep
+        onBlocked={() => setStep({ kind: 'blocked' })}
+        onOk={(dob, minor) => setStep({ kind: 'form', dob, minor })}
+      />
+    );
+  if (step.kind === 'form')
+    return <FormStep dob={step.dob} minor={step.minor} onSent={(email) => setStep({ kind: 'sent', email })} />;
   return <SentStep email={step.email} />;
 }
 
@@ -80,7 +95,15 @@ function DobStep({ onBlocked, onOk }: { onBlocked(): void; onOk(dob: string, min
     >
       <h1>Join DOM DAO</h1>
       <label for="dob">Date of birth</label>
-      <input id="dob" name="dob" type="date" required value={dob} onInput={(e) => setDob(e.currentTarget.value)} aria-describedby="dob-help" />
+      <input
+        id="dob"
+        name="dob"
+        type="date"
+        required
+        value={dob}
+        onInput={(e) => setDob(e.currentTarget.value)}
+        aria-describedby="dob-help"
+      />
       <p id="dob-help" class="hint">
         We ask first: members must be 13 or older.
       </p>
@@ -119,7 +142,10 @@ function FormStep({ dob, minor, onSent }: { dob: string; minor: boolean; onSent(
           // Asked at each submit, not kept from the page's load: a restarted bridge may hold another key (B66).
           const key = await api<Answer<'getRegistrationKey'>>('/api/auth/registration-key');
           const sealed = await encryptRegistration(key.public_key, { email: email.trim(), name: name.trim(), dob });
-          await api('/api/auth/register', { method: 'POST', body: { ...sealed, password, tos_accepted: true, display_name: displayName.trim() } });
+          await api('/api/auth/register', {
+            method: 'POST',
+            body: { ...sealed, password, tos_accepted: true, display_name: displayName.trim() },
+          });
           onSent(email.trim());
         } catch (err) {
           // A refused display name is said beside its field and focused there: the rest of the form stands.
@@ -143,10 +169,20 @@ function FormStep({ dob, minor, onSent }: { dob: string; minor: boolean; onSent(
     >
       <h1>Create your account</h1>
       {minor ? (
-        <p class="note">You are under 18: you can join, read governance and support campaigns; voting needs an Active membership, which starts at 18.</p>
+        <p class="note">
+          You are under 18: you can join, read governance and support campaigns; voting needs an Active membership,
+          which starts at 18.
+        </p>
       ) : null}
       <label for="name">Name</label>
-      <input id="name" autocomplete="name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      <input
+        id="name"
+        autocomplete="name"
+        required
+        maxLength={100}
+        value={name}
+        onInput={(e) => setName(e.currentTarget.value)}
+      />
       <label for="display_name">Name other members see</label>
       <input
         id="display_name"
@@ -160,13 +196,21 @@ function FormStep({ dob, minor, onSent }: { dob: string; minor: boolean; onSent(
         aria-invalid={nameError ? true : undefined}
       />
       <p id="display-name-help" class="hint">
-        Shown beside your votes, proposals and contributions: your name, or any other 3 to 32 letters, digits, spaces and . - _ ' that no member uses.
+        Shown beside your votes, proposals and contributions: your name, or any other 3 to 32 letters, digits, spaces
+        and . - _ ' that no member uses.
       </p>
       <p id="display-name-error" class="error" role="alert">
         {nameError}
       </p>
       <label for="email">Email</label>
-      <input id="email" type="email" autocomplete="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+      <input
+        id="email"
+        type="email"
+        autocomplete="email"
+        required
+        value={email}
+        onInput={(e) => setEmail(e.currentTarget.value)}
+      />
       <label for="password">Password</label>
       <input
         id="password"
@@ -180,12 +224,18 @@ function FormStep({ dob, minor, onSent }: { dob: string; minor: boolean; onSent(
         aria-describedby="pw-rules"
       />
       <p id="pw-rules" class={problem ? 'hint bad' : 'hint'}>
-        {problem ? `The ${problem.replace(/^the /, '')}.` : `${PASSWORD_MIN} to ${PASSWORD_MAX} characters; not a common password; not your email address.`}
+        {problem
+          ? `The ${problem.replace(/^the /, '')}.`
+          : `${PASSWORD_MIN} to ${PASSWORD_MAX} characters; not a common password; not your email address.`}
       </p>
       <label class="check">
-        <input type="checkbox" checked={tos} onChange={(e) => setTos(e.currentTarget.checked)} /> I accept the terms of membership.
+        <input type="checkbox" checked={tos} onChange={(e) => setTos(e.currentTarget.checked)} /> I accept the terms of
+        membership.
       </label>
-      <p class="hint">Your name, email and date of birth are encrypted in this browser before they are sent; the name other members see is public.</p>
+      <p class="hint">
+        Your name, email and date of birth are encrypted in this browser before they are sent; the name other members
+        see is public.
+      </p>
       <p class="error" role="alert">
         {error}
       </p>

@@ -72,7 +72,8 @@ function MembershipCard({ m, status, email }: { m: Loaded<Membership>; status: s
       <p>{STATUS_HELP[now ?? ''] ?? 'Your membership appears once your email address is confirmed.'}</p>
       {d?.payment ? (
         <p data-testid="payment" class="note">
-          Payment of {money(d.payment.amount_minor, d.payment.currency)} received on {day(d.payment.received_at)}. {PAID[d.payment.state]}
+          Payment of {money(d.payment.amount_minor, d.payment.currency)} received on {day(d.payment.received_at)}.{' '}
+          {PAID[d.payment.state]}
         </p>
       ) : null}
       {m.error ? <p class="error">{m.error.message}</p> : null}
@@ -95,14 +96,21 @@ function BecomeActive({ onPaid }: { onPaid(): void }) {
         <li>Age 18 or over: {d.adult ? 'yes' : 'not yet (the upgrade opens at 18)'}</li>
         <li>
           Identity check (KYC):{' '}
-          {d.kyc_status === 'approved' ? 'approved' : d.kyc_status === 'rejected' ? 'rejected: contact support' : 'waiting for an administrator'}
+          {d.kyc_status === 'approved'
+            ? 'approved'
+            : d.kyc_status === 'rejected'
+              ? 'rejected: contact support'
+              : 'waiting for an administrator'}
         </li>
         <li>Annual membership: {price}</li>
       </ol>
       {d.adult && d.kyc_status === 'approved' ? (
         d.simulated_checkout ? (
           <>
-            <p class="note">Development server: no card is charged. The button makes a test payment that takes the same steps as a real one.</p>
+            <p class="note">
+              Development server: no card is charged. The button makes a test payment that takes the same steps as a
+              real one.
+            </p>
             <button
               type="button"
               onClick={handler(async () => {
@@ -120,7 +128,10 @@ function BecomeActive({ onPaid }: { onPaid(): void }) {
             </button>
           </>
         ) : (
-          <p>Pay {price} with the payment link your DAO sends you; your membership becomes Active when the payment arrives.</p>
+          <p>
+            Pay {price} with the payment link your DAO sends you; your membership becomes Active when the payment
+            arrives.
+          </p>
         )
       ) : null}
       <p role="status">{msg}</p>
@@ -139,7 +150,8 @@ function Sessions() {
           {list.data.sessions.map((x, i) => (
             <li key={i}>
               {/* Decision F57: relative and in the reader's zone, not raw UTC. */}
-              Signed in <When iso={x.created_at} now={now} />, last active <When iso={x.last_seen_at} now={now} />, ends <When iso={x.expires_at} now={now} />
+              Signed in <When iso={x.created_at} now={now} />, last active <When iso={x.last_seen_at} now={now} />, ends{' '}
+              <When iso={x.expires_at} now={now} />
             </li>
           ))}
         </ul>
@@ -203,15 +215,22 @@ function Me({ status, email }: { status: string | undefined; email: string }) {
           <form class="filters" onSubmit={(e) => e.preventDefault()}>
             <label>
               Activity digest email
-              <select value={prefs.data.digest_frequency} onChange={(e) => void save({ digest_frequency: e.currentTarget.value as Prefs['digest_frequency'] })}>
+              <select
+                value={prefs.data.digest_frequency}
+                onChange={(e) => void save({ digest_frequency: e.currentTarget.value as Prefs['digest_frequency'] })}
+              >
                 <option value="none">No digest</option>
                 <option value="daily">Daily</option>
                 <option value="weekly">Weekly</option>
               </select>
             </label>
             <label class="check">
-              <input type="checkbox" checked={prefs.data.vote_reminders} onChange={(e) => void save({ vote_reminders: e.currentTarget.checked })} /> Remind me
-              before a vote closes
+              <input
+                type="checkbox"
+                checked={prefs.data.vote_reminders}
+                onChange={(e) => void save({ vote_reminders: e.currentTarget.checked })}
+              />{' '}
+              Remind me before a vote closes
             </label>
           </form>
         ) : (
@@ -225,7 +244,8 @@ function Me({ status, email }: { status: string | undefined; email: string }) {
           <ul>
             {mine.data.items.map((c, i) => (
               <li key={i}>
-                <a href={`/campaigns/${c.campaign_id}`}>Campaign #{c.campaign_id}</a>: {dom(c.amount_e8s)} DOM, {when(c.at)}
+                <a href={`/campaigns/${c.campaign_id}`}>Campaign #{c.campaign_id}</a>: {dom(c.amount_e8s)} DOM,{' '}
+                {when(c.at)}
               </li>
             ))}
           </ul>

@@ -54,7 +54,8 @@ export function PricePage() {
               <p class="big">{usd(ratified.data.price_usd)}</p>
               <p class="muted">
                 In force since {when(ratified.data.effective_at)}, by{' '}
-                <a href={`/proposals/${ratified.data.proposal_id}`}>proposal #{ratified.data.proposal_id}</a>. Campaign USD goals and payouts use this price.
+                <a href={`/proposals/${ratified.data.proposal_id}`}>proposal #{ratified.data.proposal_id}</a>. Campaign
+                USD goals and payouts use this price.
               </p>
             </>
           ) : ratified.none ? (
@@ -71,7 +72,8 @@ export function PricePage() {
                 {usd(live.data.price_usd)} {live.data.stale ? <span class="badge s-expired">stale</span> : null}
               </p>
               <p class="muted">
-                Confidence: {live.data.confidence} · {new Date(live.data.timestamp * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC
+                Confidence: {live.data.confidence} ·{' '}
+                {new Date(live.data.timestamp * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC
               </p>
               <table>
                 <caption class="sr-only">Sources</caption>

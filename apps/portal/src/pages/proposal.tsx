@@ -19,16 +19,23 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 marked.use({ renderer: { html: (token) => escapeHtml(token.text) } });
 
 export function renderMarkdown(md: string): string {
-  return DOMPurify.sanitize(marked.parse(md, { async: false, gfm: true }), { USE_PROFILES: { html: true }, FORBID_TAGS: ['style', 'form', 'input', 'img'] });
+  return DOMPurify.sanitize(marked.parse(md, { async: false, gfm: true }), {
+    USE_PROFILES: { html: true },
+    FORBID_TAGS: ['style', 'form', 'input', 'img'],
+  });
 }
 
 export function ProposalPage({ id }: { id: string }) {
   const { session, signInUrl } = useSession();
   const p = useApi<Answer<'getProposal'>>(`/api/governance/proposals/${encodeURIComponent(id)}`);
   const settings = useApi<Settings>('/api/governance/settings');
-  const mine = useApi<Answer<'getMyVote'>>(session ? `/api/governance/proposals/${encodeURIComponent(id)}/my-vote` : null);
+  const mine = useApi<Answer<'getMyVote'>>(
+    session ? `/api/governance/proposals/${encodeURIComponent(id)}/my-vote` : null,
+  );
   // A receipt exists only for a direct vote (a delegate's vote for the member has none): asked only then.
-  const receipts = useApi<Answer<'listMyVoteReceipts'>>(session && mine.data?.cast === 'direct' ? '/api/governance/my-receipts?take=100' : null);
+  const receipts = useApi<Answer<'listMyVoteReceipts'>>(
+    session && mine.data?.cast === 'direct' ? '/api/governance/my-receipts?take=100' : null,
+  );
   const receipt = receipts.data?.items.find((r) => r.proposal_id === id);
   // The summary helper only when the bridge has an inference server (as the drafting helper and search).
   const ai = useApi<Answer<'getAiHealth'>>(session ? '/api/ai/health' : null);
@@ -51,12 +58,18 @@ export function ProposalPage({ id }: { id: string }) {
   const pr = p.data;
   // Decision F59: today's rules are shown as this proposal's only while it is being decided; a settled one
   // gives the canister's verdict, counted under the rules fixed for it (an amendment may have changed today's).
-  const rule = pr.status === 'Created' || pr.status === 'Open' ? settings.data?.rules.find((r) => r.category === pr.category) : undefined;
+  const rule =
+    pr.status === 'Created' || pr.status === 'Open'
+      ? settings.data?.rules.find((r) => r.category === pr.category)
+      : undefined;
   const t = pr.tally;
   const vote = async (v: 'Yes' | 'No' | 'Abstain') => {
     setMsg('');
     try {
-      await api('/api/governance/vote', { method: 'POST', body: { proposal_id: pr.id, vote: v, ...(reason.trim() && { reason: reason.trim() }) } });
+      await api('/api/governance/vote', {
+        method: 'POST',
+        body: { proposal_id: pr.id, vote: v, ...(reason.trim() && { reason: reason.trim() }) },
+      });
       setMsg(`Your vote “${v}” is recorded.`);
       setVersion((n) => n + 1);
       mine.reload();
@@ -78,7 +91,8 @@ export function ProposalPage({ id }: { id: string }) {
       </div>
       <p class="when">{phase(pr, now)}</p>
       <p class="muted">
-        {categoryLabel(pr.category)} · proposed by <bdi title={pr.proposed_by}>{pr.proposed_by_name ?? 'the platform'}</bdi> · voting{' '}
+        {categoryLabel(pr.category)} · proposed by{' '}
+        <bdi title={pr.proposed_by}>{pr.proposed_by_name ?? 'the platform'}</bdi> · voting{' '}
         {/* Decision F60: in the reader's own time zone, named, as /me and activity word a moment. */}
         <time dateTime={pr.voting_opens}>{absoluteTime(Date.parse(pr.voting_opens))}</time> –{' '}
         <time dateTime={pr.voting_closes}>{absoluteTime(Date.parse(pr.voting_closes))}</time>
@@ -132,18 +146,26 @@ export function ProposalPage({ id }: { id: string }) {
         {receipt ? (
           <p class="muted">
             Your vote receipt #{receipt.token_id}
-            {receipt.minted_at ? `, issued ${absoluteTime(Date.parse(receipt.minted_at))}` : ''}: proof that you voted, withdrawn once the proposal is settled.
+            {receipt.minted_at ? `, issued ${absoluteTime(Date.parse(receipt.minted_at))}` : ''}: proof that you voted,
+            withdrawn once the proposal is settled.
           </p>
         ) : null}
         {pr.status === 'Open' && lateMember ? (
           <p class="note" role="status">
-            You became a voting member after voting opened on this proposal, so you cannot vote on it. You can vote on proposals that open from now on.
+            You became a voting member after voting opened on this proposal, so you cannot vote on it. You can vote on
+            proposals that open from now on.
           </p>
         ) : pr.status === 'Open' && isActive(session) && mine.data?.cast !== 'direct' ? (
           <div class="actions">
             <label>
               Reason (optional, shown without your name; at most 1,000 characters)
-              <textarea name="reason" maxLength={1000} rows={2} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+              <textarea
+                name="reason"
+                maxLength={1000}
+                rows={2}
+                value={reason}
+                onInput={(e) => setReason(e.currentTarget.value)}
+              />
             </label>
             <button type="button" onClick={() => void vote('Yes')}>
               Vote yes
@@ -171,7 +193,10 @@ export function ProposalPage({ id }: { id: string }) {
               onClick={handler(async () => {
                 setMsg('');
                 try {
-                  const r = await api<Answer<'executeProposal'>>('/api/governance/execute', { method: 'POST', body: { proposal_id: pr.id } });
+                  const r = await api<Answer<'executeProposal'>>('/api/governance/execute', {
+                    method: 'POST',
+                    body: { proposal_id: pr.id },
+                  });
                   setMsg(`Done: the proposal is ${r.status}.`);
                   p.reload();
                 } catch (err) {

@@ -48,7 +48,12 @@ function AccountCard({ balance, onChange }: { balance: Loaded<Balance>; onChange
   /** Decision B107: the day's grants are taken; the button waits until the bridge's Retry-After has passed. */
   const [faucetUntil, setFaucetUntil] = useState(0);
   const [copied, setCopied] = useState('');
-  if (!balance.data) return <section class="card">{balance.error ? <p class="error">{balance.error.message}</p> : <p aria-busy="true">…</p>}</section>;
+  if (!balance.data)
+    return (
+      <section class="card">
+        {balance.error ? <p class="error">{balance.error.message}</p> : <p aria-busy="true">…</p>}
+      </section>
+    );
   const d = balance.data;
   const copy = async () => {
     try {
@@ -95,7 +100,9 @@ function AccountCard({ balance, onChange }: { balance: Loaded<Balance>; onChange
                 if (err instanceof ApiError && err.code === 'RATE_LIMITED') {
                   const wait = err.retryAfter ?? 3600;
                   setFaucetUntil(Date.now() + wait * 1000);
-                  setMsg(`You have had today's test DOM (${d.faucet_per_day ?? 'a few'} times a day). Try again in ${waitText(wait)}.`);
+                  setMsg(
+                    `You have had today's test DOM (${d.faucet_per_day ?? 'a few'} times a day). Try again in ${waitText(wait)}.`,
+                  );
                 } else setMsg(err instanceof ApiError ? err.message : String(err));
               }
             })}
@@ -132,10 +139,15 @@ function SendCard({ balance, onSent }: { balance: Balance | undefined; onSent():
   const review = (e: Event) => {
     e.preventDefault();
     if (!to) return setStep({ at: 'edit', error: 'Choose the member to send to.' });
-    if (to.principal === balance.account.owner) return setStep({ at: 'edit', error: 'That is you: choose another member.' });
+    if (to.principal === balance.account.owner)
+      return setStep({ at: 'edit', error: 'That is you: choose another member.' });
     const e8s = toE8s(amount);
     if (!e8s) return setStep({ at: 'edit', error: 'Enter an amount above 0 DOM with at most 8 decimals.' });
-    if (BigInt(e8s) + fee > have) return setStep({ at: 'edit', error: `The amount plus the fee is more than your balance: at most ${dom(max)} DOM.` });
+    if (BigInt(e8s) + fee > have)
+      return setStep({
+        at: 'edit',
+        error: `The amount plus the fee is more than your balance: at most ${dom(max)} DOM.`,
+      });
     // Decision F30: the key is made once, as the confirmation opens; every "Try again" sends the same one.
     setStep({ at: 'confirm', to, amount: e8s, fee: balance.fee_e8s, key: `web-${crypto.randomUUID()}` });
   };
@@ -160,7 +172,11 @@ function SendCard({ balance, onSent }: { balance: Balance | undefined; onSent():
         onSent();
       } else {
         // No answer, or the ledger failed: trying again with the same key cannot send twice.
-        setStep({ ...s, sending: false, error: `${err instanceof ApiError ? err.message : String(err)} Trying again is safe: it cannot send twice.` });
+        setStep({
+          ...s,
+          sending: false,
+          error: `${err instanceof ApiError ? err.message : String(err)} Trying again is safe: it cannot send twice.`,
+        });
       }
     }
   };
@@ -194,7 +210,12 @@ function SendCard({ balance, onSent }: { balance: Balance | undefined; onSent():
               onInput={(e) => setAmount(e.currentTarget.value)}
               aria-describedby="send-hint send-error"
             />
-            <button type="button" class="secondary" onClick={() => setAmount(dom(max).replace(/,/g, ''))} disabled={max === 0n}>
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => setAmount(dom(max).replace(/,/g, ''))}
+              disabled={max === 0n}
+            >
               Max
             </button>
           </div>
@@ -253,7 +274,8 @@ function SendCard({ balance, onSent }: { balance: Balance | undefined; onSent():
   );
 }
 
-const short = (principal: string) => (principal.length > 17 ? `${principal.slice(0, 11)}…${principal.slice(-5)}` : principal);
+const short = (principal: string) =>
+  principal.length > 17 ? `${principal.slice(0, 11)}…${principal.slice(-5)}` : principal;
 
 /** The member's history, page by page (newest first); `reload` starts again from the newest. */
 function useHistory(enabled: boolean) {
@@ -350,8 +372,8 @@ function HistoryCard({ history }: { history: ReturnType<typeof useHistory> }) {
                   {dom(change < 0n ? -change : change)} DOM
                 </span>
                 <span class="muted">
-                  {when(i.at)} · amount {dom(i.amount_e8s)} DOM · fee {dom(i.fee_e8s)} DOM{i.kind === 'receive' ? ', paid by the sender' : ''} · block #
-                  {i.block_index}
+                  {when(i.at)} · amount {dom(i.amount_e8s)} DOM · fee {dom(i.fee_e8s)} DOM
+                  {i.kind === 'receive' ? ', paid by the sender' : ''} · block #{i.block_index}
                 </span>
               </li>
             );

@@ -6,7 +6,8 @@ import type { ProposalAction } from './action.ts';
 
 export const constitutionalAmendment: ProposalAction<AmendmentPayload> = {
   check(p, _now, settings) {
-    if (p.category_rules.length === 0 && p.voting_delay === undefined && p.execution_window === undefined) return 'an amendment must change something';
+    if (p.category_rules.length === 0 && p.voting_delay === undefined && p.execution_window === undefined)
+      return 'an amendment must change something';
     const seen = new Set<string>();
     for (const change of p.category_rules) {
       if (!isCategory(change.category)) return 'unknown category';
@@ -16,8 +17,12 @@ export const constitutionalAmendment: ProposalAction<AmendmentPayload> = {
       const problem = categoryRulesProblem(merged);
       if (problem) return `${change.category}: ${problem}`;
     }
-    if (p.voting_delay !== undefined && p.voting_delay > 7n * 86_400_000_000_000n) return 'voting delay must be at most 7 days';
-    if (p.execution_window !== undefined && (p.execution_window < 3_600_000_000_000n || p.execution_window > 90n * 86_400_000_000_000n)) {
+    if (p.voting_delay !== undefined && p.voting_delay > 7n * 86_400_000_000_000n)
+      return 'voting delay must be at most 7 days';
+    if (
+      p.execution_window !== undefined &&
+      (p.execution_window < 3_600_000_000_000n || p.execution_window > 90n * 86_400_000_000_000n)
+    ) {
       return 'execution window must be 1 hour to 90 days';
     }
     return undefined;
@@ -26,7 +31,12 @@ export const constitutionalAmendment: ProposalAction<AmendmentPayload> = {
     effects.updateConfig((c) => {
       const rules = { ...c.rules };
       for (const change of a.category_rules) rules[change.category] = applyRulesChange(c, change.category, change);
-      return { ...c, rules, voting_delay: a.voting_delay ?? c.voting_delay, execution_window: a.execution_window ?? c.execution_window };
+      return {
+        ...c,
+        rules,
+        voting_delay: a.voting_delay ?? c.voting_delay,
+        execution_window: a.execution_window ?? c.execution_window,
+      };
     });
   },
 };

@@ -10,7 +10,8 @@ export const membershipPolicy: ProposalAction<MembershipPolicyPayload> = {
     const all = [...p.add_admins, ...p.remove_admins, ...p.revoke];
     if (all.length === 0) return 'a membership policy must change something';
     if (all.length > MAX_POLICY_PRINCIPALS) return `at most ${MAX_POLICY_PRINCIPALS} principals per policy`;
-    if (p.add_admins.some((a) => p.remove_admins.includes(a))) return 'a principal cannot be both added and removed as admin';
+    if (p.add_admins.some((a) => p.remove_admins.includes(a)))
+      return 'a principal cannot be both added and removed as admin';
     return undefined;
   },
   async call(_proposalId, payload, deps) {

@@ -35,9 +35,11 @@ export function isCategory(value: unknown): value is ProposalCategory {
 
 /** Refuses rules a ConstitutionalAmendment could not sensibly enact. Returns a reason, or undefined. */
 export function categoryRulesProblem(rules: CategoryRules): string | undefined {
-  if (!Number.isInteger(rules.quorumBps) || rules.quorumBps < 1 || rules.quorumBps > 10_000) return 'quorum must be 0.01 % to 100 %';
+  if (!Number.isInteger(rules.quorumBps) || rules.quorumBps < 1 || rules.quorumBps > 10_000)
+    return 'quorum must be 0.01 % to 100 %';
   if (!Number.isInteger(rules.thresholdBps) || rules.thresholdBps < 5_001 || rules.thresholdBps > 10_000)
     return 'threshold must be above 50 % and at most 100 %';
-  if (rules.votingWindowNs < NS_PER_HOUR || rules.votingWindowNs > 90n * NS_PER_DAY) return 'voting window must be 1 hour to 90 days';
+  if (rules.votingWindowNs < NS_PER_HOUR || rules.votingWindowNs > 90n * NS_PER_DAY)
+    return 'voting window must be 1 hour to 90 days';
   return undefined;
 }

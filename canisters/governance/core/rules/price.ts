@@ -29,14 +29,23 @@ export function priceInForce(entries: Iterable<PriceEntry>, now: bigint): PriceE
   for (const e of entries) {
     if (e.effective_at > now) continue;
     if (e.expires_at !== undefined && now >= e.expires_at) continue;
-    if (!best || e.effective_at > best.effective_at || (e.effective_at === best.effective_at && e.proposal_id > best.proposal_id)) best = e;
+    if (
+      !best ||
+      e.effective_at > best.effective_at ||
+      (e.effective_at === best.effective_at && e.proposal_id > best.proposal_id)
+    )
+      best = e;
   }
   return best;
 }
 
 /** SetDomPricePayload validation at proposal creation (InvalidPayload otherwise). Times are ns. */
-export function setDomPriceProblem(p: { price_usd: number; effective_at?: bigint; expires_at?: bigint; source_url?: string }, now: bigint): string | undefined {
-  if (typeof p.price_usd !== 'number' || !Number.isFinite(p.price_usd) || p.price_usd <= 0) return 'price_usd must be a finite number above 0';
+export function setDomPriceProblem(
+  p: { price_usd: number; effective_at?: bigint; expires_at?: bigint; source_url?: string },
+  now: bigint,
+): string | undefined {
+  if (typeof p.price_usd !== 'number' || !Number.isFinite(p.price_usd) || p.price_usd <= 0)
+    return 'price_usd must be a finite number above 0';
   if (p.expires_at !== undefined && p.expires_at <= (p.effective_at ?? now))
     return 'expires_at must be after effective_at (or after now when effective_at is omitted)';
   if (p.source_url !== undefined && !isSourceUrl(p.source_url)) return `source_url must be ${SOURCE_URL_RULE}`;

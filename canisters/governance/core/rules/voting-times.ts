@@ -8,6 +8,10 @@ export function votingDelay(settings: GovernanceSettings, dev: DevVoting | undef
   return dev?.delay ?? settings.voting_delay;
 }
 
-export function votingWindow(settings: GovernanceSettings, category: ProposalCategory, dev: DevVoting | undefined): bigint {
+export function votingWindow(
+  settings: GovernanceSettings,
+  category: ProposalCategory,
+  dev: DevVoting | undefined,
+): bigint {
   return dev?.window ?? settings.rules[category].votingWindowNs;
 }

@@ -75,7 +75,11 @@ export function interCanister(canister: () => string, table: MethodTable) {
 }
 
 /** What the Azle entry points give the cores' wiring: raw_rand, the message's instruction counter and Azle's Candid library. */
-export const hostServices = { randomBytes: rawRandBytes, instructions: (): bigint => performanceCounter(0), candid: AzleIdl };
+export const hostServices = {
+  randomBytes: rawRandBytes,
+  instructions: (): bigint => performanceCounter(0),
+  candid: AzleIdl,
+};
 
 /** 16 bytes from the management canister's raw_rand. */
 export async function rawRandBytes(): Promise<Uint8Array> {

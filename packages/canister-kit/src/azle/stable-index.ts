@@ -189,7 +189,12 @@ export class SkipIndex {
     let node = head;
     for (let l = MAX_LEVEL - 1; l >= 0; l--) {
       if (l < node.next.length) {
-        for (let next = node.next[l]; next != null && (key === null || compareBytes(next, key) < 0); next = node.next[l]) node = this.read(next);
+        for (
+          let next = node.next[l];
+          next != null && (key === null || compareBytes(next, key) < 0);
+          next = node.next[l]
+        )
+          node = this.read(next);
       }
       path[l] = node;
     }
@@ -295,7 +300,9 @@ export class SkipIndex {
       for (const n of dirty) this.write(n);
     }
     const done = keys.length < maxKeys;
-    const next: IndexState = done ? { complete: true } : { complete: false, frontier: keys[keys.length - 1]!, count: state.count + keys.length };
+    const next: IndexState = done
+      ? { complete: true }
+      : { complete: false, frontier: keys[keys.length - 1]!, count: state.count + keys.length };
     this.index.insert(STATE, encodeState(next));
     if (done) this.knownComplete = true;
     return done;

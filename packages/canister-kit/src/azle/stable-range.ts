@@ -25,7 +25,12 @@ const SCAN = 32;
 const FIRST_BATCH = 1;
 
 /** How many keys sort before `key` (`inclusive`: at or before it). */
-export function rank<K extends StoreKey>(map: PositionalMap<K, unknown>, key: K, inclusive: boolean, len: number): number {
+export function rank<K extends StoreKey>(
+  map: PositionalMap<K, unknown>,
+  key: K,
+  inclusive: boolean,
+  len: number,
+): number {
   let lo = 0;
   let hi = len;
   const before = (k: K) => {

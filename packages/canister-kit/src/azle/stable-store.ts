@@ -19,7 +19,8 @@ export const INDEX_MEMORY_OFFSET = 100;
 export const BUILD_STEP_KEYS = 2_000;
 export const BUILD_INSTRUCTION_BUDGET = 10_000_000_000n;
 
-const byteMap = (memoryId: number) => new StableBTreeMap<Uint8Array, Uint8Array>(memoryId, rawBytes, rawBytes) as unknown as ByteMap;
+const byteMap = (memoryId: number) =>
+  new StableBTreeMap<Uint8Array, Uint8Array>(memoryId, rawBytes, rawBytes) as unknown as ByteMap;
 
 /** A store in stable memory at `memoryId`, with its ordered index at `indexMemoryId` (none: read by key only). */
 export class StableStore<K extends StoreKey, V> extends IndexedStore<K, V> {
@@ -31,8 +32,11 @@ export class StableStore<K extends StoreKey, V> extends IndexedStore<K, V> {
 /** One StableBTreeMap per store, memory ids assigned in the order the names are listed; each store's index at its id + 100. */
 export function stableStores<T>(names: Record<keyof T, string>, firstMemoryId = 0): T {
   const keys = Object.keys(names);
-  if (firstMemoryId + keys.length > INDEX_MEMORY_OFFSET) throw new Error('too many stores for the memory ids of their indexes');
-  return Object.fromEntries(keys.map((k, i) => [k, new StableStore(firstMemoryId + i, firstMemoryId + i + INDEX_MEMORY_OFFSET)])) as T;
+  if (firstMemoryId + keys.length > INDEX_MEMORY_OFFSET)
+    throw new Error('too many stores for the memory ids of their indexes');
+  return Object.fromEntries(
+    keys.map((k, i) => [k, new StableStore(firstMemoryId + i, firstMemoryId + i + INDEX_MEMORY_OFFSET)]),
+  ) as T;
 }
 
 /**
@@ -43,7 +47,8 @@ export function stableStores<T>(names: Record<keyof T, string>, firstMemoryId = 
  */
 export function armIndexBuild(stores: object): void {
   const pending = Object.values(stores).filter(
-    (s): s is StableStore<StoreKey, unknown> => s instanceof StableStore && s.index !== undefined && !s.index.state().complete,
+    (s): s is StableStore<StoreKey, unknown> =>
+      s instanceof StableStore && s.index !== undefined && !s.index.state().complete,
   );
   if (pending.length === 0) return;
   setTimer(0, () => {
@@ -53,7 +58,10 @@ export function armIndexBuild(stores: object): void {
 }
 
 /** Build steps while `more()` says so; the stores whose index is still incomplete. */
-export function buildIndexes(stores: StableStore<StoreKey, unknown>[], more: () => boolean): StableStore<StoreKey, unknown>[] {
+export function buildIndexes(
+  stores: StableStore<StoreKey, unknown>[],
+  more: () => boolean,
+): StableStore<StoreKey, unknown>[] {
   const left = [...stores];
   while (left.length > 0 && more()) {
     if (left[0].index!.buildStep(BUILD_STEP_KEYS)) left.shift();

@@ -20,7 +20,8 @@ export function canisterStateTransfer(stores: object, hooks: Pick<TransferHost, 
   const own = new StableStore<string, TransferRecord>(TRANSFER_MEMORY_ID); // read by key only: no index
   const transfer = stateTransfer(stores as Record<string, Store<StoreKey, unknown>>, own, {
     isController: (caller) => isController(Principal.fromText(caller)),
-    // Decision K25: Azle's console.log is ic0.debug_print (the canister log its controllers fetch) and writes an object as its JSON.
+    // Decision K25: Azle's console.log is ic0.debug_print (the canister log its controllers fetch) and writes an object
+    // as its JSON.
     log: (line) => console.log(line),
     instructions: hostServices.instructions, // an export page stops within the query limit (W33)
     ...hooks,
@@ -29,7 +30,8 @@ export function canisterStateTransfer(stores: object, hooks: Pick<TransferHost, 
   const current = () => (status ??= transfer.status());
   transferHold.beforeUpdate = () => {
     const s = current();
-    if (s === 'importing') throw new Error('this canister is importing its state: update calls wait until the import is sealed');
+    if (s === 'importing')
+      throw new Error('this canister is importing its state: update calls wait until the import is sealed');
     if (s === 'fresh') {
       transfer.touched();
       status = 'live';

@@ -34,8 +34,13 @@ export function tableEntryPoints(
   for (const [name, m] of Object.entries(table)) {
     if (options.except?.includes(name) || name in Base.prototype) continue;
     const method =
-      m.kind === 'query' ? { [name]: (...a: unknown[]) => calls.query(name, a) }[name] : { [name]: (...a: unknown[]) => calls.update(name, a) }[name];
-    const decorate = (m.kind === 'query' ? query : update)(m.args as unknown as IDL.Type[], m.ret as unknown as IDL.Type) as unknown as MethodDecorator;
+      m.kind === 'query'
+        ? { [name]: (...a: unknown[]) => calls.query(name, a) }[name]
+        : { [name]: (...a: unknown[]) => calls.update(name, a) }[name];
+    const decorate = (m.kind === 'query' ? query : update)(
+      m.args as unknown as IDL.Type[],
+      m.ret as unknown as IDL.Type,
+    ) as unknown as MethodDecorator;
     const context = {
       kind: 'method',
       name,

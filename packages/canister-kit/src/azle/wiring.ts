@@ -6,7 +6,10 @@ import type { CanisterCall, CanisterTimer } from '../wiring.ts';
 import { interCanister, transferHold } from './entry.ts';
 
 /** Calls to each callee named in `tables`, at the principal `canisterOf` gives when the call is made. */
-export function canisterCalls<To extends string>(tables: Record<To, MethodTable>, canisterOf: (to: To) => string): CanisterCall<To> {
+export function canisterCalls<To extends string>(
+  tables: Record<To, MethodTable>,
+  canisterOf: (to: To) => string,
+): CanisterCall<To> {
   const clients = new Map<To, ReturnType<typeof interCanister>>();
   for (const to of Object.keys(tables) as To[])
     clients.set(

@@ -6,7 +6,10 @@ import { enumVariant, update, type Idl } from './methods.ts';
 
 export function icrc21Types(I: Idl) {
   const Metadata = I.Record({ language: I.Text, utc_offset_minutes: I.Opt(I.Int16) });
-  const Spec = I.Record({ metadata: Metadata, device_spec: I.Opt(enumVariant(I, ['GenericDisplay', 'FieldsDisplay'])) });
+  const Spec = I.Record({
+    metadata: Metadata,
+    device_spec: I.Opt(enumVariant(I, ['GenericDisplay', 'FieldsDisplay'])),
+  });
   const Request = I.Record({ method: I.Text, arg: I.Vec(I.Nat8), user_preferences: Spec });
   const Value = I.Variant({
     TokenAmount: I.Record({ decimals: I.Nat8, amount: I.Nat64, symbol: I.Text }),

@@ -7,7 +7,16 @@ export function icrc7Types(I: Idl) {
   const Account = I.Record({ owner: I.Principal, subaccount: I.Opt(I.Vec(I.Nat8)) });
   // ICRC-3's generic value (recursive).
   const Value = I.Rec();
-  Value.fill(I.Variant({ Blob: I.Vec(I.Nat8), Text: I.Text, Nat: I.Nat, Int: I.Int, Array: I.Vec(Value), Map: I.Vec(I.Tuple(I.Text, Value)) }));
+  Value.fill(
+    I.Variant({
+      Blob: I.Vec(I.Nat8),
+      Text: I.Text,
+      Nat: I.Nat,
+      Int: I.Int,
+      Array: I.Vec(Value),
+      Map: I.Vec(I.Tuple(I.Text, Value)),
+    }),
+  );
   const TransferArg = I.Record({
     from_subaccount: I.Opt(I.Vec(I.Nat8)),
     to: Account,

@@ -30,6 +30,11 @@ export function result(I: Idl, ok: IdlType, err: IdlType): IdlType {
 /** The service of a method table, for Actor-style tools and for rendering the .did. */
 export function service(I: Idl, table: MethodTable) {
   return I.Service(
-    Object.fromEntries(Object.entries(table).map(([name, m]) => [name, I.Func(m.args as [IdlType], [m.ret], m.kind === 'query' ? ['query'] : [])])),
+    Object.fromEntries(
+      Object.entries(table).map(([name, m]) => [
+        name,
+        I.Func(m.args as [IdlType], [m.ret], m.kind === 'query' ? ['query'] : []),
+      ]),
+    ),
   );
 }

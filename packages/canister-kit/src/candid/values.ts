@@ -40,7 +40,8 @@ function visitor(dir: Dir, principal: PrincipalCodec) {
     },
     visitService: same,
     visitPrincipal: (_t: unknown, d: unknown) => (dir === 'to' ? principal.fromText(d as string) : principal.toText(d)),
-    visitVec: (_t: unknown, ty: IdlType, d: unknown) => (d instanceof Uint8Array ? d : (d as unknown[]).map((x) => conv(ty, x))),
+    visitVec: (_t: unknown, ty: IdlType, d: unknown) =>
+      d instanceof Uint8Array ? d : (d as unknown[]).map((x) => conv(ty, x)),
     visitOpt: (_t: unknown, ty: IdlType, d: unknown) => {
       if (dir === 'to') return d === undefined || d === null ? [] : [conv(ty, d)];
       const arr = d as unknown[];
@@ -55,7 +56,8 @@ function visitor(dir: Dir, principal: PrincipalCodec) {
       }
       return out;
     },
-    visitTuple: (_t: unknown, components: IdlType[], d: unknown) => components.map((ty, i) => conv(ty, (d as unknown[])[i])),
+    visitTuple: (_t: unknown, components: IdlType[], d: unknown) =>
+      components.map((ty, i) => conv(ty, (d as unknown[])[i])),
     visitVariant: (_t: unknown, fields: Fields, d: unknown) => {
       if (fields.every(([, ty]) => isNullType(ty))) {
         if (dir === 'to') return { [d as string]: null };

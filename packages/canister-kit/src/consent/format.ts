@@ -104,7 +104,11 @@ export function utf8(bytes: Uint8Array): string | undefined {
       if ((c & 0xc0) !== 0x80) return undefined;
       cp = (cp << 6) | (c & 0x3f);
     }
-    if ((need === 2 && (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))) || (need === 3 && (cp < 0x10000 || cp > 0x10ffff))) return undefined;
+    if (
+      (need === 2 && (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))) ||
+      (need === 3 && (cp < 0x10000 || cp > 0x10ffff))
+    )
+      return undefined;
     out += String.fromCodePoint(cp);
     i += need + 1;
   }
@@ -113,7 +117,10 @@ export function utf8(bytes: Uint8Array): string | undefined {
 
 // Controls, bidirectional formatting characters (the web app's set, decision F41, U+061C included) and
 // line separators could reorder or hide what a signer shows.
-const UNSAFE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff${BIDI_CONTROL_CLASS}]`, 'u');
+const UNSAFE = new RegExp(
+  `[\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff${BIDI_CONTROL_CLASS}]`,
+  'u',
+);
 const UNSAFE_ALL = new RegExp(UNSAFE.source, 'gu');
 
 /** Text from the caller's arguments, one line: unsafe characters become spaces, runs of spaces one, at most `max` characters. */

@@ -23,7 +23,9 @@ export type ConsentValue =
   | { DurationSeconds: { amount: bigint } }
   | { Text: { content: string } };
 
-export type ConsentMessage = { GenericDisplayMessage: string } | { FieldsDisplayMessage: { intent: string; fields: Array<[string, ConsentValue]> } };
+export type ConsentMessage =
+  | { GenericDisplayMessage: string }
+  | { FieldsDisplayMessage: { intent: string; fields: Array<[string, ConsentValue]> } };
 
 export type ConsentError =
   | { UnsupportedCanisterCall: { description: string } }
@@ -31,7 +33,8 @@ export type ConsentError =
   | { InsufficientPayment: { description: string } }
   | { GenericError: { error_code: bigint; description: string } };
 
-export type ConsentResponse = { Ok: { consent_message: ConsentMessage; metadata: ConsentMetadata } } | { Err: ConsentError };
+export type ConsentResponse =
+  { Ok: { consent_message: ConsentMessage; metadata: ConsentMetadata } } | { Err: ConsentError };
 
 /** A value as the canister means it; rendering picks the form per device. */
 export type Shown =
@@ -68,8 +71,12 @@ export function consentLanguage(requested: string): string {
   return /^en(-[a-z0-9]{1,8})*$/i.test(requested) ? requested : 'en';
 }
 
-export const unsupported = (description: string): ConsentResponse => ({ Err: { UnsupportedCanisterCall: { description } } });
-export const unavailable = (description: string): ConsentResponse => ({ Err: { ConsentMessageUnavailable: { description } } });
+export const unsupported = (description: string): ConsentResponse => ({
+  Err: { UnsupportedCanisterCall: { description } },
+});
+export const unavailable = (description: string): ConsentResponse => ({
+  Err: { ConsentMessageUnavailable: { description } },
+});
 
 function markdownValue(v: Shown, offset: number): string {
   if ('token' in v) return codeSpan(`${tokenAmount(v.token, v.decimals)} ${v.symbol}`);
@@ -86,7 +93,9 @@ function fieldValue(v: Shown): ConsentValue {
       : { Text: { content: `${tokenAmount(v.token, v.decimals)} ${v.symbol}` } };
   if ('time' in v) return { TimestampSeconds: { amount: v.time / NS_PER_SECOND } };
   if ('duration' in v)
-    return v.duration / NS_PER_SECOND <= U64_MAX ? { DurationSeconds: { amount: v.duration / NS_PER_SECOND } } : { Text: { content: duration(v.duration) } };
+    return v.duration / NS_PER_SECOND <= U64_MAX
+      ? { DurationSeconds: { amount: v.duration / NS_PER_SECOND } }
+      : { Text: { content: duration(v.duration) } };
   if ('text' in v) return { Text: { content: v.text } };
   return { Text: { content: inert(v.code, v.max) } };
 }
@@ -99,14 +108,32 @@ function fieldValue(v: Shown): ConsentValue {
 export function renderConsent(draft: ConsentDraft, prefs: ConsentRequest['user_preferences']): ConsentResponse {
   const offset = prefs.metadata.utc_offset_minutes ?? 0;
   const timed = draft.lines.some((l) => 'time' in l.value);
-  const metadata: ConsentMetadata = { language: consentLanguage(prefs.metadata.language), ...(timed && { utc_offset_minutes: offset }) };
+  const metadata: ConsentMetadata = {
+    language: consentLanguage(prefs.metadata.language),
+    ...(timed && { utc_offset_minutes: offset }),
+  };
   if (prefs.device_spec === 'FieldsDisplay') {
     return {
-      Ok: { consent_message: { FieldsDisplayMessage: { intent: draft.intent, fields: draft.lines.map((l) => [l.label, fieldValue(l.value)]) } }, metadata },
+      Ok: {
+        consent_message: {
+          FieldsDisplayMessage: {
+            intent: draft.intent,
+            fields: draft.lines.map((l) => [l.label, fieldValue(l.value)]),
+          },
+        },
+        metadata,
+      },
     };
   }
-  const body = draft.lines.map((l) => `**${l.label}:** ${markdownValue(l.value, offset)}${l.note ? `  \n${l.note}` : ''}`);
-  return { Ok: { consent_message: { GenericDisplayMessage: [`# ${draft.intent}`, draft.summary, ...body].join('\n\n') }, metadata } };
+  const body = draft.lines.map(
+    (l) => `**${l.label}:** ${markdownValue(l.value, offset)}${l.note ? `  \n${l.note}` : ''}`,
+  );
+  return {
+    Ok: {
+      consent_message: { GenericDisplayMessage: [`# ${draft.intent}`, draft.summary, ...body].join('\n\n') },
+      metadata,
+    },
+  };
 }
 
 /** Principals decoded by either copy of the candid library (Azle's or @icp-sdk/core's) have toText. */

@@ -6,7 +6,15 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { StoreKey } from '../store.ts';
 import { LoggedEntries } from './log-format.ts';
-import { frame, framed, LazyEntries, readFrame, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, type SliceRecord } from './snapshot-format.ts';
+import {
+  frame,
+  framed,
+  LazyEntries,
+  readFrame,
+  SNAPSHOT_MAGIC,
+  SNAPSHOT_VERSION,
+  type SliceRecord,
+} from './snapshot-format.ts';
 import type { StoreEntries, WalOptions } from './wal-types.ts';
 import { closedLogs, LEGACY_SNAPSHOT, SNAPSHOT, syncDirectoryAsync } from './wal-files.ts';
 import { COMPACT_TURN_MS, WorkTurn } from './work-turn.ts';
@@ -32,7 +40,13 @@ export interface Compaction {
 }
 
 /** Decision P24: `stores` (the state at `seq`) written as the snapshot of `dir`, a new directory (a backup's). */
-export async function snapshotInto(dir: string, seq: number, stores: StoreEntries, options: WalOptions, closed: () => boolean): Promise<void> {
+export async function snapshotInto(
+  dir: string,
+  seq: number,
+  stores: StoreEntries,
+  options: WalOptions,
+  closed: () => boolean,
+): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const { compactionProbe: _probe, compactionStats: _stats, ...plain } = options;
   await compactInto({ dir, seq, stores, options: plain, lastSlices: undefined, closed, installed: () => undefined });
@@ -100,7 +114,10 @@ export async function compactInto(c: Compaction): Promise<void> {
       let same = before !== undefined;
       const flush = async () => {
         const was = before?.[index];
-        let body = same && was && was.flat.length === flat.length && previousFile ? await readFrame(previousFile, was) : undefined;
+        let body =
+          same && was && was.flat.length === flat.length && previousFile
+            ? await readFrame(previousFile, was)
+            : undefined;
         if (body) stats.copied += 1;
         else {
           if (turn.spent) await turn.next(gathered);

@@ -64,7 +64,11 @@ export class GroupCommit {
     // so the disk and the CPU work at once. Otherwise the next fsync starts at the end of this turn of
     // the event loop (or when one in flight completes), so every update answered meanwhile joins its group.
     const group = this.log.pendingRecords();
-    if (this.inFlight === 0 || (this.inFlight < MAX_FSYNCS_IN_FLIGHT && group >= Math.max(MIN_SPLIT_GROUP, this.submitted - this.durableSeq))) this.issue();
+    if (
+      this.inFlight === 0 ||
+      (this.inFlight < MAX_FSYNCS_IN_FLIGHT && group >= Math.max(MIN_SPLIT_GROUP, this.submitted - this.durableSeq))
+    )
+      this.issue();
     else if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => {
@@ -111,7 +115,14 @@ export class GroupCommit {
    * still syncing; an fsync covers everything written before it started, whichever finishes first.
    */
   private issue(): void {
-    if (this.failed || this.log.closed() || this.barrier || this.inFlight >= MAX_FSYNCS_IN_FLIGHT || this.wanted <= this.submitted) return;
+    if (
+      this.failed ||
+      this.log.closed() ||
+      this.barrier ||
+      this.inFlight >= MAX_FSYNCS_IN_FLIGHT ||
+      this.wanted <= this.submitted
+    )
+      return;
     try {
       this.log.writePending();
     } catch (e) {
@@ -139,7 +150,10 @@ export class GroupCommit {
       this.markDurable(target);
       probe?.after?.(target);
     } catch (e) {
-      if (!this.log.closed()) this.fail(new LogWriteError(`syncing the log in ${this.log.dir} failed: ${(e as Error).message}`, { cause: e }));
+      if (!this.log.closed())
+        this.fail(
+          new LogWriteError(`syncing the log in ${this.log.dir} failed: ${(e as Error).message}`, { cause: e }),
+        );
     } finally {
       this.inFlight -= 1;
       const users = this.fdUsers.get(fd)! - 1;

@@ -99,7 +99,12 @@ export class EmbeddedHost {
     const qualified = `${canister}/${name}`;
     let store = this.stores.get(qualified);
     if (!store) {
-      store = new MemoryStore<StoreKey, unknown>(canister, qualified, () => this.current(), this.loaded.get(qualified) ?? []);
+      store = new MemoryStore<StoreKey, unknown>(
+        canister,
+        qualified,
+        () => this.current(),
+        this.loaded.get(qualified) ?? [],
+      );
       this.stores.set(qualified, store);
       this.loaded.delete(qualified); // the store holds it now (and drops it once indexed)
     }
@@ -116,7 +121,9 @@ export class EmbeddedHost {
     if (this.closed) return Promise.reject(new Error('the embedded host is closed'));
     const parent = this.current();
     if (parent?.reenters(canister)) {
-      return Promise.reject(new ReentrantCallError(`re-entrant update call into ${canister} while it has one in progress`));
+      return Promise.reject(
+        new ReentrantCallError(`re-entrant update call into ${canister} while it has one in progress`),
+      );
     }
     let previous = this.queues.get(canister) ?? Promise.resolve();
     // A compaction far behind the log holds new calls until it ends (decision P11); calls made from
@@ -125,7 +132,9 @@ export class EmbeddedHost {
     if (stall) previous = Promise.all([previous, stall]);
     // runUpdate never rejects: the queue only orders calls, one call's failure must not fail the next.
     const run = previous.then(() =>
-      this.closed ? { ok: false as const, error: new Error('the embedded host is closed'), seq: 0 } : this.runUpdate(canister, parent, fn),
+      this.closed
+        ? { ok: false as const, error: new Error('the embedded host is closed'), seq: 0 }
+        : this.runUpdate(canister, parent, fn),
     );
     this.queues.set(canister, run);
     const wal = this.wal;
@@ -188,7 +197,11 @@ export class EmbeddedHost {
     this.wal?.close();
   }
 
-  private async runUpdate<T>(canister: string, parent: Transaction | undefined, fn: () => T | Promise<T>): Promise<Outcome<T>> {
+  private async runUpdate<T>(
+    canister: string,
+    parent: Transaction | undefined,
+    fn: () => T | Promise<T>,
+  ): Promise<Outcome<T>> {
     const tx = new Transaction(canister, false, parent);
     this.active.add(tx);
     try {

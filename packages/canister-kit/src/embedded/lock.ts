@@ -72,7 +72,8 @@ export function lockDirectory(dir: string): DirectoryLock {
       continue; // removed meanwhile: try again
     }
     const pid = Number(text.trim());
-    if (Number.isInteger(pid) && pid > 0 && (pid === process.pid || alive(pid))) throw new DirectoryLockedError(dir, pid);
+    if (Number.isInteger(pid) && pid > 0 && (pid === process.pid || alive(pid)))
+      throw new DirectoryLockedError(dir, pid);
     try {
       // Stale: removed only if unchanged, so a lock another process took over meanwhile is kept.
       if (readFileSync(path, 'utf8') === text) unlinkSync(path);

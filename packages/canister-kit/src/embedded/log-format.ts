@@ -157,9 +157,17 @@ export class StoreNames {
   }
 }
 
-export function splitLine(bytes: Buffer, start: number, end: number, names: StoreNames, stores: string[], ranges: number[]): number | string {
+export function splitLine(
+  bytes: Buffer,
+  start: number,
+  end: number,
+  names: StoreNames,
+  stores: string[],
+  ranges: number[],
+): number | string {
   // "L2 " + 8 hex digits + " " + rest
-  if (bytes[start] !== 0x4c || end - start < 13 || bytes[start + 2] !== 0x20 || bytes[start + 11] !== 0x20) return 'unreadable record';
+  if (bytes[start] !== 0x4c || end - start < 13 || bytes[start + 2] !== 0x20 || bytes[start + 11] !== 0x20)
+    return 'unreadable record';
   if (bytes[start + 1] !== 0x32) return `unknown log line version ${bytes.toString('latin1', start + 1, start + 2)}`;
   let crc = 0;
   for (let i = start + 3; i < start + 11; i++) {
@@ -270,13 +278,17 @@ export function replay(dir: string, state: Snapshot): number {
       // A whole last record whose newline was not written yet: finish the line before appending more.
       if (last) repair = { end, newline: true };
       if (!Number.isSafeInteger(recordSeq) || recordSeq <= previous) {
-        throw new CorruptStateError(`sequence goes backwards in ${walPath}: record ${recordSeq} after ${previous} at line ${lineNo} (two writers?)`);
+        throw new CorruptStateError(
+          `sequence goes backwards in ${walPath}: record ${recordSeq} after ${previous} at line ${lineNo} (two writers?)`,
+        );
       }
       previous = recordSeq;
       if (recordSeq <= seq) continue; // already in the snapshot (crash between snapshot and truncation)
       if (recordSeq !== seq + 1) throw new CorruptStateError(`gap in ${walPath}: record ${recordSeq} after ${seq}`);
       if (record) for (const op of record.ops) parts(op[0]).push([op.length === 3 ? [op[1], op[2]] : [op[1]]]);
-      else for (let i = 0; i < lineStores.length; i++) parts(lineStores[i]!).push(bytes, lineRanges[2 * i]!, lineRanges[2 * i + 1]!);
+      else
+        for (let i = 0; i < lineStores.length; i++)
+          parts(lineStores[i]!).push(bytes, lineRanges[2 * i]!, lineRanges[2 * i + 1]!);
       seq = recordSeq;
     }
     // The open log is cut where its records end (a torn line, the space ahead, anything a crash left

@@ -109,7 +109,8 @@ export class MemoryStore<K extends StoreKey, V> implements Store<K, V> {
     const tx = this.currentTx();
     if (!tx) throw new Error(`${this.qualifiedName}: state may only change inside an update call`);
     if (tx.readOnly) throw new Error(`${this.qualifiedName}: a query may not change state`);
-    if (tx.canister !== this.canister) throw new Error(`${this.qualifiedName}: ${tx.canister} may not write ${this.canister}'s state`);
+    if (tx.canister !== this.canister)
+      throw new Error(`${this.qualifiedName}: ${tx.canister} may not write ${this.canister}'s state`);
     return tx;
   }
 }

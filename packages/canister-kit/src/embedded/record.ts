@@ -53,8 +53,10 @@ function object(v: object, depth: number): string | undefined {
     return `${out}]`;
   }
   const proto = Object.getPrototypeOf(v) as unknown;
-  if (proto === Uint8Array.prototype) return typeof (v as { toJSON?: unknown }).toJSON === 'function' ? encode(v) : bytes(v as Uint8Array);
-  if ((proto !== Object.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === 'function') return encode(v);
+  if (proto === Uint8Array.prototype)
+    return typeof (v as { toJSON?: unknown }).toJSON === 'function' ? encode(v) : bytes(v as Uint8Array);
+  if ((proto !== Object.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === 'function')
+    return encode(v);
   let out = '{';
   let first = true;
   const o = v as Record<string, unknown>;
@@ -104,7 +106,10 @@ export function encodeLine(seq: number, ops: Op[]): string {
   const bodies: string[] = [];
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i]!;
-    const write = op.length === 3 ? `[${encodeValue(op[1]) ?? 'null'},${encodeValue(op[2]) ?? 'null'}]` : `[${encodeValue(op[1]) ?? 'null'}]`;
+    const write =
+      op.length === 3
+        ? `[${encodeValue(op[1]) ?? 'null'},${encodeValue(op[2]) ?? 'null'}]`
+        : `[${encodeValue(op[1]) ?? 'null'}]`;
     const at = names.indexOf(op[0]);
     if (at < 0) {
       names.push(op[0]);

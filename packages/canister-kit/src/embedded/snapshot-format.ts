@@ -30,12 +30,15 @@ export interface SliceRecord {
  * bytes are the snapshot file's (P6 keeps frames as views into it): each byte array is copied, so a
  * value kept in a store does not keep the whole file in memory.
  */
-export const readHostObject = (DefaultDeserializer.prototype as unknown as { _readHostObject(this: DefaultDeserializer): ArrayBufferView })._readHostObject;
+export const readHostObject = (
+  DefaultDeserializer.prototype as unknown as { _readHostObject(this: DefaultDeserializer): ArrayBufferView }
+)._readHostObject;
 export class OwnBytesDeserializer extends DefaultDeserializer {
   // Node's own hook (not in its type declarations), called for every byte array in the body.
   _readHostObject(): unknown {
     const view = readHostObject.call(this);
-    if (view instanceof DataView) return new DataView(view.buffer.slice(view.byteOffset, view.byteOffset + view.byteLength));
+    if (view instanceof DataView)
+      return new DataView(view.buffer.slice(view.byteOffset, view.byteOffset + view.byteLength));
     return Buffer.isBuffer(view) ? Buffer.from(view) : (view as Uint8Array).slice();
   }
 }
@@ -116,7 +119,8 @@ export function readFrames(bytes: Buffer, start: number, path: string): LoadedSn
     const crc = bytes.readUInt32BE(at + 4);
     if (at + 8 + length > bytes.length) throw new CorruptStateError(`snapshot ${path} ends early`);
     const body = bytes.subarray(at + 8, at + 8 + length);
-    if (crc32(body) !== crc) throw new CorruptStateError(`snapshot ${path} is damaged (checksum mismatch at byte ${at})`);
+    if (crc32(body) !== crc)
+      throw new CorruptStateError(`snapshot ${path} is damaged (checksum mismatch at byte ${at})`);
     at += 8 + length;
     return body;
   };
@@ -161,23 +165,31 @@ export function readSnapshot(dir: string): LoadedSnapshot | undefined {
     chmodSync(binPath, 0o600);
     const bytes = readFileSync(binPath);
     const head = SNAPSHOT_MAGIC.length;
-    if (bytes.length < head + 4 || !bytes.subarray(0, head).equals(SNAPSHOT_MAGIC)) throw new CorruptStateError(`${binPath} is not a snapshot`);
+    if (bytes.length < head + 4 || !bytes.subarray(0, head).equals(SNAPSHOT_MAGIC))
+      throw new CorruptStateError(`${binPath} is not a snapshot`);
     const version = bytes.readUInt32BE(head);
-    if (version !== 2 && version !== 3) throw new CorruptStateError(`unknown snapshot version ${version} in ${binPath}`);
+    if (version !== 2 && version !== 3)
+      throw new CorruptStateError(`unknown snapshot version ${version} in ${binPath}`);
     let snap: LoadedSnapshot;
     try {
-      snap = version === 3 ? readFrames(bytes, head + 4, binPath) : (deserialize(bytes.subarray(head + 4)) as LoadedSnapshot);
+      snap =
+        version === 3
+          ? readFrames(bytes, head + 4, binPath)
+          : (deserialize(bytes.subarray(head + 4)) as LoadedSnapshot);
     } catch (e) {
       if (e instanceof CorruptStateError) throw e;
       throw new CorruptStateError(`unreadable snapshot ${binPath}: ${(e as Error).message}`);
     }
-    if (!Number.isSafeInteger(snap?.seq) || !Array.isArray(snap.stores)) throw new CorruptStateError(`unreadable snapshot ${binPath}`);
+    if (!Number.isSafeInteger(snap?.seq) || !Array.isArray(snap.stores))
+      throw new CorruptStateError(`unreadable snapshot ${binPath}`);
     return snap;
   }
   const jsonPath = join(dir, LEGACY_SNAPSHOT);
   if (!existsSync(jsonPath)) return undefined;
   chmodSync(jsonPath, 0o600);
-  const snap = decode<{ version: number; seq: number; stores: Record<string, Array<[StoreKey, unknown]>> }>(readFileSync(jsonPath, 'utf8'));
+  const snap = decode<{ version: number; seq: number; stores: Record<string, Array<[StoreKey, unknown]>> }>(
+    readFileSync(jsonPath, 'utf8'),
+  );
   if (snap.version !== 1) throw new CorruptStateError(`unknown snapshot version ${snap.version} in ${jsonPath}`);
   return { seq: snap.seq, stores: Object.entries(snap.stores) };
 }
@@ -186,7 +198,12 @@ export function readSnapshot(dir: string): LoadedSnapshot | undefined {
 export async function readFrame(file: FileHandle, at: SliceRecord): Promise<Buffer | undefined> {
   const bytes = Buffer.alloc(at.length);
   const { bytesRead } = await file.read(bytes, 0, at.length, at.offset);
-  if (bytesRead !== at.length || at.length < 8 || bytes.readUInt32BE(0) !== at.length - 8 || bytes.readUInt32BE(4) !== crc32(bytes.subarray(8)))
+  if (
+    bytesRead !== at.length ||
+    at.length < 8 ||
+    bytes.readUInt32BE(0) !== at.length - 8 ||
+    bytes.readUInt32BE(4) !== crc32(bytes.subarray(8))
+  )
     return undefined;
   return bytes;
 }

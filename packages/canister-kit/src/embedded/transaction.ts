@@ -31,7 +31,14 @@ export class Transaction {
   ) {}
 
   /** A write: the key's value before it (`existed` false: absent) and after it (`deleted`: removed). */
-  record(store: JournaledStore, key: StoreKey, before: unknown, existed: boolean, after: unknown, deleted: boolean): void {
+  record(
+    store: JournaledStore,
+    key: StoreKey,
+    before: unknown,
+    existed: boolean,
+    after: unknown,
+    deleted: boolean,
+  ): void {
     this.writes.push({ store, key, before, existed, after, deleted });
   }
 

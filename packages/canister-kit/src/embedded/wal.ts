@@ -24,7 +24,18 @@
 // file) are refused (K21). The directory is locked for one process (K20); 0700, files 0600 (K22).
 // The parts: wal-files.ts (names, errors), snapshot-format.ts, log-format.ts (replay), compaction.ts,
 // group-commit.ts (fsyncs and who waits for them); this file is the log itself.
-import { chmodSync, closeSync, existsSync, rmSync, fsyncSync, mkdirSync, readdirSync, renameSync, statSync, ftruncateSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  rmSync,
+  fsyncSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  ftruncateSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { compactInto, snapshotInto } from './compaction.ts';
 import { GroupCommit } from './group-commit.ts';
@@ -239,7 +250,9 @@ export class WriteAheadLog {
    */
   compact(capture: () => StoreEntries): Promise<void> {
     const running = this.compacting;
-    const run: Promise<void> = (running ? running.catch(() => undefined) : Promise.resolve()).then(() => this.compactNow(capture));
+    const run: Promise<void> = (running ? running.catch(() => undefined) : Promise.resolve()).then(() =>
+      this.compactNow(capture),
+    );
     const tracked = run.finally(() => {
       this.besideCompaction = false;
       if (this.compacting === tracked) this.compacting = undefined;
@@ -254,7 +267,9 @@ export class WriteAheadLog {
     this.compact(capture).catch((e: Error) => {
       if (this.closed) return;
       (
-        this.options.onCompactionError ?? ((err) => console.error('embedded host: compaction failed (the log keeps every update; retried when it grows):', err))
+        this.options.onCompactionError ??
+        ((err) =>
+          console.error('embedded host: compaction failed (the log keeps every update; retried when it grows):', err))
       )(e);
     });
   }
@@ -269,7 +284,8 @@ export class WriteAheadLog {
       seq,
       stores: capture(),
       options: this.options,
-      // Decision P15: the snapshot in place is still the one whose slices are recorded (only an installed compaction replaces it).
+      // Decision P15: the snapshot in place is still the one whose slices are recorded (only an installed compaction
+      // replaces it).
       lastSlices: this.options.reuseSnapshotFrames === false ? undefined : this.lastSlices,
       closed: () => this.closed,
       installed: (bytes, slices) => {

@@ -35,7 +35,8 @@ export interface ImportManifest {
   version: string;
   stores: StoreManifest[];
 }
-export type ImportStep = { Begin: ImportManifest } | { Chunk: { store: string; entries: EntryText[] } } | { Seal: null };
+export type ImportStep =
+  { Begin: ImportManifest } | { Chunk: { store: string; entries: EntryText[] } } | { Seal: null };
 export interface ImportProgress {
   status: TransferStatus;
   /** Entries imported so far, over every store. */
@@ -100,25 +101,50 @@ export const REFUSALS = {
   notBegun: 'no state import has begun on this canister: begin one with its manifest first',
 } as const;
 
-export function stateTransfer(stores: Record<string, Store<StoreKey, unknown>>, own: Store<string, TransferRecord>, host: TransferHost) {
+export function stateTransfer(
+  stores: Record<string, Store<StoreKey, unknown>>,
+  own: Store<string, TransferRecord>,
+  host: TransferHost,
+) {
   const names = Object.keys(stores);
   const version = stateVersion(names);
   const record = (): TransferRecord => own.get('transfer') ?? { status: 'live' };
   const save = (r: TransferRecord) => own.set('transfer', r);
   const storeOf = (name: string) => (Object.hasOwn(stores, name) ? stores[name] : undefined);
-  const refused = <T>(event: TransferLogLine['event'], ctx: CallContext, step: string | undefined, result: Result<T, string>): Result<T, string> => {
-    if ('Err' in result) host.log?.({ event, caller: ctx.caller, ...(step !== undefined && { step }), status: record().status, reason: result.Err });
+  const refused = <T>(
+    event: TransferLogLine['event'],
+    ctx: CallContext,
+    step: string | undefined,
+    result: Result<T, string>,
+  ): Result<T, string> => {
+    if ('Err' in result)
+      host.log?.({
+        event,
+        caller: ctx.caller,
+        ...(step !== undefined && { step }),
+        status: record().status,
+        reason: result.Err,
+      });
     return result;
   };
 
   function begin(m: ImportManifest): Result<ImportProgress, string> {
-    if (m.version !== version) return Err(`this canister's state version is ${version}, the export's is ${m.version}: export and import with the same release`);
+    if (m.version !== version)
+      return Err(
+        `this canister's state version is ${version}, the export's is ${m.version}: export and import with the same release`,
+      );
     const listed = m.stores.map((s) => s.name);
     if (listed.length !== names.length || listed.some((n, i) => n !== names[i]))
-      return Err(`the manifest must list this canister's stores in order (${names.join(', ')}), it lists ${listed.join(', ')}`);
+      return Err(
+        `the manifest must list this canister's stores in order (${names.join(', ')}), it lists ${listed.join(', ')}`,
+      );
     for (const store of Object.values(stores)) for (const [k] of [...store.entries()]) store.delete(k);
     host.cleared?.();
-    save({ status: 'importing', manifest: m, progress: Object.fromEntries(names.map((n) => [n, { count: 0n, crc32: 0 }])) });
+    save({
+      status: 'importing',
+      manifest: m,
+      progress: Object.fromEntries(names.map((n) => [n, { count: 0n, crc32: 0 }])),
+    });
     return Ok({ status: 'importing', imported: 0n });
   }
 
@@ -142,7 +168,8 @@ export function stateTransfer(stores: Record<string, Store<StoreKey, unknown>>, 
       } catch {
         return Err(`an entry of store ${name} is not the codec's JSON`);
       }
-      if (!['string', 'bigint', 'number'].includes(typeof key)) return Err(`a key of store ${name} is not a string or a number`);
+      if (!['string', 'bigint', 'number'].includes(typeof key))
+        return Err(`a key of store ${name} is not a string or a number`);
       if (last !== undefined && (typeof last !== typeof key || compareKeys(last, key) >= 0))
         return Err(`the entries of store ${name} must come in ascending key order, each after the last one imported`);
       last = key;
@@ -191,7 +218,11 @@ export function stateTransfer(stores: Record<string, Store<StoreKey, unknown>>, 
         refused('state_status.refused', ctx, undefined, Err(REFUSALS.notController));
         throw new Error(REFUSALS.notController);
       }
-      return { status: record().status, version, stores: names.map((name) => ({ name, count: BigInt(stores[name]!.size) })) };
+      return {
+        status: record().status,
+        version,
+        stores: names.map((name) => ({ name, count: BigInt(stores[name]!.size) })),
+      };
     },
 
     state_export(ctx: CallContext, args: ExportArgs): Result<ExportPage, string> {
@@ -199,7 +230,12 @@ export function stateTransfer(stores: Record<string, Store<StoreKey, unknown>>, 
     },
 
     state_import(ctx: CallContext, step: ImportStep): Result<ImportProgress, string> {
-      return refused('state_import.refused', ctx, 'Begin' in step ? 'Begin' : 'Chunk' in step ? `Chunk ${step.Chunk.store}` : 'Seal', importStep(ctx, step));
+      return refused(
+        'state_import.refused',
+        ctx,
+        'Begin' in step ? 'Begin' : 'Chunk' in step ? `Chunk ${step.Chunk.store}` : 'Seal',
+        importStep(ctx, step),
+      );
     },
   };
 
@@ -219,7 +255,9 @@ export function stateTransfer(stores: Record<string, Store<StoreKey, unknown>>, 
     let cut = false;
     // Decision W33: the page's cost so far and its reply's encoding, where the host counts instructions.
     let replyBytes = 0n;
-    const over = (bytes: bigint) => host.instructions !== undefined && host.instructions() + bytes * EXPORT_REPLY_COST_PER_BYTE > EXPORT_INSTRUCTION_BUDGET;
+    const over = (bytes: bigint) =>
+      host.instructions !== undefined &&
+      host.instructions() + bytes * EXPORT_REPLY_COST_PER_BYTE > EXPORT_INSTRUCTION_BUDGET;
     // maxStoredBytes (W6): the IC's store stops before decoding what would pass the page; the embedded one ignores it.
     const range = { limit: limit + 1, maxStoredBytes: EXPORT_PAGE_CHARS, ...(after !== undefined && { from: after }) };
     for (const [k, v] of store.entries(range)) {

@@ -6,7 +6,8 @@
  * very deep nesting) goes to structuredClone itself.
  */
 export function copyValue<T>(value: T): T {
-  if (value === null || typeof value !== 'object') return typeof value === 'function' || typeof value === 'symbol' ? structuredClone(value) : value;
+  if (value === null || typeof value !== 'object')
+    return typeof value === 'function' || typeof value === 'symbol' ? structuredClone(value) : value;
   try {
     return copyObject(value, 0) as T;
   } catch (e) {
@@ -38,7 +39,8 @@ function copyObject(v: object, depth: number): unknown {
     const x = o[k];
     // defineProperty: a key named __proto__ stays an own property, as structuredClone keeps it.
     const c = x === null || typeof x !== 'object' ? plain(x) : copyObject(x, depth + 1);
-    if (k === '__proto__') Object.defineProperty(out, k, { value: c, writable: true, enumerable: true, configurable: true });
+    if (k === '__proto__')
+      Object.defineProperty(out, k, { value: c, writable: true, enumerable: true, configurable: true });
     else out[k] = c;
   }
   return out;

@@ -42,7 +42,10 @@ export class EmbeddedPlatform {
   ) {}
 
   static async open(options: EmbeddedPlatformOptions = {}): Promise<EmbeddedPlatform> {
-    const host = EmbeddedHost.open({ ...(options.dir !== undefined && { dir: options.dir }), ...(options.fsync !== undefined && { fsync: options.fsync }) });
+    const host = EmbeddedHost.open({
+      ...(options.dir !== undefined && { dir: options.dir }),
+      ...(options.fsync !== undefined && { fsync: options.fsync }),
+    });
     const clock = options.clock ?? (() => BigInt(Date.now()) * 1_000_000n);
     const cores = wire(host, clock, EMBEDDED_CANISTER_IDS, options);
     const platform = new EmbeddedPlatform(
@@ -125,7 +128,9 @@ export class EmbeddedPlatform {
   private nextDelayMs(): number {
     const now = this.clock();
     const due = TIMERS.flatMap(({ canister, timer }) =>
-      timer.due ? [this.host.query(canister, () => timer.due!(this.cores[canister], { caller: this.ids[canister], now }))] : [],
+      timer.due
+        ? [this.host.query(canister, () => timer.due!(this.cores[canister], { caller: this.ids[canister], now }))]
+        : [],
     ).filter((t): t is bigint => t !== undefined);
     const next = due.length ? due.reduce((a, b) => (a < b ? a : b)) : undefined;
     if (next === undefined) return this.maxSleepMs;
@@ -169,12 +174,15 @@ export class EmbeddedPlatform {
     }
     for (const [name, spec] of Object.entries(METHOD_TABLES[canister])) {
       const fn = core[name];
-      if (typeof fn !== 'function') throw new Error(`${canister}.${name} is in the Candid interface but not in the core`);
+      if (typeof fn !== 'function')
+        throw new Error(`${canister}.${name} is in the Candid interface but not in the core`);
       // Arguments and results are copied, as Candid copies them between a caller and a canister.
       const call =
         spec.kind === 'update'
-          ? (caller: string, args: unknown[]) => this.host.update(canister, () => fn({ caller, now: this.clock() }, ...copyValue(args))).then(copyValue)
-          : async (caller: string, args: unknown[]) => copyValue(this.host.query(canister, () => fn({ caller, now: this.clock() }, ...copyValue(args))));
+          ? (caller: string, args: unknown[]) =>
+              this.host.update(canister, () => fn({ caller, now: this.clock() }, ...copyValue(args))).then(copyValue)
+          : async (caller: string, args: unknown[]) =>
+              copyValue(this.host.query(canister, () => fn({ caller, now: this.clock() }, ...copyValue(args))));
       Object.defineProperty(Client.prototype, name, {
         enumerable: true,
         get(this: Client) {
@@ -192,7 +200,9 @@ export class EmbeddedPlatform {
     const registrars = options.registrars ?? [];
     const initialised = (canister: CanisterName) => host.store(canister, 'config').has('config');
     if (!initialised('membership')) {
-      await host.update('membership', () => cores.membership.init({ user_canister: ids.user, governance_canister: ids.governance, admins }));
+      await host.update('membership', () =>
+        cores.membership.init({ user_canister: ids.user, governance_canister: ids.governance, admins }),
+      );
     }
     if (!initialised('governance')) {
       await host.update('governance', () =>
@@ -207,8 +217,14 @@ export class EmbeddedPlatform {
       );
     }
     if (!initialised('user')) await host.update('user', () => cores.user.init({ registrars, admins }));
-    if (!initialised('campaign')) await host.update('campaign', () => cores.campaign.init({ admins, self: ids.campaign, governance: ids.governance }));
-    if (!initialised('treasury')) await host.update('treasury', () => cores.treasury.init({ governance_canister: ids.governance, self: ids.treasury, admins }));
+    if (!initialised('campaign'))
+      await host.update('campaign', () =>
+        cores.campaign.init({ admins, self: ids.campaign, governance: ids.governance }),
+      );
+    if (!initialised('treasury'))
+      await host.update('treasury', () =>
+        cores.treasury.init({ governance_canister: ids.governance, self: ids.treasury, admins }),
+      );
     // State written before the ledger existed: the treasury and campaign canisters learn their own principal (L23).
     for (const canister of ['treasury', 'campaign'] as const) {
       const config = host.store<string, { self?: string }>(canister, 'config');

@@ -21,7 +21,10 @@ export const IcEnv = Type.Object({
   IC_USER_CANISTER_ID: Type.String({ minLength: 1, description: 'user canister id' }),
   IC_CAMPAIGN_CANISTER_ID: Type.String({ minLength: 1, description: 'campaign canister id' }),
   IC_TREASURY_CANISTER_ID: Type.String({ minLength: 1, description: 'treasury canister id' }),
-  IC_LEDGER_CANISTER_ID: Type.String({ minLength: 1, description: "DOM ledger canister id (DFINITY's ICRC-1 ledger on IC networks)" }),
+  IC_LEDGER_CANISTER_ID: Type.String({
+    minLength: 1,
+    description: "DOM ledger canister id (DFINITY's ICRC-1 ledger on IC networks)",
+  }),
 });
 export type IcConfig = Static<typeof IcEnv>;
 
@@ -46,14 +49,27 @@ export async function icClientsFromEnv(
   const config = loadConfig(IcEnv, env);
   const ids = icCanisterIds(config);
   const identity = identityFromPem(readFileSync(config.IC_IDENTITY_PEM_FILE, 'utf8'));
-  const agent = await HttpAgent.create({ host: config.IC_HOST, identity, shouldFetchRootKey: config.IC_FETCH_ROOT_KEY });
+  const agent = await HttpAgent.create({
+    host: config.IC_HOST,
+    identity,
+    shouldFetchRootKey: config.IC_FETCH_ROOT_KEY,
+  });
   const transport = agentTransport(agent);
-  return { clients: candidClients(ids, transport), ids, principal: identity.getPrincipal().toText(), blocksCallback: blocksCallbackQuery(transport) };
+  return {
+    clients: candidClients(ids, transport),
+    ids,
+    principal: identity.getPrincipal().toText(),
+    blocksCallback: blocksCallbackQuery(transport),
+  };
 }
 
 /** Clients that sign with `identity` (a member's derived key, bridge decision V5): one agent per identity. */
 export async function icClientsForIdentity(env: NodeJS.ProcessEnv, identity: Identity): Promise<CanisterClients> {
   const config = loadConfig(IcEnv, env);
-  const agent = await HttpAgent.create({ host: config.IC_HOST, identity, shouldFetchRootKey: config.IC_FETCH_ROOT_KEY });
+  const agent = await HttpAgent.create({
+    host: config.IC_HOST,
+    identity,
+    shouldFetchRootKey: config.IC_FETCH_ROOT_KEY,
+  });
   return candidClients(icCanisterIds(config), agentTransport(agent));
 }

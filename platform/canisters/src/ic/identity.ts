@@ -9,7 +9,8 @@ export function identityFromPem(pem: string): Identity {
   if (pem.includes('BEGIN EC PRIVATE KEY')) return Secp256k1KeyIdentity.fromPem(pem);
   if (pem.includes('BEGIN PRIVATE KEY')) {
     const key = createPrivateKey(pem);
-    if (key.asymmetricKeyType !== 'ed25519') throw new Error(`unsupported key type ${key.asymmetricKeyType ?? 'unknown'}: use an Ed25519 or secp256k1 key`);
+    if (key.asymmetricKeyType !== 'ed25519')
+      throw new Error(`unsupported key type ${key.asymmetricKeyType ?? 'unknown'}: use an Ed25519 or secp256k1 key`);
     const jwk = key.export({ format: 'jwk' });
     return Ed25519KeyIdentity.fromSecretKey(new Uint8Array(Buffer.from(jwk.d!, 'base64url')));
   }

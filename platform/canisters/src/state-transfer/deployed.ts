@@ -25,7 +25,14 @@ import { principalCodec } from '../ic/client.ts';
 import { agentTransport, CanisterCallError, type CandidTransport } from '../ic/transport.ts';
 import { remapPrincipals } from './remap.ts';
 import { compareReports, summarizeState } from './summary.ts';
-import { StateTransferRefusal, type CanisterState, type CanisterStateExport, type IcTarget, type ImportOptions, type StateReport } from './types.ts';
+import {
+  StateTransferRefusal,
+  type CanisterState,
+  type CanisterStateExport,
+  type IcTarget,
+  type ImportOptions,
+  type StateReport,
+} from './types.ts';
 
 const TABLE = stateTransferMethods(IDL);
 type Method = keyof typeof TABLE;
@@ -40,7 +47,10 @@ export function transferClient(transport: CandidTransport, ids: Record<CanisterN
         args.map((a, i) => toCandid(spec.args[i]!, a, principalCodec)),
       ),
     );
-    const reply = spec.kind === 'query' ? await transport.query(ids[canister], method, arg) : await transport.update(ids[canister], method, arg);
+    const reply =
+      spec.kind === 'query'
+        ? await transport.query(ids[canister], method, arg)
+        : await transport.update(ids[canister], method, arg);
     return fromCandid(spec.ret, IDL.decode([spec.ret], reply)[0], principalCodec) as T;
   };
   const ok = <T>(canister: CanisterName, r: Result<T, string>): T => {
@@ -51,16 +61,27 @@ export function transferClient(transport: CandidTransport, ids: Record<CanisterN
     id: (canister: CanisterName) => ids[canister],
     status: (canister: CanisterName) => call<StatusReply>(canister, 'state_status', []),
     exportPage: async (canister: CanisterName, store: string, after?: string) =>
-      ok(canister, await call<Result<ExportPage, string>>(canister, 'state_export', [{ store, ...(after !== undefined && { after }) }])),
+      ok(
+        canister,
+        await call<Result<ExportPage, string>>(canister, 'state_export', [
+          { store, ...(after !== undefined && { after }) },
+        ]),
+      ),
     /** The canister's answer as it is (a refusal is a value here: tests look at it). */
-    importRaw: (canister: CanisterName, step: ImportStep) => call<Result<ImportProgress, string>>(canister, 'state_import', [step]),
-    import: async (canister: CanisterName, step: ImportStep) => ok(canister, await call<Result<ImportProgress, string>>(canister, 'state_import', [step])),
+    importRaw: (canister: CanisterName, step: ImportStep) =>
+      call<Result<ImportProgress, string>>(canister, 'state_import', [step]),
+    import: async (canister: CanisterName, step: ImportStep) =>
+      ok(canister, await call<Result<ImportProgress, string>>(canister, 'state_import', [step])),
   };
 }
 export type TransferClient = ReturnType<typeof transferClient>;
 
 export async function targetTransport(ic: IcTarget): Promise<CandidTransport> {
-  const agent = await HttpAgent.create({ host: ic.host, identity: identityFromPem(ic.identityPem), shouldFetchRootKey: ic.fetchRootKey });
+  const agent = await HttpAgent.create({
+    host: ic.host,
+    identity: identityFromPem(ic.identityPem),
+    shouldFetchRootKey: ic.fetchRootKey,
+  });
   return agentTransport(agent);
 }
 
@@ -85,7 +106,9 @@ export async function readStore(client: TransferClient, canister: CanisterName, 
   do {
     const page = await client.exportPage(canister, name, after);
     if (page.next !== undefined && (page.entries.length === 0 || page.next === after))
-      throw new StateTransferRefusal(`the ${canister} canister's export of store ${name} does not move on after ${after ?? 'its start'}`);
+      throw new StateTransferRefusal(
+        `the ${canister} canister's export of store ${name} does not move on after ${after ?? 'its start'}`,
+      );
     entries.push(...page.entries);
     after = page.next;
   } while (after !== undefined);
@@ -98,7 +121,9 @@ async function statusOf(client: TransferClient, canister: CanisterName): Promise
   } catch (e) {
     // Decision K25: the status is a controller's only; a stranger's query traps with the refusal.
     if (e instanceof CanisterCallError && e.message.includes(REFUSALS.notController))
-      throw new StateTransferRefusal(`the ${canister} canister (${client.id(canister)}) refused: ${REFUSALS.notController}`);
+      throw new StateTransferRefusal(
+        `the ${canister} canister (${client.id(canister)}) refused: ${REFUSALS.notController}`,
+      );
     if (e instanceof CanisterCallError)
       throw new StateTransferRefusal(
         `the ${canister} canister has no state transfer (${e.message}): it must run this release's build (the ledger too: DFINITY's ledger wasm takes no import, decision L47)`,
@@ -126,7 +151,8 @@ export function chunksOf(entries: EntryText[]): EntryText[][] {
   let chars = 0;
   for (const e of entries) {
     const n = e[0].length + e[1].length;
-    if (n > MAX_CHUNK_CHARS) throw new StateTransferRefusal(`an entry of ${n} characters is larger than a chunk may be (${MAX_CHUNK_CHARS})`);
+    if (n > MAX_CHUNK_CHARS)
+      throw new StateTransferRefusal(`an entry of ${n} characters is larger than a chunk may be (${MAX_CHUNK_CHARS})`);
     if (chunk.length === MAX_CHUNK_ENTRIES || chars + n > MAX_CHUNK_CHARS) {
       out.push(chunk);
       chunk = [];
@@ -142,23 +168,37 @@ export function chunksOf(entries: EntryText[]): EntryText[][] {
 export function manifestOf(state: CanisterState): ImportManifest {
   return {
     version: state.version,
-    stores: Object.entries(state.stores).map(([name, entries]) => ({ name, count: BigInt(entries.length), crc32: entries.reduce(crc32Entry, 0) })),
+    stores: Object.entries(state.stores).map(([name, entries]) => ({
+      name,
+      count: BigInt(entries.length),
+      crc32: entries.reduce(crc32Entry, 0),
+    })),
   };
 }
 
-export async function importState(ic: IcTarget, exp: CanisterStateExport, options: ImportOptions = {}): Promise<StateReport> {
+export async function importState(
+  ic: IcTarget,
+  exp: CanisterStateExport,
+  options: ImportOptions = {},
+): Promise<StateReport> {
   if (exp.format !== 'domdao-canister-state' || exp.formatVersion !== STATE_FORMAT)
     throw new StateTransferRefusal(`the export is not a canister state of format ${STATE_FORMAT}`);
   const say = options.say ?? (() => {});
-  const mapping = { ...options.principals, ...Object.fromEntries(CANISTERS.map((n) => [exp.canisterIds[n], ic.canisterIds[n]])) };
+  const mapping = {
+    ...options.principals,
+    ...Object.fromEntries(CANISTERS.map((n) => [exp.canisterIds[n], ic.canisterIds[n]])),
+  };
   const sent = remapPrincipals(exp, mapping);
   const client = transferClient(await targetTransport(ic), ic.canisterIds);
-  // Checked before anything is written: every canister fresh (or left importing by a run cut short), its version the export's.
+  // Checked before anything is written: every canister fresh (or left importing by a run cut short), its version the
+  // export's.
   const sealed: CanisterName[] = [];
   for (const canister of CANISTERS) {
     const s = await statusOf(client, canister);
     if (s.status === 'live')
-      throw new StateTransferRefusal(`the ${canister} canister (${ic.canisterIds[canister]}) is not empty: it has taken update calls since it was installed`);
+      throw new StateTransferRefusal(
+        `the ${canister} canister (${ic.canisterIds[canister]}) is not empty: it has taken update calls since it was installed`,
+      );
     if (s.version !== sent.canisters[canister].version)
       throw new StateTransferRefusal(
         `the ${canister} canister's state version is ${s.version}, the export's is ${sent.canisters[canister].version}: deploy the release the export was made with`,
@@ -195,7 +235,8 @@ export async function importState(ic: IcTarget, exp: CanisterStateExport, option
   // canister checks its counts and CRC-32s itself; this compares SHA-256 too, and the ledger's tip.
   if (options.verify !== false && todo.length > 0) {
     const differences = compareReports(expected, summarizeState({ ...sent, canisters: await readDeployed(client) }));
-    if (differences.length) throw new Error(`the imported state differs from the export, not sealed: ${differences.join('; ')}`);
+    if (differences.length)
+      throw new Error(`the imported state differs from the export, not sealed: ${differences.join('; ')}`);
   }
   // Callees before callers, so a sealed canister's first calls find the others sealed as far as possible.
   for (const canister of SEAL_ORDER.filter((c) => todo.includes(c))) {
@@ -209,7 +250,9 @@ export async function importState(ic: IcTarget, exp: CanisterStateExport, option
 function only(report: StateReport, canister: CanisterName): StateReport {
   const empty = { version: '', stores: {} };
   return {
-    canisters: Object.fromEntries(CANISTERS.map((c) => [c, c === canister ? report.canisters[c] : empty])) as StateReport['canisters'],
+    canisters: Object.fromEntries(
+      CANISTERS.map((c) => [c, c === canister ? report.canisters[c] : empty]),
+    ) as StateReport['canisters'],
     ledger: canister === 'ledger' ? report.ledger : { blocks: 0, tipHash: null },
   };
 }

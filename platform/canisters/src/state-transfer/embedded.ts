@@ -33,7 +33,9 @@ export function readEmbeddedHost(host: EmbeddedHost): Record<CanisterName, Canis
     const stores: Record<string, EntryText[]> = {};
     for (const [name, hostName] of Object.entries(names)) {
       const store: Store<StoreKey, unknown> = host.store(canister, hostName);
-      stores[name] = host.query(canister, () => Array.from(store.entries(), ([k, v]): EntryText => [encode(k), encode(v)]));
+      stores[name] = host.query(canister, () =>
+        Array.from(store.entries(), ([k, v]): EntryText => [encode(k), encode(v)]),
+      );
     }
     return { version: stateVersion(Object.keys(names)), stores };
   };
@@ -42,10 +44,15 @@ export function readEmbeddedHost(host: EmbeddedHost): Record<CanisterName, Canis
 
 export async function exportEmbeddedState(dataDir: string): Promise<CanisterStateExport> {
   const dir = join(resolve(dataDir), 'canisters');
-  if (!existsSync(dir)) throw new StateTransferRefusal(`${dataDir} holds no embedded canister state (no canisters directory): give the DATA_DIR of npm start`);
+  if (!existsSync(dir))
+    throw new StateTransferRefusal(
+      `${dataDir} holds no embedded canister state (no canisters directory): give the DATA_DIR of npm start`,
+    );
   const refuse = (e: unknown): never => {
     if (e instanceof DirectoryLockedError)
-      throw new StateTransferRefusal(`${dataDir} is in use by a running process (PID ${e.pid}): stop npm start before exporting its canisters`);
+      throw new StateTransferRefusal(
+        `${dataDir} is in use by a running process (PID ${e.pid}): stop npm start before exporting its canisters`,
+      );
     throw e;
   };
   // The host locks DATA_DIR/canisters while open (K20): a running npm start holds it, and none can start meanwhile.
@@ -59,7 +66,9 @@ export async function exportEmbeddedState(dataDir: string): Promise<CanisterStat
   try {
     const canisters = readEmbeddedHost(host);
     if (canisters.ledger.stores.config!.length === 0)
-      throw new StateTransferRefusal(`${dataDir} holds no initialised canisters: start npm start once before moving it`);
+      throw new StateTransferRefusal(
+        `${dataDir} holds no initialised canisters: start npm start once before moving it`,
+      );
     return {
       format: 'domdao-canister-state',
       formatVersion: STATE_FORMAT,

@@ -25,13 +25,17 @@ export async function writeStateExport(file: string, exp: CanisterStateExport): 
       canisters: Object.fromEntries(
         CANISTERS.map((c) => [
           c,
-          { version: exp.canisters[c].version, stores: Object.fromEntries(Object.entries(exp.canisters[c].stores).map(([s, e]) => [s, e.length])) },
+          {
+            version: exp.canisters[c].version,
+            stores: Object.fromEntries(Object.entries(exp.canisters[c].stores).map(([s, e]) => [s, e.length])),
+          },
         ]),
       ) as Header['canisters'],
     };
     await write(JSON.stringify(header));
     for (const c of CANISTERS)
-      for (const [store, entries] of Object.entries(exp.canisters[c].stores)) for (const [k, v] of entries) await write(JSON.stringify([c, store, k, v]));
+      for (const [store, entries] of Object.entries(exp.canisters[c].stores))
+        for (const [k, v] of entries) await write(JSON.stringify([c, store, k, v]));
     out.end();
     await once(out, 'finish');
     const fd = await open(tmp, 'r');
@@ -54,13 +58,17 @@ export async function readStateExport(file: string): Promise<CanisterStateExport
     n++;
     if (!header) {
       header = JSON.parse(line) as Header;
-      if (header.format !== 'domdao-canister-state') throw new StateTransferRefusal(`${file} is not a canister state export`);
+      if (header.format !== 'domdao-canister-state')
+        throw new StateTransferRefusal(`${file} is not a canister state export`);
       exp = {
         ...header,
         canisters: Object.fromEntries(
           CANISTERS.map((c) => [
             c,
-            { version: header!.canisters[c].version, stores: Object.fromEntries(Object.keys(header!.canisters[c].stores).map((s) => [s, [] as EntryText[]])) },
+            {
+              version: header!.canisters[c].version,
+              stores: Object.fromEntries(Object.keys(header!.canisters[c].stores).map((s) => [s, [] as EntryText[]])),
+            },
           ]),
         ) as CanisterStateExport['canisters'],
       };
@@ -68,13 +76,16 @@ export async function readStateExport(file: string): Promise<CanisterStateExport
     }
     const [c, store, k, v] = JSON.parse(line) as [CanisterName, string, string, string];
     const entries = exp!.canisters[c]?.stores[store];
-    if (!entries || typeof k !== 'string' || typeof v !== 'string') throw new StateTransferRefusal(`${file} line ${n} names no store of the header`);
+    if (!entries || typeof k !== 'string' || typeof v !== 'string')
+      throw new StateTransferRefusal(`${file} line ${n} names no store of the header`);
     entries.push([k, v]);
   }
   if (!header || !exp) throw new StateTransferRefusal(`${file} is empty`);
   for (const c of CANISTERS)
     for (const [store, count] of Object.entries(header.canisters[c].stores))
       if (exp.canisters[c].stores[store]!.length !== count)
-        throw new StateTransferRefusal(`${file} is cut short: ${c}.${store} has ${exp.canisters[c].stores[store]!.length} of its ${count} entries`);
+        throw new StateTransferRefusal(
+          `${file} is cut short: ${c}.${store} has ${exp.canisters[c].stores[store]!.length} of its ${count} entries`,
+        );
   return exp;
 }

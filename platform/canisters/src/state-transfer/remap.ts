@@ -15,10 +15,14 @@ const HISTORY = new Set(['ledger/blocks']);
 export function remapPrincipals(exp: CanisterStateExport, map: Record<string, string>): CanisterStateExport {
   const pairs = Object.entries(map).filter(([from, to]) => from !== to);
   for (const [from, to] of pairs)
-    if (!isPrincipalText(from) || !isPrincipalText(to)) throw new StateTransferRefusal(`${from} → ${to} is not a mapping between two principals`);
+    if (!isPrincipalText(from) || !isPrincipalText(to))
+      throw new StateTransferRefusal(`${from} → ${to} is not a mapping between two principals`);
   if (pairs.length === 0) return exp;
   const byOld = new Map(pairs);
-  const pattern = new RegExp(`(?<![a-z0-9-])(${pairs.map(([from]) => from.replace(/-/g, '\\-')).join('|')})(?![a-z0-9-])`, 'g');
+  const pattern = new RegExp(
+    `(?<![a-z0-9-])(${pairs.map(([from]) => from.replace(/-/g, '\\-')).join('|')})(?![a-z0-9-])`,
+    'g',
+  );
   const rename = (text: string) => text.replace(pattern, (p) => byOld.get(p)!);
   const canisters = { ...exp.canisters };
   for (const name of CANISTERS) {
@@ -33,11 +37,15 @@ export function remapPrincipals(exp: CanisterStateExport, map: Record<string, st
       keyed.sort((a, b) => compareKeys(a.key, b.key));
       for (let i = 1; i < keyed.length; i++)
         if (compareKeys(keyed[i - 1]!.key, keyed[i]!.key) === 0)
-          throw new StateTransferRefusal(`renaming principals makes two keys of ${name}.${store} one (${keyed[i]!.e[0]}): the mapping is not one to one`);
+          throw new StateTransferRefusal(
+            `renaming principals makes two keys of ${name}.${store} one (${keyed[i]!.e[0]}): the mapping is not one to one`,
+          );
       stores[store] = keyed.map((x) => x.e);
     }
     canisters[name] = { ...exp.canisters[name], stores };
   }
-  const canisterIds = Object.fromEntries(CANISTERS.map((n) => [n, byOld.get(exp.canisterIds[n]) ?? exp.canisterIds[n]])) as CanisterStateExport['canisterIds'];
+  const canisterIds = Object.fromEntries(
+    CANISTERS.map((n) => [n, byOld.get(exp.canisterIds[n]) ?? exp.canisterIds[n]]),
+  ) as CanisterStateExport['canisterIds'];
   return { ...exp, canisterIds, canisters };
 }

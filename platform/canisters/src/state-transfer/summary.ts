@@ -25,12 +25,23 @@ export function summarizeState(exp: CanisterStateExport): StateReport {
   const canisters = Object.fromEntries(
     CANISTERS.map((name) => {
       const c = exp.canisters[name];
-      return [name, { version: c.version, stores: Object.fromEntries(Object.entries(c.stores).map(([store, entries]) => [store, summarizeStore(entries)])) }];
+      return [
+        name,
+        {
+          version: c.version,
+          stores: Object.fromEntries(
+            Object.entries(c.stores).map(([store, entries]) => [store, summarizeStore(entries)]),
+          ),
+        },
+      ];
     }),
   ) as StateReport['canisters'];
   const blocks = exp.canisters.ledger.stores.blocks ?? [];
   const last = blocks[blocks.length - 1];
-  return { canisters, ledger: { blocks: blocks.length, tipHash: last ? hex(blockHash(decode<Block>(last[1]))) : null } };
+  return {
+    canisters,
+    ledger: { blocks: blocks.length, tipHash: last ? hex(blockHash(decode<Block>(last[1]))) : null },
+  };
 }
 
 /** The differences between two reports, one line each (none: they are equal). */
@@ -50,6 +61,8 @@ export function compareReports(expected: StateReport, actual: StateReport): stri
     }
   }
   if (expected.ledger.blocks !== actual.ledger.blocks || expected.ledger.tipHash !== actual.ledger.tipHash)
-    out.push(`ledger: ${actual.ledger.blocks} blocks, tip ${actual.ledger.tipHash}, expected ${expected.ledger.blocks} blocks, tip ${expected.ledger.tipHash}`);
+    out.push(
+      `ledger: ${actual.ledger.blocks} blocks, tip ${actual.ledger.tipHash}, expected ${expected.ledger.blocks} blocks, tip ${expected.ledger.tipHash}`,
+    );
   return out;
 }

@@ -17,7 +17,11 @@ export interface LedgerEnv {
   time(): bigint;
   advance(ns: bigint): void;
   /** Checks a tip certificate as a client does (wasm), or that the host answers none (embedded). */
-  checkTipCertificate(tip: Awaited<ReturnType<LedgerClient['icrc3_get_tip_certificate']>>, lastIndex: bigint, lastHash: Buffer): Promise<void>;
+  checkTipCertificate(
+    tip: Awaited<ReturnType<LedgerClient['icrc3_get_tip_certificate']>>,
+    lastIndex: bigint,
+    lastHash: Buffer,
+  ): Promise<void>;
 }
 
 export interface Case {
@@ -35,15 +39,20 @@ let forks = 0;
 const fork = () => principalFromSeed(`icrc-suite-${forks++}`);
 const fill = (n: number) => new Uint8Array(32).fill(n);
 const ok = <T>(r: { Ok: T } | { Err: unknown }, what = 'the call'): T => {
-  if ('Err' in r) assert.fail(`${what}: expected Ok, got ${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}` : v))}`);
+  if ('Err' in r)
+    assert.fail(
+      `${what}: expected Ok, got ${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}` : v))}`,
+    );
   return r.Ok;
 };
 type Acct = { owner: string; subaccount?: Uint8Array };
-const balance = (env: LedgerEnv, a: Acct | string) => env.ledger(ROOT).icrc1_balance_of(typeof a === 'string' ? { owner: a } : a);
+const balance = (env: LedgerEnv, a: Acct | string) =>
+  env.ledger(ROOT).icrc1_balance_of(typeof a === 'string' ? { owner: a } : a);
 const allowance = (env: LedgerEnv, owner: Acct | string, spender: Acct | string) =>
-  env
-    .ledger(ROOT)
-    .icrc2_allowance({ account: typeof owner === 'string' ? { owner } : owner, spender: typeof spender === 'string' ? { owner: spender } : spender });
+  env.ledger(ROOT).icrc2_allowance({
+    account: typeof owner === 'string' ? { owner } : owner,
+    spender: typeof spender === 'string' ? { owner: spender } : spender,
+  });
 const fee = (env: LedgerEnv) => env.ledger(ROOT).icrc1_fee();
 /** The suite's setup_test_account: a fresh principal holding `amount`, sent from the root account. */
 async function funded(env: LedgerEnv, amount: bigint): Promise<string> {
@@ -72,7 +81,11 @@ export const SUITE: Case[] = [
       const p2 = fork();
       ok(await env.ledger(p1).icrc1_transfer({ to: { owner: p2 }, amount }));
       assert.equal(await balance(env, { owner: p2 }), amount);
-      assert.equal(await balance(env, { owner: p2, subaccount: new Uint8Array(32) }), amount, 'the default subaccount is the account');
+      assert.equal(
+        await balance(env, { owner: p2, subaccount: new Uint8Array(32) }),
+        amount,
+        'the default subaccount is the account',
+      );
       assert.equal(await balance(env, p1), 0n);
     },
   },
@@ -136,10 +149,18 @@ export const SUITE: Case[] = [
       assert.equal(await balance(env, p2), 5n * amount);
       // None and Some([0; 32]) are one account but two transactions (decision L4: every argument as given).
       const now = env.time();
-      ok(await l.icrc1_transfer({ to: { owner: p2 }, amount, memo: new Uint8Array([0]), created_at_time: now }), 'to {owner}');
+      ok(
+        await l.icrc1_transfer({ to: { owner: p2 }, amount, memo: new Uint8Array([0]), created_at_time: now }),
+        'to {owner}',
+      );
       assert.equal(await balance(env, p2), 6n * amount);
       ok(
-        await l.icrc1_transfer({ to: { owner: p2, subaccount: new Uint8Array(32) }, amount, memo: new Uint8Array([0]), created_at_time: now }),
+        await l.icrc1_transfer({
+          to: { owner: p2, subaccount: new Uint8Array(32) },
+          amount,
+          memo: new Uint8Array([0]),
+          created_at_time: now,
+        }),
         'to {owner, [0;32]}',
       );
       assert.equal(await balance(env, p2), 7n * amount);
@@ -149,7 +170,10 @@ export const SUITE: Case[] = [
     name: 'icrc1:memo_bytes_length',
     async run(env) {
       const p1 = await funded(env, 10_000n + (await fee(env)));
-      ok(await env.ledger(ROOT).icrc1_transfer({ to: { owner: p1 }, amount: 10_000n, memo: fill(1) }), 'a 32-byte memo');
+      ok(
+        await env.ledger(ROOT).icrc1_transfer({ to: { owner: p1 }, amount: 10_000n, memo: fill(1) }),
+        'a 32-byte memo',
+      );
     },
   },
   {
@@ -165,7 +189,9 @@ export const SUITE: Case[] = [
     async run(env) {
       const f = await fee(env);
       const p2 = fork();
-      assert.deepEqual(await env.ledger(ROOT).icrc1_transfer({ to: { owner: p2 }, amount: 10_000n, fee: f + 1n }), { Err: { BadFee: { expected_fee: f } } });
+      assert.deepEqual(await env.ledger(ROOT).icrc1_transfer({ to: { owner: p2 }, amount: 10_000n, fee: f + 1n }), {
+        Err: { BadFee: { expected_fee: f } },
+      });
     },
   },
   {
@@ -192,7 +218,9 @@ export const SUITE: Case[] = [
       assert.deepEqual(await allowance(env, p1, p2), { allowance: f });
       assert.deepEqual(await allowance(env, p1, p2sub), { allowance: 2n * f });
       assert.equal(await balance(env, p1), 0n);
-      assert.deepEqual(await env.ledger(p1).icrc2_approve({ spender: { owner: p2 }, amount: 3n * f }), { Err: { InsufficientFunds: { balance: 0n } } });
+      assert.deepEqual(await env.ledger(p1).icrc2_approve({ spender: { owner: p2 }, amount: 3n * f }), {
+        Err: { InsufficientFunds: { balance: 0n } },
+      });
     },
   },
   {
@@ -208,7 +236,10 @@ export const SUITE: Case[] = [
       ok(await env.ledger(p1).icrc2_approve({ spender: { owner: p2 }, amount: f, expires_at: U64_MAX }));
       assert.deepEqual(await allowance(env, p1, p2), { allowance: f, expires_at: U64_MAX });
       assert.equal(await balance(env, p1), f);
-      ok(await env.ledger(p1).icrc2_approve({ spender: { owner: p2 }, amount: f, expires_at: U64_MAX - 1n }), 'a new expiry');
+      ok(
+        await env.ledger(p1).icrc2_approve({ spender: { owner: p2 }, amount: f, expires_at: U64_MAX - 1n }),
+        'a new expiry',
+      );
       assert.deepEqual(await allowance(env, p1, p2), { allowance: f, expires_at: U64_MAX - 1n });
       assert.equal(await balance(env, p1), 0n);
       assert.equal(await balance(env, p2), 0n);
@@ -221,10 +252,16 @@ export const SUITE: Case[] = [
       const p1 = await funded(env, 2n * f);
       const p2 = fork();
       ok(await env.ledger(p1).icrc2_approve({ spender: { owner: p2 }, amount: f }));
-      assert.deepEqual(await env.ledger(p1).icrc2_approve({ spender: { owner: p2 }, amount: 2n * f, expected_allowance: 2n * f }), {
-        Err: { AllowanceChanged: { current_allowance: f } },
-      });
-      ok(await env.ledger(p1).icrc2_approve({ spender: { owner: p2 }, amount: 2n * f, expected_allowance: f }), 'the right expected allowance');
+      assert.deepEqual(
+        await env.ledger(p1).icrc2_approve({ spender: { owner: p2 }, amount: 2n * f, expected_allowance: 2n * f }),
+        {
+          Err: { AllowanceChanged: { current_allowance: f } },
+        },
+      );
+      ok(
+        await env.ledger(p1).icrc2_approve({ spender: { owner: p2 }, amount: 2n * f, expected_allowance: f }),
+        'the right expected allowance',
+      );
       assert.deepEqual(await allowance(env, p1, p2), { allowance: 2n * f });
       assert.equal(await balance(env, p1), 0n);
       assert.equal(await balance(env, p2), 0n);
@@ -252,9 +289,12 @@ export const SUITE: Case[] = [
       const f = await fee(env);
       const [p1, p2, p3] = [await funded(env, f + f), fork(), fork()];
       ok(await env.ledger(p1).icrc2_approve({ spender: { owner: p2 }, amount: f + f }));
-      assert.deepEqual(await env.ledger(p2).icrc2_transfer_from({ from: { owner: p1 }, to: { owner: p3 }, amount: f }), {
-        Err: { InsufficientFunds: { balance: f } },
-      });
+      assert.deepEqual(
+        await env.ledger(p2).icrc2_transfer_from({ from: { owner: p1 }, to: { owner: p3 }, amount: f }),
+        {
+          Err: { InsufficientFunds: { balance: f } },
+        },
+      );
       assert.equal(await balance(env, p1), f);
       assert.equal(await balance(env, p2), 0n);
       assert.equal(await balance(env, p3), 0n);
@@ -266,9 +306,12 @@ export const SUITE: Case[] = [
     async run(env) {
       const f = await fee(env);
       const [p1, p2, p3] = [await funded(env, f + f), fork(), fork()];
-      assert.deepEqual(await env.ledger(p2).icrc2_transfer_from({ from: { owner: p1 }, to: { owner: p3 }, amount: f }), {
-        Err: { InsufficientAllowance: { allowance: 0n } },
-      });
+      assert.deepEqual(
+        await env.ledger(p2).icrc2_transfer_from({ from: { owner: p1 }, to: { owner: p3 }, amount: f }),
+        {
+          Err: { InsufficientAllowance: { allowance: 0n } },
+        },
+      );
       assert.equal(await balance(env, p1), f + f);
       assert.equal(await balance(env, p2), 0n);
       assert.equal(await balance(env, p3), 0n);
@@ -279,11 +322,31 @@ export const SUITE: Case[] = [
     async run(env) {
       const f = await fee(env);
       const [p1, p2] = [await funded(env, f + f), fork()];
-      ok(await env.ledger(p1).icrc2_transfer_from({ from: { owner: p1 }, to: { owner: p2 }, amount: f }), 'no approval needed for one own account');
+      ok(
+        await env.ledger(p1).icrc2_transfer_from({ from: { owner: p1 }, to: { owner: p2 }, amount: f }),
+        'no approval needed for one own account',
+      );
       assert.equal(await balance(env, p1), 0n);
       assert.equal(await balance(env, p2), f);
     },
   },
 ];
 
-export { field, nat, text, ok, funded, fork, balance, allowance, fee, logLength, blockAt, fill, WINDOW, DRIFT, U64_MAX, NS };
+export {
+  field,
+  nat,
+  text,
+  ok,
+  funded,
+  fork,
+  balance,
+  allowance,
+  fee,
+  logLength,
+  blockAt,
+  fill,
+  WINDOW,
+  DRIFT,
+  U64_MAX,
+  NS,
+};

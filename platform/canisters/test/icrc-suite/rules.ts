@@ -38,7 +38,9 @@ export const RULES: Case[] = [
       ok(await l.icrc1_transfer({ to: { owner: p2 }, amount: f, fee: f }), 'fee stated');
       assert.equal(await l.icrc1_total_supply(), supply - 2n * f, 'fees are burned (decision L3)');
       for (const wrong of [0n, f - 1n, f + 1n])
-        assert.deepEqual(await l.icrc1_transfer({ to: { owner: p2 }, amount: 1n, fee: wrong }), { Err: { BadFee: { expected_fee: f } } });
+        assert.deepEqual(await l.icrc1_transfer({ to: { owner: p2 }, amount: 1n, fee: wrong }), {
+          Err: { BadFee: { expected_fee: f } },
+        });
       assert.equal(await balance(env, p1), 10n * f - 4n * f);
       assert.equal(await balance(env, p2), 2n * f);
       // ICRC-3: the fee the ledger chose is at the top of the block, a stated fee in tx.
@@ -55,10 +57,18 @@ export const RULES: Case[] = [
       const f = await fee(env);
       const [p1, p2] = [await funded(env, 10n * f), fork()];
       const length = await logLength(env);
-      const refused = { Err: { GenericError: { error_code: 1n, message: 'the memo is 33 bytes, above the limit of 32' } } };
+      const refused = {
+        Err: { GenericError: { error_code: 1n, message: 'the memo is 33 bytes, above the limit of 32' } },
+      };
       assert.deepEqual(await env.ledger(p1).icrc1_transfer({ to: { owner: p2 }, amount: f, memo: memo(33) }), refused);
-      assert.deepEqual(await env.ledger(p1).icrc2_approve({ spender: { owner: p2 }, amount: f, memo: memo(33) }), refused);
-      assert.deepEqual(await env.ledger(p2).icrc2_transfer_from({ from: { owner: p1 }, to: { owner: p2 }, amount: f, memo: memo(33) }), refused);
+      assert.deepEqual(
+        await env.ledger(p1).icrc2_approve({ spender: { owner: p2 }, amount: f, memo: memo(33) }),
+        refused,
+      );
+      assert.deepEqual(
+        await env.ledger(p2).icrc2_transfer_from({ from: { owner: p1 }, to: { owner: p2 }, amount: f, memo: memo(33) }),
+        refused,
+      );
       assert.equal(await logLength(env), length, 'no block');
       assert.equal(await balance(env, p1), 10n * f);
       ok(await env.ledger(p1).icrc1_transfer({ to: { owner: p2 }, amount: f, memo: memo(32) }), 'a 32-byte memo');
@@ -82,7 +92,11 @@ export const RULES: Case[] = [
       env.advance(WINDOW);
       assert.deepEqual(await t(now), { Err: { Duplicate: { duplicate_of: first } } }, 'still within window + drift');
       env.advance(DRIFT + 1n);
-      assert.deepEqual(await t(now), { Err: { TooOld: null } }, 'past the window the repeat is refused, not paid again');
+      assert.deepEqual(
+        await t(now),
+        { Err: { TooOld: null } },
+        'past the window the repeat is refused, not paid again',
+      );
       assert.equal(await balance(env, p2), 3n);
     },
   },
@@ -100,11 +114,17 @@ export const RULES: Case[] = [
       const ap = { spender: { owner: p2 }, amount: 5n * f, created_at_time };
       const approved = ok(await l.icrc2_approve(ap));
       assert.deepEqual(await l.icrc2_approve(ap), { Err: { Duplicate: { duplicate_of: approved } } });
-      ok(await l.icrc2_approve({ ...ap, spender: { owner: p2, subaccount: new Uint8Array(32) } }), 'the same spender written with [0;32]');
+      ok(
+        await l.icrc2_approve({ ...ap, spender: { owner: p2, subaccount: new Uint8Array(32) } }),
+        'the same spender written with [0;32]',
+      );
       const tf = { from: { owner: p1 }, to: { owner: p2 }, amount: 1n, created_at_time };
       const moved = ok(await env.ledger(p2).icrc2_transfer_from(tf));
       assert.deepEqual(await env.ledger(p2).icrc2_transfer_from(tf), { Err: { Duplicate: { duplicate_of: moved } } });
-      ok(await env.ledger(p2).icrc2_transfer_from({ ...tf, from: { owner: p1, subaccount: new Uint8Array(32) } }), 'from written with [0;32]');
+      ok(
+        await env.ledger(p2).icrc2_transfer_from({ ...tf, from: { owner: p1, subaccount: new Uint8Array(32) } }),
+        'from written with [0;32]',
+      );
       assert.equal(await balance(env, p2), 4n);
     },
   },
@@ -115,7 +135,9 @@ export const RULES: Case[] = [
       const p1 = fork();
       const m = env.ledger(env.minter);
       const supply = await m.icrc1_total_supply();
-      assert.deepEqual(await m.icrc1_transfer({ to: { owner: p1 }, amount: 5n, fee: f }), { Err: { BadFee: { expected_fee: 0n } } });
+      assert.deepEqual(await m.icrc1_transfer({ to: { owner: p1 }, amount: 5n, fee: f }), {
+        Err: { BadFee: { expected_fee: 0n } },
+      });
       const index = ok(await m.icrc1_transfer({ to: { owner: p1 }, amount: 5n, fee: 0n }));
       ok(await m.icrc1_transfer({ to: { owner: p1 }, amount: 5n }), 'fee omitted');
       assert.equal(await m.icrc1_total_supply(), supply + 10n);
@@ -134,8 +156,12 @@ export const RULES: Case[] = [
       const p1 = await funded(env, 3n * f);
       const minting = (await env.ledger(ROOT).icrc1_minting_account())!;
       const l = env.ledger(p1);
-      assert.deepEqual(await l.icrc1_transfer({ to: minting, amount: f - 1n }), { Err: { BadBurn: { min_burn_amount: f } } });
-      assert.deepEqual(await l.icrc1_transfer({ to: minting, amount: f, fee: f }), { Err: { BadFee: { expected_fee: 0n } } });
+      assert.deepEqual(await l.icrc1_transfer({ to: minting, amount: f - 1n }), {
+        Err: { BadBurn: { min_burn_amount: f } },
+      });
+      assert.deepEqual(await l.icrc1_transfer({ to: minting, amount: f, fee: f }), {
+        Err: { BadFee: { expected_fee: 0n } },
+      });
       const supply = await l.icrc1_total_supply();
       const index = ok(await l.icrc1_transfer({ to: minting, amount: f }));
       assert.equal(await l.icrc1_total_supply(), supply - f);
@@ -154,7 +180,9 @@ export const RULES: Case[] = [
     async run(env) {
       const f = await fee(env);
       const [p1, p2] = [await funded(env, 5n * f), fork()];
-      assert.deepEqual(await env.ledger(p1).icrc1_transfer({ to: { owner: p2 }, amount: 4n * f + 1n }), { Err: { InsufficientFunds: { balance: 5n * f } } });
+      assert.deepEqual(await env.ledger(p1).icrc1_transfer({ to: { owner: p2 }, amount: 4n * f + 1n }), {
+        Err: { InsufficientFunds: { balance: 5n * f } },
+      });
       ok(await env.ledger(p1).icrc1_transfer({ to: { owner: p2 }, amount: 4n * f }));
       assert.equal(await balance(env, p1), 0n);
     },
@@ -179,8 +207,13 @@ export const RULES: Case[] = [
       assert.deepEqual(await l.icrc2_approve({ spender: { owner: p2 }, amount: 5n, expected_allowance: 70n }), {
         Err: { AllowanceChanged: { current_allowance: 0n } },
       });
-      ok(await l.icrc2_approve({ spender: { owner: p2 }, amount: 5n, expected_allowance: 0n }), 'expected 0 matches the expired allowance');
-      assert.deepEqual(await l.icrc2_approve({ spender: { owner: p2 }, amount: 5n, fee: f - 1n }), { Err: { BadFee: { expected_fee: f } } });
+      ok(
+        await l.icrc2_approve({ spender: { owner: p2 }, amount: 5n, expected_allowance: 0n }),
+        'expected 0 matches the expired allowance',
+      );
+      assert.deepEqual(await l.icrc2_approve({ spender: { owner: p2 }, amount: 5n, fee: f - 1n }), {
+        Err: { BadFee: { expected_fee: f } },
+      });
       assert.deepEqual(await l.icrc2_approve({ spender: { owner: p1 }, amount: 5n }), {
         Err: { GenericError: { error_code: 2n, message: 'an account cannot approve itself' } },
       });
@@ -198,19 +231,38 @@ export const RULES: Case[] = [
       ok(await env.ledger(p1).icrc2_approve({ spender: { owner: p2 }, amount: 3n * f }));
       const s = env.ledger(p2);
       const tf = (amount: bigint, spender_subaccount?: Uint8Array) =>
-        s.icrc2_transfer_from({ from: { owner: p1 }, to: { owner: p3 }, amount, ...(spender_subaccount && { spender_subaccount }) });
+        s.icrc2_transfer_from({
+          from: { owner: p1 },
+          to: { owner: p3 },
+          amount,
+          ...(spender_subaccount && { spender_subaccount }),
+        });
       ok(await tf(f), 'f + fee of 3f');
       assert.deepEqual(await allowance(env, p1, p2), { allowance: f });
-      assert.deepEqual(await tf(1n), { Err: { InsufficientAllowance: { allowance: f } } }, 'one past the allowance (1 + fee > f)');
+      assert.deepEqual(
+        await tf(1n),
+        { Err: { InsufficientAllowance: { allowance: f } } },
+        'one past the allowance (1 + fee > f)',
+      );
       const next = await logLength(env);
       assert.deepEqual(await tf(0n), { Ok: next }, 'exactly the allowance: 0 + fee');
       assert.deepEqual(await allowance(env, p1, p2), { allowance: 0n }, 'used up');
-      assert.deepEqual(await tf(0n, fill(4)), { Err: { InsufficientAllowance: { allowance: 0n } } }, 'the subaccount has no allowance');
-      ok(await env.ledger(p1).icrc2_approve({ spender: spenderSub, amount: 2n * f, expires_at: env.time() + NS_PER_S }));
+      assert.deepEqual(
+        await tf(0n, fill(4)),
+        { Err: { InsufficientAllowance: { allowance: 0n } } },
+        'the subaccount has no allowance',
+      );
+      ok(
+        await env.ledger(p1).icrc2_approve({ spender: spenderSub, amount: 2n * f, expires_at: env.time() + NS_PER_S }),
+      );
       ok(await tf(0n, fill(4)), 'the subaccount spends its own allowance');
       env.advance(NS_PER_S);
       assert.deepEqual(await tf(0n, fill(4)), { Err: { InsufficientAllowance: { allowance: 0n } } }, 'expired');
-      assert.equal(await balance(env, p1), 100n * f - 6n * f, 'two approval fees, 2f + f + f taken by the three transfers from');
+      assert.equal(
+        await balance(env, p1),
+        100n * f - 6n * f,
+        'two approval fees, 2f + f + f taken by the three transfers from',
+      );
       assert.equal(await balance(env, p3), f);
       assert.equal(await balance(env, p2), 0n);
       const block = await blockAt(env, (await logLength(env)) - 1n);
@@ -240,7 +292,13 @@ export const RULES: Case[] = [
     name: 'icrc3: supported block types as the standard names them, no archives, archived_blocks empty, log_length and ranges',
     async run(env) {
       const l = env.ledger(ROOT);
-      assert.deepEqual((await l.icrc3_supported_block_types()).map((b) => b.block_type).sort(), ['1burn', '1mint', '1xfer', '2approve', '2xfer']);
+      assert.deepEqual((await l.icrc3_supported_block_types()).map((b) => b.block_type).sort(), [
+        '1burn',
+        '1mint',
+        '1xfer',
+        '2approve',
+        '2xfer',
+      ]);
       assert.deepEqual(await l.icrc3_get_archives({}), []);
       assert.deepEqual(await l.icrc3_get_archives({ from: env.ledgerId }), []);
       const length = await logLength(env);
@@ -284,7 +342,9 @@ export const RULES: Case[] = [
       const tipHash = verifyChain(blocks)!;
       await env.checkTipCertificate(await l.icrc3_get_tip_certificate(), length - 1n, tipHash);
       // A changed block breaks the chain at its child.
-      const forged = blocks.map((b, i) => (i === 1 ? { Map: [...(b as { Map: Array<[string, Value]> }).Map, ['x', { Nat: 1n }] as [string, Value]] } : b));
+      const forged = blocks.map((b, i) =>
+        i === 1 ? { Map: [...(b as { Map: Array<[string, Value]> }).Map, ['x', { Nat: 1n }] as [string, Value]] } : b,
+      );
       assert.throws(() => verifyChain(forged), /block 2: phash is not the hash of block 1/);
     },
   },

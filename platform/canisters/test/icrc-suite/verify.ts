@@ -4,7 +4,13 @@
 // it downloaded.
 import { createHash } from 'node:crypto';
 
-export type Value = { Blob: Uint8Array } | { Text: string } | { Nat: bigint } | { Int: bigint } | { Array: Value[] } | { Map: Array<[string, Value]> };
+export type Value =
+  | { Blob: Uint8Array }
+  | { Text: string }
+  | { Nat: bigint }
+  | { Int: bigint }
+  | { Array: Value[] }
+  | { Map: Array<[string, Value]> };
 
 const sha256 = (...parts: Uint8Array[]): Buffer => parts.reduce((h, p) => h.update(p), createHash('sha256')).digest();
 

@@ -7,7 +7,10 @@ import type { CanisterClients } from '../../src/api.ts';
 import { activeMember, DAY, HOUR, type JourneyHost } from './journey.ts';
 
 function ok<T>(r: { Ok: T } | { Err: unknown }): T {
-  if ('Err' in r) throw new Error(`expected Ok, got ${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
+  if ('Err' in r)
+    throw new Error(
+      `expected Ok, got ${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`,
+    );
   return r.Ok;
 }
 
@@ -35,7 +38,11 @@ export async function eligibilityJourney(host: JourneyHost): Promise<void> {
   host.advance(1n);
   const late = await activeMember(host, 'eligible-late');
   assert.equal(await bridge().membership.count_active_members(), 3n);
-  assert.deepEqual(await vote(late, id), { Err: { NotActiveWhenVotingOpened: { opened_at: opened.voting_opens } } }, 'made Active after the opening');
+  assert.deepEqual(
+    await vote(late, id),
+    { Err: { NotActiveWhenVotingOpened: { opened_at: opened.voting_opens } } },
+    'made Active after the opening',
+  );
   assert.deepEqual(await turnout(id), { cast: 1n, eligible: 2n });
 
   await host.restart();
@@ -58,7 +65,11 @@ export async function eligibilityJourney(host: JourneyHost): Promise<void> {
   ok(await vote(limit, fast));
   assert.deepEqual(await vote(instant, fast), { Err: { NotActiveWhenVotingOpened: { opened_at: fastOpened } } });
   ok(await vote(late, fast));
-  assert.deepEqual(await turnout(fast), { cast: 2n, eligible: 5n }, 'the member made Active at the instant was counted, as M8 says may happen');
+  assert.deepEqual(
+    await turnout(fast),
+    { cast: 2n, eligible: 5n },
+    'the member made Active at the instant was counted, as M8 says may happen',
+  );
 
   // A membership that lapses after the opening: not Active now → NotAMember (spec 1 Authentication
   // rule 1); renewed, it votes, having been Active when the vote opened.
@@ -66,10 +77,18 @@ export async function eligibilityJourney(host: JourneyHost): Promise<void> {
   const yearEnd = await propose('EmergencyAction');
   host.advance(at('2027-01-01T09:00:00Z') - host.now()); // inside its 24-hour window
   assert.deepEqual(await vote(early, yearEnd), { Err: { NotAMember: null } }, 'expired on Dec 31 23:59:59 UTC');
-  ok(await bridge().user.upgrade_membership_to_active({ principal: early, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) }));
+  ok(
+    await bridge().user.upgrade_membership_to_active({
+      principal: early,
+      kyc_proof: new Uint8Array([1]),
+      payment_proof: new Uint8Array([2]),
+    }),
+  );
   ok(await vote(early, yearEnd));
   const renewedLate = await activeMember(host, 'eligible-new-year');
-  assert.deepEqual(await vote(renewedLate, yearEnd), { Err: { NotActiveWhenVotingOpened: { opened_at: at('2026-12-31T12:00:00Z') } } });
+  assert.deepEqual(await vote(renewedLate, yearEnd), {
+    Err: { NotActiveWhenVotingOpened: { opened_at: at('2026-12-31T12:00:00Z') } },
+  });
   assert.deepEqual(await turnout(yearEnd), { cast: 1n, eligible: 5n });
   host.advance(DAY);
   await host.tick();

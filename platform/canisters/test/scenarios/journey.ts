@@ -25,7 +25,10 @@ export interface JourneyHost {
 }
 
 function ok<T>(r: { Ok: T } | { Err: unknown }): T {
-  if ('Err' in r) throw new Error(`expected Ok, got ${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
+  if ('Err' in r)
+    throw new Error(
+      `expected Ok, got ${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`,
+    );
   return r.Ok;
 }
 
@@ -45,9 +48,19 @@ export async function activeMember(host: JourneyHost, label: string): Promise<st
     }),
   );
   ok(await bridge.user.verify_email(created.verification_token));
-  assert.equal((await bridge.membership.get_membership_status(principal))?.status, 'Registered', 'verification minted a Registered membership');
+  assert.equal(
+    (await bridge.membership.get_membership_status(principal))?.status,
+    'Registered',
+    'verification minted a Registered membership',
+  );
   ok(await bridge.user.record_kyc(principal, true));
-  ok(await bridge.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) }));
+  ok(
+    await bridge.user.upgrade_membership_to_active({
+      principal,
+      kyc_proof: new Uint8Array([1]),
+      payment_proof: new Uint8Array([2]),
+    }),
+  );
   assert.equal((await bridge.membership.get_membership_status(principal))?.status, 'Active');
   return principal;
 }
@@ -64,7 +77,9 @@ export async function membershipAndGovernanceJourney(host: JourneyHost): Promise
   assert.equal(await bridge().membership.count_active_members(), 3n);
 
   // The DOM ledger: governance is the minting account (decision L6).
-  const block = ok(await host.as(host.ids.governance).ledger.icrc1_transfer({ to: { owner: members[0]! }, amount: 250_000_000n }));
+  const block = ok(
+    await host.as(host.ids.governance).ledger.icrc1_transfer({ to: { owner: members[0]! }, amount: 250_000_000n }),
+  );
   assert.equal(typeof block, 'bigint');
   assert.equal(await host.as(members[0]!).ledger.icrc1_balance_of({ owner: members[0]! }), 250_000_000n);
 
@@ -82,7 +97,12 @@ export async function membershipAndGovernanceJourney(host: JourneyHost): Promise
       title: 'Higher general quorum',
       body: 'Quorum 25 %, two hours to read',
       category: 'ConstitutionalAmendment',
-      payload: { ConstitutionalAmendment: { category_rules: [{ category: 'General', quorum_bps: 2500 }], voting_delay: 2n * HOUR } },
+      payload: {
+        ConstitutionalAmendment: {
+          category_rules: [{ category: 'General', quorum_bps: 2500 }],
+          voting_delay: 2n * HOUR,
+        },
+      },
     }),
   );
   host.advance(HOUR);
@@ -111,8 +131,16 @@ export async function membershipAndGovernanceJourney(host: JourneyHost): Promise
   assert.equal(rest.length, 1);
   host.advance(3n * DAY);
   await host.tick();
-  assert.equal((await bridge().governance.get_proposal(id))?.status, 'Executed', 'tallied, approved and executed by the timer re-armed after the restart');
-  assert.equal((await bridge().governance.get_proposal(id))?.rules_before, undefined, 'decision G52: only an amendment keeps the rules it replaced');
+  assert.equal(
+    (await bridge().governance.get_proposal(id))?.status,
+    'Executed',
+    'tallied, approved and executed by the timer re-armed after the restart',
+  );
+  assert.equal(
+    (await bridge().governance.get_proposal(id))?.rules_before,
+    undefined,
+    'decision G52: only an amendment keeps the rules it replaced',
+  );
   host.advance(11n * DAY); // the amendment's 14-day window
   await host.tick();
   if ((await bridge().governance.get_proposal(amend))?.status !== 'Executed') await host.tick();
@@ -139,16 +167,20 @@ export async function membershipAndGovernanceJourney(host: JourneyHost): Promise
   const price = await bridge().governance.get_dom_price();
   assert.equal(price?.price_usd, 0.05);
   assert.equal(price?.proposal_id, id);
-  assert.equal(await host.as(members[0]!).ledger.icrc1_balance_of({ owner: members[0]! }), 250_000_000n, 'ledger balances kept across the restart');
+  assert.equal(
+    await host.as(members[0]!).ledger.icrc1_balance_of({ owner: members[0]! }),
+    250_000_000n,
+    'ledger balances kept across the restart',
+  );
 }
 
 const E8S = 100_000_000n;
 
 /**
- * The money flows: a price ratified by a SetDomPrice proposal; a campaign with a USD goal; a
- * contribution in USD pulled from the member's ICRC-2 approval and valued at the ratified tick;
- * the restart; a second price executed by a member, in the campaign's progress at once (decision G50); a TreasuryPayout proposal voted, executed by the timer through the treasury and the
- * ledger, the recipient paid once.
+ * The money flows: a price ratified by a SetDomPrice proposal; a campaign with a USD goal; a contribution in USD pulled
+ * from the member's ICRC-2 approval and valued at the ratified tick;
+ * the restart; a second price executed by a member, in the campaign's progress at once (decision G50); a TreasuryPayout
+ * proposal voted, executed by the timer through the treasury and the ledger, the recipient paid once.
  */
 export async function moneyJourney(host: JourneyHost): Promise<void> {
   const bridge = () => host.as(host.bridge);
@@ -162,10 +194,17 @@ export async function moneyJourney(host: JourneyHost): Promise<void> {
     ok(await host.as(owner).governance.cast_vote(id, 'Yes'));
     host.advance(days * DAY);
     await host.tick();
-    assert.equal((await bridge().governance.get_proposal(id))?.status, 'Executed', `${args.category} executed by the timer`);
+    assert.equal(
+      (await bridge().governance.get_proposal(id))?.status,
+      'Executed',
+      `${args.category} executed by the timer`,
+    );
     return id;
   };
-  const priceProposal = await decide({ title: 'Price', body: 'Ratify 0.5 USD', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: 0.5 } } }, 3n);
+  const priceProposal = await decide(
+    { title: 'Price', body: 'Ratify 0.5 USD', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: 0.5 } } },
+    3n,
+  );
   const tick = await bridge().governance.get_dom_price();
   assert.equal(tick?.proposal_id, priceProposal);
 
@@ -174,9 +213,12 @@ export async function moneyJourney(host: JourneyHost): Promise<void> {
   ok(await minter().icrc1_transfer({ to: { owner: voter }, amount: 1_000n * E8S }));
   ok(await host.as(voter).ledger.icrc2_approve({ spender: { owner: host.ids.campaign }, amount: 1_000n * E8S }));
   const campaign = ok(
-    await host
-      .as(owner)
-      .campaign.create_campaign({ title: 'Community garden', description: 'Seeds', goal: { UsdValue: 1000 }, deadline: host.now() + 30n * DAY }),
+    await host.as(owner).campaign.create_campaign({
+      title: 'Community garden',
+      description: 'Seeds',
+      goal: { UsdValue: 1000 },
+      deadline: host.now() + 30n * DAY,
+    }),
   );
   const c = ok(await host.as(voter).campaign.contribute(campaign, { Usd: 250 }));
   assert.equal(c.amount_e8s, 500n * E8S, '250 USD at 0.5 USD per DOM');
@@ -196,7 +238,12 @@ export async function moneyJourney(host: JourneyHost): Promise<void> {
 
   // Decision G50: a second price executed by a member (no timer runs): the campaign values progress at it in that step.
   const second = ok(
-    await bridge().governance.create_proposal({ title: 'Price', body: 'Ratify 2 USD', category: 'SetDomPrice', payload: { SetDomPrice: { price_usd: 2 } } }),
+    await bridge().governance.create_proposal({
+      title: 'Price',
+      body: 'Ratify 2 USD',
+      category: 'SetDomPrice',
+      payload: { SetDomPrice: { price_usd: 2 } },
+    }),
   );
   host.advance(HOUR);
   await host.tick();
@@ -205,7 +252,11 @@ export async function moneyJourney(host: JourneyHost): Promise<void> {
   host.advance(3n * DAY);
   ok(await host.as(voter).governance.execute_proposal(second));
   const repriced = (await bridge().campaign.get_campaign(campaign))!.progress;
-  assert.deepEqual([repriced.price_tick_id, repriced.goal_dom, repriced.raised_usd], [second, 500n * E8S, 1000], 'valued at the new price at once');
+  assert.deepEqual(
+    [repriced.price_tick_id, repriced.goal_dom, repriced.raised_usd],
+    [second, 500n * E8S, 1000],
+    'valued at the new price at once',
+  );
 
   ok(await minter().icrc1_transfer({ to: { owner: host.ids.treasury }, amount: 100n * E8S }));
   const payout = await decide(
@@ -220,5 +271,9 @@ export async function moneyJourney(host: JourneyHost): Promise<void> {
   assert.equal(await host.as(owner).ledger.icrc1_balance_of({ owner }), 10n * E8S, 'the recipient was paid');
   const record = await bridge().treasury.get_payout(payout);
   assert.equal(record?.amount_e8s, 10n * E8S);
-  assert.equal(await bridge().treasury.get_balance(), 90n * E8S - fee, 'the treasury paid the amount and the fee, once');
+  assert.equal(
+    await bridge().treasury.get_balance(),
+    90n * E8S - fee,
+    'the treasury paid the amount and the fee, once',
+  );
 }

@@ -27,7 +27,13 @@ async function activatePrincipal(h: Harness, principal: string): Promise<void> {
   );
   h.ok(await h.bridge.user.verify_email(created.verification_token));
   h.ok(await h.bridge.user.record_kyc(principal, true));
-  h.ok(await h.bridge.user.upgrade_membership_to_active({ principal, kyc_proof: new Uint8Array([1]), payment_proof: new Uint8Array([2]) }));
+  h.ok(
+    await h.bridge.user.upgrade_membership_to_active({
+      principal,
+      kyc_proof: new Uint8Array([1]),
+      payment_proof: new Uint8Array([2]),
+    }),
+  );
 }
 
 /** `keyed`: a member with a real key, funded with 20 DOM, who has not voted on the open proposal. The bridge holds 5 DOM. */
@@ -56,7 +62,12 @@ export async function populate(h: Harness, keyed?: string): Promise<Populated> {
   h.ok(await h.as(a).governance.cast_vote_with_reason(openProposal, 'No', 'too high for now'));
   h.ok(await h.as(b).governance.cast_vote(openProposal, 'Yes'));
   const campaign = h.ok(
-    await h.as(owner).campaign.create_campaign({ title: 'Community garden', description: 'Seeds', goal: { UsdValue: 1000 }, deadline: h.now() + 30n * DAY }),
+    await h.as(owner).campaign.create_campaign({
+      title: 'Community garden',
+      description: 'Seeds',
+      goal: { UsdValue: 1000 },
+      deadline: h.now() + 30n * DAY,
+    }),
   );
   await h.fund(a, 100n * E8S);
   h.ok(await h.as(a).campaign.contribute(campaign, { Dom: 10n * E8S }));

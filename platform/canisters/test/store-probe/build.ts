@@ -20,7 +20,10 @@ function newest(dir: string): number {
 }
 
 export function probeWasm(): Uint8Array {
-  const sources = Math.max(statSync(join(HERE, 'canister.ts')).mtimeMs, newest(join(ROOT, 'packages', 'canister-kit', 'src')));
+  const sources = Math.max(
+    statSync(join(HERE, 'canister.ts')).mtimeMs,
+    newest(join(ROOT, 'packages', 'canister-kit', 'src')),
+  );
   if (!existsSync(WASM) || statSync(WASM).mtimeMs < sources) {
     const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'azle'), ['build', 'store_probe'], {
       cwd: HERE,

@@ -90,7 +90,10 @@ export class WasmCanister implements SystemApiCanister {
   private ownGlobals(): Array<[index: number, value: number | bigint]> {
     return this.prepared.shape.mutableGlobals
       .filter((g) => `__host_global_${g.index}` !== this.prepared.counterExport)
-      .map((g) => [g.index, (this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value as number | bigint]);
+      .map((g) => [
+        g.index,
+        (this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value as number | bigint,
+      ]);
   }
 
   /** Puts a heap and the module's own globals into the current instance (remeter, fromImage). */
@@ -98,7 +101,8 @@ export class WasmCanister implements SystemApiCanister {
     const pages = heap.length / PAGE - this.memory.buffer.byteLength / PAGE;
     if (pages > 0) this.memory.grow(pages);
     new Uint8Array(this.memory.buffer).set(heap);
-    for (const [index, value] of globals) (this.instance.exports[`__host_global_${index}`] as WebAssembly.Global).value = value;
+    for (const [index, value] of globals)
+      (this.instance.exports[`__host_global_${index}`] as WebAssembly.Global).value = value;
   }
 
   /** Everything the canister is between messages (decision W10): heap, globals, stable memory and what the replica keeps of it. */
@@ -149,7 +153,8 @@ export class WasmCanister implements SystemApiCanister {
     if (grow > 0) this.memory.grow(grow);
     const heap = new Uint8Array(this.memory.buffer);
     for (const [offset, bytes] of p.heapPages) heap.set(bytes, offset);
-    for (const [index, value] of p.globals) (this.instance.exports[`__host_global_${index}`] as WebAssembly.Global).value = value;
+    for (const [index, value] of p.globals)
+      (this.instance.exports[`__host_global_${index}`] as WebAssembly.Global).value = value;
     if (p.stableLength > this.stable.length) {
       const grown = new Uint8Array(p.stableLength);
       grown.set(this.stable);
@@ -182,14 +187,16 @@ export class WasmCanister implements SystemApiCanister {
    */
   inHeap(ptr: number, len: number): Uint8Array {
     const heap = this.heap();
-    if (ptr < 0 || len < 0 || ptr + len > heap.length) throw new Trap(`heap out of bounds: ${ptr} + ${len} > ${heap.length}`);
+    if (ptr < 0 || len < 0 || ptr + len > heap.length)
+      throw new Trap(`heap out of bounds: ${ptr} + ${len} > ${heap.length}`);
     return heap;
   }
   bytes(ptr: number, len: number): Uint8Array {
     return this.inHeap(ptr, len).slice(ptr, ptr + len);
   }
   put(dst: number, src: Uint8Array, offset: number, size: number): void {
-    if (offset < 0 || size < 0 || offset + size > src.length) throw new Trap(`copy out of bounds: offset ${offset} + size ${size} > ${src.length}`);
+    if (offset < 0 || size < 0 || offset + size > src.length)
+      throw new Trap(`copy out of bounds: offset ${offset} + size ${size} > ${src.length}`);
     copyBytes(this.inHeap(dst, size), dst, src, offset, size);
   }
   current(name: string): MessageState {
@@ -199,14 +206,21 @@ export class WasmCanister implements SystemApiCanister {
 
   dataCertificate(name: string): Uint8Array {
     const make = this.current(name).certificate;
-    if (!make) throw new Trap(`ic0.${name}: no data certificate outside a query call from outside`, ERROR_CODE.CANISTER_CONTRACT_VIOLATION);
+    if (!make)
+      throw new Trap(
+        `ic0.${name}: no data certificate outside a query call from outside`,
+        ERROR_CODE.CANISTER_CONTRACT_VIOLATION,
+      );
     return make();
   }
 
   answer(name: string, result: Result): void {
     const m = this.current(name);
     if (!m.context || m.context.answered || m.replied)
-      throw new Trap(`${name}: this call was already answered, or has no caller to answer`, ERROR_CODE.CANISTER_CONTRACT_VIOLATION);
+      throw new Trap(
+        `${name}: this call was already answered, or has no caller to answer`,
+        ERROR_CODE.CANISTER_CONTRACT_VIOLATION,
+      );
     m.replied = result;
   }
 
@@ -220,7 +234,10 @@ export class WasmCanister implements SystemApiCanister {
   }
 
   execute(
-    state: Omit<MessageState, 'reply' | 'replySize' | 'performed' | 'stableUndo' | 'stablePagesBefore' | 'counterStart'>,
+    state: Omit<
+      MessageState,
+      'reply' | 'replySize' | 'performed' | 'stableUndo' | 'stablePagesBefore' | 'counterStart'
+    >,
     run: () => void,
     commit: boolean,
   ): { trap?: Trap; replied?: Result; performed: PendingCall[] } {
@@ -229,7 +246,9 @@ export class WasmCanister implements SystemApiCanister {
     this.heapBefore.set(heap);
     const heapLength = heap.length;
     const shape = this.prepared.shape;
-    const globals = shape.mutableGlobals.map((g) => (this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value as unknown);
+    const globals = shape.mutableGlobals.map(
+      (g) => (this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value as unknown,
+    );
     const timerBefore = this.timer;
     const certifiedBefore = this.certifiedData;
     const m: MessageState = {
@@ -260,14 +279,22 @@ export class WasmCanister implements SystemApiCanister {
           `instruction limit exceeded: ${instructions} > ${limit} for ${state.kind} ${state.method}`,
           ERROR_CODE.CANISTER_INSTRUCTION_LIMIT_EXCEEDED,
         );
-      this.replica.counts.push({ canister: this.id, method: state.method, kind: state.kind, instructions, trapped: trap !== undefined });
+      this.replica.counts.push({
+        canister: this.id,
+        method: state.method,
+        kind: state.kind,
+        instructions,
+        trapped: trap !== undefined,
+      });
     }
     if (trap || !commit) {
       const memory = new Uint8Array(this.memory.buffer);
       memory.set(this.heapBefore.subarray(0, heapLength));
       // Memory cannot shrink in wasm: pages grown by the rolled-back message stay, zeroed.
       memory.fill(0, heapLength);
-      shape.mutableGlobals.forEach((g, i) => ((this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value = globals[i]));
+      shape.mutableGlobals.forEach(
+        (g, i) => ((this.instance.exports[`__host_global_${g.index}`] as WebAssembly.Global).value = globals[i]),
+      );
       m.stableUndo.undo(this.stable);
       this.stablePages = m.stablePagesBefore;
       this.timer = timerBefore;

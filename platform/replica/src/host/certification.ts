@@ -50,7 +50,11 @@ export class TestSubnetKey {
   certificate(canister: string, certifiedData: Uint8Array, time: bigint): Uint8Array {
     const tree: Tree = [
       1,
-      [2, text('canister'), [2, Principal.fromText(canister).toUint8Array(), [2, text('certified_data'), [3, certifiedData]]]],
+      [
+        2,
+        text('canister'),
+        [2, Principal.fromText(canister).toUint8Array(), [2, text('certified_data'), [3, certifiedData]]],
+      ],
       [2, text('time'), [3, leb128(time)]],
     ];
     return this.sign(tree);
@@ -59,7 +63,9 @@ export class TestSubnetKey {
   /** A certificate of `tree` (decision W13's reads and calls): the CBOR of `{tree, signature}` signed by this key. */
   sign(tree: HashTree): Uint8Array {
     const s = bls12_381.shortSignatures;
-    const signature = s.sign(s.hash(new Uint8Array(Buffer.concat([domain('ic-state-root'), rootHash(tree)]))), this.secret).toBytes(true);
+    const signature = s
+      .sign(s.hash(new Uint8Array(Buffer.concat([domain('ic-state-root'), rootHash(tree)]))), this.secret)
+      .toBytes(true);
     return new Uint8Array(Cbor.encode({ tree, signature }));
   }
 }

@@ -22,7 +22,11 @@ export function prepare(wasm: Uint8Array, metered: boolean): Prepared {
   if (!entry) {
     const counted = metered ? meter(wasm) : undefined;
     const patched = exportTableAndGlobals(counted?.wasm ?? wasm);
-    entry = { module: new WebAssembly.Module(patched.wasm), shape: patched.shape, counterExport: counted && `__host_global_${counted.counter}` };
+    entry = {
+      module: new WebAssembly.Module(patched.wasm),
+      shape: patched.shape,
+      counterExport: counted && `__host_global_${counted.counter}`,
+    };
     compiled.set(key, entry);
   }
   return entry;

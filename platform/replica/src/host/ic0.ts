@@ -2,7 +2,16 @@
 // uses), over one canister of the test replica.
 import { Principal } from '@icp-sdk/core/principal';
 import { copyBytes } from './stable-undo.ts';
-import { ERROR_CODE, MAX_REPLY, PAGE, REJECT, Trap, type CanisterHost, type MessageState, type Result } from './types.ts';
+import {
+  ERROR_CODE,
+  MAX_REPLY,
+  PAGE,
+  REJECT,
+  Trap,
+  type CanisterHost,
+  type MessageState,
+  type Result,
+} from './types.ts';
 
 /**
  * What the system API reads and writes of its canister; WasmCanister implements it. Named here rather
@@ -38,11 +47,14 @@ export function systemApi(c: SystemApiCanister): Record<string, (...a: never[]) 
   };
   const api = {
     msg_arg_data_size: () => c.current('msg_arg_data_size').arg.length,
-    msg_arg_data_copy: (dst: number, offset: number, size: number) => c.put(dst, c.current('msg_arg_data_copy').arg, offset, size),
+    msg_arg_data_copy: (dst: number, offset: number, size: number) =>
+      c.put(dst, c.current('msg_arg_data_copy').arg, offset, size),
     msg_caller_size: () => c.current('msg_caller_size').caller.length,
-    msg_caller_copy: (dst: number, offset: number, size: number) => c.put(dst, c.current('msg_caller_copy').caller, offset, size),
+    msg_caller_copy: (dst: number, offset: number, size: number) =>
+      c.put(dst, c.current('msg_caller_copy').caller, offset, size),
     msg_method_name_size: () => Buffer.byteLength(c.current('msg_method_name_size').method),
-    msg_method_name_copy: (dst: number, offset: number, size: number) => c.put(dst, Buffer.from(c.current('msg_method_name_copy').method), offset, size),
+    msg_method_name_copy: (dst: number, offset: number, size: number) =>
+      c.put(dst, Buffer.from(c.current('msg_method_name_copy').method), offset, size),
     msg_reject_code: () => c.current('msg_reject_code').rejectCode ?? 0,
     msg_reject_msg_size: () => Buffer.byteLength(c.current('msg_reject_msg_size').rejectMessage ?? ''),
     msg_reject_msg_copy: (dst: number, offset: number, size: number) =>
@@ -50,14 +62,22 @@ export function systemApi(c: SystemApiCanister): Record<string, (...a: never[]) 
     msg_reply_data_append: (src: number, size: number) => {
       const m = c.current('msg_reply_data_append');
       if (c.replica.trapAtReply?.(c.id, m.method)) throw new Trap(`injected trap at the reply of ${m.method}`);
-      if (m.replySize + size > MAX_REPLY) throw new Trap(`reply of more than ${MAX_REPLY} bytes (the IC's limit)`, ERROR_CODE.CANISTER_CONTRACT_VIOLATION);
+      if (m.replySize + size > MAX_REPLY)
+        throw new Trap(
+          `reply of more than ${MAX_REPLY} bytes (the IC's limit)`,
+          ERROR_CODE.CANISTER_CONTRACT_VIOLATION,
+        );
       m.reply.push(c.bytes(src, size));
       m.replySize += size;
     },
     // A copy with its own ArrayBuffer: decoders that read `.buffer` must not see Node's shared pool.
     msg_reply: () => c.answer('msg_reply', { reply: new Uint8Array(Buffer.concat(c.current('msg_reply').reply)) }),
     msg_reject: (src: number, size: number) =>
-      c.answer('msg_reject', { rejectCode: REJECT.CANISTER_REJECT, rejectMessage: text(src, size), errorCode: ERROR_CODE.CANISTER_REJECTED_MESSAGE }),
+      c.answer('msg_reject', {
+        rejectCode: REJECT.CANISTER_REJECT,
+        rejectMessage: text(src, size),
+        errorCode: ERROR_CODE.CANISTER_REJECTED_MESSAGE,
+      }),
     msg_cycles_available128: (dst: number) => write128(dst, 0n),
     msg_cycles_refunded128: (dst: number) => write128(dst, 0n),
     msg_cycles_accept128: (_h: bigint, _l: bigint, dst: number) => write128(dst, 0n),
@@ -69,7 +89,11 @@ export function systemApi(c: SystemApiCanister): Record<string, (...a: never[]) 
     canister_version: () => c.version,
     accept_message: () => undefined,
     is_controller: (src: number, size: number) =>
-      c.controllers.some((p) => Buffer.from(Principal.fromText(p).toUint8Array()).equals(Buffer.from(c.bytes(src, size)))) ? 1 : 0,
+      c.controllers.some((p) =>
+        Buffer.from(Principal.fromText(p).toUint8Array()).equals(Buffer.from(c.bytes(src, size))),
+      )
+        ? 1
+        : 0,
     in_replicated_execution: () => (c.current('in_replicated_execution').kind === 'query' ? 0 : 1),
     time: () => c.replica.time,
     global_timer_set: (at: bigint) => {
@@ -82,13 +106,16 @@ export function systemApi(c: SystemApiCanister): Record<string, (...a: never[]) 
     cost_call: (_m: bigint, _p: bigint, dst: number) => write128(dst, 0n),
     certified_data_set: (src: number, size: number) => {
       const kind = c.current('certified_data_set').kind;
-      if (kind === 'query' || kind === 'cleanup') throw new Trap(`ic0.certified_data_set called from a ${kind}`, ERROR_CODE.CANISTER_CONTRACT_VIOLATION);
-      if (size > 32) throw new Trap(`certified data of ${size} bytes (at most 32)`, ERROR_CODE.CANISTER_CONTRACT_VIOLATION);
+      if (kind === 'query' || kind === 'cleanup')
+        throw new Trap(`ic0.certified_data_set called from a ${kind}`, ERROR_CODE.CANISTER_CONTRACT_VIOLATION);
+      if (size > 32)
+        throw new Trap(`certified data of ${size} bytes (at most 32)`, ERROR_CODE.CANISTER_CONTRACT_VIOLATION);
       c.certifiedData = c.bytes(src, size);
     },
     data_certificate_present: () => (c.current('data_certificate_present').certificate ? 1 : 0),
     data_certificate_size: () => c.dataCertificate('data_certificate_size').length,
-    data_certificate_copy: (dst: number, offset: number, size: number) => c.put(dst, c.dataCertificate('data_certificate_copy'), offset, size),
+    data_certificate_copy: (dst: number, offset: number, size: number) =>
+      c.put(dst, c.dataCertificate('data_certificate_copy'), offset, size),
     debug_print: (src: number, size: number) => c.replica.log.push({ canister: c.id, message: text(src, size) }),
     trap: (src: number, size: number) => {
       throw new Trap(text(src, size), ERROR_CODE.CANISTER_CALLED_TRAP);

@@ -26,7 +26,9 @@ export class InstallTrap extends Error {
 /** The next free id of the replica's range (decision W18: as a local replica numbers them, from 0). */
 function nextCanisterId(replica: ManagementHost): string {
   for (let n = 0; n < 0x100000; n++) {
-    const id = Principal.fromUint8Array(Uint8Array.from([0, 0, 0, 0, 0, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff, 1, 1])).toText();
+    const id = Principal.fromUint8Array(
+      Uint8Array.from([0, 0, 0, 0, 0, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff, 1, 1]),
+    ).toText();
     if (!replica.canisters.has(id) && !replica.empty.has(id)) return id;
   }
   throw new Error('the replica has no canister id left');
@@ -81,9 +83,12 @@ export function managementCall(replica: ManagementHost, caller: string, method: 
         return reply(t.createResult, { canister_id: Principal.fromText(id) });
       }
       case 'install_code': {
-        const a = decode<{ mode: Record<string, unknown>; canister_id: Principal; wasm_module: Uint8Array | number[]; arg: Uint8Array | number[] }>(
-          t.installArgs,
-        );
+        const a = decode<{
+          mode: Record<string, unknown>;
+          canister_id: Principal;
+          wasm_module: Uint8Array | number[];
+          arg: Uint8Array | number[];
+        }>(t.installArgs);
         const id = a.canister_id.toText();
         const controllers = controlled(id);
         if (!Array.isArray(controllers)) return controllers;
@@ -106,7 +111,8 @@ export function managementCall(replica: ManagementHost, caller: string, method: 
           };
         if (mode === 'upgrade') replica.upgradeNow(id, init, caller, wasm);
         else {
-          // install or reinstall: a fresh canister (empty stable memory) keeping its controllers; a trap in init leaves it as it was.
+          // install or reinstall: a fresh canister (empty stable memory) keeping its controllers; a trap in init leaves
+          // it as it was.
           const before = replica.canisters.get(id);
           replica.canisters.delete(id);
           try {
@@ -120,7 +126,9 @@ export function managementCall(replica: ManagementHost, caller: string, method: 
         return reply(undefined);
       }
       case 'update_settings': {
-        const a = decode<{ canister_id: Principal; settings: { controllers: [] | [Principal[]] } }>(t.updateSettingsArgs);
+        const a = decode<{ canister_id: Principal; settings: { controllers: [] | [Principal[]] } }>(
+          t.updateSettingsArgs,
+        );
         const id = a.canister_id.toText();
         const controllers = controlled(id);
         if (!Array.isArray(controllers)) return controllers;

@@ -24,7 +24,8 @@ const BLOCK_TYPES = new Set([0x40, 0x7f, 0x7e, 0x7d, 0x7c, 0x7b, 0x70, 0x6f]);
 function next(code: Uint8Array, at: number): number {
   const op = code[at++]!;
   if (op === 0x02 || op === 0x03 || op === 0x04) return BLOCK_TYPES.has(code[at]!) ? at + 1 : skipLeb(code, at);
-  if (op === 0x0c || op === 0x0d || op === 0x10 || op === 0x12 || (op >= 0x20 && op <= 0x26) || op === 0xd2) return skipLeb(code, at);
+  if (op === 0x0c || op === 0x0d || op === 0x10 || op === 0x12 || (op >= 0x20 && op <= 0x26) || op === 0xd2)
+    return skipLeb(code, at);
   if (op === 0x11 || op === 0x13) return skipLeb(code, skipLeb(code, at));
   if (op === 0x0e) {
     let [n, p] = readU32(code, at);
@@ -53,7 +54,17 @@ function next(code: Uint8Array, at: number): number {
     if (sub === 9 || sub === 13 || (sub >= 15 && sub <= 17)) return skipLeb(code, p);
     throw new Error(`unknown 0xfc instruction ${sub}`);
   }
-  if (op <= 0x01 || op === 0x05 || op === 0x0b || op === 0x0f || op === 0x1a || op === 0x1b || (op >= 0x45 && op <= 0xc4) || op === 0xd1) return at;
+  if (
+    op <= 0x01 ||
+    op === 0x05 ||
+    op === 0x0b ||
+    op === 0x0f ||
+    op === 0x1a ||
+    op === 0x1b ||
+    (op >= 0x45 && op <= 0xc4) ||
+    op === 0xd1
+  )
+    return at;
   throw new Error(`the meter does not know opcode 0x${op.toString(16)}`);
 }
 
@@ -101,7 +112,15 @@ export function meter(wasm: Uint8Array): { wasm: Uint8Array<ArrayBuffer>; counte
   const globals = sections.find((s) => s.id === 6);
   const [globalCount, globalEntries] = globals ? readU32(wasm, globals.body) : [0, 0];
   const counter = importedGlobals + globalCount;
-  const newGlobals = [...u32(globalCount + 1), ...(globals ? wasm.subarray(globalEntries, globals.end) : []), 0x7e, 0x01, 0x42, 0x00, 0x0b];
+  const newGlobals = [
+    ...u32(globalCount + 1),
+    ...(globals ? wasm.subarray(globalEntries, globals.end) : []),
+    0x7e,
+    0x01,
+    0x42,
+    0x00,
+    0x0b,
+  ];
   const globalSection = Uint8Array.from([6, ...u32(newGlobals.length), ...newGlobals]);
   const code = sections.find((s) => s.id === 10)!;
   let [bodies, at] = readU32(wasm, code.body);

@@ -53,7 +53,9 @@ export function exportTableAndGlobals(wasm: Uint8Array): { wasm: Uint8Array<Arra
   const content = [...u32(oldCount + added.length), ...entries, ...added.flat()];
   const newSection = Uint8Array.from([7, ...u32(content.length), ...content]);
   // The export section sits after the global section (id 6) and before start/element/code (8+).
-  const before = exportsSection ? wasm.subarray(0, exportsSection.start) : wasm.subarray(0, sections.find((s) => s.id > 7 && s.id !== 0)?.start ?? wasm.length);
+  const before = exportsSection
+    ? wasm.subarray(0, exportsSection.start)
+    : wasm.subarray(0, sections.find((s) => s.id > 7 && s.id !== 0)?.start ?? wasm.length);
   const after = exportsSection ? wasm.subarray(exportsSection.end) : wasm.subarray(before.length);
   const out = new Uint8Array(before.length + newSection.length + after.length);
   out.set(before, 0);

@@ -15,11 +15,11 @@
 // - the global timer fires `canister_global_timer` once the time reaches it (`tick`);
 // - replies over 2 MiB trap (the IC's limit); a call to an unknown canister is rejected.
 // - certified data is kept per canister and certified for ingress queries (certification.ts, W9);
-// Cycles are not accounted (balances report a constant); `raw_rand` on the management canister
-// answers 32 random bytes; provisional_create_canister_with_cycles, install_code (install, reinstall,
-// upgrade; a gzipped module is unpacked), update_settings (controllers) and canister_status are served
-// with the IC's controller check (decision W18); canister snapshots and stop/start (decision W26). Rejects carry the IC's reject codes,
-// error codes and message forms (decision W13), which the HTTP interface (../http/) passes on.
+// Cycles are not accounted (balances report a constant); `raw_rand` on the management canister answers 32 random bytes;
+// provisional_create_canister_with_cycles, install_code (install, reinstall, upgrade; a gzipped module is unpacked),
+// update_settings (controllers) and canister_status are served with the IC's controller check (decision W18); canister
+// snapshots and stop/start (decision W26). Rejects carry the IC's reject codes, error codes and message forms (decision
+// W13), which the HTTP interface (../http/) passes on.
 import { Principal } from '@icp-sdk/core/principal';
 import { CanisterCallError, type CandidTransport } from '@domdao/canisters/ic';
 import { WasmCanister } from './canister.ts';
@@ -121,7 +121,13 @@ export class WasmReplica implements ManagementHost {
     const canister = new WasmCanister(id, this, controllers);
     canister.load(wasm);
     const r = canister.execute(
-      { kind: 'init', arg, caller: Principal.fromText(installer).toUint8Array(), method: 'canister_init', context: undefined },
+      {
+        kind: 'init',
+        arg,
+        caller: Principal.fromText(installer).toUint8Array(),
+        method: 'canister_init',
+        context: undefined,
+      },
       () => canister.exported('canister_init')(),
       true,
     );
@@ -154,7 +160,8 @@ export class WasmReplica implements ManagementHost {
         () => canister.exported('canister_pre_upgrade')(),
         true,
       );
-      if (pre.trap) throw new InstallTrap(`pre_upgrade of ${id} trapped: ${pre.trap.message}`, trapResult(id, pre.trap));
+      if (pre.trap)
+        throw new InstallTrap(`pre_upgrade of ${id} trapped: ${pre.trap.message}`, trapResult(id, pre.trap));
     }
     const old = canister.saved();
     canister.load(wasm); // a fresh instance over the same stable memory
@@ -246,7 +253,13 @@ export class WasmReplica implements ManagementHost {
         canister.timer = 0n;
         this.queue.push(() => {
           const r = canister.execute(
-            { kind: 'timer', arg: new Uint8Array(), caller: new Uint8Array(), method: 'canister_global_timer', context: undefined },
+            {
+              kind: 'timer',
+              arg: new Uint8Array(),
+              caller: new Uint8Array(),
+              method: 'canister_global_timer',
+              context: undefined,
+            },
             () => canister.exported('canister_global_timer')(),
             true,
           );
@@ -278,17 +291,27 @@ export class WasmReplica implements ManagementHost {
       if (this.stopped.has(id)) return answer(stoppedResult(id));
       // A query method may be called as an update (other canisters do so): it runs, but commits nothing.
       const exports = canister.instance.exports;
-      const asQuery = typeof exports[`canister_update ${method}`] !== 'function' && typeof exports[`canister_query ${method}`] === 'function';
+      const asQuery =
+        typeof exports[`canister_update ${method}`] !== 'function' &&
+        typeof exports[`canister_query ${method}`] === 'function';
       const name = asQuery ? `canister_query ${method}` : `canister_update ${method}`;
       if (typeof exports[name] !== 'function') return answer(noMethod(id, 'update', method));
       const context = new CallContext(answer);
-      const r = canister.execute({ kind: asQuery ? 'query' : 'update', arg, caller, method, context }, () => canister.exported(name)(), !asQuery);
+      const r = canister.execute(
+        { kind: asQuery ? 'query' : 'update', arg, caller, method, context },
+        () => canister.exported(name)(),
+        !asQuery,
+      );
       this.finish(canister, context, r);
     });
   }
 
   /** After a message of `context`: its answer (or trap) and the calls it made. */
-  private finish(canister: WasmCanister, context: CallContext | undefined, r: ReturnType<WasmCanister['execute']>): void {
+  private finish(
+    canister: WasmCanister,
+    context: CallContext | undefined,
+    r: ReturnType<WasmCanister['execute']>,
+  ): void {
     if (context && !context.answered) {
       if (r.trap) this.respond(context, trapResult(canister.id, r.trap));
       else if (r.replied) this.respond(context, r.replied);
@@ -307,32 +330,50 @@ export class WasmReplica implements ManagementHost {
     const ctx = context ?? new CallContext(() => undefined);
     for (const call of calls) {
       ctx.outstanding += 1;
-      this.deliver(Principal.fromText(from.id).toUint8Array(), call.callee, call.method, Uint8Array.from(call.data), (result) => {
-        this.queue.push(() => {
-          ctx.outstanding -= 1;
-          const [fun, env] = 'reply' in result ? call.reply : call.reject;
-          const state =
-            'reply' in result
-              ? { kind: 'reply' as const, arg: result.reply }
-              : { kind: 'reject' as const, arg: new Uint8Array(), rejectCode: result.rejectCode, rejectMessage: result.rejectMessage };
-          const r = from.execute(
-            { ...state, caller: Principal.fromText(call.callee).toUint8Array(), method: call.method, context: ctx },
-            from.callback(fun, env),
-            true,
-          );
-          if (r.trap && call.cleanup) {
-            const [cf, ce] = call.cleanup;
-            const c = from.execute(
-              { kind: 'cleanup', arg: new Uint8Array(), caller: new Uint8Array(), method: call.method, context: undefined },
-              from.callback(cf, ce),
+      this.deliver(
+        Principal.fromText(from.id).toUint8Array(),
+        call.callee,
+        call.method,
+        Uint8Array.from(call.data),
+        (result) => {
+          this.queue.push(() => {
+            ctx.outstanding -= 1;
+            const [fun, env] = 'reply' in result ? call.reply : call.reject;
+            const state =
+              'reply' in result
+                ? { kind: 'reply' as const, arg: result.reply }
+                : {
+                    kind: 'reject' as const,
+                    arg: new Uint8Array(),
+                    rejectCode: result.rejectCode,
+                    rejectMessage: result.rejectMessage,
+                  };
+            const r = from.execute(
+              { ...state, caller: Principal.fromText(call.callee).toUint8Array(), method: call.method, context: ctx },
+              from.callback(fun, env),
               true,
             );
-            if (c.trap) this.log.push({ canister: from.id, message: `cleanup trapped: ${c.trap.message}` });
-          }
-          if (r.trap) this.log.push({ canister: from.id, message: `callback of ${call.method} trapped: ${r.trap.message}` });
-          this.finish(from, context, r);
-        });
-      });
+            if (r.trap && call.cleanup) {
+              const [cf, ce] = call.cleanup;
+              const c = from.execute(
+                {
+                  kind: 'cleanup',
+                  arg: new Uint8Array(),
+                  caller: new Uint8Array(),
+                  method: call.method,
+                  context: undefined,
+                },
+                from.callback(cf, ce),
+                true,
+              );
+              if (c.trap) this.log.push({ canister: from.id, message: `cleanup trapped: ${c.trap.message}` });
+            }
+            if (r.trap)
+              this.log.push({ canister: from.id, message: `callback of ${call.method} trapped: ${r.trap.message}` });
+            this.finish(from, context, r);
+          });
+        },
+      );
     }
   }
 

@@ -32,7 +32,12 @@ export const stoppedResult = (id: string): Result => ({
 });
 
 const sizeOf = (image: CanisterImage) =>
-  BigInt(image.wasm.length + image.heap.length + image.stable.pages.reduce((n, [, bytes]) => n + bytes.length, 0) + image.certifiedData.length);
+  BigInt(
+    image.wasm.length +
+      image.heap.length +
+      image.stable.pages.reduce((n, [, bytes]) => n + bytes.length, 0) +
+      image.certifiedData.length,
+  );
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
@@ -96,7 +101,11 @@ export function snapshotCall(replica: ManagementHost, method: string, arg: Uint8
       sid.set(a!.canister_id.toUint8Array(), 8);
       const snapshot: CanisterSnapshot = { id: sid, takenAt: replica.time, image: canister.image() };
       replica.snapshots.set(id, [...kept.filter((s) => s !== replacing), snapshot]);
-      return reply(t.snapshotInfo, { id: sid, taken_at_timestamp: snapshot.takenAt, total_size: sizeOf(snapshot.image) });
+      return reply(t.snapshotInfo, {
+        id: sid,
+        taken_at_timestamp: snapshot.takenAt,
+        total_size: sizeOf(snapshot.image),
+      });
     }
     case 'load_canister_snapshot': {
       const found = find(a!.snapshot_id!);
@@ -132,7 +141,10 @@ export function snapshotCall(replica: ManagementHost, method: string, arg: Uint8
 export function loadSnapshot(replica: ManagementHost, id: string, s: CanisterSnapshot): void {
   const controllers = replica.controllersOf(id)!;
   const version = (replica.canisters.get(id)?.version ?? 0n) + 1n;
-  replica.canisters.set(id, WasmCanister.fromImage(id, replica, { ...s.image, controllers: [...controllers], version }));
+  replica.canisters.set(
+    id,
+    WasmCanister.fromImage(id, replica, { ...s.image, controllers: [...controllers], version }),
+  );
   replica.empty.delete(id);
   replica.modules.set(id, s.image.wasm);
 }

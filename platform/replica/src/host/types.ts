@@ -4,13 +4,27 @@ import type { StableUndo } from './stable-undo.ts';
 export const PAGE = 65_536;
 export const MAX_REPLY = 2 * 1024 * 1024;
 /** The IC's instruction limits per message (decision W4): updates and their callbacks and timers, queries, install and upgrade. */
-export const INSTRUCTION_LIMITS = { update: 40_000_000_000n, query: 5_000_000_000n, install: 300_000_000_000n } as const;
+export const INSTRUCTION_LIMITS = {
+  update: 40_000_000_000n,
+  query: 5_000_000_000n,
+  install: 300_000_000_000n,
+} as const;
 export type InstructionLimits = { -readonly [K in keyof typeof INSTRUCTION_LIMITS]: bigint };
 /** The limit that applies to a message of `kind` (the IC's by default). */
 export const limitOf = (kind: MessageState['kind'], limits: InstructionLimits = INSTRUCTION_LIMITS) =>
-  kind === 'query' ? limits.query : kind === 'init' || kind === 'post_upgrade' || kind === 'pre_upgrade' ? limits.install : limits.update;
+  kind === 'query'
+    ? limits.query
+    : kind === 'init' || kind === 'post_upgrade' || kind === 'pre_upgrade'
+      ? limits.install
+      : limits.update;
 /** Reject codes of the IC interface specification. */
-export const REJECT = { SYS_FATAL: 1, SYS_TRANSIENT: 2, DESTINATION_INVALID: 3, CANISTER_REJECT: 4, CANISTER_ERROR: 5 } as const;
+export const REJECT = {
+  SYS_FATAL: 1,
+  SYS_TRANSIENT: 2,
+  DESTINATION_INVALID: 3,
+  CANISTER_REJECT: 4,
+  CANISTER_ERROR: 5,
+} as const;
 
 /**
  * The IC's error codes for what the replica reports (decision W13): `IC0503` for `ic0.trap`, `IC0502` for a
@@ -139,7 +153,8 @@ export function nonZeroPages(bytes: Uint8Array): Array<[number, Uint8Array]> {
   const out: Array<[number, Uint8Array]> = [];
   for (let page = 0; page < bytes.length; page += PAGE) {
     const end = Math.min(page + PAGE, bytes.length);
-    if (!Buffer.from(bytes.buffer, bytes.byteOffset + page, end - page).equals(ZERO_PAGE.subarray(0, end - page))) out.push([page, bytes.slice(page, end)]);
+    if (!Buffer.from(bytes.buffer, bytes.byteOffset + page, end - page).equals(ZERO_PAGE.subarray(0, end - page)))
+      out.push([page, bytes.slice(page, end)]);
   }
   return out;
 }

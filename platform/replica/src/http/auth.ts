@@ -41,14 +41,16 @@ export interface Authenticated {
 }
 
 const isBytes = (v: unknown): v is Uint8Array => v instanceof Uint8Array;
-const isNat = (v: unknown): v is number | bigint => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) || (typeof v === 'bigint' && v >= 0n);
+const isNat = (v: unknown): v is number | bigint =>
+  (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) || (typeof v === 'bigint' && v >= 0n);
 const bad = (message: string) => new HttpRefusal(400, message);
 
 function key(der: Uint8Array): KeyObject {
   try {
     const k = createPublicKey({ key: Buffer.from(der), format: 'der', type: 'spki' });
     if (k.asymmetricKeyType === 'ed25519') return k;
-    if (k.asymmetricKeyType === 'ec' && ['secp256k1', 'prime256v1'].includes(k.asymmetricKeyDetails?.namedCurve ?? '')) return k;
+    if (k.asymmetricKeyType === 'ec' && ['secp256k1', 'prime256v1'].includes(k.asymmetricKeyDetails?.namedCurve ?? ''))
+      return k;
   } catch {
     // not a DER public key this replica knows
   }
@@ -69,9 +71,11 @@ function checkContent(type: RequestType, c: Record<string, unknown>): void {
   if (c.nonce !== undefined && (!isBytes(c.nonce) || c.nonce.length > MAX_NONCE_BYTES))
     throw bad(`the nonce must be a blob of at most ${MAX_NONCE_BYTES} bytes`);
   if (type === 'read_state') {
-    if (!Array.isArray(c.paths) || c.paths.length > MAX_PATHS) throw bad(`paths must be a list of at most ${MAX_PATHS} paths`);
+    if (!Array.isArray(c.paths) || c.paths.length > MAX_PATHS)
+      throw bad(`paths must be a list of at most ${MAX_PATHS} paths`);
     for (const p of c.paths)
-      if (!Array.isArray(p) || p.length > MAX_PATH_LABELS || !p.every(isBytes)) throw bad(`a path is a list of at most ${MAX_PATH_LABELS} blobs`);
+      if (!Array.isArray(p) || p.length > MAX_PATH_LABELS || !p.every(isBytes))
+        throw bad(`a path is a list of at most ${MAX_PATH_LABELS} blobs`);
     return;
   }
   if (!isBytes(c.canister_id)) throw bad('the content has no canister_id');
@@ -87,10 +91,12 @@ export const requestIdOf = (content: Record<string, unknown>) => hashOfMap(conte
  * which ingress_expiry and delegation expirations are read.
  */
 export function authenticate(envelope: unknown, type: RequestType, nowNs: bigint): Authenticated {
-  if (typeof envelope !== 'object' || envelope === null || Array.isArray(envelope)) throw bad('the body is not a CBOR map');
+  if (typeof envelope !== 'object' || envelope === null || Array.isArray(envelope))
+    throw bad('the body is not a CBOR map');
   const e = envelope as Record<string, unknown>;
   const content = e.content as Record<string, unknown>;
-  if (typeof content !== 'object' || content === null || Array.isArray(content)) throw bad('the envelope has no content map');
+  if (typeof content !== 'object' || content === null || Array.isArray(content))
+    throw bad('the envelope has no content map');
   if (content.request_type !== type) throw bad(`the request_type must be ${type} at this endpoint`);
   checkContent(type, content);
   const expiry = BigInt(content.ingress_expiry as number | bigint);
@@ -105,13 +111,17 @@ export function authenticate(envelope: unknown, type: RequestType, nowNs: bigint
   const hex = Buffer.from(requestId).toString('hex');
   if (sender === ANONYMOUS) {
     if (e.sender_pubkey !== undefined || e.sender_sig !== undefined || e.sender_delegation !== undefined)
-      throw bad(`Failed to authenticate request 0x${hex}: an anonymous request carries no key, signature or delegation`);
+      throw bad(
+        `Failed to authenticate request 0x${hex}: an anonymous request carries no key, signature or delegation`,
+      );
     return { type, content, requestId, sender, expiry, targets: undefined };
   }
   if (!isBytes(e.sender_pubkey) || !isBytes(e.sender_sig))
     throw bad(`Failed to authenticate request 0x${hex}: missing signature or public key of sender ${sender}`);
   if (Principal.selfAuthenticating(e.sender_pubkey).toText() !== sender)
-    throw bad(`Failed to authenticate request 0x${hex}: the sender ${sender} is not the self-authenticating principal of the request's public key`);
+    throw bad(
+      `Failed to authenticate request 0x${hex}: the sender ${sender} is not the self-authenticating principal of the request's public key`,
+    );
   let signer = e.sender_pubkey;
   let targets: Set<string> | undefined;
   const delegations = e.sender_delegation ?? [];
@@ -119,11 +129,13 @@ export function authenticate(envelope: unknown, type: RequestType, nowNs: bigint
     throw bad(`Failed to authenticate request 0x${hex}: at most ${MAX_DELEGATIONS} delegations`);
   for (const [i, signed] of delegations.entries()) {
     const d = (signed as { delegation?: Record<string, unknown> }).delegation;
-    if (!d || !isBytes(d.pubkey) || !isNat(d.expiration)) throw bad(`Failed to authenticate request 0x${hex}: delegation ${i} is malformed`);
+    if (!d || !isBytes(d.pubkey) || !isNat(d.expiration))
+      throw bad(`Failed to authenticate request 0x${hex}: delegation ${i} is malformed`);
     const message = Buffer.concat([domain('ic-request-auth-delegation'), hashOfMap(d as Record<string, HashValue>)]);
     if (!signedBy(signer, message, (signed as { signature?: unknown }).signature))
       throw bad(`Failed to authenticate request 0x${hex}: Invalid delegation: invalid signature of delegation ${i}`);
-    if (BigInt(d.expiration) < nowNs) throw bad(`Failed to authenticate request 0x${hex}: Invalid delegation: delegation ${i} has expired`);
+    if (BigInt(d.expiration) < nowNs)
+      throw bad(`Failed to authenticate request 0x${hex}: Invalid delegation: delegation ${i} has expired`);
     if (d.targets !== undefined) {
       if (!Array.isArray(d.targets) || d.targets.length > MAX_TARGETS || !d.targets.every(isBytes))
         throw bad(`Failed to authenticate request 0x${hex}: delegation ${i} has more than ${MAX_TARGETS} targets`);
@@ -134,7 +146,11 @@ export function authenticate(envelope: unknown, type: RequestType, nowNs: bigint
   }
   if (!signedBy(signer, Buffer.concat([domain('ic-request'), requestId]), e.sender_sig))
     throw bad(`Failed to authenticate request 0x${hex}: Invalid signature`);
-  if (type !== 'read_state' && targets && !targets.has(Principal.fromUint8Array(content.canister_id as Uint8Array).toText()))
+  if (
+    type !== 'read_state' &&
+    targets &&
+    !targets.has(Principal.fromUint8Array(content.canister_id as Uint8Array).toText())
+  )
     throw bad(`Failed to authenticate request 0x${hex}: the delegation does not allow calls to this canister`);
   return { type, content, requestId, sender, expiry, targets };
 }

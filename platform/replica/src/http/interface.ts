@@ -62,7 +62,10 @@ function principalOf(text: string, what: string): string {
   }
 }
 
-export function icHttpInterface(backend: ReplicaBackend): { server: Server; handle(req: IncomingMessage, res: ServerResponse): Promise<void> } {
+export function icHttpInterface(backend: ReplicaBackend): {
+  server: Server;
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+} {
   const certifyStatus = (requestId: Uint8Array, s: CallStatus) => {
     const root = labels();
     put(root, ['time'], leb128(backend.wallNs()));
@@ -104,10 +107,15 @@ export function icHttpInterface(backend: ReplicaBackend): { server: Server; hand
       };
       if (method === 'provisional_create_canister_with_cycles' || method === 'raw_rand') return canister;
       const named = field(managementTypes.canisterIdArg, 'canister_id')!.toText();
-      if (named !== ecid) throw new HttpRefusal(400, `Specified CanisterId ${named} does not match effective canister id in URL ${ecid}`);
+      if (named !== ecid)
+        throw new HttpRefusal(400, `Specified CanisterId ${named} does not match effective canister id in URL ${ecid}`);
       return canister;
     }
-    if (canister !== ecid) throw new HttpRefusal(400, `Specified CanisterId ${canister} does not match effective canister id in URL ${ecid}`);
+    if (canister !== ecid)
+      throw new HttpRefusal(
+        400,
+        `Specified CanisterId ${canister} does not match effective canister id in URL ${ecid}`,
+      );
     return canister;
   }
 
@@ -115,7 +123,8 @@ export function icHttpInterface(backend: ReplicaBackend): { server: Server; hand
     const a = await authenticated(req, 'call');
     targetOf(a, ecid, 'call');
     const id = Buffer.from(a.requestId).toString('hex');
-    const done = backend.running(id) ?? (backend.known(id) ? Promise.resolve(backend.known(id)!) : backend.call(id, a, ecid));
+    const done =
+      backend.running(id) ?? (backend.known(id) ? Promise.resolve(backend.known(id)!) : backend.call(id, a, ecid));
     if (!sync) {
       // Accepted: the caller polls read_state. A failure to run is the replica's, answered to the poll.
       done.catch(() => undefined);
@@ -123,7 +132,10 @@ export function icHttpInterface(backend: ReplicaBackend): { server: Server; hand
     }
     let late: () => void = () => undefined;
     const timer = setTimeout(() => late(), SYNC_CALL_TIMEOUT_MS);
-    const status = await Promise.race([done, new Promise<undefined>((resolve) => (late = () => resolve(undefined)))]).finally(() => clearTimeout(timer));
+    const status = await Promise.race([
+      done,
+      new Promise<undefined>((resolve) => (late = () => resolve(undefined))),
+    ]).finally(() => clearTimeout(timer));
     if (!status) return cbor(res, 202);
     return cbor(res, 200, { status: 'replied', certificate: certifyStatus(a.requestId, status) });
   }
@@ -136,16 +148,26 @@ export function icHttpInterface(backend: ReplicaBackend): { server: Server; hand
     const body: Record<string, HashValue> =
       'reply' in r
         ? { status: 'replied', reply: { arg: r.reply } }
-        : { status: 'rejected', reject_code: r.rejectCode, reject_message: r.rejectMessage, error_code: r.errorCode ?? '' };
+        : {
+            status: 'rejected',
+            reject_code: r.rejectCode,
+            reject_message: r.rejectMessage,
+            error_code: r.errorCode ?? '',
+          };
     const signed = hashOfMap({ ...body, timestamp, request_id: a.requestId });
     const signature = new Uint8Array(sign(null, Buffer.concat([domain('ic-response'), signed]), backend.nodeKey));
     cbor(res, 200, { ...body, signatures: [{ timestamp, signature, identity: backend.view().nodeId.toUint8Array() }] });
   }
 
-  async function read(req: IncomingMessage, res: ServerResponse, at: { canister: string } | { subnet: string }): Promise<void> {
+  async function read(
+    req: IncomingMessage,
+    res: ServerResponse,
+    at: { canister: string } | { subnet: string },
+  ): Promise<void> {
     const a = await authenticated(req, 'read_state');
     const view = backend.view();
-    if ('subnet' in at && at.subnet !== view.subnetId.toText()) throw new HttpRefusal(404, `subnet ${at.subnet} not found`);
+    if ('subnet' in at && at.subnet !== view.subnetId.toText())
+      throw new HttpRefusal(404, `subnet ${at.subnet} not found`);
     const tree = readState(a.content.paths as Uint8Array[][], at, a.sender, view);
     cbor(res, 200, { certificate: backend.certify(tree) });
   }

@@ -69,7 +69,12 @@ function subnetNode(v: StateView): StateNode {
 }
 
 /** The part of the state tree `paths` ask for, always with `time`; `at` is the endpoint's effective id. */
-export function readState(paths: Uint8Array[][], at: { canister: string } | { subnet: string }, sender: string, v: StateView): StateNode {
+export function readState(
+  paths: Uint8Array[][],
+  at: { canister: string } | { subnet: string },
+  sender: string,
+  v: StateView,
+): StateNode {
   const root = labels();
   put(root, ['time'], leb128(v.timeNs));
   const statusIds = new Set<string>();
@@ -89,7 +94,8 @@ export function readState(paths: Uint8Array[][], at: { canister: string } | { su
       if (!Buffer.from(rest[0]!).equals(Buffer.from(v.subnetId.toUint8Array()))) continue; // no such subnet: absent
       const sub = subnetNode(v);
       let node: StateNode | undefined = sub;
-      for (const l of rest.slice(1)) node = node instanceof Map ? node.get(Buffer.from(l).toString('hex'))?.node : undefined;
+      for (const l of rest.slice(1))
+        node = node instanceof Map ? node.get(Buffer.from(l).toString('hex'))?.node : undefined;
       if (node !== undefined) put(root, ['subnet', ...rest], node);
       continue;
     }
@@ -97,7 +103,11 @@ export function readState(paths: Uint8Array[][], at: { canister: string } | { su
       if (!('subnet' in at)) throw forbidden('canister_ranges can only be read at the subnet endpoint');
       if (rest.length !== 1) throw noPath('Invalid path requested.');
       if (Buffer.from(rest[0]!).equals(Buffer.from(v.subnetId.toUint8Array())))
-        put(root, ['canister_ranges', rest[0]!, v.range[0].toUint8Array()], new Uint8Array(Cbor.encode([v.range.map((p) => p.toUint8Array())])));
+        put(
+          root,
+          ['canister_ranges', rest[0]!, v.range[0].toUint8Array()],
+          new Uint8Array(Cbor.encode([v.range.map((p) => p.toUint8Array())])),
+        );
       continue;
     }
     if (name === 'request_status') {
@@ -121,13 +131,19 @@ export function readState(paths: Uint8Array[][], at: { canister: string } | { su
       const [id, what, meta, ...more] = rest;
       if (!id || !what || more.length > 0) throw noPath('Invalid path requested.');
       const canister = Principal.fromUint8Array(id).toText();
-      if (!('canister' in at) || canister !== at.canister) throw forbidden(`canister ${canister} is not the effective canister id of this request`);
+      if (!('canister' in at) || canister !== at.canister)
+        throw forbidden(`canister ${canister} is not the effective canister id of this request`);
       const facts = v.canister(canister);
       const field = text(what);
       if (field === 'module_hash' && !meta) {
         if (facts) put(root, ['canister', id, 'module_hash'], facts.moduleHash);
       } else if (field === 'controllers' && !meta) {
-        if (facts) put(root, ['canister', id, 'controllers'], new Uint8Array(Cbor.encode(facts.controllers.map((c) => Principal.fromText(c).toUint8Array()))));
+        if (facts)
+          put(
+            root,
+            ['canister', id, 'controllers'],
+            new Uint8Array(Cbor.encode(facts.controllers.map((c) => Principal.fromText(c).toUint8Array()))),
+          );
       } else if (field === 'metadata' && meta) {
         const section = facts?.metadata.get(text(meta));
         if (section && !section.public && !facts!.controllers.includes(sender))

@@ -50,7 +50,9 @@ export const labels = (): StateNode => new Map();
 
 export function hashTree(node: StateNode): HashTree {
   if (!(node instanceof Map)) return [3, node];
-  const children = [...node.values()].sort((a, b) => Buffer.compare(a.label, b.label)).map((c): HashTree => [2, c.label, hashTree(c.node)]);
+  const children = [...node.values()]
+    .sort((a, b) => Buffer.compare(a.label, b.label))
+    .map((c): HashTree => [2, c.label, hashTree(c.node)]);
   const fork = (from: number, to: number): HashTree => {
     if (to - from === 0) return [0];
     if (to - from === 1) return children[from]!;

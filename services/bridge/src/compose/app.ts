@@ -101,7 +101,8 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
       now,
       onCreated: metrics.sessionCreated,
     }),
-    // Decision B52: the attempt counters live in the database whatever holds the sessions, so a lockout outlives a Redis restart.
+    // Decision B52: the attempt counters live in the database whatever holds the sessions, so a lockout outlives a
+    // Redis restart.
     throttle: databaseThrottle(parts.db, now),
     canisters: parts.canisters.clients,
     notifier: withDevOutbox(parts.notifier, config.DEV_OUTBOX_FILE, now),
@@ -122,7 +123,12 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
     announceVerified: async (trx, userId, o) => {
       await ctx.events.publish('MemberVerified', { user_id: userId }, { trx, sourceId: `verified:${userId}` });
       const entry = { actor: SYSTEM, subject: userId, outcome: 'success', requestId: o.requestId } as const;
-      if (o.bootstrapAdmin) await audit.record(undefined, { ...entry, event: 'roles.bootstrap_admin_granted', detail: { role: 'admin' } }, trx);
+      if (o.bootstrapAdmin)
+        await audit.record(
+          undefined,
+          { ...entry, event: 'roles.bootstrap_admin_granted', detail: { role: 'admin' } },
+          trx,
+        );
     },
     // The welcome email follows MemberVerified: the verified page answers once it went out (5 s at most, decision N13).
     kickEvents: () => ctx.events.settle(),
@@ -138,7 +144,13 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   app.setNotFoundHandler((req, reply) => {
     // Decision F24: a person who followed a wrong link sees the app's page, an API client keeps JSON.
     const path = req.url.split('?')[0]!;
-    if (appNotFound && req.method === 'GET' && /\btext\/html\b/.test(req.headers.accept ?? '') && !path.startsWith('/api/')) return appNotFound(reply);
+    if (
+      appNotFound &&
+      req.method === 'GET' &&
+      /\btext\/html\b/.test(req.headers.accept ?? '') &&
+      !path.startsWith('/api/')
+    )
+      return appNotFound(reply);
     return sendError(req, reply, new HttpError(404, 'NOT_FOUND', `no route ${req.method} ${path}`));
   });
   // Decision B55: what Ajv lets through as a number must still be one (Infinity, 1e400).
@@ -146,7 +158,11 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
 
   // Decision S2: the session and role checks every feature uses; `req.session` is what a guard accepted.
   app.decorateRequest('session', null);
-  const guards = createGuards({ sessions: ctx.sessions, frontendOrigins: ctx.frontendOrigins, publicUrl: config.PUBLIC_URL });
+  const guards = createGuards({
+    sessions: ctx.sessions,
+    frontendOrigins: ctx.frontendOrigins,
+    publicUrl: config.PUBLIC_URL,
+  });
   const blindIndex = (email: string) => emailBlindIndex(ctx.keys.blindIndexKey, email);
   const sendVerificationEmail = (m: Parameters<typeof sendVerification>[1]) => sendVerification(ctx, m);
   // Decisions B92, B93, V35, V36, B107: what one member can make the bridge do, per window.
@@ -197,12 +213,21 @@ export async function buildApp(parts: BridgeParts): Promise<FastifyInstance> {
   await app.register(payments, { ctx, guards });
   await app.register(adminNotifications, { db: ctx.db, user: ctx.canisters.user, guards });
   await app.register(adminOutbox, { outbox, guards });
-  await app.register(testEmail, { accessToken: config.ACCESS_TOKEN, brandDomain: config.EMAIL_BRAND_DOMAIN, notifier: ctx.notifier });
+  await app.register(testEmail, {
+    accessToken: config.ACCESS_TOKEN,
+    brandDomain: config.EMAIL_BRAND_DOMAIN,
+    notifier: ctx.notifier,
+  });
   const jobs = await registerBackground(app, { parts, ctx, guards, outbox, events, metrics });
   await registerAudit(app, { parts, ctx, guards, jobs, audit });
   await registerMemberFeatures(app, { parts, ctx, guards, jobs, metrics, memberLimit });
   await registerAi(app, { parts, ctx, guards, jobs, metrics });
-  registerObservability(app, metrics, { db: parts.db, redis: parts.redis, canisters: ctx.canisters, notifier: parts.notifier }, now);
+  registerObservability(
+    app,
+    metrics,
+    { db: parts.db, redis: parts.redis, canisters: ctx.canisters, notifier: parts.notifier },
+    now,
+  );
   await app.register(apiDocs);
   await app.register(portal, {
     dir: config.PORTAL_DIR ?? DEFAULT_PORTAL_DIR,

@@ -38,7 +38,11 @@ export function auditRefusals(app: FastifyInstance, audit: AuditLog): void {
     if (!(err instanceof HttpError)) return;
     const route = req.routeOptions.url ?? '';
     if (err.code === 'CSRF_REJECTED') {
-      await audit.record(req, { event: 'auth.csrf_refused', outcome: 'denied', detail: { method: req.method, route, origin: originSeen(req) } });
+      await audit.record(req, {
+        event: 'auth.csrf_refused',
+        outcome: 'denied',
+        detail: { method: req.method, route, origin: originSeen(req) },
+      });
     } else if ((err.status === 401 || err.status === 403) && ADMIN_ROUTE.test(route)) {
       await audit.record(req, {
         event: 'admin.access_denied',
@@ -51,7 +55,10 @@ export function auditRefusals(app: FastifyInstance, audit: AuditLog): void {
 }
 
 /** The secrets whose change is noticed at start (decision B66), by their variable names. */
-function watchedSecrets(config: BridgeParts['config'], keys: BridgeKeys): Record<string, Uint8Array | string | undefined> {
+function watchedSecrets(
+  config: BridgeParts['config'],
+  keys: BridgeKeys,
+): Record<string, Uint8Array | string | undefined> {
   return {
     HPKE_PRIVATE_KEY: keys.hpkePrivateKey,
     BLIND_INDEX_KEY: keys.blindIndexKey,
@@ -68,10 +75,22 @@ function watchedSecrets(config: BridgeParts['config'], keys: BridgeKeys): Record
 
 export async function registerAudit(
   app: FastifyInstance,
-  { parts, ctx, guards, jobs, audit }: { parts: BridgeParts; ctx: BridgeContext; guards: Guards; jobs: JobRunner; audit: AuditLog },
+  {
+    parts,
+    ctx,
+    guards,
+    jobs,
+    audit,
+  }: { parts: BridgeParts; ctx: BridgeContext; guards: Guards; jobs: JobRunner; audit: AuditLog },
 ): Promise<void> {
   await app.register(adminAudit, { audit, guards });
-  defineAuditRetention({ jobs, audit, days: parts.config.AUDIT_RETENTION_DAYS, batch: parts.config.AUDIT_RETENTION_BATCH, now: ctx.now });
+  defineAuditRetention({
+    jobs,
+    audit,
+    days: parts.config.AUDIT_RETENTION_DAYS,
+    batch: parts.config.AUDIT_RETENTION_BATCH,
+    now: ctx.now,
+  });
   // A campaign's escrow is resolved by the campaign canister at its deadline; the funds follower
   // publishes CampaignSettled, recorded here in the subscriber's transaction (decision B68).
   ctx.events.subscribe('audit:escrow', ['CampaignSettled'], async (e, trx) => {
@@ -81,12 +100,21 @@ export async function registerAudit(
         event: 'escrow.resolved',
         actor: SYSTEM,
         outcome: 'success',
-        detail: { campaign_id: e.data.campaign_id, status: e.data.status, resolution: e.data.status === 'Succeeded' ? 'released' : 'refunded' },
+        detail: {
+          campaign_id: e.data.campaign_id,
+          status: e.data.status,
+          resolution: e.data.status === 'Succeeded' ? 'released' : 'refunded',
+        },
       },
       trx,
     );
   });
   app.addHook('onReady', async () => {
-    await noticeSecretRotations({ db: parts.db, audit, secrets: watchedSecrets(parts.config, parts.keys), now: ctx.now });
+    await noticeSecretRotations({
+      db: parts.db,
+      audit,
+      secrets: watchedSecrets(parts.config, parts.keys),
+      now: ctx.now,
+    });
   });
 }

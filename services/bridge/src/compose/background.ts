@@ -35,7 +35,10 @@ export interface BackgroundParts {
 }
 
 /** Registers the background work; returns the job runner the member features define their jobs on. */
-export async function registerBackground(app: FastifyInstance, { parts, ctx, guards, outbox, events, metrics }: BackgroundParts): Promise<JobRunner> {
+export async function registerBackground(
+  app: FastifyInstance,
+  { parts, ctx, guards, outbox, events, metrics }: BackgroundParts,
+): Promise<JobRunner> {
   const { config } = parts;
   const now = ctx.now;
   const priceOracle = createPriceOracle({

@@ -55,7 +55,8 @@ export async function serveBackups(
       } catch {
         /* answered below */
       }
-      if (typeof to !== 'string' || to === '') return answer({ ok: false, error: 'the request names no backup directory ("to")' });
+      if (typeof to !== 'string' || to === '')
+        return answer({ ok: false, error: 'the request names no backup directory ("to")' });
       if (busy) return answer({ ok: false, error: 'a backup is being made already; ask again once it is done' });
       busy = true;
       const started = Date.now();
@@ -73,7 +74,10 @@ export async function serveBackups(
         })
         .catch((e: Error) => {
           if (e instanceof BackupAbandoned)
-            return log.logger.warn({ event: 'backup.abandoned', to, reason: e.message }, `backup to ${to} abandoned: ${e.message}`);
+            return log.logger.warn(
+              { event: 'backup.abandoned', to, reason: e.message },
+              `backup to ${to} abandoned: ${e.message}`,
+            );
           log.logger.warn({ event: 'backup.failed', to, err: e.message }, `backup to ${to} failed`);
           answer({ ok: false, error: e instanceof BackupRefused ? e.message : `the backup failed: ${e.message}` });
         })

@@ -30,7 +30,11 @@ export async function bindBridgeCanisterSet(
 ): Promise<BoundSet> {
   const refused = async (err: CanisterSetRefused, set: CanisterSet | undefined) => {
     log.logger.fatal(
-      { event: err.reason === 'lease_lost' ? 'canister_set.lease_lost' : 'bridge.start_refused', reason: err.reason, err: err.message },
+      {
+        event: err.reason === 'lease_lost' ? 'canister_set.lease_lost' : 'bridge.start_refused',
+        reason: err.reason,
+        err: err.message,
+      },
       err.message,
     );
     const detail = { reason: err.reason, mode: set?.mode ?? 'embedded', canister_set: set?.id ?? null };
@@ -47,7 +51,9 @@ export async function bindBridgeCanisterSet(
   let lost = false;
   let stopCanisters: (() => void) | undefined;
   try {
-    set = env.IC_GOVERNANCE_CANISTER_ID ? icCanisterSet(env) : embeddedCanisterSet(config.DATA_DIR, EMBEDDED_CANISTER_IDS);
+    set = env.IC_GOVERNANCE_CANISTER_ID
+      ? icCanisterSet(env)
+      : embeddedCanisterSet(config.DATA_DIR, EMBEDDED_CANISTER_IDS);
     const bound = set;
     binding = await bindCanisterSet({
       db: database.db,

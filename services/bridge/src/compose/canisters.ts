@@ -2,7 +2,13 @@
 // bridge's identity from IC_IDENTITY_PEM_FILE), otherwise the embedded platform under DATA_DIR with
 // the bridge as registrar and trusted proposer.
 import { join } from 'node:path';
-import { EMBEDDED_CANISTER_IDS, principalFromSeed, type BlocksCallbackQuery, type CanisterClients, type CanisterIds } from '@domdao/canisters';
+import {
+  EMBEDDED_CANISTER_IDS,
+  principalFromSeed,
+  type BlocksCallbackQuery,
+  type CanisterClients,
+  type CanisterIds,
+} from '@domdao/canisters';
 import { EmbeddedPlatform, type EmbeddedPlatformOptions } from '@domdao/canisters/embedded';
 import type { Identity } from '@icp-sdk/core/agent';
 import { icClientsForIdentity, icClientsFromEnv } from '@domdao/canisters/ic';
@@ -70,10 +76,14 @@ export async function openCanisters(
     ...(options.interceptCall && { interceptCall: options.interceptCall }),
     // The ledger's initial distribution, on first open only (decision L6).
     ledger: {
-      ...(options.treasuryDom && { initialBalances: [[{ owner: EMBEDDED_CANISTER_IDS.treasury }, BigInt(options.treasuryDom) * 100_000_000n]] }),
+      ...(options.treasuryDom && {
+        initialBalances: [[{ owner: EMBEDDED_CANISTER_IDS.treasury }, BigInt(options.treasuryDom) * 100_000_000n]],
+      }),
       ...(options.ledgerArchive && { archive: options.ledgerArchive }),
     },
-    ...(options.devVotingMinutes && { devVoting: { delay: NS_PER_MINUTE, window: BigInt(options.devVotingMinutes) * NS_PER_MINUTE } }),
+    ...(options.devVotingMinutes && {
+      devVoting: { delay: NS_PER_MINUTE, window: BigInt(options.devVotingMinutes) * NS_PER_MINUTE },
+    }),
   });
   return {
     clients: platform.as(EMBEDDED_BRIDGE_PRINCIPAL),
@@ -88,12 +98,19 @@ export async function openCanisters(
 }
 
 /** On an IC network (openCanisters' rule) the development options have no canister to act on: refused at start. */
-export function refuseDevOptionsOnIc(config: Pick<BridgeConfig, 'DEV_FAUCET_DOM' | 'DEV_VOTING_MINUTES'>, env: NodeJS.ProcessEnv): void {
+export function refuseDevOptionsOnIc(
+  config: Pick<BridgeConfig, 'DEV_FAUCET_DOM' | 'DEV_VOTING_MINUTES'>,
+  env: NodeJS.ProcessEnv,
+): void {
   if (!env.IC_GOVERNANCE_CANISTER_ID) return;
   const problems = [
-    ...(config.DEV_FAUCET_DOM > 0 ? ['DEV_FAUCET_DOM: the faucet mints on the embedded ledger only; on an IC network only governance can mint'] : []),
+    ...(config.DEV_FAUCET_DOM > 0
+      ? ['DEV_FAUCET_DOM: the faucet mints on the embedded ledger only; on an IC network only governance can mint']
+      : []),
     ...(config.DEV_VOTING_MINUTES > 0
-      ? ['DEV_VOTING_MINUTES: the embedded canisters only; on an IC network the voting times are the governance settings']
+      ? [
+          'DEV_VOTING_MINUTES: the embedded canisters only; on an IC network the voting times are the governance settings',
+        ]
       : []),
   ];
   if (problems.length) throw new ConfigError(problems);

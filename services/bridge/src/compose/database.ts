@@ -6,7 +6,12 @@ import type { ServiceLogger } from '@domdao/service-kit';
 import type { BridgeConfig } from '../config.ts';
 import { recordRetentionFloor } from '../core/audit/retention.ts';
 import { databaseProgressLine, type DatabaseProgress } from '../core/db/migrate.ts';
-import { MigrationPrivilegeError, openDatabase, type OpenDatabaseOptions, type OpenedDatabase } from '../core/db/connect.ts';
+import {
+  MigrationPrivilegeError,
+  openDatabase,
+  type OpenDatabaseOptions,
+  type OpenedDatabase,
+} from '../core/db/connect.ts';
 import type { BridgeMetrics } from '../core/metrics/meters.ts';
 
 /** `lent` and `embeddedInitdb`: tests only, for the embedded database (decisions R24, R25). */
@@ -25,7 +30,8 @@ export async function openBridgeDatabase(
   metrics: BridgeMetrics,
   onFailed: (err: Error) => void,
 ): Promise<OpenedDatabase> {
-  const ownerStep = (owner: Parameters<typeof recordRetentionFloor>[0]) => recordRetentionFloor(owner, config.AUDIT_RETENTION_DAYS);
+  const ownerStep = (owner: Parameters<typeof recordRetentionFloor>[0]) =>
+    recordRetentionFloor(owner, config.AUDIT_RETENTION_DAYS);
   // Decision R32: a first start creates the database and runs every migration, which takes a while.
   const onProgress = (p: DatabaseProgress) => {
     log.logger.info({ event: `database.${p.step}`, ...p }, databaseProgressLine(p));
@@ -41,7 +47,10 @@ export async function openBridgeDatabase(
             ownerStep,
             onProgress,
             onPoolError: (err) =>
-              log.logger.warn({ event: 'database.connection_lost', err: err.message }, 'an idle database connection was closed; it will be reopened on demand'),
+              log.logger.warn(
+                { event: 'database.connection_lost', err: err.message },
+                'an idle database connection was closed; it will be reopened on demand',
+              ),
           }
         : {
             ...(options.lent && { lent: options.lent }),
@@ -76,7 +85,11 @@ export async function openBridgeDatabase(
   }
   const right = database.removalRight;
   if (right) {
-    const what = { owner: 'owns audit_log', superuser: 'is a superuser', createrole: 'has CREATEROLE (it can make itself the owner)' }[right.reason];
+    const what = {
+      owner: 'owns audit_log',
+      superuser: 'is a superuser',
+      createrole: 'has CREATEROLE (it can make itself the owner)',
+    }[right.reason];
     if (config.NODE_ENV === 'production') {
       await database.close();
       throw new ConfigError([

@@ -33,7 +33,10 @@ export interface MemberParts {
   memberLimit: MemberLimiter;
 }
 
-export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx, guards, jobs, metrics, memberLimit }: MemberParts): Promise<void> {
+export async function registerMemberFeatures(
+  app: FastifyInstance,
+  { parts, ctx, guards, jobs, metrics, memberLimit }: MemberParts,
+): Promise<void> {
   const { config } = parts;
   const { events, now } = ctx;
   const memberClientCache = new Map<string, Promise<CanisterClients>>();
@@ -63,7 +66,11 @@ export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx,
     cursorKey: delegatorsCursorKey(ctx.keys.sessionDataKey),
     // Decision V29: the inbox tells the voter's delegators (features/inbox/delegate-votes.ts).
     announceVote: async (proposal_id, voter, vote) =>
-      void (await events.publish('MemberVoted', { proposal_id, voter, vote }, { sourceId: `voted:${proposal_id}:${voter}` })),
+      void (await events.publish(
+        'MemberVoted',
+        { proposal_id, voter, vote },
+        { sourceId: `voted:${proposal_id}:${voter}` },
+      )),
   });
   // Decision V32: the web app's live updates, read from the event log; V37, V38: who gets a stream, slow readers.
   await app.register(governanceLive, {
@@ -94,14 +101,18 @@ export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx,
           e8s: BigInt(config.DEV_FAUCET_DOM) * 100_000_000n,
           perDay: config.DEV_FAUCET_PER_DAY,
           async mint(to: string, e8s: bigint) {
-            const r = await platform.as(platform.ids.governance).ledger.icrc1_transfer({ to: { owner: to }, amount: e8s });
-            if ('Err' in r) throw new HttpError(502, 'LedgerError', `the ledger refused the mint: ${Object.keys(r.Err)[0]}`);
+            const r = await platform
+              .as(platform.ids.governance)
+              .ledger.icrc1_transfer({ to: { owner: to }, amount: e8s });
+            if ('Err' in r)
+              throw new HttpError(502, 'LedgerError', `the ledger refused the mint: ${Object.keys(r.Err)[0]}`);
             return r.Ok;
           },
         },
       }),
   });
-  // The wallet (decisions B75, B76, L41): transfers between members through the outbox, the history from the ledger's blocks.
+  // The wallet (decisions B75, B76, L41): transfers between members through the outbox, the history from the ledger's
+  // blocks.
   await app.register(wallet, {
     db: ctx.db,
     outbox: ctx.outbox,
@@ -110,7 +121,11 @@ export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx,
     ledger: ctx.canisters.ledger,
     index: { canisterSet: parts.canisters.set.id, ledgerId: parts.canisters.ids.ledger },
     blocksCallback: parts.canisters.blocksCallback,
-    known: { campaign: parts.canisters.ids.campaign, treasury: parts.canisters.ids.treasury, governance: parts.canisters.ids.governance },
+    known: {
+      campaign: parts.canisters.ids.campaign,
+      treasury: parts.canisters.ids.treasury,
+      governance: parts.canisters.ids.governance,
+    },
     names,
     recipient: (principal) => verifiedMemberName(ctx.db, principal),
     now,
@@ -142,7 +157,8 @@ export async function registerMemberFeatures(app: FastifyInstance, { parts, ctx,
     publicUrl: config.PUBLIC_URL,
     digestConcurrency: config.DIGEST_CONCURRENCY,
   });
-  // Every email at its moment (decisions N13–N24): welcome, membership and renewal receipts, vote reminders, invitations.
+  // Every email at its moment (decisions N13–N24): welcome, membership and renewal receipts, vote reminders,
+  // invitations.
   await app.register(memberEmails, {
     ...memberMail,
     admin: guards.admin,

@@ -7,7 +7,14 @@ import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { CanisterClients } from '@domdao/canisters';
 import type { NotificationClient } from '@domdao/notification-client';
-import { checkReadiness, observeRequests, READINESS_TIMEOUT_MS, traceOf, traceRequests, type ReadinessCheck } from '@domdao/service-kit';
+import {
+  checkReadiness,
+  observeRequests,
+  READINESS_TIMEOUT_MS,
+  traceOf,
+  traceRequests,
+  type ReadinessCheck,
+} from '@domdao/service-kit';
 import type { BridgeConfig } from '../config.ts';
 import type { Db } from '../core/db/schema.ts';
 import { tableGauges, type BridgeMetrics, type CallOutcome } from '../core/metrics/meters.ts';
@@ -44,25 +51,45 @@ export interface ReadinessParts {
 }
 
 /** After every feature: the readings taken at scrape time and GET /health/ready. */
-export function registerObservability(app: FastifyInstance, metrics: BridgeMetrics, parts: ReadinessParts, now: () => number): void {
+export function registerObservability(
+  app: FastifyInstance,
+  metrics: BridgeMetrics,
+  parts: ReadinessParts,
+  now: () => number,
+): void {
   const registry = metrics.registry;
   tableGauges(registry, parts.db, now);
-  registry.gauge('bridge_price_aggregate_age_seconds', 'age of the published DOM/USD aggregate (absent before the first)', [], (g) => {
-    g.reset();
-    const latest = app.priceOracle.latest();
-    if (latest) g.set(Math.max(0, (now() - latest.response.timestamp) / 1000));
-  });
-  registry.gauge('bridge_price_confidence', 'confidence of the published aggregate: 0 low (or stale), 1 medium, 2 high', [], (g) => {
-    g.reset();
-    const latest = app.priceOracle.latest();
-    if (latest) g.set(CONFIDENCE[latest.response.confidence]);
-  });
+  registry.gauge(
+    'bridge_price_aggregate_age_seconds',
+    'age of the published DOM/USD aggregate (absent before the first)',
+    [],
+    (g) => {
+      g.reset();
+      const latest = app.priceOracle.latest();
+      if (latest) g.set(Math.max(0, (now() - latest.response.timestamp) / 1000));
+    },
+  );
+  registry.gauge(
+    'bridge_price_confidence',
+    'confidence of the published aggregate: 0 low (or stale), 1 medium, 2 high',
+    [],
+    (g) => {
+      g.reset();
+      const latest = app.priceOracle.latest();
+      if (latest) g.set(CONFIDENCE[latest.response.confidence]);
+    },
+  );
   registry.gauge('bridge_price_stale', '1 when the published aggregate is stale (decision O11), else 0', [], (g) => {
     g.set(app.priceOracle.latest()?.response.stale ? 1 : 0);
   });
-  registry.gauge('bridge_ai_breaker_state', 'the inference circuit breaker: 0 closed, 1 half-open, 2 open (decision A5)', [], (g) => {
-    g.set(BREAKER[app.inference.circuitState()]);
-  });
+  registry.gauge(
+    'bridge_ai_breaker_state',
+    'the inference circuit breaker: 0 closed, 1 half-open, 2 open (decision A5)',
+    [],
+    (g) => {
+      g.set(BREAKER[app.inference.circuitState()]);
+    },
+  );
 
   // Decision B72: what the bridge needs to serve. Spec 2's /health stays as it is.
   const checks: Record<string, ReadinessCheck> = {
@@ -91,7 +118,10 @@ export function registerObservability(app: FastifyInstance, metrics: BridgeMetri
 }
 
 /** The canister clients with every call timed by canister and method (decision B69). */
-export function timedCanisters(clients: CanisterClients, metrics: Pick<BridgeMetrics, 'canisterCall'>): CanisterClients {
+export function timedCanisters(
+  clients: CanisterClients,
+  metrics: Pick<BridgeMetrics, 'canisterCall'>,
+): CanisterClients {
   const wrapped: Record<string, unknown> = {};
   for (const [canister, client] of Object.entries(clients) as Array<[string, object]>) {
     const cache = new Map<string, unknown>();
@@ -102,7 +132,8 @@ export function timedCanisters(clients: CanisterClients, metrics: Pick<BridgeMet
         let timed = cache.get(prop);
         if (timed === undefined) {
           const fn = value as (...args: unknown[]) => unknown;
-          const done = (t0: number, outcome: CallOutcome) => metrics.canisterCall(canister, prop, (performance.now() - t0) / 1000, outcome);
+          const done = (t0: number, outcome: CallOutcome) =>
+            metrics.canisterCall(canister, prop, (performance.now() - t0) / 1000, outcome);
           timed = (...args: unknown[]) => {
             const t0 = performance.now();
             let result: unknown;

@@ -59,12 +59,26 @@ export async function openBridge(config: BridgeConfig, env: NodeJS.ProcessEnv, o
   }
 }
 
-async function openBridgeLocked(config: BridgeConfig, env: NodeJS.ProcessEnv, options: OpenBridgeOptions, log: ServiceLogger, releaseLock: () => void) {
+async function openBridgeLocked(
+  config: BridgeConfig,
+  env: NodeJS.ProcessEnv,
+  options: OpenBridgeOptions,
+  log: ServiceLogger,
+  releaseLock: () => void,
+) {
   const keys = await loadKeys(config);
   const metrics = bridgeMetrics(options.metrics ?? new Metrics(), options.now);
   let databaseFailure: Error | undefined;
   const database = await openBridgeDatabase(config, options, log, metrics, (err) => (databaseFailure = err));
-  const bound = await bindBridgeCanisterSet(config, env, database, log, options.now ?? Date.now, (e) => (databaseFailure = e), keyFingerprints(keys));
+  const bound = await bindBridgeCanisterSet(
+    config,
+    env,
+    database,
+    log,
+    options.now ?? Date.now,
+    (e) => (databaseFailure = e),
+    keyFingerprints(keys),
+  );
   const { sessionStore, redis } = await openSessionStore(config, database);
   const canisters = await bound.orRelease(
     openCanisters(env, config.DATA_DIR, bound.set, {

@@ -4,7 +4,10 @@ import type { BridgeConfig } from '../config.ts';
 import { databaseSessionStore, redisSessionStore, type SessionStore } from '../core/auth/session-store.ts';
 import type { OpenedDatabase } from '../core/db/connect.ts';
 
-export async function openSessionStore(config: BridgeConfig, database: OpenedDatabase): Promise<{ sessionStore: SessionStore; redis?: Redis }> {
+export async function openSessionStore(
+  config: BridgeConfig,
+  database: OpenedDatabase,
+): Promise<{ sessionStore: SessionStore; redis?: Redis }> {
   if (config.SESSION_STORE !== 'redis') return { sessionStore: databaseSessionStore(database.db, database.pool) };
   // Fail fast while Redis is down (503), instead of queueing requests behind a reconnect; and while
   // it is connected but silent (a stalled server or a lost host, decision B50), after 2 s, instead

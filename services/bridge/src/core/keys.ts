@@ -24,7 +24,11 @@ export async function loadKeys(config: BridgeConfig): Promise<BridgeKeys> {
   let stored: Record<string, string> = {};
   if (existsSync(file)) stored = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
   let changed = false;
-  const get = async (envValue: string | undefined, name: string, make: () => Promise<Uint8Array> | Uint8Array): Promise<Uint8Array> => {
+  const get = async (
+    envValue: string | undefined,
+    name: string,
+    make: () => Promise<Uint8Array> | Uint8Array,
+  ): Promise<Uint8Array> => {
     if (envValue !== undefined) return b64(envValue);
     if (stored[name] === undefined) {
       stored[name] = enc(await make());
@@ -33,10 +37,18 @@ export async function loadKeys(config: BridgeConfig): Promise<BridgeKeys> {
     return b64(stored[name]);
   };
   const keys: BridgeKeys = {
-    hpkePrivateKey: await get(config.HPKE_PRIVATE_KEY, 'hpke_private_key', async () => (await generateRegistrationKey()).privateKey),
+    hpkePrivateKey: await get(
+      config.HPKE_PRIVATE_KEY,
+      'hpke_private_key',
+      async () => (await generateRegistrationKey()).privateKey,
+    ),
     blindIndexKey: await get(config.BLIND_INDEX_KEY, 'blind_index_key', () => new Uint8Array(randomBytes(32))),
     sessionDataKey: await get(config.SESSION_DATA_KEY, 'session_data_key', () => new Uint8Array(randomBytes(32))),
-    memberIdentitySecret: await get(config.MEMBER_IDENTITY_SECRET, 'member_identity_secret', () => new Uint8Array(randomBytes(32))),
+    memberIdentitySecret: await get(
+      config.MEMBER_IDENTITY_SECRET,
+      'member_identity_secret',
+      () => new Uint8Array(randomBytes(32)),
+    ),
     signingSecrets: [],
   };
   // SIGNING_SECRET is text (any ≥ 32 characters, as operators paste it); generated as base64url text.
@@ -48,7 +60,8 @@ export async function loadKeys(config: BridgeConfig): Promise<BridgeKeys> {
     }
     keys.signingSecrets.push(new TextEncoder().encode(stored.signing_secret));
   }
-  if (config.SIGNING_SECRET_PREVIOUS !== undefined) keys.signingSecrets.push(new TextEncoder().encode(config.SIGNING_SECRET_PREVIOUS));
+  if (config.SIGNING_SECRET_PREVIOUS !== undefined)
+    keys.signingSecrets.push(new TextEncoder().encode(config.SIGNING_SECRET_PREVIOUS));
   if (keys.hpkePrivateKey.length !== 32) throw new Error('HPKE_PRIVATE_KEY must be 32 bytes (base64url)');
   if (keys.blindIndexKey.length < 32) throw new Error('BLIND_INDEX_KEY must be at least 32 bytes (base64url)');
   if (keys.sessionDataKey.length !== 32) throw new Error('SESSION_DATA_KEY must be 32 bytes (base64url)');
@@ -68,6 +81,14 @@ export async function loadKeys(config: BridgeConfig): Promise<BridgeKeys> {
  */
 export function keyFingerprints(keys: BridgeKeys): Record<string, string> {
   const print = (name: string, key: Uint8Array) =>
-    createHash('sha256').update(`domdao key fingerprint ${name}\0`).update(key).digest().subarray(0, 16).toString('base64url');
-  return { MEMBER_IDENTITY_SECRET: print('MEMBER_IDENTITY_SECRET', keys.memberIdentitySecret), BLIND_INDEX_KEY: print('BLIND_INDEX_KEY', keys.blindIndexKey) };
+    createHash('sha256')
+      .update(`domdao key fingerprint ${name}\0`)
+      .update(key)
+      .digest()
+      .subarray(0, 16)
+      .toString('base64url');
+  return {
+    MEMBER_IDENTITY_SECRET: print('MEMBER_IDENTITY_SECRET', keys.memberIdentitySecret),
+    BLIND_INDEX_KEY: print('BLIND_INDEX_KEY', keys.blindIndexKey),
+  };
 }

@@ -7,10 +7,18 @@ import { Type, type Static, type TObject } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 
 const Common = {
-  name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$', description: 'unique name, shown in the price response' }),
+  name: Type.String({
+    pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$',
+    description: 'unique name, shown in the price response',
+  }),
   weight: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'weight in the weighted median' }),
   timeout_ms: Type.Integer({ minimum: 50, maximum: 60_000, default: 5_000, description: 'per-fetch timeout' }),
-  max_age_seconds: Type.Integer({ minimum: 1, maximum: 86_400, default: 300, description: 'older observations are dropped' }),
+  max_age_seconds: Type.Integer({
+    minimum: 1,
+    maximum: 86_400,
+    default: 300,
+    description: 'older observations are dropped',
+  }),
 };
 
 const JsonPointer = Type.String({ pattern: '^(/.*)?$', description: 'RFC 6901 JSON pointer' });
@@ -40,7 +48,10 @@ export type FixedSourceConfig = Static<typeof FixedSource>;
 export type SourceConfig =
   | JsonHttpSourceConfig
   | FixedSourceConfig
-  | ({ kind: string; name: string; weight: number; timeout_ms: number; max_age_seconds: number } & Record<string, unknown>);
+  | ({ kind: string; name: string; weight: number; timeout_ms: number; max_age_seconds: number } & Record<
+      string,
+      unknown
+    >);
 
 /** The configuration schema of each source kind, by `kind`. */
 export const SOURCE_SCHEMAS: Record<string, { schema: TObject }> = {
@@ -71,7 +82,9 @@ export function parsePriceSources(
     } catch (e) {
       return {
         sources: [],
-        problems: [`PRICE_SOURCES_FILE: cannot read ${env.PRICE_SOURCES_FILE} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`],
+        problems: [
+          `PRICE_SOURCES_FILE: cannot read ${env.PRICE_SOURCES_FILE} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+        ],
       };
     }
   } else return { sources: [], problems: [] };
@@ -81,7 +94,8 @@ export function parsePriceSources(
   } catch (e) {
     return { sources: [], problems: [`${where}: not valid JSON (${(e as Error).message})`] };
   }
-  if (!Array.isArray(list) || list.length === 0) return { sources: [], problems: [`${where}: must be a non-empty JSON array of sources`] };
+  if (!Array.isArray(list) || list.length === 0)
+    return { sources: [], problems: [`${where}: must be a non-empty JSON array of sources`] };
   const sources: SourceConfig[] = [];
   const names = new Set<string>();
   list.forEach((item: unknown, i) => {
@@ -89,7 +103,10 @@ export function parsePriceSources(
     if (!item || typeof item !== 'object' || Array.isArray(item)) return problems.push(`${label}: must be an object`);
     const kind = (item as { kind?: unknown }).kind;
     const entry = typeof kind === 'string' && Object.hasOwn(kinds, kind) ? kinds[kind] : undefined;
-    if (!entry) return problems.push(`${label}: kind must be one of ${Object.keys(kinds).join(', ')} (got ${JSON.stringify(kind)})`);
+    if (!entry)
+      return problems.push(
+        `${label}: kind must be one of ${Object.keys(kinds).join(', ')} (got ${JSON.stringify(kind)})`,
+      );
     const value = Value.Default(entry.schema, structuredClone(item));
     const errors = [...Value.Errors(entry.schema, value)];
     if (errors.length) {

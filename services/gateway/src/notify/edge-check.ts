@@ -17,12 +17,17 @@ const SESSION_COOKIE = /(?:^|;\s*)session=/;
  * browser always sends `Sec-Fetch-Site` with it.
  */
 export function browserMark(headers: FastifyRequest['headers']): { field: string; message: string } | undefined {
-  if (headers.origin !== undefined) return { field: 'Origin', message: 'browser requests may not call /notify: the service token is for services' };
+  if (headers.origin !== undefined)
+    return { field: 'Origin', message: 'browser requests may not call /notify: the service token is for services' };
   // Fetch metadata: every current browser sends it, and page scripts cannot remove it.
   if (headers['sec-fetch-site'] !== undefined)
-    return { field: 'Sec-Fetch-Site', message: 'browser requests may not call /notify: the service token is for services' };
+    return {
+      field: 'Sec-Fetch-Site',
+      message: 'browser requests may not call /notify: the service token is for services',
+    };
   const cookie = headers.cookie;
-  if (cookie !== undefined && SESSION_COOKIE.test(cookie)) return { field: 'Cookie', message: 'requests carrying the session cookie may not call /notify' };
+  if (cookie !== undefined && SESSION_COOKIE.test(cookie))
+    return { field: 'Cookie', message: 'requests carrying the session cookie may not call /notify' };
   return undefined;
 }
 
@@ -41,7 +46,10 @@ export function notifyEdgeCheck(config: GatewayConfig) {
     if (!registry.configured) return void notifyError(reply, 503, 'service_unavailable');
     const browser = browserMark(request.headers);
     if (browser) {
-      request.log.warn({ event: 'edge.browser_refused', path, reason: browser.field }, '/notify refused a browser request');
+      request.log.warn(
+        { event: 'edge.browser_refused', path, reason: browser.field },
+        '/notify refused a browser request',
+      );
       return void notifyError(reply, 403, 'forbidden', [browser]);
     }
     if (declaredTooLarge(request, config.MAX_BODY_BYTES)) return void notifyError(reply, 413, 'payload_too_large');

@@ -3,9 +3,15 @@
 // cannot tell the edge's 401 from the service's, and need not.
 import type { FastifyReply } from 'fastify';
 
-export type NotifyErrorCode = 'unauthorized' | 'forbidden' | 'payload_too_large' | 'service_unavailable' | 'internal_error';
+export type NotifyErrorCode =
+  'unauthorized' | 'forbidden' | 'payload_too_large' | 'service_unavailable' | 'internal_error';
 
-export function notifyError(reply: FastifyReply, status: number, error: NotifyErrorCode, details?: Array<{ field: string; message: string }>): FastifyReply {
+export function notifyError(
+  reply: FastifyReply,
+  status: number,
+  error: NotifyErrorCode,
+  details?: Array<{ field: string; message: string }>,
+): FastifyReply {
   return reply
     .code(status)
     .header('cache-control', 'no-store')

@@ -73,13 +73,16 @@ function assertBrands(book: BrandBook, nodeEnv: NotificationConfig['NODE_ENV']):
       // Values are placed in href/src attributes, so only absolute http(s) URLs; https outside tests.
       const allowed = nodeEnv === 'test' ? ['https:', 'http:'] : ['https:'];
       if (!URL.canParse(value) || !allowed.includes(new URL(value).protocol) || /[\s"'<>]/.test(value)) {
-        problems.push(`${p}${name}: must be an absolute ${allowed.join(' or ').replaceAll(':', '')} URL (got ${JSON.stringify(value)})`);
+        problems.push(
+          `${p}${name}: must be an absolute ${allowed.join(' or ').replaceAll(':', '')} URL (got ${JSON.stringify(value)})`,
+        );
       }
     }
     if (nodeEnv === 'production' && b.domain.endsWith('.example')) {
       problems.push(`${p}DOMAIN: still the example default; set the real brand domain in production`);
     }
   }
-  if (book.brands[0]?.domain === book.brands[1]?.domain) problems.push('BRAND_DAO_DOMAIN and BRAND_PRODUCT_DOMAIN must differ');
+  if (book.brands[0]?.domain === book.brands[1]?.domain)
+    problems.push('BRAND_DAO_DOMAIN and BRAND_PRODUCT_DOMAIN must differ');
   return problems;
 }

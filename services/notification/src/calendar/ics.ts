@@ -62,7 +62,15 @@ function stampOf(iso: string): string | undefined {
   const month = Number(mo);
   const day = Number(d);
   const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  if (month < 1 || month > 12 || day < 1 || day > DAYS_IN_MONTH[month - 1]! + (leap ? 1 : 0) || Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59)
+  if (
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    day > DAYS_IN_MONTH[month - 1]! + (leap ? 1 : 0) ||
+    Number(h) > 23 ||
+    Number(mi) > 59 ||
+    Number(sec) > 59
+  )
     return undefined;
   return `${y}${mo}${d}T${h}${mi}${sec}Z`;
 }
@@ -132,5 +140,9 @@ function calendarOf(event: CalendarEvent, brand: Brand) {
 }
 
 export function icsAttachment(event: CalendarEvent, brand: Brand): Attachment {
-  return { filename: 'event.ics', content: Buffer.from(buildIcs(event, brand), 'utf8').toString('base64'), contentType: ICS_CONTENT_TYPE };
+  return {
+    filename: 'event.ics',
+    content: Buffer.from(buildIcs(event, brand), 'utf8').toString('base64'),
+    contentType: ICS_CONTENT_TYPE,
+  };
 }

@@ -28,7 +28,8 @@ export function filenameProblem(name: unknown): string | undefined {
   // Mail clients decode RFC 2047 encoded words in attachment names, so `=?utf-8?B?Li4v…?=` would
   // reach the recipient as `../`, CR/LF or U+202E after these checks. JSON already carries Unicode,
   // so an encoded word is refused rather than decoded (decision D31).
-  if (ENCODED_WORD.test(name)) return 'must be the plain Unicode name, not an RFC 2047 encoded word (=?charset?B|Q?…?=)';
+  if (ENCODED_WORD.test(name))
+    return 'must be the plain Unicode name, not an RFC 2047 encoded word (=?charset?B|Q?…?=)';
   return undefined;
 }
 
@@ -40,10 +41,16 @@ const CONTENT_TYPE =
   /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?: *; *charset=(?:[A-Za-z0-9!#$%&'+^_`{}~.-]{1,40}|"[A-Za-z0-9!#$%&'+^_`{}~.-]{1,40}"))?$/i;
 
 export function contentTypeProblem(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_CONTENT_TYPE || !/^[\x20-\x7e]+$/.test(value)) {
+  if (
+    typeof value !== 'string' ||
+    value.length === 0 ||
+    value.length > MAX_CONTENT_TYPE ||
+    !/^[\x20-\x7e]+$/.test(value)
+  ) {
     return `must be 1 to ${MAX_CONTENT_TYPE} printable ASCII characters`;
   }
-  if (!CONTENT_TYPE.test(value)) return 'must be type/subtype, optionally with a charset parameter (no other parameters)';
+  if (!CONTENT_TYPE.test(value))
+    return 'must be type/subtype, optionally with a charset parameter (no other parameters)';
   return undefined;
 }
 
@@ -92,15 +99,23 @@ export function validateAttachments(value: unknown, details: Detail[]): Attachme
       details.push({ field: `${at}.content`, message: 'is required and must be a non-empty base64 string' });
     } else {
       const size = strictBase64Size(content);
-      if (size === undefined) details.push({ field: `${at}.content`, message: 'must be valid padded base64 without white space' });
+      if (size === undefined)
+        details.push({ field: `${at}.content`, message: 'must be valid padded base64 without white space' });
       else if (size > MAX_ATTACHMENT_BYTES) {
-        details.push({ field: `${at}.content`, message: `must decode to at most ${MAX_ATTACHMENT_BYTES} bytes (got ${size})` });
+        details.push({
+          field: `${at}.content`,
+          message: `must decode to at most ${MAX_ATTACHMENT_BYTES} bytes (got ${size})`,
+        });
       }
     }
     const ctp = contentType === undefined ? undefined : contentTypeProblem(contentType);
     if (ctp) details.push({ field: `${at}.content_type`, message: ctp });
     if (details.length === before) {
-      out.push({ filename: filename as string, content: content as string, ...(contentType !== undefined && { contentType: contentType as string }) });
+      out.push({
+        filename: filename as string,
+        content: content as string,
+        ...(contentType !== undefined && { contentType: contentType as string }),
+      });
     }
   });
   return out;

@@ -20,7 +20,12 @@ const PLAIN =
 
 export function addressProblem(value: unknown): string | undefined {
   if (typeof value !== 'string') return 'must be a string';
-  if (value.length <= ADDRESS_MAX && PLAIN.test(value) && value.indexOf('@') <= LOCAL_MAX && !A_LABEL.test(value.slice(value.indexOf('@')))) {
+  if (
+    value.length <= ADDRESS_MAX &&
+    PLAIN.test(value) &&
+    value.indexOf('@') <= LOCAL_MAX &&
+    !A_LABEL.test(value.slice(value.indexOf('@')))
+  ) {
     return undefined;
   }
   return fullAddressProblem(value);
@@ -31,7 +36,8 @@ export function fullAddressProblem(value: string): string | undefined {
   if (value.length === 0) return 'is required';
   if (Buffer.byteLength(value) > ADDRESS_MAX) return `must be at most ${ADDRESS_MAX} octets`;
   if (INVISIBLE.test(value)) return 'must be a bare address without spaces, line breaks or control characters';
-  if (/[<>"(),;:\\[\]]/.test(value)) return 'must be one bare address (no display name, quotes, comments, lists or domain literals)';
+  if (/[<>"(),;:\\[\]]/.test(value))
+    return 'must be one bare address (no display name, quotes, comments, lists or domain literals)';
   const at = value.lastIndexOf('@');
   if (at <= 0 || value.indexOf('@') !== at) return 'must contain exactly one @ between a local part and a domain';
   const local = value.slice(0, at);
@@ -46,7 +52,8 @@ export function fullAddressProblem(value: string): string | undefined {
   }
   // An A-label must decode (decision D12). Node 20 and 22 refuse broken punycode in domainToASCII; Node
   // 24 passes `xn--zz` through, and its domainToUnicode gives it back undecoded.
-  if (!labels.every((l) => !l.startsWith('xn--') || isDecodedLabel(domainToUnicode(l)))) return 'domain is not a valid domain name';
+  if (!labels.every((l) => !l.startsWith('xn--') || isDecodedLabel(domainToUnicode(l))))
+    return 'domain is not a valid domain name';
   return undefined;
 }
 

@@ -43,14 +43,28 @@ export function validateEnvelope(
   if (domain === undefined) details.push({ field: 'domain', message: 'is required' });
   else if (!brand) details.push({ field: 'domain', message: `must be one of: ${brands.domains.join(', ')}` });
   else if (template?.brands === 'dao' && brand.key !== 'dao') {
-    details.push({ field: 'domain', message: `template ${template.type} is sent only under the DAO brand (${brands.brands[0]!.domain})` });
+    details.push({
+      field: 'domain',
+      message: `template ${template.type} is sent only under the DAO brand (${brands.brands[0]!.domain})`,
+    });
   }
 
   if (data === undefined) details.push({ field: 'data', message: 'is required' });
-  else if (typeof data !== 'object' || data === null || Array.isArray(data)) details.push({ field: 'data', message: 'must be an object' });
+  else if (typeof data !== 'object' || data === null || Array.isArray(data))
+    details.push({ field: 'data', message: 'must be an object' });
 
   const files = validateAttachments(attachments, details);
 
   if (details.length > 0 || !template || !brand) return { ok: false, details };
-  return { ok: true, envelope: { template, to: to as string, brand, data: data as Record<string, unknown>, attachments: files, cleanText: isCleanBody(body) } };
+  return {
+    ok: true,
+    envelope: {
+      template,
+      to: to as string,
+      brand,
+      data: data as Record<string, unknown>,
+      attachments: files,
+      cleanText: isCleanBody(body),
+    },
+  };
 }

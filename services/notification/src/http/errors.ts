@@ -54,11 +54,15 @@ export function errorHandler(err: unknown, request: FastifyRequest, reply: Fasti
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return sendError(reply, 413, 'payload_too_large');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return sendError(reply, 415, 'unsupported_media_type', [{ field: 'Content-Type', message: 'must be application/json' }]);
+      return sendError(reply, 415, 'unsupported_media_type', [
+        { field: 'Content-Type', message: 'must be application/json' },
+      ]);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return sendError(reply, 400, 'invalid_request', [{ field: 'body', message: 'must be a JSON object' }]);
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return sendError(reply, 400, 'invalid_request', [{ field: 'Content-Length', message: 'does not match the body' }]);
+      return sendError(reply, 400, 'invalid_request', [
+        { field: 'Content-Length', message: 'does not match the body' },
+      ]);
   }
   if (err instanceof SyntaxError || e.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return sendError(reply, 400, 'invalid_request', [{ field: 'body', message: 'is not valid JSON' }]);

@@ -112,7 +112,15 @@ export class FrontDoor {
     if (held === undefined) return false;
 
     this.served++;
-    const entry = new Entry(req, res, requestIdFor(h['x-request-id']), traceOf(req).traceId, this.o.logger, held, this.o.readTimeoutMs);
+    const entry = new Entry(
+      req,
+      res,
+      requestIdFor(h['x-request-id']),
+      traceOf(req).traceId,
+      this.o.logger,
+      held,
+      this.o.readTimeoutMs,
+    );
     this.entries.add(entry);
     const chunks: Buffer[] = [];
     let received = 0;
@@ -139,7 +147,12 @@ export class FrontDoor {
       parsed = value;
     });
     // As Fastify answers its parser's errors (D3, D39): 400 and the connection closed after it.
-    if (parseError) return this.answer(entry, fail(400, 'invalid_request', entry.id, [{ field: 'body', message: 'is not valid JSON' }]), true);
+    if (parseError)
+      return this.answer(
+        entry,
+        fail(400, 'invalid_request', entry.id, [{ field: 'body', message: 'is not valid JSON' }]),
+        true,
+      );
     entry.body = parsed;
     let answer: SendAnswer | Promise<SendAnswer>;
     try {
@@ -210,7 +223,10 @@ export class FrontDoor {
     this.o.metrics.observeHttp('notification', 'POST', SEND_PATH, answer.status, ms / 1000);
     const level = accessLevel(this.o.logRequests, answer.status, false);
     if (level === 'info' || this.o.debugEnabled) {
-      entry.log[level](accessLine('POST', SEND_PATH, answer.status, ms, bytes, this.o.clientAddress(entry.req)), 'request completed');
+      entry.log[level](
+        accessLine('POST', SEND_PATH, answer.status, ms, bytes, this.o.clientAddress(entry.req)),
+        'request completed',
+      );
     }
   }
 
@@ -226,7 +242,11 @@ export class FrontDoor {
       if (entry.deadline === 0 || entry.deadline > now || entry.req.complete) continue;
       entry.deadline = 0;
       entry.log.warn(
-        { event: 'request.body_timeout', declared_bytes: Number(entry.req.headers['content-length']), timeout_ms: this.o.readTimeoutMs },
+        {
+          event: 'request.body_timeout',
+          declared_bytes: Number(entry.req.headers['content-length']),
+          timeout_ms: this.o.readTimeoutMs,
+        },
         'request body too slow; connection closed',
       );
       entry.req.socket.destroy();

@@ -61,7 +61,11 @@ const DEL = 0x7f;
  * Fastify's default JSON parser over the body's bytes (`parseAs: 'buffer'`): the UTF-8 text, BOM
  * skipped, parsed and refused when poisoned, as secure-json-parse does.
  */
-export function parseJsonBody(_request: unknown, body: Buffer, done: (err: Error | null, value?: unknown) => void): void {
+export function parseJsonBody(
+  _request: unknown,
+  body: Buffer,
+  done: (err: Error | null, value?: unknown) => void,
+): void {
   if (body.length === 0) return done(new FST_ERR_CTP_EMPTY_JSON_BODY(), undefined);
   const ascii = isAscii(body);
   let text = body.toString(ascii ? 'latin1' : 'utf8');

@@ -7,7 +7,11 @@ interface Entry {
   expiresAt: number;
 }
 
-export function memoryIdempotencyStore(ttlSeconds: number, maxEntries: number, now: () => number = Date.now): IdempotencyStore {
+export function memoryIdempotencyStore(
+  ttlSeconds: number,
+  maxEntries: number,
+  now: () => number = Date.now,
+): IdempotencyStore {
   const entries = new Map<string, Entry>();
   const evict = () => {
     // Map keeps insertion order, so the first keys are the oldest.

@@ -29,8 +29,19 @@ export interface RedisIdempotencyOptions {
   onUnreachable: (err: Error) => void;
 }
 
-export function redisIdempotencyStore({ url, prefix, ttlSeconds, commandTimeoutMs, onUnreachable }: RedisIdempotencyOptions): IdempotencyStore {
-  const redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false, commandTimeout: commandTimeoutMs });
+export function redisIdempotencyStore({
+  url,
+  prefix,
+  ttlSeconds,
+  commandTimeoutMs,
+  onUnreachable,
+}: RedisIdempotencyOptions): IdempotencyStore {
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: 2,
+    enableOfflineQueue: true,
+    lazyConnect: false,
+    commandTimeout: commandTimeoutMs,
+  });
   let reported = false;
   redis.on('error', (err: Error) => {
     if (reported) return;
@@ -46,7 +57,13 @@ export function redisIdempotencyStore({ url, prefix, ttlSeconds, commandTimeoutM
         const claim = randomUUID();
         let claimed: string | null;
         try {
-          claimed = await redis.set(k(key), JSON.stringify({ fingerprint, claim } satisfies Stored), 'PX', CLAIM_TTL_MS, 'NX');
+          claimed = await redis.set(
+            k(key),
+            JSON.stringify({ fingerprint, claim } satisfies Stored),
+            'PX',
+            CLAIM_TTL_MS,
+            'NX',
+          );
         } catch (err) {
           // A command that timed out may still run when the server answers again, and would then hold
           // the key for CLAIM_TTL_MS with nothing sent. The withdrawal goes out on the same connection,

@@ -10,7 +10,8 @@ export interface StoredResult {
   request_id: string;
 }
 
-export type BeginResult = { state: 'new' } | { state: 'replay'; result: StoredResult } | { state: 'in_progress' } | { state: 'mismatch' };
+export type BeginResult =
+  { state: 'new' } | { state: 'replay'; result: StoredResult } | { state: 'in_progress' } | { state: 'mismatch' };
 
 export interface IdempotencyStore {
   /** Claims `key` for a request whose body hashes to `fingerprint`. */

@@ -6,7 +6,8 @@
 // own path, so the bytes are always pino's; a test compares the two on every shape of input.
 import pino, { type Logger } from 'pino';
 
-const { lsCacheSym, timeSym, chindingsSym, streamSym, endSym, needsMetadataGsym } = pino.symbols as typeof pino.symbols & { needsMetadataGsym: symbol };
+const { lsCacheSym, timeSym, chindingsSym, streamSym, endSym, needsMetadataGsym } =
+  pino.symbols as typeof pino.symbols & { needsMetadataGsym: symbol };
 
 /** Printable ASCII without `"` and `\`: pino and JSON write such a string between quotes as it is. */
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
@@ -32,6 +33,8 @@ export function writeInfo(log: Logger, bindings: string, props: string, msg: str
   if (stream[needsMetadataGsym] === true) return false;
   const levels = p[lsCacheSym] as Record<number, string>;
   const time = p[timeSym] as (this: unknown) => string;
-  stream.write(`${levels[INFO]}${time.call(log)}${p[chindingsSym] as string}${bindings}${props},"msg":"${msg}"${p[endSym] as string}`);
+  stream.write(
+    `${levels[INFO]}${time.call(log)}${p[chindingsSym] as string}${bindings}${props},"msg":"${msg}"${p[endSym] as string}`,
+  );
   return true;
 }

@@ -22,5 +22,10 @@ export function providerFromConfig(config: NotificationConfig): EmailProvider {
       retry,
     });
   }
-  return resendProvider({ apiKey: key, baseUrl: config.EMAIL_PROVIDER_API_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS, retry });
+  return resendProvider({
+    apiKey: key,
+    baseUrl: config.EMAIL_PROVIDER_API_URL,
+    timeoutMs: config.PROVIDER_TIMEOUT_MS,
+    retry,
+  });
 }

@@ -37,7 +37,11 @@ export function resendProvider(opts: ResendOptions): EmailProvider {
         try {
           res = await fetch(endpoint, {
             method: 'POST',
-            headers: { authorization: `Bearer ${opts.apiKey}`, 'content-type': 'application/json', 'idempotency-key': requestId },
+            headers: {
+              authorization: `Bearer ${opts.apiKey}`,
+              'content-type': 'application/json',
+              'idempotency-key': requestId,
+            },
             body: payload,
             signal: AbortSignal.timeout(opts.timeoutMs),
           });
@@ -46,7 +50,12 @@ export function resendProvider(opts: ResendOptions): EmailProvider {
         }
         const text = await res.text();
         if (res.status === 429) {
-          throw new ProviderError(`rate limited: ${text.slice(0, 500)}`, 429, parseRetryAfter(res.headers.get('retry-after')), true);
+          throw new ProviderError(
+            `rate limited: ${text.slice(0, 500)}`,
+            429,
+            parseRetryAfter(res.headers.get('retry-after')),
+            true,
+          );
         }
         if (!res.ok) throw new ProviderError(`HTTP ${res.status}: ${text.slice(0, 500)}`, res.status);
         let id: unknown;
@@ -55,12 +64,17 @@ export function resendProvider(opts: ResendOptions): EmailProvider {
         } catch {
           id = undefined;
         }
-        if (typeof id !== 'string' || id === '') throw new ProviderError(`HTTP ${res.status} without a message id`, res.status);
+        if (typeof id !== 'string' || id === '')
+          throw new ProviderError(`HTTP ${res.status} without a message id`, res.status);
         return { messageId: id };
       };
       return withProviderRetry(attempt, {
         ...opts.retry,
-        onRetry: (n, delayMs, err) => log.warn({ event: 'email.provider_retry', attempt: n, delay_ms: delayMs, status: err.status }, 'provider asked to retry'),
+        onRetry: (n, delayMs, err) =>
+          log.warn(
+            { event: 'email.provider_retry', attempt: n, delay_ms: delayMs, status: err.status },
+            'provider asked to retry',
+          ),
       });
     },
   };

@@ -55,13 +55,21 @@ export function smtpProvider(opts: SmtpOptions): EmailProvider {
           const e = err as { responseCode?: number; code?: string; message?: string };
           const code = e.responseCode;
           const transient = code !== undefined && code >= 400 && code < 500;
-          throw new ProviderError(`SMTP ${code ?? e.code ?? 'error'}: ${String(e.message).slice(0, 500)}`, code ?? e.code, undefined, transient);
+          throw new ProviderError(
+            `SMTP ${code ?? e.code ?? 'error'}: ${String(e.message).slice(0, 500)}`,
+            code ?? e.code,
+            undefined,
+            transient,
+          );
         }
       };
       return withProviderRetry(attempt, {
         ...opts.retry,
         onRetry: (n, delayMs, err) =>
-          log.warn({ event: 'email.provider_retry', attempt: n, delay_ms: delayMs, status: err.status }, 'SMTP server asked to retry'),
+          log.warn(
+            { event: 'email.provider_retry', attempt: n, delay_ms: delayMs, status: err.status },
+            'SMTP server asked to retry',
+          ),
       });
     },
     async close() {

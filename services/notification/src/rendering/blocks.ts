@@ -93,7 +93,8 @@ export function blockHtml(block: Block, brand: Brand): string {
       );
     case 'details': {
       let out = ROW_OPEN + DETAILS_OPEN;
-      for (const [label, value] of block.rows) out += `${DETAILS_LABEL}${escapeText(label)}${DETAILS_VALUE}${multiline(value)}</td></tr>`;
+      for (const [label, value] of block.rows)
+        out += `${DETAILS_LABEL}${escapeText(label)}${DETAILS_VALUE}${multiline(value)}</td></tr>`;
       return `${out}</table>${ROW_CLOSE}`;
     }
     case 'items': {
@@ -101,7 +102,9 @@ export function blockHtml(block: Block, brand: Brand): string {
       let out = ROW_OPEN;
       for (const item of block.items) {
         out += ITEM_OPEN;
-        out += item.url ? `<a href="${escapeAttr(item.url)}${itemLinkMid}${escapeText(item.title)}</a>` : `<b>${escapeText(item.title)}</b>`;
+        out += item.url
+          ? `<a href="${escapeAttr(item.url)}${itemLinkMid}${escapeText(item.title)}</a>`
+          : `<b>${escapeText(item.title)}</b>`;
         if (item.meta) out += `${ITEM_META}${escapeText(item.meta)}</span>`;
         if (item.body) out += `${ITEM_BODY}${multiline(item.body)}</span>`;
         out += '</p>';
@@ -117,7 +120,10 @@ export function blockHtml(block: Block, brand: Brand): string {
         out += '<tr>';
         for (let i = 0; i < r.cells.length; i++) {
           const c = r.cells[i]!;
-          out += TABLE_CELL + (i === 0 && r.url ? `<a href="${escapeAttr(r.url)}${cellLinkMid}${escapeText(c)}</a>` : escapeText(c)) + '</td>';
+          out +=
+            TABLE_CELL +
+            (i === 0 && r.url ? `<a href="${escapeAttr(r.url)}${cellLinkMid}${escapeText(c)}</a>` : escapeText(c)) +
+            '</td>';
         }
         out += '</tr>';
       }
@@ -153,6 +159,9 @@ export function blockText(block: Block): string {
       return out;
     }
     case 'table':
-      return [block.head.join(' | '), ...block.rows.map((r) => r.cells.join(' | ') + (r.url ? ` (${r.url})` : ''))].join('\n');
+      return [
+        block.head.join(' | '),
+        ...block.rows.map((r) => r.cells.join(' | ') + (r.url ? ` (${r.url})` : '')),
+      ].join('\n');
   }
 }

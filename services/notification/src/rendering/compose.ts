@@ -5,7 +5,13 @@ import type { BrandKey } from '../brands/brands.ts';
 import type { Attachment } from '../envelope/attachments.ts';
 import type { Envelope } from '../envelope/envelope.ts';
 import type { Detail } from '../http/errors.ts';
-import { ajv, ajvDetails, fastValidatorFor, type RenderedContent, type TemplateDefinition } from '../templates/template-schema.ts';
+import {
+  ajv,
+  ajvDetails,
+  fastValidatorFor,
+  type RenderedContent,
+  type TemplateDefinition,
+} from '../templates/template-schema.ts';
 import { subjectLine } from './escape.ts';
 import { layoutHtml, layoutText } from './layout.ts';
 
@@ -43,7 +49,11 @@ interface Validators {
 }
 
 function validatorsOf(t: TemplateDefinition): Validators {
-  return { validate: ajv.compile(t.schema), fast: fastValidatorFor(t.schema), fastClean: fastValidatorFor(t.schema, true) };
+  return {
+    validate: ajv.compile(t.schema),
+    fast: fastValidatorFor(t.schema),
+    fastClean: fastValidatorFor(t.schema, true),
+  };
 }
 
 export class Composer {
@@ -61,8 +71,10 @@ export class Composer {
     const { validate } = validators;
     const fast = envelope.cleanText ? validators.fastClean : validators.fast;
     const data = envelope.data; // owned by this request; defaults are filled in place
-    // Valid data passes the fast check (Ajv's acceptance, decisions D37 and D39); anything else gets Ajv's verdict and details.
-    if (!fast?.(data) && !validate(data)) return { ok: false, error: 'invalid_template_data', details: ajvDetails(validate.errors, 'data') };
+    // Valid data passes the fast check (Ajv's acceptance, decisions D37 and D39); anything else gets Ajv's verdict and
+    // details.
+    if (!fast?.(data) && !validate(data))
+      return { ok: false, error: 'invalid_template_data', details: ajvDetails(validate.errors, 'data') };
     const crossField = template.check?.(data) ?? [];
     if (crossField.length > 0) return { ok: false, error: 'invalid_template_data', details: crossField };
 

@@ -2,7 +2,20 @@
 // not know the recipient's time zone. The time part is assembled by hand: ICU's joining words differ
 // between Node versions ("21 November 2026 at 08:15" vs ", 08:15").
 const DATE = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /**
  * `DATE.format(d)` without ICU's cost (≈1 µs a call, 25 per digest): "21 November 2026". Years before
@@ -55,13 +68,22 @@ export function formatDate(iso: string): string {
 export function formatDateTime(iso: string): string {
   if (iso.length === 10) return formatDate(iso);
   // `YYYY-MM-DDTHH:MM:SSZ` (optionally with a fraction) is already in UTC: its fields are the answer.
-  if (iso.length >= 20 && iso.charCodeAt(10) === 84 && iso.charCodeAt(iso.length - 1) === 90 && iso.charCodeAt(13) === 58 && iso.charCodeAt(16) === 58) {
+  if (
+    iso.length >= 20 &&
+    iso.charCodeAt(10) === 84 &&
+    iso.charCodeAt(iso.length - 1) === 90 &&
+    iso.charCodeAt(13) === 58 &&
+    iso.charCodeAt(16) === 58
+  ) {
     // T Z : :
     const h = digitsAt(iso, 11, 2);
     const mi = digitsAt(iso, 14, 2);
     const sec = digitsAt(iso, 17, 2);
-    const fraction = iso.length === 20 || (iso.charCodeAt(19) === 46 && iso.length >= 22 && iso.length <= 30 && digitsAt(iso, 20, iso.length - 21) >= 0);
-    const date = h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && sec >= 0 && sec <= 59 && fraction ? plainDate(iso) : undefined;
+    const fraction =
+      iso.length === 20 ||
+      (iso.charCodeAt(19) === 46 && iso.length >= 22 && iso.length <= 30 && digitsAt(iso, 20, iso.length - 21) >= 0);
+    const date =
+      h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && sec >= 0 && sec <= 59 && fraction ? plainDate(iso) : undefined;
     if (date !== undefined) return `${date}, ${iso.slice(11, 13)}:${iso.slice(14, 16)} UTC`;
   }
   const d = new Date(iso);

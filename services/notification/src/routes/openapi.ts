@@ -9,12 +9,16 @@ import type { TemplateDefinition } from '../templates/template-schema.ts';
 const errorResponse = (description: string, codes: string[]) => ({
   description,
   content: {
-    'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: { error: codes[0], request_id: '7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f70' } },
+    'application/json': {
+      schema: { $ref: '#/components/schemas/Error' },
+      example: { error: codes[0], request_id: '7d9f1a52-3c4b-4e8d-9a1f-2b3c4d5e6f70' },
+    },
   },
 });
 
 /** `membership-confirm` → `MembershipConfirmRequest`: one named schema per template, so the discriminator can select it. */
-export const schemaName = (type: string) => `${type.replace(/(^|-)([a-z0-9])/g, (_m, _d, c: string) => c.toUpperCase())}Request`;
+export const schemaName = (type: string) =>
+  `${type.replace(/(^|-)([a-z0-9])/g, (_m, _d, c: string) => c.toUpperCase())}Request`;
 
 export function buildOpenApi(templates: Record<string, TemplateDefinition>, brands: BrandBook, version: string) {
   const dao = brands.brands.find((b) => b.key === 'dao')!.domain;
@@ -59,7 +63,10 @@ export function buildOpenApi(templates: Record<string, TemplateDefinition>, bran
           tags: ['service'],
           security: [],
           responses: {
-            '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } },
+            '200': {
+              description: 'ok',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } },
+            },
             '503': errorResponse('SERVICE_TOKEN unset at boot', ['service_unavailable']),
           },
         },
@@ -84,7 +91,8 @@ export function buildOpenApi(templates: Record<string, TemplateDefinition>, bran
               in: 'header',
               required: false,
               schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
-              description: 'a repeat within 24 h returns the first result (header Idempotent-Replayed: true) and sends nothing',
+              description:
+                'a repeat within 24 h returns the first result (header Idempotent-Replayed: true) and sends nothing',
             },
           ],
           requestBody: {
@@ -95,14 +103,19 @@ export function buildOpenApi(templates: Record<string, TemplateDefinition>, bran
                   oneOf: variants.map((v) => ({ $ref: `#/components/schemas/${schemaName(v.title)}` })),
                   discriminator: {
                     propertyName: 'type',
-                    mapping: Object.fromEntries(variants.map((v) => [v.title, `#/components/schemas/${schemaName(v.title)}`])),
+                    mapping: Object.fromEntries(
+                      variants.map((v) => [v.title, `#/components/schemas/${schemaName(v.title)}`]),
+                    ),
                   },
                 },
               },
             },
           },
           responses: {
-            '200': { description: 'sent (or stubbed)', content: { 'application/json': { schema: { $ref: '#/components/schemas/SendResponse' } } } },
+            '200': {
+              description: 'sent (or stubbed)',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/SendResponse' } } },
+            },
             '400': errorResponse('invalid_request, invalid_template_data (both with details[]) or render_failed', [
               'invalid_request',
               'invalid_template_data',
@@ -122,7 +135,8 @@ export function buildOpenApi(templates: Record<string, TemplateDefinition>, bran
       '/api/v1/openapi.json': {
         get: {
           summary: 'This document',
-          description: 'The OpenAPI 3.1 description of this service, behind the bearer token like every /api/v1 route but health.',
+          description:
+            'The OpenAPI 3.1 description of this service, behind the bearer token like every /api/v1 route but health.',
           operationId: 'getOpenApi',
           tags: ['service'],
           responses: {
@@ -146,10 +160,16 @@ export function buildOpenApi(templates: Record<string, TemplateDefinition>, bran
       },
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'SERVICE_TOKEN (callers: NOTIFICATION_SERVICE_TOKEN)' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'SERVICE_TOKEN (callers: NOTIFICATION_SERVICE_TOKEN)' },
+      },
       schemas: {
         ...Object.fromEntries(variants.map((v) => [schemaName(v.title), v])),
-        Address: { type: 'string', maxLength: 254, description: 'one bare RFC 5322 addr-spec; internationalised addresses accepted' },
+        Address: {
+          type: 'string',
+          maxLength: 254,
+          description: 'one bare RFC 5322 addr-spec; internationalised addresses accepted',
+        },
         Attachments: {
           type: 'array',
           maxItems: MAX_ATTACHMENTS,
@@ -157,8 +177,16 @@ export function buildOpenApi(templates: Record<string, TemplateDefinition>, bran
             type: 'object',
             required: ['filename', 'content'],
             properties: {
-              filename: { type: 'string', maxLength: 255, description: 'no path separators, control or invisible characters' },
-              content: { type: 'string', contentEncoding: 'base64', description: `strict padded base64, at most ${MAX_ATTACHMENT_BYTES} bytes decoded` },
+              filename: {
+                type: 'string',
+                maxLength: 255,
+                description: 'no path separators, control or invisible characters',
+              },
+              content: {
+                type: 'string',
+                contentEncoding: 'base64',
+                description: `strict padded base64, at most ${MAX_ATTACHMENT_BYTES} bytes decoded`,
+              },
               content_type: { type: 'string', pattern: '^[\\x20-\\x7e]{1,255}$' },
             },
           },
@@ -176,7 +204,11 @@ export function buildOpenApi(templates: Record<string, TemplateDefinition>, bran
         Health: {
           type: 'object',
           required: ['status', 'request_id'],
-          properties: { status: { const: 'ok' }, version: { type: 'string' }, request_id: { type: 'string', format: 'uuid' } },
+          properties: {
+            status: { const: 'ok' },
+            version: { type: 'string' },
+            request_id: { type: 'string', format: 'uuid' },
+          },
         },
         Error: {
           type: 'object',
@@ -189,7 +221,10 @@ export function buildOpenApi(templates: Record<string, TemplateDefinition>, bran
               items: {
                 type: 'object',
                 required: ['field', 'message'],
-                properties: { field: { type: 'string', examples: ['to', 'attachments[2].filename', 'data.items[0].title'] }, message: { type: 'string' } },
+                properties: {
+                  field: { type: 'string', examples: ['to', 'attachments[2].filename', 'data.items[0].title'] },
+                  message: { type: 'string' },
+                },
               },
             },
           },
@@ -199,7 +234,11 @@ export function buildOpenApi(templates: Record<string, TemplateDefinition>, bran
   };
 }
 
-export const openapiRoutes: FastifyPluginAsync<{ brands: BrandBook; templates: Record<string, TemplateDefinition>; version: string }> = async (app, opts) => {
+export const openapiRoutes: FastifyPluginAsync<{
+  brands: BrandBook;
+  templates: Record<string, TemplateDefinition>;
+  version: string;
+}> = async (app, opts) => {
   const document = buildOpenApi(opts.templates, opts.brands, opts.version);
   app.get('/api/v1/openapi.json', async () => document);
 };

@@ -18,7 +18,12 @@ import type { Logger } from 'pino';
  * A request whose logger is not made yet (D45) has its line written from its parent's pieces and its
  * request id, as the child would write it.
  */
-export function logSent(request: Pick<SendRequest, 'id' | 'traceId' | 'log' | 'parentLog'>, stub: boolean, messageId: string, message: OutboundMessage): void {
+export function logSent(
+  request: Pick<SendRequest, 'id' | 'traceId' | 'log' | 'parentLog'>,
+  stub: boolean,
+  messageId: string,
+  message: OutboundMessage,
+): void {
   const event = stub ? 'email.stub_send' : 'email.sent';
   const msg = stub ? 'stub mode: email not delivered' : 'email sent';
   const id = plainJson(messageId);
@@ -38,7 +43,12 @@ export function logSent(request: Pick<SendRequest, 'id' | 'traceId' | 'log' | 'p
     const requestId = plainJson(request.id);
     const written =
       request.parentLog && requestId !== undefined
-        ? writeInfo(request.parentLog, `,"request_id":${requestId}${request.traceId === undefined ? '' : `,"trace_id":"${request.traceId}"`}`, props, msg)
+        ? writeInfo(
+            request.parentLog,
+            `,"request_id":${requestId}${request.traceId === undefined ? '' : `,"trace_id":"${request.traceId}"`}`,
+            props,
+            msg,
+          )
         : writeInfo(request.log as unknown as Logger, '', props, msg);
     if (written) return;
   }
@@ -68,7 +78,10 @@ export interface SendRouteOptions {
 
 /** A send's outcome by template; `(invalid)` when the envelope named none the catalog has. */
 export interface SendObserver {
-  send(template: string, result: 'sent' | 'stubbed' | 'failed' | 'invalid' | 'render_failed' | 'replayed' | 'conflict' | 'key_reused'): void;
+  send(
+    template: string,
+    result: 'sent' | 'stubbed' | 'failed' | 'invalid' | 'render_failed' | 'replayed' | 'conflict' | 'key_reused',
+  ): void;
   storeError(step: 'begin' | 'complete' | 'release'): void;
 }
 
@@ -113,7 +126,13 @@ export function createSender(opts: SendRouteOptions): (request: SendRequest) => 
   const sendFailed = (request: SendRequest, message: OutboundMessage, err: unknown): SendAnswer => {
     const e = err instanceof ProviderError ? err : new ProviderError(String(err));
     request.log.error(
-      { event: 'email.send_failed', provider: provider.name, provider_status: e.status, detail: e.detail, template: message.type },
+      {
+        event: 'email.send_failed',
+        provider: provider.name,
+        provider_status: e.status,
+        detail: e.detail,
+        template: message.type,
+      },
       'provider rejected the send',
     );
     observe.send(message.type, 'failed');
@@ -149,7 +168,12 @@ export function createSender(opts: SendRouteOptions): (request: SendRequest) => 
   };
 
   /** A send with an Idempotency-Key (D9): claimed before the provider, completed or released after it. */
-  const deliverOnce = async (request: SendRequest, key: string, fingerprint: string, message: OutboundMessage): Promise<SendAnswer> => {
+  const deliverOnce = async (
+    request: SendRequest,
+    key: string,
+    fingerprint: string,
+    message: OutboundMessage,
+  ): Promise<SendAnswer> => {
     let claim: Awaited<ReturnType<IdempotencyStore['begin']>>;
     try {
       claim = await idempotency.begin(key, fingerprint);
@@ -157,7 +181,11 @@ export function createSender(opts: SendRouteOptions): (request: SendRequest) => 
       observe.storeError('begin');
       throw err;
     }
-    if (claim.state !== 'new') observe.send(message.type, claim.state === 'replay' ? 'replayed' : claim.state === 'in_progress' ? 'conflict' : 'key_reused');
+    if (claim.state !== 'new')
+      observe.send(
+        message.type,
+        claim.state === 'replay' ? 'replayed' : claim.state === 'in_progress' ? 'conflict' : 'key_reused',
+      );
     if (claim.state === 'replay') {
       request.log.info(
         { event: 'email.idempotent_replay', message_id: claim.result.id, original_request_id: claim.result.request_id },
@@ -166,10 +194,14 @@ export function createSender(opts: SendRouteOptions): (request: SendRequest) => 
       return { status: 200, body: { ...claim.result, request_id: request.id }, replayed: true };
     }
     if (claim.state === 'in_progress') {
-      return fail(409, 'idempotency_conflict', request.id, [{ field: 'Idempotency-Key', message: 'a send with this key is still in progress' }]);
+      return fail(409, 'idempotency_conflict', request.id, [
+        { field: 'Idempotency-Key', message: 'a send with this key is still in progress' },
+      ]);
     }
     if (claim.state === 'mismatch') {
-      return fail(422, 'idempotency_key_reused', request.id, [{ field: 'Idempotency-Key', message: 'was already used with a different request body' }]);
+      return fail(422, 'idempotency_key_reused', request.id, [
+        { field: 'Idempotency-Key', message: 'was already used with a different request body' },
+      ]);
     }
     let answer: SendAnswer;
     try {
@@ -182,13 +214,18 @@ export function createSender(opts: SendRouteOptions): (request: SendRequest) => 
     }
     // Decision D47: the provider has answered, so the store failing now must not change the answer. A
     // 500 after a delivered email would invite the very retry that sends it twice.
-    if (answer.status === 200) await settleKey(request, 'complete', () => idempotency.complete(key, fingerprint, answer.body as StoredResult));
+    if (answer.status === 200)
+      await settleKey(request, 'complete', () => idempotency.complete(key, fingerprint, answer.body as StoredResult));
     else await settleKey(request, 'release', () => idempotency.release(key));
     return answer;
   };
 
   /** Records the outcome of a claimed send; a store that fails here is logged, not answered (D47). */
-  const settleKey = async (request: SendRequest, step: 'complete' | 'release', record: () => Promise<void>): Promise<void> => {
+  const settleKey = async (
+    request: SendRequest,
+    step: 'complete' | 'release',
+    record: () => Promise<void>,
+  ): Promise<void> => {
     try {
       await record();
     } catch (err) {
@@ -206,7 +243,9 @@ export function createSender(opts: SendRouteOptions): (request: SendRequest) => 
     const key = request.idempotencyKey;
     if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))) {
       observe.send(INVALID_TEMPLATE, 'invalid');
-      return fail(400, 'invalid_request', request.id, [{ field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }]);
+      return fail(400, 'invalid_request', request.id, [
+        { field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },
+      ]);
     }
 
     // Fingerprint the body as received, before validation fills in template defaults.
@@ -222,29 +261,47 @@ export function createSender(opts: SendRouteOptions): (request: SendRequest) => 
     // Steps 4 and 5: template data, rendering, template attachments before caller attachments.
     const composed = composer.compose(checked.envelope, now());
     if (!composed.ok) {
-      observe.send(checked.envelope.template.type, composed.error === 'invalid_template_data' ? 'invalid' : 'render_failed');
-      if (composed.error === 'invalid_template_data') return fail(400, 'invalid_template_data', request.id, composed.details);
-      request.log.error({ event: 'email.render_failed', template: checked.envelope.template.type, err: composed.cause }, 'template threw while rendering');
+      observe.send(
+        checked.envelope.template.type,
+        composed.error === 'invalid_template_data' ? 'invalid' : 'render_failed',
+      );
+      if (composed.error === 'invalid_template_data')
+        return fail(400, 'invalid_template_data', request.id, composed.details);
+      request.log.error(
+        { event: 'email.render_failed', template: checked.envelope.template.type, err: composed.cause },
+        'template threw while rendering',
+      );
       return fail(400, 'render_failed', request.id);
     }
-    return key === undefined ? deliver(request, composed.message) : deliverOnce(request, key, fingerprint, composed.message);
+    return key === undefined
+      ? deliver(request, composed.message)
+      : deliverOnce(request, key, fingerprint, composed.message);
   };
 }
 
-export const sendRoutes: FastifyPluginAsync<SendRouteOptions & { sender: (request: SendRequest) => SendAnswer | Promise<SendAnswer> }> = async (
-  app,
-  { sender },
-) => {
+export const sendRoutes: FastifyPluginAsync<
+  SendRouteOptions & { sender: (request: SendRequest) => SendAnswer | Promise<SendAnswer> }
+> = async (app, { sender }) => {
   // A declared 200 shape lets Fastify serialise with a compiled stringifier instead of JSON.stringify
   // (the same bytes as JSON.stringify for these fields, which the other front door uses, D44).
   const sent = {
     type: 'object',
     required: ['id', 'status', 'stubbed', 'request_id'],
-    properties: { id: { type: 'string' }, status: { type: 'string' }, stubbed: { type: 'boolean' }, request_id: { type: 'string' } },
+    properties: {
+      id: { type: 'string' },
+      status: { type: 'string' },
+      stubbed: { type: 'boolean' },
+      request_id: { type: 'string' },
+    },
   } as const;
 
   app.post('/api/v1/send', { schema: { response: { 200: sent } } }, async (request, reply) => {
-    const answer = await sender({ id: request.id, idempotencyKey: request.headers['idempotency-key'], body: request.body, log: request.log });
+    const answer = await sender({
+      id: request.id,
+      idempotencyKey: request.headers['idempotency-key'],
+      body: request.body,
+      log: request.log,
+    });
     if (answer.replayed) reply.header('idempotent-replayed', 'true');
     if (answer.status === 200) return answer.body;
     return (reply as FastifyReply).code(answer.status).send(answer.body);

@@ -17,7 +17,10 @@ export const e2eTestResults = defineTemplate({
       { suite: 'registration', pass: 92, fail: 2 },
     ],
   },
-  check: (d) => (d.pass_count + d.fail_count > d.total ? [{ field: 'data.total', message: 'must be at least pass_count + fail_count' }] : []),
+  check: (d) =>
+    d.pass_count + d.fail_count > d.total
+      ? [{ field: 'data.total', message: 'must be at least pass_count + fail_count' }]
+      : [],
   render: (d) => {
     const ok = d.fail_count === 0;
     return {
@@ -39,7 +42,10 @@ export const e2eTestResults = defineTemplate({
               {
                 kind: 'table' as const,
                 head: ['Suite', 'Pass', 'Fail'],
-                rows: d.suite_results.map((s) => ({ cells: [s.suite, String(s.pass), String(s.fail)], ...(s.url && { url: s.url }) })),
+                rows: d.suite_results.map((s) => ({
+                  cells: [s.suite, String(s.pass), String(s.fail)],
+                  ...(s.url && { url: s.url }),
+                })),
               },
             ]
           : []),

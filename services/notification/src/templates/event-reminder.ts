@@ -6,7 +6,8 @@ import { defineTemplate } from './template-schema.ts';
 export const eventReminder = defineTemplate({
   type: 'event-reminder',
   brands: 'both',
-  description: 'Reminds of an event 24 hours or 1 hour ahead, with an event.ics calendar attachment built by the service.',
+  description:
+    'Reminds of an event 24 hours or 1 hour ahead, with an event.ics calendar attachment built by the service.',
   schema: templateSchemas['event-reminder'],
   example: {
     recipient_name: 'Ada Lovelace',
@@ -22,7 +23,10 @@ export const eventReminder = defineTemplate({
     organizer_email: 'council@domdao.example',
     preferences_url: 'https://app.domdao.example/settings/notifications',
   },
-  check: (d) => (Date.parse(d.end_time) <= Date.parse(d.start_time) ? [{ field: 'data.end_time', message: 'must be after start_time' }] : []),
+  check: (d) =>
+    Date.parse(d.end_time) <= Date.parse(d.start_time)
+      ? [{ field: 'data.end_time', message: 'must be after start_time' }]
+      : [],
   render: (d, { brand, now }) => {
     const when = formatDateTime(d.start_time);
     // Decision N32: the words say what window_label says and nothing more: a 24h reminder sent 13 hours
@@ -47,7 +51,9 @@ export const eventReminder = defineTemplate({
         ...(d.event_description ? [{ kind: 'paragraph' as const, text: d.event_description }] : []),
         ...(d.event_url ? [{ kind: 'button' as const, label: 'Event details', url: d.event_url }] : []),
         { kind: 'note', text: 'The attached event.ics adds this event to your calendar.' },
-        ...(d.preferences_url ? [{ kind: 'link' as const, label: 'Reminder preferences', url: d.preferences_url }] : []),
+        ...(d.preferences_url
+          ? [{ kind: 'link' as const, label: 'Reminder preferences', url: d.preferences_url }]
+          : []),
       ],
       attachments: [
         icsAttachment(

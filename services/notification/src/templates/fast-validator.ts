@@ -60,7 +60,13 @@ function compile(schema: Record<string, unknown>, opts: FastValidatorOptions): C
   } else if (type === 'integer') {
     const min = use('minimum') as number | undefined;
     const max = use('maximum') as number | undefined;
-    checks.push((v) => typeof v === 'number' && Number.isInteger(v) && (min === undefined || v >= min) && (max === undefined || v <= max));
+    checks.push(
+      (v) =>
+        typeof v === 'number' &&
+        Number.isInteger(v) &&
+        (min === undefined || v >= min) &&
+        (max === undefined || v <= max),
+    );
   } else if (type === 'array') {
     const minItems = use('minItems') as number | undefined;
     const maxItems = use('maxItems') as number | undefined;
@@ -68,7 +74,8 @@ function compile(schema: Record<string, unknown>, opts: FastValidatorOptions): C
     const item = items === undefined ? undefined : compile(items, opts);
     checks.push((v) => {
       if (!Array.isArray(v)) return false;
-      if ((minItems !== undefined && v.length < minItems) || (maxItems !== undefined && v.length > maxItems)) return false;
+      if ((minItems !== undefined && v.length < minItems) || (maxItems !== undefined && v.length > maxItems))
+        return false;
       if (item) for (let i = 0; i < v.length; i++) if (!item(v[i])) return false;
       return true;
     });
@@ -77,7 +84,8 @@ function compile(schema: Record<string, unknown>, opts: FastValidatorOptions): C
     const properties = Object.entries((use('properties') as Record<string, Record<string, unknown>> | undefined) ?? {});
     const props = properties.map(([name, s]) => ({ name, check: compile(s, opts), dflt: s.default }));
     const defaults = props.filter((p) => p.dflt !== undefined);
-    for (const d of defaults) if (d.dflt !== null && typeof d.dflt === 'object') throw new Unsupported('object default');
+    for (const d of defaults)
+      if (d.dflt !== null && typeof d.dflt === 'object') throw new Unsupported('object default');
     checks.push((v) => {
       if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
       const o = v as Record<string, unknown>;
@@ -94,7 +102,8 @@ function compile(schema: Record<string, unknown>, opts: FastValidatorOptions): C
     throw new Unsupported(`type ${String(type)}`);
   }
   known.add('default');
-  for (const k of Object.keys(schema)) if (!known.has(k) && !ANNOTATIONS.has(k) && !k.startsWith('x-')) throw new Unsupported(`keyword ${k}`);
+  for (const k of Object.keys(schema))
+    if (!known.has(k) && !ANNOTATIONS.has(k) && !k.startsWith('x-')) throw new Unsupported(`keyword ${k}`);
   return checks[0]!;
 }
 

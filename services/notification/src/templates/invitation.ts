@@ -19,9 +19,14 @@ export const invitation = defineTemplate({
     reason: `You received this email because ${d.inviter_name} invited this address on ${brand.name}.`,
     blocks: [
       { kind: 'heading', text: `Join ${d.workspace_name}` },
-      { kind: 'paragraph', text: `${d.inviter_name} invited you to collaborate in ${d.workspace_name} on ${brand.name}.` },
+      {
+        kind: 'paragraph',
+        text: `${d.inviter_name} invited you to collaborate in ${d.workspace_name} on ${brand.name}.`,
+      },
       { kind: 'button', label: 'Accept invitation', url: d.invitation_link },
-      ...(d.expires_days !== undefined ? [{ kind: 'note' as const, text: `This invitation expires in ${plural(d.expires_days, 'day')}.` }] : []),
+      ...(d.expires_days !== undefined
+        ? [{ kind: 'note' as const, text: `This invitation expires in ${plural(d.expires_days, 'day')}.` }]
+        : []),
     ],
   }),
 });

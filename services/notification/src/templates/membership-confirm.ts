@@ -15,7 +15,10 @@ export const membershipConfirm = defineTemplate({
     dashboard_url: 'https://app.domdao.example/membership',
     sbt_token_id: '42',
   },
-  check: (d) => (Date.parse(d.expires_at) <= Date.parse(d.activated_at) ? [{ field: 'data.expires_at', message: 'must be after activated_at' }] : []),
+  check: (d) =>
+    Date.parse(d.expires_at) <= Date.parse(d.activated_at)
+      ? [{ field: 'data.expires_at', message: 'must be after activated_at' }]
+      : [],
   render: (d, { brand }) => ({
     subject: `Your ${brand.name} membership is active`,
     preheader: `Active until ${formatDate(d.expires_at)}.`,

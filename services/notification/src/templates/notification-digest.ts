@@ -15,7 +15,10 @@ type DigestItem = Digest['items'][number];
 /** An item's block: title, "category · date" (or the date alone), and its body and link when given. */
 function digestItem(i: DigestItem): { title: string; meta: string; body?: string; url?: string } {
   const date = formatDateTime(i.created_at);
-  const item: { title: string; meta: string; body?: string; url?: string } = { title: i.title, meta: i.category ? `${i.category} · ${date}` : date };
+  const item: { title: string; meta: string; body?: string; url?: string } = {
+    title: i.title,
+    meta: i.category ? `${i.category} · ${date}` : date,
+  };
   if (i.body !== undefined) item.body = i.body;
   if (i.deep_link !== undefined) item.url = i.deep_link;
   return item;
@@ -52,7 +55,8 @@ function renderDigest(d: Digest, ctx: RenderContext, shown: number): RenderedCon
 export const notificationDigest = defineTemplate({
   type: 'notification-digest',
   brands: 'both',
-  description: 'Opt-in daily or weekly digest; the first 25 items are rendered, with an unsubscribe link and List-Unsubscribe headers.',
+  description:
+    'Opt-in daily or weekly digest; the first 25 items are rendered, with an unsubscribe link and List-Unsubscribe headers.',
   schema,
   example: {
     recipient_name: 'Ada Lovelace',
@@ -65,12 +69,20 @@ export const notificationDigest = defineTemplate({
         created_at: '2026-11-20T12:00:00Z',
         category: 'governance',
       },
-      { title: 'New campaign: solar roof', deep_link: 'https://app.domdao.example/campaigns/solar', created_at: '2026-11-21T08:30:00Z', category: 'campaigns' },
+      {
+        title: 'New campaign: solar roof',
+        deep_link: 'https://app.domdao.example/campaigns/solar',
+        created_at: '2026-11-21T08:30:00Z',
+        category: 'campaigns',
+      },
     ],
     total_count: 2,
     unsubscribe_url: 'https://domdao.example/unsubscribe?token=eyJ1IjoiNDIifQ.c2ln',
     inbox_url: 'https://app.domdao.example/inbox',
   },
-  check: (d) => (d.total_count < d.items.length ? [{ field: 'data.total_count', message: 'must be at least the number of items' }] : []),
+  check: (d) =>
+    d.total_count < d.items.length
+      ? [{ field: 'data.total_count', message: 'must be at least the number of items' }]
+      : [],
   render: (d, ctx) => renderDigest(d, ctx, DIGEST_RENDERED_ITEMS),
 });

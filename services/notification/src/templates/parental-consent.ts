@@ -26,7 +26,10 @@ export const parentalConsent = defineTemplate({
         text: `Hi ${d.parent_name}, ${d.minor_name} (${d.minor_email}) would like to use ${brand.name}. Because they are under 18, we need your consent first.`,
       },
       { kind: 'button', label: 'Review and give consent', url: d.consent_url },
-      { kind: 'note', text: `This request expires on ${formatDateTime(d.consent_expires_at)}. Without consent the account stays limited.` },
+      {
+        kind: 'note',
+        text: `This request expires on ${formatDateTime(d.consent_expires_at)}. Without consent the account stays limited.`,
+      },
       { kind: 'note', text: `Questions or want the data removed? Write to ${d.platform_contact_email}.` },
     ],
   }),

@@ -20,7 +20,10 @@ export const passwordChanged = defineTemplate({
     reason: `You received this security notice about your ${brand.name} account.`,
     blocks: [
       { kind: 'heading', text: 'Your password was changed' },
-      { kind: 'paragraph', text: `Hi ${d.recipient_name}, the password of your ${brand.name} account was just changed.` },
+      {
+        kind: 'paragraph',
+        text: `Hi ${d.recipient_name}, the password of your ${brand.name} account was just changed.`,
+      },
       {
         kind: 'details',
         rows: [

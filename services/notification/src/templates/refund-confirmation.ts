@@ -21,7 +21,10 @@ export const refundConfirmation = defineTemplate({
   // processing_days 0: the refund is already credited (an on-chain refund, decision N23).
   render: (d, { brand }) => ({
     subject: `Refund of ${d.amount_display} ${d.currency} processed`,
-    preheader: d.processing_days === 0 ? 'It is already in your account.' : `Expect it within ${plural(d.processing_days, 'business day')}.`,
+    preheader:
+      d.processing_days === 0
+        ? 'It is already in your account.'
+        : `Expect it within ${plural(d.processing_days, 'business day')}.`,
     reason: `You received this email about a refund from ${brand.name}.`,
     blocks: [
       { kind: 'heading', text: d.processing_days === 0 ? 'Your refund is complete' : 'Your refund is on its way' },

@@ -110,9 +110,15 @@ const FORMATS: Record<string, { check: (v: string) => boolean; text: string }> =
     check: fastUrl(PLAIN_HTTPS_URL, (v) => urlWith(['https:'])(v) || isLoopbackHttpUrl(v)),
     text: `an absolute https:// URL (or http:// to a loopback host) of at most ${URL_MAX} characters`,
   },
-  'web-url': { check: fastUrl(PLAIN_WEB_URL, urlWith(['https:', 'http:'])), text: `an absolute http(s):// URL of at most ${URL_MAX} characters` },
+  'web-url': {
+    check: fastUrl(PLAIN_WEB_URL, urlWith(['https:', 'http:'])),
+    text: `an absolute http(s):// URL of at most ${URL_MAX} characters`,
+  },
   'iso-date-time': { check: isIsoDateTime, text: 'an ISO-8601 date-time with a time zone, e.g. 2026-11-22T10:00:00Z' },
-  'iso-date': { check: (v) => isIsoDate(v) || isIsoDateTime(v), text: 'an ISO-8601 date (2026-11-22) or date-time with a time zone' },
+  'iso-date': {
+    check: (v) => isIsoDate(v) || isIsoDateTime(v),
+    text: 'an ISO-8601 date (2026-11-22) or date-time with a time zone',
+  },
   email: { check: (v) => addressProblem(v) === undefined, text: 'a bare email address' },
 };
 
@@ -120,7 +126,14 @@ export { field, MULTI_LINE, NOT_LINE_BREAK_OR_CONTROL, SINGLE_LINE } from '@domd
 
 // The two patterns are tested by char-code functions with the same acceptance (decision D37).
 const patterns = patternEngine(SINGLE_LINE, MULTI_LINE);
-export const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, verbose: true, coerceTypes: false, code: { regExp: patterns } });
+export const ajv = new Ajv({
+  allErrors: true,
+  useDefaults: true,
+  strict: false,
+  verbose: true,
+  coerceTypes: false,
+  code: { regExp: patterns },
+});
 for (const [name, f] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: f.check });
 
 const cleanPatterns = patternEngine(SINGLE_LINE, MULTI_LINE, true);

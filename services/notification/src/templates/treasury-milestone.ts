@@ -20,7 +20,10 @@ export const treasuryMilestone = defineTemplate({
     reason: `You received this email because you take part in a ${brand.name} treasury milestone.`,
     blocks: [
       { kind: 'heading', text: 'Treasury milestone reached' },
-      { kind: 'paragraph', text: `Hi ${d.recipient_name}, the milestone "${d.milestone_title}" has been paid out by the treasury.` },
+      {
+        kind: 'paragraph',
+        text: `Hi ${d.recipient_name}, the milestone "${d.milestone_title}" has been paid out by the treasury.`,
+      },
       {
         kind: 'details',
         rows: [

@@ -16,7 +16,12 @@ export const verification = defineTemplate({
   },
   check: (d) =>
     d.verification_link === undefined && d.verification_code === undefined
-      ? [{ field: 'data.verification_link', message: 'verification_link or verification_code is required (at least one)' }]
+      ? [
+          {
+            field: 'data.verification_link',
+            message: 'verification_link or verification_code is required (at least one)',
+          },
+        ]
       : [],
   render: (d, { brand }) => {
     const blocks: Block[] = [
@@ -25,13 +30,21 @@ export const verification = defineTemplate({
     ];
     if (d.verification_link) blocks.push({ kind: 'button', label: 'Verify email address', url: d.verification_link });
     if (d.verification_code) {
-      blocks.push({ kind: 'paragraph', text: d.verification_link ? 'Or enter this code:' : 'Enter this code:' }, { kind: 'code', text: d.verification_code });
+      blocks.push(
+        { kind: 'paragraph', text: d.verification_link ? 'Or enter this code:' : 'Enter this code:' },
+        { kind: 'code', text: d.verification_code },
+      );
     }
     if (d.expires_minutes !== undefined)
-      blocks.push({ kind: 'note', text: `This ${d.verification_link ? 'link' : 'code'} expires in ${plural(d.expires_minutes, 'minute')}.` });
+      blocks.push({
+        kind: 'note',
+        text: `This ${d.verification_link ? 'link' : 'code'} expires in ${plural(d.expires_minutes, 'minute')}.`,
+      });
     blocks.push({ kind: 'note', text: 'If you did not create an account, you can ignore this email.' });
     return {
-      subject: d.verification_code ? `${d.verification_code} is your ${brand.name} verification code` : `Verify your email for ${brand.name}`,
+      subject: d.verification_code
+        ? `${d.verification_code} is your ${brand.name} verification code`
+        : `Verify your email for ${brand.name}`,
       preheader: 'Confirm your email address to finish signing up.',
       reason: `You received this email because this address was used to sign up at ${brand.name}.`,
       blocks,

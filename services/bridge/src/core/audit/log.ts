@@ -45,8 +45,10 @@ const FORBIDDEN_KEY = /(^|_)(e?mail|name|dob|birth|password|secret|token|session
 const EMAIL_LIKE = /[^\s@]+@[^\s@]+/;
 export function assertNoPersonalData(detail: AuditDetail): void {
   for (const [k, v] of Object.entries(detail)) {
-    if (FORBIDDEN_KEY.test(k)) throw new Error(`audit detail ${k}: personal data or a credential never enters the audit log (decision B63)`);
-    if (typeof v === 'string' && (v.length > 200 || EMAIL_LIKE.test(v))) throw new Error(`audit detail ${k}: not a short, non-personal value (decision B63)`);
+    if (FORBIDDEN_KEY.test(k))
+      throw new Error(`audit detail ${k}: personal data or a credential never enters the audit log (decision B63)`);
+    if (typeof v === 'string' && (v.length > 200 || EMAIL_LIKE.test(v)))
+      throw new Error(`audit detail ${k}: not a short, non-personal value (decision B63)`);
   }
 }
 
@@ -125,7 +127,10 @@ export class AuditLog implements AuditRecorder {
       await this.#db.insertInto('audit_log').values(row).execute();
     } catch (e) {
       // Decision B64: a refused row never changes the answer of the request it audits; the line above stands.
-      log.error({ event: 'audit.write_failed', audited: entry.event, err: e instanceof Error ? e.message : String(e) }, 'an audit row was not stored');
+      log.error(
+        { event: 'audit.write_failed', audited: entry.event, err: e instanceof Error ? e.message : String(e) },
+        'an audit row was not stored',
+      );
     }
   }
 

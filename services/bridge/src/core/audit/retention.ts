@@ -8,7 +8,13 @@ import type { AuditLog } from './log.ts';
 export const AUDIT_RETENTION_JOB = 'audit:retention';
 const DAY_MS = 86_400_000;
 
-export function defineAuditRetention(o: { jobs: JobRunner; audit: AuditLog; days: number; batch: number; now: () => number }): void {
+export function defineAuditRetention(o: {
+  jobs: JobRunner;
+  audit: AuditLog;
+  days: number;
+  batch: number;
+  now: () => number;
+}): void {
   o.jobs.define({
     name: AUDIT_RETENTION_JOB,
     everyMs: DAY_MS,
@@ -24,5 +30,7 @@ export function defineAuditRetention(o: { jobs: JobRunner; audit: AuditLog; days
 
 /** Decision B98: the retention audit_log_purge holds to, written as the owner at every migration step. */
 export async function recordRetentionFloor(owner: Kysely<unknown>, days: number): Promise<void> {
-  await sql`insert into audit_retention_floor (id, days) values (true, ${days}) on conflict (id) do update set days = excluded.days`.execute(owner);
+  await sql`insert into audit_retention_floor (id, days) values (true, ${days}) on conflict (id) do update set days = excluded.days`.execute(
+    owner,
+  );
 }

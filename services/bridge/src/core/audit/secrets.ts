@@ -17,7 +17,8 @@ const scryptAsync = promisify(scrypt) as (
 
 export async function fingerprint(name: string, secret: Uint8Array | string): Promise<string> {
   const salt = `domdao secret fingerprint ${name}`;
-  if (typeof secret !== 'string' && secret.length >= 32) return createHash('sha256').update(salt).update(secret).digest('hex').slice(0, 32);
+  if (typeof secret !== 'string' && secret.length >= 32)
+    return createHash('sha256').update(salt).update(secret).digest('hex').slice(0, 32);
   return (await scryptAsync(secret, salt, 16, { N: 1024, r: 8, p: 1 })).toString('hex');
 }
 
@@ -28,9 +29,18 @@ export async function noticeSecretRotations(o: {
   secrets: Record<string, Uint8Array | string | undefined>;
   now: () => number;
 }): Promise<string[]> {
-  const present = Object.entries(o.secrets).filter((e): e is [string, Uint8Array | string] => e[1] !== undefined && e[1].length > 0);
-  const prints = await Promise.all(present.map(async ([name, value]) => [name, await fingerprint(name, value)] as const));
-  const known = new Map((await o.db.selectFrom('secret_fingerprints').select(['name', 'fingerprint']).execute()).map((r) => [r.name, r.fingerprint]));
+  const present = Object.entries(o.secrets).filter(
+    (e): e is [string, Uint8Array | string] => e[1] !== undefined && e[1].length > 0,
+  );
+  const prints = await Promise.all(
+    present.map(async ([name, value]) => [name, await fingerprint(name, value)] as const),
+  );
+  const known = new Map(
+    (await o.db.selectFrom('secret_fingerprints').select(['name', 'fingerprint']).execute()).map((r) => [
+      r.name,
+      r.fingerprint,
+    ]),
+  );
   const rotated: string[] = [];
   for (const [name, print] of prints) {
     const was = known.get(name);
@@ -43,7 +53,12 @@ export async function noticeSecretRotations(o: {
       .execute();
     if (was === undefined) continue;
     rotated.push(name);
-    await o.audit.record(undefined, { event: 'secret.rotation_noticed', actor: SYSTEM, outcome: 'success', detail: { variable: name } });
+    await o.audit.record(undefined, {
+      event: 'secret.rotation_noticed',
+      actor: SYSTEM,
+      outcome: 'success',
+      detail: { variable: name },
+    });
   }
   return rotated;
 }

@@ -14,7 +14,9 @@ import { HttpError } from '../http/errors.ts';
 export const HOUR_MS = 3_600_000;
 
 export const tooMany = (seconds: number) =>
-  new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many requests; try again in ${seconds} seconds`, { 'retry-after': String(seconds) });
+  new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many requests; try again in ${seconds} seconds`, {
+    'retry-after': String(seconds),
+  });
 
 export interface Limit {
   key: string;
@@ -47,7 +49,11 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 function throttleOver(c: Counter, now: () => number): Throttle {
-  const counter: Counter = { incr: (...a) => guard(() => c.incr(...a)), decr: (k) => guard(() => c.decr(k)), del: (k) => guard(() => c.del(k)) };
+  const counter: Counter = {
+    incr: (...a) => guard(() => c.incr(...a)),
+    decr: (k) => guard(() => c.decr(k)),
+    del: (k) => guard(() => c.del(k)),
+  };
   return {
     async reserve(limits) {
       const taken: string[] = [];

@@ -15,7 +15,8 @@ export function clientNetwork(ip: string): string {
   const right = tail ? tail.split(':') : [];
   // An embedded IPv4 tail (::a.b.c.d) lies past the first 64 bits: only its count of groups matters.
   const width = (groups: string[]) => groups.reduce((n, g) => n + (g.includes('.') ? 2 : 1), 0);
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - width(left) - width(right)).fill('0'), ...right];
+  const groups =
+    tail === undefined ? left : [...left, ...Array<string>(8 - width(left) - width(right)).fill('0'), ...right];
   return `${groups
     .slice(0, 4)
     .map((g) => g.replace(/^0+(?=.)/, ''))

@@ -5,7 +5,12 @@ import type { FastifyReply } from 'fastify';
 /** The session cookie's name (spec 2). */
 export const SESSION_COOKIE = 'session';
 
-export function setSessionCookie(reply: FastifyReply, domain: string | undefined, id: string, maxAgeSeconds: number): void {
+export function setSessionCookie(
+  reply: FastifyReply,
+  domain: string | undefined,
+  id: string,
+  maxAgeSeconds: number,
+): void {
   reply.setCookie(SESSION_COOKIE, id, {
     ...(domain !== undefined && { domain }),
     path: '/',

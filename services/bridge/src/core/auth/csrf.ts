@@ -32,12 +32,20 @@ export function csrfGuard(allowed: ReadonlySet<string>, cookieName: string) {
     const hasCookie = typeof req.cookies?.[cookieName] === 'string';
     if (!hasCookie && !force) return;
     const origin = requestOrigin(req);
-    if (origin === undefined) throw new HttpError(403, 'CSRF_REJECTED', 'cross-site check failed: the request carries no Origin');
-    if (origin === 'null') throw new HttpError(403, 'CSRF_REJECTED', 'cross-site check failed: an opaque (null) Origin is never trusted');
-    if (!allowed.has(origin)) throw new HttpError(403, 'CSRF_REJECTED', 'cross-site check failed: this origin is not a configured front end');
+    if (origin === undefined)
+      throw new HttpError(403, 'CSRF_REJECTED', 'cross-site check failed: the request carries no Origin');
+    if (origin === 'null')
+      throw new HttpError(403, 'CSRF_REJECTED', 'cross-site check failed: an opaque (null) Origin is never trusted');
+    if (!allowed.has(origin))
+      throw new HttpError(403, 'CSRF_REJECTED', 'cross-site check failed: this origin is not a configured front end');
     const type = String(req.headers['content-type'] ?? '');
     const json = /^application\/json\b/i.test(type);
-    if (!json && req.headers['x-requested-with'] === undefined && req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') {
+    if (
+      !json &&
+      req.headers['x-requested-with'] === undefined &&
+      req.headers['content-length'] !== undefined &&
+      req.headers['content-length'] !== '0'
+    ) {
       throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'send JSON (Content-Type: application/json)');
     }
   };

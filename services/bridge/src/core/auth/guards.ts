@@ -48,7 +48,8 @@ export function createGuards(o: GuardOptions): Guards {
   };
   const requireAdmin = async (req: FastifyRequest): Promise<Session> => {
     const s = await requireSession(req);
-    if (!s.roles.includes('admin')) throw Object.assign(new HttpError(403, 'FORBIDDEN', 'admin role required'), { actor: s.user_id });
+    if (!s.roles.includes('admin'))
+      throw Object.assign(new HttpError(403, 'FORBIDDEN', 'admin role required'), { actor: s.user_id });
     return s;
   };
   return {
@@ -58,12 +59,23 @@ export function createGuards(o: GuardOptions): Guards {
     async requireMember(req) {
       // A bearer token without the session cookie is the known front-end defect: answer 401 telling
       // the client to sign in again, never a half-session.
-      if (/^bearer\s/i.test(String(req.headers.authorization ?? '')) && typeof req.cookies?.[SESSION_COOKIE] !== 'string') {
-        const origin = typeof req.headers.origin === 'string' && o.frontendOrigins.has(req.headers.origin) ? req.headers.origin : o.publicUrl;
+      if (
+        /^bearer\s/i.test(String(req.headers.authorization ?? '')) &&
+        typeof req.cookies?.[SESSION_COOKIE] !== 'string'
+      ) {
+        const origin =
+          typeof req.headers.origin === 'string' && o.frontendOrigins.has(req.headers.origin)
+            ? req.headers.origin
+            : o.publicUrl;
         const login = `${o.publicUrl.replace(/\/+$/, '')}/login?returnUrl=${encodeURIComponent(origin)}`;
-        throw new HttpError(401, 'SESSION_REQUIRED', `this endpoint uses the session cookie, not a bearer token: sign in again at ${login}`, {
-          'x-login-url': login,
-        });
+        throw new HttpError(
+          401,
+          'SESSION_REQUIRED',
+          `this endpoint uses the session cookie, not a bearer token: sign in again at ${login}`,
+          {
+            'x-login-url': login,
+          },
+        );
       }
       return requireSession(req);
     },

@@ -1,8 +1,8 @@
-// Per-member limits on what a member can make the bridge do many times over (decisions B92, B93, V35,
-// V36, B107): proposals, delegation changes, member searches, the development faucet. Counted in the shared attempt counters
-// (brute-force.ts, in the database: decision B52), so every bridge instance sees one count. An
-// attempt is reserved before the work it guards and is not given back: a refused request costs the
-// canister or the database as much as an accepted one.
+// Per-member limits on what a member can make the bridge do many times over (decisions B92, B93, V35, V36, B107):
+// proposals, delegation changes, member searches, the development faucet. Counted in the shared attempt counters
+// (brute-force.ts, in the database: decision B52), so every bridge instance sees one count. An attempt is reserved
+// before the work it guards and is not given back: a refused request costs the canister or the database as much as an
+// accepted one.
 import type { FastifyRequest } from 'fastify';
 import type { AuditRecorder } from '../audit/log.ts';
 import { HttpError } from '../http/errors.ts';
@@ -38,8 +38,13 @@ export function memberLimiter(o: {
       outcome: 'denied',
       detail: { limit: name, max: o.limits[name], per: l.per, retry_after_seconds: wait },
     });
-    throw new HttpError(429, 'RATE_LIMITED', `at most ${o.limits[name]} ${name.replace('_', ' ')} per ${l.per}; try again in ${wait} seconds`, {
-      'retry-after': String(wait),
-    });
+    throw new HttpError(
+      429,
+      'RATE_LIMITED',
+      `at most ${o.limits[name]} ${name.replace('_', ' ')} per ${l.per}; try again in ${wait} seconds`,
+      {
+        'retry-after': String(wait),
+      },
+    );
   };
 }

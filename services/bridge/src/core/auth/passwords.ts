@@ -22,7 +22,12 @@ export interface Passwords {
  * only new hashes, and the fixed hash an unknown email is checked against, take this one.
  */
 export function passwordHasher(cost: Readonly<Argon2Cost> = ARGON2_COST): Passwords {
-  const options = { type: argon2.argon2id, parallelism: 1, memoryCost: cost.memoryCost, timeCost: cost.timeCost } as const;
+  const options = {
+    type: argon2.argon2id,
+    parallelism: 1,
+    memoryCost: cost.memoryCost,
+    timeCost: cost.timeCost,
+  } as const;
   let dummy: Promise<string> | undefined;
   return {
     hash: (password) => argon2.hash(password, options),

@@ -39,8 +39,16 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-const GET_SESSION = 'select user_id, data, roles, created_at, last_seen_at, expires_at from sessions where id_hash = $1';
-type SessionRow = { user_id: string; data: string; roles: string[]; created_at: Date; last_seen_at: Date; expires_at: Date };
+const GET_SESSION =
+  'select user_id, data, roles, created_at, last_seen_at, expires_at from sessions where id_hash = $1';
+type SessionRow = {
+  user_id: string;
+  data: string;
+  roles: string[];
+  created_at: Date;
+  last_seen_at: Date;
+  expires_at: Date;
+};
 
 /**
  * The sessions of an embedded (PGlite) bridge, kept in memory as well (decision B49). PGlite is one

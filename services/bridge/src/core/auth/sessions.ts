@@ -65,7 +65,13 @@ export function sessionManager(o: SessionManagerOptions) {
       } catch {
         return undefined; // sealed under another key: treat as no session
       }
-      return { user_id: r.user_id, email: data.email, principal: data.principal, roles: r.roles, expires_at: r.expires_at };
+      return {
+        user_id: r.user_id,
+        email: data.email,
+        principal: data.principal,
+        roles: r.roles,
+        expires_at: r.expires_at,
+      };
     },
 
     /** Replaces the roles a live session carries (the derived `voter` role, decision B53). */
@@ -84,7 +90,9 @@ export function sessionManager(o: SessionManagerOptions) {
     destroyAllFor: (userId: string) => o.store.deleteForUser(userId),
 
     /** What an admin may see of a user's live sessions: times and roles, never ids or sealed data. */
-    async listFor(userId: string): Promise<Array<{ created_at: string; last_seen_at: string; expires_at: string; roles: string[] }>> {
+    async listFor(
+      userId: string,
+    ): Promise<Array<{ created_at: string; last_seen_at: string; expires_at: string; roles: string[] }>> {
       const t = now();
       const live = (await o.store.listForUser(userId, t)).filter((r) => t - r.last_seen_at < o.idleMs);
       return live.map((r) => ({

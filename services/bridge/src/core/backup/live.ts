@@ -38,10 +38,12 @@ export class BackupRefused extends Error {
 export async function liveBackup(src: LiveSources, target: string): Promise<BackupManifest> {
   const to = resolve(target);
   const dataDir = resolve(src.dataDir);
-  if (to === dataDir || to.startsWith(dataDir + sep)) throw new BackupRefused(`${to} is inside DATA_DIR ${dataDir}: give a backup directory outside it`);
+  if (to === dataDir || to.startsWith(dataDir + sep))
+    throw new BackupRefused(`${to} is inside DATA_DIR ${dataDir}: give a backup directory outside it`);
   if (!emptyOrIncomplete(to)) throw new BackupRefused(`${to} is not empty: give a new or empty directory`);
   const pglite = join(dataDir, 'pglite');
-  if (src.db && !existsSync(pglite)) throw new BackupRefused(`the embedded database is not in ${pglite}: this bridge cannot copy it`);
+  if (src.db && !existsSync(pglite))
+    throw new BackupRefused(`the embedded database is not in ${pglite}: this bridge cannot copy it`);
   const data = join(to, DATA);
   // Decision B120: an incomplete backup a killed run left (no manifest) is replaced, never taken for one.
   rmSync(data, { recursive: true, force: true });
@@ -80,7 +82,8 @@ async function copyLive(src: LiveSources, dataDir: string, to: string, data: str
   await step('after-database');
   copyFiles(dataDir, data, false);
   // The set's id goes with its state (decision B100): the restored database and canisters are one set.
-  if (src.host && existsSync(join(dataDir, 'canisters', SET_FILE))) copyFileSync(join(dataDir, 'canisters', SET_FILE), join(data, 'canisters', SET_FILE));
+  if (src.host && existsSync(join(dataDir, 'canisters', SET_FILE)))
+    copyFileSync(join(dataDir, 'canisters', SET_FILE), join(data, 'canisters', SET_FILE));
   await step('before-manifest');
   return writeManifest(to, {
     mode: 'live',

@@ -3,7 +3,17 @@
 // directory without it is incomplete (a backup cut short); a file missing, changed, or not listed makes
 // it damaged. Restore checks all of it before it changes anything.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
 export const MANIFEST = 'manifest.json';
@@ -64,7 +74,10 @@ export function syncDir(dir: string): void {
 }
 
 /** Lists `backup/data` in `backup/manifest.json`, the step that makes the backup complete. */
-export function writeManifest(backup: string, meta: Omit<BackupManifest, 'format' | 'version' | 'created_at' | 'files'>): BackupManifest {
+export function writeManifest(
+  backup: string,
+  meta: Omit<BackupManifest, 'format' | 'version' | 'created_at' | 'files'>,
+): BackupManifest {
   const data = join(backup, DATA);
   const files = filesUnder(data).map((path) => ({ path, ...hashAndSync(join(data, path)) }));
   for (const d of new Set(files.map((f) => f.path.split('/').slice(0, -1).join('/')))) syncDir(join(data, d));
@@ -81,7 +94,8 @@ export function writeManifest(backup: string, meta: Omit<BackupManifest, 'format
 export function verifyBackup(backup: string): BackupManifest {
   const path = join(backup, MANIFEST);
   if (!existsSync(backup) || !statSync(backup).isDirectory()) throw new BackupDamaged(`${backup} is not a directory`);
-  if (!existsSync(path)) throw new BackupDamaged(`${backup} has no ${MANIFEST}: it is incomplete (a backup cut short) or not a backup`);
+  if (!existsSync(path))
+    throw new BackupDamaged(`${backup} has no ${MANIFEST}: it is incomplete (a backup cut short) or not a backup`);
   let manifest: BackupManifest;
   try {
     manifest = JSON.parse(readFileSync(path, 'utf8')) as BackupManifest;
@@ -95,13 +109,17 @@ export function verifyBackup(backup: string): BackupManifest {
   const listed = new Set(manifest.files.map((f) => f.path));
   const extra = present.filter((p) => !listed.has(p));
   if (extra.length > 0)
-    throw new BackupDamaged(`${backup} holds ${extra.length} file(s) its manifest does not list (${extra.slice(0, 3).join(', ')}): the backup is damaged`);
+    throw new BackupDamaged(
+      `${backup} holds ${extra.length} file(s) its manifest does not list (${extra.slice(0, 3).join(', ')}): the backup is damaged`,
+    );
   for (const f of manifest.files) {
     const file = join(data, f.path);
     if (!existsSync(file)) throw new BackupDamaged(`${f.path} is missing from ${backup}: the backup is damaged`);
     const content = readFileSync(file);
     if (content.length !== f.bytes || createHash('sha256').update(content).digest('hex') !== f.sha256)
-      throw new BackupDamaged(`${f.path} in ${backup} does not match its checksum in ${MANIFEST}: the backup is damaged`);
+      throw new BackupDamaged(
+        `${f.path} in ${backup} does not match its checksum in ${MANIFEST}: the backup is damaged`,
+      );
   }
   return manifest;
 }

@@ -63,10 +63,17 @@ export interface Binding {
   release(): Promise<void>;
 }
 
-const describe = (set: { mode: string; where: string }) => (set.mode === 'embedded' ? `embedded canisters in ${set.where}` : `IC canisters on ${set.where}`);
+const describe = (set: { mode: string; where: string }) =>
+  set.mode === 'embedded' ? `embedded canisters in ${set.where}` : `IC canisters on ${set.where}`;
 
 export async function bindCanisterSet(o: BindOptions): Promise<Binding> {
-  const holder: Holder = { instance: randomUUID(), host: hostname(), pid: process.pid, data_dir: resolve(o.dataDir), since: new Date(o.now()).toISOString() };
+  const holder: Holder = {
+    instance: randomUUID(),
+    host: hostname(),
+    pid: process.pid,
+    data_dir: resolve(o.dataDir),
+    since: new Date(o.now()).toISOString(),
+  };
   const lease = o.set.mode === 'embedded' && o.kind === 'postgres' && o.url ? await Lease.take(o, holder) : undefined;
   try {
     const found = await o.db.transaction().execute((trx) => record(trx, o, lease && holder));
@@ -96,9 +103,16 @@ const ADOPT: Array<{ table: string; key: string[] }> = [
   { table: 'wallet_ledger_cursor', key: ['id'] },
 ];
 
-async function record(trx: Transaction<Database>, o: BindOptions, holder: Holder | undefined): Promise<{ recorded: boolean; adopted: number }> {
+async function record(
+  trx: Transaction<Database>,
+  o: BindOptions,
+  holder: Holder | undefined,
+): Promise<{ recorded: boolean; adopted: number }> {
   await sql`select pg_advisory_xact_lock(${RECORD_KEY})`.execute(trx);
-  const row = await trx.selectFrom('bridge_canister_set').select(['set_id', 'mode', 'description', 'recorded_at', 'key_fingerprints']).executeTakeFirst();
+  const row = await trx
+    .selectFrom('bridge_canister_set')
+    .select(['set_id', 'mode', 'description', 'recorded_at', 'key_fingerprints'])
+    .executeTakeFirst();
   const description = { mode: o.set.mode, where: o.set.where, canisters: o.set.ids };
   if (row && row.set_id !== o.set.id) {
     const theirs = row.description as { mode: string; where: string };
@@ -146,11 +160,18 @@ async function record(trx: Transaction<Database>, o: BindOptions, holder: Holder
   for (const { table, key } of ADOPT) {
     const same = key.map((k) => sql`x.${sql.ref(k)} = t.${sql.ref(k)}`);
     const r = await sql`update ${sql.table(table)} t set canister_set = ${o.set.id} where t.canister_set = ''${
-      key.length ? sql` and not exists (select 1 from ${sql.table(table)} x where x.canister_set = ${o.set.id} and ${sql.join(same, sql` and `)})` : sql``
+      key.length
+        ? sql` and not exists (select 1 from ${sql.table(table)} x where x.canister_set = ${o.set.id} and ${sql.join(same, sql` and `)})`
+        : sql``
     }`.execute(trx);
     adopted += Number(r.numAffectedRows ?? 0n);
   }
-  await trx.updateTable('wallet_ledger_cursor').set({ ledger_id: o.set.ids.ledger }).where('canister_set', '=', o.set.id).where('ledger_id', '=', '').execute();
+  await trx
+    .updateTable('wallet_ledger_cursor')
+    .set({ ledger_id: o.set.ids.ledger })
+    .where('canister_set', '=', o.set.id)
+    .where('ledger_id', '=', '')
+    .execute();
   return { recorded: !row, adopted };
 }
 
@@ -177,14 +198,20 @@ class Lease {
 
   /** A connection holding the lock, or undefined when another session holds it. */
   static async #tryLock(url: string): Promise<pg.Client | undefined> {
-    const client = new pg.Client({ connectionString: url, application_name: 'domdao-bridge canister lease', keepAlive: true });
+    const client = new pg.Client({
+      connectionString: url,
+      application_name: 'domdao-bridge canister lease',
+      keepAlive: true,
+    });
     // Until the lease watches it: an error then is the connect's or the query's own, thrown below.
     client.on('error', () => undefined);
     await client.connect();
     try {
       // The server drops this session (and so the lock) about 30 s after its host is gone, not TCP's hours.
       await client.query('set tcp_keepalives_idle = 10; set tcp_keepalives_interval = 5; set tcp_keepalives_count = 4');
-      const { rows } = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1::bigint) as ok', [EMBEDDED_LEASE_KEY.toString()]);
+      const { rows } = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1::bigint) as ok', [
+        EMBEDDED_LEASE_KEY.toString(),
+      ]);
       if (rows[0]?.ok) return client;
     } catch (e) {
       await client.end().catch(() => undefined);
@@ -203,7 +230,10 @@ class Lease {
     // A holder row naming this bridge is its own, left from before the loss: the taker did not write one.
     const h = row?.holder as Holder | null | undefined;
     if (h && self && h.instance === self.instance) return Lease.#refusal(reason, 'another bridge');
-    return Lease.#refusal(reason, h ? `the bridge on ${h.host} (PID ${h.pid}, DATA_DIR ${h.data_dir}, since ${h.since})` : 'another bridge');
+    return Lease.#refusal(
+      reason,
+      h ? `the bridge on ${h.host} (PID ${h.pid}, DATA_DIR ${h.data_dir}, since ${h.since})` : 'another bridge',
+    );
   }
 
   static #refusal(reason: 'in_use' | 'lease_lost', who: string): CanisterSetRefused {
@@ -258,7 +288,10 @@ class Lease {
           .set({ holder: JSON.stringify(this.holder) })
           .execute()
           .catch(() => undefined);
-        this.o.log.warn({ event: 'canister_set.lease_retaken' }, "the embedded canisters' lease was taken again; no other bridge held it meanwhile");
+        this.o.log.warn(
+          { event: 'canister_set.lease_retaken' },
+          "the embedded canisters' lease was taken again; no other bridge held it meanwhile",
+        );
       })();
     }, LEASE_RETRY_MS).unref();
   }

@@ -61,7 +61,10 @@ export function icCanisterSet(env: NodeJS.ProcessEnv): CanisterSet {
   const c = loadConfig(IcEnv, env);
   const ids = icCanisterIds(c);
   const network = c.IC_FETCH_ROOT_KEY ? `local replica ${new URL(c.IC_HOST).origin}` : 'IC mainnet';
-  const canonical = JSON.stringify([network, ...(['governance', 'membership', 'user', 'campaign', 'treasury', 'ledger'] as const).map((n) => ids[n])]);
+  const canonical = JSON.stringify([
+    network,
+    ...(['governance', 'membership', 'user', 'campaign', 'treasury', 'ledger'] as const).map((n) => ids[n]),
+  ]);
   const id = `ic:${createHash('sha256').update(canonical).digest().subarray(0, 16).toString('base64url')}`;
   return { id, mode: 'ic', ids, where: network };
 }

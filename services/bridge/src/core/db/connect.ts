@@ -134,11 +134,18 @@ async function migrationStep(db: Db, options: OpenDatabaseOptions): Promise<void
   let pool: pg.Pool | undefined;
   const owner = options.migrationUrl
     ? new Kysely<unknown>({
-        dialect: new PostgresDialect({ pool: (pool = new pg.Pool({ connectionString: options.migrationUrl, max: 1, connectionTimeoutMillis: 5_000 })) }),
+        dialect: new PostgresDialect({
+          pool: (pool = new pg.Pool({
+            connectionString: options.migrationUrl,
+            max: 1,
+            connectionTimeoutMillis: 5_000,
+          })),
+        }),
       })
     : (db as Kysely<unknown>);
   pool?.on('error', () => undefined);
-  const roleOf = async (k: Kysely<unknown>) => (await sql<{ role: string }>`select current_user as role`.execute(k)).rows[0]!.role;
+  const roleOf = async (k: Kysely<unknown>) =>
+    (await sql<{ role: string }>`select current_user as role`.execute(k)).rows[0]!.role;
   try {
     const ownerRole = await roleOf(owner);
     try {
@@ -150,7 +157,8 @@ async function migrationStep(db: Db, options: OpenDatabaseOptions): Promise<void
       }
     } catch (e) {
       const cause = e instanceof Error && e.cause !== undefined ? e.cause : e;
-      if ((cause as { code?: string }).code === '42501') throw new MigrationPrivilegeError(ownerRole, (e as Error).message);
+      if ((cause as { code?: string }).code === '42501')
+        throw new MigrationPrivilegeError(ownerRole, (e as Error).message);
       throw e;
     }
   } finally {

@@ -13,7 +13,11 @@ export interface CarriedOver {
 /** Tables the migrations themselves fill; the new directory has its own. */
 const MIGRATOR_TABLES = ['kysely_migration', 'kysely_migration_lock'];
 
-export async function carryOverFrom17(dir: string, fresh: Lite, migrate: (lite: Lite) => Promise<void>): Promise<CarriedOver> {
+export async function carryOverFrom17(
+  dir: string,
+  fresh: Lite,
+  migrate: (lite: Lite) => Promise<void>,
+): Promise<CarriedOver> {
   const { PGlite: PGlite17 } = await import('pglite-pg17');
   const { vector } = await import('pglite-pg17/vector');
   const old = new PGlite17(dir, { extensions: { vector } }) as unknown as Lite & { waitReady: Promise<void> };
@@ -47,7 +51,10 @@ export async function copyDatabase(from: Lite, to: Lite): Promise<CarriedOver> {
       `select table_schema || '.' || table_name as name from information_schema.tables where table_type = 'BASE TABLE' and table_schema not in ('public', 'pg_catalog', 'information_schema') order by 1`,
     )
   ).rows;
-  if (elsewhere.length > 0) throw new Error(`tables outside the public schema are not carried over: ${elsewhere.map((t) => t.name).join(', ')}`);
+  if (elsewhere.length > 0)
+    throw new Error(
+      `tables outside the public schema are not carried over: ${elsewhere.map((t) => t.name).join(', ')}`,
+    );
   let rows = 0;
   await to.exec('begin');
   try {
@@ -56,15 +63,22 @@ export async function copyDatabase(from: Lite, to: Lite): Promise<CarriedOver> {
     if (tables.length > 0) await to.exec(`truncate ${tables.map((t) => t.name).join(', ')}`);
     for (const { name, cols } of tables) {
       const out = await from.query(`copy ${name} (${cols}) to '/dev/blob'`);
-      if (out.blob && out.blob.size > 0) await to.query(`copy ${name} (${cols}) from '/dev/blob'`, [], { blob: out.blob });
+      if (out.blob && out.blob.size > 0)
+        await to.query(`copy ${name} (${cols}) from '/dev/blob'`, [], { blob: out.blob });
       const [before, after] = [await count(from, name), await count(to, name)];
       if (before !== after) throw new Error(`copying ${name} moved ${after} of its ${before} rows`);
       rows += after;
     }
     // Read from each sequence itself: pg_sequences hides the position of one set with is_called false.
-    const sequences = (await from.query<{ name: string }>(`select quote_ident(sequencename) as name from pg_sequences where schemaname = 'public'`)).rows;
+    const sequences = (
+      await from.query<{ name: string }>(
+        `select quote_ident(sequencename) as name from pg_sequences where schemaname = 'public'`,
+      )
+    ).rows;
     for (const { name } of sequences) {
-      const at = (await from.query<{ last_value: string; is_called: boolean }>(`select last_value::text, is_called from ${name}`)).rows[0]!;
+      const at = (
+        await from.query<{ last_value: string; is_called: boolean }>(`select last_value::text, is_called from ${name}`)
+      ).rows[0]!;
       await to.query('select setval($1::regclass, $2::bigint, $3)', [name, at.last_value, at.is_called]);
     }
     await to.exec('commit');

@@ -2,7 +2,20 @@
 // data directory, or in memory. How a directory is created, opened, and carried over from the
 // PostgreSQL 17 of earlier releases (decision P13).
 import { spawn } from 'node:child_process';
-import { closeSync, cpSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -18,13 +31,21 @@ import type { Lite } from './pglite-dialect.ts';
  * (2,048 pages) holds it. A deployment that wants more points DATABASE_URL at PostgreSQL.
  */
 export const EMBEDDED_SHARED_BUFFERS = '16MB';
-export const EMBEDDED_START_PARAMS: readonly string[] = [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`];
+export const EMBEDDED_START_PARAMS: readonly string[] = [
+  ...PGlite.defaultStartParams,
+  '-c',
+  `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`,
+];
 /**
  * Decision P16: PGlite starts PostgreSQL with `-F` (fsync off). A data directory is opened with fsync
  * on instead, through a mount whose syncs reach the disk, and `wal_sync_method=fsync`: emscripten's
  * `fdatasync` (PostgreSQL's default on Linux) is a no-op, its `fsync` reaches the mount.
  */
-const DURABLE_START_PARAMS: readonly string[] = [...EMBEDDED_START_PARAMS.filter((p) => p !== '-F'), '-c', 'wal_sync_method=fsync'];
+const DURABLE_START_PARAMS: readonly string[] = [
+  ...EMBEDDED_START_PARAMS.filter((p) => p !== '-F'),
+  '-c',
+  'wal_sync_method=fsync',
+];
 const MAJOR = '18';
 const UPGRADE_DONE = 'UPGRADED_FROM_POSTGRES_17';
 /**
@@ -67,12 +88,15 @@ export interface OpenEmbeddedOptions {
 
 export async function openEmbedded(dir: string | undefined, options: OpenEmbeddedOptions): Promise<PGlite> {
   if (dir !== undefined) {
-    if (existsSync(dir) && !statSync(dir).isDirectory()) throw new Error(`${dir} is not a directory; the embedded database needs it to be one (or absent)`);
+    if (existsSync(dir) && !statSync(dir).isDirectory())
+      throw new Error(`${dir} is not a directory; the embedded database needs it to be one (or absent)`);
     settleInterrupted(dir);
     const version = majorVersion(dir);
     if (version === undefined) {
       // A carried-over database whose directory has gone: never start empty beside it.
-      const kept = (existsSync(dirname(dir)) ? readdirSync(dirname(dir)) : []).find((n) => n.startsWith(`${basename(dir)}.postgres17`));
+      const kept = (existsSync(dirname(dir)) ? readdirSync(dirname(dir)) : []).find((n) =>
+        n.startsWith(`${basename(dir)}.postgres17`),
+      );
       if (kept && (!existsSync(dir) || readdirSync(dir).length === 0))
         throw new Error(
           `${dir} is missing but ${join(dirname(dir), kept)} holds the database it was carried over from; move that back to ${dir} (it will be carried over again) or remove it to start empty`,
@@ -85,7 +109,9 @@ export async function openEmbedded(dir: string | undefined, options: OpenEmbedde
       const upgraded = await upgrade(dir, options);
       options.onUpgrade?.(upgraded);
     } else if (version !== MAJOR)
-      throw new Error(`${dir} holds a PostgreSQL ${version} database; this release's embedded database is PostgreSQL ${MAJOR} and carries over only 17`);
+      throw new Error(
+        `${dir} holds a PostgreSQL ${version} database; this release's embedded database is PostgreSQL ${MAJOR} and carries over only 17`,
+      );
   }
   return start(dir, options);
 }
@@ -120,7 +146,8 @@ async function start(dir: string | undefined, options: OpenEmbeddedOptions): Pro
   await lite.waitReady;
   if (durable) {
     // The instance's own entry points, guarded: PGlite has no hook before a statement.
-    const guarded = <F extends (...args: never[]) => Promise<unknown>>(f: F): F => ((...args) => (failed ? Promise.reject(failed) : f.apply(lite, args))) as F;
+    const guarded = <F extends (...args: never[]) => Promise<unknown>>(f: F): F =>
+      ((...args) => (failed ? Promise.reject(failed) : f.apply(lite, args))) as F;
     lite.query = guarded(lite.query);
     lite.exec = guarded(lite.exec);
     lite.transaction = guarded(lite.transaction);
@@ -157,7 +184,8 @@ function settleInterrupted(dir: string): void {
   // Directories being built (by this bridge or a killed one's orphaned child) and the scratch copy of
   // a 17 directory: nothing acknowledged is in them.
   for (const n of readdirSync(parent))
-    if (n.startsWith(`${name}.`) && (n.includes('.creating') || n.endsWith('.source17'))) rmSync(join(parent, n), { recursive: true, force: true });
+    if (n.startsWith(`${name}.`) && (n.includes('.creating') || n.endsWith('.source17')))
+      rmSync(join(parent, n), { recursive: true, force: true });
   const upgrading = `${dir}.upgrading`;
   if (!existsSync(upgrading)) return;
   const empty = !existsSync(dir) || readdirSync(dir).length === 0;
@@ -178,7 +206,9 @@ function settleInterrupted(dir: string): void {
 async function create(dir: string, initdb = initdbChild): Promise<void> {
   if (existsSync(dir)) {
     if (readdirSync(dir).length > 0)
-      throw new Error(`${dir} is not empty and holds no PostgreSQL database (no PG_VERSION); move it away or set DATA_DIR elsewhere`);
+      throw new Error(
+        `${dir} is not empty and holds no PostgreSQL database (no PG_VERSION); move it away or set DATA_DIR elsewhere`,
+      );
     rmSync(dir, { recursive: true });
   }
   const building = `${dir}.creating-${process.pid}`;
@@ -187,7 +217,9 @@ async function create(dir: string, initdb = initdbChild): Promise<void> {
     await initdb(building);
   } catch (e) {
     rmSync(building, { recursive: true, force: true });
-    throw new Error(`creating the embedded database in ${dir} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw new Error(`creating the embedded database in ${dir} failed: ${e instanceof Error ? e.message : String(e)}`, {
+      cause: e,
+    });
   }
   if (majorVersion(building) !== MAJOR) {
     rmSync(building, { recursive: true, force: true });
@@ -204,16 +236,18 @@ async function create(dir: string, initdb = initdbChild): Promise<void> {
 export async function initdbChild(building: string): Promise<void> {
   const script = fileURLToPath(new URL('./pglite-initdb.mjs', import.meta.url));
   // V8's baseline compiler only: initdb's peak is ≈680 MB resident instead of ≈790, and it finishes sooner.
-  const child = spawn(process.execPath, ['--liftoff-only', script, building, JSON.stringify(EMBEDDED_START_PARAMS)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--liftoff-only', script, building, JSON.stringify(EMBEDDED_START_PARAMS)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr = (stderr + s).slice(-4000)));
   // A bridge that exits meanwhile (a signal's grace period ended, decision R14) takes the child with it;
   // the half-built directory is discarded by the next start.
   const orphan = () => child.kill('SIGKILL');
   process.once('exit', orphan);
-  const code = await new Promise<number | null>((resolve, reject) => child.once('error', reject).once('exit', resolve)).finally(() =>
-    process.off('exit', orphan),
-  );
+  const code = await new Promise<number | null>((resolve, reject) =>
+    child.once('error', reject).once('exit', resolve),
+  ).finally(() => process.off('exit', orphan));
   if (code !== 0) throw new Error(`initdb exited with ${code}: ${stderr.trim() || 'no output'}`);
 }
 

@@ -1,7 +1,18 @@
 /** PostgreSQL (and PGlite) unique_violation: a concurrent insert of the same key won the race. */
 export const isUniqueViolation = (e: unknown): boolean => (e as { code?: string } | null)?.code === '23505';
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
 
 /**
  * The database cannot be reached (down, restarting, refusing connections): answered 503, retried by
@@ -29,6 +40,7 @@ export class EmbeddedDatabaseFailed extends Error {
 
 /** The error, or one it wraps (`cause`), is EmbeddedDatabaseFailed. */
 export const isEmbeddedDatabaseFailed = (e: unknown): boolean => {
-  for (let cur = e, depth = 0; cur instanceof Error && depth < 5; cur = cur.cause, depth++) if (cur instanceof EmbeddedDatabaseFailed) return true;
+  for (let cur = e, depth = 0; cur instanceof Error && depth < 5; cur = cur.cause, depth++)
+    if (cur instanceof EmbeddedDatabaseFailed) return true;
   return false;
 };

@@ -93,7 +93,11 @@ export async function migrateLite(lite: Lite): Promise<void> {
  * `inTransaction`: the caller's transaction holds the whole run (`npm run migrate` restores rows into the
  * same one, decision P22), so the migrator opens none of its own.
  */
-export async function migrate(db: Kysely<unknown> | Db, onProgress?: (progress: DatabaseProgress) => void, inTransaction = false): Promise<void> {
+export async function migrate(
+  db: Kysely<unknown> | Db,
+  onProgress?: (progress: DatabaseProgress) => void,
+  inTransaction = false,
+): Promise<void> {
   // Decision R32: each step that runs is told before it runs (a new database runs them all).
   let migrations = MIGRATIONS;
   let of = 0;
@@ -127,6 +131,8 @@ export async function migrate(db: Kysely<unknown> | Db, onProgress?: (progress: 
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a migration may throw anything; its text is what we can show
-    throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
 }

@@ -7,7 +7,11 @@ type Release = () => void;
 
 /** What this dialect and the carry-over use of a PGlite instance (PostgreSQL 17's PGlite 0.3 and 18's alike). */
 export interface Lite {
-  query<T>(sql: string, parameters?: unknown[], options?: { blob?: Blob }): Promise<{ rows: T[]; affectedRows?: number; blob?: Blob }>;
+  query<T>(
+    sql: string,
+    parameters?: unknown[],
+    options?: { blob?: Blob },
+  ): Promise<{ rows: T[]; affectedRows?: number; blob?: Blob }>;
   exec(sql: string): Promise<unknown>;
   close(): Promise<void>;
 }

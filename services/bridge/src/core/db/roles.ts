@@ -13,13 +13,18 @@ export async function grantAppRole(owner: Kysely<unknown>, role: string): Promis
     // Instances starting together: concurrent GRANTs on one object fail ("tuple concurrently updated").
     await sql`select pg_advisory_xact_lock(hashtext('domdao.grant_app_role'))`.execute(tx);
     const who = sql.id(role);
-    const schema = sql.raw((await sql<{ s: string }>`select quote_ident(current_schema()) as s`.execute(tx)).rows[0]!.s);
+    const schema = sql.raw(
+      (await sql<{ s: string }>`select quote_ident(current_schema()) as s`.execute(tx)).rows[0]!.s,
+    );
     await sql`grant usage on schema ${schema} to ${who}`.execute(tx);
     await sql`grant select, insert, update, delete on all tables in schema ${schema} to ${who}`.execute(tx);
     await sql`grant usage, select on all sequences in schema ${schema} to ${who}`.execute(tx);
     // Also what an operator granted by the advice before decision B98 (DELETE on audit_log).
     await sql`revoke update, delete, truncate, references, trigger on audit_log from ${who}`.execute(tx);
-    for (const table of READ_ONLY) await sql`revoke insert, update, delete, truncate, references, trigger on ${sql.id(table)} from ${who}`.execute(tx);
+    for (const table of READ_ONLY)
+      await sql`revoke insert, update, delete, truncate, references, trigger on ${sql.id(table)} from ${who}`.execute(
+        tx,
+      );
     await sql`grant execute on function audit_log_purge(timestamptz, integer) to ${who}`.execute(tx);
   });
 }
@@ -31,7 +36,9 @@ export type RemovalRight = 'superuser' | 'owner' | 'createrole';
  * a superuser, the owner of audit_log or a member of it, or a role with CREATEROLE (before PostgreSQL
  * 16 it may grant itself the owner role).
  */
-export async function auditRemovalRight(db: Kysely<unknown>): Promise<{ role: string; reason: RemovalRight } | undefined> {
+export async function auditRemovalRight(
+  db: Kysely<unknown>,
+): Promise<{ role: string; reason: RemovalRight } | undefined> {
   const r = await sql<{ role: string; superuser: boolean; owner: boolean; createrole: boolean }>`
     select current_user as role, r.rolsuper as superuser, pg_has_role(current_user, c.relowner, 'MEMBER') as owner,
       r.rolcreaterole and pg_catalog.current_setting('server_version_num')::int < 160000 as createrole

@@ -16,7 +16,11 @@ export interface UsersTable {
   is_minor: boolean;
   roles: string[];
   email_verified_at: Timestamp | null;
-  kyc_status: ColumnType<'none' | 'approved' | 'rejected', 'none' | 'approved' | 'rejected' | undefined, 'none' | 'approved' | 'rejected'>;
+  kyc_status: ColumnType<
+    'none' | 'approved' | 'rejected',
+    'none' | 'approved' | 'rejected' | undefined,
+    'none' | 'approved' | 'rejected'
+  >;
   kyc_reference: string | null;
   /** SHA-256 of the live verification token (decision B25); null once verified. */
   verification_token_hash: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;

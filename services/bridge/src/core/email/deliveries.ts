@@ -28,16 +28,25 @@ export type DeliveryResult = 'sent' | 'already_sent' | 'failed';
 export async function deliver(
   o: {
     db: Kysely<Database>;
-    notifier: { send: (r: SendRequest, opts?: { idempotencyKey?: string; requestId?: string }) => Promise<SendOutcome> };
+    notifier: {
+      send: (r: SendRequest, opts?: { idempotencyKey?: string; requestId?: string }) => Promise<SendOutcome>;
+    };
     now(): number;
   },
   d: Delivery,
 ): Promise<DeliveryResult> {
-  const prior = await o.db.selectFrom('email_deliveries').select(['status', 'attempts']).where('key', '=', d.key).executeTakeFirst();
+  const prior = await o.db
+    .selectFrom('email_deliveries')
+    .select(['status', 'attempts'])
+    .where('key', '=', d.key)
+    .executeTakeFirst();
   if (prior?.status === 'sent') return 'already_sent';
   // Decision F41: what an email shows (subjects and texts quoting titles, names, reasons) carries no bidi control.
   const request = { ...d.request, data: withoutBidiControlsDeep(d.request.data) };
-  const r = await o.notifier.send(request, { idempotencyKey: d.key, ...(d.requestId !== undefined && { requestId: d.requestId }) });
+  const r = await o.notifier.send(request, {
+    idempotencyKey: d.key,
+    ...(d.requestId !== undefined && { requestId: d.requestId }),
+  });
   const now = new Date(o.now());
   const attempts = (prior?.attempts ?? 0) + 1;
   const error = r.ok
@@ -45,7 +54,9 @@ export async function deliver(
     : `${String(r.reason)}${r.status ? ` ${String(r.status)}` : ''}${r.error ? ` ${String(r.error)}` : ''}${Array.isArray(r.details) ? `: ${JSON.stringify(r.details).slice(0, 500)}` : ''}`;
   // A refused request (4xx) will be refused again: not retried, left for an admin to see.
   const retry =
-    !r.ok && d.retry !== false && r.reason !== 'rejected' && attempts < MAX_ATTEMPTS ? new Date(now.getTime() + BACKOFF_MS * 2 ** (attempts - 1)) : null;
+    !r.ok && d.retry !== false && r.reason !== 'rejected' && attempts < MAX_ATTEMPTS
+      ? new Date(now.getTime() + BACKOFF_MS * 2 ** (attempts - 1))
+      : null;
   const row = {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- it keeps the column's literal type
     status: (r.ok ? 'sent' : 'failed') as 'sent' | 'failed',
@@ -56,7 +67,14 @@ export async function deliver(
   };
   await o.db
     .insertInto('email_deliveries')
-    .values({ key: d.key, template: d.request.type, user_id: d.userId, event_seq: d.eventSeq ?? null, created_at: now, ...row })
+    .values({
+      key: d.key,
+      template: d.request.type,
+      user_id: d.userId,
+      event_seq: d.eventSeq ?? null,
+      created_at: now,
+      ...row,
+    })
     .onConflict((oc) => oc.column('key').doUpdateSet(row))
     .execute();
   return r.ok ? 'sent' : 'failed';

@@ -19,13 +19,23 @@ export function emailLinks(data: unknown, path = ''): Record<string, string> {
   return out;
 }
 
-export function withDevOutbox(notifier: NotificationClient, file: string | undefined, now: () => number): NotificationClient {
+export function withDevOutbox(
+  notifier: NotificationClient,
+  file: string | undefined,
+  now: () => number,
+): NotificationClient {
   if (!file) return notifier;
   return {
     configured: notifier.configured,
     async send(request, options) {
       const links = emailLinks(request.data);
-      const line = { at: new Date(now()).toISOString(), type: request.type, to: request.to, link: Object.values(links)[0] ?? null, links };
+      const line = {
+        at: new Date(now()).toISOString(),
+        type: request.type,
+        to: request.to,
+        link: Object.values(links)[0] ?? null,
+        links,
+      };
       appendFileSync(file, `${JSON.stringify(line)}\n`, { mode: 0o600 });
       return notifier.send(request, options);
     },

@@ -15,7 +15,9 @@ export async function proposalSummary(db: Db, governance: Governance, p: Proposa
   const [names, tick, settings] = await Promise.all([
     displayNames(db, payloadPrincipals(payload)),
     governance.get_dom_price().catch(() => undefined),
-    p.category === 'ConstitutionalAmendment' || p.category === 'EmergencyAction' ? governance.get_settings().catch(() => undefined) : undefined,
+    p.category === 'ConstitutionalAmendment' || p.category === 'EmergencyAction'
+      ? governance.get_settings().catch(() => undefined)
+      : undefined,
   ]);
   const { summary } = describePayload(p.category, payload, {
     names: Object.fromEntries(names),

@@ -9,7 +9,8 @@ import { absoluteTime as wordedAbsolute, relativeTime } from '@domdao/proposal-t
 export const absoluteTime = (at: number, timeZone = 'UTC'): string => wordedAbsolute(at, timeZone);
 
 /** "in 2 minutes (Sun, 29 Nov 2026, 14:02 UTC)". */
-export const bothTimes = (at: number, now: number, timeZone?: string): string => `${relativeTime(at, now)} (${absoluteTime(at, timeZone)})`;
+export const bothTimes = (at: number, now: number, timeZone?: string): string =>
+  `${relativeTime(at, now)} (${absoluteTime(at, timeZone)})`;
 
 /** The voting deadline as a sentence at `now`: "Voting closes in 2 minutes (…)." or "Voting closed 3 hours ago (…)." */
 export function closesSentence(closesAt: number, now: number, timeZone?: string): string {

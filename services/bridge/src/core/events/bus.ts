@@ -123,7 +123,12 @@ export class EventLog {
    */
   subscribe<T extends EventType>(name: string, types: readonly T[] | '*', handler: EventHandler<T>): void {
     if (this.#subs.has(name)) throw new Error(`event subscriber ${name} is already registered`);
-    this.#subs.set(name, { name, types: types === '*' ? undefined : new Set(types), handler: handler as unknown as EventHandler<EventType>, retryAt: 0 });
+    this.#subs.set(name, {
+      name,
+      types: types === '*' ? undefined : new Set(types),
+      handler: handler as unknown as EventHandler<EventType>,
+      retryAt: 0,
+    });
     this.kick();
   }
 
@@ -150,7 +155,11 @@ export class EventLog {
               // A failed embedded database was logged once (database.sync_failed, decision P16).
               if (!isEmbeddedDatabaseFailed(err))
                 this.#opts.log?.warn(
-                  { event: 'events.delivery_unavailable', subscriber: sub.name, err: err instanceof Error ? err.message : String(err) },
+                  {
+                    event: 'events.delivery_unavailable',
+                    subscriber: sub.name,
+                    err: err instanceof Error ? err.message : String(err),
+                  },
                   'event delivery paused: the database is unavailable; retried on the next pass',
                 );
             }
@@ -170,14 +179,20 @@ export class EventLog {
   async settle(ms = 5_000): Promise<void> {
     if (this.#closed) return;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.drain().catch(() => undefined), new Promise<void>((r) => (timer = setTimeout(r, ms).unref()))]);
+    await Promise.race([
+      this.drain().catch(() => undefined),
+      new Promise<void>((r) => (timer = setTimeout(r, ms).unref())),
+    ]);
     clearTimeout(timer);
   }
 
   kick(): void {
     if (!this.#closed)
       void this.drain().catch((err: unknown) =>
-        this.#opts.log?.warn({ event: 'events.drain_failed', err: String(err) }, 'event delivery failed; it is retried'),
+        this.#opts.log?.warn(
+          { event: 'events.drain_failed', err: String(err) },
+          'event delivery failed; it is retried',
+        ),
       );
   }
 
@@ -186,7 +201,11 @@ export class EventLog {
    * events of `types` after `afterSeq`, oldest first, at most `limit`. Seq order is commit order (V2),
    * so a reader that remembers the last seq it saw misses nothing.
    */
-  async tail(afterSeq: string, types: readonly EventType[], limit: number): Promise<Array<Pick<BridgeEvent, 'seq' | 'type' | 'data'>>> {
+  async tail(
+    afterSeq: string,
+    types: readonly EventType[],
+    limit: number,
+  ): Promise<Array<Pick<BridgeEvent, 'seq' | 'type' | 'data'>>> {
     if (types.length === 0) return [];
     const rows = await this.#db
       .selectFrom('bridge_events')
@@ -216,9 +235,13 @@ export class EventLog {
   }
 
   async status(): Promise<SubscriberStatus[]> {
-    return (await this.#db.selectFrom('event_cursors').select(['subscriber', 'last_seq', 'failures', 'last_error']).orderBy('subscriber').execute()).map(
-      (r) => ({ ...r, last_seq: String(r.last_seq) }),
-    );
+    return (
+      await this.#db
+        .selectFrom('event_cursors')
+        .select(['subscriber', 'last_seq', 'failures', 'last_error'])
+        .orderBy('subscriber')
+        .execute()
+    ).map((r) => ({ ...r, last_seq: String(r.last_seq) }));
   }
 
   async close(): Promise<void> {
@@ -286,13 +309,21 @@ export class EventLog {
         const message = err instanceof Error ? err.message : String(err);
         const row = await this.#db
           .updateTable('event_cursors')
-          .set((eb) => ({ failures: eb('failures', '+', 1), last_error: message.slice(0, 1000), updated_at: new Date(this.#now()) }))
+          .set((eb) => ({
+            failures: eb('failures', '+', 1),
+            last_error: message.slice(0, 1000),
+            updated_at: new Date(this.#now()),
+          }))
           .where('subscriber', '=', sub.name)
           .returning('failures')
           .executeTakeFirst();
         const failures = row?.failures ?? 1;
-        sub.retryAt = this.#now() + Math.min(300_000, (this.#opts.retryBaseMs ?? 1000) * 2 ** Math.min(failures - 1, 16));
-        this.#opts.log?.warn({ event: 'events.handler_failed', subscriber: sub.name, failures, err: message }, 'an event handler failed; the event is retried');
+        sub.retryAt =
+          this.#now() + Math.min(300_000, (this.#opts.retryBaseMs ?? 1000) * 2 ** Math.min(failures - 1, 16));
+        this.#opts.log?.warn(
+          { event: 'events.handler_failed', subscriber: sub.name, failures, err: message },
+          'an event handler failed; the event is retried',
+        );
         return;
       }
       if (outcome !== 'more') return;

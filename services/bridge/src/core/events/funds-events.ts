@@ -34,5 +34,13 @@ export interface FundsEventMap {
     at: string;
   };
   /** The treasury paid an approved TreasuryPayout proposal. */
-  TreasuryPayoutPaid: { proposal_id: string; recipient: string; amount_e8s: string; usd_value?: number; memo?: string; block_index: string; paid_at: string };
+  TreasuryPayoutPaid: {
+    proposal_id: string;
+    recipient: string;
+    amount_e8s: string;
+    usd_value?: number;
+    memo?: string;
+    block_index: string;
+    paid_at: string;
+  };
 }

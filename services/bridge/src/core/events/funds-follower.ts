@@ -36,7 +36,10 @@ export class FundsFollower {
       events: o.events,
       log: o.log,
       onPass: o.onPass,
-      failure: { event: 'events.funds_follow_failed', message: 'reading the campaign and treasury canisters failed; retrying' },
+      failure: {
+        event: 'events.funds_follow_failed',
+        message: 'reading the campaign and treasury canisters failed; retrying',
+      },
     });
   }
 
@@ -51,7 +54,11 @@ export class FundsFollower {
   }
 
   async #published(source: string, notLike?: string): Promise<Set<string>> {
-    let q = this.#o.db.selectFrom('bridge_events').select('source_id').where('canister_set', '=', this.#o.events.canisterSet).where('source', '=', source);
+    let q = this.#o.db
+      .selectFrom('bridge_events')
+      .select('source_id')
+      .where('canister_set', '=', this.#o.events.canisterSet)
+      .where('source', '=', source);
     if (notLike) q = q.where('source_id', 'not like', notLike);
     return new Set((await q.execute()).map((r) => r.source_id));
   }
@@ -72,7 +79,13 @@ export class FundsFollower {
         if (!seen.has(`created:${c.id}`)) {
           await publish(
             'CampaignCreated',
-            { campaign_id: c.id, title: c.title, owner: c.owner, beneficiary: c.beneficiary, deadline: iso(c.deadline) },
+            {
+              campaign_id: c.id,
+              title: c.title,
+              owner: c.owner,
+              beneficiary: c.beneficiary,
+              deadline: iso(c.deadline),
+            },
             `created:${c.id}`,
             new Date(Number(c.created_at / 1_000_000n)),
           );
@@ -80,10 +93,15 @@ export class FundsFollower {
         if (c.status === 'Open' && c.progress.pct_complete >= 100 && !seen.has(`goal:${c.id}`)) {
           await publish('CampaignGoalReached', { campaign_id: c.id, title: c.title }, `goal:${c.id}`, new Date());
         }
-        if ((c.status === 'Failed' || c.status === 'Cancelled') && c.refunds > 0n) copied += await this.#refunds(c.id, c.title, c.status);
+        if ((c.status === 'Failed' || c.status === 'Cancelled') && c.refunds > 0n)
+          copied += await this.#refunds(c.id, c.title, c.status);
         // Settled last: its marker ends the campaign's following, so every refund is stored before it.
         if (c.settled) {
-          const released = c.released && { amount_e8s: String(c.released.amount_e8s), block_index: String(c.released.block_index), at: iso(c.released.at) };
+          const released = c.released && {
+            amount_e8s: String(c.released.amount_e8s),
+            block_index: String(c.released.block_index),
+            at: iso(c.released.at),
+          };
           await publish(
             'CampaignSettled',
             {
@@ -167,7 +185,13 @@ export class FundsFollower {
           block_index: String(p.block_index),
           paid_at: iso(p.paid_at),
         };
-        if (await events.publish('TreasuryPayoutPaid', data, { source: 'treasury', sourceId: `payout:${p.proposal_id}`, occurredAt: new Date(data.paid_at) }))
+        if (
+          await events.publish('TreasuryPayoutPaid', data, {
+            source: 'treasury',
+            sourceId: `payout:${p.proposal_id}`,
+            occurredAt: new Date(data.paid_at),
+          })
+        )
           copied += 1;
       }
       if (page.length < PAGE || fresh === 0 || this.#poll.closed) return copied;

@@ -22,12 +22,20 @@ export interface GovernanceEventMap {
   /** Approved but not executed within the execution window. */
   ProposalExpired: StatusChange;
   /** A SetDomPrice proposal was executed: the ratified price. `effective_at`/`expires_at` in ns. */
-  PriceUpdated: { proposal_id: string; price_usd: number; effective_at: string; expires_at?: string; source_url?: string };
+  PriceUpdated: {
+    proposal_id: string;
+    price_usd: number;
+    effective_at: string;
+    expires_at?: string;
+    source_url?: string;
+  };
   ExecutionFailed: { proposal_id: string; attempt: number; message: string };
   ConfigChanged: { proposal_id: string };
 }
 
-export type GovernanceEvent = { [K in keyof GovernanceEventMap]: { type: K; data: GovernanceEventMap[K] } }[keyof GovernanceEventMap];
+export type GovernanceEvent = {
+  [K in keyof GovernanceEventMap]: { type: K; data: GovernanceEventMap[K] };
+}[keyof GovernanceEventMap];
 
 const STATUS_EVENT = {
   Open: 'ProposalOpened',
@@ -44,7 +52,11 @@ export function governanceEvent(e: AdminEvent): GovernanceEvent | undefined {
   if ('ProposalCreated' in k)
     return {
       type: 'ProposalCreated',
-      data: { proposal_id: String(k.ProposalCreated.proposal_id), category: k.ProposalCreated.category, proposed_by: k.ProposalCreated.proposed_by },
+      data: {
+        proposal_id: String(k.ProposalCreated.proposal_id),
+        category: k.ProposalCreated.category,
+        proposed_by: k.ProposalCreated.proposed_by,
+      },
     };
   if ('StatusChanged' in k) {
     const { proposal_id, from, to } = k.StatusChanged;
@@ -67,8 +79,13 @@ export function governanceEvent(e: AdminEvent): GovernanceEvent | undefined {
   if ('ExecutionFailed' in k)
     return {
       type: 'ExecutionFailed',
-      data: { proposal_id: String(k.ExecutionFailed.proposal_id), attempt: k.ExecutionFailed.attempt, message: k.ExecutionFailed.message },
+      data: {
+        proposal_id: String(k.ExecutionFailed.proposal_id),
+        attempt: k.ExecutionFailed.attempt,
+        message: k.ExecutionFailed.message,
+      },
     };
-  if ('ConfigChanged' in k) return { type: 'ConfigChanged', data: { proposal_id: String(k.ConfigChanged.proposal_id) } };
+  if ('ConfigChanged' in k)
+    return { type: 'ConfigChanged', data: { proposal_id: String(k.ConfigChanged.proposal_id) } };
   return undefined;
 }

@@ -35,7 +35,10 @@ export class GovernanceFollower {
       events: o.events,
       log: o.log,
       onPass: o.onPass,
-      failure: { event: 'events.governance_follow_failed', message: 'reading the governance admin event log failed; retrying' },
+      failure: {
+        event: 'events.governance_follow_failed',
+        message: 'reading the governance admin event log failed; retrying',
+      },
     });
   }
 
@@ -50,14 +53,20 @@ export class GovernanceFollower {
     for (;;) {
       const { rows } = await sql<{
         last: string | null;
-      }>`select max(source_id::bigint)::text as last from bridge_events where canister_set = ${events.canisterSet} and source = 'governance'`.execute(db);
+      }>`select max(source_id::bigint)::text as last from bridge_events where canister_set = ${events.canisterSet} and source = 'governance'`.execute(
+        db,
+      );
       const last = rows[0]?.last;
       const page = await governance.list_admin_events(last == null ? undefined : BigInt(last) + 1n, PAGE);
       for (const e of page) {
         const ev = governanceEvent(e);
         // Unknown kinds are stored as such, so the cursor moves past them and nothing is re-read.
         const inserted = ev
-          ? await events.publish(ev.type, ev.data, { source: 'governance', sourceId: String(e.id), occurredAt: new Date(Number(e.at / 1_000_000n)) })
+          ? await events.publish(ev.type, ev.data, {
+              source: 'governance',
+              sourceId: String(e.id),
+              occurredAt: new Date(Number(e.at / 1_000_000n)),
+            })
           : await events.publish('Unknown' as never, { kind: Object.keys(e.kind)[0] } as never, {
               source: 'governance',
               sourceId: String(e.id),

@@ -47,7 +47,10 @@ export class Poller {
         await this.run();
         this.#o.onPass?.();
       } catch (err) {
-        this.#o.log?.warn({ event: this.#o.failure.event, err: err instanceof Error ? err.message : String(err) }, this.#o.failure.message);
+        this.#o.log?.warn(
+          { event: this.#o.failure.event, err: err instanceof Error ? err.message : String(err) },
+          this.#o.failure.message,
+        );
       }
       if (!this.#closed) this.#timer = setTimeout(tick, this.#o.pollMs).unref();
       this.#o.events.kick();

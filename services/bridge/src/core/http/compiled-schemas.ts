@@ -20,7 +20,11 @@ const validators = new Map<string, ReturnType<FastifySchemaCompiler<unknown>>>()
 const serializers = new Map<string, ReturnType<FastifySerializerCompiler<unknown>>>();
 
 /** `compile(route)` once per schema in this context (the shared schemas and the compiler's options). */
-function memo<R extends { schema: unknown }, F>(cache: Map<string, F>, context: string, compile: (route: R) => F): (route: R) => F {
+function memo<R extends { schema: unknown }, F>(
+  cache: Map<string, F>,
+  context: string,
+  compile: (route: R) => F,
+): (route: R) => F {
   return (route) => {
     const key = `${context}\n${JSON.stringify(route.schema)}`;
     let fn = cache.get(key);
@@ -30,12 +34,17 @@ function memo<R extends { schema: unknown }, F>(cache: Map<string, F>, context: 
 }
 
 const buildValidator: Factory<FastifySchemaCompiler<unknown>> = (external, options) => {
-  const compile = memo(validators, JSON.stringify([external, (options as { customOptions?: unknown } | undefined)?.customOptions]), ajv(external, options));
+  const compile = memo(
+    validators,
+    JSON.stringify([external, (options as { customOptions?: unknown } | undefined)?.customOptions]),
+    ajv(external, options),
+  );
   return (route) => {
     if (route.httpPart === 'headers') {
       const s = route.schema as { properties?: object; required?: string[] };
       const upper = [...Object.keys(s.properties ?? {}), ...(s.required ?? [])].find((n) => n !== n.toLowerCase());
-      if (upper) throw new Error(`${route.method} ${route.url}: name the header "${upper}" in lower case (decision B80)`);
+      if (upper)
+        throw new Error(`${route.method} ${route.url}: name the header "${upper}" in lower case (decision B80)`);
     }
     return compile(route);
   };

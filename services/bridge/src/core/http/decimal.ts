@@ -24,7 +24,9 @@ export function decimalPattern(max: bigint, min: 0n | 1n = 0n): string {
     const high = Number(d[i]) - 1;
     if (high < low) continue;
     const rest = n - i - 1;
-    alts.push(`${d.slice(0, i)}${low === high ? String(low) : `[${low}-${high}]`}${rest === 0 ? '' : rest === 1 ? '[0-9]' : `[0-9]{${rest}}`}`);
+    alts.push(
+      `${d.slice(0, i)}${low === high ? String(low) : `[${low}-${high}]`}${rest === 0 ? '' : rest === 1 ? '[0-9]' : `[0-9]{${rest}}`}`,
+    );
   }
   alts.push(d);
   return `^(?:${alts.join('|')})$`;

@@ -1,6 +1,6 @@
-// How the bridge answers an error no route answered itself, and its liveness (which says when it cannot store): the HttpError a route threw as it is; a
-// failed embedded database, an unavailable session store or database as 503s with their codes; a
-// framework refusal (validation, body size) as the API's error shape; anything else as 500, logged.
+// How the bridge answers an error no route answered itself, and its liveness (which says when it cannot store): the
+// HttpError a route threw as it is; a failed embedded database, an unavailable session store or database as 503s with
+// their codes; a framework refusal (validation, body size) as the API's error shape; anything else as 500, logged.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SessionStoreUnavailable } from '../auth/session-store.ts';
 import { CanisterSetRefused } from '../canister-set/refused.ts';
@@ -18,20 +18,40 @@ export function bridgeErrorHandler(databaseFailure: () => Error | undefined) {
     // store ran it (the login throttle's SessionStoreUnavailable, say): once the database has failed,
     // every failure is that one.
     if (isEmbeddedDatabaseFailed(err) || databaseFailure())
-      return sendError(req, reply, new HttpError(503, 'DATABASE_FAILED', 'the service cannot store anything safely until it is restarted'));
+      return sendError(
+        req,
+        reply,
+        new HttpError(503, 'DATABASE_FAILED', 'the service cannot store anything safely until it is restarted'),
+      );
     if (err instanceof SessionStoreUnavailable) {
       req.log.error({ event: 'session_store.unavailable', err: err.message }, 'session store unavailable');
-      return sendError(req, reply, new HttpError(503, 'SESSION_STORE_UNAVAILABLE', 'sessions are temporarily unavailable; try again'));
+      return sendError(
+        req,
+        reply,
+        new HttpError(503, 'SESSION_STORE_UNAVAILABLE', 'sessions are temporarily unavailable; try again'),
+      );
     }
     if (isDatabaseUnavailable(err)) {
       req.log.error({ event: 'database.unavailable', err: err.message }, 'database unavailable');
-      return sendError(req, reply, new HttpError(503, 'DATABASE_UNAVAILABLE', 'the service is temporarily unavailable; try again', { 'retry-after': '5' }));
+      return sendError(
+        req,
+        reply,
+        new HttpError(503, 'DATABASE_UNAVAILABLE', 'the service is temporarily unavailable; try again', {
+          'retry-after': '5',
+        }),
+      );
     }
     const fe = err as FastifyError;
     if (fe.validation)
-      return sendError(req, reply, new HttpError(400, 'VALIDATION_ERROR', validationMessage(fe.validationContext ?? 'request', fe.validation)));
-    if (fe.statusCode === 413) return sendError(req, reply, new HttpError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large'));
-    if (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) return sendError(req, reply, frameworkClientError(fe));
+      return sendError(
+        req,
+        reply,
+        new HttpError(400, 'VALIDATION_ERROR', validationMessage(fe.validationContext ?? 'request', fe.validation)),
+      );
+    if (fe.statusCode === 413)
+      return sendError(req, reply, new HttpError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large'));
+    if (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500)
+      return sendError(req, reply, frameworkClientError(fe));
     req.log.error({ event: 'request.failed', err: err.message, stack: err.stack }, 'unhandled error');
     return sendError(req, reply, new HttpError(500, 'INTERNAL', 'internal error'));
   };
@@ -43,7 +63,10 @@ export function bridgeErrorHandler(databaseFailure: () => Error | undefined) {
  * answer is sent here; the reply's thenable only reports when it is written (decision R19).
  */
 export function unreadableUrl(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
-  const what = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is longer than 100 characters' : 'not a valid URL (a malformed percent-escape)';
+  const what =
+    err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'a path segment is longer than 100 characters'
+      : 'not a valid URL (a malformed percent-escape)';
   void sendError(req, reply, new HttpError(400, 'VALIDATION_ERROR', `URL: ${what}`));
 }
 

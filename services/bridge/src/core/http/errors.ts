@@ -45,7 +45,8 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, e: HttpError
 export function frameworkClientError(e: { statusCode?: number; code?: string; message: string }): HttpError {
   const status = e.statusCode ?? 400;
   if (status === 413) return new HttpError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large');
-  if (status === 415) return new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be JSON (Content-Type: application/json)');
+  if (status === 415)
+    return new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be JSON (Content-Type: application/json)');
   if (e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
     return new HttpError(
       400,
@@ -70,7 +71,9 @@ interface SchemaError {
  */
 export function validationMessage(context: string, errors: SchemaError[]): string {
   const allowed = new Map<string, string[]>();
-  for (const e of errors) if (e.keyword === 'const') allowed.set(e.instancePath, [...(allowed.get(e.instancePath) ?? []), String(e.params.allowedValue)]);
+  for (const e of errors)
+    if (e.keyword === 'const')
+      allowed.set(e.instancePath, [...(allowed.get(e.instancePath) ?? []), String(e.params.allowedValue)]);
   const parts: string[] = [];
   const said = new Set<string>();
   for (const e of errors) {

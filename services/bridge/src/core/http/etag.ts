@@ -13,7 +13,8 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
 
 export function addEtags(app: FastifyInstance): void {
   app.addHook('onSend', async (req, reply, payload) => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || reply.statusCode !== 200 || typeof payload !== 'string')
+      return payload;
     const etag = `W/"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;
     reply.header('etag', etag);
     if (!matchesIfNoneMatch(req.headers['if-none-match'], etag)) return payload;

@@ -30,7 +30,8 @@ export async function refuseNonFiniteNumbers(req: FastifyRequest): Promise<void>
     if (path === undefined) continue;
     const message = `${context}${path} must be a finite number`;
     if (req.routeOptions.attachValidation) {
-      if (!req.validationError) req.validationError = Object.assign(new Error(message), { validation: [], validationContext: context });
+      if (!req.validationError)
+        req.validationError = Object.assign(new Error(message), { validation: [], validationContext: context });
       return;
     }
     throw new HttpError(400, 'VALIDATION_ERROR', message);

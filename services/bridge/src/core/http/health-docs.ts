@@ -1,11 +1,12 @@
-// What the OpenAPI document says of the bridge's own routes (liveness, readiness, this document) (decision B124): each route's schema spreads its
-// doc through routeSchema() beside the handler.
+// What the OpenAPI document says of the bridge's own routes (liveness, readiness, this document) (decision B124): each
+// route's schema spreads its doc through routeSchema() beside the handler.
 import { Type } from '@sinclair/typebox';
 import { Json, type RouteDoc } from './route-doc.ts';
 
 export const getHealthDoc: RouteDoc = {
   operationId: 'getHealth',
-  description: 'Answers without credentials: 200 while the bridge is up, 503 once the embedded database has failed a sync.',
+  description:
+    'Answers without credentials: 200 while the bridge is up, 503 once the embedded database has failed a sync.',
   security: 'public',
   summary: 'Liveness',
   tag: 'health',
@@ -13,7 +14,12 @@ export const getHealthDoc: RouteDoc = {
     200: Json('up', Type.Object({ status: Type.Literal('ok') })),
     503: Json(
       'the embedded database failed a sync and refuses every statement until a restart (decision P16)',
-      Type.Object({ status: Type.Literal('unavailable'), error: Type.Literal('DATABASE_FAILED'), message: Type.String(), request_id: Type.String() }),
+      Type.Object({
+        status: Type.Literal('unavailable'),
+        error: Type.Literal('DATABASE_FAILED'),
+        message: Type.String(),
+        request_id: Type.String(),
+      }),
     ),
   },
 };
@@ -46,5 +52,10 @@ export const getOpenApiDocumentDoc: RouteDoc = {
   security: 'public',
   summary: 'This OpenAPI document',
   tag: 'health',
-  responses: { 200: { description: 'the OpenAPI 3 document', content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } } } },
+  responses: {
+    200: {
+      description: 'the OpenAPI 3 document',
+      content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
+    },
+  },
 };

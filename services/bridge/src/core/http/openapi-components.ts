@@ -9,9 +9,15 @@ type Doc = Json & { paths?: Record<string, Record<string, Json>>; components?: J
 
 /** The error bodies the routes share, by the name the document gives them. */
 export const SHARED_ERROR_SCHEMAS: Record<string, { schema: unknown; description: string }> = {
-  ErrorBody: { schema: ErrorBody, description: 'The bridge’s error answer (spec 2): a code, a message and the request’s id; more fields may come.' },
+  ErrorBody: {
+    schema: ErrorBody,
+    description: 'The bridge’s error answer (spec 2): a code, a message and the request’s id; more fields may come.',
+  },
   StrictErrorBody: { schema: StrictErrorBody, description: 'The bridge’s error answer with exactly its three fields.' },
-  AiErrorBody: { schema: AiErrorBody, description: 'The AI scope’s error answer (spec 2): `{error: <message>, code}`.' },
+  AiErrorBody: {
+    schema: AiErrorBody,
+    description: 'The AI scope’s error answer (spec 2): `{error: <message>, code}`.',
+  },
 };
 
 /** JSON text with sorted keys: two values with the same content give the same text. */
@@ -50,7 +56,9 @@ function responseName(status: string, description: unknown): string {
  */
 export function withSharedComponents(input: Doc): Doc {
   const doc = plain(input) as Doc;
-  const bodies = new Map(Object.entries(SHARED_ERROR_SCHEMAS).map(([name, { schema }]) => [canonical(plain(schema)), name]));
+  const bodies = new Map(
+    Object.entries(SHARED_ERROR_SCHEMAS).map(([name, { schema }]) => [canonical(plain(schema)), name]),
+  );
   const usedSchemas = new Set<string>();
   const answers: Array<{ holder: Json; status: string }> = [];
   for (const ops of Object.values(doc.paths ?? {}))

@@ -102,7 +102,10 @@ export function pageAssets(app: FastifyInstance): void {
   for (const [path, a] of Object.entries(ASSETS)) {
     const etag = `"${createHash('sha256').update(a.body).digest('base64url').slice(0, 16)}"`;
     app.get(path, { schema: { hide: true } }, async (req, reply) => {
-      reply.header('etag', etag).header('cache-control', 'public, max-age=300').header('x-content-type-options', 'nosniff');
+      reply
+        .header('etag', etag)
+        .header('cache-control', 'public, max-age=300')
+        .header('x-content-type-options', 'nosniff');
       if (req.headers['if-none-match'] === etag) return reply.code(304).send();
       return reply.type(a.type).send(a.body);
     });

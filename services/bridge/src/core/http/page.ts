@@ -11,7 +11,8 @@ export const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /** A page without script (decision B51): the stylesheet only. */
-export const PAGE_CSP_NO_SCRIPT = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+export const PAGE_CSP_NO_SCRIPT =
+  "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export const PAGE_CSS_PATH = '/pages/page.css';
 export const PAGE_JS_PATH = '/pages/page.js';

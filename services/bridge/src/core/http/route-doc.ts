@@ -21,7 +21,9 @@ export const SessionBody = Type.Object({
   authenticated: Type.Literal(true),
   user_id: Type.String({ format: 'uuid' }),
   email: Type.String(),
-  roles: Type.Array(Type.String(), { description: 'cached at login (spec 2 Roles); `voter` while the membership is Active (decision B53)' }),
+  roles: Type.Array(Type.String(), {
+    description: 'cached at login (spec 2 Roles); `voter` while the membership is Active (decision B53)',
+  }),
 });
 export const NoSession = Type.Object({ authenticated: Type.Literal(false) });
 /** One live session as its member and admins see it: times and cached roles, never its id (decisions B35, F9). */
@@ -31,7 +33,10 @@ export const SessionSummary = Type.Object({
   expires_at: Type.String({ format: 'date-time' }),
   roles: Type.Array(Type.String()),
 });
-export const Html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+export const Html = (description: string) => ({
+  description,
+  content: { 'text/html': { schema: { type: 'string' } } },
+});
 export const Json = (description: string, schema: TSchema) => ({ description, ...schema });
 
 export type Responses = Record<number, unknown>;
@@ -78,8 +83,13 @@ export interface RouteDoc {
 
 /** Errors: `code` → the codes that may come with it. */
 export const err = (codes: string): { description: string } & TSchema => ({ ...ErrorBody, description: codes });
-export const CSRF = err('CSRF_REJECTED: the Origin (or, without Origin, the Referer) is not a configured front end, or is `null` (decision B8)');
-export const ADMIN_ERRORS = { 401: err('UNAUTHORIZED: sign in first'), 403: err('FORBIDDEN (admin role required) or CSRF_REJECTED on a mutation') };
+export const CSRF = err(
+  'CSRF_REJECTED: the Origin (or, without Origin, the Referer) is not a configured front end, or is `null` (decision B8)',
+);
+export const ADMIN_ERRORS = {
+  401: err('UNAUTHORIZED: sign in first'),
+  403: err('FORBIDDEN (admin role required) or CSRF_REJECTED on a mutation'),
+};
 export const STORE = { 503: err('SESSION_STORE_UNAVAILABLE: the session store is down; try again') };
 
 export const ANY = (description: string) => Json(description, Type.Object({}, { additionalProperties: true }));

@@ -49,7 +49,8 @@ export function marksProblem(name: string): string | undefined {
     if (!onBase) return `display_name: a combining mark (${codePoint(ch)}) must follow a letter or digit`;
     if (marks.has(ch)) return `display_name: the same combining mark (${codePoint(ch)}) twice on one letter`;
     marks.add(ch);
-    if (marks.size > DISPLAY_NAME_MAX_MARKS) return `display_name: at most ${DISPLAY_NAME_MAX_MARKS} combining marks on one letter`;
+    if (marks.size > DISPLAY_NAME_MAX_MARKS)
+      return `display_name: at most ${DISPLAY_NAME_MAX_MARKS} combining marks on one letter`;
   }
   return undefined;
 }

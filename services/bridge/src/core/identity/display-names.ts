@@ -6,7 +6,13 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db/schema.ts';
-import { invisibleProblem, isReserved, lookalikeKey, marksProblem, type LookalikeRefusal } from './display-name-rules.ts';
+import {
+  invisibleProblem,
+  isReserved,
+  lookalikeKey,
+  marksProblem,
+  type LookalikeRefusal,
+} from './display-name-rules.ts';
 
 const ADJECTIVES = [
   'Amber',
@@ -132,7 +138,8 @@ export function normaliseDisplayName(raw: string): { name: string } | { problem:
   const marks = marksProblem(name);
   if (marks) return { problem: marks, refusal: 'combining_marks' };
   const length = [...name].length;
-  if (length < DISPLAY_NAME_MIN || length > DISPLAY_NAME_MAX) return { problem: `display_name: ${DISPLAY_NAME_MIN} to ${DISPLAY_NAME_MAX} characters` };
+  if (length < DISPLAY_NAME_MIN || length > DISPLAY_NAME_MAX)
+    return { problem: `display_name: ${DISPLAY_NAME_MIN} to ${DISPLAY_NAME_MAX} characters` };
   if (!ALLOWED.test(name)) return { problem: "display_name: letters, digits, spaces and . - _ ' only" };
   if (!/\p{L}/u.test(name)) return { problem: 'display_name: at least one letter' };
   return { name };
@@ -191,10 +198,18 @@ export async function chosenAtJoin(
   replacing?: string,
 ): Promise<{ name: string; key: string } | { refused: ChosenNameRefusal }> {
   const n = normaliseDisplayName(raw);
-  if ('problem' in n) return { refused: { status: 400, code: 'VALIDATION_ERROR', message: n.problem, ...(n.refusal && { refusal: n.refusal }) } };
+  if ('problem' in n)
+    return {
+      refused: { status: 400, code: 'VALIDATION_ERROR', message: n.problem, ...(n.refusal && { refusal: n.refusal }) },
+    };
   if (isReserved(n.name, reserved))
     return {
-      refused: { status: 400, code: 'VALIDATION_ERROR', message: 'display_name: reserved for the DAO and its admins; choose another', refusal: 'reserved' },
+      refused: {
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        message: 'display_name: reserved for the DAO and its admins; choose another',
+        refusal: 'reserved',
+      },
     };
   const key = lookalikeKey(n.name);
   let holder = db.selectFrom('users').select('display_name').where('display_name_key', '=', key);
@@ -208,5 +223,10 @@ export async function chosenAtJoin(
 export function nameTaken(same: boolean): ChosenNameRefusal {
   return same
     ? { status: 409, code: 'NAME_TAKEN', message: 'another member already uses this name; choose another' }
-    : { status: 409, code: 'NAME_TAKEN', message: "another member's name looks the same as this one; choose another", refusal: 'lookalike' };
+    : {
+        status: 409,
+        code: 'NAME_TAKEN',
+        message: "another member's name looks the same as this one; choose another",
+        refusal: 'lookalike',
+      };
 }

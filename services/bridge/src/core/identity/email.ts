@@ -6,7 +6,8 @@ import { createHmac } from 'node:crypto';
 import { domainToASCII, domainToUnicode } from 'node:url';
 
 /** Why an address has no canonical form: a short, non-personal code (the audit row's `reason`). */
-export type EmailRefusal = 'not_an_address' | 'invisible_characters' | 'compatibility_characters' | 'quoted_local_part' | 'domain_form';
+export type EmailRefusal =
+  'not_an_address' | 'invisible_characters' | 'compatibility_characters' | 'quoted_local_part' | 'domain_form';
 export type CanonicalEmail = { address: string } | { refusal: EmailRefusal; message: string };
 
 const MESSAGES: Record<EmailRefusal, string> = {
@@ -14,8 +15,10 @@ const MESSAGES: Record<EmailRefusal, string> = {
   invisible_characters: 'email must be one address without spaces, control or invisible characters',
   compatibility_characters:
     'email contains characters that stand for other characters (superscript, fullwidth, ligature or similar forms); type the address with ordinary characters',
-  quoted_local_part: 'email has a quoted part before the @ that is not a plain address; quoted addresses are not accepted',
-  domain_form: 'email has a domain written in an encoded or mapped form (xn--…, ideographic dots); write the domain as it is spelled',
+  quoted_local_part:
+    'email has a quoted part before the @ that is not a plain address; quoted addresses are not accepted',
+  domain_form:
+    'email has a domain written in an encoded or mapped form (xn--…, ideographic dots); write the domain as it is spelled',
 };
 
 // The notification service's `to` rule (decision D12): RFC 5322 atext plus any non-ASCII code point,
@@ -61,9 +64,13 @@ export function canonicalEmail(typed: string): CanonicalEmail {
   const ascii = domainToASCII(domain);
   if (ascii === '' || ascii.length > 253) return refuse('not_an_address');
   const labels = ascii.split('.');
-  if (labels.length < 2 || !labels.every((l) => LABEL.test(l)) || /^\d+$/.test(labels.at(-1)!)) return refuse('not_an_address');
+  if (labels.length < 2 || !labels.every((l) => LABEL.test(l)) || /^\d+$/.test(labels.at(-1)!))
+    return refuse('not_an_address');
   // An A-label must decode (D12: Node 24's domainToASCII passes broken punycode through).
-  if (!labels.every((l) => !l.startsWith('xn--') || (domainToUnicode(l) !== '' && !domainToUnicode(l).startsWith('xn--')))) return refuse('not_an_address');
+  if (
+    !labels.every((l) => !l.startsWith('xn--') || (domainToUnicode(l) !== '' && !domainToUnicode(l).startsWith('xn--')))
+  )
+    return refuse('not_an_address');
   // The domain as it is spelled: IDNA's own round trip gives it back unchanged (no A-labels, no mapped dots).
   if (domainToUnicode(ascii) !== domain) return refuse('domain_form');
   const address = `${local}@${domain}`;

@@ -44,7 +44,11 @@ export async function createOpener(privateKey: Uint8Array) {
     publicKey,
     /** Seals a field to the bridge's own key, as a client does: the canonical address registration stores (decision B82). */
     async seal(field: Field, plaintext: string): Promise<string> {
-      const { enc, ct } = await s.seal({ recipientPublicKey, info: INFO }, new TextEncoder().encode(plaintext), new TextEncoder().encode(field));
+      const { enc, ct } = await s.seal(
+        { recipientPublicKey, info: INFO },
+        new TextEncoder().encode(plaintext),
+        new TextEncoder().encode(field),
+      );
       return `hpke1.${Buffer.from(enc).toString('base64url')}.${Buffer.from(ct).toString('base64url')}`;
     },
     async open(field: Field, wire: string): Promise<string> {

@@ -25,7 +25,13 @@ export interface FoldedRuns {
   next_before_id: string | null;
 }
 
-const entryOf = (run: JobRun): RunEntry => ({ run, count: 1, oldest_id: run.id, first_started_at: run.started_at, last_started_at: run.started_at });
+const entryOf = (run: JobRun): RunEntry => ({
+  run,
+  count: 1,
+  oldest_id: run.id,
+  first_started_at: run.started_at,
+  last_started_at: run.started_at,
+});
 
 /** The entries of one job's runs older than `beforeId` (all when undefined), newest first, at most `limit`. */
 export async function foldRuns(db: Db, job: string, q: { beforeId?: string; limit: number }): Promise<FoldedRuns> {
@@ -57,7 +63,12 @@ export async function foldRuns(db: Db, job: string, q: { beforeId?: string; limi
     if (!more || last?.run.status !== 'skipped') continue;
     // The page ended inside a streak: find where it stops (the newest run below it that was not
     // skipped) and count the rest of it at once, instead of reading it row by row.
-    const stop = await older(last.oldest_id).select('id').where('status', '<>', 'skipped').orderBy('id', 'desc').limit(1).executeTakeFirst();
+    const stop = await older(last.oldest_id)
+      .select('id')
+      .where('status', '<>', 'skipped')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     let rest = older(last.oldest_id).where('status', '=', 'skipped');
     if (stop) rest = rest.where('id', '>', String(stop.id));
     const agg = await rest

@@ -28,7 +28,11 @@ export async function runById(db: Db, id: string): Promise<JobRun | undefined> {
   return r ? toRun(r) : undefined;
 }
 
-export async function jobInfos(db: Db, specs: Array<Pick<Required<JobSpec>, 'name' | 'everyMs'> & { offsetMs: number }>, now: number): Promise<JobInfo[]> {
+export async function jobInfos(
+  db: Db,
+  specs: Array<Pick<Required<JobSpec>, 'name' | 'everyMs'> & { offsetMs: number }>,
+  now: number,
+): Promise<JobInfo[]> {
   const out: JobInfo[] = [];
   for (const spec of specs) {
     const lease = await db.selectFrom('jobs').selectAll().where('name', '=', spec.name).executeTakeFirst();

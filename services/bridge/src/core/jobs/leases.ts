@@ -39,6 +39,11 @@ export class JobLeases {
   }
 
   async release(name: string): Promise<void> {
-    await this.db.updateTable('jobs').set({ lease_owner: null, lease_until: null }).where('name', '=', name).where('lease_owner', '=', this.owner).execute();
+    await this.db
+      .updateTable('jobs')
+      .set({ lease_owner: null, lease_until: null })
+      .where('name', '=', name)
+      .where('lease_owner', '=', this.owner)
+      .execute();
   }
 }

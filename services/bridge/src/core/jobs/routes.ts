@@ -19,7 +19,10 @@ const ErrorBody = Type.Object({ error: Type.String(), message: Type.String(), re
 const RUNS_ERRORS = {
   400: { description: 'VALIDATION_ERROR', ...ErrorBody },
   401: { description: 'UNAUTHORIZED', ...ErrorBody },
-  403: { description: 'FORBIDDEN (not an admin) or CSRF_REJECTED (a mutation from another site, decision B8)', ...ErrorBody },
+  403: {
+    description: 'FORBIDDEN (not an admin) or CSRF_REJECTED (a mutation from another site, decision B8)',
+    ...ErrorBody,
+  },
   404: { description: 'JOB_NOT_FOUND', ...ErrorBody },
 };
 const JobRunBody = Type.Object({
@@ -41,7 +44,9 @@ export { JobRunBody };
 const runsQuery = Type.Object(
   {
     job: Type.Optional(Type.String({ maxLength: 64 })),
-    status: Type.Optional(Type.Union((['running', 'succeeded', 'skipped', 'failed'] as const).map((s) => Type.Literal(s)))),
+    status: Type.Optional(
+      Type.Union((['running', 'succeeded', 'skipped', 'failed'] as const).map((s) => Type.Literal(s))),
+    ),
     before_id: Type.Optional(Int8Text('cursor: runs older than this id (use next_before_id)')),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
   },
@@ -50,7 +55,9 @@ const runsQuery = Type.Object(
 
 const groupedQuery = Type.Object(
   {
-    job: Type.Optional(Type.String({ maxLength: 64, description: 'only this job (its older entries: with before_id)' })),
+    job: Type.Optional(
+      Type.String({ maxLength: 64, description: 'only this job (its older entries: with before_id)' }),
+    ),
     before_id: Type.Optional(Int8Text('entries of runs older than this id (a group’s next_before_id)')),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 5, description: 'entries per job' })),
   },
@@ -91,7 +98,10 @@ export default async function jobRoutes(app: BridgeApp, opts: JobRoutesOptions):
             ),
           }),
           401: { description: 'UNAUTHORIZED', ...ErrorBody },
-          403: { description: 'FORBIDDEN (not an admin) or CSRF_REJECTED (a mutation from another site, decision B8)', ...ErrorBody },
+          403: {
+            description: 'FORBIDDEN (not an admin) or CSRF_REJECTED (a mutation from another site, decision B8)',
+            ...ErrorBody,
+          },
         },
       },
     },
@@ -107,7 +117,8 @@ export default async function jobRoutes(app: BridgeApp, opts: JobRoutesOptions):
       schema: {
         summary: 'Run history of the scheduled jobs, newest first (admin)',
         operationId: 'listJobRuns',
-        description: 'Admin session required; every run with its trigger, outcome and detail, keyset-paged by before_id.',
+        description:
+          'Admin session required; every run with its trigger, outcome and detail, keyset-paged by before_id.',
         security: [{ sessionCookie: [] }],
         tags: ['jobs'],
         querystring: runsQuery,
@@ -119,7 +130,8 @@ export default async function jobRoutes(app: BridgeApp, opts: JobRoutesOptions):
     },
     async (req, reply) => {
       const q = req.query;
-      if (q.job !== undefined && !opts.jobs.has(q.job)) throw new HttpError(404, 'JOB_NOT_FOUND', `no job named ${q.job}`);
+      if (q.job !== undefined && !opts.jobs.has(q.job))
+        throw new HttpError(404, 'JOB_NOT_FOUND', `no job named ${q.job}`);
       const limit = q.limit ?? 50;
       const items = await opts.jobs.runs({
         ...(q.job !== undefined && { job: q.job }),
@@ -136,7 +148,8 @@ export default async function jobRoutes(app: BridgeApp, opts: JobRoutesOptions):
     '/api/admin/jobs/runs/grouped',
     {
       schema: {
-        summary: 'Run history by job, newest first, consecutive skipped runs folded into one entry (admin, decision B79)',
+        summary:
+          'Run history by job, newest first, consecutive skipped runs folded into one entry (admin, decision B79)',
         operationId: 'listJobRunsGrouped',
         description:
           'Admin session required. Every defined job (or `job` alone) with its newest `limit` entries: a run that was not skipped is an entry of its own, a streak of consecutive skipped runs one entry with its count and time span. Jobs whose newest run failed come first, then by name. A group’s `next_before_id` with `job` gives its older entries; the runs of a fold are GET /api/admin/jobs/runs?job=…&before_id=<run.id + 1>.',
@@ -161,7 +174,8 @@ export default async function jobRoutes(app: BridgeApp, opts: JobRoutesOptions):
     },
     async (req, reply) => {
       const q = req.query;
-      if (q.job !== undefined && !opts.jobs.has(q.job)) throw new HttpError(404, 'JOB_NOT_FOUND', `no job named ${q.job}`);
+      if (q.job !== undefined && !opts.jobs.has(q.job))
+        throw new HttpError(404, 'JOB_NOT_FOUND', `no job named ${q.job}`);
       const jobs = await opts.jobs.grouped({
         limit: q.limit ?? 5,
         ...(q.job !== undefined && { job: q.job }),

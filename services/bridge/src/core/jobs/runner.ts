@@ -66,13 +66,18 @@ export class JobRunner {
 
   /** Registers a job (before or after start). Throws on a bad name or schedule, or a duplicate name. */
   define(spec: JobSpec): void {
-    if (!NAME.test(spec.name)) throw new Error(`job name ${JSON.stringify(spec.name)}: lowercase letters, digits and : . _ -, at most 64`);
+    if (!NAME.test(spec.name))
+      throw new Error(`job name ${JSON.stringify(spec.name)}: lowercase letters, digits and : . _ -, at most 64`);
     const problem = scheduleProblem(spec);
     if (problem) throw new Error(`job ${spec.name}: ${problem}`);
     if (this.#jobs.has(spec.name)) throw new Error(`job ${spec.name} is already defined`);
     const maxAttempts = spec.maxAttempts ?? 3;
-    if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new Error(`job ${spec.name}: maxAttempts must be a positive integer`);
-    this.#jobs.set(spec.name, { spec: { ...spec, offsetMs: spec.offsetMs ?? 0, maxAttempts, retryDelayMs: spec.retryDelayMs ?? 60_000 }, recheckAt: 0 });
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
+      throw new Error(`job ${spec.name}: maxAttempts must be a positive integer`);
+    this.#jobs.set(spec.name, {
+      spec: { ...spec, offsetMs: spec.offsetMs ?? 0, maxAttempts, retryDelayMs: spec.retryDelayMs ?? 60_000 },
+      recheckAt: 0,
+    });
   }
 
   /** Looks for due slots every pollMs (unref'd timer) until close(). */
@@ -139,7 +144,12 @@ export class JobRunner {
       (async () => {
         try {
           await this.#recoverOrphans(job);
-          const row = await insertManualRun(this.#db, { job: name, slot: `manual:${randomUUID()}`, owner: this.instanceId, at: new Date(now) });
+          const row = await insertManualRun(this.#db, {
+            job: name,
+            slot: `manual:${randomUUID()}`,
+            owner: this.instanceId,
+            at: new Date(now),
+          });
           return await this.#execute(job, row.id, row.slot, 'manual', 1, opts.input);
         } finally {
           await this.#leases.release(name);
@@ -162,8 +172,16 @@ export class JobRunner {
     const groups: JobGroup[] = [];
     for (const { spec } of this.#jobs.values()) {
       if (q.job !== undefined && spec.name !== q.job) continue;
-      const folded = await foldRuns(this.#db, spec.name, { limit: q.limit, ...(q.beforeId !== undefined && { beforeId: q.beforeId }) });
-      groups.push({ job: spec.name, every_seconds: spec.everyMs / 1000, next_slot: slotKey(slotStart(spec, this.#now()) + spec.everyMs), ...folded });
+      const folded = await foldRuns(this.#db, spec.name, {
+        limit: q.limit,
+        ...(q.beforeId !== undefined && { beforeId: q.beforeId }),
+      });
+      groups.push({
+        job: spec.name,
+        every_seconds: spec.everyMs / 1000,
+        next_slot: slotKey(slotStart(spec, this.#now()) + spec.everyMs),
+        ...folded,
+      });
     }
     return orderGroups(groups);
   }
@@ -206,7 +224,12 @@ export class JobRunner {
     const slot = slotKey(start);
     if (job.settledSlot === slot && now < job.recheckAt) return;
     // Cheap look first: a settled slot needs no lease.
-    const seen = await this.#db.selectFrom('job_runs').select(['status', 'retry_at']).where('job', '=', spec.name).where('slot', '=', slot).executeTakeFirst();
+    const seen = await this.#db
+      .selectFrom('job_runs')
+      .select(['status', 'retry_at'])
+      .where('job', '=', spec.name)
+      .where('slot', '=', slot)
+      .executeTakeFirst();
     if (seen && !(seen.status === 'running' || (seen.status === 'failed' && seen.retry_at !== null))) {
       job.settledSlot = slot;
       job.recheckAt = start + spec.everyMs;
@@ -225,7 +248,13 @@ export class JobRunner {
     }
     try {
       await this.#recoverOrphans(job);
-      const claimed = await claimSlot(this.#db, { job: spec.name, slot, scheduledFor: new Date(start), owner: this.instanceId, at: new Date(this.#now()) });
+      const claimed = await claimSlot(this.#db, {
+        job: spec.name,
+        slot,
+        scheduledFor: new Date(start),
+        owner: this.instanceId,
+        at: new Date(this.#now()),
+      });
       if (claimed) await this.#execute(job, claimed.id, slot, 'schedule', claimed.attempt, undefined);
       job.settledSlot = slot;
       job.recheckAt = 0; // look at this slot once more: it may need a retry
@@ -235,7 +264,14 @@ export class JobRunner {
   }
 
   /** Runs the handler under the lease (renewed meanwhile) and records how it ended. */
-  async #execute(job: Job, runId: string, slot: string, trigger: JobTrigger, attempt: number, input: unknown): Promise<JobRun> {
+  async #execute(
+    job: Job,
+    runId: string,
+    slot: string,
+    trigger: JobTrigger,
+    attempt: number,
+    input: unknown,
+  ): Promise<JobRun> {
     const { spec } = job;
     const abort = new AbortController();
     const onStop = () => abort.abort(new Error('the bridge is shutting down'));
@@ -259,7 +295,9 @@ export class JobRunner {
     const t0 = Date.now();
     try {
       // Decision E16: a run is a trace of its own, so its lines and the calls it makes share one trace id.
-      const out = await inNewTrace(() => spec.run({ job: spec.name, runId, slot, trigger, attempt, signal: abort.signal, input, now: this.#now }));
+      const out = await inNewTrace(() =>
+        spec.run({ job: spec.name, runId, slot, trigger, attempt, signal: abort.signal, input, now: this.#now }),
+      );
       status = out?.outcome ?? 'succeeded';
       detail = out?.detail ?? null;
     } catch (err) {
@@ -270,8 +308,15 @@ export class JobRunner {
       this.#stop.signal.removeEventListener('abort', onStop);
     }
     const now = this.#now();
-    const retryAt = status === 'failed' && trigger === 'schedule' && attempt < spec.maxAttempts ? new Date(now + spec.retryDelayMs * 2 ** (attempt - 1)) : null;
-    const row = await finishRun(this.#db, { id: runId, owner: this.instanceId, attempt }, { status, at: new Date(now), detail, error, retryAt });
+    const retryAt =
+      status === 'failed' && trigger === 'schedule' && attempt < spec.maxAttempts
+        ? new Date(now + spec.retryDelayMs * 2 ** (attempt - 1))
+        : null;
+    const row = await finishRun(
+      this.#db,
+      { id: runId, owner: this.instanceId, attempt },
+      { status, at: new Date(now), detail, error, retryAt },
+    );
     this.#onRunFinished?.(spec.name, status, (Date.now() - t0) / 1000);
     const log = status === 'failed' ? this.#log?.warn : this.#log?.info;
     log?.call(

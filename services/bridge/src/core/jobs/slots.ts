@@ -18,8 +18,10 @@ export function slotKey(start: number): string {
 }
 
 export function scheduleProblem(s: Schedule): string | undefined {
-  if (!Number.isSafeInteger(s.everyMs) || s.everyMs < 1000) return 'everyMs must be an integer of at least 1000 (one second)';
+  if (!Number.isSafeInteger(s.everyMs) || s.everyMs < 1000)
+    return 'everyMs must be an integer of at least 1000 (one second)';
   const offset = s.offsetMs ?? 0;
-  if (!Number.isSafeInteger(offset) || offset < 0 || offset >= s.everyMs) return 'offsetMs must be an integer in [0, everyMs)';
+  if (!Number.isSafeInteger(offset) || offset < 0 || offset >= s.everyMs)
+    return 'offsetMs must be an integer in [0, everyMs)';
   return undefined;
 }

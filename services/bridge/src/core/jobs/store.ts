@@ -53,10 +53,22 @@ export async function claimSlot(
 }
 
 /** A run started by hand (`runNow`): a slot of its own, so it never takes a scheduled slot's place. */
-export async function insertManualRun(db: Db, o: { job: string; slot: string; owner: string; at: Date }): Promise<{ id: string; slot: string }> {
+export async function insertManualRun(
+  db: Db,
+  o: { job: string; slot: string; owner: string; at: Date },
+): Promise<{ id: string; slot: string }> {
   const row = await db
     .insertInto('job_runs')
-    .values({ job: o.job, slot: o.slot, trigger: 'manual', status: 'running', attempt: 1, owner: o.owner, scheduled_for: o.at, started_at: o.at })
+    .values({
+      job: o.job,
+      slot: o.slot,
+      trigger: 'manual',
+      status: 'running',
+      attempt: 1,
+      owner: o.owner,
+      scheduled_for: o.at,
+      started_at: o.at,
+    })
     .returning(['id', 'slot'])
     .executeTakeFirstOrThrow();
   return { id: String(row.id), slot: row.slot };
@@ -69,7 +81,13 @@ export async function insertManualRun(db: Db, o: { job: string; slot: string; ow
 export function finishRun(
   db: Db,
   run: { id: string; owner: string; attempt: number },
-  end: { status: JobStatus; at: Date; detail: Record<string, unknown> | null; error: string | null; retryAt: Date | null },
+  end: {
+    status: JobStatus;
+    at: Date;
+    detail: Record<string, unknown> | null;
+    error: string | null;
+    retryAt: Date | null;
+  },
 ): Promise<Row | undefined> {
   return db
     .updateTable('job_runs')
@@ -92,7 +110,12 @@ export function finishRun(
  * For the lease's new holder: every run of `job` still `running` belongs to a holder that died. Each
  * is failed as interrupted; a scheduled slot with tries left is due for retry at once.
  */
-export function failInterrupted(db: Db, job: string, maxAttempts: number, at: Date): Promise<Array<{ id: string; owner: string; slot: string }>> {
+export function failInterrupted(
+  db: Db,
+  job: string,
+  maxAttempts: number,
+  at: Date,
+): Promise<Array<{ id: string; owner: string; slot: string }>> {
   return db
     .updateTable('job_runs')
     .set((eb) => ({

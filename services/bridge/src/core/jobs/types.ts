@@ -110,7 +110,10 @@ export type Row = {
 export const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
 export function toRun(r: Row): JobRun {
-  const detail = typeof r.detail === 'string' ? (JSON.parse(r.detail) as Record<string, unknown>) : ((r.detail ?? null) as Record<string, unknown> | null);
+  const detail =
+    typeof r.detail === 'string'
+      ? (JSON.parse(r.detail) as Record<string, unknown>)
+      : ((r.detail ?? null) as Record<string, unknown> | null);
   return {
     id: String(r.id),
     job: r.job,

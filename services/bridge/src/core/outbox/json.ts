@@ -1,6 +1,7 @@
 // Outbox payloads and results as JSON (decision B20).
 /** bigint-safe JSON for payloads and results (canister answers carry nat64). */
-export const toJson = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? { $bigint: x.toString() } : x));
+export const toJson = (v: unknown) =>
+  JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? { $bigint: x.toString() } : x));
 export const fromJson = (v: unknown): unknown => {
   const revive = (x: unknown): unknown => {
     if (Array.isArray(x)) return x.map(revive);

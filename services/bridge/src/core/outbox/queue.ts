@@ -17,7 +17,17 @@ import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { Database, Db } from '../db/schema.ts';
 import { fromJson, toJson } from './json.ts';
-import { claimRow, dueIds, foreignPending, hasPending, insertRow, listRows, markDone, scheduleRetry, type OutboxFilter } from './store.ts';
+import {
+  claimRow,
+  dueIds,
+  foreignPending,
+  hasPending,
+  insertRow,
+  listRows,
+  markDone,
+  scheduleRetry,
+  type OutboxFilter,
+} from './store.ts';
 import type { FaultHook, FaultPoint, OperationHandler, OutboxOp, RunOutcome } from './types.ts';
 
 export interface OutboxOptions {
@@ -25,7 +35,11 @@ export interface OutboxOptions {
   /** The canister set this bridge serves (decision B103): the only rows it writes, claims, runs and cancels. */
   canisterSet: string;
   now?: () => number;
-  log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  log?: {
+    info(obj: object, msg: string): void;
+    warn(obj: object, msg: string): void;
+    error(obj: object, msg: string): void;
+  };
   /** How often the reconciler looks for pending rows (ms); 0 turns the timer off. */
   reconcileMs?: number;
   /** A running row's lease: another runner takes it over after this long (a crashed holder). */
@@ -67,14 +81,26 @@ export class Outbox {
    * Writes the operation in the caller's transaction: it exists iff the caller commits. An op_id that
    * already exists is kept as it is (the same operation asked for again); returns whether it is new.
    */
-  async enqueue<P>(trx: Transaction<Database>, op: { operation: string; opId: string; aggregate: string; payload: P }): Promise<boolean> {
+  async enqueue<P>(
+    trx: Transaction<Database>,
+    op: { operation: string; opId: string; aggregate: string; payload: P },
+  ): Promise<boolean> {
     if (!this.#handlers.has(op.operation)) throw new Error(`outbox operation ${op.operation} has no handler`);
-    return insertRow(trx, { ...op, payload: toJson(op.payload), canisterSet: this.#opts.canisterSet, at: new Date(this.#now()) });
+    return insertRow(trx, {
+      ...op,
+      payload: toJson(op.payload),
+      canisterSet: this.#opts.canisterSet,
+      at: new Date(this.#now()),
+    });
   }
 
   /** Whether an operation of the aggregate is still pending (e.g. to refuse a conflicting request). */
   pending(aggregate: string, operation?: string): Promise<boolean> {
-    return hasPending(this.#db, { canisterSet: this.#opts.canisterSet, aggregate, ...(operation !== undefined && { operation }) });
+    return hasPending(this.#db, {
+      canisterSet: this.#opts.canisterSet,
+      aggregate,
+      ...(operation !== undefined && { operation }),
+    });
   }
 
   /**
@@ -99,7 +125,13 @@ export class Outbox {
       const now = new Date(this.#now());
       const row = await trx
         .updateTable('bridge_outbox')
-        .set({ state: 'compensated', last_error: reason.slice(0, 1000), lease_token: null, lease_until: null, updated_at: now })
+        .set({
+          state: 'compensated',
+          last_error: reason.slice(0, 1000),
+          lease_token: null,
+          lease_until: null,
+          updated_at: now,
+        })
         .where('op_id', '=', opId)
         .where('canister_set', '=', this.#opts.canisterSet)
         .where('state', '=', 'pending')
@@ -122,7 +154,8 @@ export class Outbox {
   reconcile(options: { leaveFreshMs?: number } = {}): Promise<number> {
     const fresh = options.leaveFreshMs ?? 0;
     // An explicit pass does not settle for a timer's pass under way, which leaves the fresh rows.
-    if (this.#reconciling && fresh === 0 && this.#reconcilingFresh > 0) return this.#reconciling.catch(() => 0).then(() => this.reconcile(options));
+    if (this.#reconciling && fresh === 0 && this.#reconcilingFresh > 0)
+      return this.#reconciling.catch(() => 0).then(() => this.reconcile(options));
     this.#reconcilingFresh = this.#reconciling ? this.#reconcilingFresh : fresh;
     this.#reconciling ??= (async () => {
       let finished = 0;
@@ -130,7 +163,12 @@ export class Outbox {
         for (;;) {
           if (this.#closed) break;
           const now = new Date(this.#now());
-          const due = await dueIds(this.#db, { canisterSet: this.#opts.canisterSet, now, leaveFreshMs: fresh, limit: BATCH });
+          const due = await dueIds(this.#db, {
+            canisterSet: this.#opts.canisterSet,
+            now,
+            leaveFreshMs: fresh,
+            limit: BATCH,
+          });
           let progressed = 0;
           for (const id of due) {
             if (this.#closed) break;
@@ -161,7 +199,10 @@ export class Outbox {
     void this.reportForeign().catch(() => undefined);
     const tick = () =>
       void this.reconcile({ leaveFreshMs: OUTBOX_FRESH_MS }).catch((err: unknown) =>
-        this.#opts.log?.error({ event: 'outbox.reconcile_failed', err: err instanceof Error ? err.message : String(err) }, 'outbox reconciliation failed'),
+        this.#opts.log?.error(
+          { event: 'outbox.reconcile_failed', err: err instanceof Error ? err.message : String(err) },
+          'outbox reconciliation failed',
+        ),
       );
     tick();
     const every = this.#opts.reconcileMs ?? 30_000;
@@ -207,8 +248,22 @@ export class Outbox {
     return h;
   }
 
-  #op(row: { id: string; operation: string; op_id: string; aggregate: string; payload: unknown; attempts: number }): OutboxOp<unknown> {
-    return { id: String(row.id), operation: row.operation, opId: row.op_id, aggregate: row.aggregate, payload: fromJson(row.payload), attempts: row.attempts };
+  #op(row: {
+    id: string;
+    operation: string;
+    op_id: string;
+    aggregate: string;
+    payload: unknown;
+    attempts: number;
+  }): OutboxOp<unknown> {
+    return {
+      id: String(row.id),
+      operation: row.operation,
+      opId: row.op_id,
+      aggregate: row.aggregate,
+      payload: fromJson(row.payload),
+      attempts: row.attempts,
+    };
   }
 
   async #fault(point: FaultPoint, op: OutboxOp<unknown>): Promise<void> {
@@ -219,9 +274,20 @@ export class Outbox {
     const now = this.#now();
     const token = randomUUID();
     const leaseMs = this.#opts.leaseMs ?? OUTBOX_LEASE_MS;
-    const claimed = await claimRow(this.#db, { id, canisterSet: this.#opts.canisterSet, token, now, leaseMs, due: reconciling });
+    const claimed = await claimRow(this.#db, {
+      id,
+      canisterSet: this.#opts.canisterSet,
+      token,
+      now,
+      leaseMs,
+      due: reconciling,
+    });
     if (!claimed) {
-      const row = await this.#db.selectFrom('bridge_outbox').select(['state', 'result', 'last_error']).where('id', '=', id).executeTakeFirst();
+      const row = await this.#db
+        .selectFrom('bridge_outbox')
+        .select(['state', 'result', 'last_error'])
+        .where('id', '=', id)
+        .executeTakeFirst();
       if (row?.state === 'done') return { state: 'done', result: fromJson(row.result) as R };
       if (row?.state === 'compensated') return { state: 'compensated', error: row.last_error ?? 'compensated' };
       return { state: 'pending' };
@@ -254,7 +320,12 @@ export class Outbox {
     if (handler.after) {
       after = await handler.after(op, result).catch((err: unknown) => {
         this.#opts.log?.warn(
-          { event: 'outbox.after_failed', operation: op.operation, op_id: op.opId, err: err instanceof Error ? err.message : String(err) },
+          {
+            event: 'outbox.after_failed',
+            operation: op.operation,
+            op_id: op.opId,
+            err: err instanceof Error ? err.message : String(err),
+          },
           'a follow-up of an outbox operation failed',
         );
         return undefined;
@@ -271,7 +342,13 @@ export class Outbox {
       const done = await this.#db.transaction().execute(async (trx) => {
         const mine = await trx
           .updateTable('bridge_outbox')
-          .set({ state: 'compensated', last_error: reason.slice(0, 1000), lease_token: null, lease_until: null, updated_at: new Date(this.#now()) })
+          .set({
+            state: 'compensated',
+            last_error: reason.slice(0, 1000),
+            lease_token: null,
+            lease_until: null,
+            updated_at: new Date(this.#now()),
+          })
           .where('id', '=', op.id)
           .where('lease_token', '=', token)
           .returning('id')
@@ -286,7 +363,13 @@ export class Outbox {
       return done ? { state: 'compensated', error: reason } : { state: 'pending', error: message };
     }
     const at = this.#now();
-    await scheduleRetry(this.#db, { id: op.id, token, error: message, nextAt: new Date(at + retryDelayMs(op.attempts)), at: new Date(at) });
+    await scheduleRetry(this.#db, {
+      id: op.id,
+      token,
+      error: message,
+      nextAt: new Date(at + retryDelayMs(op.attempts)),
+      at: new Date(at),
+    });
     this.#opts.log?.warn(
       { event: 'outbox.retry', operation: op.operation, op_id: op.opId, attempts: op.attempts, err: message },
       'an outbox operation failed; it is retried',

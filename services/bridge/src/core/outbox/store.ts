@@ -30,7 +30,10 @@ export async function insertRow(
 }
 
 /** Whether a row of the aggregate (of this operation, when given) is still pending. */
-export async function hasPending(db: Db, o: { canisterSet: string; aggregate: string; operation?: string }): Promise<boolean> {
+export async function hasPending(
+  db: Db,
+  o: { canisterSet: string; aggregate: string; operation?: string },
+): Promise<boolean> {
   let q = db
     .selectFrom('bridge_outbox')
     .select('id')
@@ -42,7 +45,10 @@ export async function hasPending(db: Db, o: { canisterSet: string; aggregate: st
 }
 
 /** Marks the claimed row done with its result, in the transaction that applies it; false when `token` no longer holds it. */
-export async function markDone(trx: Transaction<Database>, o: { id: string; token: string; result: string; at: Date }): Promise<boolean> {
+export async function markDone(
+  trx: Transaction<Database>,
+  o: { id: string; token: string; result: string; at: Date },
+): Promise<boolean> {
   const mine = await trx
     .updateTable('bridge_outbox')
     .set({ state: 'done', result: o.result, last_error: null, lease_token: null, lease_until: null, updated_at: o.at })
@@ -58,11 +64,19 @@ export async function markDone(trx: Transaction<Database>, o: { id: string; toke
  * Claims row `id` for one attempt under `token`: pending, not leased by a live runner, due when `due`
  * (the fast path ignores the backoff: a person is waiting), and no earlier pending row of its aggregate.
  */
-export function claimRow(db: Db, o: { id: string; canisterSet: string; token: string; now: number; leaseMs: number; due: boolean }) {
+export function claimRow(
+  db: Db,
+  o: { id: string; canisterSet: string; token: string; now: number; leaseMs: number; due: boolean },
+) {
   const now = new Date(o.now);
   return db
     .updateTable('bridge_outbox as o')
-    .set((eb) => ({ lease_token: o.token, lease_until: new Date(o.now + o.leaseMs), attempts: eb('o.attempts', '+', 1), updated_at: now }))
+    .set((eb) => ({
+      lease_token: o.token,
+      lease_until: new Date(o.now + o.leaseMs),
+      attempts: eb('o.attempts', '+', 1),
+      updated_at: now,
+    }))
     .where('o.id', '=', o.id)
     .where('o.canister_set', '=', o.canisterSet)
     .where('o.state', '=', 'pending')
@@ -85,7 +99,10 @@ export function claimRow(db: Db, o: { id: string; canisterSet: string; token: st
 }
 
 /** The ids of up to `limit` pending rows that are due and free, oldest first; a row newer than `leaveFreshMs` and never tried is left out. */
-export async function dueIds(db: Db, o: { canisterSet: string; now: Date; leaveFreshMs: number; limit: number }): Promise<string[]> {
+export async function dueIds(
+  db: Db,
+  o: { canisterSet: string; now: Date; leaveFreshMs: number; limit: number },
+): Promise<string[]> {
   const rows = await db
     .selectFrom('bridge_outbox')
     .select('id')
@@ -93,7 +110,11 @@ export async function dueIds(db: Db, o: { canisterSet: string; now: Date; leaveF
     .where('state', '=', 'pending')
     .where('next_attempt_at', '<=', o.now)
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', o.now)]))
-    .$if(o.leaveFreshMs > 0, (qb) => qb.where((eb) => eb.or([eb('attempts', '>', 0), eb('created_at', '<=', new Date(o.now.getTime() - o.leaveFreshMs))])))
+    .$if(o.leaveFreshMs > 0, (qb) =>
+      qb.where((eb) =>
+        eb.or([eb('attempts', '>', 0), eb('created_at', '<=', new Date(o.now.getTime() - o.leaveFreshMs))]),
+      ),
+    )
     .orderBy('id')
     .limit(o.limit)
     .execute();
@@ -101,17 +122,29 @@ export async function dueIds(db: Db, o: { canisterSet: string; now: Date; leaveF
 }
 
 /** After a failed attempt with tries left: the lease given back, the next attempt at `nextAt`. */
-export async function scheduleRetry(db: Db, o: { id: string; token: string; error: string; nextAt: Date; at: Date }): Promise<void> {
+export async function scheduleRetry(
+  db: Db,
+  o: { id: string; token: string; error: string; nextAt: Date; at: Date },
+): Promise<void> {
   await db
     .updateTable('bridge_outbox')
-    .set({ last_error: o.error.slice(0, 1000), lease_token: null, lease_until: null, next_attempt_at: o.nextAt, updated_at: o.at })
+    .set({
+      last_error: o.error.slice(0, 1000),
+      lease_token: null,
+      lease_until: null,
+      next_attempt_at: o.nextAt,
+      updated_at: o.at,
+    })
     .where('id', '=', o.id)
     .where('lease_token', '=', o.token)
     .execute();
 }
 
 /** Pending rows of other canister sets, counted by set (decision B103). */
-export async function foreignPending(db: Db, canisterSet: string): Promise<Array<{ canister_set: string; pending: number }>> {
+export async function foreignPending(
+  db: Db,
+  canisterSet: string,
+): Promise<Array<{ canister_set: string; pending: number }>> {
   const rows = await db
     .selectFrom('bridge_outbox')
     .select(['canister_set', sql<string>`count(*)::text`.as('pending')])
@@ -135,7 +168,19 @@ export interface OutboxFilter {
 export async function listRows(db: Db, filter: OutboxFilter = {}) {
   let q = db
     .selectFrom('bridge_outbox')
-    .select(['id', 'operation', 'op_id', 'aggregate', 'state', 'attempts', 'last_error', 'next_attempt_at', 'created_at', 'updated_at', 'canister_set'])
+    .select([
+      'id',
+      'operation',
+      'op_id',
+      'aggregate',
+      'state',
+      'attempts',
+      'last_error',
+      'next_attempt_at',
+      'created_at',
+      'updated_at',
+      'canister_set',
+    ])
     .orderBy('id', filter.newestFirst ? 'desc' : 'asc');
   if (filter.limit !== undefined) q = q.limit(filter.limit);
   if (filter.state) q = q.where('state', '=', filter.state);

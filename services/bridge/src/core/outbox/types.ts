@@ -39,4 +39,6 @@ export interface OperationHandler<P, R, A = unknown> {
 }
 
 export type RunOutcome<R, A = unknown> =
-  { state: 'done'; result: R; after?: A } | { state: 'pending'; error?: string } | { state: 'compensated'; error: string };
+  | { state: 'done'; result: R; after?: A }
+  | { state: 'pending'; error?: string }
+  | { state: 'compensated'; error: string };

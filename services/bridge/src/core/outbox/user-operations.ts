@@ -27,8 +27,9 @@ export const tokenHash = (token: string) => createHash('sha256').update(token).d
 export const verifyOpId = (token: string) => `verify:${tokenHash(token).toString('hex').slice(0, 40)}`;
 
 /** The canister's refusal as one word (or `Word: detail`). */
-// eslint-disable-next-line @typescript-eslint/no-base-to-string -- a variant's detail is text by the .did
-export const refusal = (err: Record<string, unknown>) => Object.entries(err).map(([k, v]) => (v === null ? k : `${k}: ${String(v)}`))[0] ?? 'refused';
+export const refusal = (err: Record<string, unknown>) =>
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a variant's detail is text by the .did
+  Object.entries(err).map(([k, v]) => (v === null ? k : `${k}: ${String(v)}`))[0] ?? 'refused';
 
 /** InProgress (an interleaved repeat on the IC) is not an answer: throw, so the row is tried again. */
 function answer<T>(r: CanisterResult<T>): CanisterResult<T> {
@@ -64,21 +65,34 @@ export interface UserOperationDeps {
   outbox: Outbox;
   user: UserClient;
   /** Sends the verification email for a new account (decrypting its address); true when accepted. */
-  sendVerification(op: { user_id: string; email_encrypted: string; name_encrypted: string }, token: string, expiresAt: bigint): Promise<boolean>;
+  sendVerification(
+    op: { user_id: string; email_encrypted: string; name_encrypted: string },
+    token: string,
+    expiresAt: bigint,
+  ): Promise<boolean>;
   /** The roles a verified user gets (member, and admin for a bootstrap address). */
   rolesOnVerification(user: { roles: string[]; email_encrypted: string }): Promise<string[]>;
   /**
    * Announces a first verification in the transaction that records it (MemberVerified, decision N13),
    * and whether it made a bootstrap admin (audited, decision B61), with the request that confirmed it.
    */
-  announceVerified(trx: Transaction<Database>, userId: string, o: { bootstrapAdmin: boolean; requestId: string | undefined }): Promise<void>;
+  announceVerified(
+    trx: Transaction<Database>,
+    userId: string,
+    o: { bootstrapAdmin: boolean; requestId: string | undefined },
+  ): Promise<void>;
   /** After the commit: lets the event subscribers see what was announced. */
   kickEvents(): void | Promise<void>;
   now(): number;
 }
 
 /** Removes an unverified user from the database and queues its removal from the canister (decision B26). */
-export async function removeUnverifiedUser(outbox: Outbox, trx: Transaction<Database>, user: { id: string; principal: string }, reason: string): Promise<void> {
+export async function removeUnverifiedUser(
+  outbox: Outbox,
+  trx: Transaction<Database>,
+  user: { id: string; principal: string },
+  reason: string,
+): Promise<void> {
   await trx.deleteFrom('users').where('id', '=', user.id).where('email_verified_at', 'is', null).execute();
   await outbox.enqueue(trx, {
     operation: OP.removeUnverified,
@@ -100,7 +114,10 @@ export function registerUserOperations(d: UserOperationDeps): void {
       if ('Ok' in r) {
         await trx
           .updateTable('users')
-          .set({ verification_token_hash: tokenHash(r.Ok.verification_token), verification_expires_at: new Date(Number(r.Ok.expires_at / 1_000_000n)) })
+          .set({
+            verification_token_hash: tokenHash(r.Ok.verification_token),
+            verification_expires_at: new Date(Number(r.Ok.expires_at / 1_000_000n)),
+          })
           .where('id', '=', op.payload.user_id)
           .execute();
       } else {
@@ -110,8 +127,10 @@ export function registerUserOperations(d: UserOperationDeps): void {
     },
     // Given up (or the client was told nothing was stored): the row goes, and the canister account a
     // lost reply may have created goes too.
-    compensate: (trx, op, reason) => removeUnverifiedUser(outbox, trx, { id: op.payload.user_id, principal: op.payload.principal }, reason),
-    after: async (op, r) => ('Ok' in r ? d.sendVerification(op.payload, r.Ok.verification_token, r.Ok.expires_at) : false),
+    compensate: (trx, op, reason) =>
+      removeUnverifiedUser(outbox, trx, { id: op.payload.user_id, principal: op.payload.principal }, reason),
+    after: async (op, r) =>
+      'Ok' in r ? d.sendVerification(op.payload, r.Ok.verification_token, r.Ok.expires_at) : false,
   });
 
   outbox.register<CreateConfirmedPayload, CreateAccountAnswer>(OP.createConfirmedAccount, {
@@ -134,26 +153,40 @@ export function registerUserOperations(d: UserOperationDeps): void {
         payload: { token: r.Ok.verification_token, request_id: op.payload.request_id },
       });
     },
-    compensate: (trx, op, reason) => removeUnverifiedUser(outbox, trx, { id: op.payload.user_id, principal: op.payload.principal }, reason),
+    compensate: (trx, op, reason) =>
+      removeUnverifiedUser(outbox, trx, { id: op.payload.user_id, principal: op.payload.principal }, reason),
   });
 
   outbox.register<VerifyPayload, VerifyAnswer>(OP.verifyEmail, {
     call: async (op) => answer(await user.verify_email(op.payload.token, op.opId)),
     async apply(trx, op, r) {
       if (!('Ok' in r)) return;
-      const u = await trx.selectFrom('users').select(['id', 'roles', 'email_encrypted']).where('principal', '=', r.Ok.principal).forUpdate().executeTakeFirst();
+      const u = await trx
+        .selectFrom('users')
+        .select(['id', 'roles', 'email_encrypted'])
+        .where('principal', '=', r.Ok.principal)
+        .forUpdate()
+        .executeTakeFirst();
       if (!u) return;
       const roles = await d.rolesOnVerification(u);
       const first = await trx
         .updateTable('users')
-        .set({ roles, email_verified_at: new Date(d.now()), verification_token_hash: null, verification_expires_at: null })
+        .set({
+          roles,
+          email_verified_at: new Date(d.now()),
+          verification_token_hash: null,
+          verification_expires_at: null,
+        })
         .where('id', '=', u.id)
         .where('email_verified_at', 'is', null)
         .returning('id')
         .executeTakeFirst();
       // The first verification only (the welcome email follows it, decision N13).
       if (first)
-        await d.announceVerified(trx, u.id, { bootstrapAdmin: roles.includes('admin') && !u.roles.includes('admin'), requestId: op.payload.request_id });
+        await d.announceVerified(trx, u.id, {
+          bootstrapAdmin: roles.includes('admin') && !u.roles.includes('admin'),
+          requestId: op.payload.request_id,
+        });
       else await trx.updateTable('users').set({ roles }).where('id', '=', u.id).execute();
     },
     after: async () => d.kickEvents(),
@@ -178,19 +211,35 @@ export type { OutboxOp };
  * through the outbox, from the user canister. Skipped: a user with a payment on record (escrow keeps its
  * user) or with an operation still pending (it finishes first). Returns how many were removed.
  */
-export async function expireUnverifiedRegistrations(db: import('../db/schema.ts').Db, outbox: Outbox, now: number, limit = 500): Promise<number> {
+export async function expireUnverifiedRegistrations(
+  db: import('../db/schema.ts').Db,
+  outbox: Outbox,
+  now: number,
+  limit = 500,
+): Promise<number> {
   const due = await db
     .selectFrom('users')
     .select(['id', 'principal'])
     .where('email_verified_at', 'is', null)
     .where('verification_expires_at', '<=', new Date(now))
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('payments').select('payments.id').whereRef('payments.user_id', '=', 'users.id'))))
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('payments').select('payments.id').whereRef('payments.user_id', '=', 'users.id'))),
+    )
     .limit(limit)
     .execute();
   let removed = 0;
   for (const u of due) {
     if (await outbox.pending(userAggregate(u.id))) continue;
-    await db.transaction().execute((trx) => removeUnverifiedUser(outbox, trx, u, 'registration expired (its verification link was not used within 24 hours)'));
+    await db
+      .transaction()
+      .execute((trx) =>
+        removeUnverifiedUser(
+          outbox,
+          trx,
+          u,
+          'registration expired (its verification link was not used within 24 hours)',
+        ),
+      );
     removed++;
   }
   if (removed > 0) void outbox.reconcile().catch(() => undefined);

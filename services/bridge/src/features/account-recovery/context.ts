@@ -5,7 +5,20 @@ import type { BridgeContext } from '../../core/context.ts';
 
 export type RecoveryContext = Pick<
   BridgeContext,
-  'db' | 'outbox' | 'audit' | 'throttle' | 'opener' | 'now' | 'sessions' | 'frontendOrigins' | 'canisters' | 'notifier' | 'passwords'
+  | 'db'
+  | 'outbox'
+  | 'audit'
+  | 'throttle'
+  | 'opener'
+  | 'now'
+  | 'sessions'
+  | 'frontendOrigins'
+  | 'canisters'
+  | 'notifier'
+  | 'passwords'
 > & {
-  config: Pick<BridgeConfig, 'PUBLIC_URL' | 'EMAIL_BRAND_DOMAIN' | 'REGISTRATION_LIMIT_PER_CLIENT' | 'EMAIL_LIMIT_PER_RECIPIENT'>;
+  config: Pick<
+    BridgeConfig,
+    'PUBLIC_URL' | 'EMAIL_BRAND_DOMAIN' | 'REGISTRATION_LIMIT_PER_CLIENT' | 'EMAIL_LIMIT_PER_RECIPIENT'
+  >;
 };

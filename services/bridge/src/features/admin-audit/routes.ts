@@ -25,11 +25,22 @@ const Query = Type.Object(
         { description: 'only this event' },
       ),
     ),
-    actor: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'only this actor: a user id, `anonymous` or `system`' })),
-    from: Type.Optional(Type.String({ format: 'date-time', description: 'events at or after this instant (ISO-8601)' })),
+    actor: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'only this actor: a user id, `anonymous` or `system`' }),
+    ),
+    from: Type.Optional(
+      Type.String({ format: 'date-time', description: 'events at or after this instant (ISO-8601)' }),
+    ),
     to: Type.Optional(Type.String({ format: 'date-time', description: 'events before this instant (ISO-8601)' })),
     cursor: Type.Optional(Int8Text('the previous page’s next_cursor: older events', 1n)),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: AUDIT_PAGE_MAX, default: 50, description: `events per page (1 to ${AUDIT_PAGE_MAX})` })),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: AUDIT_PAGE_MAX,
+        default: 50,
+        description: `events per page (1 to ${AUDIT_PAGE_MAX})`,
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -39,11 +50,16 @@ const Entry = Type.Object({
   at: Type.String({ format: 'date-time' }),
   event: Type.String(),
   actor: Type.String({ description: 'a user id, `anonymous` (no session) or `system` (start-up, jobs, the outbox)' }),
-  subject: Type.Union([Type.String(), Type.Null()], { description: 'the user the event is about, when another than the actor' }),
+  subject: Type.Union([Type.String(), Type.Null()], {
+    description: 'the user the event is about, when another than the actor',
+  }),
   request_id: Type.Union([Type.String(), Type.Null()]),
   client: Type.String({ description: 'the client address class: loopback, private, public, or internal (no request)' }),
   outcome: Type.Union([Type.Literal('success'), Type.Literal('failure'), Type.Literal('denied')]),
-  detail: Type.Object({}, { additionalProperties: true, description: 'codes, counts, role names; never personal data (decision B63)' }),
+  detail: Type.Object(
+    {},
+    { additionalProperties: true, description: 'codes, counts, role names; never personal data (decision B63)' },
+  ),
 });
 
 const ErrorBody = Type.Object({ error: Type.String(), message: Type.String(), request_id: Type.String() });
@@ -55,7 +71,8 @@ export default async function adminAudit(app: BridgeApp, { audit, guards }: Admi
     {
       schema: {
         operationId: 'listAuditEvents',
-        summary: 'The audit log: security events, newest first; filters event, actor, from/to; cursor pages (decision B67)',
+        summary:
+          'The audit log: security events, newest first; filters event, actor, from/to; cursor pages (decision B67)',
         description:
           'Every security event of the bridge (sign-ins, CSRF refusals, refusals at admin routes, registration, verification, password resets, sessions ended, roles, KYC, upgrades, escrow, price proposals, AI reindex, unsubscribes, secret rotations) as stored in the append-only audit log. No row carries an email, name, birth date, password, token or session id. Rows older than AUDIT_RETENTION_DAYS are deleted by the job audit:retention.',
         tags: ['admin'],
@@ -64,9 +81,15 @@ export default async function adminAudit(app: BridgeApp, { audit, guards }: Admi
         response: {
           200: Type.Object({
             items: Type.Array(Entry),
-            next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as `cursor` for the next (older) page; null on the last page' }),
+            next_cursor: Type.Union([Type.String(), Type.Null()], {
+              description: 'pass as `cursor` for the next (older) page; null on the last page',
+            }),
           }),
-          400: { description: 'VALIDATION_ERROR: an unknown event, a limit past 200, a malformed cursor or instant, or `from` after `to`', ...ErrorBody },
+          400: {
+            description:
+              'VALIDATION_ERROR: an unknown event, a limit past 200, a malformed cursor or instant, or `from` after `to`',
+            ...ErrorBody,
+          },
           401: { description: 'UNAUTHORIZED: sign in first', ...ErrorBody },
           403: { description: 'FORBIDDEN: admin role required', ...ErrorBody },
         },

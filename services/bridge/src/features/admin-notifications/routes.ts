@@ -21,24 +21,35 @@ const Query = Type.Object(
   { additionalProperties: false },
 );
 
-export default async function adminNotifications(app: BridgeApp, { db, user, guards }: AdminNotificationsOptions): Promise<void> {
+export default async function adminNotifications(
+  app: BridgeApp,
+  { db, user, guards }: AdminNotificationsOptions,
+): Promise<void> {
   app.addHook('preHandler', guards.admin);
-  app.get('/api/admin/notifications', { schema: { ...routeSchema(listAdminNotificationsDoc), querystring: Query } }, async (req) => {
-    const after = req.query.after_id;
-    const afterId = after === undefined ? undefined : BigInt(after);
-    const list = await user.list_admin_notifications(afterId, 100);
-    const users = await Promise.all(list.map((n) => db.selectFrom('users').select('id').where('principal', '=', n.user_principal).executeTakeFirst()));
-    return {
-      notifications: list.map((n, i) => ({
-        id: String(n.id),
-        type: n.type,
-        user_principal: n.user_principal,
-        user_id: users[i]?.id ?? null,
-        email_encrypted: n.email_encrypted,
-        attempts: n.attempts,
-        last_error: n.last_error,
-        at: new Date(Number(n.at / 1_000_000n)).toISOString(),
-      })),
-    };
-  });
+  app.get(
+    '/api/admin/notifications',
+    { schema: { ...routeSchema(listAdminNotificationsDoc), querystring: Query } },
+    async (req) => {
+      const after = req.query.after_id;
+      const afterId = after === undefined ? undefined : BigInt(after);
+      const list = await user.list_admin_notifications(afterId, 100);
+      const users = await Promise.all(
+        list.map((n) =>
+          db.selectFrom('users').select('id').where('principal', '=', n.user_principal).executeTakeFirst(),
+        ),
+      );
+      return {
+        notifications: list.map((n, i) => ({
+          id: String(n.id),
+          type: n.type,
+          user_principal: n.user_principal,
+          user_id: users[i]?.id ?? null,
+          email_encrypted: n.email_encrypted,
+          attempts: n.attempts,
+          last_error: n.last_error,
+          at: new Date(Number(n.at / 1_000_000n)).toISOString(),
+        })),
+      };
+    },
+  );
 }

@@ -6,7 +6,8 @@ import { ADMIN_ERRORS, err, Json, type RouteDoc } from '../../core/http/route-do
 export const listOutboxDoc: RouteDoc = {
   operationId: 'listOutbox',
   description: 'Admin session required; the outbox operations with their state, never their payloads (decision B29).',
-  summary: 'Cross-system operations of the outbox, newest first (`?state=pending|done|compensated`, `limit` ≤ 500; decision B29); never their payloads',
+  summary:
+    'Cross-system operations of the outbox, newest first (`?state=pending|done|compensated`, `limit` ≤ 500; decision B29); never their payloads',
   tag: 'admin',
   security: 'admin',
   responses: {
@@ -25,7 +26,9 @@ export const listOutboxDoc: RouteDoc = {
             next_attempt_at: Type.String({ format: 'date-time' }),
             created_at: Type.String({ format: 'date-time' }),
             updated_at: Type.String({ format: 'date-time' }),
-            canister_set: Type.String({ description: 'the canister set the operation was written for and runs on (decision B103)' }),
+            canister_set: Type.String({
+              description: 'the canister set the operation was written for and runs on (decision B103)',
+            }),
           }),
         ),
       }),

@@ -27,6 +27,13 @@ export default async function adminOutbox(app: BridgeApp, { outbox, guards }: Ad
     const { state, limit = 100 } = req.query;
     const rows = await outbox.list({ ...(state && { state }), newestFirst: true, limit });
     const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
-    return { operations: rows.map((r) => ({ ...r, next_attempt_at: iso(r.next_attempt_at), created_at: iso(r.created_at), updated_at: iso(r.updated_at) })) };
+    return {
+      operations: rows.map((r) => ({
+        ...r,
+        next_attempt_at: iso(r.next_attempt_at),
+        created_at: iso(r.created_at),
+        updated_at: iso(r.updated_at),
+      })),
+    };
   });
 }

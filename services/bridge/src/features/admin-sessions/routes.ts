@@ -29,24 +29,32 @@ export default async function adminSessions(app: BridgeApp, opts: AdminSessionsO
     if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
   };
 
-  app.get('/api/admin/users/:user_id/sessions', { schema: { ...routeSchema(listUserSessionsDoc), params } }, async (req) => {
-    const { user_id } = req.params;
-    await known(user_id);
-    return { user_id, sessions: await opts.sessions.listFor(user_id) };
-  });
+  app.get(
+    '/api/admin/users/:user_id/sessions',
+    { schema: { ...routeSchema(listUserSessionsDoc), params } },
+    async (req) => {
+      const { user_id } = req.params;
+      await known(user_id);
+      return { user_id, sessions: await opts.sessions.listFor(user_id) };
+    },
+  );
 
-  app.delete('/api/admin/users/:user_id/sessions', { schema: { ...routeSchema(endUserSessionsDoc), params } }, async (req) => {
-    const admin = signedIn(req);
-    const { user_id } = req.params;
-    await known(user_id);
-    const ended = await opts.sessions.destroyAllFor(user_id);
-    await opts.audit.record(req, {
-      event: 'sessions.ended',
-      actor: admin.user_id,
-      subject: user_id,
-      outcome: 'success',
-      detail: { scope: 'admin', sessions_ended: ended },
-    });
-    return { user_id, sessions_ended: ended };
-  });
+  app.delete(
+    '/api/admin/users/:user_id/sessions',
+    { schema: { ...routeSchema(endUserSessionsDoc), params } },
+    async (req) => {
+      const admin = signedIn(req);
+      const { user_id } = req.params;
+      await known(user_id);
+      const ended = await opts.sessions.destroyAllFor(user_id);
+      await opts.audit.record(req, {
+        event: 'sessions.ended',
+        actor: admin.user_id,
+        subject: user_id,
+        outcome: 'success',
+        detail: { scope: 'admin', sessions_ended: ended },
+      });
+      return { user_id, sessions_ended: ended };
+    },
+  );
 }

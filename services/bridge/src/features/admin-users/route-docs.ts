@@ -5,7 +5,8 @@ import { ADMIN_ERRORS, err, Json, type RouteDoc } from '../../core/http/route-do
 
 export const listUsersDoc: RouteDoc = {
   operationId: 'listUsers',
-  description: 'Admin session required; the email filter is matched through the blind index, never decrypted in bulk (decision B39).',
+  description:
+    'Admin session required; the email filter is matched through the blind index, never decrypted in bulk (decision B39).',
   summary:
     'Find users: exact email (blind index), part of the display name or whole words of the registration name (keyed word index, decision B106), role, membership status; paged by cursor (decision B39)',
   tag: 'admin',
@@ -23,7 +24,8 @@ export const listUsersDoc: RouteDoc = {
             }),
             display_name: Type.String({ description: 'decision F22' }),
             registration_name: Type.Union([Type.String(), Type.Null()], {
-              description: 'the name given at registration, opened for admins only (decisions F48, B106); null when it cannot be opened',
+              description:
+                'the name given at registration, opened for admins only (decisions F48, B106); null when it cannot be opened',
             }),
             roles: Type.Array(Type.String()),
             email_verified: Type.Boolean(),

@@ -1,9 +1,9 @@
-// GET /api/admin/users (decision B39): an admin finds users by exact email (through
-// the blind index: the address is never stored in clear), by name (part of the display name, or whole
-// words of the name given at registration through its keyed word index, decision B106), by role, and by membership status (asked of
-// the membership canister). Ordered by user id, paged with an opaque cursor. A status filter cannot be
-// pushed into the database, so such a page scans at most SCAN_BUDGET users and may hold fewer than
-// `limit` (even none) while `next_cursor` says more remain: follow it until it is null.
+// GET /api/admin/users (decision B39): an admin finds users by exact email (through the blind index: the address is
+// never stored in clear), by name (part of the display name, or whole words of the name given at registration through
+// its keyed word index, decision B106), by role, and by membership status (asked of the membership canister). Ordered
+// by user id, paged with an opaque cursor. A status filter cannot be pushed into the database, so such a page scans at
+// most SCAN_BUDGET users and may hold fewer than `limit` (even none) while `next_cursor` says more remain: follow it
+// until it is null.
 import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { CanisterClients } from '@domdao/canisters';
@@ -34,7 +34,13 @@ const ROLE_FILTERS = ['user', 'member', 'admin', 'moderator', 'developer'] as co
 
 const Query = Type.Object(
   {
-    email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'exact address (case, spacing and Unicode form ignored)' })),
+    email: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 254,
+        description: 'exact address (case, spacing and Unicode form ignored)',
+      }),
+    ),
     name: Type.Optional(
       Type.String({
         minLength: 2,
@@ -56,7 +62,9 @@ const Query = Type.Object(
       ),
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-    cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'next_cursor of the previous page' })),
+    cursor: Type.Optional(
+      Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'next_cursor of the previous page' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -64,7 +72,8 @@ const Query = Type.Object(
 const encodeCursor = (id: string) => Buffer.from(id).toString('base64url');
 function decodeCursor(c: string): string {
   const id = Buffer.from(c, 'base64url').toString('utf8');
-  if (!new RegExp(USER_ID_PATTERN).test(id)) throw new HttpError(400, 'VALIDATION_ERROR', 'cursor is not a next_cursor of this endpoint');
+  if (!new RegExp(USER_ID_PATTERN).test(id))
+    throw new HttpError(400, 'VALIDATION_ERROR', 'cursor is not a next_cursor of this endpoint');
   return id;
 }
 
@@ -182,13 +191,24 @@ export default async function adminUsers(app: BridgeApp, opts: AdminUsersOptions
 async function fillNameIndex(opts: AdminUsersOptions, closing: () => boolean): Promise<void> {
   for (;;) {
     if (closing()) return;
-    const rows = await opts.db.selectFrom('users').select(['id', 'name_encrypted']).where('name_index', 'is', null).orderBy('id').limit(100).execute();
+    const rows = await opts.db
+      .selectFrom('users')
+      .select(['id', 'name_encrypted'])
+      .where('name_index', 'is', null)
+      .orderBy('id')
+      .limit(100)
+      .execute();
     if (rows.length === 0) return;
     for (const r of rows) {
       if (closing()) return;
       // An unreadable name gets an empty index: it is never found by name, and never tried again.
       const index = await opts.openName(r.name_encrypted).then(opts.nameIndex, () => []);
-      await opts.db.updateTable('users').set({ name_index: index }).where('id', '=', r.id).where('name_index', 'is', null).execute();
+      await opts.db
+        .updateTable('users')
+        .set({ name_index: index })
+        .where('id', '=', r.id)
+        .where('name_index', 'is', null)
+        .execute();
     }
   }
 }

@@ -59,7 +59,10 @@ export async function createAlerts(o: AlertOptions): Promise<Alerts> {
   }
   const fire = (tag: AlertTag, message: string, detail: Record<string, unknown>) => {
     o.log.warn({ event: 'ai.alert', alert: tag, ...ALERT_TAGS, ...detail }, message);
-    if (scope) scope.captureMessage(`${tag}: ${message}`, 'warning', { captureContext: { tags: { alert: tag }, extra: detail } });
+    if (scope)
+      scope.captureMessage(`${tag}: ${message}`, 'warning', {
+        captureContext: { tags: { alert: tag }, extra: detail },
+      });
   };
   let slow = false;
   const window: boolean[] = [];
@@ -72,7 +75,10 @@ export async function createAlerts(o: AlertOptions): Promise<Alerts> {
     inferenceLatency(ms, detail) {
       if (ms > LATENCY_HIGH_MS) {
         if (!slow)
-          fire('ai.latency_high', `an inference call took ${Math.round(ms)} ms (over ${LATENCY_HIGH_MS} ms)`, { latency_ms: Math.round(ms), ...detail });
+          fire('ai.latency_high', `an inference call took ${Math.round(ms)} ms (over ${LATENCY_HIGH_MS} ms)`, {
+            latency_ms: Math.round(ms),
+            ...detail,
+          });
         slow = true;
       } else slow = false;
     },

@@ -4,7 +4,15 @@
 // wait for its outcome); CLOSED on its success, OPEN again on its failure. Only failures that say
 // the server is unwell count (InferenceError kind `unavailable`); a malformed or refused answer
 // came from a live server (decision A5). Disabled under NODE_ENV=test unless a test asks for it.
-import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, type IBackoff, type IBackoffFactory } from 'cockatiel';
+import {
+  BrokenCircuitError,
+  CircuitState,
+  ConsecutiveBreaker,
+  circuitBreaker,
+  handleWhen,
+  type IBackoff,
+  type IBackoffFactory,
+} from 'cockatiel';
 import { InferenceError } from './inference-client.ts';
 
 export type CircuitName = 'CLOSED' | 'OPEN' | 'HALF-OPEN';

@@ -10,7 +10,8 @@ export const DraftSchema = Type.Object(
     title: Type.String({ minLength: 1, maxLength: 200 }),
     body: Type.String({ minLength: 1, maxLength: 50_000, description: 'Markdown' }),
     suggested_budget: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
-      description: 'USD; null when the proposal needs no money, or when the model gave no amount readable as USD (decisions A10, A18)',
+      description:
+        'USD; null when the proposal needs no money, or when the model gave no amount readable as USD (decisions A10, A18)',
     }),
     tags: Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 10 }),
   },
@@ -66,7 +67,8 @@ export function parseDraft(content: string): { draft: Draft; repaired: string[] 
   } catch {
     return { problem: 'the answer is not JSON' };
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return { problem: 'the answer is not a JSON object' };
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    return { problem: 'the answer is not a JSON object' };
   const v = value as Record<string, unknown>;
   const repaired: string[] = Object.keys(v).filter((k) => !(k in DraftSchema.properties));
   const title = typeof v.title === 'string' ? v.title.trim() : v.title;
@@ -74,7 +76,8 @@ export function parseDraft(content: string): { draft: Draft; repaired: string[] 
   const budget = suggestedBudget(v.suggested_budget);
   if (budget !== v.suggested_budget) repaired.push('suggested_budget');
   const tags = draftTags(v.tags);
-  if (!Array.isArray(v.tags) || tags.length !== v.tags.length || tags.some((t, i) => t !== (v.tags as unknown[])[i])) repaired.push('tags');
+  if (!Array.isArray(v.tags) || tags.length !== v.tags.length || tags.some((t, i) => t !== (v.tags as unknown[])[i]))
+    repaired.push('tags');
   const draft = {
     title:
       typeof title === 'string'
@@ -89,13 +92,16 @@ export function parseDraft(content: string): { draft: Draft; repaired: string[] 
   };
   if (!Value.Check(DraftSchema, draft)) {
     const e = Value.Errors(DraftSchema, draft).First();
-    return { problem: `the answer does not match the draft schema (${e ? `${e.path || '/'}: ${e.message}` : 'invalid'})` };
+    return {
+      problem: `the answer does not match the draft schema (${e ? `${e.path || '/'}: ${e.message}` : 'invalid'})`,
+    };
   }
   return { draft, repaired };
 }
 
 /** A budget in US dollars as text: "$1,200", "US$ 1200.50", "USD 1200", "1,200 dollars", "1.5k USD". */
-const USD_TEXT = /^(?:US\$|\$|USD)?\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*(k|thousand|m|million)?\s*(?:USD|US\$|\$|dollars?|US dollars?)?$/i;
+const USD_TEXT =
+  /^(?:US\$|\$|USD)?\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*(k|thousand|m|million)?\s*(?:USD|US\$|\$|dollars?|US dollars?)?$/i;
 
 /** Decision A18: the model's suggested_budget as a non-negative number of USD, or null. */
 export function suggestedBudget(raw: unknown): number | null {

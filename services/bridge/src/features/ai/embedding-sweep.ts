@@ -69,7 +69,10 @@ export function createEmbeddingSweep(o: {
       try {
         await sweep();
       } catch (e) {
-        o.log.warn({ event: 'ai.embed_sweep_failed', err: (e as Error).message }, 'embedding sweep stopped; the scheduled sweep retries');
+        o.log.warn(
+          { event: 'ai.embed_sweep_failed', err: (e as Error).message },
+          'embedding sweep stopped; the scheduled sweep retries',
+        );
         return;
       }
     } while (again);

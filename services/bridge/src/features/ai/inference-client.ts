@@ -101,7 +101,11 @@ export function createInferenceClient(o: InferenceClientOptions): InferenceClien
     try {
       return JSON.parse(text) as unknown;
     } catch {
-      throw new InferenceError('malformed', `inference server answered ${path} with something that is not JSON`, res.status);
+      throw new InferenceError(
+        'malformed',
+        `inference server answered ${path} with something that is not JSON`,
+        res.status,
+      );
     }
   };
   return {
@@ -112,7 +116,8 @@ export function createInferenceClient(o: InferenceClientOptions): InferenceClien
         choices?: Array<{ message?: { content?: unknown } }>;
       };
       const content = r?.choices?.[0]?.message?.content;
-      if (typeof content !== 'string') throw new InferenceError('malformed', 'chat completion without choices[0].message.content');
+      if (typeof content !== 'string')
+        throw new InferenceError('malformed', 'chat completion without choices[0].message.content');
       return { content, model: typeof r.model === 'string' && r.model ? r.model : req.model };
     },
     async embed(model, input, timeoutMs) {
@@ -127,10 +132,14 @@ export function createInferenceClient(o: InferenceClientOptions): InferenceClien
         const at = typeof item.index === 'number' ? item.index : i;
         // A base64 string here means the server ignored encoding_format: refuse rather than guess its byte order.
         if (!Array.isArray(item.embedding))
-          throw new InferenceError('malformed', `embedding ${at} is not an array of floats (the server ignored encoding_format "float")`);
+          throw new InferenceError(
+            'malformed',
+            `embedding ${at} is not an array of floats (the server ignored encoding_format "float")`,
+          );
         if (!item.embedding.every((x) => typeof x === 'number' && Number.isFinite(x)))
           throw new InferenceError('malformed', `embedding ${at} holds a value that is not a finite number`);
-        if (at < 0 || at >= input.length || out[at]) throw new InferenceError('malformed', `embedding index ${at} out of place`);
+        if (at < 0 || at >= input.length || out[at])
+          throw new InferenceError('malformed', `embedding index ${at} out of place`);
         out[at] = item.embedding as number[];
       }
       return { embeddings: out, model: typeof r.model === 'string' && r.model ? r.model : model };

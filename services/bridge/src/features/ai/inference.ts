@@ -2,7 +2,13 @@
 // per-model queue, with the alerts. Unconfigured (no INFERENCE_URL), every call fails like an open
 // circuit and no request leaves the bridge.
 import { createCircuit, CircuitOpenError, type CircuitName } from './circuit.ts';
-import { createInferenceClient, InferenceError, type ChatRequest, type ChatResult, type InferenceClient } from './inference-client.ts';
+import {
+  createInferenceClient,
+  InferenceError,
+  type ChatRequest,
+  type ChatResult,
+  type InferenceClient,
+} from './inference-client.ts';
 import { createModelQueue, type ModelQueue } from './model-queue.ts';
 import type { Alerts } from './alerts.ts';
 
@@ -50,7 +56,10 @@ export interface Inference {
   readonly configured: boolean;
   readonly defaultModel: string;
   readonly embedModel: string;
-  chat(req: Omit<ChatRequest, 'model'> & { model?: string }, operation: string): Promise<ChatResult & { latency_ms: number }>;
+  chat(
+    req: Omit<ChatRequest, 'model'> & { model?: string },
+    operation: string,
+  ): Promise<ChatResult & { latency_ms: number }>;
   /** Unit-length vectors of EMBEDDING_DIMENSIONS floats, one per input. */
   embed(input: string[], operation: string): Promise<{ embeddings: number[][]; model: string; latency_ms: number }>;
   health(): Promise<InferenceHealth>;
@@ -68,21 +77,30 @@ export function normalise(v: number[]): number[] {
 
 export function createInference(s: InferenceSettings): Inference {
   const client: InferenceClient | undefined = s.url
-    ? createInferenceClient({ baseUrl: s.url, ...(s.apiKey && { apiKey: s.apiKey }), ...(s.fetch && { fetch: s.fetch }) })
+    ? createInferenceClient({
+        baseUrl: s.url,
+        ...(s.apiKey && { apiKey: s.apiKey }),
+        ...(s.fetch && { fetch: s.fetch }),
+      })
     : undefined;
   let consecutive = 0;
   const circuit = createCircuit({
     ...s.circuit,
     onChange(from, to) {
       s.log.warn({ event: 'ai.circuit_changed', from, to }, `inference circuit ${from} → ${to}`);
-      if (from === 'CLOSED' && to === 'OPEN') s.alerts.circuitOpened({ failures: consecutive, reason: 'consecutive inference failures' });
+      if (from === 'CLOSED' && to === 'OPEN')
+        s.alerts.circuitOpened({ failures: consecutive, reason: 'consecutive inference failures' });
     },
   });
   const queue = createModelQueue({
     concurrency: s.queue?.concurrency ?? 4,
     quantumMs: s.queue?.quantumMs ?? 20_000,
     maxWaiting: s.queue?.maxWaiting ?? 500,
-    onSwap: (from, to) => s.log.info({ event: 'ai.model_swap', from: from ?? null, to }, `inference model swap ${from ?? '(none)'} → ${to}`),
+    onSwap: (from, to) =>
+      s.log.info(
+        { event: 'ai.model_swap', from: from ?? null, to },
+        `inference model swap ${from ?? '(none)'} → ${to}`,
+      ),
   });
   const guarded = async <T>(
     model: string,
@@ -103,7 +121,13 @@ export function createInference(s: InferenceSettings): Inference {
         } catch (e) {
           if (e instanceof InferenceError && e.kind === 'unavailable') consecutive++;
           s.log.warn(
-            { event: 'ai.inference_failed', operation, model, kind: e instanceof InferenceError ? e.kind : 'error', err: (e as Error).message },
+            {
+              event: 'ai.inference_failed',
+              operation,
+              model,
+              kind: e instanceof InferenceError ? e.kind : 'error',
+              err: (e as Error).message,
+            },
             'inference call failed',
           );
           throw e;
@@ -127,7 +151,8 @@ export function createInference(s: InferenceSettings): Inference {
     async embed(input, operation) {
       const model = s.embedModel;
       const { value, latency_ms } = await guarded(model, operation, (c, t) => c.embed(model, input, t));
-      for (const e of value.embeddings) if (e.length !== EMBEDDING_DIMENSIONS) throw new WrongDimensionsError(e.length, value.model);
+      for (const e of value.embeddings)
+        if (e.length !== EMBEDDING_DIMENSIONS) throw new WrongDimensionsError(e.length, value.model);
       return { embeddings: value.embeddings.map(normalise), model: value.model, latency_ms };
     },
     async health() {

@@ -71,13 +71,17 @@ export function createModelQueue(o: ModelQueueOptions): ModelQueue {
       // Hold the loaded model while its requests keep coming, up to its quantum: swapping away now
       // would only swap back for the next one.
       if (loaded !== undefined && others && inQuantum && t - lastArrival < idleMs) {
-        wake ??= setTimeout(() => ((wake = undefined), pump()), Math.max(1, Math.min(loadedAt + o.quantumMs, lastArrival + idleMs) - t));
+        wake ??= setTimeout(
+          () => ((wake = undefined), pump()),
+          Math.max(1, Math.min(loadedAt + o.quantumMs, lastArrival + idleMs) - t),
+        );
         return;
       }
       // A swap waits for the loaded model's calls to finish: swapping under them would slow them all.
       if (inFlight > 0) return;
       let oldest: Job | undefined;
-      for (const [m, q] of queues) if (q[0] && (!others || m !== loaded) && (!oldest || q[0].at < oldest.at)) oldest = q[0];
+      for (const [m, q] of queues)
+        if (q[0] && (!others || m !== loaded) && (!oldest || q[0].at < oldest.at)) oldest = q[0];
       if (!oldest) return;
       const swap = oldest.model !== loaded;
       if (swap) {

@@ -9,7 +9,9 @@ const AI_COMMON = {
   403: AiError('CSRF_REJECTED: the Origin (or Referer) is not a configured front end (decision B8)'),
   422: AiError('VALIDATION_ERROR'),
   429: AiError('RATE_LIMITED, with Retry-After (AI_RATE_LIMIT_PER_MINUTE per member; decision A9)'),
-  502: AiError('INFERENCE_ERROR (an unusable model answer), EMBEDDING_DIMENSIONS (the model returned another size than 4096)'),
+  502: AiError(
+    'INFERENCE_ERROR (an unusable model answer), EMBEDDING_DIMENSIONS (the model returned another size than 4096)',
+  ),
   503: AiError(
     'CIRCUIT_OPEN: `{"error": "AI service temporarily unavailable", "code": "CIRCUIT_OPEN"}` (inference unreachable, circuit open, or INFERENCE_URL unset); AI_BUSY (queue full)',
   ),
@@ -44,7 +46,12 @@ export const summarizeProposalDoc: RouteDoc = {
   responses: {
     200: Json(
       'the summary',
-      Type.Object({ summary: Type.String(), cached: Type.Boolean(), model: Type.String(), latency_ms: Type.Number({ description: '0 when cached' }) }),
+      Type.Object({
+        summary: Type.String(),
+        cached: Type.Boolean(),
+        model: Type.String(),
+        latency_ms: Type.Number({ description: '0 when cached' }),
+      }),
     ),
     ...AI_COMMON,
   },
@@ -60,7 +67,14 @@ export const searchProposalsDoc: RouteDoc = {
     200: Json(
       'results best first, score ≥ threshold',
       Type.Object({
-        results: Type.Array(Type.Object({ proposal_id: Type.String(), title: Type.String(), score: Type.Number(), excerpt: Type.String() })),
+        results: Type.Array(
+          Type.Object({
+            proposal_id: Type.String(),
+            title: Type.String(),
+            score: Type.Number(),
+            excerpt: Type.String(),
+          }),
+        ),
         query_embedding_ms: Type.Number(),
         search_ms: Type.Number(),
       }),
@@ -71,8 +85,10 @@ export const searchProposalsDoc: RouteDoc = {
 
 export const draftProposalDoc: RouteDoc = {
   operationId: 'draftProposal',
-  description: "Session required; the model's structured output is validated and repaired, with one retry (decisions A10, A18).",
-  summary: 'A proposal draft from an intent: structured output, validated and repaired, one retry (spec 2; decisions A10, A18)',
+  description:
+    "Session required; the model's structured output is validated and repaired, with one retry (decisions A10, A18).",
+  summary:
+    'A proposal draft from an intent: structured output, validated and repaired, one retry (spec 2; decisions A10, A18)',
   tag: 'ai',
   security: 'session',
   responses: {
@@ -103,7 +119,10 @@ export const embedTextDoc: RouteDoc = {
   tag: 'ai',
   security: 'session',
   responses: {
-    200: Json('the embedding', Type.Object({ embedding: Type.Array(Type.Number()), dimensions: Type.Literal(4096), model: Type.String() })),
+    200: Json(
+      'the embedding',
+      Type.Object({ embedding: Type.Array(Type.Number()), dimensions: Type.Literal(4096), model: Type.String() }),
+    ),
     ...AI_COMMON,
   },
 };
@@ -124,7 +143,10 @@ export const reindexSummariesDoc: RouteDoc = {
         detail: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
       }),
     ),
-    202: Json('the run goes on; see GET /api/admin/jobs/runs?job=ai:reindex', Type.Object({ job: Type.String(), status: Type.Literal('running') })),
+    202: Json(
+      'the run goes on; see GET /api/admin/jobs/runs?job=ai:reindex',
+      Type.Object({ job: Type.String(), status: Type.Literal('running') }),
+    ),
     401: AiError('UNAUTHORIZED: no or wrong X-API-Token'),
     409: AiError('REINDEX_RUNNING'),
     503: AiError('NOT_CONFIGURED (API_TOKEN unset) or CIRCUIT_OPEN'),

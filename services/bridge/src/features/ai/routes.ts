@@ -28,7 +28,14 @@ import type { BridgeApp } from '../../core/http/typed.ts';
 import { API_TOKEN_ACTOR, type AuditRecorder } from '../../core/audit/log.ts';
 import { routeSchema } from '../../core/http/route-doc.ts';
 import type { ErrorCode } from '../../core/http/error-codes.ts';
-import { getAiHealthDoc, summarizeProposalDoc, searchProposalsDoc, draftProposalDoc, embedTextDoc, reindexSummariesDoc } from './route-docs.ts';
+import {
+  getAiHealthDoc,
+  summarizeProposalDoc,
+  searchProposalsDoc,
+  draftProposalDoc,
+  embedTextDoc,
+  reindexSummariesDoc,
+} from './route-docs.ts';
 
 type Governance = Pick<CanisterClients['governance'], 'get_proposal' | 'list_proposals'>;
 
@@ -86,9 +93,18 @@ export const DraftBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export const EmbedBody = Type.Object({ text: Type.String({ minLength: 1, maxLength: 20_000 }) }, { additionalProperties: false });
+export const EmbedBody = Type.Object(
+  { text: Type.String({ minLength: 1, maxLength: 20_000 }) },
+  { additionalProperties: false },
+);
 
-const aiError = (reply: FastifyReply, status: number, code: ErrorCode, error: string, headers: Record<string, string> = {}) => {
+const aiError = (
+  reply: FastifyReply,
+  status: number,
+  code: ErrorCode,
+  error: string,
+  headers: Record<string, string> = {},
+) => {
   for (const [k, v] of Object.entries(headers)) reply.header(k, v);
   return reply.code(status).send({ error, code });
 };
@@ -101,7 +117,13 @@ function nat64(id: string): bigint | undefined {
 export default async function aiRoutes(app: BridgeApp, o: AiOptions): Promise<void> {
   const summaries = createSummaries({ db: o.db, inference: o.inference, ttlMs: o.cacheTtlMs, now: o.now });
   const store = createVectorStore(o.db);
-  const sweep = createEmbeddingSweep({ governance: o.governance, inference: o.inference, store, now: o.now, log: app.log });
+  const sweep = createEmbeddingSweep({
+    governance: o.governance,
+    inference: o.inference,
+    store,
+    now: o.now,
+    log: app.log,
+  });
 
   // New proposals are embedded asynchronously (spec 2): the event only kicks the sweep, which works
   // outside the delivery transaction (an inference call must not hold a database transaction open).
@@ -142,14 +164,18 @@ export default async function aiRoutes(app: BridgeApp, o: AiOptions): Promise<vo
     if (err instanceof CircuitOpenError) return reply.code(503).header('retry-after', '30').send(CIRCUIT_OPEN_BODY);
     if (err instanceof InferenceError) {
       if (err.kind === 'unavailable') return reply.code(503).header('retry-after', '30').send(CIRCUIT_OPEN_BODY);
-      req.log.warn({ event: 'ai.inference_bad_answer', kind: err.kind, err: err.message }, 'the inference server gave an unusable answer');
+      req.log.warn(
+        { event: 'ai.inference_bad_answer', kind: err.kind, err: err.message },
+        'the inference server gave an unusable answer',
+      );
       return aiError(reply, 502, 'INFERENCE_ERROR', 'the AI model gave an unusable answer; try again');
     }
     if (err instanceof WrongDimensionsError) {
       req.log.error({ event: 'ai.embedding_dimensions', got: err.got, model: err.model }, err.message);
       return aiError(reply, 502, 'EMBEDDING_DIMENSIONS', err.message);
     }
-    if (err instanceof QueueFullError) return aiError(reply, 503, 'AI_BUSY', 'the AI service is busy; try again shortly', { 'retry-after': '10' });
+    if (err instanceof QueueFullError)
+      return aiError(reply, 503, 'AI_BUSY', 'the AI service is busy; try again shortly', { 'retry-after': '10' });
     if (err instanceof HttpError) return aiError(reply, err.status, err.code, err.message, err.headers);
     const fe = err as FastifyError;
     if (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) {
@@ -164,13 +190,21 @@ export default async function aiRoutes(app: BridgeApp, o: AiOptions): Promise<vo
   const member = async (req: FastifyRequest): Promise<Session> => {
     const s = await o.requireSession(req);
     const v = req.validationError;
-    if (v) throw new HttpError(422, 'VALIDATION_ERROR', `${v.validationContext ?? 'body'}${v.message.replace(/^(body|params|querystring)/, '')}`);
+    if (v)
+      throw new HttpError(
+        422,
+        'VALIDATION_ERROR',
+        `${v.validationContext ?? 'body'}${v.message.replace(/^(body|params|querystring)/, '')}`,
+      );
     return s;
   };
   /** Decision A9: inference-backed requests per member per minute; cache hits are free. */
   const spend = async (s: Session) => {
     const wait = await o.throttle.reserve([{ key: `ai:${s.user_id}`, limit: o.ratePerMinute, windowMs: 60_000 }]);
-    if (wait > 0) throw new HttpError(429, 'RATE_LIMITED', `too many AI requests; try again in ${wait} seconds`, { 'retry-after': String(wait) });
+    if (wait > 0)
+      throw new HttpError(429, 'RATE_LIMITED', `too many AI requests; try again in ${wait} seconds`, {
+        'retry-after': String(wait),
+      });
   };
   const needInference = () => {
     if (!o.inference.configured) throw new CircuitOpenError();
@@ -179,52 +213,73 @@ export default async function aiRoutes(app: BridgeApp, o: AiOptions): Promise<vo
 
   app.get('/api/ai/health', { schema: routeSchema(getAiHealthDoc) }, async () => o.inference.health());
 
-  app.post('/api/ai/summarize', { ...route, schema: { ...routeSchema(summarizeProposalDoc), body: SummarizeBody } }, async (req) => {
-    const s = await member(req);
-    const b = req.body;
-    const id = nat64(b.proposal_id);
-    if (id === undefined) throw new HttpError(422, 'VALIDATION_ERROR', 'proposal_id: out of range (nat64)');
-    needInference();
-    const stored = await o.governance.get_proposal(id);
-    if (stored) {
-      const p = { id: b.proposal_id, title: stored.title, body: stored.body };
-      const hit = await summaries.lookup(p);
-      o.alerts.summaryLookup(hit !== undefined);
-      if (hit) return hit;
-      await spend(s);
-      return summaries.forProposal(p);
-    }
-    // Not (yet) a proposal on the canister: summarised as posted, never cached (decision A2).
-    await spend(s);
-    return summaries.uncached(b.title, b.body);
-  });
-
-  app.post('/api/ai/draft', { ...route, schema: { ...routeSchema(draftProposalDoc), body: DraftBody } }, async (req) => {
-    const s = await member(req);
-    const b = req.body;
-    if (!o.categories.includes(b.category)) throw new HttpError(422, 'VALIDATION_ERROR', `category: one of ${o.categories.join(', ')}`);
-    needInference();
-    await spend(s);
-    // Decision A10: structured output, checked again; a malformed answer is retried once.
-    let problem = '';
-    let latency = 0;
-    for (let attempt = 1; attempt <= 2; attempt++) {
-      const r = await o.inference.chat(
-        { messages: draftPrompt(b.intent, b.category), max_tokens: b.max_tokens ?? 1024, temperature: 0.4, response_format: DRAFT_RESPONSE_FORMAT },
-        'draft',
-      );
-      latency += r.latency_ms;
-      const parsed = parseDraft(r.content);
-      if ('draft' in parsed) {
-        if (parsed.repaired.length > 0)
-          req.log.info({ event: 'ai.draft_repaired', attempt, fields: parsed.repaired }, "the model's draft was repaired (decision A18)");
-        return { draft: parsed.draft satisfies Draft, model: r.model, latency_ms: latency };
+  app.post(
+    '/api/ai/summarize',
+    { ...route, schema: { ...routeSchema(summarizeProposalDoc), body: SummarizeBody } },
+    async (req) => {
+      const s = await member(req);
+      const b = req.body;
+      const id = nat64(b.proposal_id);
+      if (id === undefined) throw new HttpError(422, 'VALIDATION_ERROR', 'proposal_id: out of range (nat64)');
+      needInference();
+      const stored = await o.governance.get_proposal(id);
+      if (stored) {
+        const p = { id: b.proposal_id, title: stored.title, body: stored.body };
+        const hit = await summaries.lookup(p);
+        o.alerts.summaryLookup(hit !== undefined);
+        if (hit) return hit;
+        await spend(s);
+        return summaries.forProposal(p);
       }
-      problem = parsed.problem;
-      req.log.warn({ event: 'ai.draft_malformed', attempt, problem }, 'the model returned a malformed draft');
-    }
-    throw new HttpError(502, 'DRAFT_MALFORMED', `the AI model did not return a valid draft twice (${problem}); try again or rephrase the intent`);
-  });
+      // Not (yet) a proposal on the canister: summarised as posted, never cached (decision A2).
+      await spend(s);
+      return summaries.uncached(b.title, b.body);
+    },
+  );
+
+  app.post(
+    '/api/ai/draft',
+    { ...route, schema: { ...routeSchema(draftProposalDoc), body: DraftBody } },
+    async (req) => {
+      const s = await member(req);
+      const b = req.body;
+      if (!o.categories.includes(b.category))
+        throw new HttpError(422, 'VALIDATION_ERROR', `category: one of ${o.categories.join(', ')}`);
+      needInference();
+      await spend(s);
+      // Decision A10: structured output, checked again; a malformed answer is retried once.
+      let problem = '';
+      let latency = 0;
+      for (let attempt = 1; attempt <= 2; attempt++) {
+        const r = await o.inference.chat(
+          {
+            messages: draftPrompt(b.intent, b.category),
+            max_tokens: b.max_tokens ?? 1024,
+            temperature: 0.4,
+            response_format: DRAFT_RESPONSE_FORMAT,
+          },
+          'draft',
+        );
+        latency += r.latency_ms;
+        const parsed = parseDraft(r.content);
+        if ('draft' in parsed) {
+          if (parsed.repaired.length > 0)
+            req.log.info(
+              { event: 'ai.draft_repaired', attempt, fields: parsed.repaired },
+              "the model's draft was repaired (decision A18)",
+            );
+          return { draft: parsed.draft satisfies Draft, model: r.model, latency_ms: latency };
+        }
+        problem = parsed.problem;
+        req.log.warn({ event: 'ai.draft_malformed', attempt, problem }, 'the model returned a malformed draft');
+      }
+      throw new HttpError(
+        502,
+        'DRAFT_MALFORMED',
+        `the AI model did not return a valid draft twice (${problem}); try again or rephrase the intent`,
+      );
+    },
+  );
 
   app.post('/api/ai/embed', { ...route, schema: { ...routeSchema(embedTextDoc), body: EmbedBody } }, async (req) => {
     const s = await member(req);
@@ -235,21 +290,26 @@ export default async function aiRoutes(app: BridgeApp, o: AiOptions): Promise<vo
     return { embedding: r.embeddings[0]!, dimensions: EMBEDDING_DIMENSIONS, model: r.model };
   });
 
-  app.post('/api/ai/search', { ...route, schema: { ...routeSchema(searchProposalsDoc), body: SearchBody } }, async (req) => {
-    const s = await member(req);
-    const b = req.body;
-    needInference();
-    await spend(s);
-    const q = await o.inference.embed([b.query], 'search');
-    const t0 = performance.now();
-    const results = await store.search(q.embeddings[0]!, b.limit ?? 10, b.threshold ?? 0.75);
-    return { results, query_embedding_ms: q.latency_ms, search_ms: Math.round((performance.now() - t0) * 10) / 10 };
-  });
+  app.post(
+    '/api/ai/search',
+    { ...route, schema: { ...routeSchema(searchProposalsDoc), body: SearchBody } },
+    async (req) => {
+      const s = await member(req);
+      const b = req.body;
+      needInference();
+      await spend(s);
+      const q = await o.inference.embed([b.query], 'search');
+      const t0 = performance.now();
+      const results = await store.search(q.embeddings[0]!, b.limit ?? 10, b.threshold ?? 0.75);
+      return { results, query_embedding_ms: q.latency_ms, search_ms: Math.round((performance.now() - t0) * 10) / 10 };
+    },
+  );
 
   app.post('/api/ai/admin/reindex', { schema: routeSchema(reindexSummariesDoc) }, async (req, reply) => {
     const token = req.headers['x-api-token'];
     if (!o.apiToken) throw new HttpError(503, 'NOT_CONFIGURED', 'API_TOKEN is not set: the reindex endpoint is off');
-    if (typeof token !== 'string' || !safeEqual(token, o.apiToken)) throw new HttpError(401, 'UNAUTHORIZED', 'a valid X-API-Token header is required');
+    if (typeof token !== 'string' || !safeEqual(token, o.apiToken))
+      throw new HttpError(401, 'UNAUTHORIZED', 'a valid X-API-Token header is required');
     needInference();
     // Decision A8: the same durable job as the nightly run; answered when it finishes within a
     // second, else 202 (its run is at GET /api/admin/jobs/runs?job=ai:reindex).
@@ -257,17 +317,24 @@ export default async function aiRoutes(app: BridgeApp, o: AiOptions): Promise<vo
     run.catch(() => undefined);
     const triggered = (outcome: 'success' | 'failure', detail: Record<string, string>) =>
       o.audit.record(req, { event: 'ai.reindex_triggered', actor: API_TOKEN_ACTOR, outcome, detail });
-    const first = await Promise.race([run.then((r) => ({ r })), new Promise<undefined>((r) => setTimeout(() => r(undefined), 1000))]).catch(
-      async (e: unknown) => {
-        if (e instanceof JobBusyError) {
-          await triggered('failure', { status: 'busy' });
-          throw new HttpError(409, 'REINDEX_RUNNING', 'a reindex is already running');
-        }
-        throw e;
-      },
-    );
-    await triggered(first?.r.status === 'failed' ? 'failure' : 'success', { status: first ? first.r.status : 'running', ...(first && { run_id: first.r.id }) });
-    if (first) return reply.code(200).send({ job: REINDEX_JOB, run_id: first.r.id, status: first.r.status, detail: first.r.detail ?? null });
+    const first = await Promise.race([
+      run.then((r) => ({ r })),
+      new Promise<undefined>((r) => setTimeout(() => r(undefined), 1000)),
+    ]).catch(async (e: unknown) => {
+      if (e instanceof JobBusyError) {
+        await triggered('failure', { status: 'busy' });
+        throw new HttpError(409, 'REINDEX_RUNNING', 'a reindex is already running');
+      }
+      throw e;
+    });
+    await triggered(first?.r.status === 'failed' ? 'failure' : 'success', {
+      status: first ? first.r.status : 'running',
+      ...(first && { run_id: first.r.id }),
+    });
+    if (first)
+      return reply
+        .code(200)
+        .send({ job: REINDEX_JOB, run_id: first.r.id, status: first.r.status, detail: first.r.detail ?? null });
     return reply.code(202).send({ job: REINDEX_JOB, status: 'running' });
   });
 }

@@ -32,7 +32,10 @@ export interface Summaries {
 export function createSummaries(o: { db: Db; inference: Inference; ttlMs: number; now(): number }): Summaries {
   const inflight = new Map<string, Promise<SummaryResult>>();
   const make = async (title: string, body: string): Promise<SummaryResult> => {
-    const r = await o.inference.chat({ messages: summaryPrompt(title, body), max_tokens: SUMMARY_MAX_TOKENS, temperature: 0.2 }, 'summarize');
+    const r = await o.inference.chat(
+      { messages: summaryPrompt(title, body), max_tokens: SUMMARY_MAX_TOKENS, temperature: 0.2 },
+      'summarize',
+    );
     return { summary: tidySummary(r.content), cached: false, model: r.model, latency_ms: r.latency_ms };
   };
   const lookup = async (p: ProposalText): Promise<SummaryResult | undefined> => {
@@ -51,12 +54,23 @@ export function createSummaries(o: { db: Db; inference: Inference; ttlMs: number
       if (!pending) {
         pending = (async () => {
           const made = await make(p.title, p.body);
-          const row = { proposal_id: p.id, body_sha256: bodyHash(p.body), summary: made.summary, model: made.model, created_at: new Date(o.now()) };
+          const row = {
+            proposal_id: p.id,
+            body_sha256: bodyHash(p.body),
+            summary: made.summary,
+            model: made.model,
+            created_at: new Date(o.now()),
+          };
           await o.db
             .insertInto('ai_summaries')
             .values(row)
             .onConflict((oc) =>
-              oc.column('proposal_id').doUpdateSet({ body_sha256: row.body_sha256, summary: row.summary, model: row.model, created_at: row.created_at }),
+              oc.column('proposal_id').doUpdateSet({
+                body_sha256: row.body_sha256,
+                summary: row.summary,
+                model: row.model,
+                created_at: row.created_at,
+              }),
             )
             .execute();
           return made;

@@ -55,7 +55,10 @@ export function createVectorStore(db: Kysely<Database>): VectorStore {
       const run = trx ?? db;
       const m = await detect(run);
       for (const r of rows) {
-        const vec = m === 'pgvector' ? sql`${literal(r.embedding)}::vector` : sql`${literal(r.embedding).replace('[', '{').replace(']', '}')}::real[]`;
+        const vec =
+          m === 'pgvector'
+            ? sql`${literal(r.embedding)}::vector`
+            : sql`${literal(r.embedding).replace('[', '{').replace(']', '}')}::real[]`;
         await sql`
           insert into ai_embeddings (proposal_id, title, excerpt, body_sha256, model, embedding, embedded_at)
           values (${r.proposal_id}, ${r.title}, ${r.excerpt}, ${r.body_sha256}, ${r.model}, ${vec}, ${now})

@@ -64,7 +64,9 @@ export function editRedoc(bundle: string): { text: string; missing: string[] } {
 
 export default async function apiDocs(app: BridgeApp): Promise<void> {
   // Read once at start: the bundle is part of the installed release, like the web app's assets.
-  const { text: redoc, missing } = editRedoc(readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8'));
+  const { text: redoc, missing } = editRedoc(
+    readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8'),
+  );
   if (missing.length)
     app.log.warn(
       { event: 'api_docs.bundle_unexpected', missing },
@@ -97,7 +99,11 @@ export default async function apiDocs(app: BridgeApp): Promise<void> {
   );
 
   const script = (body: string, cache: string) => async (_req: unknown, reply: import('fastify').FastifyReply) =>
-    reply.type('text/javascript; charset=utf-8').header('x-content-type-options', 'nosniff').header('cache-control', cache).send(body);
+    reply
+      .type('text/javascript; charset=utf-8')
+      .header('x-content-type-options', 'nosniff')
+      .header('cache-control', cache)
+      .send(body);
   app.get(REDOC_PATH, { schema: { hide: true } }, script(redoc, 'public, max-age=3600'));
   app.get(INIT_PATH, { schema: { hide: true } }, script(INIT, 'public, max-age=3600'));
 }

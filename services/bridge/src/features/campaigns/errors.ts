@@ -17,7 +17,9 @@ const MONEY_VARIANTS = [
   'LedgerError',
 ] as const satisfies readonly CanisterRefusal[];
 
-export const MONEY_ERROR_STATUS: Record<string, number> = Object.fromEntries(MONEY_VARIANTS.map((v) => [v, CANISTER_REFUSALS[v].status[0]]));
+export const MONEY_ERROR_STATUS: Record<string, number> = Object.fromEntries(
+  MONEY_VARIANTS.map((v) => [v, CANISTER_REFUSALS[v].status[0]]),
+);
 
 const MESSAGES: Record<string, string> = {
   InvalidArgument: 'invalid request',
@@ -41,6 +43,13 @@ export function moneyHttpError(err: Record<string, unknown>): HttpError {
   if (variant === 'LedgerError' && typeof detail === 'string' && detail.startsWith('BadBurn'))
     return new HttpError(400, 'InvalidArgument', `the amount is below the ledger's minimum burn: ${detail}`);
   const status = MONEY_ERROR_STATUS[variant] ?? 502;
-  const extra = typeof detail === 'string' ? (detail ? `: ${detail}` : '') : detail === null || detail === undefined ? '' : ` ${text(detail)}`;
+  const extra =
+    typeof detail === 'string'
+      ? detail
+        ? `: ${detail}`
+        : ''
+      : detail === null || detail === undefined
+        ? ''
+        : ` ${text(detail)}`;
   return HttpError.passThrough(status, variant, `${MESSAGES[variant] ?? `the canister answered ${variant}`}${extra}`);
 }

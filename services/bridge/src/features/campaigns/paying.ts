@@ -37,7 +37,8 @@ export function memberPayments(opts: PayingOptions) {
   const opId = (req: FastifyRequest, session: Session): string => {
     const key = req.headers['idempotency-key'];
     if (key === undefined) return `http-${randomUUID()}`;
-    if (typeof key !== 'string' || !IDEMPOTENCY.test(key)) throw new HttpError(400, 'VALIDATION_ERROR', 'Idempotency-Key: 1 to 100 of A-Z a-z 0-9 . _ : -');
+    if (typeof key !== 'string' || !IDEMPOTENCY.test(key))
+      throw new HttpError(400, 'VALIDATION_ERROR', 'Idempotency-Key: 1 to 100 of A-Z a-z 0-9 . _ : -');
     return `http-${session.user_id.slice(0, 8)}-${key}`;
   };
   /**
@@ -62,10 +63,16 @@ export function memberPayments(opts: PayingOptions) {
       if ('Ok' in r) return;
       if ('AllowanceChanged' in r.Err) continue;
       throw moneyHttpError(
-        'InsufficientFunds' in r.Err ? { InsufficientFunds: r.Err.InsufficientFunds } : { LedgerError: Object.keys(r.Err)[0] ?? 'approve refused' },
+        'InsufficientFunds' in r.Err
+          ? { InsufficientFunds: r.Err.InsufficientFunds }
+          : { LedgerError: Object.keys(r.Err)[0] ?? 'approve refused' },
       );
     }
-    throw new HttpError(409, 'CONCURRENT_APPROVAL', 'another payment of yours is changing the same approval; try again');
+    throw new HttpError(
+      409,
+      'CONCURRENT_APPROVAL',
+      'another payment of yours is changing the same approval; try again',
+    );
   };
   // A member's operations one at a time on this instance (decision L25).
   const perMember = serialByKey();

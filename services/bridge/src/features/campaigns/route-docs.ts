@@ -9,20 +9,32 @@ const E8s = Type.String({ pattern: '^[0-9]+$', description: 'e8s (10^-8 DOM) as 
 const Id = Type.String({ pattern: '^[0-9]+$', description: 'a decimal nat64' });
 const Time = Type.String({ format: 'date-time' });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
-const Account = Type.Object({ owner: Type.String({ description: 'principal' }), subaccount: Nullable(Type.String({ description: 'hex' })) });
+const Account = Type.Object({
+  owner: Type.String({ description: 'principal' }),
+  subaccount: Nullable(Type.String({ description: 'hex' })),
+});
 const Settled = Type.Object({ block_index: Id, amount_e8s: E8s, at: Time });
 const CampaignBody = Type.Object({
   id: Type.String(),
   title: Type.String(),
   description: Type.String(),
   owner: Type.String({ description: 'principal' }),
-  owner_name: Type.Union([Type.String(), Type.Null()], { description: 'display name (decision F22); null for a canister' }),
+  owner_name: Type.Union([Type.String(), Type.Null()], {
+    description: 'display name (decision F22); null for a canister',
+  }),
   beneficiary: Type.String({ description: 'principal' }),
-  beneficiary_name: Type.Union([Type.String(), Type.Null()], { description: 'display name (decision F22); null for a canister' }),
+  beneficiary_name: Type.Union([Type.String(), Type.Null()], {
+    description: 'display name (decision F22); null for a canister',
+  }),
   goal: Type.Union([Type.Object({ dom_e8s: E8s }), Type.Object({ usd: Type.Number() })]),
   deadline: Time,
   created_at: Time,
-  status: Type.Union([Type.Literal('Open'), Type.Literal('Succeeded'), Type.Literal('Failed'), Type.Literal('Cancelled')]),
+  status: Type.Union([
+    Type.Literal('Open'),
+    Type.Literal('Succeeded'),
+    Type.Literal('Failed'),
+    Type.Literal('Cancelled'),
+  ]),
   contributions: Id,
   progress: Type.Object(
     {
@@ -44,7 +56,9 @@ const ContributionBody = Type.Object({
   campaign_id: Type.String(),
   seq: Id,
   contributor: Type.String({ description: 'principal' }),
-  contributor_name: Type.Union([Type.String(), Type.Null()], { description: 'display name (decision F22); null for a canister' }),
+  contributor_name: Type.Union([Type.String(), Type.Null()], {
+    description: 'display name (decision F22); null for a canister',
+  }),
   amount_e8s: E8s,
   usd_value: Nullable(Type.Number()),
   price_tick_id: Nullable(Id),
@@ -55,7 +69,9 @@ const ContributionBody = Type.Object({
 const DonationBody = Type.Object({
   id: Id,
   donor: Type.String({ description: 'principal' }),
-  donor_name: Type.Union([Type.String(), Type.Null()], { description: 'display name (decision F22); null for a canister' }),
+  donor_name: Type.Union([Type.String(), Type.Null()], {
+    description: 'display name (decision F22); null for a canister',
+  }),
   amount_e8s: E8s,
   usd_value: Nullable(Type.Number()),
   price_tick_id: Nullable(Id),
@@ -65,7 +81,9 @@ const DonationBody = Type.Object({
 const PayoutBody = Type.Object({
   proposal_id: Id,
   recipient: Type.String({ description: 'principal' }),
-  recipient_name: Type.Union([Type.String(), Type.Null()], { description: 'display name (decision F22); null for a canister' }),
+  recipient_name: Type.Union([Type.String(), Type.Null()], {
+    description: 'display name (decision F22); null for a canister',
+  }),
   amount_e8s: E8s,
   usd_value: Nullable(Type.Number()),
   price_tick_id: Nullable(Id),
@@ -88,7 +106,10 @@ export const listCampaignsDoc: RouteDoc = {
   summary: 'Campaigns, newest first, with CampaignProgress in DOM and USD (decision L21)',
   tag: 'campaigns',
   responses: {
-    200: Json('campaigns, newest first; Cache-Control: public, max-age=5', Type.Object({ items: Type.Array(CampaignBody) })),
+    200: Json(
+      'campaigns, newest first; Cache-Control: public, max-age=5',
+      Type.Object({ items: Type.Array(CampaignBody) }),
+    ),
     400: err('VALIDATION_ERROR'),
   },
 };
@@ -99,7 +120,11 @@ export const getCampaignDoc: RouteDoc = {
   security: 'public',
   summary: 'One campaign: goal, status, progress (spec 1 CampaignProgress), escrow, release and refunds',
   tag: 'campaigns',
-  responses: { 200: Json('the campaign; Cache-Control: public, max-age=5', CampaignBody), 400: err('VALIDATION_ERROR'), 404: err('CampaignNotFound') },
+  responses: {
+    200: Json('the campaign; Cache-Control: public, max-age=5', CampaignBody),
+    400: err('VALIDATION_ERROR'),
+    404: err('CampaignNotFound'),
+  },
 };
 
 export const listCampaignContributionsDoc: RouteDoc = {
@@ -117,7 +142,8 @@ export const listCampaignContributionsDoc: RouteDoc = {
 
 export const createCampaignDoc: RouteDoc = {
   operationId: 'createCampaign',
-  description: 'Session required (cross-site rule, bearer-defect rule); the campaign is created on the canister as the member.',
+  description:
+    'Session required (cross-site rule, bearer-defect rule); the campaign is created on the canister as the member.',
   summary: 'Create a campaign as the signed-in member (goal in DOM e8s or USD)',
   tag: 'campaigns',
   security: 'session',
@@ -126,7 +152,8 @@ export const createCampaignDoc: RouteDoc = {
 
 export const contributeToCampaignDoc: RouteDoc = {
   operationId: 'contributeToCampaign',
-  description: 'Session required; the bridge approves the campaign canister on the ledger for the member, then the canister pulls the amount into escrow.',
+  description:
+    'Session required; the bridge approves the campaign canister on the ledger for the member, then the canister pulls the amount into escrow.',
   summary:
     'Contribute DOM or USD as the signed-in member: the bridge approves, the campaign canister pulls into escrow (decisions L14, L21); Idempotency-Key makes a retry safe',
   tag: 'campaigns',
@@ -160,12 +187,22 @@ export const getMyBalanceDoc: RouteDoc = {
       'the balance and the fee',
       Type.Object({
         account: Account,
-        account_text: Type.String({ description: 'the account in ICRC-1 textual encoding (the principal when there is no subaccount; decision F29)' }),
+        account_text: Type.String({
+          description:
+            'the account in ICRC-1 textual encoding (the principal when there is no subaccount; decision F29)',
+        }),
         balance_e8s: E8s,
         fee_e8s: E8s,
-        faucet_e8s: Nullable(Type.String({ description: 'e8s the development faucet gives per request; null when it is off (decision F26)' })),
+        faucet_e8s: Nullable(
+          Type.String({
+            description: 'e8s the development faucet gives per request; null when it is off (decision F26)',
+          }),
+        ),
         faucet_per_day: Nullable(
-          Type.Integer({ description: 'how many times one member may take it in 24 hours (DEV_FAUCET_PER_DAY); null when it is off (decision B107)' }),
+          Type.Integer({
+            description:
+              'how many times one member may take it in 24 hours (DEV_FAUCET_PER_DAY); null when it is off (decision B107)',
+          }),
         ),
       }),
     ),
@@ -207,7 +244,10 @@ export const listDonationsDoc: RouteDoc = {
   security: 'public',
   summary: 'Donation burns, newest first',
   tag: 'campaigns',
-  responses: { 200: Json('donations, newest first', Type.Object({ items: Type.Array(DonationBody) })), 400: err('VALIDATION_ERROR') },
+  responses: {
+    200: Json('donations, newest first', Type.Object({ items: Type.Array(DonationBody) })),
+    400: err('VALIDATION_ERROR'),
+  },
 };
 
 export const getTreasuryDoc: RouteDoc = {
@@ -216,7 +256,12 @@ export const getTreasuryDoc: RouteDoc = {
   security: 'public',
   summary: "The treasury's ledger account and balance (decision L11)",
   tag: 'campaigns',
-  responses: { 200: Json('the account and its balance; Cache-Control: public, max-age=5', Type.Object({ account: Account, balance_e8s: E8s })) },
+  responses: {
+    200: Json(
+      'the account and its balance; Cache-Control: public, max-age=5',
+      Type.Object({ account: Account, balance_e8s: E8s }),
+    ),
+  },
 };
 
 export const listTreasuryPayoutsDoc: RouteDoc = {
@@ -225,14 +270,18 @@ export const listTreasuryPayoutsDoc: RouteDoc = {
   security: 'public',
   summary: 'Treasury payouts, newest first, with their ledger blocks',
   tag: 'campaigns',
-  responses: { 200: Json('payouts, newest first', Type.Object({ items: Type.Array(PayoutBody) })), 400: err('VALIDATION_ERROR') },
+  responses: {
+    200: Json('payouts, newest first', Type.Object({ items: Type.Array(PayoutBody) })),
+    400: err('VALIDATION_ERROR'),
+  },
 };
 
 export const mintDevelopmentDomDoc: RouteDoc = {
   operationId: 'mintDevelopmentDom',
   description:
     'Session required; answers 404 unless DEV_FAUCET_DOM is set, which production refuses (decision L22). At most DEV_FAUCET_PER_DAY grants a member in 24 hours (decision B107).',
-  summary: 'Development only: mint DEV_FAUCET_DOM test DOM to the signed-in member (production refuses it; decision L22)',
+  summary:
+    'Development only: mint DEV_FAUCET_DOM test DOM to the signed-in member (production refuses it; decision L22)',
   tag: 'campaigns',
   security: 'session',
   responses: {
@@ -240,6 +289,8 @@ export const mintDevelopmentDomDoc: RouteDoc = {
     401: err('UNAUTHORIZED'),
     403: err('CSRF_REJECTED'),
     404: err('NOT_FOUND: the faucet is off'),
-    429: err('RATE_LIMITED, with Retry-After: DEV_FAUCET_PER_DAY grants taken in the 24 hours since the first (decision B107)'),
+    429: err(
+      'RATE_LIMITED, with Retry-After: DEV_FAUCET_PER_DAY grants taken in the 24 hours since the first (decision B107)',
+    ),
   },
 };

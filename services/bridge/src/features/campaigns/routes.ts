@@ -66,7 +66,13 @@ const createBody = Type.Object(
     description: Type.String({ maxLength: 20_000 }),
     goal: Amount,
     deadline: Type.String({ format: 'date-time', description: 'ISO-8601; 1 hour to 365 days ahead' }),
-    beneficiary: Type.Optional(Type.String({ minLength: 5, maxLength: 63, description: 'principal receiving the funds; the creator when absent' })),
+    beneficiary: Type.Optional(
+      Type.String({
+        minLength: 5,
+        maxLength: 63,
+        description: 'principal receiving the funds; the creator when absent',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -81,20 +87,28 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
   const { clients } = opts;
   const { opId, pay, approvalFor } = memberPayments(opts);
 
-  app.get('/api/campaigns', { schema: { ...routeSchema(listCampaignsDoc), querystring: pageQuery } }, async (req, reply) => {
-    const q = req.query;
-    reply.header('cache-control', 'public, max-age=5');
-    const items = await clients.campaign.list_campaigns(q.from_id, q.limit ?? 20);
-    const names = await opts.names(items.flatMap((c) => [c.owner, c.beneficiary]));
-    return { items: items.map((c) => campaignView(c, names)) };
-  });
+  app.get(
+    '/api/campaigns',
+    { schema: { ...routeSchema(listCampaignsDoc), querystring: pageQuery } },
+    async (req, reply) => {
+      const q = req.query;
+      reply.header('cache-control', 'public, max-age=5');
+      const items = await clients.campaign.list_campaigns(q.from_id, q.limit ?? 20);
+      const names = await opts.names(items.flatMap((c) => [c.owner, c.beneficiary]));
+      return { items: items.map((c) => campaignView(c, names)) };
+    },
+  );
 
-  app.get('/api/campaigns/:id', { schema: { ...routeSchema(getCampaignDoc), params: idParams } }, async (req, reply) => {
-    const c = await clients.campaign.get_campaign(req.params.id);
-    if (!c) throw moneyHttpError({ CampaignNotFound: null });
-    reply.header('cache-control', 'public, max-age=5');
-    return campaignView(c, await opts.names([c.owner, c.beneficiary]));
-  });
+  app.get(
+    '/api/campaigns/:id',
+    { schema: { ...routeSchema(getCampaignDoc), params: idParams } },
+    async (req, reply) => {
+      const c = await clients.campaign.get_campaign(req.params.id);
+      if (!c) throw moneyHttpError({ CampaignNotFound: null });
+      reply.header('cache-control', 'public, max-age=5');
+      return campaignView(c, await opts.names([c.owner, c.beneficiary]));
+    },
+  );
 
   const contributionsQuery = Type.Object(
     {
@@ -110,31 +124,39 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
       const { id } = req.params;
       const q = req.query;
       if (!(await clients.campaign.get_campaign(id))) throw moneyHttpError({ CampaignNotFound: null });
-      const items = await clients.campaign.list_contributions(id, q.after_seq === undefined ? undefined : BigInt(q.after_seq), q.limit ?? 20);
+      const items = await clients.campaign.list_contributions(
+        id,
+        q.after_seq === undefined ? undefined : BigInt(q.after_seq),
+        q.limit ?? 20,
+      );
       const names = await opts.names(items.map((c) => c.contributor));
       return { items: items.map((c) => contributionView(c, names)) };
     },
   );
 
-  app.post('/api/campaigns', { bodyLimit: BODY_LIMIT, schema: { ...routeSchema(createCampaignDoc), body: createBody } }, async (req, reply) => {
-    const session = await opts.requireSession(req);
-    const b = req.body;
-    const deadline = Date.parse(b.deadline);
-    if (!Number.isFinite(deadline)) throw new HttpError(400, 'VALIDATION_ERROR', 'deadline: an ISO-8601 date-time');
-    const member = await opts.clientsAs(session);
-    const goal = 'dom_e8s' in b.goal ? { DomTokens: BigInt(b.goal.dom_e8s) } : { UsdValue: b.goal.usd };
-    const r = await member.campaign.create_campaign({
-      title: b.title,
-      description: b.description,
-      goal,
-      deadline: BigInt(deadline) * 1_000_000n,
-      ...(b.beneficiary !== undefined && { beneficiary: b.beneficiary }),
-    });
-    if ('Err' in r) throw moneyHttpError(r.Err);
-    req.log.info({ event: 'campaign.created', campaign_id: r.Ok, user_id: session.user_id }, 'campaign created');
-    const created = (await clients.campaign.get_campaign(r.Ok))!;
-    return reply.code(201).send(campaignView(created, await opts.names([created.owner, created.beneficiary])));
-  });
+  app.post(
+    '/api/campaigns',
+    { bodyLimit: BODY_LIMIT, schema: { ...routeSchema(createCampaignDoc), body: createBody } },
+    async (req, reply) => {
+      const session = await opts.requireSession(req);
+      const b = req.body;
+      const deadline = Date.parse(b.deadline);
+      if (!Number.isFinite(deadline)) throw new HttpError(400, 'VALIDATION_ERROR', 'deadline: an ISO-8601 date-time');
+      const member = await opts.clientsAs(session);
+      const goal = 'dom_e8s' in b.goal ? { DomTokens: BigInt(b.goal.dom_e8s) } : { UsdValue: b.goal.usd };
+      const r = await member.campaign.create_campaign({
+        title: b.title,
+        description: b.description,
+        goal,
+        deadline: BigInt(deadline) * 1_000_000n,
+        ...(b.beneficiary !== undefined && { beneficiary: b.beneficiary }),
+      });
+      if ('Err' in r) throw moneyHttpError(r.Err);
+      req.log.info({ event: 'campaign.created', campaign_id: r.Ok, user_id: session.user_id }, 'campaign created');
+      const created = (await clients.campaign.get_campaign(r.Ok))!;
+      return reply.code(201).send(campaignView(created, await opts.names([created.owner, created.beneficiary])));
+    },
+  );
 
   app.post(
     '/api/campaigns/:id/contributions',
@@ -148,22 +170,36 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
       if (!(await clients.campaign.get_campaign(id))) throw moneyHttpError({ CampaignNotFound: null });
       // transfer_from takes the amount and the fee from the allowance.
       const pull = async () => (await approvalFor(amount)) + (await clients.ledger.icrc1_fee());
-      const c = await pay(member, session.principal, pull, () => member.campaign.contribute(id, canisterAmount(amount), op));
-      req.log.info({ event: 'campaign.contributed', campaign_id: id, amount_e8s: c.amount_e8s.toString(), user_id: session.user_id }, 'contribution');
+      const c = await pay(member, session.principal, pull, () =>
+        member.campaign.contribute(id, canisterAmount(amount), op),
+      );
+      req.log.info(
+        {
+          event: 'campaign.contributed',
+          campaign_id: id,
+          amount_e8s: c.amount_e8s.toString(),
+          user_id: session.user_id,
+        },
+        'contribution',
+      );
       return reply.code(201).send(contributionView(c, await opts.names([c.contributor])));
     },
   );
 
-  app.post('/api/campaigns/:id/cancel', { bodyLimit: 1024, schema: { ...routeSchema(cancelCampaignDoc), params: idParams } }, async (req) => {
-    const session = await opts.requireSession(req);
-    const { id } = req.params;
-    const r = await (await opts.clientsAs(session)).campaign.cancel_campaign(id);
-    if ('Err' in r) throw moneyHttpError(r.Err);
-    // Refunds start at once rather than at the scheduler's next step.
-    await clients.campaign.settle_campaign(id);
-    const cancelled = (await clients.campaign.get_campaign(id))!;
-    return campaignView(cancelled, await opts.names([cancelled.owner, cancelled.beneficiary]));
-  });
+  app.post(
+    '/api/campaigns/:id/cancel',
+    { bodyLimit: 1024, schema: { ...routeSchema(cancelCampaignDoc), params: idParams } },
+    async (req) => {
+      const session = await opts.requireSession(req);
+      const { id } = req.params;
+      const r = await (await opts.clientsAs(session)).campaign.cancel_campaign(id);
+      if ('Err' in r) throw moneyHttpError(r.Err);
+      // Refunds start at once rather than at the scheduler's next step.
+      await clients.campaign.settle_campaign(id);
+      const cancelled = (await clients.campaign.get_campaign(id))!;
+      return campaignView(cancelled, await opts.names([cancelled.owner, cancelled.beneficiary]));
+    },
+  );
 
   app.get('/api/me/balance', { schema: { ...routeSchema(getMyBalanceDoc) } }, async (req) => {
     const session = await opts.requireSession(req);
@@ -186,7 +222,10 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     {
       schema: {
         ...routeSchema(listMyContributionsDoc),
-        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 100 })) }, { additionalProperties: false }),
+        querystring: Type.Object(
+          { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 100 })) },
+          { additionalProperties: false },
+        ),
       },
     },
     async (req) => {
@@ -195,34 +234,55 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
       const mine = await clients.campaign.list_contributions_by(session.principal, limit);
       const names = await opts.names([session.principal]);
       const items = mine.map((c) => contributionView(c, names));
-      return { items, refunds: items.filter((c) => c.refund !== null).map((c) => ({ campaign_id: c.campaign_id, seq: c.seq, ...c.refund! })) };
+      return {
+        items,
+        refunds: items
+          .filter((c) => c.refund !== null)
+          .map((c) => ({ campaign_id: c.campaign_id, seq: c.seq, ...c.refund! })),
+      };
     },
   );
 
-  app.post('/api/donations', { bodyLimit: BODY_LIMIT, schema: { ...routeSchema(donateDoc), body: amountBody } }, async (req, reply) => {
-    const session = await opts.requireSession(req);
-    const { amount } = req.body;
-    const op = opId(req, session);
-    // The ledger burns no less than its fee (min_burn_amount): refused before the approval costs a fee (decision B55).
-    if ('dom_e8s' in amount) {
-      const fee = await clients.ledger.icrc1_fee();
-      if (BigInt(amount.dom_e8s) < fee) throw new HttpError(400, 'InvalidArgument', `a donation burns at least ${fee} e8s (the ledger's minimum burn)`);
-    }
-    const member = await opts.clientsAs(session);
-    // A burn charges no transfer fee, so the approval is the amount alone (its own fee is the member's).
-    const d = await pay(
-      member,
-      session.principal,
-      () => approvalFor(amount),
-      () => member.campaign.burn_donation(canisterAmount(amount), op),
-    );
-    req.log.info({ event: 'donation.burned', amount_e8s: d.amount_e8s.toString(), user_id: session.user_id }, 'donation burn');
-    return reply.code(201).send(donationView(d, await opts.names([d.donor])));
-  });
+  app.post(
+    '/api/donations',
+    { bodyLimit: BODY_LIMIT, schema: { ...routeSchema(donateDoc), body: amountBody } },
+    async (req, reply) => {
+      const session = await opts.requireSession(req);
+      const { amount } = req.body;
+      const op = opId(req, session);
+      // The ledger burns no less than its fee (min_burn_amount): refused before the approval costs a fee (decision
+      // B55).
+      if ('dom_e8s' in amount) {
+        const fee = await clients.ledger.icrc1_fee();
+        if (BigInt(amount.dom_e8s) < fee)
+          throw new HttpError(
+            400,
+            'InvalidArgument',
+            `a donation burns at least ${fee} e8s (the ledger's minimum burn)`,
+          );
+      }
+      const member = await opts.clientsAs(session);
+      // A burn charges no transfer fee, so the approval is the amount alone (its own fee is the member's).
+      const d = await pay(
+        member,
+        session.principal,
+        () => approvalFor(amount),
+        () => member.campaign.burn_donation(canisterAmount(amount), op),
+      );
+      req.log.info(
+        { event: 'donation.burned', amount_e8s: d.amount_e8s.toString(), user_id: session.user_id },
+        'donation burn',
+      );
+      return reply.code(201).send(donationView(d, await opts.names([d.donor])));
+    },
+  );
 
   app.get('/api/donations', { schema: { ...routeSchema(listDonationsDoc), querystring: pageQuery } }, async (req) => {
     const q = req.query;
-    const items = await clients.campaign.list_donations(q.from_id === undefined ? undefined : BigInt(q.from_id), q.limit ?? 20);
+    const items = await clients.campaign.list_donations(
+      q.from_id === undefined ? undefined : BigInt(q.from_id),
+      q.limit ?? 20,
+    );
     const names = await opts.names(items.map((d) => d.donor));
     return { items: items.map((d) => donationView(d, names)) };
   });
@@ -233,20 +293,35 @@ export default async function campaignGateway(app: BridgeApp, opts: CampaignGate
     return { account: accountView(account), balance_e8s: (await clients.ledger.icrc1_balance_of(account)).toString() };
   });
 
-  app.get('/api/treasury/payouts', { schema: { ...routeSchema(listTreasuryPayoutsDoc), querystring: pageQuery } }, async (req) => {
-    const q = req.query;
-    const items = await clients.treasury.list_payouts(q.from_id === undefined ? undefined : BigInt(q.from_id), q.limit ?? 20);
-    const names = await opts.names(items.map((p) => p.recipient));
-    return { items: items.map((p) => payoutView(p, names)) };
-  });
+  app.get(
+    '/api/treasury/payouts',
+    { schema: { ...routeSchema(listTreasuryPayoutsDoc), querystring: pageQuery } },
+    async (req) => {
+      const q = req.query;
+      const items = await clients.treasury.list_payouts(
+        q.from_id === undefined ? undefined : BigInt(q.from_id),
+        q.limit ?? 20,
+      );
+      const names = await opts.names(items.map((p) => p.recipient));
+      return { items: items.map((p) => payoutView(p, names)) };
+    },
+  );
 
   app.post('/api/dev/faucet', { bodyLimit: 1024, schema: { ...routeSchema(mintDevelopmentDomDoc) } }, async (req) => {
-    if (!opts.faucet) throw new HttpError(404, 'NOT_FOUND', 'the development faucet is off (DEV_FAUCET_DOM is 0; production refuses it)');
+    if (!opts.faucet)
+      throw new HttpError(
+        404,
+        'NOT_FOUND',
+        'the development faucet is off (DEV_FAUCET_DOM is 0; production refuses it)',
+      );
     const session = await opts.requireSession(req);
     // Decision B107: a few grants a member a day, so a press held down cannot mint without end.
     await opts.limit(req, session.user_id, 'faucet_grants');
     const block = await opts.faucet.mint(session.principal, opts.faucet.e8s);
-    req.log.info({ event: 'dev.faucet', user_id: session.user_id, amount_e8s: opts.faucet.e8s.toString() }, 'development DOM minted');
+    req.log.info(
+      { event: 'dev.faucet', user_id: session.user_id, amount_e8s: opts.faucet.e8s.toString() },
+      'development DOM minted',
+    );
     return {
       amount_e8s: opts.faucet.e8s.toString(),
       block_index: block.toString(),

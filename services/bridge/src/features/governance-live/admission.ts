@@ -28,8 +28,10 @@ export class StreamAdmission {
   admit(kind: StreamKind, client: string): Admission {
     const held = this.#perClient.get(client) ?? 0;
     if (held >= this.limits.streamsPerClient) return { admitted: false, reason: 'per_client' };
-    if (this.open.member + this.open.anonymous >= this.limits.maxStreams) return { admitted: false, reason: 'instance_full' };
-    if (kind === 'anonymous' && this.open.anonymous >= this.limits.maxAnonymousStreams) return { admitted: false, reason: 'anonymous_share_full' };
+    if (this.open.member + this.open.anonymous >= this.limits.maxStreams)
+      return { admitted: false, reason: 'instance_full' };
+    if (kind === 'anonymous' && this.open.anonymous >= this.limits.maxAnonymousStreams)
+      return { admitted: false, reason: 'anonymous_share_full' };
     this.open[kind]++;
     this.#perClient.set(client, held + 1);
     let released = false;

@@ -157,9 +157,15 @@ class LiveReader {
   }
 }
 
-const Query = Type.Object({ proposal_id: Type.Optional(Int8Text('only this proposal’s events', 0n)) }, { additionalProperties: false });
+const Query = Type.Object(
+  { proposal_id: Type.Optional(Int8Text('only this proposal’s events', 0n)) },
+  { additionalProperties: false },
+);
 
-const REFUSALS: Record<RefusalReason, { code: 'LIVE_STREAMS_FULL' | 'TOO_MANY_STREAMS'; message: string; line: string }> = {
+const REFUSALS: Record<
+  RefusalReason,
+  { code: 'LIVE_STREAMS_FULL' | 'TOO_MANY_STREAMS'; message: string; line: string }
+> = {
   instance_full: {
     code: 'LIVE_STREAMS_FULL',
     message: 'too many live streams on this instance; try again shortly',
@@ -184,78 +190,86 @@ export default async function governanceLive(app: BridgeApp, opts: GovernanceLiv
   // Open streams would hold a graceful shutdown (SIGTERM) until they end: end them first.
   app.addHook('preClose', async () => reader.close());
 
-  app.get('/api/governance/live', { schema: { ...routeSchema(streamGovernanceChangesDoc), querystring: Query } }, async (req, reply) => {
-    const user = await opts.signedIn(req);
-    const kind: StreamKind = user === undefined ? 'anonymous' : 'member';
-    const place = admission.admit(kind, user === undefined ? `visitor:${visitorKey(req.ip)}` : `member:${user}`);
-    if (!place.admitted) {
-      const r = REFUSALS[place.reason];
-      opts.counters?.refused(place.reason);
-      req.log.warn({ event: 'live.stream_refused', reason: place.reason, kind, streams: { ...admission.open } }, r.line);
-      throw HttpError.of(r.code, r.message, { 'retry-after': RETRY_AFTER });
-    }
-    let from: string;
-    try {
-      // Before the stream is opened, so a database that is away is an ordinary error answer.
-      from = await reader.start();
-    } catch (err) {
-      place.release();
-      throw err;
-    }
-    const raw = reply.raw;
-    // The headers set so far (request id, CORS) go out with the stream's own.
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) raw.setHeader(name, value);
-    raw.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      // nginx would otherwise buffer the stream (deploy/nginx honours this header).
-      'x-accel-buffering': 'no',
-      // A stream is the last answer on its connection: when it ends (at shutdown) the connection
-      // closes with it, instead of idling until the keep-alive timeout holds the shutdown open.
-      connection: 'close',
-    });
-    reply.hijack();
-    let ended = false;
-    const writer = new BoundedWriter(raw, opts.maxBufferBytes, (buffered) => {
-      ended = true;
-      clearInterval(heartbeat);
-      opts.counters?.dropped('slow_reader');
-      req.log.warn(
-        {
-          event: 'live.stream_dropped',
-          reason: 'slow_reader',
-          kind,
-          buffered_bytes: buffered,
-          written_bytes: writer.written,
-          max_buffer_bytes: opts.maxBufferBytes,
-        },
-        'live stream dropped: its reader fell LIVE_MAX_BUFFER_BYTES behind',
-      );
-      // Its buffer goes with it: ending it would wait for a reader that does not read.
-      raw.destroy();
-    });
-    const listener: Listener = {
-      proposal: req.query.proposal_id,
-      write: (chunk) => void (ended || writer.event(chunk)),
-      end: () => {
-        if (ended) return;
+  app.get(
+    '/api/governance/live',
+    { schema: { ...routeSchema(streamGovernanceChangesDoc), querystring: Query } },
+    async (req, reply) => {
+      const user = await opts.signedIn(req);
+      const kind: StreamKind = user === undefined ? 'anonymous' : 'member';
+      const place = admission.admit(kind, user === undefined ? `visitor:${visitorKey(req.ip)}` : `member:${user}`);
+      if (!place.admitted) {
+        const r = REFUSALS[place.reason];
+        opts.counters?.refused(place.reason);
+        req.log.warn(
+          { event: 'live.stream_refused', reason: place.reason, kind, streams: { ...admission.open } },
+          r.line,
+        );
+        throw HttpError.of(r.code, r.message, { 'retry-after': RETRY_AFTER });
+      }
+      let from: string;
+      try {
+        // Before the stream is opened, so a database that is away is an ordinary error answer.
+        from = await reader.start();
+      } catch (err) {
+        place.release();
+        throw err;
+      }
+      const raw = reply.raw;
+      // The headers set so far (request id, CORS) go out with the stream's own.
+      for (const [name, value] of Object.entries(reply.getHeaders()))
+        if (value !== undefined) raw.setHeader(name, value);
+      raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        // nginx would otherwise buffer the stream (deploy/nginx honours this header).
+        'x-accel-buffering': 'no',
+        // A stream is the last answer on its connection: when it ends (at shutdown) the connection
+        // closes with it, instead of idling until the keep-alive timeout holds the shutdown open.
+        connection: 'close',
+      });
+      reply.hijack();
+      let ended = false;
+      const writer = new BoundedWriter(raw, opts.maxBufferBytes, (buffered) => {
         ended = true;
         clearInterval(heartbeat);
-        // The socket goes with the stream once its last bytes are written: a half-closed socket
-        // would otherwise keep a graceful shutdown waiting for the client.
-        const socket = raw.socket;
-        raw.end(() => socket?.destroy());
-      },
-    };
-    const heartbeat = setInterval(() => void (ended || writer.heartbeat(': heartbeat\n\n')), opts.heartbeatMs);
-    heartbeat.unref();
-    // The response's close: the client went away (or the stream was ended or dropped here).
-    raw.once('close', () => {
-      listener.end();
-      reader.remove(listener);
-      place.release();
-    });
-    writer.event(`retry: ${RETRY_MS}\n: live\n\n`);
-    reader.add(listener, from);
-  });
+        opts.counters?.dropped('slow_reader');
+        req.log.warn(
+          {
+            event: 'live.stream_dropped',
+            reason: 'slow_reader',
+            kind,
+            buffered_bytes: buffered,
+            written_bytes: writer.written,
+            max_buffer_bytes: opts.maxBufferBytes,
+          },
+          'live stream dropped: its reader fell LIVE_MAX_BUFFER_BYTES behind',
+        );
+        // Its buffer goes with it: ending it would wait for a reader that does not read.
+        raw.destroy();
+      });
+      const listener: Listener = {
+        proposal: req.query.proposal_id,
+        write: (chunk) => void (ended || writer.event(chunk)),
+        end: () => {
+          if (ended) return;
+          ended = true;
+          clearInterval(heartbeat);
+          // The socket goes with the stream once its last bytes are written: a half-closed socket
+          // would otherwise keep a graceful shutdown waiting for the client.
+          const socket = raw.socket;
+          raw.end(() => socket?.destroy());
+        },
+      };
+      const heartbeat = setInterval(() => void (ended || writer.heartbeat(': heartbeat\n\n')), opts.heartbeatMs);
+      heartbeat.unref();
+      // The response's close: the client went away (or the stream was ended or dropped here).
+      raw.once('close', () => {
+        listener.end();
+        reader.remove(listener);
+        place.release();
+      });
+      writer.event(`retry: ${RETRY_MS}\n: live\n\n`);
+      reader.add(listener, from);
+    },
+  );
 }

@@ -51,9 +51,14 @@ const iso = (d: Date | string) => new Date(d).toISOString();
 
 export default function delegateProfiles(app: BridgeApp, opts: GovernanceGatewayOptions): void {
   /** A profile as members see it: the statement (or null), and the count only beside a statement. */
-  const profile = async (principal: string, row: { user_id: string; statement: string; updated_at: Date | string } | undefined) => {
+  const profile = async (
+    principal: string,
+    row: { user_id: string; statement: string; updated_at: Date | string } | undefined,
+  ) => {
     const name = (await opts.names([principal])).get(principal) ?? null;
-    const count = row ? await delegatingMembers(await opts.governanceAs({ user_id: row.user_id, principal })) : undefined;
+    const count = row
+      ? await delegatingMembers(await opts.governanceAs({ user_id: row.user_id, principal }))
+      : undefined;
     return {
       principal,
       display_name: name,
@@ -64,11 +69,17 @@ export default function delegateProfiles(app: BridgeApp, opts: GovernanceGateway
     };
   };
   const rowOf = (principal: string) =>
-    opts.db.selectFrom('delegate_statements').select(['user_id', 'statement', 'updated_at']).where('principal', '=', principal).executeTakeFirst();
+    opts.db
+      .selectFrom('delegate_statements')
+      .select(['user_id', 'statement', 'updated_at'])
+      .where('principal', '=', principal)
+      .executeTakeFirst();
 
   const listQuery = Type.Object(
     {
-      after: Type.Optional(Type.String({ pattern: '^[0-9]{1,16}\\.[a-z0-9-]{1,63}$', description: '`next_after` of the page before' })),
+      after: Type.Optional(
+        Type.String({ pattern: '^[0-9]{1,16}\\.[a-z0-9-]{1,63}$', description: '`next_after` of the page before' }),
+      ),
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_MAX, default: LIST_DEFAULT })),
     },
     { additionalProperties: false },
@@ -97,7 +108,10 @@ export default function delegateProfiles(app: BridgeApp, opts: GovernanceGateway
       const items = await Promise.all(rows.map((r) => profile(r.principal, r)));
       reply.header('cache-control', 'private, no-cache');
       const last = rows.at(-1);
-      return { items, next_after: rows.length === limit && last ? `${new Date(last.updated_at).getTime()}.${last.principal}` : null };
+      return {
+        items,
+        next_after: rows.length === limit && last ? `${new Date(last.updated_at).getTime()}.${last.principal}` : null,
+      };
     },
   );
 
@@ -139,13 +153,23 @@ export default function delegateProfiles(app: BridgeApp, opts: GovernanceGateway
         await opts.db.deleteFrom('delegate_statements').where('user_id', '=', session.user_id).execute();
         req.log.info({ event: 'governance.statement_removed', user_id: session.user_id }, 'delegate statement removed');
       } else {
-        const values = { user_id: session.user_id, principal: session.principal, statement: checked.text, updated_at: new Date(opts.now()) };
+        const values = {
+          user_id: session.user_id,
+          principal: session.principal,
+          statement: checked.text,
+          updated_at: new Date(opts.now()),
+        };
         await opts.db
           .insertInto('delegate_statements')
           .values(values)
-          .onConflict((oc) => oc.column('user_id').doUpdateSet({ statement: values.statement, updated_at: values.updated_at }))
+          .onConflict((oc) =>
+            oc.column('user_id').doUpdateSet({ statement: values.statement, updated_at: values.updated_at }),
+          )
           .execute();
-        req.log.info({ event: 'governance.statement_set', user_id: session.user_id, chars: [...checked.text].length }, 'delegate statement set');
+        req.log.info(
+          { event: 'governance.statement_set', user_id: session.user_id, chars: [...checked.text].length },
+          'delegate statement set',
+        );
       }
       return profile(session.principal, await rowOf(session.principal));
     },

@@ -7,7 +7,9 @@ const Delegations = Type.Array(
   Type.Object({
     category: Type.Union([Type.String(), Type.Null()]),
     delegate: Type.String(),
-    delegate_name: Type.Union([Type.String(), Type.Null()], { description: "the delegate's display name (decisions F22, V31)" }),
+    delegate_name: Type.Union([Type.String(), Type.Null()], {
+      description: "the delegate's display name (decisions F22, V31)",
+    }),
     since: Type.String(),
     show_name: Type.Boolean(),
   }),
@@ -20,9 +22,12 @@ const DelegateProfile = Type.Object({
   statement: Type.Union([Type.String(), Type.Null()], { description: 'at most 500 characters; null: none written' }),
   updated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   members: Type.Union([Type.String(), Type.Null()], {
-    description: 'members the delegate votes for now, each once whatever their categories (null without a statement, or past 2,000 delegations)',
+    description:
+      'members the delegate votes for now, each once whatever their categories (null without a statement, or past 2,000 delegations)',
   }),
-  delegations: Type.Union([Type.String(), Type.Null()], { description: 'delegations made to them now, one a category (G33); null without a statement' }),
+  delegations: Type.Union([Type.String(), Type.Null()], {
+    description: 'delegations made to them now, one a category (G33); null without a statement',
+  }),
 });
 
 const CHANGES_LIMITED =
@@ -35,7 +40,10 @@ export const getMyDelegationsDoc: RouteDoc = {
   tag: 'governance',
   security: 'session',
   responses: {
-    200: Json('the delegations', Type.Object({ principal: Type.String(), delegations: Delegations, delegators: Type.String() })),
+    200: Json(
+      'the delegations',
+      Type.Object({ principal: Type.String(), delegations: Delegations, delegators: Type.String() }),
+    ),
     401: err('UNAUTHORIZED or SESSION_REQUIRED'),
   },
 };
@@ -87,7 +95,9 @@ export const listMyDelegatorsDoc: RouteDoc = {
         total: Type.String(),
         items: Type.Array(
           Type.Object({
-            key: Type.String({ description: 'an opaque cursor: ask again with after=<it> for the items after this one (decision V33)' }),
+            key: Type.String({
+              description: 'an opaque cursor: ask again with after=<it> for the items after this one (decision V33)',
+            }),
             category: Type.Union([Type.String(), Type.Null()]),
             member: Type.Union([Type.String(), Type.Null()]),
             member_name: Type.Union([Type.String(), Type.Null()], {
@@ -95,7 +105,9 @@ export const listMyDelegatorsDoc: RouteDoc = {
             }),
           }),
         ),
-        next_after: Type.Union([Type.String(), Type.Null()], { description: 'the last key of a full page; null: no more' }),
+        next_after: Type.Union([Type.String(), Type.Null()], {
+          description: 'the last key of a full page; null: no more',
+        }),
       }),
     ),
     400: err('VALIDATION_ERROR (also an `after` that is not a cursor this bridge gave the member)'),
@@ -111,7 +123,10 @@ export const listDelegatesDoc: RouteDoc = {
   tag: 'governance',
   security: 'session',
   responses: {
-    200: Json('a page of delegate profiles', Type.Object({ items: Type.Array(DelegateProfile), next_after: Type.Union([Type.String(), Type.Null()]) })),
+    200: Json(
+      'a page of delegate profiles',
+      Type.Object({ items: Type.Array(DelegateProfile), next_after: Type.Union([Type.String(), Type.Null()]) }),
+    ),
     400: err('VALIDATION_ERROR'),
     401: err('UNAUTHORIZED or SESSION_REQUIRED'),
   },

@@ -83,10 +83,16 @@ export default function delegationRoutes(app: BridgeApp, opts: GovernanceGateway
       const g = await opts.governanceAs(session);
       const r = await g.set_delegation({ delegate, show_name, ...(category && { category }) });
       if ('Err' in r) {
-        req.log.info({ event: 'governance.delegation_refused', user_id: session.user_id, code: Object.keys(r.Err)[0] }, 'delegation refused');
+        req.log.info(
+          { event: 'governance.delegation_refused', user_id: session.user_id, code: Object.keys(r.Err)[0] },
+          'delegation refused',
+        );
         throw governanceHttpError(r.Err);
       }
-      req.log.info({ event: 'governance.delegated', user_id: session.user_id, category: category ?? 'All' }, 'delegation set');
+      req.log.info(
+        { event: 'governance.delegated', user_id: session.user_id, category: category ?? 'All' },
+        'delegation set',
+      );
       return { delegations: await mine(g) };
     },
   );
@@ -99,7 +105,8 @@ export default function delegationRoutes(app: BridgeApp, opts: GovernanceGateway
         ...routeSchema(revokeDelegationDoc),
         operationId: 'revokeDelegation',
         summary: 'Take back a delegation: for one category, or (no category) the one for all categories (decision V26)',
-        description: 'Applies to proposals whose voting opens after now (decision G30). NotDelegating 404 when there is none for that scope.',
+        description:
+          'Applies to proposals whose voting opens after now (decision G30). NotDelegating 404 when there is none for that scope.',
         security,
         querystring: scopeQuery,
       },
@@ -110,14 +117,22 @@ export default function delegationRoutes(app: BridgeApp, opts: GovernanceGateway
       const g = await opts.governanceAs(session);
       const r = await g.revoke_delegation(req.query.category);
       if ('Err' in r) throw governanceHttpError(r.Err);
-      req.log.info({ event: 'governance.delegation_revoked', user_id: session.user_id, category: req.query.category ?? 'All' }, 'delegation revoked');
+      req.log.info(
+        { event: 'governance.delegation_revoked', user_id: session.user_id, category: req.query.category ?? 'All' },
+        'delegation revoked',
+      );
       return { delegations: await mine(g) };
     },
   );
 
   const delegatorsQuery = Type.Object(
     {
-      after: Type.Optional(Type.String({ maxLength: 400, description: 'an item’s `key` or `next_after` of an earlier page (opaque, decision V33)' })),
+      after: Type.Optional(
+        Type.String({
+          maxLength: 400,
+          description: 'an item’s `key` or `next_after` of an earlier page (opaque, decision V33)',
+        }),
+      ),
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
     },
     { additionalProperties: false },
@@ -140,8 +155,15 @@ export default function delegationRoutes(app: BridgeApp, opts: GovernanceGateway
       const { after, limit = 100 } = req.query;
       const from = after === undefined ? undefined : cursors.open(session.principal, after);
       if (after !== undefined && from === undefined) {
-        req.log.info({ event: 'governance.delegators_cursor_refused', user_id: session.user_id }, 'not a cursor of this list');
-        throw new HttpError(400, 'VALIDATION_ERROR', 'after: not a cursor of your delegators list; use next_after of an earlier page');
+        req.log.info(
+          { event: 'governance.delegators_cursor_refused', user_id: session.user_id },
+          'not a cursor of this list',
+        );
+        throw new HttpError(
+          400,
+          'VALIDATION_ERROR',
+          'after: not a cursor of your delegators list; use next_after of an earlier page',
+        );
       }
       const page = await (await opts.governanceAs(session)).list_my_delegators(from, limit);
       reply.header('cache-control', 'private, no-cache');

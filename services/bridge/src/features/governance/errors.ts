@@ -1,6 +1,6 @@
-// Decision V9: each governance canister error variant as an HTTP status, the variant's name as the
-// error code. ExecutionFailed is 409 (the canister uses it for "not Approved" too). A new variant the table does not know is a 502 (the canister answered something the
-// bridge cannot place), never a silent 500.
+// Decision V9: each governance canister error variant as an HTTP status, the variant's name as the error code.
+// ExecutionFailed is 409 (the canister uses it for "not Approved" too). A new variant the table does not know is a 502
+// (the canister answered something the bridge cannot place), never a silent 500.
 import { CANISTER_REFUSALS, type CanisterRefusal } from '../../core/http/error-codes.ts';
 import { HttpError } from '../../core/http/errors.ts';
 
@@ -27,7 +27,9 @@ const GOVERNANCE_VARIANTS = [
   'ReasonTooLong',
 ] as const satisfies readonly CanisterRefusal[];
 
-export const GOVERNANCE_ERROR_STATUS: Record<string, number> = Object.fromEntries(GOVERNANCE_VARIANTS.map((v) => [v, CANISTER_REFUSALS[v].status[0]]));
+export const GOVERNANCE_ERROR_STATUS: Record<string, number> = Object.fromEntries(
+  GOVERNANCE_VARIANTS.map((v) => [v, CANISTER_REFUSALS[v].status[0]]),
+);
 
 const MESSAGES: Record<string, string> = {
   InvalidPayload: 'the proposal payload is invalid for its category',

@@ -17,12 +17,19 @@ export interface ContextSources {
 
 /** The proposals' views, each with its `payload_context`: one names read, one price read, one events read. */
 export async function readableViews(o: ContextSources, items: Proposal[]) {
-  const paidIds = items.filter((p) => p.status === 'Executed' && p.payload !== undefined && 'TreasuryPayout' in p.payload).map((p) => `payout:${p.id}`);
+  const paidIds = items
+    .filter((p) => p.status === 'Executed' && p.payload !== undefined && 'TreasuryPayout' in p.payload)
+    .map((p) => `payout:${p.id}`);
   const [names, tick, paid] = await Promise.all([
     o.names(items.flatMap((p) => [p.proposed_by, ...payloadPrincipals(p.payload)])),
     items.some((p) => p.payload !== undefined) ? o.governance.get_dom_price() : undefined,
     paidIds.length
-      ? o.db.selectFrom('bridge_events').select(['source_id', 'data']).where('source', '=', 'treasury').where('source_id', 'in', paidIds).execute()
+      ? o.db
+          .selectFrom('bridge_events')
+          .select(['source_id', 'data'])
+          .where('source', '=', 'treasury')
+          .where('source_id', 'in', paidIds)
+          .execute()
       : Promise.resolve<{ source_id: string; data: unknown }[]>([]),
   ]);
   const paidE8s = new Map(paid.map((r) => [r.source_id, (r.data as { amount_e8s?: string }).amount_e8s ?? null]));

@@ -13,7 +13,12 @@ export const voteBody = Type.Object(
   {
     proposal_id: ID,
     vote: Type.Union([Type.Literal('Yes'), Type.Literal('No'), Type.Literal('Abstain')]),
-    reason: Type.Optional(Type.String({ maxLength: REASON_MAX_CHARS, description: 'why (decision V28); shown on the proposal page without your name' })),
+    reason: Type.Optional(
+      Type.String({
+        maxLength: REASON_MAX_CHARS,
+        description: 'why (decision V28); shown on the proposal page without your name',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

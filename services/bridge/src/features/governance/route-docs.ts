@@ -6,13 +6,24 @@ import { ProposalBody, Settings, Tick } from './view-schemas.ts';
 
 export const createProposalDoc: RouteDoc = {
   operationId: 'createProposal',
-  description: 'Session required (cross-site rule, bearer-defect rule); the proposal is created on the governance canister as the member.',
+  description:
+    'Session required (cross-site rule, bearer-defect rule); the proposal is created on the governance canister as the member.',
   summary: 'Create a proposal as the signed-in member; payload per category (spec 1 bridge endpoints; decision V13)',
   tag: 'governance',
   security: 'session',
   responses: {
-    201: Json('created', Type.Object({ proposal_id: Type.String(), status: Type.String(), voting_opens: Type.String(), voting_closes: Type.String() })),
-    400: err('VALIDATION_ERROR (payload.<field>: …) or InvalidPayload (the canister’s reason, naming the field; decision G22)'),
+    201: Json(
+      'created',
+      Type.Object({
+        proposal_id: Type.String(),
+        status: Type.String(),
+        voting_opens: Type.String(),
+        voting_closes: Type.String(),
+      }),
+    ),
+    400: err(
+      'VALIDATION_ERROR (payload.<field>: …) or InvalidPayload (the canister’s reason, naming the field; decision G22)',
+    ),
     401: err('UNAUTHORIZED or SESSION_REQUIRED (bearer token without the session cookie; spec 1 Authentication 6)'),
     403: err('NotAMember, NotAuthorized or CSRF_REJECTED'),
     413: err('PAYLOAD_TOO_LARGE (64 KiB)'),
@@ -27,7 +38,10 @@ export const castVoteDoc: RouteDoc = {
   tag: 'governance',
   security: 'session',
   responses: {
-    200: Json('vote recorded', Type.Object({ proposal_id: Type.String(), vote: Type.String(), reason: Type.Optional(Type.String()) })),
+    200: Json(
+      'vote recorded',
+      Type.Object({ proposal_id: Type.String(), vote: Type.String(), reason: Type.Optional(Type.String()) }),
+    ),
     400: err('VALIDATION_ERROR (per field)'),
     401: err(
       'UNAUTHORIZED (no session) or SESSION_REQUIRED (bearer token without the session cookie: sign in again at the URL in the message and X-Login-URL; spec 1 Authentication 6)',
@@ -66,7 +80,10 @@ export const listProposalsDoc: RouteDoc = {
   summary: 'Proposals, filtered by status and category, paged by from_id and limit (decision V14)',
   tag: 'governance',
   responses: {
-    200: Json('proposals; Cache-Control: public, max-age=5', Type.Object({ items: Type.Array(ProposalBody), limit: Type.Integer() })),
+    200: Json(
+      'proposals; Cache-Control: public, max-age=5',
+      Type.Object({ items: Type.Array(ProposalBody), limit: Type.Integer() }),
+    ),
     400: err('VALIDATION_ERROR'),
   },
 };
@@ -90,7 +107,10 @@ export const listRatifiedPricesDoc: RouteDoc = {
   summary: 'Ratified prices, newest first (decision V14)',
   tag: 'governance',
   responses: {
-    200: Json('ratified prices, newest first; Cache-Control: public, max-age=30', Type.Object({ items: Type.Array(Tick) })),
+    200: Json(
+      'ratified prices, newest first; Cache-Control: public, max-age=30',
+      Type.Object({ items: Type.Array(Tick) }),
+    ),
     400: err('VALIDATION_ERROR'),
   },
 };
@@ -123,7 +143,9 @@ export const getProposalDoc: RouteDoc = {
               Type.Object({
                 direct: Type.String({ description: 'votes cast directly' }),
                 delegated: Type.String({ description: 'delegated ballots counted so far' }),
-                delegated_counted: Type.Boolean({ description: 'true once every delegated ballot is counted (after close)' }),
+                delegated_counted: Type.Boolean({
+                  description: 'true once every delegated ballot is counted (after close)',
+                }),
               }),
               Type.Null(),
             ],

@@ -22,9 +22,13 @@ export function normaliseStatement(raw: string): { text: string } | { problem: s
     .trim();
   const control = CONTROL.exec(text);
   if (control)
-    return { problem: `statement: control characters are not allowed (U+${control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})` };
+    return {
+      problem: `statement: control characters are not allowed (U+${control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`,
+    };
   const length = [...text].length;
-  if (length > STATEMENT_MAX_CHARS) return { problem: `statement: at most ${STATEMENT_MAX_CHARS} characters (this one has ${length})` };
-  if (STACK.test(text.normalize('NFD'))) return { problem: `statement: at most ${DISPLAY_NAME_MAX_MARKS} combining marks on one character` };
+  if (length > STATEMENT_MAX_CHARS)
+    return { problem: `statement: at most ${STATEMENT_MAX_CHARS} characters (this one has ${length})` };
+  if (STACK.test(text.normalize('NFD')))
+    return { problem: `statement: at most ${DISPLAY_NAME_MAX_MARKS} combining marks on one character` };
   return { text };
 }

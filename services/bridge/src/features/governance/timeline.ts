@@ -91,7 +91,9 @@ export async function proposalTimeline(
   const planned = (kind: StepKind, at: string): Step => ({ kind, at, done: false, event: null });
 
   const steps: Step[] = [done('created', 'ProposalCreated', p.created_at)];
-  steps.push(p.status === 'Created' ? planned('opens', p.voting_opens) : done('opens', 'ProposalOpened', p.voting_opens));
+  steps.push(
+    p.status === 'Created' ? planned('opens', p.voting_opens) : done('opens', 'ProposalOpened', p.voting_opens),
+  );
   const closed = CLOSED.has(p.status);
   steps.push(closed ? done('closes', undefined, p.voting_closes) : planned('closes', p.voting_closes));
   const tallied = closed ? done('tallied', 'ProposalTallied', p.voting_closes) : planned('tallied', p.voting_closes);
@@ -99,9 +101,11 @@ export async function proposalTimeline(
   if (p.status === 'Rejected') steps.push(done('rejected', 'ProposalRejected', tallied.at));
   else if (APPROVED.has(p.status)) steps.push(done('approved', 'ProposalApproved', tallied.at));
   else steps.push(planned('result', p.voting_closes));
-  if (p.status === 'Rejected') return { proposal_id: p.id, status: p.status, steps, execution_failures: String(failureCount) };
+  if (p.status === 'Rejected')
+    return { proposal_id: p.id, status: p.status, steps, execution_failures: String(failureCount) };
 
-  for (const f of failures) steps.push({ kind: 'execution_failed', at: f.occurred_at.toISOString(), done: true, event: view(f) });
+  for (const f of failures)
+    steps.push({ kind: 'execution_failed', at: f.occurred_at.toISOString(), done: true, event: view(f) });
   const approvedAt = steps.at(-1)!.at;
   if (p.status === 'Executed') {
     const executed = done('executed', 'ProposalExecuted', approvedAt);

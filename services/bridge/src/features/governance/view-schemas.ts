@@ -8,7 +8,9 @@ export const Nat = Type.String({ pattern: '^[0-9]+$', description: 'a decimal na
 export const Time = Type.String({ format: 'date-time' });
 // The categories have one source (decision S17).
 export const Category = Type.Union(PROPOSAL_CATEGORIES.map((c) => Type.Literal(c)));
-export const Status = Type.Union(['Created', 'Open', 'Tallied', 'Approved', 'Rejected', 'Executed', 'Expired'].map((c) => Type.Literal(c)));
+export const Status = Type.Union(
+  ['Created', 'Open', 'Tallied', 'Approved', 'Rejected', 'Executed', 'Expired'].map((c) => Type.Literal(c)),
+);
 /** The rules proposals are decided by (GET /api/governance/settings; an amendment's rules_before, decision G52). */
 export const Settings = Type.Object({
   execution_window: Nat,
@@ -28,12 +30,17 @@ export const ProposalBody = Type.Object({
   body: Type.String({ description: 'Markdown' }),
   category: Category,
   proposed_by: Type.String({ description: 'principal' }),
-  proposed_by_name: Type.Union([Type.String(), Type.Null()], { description: 'display name (decision F22); null for a canister' }),
+  proposed_by_name: Type.Union([Type.String(), Type.Null()], {
+    description: 'display name (decision F22); null for a canister',
+  }),
   status: Status,
   created_at: Time,
   voting_opens: Time,
   voting_closes: Time,
-  payload: Type.Union([Type.Object({}, { additionalProperties: true, description: 'the category payload, nat64 as decimal strings' }), Type.Null()]),
+  payload: Type.Union([
+    Type.Object({}, { additionalProperties: true, description: 'the category payload, nat64 as decimal strings' }),
+    Type.Null(),
+  ]),
   tally: Type.Union([
     Type.Object({
       yes_votes: Nat,
@@ -51,11 +58,22 @@ export const ProposalBody = Type.Object({
   }),
   payload_context: Type.Object(
     {
-      names: Type.Record(Type.String(), Type.String(), { description: 'display names of the principals the payload names (recipient, admins, revocations)' }),
-      ratified_price_usd: Type.Union([Type.Number(), Type.Null()], { description: 'the ratified DOM/USD price now; null before the first' }),
-      paid_e8s: Type.Union([Type.String(), Type.Null()], { description: 'an executed payout: what the treasury paid, e8s' }),
+      names: Type.Record(Type.String(), Type.String(), {
+        description: 'display names of the principals the payload names (recipient, admins, revocations)',
+      }),
+      ratified_price_usd: Type.Union([Type.Number(), Type.Null()], {
+        description: 'the ratified DOM/USD price now; null before the first',
+      }),
+      paid_e8s: Type.Union([Type.String(), Type.Null()], {
+        description: 'an executed payout: what the treasury paid, e8s',
+      }),
     },
     { description: 'what the payload is read with in words (decision F43, @domdao/proposal-text)' },
   ),
 });
-export const Tick = Type.Object({ price_usd: Type.Number(), proposal_id: Nat, set_by: Type.String({ description: 'principal' }), effective_at: Time });
+export const Tick = Type.Object({
+  price_usd: Type.Number(),
+  proposal_id: Nat,
+  set_by: Type.String({ description: 'principal' }),
+  effective_at: Time,
+});

@@ -20,7 +20,11 @@ export interface PayloadContextParts {
 }
 
 /** `names`: principal → display name (decision F22); a principal without one shows `proposed_by_name: null`. */
-export function proposalView(p: Proposal, names: ReadonlyMap<string, string> = new Map(), context?: PayloadContextParts) {
+export function proposalView(
+  p: Proposal,
+  names: ReadonlyMap<string, string> = new Map(),
+  context?: PayloadContextParts,
+) {
   return {
     id: p.id.toString(),
     title: p.title,
@@ -37,7 +41,9 @@ export function proposalView(p: Proposal, names: ReadonlyMap<string, string> = n
     // Decision G52: an executed amendment's rules just before it applied, so its result reads before → after.
     rules_before: p.rules_before === undefined ? null : (plain(p.rules_before) as RulesNow),
     payload_context: {
-      names: Object.fromEntries(payloadPrincipals(p.payload).flatMap((x) => (names.has(x) ? [[x, names.get(x)!]] : []))),
+      names: Object.fromEntries(
+        payloadPrincipals(p.payload).flatMap((x) => (names.has(x) ? [[x, names.get(x)!]] : [])),
+      ),
       ratified_price_usd: context?.ratified_price_usd ?? null,
       paid_e8s: context?.paid_e8s ?? null,
     },
@@ -48,5 +54,10 @@ type Tick = NonNullable<Awaited<ReturnType<CanisterClients['governance']['get_do
 
 /** A ratified price: `effective_at` ISO-8601 (the tick's timestamp, when it took effect). */
 export function tickView(t: Tick) {
-  return { price_usd: t.price_usd, proposal_id: t.proposal_id.toString(), set_by: t.set_by, effective_at: iso(t.timestamp) };
+  return {
+    price_usd: t.price_usd,
+    proposal_id: t.proposal_id.toString(),
+    set_by: t.set_by,
+    effective_at: iso(t.timestamp),
+  };
 }

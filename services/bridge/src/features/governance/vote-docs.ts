@@ -18,7 +18,9 @@ export const getMyVoteDoc: RouteDoc = {
         vote: Type.Union([Type.String(), Type.Null()]),
         cast: Type.Union([Type.Literal('direct'), Type.Literal('delegate'), Type.Null()]),
         delegate: Type.Union([Type.String(), Type.Null()]),
-        delegate_name: Type.Union([Type.String(), Type.Null()], { description: "the delegate's display name (decisions F22, V31); null for a direct vote" }),
+        delegate_name: Type.Union([Type.String(), Type.Null()], {
+          description: "the delegate's display name (decisions F22, V31); null for a direct vote",
+        }),
         reason: Type.Union([Type.String(), Type.Null()]),
         final: Type.Boolean(),
       }),
@@ -41,7 +43,13 @@ export const listMyRecentBallotsDoc: RouteDoc = {
       Type.Object({
         items: Type.Array(
           Type.Object({
-            proposal: Type.Object({ id: Type.String(), title: Type.String(), category: Type.String(), status: Type.String(), voting_closes: Time }),
+            proposal: Type.Object({
+              id: Type.String(),
+              title: Type.String(),
+              category: Type.String(),
+              status: Type.String(),
+              voting_closes: Time,
+            }),
             vote: Type.Union([Type.String(), Type.Null()]),
             cast: Type.Union([Type.Literal('direct'), Type.Literal('delegate'), Type.Null()]),
             delegate: Type.Union([Type.String(), Type.Null()]),
@@ -69,7 +77,13 @@ export const listMyVoteReceiptsDoc: RouteDoc = {
       'receipts, oldest token first',
       Type.Object({
         principal: Type.String(),
-        items: Type.Array(Type.Object({ token_id: Type.String(), proposal_id: Type.String(), minted_at: Type.Union([Type.String(), Type.Null()]) })),
+        items: Type.Array(
+          Type.Object({
+            token_id: Type.String(),
+            proposal_id: Type.String(),
+            minted_at: Type.Union([Type.String(), Type.Null()]),
+          }),
+        ),
         next_prev: Type.Union([Type.String(), Type.Null()]),
       }),
     ),
@@ -93,18 +107,26 @@ export const listProposalVotesDoc: RouteDoc = {
         items: Type.Array(
           Type.Object({
             voter: Type.String(),
-            voter_name: Type.Union([Type.String(), Type.Null()], { description: 'display name (decision F22); null for a canister' }),
+            voter_name: Type.Union([Type.String(), Type.Null()], {
+              description: 'display name (decision F22); null for a canister',
+            }),
             vote: Type.String(),
             voted_at: Type.String(),
             receipt_token_id: Type.String({ description: '0 for a ballot counted through a delegate (decision G31)' }),
             delegate: Type.Union([Type.String(), Type.Null()], {
               description: 'the delegate whose vote this ballot follows; null: voted directly (decision V27)',
             }),
-            delegate_name: Type.Union([Type.String(), Type.Null()], { description: "the delegate's display name (decision V31)" }),
-            reason: Type.Union([Type.String(), Type.Null()], { description: 'the reason given with the vote (decision V28)' }),
+            delegate_name: Type.Union([Type.String(), Type.Null()], {
+              description: "the delegate's display name (decision V31)",
+            }),
+            reason: Type.Union([Type.String(), Type.Null()], {
+              description: 'the reason given with the vote (decision V28)',
+            }),
           }),
         ),
-        next_after: Type.Union([Type.String(), Type.Null()], { description: 'the last voter of a full page: ask again with after=<it>; null: no more' }),
+        next_after: Type.Union([Type.String(), Type.Null()], {
+          description: 'the last voter of a full page: ask again with after=<it>; null: no more',
+        }),
       }),
     ),
     400: err('VALIDATION_ERROR'),
@@ -138,8 +160,12 @@ export const listGovernanceEventsDoc: RouteDoc = {
             occurred_at: Time,
           }),
         ),
-        next_after_seq: Type.Optional(Type.Union([Nat, Type.Null()], { description: 'oldest first: the last seq of a full page; null: no more' })),
-        next_before_seq: Type.Optional(Type.Union([Nat, Type.Null()], { description: 'order=newest: the last seq of a full page; null: no more' })),
+        next_after_seq: Type.Optional(
+          Type.Union([Nat, Type.Null()], { description: 'oldest first: the last seq of a full page; null: no more' }),
+        ),
+        next_before_seq: Type.Optional(
+          Type.Union([Nat, Type.Null()], { description: 'order=newest: the last seq of a full page; null: no more' }),
+        ),
       }),
     ),
     400: err('VALIDATION_ERROR (also after_seq with order=newest, before_seq without it)'),
@@ -150,7 +176,8 @@ export const listGovernanceEventsDoc: RouteDoc = {
 
 export const getProposalTimelineDoc: RouteDoc = {
   operationId: 'getProposalTimeline',
-  description: 'Public; the proposal’s times, its admin events as the follower stored them (decision V3) and its execution deadline (decision G46).',
+  description:
+    'Public; the proposal’s times, its admin events as the follower stored them (decision V3) and its execution deadline (decision G46).',
   summary: "A proposal's timeline: what happened when, and what is planned (decision V30)",
   tag: 'governance',
   security: 'public',
@@ -186,11 +213,17 @@ export const getProposalTimelineDoc: RouteDoc = {
                 Type.Object({
                   id: Type.String({ description: 'governance:<canister event id>' }),
                   type: Type.String(),
-                  data: Type.Object({}, { additionalProperties: true, description: 'the event as the canister logged it (decision V3)' }),
+                  data: Type.Object(
+                    {},
+                    { additionalProperties: true, description: 'the event as the canister logged it (decision V3)' },
+                  ),
                 }),
                 Type.Null(),
               ],
-              { description: 'the admin event that recorded the step; null for a planned step, or before the follower copied it' },
+              {
+                description:
+                  'the admin event that recorded the step; null for a planned step, or before the follower copied it',
+              },
             ),
           }),
         ),

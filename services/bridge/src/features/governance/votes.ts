@@ -30,58 +30,77 @@ export const RECENT_BALLOTS_MAX = 20;
 const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
 
 export default function voteRoutes(app: BridgeApp, opts: GovernanceGatewayOptions): void {
-  app.get('/api/governance/proposals/:id/my-vote', { schema: { ...routeSchema(getMyVoteDoc), params: idParams } }, async (req, reply) => {
-    const session = await opts.requireSession(req);
-    const { id } = req.params;
-    const ballot = await (await opts.governanceAs(session)).get_my_ballot(nat64(id));
-    reply.header('cache-control', 'private, no-cache');
-    // Decision V27: the receipt says how the vote was cast: directly, or by a delegate (final once counted).
-    return {
-      proposal_id: id,
-      vote: ballot?.vote ?? null,
-      cast: ballot === undefined ? null : ballot.delegate === undefined ? 'direct' : 'delegate',
-      delegate: ballot?.delegate ?? null,
-      // Decision V31: the delegate's display name beside the principal (F22).
-      delegate_name: ballot?.delegate === undefined ? null : ((await opts.names([ballot.delegate])).get(ballot.delegate) ?? null),
-      reason: ballot?.reason ?? null,
-      final: ballot?.final ?? false,
-    };
-  });
+  app.get(
+    '/api/governance/proposals/:id/my-vote',
+    { schema: { ...routeSchema(getMyVoteDoc), params: idParams } },
+    async (req, reply) => {
+      const session = await opts.requireSession(req);
+      const { id } = req.params;
+      const ballot = await (await opts.governanceAs(session)).get_my_ballot(nat64(id));
+      reply.header('cache-control', 'private, no-cache');
+      // Decision V27: the receipt says how the vote was cast: directly, or by a delegate (final once counted).
+      return {
+        proposal_id: id,
+        vote: ballot?.vote ?? null,
+        cast: ballot === undefined ? null : ballot.delegate === undefined ? 'direct' : 'delegate',
+        delegate: ballot?.delegate ?? null,
+        // Decision V31: the delegate's display name beside the principal (F22).
+        delegate_name:
+          ballot?.delegate === undefined ? null : ((await opts.names([ballot.delegate])).get(ballot.delegate) ?? null),
+        reason: ballot?.reason ?? null,
+        final: ballot?.final ?? false,
+      };
+    },
+  );
 
   // Decision F53: the member's ballots on the latest proposals in one answer (the delegation page read
   // one my-vote a proposal, ten requests); the canister is asked as the member, the reads in parallel.
   const ballotsQuery = Type.Object(
-    { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: RECENT_BALLOTS_MAX, default: RECENT_BALLOTS_DEFAULT })) },
+    {
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: RECENT_BALLOTS_MAX, default: RECENT_BALLOTS_DEFAULT })),
+    },
     { additionalProperties: false },
   );
-  app.get('/api/governance/my-ballots', { schema: { ...routeSchema(listMyRecentBallotsDoc), querystring: ballotsQuery } }, async (req, reply) => {
-    const session = await opts.requireSession(req);
-    const { limit = RECENT_BALLOTS_DEFAULT } = req.query;
-    const opened = (await opts.governance.list_proposals({ limit })).filter((p) => p.status !== 'Created');
-    const g = await opts.governanceAs(session);
-    const ballots = await Promise.all(opened.map((p) => g.get_my_ballot(p.id)));
-    const names = await opts.names(ballots.flatMap((b) => (b?.delegate === undefined ? [] : [b.delegate])));
-    reply.header('cache-control', 'private, no-cache');
-    return {
-      items: opened.map((p, i) => {
-        const b = ballots[i];
-        return {
-          proposal: { id: p.id.toString(), title: p.title, category: p.category, status: p.status, voting_closes: iso(p.voting_closes) },
-          vote: b?.vote ?? null,
-          cast: b === undefined ? null : b.delegate === undefined ? 'direct' : 'delegate',
-          delegate: b?.delegate ?? null,
-          delegate_name: b?.delegate === undefined ? null : (names.get(b.delegate) ?? null),
-          final: b?.final ?? false,
-        };
-      }),
-    };
-  });
+  app.get(
+    '/api/governance/my-ballots',
+    { schema: { ...routeSchema(listMyRecentBallotsDoc), querystring: ballotsQuery } },
+    async (req, reply) => {
+      const session = await opts.requireSession(req);
+      const { limit = RECENT_BALLOTS_DEFAULT } = req.query;
+      const opened = (await opts.governance.list_proposals({ limit })).filter((p) => p.status !== 'Created');
+      const g = await opts.governanceAs(session);
+      const ballots = await Promise.all(opened.map((p) => g.get_my_ballot(p.id)));
+      const names = await opts.names(ballots.flatMap((b) => (b?.delegate === undefined ? [] : [b.delegate])));
+      reply.header('cache-control', 'private, no-cache');
+      return {
+        items: opened.map((p, i) => {
+          const b = ballots[i];
+          return {
+            proposal: {
+              id: p.id.toString(),
+              title: p.title,
+              category: p.category,
+              status: p.status,
+              voting_closes: iso(p.voting_closes),
+            },
+            vote: b?.vote ?? null,
+            cast: b === undefined ? null : b.delegate === undefined ? 'direct' : 'delegate',
+            delegate: b?.delegate ?? null,
+            delegate_name: b?.delegate === undefined ? null : (names.get(b.delegate) ?? null),
+            final: b?.final ?? false,
+          };
+        }),
+      };
+    },
+  );
 
   const eventsQuery = Type.Object(
     {
       after_seq: Type.Optional(Int8Text('cursor: events after this sequence number, oldest first')),
       order: Type.Optional(Type.Union([Type.Literal('oldest'), Type.Literal('newest')], { default: 'oldest' })),
-      before_seq: Type.Optional(Int8Text('with order=newest: events before this sequence number (the last `seq` of the page before)')),
+      before_seq: Type.Optional(
+        Int8Text('with order=newest: events before this sequence number (the last `seq` of the page before)'),
+      ),
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
     },
     { additionalProperties: false },
@@ -96,7 +115,9 @@ export default function voteRoutes(app: BridgeApp, opts: GovernanceGatewayOption
         throw new HttpError(
           400,
           'VALIDATION_ERROR',
-          order === 'newest' ? 'after_seq: not with order=newest (use before_seq)' : 'before_seq: only with order=newest',
+          order === 'newest'
+            ? 'after_seq: not with order=newest (use before_seq)'
+            : 'before_seq: only with order=newest',
         );
       let q = opts.db
         .selectFrom('bridge_events')
@@ -123,22 +144,38 @@ export default function voteRoutes(app: BridgeApp, opts: GovernanceGatewayOption
     { prev: Type.Optional(ID), take: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })) },
     { additionalProperties: false },
   );
-  app.get('/api/governance/my-receipts', { schema: { ...routeSchema(listMyVoteReceiptsDoc), querystring: receiptsQuery } }, async (req, reply) => {
-    const session = await opts.requireSession(req);
-    const { prev, take = 20 } = req.query;
-    const ids = await opts.governance.icrc7_tokens_of({ owner: session.principal }, prev === undefined ? undefined : nat64(prev), BigInt(take));
-    const metadata = ids.length ? await opts.governance.icrc7_token_metadata(ids) : [];
-    const items = ids.map((id, i) => {
-      const m = new Map(metadata[i] ?? []);
-      const nat = (k: string) => {
-        const v = m.get(k) as { Nat?: bigint } | undefined;
-        return v?.Nat;
+  app.get(
+    '/api/governance/my-receipts',
+    { schema: { ...routeSchema(listMyVoteReceiptsDoc), querystring: receiptsQuery } },
+    async (req, reply) => {
+      const session = await opts.requireSession(req);
+      const { prev, take = 20 } = req.query;
+      const ids = await opts.governance.icrc7_tokens_of(
+        { owner: session.principal },
+        prev === undefined ? undefined : nat64(prev),
+        BigInt(take),
+      );
+      const metadata = ids.length ? await opts.governance.icrc7_token_metadata(ids) : [];
+      const items = ids.map((id, i) => {
+        const m = new Map(metadata[i] ?? []);
+        const nat = (k: string) => {
+          const v = m.get(k) as { Nat?: bigint } | undefined;
+          return v?.Nat;
+        };
+        return {
+          token_id: String(id),
+          proposal_id: String(nat('proposal_id') ?? ''),
+          minted_at: nat('minted_at') === undefined ? null : iso(nat('minted_at')!),
+        };
+      });
+      reply.header('cache-control', 'private, no-cache');
+      return {
+        principal: session.principal,
+        items,
+        next_prev: items.length === take ? items[items.length - 1]!.token_id : null,
       };
-      return { token_id: String(id), proposal_id: String(nat('proposal_id') ?? ''), minted_at: nat('minted_at') === undefined ? null : iso(nat('minted_at')!) };
-    });
-    reply.header('cache-control', 'private, no-cache');
-    return { principal: session.principal, items, next_prev: items.length === take ? items[items.length - 1]!.token_id : null };
-  });
+    },
+  );
 
   // Spec 1 Authentication rule 2: votes are visible to admins only. The bridge, a governance admin
   // (decision V22), reads them for a platform admin, a page at a time (decision V31: list_votes_page,
@@ -152,7 +189,10 @@ export default function voteRoutes(app: BridgeApp, opts: GovernanceGatewayOption
   );
   app.get(
     '/api/governance/proposals/:id/votes',
-    { preHandler: opts.admin, schema: { ...routeSchema(listProposalVotesDoc), params: idParams, querystring: votesQuery } },
+    {
+      preHandler: opts.admin,
+      schema: { ...routeSchema(listProposalVotesDoc), params: idParams, querystring: votesQuery },
+    },
     async (req, reply) => {
       const { id } = req.params;
       const { after, limit = VOTES_DEFAULT } = req.query;
@@ -171,7 +211,9 @@ export default function voteRoutes(app: BridgeApp, opts: GovernanceGatewayOption
         throw err;
       }
       reply.header('cache-control', 'private, no-store');
-      const names = await opts.names(votes.flatMap((v) => (v.delegate === undefined ? [v.voter] : [v.voter, v.delegate])));
+      const names = await opts.names(
+        votes.flatMap((v) => (v.delegate === undefined ? [v.voter] : [v.voter, v.delegate])),
+      );
       return {
         proposal_id: id,
         items: votes.map((v) => ({

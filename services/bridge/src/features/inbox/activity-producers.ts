@@ -1,8 +1,8 @@
-// Where feed items come from (decision N7): the governance events the follower copies in (proposal
-// created, voting open, result, carried out, expired, ratified price), the campaign and treasury
-// events (decision N22: a new campaign, its goal reached, its outcome, a member's refund, a payout)
-// and the bridge's own member events. One durable subscriber; each item is keyed on the event id, so a redelivery adds nothing,
-// and it is written in the subscriber's transaction (exactly once with the cursor move).
+// Where feed items come from (decision N7): the governance events the follower copies in (proposal created, voting
+// open, result, carried out, expired, ratified price), the campaign and treasury events (decision N22: a new campaign,
+// its goal reached, its outcome, a member's refund, a payout) and the bridge's own member events. One durable
+// subscriber; each item is keyed on the event id, so a redelivery adds nothing, and it is written in the subscriber's
+// transaction (exactly once with the cursor move).
 import { categoryLabel } from '@domdao/proposal-text';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../core/db/schema.ts';
@@ -35,7 +35,8 @@ const day = (iso: string) => new Date(iso).toISOString().slice(0, 10);
 const nsToIso = (ns: string) => new Date(Number(BigInt(ns) / 1_000_000n)).toISOString();
 const nsToDate = (ns: bigint) => new Date(Number(ns / 1_000_000n));
 
-export const proposalLink = (o: Pick<InboxOptions, 'linkBase'>, id: string): string => appLinks.proposal(o.linkBase, id);
+export const proposalLink = (o: Pick<InboxOptions, 'linkBase'>, id: string): string =>
+  appLinks.proposal(o.linkBase, id);
 
 const campaignLink = (o: Pick<InboxOptions, 'linkBase'>, id: string) => appLinks.campaign(o.linkBase, id);
 
@@ -91,7 +92,10 @@ export async function itemFor(
     case 'ProposalRejected': {
       const d = e.data as BridgeEvent<'ProposalApproved'>['data'];
       const t = await title(d.proposal_id);
-      const tally = 'p' in t && t.p?.tally ? ` Yes ${t.p.tally.yes_votes}, no ${t.p.tally.no_votes}, abstain ${t.p.tally.abstentions}.` : '';
+      const tally =
+        'p' in t && t.p?.tally
+          ? ` Yes ${t.p.tally.yes_votes}, no ${t.p.tally.no_votes}, abstain ${t.p.tally.abstentions}.`
+          : '';
       const approved = e.type === 'ProposalApproved';
       return {
         category: 'Result',
@@ -231,7 +235,14 @@ export async function itemFor(
 export function followActivity(o: InboxOptions): void {
   o.events.subscribe('inbox:activity', TYPES, async (e, trx: Transaction<Database>) => {
     const memberOf: MemberOf = async (principal) =>
-      (await trx.selectFrom('users').select('id').where('principal', '=', principal).where('email_verified_at', 'is not', null).executeTakeFirst())?.id;
+      (
+        await trx
+          .selectFrom('users')
+          .select('id')
+          .where('principal', '=', principal)
+          .where('email_verified_at', 'is not', null)
+          .executeTakeFirst()
+      )?.id;
     const item = await itemFor(o, e, memberOf);
     if (item) await addActivity(trx, `event:${e.id}`, await withPayloadSummary(o, trx, e, item), new Date(o.now()));
   });

@@ -52,8 +52,14 @@ export function clip(s: string, max: number): string {
 const oneLine = (s: string) => s.replace(/[\r\n\t]+/g, ' ');
 
 /** Adds an item once per key; created_at is the bridge's clock at insertion (decision N8). */
-export async function addActivity(db: Kysely<Database> | Transaction<Database>, key: string, item: NewActivity, now: Date): Promise<boolean> {
-  if (item.deep_link !== undefined && !item.deep_link.startsWith('https://')) throw new Error(`activity deep_link must be https: ${item.deep_link}`);
+export async function addActivity(
+  db: Kysely<Database> | Transaction<Database>,
+  key: string,
+  item: NewActivity,
+  now: Date,
+): Promise<boolean> {
+  if (item.deep_link !== undefined && !item.deep_link.startsWith('https://'))
+    throw new Error(`activity deep_link must be https: ${item.deep_link}`);
   const r = await db
     .insertInto('activity_items')
     .values({
@@ -101,7 +107,18 @@ const visible = (q: FeedQuery) =>
 export async function feed(db: Db, q: FeedQuery): Promise<Array<ActivityView & { audience?: string }>> {
   let query = db
     .selectFrom('activity_items')
-    .select(['id', 'category', 'title', 'body', 'deep_link', 'created_at', 'audience', 'proposal_id', 'closes_at', 'reminder'])
+    .select([
+      'id',
+      'category',
+      'title',
+      'body',
+      'deep_link',
+      'created_at',
+      'audience',
+      'proposal_id',
+      'closes_at',
+      'reminder',
+    ])
     .where(visible(q));
   if (q.after) query = query.where('created_at', '>', q.after);
   if (q.until) query = query.where('created_at', '<=', q.until);
@@ -129,7 +146,10 @@ export type BallotsCast = (proposalIds: string[]) => Promise<Set<string>>;
  * get_my_ballot, asked as the member), means no reminder. A read that fails shows the reminder: a
  * needless reminder costs less than a missing one.
  */
-export function ballotsCastBy(o: Pick<InboxOptions, 'governanceAs'>, member: { user_id: string; principal: string }): BallotsCast {
+export function ballotsCastBy(
+  o: Pick<InboxOptions, 'governanceAs'>,
+  member: { user_id: string; principal: string },
+): BallotsCast {
   return async (ids) => {
     if (ids.length === 0) return new Set();
     const g = await o.governanceAs(member);
@@ -155,7 +175,11 @@ export interface FeedPage<T> {
  * One page of what the member sees (decision N30): reminders for proposals they have voted on are
  * skipped without making the page short, and one row past the limit says whether there is more.
  */
-export async function feedPage(db: Db, q: FeedQuery, cast: BallotsCast): Promise<FeedPage<ActivityView & { audience?: string }>> {
+export async function feedPage(
+  db: Db,
+  q: FeedQuery,
+  cast: BallotsCast,
+): Promise<FeedPage<ActivityView & { audience?: string }>> {
   const shown: Array<ActivityView & { audience?: string }> = [];
   let beforeId = q.beforeId;
   for (;;) {
@@ -186,10 +210,14 @@ export const ActivityItemBody = Type.Object({
   title: Type.String({ maxLength: 200 }),
   body: Type.Union([Type.String({ maxLength: 500 }), Type.Null()]),
   deep_link: Type.Union([Type.String(), Type.Null()], { description: 'https link to the thing itself' }),
-  created_at: Type.String({ format: 'date-time', description: 'when it happened; show it relative and in the reader’s zone (decision N29)' }),
+  created_at: Type.String({
+    format: 'date-time',
+    description: 'when it happened; show it relative and in the reader’s zone (decision N29)',
+  }),
   proposal_id: Type.Union([Type.String(), Type.Null()], { description: 'the proposal the item is about, if any' }),
   closes_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-    description: 'the voting deadline the item speaks of ("Voting closes in 2 minutes"); texts never embed it (decision N29)',
+    description:
+      'the voting deadline the item speaks of ("Voting closes in 2 minutes"); texts never embed it (decision N29)',
   }),
 });
 const ErrorBody = Type.Object({ error: Type.String(), message: Type.String(), request_id: Type.String() });
@@ -199,7 +227,8 @@ export async function activityRoutes(app: BridgeApp, o: InboxOptions): Promise<v
     '/api/me/activity',
     {
       schema: {
-        summary: "The signed-in member's activity feed, newest first, keyset-paged by before_id (decisions N7–N8, N27, N30)",
+        summary:
+          "The signed-in member's activity feed, newest first, keyset-paged by before_id (decisions N7–N8, N27, N30)",
         operationId: 'listMyActivity',
         description:
           'Session required; items for everyone, for Active members while the member is Active, and for the member alone (decision N7). ' +
@@ -210,7 +239,9 @@ export async function activityRoutes(app: BridgeApp, o: InboxOptions): Promise<v
         security: [{ sessionCookie: [] }],
         querystring: Type.Object(
           {
-            before_id: Type.Optional(Int8Text('cursor: items older than this id (next_before_id of the previous page)')),
+            before_id: Type.Optional(
+              Int8Text('cursor: items older than this id (next_before_id of the previous page)'),
+            ),
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
           },
           { additionalProperties: false },
@@ -218,7 +249,9 @@ export async function activityRoutes(app: BridgeApp, o: InboxOptions): Promise<v
         response: {
           200: Type.Object({
             items: Type.Array(ActivityItemBody),
-            next_before_id: Type.Union([Type.String(), Type.Null()], { description: 'before_id of the next, older page; null: this is the last page' }),
+            next_before_id: Type.Union([Type.String(), Type.Null()], {
+              description: 'before_id of the next, older page; null: this is the last page',
+            }),
           }),
           400: { description: 'VALIDATION_ERROR', ...ErrorBody },
           401: { description: 'UNAUTHORIZED', ...ErrorBody },
@@ -230,7 +263,11 @@ export async function activityRoutes(app: BridgeApp, o: InboxOptions): Promise<v
       const q = req.query;
       const limit = q.limit ?? 20;
       const active = await isActive(o, s.principal);
-      const page = await feedPage(o.db, { userId: s.user_id, active, limit, ...(q.before_id !== undefined && { beforeId: q.before_id }) }, ballotsCastBy(o, s));
+      const page = await feedPage(
+        o.db,
+        { userId: s.user_id, active, limit, ...(q.before_id !== undefined && { beforeId: q.before_id }) },
+        ballotsCastBy(o, s),
+      );
       reply.header('cache-control', 'private, no-store');
       return { items: page.items.map(itemBody), next_before_id: page.next_before_id };
     },

@@ -26,7 +26,12 @@ export function followDelegateVotes(o: InboxOptions): void {
     for (let after: string | undefined; ;) {
       const page = await o.governance.list_represented(id, d.voter, after, PAGE);
       for (const member of page.members) {
-        const user = await trx.selectFrom('users').select('id').where('principal', '=', member).where('email_verified_at', 'is not', null).executeTakeFirst();
+        const user = await trx
+          .selectFrom('users')
+          .select('id')
+          .where('principal', '=', member)
+          .where('email_verified_at', 'is not', null)
+          .executeTakeFirst();
         if (!user) continue;
         await addActivity(
           trx,

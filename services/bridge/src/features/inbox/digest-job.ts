@@ -18,7 +18,10 @@ import { closesSentence } from '../../core/email/when.ts';
 import { ballotsCastBy, clip, countFeed, feedPage, isActive, type FeedQuery } from './activity.ts';
 import { unsubscribeUrl } from './unsubscribe.ts';
 
-export const DIGEST_INTERVAL_MS: Record<Exclude<DigestFrequency, 'none'>, number> = { daily: 86_400_000, weekly: 7 * 86_400_000 };
+export const DIGEST_INTERVAL_MS: Record<Exclude<DigestFrequency, 'none'>, number> = {
+  daily: 86_400_000,
+  weekly: 7 * 86_400_000,
+};
 export const DIGEST_MAX_ITEMS = 50;
 const PAGE = 500;
 
@@ -54,7 +57,12 @@ interface Candidate {
 }
 
 /** Members due at `at`, a page after `afterUserId` (keyset on user_id). */
-export async function dueMembers(db: Db, at: Date, afterUserId: string | undefined, limit: number): Promise<Candidate[]> {
+export async function dueMembers(
+  db: Db,
+  at: Date,
+  afterUserId: string | undefined,
+  limit: number,
+): Promise<Candidate[]> {
   const daily = new Date(at.getTime() - DIGEST_INTERVAL_MS.daily);
   const weekly = new Date(at.getTime() - DIGEST_INTERVAL_MS.weekly);
   const r = await sql<Candidate>`
@@ -83,7 +91,11 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-export async function runDigest(o: InboxOptions, at: Date, opts: { signal?: AbortSignal; log?: DigestLog } = {}): Promise<DigestRunReport> {
+export async function runDigest(
+  o: InboxOptions,
+  at: Date,
+  opts: { signal?: AbortSignal; log?: DigestLog } = {},
+): Promise<DigestRunReport> {
   const report: DigestRunReport = {
     at: at.toISOString(),
     eligible: 0,
@@ -108,14 +120,27 @@ export async function runDigest(o: InboxOptions, at: Date, opts: { signal?: Abor
       const outcome = await digestFor(o, c, at);
       report[outcome]++;
       if (outcome === 'rejected' || outcome === 'unavailable')
-        opts.log?.warn({ event: 'inbox.digest_failed', user_id: c.user_id, outcome }, 'digest not sent; the member stays due');
+        opts.log?.warn(
+          { event: 'inbox.digest_failed', user_id: c.user_id, outcome },
+          'digest not sent; the member stays due',
+        );
     });
-    opts.log?.info({ event: 'inbox.digest_progress', ...report, elapsed_ms: Date.now() - started }, 'digest job progress');
+    opts.log?.info(
+      { event: 'inbox.digest_progress', ...report, elapsed_ms: Date.now() - started },
+      'digest job progress',
+    );
   }
   return report;
 }
 
-type Outcome = 'sent' | 'already_sent' | 'skipped_no_items' | 'skipped_unsubscribed' | 'in_flight_elsewhere' | 'rejected' | 'unavailable';
+type Outcome =
+  | 'sent'
+  | 'already_sent'
+  | 'skipped_no_items'
+  | 'skipped_unsubscribed'
+  | 'in_flight_elsewhere'
+  | 'rejected'
+  | 'unavailable';
 
 async function digestFor(o: InboxOptions, c: Candidate, at: Date): Promise<Outcome> {
   const since = [c.last_digest_sent_at, c.opted_in_at]
@@ -136,10 +161,17 @@ async function digestFor(o: InboxOptions, c: Candidate, at: Date): Promise<Outco
   if (items.length === 0) return 'skipped_no_items';
   // Past the first 50 the count includes reminders the member no longer needs: "+N more" may say a few too many.
   const total = page.next_before_id === null ? items.length : await countFeed(o.db, { ...window, active });
-  const [email, name] = await Promise.all([o.openField('email', c.email_encrypted), o.openField('name', c.name_encrypted)]);
+  const [email, name] = await Promise.all([
+    o.openField('email', c.email_encrypted),
+    o.openField('name', c.name_encrypted),
+  ]);
   // An unsubscribe that arrived while this run was going on wins (spec 3: `none` excludes the user):
   // checked again right before the send.
-  const still = await o.db.selectFrom('digest_preferences').select('digest_frequency').where('user_id', '=', c.user_id).executeTakeFirst();
+  const still = await o.db
+    .selectFrom('digest_preferences')
+    .select('digest_frequency')
+    .where('user_id', '=', c.user_id)
+    .executeTakeFirst();
   if (!still || still.digest_frequency === 'none') return 'skipped_unsubscribed';
   const r = await o.notifier.send(
     {
@@ -151,7 +183,9 @@ async function digestFor(o: InboxOptions, c: Candidate, at: Date): Promise<Outco
         digest_frequency: c.digest_frequency,
         items: items.map((i) => {
           // Decision N29: the deadline worded at the run's instant, in UTC (the bridge knows no member's zone).
-          const body = [i.body, i.closes_at && closesSentence(Date.parse(i.closes_at), at.getTime())].filter(Boolean).join(' ');
+          const body = [i.body, i.closes_at && closesSentence(Date.parse(i.closes_at), at.getTime())]
+            .filter(Boolean)
+            .join(' ');
           return {
             title: i.title,
             created_at: i.created_at,
@@ -176,7 +210,10 @@ async function digestFor(o: InboxOptions, c: Candidate, at: Date): Promise<Outco
   else if (r.reason === 'rejected' && r.error === 'idempotency_conflict') return 'in_flight_elsewhere';
   else return r.reason === 'rejected' ? 'rejected' : 'unavailable';
   let stamp = o.db.updateTable('digest_preferences').set({ last_digest_sent_at: at }).where('user_id', '=', c.user_id);
-  stamp = c.last_digest_sent_at === null ? stamp.where('last_digest_sent_at', 'is', null) : stamp.where('last_digest_sent_at', '=', c.last_digest_sent_at);
+  stamp =
+    c.last_digest_sent_at === null
+      ? stamp.where('last_digest_sent_at', 'is', null)
+      : stamp.where('last_digest_sent_at', '=', c.last_digest_sent_at);
   await stamp.execute();
   return outcome;
 }

@@ -8,7 +8,9 @@ import type { InboxOptions } from './options.ts';
 
 export const EXPIRY_NOTICE_MS = 14 * 86_400_000;
 
-export async function announceExpiringMemberships(o: Pick<InboxOptions, 'db' | 'events' | 'now'>): Promise<{ expiring: number; announced: number }> {
+export async function announceExpiringMemberships(
+  o: Pick<InboxOptions, 'db' | 'events' | 'now'>,
+): Promise<{ expiring: number; announced: number }> {
   const now = o.now();
   const { rows } = await sql<{ user_id: string; expires_at: string }>`
     select distinct on (data->>'user_id') data->>'user_id' as user_id, data->>'expires_at' as expires_at
@@ -20,7 +22,13 @@ export async function announceExpiringMemberships(o: Pick<InboxOptions, 'db' | '
     const at = Date.parse(r.expires_at);
     if (!(at > now && at - now <= EXPIRY_NOTICE_MS)) continue;
     expiring += 1;
-    if (await o.events.publish('MembershipExpiring', { user_id: r.user_id, expires_at: r.expires_at }, { sourceId: `expiring:${r.user_id}:${r.expires_at}` }))
+    if (
+      await o.events.publish(
+        'MembershipExpiring',
+        { user_id: r.user_id, expires_at: r.expires_at },
+        { sourceId: `expiring:${r.user_id}:${r.expires_at}` },
+      )
+    )
       announced += 1;
   }
   return { expiring, announced };

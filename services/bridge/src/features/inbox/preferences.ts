@@ -15,7 +15,10 @@ const Frequency = Type.Union([Type.Literal('daily'), Type.Literal('weekly'), Typ
 });
 export const PreferenceBody = Type.Object({
   digest_frequency: Frequency,
-  vote_reminders: Type.Boolean({ description: 'event-reminder emails 24 h and 1 h before a vote closes, while Active and not yet voted (decision N16)' }),
+  vote_reminders: Type.Boolean({
+    description:
+      'event-reminder emails 24 h and 1 h before a vote closes, while Active and not yet voted (decision N16)',
+  }),
   last_digest_sent_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 const PutBody = Type.Object(
@@ -72,7 +75,8 @@ export async function preferenceRoutes(app: BridgeApp, o: InboxOptions): Promise
     '/api/me/notification-preferences',
     {
       schema: {
-        summary: "The signed-in member's digest frequency and vote reminders (spec 3 User digest preference; decisions N4–N6)",
+        summary:
+          "The signed-in member's digest frequency and vote reminders (spec 3 User digest preference; decisions N4–N6)",
         operationId: 'getMyNotificationPreferences',
         description: 'Session required; defaults (`none`, no reminders) until the member changes them.',
         tags: ['inbox'],
@@ -90,13 +94,21 @@ export async function preferenceRoutes(app: BridgeApp, o: InboxOptions): Promise
     '/api/me/notification-preferences',
     {
       schema: {
-        summary: 'Change the digest frequency (daily, weekly, none) and/or vote reminders; JSON, from a front-end origin (decision B8)',
+        summary:
+          'Change the digest frequency (daily, weekly, none) and/or vote reminders; JSON, from a front-end origin (decision B8)',
         operationId: 'updateMyNotificationPreferences',
-        description: 'Session required (cross-site rule); unknown fields are dropped and a body left with nothing to change is refused.',
+        description:
+          'Session required (cross-site rule); unknown fields are dropped and a body left with nothing to change is refused.',
         tags: ['inbox'],
         security,
         body: PutBody,
-        response: { 200: PreferenceBody, 400: e('VALIDATION_ERROR'), 401: e('UNAUTHORIZED'), 403: e('CSRF_REJECTED'), 415: e('UNSUPPORTED_MEDIA_TYPE') },
+        response: {
+          200: PreferenceBody,
+          400: e('VALIDATION_ERROR'),
+          401: e('UNAUTHORIZED'),
+          403: e('CSRF_REJECTED'),
+          415: e('UNSUPPORTED_MEDIA_TYPE'),
+        },
       },
     },
     async (req, reply) => {
@@ -106,7 +118,10 @@ export async function preferenceRoutes(app: BridgeApp, o: InboxOptions): Promise
       if (change.digest_frequency === undefined && change.vote_reminders === undefined)
         throw new HttpError(400, 'VALIDATION_ERROR', 'body must have digest_frequency and/or vote_reminders');
       await writePreference(o.db, s.user_id, change, new Date(o.now()));
-      req.log.info({ event: 'inbox.preference_changed', user_id: s.user_id, ...req.body }, 'notification preference changed');
+      req.log.info(
+        { event: 'inbox.preference_changed', user_id: s.user_id, ...req.body },
+        'notification preference changed',
+      );
       reply.header('cache-control', 'private, no-store');
       return readPreference(o.db, s.user_id);
     },
@@ -126,18 +141,30 @@ export async function preferenceRoutes(app: BridgeApp, o: InboxOptions): Promise
     },
     async (req, reply) => {
       const s = await o.currentSession(req);
-      reply.type('text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).header('x-frame-options', 'DENY').header('cache-control', 'no-store');
+      reply
+        .type('text/html; charset=utf-8')
+        .header('content-security-policy', PAGE_CSP)
+        .header('x-frame-options', 'DENY')
+        .header('cache-control', 'no-store');
       if (!s) {
         const login = `/login?returnUrl=${encodeURIComponent(`${o.publicUrl.replace(/\/+$/, '')}/preferences`)}`;
-        return reply.send(page('Email preferences', `<p>Sign in to choose which emails you receive.</p><p><a href="${escapeHtml(login)}">Sign in</a></p>`));
+        return reply.send(
+          page(
+            'Email preferences',
+            `<p>Sign in to choose which emails you receive.</p><p><a href="${escapeHtml(login)}">Sign in</a></p>`,
+          ),
+        );
       }
       const p = await readPreference(o.db, s.user_id);
-      const opt = (v: string, label: string) => `<option value="${v}"${p.digest_frequency === v ? ' selected' : ''}>${label}</option>`;
+      const opt = (v: string, label: string) =>
+        `<option value="${v}"${p.digest_frequency === v ? ' selected' : ''}>${label}</option>`;
       const form = `<form id="prefs"><label for="digest_frequency">Activity digest email</label>
 <select id="digest_frequency" name="digest_frequency">${opt('none', 'No digest')}${opt('daily', 'Daily')}${opt('weekly', 'Weekly')}</select>
 <label class="check"><input type="checkbox" id="vote_reminders" name="vote_reminders"${p.vote_reminders ? ' checked' : ''}> Remind me 24 hours and 1 hour before a vote I have not cast closes</label>
 <p id="error" class="error" role="alert"></p><p id="saved" role="status"></p><button type="submit">Save</button></form>`;
-      return reply.send(page('Email preferences', `<p>Signed in as <strong>${escapeHtml(s.email)}</strong>.</p>${form}`));
+      return reply.send(
+        page('Email preferences', `<p>Signed in as <strong>${escapeHtml(s.email)}</strong>.</p>${form}`),
+      );
     },
   );
 }

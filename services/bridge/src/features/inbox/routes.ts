@@ -34,7 +34,9 @@ export default async function inbox(app: BridgeApp, o: InboxOptions): Promise<vo
       const report = await runDigest(o, at, { signal: ctx.signal, log: app.log });
       app.log.info({ event: 'inbox.digest_done', ...report }, 'digest job finished');
       if (report.unavailable > 0)
-        throw new Error(`${report.unavailable} digest(s) not sent: the notification service was unavailable (report: ${JSON.stringify(report)})`);
+        throw new Error(
+          `${report.unavailable} digest(s) not sent: the notification service was unavailable (report: ${JSON.stringify(report)})`,
+        );
       return { outcome: report.sent + report.already_sent > 0 ? 'succeeded' : 'skipped', detail: { ...report } };
     },
   });
@@ -71,25 +73,41 @@ export default async function inbox(app: BridgeApp, o: InboxOptions): Promise<vo
     },
     async (req, reply) => {
       const s = await o.currentSession(req);
-      reply.type('text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).header('x-frame-options', 'DENY').header('cache-control', 'no-store');
+      reply
+        .type('text/html; charset=utf-8')
+        .header('content-security-policy', PAGE_CSP)
+        .header('x-frame-options', 'DENY')
+        .header('cache-control', 'no-store');
       if (!s) {
         const login = `/login?returnUrl=${encodeURIComponent(`${o.publicUrl.replace(/\/+$/, '')}/activity`)}`;
-        return reply.send(page('Activity', `<p>Sign in to see what happened.</p><p><a href="${escapeHtml(login)}">Sign in</a></p>`));
+        return reply.send(
+          page('Activity', `<p>Sign in to see what happened.</p><p><a href="${escapeHtml(login)}">Sign in</a></p>`),
+        );
       }
       const before = req.query.before_id;
       const { items, next_before_id } = await feedPage(
         o.db,
-        { userId: s.user_id, active: await isActive(o, s.principal), limit: 50, ...(before !== undefined && { beforeId: before }) },
+        {
+          userId: s.user_id,
+          active: await isActive(o, s.principal),
+          limit: 50,
+          ...(before !== undefined && { beforeId: before }),
+        },
         ballotsCastBy(o, s),
       );
       // Decision N29: a page the server writes has no browser zone: relative, and the instant in UTC, said so.
       const now = o.now();
-      const time = (iso: string) => `<time datetime="${escapeHtml(iso)}">${escapeHtml(bothTimes(Date.parse(iso), now))}</time>`;
+      const time = (iso: string) =>
+        `<time datetime="${escapeHtml(iso)}">${escapeHtml(bothTimes(Date.parse(iso), now))}</time>`;
       const list = items.length
         ? `<ul class="feed">${items
             .map((i) => {
-              const title = i.deep_link ? `<a href="${escapeHtml(i.deep_link)}">${escapeHtml(i.title)}</a>` : escapeHtml(i.title);
-              const text = [i.body, i.closes_at && closesSentence(Date.parse(i.closes_at), now)].filter(Boolean).join(' ');
+              const title = i.deep_link
+                ? `<a href="${escapeHtml(i.deep_link)}">${escapeHtml(i.title)}</a>`
+                : escapeHtml(i.title);
+              const text = [i.body, i.closes_at && closesSentence(Date.parse(i.closes_at), now)]
+                .filter(Boolean)
+                .join(' ');
               const body = text ? `<br>${escapeHtml(text)}` : '';
               return `<li><strong>${title}</strong><br><small class="muted">${escapeHtml(i.category)} · ${time(i.created_at)}</small>${body}</li>`;
             })

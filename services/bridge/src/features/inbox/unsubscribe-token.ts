@@ -21,7 +21,8 @@ export function signUnsubscribeToken(secret: Uint8Array, userId: string, expires
   return `v1.${userId}.${expires}.${mac(secret, userId, expires).toString('base64url')}`;
 }
 
-export type TokenCheck = { ok: true; userId: string; expiresAt: number } | { ok: false; reason: 'malformed' | 'signature' | 'expired' };
+export type TokenCheck =
+  { ok: true; userId: string; expiresAt: number } | { ok: false; reason: 'malformed' | 'signature' | 'expired' };
 
 /**
  * Checks a token: shape, then the MAC against every given secret (all of them, constant time, no

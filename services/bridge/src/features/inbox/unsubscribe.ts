@@ -13,7 +13,11 @@ import { signUnsubscribeToken, verifyUnsubscribeToken } from './unsubscribe-toke
 import type { BridgeApp } from '../../core/http/typed.ts';
 
 /** Spec 3: `https://<domain>/unsubscribe?token=<signed_token>` (decision N3 for the base). */
-export function unsubscribeUrl(o: Pick<InboxOptions, 'linkBase' | 'signingSecrets' | 'tokenLifetimeMs'>, userId: string, nowMs: number): string {
+export function unsubscribeUrl(
+  o: Pick<InboxOptions, 'linkBase' | 'signingSecrets' | 'tokenLifetimeMs'>,
+  userId: string,
+  nowMs: number,
+): string {
   return `${o.linkBase}/unsubscribe?token=${signUnsubscribeToken(o.signingSecrets[0]!, userId, nowMs + o.tokenLifetimeMs)}`;
 }
 
@@ -28,11 +32,14 @@ export async function unsubscribe(db: Db, userId: string, now: Date): Promise<bo
 }
 
 const html = { description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } };
-const Query = Type.Object({ token: Type.Optional(Type.String({ maxLength: 200, description: 'v1.<user_id>.<expires_at>.<mac> (decision N2)' })) });
+const Query = Type.Object({
+  token: Type.Optional(Type.String({ maxLength: 200, description: 'v1.<user_id>.<expires_at>.<mac> (decision N2)' })),
+});
 
 /** RFC 8058 §3.1: the body is `List-Unsubscribe=One-Click`, form-urlencoded or multipart. */
 function isOneClick(body: string, contentType: string): boolean {
-  if (/^application\/x-www-form-urlencoded\b/i.test(contentType)) return new URLSearchParams(body).get('List-Unsubscribe') === 'One-Click';
+  if (/^application\/x-www-form-urlencoded\b/i.test(contentType))
+    return new URLSearchParams(body).get('List-Unsubscribe') === 'One-Click';
   if (/^multipart\/form-data\b/i.test(contentType)) return /name="List-Unsubscribe"\r?\n\r?\nOne-Click\r?\n/.test(body);
   return false;
 }
@@ -48,7 +55,12 @@ export async function unsubscribeRoutes(app: BridgeApp, o: InboxOptions): Promis
       .header('cache-control', 'no-store')
       // The token is a credential: never leak it to a linked page.
       .header('referrer-policy', 'no-referrer')
-      .send(page(title, `<p>${escapeHtml(text)}</p><p><a href="${escapeHtml(prefs)}">Manage your email preferences</a></p>`));
+      .send(
+        page(
+          title,
+          `<p>${escapeHtml(text)}</p><p><a href="${escapeHtml(prefs)}">Manage your email preferences</a></p>`,
+        ),
+      );
 
   const handle = async (token: unknown, reply: FastifyReply, req: FastifyRequest, oneClick: boolean) => {
     const check = verifyUnsubscribeToken(o.signingSecrets, token, o.now());
@@ -70,7 +82,12 @@ export async function unsubscribeRoutes(app: BridgeApp, o: InboxOptions): Promis
     }
     const done = await unsubscribe(o.db, check.userId, new Date(o.now()));
     // The signed token names the member: they are the actor (decision B61).
-    await o.audit.record(req, { event: 'inbox.unsubscribed', actor: check.userId, outcome: 'success', detail: { found: done, one_click: oneClick } });
+    await o.audit.record(req, {
+      event: 'inbox.unsubscribed',
+      actor: check.userId,
+      outcome: 'success',
+      detail: { found: done, one_click: oneClick },
+    });
     return send(
       reply,
       200,
@@ -83,9 +100,11 @@ export async function unsubscribeRoutes(app: BridgeApp, o: InboxOptions): Promis
     '/unsubscribe',
     {
       schema: {
-        summary: 'Unsubscribe from the digest with the emailed token: digest_frequency becomes none (spec 3; decisions N1–N3)',
+        summary:
+          'Unsubscribe from the digest with the emailed token: digest_frequency becomes none (spec 3; decisions N1–N3)',
         operationId: 'unsubscribeByLink',
-        description: 'No session: the signed token in the query is the credential; repeating it changes nothing more (decision N2).',
+        description:
+          'No session: the signed token in the query is the credential; repeating it changes nothing more (decision N2).',
         security: [],
         tags: ['inbox'],
         querystring: Query,
@@ -97,16 +116,20 @@ export async function unsubscribeRoutes(app: BridgeApp, o: InboxOptions): Promis
 
   // Its own scope: the mailbox provider's form body is parsed here only, as text.
   await app.register(async (scope: BridgeApp) => {
-    scope.addContentTypeParser(['application/x-www-form-urlencoded', 'multipart/form-data'], { parseAs: 'string', bodyLimit: 4096 }, (_req, body, done) =>
-      done(null, body),
+    scope.addContentTypeParser(
+      ['application/x-www-form-urlencoded', 'multipart/form-data'],
+      { parseAs: 'string', bodyLimit: 4096 },
+      (_req, body, done) => done(null, body),
     );
     scope.post(
       '/unsubscribe',
       {
         schema: {
-          summary: 'RFC 8058 one-click unsubscribe: body List-Unsubscribe=One-Click, token in the query; no cookie or Origin needed (decision N2)',
+          summary:
+            'RFC 8058 one-click unsubscribe: body List-Unsubscribe=One-Click, token in the query; no cookie or Origin needed (decision N2)',
           operationId: 'unsubscribeOneClick',
-          description: "No session: the signed token in the query is the credential; the mailbox provider's request carries no cookie or Origin (decision N2).",
+          description:
+            "No session: the signed token in the query is the credential; the mailbox provider's request carries no cookie or Origin (decision N2).",
           security: [],
           tags: ['inbox'],
           querystring: Query,

@@ -20,26 +20,53 @@ export function amountDisplay(minor: string): string {
   return `${n / 100n}.${String(n % 100n).padStart(2, '0')}`;
 }
 
-export async function recipient(o: MemberEmailsOptions, userId: string, db: Kysely<Database> = o.db): Promise<{ email: string; name: string } | undefined> {
-  const u = await db.selectFrom('users').select(['email_encrypted', 'name_encrypted']).where('id', '=', userId).executeTakeFirst();
+export async function recipient(
+  o: MemberEmailsOptions,
+  userId: string,
+  db: Kysely<Database> = o.db,
+): Promise<{ email: string; name: string } | undefined> {
+  const u = await db
+    .selectFrom('users')
+    .select(['email_encrypted', 'name_encrypted'])
+    .where('id', '=', userId)
+    .executeTakeFirst();
   if (!u) return undefined;
-  const [email, name] = await Promise.all([o.openField('email', u.email_encrypted), o.openField('name', u.name_encrypted)]);
+  const [email, name] = await Promise.all([
+    o.openField('email', u.email_encrypted),
+    o.openField('name', u.name_encrypted),
+  ]);
   return { email: email.trim(), name };
 }
 
 /** The member behind a principal (a contributor, a beneficiary, a payout's recipient), if any. */
 async function memberByPrincipal(db: Kysely<Database>, principal: string): Promise<string | undefined> {
-  return (await db.selectFrom('users').select('id').where('principal', '=', principal).where('email_verified_at', 'is not', null).executeTakeFirst())?.id;
+  return (
+    await db
+      .selectFrom('users')
+      .select('id')
+      .where('principal', '=', principal)
+      .where('email_verified_at', 'is not', null)
+      .executeTakeFirst()
+  )?.id;
 }
 
 /** The emails an event owes, or none. `db`: the subscriber's transaction when called from one (PGlite has one connection). */
-export async function lifecycleEmails(o: MemberEmailsOptions, e: BridgeEvent, db: Kysely<Database> = o.db): Promise<Delivery[]> {
+export async function lifecycleEmails(
+  o: MemberEmailsOptions,
+  e: BridgeEvent,
+  db: Kysely<Database> = o.db,
+): Promise<Delivery[]> {
   const domain = o.brandDomain;
   if (e.type === 'MemberVerified') {
     const d = e.data as BridgeEvent<'MemberVerified'>['data'];
     const to = await recipient(o, d.user_id, db);
     if (!to) return [];
-    const request: SendRequest<'welcome'> = { type: 'welcome', to: to.email, domain, data: { user_name: to.name, dashboard_url: o.dashboardUrl } };
+    const request: SendRequest<'welcome'> = {
+      type: 'welcome',
+      to: to.email,
+      domain,
+      data: { user_name: to.name, dashboard_url: o.dashboardUrl },
+    };
     return [{ key: `welcome:${d.user_id}`, userId: d.user_id, eventSeq: e.seq, request }];
   }
   if (e.type === 'MembershipActivated') {
@@ -112,7 +139,10 @@ export async function lifecycleEmails(o: MemberEmailsOptions, e: BridgeEvent, db
         original_payment_id: `ledger block ${d.contribution_block_index}`,
         amount_display: domAmount(d.amount_e8s),
         currency: 'DOM',
-        reason_label: d.status === 'Cancelled' ? `Campaign “${d.title}” was cancelled` : `Campaign “${d.title}” did not reach its goal`,
+        reason_label:
+          d.status === 'Cancelled'
+            ? `Campaign “${d.title}” was cancelled`
+            : `Campaign “${d.title}” did not reach its goal`,
         user_name: to.name,
         refund_date: noMs(d.at),
         processing_days: 0,

@@ -36,7 +36,10 @@ export default async function memberEmails(app: BridgeApp, o: MemberEmailsOption
     for (const d of await lifecycleEmails(o, ev, trx)) {
       const r = await deliver({ ...o, db: trx }, d);
       if (r === 'failed')
-        app.log.warn({ event: 'member_emails.failed', template: d.request.type, user_id: d.userId, key: d.key }, 'member email not sent; recorded for retry');
+        app.log.warn(
+          { event: 'member_emails.failed', template: d.request.type, user_id: d.userId, key: d.key },
+          'member email not sent; recorded for retry',
+        );
     }
   });
 
@@ -55,7 +58,11 @@ export default async function memberEmails(app: BridgeApp, o: MemberEmailsOption
         .execute();
       let sent = 0;
       for (const row of due) {
-        const stored = await o.db.selectFrom('bridge_events').selectAll().where('seq', '=', String(row.event_seq)).executeTakeFirst();
+        const stored = await o.db
+          .selectFrom('bridge_events')
+          .selectAll()
+          .where('seq', '=', String(row.event_seq))
+          .executeTakeFirst();
         if (!stored) continue;
         const ev: BridgeEvent = {
           seq: String(stored.seq),
@@ -65,7 +72,8 @@ export default async function memberEmails(app: BridgeApp, o: MemberEmailsOption
           source: stored.source,
           occurredAt: new Date(stored.occurred_at),
         };
-        for (const d of (await lifecycleEmails(o, ev)).filter((x) => x.key === row.key)) if ((await deliver(o, d)) === 'sent') sent++;
+        for (const d of (await lifecycleEmails(o, ev)).filter((x) => x.key === row.key))
+          if ((await deliver(o, d)) === 'sent') sent++;
       }
       return { outcome: due.length ? 'succeeded' : 'skipped', detail: { due: due.length, sent } };
     },
@@ -91,7 +99,10 @@ export default async function memberEmails(app: BridgeApp, o: MemberEmailsOption
         security: [{ sessionCookie: [] }],
         body: Type.Object({ email: Type.String({ minLength: 3, maxLength: 254 }) }, { additionalProperties: false }),
         response: {
-          202: Type.Object({ status: Type.Union([Type.Literal('sent'), Type.Literal('not_sent')]), message: Type.String() }),
+          202: Type.Object({
+            status: Type.Union([Type.Literal('sent'), Type.Literal('not_sent')]),
+            message: Type.String(),
+          }),
           400: e('VALIDATION_ERROR (the notification service refused the address)'),
           401: e('UNAUTHORIZED'),
           403: e('CSRF_REJECTED'),
@@ -111,7 +122,9 @@ export default async function memberEmails(app: BridgeApp, o: MemberEmailsOption
         .where('created_at', '>', since)
         .executeTakeFirstOrThrow();
       if (Number(sentToday.n) >= INVITATIONS_PER_DAY)
-        throw new HttpError(429, 'TOO_MANY_INVITATIONS', `at most ${INVITATIONS_PER_DAY} invitations per 24 hours`, { 'retry-after': '3600' });
+        throw new HttpError(429, 'TOO_MANY_INVITATIONS', `at most ${INVITATIONS_PER_DAY} invitations per 24 hours`, {
+          'retry-after': '3600',
+        });
       const me = await recipient(o, s.user_id);
       if (!me) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
       // One invitation per (member, address, day): a double click sends one email.
@@ -124,17 +137,28 @@ export default async function memberEmails(app: BridgeApp, o: MemberEmailsOption
           type: 'invitation',
           to: email,
           domain: o.brandDomain,
-          data: { inviter_name: me.name, workspace_name: 'DOM DAO', invitation_link: appLinks.join(o.linkBase), expires_days: 14 },
+          data: {
+            inviter_name: me.name,
+            workspace_name: 'DOM DAO',
+            invitation_link: appLinks.join(o.linkBase),
+            expires_days: 14,
+          },
         },
       });
       if (r === 'failed') {
-        const row = await o.db.selectFrom('email_deliveries').select('last_error').where('key', '=', key).executeTakeFirst();
+        const row = await o.db
+          .selectFrom('email_deliveries')
+          .select('last_error')
+          .where('key', '=', key)
+          .executeTakeFirst();
         if (row?.last_error?.startsWith('rejected 400 invalid_request')) {
           // The address itself was refused: say so, and do not count it against the member's limit.
           await o.db.deleteFrom('email_deliveries').where('key', '=', key).execute();
           throw new HttpError(400, 'VALIDATION_ERROR', 'email is not a valid email address');
         }
-        return reply.code(202).send({ status: 'not_sent', message: 'the invitation could not be sent right now; try again later' });
+        return reply
+          .code(202)
+          .send({ status: 'not_sent', message: 'the invitation could not be sent right now; try again later' });
       }
       req.log.info({ event: 'member_emails.invitation', user_id: s.user_id }, 'invitation sent');
       return reply.code(202).send({ status: 'sent', message: `invitation sent to ${email}` });
@@ -146,7 +170,8 @@ export default async function memberEmails(app: BridgeApp, o: MemberEmailsOption
     {
       preHandler: o.admin,
       schema: {
-        summary: 'Member emails the bridge sent or failed to send, newest first; failures with their reason and next retry (admin; decision N14)',
+        summary:
+          'Member emails the bridge sent or failed to send, newest first; failures with their reason and next retry (admin; decision N14)',
         operationId: 'listMemberEmails',
         description: 'Admin session required; the member-email outbox with the reason of each failure.',
         tags: ['admin'],

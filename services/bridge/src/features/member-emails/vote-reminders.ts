@@ -40,11 +40,23 @@ export interface ReminderReport {
   failed: number;
 }
 
-export async function sendVoteReminders(o: MemberEmailsOptions, log?: { warn(o: object, m: string): void }): Promise<ReminderReport> {
-  const report: ReminderReport = { proposals: 0, sent: 0, already_sent: 0, skipped_voted: 0, skipped_not_active: 0, failed: 0 };
+export async function sendVoteReminders(
+  o: MemberEmailsOptions,
+  log?: { warn(o: object, m: string): void },
+): Promise<ReminderReport> {
+  const report: ReminderReport = {
+    proposals: 0,
+    sent: 0,
+    already_sent: 0,
+    skipped_voted: 0,
+    skipped_not_active: 0,
+    failed: 0,
+  };
   const now = o.now();
   const open = await o.governance.list_proposals({ status: 'Open', limit: 100 });
-  const due = open.map((p) => ({ p, window: reminderWindow(Number(p.voting_closes / 1_000_000n) - now) })).filter((x) => x.window !== undefined);
+  const due = open
+    .map((p) => ({ p, window: reminderWindow(Number(p.voting_closes / 1_000_000n) - now) }))
+    .filter((x) => x.window !== undefined);
   if (due.length === 0) return report;
   const members = await o.db
     .selectFrom('digest_preferences as p')
@@ -65,7 +77,10 @@ export async function sendVoteReminders(o: MemberEmailsOptions, log?: { warn(o: 
     const summary = await proposalSummary(o.db, o.governance, p);
     for (const m of members) {
       const key = `event-reminder:${id}:${m.id}:${window}`;
-      if ((await o.db.selectFrom('email_deliveries').select('status').where('key', '=', key).executeTakeFirst())?.status === 'sent') {
+      if (
+        (await o.db.selectFrom('email_deliveries').select('status').where('key', '=', key).executeTakeFirst())
+          ?.status === 'sent'
+      ) {
         report.already_sent++;
         continue;
       }
@@ -75,12 +90,19 @@ export async function sendVoteReminders(o: MemberEmailsOptions, log?: { warn(o: 
         continue;
       }
       // Decision N27: a delegate's ballot that counts for the member is their vote too.
-      const ballot = await (await o.governanceAs({ user_id: m.id, principal: m.principal })).get_my_ballot(p.id).catch(() => undefined);
+      const ballot = await (
+        await o.governanceAs({ user_id: m.id, principal: m.principal })
+      )
+        .get_my_ballot(p.id)
+        .catch(() => undefined);
       if (ballot !== undefined) {
         report.skipped_voted++;
         continue;
       }
-      const [email, name] = await Promise.all([o.openField('email', m.email_encrypted), o.openField('name', m.name_encrypted)]);
+      const [email, name] = await Promise.all([
+        o.openField('email', m.email_encrypted),
+        o.openField('name', m.name_encrypted),
+      ]);
       const link = appLinks.proposal(o.linkBase, String(id));
       const d: Delivery = {
         key,
@@ -97,7 +119,8 @@ export async function sendVoteReminders(o: MemberEmailsOptions, log?: { warn(o: 
             start_time: iso(p.voting_closes),
             end_time: iso(p.voting_closes + DEADLINE_EVENT_NS),
             window_label: window!,
-            // Decision N29: how soon from the deadline itself, and the instant in UTC, said so; N26: what the proposal does.
+            // Decision N29: how soon from the deadline itself, and the instant in UTC, said so; N26: what the proposal
+            // does.
             event_description: `${summary}\n${closesSentence(Number(p.voting_closes / 1_000_000n), now)} You have not voted yet.`,
             event_url: link,
             preferences_url: `${o.linkBase}/preferences`,

@@ -10,7 +10,12 @@ import type { Guards } from '../../core/auth/guards.ts';
 import type { MemberLimiter } from '../../core/auth/member-limits.ts';
 import type { Db } from '../../core/db/schema.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
-import { isReserved, lookalikeKey, reservedKeys, type LookalikeRefusal } from '../../core/identity/display-name-rules.ts';
+import {
+  isReserved,
+  lookalikeKey,
+  reservedKeys,
+  type LookalikeRefusal,
+} from '../../core/identity/display-name-rules.ts';
 import { DISPLAY_NAME_MAX, normaliseDisplayName } from '../../core/identity/display-names.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
@@ -37,7 +42,9 @@ const Profile = Type.Object({
   user_id: Type.String(),
   principal: Type.String({ description: "the member's principal on the canisters" }),
   display_name: Type.String({ description: 'the name other members see: the chosen one, else the default' }),
-  default_name: Type.String({ description: 'the friendly default derived from the principal, e.g. "Amber Otter #3f2a"' }),
+  default_name: Type.String({
+    description: 'the friendly default derived from the principal, e.g. "Amber Otter #3f2a"',
+  }),
   chosen: Type.Boolean({ description: 'true when the member chose display_name' }),
 });
 const Member = Type.Object({ principal: Type.String(), display_name: Type.String() });
@@ -64,13 +71,27 @@ export default async function members(app: BridgeApp, opts: MembersOptions): Pro
       detail: { reason: 'reserved' },
     });
 
-  const refuse = async (req: FastifyRequest, userId: string, reason: LookalikeRefusal, error: HttpError): Promise<never> => {
-    await opts.audit.record(req, { event: 'members.display_name_refused', actor: userId, outcome: 'denied', detail: { reason } });
+  const refuse = async (
+    req: FastifyRequest,
+    userId: string,
+    reason: LookalikeRefusal,
+    error: HttpError,
+  ): Promise<never> => {
+    await opts.audit.record(req, {
+      event: 'members.display_name_refused',
+      actor: userId,
+      outcome: 'denied',
+      detail: { reason },
+    });
     throw error;
   };
 
   const profile = async (userId: string) => {
-    const u = await opts.db.selectFrom('users').select(['id', 'principal', 'display_name', 'default_name']).where('id', '=', userId).executeTakeFirst();
+    const u = await opts.db
+      .selectFrom('users')
+      .select(['id', 'principal', 'display_name', 'default_name'])
+      .where('id', '=', userId)
+      .executeTakeFirst();
     if (!u) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
     return {
       user_id: u.id,
@@ -87,7 +108,8 @@ export default async function members(app: BridgeApp, opts: MembersOptions): Pro
       schema: {
         operationId: 'getMyProfile',
         summary: "The signed-in member's display name and principal (decision F22)",
-        description: "The name other members see beside the member's proposals, votes, campaigns and contributions; the email is never shown to them.",
+        description:
+          "The name other members see beside the member's proposals, votes, campaigns and contributions; the email is never shown to them.",
         tags: ['members'],
         security: session,
         response: { 200: Profile, 401: err('UNAUTHORIZED') },
@@ -143,16 +165,26 @@ export default async function members(app: BridgeApp, opts: MembersOptions): Pro
           throw error;
         }
         if (isReserved(n.name, reserved)) {
-          await refuse(req, s.user_id, 'reserved', new HttpError(400, 'VALIDATION_ERROR', 'display_name: reserved for the DAO and its admins; choose another'));
+          await refuse(
+            req,
+            s.user_id,
+            'reserved',
+            new HttpError(400, 'VALIDATION_ERROR', 'display_name: reserved for the DAO and its admins; choose another'),
+          );
         }
         name = n.name;
         key = lookalikeKey(n.name);
       }
       try {
-        await opts.db.updateTable('users').set({ display_name: name, display_name_key: key }).where('id', '=', s.user_id).execute();
+        await opts.db
+          .updateTable('users')
+          .set({ display_name: name, display_name_key: key })
+          .where('id', '=', s.user_id)
+          .execute();
       } catch (e) {
         if (!isUniqueViolation(e)) throw e;
-        // The same name (case aside) is plainly taken; one that only looks the same is an attempt to pass for its holder.
+        // The same name (case aside) is plainly taken; one that only looks the same is an attempt to pass for its
+        // holder.
         const same = await opts.db
           .selectFrom('users')
           .select('id')
@@ -160,7 +192,12 @@ export default async function members(app: BridgeApp, opts: MembersOptions): Pro
           .where('id', '!=', s.user_id)
           .executeTakeFirst();
         if (same) throw new HttpError(409, 'NAME_TAKEN', 'another member already uses this name; choose another');
-        await refuse(req, s.user_id, 'lookalike', new HttpError(409, 'NAME_TAKEN', "another member's name looks the same as this one; choose another"));
+        await refuse(
+          req,
+          s.user_id,
+          'lookalike',
+          new HttpError(409, 'NAME_TAKEN', "another member's name looks the same as this one; choose another"),
+        );
       }
       req.log.info({ event: 'member.display_name', user_id: s.user_id, chosen: name !== null }, 'display name set');
       reply.header('cache-control', 'private, no-store');
@@ -190,14 +227,17 @@ export default async function members(app: BridgeApp, opts: MembersOptions): Pro
           200: Type.Object({ items: Type.Array(Member) }),
           400: err('VALIDATION_ERROR'),
           401: err('UNAUTHORIZED'),
-          429: err('RATE_LIMITED, with Retry-After: MEMBER_SEARCH_LIMIT_PER_MINUTE searches per member per minute (decision B93)'),
+          429: err(
+            'RATE_LIMITED, with Retry-After: MEMBER_SEARCH_LIMIT_PER_MINUTE searches per member per minute (decision B93)',
+          ),
         },
       },
     },
     async (req, reply) => {
       const s = await opts.guards.requireSession(req);
       const q = req.query.q.normalize('NFC').trim().toLowerCase();
-      if ([...q].length < SEARCH_MIN) throw new HttpError(400, 'VALIDATION_ERROR', `q: at least ${SEARCH_MIN} characters besides spaces`);
+      if ([...q].length < SEARCH_MIN)
+        throw new HttpError(400, 'VALIDATION_ERROR', `q: at least ${SEARCH_MIN} characters besides spaces`);
       await opts.limit(req, s.user_id, 'member_searches');
       const shown = sql<string>`coalesce(display_name, default_name)`;
       const rows = await opts.db

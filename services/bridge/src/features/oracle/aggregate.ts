@@ -46,7 +46,8 @@ export interface Aggregate {
 }
 
 export type AggregateResult =
-  { ok: true; aggregate: Aggregate; observations: JudgedObservation[] } | { ok: false; reason: string; observations: JudgedObservation[] };
+  | { ok: true; aggregate: Aggregate; observations: JudgedObservation[] }
+  | { ok: false; reason: string; observations: JudgedObservation[] };
 
 /** Observations timestamped this far in the future are invalid (clock skew allowance). */
 export const FUTURE_SKEW_MS = 60_000;
@@ -66,14 +67,17 @@ interface Weighted {
  */
 export function weightedMedian(items: ReadonlyArray<{ price: number; weight: number; name?: string }>): number {
   if (items.length === 0) throw new Error('weighted median of nothing');
-  const sorted = [...items].sort((a, b) => a.price - b.price || (a.name ?? '').localeCompare(b.name ?? '') || a.weight - b.weight);
+  const sorted = [...items].sort(
+    (a, b) => a.price - b.price || (a.name ?? '').localeCompare(b.name ?? '') || a.weight - b.weight,
+  );
   const total = sorted.reduce((s, x) => s + x.weight, 0);
   const half = total / 2;
   const epsilon = total * 1e-12;
   let cumulative = 0;
   for (let i = 0; i < sorted.length; i++) {
     cumulative += sorted[i]!.weight;
-    if (Math.abs(cumulative - half) <= epsilon && i + 1 < sorted.length) return (sorted[i]!.price + sorted[i + 1]!.price) / 2;
+    if (Math.abs(cumulative - half) <= epsilon && i + 1 < sorted.length)
+      return (sorted[i]!.price + sorted[i + 1]!.price) / 2;
     if (cumulative > half) return sorted[i]!.price;
   }
   return sorted[sorted.length - 1]!.price;
@@ -95,13 +99,20 @@ export function aggregate(observations: readonly Observation[], opts: AggregateO
     const base = { name: o.name, weight: o.weight, price, observed_at: o.observedAt };
     if (o.error !== undefined) return { ...base, price: null, status: 'failed' as const, error: o.error };
     if (price === null)
-      return { ...base, status: 'invalid' as const, error: `not a positive finite price: ${JSON.stringify(o.price) ?? String(o.price)}`.slice(0, 200) };
-    if (o.observedAt === null || !Number.isFinite(o.observedAt)) return { ...base, status: 'invalid' as const, error: 'no valid timestamp' };
-    if (o.observedAt > opts.now + FUTURE_SKEW_MS) return { ...base, status: 'invalid' as const, error: 'timestamp in the future' };
+      return {
+        ...base,
+        status: 'invalid' as const,
+        error: `not a positive finite price: ${JSON.stringify(o.price) ?? String(o.price)}`.slice(0, 200),
+      };
+    if (o.observedAt === null || !Number.isFinite(o.observedAt))
+      return { ...base, status: 'invalid' as const, error: 'no valid timestamp' };
+    if (o.observedAt > opts.now + FUTURE_SKEW_MS)
+      return { ...base, status: 'invalid' as const, error: 'timestamp in the future' };
     if (opts.now - o.observedAt > o.maxAgeMs) return { ...base, status: 'too_old' as const };
     return { ...base, status: 'used' as const };
   });
-  const fresh = (): Weighted[] => judged.filter((j) => j.status === 'used').map((j) => ({ price: j.price!, weight: j.weight, name: j.name }));
+  const fresh = (): Weighted[] =>
+    judged.filter((j) => j.status === 'used').map((j) => ({ price: j.price!, weight: j.weight, name: j.name }));
   let kept = fresh();
   if (kept.length === 0) return { ok: false, reason: 'no fresh valid observation', observations: judged };
   const first = weightedMedian(kept);
@@ -110,10 +121,15 @@ export function aggregate(observations: readonly Observation[], opts: AggregateO
   }
   kept = fresh();
   if (kept.length < opts.minSources) {
-    return { ok: false, reason: `${kept.length} agreeing fresh source(s), at least ${opts.minSources} required`, observations: judged };
+    return {
+      ok: false,
+      reason: `${kept.length} agreeing fresh source(s), at least ${opts.minSources} required`,
+      observations: judged,
+    };
   }
   const price = weightedMedian(kept);
-  const dispersion = weightedMedian(kept.map((k) => ({ price: Math.abs(k.price - price), weight: k.weight, name: k.name }))) / price;
+  const dispersion =
+    weightedMedian(kept.map((k) => ({ price: Math.abs(k.price - price), weight: k.weight, name: k.name }))) / price;
   return {
     ok: true,
     aggregate: {

@@ -42,7 +42,9 @@ export interface HistoryQuery {
   after_id?: number | undefined;
 }
 
-export type PollOutcome = { ok: true; record_id: number; aggregate: Aggregate } | { ok: false; reason: string; observations: JudgedObservation[] };
+export type PollOutcome =
+  | { ok: true; record_id: number; aggregate: Aggregate }
+  | { ok: false; reason: string; observations: JudgedObservation[] };
 
 export interface PriceOracle {
   /** The last published aggregate with `stale` computed now; undefined before the first one. */
@@ -120,7 +122,10 @@ export function createPriceOracle(opts: PriceOracleOptions): PriceOracle {
     const result = aggregate(observations, { now, outlierPct: opts.outlierPct, minSources: opts.minSources });
     opts.onObservations?.(result.observations);
     if (!result.ok) {
-      opts.log?.warn({ event: 'price.poll.no_aggregate', reason: result.reason, observations: result.observations }, 'price poll: no aggregate');
+      opts.log?.warn(
+        { event: 'price.poll.no_aggregate', reason: result.reason, observations: result.observations },
+        'price poll: no aggregate',
+      );
       return { ok: false, reason: result.reason, observations: result.observations };
     }
     const a = result.aggregate;
@@ -194,7 +199,14 @@ export function createPriceOracle(opts: PriceOracleOptions): PriceOracle {
       // timestamp stay (the spec types price_usd as a number; the timestamp says how old), confidence low.
       const stale = opts.now() - current.computedAt > opts.stalenessMs;
       return {
-        response: { price_usd: s.price_usd, timestamp: s.timestamp, source: 'aggregate', sources: s.sources, confidence: stale ? 'low' : s.confidence, stale },
+        response: {
+          price_usd: s.price_usd,
+          timestamp: s.timestamp,
+          source: 'aggregate',
+          sources: s.sources,
+          confidence: stale ? 'low' : s.confidence,
+          stale,
+        },
         record_id: s.id,
         record_url: `${base}/api/price/dom-usd/records/${s.id}`,
       };
@@ -214,17 +226,28 @@ export function createPriceOracle(opts: PriceOracleOptions): PriceOracle {
         .selectAll()
         .where('timestamp', '<', q.to as never);
       query =
-        q.after_id === undefined ? query.where('timestamp', '>=', q.from as never) : query.where(sql<boolean>`(timestamp, id) > (${q.from}, ${q.after_id})`);
+        q.after_id === undefined
+          ? query.where('timestamp', '>=', q.from as never)
+          : query.where(sql<boolean>`(timestamp, id) > (${q.from}, ${q.after_id})`);
       const rows = await query.orderBy('timestamp').orderBy('id').limit(q.limit).execute();
       return rows.map(fromRow);
     },
     async start() {
       if (opts.sources.length === 0) {
-        opts.log?.warn({ event: 'price.no_sources' }, 'price oracle: no PRICE_SOURCES configured; GET /api/price/dom-usd answers 503');
+        opts.log?.warn(
+          { event: 'price.no_sources' },
+          'price oracle: no PRICE_SOURCES configured; GET /api/price/dom-usd answers 503',
+        );
         return;
       }
       // After a restart the last stored aggregate is served (stale once old) until the first poll.
-      const last = await db.selectFrom('price_aggregates').selectAll().orderBy('timestamp', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+      const last = await db
+        .selectFrom('price_aggregates')
+        .selectAll()
+        .orderBy('timestamp', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
       if (last && !current) current = { stored: fromRow(last), computedAt: Number(last.timestamp) * 1000 };
       void pollNow().finally(schedule);
     },

@@ -23,7 +23,9 @@ const Confidence = Type.Union([Type.Literal('high'), Type.Literal('medium'), Typ
   description: 'from the weighted median absolute deviation and the number of sources (decision O5)',
 });
 const PriceBody = Type.Object({
-  price_usd: Type.Number({ description: 'weighted median of the agreeing fresh sources; when stale, the last good aggregate (decision O11)' }),
+  price_usd: Type.Number({
+    description: 'weighted median of the agreeing fresh sources; when stale, the last good aggregate (decision O11)',
+  }),
   timestamp: Type.Integer({ description: 'Unix seconds the aggregate was computed' }),
   source: Type.Literal('aggregate'),
   sources: Type.Array(SourceItem, { description: 'the sources used' }),
@@ -56,17 +58,34 @@ const HistoryItem = Type.Object({
   sources: Type.Array(SourceItem),
 });
 const HistoryQuery = Type.Object({
-  from: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Unix seconds, inclusive (default 0)' })),
-  to: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Unix seconds, exclusive (default: now + 1)' })),
+  from: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Unix seconds, inclusive (default 0)' }),
+  ),
+  to: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'Unix seconds, exclusive (default: now + 1)',
+    }),
+  ),
   limit: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: HISTORY_MAX_LIMIT, description: `page size (default ${HISTORY_DEFAULT_LIMIT}, at most ${HISTORY_MAX_LIMIT})` }),
+    Type.Integer({
+      minimum: 1,
+      maximum: HISTORY_MAX_LIMIT,
+      description: `page size (default ${HISTORY_DEFAULT_LIMIT}, at most ${HISTORY_MAX_LIMIT})`,
+    }),
   ),
   after_id: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'cursor: with `from`, continues after this record (use `next`)' }),
+    Type.Integer({
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'cursor: with `from`, continues after this record (use `next`)',
+    }),
   ),
 });
 
-const UNAVAILABLE = '503: PRICE_UNAVAILABLE before the first aggregate (no sources configured, or none agreed yet; decision O12), with Retry-After';
+const UNAVAILABLE =
+  '503: PRICE_UNAVAILABLE before the first aggregate (no sources configured, or none agreed yet; decision O12), with Retry-After';
 
 export default async function priceOracleRoutes(app: BridgeApp, opts: PriceOracleRoutesOptions): Promise<void> {
   const { oracle } = opts;
@@ -97,17 +116,23 @@ export default async function priceOracleRoutes(app: BridgeApp, opts: PriceOracl
         return sendError(
           req,
           reply,
-          new HttpError(503, 'PRICE_UNAVAILABLE', oracle.sourceCount === 0 ? 'no price sources are configured' : 'no price aggregate yet; try again shortly', {
-            'retry-after': String(opts.retryAfterSeconds),
-            'cache-control': 'no-store',
-          }),
+          new HttpError(
+            503,
+            'PRICE_UNAVAILABLE',
+            oracle.sourceCount === 0 ? 'no price sources are configured' : 'no price aggregate yet; try again shortly',
+            {
+              'retry-after': String(opts.retryAfterSeconds),
+              'cache-control': 'no-store',
+            },
+          ),
         );
       }
       const etag = `W/"${latest.record_id}-${latest.response.stale ? 's' : 'f'}"`;
       if (cached?.etag !== etag) cached = { etag, body: JSON.stringify(latest.response) };
       reply.header('etag', etag).header('cache-control', 'no-cache');
       const inm = req.headers['if-none-match'];
-      if (inm !== undefined && (inm === etag || inm.split(',').some((t) => t.trim() === etag))) return reply.code(304).send();
+      if (inm !== undefined && (inm === etag || inm.split(',').some((t) => t.trim() === etag)))
+        return reply.code(304).send();
       return reply.type('application/json; charset=utf-8').send(cached.body);
     },
   );
@@ -136,13 +161,26 @@ export default async function priceOracleRoutes(app: BridgeApp, opts: PriceOracl
       const from = q.from ?? 0;
       const to = q.to ?? Math.floor(opts.now() / 1000) + 1;
       const limit = q.limit ?? HISTORY_DEFAULT_LIMIT;
-      if (to < from) return sendError(req, reply, new HttpError(400, 'VALIDATION_ERROR', 'querystring/to must not be before from'));
+      if (to < from)
+        return sendError(req, reply, new HttpError(400, 'VALIDATION_ERROR', 'querystring/to must not be before from'));
       const rows: StoredAggregate[] = await oracle.history({ from, to, limit: limit + 1, after_id: q.after_id });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
-      const next = rows.length > limit && last ? `/api/price/dom-usd/history?from=${last.timestamp}&to=${to}&limit=${limit}&after_id=${last.id}` : null;
+      const next =
+        rows.length > limit && last
+          ? `/api/price/dom-usd/history?from=${last.timestamp}&to=${to}&limit=${limit}&after_id=${last.id}`
+          : null;
       reply.header('cache-control', 'no-cache');
-      return { items: page.map((r) => ({ id: r.id, price_usd: r.price_usd, timestamp: r.timestamp, confidence: r.confidence, sources: r.sources })), next };
+      return {
+        items: page.map((r) => ({
+          id: r.id,
+          price_usd: r.price_usd,
+          timestamp: r.timestamp,
+          confidence: r.confidence,
+          sources: r.sources,
+        })),
+        next,
+      };
     },
   );
 

@@ -2,10 +2,21 @@
 // own API, a canister) are one entry each. Their configuration (the JSON list, each kind's schema) is
 // read in core/price-sources.ts, which the bridge's configuration checks at start-up (decision S27).
 import type { TObject } from '@sinclair/typebox';
-import { FixedSource, JsonHttpSource, type FixedSourceConfig, type JsonHttpSourceConfig, type SourceConfig } from '../../core/price-sources.ts';
+import {
+  FixedSource,
+  JsonHttpSource,
+  type FixedSourceConfig,
+  type JsonHttpSourceConfig,
+  type SourceConfig,
+} from '../../core/price-sources.ts';
 import type { Observation } from './aggregate.ts';
 
-export { parsePriceSources, type FixedSourceConfig, type JsonHttpSourceConfig, type SourceConfig } from '../../core/price-sources.ts';
+export {
+  parsePriceSources,
+  type FixedSourceConfig,
+  type JsonHttpSourceConfig,
+  type SourceConfig,
+} from '../../core/price-sources.ts';
 
 /** What a source reports in one fetch: the price as read (validated by the aggregate) and its time. */
 export interface Reading {
@@ -33,7 +44,8 @@ export function resolvePointer(doc: unknown, pointer: string): unknown {
     if (Array.isArray(cur)) {
       if (!/^(0|[1-9][0-9]*)$/.test(token)) return undefined;
       cur = cur[Number(token)];
-    } else if (cur !== null && typeof cur === 'object' && Object.hasOwn(cur, token)) cur = (cur as Record<string, unknown>)[token];
+    } else if (cur !== null && typeof cur === 'object' && Object.hasOwn(cur, token))
+      cur = (cur as Record<string, unknown>)[token];
     else return undefined;
   }
   return cur;

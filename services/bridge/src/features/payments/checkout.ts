@@ -1,8 +1,8 @@
-// The upgrade to Active as a member sees it (decision F8): GET /api/me/membership-upgrade says what
-// is still needed (KYC, the payment); GET /api/me/membership the term and the latest payment (F50); in development, POST /api/dev/checkout is a clearly labelled
-// simulated checkout: the bridge signs a card processor's `payment_intent.succeeded` event for the
-// signed-in member with PAYMENT_WEBHOOK_SECRET and delivers it to its own webhook, so the same
-// code path as a real payment runs (decision F8). Refused in production.
+// The upgrade to Active as a member sees it (decision F8): GET /api/me/membership-upgrade says what is still needed
+// (KYC, the payment); GET /api/me/membership the term and the latest payment (F50); in development, POST
+// /api/dev/checkout is a clearly labelled simulated checkout: the bridge signs a card processor's
+// `payment_intent.succeeded` event for the signed-in member with PAYMENT_WEBHOOK_SECRET and delivers it to its own
+// webhook, so the same code path as a real payment runs (decision F8). Refused in production.
 import { randomUUID } from 'node:crypto';
 import type { Guards } from '../../core/auth/guards.ts';
 import type { PaymentsContext } from './context.ts';
@@ -15,10 +15,17 @@ import { getMembershipUpgradeDoc, getMyMembershipDoc, simulateCheckoutDoc } from
 
 const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
 
-export default async function checkout(app: BridgeApp, { ctx, guards }: { ctx: PaymentsContext; guards: Pick<Guards, 'requireMember'> }): Promise<void> {
+export default async function checkout(
+  app: BridgeApp,
+  { ctx, guards }: { ctx: PaymentsContext; guards: Pick<Guards, 'requireMember'> },
+): Promise<void> {
   app.get('/api/me/membership-upgrade', { schema: routeSchema(getMembershipUpgradeDoc) }, async (req) => {
     const s = await guards.requireMember(req);
-    const user = await ctx.db.selectFrom('users').select(['kyc_status', 'is_minor']).where('id', '=', s.user_id).executeTakeFirstOrThrow();
+    const user = await ctx.db
+      .selectFrom('users')
+      .select(['kyc_status', 'is_minor'])
+      .where('id', '=', s.user_id)
+      .executeTakeFirstOrThrow();
     return {
       kyc_status: user.kyc_status,
       adult: !user.is_minor,
@@ -37,7 +44,10 @@ export default async function checkout(app: BridgeApp, { ctx, guards }: { ctx: P
     try {
       token = await ctx.canisters.membership.get_membership_status(s.principal);
     } catch (e) {
-      req.log.warn({ event: 'canister.unavailable', canister: 'membership', err: e instanceof Error ? e.message : String(e) }, 'membership status unavailable');
+      req.log.warn(
+        { event: 'canister.unavailable', canister: 'membership', err: e instanceof Error ? e.message : String(e) },
+        'membership status unavailable',
+      );
       throw new HttpError(503, 'MEMBERSHIP_UNAVAILABLE', 'the membership canister did not answer; try again');
     }
     const paid = await ctx.db
@@ -57,7 +67,8 @@ export default async function checkout(app: BridgeApp, { ctx, guards }: { ctx: P
             amount_minor: String(paid.amount_minor),
             currency: paid.currency,
             received_at: new Date(paid.created_at).toISOString(),
-            // Escrow's reason is for the admins who review it (GET /api/admin/payments); the member hears that it is held.
+            // Escrow's reason is for the admins who review it (GET /api/admin/payments); the member hears that it is
+            // held.
             state: paid.status === 'applied' ? 'applied' : paid.status === 'escrow' ? 'held' : 'processing',
           }
         : null,
@@ -67,7 +78,8 @@ export default async function checkout(app: BridgeApp, { ctx, guards }: { ctx: P
   app.post('/api/dev/checkout', { schema: routeSchema(simulateCheckoutDoc), bodyLimit: 1024 }, async (req, reply) => {
     const s = await guards.requireMember(req);
     const secret = ctx.config.PAYMENT_WEBHOOK_SECRET;
-    if (!ctx.config.DEV_CHECKOUT || !secret) throw new HttpError(404, 'NOT_FOUND', 'the simulated checkout is off (DEV_CHECKOUT, development only)');
+    if (!ctx.config.DEV_CHECKOUT || !secret)
+      throw new HttpError(404, 'NOT_FOUND', 'the simulated checkout is off (DEV_CHECKOUT, development only)');
     const id = `evt_dev_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
     const raw = JSON.stringify({
       id,
@@ -84,10 +96,16 @@ export default async function checkout(app: BridgeApp, { ctx, guards }: { ctx: P
     const r = await app.inject({
       method: 'POST',
       url: '/api/webhooks/payments',
-      headers: { 'content-type': 'application/json', 'payment-signature': signPayload(secret, Math.floor(ctx.now() / 1000), raw) },
+      headers: {
+        'content-type': 'application/json',
+        'payment-signature': signPayload(secret, Math.floor(ctx.now() / 1000), raw),
+      },
       payload: raw,
     });
-    req.log.info({ event: 'dev.checkout', user_id: s.user_id, event_id: id, status: r.statusCode }, 'simulated checkout');
+    req.log.info(
+      { event: 'dev.checkout', user_id: s.user_id, event_id: id, status: r.statusCode },
+      'simulated checkout',
+    );
     return reply.code(r.statusCode).send({ simulated: true, event_id: id, webhook: r.json<unknown>() });
   });
 }

@@ -6,6 +6,10 @@ import type { BridgeContext } from '../../core/context.ts';
 export type PaymentsContext = Pick<BridgeContext, 'db' | 'outbox' | 'audit' | 'now' | 'canisters' | 'events'> & {
   config: Pick<
     BridgeConfig,
-    'PAYMENT_WEBHOOK_SECRET' | 'MEMBERSHIP_PRICE_MINOR' | 'MEMBERSHIP_PRICE_CURRENCY' | 'DEV_CHECKOUT' | 'PAYMENT_WEBHOOK_TOLERANCE_SECONDS'
+    | 'PAYMENT_WEBHOOK_SECRET'
+    | 'MEMBERSHIP_PRICE_MINOR'
+    | 'MEMBERSHIP_PRICE_CURRENCY'
+    | 'DEV_CHECKOUT'
+    | 'PAYMENT_WEBHOOK_TOLERANCE_SECONDS'
   >;
 };

@@ -30,20 +30,37 @@ export interface UpgradePayload {
 /** The upgrade and KYC operations (decision B27): answers applied to payments and users, once. */
 export function registerPaymentOperations(ctx: PaymentsContext): void {
   const enc = (s: string) => new TextEncoder().encode(s);
-  const settle = async (tx: Transaction<Database>, p: UpgradePayload, status: 'applied' | 'escrow', reason: string | null) => {
-    await tx.updateTable('payments').set({ status, reason }).where('event_id', '=', p.event_id).where('status', '=', 'pending').execute();
+  const settle = async (
+    tx: Transaction<Database>,
+    p: UpgradePayload,
+    status: 'applied' | 'escrow',
+    reason: string | null,
+  ) => {
+    await tx
+      .updateTable('payments')
+      .set({ status, reason })
+      .where('event_id', '=', p.event_id)
+      .where('status', '=', 'pending')
+      .execute();
     await tx.updateTable('webhook_events').set({ outcome: status }).where('event_id', '=', p.event_id).execute();
   };
   ctx.outbox.register<UpgradePayload, UpgradeOutcome>(OP_UPGRADE, {
     async call(op) {
       const r = await ctx.canisters.user.upgrade_membership_to_active(
-        { principal: op.payload.principal, kyc_proof: enc(op.payload.kyc_proof), payment_proof: enc(op.payload.payment_proof) },
+        {
+          principal: op.payload.principal,
+          kyc_proof: enc(op.payload.kyc_proof),
+          payment_proof: enc(op.payload.payment_proof),
+        },
         op.opId,
       );
       if ('Err' in r && 'InProgress' in r.Err) throw new Error('the user canister is still running this upgrade');
       if (!('Ok' in r)) return { answer: r };
       const token = await ctx.canisters.membership.get_membership_status(op.payload.principal).catch(() => undefined);
-      return { answer: r, ...(token && { token: { token_id: token.token_id, expiration_date: token.expiration_date } }) };
+      return {
+        answer: r,
+        ...(token && { token: { token_id: token.token_id, expiration_date: token.expiration_date } }),
+      };
     },
     async apply(tx, op, r) {
       if (!('Ok' in r.answer)) return settle(tx, op.payload, 'escrow', `upgrade refused: ${refusal(r.answer.Err)}`);
@@ -73,7 +90,8 @@ export function registerPaymentOperations(ctx: PaymentsContext): void {
           amount_minor: String(p.receipt.amount),
           currency: p.receipt.currency,
           activated_at: new Date(ctx.now()).toISOString(),
-          expires_at: r.token && r.token.expiration_date > 0n ? iso(r.token.expiration_date) : new Date(ctx.now()).toISOString(),
+          expires_at:
+            r.token && r.token.expiration_date > 0n ? iso(r.token.expiration_date) : new Date(ctx.now()).toISOString(),
           token_id: r.token ? String(r.token.token_id) : '',
           renewal: p.renewal,
         },
@@ -83,7 +101,12 @@ export function registerPaymentOperations(ctx: PaymentsContext): void {
     // Spec 2 rule 6: no automatic retry of an upgrade. Asking again under the same op id is not one (the
     // canister applies an op id once); after 20 unanswered attempts the payment goes to escrow.
     compensate: (tx, op, reason) =>
-      settle(tx, op.payload, 'escrow', `upgrade outcome unknown (the user canister did not answer; an admin checks the membership before acting): ${reason}`),
+      settle(
+        tx,
+        op.payload,
+        'escrow',
+        `upgrade outcome unknown (the user canister did not answer; an admin checks the membership before acting): ${reason}`,
+      ),
     after: async (op, r) => {
       if (!('Ok' in r.answer)) return;
       // membership-confirm + payment-receipt (or renewal-receipt) follow MembershipActivated
@@ -91,19 +114,22 @@ export function registerPaymentOperations(ctx: PaymentsContext): void {
       await ctx.events.settle();
     },
   });
-  ctx.outbox.register<{ user_id: string; principal: string; approved: boolean; reference: string }, UpgradeAnswer>(OP_RECORD_KYC, {
-    async call(op) {
-      const r = await ctx.canisters.user.record_kyc(op.payload.principal, op.payload.approved, op.opId);
-      if ('Err' in r && 'InProgress' in r.Err) throw new Error('the user canister is still running this operation');
-      return r;
+  ctx.outbox.register<{ user_id: string; principal: string; approved: boolean; reference: string }, UpgradeAnswer>(
+    OP_RECORD_KYC,
+    {
+      async call(op) {
+        const r = await ctx.canisters.user.record_kyc(op.payload.principal, op.payload.approved, op.opId);
+        if ('Err' in r && 'InProgress' in r.Err) throw new Error('the user canister is still running this operation');
+        return r;
+      },
+      async apply(tx, op, r) {
+        if ('Ok' in r)
+          await tx
+            .updateTable('users')
+            .set({ kyc_status: op.payload.approved ? 'approved' : 'rejected', kyc_reference: op.payload.reference })
+            .where('id', '=', op.payload.user_id)
+            .execute();
+      },
     },
-    async apply(tx, op, r) {
-      if ('Ok' in r)
-        await tx
-          .updateTable('users')
-          .set({ kyc_status: op.payload.approved ? 'approved' : 'rejected', kyc_reference: op.payload.reference })
-          .where('id', '=', op.payload.user_id)
-          .execute();
-    },
-  });
+  );
 }

@@ -3,7 +3,8 @@
 import { Type } from '@sinclair/typebox';
 import { ADMIN_ERRORS, err, Json, STORE, type RouteDoc } from '../../core/http/route-doc.ts';
 
-const SESSION_REQUIRED = 'Session required; a bearer token without the cookie answers 401 SESSION_REQUIRED (decision V10).';
+const SESSION_REQUIRED =
+  'Session required; a bearer token without the cookie answers 401 SESSION_REQUIRED (decision V10).';
 
 export const recordKycDecisionDoc: RouteDoc = {
   operationId: 'recordKycDecision',
@@ -12,7 +13,13 @@ export const recordKycDecisionDoc: RouteDoc = {
   tag: 'admin',
   security: 'admin',
   responses: {
-    200: Json('recorded', Type.Object({ user_id: Type.String(), kyc_status: Type.Union([Type.Literal('approved'), Type.Literal('rejected')]) })),
+    200: Json(
+      'recorded',
+      Type.Object({
+        user_id: Type.String(),
+        kyc_status: Type.Union([Type.Literal('approved'), Type.Literal('rejected')]),
+      }),
+    ),
     202: Json(
       'saved; the user canister did not answer yet and gets it through the outbox (decision B27)',
       Type.Object({ user_id: Type.String(), kyc_status: Type.Literal('pending'), message: Type.String() }),
@@ -56,7 +63,8 @@ export const listPaymentsDoc: RouteDoc = {
 
 export const receivePaymentWebhookDoc: RouteDoc = {
   operationId: 'receivePaymentWebhook',
-  description: 'No session: the Payment-Signature HMAC is the credential; a replayed event changes nothing (decision B11).',
+  description:
+    'No session: the Payment-Signature HMAC is the credential; a replayed event changes nothing (decision B11).',
   summary: "The card processor's signed payment webhook (decision B11)",
   tag: 'payments',
   security: 'signature',
@@ -97,9 +105,13 @@ export const getMembershipUpgradeDoc: RouteDoc = {
       Type.Object({
         kyc_status: Type.Union([Type.Literal('none'), Type.Literal('approved'), Type.Literal('rejected')]),
         adult: Type.Boolean(),
-        price_minor: Type.String({ description: 'MEMBERSHIP_PRICE_MINOR, in the currency’s minor unit, as a decimal string' }),
+        price_minor: Type.String({
+          description: 'MEMBERSHIP_PRICE_MINOR, in the currency’s minor unit, as a decimal string',
+        }),
         currency: Type.String({ description: 'MEMBERSHIP_PRICE_CURRENCY' }),
-        simulated_checkout: Type.Boolean({ description: 'POST /api/dev/checkout is on (DEV_CHECKOUT with a webhook secret)' }),
+        simulated_checkout: Type.Boolean({
+          description: 'POST /api/dev/checkout is on (DEV_CHECKOUT with a webhook secret)',
+        }),
       }),
     ),
     401: err('UNAUTHORIZED or SESSION_REQUIRED'),
@@ -118,9 +130,18 @@ export const getMyMembershipDoc: RouteDoc = {
     200: Json(
       'the membership and the latest payment',
       Type.Object({
-        status: Type.Union([Type.Literal('Registered'), Type.Literal('Active'), Type.Literal('Expired'), Type.Literal('Revoked'), Type.Null()], {
-          description: 'null before the email address is confirmed (no membership token yet)',
-        }),
+        status: Type.Union(
+          [
+            Type.Literal('Registered'),
+            Type.Literal('Active'),
+            Type.Literal('Expired'),
+            Type.Literal('Revoked'),
+            Type.Null(),
+          ],
+          {
+            description: 'null before the email address is confirmed (no membership token yet)',
+          },
+        ),
         joined_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
         active_until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
           description: 'the end of the paid term (Dec 31 23:59:59 UTC, spec 2); null while Registered',
@@ -131,7 +152,8 @@ export const getMyMembershipDoc: RouteDoc = {
             currency: Type.String(),
             received_at: Type.String({ format: 'date-time' }),
             state: Type.Union([Type.Literal('processing'), Type.Literal('applied'), Type.Literal('held')], {
-              description: 'processing: the upgrade is under way; applied: it made the membership Active; held: in escrow for an administrator to review',
+              description:
+                'processing: the upgrade is under way; applied: it made the membership Active; held: in escrow for an administrator to review',
             }),
           }),
           Type.Null(),
@@ -146,7 +168,8 @@ export const getMyMembershipDoc: RouteDoc = {
 
 export const simulateCheckoutDoc: RouteDoc = {
   operationId: 'simulateCheckout',
-  summary: 'Development only: a simulated card payment of the membership price through the signed webhook (decision F8)',
+  summary:
+    'Development only: a simulated card payment of the membership price through the signed webhook (decision F8)',
   description: `${SESSION_REQUIRED} Answers 404 unless DEV_CHECKOUT is on; the webhook's own status and answer are passed on.`,
   tag: 'membership',
   security: 'session',

@@ -23,7 +23,9 @@ export interface PaymentsOptions {
 const PaymentsQuery = Type.Object(
   {
     status: Type.Optional(
-      Type.Union([Type.Literal('pending'), Type.Literal('escrow'), Type.Literal('applied')], { description: 'only payments in this state' }),
+      Type.Union([Type.Literal('pending'), Type.Literal('escrow'), Type.Literal('applied')], {
+        description: 'only payments in this state',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -40,7 +42,10 @@ export default async function payments(app: BridgeApp, { ctx, guards }: Payments
         schema: {
           ...routeSchema(recordKycDecisionDoc),
           params: Type.Object({ user_id: Type.String({ pattern: UUID }) }),
-          body: Type.Object({ approved: Type.Boolean(), reference: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }),
+          body: Type.Object({
+            approved: Type.Boolean(),
+            reference: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+          }),
         },
       },
       async (req, reply) => {
@@ -72,24 +77,38 @@ export default async function payments(app: BridgeApp, { ctx, guards }: Payments
           detail: { state: out.state === 'done' ? 'recorded' : 'pending', ...(refused !== undefined && { refused }) },
         });
         if (out.state !== 'done') {
-          return reply.code(202).send({ user_id, kyc_status: 'pending', message: 'the decision is saved and reaches the user canister as soon as it answers' });
+          return reply.code(202).send({
+            user_id,
+            kyc_status: 'pending',
+            message: 'the decision is saved and reaches the user canister as soon as it answers',
+          });
         }
-        if ('Err' in out.result) throw new HttpError(409, 'KYC_NOT_RECORDED', `the user canister refused: ${Object.keys(out.result.Err)[0]}`);
+        if ('Err' in out.result)
+          throw new HttpError(409, 'KYC_NOT_RECORDED', `the user canister refused: ${Object.keys(out.result.Err)[0]}`);
         return { user_id, kyc_status: approved ? 'approved' : 'rejected' };
       },
     );
 
     // Decision S28: the filter typed by the route's schema; one the list does not know is 400, no longer ignored.
-    scope.get('/api/admin/payments', { schema: { ...routeSchema(listPaymentsDoc), querystring: PaymentsQuery } }, async (req) => {
-      const { status } = req.query;
-      let q = ctx.db.selectFrom('payments').selectAll().orderBy('id', 'desc').limit(100);
-      if (status !== undefined) q = q.where('status', '=', status);
-      const rows = await q.execute();
-      // bigint columns come back as strings from pg and as numbers from PGlite: answer strings either way.
-      return {
-        payments: rows.map((p) => ({ ...p, id: String(p.id), amount_minor: String(p.amount_minor), created_at: new Date(p.created_at).toISOString() })),
-      };
-    });
+    scope.get(
+      '/api/admin/payments',
+      { schema: { ...routeSchema(listPaymentsDoc), querystring: PaymentsQuery } },
+      async (req) => {
+        const { status } = req.query;
+        let q = ctx.db.selectFrom('payments').selectAll().orderBy('id', 'desc').limit(100);
+        if (status !== undefined) q = q.where('status', '=', status);
+        const rows = await q.execute();
+        // bigint columns come back as strings from pg and as numbers from PGlite: answer strings either way.
+        return {
+          payments: rows.map((p) => ({
+            ...p,
+            id: String(p.id),
+            amount_minor: String(p.amount_minor),
+            created_at: new Date(p.created_at).toISOString(),
+          })),
+        };
+      },
+    );
   });
 
   await app.register(paymentWebhook, { ctx });

@@ -34,10 +34,14 @@ function parseEvent(raw: Buffer): PaymentEvent | { id: string; type: string; unh
   if (typeof ev.type !== 'string' || ev.type.length > 128) return 'type must be a string';
   if (ev.type !== HANDLED_EVENT) return { id: ev.id, type: ev.type, unhandled: true };
   const o = ev.data?.object;
-  if (!o || typeof o.id !== 'string' || o.id.length === 0 || o.id.length > 128) return 'data.object.id must be the payment id';
-  if (!Number.isSafeInteger(o.amount) || o.amount < 1) return 'data.object.amount must be a positive integer in minor units';
-  if (typeof o.currency !== 'string' || !/^[a-zA-Z]{3}$/.test(o.currency)) return 'data.object.currency must be an ISO 4217 code';
-  if (typeof o.metadata?.user_id !== 'string' || !new RegExp(UUID).test(o.metadata.user_id)) return 'data.object.metadata.user_id must be the bridge user id';
+  if (!o || typeof o.id !== 'string' || o.id.length === 0 || o.id.length > 128)
+    return 'data.object.id must be the payment id';
+  if (!Number.isSafeInteger(o.amount) || o.amount < 1)
+    return 'data.object.amount must be a positive integer in minor units';
+  if (typeof o.currency !== 'string' || !/^[a-zA-Z]{3}$/.test(o.currency))
+    return 'data.object.currency must be an ISO 4217 code';
+  if (typeof o.metadata?.user_id !== 'string' || !new RegExp(UUID).test(o.metadata.user_id))
+    return 'data.object.metadata.user_id must be the bridge user id';
   return ev as PaymentEvent;
 }
 
@@ -45,7 +49,9 @@ export default async function paymentWebhook(app: BridgeApp, { ctx }: { ctx: Pay
   // Raw body for the signature: this scope parses JSON itself, after verifying.
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 64 * 1024 }, (_req, body, done) => done(null, body));
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 64 * 1024 }, (_req, body, done) =>
+      done(null, body),
+    );
     scope.post('/api/webhooks/payments', { schema: routeSchema(receivePaymentWebhookDoc) }, async (req, reply) => {
       const secret = ctx.config.PAYMENT_WEBHOOK_SECRET;
       if (!secret) throw new HttpError(503, 'WEBHOOK_NOT_CONFIGURED', 'PAYMENT_WEBHOOK_SECRET is not set');
@@ -74,13 +80,20 @@ export default async function paymentWebhook(app: BridgeApp, { ctx }: { ctx: Pay
       }
       const o = ev.data.object;
       // Read before the transaction: no canister call ever runs inside one (decision B20).
-      const principal = (await ctx.db.selectFrom('users').select('principal').where('id', '=', o.metadata.user_id).executeTakeFirst())?.principal;
-      const active = principal ? await ctx.canisters.membership.get_membership_status(principal).catch(() => undefined) : undefined;
+      const principal = (
+        await ctx.db.selectFrom('users').select('principal').where('id', '=', o.metadata.user_id).executeTakeFirst()
+      )?.principal;
+      const active = principal
+        ? await ctx.canisters.membership.get_membership_status(principal).catch(() => undefined)
+        : undefined;
       let outcome: { status: 'pending' | 'applied' | 'escrow'; reason?: string };
       try {
         outcome = await ctx.db.transaction().execute(async (tx) => {
           // The event id is claimed first, in the same transaction as its effects: a replay waits, then finds it.
-          await tx.insertInto('webhook_events').values({ event_id: ev.id, type: ev.type, outcome: 'processing' }).execute();
+          await tx
+            .insertInto('webhook_events')
+            .values({ event_id: ev.id, type: ev.type, outcome: 'processing' })
+            .execute();
           const user = await tx
             .selectFrom('users')
             .select(['id', 'principal', 'is_minor', 'email_verified_at', 'kyc_status', 'kyc_reference'])
@@ -126,7 +139,12 @@ export default async function paymentWebhook(app: BridgeApp, { ctx }: { ctx: Pay
               receipt: { amount: o.amount, currency: o.currency.toUpperCase() },
               request_id: req.id,
             };
-            await ctx.outbox.enqueue(tx, { operation: OP_UPGRADE, opId: upgradeOpId(o.id), aggregate: userAggregate(user.id), payload });
+            await ctx.outbox.enqueue(tx, {
+              operation: OP_UPGRADE,
+              opId: upgradeOpId(o.id),
+              aggregate: userAggregate(user.id),
+              payload,
+            });
           }
           return { status, ...(reason !== undefined && { reason }) };
         });
@@ -137,11 +155,21 @@ export default async function paymentWebhook(app: BridgeApp, { ctx }: { ctx: Pay
       if (outcome.status === 'pending') {
         const out = await ctx.outbox.run<UpgradeOutcome>(upgradeOpId(o.id));
         if (out.state === 'done')
-          outcome = 'Ok' in out.result.answer ? { status: 'applied' } : { status: 'escrow', reason: `upgrade refused: ${refusal(out.result.answer.Err)}` };
+          outcome =
+            'Ok' in out.result.answer
+              ? { status: 'applied' }
+              : { status: 'escrow', reason: `upgrade refused: ${refusal(out.result.answer.Err)}` };
         else if (out.state === 'compensated') outcome = { status: 'escrow', reason: out.error };
       }
-      req.log.info({ event: 'payment.processed', event_id: ev.id, status: outcome.status, reason: outcome.reason }, 'payment webhook processed');
-      return reply.send({ received: true, status: outcome.status, ...(outcome.reason !== undefined && { reason: outcome.reason }) });
+      req.log.info(
+        { event: 'payment.processed', event_id: ev.id, status: outcome.status, reason: outcome.reason },
+        'payment webhook processed',
+      );
+      return reply.send({
+        received: true,
+        status: outcome.status,
+        ...(outcome.reason !== undefined && { reason: outcome.reason }),
+      });
     });
   });
 }

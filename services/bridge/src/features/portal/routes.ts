@@ -66,7 +66,10 @@ export default async function portal(app: BridgeApp, o: PortalOptions): Promise<
     for (const f of readdirSync(join(o.dir, 'assets'))) assets.set(f, readFileSync(join(o.dir, 'assets', f)));
   } catch {
     // Decision F1: `npm start` and `npm test` build it; a bridge started some other way says how.
-    app.log.warn({ event: 'portal.not_built', dir: o.dir }, 'the member web app is not built (npm run build:portal); / explains');
+    app.log.warn(
+      { event: 'portal.not_built', dir: o.dir },
+      'the member web app is not built (npm run build:portal); / explains',
+    );
     index = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>DOM DAO</title></head><body><h1>DOM DAO</h1><p>The member web app is not built on this server: run <code>npm run build:portal</code> and restart. Meanwhile: <a href="/login">sign in</a>, <a href="/activity">activity</a>.</p></body></html>`;
   }
   const csp = portalCsp(o.brand.logo_url);
@@ -87,7 +90,8 @@ export default async function portal(app: BridgeApp, o: PortalOptions): Promise<
     const page = {
       operationId: appPageOperationId(path),
       summary: `The member web app (${path}): index.html of the single-page app (decision F2)`,
-      description: 'Public: the same index.html for every app path; the app then reads the JSON API with the session cookie.',
+      description:
+        'Public: the same index.html for every app path; the app then reads the JSON API with the session cookie.',
       tags: ['pages'],
       security: [],
       response: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } },
@@ -95,19 +99,25 @@ export default async function portal(app: BridgeApp, o: PortalOptions): Promise<
     app.get(path, { schema: page }, async (_req, reply) => send(reply));
   }
 
-  app.get('/assets/:file', { schema: { hide: true, params: Type.Object({ file: Type.String() }) } }, async (req, reply) => {
-    const { file } = req.params;
-    const body = assets.get(file);
-    if (!body) return reply.code(404).send({ error: 'NOT_FOUND', message: `no asset ${file}` });
-    return (
-      reply
-        .type(TYPES[extname(file)] ?? 'application/octet-stream')
-        .header('x-content-type-options', 'nosniff')
-        // Content-hashed names: a changed file has a new name.
-        .header('cache-control', 'public, max-age=31536000, immutable')
-        .send(body)
-    );
-  });
+  app.get(
+    '/assets/:file',
+    { schema: { hide: true, params: Type.Object({ file: Type.String() }) } },
+    async (req, reply) => {
+      const { file } = req.params;
+      const body = assets.get(file);
+      if (!body) return reply.code(404).send({ error: 'NOT_FOUND', message: `no asset ${file}` });
+      return (
+        reply
+          .type(TYPES[extname(file)] ?? 'application/octet-stream')
+          .header('x-content-type-options', 'nosniff')
+          // Content-hashed names: a changed file has a new name.
+          .header('cache-control', 'public, max-age=31536000, immutable')
+          .send(body)
+      );
+    },
+  );
 
-  app.get('/portal/brand.json', { schema: { hide: true } }, async (_req, reply) => reply.header('cache-control', 'public, max-age=300').send(o.brand));
+  app.get('/portal/brand.json', { schema: { hide: true } }, async (_req, reply) =>
+    reply.header('cache-control', 'public, max-age=300').send(o.brand),
+  );
 }

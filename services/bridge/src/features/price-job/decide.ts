@@ -41,11 +41,17 @@ export function decidePriceProposal(input: PriceJobInput, settings: PriceJobSett
   if (aggregate.stale) return { action: 'skip', reason: 'stale', change_pct: change };
   // One SetDomPrice in flight at a time: a second would race the first and could ratify an older price.
   if (input.pendingProposalId !== undefined)
-    return { action: 'skip', reason: 'pending_proposal', change_pct: change, pending_proposal_id: input.pendingProposalId };
+    return {
+      action: 'skip',
+      reason: 'pending_proposal',
+      change_pct: change,
+      pending_proposal_id: input.pendingProposalId,
+    };
   if (!ratified) return { action: 'submit', reason: 'no_ratified_price', change_pct: null };
   if (input.manual) return { action: 'submit', reason: 'manual', change_pct: change };
   if (change! >= settings.minChangePct) return { action: 'submit', reason: 'change', change_pct: change };
-  if (input.now - ratified.effective_at_ms >= settings.heartbeatMs) return { action: 'submit', reason: 'heartbeat', change_pct: change };
+  if (input.now - ratified.effective_at_ms >= settings.heartbeatMs)
+    return { action: 'submit', reason: 'heartbeat', change_pct: change };
   return { action: 'skip', reason: 'below_min_change', change_pct: change };
 }
 
@@ -54,7 +60,11 @@ export function decidePriceProposal(input: PriceJobInput, settings: PriceJobSett
  * expires, so heartbeat + the time ratification takes (voting delay + SetDomPrice's voting window +
  * a margin for execution) must stay within the tick's lifetime (the price's maximum age).
  */
-export function heartbeatProblem(s: { heartbeatMs: number; tickLifetimeMs: number; ratificationMs: number }): string | undefined {
+export function heartbeatProblem(s: {
+  heartbeatMs: number;
+  tickLifetimeMs: number;
+  ratificationMs: number;
+}): string | undefined {
   if (!(s.heartbeatMs > 0)) return 'the heartbeat must be positive';
   const latest = s.tickLifetimeMs - s.ratificationMs;
   if (s.heartbeatMs > latest) {

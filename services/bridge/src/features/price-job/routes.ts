@@ -27,7 +27,13 @@ const NON_TERMINAL = new Set(['Created', 'Open', 'Tallied', 'Approved']);
 export interface AggregateSource {
   latest():
     | {
-        response: { price_usd: number; timestamp: number; stale: boolean; confidence: string; sources: Array<{ name: string; price: number; weight: number }> };
+        response: {
+          price_usd: number;
+          timestamp: number;
+          stale: boolean;
+          confidence: string;
+          sources: Array<{ name: string; price: number; weight: number }>;
+        };
         record_id: number;
         record_url: string;
       }
@@ -69,7 +75,11 @@ async function pendingSetDomPrice(governance: Governance): Promise<string | unde
   return p ? String(p.id) : undefined;
 }
 
-function proposalText(d: PriceJobDecision, a: NonNullable<ReturnType<AggregateSource['latest']>>, ratified: number | undefined) {
+function proposalText(
+  d: PriceJobDecision,
+  a: NonNullable<ReturnType<AggregateSource['latest']>>,
+  ratified: number | undefined,
+) {
   const r = a.response;
   const price = r.price_usd.toPrecision(6).replace(/\.?0+$/, '');
   const why: Record<string, string> = {
@@ -105,7 +115,10 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
     const latest = opts.oracle.latest();
     const [tick, pending] = await Promise.all([governance.get_dom_price(), pendingSetDomPrice(governance)]);
     const ratified = tick && { price_usd: tick.price_usd, effective_at_ms: Number(tick.timestamp / NS_PER_MS) };
-    const decision = decidePriceProposal({ aggregate: latest?.response, ratified, pendingProposalId: pending, now: ctx.now(), manual }, settings);
+    const decision = decidePriceProposal(
+      { aggregate: latest?.response, ratified, pendingProposalId: pending, now: ctx.now(), manual },
+      settings,
+    );
     const seen = {
       ...decision,
       aggregate: latest
@@ -118,7 +131,11 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
           }
         : null,
       ratified: tick
-        ? { price_usd: tick.price_usd, proposal_id: String(tick.proposal_id), effective_at: new Date(ratified!.effective_at_ms).toISOString() }
+        ? {
+            price_usd: tick.price_usd,
+            proposal_id: String(tick.proposal_id),
+            effective_at: new Date(ratified!.effective_at_ms).toISOString(),
+          }
         : null,
     };
     if (decision.action === 'skip') return { outcome: 'skipped', detail: seen };
@@ -135,12 +152,24 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
     });
     if ('Err' in r) throw new Error(`governance refused the SetDomPrice proposal: ${JSON.stringify(r.Err)}`);
     opts.log.info(
-      { event: 'price.proposal.submitted', proposal_id: String(r.Ok), reason: decision.reason, price_usd: a.response.price_usd, record_id: a.record_id },
+      {
+        event: 'price.proposal.submitted',
+        proposal_id: String(r.Ok),
+        reason: decision.reason,
+        price_usd: a.response.price_usd,
+        record_id: a.record_id,
+      },
       'SetDomPrice proposal submitted',
     );
     return {
       outcome: 'succeeded',
-      detail: { ...seen, proposal_id: String(r.Ok), price_usd: a.response.price_usd, source_url: sourceUrl ?? null, record_url: a.record_url },
+      detail: {
+        ...seen,
+        proposal_id: String(r.Ok),
+        price_usd: a.response.price_usd,
+        source_url: sourceUrl ?? null,
+        record_url: a.record_url,
+      },
     };
   }
 
@@ -159,7 +188,11 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
       );
       return;
     }
-    const problem = heartbeatProblem({ heartbeatMs: settings.heartbeatMs, tickLifetimeMs: settings.tickLifetimeMs, ratificationMs: ms });
+    const problem = heartbeatProblem({
+      heartbeatMs: settings.heartbeatMs,
+      tickLifetimeMs: settings.tickLifetimeMs,
+      ratificationMs: ms,
+    });
     if (problem) throw new Error(`PRICE_PROPOSAL_HEARTBEAT_HOURS: ${problem}`);
   });
 
@@ -173,14 +206,20 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
     if (presented !== undefined) {
       if (opts.apiToken === undefined) throw new HttpError(503, 'NOT_CONFIGURED', 'API_TOKEN is not set');
       if (typeof presented === 'string' && sameToken(presented, opts.apiToken)) return API_TOKEN_ACTOR;
-      req.log.warn({ event: 'auth.unauthorized', route: 'price.submit_proposal', reason: 'wrong' }, 'wrong X-API-Token');
+      req.log.warn(
+        { event: 'auth.unauthorized', route: 'price.submit_proposal', reason: 'wrong' },
+        'wrong X-API-Token',
+      );
       throw new HttpError(401, 'UNAUTHORIZED', 'X-API-Token is wrong');
     }
     try {
       return (await opts.requireAdmin(req)).user_id;
     } catch (err) {
       if (err instanceof HttpError && err.code === 'UNAUTHORIZED') {
-        req.log.warn({ event: 'auth.unauthorized', route: 'price.submit_proposal', reason: 'absent' }, 'no X-API-Token and no session');
+        req.log.warn(
+          { event: 'auth.unauthorized', route: 'price.submit_proposal', reason: 'absent' },
+          'no X-API-Token and no session',
+        );
         throw new HttpError(401, 'UNAUTHORIZED', 'sign in as an administrator, or send X-API-Token');
       }
       throw err;
@@ -193,7 +232,8 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
     {
       bodyLimit: 1024,
       schema: {
-        summary: 'Runs the price-proposal job now (decisions O18, O22): stale and pending rules apply, the minimum change does not',
+        summary:
+          'Runs the price-proposal job now (decisions O18, O22): stale and pending rules apply, the minimum change does not',
         operationId: 'submitPriceProposal',
         description:
           'X-API-Token (spec 1 Authentication rule 4; unset API_TOKEN, a request sending it answers 503) or an admin session with the cross-site rule (the console, decision B78). Audited as price.proposal_triggered with the token holder or the admin as actor.',
@@ -211,9 +251,20 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
               run: JobRunBody,
             }),
           },
-          401: { description: 'UNAUTHORIZED: X-API-Token wrong, or neither the header nor a live session', ...ErrorBody },
-          403: { description: 'FORBIDDEN: the session is not an admin’s; CSRF_REJECTED: a session from an origin that is not a front end', ...ErrorBody },
-          409: { description: 'PRICE_STALE, PROPOSAL_PENDING or NO_AGGREGATE (nothing submitted; the run is recorded), or JOB_BUSY', ...ErrorBody },
+          401: {
+            description: 'UNAUTHORIZED: X-API-Token wrong, or neither the header nor a live session',
+            ...ErrorBody,
+          },
+          403: {
+            description:
+              'FORBIDDEN: the session is not an admin’s; CSRF_REJECTED: a session from an origin that is not a front end',
+            ...ErrorBody,
+          },
+          409: {
+            description:
+              'PRICE_STALE, PROPOSAL_PENDING or NO_AGGREGATE (nothing submitted; the run is recorded), or JOB_BUSY',
+            ...ErrorBody,
+          },
           502: { description: 'PROPOSAL_NOT_SUBMITTED: the governance canister refused or failed', ...ErrorBody },
           503: { description: 'NOT_CONFIGURED: X-API-Token was sent and API_TOKEN is not set', ...ErrorBody },
         },
@@ -229,18 +280,27 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
       } catch (err) {
         if (err instanceof JobBusyError) {
           await triggered('failure', { status: 'busy' });
-          throw new HttpError(409, 'JOB_BUSY', 'a price-proposal run is in progress; try again shortly', { 'retry-after': '5' });
+          throw new HttpError(409, 'JOB_BUSY', 'a price-proposal run is in progress; try again shortly', {
+            'retry-after': '5',
+          });
         }
         throw err;
       }
-      const d = (run.detail ?? {}) as { reason?: string; pending_proposal_id?: string; proposal_id?: string; price_usd?: number; source_url?: string | null };
+      const d = (run.detail ?? {}) as {
+        reason?: string;
+        pending_proposal_id?: string;
+        proposal_id?: string;
+        price_usd?: number;
+        source_url?: string | null;
+      };
       await triggered(run.status === 'succeeded' ? 'success' : 'failure', {
         status: run.status,
         run_id: run.id,
         ...(d.proposal_id !== undefined && { proposal_id: d.proposal_id }),
         ...(d.reason !== undefined && { reason: d.reason }),
       });
-      if (run.status === 'failed') throw new HttpError(502, 'PROPOSAL_NOT_SUBMITTED', `${run.error ?? 'the run failed'} (run ${run.id})`);
+      if (run.status === 'failed')
+        throw new HttpError(502, 'PROPOSAL_NOT_SUBMITTED', `${run.error ?? 'the run failed'} (run ${run.id})`);
       if (run.status === 'skipped') {
         const [code, message]: ['PRICE_STALE' | 'PROPOSAL_PENDING' | 'NO_AGGREGATE', string] =
           d.reason === 'stale'
@@ -251,7 +311,13 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
         throw new HttpError(409, code, `${message} (run ${run.id})`);
       }
       reply.header('location', `/api/governance/proposals/${d.proposal_id}`);
-      return reply.code(201).send({ submitted: true, proposal_id: d.proposal_id, price_usd: d.price_usd, source_url: d.source_url ?? null, run });
+      return reply.code(201).send({
+        submitted: true,
+        proposal_id: d.proposal_id,
+        price_usd: d.price_usd,
+        source_url: d.source_url ?? null,
+        run,
+      });
     },
   );
 }

@@ -3,6 +3,9 @@
 import type { BridgeConfig } from '../../config.ts';
 import type { BridgeContext } from '../../core/context.ts';
 
-export type RegistrationContext = Pick<BridgeContext, 'db' | 'outbox' | 'audit' | 'throttle' | 'opener' | 'now' | 'keys' | 'passwords'> & {
+export type RegistrationContext = Pick<
+  BridgeContext,
+  'db' | 'outbox' | 'audit' | 'throttle' | 'opener' | 'now' | 'keys' | 'passwords'
+> & {
   config: Pick<BridgeConfig, 'REGISTRATION_LIMIT_PER_CLIENT' | 'EMAIL_LIMIT_PER_RECIPIENT' | 'BRAND_DAO_NAME'>;
 };

@@ -20,7 +20,13 @@ import { passwordProblem } from '@domdao/registration/password-policy';
 import { SUITE, UndecryptableError } from '../../core/identity/sealed-fields.ts';
 import { ageOn, displayNameProblem } from '../../core/identity/registration-rules.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
-import { OP, removeUnverifiedUser, userAggregate, type CreateAccountAnswer, type CreateAccountPayload } from '../../core/outbox/user-operations.ts';
+import {
+  OP,
+  removeUnverifiedUser,
+  userAggregate,
+  type CreateAccountAnswer,
+  type CreateAccountPayload,
+} from '../../core/outbox/user-operations.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import { chosenAtJoin, defaultDisplayName, nameTaken } from '../../core/identity/display-names.ts';
 import { reservedKeys } from '../../core/identity/display-name-rules.ts';
@@ -65,46 +71,60 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
     aad: 'the field name: email, name or dob',
   }));
 
-  app.post('/api/auth/register', { schema: { ...routeSchema(registerDoc), body: RegisterBody } }, async (req, reply) => {
-    try {
-      return await register(req, req.body, reply);
-    } catch (e) {
-      // Decision B85: a log line and an audit row for every refusal; an under-13 one leaves nothing (spec 2 rule 1).
-      if (e instanceof HttpError && e.status < 500 && e.code !== 'COPPA_BLOCK')
-        await ctx.audit.record(req, {
-          event: 'registration.refused',
-          outcome: e.status === 429 ? 'denied' : 'failure',
-          detail: { error: e.code, ...refusalDetail.get(e) },
-        });
-      throw e;
-    }
-  });
+  app.post(
+    '/api/auth/register',
+    { schema: { ...routeSchema(registerDoc), body: RegisterBody } },
+    async (req, reply) => {
+      try {
+        return await register(req, req.body, reply);
+      } catch (e) {
+        // Decision B85: a log line and an audit row for every refusal; an under-13 one leaves nothing (spec 2 rule 1).
+        if (e instanceof HttpError && e.status < 500 && e.code !== 'COPPA_BLOCK')
+          await ctx.audit.record(req, {
+            event: 'registration.refused',
+            outcome: e.status === 429 ? 'denied' : 'failure',
+            detail: { error: e.code, ...refusalDetail.get(e) },
+          });
+        throw e;
+      }
+    },
+  );
 
   async function register(req: FastifyRequest, body: Static<typeof RegisterBody>, reply: FastifyReply) {
     // Decision B33: per client address (an IPv6 one by its /64, B119) before any work (even decryption)...
     const byClient = await ctx.throttle.reserve([
-      { key: `register-client:${clientNetwork(req.ip)}`, limit: ctx.config.REGISTRATION_LIMIT_PER_CLIENT, windowMs: HOUR_MS },
+      {
+        key: `register-client:${clientNetwork(req.ip)}`,
+        limit: ctx.config.REGISTRATION_LIMIT_PER_CLIENT,
+        windowMs: HOUR_MS,
+      },
     ]);
     if (byClient > 0) throw refusal(tooMany(byClient), { limit: 'client' });
     let typed: string, name: string, age: number;
     try {
       // The date of birth first (spec 2 rule 1): under 13 nothing else is even decrypted.
       const years = ageOn(await ctx.opener.open('dob', body.dob_encrypted), new Date(ctx.now()));
-      if (years === undefined) throw new HttpError(400, 'VALIDATION_ERROR', 'dob must be a real date of birth, YYYY-MM-DD');
+      if (years === undefined)
+        throw new HttpError(400, 'VALIDATION_ERROR', 'dob must be a real date of birth, YYYY-MM-DD');
       if (years < 13) throw new HttpError(403, 'COPPA_BLOCK', 'registration requires an age of 13 or over');
       age = years;
       typed = await ctx.opener.open('email', body.email_encrypted);
       name = await ctx.opener.open('name', body.name_encrypted);
     } catch (e) {
       if (e instanceof UndecryptableError)
-        throw new HttpError(400, 'UNDECRYPTABLE', 'an encrypted field could not be decrypted (tampered, or sealed to another key)');
+        throw new HttpError(
+          400,
+          'UNDECRYPTABLE',
+          'an encrypted field could not be decrypted (tampered, or sealed to another key)',
+        );
       throw e;
     }
     // Decisions B36 and B82: what the notification service would refuse is normalised or refused here,
     // so an account never exists without its verification email; the address is stored, compared and
     // mailed in one canonical form, and a look-alike of another address is refused.
     const canonical = canonicalEmail(typed);
-    if (!('address' in canonical)) throw refusal(new HttpError(400, 'VALIDATION_ERROR', canonical.message), { reason: canonical.refusal });
+    if (!('address' in canonical))
+      throw refusal(new HttpError(400, 'VALIDATION_ERROR', canonical.message), { reason: canonical.refusal });
     const email = canonical.address;
     const nameProblem = displayNameProblem(name);
     if (nameProblem) throw refusal(new HttpError(400, 'VALIDATION_ERROR', nameProblem), { reason: 'name' });
@@ -119,15 +139,23 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
       .where('email_index', '=', index)
       .executeTakeFirst();
     const replaceable =
-      taken !== undefined && taken.email_verified_at === null && !(await ctx.outbox.pending(userAggregate(taken.id))) && !(await hasPayment(ctx, taken.id));
+      taken !== undefined &&
+      taken.email_verified_at === null &&
+      !(await ctx.outbox.pending(userAggregate(taken.id))) &&
+      !(await hasPayment(ctx, taken.id));
     if (taken && !replaceable) throw new HttpError(409, 'EMAIL_EXISTS', 'this email address is already registered');
     const weak = passwordProblem(body.password, email);
     if (weak) throw new HttpError(400, 'WEAK_PASSWORD', `${weak} (12 to 128 characters; long passphrases are welcome)`);
     // Decision F47: the name members will see, by the profile's rules; the registration replaced here does not hold it.
-    const chosen = body.display_name === undefined ? undefined : await chosenAtJoin(ctx.db, body.display_name, reserved, replaceable ? taken.id : undefined);
+    const chosen =
+      body.display_name === undefined
+        ? undefined
+        : await chosenAtJoin(ctx.db, body.display_name, reserved, replaceable ? taken.id : undefined);
     if (chosen && 'refused' in chosen) {
       const r = chosen.refused;
-      throw refusal(new HttpError(r.status, r.code, r.message), { reason: r.refusal ? `display_name_${r.refusal}` : 'display_name' });
+      throw refusal(new HttpError(r.status, r.code, r.message), {
+        reason: r.refusal ? `display_name_${r.refusal}` : 'display_name',
+      });
     }
 
     // ...and per (recipient, client) just before the one step that sends mail to it (decision B84).
@@ -198,34 +226,70 @@ export default async function registration(app: BridgeApp, { ctx }: Registration
     }
     if (taken && replaceable) {
       void ctx.outbox.run(`remove:${taken.id}`).catch(() => undefined);
-      req.log.info({ event: 'registration.replaced', user_id: taken.id, by: id }, 'an unverified registration of the address was replaced');
+      req.log.info(
+        { event: 'registration.replaced', user_id: taken.id, by: id },
+        'an unverified registration of the address was replaced',
+      );
     }
     let outcome = await ctx.outbox.run<CreateAccountAnswer, boolean>(opId);
     if (outcome.state === 'pending') {
       // The canister did not answer: tell the client nothing was stored, and make it true (the row goes;
       // an account a lost reply may have created is removed through the outbox).
       req.log.error({ event: 'registration.failed', user_id: id, err: outcome.error }, 'registration failed');
-      if (await ctx.outbox.cancel(opId, `registration answered 503: ${outcome.error ?? 'the user canister did not answer'}`)) {
-        throw new HttpError(503, 'REGISTRATION_UNAVAILABLE', 'registration is temporarily unavailable; nothing was stored');
+      if (
+        await ctx.outbox.cancel(
+          opId,
+          `registration answered 503: ${outcome.error ?? 'the user canister did not answer'}`,
+        )
+      ) {
+        throw new HttpError(
+          503,
+          'REGISTRATION_UNAVAILABLE',
+          'registration is temporarily unavailable; nothing was stored',
+        );
       }
       outcome = await ctx.outbox.run<CreateAccountAnswer, boolean>(opId);
     }
-    if (outcome.state !== 'done') throw new HttpError(503, 'REGISTRATION_UNAVAILABLE', 'registration is temporarily unavailable; nothing was stored');
+    if (outcome.state !== 'done')
+      throw new HttpError(
+        503,
+        'REGISTRATION_UNAVAILABLE',
+        'registration is temporarily unavailable; nothing was stored',
+      );
     if ('Err' in outcome.result)
-      throw new HttpError(502, 'ACCOUNT_NOT_CREATED', `the user canister refused the account: ${Object.keys(outcome.result.Err)[0]}`);
+      throw new HttpError(
+        502,
+        'ACCOUNT_NOT_CREATED',
+        `the user canister refused the account: ${Object.keys(outcome.result.Err)[0]}`,
+      );
     const sent = outcome.after === true;
-    if (!sent) req.log.warn({ event: 'registration.verification_email_failed', user_id: id }, 'verification email not sent');
+    if (!sent)
+      req.log.warn({ event: 'registration.verification_email_failed', user_id: id }, 'verification email not sent');
     // Decision B63: no age band either, only that an account exists.
-    await ctx.audit.record(req, { event: 'registration.created', subject: id, outcome: 'success', detail: { link_sent: sent } });
+    await ctx.audit.record(req, {
+      event: 'registration.created',
+      subject: id,
+      outcome: 'success',
+      detail: { link_sent: sent },
+    });
     return reply.code(201).send({ user_id: id, status: 'verification_pending', verification_email_sent: sent });
   }
 }
 
 async function hasPayment(ctx: RegistrationContext, userId: string): Promise<boolean> {
-  return (await ctx.db.selectFrom('payments').select('id').where('user_id', '=', userId).executeTakeFirst()) !== undefined;
+  return (
+    (await ctx.db.selectFrom('payments').select('id').where('user_id', '=', userId).executeTakeFirst()) !== undefined
+  );
 }
 
 /** Decision B26: unverified, and its latest link has expired. */
-export function isExpiredRegistration(u: { email_verified_at: unknown; verification_expires_at: Date | string | null }, now: number): boolean {
-  return u.email_verified_at === null && u.verification_expires_at !== null && new Date(u.verification_expires_at).getTime() <= now;
+export function isExpiredRegistration(
+  u: { email_verified_at: unknown; verification_expires_at: Date | string | null },
+  now: number,
+): boolean {
+  return (
+    u.email_verified_at === null &&
+    u.verification_expires_at !== null &&
+    new Date(u.verification_expires_at).getTime() <= now
+  );
 }

@@ -19,12 +19,16 @@ export const getUserRolesDoc: RouteDoc = {
 
 export const grantUserRoleDoc: RouteDoc = {
   operationId: 'grantUserRole',
-  description: "Admin session required; the role is stored now and lands in the user's session at their next login (decision B10).",
+  description:
+    "Admin session required; the role is stored now and lands in the user's session at their next login (decision B10).",
   summary: 'Grant admin, moderator or developer (effective at the next login; decision B10)',
   tag: 'admin',
   security: 'admin',
   responses: {
-    200: Json('granted', Type.Object({ user_id: Type.String(), roles: Type.Array(Type.String()), effective: Type.String() })),
+    200: Json(
+      'granted',
+      Type.Object({ user_id: Type.String(), roles: Type.Array(Type.String()), effective: Type.String() }),
+    ),
     400: err('VALIDATION_ERROR: not an assignable role'),
     ...ADMIN_ERRORS,
     404: err('NOT_FOUND'),
@@ -33,14 +37,20 @@ export const grantUserRoleDoc: RouteDoc = {
 
 export const revokeUserRoleDoc: RouteDoc = {
   operationId: 'revokeUserRole',
-  description: "Admin session required; the user's sessions end at once so the revocation takes effect immediately (decision B34).",
+  description:
+    "Admin session required; the user's sessions end at once so the revocation takes effect immediately (decision B34).",
   summary: "Revoke admin, moderator or developer; ends the user's sessions at once (decisions B10, B34)",
   tag: 'admin',
   security: 'admin',
   responses: {
     200: Json(
       'revoked; every session of the user ended',
-      Type.Object({ user_id: Type.String(), roles: Type.Array(Type.String()), effective: Type.String(), sessions_ended: Type.Integer() }),
+      Type.Object({
+        user_id: Type.String(),
+        roles: Type.Array(Type.String()),
+        effective: Type.String(),
+        sessions_ended: Type.Integer(),
+      }),
     ),
     400: err('VALIDATION_ERROR'),
     ...ADMIN_ERRORS,

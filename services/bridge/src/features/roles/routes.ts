@@ -49,7 +49,11 @@ export default async function roles(app: BridgeApp, { db, sessions, guards, audi
         if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
         const next = [...new Set([...u.roles, role])];
         await tx.updateTable('users').set({ roles: next }).where('id', '=', user_id).execute();
-        await audit.record(req, { event: 'roles.granted', actor: admin.user_id, subject: user_id, outcome: 'success', detail: { role } }, tx);
+        await audit.record(
+          req,
+          { event: 'roles.granted', actor: admin.user_id, subject: user_id, outcome: 'success', detail: { role } },
+          tx,
+        );
         return next;
       });
       return { user_id, roles, effective: 'at the next login' };
@@ -58,24 +62,38 @@ export default async function roles(app: BridgeApp, { db, sessions, guards, audi
 
   app.delete(
     '/api/admin/users/:user_id/roles/:role',
-    { schema: { ...routeSchema(revokeUserRoleDoc), params: Type.Object({ user_id: Type.String({ pattern: UUID }), role: Type.String() }) } },
+    {
+      schema: {
+        ...routeSchema(revokeUserRoleDoc),
+        params: Type.Object({ user_id: Type.String({ pattern: UUID }), role: Type.String() }),
+      },
+    },
     async (req) => {
       const admin = signedIn(req);
       const { user_id, role } = req.params;
-      if (!(ASSIGNABLE as readonly string[]).includes(role)) throw new HttpError(400, 'VALIDATION_ERROR', `only ${ASSIGNABLE.join(', ')} can be revoked here`);
-      if (role === 'admin' && user_id === admin.user_id) throw new HttpError(409, 'CONFLICT', 'an admin cannot revoke their own admin role');
+      if (!(ASSIGNABLE as readonly string[]).includes(role))
+        throw new HttpError(400, 'VALIDATION_ERROR', `only ${ASSIGNABLE.join(', ')} can be revoked here`);
+      if (role === 'admin' && user_id === admin.user_id)
+        throw new HttpError(409, 'CONFLICT', 'an admin cannot revoke their own admin role');
       const roles = await db.transaction().execute(async (tx) => {
         const u = await tx.selectFrom('users').select('roles').where('id', '=', user_id).forUpdate().executeTakeFirst();
         if (!u) throw new HttpError(404, 'NOT_FOUND', 'no such user');
         const next = u.roles.filter((r) => r !== role);
         await tx.updateTable('users').set({ roles: next }).where('id', '=', user_id).execute();
-        await audit.record(req, { event: 'roles.revoked', actor: admin.user_id, subject: user_id, outcome: 'success', detail: { role } }, tx);
+        await audit.record(
+          req,
+          { event: 'roles.revoked', actor: admin.user_id, subject: user_id, outcome: 'success', detail: { role } },
+          tx,
+        );
         return next;
       });
       // Decision B34: a revocation is a security event: the user's sessions (which cache the old roles)
       // end now, in whichever store holds them; the next login reads the new roles.
       const ended = await sessions.destroyAllFor(user_id);
-      req.log.info({ event: 'roles.sessions_ended', user_id, sessions_ended: ended }, "the revoked user's sessions ended");
+      req.log.info(
+        { event: 'roles.sessions_ended', user_id, sessions_ended: ended },
+        "the revoked user's sessions ended",
+      );
       return { user_id, roles, effective: "now: the user's sessions ended", sessions_ended: ended };
     },
   );

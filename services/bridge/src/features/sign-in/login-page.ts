@@ -35,7 +35,8 @@ const LoginQuery = Type.Object(
     returnUrl: Type.Optional(
       Type.String({
         maxLength: 2048,
-        description: 'where to go after sign-in: an http(s) URL on a configured front end, elsewhere = the first front-end origin',
+        description:
+          'where to go after sign-in: an http(s) URL on a configured front end, elsewhere = the first front-end origin',
       }),
     ),
   },
@@ -43,22 +44,30 @@ const LoginQuery = Type.Object(
 );
 
 const html = (reply: FastifyReply, status: number, title: string, body: string) =>
-  reply.code(status).type('text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).header('x-frame-options', 'DENY').send(page(title, body));
+  reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .header('content-security-policy', PAGE_CSP)
+    .header('x-frame-options', 'DENY')
+    .send(page(title, body));
 
 export default async function loginPage(app: BridgeApp, opts: LoginPageOptions): Promise<void> {
   const fallback = firstOrigin(opts.config);
   // Decision S28: the query is typed by its schema; a page answers bad input with a page (400), not JSON.
-  app.get('/login', { schema: { ...routeSchema(getLoginPageDoc), querystring: LoginQuery }, attachValidation: true }, async (req, reply) => {
-    if (req.validationError)
-      return html(
-        reply,
-        400,
-        'Sign in',
-        '<p class="error">This sign-in link is not valid (returnUrl: one address of at most 2048 characters).</p><p><a href="/login">Sign in</a></p>',
-      );
-    const target = safeReturnUrl(req.query.returnUrl, opts.frontendOrigins, fallback);
-    // Decision F23: every way on from here: forgot password, join, and a new link for an unconfirmed address.
-    const form = `<form id="login" data-return="${escapeHtml(target)}">
+  app.get(
+    '/login',
+    { schema: { ...routeSchema(getLoginPageDoc), querystring: LoginQuery }, attachValidation: true },
+    async (req, reply) => {
+      if (req.validationError)
+        return html(
+          reply,
+          400,
+          'Sign in',
+          '<p class="error">This sign-in link is not valid (returnUrl: one address of at most 2048 characters).</p><p><a href="/login">Sign in</a></p>',
+        );
+      const target = safeReturnUrl(req.query.returnUrl, opts.frontendOrigins, fallback);
+      // Decision F23: every way on from here: forgot password, join, and a new link for an unconfirmed address.
+      const form = `<form id="login" data-return="${escapeHtml(target)}">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <p id="error" class="error" role="alert"></p><button type="submit">Sign in</button>
@@ -66,6 +75,7 @@ export default async function loginPage(app: BridgeApp, opts: LoginPageOptions):
 <details><summary>Forgot password?</summary><form id="forgot"><label for="forgot-email">Your email</label><input id="forgot-email" name="email" type="email" autocomplete="email" required>
 <button type="submit" class="secondary">Email me a link</button><p id="forgot-status" role="status"></p></form></details>
 <p class="muted">New to DOM DAO? <a href="/join">Join</a>.</p>`;
-    return html(reply, 200, 'Sign in', form);
-  });
+      return html(reply, 200, 'Sign in', form);
+    },
+  );
 }

@@ -1,7 +1,17 @@
 // What the OpenAPI document says of this feature's routes (decision B124): each route's schema spreads its
 // doc through routeSchema() beside the handler.
 import { Type } from '@sinclair/typebox';
-import { err, Json, STORE, CSRF, Html, NoSession, SessionBody, SessionSummary, type RouteDoc } from '../../core/http/route-doc.ts';
+import {
+  err,
+  Json,
+  STORE,
+  CSRF,
+  Html,
+  NoSession,
+  SessionBody,
+  SessionSummary,
+  type RouteDoc,
+} from '../../core/http/route-doc.ts';
 
 export const loginDoc: RouteDoc = {
   operationId: 'login',
@@ -11,18 +21,26 @@ export const loginDoc: RouteDoc = {
   summary: 'Sign in: sets the `session` cookie (spec 2 Authentication)',
   tag: 'sessions',
   responses: {
-    200: Json('signed in; Set-Cookie: session=…; Domain=COOKIE_DOMAIN; Path=/; HttpOnly; Secure; SameSite=Lax', SessionBody),
+    200: Json(
+      'signed in; Set-Cookie: session=…; Domain=COOKIE_DOMAIN; Path=/; HttpOnly; Secure; SameSite=Lax',
+      SessionBody,
+    ),
     400: err('VALIDATION_ERROR'),
     401: err('INVALID_CREDENTIALS: the same answer for an unknown email and a wrong password'),
-    403: err('EMAIL_NOT_VERIFIED: the right password of an account whose email is not verified yet; no session (decision B32). Or CSRF_REJECTED (decision B8)'),
-    429: err('TOO_MANY_ATTEMPTS, with Retry-After: 5 guesses per (account, client address), 50 per address, 100 per account in 15 minutes (decision B30)'),
+    403: err(
+      'EMAIL_NOT_VERIFIED: the right password of an account whose email is not verified yet; no session (decision B32). Or CSRF_REJECTED (decision B8)',
+    ),
+    429: err(
+      'TOO_MANY_ATTEMPTS, with Retry-After: 5 guesses per (account, client address), 50 per address, 100 per account in 15 minutes (decision B30)',
+    ),
     ...STORE,
   },
 };
 
 export const getSessionDoc: RouteDoc = {
   operationId: 'getSession',
-  description: 'Reads the `session` cookie when one is sent; without it (or with an ended session) the answer is `{authenticated: false}`, never 401.',
+  description:
+    'Reads the `session` cookie when one is sent; without it (or with an ended session) the answer is `{authenticated: false}`, never 401.',
   security: 'optionalSession',
   summary: 'The current session (cookie), without membership',
   tag: 'sessions',
@@ -31,7 +49,8 @@ export const getSessionDoc: RouteDoc = {
 
 export const getSessionWithMembershipDoc: RouteDoc = {
   operationId: 'getSessionWithMembership',
-  description: 'As GET /auth/session, plus the membership status read from the membership canister; `{authenticated: false}` without a live session.',
+  description:
+    'As GET /auth/session, plus the membership status read from the membership canister; `{authenticated: false}` without a live session.',
   security: 'optionalSession',
   summary: 'The current session with the membership status from the membership canister',
   tag: 'sessions',
@@ -39,7 +58,12 @@ export const getSessionWithMembershipDoc: RouteDoc = {
     200: Json(
       'signed in (membership_status when a membership token exists), or `{authenticated: false}`',
       Type.Union([
-        Type.Composite([SessionBody, Type.Object({ membership_status: Type.Optional(Type.String({ description: 'Registered, Active, Expired, …' })) })]),
+        Type.Composite([
+          SessionBody,
+          Type.Object({
+            membership_status: Type.Optional(Type.String({ description: 'Registered, Active, Expired, …' })),
+          }),
+        ]),
         NoSession,
       ]),
     ),
@@ -53,7 +77,12 @@ export const logoutDoc: RouteDoc = {
   summary: 'Sign out: ends the session on every suite and clears the cookie',
   tag: 'sessions',
   security: 'session',
-  responses: { 200: Json('signed out', NoSession), 403: CSRF, 415: err('UNSUPPORTED_MEDIA_TYPE: a form body'), ...STORE },
+  responses: {
+    200: Json('signed out', NoSession),
+    403: CSRF,
+    415: err('UNSUPPORTED_MEDIA_TYPE: a form body'),
+    ...STORE,
+  },
 };
 
 export const getLoginPageDoc: RouteDoc = {
@@ -62,7 +91,10 @@ export const getLoginPageDoc: RouteDoc = {
   security: 'public',
   summary: 'The minimal login page; `returnUrl` must be on a configured front end (decision B9)',
   tag: 'pages',
-  responses: { 200: Html('the sign-in form'), 400: Html('a returnUrl that is not one text of at most 2048 characters') },
+  responses: {
+    200: Html('the sign-in form'),
+    400: Html('a returnUrl that is not one text of at most 2048 characters'),
+  },
 };
 
 export const listMySessionsDoc: RouteDoc = {
@@ -90,7 +122,10 @@ export const endMySessionsDoc: RouteDoc = {
   tag: 'sessions',
   security: 'session',
   responses: {
-    200: Json('signed out everywhere', Type.Object({ authenticated: Type.Literal(false), sessions_ended: Type.Integer() })),
+    200: Json(
+      'signed out everywhere',
+      Type.Object({ authenticated: Type.Literal(false), sessions_ended: Type.Integer() }),
+    ),
     401: err('UNAUTHORIZED: sign in first'),
     403: err('CSRF_REJECTED (decision B8)'),
     ...STORE,

@@ -16,10 +16,20 @@ import type { BridgeApp } from '../../core/http/typed.ts';
 import type { AuditRecorder } from '../../core/audit/log.ts';
 import type { SignInCounters } from '../../core/metrics/meters.ts';
 import { routeSchema } from '../../core/http/route-doc.ts';
-import { loginDoc, getSessionDoc, getSessionWithMembershipDoc, logoutDoc, listMySessionsDoc, endMySessionsDoc } from './route-docs.ts';
+import {
+  loginDoc,
+  getSessionDoc,
+  getSessionWithMembershipDoc,
+  logoutDoc,
+  listMySessionsDoc,
+  endMySessionsDoc,
+} from './route-docs.ts';
 
 export interface AuthOptions {
-  config: Pick<BridgeConfig, 'COOKIE_DOMAIN' | 'LOGIN_WINDOW_MINUTES' | 'LOGIN_MAX_FAILURES' | 'SESSION_ABSOLUTE_HOURS'>;
+  config: Pick<
+    BridgeConfig,
+    'COOKIE_DOMAIN' | 'LOGIN_WINDOW_MINUTES' | 'LOGIN_MAX_FAILURES' | 'SESSION_ABSOLUTE_HOURS'
+  >;
   db: Db;
   sessions: SessionManager;
   /** The login attempt counters (decisions B30, B52). */
@@ -68,7 +78,19 @@ export function sessionBody(s: Pick<Session, 'user_id' | 'email' | 'roles'>) {
 
 export default async function authRoutes(
   app: BridgeApp,
-  { config, db, sessions, throttle, membership, blindIndex, passwords, frontendOrigins, guards, audit, signIn }: AuthOptions,
+  {
+    config,
+    db,
+    sessions,
+    throttle,
+    membership,
+    blindIndex,
+    passwords,
+    frontendOrigins,
+    guards,
+    audit,
+    signIn,
+  }: AuthOptions,
 ): Promise<void> {
   const { currentSession } = guards;
   const csrf = csrfGuard(frontendOrigins, SESSION_COOKIE);
@@ -96,8 +118,14 @@ export default async function authRoutes(
     ]);
     if (wait > 0) {
       signIn?.lockedOut();
-      await audit.record(req, { event: 'auth.login_locked_out', outcome: 'denied', detail: { retry_after_seconds: wait } });
-      throw new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many failed logins; try again in ${wait} seconds`, { 'retry-after': String(wait) });
+      await audit.record(req, {
+        event: 'auth.login_locked_out',
+        outcome: 'denied',
+        detail: { retry_after_seconds: wait },
+      });
+      throw new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many failed logins; try again in ${wait} seconds`, {
+        'retry-after': String(wait),
+      });
     }
     const user = await db
       .selectFrom('users')
@@ -107,7 +135,12 @@ export default async function authRoutes(
     // Same work and the same answer for an unknown email and a wrong password.
     if (!(await passwords.verify(user?.password_hash, password)) || !user) {
       // The account an attempt named is its subject; an address with no account names none (decision B63).
-      await audit.record(req, { event: 'auth.login_failed', subject: user?.id, outcome: 'failure', detail: { reason: 'invalid_credentials' } });
+      await audit.record(req, {
+        event: 'auth.login_failed',
+        subject: user?.id,
+        outcome: 'failure',
+        detail: { reason: 'invalid_credentials' },
+      });
       signIn?.failed();
       throw invalid();
     }
@@ -116,7 +149,12 @@ export default async function authRoutes(
     await throttle.clear(pairKey);
     // Decision B32: only someone holding the password learns that the address is not verified yet.
     if (user.email_verified_at === null) {
-      await audit.record(req, { event: 'auth.login_failed', subject: user.id, outcome: 'failure', detail: { reason: 'email_not_verified' } });
+      await audit.record(req, {
+        event: 'auth.login_failed',
+        subject: user.id,
+        outcome: 'failure',
+        detail: { reason: 'email_not_verified' },
+      });
       throw new HttpError(
         403,
         'EMAIL_NOT_VERIFIED',
@@ -137,10 +175,20 @@ export default async function authRoutes(
         'membership status unavailable at login: no voter role until it answers',
       );
     }
-    const session = { user_id: user.id, email: normaliseEmail(email), principal: user.principal, roles: withVoter(effectiveRoles(user.roles), active) };
+    const session = {
+      user_id: user.id,
+      email: normaliseEmail(email),
+      principal: user.principal,
+      roles: withVoter(effectiveRoles(user.roles), active),
+    };
     const { id } = await sessions.create(session);
     setSessionCookie(reply, domain, id, config.SESSION_ABSOLUTE_HOURS * 3600);
-    await audit.record(req, { event: 'auth.login_succeeded', actor: user.id, outcome: 'success', detail: { roles: session.roles.join(',') } });
+    await audit.record(req, {
+      event: 'auth.login_succeeded',
+      actor: user.id,
+      outcome: 'success',
+      detail: { roles: session.roles.join(',') },
+    });
     return sessionBody(session);
   });
 
@@ -157,7 +205,10 @@ export default async function authRoutes(
     try {
       token = await membership.get_membership_status(s.principal);
     } catch (e) {
-      req.log.warn({ event: 'canister.unavailable', canister: 'membership', err: e instanceof Error ? e.message : String(e) }, 'membership status unavailable');
+      req.log.warn(
+        { event: 'canister.unavailable', canister: 'membership', err: e instanceof Error ? e.message : String(e) },
+        'membership status unavailable',
+      );
       throw new HttpError(503, 'MEMBERSHIP_UNAVAILABLE', 'the membership canister did not answer; try again');
     }
     // Decision B53: this endpoint hears the membership's status, so it keeps `voter` true to it (the
@@ -181,7 +232,12 @@ export default async function authRoutes(
     if (!s) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first');
     const ended = await sessions.destroyAllFor(s.user_id);
     clearSessionCookie(reply, domain);
-    await audit.record(req, { event: 'sessions.ended', actor: s.user_id, outcome: 'success', detail: { scope: 'everywhere', sessions_ended: ended } });
+    await audit.record(req, {
+      event: 'sessions.ended',
+      actor: s.user_id,
+      outcome: 'success',
+      detail: { scope: 'everywhere', sessions_ended: ended },
+    });
     return { authenticated: false, sessions_ended: ended };
   });
 
@@ -190,7 +246,13 @@ export default async function authRoutes(
     const s = await currentSession(req);
     await sessions.destroy(req.cookies[SESSION_COOKIE]);
     clearSessionCookie(reply, domain);
-    if (s) await audit.record(req, { event: 'sessions.ended', actor: s.user_id, outcome: 'success', detail: { scope: 'logout', sessions_ended: 1 } });
+    if (s)
+      await audit.record(req, {
+        event: 'sessions.ended',
+        actor: s.user_id,
+        outcome: 'success',
+        detail: { scope: 'logout', sessions_ended: 1 },
+      });
     return { authenticated: false };
   });
 }

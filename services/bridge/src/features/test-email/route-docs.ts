@@ -10,7 +10,14 @@ export const sendTestEmailDoc: RouteDoc = {
   tag: 'operations',
   security: 'bearer',
   responses: {
-    200: Json('sent', Type.Object({ sent: Type.Literal(true), id: Type.Optional(Type.String()), stubbed: Type.Optional(Type.Boolean()) })),
+    200: Json(
+      'sent',
+      Type.Object({
+        sent: Type.Literal(true),
+        id: Type.Optional(Type.String()),
+        stubbed: Type.Optional(Type.Boolean()),
+      }),
+    ),
     400: err('VALIDATION_ERROR'),
     401: err('UNAUTHORIZED: a valid bearer token (ACCESS_TOKEN) is required'),
     502: err('EMAIL_NOT_SENT'),

@@ -11,10 +11,19 @@ import { signInAfterVerification } from './sign-in.ts';
 import { startAfresh } from './start-afresh.ts';
 
 export type Proof = { password: string } | { new_password: string; answers: Answers };
-export type Confirmed = { status: 'verified'; membership_token_pending: boolean; password: 'confirmed' | 'chosen'; signed_in: boolean };
+export type Confirmed = {
+  status: 'verified';
+  membership_token_pending: boolean;
+  password: 'confirmed' | 'chosen';
+  signed_in: boolean;
+};
 
 export const invalidLink = () =>
-  new HttpError(400, 'VERIFICATION_LINK_INVALID', 'this verification link is not valid or was already used; sign in, or ask for a new link');
+  new HttpError(
+    400,
+    'VERIFICATION_LINK_INVALID',
+    'this verification link is not valid or was already used; sign in, or ask for a new link',
+  );
 
 /** The unverified account a live link belongs to; the refusal otherwise (decision B51). */
 export async function pendingAccount(ctx: VerificationContext, token: string) {
@@ -27,10 +36,20 @@ export async function pendingAccount(ctx: VerificationContext, token: string) {
   if (!owner) {
     // A link whose verification finished (the hash is cleared then) was used; anything else was never issued.
     const used = (await ctx.outbox.list({ opId: verifyOpId(token) }))[0]?.state === 'done';
-    throw used ? new HttpError(400, 'VERIFICATION_LINK_USED', 'this verification link was already used: the address is verified; sign in') : invalidLink();
+    throw used
+      ? new HttpError(
+          400,
+          'VERIFICATION_LINK_USED',
+          'this verification link was already used: the address is verified; sign in',
+        )
+      : invalidLink();
   }
   if (owner.verification_expires_at !== null && new Date(owner.verification_expires_at).getTime() <= ctx.now()) {
-    throw new HttpError(400, 'VERIFICATION_LINK_EXPIRED', 'this verification link has expired (links last 24 hours); ask for a new one from the sign-in page');
+    throw new HttpError(
+      400,
+      'VERIFICATION_LINK_EXPIRED',
+      'this verification link has expired (links last 24 hours); ask for a new one from the sign-in page',
+    );
   }
   return owner;
 }
@@ -47,23 +66,42 @@ export async function audited<T>(ctx: VerificationContext, req: FastifyRequest, 
 }
 
 /** Checks the proof, then verifies through the outbox; every earlier session of the account ends (B51) and the confirmer is signed in (B105). */
-export const confirmVerification = (ctx: VerificationContext, token: string, proof: Proof, req: FastifyRequest, reply: FastifyReply): Promise<Confirmed> =>
-  audited(ctx, req, () => confirmOnce(ctx, token, proof, req, reply));
+export const confirmVerification = (
+  ctx: VerificationContext,
+  token: string,
+  proof: Proof,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): Promise<Confirmed> => audited(ctx, req, () => confirmOnce(ctx, token, proof, req, reply));
 
-async function confirmOnce(ctx: VerificationContext, token: string, proof: Proof, req: FastifyRequest, reply: FastifyReply): Promise<Confirmed> {
+async function confirmOnce(
+  ctx: VerificationContext,
+  token: string,
+  proof: Proof,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): Promise<Confirmed> {
   const log = req.log;
   const owner = await pendingAccount(ctx, token);
   const opId = verifyOpId(token);
   let chosen = false;
   let accountId = owner.id;
   if ('password' in proof) {
-    // Guesses are counted per link: only the mailbox holds it, and whoever does not know the password starts afresh below.
+    // Guesses are counted per link: only the mailbox holds it, and whoever does not know the password starts afresh
+    // below.
     const key = `verify:${tokenHash(token).toString('hex')}`;
-    const wait = await ctx.throttle.reserve([{ key, limit: ctx.config.LOGIN_MAX_FAILURES, windowMs: ctx.config.LOGIN_WINDOW_MINUTES * 60_000 }]);
+    const wait = await ctx.throttle.reserve([
+      { key, limit: ctx.config.LOGIN_MAX_FAILURES, windowMs: ctx.config.LOGIN_WINDOW_MINUTES * 60_000 },
+    ]);
     if (wait > 0)
-      throw new HttpError(429, 'TOO_MANY_ATTEMPTS', `too many wrong passwords; try again in ${wait} seconds, or choose a new password`, {
-        'retry-after': String(wait),
-      });
+      throw new HttpError(
+        429,
+        'TOO_MANY_ATTEMPTS',
+        `too many wrong passwords; try again in ${wait} seconds, or choose a new password`,
+        {
+          'retry-after': String(wait),
+        },
+      );
     if (!(await ctx.passwords.verify(owner.password_hash, proof.password))) {
       await ctx.audit.record(req, {
         event: 'verification.password_refused',
@@ -80,9 +118,18 @@ async function confirmOnce(ctx: VerificationContext, token: string, proof: Proof
     await ctx.throttle.clear(key);
     // Decision B86: an account started afresh is verified by its own creation, once the canister answers.
     if (await ctx.outbox.pending(userAggregate(owner.id), OP.createConfirmedAccount))
-      throw new HttpError(503, 'VERIFICATION_UNAVAILABLE', 'your account is still being created; open the link again in a few minutes');
+      throw new HttpError(
+        503,
+        'VERIFICATION_UNAVAILABLE',
+        'your account is still being created; open the link again in a few minutes',
+      );
     await ctx.db.transaction().execute(async (tx) => {
-      await ctx.outbox.enqueue(tx, { operation: OP.verifyEmail, opId, aggregate: userAggregate(owner.id), payload: { token, request_id: req.id } });
+      await ctx.outbox.enqueue(tx, {
+        operation: OP.verifyEmail,
+        opId,
+        aggregate: userAggregate(owner.id),
+        payload: { token, request_id: req.id },
+      });
       // Under the aggregate's lock: a start afresh (B86) that removed the registration meanwhile wins.
       const still = await tx
         .selectFrom('users')
@@ -107,7 +154,11 @@ async function confirmOnce(ctx: VerificationContext, token: string, proof: Proof
   const outcome = await ctx.outbox.run<VerifyAnswer>(opId);
   if (outcome.state !== 'done') {
     log.error({ event: 'canister.unavailable', canister: 'user', err: outcome.error }, 'verify_email failed');
-    throw new HttpError(503, 'VERIFICATION_UNAVAILABLE', 'we could not verify your email right now; open the link again in a few minutes');
+    throw new HttpError(
+      503,
+      'VERIFICATION_UNAVAILABLE',
+      'we could not verify your email right now; open the link again in a few minutes',
+    );
   }
   const r = outcome.result;
   if ('Err' in r) {

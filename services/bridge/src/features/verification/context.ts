@@ -5,7 +5,17 @@ import type { BridgeContext } from '../../core/context.ts';
 
 export type VerificationContext = Pick<
   BridgeContext,
-  'db' | 'outbox' | 'audit' | 'throttle' | 'opener' | 'now' | 'sessions' | 'notifier' | 'passwords' | 'keys' | 'frontendOrigins'
+  | 'db'
+  | 'outbox'
+  | 'audit'
+  | 'throttle'
+  | 'opener'
+  | 'now'
+  | 'sessions'
+  | 'notifier'
+  | 'passwords'
+  | 'keys'
+  | 'frontendOrigins'
 > & {
   config: Pick<
     BridgeConfig,

@@ -83,7 +83,11 @@ export async function readAnswers(ctx: Pick<VerificationContext, 'opener' | 'now
     }
   } catch (e) {
     if (e instanceof UndecryptableError)
-      throw new HttpError(400, 'UNDECRYPTABLE', 'an encrypted field could not be decrypted (tampered, or sealed to another key)');
+      throw new HttpError(
+        400,
+        'UNDECRYPTABLE',
+        'an encrypted field could not be decrypted (tampered, or sealed to another key)',
+      );
     throw e;
   }
   const dob = a.plain.dob!.trim();
@@ -93,7 +97,13 @@ export async function readAnswers(ctx: Pick<VerificationContext, 'opener' | 'now
   nameGate(name);
   // Decision F47: the page's field left empty shows the name typed above.
   const display = a.plain.display_name?.trim() || name;
-  return { name_encrypted: await ctx.opener.seal('name', name), dob_encrypted: await ctx.opener.seal('dob', dob), age, name, display_name: display };
+  return {
+    name_encrypted: await ctx.opener.seal('name', name),
+    dob_encrypted: await ctx.opener.seal('dob', dob),
+    age,
+    name,
+    display_name: display,
+  };
 }
 
 function nameGate(name: string): void {

@@ -5,8 +5,10 @@
 // and the new password, the date carried along.
 import { escapeHtml } from '../../core/http/page.ts';
 
-const alert = (error: string | undefined) => `<p id="error" class="error" role="alert">${error ? escapeHtml(error) : ''}</p>`;
-const backToPassword = (t: string) => `<p><a href="/verify-email?token=${t}">I know the password I registered with</a></p>`;
+const alert = (error: string | undefined) =>
+  `<p id="error" class="error" role="alert">${error ? escapeHtml(error) : ''}</p>`;
+const backToPassword = (t: string) =>
+  `<p><a href="/verify-email?token=${t}">I know the password I registered with</a></p>`;
 
 /** Step 1: the date of birth, first and alone. */
 export function dobStep(token: string, error?: string): string {
@@ -20,9 +22,19 @@ ${backToPassword(t)}`;
 }
 
 /** Step 2: the rest of the owner's answers and the new password; the date of birth travels hidden and is checked again. */
-export function answersStep(token: string, dob: string, minor: boolean, o: { name?: string; display_name?: string; error?: string } = {}): string {
+export function answersStep(
+  token: string,
+  dob: string,
+  minor: boolean,
+  o: { name?: string; display_name?: string; error?: string } = {},
+): string {
   const t = escapeHtml(token);
-  const shown = new Date(`${dob}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+  const shown = new Date(`${dob}T00:00:00Z`).toLocaleDateString('en-GB', {
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
   return `<p>Date of birth: <strong>${escapeHtml(shown)}</strong> · <a href="/verify-email?token=${t}&amp;choose=1">change</a></p>
 ${minor ? '<p class="muted">You are under 18: you can join, read governance and support campaigns; voting needs an Active membership, which starts at 18.</p>' : ''}
 <form method="post" action="/verify-email"><input type="hidden" name="token" value="${t}"><input type="hidden" name="dob" value="${escapeHtml(dob)}">
@@ -45,7 +57,10 @@ export function blockScreen(): string {
 }
 
 /** The form's answers: what a browser sent, each a string of bounded length, else undefined. */
-export function formAnswers(b: Record<string, unknown>, max: number): { dob?: string; name?: string; display_name?: string; tos_accepted?: boolean } {
+export function formAnswers(
+  b: Record<string, unknown>,
+  max: number,
+): { dob?: string; name?: string; display_name?: string; tos_accepted?: boolean } {
   const text = (k: string) => {
     const v = b[k];
     return typeof v === 'string' && v.length <= max ? v : undefined;

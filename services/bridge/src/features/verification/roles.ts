@@ -18,11 +18,14 @@ function bootstrapAdminAddresses(list: string | undefined): Set<string> {
  * verified address is exactly a configured one (decision B83): the stored address is compared as it is,
  * never folded, so a look-alike registered before decision B82 (`ᵃdmin@`) is not an admin.
  */
-export function verificationRoles(ctx: VerificationContext): (user: { roles: string[]; email_encrypted: string }) => Promise<string[]> {
+export function verificationRoles(
+  ctx: VerificationContext,
+): (user: { roles: string[]; email_encrypted: string }) => Promise<string[]> {
   const bootstrapAdmins = bootstrapAdminAddresses(ctx.config.BOOTSTRAP_ADMIN_EMAILS);
   return async (user) => {
     // Decrypting the address is only needed to recognise a bootstrap admin.
-    const email = bootstrapAdmins.size > 0 ? (await ctx.opener.open('email', user.email_encrypted).catch(() => '')).trim() : '';
+    const email =
+      bootstrapAdmins.size > 0 ? (await ctx.opener.open('email', user.email_encrypted).catch(() => '')).trim() : '';
     return [...new Set([...user.roles, 'member', ...(bootstrapAdmins.has(email) ? ['admin'] : [])])];
   };
 }

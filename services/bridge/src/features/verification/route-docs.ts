@@ -5,7 +5,8 @@ import { err, Json, Html, type RouteDoc } from '../../core/http/route-doc.ts';
 
 export const getVerifyEmailPageDoc: RouteDoc = {
   operationId: 'getVerifyEmailPage',
-  description: 'The HTML page the verification email links to; the token in the query is the credential and opening the page changes nothing.',
+  description:
+    'The HTML page the verification email links to; the token in the query is the credential and opening the page changes nothing.',
   security: 'public',
   summary:
     'The link of the verification email: a page that asks for the password chosen at registration, or (`choose=1`) lets the mailbox owner start the account afresh, date of birth first (decisions B51, B86, B87); opening it changes nothing',
@@ -27,7 +28,9 @@ export const confirmVerificationFormDoc: RouteDoc = {
     200: Html(
       'verified and signed in (the `session` cookie, decision B105; only when the form was posted from the bridge or a configured front end), with a Continue link to the first front end (else a sign-in link); or, after a date of birth alone, the second step (name, terms, new password)',
     ),
-    400: Html('the link is not valid, used or expired; or an answer is missing or refused, or the new password is too weak (the step again, with the reason)'),
+    400: Html(
+      'the link is not valid, used or expired; or an answer is missing or refused, or the new password is too weak (the step again, with the reason)',
+    ),
     401: Html('not the password of the registration (the form again, offering to choose a new one)'),
     403: Html('COPPA_BLOCK: the date of birth is under 13; the block screen, nothing stored (decision B86)'),
     409: Html(
@@ -35,13 +38,16 @@ export const confirmVerificationFormDoc: RouteDoc = {
     ),
     429: Html('too many wrong passwords on this link (LOGIN_MAX_FAILURES per LOGIN_WINDOW_MINUTES)'),
     502: Html('ACCOUNT_NOT_CREATED: the user canister refused the new account'),
-    503: Html('the user canister did not answer (an account started afresh keeps the answers and finishes by itself); open the link again later'),
+    503: Html(
+      'the user canister did not answer (an account started afresh keeps the answers and finishes by itself); open the link again later',
+    ),
   },
 };
 
 export const confirmVerificationDoc: RouteDoc = {
   operationId: 'confirmVerification',
-  description: "The JSON form of the verification page for a front end's own page: the emailed token with the password confirms the address.",
+  description:
+    "The JSON form of the verification page for a front end's own page: the emailed token with the password confirms the address.",
   security: 'public',
   summary:
     "Confirm a verification link from a front end's own page (decision B51): the token with the password chosen at registration, or with new_password and the mailbox owner's own name_encrypted, dob_encrypted and tos_accepted, which replace everything the registration said by a new account (decision B86); ends every earlier session of the account and signs the confirmer in (decision B105)",
@@ -51,7 +57,9 @@ export const confirmVerificationDoc: RouteDoc = {
       'verified',
       Type.Object({
         status: Type.Literal('verified'),
-        membership_token_pending: Type.Boolean({ description: 'true while the Registered membership token is being minted' }),
+        membership_token_pending: Type.Boolean({
+          description: 'true while the Registered membership token is being minted',
+        }),
         password: Type.Union([Type.Literal('confirmed'), Type.Literal('chosen')]),
         signed_in: Type.Boolean({
           description:
@@ -62,7 +70,9 @@ export const confirmVerificationDoc: RouteDoc = {
     400: err(
       "VALIDATION_ERROR (exactly one of password and new_password; new_password needs the owner's name_encrypted, dob_encrypted and tos_accepted, password takes none of them; a date of birth that is not a date, a name the registration rules refuse), UNDECRYPTABLE, WEAK_PASSWORD, VERIFICATION_LINK_INVALID, VERIFICATION_LINK_USED or VERIFICATION_LINK_EXPIRED",
     ),
-    401: err('INVALID_CREDENTIALS: not the password of the registration; send new_password (with your own answers) to start afresh'),
+    401: err(
+      'INVALID_CREDENTIALS: not the password of the registration; send new_password (with your own answers) to start afresh',
+    ),
     403: err("COPPA_BLOCK: the owner's date of birth is under 13; nothing is created or changed (decision B86)"),
     409: err(
       'CONFLICT: the registration has a payment on record and cannot be started afresh; NAME_TAKEN: another account chose display_name or one that looks the same (decision F47)',

@@ -40,16 +40,23 @@ const ConfirmBody = Type.Object(
     password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
     new_password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
     // Decision B86: with new_password, the owner's own answers, sealed as registration's are.
-    name_encrypted: Type.Optional({ ...Cipher, description: "with new_password: the mailbox owner's name, sealed as at registration (decision B86)" }),
+    name_encrypted: Type.Optional({
+      ...Cipher,
+      description: "with new_password: the mailbox owner's name, sealed as at registration (decision B86)",
+    }),
     dob_encrypted: Type.Optional({
       ...Cipher,
-      description: "with new_password: the mailbox owner's date of birth (YYYY-MM-DD), sealed as at registration; under 13 is COPPA_BLOCK (decision B86)",
+      description:
+        "with new_password: the mailbox owner's date of birth (YYYY-MM-DD), sealed as at registration; under 13 is COPPA_BLOCK (decision B86)",
     }),
-    tos_accepted: Type.Optional(Type.Literal(true, { description: 'with new_password: the mailbox owner accepts the terms (decision B86)' })),
+    tos_accepted: Type.Optional(
+      Type.Literal(true, { description: 'with new_password: the mailbox owner accepts the terms (decision B86)' }),
+    ),
     display_name: Type.Optional(
       Type.String({
         maxLength: 128,
-        description: "with new_password: the name other members see, plain text, held to the profile's rules (decision F47); absent: the random default",
+        description:
+          "with new_password: the name other members see, plain text, held to the profile's rules (decision F47); absent: the random default",
       }),
     ),
   },
@@ -59,7 +66,11 @@ const ConfirmBody = Type.Object(
 const VerifyPageQuery = Type.Object(
   {
     token: { ...TOKEN, description: 'the verification token of the email link' },
-    choose: Type.Optional(Type.Literal('1', { description: "show the first step of starting afresh: the owner's date of birth (decision B87)" })),
+    choose: Type.Optional(
+      Type.Literal('1', {
+        description: "show the first step of starting afresh: the owner's date of birth (decision B87)",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -74,7 +85,8 @@ export default async function verification(app: BridgeApp, { ctx }: Verification
       .type('text/html; charset=utf-8')
       .header('content-security-policy', script ? PAGE_CSP : VERIFY_PAGE_CSP)
       .header('x-frame-options', 'DENY')
-      // Decision B105: the origin alone (never the link's token), so the form's POST carries the page's real Origin (no-referrer made it `null`).
+      // Decision B105: the origin alone (never the link's token), so the form's POST carries the page's real Origin
+      // (no-referrer made it `null`).
       .header('referrer-policy', 'strict-origin')
       .header('cache-control', 'no-store')
       .send(page(title, body, { script }));
@@ -131,27 +143,43 @@ ${alert}<button type="submit">Verify my email</button></form>
             : e.code === 'CONFLICT' || e.code === 'ACCOUNT_NOT_CREATED'
               ? `${e.message[0]!.toUpperCase()}${e.message.slice(1)}.`
               : 'This verification link is not valid or was already used.';
-    return html(reply, e.status, title, para(text) + onward, e.code === 'VERIFICATION_LINK_EXPIRED' || e.code === 'VERIFICATION_LINK_INVALID');
+    return html(
+      reply,
+      e.status,
+      title,
+      para(text) + onward,
+      e.code === 'VERIFICATION_LINK_EXPIRED' || e.code === 'VERIFICATION_LINK_INVALID',
+    );
   };
 
   // Decision S28: the query typed by its schema; a link it refuses is the invalid-link page (400), as before.
-  app.get('/verify-email', { schema: { ...routeSchema(getVerifyEmailPageDoc), querystring: VerifyPageQuery }, attachValidation: true }, async (req, reply) => {
-    if (req.validationError) return refusalPage(reply, invalidLink());
-    const q = req.query;
-    try {
-      await pendingAccount(ctx, q.token);
-    } catch (e) {
-      if (e instanceof HttpError) return refusalPage(reply, e);
-      throw e;
-    }
-    return html(reply, 200, 'Confirm your email', q.choose === '1' ? dobStep(q.token) : formFor(q.token));
-  });
+  app.get(
+    '/verify-email',
+    { schema: { ...routeSchema(getVerifyEmailPageDoc), querystring: VerifyPageQuery }, attachValidation: true },
+    async (req, reply) => {
+      if (req.validationError) return refusalPage(reply, invalidLink());
+      const q = req.query;
+      try {
+        await pendingAccount(ctx, q.token);
+      } catch (e) {
+        if (e instanceof HttpError) return refusalPage(reply, e);
+        throw e;
+      }
+      return html(reply, 200, 'Confirm your email', q.choose === '1' ? dobStep(q.token) : formFor(q.token));
+    },
+  );
 
   /**
    * Decision B87: the owner's steps. The date alone is checked (nothing stored) and answered with the
    * rest of the form; with new_password every answer is checked again and the account starts afresh.
    */
-  async function ownerStep(req: FastifyRequest, reply: FastifyReply, token: string, newPassword: string | undefined, b: Record<string, unknown>) {
+  async function ownerStep(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    token: string,
+    newPassword: string | undefined,
+    b: Record<string, unknown>,
+  ) {
     const answers = formAnswers(b, FORM_FIELD_MAX);
     const dob = answers.dob?.trim();
     const age = dob === undefined ? undefined : ageOn(dob, new Date(ctx.now()));
@@ -163,12 +191,17 @@ ${alert}<button type="submit">Verify my email</button></form>
         });
         return html(reply, 200, 'Confirm your email', answersStep(token, dob!, age! < 18));
       }
-      return verifiedPage(reply, await confirmVerification(ctx, token, { new_password: newPassword, answers: { plain: answers } }, req, reply));
+      return verifiedPage(
+        reply,
+        await confirmVerification(ctx, token, { new_password: newPassword, answers: { plain: answers } }, req, reply),
+      );
     } catch (e) {
       if (!(e instanceof HttpError)) throw e;
       if (e.code === 'COPPA_BLOCK') return html(reply, 403, BLOCK_TITLE, blockScreen(), true);
-      if (e.code !== 'VALIDATION_ERROR' && e.code !== 'WEAK_PASSWORD' && e.code !== 'NAME_TAKEN') return refusalPage(reply, e);
-      if (age === undefined) return html(reply, e.status, 'Confirm your email', dobStep(token, 'Enter your date of birth.'));
+      if (e.code !== 'VALIDATION_ERROR' && e.code !== 'WEAK_PASSWORD' && e.code !== 'NAME_TAKEN')
+        return refusalPage(reply, e);
+      if (age === undefined)
+        return html(reply, e.status, 'Confirm your email', dobStep(token, 'Enter your date of birth.'));
       const error =
         e.code === 'WEAK_PASSWORD'
           ? `Password: ${e.message}.`
@@ -183,55 +216,84 @@ ${alert}<button type="submit">Verify my email</button></form>
         reply,
         e.status,
         'Confirm your email',
-        answersStep(token, dob!, age < 18, { name: answers.name ?? '', display_name: answers.display_name ?? '', error }),
+        answersStep(token, dob!, age < 18, {
+          name: answers.name ?? '',
+          display_name: answers.display_name ?? '',
+          error,
+        }),
       );
     }
   }
 
   // The page's form (no script): the answer is a page.
   await app.register(async (scope) => {
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_req, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)));
-    });
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 4096 },
+      (_req, body, done) => {
+        done(null, Object.fromEntries(new URLSearchParams(body as string)));
+      },
+    );
     scope.post('/verify-email', { schema: routeSchema(confirmVerificationFormDoc) }, async (req, reply) => {
       const b = (req.body ?? {}) as Record<string, unknown>;
       const token = typeof b.token === 'string' ? b.token : '';
       if (token.length === 0 || token.length > 64) return refusalPage(reply, invalidLink());
       const chosen = typeof b.new_password === 'string' ? b.new_password : undefined;
-      if (chosen !== undefined && (chosen.length === 0 || chosen.length > FORM_FIELD_MAX)) return refusalPage(reply, invalidLink());
-      if (chosen !== undefined || (b.password === undefined && b.dob !== undefined)) return ownerStep(req, reply, token, chosen, b);
+      if (chosen !== undefined && (chosen.length === 0 || chosen.length > FORM_FIELD_MAX))
+        return refusalPage(reply, invalidLink());
+      if (chosen !== undefined || (b.password === undefined && b.dob !== undefined))
+        return ownerStep(req, reply, token, chosen, b);
       const secret = b.password;
-      if (typeof secret !== 'string' || secret.length === 0 || secret.length > FORM_FIELD_MAX) return refusalPage(reply, invalidLink());
+      if (typeof secret !== 'string' || secret.length === 0 || secret.length > FORM_FIELD_MAX)
+        return refusalPage(reply, invalidLink());
       try {
         return verifiedPage(reply, await confirmVerification(ctx, token, { password: secret }, req, reply));
       } catch (e) {
         if (!(e instanceof HttpError)) throw e;
         // A wrong password keeps the form, with the reason; a dead link says what to do next.
-        if (e.code === 'INVALID_CREDENTIALS' || e.code === 'TOO_MANY_ATTEMPTS') return html(reply, e.status, 'Confirm your email', formFor(token, e.message));
+        if (e.code === 'INVALID_CREDENTIALS' || e.code === 'TOO_MANY_ATTEMPTS')
+          return html(reply, e.status, 'Confirm your email', formFor(token, e.message));
         return refusalPage(reply, e);
       }
     });
   });
 
   // The same confirmation for front ends that render their own page (JSON in, JSON out).
-  app.post('/api/auth/verify-email', { schema: { ...routeSchema(confirmVerificationDoc), body: ConfirmBody } }, async (req, reply) => {
-    const { token, password, new_password, name_encrypted, dob_encrypted, tos_accepted, display_name } = req.body;
-    if ((password === undefined) === (new_password === undefined))
-      throw new HttpError(400, 'VALIDATION_ERROR', 'send exactly one of password (the one chosen at registration) and new_password');
-    if (password !== undefined && (name_encrypted !== undefined || dob_encrypted !== undefined || tos_accepted !== undefined || display_name !== undefined))
-      throw new HttpError(
-        400,
-        'VALIDATION_ERROR',
-        "name_encrypted, dob_encrypted, tos_accepted and display_name go with new_password only: with the registration's password its own answers stand",
+  app.post(
+    '/api/auth/verify-email',
+    { schema: { ...routeSchema(confirmVerificationDoc), body: ConfirmBody } },
+    async (req, reply) => {
+      const { token, password, new_password, name_encrypted, dob_encrypted, tos_accepted, display_name } = req.body;
+      if ((password === undefined) === (new_password === undefined))
+        throw new HttpError(
+          400,
+          'VALIDATION_ERROR',
+          'send exactly one of password (the one chosen at registration) and new_password',
+        );
+      if (
+        password !== undefined &&
+        (name_encrypted !== undefined ||
+          dob_encrypted !== undefined ||
+          tos_accepted !== undefined ||
+          display_name !== undefined)
+      )
+        throw new HttpError(
+          400,
+          'VALIDATION_ERROR',
+          "name_encrypted, dob_encrypted, tos_accepted and display_name go with new_password only: with the registration's password its own answers stand",
+        );
+      return confirmVerification(
+        ctx,
+        token,
+        password !== undefined
+          ? { password }
+          : {
+              new_password: new_password!,
+              answers: { sealed: { name_encrypted, dob_encrypted, tos_accepted, display_name } },
+            },
+        req,
+        reply,
       );
-    return confirmVerification(
-      ctx,
-      token,
-      password !== undefined
-        ? { password }
-        : { new_password: new_password!, answers: { sealed: { name_encrypted, dob_encrypted, tos_accepted, display_name } } },
-      req,
-      reply,
-    );
-  });
+    },
+  );
 }

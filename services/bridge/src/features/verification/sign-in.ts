@@ -13,7 +13,12 @@ import type { VerificationContext } from './context.ts';
 export type SignInOutcome = { signed_in: true } | { signed_in: false; reason: 'origin' | 'session_store' };
 
 /** Makes the account's session after its verification; never fails the verification itself. */
-export async function signInAfterVerification(ctx: VerificationContext, req: FastifyRequest, reply: FastifyReply, userId: string): Promise<SignInOutcome> {
+export async function signInAfterVerification(
+  ctx: VerificationContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  userId: string,
+): Promise<SignInOutcome> {
   const origin = requestOrigin(req);
   if (origin === undefined || !ctx.frontendOrigins.has(origin)) {
     req.log.warn(
@@ -23,7 +28,11 @@ export async function signInAfterVerification(ctx: VerificationContext, req: Fas
     return { signed_in: false, reason: 'origin' };
   }
   try {
-    const u = await ctx.db.selectFrom('users').select(['principal', 'roles', 'email_encrypted']).where('id', '=', userId).executeTakeFirstOrThrow();
+    const u = await ctx.db
+      .selectFrom('users')
+      .select(['principal', 'roles', 'email_encrypted'])
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
     const email = (await ctx.opener.open('email', u.email_encrypted)).trim();
     // A new id, as at every login; whatever session this browser held (another account's) ends.
     await ctx.sessions.destroy(req.cookies[SESSION_COOKIE]);

@@ -39,7 +39,14 @@ const unavailable = (message: string) => new HttpError(503, 'VERIFICATION_UNAVAI
 /** Replaces the link's registration by the owner's account; returns the new account's id once it exists. */
 export async function startAfresh(
   ctx: VerificationContext,
-  o: { token: string; registration: Registration; newPassword: string; answers: Answers; req: FastifyRequest; invalid: () => HttpError },
+  o: {
+    token: string;
+    registration: Registration;
+    newPassword: string;
+    answers: Answers;
+    req: FastifyRequest;
+    invalid: () => HttpError;
+  },
 ): Promise<{ userId: string }> {
   const { token, registration: old, req } = o;
   const answers = await readAnswers(ctx, o.answers);
@@ -48,14 +55,21 @@ export async function startAfresh(
   if (weak) throw new HttpError(400, 'WEAK_PASSWORD', `${weak} (12 to 128 characters; long passphrases are welcome)`);
   // Decision F47: the owner's display name, by the profile's rules; the registration replaced does not hold it.
   const chosen =
-    answers.display_name === undefined ? undefined : await chosenAtJoin(ctx.db, answers.display_name, reservedKeys(ctx.config.BRAND_DAO_NAME), old.id);
-  if (chosen && 'refused' in chosen) throw new HttpError(chosen.refused.status, chosen.refused.code, chosen.refused.message);
+    answers.display_name === undefined
+      ? undefined
+      : await chosenAtJoin(ctx.db, answers.display_name, reservedKeys(ctx.config.BRAND_DAO_NAME), old.id);
+  if (chosen && 'refused' in chosen)
+    throw new HttpError(chosen.refused.status, chosen.refused.code, chosen.refused.message);
   // A registration still being created, or an account of this link being made already, finishes first.
   if (await ctx.outbox.pending(userAggregate(old.id)))
     throw unavailable('a confirmation of this link is still being finished; open the link again in a few minutes');
   // Escrow keeps its user (decision B26): such a registration is not the owner's to discard.
   if (await ctx.db.selectFrom('payments').select('id').where('user_id', '=', old.id).executeTakeFirst())
-    throw new HttpError(409, 'CONFLICT', 'this registration has a payment on record, so it cannot be started afresh; contact support');
+    throw new HttpError(
+      409,
+      'CONFLICT',
+      'this registration has a payment on record, so it cannot be started afresh; contact support',
+    );
 
   const id = randomUUID();
   const principal = memberPrincipal(ctx.keys.memberIdentitySecret, id);
@@ -83,8 +97,13 @@ export async function startAfresh(
       );
       // Under the registration's aggregate lock (taken by the enqueue above): a confirmation with its
       // password committed first is seen here; one after this commit finds the registration gone.
-      const earlier = await tx.selectFrom('bridge_outbox').select('state').where('op_id', '=', verifyOp).executeTakeFirst();
-      if (earlier?.state === 'pending') throw unavailable('a confirmation of this link is still being finished; open the link again in a few minutes');
+      const earlier = await tx
+        .selectFrom('bridge_outbox')
+        .select('state')
+        .where('op_id', '=', verifyOp)
+        .executeTakeFirst();
+      if (earlier?.state === 'pending')
+        throw unavailable('a confirmation of this link is still being finished; open the link again in a few minutes');
       // Finished without verifying (the user canister refused this link): the link is dead.
       if (earlier) throw o.invalid();
       await tx
@@ -120,7 +139,12 @@ export async function startAfresh(
         verify_op_id: verifyOp,
         request_id: req.id,
       };
-      await ctx.outbox.enqueue(tx, { operation: OP.createConfirmedAccount, opId: createOp, aggregate: userAggregate(id), payload });
+      await ctx.outbox.enqueue(tx, {
+        operation: OP.createConfirmedAccount,
+        opId: createOp,
+        aggregate: userAggregate(id),
+        payload,
+      });
     })
     .catch((e: unknown) => {
       // Another account took the name meanwhile (decision F47).
@@ -131,15 +155,29 @@ export async function startAfresh(
       throw e;
     });
   void ctx.outbox.run(`remove:${old.id}`).catch(() => undefined);
-  req.log.info({ event: 'verification.started_afresh', user_id: id, replaced: old.id }, "a registration was replaced by the mailbox owner's answers");
+  req.log.info(
+    { event: 'verification.started_afresh', user_id: id, replaced: old.id },
+    "a registration was replaced by the mailbox owner's answers",
+  );
   const created = await ctx.outbox.run<CreateAccountAnswer>(createOp);
   if (created.state === 'pending') {
     req.log.error({ event: 'canister.unavailable', canister: 'user', err: created.error }, 'create_account failed');
     // The account and its verification finish by themselves (the outbox tries again).
-    throw unavailable('your answers are saved, but we could not finish creating your account right now; open the link again in a few minutes');
+    throw unavailable(
+      'your answers are saved, but we could not finish creating your account right now; open the link again in a few minutes',
+    );
   }
-  if (created.state === 'compensated') throw new HttpError(502, 'ACCOUNT_NOT_CREATED', `the account could not be created (${created.error}); register again`);
+  if (created.state === 'compensated')
+    throw new HttpError(
+      502,
+      'ACCOUNT_NOT_CREATED',
+      `the account could not be created (${created.error}); register again`,
+    );
   if ('Err' in created.result)
-    throw new HttpError(502, 'ACCOUNT_NOT_CREATED', `the user canister refused the account (${refusal(created.result.Err)}); register again`);
+    throw new HttpError(
+      502,
+      'ACCOUNT_NOT_CREATED',
+      `the user canister refused the account (${refusal(created.result.Err)}); register again`,
+    );
   return { userId: id };
 }

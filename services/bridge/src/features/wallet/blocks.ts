@@ -6,7 +6,13 @@
 import { accountText, isDefaultSubaccount } from '@domdao/canister-kit';
 import { principalFromBytes } from '@domdao/canisters';
 
-type Value = { Blob: Uint8Array } | { Text: string } | { Nat: bigint } | { Int: bigint } | { Array: Value[] } | { Map: Array<[string, Value]> };
+type Value =
+  | { Blob: Uint8Array }
+  | { Text: string }
+  | { Nat: bigint }
+  | { Int: bigint }
+  | { Array: Value[] }
+  | { Map: Array<[string, Value]> };
 
 export type BlockType = '1mint' | '1burn' | '1xfer' | '2approve' | '2xfer';
 
@@ -36,7 +42,8 @@ const LEGACY: Record<string, BlockType> = { mint: '1mint', burn: '1burn', xfer: 
 const TYPES = new Set<string>(['1mint', '1burn', '1xfer', '2approve', '2xfer']);
 
 const map = (v: Value | undefined): Map<string, Value> => new Map<string, Value>(v && 'Map' in v ? v.Map : []);
-const nat = (v: Value | undefined): bigint | undefined => (v && 'Nat' in v ? v.Nat : v && 'Int' in v && v.Int >= 0n ? v.Int : undefined);
+const nat = (v: Value | undefined): bigint | undefined =>
+  v && 'Nat' in v ? v.Nat : v && 'Int' in v && v.Int >= 0n ? v.Int : undefined;
 const text = (v: Value | undefined): string | undefined => (v && 'Text' in v ? v.Text : undefined);
 const blob = (v: Value | undefined): Uint8Array | undefined => (v && 'Blob' in v ? v.Blob : undefined);
 

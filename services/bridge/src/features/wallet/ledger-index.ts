@@ -118,22 +118,42 @@ export class LedgerIndex {
   async history(account: string, before: bigint | undefined, limit: number): Promise<StoredBlock[]> {
     const rows = await this.#o.db
       .selectFrom('wallet_account_blocks as a')
-      .innerJoin('wallet_ledger_blocks as b', (j) => j.onRef('b.canister_set', '=', 'a.canister_set').onRef('b.block_index', '=', 'a.block_index'))
-      .select(['b.block_index', 'b.btype', 'b.ts', 'b.from_account', 'b.to_account', 'b.spender_account', 'b.amount_e8s', 'b.fee_e8s', 'b.memo'])
+      .innerJoin('wallet_ledger_blocks as b', (j) =>
+        j.onRef('b.canister_set', '=', 'a.canister_set').onRef('b.block_index', '=', 'a.block_index'),
+      )
+      .select([
+        'b.block_index',
+        'b.btype',
+        'b.ts',
+        'b.from_account',
+        'b.to_account',
+        'b.spender_account',
+        'b.amount_e8s',
+        'b.fee_e8s',
+        'b.memo',
+      ])
       .where('a.canister_set', '=', this.#o.canisterSet)
       .where('a.account', '=', account)
       .$if(before !== undefined, (q) => q.where('a.block_index', '<', String(before)))
       .orderBy('a.block_index', 'desc')
       .limit(limit)
       .execute();
-    return rows.map((r) => ({ ...r, block_index: String(r.block_index), ts: String(r.ts), amount_e8s: String(r.amount_e8s), fee_e8s: String(r.fee_e8s) }));
+    return rows.map((r) => ({
+      ...r,
+      block_index: String(r.block_index),
+      ts: String(r.ts),
+      amount_e8s: String(r.amount_e8s),
+      fee_e8s: String(r.fee_e8s),
+    }));
   }
 
   /** The block `from` sent with this memo, if the index holds one (a transfer past the ledger's window, decision L41). */
   async findSent(from: string, memo: Uint8Array): Promise<string | undefined> {
     const row = await this.#o.db
       .selectFrom('wallet_account_blocks as a')
-      .innerJoin('wallet_ledger_blocks as b', (j) => j.onRef('b.canister_set', '=', 'a.canister_set').onRef('b.block_index', '=', 'a.block_index'))
+      .innerJoin('wallet_ledger_blocks as b', (j) =>
+        j.onRef('b.canister_set', '=', 'a.canister_set').onRef('b.block_index', '=', 'a.block_index'),
+      )
       .select('b.block_index')
       .where('a.canister_set', '=', this.#o.canisterSet)
       .where('a.account', '=', from)
@@ -171,7 +191,10 @@ export class LedgerIndex {
           calls++;
           const run = runFrom(page.blocks, at);
           // Not skipped: the pass fails (logged, retried), so no member's history silently misses blocks.
-          if (!run.length) throw new Error(`the archive ${archive.callback[0]} (${archive.callback[1]}) did not answer ledger block ${at}`);
+          if (!run.length)
+            throw new Error(
+              `the archive ${archive.callback[0]} (${archive.callback[1]}) did not answer ledger block ${at}`,
+            );
           const done = await this.#store(at, at + BigInt(run.length), 0n, run);
           if (done === undefined) break; // another instance moved the cursor: ask the ledger again from there
           stored += done;
@@ -188,7 +211,10 @@ export class LedgerIndex {
       }
       // Neither the block nor an archive holding it: a ledger that let blocks go without an archive
       // (decision B76). The gap is logged and counted, and the index goes on from the next block it has.
-      const after = [...r.blocks.map((b) => b.id), ...r.archived_blocks.flatMap((a) => a.args.map((g) => g.start))].filter((i) => i > start);
+      const after = [
+        ...r.blocks.map((b) => b.id),
+        ...r.archived_blocks.flatMap((a) => a.args.map((g) => g.start)),
+      ].filter((i) => i > start);
       if (!after.length) break;
       const firstLive = after.reduce((a, b) => (a < b ? a : b));
       this.#o.log?.warn(
@@ -204,12 +230,23 @@ export class LedgerIndex {
    * Stores a run of blocks (read from `start` on, each id the one before + 1) and moves the cursor from
    * `start` to `next`; the blocks stored, or undefined when another instance had moved the cursor.
    */
-  async #store(start: bigint, next: bigint, skipped: bigint, run: Array<{ id: bigint; block: unknown }>): Promise<number | undefined> {
+  async #store(
+    start: bigint,
+    next: bigint,
+    skipped: bigint,
+    run: Array<{ id: bigint; block: unknown }>,
+  ): Promise<number | undefined> {
     const blocks = run.map((b) => readBlock(b.id, b.block)).filter((b): b is IndexedBlock => b !== undefined);
     return this.#o.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('wallet_ledger_cursor')
-        .values({ canister_set: this.#o.canisterSet, ledger_id: this.#o.ledgerId, id: this.#cursor, next_block: '0', updated_at: new Date(this.#o.now()) })
+        .values({
+          canister_set: this.#o.canisterSet,
+          ledger_id: this.#o.ledgerId,
+          id: this.#cursor,
+          next_block: '0',
+          updated_at: new Date(this.#o.now()),
+        })
         .onConflict((oc) => oc.columns(['canister_set', 'id']).doNothing())
         .execute();
       const cursor = await trx
@@ -255,7 +292,11 @@ export class LedgerIndex {
       }
       await trx
         .updateTable('wallet_ledger_cursor')
-        .set({ next_block: String(next), skipped_blocks: sql<string>`skipped_blocks + ${String(skipped)}::bigint`, updated_at: new Date(this.#o.now()) })
+        .set({
+          next_block: String(next),
+          skipped_blocks: sql<string>`skipped_blocks + ${String(skipped)}::bigint`,
+          updated_at: new Date(this.#o.now()),
+        })
         .where('canister_set', '=', this.#o.canisterSet)
         .where('id', '=', this.#cursor)
         .execute();
@@ -273,9 +314,13 @@ function runFrom<B extends { id: bigint }>(blocks: B[], start: bigint): B[] {
 }
 
 /** The archived range that holds block `start`, with its callback: ICRC-3 groups ranges by callback. */
-function archiveHolding(archived: Array<{ args: Array<{ start: bigint; length: bigint }>; callback: BlocksCallback }>, start: bigint) {
+function archiveHolding(
+  archived: Array<{ args: Array<{ start: bigint; length: bigint }>; callback: BlocksCallback }>,
+  start: bigint,
+) {
   for (const a of archived)
     for (const range of a.args)
-      if (range.start <= start && start < range.start + range.length) return { callback: a.callback, end: range.start + range.length };
+      if (range.start <= start && start < range.start + range.length)
+        return { callback: a.callback, end: range.start + range.length };
   return undefined;
 }

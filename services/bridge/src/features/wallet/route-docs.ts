@@ -15,7 +15,8 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => T
 const TransferFields = {
   id: Type.String({ description: 'the transfer record; its ledger memo is `dom-wallet:<id>`' }),
   state: Type.Union([Type.Literal('done'), Type.Literal('pending')], {
-    description: 'done: on the ledger at block_index; pending: recorded, the ledger did not answer yet (the bridge keeps trying; the same request again tells)',
+    description:
+      'done: on the ledger at block_index; pending: recorded, the ledger did not answer yet (the bridge keeps trying; the same request again tells)',
   }),
   to: Type.String({ description: 'principal of the receiving member (their default account)' }),
   to_name: Nullable(Type.String({ description: 'their display name (decision F22)' })),
@@ -48,7 +49,10 @@ const HistoryItem = Type.Object({
   ),
   amount_e8s: E8s,
   fee_e8s: E8s,
-  change_e8s: Type.String({ pattern: '^-?[0-9]+$', description: "what the block changed in the member's balance, signed (a send: -(amount + fee))" }),
+  change_e8s: Type.String({
+    pattern: '^-?[0-9]+$',
+    description: "what the block changed in the member's balance, signed (a send: -(amount + fee))",
+  }),
   at: Time,
   counterparty: Nullable(Counterparty),
   memo: Nullable(Type.String({ description: 'the memo as text when printable, else 0x-hex' })),
@@ -58,8 +62,15 @@ const MEMBER = { 401: err('UNAUTHORIZED: sign in first, or SESSION_REQUIRED (a b
 
 const transferBody = Type.Object(
   {
-    to: Type.String({ minLength: 1, maxLength: 100, description: "the receiving member's principal (GET /api/members finds it by name)" }),
-    amount_e8s: Type.String({ pattern: '^(?:0|[1-9][0-9]{0,39})$', description: `DOM in e8s, decimal: 1 to ${MAX_TRANSFER_E8S}` }),
+    to: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: "the receiving member's principal (GET /api/members finds it by name)",
+    }),
+    amount_e8s: Type.String({
+      pattern: '^(?:0|[1-9][0-9]{0,39})$',
+      description: `DOM in e8s, decimal: 1 to ${MAX_TRANSFER_E8S}`,
+    }),
     fee_e8s: Type.Optional(
       Type.String({
         pattern: '^(?:0|[1-9][0-9]{0,39})$',
@@ -97,7 +108,9 @@ export const sendDomSchema = {
     202: Transfer(
       'pending: recorded, the ledger has not answered yet; the bridge keeps trying with the same transaction, and the same request again tells the outcome',
     ),
-    400: err('VALIDATION_ERROR (the body, an amount of 0 or over 18446744073709551615 e8s, `to` not a principal, a missing Idempotency-Key) or SELF_TRANSFER'),
+    400: err(
+      'VALIDATION_ERROR (the body, an amount of 0 or over 18446744073709551615 e8s, `to` not a principal, a missing Idempotency-Key) or SELF_TRANSFER',
+    ),
     ...MEMBER,
     403: CSRF,
     404: err('RECIPIENT_NOT_FOUND: no verified member has this principal'),
@@ -122,11 +135,17 @@ export const listMyTransactionsSchema = {
     200: Type.Object(
       {
         items: Type.Array(HistoryItem),
-        next_before: Nullable(Type.String({ pattern: '^[0-9]+$', description: 'the `before` of the next (older) page; null on the last' })),
+        next_before: Nullable(
+          Type.String({ pattern: '^[0-9]+$', description: 'the `before` of the next (older) page; null on the last' }),
+        ),
         pending: Type.Array(PendingTransfer),
-        indexed_blocks: Type.String({ pattern: '^[0-9]+$', description: "how many of the ledger's blocks the index has read" }),
+        indexed_blocks: Type.String({
+          pattern: '^[0-9]+$',
+          description: "how many of the ledger's blocks the index has read",
+        }),
         caught_up: Type.Boolean({
-          description: "false when the ledger could not be read just now, or the index is still reading a long log: the items are the index's as it is",
+          description:
+            "false when the ledger could not be read just now, or the index is still reading a long log: the items are the index's as it is",
         }),
       },
       { description: "the member's blocks, newest first, and their transfers still pending" },

@@ -17,7 +17,15 @@ import type { DisplayNames } from '../../core/identity/display-names.ts';
 import type { Outbox } from '../../core/outbox/queue.ts';
 import { LedgerIndex } from './ledger-index.ts';
 import { listMyTransactionsSchema, MAX_TRANSFER_E8S, sendDomSchema } from './route-docs.ts';
-import { OP_TRANSFER, REFUSAL_STATUS, registerTransferOperation, transferMemo, transferOpId, type TransferAnswer, type TransferPayload } from './transfers.ts';
+import {
+  OP_TRANSFER,
+  REFUSAL_STATUS,
+  registerTransferOperation,
+  transferMemo,
+  transferOpId,
+  type TransferAnswer,
+  type TransferPayload,
+} from './transfers.ts';
 import { counterpartyOwners, historyItem, transferView, type KnownCanisters, type TransferRow } from './views.ts';
 import { serialByKey } from '../../core/serial.ts';
 
@@ -73,8 +81,16 @@ export default async function wallet(app: BridgeApp, opts: WalletOptions): Promi
     try {
       return await read();
     } catch (e) {
-      app.log.warn({ event: 'wallet.ledger_unavailable', err: e instanceof Error ? e.message : String(e) }, 'the ledger did not answer');
-      throw new HttpError(503, 'LEDGER_UNAVAILABLE', 'the DOM ledger could not be reached; nothing was sent; try again', { 'retry-after': '5' });
+      app.log.warn(
+        { event: 'wallet.ledger_unavailable', err: e instanceof Error ? e.message : String(e) },
+        'the ledger did not answer',
+      );
+      throw new HttpError(
+        503,
+        'LEDGER_UNAVAILABLE',
+        'the DOM ledger could not be reached; nothing was sent; try again',
+        { 'retry-after': '5' },
+      );
     }
   };
 
@@ -82,7 +98,12 @@ export default async function wallet(app: BridgeApp, opts: WalletOptions): Promi
   const perMember = serialByKey();
 
   const byKey = (userId: string, key: string) =>
-    db.selectFrom('wallet_transfers').selectAll().where('user_id', '=', userId).where('idempotency_key', '=', key).executeTakeFirst();
+    db
+      .selectFrom('wallet_transfers')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('idempotency_key', '=', key)
+      .executeTakeFirst();
   type Row = NonNullable<Awaited<ReturnType<typeof byKey>>>;
 
   /** What the member's pending transfers will take (amount + fee each): not spendable again meanwhile. */
@@ -100,7 +121,11 @@ export default async function wallet(app: BridgeApp, opts: WalletOptions): Promi
   const answer = async (reply: FastifyReply, row: Row, replayed: boolean) => {
     if (replayed) reply.header('idempotent-replayed', 'true');
     if (row.state === 'failed')
-      throw HttpError.passThrough(REFUSAL_STATUS[row.error_code ?? ''] ?? 502, row.error_code ?? 'LedgerError', row.error_message ?? 'refused');
+      throw HttpError.passThrough(
+        REFUSAL_STATUS[row.error_code ?? ''] ?? 502,
+        row.error_code ?? 'LedgerError',
+        row.error_message ?? 'refused',
+      );
     const names = await opts.names([row.to_principal]);
     return reply.code(row.state === 'done' ? 201 : 202).send(transferView(row, names));
   };
@@ -112,7 +137,10 @@ export default async function wallet(app: BridgeApp, opts: WalletOptions): Promi
       await index
         .catchUp()
         .catch((e: unknown) =>
-          app.log.warn({ event: 'wallet.ledger_follow_failed', err: e instanceof Error ? e.message : String(e) }, 'the index will read the block later'),
+          app.log.warn(
+            { event: 'wallet.ledger_follow_failed', err: e instanceof Error ? e.message : String(e) },
+            'the index will read the block later',
+          ),
         );
     return db.selectFrom('wallet_transfers').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   };
@@ -131,15 +159,22 @@ export default async function wallet(app: BridgeApp, opts: WalletOptions): Promi
       return perMember(s.principal, async () => {
         const existing = await byKey(s.user_id, key);
         if (existing) {
-          if (existing.request_hash !== hash) throw new HttpError(422, 'IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was already used with another transfer');
+          if (existing.request_hash !== hash)
+            throw new HttpError(
+              422,
+              'IDEMPOTENCY_KEY_REUSED',
+              'this Idempotency-Key was already used with another transfer',
+            );
           return answer(reply, existing.state === 'pending' ? await run(existing.id) : existing, true);
         }
         const amount = BigInt(b.amount_e8s);
         if (amount < 1n) throw new HttpError(400, 'VALIDATION_ERROR', 'amount_e8s: at least 1 e8s');
-        if (amount > MAX_TRANSFER_E8S) throw new HttpError(400, 'VALIDATION_ERROR', `amount_e8s: at most ${MAX_TRANSFER_E8S} e8s`);
+        if (amount > MAX_TRANSFER_E8S)
+          throw new HttpError(400, 'VALIDATION_ERROR', `amount_e8s: at most ${MAX_TRANSFER_E8S} e8s`);
         if (!isPrincipalText(b.to)) throw new HttpError(400, 'VALIDATION_ERROR', 'to: not a principal');
         if (b.to === s.principal) throw new HttpError(400, 'SELF_TRANSFER', 'you cannot send DOM to yourself');
-        if ((await opts.recipient(b.to)) === undefined) throw new HttpError(404, 'RECIPIENT_NOT_FOUND', 'no member has this account');
+        if ((await opts.recipient(b.to)) === undefined)
+          throw new HttpError(404, 'RECIPIENT_NOT_FOUND', 'no member has this account');
         const fee = await ledgerRead(() => opts.ledger.icrc1_fee());
         if (b.fee_e8s !== undefined && BigInt(b.fee_e8s) !== fee)
           throw new HttpError(409, 'BadFee', `the ledger's fee is ${fee} e8s, not ${b.fee_e8s}; nothing was sent`);
@@ -156,7 +191,9 @@ export default async function wallet(app: BridgeApp, opts: WalletOptions): Promi
         let id: string;
         try {
           id = await db.transaction().execute(async (trx) => {
-            const { rows } = await sql<{ id: string }>`select nextval(pg_get_serial_sequence('wallet_transfers', 'id'))::text as id`.execute(trx);
+            const { rows } = await sql<{
+              id: string;
+            }>`select nextval(pg_get_serial_sequence('wallet_transfers', 'id'))::text as id`.execute(trx);
             const next = rows[0]!.id;
             const createdAt = new Date(opts.now());
             await trx
@@ -185,7 +222,12 @@ export default async function wallet(app: BridgeApp, opts: WalletOptions): Promi
               fee_e8s: String(fee),
               created_at_time: String(BigInt(createdAt.getTime()) * 1_000_000n),
             };
-            await opts.outbox.enqueue(trx, { operation: OP_TRANSFER, opId: transferOpId(next), aggregate: transferOpId(next), payload });
+            await opts.outbox.enqueue(trx, {
+              operation: OP_TRANSFER,
+              opId: transferOpId(next),
+              aggregate: transferOpId(next),
+              payload,
+            });
             return next;
           });
         } catch (e) {
@@ -193,11 +235,24 @@ export default async function wallet(app: BridgeApp, opts: WalletOptions): Promi
           if (!isUniqueViolation(e)) throw e;
           const first = await byKey(s.user_id, key);
           if (!first || first.request_hash !== hash)
-            throw new HttpError(422, 'IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was already used with another transfer');
+            throw new HttpError(
+              422,
+              'IDEMPOTENCY_KEY_REUSED',
+              'this Idempotency-Key was already used with another transfer',
+            );
           return answer(reply, first, true);
         }
         const row = await run(id);
-        req.log.info({ event: 'wallet.transfer', user_id: s.user_id, transfer_id: id, state: row.state, amount_e8s: String(amount) }, 'DOM transfer');
+        req.log.info(
+          {
+            event: 'wallet.transfer',
+            user_id: s.user_id,
+            transfer_id: id,
+            state: row.state,
+            amount_e8s: String(amount),
+          },
+          'DOM transfer',
+        );
         return answer(reply, row, false);
       });
     },
@@ -212,12 +267,19 @@ export default async function wallet(app: BridgeApp, opts: WalletOptions): Promi
       const s = await opts.requireSession(req);
       const limit = req.query.limit ?? 20;
       const caughtUp = await index.catchUp().catch((e: unknown) => {
-        req.log.warn({ event: 'wallet.ledger_follow_failed', err: e instanceof Error ? e.message : String(e) }, 'history answered from the index as it was');
+        req.log.warn(
+          { event: 'wallet.ledger_follow_failed', err: e instanceof Error ? e.message : String(e) },
+          'history answered from the index as it was',
+        );
         return false;
       });
       // ICRC-1 textual account of the member's default subaccount: the principal itself.
       const account = s.principal;
-      const rows = await index.history(account, req.query.before === undefined ? undefined : BigInt(req.query.before), limit + 1);
+      const rows = await index.history(
+        account,
+        req.query.before === undefined ? undefined : BigInt(req.query.before),
+        limit + 1,
+      );
       const page = rows.slice(0, limit);
       const pending = await db
         .selectFrom('wallet_transfers')

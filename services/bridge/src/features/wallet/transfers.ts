@@ -38,7 +38,10 @@ export type TransferAnswer = { Ok: string } | { Err: TransferRefusal };
 
 /** The HTTP status of each recorded refusal (decision B75), as the registry gives it (decision B125). */
 export const REFUSAL_STATUS: Record<string, number> = Object.fromEntries(
-  (['InsufficientFunds', 'BadFee', 'TooOld', 'CANCELLED', 'LedgerError'] as const).map((c) => [c, errorCode(c).status[0]!]),
+  (['InsufficientFunds', 'BadFee', 'TooOld', 'CANCELLED', 'LedgerError'] as const).map((c) => [
+    c,
+    errorCode(c).status[0]!,
+  ]),
 );
 
 const text = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x));
@@ -70,16 +73,26 @@ export function registerTransferOperation(d: TransferOperationDeps): void {
       if ('Duplicate' in e) return { Ok: String(e.Duplicate.duplicate_of) };
       // Nothing decided yet: the row stays pending and is tried again with the same transaction.
       if ('TemporarilyUnavailable' in e) throw new Error('the ledger is temporarily unavailable');
-      if ('CreatedInFuture' in e) throw new Error(`the ledger's clock is behind the bridge's (ledger_time ${e.CreatedInFuture.ledger_time})`);
+      if ('CreatedInFuture' in e)
+        throw new Error(`the ledger's clock is behind the bridge's (ledger_time ${e.CreatedInFuture.ledger_time})`);
       if ('TooOld' in e) {
         // Only an index holding the whole log can say the transfer is not in it.
-        if (!(await d.index.catchUp())) throw new Error('TooOld: the wallet index is still reading the ledger; tried again later');
+        if (!(await d.index.catchUp()))
+          throw new Error('TooOld: the wallet index is still reading the ledger; tried again later');
         const block = await d.index.findSent(p.from, memo);
         if (block !== undefined) return { Ok: block };
         // Blocks the index never read (archived on the IC before it followed them) could hold it: an operator decides.
         if ((await d.index.skipped()) > 0n)
-          throw new Error(`TooOld and the wallet index skipped archived blocks: look for memo dom-wallet:${p.transfer_id} in the ledger (decision L41)`);
-        return { Err: { code: 'TooOld', message: 'the ledger could not be reached for 24 hours and no longer accepts this transfer; nothing was sent' } };
+          throw new Error(
+            `TooOld and the wallet index skipped archived blocks: look for memo dom-wallet:${p.transfer_id} in the ledger (decision L41)`,
+          );
+        return {
+          Err: {
+            code: 'TooOld',
+            message:
+              'the ledger could not be reached for 24 hours and no longer accepts this transfer; nothing was sent',
+          },
+        };
       }
       if ('InsufficientFunds' in e)
         return {
@@ -88,7 +101,10 @@ export function registerTransferOperation(d: TransferOperationDeps): void {
             message: `not enough DOM in your account (amount plus the ledger fee) ${text({ balance: e.InsufficientFunds.balance, required: BigInt(p.amount_e8s) + BigInt(p.fee_e8s) })}`,
           },
         };
-      if ('BadFee' in e) return { Err: { code: 'BadFee', message: `the ledger's fee is now ${e.BadFee.expected_fee} e8s; nothing was sent` } };
+      if ('BadFee' in e)
+        return {
+          Err: { code: 'BadFee', message: `the ledger's fee is now ${e.BadFee.expected_fee} e8s; nothing was sent` },
+        };
       return { Err: { code: 'LedgerError', message: `the DOM ledger refused the transfer: ${text(e)}` } };
     },
     async apply(trx, op, r) {
@@ -112,7 +128,12 @@ export function registerTransferOperation(d: TransferOperationDeps): void {
     async compensate(trx, op, reason) {
       await trx
         .updateTable('wallet_transfers')
-        .set({ state: 'failed', error_code: 'CANCELLED', error_message: `cancelled by an operator: ${reason}`.slice(0, 1000), updated_at: new Date(d.now()) })
+        .set({
+          state: 'failed',
+          error_code: 'CANCELLED',
+          error_message: `cancelled by an operator: ${reason}`.slice(0, 1000),
+          updated_at: new Date(d.now()),
+        })
         .where('id', '=', op.payload.transfer_id)
         .where('state', '=', 'pending')
         .execute();

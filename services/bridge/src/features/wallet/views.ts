@@ -61,12 +61,18 @@ function memoText(memo: Uint8Array | null): string | null {
 /** The principals whose names a page of history needs. */
 export function counterpartyOwners(account: string, blocks: StoredBlock[]): string[] {
   return blocks.flatMap((b) => {
-    const other = b.from_account === account ? (b.btype === '2approve' ? b.spender_account : b.to_account) : b.from_account;
+    const other =
+      b.from_account === account ? (b.btype === '2approve' ? b.spender_account : b.to_account) : b.from_account;
     return other ? [accountOwner(other)] : [];
   });
 }
 
-export function historyItem(account: string, b: StoredBlock, known: KnownCanisters, names: ReadonlyMap<string, string>) {
+export function historyItem(
+  account: string,
+  b: StoredBlock,
+  known: KnownCanisters,
+  names: ReadonlyMap<string, string>,
+) {
   const amount = BigInt(b.amount_e8s);
   const fee = BigInt(b.fee_e8s);
   const out = b.from_account === account;
@@ -102,7 +108,14 @@ export function historyItem(account: string, b: StoredBlock, known: KnownCaniste
     change_e8s: change.toString(),
     at: iso(b.ts),
     counterparty:
-      other && owner ? { account: other, owner, display_name: names.get(owner) ?? null, label: names.has(owner) ? null : labelOf(other, known) } : null,
+      other && owner
+        ? {
+            account: other,
+            owner,
+            display_name: names.get(owner) ?? null,
+            label: names.has(owner) ? null : labelOf(other, known),
+          }
+        : null,
     memo: memoText(b.memo),
   };
 }

@@ -64,5 +64,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const t of ['payments', 'webhook_events', 'login_failures', 'sessions', 'users']) await db.schema.dropTable(t).execute();
+  for (const t of ['payments', 'webhook_events', 'login_failures', 'sessions', 'users'])
+    await db.schema.dropTable(t).execute();
 }

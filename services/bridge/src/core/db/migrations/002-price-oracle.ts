@@ -14,7 +14,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('observations', 'jsonb', (c) => c.notNull())
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
-  await db.schema.createIndex('price_aggregates_timestamp').on('price_aggregates').columns(['timestamp', 'id']).execute();
+  await db.schema
+    .createIndex('price_aggregates_timestamp')
+    .on('price_aggregates')
+    .columns(['timestamp', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

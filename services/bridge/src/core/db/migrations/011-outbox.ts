@@ -26,7 +26,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('bridge_outbox_pending').on('bridge_outbox').columns(['state', 'next_attempt_at']).execute();
+  await db.schema
+    .createIndex('bridge_outbox_pending')
+    .on('bridge_outbox')
+    .columns(['state', 'next_attempt_at'])
+    .execute();
   await db.schema.createIndex('bridge_outbox_aggregate').on('bridge_outbox').columns(['aggregate', 'id']).execute();
 }
 

@@ -7,8 +7,12 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('users').addColumn('verification_token_hash', 'bytea').execute();
   await db.schema.alterTable('users').addColumn('verification_expires_at', 'timestamptz').execute();
-  await sql`update users set verification_expires_at = created_at + interval '24 hours' where email_verified_at is null`.execute(db);
+  await sql`update users set verification_expires_at = created_at + interval '24 hours' where email_verified_at is null`.execute(
+    db,
+  );
   await db.schema.createIndex('users_verification_token_hash').on('users').column('verification_token_hash').execute();
   await sql`alter table payments drop constraint payments_status_check`.execute(db);
-  await sql`alter table payments add constraint payments_status_check check (status in ('pending', 'applied', 'escrow'))`.execute(db);
+  await sql`alter table payments add constraint payments_status_check check (status in ('pending', 'applied', 'escrow'))`.execute(
+    db,
+  );
 }

@@ -18,7 +18,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('last_digest_sent_at', 'timestamptz')
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
     .execute();
-  await sql`create index digest_preferences_due on digest_preferences (digest_frequency, last_digest_sent_at) where digest_frequency <> 'none'`.execute(db);
+  await sql`create index digest_preferences_due on digest_preferences (digest_frequency, last_digest_sent_at) where digest_frequency <> 'none'`.execute(
+    db,
+  );
   await db.schema
     .createTable('activity_items')
     .addColumn('id', 'bigserial', (c) => c.primaryKey())
@@ -33,7 +35,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addCheckConstraint('activity_items_user_audience', sql`(audience = 'user') = (user_id is not null)`)
     .execute();
   await db.schema.createIndex('activity_items_time').on('activity_items').columns(['created_at', 'id']).execute();
-  await db.schema.createIndex('activity_items_user_time').on('activity_items').columns(['user_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('activity_items_user_time')
+    .on('activity_items')
+    .columns(['user_id', 'created_at', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

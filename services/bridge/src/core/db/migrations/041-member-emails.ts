@@ -16,8 +16,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
     .execute();
-  await sql`create index email_deliveries_retry on email_deliveries (next_attempt_at) where status = 'failed'`.execute(db);
-  await db.schema.createIndex('email_deliveries_user').on('email_deliveries').columns(['user_id', 'template', 'created_at']).execute();
+  await sql`create index email_deliveries_retry on email_deliveries (next_attempt_at) where status = 'failed'`.execute(
+    db,
+  );
+  await db.schema
+    .createIndex('email_deliveries_user')
+    .on('email_deliveries')
+    .columns(['user_id', 'template', 'created_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -14,7 +14,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('model', 'text', (c) => c.notNull())
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
     .execute();
-  const available = await sql<{ name: string }>`select name from pg_available_extensions where name = 'vector'`.execute(db);
+  const available = await sql<{ name: string }>`select name from pg_available_extensions where name = 'vector'`.execute(
+    db,
+  );
   const pgvector = available.rows.length > 0;
   if (pgvector) await sql`create extension if not exists vector`.execute(db);
   await sql`
@@ -27,7 +29,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       embedding ${sql.raw(pgvector ? 'vector(4096)' : 'real[]')} not null,
       embedded_at timestamptz not null
     )`.execute(db);
-  if (pgvector) await sql`create index ai_embeddings_bq_hnsw on ai_embeddings using hnsw ((binary_quantize(embedding)::bit(4096)) bit_hamming_ops)`.execute(db);
+  if (pgvector)
+    await sql`create index ai_embeddings_bq_hnsw on ai_embeddings using hnsw ((binary_quantize(embedding)::bit(4096)) bit_hamming_ops)`.execute(
+      db,
+    );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -35,8 +35,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       end if;
       raise exception 'audit_log is append-only: % refused', tg_op using errcode = 'insufficient_privilege';
     end $$`.execute(db);
-  await sql`create trigger audit_log_no_update before update or delete on audit_log for each row execute function audit_log_append_only()`.execute(db);
-  await sql`create trigger audit_log_no_truncate before truncate on audit_log for each statement execute function audit_log_append_only()`.execute(db);
+  await sql`create trigger audit_log_no_update before update or delete on audit_log for each row execute function audit_log_append_only()`.execute(
+    db,
+  );
+  await sql`create trigger audit_log_no_truncate before truncate on audit_log for each statement execute function audit_log_append_only()`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

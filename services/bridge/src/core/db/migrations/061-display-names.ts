@@ -118,9 +118,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`alter table users add column display_name text`.execute(db);
   await sql`alter table users add column default_name text`.execute(db);
   const rows = await sql<{ id: string; principal: string }>`select id, principal from users`.execute(db);
-  for (const r of rows.rows) await sql`update users set default_name = ${defaultDisplayName(r.principal)} where id = ${r.id}`.execute(db);
+  for (const r of rows.rows)
+    await sql`update users set default_name = ${defaultDisplayName(r.principal)} where id = ${r.id}`.execute(db);
   await sql`alter table users alter column default_name set not null`.execute(db);
-  await sql`create unique index users_display_name_unique on users (lower(display_name)) where display_name is not null`.execute(db);
+  await sql`create unique index users_display_name_unique on users (lower(display_name)) where display_name is not null`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

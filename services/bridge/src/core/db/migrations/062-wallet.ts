@@ -31,7 +31,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
     .addUniqueConstraint('wallet_transfers_key', ['user_id', 'idempotency_key'])
     .execute();
-  await sql`create index wallet_transfers_pending on wallet_transfers (from_principal) where state = 'pending'`.execute(db);
+  await sql`create index wallet_transfers_pending on wallet_transfers (from_principal) where state = 'pending'`.execute(
+    db,
+  );
 
   // The ledger's blocks as the follower read them (one row a block) and, per account that sent or
   // received in a block, one index row: a member's history is one index range scan.

@@ -3,7 +3,9 @@
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`create index bridge_events_governance_proposal on bridge_events ((data->>'proposal_id'), seq) where source = 'governance'`.execute(db);
+  await sql`create index bridge_events_governance_proposal on bridge_events ((data->>'proposal_id'), seq) where source = 'governance'`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -40,7 +40,8 @@ function marksProblem(name: string): string | undefined {
     if (!onBase) return `display_name: a combining mark (${codePoint(ch)}) must follow a letter or digit`;
     if (marks.has(ch)) return `display_name: the same combining mark (${codePoint(ch)}) twice on one letter`;
     marks.add(ch);
-    if (marks.size > DISPLAY_NAME_MAX_MARKS) return `display_name: at most ${DISPLAY_NAME_MAX_MARKS} combining marks on one letter`;
+    if (marks.size > DISPLAY_NAME_MAX_MARKS)
+      return `display_name: at most ${DISPLAY_NAME_MAX_MARKS} combining marks on one letter`;
   }
   return undefined;
 }
@@ -75,9 +76,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     }
     await sql`update users set display_name = null where id = ${r.id}`.execute(db);
     await sql`insert into audit_log (at, event, actor, subject, request_id, client, outcome, detail)
-      values (now(), 'members.display_name_reset', 'system', ${r.id}, null, 'internal', 'success', ${JSON.stringify({ reason })}::jsonb)`.execute(db);
+      values (now(), 'members.display_name_reset', 'system', ${r.id}, null, 'internal', 'success', ${JSON.stringify({ reason })}::jsonb)`.execute(
+      db,
+    );
   }
-  await sql`create unique index users_display_name_key_unique on users (display_name_key) where display_name_key is not null`.execute(db);
+  await sql`create unique index users_display_name_key_unique on users (display_name_key) where display_name_key is not null`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

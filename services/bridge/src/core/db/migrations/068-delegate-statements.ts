@@ -10,7 +10,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('statement', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
     .execute();
-  await sql`create index delegate_statements_newest on delegate_statements (updated_at desc, principal desc)`.execute(db);
+  await sql`create index delegate_statements_newest on delegate_statements (updated_at desc, principal desc)`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -12,7 +12,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     db,
   );
   const link = String.raw`/proposals/(\d+)$`;
-  await sql`update activity_items set proposal_id = substring(deep_link from ${link})::bigint where deep_link ~ ${link}`.execute(db);
+  await sql`update activity_items set proposal_id = substring(deep_link from ${link})::bigint where deep_link ~ ${link}`.execute(
+    db,
+  );
   await sql`update activity_items
     set closes_at = substring(body from ${`closes (${ISO})\\.`})::timestamptz,
         body = nullif(regexp_replace(regexp_replace(body, ${` ?Voting closes ${ISO}\\.`}, ''), ${` before voting closes ${ISO}\\.`}, ' before voting closes.'), '')
@@ -27,5 +29,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`alter table activity_items drop column proposal_id, drop column closes_at, drop column reminder`.execute(db);
+  await sql`alter table activity_items drop column proposal_id, drop column closes_at, drop column reminder`.execute(
+    db,
+  );
 }
