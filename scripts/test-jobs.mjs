@@ -22,6 +22,15 @@ export function configure(options) {
   ({ runCache, shared, fileTimeoutMs } = options);
 }
 
+/**
+ * The watchdog's bound for a job (decision R5). A test file or a shared process gets TEST_FILE_TIMEOUT_MS. A task
+ * (the type-check, ESLint, Prettier) gets three times that: a compiler has no socket or timer to hang on, and it is
+ * the longest job of a run, so on a loaded machine it legitimately takes about twice its idle time (typecheck and lint:
+ * 288 s idle, 557 s with another process using one CPU, against the 600 s a file gets). 0 turns the watchdog off.
+ */
+export const TASK_TIMEOUT_FACTOR = 3;
+export const watchdogMs = (kind, timeoutMs) => (kind === 'TASK' ? TASK_TIMEOUT_FACTOR * timeoutMs : timeoutMs);
+
 /** V8's options for a test process of `lane` (decision R21). */
 const engine = (lane) => (OPTIMIZED_WASM_LANES.includes(lane) ? [] : ['--liftoff-only']);
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { after, describe, it } from 'node:test';
 import { portRange } from '@domdao/test-helpers';
+import { watchdogMs } from './test-jobs.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'runner-test-'));
@@ -46,6 +47,14 @@ function alive(pid: number) {
 }
 
 describe('scripts/test.mjs', () => {
+  it('decision R5 (issue 45): a task such as the type-check gets three times a file’s watchdog bound, a file and a shared process one, 0 stays off', () => {
+    // The type-check and lint took 557 s with another process using one CPU: 93 % of a file's 600 s.
+    assert.equal(watchdogMs('TASK', 600_000), 1_800_000);
+    assert.equal(watchdogMs('FILE', 600_000), 600_000);
+    assert.equal(watchdogMs('BATCH', 600_000), 600_000);
+    assert.equal(watchdogMs('TASK', 0), 0, 'TEST_FILE_TIMEOUT_MS=0 turns every watchdog off');
+  });
+
   it('decision R5: a file that never exits is killed after TEST_FILE_TIMEOUT_MS and fails loudly; the others still report', () => {
     const pidFile = join(dir, 'pid');
     // 15 s: on a loaded machine (load 25 on 2 CPUs) the passing file alone took more than 3 s to start.

@@ -3,7 +3,8 @@
 // Node 20 has no glob in `--test`, so the files are listed here.
 //
 // Each file runs in its own process group under a watchdog (decision R5): a file still running after
-// TEST_FILE_TIMEOUT_MS (default 10 minutes; 0 turns the watchdog off) is killed and reported as failed,
+// TEST_FILE_TIMEOUT_MS (default 10 minutes; a task such as the type-check three times that; 0 turns the watchdog off)
+// is killed and reported as failed,
 // so a test that leaves a server open cannot hang CI. Each file's output is printed as one block when
 // it ends, followed by a line with its result and duration; a table of all files (slowest first) and
 // the summed `ℹ pass N` / `ℹ fail N` lines close the run. The exit code is 0 only when every file passed.
@@ -55,7 +56,9 @@ import {
   noCounts,
   plan,
   typecheckAndLintJobs,
+  TASK_TIMEOUT_FACTOR,
   typecheckJobs,
+  watchdogMs,
 } from './test-jobs.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -219,8 +222,9 @@ function runJob(job, slot) {
     // (each file also has that long inside it, as its suite's timeout), a process of one file when it
     // has run that long.
     let progress = 0;
+    const bound = watchdogMs(job.kind, fileTimeoutMs);
     const watchdog =
-      fileTimeoutMs > 0
+      bound > 0
         ? setInterval(
             () => {
               const now = times && existsSync(times) ? statSync(times).size : 0;
@@ -231,7 +235,7 @@ function runJob(job, slot) {
               timedOut = true;
               signalGroup(child, 'SIGKILL');
             },
-            times ? fileTimeoutMs + 10_000 : fileTimeoutMs,
+            times ? bound + 10_000 : bound,
           )
         : undefined;
     child.on('close', (code, signal) => {
@@ -260,7 +264,8 @@ function runJob(job, slot) {
       }
       // A file that died, was killed or exited non-zero without a failing test still fails.
       let reason;
-      if (timedOut) reason = `timed out: killed after ${fileTimeoutMs} ms (TEST_FILE_TIMEOUT_MS)`;
+      if (timedOut)
+        reason = `timed out: killed after ${bound} ms (${bound === fileTimeoutMs ? '' : `${TASK_TIMEOUT_FACTOR} × `}TEST_FILE_TIMEOUT_MS)`;
       else if (code !== 0 && counts.fail === 0) reason = signal ? `killed by ${signal}` : `exited with code ${code}`;
       if (reason) counts.fail += 1;
       done({

@@ -86,8 +86,12 @@ describe('decisions R27, R48: a SIGTERM to npm start cuts no request of a keep-a
       process.kill(s.npm.pid!, 'SIGTERM');
       await new Promise((r) => setTimeout(r, STALL_MS - (performance.now() - signalledAt)));
       client.stdin.end('\n');
-      const { stalledMs, outcomes } = JSON.parse(await line(2)) as { stalledMs: number; outcomes: Outcome[] };
-      t.diagnostic(`blocked ${stalledMs} ms; then ${JSON.stringify(outcomes)}`);
+      const { stalledMs, quietAtMostMs, outcomes } = JSON.parse(await line(2)) as {
+        stalledMs: number;
+        quietAtMostMs: number;
+        outcomes: Outcome[];
+      };
+      t.diagnostic(`blocked ${stalledMs} ms, quiet at most ${quietAtMostMs} ms; then ${JSON.stringify(outcomes)}`);
       const second = requests[1]!.map((r, i) => ({
         request: `${r.method} ${r.url}`,
         origin: new URL(r.url).origin,
@@ -99,11 +103,20 @@ describe('decisions R27, R48: a SIGTERM to npm start cuts no request of a keep-a
         [],
         'no request reset',
       );
-      assert.deepEqual(
-        second.filter((r, i) => second.findIndex((o) => o.origin === r.origin) === i && r.outcome !== '2xx'),
-        [],
-        "each origin's first request, sent on the connection kept from before the stall, answered",
-      );
+      // R48 keeps a connection until it has been quiet for IDLE_CLOSE_MS. The stall is timed from the signal, but a
+      // loaded machine (issue 45: another process using one CPU, the other test files beside) can delay the client
+      // before it, so the bound is held against what the client measured: from sending its first batch (the servers
+      // answered after that) to sending its second. Past the bound a closed connection is the rule, and the refusal
+      // above (never sent) is what the client must get.
+      const keptBy = second.filter((r, i) => second.findIndex((o) => o.origin === r.origin) === i);
+      if (quietAtMostMs < IDLE_CLOSE_MS)
+        assert.deepEqual(
+          keptBy.filter((r) => r.outcome !== '2xx'),
+          [],
+          `each origin's first request, sent on the connection kept from before the stall (quiet at most ${quietAtMostMs} ms), answered`,
+        );
+      else
+        t.diagnostic(`the client was delayed past IDLE_CLOSE_MS (${quietAtMostMs} ms): its connections may be closed`);
       const exit = await unlessHung(s.exited, 'npm exiting', s);
       assert.deepEqual(exit, { code: 0, signal: null }, `npm start exits 0:\n${s.output()}`);
       const made = stubSends(s.output());
