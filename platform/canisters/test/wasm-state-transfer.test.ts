@@ -17,7 +17,7 @@ import { Ed25519KeyIdentity } from '@icp-sdk/core/identity';
 import { encode } from '@domdao/canister-kit';
 import { MAX_CHUNK_ENTRIES, REFUSALS, type EntryText } from '@domdao/canister-kit/state-transfer';
 import { canisterInitArgs, type RunningReplica } from '@domdao/replica';
-import { startDeployedReplica } from '@domdao/test-helpers/replica-fixture';
+import { startDeployedReplica } from '@domdao/replica/fixture';
 import { MANAGEMENT_CANISTER_ID, managementIdl, type ManagementService } from '../src/management.ts';
 import { CANISTERS, type CanisterIds, type CanisterName } from '../src/api.ts';
 import { agentTransport, candidClients, identityFromPem } from '../src/ic/index.ts';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { icClientsFromEnv } from '@domdao/canisters/ic';
 import type { RunningReplica } from '@domdao/replica';
-import { startInstalledReplica } from '@domdao/test-helpers/replica-fixture';
+import { startInstalledReplica } from '@domdao/replica/fixture';
 import { freePort } from '@domdao/test-helpers/free-port';
 import { ADMIN_EMAIL, bridge, paymentEvent, WEBHOOK_SECRET, type Bridge, type Jar } from './harness.ts';
 

@@ -18,7 +18,7 @@ import { icClientsFromEnv, identityFromPem } from '@domdao/canisters/ic';
 import { MANAGEMENT_CANISTER_ID, managementIdl, type ManagementService } from '@domdao/canisters/management';
 import { startReplica, type RunningReplica } from '@domdao/replica';
 import { runScript } from '@domdao/test-helpers';
-import { startInstalledReplica } from '@domdao/test-helpers/replica-fixture';
+import { startInstalledReplica } from '@domdao/replica/fixture';
 
 const E8S = 100_000_000n;
 const NAMES = ['ledger', 'membership', 'governance', 'user', 'campaign', 'treasury'] as const;

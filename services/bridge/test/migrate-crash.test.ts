@@ -18,7 +18,7 @@ import pg from 'pg';
 import { EMBEDDED_CANISTER_IDS } from '@domdao/canisters';
 import type { RunningReplica } from '@domdao/replica';
 import { START_DEV_FLAGS } from '@domdao/test-helpers';
-import { startDeployedReplica } from '@domdao/test-helpers/replica-fixture';
+import { startDeployedReplica } from '@domdao/replica/fixture';
 import { EMBEDDED_BRIDGE_PRINCIPAL } from '../src/compose/canisters.ts';
 import { bridge, freshPostgres } from './harness.ts';
 import { runMigrate, seedPlatform, servedView, type Seeded } from './migrate-seed.ts';

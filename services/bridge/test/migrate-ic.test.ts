@@ -17,7 +17,7 @@ import type { RunningReplica } from '@domdao/replica';
 import { EMBEDDED_BRIDGE_PRINCIPAL } from '../src/compose/canisters.ts';
 import { bridge, freshPostgres } from './harness.ts';
 import { inBatches, runMigrate, seedPlatform, servedView, type Seeded } from './migrate-seed.ts';
-import { startDeployedReplica } from '@domdao/test-helpers/replica-fixture';
+import { startDeployedReplica } from '@domdao/replica/fixture';
 
 const E8S = 100_000_000n;
 /**

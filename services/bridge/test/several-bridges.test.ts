@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { icClientsFromEnv } from '@domdao/canisters/ic';
 import type { RunningReplica } from '@domdao/replica';
-import { startInstalledReplica } from '@domdao/test-helpers/replica-fixture';
+import { startInstalledReplica } from '@domdao/replica/fixture';
 import { redisUrlForTests, requireRedis, startEdge, uniquePrefix, type Edge } from '@domdao/test-helpers';
 import { icCanisterSet } from '../src/core/canister-set/identity.ts';
 import {

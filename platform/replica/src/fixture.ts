@@ -10,8 +10,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startReplica, type RunningReplica } from '@domdao/replica';
-import { runScript } from './run-script.ts';
+import { runScript } from '@domdao/test-helpers';
+import { startReplica, type RunningReplica } from './server.ts';
 
 /** `installed`: `npm run replica` on a new directory (the six canisters installed, W16). `deployed`: `npm run replica -- --empty`, then `npm run deploy -- --out` onto it (W18, W19). */
 export type ReplicaFixtureKind = 'installed' | 'deployed';
