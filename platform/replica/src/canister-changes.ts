@@ -6,19 +6,9 @@
 // is emptied after each new `state.bin`. Such a round used to end with a whole `state.bin` (every
 // canister's heap and module serialized and synced): a deploy of the six canisters wrote 14 of them.
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { syncDir, writeSynced } from './durable-file.ts';
 import { WasmCanister, type WasmReplica } from './host/index.ts';
 import type { CanisterImage } from './host/types.ts';
 
@@ -36,15 +26,6 @@ export interface CanisterChange {
 }
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
-
-function syncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 export class CanisterChanges {
   readonly folder: string;
@@ -91,14 +72,7 @@ export class CanisterChanges {
     if (this.onDisk.has(hash)) return hash;
     mkdirSync(this.folder, { recursive: true, mode: 0o700 });
     const file = join(this.folder, `${hash}.wasm`);
-    const fd = openSync(`${file}.tmp`, 'w', 0o600);
-    try {
-      writeSync(fd, wasm);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(`${file}.tmp`, file);
+    writeSynced(file, wasm);
     syncDir(this.folder);
     this.onDisk.add(hash);
     return hash;

@@ -10,16 +10,15 @@ import {
   closeSync,
   existsSync,
   fdatasyncSync,
-  fsyncSync,
   ftruncateSync,
   openSync,
   readdirSync,
   readFileSync,
-  renameSync,
   rmSync,
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { syncDir, writeSynced } from './durable-file.ts';
 import { deserialize, serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
 import type { WasmCanister, WasmReplica } from './host/index.ts';
@@ -54,15 +53,6 @@ export interface RoundRecord {
   snapshots?: SnapshotChange;
   /** Decision W34: the canisters created, installed or upgraded and the controllers changed in the round (absent if none). */
   installs?: CanisterChange;
-}
-
-function syncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** The records of a journal file up to its first incomplete or damaged one, and where that one starts. */
@@ -136,15 +126,7 @@ export class ReplicaStore {
   snapshot(s: Omit<Snapshot, 'format' | 'generation'>): void {
     const next = this.generation + 1;
     const file = join(this.dir, 'state.bin');
-    const tmp = `${file}.tmp`;
-    const fd = openSync(tmp, 'w', 0o600);
-    try {
-      writeSync(fd, serialize({ ...s, format: FORMAT, generation: next } satisfies Snapshot));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, file);
+    writeSynced(file, serialize({ ...s, format: FORMAT, generation: next } satisfies Snapshot));
     syncDir(this.dir);
     if (this.fd >= 0) closeSync(this.fd);
     this.generation = next;

@@ -5,19 +5,9 @@
 // `state.bin` (every canister's heap and every snapshot's image, ~14 s each on the loaded test machine).
 // A file no longer named by `state.bin` is removed after the next one is written (a journaled load may
 // still need a deleted snapshot's file until then).
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { syncDir, writeSynced } from './durable-file.ts';
 import { deserialize, serialize } from 'node:v8';
 import type { WasmReplica } from './host/index.ts';
 import { loadSnapshot } from './host/snapshots.ts';
@@ -43,15 +33,6 @@ export interface SnapshotChange {
 
 const hex = (id: Uint8Array) => Buffer.from(id).toString('hex');
 const refOf = (s: CanisterSnapshot): SnapshotRef => ({ id: s.id, takenAt: s.takenAt });
-
-function syncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 export class SnapshotFiles {
   readonly folder: string;
@@ -79,14 +60,7 @@ export class SnapshotFiles {
       if (this.onDisk.has(s)) continue;
       mkdirSync(this.folder, { recursive: true, mode: 0o700 });
       const file = this.file(s.id);
-      const fd = openSync(`${file}.tmp`, 'w', 0o600);
-      try {
-        writeSync(fd, serialize(s.image));
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(`${file}.tmp`, file);
+      writeSynced(file, serialize(s.image));
       this.onDisk.add(s);
       wrote = true;
     }
