@@ -7,12 +7,19 @@ import { join } from 'node:path';
 import { it } from 'node:test';
 import { REFERENCES, referencePath, renderReference, ROOT, staleReferences } from '../docs-config.ts';
 
-/** Source files under `path` (itself when a file), tests excluded. */
+/** Source files under `path` (itself when a file), tests and test fixtures excluded: a fixture (the replica's
+ * `fixture.ts`) reads only the test runner's own variables, which scripts/README.md documents (R13). */
 function sources(path: string): string[] {
   const full = join(ROOT, path);
   if (statSync(full).isFile()) return [path];
   return readdirSync(full, { recursive: true, encoding: 'utf8' })
-    .filter((f) => /\.(ts|tsx|mjs)$/.test(f) && !/(^|\/)test\//.test(f) && !f.endsWith('.test.ts'))
+    .filter(
+      (f) =>
+        /\.(ts|tsx|mjs)$/.test(f) &&
+        !/(^|\/)test\//.test(f) &&
+        !f.endsWith('.test.ts') &&
+        !/(^|[/.])fixture\.ts$/.test(f),
+    )
     .map((f) => `${path}/${f}`);
 }
 
