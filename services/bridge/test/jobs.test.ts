@@ -273,6 +273,50 @@ describe('jobs: crashes and shutdown', () => {
     }
   });
 
+  it("decision V19: in one instance a manual run waits for the scheduled run of its job even when the clock has moved past that run's lease; neither is failed as interrupted, they never overlap", async () => {
+    const d = await openTemplateDatabase();
+    let now = T0;
+    let finishScheduled!: () => void;
+    let running = 0;
+    let most = 0;
+    const r = new JobRunner({ db: d.db, now: () => now, leaseMs: MIN });
+    r.define({
+      name: 'test:one-at-a-time',
+      everyMs: 60 * MIN,
+      run: async (ctx) => {
+        most = Math.max(most, ++running);
+        if (ctx.trigger === 'schedule') await new Promise<void>((res) => (finishScheduled = res));
+        running--;
+        return { detail: { trigger: ctx.trigger } };
+      },
+    });
+    try {
+      const scheduled = r.tick();
+      await new Promise((res) => setTimeout(res, 50));
+      // A test's clock jump (or an NTP step) past the lease, with its holder still running and not yet renewed.
+      now = T0 + 2 * 24 * 60 * MIN;
+      const manual = r.runNow('test:one-at-a-time', { waitMs: 5_000 });
+      await new Promise((res) => setTimeout(res, 100));
+      assert.equal(most, 1, 'the manual run has not started beside the scheduled one');
+      finishScheduled();
+      await scheduled;
+      const run = await manual;
+      assert.deepEqual([run.trigger, run.status, run.error], ['manual', 'succeeded', null]);
+      const runs = await r.runs({ job: 'test:one-at-a-time' });
+      assert.deepEqual(
+        runs.map((x) => [x.trigger, x.status]),
+        [
+          ['manual', 'succeeded'],
+          ['schedule', 'succeeded'],
+        ],
+      );
+      assert.equal(most, 1);
+    } finally {
+      await r.close();
+      await d.close();
+    }
+  });
+
   it('close() aborts the run in flight, records it failed and releases the lease; another instance retries (V21)', async () => {
     const d = await openTemplateDatabase();
     let now = T0;

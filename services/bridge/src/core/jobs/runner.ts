@@ -31,6 +31,23 @@ import {
 
 const NAME = /^[a-z0-9][a-z0-9:._-]{0,63}$/;
 
+/** Whether `p` settles before `deadline` (a Date.now() value). */
+async function settlesBy(p: Promise<unknown>, deadline: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), Math.max(0, deadline - Date.now()))));
+  try {
+    return await Promise.race([
+      p.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 interface Job {
   spec: Required<Omit<JobSpec, 'offsetMs'>> & { offsetMs: number };
   /** In-memory hint: the slot known to be settled and when to look again (no query every poll). */
@@ -134,21 +151,25 @@ export class JobRunner {
     if (!job) throw new UnknownJobError(name);
     if (this.#closed) throw new Error('the job runner is closed');
     const deadline = Date.now() + (opts.waitMs ?? 10_000);
-    for (;;) {
-      if (await this.#leases.acquire(name)) break;
-      if (Date.now() >= deadline) throw new JobBusyError(name);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const now = this.#now();
+    // A run of this job already going on in this instance finishes first (V19): the lease alone cannot
+    // tell two runs of one instance apart once the clock has moved past it, and the later one's orphan
+    // sweep would fail the earlier one as interrupted.
+    const previous = job.inflight;
     const run = this.#track(
       (async () => {
+        if (previous && !(await settlesBy(previous, deadline))) throw new JobBusyError(name);
+        for (;;) {
+          if (await this.#leases.acquire(name)) break;
+          if (Date.now() >= deadline) throw new JobBusyError(name);
+          await new Promise((r) => setTimeout(r, 50));
+        }
         try {
           await this.#recoverOrphans(job);
           const row = await insertManualRun(this.#db, {
             job: name,
             slot: `manual:${randomUUID()}`,
             owner: this.instanceId,
-            at: new Date(now),
+            at: new Date(this.#now()),
           });
           return await this.#execute(job, row.id, row.slot, 'manual', 1, opts.input);
         } finally {
@@ -156,6 +177,12 @@ export class JobRunner {
         }
       })(),
     );
+    // Until this run and every earlier one of the job in this instance have settled (one that gave up waiting too).
+    const mine: Promise<void> = Promise.allSettled([previous, run]).then(() => undefined);
+    job.inflight = mine;
+    void mine.then(() => {
+      if (job.inflight === mine) job.inflight = undefined;
+    });
     return run;
   }
 
