@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase } from '../../services/bridge/src/core/db/connect.ts';
 import { signPayload } from '../../services/bridge/src/features/payments/signature.ts';
-import { seededDataDir } from '../../services/bridge/test/embedded-template.ts';
+import { seededDataDir } from '@domdao/bridge-service/testing/embedded-template';
 import { DEV_NOTIFICATION_TOKEN, DEV_WEBHOOK_SECRET } from '../dev-defaults.ts';
 import { curlLoop, fetchLoop, newTally, type LoadRequest, type RunState, type Tally } from './keepalive-load.ts';
 import { endLeftovers, startPlatform, stubSend, stubSends, unlessHung } from '@domdao/test-helpers/npm-start';

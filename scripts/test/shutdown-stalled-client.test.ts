@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { IDLE_CLOSE_MS } from '@domdao/service-kit';
-import { seededDataDir } from '../../services/bridge/test/embedded-template.ts';
+import { seededDataDir } from '@domdao/bridge-service/testing/embedded-template';
 import { DEV_NOTIFICATION_TOKEN } from '../dev-defaults.ts';
 import { endLeftovers, startPlatform, stubSend, stubSends, unlessHung } from '@domdao/test-helpers/npm-start';
 

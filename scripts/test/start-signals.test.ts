@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { connect } from 'node:net';
 import { acceptsConnection } from '@domdao/test-helpers';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { seedEmbeddedDatabase } from '../../services/bridge/test/embedded-template.ts';
+import { seedEmbeddedDatabase } from '@domdao/bridge-service/testing/embedded-template';
 import {
   endLeftovers,
   markedProcesses,

@@ -150,7 +150,8 @@ export function waitText(seconds: number): string {
 
 export const usd = (n: number) =>
   n.toLocaleString('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: n < 1 ? 6 : 2 });
-export const when = (iso: string) =>
+/** "29 Nov 2026, 07:02 UTC": the admin console's one zone for every admin (F34); member pages say local time (F63). */
+export const utcTime = (iso: string) =>
   new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC';
 
 /**

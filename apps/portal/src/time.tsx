@@ -4,6 +4,9 @@
 import { absoluteTime, relativeTime } from '@domdao/proposal-text';
 import { useEffect, useState } from 'preact/hooks';
 
+/** "Sun, 29 Nov 2026, 16:02 GMT+9": an instant in the reader's zone, named (F63). */
+export const localTime = (iso: string): string => absoluteTime(Date.parse(iso));
+
 /** Now, moving every `everyMs` so relative times stay true while the page is open. */
 export function useNow(everyMs = 30_000): number {
   const [now, setNow] = useState(() => Date.now());

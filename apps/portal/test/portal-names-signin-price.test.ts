@@ -4,11 +4,14 @@
 // confirming the link, with the registration's password or by starting afresh, signs the member in,
 // so Continue lands on the app signed in. Decisions F48, B106: the admin console finds a member by the
 // name given at registration. Decision G50: a campaign's dollar progress follows a SetDomPrice in the
-// step that executes it. portal-kit.ts checks axe-core, console errors, CSP and failed requests.
+// step that executes it. Decision F63: the campaigns, a campaign's page, /me's contributions and the
+// price page say an instant in the reader's zone. portal-kit.ts checks axe-core, console errors, CSP and failed requests.
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ADMIN_EMAIL, eventually } from '@domdao/bridge-service/testing';
+import { absoluteTime } from '@domdao/proposal-text';
+import { shoot as shootOn } from '@domdao/test-helpers/browser';
 import {
   base,
   DAY_MS,
@@ -19,6 +22,7 @@ import {
   page,
   PASSWORD,
   problems,
+  secondBrowser,
   shoot,
   signIn,
   usePortal,
@@ -196,6 +200,53 @@ describe('issue 48: names, signed in after verifying, the campaign follows the p
     const took = Date.now() - executed;
     assert.ok(took < FOLLOW_MS, `shown ${took} ms after the execution`);
     await shoot('campaign-follows-price');
+    assert.deepEqual(problems, []);
+  });
+
+  it("decision F63: the campaigns, a campaign's page, /me's contributions and the price page say each instant in the reader's own zone (Tokyo here), named, never UTC", async () => {
+    // The Orchard fund, its contribution and the ratified price are G50's, above.
+    const tokyo = await secondBrowser({ timezoneId: 'Asia/Tokyo' });
+    await tokyo.clock.setFixedTime(h.now());
+    const inTokyo = (iso: string) => absoluteTime(Date.parse(iso), 'Asia/Tokyo');
+    const LOCAL = /\w{3}, \d+ \w{3} \d{4}, \d\d:\d\d GMT\+9/;
+    const campaigns = (await h.request({ method: 'GET', url: '/api/campaigns' })).json() as {
+      items: { id: string; title: string; deadline: string }[];
+    };
+    const orchard = campaigns.items.find((c) => c.title === 'Orchard fund')!;
+    await signIn('grace@example.org', '/campaigns', tokyo);
+    const row = tokyo.locator('li.item', { hasText: 'Orchard fund' });
+    await row.waitFor();
+    const rowText = await row.innerText();
+    assert.ok(rowText.includes(`until ${inTokyo(orchard.deadline)}`), rowText);
+    assert.match(rowText, LOCAL);
+
+    await tokyo.goto(`${base}/campaigns/${orchard.id}`);
+    const open = tokyo.locator('p.muted', { hasText: 'Open until' });
+    await open.waitFor();
+    assert.ok((await open.innerText()).startsWith(`Open until ${inTokyo(orchard.deadline)} · `));
+    const given = tokyo.locator('tbody tr').first();
+    await given.waitFor();
+    assert.match(await given.locator('td').first().innerText(), new RegExp(`^${LOCAL.source}$`));
+
+    await tokyo.goto(`${base}/me`);
+    const mine = tokyo.locator('section', { hasText: 'My contributions' }).locator('li').first();
+    await mine.waitFor();
+    assert.match(await mine.innerText(), new RegExp(`DOM, ${LOCAL.source}$`));
+
+    const history = (await h.request({ method: 'GET', url: '/api/governance/price/history?limit=1' })).json() as {
+      items: { effective_at: string }[];
+    };
+    await tokyo.goto(`${base}/price`);
+    const since = tokyo.locator('p.muted', { hasText: 'In force since' });
+    await since.waitFor();
+    assert.ok((await since.innerText()).startsWith(`In force since ${inTokyo(history.items[0]!.effective_at)}, by`));
+    for (const path of ['/campaigns', `/campaigns/${orchard.id}`, '/me', '/price']) {
+      await tokyo.goto(`${base}${path}`);
+      await tokyo.locator('main h1').first().waitFor();
+      assert.doesNotMatch(await tokyo.locator('main').innerText(), /UTC/, path);
+    }
+    await shootOn(tokyo, 'price-tokyo');
+    await tokyo.context().close();
     assert.deepEqual(problems, []);
   });
 });

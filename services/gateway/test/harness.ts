@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, START_DEV_FLAGS } from '@domdao/test-helpers';
-import { seededDataDir } from '../../bridge/test/embedded-template.ts';
+import { seededDataDir } from '@domdao/bridge-service/testing/embedded-template';
 
 export const root = new URL('../../..', import.meta.url).pathname;
 export const SERVICE_TOKEN = 'edge-test-service-token-0123456789';

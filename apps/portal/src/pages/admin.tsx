@@ -5,7 +5,7 @@
 // Usable at 375 px: cards, stacked table rows.
 // The server checks the admin role on every call (403 otherwise); hiding the page is convenience.
 import { useState } from 'preact/hooks';
-import { api, ApiError, useApi, usd, when, type Answer } from '../api.ts';
+import { api, ApiError, useApi, usd, utcTime, type Answer } from '../api.ts';
 import { AdminOnly } from '../session.tsx';
 import { JobRuns, reason, Status } from '../components/admin-jobs.tsx';
 
@@ -75,7 +75,7 @@ function Users() {
             ) : null}
             <span class="muted">
               {u.roles.join(', ')} · KYC {u.kyc_status} · membership {u.membership_status ?? 'none'} · since{' '}
-              {when(u.created_at)}
+              {utcTime(u.created_at)}
             </span>
             {u.kyc_status === 'rejected' && u.kyc_reference?.startsWith(REJECTED) ? (
               <span class="why">Rejected because: {u.kyc_reference.slice(REJECTED.length)}</span>
@@ -285,7 +285,7 @@ function EventLog() {
                   </>
                 ) : null}{' '}
                 <time class="muted" dateTime={e.occurred_at}>
-                  {when(e.occurred_at)}
+                  {utcTime(e.occurred_at)}
                 </time>
               </li>
             );
@@ -323,7 +323,7 @@ function Console() {
         path="/api/admin/payments?status=escrow"
         pick={(d) => (d as Answer<'listPayments'>).payments}
         columns={[
-          ['When', (p) => when(p.created_at)],
+          ['When', (p) => utcTime(p.created_at)],
           ['User', (p) => p.user_id?.slice(0, 8) ?? '—'],
           ['Amount', (p) => `${(Number(p.amount_minor) / 100).toFixed(2)} ${p.currency}`],
           ['Why', (p) => p.reason ?? ''],
@@ -335,7 +335,7 @@ function Console() {
         path="/api/admin/notifications"
         pick={(d) => (d as Answer<'listAdminNotifications'>).notifications}
         columns={[
-          ['When', (n) => when(n.at)],
+          ['When', (n) => utcTime(n.at)],
           ['Type', (n) => n.type],
           ['User', (n) => n.user_id?.slice(0, 8) ?? '—'],
           ['Attempts', (n) => String(n.attempts)],
@@ -348,7 +348,7 @@ function Console() {
         path="/api/admin/emails?status=failed&limit=20"
         pick={(d) => (d as Answer<'listMemberEmails'>).items}
         columns={[
-          ['Updated', (e) => when(e.updated_at)],
+          ['Updated', (e) => utcTime(e.updated_at)],
           ['Template', (e) => e.template],
           ['Attempts', (e) => String(e.attempts)],
           ['Why', (e) => e.last_error ?? ''],

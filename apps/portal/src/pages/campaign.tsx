@@ -2,7 +2,8 @@
 // price, and the contributions with their refunds. Names are isolated in <bdi> (decision F42); a
 // contribution without a member behind it is "the platform's" (decision F51).
 import { useState } from 'preact/hooks';
-import { api, ApiError, dom, toE8s, useApi, when, handler, type Answer } from '../api.ts';
+import { api, ApiError, dom, toE8s, useApi, handler, type Answer } from '../api.ts';
+import { localTime } from '../time.tsx';
 import { useSession } from '../session.tsx';
 import { type Campaign, Progress } from '../components/campaign-progress.tsx';
 
@@ -34,7 +35,7 @@ export function CampaignPage({ id }: { id: string }) {
       <section class="card">
         <Progress c={cp} />
         <p class="muted">
-          Open until {when(cp.deadline)} · {cp.contributions}{' '}
+          Open until {localTime(cp.deadline)} · {cp.contributions}{' '}
           {String(cp.contributions) === '1' ? 'contribution' : 'contributions'}
         </p>
         {cp.status === 'Open' ? (
@@ -109,7 +110,7 @@ export function CampaignPage({ id }: { id: string }) {
           <tbody>
             {(k.data?.items ?? []).map((x) => (
               <tr key={x.seq}>
-                <td>{when(x.at)}</td>
+                <td>{localTime(x.at)}</td>
                 <td>
                   <bdi>{x.contributor_name ?? 'the platform'}</bdi>
                 </td>

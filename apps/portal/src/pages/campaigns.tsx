@@ -1,7 +1,8 @@
 // The campaigns (spec 1): every campaign with its progress, and for a signed-in member the form that
 // starts one. A goal is in DOM or in USD; a USD goal is measured at the ratified price (campaign-progress).
 import { useState } from 'preact/hooks';
-import { api, ApiError, toE8s, useApi, when, handler, type Answer } from '../api.ts';
+import { api, ApiError, toE8s, useApi, handler, type Answer } from '../api.ts';
+import { localTime } from '../time.tsx';
 import { useSession } from '../session.tsx';
 import { Progress } from '../components/campaign-progress.tsx';
 
@@ -22,7 +23,7 @@ export function CampaignsPage() {
             </a>
             <span class={`badge s-${c.status.toLowerCase()}`}>{c.status}</span>
             <span class="muted">
-              by <bdi>{c.owner_name ?? 'the platform'}</bdi> · until {when(c.deadline)}
+              by <bdi>{c.owner_name ?? 'the platform'}</bdi> · until {localTime(c.deadline)}
             </span>
             <Progress c={c} />
           </li>

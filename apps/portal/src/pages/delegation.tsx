@@ -7,7 +7,8 @@
 import { categoryLabel } from '@domdao/proposal-text';
 import { useState } from 'preact/hooks';
 import { PROPOSAL_CATEGORIES } from '@domdao/canister-kit/rules';
-import { api, ApiError, handler, useApi, when, type Answer } from '../api.ts';
+import { api, ApiError, handler, useApi, type Answer } from '../api.ts';
+import { localTime } from '../time.tsx';
 import { isActive, useSession } from '../session.tsx';
 import { MemberPicker, type Member } from '../components/payload-forms.tsx';
 import { statusLabel } from '../components/at-a-glance.tsx';
@@ -48,7 +49,7 @@ function DelegateVotes() {
               </strong>{' '}
               {p.status === 'Open' && !b.final ? (
                 <span class="muted">
-                  · voting open until {when(p.voting_closes)}: open the proposal to vote yourself instead
+                  · voting open until {localTime(p.voting_closes)}: open the proposal to vote yourself instead
                 </span>
               ) : (
                 <span class="muted">· {statusLabel(p.status)}</span>
@@ -243,7 +244,7 @@ export function DelegationPage() {
                 <strong title={d.delegate}>
                   <bdi>{d.delegate_name ?? 'a member without a name'}</bdi>
                 </strong>{' '}
-                <span class="muted">since {when(d.since)}</span>{' '}
+                <span class="muted">since {localTime(d.since)}</span>{' '}
                 <button
                   type="button"
                   class="secondary small"

@@ -3,11 +3,11 @@
 // glance (decision F25) with what it does in words (F43); Active members propose from here.
 import { categoryLabel } from '@domdao/proposal-text';
 import { useState } from 'preact/hooks';
-import { api, ApiError, useApi, useLive, when, handler, type Answer } from '../api.ts';
+import { api, ApiError, useApi, useLive, handler, type Answer } from '../api.ts';
 import { isActive, useSession } from '../session.tsx';
 import { CATEGORIES, ProposeForm } from '../components/propose.tsx';
 import { phase, StatusBadge, statusLabel, Tally, type Proposal, type Settings } from '../components/at-a-glance.tsx';
-import { useNow } from '../time.tsx';
+import { localTime, useNow } from '../time.tsx';
 import { PayloadLine } from '../components/proposal-payload.tsx';
 
 const STATUSES = ['', 'Created', 'Open', 'Tallied', 'Approved', 'Rejected', 'Executed', 'Expired'];
@@ -122,7 +122,7 @@ export function GovernPage() {
               </strong>
             </a>
             <StatusBadge status={p.status} />
-            <span class="when" title={`voting ${when(p.voting_opens)} – ${when(p.voting_closes)}`}>
+            <span class="when" title={`voting ${localTime(p.voting_opens)} – ${localTime(p.voting_closes)}`}>
               {phase(p, now)}
             </span>
             <span class="muted">

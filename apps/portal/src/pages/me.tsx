@@ -2,10 +2,10 @@
 // to Active (spec 2 rule 6), balance and name, email preferences, contributions, activity (F49) and
 // sessions (F9). Every card reads the bridge's record, so a reload shows what the member did.
 import { useState } from 'preact/hooks';
-import { api, ApiError, dom, useApi, when, handler, type Answer, type Loaded } from '../api.ts';
+import { api, ApiError, dom, useApi, handler, type Answer, type Loaded } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { absoluteTime, relativeTime } from '@domdao/proposal-text';
-import { useNow, When } from '../time.tsx';
+import { localTime, useNow, When } from '../time.tsx';
 import { ActivityCard } from '../components/activity.tsx';
 import { DisplayNameCard, WalletCard } from '../components/profile.tsx';
 
@@ -39,7 +39,8 @@ type Upgrade = Answer<'getMembershipUpgrade'>;
 type Membership = Answer<'getMyMembership'>;
 
 const money = (minor: string, currency: string) => `${(Number(minor) / 100).toFixed(2)} ${currency}`;
-const day = (iso: string) => new Date(iso).toLocaleDateString('en-GB', { dateStyle: 'long', timeZone: 'UTC' });
+/** "29 November 2026": the day in the reader's zone (F63). */
+const day = (iso: string) => new Date(iso).toLocaleDateString('en-GB', { dateStyle: 'long' });
 
 const PAID: Record<NonNullable<Membership['payment']>['state'], string> = {
   applied: 'Thank you: it paid your membership.',
@@ -245,7 +246,7 @@ function Me({ status, email }: { status: string | undefined; email: string }) {
             {mine.data.items.map((c, i) => (
               <li key={i}>
                 <a href={`/campaigns/${c.campaign_id}`}>Campaign #{c.campaign_id}</a>: {dom(c.amount_e8s)} DOM,{' '}
-                {when(c.at)}
+                {localTime(c.at)}
               </li>
             ))}
           </ul>

@@ -1,6 +1,8 @@
 // The DOM price (spec 1 price oracle): the ratified price, the one campaigns and payouts use, beside
 // the oracle's market aggregate and its sources, and the history of ratified prices as a line.
-import { useApi, usd, when, type Answer } from '../api.ts';
+import { useApi, usd, type Answer } from '../api.ts';
+import { absoluteTime } from '@domdao/proposal-text';
+import { localTime } from '../time.tsx';
 
 type Ratified = Answer<'listRatifiedPrices'>['items'][number];
 type Aggregate = Answer<'getDomUsdPrice'>;
@@ -30,7 +32,7 @@ export function History({ items }: { items: Ratified[] }) {
       {pts.map((p, i) => (
         <circle key={p.proposal_id} cx={sx(xs[i]!)} cy={sy(ys[i]!)} r="3" fill="currentColor">
           <title>
-            {usd(p.price_usd)} from {when(p.effective_at)}
+            {usd(p.price_usd)} from {localTime(p.effective_at)}
           </title>
         </circle>
       ))}
@@ -53,7 +55,7 @@ export function PricePage() {
             <>
               <p class="big">{usd(ratified.data.price_usd)}</p>
               <p class="muted">
-                In force since {when(ratified.data.effective_at)}, by{' '}
+                In force since {localTime(ratified.data.effective_at)}, by{' '}
                 <a href={`/proposals/${ratified.data.proposal_id}`}>proposal #{ratified.data.proposal_id}</a>. Campaign
                 USD goals and payouts use this price.
               </p>
@@ -72,8 +74,7 @@ export function PricePage() {
                 {usd(live.data.price_usd)} {live.data.stale ? <span class="badge s-expired">stale</span> : null}
               </p>
               <p class="muted">
-                Confidence: {live.data.confidence} ·{' '}
-                {new Date(live.data.timestamp * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC
+                Confidence: {live.data.confidence} · {absoluteTime(live.data.timestamp * 1000)}
               </p>
               <table>
                 <caption class="sr-only">Sources</caption>

@@ -4,7 +4,8 @@
 // faucet. A transfer carries one Idempotency-Key from the confirmation on, so trying again after a lost
 // answer can never send twice (decision B75).
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api, ApiError, dom, handler, toE8s, useApi, waitText, when, type Answer, type Loaded } from '../api.ts';
+import { api, ApiError, dom, handler, toE8s, useApi, waitText, type Answer, type Loaded } from '../api.ts';
+import { localTime } from '../time.tsx';
 import { useSession } from '../session.tsx';
 import { MemberPicker, type Member } from '../components/payload-forms.tsx';
 
@@ -358,7 +359,7 @@ function HistoryCard({ history }: { history: ReturnType<typeof useHistory> }) {
               </span>
               <span class="amount out">−{dom(BigInt(p.amount_e8s) + BigInt(p.fee_e8s))} DOM</span>
               <span class="muted">
-                {when(p.created_at)} · fee {dom(p.fee_e8s)} DOM · waiting for the ledger
+                {localTime(p.created_at)} · fee {dom(p.fee_e8s)} DOM · waiting for the ledger
               </span>
             </li>
           ))}
@@ -372,7 +373,7 @@ function HistoryCard({ history }: { history: ReturnType<typeof useHistory> }) {
                   {dom(change < 0n ? -change : change)} DOM
                 </span>
                 <span class="muted">
-                  {when(i.at)} · amount {dom(i.amount_e8s)} DOM · fee {dom(i.fee_e8s)} DOM
+                  {localTime(i.at)} · amount {dom(i.amount_e8s)} DOM · fee {dom(i.fee_e8s)} DOM
                   {i.kind === 'receive' ? ', paid by the sender' : ''} · block #{i.block_index}
                 </span>
               </li>

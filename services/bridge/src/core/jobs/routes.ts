@@ -7,6 +7,7 @@ import { Int8Text } from '../http/decimal.ts';
 import { HttpError } from '../http/errors.ts';
 import type { JobRunner } from './runner.ts';
 import type { BridgeApp } from '../http/typed.ts';
+import { StrictErrorBody } from '../http/route-doc.ts';
 
 export interface JobRoutesOptions {
   jobs: JobRunner;
@@ -14,16 +15,15 @@ export interface JobRoutesOptions {
   admin: preHandlerAsyncHookHandler;
 }
 
-const ErrorBody = Type.Object({ error: Type.String(), message: Type.String(), request_id: Type.String() });
 /** What the two run listings refuse with (plain and grouped). */
 const RUNS_ERRORS = {
-  400: { description: 'VALIDATION_ERROR', ...ErrorBody },
-  401: { description: 'UNAUTHORIZED', ...ErrorBody },
+  400: { description: 'VALIDATION_ERROR', ...StrictErrorBody },
+  401: { description: 'UNAUTHORIZED', ...StrictErrorBody },
   403: {
     description: 'FORBIDDEN (not an admin) or CSRF_REJECTED (a mutation from another site, decision B8)',
-    ...ErrorBody,
+    ...StrictErrorBody,
   },
-  404: { description: 'JOB_NOT_FOUND', ...ErrorBody },
+  404: { description: 'JOB_NOT_FOUND', ...StrictErrorBody },
 };
 const JobRunBody = Type.Object({
   id: Type.String(),
@@ -97,10 +97,10 @@ export default async function jobRoutes(app: BridgeApp, opts: JobRoutesOptions):
               }),
             ),
           }),
-          401: { description: 'UNAUTHORIZED', ...ErrorBody },
+          401: { description: 'UNAUTHORIZED', ...StrictErrorBody },
           403: {
             description: 'FORBIDDEN (not an admin) or CSRF_REJECTED (a mutation from another site, decision B8)',
-            ...ErrorBody,
+            ...StrictErrorBody,
           },
         },
       },

@@ -8,6 +8,7 @@ import type { AuditLog } from '../../core/audit/log.ts';
 import { Int8Text } from '../../core/http/decimal.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
+import { StrictErrorBody } from '../../core/http/route-doc.ts';
 
 export interface AdminAuditOptions {
   audit: Pick<AuditLog, 'list'>;
@@ -62,8 +63,6 @@ const Entry = Type.Object({
   ),
 });
 
-const ErrorBody = Type.Object({ error: Type.String(), message: Type.String(), request_id: Type.String() });
-
 export default async function adminAudit(app: BridgeApp, { audit, guards }: AdminAuditOptions): Promise<void> {
   app.addHook('preHandler', guards.admin);
   app.get(
@@ -88,10 +87,10 @@ export default async function adminAudit(app: BridgeApp, { audit, guards }: Admi
           400: {
             description:
               'VALIDATION_ERROR: an unknown event, a limit past 200, a malformed cursor or instant, or `from` after `to`',
-            ...ErrorBody,
+            ...StrictErrorBody,
           },
-          401: { description: 'UNAUTHORIZED: sign in first', ...ErrorBody },
-          403: { description: 'FORBIDDEN: admin role required', ...ErrorBody },
+          401: { description: 'UNAUTHORIZED: sign in first', ...StrictErrorBody },
+          403: { description: 'FORBIDDEN: admin role required', ...StrictErrorBody },
         },
       },
     },

@@ -9,6 +9,7 @@ import type { Database, Db } from '../../core/db/schema.ts';
 import { Int8Text } from '../../core/http/decimal.ts';
 import type { InboxOptions } from './options.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
+import { StrictErrorBody } from '../../core/http/route-doc.ts';
 
 export type Audience = { kind: 'all' } | { kind: 'active' } | { kind: 'user'; user_id: string };
 
@@ -220,7 +221,6 @@ export const ActivityItemBody = Type.Object({
       'the voting deadline the item speaks of ("Voting closes in 2 minutes"); texts never embed it (decision N29)',
   }),
 });
-const ErrorBody = Type.Object({ error: Type.String(), message: Type.String(), request_id: Type.String() });
 
 export async function activityRoutes(app: BridgeApp, o: InboxOptions): Promise<void> {
   app.get(
@@ -253,8 +253,8 @@ export async function activityRoutes(app: BridgeApp, o: InboxOptions): Promise<v
               description: 'before_id of the next, older page; null: this is the last page',
             }),
           }),
-          400: { description: 'VALIDATION_ERROR', ...ErrorBody },
-          401: { description: 'UNAUTHORIZED', ...ErrorBody },
+          400: { description: 'VALIDATION_ERROR', ...StrictErrorBody },
+          401: { description: 'UNAUTHORIZED', ...StrictErrorBody },
         },
       },
     },

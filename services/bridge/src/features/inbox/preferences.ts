@@ -9,6 +9,7 @@ import { HttpError } from '../../core/http/errors.ts';
 import { escapeHtml, page, PAGE_CSP } from '../../core/http/page.ts';
 import type { InboxOptions } from './options.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
+import { StrictErrorBody } from '../../core/http/route-doc.ts';
 
 const Frequency = Type.Union([Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('none')], {
   description: 'spec 3 digest_frequency; new members have `none` (opt-in, decision N4)',
@@ -25,8 +26,7 @@ const PutBody = Type.Object(
   { digest_frequency: Type.Optional(Frequency), vote_reminders: Type.Optional(Type.Boolean()) },
   { additionalProperties: false, minProperties: 1 },
 );
-const ErrorBody = Type.Object({ error: Type.String(), message: Type.String(), request_id: Type.String() });
-const e = (description: string) => ({ description, ...ErrorBody });
+const e = (description: string) => ({ description, ...StrictErrorBody });
 
 export interface Preference {
   digest_frequency: DigestFrequency;

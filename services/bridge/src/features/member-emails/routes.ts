@@ -15,6 +15,7 @@ import { lifecycleEmails, recipient } from './lifecycle.ts';
 import type { MemberEmailsOptions } from './options.ts';
 import { sendVoteReminders } from './vote-reminders.ts';
 import { appLinks } from '../../core/http/app-links.ts';
+import { StrictErrorBody } from '../../core/http/route-doc.ts';
 
 const LIFECYCLE = [
   'MemberVerified',
@@ -25,8 +26,7 @@ const LIFECYCLE = [
 ] as const satisfies readonly EventType[];
 /** Invitations a member may send per 24 hours (decision N18). */
 export const INVITATIONS_PER_DAY = 10;
-const ErrorBody = Type.Object({ error: Type.String(), message: Type.String(), request_id: Type.String() });
-const e = (description: string) => ({ description, ...ErrorBody });
+const e = (description: string) => ({ description, ...StrictErrorBody });
 
 export default async function memberEmails(app: BridgeApp, o: MemberEmailsOptions): Promise<void> {
   // The send happens inside the subscriber's turn (at-least-once, keyed per event); a failure is

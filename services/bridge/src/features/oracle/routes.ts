@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { HttpError, sendError } from '../../core/http/errors.ts';
 import type { PriceOracle, StoredAggregate } from './oracle.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
+import { StrictErrorBody } from '../../core/http/route-doc.ts';
 
 export interface PriceOracleRoutesOptions {
   oracle: PriceOracle;
@@ -17,7 +18,6 @@ export interface PriceOracleRoutesOptions {
 export const HISTORY_MAX_LIMIT = 1000;
 export const HISTORY_DEFAULT_LIMIT = 200;
 
-const ErrorBody = Type.Object({ error: Type.String(), message: Type.String(), request_id: Type.String() });
 const SourceItem = Type.Object({ name: Type.String(), price: Type.Number(), weight: Type.Number() });
 const Confidence = Type.Union([Type.Literal('high'), Type.Literal('medium'), Type.Literal('low')], {
   description: 'from the weighted median absolute deviation and the number of sources (decision O5)',
@@ -106,7 +106,7 @@ export default async function priceOracleRoutes(app: BridgeApp, opts: PriceOracl
         response: {
           200: { description: 'the last aggregate; ETag per aggregate, Cache-Control: no-cache', ...PriceBody },
           304: { description: 'If-None-Match matched' },
-          503: { description: UNAVAILABLE, ...ErrorBody },
+          503: { description: UNAVAILABLE, ...StrictErrorBody },
         },
       },
     },
@@ -152,7 +152,7 @@ export default async function priceOracleRoutes(app: BridgeApp, opts: PriceOracl
             description: 'a page; `next` is the URL of the following page, null on the last',
             ...Type.Object({ items: Type.Array(HistoryItem), next: Type.Union([Type.String(), Type.Null()]) }),
           },
-          400: { description: 'VALIDATION_ERROR', ...ErrorBody },
+          400: { description: 'VALIDATION_ERROR', ...StrictErrorBody },
         },
       },
     },
@@ -196,8 +196,8 @@ export default async function priceOracleRoutes(app: BridgeApp, opts: PriceOracl
         params: Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }),
         response: {
           200: { description: 'the record (immutable)', ...Record_ },
-          400: { description: 'VALIDATION_ERROR', ...ErrorBody },
-          404: { description: 'PRICE_RECORD_NOT_FOUND', ...ErrorBody },
+          400: { description: 'VALIDATION_ERROR', ...StrictErrorBody },
+          404: { description: 'PRICE_RECORD_NOT_FOUND', ...StrictErrorBody },
         },
       },
     },

@@ -15,6 +15,7 @@ import { JobRunBody } from '../../core/jobs/routes.ts';
 import { decidePriceProposal, heartbeatProblem, type PriceJobDecision, type PriceJobSettings } from './decide.ts';
 import type { BridgeApp } from '../../core/http/typed.ts';
 import { API_TOKEN_ACTOR, type AuditRecorder } from '../../core/audit/log.ts';
+import { StrictErrorBody } from '../../core/http/route-doc.ts';
 
 type Governance = CanisterClients['governance'];
 
@@ -226,7 +227,6 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
     }
   }
 
-  const ErrorBody = Type.Object({ error: Type.String(), message: Type.String(), request_id: Type.String() });
   app.post(
     '/api/admin/price/submit-proposal',
     {
@@ -253,20 +253,20 @@ export default async function priceJob(app: BridgeApp, opts: PriceJobOptions): P
           },
           401: {
             description: 'UNAUTHORIZED: X-API-Token wrong, or neither the header nor a live session',
-            ...ErrorBody,
+            ...StrictErrorBody,
           },
           403: {
             description:
               'FORBIDDEN: the session is not an admin’s; CSRF_REJECTED: a session from an origin that is not a front end',
-            ...ErrorBody,
+            ...StrictErrorBody,
           },
           409: {
             description:
               'PRICE_STALE, PROPOSAL_PENDING or NO_AGGREGATE (nothing submitted; the run is recorded), or JOB_BUSY',
-            ...ErrorBody,
+            ...StrictErrorBody,
           },
-          502: { description: 'PROPOSAL_NOT_SUBMITTED: the governance canister refused or failed', ...ErrorBody },
-          503: { description: 'NOT_CONFIGURED: X-API-Token was sent and API_TOKEN is not set', ...ErrorBody },
+          502: { description: 'PROPOSAL_NOT_SUBMITTED: the governance canister refused or failed', ...StrictErrorBody },
+          503: { description: 'NOT_CONFIGURED: X-API-Token was sent and API_TOKEN is not set', ...StrictErrorBody },
         },
       },
     },
