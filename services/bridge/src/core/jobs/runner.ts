@@ -31,6 +31,9 @@ import {
 
 const NAME = /^[a-z0-9][a-z0-9:._-]{0,63}$/;
 
+/** How long runNow waits at least for a run of its job in this instance whose end is being recorded. */
+const RELEASE_GRACE_MS = 250;
+
 /** Whether `p` settles before `deadline` (a Date.now() value). */
 async function settlesBy(p: Promise<unknown>, deadline: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
@@ -155,35 +158,50 @@ export class JobRunner {
     // tell two runs of one instance apart once the clock has moved past it, and the later one's orphan
     // sweep would fail the earlier one as interrupted.
     const previous = job.inflight;
+    let released!: () => void;
+    const done = new Promise<void>((r) => (released = r));
     const run = this.#track(
       (async () => {
-        if (previous && !(await settlesBy(previous, deadline))) throw new JobBusyError(name);
-        for (;;) {
-          if (await this.#leases.acquire(name)) break;
-          if (Date.now() >= deadline) throw new JobBusyError(name);
-          await new Promise((r) => setTimeout(r, 50));
-        }
         try {
-          await this.#recoverOrphans(job);
-          const row = await insertManualRun(this.#db, {
-            job: name,
-            slot: `manual:${randomUUID()}`,
-            owner: this.instanceId,
-            at: new Date(this.#now()),
-          });
-          return await this.#execute(job, row.id, row.slot, 'manual', 1, opts.input);
+          // A run whose end is recorded lets go of the lease a database round trip later: waited for even by a
+          // caller who asked not to wait (the reindex route), who has seen it finished in the history.
+          if (previous && !(await settlesBy(previous, Math.max(deadline, Date.now() + RELEASE_GRACE_MS))))
+            throw new JobBusyError(name);
+          return await this.#manual(job, name, deadline, opts.input);
         } finally {
-          await this.#leases.release(name);
+          released();
         }
       })(),
     );
-    // Until this run and every earlier one of the job in this instance have settled (one that gave up waiting too).
-    const mine: Promise<void> = Promise.allSettled([previous, run]).then(() => undefined);
+    // Until this run has let go of the lease and every earlier run of the job in this instance has settled (one that
+    // gave up waiting too): no wider than the lease's own window between a run's recorded end and its release.
+    const mine: Promise<void> = Promise.allSettled([previous, done]).then(() => undefined);
     job.inflight = mine;
     void mine.then(() => {
       if (job.inflight === mine) job.inflight = undefined;
     });
     return run;
+  }
+
+  /** A manual run under the lease, asked for until `deadline`. */
+  async #manual(job: Job, name: string, deadline: number, input: unknown): Promise<JobRun> {
+    for (;;) {
+      if (await this.#leases.acquire(name)) break;
+      if (Date.now() >= deadline) throw new JobBusyError(name);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    try {
+      await this.#recoverOrphans(job);
+      const row = await insertManualRun(this.#db, {
+        job: name,
+        slot: `manual:${randomUUID()}`,
+        owner: this.instanceId,
+        at: new Date(this.#now()),
+      });
+      return await this.#execute(job, row.id, row.slot, 'manual', 1, input);
+    } finally {
+      await this.#leases.release(name);
+    }
   }
 
   /** Run history, newest first, keyset-paged by id. */
