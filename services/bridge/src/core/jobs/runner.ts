@@ -15,6 +15,7 @@ import type { Db } from '../db/schema.ts';
 import { foldRuns, orderGroups, type JobGroup } from './folds.ts';
 import { jobInfos, listRuns, runById, type RunsQuery } from './history.ts';
 import { JobLeases } from './leases.ts';
+import { RELEASE_GRACE_MS, settlesBy } from './in-process.ts';
 import { scheduleProblem, slotKey, slotStart } from './slots.ts';
 import { claimSlot, failInterrupted, finishRun, insertManualRun } from './store.ts';
 import {
@@ -31,26 +32,6 @@ import {
 
 const NAME = /^[a-z0-9][a-z0-9:._-]{0,63}$/;
 
-/** How long runNow waits at least for a run of its job in this instance whose end is being recorded. */
-const RELEASE_GRACE_MS = 250;
-
-/** Whether `p` settles before `deadline` (a Date.now() value). */
-async function settlesBy(p: Promise<unknown>, deadline: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), Math.max(0, deadline - Date.now()))));
-  try {
-    return await Promise.race([
-      p.then(
-        () => true,
-        () => true,
-      ),
-      late,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 interface Job {
   spec: Required<Omit<JobSpec, 'offsetMs'>> & { offsetMs: number };
   /** In-memory hint: the slot known to be settled and when to look again (no query every poll). */
@@ -58,6 +39,7 @@ interface Job {
   recheckAt: number;
   inflight?: Promise<void>;
 }
+
 export class JobRunner {
   readonly instanceId: string;
   readonly #db: Db;
