@@ -317,6 +317,38 @@ describe('jobs: crashes and shutdown', () => {
     }
   });
 
+  it('decision V19: runNow with waitMs 0 waits at least RELEASE_GRACE_MS (250 ms) for a run of its job in this instance, and no longer', async () => {
+    const d = await openTemplateDatabase();
+    let finish!: () => void;
+    const r = new JobRunner({ db: d.db, now: () => T0 });
+    r.define({
+      name: 'test:grace',
+      everyMs: 60 * MIN,
+      run: async (ctx) => {
+        if (ctx.input === 'hold') await new Promise<void>((res) => (finish = res));
+        return { detail: {} };
+      },
+    });
+    try {
+      const held = r.runNow('test:grace', { input: 'hold' });
+      await new Promise((res) => setTimeout(res, 50));
+      const inGrace = r.runNow('test:grace', { waitMs: 0 });
+      setTimeout(() => finish(), 100); // inside the 250 ms
+      assert.equal((await held).status, 'succeeded');
+      assert.equal((await inGrace).status, 'succeeded', 'a run ending 100 ms later is waited for');
+      const again = r.runNow('test:grace', { input: 'hold' });
+      await new Promise((res) => setTimeout(res, 50));
+      const t0 = Date.now();
+      await assert.rejects(r.runNow('test:grace', { waitMs: 0 }), JobBusyError);
+      assert.ok(Date.now() - t0 >= 240, `refused after the grace, ${Date.now() - t0} ms`);
+      finish();
+      await again;
+    } finally {
+      await r.close();
+      await d.close();
+    }
+  });
+
   it('close() aborts the run in flight, records it failed and releases the lease; another instance retries (V21)', async () => {
     const d = await openTemplateDatabase();
     let now = T0;
