@@ -224,6 +224,10 @@ describe('issue 48 item 1: every payload, readable, before the vote and after, i
     assert.match(emergency, /Action\s+Nothing is executed automatically/);
     await shoot('payload-emergency');
     assert.deepEqual(problems, []);
+    // The next tests move the bridge's clock by days, past this session's idle end (SESSION_IDLE_MINUTES): a page
+    // left open on the emergency proposal would hear its live events (V32) and read my-vote again with the ended
+    // session, a 401 depending on how fast the events came (seen once in five loaded runs).
+    await page.goto('about:blank');
   });
 
   it('decision N26: the feed items and the vote reminder say what the proposal does, in the same sentence', async () => {
