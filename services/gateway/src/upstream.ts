@@ -126,11 +126,18 @@ export function logFailure(
 }
 
 /**
- * Decision E21 (RFC 9110 §7.6.1): a proxy does not relay the hop-by-hop headers of its upstream connection. The
- * service's `Keep-Alive: timeout=72` describes the gateway's pooled connection to it, not the client's to the gateway
- * (whose own hint Node writes, and which says `Connection: close` while the gateway closes, R27).
+ * Decision E21 (RFC 9110 §7.6.1): a proxy does not relay the hop-by-hop headers of its upstream connection:
+ * `Connection`, the fields it names, `Keep-Alive` and `Proxy-Connection`. The service's `Keep-Alive: timeout=72`
+ * and `Connection: keep-alive` (or a closing service's `close`) describe the gateway's pooled connection to it, not
+ * the client's to the gateway: Node then writes the gateway's own `Connection` and `Keep-Alive` for that one, and
+ * `Connection: close` where the gateway ends it (while it closes, R27; an answer before the request's body was read,
+ * which reply-from marks itself, E17).
  */
 export function dropHopByHop<H extends Record<string, unknown>>(headers: H): H {
-  const { 'keep-alive': _keepAlive, 'proxy-connection': _proxyConnection, ...rest } = headers;
-  return rest as H;
+  const named = String(headers.connection ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '');
+  const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', ...named]);
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !hopByHop.has(name.toLowerCase()))) as H;
 }
