@@ -134,7 +134,8 @@ export function logFailure(
  * which reply-from marks itself, E17).
  */
 export function dropHopByHop<H extends Record<string, unknown>>(headers: H): H {
-  const named = String(headers.connection ?? '')
+  const connection = headers.connection;
+  const named = (typeof connection === 'string' ? connection : '')
     .split(',')
     .map((name) => name.trim().toLowerCase())
     .filter((name) => name !== '');
