@@ -54,7 +54,12 @@ function send(url: string): LoadRequest {
 /** One run: the platform started, loaded, signalled, and what every request came to. */
 async function run(
   data: string,
-): Promise<{ tally: Tally; exit: { code: number | null; signal: NodeJS.Signals | null }; stubSends: Set<string> }> {
+): Promise<{
+  tally: Tally;
+  exit: { code: number | null; signal: NodeJS.Signals | null };
+  stubSends: Set<string>;
+  closes: string[];
+}> {
   const { s, gateway, bridge, notification } = await startPlatform(data);
   try {
     const tally = newTally();
@@ -129,7 +134,12 @@ async function run(
     const exit = await unlessHung(s.exited, 'npm exiting', s);
     // Every loop ends at its first refused connection, which comes once the platform has stopped.
     await unlessHung(loops, 'the clients ending', s);
-    return { tally, exit, stubSends: stubSends(s.output()) };
+    // How long each part took to close, newest first (R14): says which service was closing when a request was reset.
+    const closes = s
+      .output()
+      .split('\n')
+      .filter((line) => /platform: (closed|closing|SIGTERM)/.test(line));
+    return { tally, exit, stubSends: stubSends(s.output()), closes };
   } finally {
     await endLeftovers(s.marker);
   }
@@ -146,10 +156,11 @@ describe('decision R27: a SIGTERM to npm start under keep-alive load cuts no req
     const events: string[] = [];
     const resets: Array<Tally['resets'][number] & { run: number }> = [];
     for (let i = 0; i < RUNS; i++) {
-      const { tally, exit, stubSends } = await run(data);
+      const { tally, exit, stubSends, closes } = await run(data);
       t.diagnostic(
         `run ${i + 1}: ${tally.sent} requests, ${tally.answered} answered ${JSON.stringify(tally.statuses)}, ${tally.refused} refused, ${tally.resets.length} reset; exit ${exit.code}`,
       );
+      if (tally.resets.length > 0) t.diagnostic(`run ${i + 1}, the platform's close: ${closes.join(' | ')}`);
       resets.push(...tally.resets.map((r) => ({ ...r, run: i + 1 })));
       assert.deepEqual(exit, { code: 0, signal: null }, `run ${i + 1}: npm start exits 0`);
       assert.ok(tally.sent >= BEFORE_SIGNAL, `run ${i + 1}: ${tally.sent} requests`);
