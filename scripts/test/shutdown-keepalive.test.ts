@@ -52,9 +52,7 @@ function send(url: string): LoadRequest {
 }
 
 /** One run: the platform started, loaded, signalled, and what every request came to. */
-async function run(
-  data: string,
-): Promise<{
+async function run(data: string): Promise<{
   tally: Tally;
   exit: { code: number | null; signal: NodeJS.Signals | null };
   stubSends: Set<string>;
