@@ -6,6 +6,8 @@ import { readFileSync, rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, START_DEV_FLAGS } from '@domdao/test-helpers';
 import { seededDataDir } from '@domdao/bridge-service/testing/embedded-template';
+import { buildGateway } from '../src/app.ts';
+import { loadGatewayConfig } from '../src/config.ts';
 
 export const root = new URL('../../..', import.meta.url).pathname;
 export const SERVICE_TOKEN = 'edge-test-service-token-0123456789';
@@ -97,3 +99,14 @@ export async function startPlatform(
     },
   };
 }
+
+/** A gateway in this process whose bridge and notification service are both the one service at `url`. */
+export const gatewayFor = (url: string) =>
+  buildGateway({
+    config: loadGatewayConfig({
+      LOG_LEVEL: 'silent',
+      NOTIFICATION_SERVICE_TOKEN: SERVICE_TOKEN,
+      BRIDGE_URL: url,
+      NOTIFICATION_URL: url,
+    }),
+  });

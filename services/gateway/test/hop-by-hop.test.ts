@@ -5,9 +5,7 @@ import assert from 'node:assert/strict';
 import { createServer, request, Agent, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { buildGateway } from '../src/app.ts';
-import { loadGatewayConfig } from '../src/config.ts';
-import { SERVICE_TOKEN } from './harness.ts';
+import { gatewayFor } from './harness.ts';
 
 describe('decision E21: hop-by-hop headers stop at the gateway', () => {
   it("a client gets the gateway's Connection and Keep-Alive, never the service's, and keeps its connection when a service closes its own", async () => {
@@ -21,14 +19,7 @@ describe('decision E21: hop-by-hop headers stop at the gateway', () => {
     });
     await new Promise<void>((r) => service.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
-    const gateway = await buildGateway({
-      config: loadGatewayConfig({
-        LOG_LEVEL: 'silent',
-        NOTIFICATION_SERVICE_TOKEN: SERVICE_TOKEN,
-        BRIDGE_URL: url,
-        NOTIFICATION_URL: url,
-      }),
-    });
+    const gateway = await gatewayFor(url);
     await gateway.listen({ port: 0, host: '127.0.0.1' });
     const port = (gateway.server.address() as AddressInfo).port;
     // One kept connection, as a browser or undici holds it.

@@ -6,10 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { drainOnClose, IDLE_CLOSE_MS } from '@domdao/service-kit';
-import { buildGateway } from '../src/app.ts';
-import { loadGatewayConfig } from '../src/config.ts';
 import { UPSTREAM_IDLE_MS } from '../src/upstream.ts';
-import { SERVICE_TOKEN } from './harness.ts';
+import { gatewayFor } from './harness.ts';
 
 describe('decision E19: idle connections to a service', () => {
   it("a connection to a service idle for UPSTREAM_IDLE_MS (under the services' IDLE_CLOSE_MS) is not used again; one in steady use is", async () => {
@@ -20,14 +18,7 @@ describe('decision E19: idle connections to a service', () => {
     service.get('/health', async (request) => ({ port: request.socket.remotePort }));
     await service.listen({ port: 0, host: '127.0.0.1' });
     const url = `http://127.0.0.1:${(service.server.address() as AddressInfo).port}`;
-    const gateway = await buildGateway({
-      config: loadGatewayConfig({
-        LOG_LEVEL: 'silent',
-        NOTIFICATION_SERVICE_TOKEN: SERVICE_TOKEN,
-        BRIDGE_URL: url,
-        NOTIFICATION_URL: url,
-      }),
-    });
+    const gateway = await gatewayFor(url);
     try {
       const connection = async () => {
         const r = await gateway.inject({ method: 'GET', url: '/health' });
