@@ -3,7 +3,8 @@
 // Every request ends in one of three ways: a complete HTTP answer, a refused connection (the request
 // was never sent: the server had stopped listening), or anything else, counted as a reset (ECONNRESET,
 // "other side closed", curl's 52 empty reply and 56 receive failure): the client cannot tell whether
-// it was acted on.
+// it was acted on. A curl reset carries its connection's local port: the service's drain.closed line
+// names every connection it served, so a reset on one it never accepted can be told apart (R55).
 import { spawn } from 'node:child_process';
 
 export interface LoadRequest {
@@ -15,13 +16,23 @@ export interface LoadRequest {
   tag?: string;
 }
 
-export type Outcome = { kind: 'answered'; status: number } | { kind: 'refused' } | { kind: 'reset'; detail: string };
+export type Outcome =
+  { kind: 'answered'; status: number } | { kind: 'refused' } | { kind: 'reset'; detail: string; localPort?: number };
 
 export interface Tally {
   sent: number;
   answered: number;
   refused: number;
-  resets: Array<{ request: string; detail: string; msAfterSignal: number | null }>;
+  resets: Array<{
+    request: string;
+    url: string;
+    detail: string;
+    msAfterSignal: number | null;
+    /** The connection's local port, where the client tells it (curl): what the server saw as the peer's. */
+    localPort?: number;
+    /** The request's tag (a POST's id), to check that a reset one was not applied. */
+    tag?: string;
+  }>;
   statuses: Record<number, number>;
   /** Tags of POSTs answered 2xx. */
   acknowledged: string[];
@@ -42,8 +53,11 @@ function record(tally: Tally, state: RunState, request: LoadRequest, outcome: Ou
   else if (outcome.kind === 'reset')
     tally.resets.push({
       request: `${request.method} ${request.url}`,
+      url: request.url,
       detail: outcome.detail,
       msAfterSignal: state.signalledAt === undefined ? null : Date.now() - state.signalledAt,
+      ...(outcome.localPort === undefined ? {} : { localPort: outcome.localPort }),
+      ...(request.tag === undefined ? {} : { tag: request.tag }),
     });
   else {
     tally.answered++;
@@ -96,8 +110,8 @@ async function curlBatch(requests: LoadRequest[]): Promise<Outcome[]> {
         `request = ${r.method}`,
         'output = "/dev/null"',
         'silent',
-        // One line per transfer: the status (000 when none came) and curl's exit code for it.
-        `write-out = "%{http_code} %{exitcode}\\n"`,
+        // One line per transfer: the status (000 when none came), curl's exit code for it and its local port.
+        `write-out = "%{http_code} %{exitcode} %{local_port}\\n"`,
         'max-time = 30',
         ...Object.entries(r.headers ?? {}).map(([k, v]) => `header = ${quoted(`${k}: ${v}`)}`),
         ...(r.body === undefined ? [] : [`data-binary = ${quoted(r.body)}`]),
@@ -111,11 +125,15 @@ async function curlBatch(requests: LoadRequest[]): Promise<Outcome[]> {
   await new Promise((resolve) => child.once('close', resolve));
   const lines = out.split('\n').filter((l) => l !== '');
   return requests.map((_, i) => {
-    const [status, exit] = (lines[i] ?? '000 -1').split(' ').map(Number) as [number, number];
+    const [status, exit, port] = (lines[i] ?? '000 -1 0').split(' ').map(Number) as [number, number, number];
     if (exit === 0 && status > 0) return { kind: 'answered', status };
     // 7: could not connect (refused), so nothing was sent.
     if (exit === 7) return { kind: 'refused' };
-    return { kind: 'reset', detail: `curl exit ${exit} (transfer ${i + 1} of ${requests.length})` };
+    return {
+      kind: 'reset',
+      detail: `curl exit ${exit} (transfer ${i + 1} of ${requests.length})`,
+      ...(port > 0 ? { localPort: port } : {}),
+    };
   });
 }
 

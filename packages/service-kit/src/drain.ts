@@ -9,6 +9,9 @@
 //   before the close began, and checked again after the event loop has read what had arrived by then.
 //   A request whose bytes have begun to arrive is never cut here: the caller's grace period bounds it
 //   (npm start's SHUTDOWN_GRACE_SECONDS).
+// - A connection the kernel completed in the instant between the event loop's last accept and the
+//   listener's close is reset by the kernel, unread: no single listener can prevent it (decision R55).
+//   The close logs every connection it served (drain.closed), so such a reset can be told apart.
 // Node's server.close() and Fastify's close() destroy instead every connection idle at the instant
 // the close begins, and a keep-alive client may just have sent a request on one: under load 1 to 5
 // requests were reset at each SIGTERM (ECONNRESET; 502s behind a proxy), and a client could not tell
@@ -38,6 +41,7 @@ export interface DrainableApp {
     once(event: 'close', listener: () => void): unknown;
   };
   addHook(name: string, hook: (...args: never[]) => unknown): unknown;
+  readonly log: { info(fields: object, message: string): void };
 }
 
 interface Reply {
@@ -63,6 +67,15 @@ export interface DrainOptions {
 export const QUIET_TURN_MS = 1;
 export const QUIET_WAIT_MS = 500;
 
+/** At most this many peers named in drain.closed (the count is always whole). */
+export const PEERS_LOGGED = 1000;
+
+/** A socket's peer as `address:port` (`[address]:port` for IPv6). */
+function peer(socket: Socket): string {
+  const address = socket.remoteAddress ?? 'unknown';
+  return `${address.includes(':') ? `[${address}]` : address}:${socket.remotePort ?? 0}`;
+}
+
 /**
  * Registers the hooks on `app`; call it on the root instance before any plugin. Build the instance
  * with `return503OnClosing: false`: Fastify would otherwise answer 503 to every request routed once
@@ -76,6 +89,8 @@ export function drainOnClose(app: DrainableApp, options: DrainOptions = {}): voi
   let closing = false;
   let accepted = 0;
   const sockets = new Set<HttpSocket>();
+  /** Every connection the close served: open when it began, or accepted before the listener closed (R55). */
+  const served = new Set<string>();
   /**
    * A quiet connection (decision R48): since when (its opening or its last answer's end, before the
    * close or during it), and how many bytes it had read then (more means a request has begun).
@@ -88,6 +103,7 @@ export function drainOnClose(app: DrainableApp, options: DrainOptions = {}): voi
   app.server.on('connection', (socket) => {
     accepted++;
     sockets.add(socket);
+    if (stopping) served.add(peer(socket));
     quiet.set(socket, { since: performance.now(), bytes: 0 });
     socket.once('close', () => {
       sockets.delete(socket);
@@ -112,7 +128,21 @@ export function drainOnClose(app: DrainableApp, options: DrainOptions = {}): voi
 
   app.addHook('preClose', (done: () => void) => {
     stopping = true;
+    const began = performance.now();
     const server = app.server;
+    for (const socket of sockets) served.add(peer(socket));
+    server.once('close', () => {
+      const peers = [...served];
+      app.log.info(
+        {
+          event: 'drain.closed',
+          connections: peers.length,
+          peers: peers.slice(0, PEERS_LOGGED),
+          ms: Math.round(performance.now() - began),
+        },
+        `closed after serving ${peers.length} connections`,
+      );
+    });
     // Node's server.close() (here and again in Fastify's close) would destroy the idle connections at once.
     server.closeIdleConnections = () => undefined;
     atQuietTurn(() => {

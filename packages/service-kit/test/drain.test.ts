@@ -1,4 +1,4 @@
-// Decisions R14, R27 and R48 (drainOnClose): a close answers every request that reaches a connection.
+// Decisions R14, R27, R48 and R55 (drainOnClose): a close answers every request that reaches a connection.
 // The listener stops first; the connections already open are served on, each answer saying
 // `Connection: close`; the server closes a connection itself only once it has been quiet for the
 // idle bound since its last answer, so neither a client's spare connection nor one left idle after its
@@ -11,7 +11,11 @@ import { drainOnClose, type DrainOptions } from '../src/index.ts';
 
 async function app(options: DrainOptions = {}) {
   // As every service builds it: requests on open connections are served while closing, not 503'd.
-  const a = Fastify({ return503OnClosing: false });
+  const logs: string[] = [];
+  const a = Fastify({
+    return503OnClosing: false,
+    logger: { level: 'info', stream: { write: (line: string) => void logs.push(line) } },
+  });
   drainOnClose(a, options);
   let release: () => void = () => undefined;
   let entered: () => void = () => undefined;
@@ -37,6 +41,8 @@ async function app(options: DrainOptions = {}) {
     inHandler,
     listenerClosed,
     counted: () => counted,
+    /** The app's log lines, parsed. */
+    logs: () => logs.map((line) => JSON.parse(line) as Record<string, unknown>),
   };
 }
 
@@ -200,5 +206,23 @@ describe('decisions R14, R27, R48: the close drains requests, not connections', 
     const took = performance.now() - start;
     assert.ok(took < 1000, `the close took ${Math.round(took)} ms (a second bound from the close would be 2000)`);
     await client.closed;
+  });
+
+  it('decision R55: the close logs every connection it served (drain.closed); one closed before the close and one refused after it are not named', async () => {
+    const { a, port, listenerClosed, logs } = await app({ idleMs: 50 });
+    const gone = await rawClient(port);
+    const goneAt = `127.0.0.1:${gone.socket.localPort}`;
+    gone.socket.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    const open = await rawClient(port);
+    const closing = a.close();
+    await listenerClosed;
+    await assert.rejects(rawClient(port), (e: NodeJS.ErrnoException) => e.code === 'ECONNREFUSED');
+    assert.equal(await closeOutcome(closing), 'closed');
+    const closed = logs().filter((line) => line.event === 'drain.closed');
+    assert.equal(closed.length, 1);
+    assert.deepEqual(closed[0]!.peers, [`127.0.0.1:${open.socket.localPort}`]);
+    assert.equal(closed[0]!.connections, 1);
+    assert.notEqual(goneAt, `127.0.0.1:${open.socket.localPort}`, 'two connections, two ports');
   });
 });
