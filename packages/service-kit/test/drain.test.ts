@@ -8,6 +8,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { drainOnClose, type DrainOptions } from '../src/index.ts';
+import { PEERS_LOGGED } from '../src/drain.ts';
 
 async function app(options: DrainOptions = {}) {
   // As every service builds it: requests on open connections are served while closing, not 503'd.
@@ -215,14 +216,29 @@ describe('decisions R14, R27, R48: the close drains requests, not connections', 
     gone.socket.destroy();
     await new Promise((r) => setTimeout(r, 50));
     const open = await rawClient(port);
+    const openAt = `127.0.0.1:${open.socket.localPort}`;
     const closing = a.close();
     await listenerClosed;
     await assert.rejects(rawClient(port), (e: NodeJS.ErrnoException) => e.code === 'ECONNREFUSED');
     assert.equal(await closeOutcome(closing), 'closed');
     const closed = logs().filter((line) => line.event === 'drain.closed');
     assert.equal(closed.length, 1);
-    assert.deepEqual(closed[0]!.peers, [`127.0.0.1:${open.socket.localPort}`]);
+    assert.deepEqual(closed[0]!.peers, [openAt]);
     assert.equal(closed[0]!.connections, 1);
-    assert.notEqual(goneAt, `127.0.0.1:${open.socket.localPort}`, 'two connections, two ports');
+    assert.notEqual(goneAt, openAt, 'two connections, two ports');
   });
+
+  for (const open of [PEERS_LOGGED, PEERS_LOGGED + 1])
+    it(`decision R55: with ${open} connections open at the close, drain.closed counts ${open} and names ${Math.min(open, PEERS_LOGGED)} (PEERS_LOGGED)`, async () => {
+      const { a, port, logs } = await app({ idleMs: 50 });
+      const clients = await Promise.all(Array.from({ length: open }, () => rawClient(port)));
+      const local = new Set(clients.map((c) => `127.0.0.1:${c.socket.localPort}`));
+      assert.equal(await closeOutcome(a.close()), 'closed');
+      await Promise.all(clients.map((c) => c.closed));
+      const [closed] = logs().filter((line) => line.event === 'drain.closed');
+      assert.equal(closed!.connections, open);
+      const peers = closed!.peers as string[];
+      assert.equal(peers.length, Math.min(open, PEERS_LOGGED));
+      assert.ok(peers.every((p) => local.has(p)));
+    });
 });
